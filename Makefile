@@ -1,0 +1,28 @@
+# Every target CI and people use. `make test` and `make demo` set themselves up.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install test lint demo bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test,lint]'
+	touch $(STAMP)
+
+install: $(STAMP) ## create .venv and install kistore with test and lint extras
+
+test: $(STAMP) ## run the test suite
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP) ## ruff (with docstring rules) and mypy
+	$(BIN)/ruff check kistore tests
+	$(BIN)/mypy kistore
+
+demo: $(STAMP) ## the main job: import the real data into a fresh store and rank it
+	bash scripts/demo.sh
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

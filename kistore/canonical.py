@@ -1,0 +1,523 @@
+"""Canonical bytes: the strict JSON parser and the RFC 8785 (JCS) serialiser.
+
+This module is the only producer of bytes that kistore hashes or signs. It owns two things:
+
+* :func:`loads` -- a strict parser. Beyond RFC 8259 it rejects what I-JSON (RFC 7493) and
+  RFC 8785 rule out: duplicate object keys, ``NaN``/``Infinity``, numbers outside the
+  IEEE 754 double range, integers outside +/-(2**53 - 1), invalid UTF-8, lone surrogates,
+  a byte-order mark, empty input, and nesting deeper than :data:`MAX_DEPTH`.
+* :func:`dumps` -- the canonical form of a JSON value, byte-for-byte equal to RFC 8785
+  output. The common case is encoded by ``canonicaljson`` (C speed); the cases where
+  ``canonicaljson`` differs from RFC 8785 are normalised or encoded exactly here:
+
+  - integral floats (``1.0``, ``-0.0``) become integers (RFC 8785 §3.2.2.3 writes ``1``/``0``);
+  - floats that Python writes with an exponent (``1e-05``) get ES6 ``Number.toString`` text
+    (``0.00001``, ``1e-7``), RFC 8785 §3.2.2.3;
+  - object keys are sorted by UTF-16 code units, not code points (RFC 8785 §3.2.3), which
+    differs only when keys hold characters beyond U+FFFF.
+
+Parsing runs ``json`` (C speed) with hooks that detect every rejected construct; only when a
+document is rejected does a slow, exact scanner re-read it to name the line, column and
+JSON Pointer (RFC 6901) of the offending value. Nothing here knows about git or files on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+import canonicaljson
+
+from .errors import CanonicalFormError, ParseError
+
+MAX_DEPTH = 64
+"""Deepest nesting of arrays/objects accepted (the document itself is depth 1)."""
+
+MAX_SAFE_INTEGER = 2**53 - 1
+"""Largest integer magnitude accepted (I-JSON, RFC 7493 §2.2): exact in an IEEE double."""
+
+_BOM = b"\xef\xbb\xbf"
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
+class _Reject(Exception):
+    """Raised by the fast parser's hooks; the slow scanner then finds where and why."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise _Reject(name)
+
+
+def _parse_int(text: str) -> int:
+    value = int(text)
+    if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+        return value
+    raise _Reject(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if math.isfinite(value) and not (value.is_integer() and abs(value) > MAX_SAFE_INTEGER):
+        return value
+    raise _Reject(text)
+
+
+def _object_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _Reject("duplicate key")
+    return obj
+
+
+_decoder = json.JSONDecoder(
+    object_pairs_hook=_object_pairs,
+    parse_constant=_reject_constant,
+    parse_int=_parse_int,
+    parse_float=_parse_float,
+)
+
+
+def loads(data: bytes, *, file: str = "-") -> Any:
+    """Parse strict JSON.
+
+    Args:
+        data: the raw bytes of one JSON text (UTF-8, no byte-order mark).
+        file: name used in error messages (a path, or ``-`` for stdin).
+
+    Returns:
+        The value: ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` or ``None``.
+        Numbers with a fraction or exponent are ``float`` (``1.0`` stays ``1.0`` here;
+        :func:`dumps` writes it as ``1``).
+
+    Raises:
+        ParseError: for empty input, a byte-order mark, invalid UTF-8, a syntax error,
+            a duplicate object key, ``NaN``/``Infinity``, a number outside the double
+            range, an integer outside +/-(2**53 - 1), a lone surrogate escape, or nesting
+            deeper than :data:`MAX_DEPTH`. The error names the file, line, column and
+            JSON Pointer of the offending value.
+    """
+    if data.startswith(_BOM):
+        raise ParseError(
+            "byte-order mark at start of file; save the file as UTF-8 without BOM",
+            file=file, pointer="", line=1, column=1,
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line, column = _line_column(data[: e.start].decode("utf-8", "replace"))
+        raise ParseError(
+            f"invalid UTF-8 byte 0x{data[e.start]:02x} at byte offset {e.start}; "
+            "re-encode the file as UTF-8",
+            file=file, line=line, column=column,
+        ) from None
+    if not text.strip():
+        raise ParseError("empty input; expected one JSON value", file=file, pointer="")
+    try:
+        value = _decoder.decode(text)
+    except (_Reject, json.JSONDecodeError, RecursionError) as e:
+        _Scanner(text, file).parse()  # raises the precise error
+        raise ParseError(f"rejected JSON ({e})", file=file) from None
+    if ("\\u" in text and _has_surrogate_escape(text)) or _too_deep(value):
+        _Scanner(text, file).parse()
+    return value
+
+
+def _has_surrogate_escape(text: str) -> bool:
+    lowered = text.lower()
+    return any(f"\\ud{c}" in lowered for c in "89abcdef")
+
+
+def _too_deep(value: Any) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = item.values()
+        elif not isinstance(item, list):
+            continue
+        if depth > MAX_DEPTH:
+            return True
+        stack.extend((child, depth + 1) for child in item if isinstance(child, dict | list))
+    return False
+
+
+def dumps(value: Any) -> bytes:
+    """Return the RFC 8785 canonical bytes of a JSON value.
+
+    Args:
+        value: ``dict`` (``str`` keys), ``list``/``tuple``, ``str``, ``int``, ``float``,
+            ``bool`` or ``None``, nested at most :data:`MAX_DEPTH` deep.
+
+    Returns:
+        UTF-8 bytes: no insignificant whitespace, keys sorted by UTF-16 code units,
+        numbers in ES6 ``Number.toString`` form, strings escaped as RFC 8785 §3.2.2.2 says.
+
+    Raises:
+        CanonicalFormError: for a value that has no canonical form kistore accepts
+            (NaN/Infinity, an integer outside +/-(2**53 - 1), a lone surrogate, a non-string
+            key, a type that is not JSON, or nesting deeper than :data:`MAX_DEPTH`),
+            naming the JSON Pointer of the value.
+    """
+    exact = [False]
+    normal = _normalise(value, "", 1, exact)
+    if exact[0]:
+        text = _encode_exact(normal)
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:
+            _find_lone_surrogate(normal, "")
+            raise
+    try:
+        return canonicaljson.encode_canonical_json(normal)
+    except UnicodeEncodeError:
+        _find_lone_surrogate(normal, "")
+        raise
+
+
+def is_canonical(data: bytes) -> bool:
+    """Return True when ``data`` is strict JSON already in RFC 8785 canonical form.
+
+    Args:
+        data: raw bytes.
+
+    Returns:
+        ``dumps(loads(data)) == data``; False (never an exception) for bytes that do not parse.
+    """
+    try:
+        return dumps(loads(data)) == data
+    except (ParseError, CanonicalFormError):
+        return False
+
+
+def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
+    """Copy ``value`` into the form whose canonicaljson bytes are RFC 8785 bytes."""
+    if isinstance(value, str) or value is None or value is True or value is False:
+        return value
+    if isinstance(value, int):
+        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            return int(value)
+        raise CanonicalFormError(
+            f"integer {value} is outside +/-(2**53 - 1); store it as a string", pointer=pointer
+        )
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise CanonicalFormError(f"{value} is not a JSON number", pointer=pointer)
+        if value.is_integer():
+            if abs(value) <= MAX_SAFE_INTEGER:
+                return int(value)  # 1.0 -> 1, -0.0 -> 0, as RFC 8785 writes them
+            raise CanonicalFormError(
+                f"number {value!r} is an integer outside +/-(2**53 - 1); store it as a string",
+                pointer=pointer,
+            )
+        if abs(value) < 1e-4:  # Python writes these with an exponent, ES6 may not
+            exact[0] = True
+        return float(value)
+    if depth > MAX_DEPTH:
+        raise CanonicalFormError(f"nesting deeper than {MAX_DEPTH} levels", pointer=pointer)
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise CanonicalFormError(f"object key {key!r} is not a string", pointer=pointer)
+            if not key.isascii() and max(key) > "\uffff":
+                exact[0] = True  # UTF-16 order may differ from code-point order
+            out[key] = _normalise(item, f"{pointer}/{escape_pointer(key)}", depth + 1, exact)
+        return out
+    if isinstance(value, list | tuple):
+        return [
+            _normalise(item, f"{pointer}/{i}", depth + 1, exact) for i, item in enumerate(value)
+        ]
+    raise CanonicalFormError(
+        f"{type(value).__name__} is not a JSON type", pointer=pointer
+    )
+
+
+def _encode_exact(value: Any) -> str:
+    """RFC 8785 text of a normalised value (the slow path for exotic numbers and keys)."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return _encode_string(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return es6_number(value)
+    if isinstance(value, list):
+        return "[" + ",".join(_encode_exact(item) for item in value) + "]"
+    keys = sorted(value, key=lambda k: k.encode("utf-16-be", "surrogatepass"))
+    return "{" + ",".join(f"{_encode_string(k)}:{_encode_exact(value[k])}" for k in keys) + "}"
+
+
+def es6_number(value: float) -> str:
+    """Format a finite double as ECMAScript ``Number.prototype.toString`` does.
+
+    This is the number serialisation RFC 8785 §3.2.2.3 prescribes. Python's ``repr`` gives
+    the same shortest round-trip digits; only the layout (where the point and exponent go)
+    differs, and is rebuilt here (ECMA-262 §7.1.12.1 ``Number::toString``).
+
+    Args:
+        value: a finite ``float``.
+
+    Returns:
+        The text, e.g. ``0.00001`` for ``1e-05``, ``1e-7`` for ``1e-07``, ``1e+21``.
+    """
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    mantissa, _, exponent = repr(abs(value)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    all_digits = whole + fraction
+    significant = all_digits.lstrip("0")
+    # value = 0.<digits> * 10**n, ECMA-262's k digits and exponent n
+    n = len(whole) + int(exponent or 0) - (len(all_digits) - len(significant))
+    digits = significant.rstrip("0")
+    k = len(digits)
+    if k <= n <= 21:
+        text = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        text = "0." + "0" * -n + digits
+    else:
+        e = n - 1
+        text = digits[0] + ("." + digits[1:] if k > 1 else "") + ("e+" if e >= 0 else "e-")
+        text += str(abs(e))
+    return sign + text
+
+
+def escape_pointer(token: str) -> str:
+    """Escape one reference token for an RFC 6901 JSON Pointer (``~`` -> ``~0``, ``/`` -> ``~1``)."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _find_lone_surrogate(value: Any, pointer: str) -> None:
+    """Raise CanonicalFormError at the first string (or key) holding a lone surrogate."""
+    def bad(s: str) -> bool:
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+
+    if isinstance(value, str) and bad(value):
+        raise CanonicalFormError("string holds a lone UTF-16 surrogate", pointer=pointer)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if bad(key):
+                raise CanonicalFormError("key holds a lone UTF-16 surrogate", pointer=pointer)
+            _find_lone_surrogate(item, f"{pointer}/{escape_pointer(key)}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _find_lone_surrogate(item, f"{pointer}/{i}")
+
+
+def _line_column(text_before: str) -> tuple[int, int]:
+    """1-based line and column of the position just after ``text_before``."""
+    return text_before.count("\n") + 1, len(text_before) - text_before.rfind("\n")
+
+
+class _Scanner:
+    """Exact, slow, strict JSON reader used only to explain a rejection.
+
+    It accepts exactly what :func:`loads` accepts and raises :class:`ParseError` with the
+    line, column and JSON Pointer of the first problem.
+    """
+
+    _WS = " \t\n\r"
+
+    def __init__(self, text: str, file: str) -> None:
+        self.text = text
+        self.file = file
+        self.pos = 0
+
+    def fail(self, message: str, pointer: str | None, pos: int | None = None) -> None:
+        at = self.pos if pos is None else pos
+        line, column = _line_column(self.text[:at])
+        raise ParseError(message, file=self.file, pointer=pointer, line=line, column=column)
+
+    def parse(self) -> None:
+        self.skip_ws()
+        self.value("", 1)
+        self.skip_ws()
+        if self.pos != len(self.text):
+            self.fail("extra data after the JSON value (JSON Lines need a .jsonl name)", None)
+
+    def skip_ws(self) -> None:
+        text, pos = self.text, self.pos
+        while pos < len(text) and text[pos] in self._WS:
+            pos += 1
+        self.pos = pos
+
+    def peek(self) -> str:
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def value(self, pointer: str, depth: int) -> None:
+        c = self.peek()
+        if c in "{[" and depth > MAX_DEPTH:
+            self.fail(f"nesting deeper than {MAX_DEPTH} levels", pointer)
+        if c == "{":
+            self.object(pointer, depth)
+        elif c == "[":
+            self.array(pointer, depth)
+        elif c == '"':
+            self.string(pointer)
+        elif c == "-" or c.isdigit():
+            self.number(pointer)
+        else:
+            for literal in ("true", "false", "null"):
+                if self.text.startswith(literal, self.pos):
+                    self.pos += len(literal)
+                    return
+            for bad in ("NaN", "Infinity", "-Infinity"):
+                if self.text.startswith(bad, self.pos):
+                    self.fail(f"{bad} is not JSON; write null or leave the field out", pointer)
+            if not c:
+                self.fail("unexpected end of input; expected a value", pointer)
+            self.fail(f"unexpected character {c!r}; expected a value", pointer)
+
+    def object(self, pointer: str, depth: int) -> None:
+        self.pos += 1
+        seen: set[str] = set()
+        self.skip_ws()
+        if self.peek() == "}":
+            self.pos += 1
+            return
+        while True:
+            self.skip_ws()
+            if self.peek() != '"':
+                self.fail("expected a string object key", pointer)
+            start = self.pos
+            key = self.string(pointer)
+            child = f"{pointer}/{escape_pointer(key)}"
+            if key in seen:
+                self.fail(f"duplicate object key {key!r}; a key may appear once", child, start)
+            seen.add(key)
+            self.skip_ws()
+            if self.peek() != ":":
+                self.fail("expected ':' after object key", child)
+            self.pos += 1
+            self.skip_ws()
+            self.value(child, depth + 1)
+            self.skip_ws()
+            c = self.peek()
+            self.pos += 1
+            if c == "}":
+                return
+            if c != ",":
+                self.fail("expected ',' or '}' in object", pointer, self.pos - 1)
+
+    def array(self, pointer: str, depth: int) -> None:
+        self.pos += 1
+        self.skip_ws()
+        if self.peek() == "]":
+            self.pos += 1
+            return
+        index = 0
+        while True:
+            self.skip_ws()
+            self.value(f"{pointer}/{index}", depth + 1)
+            self.skip_ws()
+            c = self.peek()
+            self.pos += 1
+            if c == "]":
+                return
+            if c != ",":
+                self.fail("expected ',' or ']' in array", pointer, self.pos - 1)
+            index += 1
+
+    def string(self, pointer: str) -> str:
+        start = self.pos
+        self.pos += 1
+        out = []
+        text = self.text
+        while True:
+            if self.pos >= len(text):
+                self.fail("unterminated string", pointer, start)
+            c = text[self.pos]
+            if c == '"':
+                self.pos += 1
+                return "".join(out)
+            if c < " ":
+                self.fail(f"unescaped control character U+{ord(c):04X} in string", pointer)
+            if c != "\\":
+                out.append(c)
+                self.pos += 1
+                continue
+            esc = text[self.pos + 1 : self.pos + 2]
+            simple = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n",
+                      "r": "\r", "t": "\t"}
+            if esc in simple:
+                out.append(simple[esc])
+                self.pos += 2
+                continue
+            if esc != "u":
+                self.fail(f"invalid escape '\\{esc}' in string", pointer)
+            unit = self.hex4(self.pos + 2, pointer)
+            if 0xDC00 <= unit <= 0xDFFF:
+                self.fail(f"lone low surrogate \\u{unit:04x} in string", pointer)
+            if 0xD800 <= unit <= 0xDBFF:
+                low = -1
+                if text.startswith("\\u", self.pos + 6):
+                    low = self.hex4(self.pos + 8, pointer)
+                if not 0xDC00 <= low <= 0xDFFF:
+                    self.fail(f"lone high surrogate \\u{unit:04x} in string", pointer)
+                out.append(chr(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)))
+                self.pos += 12
+                continue
+            out.append(chr(unit))
+            self.pos += 6
+
+    def hex4(self, at: int, pointer: str) -> int:
+        digits = self.text[at : at + 4]
+        if len(digits) != 4 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+            self.fail("invalid \\u escape; expected 4 hex digits", pointer, at)
+        return int(digits, 16)
+
+    def number(self, pointer: str) -> None:
+        text, start = self.text, self.pos
+        end = start + (text[start] == "-")
+        if text.startswith("Infinity", end):
+            self.fail("-Infinity is not JSON; write null or leave the field out", pointer)
+        int_start = end
+        while end < len(text) and text[end].isdigit():
+            end += 1
+        if end == int_start or (text[int_start] == "0" and end - int_start > 1):
+            self.fail("invalid number (no digits, or a leading zero)", pointer, start)
+        is_float = False
+        if text[end : end + 1] == ".":
+            is_float, frac = True, end + 1
+            end = frac
+            while end < len(text) and text[end].isdigit():
+                end += 1
+            if end == frac:
+                self.fail("invalid number: digits expected after '.'", pointer, start)
+        if text[end : end + 1] in ("e", "E"):
+            is_float = True
+            end += 1 + (text[end + 1 : end + 2] in ("+", "-"))
+            exp = end
+            while end < len(text) and text[end].isdigit():
+                end += 1
+            if end == exp:
+                self.fail("invalid number: digits expected in exponent", pointer, start)
+        literal = text[start:end]
+        self.pos = end
+        try:
+            _parse_float(literal) if is_float else _parse_int(literal)
+        except _Reject:
+            if is_float and math.isfinite(float(literal)):
+                self.fail(
+                    f"number {literal} is an integer outside +/-(2**53 - 1); "
+                    "store it as a string", pointer, start,
+                )
+            if is_float:
+                self.fail(f"number {literal} is outside the IEEE 754 double range", pointer, start)
+            self.fail(
+                f"integer {literal} is outside +/-(2**53 - 1); store it as a string",
+                pointer, start,
+            )

@@ -1,0 +1,137 @@
+"""Core subcommands: ``init``, ``add``, ``digest``, ``show``, ``cat``."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from . import StoreContext, emit_json
+
+pass_ctx = click.make_pass_decorator(StoreContext)
+
+
+@click.command()
+@click.argument("path", default=".", type=click.Path(file_okay=False))
+def init(path: str) -> None:
+    """Create a store: a git repository with kistore.toml, .gitattributes and store/.
+
+    \b
+    Example:
+      kistore init my-index
+    """
+    from ..store import Store
+
+    store = Store.init(path)
+    click.echo(f"initialised kistore store in {store.root}")
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True)
+@click.option("--allow-dangling", is_flag=True,
+              help="Record runs whose referenced digests are not in the store (verify reports them).")
+@click.option("--update-metadata", is_flag=True,
+              help="Replace the stored metadata of an object that is already present.")
+@click.option("--commit", "do_commit", is_flag=True,
+              help="Also commit the new files on the current branch (git status stays clean).")
+@click.option("-m", "--message", help="Commit message for --commit.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of lines.")
+@pass_ctx
+def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_metadata: bool,
+        do_commit: bool, message: str | None, as_json: bool) -> None:
+    """Add manifests: files, bundles, JSON Lines, directories, or - for stdin.
+
+    Prints one line per manifest: DIGEST KIND NAME. Adding what is already stored
+    changes nothing and prints the same digest. Nothing is written unless every
+    manifest is valid.
+
+    \b
+    Example:
+      kistore add --allow-dangling --commit ../shared/examples/sol-execbench-submission-20464.bundle.json
+      cat runs.jsonl | kistore add -
+    """
+    from ..inputs import read_inputs
+
+    if message and not do_commit:
+        raise click.UsageError("-m/--message needs --commit")
+    located = read_inputs(files)
+    results = ctx.store().add([x.manifest for x in located], allow_dangling=allow_dangling,
+                              update_metadata=update_metadata, commit=do_commit, message=message,
+                              origins={x.manifest.digest: x.file for x in located})
+    if as_json:
+        emit_json([{"digest": str(r.digest), "kind": r.kind, "name": r.name, "status": r.status}
+                   for r in results])
+    else:
+        for r in results:
+            click.echo(f"{r.digest} {r.kind} {r.name}")
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of lines.")
+def digest(files: tuple[str, ...], as_json: bool) -> None:
+    """Print the digest of each manifest without storing anything.
+
+    The digest is sha256 of the RFC 8785 canonical bytes of {apiVersion, kind, spec}.
+
+    \b
+    Example:
+      kistore digest ../shared/examples/sol-execbench-submission-20464.bundle.json
+    """
+    from ..inputs import read_inputs
+
+    found = read_inputs(files)
+    if as_json:
+        emit_json([{"digest": str(x.manifest.digest), "kind": x.manifest.kind,
+                    "name": x.manifest.name, "file": x.file, "pointer": x.pointer}
+                   for x in found])
+    else:
+        for x in found:
+            click.echo(f"{x.manifest.digest} {x.manifest.kind} {x.manifest.name}")
+
+
+@click.command()
+@click.argument("ref")
+@click.option("--at", "at", metavar="REV", help="Read the store as of this commit.")
+@click.option("--json", "as_json", is_flag=True, help="Print the manifest and digest as JSON.")
+@pass_ctx
+def show(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> None:
+    """Show a stored manifest. REF: digest, 8+ hex prefix, or KIND/NAME.
+
+    \b
+    Example:
+      kistore show 384a96d0
+      kistore show BenchmarkProtocol/sol-execbench-leaderboard-v1-1 --json
+    """
+    manifest = ctx.store().read(ref, at=at)
+    if as_json:
+        emit_json({"digest": str(manifest.digest), **manifest.document})
+        return
+    click.echo(f"digest:   {manifest.digest}")
+    click.echo(f"kind:     {manifest.kind}")
+    click.echo(f"name:     {manifest.name}")
+    click.echo(f"title:    {manifest.title}")
+    click.echo(json.dumps(manifest.spec, indent=2, ensure_ascii=False))
+
+
+@click.command()
+@click.argument("ref")
+@click.option("--at", "at", metavar="REV", help="Read the store as of this commit.")
+@click.option("--metadata", is_flag=True, help="Print the metadata file instead of the object.")
+@pass_ctx
+def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool) -> None:
+    """Print the exact stored bytes of an object (re-hashed before printing).
+
+    \b
+    Example:
+      kistore cat 384a96d0 | sha256sum
+    """
+    store = ctx.store()
+    manifest = store.read(ref, at=at)
+    data = manifest.metadata_bytes if metadata else manifest.object_bytes
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+COMMANDS = [init, add, digest, show, cat]

@@ -1,0 +1,118 @@
+"""Every exception kistore raises.
+
+One root, :class:`KistoreError`, and three families by who is at fault:
+
+* :class:`InputError` -- the caller's bytes or arguments are wrong (bad JSON, a manifest
+  that fails its schema, an unknown or ambiguous reference).
+* :class:`VerificationError` -- stored bytes or signatures do not check out.
+* :class:`StoreStateError` -- the repository is not in a state that allows the operation
+  (no store here, a concurrent writer won the race too often, a metadata conflict).
+
+Each error carries its fields (``file``, ``pointer``, ``line``, ``column``) and builds its
+message from them as ``FILE[:LINE:COL]:/json/pointer: message``, the one-line form the CLI
+prints. An error may bundle several problems (``problems``): the CLI prints one line each.
+
+This module imports nothing of kistore.
+"""
+
+from __future__ import annotations
+
+
+class KistoreError(Exception):
+    """Root of every kistore error.
+
+    Args:
+        message: what is wrong and, where known, what to do about it.
+        file: the file (or ``-`` for stdin, or a store path) the problem is in.
+        pointer: RFC 6901 JSON Pointer of the offending value, ``""`` for the whole document.
+        line: 1-based line in the file's text, when the problem has a place in the text.
+        column: 1-based column (in characters) on that line.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        pointer: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        self.message = message
+        self.file = file
+        self.pointer = pointer
+        self.line = line
+        self.column = column
+        super().__init__(self.format())
+
+    @property
+    def problems(self) -> list[KistoreError]:
+        """The individual problems this error stands for (itself, unless it bundles many)."""
+        return [self]
+
+    def format(self) -> str:
+        """Return the one-line form ``FILE[:LINE:COL]:/pointer: message``."""
+        where = []
+        if self.file is not None:
+            place = self.file
+            if self.line is not None:
+                place += f":{self.line}:{self.column or 1}"
+            where.append(place)
+        if self.pointer:  # the root pointer "" adds nothing to the file name
+            where.append(self.pointer)
+        return ":".join(where + [" " + self.message]) if where else self.message
+
+
+class InputError(KistoreError):
+    """The caller's input is wrong: fix the file or the arguments and retry."""
+
+
+class ParseError(InputError):
+    """Bytes that are not strict JSON as kistore accepts it (see :mod:`kistore.canonical`)."""
+
+
+class CanonicalFormError(InputError):
+    """A JSON value that has no RFC 8785 canonical form kistore will produce."""
+
+
+class SchemaError(InputError):
+    """A manifest that does not validate against the JSON Schema of its kind."""
+
+
+class ResolutionError(InputError):
+    """A digest reference that does not resolve, or a prefix that is ambiguous."""
+
+
+class VerificationError(KistoreError):
+    """Stored bytes, digests or signatures that do not check out."""
+
+
+class StoreStateError(KistoreError):
+    """The repository is not in a state that allows the operation."""
+
+
+class ConflictError(StoreStateError):
+    """The operation would overwrite something that must not change silently."""
+
+
+class MultipleErrors(KistoreError):
+    """Several independent problems found in one operation; nothing was written.
+
+    Args:
+        errors: the problems, in the order found. Must not be empty.
+    """
+
+    def __init__(self, errors: list[KistoreError]) -> None:
+        if not errors:
+            raise ValueError("MultipleErrors needs at least one error")
+        self.errors = [p for e in errors for p in e.problems]
+        super().__init__(f"{len(self.errors)} problem(s)")
+
+    @property
+    def problems(self) -> list[KistoreError]:
+        """Each bundled problem, flattened."""
+        return list(self.errors)
+
+    def format(self) -> str:
+        """Return one line per problem."""
+        return "\n".join(e.format() for e in getattr(self, "errors", []))

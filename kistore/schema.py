@@ -1,0 +1,129 @@
+"""JSON Schema validation of manifests (draft 2020-12), offline.
+
+Owns loading ``schemas/*.json`` (shipped inside the wheel as the ``kistore.schemas``
+package), resolving their ``$ref`` between each other without any network access, and
+turning validation errors into :class:`~kistore.errors.SchemaError` findings that carry the
+JSON Pointer (RFC 6901) of the offending value.
+
+``format: date-time`` is enforced (RFC 3339, via ``rfc3339-validator``): python-jsonschema
+ignores ``format`` unless a checker is registered, so one is registered explicitly here and
+a missing checker is an import error rather than a silent pass.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Any
+
+from .canonical import escape_pointer
+from .errors import SchemaError
+
+API_VERSION = "kernelindex.dev/v1alpha1"
+KINDS = ("Workload", "BenchmarkProtocol", "ExecutionEnvironment", "Implementation", "BenchmarkRun")
+"""Every manifest kind, in dependency order (a run references the other four)."""
+
+SCHEMA_BASE = "https://kernelindex.dev/schemas/v1alpha1/"
+
+
+@cache
+def _schema_dir() -> Traversable:
+    """The installed ``kistore.schemas`` package, or ``schemas/`` beside a source checkout."""
+    try:
+        return resources.files("kistore.schemas")
+    except ModuleNotFoundError:  # running from the source tree: kistore/ next to schemas/
+        return resources.files("kistore").joinpath("..", "schemas")
+
+
+def schema_names() -> list[str]:
+    """Return the file names of every shipped schema (``BenchmarkRun.json``, ...)."""
+    return sorted(p.name for p in _schema_dir().iterdir() if p.name.endswith(".json"))
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """Return one shipped schema as a dict.
+
+    Args:
+        name: file name in ``schemas/``, e.g. ``"BenchmarkRun.json"``.
+
+    Raises:
+        FileNotFoundError: when no such schema ships with kistore.
+    """
+    text = _schema_dir().joinpath(name).read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+@cache
+def _validator(name: str) -> Any:
+    # Imported here: jsonschema is slow to import and most commands never validate.
+    import jsonschema
+    import rfc3339_validator
+    from referencing import Registry, Resource
+
+    resources_ = [
+        (SCHEMA_BASE + n, Resource.from_contents(load_schema(n))) for n in schema_names()
+    ]
+    registry: Registry[Any] = Registry().with_resources(resources_)
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checks("date-time")(rfc3339_validator.validate_rfc3339)
+    return jsonschema.Draft202012Validator(
+        load_schema(name), registry=registry, format_checker=checker
+    )
+
+
+def check_document(document: Any, schema: str, *, file: str | None = None) -> list[SchemaError]:
+    """Validate a JSON value against one shipped schema and return every finding.
+
+    Args:
+        document: the parsed JSON value.
+        schema: schema file name, e.g. ``"BenchmarkRun.json"``.
+        file: file name to put in each finding.
+
+    Returns:
+        One :class:`SchemaError` per violation (empty when valid), sorted by JSON Pointer,
+        each naming the field and what was expected.
+    """
+    findings = []
+    for error in _validator(schema).iter_errors(document):
+        pointer = "".join(f"/{escape_pointer(str(p))}" for p in error.absolute_path)
+        findings.append(SchemaError(_describe(error), file=file, pointer=pointer))
+    return sorted(findings, key=lambda f: (f.pointer or "", f.message))
+
+
+def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaError]:
+    """Validate a manifest against the schema of its ``kind``.
+
+    Args:
+        document: the parsed manifest (a JSON object with apiVersion, kind, metadata, spec).
+        file: file name to put in each finding.
+
+    Returns:
+        Every :class:`SchemaError` found (empty when valid). An object with no known
+        ``kind`` yields a single finding at ``/kind``.
+    """
+    if not isinstance(document, dict):
+        return [SchemaError("a manifest must be a JSON object", file=file, pointer="")]
+    kind = document.get("kind")
+    if kind not in KINDS:
+        return [SchemaError(
+            f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}", file=file, pointer="/kind"
+        )]
+    return check_document(document, f"{kind}.json", file=file)
+
+
+def _describe(error: Any) -> str:
+    """Say which field and what was expected, in one line."""
+    field = error.absolute_path[-1] if error.absolute_path else None
+    message: str = error.message
+    if error.validator == "format":
+        message = f"{error.instance!r} is not an RFC 3339 {error.validator_value}"
+        message += " (e.g. 2026-07-10T06:41:58.611Z)"
+    elif error.validator == "pattern" and isinstance(error.instance, str):
+        message = f"{error.instance!r} does not match {error.validator_value!r}"
+    if field is not None and not message.startswith(f"field {field!r}"):
+        message = f"field {field!r}: {message}"
+    return message

@@ -1,0 +1,611 @@
+"""The store: a git work tree of content-addressed manifests (DESIGN §3).
+
+The only module that imports pygit2. It owns the repository: ``init``, the atomic ``add``
+path (work tree, and ``--commit`` straight into git objects), reading back with re-hashing,
+and resolving references (full digest, unique hex prefix, ``KIND/NAME``).
+
+Reads see the work tree by default (what was just added is visible before it is committed)
+or a commit when asked ``at=REV``; both are a :class:`View`.
+
+Write guarantees:
+
+* object and metadata files are written to a temporary name and renamed into place; a
+  failure part-way removes what this call created and restores what it replaced;
+* ``commit=True`` builds blobs, trees and a commit first and moves the branch only then,
+  with a compare-and-swap on its old value, retried on a concurrent update, so two writers
+  never lose each other's manifests; the git index is updated for the written paths, so
+  ``git status`` stays clean.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from . import canonical, layout
+from .digest import Digest, match_prefix, parse_prefix
+from .errors import (
+    ConflictError,
+    InputError,
+    KistoreError,
+    MultipleErrors,
+    ResolutionError,
+    StoreStateError,
+    VerificationError,
+)
+from .model import Manifest
+from .schema import KINDS
+
+SETTINGS_TEMPLATE = """\
+# kistore store settings (https://kernelindex.dev). Reviewed like code.
+[store]
+version = 1
+
+[cite]
+# Permalink template for `kistore cite`; {commit} and {path} are filled in.
+# When unset, it is derived from the `origin` remote (GitHub, GitLab, Gitea forms).
+# permalink = "https://github.com/OWNER/REPO/blob/{commit}/{path}"
+"""
+
+GITATTRIBUTES_LINE = "store/** -text -eol -filter -ident -working-tree-encoding"
+"""Stored bytes are hashed bytes: no end-of-line or filter conversion, ever."""
+
+_CAS_ATTEMPTS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class AddResult:
+    """What ``add`` did with one manifest.
+
+    Attributes:
+        digest: the manifest's digest.
+        kind: its kind.
+        name: its ``metadata.name``.
+        status: ``added`` (new object), ``unchanged`` (already stored, same metadata) or
+            ``metadata-updated`` (already stored; metadata replaced on request).
+    """
+
+    digest: Digest
+    kind: str
+    name: str
+    status: str
+
+
+class View:
+    """Read-only access to the store's files as of the work tree or one commit."""
+
+    def read(self, path: str) -> bytes | None:
+        """Return the bytes at a repository path, or None when there is no such file."""
+        raise NotImplementedError
+
+    def list_dir(self, path: str) -> list[str]:
+        """Return the entry names in a directory (empty when it does not exist)."""
+        raise NotImplementedError
+
+    def has_object(self, digest: Digest) -> bool:
+        """Return True when the object file for ``digest`` exists (its bytes unchecked)."""
+        return self.read(layout.object_path(digest)) is not None
+
+    def digests(self) -> Iterator[Digest]:
+        """Yield the digest named by every object file, in sorted order (bytes unchecked)."""
+        for shard in sorted(self.list_dir(layout.OBJECTS_DIR)):
+            for leaf in sorted(self.list_dir(f"{layout.OBJECTS_DIR}/{shard}")):
+                digest = layout.digest_from_path(f"{layout.OBJECTS_DIR}/{shard}/{leaf}")
+                if digest is not None:
+                    yield digest
+
+    def object_bytes(self, digest: Digest) -> bytes:
+        """Return an object's stored bytes after checking their SHA-256 equals ``digest``.
+
+        Raises:
+            ResolutionError: when no object file exists for ``digest``.
+            VerificationError: when the file's SHA-256 is not ``digest`` (corruption).
+        """
+        path = layout.object_path(digest)
+        data = self.read(path)
+        if data is None:
+            raise ResolutionError(f"no object {digest} in the store", file=path)
+        found = Digest.of(data)
+        if found != digest:
+            raise VerificationError(
+                f"sha256 of the file is {found}, expected {digest}; the object is corrupt: "
+                f"restore it with `git checkout -- {path}`",
+                file=path,
+            )
+        return data
+
+    def manifest(self, digest: Digest) -> Manifest:
+        """Return the stored manifest (object re-hashed, metadata attached).
+
+        Raises:
+            ResolutionError: no such object, or no metadata file for it.
+            VerificationError: the object's bytes do not hash to ``digest``.
+            ParseError, MultipleErrors: stored bytes that no longer parse or validate.
+        """
+        data = self.object_bytes(digest)
+        path = layout.metadata_path(digest)
+        metadata = self.read(path)
+        if metadata is None:
+            raise ResolutionError(f"object {digest} has no metadata file", file=path)
+        return Manifest.from_bytes(data, metadata, file=layout.object_path(digest))
+
+    def names(self, kinds: Sequence[str] = KINDS) -> dict[tuple[str, str], Digest]:
+        """Map ``(kind, metadata.name)`` to digest for every stored manifest of ``kinds``.
+
+        Reads every object and metadata file: O(store). Unreadable files are skipped
+        (``kistore verify`` reports them).
+        """
+        wanted = set(kinds)
+        names: dict[tuple[str, str], Digest] = {}
+        for digest in self.digests():
+            try:
+                kind = canonical.loads(self.read(layout.object_path(digest)) or b"")["kind"]
+                if kind not in wanted:
+                    continue
+                meta = canonical.loads(self.read(layout.metadata_path(digest)) or b"")
+                names[(kind, meta["name"])] = digest
+            except (KistoreError, KeyError, TypeError):
+                continue
+        return names
+
+
+class WorkTreeView(View):
+    """The store as files in the work tree."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def read(self, path: str) -> bytes | None:  # noqa: D102 - documented on View
+        try:
+            return (self.root / path).read_bytes()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None
+
+    def list_dir(self, path: str) -> list[str]:  # noqa: D102
+        try:
+            return os.listdir(self.root / path)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+
+
+class CommitView(View):
+    """The store as of one commit (no work tree needed: works in a bare repository)."""
+
+    def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit) -> None:
+        self.repo = repo
+        self.commit = commit
+        self.tree = commit.tree
+
+    def _entry(self, path: str) -> pygit2.Object | None:
+        try:
+            return self.tree[path]
+        except KeyError:
+            return None
+
+    def read(self, path: str) -> bytes | None:  # noqa: D102
+        entry = self._entry(path)
+        if entry is None or entry.type != pygit2.GIT_OBJECT_BLOB:
+            return None
+        return bytes(self.repo[entry.id].data)
+
+    def list_dir(self, path: str) -> list[str]:  # noqa: D102
+        entry = self._entry(path)
+        if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
+            return []
+        return [e.name for e in self.repo[entry.id]]
+
+
+class Store:
+    """A kistore store: a git repository holding ``kistore.toml`` and ``store/``.
+
+    Args:
+        path: any directory inside the repository (default: the current directory), or a
+            bare repository (then only ``at=REV`` reads work; the default is ``HEAD``).
+
+    Raises:
+        StoreStateError: when ``path`` is not inside a git repository.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        start = os.fspath(path) if path is not None else os.getcwd()
+        found = pygit2.discover_repository(start)
+        if found is None:
+            raise StoreStateError(
+                "not inside a git repository; run `kistore init PATH` or pass --store PATH",
+                file=start,
+            )
+        self.repo = pygit2.Repository(found)
+        workdir = self.repo.workdir
+        self.root: Path | None = Path(workdir) if workdir else None
+
+    # -- creating --------------------------------------------------------------------
+
+    @classmethod
+    def init(cls, path: str | os.PathLike[str]) -> Store:
+        """Create (or complete) a store at ``path``: git repo, settings, attributes, layout.
+
+        A new repository gets branch ``main`` and a first commit holding ``kistore.toml``
+        and ``.gitattributes``. In an existing repository missing files are written but
+        not committed. Running it twice changes nothing.
+
+        Returns:
+            The store.
+        """
+        root = Path(path)
+        root.mkdir(parents=True, exist_ok=True)
+        is_new = pygit2.discover_repository(str(root)) is None
+        if is_new:
+            pygit2.init_repository(str(root), initial_head="main")
+        store = cls(root)
+        assert store.root is not None
+        written = []
+        settings = store.root / layout.SETTINGS_FILE
+        if not settings.exists():
+            settings.write_text(SETTINGS_TEMPLATE, "utf-8")
+            written.append(layout.SETTINGS_FILE)
+        attributes = store.root / ".gitattributes"
+        lines = attributes.read_text("utf-8").splitlines() if attributes.exists() else []
+        if GITATTRIBUTES_LINE not in lines:
+            attributes.write_text("\n".join([*lines, GITATTRIBUTES_LINE]) + "\n", "utf-8")
+            written.append(".gitattributes")
+        for directory in (layout.OBJECTS_DIR, layout.METADATA_DIR):
+            (store.root / directory).mkdir(parents=True, exist_ok=True)
+        if is_new and written:
+            files = {p: (store.root / p).read_bytes() for p in written}
+            store._commit(files, "kistore init: new store")
+        return store
+
+    # -- reading ---------------------------------------------------------------------
+
+    def view(self, at: str | None = None) -> View:
+        """Return the work tree (``at=None``) or the commit ``at`` names as a :class:`View`.
+
+        Raises:
+            InputError: when ``at`` names no commit.
+        """
+        if at is None and self.root is not None:
+            return WorkTreeView(self.root)
+        return CommitView(self.repo, self.commit(at or "HEAD"))
+
+    def commit(self, rev: str) -> pygit2.Commit:
+        """Return the commit a revision names (``HEAD``, a branch, a tag, an id).
+
+        Raises:
+            InputError: when ``rev`` names no commit.
+        """
+        try:
+            return self.repo.revparse_single(rev).peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as e:
+            raise InputError(f"no commit named {rev!r} in this repository ({e})") from None
+
+    def resolve(self, ref: str, *, at: str | None = None) -> Digest:
+        """Resolve what a person typed to one stored digest.
+
+        Args:
+            ref: a full digest, a unique prefix of at least 8 hex digits (``sha256:``
+                optional), or ``KIND/NAME`` (e.g. ``BenchmarkRun/sol-submission-20464``).
+            at: revision to read, or None for the work tree.
+
+        Raises:
+            ResolutionError: nothing matches, or a prefix matches several objects (the
+                message lists the candidates).
+            InputError: ``ref`` has none of the three forms.
+        """
+        view = self.view(at)
+        kind, slash, name = ref.partition("/")
+        if slash and kind in KINDS:
+            digest = view.names([kind]).get((kind, name))
+            if digest is None:
+                raise ResolutionError(f"no {kind} named {name!r} in the store")
+            return digest
+        prefix = parse_prefix(ref)
+        if prefix is None:
+            raise InputError(
+                f"{ref!r} is not a reference: give a digest (sha256:<64 hex>), a prefix of at "
+                f"least 8 hex digits, or KIND/NAME with KIND one of {', '.join(KINDS)}"
+            )
+        shard = f"{layout.OBJECTS_DIR}/{prefix[:2]}"
+        candidates = [
+            d for leaf in view.list_dir(shard)
+            if (d := layout.digest_from_path(f"{shard}/{leaf}")) is not None
+        ]
+        return match_prefix(prefix, candidates)
+
+    def read(self, ref: str | Digest, *, at: str | None = None) -> Manifest:
+        """Return the stored manifest ``ref`` names, re-hashed on read.
+
+        Raises:
+            ResolutionError, InputError: as :meth:`resolve`.
+            VerificationError: the stored bytes do not hash to their name.
+        """
+        digest = ref if isinstance(ref, Digest) else self.resolve(ref, at=at)
+        return self.view(at).manifest(digest)
+
+    # -- writing ---------------------------------------------------------------------
+
+    def add(
+        self,
+        manifests: Sequence[Manifest],
+        *,
+        allow_dangling: bool = False,
+        update_metadata: bool = False,
+        commit: bool = False,
+        message: str | None = None,
+        origins: Mapping[Digest, str] | None = None,
+    ) -> list[AddResult]:
+        """Add manifests to the store, all or nothing.
+
+        Args:
+            manifests: validated manifests (see :func:`kistore.inputs.read_inputs`).
+            allow_dangling: record runs whose referenced digests are neither stored nor in
+                this batch (``verify`` then reports them as unresolved).
+            update_metadata: replace the metadata of an already stored object when it differs.
+            commit: also write blobs, trees and a commit on the current branch (moved with
+                a compare-and-swap) and stage the written paths, leaving ``git status`` clean.
+            message: commit message (default: a summary of what was added).
+            origins: where each manifest came from (a file name), named in error messages.
+
+        Returns:
+            One :class:`AddResult` per distinct manifest, in input order. Adding what is
+            already stored is a no-op reported as ``unchanged``.
+
+        Raises:
+            MultipleErrors: every refusal found, before anything is written: a digest whose
+                stored metadata differs (with the difference shown) unless
+                ``update_metadata``; a ``metadata.name`` already used by another manifest of
+                the same kind; dangling references (each missing digest listed) unless
+                ``allow_dangling``.
+            StoreStateError: no work tree, or the branch kept moving under a concurrent
+                writer; the store is left as it was.
+        """
+        if self.root is None:
+            raise StoreStateError("this repository has no work tree; `add` needs one")
+        view = WorkTreeView(self.root)
+        unique: dict[Digest, Manifest] = {}
+        errors: list[KistoreError] = []
+        for m in manifests:
+            first = unique.setdefault(m.digest, m)
+            if first.metadata_bytes != m.metadata_bytes:
+                errors.append(ConflictError(
+                    f"{m.digest} appears twice in this input with different metadata ("
+                    f"{_difference(first.metadata_bytes, m.metadata_bytes)})",
+                    file=(origins or {}).get(m.digest), pointer="/metadata",
+                ))
+        names = view.names(sorted({m.kind for m in unique.values()}))
+        batch_names: dict[tuple[str, str], Digest] = {}
+        results: list[AddResult] = []
+        files: dict[str, bytes] = {}
+        for digest, m in unique.items():
+            problems: list[KistoreError] = []
+            key = (m.kind, m.name)
+            owner = names.get(key) or batch_names.setdefault(key, digest)
+            if owner != digest:
+                problems.append(ConflictError(
+                    f"{m.kind} name {m.name!r} is already used by {owner}; names are unique "
+                    "per kind: choose another metadata.name", pointer="/metadata/name"
+                ))
+            status = "added"
+            if view.has_object(digest):
+                stored = view.read(layout.metadata_path(digest))
+                if stored == m.metadata_bytes:
+                    status = "unchanged"
+                elif stored is not None and not update_metadata:
+                    problems.append(ConflictError(
+                        f"{digest} is already stored with other metadata ("
+                        f"{_difference(stored, m.metadata_bytes)}); pass --update-metadata "
+                        "to replace it", pointer="/metadata",
+                    ))
+                else:
+                    status = "metadata-updated"
+            missing = [
+                (field, ref) for field, ref in m.references().items()
+                if status == "added" and ref not in unique and not view.has_object(ref)
+            ]
+            if missing and not allow_dangling:
+                listed = ", ".join(f"{field}={ref}" for field, ref in missing)
+                problems.append(ResolutionError(
+                    f"{m.kind} {m.name} ({digest}) references digests that are not in the "
+                    f"store nor in this input: {listed}; add them first, or pass "
+                    "--allow-dangling to record the run anyway", pointer="/spec",
+                ))
+            if status == "added":
+                files[layout.object_path(digest)] = m.object_bytes
+            if status != "unchanged":
+                files[layout.metadata_path(digest)] = m.metadata_bytes
+            results.append(AddResult(digest, m.kind, m.name, status))
+            for problem in problems:
+                problem.file = (origins or {}).get(digest)
+                problem.args = (problem.format(),)
+            errors.extend(problems)
+        if errors:
+            raise MultipleErrors(errors)
+        if not files:
+            return results
+        undo = self._write_files(files)
+        try:
+            if commit:
+                summary = ", ".join(f"{r.kind}/{r.name}" for r in results[:3])
+                more = f" and {len(results) - 3} more" if len(results) > 3 else ""
+                self._commit(files, message or f"kistore add: {summary}{more}")
+        except BaseException:
+            undo()
+            raise
+        return results
+
+    def _write_files(self, files: dict[str, bytes]) -> Any:
+        """Write files atomically (temp name + rename); return a function that undoes it."""
+        assert self.root is not None
+        created: list[Path] = []
+        replaced: dict[Path, bytes] = {}
+
+        def undo() -> None:
+            for path in created:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+            for path, data in replaced.items():
+                _atomic_write(path, data)
+
+        try:
+            for rel, data in files.items():
+                path = self.root / rel
+                if path.exists():
+                    replaced[path] = path.read_bytes()
+                else:
+                    created.append(path)
+                _atomic_write(path, data)
+        except BaseException:
+            undo()
+            raise
+        return undo
+
+    def _commit(self, files: dict[str, bytes], message: str) -> pygit2.Oid:
+        """Commit ``files`` on top of the current branch, moving it with compare-and-swap.
+
+        Blobs, trees and the commit are all written before the branch moves. When another
+        writer moved the branch in between, the tree is rebuilt on its new tip and the swap
+        retried. Afterwards the written paths are staged so ``git status`` is clean.
+        """
+        repo = self.repo
+        blobs = {path: repo.create_blob(data) for path, data in files.items()}
+        signature = _signature(repo)
+        for _ in range(_CAS_ATTEMPTS):
+            branch, parent = self._branch_tip()
+            base = parent.tree if parent is not None else None
+            tree = _build_tree(repo, base, _nest(blobs))
+            parents = [parent.id] if parent is not None else []
+            oid = repo.create_commit(None, signature, signature, message, tree, parents)
+            try:
+                if parent is None:
+                    repo.references.create(branch, oid)
+                else:
+                    ref = repo.references[branch]
+                    if ref.target != parent.id:
+                        continue
+                    ref.set_target(oid, f"commit: {message.splitlines()[0]}")
+            except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError):
+                continue  # another writer moved the branch: rebuild on its tip
+            self._stage(list(files))
+            return oid
+        raise StoreStateError(
+            f"the branch kept moving under concurrent writers ({_CAS_ATTEMPTS} attempts); "
+            "nothing was committed: run the command again"
+        )
+
+    def _branch_tip(self) -> tuple[str, pygit2.Commit | None]:
+        head = self.repo.references.get("HEAD")
+        if head is None or head.type != pygit2.enums.ReferenceType.SYMBOLIC:
+            raise StoreStateError("HEAD is detached; check out a branch before --commit")
+        branch = str(head.target)
+        ref = self.repo.references.get(branch)
+        return branch, (self.repo[ref.target].peel(pygit2.Commit) if ref is not None else None)
+
+    def _stage(self, paths: list[str]) -> None:
+        """Stage ``paths`` in the git index under a lock (read-modify-write of the index)."""
+        if self.root is None:
+            return
+        lock_path = Path(self.repo.path) / "kistore-index.lock"
+        with open(lock_path, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            index = self.repo.index
+            index.read(force=True)
+            for path in paths:
+                index.add(path)
+            index.write()
+
+
+def read_settings(root: Path) -> dict[str, Any]:
+    """Return ``kistore.toml`` of the store at ``root`` as a dict (empty when absent).
+
+    Raises:
+        InputError: when the file is not valid TOML.
+    """
+    import tomllib
+
+    path = root / layout.SETTINGS_FILE
+    try:
+        return tomllib.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"not valid TOML: {e}", file=str(path)) from None
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _difference(old: bytes, new: bytes) -> str:
+    """Say in one line how two metadata documents differ, by JSON Pointer."""
+    changes: list[str] = []
+
+    def walk(a: Any, b: Any, pointer: str) -> None:
+        if isinstance(a, dict) and isinstance(b, dict):
+            for key in sorted(a.keys() | b.keys()):
+                child = f"{pointer}/{canonical.escape_pointer(key)}"
+                walk(a.get(key, _ABSENT), b.get(key, _ABSENT), child)
+        elif a != b:
+            shown = ["(absent)" if v is _ABSENT else json.dumps(v, ensure_ascii=False)
+                     for v in (a, b)]
+            changes.append(f"{pointer or '/'}: stored {shown[0]}, given {shown[1]}")
+
+    walk(json.loads(old), json.loads(new), "")
+    return "; ".join(changes)
+
+
+_ABSENT = object()
+
+
+def _nest(blobs: dict[str, pygit2.Oid]) -> dict[str, Any]:
+    """Turn ``{"a/b/c": oid}`` into ``{"a": {"b": {"c": oid}}}``."""
+    root: dict[str, Any] = {}
+    for path, oid in blobs.items():
+        *dirs, leaf = path.split("/")
+        node = root
+        for d in dirs:
+            node = node.setdefault(d, {})
+        node[leaf] = oid
+    return root
+
+
+def _build_tree(repo: pygit2.Repository, base: pygit2.Tree | None, entries: dict[str, Any]
+                ) -> pygit2.Oid:
+    """Write the tree ``base`` with ``entries`` inserted (nested dicts are subtrees)."""
+    builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
+    for name, value in entries.items():
+        if isinstance(value, dict):
+            sub = None
+            if base is not None and name in base:
+                obj = repo[base[name].id]
+                if obj.type == pygit2.GIT_OBJECT_TREE:
+                    sub = obj
+            builder.insert(name, _build_tree(repo, sub, value), pygit2.GIT_FILEMODE_TREE)
+        else:
+            builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
+    return builder.write()
+
+
+def _signature(repo: pygit2.Repository) -> pygit2.Signature:
+    try:
+        return repo.default_signature
+    except (KeyError, pygit2.GitError):
+        return pygit2.Signature("kistore", "kistore@localhost")
+

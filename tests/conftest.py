@@ -1,0 +1,65 @@
+"""Shared fixtures: a fresh git-backed store per test, the published record, a CLI runner."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+VECTORS = ROOT / "tests" / "vectors"
+SHARED = ROOT.parent / "shared"
+BUNDLE = SHARED / "examples" / "sol-execbench-submission-20464.bundle.json"
+PUBLISHED = json.loads((VECTORS / "published-digests.json").read_text())["digests"]
+
+# Real `git` in tests needs an identity; never depend on the machine's global config.
+for key, value in {
+    "GIT_AUTHOR_NAME": "kistore tests", "GIT_AUTHOR_EMAIL": "tests@kistore.invalid",
+    "GIT_COMMITTER_NAME": "kistore tests", "GIT_COMMITTER_EMAIL": "tests@kistore.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}.items():
+    os.environ.setdefault(key, value)
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run the real git binary and return its stdout."""
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    from kistore.store import Store
+
+    path = tmp_path / "store"
+    Store.init(path)
+    return path
+
+
+@pytest.fixture
+def store(store_path: Path):
+    from kistore.store import Store
+
+    return Store(store_path)
+
+
+@pytest.fixture
+def bundle() -> dict:
+    return json.loads(BUNDLE.read_text())
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+def snapshot(path: Path) -> dict[str, bytes]:
+    """Every file under a work tree (outside .git), for byte-for-byte comparisons."""
+    return {
+        str(p.relative_to(path)): p.read_bytes()
+        for p in sorted(path.rglob("*")) if p.is_file() and ".git" not in p.parts
+    }

@@ -1,0 +1,176 @@
+"""The command line: exit codes, one error line per problem, nothing written on bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from kistore.cli import main
+
+from .conftest import BUNDLE, PUBLISHED, VECTORS, git, snapshot
+
+BAD = json.loads((VECTORS / "bad-inputs.json").read_text())["cases"]
+
+
+def run(runner, store_path, *args, input=None):
+    return runner.invoke(main, ["--store", str(store_path), *args], input=input)
+
+
+def test_add_prints_published_digests_and_is_idempotent(runner, store_path):
+    first = run(runner, store_path, "add", "--allow-dangling", "--commit", str(BUNDLE))
+    assert first.exit_code == 0, first.output
+    lines = first.output.splitlines()
+    assert [line.split()[0] for line in lines] == list(PUBLISHED.values())
+    assert lines[0].split()[1:] == ["BenchmarkRun", "sol-submission-20464"]
+    before = snapshot(store_path)
+    second = run(runner, store_path, "add", "--json", str(BUNDLE))
+    assert second.exit_code == 0, second.output
+    assert [r["status"] for r in json.loads(second.output)] == ["unchanged"] * 3
+    assert snapshot(store_path) == before
+    assert git(store_path, "status", "--porcelain") == ""
+    for digest in PUBLISHED.values():
+        d = digest.removeprefix("sha256:")
+        out = subprocess.run(["sha256sum", f"store/objects/sha256/{d[:2]}/{d[2:]}.json"],
+                             cwd=store_path, capture_output=True, text=True, check=True).stdout
+        assert out.split()[0] == d
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_input_exit_1_one_line_nothing_written(runner, store_path, name):
+    before = snapshot(store_path)
+    path = VECTORS / "bad" / name
+    result = run(runner, store_path, "add", str(path))
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines() if hasattr(result, "stderr") else result.output.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"error: {path}")
+    if BAD[name]["pointer"]:
+        assert f":{BAD[name]['pointer']}: " in lines[0]
+    assert BAD[name]["message_contains"] in lines[0]
+    assert "Traceback" not in result.output
+    assert snapshot(store_path) == before
+
+
+def test_schema_errors_name_file_and_pointer_for_each_problem(runner, store_path, tmp_path):
+    bundle = json.loads(BUNDLE.read_text())
+    bundle["run"]["spec"]["observedAt"] = "yesterday"
+    bundle["protocol"]["spec"]["measurement"]["primaryStatistic"] = "best"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bundle))
+    result = run(runner, store_path, "add", "--allow-dangling", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}:/run/spec/observedAt: field 'observedAt': 'yesterday' is not an "
+        "RFC 3339 date-time (e.g. 2026-07-10T06:41:58.611Z)",
+        f"error: {path}:/protocol/spec/measurement/primaryStatistic: field 'primaryStatistic': "
+        "'best' does not match '^(mean|median|min|max|std|geomean|p[0-9]{1,2})$'",
+    ]
+
+
+def test_json_lines_and_stdin(runner, store_path, tmp_path):
+    bundle = json.loads(BUNDLE.read_text())
+    lines = "\n".join(json.dumps(bundle[k]) for k in ("protocol", "environment")) + "\n"
+    path = tmp_path / "two.jsonl"
+    path.write_text(lines)
+    result = run(runner, store_path, "digest", str(path))
+    assert [x.split()[0] for x in result.output.splitlines()] == [
+        PUBLISHED["protocol"], PUBLISHED["environment"]]
+    result = run(runner, store_path, "add", "-", input=lines)
+    assert result.exit_code == 0, result.output
+    assert len(result.output.splitlines()) == 2
+
+
+def test_json_lines_error_names_the_line(runner, store_path, tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"kind": "Workload"}\n\n{"a": 1, "a": 2}\n')
+    result = run(runner, store_path, "add", str(path))
+    assert result.exit_code == 1
+    errors = result.stderr.splitlines()
+    assert errors[-1] == f"error: {path}:3:10:/a: duplicate object key 'a'; a key may appear once"
+
+
+def test_directory_input(runner, store_path, tmp_path):
+    bundle = json.loads(BUNDLE.read_text())
+    (tmp_path / "d" / "sub").mkdir(parents=True)
+    (tmp_path / "d" / "p.json").write_text(json.dumps(bundle["protocol"]))
+    (tmp_path / "d" / "sub" / "e.json").write_text(json.dumps(bundle["environment"]))
+    (tmp_path / "d" / "notes.txt").write_text("ignored")
+    result = run(runner, store_path, "add", str(tmp_path / "d"))
+    assert result.exit_code == 0, result.output
+    assert sorted(x.split()[0] for x in result.output.splitlines()) == sorted(
+        [PUBLISHED["protocol"], PUBLISHED["environment"]])
+
+
+def test_show_cat_and_refs(runner, store_path):
+    run(runner, store_path, "add", "--allow-dangling", str(BUNDLE))
+    shown = run(runner, store_path, "show", "--json", "BenchmarkRun/sol-submission-20464")
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.output)["digest"] == PUBLISHED["run"]
+    cat = run(runner, store_path, "cat", "6383f624")
+    assert cat.exit_code == 0
+    import hashlib
+    assert "sha256:" + hashlib.sha256(cat.stdout_bytes).hexdigest() == PUBLISHED["protocol"]
+    missing = run(runner, store_path, "show", "00000000")
+    assert missing.exit_code == 1
+    assert missing.stderr == "error: no object with digest prefix 00000000\n"
+    bad = run(runner, store_path, "show", "xyz")
+    assert bad.exit_code == 1 and "not a reference" in bad.stderr
+
+
+def test_ambiguous_prefix_lists_candidates(runner, store_path):
+    shard = store_path / "store/objects/sha256/ab"
+    shard.mkdir(parents=True, exist_ok=True)
+    a, b = "abcdef01" + "0" * 56, "abcdef01" + "1" * 56
+    for rest in (a, b):
+        (shard / f"{rest[2:]}.json").write_bytes(b"{}")
+    result = run(runner, store_path, "show", "abcdef01")
+    assert result.exit_code == 1
+    assert f"sha256:{a}" in result.stderr and f"sha256:{b}" in result.stderr
+
+
+def test_usage_error_exits_2(runner, store_path):
+    result = run(runner, store_path, "add")
+    assert result.exit_code == 2
+    result = run(runner, store_path, "add", "-m", "msg", str(BUNDLE))
+    assert result.exit_code == 2
+
+
+def test_no_store_is_a_clear_error(runner, tmp_path):
+    result = runner.invoke(main, ["--store", str(tmp_path), "show", "abcdef01"])
+    assert result.exit_code == 1
+    assert "not inside a git repository" in result.stderr
+
+
+def test_wheel_ships_schemas_and_runs_outside_the_source_tree(tmp_path):
+    """pip install . must give a working kistore: schemas/ ships inside the wheel."""
+    from .conftest import ROOT
+
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(tmp_path / "dist"), str(ROOT)], check=True,
+                   capture_output=True, cwd=tmp_path)
+    [wheel] = (tmp_path / "dist").glob("kistore-*.whl")
+    import zipfile
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "kistore/schemas/BenchmarkRun.json" in names
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
+                    str(tmp_path / "site"), str(wheel)], check=True, capture_output=True)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    out = subprocess.run([sys.executable, "-m", "kistore", "digest", str(BUNDLE)],
+                         cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].split()[0] == PUBLISHED["run"]
+    where = subprocess.run([sys.executable, "-c", "import kistore; print(kistore.__file__)"],
+                           cwd=tmp_path, capture_output=True, text=True, env=env).stdout
+    assert where.startswith(str(tmp_path / "site"))
+
+
+def test_help_has_an_example_for_every_command(runner):
+    from kistore.cli import main as group
+    for name in group.commands:
+        result = runner.invoke(group, [name, "--help"])
+        assert result.exit_code == 0
+        assert "Example" in result.output, name

@@ -1,0 +1,94 @@
+"""Schemas: the published record validates; each kind rejects bad manifests by field."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from kistore.model import Manifest
+from kistore.schema import KINDS, check_manifest, schema_names
+
+from .conftest import PUBLISHED
+
+D = "sha256:" + "ab" * 32
+
+
+def workload():
+    return {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload",
+            "metadata": {"name": "w"}, "spec": {"suite": {"name": "S"}, "definition": "gemm"}}
+
+
+def implementation():
+    return {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Implementation",
+            "metadata": {"name": "i"}, "spec": {"project": "p", "role": "candidate"}}
+
+
+def test_every_kind_has_a_schema():
+    assert {f"{k}.json" for k in KINDS} <= set(schema_names())
+
+
+def test_published_record_validates_and_hashes(bundle):
+    for key, document in bundle.items():
+        assert check_manifest(document) == []
+        assert str(Manifest.from_document(document).digest) == PUBLISHED[key]
+
+
+def test_metadata_is_not_hashed(bundle):
+    run = copy.deepcopy(bundle["run"])
+    run["metadata"]["title"] = "A corrected title"
+    assert str(Manifest.from_document(run).digest) == PUBLISHED["run"]
+
+
+def _errors(document):
+    return [(e.pointer, e.message) for e in check_manifest(document, file="m.json")]
+
+
+@pytest.mark.parametrize("make,path,value,pointer,field", [
+    ("run", ["spec", "observedAt"], "2026-07-10 06:41", "/spec/observedAt", "observedAt"),
+    ("run", ["spec", "observedAt"], "2026-02-30T00:00:00Z", "/spec/observedAt", "observedAt"),
+    ("run", ["spec", "protocolDigest"], "sha256:ABC", "/spec/protocolDigest", "protocolDigest"),
+    ("run", ["spec", "status"], "great", "/spec/status", "status"),
+    ("run", ["spec", "timing", "latencyNs", "mean"], -1, "/spec/timing/latencyNs/mean", "mean"),
+    ("run", ["metadata", "name"], "../etc/passwd", "/metadata/name", "name"),
+    ("run", ["metadata", "name"], "Upper", "/metadata/name", "name"),
+    ("protocol", ["spec", "comparability", "family"], "", "/spec/comparability/family",
+     "family"),
+    ("environment", ["spec", "hardware", "product"], "", "/spec/hardware/product", "product"),
+    ("workload", ["spec", "definition"], 7, "/spec/definition", "definition"),
+    ("implementation", ["spec", "role"], "winner", "/spec/role", "role"),
+])
+def test_invalid_manifest_names_the_field(bundle, make, path, value, pointer, field):
+    document = copy.deepcopy(bundle[make]) if make in bundle else globals()[make]()
+    target = document
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    errors = _errors(document)
+    assert any(p == pointer and repr(field) in m for p, m in errors), errors
+
+
+def test_units_in_field_names_are_enforced(bundle):
+    run = copy.deepcopy(bundle["run"])
+    run["spec"]["timing"]["latencyMs"] = {"mean": 13.6}
+    assert any("latencyMs" in m for _, m in _errors(run))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_missing_spec_is_named(kind):
+    errors = _errors({"apiVersion": "kernelindex.dev/v1alpha1", "kind": kind,
+                      "metadata": {"name": "x"}})
+    assert ("", "'spec' is a required property") in errors
+
+
+def test_unknown_kind_and_api_version():
+    assert _errors({"kind": "Nope"})[0][0] == "/kind"
+    document = workload()
+    document["apiVersion"] = "v2"
+    assert _errors(document)[0][0] == "/apiVersion"
+
+
+def test_unexpected_top_level_field_is_refused():
+    document = workload()
+    document["extra"] = 1
+    assert any("extra" in m for _, m in _errors(document))

@@ -1,0 +1,214 @@
+"""The store: layout, idempotent add, refusals, atomicity, --commit, concurrency."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from unittest import mock
+
+import pytest
+
+from kistore import layout
+from kistore.digest import Digest
+from kistore.errors import MultipleErrors, ResolutionError, StoreStateError
+from kistore.model import Manifest
+from kistore.store import Store
+
+from .conftest import PUBLISHED, git, snapshot
+
+
+def manifests(bundle):
+    return [Manifest.from_document(d) for d in bundle.values()]
+
+
+def workload(name="w", definition="gemm"):
+    return Manifest.from_document({
+        "apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload",
+        "metadata": {"name": name}, "spec": {"suite": {"name": "S"}, "definition": definition}})
+
+
+def test_init_writes_settings_attributes_and_first_commit(store_path):
+    assert (store_path / "kistore.toml").is_file()
+    assert "store/** -text" in (store_path / ".gitattributes").read_text()
+    assert git(store_path, "log", "--format=%s").strip() == "kistore init: new store"
+    assert git(store_path, "status", "--porcelain") == ""
+    Store.init(store_path)  # twice: no change
+    assert git(store_path, "status", "--porcelain") == ""
+
+
+def test_add_writes_objects_whose_sha256_is_their_name(store, store_path, bundle):
+    results = store.add(manifests(bundle), allow_dangling=True)
+    assert [str(r.digest) for r in results] == list(PUBLISHED.values())
+    assert {r.status for r in results} == {"added"}
+    for digest in PUBLISHED.values():
+        path = store_path / layout.object_path(Digest.from_str(digest))
+        assert "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest() == digest
+        assert (store_path / layout.metadata_path(Digest.from_str(digest))).is_file()
+
+
+def test_object_path_layout():
+    d = Digest.from_str(PUBLISHED["run"])
+    assert layout.object_path(d) == (
+        "store/objects/sha256/38/4a96d0ed68745873c797f08184670795010f215daabb29f4d68b69757854f6.json"
+    )
+    assert layout.digest_from_path(layout.object_path(d)) == d
+    assert layout.digest_from_path("store/objects/sha256/38/x.json") is None
+
+
+def test_second_add_is_a_noop(store, store_path, bundle):
+    store.add(manifests(bundle), allow_dangling=True)
+    before = snapshot(store_path)
+    results = store.add(manifests(bundle))  # dangling refs no longer matter: nothing new
+    assert {r.status for r in results} == {"unchanged"}
+    assert snapshot(store_path) == before
+
+
+def test_dangling_references_are_listed_and_nothing_written(store, store_path, bundle):
+    before = snapshot(store_path)
+    with pytest.raises(MultipleErrors) as caught:
+        store.add(manifests(bundle))
+    message = str(caught.value.errors[0])
+    assert "sha256:d47d94513f5c675b789f3851d7d997fa78b96c7c470a92d881b865eff3f8db68" in message
+    assert "sha256:37aa4849b9d6402dab11456373d6cc5cdaa3af49d3f4a10974f6df331158ff9f" in message
+    assert snapshot(store_path) == before
+
+
+def test_other_metadata_is_refused_with_the_difference(store, bundle):
+    store.add(manifests(bundle), allow_dangling=True)
+    changed = copy.deepcopy(bundle["protocol"])
+    changed["metadata"]["title"] = "Renamed"
+    with pytest.raises(MultipleErrors) as caught:
+        store.add([Manifest.from_document(changed)])
+    assert '/title: stored "SOL-ExecBench evaluation stack v1.1", given "Renamed"' in str(
+        caught.value.errors[0])
+    [result] = store.add([Manifest.from_document(changed)], update_metadata=True)
+    assert result.status == "metadata-updated"
+    assert store.read(PUBLISHED["protocol"]).title == "Renamed"
+
+
+def test_name_is_unique_per_kind(store):
+    store.add([workload("w", "a")])
+    with pytest.raises(MultipleErrors) as caught:
+        store.add([workload("w", "b")])
+    assert "already used by" in str(caught.value.errors[0])
+
+
+def test_failure_part_way_leaves_the_store_as_before(store, store_path, bundle):
+    from kistore import store as store_module
+
+    store.add([Manifest.from_document(bundle["protocol"])])
+    before = snapshot(store_path)
+    original = store_module._atomic_write
+    calls = []
+
+    def disk_full_on_third_write(path, data):
+        calls.append(path)
+        if len(calls) == 3:
+            raise OSError("disk full")
+        original(path, data)
+
+    with mock.patch.object(store_module, "_atomic_write", disk_full_on_third_write), \
+            pytest.raises(OSError):
+        store.add(manifests(bundle), allow_dangling=True)
+    assert len(calls) >= 3
+    assert snapshot(store_path) == before
+
+
+def test_failed_commit_rolls_back_the_work_tree(store, store_path, bundle):
+    before = snapshot(store_path)
+    head = git(store_path, "rev-parse", "HEAD")
+    with mock.patch.object(Store, "_commit", side_effect=StoreStateError("lost the race")), \
+            pytest.raises(StoreStateError):
+        store.add(manifests(bundle), allow_dangling=True, commit=True)
+    assert snapshot(store_path) == before
+    assert git(store_path, "rev-parse", "HEAD") == head
+
+
+def test_commit_path_is_byte_identical_to_work_tree_path(tmp_path, bundle):
+    a, b = Store.init(tmp_path / "a"), Store.init(tmp_path / "b")
+    a.add(manifests(bundle), allow_dangling=True)
+    b.add(manifests(bundle), allow_dangling=True, commit=True, message="add record")
+    assert snapshot(tmp_path / "a") == snapshot(tmp_path / "b")
+    assert git(tmp_path / "b", "status", "--porcelain") == ""
+    assert git(tmp_path / "b", "log", "-1", "--format=%s").strip() == "add record"
+    # The committed blobs are the work-tree bytes.
+    git(tmp_path / "a", "add", "-A")
+    tree_a = git(tmp_path / "a", "write-tree").strip()
+    tree_b = git(tmp_path / "b", "rev-parse", "HEAD^{tree}").strip()
+    assert tree_a == tree_b
+
+
+def test_reads_see_work_tree_and_at_rev(store, store_path, bundle):
+    store.add([Manifest.from_document(bundle["protocol"])], commit=True)
+    first = git(store_path, "rev-parse", "HEAD").strip()
+    store.add([Manifest.from_document(bundle["environment"])])  # not committed
+    assert store.read(PUBLISHED["environment"]).kind == (
+        "ExecutionEnvironment")
+    with pytest.raises(ResolutionError):
+        store.read(PUBLISHED["environment"], at=first)
+    assert store.read("BenchmarkProtocol/sol-execbench-leaderboard-v1-1", at=first).digest == (
+        Digest.from_str(PUBLISHED["protocol"]))
+
+
+def test_resolve_prefix_and_ambiguity(store, bundle):
+    store.add(manifests(bundle), allow_dangling=True)
+    assert str(store.resolve("384a96d0")) == PUBLISHED["run"]
+    assert str(store.resolve("sha256:6383f624")) == PUBLISHED["protocol"]
+    with pytest.raises(ResolutionError):
+        store.resolve("00000000")
+
+
+def test_ambiguous_prefix_lists_candidates(store):
+    found = {}
+    i = 0
+    while True:  # two digests sharing 8 hex digits would take ~2**16 tries; 2 suffice
+        m = workload(f"w{i}", f"d{i}")
+        found.setdefault(m.digest.hex[:2], []).append(m)
+        i += 1
+        if any(len(v) == 2 for v in found.values()):
+            break
+    pair = next(v for v in found.values() if len(v) == 2)
+    store.add(pair)
+    from kistore.digest import match_prefix
+    with pytest.raises(ResolutionError) as caught:
+        match_prefix(pair[0].digest.hex[:2], [p.digest for p in pair])
+    assert all(str(p.digest) in str(caught.value) for p in pair)
+
+
+def test_tampered_object_fails_on_read(store, store_path, bundle):
+    store.add([Manifest.from_document(bundle["protocol"])])
+    path = store_path / layout.object_path(Digest.from_str(PUBLISHED["protocol"]))
+    path.write_bytes(path.read_bytes().replace(b"v1.1", b"v1.2"))
+    from kistore.errors import VerificationError
+    with pytest.raises(VerificationError) as caught:
+        store.read(PUBLISHED["protocol"])
+    assert "corrupt" in str(caught.value)
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    from kistore.model import Manifest
+    from kistore.store import Store
+    store = Store(sys.argv[1])
+    for i in range(int(sys.argv[3])):
+        m = Manifest.from_document({
+            "apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload",
+            "metadata": {"name": f"{sys.argv[2]}-{i}"},
+            "spec": {"suite": {"name": "S"}, "definition": f"{sys.argv[2]}-{i}"}})
+        store.add([m], commit=True)
+""")
+
+
+def test_concurrent_committers_lose_nothing(store_path):
+    n = 15
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(store_path), who, str(n)])
+             for who in ("alpha", "beta")]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    tree = git(store_path, "ls-tree", "-r", "--name-only", "HEAD", "store/objects")
+    assert len(tree.split()) == 2 * n
+    assert len(git(store_path, "rev-list", "HEAD").split()) == 2 * n + 1
+    assert git(store_path, "status", "--porcelain") == ""
