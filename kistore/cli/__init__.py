@@ -82,10 +82,11 @@ def emit_json(value: Any) -> None:
 
 def register() -> None:
     """Attach every subcommand module's commands to :func:`main`."""
-    from . import core
+    from . import attest, cite, core, importing, query, verify
 
-    for command in core.COMMANDS:
-        main.add_command(command)
+    for module in (core, importing, query, verify, attest, cite):
+        for command in module.COMMANDS:
+            main.add_command(command)
 
 
 register()

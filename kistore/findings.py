@@ -1,0 +1,107 @@
+"""Findings: what ``verify`` and ``check`` report, one per problem, each with a stable rule.
+
+A :class:`Finding` is data, not an exception: checks return lists of them and never stop at
+the first. Rules are registered once (:func:`rule`) with a stable id (``KI101``), a
+kebab-case name, a severity and a fix hint, and are documented in ``docs/rules.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+ERROR = "error"
+WARNING = "warning"
+INFO = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A kind of problem ``verify``/``check`` can find.
+
+    Attributes:
+        id: stable id, ``KI`` + 3 digits (never reused for another meaning).
+        name: stable kebab-case name, e.g. ``object-digest-mismatch``.
+        severity: ``error`` (exit 1), ``warning`` or ``info`` (exit 0).
+        hint: how to fix it, in one sentence.
+    """
+
+    id: str
+    name: str
+    severity: str
+    hint: str
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(id: str, name: str, severity: str, hint: str) -> Rule:
+    """Register and return a rule. Ids and names must be unique.
+
+    Raises:
+        ValueError: when the id or name is already registered for another rule.
+    """
+    new = Rule(id, name, severity, hint)
+    old = RULES.get(id)
+    if old is not None and old != new:
+        raise ValueError(f"rule {id} registered twice")
+    if any(r.name == name and r.id != id for r in RULES.values()):
+        raise ValueError(f"rule name {name} registered twice")
+    RULES[id] = new
+    return new
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem found, located as exactly as it can be.
+
+    Attributes:
+        rule: the rule it breaks.
+        message: what is wrong, e.g. "sha256 of the file is X".
+        file: repository path of the file (None when not about one file).
+        pointer: JSON Pointer inside the file, when the problem is in a value.
+        line: 1-based line in the file's text, when known.
+        column: 1-based column, when known.
+        expected: what should have been there.
+        found: what was there.
+        extra: further data for ``--json`` consumers.
+    """
+
+    rule: Rule
+    message: str
+    file: str | None = None
+    pointer: str | None = None
+    line: int | None = None
+    column: int | None = None
+    expected: str | None = None
+    found: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def severity(self) -> str:
+        """The rule's severity."""
+        return self.rule.severity
+
+    def format(self) -> str:
+        """One line: ``FILE[:LINE:COL][:POINTER]: SEVERITY KI101 name: message (expected ...)``."""
+        place = self.file or "(store)"
+        if self.line is not None:
+            place += f":{self.line}:{self.column or 1}"
+        if self.pointer:
+            place += f":{self.pointer}"
+        text = f"{place}: {self.severity} {self.rule.id} {self.rule.name}: {self.message}"
+        if self.expected is not None or self.found is not None:
+            text += f" (expected {self.expected}, found {self.found})"
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        """The finding as a JSON object (``rule``, ``name``, ``severity``, ``hint``, ...)."""
+        data = asdict(self)
+        data.pop("rule")
+        return {"rule": self.rule.id, "name": self.rule.name, "severity": self.severity,
+                "hint": self.rule.hint, **{k: v for k, v in data.items() if v not in (None, {})}}
+
+
+def exit_code(findings: list[Finding]) -> int:
+    """Return 1 when any finding is an error, else 0 (a function of the findings only)."""
+    return 1 if any(f.severity == ERROR for f in findings) else 0
