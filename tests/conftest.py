@@ -63,3 +63,82 @@ def snapshot(path: Path) -> dict[str, bytes]:
         str(p.relative_to(path)): p.read_bytes()
         for p in sorted(path.rglob("*")) if p.is_file() and ".git" not in p.parts
     }
+
+
+class ManifestKit:
+    """Builds small synthetic manifests for query tests (each with a unique name)."""
+
+    API = "kernelindex.dev/v1alpha1"
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def _doc(self, kind: str, name: str | None, spec: dict) -> dict:
+        self.count += 1
+        return {"apiVersion": self.API, "kind": kind,
+                "metadata": {"name": name or f"{kind.lower()}-{self.count}"}, "spec": spec}
+
+    @staticmethod
+    def digest(doc: dict) -> str:
+        from kistore.model import Manifest
+
+        return str(Manifest.from_document(doc).digest)
+
+    def protocol(self, family: str = "synthetic", statistic: str = "mean", *,
+                 version: str = "1", key_fields: list | None = None, name: str | None = None):
+        comparability: dict = {"family": family}
+        if key_fields is not None:
+            comparability["keyFields"] = key_fields
+        return self._doc("BenchmarkProtocol", name, {
+            "harness": {"name": "synthetic harness", "version": version},
+            "measurement": {"primaryStatistic": statistic},
+            "comparability": comparability})
+
+    def environment(self, product: str = "NVIDIA H100", *, driver: str = "550.54",
+                    name: str | None = None):
+        return self._doc("ExecutionEnvironment", name, {
+            "hardware": {"vendor": "nvidia", "product": product},
+            "software": {"driver": driver}})
+
+    def implementation(self, project: str = "proj", *, role: str | None = None,
+                       name: str | None = None):
+        spec: dict = {"project": project}
+        if role is not None:
+            spec["role"] = role
+        return self._doc("Implementation", name, spec)
+
+    def workload(self, definition: str = "rmsnorm", *, name: str | None = None):
+        return self._doc("Workload", name, {"suite": {"name": "synthetic"},
+                                            "definition": definition})
+
+    def run(self, protocol: dict, environment: dict, implementation: dict, workload: dict, *,
+            latency: dict | float | None = None, status: str = "passed",
+            native: dict | None = None, name: str | None = None,
+            observed: str = "2026-01-01T00:00:00Z"):
+        timing: dict = {"primaryStatistic": protocol["spec"]["measurement"]["primaryStatistic"]}
+        if isinstance(latency, dict):
+            timing["latencyNs"] = latency
+        elif latency is not None:
+            timing["latencyNs"] = {timing["primaryStatistic"]: latency}
+        spec: dict = {"status": status, "timing": timing, "observedAt": observed,
+                      "workloadDigest": self.digest(workload),
+                      "protocolDigest": self.digest(protocol),
+                      "environmentDigest": self.digest(environment),
+                      "implementationDigest": self.digest(implementation)}
+        if native is not None:
+            spec["sourceNative"] = {"source": "synthetic", **native}
+        return self._doc("BenchmarkRun", name, spec)
+
+
+@pytest.fixture
+def kit() -> ManifestKit:
+    return ManifestKit()
+
+
+def add_docs(store, docs, *, commit: bool = True, allow_dangling: bool = False):
+    """Add parsed manifests to a store (committed by default); return their digests."""
+    from kistore.model import Manifest
+
+    manifests = [Manifest.from_document(d) for d in docs]
+    store.add(manifests, commit=commit, allow_dangling=allow_dangling)
+    return [str(m.digest) for m in manifests]
