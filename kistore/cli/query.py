@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from . import StoreContext, emit_json
@@ -142,7 +144,8 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
     tree = store.commit(at).tree
     index = Index(store)
     total = sum(1 for _ in tree_digests(store.repo, tree))
-    with click.progressbar(length=total, label="indexing", show_pos=True) as bar:
+    with click.progressbar(length=total, label="indexing", show_pos=True,
+                           file=sys.stderr) as bar:
         conn = index.rebuild(tree, progress=bar.update)
     count = conn.execute("SELECT count(*) FROM records").fetchone()[0]
     conn.close()
