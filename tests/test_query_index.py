@@ -161,3 +161,29 @@ def test_ls_filters_by_kind_workload_and_hardware(store, kit, world):
     wl = list_manifests(store, workload=f"Workload/{world['workload']['metadata']['name']}")
     assert [r.kind for r in wl] == ["BenchmarkRun", "BenchmarkRun", "Workload"]
     assert str(Manifest.from_document(world["workload"]).digest) in {r.digest for r in wl}
+
+
+def test_work_tree_scan_is_cached_per_directory_and_invalidated_by_mtime(store, kit, world,
+                                                                        monkeypatch):
+    import os
+    import time
+
+    from kistore.query import worktree
+
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
+    assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
+    conn = sqlite3.connect(index_path(store))
+    assert conn.execute("SELECT count(*) FROM worktree").fetchone()[0] == 0  # all racy
+    monkeypatch.setattr(worktree, "RACY_NS", 0)
+    assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
+    cached = conn.execute("SELECT count(*) FROM worktree").fetchone()[0]
+    shards = [p for base in ("objects", "metadata")
+              for p in (store.root / "store" / base / "sha256").iterdir()]
+    assert cached == len(shards)  # one row per shard directory, now that none is racy
+    digests = add_docs(store, new_run(kit, world, "b", 10), commit=False)
+    later = time.time_ns() + 10**10  # a tick the cached mtimes cannot equal
+    for d in digests:
+        for base in ("objects", "metadata"):
+            os.utime(store.root / "store" / base / "sha256" / d[7:9], ns=(later, later))
+    assert names_by_rank(store, "BenchmarkRun/a") == [("b", 1), ("a", 2)]
+    assert answers(store) == scanned(store)

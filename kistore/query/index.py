@@ -9,7 +9,8 @@ SQLite database, another format version, a tree it names that git no longer has,
 SQLite error while reading it.
 
 The work tree (the default view) is answered as the index of ``HEAD`` overlaid with the
-uncommitted files under ``store/`` that ``git status`` reports (:func:`open_catalog`).
+manifests whose files in the work tree differ from ``HEAD`` (:func:`open_catalog`, found
+by :mod:`.worktree` without stating every file).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from .catalog import (
     parse_manifest,
 )
 from .records import Record
+from .worktree import changed_digests
 
 FORMAT = "kistore-index-1"
 """Bumped whenever the table layout or what a record holds changes (forces a rebuild)."""
@@ -259,8 +261,11 @@ def open_catalog(store: Any, at: str | None = None, *, use_index: bool = True,
         return MemoryCatalog.from_view(store.view(at))
     if at is not None:
         return base
-    changed = {d for path in store.repo.status()
-               if (d := layout.digest_from_path(path)) is not None}
+    if isinstance(base, IndexCatalog):
+        changed = changed_digests(store.repo, store.root, tree, base.conn)
+    else:  # unborn branch: no tree to compare with, and a small store
+        changed = {d for path in store.repo.status()
+                   if (d := layout.digest_from_path(path)) is not None}
     return OverlayCatalog.over(base, store.view(None), changed) if changed else base
 
 
