@@ -25,7 +25,7 @@ pass_ctx = click.make_pass_decorator(StoreContext)
 @pass_ctx
 def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at: str | None,
          as_json: bool) -> None:
-    """Cite a stored object by the commit that first added it. REF: digest, 8+ hex, KIND/NAME.
+    r"""Cite a stored object by the commit that first added it. REF: digest, 8+ hex, KIND/NAME.
 
     Prints the title, the full digest, the git blob id of the object file, the commit that
     first added it (found in history, so later commits and metadata edits never move it),
@@ -39,7 +39,8 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
       kistore cite 384a96d0 --format bibtex --accessed 2026-11-29
       kistore cite 384a96d0 --format cff > CITATION.cff
     """
-    from ..citation import cite as build, render
+    from ..citation import cite as build
+    from ..citation import render
 
     if as_json and fmt != "text":
         raise click.UsageError("--json prints the citation's facts; do not combine it with "
