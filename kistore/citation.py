@@ -24,6 +24,7 @@ import re
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
@@ -247,6 +248,8 @@ def first_commit(repo: pygit2.Repository, path: str, blob: str,
 
     Raises:
         ResolutionError: no reachable commit has ``path`` with that blob (not committed).
+        StoreStateError: the repository is a shallow clone cut at the commit found, so an
+            older commit may have added the object first.
     """
     import pygit2
 
@@ -257,12 +260,29 @@ def first_commit(repo: pygit2.Repository, path: str, blob: str,
         except KeyError:
             continue
         if str(entry.id) == blob:
+            if str(commit.id) in _shallow_boundary(repo):
+                raise StoreStateError(
+                    f"this is a shallow clone and its history stops at {commit.id}, which "
+                    "holds the object: the commit that first added it may be older; run "
+                    "`git fetch --unshallow` and cite again", file=path,
+                )
             return commit
     raise ResolutionError(
         f"the object file is in no commit reachable from {str(start.id)[:12]} (added to the "
         "work tree but not committed?): commit it (`git commit` or `kistore add --commit`) "
         "before citing it", file=path,
     )
+
+
+def _shallow_boundary(repo: pygit2.Repository) -> set[str]:
+    """Return the ids of the commits a shallow clone's history is cut at (empty if none)."""
+    if not repo.is_shallow:
+        return set()
+    try:
+        text = (Path(repo.path) / "shallow").read_text("ascii")
+    except FileNotFoundError:
+        return set()
+    return {line.strip() for line in text.splitlines() if line.strip()}
 
 
 # -- settings and permalinks ----------------------------------------------------------

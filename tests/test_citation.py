@@ -175,6 +175,19 @@ def test_earlier_commit_with_forged_bytes_at_the_path_is_not_cited(tmp_path):
     assert cite(Store(path), "384a96d0").commit == c2
 
 
+def test_shallow_clone_cut_after_the_first_commit_is_refused_not_misdated(tmp_path):
+    path, c1 = published_store(tmp_path)
+    (path / "README.md").write_text("later\n")
+    c2 = commit_all(path, "later", day=2)
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{path}", str(shallow))
+    git(shallow, "remote", "set-url", "origin", GITHUB)
+    with pytest.raises(StoreStateError, match=f"shallow clone.*stops at {c2}.*--unshallow"):
+        cite(Store(shallow), "384a96d0")
+    git(shallow, "fetch", "-q", "--unshallow", f"file://{path}", "main")
+    assert cite(Store(shallow), "384a96d0").commit == c1
+
+
 def test_uncommitted_object_is_refused_with_how_to_commit(tmp_path):
     path = new_store(tmp_path / "store")
     add(path, BUNDLE)
