@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: install test lint demo bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,lint]'
