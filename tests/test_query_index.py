@@ -187,3 +187,10 @@ def test_work_tree_scan_is_cached_per_directory_and_invalidated_by_mtime(store, 
             os.utime(store.root / "store" / base / "sha256" / d[7:9], ns=(later, later))
     assert names_by_rank(store, "BenchmarkRun/a") == [("b", 1), ("a", 2)]
     assert answers(store) == scanned(store)
+
+
+def test_ls_by_full_digest_of_a_dangling_workload(store, kit, world):
+    add_docs(store, [world["protocol"], world["env"], *new_run(kit, world, "a", 30)],
+             allow_dangling=True)
+    digest = str(Manifest.from_document(world["workload"]).digest)
+    assert [r.name for r in list_manifests(store, workload=digest)] == ["a"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..digest import Digest
+from ..digest import Digest, is_digest
 from ..errors import InputError, ResolutionError
 from ..evidence import SOURCE_NATIVE, Evidence, evidence_for
 from ..schema import KINDS
@@ -110,7 +110,7 @@ def list_manifests(store: Any, *, kind: str | None = None, workload: str | None 
         store: a :class:`kistore.store.Store`.
         kind: only this kind.
         workload: a workload reference (digest, prefix, ``Workload/NAME``): the workload
-            and its runs.
+            and its runs. A full digest also finds runs of a workload not in the store.
         hardware: a GPU product as the driver names it (``NVIDIA B200``): environments
             with it and runs on them.
         at: revision, or None for the work tree.
@@ -123,6 +123,8 @@ def list_manifests(store: Any, *, kind: str | None = None, workload: str | None 
         raise InputError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
     catalog = catalog or open_catalog(store, at)
     workload_digest = None
-    if workload is not None:
+    if is_digest(workload):  # a full digest may name a workload the store lacks (dangling)
+        workload_digest = workload
+    elif workload is not None:
         workload_digest = find(store, catalog, workload, at=at).digest
     return catalog.records(kind=kind, workload=workload_digest, hardware=hardware)

@@ -102,12 +102,19 @@ class IndexCatalog(Catalog):
         return found[0] if found else None
 
     def referencing(self, digests: set[str]) -> list[Record]:  # noqa: D102
-        found: dict[str, Record] = {}
-        for column in ("workload", "protocol", "environment", "implementation"):
-            for digest in digests:
-                for r in self._select(f"kind = 'BenchmarkRun' AND {column} = ?", (digest,)):
-                    found[r.digest] = r
-        return list(found.values())
+        if not digests:
+            return []
+        # one join through a temporary table, however many digests (a rebuild asks ~all)
+        self.conn.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (d TEXT PRIMARY KEY)")
+        self.conn.execute("DELETE FROM wanted")
+        self.conn.executemany("INSERT OR IGNORE INTO wanted VALUES (?)",
+                              ((d,) for d in digests))
+        found = self._select(
+            "kind = 'BenchmarkRun' AND (" + " OR ".join(
+                f"{c} IN (SELECT d FROM wanted)"
+                for c in ("workload", "protocol", "environment", "implementation")) + ")", ())
+        self.conn.execute("DELETE FROM wanted")
+        return found
 
 
 class Index:
