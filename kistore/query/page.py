@@ -113,9 +113,13 @@ class RunPage:
             out.append(f"  x reference {ref['project'] or ref['name']}: "
                        f"{_fmt(ref['speedup'])}x ({_value(ref['value'], ref['unit'])}, "
                        f"latency {_ns(ref['latencyNs'])})")
-        out.append(f"correctness: {_flat(d['correctness'])}")
         proto = d["protocol"]
+        checked = _flat(proto.get("correctness")) if proto.get("inStore") else "-"
+        out.append(f"correctness: {_flat(d['correctness'])} (checked by: {checked})")
         out.append(f"protocol: {_named(proto, 'harness')}")
+        if proto.get("inStore"):
+            out.append(f"  measurement {_flat(proto.get('measurement'))}; comparability "
+                       f"{_flat(proto.get('comparability'))}")
         env = d["environment"]
         out.append(f"environment: {_named(env, 'hardware')}"
                    + (f"; software {_flat(env.get('software'))}" if env.get("software") else ""))
