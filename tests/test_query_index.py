@@ -194,3 +194,14 @@ def test_ls_by_full_digest_of_a_dangling_workload(store, kit, world):
              allow_dangling=True)
     digest = str(Manifest.from_document(world["workload"]).digest)
     assert [r.name for r in list_manifests(store, workload=digest)] == ["a"]
+
+
+def test_unwritable_index_falls_back_to_a_scan(store, kit, world, monkeypatch):
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
+
+    def refuse(self):
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    monkeypatch.setattr(Index, "_open", refuse)
+    assert isinstance(open_catalog(store), MemoryCatalog)
+    assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]

@@ -253,6 +253,9 @@ def open_catalog(store: Any, at: str | None = None, *, use_index: bool = True,
         use_index: False to scan the store instead (O(store); no file written).
         progress: passed to :meth:`Index.catalog`.
 
+    When the index cannot be written (a read-only ``.git``), the store is scanned instead:
+    slower, same answers.
+
     Raises:
         InputError: ``at`` names no commit.
     """
@@ -264,7 +267,7 @@ def open_catalog(store: Any, at: str | None = None, *, use_index: bool = True,
     try:
         base: Catalog = Index(store).catalog(tree, progress) if tree is not None else \
             MemoryCatalog({})
-    except OSError:  # no writable .git: answer by scanning
+    except (OSError, sqlite3.Error):  # e.g. a read-only .git: answer by scanning
         return MemoryCatalog.from_view(store.view(at))
     if at is not None:
         return base

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..digest import Digest
-from ..errors import KistoreError
+from ..errors import InputError, KistoreError
 from ..evidence import SOURCE_NATIVE
 from ..model import Manifest
 from .answers import rank
@@ -216,8 +216,6 @@ def compare(store: Any, a: str, b: str | None = None, *, at: str | None = None,
         ResolutionError, InputError: as :func:`run_page`; no ``b`` given and nothing is
             ranked in a's group.
     """
-    from ..errors import InputError
-
     catalog = open_catalog(store, at)
     page_a = run_page(store, a, at=at, comparison=comparison, catalog=catalog)
     if b is None:
