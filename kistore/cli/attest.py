@@ -127,7 +127,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
 
     \b
     Example:
-      kistore attest BenchmarkRun/sol-submission-20464 --type reproduction --key ~/.kistore/k \\
+      kistore attest BenchmarkRun/sol-submission-20464 --type reproduction --key ~/.kistore/k \
           --predicate measured.json
       kistore attest 384a96d0 --type dispute -m "timer excludes sync" --key k --file
     """
