@@ -26,8 +26,8 @@ push and ``git notes merge -s cat_sort_uniq``.
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -311,7 +311,7 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes]) -> int:
     if blob not in repo:  # git notes refuse to annotate a missing object
         raise StoreStateError(f"no git object {blob}; the subject's object is not in git")
     signature = _signature(repo)
-    scratch = f"refs/kistore/notes-tmp-{os.getpid()}"
+    scratch = f"refs/kistore/notes-tmp-{uuid.uuid4().hex}"  # one per writer
     try:
         for _ in range(_CAS_ATTEMPTS):
             ref = repo.references.get(NOTES_REF)
@@ -509,7 +509,7 @@ def _merge_into_notes(repo: pygit2.Repository, theirs: str) -> bool:
     old = ref.target
     if old == their_tip or repo.descendant_of(old, their_tip):
         return True
-    scratch = f"refs/notes/kistore-merge-{os.getpid()}"
+    scratch = f"refs/notes/kistore-merge-{uuid.uuid4().hex}"
     try:
         _git(repo, "update-ref", scratch, str(old))
         _git(repo, "notes", f"--ref={scratch}", "merge", "--quiet", "-s", "cat_sort_uniq", theirs)
