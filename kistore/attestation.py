@@ -358,7 +358,7 @@ def parse_statement(payload: bytes) -> Statement:
         raise VerificationError(
             f"predicate{first.pointer or ''} does not validate against "
             f"{predicate_schema(type_name)}: {first.message}")
-    assert isinstance(predicate, dict)  # the schema requires an object
+    assert isinstance(predicate, dict) and isinstance(predicate_type, str)  # checked above
     return Statement(name, Digest(hex_), predicate_type, type_name, predicate)
 
 

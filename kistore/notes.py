@@ -99,7 +99,7 @@ def note_lines(repo: pygit2.Repository, blob: str) -> list[bytes]:
         note = repo.lookup_note(blob, NOTES_REF)
     except (KeyError, pygit2.GitError):
         return []
-    return _lines(bytes(repo[note.id].data))
+    return _lines(repo[note.id].read_raw())
 
 
 def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
@@ -124,7 +124,7 @@ def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
         when = datetime.fromtimestamp(commit.commit_time, UTC)
         for annotated, note_blob in _flatten(repo, commit.tree, "", trees).items():
             if note_blob not in blobs:
-                blobs[note_blob] = _lines(bytes(repo[note_blob].data))
+                blobs[note_blob] = _lines(repo[note_blob].read_raw())
             seen = times.setdefault(annotated, {})
             for line in blobs[note_blob]:
                 if line not in seen or when < seen[line]:
@@ -270,8 +270,8 @@ def collect(store: Any, subject: Digest | None = None, *, at: str | None = None)
         parsed = parse_attestation_path(path)
         if parsed is None:
             continue
-        when = committed.get(path)
-        found.append(Seen(data, parsed[0], "file", path, when or now, when is not None))
+        first = committed.get(path)
+        found.append(Seen(data, parsed[0], "file", path, first or now, first is not None))
     return found
 
 

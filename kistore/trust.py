@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from . import canonical, layout, signing
-from .errors import InputError, MultipleErrors
+from .errors import InputError, KistoreError, MultipleErrors
 from .schema import check_document
 
 TRUST_FILE = f"{layout.TRUST_DIR}/keys.json"
@@ -124,7 +124,7 @@ class Trust:
         if problems:
             raise MultipleErrors(list(problems))
         keys: dict[str, TrustedKey] = {}
-        errors = []
+        errors: list[KistoreError] = []
         for i, entry in enumerate(doc["keys"]):
             try:
                 actual = signing.keyid(signing.load_public_key(entry["publicKey"], file=file))
