@@ -310,6 +310,8 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes]) -> int:
         raise InputError("a bundle line must not contain a newline; store canonical bytes")
     if blob not in repo:  # git notes refuse to annotate a missing object
         raise StoreStateError(f"no git object {blob}; the subject's object is not in git")
+    from .store import _signature  # the committer git is configured with, or kistore
+
     signature = _signature(repo)
     scratch = f"refs/kistore/notes-tmp-{uuid.uuid4().hex}"  # one per writer
     try:
@@ -424,13 +426,6 @@ def sync(store: Any) -> SyncResult:
         added += count
         present += 1 - count
     return SyncResult(added, present, problems)
-
-
-def _signature(repo: pygit2.Repository) -> pygit2.Signature:
-    try:
-        return repo.default_signature
-    except (KeyError, pygit2.GitError):
-        return pygit2.Signature("kistore", "kistore@localhost")
 
 
 def _lines(data: bytes) -> list[bytes]:

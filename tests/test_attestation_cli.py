@@ -191,3 +191,15 @@ def test_every_subcommand_help_has_an_example(runner, args):
     result = runner.invoke(main, [*args, "--help"])
     assert result.exit_code == 0
     assert "Example:" in result.output
+
+
+def test_key_generate_encrypt_writes_a_passphrase_protected_openssh_key(runner, tmp_path):
+    path = tmp_path / "enc"
+    result = runner.invoke(main, ["key", "generate", "--encrypt", str(path)],
+                           input="pw-123\npw-123\n")
+    assert result.exit_code == 0, result.output
+    assert b"OPENSSH PRIVATE KEY" in path.read_bytes()
+    with pytest.raises(signing.PassphraseRequired):
+        signing.load_private_key(path.read_bytes())
+    key = signing.load_private_key(path.read_bytes(), b"pw-123")
+    assert signing.keyid(key.public_key()) == result.output.splitlines()[-1]
