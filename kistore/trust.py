@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -156,7 +157,13 @@ def load_trust(view: Any) -> Trust:
         ParseError, MultipleErrors: as :meth:`Trust.from_bytes`.
     """
     data = view.read(TRUST_FILE)
-    return Trust() if data is None else Trust.from_bytes(data)
+    return Trust() if data is None else _parse_cached(data)
+
+
+@lru_cache(maxsize=8)
+def _parse_cached(data: bytes) -> Trust:
+    """Parse once per content: queries judge many runs against the same trust file."""
+    return Trust.from_bytes(data)
 
 
 def add_key(root: Path, key_text: str, roles: list[str], *, valid_from: datetime | None = None,

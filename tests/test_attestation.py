@@ -15,7 +15,7 @@ from kistore.attestation import Bundle
 from kistore.digest import Digest
 from kistore.errors import InputError, MultipleErrors, ParseError, VerificationError
 
-from .conftest import PUBLISHED, fixed_key
+from .conftest import PUBLISHED, VECTORS, fixed_key
 
 RUN = Digest.from_str(PUBLISHED["run"])
 OTHER = Digest.from_str(PUBLISHED["protocol"])
@@ -295,3 +295,26 @@ def test_pem_serialisation_not_needed_for_bundle_key():
     value["verificationMaterial"]["publicKey"] = fixed_key(1).public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
     attestation.verify_bundle(from_json(value), RUN)
+
+
+VECTOR = json.loads((VECTORS / "dsse-rerun-bundle.json").read_text())
+
+
+def test_known_answer_bundle_is_reproduced_byte_for_byte():
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(VECTOR["privateKeySeedHex"]))
+    assert signing.public_key_line(key.public_key()) == VECTOR["publicKey"]
+    assert signing.keyid(key.public_key()) == VECTOR["keyid"]
+    payload = canonical.dumps(VECTOR["statement"])
+    assert payload.hex() == VECTOR["payloadHex"]
+    assert signing.pae(attestation.PAYLOAD_TYPE, payload).hex() == VECTOR["paeHex"]
+    bundle = attestation.sign_statement(VECTOR["statement"], key)
+    assert bundle.to_bytes() == VECTOR["bundle"].encode()
+
+
+def test_known_answer_bundle_verifies_independently_and_with_kistore():
+    data = VECTOR["bundle"].encode()
+    assert independent_dsse_verify(data) == VECTOR["statement"]
+    statement = attestation.verify_bundle(Bundle.from_bytes(data), RUN)
+    assert statement.type == "rerun"
