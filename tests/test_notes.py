@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
+import tempfile
 import threading
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pygit2
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kistore import attestation, layout, notes
 from kistore.digest import Digest
@@ -180,3 +184,25 @@ def test_unknown_remote_is_a_store_state_error(record_store):
 
     with pytest.raises(StoreStateError, match="git fetch nowhere failed"):
         notes.fetch(record_store, "nowhere")
+
+
+LINES = [bundle_bytes(n) for n in range(1, 7)]
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=st.lists(st.sampled_from(["ours", "theirs", "both"]), min_size=6, max_size=6))
+def test_fetch_merges_to_the_union_of_both_clones(record_store, store_path, where):
+    with tempfile.TemporaryDirectory() as tmp:
+        ours = clone(store_path, Path(tmp) / "ours")
+        theirs = clone(store_path, Path(tmp) / "theirs")
+        for line, side in zip(LINES, where, strict=True):
+            for who in ([ours, theirs] if side == "both" else
+                        [ours] if side == "ours" else [theirs]):
+                notes.attach(who, RUN, line)
+        subprocess.run(["git", "remote", "add", "peer", str(Path(tmp) / "theirs")],
+                       cwd=Path(tmp) / "ours", check=True)
+        gained = notes.fetch(ours, "peer")
+        blob = object_blob(Path(tmp) / "ours")
+        assert notes.note_lines(ours.repo, blob) == sorted(LINES)
+        assert gained == where.count("theirs")
