@@ -26,7 +26,9 @@ push and ``git notes merge -s cat_sort_uniq``.
 from __future__ import annotations
 
 import hashlib
+import random
 import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -93,10 +95,10 @@ def parse_attestation_path(path: str) -> tuple[Digest, str] | None:
 # -- reading ---------------------------------------------------------------------------
 
 
-def note_lines(repo: pygit2.Repository, blob: str) -> list[bytes]:
-    """Return the lines of the current kistore note on ``blob`` (empty without a note)."""
+def note_lines(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> list[bytes]:
+    """Return the lines of the note on ``blob`` under ``ref`` (empty without a note)."""
     try:
-        note = repo.lookup_note(blob, NOTES_REF)
+        note = repo.lookup_note(blob, ref)
     except (KeyError, pygit2.GitError):
         return []
     return _lines(repo[note.id].read_raw())
@@ -315,18 +317,18 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes]) -> int:
     signature = _signature(repo)
     scratch = f"refs/kistore/notes-tmp-{uuid.uuid4().hex}"  # one per writer
     try:
-        for _ in range(_CAS_ATTEMPTS):
+        for attempt in range(_CAS_ATTEMPTS):
             ref = repo.references.get(NOTES_REF)
             old = ref.target if ref is not None else None
-            existing = note_lines(repo, blob)
+            if old is not None:  # read and build on this exact tip, never a newer one
+                repo.references.create(scratch, old, force=True)
+            elif scratch in repo.references:
+                repo.references.delete(scratch)
+            existing = note_lines(repo, blob, scratch)
             merged = sorted(set(existing) | set(lines))
             added = len(merged) - len(existing)
             if added == 0:
                 return 0
-            if old is not None:
-                repo.references.create(scratch, old, force=True)
-            elif scratch in repo.references:
-                repo.references.delete(scratch)
             text = b"".join(line + b"\n" for line in merged).decode("utf-8")
             repo.create_note(text, signature, signature, blob, scratch, True)
             new = repo.references[scratch].target
@@ -338,8 +340,10 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes]) -> int:
                     if current.target != old:
                         continue
                     current.set_target(new, "kistore: add attestation")
-            except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError):
-                continue  # another writer moved the ref: rebuild on its tip
+            except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError, OSError):
+                # another writer moved the ref or holds its lock: rebuild on its tip
+                time.sleep(random.uniform(0.001, 0.02) * (attempt + 1))
+                continue
             return added
     finally:
         if scratch in repo.references:
