@@ -97,7 +97,8 @@ class Judgement:
     """How one attestation was judged.
 
     Attributes:
-        type: attestation type (``rerun``, ...), None when the bundle is unreadable.
+        type: attestation type (``rerun``, ...); for an invalid bundle the type its payload
+            claims (unverified, display only), None when unreadable.
         keyid: OpenSSH fingerprint of the bundled key, None when unreadable.
         valid: True when the signature verifies and any role claim holds.
         effect: ``invalid``, ``not-counted`` (role claim fails), ``community``,
@@ -152,7 +153,8 @@ def judge(seen: Any, trust: Any) -> Judgement:
     try:
         statement = verify_bundle(bundle, seen.subject)
     except KistoreError as e:
-        return Judgement(None, keyid, False, INVALID, e.message, **base)
+        return Judgement(_claimed_type(bundle.envelope.payload), keyid, False, INVALID,
+                         e.message, **base)
     assert keyid is not None  # verify_bundle read the key
     outcome = statement.predicate.get("outcome")
     role = ROLE_FOR_TYPE.get(statement.type)
@@ -173,6 +175,20 @@ def judge(seen: Any, trust: Any) -> Judgement:
                          outcome=outcome, **base)
     return Judgement(statement.type, keyid, True, DISAGREES,
                      f"trusted rerun key, outcome {outcome}", outcome=outcome, **base)
+
+
+def _claimed_type(payload: bytes) -> str | None:
+    """Return the type an unverified payload claims, for display only (never acted upon)."""
+    from . import canonical
+    from .attestation import type_of
+    from .errors import KistoreError
+
+    try:
+        value = canonical.loads(payload)
+    except KistoreError:
+        return None
+    claimed = value.get("predicateType") if isinstance(value, dict) else None
+    return type_of(claimed) if isinstance(claimed, str) else None
 
 
 def judge_all(seen: list[Any], trust: Any) -> list[Judgement]:

@@ -169,8 +169,8 @@ def test_payload_changed_after_signing_is_reported_and_nothing_else_affected(tru
     evidence = evidence_for(trusted, RUN)
     assert evidence.level == VERIFIED  # the valid rerun still counts
     bad = [a for a in evidence.attestations if not a["valid"]]
-    assert [a["reason"] for a in bad] == [
-        "signature does not verify over the payload under the bundled key"]
+    assert [(a["type"], a["reason"]) for a in bad] == [
+        ("rerun", "signature does not verify over the payload under the bundled key")]
     findings = check_attestations(trusted)
     errors = [f for f in findings if f.severity == "error"]
     assert [(f.rule.id, f.rule.name) for f in errors] == [("KI301", "attestation-invalid")]
