@@ -213,7 +213,7 @@ def build_predicate(type_name: str, given: dict[str, Any] | None = None, *,
 
 
 def make_statement(subject: Digest, subject_name: str, type_name: str,
-                   predicate: dict[str, Any]) -> dict[str, Any]:
+                   predicate: dict[str, Any], *, file: str = "predicate") -> dict[str, Any]:
     """Build an in-toto Statement v1 about one object and validate its predicate.
 
     Args:
@@ -221,6 +221,7 @@ def make_statement(subject: Digest, subject_name: str, type_name: str,
         subject_name: ``subject[0].name``; kistore uses the object's store path.
         type_name: one of :data:`TYPES`.
         predicate: the predicate object, validated by ``schemas/predicate-<type>.json``.
+        file: where the predicate came from, named in schema errors.
 
     Returns:
         The statement as a JSON object.
@@ -232,7 +233,7 @@ def make_statement(subject: Digest, subject_name: str, type_name: str,
     if type_name not in PREDICATE_TYPES:
         raise InputError(f"unknown attestation type {type_name!r}; expected one of "
                          f"{', '.join(TYPES)}")
-    problems = check_document(predicate, predicate_schema(type_name), file="predicate")
+    problems = check_document(predicate, predicate_schema(type_name), file=file)
     if problems:
         from .errors import MultipleErrors
 

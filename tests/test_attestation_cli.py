@@ -104,6 +104,19 @@ def test_rerun_without_measurement_is_refused_with_the_missing_fields(runner, re
     assert "Traceback" not in result.output
 
 
+def test_predicate_file_failing_its_schema_names_file_and_pointer(runner, record_store,
+                                                                   store_path, key_file,
+                                                                   tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({**MEASURED, "timing": {"latencyNs": {"mean": -1},
+                                                       "primaryStatistic": "mean"}}))
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "rerun", "--key",
+                 str(key_file), "--predicate", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: {path}:/timing/latencyNs/mean: ")
+    assert "-1 is less than the minimum of 0" in result.stderr
+
+
 def test_bad_predicate_file_names_file_and_pointer(runner, record_store, store_path, key_file,
                                                    tmp_path):
     bad = tmp_path / "p.json"
