@@ -11,7 +11,8 @@ Specs followed:
   ``PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body``, lengths as
   ASCII decimal byte counts. The signature is over PAE of the exact payload bytes.
 * RFC 8032 §5.1.7: an Ed25519 signature ``R || S`` with ``S >= L`` is rejected. This module
-  checks it itself rather than trusting every backend to do so.
+  checks it itself rather than trusting every backend to do so. Public keys of small order
+  (under which one signature verifies every message) are refused when read.
 * OpenSSH fingerprints (``ssh-keygen -l``): ``SHA256:`` + unpadded base64 of the SHA-256 of
   the SSH wire-format public key (RFC 8709 §4: string "ssh-ed25519", string key).
 """
@@ -131,7 +132,53 @@ def load_public_key(text: str | bytes, *, file: str = "-") -> Ed25519PublicKey:
         raise InputError(f"not an Ed25519 public key ({e})", file=file) from None
     if not isinstance(key, Ed25519PublicKey):
         raise InputError("the public key is not Ed25519", file=file)
+    if has_small_order(raw_public_key(key)):
+        raise InputError(
+            "weak Ed25519 public key (a point of small order, or no curve point): one "
+            "signature would verify for every message under it", file=file)
     return key
+
+
+_P = 2**255 - 19
+_D = -121665 * pow(121666, -1, _P) % _P
+_SQRT_M1 = pow(2, (_P - 1) // 4, _P)
+
+
+def has_small_order(raw: bytes) -> bool:
+    """Return True when a 32-byte Ed25519 public key is a point of order 1, 2, 4 or 8.
+
+    Under such a key the cofactorless verification most libraries use accepts one fixed
+    signature for every message (e.g. the identity point with R = identity, S = 0), so
+    such keys are refused. A non-canonical encoding (y >= p) or bytes that are no curve
+    point also count as unusable and return True.
+
+    Args:
+        raw: the RFC 8032 §5.1.2 encoding of the point.
+    """
+    y = int.from_bytes(raw, "little") & ((1 << 255) - 1)
+    if y >= _P:
+        return True
+    u, v = (y * y - 1) % _P, (_D * y * y + 1) % _P
+    x = u * pow(v, 3, _P) * pow(u * pow(v, 7, _P), (_P - 5) // 8, _P) % _P  # RFC 8032 §5.1.3
+    if (v * x * x - u) % _P != 0:
+        x = x * _SQRT_M1 % _P
+        if (v * x * x - u) % _P != 0:
+            return True  # not on the curve
+    if x & 1 != raw[31] >> 7:
+        x = _P - x
+    point = (x, y)
+    for _ in range(3):  # [8]P
+        point = _add(point, point)
+    return point == (0, 1)
+
+
+def _add(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    """Add two points of the twisted Edwards curve -x^2 + y^2 = 1 + d x^2 y^2 (affine)."""
+    (x1, y1), (x2, y2) = a, b
+    t = _D * x1 * x2 * y1 * y2 % _P
+    x3 = (x1 * y2 + x2 * y1) * pow(1 + t, -1, _P) % _P
+    y3 = (y1 * y2 + x1 * x2) * pow(1 - t, -1, _P) % _P
+    return x3, y3
 
 
 def raw_public_key(key: Ed25519PublicKey) -> bytes:

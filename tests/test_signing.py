@@ -128,3 +128,39 @@ def test_any_changed_payload_byte_fails_verification(payload, flip):
         changed[flip % len(changed)] ^= 0x01
     with pytest.raises(VerificationError, match="does not verify"):
         signing.verify_signature(key.public_key(), PAYLOAD_TYPE, bytes(changed), sig)
+
+
+# The eight points of small order (RFC 8032 encodings; the first six as listed by
+# libsodium's blocklist, plus the identity and order-2 point with the sign bit set).
+SMALL_ORDER = [
+    "0100000000000000000000000000000000000000000000000000000000000000",  # identity
+    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # order 2
+    "0000000000000000000000000000000000000000000000000000000000000000",  # order 4
+    "0000000000000000000000000000000000000000000000000000000000000080",  # order 4
+    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",  # order 8
+    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",  # order 8
+    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",  # order 8
+    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",  # order 8
+]
+
+
+@pytest.mark.parametrize("hex_key", SMALL_ORDER)
+def test_small_order_points_are_detected(hex_key):
+    assert signing.has_small_order(bytes.fromhex(hex_key))
+
+
+def test_ordinary_keys_are_not_small_order():
+    for n in range(1, 20):
+        assert not signing.has_small_order(signing.raw_public_key(fixed_key(n).public_key()))
+
+
+def test_weak_key_that_verifies_every_message_is_refused():
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    identity = bytes.fromhex(SMALL_ORDER[0])
+    weak = Ed25519PublicKey.from_public_bytes(identity)
+    forged = identity + bytes(32)  # R = identity, S = 0
+    for message in (b"a rerun that never ran", b"anything"):
+        weak.verify(forged, message)  # the library accepts it: the attack is real
+    with pytest.raises(InputError, match="weak Ed25519 public key"):
+        signing.load_public_key(signing.public_key_line(weak))
