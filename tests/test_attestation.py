@@ -318,3 +318,15 @@ def test_known_answer_bundle_verifies_independently_and_with_kistore():
     assert independent_dsse_verify(data) == VECTOR["statement"]
     statement = attestation.verify_bundle(Bundle.from_bytes(data), RUN)
     assert statement.type == "rerun"
+
+
+def test_bundle_under_a_weak_key_that_signs_everything_is_rejected():
+    identity = bytes([1]) + bytes(31)
+    wire = b"\x00\x00\x00\x0bssh-ed25519\x00\x00\x00\x20" + identity
+    value = as_json(make_bundle())
+    value["verificationMaterial"]["publicKey"] = "ssh-ed25519 " + base64.b64encode(
+        wire).decode()
+    value["dsseEnvelope"]["signatures"] = [
+        {"keyid": "", "sig": base64.b64encode(identity + bytes(32)).decode()}]
+    with pytest.raises(VerificationError, match="weak Ed25519 public key"):
+        attestation.verify_bundle(from_json(value), RUN)
