@@ -216,3 +216,13 @@ def test_key_generate_encrypt_writes_a_passphrase_protected_openssh_key(runner, 
         signing.load_private_key(path.read_bytes())
     key = signing.load_private_key(path.read_bytes(), b"pw-123")
     assert signing.keyid(key.public_key()) == result.output.splitlines()[-1]
+
+
+def test_attestation_commands_keep_heavy_imports_out_of_startup():
+    import sys
+
+    code = ("import sys, kistore.cli; "
+            "print([m for m in ('pygit2', 'cryptography', 'jsonschema') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
