@@ -98,9 +98,9 @@ def to_csl_json_item(c: Citation) -> dict[str, Any]:
         "accessed": {"date-parts": [[c.accessed.year, c.accessed.month, c.accessed.day]]},
         "number": str(c.digest),
         "version": c.commit,
+        # The digest, blob and commit live in fields every CSL-JSON schema version knows
+        # (CSL 1.0.2's "custom" would be refused by older consumers).
         "note": f"digest {c.digest}; git blob {c.blob}; first added in commit {c.commit}",
-        "custom": {"digest": str(c.digest), "blob": c.blob, "commit": c.commit,
-                   "path": c.path},
     }
 
 

