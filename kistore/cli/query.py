@@ -57,7 +57,8 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
                f"{c.name} comparison, {c.metric} {c.order} ({c.unit or 'unit per run'})")
     for row in rows:
         rank_text = str(row.rank) if row.rank is not None else "-"
-        value = f"{row.value:.6g}" if row.value is not None else "-"
+        value = "-" if row.value is None else (
+            f"{row.value:,.0f}" if row.unit == "ns" else f"{row.value:.6g}")
         note = f"  ({row.reason})" if row.reason else ""
         click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
                    f"{row.record.name} [{row.evidence.level}]{note}")
