@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kistore.model import Manifest
 from kistore.query.answers import list_manifests, rank
@@ -205,3 +207,54 @@ def test_unwritable_index_falls_back_to_a_scan(store, kit, world, monkeypatch):
     monkeypatch.setattr(Index, "_open", refuse)
     assert isinstance(open_catalog(store), MemoryCatalog)
     assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["run", "late-protocol", "env", "delete"]),
+                          st.booleans()), min_size=1, max_size=6))
+def test_incremental_index_equals_a_scan_after_any_history(tmp_path_factory, steps):
+    """Whatever was added, committed or deleted in whatever order: index == scan."""
+    import tempfile
+
+    from kistore.store import Store
+
+    from .conftest import ManifestKit
+
+    kit = ManifestKit()
+    with tempfile.TemporaryDirectory(dir=tmp_path_factory.getbasetemp()) as tmp:
+        store = Store.init(f"{tmp}/s")
+        late = kit.protocol(family="late")
+        envs = [kit.environment("NVIDIA H100"), kit.environment("NVIDIA B200")]
+        workload = kit.workload()
+        add_docs(store, [kit.protocol(), *envs, workload])
+        protocol = kit.protocol()
+        commits = [str(store.commit("HEAD").id)]
+        for i, (action, commit) in enumerate(steps):
+            if action == "run":
+                impl = kit.implementation(f"p{i}")
+                docs = [impl, kit.run(protocol, envs[i % 2], impl, workload, latency=i,
+                                      name=f"r{i}")]
+            elif action == "late-protocol":
+                impl = kit.implementation(f"p{i}")
+                docs = [impl, kit.run(late, envs[0], impl, workload, latency=i, name=f"r{i}")]
+                if i % 2:
+                    docs.append(late)
+            elif action == "env":
+                docs = [kit.environment(f"GPU {i}"), late]
+            else:
+                runs = [p for p in (store.root / "store/objects/sha256").rglob("*.json")]
+                if runs:
+                    runs[-1].unlink()
+                docs = []
+            existing = {kit.digest(d) for d in docs if (store.root / "store/objects/sha256" /
+                        kit.digest(d)[7:9] / f"{kit.digest(d)[9:]}.json").exists()}
+            docs = [d for d in docs if kit.digest(d) not in existing]
+            if docs:
+                add_docs(store, docs, commit=commit and action != "delete",
+                         allow_dangling=True)
+                if commit:
+                    commits.append(str(store.commit("HEAD").id))
+            assert answers(store) == scanned(store)
+        for rev in commits:
+            assert answers(store, at=rev) == scanned(store, at=rev)
