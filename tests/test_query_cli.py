@@ -188,3 +188,13 @@ def test_query_commands_have_examples(runner):
     for name in ("rank", "compare", "ls", "reindex", "show"):
         result = runner.invoke(main, [name, "--help"])
         assert result.exit_code == 0 and "Example:" in result.output, name
+
+
+def test_store_without_policy_file_uses_the_shipped_default(runner, store_path):
+    assert run(runner, store_path, "add", "--allow-dangling", str(BUNDLE)).exit_code == 0
+    (store_path / "store/policy/ranking.json").unlink()
+    result = run(runner, store_path, "rank", "BenchmarkRun/sol-submission-20464", "--json")
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)
+    assert (row["comparison"], row["metric"], row["value"]) == (
+        "source-native", "/sourceNative/metrics/sol_score", 0.51252)
