@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "tests" / "vectors"
-SHARED = ROOT.parent / "shared"
+SHARED = Path(os.environ.get("KISTORE_SHARED", ROOT.parent / "shared"))
 BUNDLE = SHARED / "examples" / "sol-execbench-submission-20464.bundle.json"
 PUBLISHED = json.loads((VECTORS / "published-digests.json").read_text())["digests"]
 
