@@ -63,3 +63,23 @@ def snapshot(path: Path) -> dict[str, bytes]:
         str(p.relative_to(path)): p.read_bytes()
         for p in sorted(path.rglob("*")) if p.is_file() and ".git" not in p.parts
     }
+
+
+DATA = SHARED / "data"
+"""The real public data (shared/data/{sol-execbench,flashinfer-trace,kernelbench})."""
+
+IMPORTED_RUNS = {"sol-execbench": 63, "flashinfer-trace": 172, "kernelbench": 750}
+"""Runs each source imports from shared/data (stated in README, 'Importing real data')."""
+
+
+@pytest.fixture(scope="session")
+def imported_store(tmp_path_factory):
+    """A fresh store with all three sources of shared/data imported and committed (read-only)."""
+    from kistore.importers import import_files
+    from kistore.store import Store
+
+    path = tmp_path_factory.mktemp("imported") / "store"
+    store = Store.init(path)
+    for source in IMPORTED_RUNS:
+        import_files(store, source, [str(DATA / source)], commit=True)
+    return Store(path)
