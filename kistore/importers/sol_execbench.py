@@ -153,8 +153,10 @@ def plan(files: list[SourceFile]) -> Plan:
         files: from :func:`~.common.expand`.
 
     Returns:
-        One record per ranking row of each snapshot, one per problem folder; files of
-        other formats (``runs/``) are listed as ignored.
+        One record per ranking row of each snapshot, one per problem folder. In a
+        directory, snapshots are ``leaderboard*snapshot*.json`` and files of other formats
+        (``runs/``) are listed as ignored; a ``.json`` file named explicitly is read as a
+        snapshot.
 
     Raises:
         MultipleErrors: a file named explicitly that is not a snapshot or problem file.
@@ -163,15 +165,16 @@ def plan(files: list[SourceFile]) -> Plan:
     problems: dict[str, SourceFile] = {}
     unknown: list[KistoreError] = []
     for source in files:
-        if _SNAPSHOT_NAME.match(source.path.name):
-            result.records.extend(_board_records(source))
-        elif source.path.name in _PROBLEM_FILES:
+        if source.path.name in _PROBLEM_FILES:
             folder = source.path.parent / "definition.json"
             problems.setdefault(str(folder.resolve()), SourceFile(
                 folder, source.name.rsplit("/", 1)[0] + "/definition.json", source.explicit))
+        elif _SNAPSHOT_NAME.match(source.path.name) or (
+                source.explicit and source.path.suffix == ".json"):
+            result.records.extend(_board_records(source))  # a named .json is read as one
         elif source.explicit:
             unknown.append(fail("not a SOL-ExecBench import format: expected a leaderboard "
-                                "snapshot (leaderboard*snapshot.json) or a problem folder's "
+                                "snapshot (.json) or a problem folder's "
                                 "definition.json/workload.jsonl", file=source.name))
         else:
             result.ignored.append(source.name)
