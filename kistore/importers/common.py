@@ -213,6 +213,18 @@ def _validator(schema_text: str) -> Any:
     return jsonschema.Draft202012Validator(json.loads(schema_text))
 
 
+def failed_record(file: str, error: KistoreError, label: str) -> Record:
+    """Return a record that raises ``error`` when built: a whole file that cannot be read.
+
+    The error then goes the way of every bad record (refused, or skipped with a warning
+    under ``skip_invalid``), so one unreadable file does not stop the others being read.
+    """
+    def broken() -> list[dict[str, Any]]:
+        raise error
+
+    return Record(file, broken, label=label)
+
+
 def fail(message: str, *, file: str, pointer: str = "", line: int | None = None) -> InputError:
     """Return an InputError about a source value, for the caller to raise."""
     return InputError(message, file=file, pointer=pointer, line=line)
@@ -302,6 +314,20 @@ def gpu_model(product: str) -> str:
 def architecture(product: str) -> str | None:
     """CUDA ``sm_XX`` of a GPU product from :data:`GPU_ARCHITECTURES`, or None when unknown."""
     return GPU_ARCHITECTURES.get(gpu_model(product))
+
+
+def hardware(product: str) -> dict[str, str]:
+    """Return an ExecutionEnvironment ``hardware`` object for a GPU product name.
+
+    ``{vendor, product, architecture}``: vendor ``nvidia`` for ``NVIDIA ...`` products (else
+    the first word), architecture from :data:`GPU_ARCHITECTURES` when known (else absent).
+    """
+    vendor = "nvidia" if product.startswith("NVIDIA") else slug(product.split()[0])
+    out = {"vendor": vendor, "product": product}
+    arch = architecture(product)
+    if arch is not None:
+        out["architecture"] = arch
+    return out
 
 
 def manifest(kind: str, name: str, spec: dict[str, Any], *, title: str | None = None,

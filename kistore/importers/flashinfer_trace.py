@@ -28,10 +28,10 @@ from .common import (
     Plan,
     Record,
     SourceFile,
-    architecture,
     check_shape,
     digest_of,
     fail,
+    hardware,
     load_json,
     load_lines,
     manifest,
@@ -317,12 +317,7 @@ def environment_manifest(environment: dict[str, Any]) -> dict[str, Any]:
     """Return the ExecutionEnvironment of a trace's ``evaluation.environment`` (device + libs)."""
     device: str = environment["device"]
     libs: dict[str, str] = environment.get("libs") or {}
-    hardware = {"vendor": "nvidia" if device.startswith("NVIDIA") else slug(device.split()[0]),
-                "product": device}
-    arch = architecture(device)
-    if arch is not None:
-        hardware["architecture"] = arch
-    spec: dict[str, Any] = {"hardware": hardware}
+    spec: dict[str, Any] = {"hardware": hardware(device)}
     if libs:
         spec["software"] = {"libraries": dict(libs)}
         if "cuda" in libs:

@@ -29,10 +29,11 @@ from .common import (
     Plan,
     Record,
     SourceFile,
-    architecture,
     check_shape,
     digest_of,
     fail,
+    failed_record,
+    hardware,
     load_json,
     manifest,
     ms_to_ns,
@@ -122,12 +123,7 @@ def _file_records(source: SourceFile, match: re.Match[str]) -> list[Record]:
                        f"(known: {', '.join(sorted(KNOWN_FILES))}); kistore cannot give its "
                        "runs an observedAt", file=source.name)
     except KistoreError as e:
-        error = e
-
-        def broken() -> list[dict[str, Any]]:
-            raise error
-
-        return [Record(source.name, broken, label=f"file {source.name}")]
+        return [failed_record(source.name, e, f"file {source.name}")]
     timing_file = TimingFile(source, match)
     return [
         Record(source.name, partial(timing_file.run, level, problem, timing),
@@ -180,12 +176,7 @@ class TimingFile:
         """Return the GPU the ``hardware`` string names, with the provider the folder names."""
         provider_word = self.folder.rsplit("_", 1)[-1] if "_" in self.folder else ""
         provider = PROVIDERS.get(provider_word, provider_word)
-        hardware = {"vendor": "nvidia" if hardware_name.startswith("NVIDIA") else
-                    slug(hardware_name.split()[0]), "product": hardware_name}
-        arch = architecture(hardware_name)
-        if arch is not None:
-            hardware["architecture"] = arch
-        spec: dict[str, Any] = {"hardware": hardware}
+        spec: dict[str, Any] = {"hardware": hardware(hardware_name)}
         if provider:
             spec["provider"] = provider
         return manifest(

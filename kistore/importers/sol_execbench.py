@@ -25,10 +25,11 @@ from .common import (
     Plan,
     Record,
     SourceFile,
-    architecture,
     check_shape,
     digest_of,
     fail,
+    failed_record,
+    hardware,
     load_json,
     load_lines,
     manifest,
@@ -195,12 +196,7 @@ def _board_records(source: SourceFile) -> list[Record]:
         snapshot = load_json(source)
         check_shape(snapshot, SNAPSHOT_SHAPE, file=source.name)
     except KistoreError as e:
-        error = e
-
-        def broken() -> list[dict[str, Any]]:
-            raise error
-
-        return [Record(source.name, broken, label=f"snapshot {source.name}")]
+        return [failed_record(source.name, e, f"snapshot {source.name}")]
     board = Board(source, snapshot)
     return [
         Record(source.name, partial(board.row, i, row),
@@ -388,13 +384,10 @@ def protocol_manifest(stack: str) -> dict[str, Any]:
 
 def environment_manifest(gpu: str, stack: str) -> dict[str, Any]:
     """Return the leaderboard's ExecutionEnvironment for one GPU type and stack version."""
-    hardware = {"vendor": "nvidia", "product": f"NVIDIA {gpu}"}
-    arch = architecture(gpu)
-    if arch is not None:
-        hardware["architecture"] = arch
     return manifest(
         "ExecutionEnvironment", slug("sol-execbench", gpu, stack, dots=False),
-        {"hardware": hardware, "software": {"libraries": {"evaluation_stack": stack}}},
+        {"hardware": hardware(f"NVIDIA {gpu}"),
+         "software": {"libraries": {"evaluation_stack": stack}}},
         title=f"SOL-ExecBench NVIDIA {gpu}, stack {stack}",
     )
 
