@@ -25,6 +25,23 @@ for key, value in {
     os.environ.setdefault(key, value)
 
 
+def read_archive_member(archive: str, member: str) -> bytes:
+    """Read one file from a wheel or sdist that `make install` put in .venv/test-schemas."""
+    import sys
+    import tarfile
+    import zipfile
+
+    path = Path(os.environ.get("KISTORE_TEST_SCHEMAS", Path(sys.prefix) / "test-schemas")) / archive
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: run `make install` (it downloads {archive})")
+    if archive.endswith(".whl"):
+        return zipfile.ZipFile(path).read(member)
+    with tarfile.open(path) as tar:
+        extracted = tar.extractfile(member)
+        assert extracted is not None
+        return extracted.read()
+
+
 def git(cwd: Path, *args: str) -> str:
     """Run the real git binary and return its stdout."""
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
@@ -83,3 +100,28 @@ def imported_store(tmp_path_factory):
     for source in IMPORTED_RUNS:
         import_files(store, source, [str(DATA / source)], commit=True)
     return Store(path)
+
+
+# -- attestations: fixed test keys and a store holding the published record -------------
+
+def fixed_key(n: int):
+    """A fixed Ed25519 private key (seed = 32 bytes of ``n``): the same in every run."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return Ed25519PrivateKey.from_private_bytes(bytes([n]) * 32)
+
+
+@pytest.fixture
+def record_store(store):
+    """A store with the published record committed (run, protocol, environment)."""
+    from kistore.inputs import read_inputs
+
+    store.add([x.manifest for x in read_inputs([str(BUNDLE)])], allow_dangling=True, commit=True)
+    return store
+
+
+@pytest.fixture
+def run_digest():
+    from kistore.digest import Digest
+
+    return Digest.from_str(PUBLISHED["run"])
