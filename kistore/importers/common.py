@@ -41,6 +41,18 @@ GPU_ARCHITECTURES = {
 """CUDA compute capability of GPU models named in source data (NVIDIA's published table)."""
 
 
+TRACE_STATUSES = {
+    "PASSED": "passed",
+    "INCORRECT": "incorrect", "INCORRECT_SHAPE": "incorrect",
+    "INCORRECT_NUMERICAL": "incorrect", "INCORRECT_DTYPE": "incorrect",
+    "RUNTIME_ERROR": "runtime-error",
+    "COMPILE_ERROR": "compile-error",
+    "TIMEOUT": "timeout",
+}
+"""A trace's ``evaluation.status`` (FlashInfer Trace and SOL-ExecBench, which derives from it)
+-> BenchmarkRun ``spec.status``; the raw value is kept in ``sourceNative.status``."""
+
+
 @dataclass
 class Record:
     """One unit of import: what a bad value makes the importer skip or refuse, whole.
@@ -373,3 +385,31 @@ def provenance(source: str, *, license: str, upstream: str | None = None,
 def digest_of(document: dict[str, Any]) -> str:
     """Return a manifest document's digest (sha256 of canonical {apiVersion, kind, spec})."""
     return str(Digest.of(canonical.dumps(object_document(document))))
+
+
+def trace_outcome(evaluation: dict[str, Any]) -> dict[str, Any]:
+    """Map a trace's ``evaluation`` to run spec fields: status, timing, correctness.
+
+    Shared by FlashInfer Trace and SOL-ExecBench traces (the same schema lineage).
+
+    Args:
+        evaluation: a checked ``evaluation`` object: ``status`` one of
+            :data:`TRACE_STATUSES`, optional ``performance.latency_ms`` (ms, mean) and
+            ``correctness.max_absolute_error``/``max_relative_error``.
+
+    Returns:
+        ``{status, timing: {latencyNs: {mean}, primaryStatistic: mean}, correctness:
+        {passed, maxAbsoluteError, maxRelativeError}}``; latency left out when null.
+    """
+    performance = evaluation.get("performance") or {}
+    raw = evaluation.get("correctness") or {}
+    timing: dict[str, Any] = {"primaryStatistic": "mean"}
+    if performance.get("latency_ms") is not None:
+        timing = {"latencyNs": {"mean": ms_to_ns(performance["latency_ms"])}, **timing}
+    correctness: dict[str, Any] = {"passed": evaluation["status"] == "PASSED"}
+    for key, out in (("max_absolute_error", "maxAbsoluteError"),
+                     ("max_relative_error", "maxRelativeError")):
+        if raw.get(key) is not None:
+            correctness[out] = raw[key]
+    return {"status": TRACE_STATUSES[evaluation["status"]], "timing": timing,
+            "correctness": correctness}

@@ -7,7 +7,8 @@ Reads (``shared/data/flashinfer-trace/SOURCE.md`` describes every field):
   ``inputs``): each becomes one Workload (definition + that workload's case), since runs
   at different shapes are not comparable;
 * ``traces/**/<name>.jsonl`` -- one trace a line: one BenchmarkRun each, whatever its
-  status (PASSED, INCORRECT, RUNTIME_ERROR, COMPILE_ERROR, ... mapped to the schema's enum).
+  status (PASSED, INCORRECT, RUNTIME_ERROR, COMPILE_ERROR, ... mapped to the schema's enum
+  by :data:`~.common.TRACE_STATUSES`).
   A trace carries no workload uuid: it joins its workload on ``axes``, as the source says.
 
 Every trace needs its definition and workload among the files imported (name the whole
@@ -25,6 +26,7 @@ from typing import Any
 from .. import canonical
 from ..errors import KistoreError, MultipleErrors
 from .common import (
+    TRACE_STATUSES,
     Plan,
     Record,
     SourceFile,
@@ -35,10 +37,10 @@ from .common import (
     load_json,
     load_lines,
     manifest,
-    ms_to_ns,
     parse_time,
     provenance,
     slug,
+    trace_outcome,
 )
 
 SOURCE = "flashinfer-trace"
@@ -47,16 +49,6 @@ FAMILY = "flashinfer_trace"
 LICENSE = ("UNCLEAR: github.com/xslingcn/flashinfer-trace has no LICENSE; the upstream "
            "dataset flashinfer-ai/flashinfer-trace is Apache-2.0 (not verified for this copy)")
 UPSTREAM = "github.com/xslingcn/flashinfer-trace@579673cebd9e6500b1faa4d3c8dc3c59401ec2d6"
-
-STATUSES = {
-    "PASSED": "passed",
-    "INCORRECT": "incorrect", "INCORRECT_SHAPE": "incorrect",
-    "INCORRECT_NUMERICAL": "incorrect", "INCORRECT_DTYPE": "incorrect",
-    "RUNTIME_ERROR": "runtime-error",
-    "COMPILE_ERROR": "compile-error",
-    "TIMEOUT": "timeout",
-}
-"""Trace ``evaluation.status`` -> BenchmarkRun ``spec.status``; the raw value is kept too."""
 
 DEFINITION_SHAPE: dict[str, Any] = {
     "type": "object",
@@ -89,7 +81,7 @@ TRACE_SHAPE: dict[str, Any] = {
             "type": "object",
             "required": ["status", "performance", "environment", "timestamp"],
             "properties": {
-                "status": {"enum": sorted(STATUSES)},
+                "status": {"enum": sorted(TRACE_STATUSES)},
                 "log_file": {"type": "string"},
                 "correctness": {"type": ["object", "null"], "properties": {
                     "max_relative_error": {"type": ["number", "null"]},
@@ -260,25 +252,15 @@ class Index:
         )
         observed_at = parse_time(evaluation["timestamp"], file=source.name, line=line,
                                  pointer="/evaluation/timestamp")
-        performance = evaluation.get("performance") or {}
-        correctness_raw = evaluation.get("correctness") or {}
-        timing: dict[str, Any] = {"primaryStatistic": "mean"}
-        if performance.get("latency_ms") is not None:
-            timing = {"latencyNs": {"mean": ms_to_ns(performance["latency_ms"])}, **timing}
-        correctness: dict[str, Any] = {"passed": evaluation["status"] == "PASSED"}
-        for raw, out in (("max_absolute_error", "maxAbsoluteError"),
-                         ("max_relative_error", "maxRelativeError")):
-            if correctness_raw.get(raw) is not None:
-                correctness[out] = correctness_raw[raw]
         native: dict[str, Any] = {
             "source": SOURCE, "benchmark": value["definition"], "status": evaluation["status"],
-            "metrics": {**performance, **correctness_raw},
+            "metrics": {**(evaluation.get("performance") or {}),
+                        **(evaluation.get("correctness") or {})},
         }
         if evaluation.get("log_file"):
             native["externalId"] = evaluation["log_file"]
         spec = {
-            "status": STATUSES[evaluation["status"]], "timing": timing,
-            "correctness": correctness, "observedAt": observed_at,
+            **trace_outcome(evaluation), "observedAt": observed_at,
             "workloadDigest": digest_of(workload), "protocolDigest": digest_of(protocol),
             "environmentDigest": digest_of(environment),
             "implementationDigest": digest_of(implementation), "sourceNative": native,
