@@ -85,8 +85,10 @@ def snapshot(path: Path) -> dict[str, bytes]:
 DATA = SHARED / "data"
 """The real public data (shared/data/{sol-execbench,flashinfer-trace,kernelbench})."""
 
-IMPORTED_RUNS = {"sol-execbench": 63, "flashinfer-trace": 172, "kernelbench": 750}
-"""Runs each source imports from shared/data (stated in README, 'Importing real data')."""
+IMPORTED_RUNS = {"sol-execbench": 63 + 17, "flashinfer-trace": 172, "kernelbench": 750}
+"""Runs each source imports from shared/data (stated in README, 'Importing real data').
+
+SOL-ExecBench: 63 leaderboard rows + 17 local evaluator trace lines (runs/)."""
 
 
 @pytest.fixture(scope="session")

@@ -139,10 +139,11 @@ def test_run_counts_per_source(imported):
 
 def test_kind_counts(imported):
     counts = Counter(m.kind for m in imported)
-    # SOL: 3 boards + 2 definitions; FlashInfer: 86 workload lines; KernelBench: 250 problems.
-    assert counts == {"Workload": 5 + 86 + 250, "BenchmarkProtocol": 3,
-                      "ExecutionEnvironment": 1 + 1 + 2, "Implementation": 63 + 3 + 2,
-                      "BenchmarkRun": 63 + 172 + 750}
+    # SOL: 3 boards + 2 definitions + 17 local workloads; FlashInfer: 86 workload lines;
+    # KernelBench: 250 problems. SOL has two protocols: leaderboard and local evaluator.
+    assert counts == {"Workload": 5 + 17 + 86 + 250, "BenchmarkProtocol": 2 + 1 + 1,
+                      "ExecutionEnvironment": 2 + 1 + 2, "Implementation": 63 + 2 + 3 + 2,
+                      "BenchmarkRun": 63 + 17 + 172 + 750}
 
 
 def test_every_run_reference_resolves_in_the_store(imported):
@@ -155,6 +156,7 @@ def test_sol_board_ranks_reproduce_each_boards_rank_field(imported):
     """Sorting a board's submissions by sol_score, higher first, ties sharing (1,2,2,4)."""
     kinds = by_kind(imported)
     roles = {m.digest: m.spec.get("role", "candidate") for m in kinds["Implementation"]}
+    families = {m.digest: m.spec["comparability"]["family"] for m in kinds["BenchmarkProtocol"]}
     boards = {json.loads(p.read_text())["response"]["data"]["kernel_name"]: p
               for p in BOARDS.values()}
     for benchmark, path in boards.items():
@@ -162,6 +164,7 @@ def test_sol_board_ranks_reproduce_each_boards_rank_field(imported):
         expected = {str(r["submission_id"]): r["rank"] for r in rows if not r.get("is_reference")}
         runs = [m for m in kinds["BenchmarkRun"]
                 if m.spec["sourceNative"].get("benchmark") == benchmark
+                and families[m.references()["protocolDigest"]] == "sol_execbench_leaderboard"
                 and roles[m.references()["implementationDigest"]] == "candidate"]
         scores = [r.spec["sourceNative"]["metrics"]["sol_score"] for r in runs]
         ranks = {r.spec["sourceNative"]["externalId"]: 1 + sum(s > score for s in scores)
@@ -173,7 +176,8 @@ def test_sol_board_ranks_reproduce_each_boards_rank_field(imported):
 def test_reference_rows_are_reference_implementations(imported):
     kinds = by_kind(imported)
     sol = [m for m in kinds["Implementation"]
-           if m.spec["sourceNative"]["source"] == "sol-execbench"]
+           if m.spec["sourceNative"]["source"] == "sol-execbench"
+           and m.name.startswith("sol-kernel-")]
     assert Counter(m.spec["role"] for m in sol) == {"candidate": 54, "reference": 9}
     names = {m.name for m in sol if m.spec["role"] == "reference"}
     assert {"sol-kernel-3-sol-bound", "sol-kernel-3-scoring-baseline",
@@ -206,6 +210,23 @@ def test_sol_run_values_follow_the_published_shape(imported):
     assert notes["kernelindex.dev/retrieved-at"] == "2026-09-06T20:48:35.569918+00:00"
     assert notes["kernelindex.dev/license"].startswith("UNCLEAR")
     assert notes["kernelindex.dev/upstream"].endswith("@4573e8a850a8c2fe68ebc2bf7964e970abce636b")
+
+
+def test_local_evaluator_runs_have_their_own_family(imported):
+    kinds = by_kind(imported)
+    families = {m.digest: m.spec["comparability"]["family"] for m in kinds["BenchmarkProtocol"]}
+    local = [m for m in kinds["BenchmarkRun"] if m.name.startswith("sol-local-")]
+    assert Counter(families[m.references()["protocolDigest"]] for m in local) == \
+        {"sol_execbench_local": 17}
+    run = next(m for m in local if m.name == "sol-local-119-moe-grouped-initial-trial-1-"
+               "2ae30e36-6f16-5fd1-956f-a111141360c5")
+    assert run.spec["timing"]["latencyNs"] == {"mean": 99327535.5}
+    assert run.spec["sourceNative"]["metrics"]["median_latency_sol_score"] == 0.1084926711235176
+    assert run.spec["observedAt"] == "2026-09-06T18:45:57.859Z"
+    environment = next(m for m in kinds["ExecutionEnvironment"]
+                       if m.digest == run.references()["environmentDigest"])
+    assert environment.spec["hardware"]["clocks"] == {"mode": "unlocked"}
+    assert environment.spec["software"]["libraries"]["torch"] == "2.9.0+cu130"
 
 
 def test_flashinfer_trace_run_values(imported):
@@ -295,7 +316,7 @@ def test_skip_invalid_leaves_out_the_bad_row_only(store, tmp_path):
     del value["response"]["data"]["rankings"][3]["submitted_at"]
     board.write_text(json.dumps(value))
     report = import_files(store, "sol-execbench", [str(data)], skip_invalid=True)
-    assert report.runs == 62
+    assert report.runs == 63 + 17 - 1
     [problem] = report.skipped
     assert problem.pointer == "/response/data/rankings/3"
     assert "'submitted_at' is a required property" in problem.message

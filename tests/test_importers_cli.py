@@ -47,11 +47,15 @@ def test_second_import_json_reports_everything_unchanged(runner, store_path):
     assert snapshot(store_path) == before
 
 
-def test_directory_walk_notes_ignored_files(runner, store_path):
-    result = run(runner, store_path, "import", "sol-execbench", str(DATA / "sol-execbench"))
+def test_directory_walk_notes_ignored_files(runner, store_path, tmp_path):
+    folder = tmp_path / "kernelbench"
+    shutil.copytree(DATA / "kernelbench/H100_Modal", folder / "H100_Modal")
+    shutil.copy(DATA / "kernelbench/SOURCE.md", folder)  # names files relative to the data
+    (folder / "H100_Modal/notes.txt").write_text("not data")
+    result = run(runner, store_path, "import", "kernelbench", str(folder))
     assert result.exit_code == 0, result.output
-    assert ("note: sol-execbench/runs/119-moe-grouped-initial/run.json: not an import format "
-            "of sol-execbench (ignored)") in result.stderr.splitlines()
+    assert ("note: kernelbench/H100_Modal/notes.txt: not an import format of kernelbench "
+            "(ignored)") in result.stderr.splitlines()
 
 
 def _broken_board(tmp_path):

@@ -10,17 +10,20 @@ Reads (``shared/data/sol-execbench/SOURCE.md`` describes every field):
 * ``definition.json`` + ``workload.jsonl`` (+ optional ``metadata.json``) in one folder --
   a problem definition: one Workload with its cases and reference source.
 
-Files under ``runs/`` (a third party's local evaluator on unlocked clocks, not leaderboard
-numbers) are not imported; a directory walk lists them as ignored.
+* a local evaluator run folder (``summary.json`` + ``trial-*.jsonl``, under ``runs/``): a
+  third party's runs on unlocked clocks, not leaderboard numbers, imported under their own
+  protocol family ``sol_execbench_local`` by :mod:`.sol_execbench_runs`.
 """
 
 from __future__ import annotations
 
 import re
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from ..errors import KistoreError, MultipleErrors
+from . import sol_execbench_runs
 from .common import (
     Plan,
     Record,
@@ -154,19 +157,24 @@ def plan(files: list[SourceFile]) -> Plan:
         files: from :func:`~.common.expand`.
 
     Returns:
-        One record per ranking row of each snapshot, one per problem folder. In a
-        directory, snapshots are ``leaderboard*snapshot*.json`` and files of other formats
-        (``runs/``) are listed as ignored; a ``.json`` file named explicitly is read as a
-        snapshot.
+        One record per ranking row of each snapshot, one per problem folder, one per
+        trace line of a local run folder (:mod:`.sol_execbench_runs`). In a directory,
+        snapshots are ``leaderboard*snapshot*.json`` and files of other formats are listed
+        as ignored; a ``.json`` file named explicitly is read as a snapshot.
 
     Raises:
         MultipleErrors: a file named explicitly that is not a snapshot or problem file.
     """
     result = Plan()
     problems: dict[str, SourceFile] = {}
+    run_folders: dict[str, tuple[Path, str]] = {}
     unknown: list[KistoreError] = []
     for source in files:
-        if source.path.name in _PROBLEM_FILES:
+        if sol_execbench_runs.is_run_folder(source.path.parent):
+            folder = source.path.parent
+            run_folders.setdefault(str(folder.resolve()),
+                                   (folder, source.name.rsplit("/", 1)[0]))
+        elif source.path.name in _PROBLEM_FILES:
             folder = source.path.parent / "definition.json"
             problems.setdefault(str(folder.resolve()), SourceFile(
                 folder, source.name.rsplit("/", 1)[0] + "/definition.json", source.explicit))
@@ -181,6 +189,8 @@ def plan(files: list[SourceFile]) -> Plan:
             result.ignored.append(source.name)
     if unknown:
         raise MultipleErrors(list(unknown))
+    for folder, name in run_folders.values():
+        result.records.extend(sol_execbench_runs.folder_records(folder, name))
     for definition in problems.values():
         result.records.append(Record(definition.name, partial(_problem, definition),
                                      label=f"problem {definition.name}"))
