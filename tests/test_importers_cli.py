@@ -30,7 +30,7 @@ def test_import_prints_counts_per_kind_and_commits(runner, store_path):
     ]
     assert lines[6] == "15 runs from 15 records; 0 skipped, 0 files ignored"
     assert git(store_path, "status", "--porcelain") == ""
-    assert "kistore import sol-execbench: 15 runs from 1 files" in git(
+    assert "kistore import sol-execbench: 15 runs from 1 file" in git(
         store_path, "log", "-1", "--format=%s")
 
 

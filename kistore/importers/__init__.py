@@ -144,7 +144,8 @@ def run_import(
     files = len({r.file for r in plan.records})
     results = store.add(
         manifests, commit=commit, origins=origins,
-        message=message or f"kistore import {source}: {runs} runs from {files} files",
+        message=message or (f"kistore import {source}: {runs} run{'s' * (runs != 1)} from "
+                            f"{files} file{'s' * (files != 1)}"),
     )
     return ImportReport(source, results, skipped, plan.ignored, len(plan.records))
 

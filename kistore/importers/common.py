@@ -342,6 +342,18 @@ def hardware(product: str) -> dict[str, str]:
     return out
 
 
+def software(libs: dict[str, str]) -> dict[str, Any]:
+    """Return an ExecutionEnvironment ``software`` object from a trace's ``libs``.
+
+    ``libraries`` keeps ``libs`` verbatim; ``cuda`` repeats ``libs["cuda"]`` where given,
+    in the field the index shows as the CUDA version.
+    """
+    out: dict[str, Any] = {"libraries": dict(libs)}
+    if "cuda" in libs:
+        out["cuda"] = libs["cuda"]
+    return out
+
+
 def manifest(kind: str, name: str, spec: dict[str, Any], *, title: str | None = None,
              annotations: dict[str, str] | None = None,
              labels: dict[str, str] | None = None) -> dict[str, Any]:

@@ -40,6 +40,7 @@ from .common import (
     parse_time,
     provenance,
     slug,
+    software,
     trace_outcome,
 )
 
@@ -301,9 +302,7 @@ def environment_manifest(environment: dict[str, Any]) -> dict[str, Any]:
     libs: dict[str, str] = environment.get("libs") or {}
     spec: dict[str, Any] = {"hardware": hardware(device)}
     if libs:
-        spec["software"] = {"libraries": dict(libs)}
-        if "cuda" in libs:
-            spec["software"]["cuda"] = libs["cuda"]
+        spec["software"] = software(libs)
     versions = [f"{k}-{v}" for k, v in sorted(libs.items())]
     return manifest(
         "ExecutionEnvironment", slug("flashinfer-trace", device.removeprefix("NVIDIA "),

@@ -35,6 +35,7 @@ from .common import (
     parse_time,
     provenance,
     slug,
+    software,
     trace_outcome,
 )
 
@@ -221,9 +222,7 @@ class LocalRun:
         clocks = self.summary["clock_mode"]
         spec: dict[str, Any] = {"hardware": {**hardware(device), "clocks": {"mode": clocks}}}
         if libs:
-            spec["software"] = {"libraries": dict(libs)}
-            if "cuda" in libs:
-                spec["software"]["cuda"] = libs["cuda"]
+            spec["software"] = software(libs)
         versions = [f"{k}-{v}" for k, v in sorted(libs.items())]
         return manifest(
             "ExecutionEnvironment", slug("sol-local", device.removeprefix("NVIDIA "), *versions,
