@@ -129,4 +129,6 @@ def test_missing_path_exits_1(runner, store_path, tmp_path):
 def test_help_has_an_example(runner):
     result = runner.invoke(main, ["import", "--help"])
     assert result.exit_code == 0
-    assert "Example:" in result.output and "kistore import" in result.output
+    lines = [line.strip() for line in result.output.splitlines()]
+    assert "Example:" in lines and "\\b" not in result.output  # click kept the \b paragraph
+    assert "kistore import --commit sol-execbench ../shared/data/sol-execbench" in lines

@@ -26,7 +26,7 @@ SOURCE_NAMES = ("sol-execbench", "flashinfer-trace", "kernelbench")
 @pass_ctx
 def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: bool,
             message: str | None, skip_invalid: bool, as_json: bool) -> None:
-    r"""Import a source's files or directories: runs and what they reference.
+    """Import a source's files or directories: runs and what they reference.
 
     SOURCE is sol-execbench, flashinfer-trace or kernelbench; FILE is a file or a folder of
     that source (folders are walked; files of other formats are listed as ignored). All or
