@@ -155,7 +155,8 @@ def check_gitattributes(data: bytes | None) -> list[Finding]:
             return []
     return [Finding(GITATTRIBUTES_MISSING, "nothing stops end-of-line or filter conversion of "
                     "store/", file=".gitattributes",
-                    expected="store/** -text -eol -filter -ident -working-tree-encoding")]
+                    expected="store/** -text -eol -filter -ident -working-tree-encoding",
+                    found="no such line")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,13 +371,13 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
         if focus is not None and digest not in focus:
             continue
         if e.has_metadata and not e.has_object:
-            findings.append(Finding(METADATA_WITHOUT_OBJECT, f"no object file for {digest}",
-                                    file=layout.metadata_path(digest),
-                                    expected=layout.object_path(digest)))
+            findings.append(Finding(
+                METADATA_WITHOUT_OBJECT, f"no object file {layout.object_path(digest)}",
+                file=layout.metadata_path(digest)))
         if e.has_object and not e.has_metadata:
-            findings.append(Finding(OBJECT_WITHOUT_METADATA, f"no metadata file for {digest}",
-                                    file=layout.object_path(digest),
-                                    expected=layout.metadata_path(digest)))
+            findings.append(Finding(
+                OBJECT_WITHOUT_METADATA, f"no metadata file {layout.metadata_path(digest)}",
+                file=layout.object_path(digest)))
         for field_name, ref in e.references.items():
             target = entries.get(Digest.from_str(ref))
             pointer = f"/spec/{field_name}"

@@ -63,3 +63,43 @@ def snapshot(path: Path) -> dict[str, bytes]:
         str(p.relative_to(path)): p.read_bytes()
         for p in sorted(path.rglob("*")) if p.is_file() and ".git" not in p.parts
     }
+
+
+# -- verify / check / hooks helpers ------------------------------------------------------
+
+def commit_all(path: Path, message: str = "change") -> str:
+    """Stage everything and commit past any hooks (as a careless or hostile pusher would)."""
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "--no-verify", "-m", message)
+    return git(path, "rev-parse", "HEAD").strip()
+
+
+def store_file(digest: str, base: str = "objects") -> str:
+    """Repository path of the object (or metadata) file of ``sha256:<hex>``."""
+    hex_ = digest.removeprefix("sha256:")
+    return f"store/{base}/sha256/{hex_[:2]}/{hex_[2:]}.json"
+
+
+def write_raw(root: Path, rel: str, data: bytes) -> None:
+    """Write bytes at a repository path, bypassing kistore (how tampering happens)."""
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_bytes(data)
+
+
+def other_environment(bundle: dict, product: str = "NVIDIA H100") -> dict:
+    """A valid ExecutionEnvironment manifest that is not in the published record."""
+    env = json.loads(json.dumps(bundle["environment"]))
+    env["spec"]["hardware"]["product"] = product
+    env["metadata"]["name"] = "env-" + product.lower().replace(" ", "-")
+    return env
+
+
+@pytest.fixture
+def published(store_path: Path) -> Path:
+    """A store holding the published record (run, protocol, environment), committed."""
+    from kistore.inputs import read_inputs
+    from kistore.store import Store
+
+    Store(store_path).add([x.manifest for x in read_inputs([str(BUNDLE)])],
+                          allow_dangling=True, commit=True, message="add published record")
+    return store_path

@@ -66,7 +66,12 @@ def github_annotation(finding: Finding) -> str:
             props.append(f"line={finding.line}")
             props.append(f"col={finding.column or 1}")
     props.append(f"title={_escape(f'{finding.rule.id} {finding.rule.name}', True)}")
-    message = finding.format() + f" -- {finding.rule.hint}"
+    message = f"{finding.rule.id} {finding.rule.name}: {finding.message}"
+    if finding.pointer:
+        message = f"{finding.pointer}: {message}"
+    if finding.expected is not None or finding.found is not None:
+        message += f" (expected {finding.expected}, found {finding.found})"
+    message += f". Fix: {finding.rule.hint}"
     return f"::{_GITHUB_LEVEL[finding.severity]} {','.join(props)}::{_escape(message, False)}"
 
 

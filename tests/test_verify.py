@@ -1,0 +1,270 @@
+"""kistore.verify (pure checks) and kistore.audit (verify over a store): each rule fires on a
+fixture that breaks it, with the exact file, place and values; clean bytes yield nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kistore import audit, canonical, verify
+from kistore.digest import Digest
+from kistore.findings import RULES, exit_code
+from kistore.store import Store
+
+from .conftest import PUBLISHED, ROOT, commit_all, git, other_environment, store_file, write_raw
+
+PROTOCOL = store_file(PUBLISHED["protocol"])
+
+
+def ids(findings) -> list[tuple[str, str | None]]:
+    return [(f.rule.id, f.file) for f in findings]
+
+
+def path_of(data: bytes) -> str:
+    return store_file("sha256:" + hashlib.sha256(data).hexdigest())
+
+
+# -- pure checks on bytes ---------------------------------------------------------------
+
+def test_canonical_object_named_by_its_digest_has_no_findings(bundle):
+    data = canonical.dumps({k: bundle["protocol"][k] for k in ("apiVersion", "kind", "spec")})
+    assert path_of(data) == PROTOCOL  # the published digest, hand-checked in vectors
+    assert verify.check_object_bytes(PROTOCOL, data).findings == []
+
+
+def test_one_byte_edit_is_object_digest_mismatch(bundle):
+    data = canonical.dumps({k: bundle["protocol"][k] for k in ("apiVersion", "kind", "spec")})
+    tampered = data.replace(b"v1.1", b"v1.2", 1)
+    [finding] = verify.check_object_bytes(PROTOCOL, tampered).findings
+    assert finding.rule.id == "KI101" and finding.rule.name == "object-digest-mismatch"
+    assert finding.expected == PUBLISHED["protocol"]
+    assert finding.found == "sha256:" + hashlib.sha256(tampered).hexdigest()
+
+
+def test_other_spacing_is_not_canonical_with_line_and_column():
+    data = b'{"apiVersion":"kernelindex.dev/v1alpha1",\n "kind": "Workload","spec":{}}'
+    [finding] = verify.check_object_bytes(path_of(data), data).findings
+    assert finding.rule.id == "KI103"
+    # first difference: the newline after the first comma, byte 41, line 1 column 42
+    assert (finding.line, finding.column) == (1, 42)
+    assert finding.message == "bytes differ from the RFC 8785 form at byte 41"
+    assert finding.expected == repr('"kind":"Work') and finding.found == repr('\n "kind": "W')
+
+
+def test_first_difference_counts_lines_and_characters():
+    assert verify.first_difference(b'{\n  "\xc3\xa9":1}', b'{"\xc3\xa9":1}') == (1, 2, 1)
+    assert verify.first_difference(b'{"a":\n\n 1}', b'{"a":1}') == (1, 6, 5)
+    assert verify.first_difference(b'{"\xc3\xa9":\n2}', b'{"\xc3\xa9":2}') == (1, 6, 6)
+    assert verify.first_difference(b"[1]", b"[1]\n") == (1, 4, 3)
+
+
+def test_crlf_line_ends_are_reported_with_their_line():
+    data = b'{\r\n"apiVersion":"kernelindex.dev/v1alpha1","kind":"Workload","spec":{}}'
+    findings = verify.check_object_bytes(path_of(data), data).findings
+    assert [f.rule.id for f in findings] == ["KI105", "KI103"]
+    assert findings[0].line == 1 and findings[0].found == "CR LF"
+
+
+def test_parse_error_carries_line_column_and_pointer():
+    data = b'{"apiVersion":"x",\n "kind":"Workload","kind":"Workload"}'
+    [finding] = verify.check_object_bytes(path_of(data), data).findings
+    assert finding.rule.id == "KI102"
+    assert (finding.line, finding.column, finding.pointer) == (2, 20, "/kind")
+    assert "duplicate object key 'kind'" in finding.message
+
+
+def test_metadata_inside_an_object_is_schema_invalid():
+    data = canonical.dumps({"apiVersion": "a", "kind": "Workload", "metadata": {}, "spec": {}})
+    [finding] = verify.check_object_bytes(path_of(data), data).findings
+    assert (finding.rule.id, finding.pointer) == ("KI104", "/metadata")
+
+
+def test_schema_findings_go_to_the_file_that_holds_the_value(bundle):
+    env = other_environment(bundle)
+    env["spec"]["hardware"]["vendor"] = 7
+    obj = {k: env[k] for k in ("apiVersion", "kind", "spec")}
+    findings = verify.check_manifest_pair("o.json", "m.json", obj, {"name": "Bad Name"})
+    assert [(f.rule.id, f.file, f.pointer) for f in findings] == [
+        ("KI104", "m.json", "/name"), ("KI104", "o.json", "/spec/hardware/vendor")]
+    # missing metadata: the object part is still checked, metadata requirements are not
+    findings = verify.check_manifest_pair("o.json", "m.json", obj, None)
+    assert [(f.file, f.pointer) for f in findings] == [("o.json", "/spec/hardware/vendor")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.text(max_size=5), st.integers(-(2**53) + 1, 2**53 - 1)
+                       | st.text(max_size=8), max_size=5), st.data())
+def test_any_flipped_byte_of_a_canonical_object_is_caught(spec, data):
+    """Tampering with any byte of a stored object is never silent."""
+    document = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload", "spec": spec}
+    raw = canonical.dumps(document)
+    path = path_of(raw)
+    assert [f for f in verify.check_object_bytes(path, raw).findings if f.rule.id != "KI104"
+            ] == []
+    index = data.draw(st.integers(0, len(raw) - 1))
+    flipped = raw[:index] + bytes([raw[index] ^ data.draw(st.integers(1, 255))]) + raw[index + 1:]
+    rules = {f.rule.id for f in verify.check_object_bytes(path, flipped).findings}
+    assert "KI101" in rules
+
+
+# -- paths ------------------------------------------------------------------------------
+
+def test_layout_paths():
+    ok = store_file(PUBLISHED["run"])
+    assert verify.check_layout_path(ok) == []
+    assert verify.check_layout_path("store/trust/keys.toml") == []
+    assert verify.check_layout_path("README.md", 0o120000) == []  # outside store/: not ours
+    upper = ok.replace("38/4a", "38/4A")
+    for bad in (upper, "store/objects/sha256/38/x.json", "store/notes.txt", ok + ".tmp",
+                "store/objects/sha256/384a96d0ed68745873c797f08184670795010f215daabb29f4d68b6975"
+                "7854f6.json"):
+        assert ids(verify.check_layout_path(bad)) == [("KI110", bad)], bad
+    assert ids(verify.check_layout_path("store/policy/x", 0o160000)) == [
+        ("KI111", "store/policy/x")]
+
+
+def test_case_collisions_name_both_paths():
+    findings = verify.check_case_collisions(
+        ["store/policy/foo.json", "store/policy/Foo.json", "docs/A", "docs/a"])
+    assert ids(findings) == [("KI112", "store/policy/foo.json")]
+    assert findings[0].extra == {"collides_with": "store/policy/Foo.json"}
+
+
+def test_gitattributes_must_stop_conversion():
+    line = b"store/** -text -eol -filter -ident -working-tree-encoding\n"
+    assert verify.check_gitattributes(b"* text=auto\n" + line) == []
+    assert ids(verify.check_gitattributes(b"store/** -text\n")) == [("KI113", ".gitattributes")]
+    assert ids(verify.check_gitattributes(None)) == [("KI113", ".gitattributes")]
+
+
+# -- cross-file rules over a real store -------------------------------------------------
+
+def verify_ids(path: Path, at: str | None = None) -> list[tuple[str, str | None]]:
+    return ids(audit.verify(Store(path), at))
+
+
+def test_published_store_verifies_with_dangling_references_as_warnings(published):
+    findings = audit.verify(Store(published))
+    run = store_file(PUBLISHED["run"])
+    assert [(f.rule.id, f.file, f.pointer) for f in findings] == [
+        ("KI201", run, "/spec/implementationDigest"), ("KI201", run, "/spec/workloadDigest")]
+    assert exit_code(findings) == 0
+    assert audit.verify(Store(published), "HEAD") == findings
+
+
+def test_reference_to_wrong_kind(published, bundle, tmp_path):
+    run = json.loads(json.dumps(bundle["run"]))
+    run["spec"]["workloadDigest"] = PUBLISHED["environment"]
+    run["metadata"]["name"] = "misdirected"
+    data = canonical.dumps({k: run[k] for k in ("apiVersion", "kind", "spec")})
+    write_raw(published, path_of(data), data)
+    write_raw(published, path_of(data).replace("objects", "metadata"),
+              canonical.dumps(run["metadata"]))
+    findings = [f for f in audit.verify(Store(published)) if f.rule.id == "KI202"]
+    assert [(f.file, f.pointer, f.expected, f.found) for f in findings] == [
+        (path_of(data), "/spec/workloadDigest", "Workload", "ExecutionEnvironment")]
+
+
+def test_object_without_metadata(published):
+    meta = store_file(PUBLISHED["environment"], "metadata")
+    (published / meta).unlink()
+    assert ("KI204", store_file(PUBLISHED["environment"])) in verify_ids(published)
+
+
+def test_name_used_twice_in_one_kind(published, bundle):
+    env = other_environment(bundle)
+    env["metadata"]["name"] = bundle["environment"]["metadata"]["name"]
+    data = canonical.dumps({k: env[k] for k in ("apiVersion", "kind", "spec")})
+    write_raw(published, path_of(data), data)
+    meta_path = path_of(data).replace("objects", "metadata")
+    write_raw(published, meta_path, canonical.dumps(env["metadata"]))
+    first, second = sorted([PUBLISHED["environment"], "sha256:" + hashlib.sha256(data).hexdigest()])
+    [finding] = [f for f in audit.verify(Store(published)) if f.rule.id == "KI205"]
+    assert finding.file == store_file(second, "metadata") and finding.pointer == "/name"
+    assert finding.message == (
+        f"ExecutionEnvironment name 'sol-execbench-b200-v1-1' is also used by {first}")
+
+
+def test_parse_error_in_metadata(published):
+    meta = store_file(PUBLISHED["protocol"], "metadata")
+    (published / meta).write_bytes(b'{"name": }')
+    findings = [f for f in audit.verify(Store(published)) if f.rule.id == "KI102"]
+    assert [(f.file, f.line, f.column) for f in findings] == [(meta, 1, 10)]
+
+
+def test_missing_gitattributes_is_reported(published):
+    (published / ".gitattributes").unlink()
+    assert ("KI113", ".gitattributes") in verify_ids(published)
+
+
+def test_stray_file_in_the_layout(published):
+    write_raw(published, "store/objects/sha256/38/.tmp123", b"x")
+    assert ("KI110", "store/objects/sha256/38/.tmp123") in verify_ids(published)
+
+
+def test_every_problem_is_reported_not_just_the_first(published):
+    for digest in PUBLISHED.values():
+        path = published / store_file(digest)
+        path.write_bytes(path.read_bytes() + b" ")
+    findings = audit.verify(Store(published))
+    assert sorted(f.file for f in findings if f.rule.id == "KI101") == sorted(
+        store_file(d) for d in PUBLISHED.values())
+    assert sum(f.rule.id == "KI103" for f in findings) == 3
+
+
+def test_verify_at_reads_git_not_the_work_tree(published):
+    (published / PROTOCOL).write_bytes(b"garbage")
+    assert ("KI101", PROTOCOL) in verify_ids(published)
+    assert [i for i in verify_ids(published, "HEAD") if i[0] != "KI201"] == []
+
+
+def test_verify_works_in_a_bare_clone(published, tmp_path):
+    (published / PROTOCOL).write_bytes(b"{}")
+    commit_all(published, "corrupt")
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(published), str(bare))
+    findings = audit.verify(Store(bare))
+    assert ("KI101", PROTOCOL) in ids(findings) and ("KI401", PROTOCOL) in ids(findings)
+
+
+def test_extra_checkers_run_after_the_contents_check(published):
+    from kistore.findings import Finding
+
+    seen = []
+
+    def checker(store, at):
+        seen.append(at)
+        return [Finding(RULES["KI101"], "from a plug-in", file="x")]
+
+    findings = audit.verify(Store(published), "HEAD", checkers=[checker])
+    assert seen == ["HEAD"] and findings[-1].message == "from a plug-in"
+
+
+def test_history_of_an_empty_repository_is_clean(tmp_path):
+    git(tmp_path, "init", "-q", "-b", "main")
+    assert audit.check_history(Store(tmp_path)) == []
+
+
+# -- docs/rules.md documents every rule -------------------------------------------------
+
+def test_every_rule_has_a_row_in_docs_rules():
+    import kistore.gate  # noqa: F401 - registers the gate's rules
+
+    text = (ROOT / "docs" / "rules.md").read_text()
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| (KI\d{3}) \| ([a-z-]+) \|", text,
+                                                        re.M)}
+    for rule in RULES.values():
+        if rule.id.startswith(("KI1", "KI2", "KI4")):
+            assert rows.get(rule.id) == rule.name, rule.id
+
+
+def test_digest_type_is_used_for_references():
+    entry = verify.entry_from(Digest("0" * 64), {"kind": "BenchmarkRun", "spec": {
+        "workloadDigest": "sha256:" + "1" * 64, "protocolDigest": "not a digest"}}, None,
+        has_object=True, has_metadata=False)
+    assert entry.references == {"workloadDigest": "sha256:" + "1" * 64}
