@@ -134,10 +134,16 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, fmt: str | None,
       kistore check --format github "$BASE_SHA..$HEAD_SHA"
       kistore check --updates -        # in a pre-receive hook
     """
-    from ..gate import check_range, check_updates
+    from ..errors import InputError
+    from ..gate import check_range, check_updates, parse_range
 
     if (range_ is None) == (updates is None):
         raise click.UsageError("give either BASE..HEAD or --updates FILE")
+    if range_ is not None:
+        try:
+            parse_range(range_)
+        except InputError as e:
+            raise click.BadParameter(e.message, param_hint="BASE..HEAD") from None
     store = ctx.store()
     if updates is not None:
         lines = [line.split() for line in updates if line.strip()]
