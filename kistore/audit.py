@@ -183,6 +183,8 @@ def check_contents(snap: Snapshot, *, focus: set[str] | None = None,
     def wanted(path: str) -> bool:
         return focus is None or path in focus
 
+    if focus is not None and not focus:
+        return []  # nothing under store/ changed: skip reading the tree
     findings: list[Finding] = []
     if focus is None or GITATTRIBUTES in focus:
         findings += check_gitattributes(snap.read(GITATTRIBUTES))

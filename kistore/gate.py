@@ -15,6 +15,7 @@ hands ``pre-receive``), and refuses non-fast-forward updates of protected refs.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -83,6 +84,7 @@ def check_range(store: Any, spec: str) -> list[Finding]:
     """
     base_rev, head_rev = parse_range(spec)
     repo = store.repo
+    admit_quarantine(repo)
     base, head = store.commit(base_rev), store.commit(head_rev)
     if base.id != head.id and not repo.descendant_of(head.id, base.id):
         return [Finding(
@@ -188,8 +190,16 @@ def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
     """
     protected = protected_refs(store) if protected is None else protected
     repo = store.repo
+    admit_quarantine(repo)
     findings: list[Finding] = []
     for old, new, ref in updates:
+        if old != ZERO and repo.get(old) is None:  # pre-push: the remote moved, not fetched
+            if ref in protected:
+                findings.append(Finding(
+                    REF_NOT_FAST_FORWARD, f"{ref} is at {old[:12]}, which this clone does not "
+                    "have: fetch and merge it before pushing", extra={"ref": ref, "old": old}))
+                continue
+            old = ZERO
         fast_forward = old == ZERO or (new != ZERO and repo.descendant_of(new, old)) or old == new
         if ref in protected and (new == ZERO or not fast_forward):
             what = "deletion" if new == ZERO else f"non-fast-forward update {old[:12]}..{new[:12]}"
@@ -204,6 +214,25 @@ def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
         else:
             findings += check_range(store, f"{base}..{new}")
     return findings
+
+
+def admit_quarantine(repo: Any) -> None:
+    """Make objects a push is still bringing in readable (inside a ``pre-receive`` hook).
+
+    git keeps pushed objects in a quarantine directory until ``pre-receive`` accepts them
+    and tells the hook where through ``GIT_OBJECT_DIRECTORY``/``GIT_QUARANTINE_PATH``;
+    libgit2 ignores those variables, so they are added as alternates of ``repo``'s object
+    database. Outside a hook (no such variables) nothing happens.
+
+    Args:
+        repo: the ``pygit2.Repository`` to read pushed objects from.
+    """
+    admitted = repo.__dict__.setdefault("_kistore_admitted", set())
+    for var in ("GIT_QUARANTINE_PATH", "GIT_OBJECT_DIRECTORY"):
+        path = os.environ.get(var)
+        if path and os.path.isdir(path) and os.path.abspath(path) not in admitted:
+            repo.odb.add_disk_alternate(os.path.abspath(path))
+            admitted.add(os.path.abspath(path))
 
 
 def _merge_base(store: Any, new: str, old: str, protected: set[str]) -> str | None:
