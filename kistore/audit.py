@@ -23,6 +23,7 @@ from . import layout
 from .digest import Digest
 from .findings import ERROR, Finding, rule
 from .verify import (
+    FILE_MODES,
     Entry,
     check_case_collisions,
     check_entries,
@@ -188,19 +189,19 @@ def check_contents(snap: Snapshot, *, focus: set[str] | None = None,
     findings: list[Finding] = []
     if focus is None or GITATTRIBUTES in focus:
         findings += check_gitattributes(snap.read(GITATTRIBUTES))
-    for path, mode in snap.modes.items():
-        if wanted(path):
-            findings += check_layout_path(path, mode)
     findings += [f for f in check_case_collisions(snap.modes)
                  if wanted(f.file or "") or wanted(f.extra["collides_with"])]
 
     objects: dict[Digest, tuple[str, Any]] = {}
     metadata: dict[Digest, tuple[str, Any]] = {}
-    for path in snap.modes:
+    for path, mode in snap.modes.items():
         digest = layout.digest_from_path(path)
-        if digest is None or path not in (layout.object_path(digest),
-                                          layout.metadata_path(digest)):
-            continue
+        if digest is None or mode not in FILE_MODES or path not in (
+                layout.object_path(digest), layout.metadata_path(digest)):
+            if wanted(path):  # only these can be outside the layout or not regular files
+                findings += check_layout_path(path, mode)
+            if digest is None:
+                continue
         is_object = path.startswith(layout.OBJECTS_DIR + "/")
         data = snap.read(path)
         if data is None:  # a symlink or submodule: reported by check_layout_path

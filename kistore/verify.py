@@ -15,8 +15,11 @@ metadata and names, KI3xx attestations (elsewhere), KI4xx history and the gate.
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from . import canonical, layout
@@ -24,7 +27,7 @@ from .digest import Digest, is_digest
 from .errors import CanonicalFormError, ParseError
 from .findings import ERROR, WARNING, Finding, rule
 from .model import REFERENCE_FIELDS
-from .schema import KINDS, check_manifest
+from .schema import KINDS, SCHEMA_BASE, check_manifest, load_schema, schema_names
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
@@ -187,11 +190,10 @@ def check_object_bytes(path: str, data: bytes) -> Parsed:
         apiVersion, kind, spec.
     """
     findings = []
-    named = layout.digest_from_path(path)
-    found = "sha256:" + hashlib.sha256(data).hexdigest()
-    if named is not None and str(named) != found:
+    found = Digest(hashlib.sha256(data).hexdigest())
+    if layout.object_path(found) != path and (named := layout.digest_from_path(path)):
         findings.append(Finding(OBJECT_DIGEST_MISMATCH, "sha256 of the file is not its name",
-                                file=path, expected=str(named), found=found))
+                                file=path, expected=str(named), found=str(found)))
     parsed = _check_json_bytes(path, data)
     findings.extend(parsed.findings)
     if isinstance(parsed.value, dict):
@@ -223,6 +225,9 @@ def _check_json_bytes(path: str, data: bytes) -> Parsed:
         findings.append(Finding(CRLF_LINE_ENDS, "carriage return in stored bytes", file=path,
                                 line=line, expected="no CR (canonical bytes have no line ends)",
                                 found="CR LF"))
+    value = _plainly_canonical(data)
+    if value is not None:
+        return Parsed(findings, value)
     try:
         value = canonical.loads(data, file=path)
     except ParseError as e:
@@ -241,6 +246,41 @@ def _check_json_bytes(path: str, data: bytes) -> Parsed:
             line=line, column=column, expected=_excerpt(expected, offset),
             found=_excerpt(data, offset)))
     return Parsed(findings, value)
+
+
+# Bytes that might be canonicaljson's output yet not RFC 8785's, or that json.loads accepts
+# and kistore's strict parser does not: integral floats ("1.0", "-0.0"), Python's exponent
+# form ("1e-05", "1e+16"), a 4-byte UTF-8 sequence (beyond U+FFFF: UTF-16 key order), and a
+# run of 16 digits (an integer that may exceed 2**53 - 1). Plain searches, each much faster
+# than one combined pattern.
+_DOUBTFUL = (re.compile(rb"\.0(?![0-9])"), re.compile(rb"e[-+][0-9]"), re.compile(rb"[\xf0-\xff]"),
+             re.compile(rb"[0-9]{16}"))
+_canonical_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"),
+                                      sort_keys=True)
+
+
+def _plainly_canonical(data: bytes) -> Any:
+    """Parse ``data`` when a fast test proves it strict, canonical JSON; else return None.
+
+    The strict parser and :func:`kistore.canonical.dumps` walk every value in Python; this
+    test runs in C. ``json.loads`` accepts more than :func:`kistore.canonical.loads`, and
+    ``canonicaljson`` (stdlib JSON with sorted keys, no spaces) differs from RFC 8785 in a
+    few cases, so the bytes count as canonical only when re-encoding reproduces them exactly
+    (which rules out duplicate keys, whitespace, a byte-order mark, NaN, values beyond the
+    double range and lone surrogates) and they hold nothing in :data:`_DOUBTFUL` and at most
+    :data:`kistore.canonical.MAX_DEPTH` brackets. None means "take the exact path", never
+    "not canonical"; a property test holds this to :func:`kistore.canonical.is_canonical`.
+    """
+    if data.count(b"{") + data.count(b"[") > canonical.MAX_DEPTH:
+        return None
+    if any(pattern.search(data) for pattern in _DOUBTFUL):
+        return None
+    try:
+        value = json.loads(data)
+        same = _canonical_encoder.encode(value).encode("utf-8") == data
+    except (ValueError, TypeError, RecursionError, UnicodeError):
+        return None
+    return value if same else None
 
 
 def first_difference(data: bytes, expected: bytes) -> tuple[int, int, int]:
@@ -280,6 +320,8 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
                         pointer="")]
     document = {k: v for k, v in obj.items() if k in _HASHED_KEYS}
     document["metadata"] = metadata if metadata is not None else {"name": "placeholder"}
+    if _fast_valid(document):
+        return []
     findings = []
     for error in check_manifest(document):
         pointer = error.pointer or ""
@@ -292,6 +334,35 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
             findings.append(Finding(SCHEMA_INVALID, error.message, file=object_path,
                                     pointer=pointer))
     return findings
+
+
+def _fast_valid(document: dict[str, Any]) -> bool:
+    """Return True when ``document`` validates against its kind's schema (fast path).
+
+    python-jsonschema (:func:`kistore.schema.check_manifest`) takes milliseconds per
+    manifest; jsonschema-rs takes microseconds. The fast validator only answers "valid";
+    findings always come from :mod:`kistore.schema`, so their text and pointers are the
+    ones ``kistore add`` prints. ``date-time`` uses the same RFC 3339 checker as
+    :mod:`kistore.schema` (jsonschema-rs alone accepts a lowercase ``t``), so the fast path
+    is never more lenient (a property test holds it to that).
+    """
+    kind = document.get("kind")
+    return kind in KINDS and bool(_fast_validator(str(kind)).is_valid(document))
+
+
+@cache
+def _fast_validator(kind: str) -> Any:
+    import jsonschema_rs
+    import rfc3339_validator
+
+    def no_network(uri: str) -> Any:
+        raise ValueError(f"schema {uri} is not shipped with kistore")
+
+    registry = jsonschema_rs.Registry(
+        [(SCHEMA_BASE + n, load_schema(n)) for n in schema_names()], retriever=no_network)
+    return jsonschema_rs.validator_for(
+        load_schema(f"{kind}.json"), registry=registry, validate_formats=True,
+        formats={"date-time": rfc3339_validator.validate_rfc3339}, retriever=no_network)
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,7 +430,8 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
     """
     findings: list[Finding] = []
     owners: dict[tuple[str, str], Digest] = {}
-    for digest in sorted(entries):
+    by_text = {str(d): e for d, e in entries.items()}  # references are digest text
+    for digest in sorted(entries, key=lambda d: d.hex):
         e = entries[digest]
         if e.kind is not None and e.name is not None:
             owner = owners.setdefault((e.kind, e.name), digest)
@@ -379,7 +451,7 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                 OBJECT_WITHOUT_METADATA, f"no metadata file {layout.metadata_path(digest)}",
                 file=layout.object_path(digest)))
         for field_name, ref in e.references.items():
-            target = entries.get(Digest.from_str(ref))
+            target = by_text.get(ref)
             pointer = f"/spec/{field_name}"
             if target is None or not target.has_object:
                 findings.append(Finding(REFERENCE_UNRESOLVED, f"{ref} is not in the store",

@@ -268,3 +268,74 @@ def test_digest_type_is_used_for_references():
         "workloadDigest": "sha256:" + "1" * 64, "protocolDigest": "not a digest"}}, None,
         has_object=True, has_metadata=False)
     assert entry.references == {"workloadDigest": "sha256:" + "1" * 64}
+
+
+# -- the fast paths never say "fine" when the exact path would not ----------------------
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**60), 2**60)
+    | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=6)
+    | st.sampled_from(["\ud800", "\U0001f600", "1.0", "e-5", "\u2028"]),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(max_size=4) | st.sampled_from(["\U0001f600", "\uffff", "a"]),
+                      children, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_json_values, st.sampled_from(["canonicaljson", "spaced", "canonical"]), st.data())
+def test_fast_canonical_path_agrees_with_the_exact_one(value, style, data):
+    """Bytes the fast test accepts are exactly the bytes kistore.canonical accepts."""
+    import canonicaljson
+
+    try:
+        if style == "canonicaljson":
+            raw = canonicaljson.encode_canonical_json(value)
+        elif style == "spaced":
+            raw = json.dumps(value, sort_keys=True).encode("utf-8", "surrogatepass")
+        else:
+            raw = canonical.dumps(value)
+    except (ValueError, TypeError, UnicodeError, canonical.CanonicalFormError):
+        return
+    if data.draw(st.booleans()) and raw:
+        i = data.draw(st.integers(0, len(raw) - 1))
+        raw = raw[:i] + data.draw(st.sampled_from([b"", b" ", b"1", b'"', b"\xff"])) + raw[i + 1:]
+    if verify._plainly_canonical(raw) is not None:
+        assert canonical.is_canonical(raw), raw
+
+
+def test_fast_canonical_path_declines_what_the_strict_parser_rejects():
+    for raw in (b'{"a":1,"a":1}', b"[9007199254740993]", b"[1.0]", b"[1e-7]", b"[NaN]",
+                b'["\\ud800"]', b"\xef\xbb\xbf{}", b"[" * 65 + b"]" * 65,
+                b'{"\xf0\x9f\x98\x80":1}'):
+        assert verify._plainly_canonical(raw) is None, raw
+    assert verify._plainly_canonical(b'{"a":[1,2.5,"x"]}') == {"a": [1, 2.5, "x"]}
+
+
+def test_published_objects_take_the_fast_paths(bundle):
+    for name in ("run", "protocol", "environment"):
+        document = bundle[name]
+        raw = canonical.dumps({k: document[k] for k in ("apiVersion", "kind", "spec")})
+        assert verify._plainly_canonical(raw) == json.loads(raw), name
+        assert verify._fast_valid(document), name
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["run", "protocol", "environment"]), st.data())
+def test_fast_schema_check_is_never_more_lenient(bundle_kind, data):
+    """jsonschema-rs answers "valid" only when python-jsonschema finds nothing too."""
+    from kistore.schema import check_manifest
+
+    document = json.loads((ROOT.parent / "shared/examples/"
+                           "sol-execbench-submission-20464.bundle.json").read_text())[bundle_kind]
+    node = document
+    path = []
+    while isinstance(node, dict) and node and data.draw(st.booleans()):
+        key = data.draw(st.sampled_from(sorted(node)))
+        path.append(key)
+        parent, node = node, node[key]
+    if path:
+        parent[path[-1]] = data.draw(st.none() | st.integers() | st.text(max_size=30) | st.just(
+            "2026-07-10t06:41:58Z") | st.just({}) | st.just([]) | st.just("sha256:" + "A" * 64))
+    if verify._fast_valid(document):
+        assert check_manifest(document) == [], path
