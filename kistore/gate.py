@@ -15,7 +15,6 @@ hands ``pre-receive``), and refuses non-fast-forward updates of protected refs.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -23,6 +22,7 @@ from . import layout
 from .audit import (
     GITATTRIBUTES,
     TreeSnapshot,
+    admit_quarantine,
     ancestry,
     check_contents,
     check_history,
@@ -214,25 +214,6 @@ def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
         else:
             findings += check_range(store, f"{base}..{new}")
     return findings
-
-
-def admit_quarantine(repo: Any) -> None:
-    """Make objects a push is still bringing in readable (inside a ``pre-receive`` hook).
-
-    git keeps pushed objects in a quarantine directory until ``pre-receive`` accepts them
-    and tells the hook where through ``GIT_OBJECT_DIRECTORY``/``GIT_QUARANTINE_PATH``;
-    libgit2 ignores those variables, so they are added as alternates of ``repo``'s object
-    database. Outside a hook (no such variables) nothing happens.
-
-    Args:
-        repo: the ``pygit2.Repository`` to read pushed objects from.
-    """
-    admitted = repo.__dict__.setdefault("_kistore_admitted", set())
-    for var in ("GIT_QUARANTINE_PATH", "GIT_OBJECT_DIRECTORY"):
-        path = os.environ.get(var)
-        if path and os.path.isdir(path) and os.path.abspath(path) not in admitted:
-            repo.odb.add_disk_alternate(os.path.abspath(path))
-            admitted.add(os.path.abspath(path))
 
 
 def _merge_base(store: Any, new: str, old: str, protected: set[str]) -> str | None:

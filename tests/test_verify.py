@@ -232,6 +232,21 @@ def test_verify_works_in_a_bare_clone(published, tmp_path):
     assert ("KI101", PROTOCOL) in ids(findings) and ("KI401", PROTOCOL) in ids(findings)
 
 
+def test_a_pool_of_workers_finds_exactly_what_one_process_finds(published, bundle):
+    (published / PROTOCOL).write_bytes(b'{"kind":"Workload"}')
+    (published / store_file(PUBLISHED["environment"], "metadata")).unlink()
+    env = other_environment(bundle)
+    data = json.dumps({k: env[k] for k in ("apiVersion", "kind", "spec")}).encode()
+    write_raw(published, path_of(data), data)
+    commit_all(published, "damage")
+    store = Store(published)
+    for at in (None, "HEAD"):
+        alone = audit.check_contents(audit.snapshot(store, at), workers=1)
+        pooled = audit.check_contents(audit.snapshot(store, at), workers=2)
+        assert pooled == alone
+        assert {"KI101", "KI103", "KI104", "KI204"} <= {f.rule.id for f in alone}
+
+
 def test_extra_checkers_run_after_the_contents_check(published):
     from kistore.findings import Finding
 
