@@ -281,8 +281,8 @@ def check_unit(snap: Snapshot, unit: Unit) -> tuple[list[Finding], Entry]:
     for i, (path, check, checker) in enumerate((
             (object_path, check_object, check_object_bytes),
             (metadata_path, check_metadata, check_metadata_bytes))):
-        data = snap.read(path) if path is not None else None
-        if data is None:  # absent, or a symlink or submodule (reported as a path)
+        data = None if path is None else snap.read(path)
+        if path is None or data is None:  # absent, or a symlink or submodule (a path finding)
             continue
         if check:
             parsed = checker(path, data)
