@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "tests" / "vectors"
-SHARED = ROOT.parent / "shared"
+SHARED = Path(os.environ.get("KISTORE_SHARED", ROOT.parent / "shared"))
 BUNDLE = SHARED / "examples" / "sol-execbench-submission-20464.bundle.json"
 PUBLISHED = json.loads((VECTORS / "published-digests.json").read_text())["digests"]
 
@@ -23,6 +23,23 @@ for key, value in {
     "GIT_CONFIG_NOSYSTEM": "1",
 }.items():
     os.environ.setdefault(key, value)
+
+
+def read_archive_member(archive: str, member: str) -> bytes:
+    """Read one file from a wheel or sdist that `make install` put in .venv/test-schemas."""
+    import sys
+    import tarfile
+    import zipfile
+
+    path = Path(os.environ.get("KISTORE_TEST_SCHEMAS", Path(sys.prefix) / "test-schemas")) / archive
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: run `make install` (it downloads {archive})")
+    if archive.endswith(".whl"):
+        return zipfile.ZipFile(path).read(member)
+    with tarfile.open(path) as tar:
+        extracted = tar.extractfile(member)
+        assert extracted is not None
+        return extracted.read()
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -65,6 +82,31 @@ def snapshot(path: Path) -> dict[str, bytes]:
     }
 
 
+# -- attestations: fixed test keys and a store holding the published record -------------
+
+def fixed_key(n: int):
+    """A fixed Ed25519 private key (seed = 32 bytes of ``n``): the same in every run."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return Ed25519PrivateKey.from_private_bytes(bytes([n]) * 32)
+
+
+@pytest.fixture
+def record_store(store):
+    """A store with the published record committed (run, protocol, environment)."""
+    from kistore.inputs import read_inputs
+
+    store.add([x.manifest for x in read_inputs([str(BUNDLE)])], allow_dangling=True, commit=True)
+    return store
+
+
+@pytest.fixture
+def run_digest():
+    from kistore.digest import Digest
+
+    return Digest.from_str(PUBLISHED["run"])
+
+
 # -- verify / check / hooks helpers ------------------------------------------------------
 
 def commit_all(path: Path, message: str = "change") -> str:
@@ -95,11 +137,6 @@ def other_environment(bundle: dict, product: str = "NVIDIA H100") -> dict:
 
 
 @pytest.fixture
-def published(store_path: Path) -> Path:
-    """A store holding the published record (run, protocol, environment), committed."""
-    from kistore.inputs import read_inputs
-    from kistore.store import Store
-
-    Store(store_path).add([x.manifest for x in read_inputs([str(BUNDLE)])],
-                          allow_dangling=True, commit=True, message="add published record")
+def published(record_store, store_path: Path) -> Path:
+    """The path of a store holding the published record, committed (see record_store)."""
     return store_path
