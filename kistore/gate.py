@@ -31,6 +31,7 @@ from .audit import (
 )
 from .errors import InputError
 from .findings import ERROR, INFO, Finding, rule
+from .notes import NOTES_REF
 from .verify import sort_key
 
 HISTORY_REWRITTEN = rule(
@@ -49,8 +50,6 @@ REF_NOT_FAST_FORWARD = rule(
 
 ZERO = "0" * 40
 """The object id git uses for 'no commit' (a created or deleted ref)."""
-
-NOTES_REF = "refs/notes/kistore"
 
 
 def parse_range(spec: str) -> tuple[str, str]:

@@ -354,3 +354,12 @@ def test_fast_schema_check_is_never_more_lenient(bundle_kind, data):
             "2026-07-10t06:41:58Z") | st.just({}) | st.just([]) | st.just("sha256:" + "A" * 64))
     if verify._fast_valid(document):
         assert check_manifest(document) == [], path
+
+
+def test_verify_at_an_unknown_revision_is_a_clear_error(runner, published):
+    from kistore.cli import main
+
+    result = runner.invoke(main, ["--store", str(published), "verify", "--at", "nope"])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: no commit named 'nope'")
+    assert "Traceback" not in result.output
