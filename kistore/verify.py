@@ -99,7 +99,7 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
         KI111 for a symlink or submodule, KI110 for a path the layout (DESIGN §3) does not
         have. Paths outside ``store/`` are not the store's business and yield nothing.
     """
-    if not path.startswith(layout.STORE_DIR + "/"):
+    if not (path + "/").startswith(layout.STORE_DIR + "/"):  # store/ itself counts too
         return []
     findings = []
     if mode not in FILE_MODES:

@@ -126,6 +126,9 @@ def test_layout_paths():
         assert ids(verify.check_layout_path(bad)) == [("KI110", bad)], bad
     assert ids(verify.check_layout_path("store/policy/x", 0o160000)) == [
         ("KI111", "store/policy/x")]
+    assert ids(verify.check_layout_path("store", 0o120000)) == [("KI111", "store"),
+                                                                ("KI110", "store")]
+    assert verify.check_layout_path("storehouse/x", 0o120000) == []
 
 
 def test_case_collisions_name_both_paths():
@@ -363,3 +366,13 @@ def test_verify_at_an_unknown_revision_is_a_clear_error(runner, published):
     assert result.exit_code == 1
     assert result.stderr.startswith("error: no commit named 'nope'")
     assert "Traceback" not in result.output
+
+
+def test_a_symlinked_store_directory_is_reported(published, tmp_path):
+    import shutil
+
+    shutil.move(published / "store", tmp_path / "elsewhere")
+    (published / "store").symlink_to(tmp_path / "elsewhere")
+    assert ("KI111", "store") in verify_ids(published)
+    commit_all(published, "store is a symlink")
+    assert ("KI111", "store") in verify_ids(published, "HEAD")
