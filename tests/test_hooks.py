@@ -140,3 +140,23 @@ def test_pre_push_refuses_before_anything_leaves(tmp_path, published, clone):
     assert "store/link.json: error KI111 not-a-regular-file" in pushed.stdout
     assert "failed to push" in pushed.stderr
     assert git(plain, "rev-parse", "main") != git(clone, "rev-parse", "HEAD")
+
+
+def test_pre_commit_on_the_very_first_commit_verifies_the_staged_tree(tmp_path):
+    repo = tmp_path / "fresh"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "core.hooksPath", str(HOOKS))
+    (repo / ".gitattributes").write_text(
+        "store/** -text -eol -filter -ident -working-tree-encoding\n")
+    (repo / "store" / "policy").mkdir(parents=True)
+    (repo / "store" / "policy" / "Rank.json").write_text("{}")
+    (repo / "store" / "policy" / "rank.json").write_text("{}")
+    git(repo, "add", "-A")
+    committed = run_git(repo, "commit", "-m", "first")
+    assert committed.returncode == 1
+    assert "store/policy/rank.json: error KI112 path-case-collision" in committed.stderr
+    assert "FAILED: store at " in committed.stderr
+    git(repo, "rm", "-q", "--cached", "store/policy/Rank.json")
+    committed = run_git(repo, "commit", "-m", "first")
+    assert committed.returncode == 0, committed.stderr
