@@ -92,7 +92,7 @@ def _escape(text: str, is_property: bool) -> str:
 @pass_ctx
 def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
            as_json: bool) -> None:
-    r"""Verify the whole store offline and report every problem.
+    """Verify the whole store offline and report every problem.
 
     Checks each object's sha256 against its name, canonical bytes, strict JSON, its
     kind's schema, metadata pairing, unique names, references (unresolved ones are
@@ -126,7 +126,7 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
 @pass_ctx
 def check(ctx: StoreContext, range_: str | None, updates: Any, fmt: str | None,
           as_json: bool) -> None:
-    r"""Check what the commits BASE..HEAD add (the pull-request gate).
+    """Check what the commits BASE..HEAD add (the pull-request gate).
 
     Everything verify checks, on the files the range adds or changes, plus: no
     object modified, renamed or deleted by any commit, BASE an ancestor of HEAD, no
