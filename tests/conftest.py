@@ -127,3 +127,38 @@ def run_digest():
     from kistore.digest import Digest
 
     return Digest.from_str(PUBLISHED["run"])
+
+
+# -- verify / check / hooks helpers ------------------------------------------------------
+
+def commit_all(path: Path, message: str = "change") -> str:
+    """Stage everything and commit past any hooks (as a careless or hostile pusher would)."""
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "--no-verify", "-m", message)
+    return git(path, "rev-parse", "HEAD").strip()
+
+
+def store_file(digest: str, base: str = "objects") -> str:
+    """Repository path of the object (or metadata) file of ``sha256:<hex>``."""
+    hex_ = digest.removeprefix("sha256:")
+    return f"store/{base}/sha256/{hex_[:2]}/{hex_[2:]}.json"
+
+
+def write_raw(root: Path, rel: str, data: bytes) -> None:
+    """Write bytes at a repository path, bypassing kistore (how tampering happens)."""
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_bytes(data)
+
+
+def other_environment(bundle: dict, product: str = "NVIDIA H100") -> dict:
+    """A valid ExecutionEnvironment manifest that is not in the published record."""
+    env = json.loads(json.dumps(bundle["environment"]))
+    env["spec"]["hardware"]["product"] = product
+    env["metadata"]["name"] = "env-" + product.lower().replace(" ", "-")
+    return env
+
+
+@pytest.fixture
+def published(record_store, store_path: Path) -> Path:
+    """The path of a store holding the published record, committed (see record_store)."""
+    return store_path
