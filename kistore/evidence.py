@@ -145,6 +145,8 @@ def judge(seen: Any, trust: Any) -> Judgement:
     from .errors import KistoreError
 
     base = {"source": seen.source, "location": seen.location, "entered_at": seen.entered_at}
+    if seen.defect:
+        return Judgement(None, None, False, INVALID, seen.defect, **base)
     try:
         bundle = Bundle.from_bytes(seen.data, file=seen.location)
     except KistoreError as e:
@@ -243,7 +245,7 @@ def _trust_or_empty(store: Any, at: str | None) -> tuple[Any, list[Any]]:
     try:
         return load_trust(store.view(at)), []
     except KistoreError as e:
-        return Trust(), e.problems
+        return Trust(unreadable=e.problems[0].format()), e.problems
 
 
 def check_attestations(store: Any, at: str | None = None) -> list[Finding]:
@@ -303,8 +305,9 @@ def check_attestations(store: Any, at: str | None = None) -> list[Finding]:
         findings.append(Finding(NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}",
                                 file=f"{NOTES_REF}:{blob}"))
     seen = collect(store, at=at)
-    for j in judge_all(seen, trust):
-        findings.append(_finding(j))
+    for s, j in zip(seen, judge_all(seen, trust), strict=True):
+        if not s.defect:  # a defective file is already reported above (KI305)
+            findings.append(_finding(j))
     noted = {s.data for s in seen if s.source == "note"}
     files = [s for s in seen if s.source == "file"]
     missing = sum(1 for s in files if s.data not in noted)

@@ -58,6 +58,8 @@ class Seen:
         location: ``refs/notes/kistore:<blob id>`` or the file's repository path.
         entered_at: when it first entered the repository (UTC).
         committed: False for a work-tree file not yet committed (``entered_at`` is then now).
+        defect: why the bundle cannot count whatever its signature says (a file whose name
+            is not the sha256 of its canonical bytes), or "" when there is none.
     """
 
     data: bytes
@@ -66,6 +68,7 @@ class Seen:
     location: str
     entered_at: datetime
     committed: bool = True
+    defect: str = ""
 
 
 def blob_id(data: bytes) -> str:
@@ -273,8 +276,19 @@ def collect(store: Any, subject: Digest | None = None, *, at: str | None = None)
         if parsed is None:
             continue
         first = committed.get(path)
-        found.append(Seen(data, parsed[0], "file", path, first or now, first is not None))
+        defect = _file_defect(data, parsed[1])
+        found.append(Seen(data, parsed[0], "file", path, first or now, first is not None,
+                          defect))
     return found
+
+
+def _file_defect(data: bytes, name: str) -> str:
+    """Say why an attestation file cannot count: its name must be the sha256 of its
+    canonical bytes (``notes sync`` refuses such a file too); "" when it can."""
+    if hashlib.sha256(data).hexdigest() != name or not canonical.is_canonical(data):
+        return ("the file is not the canonical bundle its name says (name = sha256 of the "
+                "canonical bundle bytes)")
+    return ""
 
 
 def _commit_of(store: Any, at: str | None) -> pygit2.Commit | None:
@@ -417,7 +431,7 @@ def sync(store: Any) -> SyncResult:
                                        "sha256/XX/REST/<sha256>.json)", file=path))
             continue
         subject, name = parsed
-        if hashlib.sha256(data).hexdigest() != name or not canonical.is_canonical(data):
+        if _file_defect(data, name):
             problems.append(InputError("the file is not the canonical bundle its name says "
                                        "(sha256 of the bytes must equal the name)", file=path))
             continue

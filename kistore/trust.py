@@ -88,9 +88,12 @@ class Trust:
 
     Attributes:
         keys: keyid -> :class:`TrustedKey`.
+        unreadable: why the trust file could not be used ("" when it could); an unreadable
+            file trusts no key, and every judgement says why.
     """
 
     keys: dict[str, TrustedKey] = field(default_factory=dict)
+    unreadable: str = ""
 
     def judge(self, keyid: str, role: str, when: datetime) -> tuple[bool | None, str]:
         """Decide whether ``keyid`` may sign for ``role`` at ``when``.
@@ -100,6 +103,9 @@ class Trust:
             ``(False, reason)`` when it is but may not sign for ``role`` then,
             ``(True, "")`` when it may.
         """
+        if self.unreadable:
+            return None, (f"{TRUST_FILE} is invalid ({self.unreadable}): no key is trusted "
+                          "until it is fixed; counted as a community attestation")
         key = self.keys.get(keyid)
         if key is None:
             return None, f"key {keyid} is not in {TRUST_FILE}: a community attestation"
@@ -211,6 +217,13 @@ def add_key(root: Path, key_text: str, roles: list[str], *, valid_from: datetime
 def revoke_key(root: Path, keyid: str, *, at: datetime | None = None) -> TrustedKey:
     """Revoke a trusted key from ``at`` (default: now): attestations entering later do not count.
 
+    A key already revoked keeps its earliest revocation time: revoking again with a later
+    time changes nothing (it must never re-validate what was signed in between); an earlier
+    time moves the revocation earlier.
+
+    Returns:
+        The key as now recorded.
+
     Raises:
         InputError: the key is not in ``store/trust/keys.json``.
     """
@@ -219,7 +232,12 @@ def revoke_key(root: Path, keyid: str, *, at: datetime | None = None) -> Trusted
     if old is None:
         raise InputError(f"no key {keyid} in trust; `kistore trust list` shows the keys",
                          file=TRUST_FILE)
-    new = replace(old, revoked_at=at or datetime.now(UTC))
+    when = at or datetime.now(UTC)
+    if old.revoked_at is not None and old.revoked_at <= when:
+        # Revoking again must never move a revocation later: that would quietly re-validate
+        # everything signed between the two times.
+        return old
+    new = replace(old, revoked_at=when)
     _write(root, Trust({**trust.keys, keyid: new}))
     return new
 

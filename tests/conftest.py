@@ -82,6 +82,28 @@ def snapshot(path: Path) -> dict[str, bytes]:
     }
 
 
+DATA = SHARED / "data"
+"""The real public data (shared/data/{sol-execbench,flashinfer-trace,kernelbench})."""
+
+IMPORTED_RUNS = {"sol-execbench": 63 + 17, "flashinfer-trace": 172, "kernelbench": 750}
+"""Runs each source imports from shared/data (stated in README, 'Importing real data').
+
+SOL-ExecBench: 63 leaderboard rows + 17 local evaluator trace lines (runs/)."""
+
+
+@pytest.fixture(scope="session")
+def imported_store(tmp_path_factory):
+    """A fresh store with all three sources of shared/data imported and committed (read-only)."""
+    from kistore.importers import import_files
+    from kistore.store import Store
+
+    path = tmp_path_factory.mktemp("imported") / "store"
+    store = Store.init(path)
+    for source in IMPORTED_RUNS:
+        import_files(store, source, [str(DATA / source)], commit=True)
+    return Store(path)
+
+
 # -- attestations: fixed test keys and a store holding the published record -------------
 
 def fixed_key(n: int):
@@ -105,6 +127,41 @@ def run_digest():
     from kistore.digest import Digest
 
     return Digest.from_str(PUBLISHED["run"])
+
+
+# -- verify / check / hooks helpers ------------------------------------------------------
+
+def commit_all(path: Path, message: str = "change") -> str:
+    """Stage everything and commit past any hooks (as a careless or hostile pusher would)."""
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "--no-verify", "-m", message)
+    return git(path, "rev-parse", "HEAD").strip()
+
+
+def store_file(digest: str, base: str = "objects") -> str:
+    """Repository path of the object (or metadata) file of ``sha256:<hex>``."""
+    hex_ = digest.removeprefix("sha256:")
+    return f"store/{base}/sha256/{hex_[:2]}/{hex_[2:]}.json"
+
+
+def write_raw(root: Path, rel: str, data: bytes) -> None:
+    """Write bytes at a repository path, bypassing kistore (how tampering happens)."""
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_bytes(data)
+
+
+def other_environment(bundle: dict, product: str = "NVIDIA H100") -> dict:
+    """A valid ExecutionEnvironment manifest that is not in the published record."""
+    env = json.loads(json.dumps(bundle["environment"]))
+    env["spec"]["hardware"]["product"] = product
+    env["metadata"]["name"] = "env-" + product.lower().replace(" ", "-")
+    return env
+
+
+@pytest.fixture
+def published(record_store, store_path: Path) -> Path:
+    """The path of a store holding the published record, committed (see record_store)."""
+    return store_path
 
 
 class ManifestKit:

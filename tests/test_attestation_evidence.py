@@ -234,10 +234,26 @@ def test_misplaced_and_orphan_attestation_files_are_errors(trusted, store_path):
     assert errors == {("KI303", orphan), ("KI305", misnamed)}
 
 
+def test_renamed_attestation_file_is_never_counted(trusted, store_path):
+    good = bundle(RERUN_KEY)
+    misnamed = notes.attestation_path(RUN, b"another bundle's bytes")
+    (store_path / misnamed).parent.mkdir(parents=True, exist_ok=True)
+    (store_path / misnamed).write_bytes(good)
+    evidence = evidence_for(trusted, RUN)
+    assert evidence.level == SOURCE_NATIVE
+    summary = only(evidence)
+    assert (summary["valid"], summary["effect"], summary["source"]) == (False, "invalid", "file")
+    assert "not the canonical bundle its name says" in summary["reason"]
+
+
 def test_invalid_trust_file_is_reported_and_trusts_nobody(trusted, store_path):
     notes.attach(trusted, RUN, bundle(RERUN_KEY))
     (store_path / "store/trust/keys.json").write_text('{"keys": [{"keyid": 1}]}')
-    assert evidence_for(trusted, RUN).level == SOURCE_NATIVE
+    evidence = evidence_for(trusted, RUN)
+    assert evidence.level == SOURCE_NATIVE
+    reason = only(evidence)["reason"]
+    assert reason.startswith("store/trust/keys.json is invalid (store/trust/keys.json:")
+    assert "no key is trusted until it is fixed" in reason
     errors = [f for f in check_attestations(trusted) if f.severity == "error"]
     assert {f.rule.id for f in errors} == {"KI309"}
 

@@ -68,6 +68,17 @@ def test_revocation_counts_from_its_instant_not_from_the_wall_clock(store):
     assert ok is False and "revoked at 2026-06-01T00:00:00Z" in reason
 
 
+def test_revoking_again_later_cannot_unrevoke_a_key(store):
+    add_key(store.root, LINE, ["rerun"])
+    revoke_key(store.root, KEYID, at=T("2026-06-01"))
+    kept = revoke_key(store.root, KEYID, at=T("2030-01-01"))
+    assert kept.revoked_at == T("2026-06-01")
+    ok, reason = load_trust(store.view()).judge(KEYID, "rerun", T("2027-01-01"))
+    assert ok is False and "revoked at 2026-06-01T00:00:00Z" in reason
+    earlier = revoke_key(store.root, KEYID, at=T("2026-01-01"))
+    assert earlier.revoked_at == T("2026-01-01")
+
+
 def test_revoking_an_unknown_key_is_an_input_error(store):
     with pytest.raises(InputError, match="no key SHA256:nope in trust"):
         revoke_key(store.root, "SHA256:nope")

@@ -25,7 +25,7 @@ PASSPHRASE_ENV = "KISTORE_KEY_PASSPHRASE"
 
 @click.group()
 def key() -> None:
-    r"""Create signing keys (Ed25519).
+    """Create signing keys (Ed25519).
 
     \b
     Example:
@@ -38,7 +38,7 @@ def key() -> None:
 @click.option("--encrypt", is_flag=True, help="Protect the key with a passphrase (prompted).")
 @click.option("--json", "as_json", is_flag=True, help="Print keyid and public key as JSON.")
 def key_generate(path: str, encrypt: bool, as_json: bool) -> None:
-    r"""Write a new Ed25519 private key to PATH (mode 0600) and its public key to PATH.pub.
+    """Write a new Ed25519 private key to PATH (mode 0600) and its public key to PATH.pub.
 
     The private key is an OpenSSH key file (ssh-keygen reads it); prints the public key as
     an OpenSSH line and its keyid (the OpenSSH SHA-256 fingerprint). Refuses to overwrite.
@@ -119,7 +119,7 @@ def load_signing_key(path: str) -> Any:
 def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: str | None,
            predicate_file: str | None, message: str | None, as_note: bool,
            as_json: bool) -> None:
-    r"""Sign an attestation about a stored manifest (REF: digest, prefix or KIND/NAME).
+    """Sign an attestation about a stored manifest (REF: digest, prefix or KIND/NAME).
 
     Builds an in-toto Statement v1 (subject: the manifest's digest), signs it in a DSSE
     envelope with your key, and stores the bundle (envelope + your public key) as a note
@@ -167,7 +167,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
 @click.option("--json", "as_json", is_flag=True, help="Print evidence and each attestation.")
 @pass_ctx
 def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> None:
-    r"""List every attestation about REF, whether it verifies, and where it came from.
+    """List every attestation about REF, whether it verifies, and where it came from.
 
     Prints the evidence level (source-native or verified), whether the run is withdrawn,
     the community count, then one line per attestation: TYPE KEYID valid|invalid EFFECT
@@ -202,7 +202,7 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
 
 @click.group()
 def notes() -> None:
-    r"""Move attestation notes (refs/notes/kistore) between files and clones.
+    """Move attestation notes (refs/notes/kistore) between files and clones.
 
     \b
     Example:
@@ -215,7 +215,7 @@ def notes() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print counts as JSON.")
 @pass_ctx
 def notes_sync(ctx: StoreContext, as_json: bool) -> None:
-    r"""Attach every store/attestations/ file of the work tree as a note on its subject.
+    """Attach every store/attestations/ file of the work tree as a note on its subject.
 
     Exits 1 when a file could not be attached (each listed on stderr); the others are.
 
@@ -241,7 +241,7 @@ def notes_sync(ctx: StoreContext, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print counts as JSON.")
 @pass_ctx
 def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
-    r"""Fetch REMOTE's refs/notes/kistore and merge it into ours (cat_sort_uniq).
+    """Fetch REMOTE's refs/notes/kistore and merge it into ours (cat_sort_uniq).
 
     \b
     Example:
@@ -261,7 +261,7 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print counts as JSON.")
 @pass_ctx
 def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
-    r"""Merge REMOTE's notes into ours, then push refs/notes/kistore (retried if it moved).
+    """Merge REMOTE's notes into ours, then push refs/notes/kistore (retried if it moved).
 
     \b
     Example:
@@ -281,7 +281,7 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
 
 @click.group()
 def trust() -> None:
-    r"""Manage store/trust/keys.json: keys trusted for roles (commit it by pull request).
+    """Manage store/trust/keys.json: keys trusted for roles (commit it by pull request).
 
     \b
     Example:
@@ -315,7 +315,7 @@ def _read_key_text(key_arg: str) -> str:
 @pass_ctx
 def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_from: str | None,
               valid_until: str | None, comment: str | None, as_json: bool) -> None:
-    r"""Trust KEY (public/private key file or OpenSSH line) for roles, in the work tree.
+    """Trust KEY (public/private key file or OpenSSH line) for roles, in the work tree.
 
     \b
     Example:
@@ -344,7 +344,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
 @click.option("--json", "as_json", is_flag=True, help="Print the key entry as JSON.")
 @pass_ctx
 def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -> None:
-    r"""Revoke KEYID: attestations entering the repository from then on do not count.
+    """Revoke KEYID: attestations entering the repository from then on do not count.
 
     \b
     Example:
@@ -369,7 +369,7 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
 @click.option("--json", "as_json", is_flag=True, help="Print the keys as JSON.")
 @pass_ctx
 def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
-    r"""List trusted keys with roles and validity windows.
+    """List trusted keys with roles and validity windows.
 
     \b
     Example:
