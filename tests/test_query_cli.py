@@ -40,7 +40,7 @@ def test_rank_json_lists_ranked_then_references(runner, group):
         ("fast", 1, 10.0, "ns"), ("slow", 2, 30.0, "ns"), ("ref", None, 100.0, "ns")]
     assert {r["comparison"] for r in rows} == {"measured"}
     assert rows[0]["evidenceLevel"] == "source-native"
-    assert rows[2]["reason"] == "reference (never ranked)"
+    assert rows[2]["reason"] == "reference, never ranked"
 
 
 def test_rank_all_shows_excluded_runs_with_reason(runner, group):

@@ -137,7 +137,7 @@ def rank_group(key: str, records: list[Record], comparison: Comparison,
         reason = _excluded(record, ev, floor)
         row = Row(record, value, unit, None, ev, reason, latency)
         if record.is_reference:
-            references.append(Row(record, value, unit, None, ev, "reference (never ranked)",
+            references.append(Row(record, value, unit, None, ev, "reference, never ranked",
                                   latency))
         elif reason is not None:
             excluded.append(row)
