@@ -1,7 +1,6 @@
 """Real data through the real importer: `kistore rank` reproduces each SOL board's rank.
 
-Runs once `kistore import sol-execbench` is on the branch (the importer is developed in
-parallel); until then it is skipped, saying why.
+Skipped (saying why) where the importer or the shared data is missing.
 """
 
 from __future__ import annotations
@@ -56,3 +55,13 @@ def test_rank_reproduces_board_rank_exactly(imported, board):
     assert got == expected
     assert ranking.group_size == sum(1 for r in data["rankings"] if r.get("rank") is not None)
     assert len(ranking.references) == sum(1 for r in data["rankings"] if r.get("is_reference"))
+
+
+def test_x_reference_ratio_on_kernel_121(imported):
+    from kistore.query.page import run_page
+
+    page = run_page(imported, "BenchmarkRun/sol-kernel-121-submission-19707")
+    ratios = {r["project"]: r["speedup"] for r in page.reference_ratios()}
+    # Reference Implementation 1.85435 ms / rank 1's 0.298483 ms, both as integer ns
+    assert ratios["SOL-ExecBench Reference Implementation"] == pytest.approx(1854350 / 298483)
+    assert (page.row.rank, page.row.value, page.ranking.group_size) == (1, 0.573023, 12)
