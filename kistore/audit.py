@@ -21,6 +21,7 @@ from typing import Any
 
 from . import layout
 from .digest import Digest
+from .evidence import check_attestations
 from .findings import ERROR, Finding, rule
 from .verify import (
     FILE_MODES,
@@ -462,8 +463,8 @@ def _worktree_changes(repo: Any) -> list[Finding]:
     return findings
 
 
-CHECKERS: list[Checker] = [check_history]
-"""The checks :func:`verify` runs after the contents check; append more (attestations)."""
+CHECKERS: list[Checker] = [check_history, check_attestations]
+"""The checks :func:`verify` runs after the contents check: history, then attestations."""
 
 
 def verify(store: Any, at: str | None = None, *, progress: Progress | None = None,

@@ -154,8 +154,11 @@ def test_json_summary(runner, published):
     result = invoke(runner, published, "verify", "--json")
     data = json.loads(result.output)
     assert result.exit_code == 0
+    # 2 warnings: the published run's two unresolved references; 1 info: KI308, which
+    # attestations verify saw from where (none here)
     assert (data["ok"], data["counts"], data["checked"]) == (
-        True, {"error": 0, "warning": 2, "info": 0}, "store at work tree")
+        True, {"error": 0, "warning": 2, "info": 1}, "store at work tree")
+    assert [f["rule"] for f in data["findings"] if f["severity"] == "info"] == ["KI308"]
 
 
 # -- ref updates (pre-receive / pre-push policy) ---------------------------------------
