@@ -184,3 +184,21 @@ def test_help_has_an_example_for_every_command(runner):
         lines = [line.strip() for line in result.output.splitlines()]
         assert "Example:" in lines, (path, result.output)  # click kept the \b paragraph
         assert "\\b" not in result.output, path
+
+
+def test_run_page_ends_with_its_citation(runner, store_path):
+    settings = store_path / "kistore.toml"
+    settings.write_text(settings.read_text().replace(
+        '# permalink = "https://github.com/OWNER/REPO/blob/{commit}/{path}"',
+        'permalink = "https://example.org/index/blob/{commit}/{path}"'))
+    result = run(runner, store_path, "add", "--allow-dangling", "--commit", str(BUNDLE))
+    assert result.exit_code == 0, result.output
+    first = git(store_path, "rev-parse", "HEAD").strip()
+    d = PUBLISHED["run"].removeprefix("sha256:")
+    permalink = f"https://example.org/index/blob/{first}/store/objects/sha256/{d[:2]}/{d[2:]}.json"
+    page = run(runner, store_path, "show", "BenchmarkRun/sol-submission-20464")
+    assert page.exit_code == 0, page.output
+    last = page.output.splitlines()[-1]
+    assert last.startswith("Cite: ") and last.endswith(f"{permalink} ({PUBLISHED['run']})")
+    data = json.loads(run(runner, store_path, "show", "--json", "384a96d0").output)
+    assert data["citation"] == last

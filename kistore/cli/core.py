@@ -104,13 +104,14 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
 
     A BenchmarkRun is shown as the index page: identity, primary measurement, rank N of M
     in its comparison group, ratio to #1, correctness, protocol, environment, attestations
-    and evidence level. Other kinds are shown as stored.
+    and evidence level, ending with its citation line. Other kinds are shown as stored.
 
     \b
     Example:
       kistore show BenchmarkRun/sol-submission-20464
       kistore show BenchmarkProtocol/sol-execbench-leaderboard-v1-1 --json
     """
+    from ..citation import short_citation
     from ..query.answers import NoComparisonGroup
     from ..query.page import run_page
 
@@ -123,11 +124,14 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
         except NoComparisonGroup as e:
             note = e.message
         else:
+            citation = short_citation(store, manifest.digest, at=at)
             if as_json:
-                emit_json({**page.to_json(), "manifest": manifest.document})
+                emit_json({**page.to_json(), "citation": citation,
+                           "manifest": manifest.document})
             else:
                 for line in page.lines():
                     click.echo(line)
+                click.echo(citation)  # the index page ends with how to cite it
             return
     if as_json:
         emit_json({"digest": str(manifest.digest), **manifest.document})
