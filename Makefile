@@ -24,5 +24,9 @@ lint: $(STAMP) ## ruff (with docstring rules) and mypy
 demo: $(STAMP) ## the main job: import the real data into a fresh store and rank it
 	bash scripts/demo.sh
 
+bench: $(STAMP) ## benchmark at N = 10,000 and 100,000 (BENCH_ARGS=--million adds 1,000,000)
+	$(BIN)/pip install --quiet -e '.[bench]'
+	$(BIN)/python -m bench $(BENCH_ARGS)
+
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
