@@ -49,13 +49,14 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
             here.mkdir(parents=True)
             click.echo(f"N = {n:,}: generating ...", err=True)
             prepared = measure.prepare(here, n)
-            for step, fn in (("bulk add", lambda: measure.bulk_add(here, n, prepared)),
-                             ("single add", lambda: measure.single_add(here, n, prepared, repeat)),
-                             ("verify", lambda: measure.verify(here, n)),
-                             ("rank", lambda: measure.rank(here, n, repeat * 3)),
-                             ("git gc", lambda: measure.repo_size(here, n))):
+            steps = [("bulk add", measure.bulk_add, (prepared,)),
+                     ("single add", measure.single_add, (prepared, repeat)),
+                     ("verify", measure.verify, ()),
+                     ("rank", measure.rank, (repeat * 3,)),
+                     ("git gc", measure.repo_size, ())]
+            for step, fn, args in steps:
                 click.echo(f"N = {n:,}: {step} ...", err=True)
-                rows.extend(fn())
+                rows.extend(fn(here, n, *args))  # type: ignore[operator]
             if not keep:
                 shutil.rmtree(here)
     finally:

@@ -36,8 +36,10 @@ GPUS = [
     ("amd", "AMD Instinct MI300X", "gfx942"),
 ]
 STACKS = [
-    {"driver": "570.124.06", "cuda": "12.8", "libraries": {"torch": "2.7.1+cu128", "triton": "3.3.1"}},
-    {"driver": "550.54.15", "cuda": "12.4", "libraries": {"torch": "2.5.1+cu124", "triton": "3.1.0"}},
+    {"driver": "570.124.06", "cuda": "12.8",
+     "libraries": {"torch": "2.7.1+cu128", "triton": "3.3.1"}},
+    {"driver": "550.54.15", "cuda": "12.4",
+     "libraries": {"torch": "2.5.1+cu124", "triton": "3.1.0"}},
 ]
 OPS = ["gemm", "rmsnorm", "moe_grouped_gemm", "attention_prefill", "attention_decode", "softmax",
        "layernorm", "conv2d", "rope", "topk_sampling"]
@@ -101,7 +103,8 @@ def manifests(n: int, *, seed: int = 8) -> Iterator[dict[str, Any]]:
     for i in range(n_env):
         vendor, product, arch = GPUS[i % len(GPUS)]
         stack = STACKS[i // len(GPUS)]
-        m = _manifest("ExecutionEnvironment", f"{arch.replace('_', '-')}-{i}-{product.lower().replace(' ', '-')}",
+        slug = f"{arch.replace('_', '-')}-{i}-{product.lower().replace(' ', '-')}"
+        m = _manifest("ExecutionEnvironment", slug,
                       f"{product}, CUDA {stack['cuda']}", {
             "hardware": {"vendor": vendor, "product": product, "architecture": arch},
             "software": stack,

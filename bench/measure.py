@@ -110,7 +110,8 @@ def prepare(workdir: Path, n: int) -> dict[str, Any]:
             m = Manifest.from_document(document)
             for kind, path, data in (("o", layout.object_path(m.digest), m.object_bytes),
                                      ("m", layout.metadata_path(m.digest), m.metadata_bytes)):
-                out.write(b"blob\nmark :%s%d\ndata %d\n%s\n" % (kind.encode(), mark, len(data), data))
+                out.write(b"blob\nmark :%s%d\ndata %d\n%s\n"
+                          % (kind.encode(), mark, len(data), data))
                 tree.append(b"M 100644 :%s%d %s\n" % (kind.encode(), mark, path.encode()))
                 files += 1
                 canonical_bytes += len(data)
@@ -226,8 +227,6 @@ def rank(workdir: Path, n: int, repeat: int) -> list[Row]:
     if has_command("reindex"):
         build_s, _ = run([kistore_bin(), "--store", str(store), "reindex"], check=False)
         rows.append(Row(n, "index build", build_s * 1000, "ms", note="fresh process"))
-    _, out = run([kistore_bin(), "--store", str(store), "show", "--json", "BenchmarkRun/run-0000000"],
-                 check=False)
     times = []
     for _ in range(repeat):
         times.append(run([kistore_bin(), "--store", str(store), "rank",

@@ -83,7 +83,7 @@ def _validator(name: str) -> Any:
 
 @cache
 def _fast_validator(name: str) -> Any:
-    """The compiled ``jsonschema-rs`` validator for one schema, or None when unavailable."""
+    """Return the compiled ``jsonschema-rs`` validator for one schema (None: unavailable)."""
     try:
         import jsonschema_rs
         import rfc3339_validator

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import json
 import os
 import tempfile
@@ -31,7 +32,8 @@ from typing import Any
 
 import pygit2
 
-from . import canonical, layout
+from . import canonical, layout, pack
+from .catalog import Catalog, open_catalog
 from .digest import Digest, match_prefix, parse_prefix
 from .errors import (
     ConflictError,
@@ -61,6 +63,9 @@ GITATTRIBUTES_LINE = "store/** -text -eol -filter -ident -working-tree-encoding"
 
 _CAS_ATTEMPTS = 50
 
+PACK_THRESHOLD = 64
+"""From this many new blobs on, ``--commit`` writes one packfile instead of loose objects."""
+
 
 @dataclass(frozen=True, slots=True)
 class AddResult:
@@ -81,7 +86,14 @@ class AddResult:
 
 
 class View:
-    """Read-only access to the store's files as of the work tree or one commit."""
+    """Read-only access to the store's files as of the work tree or one commit.
+
+    Name lookups go through the derived name catalog (:mod:`kistore.catalog`) when the
+    view has one, and fall back to reading every file when it has none.
+    """
+
+    scope = ""
+    catalog: Catalog | None = None
 
     def read(self, path: str) -> bytes | None:
         """Return the bytes at a repository path, or None when there is no such file."""
@@ -141,9 +153,28 @@ class View:
     def names(self, kinds: Sequence[str] = KINDS) -> dict[tuple[str, str], Digest]:
         """Map ``(kind, metadata.name)`` to digest for every stored manifest of ``kinds``.
 
-        Reads every object and metadata file: O(store). Unreadable files are skipped
-        (``kistore verify`` reports them).
+        With a catalog: brings it up to date (re-reading only changed shards) and answers
+        from it. Without one: reads every object and metadata file, O(store). Unreadable
+        files are skipped (``kistore verify`` reports them). When two manifests share a
+        name, the larger digest is given.
         """
+        if self.catalog is not None:
+            self.catalog.sync(self)  # type: ignore[arg-type]
+            return self.catalog.names(self.scope, kinds)
+        return self._scan_names(kinds)
+
+    def name_owners(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Digest]:
+        """Return the stored digest for each ``(kind, name)`` in ``keys`` that is taken.
+
+        Costs O(changed shards + len(keys)) with a catalog, O(store) without.
+        """
+        if self.catalog is not None:
+            self.catalog.sync(self)  # type: ignore[arg-type]
+            return self.catalog.owners(self.scope, keys)
+        names = self._scan_names(sorted({k for k, _ in keys}))
+        return {key: names[key] for key in keys if key in names}
+
+    def _scan_names(self, kinds: Sequence[str]) -> dict[tuple[str, str], Digest]:
         wanted = set(kinds)
         names: dict[tuple[str, str], Digest] = {}
         for digest in self.digests():
@@ -159,10 +190,48 @@ class View:
 
 
 class WorkTreeView(View):
-    """The store as files in the work tree."""
+    """The store as files in the work tree.
 
-    def __init__(self, root: Path) -> None:
+    Args:
+        root: the work tree.
+        catalog: the name catalog to use (None: names are found by reading every file).
+    """
+
+    scope = "work"
+
+    def __init__(self, root: Path, catalog: Catalog | None = None) -> None:
         self.root = root
+        self.catalog = catalog
+
+    def has_object(self, digest: Digest) -> bool:  # noqa: D102 - a stat, not a read
+        return os.path.isfile(os.path.join(self.root, layout.object_path(digest)))
+
+    def shard_keys(self) -> dict[str, str]:
+        """Catalog source: each shard directory's ``st_mtime_ns`` (see :mod:`kistore.catalog`)."""
+        keys = {}
+        for top in ("objects", "metadata"):
+            base = self.root / layout.STORE_DIR / top / "sha256"
+            with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                for entry in os.scandir(base):
+                    if entry.is_dir(follow_symlinks=False):
+                        keys[f"{top}/{entry.name}"] = str(entry.stat().st_mtime_ns)
+        return keys
+
+    def file_keys(self, shard_dir: str) -> dict[str, str]:
+        """Catalog source: ``mtime_ns:size:inode`` of each file in a shard directory."""
+        top, _, shard = shard_dir.partition("/")
+        base = self.root / layout.STORE_DIR / top / "sha256" / shard
+        keys = {}
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            for entry in os.scandir(base):
+                if entry.is_file(follow_symlinks=False):
+                    keys[entry.name] = _stat_key(entry.stat())
+        return keys
+
+    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
+        """Catalog source: the bytes of ``store/<top>/sha256/<shard>/<leaf>``."""
+        top, _, shard = shard_dir.partition("/")
+        return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
 
     def read(self, path: str) -> bytes | None:  # noqa: D102 - documented on View
         try:
@@ -180,10 +249,39 @@ class WorkTreeView(View):
 class CommitView(View):
     """The store as of one commit (no work tree needed: works in a bare repository)."""
 
-    def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit) -> None:
+    scope = "commit"
+
+    def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit,
+                 catalog: Catalog | None = None) -> None:
         self.repo = repo
         self.commit = commit
         self.tree = commit.tree
+        self.catalog = catalog
+
+    def shard_keys(self) -> dict[str, str]:
+        """Catalog source: the git tree id of each shard directory."""
+        keys = {}
+        for top in ("objects", "metadata"):
+            entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256")
+            if entry is not None and entry.type == pygit2.GIT_OBJECT_TREE:
+                for e in self.repo[entry.id]:
+                    if e.type == pygit2.GIT_OBJECT_TREE:
+                        keys[f"{top}/{e.name}"] = str(e.id)
+        return keys
+
+    def file_keys(self, shard_dir: str) -> dict[str, str]:
+        """Catalog source: the git blob id of each file in a shard directory."""
+        top, _, shard = shard_dir.partition("/")
+        entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256/{shard}")
+        if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
+            return {}
+        return {e.name: str(e.id) for e in self.repo[entry.id]
+                if e.type == pygit2.GIT_OBJECT_BLOB}
+
+    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
+        """Catalog source: the bytes of ``store/<top>/sha256/<shard>/<leaf>`` in the commit."""
+        top, _, shard = shard_dir.partition("/")
+        return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
 
     def _entry(self, path: str) -> pygit2.Object | None:
         try:
@@ -226,6 +324,18 @@ class Store:
         self.repo = pygit2.Repository(found)
         workdir = self.repo.workdir
         self.root: Path | None = Path(workdir) if workdir else None
+        self._catalog: Catalog | None = None
+        self._catalog_opened = False
+
+    def catalog(self) -> Catalog | None:
+        """Return the derived name catalog (``GIT_DIR/kistore/catalog.sqlite``), opened once.
+
+        None when it cannot be opened (e.g. a read-only clone); reads then scan the store.
+        """
+        if not self._catalog_opened:
+            self._catalog_opened = True
+            self._catalog = open_catalog(Path(self.repo.path))
+        return self._catalog
 
     # -- creating --------------------------------------------------------------------
 
@@ -273,8 +383,8 @@ class Store:
             InputError: when ``at`` names no commit.
         """
         if at is None and self.root is not None:
-            return WorkTreeView(self.root)
-        return CommitView(self.repo, self.commit(at or "HEAD"))
+            return WorkTreeView(self.root, self.catalog())
+        return CommitView(self.repo, self.commit(at or "HEAD"), self.catalog())
 
     def commit(self, rev: str) -> pygit2.Commit:
         """Return the commit a revision names (``HEAD``, a branch, a tag, an id).
@@ -303,7 +413,7 @@ class Store:
         view = self.view(at)
         kind, slash, name = ref.partition("/")
         if slash and kind in KINDS:
-            digest = view.names([kind]).get((kind, name))
+            digest = view.name_owners([(kind, name)]).get((kind, name))
             if digest is None:
                 raise ResolutionError(f"no {kind} named {name!r} in the store")
             return digest
@@ -369,7 +479,7 @@ class Store:
         """
         if self.root is None:
             raise StoreStateError("this repository has no work tree; `add` needs one")
-        view = WorkTreeView(self.root)
+        view = WorkTreeView(self.root, self.catalog())
         unique: dict[Digest, Manifest] = {}
         errors: list[KistoreError] = []
         for m in manifests:
@@ -380,7 +490,7 @@ class Store:
                     f"{_difference(first.metadata_bytes, m.metadata_bytes)})",
                     file=(origins or {}).get(m.digest), pointer="/metadata",
                 ))
-        names = view.names(sorted({m.kind for m in unique.values()}))
+        names = view.name_owners(list({(m.kind, m.name) for m in unique.values()}))
         batch_names: dict[tuple[str, str], Digest] = {}
         results: list[AddResult] = []
         files: dict[str, bytes] = {}
@@ -439,27 +549,52 @@ class Store:
         except BaseException:
             undo()
             raise
+        self._record_names(view, [unique[r.digest] for r in results if r.status != "unchanged"])
         return results
+
+    def _record_names(self, view: WorkTreeView, written: list[Manifest]) -> None:
+        """Tell the catalog what ``add`` just wrote, so the next add need not re-read it.
+
+        The shard keys recorded are those after this write; a shard that another writer
+        changed between this add's catalog sync and now is left for the next sync to re-read.
+        """
+        catalog = view.catalog
+        if catalog is None or not written:
+            return
+        rows = []
+        shards = {m.digest.hex[:2] for m in written}
+        for m in written:
+            try:
+                keys = [_stat_key(os.stat(self.root / p))  # type: ignore[operator]
+                        for p in (layout.object_path(m.digest), layout.metadata_path(m.digest))]
+            except OSError:
+                return
+            rows.append((m.digest, keys[0], keys[1], m.kind, m.name))
+        current = view.shard_keys()
+        catalog.record("work", rows, {d: k for d, k in current.items()
+                                      if d.rpartition("/")[2] in shards})
 
     def _write_files(self, files: dict[str, bytes]) -> Any:
         """Write files atomically (temp name + rename); return a function that undoes it."""
         assert self.root is not None
-        created: list[Path] = []
-        replaced: dict[Path, bytes] = {}
+        root = os.fspath(self.root)
+        created: list[str] = []
+        replaced: dict[str, bytes] = {}
 
         def undo() -> None:
             for path in created:
                 with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
+                    os.unlink(path)
             for path, data in replaced.items():
                 _atomic_write(path, data)
 
         try:
             for rel, data in files.items():
-                path = self.root / rel
-                if path.exists():
-                    replaced[path] = path.read_bytes()
-                else:
+                path = os.path.join(root, rel)
+                try:
+                    with open(path, "rb") as f:
+                        replaced[path] = f.read()
+                except FileNotFoundError:
                     created.append(path)
                 _atomic_write(path, data)
         except BaseException:
@@ -475,7 +610,11 @@ class Store:
         retried. Afterwards the written paths are staged so ``git status`` is clean.
         """
         repo = self.repo
-        blobs = {path: repo.create_blob(data) for path, data in files.items()}
+        if len(files) >= PACK_THRESHOLD:  # one pack: two files instead of one per blob
+            ids = pack.write_blobs(_objects_dir(repo) / "pack", files.values())
+            blobs = {path: pygit2.Oid(raw=oid) for path, oid in zip(files, ids, strict=True)}
+        else:
+            blobs = {path: repo.create_blob(data) for path, data in files.items()}
         signature = _signature(repo)
         for _ in range(_CAS_ATTEMPTS):
             branch, parent = self._branch_tip()
@@ -493,7 +632,7 @@ class Store:
                     ref.set_target(oid, f"commit: {message.splitlines()[0]}")
             except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError):
                 continue  # another writer moved the branch: rebuild on its tip
-            self._stage(list(files))
+            self._stage(blobs)
             return oid
         raise StoreStateError(
             f"the branch kept moving under concurrent writers ({_CAS_ATTEMPTS} attempts); "
@@ -508,8 +647,13 @@ class Store:
         ref = self.repo.references.get(branch)
         return branch, (self.repo[ref.target].peel(pygit2.Commit) if ref is not None else None)
 
-    def _stage(self, paths: list[str]) -> None:
-        """Stage ``paths`` in the git index under a lock (read-modify-write of the index)."""
+    def _stage(self, blobs: dict[str, pygit2.Oid]) -> None:
+        """Stage the committed blobs in the git index under a lock (read-modify-write).
+
+        Entries are added by blob id, as ``git update-index --cacheinfo`` does, rather than
+        by re-reading and re-hashing each file: the work-tree bytes are the blob's bytes.
+        Git then checks such an entry's content once and refreshes its stat data.
+        """
         if self.root is None:
             return
         lock_path = Path(self.repo.path) / "kistore-index.lock"
@@ -517,8 +661,8 @@ class Store:
             fcntl.flock(lock, fcntl.LOCK_EX)
             index = self.repo.index
             index.read(force=True)
-            for path in paths:
-                index.add(path)
+            for path, oid in blobs.items():
+                index.add(pygit2.IndexEntry(path, oid, pygit2.GIT_FILEMODE_BLOB))
             index.write()
 
 
@@ -539,18 +683,50 @@ def read_settings(root: Path) -> dict[str, Any]:
         raise InputError(f"not valid TOML: {e}", file=str(path)) from None
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+_temp_names = itertools.count()
+
+
+def _atomic_write(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to a temporary name beside ``path`` and rename it into place.
+
+    The temporary name is unique per process (pid + counter) and created with O_EXCL, so
+    writers never share one. The directory is created only when missing (a bulk add
+    writes thousands of files into the same 256 shards: no mkdir per file).
+    """
+    path = os.fspath(path)
+    parent, name = os.path.split(path)
+    tmp = os.path.join(parent, f".{name}.{os.getpid()}.{next(_temp_names)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    try:
+        fd = os.open(tmp, flags, 0o644)
+    except FileNotFoundError:
+        os.makedirs(parent, exist_ok=True)
+        fd = os.open(tmp, flags, 0o644)
+    except FileExistsError:  # a leftover of a crashed process with our pid
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.chmod(tmp, 0o644)
+            os.fchmod(f.fileno(), 0o644)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _stat_key(st: os.stat_result) -> str:
+    """Return a work-tree file's catalog change key: ``mtime_ns:size:inode``."""
+    return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+
+
+def _objects_dir(repo: pygit2.Repository) -> Path:
+    """Return the repository's object directory (linked worktrees share it: ``commondir``)."""
+    git_dir = Path(repo.path)
+    common = git_dir / "commondir"
+    if common.is_file():
+        git_dir = (git_dir / common.read_text("utf-8").strip()).resolve()
+    return git_dir / "objects"
 
 
 def _difference(old: bytes, new: bytes) -> str:
