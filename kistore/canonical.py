@@ -160,6 +160,11 @@ def dumps(value: Any) -> bytes:
             key, a type that is not JSON, or nesting deeper than :data:`MAX_DEPTH`),
             naming the JSON Pointer of the value.
     """
+    if _plain(value, 1):  # fast path: already in the form canonicaljson writes as RFC 8785
+        try:
+            return canonicaljson.encode_canonical_json(value)
+        except UnicodeEncodeError:
+            pass  # a lone surrogate: the exact path below names its pointer
     exact = [False]
     normal = _normalise(value, "", 1, exact)
     if exact[0]:
@@ -189,6 +194,36 @@ def is_canonical(data: bytes) -> bool:
         return dumps(loads(data)) == data
     except (ParseError, CanonicalFormError):
         return False
+
+
+def _plain(value: Any, depth: int) -> bool:
+    """Return True when :func:`_normalise` would return ``value`` unchanged and not exact.
+
+    That is: only ``str``/``bool``/``None``, ``int`` within +/-(2**53 - 1), finite
+    non-integral floats of magnitude >= 1e-4 (written without exponent by Python and ES6
+    alike), dicts with ``str`` keys in the Basic Multilingual Plane, and lists, nested at
+    most :data:`MAX_DEPTH` deep. No copy and no JSON Pointer is built: the bulk add path
+    canonicalises every manifest twice (object and metadata).
+    """
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+    if kind is float:
+        return math.isfinite(value) and not value.is_integer() and abs(value) >= 1e-4
+    if depth > MAX_DEPTH:
+        return False
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or (not key.isascii() and max(key) > "\uffff"):
+                return False
+            if not _plain(item, depth + 1):
+                return False
+        return True
+    if kind is list:
+        return all(_plain(item, depth + 1) for item in value)
+    return False
 
 
 def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
