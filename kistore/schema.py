@@ -67,7 +67,7 @@ def load_schema(name: str) -> dict[str, Any]:
 def _validator(name: str) -> Any:
     # Imported here: jsonschema is slow to import and most commands never validate.
     import jsonschema
-    import rfc3339_validator
+    import rfc3339_validator  # noqa: F401 - fail loudly here, not silently skip date-time
     from referencing import Registry, Resource
 
     resources_ = [
@@ -75,10 +75,20 @@ def _validator(name: str) -> Any:
     ]
     registry: Registry[Any] = Registry().with_resources(resources_)
     checker = jsonschema.FormatChecker(formats=())
-    checker.checks("date-time")(rfc3339_validator.validate_rfc3339)
+    checker.checks("date-time")(_is_date_time)
     return jsonschema.Draft202012Validator(
         load_schema(name), registry=registry, format_checker=checker
     )
+
+
+def _is_date_time(value: object) -> bool:
+    """Return True for an RFC 3339 date-time; a non-string is left to the ``type`` keyword.
+
+    (``format`` applies only to strings; calling the validator with ``null`` would raise.)
+    """
+    import rfc3339_validator
+
+    return not isinstance(value, str) or bool(rfc3339_validator.validate_rfc3339(value))
 
 
 @cache
@@ -86,7 +96,6 @@ def _fast_validator(name: str) -> Any:
     """Return the compiled ``jsonschema-rs`` validator for one schema (None: unavailable)."""
     try:
         import jsonschema_rs
-        import rfc3339_validator
     except ImportError:  # pragma: no cover - the wheel is missing on this platform
         return None
     registry = jsonschema_rs.Registry(
@@ -94,7 +103,7 @@ def _fast_validator(name: str) -> Any:
     )
     return jsonschema_rs.Draft202012Validator(
         load_schema(name), registry=registry, validate_formats=True,
-        formats={"date-time": rfc3339_validator.validate_rfc3339}, offline=True,
+        formats={"date-time": _is_date_time}, offline=True,
     )
 
 
