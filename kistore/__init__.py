@@ -1,0 +1,21 @@
+"""kistore: content-addressed, git-backed store for GPU kernel benchmark manifests.
+
+The public entry points are :class:`kistore.store.Store` (also importable as
+``kistore.Store``), :class:`kistore.model.Manifest`, :func:`kistore.inputs.read_inputs`,
+:mod:`kistore.canonical` (RFC 8785 bytes) and :class:`kistore.digest.Digest`. ``Store`` is
+loaded on first use so that ``import kistore`` does not import pygit2.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Store":
+        from .store import Store
+
+        return Store
+    raise AttributeError(f"module 'kistore' has no attribute {name!r}")

@@ -252,7 +252,7 @@ def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
     if depth > MAX_DEPTH:
         raise CanonicalFormError(f"nesting deeper than {MAX_DEPTH} levels", pointer=pointer)
     if isinstance(value, dict):
-        out = {}
+        out: dict[str, Any] = {}
         for key, item in value.items():
             if not isinstance(key, str):
                 raise CanonicalFormError(f"object key {key!r} is not a string", pointer=pointer)
@@ -327,7 +327,7 @@ def es6_number(value: float) -> str:
 
 
 def escape_pointer(token: str) -> str:
-    """Escape one reference token for an RFC 6901 JSON Pointer (``~`` -> ``~0``, ``/`` -> ``~1``)."""
+    """Escape one token for an RFC 6901 JSON Pointer (``~`` -> ``~0``, ``/`` -> ``~1``)."""
     return token.replace("~", "~0").replace("/", "~1")
 
 
@@ -469,7 +469,7 @@ class _Scanner:
     def string(self, pointer: str) -> str:
         start = self.pos
         self.pos += 1
-        out = []
+        out: list[str] = []
         text = self.text
         while True:
             if self.pos >= len(text):

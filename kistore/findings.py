@@ -95,7 +95,7 @@ class Finding:
         return text
 
     def to_json(self) -> dict[str, Any]:
-        """The finding as a JSON object (``rule``, ``name``, ``severity``, ``hint``, ...)."""
+        """Return the finding as a JSON object (``rule``, ``name``, ``severity``, ``hint``, ...)."""
         data = asdict(self)
         data.pop("rule")
         return {"rule": self.rule.id, "name": self.rule.name, "severity": self.severity,

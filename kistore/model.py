@@ -84,8 +84,8 @@ class Manifest:
             ParseError: when either byte string is not strict JSON.
             MultipleErrors: when the rebuilt manifest fails its schema.
         """
-        document = canonical.loads(object_bytes, file=file)
-        document["metadata"] = canonical.loads(metadata_bytes, file=file)
+        document = canonical.loads(object_bytes, file=file or "-")
+        document["metadata"] = canonical.loads(metadata_bytes, file=file or "-")
         findings = check_manifest(document, file=file)
         if findings:
             raise MultipleErrors(list(findings))

@@ -36,7 +36,7 @@ SCHEMA_BASE = "https://kernelindex.dev/schemas/v1alpha1/"
 
 @cache
 def _schema_dir() -> Traversable:
-    """The installed ``kistore.schemas`` package, or ``schemas/`` beside a source checkout."""
+    """Return the installed ``kistore.schemas`` package, or ``schemas/`` beside the source."""
     try:
         return resources.files("kistore.schemas")
     except ModuleNotFoundError:  # running from the source tree: kistore/ next to schemas/

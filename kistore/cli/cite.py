@@ -1,7 +1,55 @@
-"""Subcommands: (to be written)."""
+"""Subcommand ``kistore cite``: a citation that never changes meaning (DESIGN §7)."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import click
 
-COMMANDS: list[click.Command] = []
+from ..citation_formats import FORMATS
+from . import StoreContext, emit_json
+
+pass_ctx = click.make_pass_decorator(StoreContext)
+
+
+@click.command()
+@click.argument("ref")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="text, bibtex (@misc), csl-json (a list of CSL items) or cff (CITATION.cff).")
+@click.option("--accessed", type=click.DateTime(formats=["%Y-%m-%d"]), metavar="YYYY-MM-DD",
+              help="Access date to record (default: today, UTC).")
+@click.option("--at", "at", metavar="REV",
+              help="Cite as of this commit (history is walked from it; default HEAD).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the citation's facts as one JSON object (not with --format).")
+@pass_ctx
+def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at: str | None,
+         as_json: bool) -> None:
+    r"""Cite a stored object by the commit that first added it. REF: digest, 8+ hex, KIND/NAME.
+
+    Prints the title, the full digest, the git blob id of the object file, the commit that
+    first added it (found in history, so later commits and metadata edits never move it),
+    a permalink to the object file at that commit, the published date (that commit's date,
+    UTC) and the access date. The permalink template is [cite] permalink in kistore.toml,
+    else derived from the origin remote (GitHub, GitLab, Gitea).
+
+    \b
+    Example:
+      kistore cite BenchmarkRun/sol-submission-20464
+      kistore cite 384a96d0 --format bibtex --accessed 2026-11-29
+      kistore cite 384a96d0 --format cff > CITATION.cff
+    """
+    from ..citation import cite as build
+    from ..citation import render
+
+    if as_json and fmt != "text":
+        raise click.UsageError("--json prints the citation's facts; do not combine it with "
+                               "--format (use --format csl-json for CSL-JSON)")
+    citation = build(ctx.store(), ref, at=at, accessed=accessed.date() if accessed else None)
+    if as_json:
+        emit_json(citation.to_json())
+    else:
+        click.echo(render(citation, fmt), nl=False)
+
+
+COMMANDS = [cite]

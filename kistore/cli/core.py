@@ -30,7 +30,7 @@ def init(path: str) -> None:
 @click.command()
 @click.argument("files", nargs=-1, required=True)
 @click.option("--allow-dangling", is_flag=True,
-              help="Record runs whose referenced digests are not in the store (verify reports them).")
+              help="Record runs whose references are not in the store (verify reports them).")
 @click.option("--update-metadata", is_flag=True,
               help="Replace the stored metadata of an object that is already present.")
 @click.option("--commit", "do_commit", is_flag=True,
@@ -48,7 +48,7 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
 
     \b
     Example:
-      kistore add --allow-dangling --commit ../shared/examples/sol-execbench-submission-20464.bundle.json
+      kistore add --allow-dangling --commit record.bundle.json
       cat runs.jsonl | kistore add -
     """
     from ..inputs import read_inputs

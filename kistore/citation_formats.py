@@ -1,0 +1,181 @@
+"""Citation output formats: plain text, BibTeX, CSL-JSON and CITATION.cff (DESIGN §7).
+
+Owns writing a :class:`kistore.citation.Citation` for each consumer, valid for it: BibTeX
+that parses (one ``@misc`` entry with a key stable per digest), a CSL-JSON list of CSL items
+(CSL-JSON data schema), and a complete ``CITATION.cff`` (CFF 1.2.0 schema). Pure: no git,
+no I/O; the citation's facts come from :mod:`kistore.citation`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from .citation import Citation
+
+FORMATS = ("text", "bibtex", "csl-json", "cff")
+"""Every output format :func:`render` writes."""
+
+def render(citation: Citation, fmt: str = "text") -> str:
+    """Write a citation in one of :data:`FORMATS`; the text ends with a newline.
+
+    * ``text``: a reference line, then one labelled line per field.
+    * ``bibtex``: one ``@misc`` entry (classic BibTeX and biblatex both read it).
+    * ``csl-json``: a JSON list of one CSL item of type ``dataset`` (CSL-JSON schema).
+    * ``cff``: a complete ``CITATION.cff`` (CFF 1.2.0; no access date, CFF has none).
+
+    Raises:
+        ValueError: ``fmt`` is not one of :data:`FORMATS`.
+    """
+    writers = {"text": to_text, "bibtex": to_bibtex, "csl-json": to_csl_json, "cff": to_cff}
+    if fmt not in writers:
+        raise ValueError(f"unknown citation format {fmt!r}; use one of {', '.join(FORMATS)}")
+    return writers[fmt](citation)
+
+
+def to_text(c: Citation) -> str:
+    """Write plain text: ``AUTHORS (YEAR). TITLE [Data set]. PUBLISHER. PERMALINK`` + fields."""
+    lines = [
+        f"{names(c.authors)} ({c.published.year}). {c.title} [Data set]. {c.publisher}. "
+        f"{c.permalink}",
+        f"  digest:    {c.digest}",
+        f"  kind:      {c.kind}/{c.name}",
+        f"  blob:      {c.blob}",
+        f"  commit:    {c.commit} (first added the object)",
+        f"  published: {c.published.date().isoformat()} (commit date, UTC)",
+        f"  accessed:  {c.accessed.isoformat()}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+_BIBTEX_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                  "dec")
+
+
+def to_bibtex(c: Citation) -> str:
+    r"""Write one ``@misc`` entry, keyed :attr:`Citation.key`.
+
+    Fields: ``author`` (each name braced, so it is never split into given/family),
+    ``title`` (double-braced, so styles keep its capitals), ``howpublished`` (``\\url{}``)
+    and ``url`` (the permalink), ``year``/``month`` (published), ``urldate`` (accessed),
+    ``publisher``, ``note`` (digest, blob, commit). Text is LaTeX-escaped.
+    """
+    url = _bibtex_url(c.permalink)
+    fields = [
+        ("author", " and ".join(f"{{{_latex(a)}}}" for a in c.authors)),
+        ("title", f"{{{_latex(c.title)}}}"),
+        ("howpublished", f"\\url{{{url}}}"),
+        ("url", url),
+        ("year", str(c.published.year)),
+        ("month", None),
+        ("urldate", c.accessed.isoformat()),
+        ("publisher", _latex(c.publisher)),
+        ("note", _latex(f"{c.kind} {c.name}, digest {c.digest}, git blob {c.blob}, "
+                        f"first added in commit {c.commit}")),
+    ]
+    lines = [f"@misc{{{c.key},"]
+    for name, value in fields:
+        if name == "month":  # a standard macro, unbraced, as every style expects
+            lines.append(f"  {name:<12} = {_BIBTEX_MONTHS[c.published.month - 1]},")
+        else:
+            lines.append(f"  {name:<12} = {{{value}}},")
+    lines[-1] = lines[-1].rstrip(",")
+    return "\n".join([*lines, "}"]) + "\n"
+
+
+def to_csl_json_item(c: Citation) -> dict[str, Any]:
+    """Return one CSL item (type ``dataset``) as a dict, per the CSL-JSON data schema."""
+    return {
+        "id": c.key,
+        "type": "dataset",
+        "title": c.title,
+        "author": [{"literal": a} for a in c.authors],
+        "publisher": c.publisher,
+        "genre": c.kind,
+        "URL": c.permalink,
+        "issued": {"date-parts": [[c.published.year, c.published.month, c.published.day]]},
+        "accessed": {"date-parts": [[c.accessed.year, c.accessed.month, c.accessed.day]]},
+        "number": str(c.digest),
+        "version": c.commit,
+        # The digest, blob and commit live in fields every CSL-JSON schema version knows
+        # (CSL 1.0.2's "custom" would be refused by older consumers).
+        "note": f"digest {c.digest}; git blob {c.blob}; first added in commit {c.commit}",
+    }
+
+
+def to_csl_json(c: Citation) -> str:
+    """Write CSL-JSON: a list holding one item (:func:`to_csl_json_item`), indented."""
+    return json.dumps([to_csl_json_item(c)], indent=2, ensure_ascii=False) + "\n"
+
+
+def to_cff(c: Citation) -> str:
+    """Write a complete ``CITATION.cff`` (CFF 1.2.0).
+
+    Type ``dataset``, the permalink as ``url``, the first commit as ``commit``, the digest
+    (and the permalink) as ``identifiers``, the authors as entities (``name``).
+
+    Written by hand rather than by a YAML library: the document has a fixed shape, and every
+    scalar is a YAML double-quoted string (JSON string syntax is valid YAML), so titles with
+    ``:``, ``#`` or quotes, and dates (which must stay strings for the CFF schema), are safe.
+    """
+    q = _yaml_str
+    lines = [
+        "# CITATION.cff for one KernelIndex object, written by `kistore cite --format cff`.",
+        'cff-version: "1.2.0"',
+        f"message: {q('If you use this result, please cite it using these metadata.')}",
+        'type: "dataset"',
+        f"title: {q(c.title)}",
+        "authors:",
+        *(f"  - name: {q(a)}" for a in c.authors),
+        f"date-released: {q(c.published.date().isoformat())}",
+        f"url: {q(c.permalink)}",
+        f"commit: {q(c.commit)}",
+        "identifiers:",
+        '  - type: "other"',
+        f"    value: {q(str(c.digest))}",
+        f"    description: {q('SHA-256 digest of the RFC 8785 canonical bytes of {apiVersion, kind, spec}')}",  # noqa: E501
+        '  - type: "url"',
+        f"    value: {q(c.permalink)}",
+        f"    description: {q(f'The object file at the commit that first added it (git blob {c.blob})')}",  # noqa: E501
+        "keywords:",
+        f"  - {q(c.publisher)}",
+        *([f"  - {q(c.kind)}"] if c.kind != c.publisher else []),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def names(authors: tuple[str, ...]) -> str:
+    """Join author names for a line of text: ``A``, ``A and B``, ``A, B and C``."""
+    if len(authors) < 2:
+        return "".join(authors)
+    return ", ".join(authors[:-1]) + " and " + authors[-1]
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "#": r"\#",
+    "_": r"\_", "$": r"\$", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+}
+
+
+def _latex(text: str) -> str:
+    """Escape LaTeX's special characters so any title reads back as written."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def _bibtex_url(url: str) -> str:
+    """Percent-encode braces, backslashes and spaces, which would unbalance a BibTeX value."""
+    return "".join({"{": "%7B", "}": "%7D", "\\": "%5C", " ": "%20"}.get(ch, ch) for ch in url)
+
+
+def _yaml_str(text: str) -> str:
+    """Quote ``text`` as a YAML 1.2 double-quoted scalar.
+
+    JSON string syntax is a subset of YAML's; characters YAML may not hold raw (DEL, C1
+    controls, line separators, ...) are escaped on top.
+    """
+    return "".join(
+        ch if ch.isprintable() else (f"\\u{ord(ch):04x}" if ord(ch) < 0x10000
+                                     else f"\\U{ord(ch):08x}")
+        for ch in json.dumps(text, ensure_ascii=False)
+    )
