@@ -546,7 +546,8 @@ class Store:
             raise MultipleErrors(errors)
         if not files:
             return results
-        undo = self._write_files(files)
+        stats: dict[str, os.stat_result] = {}
+        undo = self._write_files(files, stats)
         try:
             if commit:
                 summary = ", ".join(f"{r.kind}/{r.name}" for r in results[:3])
@@ -555,10 +556,12 @@ class Store:
         except BaseException:
             undo()
             raise
-        self._record_names(view, [unique[r.digest] for r in results if r.status != "unchanged"])
+        self._record_names(view, [unique[r.digest] for r in results if r.status != "unchanged"],
+                           stats)
         return results
 
-    def _record_names(self, view: WorkTreeView, written: list[Manifest]) -> None:
+    def _record_names(self, view: WorkTreeView, written: list[Manifest],
+                      stats: Mapping[str, os.stat_result]) -> None:
         """Tell the catalog what ``add`` just wrote, so the next add need not re-read it.
 
         The shard keys recorded are those after this write; a shard that another writer
@@ -571,7 +574,7 @@ class Store:
         shards = {m.digest.hex[:2] for m in written}
         for m in written:
             try:
-                keys = [_stat_key(os.stat(self.root / p))  # type: ignore[operator]
+                keys = [_stat_key(stats.get(p) or os.stat(os.path.join(view.root, p)))
                         for p in (layout.object_path(m.digest), layout.metadata_path(m.digest))]
             except OSError:
                 return
@@ -580,8 +583,13 @@ class Store:
         catalog.record("work", rows, {d: k for d, k in current.items()
                                       if d.rpartition("/")[2] in shards})
 
-    def _write_files(self, files: dict[str, bytes]) -> Any:
-        """Write files atomically (temp name + rename); return a function that undoes it."""
+    def _write_files(self, files: dict[str, bytes],
+                     stats: dict[str, os.stat_result] | None = None) -> Any:
+        """Write files atomically (temp name + rename); return a function that undoes it.
+
+        ``stats`` (when given) receives each written file's stat, taken before the rename,
+        for the name catalog.
+        """
         assert self.root is not None
         root = os.fspath(self.root)
         created: list[str] = []
@@ -602,7 +610,9 @@ class Store:
                         replaced[path] = f.read()
                 except FileNotFoundError:
                     created.append(path)
-                _atomic_write(path, data)
+                st = _atomic_write(path, data)
+                if stats is not None and st is not None:
+                    stats[rel] = st
         except BaseException:
             undo()
             raise
@@ -694,8 +704,10 @@ def read_settings(root: Path) -> dict[str, Any]:
 _temp_names = itertools.count()
 
 
-def _atomic_write(path: str | Path, data: bytes) -> None:
+def _atomic_write(path: str | Path, data: bytes) -> os.stat_result:
     """Write ``data`` to a temporary name beside ``path`` and rename it into place.
+
+    Returns the file's stat (taken from the open file; a rename changes none of it).
 
     The temporary name is unique per process (pid + counter) and created with O_EXCL, so
     writers never share one. The directory is created only when missing (a bulk add
@@ -716,7 +728,10 @@ def _atomic_write(path: str | Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             os.fchmod(f.fileno(), 0o644)
+            f.flush()
+            st = os.fstat(f.fileno())
         os.replace(tmp, path)
+        return st
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
