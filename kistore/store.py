@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib
 import itertools
 import json
 import os
@@ -30,9 +31,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pygit2
+from typing import TYPE_CHECKING, Any
 
 from . import canonical, layout, pack
 from .catalog import Catalog, open_catalog
@@ -62,6 +61,19 @@ version = 1
 
 GITATTRIBUTES_LINE = "store/** -text -eol -filter -ident -working-tree-encoding"
 """Stored bytes are hashed bytes: no end-of-line or filter conversion, ever."""
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+else:
+    class _Pygit2:
+        """pygit2, imported on first use: a work-tree ``add`` never needs it (~0.2 s)."""
+
+        def __getattr__(self, name: str) -> Any:
+            module = importlib.import_module("pygit2")
+            globals()["pygit2"] = module
+            return getattr(module, name)
+
+    pygit2 = _Pygit2()
 
 _CAS_ATTEMPTS = 50
 
@@ -321,17 +333,31 @@ class Store:
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         start = os.fspath(path) if path is not None else os.getcwd()
+        self._repo: pygit2.Repository | None = None
+        self._catalog: Catalog | None = None
+        self._catalog_opened = False
+        plain = _plain_work_tree(start)
+        if plain is not None:  # the common case, found without importing pygit2
+            self.root: Path | None = plain
+            self.git_dir = plain / ".git"
+            return
         found = pygit2.discover_repository(start)
         if found is None:
             raise StoreStateError(
                 "not inside a git repository; run `kistore init PATH` or pass --store PATH",
                 file=start,
             )
-        self.repo = pygit2.Repository(found)
-        workdir = self.repo.workdir
-        self.root: Path | None = Path(workdir) if workdir else None
-        self._catalog: Catalog | None = None
-        self._catalog_opened = False
+        self._repo = pygit2.Repository(found)
+        workdir = self._repo.workdir
+        self.root = Path(workdir) if workdir else None
+        self.git_dir = Path(self._repo.path)
+
+    @property
+    def repo(self) -> pygit2.Repository:
+        """The pygit2 repository, opened on first use (a work-tree ``add`` never opens it)."""
+        if self._repo is None:
+            self._repo = pygit2.Repository(str(self.root))
+        return self._repo
 
     def catalog(self) -> Catalog | None:
         """Return the derived name catalog (``GIT_DIR/kistore/catalog.sqlite``), opened once.
@@ -340,7 +366,7 @@ class Store:
         """
         if not self._catalog_opened:
             self._catalog_opened = True
-            self._catalog = open_catalog(Path(self.repo.path))
+            self._catalog = open_catalog(self.git_dir)
         return self._catalog
 
     # -- creating --------------------------------------------------------------------
@@ -736,6 +762,33 @@ def _atomic_write(path: str | Path, data: bytes) -> os.stat_result:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _plain_work_tree(start: str) -> Path | None:
+    """Return the work tree around ``start`` when it is an ordinary one, else None.
+
+    Ordinary: the nearest ``.git`` above ``start`` is a directory holding ``HEAD``, its
+    config sets no ``core.worktree``, and no ``GIT_*`` variable redirects git. Everything
+    else (bare repositories, linked worktrees, submodules, GIT_DIR ...) is left to
+    libgit2's discovery, so both always agree.
+    """
+    if any(k in os.environ for k in ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES",
+                                     "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_COMMON_DIR")):
+        return None
+    here = Path(os.path.abspath(start))
+    for directory in (here, *here.parents):
+        dotgit = directory / ".git"
+        if os.path.lexists(dotgit):
+            if not (dotgit.is_dir() and not dotgit.is_symlink() and (dotgit / "HEAD").is_file()):
+                return None
+            try:
+                config = (dotgit / "config").read_text("utf-8", errors="replace").lower()
+            except OSError:
+                return None
+            return None if "worktree" in config else directory
+        if directory.name == ".git" or (directory / "HEAD").is_file():
+            return None  # inside a git directory or a bare repository
+    return None
 
 
 def _stat_key(st: os.stat_result) -> str:

@@ -42,7 +42,7 @@ def test_help_imports_no_pygit2_jsonschema_or_cryptography():
     assert out == "0 []"
 
 
-def test_valid_add_imports_no_python_jsonschema(tmp_path):
+def test_valid_work_tree_add_imports_no_python_jsonschema_nor_pygit2(tmp_path):
     # The floor the issue compares `kistore add` with imports jsonschema; kistore need not
     # when every manifest is valid (the compiled validator confirms it).
     Store.init(tmp_path / "s")
@@ -51,10 +51,11 @@ def test_valid_add_imports_no_python_jsonschema(tmp_path):
     code = ("import sys\nfrom kistore.cli import main\n"
             "try:\n    main(['--store', sys.argv[1], 'add', sys.argv[2]])\n"
             "except SystemExit as e:\n    code = e.code\n"
-            "print(code, 'jsonschema' in sys.modules)")
+            "print(code, 'jsonschema' in sys.modules, 'pygit2' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s"),
                            str(tmp_path / "w.json")], capture_output=True, text=True, check=True)
-    assert done.stdout.splitlines()[-1] == "0 False"
+    assert done.stdout.splitlines()[-1] == "0 False False"  # nor pygit2: no git object written
+    assert any((tmp_path / "s" / "store" / "objects" / "sha256").rglob("*.json"))
 
 
 def test_bulk_commit_through_a_pack_is_byte_identical_and_clean(tmp_path):
