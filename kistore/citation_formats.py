@@ -153,14 +153,20 @@ def names(authors: tuple[str, ...]) -> str:
 
 
 _LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "#": r"\#",
+    # Classic BibTeX counts braces even after a backslash, so \{ would unbalance a field:
+    # braces are written as the brace-balanced \textbraceleft{} / \textbraceright{}.
+    "\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}",
+    "%": r"\%", "&": r"\&", "#": r"\#",
     "_": r"\_", "$": r"\$", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
 }
 
 
 def _latex(text: str) -> str:
-    """Escape LaTeX's special characters so any title reads back as written."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    """Escape LaTeX's special characters so any title reads back as written.
+
+    Characters that are not printable (controls, line separators) become a space.
+    """
+    return "".join(_LATEX_SPECIAL.get(ch, ch) if ch.isprintable() else " " for ch in text)
 
 
 def _bibtex_url(url: str) -> str:

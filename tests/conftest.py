@@ -80,3 +80,28 @@ def snapshot(path: Path) -> dict[str, bytes]:
         str(p.relative_to(path)): p.read_bytes()
         for p in sorted(path.rglob("*")) if p.is_file() and ".git" not in p.parts
     }
+
+
+# -- attestations: fixed test keys and a store holding the published record -------------
+
+def fixed_key(n: int):
+    """A fixed Ed25519 private key (seed = 32 bytes of ``n``): the same in every run."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return Ed25519PrivateKey.from_private_bytes(bytes([n]) * 32)
+
+
+@pytest.fixture
+def record_store(store):
+    """A store with the published record committed (run, protocol, environment)."""
+    from kistore.inputs import read_inputs
+
+    store.add([x.manifest for x in read_inputs([str(BUNDLE)])], allow_dangling=True, commit=True)
+    return store
+
+
+@pytest.fixture
+def run_digest():
+    from kistore.digest import Digest
+
+    return Digest.from_str(PUBLISHED["run"])

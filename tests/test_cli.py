@@ -168,9 +168,19 @@ def test_wheel_ships_schemas_and_runs_outside_the_source_tree(tmp_path):
     assert where.startswith(str(tmp_path / "site"))
 
 
+def _all_commands(group, path=()):
+    import click
+    for name, command in group.commands.items():
+        yield (*path, name), command
+        if isinstance(command, click.Group):
+            yield from _all_commands(command, (*path, name))
+
+
 def test_help_has_an_example_for_every_command(runner):
     from kistore.cli import main as group
-    for name in group.commands:
-        result = runner.invoke(group, [name, "--help"])
-        assert result.exit_code == 0
-        assert "Example" in result.output, name
+    for path, _ in _all_commands(group):
+        result = runner.invoke(group, [*path, "--help"])
+        assert result.exit_code == 0, path
+        lines = [line.strip() for line in result.output.splitlines()]
+        assert "Example:" in lines, (path, result.output)  # click kept the \b paragraph
+        assert "\\b" not in result.output, path

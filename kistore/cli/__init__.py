@@ -42,7 +42,11 @@ class StoreContext:
 
 
 class KistoreGroup(click.Group):
-    """Click group that turns :class:`KistoreError` into one stderr line per problem, exit 1."""
+    """Click group that turns errors into one stderr line per problem and exit code 1.
+
+    :class:`KistoreError` prints each of its problems; an ``OSError`` (a file that could not
+    be read or written) prints the file and the reason. ``--debug`` shows the traceback.
+    """
 
     def invoke(self, ctx: click.Context) -> Any:  # noqa: D102 - click API
         try:
@@ -52,6 +56,13 @@ class KistoreGroup(click.Group):
                 raise
             for problem in e.problems:
                 click.echo(f"error: {problem.format()}", err=True)
+            ctx.exit(1)
+        except OSError as e:  # a file we could not read or write: say which, no traceback
+            if ctx.params.get("debug"):
+                raise
+            where = f"{e.filename}: " if e.filename else ""
+            click.echo(f"error: {where}{e.strerror or e}; nothing was left half-written",
+                       err=True)
             ctx.exit(1)
 
 

@@ -1,7 +1,391 @@
-"""Subcommands: (to be written)."""
+"""Subcommands: ``key generate``, ``attest``, ``attestations``, ``notes``, ``trust``.
+
+Thin: each parses options, calls :mod:`kistore.signing`, :mod:`kistore.attestation`,
+:mod:`kistore.notes`, :mod:`kistore.trust` or :mod:`kistore.evidence`, and prints.
+"""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from typing import Any
+
 import click
 
-COMMANDS: list[click.Command] = []
+from . import StoreContext, emit_json
+
+pass_ctx = click.make_pass_decorator(StoreContext)
+
+TYPES = ("reproduction", "rerun", "note", "dispute", "withdrawal")
+PASSPHRASE_ENV = "KISTORE_KEY_PASSPHRASE"
+
+
+# -- keys ------------------------------------------------------------------------------
+
+
+@click.group()
+def key() -> None:
+    """Create signing keys (Ed25519).
+
+    \b
+    Example:
+      kistore key generate ~/.kistore/signing-key
+    """
+
+
+@key.command("generate")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--encrypt", is_flag=True, help="Protect the key with a passphrase (prompted).")
+@click.option("--json", "as_json", is_flag=True, help="Print keyid and public key as JSON.")
+def key_generate(path: str, encrypt: bool, as_json: bool) -> None:
+    """Write a new Ed25519 private key to PATH (mode 0600) and its public key to PATH.pub.
+
+    The private key is an OpenSSH key file (ssh-keygen reads it); prints the public key as
+    an OpenSSH line and its keyid (the OpenSSH SHA-256 fingerprint). Refuses to overwrite.
+
+    \b
+    Example:
+      kistore key generate ~/.kistore/signing-key
+      kistore trust add ~/.kistore/signing-key.pub --role rerun
+    """
+    from .. import signing
+    from ..errors import InputError
+
+    passphrase = None
+    if encrypt:
+        passphrase = click.prompt("Passphrase", hide_input=True,
+                                  confirmation_prompt=True).encode("utf-8")
+    private = signing.generate()
+    line = signing.public_key_line(private.public_key())
+    keyid = signing.keyid(private.public_key())
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise InputError("the file exists; choose another path (keys are never overwritten)",
+                         file=path) from None
+    with os.fdopen(fd, "wb") as f:
+        f.write(signing.private_key_bytes(private, passphrase))
+    Path(path + ".pub").write_text(line + "\n", "ascii")
+    if as_json:
+        emit_json({"keyid": keyid, "publicKey": line, "privateKeyFile": path,
+                   "publicKeyFile": path + ".pub"})
+    else:
+        click.echo(line)
+        click.echo(keyid)
+
+
+def load_signing_key(path: str) -> Any:
+    """Read a private key file, prompting for its passphrase when it is encrypted.
+
+    The passphrase may also come from the ``KISTORE_KEY_PASSPHRASE`` environment variable.
+
+    Raises:
+        InputError: no such file, not an Ed25519 private key, or a wrong passphrase.
+    """
+    from .. import signing
+    from ..errors import InputError
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot read the key: {e.strerror}", file=path) from None
+    try:
+        return signing.load_private_key(data, file=path)
+    except signing.PassphraseRequired:
+        text = os.environ.get(PASSPHRASE_ENV)
+        if text is None:
+            text = click.prompt(f"Passphrase for {path}", hide_input=True, err=True)
+        return signing.load_private_key(data, text.encode("utf-8"), file=path)
+
+
+# -- attest ----------------------------------------------------------------------------
+
+
+@click.command()
+@click.argument("ref")
+@click.option("--type", "type_name", type=click.Choice(TYPES), required=True,
+              help="What the attestation says.")
+@click.option("--key", "key_path", required=True, metavar="PATH",
+              help="Private key (PEM or OpenSSH ed25519).")
+@click.option("--outcome", type=click.Choice(["reproduced", "not-reproduced"]),
+              help="For reproduction/rerun (default: reproduced).")
+@click.option("--predicate", "predicate_file", type=click.Path(dir_okay=False, exists=True),
+              help="JSON file with predicate fields: timing, environmentDigest, observedAt...")
+@click.option("-m", "--message", help="Note text, or the reason of a dispute or withdrawal.")
+@click.option("--note/--file", "as_note", default=True,
+              help="Attach as a git note (default) or write store/attestations/ for a PR.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result and bundle as JSON.")
+@pass_ctx
+def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: str | None,
+           predicate_file: str | None, message: str | None, as_note: bool,
+           as_json: bool) -> None:
+    """Sign an attestation about a stored manifest (REF: digest, prefix or KIND/NAME).
+
+    Builds an in-toto Statement v1 (subject: the manifest's digest), signs it in a DSSE
+    envelope with your key, and stores the bundle (envelope + your public key) as a note
+    under refs/notes/kistore, or with --file under store/attestations/ for a pull request.
+
+    \b
+    Example:
+      kistore attest BenchmarkRun/sol-submission-20464 --type reproduction --key ~/.kistore/k \
+          --predicate measured.json
+      kistore attest 384a96d0 --type dispute -m "timer excludes sync" --key k --file
+    """
+    from datetime import UTC, datetime
+
+    from .. import attestation, canonical, layout
+    from ..errors import InputError
+    from ..notes import attach
+    from ..trust import format_time
+
+    store = ctx.store()
+    digest = store.resolve(ref)
+    given = None
+    if predicate_file:
+        given = canonical.loads(Path(predicate_file).read_bytes(), file=predicate_file)
+        if not isinstance(given, dict):
+            raise InputError("the predicate must be a JSON object", file=predicate_file,
+                             pointer="")
+    predicate = attestation.build_predicate(type_name, given, outcome=outcome, message=message,
+                                            now=format_time(datetime.now(UTC)))
+    statement = attestation.make_statement(digest, layout.object_path(digest), type_name,
+                                           predicate, file=predicate_file or "predicate")
+    bundle = attestation.sign_statement(statement, load_signing_key(key_path))
+    location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
+    keyid = attestation.bundle_keyid(bundle)
+    if as_json:
+        emit_json({"subject": str(digest), "type": type_name, "keyid": keyid,
+                   "source": "note" if as_note else "file", "location": location,
+                   "bundle": bundle.to_json()})
+    else:
+        click.echo(f"{type_name} by {keyid} about {digest}: {location}")
+
+
+@click.command()
+@click.argument("ref")
+@click.option("--at", "at", metavar="REV", help="Read files and trust as of this commit.")
+@click.option("--json", "as_json", is_flag=True, help="Print evidence and each attestation.")
+@pass_ctx
+def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> None:
+    """List every attestation about REF, whether it verifies, and where it came from.
+
+    Prints the evidence level (source-native or verified), whether the run is withdrawn,
+    the community count, then one line per attestation: TYPE KEYID valid|invalid EFFECT
+    SOURCE REASON. Notes come from refs/notes/kistore, files from store/attestations/.
+
+    \b
+    Example:
+      kistore attestations BenchmarkRun/sol-submission-20464
+      kistore attestations 384a96d0 --json
+    """
+    from ..evidence import evidence_for
+
+    store = ctx.store()
+    digest = store.resolve(ref, at=at)
+    evidence = evidence_for(store, digest, at=at)
+    if as_json:
+        emit_json({"subject": str(digest), "evidenceLevel": evidence.level,
+                   "withdrawn": evidence.withdrawn, "community": evidence.community,
+                   "attestations": evidence.attestations})
+        return
+    click.echo(f"subject:   {digest}")
+    click.echo(f"evidence:  {evidence.level}" + (" (withdrawn)" if evidence.withdrawn else ""))
+    click.echo(f"community: {evidence.community}")
+    for a in evidence.attestations:
+        valid = "valid" if a["valid"] else "INVALID"
+        click.echo(f"{a['type'] or '?'} {a['keyid'] or '?'} {valid} {a['effect']} {a['source']}"
+                   + (f": {a['reason']}" if a["reason"] else ""))
+
+
+# -- notes -----------------------------------------------------------------------------
+
+
+@click.group()
+def notes() -> None:
+    """Move attestation notes (refs/notes/kistore) between files and clones.
+
+    \b
+    Example:
+      kistore notes sync
+      kistore notes fetch origin && kistore notes push origin
+    """
+
+
+@notes.command("sync")
+@click.option("--json", "as_json", is_flag=True, help="Print counts as JSON.")
+@pass_ctx
+def notes_sync(ctx: StoreContext, as_json: bool) -> None:
+    """Attach every store/attestations/ file of the work tree as a note on its subject.
+
+    Exits 1 when a file could not be attached (each listed on stderr); the others are.
+
+    \b
+    Example:
+      kistore notes sync && kistore notes push origin
+    """
+    from ..errors import MultipleErrors
+    from ..notes import sync
+
+    result = sync(ctx.store())
+    if as_json:
+        emit_json({"added": result.added, "present": result.present,
+                   "problems": [p.format() for p in result.problems]})
+    else:
+        click.echo(f"{result.added} attestation(s) attached, {result.present} already present")
+    if result.problems:
+        raise MultipleErrors(result.problems)
+
+
+@notes.command("fetch")
+@click.argument("remote")
+@click.option("--json", "as_json", is_flag=True, help="Print counts as JSON.")
+@pass_ctx
+def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
+    """Fetch REMOTE's refs/notes/kistore and merge it into ours (cat_sort_uniq).
+
+    \b
+    Example:
+      kistore notes fetch origin
+    """
+    from ..notes import fetch
+
+    gained = fetch(ctx.store(), remote)
+    if as_json:
+        emit_json({"remote": remote, "gained": gained})
+    else:
+        click.echo(f"{gained} attestation(s) gained from {remote}")
+
+
+@notes.command("push")
+@click.argument("remote")
+@click.option("--json", "as_json", is_flag=True, help="Print counts as JSON.")
+@pass_ctx
+def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
+    """Merge REMOTE's notes into ours, then push refs/notes/kistore (retried if it moved).
+
+    \b
+    Example:
+      kistore notes push origin
+    """
+    from ..notes import push
+
+    gained = push(ctx.store(), remote)
+    if as_json:
+        emit_json({"remote": remote, "gained": gained, "pushed": True})
+    else:
+        click.echo(f"pushed refs/notes/kistore to {remote} ({gained} gained first)")
+
+
+# -- trust -----------------------------------------------------------------------------
+
+
+@click.group()
+def trust() -> None:
+    """Manage store/trust/keys.json: keys trusted for roles (commit it by pull request).
+
+    \b
+    Example:
+      kistore trust add ci-rerun.pub --role rerun --valid-until 2027-01-01
+      kistore trust revoke SHA256:pURSfrPtTIYl6tnaV/mojdKG6ZmD3bZ5gsfUEKHo7Mc
+    """
+
+
+def _read_key_text(key_arg: str) -> str:
+    """KEY as given: an OpenSSH public-key line, or a public or private key file."""
+    from .. import signing
+
+    path = Path(key_arg)
+    if not key_arg.startswith("ssh-") and path.is_file():
+        data = path.read_bytes()
+        if b"PRIVATE KEY" in data:
+            private = load_signing_key(key_arg)
+            return signing.public_key_line(private.public_key())
+        return data.decode("ascii", "replace")
+    return key_arg
+
+
+@trust.command("add")
+@click.argument("key_arg", metavar="KEY")
+@click.option("--role", "roles", multiple=True, required=True,
+              type=click.Choice(["rerun", "maintainer"]), help="Role (repeatable).")
+@click.option("--valid-from", metavar="DATE", help="RFC 3339 date-time or date.")
+@click.option("--valid-until", metavar="DATE", help="RFC 3339 date-time or date.")
+@click.option("--comment", help="Who holds the key.")
+@click.option("--json", "as_json", is_flag=True, help="Print the key entry as JSON.")
+@pass_ctx
+def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_from: str | None,
+              valid_until: str | None, comment: str | None, as_json: bool) -> None:
+    """Trust KEY (public/private key file or OpenSSH line) for roles, in the work tree.
+
+    \b
+    Example:
+      kistore trust add ~/.kistore/k.pub --role rerun --valid-from 2026-01-01
+      git add store/trust && git commit -m "trust: CI rerun key"
+    """
+    from ..errors import StoreStateError
+    from ..trust import add_key, parse_time
+
+    store = ctx.store()
+    if store.root is None:
+        raise StoreStateError("this repository has no work tree")
+    entry = add_key(store.root, _read_key_text(key_arg), list(roles),
+                    valid_from=parse_time(valid_from) if valid_from else None,
+                    valid_until=parse_time(valid_until) if valid_until else None,
+                    comment=comment)
+    if as_json:
+        emit_json(entry.to_json())
+    else:
+        click.echo(f"trusted {entry.keyid} for {', '.join(entry.roles)}")
+
+
+@trust.command("revoke")
+@click.argument("keyid")
+@click.option("--at", "at", metavar="DATE", help="Revoked from this instant (default: now).")
+@click.option("--json", "as_json", is_flag=True, help="Print the key entry as JSON.")
+@pass_ctx
+def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -> None:
+    """Revoke KEYID: attestations entering the repository from then on do not count.
+
+    \b
+    Example:
+      kistore trust revoke SHA256:pURSfrPtTIYl6tnaV/mojdKG6ZmD3bZ5gsfUEKHo7Mc
+    """
+    from ..errors import StoreStateError
+    from ..trust import format_time, parse_time, revoke_key
+
+    store = ctx.store()
+    if store.root is None:
+        raise StoreStateError("this repository has no work tree")
+    entry = revoke_key(store.root, keyid, at=parse_time(at) if at else None)
+    if as_json:
+        emit_json(entry.to_json())
+    else:
+        assert entry.revoked_at is not None
+        click.echo(f"revoked {entry.keyid} from {format_time(entry.revoked_at)}")
+
+
+@trust.command("list")
+@click.option("--at", "at", metavar="REV", help="Read trust as of this commit.")
+@click.option("--json", "as_json", is_flag=True, help="Print the keys as JSON.")
+@pass_ctx
+def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
+    """List trusted keys with roles and validity windows.
+
+    \b
+    Example:
+      kistore trust list --json
+    """
+    from ..trust import load_trust
+
+    keys = load_trust(ctx.store().view(at)).keys
+    if as_json:
+        emit_json([keys[k].to_json() for k in sorted(keys)])
+        return
+    for k in sorted(keys):
+        entry = keys[k].to_json()
+        window = " ".join(f"{f}={entry[f]}" for f in ("validFrom", "validUntil", "revokedAt")
+                          if f in entry)
+        click.echo(f"{k} {','.join(entry['roles'])}" + (f" {window}" if window else ""))
+
+
+COMMANDS: list[click.Command] = [key, attest, attestations, notes, trust]

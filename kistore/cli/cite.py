@@ -25,7 +25,7 @@ pass_ctx = click.make_pass_decorator(StoreContext)
 @pass_ctx
 def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at: str | None,
          as_json: bool) -> None:
-    r"""Cite a stored object by the commit that first added it. REF: digest, 8+ hex, KIND/NAME.
+    """Cite a stored object by the commit that first added it. REF: digest, 8+ hex, KIND/NAME.
 
     Prints the title, the full digest, the git blob id of the object file, the commit that
     first added it (found in history, so later commits and metadata edits never move it),
