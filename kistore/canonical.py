@@ -160,13 +160,12 @@ def dumps(value: Any) -> bytes:
             key, a type that is not JSON, or nesting deeper than :data:`MAX_DEPTH`),
             naming the JSON Pointer of the value.
     """
-    if _plain(value, 1):  # fast path: already in the form canonicaljson writes as RFC 8785
-        try:
-            return canonicaljson.encode_canonical_json(value)
-        except UnicodeEncodeError:
-            pass  # a lone surrogate: the exact path below names its pointer
     exact = [False]
-    normal = _normalise(value, "", 1, exact)
+    try:
+        normal = _quick(value, 1, exact)
+    except _Slow:  # something to refuse: the pointer-tracking walk names where and why
+        exact = [False]
+        normal = _normalise(value, "", 1, exact)
     if exact[0]:
         text = _encode_exact(normal)
         try:
@@ -196,34 +195,48 @@ def is_canonical(data: bytes) -> bool:
         return False
 
 
-def _plain(value: Any, depth: int) -> bool:
-    """Return True when :func:`_normalise` would return ``value`` unchanged and not exact.
+class _Slow(Exception):
+    """Raised by :func:`_quick` for anything it does not handle; :func:`_normalise` then runs."""
 
-    That is: only ``str``/``bool``/``None``, ``int`` within +/-(2**53 - 1), finite
-    non-integral floats of magnitude >= 1e-4 (written without exponent by Python and ES6
-    alike), dicts with ``str`` keys in the Basic Multilingual Plane, and lists, nested at
-    most :data:`MAX_DEPTH` deep. No copy and no JSON Pointer is built: the bulk add path
-    canonicalises every manifest twice (object and metadata).
+
+def _quick(value: Any, depth: int, exact: list[bool]) -> Any:
+    """Do what :func:`_normalise` does for valid values, without building JSON Pointers.
+
+    The bulk add path canonicalises every manifest twice (object and metadata); building a
+    pointer string for every key dominated. Anything to refuse (or a subclass of a JSON
+    type) raises :class:`_Slow`, and :func:`_normalise` redoes the walk to report it.
     """
     kind = type(value)
     if kind is str or kind is bool or value is None:
-        return True
+        return value
     if kind is int:
-        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            return value
+        raise _Slow
     if kind is float:
-        return math.isfinite(value) and not value.is_integer() and abs(value) >= 1e-4
+        if value.is_integer():
+            if abs(value) <= MAX_SAFE_INTEGER:
+                return int(value)  # 1.0 -> 1, -0.0 -> 0, as RFC 8785 writes them
+            raise _Slow
+        if not math.isfinite(value):
+            raise _Slow
+        if abs(value) < 1e-4:  # Python writes these with an exponent, ES6 may not
+            exact[0] = True
+        return value
     if depth > MAX_DEPTH:
-        return False
+        raise _Slow
     if kind is dict:
+        out = {}
         for key, item in value.items():
-            if type(key) is not str or (not key.isascii() and max(key) > "\uffff"):
-                return False
-            if not _plain(item, depth + 1):
-                return False
-        return True
-    if kind is list:
-        return all(_plain(item, depth + 1) for item in value)
-    return False
+            if type(key) is not str:
+                raise _Slow
+            if not key.isascii() and max(key) > "\uffff":
+                exact[0] = True  # UTF-16 order may differ from code-point order
+            out[key] = _quick(item, depth + 1, exact)
+        return out
+    if kind is list or kind is tuple:
+        return [_quick(item, depth + 1, exact) for item in value]
+    raise _Slow
 
 
 def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:

@@ -92,8 +92,8 @@ def write_blobs(pack_dir: Path, blobs: Iterable[bytes], *, level: int = 1) -> li
         with os.fdopen(fd, "wb") as out:
             out.write(index)
         name = pack_dir / f"pack-{pack_sum.hex()}"
-        for tmp in (tmp_pack, tmp_idx):
-            os.chmod(tmp, 0o444)
+        for written in (tmp_pack, tmp_idx):
+            os.chmod(written, 0o444)
         os.replace(tmp_pack, f"{name}.pack")
         os.replace(tmp_idx, f"{name}.idx")
     except BaseException:

@@ -278,7 +278,7 @@ class CommitView(View):
         for top in ("objects", "metadata"):
             entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256")
             if entry is not None and entry.type == pygit2.GIT_OBJECT_TREE:
-                for e in self.repo[entry.id]:
+                for e in self.repo[entry.id].peel(pygit2.Tree):
                     if e.type == pygit2.GIT_OBJECT_TREE:
                         keys[f"{top}/{e.name}"] = str(e.id)
         return keys
@@ -289,7 +289,7 @@ class CommitView(View):
         entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256/{shard}")
         if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
             return {}
-        return {e.name: str(e.id) for e in self.repo[entry.id]
+        return {str(e.name): str(e.id) for e in self.repo[entry.id].peel(pygit2.Tree)
                 if e.type == pygit2.GIT_OBJECT_BLOB}
 
     def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
@@ -706,7 +706,7 @@ class Store:
             index = self.repo.index
             index.read(force=True)
             for path, oid in blobs.items():
-                index.add(pygit2.IndexEntry(path, oid, pygit2.GIT_FILEMODE_BLOB))
+                index.add(pygit2.IndexEntry(path, oid, pygit2.enums.FileMode.BLOB))
             index.write()
 
 
