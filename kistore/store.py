@@ -77,6 +77,9 @@ else:
 
 _CAS_ATTEMPTS = 50
 
+RACY_NS = 2_000_000_000
+"""A work-tree directory changed less than this long ago (ns) is listed again later."""
+
 PACK_THRESHOLD = 64
 """From this many new blobs on, ``--commit`` writes one packfile instead of loose objects."""
 
@@ -221,14 +224,22 @@ class WorkTreeView(View):
         return os.path.isfile(os.path.join(self.root, layout.object_path(digest)))
 
     def shard_keys(self) -> dict[str, str]:
-        """Catalog source: each shard directory's ``st_mtime_ns`` (see :mod:`kistore.catalog`)."""
+        """Catalog source: each shard directory's ``st_mtime_ns`` (see :mod:`kistore.catalog`).
+
+        A directory changed in the last :data:`RACY_NS` gets a key that will not match
+        later: its mtime may not yet reflect a write made in the same clock tick (git's
+        "racy clean" problem), so the catalog lists it again once the moment has passed.
+        """
         keys = {}
+        recent = time.time_ns() - RACY_NS
         for top in ("objects", "metadata"):
             base = self.root / layout.STORE_DIR / top / "sha256"
             with contextlib.suppress(FileNotFoundError, NotADirectoryError):
                 for entry in os.scandir(base):
                     if entry.is_dir(follow_symlinks=False):
-                        keys[f"{top}/{entry.name}"] = str(entry.stat().st_mtime_ns)
+                        mtime = entry.stat().st_mtime_ns
+                        keys[f"{top}/{entry.name}"] = (
+                            f"{mtime}:recent" if mtime > recent else str(mtime))
         return keys
 
     def file_keys(self, shard_dir: str) -> dict[str, str]:
