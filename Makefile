@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint demo bench clean
+.PHONY: install test lint demo bench clean hooks
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,9 @@ lint: $(STAMP) ## ruff (with docstring rules) and mypy
 
 demo: $(STAMP) ## the main job: import the real data into a fresh store and rank it
 	bash scripts/demo.sh
+
+hooks: ## use hooks/ (pre-commit, pre-push) in this clone: git config core.hooksPath hooks
+	git config core.hooksPath hooks
 
 bench: $(STAMP) ## benchmark at N = 10,000 and 100,000 (BENCH_ARGS=--million adds 1,000,000)
 	$(BIN)/pip install --quiet -e '.[bench]'

@@ -387,7 +387,8 @@ class Store:
         """Create (or complete) a store at ``path``: git repo, settings, attributes, layout.
 
         A new repository gets branch ``main`` and a first commit holding ``kistore.toml``
-        and ``.gitattributes``. In an existing repository missing files are written but
+        and ``.gitattributes`` and the default ranking policy ``store/policy/ranking.json``.
+        In an existing repository missing files are written but
         not committed. Running it twice changes nothing.
 
         Returns:
@@ -412,6 +413,11 @@ class Store:
             written.append(".gitattributes")
         for directory in (layout.OBJECTS_DIR, layout.METADATA_DIR):
             (store.root / directory).mkdir(parents=True, exist_ok=True)
+        policy = store.root / layout.POLICY_DIR / "ranking.json"
+        if not policy.exists():  # the reviewed default ranking policy (kistore.query.policy)
+            policy.parent.mkdir(parents=True, exist_ok=True)
+            policy.write_bytes(_default_policy())
+            written.append(f"{layout.POLICY_DIR}/ranking.json")
         if is_new and written:
             files = {p: (store.root / p).read_bytes() for p in written}
             store._commit(files, "kistore init: new store")
@@ -719,6 +725,13 @@ class Store:
             for path, oid in blobs.items():
                 index.add(pygit2.IndexEntry(path, oid, pygit2.enums.FileMode.BLOB))
             index.write()
+
+
+def _default_policy() -> bytes:
+    """Return the shipped default ranking policy (read as data: no query import)."""
+    from importlib import resources
+
+    return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
 
 
 def read_settings(root: Path) -> dict[str, Any]:

@@ -82,6 +82,28 @@ def snapshot(path: Path) -> dict[str, bytes]:
     }
 
 
+DATA = SHARED / "data"
+"""The real public data (shared/data/{sol-execbench,flashinfer-trace,kernelbench})."""
+
+IMPORTED_RUNS = {"sol-execbench": 63 + 17, "flashinfer-trace": 172, "kernelbench": 750}
+"""Runs each source imports from shared/data (stated in README, 'Importing real data').
+
+SOL-ExecBench: 63 leaderboard rows + 17 local evaluator trace lines (runs/)."""
+
+
+@pytest.fixture(scope="session")
+def imported_store(tmp_path_factory):
+    """A fresh store with all three sources of shared/data imported and committed (read-only)."""
+    from kistore.importers import import_files
+    from kistore.store import Store
+
+    path = tmp_path_factory.mktemp("imported") / "store"
+    store = Store.init(path)
+    for source in IMPORTED_RUNS:
+        import_files(store, source, [str(DATA / source)], commit=True)
+    return Store(path)
+
+
 # -- attestations: fixed test keys and a store holding the published record -------------
 
 def fixed_key(n: int):
@@ -105,3 +127,117 @@ def run_digest():
     from kistore.digest import Digest
 
     return Digest.from_str(PUBLISHED["run"])
+
+
+# -- verify / check / hooks helpers ------------------------------------------------------
+
+def commit_all(path: Path, message: str = "change") -> str:
+    """Stage everything and commit past any hooks (as a careless or hostile pusher would)."""
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "--no-verify", "-m", message)
+    return git(path, "rev-parse", "HEAD").strip()
+
+
+def store_file(digest: str, base: str = "objects") -> str:
+    """Repository path of the object (or metadata) file of ``sha256:<hex>``."""
+    hex_ = digest.removeprefix("sha256:")
+    return f"store/{base}/sha256/{hex_[:2]}/{hex_[2:]}.json"
+
+
+def write_raw(root: Path, rel: str, data: bytes) -> None:
+    """Write bytes at a repository path, bypassing kistore (how tampering happens)."""
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_bytes(data)
+
+
+def other_environment(bundle: dict, product: str = "NVIDIA H100") -> dict:
+    """A valid ExecutionEnvironment manifest that is not in the published record."""
+    env = json.loads(json.dumps(bundle["environment"]))
+    env["spec"]["hardware"]["product"] = product
+    env["metadata"]["name"] = "env-" + product.lower().replace(" ", "-")
+    return env
+
+
+@pytest.fixture
+def published(record_store, store_path: Path) -> Path:
+    """The path of a store holding the published record, committed (see record_store)."""
+    return store_path
+
+
+class ManifestKit:
+    """Builds small synthetic manifests for query tests (each with a unique name)."""
+
+    API = "kernelindex.dev/v1alpha1"
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def _doc(self, kind: str, name: str | None, spec: dict) -> dict:
+        self.count += 1
+        return {"apiVersion": self.API, "kind": kind,
+                "metadata": {"name": name or f"{kind.lower()}-{self.count}"}, "spec": spec}
+
+    @staticmethod
+    def digest(doc: dict) -> str:
+        from kistore.model import Manifest
+
+        return str(Manifest.from_document(doc).digest)
+
+    def protocol(self, family: str = "synthetic", statistic: str = "mean", *,
+                 version: str = "1", key_fields: list | None = None, name: str | None = None):
+        comparability: dict = {"family": family}
+        if key_fields is not None:
+            comparability["keyFields"] = key_fields
+        return self._doc("BenchmarkProtocol", name, {
+            "harness": {"name": "synthetic harness", "version": version},
+            "measurement": {"primaryStatistic": statistic},
+            "comparability": comparability})
+
+    def environment(self, product: str = "NVIDIA H100", *, driver: str = "550.54",
+                    name: str | None = None):
+        return self._doc("ExecutionEnvironment", name, {
+            "hardware": {"vendor": "nvidia", "product": product},
+            "software": {"driver": driver}})
+
+    def implementation(self, project: str = "proj", *, role: str | None = None,
+                       name: str | None = None):
+        spec: dict = {"project": project}
+        if role is not None:
+            spec["role"] = role
+        return self._doc("Implementation", name, spec)
+
+    def workload(self, definition: str = "rmsnorm", *, name: str | None = None):
+        return self._doc("Workload", name, {"suite": {"name": "synthetic"},
+                                            "definition": definition})
+
+    def run(self, protocol: dict, environment: dict, implementation: dict, workload: dict, *,
+            latency: dict | float | None = None, status: str = "passed",
+            native: dict | None = None, name: str | None = None,
+            observed: str = "2026-01-01T00:00:00Z"):
+        timing: dict = {"primaryStatistic": protocol["spec"]["measurement"]["primaryStatistic"]}
+        if isinstance(latency, dict):
+            timing["latencyNs"] = latency
+        elif latency is not None:
+            timing["latencyNs"] = {timing["primaryStatistic"]: latency}
+        spec: dict = {"status": status, "timing": timing, "observedAt": observed,
+                      "workloadDigest": self.digest(workload),
+                      "protocolDigest": self.digest(protocol),
+                      "environmentDigest": self.digest(environment),
+                      "implementationDigest": self.digest(implementation)}
+        if native is not None:
+            spec["sourceNative"] = {"source": "synthetic", **native}
+        return self._doc("BenchmarkRun", name, spec)
+
+
+@pytest.fixture
+def kit() -> ManifestKit:
+    return ManifestKit()
+
+
+def add_docs(store, docs, *, commit: bool = True, allow_dangling: bool = False):
+    """Add parsed manifests to a store (committed by default); return their digests."""
+    from kistore.model import Manifest
+
+    manifests = [Manifest.from_document(d) for d in docs]
+    store.add(manifests, commit=commit, allow_dangling=allow_dangling)
+    return [str(m.digest) for m in manifests]

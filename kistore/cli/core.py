@@ -94,17 +94,41 @@ def digest(files: tuple[str, ...], as_json: bool) -> None:
 @click.command()
 @click.argument("ref")
 @click.option("--at", "at", metavar="REV", help="Read the store as of this commit.")
+@click.option("--comparison", type=click.Choice(["measured", "source-native"]),
+              help="For a run: rank by this comparison instead of the policy's.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest and digest as JSON.")
 @pass_ctx
-def show(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> None:
+def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
+         as_json: bool) -> None:
     """Show a stored manifest. REF: digest, 8+ hex prefix, or KIND/NAME.
+
+    A BenchmarkRun is shown as the index page: identity, primary measurement, rank N of M
+    in its comparison group, ratio to #1, correctness, protocol, environment, attestations
+    and evidence level. Other kinds are shown as stored.
 
     \b
     Example:
-      kistore show 384a96d0
+      kistore show BenchmarkRun/sol-submission-20464
       kistore show BenchmarkProtocol/sol-execbench-leaderboard-v1-1 --json
     """
-    manifest = ctx.store().read(ref, at=at)
+    from ..query.answers import NoComparisonGroup
+    from ..query.page import run_page
+
+    store = ctx.store()
+    manifest = store.read(ref, at=at)
+    note = None
+    if manifest.kind == "BenchmarkRun":
+        try:
+            page = run_page(store, str(manifest.digest), at=at, comparison=comparison)
+        except NoComparisonGroup as e:
+            note = e.message
+        else:
+            if as_json:
+                emit_json({**page.to_json(), "manifest": manifest.document})
+            else:
+                for line in page.lines():
+                    click.echo(line)
+            return
     if as_json:
         emit_json({"digest": str(manifest.digest), **manifest.document})
         return
@@ -112,6 +136,8 @@ def show(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> None:
     click.echo(f"kind:     {manifest.kind}")
     click.echo(f"name:     {manifest.name}")
     click.echo(f"title:    {manifest.title}")
+    if note:
+        click.echo(f"note:     {note}")
     click.echo(json.dumps(manifest.spec, indent=2, ensure_ascii=False))
 
 

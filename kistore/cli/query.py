@@ -1,7 +1,159 @@
-"""Subcommands: (to be written)."""
+"""Query subcommands: ``rank``, ``compare``, ``ls``, ``reindex`` (``show`` is in core)."""
 
 from __future__ import annotations
 
+import sys
+
 import click
 
-COMMANDS: list[click.Command] = []
+from . import StoreContext, emit_json
+
+pass_ctx = click.make_pass_decorator(StoreContext)
+
+COMPARISON = click.option(
+    "--comparison", type=click.Choice(["measured", "source-native"]),
+    help="Rank by this comparison instead of the one the ranking policy declares.")
+EVIDENCE = click.option(
+    "--evidence", "min_evidence", type=click.Choice(["source-native", "verified"]),
+    default="source-native", show_default=True,
+    help="Rank only runs with at least this evidence level.")
+AT = click.option("--at", "at", metavar="REV", help="Answer as of this commit.")
+JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+
+@click.command()
+@click.argument("ref")
+@COMPARISON
+@EVIDENCE
+@click.option("--all", "show_all", is_flag=True,
+              help="Also list runs not ranked for their status, withdrawal or evidence.")
+@AT
+@JSON
+@pass_ctx
+def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
+         show_all: bool, at: str | None, as_json: bool) -> None:
+    """Rank the comparison group of run REF (digest, 8+ hex prefix, or BenchmarkRun/NAME).
+
+    Ranked: status passed, not withdrawn, not a reference implementation. Ties share a
+    rank (1, 2, 2, 4). Runs without the ranked value are listed with no rank; reference
+    runs are listed apart.
+
+    \b
+    Example:
+      kistore rank BenchmarkRun/sol-submission-20464
+      kistore rank 384a96d0 --comparison measured --json
+    """
+    from ..query.answers import rank as rank_group
+
+    _, ranking = rank_group(ctx.store(), ref, at=at, comparison=comparison,
+                            min_evidence=min_evidence)
+    rows = ranking.rows(include_excluded=show_all)
+    if as_json:
+        emit_json([{**row.to_json(), "comparison": ranking.comparison.name,
+                    "metric": ranking.comparison.metric} for row in rows])
+        return
+    c = ranking.comparison
+    click.echo(f"comparison group {ranking.key}: {ranking.group_size} ranked, "
+               f"{c.name} comparison, {c.metric} {c.order} ({c.unit or 'unit per run'})")
+    for row in rows:
+        rank_text = str(row.rank) if row.rank is not None else "-"
+        value = "-" if row.value is None else (
+            f"{row.value:,.0f}" if row.unit == "ns" else f"{row.value:.6g}")
+        note = f"  ({row.reason})" if row.reason else ""
+        click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
+                   f"{row.record.name} [{row.evidence.level}]{note}")
+
+
+@click.command()
+@click.argument("a")
+@click.argument("b", required=False)
+@COMPARISON
+@AT
+@JSON
+@pass_ctx
+def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at: str | None,
+            as_json: bool) -> None:
+    """Compare run A with run B (default: rank 1 of A's comparison group).
+
+    Lists each differing field of the runs, their environments and implementations, and
+    the ratio of their ranked values (A / B).
+
+    \b
+    Example:
+      kistore compare BenchmarkRun/sol-submission-20464
+      kistore compare 384a96d0 5f1c2e77 --json
+    """
+    from ..query.page import compare as compare_runs
+
+    result = compare_runs(ctx.store(), a, b, at=at, comparison=comparison)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        for line in result.lines():
+            click.echo(line)
+
+
+@click.command(name="ls")
+@click.option("--kind", type=click.Choice(["Workload", "BenchmarkProtocol",
+                                           "ExecutionEnvironment", "Implementation",
+                                           "BenchmarkRun"]), help="Only this kind.")
+@click.option("--workload", metavar="REF", help="Only this workload and its runs.")
+@click.option("--hardware", metavar="PRODUCT",
+              help="Only environments with this GPU product and runs on them.")
+@AT
+@JSON
+@pass_ctx
+def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str | None,
+       at: str | None, as_json: bool) -> None:
+    """List stored manifests: DIGEST KIND NAME, by kind then name.
+
+    \b
+    Example:
+      kistore ls --kind BenchmarkRun --hardware "NVIDIA B200"
+      kistore ls --workload Workload/rmsnorm --json
+    """
+    from ..query.answers import list_manifests
+
+    found = list_manifests(ctx.store(), kind=kind, workload=workload, hardware=hardware, at=at)
+    if as_json:
+        emit_json([{"digest": r.digest, "kind": r.kind, "name": r.name,
+                    "workload": r.workload, "hardware": r.hardware,
+                    "comparisonKey": r.comparison_key} for r in found])
+        return
+    for r in found:
+        click.echo(f"{r.digest} {r.kind} {r.name}")
+
+
+@click.command()
+@click.option("--at", "at", metavar="REV", default="HEAD", show_default=True,
+              help="Index this commit's tree.")
+@JSON
+@pass_ctx
+def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
+    """Rebuild the derived SQLite index under .git/kistore/ from scratch.
+
+    The index is a cache: deleting it loses nothing, and queries rebuild or update it
+    themselves. Use this after changing kistore, or to time a full build.
+
+    \b
+    Example:
+      kistore reindex
+    """
+    from ..query.index import Index, tree_digests
+
+    store = ctx.store()
+    tree = store.commit(at).tree
+    index = Index(store)
+    total = sum(1 for _ in tree_digests(store.repo, tree))
+    with click.progressbar(length=total, label="indexing", show_pos=True,
+                           file=sys.stderr) as bar:
+        conn = index.rebuild(tree, progress=bar.update)
+    count = conn.execute("SELECT count(*) FROM records").fetchone()[0]
+    conn.close()
+    if as_json:
+        emit_json({"path": str(index.path), "tree": str(tree.id), "manifests": count})
+    else:
+        click.echo(f"indexed {count} manifests of tree {tree.id} into {index.path}")
+
+
+COMMANDS: list[click.Command] = [rank, compare, ls, reindex]

@@ -1,7 +1,163 @@
-"""Subcommands: (to be written)."""
+"""Verification subcommands: ``verify`` (the whole store) and ``check`` (the pull-request gate).
+
+Both print findings (text, JSON, or GitHub annotations) and exit with
+:func:`kistore.findings.exit_code` of them: 0 clean or only warnings/info, 1 any error.
+"""
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 import click
 
-COMMANDS: list[click.Command] = []
+from ..findings import ERROR, INFO, WARNING, Finding, exit_code
+from . import StoreContext, emit_json
+
+pass_ctx = click.make_pass_decorator(StoreContext)
+
+FORMATS = ("text", "json", "github")
+_GITHUB_LEVEL = {ERROR: "error", WARNING: "warning", INFO: "notice"}
+
+
+def _format_option(command: Any) -> Any:
+    command = click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+                           help="Output: text (default), json, or github (workflow annotations "
+                           "::error file=...,line=...,col=...::message).")(command)
+    return click.option("--json", "as_json", is_flag=True,
+                        help="Same as --format json.")(command)
+
+
+def report(findings: list[Finding], fmt: str | None, as_json: bool, checked: str) -> None:
+    """Print findings in the chosen format and exit with their exit code.
+
+    Args:
+        findings: what the checks returned.
+        fmt: ``text``, ``json`` or ``github`` (None: text, or json with ``as_json``).
+        as_json: the ``--json`` flag.
+        checked: what was checked, for the summary (e.g. ``store at HEAD``).
+    """
+    fmt = "json" if as_json else (fmt or "text")
+    counts = {s: sum(f.severity == s for f in findings) for s in (ERROR, WARNING, INFO)}
+    code = exit_code(findings)
+    if fmt == "json":
+        emit_json({"checked": checked, "ok": code == 0, "counts": counts,
+                   "findings": [f.to_json() for f in findings]})
+    else:
+        for finding in findings:
+            click.echo(github_annotation(finding) if fmt == "github" else finding.format())
+        summary = ", ".join(f"{n} {s}{'s' if n != 1 and s != INFO else ''}"
+                            for s, n in counts.items())
+        click.echo(f"{'ok' if code == 0 else 'FAILED'}: {checked}: {summary}")
+    click.get_current_context().exit(code)
+
+
+def github_annotation(finding: Finding) -> str:
+    """Return a GitHub Actions workflow command that marks the finding's file and line.
+
+    The form is ``::error file=F,line=L,col=C,title=KI101 name::message`` (``warning`` or
+    ``notice`` for other severities), with properties and message escaped as the runner
+    requires (``%``, CR, LF; and ``:``, ``,`` inside properties).
+    """
+    props = []
+    if finding.file:
+        props.append(f"file={_escape(finding.file, True)}")
+        if finding.line is not None:
+            props.append(f"line={finding.line}")
+            props.append(f"col={finding.column or 1}")
+    props.append(f"title={_escape(f'{finding.rule.id} {finding.rule.name}', True)}")
+    message = f"{finding.rule.id} {finding.rule.name}: {finding.message}"
+    if finding.pointer:
+        message = f"{finding.pointer}: {message}"
+    if finding.expected is not None or finding.found is not None:
+        message += f" (expected {finding.expected}, found {finding.found})"
+    message += f". Fix: {finding.rule.hint}"
+    return f"::{_GITHUB_LEVEL[finding.severity]} {','.join(props)}::{_escape(message, False)}"
+
+
+def _escape(text: str, is_property: bool) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if is_property:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+@click.command()
+@click.option("--at", "at", metavar="REV",
+              help="Verify this commit, read straight from git (default: the work tree).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Processes checking files (default: one per CPU, at most 8, on machines "
+              "with 4+ CPUs and stores of 4,000+ manifests).")
+@_format_option
+@pass_ctx
+def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
+           as_json: bool) -> None:
+    """Verify the whole store offline and report every problem.
+
+    Checks each object's sha256 against its name, canonical bytes, strict JSON, its
+    kind's schema, metadata pairing, unique names, references (unresolved ones are
+    warnings), the layout, and that no commit ever modified, renamed or deleted an
+    object. Exit 0 when there is no error, 1 otherwise. Rules: docs/rules.md.
+
+    \b
+    Example:
+      kistore verify
+      kistore verify --at origin/main --json
+      kistore verify --jobs 4
+    """
+    from ..audit import count_files, snapshot
+    from ..audit import verify as run
+
+    store = ctx.store()
+    snap = snapshot(store, at)
+    with click.progressbar(length=count_files(snap), label="verifying",
+                           file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:
+        findings = run(store, at, snap=snap, progress=bar.update, workers=jobs)
+    report(findings, fmt, as_json, f"store at {at or 'work tree'}")
+
+
+@click.command()
+@click.argument("range_", metavar="BASE..HEAD", required=False)
+@click.option("--updates", type=click.File("r"), metavar="FILE",
+              help="Instead of a range, read ref updates 'OLD NEW REF' a line (as git gives "
+              "pre-receive on stdin; - for stdin) and refuse non-fast-forward updates of the "
+              "main branch and refs/notes/kistore.")
+@_format_option
+@pass_ctx
+def check(ctx: StoreContext, range_: str | None, updates: Any, fmt: str | None,
+          as_json: bool) -> None:
+    """Check what the commits BASE..HEAD add (the pull-request gate).
+
+    Everything verify checks, on the files the range adds or changes, plus: no
+    object modified, renamed or deleted by any commit, BASE an ancestor of HEAD, no
+    symlink, submodule or case collision under store/. Reads only git objects, so it
+    works in a bare repository. Exit 0 when there is no error, 1 otherwise.
+
+    \b
+    Example:
+      kistore check origin/main..HEAD
+      kistore check --format github "$BASE_SHA..$HEAD_SHA"
+      kistore check --updates -        # in a pre-receive hook
+    """
+    from ..errors import InputError
+    from ..gate import check_range, check_updates, parse_range
+
+    if (range_ is None) == (updates is None):
+        raise click.UsageError("give either BASE..HEAD or --updates FILE")
+    if range_ is not None:
+        try:
+            parse_range(range_)
+        except InputError as e:
+            raise click.BadParameter(e.message, param_hint="BASE..HEAD") from None
+    store = ctx.store()
+    if updates is not None:
+        lines = [line.split() for line in updates if line.strip()]
+        if any(len(parts) != 3 for parts in lines):
+            raise click.UsageError("--updates lines must be 'OLD NEW REF'")
+        findings = check_updates(store, [(o, n, r) for o, n, r in lines])
+        report(findings, fmt, as_json, f"{len(lines)} ref update(s)")
+    else:
+        report(check_range(store, range_ or ""), fmt, as_json, range_ or "")
+
+
+COMMANDS = [verify, check]

@@ -1,0 +1,503 @@
+"""Audit a store: read its files and history and apply the checks of :mod:`kistore.verify`.
+
+``kistore verify`` is :func:`verify`: the whole store as of the work tree or one commit,
+plus the append-only history of objects (DESIGN §4). This module owns reading -- a
+:class:`Snapshot` of the files under ``store/`` (from git objects, which works in a bare
+repository, or from the work tree) -- and the history walk; the rules themselves are pure
+functions in :mod:`kistore.verify`. :mod:`kistore.gate` reuses both for a commit range.
+
+Checks that are not about bytes (attestations, KI3xx) plug in through :data:`CHECKERS`:
+each is ``checker(store, at) -> list[Finding]`` and :func:`verify` runs them all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from . import layout
+from .digest import Digest
+from .evidence import check_attestations
+from .findings import ERROR, Finding, rule
+from .verify import (
+    FILE_MODES,
+    Entry,
+    check_case_collisions,
+    check_entries,
+    check_gitattributes,
+    check_layout_path,
+    check_manifest_pair,
+    check_metadata_bytes,
+    check_object_bytes,
+    entry_from,
+    sort_key,
+)
+
+OBJECT_MODIFIED = rule(
+    "KI401", "object-modified", ERROR,
+    "objects never change: restore the original bytes and add the corrected manifest as a "
+    "new object")
+OBJECT_DELETED = rule(
+    "KI402", "object-deleted", ERROR,
+    "objects are never deleted: restore the file (a withdrawal is an attestation)")
+OBJECT_RENAMED = rule(
+    "KI403", "object-renamed", ERROR,
+    "objects never move: restore the file at the path its digest names")
+
+Checker = Callable[[Any, "str | None"], list[Finding]]
+"""``checker(store, at) -> findings``: one more family of checks :func:`verify` runs."""
+
+Progress = Callable[[int], None]
+"""Called with the number of files just checked (drives a progress bar)."""
+
+GITATTRIBUTES = ".gitattributes"
+
+
+def admit_quarantine(repo: Any) -> None:
+    """Make objects a push is still bringing in readable (inside a ``pre-receive`` hook).
+
+    git keeps pushed objects in a quarantine directory until ``pre-receive`` accepts them
+    and tells the hook where through ``GIT_OBJECT_DIRECTORY``/``GIT_QUARANTINE_PATH``;
+    libgit2 ignores those variables, so they are added as alternates of ``repo``'s object
+    database. Outside a hook (no such variables) nothing happens.
+
+    Args:
+        repo: the ``pygit2.Repository`` to read pushed objects from.
+    """
+    admitted = repo.__dict__.setdefault("_kistore_admitted", set())
+    for var in ("GIT_QUARANTINE_PATH", "GIT_OBJECT_DIRECTORY"):
+        path = os.environ.get(var)
+        if path and os.path.isdir(path) and os.path.abspath(path) not in admitted:
+            repo.odb.add_disk_alternate(os.path.abspath(path))
+            admitted.add(os.path.abspath(path))
+
+
+class Snapshot:
+    """The files of one tree under ``store/`` (and ``.gitattributes``), with their modes."""
+
+    modes: dict[str, int]
+    """Repository path -> git file mode, for every file under ``store/``."""
+
+    def read(self, path: str) -> bytes | None:
+        """Return a file's bytes, or None when there is no such regular file."""
+        raise NotImplementedError
+
+    def reopen(self) -> None:
+        """Reopen what cannot cross a fork (a worker process calls this first)."""
+
+
+class TreeSnapshot(Snapshot):
+    """A git tree's files, read straight from git objects (no work tree needed).
+
+    Args:
+        repo: a ``pygit2.Repository`` (bare or not).
+        tree: the commit's root ``pygit2.Tree``.
+    """
+
+    def __init__(self, repo: Any, tree: Any) -> None:
+        self.repo = repo
+        self.tree = tree
+        self.ids: dict[str, Any] = {}
+        self.modes = {}
+        try:
+            store = tree[layout.STORE_DIR]
+        except KeyError:
+            store = None
+        if store is not None and store.type_str == "tree":
+            self._walk(repo[store.id], layout.STORE_DIR)
+        elif store is not None:  # store itself is a file, symlink or submodule
+            self.modes[layout.STORE_DIR] = store.filemode
+
+    def _walk(self, tree: Any, prefix: str) -> None:
+        for entry in tree:
+            path = f"{prefix}/{entry.name}"
+            if entry.type_str == "tree":
+                self._walk(self.repo[entry.id], path)
+            else:
+                self.modes[path] = entry.filemode
+                self.ids[path] = entry.id
+
+    def reopen(self) -> None:  # noqa: D102 - documented on Snapshot
+        import pygit2
+
+        self.repo = pygit2.Repository(self.repo.path)
+        admit_quarantine(self.repo)
+        self.tree = self.repo[self.tree.id]
+
+    def read(self, path: str) -> bytes | None:  # noqa: D102 - documented on Snapshot
+        oid = self.ids.get(path)
+        if oid is None:
+            try:
+                entry = self.tree[path]
+            except KeyError:
+                return None
+            oid = entry.id if entry.type_str == "blob" else None
+        if oid is None or self.modes.get(path, 0o100644) not in (0o100644, 0o100755):
+            return None
+        return bytes(self.repo[oid].data)
+
+
+class WorkTreeSnapshot(Snapshot):
+    """The files in a work tree (what ``kistore add`` wrote, committed or not).
+
+    Symlinks are reported with git's mode ``0o120000`` and never followed; a directory
+    holding ``.git`` is a submodule (``0o160000``) and is not descended into.
+
+    Args:
+        root: the work tree's top directory.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.modes = {}
+        top = root / layout.STORE_DIR
+        if top.is_symlink():
+            self.modes[layout.STORE_DIR] = 0o120000
+        elif top.is_dir():
+            self._walk(top, layout.STORE_DIR)
+
+    def _walk(self, directory: Path, prefix: str) -> None:
+        with os.scandir(directory) as it:
+            for entry in it:
+                path = f"{prefix}/{entry.name}"
+                if entry.is_symlink():
+                    self.modes[path] = 0o120000
+                elif entry.is_dir():
+                    if os.path.exists(os.path.join(entry.path, ".git")):
+                        self.modes[path] = 0o160000
+                    else:
+                        self._walk(Path(entry.path), path)
+                else:
+                    executable = entry.stat().st_mode & stat.S_IXUSR
+                    self.modes[path] = 0o100755 if executable else 0o100644
+
+    def read(self, path: str) -> bytes | None:  # noqa: D102 - documented on Snapshot
+        if self.modes.get(path, 0o100644) not in (0o100644, 0o100755):
+            return None
+        try:
+            return (self.root / path).read_bytes()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None
+
+
+def snapshot(store: Any, at: str | None = None) -> Snapshot:
+    """Return the store's files as of the work tree (``at=None``) or the commit ``at``.
+
+    A bare repository has no work tree: ``at=None`` then reads ``HEAD``.
+
+    Raises:
+        InputError: when ``at`` names no commit.
+    """
+    if at is None and store.root is not None:
+        return WorkTreeSnapshot(store.root)
+    return TreeSnapshot(store.repo, store.commit(at or "HEAD").tree)
+
+
+PARALLEL_MIN = 4000
+"""Manifests below which checking runs in this process (a pool costs more than it saves)."""
+
+Unit = tuple[Digest, "str | None", "str | None", bool, bool]
+"""One manifest's files: digest, object path, metadata path (None when absent), and
+whether to check each file's bytes (else it is only parsed for the cross-file checks)."""
+
+
+def check_contents(snap: Snapshot, *, focus: set[str] | None = None,
+                   progress: Progress | None = None, workers: int | None = None
+                   ) -> list[Finding]:
+    """Apply every per-file and cross-file check to one snapshot.
+
+    Args:
+        snap: the files to check.
+        focus: check the bytes of these paths only and report only findings about them
+            (a gate passes what a range added or changed); cross-file checks still see every
+            file. None checks everything.
+        progress: called with the number of files checked, as the work goes.
+        workers: processes that check files in parallel; None: one per CPU (at most 8)
+            on machines with 4 or more CPUs from :data:`PARALLEL_MIN` manifests on, else 1
+            (this process).
+
+    Returns:
+        Every finding (KI1xx, KI2xx), sorted by file and place.
+    """
+    def wanted(path: str) -> bool:
+        return focus is None or path in focus
+
+    if focus is not None and not focus:
+        return []  # nothing under store/ changed: skip reading the tree
+    findings: list[Finding] = []
+    if focus is None or GITATTRIBUTES in focus:
+        findings += check_gitattributes(snap.read(GITATTRIBUTES))
+    findings += [f for f in check_case_collisions(snap.modes)
+                 if wanted(f.file or "") or wanted(f.extra["collides_with"])]
+
+    files: dict[Digest, list[str | None]] = {}
+    for path, mode in snap.modes.items():
+        digest = layout.digest_from_path(path)
+        if digest is None or mode not in FILE_MODES or path not in (
+                layout.object_path(digest), layout.metadata_path(digest)):
+            if wanted(path):  # only these can be outside the layout or not regular files
+                findings += check_layout_path(path, mode)
+            if digest is None:
+                continue
+        pair = files.setdefault(digest, [None, None])
+        pair[0 if path.startswith(layout.OBJECTS_DIR + "/") else 1] = path
+    units: list[Unit] = [
+        (digest, obj, meta, obj is not None and wanted(obj), meta is not None and wanted(meta))
+        for digest, (obj, meta) in files.items()]
+
+    entries: dict[Digest, Entry] = {}
+    for unit, (unit_findings, entry) in zip(units, _check_units(snap, units, workers),
+                                            strict=True):
+        findings += unit_findings
+        entries[entry.digest] = entry
+        if progress is not None:
+            progress((unit[1] is not None) + (unit[2] is not None))
+    focus_digests = None if focus is None else {  # a deleted file's digest counts too
+        u[0] for u in units
+        if wanted(layout.object_path(u[0])) or wanted(layout.metadata_path(u[0]))}
+    findings += check_entries(entries, focus_digests)
+    return sorted(findings, key=sort_key)
+
+
+def check_unit(snap: Snapshot, unit: Unit) -> tuple[list[Finding], Entry]:
+    """Check one manifest's object and metadata files and build its cross-file entry.
+
+    Args:
+        snap: where to read the files.
+        unit: see :data:`Unit`.
+
+    Returns:
+        The findings of :func:`~kistore.verify.check_object_bytes`,
+        :func:`~kistore.verify.check_metadata_bytes` and
+        :func:`~kistore.verify.check_manifest_pair` for the files to check, and the
+        :class:`~kistore.verify.Entry` (kind, name, references) of the manifest.
+    """
+    digest, object_path, metadata_path, check_object, check_metadata = unit
+    findings: list[Finding] = []
+    values: list[Any] = [None, None]
+    for i, (path, check, checker) in enumerate((
+            (object_path, check_object, check_object_bytes),
+            (metadata_path, check_metadata, check_metadata_bytes))):
+        data = None if path is None else snap.read(path)
+        if path is None or data is None:  # absent, or a symlink or submodule (a path finding)
+            continue
+        if check:
+            parsed = checker(path, data)
+            findings += parsed.findings
+            values[i] = parsed.value
+        else:
+            values[i] = _quick_parse(data)
+    obj, meta = values
+    if (check_object or check_metadata) and obj is not None:
+        findings += check_manifest_pair(object_path or layout.object_path(digest),
+                                        metadata_path or layout.metadata_path(digest), obj, meta)
+    return findings, entry_from(digest, obj, meta, has_object=object_path is not None,
+                                has_metadata=metadata_path is not None)
+
+
+_worker_snapshot: Snapshot | None = None
+
+
+def _check_units(snap: Snapshot, units: list[Unit], workers: int | None
+                 ) -> Iterator[tuple[list[Finding], Entry]]:
+    """Yield :func:`check_unit` of each unit, in order, in this process or in a pool."""
+    global _worker_snapshot
+    if workers is None:  # on 2-3 CPUs a pool measured slower than one process
+        cpus = os.cpu_count() or 1
+        workers = min(cpus, 8) if len(units) >= PARALLEL_MIN and cpus >= 4 else 1
+    if workers <= 1:
+        for unit in units:
+            yield check_unit(snap, unit)
+        return
+    import multiprocessing
+
+    # fork: workers inherit the snapshot (paths, blob ids) instead of receiving it pickled
+    _worker_snapshot = snap
+    try:
+        with multiprocessing.get_context("fork").Pool(workers, _reopen_worker_snapshot) as pool:
+            yield from pool.imap(_check_unit_in_worker, units, chunksize=256)
+    finally:
+        _worker_snapshot = None
+
+
+def _reopen_worker_snapshot() -> None:
+    assert _worker_snapshot is not None
+    _worker_snapshot.reopen()
+
+
+def _check_unit_in_worker(unit: Unit) -> tuple[list[Finding], Entry]:
+    assert _worker_snapshot is not None
+    return check_unit(_worker_snapshot, unit)
+
+
+def _quick_parse(data: bytes) -> Any:
+    """Parse a file whose bytes are not being checked (only its kind or name is needed)."""
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+def objects_tree(repo: Any, tree: Any) -> Any:
+    """Return the ``store/objects/sha256`` subtree of a root tree, or None when absent."""
+    try:
+        entry = tree[layout.OBJECTS_DIR]
+    except KeyError:
+        return None
+    return repo[entry.id] if entry.type_str == "tree" else None
+
+
+def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
+    """Check that each commit only adds objects: none modified, deleted or renamed.
+
+    Each commit is compared with every parent (a merge with each side), looking only at
+    ``store/objects/`` and skipping identical subtrees, so the cost follows what changed.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        commits: the commits to check (``pygit2.Commit``).
+
+    Returns:
+        KI401 (modified, including a change of file type), KI402 (deleted), KI403 (renamed),
+        each naming the object path and the commit.
+    """
+    import pygit2
+
+    findings = []
+    renamed = pygit2.enums.DeltaStatus.RENAMED
+    deleted = pygit2.enums.DeltaStatus.DELETED
+    added = pygit2.enums.DeltaStatus.ADDED
+    for commit in commits:
+        new = objects_tree(repo, commit.tree)
+        for parent in commit.parents:
+            old = objects_tree(repo, parent.tree)
+            if old is None or (new is not None and old.id == new.id):
+                continue
+            diff = old.diff_to_tree(new) if new is not None else old.diff_to_tree()
+            deltas = [d for d in diff.deltas if d.status != added]
+            if any(d.status == deleted for d in deltas) and new is not None:
+                diff.find_similar(flags=pygit2.enums.DiffFind.FIND_RENAMES)
+                deltas = [d for d in diff.deltas if d.status != added]
+            where = f"in commit {str(commit.id)[:12]} ({commit.message.splitlines()[0][:60]!s})"
+            extra = {"commit": str(commit.id), "parent": str(parent.id)}
+            for d in deltas:
+                path = f"{layout.OBJECTS_DIR}/{d.old_file.path}"
+                if d.status == renamed:
+                    findings.append(Finding(
+                        OBJECT_RENAMED, f"renamed to {layout.OBJECTS_DIR}/{d.new_file.path} "
+                        f"{where}", file=path, extra=extra))
+                elif d.status == deleted:
+                    findings.append(Finding(OBJECT_DELETED, f"deleted {where}", file=path,
+                                            extra=extra))
+                else:
+                    findings.append(Finding(
+                        OBJECT_MODIFIED, f"modified {where}", file=path, extra=extra,
+                        expected=str(d.old_file.id), found=str(d.new_file.id)))
+    return findings
+
+
+def ancestry(repo: Any, head: Any, hide: Any = None) -> Iterator[Any]:
+    """Yield the commits reachable from ``head`` and not from ``hide`` (as ``git rev-list``).
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        head: the tip commit.
+        hide: a commit whose ancestors (itself included) are left out, or None.
+    """
+    import pygit2
+
+    walker = repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)
+    if hide is not None:
+        walker.hide(hide.id)
+    yield from walker
+
+
+def check_history(store: Any, at: str | None = None) -> list[Finding]:
+    """Check that objects are append-only across the history of ``at`` (or ``HEAD``).
+
+    With ``at=None`` in a work tree, also reports objects deleted or modified in the work
+    tree or index relative to ``HEAD`` (what the next commit would do).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: revision, or None for the current branch and work tree.
+
+    Returns:
+        KI401/KI402/KI403 findings, sorted by file. An empty repository has none.
+
+    Raises:
+        InputError: when ``at`` names no commit.
+    """
+    repo = store.repo
+    if at is None and repo.head_is_unborn:
+        return []
+    head = store.commit(at or "HEAD")
+    findings = history_findings(repo, ancestry(repo, head))
+    if at is None and store.root is not None:
+        findings += _worktree_changes(repo)
+    return sorted(findings, key=sort_key)
+
+
+def _worktree_changes(repo: Any) -> list[Finding]:
+    """Objects the index or work tree deletes or changes relative to ``HEAD``."""
+    import pygit2
+
+    flags = pygit2.enums.FileStatus
+    deleted = flags.WT_DELETED | flags.INDEX_DELETED
+    changed = (flags.WT_MODIFIED | flags.INDEX_MODIFIED | flags.WT_TYPECHANGE
+               | flags.INDEX_TYPECHANGE | flags.INDEX_RENAMED | flags.WT_RENAMED)
+    findings = []
+    for path, status in sorted(repo.status(untracked_files="no").items()):
+        if not path.startswith(layout.OBJECTS_DIR + "/"):
+            continue
+        if status & deleted:
+            findings.append(Finding(OBJECT_DELETED, "deleted in the work tree or index "
+                                    "(present in HEAD)", file=path))
+        elif status & changed:
+            findings.append(Finding(OBJECT_MODIFIED, "modified in the work tree or index "
+                                    "(HEAD holds other bytes)", file=path))
+    return findings
+
+
+CHECKERS: list[Checker] = [check_history, check_attestations]
+"""The checks :func:`verify` runs after the contents check: history, then attestations."""
+
+
+def verify(store: Any, at: str | None = None, *, progress: Progress | None = None,
+           checkers: Iterable[Checker] | None = None, snap: Snapshot | None = None,
+           workers: int | None = None) -> list[Finding]:
+    """Verify a whole store offline and return every finding (DESIGN §4).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: revision to verify, read straight from git objects; None: the work tree (or
+            ``HEAD`` in a bare repository).
+        progress: called with the number of files checked, as the work goes.
+        checkers: the checks after the contents check (default :data:`CHECKERS`).
+        snap: the snapshot of ``at`` when the caller already made one (to size a
+            progress bar), else None.
+        workers: processes checking files, as :func:`check_contents` takes it.
+
+    Returns:
+        Every finding, contents first (sorted by file), then each checker's.
+        :func:`kistore.findings.exit_code` of it is the command's exit code.
+
+    Raises:
+        InputError: when ``at`` names no commit.
+    """
+    snap = snapshot(store, at) if snap is None else snap
+    findings = check_contents(snap, progress=progress, workers=workers)
+    for checker in CHECKERS if checkers is None else checkers:
+        findings += checker(store, at)
+    return findings
+
+
+def count_files(snap: Snapshot) -> int:
+    """Return how many object and metadata files a snapshot holds (a progress bar's length)."""
+    prefixes = (layout.OBJECTS_DIR + "/", layout.METADATA_DIR + "/")
+    return sum(1 for p in snap.modes if p.startswith(prefixes))
+

@@ -1,0 +1,235 @@
+"""The pull-request gate: what a commit range adds to a store, and whether it may land.
+
+``kistore check BASE..HEAD`` is :func:`check_range` (DESIGN §4): every check ``verify``
+makes, applied to the files the range adds or changes (cross-file checks still see the
+whole tree at ``HEAD``), plus the rules about the range itself: no commit in it modifies,
+renames or deletes an object, and ``BASE`` is an ancestor of ``HEAD`` (a range that rewrites
+history is refused). Metadata edits and re-added identical manifests are reported as
+information. Everything is read from git objects, never the work tree, so the gate runs in
+a bare repository (a ``pre-receive`` hook).
+
+:func:`check_updates` applies the gate to the ref updates a push brings (the lines git
+hands ``pre-receive``), and refuses non-fast-forward updates of protected refs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from . import layout
+from .audit import (
+    GITATTRIBUTES,
+    TreeSnapshot,
+    admit_quarantine,
+    ancestry,
+    check_contents,
+    check_history,
+    history_findings,
+    objects_tree,
+)
+from .errors import InputError
+from .findings import ERROR, INFO, Finding, rule
+from .notes import NOTES_REF
+from .verify import sort_key
+
+HISTORY_REWRITTEN = rule(
+    "KI404", "history-rewritten", ERROR,
+    "rebase your commits onto BASE instead of rewriting commits BASE already has")
+METADATA_UPDATED = rule(
+    "KI405", "metadata-updated", INFO,
+    "nothing to fix: metadata may be corrected; reviewers see what changed")
+ALREADY_PRESENT = rule(
+    "KI406", "manifest-already-present", INFO,
+    "nothing to fix: re-adding an identical manifest is a no-op")
+REF_NOT_FAST_FORWARD = rule(
+    "KI407", "protected-ref-rewritten", ERROR,
+    "push only fast-forward updates of the main branch and refs/notes/kistore: "
+    "fetch, merge or rebase onto the remote tip, and push again")
+
+ZERO = "0" * 40
+"""The object id git uses for 'no commit' (a created or deleted ref)."""
+
+
+def parse_range(spec: str) -> tuple[str, str]:
+    """Split ``BASE..HEAD`` into its two revisions.
+
+    Raises:
+        InputError: when ``spec`` is not two revisions joined by exactly two dots.
+    """
+    base, sep, head = spec.partition("..")
+    if not sep or not base or not head or head.startswith("."):
+        raise InputError(f"{spec!r} is not a range; write BASE..HEAD, e.g. origin/main..HEAD")
+    return base, head
+
+
+def check_range(store: Any, spec: str) -> list[Finding]:
+    """Check what the commits in ``BASE..HEAD`` add to the store (the pull-request gate).
+
+    Args:
+        store: a :class:`kistore.store.Store` (a bare repository is fine).
+        spec: ``BASE..HEAD``, any revisions git understands.
+
+    Returns:
+        KI404 alone when ``BASE`` is not an ancestor of ``HEAD``. Otherwise: KI401-KI403 for
+        any commit in the range that modifies, renames or deletes an object; every KI1xx and
+        KI2xx finding about a path the range adds or changes under ``store/`` (or
+        ``.gitattributes``); KI405 (info) per metadata file changed, naming the changed
+        fields; KI406 (info) per object a commit re-added that ``BASE`` already holds.
+
+    Raises:
+        InputError: a malformed range or a revision that names no commit.
+    """
+    base_rev, head_rev = parse_range(spec)
+    repo = store.repo
+    admit_quarantine(repo)
+    base, head = store.commit(base_rev), store.commit(head_rev)
+    if base.id != head.id and not repo.descendant_of(head.id, base.id):
+        return [Finding(
+            HISTORY_REWRITTEN, f"{base_rev} ({str(base.id)[:12]}) is not an ancestor of "
+            f"{head_rev} ({str(head.id)[:12]}): the range rewrites history",
+            expected=f"{head_rev} to contain {base.id}", found="diverged history",
+            extra={"base": str(base.id), "head": str(head.id)})]
+    commits = list(ancestry(repo, head, hide=base))
+    findings = history_findings(repo, commits)
+    changed, metadata_edits = _changed_paths(base.tree, head.tree)
+    findings += check_contents(TreeSnapshot(repo, head.tree), focus=changed)
+    findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
+    findings += _already_present(repo, commits, base.tree)
+    return sorted(findings, key=sort_key)
+
+
+def _changed_paths(base_tree: Any, head_tree: Any) -> tuple[set[str], list[tuple[str, Any, Any]]]:
+    """Paths under store/ (or .gitattributes) the net diff touches, and metadata edits."""
+    import pygit2
+
+    changed: set[str] = set()
+    edits = []
+    for delta in base_tree.diff_to_tree(head_tree).deltas:
+        for path in {delta.old_file.path, delta.new_file.path}:
+            if path.startswith(layout.STORE_DIR + "/") or path == GITATTRIBUTES:
+                changed.add(path)
+        if (delta.status == pygit2.enums.DeltaStatus.MODIFIED
+                and delta.new_file.path.startswith(layout.METADATA_DIR + "/")):
+            edits.append((delta.new_file.path, delta.old_file.id, delta.new_file.id))
+    return changed, edits
+
+
+def _metadata_update(repo: Any, path: str, old: Any, new: Any) -> Finding:
+    from .store import _difference
+
+    try:
+        what = _difference(repo[old].data, repo[new].data)
+    except (ValueError, json.JSONDecodeError):  # bad bytes are reported by the contents check
+        what = "bytes changed"
+    return Finding(METADATA_UPDATED, f"metadata changed: {what}", file=path)
+
+
+def _already_present(repo: Any, commits: Iterable[Any], base_tree: Any) -> list[Finding]:
+    """Objects a commit in the range adds that ``base_tree`` already holds, byte for byte."""
+    import pygit2
+
+    findings = []
+    added = pygit2.enums.DeltaStatus.ADDED
+    for commit in commits:
+        for parent in commit.parents[:1]:
+            old, new = (objects_tree(repo, c.tree) for c in (parent, commit))
+            if new is None or (old is not None and old.id == new.id):
+                continue
+            diff = old.diff_to_tree(new) if old is not None else new.diff_to_tree(swap=True)
+            for delta in diff.deltas:
+                path = f"{layout.OBJECTS_DIR}/{delta.new_file.path}"
+                if delta.status != added:
+                    continue
+                try:
+                    same = base_tree[path].id == delta.new_file.id
+                except KeyError:
+                    same = False
+                if same:
+                    findings.append(Finding(
+                        ALREADY_PRESENT, f"commit {str(commit.id)[:12]} re-adds an object the "
+                        "base already holds (no-op)", file=path))
+    return findings
+
+
+def protected_refs(store: Any) -> set[str]:
+    """Return the refs whose updates must fast-forward: the default branch and the notes.
+
+    The default branch is what ``HEAD`` points at (in a bare repository, the branch clones
+    check out), and ``refs/heads/main`` always.
+    """
+    refs = {"refs/heads/main", NOTES_REF}
+    head = store.repo.references.get("HEAD")
+    if head is not None and isinstance(head.target, str):
+        refs.add(head.target)
+    return refs
+
+
+def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
+                  protected: set[str] | None = None) -> list[Finding]:
+    """Apply the gate to the ref updates of one push (``pre-receive``/``pre-push``).
+
+    Args:
+        store: the receiving (or pushing) :class:`kistore.store.Store`.
+        updates: ``(old, new, ref)`` per updated ref, as git hands ``pre-receive`` on stdin;
+            an all-zero id means the ref is created (old) or deleted (new).
+        protected: refs that only fast-forward and are never deleted (default
+            :func:`protected_refs`).
+
+    Returns:
+        KI407 for a non-fast-forward update or deletion of a protected ref. For a branch
+        (``refs/heads/*``): the findings of :func:`check_range` from the old tip (from the
+        merge base for a new or force-pushed unprotected branch), or of a whole-history
+        check of the new tip when there is no base. Notes content is left to the
+        attestation checks; other refs (tags) are not checked.
+
+    Raises:
+        InputError: when an id names no commit.
+    """
+    protected = protected_refs(store) if protected is None else protected
+    repo = store.repo
+    admit_quarantine(repo)
+    findings: list[Finding] = []
+    for old, new, ref in updates:
+        if old != ZERO and repo.get(old) is None:  # pre-push: the remote moved, not fetched
+            if ref in protected:
+                findings.append(Finding(
+                    REF_NOT_FAST_FORWARD, f"{ref} is at {old[:12]}, which this clone does not "
+                    "have: fetch and merge it before pushing", extra={"ref": ref, "old": old}))
+                continue
+            old = ZERO
+        fast_forward = old == ZERO or (new != ZERO and repo.descendant_of(new, old)) or old == new
+        if ref in protected and (new == ZERO or not fast_forward):
+            what = "deletion" if new == ZERO else f"non-fast-forward update {old[:12]}..{new[:12]}"
+            findings.append(Finding(REF_NOT_FAST_FORWARD, f"{what} of {ref} refused",
+                                    extra={"ref": ref, "old": old, "new": new}))
+            continue
+        if new == ZERO or not ref.startswith("refs/heads/"):
+            continue
+        base = old if old != ZERO and fast_forward else _merge_base(store, new, old, protected)
+        if base is None:
+            findings += _whole_history(store, new)
+        else:
+            findings += check_range(store, f"{base}..{new}")
+    return findings
+
+
+def _merge_base(store: Any, new: str, old: str, protected: set[str]) -> str | None:
+    """Return where a new or force-pushed branch left its old tip or a protected branch."""
+    repo = store.repo
+    candidates = [old] if old != ZERO else []
+    candidates += [str(repo.references[r].target) for r in sorted(protected)
+                   if r.startswith("refs/heads/") and r in repo.references]
+    for other in candidates:
+        oid = repo.merge_base(new, other)
+        if oid is not None:
+            return str(oid)
+    return None
+
+
+def _whole_history(store: Any, rev: str) -> list[Finding]:
+    """Every contents and history finding of a commit with no base (a first push)."""
+    head = store.commit(rev)
+    findings = check_contents(TreeSnapshot(store.repo, head.tree))
+    return findings + check_history(store, rev)

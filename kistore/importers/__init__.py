@@ -1,0 +1,195 @@
+"""Importers: real public benchmark data turned into manifests, through the one add path.
+
+Each source has one small module (:mod:`.sol_execbench`, :mod:`.flashinfer_trace`,
+:mod:`.kernelbench`) that reads the source's files into :class:`~.common.Record` units;
+this module builds them into :class:`~kistore.model.Manifest` values and hands them all to
+:meth:`kistore.store.Store.add` in one call (no second write path).
+
+All or nothing: every bad record is reported (file and line for JSON Lines, or JSON
+Pointer) and nothing is imported. With ``skip_invalid`` a bad record is left out whole
+(its run and whatever only it needed) and reported as a warning instead. Importing is
+deterministic (no wall clock: every time comes from the data) and idempotent (a second
+import reports every manifest ``unchanged`` and writes nothing).
+
+See ``docs/importers.md`` for the mapping of each source onto the five kinds.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .. import canonical
+from ..errors import InputError, KistoreError, MultipleErrors
+from ..model import Manifest
+from ..schema import KINDS
+from . import flashinfer_trace, kernelbench, sol_execbench
+from .common import Plan, Record, expand
+
+if TYPE_CHECKING:
+    from ..store import AddResult, Store
+
+SOURCES: dict[str, Callable[[list[Any]], Plan]] = {
+    "sol-execbench": sol_execbench.plan,
+    "flashinfer-trace": flashinfer_trace.plan,
+    "kernelbench": kernelbench.plan,
+}
+"""Source id -> the function that reads its files into records."""
+
+STATUSES = ("added", "unchanged", "metadata-updated")
+
+
+@dataclass
+class ImportReport:
+    """What one import did.
+
+    Attributes:
+        source: the source id.
+        results: one :class:`~kistore.store.AddResult` per distinct manifest, in order.
+        skipped: the problems of records left out under ``skip_invalid`` (one per line).
+        ignored: files found in the named directories that are not this source's formats.
+        records: how many records were read (built or skipped).
+    """
+
+    source: str
+    results: list[AddResult]
+    skipped: list[KistoreError] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    records: int = 0
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Return ``{kind: {status: n}}`` for every kind (in dependency order) and status."""
+        tally = Counter((r.kind, r.status) for r in self.results)
+        return {kind: {s: tally[(kind, s)] for s in STATUSES} for kind in KINDS}
+
+    @property
+    def runs(self) -> int:
+        """Number of BenchmarkRun manifests this import covers (added or already stored)."""
+        return sum(1 for r in self.results if r.kind == "BenchmarkRun")
+
+
+def plan_import(source: str, paths: Sequence[str]) -> Plan:
+    """Read the files of a source into records, without building or writing anything.
+
+    Args:
+        source: one of :data:`SOURCES`.
+        paths: files or directories of that source (e.g. ``shared/data/kernelbench``).
+
+    Returns:
+        The :class:`~.common.Plan`: records in a deterministic order, ignored files.
+
+    Raises:
+        InputError: an unknown source.
+        MultipleErrors: paths that do not exist, or named files that are not this
+            source's formats.
+    """
+    reader = SOURCES.get(source)
+    if reader is None:
+        raise InputError(f"unknown source {source!r}; expected one of {', '.join(SOURCES)}")
+    return reader(expand(paths))
+
+
+def run_import(
+    store: Store,
+    source: str,
+    plan: Plan,
+    *,
+    commit: bool = False,
+    message: str | None = None,
+    skip_invalid: bool = False,
+    progress: Callable[[int], Any] | None = None,
+) -> ImportReport:
+    """Build every record of a plan and add the manifests to the store in one call.
+
+    Args:
+        store: the store to add to.
+        source: the source id (for the report and the commit message).
+        plan: from :func:`plan_import`.
+        commit: also commit (``Store.add(commit=True)``).
+        message: commit message (default ``kistore import SOURCE: N runs from F files``).
+        skip_invalid: leave bad records out (reported in ``ImportReport.skipped``)
+            instead of refusing the whole import.
+        progress: called with 1 after each record is built (e.g. a progress bar's update).
+
+    Returns:
+        The :class:`ImportReport`.
+
+    Raises:
+        MultipleErrors: every bad record (file, line or JSON Pointer, what was expected)
+            when not ``skip_invalid``; or every refusal of ``Store.add`` (e.g. a name or
+            metadata conflict with what is stored). Nothing is written then.
+        StoreStateError: as ``Store.add``.
+    """
+    manifests: list[Manifest] = []
+    origins: dict[Any, str] = {}
+    errors: list[KistoreError] = []
+    skipped: list[KistoreError] = []
+    cache: dict[bytes, Manifest] = {}
+    for record in plan.records:
+        try:
+            built = _build(record, cache)
+        except KistoreError as e:
+            (skipped if skip_invalid else errors).extend(e.problems)
+        else:
+            manifests.extend(built)
+            for m in built:
+                origins.setdefault(m.digest, record.file)
+        if progress is not None:
+            progress(1)
+    if errors:
+        raise MultipleErrors(errors)
+    runs = sum(1 for m in manifests if m.kind == "BenchmarkRun")
+    files = len({r.file for r in plan.records})
+    results = store.add(
+        manifests, commit=commit, origins=origins,
+        message=message or (f"kistore import {source}: {runs} run{'s' * (runs != 1)} from "
+                            f"{files} file{'s' * (files != 1)}"),
+    )
+    return ImportReport(source, results, skipped, plan.ignored, len(plan.records))
+
+
+def import_files(store: Store, source: str, paths: Sequence[str], **options: Any) -> ImportReport:
+    """:func:`plan_import` then :func:`run_import` (the Python form of ``kistore import``).
+
+    Args:
+        store: the store to add to.
+        source: one of :data:`SOURCES`.
+        paths: files or directories of that source.
+        options: ``commit``, ``message``, ``skip_invalid``, ``progress`` of :func:`run_import`.
+
+    Raises:
+        As :func:`plan_import` and :func:`run_import`.
+    """
+    return run_import(store, source, plan_import(source, paths), **options)
+
+
+def _build(record: Record, cache: dict[bytes, Manifest]) -> list[Manifest]:
+    """Build and validate one record's manifests; every problem is located at the record.
+
+    ``cache`` maps a document's canonical bytes to its Manifest, so a protocol shared by
+    750 runs is validated once.
+    """
+    documents = record.build()
+    built = []
+    problems: list[KistoreError] = []
+    for document in documents:
+        try:
+            key = canonical.dumps(document)
+            if key not in cache:
+                cache[key] = Manifest.from_document(document, file=record.file)
+            built.append(cache[key])
+        except KistoreError as e:
+            for p in e.problems:
+                problems.append(InputError(
+                    f"{record.label}: the {document.get('kind')} built from it is invalid at "
+                    f"{p.pointer or '/'}: {p.message}",
+                    file=record.file, line=record.line, pointer=record.pointer,
+                ))
+    if problems:
+        raise MultipleErrors(problems)
+    return built
+
+
+__all__ = ["SOURCES", "ImportReport", "import_files", "plan_import", "run_import"]

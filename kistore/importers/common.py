@@ -1,0 +1,427 @@
+"""Helpers every importer shares: records, source files, units, names, provenance.
+
+An importer turns a source's files into :class:`Record` values. Each record is one unit of
+the all-or-nothing rule: its ``build`` returns every manifest document it needs (a run and
+the workload, protocol, environment and implementation it references), or raises an
+:class:`~kistore.errors.InputError` naming the file, the line (JSON Lines) and the JSON
+Pointer of the bad value. :mod:`kistore.importers` runs the records and hands the result
+to :meth:`kistore.store.Store.add`; nothing here writes anything.
+
+Conversions follow the published SOL-ExecBench record (``shared/examples``): latencies in
+ms become ns exactly (:func:`ms_to_ns`), times become UTC with millisecond precision and
+``Z`` (:func:`utc_ms`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .. import canonical
+from ..canonical import escape_pointer
+from ..digest import Digest
+from ..errors import InputError, KistoreError, MultipleErrors
+from ..model import object_document
+from ..schema import API_VERSION
+
+ANNOTATION = "kernelindex.dev/"
+"""Prefix of every provenance annotation key (``kernelindex.dev/source`` ...)."""
+
+GPU_ARCHITECTURES = {
+    "B200": "sm_100", "GB200": "sm_100", "B100": "sm_100",
+    "H100": "sm_90", "H200": "sm_90", "GH200": "sm_90",
+    "A100": "sm_80", "A10G": "sm_86", "L40S": "sm_89", "L4": "sm_89",
+}
+"""CUDA compute capability of GPU models named in source data (NVIDIA's published table)."""
+
+
+TRACE_STATUSES = {
+    "PASSED": "passed",
+    "INCORRECT": "incorrect", "INCORRECT_SHAPE": "incorrect",
+    "INCORRECT_NUMERICAL": "incorrect", "INCORRECT_DTYPE": "incorrect",
+    "RUNTIME_ERROR": "runtime-error",
+    "COMPILE_ERROR": "compile-error",
+    "TIMEOUT": "timeout",
+}
+"""A trace's ``evaluation.status`` (FlashInfer Trace and SOL-ExecBench, which derives from it)
+-> BenchmarkRun ``spec.status``; the raw value is kept in ``sourceNative.status``."""
+
+
+@dataclass
+class Record:
+    """One unit of import: what a bad value makes the importer skip or refuse, whole.
+
+    Attributes:
+        file: the source file, as shown in messages (relative to the data root).
+        build: returns the manifest documents of this unit (a run last, after what it
+            references); raises :class:`InputError` (or :class:`MultipleErrors`) on bad data.
+        line: 1-based line in a JSON Lines file, else None.
+        pointer: JSON Pointer of the record inside its file (``""`` for the whole file).
+        label: what the record is, for warnings (e.g. ``submission 21427``).
+    """
+
+    file: str
+    build: Callable[[], list[dict[str, Any]]]
+    line: int | None = None
+    pointer: str = ""
+    label: str = "record"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file handed to an importer.
+
+    Attributes:
+        path: where it is on disk.
+        name: its path relative to the data root (``sol-execbench/leaderboard/...``):
+            the directory above the one holding ``SOURCE.md``; else the path as given.
+        explicit: True when the person named this file, False when found in a directory.
+    """
+
+    path: Path
+    name: str
+    explicit: bool
+
+
+@dataclass
+class Plan:
+    """What an importer made of its files, before anything is built.
+
+    Attributes:
+        records: the units to build, in a deterministic order.
+        ignored: files that are not this source's import formats (named, not an error).
+    """
+
+    records: list[Record] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+
+
+def expand(paths: Sequence[str]) -> list[SourceFile]:
+    """Turn the files and directories a person named into source files, sorted in each.
+
+    Args:
+        paths: file or directory names.
+
+    Returns:
+        Every regular file (directories walked recursively, ``SOURCE.md`` and hidden
+        files left out), in argument order then sorted path order, each listed once.
+
+    Raises:
+        MultipleErrors: an InputError for each path that does not exist.
+    """
+    found: dict[Path, SourceFile] = {}
+    errors: list[KistoreError] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            children = sorted(p for p in path.rglob("*") if p.is_file())
+            for child in children:
+                if child.name == "SOURCE.md" or any(
+                        part.startswith(".") for part in child.relative_to(path).parts):
+                    continue
+                found.setdefault(child.resolve(), SourceFile(child, data_name(child), False))
+        elif path.is_file():
+            found[path.resolve()] = SourceFile(path, data_name(path), True)
+        else:
+            errors.append(InputError("no such file or directory", file=given))
+    if errors:
+        raise MultipleErrors(errors)
+    return list(found.values())
+
+
+def data_name(path: Path) -> str:
+    """Name a source file relative to the data root (the parent of the ``SOURCE.md`` folder).
+
+    ``/work/shared/data/kernelbench/H100_Modal/baseline_time_torch.json`` becomes
+    ``kernelbench/H100_Modal/baseline_time_torch.json``. A file outside any folder with a
+    ``SOURCE.md`` keeps the name it was given.
+    """
+    resolved = path.resolve()
+    for parent in resolved.parents:
+        if (parent / "SOURCE.md").is_file():
+            return resolved.relative_to(parent.parent).as_posix()
+    return path.as_posix()
+
+
+def load_json(source: SourceFile) -> Any:
+    """Parse a whole JSON file strictly (:func:`kistore.canonical.loads`).
+
+    Raises:
+        ParseError: naming the file, line, column and JSON Pointer of the problem.
+    """
+    return canonical.loads(source.path.read_bytes(), file=source.name)
+
+
+def load_lines(source: SourceFile) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line number, value)`` for each non-blank line of a JSON Lines file.
+
+    A line that does not parse is yielded as a :class:`ParseError` value (with the line
+    set), so the caller can make it a failing record and go on with the other lines.
+    """
+    for number, raw in enumerate(source.path.read_bytes().split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            yield number, canonical.loads(raw, file=source.name)
+        except KistoreError as e:
+            e.line, e.column = number, e.column or 1
+            e.args = (e.format(),)
+            yield number, e
+
+
+def check_shape(value: Any, schema: dict[str, Any], *, file: str, line: int | None = None,
+                pointer: str = "") -> None:
+    """Check a source record against a JSON Schema describing the source's format.
+
+    The schemas live beside each importer and hold only what the importer relies on, so a
+    record that passes can be mapped without further checks.
+
+    Args:
+        value: the parsed record.
+        schema: a draft 2020-12 schema (a dict).
+        file: the source file, for messages.
+        line: its line in a JSON Lines file.
+        pointer: where the record sits inside the file.
+
+    Raises:
+        MultipleErrors: one InputError per violation, at its JSON Pointer, saying what
+            the source format expects.
+    """
+    errors: list[KistoreError] = [
+        InputError(
+            f"{_describe(error)} (expected by the importer's reading of the source format)",
+            file=file, line=line,
+            pointer=pointer + "".join(f"/{escape_pointer(str(p))}" for p in error.absolute_path),
+        )
+        for error in _validator(_freeze(schema)).iter_errors(value)
+    ]
+    if errors:
+        raise MultipleErrors(errors)
+
+
+def _describe(error: Any) -> str:
+    if error.validator == "required":
+        return str(error.message)
+    field_name = error.absolute_path[-1] if error.absolute_path else None
+    return f"field {field_name!r}: {error.message}" if field_name is not None else error.message
+
+
+def _freeze(schema: dict[str, Any]) -> str:
+    return canonical.dumps(schema).decode("utf-8")
+
+
+@cache
+def _validator(schema_text: str) -> Any:
+    import json
+
+    import jsonschema  # slow to import: only importers that run need it
+
+    return jsonschema.Draft202012Validator(json.loads(schema_text))
+
+
+def failed_record(file: str, error: KistoreError, label: str) -> Record:
+    """Return a record that raises ``error`` when built: a whole file that cannot be read.
+
+    The error then goes the way of every bad record (refused, or skipped with a warning
+    under ``skip_invalid``), so one unreadable file does not stop the others being read.
+    """
+    def broken() -> list[dict[str, Any]]:
+        raise error
+
+    return Record(file, broken, label=label)
+
+
+def fail(message: str, *, file: str, pointer: str = "", line: int | None = None) -> InputError:
+    """Return an InputError about a source value, for the caller to raise."""
+    return InputError(message, file=file, pointer=pointer, line=line)
+
+
+# -- conversions ---------------------------------------------------------------------
+
+
+def ms_to_ns(ms: float | int) -> int | float:
+    """Convert milliseconds to nanoseconds exactly as written in the source.
+
+    The decimal text of the number (``str(ms)``, the shortest round-trip form) is scaled
+    by 10**6 in decimal arithmetic, so ``13.634148`` ms is ``13634148`` ns, not
+    ``13634147.999999998``.
+
+    Args:
+        ms: a finite, non-negative latency in milliseconds.
+
+    Returns:
+        ``int`` when the result is integral, else the nearest ``float``.
+    """
+    ns = Decimal(str(ms)) * 10**6
+    return int(ns) if ns == ns.to_integral_value() else float(ns)
+
+
+def utc_ms(text: str) -> str:
+    """Turn an ISO 8601 time into RFC 3339 UTC with milliseconds and ``Z``.
+
+    A time without a zone is taken as UTC (SOL-ExecBench ``submitted_at``, FlashInfer
+    ``timestamp``). Sub-millisecond digits are truncated, not rounded:
+    ``2026-07-10T03:35:40.526966`` becomes ``2026-07-10T03:35:40.526Z``.
+
+    Raises:
+        ValueError: when ``text`` is not an ISO 8601 date-time.
+    """
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def parse_time(value: Any, *, file: str, pointer: str, line: int | None = None) -> str:
+    """Apply :func:`utc_ms` to a source value; an InputError names where it failed.
+
+    Raises:
+        InputError: when the value is not an ISO 8601 date-time string.
+    """
+    try:
+        return utc_ms(value)
+    except (TypeError, ValueError):
+        raise fail(f"{value!r} is not an ISO 8601 date-time (e.g. 2026-07-10T03:35:40.526966)",
+                   file=file, pointer=pointer, line=line) from None
+
+
+_NOT_NAME = re.compile(r"[^a-z0-9.]+")
+
+
+def slug(*parts: Any, dots: bool = True) -> str:
+    """Join parts into a metadata name: lowercase, ``[a-z0-9.-]``, no leading/trailing ``-``.
+
+    Args:
+        parts: strings or numbers; each becomes lowercase with every run of other
+            characters replaced by one ``-``.
+        dots: keep ``.`` (False turns ``v1.1`` into ``v1-1``, as published names do).
+
+    Returns:
+        A name matching ``^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`` (``common.json#/$defs/name``).
+    """
+    words = []
+    for part in parts:
+        text = str(part).lower()
+        if not dots:
+            text = text.replace(".", "-")
+        word = _NOT_NAME.sub("-", text).strip("-.")
+        if word:
+            words.append(word)
+    return re.sub(r"-{2,}", "-", "-".join(words))
+
+
+def gpu_model(product: str) -> str:
+    """Return the model word of a GPU product name: ``NVIDIA H100 80GB HBM3`` -> ``H100``."""
+    words = product.removeprefix("NVIDIA ").split()
+    return words[0] if words else product
+
+
+def architecture(product: str) -> str | None:
+    """CUDA ``sm_XX`` of a GPU product from :data:`GPU_ARCHITECTURES`, or None when unknown."""
+    return GPU_ARCHITECTURES.get(gpu_model(product))
+
+
+def hardware(product: str) -> dict[str, str]:
+    """Return an ExecutionEnvironment ``hardware`` object for a GPU product name.
+
+    ``{vendor, product, architecture}``: vendor ``nvidia`` for ``NVIDIA ...`` products (else
+    the first word), architecture from :data:`GPU_ARCHITECTURES` when known (else absent).
+    """
+    vendor = "nvidia" if product.startswith("NVIDIA") else slug(product.split()[0])
+    out = {"vendor": vendor, "product": product}
+    arch = architecture(product)
+    if arch is not None:
+        out["architecture"] = arch
+    return out
+
+
+def software(libs: dict[str, str]) -> dict[str, Any]:
+    """Return an ExecutionEnvironment ``software`` object from a trace's ``libs``.
+
+    ``libraries`` keeps ``libs`` verbatim; ``cuda`` repeats ``libs["cuda"]`` where given,
+    in the field the index shows as the CUDA version.
+    """
+    out: dict[str, Any] = {"libraries": dict(libs)}
+    if "cuda" in libs:
+        out["cuda"] = libs["cuda"]
+    return out
+
+
+def manifest(kind: str, name: str, spec: dict[str, Any], *, title: str | None = None,
+             annotations: dict[str, str] | None = None,
+             labels: dict[str, str] | None = None) -> dict[str, Any]:
+    """Assemble a manifest document (apiVersion, kind, metadata, spec).
+
+    Empty ``labels``/``annotations`` are left out, so a manifest without them has exactly
+    the metadata ``{name, title}`` the published record shows.
+    """
+    metadata: dict[str, Any] = {"name": name}
+    if title is not None:
+        metadata["title"] = title
+    if labels:
+        metadata["labels"] = dict(sorted(labels.items()))
+    if annotations:
+        metadata["annotations"] = {k: v for k, v in sorted(annotations.items()) if v}
+    return {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata, "spec": spec}
+
+
+def provenance(source: str, *, license: str, upstream: str | None = None,
+               file: str | None = None, retrieved_at: str | None = None,
+               **extra: str | None) -> dict[str, str]:
+    """Return the ``kernelindex.dev/*`` annotations saying where a manifest came from.
+
+    Args:
+        source: source id (``sol-execbench``, ``flashinfer-trace``, ``kernelbench``).
+        license: the licence as SOURCE.md states it (``UNCLEAR: ...`` when unclear).
+        upstream: ``repo@commit`` of the upstream copy.
+        file: the source file relative to the data root. Leave it out for a manifest that
+            several files produce (a protocol, an environment): every file must give a
+            shared manifest the same metadata, or the add refuses it as a conflict.
+        retrieved_at: when the source data was fetched, where the data says so.
+        extra: further annotations, keyed by the part after ``kernelindex.dev/``
+            (underscores become ``-``).
+    """
+    notes: dict[str, str | None] = {"source": source, "license": license, "upstream": upstream,
+                                    "source-file": file, "retrieved-at": retrieved_at}
+    notes.update({k.replace("_", "-"): v for k, v in extra.items()})
+    return {ANNOTATION + k: v for k, v in notes.items() if v}
+
+
+def digest_of(document: dict[str, Any]) -> str:
+    """Return a manifest document's digest (sha256 of canonical {apiVersion, kind, spec})."""
+    return str(Digest.of(canonical.dumps(object_document(document))))
+
+
+def trace_outcome(evaluation: dict[str, Any]) -> dict[str, Any]:
+    """Map a trace's ``evaluation`` to run spec fields: status, timing, correctness.
+
+    Shared by FlashInfer Trace and SOL-ExecBench traces (the same schema lineage).
+
+    Args:
+        evaluation: a checked ``evaluation`` object: ``status`` one of
+            :data:`TRACE_STATUSES`, optional ``performance.latency_ms`` (ms, mean) and
+            ``correctness.max_absolute_error``/``max_relative_error``.
+
+    Returns:
+        ``{status, timing: {latencyNs: {mean}, primaryStatistic: mean}, correctness:
+        {passed, maxAbsoluteError, maxRelativeError}}``; latency left out when null.
+    """
+    performance = evaluation.get("performance") or {}
+    raw = evaluation.get("correctness") or {}
+    timing: dict[str, Any] = {"primaryStatistic": "mean"}
+    if performance.get("latency_ms") is not None:
+        timing = {"latencyNs": {"mean": ms_to_ns(performance["latency_ms"])}, **timing}
+    correctness: dict[str, Any] = {"passed": evaluation["status"] == "PASSED"}
+    for key, out in (("max_absolute_error", "maxAbsoluteError"),
+                     ("max_relative_error", "maxRelativeError")):
+        if raw.get(key) is not None:
+            correctness[out] = raw[key]
+    return {"status": TRACE_STATUSES[evaluation["status"]], "timing": timing,
+            "correctness": correctness}

@@ -1,0 +1,330 @@
+"""FlashInfer Trace: definitions, workloads and traces -> manifests.
+
+Reads (``shared/data/flashinfer-trace/SOURCE.md`` describes every field):
+
+* ``definitions/**/<name>.json`` -- a Definition (axes, inputs, outputs, reference source);
+* ``traces/workloads/**/<name>.workload.jsonl`` -- one workload a line (``uuid``, ``axes``,
+  ``inputs``): each becomes one Workload (definition + that workload's case), since runs
+  at different shapes are not comparable;
+* ``traces/**/<name>.jsonl`` -- one trace a line: one BenchmarkRun each, whatever its
+  status (PASSED, INCORRECT, RUNTIME_ERROR, COMPILE_ERROR, ... mapped to the schema's enum
+  by :data:`~.common.TRACE_STATUSES`).
+  A trace carries no workload uuid: it joins its workload on ``axes``, as the source says.
+
+Every trace needs its definition and workload among the files imported (name the whole
+``flashinfer-trace`` folder); a trace whose definition or workload is missing is a bad
+record. The solution files were not copied, so an Implementation records the solution's
+name only.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from .. import canonical
+from ..errors import KistoreError, MultipleErrors
+from .common import (
+    TRACE_STATUSES,
+    Plan,
+    Record,
+    SourceFile,
+    check_shape,
+    digest_of,
+    fail,
+    hardware,
+    load_json,
+    load_lines,
+    manifest,
+    parse_time,
+    provenance,
+    slug,
+    software,
+    trace_outcome,
+)
+
+SOURCE = "flashinfer-trace"
+SUITE = "FlashInfer Trace"
+FAMILY = "flashinfer_trace"
+LICENSE = ("UNCLEAR: github.com/xslingcn/flashinfer-trace has no LICENSE; the upstream "
+           "dataset flashinfer-ai/flashinfer-trace is Apache-2.0 (not verified for this copy)")
+UPSTREAM = "github.com/xslingcn/flashinfer-trace@579673cebd9e6500b1faa4d3c8dc3c59401ec2d6"
+
+DEFINITION_SHAPE: dict[str, Any] = {
+    "type": "object",
+    "required": ["name", "axes", "inputs", "outputs", "reference"],
+    "properties": {
+        "name": {"type": "string", "minLength": 1},
+        "description": {"type": "string"}, "type": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "axes": {"type": "object"}, "inputs": {"type": "object"},
+        "outputs": {"type": "object"}, "reference": {"type": "string"},
+    },
+}
+WORKLOAD_SHAPE: dict[str, Any] = {
+    "type": "object", "required": ["definition", "workload"],
+    "properties": {
+        "definition": {"type": "string"},
+        "workload": {"type": "object", "required": ["uuid", "axes", "inputs"],
+                     "properties": {"uuid": {"type": "string"}, "axes": {"type": "object"},
+                                    "inputs": {"type": "object"}}},
+    },
+}
+TRACE_SHAPE: dict[str, Any] = {
+    "type": "object", "required": ["definition", "solution", "workload", "evaluation"],
+    "properties": {
+        "definition": {"type": "string", "minLength": 1},
+        "solution": {"type": "string", "minLength": 1},
+        "workload": {"type": "object", "required": ["axes"],
+                     "properties": {"axes": {"type": "object"}}},
+        "evaluation": {
+            "type": "object",
+            "required": ["status", "performance", "environment", "timestamp"],
+            "properties": {
+                "status": {"enum": sorted(TRACE_STATUSES)},
+                "log_file": {"type": "string"},
+                "correctness": {"type": ["object", "null"], "properties": {
+                    "max_relative_error": {"type": ["number", "null"]},
+                    "max_absolute_error": {"type": ["number", "null"]}}},
+                "performance": {"type": ["object", "null"], "properties": {
+                    "latency_ms": {"type": ["number", "null"], "minimum": 0}}},
+                "environment": {
+                    "type": "object", "required": ["device"],
+                    "properties": {"device": {"type": "string", "minLength": 1},
+                                   "libs": {"type": "object",
+                                            "additionalProperties": {"type": "string"}}}},
+                "timestamp": {"type": "string"},
+            },
+        },
+    },
+}
+
+
+def plan(files: list[SourceFile]) -> Plan:
+    """Read FlashInfer Trace files into records: one per workload line and per trace line.
+
+    Args:
+        files: from :func:`~.common.expand`.
+
+    Returns:
+        Records in file order then line order: workloads first, then traces.
+
+    Raises:
+        MultipleErrors: a file named explicitly that is not a definition, workload or
+            trace file.
+    """
+    result = Plan()
+    definitions: dict[str, SourceFile] = {}
+    workload_files: list[SourceFile] = []
+    trace_files: list[SourceFile] = []
+    unknown: list[KistoreError] = []
+    for source in files:
+        parts = Path(source.name).parts
+        if source.path.name.endswith(".workload.jsonl"):
+            workload_files.append(source)
+        elif source.path.suffix == ".jsonl" and "traces" in parts:
+            trace_files.append(source)
+        elif source.path.suffix == ".json" and "definitions" in parts:
+            definitions[source.path.stem] = source
+        elif source.explicit:
+            unknown.append(fail("not a FlashInfer Trace file: expected definitions/**.json, "
+                                "traces/workloads/**.workload.jsonl or traces/**.jsonl",
+                                file=source.name))
+        else:
+            result.ignored.append(source.name)
+    if unknown:
+        raise MultipleErrors(unknown)
+    index = Index(definitions)
+    for source in workload_files:
+        for line, value in load_lines(source):
+            index.add_workload(source, line, value)
+            result.records.append(Record(source.name, partial(index.workload_unit, source, line,
+                                                              value),
+                                         line=line, label="workload"))
+    for source in trace_files:
+        for line, value in load_lines(source):
+            result.records.append(Record(source.name, partial(index.trace, source, line, value),
+                                         line=line, label="trace"))
+    return result
+
+
+class Index:
+    """Definitions by name and workload lines by (definition, axes), for joining traces.
+
+    Args:
+        definitions: definition files by definition name (the file stem).
+    """
+
+    def __init__(self, definitions: dict[str, SourceFile]) -> None:
+        self.definition_files = definitions
+        self.workloads: dict[tuple[str, bytes], list[tuple[SourceFile, int, Any]]] = {}
+        self._definitions: dict[str, dict[str, Any]] = {}
+
+    def add_workload(self, source: SourceFile, line: int, value: Any) -> None:
+        """Remember a workload line under its definition and axes (bad lines are skipped)."""
+        if isinstance(value, dict) and isinstance(value.get("workload"), dict):
+            key = (str(value.get("definition")), _axes_key(value["workload"].get("axes")))
+            self.workloads.setdefault(key, []).append((source, line, value))
+
+    def definition(self, name: str, *, file: str, line: int) -> tuple[SourceFile, dict[str, Any]]:
+        """Return a definition's file and checked content.
+
+        Raises:
+            InputError: no definition file of that name among the imported files.
+            MultipleErrors: the definition does not have the source format.
+        """
+        source = self.definition_files.get(name)
+        if source is None:
+            raise fail(f"definition {name!r} is not among the imported files; import the "
+                       "definitions/ folder with the traces", file=file, line=line,
+                       pointer="/definition")
+        if name not in self._definitions:
+            value = load_json(source)
+            check_shape(value, DEFINITION_SHAPE, file=source.name)
+            self._definitions[name] = value
+        return source, self._definitions[name]
+
+    def workload(self, source: SourceFile, line: int, value: Any) -> dict[str, Any]:
+        """Build the Workload of one workload line (its definition + this one case).
+
+        Raises:
+            KistoreError: a line that does not parse, has not the source format, or names
+                a definition that is not imported.
+        """
+        if isinstance(value, KistoreError):
+            raise value
+        check_shape(value, WORKLOAD_SHAPE, file=source.name, line=line)
+        def_file, definition = self.definition(value["definition"], file=source.name, line=line)
+        case = value["workload"]
+        spec: dict[str, Any] = {"suite": {"name": SUITE}, "definition": definition["name"]}
+        if definition.get("type"):
+            spec["suite"]["collection"] = definition["type"]
+            spec["opType"] = definition["type"]
+        if definition.get("description"):
+            spec["description"] = definition["description"]
+        if definition.get("tags"):
+            spec["tags"] = definition["tags"]
+        spec.update({
+            "axes": definition["axes"], "inputs": definition["inputs"],
+            "outputs": definition["outputs"], "cases": [case],
+            "reference": {"language": "python", "source": definition["reference"]},
+            "sourceNative": {"source": SOURCE, "uuid": case["uuid"]},
+        })
+        return manifest(
+            "Workload", slug("flashinfer-trace", definition["name"], _axes_name(case["axes"])),
+            spec, title=f"{definition['name']} {_axes_title(case['axes'])}",
+            annotations=provenance(SOURCE, license=LICENSE, upstream=UPSTREAM,
+                                   file=source.name, definition_file=def_file.name),
+        )
+
+    def workload_unit(self, source: SourceFile, line: int, value: Any) -> list[dict[str, Any]]:
+        """Return ``[`` :meth:`workload` ``]``: a workload line is a record of its own."""
+        return [self.workload(source, line, value)]
+
+    def trace(self, source: SourceFile, line: int, value: Any) -> list[dict[str, Any]]:
+        """Build one trace line's manifests: workload, protocol, environment, solution, run.
+
+        Raises:
+            KistoreError: a line that does not parse or has not the source format; no
+                imported workload (or several) with the trace's definition and axes.
+        """
+        if isinstance(value, KistoreError):
+            raise value
+        check_shape(value, TRACE_SHAPE, file=source.name, line=line)
+        evaluation = value["evaluation"]
+        matches = self.workloads.get((value["definition"], _axes_key(value["workload"]["axes"])),
+                                     [])
+        if len(matches) != 1:
+            found = "no workload line" if not matches else f"{len(matches)} workload lines"
+            raise fail(f"{found} of definition {value['definition']!r} with axes "
+                       f"{value['workload']['axes']} among the imported files; a trace joins "
+                       "its workload on axes: import traces/workloads/ with the traces",
+                       file=source.name, line=line, pointer="/workload/axes")
+        workload = self.workload(*matches[0])
+        protocol, environment = protocol_manifest(), environment_manifest(evaluation["environment"])
+        implementation = manifest(
+            "Implementation", slug("flashinfer-trace", value["solution"]),
+            {"project": value["solution"], "role": "candidate",
+             "sourceNative": {"source": SOURCE, "solution": value["solution"],
+                              "definition": value["definition"]}},
+            title=f"FlashInfer Trace solution {value['solution']}",
+            annotations=provenance(SOURCE, license=LICENSE, upstream=UPSTREAM),
+        )
+        observed_at = parse_time(evaluation["timestamp"], file=source.name, line=line,
+                                 pointer="/evaluation/timestamp")
+        native: dict[str, Any] = {
+            "source": SOURCE, "benchmark": value["definition"], "status": evaluation["status"],
+            "metrics": {**(evaluation.get("performance") or {}),
+                        **(evaluation.get("correctness") or {})},
+        }
+        if evaluation.get("log_file"):
+            native["externalId"] = evaluation["log_file"]
+        spec = {
+            **trace_outcome(evaluation), "observedAt": observed_at,
+            "workloadDigest": digest_of(workload), "protocolDigest": digest_of(protocol),
+            "environmentDigest": digest_of(environment),
+            "implementationDigest": digest_of(implementation), "sourceNative": native,
+        }
+        stamp = slug(evaluation["timestamp"]).replace("-", "").replace(".", "").replace(":", "")
+        run = manifest(
+            "BenchmarkRun", slug("flashinfer-trace", value["solution"],
+                                 _axes_name(value["workload"]["axes"]), stamp),
+            spec, title=f"{value['solution']} · {_axes_title(value['workload']['axes'])} · "
+                        f"{evaluation['environment']['device']}",
+            annotations=provenance(SOURCE, license=LICENSE, upstream=UPSTREAM,
+                                   file=source.name, source_line=str(line)),
+        )
+        return [workload, protocol, environment, implementation, run]
+
+
+def protocol_manifest() -> dict[str, Any]:
+    """Return the FlashInfer Trace BenchmarkProtocol (family ``flashinfer_trace``)."""
+    return manifest(
+        "BenchmarkProtocol", "flashinfer-trace",
+        {"harness": {"name": "FlashInfer-Bench"},
+         "measurement": {"timer": "harness_reported", "primaryStatistic": "mean",
+                         "notes": "evaluation.performance.latency_ms, the mean latency the "
+                                  "FlashInfer-Bench harness reports per trace."},
+         "correctness": {"reference": "definition reference implementation",
+                         "comparator": "max absolute and relative error against the reference"},
+         "comparability": {"family": FAMILY,
+                           "notes": "Comparable only within one definition and workload "
+                                    "(axes), one GPU type, and this harness."}},
+        title="FlashInfer Trace (FlashInfer-Bench evaluation)",
+        annotations=provenance(SOURCE, license=LICENSE, upstream=UPSTREAM),
+    )
+
+
+def environment_manifest(environment: dict[str, Any]) -> dict[str, Any]:
+    """Return the ExecutionEnvironment of a trace's ``evaluation.environment`` (device + libs)."""
+    device: str = environment["device"]
+    libs: dict[str, str] = environment.get("libs") or {}
+    spec: dict[str, Any] = {"hardware": hardware(device)}
+    if libs:
+        spec["software"] = software(libs)
+    versions = [f"{k}-{v}" for k, v in sorted(libs.items())]
+    return manifest(
+        "ExecutionEnvironment", slug("flashinfer-trace", device.removeprefix("NVIDIA "),
+                                     *versions),
+        spec, title=f"FlashInfer Trace {device}"
+                    + (", " + ", ".join(f"{k} {v}" for k, v in sorted(libs.items()))
+                       if libs else ""),
+        annotations=provenance(SOURCE, license=LICENSE, upstream=UPSTREAM),
+    )
+
+
+def _axes_key(axes: Any) -> bytes:
+    try:
+        return canonical.dumps(axes)
+    except KistoreError:
+        return repr(axes).encode()
+
+
+def _axes_name(axes: dict[str, Any]) -> str:
+    return slug(*(f"{k}-{v}" for k, v in sorted(axes.items())))
+
+
+def _axes_title(axes: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(axes.items()))
+

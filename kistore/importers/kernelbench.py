@@ -1,0 +1,254 @@
+"""KernelBench baseline timing files -> manifests.
+
+Reads ``<HARDWARE>_<Provider>/baseline_time_torch[_compile_<backend>_<mode>].json``
+(``shared/data/kernelbench/SOURCE.md``): ``{level<N>: {<problem file>.py: {mean, std, min,
+max, num_trials, hardware, device}}}``, latencies in ms of KernelBench's PyTorch reference
+programs, eager or ``torch.compile``. One record and one BenchmarkRun per problem per file.
+
+* Workload: one per problem (``level1/1_Square_matrix_multiplication_.py``), shared by
+  every file.
+* Implementation: one per file variant -- PyTorch eager, or ``torch.compile`` with the
+  backend and mode the file name gives -- both ``candidate``: they compete on the same
+  workload, GPU and protocol.
+* ExecutionEnvironment: the ``hardware`` string (``torch.cuda.get_device_name()``) plus the
+  provider, which only the folder name gives (``H100_PCIe_LambdaLabs`` -> ``LambdaLabs``).
+* The files record no time. ``observedAt`` is the date of the upstream commit that last
+  changed the file (SOURCE.md), at 00:00:00.000Z, and an annotation says so; a file that
+  is not in :data:`KNOWN_FILES` cannot be imported (there is no time to give its runs).
+* No correctness is recorded: these are reference programs, so every run is ``passed``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import partial
+from typing import Any
+
+from ..errors import KistoreError, MultipleErrors
+from .common import (
+    Plan,
+    Record,
+    SourceFile,
+    check_shape,
+    digest_of,
+    fail,
+    failed_record,
+    hardware,
+    load_json,
+    manifest,
+    ms_to_ns,
+    provenance,
+    slug,
+)
+
+SOURCE = "kernelbench"
+SUITE = "KernelBench"
+FAMILY = "kernelbench_timing"
+LICENSE = "MIT"
+UPSTREAM = "github.com/ScalingIntelligence/KernelBench@423217d9fda91e0c2d67e4a43bf62f96f6d104f1"
+
+KNOWN_FILES = {
+    "kernelbench/H100_PCIe_LambdaLabs/baseline_time_torch.json":
+        ("129232ea3c4cfa05c2dd5473bdb935d6246dc84b", "2025-07-21"),
+    "kernelbench/H100_PCIe_LambdaLabs/baseline_time_torch_compile_inductor_default.json":
+        ("129232ea3c4cfa05c2dd5473bdb935d6246dc84b", "2025-07-21"),
+    "kernelbench/H100_Modal/baseline_time_torch.json":
+        ("1f8d20fa06357a9c343f4508887b6da22f114752", "2025-12-31"),
+}
+"""Upstream commit and date that last changed each known file (SOURCE.md table)."""
+
+PROVIDERS = {"LambdaLabs": "Lambda Labs", "Modal": "Modal"}
+"""Provider word in a folder name -> the provider's name."""
+
+_FILE_NAME = re.compile(
+    r"^baseline_time_torch(?:_compile_(?P<backend>[a-z0-9]+)_(?P<mode>[a-z0-9_-]+))?\.json$"
+)
+_LEVEL = re.compile(r"^level[0-9]+$")
+
+TIMING_SHAPE: dict[str, Any] = {
+    "type": "object",
+    "required": ["mean", "std", "min", "max", "num_trials", "hardware"],
+    "properties": {
+        "mean": {"type": "number", "minimum": 0}, "std": {"type": "number", "minimum": 0},
+        "min": {"type": "number", "minimum": 0}, "max": {"type": "number", "minimum": 0},
+        "num_trials": {"type": "integer", "minimum": 1},
+        "hardware": {"type": "string", "minLength": 1}, "device": {"type": "string"},
+    },
+}
+FILE_SHAPE: dict[str, Any] = {
+    "type": "object", "minProperties": 1,
+    "propertyNames": {"pattern": "^level[0-9]+$"},
+    "additionalProperties": {"type": "object",
+                             "propertyNames": {"pattern": r"^[^/]+\.py$"},
+                             "additionalProperties": {"type": "object"}},
+}
+
+
+def plan(files: list[SourceFile]) -> Plan:
+    """Read KernelBench timing files into one record per problem per file.
+
+    Args:
+        files: from :func:`~.common.expand`.
+
+    Returns:
+        Records in file order, then level and problem order as the file lists them.
+
+    Raises:
+        MultipleErrors: a file named explicitly whose name is not a baseline timing file.
+    """
+    result = Plan()
+    unknown: list[KistoreError] = []
+    for source in files:
+        match = _FILE_NAME.match(source.path.name)
+        if match is None:
+            if source.explicit:
+                unknown.append(fail("not a KernelBench timing file: expected "
+                                    "baseline_time_torch[_compile_<backend>_<mode>].json",
+                                    file=source.name))
+            else:
+                result.ignored.append(source.name)
+            continue
+        result.records.extend(_file_records(source, match))
+    if unknown:
+        raise MultipleErrors(unknown)
+    return result
+
+
+def _file_records(source: SourceFile, match: re.Match[str]) -> list[Record]:
+    try:
+        value = load_json(source)
+        check_shape(value, FILE_SHAPE, file=source.name)
+        if source.name not in KNOWN_FILES:
+            raise fail("the file records no measurement time and is not a known upstream file "
+                       f"(known: {', '.join(sorted(KNOWN_FILES))}); kistore cannot give its "
+                       "runs an observedAt", file=source.name)
+    except KistoreError as e:
+        return [failed_record(source.name, e, f"file {source.name}")]
+    timing_file = TimingFile(source, match)
+    return [
+        Record(source.name, partial(timing_file.run, level, problem, timing),
+               pointer=f"/{level}/{problem}", label=f"{level}/{problem}")
+        for level, problems in value.items() for problem, timing in problems.items()
+    ]
+
+
+class TimingFile:
+    """One timing file: its implementation variant, provider and upstream commit.
+
+    Args:
+        source: the file.
+        match: its name matched against the timing-file pattern.
+    """
+
+    def __init__(self, source: SourceFile, match: re.Match[str]) -> None:
+        self.file = source.name
+        self.folder = source.path.parent.name
+        self.commit, self.date = KNOWN_FILES[source.name]
+        self.backend, self.mode = match.group("backend"), match.group("mode")
+
+    def implementation(self) -> dict[str, Any]:
+        """PyTorch eager, or torch.compile with this file's backend and mode (candidate)."""
+        if self.backend is None:
+            return manifest(
+                "Implementation", "kernelbench-pytorch-eager",
+                {"project": "PyTorch", "role": "candidate", "language": "python",
+                 "framework": "torch (eager)",
+                 "description": "KernelBench's PyTorch reference program of each problem, "
+                                "run in eager mode.",
+                 "sourceNative": {"source": SOURCE, "variant": "torch"}},
+                title="KernelBench reference, PyTorch eager",
+                annotations=provenance(SOURCE, license=LICENSE, upstream=UPSTREAM),
+            )
+        variant = f"torch_compile_{self.backend}_{self.mode}"
+        return manifest(
+            "Implementation", slug("kernelbench-torch-compile", self.backend, self.mode),
+            {"project": "PyTorch", "role": "candidate", "language": "python",
+             "framework": f"torch.compile (backend {self.backend}, mode {self.mode})",
+             "description": "KernelBench's PyTorch reference program of each problem, "
+                            f"compiled with torch.compile (backend {self.backend}, "
+                            f"mode {self.mode}).",
+             "sourceNative": {"source": SOURCE, "variant": variant}},
+            title=f"KernelBench reference, torch.compile {self.backend} {self.mode}",
+            annotations=provenance(SOURCE, license=LICENSE, upstream=UPSTREAM),
+        )
+
+    def environment(self, hardware_name: str) -> dict[str, Any]:
+        """Return the GPU the ``hardware`` string names, with the provider the folder names."""
+        provider_word = self.folder.rsplit("_", 1)[-1] if "_" in self.folder else ""
+        provider = PROVIDERS.get(provider_word, provider_word)
+        spec: dict[str, Any] = {"hardware": hardware(hardware_name)}
+        if provider:
+            spec["provider"] = provider
+        return manifest(
+            "ExecutionEnvironment", slug("kernelbench", hardware_name.removeprefix("NVIDIA "),
+                                         provider_word),
+            spec, title=f"{hardware_name}" + (f" at {provider}" if provider else ""),
+            annotations=provenance(SOURCE, license=LICENSE, upstream=UPSTREAM),
+        )
+
+    def run(self, level: str, problem: str, timing: Any) -> list[dict[str, Any]]:
+        """Build one problem's manifests: workload, protocol, environment, implementation, run.
+
+        Raises:
+            MultipleErrors: the timing record does not have the source format.
+        """
+        pointer = f"/{level}/{problem}"
+        check_shape(timing, TIMING_SHAPE, file=self.file, pointer=pointer)
+        workload, protocol = workload_manifest(level, problem), protocol_manifest()
+        environment = self.environment(timing["hardware"])
+        implementation = self.implementation()
+        variant = "eager" if self.backend is None else slug("compile", self.backend, self.mode)
+        spec = {
+            "status": "passed",  # reference programs: KernelBench records no correctness
+            "timing": {"latencyNs": {k: ms_to_ns(timing[k]) for k in ("mean", "std", "min", "max")},
+                       "primaryStatistic": "mean", "trials": timing["num_trials"]},
+            "observedAt": f"{self.date}T00:00:00.000Z",
+            "workloadDigest": digest_of(workload), "protocolDigest": digest_of(protocol),
+            "environmentDigest": digest_of(environment),
+            "implementationDigest": digest_of(implementation),
+            "sourceNative": {"source": SOURCE, "benchmark": f"{level}/{problem}",
+                             "metrics": dict(timing)},
+        }
+        run = manifest(
+            "BenchmarkRun", slug("kernelbench", self.folder, variant, level,
+                                 problem.removesuffix(".py")),
+            spec, title=f"{level}/{problem} · {implementation['metadata']['title']} · "
+                        f"{timing['hardware']}",
+            annotations=provenance(
+                SOURCE, license=LICENSE, upstream=f"{UPSTREAM.split('@')[0]}@{self.commit}",
+                file=self.file,
+                observed_at_basis=f"date of upstream commit {self.commit} that last changed "
+                                  "the file; the file records no measurement time",
+            ),
+        )
+        return [workload, protocol, environment, implementation, run]
+
+
+def workload_manifest(level: str, problem: str) -> dict[str, Any]:
+    """Return a KernelBench problem as a Workload (its source is ``KernelBench/<level>/<file>``)."""
+    definition = problem.removesuffix(".py")
+    return manifest(
+        "Workload", slug("kernelbench", level, definition),
+        {"suite": {"name": SUITE, "collection": level}, "definition": definition,
+         "reference": {"language": "python", "path": f"KernelBench/{level}/{problem}"},
+         "sourceNative": {"source": SOURCE, "benchmark": f"{level}/{problem}"}},
+        title=f"KernelBench {level}/{definition}",
+        annotations=provenance(SOURCE, license=LICENSE, upstream=UPSTREAM),
+    )
+
+
+def protocol_manifest() -> dict[str, Any]:
+    """KernelBench's baseline timing protocol (family ``kernelbench_timing``)."""
+    return manifest(
+        "BenchmarkProtocol", "kernelbench-timing",
+        {"harness": {"name": "KernelBench baseline timing"},
+         "measurement": {"timer": "wall-clock", "primaryStatistic": "mean", "trials": 100,
+                         "warmupTrials": 3,
+                         "notes": "mean/std/min/max over num_trials runs after 3 warm-ups "
+                                  "(results/timing/README.md)."},
+         "comparability": {"family": FAMILY,
+                           "notes": "Comparable only within one KernelBench problem and one "
+                                    "GPU product; eager and torch.compile compete."}},
+        title="KernelBench baseline timing",
+        annotations=provenance(SOURCE, license=LICENSE, upstream=UPSTREAM),
+    )

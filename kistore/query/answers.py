@@ -1,0 +1,130 @@
+"""Answers: ``rank`` (a run's comparison group, ranked) and ``ls`` (listings).
+
+Every answer is read from a catalog of one view -- the work tree by default, or commit
+``at`` for an answer that never changes -- and from the ranking policy of that same view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..digest import Digest, is_digest
+from ..errors import InputError, ResolutionError
+from ..evidence import SOURCE_NATIVE, Evidence, evidence_for
+from ..schema import KINDS
+from .catalog import Catalog
+from .index import open_catalog
+from .policy import load_policy
+from .ranking import Ranking, rank_group
+from .records import Record
+
+
+class NoComparisonGroup(InputError):
+    """A run whose protocol or environment is not in the store: it cannot be ranked."""
+
+
+def find(store: Any, catalog: Catalog, ref: str, *, at: str | None = None) -> Record:
+    """Resolve what a person typed (digest, 8+ hex prefix, ``KIND/NAME``) to a record.
+
+    ``KIND/NAME`` is looked up in the catalog (an index lookup, not a store scan).
+
+    Raises:
+        ResolutionError: nothing matches, or a prefix is ambiguous.
+        InputError: ``ref`` has none of the three forms.
+    """
+    kind, slash, name = ref.partition("/")
+    if slash and kind in KINDS:
+        record = catalog.named(kind, name)
+        if record is None:
+            raise ResolutionError(f"no {kind} named {name!r} in the store")
+        return record
+    digest = store.resolve(ref, at=at)
+    record = catalog.record(str(digest))
+    if record is None:
+        raise ResolutionError(f"{digest} is in the store but unreadable; run `kistore verify`")
+    return record
+
+
+def find_run(store: Any, catalog: Catalog, ref: str, *, at: str | None = None) -> Record:
+    """Like :func:`find`, for a BenchmarkRun with a comparison key.
+
+    Raises:
+        InputError: ``ref`` is another kind.
+        NoComparisonGroup: the run's protocol or environment is not in the store (it then
+            belongs to no comparison group).
+    """
+    record = find(store, catalog, ref, at=at)
+    if record.kind != "BenchmarkRun":
+        raise InputError(f"{ref} is a {record.kind}, not a BenchmarkRun; give a run")
+    if record.comparison_key is None:
+        raise NoComparisonGroup(
+            f"run {record.name} ({record.digest}) is in no comparison group: its protocol "
+            f"{record.protocol} or environment {record.environment} is not in the store; "
+            "add them")
+    return record
+
+
+def evidence_map(store: Any, records: list[Record], *, at: str | None = None
+                 ) -> dict[str, Evidence]:
+    """Ask :func:`kistore.evidence.evidence_for` about each run (digest string -> evidence)."""
+    return {r.digest: evidence_for(store, Digest.from_str(r.digest), at=at) for r in records}
+
+
+def rank(store: Any, ref: str, *, at: str | None = None, comparison: str | None = None,
+         min_evidence: str = SOURCE_NATIVE, catalog: Catalog | None = None
+         ) -> tuple[Record, Ranking]:
+    """Rank the comparison group of run ``ref``.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        ref: the run (digest, prefix or ``BenchmarkRun/NAME``).
+        at: revision, or None for the work tree.
+        comparison: ``measured`` or ``source-native``; None for the policy's choice.
+        min_evidence: weakest evidence level ranked (``verified`` keeps verified runs).
+        catalog: a catalog of the same view (default: :func:`open_catalog`).
+
+    Returns:
+        The run's record and its group's :class:`Ranking`.
+
+    Raises:
+        ResolutionError, InputError: as :func:`find_run`; a policy unit mismatch or an
+            unknown comparison or evidence level.
+    """
+    catalog = catalog or open_catalog(store, at)
+    record = find_run(store, catalog, ref, at=at)
+    key = record.comparison_key
+    assert key is not None and record.family is not None
+    policy = load_policy(store.view(at))
+    chosen = policy.comparison(record.family, record.statistic or "mean", comparison)
+    group = catalog.group(key)
+    return record, rank_group(key, group, chosen, evidence_map(store, group, at=at),
+                              min_evidence=min_evidence)
+
+
+def list_manifests(store: Any, *, kind: str | None = None, workload: str | None = None,
+                   hardware: str | None = None, at: str | None = None,
+                   catalog: Catalog | None = None) -> list[Record]:
+    """List stored manifests, in (kind, name, digest) order.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        kind: only this kind.
+        workload: a workload reference (digest, prefix, ``Workload/NAME``): the workload
+            and its runs. A full digest also finds runs of a workload not in the store.
+        hardware: a GPU product as the driver names it (``NVIDIA B200``): environments
+            with it and runs on them.
+        at: revision, or None for the work tree.
+        catalog: a catalog of the same view (default: :func:`open_catalog`).
+
+    Raises:
+        InputError: an unknown kind; a workload reference that does not resolve.
+    """
+    if kind is not None and kind not in KINDS:
+        raise InputError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    catalog = catalog or open_catalog(store, at)
+    workload_digest = None
+    if is_digest(workload):  # a full digest may name a workload the store lacks (dangling)
+        workload_digest = workload
+    elif workload is not None:
+        workload_digest = find(store, catalog, workload, at=at).digest
+    return catalog.records(kind=kind, workload=workload_digest, hardware=hardware)

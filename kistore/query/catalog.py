@@ -1,0 +1,215 @@
+"""Catalogs: every :class:`~.records.Record` of one view of the store.
+
+A catalog answers the lookups queries need (a record by digest, a comparison group,
+listings by kind/workload/hardware). Three implementations answer identically:
+
+* :class:`MemoryCatalog` -- scanned from a store view (work tree or commit); O(store);
+* :class:`kistore.query.index.IndexCatalog` -- the SQLite index of one git tree;
+* :class:`OverlayCatalog` -- a catalog with some manifests replaced, e.g. the index of
+  ``HEAD`` plus the uncommitted files of the work tree.
+
+Every object read here is re-hashed: a file whose SHA-256 is not its name is left out
+(``kistore verify`` reports it), never trusted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .. import canonical, layout
+from ..digest import Digest
+from ..errors import KistoreError
+from .records import Record, describe
+
+Loaded = tuple[str, str, dict[str, Any]]
+"""``(kind, name, spec)`` of a manifest read from the store."""
+
+
+def load_manifest(view: Any, digest: Digest) -> Loaded | None:
+    """Read one manifest from a view; None when absent, corrupt, or without metadata.
+
+    Args:
+        view: a :class:`kistore.store.View`.
+        digest: the object's digest; the object bytes must hash to it.
+    """
+    data = view.read(layout.object_path(digest))
+    meta = view.read(layout.metadata_path(digest))
+    return parse_manifest(digest, data, meta)
+
+
+def parse_manifest(digest: Digest, data: bytes | None, meta: bytes | None) -> Loaded | None:
+    """Parse stored object and metadata bytes; None when absent or not what the name says."""
+    if data is None or meta is None or Digest.of(data) != digest:
+        return None
+    try:
+        document = canonical.loads(data)
+        metadata = canonical.loads(meta)
+        kind, name, spec = document["kind"], metadata["name"], document["spec"]
+    except (KistoreError, KeyError, TypeError):
+        return None
+    if not (isinstance(kind, str) and isinstance(name, str) and isinstance(spec, dict)):
+        return None
+    return kind, name, spec
+
+
+class Catalog:
+    """The lookups queries make; subclasses answer them from memory or from SQLite."""
+
+    def record(self, digest: str) -> Record | None:
+        """Return the record of a digest string, or None when it is not stored."""
+        raise NotImplementedError
+
+    def group(self, key: str) -> list[Record]:
+        """Return every run whose comparison key is ``key``, in digest order."""
+        raise NotImplementedError
+
+    def records(self, *, kind: str | None = None, workload: str | None = None,
+                hardware: str | None = None) -> list[Record]:
+        """Return the records matching every filter given, in (kind, name, digest) order.
+
+        Args:
+            kind: a manifest kind.
+            workload: a workload digest (a Workload itself, or runs of it).
+            hardware: a GPU product (an environment, or runs on it).
+        """
+        raise NotImplementedError
+
+    def referencing(self, digests: set[str]) -> list[Record]:
+        """Return the runs that reference any of ``digests``."""
+        raise NotImplementedError
+
+    def named(self, kind: str, name: str) -> Record | None:
+        """Return the record of ``KIND/NAME``, or None."""
+        return next((r for r in self.records(kind=kind) if r.name == name), None)
+
+
+def _sorted(records: Iterable[Record]) -> list[Record]:
+    return sorted(records, key=lambda r: (r.kind, r.name, r.digest))
+
+
+def _matches(r: Record, kind: str | None, workload: str | None, hardware: str | None) -> bool:
+    return ((kind is None or r.kind == kind) and (workload is None or r.workload == workload)
+            and (hardware is None or r.hardware == hardware))
+
+
+def _refs(r: Record) -> set[str | None]:
+    return {r.workload, r.protocol, r.environment, r.implementation} if r.kind == "BenchmarkRun" \
+        else set()
+
+
+class MemoryCatalog(Catalog):
+    """Records held in a dict.
+
+    Args:
+        records: the records, keyed by digest string.
+    """
+
+    def __init__(self, records: dict[str, Record]) -> None:
+        self._records = records
+
+    @classmethod
+    def from_view(cls, view: Any) -> MemoryCatalog:
+        """Scan every object of a view (O(store): reads and re-hashes every object)."""
+        loaded = {str(d): m for d in view.digests() if (m := load_manifest(view, d)) is not None}
+        return cls(describe_all(loaded, lambda d: None))
+
+    def record(self, digest: str) -> Record | None:  # noqa: D102 - documented on Catalog
+        return self._records.get(digest)
+
+    def group(self, key: str) -> list[Record]:  # noqa: D102
+        return sorted((r for r in self._records.values() if r.comparison_key == key),
+                      key=lambda r: r.digest)
+
+    def records(self, *, kind: str | None = None, workload: str | None = None,  # noqa: D102
+                hardware: str | None = None) -> list[Record]:
+        return _sorted(r for r in self._records.values() if _matches(r, kind, workload, hardware))
+
+    def referencing(self, digests: set[str]) -> list[Record]:  # noqa: D102
+        return [r for r in self._records.values() if _refs(r) & digests]
+
+
+class OverlayCatalog(Catalog):
+    """A base catalog with some records replaced or removed.
+
+    Args:
+        base: the catalog underneath (e.g. the index of ``HEAD``).
+        changes: digest string to its new record, or None where the manifest is gone.
+    """
+
+    def __init__(self, base: Catalog, changes: dict[str, Record | None]) -> None:
+        self.base = base
+        self.changes = changes
+
+    @classmethod
+    def over(cls, base: Catalog, view: Any, digests: Iterable[Digest]) -> OverlayCatalog:
+        """Overlay the manifests ``digests`` as ``view`` holds them now on ``base``.
+
+        Runs of ``base`` that reference a changed manifest are described again, so a
+        protocol added in the work tree gives its dangling runs a comparison key.
+        """
+        loaded = {str(d): load_manifest(view, d) for d in digests}
+
+        def fallback(digest: str) -> tuple[str, dict[str, Any]] | None:
+            if digest in loaded:  # present ones are found first; this one is gone
+                return None
+            r = base.record(digest)
+            return (r.kind, r.spec) if r is not None else None
+
+        present = {d: m for d, m in loaded.items() if m is not None}
+        changes: dict[str, Record | None] = {d: None for d, m in loaded.items() if m is None}
+        changes.update(describe_all(present, fallback))
+        for r in base.referencing(set(loaded)):
+            if r.digest not in changes:
+                changes.update(describe_all({r.digest: (r.kind, r.name, r.spec)},
+                                            chain(present, fallback)))
+        return cls(base, changes)
+
+    def record(self, digest: str) -> Record | None:  # noqa: D102
+        return self.changes[digest] if digest in self.changes else self.base.record(digest)
+
+    def group(self, key: str) -> list[Record]:  # noqa: D102
+        kept = [r for r in self.base.group(key) if r.digest not in self.changes]
+        new = [r for r in self.changes.values() if r is not None and r.comparison_key == key]
+        return sorted(kept + new, key=lambda r: r.digest)
+
+    def records(self, *, kind: str | None = None, workload: str | None = None,  # noqa: D102
+                hardware: str | None = None) -> list[Record]:
+        kept = [r for r in self.base.records(kind=kind, workload=workload, hardware=hardware)
+                if r.digest not in self.changes]
+        new = [r for r in self.changes.values()
+               if r is not None and _matches(r, kind, workload, hardware)]
+        return _sorted(kept + new)
+
+    def named(self, kind: str, name: str) -> Record | None:  # noqa: D102
+        for r in self.changes.values():
+            if r is not None and r.kind == kind and r.name == name:
+                return r
+        found = self.base.named(kind, name)
+        return None if found is None or found.digest in self.changes else found
+
+    def referencing(self, digests: set[str]) -> list[Record]:  # noqa: D102
+        kept = [r for r in self.base.referencing(digests) if r.digest not in self.changes]
+        return kept + [r for r in self.changes.values() if r is not None and _refs(r) & digests]
+
+
+def chain(present: dict[str, Loaded], fallback: Any) -> Any:
+    """Return a lookup that finds manifests in ``present`` first, then asks ``fallback``."""
+    def lookup(digest: str) -> tuple[str, dict[str, Any]] | None:
+        if digest in present:
+            kind, _, spec = present[digest]
+            return kind, spec
+        return fallback(digest)
+
+    return lookup
+
+
+def describe_all(loaded: dict[str, Loaded], fallback: Any) -> dict[str, Record]:
+    """Describe manifests, resolving references among them first, then with ``fallback``.
+
+    Args:
+        loaded: digest string to ``(kind, name, spec)``.
+        fallback: ``lookup(digest) -> (kind, spec) | None`` for manifests not in ``loaded``.
+    """
+    lookup = chain(loaded, fallback)
+    return {d: describe(d, kind, name, spec, lookup) for d, (kind, name, spec) in loaded.items()}

@@ -1,0 +1,322 @@
+"""The derived index: SQLite under ``.git/kistore/``, kept in step with one git tree.
+
+The index is a cache of :class:`~.records.Record` rows, never part of the store and never
+committed: deleting it loses nothing. It remembers the tree it last indexed; asked about
+another tree it applies the git tree diff between the two (pygit2) in one transaction,
+re-describing the runs that reference a manifest that came or went. It is rebuilt from
+scratch by ``kistore reindex``, and whenever it cannot be trusted: a file that is not an
+SQLite database, another format version, a tree it names that git no longer has, or any
+SQLite error while reading it.
+
+The work tree (the default view) is answered as the index of ``HEAD`` overlaid with the
+manifests whose files in the work tree differ from ``HEAD`` (:func:`open_catalog`, found
+by :mod:`.worktree` without stating every file).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .. import layout
+from ..digest import Digest
+from .catalog import (
+    Catalog,
+    Loaded,
+    MemoryCatalog,
+    OverlayCatalog,
+    chain,
+    describe_all,
+    parse_manifest,
+)
+from .records import Record
+from .worktree import changed_digests
+
+FORMAT = "kistore-index-1"
+"""Bumped whenever the table layout or what a record holds changes (forces a rebuild)."""
+
+_COLUMNS = ("digest", "kind", "name", "spec", "workload", "hardware", "protocol",
+            "environment", "implementation", "comparison_key", "key_object", "family",
+            "statistic", "role", "project")
+_SCHEMA = f"""
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE records ({", ".join(c + (" TEXT PRIMARY KEY" if c == "digest" else " TEXT")
+                                for c in _COLUMNS)});
+CREATE INDEX records_key ON records (comparison_key);
+CREATE INDEX records_kind ON records (kind, name);
+CREATE INDEX records_workload ON records (workload);
+CREATE INDEX records_hardware ON records (hardware);
+CREATE INDEX records_protocol ON records (protocol);
+CREATE INDEX records_environment ON records (environment);
+CREATE INDEX records_implementation ON records (implementation);
+"""
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""Git's empty tree: what an unborn branch has indexed."""
+
+Progress = Callable[[int], None]
+
+
+def index_path(store: Any) -> Path:
+    """Return where a store's index lives: ``<git dir>/kistore/index.sqlite``."""
+    return Path(store.repo.path) / "kistore" / "index.sqlite"
+
+
+class IndexCatalog(Catalog):
+    """A catalog answered by SQL over the index of one tree.
+
+    Args:
+        conn: an open connection to an index that is in step with ``tree``.
+        tree: the tree id (hex) it answers for.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, tree: str) -> None:
+        self.conn = conn
+        self.tree = tree
+
+    def _select(self, where: str, args: tuple[Any, ...]) -> list[Record]:
+        cursor = self.conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM records WHERE {where}",
+                                   args)
+        return [_record(row) for row in cursor]
+
+    def record(self, digest: str) -> Record | None:  # noqa: D102 - documented on Catalog
+        found = self._select("digest = ?", (digest,))
+        return found[0] if found else None
+
+    def group(self, key: str) -> list[Record]:  # noqa: D102
+        return self._select("comparison_key = ? ORDER BY digest", (key,))
+
+    def records(self, *, kind: str | None = None, workload: str | None = None,  # noqa: D102
+                hardware: str | None = None) -> list[Record]:
+        filters = {"kind": kind, "workload": workload, "hardware": hardware}
+        clauses = [f"{c} = ?" for c, v in filters.items() if v is not None] or ["1"]
+        args = tuple(v for v in filters.values() if v is not None)
+        return self._select(" AND ".join(clauses) + " ORDER BY kind, name, digest", args)
+
+    def named(self, kind: str, name: str) -> Record | None:  # noqa: D102
+        found = self._select("kind = ? AND name = ?", (kind, name))
+        return found[0] if found else None
+
+    def referencing(self, digests: set[str]) -> list[Record]:  # noqa: D102
+        if not digests:
+            return []
+        # one join through a temporary table, however many digests (a rebuild asks ~all)
+        self.conn.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (d TEXT PRIMARY KEY)")
+        self.conn.execute("DELETE FROM wanted")
+        self.conn.executemany("INSERT OR IGNORE INTO wanted VALUES (?)",
+                              ((d,) for d in digests))
+        found = self._select(
+            "kind = 'BenchmarkRun' AND (" + " OR ".join(
+                f"{c} IN (SELECT d FROM wanted)"
+                for c in ("workload", "protocol", "environment", "implementation")) + ")", ())
+        self.conn.execute("DELETE FROM wanted")
+        return found
+
+
+class Index:
+    """The SQLite index of a store.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        path: where the database lives (default: :func:`index_path`).
+    """
+
+    def __init__(self, store: Any, path: Path | None = None) -> None:
+        self.store = store
+        self.repo = store.repo
+        self.path = path or index_path(store)
+
+    def catalog(self, tree: Any, progress: Progress | None = None) -> IndexCatalog:
+        """Return a catalog of ``tree``, updating (or rebuilding) the index to it first.
+
+        Args:
+            tree: a pygit2 Tree.
+            progress: called with the number of manifests processed, for progress bars.
+
+        Raises:
+            OSError: the index file cannot be created (e.g. a read-only ``.git``).
+        """
+        try:
+            conn = self._open()
+            self._sync(conn, tree, progress)
+        except sqlite3.DatabaseError:
+            conn = self.rebuild(tree, progress)  # never trusted when it fails to read
+        return IndexCatalog(conn, str(tree.id))
+
+    def rebuild(self, tree: Any, progress: Progress | None = None) -> sqlite3.Connection:
+        """Delete the index and build it again from ``tree``; return the open connection."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self.path}{suffix}")
+        conn = self._open()
+        self._sync(conn, tree, progress)
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        """Open (creating when absent) and check the format; DatabaseError when untrusted."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            if not tables:
+                conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?), ('tree', ?)",
+                             (FORMAT, _EMPTY_TREE))
+            meta = dict(conn.execute("SELECT key, value FROM meta"))
+            if meta.get("format") != FORMAT or "tree" not in meta:
+                raise sqlite3.DatabaseError(f"not a {FORMAT} index")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _sync(self, conn: sqlite3.Connection, tree: Any, progress: Progress | None) -> None:
+        """Move the index to ``tree`` by applying the tree diff, in one transaction."""
+        target = str(tree.id)
+        if conn.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()[0] == target:
+            return
+        conn.execute("BEGIN IMMEDIATE")  # one writer; re-read the tree under the lock
+        try:
+            old = conn.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()[0]
+            if old != target:
+                self._apply(conn, old, tree, progress)
+                conn.execute("UPDATE meta SET value = ? WHERE key = 'tree'", (target,))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _apply(self, conn: sqlite3.Connection, old: str, tree: Any,
+               progress: Progress | None) -> None:
+        digests = self._changed(old, tree)
+        if digests is None:  # the old tree is gone from git: start over
+            conn.execute("DELETE FROM records")
+            digests = set(tree_digests(self.repo, tree))
+        loaded: dict[str, Loaded | None] = {}
+        for i, digest in enumerate(sorted(digests)):
+            loaded[str(digest)] = parse_manifest(
+                digest, _blob(self.repo, tree, layout.object_path(digest)),
+                _blob(self.repo, tree, layout.metadata_path(digest)))
+            if progress is not None and i % 1000 == 999:
+                progress(1000)
+        catalog = IndexCatalog(conn, str(tree.id))
+
+        def fallback(digest: str) -> tuple[str, dict[str, Any]] | None:
+            if digest in loaded:
+                return None
+            r = catalog.record(digest)
+            return (r.kind, r.spec) if r is not None else None
+
+        affected = [r for r in catalog.referencing(set(loaded)) if r.digest not in loaded]
+        conn.executemany("DELETE FROM records WHERE digest = ?", [(d,) for d in loaded])
+        present = {d: m for d, m in loaded.items() if m is not None}
+        records = describe_all(present, fallback)
+        # runs whose referenced manifests came or went get their key computed again
+        again = {r.digest: (r.kind, r.name, r.spec) for r in affected}
+        records.update(describe_all(again, chain(present, fallback)))
+        conn.executemany(
+            f"INSERT OR REPLACE INTO records VALUES ({', '.join('?' * len(_COLUMNS))})",
+            (_row(r) for r in records.values()))
+        if progress is not None:
+            progress(len(loaded) % 1000)
+
+    def _changed(self, old: str, tree: Any) -> set[Digest] | None:
+        """Digests whose object or metadata differ between tree ``old`` and ``tree``."""
+        if old == _EMPTY_TREE:
+            return set(tree_digests(self.repo, tree))
+        try:
+            old_tree = self.repo[old]
+        except (KeyError, ValueError):
+            return None
+        changed: set[Digest] = set()
+        for delta in old_tree.diff_to_tree(tree).deltas:
+            for path in (delta.old_file.path, delta.new_file.path):
+                digest = layout.digest_from_path(path)
+                if digest is not None:
+                    changed.add(digest)
+        return changed
+
+
+def open_catalog(store: Any, at: str | None = None, *, use_index: bool = True,
+                 progress: Progress | None = None) -> Catalog:
+    """Return the catalog queries read: of commit ``at``, or of the work tree.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: a revision, or None for the work tree (HEAD's index overlaid with the
+            uncommitted files under ``store/``).
+        use_index: False to scan the store instead (O(store); no file written).
+        progress: passed to :meth:`Index.catalog`.
+
+    When the index cannot be written (a read-only ``.git``), the store is scanned instead:
+    slower, same answers.
+
+    Raises:
+        InputError: ``at`` names no commit.
+    """
+    if not use_index:
+        return MemoryCatalog.from_view(store.view(at))
+    if at is None and store.root is None:
+        at = "HEAD"
+    tree = store.commit(at).tree if at is not None else _head_tree(store)
+    try:
+        base: Catalog = Index(store).catalog(tree, progress) if tree is not None else \
+            MemoryCatalog({})
+    except (OSError, sqlite3.Error):  # e.g. a read-only .git: answer by scanning
+        return MemoryCatalog.from_view(store.view(at))
+    if at is not None:
+        return base
+    if isinstance(base, IndexCatalog):
+        changed = changed_digests(store.repo, store.root, tree, base.conn)
+    else:  # unborn branch: no tree to compare with, and a small store
+        changed = {d for path in store.repo.status()
+                   if (d := layout.digest_from_path(path)) is not None}
+    return OverlayCatalog.over(base, store.view(None), changed) if changed else base
+
+
+def _head_tree(store: Any) -> Any:
+    if store.repo.head_is_unborn:
+        return None
+    return store.commit("HEAD").tree
+
+
+def tree_digests(repo: Any, tree: Any) -> Iterator[Digest]:
+    """Yield the digest named by every object file of a git tree (bytes unchecked)."""
+    try:
+        objects = repo[tree[layout.OBJECTS_DIR].id]
+    except KeyError:
+        return
+    for shard in objects:
+        if shard.type_str != "tree":
+            continue
+        for leaf in repo[shard.id]:
+            digest = layout.digest_from_path(f"{layout.OBJECTS_DIR}/{shard.name}/{leaf.name}")
+            if digest is not None:
+                yield digest
+
+
+def _blob(repo: Any, tree: Any, path: str) -> bytes | None:
+    try:
+        entry = tree[path]
+    except KeyError:
+        return None
+    return bytes(repo[entry.id].data) if entry.type_str == "blob" else None
+
+
+def _row(r: Record) -> tuple[Any, ...]:
+    return (r.digest, r.kind, r.name, json.dumps(r.spec), r.workload, r.hardware, r.protocol,
+            r.environment, r.implementation, r.comparison_key,
+            json.dumps(r.key_object) if r.key_object is not None else None, r.family,
+            r.statistic, r.role, r.project)
+
+
+def _record(row: tuple[Any, ...]) -> Record:
+    data = dict(zip(_COLUMNS, row, strict=True))
+    data["spec"] = json.loads(data["spec"])
+    data["key_object"] = json.loads(data["key_object"]) if data["key_object"] else None
+    return Record(**data)

@@ -1,0 +1,316 @@
+"""The run page (``show``) and the side-by-side comparison (``compare``), DESIGN §6.
+
+:func:`run_page` gathers what the index page shows for one run; :meth:`RunPage.lines`
+renders it as text lines (so a caller can append one, e.g. the citation) and
+:meth:`RunPage.to_json` as data. :func:`compare` lists each differing field of two runs,
+their environments and implementations, and the ratio of their ranked values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..digest import Digest
+from ..errors import InputError, KistoreError
+from ..evidence import SOURCE_NATIVE
+from ..model import Manifest
+from .answers import rank
+from .catalog import Catalog
+from .index import open_catalog
+from .ranking import Ranking, Row
+from .records import Record
+
+
+@dataclass(frozen=True, slots=True)
+class RunPage:
+    """One run as the index page shows it.
+
+    Attributes:
+        manifest: the run (re-hashed on read).
+        record: its record (comparison key, hardware, role).
+        ranking: its comparison group ranked.
+        row: its row in that ranking.
+        related: the referenced manifests by field (``workloadDigest`` ...), None if absent.
+    """
+
+    manifest: Manifest
+    record: Record
+    ranking: Ranking
+    row: Row
+    related: dict[str, Manifest | None]
+
+    def ratio_to_first(self) -> float | None:
+        """Return this run's ranked value / that of rank 1 (None when either lacks it)."""
+        return _ratio(self.row.value, self.ranking.first.value if self.ranking.first else None)
+
+    def reference_ratios(self) -> list[dict[str, Any]]:
+        """Return, for each reference run, its latency divided by this run's ("x reference").
+
+        A ratio above 1 means this run is that many times faster than the reference.
+        """
+        return [{"name": ref.record.name, "project": ref.record.project,
+                 "digest": ref.record.digest, "value": ref.value, "unit": ref.unit,
+                 "latencyNs": ref.latency_ns, "speedup": _ratio(ref.latency_ns,
+                                                                self.row.latency_ns)}
+                for ref in self.ranking.references]
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the page as data: digest, comparisonKey, rank, groupSize, evidenceLevel..."""
+        spec, r, first = self.manifest.spec, self.record, self.ranking.first
+        native = spec.get("sourceNative", {})
+        return {
+            "digest": r.digest, "name": r.name, "title": self.manifest.title,
+            "status": r.status, "comparisonKey": r.comparison_key, "keyObject": r.key_object,
+            "comparison": self.ranking.comparison.to_json(),
+            "rank": self.row.rank, "groupSize": self.ranking.group_size,
+            "value": self.row.value, "unit": self.row.unit, "reason": self.row.reason,
+            "ratioToFirst": self.ratio_to_first(),
+            "first": {"digest": first.record.digest, "name": first.record.name,
+                      "value": first.value} if first else None,
+            "references": self.reference_ratios(),
+            "primaryStatistic": r.statistic, "latencyNs": self.row.latency_ns,
+            "timing": spec.get("timing"), "correctness": spec.get("correctness"),
+            "observedAt": spec.get("observedAt"),
+            "source": native.get("source"), "externalId": native.get("externalId"),
+            "sourceNative": native or None,
+            "evidenceLevel": self.row.evidence.level, "withdrawn": self.row.evidence.withdrawn,
+            "attestations": self.row.evidence.attestations,
+            **{k.removesuffix("Digest"): _related_json(k, self.related.get(k), spec)
+               for k in ("implementationDigest", "workloadDigest", "protocolDigest",
+                         "environmentDigest")},
+        }
+
+    def lines(self) -> list[str]:
+        """Return the page as text lines (no trailing newlines), identity first."""
+        d, r, row, ranking = self.to_json(), self.record, self.row, self.ranking
+        impl, work = d["implementation"], d["workload"]
+        comparison = ranking.comparison
+        out = [f"{r.name}: {self.manifest.title}",
+               f"  digest          {r.digest}",
+               f"  implementation  {_named(impl, 'project')}"
+               + (f" @ {impl['revision']}" if impl.get("revision") else "")
+               + (f" by {impl['author']}" if impl.get("author") else ""),
+               f"  workload        {_named(work, 'definition')}",
+               f"  comparison key  {r.comparison_key}",
+               f"                  {_key_text(r.key_object)}",
+               f"  source          {d['source'] or '-'}, external id {d['externalId'] or '-'}",
+               f"  status          {r.status}"]
+        if row.latency_ns is not None:
+            out.append(f"measured: {r.statistic} latency {_ns(row.latency_ns)}")
+        named = f"{comparison.name} comparison, {_metric(comparison.metric)} {comparison.order}"
+        if row.rank is not None:
+            out.append(f"rank {row.rank} of {ranking.group_size} ({named}): "
+                       f"{_value(row.value, row.unit)}")
+            first = ranking.first
+            if first is not None and first.record.digest != r.digest:
+                out.append(f"  {_fmt(self.ratio_to_first())}x the value of #1 "
+                           f"{first.record.name} ({_value(first.value, first.unit)})")
+        else:
+            out.append(f"not ranked ({row.reason}); {ranking.group_size} ranked in the group "
+                       f"({named})")
+        for ref in self.reference_ratios():
+            out.append(f"  x reference {ref['project'] or ref['name']}: "
+                       f"{_fmt(ref['speedup'])}x ({_value(ref['value'], ref['unit'])}, "
+                       f"latency {_ns(ref['latencyNs'])})")
+        proto = d["protocol"]
+        checked = _flat(proto.get("correctness")) if proto.get("inStore") else "-"
+        out.append(f"correctness: {_flat(d['correctness'])} (checked by: {checked})")
+        out.append(f"protocol: {_named(proto, 'harness')}")
+        if proto.get("inStore"):
+            out.append(f"  measurement {_flat(proto.get('measurement'))}; comparability "
+                       f"{_flat(proto.get('comparability'))}")
+        env = d["environment"]
+        out.append(f"environment: {_named(env, 'hardware')}"
+                   + (f"; software {_flat(env.get('software'))}" if env.get("software") else ""))
+        atts = d["attestations"]
+        out.append(f"attestations: {len(atts) if atts else 'none'}; "
+                   f"evidence level: {d['evidenceLevel']}"
+                   + (" (withdrawn)" if d["withdrawn"] else ""))
+        for a in atts:
+            out.append(f"  {_flat(a)}")
+        return out
+
+
+def run_page(store: Any, ref: str, *, at: str | None = None, comparison: str | None = None,
+             min_evidence: str = SOURCE_NATIVE, catalog: Catalog | None = None) -> RunPage:
+    """Gather the run page of run ``ref``.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        ref: the run (digest, prefix, ``BenchmarkRun/NAME``).
+        at: revision, or None for the work tree.
+        comparison: ``measured`` or ``source-native`` (None: the policy's).
+        min_evidence: weakest evidence level ranked.
+        catalog: a catalog of the same view (default: :func:`open_catalog`).
+
+    Raises:
+        ResolutionError, InputError: as :func:`kistore.query.answers.rank`.
+        VerificationError: the run's stored bytes do not hash to its digest.
+    """
+    catalog = catalog or open_catalog(store, at)
+    record, ranking = rank(store, ref, at=at, comparison=comparison,
+                           min_evidence=min_evidence, catalog=catalog)
+    manifest = store.read(Digest.from_str(record.digest), at=at)
+    row = ranking.row(record.digest)
+    assert row is not None
+    related: dict[str, Manifest | None] = {}
+    for field, digest in manifest.references().items():
+        try:
+            related[field] = store.read(digest, at=at)
+        except KistoreError:
+            related[field] = None  # dangling: shown as its digest only
+    return RunPage(manifest, record, ranking, row, related)
+
+
+@dataclass(frozen=True, slots=True)
+class RunComparison:
+    """Two runs side by side.
+
+    Attributes:
+        a: the first run's page.
+        b: the second run's page.
+        differences: each differing field: ``{"section", "pointer", "a", "b"}`` with
+            section ``run``, ``environment`` or ``implementation``.
+        ratio: a's ranked value divided by b's (None when either lacks one or they are in
+            different comparison groups).
+    """
+
+    a: RunPage
+    b: RunPage
+    differences: list[dict[str, Any]]
+    ratio: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the comparison as data."""
+        return {"a": _brief(self.a), "b": _brief(self.b),
+                "sameGroup": self.a.record.comparison_key == self.b.record.comparison_key,
+                "comparison": self.a.ranking.comparison.to_json(),
+                "ratio": self.ratio, "differences": self.differences}
+
+    def lines(self) -> list[str]:
+        """Return the comparison as text lines."""
+        data = self.to_json()
+        out = [f"A: {self.a.record.name} {self.a.record.digest} "
+               f"rank {self.a.row.rank} {_value(self.a.row.value, self.a.row.unit)}",
+               f"B: {self.b.record.name} {self.b.record.digest} "
+               f"rank {self.b.row.rank} {_value(self.b.row.value, self.b.row.unit)}"]
+        if not data["sameGroup"]:
+            out.append("A and B are in different comparison groups: not comparable")
+        else:
+            out.append(f"A / B = {_fmt(self.ratio)} ({self.a.ranking.comparison.name} "
+                       f"comparison, {_metric(self.a.ranking.comparison.metric)} "
+                       f"{self.a.ranking.comparison.order})")
+        out.append(f"{len(self.differences)} differing field(s):")
+        for diff in self.differences:
+            out.append(f"  {diff['section']}{diff['pointer']}: A {_show(diff['a'])} | "
+                       f"B {_show(diff['b'])}")
+        return out
+
+
+def compare(store: Any, a: str, b: str | None = None, *, at: str | None = None,
+            comparison: str | None = None) -> RunComparison:
+    """Compare run ``a`` with run ``b`` (default: rank 1 of a's comparison group).
+
+    Raises:
+        ResolutionError, InputError: as :func:`run_page`; no ``b`` given and nothing is
+            ranked in a's group.
+    """
+    catalog = open_catalog(store, at)
+    page_a = run_page(store, a, at=at, comparison=comparison, catalog=catalog)
+    if b is None:
+        if page_a.ranking.first is None:
+            raise InputError(f"nothing is ranked in the group of {a}; name the run to compare")
+        b = page_a.ranking.first.record.digest
+    page_b = run_page(store, b, at=at, comparison=comparison, catalog=catalog)
+    differences = []
+    for section, field in (("run", None), ("environment", "environmentDigest"),
+                           ("implementation", "implementationDigest")):
+        left, right = (_spec(p, field) for p in (page_a, page_b))
+        for pointer in sorted(left.keys() | right.keys()):
+            if left.get(pointer, _ABSENT) != right.get(pointer, _ABSENT):
+                differences.append({"section": section, "pointer": pointer,
+                                    "a": left.get(pointer), "b": right.get(pointer)})
+    same = page_a.record.comparison_key == page_b.record.comparison_key
+    ratio = _ratio(page_a.row.value, page_b.row.value) if same else None
+    return RunComparison(page_a, page_b, differences, ratio)
+
+
+_ABSENT = object()
+
+
+def _spec(page: RunPage, field: str | None) -> dict[str, Any]:
+    manifest = page.manifest if field is None else page.related.get(field)
+    return _leaves(manifest.spec, "") if manifest is not None else {}
+
+
+def _leaves(value: Any, pointer: str) -> dict[str, Any]:
+    """Flatten a JSON value to ``{JSON Pointer: leaf value}`` (lists count as leaves)."""
+    if isinstance(value, dict) and value:
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out.update(_leaves(v, f"{pointer}/{k.replace('~', '~0').replace('/', '~1')}"))
+        return out
+    return {pointer: value}
+
+
+def _brief(page: RunPage) -> dict[str, Any]:
+    return {"digest": page.record.digest, "name": page.record.name, "rank": page.row.rank,
+            "value": page.row.value, "unit": page.row.unit,
+            "comparisonKey": page.record.comparison_key,
+            "evidenceLevel": page.row.evidence.level}
+
+
+def _related_json(field: str, manifest: Manifest | None, spec: dict[str, Any]
+                  ) -> dict[str, Any]:
+    if manifest is None:
+        return {"digest": spec.get(field), "name": None, "inStore": False}
+    return {"digest": str(manifest.digest), "name": manifest.name, "inStore": True,
+            **manifest.spec}
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.4g}"
+
+
+def _ns(ns: float | None) -> str:
+    if ns is None:
+        return "-"
+    return f"{ns:,.0f} ns ({ns / 1e6:.6g} ms)"
+
+
+def _value(v: float | None, unit: str | None) -> str:
+    if v is None:
+        return "no value"
+    return _ns(v) if unit == "ns" else f"{v:.6g} {unit or ''}".rstrip()
+
+
+def _metric(pointer: str) -> str:
+    return pointer.rsplit("/", 1)[-1]
+
+
+def _named(data: dict[str, Any], field: str) -> str:
+    if not data.get("inStore"):
+        return f"{data.get('digest')} (not in the store)"
+    shown = data.get(field)
+    text = _flat(shown) if isinstance(shown, dict) else str(shown)
+    return f"{text} [{data['name']}, {str(data['digest'])[:19]}]"
+
+
+def _flat(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_flat(v)}" for k, v in value.items()) or "-"
+    return "-" if value is None else str(value)
+
+
+def _show(value: Any) -> str:
+    return "(absent)" if value is None else str(value)
+
+
+def _key_text(obj: dict[str, str] | None) -> str:
+    return ", ".join(f"{k}={v[:19] if v.startswith('sha256:') else v}"
+                     for k, v in (obj or {}).items())

@@ -1,0 +1,177 @@
+"""The ranking policy: which comparison ranks each comparability family (DESIGN §6).
+
+The policy is a reviewed file in the store, ``store/policy/ranking.json``, validated by
+``schemas/RankingPolicy.json``. Example::
+
+    {"families": {"sol_execbench_leaderboard": {"comparison": "source-native",
+        "metric": "/sourceNative/metrics/sol_score", "order": "descending", "unit": "score"}}}
+
+Two comparisons exist:
+
+* ``measured`` -- ``spec.timing.latencyNs[S]`` with S the protocol's primary statistic,
+  ascending, unit ``ns``. Every family not listed ranks this way.
+* ``source-native`` -- the run-spec value at ``metric`` (an RFC 6901 JSON Pointer) in the
+  declared ``order``; its unit is ``unit``, or each run's value at ``unitPointer``.
+
+kistore ships a default (:data:`DEFAULT_POLICY`); ``kistore init`` writes it into a new store
+and a store without the file uses it. Reads only; the store is never written here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from .. import canonical, layout
+from ..errors import InputError, MultipleErrors
+
+POLICY_PATH = f"{layout.POLICY_DIR}/ranking.json"
+"""Where a store keeps its ranking policy."""
+
+MEASURED = "measured"
+SOURCE_NATIVE = "source-native"
+COMPARISONS = (MEASURED, SOURCE_NATIVE)
+ASCENDING = "ascending"
+DESCENDING = "descending"
+
+
+@cache
+def default_policy_bytes() -> bytes:
+    """Return the bytes of the shipped default policy (``kistore/query/default_policy.json``)."""
+    return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """How one comparison group is ordered.
+
+    Attributes:
+        name: ``measured`` or ``source-native``.
+        family: the comparability family it applies to.
+        metric: JSON Pointer into the run spec of the ranked value (measured:
+            ``/timing/latencyNs/<statistic>``).
+        order: ``ascending`` (lower first) or ``descending`` (higher first).
+        unit: the value's unit when fixed (``ns`` for measured), else None.
+        unit_pointer: JSON Pointer into the run spec where each run states the unit.
+    """
+
+    name: str
+    family: str
+    metric: str
+    order: str
+    unit: str | None = None
+    unit_pointer: str | None = None
+
+    def value(self, spec: dict[str, Any]) -> tuple[float | None, str | None]:
+        """Return ``(value, unit)`` of a run spec; value None when missing or not a number."""
+        value = resolve_pointer(spec, self.metric)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            value = None
+        unit = self.unit
+        if self.unit_pointer is not None:
+            found = resolve_pointer(spec, self.unit_pointer)
+            unit = found if isinstance(found, str) else None
+        return (float(value) if value is not None else None), unit
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the comparison as data (for ``--json``)."""
+        data = {"name": self.name, "family": self.family, "metric": self.metric,
+                "order": self.order, "unit": self.unit}
+        if self.unit_pointer is not None:
+            data["unitPointer"] = self.unit_pointer
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class RankingPolicy:
+    """A parsed, schema-valid ranking policy.
+
+    Attributes:
+        families: family name to its entry (``comparison``, ``metric``, ``order``, ...).
+        source: where it was read from (``store/policy/ranking.json`` or the default).
+    """
+
+    families: dict[str, dict[str, Any]]
+    source: str
+
+    def comparison(self, family: str, statistic: str, which: str | None = None) -> Comparison:
+        """Return the comparison for a group.
+
+        Args:
+            family: the protocol's comparability family.
+            statistic: the protocol's primary statistic (for ``measured``).
+            which: ``measured`` or ``source-native`` to ask for one; None for the one the
+                policy declares (``measured`` for unlisted families).
+
+        Raises:
+            InputError: ``source-native`` asked for a family the policy declares no metric
+                for, or ``which`` is not a comparison name.
+        """
+        entry = self.families.get(family, {})
+        chosen = which or entry.get("comparison", MEASURED)
+        if chosen == MEASURED:
+            return Comparison(MEASURED, family, f"/timing/latencyNs/{statistic}", ASCENDING, "ns")
+        if chosen != SOURCE_NATIVE:
+            raise InputError(f"unknown comparison {chosen!r}; expected one of "
+                             f"{', '.join(COMPARISONS)}")
+        if "metric" not in entry:
+            raise InputError(
+                f"family {family!r} has no source-native metric in {self.source}; rank it "
+                f"'measured', or declare its metric in {POLICY_PATH} by a reviewed change",
+                file=self.source)
+        return Comparison(SOURCE_NATIVE, family, entry["metric"], entry.get("order", ASCENDING),
+                          entry.get("unit"), entry.get("unitPointer"))
+
+
+def parse_policy(data: bytes, *, file: str) -> RankingPolicy:
+    """Parse and validate policy bytes against ``schemas/RankingPolicy.json``.
+
+    Args:
+        data: the file's bytes (strict JSON).
+        file: its name, for messages.
+
+    Raises:
+        ParseError: not strict JSON.
+        MultipleErrors: every schema violation, each with its JSON Pointer.
+    """
+    document = canonical.loads(data, file=file)
+    if data != default_policy_bytes():  # the shipped default is checked by a test, not per query
+        from ..schema import check_document
+
+        findings = check_document(document, "RankingPolicy.json", file=file)
+        if findings:
+            raise MultipleErrors(list(findings))
+    return RankingPolicy(dict(document["families"]), file)
+
+
+def load_policy(view: Any) -> RankingPolicy:
+    """Return the policy of a store view: its ``store/policy/ranking.json`` or the default.
+
+    Args:
+        view: a :class:`kistore.store.View` (work tree or commit).
+
+    Raises:
+        ParseError, MultipleErrors: the store's policy file is not valid.
+    """
+    data = view.read(POLICY_PATH)
+    if data is None:
+        return parse_policy(default_policy_bytes(), file="kistore default policy")
+    return parse_policy(data, file=POLICY_PATH)
+
+
+def resolve_pointer(document: Any, pointer: str) -> Any:
+    """Return the value at an RFC 6901 JSON Pointer, or None when there is none."""
+    if pointer == "":
+        return document
+    node = document
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node

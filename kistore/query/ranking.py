@@ -1,0 +1,183 @@
+"""Ranking one comparison group (DESIGN §6). Pure: records and evidence in, rows out.
+
+Rules:
+
+* ranked: status ``passed``, not withdrawn, implementation role not ``reference``, at least
+  the asked evidence level, and a numeric value for the comparison;
+* order: by value (the comparison's order), ties share a rank -- competition ranking
+  (1, 2, 2, 4) -- and rows of equal value are listed by digest;
+* a candidate that passed but lacks the value is *unranked* (rank None), never first or last;
+* reference runs (SOL bound, baselines, reference implementations) are kept apart with
+  their values, for "x reference" ratios;
+* units are never mixed: runs of one group whose values disagree in unit are an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InputError
+from ..evidence import SOURCE_NATIVE, VERIFIED, Evidence
+from .policy import DESCENDING, Comparison, resolve_pointer
+from .records import Record
+
+EVIDENCE_LEVELS = (SOURCE_NATIVE, VERIFIED)
+"""Evidence levels, weakest first: ``--evidence L`` keeps runs at L or stronger."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One run of a group as the ranking places it.
+
+    Attributes:
+        record: the run's record.
+        value: the ranked value (in ``unit``), None when the run lacks it.
+        unit: the value's unit (``ns`` for measured).
+        rank: competition rank (1-based) among ranked runs; None when not ranked.
+        evidence: what the run's attestations amount to.
+        reason: why it is not ranked (None when ranked), e.g. ``status incorrect``.
+        latency_ns: the run's primary-statistic latency in ns (for ratios), when known.
+    """
+
+    record: Record
+    value: float | None
+    unit: str | None
+    rank: int | None
+    evidence: Evidence = field(compare=False)
+    reason: str | None = None
+    latency_ns: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the row as data: rank, digest, name, value, unit, evidenceLevel, ..."""
+        r = self.record
+        return {"rank": self.rank, "digest": r.digest, "name": r.name, "value": self.value,
+                "unit": self.unit, "latencyNs": self.latency_ns, "status": r.status,
+                "implementation": r.implementation, "project": r.project,
+                "role": r.role, "evidenceLevel": self.evidence.level,
+                "withdrawn": self.evidence.withdrawn, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """A ranked comparison group.
+
+    Attributes:
+        key: the comparison key (``sha256:...``).
+        comparison: how it was ordered.
+        ranked: ranked rows, best first.
+        unranked: passed candidates without the ranked value (rank None).
+        references: reference-implementation rows, by value.
+        excluded: rows not ranked for another reason (status, withdrawn, evidence level).
+    """
+
+    key: str
+    comparison: Comparison
+    ranked: list[Row]
+    unranked: list[Row]
+    references: list[Row]
+    excluded: list[Row]
+
+    @property
+    def group_size(self) -> int:
+        """Return M in "rank N of M": the number of ranked runs."""
+        return len(self.ranked)
+
+    @property
+    def first(self) -> Row | None:
+        """Return the first ranked row (rank 1), or None when nothing is ranked."""
+        return self.ranked[0] if self.ranked else None
+
+    def rows(self, *, include_excluded: bool = False) -> list[Row]:
+        """Return every row: ranked, unranked, references, then (when asked) excluded."""
+        return [*self.ranked, *self.unranked, *self.references,
+                *(self.excluded if include_excluded else [])]
+
+    def row(self, digest: str) -> Row | None:
+        """Return the row of a run by digest string, or None when it is not in the group."""
+        return next((r for r in self.rows(include_excluded=True) if r.record.digest == digest),
+                    None)
+
+
+def rank_group(key: str, records: list[Record], comparison: Comparison,
+               evidence: Mapping[str, Evidence], *, min_evidence: str = SOURCE_NATIVE
+               ) -> Ranking:
+    """Rank the runs of one comparison group.
+
+    Args:
+        key: their comparison key.
+        records: the group's run records (any order).
+        comparison: the comparison to order by (see :mod:`.policy`).
+        evidence: evidence per run digest string (missing: source-native).
+        min_evidence: weakest evidence level ranked (``source-native`` ranks all).
+
+    Returns:
+        The :class:`Ranking`.
+
+    Raises:
+        InputError: runs of the group disagree in the unit of the ranked value (each unit
+            is listed with a run that uses it), or ``min_evidence`` is not a level.
+    """
+    if min_evidence not in EVIDENCE_LEVELS:
+        raise InputError(f"unknown evidence level {min_evidence!r}; expected one of "
+                         f"{', '.join(EVIDENCE_LEVELS)}")
+    floor = EVIDENCE_LEVELS.index(min_evidence)
+    ranked: list[Row] = []
+    unranked, references, excluded = [], [], []
+    units: dict[str, str] = {}
+    for record in sorted(records, key=lambda r: r.digest):
+        ev = evidence.get(record.digest, Evidence())
+        value, unit = comparison.value(record.spec)
+        latency = _latency(record)
+        if value is not None and unit is not None:
+            units.setdefault(unit, record.digest)
+        if value is not None and unit is None:
+            value = None  # a value without a unit cannot be compared
+        reason = _excluded(record, ev, floor)
+        row = Row(record, value, unit, None, ev, reason, latency)
+        if record.is_reference:
+            references.append(Row(record, value, unit, None, ev, "reference, never ranked",
+                                  latency))
+        elif reason is not None:
+            excluded.append(row)
+        elif value is None:
+            unranked.append(Row(record, None, unit, None, ev,
+                                f"no value at {comparison.metric}", latency))
+        else:
+            ranked.append(row)
+    if len(units) > 1:
+        listed = "; ".join(f"{u} (e.g. {d})" for u, d in sorted(units.items()))
+        raise InputError(f"runs of comparison group {key} disagree in the unit of "
+                         f"{comparison.metric}: {listed}; units are never mixed: correct the "
+                         "runs' manifests or the ranking policy")
+    sign = -1.0 if comparison.order == DESCENDING else 1.0
+    ranked.sort(key=lambda r: (sign * (r.value or 0.0), r.record.digest))
+    ranks: list[Row] = []
+    for i, row in enumerate(ranked):
+        tied = i > 0 and row.value == ranked[i - 1].value
+        rank = ranks[-1].rank if tied else i + 1
+        ranks.append(Row(row.record, row.value, row.unit, rank, row.evidence, None,
+                         row.latency_ns))
+    references.sort(key=lambda r: (r.value is None, sign * (r.value or 0.0), r.record.digest))
+    return Ranking(key, comparison, ranks, unranked, references, excluded)
+
+
+def _excluded(record: Record, evidence: Evidence, floor: int) -> str | None:
+    """Return why a candidate is not ranked, or None when it may be."""
+    if record.status != "passed":
+        return f"status {record.status}"
+    if evidence.withdrawn:
+        return "withdrawn"
+    level = EVIDENCE_LEVELS.index(evidence.level) if evidence.level in EVIDENCE_LEVELS else 0
+    if level < floor:
+        return f"evidence {evidence.level}"
+    return None
+
+
+def _latency(record: Record) -> float | None:
+    """Return the run's latency in ns at its protocol's primary statistic, or None."""
+    statistic = record.statistic or record.spec.get("timing", {}).get("primaryStatistic")
+    value = resolve_pointer(record.spec, f"/timing/latencyNs/{statistic}")
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else None

@@ -1,0 +1,471 @@
+"""Pure checks on stored bytes and paths: each returns findings, none raises or does I/O.
+
+This module owns the rules ``kistore verify`` and ``kistore check`` apply to what they
+read (DESIGN §4): an object file's SHA-256 equals its name, its bytes are the RFC 8785
+canonical form, it parses strictly and validates against its kind's schema together with
+its metadata file, paths stay inside the layout, and the cross-file rules (metadata paired
+with objects, names unique per kind, references resolved). It knows nothing of git or the
+disk: :mod:`kistore.audit` reads files and history and feeds them here, and
+:mod:`kistore.gate` adds the rules about a pull request's commit range.
+
+Rule ids are stable (``docs/rules.md``): KI1xx bytes and paths, KI2xx references,
+metadata and names, KI3xx attestations (elsewhere), KI4xx history and the gate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from . import canonical, layout
+from .digest import Digest, is_digest
+from .errors import CanonicalFormError, ParseError
+from .findings import ERROR, WARNING, Finding, rule
+from .model import REFERENCE_FIELDS
+from .schema import KINDS, SCHEMA_BASE, check_manifest, load_schema, schema_names
+
+OBJECT_DIGEST_MISMATCH = rule(
+    "KI101", "object-digest-mismatch", ERROR,
+    "restore the object's original bytes from git (`git checkout -- PATH`); "
+    "objects are never edited: add a new manifest instead")
+JSON_PARSE_ERROR = rule(
+    "KI102", "json-parse-error", ERROR,
+    "restore the file from git, or re-add the manifest with `kistore add`")
+NOT_CANONICAL = rule(
+    "KI103", "bytes-not-canonical", ERROR,
+    "write stored files only with `kistore add`, which writes RFC 8785 canonical bytes")
+SCHEMA_INVALID = rule(
+    "KI104", "schema-invalid", ERROR,
+    "fix the manifest so it validates against schemas/KIND.json and add it again")
+CRLF_LINE_ENDS = rule(
+    "KI105", "crlf-line-ends", ERROR,
+    "a line-ending conversion rewrote stored bytes: keep `store/** -text -eol ...` in "
+    ".gitattributes, unset core.autocrlf, and restore the file from git")
+PATH_OUTSIDE_LAYOUT = rule(
+    "KI110", "path-outside-layout", ERROR,
+    "move or remove the file: under store/ only objects/sha256/XX/REST.json, "
+    "metadata/sha256/XX/REST.json, attestations/, trust/ and policy/ are allowed")
+NOT_A_REGULAR_FILE = rule(
+    "KI111", "not-a-regular-file", ERROR,
+    "replace the symlink or submodule under store/ by a regular file, or remove it")
+PATH_CASE_COLLISION = rule(
+    "KI112", "path-case-collision", ERROR,
+    "rename or remove one of the paths: they collide on case-insensitive file systems")
+GITATTRIBUTES_MISSING = rule(
+    "KI113", "gitattributes-missing", ERROR,
+    "add the line `store/** -text -eol -filter -ident -working-tree-encoding` to "
+    ".gitattributes (`kistore init .` writes it)")
+REFERENCE_UNRESOLVED = rule(
+    "KI201", "reference-unresolved", WARNING,
+    "add the referenced manifest to the store; until then the run is recorded as dangling")
+REFERENCE_WRONG_KIND = rule(
+    "KI202", "reference-wrong-kind", ERROR,
+    "point the field at a manifest of the kind it names (workloadDigest -> Workload, ...)")
+METADATA_WITHOUT_OBJECT = rule(
+    "KI203", "metadata-without-object", ERROR,
+    "add the object the metadata belongs to (`kistore add`), or remove the metadata file")
+OBJECT_WITHOUT_METADATA = rule(
+    "KI204", "object-without-metadata", ERROR,
+    "restore the metadata file from git, or re-add the manifest with `kistore add`")
+NAME_NOT_UNIQUE = rule(
+    "KI205", "name-not-unique", ERROR,
+    "give one of the manifests another metadata.name (`kistore add --update-metadata`)")
+
+ALLOWED_DIRS = (layout.ATTESTATIONS_DIR, layout.TRUST_DIR, layout.POLICY_DIR)
+"""Directories under ``store/`` whose files other parts of kistore own (any name allowed)."""
+
+FILE_MODES = {0o100644, 0o100755}
+"""Git file modes of a regular file; a symlink is 0o120000, a submodule 0o160000."""
+
+_MODE_NAMES = {0o120000: "a symlink", 0o160000: "a submodule (gitlink)", 0o040000: "a directory"}
+
+_HASHED_KEYS = {"apiVersion", "kind", "spec"}
+
+
+def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
+    """Check that a path under ``store/`` is a regular file where the layout allows one.
+
+    Args:
+        path: repository path (POSIX), e.g. ``store/objects/sha256/38/4a96....json``.
+        mode: git file mode (``0o100644`` regular, ``0o120000`` symlink, ``0o160000``
+            submodule); work-tree readers map ``lstat`` to the same numbers.
+
+    Returns:
+        KI111 for a symlink or submodule, KI110 for a path the layout (DESIGN §3) does not
+        have. Paths outside ``store/`` are not the store's business and yield nothing.
+    """
+    if not (path + "/").startswith(layout.STORE_DIR + "/"):  # store/ itself counts too
+        return []
+    findings = []
+    if mode not in FILE_MODES:
+        what = _MODE_NAMES.get(mode, f"mode {mode:o}")
+        findings.append(Finding(NOT_A_REGULAR_FILE, f"{what} under store/", file=path,
+                                expected="a regular file", found=what))
+    if not _in_layout(path):
+        findings.append(Finding(PATH_OUTSIDE_LAYOUT, "not a path of the store layout", file=path))
+    return findings
+
+
+def _in_layout(path: str) -> bool:
+    if any(path.startswith(d + "/") for d in ALLOWED_DIRS):
+        return True
+    digest = layout.digest_from_path(path)
+    return digest is not None and path in (layout.object_path(digest),
+                                           layout.metadata_path(digest))
+
+
+def check_case_collisions(paths: Iterable[str]) -> list[Finding]:
+    """Find paths under ``store/`` that differ only in letter case (``Foo.json``, ``foo.json``).
+
+    Args:
+        paths: every repository path of one tree.
+
+    Returns:
+        One KI112 finding per path that collides with an earlier one (in sorted order),
+        naming both.
+    """
+    seen: dict[str, str] = {}
+    findings = []
+    for path in sorted(paths):
+        if not path.startswith(layout.STORE_DIR + "/"):
+            continue
+        key = path.casefold()
+        first = seen.setdefault(key, path)
+        if first != path:
+            findings.append(Finding(
+                PATH_CASE_COLLISION, f"collides with {first} on a case-insensitive file system",
+                file=path, extra={"collides_with": first}))
+    return findings
+
+
+def check_gitattributes(data: bytes | None) -> list[Finding]:
+    """Check that ``.gitattributes`` turns off every conversion under ``store/`` (DESIGN §3).
+
+    Args:
+        data: the bytes of the repository's top-level ``.gitattributes``, None when absent.
+
+    Returns:
+        KI113 when no line ``store/** ...`` unsets ``text``, ``eol`` and ``filter``.
+    """
+    for line in (data or b"").decode("utf-8", "replace").splitlines():
+        words = line.split()
+        if words[:1] == ["store/**"] and {"-text", "-eol", "-filter"} <= set(words[1:]):
+            return []
+    return [Finding(GITATTRIBUTES_MISSING, "nothing stops end-of-line or filter conversion of "
+                    "store/", file=".gitattributes",
+                    expected="store/** -text -eol -filter -ident -working-tree-encoding",
+                    found="no such line")]
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """What a stored file's checks learnt: its findings and, when it parsed, its value.
+
+    Attributes:
+        findings: every problem found in the file's own bytes.
+        value: the parsed JSON value, or None when the bytes do not parse.
+    """
+
+    findings: list[Finding]
+    value: Any
+
+
+def check_object_bytes(path: str, data: bytes) -> Parsed:
+    """Check an object file's bytes: digest == name, strict JSON, canonical, only hashed keys.
+
+    Args:
+        path: the object's repository path (names the digest it must hash to).
+        data: the file's exact bytes.
+
+    Returns:
+        KI101 when ``sha256(data)`` is not the digest in ``path``; KI105 for CR LF line
+        ends; KI102 when the bytes are not strict JSON (line:column and pointer of the
+        problem); KI103 when they differ from RFC 8785 canonical bytes (line:column of the
+        first differing character); KI104 when the object holds keys other than
+        apiVersion, kind, spec.
+    """
+    findings = []
+    found = Digest(hashlib.sha256(data).hexdigest())
+    if layout.object_path(found) != path and (named := layout.digest_from_path(path)):
+        findings.append(Finding(OBJECT_DIGEST_MISMATCH, "sha256 of the file is not its name",
+                                file=path, expected=str(named), found=str(found)))
+    parsed = _check_json_bytes(path, data)
+    findings.extend(parsed.findings)
+    if isinstance(parsed.value, dict):
+        for key in sorted(parsed.value.keys() - _HASHED_KEYS):
+            findings.append(Finding(
+                SCHEMA_INVALID, f"an object holds only apiVersion, kind and spec, not {key!r} "
+                "(metadata lives in its own file)", file=path,
+                pointer=f"/{canonical.escape_pointer(key)}"))
+    return Parsed(findings, parsed.value)
+
+
+def check_metadata_bytes(path: str, data: bytes) -> Parsed:
+    """Check a metadata file's bytes: strict JSON in canonical form.
+
+    Args:
+        path: the metadata file's repository path.
+        data: its exact bytes.
+
+    Returns:
+        KI105, KI102 or KI103 findings as for objects (a metadata file has no digest).
+    """
+    return _check_json_bytes(path, data)
+
+
+def _check_json_bytes(path: str, data: bytes) -> Parsed:
+    findings = []
+    if b"\r" in data:
+        line = data[: data.index(b"\r")].count(b"\n") + 1
+        findings.append(Finding(CRLF_LINE_ENDS, "carriage return in stored bytes", file=path,
+                                line=line, expected="no CR (canonical bytes have no line ends)",
+                                found="CR LF"))
+    value = _plainly_canonical(data)
+    if value is not None:
+        return Parsed(findings, value)
+    try:
+        value = canonical.loads(data, file=path)
+    except ParseError as e:
+        findings.append(Finding(JSON_PARSE_ERROR, e.message, file=path, pointer=e.pointer,
+                                line=e.line, column=e.column))
+        return Parsed(findings, None)
+    try:
+        expected = canonical.dumps(value)
+    except CanonicalFormError as e:
+        findings.append(Finding(NOT_CANONICAL, e.message, file=path, pointer=e.pointer))
+        return Parsed(findings, value)
+    if expected != data:
+        line, column, offset = first_difference(data, expected)
+        findings.append(Finding(
+            NOT_CANONICAL, f"bytes differ from the RFC 8785 form at byte {offset}", file=path,
+            line=line, column=column, expected=_excerpt(expected, offset),
+            found=_excerpt(data, offset)))
+    return Parsed(findings, value)
+
+
+# Bytes that might be canonicaljson's output yet not RFC 8785's, or that json.loads accepts
+# and kistore's strict parser does not: integral floats ("1.0", "-0.0"), Python's exponent
+# form ("1e-05", "1e+16"), a 4-byte UTF-8 sequence (beyond U+FFFF: UTF-16 key order), and a
+# run of 16 digits (an integer that may exceed 2**53 - 1). Plain searches, each much faster
+# than one combined pattern.
+_DOUBTFUL = (re.compile(rb"\.0(?![0-9])"), re.compile(rb"e[-+][0-9]"), re.compile(rb"[\xf0-\xff]"),
+             re.compile(rb"[0-9]{16}"))
+_canonical_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"),
+                                      sort_keys=True)
+
+
+def _plainly_canonical(data: bytes) -> Any:
+    """Parse ``data`` when a fast test proves it strict, canonical JSON; else return None.
+
+    The strict parser and :func:`kistore.canonical.dumps` walk every value in Python; this
+    test runs in C. ``json.loads`` accepts more than :func:`kistore.canonical.loads`, and
+    ``canonicaljson`` (stdlib JSON with sorted keys, no spaces) differs from RFC 8785 in a
+    few cases, so the bytes count as canonical only when re-encoding reproduces them exactly
+    (which rules out duplicate keys, whitespace, a byte-order mark, NaN, values beyond the
+    double range and lone surrogates) and they hold nothing in :data:`_DOUBTFUL` and at most
+    :data:`kistore.canonical.MAX_DEPTH` brackets. None means "take the exact path", never
+    "not canonical"; a property test holds this to :func:`kistore.canonical.is_canonical`.
+    """
+    if data.count(b"{") + data.count(b"[") > canonical.MAX_DEPTH:
+        return None
+    if any(pattern.search(data) for pattern in _DOUBTFUL):
+        return None
+    try:
+        value = json.loads(data)
+        same = _canonical_encoder.encode(value).encode("utf-8") == data
+    except (ValueError, TypeError, RecursionError, UnicodeError):
+        return None
+    return value if same else None
+
+
+def first_difference(data: bytes, expected: bytes) -> tuple[int, int, int]:
+    """Locate the first byte where ``data`` differs from ``expected``.
+
+    Returns:
+        ``(line, column, offset)``: 1-based line and column (in characters) in ``data``'s
+        text, and the 0-based byte offset.
+    """
+    offset = next((i for i, (a, b) in enumerate(zip(data, expected, strict=False)) if a != b),
+                  min(len(data), len(expected)))
+    before = data[:offset].decode("utf-8", "replace")
+    return before.count("\n") + 1, len(before) - before.rfind("\n"), offset
+
+
+def _excerpt(data: bytes, offset: int, width: int = 12) -> str:
+    return repr(data[offset : offset + width].decode("utf-8", "replace"))
+
+
+def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata: Any
+                        ) -> list[Finding]:
+    """Validate an object and its metadata together against the schema of the object's kind.
+
+    Args:
+        object_path: repository path of the object file.
+        metadata_path: repository path of its metadata file.
+        obj: the parsed object (``{apiVersion, kind, spec}``).
+        metadata: the parsed metadata, or None when the metadata file is missing or does not
+            parse (then only the object's part of the schema is checked).
+
+    Returns:
+        One KI104 finding per schema violation, placed in the file that holds the value:
+        pointers under ``/metadata`` go to the metadata file (relative to its root).
+    """
+    if not isinstance(obj, dict):
+        return [Finding(SCHEMA_INVALID, "a manifest must be a JSON object", file=object_path,
+                        pointer="")]
+    document = {k: v for k, v in obj.items() if k in _HASHED_KEYS}
+    document["metadata"] = metadata if metadata is not None else {"name": "placeholder"}
+    if _fast_valid(document):
+        return []
+    findings = []
+    for error in check_manifest(document):
+        pointer = error.pointer or ""
+        if pointer == "/metadata" or pointer.startswith("/metadata/"):
+            if metadata is None:
+                continue
+            findings.append(Finding(SCHEMA_INVALID, error.message, file=metadata_path,
+                                    pointer=pointer[len("/metadata"):]))
+        else:
+            findings.append(Finding(SCHEMA_INVALID, error.message, file=object_path,
+                                    pointer=pointer))
+    return findings
+
+
+def _fast_valid(document: dict[str, Any]) -> bool:
+    """Return True when ``document`` validates against its kind's schema (fast path).
+
+    python-jsonschema (:func:`kistore.schema.check_manifest`) takes milliseconds per
+    manifest; jsonschema-rs takes microseconds. The fast validator only answers "valid";
+    findings always come from :mod:`kistore.schema`, so their text and pointers are the
+    ones ``kistore add`` prints. ``date-time`` uses the same RFC 3339 checker as
+    :mod:`kistore.schema` (jsonschema-rs alone accepts a lowercase ``t``), so the fast path
+    is never more lenient (a property test holds it to that).
+    """
+    kind = document.get("kind")
+    return kind in KINDS and bool(_fast_validator(str(kind)).is_valid(document))
+
+
+@cache
+def _fast_validator(kind: str) -> Any:
+    import jsonschema_rs
+    import rfc3339_validator
+
+    def no_network(uri: str) -> Any:
+        raise ValueError(f"schema {uri} is not shipped with kistore")
+
+    registry = jsonschema_rs.Registry(
+        [(SCHEMA_BASE + n, load_schema(n)) for n in schema_names()], retriever=no_network)
+    return jsonschema_rs.validator_for(
+        load_schema(f"{kind}.json"), registry=registry, validate_formats=True,
+        formats={"date-time": rfc3339_validator.validate_rfc3339}, retriever=no_network)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One manifest as the cross-file checks see it (every field may be missing).
+
+    Attributes:
+        digest: the digest its object path names.
+        kind: the object's ``kind`` when it parsed, else None.
+        name: ``metadata.name`` when the metadata parsed, else None.
+        references: spec field -> referenced digest text, for a BenchmarkRun.
+        has_object: an object file exists for ``digest``.
+        has_metadata: a metadata file exists for ``digest``.
+    """
+
+    digest: Digest
+    kind: str | None
+    name: str | None
+    references: Mapping[str, str]
+    has_object: bool
+    has_metadata: bool
+
+
+REFERENCE_KINDS = dict(zip(REFERENCE_FIELDS, ("Workload", "BenchmarkProtocol",
+                                              "ExecutionEnvironment", "Implementation"),
+                           strict=True))
+"""The kind each BenchmarkRun reference field must point at."""
+
+
+def entry_from(digest: Digest, obj: Any, metadata: Any, *, has_object: bool,
+               has_metadata: bool) -> Entry:
+    """Build the :class:`Entry` of one digest from whatever of its files parsed.
+
+    Args:
+        digest: the digest named by the object or metadata path.
+        obj: the parsed object, or None.
+        metadata: the parsed metadata, or None.
+        has_object: whether an object file exists at all.
+        has_metadata: whether a metadata file exists at all.
+    """
+    kind = obj.get("kind") if isinstance(obj, dict) else None
+    kind = kind if kind in KINDS else None
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    spec = obj.get("spec") if isinstance(obj, dict) else None
+    references = {}
+    if kind == "BenchmarkRun" and isinstance(spec, dict):
+        references = {f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))}
+    return Entry(digest, kind, name if isinstance(name, str) else None, references,
+                 has_object, has_metadata)
+
+
+def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = None
+                  ) -> list[Finding]:
+    """Cross-file checks over every manifest of one tree.
+
+    Args:
+        entries: every digest that has an object or a metadata file in the tree.
+        focus: report only findings about these digests (a gate checks what a range adds;
+            names and references are still resolved against all ``entries``). None: all.
+
+    Returns:
+        KI203/KI204 for unpaired files, KI205 for a ``(kind, name)`` used twice (reported
+        on each later digest, naming the first), KI201 (warning) for a reference to a digest
+        with no object, KI202 for a reference to an object of another kind. Sorted by file.
+    """
+    findings: list[Finding] = []
+    owners: dict[tuple[str, str], Digest] = {}
+    by_text = {str(d): e for d, e in entries.items()}  # references are digest text
+    for digest in sorted(entries, key=lambda d: d.hex):
+        e = entries[digest]
+        if e.kind is not None and e.name is not None:
+            owner = owners.setdefault((e.kind, e.name), digest)
+            if owner != digest and (focus is None or digest in focus or owner in focus):
+                findings.append(Finding(
+                    NAME_NOT_UNIQUE, f"{e.kind} name {e.name!r} is also used by {owner}",
+                    file=layout.metadata_path(digest), pointer="/name",
+                    extra={"other": str(owner)}))
+        if focus is not None and digest not in focus:
+            continue
+        if e.has_metadata and not e.has_object:
+            findings.append(Finding(
+                METADATA_WITHOUT_OBJECT, f"no object file {layout.object_path(digest)}",
+                file=layout.metadata_path(digest)))
+        if e.has_object and not e.has_metadata:
+            findings.append(Finding(
+                OBJECT_WITHOUT_METADATA, f"no metadata file {layout.metadata_path(digest)}",
+                file=layout.object_path(digest)))
+        for field_name, ref in e.references.items():
+            target = by_text.get(ref)
+            pointer = f"/spec/{field_name}"
+            if target is None or not target.has_object:
+                findings.append(Finding(REFERENCE_UNRESOLVED, f"{ref} is not in the store",
+                                        file=layout.object_path(digest), pointer=pointer))
+            elif target.kind is not None and target.kind != REFERENCE_KINDS[field_name]:
+                findings.append(Finding(
+                    REFERENCE_WRONG_KIND, f"{ref} is a {target.kind}",
+                    file=layout.object_path(digest), pointer=pointer,
+                    expected=REFERENCE_KINDS[field_name], found=target.kind))
+    return sorted(findings, key=sort_key)
+
+
+def sort_key(finding: Finding) -> tuple[str, int, int, str, str]:
+    """Order findings by file, line, column, rule id, pointer (stable output)."""
+    return (finding.file or "", finding.line or 0, finding.column or 0, finding.rule.id,
+            finding.pointer or "")
+

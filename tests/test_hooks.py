@@ -1,0 +1,162 @@
+"""hooks/: real `git commit` and `git push` against a real bare repository running the hooks.
+
+A server (bare repository with hooks/pre-receive) and a contributor's clone: a good push is
+accepted; a tampered, deleted or rewritten push is refused and the server's refs stay put.
+pre-commit and pre-push stop the same damage before it leaves the clone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import BUNDLE, PUBLISHED, ROOT, git, other_environment, store_file
+
+HOOKS = ROOT / "hooks"
+KISTORE = str(Path(sys.executable).with_name("kistore"))
+PROTOCOL = store_file(PUBLISHED["protocol"])
+
+
+@pytest.fixture(autouse=True)
+def kistore_env(monkeypatch):
+    monkeypatch.setenv("KISTORE", KISTORE)
+
+
+def run_git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def kistore(cwd: Path, *args: str) -> None:
+    subprocess.run([KISTORE, *args], cwd=cwd, check=True, capture_output=True)
+
+
+def add_env(clone: Path, product: str) -> None:
+    path = clone.parent / f"{product.replace(' ', '_')}.json"
+    path.write_text(json.dumps(other_environment(json.loads(BUNDLE.read_text()), product)))
+    kistore(clone, "add", "--commit", str(path))
+
+
+@pytest.fixture
+def server(published, tmp_path) -> Path:
+    bare = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(published), str(bare))
+    shutil.copy(HOOKS / "pre-receive", bare / "hooks" / "pre-receive")
+    return bare
+
+
+@pytest.fixture
+def clone(server, tmp_path) -> Path:
+    path = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(server), str(path))
+    return path
+
+
+def server_main(server: Path) -> str:
+    return git(server, "rev-parse", "refs/heads/main").strip()
+
+
+def test_pre_receive_accepts_a_good_push(server, clone):
+    add_env(clone, "NVIDIA H100")
+    pushed = run_git(clone, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert "ok: 1 ref update(s): 0 errors" in pushed.stderr
+    assert server_main(server) == git(clone, "rev-parse", "HEAD").strip()
+
+
+def test_pre_receive_refuses_a_tampered_object(server, clone):
+    before = server_main(server)
+    (clone / PROTOCOL).write_bytes((clone / PROTOCOL).read_bytes().replace(b"v1.1", b"v1.2"))
+    git(clone, "commit", "-q", "--no-verify", "-am", "tamper")
+    pushed = run_git(clone, "push", "origin", "main")
+    assert pushed.returncode != 0
+    assert f"remote: {PROTOCOL}: error KI101 object-digest-mismatch" in pushed.stderr
+    assert f"remote: {PROTOCOL}: error KI401 object-modified" in pushed.stderr
+    assert "pre-receive hook declined" in pushed.stderr
+    assert server_main(server) == before
+
+
+def test_pre_receive_refuses_a_deleted_object(server, clone):
+    before = server_main(server)
+    git(clone, "rm", "-q", PROTOCOL)
+    git(clone, "commit", "-q", "--no-verify", "-m", "delete")
+    pushed = run_git(clone, "push", "origin", "main")
+    assert pushed.returncode != 0
+    assert f"remote: {PROTOCOL}: error KI402 object-deleted" in pushed.stderr
+    assert server_main(server) == before
+
+
+def test_pre_receive_refuses_a_rewrite_of_main_but_checks_topic_branches(server, clone):
+    before = server_main(server)
+    git(clone, "commit", "-q", "--amend", "--no-verify", "-m", "rewritten")
+    pushed = run_git(clone, "push", "--force", "origin", "main")
+    assert pushed.returncode != 0
+    assert "error KI407 protected-ref-rewritten: non-fast-forward update" in pushed.stderr
+    assert server_main(server) == before
+    topic = run_git(clone, "push", "origin", "HEAD:refs/heads/topic")
+    assert topic.returncode == 0, topic.stderr
+
+
+def test_pre_receive_refuses_a_rewrite_of_the_notes(server, clone):
+    git(clone, "notes", "--ref=kistore", "add", "-m", "a", "HEAD")
+    assert run_git(clone, "push", "origin", "refs/notes/kistore").returncode == 0
+    git(clone, "update-ref", "-d", "refs/notes/kistore")
+    git(clone, "notes", "--ref=kistore", "add", "-m", "b", "HEAD")
+    pushed = run_git(clone, "push", "--force", "origin", "refs/notes/kistore")
+    assert pushed.returncode != 0
+    assert "refs/notes/kistore refused" in pushed.stderr
+
+
+def test_pre_commit_refuses_staged_damage_and_allows_good_commits(clone):
+    git(clone, "config", "core.hooksPath", str(HOOKS))
+    (clone / PROTOCOL).write_bytes(b'{"kind": "Workload"}')
+    git(clone, "add", PROTOCOL)
+    committed = run_git(clone, "commit", "-m", "tamper")
+    assert committed.returncode == 1
+    assert f"{PROTOCOL}: error KI101 object-digest-mismatch" in committed.stderr
+    assert f"{PROTOCOL}: error KI401 object-modified" in committed.stderr
+    git(clone, "checkout", "HEAD", "--", PROTOCOL)
+    (clone / "notes.txt").write_text("outside the store")
+    git(clone, "add", "notes.txt")
+    committed = run_git(clone, "commit", "-m", "a note")
+    assert committed.returncode == 0, committed.stdout + committed.stderr
+
+
+def test_pre_push_refuses_before_anything_leaves(tmp_path, published, clone):
+    plain = tmp_path / "plain.git"  # a server with no hooks at all
+    git(tmp_path, "clone", "-q", "--bare", str(published), str(plain))
+    git(clone, "remote", "add", "plain", str(plain))
+    git(clone, "config", "core.hooksPath", str(HOOKS))
+    os.symlink("../objects", clone / "store" / "link.json")
+    git(clone, "add", "store/link.json")
+    git(clone, "commit", "-q", "--no-verify", "-m", "symlink")
+    pushed = run_git(clone, "push", "plain", "main")
+    assert pushed.returncode != 0
+    assert "store/link.json: error KI111 not-a-regular-file" in pushed.stdout
+    assert "failed to push" in pushed.stderr
+    assert git(plain, "rev-parse", "main") != git(clone, "rev-parse", "HEAD")
+
+
+def test_pre_commit_on_the_very_first_commit_verifies_the_staged_tree(tmp_path):
+    repo = tmp_path / "fresh"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "core.hooksPath", str(HOOKS))
+    (repo / ".gitattributes").write_text(
+        "store/** -text -eol -filter -ident -working-tree-encoding\n")
+    (repo / "store" / "policy").mkdir(parents=True)
+    (repo / "store" / "policy" / "Rank.json").write_text("{}")
+    (repo / "store" / "policy" / "rank.json").write_text("{}")
+    git(repo, "add", "-A")
+    committed = run_git(repo, "commit", "-m", "first")
+    assert committed.returncode == 1
+    assert "store/policy/rank.json: error KI112 path-case-collision" in committed.stderr
+    assert "FAILED: store at " in committed.stderr
+    git(repo, "rm", "-q", "--cached", "store/policy/Rank.json")
+    committed = run_git(repo, "commit", "-m", "first")
+    assert committed.returncode == 0, committed.stderr

@@ -1,0 +1,200 @@
+"""The query commands: rank, show (run page), compare, ls, reindex -- exit codes and output."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kistore.cli import main
+
+from .conftest import BUNDLE, PUBLISHED, add_docs
+from .test_query_comparison import VECTOR_KEY
+
+
+def run(runner, store_path, *args):
+    return runner.invoke(main, ["--store", str(store_path), *args])
+
+
+@pytest.fixture
+def group(store, kit):
+    """fast (10 ns), slow (30 ns), a reference (100 ns) and a failed run, one group."""
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    docs = [protocol, env, workload]
+    for name, latency, role, status in [("fast", 10, None, "passed"),
+                                        ("slow", 30, None, "passed"),
+                                        ("ref", 100, "reference", "passed"),
+                                        ("broken", 1, None, "incorrect")]:
+        impl = kit.implementation(f"proj-{name}", role=role, name=f"impl-{name}")
+        docs += [impl, kit.run(protocol, env, impl, workload, latency=latency, name=name,
+                               status=status)]
+    add_docs(store, docs)
+    return store
+
+
+def test_rank_json_lists_ranked_then_references(runner, group):
+    result = run(runner, group.root, "rank", "BenchmarkRun/slow", "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert [(r["name"], r["rank"], r["value"], r["unit"]) for r in rows] == [
+        ("fast", 1, 10.0, "ns"), ("slow", 2, 30.0, "ns"), ("ref", None, 100.0, "ns")]
+    assert {r["comparison"] for r in rows} == {"measured"}
+    assert rows[0]["evidenceLevel"] == "source-native"
+    assert rows[2]["reason"] == "reference, never ranked"
+
+
+def test_rank_all_shows_excluded_runs_with_reason(runner, group):
+    result = run(runner, group.root, "rank", "BenchmarkRun/fast", "--all")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "2 ranked, measured comparison" in lines[0]
+    assert lines[-1].strip().startswith("-") and "(status incorrect)" in lines[-1]
+
+
+def test_show_run_page_text(runner, group):
+    result = run(runner, group.root, "show", "BenchmarkRun/slow")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "rank 2 of 2 (measured comparison, mean ascending): 30 ns" in out
+    assert "3x the value of #1 fast" in out
+    assert "x reference proj-ref: 3.333x" in out
+    assert "evidence level: source-native" in out
+
+
+def test_show_run_json_fields(runner, group):
+    result = run(runner, group.root, "show", "BenchmarkRun/slow", "--json")
+    assert result.exit_code == 0, result.output
+    page = json.loads(result.output)
+    assert page["rank"] == 2 and page["groupSize"] == 2
+    assert page["ratioToFirst"] == 3.0
+    assert page["comparison"]["name"] == "measured"
+    assert page["evidenceLevel"] == "source-native"
+    assert page["comparisonKey"].startswith("sha256:")
+    assert page["references"][0]["speedup"] == pytest.approx(100 / 30)
+    assert page["implementation"]["project"] == "proj-slow"
+
+
+def test_show_published_record_source_native(runner, store_path):
+    assert run(runner, store_path, "add", "--allow-dangling", "--commit",
+               str(BUNDLE)).exit_code == 0
+    result = run(runner, store_path, "show", PUBLISHED["run"][7:19], "--json")
+    assert result.exit_code == 0, result.output
+    page = json.loads(result.output)
+    assert page["comparisonKey"] == VECTOR_KEY
+    assert (page["rank"], page["groupSize"], page["value"]) == (1, 1, 0.51252)
+    assert page["comparison"]["name"] == "source-native"
+    assert page["externalId"] == "20464"
+    measured = run(runner, store_path, "show", "BenchmarkRun/sol-submission-20464",
+                   "--comparison", "measured")
+    assert measured.exit_code == 0
+    assert "rank 1 of 1 (measured comparison, mean ascending): 13,634,148 ns" in measured.output
+
+
+def test_show_other_kinds_as_before(runner, group, kit):
+    result = run(runner, group.root, "show", "Workload/workload-3")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[1] == "kind:     Workload"
+
+
+def test_show_run_without_protocol_prints_manifest_and_note(runner, store, kit):
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation()
+    add_docs(store, [env, workload, impl,
+                     kit.run(protocol, env, impl, workload, latency=5, name="lone")],
+             allow_dangling=True)
+    result = run(runner, store.root, "show", "BenchmarkRun/lone")
+    assert result.exit_code == 0, result.output
+    assert "note:     run lone" in result.output and "is in no comparison group" in result.output
+    rank = run(runner, store.root, "rank", "BenchmarkRun/lone")
+    assert rank.exit_code == 1
+    assert "is in no comparison group" in rank.output
+
+
+def test_compare_defaults_to_first_and_lists_differences(runner, group):
+    result = run(runner, group.root, "compare", "BenchmarkRun/slow", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["b"]["name"] == "fast" and data["ratio"] == 3.0 and data["sameGroup"]
+    pointers = {(d["section"], d["pointer"]) for d in data["differences"]}
+    assert pointers == {("run", "/timing/latencyNs/mean"), ("run", "/implementationDigest"),
+                        ("implementation", "/project")}
+    text = run(runner, group.root, "compare", "BenchmarkRun/slow", "BenchmarkRun/fast")
+    assert text.exit_code == 0
+    assert "A / B = 3 (measured comparison" in text.output
+
+
+def test_ls_and_filters(runner, group):
+    result = run(runner, group.root, "ls", "--kind", "BenchmarkRun")
+    assert result.exit_code == 0, result.output
+    assert [line.split()[2] for line in result.output.splitlines()] == [
+        "broken", "fast", "ref", "slow"]
+    none = run(runner, group.root, "ls", "--hardware", "NVIDIA B200", "--json")
+    assert none.exit_code == 0 and json.loads(none.output) == []
+    bad = run(runner, group.root, "ls", "--kind", "Nope")
+    assert bad.exit_code == 2 and "Invalid value for '--kind'" in bad.output
+
+
+def test_rank_errors_are_one_line_exit_1(runner, group):
+    result = run(runner, group.root, "rank", "Workload/workload-3")
+    assert result.exit_code == 1
+    assert result.output.strip() == \
+        "error: Workload/workload-3 is a Workload, not a BenchmarkRun; give a run"
+    missing = run(runner, group.root, "rank", "BenchmarkRun/nope")
+    assert missing.exit_code == 1 and "no BenchmarkRun named 'nope'" in missing.output
+    native = run(runner, group.root, "rank", "BenchmarkRun/fast", "--comparison",
+                 "source-native")
+    assert native.exit_code == 1 and "has no source-native metric" in native.output
+
+
+def test_bad_policy_file_is_reported_with_pointer(runner, group):
+    policy = group.root / "store/policy/ranking.json"
+    policy.write_text('{"families": {"synthetic": {"comparison": "fastest"}}}')
+    result = run(runner, group.root, "rank", "BenchmarkRun/fast")
+    assert result.exit_code == 1
+    assert "store/policy/ranking.json:/families/synthetic/comparison:" in result.output
+
+
+def test_store_policy_changes_the_comparison(runner, group):
+    policy = group.root / "store/policy/ranking.json"
+    policy.write_text(json.dumps({"families": {"synthetic": {
+        "comparison": "source-native", "metric": "/timing/latencyNs/mean",
+        "order": "descending", "unit": "ns"}}}))
+    result = run(runner, group.root, "rank", "BenchmarkRun/fast", "--json")
+    assert [r["name"] for r in json.loads(result.output)][:2] == ["slow", "fast"]
+    at_head = run(runner, group.root, "rank", "BenchmarkRun/fast", "--json", "--at", "HEAD")
+    assert [r["name"] for r in json.loads(at_head.output)][:2] == ["fast", "slow"]
+
+
+def test_init_writes_the_default_policy(store_path):
+    from kistore.query.policy import default_policy_bytes
+
+    assert (store_path / "store/policy/ranking.json").read_bytes() == default_policy_bytes()
+
+
+def test_default_policy_is_schema_valid():
+    from kistore.query.policy import default_policy_bytes
+    from kistore.schema import check_document
+
+    assert check_document(json.loads(default_policy_bytes()), "RankingPolicy.json") == []
+
+
+def test_reindex_reports_count(runner, group):
+    result = run(runner, group.root, "reindex", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["manifests"] == 3 + 2 * 4
+
+
+def test_query_commands_have_examples(runner):
+    for name in ("rank", "compare", "ls", "reindex", "show"):
+        result = runner.invoke(main, [name, "--help"])
+        assert result.exit_code == 0 and "Example:" in result.output, name
+
+
+def test_store_without_policy_file_uses_the_shipped_default(runner, store_path):
+    assert run(runner, store_path, "add", "--allow-dangling", str(BUNDLE)).exit_code == 0
+    (store_path / "store/policy/ranking.json").unlink()
+    result = run(runner, store_path, "rank", "BenchmarkRun/sol-submission-20464", "--json")
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)
+    assert (row["comparison"], row["metric"], row["value"]) == (
+        "source-native", "/sourceNative/metrics/sol_score", 0.51252)
