@@ -52,7 +52,7 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
             steps = [("bulk add", measure.bulk_add, (prepared,)),
                      ("single add", measure.single_add, (prepared, repeat)),
                      ("verify", measure.verify, ()),
-                     ("rank", measure.rank, (repeat * 3,)),
+                     ("rank", measure.rank, (repeat * 3, prepared)),
                      ("git gc", measure.repo_size, ())]
             for step, fn, args in steps:
                 click.echo(f"N = {n:,}: {step} ...", err=True)
