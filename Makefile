@@ -29,5 +29,9 @@ demo: $(STAMP) ## the main job: import the real data into a fresh store and rank
 hooks: ## use hooks/ (pre-commit, pre-push) in this clone: git config core.hooksPath hooks
 	git config core.hooksPath hooks
 
+bench: $(STAMP) ## benchmark at N = 10,000 and 100,000 (BENCH_ARGS=--million adds 1,000,000)
+	$(BIN)/pip install --quiet -e '.[bench]'
+	$(BIN)/python -m bench $(BENCH_ARGS)
+
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -161,7 +161,11 @@ def dumps(value: Any) -> bytes:
             naming the JSON Pointer of the value.
     """
     exact = [False]
-    normal = _normalise(value, "", 1, exact)
+    try:
+        normal = _quick(value, 1, exact)
+    except _Slow:  # something to refuse: the pointer-tracking walk names where and why
+        exact = [False]
+        normal = _normalise(value, "", 1, exact)
     if exact[0]:
         text = _encode_exact(normal)
         try:
@@ -189,6 +193,50 @@ def is_canonical(data: bytes) -> bool:
         return dumps(loads(data)) == data
     except (ParseError, CanonicalFormError):
         return False
+
+
+class _Slow(Exception):
+    """Raised by :func:`_quick` for anything it does not handle; :func:`_normalise` then runs."""
+
+
+def _quick(value: Any, depth: int, exact: list[bool]) -> Any:
+    """Do what :func:`_normalise` does for valid values, without building JSON Pointers.
+
+    The bulk add path canonicalises every manifest twice (object and metadata); building a
+    pointer string for every key dominated. Anything to refuse (or a subclass of a JSON
+    type) raises :class:`_Slow`, and :func:`_normalise` redoes the walk to report it.
+    """
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is int:
+        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            return value
+        raise _Slow
+    if kind is float:
+        if value.is_integer():
+            if abs(value) <= MAX_SAFE_INTEGER:
+                return int(value)  # 1.0 -> 1, -0.0 -> 0, as RFC 8785 writes them
+            raise _Slow
+        if not math.isfinite(value):
+            raise _Slow
+        if abs(value) < 1e-4:  # Python writes these with an exponent, ES6 may not
+            exact[0] = True
+        return value
+    if depth > MAX_DEPTH:
+        raise _Slow
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _Slow
+            if not key.isascii() and max(key) > "\uffff":
+                exact[0] = True  # UTF-16 order may differ from code-point order
+            out[key] = _quick(item, depth + 1, exact)
+        return out
+    if kind is list or kind is tuple:
+        return [_quick(item, depth + 1, exact) for item in value]
+    raise _Slow
 
 
 def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib
+import itertools
 import json
 import os
 import random
@@ -29,11 +31,10 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pygit2
-
-from . import canonical, layout
+from . import canonical, layout, pack
+from .catalog import Catalog, open_catalog
 from .digest import Digest, match_prefix, parse_prefix
 from .errors import (
     ConflictError,
@@ -61,7 +62,26 @@ version = 1
 GITATTRIBUTES_LINE = "store/** -text -eol -filter -ident -working-tree-encoding"
 """Stored bytes are hashed bytes: no end-of-line or filter conversion, ever."""
 
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+else:
+    class _Pygit2:
+        """pygit2, imported on first use: a work-tree ``add`` never needs it (~0.2 s)."""
+
+        def __getattr__(self, name: str) -> Any:
+            module = importlib.import_module("pygit2")
+            globals()["pygit2"] = module
+            return getattr(module, name)
+
+    pygit2 = _Pygit2()
+
 _CAS_ATTEMPTS = 50
+
+RACY_NS = 2_000_000_000
+"""A work-tree directory changed less than this long ago (ns) is listed again later."""
+
+PACK_THRESHOLD = 64
+"""From this many new blobs on, ``--commit`` writes one packfile instead of loose objects."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +103,14 @@ class AddResult:
 
 
 class View:
-    """Read-only access to the store's files as of the work tree or one commit."""
+    """Read-only access to the store's files as of the work tree or one commit.
+
+    Name lookups go through the derived name catalog (:mod:`kistore.catalog`) when the
+    view has one, and fall back to reading every file when it has none.
+    """
+
+    scope = ""
+    catalog: Catalog | None = None
 
     def read(self, path: str) -> bytes | None:
         """Return the bytes at a repository path, or None when there is no such file."""
@@ -143,9 +170,28 @@ class View:
     def names(self, kinds: Sequence[str] = KINDS) -> dict[tuple[str, str], Digest]:
         """Map ``(kind, metadata.name)`` to digest for every stored manifest of ``kinds``.
 
-        Reads every object and metadata file: O(store). Unreadable files are skipped
-        (``kistore verify`` reports them).
+        With a catalog: brings it up to date (re-reading only changed shards) and answers
+        from it. Without one: reads every object and metadata file, O(store). Unreadable
+        files are skipped (``kistore verify`` reports them). When two manifests share a
+        name, the larger digest is given.
         """
+        if self.catalog is not None:
+            self.catalog.sync(self)  # type: ignore[arg-type]
+            return self.catalog.names(self.scope, kinds)
+        return self._scan_names(kinds)
+
+    def name_owners(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Digest]:
+        """Return the stored digest for each ``(kind, name)`` in ``keys`` that is taken.
+
+        Costs O(changed shards + len(keys)) with a catalog, O(store) without.
+        """
+        if self.catalog is not None:
+            self.catalog.sync(self)  # type: ignore[arg-type]
+            return self.catalog.owners(self.scope, keys)
+        names = self._scan_names(sorted({k for k, _ in keys}))
+        return {key: names[key] for key in keys if key in names}
+
+    def _scan_names(self, kinds: Sequence[str]) -> dict[tuple[str, str], Digest]:
         wanted = set(kinds)
         names: dict[tuple[str, str], Digest] = {}
         for digest in self.digests():
@@ -161,10 +207,56 @@ class View:
 
 
 class WorkTreeView(View):
-    """The store as files in the work tree."""
+    """The store as files in the work tree.
 
-    def __init__(self, root: Path) -> None:
+    Args:
+        root: the work tree.
+        catalog: the name catalog to use (None: names are found by reading every file).
+    """
+
+    scope = "work"
+
+    def __init__(self, root: Path, catalog: Catalog | None = None) -> None:
         self.root = root
+        self.catalog = catalog
+
+    def has_object(self, digest: Digest) -> bool:  # noqa: D102 - a stat, not a read
+        return os.path.isfile(os.path.join(self.root, layout.object_path(digest)))
+
+    def shard_keys(self) -> dict[str, str]:
+        """Catalog source: each shard directory's ``st_mtime_ns`` (see :mod:`kistore.catalog`).
+
+        A directory changed in the last :data:`RACY_NS` gets a key that will not match
+        later: its mtime may not yet reflect a write made in the same clock tick (git's
+        "racy clean" problem), so the catalog lists it again once the moment has passed.
+        """
+        keys = {}
+        recent = time.time_ns() - RACY_NS
+        for top in ("objects", "metadata"):
+            base = self.root / layout.STORE_DIR / top / "sha256"
+            with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                for entry in os.scandir(base):
+                    if entry.is_dir(follow_symlinks=False):
+                        mtime = entry.stat().st_mtime_ns
+                        keys[f"{top}/{entry.name}"] = (
+                            f"{mtime}:recent" if mtime > recent else str(mtime))
+        return keys
+
+    def file_keys(self, shard_dir: str) -> dict[str, str]:
+        """Catalog source: ``mtime_ns:size:inode`` of each file in a shard directory."""
+        top, _, shard = shard_dir.partition("/")
+        base = self.root / layout.STORE_DIR / top / "sha256" / shard
+        keys = {}
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            for entry in os.scandir(base):
+                if entry.is_file(follow_symlinks=False):
+                    keys[entry.name] = _stat_key(entry.stat())
+        return keys
+
+    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
+        """Catalog source: the bytes of ``store/<top>/sha256/<shard>/<leaf>``."""
+        top, _, shard = shard_dir.partition("/")
+        return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
 
     def read(self, path: str) -> bytes | None:  # noqa: D102 - documented on View
         try:
@@ -182,10 +274,39 @@ class WorkTreeView(View):
 class CommitView(View):
     """The store as of one commit (no work tree needed: works in a bare repository)."""
 
-    def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit) -> None:
+    scope = "commit"
+
+    def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit,
+                 catalog: Catalog | None = None) -> None:
         self.repo = repo
         self.commit = commit
         self.tree = commit.tree
+        self.catalog = catalog
+
+    def shard_keys(self) -> dict[str, str]:
+        """Catalog source: the git tree id of each shard directory."""
+        keys = {}
+        for top in ("objects", "metadata"):
+            entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256")
+            if entry is not None and entry.type == pygit2.GIT_OBJECT_TREE:
+                for e in self.repo[entry.id].peel(pygit2.Tree):
+                    if e.type == pygit2.GIT_OBJECT_TREE:
+                        keys[f"{top}/{e.name}"] = str(e.id)
+        return keys
+
+    def file_keys(self, shard_dir: str) -> dict[str, str]:
+        """Catalog source: the git blob id of each file in a shard directory."""
+        top, _, shard = shard_dir.partition("/")
+        entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256/{shard}")
+        if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
+            return {}
+        return {str(e.name): str(e.id) for e in self.repo[entry.id].peel(pygit2.Tree)
+                if e.type == pygit2.GIT_OBJECT_BLOB}
+
+    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
+        """Catalog source: the bytes of ``store/<top>/sha256/<shard>/<leaf>`` in the commit."""
+        top, _, shard = shard_dir.partition("/")
+        return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
 
     def _entry(self, path: str) -> pygit2.Object | None:
         try:
@@ -223,15 +344,41 @@ class Store:
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         start = os.fspath(path) if path is not None else os.getcwd()
+        self._repo: pygit2.Repository | None = None
+        self._catalog: Catalog | None = None
+        self._catalog_opened = False
+        plain = _plain_work_tree(start)
+        if plain is not None:  # the common case, found without importing pygit2
+            self.root: Path | None = plain
+            self.git_dir = plain / ".git"
+            return
         found = pygit2.discover_repository(start)
         if found is None:
             raise StoreStateError(
                 "not inside a git repository; run `kistore init PATH` or pass --store PATH",
                 file=start,
             )
-        self.repo = pygit2.Repository(found)
-        workdir = self.repo.workdir
-        self.root: Path | None = Path(workdir) if workdir else None
+        self._repo = pygit2.Repository(found)
+        workdir = self._repo.workdir
+        self.root = Path(workdir) if workdir else None
+        self.git_dir = Path(self._repo.path)
+
+    @property
+    def repo(self) -> pygit2.Repository:
+        """The pygit2 repository, opened on first use (a work-tree ``add`` never opens it)."""
+        if self._repo is None:
+            self._repo = pygit2.Repository(str(self.root))
+        return self._repo
+
+    def catalog(self) -> Catalog | None:
+        """Return the derived name catalog (``GIT_DIR/kistore/catalog.sqlite``), opened once.
+
+        None when it cannot be opened (e.g. a read-only clone); reads then scan the store.
+        """
+        if not self._catalog_opened:
+            self._catalog_opened = True
+            self._catalog = open_catalog(self.git_dir)
+        return self._catalog
 
     # -- creating --------------------------------------------------------------------
 
@@ -285,8 +432,8 @@ class Store:
             InputError: when ``at`` names no commit.
         """
         if at is None and self.root is not None:
-            return WorkTreeView(self.root)
-        return CommitView(self.repo, self.commit(at or "HEAD"))
+            return WorkTreeView(self.root, self.catalog())
+        return CommitView(self.repo, self.commit(at or "HEAD"), self.catalog())
 
     def commit(self, rev: str) -> pygit2.Commit:
         """Return the commit a revision names (``HEAD``, a branch, a tag, an id).
@@ -315,7 +462,7 @@ class Store:
         view = self.view(at)
         kind, slash, name = ref.partition("/")
         if slash and kind in KINDS:
-            digest = view.names([kind]).get((kind, name))
+            digest = view.name_owners([(kind, name)]).get((kind, name))
             if digest is None:
                 raise ResolutionError(f"no {kind} named {name!r} in the store")
             return digest
@@ -381,7 +528,7 @@ class Store:
         """
         if self.root is None:
             raise StoreStateError("this repository has no work tree; `add` needs one")
-        view = WorkTreeView(self.root)
+        view = WorkTreeView(self.root, self.catalog())
         unique: dict[Digest, Manifest] = {}
         errors: list[KistoreError] = []
         for m in manifests:
@@ -392,7 +539,7 @@ class Store:
                     f"{_difference(first.metadata_bytes, m.metadata_bytes)})",
                     file=(origins or {}).get(m.digest), pointer="/metadata",
                 ))
-        names = view.names(sorted({m.kind for m in unique.values()}))
+        names = view.name_owners(list({(m.kind, m.name) for m in unique.values()}))
         batch_names: dict[tuple[str, str], Digest] = {}
         results: list[AddResult] = []
         files: dict[str, bytes] = {}
@@ -442,7 +589,8 @@ class Store:
             raise MultipleErrors(errors)
         if not files:
             return results
-        undo = self._write_files(files)
+        stats: dict[str, os.stat_result] = {}
+        undo = self._write_files(files, stats)
         try:
             if commit:
                 summary = ", ".join(f"{r.kind}/{r.name}" for r in results[:3])
@@ -451,29 +599,63 @@ class Store:
         except BaseException:
             undo()
             raise
+        self._record_names(view, [unique[r.digest] for r in results if r.status != "unchanged"],
+                           stats)
         return results
 
-    def _write_files(self, files: dict[str, bytes]) -> Any:
-        """Write files atomically (temp name + rename); return a function that undoes it."""
+    def _record_names(self, view: WorkTreeView, written: list[Manifest],
+                      stats: Mapping[str, os.stat_result]) -> None:
+        """Tell the catalog what ``add`` just wrote, so the next add need not re-read it.
+
+        The shard keys recorded are those after this write; a shard that another writer
+        changed between this add's catalog sync and now is left for the next sync to re-read.
+        """
+        catalog = view.catalog
+        if catalog is None or not written:
+            return
+        rows = []
+        shards = {m.digest.hex[:2] for m in written}
+        for m in written:
+            try:
+                keys = [_stat_key(stats.get(p) or os.stat(os.path.join(view.root, p)))
+                        for p in (layout.object_path(m.digest), layout.metadata_path(m.digest))]
+            except OSError:
+                return
+            rows.append((m.digest, keys[0], keys[1], m.kind, m.name))
+        current = view.shard_keys()
+        catalog.record("work", rows, {d: k for d, k in current.items()
+                                      if d.rpartition("/")[2] in shards})
+
+    def _write_files(self, files: dict[str, bytes],
+                     stats: dict[str, os.stat_result] | None = None) -> Any:
+        """Write files atomically (temp name + rename); return a function that undoes it.
+
+        ``stats`` (when given) receives each written file's stat, taken before the rename,
+        for the name catalog.
+        """
         assert self.root is not None
-        created: list[Path] = []
-        replaced: dict[Path, bytes] = {}
+        root = os.fspath(self.root)
+        created: list[str] = []
+        replaced: dict[str, bytes] = {}
 
         def undo() -> None:
             for path in created:
                 with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
+                    os.unlink(path)
             for path, data in replaced.items():
                 _atomic_write(path, data)
 
         try:
             for rel, data in files.items():
-                path = self.root / rel
-                if path.exists():
-                    replaced[path] = path.read_bytes()
-                else:
+                path = os.path.join(root, rel)
+                try:
+                    with open(path, "rb") as f:
+                        replaced[path] = f.read()
+                except FileNotFoundError:
                     created.append(path)
-                _atomic_write(path, data)
+                st = _atomic_write(path, data)
+                if stats is not None and st is not None:
+                    stats[rel] = st
         except BaseException:
             undo()
             raise
@@ -487,7 +669,11 @@ class Store:
         retried. Afterwards the written paths are staged so ``git status`` is clean.
         """
         repo = self.repo
-        blobs = {path: repo.create_blob(data) for path, data in files.items()}
+        if len(files) >= PACK_THRESHOLD:  # one pack: two files instead of one per blob
+            ids = pack.write_blobs(_objects_dir(repo) / "pack", files.values())
+            blobs = {path: pygit2.Oid(raw=oid) for path, oid in zip(files, ids, strict=True)}
+        else:
+            blobs = {path: repo.create_blob(data) for path, data in files.items()}
         signature = _signature(repo)
         for attempt in range(_CAS_ATTEMPTS):
             branch, parent = self._branch_tip()
@@ -507,7 +693,7 @@ class Store:
                 # Another writer moved the branch or holds its lock: rebuild on its tip.
                 time.sleep(random.uniform(0.001, 0.02) * (attempt + 1))
                 continue
-            self._stage(list(files))
+            self._stage(blobs)
             return oid
         raise StoreStateError(
             f"the branch kept moving under concurrent writers ({_CAS_ATTEMPTS} attempts); "
@@ -522,8 +708,13 @@ class Store:
         ref = self.repo.references.get(branch)
         return branch, (self.repo[ref.target].peel(pygit2.Commit) if ref is not None else None)
 
-    def _stage(self, paths: list[str]) -> None:
-        """Stage ``paths`` in the git index under a lock (read-modify-write of the index)."""
+    def _stage(self, blobs: dict[str, pygit2.Oid]) -> None:
+        """Stage the committed blobs in the git index under a lock (read-modify-write).
+
+        Entries are added by blob id, as ``git update-index --cacheinfo`` does, rather than
+        by re-reading and re-hashing each file: the work-tree bytes are the blob's bytes.
+        Git then checks such an entry's content once and refreshes its stat data.
+        """
         if self.root is None:
             return
         lock_path = Path(self.repo.path) / "kistore-index.lock"
@@ -531,8 +722,8 @@ class Store:
             fcntl.flock(lock, fcntl.LOCK_EX)
             index = self.repo.index
             index.read(force=True)
-            for path in paths:
-                index.add(path)
+            for path, oid in blobs.items():
+                index.add(pygit2.IndexEntry(path, oid, pygit2.enums.FileMode.BLOB))
             index.write()
 
 
@@ -560,18 +751,82 @@ def read_settings(root: Path) -> dict[str, Any]:
         raise InputError(f"not valid TOML: {e}", file=str(path)) from None
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+_temp_names = itertools.count()
+
+
+def _atomic_write(path: str | Path, data: bytes) -> os.stat_result:
+    """Write ``data`` to a temporary name beside ``path`` and rename it into place.
+
+    Returns the file's stat (taken from the open file; a rename changes none of it).
+
+    The temporary name is unique per process (pid + counter) and created with O_EXCL, so
+    writers never share one. The directory is created only when missing (a bulk add
+    writes thousands of files into the same 256 shards: no mkdir per file).
+    """
+    path = os.fspath(path)
+    parent, name = os.path.split(path)
+    tmp = os.path.join(parent, f".{name}.{os.getpid()}.{next(_temp_names)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    try:
+        fd = os.open(tmp, flags, 0o644)
+    except FileNotFoundError:
+        os.makedirs(parent, exist_ok=True)
+        fd = os.open(tmp, flags, 0o644)
+    except FileExistsError:  # a leftover of a crashed process with our pid
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.chmod(tmp, 0o644)
+            os.fchmod(f.fileno(), 0o644)
+            f.flush()
+            st = os.fstat(f.fileno())
         os.replace(tmp, path)
+        return st
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _plain_work_tree(start: str) -> Path | None:
+    """Return the work tree around ``start`` when it is an ordinary one, else None.
+
+    Ordinary: the nearest ``.git`` above ``start`` is a directory holding ``HEAD``, its
+    config sets no ``core.worktree``, and no ``GIT_*`` variable redirects git. Everything
+    else (bare repositories, linked worktrees, submodules, GIT_DIR ...) is left to
+    libgit2's discovery, so both always agree.
+    """
+    if any(k in os.environ for k in ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES",
+                                     "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_COMMON_DIR")):
+        return None
+    here = Path(os.path.abspath(start))
+    for directory in (here, *here.parents):
+        dotgit = directory / ".git"
+        if os.path.lexists(dotgit):
+            if not (dotgit.is_dir() and not dotgit.is_symlink() and (dotgit / "HEAD").is_file()):
+                return None
+            try:
+                config = (dotgit / "config").read_text("utf-8", errors="replace").lower()
+            except OSError:
+                return None
+            return None if "worktree" in config else directory
+        if directory.name == ".git" or (directory / "HEAD").is_file():
+            return None  # inside a git directory or a bare repository
+    return None
+
+
+def _stat_key(st: os.stat_result) -> str:
+    """Return a work-tree file's catalog change key: ``mtime_ns:size:inode``."""
+    return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+
+
+def _objects_dir(repo: pygit2.Repository) -> Path:
+    """Return the repository's object directory (linked worktrees share it: ``commondir``)."""
+    git_dir = Path(repo.path)
+    common = git_dir / "commondir"
+    if common.is_file():
+        git_dir = (git_dir / common.read_text("utf-8").strip()).resolve()
+    return git_dir / "objects"
 
 
 def _difference(old: bytes, new: bytes) -> str:

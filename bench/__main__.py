@@ -1,0 +1,72 @@
+"""``python -m bench``: generate, measure, print the table, write bench/results/*.json."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from . import measure, report
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+@click.command()
+@click.option("-n", "sizes", type=int, multiple=True,
+              help="Store sizes to measure (repeatable). Default: 10,000 and 100,000.")
+@click.option("--million", is_flag=True, help="Also measure N = 1,000,000 (takes long).")
+@click.option("--repeat", default=7, show_default=True,
+              help="Fresh processes per latency measurement (median/p95 over these).")
+@click.option("--workdir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to build the stores (default: a temporary directory).")
+@click.option("--keep", is_flag=True, help="Keep the stores after measuring.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=RESULTS, show_default=True, help="Directory for the JSON results.")
+def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | None, keep: bool,
+         out_dir: Path) -> None:
+    """Measure kistore against git's own limits at N manifests (issue 8).
+
+    \b
+    Example:
+      python -m bench                 # N = 10,000 and 100,000
+      python -m bench -n 200 --repeat 2
+      python -m bench --million
+    """
+    ns = list(sizes) or [10_000, 100_000]
+    if million:
+        ns.append(1_000_000)
+    base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="kistore-bench-"))
+    rows: list[measure.Row] = []
+    try:
+        for n in ns:
+            here = base / f"n{n}"
+            if here.exists():
+                shutil.rmtree(here)
+            here.mkdir(parents=True)
+            click.echo(f"N = {n:,}: generating ...", err=True)
+            prepared = measure.prepare(here, n)
+            steps = [("bulk add", measure.bulk_add, (prepared,)),
+                     ("single add", measure.single_add, (prepared, repeat)),
+                     ("verify", measure.verify, ()),
+                     ("rank", measure.rank, (repeat * 3, prepared)),
+                     ("git gc", measure.repo_size, ())]
+            for step, fn, args in steps:
+                click.echo(f"N = {n:,}: {step} ...", err=True)
+                rows.extend(fn(here, n, *args))  # type: ignore[operator]
+            if not keep:
+                shutil.rmtree(here)
+    finally:
+        if not keep and not workdir:
+            shutil.rmtree(base, ignore_errors=True)
+    click.echo(report.table(rows))
+    command = "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    path = report.write_json(rows, report.machine(), out_dir, command.strip())
+    click.echo(f"\nresults: {path}")
+
+
+if __name__ == "__main__":
+    main()

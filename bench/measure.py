@@ -1,0 +1,302 @@
+"""The measurements: each kistore path timed beside its baseline, in the same run.
+
+Every timing is wall-clock of a fresh process (``subprocess``), the way a person or CI pays
+it, except where noted. Rates are per manifest; latencies are in milliseconds (ms).
+Nothing here asserts a speed: it measures and reports (issue 8).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kistore import layout
+from kistore.model import Manifest
+
+from .generate import extra_run, manifests
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "kistore bench", "GIT_AUTHOR_EMAIL": "bench@kistore.invalid",
+    "GIT_COMMITTER_NAME": "kistore bench", "GIT_COMMITTER_EMAIL": "bench@kistore.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+@dataclass
+class Row:
+    """One line of the results table.
+
+    Attributes:
+        n: store size the row was measured at (manifests).
+        what: what was measured.
+        value: the measured number (None: not measured, see ``note``).
+        unit: its unit (``manifests/s``, ``ms``, ``bytes/manifest`` ...).
+        baseline: what it is compared with, and that number, in the same unit.
+        ratio: kistore / baseline for times (lower is better) or rates (higher is better).
+        target: the issue's target for the ratio or value, as text.
+        met: whether the target is met (None when there is no target or no value).
+        note: anything a reader needs to interpret the row.
+    """
+
+    n: int
+    what: str
+    value: float | None
+    unit: str
+    baseline: str = ""
+    baseline_value: float | None = None
+    ratio: float | None = None
+    target: str = ""
+    met: bool | None = None
+    note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def env() -> dict[str, str]:
+    """The environment for every child process: fixed git identity, no user git config."""
+    return {**os.environ, **GIT_ENV}
+
+
+def run(args: list[str], *, cwd: Path | None = None, stdin: Path | None = None,
+        check: bool = True) -> tuple[float, subprocess.CompletedProcess[bytes]]:
+    """Run a command; return (seconds, completed process). Raises on failure if ``check``."""
+    inp = stdin.open("rb") if stdin else subprocess.DEVNULL
+    try:
+        start = time.perf_counter()
+        done = subprocess.run(args, cwd=cwd, stdin=inp, capture_output=True, env=env())
+        seconds = time.perf_counter() - start
+    finally:
+        if stdin:
+            inp.close()  # type: ignore[union-attr]
+    if check and done.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, args))} exited {done.returncode}: "
+                           f"{done.stderr.decode(errors='replace')[-2000:]}")
+    return seconds, done
+
+
+def kistore_bin() -> str:
+    """The ``kistore`` console script beside this Python (what a user runs)."""
+    script = Path(sys.executable).parent / "kistore"
+    return str(script) if script.exists() else shutil.which("kistore") or "kistore"
+
+
+def has_command(name: str) -> bool:
+    """True when ``kistore NAME --help`` works (the command has landed)."""
+    _, done = run([kistore_bin(), name, "--help"], check=False)
+    return done.returncode == 0
+
+
+def prepare(workdir: Path, n: int) -> dict[str, Any]:
+    """Write the N manifests as JSON Lines and the same canonical bytes as a fast-import stream.
+
+    Returns:
+        ``{"jsonl": Path, "stream": Path, "paths": int, "bytes": int, "contents": list}``
+        (``contents``: every ``(path, canonical bytes)`` pair, for the work-tree floor).
+    """
+    jsonl = workdir / "manifests.jsonl"
+    stream = workdir / "fast-import.stream"
+    files = 0
+    canonical_bytes = 0
+    contents: list[tuple[str, bytes]] = []
+    with jsonl.open("w", encoding="utf-8") as lines, stream.open("wb") as out:
+        tree: list[bytes] = []
+        for mark, document in enumerate(manifests(n), start=1):
+            lines.write(json.dumps(document, separators=(",", ":"), ensure_ascii=False) + "\n")
+            m = Manifest.from_document(document)
+            for kind, path, data in (("o", layout.object_path(m.digest), m.object_bytes),
+                                     ("m", layout.metadata_path(m.digest), m.metadata_bytes)):
+                out.write(b"blob\nmark :%s%d\ndata %d\n%s\n"
+                          % (kind.encode(), mark, len(data), data))
+                tree.append(b"M 100644 :%s%d %s\n" % (kind.encode(), mark, path.encode()))
+                contents.append((path, data))
+                files += 1
+                canonical_bytes += len(data)
+        message = b"bulk import"
+        out.write(b"commit refs/heads/main\ncommitter bench <bench@kistore.invalid> 0 +0000\n")
+        out.write(b"data %d\n%s\n" % (len(message), message))
+        out.writelines(tree)
+        out.write(b"\n")
+    return {"jsonl": jsonl, "stream": stream, "paths": files, "bytes": canonical_bytes,
+            "contents": contents}
+
+
+def _fix_marks(stream: Path) -> None:
+    """fast-import marks must be integers: map ``:o7``/``:m7`` to ``:14``/``:15``."""
+    import re
+
+    data = stream.read_bytes()
+    pattern = re.compile(rb"(?m)^(mark |M 100644 ):([om])(\d+)")
+    # Only touch command lines, never blob bodies: blob bodies are canonical JSON objects,
+    # which start with '{' and are one line, so they never match the anchored pattern.
+    data = pattern.sub(lambda g: g.group(1) + b":" + str(
+        int(g.group(3)) * 2 + (g.group(2) == b"m")).encode(), data)
+    stream.write_bytes(data)
+
+
+def work_tree_floor(workdir: Path, contents: list[tuple[str, bytes]]) -> float:
+    """Seconds to write the same files into a fresh directory (temp name + rename each).
+
+    The least any writer of this layout pays on this disk, in-process, before parsing,
+    validating or touching git: the bound of a work-tree add.
+    """
+    base = workdir / "floor"
+    made: set[str] = set()
+    start = time.perf_counter()
+    for rel, data in contents:
+        path = os.path.join(base, rel)
+        parent = os.path.dirname(path)
+        if parent not in made:
+            os.makedirs(parent, exist_ok=True)
+            made.add(parent)
+        tmp = path + ".tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.write(fd, data)
+        os.close(fd)
+        os.replace(tmp, path)
+    seconds = time.perf_counter() - start
+    shutil.rmtree(base)
+    return seconds
+
+
+def bulk_add(workdir: Path, n: int, prepared: dict[str, Any]) -> list[Row]:
+    """Bulk ``kistore add --commit`` of N manifests vs ``git fast-import`` of the same bytes."""
+    _fix_marks(prepared["stream"])
+    git_repo = workdir / "fast-import.git"
+    run(["git", "init", "-q", "--bare", str(git_repo)])
+    git_s, _ = run(["git", "--git-dir", str(git_repo), "fast-import", "--quiet"],
+                   stdin=prepared["stream"])
+    store = workdir / "store"
+    run([kistore_bin(), "init", str(store)])
+    ki_s, _ = run([kistore_bin(), "--store", str(store), "add", "--commit", "-m", "bench",
+                   str(prepared["jsonl"])])
+    _, status = run(["git", "-C", str(store), "status", "--porcelain"])
+    dirty = len(status.stdout.splitlines())
+    floor_s = work_tree_floor(workdir, prepared["contents"])
+    ki_rate, git_rate = n / ki_s, n / git_s
+    ratio = ki_rate / git_rate
+    return [Row(n, "bulk add --commit", ki_rate, "manifests/s",
+                "git fast-import, same bytes and paths", git_rate, ratio, ">= 0.33x",
+                ratio >= 1 / 3,
+                f"kistore {ki_s:.1f} s, fast-import {git_s:.1f} s "
+                f"({prepared['paths'] / git_s:,.0f} blobs/s); git status after: "
+                f"{'clean' if dirty == 0 else f'{dirty} paths dirty'}",
+                {"kistore_s": ki_s, "fast_import_s": git_s, "git_status_dirty": dirty}),
+            Row(n, "bulk add vs work-tree floor", ki_rate, "manifests/s",
+                "writing the same 2N files only (temp + rename)", n / floor_s,
+                ki_rate / (n / floor_s), "", None,
+                f"floor {floor_s:.1f} s: no parsing, validation or git; what bounds a "
+                "work-tree add on this disk", {"floor_s": floor_s})]
+
+
+def _median_ms(times: list[float]) -> float:
+    return statistics.median(times) * 1000
+
+
+def single_add(workdir: Path, n: int, prepared: dict[str, Any], repeat: int) -> list[Row]:
+    """One-manifest ``kistore add`` as a fresh process vs hash-object and the import floor."""
+    store = workdir / "store"
+    last = prepared["jsonl"].read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    add, add_commit, hash_object, floor, help_, click_floor = [], [], [], [], [], []
+    py = sys.executable
+    for i in range(repeat):
+        one = workdir / f"single-{i}.json"
+        one.write_text(json.dumps(extra_run(last, i)))
+        add.append(run([kistore_bin(), "--store", str(store), "add", str(one)])[0])
+        two = workdir / f"single-commit-{i}.json"
+        two.write_text(json.dumps(extra_run(last, 1000 + i)))
+        add_commit.append(run([kistore_bin(), "--store", str(store), "add", "--commit",
+                               str(two)])[0])
+        hash_object.append(run(["git", "-C", str(store), "hash-object", "-w", str(one)])[0])
+        floor.append(run([py, "-c", "import click, jsonschema"])[0])
+        help_.append(run([kistore_bin(), "--help"])[0])
+        click_floor.append(run([py, "-c", "import click"])[0])
+    a, ac, h, f = map(_median_ms, (add, add_commit, hash_object, floor))
+    kh, cf = _median_ms(help_), _median_ms(click_floor)
+    note = f"median of {repeat} fresh processes into the {n:,}-manifest store"
+    return [
+        Row(n, "one add (work tree)", a, "ms", "python -c 'import click, jsonschema'", f,
+            a / f, "<= 1.5x", a / f <= 1.5, f"{note}; git hash-object -w: {h:.0f} ms",
+            {"hash_object_ms": h}),
+        Row(n, "one add --commit", ac, "ms", "python -c 'import click, jsonschema'", f,
+            ac / f, "", None, note),
+        Row(n, "kistore --help", kh, "ms", "python -c 'import click'", cf, kh / cf,
+            "<= 1.5x", kh / cf <= 1.5, f"median of {repeat}"),
+    ]
+
+
+def verify(workdir: Path, n: int) -> list[Row]:
+    """``kistore verify`` of the whole store vs ``sha256sum`` over the same object files."""
+    store = workdir / "store"
+    objects = sorted(str(p) for p in (store / layout.OBJECTS_DIR).rglob("*.json"))
+    listing = workdir / "objects.list"
+    listing.write_text("\0".join(objects))
+    sha_s, _ = run(["xargs", "-0", "-a", str(listing), "sha256sum"])
+    sha_rate = len(objects) / sha_s
+    if not has_command("verify"):
+        return [Row(n, "verify (whole store)", None, "objects/s", "sha256sum, same files",
+                    sha_rate, None, ">= 10,000/s and >= 0.5x", None,
+                    "not measured yet: `kistore verify` has not landed on main")]
+    ki_s, done = run([kistore_bin(), "--store", str(store), "verify"], check=False)
+    rate = len(objects) / ki_s
+    return [Row(n, "verify (whole store)", rate, "objects/s", "sha256sum, same files", sha_rate,
+                rate / sha_rate, ">= 10,000/s and >= 0.5x",
+                rate >= 10_000 and rate / sha_rate >= 0.5,
+                f"exit {done.returncode}; kistore {ki_s:.1f} s, sha256sum {sha_s:.1f} s")]
+
+
+def rank(workdir: Path, n: int, repeat: int, prepared: dict[str, Any]) -> list[Row]:
+    """Index build, ``kistore rank`` p50/p95 with the index warm, and the incremental update.
+
+    Every time is a fresh process. The incremental row adds one run to the work tree and
+    times the next ``rank`` (which brings the index up to date first) against the warm p50.
+    """
+    if not has_command("rank"):
+        return [Row(n, "index build / rank p95", None, "ms", "", None, None, "rank p95 <= 50 ms",
+                    None, "not measured yet: the query layer (`kistore rank`) has not landed "
+                          "on main")]
+    store = workdir / "store"
+    ki = [kistore_bin(), "--store", str(store)]
+    rows = []
+    build_s, done = run([*ki, "reindex"], check=False)
+    rows.append(Row(n, "index build (reindex)", build_s * 1000, "ms",
+                    note=f"fresh process, from scratch; exit {done.returncode}"))
+    target = "BenchmarkRun/run-0000000"
+    times = [run([*ki, "rank", target], check=False)[0] for _ in range(repeat)]
+    times.sort()
+    p50 = _median_ms(times)
+    p95 = times[min(len(times) - 1, int(0.95 * len(times)))] * 1000
+    rows.append(Row(n, "rank p95 (index warm)", p95, "ms", "", None, None, "p95 <= 50 ms",
+                    p95 <= 50, f"p50 {p50:.0f} ms over {repeat} fresh processes "
+                               "(each pays Python start and imports)", {"p50_ms": p50}))
+    last = prepared["jsonl"].read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    one = workdir / "incremental.json"
+    one.write_text(json.dumps(extra_run(last, 9999)))
+    run([*ki, "add", str(one)])
+    after_s, _ = run([*ki, "rank", target], check=False)
+    extra = after_s * 1000 - p50
+    rows.append(Row(n, "rank after adding 1 manifest", after_s * 1000, "ms",
+                    "rank p50 with the index warm", p50, None, "increment <= 200 ms",
+                    extra <= 200, f"incremental reindex ~{extra:.0f} ms (this minus warm p50)"))
+    return rows
+
+
+def repo_size(workdir: Path, n: int) -> list[Row]:
+    """Repository bytes per manifest after ``git gc`` (kistore store vs the fast-import repo)."""
+    sizes = {}
+    for name, git_dir in (("kistore", workdir / "store" / ".git"),
+                          ("fast-import", workdir / "fast-import.git")):
+        run(["git", "--git-dir", str(git_dir), "gc", "--quiet"])
+        _, done = run(["git", "--git-dir", str(git_dir), "count-objects", "-v"])
+        facts = dict(line.split(": ") for line in done.stdout.decode().splitlines())
+        sizes[name] = (int(facts["size-pack"]) + int(facts["size"])) * 1024
+    per = sizes["kistore"] / n
+    return [Row(n, "repository after git gc", per, "bytes/manifest", "fast-import repo after gc",
+                sizes["fast-import"] / n, per / (sizes["fast-import"] / n), "<= 1024 bytes",
+                per <= 1024, f"{sizes['kistore']:,} bytes in .git (packs + loose)")]

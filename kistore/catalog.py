@@ -1,0 +1,208 @@
+"""The name catalog: ``(kind, metadata.name) -> digest`` without reading the whole store.
+
+``add`` must check that a name is unused and ``KIND/NAME`` must resolve, at 100,000
+manifests and more, in a few milliseconds. Reading every object and metadata file to do it
+is O(store). The catalog is a small SQLite file under the git directory
+(``.git/kistore/catalog.sqlite``), derived from the store, never committed: deleting it
+loses nothing, the next read rebuilds it.
+
+It is kept per *scope*: ``work`` (the work tree) and ``commit`` (the last commit read with
+``at=REV``). Each scope remembers, per shard directory (``objects/XX``, ``metadata/XX``), the
+key it indexed the shard at, and per manifest the keys of its two files:
+
+* commit scope: keys are git tree and blob ids, so the catalog is exactly right for any
+  commit: a shard whose tree id is unchanged is skipped, a changed shard is re-listed and
+  only blobs with new ids are read;
+* work scope: keys are the directory's ``st_mtime_ns`` and each file's
+  ``(st_mtime_ns, st_size, st_ino)``, as git's own index trusts stat data. Every add,
+  removal or rename in a shard changes the directory's mtime, so it is seen; an in-place
+  edit of a file in a shard whose directory did not change is not (``kistore verify`` and
+  the pull-request gate read every file and remain the authority on names).
+
+The store layer hands in a :class:`Source` (the work tree or a commit); this module does no
+git itself. The query layer's ranking index is separate (``kistore/query``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Protocol
+
+from .digest import Digest
+
+SCHEMA_VERSION = "2"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS shards (scope TEXT, dir TEXT, key TEXT NOT NULL,
+                                   PRIMARY KEY (scope, dir));
+CREATE TABLE IF NOT EXISTS files (scope TEXT, digest TEXT, object_key TEXT, metadata_key TEXT,
+                                  kind TEXT, name TEXT, PRIMARY KEY (scope, digest));
+CREATE INDEX IF NOT EXISTS files_by_name ON files (scope, kind, name, digest);
+"""
+
+
+class Source(Protocol):
+    """What the catalog needs to know about a view of the store (work tree or commit)."""
+
+    scope: str
+    """``work`` or ``commit``."""
+
+    def shard_keys(self) -> dict[str, str]:
+        """Map every shard directory (``objects/XX``, ``metadata/XX``) to its change key."""
+        ...
+
+    def file_keys(self, shard_dir: str) -> dict[str, str]:
+        """Map each file name in a shard directory to its change key."""
+        ...
+
+    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
+        """Return a file's bytes (None when it vanished)."""
+        ...
+
+
+class Catalog:
+    """The SQLite name catalog at ``path`` (created on first use).
+
+    Args:
+        path: the database file, e.g. ``.git/kistore/catalog.sqlite``.
+
+    Raises:
+        sqlite3.Error: when the file cannot be created or opened (callers fall back to a
+            full scan).
+    """
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT)")
+        row = self.db.execute("SELECT value FROM info WHERE key='version'").fetchone()
+        if row is None or row[0] != SCHEMA_VERSION:  # derived data: start again
+            self.db.executescript("DROP TABLE IF EXISTS shards; DROP TABLE IF EXISTS files;")
+            self.db.execute("INSERT OR REPLACE INTO info VALUES ('version', ?)",
+                            (SCHEMA_VERSION,))
+        self.db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        """Close the database."""
+        self.db.close()
+
+    def sync(self, source: Source) -> int:
+        """Bring ``source.scope`` up to date with ``source``; return how many shards it re-read.
+
+        Only shards whose key changed are listed again, and only files whose key changed are
+        read. A file that does not parse, or a manifest missing its object or metadata file,
+        has no name in the catalog (``verify`` reports it).
+        """
+        scope = source.scope
+        current = source.shard_keys()
+        known = dict(self.db.execute("SELECT dir, key FROM shards WHERE scope=?", (scope,)))
+        changed = sorted({d.rpartition("/")[2] for d in current.keys() | known.keys()
+                          if current.get(d) != known.get(d)})
+        if not changed:
+            return 0
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            for shard in changed:
+                self._sync_shard(source, shard)
+            self.db.execute("DELETE FROM shards WHERE scope=?", (scope,))
+            self.db.executemany("INSERT INTO shards VALUES (?, ?, ?)",
+                                [(scope, d, k) for d, k in current.items()])
+        return len(changed)
+
+    def _sync_shard(self, source: Source, shard: str) -> None:
+        scope = source.scope
+        objects = source.file_keys(f"objects/{shard}")
+        metadata = source.file_keys(f"metadata/{shard}")
+        stored = {row[0]: (row[1], row[2]) for row in self.db.execute(
+            "SELECT digest, object_key, metadata_key FROM files "
+            "WHERE scope=? AND digest >= ? AND digest < ?",
+            (scope, shard, shard + "g"))}
+        seen = set()
+        for leaf in objects.keys() & metadata.keys():
+            if not leaf.endswith(".json"):
+                continue
+            hex_ = shard + leaf[:-5]
+            keys = (objects[leaf], metadata[leaf])
+            seen.add(hex_)
+            if stored.get(hex_) == keys:
+                continue
+            kind_name = _kind_and_name(source.read_file(f"objects/{shard}", leaf),
+                                       source.read_file(f"metadata/{shard}", leaf))
+            if kind_name is None:
+                self.db.execute("DELETE FROM files WHERE scope=? AND digest=?", (scope, hex_))
+            else:
+                self.db.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
+                                (scope, hex_, *keys, *kind_name))
+        gone = [(scope, d) for d in stored.keys() - seen]
+        self.db.executemany("DELETE FROM files WHERE scope=? AND digest=?", gone)
+
+    def record(self, scope: str, rows: Iterable[tuple[Digest, str, str, str, str]],
+               shard_keys: Mapping[str, str]) -> None:
+        """Record manifests the caller just wrote, and the shard keys after its write.
+
+        Args:
+            scope: ``work`` or ``commit``.
+            rows: ``(digest, object_key, metadata_key, kind, name)`` per written manifest.
+            shard_keys: new keys of the shard directories written (only those).
+        """
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
+                                [(scope, d.hex, ok, mk, k, n) for d, ok, mk, k, n in rows])
+            self.db.executemany("INSERT OR REPLACE INTO shards VALUES (?, ?, ?)",
+                                [(scope, d, k) for d, k in shard_keys.items()])
+
+    def owners(self, scope: str, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Digest]:
+        """Return the digest holding each ``(kind, name)`` in ``keys`` that is taken.
+
+        When two manifests share a name (``verify`` reports it), the larger digest is given.
+        A large batch is answered from one scan of its kinds instead of a query per key.
+        """
+        wanted = list(keys)
+        if len(wanted) > 256:
+            names = self.names(scope, sorted({kind for kind, _ in wanted}))
+            return {key: names[key] for key in wanted if key in names}
+        found: dict[tuple[str, str], Digest] = {}
+        for kind, name in wanted:
+            # MAX(), not ORDER BY: an ORDER BY digest makes SQLite walk the primary key.
+            row = self.db.execute(
+                "SELECT MAX(digest) FROM files WHERE scope=? AND kind=? AND name=?",
+                (scope, kind, name)).fetchone()
+            if row[0] is not None:
+                found[(kind, name)] = Digest(row[0])
+        return found
+
+    def names(self, scope: str, kinds: Iterable[str]) -> dict[tuple[str, str], Digest]:
+        """Return every ``(kind, name) -> digest`` of ``kinds`` in ``scope``."""
+        wanted = list(kinds)
+        marks = ",".join("?" * len(wanted))
+        rows = self.db.execute(
+            f"SELECT kind, name, digest FROM files WHERE scope=? AND kind IN ({marks}) "
+            "ORDER BY digest", (scope, *wanted))
+        return {(kind, name): Digest(digest) for kind, name, digest in rows}
+
+
+def _kind_and_name(object_bytes: bytes | None, metadata_bytes: bytes | None
+                   ) -> tuple[str, str] | None:
+    """``(kind, metadata.name)`` of a stored manifest, or None when either file is unusable."""
+    try:
+        kind = json.loads(object_bytes or b"")["kind"]
+        name = json.loads(metadata_bytes or b"")["name"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(kind, str) or not isinstance(name, str):
+        return None
+    return kind, name
+
+
+def open_catalog(git_dir: Path) -> Catalog | None:
+    """Open ``GIT_DIR/kistore/catalog.sqlite``, or None when it cannot be (read-only clone)."""
+    try:
+        return Catalog(git_dir / "kistore" / "catalog.sqlite")
+    except (sqlite3.Error, OSError):
+        return None
+
