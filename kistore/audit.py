@@ -416,6 +416,42 @@ def ancestry(repo: Any, head: Any, hide: Any = None) -> Iterator[Any]:
     yield from walker
 
 
+POLICY_INVALID = rule(
+    "KI206", "policy-invalid", ERROR,
+    "fix store/policy/ranking.json so it is strict JSON valid against "
+    "schemas/RankingPolicy.json (every `kistore rank` fails until then)")
+
+POLICY_PATH = f"{layout.POLICY_DIR}/ranking.json"
+
+
+def check_policy(store: Any, at: str | None = None) -> list[Finding]:
+    """Check the reviewed ranking policy ``store/policy/ranking.json`` of a view.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: revision, or None for the work tree.
+
+    Returns:
+        KI206 for a policy file that is not strict JSON or fails
+        ``schemas/RankingPolicy.json`` (one finding per problem, with its JSON Pointer);
+        nothing when the file is valid or absent (the shipped default applies).
+    """
+    from . import canonical
+    from .errors import KistoreError
+    from .schema import check_document
+
+    data = store.view(at).read(POLICY_PATH)
+    if data is None:
+        return []
+    try:
+        problems: list[KistoreError] = list(check_document(
+            canonical.loads(data, file=POLICY_PATH), "RankingPolicy.json", file=POLICY_PATH))
+    except KistoreError as e:
+        problems = e.problems
+    return [Finding(POLICY_INVALID, p.message, file=POLICY_PATH, pointer=p.pointer,
+                    line=p.line, column=p.column) for p in problems]
+
+
 def check_history(store: Any, at: str | None = None) -> list[Finding]:
     """Check that objects are append-only across the history of ``at`` (or ``HEAD``).
 
@@ -463,8 +499,8 @@ def _worktree_changes(repo: Any) -> list[Finding]:
     return findings
 
 
-CHECKERS: list[Checker] = [check_history, check_attestations]
-"""The checks :func:`verify` runs after the contents check: history, then attestations."""
+CHECKERS: list[Checker] = [check_history, check_policy, check_attestations]
+"""The checks :func:`verify` runs after the contents check: history, policy, attestations."""
 
 
 def verify(store: Any, at: str | None = None, *, progress: Progress | None = None,

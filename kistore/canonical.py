@@ -59,9 +59,20 @@ def _parse_int(text: str) -> int:
 
 def _parse_float(text: str) -> float:
     value = float(text)
+    if value == 0 and _underflows(text):
+        raise _Reject(text)
     if math.isfinite(value) and not (value.is_integer() and abs(value) > MAX_SAFE_INTEGER):
         return value
     raise _Reject(text)
+
+
+def _underflows(text: str) -> bool:
+    """Return True for a nonzero literal (``1e-400``) that a double rounds to 0.
+
+    Such a number would be silently stored as 0, with the same digest as a real 0.
+    """
+    mantissa = text.lower().partition("e")[0]
+    return any(c in "123456789" for c in mantissa)
 
 
 def _object_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -558,6 +569,9 @@ class _Scanner:
         try:
             _parse_float(literal) if is_float else _parse_int(literal)
         except _Reject:
+            if is_float and float(literal) == 0:
+                self.fail(f"number {literal} is too small for an IEEE 754 double (it would "
+                          "round to 0); write 0 or store it as a string", pointer, start)
             if is_float and math.isfinite(float(literal)):
                 self.fail(
                     f"number {literal} is an integer outside +/-(2**53 - 1); "

@@ -29,6 +29,7 @@ from .audit import (
     history_findings,
     objects_tree,
 )
+from .digest import Digest
 from .errors import InputError
 from .findings import ERROR, INFO, Finding, rule
 from .notes import NOTES_REF
@@ -97,7 +98,27 @@ def check_range(store: Any, spec: str) -> list[Finding]:
     findings += check_contents(TreeSnapshot(repo, head.tree), focus=changed)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
+    findings += _special_files(store, str(head.id), changed)
     return sorted(findings, key=sort_key)
+
+
+def _special_files(store: Any, head: str, changed: set[str]) -> list[Finding]:
+    """Check the attestation, trust and policy files the range adds or changes, at HEAD.
+
+    Attestation files must verify (KI301-KI305), a changed trust file must be valid (KI309),
+    a changed policy file too (KI206); community/trusted attestations are not repeated here.
+    """
+    from .audit import POLICY_PATH, check_policy
+    from .evidence import check_attestations
+    from .trust import TRUST_FILE
+
+    findings: list[Finding] = []
+    if POLICY_PATH in changed:
+        findings += check_policy(store, head)
+    if TRUST_FILE in changed or any(p.startswith(layout.ATTESTATIONS_DIR + "/") for p in changed):
+        findings += [f for f in check_attestations(store, head)
+                     if f.severity != INFO and (f.file in changed or f.file == TRUST_FILE)]
+    return findings
 
 
 def _changed_paths(base_tree: Any, head_tree: Any) -> tuple[set[str], list[tuple[str, Any, Any]]]:
@@ -178,11 +199,12 @@ def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
             :func:`protected_refs`).
 
     Returns:
-        KI407 for a non-fast-forward update or deletion of a protected ref. For a branch
-        (``refs/heads/*``): the findings of :func:`check_range` from the old tip (from the
-        merge base for a new or force-pushed unprotected branch), or of a whole-history
-        check of the new tip when there is no base. Notes content is left to the
-        attestation checks; other refs (tags) are not checked.
+        KI407 for a non-fast-forward update or deletion of a protected ref. For
+        ``refs/notes/kistore``: KI408 for any attestation line the push removes, KI409 for a
+        new line that is not a bundle verifying against the object it annotates. For any
+        other ref naming a commit (branches, tags, other namespaces): the findings of
+        :func:`check_range` from the old tip (from the merge base for a new or force-pushed
+        ref), or of a whole-history check of the new tip when there is no base.
 
     Raises:
         InputError: when an id names no commit.
@@ -192,6 +214,9 @@ def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
     admit_quarantine(repo)
     findings: list[Finding] = []
     for old, new, ref in updates:
+        if new != ZERO and repo.get(new) is None:
+            raise InputError(f"{ref}: no object {new} in this repository; check --updates "
+                             "takes the OLD NEW REF lines git gives a hook")
         if old != ZERO and repo.get(old) is None:  # pre-push: the remote moved, not fetched
             if ref in protected:
                 findings.append(Finding(
@@ -205,13 +230,71 @@ def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
             findings.append(Finding(REF_NOT_FAST_FORWARD, f"{what} of {ref} refused",
                                     extra={"ref": ref, "old": old, "new": new}))
             continue
-        if new == ZERO or not ref.startswith("refs/heads/"):
+        if new == ZERO:
+            continue
+        if ref == NOTES_REF:
+            findings += _notes_update(repo, old, new)
+            continue
+        try:
+            store.commit(new)
+        except InputError:  # a tag of a tree or blob: nothing of the store's history
             continue
         base = old if old != ZERO and fast_forward else _merge_base(store, new, old, protected)
         if base is None:
             findings += _whole_history(store, new)
         else:
             findings += check_range(store, f"{base}..{new}")
+    return findings
+
+
+NOTES_LINE_REMOVED = rule(
+    "KI408", "notes-line-removed", ERROR,
+    "notes only grow: fetch refs/notes/kistore, merge with `kistore notes fetch`, and push "
+    "a notes commit that keeps every line (a withdrawal is answered by another attestation)")
+NOTES_LINE_INVALID = rule(
+    "KI409", "notes-line-invalid", ERROR,
+    "push only attestation bundles that verify against the object they annotate "
+    "(`kistore attest` writes them)")
+
+
+def _notes_update(repo: Any, old: str, new: str) -> list[Finding]:
+    """Check a push of ``refs/notes/kistore``: every old line stays, every new line verifies.
+
+    Notes are append-only evidence: removing a line would silently undo a withdrawal or a
+    rerun in every clone that fetches; an unreadable or unverifiable line would fail
+    ``verify`` everywhere.
+    """
+    import pygit2
+
+    from .attestation import Bundle, verify_bundle
+    from .errors import KistoreError
+    from .notes import lines_of, note_blobs
+
+    def notes_of(rev: str) -> dict[str, str]:
+        return {} if rev == ZERO else note_blobs(repo, repo[rev].peel(pygit2.Commit))
+
+    before, after = notes_of(old), notes_of(new)
+    findings: list[Finding] = []
+    for obj, blob in sorted(after.items()):
+        had = set(lines_of(repo[before[obj]].data)) if obj in before else set()
+        for line in lines_of(repo[blob].data):
+            if line in had:
+                continue
+            try:
+                target = repo.get(obj)  # notes annotate object-file blobs; anything else
+                subject = (Digest.of(bytes(target.data)) if isinstance(target, pygit2.Blob)
+                           else Digest("0" * 64))  # ... is about no manifest at all
+                verify_bundle(Bundle.from_bytes(line, file=f"{NOTES_REF}:{obj}"), subject)
+            except KistoreError as e:
+                findings.append(Finding(NOTES_LINE_INVALID, e.message,
+                                        file=f"{NOTES_REF}:{obj}"))
+    for obj, blob in sorted(before.items()):
+        kept = set(lines_of(repo[after[obj]].data)) if obj in after else set()
+        lost = [line for line in lines_of(repo[blob].data) if line not in kept]
+        if lost:
+            findings.append(Finding(NOTES_LINE_REMOVED, f"the push removes {len(lost)} "
+                                    f"attestation line(s) from the note on {obj}",
+                                    file=f"{NOTES_REF}:{obj}"))
     return findings
 
 

@@ -75,12 +75,16 @@ def _expand(name: str, errors: list[KistoreError]) -> Iterator[tuple[str, bytes]
         return
     path = Path(name)
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in MANIFEST_SUFFIXES)
+        files = sorted(
+            p for p in path.rglob("*")
+            if p.is_file() and p.suffix in MANIFEST_SUFFIXES
+            and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        )
         if not files:
             errors.append(InputError("directory holds no .json or .jsonl files", file=name))
         for p in files:
             yield str(p), p.read_bytes()
-    elif path.is_file():
+    elif path.exists():  # a file, or a pipe such as <(...) or /dev/stdin
         yield name, path.read_bytes()
     else:
         errors.append(InputError("no such file or directory", file=name))
@@ -131,10 +135,15 @@ def _parse_lines(data: bytes, file: str) -> list[Located]:
 
 
 def _from_value(value: Any, file: str, *, line: int | None) -> list[Located]:
-    """Split a parsed value into manifests (a manifest, a bundle object or an array)."""
-    if isinstance(value, dict) and "kind" not in value and value and all(
+    """Split a parsed value into manifests (a manifest, a bundle object or an array).
+
+    An object without ``kind``/``apiVersion`` of which some member is a manifest is a
+    bundle; its other members are reported where they are (``/b: ...``), not the whole
+    file as one bad manifest.
+    """
+    if isinstance(value, dict) and "kind" not in value and "apiVersion" not in value and any(
         isinstance(v, dict) and "kind" in v for v in value.values()
-    ):
+    ):  # a bundle: every member must be a manifest (a non-manifest member is reported)
         entries = [(f"/{escape_pointer(k)}", v) for k, v in value.items()]
     elif isinstance(value, list):
         entries = [(f"/{i}", v) for i, v in enumerate(value)]

@@ -283,8 +283,10 @@ def collect(store: Any, subject: Digest | None = None, *, at: str | None = None)
 
 
 def _file_defect(data: bytes, name: str) -> str:
-    """Say why an attestation file cannot count: its name must be the sha256 of its
-    canonical bytes (``notes sync`` refuses such a file too); "" when it can."""
+    """Say why an attestation file cannot count ("" when it can).
+
+    Its name must be the sha256 of its canonical bytes (``notes sync`` refuses it too).
+    """
     if hashlib.sha256(data).hexdigest() != name or not canonical.is_canonical(data):
         return ("the file is not the canonical bundle its name says (name = sha256 of the "
                 "canonical bundle bytes)")
@@ -448,6 +450,16 @@ def sync(store: Any) -> SyncResult:
 
 def _lines(data: bytes) -> list[bytes]:
     return [line for line in data.split(b"\n") if line.strip()]
+
+
+def note_blobs(repo: pygit2.Repository, commit: pygit2.Commit) -> dict[str, str]:
+    """Map annotated object id -> note blob id in one commit of the notes ref (any fan-out)."""
+    return _flatten(repo, commit.tree, "", {})
+
+
+def lines_of(data: bytes) -> list[bytes]:
+    """Return the non-blank lines of a note (one attestation bundle each)."""
+    return _lines(data)
 
 
 # -- fetch and push (the git binary) ---------------------------------------------------

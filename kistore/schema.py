@@ -19,6 +19,7 @@ even when the fast validator disagrees, e.g. on ``$`` before a final newline).
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -76,9 +77,28 @@ def _validator(name: str) -> Any:
     registry: Registry[Any] = Registry().with_resources(resources_)
     checker = jsonschema.FormatChecker(formats=())
     checker.checks("date-time")(_is_date_time)
-    return jsonschema.Draft202012Validator(
-        load_schema(name), registry=registry, format_checker=checker
+    validator = jsonschema.validators.extend(
+        jsonschema.Draft202012Validator, {"pattern": _ecma_pattern}
     )
+    return validator(load_schema(name), registry=registry, format_checker=checker)
+
+
+def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
+    """Check the ``pattern`` keyword with ECMA-262 semantics for ``$`` (JSON Schema's dialect).
+
+    Python's ``$`` also matches before a final newline, so ``"evil\n"`` would pass
+    ``^[a-z]+$``; ECMA-262's ``$`` (no multiline flag) matches only at the very end.
+    """
+    from jsonschema.exceptions import ValidationError
+
+    if isinstance(instance, str) and not _ecma_regex(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@cache
+def _ecma_regex(pattern: str) -> re.Pattern[str]:
+    """Compile ``pattern``, a trailing unescaped ``$`` meaning end of string (Python ``\\Z``)."""
+    return re.compile(re.sub(r"(?<!\\)\$$", r"\\Z", pattern))
 
 
 def _is_date_time(value: object) -> bool:
@@ -88,7 +108,10 @@ def _is_date_time(value: object) -> bool:
     """
     import rfc3339_validator
 
-    return not isinstance(value, str) or bool(rfc3339_validator.validate_rfc3339(value))
+    if not isinstance(value, str):
+        return True
+    # rfc3339-validator's regex ends in Python's `$`, which also accepts a final newline
+    return "\n" not in value and bool(rfc3339_validator.validate_rfc3339(value))
 
 
 @cache

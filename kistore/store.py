@@ -517,6 +517,10 @@ class Store:
             One :class:`AddResult` per distinct manifest, in input order. Adding what is
             already stored is a no-op reported as ``unchanged``.
 
+        Writers on one clone take turns (a lock under the git directory), so the name and
+        metadata checks and the write are one step: two concurrent adds can never both
+        claim one name, nor silently replace each other's metadata.
+
         Raises:
             MultipleErrors: every refusal found, before anything is written: a digest whose
                 stored metadata differs (with the difference shown) unless
@@ -526,6 +530,32 @@ class Store:
             StoreStateError: no work tree, or the branch kept moving under a concurrent
                 writer; the store is left as it was.
         """
+        with self._write_lock():
+            return self._add(manifests, allow_dangling=allow_dangling,
+                             update_metadata=update_metadata, commit=commit, message=message,
+                             origins=origins)
+
+    @contextlib.contextmanager
+    def _write_lock(self) -> Iterator[None]:
+        """Hold the store's write lock (``flock`` on ``<git dir>/kistore-write.lock``)."""
+        with open(Path(self.git_dir) / "kistore-write.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _add(
+        self,
+        manifests: Sequence[Manifest],
+        *,
+        allow_dangling: bool,
+        update_metadata: bool,
+        commit: bool,
+        message: str | None,
+        origins: Mapping[Digest, str] | None,
+    ) -> list[AddResult]:
+        """:meth:`add` under the write lock."""
         if self.root is None:
             raise StoreStateError("this repository has no work tree; `add` needs one")
         view = WorkTreeView(self.root, self.catalog())
@@ -555,7 +585,14 @@ class Store:
             status = "added"
             if view.has_object(digest):
                 stored = view.read(layout.metadata_path(digest))
-                if stored == m.metadata_bytes:
+                if view.read(layout.object_path(digest)) != m.object_bytes:
+                    path = layout.object_path(digest)
+                    problems.append(VerificationError(
+                        f"the stored object file {path} is corrupt (its bytes are not this "
+                        f"manifest's canonical bytes); restore it with `git checkout -- {path}`"
+                        " or delete it and add again", pointer="",
+                    ))
+                elif stored == m.metadata_bytes:
                     status = "unchanged"
                 elif stored is not None and not update_metadata:
                     problems.append(ConflictError(
@@ -576,9 +613,10 @@ class Store:
                     f"store nor in this input: {listed}; add them first, or pass "
                     "--allow-dangling to record the run anyway", pointer="/spec",
                 ))
-            if status == "added":
+            if status == "added" or (commit and status == "unchanged"
+                                     and not self._committed(m)):
                 files[layout.object_path(digest)] = m.object_bytes
-            if status != "unchanged":
+            if status != "unchanged" or layout.object_path(digest) in files:
                 files[layout.metadata_path(digest)] = m.metadata_bytes
             results.append(AddResult(digest, m.kind, m.name, status))
             for problem in problems:
@@ -602,6 +640,18 @@ class Store:
         self._record_names(view, [unique[r.digest] for r in results if r.status != "unchanged"],
                            stats)
         return results
+
+    def _committed(self, m: Manifest) -> bool:
+        """Return True when HEAD already holds ``m``'s object and metadata bytes.
+
+        ``add --commit`` of a manifest an earlier plain ``add`` left uncommitted commits it.
+        """
+        try:
+            head = self.view("HEAD")
+        except InputError:  # no commit yet
+            return False
+        return (head.read(layout.object_path(m.digest)) == m.object_bytes
+                and head.read(layout.metadata_path(m.digest)) == m.metadata_bytes)
 
     def _record_names(self, view: WorkTreeView, written: list[Manifest],
                       stats: Mapping[str, os.stat_result]) -> None:
@@ -843,7 +893,11 @@ def _difference(old: bytes, new: bytes) -> str:
                      for v in (a, b)]
             changes.append(f"{pointer or '/'}: stored {shown[0]}, given {shown[1]}")
 
-    walk(json.loads(old), json.loads(new), "")
+    try:
+        stored = json.loads(old)
+    except ValueError:
+        return "the stored metadata file is not valid JSON: `kistore verify` reports it"
+    walk(stored, json.loads(new), "")
     return "; ".join(changes)
 
 

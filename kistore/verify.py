@@ -150,16 +150,48 @@ def check_gitattributes(data: bytes | None) -> list[Finding]:
         data: the bytes of the repository's top-level ``.gitattributes``, None when absent.
 
     Returns:
-        KI113 when no line ``store/** ...`` unsets ``text``, ``eol`` and ``filter``.
+        KI113 when no line ``store/** ...`` unsets ``text``, ``eol`` and ``filter``, or when
+        a later line that may match paths under ``store/`` sets a converting attribute again
+        (git applies the last matching line: ``store/objects/** working-tree-encoding=UTF-16``
+        would re-encode every object in new clones).
     """
-    for line in (data or b"").decode("utf-8", "replace").splitlines():
+    guarded = None
+    for number, line in enumerate((data or b"").decode("utf-8", "replace").splitlines(), 1):
         words = line.split()
-        if words[:1] == ["store/**"] and {"-text", "-eol", "-filter"} <= set(words[1:]):
-            return []
+        if not words or words[0].startswith("#"):
+            continue
+        if words[0] == "store/**" and {"-text", "-eol", "-filter"} <= set(words[1:]):
+            guarded = number
+            continue
+        converting = [w for w in words[1:] if _converts(w)]
+        if guarded is not None and converting and _may_match_store(words[0]):
+            return [Finding(GITATTRIBUTES_MISSING, f"line {number} sets "
+                            f"{' '.join(converting)} for {words[0]} after the store/** line, so "
+                            "git would convert stored bytes", file=".gitattributes",
+                            line=number, column=1, expected="no conversion under store/",
+                            found=line.strip())]
+    if guarded is not None:
+        return []
     return [Finding(GITATTRIBUTES_MISSING, "nothing stops end-of-line or filter conversion of "
                     "store/", file=".gitattributes",
                     expected="store/** -text -eol -filter -ident -working-tree-encoding",
                     found="no such line")]
+
+
+_CONVERTING = ("text", "eol", "filter", "ident", "working-tree-encoding", "crlf")
+
+
+def _converts(word: str) -> bool:
+    """Return True for an attribute setting that converts bytes (``text``, ``eol=crlf``)."""
+    if word.startswith(("-", "!")):
+        return False
+    return word.partition("=")[0] in _CONVERTING
+
+
+def _may_match_store(pattern: str) -> bool:
+    """Return True when a .gitattributes pattern may match a path under ``store/``."""
+    pattern = pattern.lstrip("/")
+    return "/" not in pattern.rstrip("/") or pattern.startswith(("store", "*", "**"))
 
 
 @dataclass(frozen=True, slots=True)

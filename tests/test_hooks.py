@@ -102,14 +102,32 @@ def test_pre_receive_refuses_a_rewrite_of_main_but_checks_topic_branches(server,
     assert topic.returncode == 0, topic.stderr
 
 
+def _attest(clone: Path, key_number: int) -> None:
+    from kistore import notes
+    from kistore.store import Store
+
+    from .conftest import fixed_key
+    from .test_attestation_evidence import RUN, bundle
+
+    notes.attach(Store(clone), RUN, bundle(fixed_key(key_number), "reproduction"))
+
+
 def test_pre_receive_refuses_a_rewrite_of_the_notes(server, clone):
-    git(clone, "notes", "--ref=kistore", "add", "-m", "a", "HEAD")
+    _attest(clone, 3)
     assert run_git(clone, "push", "origin", "refs/notes/kistore").returncode == 0
     git(clone, "update-ref", "-d", "refs/notes/kistore")
-    git(clone, "notes", "--ref=kistore", "add", "-m", "b", "HEAD")
+    _attest(clone, 4)
     pushed = run_git(clone, "push", "--force", "origin", "refs/notes/kistore")
     assert pushed.returncode != 0
     assert "refs/notes/kistore refused" in pushed.stderr
+
+
+def test_pre_receive_refuses_a_garbage_note(server, clone):
+    git(clone, "notes", "--ref=kistore", "add", "-m", "not an attestation", "HEAD")
+    pushed = run_git(clone, "push", "origin", "refs/notes/kistore")
+    assert pushed.returncode != 0
+    assert "KI409 notes-line-invalid" in pushed.stderr
+    assert "Traceback" not in pushed.stderr
 
 
 def test_pre_commit_refuses_staged_damage_and_allows_good_commits(clone):

@@ -92,3 +92,21 @@ def test_unexpected_top_level_field_is_refused():
     document = workload()
     document["extra"] = 1
     assert any("extra" in m for _, m in _errors(document))
+
+
+@pytest.mark.parametrize("path,value", [
+    (["metadata", "name"], "evil\n"),
+    (["spec", "observedAt"], "2026-07-10T06:41:58Z\n"),
+    (["spec", "protocolDigest"], "sha256:" + "ab" * 32 + "\n"),
+])
+def test_trailing_newline_does_not_slip_past_a_pattern(bundle, path, value):
+    """Python's `$` matches before a final newline; JSON Schema's (ECMA-262) does not."""
+    run = copy.deepcopy(bundle["run"])
+    run[path[0]][path[1]] = value
+    assert any(p == "/" + "/".join(path) for p, _ in _errors(run)), _errors(run)
+
+
+def test_trailing_newline_in_a_statistic_name_is_refused(bundle):
+    run = copy.deepcopy(bundle["run"])
+    run["spec"]["timing"]["latencyNs"] = {"mean\n": 5}
+    assert _errors(run)

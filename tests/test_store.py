@@ -211,3 +211,62 @@ def test_concurrent_committers_lose_nothing(store_path):
     assert len(tree.split()) == 2 * n
     assert len(git(store_path, "rev-list", "HEAD").split()) == 2 * n + 1
     assert git(store_path, "status", "--porcelain") == ""
+
+
+SAME_NAME = textwrap.dedent("""
+    import sys
+    from kistore.errors import MultipleErrors
+    from kistore.model import Manifest
+    from kistore.store import Store
+    store = Store(sys.argv[1])
+    for i in range(int(sys.argv[3])):
+        m = Manifest.from_document({
+            "apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload",
+            "metadata": {"name": f"contested-{i}"},
+            "spec": {"suite": {"name": "S"}, "definition": f"{sys.argv[2]}-{i}"}})
+        try:
+            store.add([m], commit=True)
+            print("won", i)
+        except MultipleErrors:
+            print("lost", i)
+""")
+
+
+def test_concurrent_adds_cannot_both_claim_a_name(store_path):
+    n = 12
+    procs = [subprocess.Popen([sys.executable, "-c", SAME_NAME, str(store_path), who, str(n)],
+                              stdout=subprocess.PIPE, text=True) for who in ("alpha", "beta")]
+    outs = [p.communicate(timeout=120)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    wins = [line for out in outs for line in out.splitlines() if line.startswith("won")]
+    assert sorted(wins) == sorted(f"won {i}" for i in range(n))  # exactly one winner each
+    metadata = git(store_path, "ls-tree", "-r", "--name-only", "HEAD", "store/metadata")
+    assert len(metadata.split()) == n
+    assert git(store_path, "status", "--porcelain") == ""
+
+
+def test_commit_picks_up_what_a_plain_add_left_uncommitted(store, store_path, bundle):
+    store.add([Manifest.from_document(bundle["protocol"])])
+    [result] = store.add([Manifest.from_document(bundle["protocol"])], commit=True)
+    assert result.status == "unchanged"
+    assert git(store_path, "status", "--porcelain") == ""
+    assert layout.object_path(Digest.from_str(PUBLISHED["protocol"])) in git(
+        store_path, "ls-tree", "-r", "--name-only", "HEAD")
+
+
+def test_readding_over_a_corrupt_object_is_refused(store, store_path, bundle):
+    store.add([Manifest.from_document(bundle["protocol"])])
+    path = store_path / layout.object_path(Digest.from_str(PUBLISHED["protocol"]))
+    path.write_bytes(path.read_bytes().replace(b"v1.1", b"v1.2"))
+    with pytest.raises(MultipleErrors) as caught:
+        store.add([Manifest.from_document(bundle["protocol"])])
+    assert "is corrupt" in str(caught.value.errors[0])
+
+
+def test_corrupt_stored_metadata_is_a_clear_conflict(store, store_path, bundle):
+    store.add([Manifest.from_document(bundle["protocol"])])
+    meta = store_path / layout.metadata_path(Digest.from_str(PUBLISHED["protocol"]))
+    meta.write_bytes(b"{bad")
+    with pytest.raises(MultipleErrors) as caught:
+        store.add([Manifest.from_document(bundle["protocol"])])
+    assert "stored metadata file is not valid JSON" in str(caught.value.errors[0])

@@ -57,6 +57,11 @@ class KistoreGroup(click.Group):
             for problem in e.problems:
                 click.echo(f"error: {problem.format()}", err=True)
             ctx.exit(1)
+        except BrokenPipeError:  # `kistore rank ... | head`: the reader has what it wants
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            ctx.exit(0)
         except OSError as e:  # a file we could not read or write: say which, no traceback
             if ctx.params.get("debug"):
                 raise

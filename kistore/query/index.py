@@ -25,6 +25,7 @@ from typing import Any
 
 from .. import layout
 from ..digest import Digest
+from ..errors import StoreStateError
 from .catalog import (
     Catalog,
     Loaded,
@@ -79,9 +80,14 @@ class IndexCatalog(Catalog):
         self.tree = tree
 
     def _select(self, where: str, args: tuple[Any, ...]) -> list[Record]:
-        cursor = self.conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM records WHERE {where}",
-                                   args)
-        return [_record(row) for row in cursor]
+        try:
+            cursor = self.conn.execute(
+                f"SELECT {', '.join(_COLUMNS)} FROM records WHERE {where}", args)
+            return [_record(row) for row in cursor]
+        except (sqlite3.Error, ValueError, TypeError) as e:  # damaged rows: never trusted
+            raise StoreStateError(
+                f"the derived index is damaged ({e}); run `kistore reindex` (deleting it loses "
+                "nothing)", file=str(index_path_hint(self.conn))) from None
 
     def record(self, digest: str) -> Record | None:  # noqa: D102 - documented on Catalog
         found = self._select("digest = ?", (digest,))
@@ -117,6 +123,22 @@ class IndexCatalog(Catalog):
         return found
 
 
+def _probe(conn: sqlite3.Connection) -> None:
+    """Read one record through the normal path, so a damaged index raises here.
+
+    A dropped table, renamed column or undecodable row then rebuilds the index.
+    """
+    row = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM records LIMIT 1").fetchone()
+    if row is not None:
+        _record(row)
+
+
+def index_path_hint(conn: sqlite3.Connection) -> str:
+    """Return the file behind a connection, for messages."""
+    rows = conn.execute("PRAGMA database_list").fetchall()
+    return str(rows[0][2]) if rows else "index"
+
+
 class Index:
     """The SQLite index of a store.
 
@@ -143,7 +165,8 @@ class Index:
         try:
             conn = self._open()
             self._sync(conn, tree, progress)
-        except sqlite3.DatabaseError:
+            _probe(conn)
+        except (sqlite3.DatabaseError, ValueError, TypeError):
             conn = self.rebuild(tree, progress)  # never trusted when it fails to read
         return IndexCatalog(conn, str(tree.id))
 

@@ -1,0 +1,105 @@
+"""The gate and verify against what a pusher can slip past a naive check (named by attack)."""
+
+from __future__ import annotations
+
+from kistore import audit, layout, notes
+from kistore.digest import Digest
+from kistore.gate import check_range, check_updates
+from kistore.notes import NOTES_REF
+from kistore.verify import check_gitattributes
+
+from .conftest import PUBLISHED, commit_all, git
+from .test_attestation_evidence import MAINTAINER_KEY, RUN, STRANGER, bundle
+
+GUARD = b"store/** -text -eol -filter -ident -working-tree-encoding\n"
+
+
+def ids(findings):
+    return sorted({f.rule.id for f in findings if f.severity == "error"})
+
+
+def test_gitattributes_line_that_re_encodes_objects_is_caught():
+    data = GUARD + b"store/objects/** working-tree-encoding=UTF-16\n"
+    [finding] = check_gitattributes(data)
+    assert (finding.rule.id, finding.line) == ("KI113", 2)
+    assert check_gitattributes(GUARD + b"docs/*.md text\n") == []
+    assert ids(check_gitattributes(GUARD + b"*.json text eol=crlf\n")) == ["KI113"]
+
+
+def test_broken_ranking_policy_fails_verify_and_check(record_store, store_path):
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    (store_path / "store/policy/ranking.json").write_text('{"families": {"x": {"order": 1}}}')
+    commit_all(store_path, "bad policy")
+    assert "KI206" in ids(audit.verify(record_store))
+    assert "KI206" in ids(check_range(record_store, f"{base}..HEAD"))
+    (store_path / "store/policy/ranking.json").write_text("{not json")
+    commit_all(store_path, "worse policy")
+    [finding] = [f for f in audit.check_policy(record_store) if f.rule.id == "KI206"]
+    assert (finding.file, finding.line, finding.column) == ("store/policy/ranking.json", 1, 2)
+
+
+def test_tampered_attestation_file_in_a_pull_request_is_refused(record_store, store_path):
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    good = bundle(STRANGER, "reproduction")
+    forged = good.replace(b'"payload":"', b'"payload":"A', 1)
+    path = notes.attestation_path(RUN, forged)
+    (store_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (store_path / path).write_bytes(forged)
+    commit_all(store_path, "forged attestation")
+    assert "KI301" in ids(check_range(record_store, f"{base}..HEAD"))
+
+
+def test_invalid_trust_file_in_a_pull_request_is_refused(record_store, store_path):
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    (store_path / "store/trust").mkdir(parents=True, exist_ok=True)
+    (store_path / "store/trust/keys.json").write_text('{"keys": [')
+    commit_all(store_path, "broken trust")
+    assert "KI309" in ids(check_range(record_store, f"{base}..HEAD"))
+
+
+def _notes_tip(path) -> str:
+    return git(path, "rev-parse", NOTES_REF).strip()
+
+
+def test_push_that_deletes_an_attestation_note_is_refused(record_store, store_path):
+    notes.attach(record_store, RUN, bundle(MAINTAINER_KEY, "withdrawal"))
+    old = _notes_tip(store_path)
+    blob = git(store_path, "rev-parse",
+               f"HEAD:{layout.object_path(Digest.from_str(PUBLISHED['run']))}").strip()
+    git(store_path, "notes", "--ref=kistore", "remove", blob)
+    new = _notes_tip(store_path)
+    assert ids(check_updates(record_store, [(old, new, NOTES_REF)])) == ["KI408"]
+
+
+def test_push_of_a_garbage_note_line_is_refused(record_store, store_path):
+    blob = git(store_path, "rev-parse",
+               f"HEAD:{layout.object_path(Digest.from_str(PUBLISHED['run']))}").strip()
+    git(store_path, "notes", "--ref=kistore", "add", "-m", "not json", blob)
+    new = _notes_tip(store_path)
+    assert ids(check_updates(record_store, [("0" * 40, new, NOTES_REF)])) == ["KI409"]
+
+
+def test_push_of_a_good_note_line_passes(record_store, store_path):
+    notes.attach(record_store, RUN, bundle(STRANGER, "reproduction"))
+    new = _notes_tip(store_path)
+    assert ids(check_updates(record_store, [("0" * 40, new, NOTES_REF)])) == []
+
+
+def test_tag_pointing_at_a_tampered_commit_is_checked(record_store, store_path):
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    obj = store_path / layout.object_path(Digest.from_str(PUBLISHED["protocol"]))
+    obj.write_bytes(obj.read_bytes().replace(b"v1.1", b"v1.2"))
+    bad = commit_all(store_path, "tamper")
+    git(store_path, "reset", "-q", "--hard", base)  # the receiving side's main: before it
+    found = ids(check_updates(record_store, [(base, bad, "refs/heads/main")]))
+    assert "KI401" in found
+    assert ids(check_updates(record_store, [("0" * 40, bad, "refs/tags/v9")])) == found
+    assert ids(check_updates(record_store, [("0" * 40, bad, "refs/kistore/x")])) == found
+
+
+def test_unknown_commit_in_a_push_is_an_input_error(record_store):
+    import pytest
+
+    from kistore.errors import InputError
+    with pytest.raises(InputError, match="no object deadbeef"):
+        check_updates(record_store, [("0" * 40, "deadbeef" * 5, "refs/heads/x")])
