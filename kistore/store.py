@@ -499,7 +499,7 @@ class Store:
         update_metadata: bool = False,
         commit: bool = False,
         message: str | None = None,
-        origins: Mapping[Digest, str] | None = None,
+        origins: Mapping[Digest, Any] | None = None,
     ) -> list[AddResult]:
         """Add manifests to the store, all or nothing.
 
@@ -511,7 +511,9 @@ class Store:
             commit: also write blobs, trees and a commit on the current branch (moved with
                 a compare-and-swap) and stage the written paths, leaving ``git status`` clean.
             message: commit message (default: a summary of what was added).
-            origins: where each manifest came from (a file name), named in error messages.
+            origins: where each manifest came from, named in error messages: a file name,
+                or a :class:`kistore.inputs.Located` (file, line, pointer of the manifest
+                inside the file, e.g. ``/run`` in a bundle).
 
         Returns:
             One :class:`AddResult` per distinct manifest, in input order. Adding what is
@@ -553,7 +555,7 @@ class Store:
         update_metadata: bool,
         commit: bool,
         message: str | None,
-        origins: Mapping[Digest, str] | None,
+        origins: Mapping[Digest, Any] | None,
     ) -> list[AddResult]:
         """:meth:`add` under the write lock."""
         if self.root is None:
@@ -566,9 +568,10 @@ class Store:
             if first.metadata_bytes != m.metadata_bytes:
                 errors.append(ConflictError(
                     f"{m.digest} appears twice in this input with different metadata ("
-                    f"{_difference(first.metadata_bytes, m.metadata_bytes)})",
-                    file=(origins or {}).get(m.digest), pointer="/metadata",
+                    f"{_difference(first.metadata_bytes, m.metadata_bytes, 'first', 'then')})",
+                    pointer="/metadata",
                 ))
+                _locate(errors[-1], (origins or {}).get(m.digest))
         names = view.name_owners(list({(m.kind, m.name) for m in unique.values()}))
         batch_names: dict[tuple[str, str], Digest] = {}
         results: list[AddResult] = []
@@ -620,8 +623,7 @@ class Store:
                 files[layout.metadata_path(digest)] = m.metadata_bytes
             results.append(AddResult(digest, m.kind, m.name, status))
             for problem in problems:
-                problem.file = (origins or {}).get(digest)
-                problem.args = (problem.format(),)
+                _locate(problem, (origins or {}).get(digest))
             errors.extend(problems)
         if errors:
             raise MultipleErrors(errors)
@@ -879,8 +881,27 @@ def _objects_dir(repo: pygit2.Repository) -> Path:
     return git_dir / "objects"
 
 
-def _difference(old: bytes, new: bytes) -> str:
-    """Say in one line how two metadata documents differ, by JSON Pointer."""
+def _locate(problem: KistoreError, origin: Any) -> None:
+    """Place a problem about one manifest where that manifest came from.
+
+    ``origin`` is a file name, or an object with ``file``, ``line`` and ``pointer`` (the
+    manifest's place in its file), or None.
+    """
+    if isinstance(origin, str):
+        problem.file = origin
+    elif origin is not None:
+        problem.file, problem.line = origin.file, origin.line
+        problem.pointer = (origin.pointer or "") + (problem.pointer or "")
+    problem.args = (problem.format(),)
+
+
+def _difference(old: bytes, new: bytes, was: str = "stored", now: str = "given") -> str:
+    """Say in one line how two metadata documents differ, by JSON Pointer.
+
+    Args:
+        old: the metadata bytes there first (``was`` names them: stored, first).
+        new: the other metadata bytes (``now`` names them: given, then).
+    """
     changes: list[str] = []
 
     def walk(a: Any, b: Any, pointer: str) -> None:
@@ -891,7 +912,7 @@ def _difference(old: bytes, new: bytes) -> str:
         elif a != b:
             shown = ["(absent)" if v is _ABSENT else json.dumps(v, ensure_ascii=False)
                      for v in (a, b)]
-            changes.append(f"{pointer or '/'}: stored {shown[0]}, given {shown[1]}")
+            changes.append(f"{pointer or '/'}: {was} {shown[0]}, {now} {shown[1]}")
 
     try:
         stored = json.loads(old)

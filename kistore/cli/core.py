@@ -58,7 +58,7 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     located = read_inputs(files)
     results = ctx.store().add([x.manifest for x in located], allow_dangling=allow_dangling,
                               update_metadata=update_metadata, commit=do_commit, message=message,
-                              origins={x.manifest.digest: x.file for x in located})
+                              origins={x.manifest.digest: x for x in located})
     if as_json:
         emit_json([{"digest": str(r.digest), "kind": r.kind, "name": r.name, "status": r.status}
                    for r in results])

@@ -192,9 +192,9 @@ class RunComparison:
         """Return the comparison as text lines."""
         data = self.to_json()
         out = [f"A: {self.a.record.name} {self.a.record.digest} "
-               f"rank {self.a.row.rank} {_value(self.a.row.value, self.a.row.unit)}",
+               f"{_rank(self.a.row)} {_value(self.a.row.value, self.a.row.unit)}",
                f"B: {self.b.record.name} {self.b.record.digest} "
-               f"rank {self.b.row.rank} {_value(self.b.row.value, self.b.row.unit)}"]
+               f"{_rank(self.b.row)} {_value(self.b.row.value, self.b.row.unit)}"]
         if not data["sameGroup"]:
             out.append("A and B are in different comparison groups: not comparable")
         else:
@@ -314,3 +314,8 @@ def _show(value: Any) -> str:
 def _key_text(obj: dict[str, str] | None) -> str:
     return ", ".join(f"{k}={v[:19] if v.startswith('sha256:') else v}"
                      for k, v in (obj or {}).items())
+
+
+def _rank(row: Any) -> str:
+    """``rank N``, or why the run has none (a reference or unranked run)."""
+    return f"rank {row.rank}" if row.rank is not None else "not ranked"
