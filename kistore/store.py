@@ -899,8 +899,10 @@ def _difference(old: bytes, new: bytes, was: str = "stored", now: str = "given")
     """Say in one line how two metadata documents differ, by JSON Pointer.
 
     Args:
-        old: the metadata bytes there first (``was`` names them: stored, first).
-        new: the other metadata bytes (``now`` names them: given, then).
+        old: the metadata bytes there first.
+        new: the other metadata bytes.
+        was: what to call ``old`` (stored, first).
+        now: what to call ``new`` (given, then).
     """
     changes: list[str] = []
 
