@@ -371,3 +371,20 @@ def test_repository_store_holds_all_three_sources_imported():
                        for m in runs)
     del imported[None]  # the published record carries no provenance annotations
     assert imported == IMPORTED_RUNS
+
+
+def test_impossible_latencies_are_refused_not_ranked_first():
+    import pytest
+
+    from kistore.errors import MultipleErrors
+    from kistore.importers.common import latency_ns
+
+    assert latency_ns({"mean": 3.68, "std": 0, "min": 3.65, "max": 3.74}, file="f",
+                      pointer="/p") == {"mean": 3680000, "std": 0, "min": 3650000, "max": 3740000}
+    with pytest.raises(MultipleErrors) as caught:
+        latency_ns({"mean": 0, "min": 7.93, "max": 8.75}, file="f", pointer="/level1/x")
+    assert [(e.pointer, e.message.split(";")[0]) for e in caught.value.errors] == [
+        ("/level1/x/mean", "latency mean = 0 ms is not positive"),
+        ("/level1/x/mean", "latency mean = 0 ms lies outside [min, max] = [7.93, 8.75] ms")]
+    with pytest.raises(MultipleErrors):
+        latency_ns({"mean": 1e-9, "min": 7.93, "max": 8.75}, file="f", pointer="/p")

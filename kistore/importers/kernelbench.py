@@ -34,9 +34,9 @@ from .common import (
     fail,
     failed_record,
     hardware,
+    latency_ns,
     load_json,
     manifest,
-    ms_to_ns,
     provenance,
     slug,
 )
@@ -200,7 +200,8 @@ class TimingFile:
         variant = "eager" if self.backend is None else slug("compile", self.backend, self.mode)
         spec = {
             "status": "passed",  # reference programs: KernelBench records no correctness
-            "timing": {"latencyNs": {k: ms_to_ns(timing[k]) for k in ("mean", "std", "min", "max")},
+            "timing": {"latencyNs": latency_ns({k: timing[k] for k in STATISTICS},
+                                               file=self.file, pointer=pointer),
                        "primaryStatistic": "mean", "trials": timing["num_trials"]},
             "observedAt": f"{self.date}T00:00:00.000Z",
             "workloadDigest": digest_of(workload), "protocolDigest": digest_of(protocol),
@@ -222,6 +223,10 @@ class TimingFile:
             ),
         )
         return [workload, protocol, environment, implementation, run]
+
+
+STATISTICS = ("mean", "std", "min", "max")
+"""The latency statistics a KernelBench timing record gives (ms)."""
 
 
 def workload_manifest(level: str, problem: str) -> dict[str, Any]:
