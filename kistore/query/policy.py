@@ -73,7 +73,7 @@ class Comparison:
         if self.unit_pointer is not None:
             found = resolve_pointer(spec, self.unit_pointer)
             unit = found if isinstance(found, str) else None
-        return (float(value) if value is not None else None), unit
+        return value, unit  # as stored: an integral latency stays an integer in --json
 
     def to_json(self) -> dict[str, Any]:
         """Return the comparison as data (for ``--json``)."""

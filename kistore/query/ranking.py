@@ -179,5 +179,4 @@ def _latency(record: Record) -> float | None:
     """Return the run's latency in ns at its protocol's primary statistic, or None."""
     statistic = record.statistic or record.spec.get("timing", {}).get("primaryStatistic")
     value = resolve_pointer(record.spec, f"/timing/latencyNs/{statistic}")
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
-        else None
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
