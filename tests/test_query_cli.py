@@ -198,3 +198,20 @@ def test_store_without_policy_file_uses_the_shipped_default(runner, store_path):
     (row,) = json.loads(result.output)
     assert (row["comparison"], row["metric"], row["value"]) == (
         "source-native", "/sourceNative/metrics/sol_score", 0.51252)
+
+
+def test_rank_warns_about_a_corrupt_work_tree_run_it_leaves_out(runner, group, kit):
+    from kistore import layout
+    from kistore.store import Store
+
+    store = Store(group.root)
+    fast = store.resolve("BenchmarkRun/fast")
+    path = group.root / layout.object_path(fast)
+    before = run(runner, group.root, "rank", "BenchmarkRun/slow", "--json")
+    assert [r["name"] for r in json.loads(before.stdout) if r["rank"]] == ["fast", "slow"]
+    path.write_bytes(path.read_bytes().replace(b'"passed"', b'"failed"'))
+    after = run(runner, group.root, "rank", "BenchmarkRun/slow", "--json")
+    assert after.exit_code == 0
+    assert [r["name"] for r in json.loads(after.stdout) if r["rank"]] == ["slow"]
+    assert after.stderr == (f"warning: 1 manifest(s) in the work tree do not verify and are "
+                            f"left out: {fast}; run `kistore verify`\n")

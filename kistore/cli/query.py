@@ -44,9 +44,13 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
       kistore rank 384a96d0 --comparison measured --json
     """
     from ..query.answers import rank as rank_group
+    from ..query.index import open_catalog
 
-    _, ranking = rank_group(ctx.store(), ref, at=at, comparison=comparison,
-                            min_evidence=min_evidence)
+    store = ctx.store()
+    catalog = open_catalog(store, at)
+    _warn_unreadable(catalog)
+    _, ranking = rank_group(store, ref, at=at, comparison=comparison,
+                            min_evidence=min_evidence, catalog=catalog)
     rows = ranking.rows(include_excluded=show_all)
     if as_json:
         emit_json([{**row.to_json(), "comparison": ranking.comparison.name,
@@ -113,8 +117,13 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
       kistore ls --workload Workload/rmsnorm --json
     """
     from ..query.answers import list_manifests
+    from ..query.index import open_catalog
 
-    found = list_manifests(ctx.store(), kind=kind, workload=workload, hardware=hardware, at=at)
+    store = ctx.store()
+    catalog = open_catalog(store, at)
+    _warn_unreadable(catalog)
+    found = list_manifests(store, kind=kind, workload=workload, hardware=hardware, at=at,
+                           catalog=catalog)
     if as_json:
         emit_json([{"digest": r.digest, "kind": r.kind, "name": r.name,
                     "workload": r.workload, "hardware": r.hardware,
@@ -157,3 +166,12 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
 
 
 COMMANDS: list[click.Command] = [rank, compare, ls, reindex]
+
+
+def _warn_unreadable(catalog: object) -> None:
+    """Say on stderr which work-tree manifests the answer leaves out because they are corrupt."""
+    unreadable = getattr(catalog, "unreadable", ())
+    if unreadable:
+        shown = ", ".join(unreadable[:3]) + (" ..." if len(unreadable) > 3 else "")
+        click.echo(f"warning: {len(unreadable)} manifest(s) in the work tree do not verify and "
+                   f"are left out: {shown}; run `kistore verify`", err=True)

@@ -54,7 +54,14 @@ def parse_manifest(digest: Digest, data: bytes | None, meta: bytes | None) -> Lo
 
 
 class Catalog:
-    """The lookups queries make; subclasses answer them from memory or from SQLite."""
+    """The lookups queries make; subclasses answer them from memory or from SQLite.
+
+    Attributes:
+        unreadable: digests whose object file is in the work tree but does not verify
+            (corrupt bytes, no metadata): queries leave them out, and the CLI warns.
+    """
+
+    unreadable: tuple[str, ...] = ()
 
     def record(self, digest: str) -> Record | None:
         """Return the record of a digest string, or None when it is not stored."""
@@ -157,13 +164,18 @@ class OverlayCatalog(Catalog):
             return (r.kind, r.spec) if r is not None else None
 
         present = {d: m for d, m in loaded.items() if m is not None}
+        unreadable = tuple(sorted(
+            d for d, m in loaded.items()
+            if m is None and view.read(layout.object_path(Digest.from_str(d))) is not None))
         changes: dict[str, Record | None] = {d: None for d, m in loaded.items() if m is None}
         changes.update(describe_all(present, fallback))
         for r in base.referencing(set(loaded)):
             if r.digest not in changes:
                 changes.update(describe_all({r.digest: (r.kind, r.name, r.spec)},
                                             chain(present, fallback)))
-        return cls(base, changes)
+        overlay = cls(base, changes)
+        overlay.unreadable = unreadable
+        return overlay
 
     def record(self, digest: str) -> Record | None:  # noqa: D102
         return self.changes[digest] if digest in self.changes else self.base.record(digest)
