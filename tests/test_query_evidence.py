@@ -99,10 +99,10 @@ def test_batch_evidence_equals_per_run_evidence(attested, kit, monkeypatch):
 
     from .conftest import commit_all, write_raw
 
-    group = {str(d) for d in attested.view().digests()}
     env = kit.digest(kit.environment())
-    runs = sorted(group)
-    # community note, community file and trusted rerun file on the same run as a note
+    runs = sorted(str(d) for d in attested.view().digests())  # every object, runs among them
+    # besides the fixture's notes: a community note; committed community and trusted files;
+    # an uncommitted trusted rerun that disagrees; a renamed file (invalid)
     notes.attach(attested, Digest.from_str(runs[0]), attestation_bytes(
         runs[0], COMMUNITY_KEY, "reproduction", env))
     notes.attach(attested, Digest.from_str(runs[1]), attestation_bytes(
