@@ -26,6 +26,7 @@ one key counts once however many attestations, signatures or keyids it appears u
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -233,9 +234,33 @@ def evidence_for(store: Any, digest: Any, *, at: str | None = None) -> Evidence:
         The :class:`Evidence`; ``source-native``, not withdrawn, no attestations when there
         are none.
     """
-    from .notes import collect
+    return evidence_for_many(store, [digest], at=at)[digest]
 
-    return summarise(judge_all(collect(store, digest, at=at), _trust_or_empty(store, at)[0]))
+
+def evidence_for_many(store: Any, digests: Iterable[Any], *, at: str | None = None
+                      ) -> dict[Any, Evidence]:
+    """Return :func:`evidence_for` of every run in ``digests``, reading the store once.
+
+    Notes, attestation files (and their git history) and trust are read once for all runs
+    (:func:`kistore.notes.collect_many`); each run is then judged from its own attestations
+    exactly as :func:`evidence_for` judges it, so the answers are the same.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        digests: the runs' :class:`kistore.digest.Digest` values (duplicates answered once).
+        at: revision, or None for the work tree.
+
+    Returns:
+        ``{digest: Evidence}`` for every digest asked about.
+
+    Raises:
+        InputError: when ``at`` names no commit.
+    """
+    from .notes import collect_many
+
+    seen = collect_many(store, digests, at=at)
+    trust = _trust_or_empty(store, at)[0] if any(seen.values()) else None
+    return {d: summarise(judge_all(s, trust)) if s else Evidence() for d, s in seen.items()}
 
 
 def _trust_or_empty(store: Any, at: str | None) -> tuple[Any, list[Any]]:

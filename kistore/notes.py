@@ -30,7 +30,7 @@ import random
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -171,19 +171,45 @@ def file_attestations(view: Any, subject: Digest | None = None) -> Iterator[tupl
     reports them), except when ``subject`` is given.
     """
     if subject is not None:
-        folder = f"{ATTESTATIONS_SHA256}/{subject.hex[:2]}/{subject.hex[2:]}"
-        for name in sorted(view.list_dir(folder)):
-            data = view.read(f"{folder}/{name}")
-            if data is not None:
-                yield f"{folder}/{name}", data
+        yield from _subject_files(view, subject)
         return
     for shard in sorted(view.list_dir(ATTESTATIONS_SHA256)):
         for rest in sorted(view.list_dir(f"{ATTESTATIONS_SHA256}/{shard}")):
-            folder = f"{ATTESTATIONS_SHA256}/{shard}/{rest}"
-            for name in sorted(view.list_dir(folder)):
-                data = view.read(f"{folder}/{name}")
-                if data is not None:
-                    yield f"{folder}/{name}", data
+            yield from _folder_files(view, f"{ATTESTATIONS_SHA256}/{shard}/{rest}")
+
+
+def file_attestations_many(view: Any, subjects: Iterable[Digest]
+                           ) -> Iterator[tuple[str, bytes]]:
+    """Yield what :func:`file_attestations` yields for each subject, in ``subjects`` order.
+
+    Lists the shard directories once and a subject's own folder only when its shard holds
+    it, so asking about thousands of runs costs a few directory listings, not one each.
+
+    Args:
+        view: a :class:`kistore.store.View`.
+        subjects: the digests asked about.
+    """
+    shards = set(view.list_dir(ATTESTATIONS_SHA256))
+    rests: dict[str, set[str]] = {}
+    for subject in subjects:
+        shard = subject.hex[:2]
+        if shard not in shards:
+            continue
+        if shard not in rests:
+            rests[shard] = set(view.list_dir(f"{ATTESTATIONS_SHA256}/{shard}"))
+        if subject.hex[2:] in rests[shard]:
+            yield from _subject_files(view, subject)
+
+
+def _subject_files(view: Any, subject: Digest) -> Iterator[tuple[str, bytes]]:
+    yield from _folder_files(view, f"{ATTESTATIONS_SHA256}/{subject.hex[:2]}/{subject.hex[2:]}")
+
+
+def _folder_files(view: Any, folder: str) -> Iterator[tuple[str, bytes]]:
+    for name in sorted(view.list_dir(folder)):
+        data = view.read(f"{folder}/{name}")
+        if data is not None:
+            yield f"{folder}/{name}", data
 
 
 def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict[str, datetime]:
@@ -254,32 +280,67 @@ def collect(store: Any, subject: Digest | None = None, *, at: str | None = None)
     Returns:
         :class:`Seen` items: note lines in blob then byte order, then files in path order.
     """
+    if subject is not None:
+        return collect_many(store, [subject], at=at)[subject]
     view = store.view(at)
-    repo = store.repo
-    entered = notes_entered(repo)
-    subjects = [subject] if subject is not None else list(view.digests())
-    found: list[Seen] = []
+    return [*_noted(store, view, view.digests()),
+            *_filed(store, at, file_attestations(view))]
+
+
+def collect_many(store: Any, subjects: Iterable[Digest], *, at: str | None = None
+                 ) -> dict[Digest, list[Seen]]:
+    """Return :func:`collect` ``(store, subject, at=at)`` for every subject, read once.
+
+    The notes history, the attestation files' history and the view are read once for all
+    subjects, so a query about a comparison group of thousands of runs does not walk git
+    once per run.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        subjects: the digests asked about (duplicates are answered once).
+        at: revision, or None for the work tree.
+
+    Returns:
+        ``{subject: [Seen, ...]}`` with a (possibly empty) list for every subject, each in
+        :func:`collect`'s order.
+
+    Raises:
+        InputError: when ``at`` names no commit.
+    """
+    wanted = list(dict.fromkeys(subjects))
+    view = store.view(at)
+    found: dict[Digest, list[Seen]] = {d: [] for d in wanted}
+    for seen in (*_noted(store, view, wanted), *_filed(store, at,
+                                                        file_attestations_many(view, wanted))):
+        found[seen.subject].append(seen)
+    return found
+
+
+def _noted(store: Any, view: Any, subjects: Iterable[Digest]) -> Iterator[Seen]:
+    """Yield the note lines on each subject's object blob in ``view``, subject by subject."""
+    entered = notes_entered(store.repo)
+    if not entered:
+        return
     for digest in subjects:
-        if not entered:
-            break
         data = view.read(layout.object_path(digest))
         if data is None:
             continue
         blob = blob_id(data)
         for line, when in sorted(entered.get(blob, {}).items()):
-            found.append(Seen(line, digest, "note", f"{NOTES_REF}:{blob}", when))
-    commit = _commit_of(store, at)
-    committed = files_entered(repo, commit)
+            yield Seen(line, digest, "note", f"{NOTES_REF}:{blob}", when)
+
+
+def _filed(store: Any, at: str | None, files: Iterable[tuple[str, bytes]]) -> Iterator[Seen]:
+    """Yield the attestation files that fit the layout, with entry time and any defect."""
+    committed = files_entered(store.repo, _commit_of(store, at))
     now = datetime.now(UTC)
-    for path, data in file_attestations(view, subject):
+    for path, data in files:
         parsed = parse_attestation_path(path)
         if parsed is None:
             continue
         first = committed.get(path)
-        defect = _file_defect(data, parsed[1])
-        found.append(Seen(data, parsed[0], "file", path, first or now, first is not None,
-                          defect))
-    return found
+        yield Seen(data, parsed[0], "file", path, first or now, first is not None,
+                   _file_defect(data, parsed[1]))
 
 
 def _file_defect(data: bytes, name: str) -> str:

@@ -95,3 +95,15 @@ def test_bench_smoke_at_200(tmp_path):
     assert rows["bulk add --commit"]["value"] > 0
     assert rows["bulk add --commit"]["extra"]["git_status_dirty"] == 0
     assert rows["repository after git gc"]["value"] > 0
+
+
+def test_rank_speed_runs_on_a_small_store(tmp_path, runner):
+    """``python -m bench.rank_speed`` stays runnable (two trees, no timing asserted)."""
+    from bench.rank_speed import main as rank_speed
+
+    store = Store.init(tmp_path / "s")
+    store.add([Manifest.from_document(d) for d in manifests(60)], commit=True)
+    result = runner.invoke(rank_speed, ["--store", str(tmp_path / "s"), "--src", str(ROOT),
+                                        "--src", str(ROOT), "-n", "1", "-k", "5"])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("fresh process: p50") == 2

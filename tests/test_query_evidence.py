@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from kistore import attestation, layout, notes, signing
+from kistore import attestation, evidence, layout, notes, signing
 from kistore.cli import main
 from kistore.digest import Digest
 from kistore.trust import add_key
@@ -72,3 +72,65 @@ def test_show_names_evidence_and_attestations(runner, attested):
     text = run(runner, attested, "show", "BenchmarkRun/a")
     assert "not ranked (withdrawn)" in text.output
     assert "evidence level: source-native (withdrawn)" in text.output
+
+
+COMMUNITY_KEY = fixed_key(3)
+
+
+def attestation_bytes(digest: str, key, type_name: str, env: str,
+                      outcome: str = "reproduced") -> bytes:
+    subject = Digest.from_str(digest)
+    predicate = {"outcome": outcome, "observedAt": "2026-07-10T06:41:58Z",
+                 "environmentDigest": env,
+                 "timing": {"latencyNs": {"mean": 31}, "primaryStatistic": "mean"}}
+    statement = attestation.make_statement(subject, layout.object_path(subject), type_name,
+                                           predicate)
+    return attestation.sign_statement(statement, key).to_bytes()
+
+
+def test_batch_evidence_equals_per_run_evidence(attested, kit, monkeypatch):
+    """evidence_for_many answers exactly what evidence_for answers, run by run.
+
+    The store holds notes and files, trusted and community attestations, a committed file
+    and a work-tree one, a renamed (defective) file, a run with none, and a digest that is
+    no object of the store.
+    """
+    from kistore.evidence import evidence_for, evidence_for_many
+
+    from .conftest import commit_all, write_raw
+
+    env = kit.digest(kit.environment())
+    runs = sorted(str(d) for d in attested.view().digests())  # every object, runs among them
+    # besides the fixture's notes: a community note; committed community and trusted files;
+    # an uncommitted trusted rerun that disagrees; a renamed file (invalid)
+    notes.attach(attested, Digest.from_str(runs[0]), attestation_bytes(
+        runs[0], COMMUNITY_KEY, "reproduction", env))
+    notes.attach(attested, Digest.from_str(runs[1]), attestation_bytes(
+        runs[1], COMMUNITY_KEY, "reproduction", env), as_file=True)
+    notes.attach(attested, Digest.from_str(runs[1]), attestation_bytes(
+        runs[1], RERUN_KEY, "rerun", env), as_file=True)
+    commit_all(attested.root, "committed attestation files")
+    notes.attach(attested, Digest.from_str(runs[2]), attestation_bytes(
+        runs[2], RERUN_KEY, "rerun", env, outcome="not-reproduced"), as_file=True)
+    renamed = attestation_bytes(runs[3], COMMUNITY_KEY, "reproduction", env)
+    hex_ = runs[3].removeprefix("sha256:")
+    write_raw(attested.root, f"{notes.ATTESTATIONS_SHA256}/{hex_[:2]}/{hex_[2:]}/{'0' * 64}"
+              ".json", renamed)
+    absent = Digest.of(b"no such object")
+    fixed = notes.datetime.now(notes.UTC)  # an uncommitted file's entry time is "now"
+    monkeypatch.setattr(notes, "datetime", type("Frozen", (notes.datetime,), {
+        "now": staticmethod(lambda tz=None: fixed)}))
+    asked = [*(Digest.from_str(d) for d in runs), absent]
+    for at in (None, "HEAD"):
+        batch = evidence_for_many(attested, asked, at=at)
+        assert list(batch) == asked
+        # the reference reads the whole store (every note, every file), then picks the run
+        everything = notes.collect(attested, at=at)
+        trust = evidence._trust_or_empty(attested, at)[0]
+        for digest in asked:
+            mine = [s for s in everything if s.subject == digest]
+            assert batch[digest] == evidence.summarise(evidence.judge_all(mine, trust))
+            assert batch[digest] == evidence_for(attested, digest, at=at), (at, digest)
+    effects = {e["effect"] for ev in evidence_for_many(attested, asked).values()
+               for e in ev.attestations}
+    assert {"community", "verifies", "withdraws", "disagrees", "invalid"} <= effects

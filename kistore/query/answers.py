@@ -10,7 +10,7 @@ from typing import Any
 
 from ..digest import Digest, is_digest
 from ..errors import InputError, ResolutionError
-from ..evidence import SOURCE_NATIVE, Evidence, evidence_for
+from ..evidence import SOURCE_NATIVE, Evidence, evidence_for_many
 from ..schema import KINDS
 from .catalog import Catalog
 from .index import open_catalog
@@ -66,8 +66,19 @@ def find_run(store: Any, catalog: Catalog, ref: str, *, at: str | None = None) -
 
 def evidence_map(store: Any, records: list[Record], *, at: str | None = None
                  ) -> dict[str, Evidence]:
-    """Ask :func:`kistore.evidence.evidence_for` about each run (digest string -> evidence)."""
-    return {r.digest: evidence_for(store, Digest.from_str(r.digest), at=at) for r in records}
+    """Return each run's evidence (digest string -> evidence), reading attestations once.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        records: the runs (a comparison group).
+        at: revision, or None for the work tree.
+
+    Returns:
+        The :func:`kistore.evidence.evidence_for` answer of every run, computed in one pass
+        by :func:`kistore.evidence.evidence_for_many`.
+    """
+    found = evidence_for_many(store, [Digest.from_str(r.digest) for r in records], at=at)
+    return {str(d): e for d, e in found.items()}
 
 
 def rank(store: Any, ref: str, *, at: str | None = None, comparison: str | None = None,
