@@ -153,6 +153,8 @@ class WorkTreeSnapshot(Snapshot):
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        # joined as str: building a Path per file cost more than reading it
+        self._prefix = os.path.join(os.fspath(root), "")
         self.modes = {}
         top = root / layout.STORE_DIR
         if top.is_symlink():
@@ -179,7 +181,8 @@ class WorkTreeSnapshot(Snapshot):
         if self.modes.get(path, 0o100644) not in (0o100644, 0o100755):
             return None
         try:
-            return (self.root / path).read_bytes()
+            with open(self._prefix + path, "rb") as f:
+                return f.read()
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None
 
