@@ -331,6 +331,10 @@ def test_fast_canonical_path_declines_what_the_strict_parser_rejects():
     # a fraction's 17 digits are no big integer: such floats (common in results) stay fast
     raw = canonical.dumps([0.15764724456512623, -0.0001234567890123456])
     assert verify._plainly_canonical(raw) == json.loads(raw)
+    for raw in (b"[0.000012]", b"[-0.000001,0.00000999]", b'["0.0000120",0.000012]'):
+        assert verify._plainly_canonical(raw) == json.loads(raw), raw
+    for raw in (b"[0.0000120]", b"[0.0000001]", b'["0.000012",0.000012]'):
+        assert verify._plainly_canonical(raw) is None, raw  # not canonical / not provably
     assert verify._plainly_canonical(b'{"a":[1,2.5,"x"]}') == {"a": [1, 2.5, "x"]}
 
 
@@ -389,6 +393,8 @@ _number_texts = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
     st.floats(allow_nan=False, allow_infinity=False).map(lambda f: f"{f:.17g}"),
     st.floats(allow_nan=False, allow_infinity=False).map(canonical.es6_number),
+    st.floats(-1e-3, 1e-3).map(canonical.es6_number),  # 0.000012: Python writes 1.2e-05
+    st.floats(1e-8, 1e-3).map(lambda f: f'"{canonical.es6_number(f)}"'),
     st.from_regex(r"\A-?[0-9]{1,25}(\.[0-9]{1,25})?([eE][-+]?[0-9]{1,4})?\Z"))
 
 
