@@ -153,6 +153,8 @@ class WorkTreeSnapshot(Snapshot):
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        # joined as str: building a Path per file cost more than reading it
+        self._prefix = os.path.join(os.fspath(root), "")
         self.modes = {}
         top = root / layout.STORE_DIR
         if top.is_symlink():
@@ -179,7 +181,8 @@ class WorkTreeSnapshot(Snapshot):
         if self.modes.get(path, 0o100644) not in (0o100644, 0o100755):
             return None
         try:
-            return (self.root / path).read_bytes()
+            with open(self._prefix + path, "rb") as f:
+                return f.read()
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None
 
@@ -217,7 +220,7 @@ def check_contents(snap: Snapshot, *, focus: set[str] | None = None,
             file. None checks everything.
         progress: called with the number of files checked, as the work goes.
         workers: processes that check files in parallel; None: one per CPU (at most 8)
-            on machines with 4 or more CPUs from :data:`PARALLEL_MIN` manifests on, else 1
+            on machines with 2 or more CPUs from :data:`PARALLEL_MIN` manifests on, else 1
             (this process).
 
     Returns:
@@ -306,9 +309,9 @@ def _check_units(snap: Snapshot, units: list[Unit], workers: int | None
                  ) -> Iterator[tuple[list[Finding], Entry]]:
     """Yield :func:`check_unit` of each unit, in order, in this process or in a pool."""
     global _worker_snapshot
-    if workers is None:  # on 2-3 CPUs a pool measured slower than one process
+    if workers is None:  # 2 CPUs, 20,000 manifests: 7.5 s alone, 5.7 s with a pool of 2
         cpus = os.cpu_count() or 1
-        workers = min(cpus, 8) if len(units) >= PARALLEL_MIN and cpus >= 4 else 1
+        workers = min(cpus, 8) if len(units) >= PARALLEL_MIN and cpus >= 2 else 1
     if workers <= 1:
         for unit in units:
             yield check_unit(snap, unit)

@@ -259,8 +259,9 @@ class WorkTreeView(View):
         return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
 
     def read(self, path: str) -> bytes | None:  # noqa: D102 - documented on View
-        try:
-            return (self.root / path).read_bytes()
+        try:  # joined as str: building a Path per file cost more than reading it
+            with open(os.path.join(self.root, path), "rb") as f:
+                return f.read()
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None
 
@@ -282,6 +283,7 @@ class CommitView(View):
         self.commit = commit
         self.tree = commit.tree
         self.catalog = catalog
+        self._trees: dict[str, pygit2.Tree | None] = {}
 
     def shard_keys(self) -> dict[str, str]:
         """Catalog source: the git tree id of each shard directory."""
@@ -309,10 +311,27 @@ class CommitView(View):
         return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
 
     def _entry(self, path: str) -> pygit2.Object | None:
+        parent, _, leaf = path.rpartition("/")
+        tree = self._subtree(parent) if parent else self.tree
+        if tree is None:
+            return None
         try:
-            return self.tree[path]
+            return tree[leaf]
         except KeyError:
             return None
+
+    def _subtree(self, path: str) -> pygit2.Tree | None:
+        """Return the tree at ``path`` (None: absent or not a tree), loaded once per view.
+
+        libgit2 looks a whole path up from the root, loading every tree on the way, each
+        time; reading 20,000 objects that way spent ~0.2 ms a file on the lookup alone.
+        """
+        if path not in self._trees:
+            entry = self._entry(path)  # a submodule's commit is no object of this repository
+            is_tree = entry is not None and entry.type == pygit2.GIT_OBJECT_TREE
+            tree = self.repo[entry.id] if is_tree and entry is not None else None
+            self._trees[path] = tree if isinstance(tree, pygit2.Tree) else None
+        return self._trees[path]
 
     def read(self, path: str) -> bytes | None:  # noqa: D102
         entry = self._entry(path)

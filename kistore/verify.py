@@ -19,7 +19,6 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from . import canonical, layout
@@ -27,7 +26,7 @@ from .digest import Digest, is_digest
 from .errors import CanonicalFormError, ParseError
 from .findings import ERROR, WARNING, Finding, rule
 from .model import REFERENCE_FIELDS
-from .schema import KINDS, SCHEMA_BASE, check_manifest, load_schema, schema_names
+from .schema import KINDS, check_manifest
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
@@ -280,13 +279,32 @@ def _check_json_bytes(path: str, data: bytes) -> Parsed:
     return Parsed(findings, value)
 
 
-# Bytes that might be canonicaljson's output yet not RFC 8785's, or that json.loads accepts
-# and kistore's strict parser does not: integral floats ("1.0", "-0.0"), Python's exponent
-# form ("1e-05", "1e+16"), a 4-byte UTF-8 sequence (beyond U+FFFF: UTF-16 key order), and a
-# run of 16 digits (an integer that may exceed 2**53 - 1). Plain searches, each much faster
-# than one combined pattern.
-_DOUBTFUL = (re.compile(rb"\.0(?![0-9])"), re.compile(rb"e[-+][0-9]"), re.compile(rb"[\xf0-\xff]"),
-             re.compile(rb"[0-9]{16}"))
+# What json.loads accepts and re-encodes to the same bytes, yet kistore's strict parser or
+# RFC 8785 would not: an integral float ("1.0", "-0.0") or Python's exponent form ("1e-05",
+# "1e+16") -- both seen by the float hook --, an integer of 16 or more characters (it may
+# exceed 2**53 - 1; the int hook), and a 4-byte UTF-8 sequence (beyond U+FFFF: UTF-16 key
+# order; searched only in non-ASCII bytes). The hooks see each number's text once, which
+# costs far less than searching all the bytes for these patterns.
+_FOUR_BYTE_UTF8 = re.compile(rb"[\xf0-\xff]")
+
+
+class _Doubtful(Exception):
+    """Raised by the fast path's number hooks: take the exact path for these bytes."""
+
+
+def _plain_int(text: str) -> int:
+    if len(text) < 16:  # at most 15 digits: within 2**53 - 1
+        return int(text)
+    raise _Doubtful(text)
+
+
+def _plain_float(text: str) -> float:
+    if text.endswith(".0") or "e" in text or "E" in text:
+        raise _Doubtful(text)
+    return float(text)
+
+
+_plain_decoder = json.JSONDecoder(parse_int=_plain_int, parse_float=_plain_float)
 _canonical_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"),
                                       sort_keys=True)
 
@@ -299,20 +317,41 @@ def _plainly_canonical(data: bytes) -> Any:
     ``canonicaljson`` (stdlib JSON with sorted keys, no spaces) differs from RFC 8785 in a
     few cases, so the bytes count as canonical only when re-encoding reproduces them exactly
     (which rules out duplicate keys, whitespace, a byte-order mark, NaN, values beyond the
-    double range and lone surrogates) and they hold nothing in :data:`_DOUBTFUL` and at most
-    :data:`kistore.canonical.MAX_DEPTH` brackets. None means "take the exact path", never
-    "not canonical"; a property test holds this to :func:`kistore.canonical.is_canonical`.
+    double range, non-shortest numbers and lone surrogates), no number hook doubts them
+    (see the comment above), they hold no 4-byte UTF-8 sequence and at most
+    :data:`kistore.canonical.MAX_DEPTH` brackets. A fixed-notation non-integral float is
+    the same text in Python's ``repr`` and in ECMAScript (both shortest round-trip digits).
+    None means "take the exact path", never "not canonical"; a property test holds this to
+    :func:`kistore.canonical.is_canonical`.
     """
     if data.count(b"{") + data.count(b"[") > canonical.MAX_DEPTH:
         return None
-    if any(pattern.search(data) for pattern in _DOUBTFUL):
+    if not data.isascii() and _FOUR_BYTE_UTF8.search(data):
         return None
     try:
-        value = json.loads(data)
-        same = _canonical_encoder.encode(value).encode("utf-8") == data
-    except (ValueError, TypeError, RecursionError, UnicodeError):
+        value = _plain_decoder.decode(data.decode("utf-8"))
+        encoded = _canonical_encoder.encode(value).encode("utf-8")
+    except (_Doubtful, ValueError, TypeError, RecursionError, UnicodeError):
         return None
-    return value if same else None
+    if encoded != data and b"0.0000" in data:  # maybe 0.000012, which Python writes 1.2e-05
+        data = _SMALL_FRACTION.sub(_python_form, data)
+    return value if encoded == data else None
+
+
+# A fraction in [1e-7, 1e-4): RFC 8785 writes it 0.0000..., Python's repr 1.2e-05.
+_SMALL_FRACTION = re.compile(rb"(?<![0-9.eE])-?0\.0000[0-9]+(?![0-9.eE])")
+
+
+def _python_form(match: re.Match[bytes]) -> bytes:
+    """Rewrite a small fraction in RFC 8785 form as Python's ``repr`` writes it.
+
+    Text that is not exactly the RFC 8785 form stays as it is, so the comparison with
+    the re-encoded bytes fails; inside a string the rewrite only makes a mismatch too
+    (the encoder copies strings), so it can never make non-canonical bytes look canonical.
+    """
+    text = match.group()
+    value = float(text)
+    return repr(value).encode() if canonical.es6_number(value).encode() == text else text
 
 
 def first_difference(data: bytes, expected: bytes) -> tuple[int, int, int]:
@@ -352,10 +391,8 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
                         pointer="")]
     document = {k: v for k, v in obj.items() if k in _HASHED_KEYS}
     document["metadata"] = metadata if metadata is not None else {"name": "placeholder"}
-    if _fast_valid(document):
-        return []
     findings = []
-    for error in check_manifest(document):
+    for error in check_manifest(document):  # the compiled validator first (schema.py)
         pointer = error.pointer or ""
         if pointer == "/metadata" or pointer.startswith("/metadata/"):
             if metadata is None:
@@ -366,35 +403,6 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
             findings.append(Finding(SCHEMA_INVALID, error.message, file=object_path,
                                     pointer=pointer))
     return findings
-
-
-def _fast_valid(document: dict[str, Any]) -> bool:
-    """Return True when ``document`` validates against its kind's schema (fast path).
-
-    python-jsonschema (:func:`kistore.schema.check_manifest`) takes milliseconds per
-    manifest; jsonschema-rs takes microseconds. The fast validator only answers "valid";
-    findings always come from :mod:`kistore.schema`, so their text and pointers are the
-    ones ``kistore add`` prints. ``date-time`` uses the same RFC 3339 checker as
-    :mod:`kistore.schema` (jsonschema-rs alone accepts a lowercase ``t``), so the fast path
-    is never more lenient (a property test holds it to that).
-    """
-    kind = document.get("kind")
-    return kind in KINDS and bool(_fast_validator(str(kind)).is_valid(document))
-
-
-@cache
-def _fast_validator(kind: str) -> Any:
-    import jsonschema_rs
-    import rfc3339_validator
-
-    def no_network(uri: str) -> Any:
-        raise ValueError(f"schema {uri} is not shipped with kistore")
-
-    registry = jsonschema_rs.Registry(
-        [(SCHEMA_BASE + n, load_schema(n)) for n in schema_names()], retriever=no_network)
-    return jsonschema_rs.validator_for(
-        load_schema(f"{kind}.json"), registry=registry, validate_formats=True,
-        formats={"date-time": rfc3339_validator.validate_rfc3339}, retriever=no_network)
 
 
 @dataclass(frozen=True, slots=True)

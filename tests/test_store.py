@@ -270,3 +270,40 @@ def test_corrupt_stored_metadata_is_a_clear_conflict(store, store_path, bundle):
     with pytest.raises(MultipleErrors) as caught:
         store.add([Manifest.from_document(bundle["protocol"])])
     assert "stored metadata file is not valid JSON" in str(caught.value.errors[0])
+
+
+def test_commit_view_reads_what_a_root_lookup_finds(published):
+    """CommitView's cached subtree lookups give what ``tree[path]`` gives, path by path."""
+    import pygit2
+
+    from kistore.store import Store
+
+    from .conftest import commit_all, write_raw
+
+    write_raw(published, "store/attestations/x/file.json", b"{}")
+    write_raw(published, "notes.txt", b"not a tree")
+    commit_all(published, "a file at the top and a deeper one")
+    store = Store(published)
+    view = store.view("HEAD")
+    tree = store.commit("HEAD").tree
+    paths: list[str] = []
+
+    def walk(t: pygit2.Tree, prefix: str) -> None:
+        for e in t:
+            paths.append(prefix + e.name)
+            if e.type == pygit2.GIT_OBJECT_TREE:
+                walk(store.repo[e.id], prefix + e.name + "/")
+
+    walk(tree, "")
+    paths += ["nope", "store/nope/x.json", "notes.txt/inside", "store/objects/sha256/zz/a.json"]
+    for path in paths:
+        try:
+            entry = tree[path]
+            expected = bytes(store.repo[entry.id].data) if entry.type_str == "blob" else None
+        except KeyError:
+            expected = None
+        assert view.read(path) == expected, path
+        directory = path.rpartition("/")[0]
+        if directory in paths and tree[directory].type_str == "tree":
+            assert sorted(view.list_dir(directory)) == sorted(
+                e.name for e in store.repo[tree[directory].id]), path

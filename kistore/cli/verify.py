@@ -87,7 +87,7 @@ def _escape(text: str, is_property: bool) -> str:
               help="Verify this commit, read straight from git (default: the work tree).")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes checking files (default: one per CPU, at most 8, on machines "
-              "with 4+ CPUs and stores of 4,000+ manifests).")
+              "with 2+ CPUs and stores of 4,000+ manifests).")
 @_format_option
 @pass_ctx
 def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
