@@ -325,8 +325,11 @@ def check_attestations(store: Any, at: str | None = None) -> list[Finding]:
         if not view.has_object(subject):
             findings.append(Finding(FILE_SUBJECT_MISSING, f"no object {subject} in the store",
                                     file=path))
-    blobs = {blob_id(view.read(layout.object_path(d)) or b"") for d in view.digests()}
-    for blob in sorted(set(notes_entered(store.repo)) - blobs):
+    annotated = set(notes_entered(store.repo))
+    # hashing every object into a blob id is only needed when there are notes to place
+    blobs = {blob_id(view.read(layout.object_path(d)) or b"")
+             for d in view.digests()} if annotated else set()
+    for blob in sorted(annotated - blobs):
         findings.append(Finding(NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}",
                                 file=f"{NOTES_REF}:{blob}"))
     seen = collect(store, at=at)
