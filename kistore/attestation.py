@@ -52,9 +52,6 @@ PREDICATE_TYPES = {t: f"{PREDICATE_BASE}{t}/v1" for t in TYPES}
 ROLE_FOR_TYPE = {"rerun": "rerun", "withdrawal": "maintainer"}
 """Types whose effect needs a trusted role; other types are community attestations."""
 
-OUTCOMES = ("reproduced", "not-reproduced")
-
-
 def predicate_schema(type_name: str) -> str:
     """Return the schema file name of a type's predicate, e.g. ``predicate-rerun.json``."""
     return f"predicate-{type_name}.json"

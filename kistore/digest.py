@@ -16,7 +16,7 @@ from .errors import InputError, ResolutionError
 ALGORITHM = "sha256"
 MIN_PREFIX = 8
 _FULL = re.compile(r"sha256:[0-9a-f]{64}")
-_PREFIX = re.compile(r"(?:sha256:)?([0-9a-f]{8,64})")
+_PREFIX = re.compile(rf"(?:sha256:)?([0-9a-f]{{{MIN_PREFIX},64}})")
 
 
 @dataclass(frozen=True, order=True, slots=True)

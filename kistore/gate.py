@@ -138,10 +138,10 @@ def _changed_paths(base_tree: Any, head_tree: Any) -> tuple[set[str], list[tuple
 
 
 def _metadata_update(repo: Any, path: str, old: Any, new: Any) -> Finding:
-    from .store import _difference
+    from .store import metadata_difference
 
     try:
-        what = _difference(repo[old].data, repo[new].data)
+        what = metadata_difference(repo[old].data, repo[new].data)
     except (ValueError, json.JSONDecodeError):  # bad bytes are reported by the contents check
         what = "bytes changed"
     return Finding(METADATA_UPDATED, f"metadata changed: {what}", file=path)

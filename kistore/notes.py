@@ -389,9 +389,9 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes]) -> int:
         raise InputError("a bundle line must not contain a newline; store canonical bytes")
     if blob not in repo:  # git notes refuse to annotate a missing object
         raise StoreStateError(f"no git object {blob}; the subject's object is not in git")
-    from .store import _signature  # the committer git is configured with, or kistore
+    from .store import commit_signature  # the committer git is configured with, or kistore
 
-    signature = _signature(repo)
+    signature = commit_signature(repo)
     scratch = f"refs/kistore/notes-tmp-{uuid.uuid4().hex}"  # one per writer
     try:
         for attempt in range(_CAS_ATTEMPTS):
@@ -448,10 +448,10 @@ def attach(store: Any, subject: Digest, bundle_bytes: bytes, *, as_file: bool = 
     if as_file:
         if store.root is None:
             raise StoreStateError("this repository has no work tree; use a note instead")
-        from .store import _atomic_write  # the store's temp-name-and-rename write
+        from .store import atomic_write  # the store's temp-name-and-rename write
 
         path = attestation_path(subject, bundle_bytes)
-        _atomic_write(store.root / path, bundle_bytes)
+        atomic_write(store.root / path, bundle_bytes)
         return path
     blob = str(store.repo.create_blob(object_bytes))  # a note needs its object in git
     add_lines(store.repo, blob, [bundle_bytes])

@@ -585,9 +585,11 @@ class Store:
         for m in manifests:
             first = unique.setdefault(m.digest, m)
             if first.metadata_bytes != m.metadata_bytes:
+                differs = metadata_difference(first.metadata_bytes, m.metadata_bytes,
+                                              "first", "then")
                 errors.append(ConflictError(
-                    f"{m.digest} appears twice in this input with different metadata ("
-                    f"{_difference(first.metadata_bytes, m.metadata_bytes, 'first', 'then')})",
+                    f"{m.digest} appears twice in this input with different metadata "
+                    f"({differs})",
                     pointer="/metadata",
                 ))
                 _locate(errors[-1], (origins or {}).get(m.digest))
@@ -619,7 +621,7 @@ class Store:
                 elif stored is not None and not update_metadata:
                     problems.append(ConflictError(
                         f"{digest} is already stored with other metadata ("
-                        f"{_difference(stored, m.metadata_bytes)}); pass --update-metadata "
+                        f"{metadata_difference(stored, m.metadata_bytes)}); pass --update-metadata "
                         "to replace it", pointer="/metadata",
                     ))
                 else:
@@ -714,7 +716,7 @@ class Store:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
             for path, data in replaced.items():
-                _atomic_write(path, data)
+                atomic_write(path, data)
 
         try:
             for rel, data in files.items():
@@ -724,7 +726,7 @@ class Store:
                         replaced[path] = f.read()
                 except FileNotFoundError:
                     created.append(path)
-                st = _atomic_write(path, data)
+                st = atomic_write(path, data)
                 if stats is not None and st is not None:
                     stats[rel] = st
         except BaseException:
@@ -745,7 +747,7 @@ class Store:
             blobs = {path: pygit2.Oid(raw=oid) for path, oid in zip(files, ids, strict=True)}
         else:
             blobs = {path: repo.create_blob(data) for path, data in files.items()}
-        signature = _signature(repo)
+        signature = commit_signature(repo)
         for attempt in range(_CAS_ATTEMPTS):
             branch, parent = self._branch_tip()
             base = parent.tree if parent is not None else None
@@ -825,10 +827,20 @@ def read_settings(root: Path) -> dict[str, Any]:
 _temp_names = itertools.count()
 
 
-def _atomic_write(path: str | Path, data: bytes) -> os.stat_result:
+def atomic_write(path: str | Path, data: bytes) -> os.stat_result:
     """Write ``data`` to a temporary name beside ``path`` and rename it into place.
 
-    Returns the file's stat (taken from the open file; a rename changes none of it).
+    A reader sees the old bytes or the new ones, never half a file.
+
+    Args:
+        path: the file to write (its directory is created when missing).
+        data: the exact bytes.
+
+    Returns:
+        The file's stat (taken from the open file; a rename changes none of it).
+
+    Raises:
+        OSError: the write failed; the temporary file is removed and ``path`` is unchanged.
 
     The temporary name is unique per process (pid + counter) and created with O_EXCL, so
     writers never share one. The directory is created only when missing (a bulk add
@@ -914,7 +926,7 @@ def _locate(problem: KistoreError, origin: Any) -> None:
     problem.args = (problem.format(),)
 
 
-def _difference(old: bytes, new: bytes, was: str = "stored", now: str = "given") -> str:
+def metadata_difference(old: bytes, new: bytes, was: str = "stored", now: str = "given") -> str:
     """Say in one line how two metadata documents differ, by JSON Pointer.
 
     Args:
@@ -975,7 +987,15 @@ def _build_tree(repo: pygit2.Repository, base: pygit2.Tree | None, entries: dict
     return builder.write()
 
 
-def _signature(repo: pygit2.Repository) -> pygit2.Signature:
+def commit_signature(repo: pygit2.Repository) -> pygit2.Signature:
+    """Return the author/committer for commits kistore writes.
+
+    Args:
+        repo: the repository.
+
+    Returns:
+        git's configured ``user.name``/``user.email``, else ``kistore <kistore@localhost>``.
+    """
     try:
         return repo.default_signature
     except (KeyError, pygit2.GitError):

@@ -272,6 +272,6 @@ def _read_work_tree(root: Path) -> Trust:
 
 
 def _write(root: Path, trust: Trust) -> None:
-    from .store import _atomic_write  # the store's temp-name-and-rename write
+    from .store import atomic_write  # the store's temp-name-and-rename write
 
-    _atomic_write(root / TRUST_FILE, trust.to_bytes())
+    atomic_write(root / TRUST_FILE, trust.to_bytes())

@@ -101,7 +101,7 @@ def test_failure_part_way_leaves_the_store_as_before(store, store_path, bundle):
 
     store.add([Manifest.from_document(bundle["protocol"])])
     before = snapshot(store_path)
-    original = store_module._atomic_write
+    original = store_module.atomic_write
     calls = []
 
     def disk_full_on_third_write(path, data):
@@ -110,7 +110,7 @@ def test_failure_part_way_leaves_the_store_as_before(store, store_path, bundle):
             raise OSError("disk full")
         original(path, data)
 
-    with mock.patch.object(store_module, "_atomic_write", disk_full_on_third_write), \
+    with mock.patch.object(store_module, "atomic_write", disk_full_on_third_write), \
             pytest.raises(OSError):
         store.add(manifests(bundle), allow_dangling=True)
     assert len(calls) >= 3
