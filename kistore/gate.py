@@ -18,7 +18,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from . import layout
+from . import canonical, layout
 from .audit import (
     GITATTRIBUTES,
     TreeSnapshot,
@@ -99,7 +99,31 @@ def check_range(store: Any, spec: str) -> list[Finding]:
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
+    findings += _removed_evidence(base.tree, head.tree)
     return sorted(findings, key=sort_key)
+
+
+APPEND_ONLY_REMOVED = rule(
+    "KI410", "append-only-file-removed", ERROR,
+    "attestation files and the trust file are evidence: answer an attestation with another "
+    "(a dispute), revoke a key with `kistore trust revoke`; never delete them")
+
+
+def _removed_evidence(base_tree: Any, head_tree: Any) -> list[Finding]:
+    """Attestation files and the trust file the range deletes (KI410)."""
+    import pygit2
+
+    from .trust import TRUST_FILE
+
+    findings = []
+    for delta in base_tree.diff_to_tree(head_tree).deltas:
+        path = delta.old_file.path
+        if delta.status in (pygit2.enums.DeltaStatus.DELETED, pygit2.enums.DeltaStatus.RENAMED
+                            ) and (path.startswith(layout.ATTESTATIONS_DIR + "/")
+                                   or path == TRUST_FILE):
+            findings.append(Finding(APPEND_ONLY_REMOVED, "the range deletes this file",
+                                    file=path))
+    return findings
 
 
 def _special_files(store: Any, head: str, changed: set[str]) -> list[Finding]:
@@ -236,9 +260,15 @@ def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
             findings += _notes_update(repo, old, new)
             continue
         try:
-            store.commit(new)
+            new = str(store.commit(new).id)  # an annotated tag: check the commit it names
         except InputError:  # a tag of a tree or blob: nothing of the store's history
             continue
+        if old != ZERO:
+            try:
+                old = str(store.commit(old).id)
+            except InputError:
+                old = ZERO
+            fast_forward = old == new or repo.descendant_of(new, old)
         base = old if old != ZERO and fast_forward else _merge_base(store, new, old, protected)
         if base is None:
             findings += _whole_history(store, new)
@@ -276,8 +306,19 @@ def _notes_update(repo: Any, old: str, new: str) -> list[Finding]:
     before, after = notes_of(old), notes_of(new)
     findings: list[Finding] = []
     for obj, blob in sorted(after.items()):
+        if before.get(obj) == blob:
+            continue
+        data = bytes(repo[blob].data)
+        lines = lines_of(data)
+        if data != b"".join(line + b"\n" for line in sorted(set(lines))) or not all(
+                canonical.is_canonical(line) for line in lines):
+            findings.append(Finding(
+                NOTES_LINE_INVALID, "the note is not sorted, unique lines of canonical "
+                "bundle bytes (what `kistore attest` and `git notes merge -s cat_sort_uniq` "
+                "write)", file=f"{NOTES_REF}:{obj}"))
+            continue
         had = set(lines_of(repo[before[obj]].data)) if obj in before else set()
-        for line in lines_of(repo[blob].data):
+        for line in lines:
             if line in had:
                 continue
             try:

@@ -181,16 +181,27 @@ _CONVERTING = ("text", "eol", "filter", "ident", "working-tree-encoding", "crlf"
 
 
 def _converts(word: str) -> bool:
-    """Return True for an attribute setting that converts bytes (``text``, ``eol=crlf``)."""
-    if word.startswith(("-", "!")):
+    """Return True for an attribute setting that may convert bytes (``text``, ``eol=crlf``).
+
+    ``!text`` counts too: it makes ``text`` unspecified again, so ``core.autocrlf`` applies.
+    """
+    if word.startswith("-"):
         return False
-    return word.partition("=")[0] in _CONVERTING
+    return word.lstrip("!").partition("=")[0] in _CONVERTING
 
 
 def _may_match_store(pattern: str) -> bool:
-    """Return True when a .gitattributes pattern may match a path under ``store/``."""
-    pattern = pattern.lstrip("/")
-    return "/" not in pattern.rstrip("/") or pattern.startswith(("store", "*", "**"))
+    """Return True unless a .gitattributes pattern plainly names a directory outside ``store/``.
+
+    Anything git might still match under ``store/`` counts: quoted or escaped patterns,
+    globs in the first path component (``s[t]ore/**``, ``st*/**``), basename patterns.
+    """
+    if pattern.startswith('"') or "\\" in pattern:
+        return True
+    first, slash, _ = pattern.lstrip("/").partition("/")
+    if not slash or any(c in first for c in "*?["):
+        return True
+    return first == "store"
 
 
 @dataclass(frozen=True, slots=True)

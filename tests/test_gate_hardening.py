@@ -103,3 +103,48 @@ def test_unknown_commit_in_a_push_is_an_input_error(record_store):
     from kistore.errors import InputError
     with pytest.raises(InputError, match="no object deadbeef"):
         check_updates(record_store, [("0" * 40, "deadbeef" * 5, "refs/heads/x")])
+
+
+def test_deleting_a_withdrawal_file_in_a_pull_request_is_refused(record_store, store_path):
+    withdrawal = bundle(MAINTAINER_KEY, "withdrawal")
+    path = notes.attestation_path(RUN, withdrawal)
+    (store_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (store_path / path).write_bytes(withdrawal)
+    base = commit_all(store_path, "withdraw")
+    git(store_path, "rm", "-q", "-r", "store/attestations")
+    commit_all(store_path, "undo the withdrawal")
+    found = [(f.rule.id, f.file) for f in check_range(record_store, f"{base}..HEAD")
+             if f.severity == "error"]
+    assert found == [("KI410", path)]
+
+
+def test_non_canonical_rewrite_of_a_note_is_refused(record_store, store_path):
+    notes.attach(record_store, RUN, bundle(STRANGER, "reproduction"))
+    old = _notes_tip(store_path)
+    blob = git(store_path, "rev-parse",
+               f"HEAD:{layout.object_path(Digest.from_str(PUBLISHED['run']))}").strip()
+    line = git(store_path, "notes", "--ref=kistore", "show", blob).splitlines()[0]
+    git(store_path, "notes", "--ref=kistore", "add", "-f", "-m", f"{line}\n{line}  ", blob)
+    assert ids(check_updates(record_store, [(old, _notes_tip(store_path), NOTES_REF)])) == [
+        "KI409"]
+
+
+def test_annotated_tag_on_a_good_commit_passes_and_on_a_bad_one_is_checked(record_store,
+                                                                           store_path):
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    git(store_path, "tag", "-a", "-m", "release", "v1", "HEAD")
+    tag = git(store_path, "rev-parse", "v1").strip()
+    assert ids(check_updates(record_store, [("0" * 40, tag, "refs/tags/v1")])) == []
+    obj = store_path / layout.object_path(Digest.from_str(PUBLISHED["protocol"]))
+    obj.write_bytes(obj.read_bytes().replace(b"v1.1", b"v1.2"))
+    commit_all(store_path, "tamper")
+    git(store_path, "tag", "-a", "-m", "bad", "v2", "HEAD")
+    bad_tag = git(store_path, "rev-parse", "v2").strip()
+    git(store_path, "reset", "-q", "--hard", base)
+    assert "KI401" in ids(check_updates(record_store, [("0" * 40, bad_tag, "refs/tags/v2")]))
+
+
+def test_gitattributes_bypasses_are_caught():
+    for line in (b'"store/**" text', b"s[t]ore/** eol=crlf", b"st*/** text",
+                 b"store/** !text", b"* text=auto"):
+        assert ids(check_gitattributes(GUARD + line + b"\n")) == ["KI113"], line
