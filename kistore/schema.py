@@ -130,6 +130,22 @@ def _fast_validator(name: str) -> Any:
     )
 
 
+def fast_validator(kind: Any) -> Any:
+    """Return the compiled ``jsonschema-rs`` validator of a kind's schema, or None.
+
+    Its ``is_valid(document)`` answering True means :func:`check_manifest` finds nothing
+    (the fast validator is never more lenient: a property test holds it to that).
+
+    Args:
+        kind: a manifest's ``kind`` value (anything).
+
+    Returns:
+        The validator, or None when ``kind`` is no kind of :data:`KINDS` or jsonschema-rs is
+        not installed (then only :func:`check_manifest` can answer).
+    """
+    return _fast_validator(f"{kind}.json") if kind in KINDS else None
+
+
 def check_document(document: Any, schema: str, *, file: str | None = None) -> list[SchemaError]:
     """Validate a JSON value against one shipped schema and return every finding.
 

@@ -31,7 +31,7 @@ from .digest import Digest, is_digest
 from .errors import CanonicalFormError, ParseError
 from .findings import ERROR, WARNING, Finding, rule
 from .model import REFERENCE_FIELDS
-from .schema import KINDS, check_manifest
+from .schema import KINDS, check_manifest, fast_validator
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
@@ -303,6 +303,7 @@ def _check_json_bytes(path: str, data: bytes) -> Parsed:
 # object every number is followed by one of ",]}". Strings holding these texts only send
 # their file to the slower paths.
 _ORJSON_DOUBTS = (b".0,", b".0]", b".0}", b"e+", b"e-6,", b"e-6]", b"e-6}")
+_ENDS_AS_COMMA = bytes.maketrans(b"]}", b",,")
 _ORJSON_OPTIONS = 0 if orjson is None else orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
 
 
@@ -347,7 +348,10 @@ def _compiled_canonical(data: bytes) -> Any:
         return None
     if data.count(b"{") + data.count(b"[") > canonical.MAX_DEPTH:
         return None
-    if any(doubt in data for doubt in _ORJSON_DOUBTS):
+    if b"+" in data:  # "e+"; one byte is found by memchr, far faster than two
+        return None
+    ends_as_comma = data.translate(_ENDS_AS_COMMA)  # then 2 searches instead of 6
+    if b".0," in ends_as_comma or b"e-6," in ends_as_comma:
         return None
     if not data.isascii() and _FOUR_BYTE_UTF8.search(data):
         return None
@@ -449,6 +453,56 @@ def first_difference(data: bytes, expected: bytes) -> tuple[int, int, int]:
 
 def _excerpt(data: bytes, offset: int, width: int = 12) -> str:
     return repr(data[offset : offset + width].decode("utf-8", "replace"))
+
+
+Clean = tuple[str, "str | None", tuple["str | None", ...]]
+"""What :func:`check_clean_pair` learns of a manifest with no finding: kind, name, and the
+reference of each of :data:`kistore.model.REFERENCE_FIELDS` (None where there is none)."""
+
+
+def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
+                     ) -> Clean | None:
+    """Answer, fast, whether an object and its metadata file hold no finding at all.
+
+    This is the common case of ``kistore verify`` in one call, with no finding built: it
+    is the conjunction of :func:`check_object_bytes`, :func:`check_metadata_bytes` and
+    :func:`check_manifest_pair` finding nothing, judged only by their fast paths
+    (orjson canonical check, ``jsonschema-rs``). None means "run those checks", which
+    decide; it never means "there is a finding".
+
+    Args:
+        digest_hex: the 64 hex digits the object's path names.
+        object_data: the object file's bytes.
+        metadata_data: the metadata file's bytes.
+
+    Returns:
+        ``(kind, name, references)`` as :func:`entry_from` would take them from the parsed
+        files (name None unless a string; references in :data:`REFERENCE_FIELDS` order), or
+        None.
+    """
+    if hashlib.sha256(object_data).hexdigest() != digest_hex:
+        return None
+    if b"\r" in object_data or b"\r" in metadata_data:
+        return None
+    obj = _compiled_canonical(object_data)
+    if type(obj) is not dict or not obj.keys() <= _HASHED_KEYS:
+        return None
+    metadata = _compiled_canonical(metadata_data)
+    validator = fast_validator(obj.get("kind"))
+    if type(metadata) is not dict or validator is None:
+        return None
+    if not validator.is_valid({**obj, "metadata": metadata}):
+        return None
+    name = metadata.get("name")
+    spec = obj.get("spec")
+    references: tuple[str | None, ...] = _NO_REFERENCES
+    if obj["kind"] == "BenchmarkRun" and type(spec) is dict:
+        references = tuple(ref if is_digest(ref := spec.get(f)) else None
+                           for f in REFERENCE_FIELDS)
+    return obj["kind"], name if type(name) is str else None, references
+
+
+_NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
 
 
 def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata: Any

@@ -236,7 +236,9 @@ def test_verify_works_in_a_bare_clone(published, tmp_path):
     assert ("KI101", PROTOCOL) in ids(findings) and ("KI401", PROTOCOL) in ids(findings)
 
 
-def test_a_pool_of_workers_finds_exactly_what_one_process_finds(published, bundle):
+def test_a_pool_of_workers_finds_exactly_what_one_process_finds(published, bundle,
+                                                                 monkeypatch):
+    monkeypatch.setattr(audit, "CHUNK", 1)  # every manifest its own task: order must hold
     (published / PROTOCOL).write_bytes(b'{"kind":"Workload"}')
     (published / store_file(PUBLISHED["environment"], "metadata")).unlink()
     env = other_environment(bundle)

@@ -7,6 +7,7 @@ RFC 8785 canonical JSON". Every answer other than None must agree with
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import orjson
@@ -16,6 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kistore import canonical, verify
+from kistore.digest import Digest
+from kistore.model import REFERENCE_FIELDS
+from tests.conftest import ROOT, store_file
 from tests.test_verify import _json_values, _number_texts
 
 OBJECT_PATH = "store/objects/sha256/00/" + "0" * 62 + ".json"
@@ -153,3 +157,104 @@ def test_another_orjson_number_layout_turns_the_compiled_path_off(monkeypatch):
     assert verify._orjson_writes_numbers_as_rfc8785() is False
     monkeypatch.setattr(orjson, "dumps", real)
     assert verify._orjson_writes_numbers_as_rfc8785() is True
+
+
+@pytest.mark.parametrize("doubt", verify._ORJSON_DOUBTS)
+def test_every_doubtful_number_text_is_searched_for(doubt):
+    """The unrolled searches in _compiled_canonical cover every entry of _ORJSON_DOUBTS."""
+    fine = b'{"a":["x",1.5,2e-7]}'
+    assert verify._compiled_canonical(fine) == {"a": ["x", 1.5, 2e-7]}
+    inside_a_string = b'{"a":["x' + doubt + b'",1.5,2e-7]}'
+    assert verify._compiled_canonical(inside_a_string) is None
+
+
+# -- check_clean_pair: the whole per-manifest verdict in one fast call ------------------
+
+def _files(document: dict) -> tuple[str, bytes, bytes]:
+    object_data = canonical.dumps({k: document[k] for k in ("apiVersion", "kind", "spec")})
+    return (hashlib.sha256(object_data).hexdigest(), object_data,
+            canonical.dumps(document["metadata"]))
+
+
+def _full_verdict(digest_hex: str, object_data: bytes, metadata_data: bytes):
+    """What the exact checks say: (findings, entry) as kistore.audit.check_unit builds them."""
+    object_path = store_file("sha256:" + digest_hex)
+    metadata_path = store_file("sha256:" + digest_hex, "metadata")
+    obj = verify.check_object_bytes(object_path, object_data)
+    meta = verify.check_metadata_bytes(metadata_path, metadata_data)
+    findings = obj.findings + meta.findings
+    if obj.value is not None:
+        findings += verify.check_manifest_pair(object_path, metadata_path, obj.value,
+                                               meta.value)
+    entry = verify.entry_from(Digest(digest_hex), obj.value, meta.value, has_object=True,
+                              has_metadata=True)
+    return findings, entry
+
+
+def _as_clean(entry) -> tuple:
+    return (entry.kind, entry.name,
+            tuple(entry.references.get(f) for f in REFERENCE_FIELDS))
+
+
+@pytest.mark.parametrize("name", ["run", "protocol", "environment"])
+def test_clean_pair_of_published_manifests_is_what_the_full_checks_say(bundle, name):
+    digest_hex, object_data, metadata_data = _files(bundle[name])
+    findings, entry = _full_verdict(digest_hex, object_data, metadata_data)
+    assert findings == []
+    clean = verify.check_clean_pair(digest_hex, object_data, metadata_data)
+    assert clean == _as_clean(entry)
+    assert clean[0] == bundle[name]["kind"] and clean[1] == bundle[name]["metadata"]["name"]
+    if name == "run":
+        assert clean[2] == tuple(bundle["run"]["spec"][f] for f in REFERENCE_FIELDS)
+
+
+def test_clean_pair_declines_every_kind_of_damage(bundle):
+    digest_hex, object_data, metadata_data = _files(bundle["run"])
+    run_object = json.loads(object_data)
+    bad_schema = dict(run_object, spec=dict(run_object["spec"], status="fine"))
+    bad_schema_data = canonical.dumps(bad_schema)
+    cases = {
+        "tampered object (KI101)": (digest_hex, object_data.replace(b"passed", b"failed"),
+                                    metadata_data),
+        "other name (KI101)": ("0" * 64, object_data, metadata_data),
+        "spaced metadata (KI103)": (digest_hex, object_data, metadata_data + b" "),
+        "CR in metadata (KI105)": (digest_hex, object_data,
+                                   metadata_data.replace(b'","', b'",\r"', 1)),
+        "duplicate key in metadata (KI102)": (
+            digest_hex, object_data, b'{"name":"a",' + metadata_data[1:]),
+        "metadata not an object (KI104)": (digest_hex, object_data, b"[]"),
+        "schema-invalid object (KI104)": (hashlib.sha256(bad_schema_data).hexdigest(),
+                                          bad_schema_data, metadata_data),
+        "metadata key in the object (KI104)": (
+            *(lambda d: (hashlib.sha256(d).hexdigest(), d))(
+                canonical.dumps(dict(run_object, metadata={"name": "x"}))), metadata_data),
+    }
+    for what, (hex_, obj, meta) in cases.items():
+        findings, _ = _full_verdict(hex_, obj, meta)
+        assert findings, what  # the exact checks do find something
+        assert verify.check_clean_pair(hex_, obj, meta) is None, what
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["run", "protocol", "environment"]), st.booleans(), st.data())
+def test_clean_pair_never_hides_a_finding(bundle_kind, in_metadata, data):
+    """Any byte edit either makes check_clean_pair decline or leaves nothing to report."""
+    document = json.loads((ROOT.parent / "shared/examples/"
+                           "sol-execbench-submission-20464.bundle.json").read_text())[bundle_kind]
+    digest_hex, object_data, metadata_data = _files(document)
+    target = metadata_data if in_metadata else object_data
+    i = data.draw(st.integers(0, len(target) - 1))
+    edit = data.draw(st.sampled_from([b"", b" ", b"1", b"0", b'"', b"\xff", b"\r", b"a",
+                                      b".0", b"e+1", b"-"]))
+    target = target[:i] + edit + target[i + 1:]
+    if in_metadata:
+        metadata_data = target
+    else:
+        object_data = target
+        if data.draw(st.booleans()):  # also rename it, so only the other checks can object
+            digest_hex = hashlib.sha256(object_data).hexdigest()
+    clean = verify.check_clean_pair(digest_hex, object_data, metadata_data)
+    if clean is not None:
+        findings, entry = _full_verdict(digest_hex, object_data, metadata_data)
+        assert findings == []
+        assert clean == _as_clean(entry)
