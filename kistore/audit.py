@@ -24,6 +24,7 @@ from .digest import Digest
 from .evidence import check_attestations
 from .findings import ERROR, Finding, rule
 from .model import REFERENCE_FIELDS
+from .schema import KINDS, fast_validator
 from .verify import (
     FILE_MODES,
     Entry,
@@ -226,8 +227,8 @@ whether to check each file's bytes (else it is only parsed for the cross-file ch
 
 
 def check_contents(snap: Snapshot, *, focus: set[str] | None = None,
-                   progress: Progress | None = None, workers: int | None = None
-                   ) -> list[Finding]:
+                   progress: Progress | None = None, workers: int | None = None,
+                   meanwhile: Callable[[], object] | None = None) -> list[Finding]:
     """Apply every per-file and cross-file check to one snapshot.
 
     Args:
@@ -239,6 +240,9 @@ def check_contents(snap: Snapshot, *, focus: set[str] | None = None,
         workers: processes that check files in parallel; None: one per CPU (at most 8)
             on machines with 2 or more CPUs from :data:`PARALLEL_MIN` manifests on, else 1
             (this process).
+        meanwhile: called once, with no arguments, while the workers check files (before
+            checking, without workers), so other work of the caller (:func:`verify`'s
+            history check) fills the time this process would spend waiting.
 
     Returns:
         Every finding (KI1xx, KI2xx), sorted by file and place.
@@ -247,6 +251,8 @@ def check_contents(snap: Snapshot, *, focus: set[str] | None = None,
         return focus is None or path in focus
 
     if focus is not None and not focus:
+        if meanwhile is not None:
+            meanwhile()
         return []  # nothing under store/ changed: skip reading the tree
     findings: list[Finding] = []
     if focus is None or GITATTRIBUTES in focus:
@@ -270,8 +276,8 @@ def check_contents(snap: Snapshot, *, focus: set[str] | None = None,
         for hex_, (obj, meta) in files.items()]
 
     entries: dict[Digest, Entry] = {}
-    for unit, (unit_findings, entry) in zip(units, _check_units(snap, units, workers),
-                                            strict=True):
+    for unit, (unit_findings, entry) in zip(units, _check_units(snap, units, workers,
+                                                                meanwhile), strict=True):
         findings += unit_findings
         entries[entry.digest] = entry
         if progress is not None:
@@ -338,29 +344,34 @@ Entry (a dataclass holding a Digest) cost the parent ~40 us a manifest, more tha
 checks."""
 
 
-def _check_units(snap: Snapshot, units: list[Unit], workers: int | None
+def _check_units(snap: Snapshot, units: list[Unit], workers: int | None,
+                 meanwhile: Callable[[], object] | None = None
                  ) -> Iterator[tuple[list[Finding], Entry]]:
     """Yield :func:`check_unit` of each unit, in order, in this process or in a pool."""
     for unit, (findings, kind, name, references) in zip(
-            units, _check_units_compact(snap, units, workers), strict=True):
+            units, _check_units_compact(snap, units, workers, meanwhile), strict=True):
         refs = {f: r for f, r in zip(REFERENCE_FIELDS, references, strict=True)
                 if r is not None}
         yield findings or [], Entry(unit[0], kind, name, refs, unit[1] is not None,
                                     unit[2] is not None)
 
 
-def _check_units_compact(snap: Snapshot, units: list[Unit], workers: int | None
-                         ) -> Iterator[_Compact]:
+def _check_units_compact(snap: Snapshot, units: list[Unit], workers: int | None,
+                         meanwhile: Callable[[], object] | None) -> Iterator[_Compact]:
     global _worker_snapshot, _worker_units
     if workers is None:  # 2 CPUs, 20,000 manifests: 7.5 s alone, 5.7 s with a pool of 2
         cpus = os.cpu_count() or 1
         workers = min(cpus, 8) if len(units) >= PARALLEL_MIN and cpus >= 2 else 1
     if workers <= 1:
+        if meanwhile is not None:
+            meanwhile()
         for unit in units:
             yield _check_unit_compact(snap, unit)
         return
     import multiprocessing
 
+    for kind in KINDS:  # compile the validators once, before the fork, not in each worker
+        fast_validator(kind)
     # fork: workers inherit the snapshot (paths, blob ids) and the units, and receive only
     # index ranges
     _worker_snapshot, _worker_units = snap, units
@@ -368,8 +379,11 @@ def _check_units_compact(snap: Snapshot, units: list[Unit], workers: int | None
         with multiprocessing.get_context("fork").Pool(workers, _reopen_worker_snapshot) as pool:
             ranges = [(start, min(start + CHUNK, len(units)))
                       for start in range(0, len(units), CHUNK)]
-            for results in pool.imap(_check_range_in_worker, ranges):
-                yield from results
+            results = pool.imap(_check_range_in_worker, ranges)
+            if meanwhile is not None:
+                meanwhile()
+            for chunk in results:
+                yield from chunk
     finally:
         _worker_snapshot, _worker_units = None, []
 
@@ -580,7 +594,8 @@ def verify(store: Any, at: str | None = None, *, progress: Progress | None = Non
         at: revision to verify, read straight from git objects; None: the work tree (or
             ``HEAD`` in a bare repository).
         progress: called with the number of files checked, as the work goes.
-        checkers: the checks after the contents check (default :data:`CHECKERS`).
+        checkers: the checks besides the contents check (default :data:`CHECKERS`); they
+            run in this process while worker processes check files.
         snap: the snapshot of ``at`` when the caller already made one (to size a
             progress bar), else None.
         workers: processes checking files, as :func:`check_contents` takes it.
@@ -593,10 +608,14 @@ def verify(store: Any, at: str | None = None, *, progress: Progress | None = Non
         InputError: when ``at`` names no commit.
     """
     snap = snapshot(store, at) if snap is None else snap
-    findings = check_contents(snap, progress=progress, workers=workers)
-    for checker in CHECKERS if checkers is None else checkers:
-        findings += checker(store, at)
-    return findings
+    later: list[Finding] = []
+
+    def run_checkers() -> None:  # in this process while the workers check files
+        for checker in CHECKERS if checkers is None else checkers:
+            later.extend(checker(store, at))
+
+    return check_contents(snap, progress=progress, workers=workers,
+                          meanwhile=run_checkers) + later
 
 
 def count_files(snap: Snapshot) -> int:
