@@ -133,6 +133,9 @@ def check_case_collisions(paths: Iterable[str]) -> list[Finding]:
         One KI112 finding per path that collides with an earlier one (in sorted order),
         naming both.
     """
+    paths = list(paths)
+    if len({p.casefold() for p in paths}) == len(set(paths)):
+        return []  # no two differ only in case (sorting 40,000 paths cost 3x this test)
     seen: dict[str, str] = {}
     findings = []
     for path in sorted(paths):
