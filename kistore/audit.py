@@ -262,14 +262,13 @@ def check_contents(snap: Snapshot, *, focus: set[str] | None = None,
 
     files: dict[str, list[str | None]] = {}  # digest hex -> [object path, metadata path]
     for path, mode in snap.modes.items():
-        match = _PAIRED_PATH.fullmatch(path)  # layout.digest_from_path, 1 regex instead of 3
-        if match is None or mode not in FILE_MODES:
+        paired = _pair_key(path)
+        if paired is None or mode not in FILE_MODES:
             if wanted(path):  # only these can be outside the layout or not regular files
                 findings += check_layout_path(path, mode)
-            if match is None:
+            if paired is None:
                 continue
-        pair = files.setdefault(match[2] + match[3], [None, None])
-        pair[0 if match[1] == layout.OBJECTS_DIR else 1] = path
+        files.setdefault(paired[0], [None, None])[paired[1]] = path
     units: list[Unit] = [
         (Digest(hex_), obj, meta, obj is not None and wanted(obj),
          meta is not None and wanted(meta))
@@ -289,10 +288,27 @@ def check_contents(snap: Snapshot, *, focus: set[str] | None = None,
     return sorted(findings, key=sort_key)
 
 
-_PAIRED_PATH = re.compile(
-    f"({re.escape(layout.OBJECTS_DIR)}|{re.escape(layout.METADATA_DIR)})"
-    f"/([0-9a-f]{{2}})/([0-9a-f]{{62}}){re.escape(layout.SUFFIX)}")
-"""The paths :func:`kistore.layout.digest_from_path` accepts: (directory, shard, rest)."""
+_OBJECTS_PREFIX = layout.OBJECTS_DIR + "/"
+_METADATA_PREFIX = layout.METADATA_DIR + "/"
+_OBJECTS_CUT, _METADATA_CUT = len(_OBJECTS_PREFIX), len(_METADATA_PREFIX)
+_SHARDED_NAME = re.compile(f"[0-9a-f]{{2}}/[0-9a-f]{{62}}{re.escape(layout.SUFFIX)}")
+
+
+def _pair_key(path: str) -> tuple[str, int] | None:
+    """Return (digest hex, 0 for an object or 1 for a metadata file), or None.
+
+    :func:`kistore.layout.digest_from_path` for the paths it accepts, without its three
+    regexes and a Digest per path (a test holds the two equal).
+    """
+    if path.startswith(_OBJECTS_PREFIX):
+        side, rest = 0, path[_OBJECTS_CUT:]
+    elif path.startswith(_METADATA_PREFIX):
+        side, rest = 1, path[_METADATA_CUT:]
+    else:
+        return None
+    if _SHARDED_NAME.fullmatch(rest) is None:
+        return None
+    return rest[:2] + rest[3:65], side
 
 
 def check_unit(snap: Snapshot, unit: Unit) -> tuple[list[Finding], Entry]:

@@ -258,3 +258,54 @@ def test_clean_pair_never_hides_a_finding(bundle_kind, in_metadata, data):
         findings, entry = _full_verdict(digest_hex, object_data, metadata_data)
         assert findings == []
         assert clean == _as_clean(entry)
+
+
+# -- audit._pair_key: layout.digest_from_path for every path, faster ---------------------
+
+_HEX = "0123456789abcdef"
+_path_parts = st.lists(st.sampled_from(
+    ["store/", "objects/", "metadata/", "sha256/", "sha2567/", "/", ".json", "\n", "G", "A",
+     "\u0663", "x", "ab/", "0123456789abcdef" * 3 + "0123456789abcd", "ef", "e"]), max_size=8)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_path_parts, st.text(_HEX, min_size=64, max_size=64),
+       st.sampled_from(["objects", "metadata"]), st.booleans())
+def test_pair_key_agrees_with_layout_digest_from_path(parts, hex_, base, mangle):
+    from kistore import audit, layout
+
+    path = f"store/{base}/sha256/{hex_[:2]}/{hex_[2:]}.json"
+    if mangle:
+        path = "".join(parts) if parts else path
+    named = layout.digest_from_path(path)
+    expected = None if named is None else (named.hex, 0 if path.startswith(
+        layout.OBJECTS_DIR + "/") else 1)
+    assert audit._pair_key(path) == expected, path
+
+
+# -- schema._is_date_time: the plain-form shortcut changes no verdict -------------------
+
+@settings(max_examples=1500, deadline=None)
+@given(st.from_regex(r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}"
+                     r"(\.[0-9]{0,12})?([Zz]|[+-][0-9]{2}:[0-9]{2})?\n?\Z")
+       | st.text("0123456789-:.TZtz+\n\u0663", max_size=32))
+def test_plain_date_time_shortcut_is_a_subset_of_rfc3339_validator(text):
+    import rfc3339_validator
+
+    from kistore import schema
+
+    if schema._PLAIN_DATE_TIME.fullmatch(text):
+        assert rfc3339_validator.validate_rfc3339(text) and "\n" not in text, text
+
+
+@pytest.mark.parametrize(("text", "valid"), [
+    ("2026-01-22T20:58:57Z", True), ("2026-07-10T06:41:58.611Z", True),
+    ("2024-02-29T00:00:00Z", True), ("2023-02-29T00:00:00Z", False),   # leap years
+    ("2026-04-31T00:00:00Z", False), ("0000-01-01T00:00:00Z", False),
+    ("2026-01-22t20:58:57z", False), ("2026-01-22T20:58:57Z\n", False),
+    ("2026-01-22T20:58:57+05:30", True), ("2026-01-22T24:00:00Z", False),
+])
+def test_date_time_verdicts(text, valid):
+    from kistore import schema
+
+    assert schema._is_date_time(text) is valid
