@@ -141,7 +141,12 @@ class TreeSnapshot(Snapshot):
             oid = entry.id if entry.type_str == "blob" else None
         if oid is None or self.modes.get(path, 0o100644) not in (0o100644, 0o100755):
             return None
-        return bytes(self.repo[oid].data)
+        kind, data = self.repo.odb.read(oid)  # no Blob object: ~2.5 us less a file
+        return data if kind == _GIT_BLOB else bytes(self.repo[oid].data)
+
+
+_GIT_BLOB = 3
+"""libgit2's object type number of a blob (``GIT_OBJECT_BLOB``), as ``odb.read`` returns it."""
 
 
 class WorkTreeSnapshot(Snapshot):
