@@ -170,7 +170,9 @@ def test_wheel_ships_schemas_and_runs_outside_the_source_tree(tmp_path):
 
 def _all_commands(group, path=()):
     import click
-    for name, command in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):  # every command, imported on the way (lazy group)
+        command = group.get_command(ctx, name)
         yield (*path, name), command
         if isinstance(command, click.Group):
             yield from _all_commands(command, (*path, name))
