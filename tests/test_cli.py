@@ -156,6 +156,8 @@ def test_wheel_ships_schemas_and_runs_outside_the_source_tree(tmp_path):
     import zipfile
     names = zipfile.ZipFile(wheel).namelist()
     assert "kistore/schemas/BenchmarkRun.json" in names
+    for module in ROOT.glob("kistore/**/*.py"):  # every subpackage is listed in pyproject
+        assert module.relative_to(ROOT).as_posix() in names
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
                     str(tmp_path / "site"), str(wheel)], check=True, capture_output=True)
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
