@@ -424,7 +424,7 @@ POLICY_INVALID = rule(
     "fix store/policy/ranking.json so it is strict JSON valid against "
     "schemas/RankingPolicy.json (every `kistore rank` fails until then)")
 
-POLICY_PATH = f"{layout.POLICY_DIR}/ranking.json"
+POLICY_PATH = layout.POLICY_FILE
 
 
 def check_policy(store: Any, at: str | None = None) -> list[Finding]:
