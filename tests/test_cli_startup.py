@@ -14,6 +14,7 @@ import sys
 
 import click
 import pytest
+from click.testing import CliRunner
 
 from kistore.cli import SUBCOMMANDS
 
@@ -98,3 +99,16 @@ def test_lazy_help_equals_the_help_of_the_loaded_commands():
     _, eager_output, eager_modules = _fresh(["--help"], load_all=True)
     assert lazy_modules == [] and eager_modules == COMMAND_MODULES
     assert lazy_output == eager_output
+
+
+def test_startup_speed_script_stays_runnable(tmp_path):
+    """``python -m bench.startup_speed`` runs (one round, no timing asserted)."""
+    from bench.startup_speed import main as startup_speed
+
+    from .conftest import ROOT
+
+    result = CliRunner().invoke(startup_speed, ["-n", "1", "--run", "here", sys.executable,
+                                                str(ROOT)])
+    assert result.exit_code == 0, result.output
+    assert "here: python -c 'import click'" in result.output
+    assert "here: kistore --help" in result.output
