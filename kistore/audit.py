@@ -153,7 +153,8 @@ class WorkTreeSnapshot(Snapshot):
     """The files in a work tree (what ``kistore add`` wrote, committed or not).
 
     Symlinks are reported with git's mode ``0o120000`` and never followed; a directory
-    holding ``.git`` is a submodule (``0o160000``) and is not descended into.
+    holding ``.git`` is a submodule (``0o160000``) and is not descended into; every other
+    file is ``0o100644`` (the executable bit is not read: no rule tells it from ``0o100755``).
 
     Args:
         root: the work tree's top directory.

@@ -24,7 +24,7 @@ from typing import Any
 try:  # compiled JSON (Rust); without it the stdlib fast path does the same job more slowly
     import orjson
 except ImportError:  # pragma: no cover - the wheel is missing on this platform
-    orjson = None
+    orjson = None  # type: ignore[assignment]
 
 from . import canonical, layout
 from .digest import Digest, is_digest
