@@ -506,12 +506,29 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     spec = obj.get("spec")
     references: tuple[str | None, ...] = _NO_REFERENCES
     if obj["kind"] == "BenchmarkRun" and type(spec) is dict:
-        references = tuple(ref if is_digest(ref := spec.get(f)) else None
-                           for f in REFERENCE_FIELDS)
+        references = _run_references(spec)
     return obj["kind"], name if type(name) is str else None, references
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
+_ALL_REFERENCES = re.compile(f"(?:sha256:[0-9a-f]{{64}}){{{len(REFERENCE_FIELDS)}}}")
+
+
+def _run_references(spec: dict[str, Any]) -> tuple[str | None, ...]:
+    """Each :data:`REFERENCE_FIELDS` value of a run's spec that is a digest, else None.
+
+    The common case, every field a digest, is one regex over the joined values (with each
+    value 71 characters long the pieces cannot straddle); any other case asks
+    :func:`kistore.digest.is_digest` of each value (a test holds the two equal).
+    """
+    references: tuple[Any, ...] = tuple(map(spec.get, REFERENCE_FIELDS))
+    try:
+        joined = "".join(references)  # TypeError when a value is no string
+    except TypeError:
+        joined = ""
+    if _ALL_REFERENCES.fullmatch(joined) and all(len(r) == 71 for r in references[:-1]):
+        return references
+    return tuple(ref if is_digest(ref) else None for ref in references)
 
 
 def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata: Any

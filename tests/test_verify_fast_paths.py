@@ -271,3 +271,27 @@ def test_date_time_verdicts(text, valid):
     from kistore import schema
 
     assert schema._is_date_time(text) is valid
+
+
+_reference_values = st.none() | st.integers() | st.sampled_from(
+    ["sha256:" + "ab" * 32, "sha256:" + "AB" * 32, "sha256:" + "ab" * 31, "",
+     "sha256:" + "ab" * 32 + "sha256:" + "cd" * 32, "sha256:" + "ab" * 32 + "\n"]) | st.text(
+    max_size=80)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.fixed_dictionaries({}, optional={f: _reference_values for f in REFERENCE_FIELDS}))
+def test_run_references_are_the_fields_that_are_digests(spec):
+    from kistore.digest import is_digest
+
+    expected = tuple(spec.get(f) if is_digest(spec.get(f)) else None for f in REFERENCE_FIELDS)
+    assert verify._run_references(spec) == expected
+
+
+def test_run_references_of_a_run_with_all_four(bundle):
+    spec = bundle["run"]["spec"]
+    assert verify._run_references(spec) == tuple(spec[f] for f in REFERENCE_FIELDS)
+    # two digests joined in one field, nothing in the next: the lengths rule it out
+    fields = list(REFERENCE_FIELDS)
+    split = dict(spec, **{fields[0]: spec[fields[0]] + spec[fields[1]], fields[1]: ""})
+    assert verify._run_references(split) == (None, None, spec[fields[2]], spec[fields[3]])
