@@ -97,20 +97,20 @@ def test_name_is_unique_per_kind(store):
 
 
 def test_failure_part_way_leaves_the_store_as_before(store, store_path, bundle):
-    from kistore import store as store_module
+    from kistore import writer
 
     store.add([Manifest.from_document(bundle["protocol"])])
     before = snapshot(store_path)
-    original = store_module.atomic_write
+    original = writer._write
     calls = []
 
-    def disk_full_on_third_write(path, data):
+    def disk_full_on_third_write(path, data, **options):
         calls.append(path)
         if len(calls) == 3:
             raise OSError("disk full")
-        original(path, data)
+        return original(path, data, **options)
 
-    with mock.patch.object(store_module, "atomic_write", disk_full_on_third_write), \
+    with mock.patch.object(writer, "_write", disk_full_on_third_write), \
             pytest.raises(OSError):
         store.add(manifests(bundle), allow_dangling=True)
     assert len(calls) >= 3

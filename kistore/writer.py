@@ -1,0 +1,233 @@
+"""Writing the store's work-tree files for ``add``: atomic per file, undoable as a batch.
+
+Each file is written to a temporary name in its own directory and renamed into place, so a
+reader (or a crash) sees the old bytes or the new ones, never half a file. A batch
+(:class:`FileBatch`) remembers what it created and what it replaced, and :meth:`FileBatch.undo`
+puts the work tree back as it was.
+
+A bulk ``add --commit`` writes 2N small files; what that costs is the kernel creating and
+renaming them, not Python. So a batch uses raw system calls (no buffered file objects, no
+read of a file a directory listing says is absent) and can run in a forked child process
+(:meth:`FileBatch.start`) while the caller builds the git objects on the other core. No git
+here: paths and bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import tempfile
+from collections.abc import Mapping
+from typing import Any
+
+BULK_LISTING = 64
+"""From this many files on, a batch lists each target directory once instead of probing
+every file for an old version to keep."""
+
+_temp_names = itertools.count()
+_MODE = 0o644
+
+
+def _umask() -> int:
+    """Return the process umask without changing it (read from /proc where possible)."""
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    mask = os.umask(0o022)  # the portable way briefly sets it; put it straight back
+    os.umask(mask)
+    return mask
+
+
+def atomic_write(path: str | os.PathLike[str], data: bytes) -> os.stat_result:
+    """Write ``data`` to a temporary name beside ``path`` and rename it into place.
+
+    A reader sees the old bytes or the new ones, never half a file. The file's mode is
+    0644 whatever the umask.
+
+    Args:
+        path: the file to write (its directory is created when missing).
+        data: the exact bytes.
+
+    Returns:
+        The file's stat (taken from the open file; a rename changes none of it).
+
+    Raises:
+        OSError: the write failed; the temporary file is removed and ``path`` is unchanged.
+
+    The temporary name is unique per process (pid + counter) and created with O_EXCL, so
+    writers never share one. The directory is created only when missing (a bulk add
+    writes thousands of files into the same 256 shards: no mkdir per file).
+    """
+    return _write(os.fspath(path), data, fix_mode=True)
+
+
+def _write(path: str, data: bytes, *, fix_mode: bool) -> os.stat_result:
+    """:func:`atomic_write`; ``fix_mode``: chmod 0644 (False when the umask cannot narrow it)."""
+    parent, name = os.path.split(path)
+    tmp = os.path.join(parent, f".{name}.{os.getpid()}.{next(_temp_names)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+    try:
+        fd = os.open(tmp, flags, _MODE)
+    except FileNotFoundError:
+        os.makedirs(parent, exist_ok=True)
+        fd = os.open(tmp, flags, _MODE)
+    except FileExistsError:  # a leftover of a crashed process with our pid
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=parent)
+    try:
+        try:
+            view = memoryview(data)
+            while view:  # os.write may write less than asked (signals, huge buffers)
+                view = view[os.write(fd, view):]
+            if fix_mode:
+                os.fchmod(fd, _MODE)
+            st = os.fstat(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        return st
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+class FileBatch:
+    """Write many files atomically, all or nothing, optionally in a child process.
+
+    Args:
+        root: the directory the relative paths are under (the work tree).
+        files: relative path (``/``-separated) -> exact bytes, written in this order.
+
+    After :meth:`run` (or :meth:`start` then :meth:`wait`) every file holds its bytes and
+    :attr:`stats` holds each file's stat (for the name catalog). :meth:`undo` removes what
+    the batch created and restores what it replaced.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], files: Mapping[str, bytes]) -> None:
+        self.root = os.fspath(root)
+        self.files = files
+        self.stats: dict[str, os.stat_result] = {}
+        self._created: list[str] = []
+        self._replaced: dict[str, bytes] = {}
+        self._child: Any = None
+        self._reply: Any = None
+
+    def run(self) -> None:
+        """Write every file now, in this process.
+
+        Raises:
+            OSError: a file could not be written; what the batch wrote is undone first.
+        """
+        try:
+            self._note_old_versions()
+            self.stats = self._write_all()
+        except BaseException:
+            self.undo()
+            raise
+
+    def start(self) -> None:
+        """Begin writing in a forked child process; call :meth:`wait` (or :meth:`undo`) after.
+
+        A child process, not a thread: the writes are thousands of short system calls, and
+        a thread would wait for the GIL after each one while this process builds git
+        objects. Where no child can be started the files are written here and now.
+        """
+        import multiprocessing
+
+        self._note_old_versions()  # here, so undo() knows them even if the child dies
+        try:
+            context = multiprocessing.get_context("fork")
+            reply, send = context.Pipe(duplex=False)
+            child = context.Process(target=self._child_main, args=(send,), daemon=True)
+            child.start()
+        except (ValueError, OSError):  # no fork here, or no processes allowed: write inline
+            self.run()
+            return
+        send.close()
+        self._child, self._reply = child, reply
+
+    def wait(self) -> None:
+        """Wait for a :meth:`start`-ed batch to finish; fill :attr:`stats`.
+
+        Raises:
+            OSError: the child failed (or died); what the batch wrote has been undone.
+        """
+        if self._child is None:
+            return
+        try:
+            outcome, value = self._reply.recv()
+        except EOFError:
+            outcome, value = "error", OSError("the process writing the work tree died")
+        self._reap()
+        if outcome != "ok":
+            self.undo()
+            raise value
+        self.stats = value
+
+    def undo(self) -> None:
+        """Put back the work tree as it was before the batch (waits for a running child).
+
+        Removes the files the batch created and rewrites (atomically) those it replaced.
+        Running it twice is harmless.
+        """
+        self._reap()
+        for path in self._created:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+        for path, data in self._replaced.items():
+            atomic_write(path, data)
+        self._created, self._replaced = [], {}
+
+    def _reap(self) -> None:
+        if self._child is not None:
+            self._child.join()
+            self._reply.close()
+            self._child = self._reply = None
+
+    def _child_main(self, send: Any) -> None:
+        """In the child: write every file, send ``("ok", stats)`` or ``("error", exception)``."""
+        try:
+            message: tuple[str, Any] = ("ok", self._write_all())
+        except BaseException as e:  # the parent undoes everything, then raises it
+            message = ("error", e if isinstance(e, OSError) else OSError(str(e)))
+        send.send(message)
+        send.close()
+
+    def _note_old_versions(self) -> None:
+        """Record which files exist (to be restored by undo) and which will be created.
+
+        A large batch lists each target directory once rather than probing every file.
+        """
+        listing = self._listing() if len(self.files) >= BULK_LISTING else None
+        for rel in self.files:
+            path = os.path.join(self.root, rel)
+            if listing is not None and os.path.basename(rel) not in listing.get(
+                    os.path.dirname(rel), ()):
+                self._created.append(path)
+                continue
+            try:
+                with open(path, "rb") as f:
+                    self._replaced[path] = f.read()
+            except FileNotFoundError:
+                self._created.append(path)
+
+    def _write_all(self) -> dict[str, os.stat_result]:
+        fix_mode = bool(_umask() & _MODE)
+        root = self.root
+        return {rel: _write(os.path.join(root, rel), data, fix_mode=fix_mode)
+                for rel, data in self.files.items()}
+
+    def _listing(self) -> dict[str, set[str]]:
+        """Map each target directory to the names it holds now (one listing per directory)."""
+        listing: dict[str, set[str]] = {}
+        for rel in self.files:
+            directory = os.path.dirname(rel)
+            if directory not in listing:
+                try:
+                    listing[directory] = set(os.listdir(os.path.join(self.root, directory)))
+                except (FileNotFoundError, NotADirectoryError):
+                    listing[directory] = set()
+        return listing

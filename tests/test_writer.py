@@ -1,0 +1,85 @@
+"""The work-tree writer: atomic files, stats for the catalog, undo, and the child process."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from kistore import writer
+from kistore.writer import BULK_LISTING, FileBatch, atomic_write
+
+
+def files(n: int) -> dict[str, bytes]:
+    return {f"store/objects/sha256/{i % 7:02x}/{i:062x}.json": b'{"n":%d}' % i for i in range(n)}
+
+
+def tree(root) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_atomic_write_is_0644_under_a_narrow_umask_and_leaves_no_temp(tmp_path):
+    old = os.umask(0o077)
+    try:
+        st = atomic_write(tmp_path / "a" / "b.json", b"{}")
+    finally:
+        os.umask(old)
+    path = tmp_path / "a" / "b.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert (st.st_ino, st.st_size) == (path.stat().st_ino, 2)
+    assert os.listdir(tmp_path / "a") == ["b.json"]
+
+
+@pytest.mark.parametrize("in_child", [False, True])
+def test_batch_writes_every_file_with_its_stat(tmp_path, in_child):
+    batch = FileBatch(tmp_path, files(BULK_LISTING + 1))
+    if in_child:
+        batch.start()
+        batch.wait()
+    else:
+        batch.run()
+    assert tree(tmp_path) == files(BULK_LISTING + 1)
+    for rel, st in batch.stats.items():
+        assert (st.st_ino, st.st_mtime_ns) == ((tmp_path / rel).stat().st_ino,
+                                               (tmp_path / rel).stat().st_mtime_ns)
+
+
+@pytest.mark.parametrize("count", [3, BULK_LISTING + 1])  # probed, and listed, old files
+def test_undo_removes_created_files_and_restores_replaced_ones(tmp_path, count):
+    new = files(count)
+    first = next(iter(new))
+    atomic_write(tmp_path / first, b"old bytes")
+    batch = FileBatch(tmp_path, new)
+    batch.run()
+    assert (tmp_path / first).read_bytes() == new[first]
+    batch.undo()
+    assert tree(tmp_path) == {first: b"old bytes"}
+
+
+def test_disk_full_in_the_child_undoes_the_whole_batch(tmp_path, monkeypatch):
+    atomic_write(tmp_path / "store/keep.json", b"kept")
+    original = writer._write
+    calls = []
+
+    def disk_full_on_tenth_write(path, data, **options):
+        calls.append(path)
+        if len(calls) == 10:
+            raise OSError(28, "No space left on device")
+        return original(path, data, **options)
+
+    monkeypatch.setattr(writer, "_write", disk_full_on_tenth_write)  # the child inherits it
+    batch = FileBatch(tmp_path, files(BULK_LISTING + 1))
+    batch.start()
+    with pytest.raises(OSError, match="No space left on device"):
+        batch.wait()
+    assert tree(tmp_path) == {"store/keep.json": b"kept"}
+
+
+def test_a_child_that_dies_without_a_word_is_a_failure_and_undone(tmp_path, monkeypatch):
+    monkeypatch.setattr(FileBatch, "_write_all", lambda self: os._exit(3))
+    batch = FileBatch(tmp_path, files(BULK_LISTING + 1))
+    batch.start()
+    with pytest.raises(OSError, match="died"):
+        batch.wait()
+    assert tree(tmp_path) == {}
