@@ -1,0 +1,77 @@
+"""Reading inputs: JSON Lines parsed across CPUs give exactly what one process gives.
+
+The parallel path (forked workers over ranges of lines) is forced on small inputs here by
+lowering its thresholds; the messages for bad lines must be byte-identical to the
+one-process messages (FILE:LINE:COL:/pointer: message), in input order.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.generate import manifests
+from kistore import inputs
+from kistore.errors import MultipleErrors
+
+
+@pytest.fixture
+def parallel(monkeypatch):
+    """Parse any input of 8+ lines in worker processes, 3 lines a task, as if on 2 CPUs."""
+    monkeypatch.setattr(inputs, "PARALLEL_LINES", 8)
+    monkeypatch.setattr(inputs, "_CHUNK_LINES", 3)
+    monkeypatch.setattr(inputs, "_cpus", lambda: 2)
+
+
+def serial(data: bytes, file: str):
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(inputs, "PARALLEL_LINES", 10**9)
+        return inputs.parse_manifests(data, file=file)
+
+
+def jsonl(n: int) -> bytes:
+    return b"".join(json.dumps(d).encode() + b"\n" for d in manifests(n))
+
+
+def errors_of(data: bytes, file: str) -> list[str]:
+    with pytest.raises(MultipleErrors) as caught:
+        inputs.parse_manifests(data, file=file)
+    return [e.format() for e in caught.value.errors]
+
+
+def test_parallel_parse_equals_one_process_parse(parallel):
+    data = jsonl(40) + b"\n   \n"  # blank lines are skipped, not counted as manifests
+    found = inputs.parse_manifests(data, file="runs.jsonl")
+    expected = serial(data, "runs.jsonl")
+    assert [(x.manifest, x.file, x.pointer, x.line) for x in found] == [
+        (x.manifest, x.file, x.pointer, x.line) for x in expected]
+    assert [x.manifest.document for x in found] == [x.manifest.document for x in expected]
+    assert [x.line for x in found] == list(range(1, 41))
+
+
+def test_bad_lines_deep_in_a_large_batch_are_reported_as_one_process_reports_them(parallel):
+    lines = jsonl(40).splitlines(keepends=True)
+    lines[36] = b'{"kind": "Workload", "a": 1, "a": 2}\n'   # line 37: duplicate key
+    broken = json.loads(lines[38])
+    broken["metadata"]["name"] = 7                           # line 39: schema violation
+    lines[38] = json.dumps(broken).encode() + b"\n"
+    data = b"".join(lines)
+    found = errors_of(data, "big.jsonl")
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(inputs, "PARALLEL_LINES", 10**9)
+        assert found == errors_of(data, "big.jsonl")
+    assert found[0] == ("big.jsonl:37:30:/a: duplicate object key 'a'; a key may appear once")
+    assert found[1].startswith("big.jsonl:39:1:/metadata/name: ")
+    assert len(found) == 2
+
+
+def test_no_worker_processes_falls_back_to_one_process(parallel, monkeypatch):
+    import multiprocessing.context
+
+    def refuse(*args, **kwargs):
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(multiprocessing.context.ForkContext, "Pool", refuse)
+    data = jsonl(20)
+    assert inputs.parse_manifests(data, file="x.jsonl") == serial(data, "x.jsonl")
