@@ -691,7 +691,7 @@ class Store:
                 and head.read(layout.metadata_path(m.digest)) == m.metadata_bytes)
 
     def _record_names(self, view: WorkTreeView, written: list[Manifest],
-                      stats: Mapping[str, os.stat_result]) -> None:
+                      stats: Mapping[str, tuple[int, int, int]]) -> None:
         """Tell the catalog what ``add`` just wrote, so the next add need not re-read it.
 
         The shard keys recorded are those after this write; a shard that another writer
@@ -838,8 +838,15 @@ def _plain_work_tree(start: str) -> Path | None:
     return None
 
 
-def _stat_key(st: os.stat_result) -> str:
-    """Return a work-tree file's catalog change key: ``mtime_ns:size:inode``."""
+def _stat_key(st: os.stat_result | tuple[int, int, int]) -> str:
+    """Return a work-tree file's catalog change key: ``mtime_ns:size:inode``.
+
+    Args:
+        st: the file's stat, or its ``(st_mtime_ns, st_size, st_ino)`` as a
+            :class:`kistore.writer.FileBatch` reports them.
+    """
+    if isinstance(st, tuple):
+        return f"{st[0]}:{st[1]}:{st[2]}"
     return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
 
 

@@ -40,9 +40,10 @@ def test_batch_writes_every_file_with_its_stat(tmp_path, in_child):
     else:
         batch.run()
     assert tree(tmp_path) == files(BULK_LISTING + 1)
-    for rel, st in batch.stats.items():
-        assert (st.st_ino, st.st_mtime_ns) == ((tmp_path / rel).stat().st_ino,
-                                               (tmp_path / rel).stat().st_mtime_ns)
+    assert batch.stats.keys() == files(BULK_LISTING + 1).keys()
+    for rel, triple in batch.stats.items():
+        st = (tmp_path / rel).stat()
+        assert triple == (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
 @pytest.mark.parametrize("count", [3, BULK_LISTING + 1])  # probed, and listed, old files
