@@ -62,9 +62,8 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     if as_json:
         emit_json([{"digest": str(r.digest), "kind": r.kind, "name": r.name, "status": r.status}
                    for r in results])
-    else:
-        for r in results:
-            click.echo(f"{r.digest} {r.kind} {r.name}")
+    elif results:  # one write: a bulk add prints 100,000 lines
+        click.echo("\n".join(f"{r.digest} {r.kind} {r.name}" for r in results))
 
 
 @click.command()
