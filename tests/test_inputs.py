@@ -75,3 +75,59 @@ def test_no_worker_processes_falls_back_to_one_process(parallel, monkeypatch):
     monkeypatch.setattr(multiprocessing.context.ForkContext, "Pool", refuse)
     data = jsonl(20)
     assert inputs.parse_manifests(data, file="x.jsonl") == serial(data, "x.jsonl")
+
+
+def add(runner, store_path, *args):
+    from kistore.cli import main
+
+    return runner.invoke(main, ["--store", str(store_path), "add", *args])
+
+
+def test_cli_add_names_a_bad_line_deep_in_a_large_batch_and_writes_nothing(
+        parallel, runner, store_path, tmp_path):
+    from .conftest import snapshot
+
+    lines = jsonl(40).splitlines(keepends=True)
+    lines[33] = lines[33].replace(b'"apiVersion"', b'"apiVersion": 1, "apiVersion"', 1)
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(b"".join(lines))
+    before = snapshot(store_path)
+    result = add(runner, store_path, "--commit", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}:34:19:/apiVersion: duplicate object key 'apiVersion'; "
+        "a key may appear once"]
+    assert snapshot(store_path) == before
+
+
+def test_cli_add_reports_a_digest_twice_with_other_metadata_first_then(
+        parallel, runner, store_path, tmp_path):
+    docs = list(manifests(30))
+    twin = json.loads(json.dumps(docs[3]))
+    twin["metadata"]["title"] = "Other title"
+    docs.append(twin)  # line 31: the same object as line 4, other metadata
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    result = add(runner, store_path, "--commit", str(path))
+    assert result.exit_code == 1
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"error: {path}:31:1:/metadata: ")
+    assert "appears twice in this input with different metadata" in line
+    assert '/title: first "' in line and 'then "Other title"' in line
+
+
+def test_cli_add_commit_of_a_large_batch_prints_every_manifest_and_leaves_git_clean(
+        parallel, runner, store_path, tmp_path):
+    from kistore.model import Manifest
+
+    from .conftest import git
+
+    docs = list(manifests(40))
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    result = add(runner, store_path, "--commit", "-m", "bulk", str(path))
+    assert result.exit_code == 0, result.output
+    expected = [Manifest.from_document(d) for d in docs]
+    assert result.output.splitlines() == [f"{m.digest} {m.kind} {m.name}" for m in expected]
+    assert git(store_path, "status", "--porcelain") == ""
+    assert git(store_path, "log", "-1", "--format=%s").strip() == "bulk"

@@ -307,3 +307,55 @@ def test_commit_view_reads_what_a_root_lookup_finds(published):
         if directory in paths and tree[directory].type_str == "tree":
             assert sorted(view.list_dir(directory)) == sorted(
                 e.name for e in store.repo[tree[directory].id]), path
+
+
+def bulk_batch(count: int = 40) -> list[Manifest]:
+    """Enough manifests for --commit to pack them and write the work tree from a child."""
+    from bench.generate import manifests as generated
+    from kistore.store import PACK_THRESHOLD
+
+    batch = [Manifest.from_document(d) for d in generated(count)]
+    assert 2 * len(batch) >= PACK_THRESHOLD
+    return batch
+
+
+def test_disk_full_while_the_child_writes_moves_no_branch_and_leaves_no_file(store, store_path):
+    from kistore import writer
+
+    before = snapshot(store_path)
+    head = git(store_path, "rev-parse", "HEAD")
+    original = writer._write
+    calls = []
+
+    def disk_full_on_thirtieth_write(path, data, **options):
+        calls.append(path)
+        if len(calls) == 30:
+            raise OSError(28, "No space left on device")
+        return original(path, data, **options)
+
+    with mock.patch.object(writer, "_write", disk_full_on_thirtieth_write), \
+            pytest.raises(OSError, match="No space left"):
+        store.add(bulk_batch(), commit=True, message="bulk")
+    assert snapshot(store_path) == before
+    assert git(store_path, "rev-parse", "HEAD") == head
+    assert git(store_path, "status", "--porcelain") == ""
+
+
+def test_failed_commit_while_the_child_writes_undoes_its_files(store, store_path):
+    before = snapshot(store_path)
+    head = git(store_path, "rev-parse", "HEAD")
+    with mock.patch.object(Store, "_branch_tip", side_effect=StoreStateError("lost the race")), \
+            pytest.raises(StoreStateError):
+        store.add(bulk_batch(), commit=True, message="bulk")
+    assert snapshot(store_path) == before
+    assert git(store_path, "rev-parse", "HEAD") == head
+
+
+def test_bulk_commit_records_names_so_the_next_add_finds_them(store, store_path):
+    batch = bulk_batch()
+    store.add(batch, commit=True, message="bulk")
+    again = store.add(batch, commit=True)
+    assert {r.status for r in again} == {"unchanged"}
+    run = next(m for m in batch if m.kind == "BenchmarkRun")
+    assert store.resolve(f"BenchmarkRun/{run.name}") == run.digest
+    assert git(store_path, "log", "-1", "--format=%s").strip() == "bulk"
