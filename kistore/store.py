@@ -83,6 +83,13 @@ RACY_NS = 2_000_000_000
 PACK_THRESHOLD = 64
 """From this many new blobs on, ``--commit`` writes one packfile instead of loose objects."""
 
+WRITERS = 2
+"""Child processes writing the work tree of a bulk ``--commit`` (whole shard directories
+each) while this process packs and commits. The file writes are the longest part of that
+phase; two children let it use both CPUs once the packing is done. (Measured on a loaded
+2-CPU machine: no clear wall-time difference from one child, 10.8 s vs 10.5 s median at
+10,000 manifests, with less CPU time, 5.8 s vs 7.0 s.)"""
+
 
 @dataclass(frozen=True, slots=True)
 class AddResult:
@@ -653,10 +660,10 @@ class Store:
         batch = FileBatch(self.root, files)
         try:
             if commit and len(files) >= PACK_THRESHOLD:
-                # A child process writes the work-tree files while this one builds the
-                # git objects: the two overlap on a second core. The branch moves only
-                # once every file is in place.
-                batch.start()
+                # Child processes write the work-tree files while this one builds the
+                # git objects: they overlap on a second core. The branch moves only once
+                # every file is in place.
+                batch.start(processes=WRITERS)
                 self._commit(files, self._message(message, results), before_move=batch.wait)
             else:
                 batch.run()

@@ -31,11 +31,11 @@ def test_atomic_write_is_0644_under_a_narrow_umask_and_leaves_no_temp(tmp_path):
     assert os.listdir(tmp_path / "a") == ["b.json"]
 
 
-@pytest.mark.parametrize("in_child", [False, True])
-def test_batch_writes_every_file_with_its_stat(tmp_path, in_child):
+@pytest.mark.parametrize("children", [0, 1, 2])
+def test_batch_writes_every_file_with_its_stat(tmp_path, children):
     batch = FileBatch(tmp_path, files(BULK_LISTING + 1))
-    if in_child:
-        batch.start()
+    if children:
+        batch.start(children)
         batch.wait()
     else:
         batch.run()
@@ -58,7 +58,8 @@ def test_undo_removes_created_files_and_restores_replaced_ones(tmp_path, count):
     assert tree(tmp_path) == {first: b"old bytes"}
 
 
-def test_disk_full_in_the_child_undoes_the_whole_batch(tmp_path, monkeypatch):
+@pytest.mark.parametrize("children", [1, 2])
+def test_disk_full_in_a_child_undoes_the_whole_batch(tmp_path, monkeypatch, children):
     atomic_write(tmp_path / "store/keep.json", b"kept")
     original = writer._write
     calls = []
@@ -71,14 +72,14 @@ def test_disk_full_in_the_child_undoes_the_whole_batch(tmp_path, monkeypatch):
 
     monkeypatch.setattr(writer, "_write", disk_full_on_tenth_write)  # the child inherits it
     batch = FileBatch(tmp_path, files(BULK_LISTING + 1))
-    batch.start()
+    batch.start(children)
     with pytest.raises(OSError, match="No space left on device"):
         batch.wait()
     assert tree(tmp_path) == {"store/keep.json": b"kept"}
 
 
 def test_a_child_that_dies_without_a_word_is_a_failure_and_undone(tmp_path, monkeypatch):
-    monkeypatch.setattr(FileBatch, "_write_all", lambda self: os._exit(3))
+    monkeypatch.setattr(FileBatch, "_write_all", lambda self, files: os._exit(3))
     batch = FileBatch(tmp_path, files(BULK_LISTING + 1))
     batch.start()
     with pytest.raises(OSError, match="died"):
