@@ -10,6 +10,7 @@ before anything is returned, so a caller can refuse the whole batch at once.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -189,6 +190,7 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
         return None
     ranges = [(i, min(i + _CHUNK_LINES, len(lines))) for i in range(0, len(lines), _CHUNK_LINES)]
     _shared_lines = (lines, file)
+    gc.freeze()  # a collection in parent or worker would copy every shared page it walks
     try:
         with context.Pool(min(_cpus(), len(ranges))) as pool:
             # unpacked as they arrive, while the workers parse the next ranges
@@ -198,6 +200,7 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
         return None
     finally:
         _shared_lines = None
+        gc.unfreeze()
     found: list[Located] = []
     errors: list[KistoreError] = []
     for (start, end), part in zip(ranges, parts, strict=True):

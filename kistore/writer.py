@@ -15,6 +15,7 @@ here: paths and bytes.
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import marshal
 import os
@@ -149,6 +150,7 @@ class FileBatch:
             directory = os.path.dirname(rel)
             share = owner.setdefault(directory, len(owner) % len(shares))
             shares[share][rel] = data
+        gc.freeze()  # until reaped: a collection would copy every shared page it walks
         try:
             context = multiprocessing.get_context("fork")
             for share_files in shares:
@@ -160,6 +162,7 @@ class FileBatch:
                 self._children.append((child, reply))
         except (ValueError, OSError):  # no fork here, or no processes allowed: write inline
             self._reap()
+            gc.unfreeze()
             try:
                 self.stats = self._write_all(self.files)
             except BaseException:
@@ -202,10 +205,13 @@ class FileBatch:
 
     def _reap(self) -> None:
         """Wait for every child to exit."""
+        if not self._children:
+            return
         for child, reply in self._children:
             child.join()
             reply.close()
         self._children = []
+        gc.unfreeze()
 
     def _child_main(self, send: Any, files: Mapping[str, bytes]) -> None:
         """In a child: write ``files``, send ``("ok", stats)`` or ``("error", exception)``."""
