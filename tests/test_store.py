@@ -96,22 +96,12 @@ def test_name_is_unique_per_kind(store):
     assert "already used by" in str(caught.value.errors[0])
 
 
-def test_failure_part_way_leaves_the_store_as_before(store, store_path, bundle):
-    from kistore import writer
-
+def test_failure_part_way_leaves_the_store_as_before(store, store_path, bundle,
+                                                     disk_full_on_write):
     store.add([Manifest.from_document(bundle["protocol"])])
     before = snapshot(store_path)
-    original = writer._write
-    calls = []
-
-    def disk_full_on_third_write(path, data, **options):
-        calls.append(path)
-        if len(calls) == 3:
-            raise OSError("disk full")
-        return original(path, data, **options)
-
-    with mock.patch.object(writer, "_write", disk_full_on_third_write), \
-            pytest.raises(OSError):
+    calls = disk_full_on_write(3)
+    with pytest.raises(OSError):
         store.add(manifests(bundle), allow_dangling=True)
     assert len(calls) >= 3
     assert snapshot(store_path) == before
@@ -319,22 +309,12 @@ def bulk_batch(count: int = 40) -> list[Manifest]:
     return batch
 
 
-def test_disk_full_while_the_child_writes_moves_no_branch_and_leaves_no_file(store, store_path):
-    from kistore import writer
-
+def test_disk_full_while_the_child_writes_moves_no_branch_and_leaves_no_file(
+        store, store_path, disk_full_on_write):
     before = snapshot(store_path)
     head = git(store_path, "rev-parse", "HEAD")
-    original = writer._write
-    calls = []
-
-    def disk_full_on_thirtieth_write(path, data, **options):
-        calls.append(path)
-        if len(calls) == 30:
-            raise OSError(28, "No space left on device")
-        return original(path, data, **options)
-
-    with mock.patch.object(writer, "_write", disk_full_on_thirtieth_write), \
-            pytest.raises(OSError, match="No space left"):
+    disk_full_on_write(30)
+    with pytest.raises(OSError, match="No space left"):
         store.add(bulk_batch(), commit=True, message="bulk")
     assert snapshot(store_path) == before
     assert git(store_path, "rev-parse", "HEAD") == head

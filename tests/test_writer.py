@@ -7,7 +7,6 @@ import stat
 
 import pytest
 
-from kistore import writer
 from kistore.writer import BULK_LISTING, FileBatch, atomic_write
 
 
@@ -59,18 +58,9 @@ def test_undo_removes_created_files_and_restores_replaced_ones(tmp_path, count):
 
 
 @pytest.mark.parametrize("children", [1, 2])
-def test_disk_full_in_a_child_undoes_the_whole_batch(tmp_path, monkeypatch, children):
+def test_disk_full_in_a_child_undoes_the_whole_batch(tmp_path, disk_full_on_write, children):
     atomic_write(tmp_path / "store/keep.json", b"kept")
-    original = writer._write
-    calls = []
-
-    def disk_full_on_tenth_write(path, data, **options):
-        calls.append(path)
-        if len(calls) == 10:
-            raise OSError(28, "No space left on device")
-        return original(path, data, **options)
-
-    monkeypatch.setattr(writer, "_write", disk_full_on_tenth_write)  # the child inherits it
+    disk_full_on_write(10)  # the children inherit the patched writer
     batch = FileBatch(tmp_path, files(BULK_LISTING + 1))
     batch.start(children)
     with pytest.raises(OSError, match="No space left on device"):
