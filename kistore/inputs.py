@@ -154,7 +154,7 @@ def _parse_range(lines: list[bytes], file: str, start: int, end: int) -> list[Lo
 
 
 PARALLEL_LINES = 2000
-"""From this many JSON Lines on, lines are parsed and validated by one process per CPU."""
+"""From this many JSON Lines on, lines are parsed and validated on every CPU."""
 
 _CHUNK_LINES = 1000
 """Lines per task handed to a worker process (small enough to balance two CPUs)."""
@@ -172,7 +172,11 @@ def _cpus() -> int:
 
 
 def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | None:
-    """Parse JSON Lines in forked worker processes, one per CPU; keep input order.
+    """Parse JSON Lines here and in forked workers (one per other CPU); keep input order.
+
+    This process parses the first share of the ranges itself while the workers parse the
+    rest: what it parses needs no transfer, and transfer (building every document a second
+    time) is the cost of the workers.
 
     Returns:
         Every manifest, in input order; None when worker processes cannot be started here.
@@ -189,13 +193,20 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
     except ValueError:  # pragma: no cover - no fork on this platform
         return None
     ranges = [(i, min(i + _CHUNK_LINES, len(lines))) for i in range(0, len(lines), _CHUNK_LINES)]
+    workers = max(1, _cpus() - 1)
+    own = len(ranges) // (workers + 1)
+    parts: list[list[Located] | MultipleErrors | None] = []
     _shared_lines = (lines, file)
     gc.freeze()  # a collection in parent or worker would copy every shared page it walks
     try:
-        with context.Pool(min(_cpus(), len(ranges))) as pool:
-            # unpacked as they arrive, while the workers parse the next ranges
-            parts = [None if packed is None else _unpack(packed, file)
-                     for packed in pool.imap(_parse_shared_range, ranges)]
+        with context.Pool(workers) as pool:
+            theirs = pool.imap(_parse_shared_range, ranges[own:])  # dispatched in the background
+            for start, end in ranges[:own]:
+                try:
+                    parts.append(_parse_range(lines, file, start, end))
+                except MultipleErrors as e:
+                    parts.append(e)
+            parts.extend(None if packed is None else _unpack(packed, file) for packed in theirs)
     except OSError:  # no processes allowed (limits, sandbox): one process does it all
         return None
     finally:
@@ -204,11 +215,13 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
     found: list[Located] = []
     errors: list[KistoreError] = []
     for (start, end), part in zip(ranges, parts, strict=True):
-        if part is None:
+        if part is None:  # a worker's range with a problem: find it again, exactly
             try:
                 _parse_range(lines, file, start, end)
             except MultipleErrors as e:
                 errors.extend(e.problems)
+        elif isinstance(part, MultipleErrors):
+            errors.extend(part.problems)
         else:
             found.extend(part)
     if errors:

@@ -51,7 +51,9 @@ def test_parallel_parse_equals_one_process_parse(parallel):
 
 
 def test_bad_lines_deep_in_a_large_batch_are_reported_as_one_process_reports_them(parallel):
+    # Line 2 is in the share this process parses itself, lines 37 and 39 in a worker's.
     lines = jsonl(40).splitlines(keepends=True)
+    lines[1] = b"{not json\n"
     lines[36] = b'{"kind": "Workload", "a": 1, "a": 2}\n'   # line 37: duplicate key
     broken = json.loads(lines[38])
     broken["metadata"]["name"] = 7                           # line 39: schema violation
@@ -61,9 +63,10 @@ def test_bad_lines_deep_in_a_large_batch_are_reported_as_one_process_reports_the
     with pytest.MonkeyPatch.context() as m:
         m.setattr(inputs, "PARALLEL_LINES", 10**9)
         assert found == errors_of(data, "big.jsonl")
-    assert found[0] == ("big.jsonl:37:30:/a: duplicate object key 'a'; a key may appear once")
-    assert found[1].startswith("big.jsonl:39:1:/metadata/name: ")
-    assert len(found) == 2
+    assert found[0].startswith("big.jsonl:2:2:")
+    assert found[1] == ("big.jsonl:37:30:/a: duplicate object key 'a'; a key may appear once")
+    assert found[2].startswith("big.jsonl:39:1:/metadata/name: ")
+    assert len(found) == 3
 
 
 def test_no_worker_processes_falls_back_to_one_process(parallel, monkeypatch):
