@@ -22,13 +22,11 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import importlib
-import itertools
 import json
 import os
 import random
-import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +45,8 @@ from .errors import (
 )
 from .model import Manifest
 from .schema import KINDS
+from .writer import FileBatch
+from .writer import atomic_write as atomic_write  # re-exported: trust and notes use it
 
 SETTINGS_TEMPLATE = """\
 # kistore store settings (https://kernelindex.dev). Reviewed like code.
@@ -82,6 +82,13 @@ RACY_NS = 2_000_000_000
 
 PACK_THRESHOLD = 64
 """From this many new blobs on, ``--commit`` writes one packfile instead of loose objects."""
+
+WRITERS = 2
+"""Child processes writing the work tree of a bulk ``--commit`` (whole shard directories
+each) while this process packs and commits. The file writes are the longest part of that
+phase; two children let it use both CPUs once the packing is done. (Measured on a loaded
+2-CPU machine: no clear wall-time difference from one child, 10.8 s vs 10.5 s median at
+10,000 manifests, with less CPU time, 5.8 s vs 7.0 s.)"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -650,19 +657,33 @@ class Store:
             raise MultipleErrors(errors)
         if not files:
             return results
-        stats: dict[str, os.stat_result] = {}
-        undo = self._write_files(files, stats)
+        batch = FileBatch(self.root, files)
         try:
-            if commit:
-                summary = ", ".join(f"{r.kind}/{r.name}" for r in results[:3])
-                more = f" and {len(results) - 3} more" if len(results) > 3 else ""
-                self._commit(files, message or f"kistore add: {summary}{more}")
+            if commit and len(files) >= PACK_THRESHOLD:
+                # Child processes write the work-tree files while this one builds the
+                # git objects: they overlap on a second core. The branch moves only once
+                # every file is in place.
+                batch.start(processes=WRITERS)
+                self._commit(files, self._message(message, results), before_move=batch.wait)
+            else:
+                batch.run()
+                if commit:
+                    self._commit(files, self._message(message, results))
         except BaseException:
-            undo()
+            batch.undo()
             raise
         self._record_names(view, [unique[r.digest] for r in results if r.status != "unchanged"],
-                           stats)
+                           batch.stats)
         return results
+
+    @staticmethod
+    def _message(message: str | None, results: list[AddResult]) -> str:
+        """Return the commit message: the one given, or a summary of what was added."""
+        if message:
+            return message
+        summary = ", ".join(f"{r.kind}/{r.name}" for r in results[:3])
+        more = f" and {len(results) - 3} more" if len(results) > 3 else ""
+        return f"kistore add: {summary}{more}"
 
     def _committed(self, m: Manifest) -> bool:
         """Return True when HEAD already holds ``m``'s object and metadata bytes.
@@ -677,7 +698,7 @@ class Store:
                 and head.read(layout.metadata_path(m.digest)) == m.metadata_bytes)
 
     def _record_names(self, view: WorkTreeView, written: list[Manifest],
-                      stats: Mapping[str, os.stat_result]) -> None:
+                      stats: Mapping[str, tuple[int, int, int]]) -> None:
         """Tell the catalog what ``add`` just wrote, so the next add need not re-read it.
 
         The shard keys recorded are those after this write; a shard that another writer
@@ -699,47 +720,17 @@ class Store:
         catalog.record("work", rows, {d: k for d, k in current.items()
                                       if d.rpartition("/")[2] in shards})
 
-    def _write_files(self, files: dict[str, bytes],
-                     stats: dict[str, os.stat_result] | None = None) -> Any:
-        """Write files atomically (temp name + rename); return a function that undoes it.
-
-        ``stats`` (when given) receives each written file's stat, taken before the rename,
-        for the name catalog.
-        """
-        assert self.root is not None
-        root = os.fspath(self.root)
-        created: list[str] = []
-        replaced: dict[str, bytes] = {}
-
-        def undo() -> None:
-            for path in created:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(path)
-            for path, data in replaced.items():
-                atomic_write(path, data)
-
-        try:
-            for rel, data in files.items():
-                path = os.path.join(root, rel)
-                try:
-                    with open(path, "rb") as f:
-                        replaced[path] = f.read()
-                except FileNotFoundError:
-                    created.append(path)
-                st = atomic_write(path, data)
-                if stats is not None and st is not None:
-                    stats[rel] = st
-        except BaseException:
-            undo()
-            raise
-        return undo
-
-    def _commit(self, files: dict[str, bytes], message: str) -> pygit2.Oid:
+    def _commit(self, files: dict[str, bytes], message: str,
+                before_move: Callable[[], None] | None = None) -> pygit2.Oid:
         """Commit ``files`` on top of the current branch, moving it with compare-and-swap.
 
         Blobs, trees and the commit are all written before the branch moves. When another
         writer moved the branch in between, the tree is rebuilt on its new tip and the swap
         retried. Afterwards the written paths are staged so ``git status`` is clean.
+
+        ``before_move`` (when given) is called once, after the first commit object is
+        written and before the branch moves; an exception from it stops the commit with
+        the branch untouched (the objects written are unreachable, and ``git gc`` drops them).
         """
         repo = self.repo
         if len(files) >= PACK_THRESHOLD:  # one pack: two files instead of one per blob
@@ -754,6 +745,9 @@ class Store:
             tree = _build_tree(repo, base, _nest(blobs))
             parents = [parent.id] if parent is not None else []
             oid = repo.create_commit(None, signature, signature, message, tree, parents)
+            if before_move is not None:
+                before_move()
+                before_move = None
             try:
                 if parent is None:
                     repo.references.create(branch, oid)
@@ -824,53 +818,6 @@ def read_settings(root: Path) -> dict[str, Any]:
         raise InputError(f"not valid TOML: {e}", file=str(path)) from None
 
 
-_temp_names = itertools.count()
-
-
-def atomic_write(path: str | Path, data: bytes) -> os.stat_result:
-    """Write ``data`` to a temporary name beside ``path`` and rename it into place.
-
-    A reader sees the old bytes or the new ones, never half a file.
-
-    Args:
-        path: the file to write (its directory is created when missing).
-        data: the exact bytes.
-
-    Returns:
-        The file's stat (taken from the open file; a rename changes none of it).
-
-    Raises:
-        OSError: the write failed; the temporary file is removed and ``path`` is unchanged.
-
-    The temporary name is unique per process (pid + counter) and created with O_EXCL, so
-    writers never share one. The directory is created only when missing (a bulk add
-    writes thousands of files into the same 256 shards: no mkdir per file).
-    """
-    path = os.fspath(path)
-    parent, name = os.path.split(path)
-    tmp = os.path.join(parent, f".{name}.{os.getpid()}.{next(_temp_names)}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
-    try:
-        fd = os.open(tmp, flags, 0o644)
-    except FileNotFoundError:
-        os.makedirs(parent, exist_ok=True)
-        fd = os.open(tmp, flags, 0o644)
-    except FileExistsError:  # a leftover of a crashed process with our pid
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            os.fchmod(f.fileno(), 0o644)
-            f.flush()
-            st = os.fstat(f.fileno())
-        os.replace(tmp, path)
-        return st
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
 def _plain_work_tree(start: str) -> Path | None:
     """Return the work tree around ``start`` when it is an ordinary one, else None.
 
@@ -898,8 +845,15 @@ def _plain_work_tree(start: str) -> Path | None:
     return None
 
 
-def _stat_key(st: os.stat_result) -> str:
-    """Return a work-tree file's catalog change key: ``mtime_ns:size:inode``."""
+def _stat_key(st: os.stat_result | tuple[int, int, int]) -> str:
+    """Return a work-tree file's catalog change key: ``mtime_ns:size:inode``.
+
+    Args:
+        st: the file's stat, or its ``(st_mtime_ns, st_size, st_ino)`` as a
+            :class:`kistore.writer.FileBatch` reports them.
+    """
+    if isinstance(st, tuple):
+        return f"{st[0]}:{st[1]}:{st[2]}"
     return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
 
 

@@ -241,3 +241,27 @@ def add_docs(store, docs, *, commit: bool = True, allow_dangling: bool = False):
     manifests = [Manifest.from_document(d) for d in docs]
     store.add(manifests, commit=commit, allow_dangling=allow_dangling)
     return [str(m.digest) for m in manifests]
+
+
+@pytest.fixture
+def disk_full_on_write(monkeypatch):
+    """Make the Nth work-tree file write fail with ENOSPC; returns the list of paths tried.
+
+    Patched on :mod:`kistore.writer`, so forked writer children inherit it.
+    """
+    from kistore import writer
+
+    original = writer._write
+    calls: list[str] = []
+
+    def arm(n: int) -> list[str]:
+        def write(path, data, **options):
+            calls.append(path)
+            if len(calls) == n:
+                raise OSError(28, "No space left on device")
+            return original(path, data, **options)
+
+        monkeypatch.setattr(writer, "_write", write)
+        return calls
+
+    return arm

@@ -96,22 +96,12 @@ def test_name_is_unique_per_kind(store):
     assert "already used by" in str(caught.value.errors[0])
 
 
-def test_failure_part_way_leaves_the_store_as_before(store, store_path, bundle):
-    from kistore import store as store_module
-
+def test_failure_part_way_leaves_the_store_as_before(store, store_path, bundle,
+                                                     disk_full_on_write):
     store.add([Manifest.from_document(bundle["protocol"])])
     before = snapshot(store_path)
-    original = store_module.atomic_write
-    calls = []
-
-    def disk_full_on_third_write(path, data):
-        calls.append(path)
-        if len(calls) == 3:
-            raise OSError("disk full")
-        original(path, data)
-
-    with mock.patch.object(store_module, "atomic_write", disk_full_on_third_write), \
-            pytest.raises(OSError):
+    calls = disk_full_on_write(3)
+    with pytest.raises(OSError):
         store.add(manifests(bundle), allow_dangling=True)
     assert len(calls) >= 3
     assert snapshot(store_path) == before
@@ -307,3 +297,45 @@ def test_commit_view_reads_what_a_root_lookup_finds(published):
         if directory in paths and tree[directory].type_str == "tree":
             assert sorted(view.list_dir(directory)) == sorted(
                 e.name for e in store.repo[tree[directory].id]), path
+
+
+def bulk_batch(count: int = 40) -> list[Manifest]:
+    """Enough manifests for --commit to pack them and write the work tree from a child."""
+    from bench.generate import manifests as generated
+    from kistore.store import PACK_THRESHOLD
+
+    batch = [Manifest.from_document(d) for d in generated(count)]
+    assert 2 * len(batch) >= PACK_THRESHOLD
+    return batch
+
+
+def test_disk_full_while_the_child_writes_moves_no_branch_and_leaves_no_file(
+        store, store_path, disk_full_on_write):
+    before = snapshot(store_path)
+    head = git(store_path, "rev-parse", "HEAD")
+    disk_full_on_write(30)
+    with pytest.raises(OSError, match="No space left"):
+        store.add(bulk_batch(), commit=True, message="bulk")
+    assert snapshot(store_path) == before
+    assert git(store_path, "rev-parse", "HEAD") == head
+    assert git(store_path, "status", "--porcelain") == ""
+
+
+def test_failed_commit_while_the_child_writes_undoes_its_files(store, store_path):
+    before = snapshot(store_path)
+    head = git(store_path, "rev-parse", "HEAD")
+    with mock.patch.object(Store, "_branch_tip", side_effect=StoreStateError("lost the race")), \
+            pytest.raises(StoreStateError):
+        store.add(bulk_batch(), commit=True, message="bulk")
+    assert snapshot(store_path) == before
+    assert git(store_path, "rev-parse", "HEAD") == head
+
+
+def test_bulk_commit_records_names_so_the_next_add_finds_them(store, store_path):
+    batch = bulk_batch()
+    store.add(batch, commit=True, message="bulk")
+    again = store.add(batch, commit=True)
+    assert {r.status for r in again} == {"unchanged"}
+    run = next(m for m in batch if m.kind == "BenchmarkRun")
+    assert store.resolve(f"BenchmarkRun/{run.name}") == run.digest
+    assert git(store_path, "log", "-1", "--format=%s").strip() == "bulk"

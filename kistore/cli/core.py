@@ -51,10 +51,16 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
       kistore add --allow-dangling --commit record.bundle.json
       cat runs.jsonl | kistore add -
     """
+    import gc
+
     from ..inputs import read_inputs
 
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
+    # A batch is millions of acyclic dicts and lists that live until the process exits:
+    # the cycle collector only re-walks them (~15% of parsing 10,000 manifests), and in
+    # the forked workers each walk copies the pages it touches.
+    gc.disable()
     located = read_inputs(files)
     results = ctx.store().add([x.manifest for x in located], allow_dangling=allow_dangling,
                               update_metadata=update_metadata, commit=do_commit, message=message,
@@ -62,9 +68,8 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     if as_json:
         emit_json([{"digest": str(r.digest), "kind": r.kind, "name": r.name, "status": r.status}
                    for r in results])
-    else:
-        for r in results:
-            click.echo(f"{r.digest} {r.kind} {r.name}")
+    elif results:  # one write: a bulk add prints 100,000 lines
+        click.echo("\n".join(f"{r.digest} {r.kind} {r.name}" for r in results))
 
 
 @click.command()

@@ -1,0 +1,262 @@
+"""Writing the store's work-tree files for ``add``: atomic per file, undoable as a batch.
+
+Each file is written to a temporary name in its own directory and renamed into place, so a
+reader (or a crash) sees the old bytes or the new ones, never half a file. A batch
+(:class:`FileBatch`) remembers what it created and what it replaced, and :meth:`FileBatch.undo`
+puts the work tree back as it was.
+
+A bulk ``add --commit`` writes 2N small files; what that costs is the kernel creating and
+renaming them, not Python. So a batch uses raw system calls (no buffered file objects, no
+read of a file a directory listing says is absent) and can run in a forked child process
+(:meth:`FileBatch.start`) while the caller builds the git objects on the other core. No git
+here: paths and bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import itertools
+import marshal
+import os
+import tempfile
+from collections.abc import Mapping
+from typing import Any
+
+BULK_LISTING = 64
+"""From this many files on, a batch lists each target directory once instead of probing
+every file for an old version to keep."""
+
+_temp_names = itertools.count()
+_MODE = 0o644
+
+
+def _umask() -> int:
+    """Return the process umask without changing it (read from /proc where possible)."""
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    mask = os.umask(0o022)  # the portable way briefly sets it; put it straight back
+    os.umask(mask)
+    return mask
+
+
+def atomic_write(path: str | os.PathLike[str], data: bytes) -> os.stat_result:
+    """Write ``data`` to a temporary name beside ``path`` and rename it into place.
+
+    A reader sees the old bytes or the new ones, never half a file. The file's mode is
+    0644 whatever the umask.
+
+    Args:
+        path: the file to write (its directory is created when missing).
+        data: the exact bytes.
+
+    Returns:
+        The file's stat (taken from the open file; a rename changes none of it).
+
+    Raises:
+        OSError: the write failed; the temporary file is removed and ``path`` is unchanged.
+
+    The temporary name is unique per process (pid + counter) and created with O_EXCL, so
+    writers never share one. The directory is created only when missing (a bulk add
+    writes thousands of files into the same 256 shards: no mkdir per file).
+    """
+    return _write(os.fspath(path), data, fix_mode=True)
+
+
+def _write(path: str, data: bytes, *, fix_mode: bool) -> os.stat_result:
+    """:func:`atomic_write`; ``fix_mode``: chmod 0644 (False when the umask cannot narrow it)."""
+    parent, name = os.path.split(path)
+    tmp = os.path.join(parent, f".{name}.{os.getpid()}.{next(_temp_names)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+    try:
+        fd = os.open(tmp, flags, _MODE)
+    except FileNotFoundError:
+        os.makedirs(parent, exist_ok=True)
+        fd = os.open(tmp, flags, _MODE)
+    except FileExistsError:  # a leftover of a crashed process with our pid
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=parent)
+    try:
+        try:
+            view = memoryview(data)
+            while view:  # os.write may write less than asked (signals, huge buffers)
+                view = view[os.write(fd, view):]
+            if fix_mode:
+                os.fchmod(fd, _MODE)
+            st = os.fstat(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        return st
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+class FileBatch:
+    """Write many files atomically, all or nothing, optionally in a child process.
+
+    Args:
+        root: the directory the relative paths are under (the work tree).
+        files: relative path (``/``-separated) -> exact bytes, written in this order.
+
+    After :meth:`run` (or :meth:`start` then :meth:`wait`) every file holds its bytes and
+    :attr:`stats` holds each file's ``(st_mtime_ns, st_size, st_ino)`` (for the name
+    catalog; a rename changes none of them). :meth:`undo` removes what
+    the batch created and restores what it replaced.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], files: Mapping[str, bytes]) -> None:
+        self.root = os.fspath(root)
+        self.files = files
+        self.stats: dict[str, tuple[int, int, int]] = {}
+        self._created: list[str] = []
+        self._replaced: dict[str, bytes] = {}
+        self._children: list[tuple[Any, Any]] = []  # (process, reply pipe) per child
+
+    def run(self) -> None:
+        """Write every file now, in this process.
+
+        Raises:
+            OSError: a file could not be written; what the batch wrote is undone first.
+        """
+        try:
+            self._note_old_versions()
+            self.stats = self._write_all(self.files)
+        except BaseException:
+            self.undo()
+            raise
+
+    def start(self, processes: int = 1) -> None:
+        """Begin writing in forked child processes; call :meth:`wait` (or :meth:`undo`) after.
+
+        Args:
+            processes: how many children share the files (each takes whole directories,
+                so no two write into one directory).
+
+        Child processes, not threads: the writes are thousands of short system calls, and
+        a thread would wait for the GIL after each one while this process builds git
+        objects. Where no child can be started the files are written here and now.
+        """
+        import multiprocessing
+
+        self._note_old_versions()  # here, so undo() knows them even if a child dies
+        shares: list[dict[str, bytes]] = [{} for _ in range(max(1, processes))]
+        owner: dict[str, int] = {}
+        for rel, data in self.files.items():
+            directory = os.path.dirname(rel)
+            share = owner.setdefault(directory, len(owner) % len(shares))
+            shares[share][rel] = data
+        gc.freeze()  # until reaped: a collection would copy every shared page it walks
+        try:
+            context = multiprocessing.get_context("fork")
+            for share_files in shares:
+                reply, send = context.Pipe(duplex=False)
+                child = context.Process(target=self._child_main, args=(send, share_files),
+                                        daemon=True)
+                child.start()
+                send.close()
+                self._children.append((child, reply))
+        except (ValueError, OSError):  # no fork here, or no processes allowed: write inline
+            self._reap()
+            gc.unfreeze()
+            try:
+                self.stats = self._write_all(self.files)
+            except BaseException:
+                self.undo()
+                raise
+
+    def wait(self) -> None:
+        """Wait for a :meth:`start`-ed batch to finish; fill :attr:`stats`.
+
+        Raises:
+            OSError: the child failed (or died); what the batch wrote has been undone.
+        """
+        replies = []
+        for _, reply in self._children:
+            try:
+                replies.append(reply.recv())
+            except EOFError:
+                replies.append(("error", OSError("a process writing the work tree died")))
+        self._reap()
+        for outcome, value in replies:
+            if outcome != "ok":
+                self.undo()
+                raise value
+        for _, value in replies:
+            self.stats.update(marshal.loads(value))
+
+    def undo(self) -> None:
+        """Put back the work tree as it was before the batch (waits for a running child).
+
+        Removes the files the batch created and rewrites (atomically) those it replaced.
+        Running it twice is harmless.
+        """
+        self._reap()
+        for path in self._created:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+        for path, data in self._replaced.items():
+            atomic_write(path, data)
+        self._created, self._replaced = [], {}
+
+    def _reap(self) -> None:
+        """Wait for every child to exit."""
+        if not self._children:
+            return
+        for child, reply in self._children:
+            child.join()
+            reply.close()
+        self._children = []
+        gc.unfreeze()
+
+    def _child_main(self, send: Any, files: Mapping[str, bytes]) -> None:
+        """In a child: write ``files``, send ``("ok", stats)`` or ``("error", exception)``."""
+        try:  # marshal: 20,000 stats unpickle in 0.4 s, unmarshal in 0.02 s
+            message: tuple[str, Any] = ("ok", marshal.dumps(self._write_all(files)))
+        except BaseException as e:  # the parent undoes everything, then raises it
+            message = ("error", e if isinstance(e, OSError) else OSError(str(e)))
+        send.send(message)
+        send.close()
+
+    def _note_old_versions(self) -> None:
+        """Record which files exist (to be restored by undo) and which will be created.
+
+        A large batch lists each target directory once rather than probing every file.
+        """
+        listing = self._listing() if len(self.files) >= BULK_LISTING else None
+        for rel in self.files:
+            path = os.path.join(self.root, rel)
+            if listing is not None and os.path.basename(rel) not in listing.get(
+                    os.path.dirname(rel), ()):
+                self._created.append(path)
+                continue
+            try:
+                with open(path, "rb") as f:
+                    self._replaced[path] = f.read()
+            except FileNotFoundError:
+                self._created.append(path)
+
+    def _write_all(self, files: Mapping[str, bytes]) -> dict[str, tuple[int, int, int]]:
+        fix_mode = bool(_umask() & _MODE)
+        root = self.root
+        stats = {}
+        for rel, data in files.items():
+            st = _write(os.path.join(root, rel), data, fix_mode=fix_mode)
+            stats[rel] = (st.st_mtime_ns, st.st_size, st.st_ino)
+        return stats
+
+    def _listing(self) -> dict[str, set[str]]:
+        """Map each target directory to the names it holds now (one listing per directory)."""
+        listing: dict[str, set[str]] = {}
+        for rel in self.files:
+            directory = os.path.dirname(rel)
+            if directory not in listing:
+                try:
+                    listing[directory] = set(os.listdir(os.path.join(self.root, directory)))
+                except (FileNotFoundError, NotADirectoryError):
+                    listing[directory] = set()
+        return listing

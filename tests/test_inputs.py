@@ -1,0 +1,136 @@
+"""Reading inputs: JSON Lines parsed across CPUs give exactly what one process gives.
+
+The parallel path (forked workers over ranges of lines) is forced on small inputs here by
+lowering its thresholds; the messages for bad lines must be byte-identical to the
+one-process messages (FILE:LINE:COL:/pointer: message), in input order.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.generate import manifests
+from kistore import inputs
+from kistore.errors import MultipleErrors
+
+
+@pytest.fixture
+def parallel(monkeypatch):
+    """Parse any input of 8+ lines in worker processes, 3 lines a task, as if on 2 CPUs."""
+    monkeypatch.setattr(inputs, "PARALLEL_LINES", 8)
+    monkeypatch.setattr(inputs, "_CHUNK_LINES", 3)
+    monkeypatch.setattr(inputs, "_cpus", lambda: 2)
+
+
+def serial(data: bytes, file: str):
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(inputs, "PARALLEL_LINES", 10**9)
+        return inputs.parse_manifests(data, file=file)
+
+
+def jsonl(n: int) -> bytes:
+    return b"".join(json.dumps(d).encode() + b"\n" for d in manifests(n))
+
+
+def errors_of(data: bytes, file: str) -> list[str]:
+    with pytest.raises(MultipleErrors) as caught:
+        inputs.parse_manifests(data, file=file)
+    return [e.format() for e in caught.value.errors]
+
+
+def test_parallel_parse_equals_one_process_parse(parallel):
+    data = jsonl(40) + b"\n   \n"  # blank lines are skipped, not counted as manifests
+    found = inputs.parse_manifests(data, file="runs.jsonl")
+    expected = serial(data, "runs.jsonl")
+    assert [(x.manifest, x.file, x.pointer, x.line) for x in found] == [
+        (x.manifest, x.file, x.pointer, x.line) for x in expected]
+    assert [x.manifest.document for x in found] == [x.manifest.document for x in expected]
+    assert [x.line for x in found] == list(range(1, 41))
+
+
+def test_bad_lines_deep_in_a_large_batch_are_reported_as_one_process_reports_them(parallel):
+    # Line 2 is in the share this process parses itself, lines 37 and 39 in a worker's.
+    lines = jsonl(40).splitlines(keepends=True)
+    lines[1] = b"{not json\n"
+    lines[36] = b'{"kind": "Workload", "a": 1, "a": 2}\n'   # line 37: duplicate key
+    broken = json.loads(lines[38])
+    broken["metadata"]["name"] = 7                           # line 39: schema violation
+    lines[38] = json.dumps(broken).encode() + b"\n"
+    data = b"".join(lines)
+    found = errors_of(data, "big.jsonl")
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(inputs, "PARALLEL_LINES", 10**9)
+        assert found == errors_of(data, "big.jsonl")
+    assert found[0].startswith("big.jsonl:2:2:")
+    assert found[1] == ("big.jsonl:37:30:/a: duplicate object key 'a'; a key may appear once")
+    assert found[2].startswith("big.jsonl:39:1:/metadata/name: ")
+    assert len(found) == 3
+
+
+def test_no_worker_processes_falls_back_to_one_process(parallel, monkeypatch):
+    import multiprocessing.context
+
+    def refuse(*args, **kwargs):
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(multiprocessing.context.ForkContext, "Pool", refuse)
+    data = jsonl(20)
+    assert inputs.parse_manifests(data, file="x.jsonl") == serial(data, "x.jsonl")
+
+
+def add(runner, store_path, *args):
+    from kistore.cli import main
+
+    return runner.invoke(main, ["--store", str(store_path), "add", *args])
+
+
+def test_cli_add_names_a_bad_line_deep_in_a_large_batch_and_writes_nothing(
+        parallel, runner, store_path, tmp_path):
+    from .conftest import snapshot
+
+    lines = jsonl(40).splitlines(keepends=True)
+    lines[33] = lines[33].replace(b'"apiVersion"', b'"apiVersion": 1, "apiVersion"', 1)
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(b"".join(lines))
+    before = snapshot(store_path)
+    result = add(runner, store_path, "--commit", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}:34:19:/apiVersion: duplicate object key 'apiVersion'; "
+        "a key may appear once"]
+    assert snapshot(store_path) == before
+
+
+def test_cli_add_reports_a_digest_twice_with_other_metadata_first_then(
+        parallel, runner, store_path, tmp_path):
+    docs = list(manifests(30))
+    twin = json.loads(json.dumps(docs[3]))
+    twin["metadata"]["title"] = "Other title"
+    docs.append(twin)  # line 31: the same object as line 4, other metadata
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    result = add(runner, store_path, "--commit", str(path))
+    assert result.exit_code == 1
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"error: {path}:31:1:/metadata: ")
+    assert "appears twice in this input with different metadata" in line
+    assert '/title: first "' in line and 'then "Other title"' in line
+
+
+def test_cli_add_commit_of_a_large_batch_prints_every_manifest_and_leaves_git_clean(
+        parallel, runner, store_path, tmp_path):
+    from kistore.model import Manifest
+
+    from .conftest import git
+
+    docs = list(manifests(40))
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    result = add(runner, store_path, "--commit", "-m", "bulk", str(path))
+    assert result.exit_code == 0, result.output
+    expected = [Manifest.from_document(d) for d in docs]
+    assert result.output.splitlines() == [f"{m.digest} {m.kind} {m.name}" for m in expected]
+    assert git(store_path, "status", "--porcelain") == ""
+    assert git(store_path, "log", "-1", "--format=%s").strip() == "bulk"
