@@ -204,7 +204,7 @@ def test_unwritable_index_falls_back_to_a_scan(store, kit, world, monkeypatch):
     def refuse(self, **_):
         raise sqlite3.OperationalError("attempt to write a readonly database")
 
-    monkeypatch.setattr(Index, "_open", refuse)
+    monkeypatch.setattr(Index, "open", refuse)
     assert isinstance(open_catalog(store), MemoryCatalog)
     assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
 

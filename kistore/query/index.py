@@ -26,6 +26,7 @@ from typing import Any
 from .. import layout
 from ..digest import Digest
 from ..errors import StoreStateError
+from . import refs, warm
 from .catalog import (
     Catalog,
     Loaded,
@@ -36,9 +37,10 @@ from .catalog import (
     parse_manifest,
 )
 from .records import Record
+from .worktree import SCHEMA as WORKTREE_SCHEMA
 from .worktree import changed_digests
 
-FORMAT = "kistore-index-1"
+FORMAT = "kistore-index-2"
 """Bumped whenever the table layout or what a record holds changes (forces a rebuild)."""
 
 _COLUMNS = ("digest", "kind", "name", "spec", "workload", "hardware", "protocol",
@@ -48,7 +50,8 @@ _SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE records ({", ".join(c + (" TEXT PRIMARY KEY" if c == "digest" else " TEXT")
                                 for c in _COLUMNS)});
-"""
+{WORKTREE_SCHEMA}
+{warm.SCHEMA}"""
 _INDEXES = {"records_key": "comparison_key", "records_kind": "kind, name",
             "records_workload": "workload", "records_hardware": "hardware",
             "records_protocol": "protocol", "records_environment": "environment",
@@ -62,7 +65,7 @@ Progress = Callable[[int], None]
 
 def index_path(store: Any) -> Path:
     """Return where a store's index lives: ``<git dir>/kistore/index.sqlite``."""
-    return Path(store.repo.path) / "kistore" / "index.sqlite"
+    return Path(store.git_dir) / "kistore" / "index.sqlite"
 
 
 class IndexCatalog(Catalog):
@@ -149,26 +152,34 @@ class Index:
 
     def __init__(self, store: Any, path: Path | None = None) -> None:
         self.store = store
-        self.repo = store.repo
         self.path = path or index_path(store)
 
-    def catalog(self, tree: Any, progress: Progress | None = None) -> IndexCatalog:
-        """Return a catalog of ``tree``, updating (or rebuilding) the index to it first.
+    @property
+    def repo(self) -> Any:
+        """The store's pygit2 repository (opened only when the index must change)."""
+        return self.store.repo
+
+    def catalog(self, tree_id: str, load: Callable[[], Any], progress: Progress | None = None,
+                *, conn: sqlite3.Connection | None = None) -> IndexCatalog:
+        """Return a catalog of a tree, updating (or rebuilding) the index to it first.
 
         Args:
-            tree: a pygit2 Tree.
+            tree_id: the tree's id (hex).
+            load: returns the pygit2 Tree; called only when the index is not already in
+                step with ``tree_id`` (a warm query never loads it).
             progress: called with the number of manifests processed, for progress bars.
+            conn: a connection :meth:`open` returned, to use instead of opening one.
 
         Raises:
             OSError: the index file cannot be created (e.g. a read-only ``.git``).
         """
         try:
-            conn = self._open()
-            self._sync(conn, tree, progress)
+            conn = conn or self.open()
+            self._sync(conn, tree_id, load, progress)
             _probe(conn)
         except (sqlite3.DatabaseError, ValueError, TypeError):
-            conn = self.rebuild(tree, progress)  # never trusted when it fails to read
-        return IndexCatalog(conn, str(tree.id))
+            conn = self.rebuild(load(), progress)  # never trusted when it fails to read
+        return IndexCatalog(conn, tree_id)
 
     def rebuild(self, tree: Any, progress: Progress | None = None) -> sqlite3.Connection:
         """Delete the index and build it again from ``tree``; return the open connection."""
@@ -176,12 +187,12 @@ class Index:
         for suffix in ("", "-journal", "-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{self.path}{suffix}")
-        conn = self._open(indexes=False)  # filling a table, then indexing it, is faster
-        self._sync(conn, tree, progress)
+        conn = self.open(indexes=False)  # filling a table, then indexing it, is faster
+        self._sync(conn, str(tree.id), lambda: tree, progress)
         _create_indexes(conn)
         return conn
 
-    def _open(self, *, indexes: bool = True) -> sqlite3.Connection:
+    def open(self, *, indexes: bool = True) -> sqlite3.Connection:
         """Open (creating when absent) and check the format; DatabaseError when untrusted.
 
         Args:
@@ -206,16 +217,16 @@ class Index:
             raise
         return conn
 
-    def _sync(self, conn: sqlite3.Connection, tree: Any, progress: Progress | None) -> None:
-        """Move the index to ``tree`` by applying the tree diff, in one transaction."""
-        target = str(tree.id)
+    def _sync(self, conn: sqlite3.Connection, target: str, load: Callable[[], Any],
+              progress: Progress | None) -> None:
+        """Move the index to tree ``target`` by applying the tree diff, in one transaction."""
         if conn.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()[0] == target:
             return
         conn.execute("BEGIN IMMEDIATE")  # one writer; re-read the tree under the lock
         try:
             old = conn.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()[0]
             if old != target:
-                self._apply(conn, old, tree, progress)
+                self._apply(conn, old, load(), progress)
                 conn.execute("UPDATE meta SET value = ? WHERE key = 'tree'", (target,))
             conn.execute("COMMIT")
         except BaseException:
@@ -294,7 +305,8 @@ def open_catalog(store: Any, at: str | None = None, *, use_index: bool = True,
         progress: passed to :meth:`Index.catalog`.
 
     When the index cannot be written (a read-only ``.git``), the store is scanned instead:
-    slower, same answers.
+    slower, same answers. A work-tree query whose ``HEAD`` and notes tip are those the
+    index last saw reads git through no pygit2 at all (:mod:`.warm`).
 
     Raises:
         InputError: ``at`` names no commit.
@@ -303,26 +315,44 @@ def open_catalog(store: Any, at: str | None = None, *, use_index: bool = True,
         return MemoryCatalog.from_view(store.view(at))
     if at is None and store.root is None:
         at = "HEAD"
-    tree = store.commit(at).tree if at is not None else _head_tree(store)
     try:
-        base: Catalog = Index(store).catalog(tree, progress) if tree is not None else \
-            MemoryCatalog({})
+        if at is None:
+            return _work_tree_catalog(store, progress)
+        tree = store.commit(at).tree
+        return Index(store).catalog(str(tree.id), lambda: tree, progress)
     except (OSError, sqlite3.Error):  # e.g. a read-only .git: answer by scanning
         return MemoryCatalog.from_view(store.view(at))
-    if at is not None:
-        return base
-    if isinstance(base, IndexCatalog):
-        changed = changed_digests(store.repo, store.root, tree, base.conn)
-    else:  # unborn branch: no tree to compare with, and a small store
+
+
+def _work_tree_catalog(store: Any, progress: Progress | None) -> Catalog:
+    """Return the index of ``HEAD`` overlaid with the work tree's changes (:func:`open_catalog`)."""
+    try:
+        commit = warm.head_commit(store.git_dir)
+    except refs.RefsUnreadable:
+        commit = None if store.repo.head_is_unborn else str(store.commit("HEAD").id)
+    if commit is None:  # unborn branch: no tree to compare with, and a small store
         changed = {d for path in store.repo.status()
                    if (d := layout.digest_from_path(path)) is not None}
-    return OverlayCatalog.over(base, store.view(None), changed) if changed else base
+        return OverlayCatalog.over(MemoryCatalog({}), store.view(None), changed)
+    tree: list[Any] = []
 
+    def load() -> Any:  # the pygit2 tree, read once and only when something changed
+        if not tree:
+            tree.append(store.commit(commit).tree)
+        return tree[0]
 
-def _head_tree(store: Any) -> Any:
-    if store.repo.head_is_unborn:
-        return None
-    return store.commit("HEAD").tree
+    index = Index(store)
+    try:
+        conn: sqlite3.Connection | None = index.open()
+        tree_id = warm.tree_of(store, conn, commit)
+    except sqlite3.DatabaseError:  # not an index we trust: catalog() rebuilds it
+        conn, tree_id = None, str(load().id)
+    base = index.catalog(tree_id, load, progress, conn=conn)
+    changed = changed_digests(store.root, warm.HeadTree(store, base.conn, tree_id, load),
+                              base.conn)
+    catalog: Catalog = OverlayCatalog.over(base, store.view(None), changed) if changed else base
+    catalog.annotated = warm.annotated_blobs(store, base.conn)
+    return catalog
 
 
 def tree_digests(repo: Any, tree: Any) -> Iterator[Digest]:
