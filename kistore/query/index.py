@@ -43,7 +43,7 @@ from .worktree import changed_digests
 FORMAT = "kistore-index-2"
 """Bumped whenever the table layout or what a record holds changes (forces a rebuild)."""
 
-_COLUMNS = ("digest", "kind", "name", "spec", "workload", "hardware", "protocol",
+_COLUMNS = ("digest", "kind", "name", "document", "workload", "hardware", "protocol",
             "environment", "implementation", "comparison_key", "key_object", "family",
             "statistic", "role", "project")
 _SCHEMA = f"""
@@ -241,10 +241,13 @@ class Index:
             digests = set(tree_digests(self.repo, tree))
         files = TreeFiles(self.repo, tree)
         loaded: dict[str, Loaded | None] = {}
+        documents: dict[str, bytes] = {}  # stored as read: no JSON encoding per row
         for i, digest in enumerate(sorted(digests)):
-            loaded[str(digest)] = parse_manifest(
-                digest, files.read(layout.object_path(digest)),
-                files.read(layout.metadata_path(digest)))
+            data = files.read(layout.object_path(digest))
+            loaded[str(digest)] = parse_manifest(digest, data,
+                                                 files.read(layout.metadata_path(digest)))
+            if data is not None:
+                documents[str(digest)] = data
             if progress is not None and i % 1000 == 999:
                 progress(1000)
         catalog = IndexCatalog(conn, str(tree.id))
@@ -263,10 +266,14 @@ class Index:
         records = describe_all(present, fallback)
         # runs whose referenced manifests came or went get their key computed again
         again = {r.digest: (r.kind, r.name, r.spec) for r in affected}
-        records.update(describe_all(again, chain(present, fallback)))
         conn.executemany(
             f"INSERT OR REPLACE INTO records VALUES ({', '.join('?' * len(_COLUMNS))})",
-            (_row(r) for r in records.values()))
+            (_row(r, documents[r.digest]) for r in records.values()))
+        derived = _COLUMNS[4:]  # their document stays; what they reference changed
+        conn.executemany(
+            f"UPDATE records SET {', '.join(c + ' = ?' for c in derived)} WHERE digest = ?",
+            (_row(r, b"")[4:] + (r.digest,)
+             for r in describe_all(again, chain(present, fallback)).values()))
         if progress is not None:
             progress(len(loaded) % 1000)
 
@@ -414,8 +421,9 @@ def count_objects(repo: Any, tree: Any) -> int:
     return sum(len(repo[shard.id]) for shard in objects if shard.type_str == "tree")
 
 
-def _row(r: Record) -> tuple[Any, ...]:
-    return (r.digest, r.kind, r.name, json.dumps(r.spec), r.workload, r.hardware, r.protocol,
+def _row(r: Record, document: bytes) -> tuple[Any, ...]:
+    """Return the columns of a record; ``document`` is the object's stored bytes."""
+    return (r.digest, r.kind, r.name, document, r.workload, r.hardware, r.protocol,
             r.environment, r.implementation, r.comparison_key,
             json.dumps(r.key_object) if r.key_object is not None else None, r.family,
             r.statistic, r.role, r.project)
@@ -423,6 +431,6 @@ def _row(r: Record) -> tuple[Any, ...]:
 
 def _record(row: tuple[Any, ...]) -> Record:
     data = dict(zip(_COLUMNS, row, strict=True))
-    data["spec"] = json.loads(data["spec"])
+    data["spec"] = json.loads(data.pop("document"))["spec"]
     data["key_object"] = json.loads(data["key_object"]) if data["key_object"] else None
     return Record(**data)
