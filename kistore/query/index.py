@@ -27,6 +27,7 @@ from .. import layout
 from ..digest import Digest
 from ..errors import StoreStateError
 from . import refs, warm
+from .build import read_manifests
 from .catalog import (
     Catalog,
     Loaded,
@@ -34,7 +35,6 @@ from .catalog import (
     OverlayCatalog,
     chain,
     describe_all,
-    parse_manifest,
 )
 from .records import Record
 from .worktree import SCHEMA as WORKTREE_SCHEMA
@@ -239,17 +239,13 @@ class Index:
         if digests is None:  # the old tree is gone from git: start over
             conn.execute("DELETE FROM records")
             digests = set(tree_digests(self.repo, tree))
-        files = TreeFiles(self.repo, tree)
         loaded: dict[str, Loaded | None] = {}
         documents: dict[str, bytes] = {}  # stored as read: no JSON encoding per row
-        for i, digest in enumerate(sorted(digests)):
-            data = files.read(layout.object_path(digest))
-            loaded[str(digest)] = parse_manifest(digest, data,
-                                                 files.read(layout.metadata_path(digest)))
+        for digest, manifest, data in read_manifests(self.repo, tree, sorted(digests),
+                                                     progress):
+            loaded[digest] = manifest
             if data is not None:
-                documents[str(digest)] = data
-            if progress is not None and i % 1000 == 999:
-                progress(1000)
+                documents[digest] = data
         catalog = IndexCatalog(conn, str(tree.id))
 
         def fallback(digest: str) -> tuple[str, dict[str, Any]] | None:
@@ -274,8 +270,6 @@ class Index:
             f"UPDATE records SET {', '.join(c + ' = ?' for c in derived)} WHERE digest = ?",
             (_row(r, b"")[4:] + (r.digest,)
              for r in describe_all(again, chain(present, fallback)).values()))
-        if progress is not None:
-            progress(len(loaded) % 1000)
 
     def _changed(self, old: str, tree: Any) -> set[Digest] | None:
         """Digests whose object or metadata differ between tree ``old`` and ``tree``."""
@@ -375,41 +369,6 @@ def tree_digests(repo: Any, tree: Any) -> Iterator[Digest]:
             digest = layout.digest_from_path(f"{layout.OBJECTS_DIR}/{shard.name}/{leaf.name}")
             if digest is not None:
                 yield digest
-
-
-class TreeFiles:
-    """The files of one git tree by path, each directory's listing loaded once.
-
-    libgit2 looks a whole path up from the root, loading every tree on the way, each time:
-    reading 40,000 files of a 20,000-manifest tree that way took ~75% of an index build.
-
-    Args:
-        repo: the pygit2 repository.
-        tree: the pygit2 Tree.
-    """
-
-    def __init__(self, repo: Any, tree: Any) -> None:
-        self.repo = repo
-        self.tree = tree
-        self._dirs: dict[str, dict[str, Any]] = {}
-
-    def read(self, path: str) -> bytes | None:
-        """Return the bytes of the blob at ``path``, or None when there is no such file."""
-        parent, _, leaf = path.rpartition("/")
-        listing = self._dirs.get(parent)
-        if listing is None:
-            listing = self._dirs[parent] = self._listing(parent)
-        entry = listing.get(leaf)
-        return bytes(self.repo[entry.id].data) if entry is not None else None
-
-    def _listing(self, directory: str) -> dict[str, Any]:
-        try:
-            entry = self.tree[directory]
-        except KeyError:
-            return {}
-        if entry.type_str != "tree":
-            return {}
-        return {e.name: e for e in self.repo[entry.id] if e.type_str == "blob"}
 
 
 def count_objects(repo: Any, tree: Any) -> int:
