@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml Makefile
 	touch $(STAMP)
 
 install: $(STAMP) ## create .venv and install kistore with test and lint extras
+	# Bytecode for kistore's modules, so a fresh `kistore` does not compile them on every
+	# start when PYTHONDONTWRITEBYTECODE is set (that only stops the import system writing)
+	$(BIN)/python -m compileall -q kistore
 
 test: $(STAMP) ## run the test suite
 	$(BIN)/python -m pytest -q

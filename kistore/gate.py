@@ -105,23 +105,27 @@ def check_range(store: Any, spec: str) -> list[Finding]:
 
 APPEND_ONLY_REMOVED = rule(
     "KI410", "append-only-file-removed", ERROR,
-    "attestation files and the trust file are evidence: answer an attestation with another "
-    "(a dispute), revoke a key with `kistore trust revoke`; never delete them")
+    "attestation files, the trust file and the ranking policy are reviewed evidence: answer "
+    "an attestation with another (a dispute), revoke a key with `kistore trust revoke`, "
+    "edit store/policy/ranking.json; never delete them")
 
 
 def _removed_evidence(base_tree: Any, head_tree: Any) -> list[Finding]:
-    """Attestation files and the trust file the range deletes (KI410)."""
-    import pygit2
+    """Attestation files, the trust file and the ranking policy the range deletes (KI410).
 
-    from .trust import TRUST_FILE
+    Deleting the policy would make ``rank`` fall back to the shipped default unreviewed.
+    """
+    import pygit2
 
     findings = []
     for delta in base_tree.diff_to_tree(head_tree).deltas:
         path = delta.old_file.path
         if delta.status in (pygit2.enums.DeltaStatus.DELETED, pygit2.enums.DeltaStatus.RENAMED
                             ) and (path.startswith(layout.ATTESTATIONS_DIR + "/")
-                                   or path == TRUST_FILE):
-            findings.append(Finding(APPEND_ONLY_REMOVED, "the range deletes this file",
+                                   or path in (layout.TRUST_FILE, layout.POLICY_FILE)):
+            why = (" (`kistore rank` would fall back to the shipped default policy)"
+                   if path == layout.POLICY_FILE else "")
+            findings.append(Finding(APPEND_ONLY_REMOVED, f"the range deletes this file{why}",
                                     file=path))
     return findings
 

@@ -6,8 +6,8 @@
     store/objects/sha256/38/4a96d0...54f6.json    canonical bytes of {apiVersion, kind, spec}
     store/metadata/sha256/38/4a96d0...54f6.json   canonical bytes of that manifest's metadata
     store/attestations/...                        signed attestation bundles from pull requests
-    store/trust/...                               who may sign what
-    store/policy/...                              reviewed query policy
+    store/trust/keys.json                         who may sign what
+    store/policy/ranking.json                     reviewed query policy
 
 Paths are POSIX strings relative to the repository root, as git tree paths are.
 """
@@ -22,6 +22,8 @@ METADATA_DIR = "store/metadata/sha256"
 ATTESTATIONS_DIR = "store/attestations"
 TRUST_DIR = "store/trust"
 POLICY_DIR = "store/policy"
+TRUST_FILE = f"{TRUST_DIR}/keys.json"
+POLICY_FILE = f"{POLICY_DIR}/ranking.json"
 SETTINGS_FILE = "kistore.toml"
 SUFFIX = ".json"
 

@@ -28,7 +28,7 @@ from . import canonical, layout, signing
 from .errors import InputError, KistoreError, MultipleErrors
 from .schema import check_document
 
-TRUST_FILE = f"{layout.TRUST_DIR}/keys.json"
+TRUST_FILE = layout.TRUST_FILE
 ROLES = ("rerun", "maintainer")
 
 

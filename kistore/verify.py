@@ -48,7 +48,8 @@ CRLF_LINE_ENDS = rule(
 PATH_OUTSIDE_LAYOUT = rule(
     "KI110", "path-outside-layout", ERROR,
     "move or remove the file: under store/ only objects/sha256/XX/REST.json, "
-    "metadata/sha256/XX/REST.json, attestations/, trust/ and policy/ are allowed")
+    "metadata/sha256/XX/REST.json, attestations/..., trust/keys.json and "
+    "policy/ranking.json are allowed")
 NOT_A_REGULAR_FILE = rule(
     "KI111", "not-a-regular-file", ERROR,
     "replace the symlink or submodule under store/ by a regular file, or remove it")
@@ -75,8 +76,13 @@ NAME_NOT_UNIQUE = rule(
     "KI205", "name-not-unique", ERROR,
     "give one of the manifests another metadata.name (`kistore add --update-metadata`)")
 
-ALLOWED_DIRS = (layout.ATTESTATIONS_DIR, layout.TRUST_DIR, layout.POLICY_DIR)
+ALLOWED_DIRS = (layout.ATTESTATIONS_DIR,)
 """Directories under ``store/`` whose files other parts of kistore own (any name allowed)."""
+
+ALLOWED_FILES = frozenset({layout.TRUST_FILE, layout.POLICY_FILE})
+"""The only files of ``store/trust/`` and ``store/policy/``: kistore reads no other name
+there, so another file (``policy/other.json``, ``trust/keys2.json``, a ``ranking.json/``
+directory) would look reviewed while nothing honours it."""
 
 FILE_MODES = {0o100644, 0o100755}
 """Git file modes of a regular file; a symlink is 0o120000, a submodule 0o160000."""
@@ -111,7 +117,7 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
 
 
 def _in_layout(path: str) -> bool:
-    if any(path.startswith(d + "/") for d in ALLOWED_DIRS):
+    if path in ALLOWED_FILES or any(path.startswith(d + "/") for d in ALLOWED_DIRS):
         return True
     digest = layout.digest_from_path(path)
     return digest is not None and path in (layout.object_path(digest),

@@ -156,6 +156,8 @@ def test_wheel_ships_schemas_and_runs_outside_the_source_tree(tmp_path):
     import zipfile
     names = zipfile.ZipFile(wheel).namelist()
     assert "kistore/schemas/BenchmarkRun.json" in names
+    for module in ROOT.glob("kistore/**/*.py"):  # every subpackage is listed in pyproject
+        assert module.relative_to(ROOT).as_posix() in names
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
                     str(tmp_path / "site"), str(wheel)], check=True, capture_output=True)
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
@@ -170,7 +172,9 @@ def test_wheel_ships_schemas_and_runs_outside_the_source_tree(tmp_path):
 
 def _all_commands(group, path=()):
     import click
-    for name, command in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):  # every command, imported on the way (lazy group)
+        command = group.get_command(ctx, name)
         yield (*path, name), command
         if isinstance(command, click.Group):
             yield from _all_commands(command, (*path, name))

@@ -148,3 +148,74 @@ def test_gitattributes_bypasses_are_caught():
     for line in (b'"store/**" text', b"s[t]ore/** eol=crlf", b"st*/** text",
                  b"store/** !text", b"* text=auto"):
         assert ids(check_gitattributes(GUARD + line + b"\n")) == ["KI113"], line
+
+
+def test_deleting_the_ranking_policy_in_a_pull_request_is_refused(record_store, store_path):
+    # Without the file, `rank` silently falls back to the shipped default: a pull request
+    # could swap the reviewed policy out without anyone reviewing a policy change.
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    git(store_path, "rm", "-q", "store/policy/ranking.json")
+    commit_all(store_path, "drop the policy")
+    found = [(f.rule.id, f.file) for f in check_range(record_store, f"{base}..HEAD")
+             if f.severity == "error"]
+    assert found == [("KI207", "store/policy/ranking.json"),  # and how to restore it
+                     ("KI410", "store/policy/ranking.json")]
+
+
+def test_turning_the_ranking_policy_into_a_directory_is_refused(record_store, store_path):
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    policy = store_path / "store/policy/ranking.json"
+    data = policy.read_bytes()
+    policy.unlink()
+    policy.mkdir()
+    (policy / "ranking.json").write_bytes(data)
+    commit_all(store_path, "policy as a directory")
+    found = sorted((f.rule.id, f.file) for f in check_range(record_store, f"{base}..HEAD")
+                   if f.severity == "error")
+    assert found == [("KI110", "store/policy/ranking.json/ranking.json"),
+                     ("KI207", "store/policy/ranking.json"),
+                     ("KI410", "store/policy/ranking.json")]
+
+
+def test_verify_reports_a_store_whose_history_had_a_policy_but_its_tree_lacks_one(
+        record_store, store_path):
+    had_it = git(store_path, "rev-parse", "HEAD").strip()
+    git(store_path, "rm", "-q", "store/policy/ranking.json")  # staged: the work tree lacks it
+    [finding] = [f for f in audit.verify(record_store) if f.rule.id == "KI207"]
+    assert (finding.file, finding.extra) == ("store/policy/ranking.json",
+                                             {"last_commit": had_it})
+    assert f"commit {had_it[:12]} has the reviewed ranking policy" in finding.message
+    commit_all(store_path, "drop the policy")
+    dropped = git(store_path, "rev-parse", "HEAD").strip()
+    for at in (None, "HEAD"):
+        assert "KI207" in ids(audit.verify(record_store, at)), at
+    assert "KI207" not in ids(audit.verify(record_store, had_it))  # it had the file then
+    git(store_path, "checkout", "-q", had_it, "--", "store/policy/ranking.json")  # the fix
+    assert "KI207" not in ids(audit.verify(record_store))
+    assert dropped != had_it
+
+
+def test_store_that_never_had_a_policy_is_not_reported(tmp_path):
+    # An older store without store/policy/ranking.json in any commit: the default applies.
+    from kistore.store import Store
+
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / ".gitattributes").write_bytes(GUARD)
+    commit_all(tmp_path, "a store before policies existed")
+    assert audit.check_policy(Store(tmp_path)) == []
+
+
+def test_cli_refuses_and_reports_a_deleted_policy(runner, record_store, store_path):
+    from kistore.cli import main
+
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    git(store_path, "rm", "-q", "store/policy/ranking.json")
+    commit_all(store_path, "drop the policy")
+    check = runner.invoke(main, ["--store", str(store_path), "check", f"{base}..HEAD"])
+    assert check.exit_code == 1
+    assert ("store/policy/ranking.json: error KI410 append-only-file-removed: the range "
+            "deletes this file (`kistore rank` would fall back to the shipped default policy)"
+            ) in check.output
+    verify = runner.invoke(main, ["--store", str(store_path), "verify"])
+    assert verify.exit_code == 1
+    assert "store/policy/ranking.json: error KI207 policy-missing: commit " in verify.output

@@ -168,13 +168,14 @@ def test_pre_commit_on_the_very_first_commit_verifies_the_staged_tree(tmp_path):
     (repo / ".gitattributes").write_text(
         "store/** -text -eol -filter -ident -working-tree-encoding\n")
     (repo / "store" / "policy").mkdir(parents=True)
-    (repo / "store" / "policy" / "Rank.json").write_text("{}")
-    (repo / "store" / "policy" / "rank.json").write_text("{}")
+    policy = (ROOT / "kistore" / "query" / "default_policy.json").read_bytes()
+    (repo / "store" / "policy" / "Ranking.json").write_bytes(policy)
+    (repo / "store" / "policy" / "ranking.json").write_bytes(policy)
     git(repo, "add", "-A")
     committed = run_git(repo, "commit", "-m", "first")
     assert committed.returncode == 1
-    assert "store/policy/rank.json: error KI112 path-case-collision" in committed.stderr
+    assert "store/policy/ranking.json: error KI112 path-case-collision" in committed.stderr
     assert "FAILED: store at " in committed.stderr
-    git(repo, "rm", "-q", "--cached", "store/policy/Rank.json")
+    git(repo, "rm", "-q", "--cached", "store/policy/Ranking.json")
     committed = run_git(repo, "commit", "-m", "first")
     assert committed.returncode == 0, committed.stderr

@@ -339,6 +339,30 @@ def test_bad_json_line_is_reported_with_file_and_line(store, tmp_path):
     assert report.runs == 170 and len(report.skipped) == 2
 
 
+def test_flashinfer_trace_with_zero_latency_is_refused_not_ranked_first(store, store_path,
+                                                                         tmp_path):
+    data = _copy(tmp_path, "flashinfer-trace")
+    traces = data / "traces/gemm/gemm_n_28672_k_4096.jsonl"
+    lines = traces.read_text().splitlines()
+    index = next(i for i, text in enumerate(lines) if json.loads(text)["evaluation"]["status"]
+                 == "PASSED" and json.loads(text)["evaluation"]["performance"]["latency_ms"])
+    tampered = json.loads(lines[index])
+    tampered["evaluation"]["performance"]["latency_ms"] = 0
+    lines[index] = json.dumps(tampered)
+    traces.write_text("\n".join(lines) + "\n")
+    before = snapshot(store_path)
+    with pytest.raises(MultipleErrors) as caught:
+        import_files(store, "flashinfer-trace", [str(data)], commit=True)
+    [problem] = caught.value.problems
+    assert (problem.file, problem.line, problem.pointer) == (
+        "flashinfer-trace/traces/gemm/gemm_n_28672_k_4096.jsonl", index + 1,
+        "/evaluation/performance/latency_ms")
+    assert problem.message == "latency latency_ms = 0 ms is not positive; a passed run takes time"
+    assert snapshot(store_path) == before
+    report = import_files(store, "flashinfer-trace", [str(data)], skip_invalid=True)
+    assert report.runs == 171 and len(report.skipped) == 1
+
+
 def test_trace_without_its_workload_is_a_bad_record(store, tmp_path):
     data = _copy(tmp_path, "flashinfer-trace")
     with pytest.raises(MultipleErrors) as caught:

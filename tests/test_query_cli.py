@@ -7,6 +7,7 @@ import json
 import pytest
 
 from kistore.cli import main
+from kistore.query.policy import default_policy_bytes
 
 from .conftest import BUNDLE, PUBLISHED, add_docs
 from .test_query_comparison import VECTOR_KEY
@@ -195,9 +196,19 @@ def test_store_without_policy_file_uses_the_shipped_default(runner, store_path):
     (store_path / "store/policy/ranking.json").unlink()
     result = run(runner, store_path, "rank", "BenchmarkRun/sol-submission-20464", "--json")
     assert result.exit_code == 0, result.output
-    (row,) = json.loads(result.output)
+    (row,) = json.loads(result.stdout)
     assert (row["comparison"], row["metric"], row["value"]) == (
         "source-native", "/sourceNative/metrics/sol_score", 0.51252)
+    # not silently: the reviewed policy may have been deleted (verify: KI207)
+    assert result.stderr == (
+        "warning: no store/policy/ranking.json here: ranked by kistore's shipped default "
+        "policy (`kistore verify` reports KI207 if the store's history had one)\n")
+    compared = run(runner, store_path, "compare", "BenchmarkRun/sol-submission-20464")
+    assert compared.exit_code == 0, compared.output
+    assert compared.stderr.startswith("warning: no store/policy/ranking.json here")
+    (store_path / "store/policy/ranking.json").write_bytes(default_policy_bytes())
+    result = run(runner, store_path, "rank", "BenchmarkRun/sol-submission-20464", "--json")
+    assert (result.exit_code, result.stderr) == (0, "")
 
 
 def test_rank_warns_about_a_corrupt_work_tree_run_it_leaves_out(runner, group, kit):

@@ -18,7 +18,8 @@ DATA = SHARED / "data" / "sol-execbench"
 BOARDS = sorted((DATA / "leaderboard").glob("kernel-*/*.json"))
 
 pytestmark = [
-    pytest.mark.skipif("import" not in main.commands, reason="kistore import not merged yet"),
+    pytest.mark.skipif("import" not in main.list_commands(None),  # type: ignore[arg-type]
+                       reason="kistore import not merged yet"),
     pytest.mark.skipif(not BOARDS, reason="shared SOL-ExecBench data not present"),
 ]
 

@@ -117,7 +117,9 @@ def test_any_flipped_byte_of_a_canonical_object_is_caught(spec, data):
 def test_layout_paths():
     ok = store_file(PUBLISHED["run"])
     assert verify.check_layout_path(ok) == []
-    assert verify.check_layout_path("store/trust/keys.toml") == []
+    for allowed in ("store/trust/keys.json", "store/policy/ranking.json",
+                    "store/attestations/any/name.jsonl"):
+        assert verify.check_layout_path(allowed) == [], allowed
     assert verify.check_layout_path("README.md", 0o120000) == []  # outside store/: not ours
     upper = ok.replace("38/4a", "38/4A")
     for bad in (upper, "store/objects/sha256/38/x.json", "store/notes.txt", ok + ".tmp",
@@ -125,10 +127,19 @@ def test_layout_paths():
                 "7854f6.json"):
         assert ids(verify.check_layout_path(bad)) == [("KI110", bad)], bad
     assert ids(verify.check_layout_path("store/policy/x", 0o160000)) == [
-        ("KI111", "store/policy/x")]
+        ("KI111", "store/policy/x"), ("KI110", "store/policy/x")]
     assert ids(verify.check_layout_path("store", 0o120000)) == [("KI111", "store"),
                                                                 ("KI110", "store")]
     assert verify.check_layout_path("storehouse/x", 0o120000) == []
+
+
+def test_unread_policy_and_trust_files_are_outside_the_layout():
+    # kistore reads only policy/ranking.json and trust/keys.json: any other file there would
+    # look reviewed while nothing honours it (a second policy, a second trust list).
+    for bad in ("store/policy/other.json", "store/policy/ranking.json/ranking.json",
+                "store/policy/Ranking.json", "store/trust/keys2.json", "store/trust/keys.toml",
+                "store/trust/keys.json/keys.json", "store/trust", "store/policy"):
+        assert ids(verify.check_layout_path(bad)) == [("KI110", bad)], bad
 
 
 def test_case_collisions_name_both_paths():

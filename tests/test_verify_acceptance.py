@@ -74,6 +74,20 @@ def schema_invalid_object(root: Path, bundle: dict) -> dict:
     return {"verify": [("KI104", path)]}
 
 
+def second_policy_and_trust_files(root: Path, bundle: dict) -> dict:
+    write_raw(root, "store/policy/other.json", (root / "store/policy/ranking.json").read_bytes())
+    write_raw(root, "store/trust/keys2.json", b'{"keys": []}')
+    return {"verify": [("KI110", "store/policy/other.json"),
+                       ("KI110", "store/trust/keys2.json")]}
+
+
+def policy_file_turned_into_a_directory(root: Path, bundle: dict) -> dict:
+    policy = (root / "store/policy/ranking.json").read_bytes()
+    (root / "store/policy/ranking.json").unlink()
+    write_raw(root, "store/policy/ranking.json/ranking.json", policy)
+    return {"verify": [("KI110", "store/policy/ranking.json/ranking.json")]}
+
+
 def symlink_under_store(root: Path, bundle: dict) -> dict:
     (root / "store/policy").mkdir(parents=True, exist_ok=True)  # init writes ranking.json
     os.symlink("../objects", root / "store/policy/objects.json")
@@ -95,7 +109,7 @@ def crlf_object(root: Path, bundle: dict) -> dict:
 
 CASES = [one_byte_edit, renamed_object, deleted_object, metadata_without_object,
          non_canonical_object, schema_invalid_object, symlink_under_store, case_collision,
-         crlf_object]
+         crlf_object, second_policy_and_trust_files, policy_file_turned_into_a_directory]
 
 
 def rules_and_files(output: str) -> set[tuple[str, str]]:

@@ -4,11 +4,13 @@ Every subcommand parses options, calls the library, prints, and sets the exit co
 0 success, 1 invalid input or failed verification, 2 usage error. Errors go to stderr,
 one problem a line (``FILE[:LINE:COL]:/json/pointer: message``); a traceback only with
 ``--debug``. Heavy libraries (pygit2, jsonschema, cryptography) are imported inside the
-commands that need them, so ``kistore --help`` stays fast.
+commands that need them, and each subcommand's module is imported only when that
+subcommand runs (:data:`SUBCOMMANDS`), so ``kistore --help`` imports no command module.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
@@ -41,12 +43,84 @@ class StoreContext:
         return self._store
 
 
+#: Every subcommand: name -> (module under ``kistore.cli``, attribute, summary). The module is
+#: imported only when the subcommand runs; ``kistore --help`` lists the summary instead
+#: (tests/test_cli_startup.py checks each summary equals the command's own short help).
+SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
+    "add": ("core", "add",
+            "Add manifests: files, bundles, JSON Lines, directories, or - for stdin."),
+    "attest": ("attest", "attest", "Sign an attestation about a stored manifest "
+               "(REF: digest, prefix or KIND/NAME)."),
+    "attestations": ("attest", "attestations", "List every attestation about REF, whether "
+                     "it verifies, and where it came from."),
+    "cat": ("core", "cat",
+            "Print the exact stored bytes of an object (re-hashed before printing)."),
+    "check": ("verify", "check",
+              "Check what the commits BASE..HEAD add (the pull-request gate)."),
+    "cite": ("cite", "cite", "Cite a stored object by the commit that first added it."),
+    "compare": ("query", "compare",
+                "Compare run A with run B (default: rank 1 of A's comparison group)."),
+    "digest": ("core", "digest",
+               "Print the digest of each manifest without storing anything."),
+    "import": ("importing", "import_",
+               "Import a source's files or directories: runs and what they reference."),
+    "init": ("core", "init", "Create a store: a git repository with kistore.toml, "
+             ".gitattributes and store/."),
+    "key": ("attest", "key", "Create signing keys (Ed25519)."),
+    "ls": ("query", "ls", "List stored manifests: DIGEST KIND NAME, by kind then name."),
+    "notes": ("attest", "notes", "Move attestation notes (refs/notes/kistore) between files "
+              "and clones."),
+    "rank": ("query", "rank", "Rank the comparison group of run REF (digest, 8+ hex prefix, "
+             "or BenchmarkRun/NAME)."),
+    "reindex": ("query", "reindex",
+                "Rebuild the derived SQLite index under .git/kistore/ from scratch."),
+    "show": ("core", "show", "Show a stored manifest."),
+    "trust": ("attest", "trust", "Manage store/trust/keys.json: keys trusted for roles "
+              "(commit it by pull request)."),
+    "verify": ("verify", "verify", "Verify the whole store offline and report every problem."),
+}
+
+
 class KistoreGroup(click.Group):
-    """Click group that turns errors into one stderr line per problem and exit code 1.
+    """Click group: lazy subcommands, and errors as one stderr line per problem, exit code 1.
+
+    Subcommands follow click's "lazy group" pattern: :meth:`list_commands` names every entry
+    of :data:`SUBCOMMANDS`, :meth:`get_command` imports ``kistore.cli.<module>`` on first
+    use, and :meth:`format_commands` writes ``kistore --help`` from the summaries, so the
+    help imports no command module. Commands added with ``add_command`` work as in click.
 
     :class:`KistoreError` prints each of its problems; an ``OSError`` (a file that could not
     be read or written) prints the file and the reason. ``--debug`` shows the traceback.
     """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Return every subcommand name, imported or not, sorted."""
+        return sorted({*self.commands, *SUBCOMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """Return subcommand ``cmd_name``, importing its module on first use.
+
+        Returns:
+            The click command, or None when there is none of that name (click then
+            reports a usage error, exit code 2).
+        """
+        if cmd_name not in self.commands and cmd_name in SUBCOMMANDS:
+            module_name, attribute, _ = SUBCOMMANDS[cmd_name]
+            module = importlib.import_module(f"{__name__}.{module_name}")
+            self.add_command(getattr(module, attribute), cmd_name)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Write the "Commands" section of the help from the summaries, importing nothing."""
+        rows = [(name, self.commands.get(name) or click.Command(name, help=SUBCOMMANDS[name][2]))
+                for name in self.list_commands(ctx)]
+        rows = [(name, command) for name, command in rows if not command.hidden]
+        if not rows:
+            return
+        limit = formatter.width - 6 - max(len(name) for name, _ in rows)  # click's own rule
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, command.get_short_help_str(limit))
+                                for name, command in rows])
 
     def invoke(self, ctx: click.Context) -> Any:  # noqa: D102 - click API
         try:
@@ -94,18 +168,6 @@ def emit_json(value: Any) -> None:
     import json
 
     click.echo(json.dumps(value, indent=2, ensure_ascii=False))
-
-
-def register() -> None:
-    """Attach every subcommand module's commands to :func:`main`."""
-    from . import attest, cite, core, importing, query, verify
-
-    for module in (core, importing, query, verify, attest, cite):
-        for command in module.COMMANDS:
-            main.add_command(command)
-
-
-register()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -49,6 +50,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     store = ctx.store()
     catalog = open_catalog(store, at)
     _warn_unreadable(catalog)
+    _warn_default_policy(store, at)
     _, ranking = rank_group(store, ref, at=at, comparison=comparison,
                             min_evidence=min_evidence, catalog=catalog)
     rows = ranking.rows(include_excluded=show_all)
@@ -89,7 +91,9 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     """
     from ..query.page import compare as compare_runs
 
-    result = compare_runs(ctx.store(), a, b, at=at, comparison=comparison)
+    store = ctx.store()
+    _warn_default_policy(store, at)
+    result = compare_runs(store, a, b, at=at, comparison=comparison)
     if as_json:
         emit_json(result.to_json())
     else:
@@ -166,6 +170,16 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
 
 
 COMMANDS: list[click.Command] = [rank, compare, ls, reindex]
+
+
+def _warn_default_policy(store: Any, at: str | None) -> None:
+    """Say on stderr when the view has no ranking policy, so the default is not used silently."""
+    from ..query.policy import POLICY_PATH
+
+    if store.view(at).read(POLICY_PATH) is None:
+        click.echo(f"warning: no {POLICY_PATH} here: ranked by kistore's shipped default "
+                   "policy (`kistore verify` reports KI207 if the store's history had one)",
+                   err=True)
 
 
 def _warn_unreadable(catalog: object) -> None:

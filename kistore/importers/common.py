@@ -245,13 +245,15 @@ def fail(message: str, *, file: str, pointer: str = "", line: int | None = None)
 # -- conversions ---------------------------------------------------------------------
 
 
-def latency_ns(stats_ms: dict[str, Any], *, file: str, pointer: str) -> dict[str, int | float]:
+def latency_ns(stats_ms: dict[str, Any], *, file: str, pointer: str,
+               line: int | None = None) -> dict[str, int | float]:
     """Convert a passed run's latency statistics from ms to ns, refusing impossible ones.
 
     Args:
         stats_ms: statistic name (``mean``, ``std``, ``min``, ``max``, ...) -> ms.
         file: the source file, for errors.
         pointer: JSON Pointer of the statistics object in ``file``.
+        line: 1-based line of the record in ``file`` (JSON Lines sources), for errors.
 
     Returns:
         The same statistics in ns (:func:`ms_to_ns`).
@@ -262,14 +264,14 @@ def latency_ns(stats_ms: dict[str, Any], *, file: str, pointer: str) -> dict[str
     """
     ns = {k: ms_to_ns(v) for k, v in stats_ms.items()}
     problems = [fail(f"latency {k} = {stats_ms[k]} ms is not positive; a passed run takes time",
-                     file=file, pointer=f"{pointer}/{k}")
+                     file=file, pointer=f"{pointer}/{k}", line=line)
                 for k, v in ns.items() if (v < 0 if k == "std" else v <= 0)]
     low, high = ns.get("min"), ns.get("max")
     for k in ("mean", "median"):
         if k in ns and ((low is not None and ns[k] < low) or (high is not None and ns[k] > high)):
             problems.append(fail(f"latency {k} = {stats_ms[k]} ms lies outside [min, max] = "
                                  f"[{stats_ms.get('min')}, {stats_ms.get('max')}] ms",
-                                 file=file, pointer=f"{pointer}/{k}"))
+                                 file=file, pointer=f"{pointer}/{k}", line=line))
     if problems:
         raise MultipleErrors(list(problems))
     return ns

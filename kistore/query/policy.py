@@ -27,7 +27,7 @@ from typing import Any
 from .. import canonical, layout
 from ..errors import InputError, MultipleErrors
 
-POLICY_PATH = f"{layout.POLICY_DIR}/ranking.json"
+POLICY_PATH = layout.POLICY_FILE
 """Where a store keeps its ranking policy."""
 
 MEASURED = "measured"
