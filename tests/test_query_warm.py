@@ -177,3 +177,28 @@ def test_notes_ref_is_the_one_kistore_notes_writes():
     from kistore import notes
 
     assert warm.NOTES_REF == notes.NOTES_REF
+
+
+def test_linked_worktree_reads_refs_through_libgit2_with_the_same_answer(store, kit, world,
+                                                                        tmp_path):
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                     *new_run(kit, world, "b", 10)])
+    git(store.root, "worktree", "add", "-q", str(tmp_path / "linked"), "-b", "linked")
+    linked = Store(tmp_path / "linked")
+    assert (linked.git_dir / "commondir").exists()  # refs are not plain files here
+    assert ranks(tmp_path / "linked") == [("b", 1), ("a", 2)]
+    assert ranks(store.root) == [("b", 1), ("a", 2)]
+
+
+def test_freshly_written_directories_are_compared_without_pygit2(store, kit, world,
+                                                                 monkeypatch):
+    """A work-tree add re-compares its shard with HEAD's listing, cached by shard tree id."""
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                     *new_run(kit, world, "b", 10)])
+    assert warm_ranks(store.root, monkeypatch) == [("b", 1), ("a", 2)]
+    digests = add_docs(store, new_run(kit, world, "c", 20), commit=False)
+    settle(store.root)  # every directory gets a new mtime: none is cached any more
+    with monkeypatch.context() as m:
+        m.setattr(Store, "repo", property(lambda self: pytest.fail(FORBID)))
+        assert ranks(store.root) == [("b", 1), ("c", 2), ("a", 3)]
+    assert len(digests) == 2

@@ -16,6 +16,7 @@ The tables are a cache like the rest of the index: deleting them loses nothing.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterable
@@ -33,9 +34,12 @@ NOTES_REF = "refs/notes/kistore"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS head_shards (dir TEXT PRIMARY KEY, id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS annotated (blob TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS shard_listings (shard TEXT PRIMARY KEY, listing TEXT NOT NULL);
 """
 """``head_shards``: shard directory -> git tree id in ``HEAD``'s tree (meta ``shards_tree``);
-``annotated``: object blob ids with a note at the notes tip (meta ``notes_tip``)."""
+``annotated``: object blob ids with a note at the notes tip (meta ``notes_tip``);
+``shard_listings``: a shard tree id -> its ``{file name: blob id}`` (JSON), for the shards
+of ``HEAD``, so comparing a freshly written work-tree directory needs no pygit2."""
 
 SHARD_BASES = (layout.OBJECTS_DIR, layout.METADATA_DIR)
 
@@ -111,14 +115,24 @@ class HeadTree:
         with self.conn:
             self.conn.execute("DELETE FROM head_shards")
             self.conn.executemany("INSERT INTO head_shards VALUES (?, ?)", found.items())
+            self.conn.execute("DELETE FROM shard_listings WHERE shard NOT IN "
+                              "(SELECT id FROM head_shards)")  # shards of older trees
             _set_meta(self.conn, shards_tree=self.id)
         return found
 
     def listing(self, shard_id: str | None) -> dict[str, str]:
-        """Return ``{file name: blob id}`` of a shard tree (empty for None)."""
+        """Return ``{file name: blob id}`` of a shard tree (empty for None); cached by id."""
         if shard_id is None:
             return {}
-        return {e.name: str(e.id) for e in self.store.repo[shard_id] if e.type_str == "blob"}
+        row = self.conn.execute("SELECT listing FROM shard_listings WHERE shard = ?",
+                                (shard_id,)).fetchone()
+        if row is not None:
+            return dict(json.loads(row[0]))
+        found = {e.name: str(e.id) for e in self.store.repo[shard_id] if e.type_str == "blob"}
+        with self.conn:
+            self.conn.execute("INSERT OR REPLACE INTO shard_listings VALUES (?, ?)",
+                              (shard_id, json.dumps(found)))
+        return found
 
 
 def annotated_blobs(store: Any, conn: sqlite3.Connection) -> frozenset[str] | None:
