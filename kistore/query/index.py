@@ -241,7 +241,7 @@ class Index:
             digests = set(tree_digests(self.repo, tree))
         loaded: dict[str, Loaded | None] = {}
         documents: dict[str, bytes] = {}  # stored as read: no JSON encoding per row
-        for digest, manifest, data in read_manifests(self.repo, tree, sorted(digests),
+        for digest, manifest, data in read_manifests(self.repo, tree, sorted(digests, key=str),
                                                      progress):
             loaded[digest] = manifest
             if data is not None:
