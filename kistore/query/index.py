@@ -343,10 +343,13 @@ def _work_tree_catalog(store: Any, progress: Progress | None) -> Catalog:
         return tree[0]
 
     index = Index(store)
+    conn: sqlite3.Connection | None = None
     try:
-        conn: sqlite3.Connection | None = index.open()
+        conn = index.open()
         tree_id = warm.tree_of(store, conn, commit)
     except sqlite3.DatabaseError:  # not an index we trust: catalog() rebuilds it
+        if conn is not None:
+            conn.close()
         conn, tree_id = None, str(load().id)
     base = index.catalog(tree_id, load, progress, conn=conn)
     changed = changed_digests(store.root, warm.HeadTree(store, base.conn, tree_id, load),
