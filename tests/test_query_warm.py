@@ -202,3 +202,27 @@ def test_freshly_written_directories_are_compared_without_pygit2(store, kit, wor
         m.setattr(Store, "repo", property(lambda self: pytest.fail(FORBID)))
         assert ranks(store.root) == [("b", 1), ("c", 2), ("a", 3)]
     assert len(digests) == 2
+
+
+def test_reindex_keeps_the_work_tree_cache_so_the_next_rank_reads_no_file(store, kit, world,
+                                                                         monkeypatch, runner):
+    import sqlite3
+
+    from kistore.cli import main
+    from kistore.query.index import index_path
+
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                     *new_run(kit, world, "b", 10)])
+    assert warm_ranks(store.root, monkeypatch) == [("b", 1), ("a", 2)]
+    before = sqlite3.connect(index_path(store)).execute(
+        "SELECT dir, mtime_ns, tree FROM worktree ORDER BY dir").fetchall()
+    assert before
+    result = runner.invoke(main, ["--store", str(store.root), "reindex"])
+    assert result.exit_code == 0, result.output
+    assert "indexed 7 manifests" in result.output
+    after = sqlite3.connect(index_path(store)).execute(
+        "SELECT dir, mtime_ns, tree FROM worktree ORDER BY dir").fetchall()
+    assert after == before
+    with monkeypatch.context() as m:  # every directory still cached: git is not asked
+        m.setattr(Store, "repo", property(lambda self: pytest.fail(FORBID)))
+        assert ranks(store.root) == [("b", 1), ("a", 2)]

@@ -160,7 +160,7 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
     total = count_objects(store.repo, tree)
     with click.progressbar(length=total, label="indexing", show_pos=True,
                            file=sys.stderr) as bar:
-        conn = index.rebuild(tree, progress=bar.update)
+        conn = index.rebuild(tree, progress=bar.update, keep_work_tree_cache=True)
     count = conn.execute("SELECT count(*) FROM records").fetchone()[0]
     conn.close()
     if as_json:
