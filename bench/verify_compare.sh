@@ -9,7 +9,8 @@
 #               split -n l/4 -d --additional-suffix=.jsonl all.jsonl part.
 #               kistore init S; for p in part.0*.jsonl; do kistore --store S add --commit -m "$p" "$p"; done
 #   BEFORE_SRC  a directory holding the old kistore/ and schemas/ (git archive main kistore schemas)
-# Prints seconds, objects/s and the ratio to sha256sum's rate for each run.
+# Prints wall seconds, objects/s and the ratio to sha256sum's rate for each run, and the CPU
+# seconds (user + sys, workers included), which move less than wall time on a shared machine.
 set -euo pipefail
 store=$1 before=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,18 +25,27 @@ if src:
 from kistore.cli import main
 assert not src or sys.modules["kistore"].__file__.startswith(src)
 main()'
-t() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N); echo "$e - $s" | bc; }
+cpu=$(mktemp)
+# t CMD...: print CMD's wall seconds; leave its CPU seconds (user + sys) in $cpu
+t() {
+  local s e
+  s=$(date +%s.%N)
+  /usr/bin/time -f "%U + %S" -o "$cpu" "$@" >/dev/null 2>&1 || true
+  e=$(date +%s.%N)
+  echo "$e - $s" | bc
+}
+c() { tail -1 "$cpu" | bc; }
 for round in 1 2 3; do
   sha=$(t xargs -0 -a "$list" sha256sum)
   for at in "" "--at HEAD"; do
     # shellcheck disable=SC2086
-    b=$(KI_SRC=$before t "$py" -c "$run" --store "$store" verify $at)
+    b=$(KI_SRC=$before t "$py" -c "$run" --store "$store" verify $at); bc_=$(c)
     # shellcheck disable=SC2086
-    a=$(t "$py" -c "$run" --store "$store" verify $at)
-    printf "round %s %-10s n=%s sha256sum %.2fs (%.0f/s) | before %.2fs (%.0f/s, %.3fx) | after %.2fs (%.0f/s, %.3fx)\n" \
+    a=$(t "$py" -c "$run" --store "$store" verify $at); ac=$(c)
+    printf "round %s %-10s n=%s sha256sum %.2fs (%.0f/s) | before %.2fs (%.0f/s, %.3fx) cpu %.2fs | after %.2fs (%.0f/s, %.3fx) cpu %.2fs\n" \
       "$round" "${at:-worktree}" "$n" "$sha" "$(echo "$n/$sha" | bc -l)" \
-      "$b" "$(echo "$n/$b" | bc -l)" "$(echo "$sha/$b" | bc -l)" \
-      "$a" "$(echo "$n/$a" | bc -l)" "$(echo "$sha/$a" | bc -l)"
+      "$b" "$(echo "$n/$b" | bc -l)" "$(echo "$sha/$b" | bc -l)" "$bc_" \
+      "$a" "$(echo "$n/$a" | bc -l)" "$(echo "$sha/$a" | bc -l)" "$ac"
   done
 done
-rm -f "$list"
+rm -f "$list" "$cpu"

@@ -21,12 +21,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+try:  # compiled JSON (Rust); without it the stdlib fast path does the same job more slowly
+    import orjson
+except ImportError:  # pragma: no cover - the wheel is missing on this platform
+    orjson = None  # type: ignore[assignment]
+
 from . import canonical, layout
 from .digest import Digest, is_digest
 from .errors import CanonicalFormError, ParseError
 from .findings import ERROR, WARNING, Finding, rule
 from .model import REFERENCE_FIELDS
-from .schema import KINDS, check_manifest
+from .schema import KINDS, check_manifest, fast_validator
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
@@ -134,6 +139,9 @@ def check_case_collisions(paths: Iterable[str]) -> list[Finding]:
         One KI112 finding per path that collides with an earlier one (in sorted order),
         naming both.
     """
+    paths = list(paths)
+    if len({p.casefold() for p in paths}) == len(set(paths)):
+        return []  # no two differ only in case (sorting 40,000 paths cost 3x this test)
     seen: dict[str, str] = {}
     findings = []
     for path in sorted(paths):
@@ -273,7 +281,9 @@ def _check_json_bytes(path: str, data: bytes) -> Parsed:
         findings.append(Finding(CRLF_LINE_ENDS, "carriage return in stored bytes", file=path,
                                 line=line, expected="no CR (canonical bytes have no line ends)",
                                 found="CR LF"))
-    value = _plainly_canonical(data)
+    value = _compiled_canonical(data)
+    if value is None:
+        value = _plainly_canonical(data)
     if value is not None:
         return Parsed(findings, value)
     try:
@@ -294,6 +304,72 @@ def _check_json_bytes(path: str, data: bytes) -> Parsed:
             line=line, column=column, expected=_excerpt(expected, offset),
             found=_excerpt(data, offset)))
     return Parsed(findings, value)
+
+
+# Byte patterns of orjson's number output that RFC 8785 writes otherwise: an integral float
+# ("1.0", "-0.0" and, from 1e16 on, "1e+16") is an integer in RFC 8785, and a fraction in
+# [1e-6, 1e-5) is "1.5e-6" in orjson but "0.0000015" in RFC 8785. Inside an array or
+# object every number is followed by one of ",]}". Strings holding these texts only send
+# their file to the slower paths.
+_ORJSON_DOUBTS = (b".0,", b".0]", b".0}", b"e+", b"e-6,", b"e-6]", b"e-6}")
+_ENDS_AS_COMMA = bytes.maketrans(b"]}", b",,")
+_ORJSON_OPTIONS = 0 if orjson is None else orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+
+
+def _orjson_writes_numbers_as_rfc8785() -> bool:
+    """Return True when the installed orjson writes numbers as :data:`_ORJSON_DOUBTS` assumes.
+
+    orjson's float layout has changed between releases; the doubts were worked out (and
+    are property-tested) for orjson 3.13. Any other layout of these probes, one from each
+    regime of ECMA-262 ``Number::toString``, turns the orjson path off.
+    """
+    if orjson is None:
+        return False
+    probes = (1e-21, 1.5e-7, 1e-7, 1e-6, 1.5e-6, 1e-5, 1.25e-5, 9.5e-5, 1e-4, 0.1, 123.456,
+              1e15 + 0.5, 5e-324, 1.0, -0.0, 1e16, 1e21, 1.7976931348623157e308)
+    for probe in probes:
+        text = orjson.dumps([probe])
+        if not any(doubt in text for doubt in _ORJSON_DOUBTS):
+            if text != f"[{canonical.es6_number(probe)}]".encode():
+                return False
+        elif not probe.is_integer() and not 1e-6 <= abs(probe) < 1e-5:
+            return False  # a doubt where none is expected: another layout
+    return True
+
+
+_ORJSON_AGREES = _orjson_writes_numbers_as_rfc8785()
+
+
+def _compiled_canonical(data: bytes) -> Any:
+    """Parse ``data`` with orjson when that proves it strict, canonical JSON; else None.
+
+    The bytes count as canonical only when they start with ``{`` or ``[``, orjson's
+    re-encoding with sorted keys and integers within +/-(2**53 - 1) reproduces them
+    exactly (which rules out whitespace, duplicate keys, unsorted keys, escapes RFC 8785
+    does not write, a byte-order mark, NaN, big integers and non-shortest numbers), none of
+    :data:`_ORJSON_DOUBTS` occurs (the numbers orjson writes unlike RFC 8785 §3.2.2.3),
+    they hold no 4-byte UTF-8 sequence (RFC 8785 §3.2.3 orders keys by UTF-16 code units,
+    orjson by code points) and at most :data:`kistore.canonical.MAX_DEPTH` brackets. None
+    means "take the next path", never "not canonical"; property tests hold this to
+    :func:`kistore.canonical.is_canonical` and to the ``rfc8785`` package.
+    """
+    if not _ORJSON_AGREES or data[:1] not in (b"{", b"["):
+        return None
+    if data.count(b"{") + data.count(b"[") > canonical.MAX_DEPTH:
+        return None
+    if b"+" in data:  # "e+"; one byte is found by memchr, far faster than two
+        return None
+    ends_as_comma = data.translate(_ENDS_AS_COMMA)  # then 2 searches instead of 6
+    if b".0," in ends_as_comma or b"e-6," in ends_as_comma:
+        return None
+    if not data.isascii() and _FOUR_BYTE_UTF8.search(data):
+        return None
+    try:
+        value = orjson.loads(data)
+        encoded = orjson.dumps(value, option=_ORJSON_OPTIONS)
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return None
+    return value if encoded == data else None
 
 
 # What json.loads accepts and re-encodes to the same bytes, yet kistore's strict parser or
@@ -386,6 +462,73 @@ def first_difference(data: bytes, expected: bytes) -> tuple[int, int, int]:
 
 def _excerpt(data: bytes, offset: int, width: int = 12) -> str:
     return repr(data[offset : offset + width].decode("utf-8", "replace"))
+
+
+Clean = tuple[str, "str | None", tuple["str | None", ...]]
+"""What :func:`check_clean_pair` learns of a manifest with no finding: kind, name, and the
+reference of each of :data:`kistore.model.REFERENCE_FIELDS` (None where there is none)."""
+
+
+def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
+                     ) -> Clean | None:
+    """Answer, fast, whether an object and its metadata file hold no finding at all.
+
+    This is the common case of ``kistore verify`` in one call, with no finding built: it
+    is the conjunction of :func:`check_object_bytes`, :func:`check_metadata_bytes` and
+    :func:`check_manifest_pair` finding nothing, judged only by their fast paths
+    (orjson canonical check, ``jsonschema-rs``). None means "run those checks", which
+    decide; it never means "there is a finding".
+
+    Args:
+        digest_hex: the 64 hex digits the object's path names.
+        object_data: the object file's bytes.
+        metadata_data: the metadata file's bytes.
+
+    Returns:
+        ``(kind, name, references)`` as :func:`entry_from` would take them from the parsed
+        files (name None unless a string; references in :data:`REFERENCE_FIELDS` order), or
+        None.
+    """
+    if hashlib.sha256(object_data).hexdigest() != digest_hex:
+        return None
+    if b"\r" in object_data or b"\r" in metadata_data:
+        return None
+    obj = _compiled_canonical(object_data)
+    if type(obj) is not dict or not obj.keys() <= _HASHED_KEYS:
+        return None
+    metadata = _compiled_canonical(metadata_data)
+    validator = fast_validator(obj.get("kind"))
+    if type(metadata) is not dict or validator is None:
+        return None
+    if not validator.is_valid({**obj, "metadata": metadata}):
+        return None
+    name = metadata.get("name")
+    spec = obj.get("spec")
+    references: tuple[str | None, ...] = _NO_REFERENCES
+    if obj["kind"] == "BenchmarkRun" and type(spec) is dict:
+        references = _run_references(spec)
+    return obj["kind"], name if type(name) is str else None, references
+
+
+_NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
+_ALL_REFERENCES = re.compile(f"(?:sha256:[0-9a-f]{{64}}){{{len(REFERENCE_FIELDS)}}}")
+
+
+def _run_references(spec: dict[str, Any]) -> tuple[str | None, ...]:
+    """Each :data:`REFERENCE_FIELDS` value of a run's spec that is a digest, else None.
+
+    The common case, every field a digest, is one regex over the joined values (with each
+    value 71 characters long the pieces cannot straddle); any other case asks
+    :func:`kistore.digest.is_digest` of each value (a test holds the two equal).
+    """
+    references: tuple[Any, ...] = tuple(map(spec.get, REFERENCE_FIELDS))
+    try:
+        joined = "".join(references)  # TypeError when a value is no string
+    except TypeError:
+        joined = ""
+    if _ALL_REFERENCES.fullmatch(joined) and all(len(r) == 71 for r in references[:-1]):
+        return references
+    return tuple(ref if is_digest(ref) else None for ref in references)
 
 
 def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata: Any

@@ -247,7 +247,9 @@ def test_verify_works_in_a_bare_clone(published, tmp_path):
     assert ("KI101", PROTOCOL) in ids(findings) and ("KI401", PROTOCOL) in ids(findings)
 
 
-def test_a_pool_of_workers_finds_exactly_what_one_process_finds(published, bundle):
+def test_a_pool_of_workers_finds_exactly_what_one_process_finds(published, bundle,
+                                                                 monkeypatch):
+    monkeypatch.setattr(audit, "CHUNK", 1)  # every manifest its own task: order must hold
     (published / PROTOCOL).write_bytes(b'{"kind":"Workload"}')
     (published / store_file(PUBLISHED["environment"], "metadata")).unlink()
     env = other_environment(bundle)
@@ -312,26 +314,37 @@ _json_values = st.recursive(
     max_leaves=12)
 
 
-@settings(max_examples=400, deadline=None)
-@given(_json_values, st.sampled_from(["canonicaljson", "spaced", "canonical"]), st.data())
-def test_fast_canonical_path_agrees_with_the_exact_one(value, style, data):
-    """Bytes the fast test accepts are exactly the bytes kistore.canonical accepts."""
+@settings(max_examples=500, deadline=None)
+@given(_json_values, st.sampled_from(["orjson", "canonicaljson", "spaced", "canonical"]),
+       st.data())
+def test_fast_canonical_paths_agree_with_the_exact_one(value, style, data):
+    """Bytes either fast test accepts are exactly the bytes kistore.canonical accepts."""
     import canonicaljson
+    import orjson
+    import rfc8785
 
     try:
-        if style == "canonicaljson":
+        if style == "orjson":
+            raw = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        elif style == "canonicaljson":
             raw = canonicaljson.encode_canonical_json(value)
         elif style == "spaced":
             raw = json.dumps(value, sort_keys=True).encode("utf-8", "surrogatepass")
         else:
             raw = canonical.dumps(value)
-    except (ValueError, TypeError, UnicodeError, canonical.CanonicalFormError):
+    except (ValueError, TypeError, UnicodeError, orjson.JSONEncodeError,
+            canonical.CanonicalFormError):
         return
-    if data.draw(st.booleans()) and raw:
+    if data.draw(st.booleans()) and raw:  # tampered bytes
         i = data.draw(st.integers(0, len(raw) - 1))
-        raw = raw[:i] + data.draw(st.sampled_from([b"", b" ", b"1", b'"', b"\xff"])) + raw[i + 1:]
-    if verify._plainly_canonical(raw) is not None:
-        assert canonical.is_canonical(raw), raw
+        raw = raw[:i] + data.draw(st.sampled_from([b"", b" ", b"1", b"0", b'"', b"\xff"])) \
+            + raw[i + 1:]
+    for fast_path in (verify._plainly_canonical, verify._compiled_canonical):
+        fast = fast_path(raw)
+        if fast is not None:
+            assert canonical.is_canonical(raw), raw
+            assert fast == canonical.loads(raw), raw
+            assert rfc8785.dumps(fast) == raw, raw
 
 
 def test_fast_canonical_path_declines_what_the_strict_parser_rejects():
@@ -411,14 +424,15 @@ _number_texts = st.one_of(
 
 @settings(max_examples=600, deadline=None)
 @given(st.lists(_number_texts, min_size=1, max_size=6), st.data())
-def test_fast_canonical_path_agrees_on_numbers(texts, data):
-    """The number hooks of the fast path accept only what the exact path calls canonical."""
+def test_fast_canonical_paths_agree_on_numbers(texts, data):
+    """Both fast paths (number hooks, orjson) accept only what the exact path calls canonical."""
     raw = ("[" + ",".join(texts) + "]").encode()
     if data.draw(st.booleans()):
         i = data.draw(st.integers(0, len(raw) - 1))
-        flip = data.draw(st.sampled_from([b"", b"0", b"9", b".", b"e", b"-"]))
+        flip = data.draw(st.sampled_from([b"", b"0", b"9", b".", b"e", b"-", b"+"]))
         raw = raw[:i] + flip + raw[i + 1:]
-    fast = verify._plainly_canonical(raw)
-    if fast is not None:
-        assert canonical.is_canonical(raw), raw
-        assert fast == canonical.loads(raw), raw
+    for fast_path in (verify._plainly_canonical, verify._compiled_canonical):
+        fast = fast_path(raw)
+        if fast is not None:
+            assert canonical.is_canonical(raw), raw
+            assert fast == canonical.loads(raw), raw
