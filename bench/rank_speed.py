@@ -11,7 +11,8 @@ Measures, for each kistore source tree given (e.g. ``main`` exported with
 
 Example::
 
-    python -m bench.rank_speed --store /tmp/rs100k/store --src /tmp/base --src . -n 21
+    python -m bench.rank_speed --store /tmp/a/store --store /tmp/b/store \\
+        --src /tmp/base --src . -n 21
 """
 
 from __future__ import annotations
@@ -75,8 +76,10 @@ def _timed(args: list[str], env: dict[str, str], cwd: Path) -> float:
 
 
 @click.command()
-@click.option("--store", "store", required=True, type=click.Path(exists=True, path_type=Path),
-              help="A store whose index is built (run `kistore reindex` once).")
+@click.option("--store", "stores", required=True, multiple=True,
+              type=click.Path(exists=True, path_type=Path),
+              help="A store whose index is built (run `kistore reindex` once). Give one per "
+                   "--src when their index formats differ (each tree keeps its own copy).")
 @click.option("--ref", default="BenchmarkRun/run-0000000", show_default=True,
               help="The run to rank.")
 @click.option("--src", "sources", multiple=True, required=True,
@@ -85,20 +88,40 @@ def _timed(args: list[str], env: dict[str, str], cwd: Path) -> float:
 @click.option("-n", "repeat", default=21, show_default=True, help="Fresh processes per tree.")
 @click.option("-k", "runs", default=2000, show_default=True,
               help="Runs whose evidence is asked in-process.")
-def main(store: Path, ref: str, sources: tuple[Path, ...], repeat: int, runs: int) -> None:
-    """Time `kistore rank REF` per source tree, in one run, with the index warm."""
+def main(stores: tuple[Path, ...], ref: str, sources: tuple[Path, ...], repeat: int,
+         runs: int) -> None:
+    """Time `kistore rank REF` per source tree, alternating, with the index warm.
+
+    \b
+    Example:
+      python -m bench.rank_speed --store /tmp/a/store --store /tmp/b/store \\
+          --src /tmp/base --src . -n 21
+    """
+    if len(stores) not in (1, len(sources)):
+        raise click.UsageError("give one --store, or one per --src")
     py = sys.executable
-    for src in sources:
-        src = src.resolve()  # children run in it: `-m`/`-c` put the cwd first on sys.path
+    pairs = [(src.resolve(), store.resolve())
+             for src, store in zip(sources, stores * len(sources) if len(stores) == 1
+                                   else stores, strict=False)]
+    commands = []
+    for src, store in pairs:  # children run in src: `-m`/`-c` put the cwd first on sys.path
         env = {**os.environ, "PYTHONPATH": str(src)}
-        command = [py, "-m", "kistore", "--store", str(store.resolve()), "rank", ref]
+        command = [py, "-m", "kistore", "--store", str(store), "rank", ref]
         _timed(command, env, src)  # brings the index up to date; not counted
-        fresh = [_timed(command, env, src) for _ in range(repeat)]
-        floor = [_timed([py, "-c", "import click"], env, src) for _ in range(repeat)]
-        (p50, p95), (f50, _) = _percentiles(fresh), _percentiles(floor)
-        click.echo(f"{src}:\n  fresh process: p50 {p50:.0f} ms, p95 {p95:.0f} ms "
-                   f"({repeat} runs); python -c 'import click' p50 {f50:.0f} ms")
-        subprocess.run([py, "-c", _IN_PROCESS, str(store.resolve()), ref, "20", str(runs)],
+        commands.append((command, env, src))
+    fresh: list[list[float]] = [[] for _ in pairs]
+    floor = []
+    for _ in range(repeat):  # alternate, so load on a shared machine hits every tree alike
+        for i, (command, env, src) in enumerate(commands):
+            fresh[i].append(_timed(command, env, src))
+        floor.append(_timed([py, "-c", "import click"], os.environ, pairs[0][0]))
+    f50, _ = _percentiles(floor)
+    for (src, store), times, (_, env, _) in zip(pairs, fresh, commands, strict=True):
+        p50, p95 = _percentiles(times)
+        click.echo(f"{src} on {store}:\n  fresh process: p50 {p50:.0f} ms, p95 {p95:.0f} ms "
+                   f"({repeat} runs); python -c 'import click' p50 {f50:.0f} ms "
+                   f"(ratio {p50 / f50:.2f}x)")
+        subprocess.run([py, "-c", _IN_PROCESS, str(store), ref, "20", str(runs)],
                        env=env, cwd=src, check=True)
 
 

@@ -130,7 +130,9 @@ def loads(data: bytes, *, file: str = "-") -> Any:
     except (_Reject, json.JSONDecodeError, RecursionError) as e:
         _Scanner(text, file).parse()  # raises the precise error
         raise ParseError(f"rejected JSON ({e})", file=file) from None
-    if ("\\u" in text and _has_surrogate_escape(text)) or _too_deep(value):
+    # nesting can only pass MAX_DEPTH with more than MAX_DEPTH opening brackets in the text
+    deep = text.count("{") + text.count("[") > MAX_DEPTH and _too_deep(value)
+    if ("\\u" in text and _has_surrogate_escape(text)) or deep:
         _Scanner(text, file).parse()
     return value
 

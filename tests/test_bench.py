@@ -95,6 +95,10 @@ def test_bench_smoke_at_200(tmp_path):
     assert rows["bulk add --commit"]["value"] > 0
     assert rows["bulk add --commit"]["extra"]["git_status_dirty"] == 0
     assert rows["repository after git gc"]["value"] > 0
+    fresh, warm = rows["rank p95, fresh process (index warm)"], rows[
+        "rank p95 in-process (index warm)"]
+    assert fresh["baseline"] == "python -c 'import click'" and fresh["ratio"] > 0
+    assert warm["value"] > 0 and warm["target"] == "p95 <= 50 ms"
 
 
 def test_rank_speed_runs_on_a_small_store(tmp_path, runner):

@@ -114,3 +114,19 @@ def test_parse_of_canonical_bytes_round_trips(value):
 def test_loads_accepts_what_json_accepts_and_agrees(value):
     data = json.dumps(value, ensure_ascii=False, indent=1).encode("utf-8")
     assert canonical.dumps(canonical.loads(data)) == canonical.dumps(json.loads(data))
+
+
+@pytest.mark.parametrize("depth", [canonical.MAX_DEPTH, canonical.MAX_DEPTH + 1])
+def test_nesting_past_max_depth_is_rejected_and_at_it_accepted(depth):
+    text = ("[" * (depth - 1) + '{"a":1}' + "]" * (depth - 1)).encode()
+    if depth <= canonical.MAX_DEPTH:
+        assert canonical.loads(text)
+    else:
+        with pytest.raises(ParseError):
+            canonical.loads(text)
+
+
+def test_many_shallow_containers_are_not_too_deep():
+    """The bracket count only decides whether the depth is walked, never the answer."""
+    text = json.dumps({"xs": [[i] for i in range(200)], "s": "[[[[" * 50}).encode()
+    assert canonical.loads(text)["xs"][199] == [199]

@@ -152,15 +152,15 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
     Example:
       kistore reindex
     """
-    from ..query.index import Index, tree_digests
+    from ..query.index import Index, count_objects
 
     store = ctx.store()
     tree = store.commit(at).tree
     index = Index(store)
-    total = sum(1 for _ in tree_digests(store.repo, tree))
+    total = count_objects(store.repo, tree)
     with click.progressbar(length=total, label="indexing", show_pos=True,
                            file=sys.stderr) as bar:
-        conn = index.rebuild(tree, progress=bar.update)
+        conn = index.rebuild(tree, progress=bar.update, keep_work_tree_cache=True)
     count = conn.execute("SELECT count(*) FROM records").fetchone()[0]
     conn.close()
     if as_json:

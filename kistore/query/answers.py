@@ -17,6 +17,7 @@ from .index import open_catalog
 from .policy import load_policy
 from .ranking import Ranking, rank_group
 from .records import Record
+from .warm import maybe_attested
 
 
 class NoComparisonGroup(InputError):
@@ -64,21 +65,28 @@ def find_run(store: Any, catalog: Catalog, ref: str, *, at: str | None = None) -
     return record
 
 
-def evidence_map(store: Any, records: list[Record], *, at: str | None = None
-                 ) -> dict[str, Evidence]:
+def evidence_map(store: Any, records: list[Record], *, at: str | None = None,
+                 annotated: frozenset[str] | None = None) -> dict[str, Evidence]:
     """Return each run's evidence (digest string -> evidence), reading attestations once.
 
     Args:
         store: a :class:`kistore.store.Store`.
         records: the runs (a comparison group).
         at: revision, or None for the work tree.
+        annotated: for the work tree, the object blob ids that carry a note
+            (:attr:`Catalog.annotated`); runs with neither a note nor an attestation
+            folder then get the empty evidence without notes being read. None: unknown.
 
     Returns:
         The :func:`kistore.evidence.evidence_for` answer of every run, computed in one pass
         by :func:`kistore.evidence.evidence_for_many`.
     """
-    found = evidence_for_many(store, [Digest.from_str(r.digest) for r in records], at=at)
-    return {str(d): e for d, e in found.items()}
+    digests = [Digest.from_str(r.digest) for r in records]
+    asked = digests
+    if at is None and annotated is not None and store.root is not None:
+        asked = maybe_attested(store.root, digests, annotated)
+    found = evidence_for_many(store, asked, at=at) if asked else {}
+    return {str(d): found.get(d) or Evidence() for d in digests}
 
 
 def rank(store: Any, ref: str, *, at: str | None = None, comparison: str | None = None,
@@ -108,8 +116,8 @@ def rank(store: Any, ref: str, *, at: str | None = None, comparison: str | None 
     policy = load_policy(store.view(at))
     chosen = policy.comparison(record.family, record.statistic or "mean", comparison)
     group = catalog.group(key)
-    return record, rank_group(key, group, chosen, evidence_map(store, group, at=at),
-                              min_evidence=min_evidence)
+    evidence = evidence_map(store, group, at=at, annotated=catalog.annotated)
+    return record, rank_group(key, group, chosen, evidence, min_evidence=min_evidence)
 
 
 def list_manifests(store: Any, *, kind: str | None = None, workload: str | None = None,

@@ -59,9 +59,13 @@ class Catalog:
     Attributes:
         unreadable: digests whose object file is in the work tree but does not verify
             (corrupt bytes, no metadata): queries leave them out, and the CLI warns.
+        annotated: for a work-tree catalog, the object blob ids (hex) that carry a note
+            under ``refs/notes/kistore`` (:func:`kistore.query.warm.annotated_blobs`), so
+            runs with no attestation are answered without reading notes; None: unknown.
     """
 
     unreadable: tuple[str, ...] = ()
+    annotated: frozenset[str] | None = None
 
     def record(self, digest: str) -> Record | None:
         """Return the record of a digest string, or None when it is not stored."""

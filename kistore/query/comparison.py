@@ -20,6 +20,7 @@ environment (None when they are not in the store).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from .. import canonical
@@ -76,4 +77,10 @@ def comparison_key(obj: dict[str, str]) -> Digest:
     Args:
         obj: a key object from :func:`key_object`.
     """
-    return Digest.of(canonical.dumps(obj))
+    return _key_of(tuple(obj.items()))
+
+
+@lru_cache(maxsize=65536)
+def _key_of(items: tuple[tuple[str, str], ...]) -> Digest:
+    """Digest of a key object; cached, since the runs of one group share it (index builds)."""
+    return Digest.of(canonical.dumps(dict(items)))

@@ -26,6 +26,8 @@ from typing import Any
 from .. import layout
 from ..digest import Digest
 from ..errors import StoreStateError
+from . import refs, warm
+from .build import read_manifests
 from .catalog import (
     Catalog,
     Loaded,
@@ -33,29 +35,28 @@ from .catalog import (
     OverlayCatalog,
     chain,
     describe_all,
-    parse_manifest,
 )
 from .records import Record
+from .worktree import SCHEMA as WORKTREE_SCHEMA
 from .worktree import changed_digests
 
-FORMAT = "kistore-index-1"
+FORMAT = "kistore-index-2"
 """Bumped whenever the table layout or what a record holds changes (forces a rebuild)."""
 
-_COLUMNS = ("digest", "kind", "name", "spec", "workload", "hardware", "protocol",
+_COLUMNS = ("digest", "kind", "name", "document", "workload", "hardware", "protocol",
             "environment", "implementation", "comparison_key", "key_object", "family",
             "statistic", "role", "project")
 _SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE records ({", ".join(c + (" TEXT PRIMARY KEY" if c == "digest" else " TEXT")
                                 for c in _COLUMNS)});
-CREATE INDEX records_key ON records (comparison_key);
-CREATE INDEX records_kind ON records (kind, name);
-CREATE INDEX records_workload ON records (workload);
-CREATE INDEX records_hardware ON records (hardware);
-CREATE INDEX records_protocol ON records (protocol);
-CREATE INDEX records_environment ON records (environment);
-CREATE INDEX records_implementation ON records (implementation);
-"""
+{WORKTREE_SCHEMA}
+{warm.SCHEMA}"""
+_INDEXES = {"records_key": "comparison_key", "records_kind": "kind, name",
+            "records_workload": "workload", "records_hardware": "hardware",
+            "records_protocol": "protocol", "records_environment": "environment",
+            "records_implementation": "implementation"}
+"""SQLite indexes of the records table (name -> columns); a rebuild creates them last."""
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """Git's empty tree: what an unborn branch has indexed."""
 
@@ -64,7 +65,7 @@ Progress = Callable[[int], None]
 
 def index_path(store: Any) -> Path:
     """Return where a store's index lives: ``<git dir>/kistore/index.sqlite``."""
-    return Path(store.repo.path) / "kistore" / "index.sqlite"
+    return Path(store.git_dir) / "kistore" / "index.sqlite"
 
 
 class IndexCatalog(Catalog):
@@ -115,10 +116,12 @@ class IndexCatalog(Catalog):
         self.conn.execute("DELETE FROM wanted")
         self.conn.executemany("INSERT OR IGNORE INTO wanted VALUES (?)",
                               ((d,) for d in digests))
-        found = self._select(
-            "kind = 'BenchmarkRun' AND (" + " OR ".join(
-                f"{c} IN (SELECT d FROM wanted)"
-                for c in ("workload", "protocol", "environment", "implementation")) + ")", ())
+        # one indexed lookup per reference column: an OR of the four made SQLite read
+        # every row (100,000 runs: ~0.35 s for each query overlaying work-tree files)
+        found = self._select("digest IN (" + " UNION ".join(
+            f"SELECT digest FROM records WHERE {c} IN (SELECT d FROM wanted)"
+            for c in ("workload", "protocol", "environment", "implementation"))
+            + ") AND +kind = 'BenchmarkRun'", ())
         self.conn.execute("DELETE FROM wanted")
         return found
 
@@ -149,39 +152,90 @@ class Index:
 
     def __init__(self, store: Any, path: Path | None = None) -> None:
         self.store = store
-        self.repo = store.repo
         self.path = path or index_path(store)
 
-    def catalog(self, tree: Any, progress: Progress | None = None) -> IndexCatalog:
-        """Return a catalog of ``tree``, updating (or rebuilding) the index to it first.
+    @property
+    def repo(self) -> Any:
+        """The store's pygit2 repository (opened only when the index must change)."""
+        return self.store.repo
+
+    def catalog(self, tree_id: str, load: Callable[[], Any], progress: Progress | None = None,
+                *, conn: sqlite3.Connection | None = None) -> IndexCatalog:
+        """Return a catalog of a tree, updating (or rebuilding) the index to it first.
 
         Args:
-            tree: a pygit2 Tree.
+            tree_id: the tree's id (hex).
+            load: returns the pygit2 Tree; called only when the index is not already in
+                step with ``tree_id`` (a warm query never loads it).
             progress: called with the number of manifests processed, for progress bars.
+            conn: a connection :meth:`open` returned, to use instead of opening one.
 
         Raises:
             OSError: the index file cannot be created (e.g. a read-only ``.git``).
         """
         try:
-            conn = self._open()
-            self._sync(conn, tree, progress)
+            conn = conn or self.open()
+            self._sync(conn, tree_id, load, progress)
             _probe(conn)
         except (sqlite3.DatabaseError, ValueError, TypeError):
-            conn = self.rebuild(tree, progress)  # never trusted when it fails to read
-        return IndexCatalog(conn, str(tree.id))
+            conn = self.rebuild(load(), progress)  # never trusted when it fails to read
+        return IndexCatalog(conn, tree_id)
 
-    def rebuild(self, tree: Any, progress: Progress | None = None) -> sqlite3.Connection:
-        """Delete the index and build it again from ``tree``; return the open connection."""
+    def rebuild(self, tree: Any, progress: Progress | None = None, *,
+                keep_work_tree_cache: bool = False) -> sqlite3.Connection:
+        """Delete the index and build it again from ``tree``; return the open connection.
+
+        Args:
+            tree: the pygit2 Tree to index.
+            progress: called with the number of manifests processed.
+            keep_work_tree_cache: carry over, from a readable index of this format, the
+                caches keyed by git and file-system state alone (clean work-tree
+                directories, ``HEAD``'s shards and their listings): without them the next
+                work-tree query re-reads every file (100,000 runs: ~20 s of CPU). Only for
+                a rebuild on request (``kistore reindex``), never for a damaged index.
+        """
+        kept = self._work_tree_cache() if keep_work_tree_cache else {}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         for suffix in ("", "-journal", "-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{self.path}{suffix}")
-        conn = self._open()
-        self._sync(conn, tree, progress)
+        conn = self.open(indexes=False)  # filling a table, then indexing it, is faster
+        self._sync(conn, str(tree.id), lambda: tree, progress)
+        _create_indexes(conn)
+        with conn:
+            for table, rows in kept.items():
+                if rows:
+                    conn.executemany(f"INSERT OR REPLACE INTO {table} VALUES "
+                                     f"({', '.join('?' * len(rows[0]))})", rows)
         return conn
 
-    def _open(self) -> sqlite3.Connection:
-        """Open (creating when absent) and check the format; DatabaseError when untrusted."""
+    def _work_tree_cache(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Return the rows :meth:`rebuild` may carry over (empty when the index is unreadable)."""
+        try:
+            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+        except sqlite3.Error:
+            return {}
+        try:
+            meta = dict(conn.execute("SELECT key, value FROM meta"))
+            if meta.get("format") != FORMAT:
+                return {}
+            kept = {table: conn.execute(f"SELECT * FROM {table}").fetchall()
+                    for table in ("worktree", "head_shards", "shard_listings")}
+            kept["meta"] = [(k, meta[k]) for k in ("shards_tree", "head_commit", "head_tree")
+                            if k in meta]
+            return kept
+        except sqlite3.Error:
+            return {}
+        finally:
+            conn.close()
+
+    def open(self, *, indexes: bool = True) -> sqlite3.Connection:
+        """Open (creating when absent) and check the format; DatabaseError when untrusted.
+
+        Args:
+            indexes: create the records table's SQLite indexes when they are missing
+                (False only for a rebuild, which creates them after filling the table).
+        """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         try:
@@ -190,6 +244,8 @@ class Index:
                 conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")
                 conn.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?), ('tree', ?)",
                              (FORMAT, _EMPTY_TREE))
+            if indexes and not set(_INDEXES) <= tables:  # e.g. a rebuild that was cut short
+                _create_indexes(conn)
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             if meta.get("format") != FORMAT or "tree" not in meta:
                 raise sqlite3.DatabaseError(f"not a {FORMAT} index")
@@ -198,16 +254,16 @@ class Index:
             raise
         return conn
 
-    def _sync(self, conn: sqlite3.Connection, tree: Any, progress: Progress | None) -> None:
-        """Move the index to ``tree`` by applying the tree diff, in one transaction."""
-        target = str(tree.id)
+    def _sync(self, conn: sqlite3.Connection, target: str, load: Callable[[], Any],
+              progress: Progress | None) -> None:
+        """Move the index to tree ``target`` by applying the tree diff, in one transaction."""
         if conn.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()[0] == target:
             return
         conn.execute("BEGIN IMMEDIATE")  # one writer; re-read the tree under the lock
         try:
             old = conn.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()[0]
             if old != target:
-                self._apply(conn, old, tree, progress)
+                self._apply(conn, old, load(), progress)
                 conn.execute("UPDATE meta SET value = ? WHERE key = 'tree'", (target,))
             conn.execute("COMMIT")
         except BaseException:
@@ -221,12 +277,12 @@ class Index:
             conn.execute("DELETE FROM records")
             digests = set(tree_digests(self.repo, tree))
         loaded: dict[str, Loaded | None] = {}
-        for i, digest in enumerate(sorted(digests)):
-            loaded[str(digest)] = parse_manifest(
-                digest, _blob(self.repo, tree, layout.object_path(digest)),
-                _blob(self.repo, tree, layout.metadata_path(digest)))
-            if progress is not None and i % 1000 == 999:
-                progress(1000)
+        documents: dict[str, bytes] = {}  # stored as read: no JSON encoding per row
+        for digest, manifest, data in read_manifests(self.repo, tree, sorted(digests, key=str),
+                                                     progress):
+            loaded[digest] = manifest
+            if data is not None:
+                documents[digest] = data
         catalog = IndexCatalog(conn, str(tree.id))
 
         def fallback(digest: str) -> tuple[str, dict[str, Any]] | None:
@@ -235,18 +291,22 @@ class Index:
             r = catalog.record(digest)
             return (r.kind, r.spec) if r is not None else None
 
-        affected = [r for r in catalog.referencing(set(loaded)) if r.digest not in loaded]
+        has_rows = conn.execute("SELECT 1 FROM records LIMIT 1").fetchone() is not None
+        affected = [r for r in catalog.referencing(set(loaded)) if r.digest not in loaded] \
+            if has_rows else []  # a build from nothing has nothing to describe again
         conn.executemany("DELETE FROM records WHERE digest = ?", [(d,) for d in loaded])
         present = {d: m for d, m in loaded.items() if m is not None}
         records = describe_all(present, fallback)
         # runs whose referenced manifests came or went get their key computed again
         again = {r.digest: (r.kind, r.name, r.spec) for r in affected}
-        records.update(describe_all(again, chain(present, fallback)))
         conn.executemany(
             f"INSERT OR REPLACE INTO records VALUES ({', '.join('?' * len(_COLUMNS))})",
-            (_row(r) for r in records.values()))
-        if progress is not None:
-            progress(len(loaded) % 1000)
+            (_row(r, documents[r.digest]) for r in records.values()))
+        derived = _COLUMNS[4:]  # their document stays; what they reference changed
+        conn.executemany(
+            f"UPDATE records SET {', '.join(c + ' = ?' for c in derived)} WHERE digest = ?",
+            (_row(r, b"")[4:] + (r.digest,)
+             for r in describe_all(again, chain(present, fallback)).values()))
 
     def _changed(self, old: str, tree: Any) -> set[Digest] | None:
         """Digests whose object or metadata differ between tree ``old`` and ``tree``."""
@@ -265,6 +325,12 @@ class Index:
         return changed
 
 
+def _create_indexes(conn: sqlite3.Connection) -> None:
+    conn.executescript("BEGIN IMMEDIATE;" + "".join(
+        f"CREATE INDEX IF NOT EXISTS {name} ON records ({columns});"
+        for name, columns in _INDEXES.items()) + "COMMIT;")
+
+
 def open_catalog(store: Any, at: str | None = None, *, use_index: bool = True,
                  progress: Progress | None = None) -> Catalog:
     """Return the catalog queries read: of commit ``at``, or of the work tree.
@@ -277,7 +343,8 @@ def open_catalog(store: Any, at: str | None = None, *, use_index: bool = True,
         progress: passed to :meth:`Index.catalog`.
 
     When the index cannot be written (a read-only ``.git``), the store is scanned instead:
-    slower, same answers.
+    slower, same answers. A work-tree query whose ``HEAD`` and notes tip are those the
+    index last saw reads git through no pygit2 at all (:mod:`.warm`).
 
     Raises:
         InputError: ``at`` names no commit.
@@ -286,26 +353,47 @@ def open_catalog(store: Any, at: str | None = None, *, use_index: bool = True,
         return MemoryCatalog.from_view(store.view(at))
     if at is None and store.root is None:
         at = "HEAD"
-    tree = store.commit(at).tree if at is not None else _head_tree(store)
     try:
-        base: Catalog = Index(store).catalog(tree, progress) if tree is not None else \
-            MemoryCatalog({})
+        if at is None:
+            return _work_tree_catalog(store, progress)
+        tree = store.commit(at).tree
+        return Index(store).catalog(str(tree.id), lambda: tree, progress)
     except (OSError, sqlite3.Error):  # e.g. a read-only .git: answer by scanning
         return MemoryCatalog.from_view(store.view(at))
-    if at is not None:
-        return base
-    if isinstance(base, IndexCatalog):
-        changed = changed_digests(store.repo, store.root, tree, base.conn)
-    else:  # unborn branch: no tree to compare with, and a small store
+
+
+def _work_tree_catalog(store: Any, progress: Progress | None) -> Catalog:
+    """Return the index of ``HEAD`` overlaid with the work tree's changes (:func:`open_catalog`)."""
+    try:
+        commit = warm.head_commit(store.git_dir)
+    except refs.RefsUnreadable:
+        commit = None if store.repo.head_is_unborn else str(store.commit("HEAD").id)
+    if commit is None:  # unborn branch: no tree to compare with, and a small store
         changed = {d for path in store.repo.status()
                    if (d := layout.digest_from_path(path)) is not None}
-    return OverlayCatalog.over(base, store.view(None), changed) if changed else base
+        return OverlayCatalog.over(MemoryCatalog({}), store.view(None), changed)
+    tree: list[Any] = []
 
+    def load() -> Any:  # the pygit2 tree, read once and only when something changed
+        if not tree:
+            tree.append(store.commit(commit).tree)
+        return tree[0]
 
-def _head_tree(store: Any) -> Any:
-    if store.repo.head_is_unborn:
-        return None
-    return store.commit("HEAD").tree
+    index = Index(store)
+    conn: sqlite3.Connection | None = None
+    try:
+        conn = index.open()
+        tree_id = warm.tree_of(store, conn, commit)
+    except sqlite3.DatabaseError:  # not an index we trust: catalog() rebuilds it
+        if conn is not None:
+            conn.close()
+        conn, tree_id = None, str(load().id)
+    base = index.catalog(tree_id, load, progress, conn=conn)
+    changed = changed_digests(store.root, warm.HeadTree(store, base.conn, tree_id, load),
+                              base.conn)
+    catalog: Catalog = OverlayCatalog.over(base, store.view(None), changed) if changed else base
+    catalog.annotated = warm.annotated_blobs(store, base.conn)
+    return catalog
 
 
 def tree_digests(repo: Any, tree: Any) -> Iterator[Digest]:
@@ -323,16 +411,18 @@ def tree_digests(repo: Any, tree: Any) -> Iterator[Digest]:
                 yield digest
 
 
-def _blob(repo: Any, tree: Any, path: str) -> bytes | None:
+def count_objects(repo: Any, tree: Any) -> int:
+    """Return how many entries the object shards of a git tree hold (for progress bars)."""
     try:
-        entry = tree[path]
+        objects = repo[tree[layout.OBJECTS_DIR].id]
     except KeyError:
-        return None
-    return bytes(repo[entry.id].data) if entry.type_str == "blob" else None
+        return 0
+    return sum(len(repo[shard.id]) for shard in objects if shard.type_str == "tree")
 
 
-def _row(r: Record) -> tuple[Any, ...]:
-    return (r.digest, r.kind, r.name, json.dumps(r.spec), r.workload, r.hardware, r.protocol,
+def _row(r: Record, document: bytes) -> tuple[Any, ...]:
+    """Return the columns of a record; ``document`` is the object's stored bytes."""
+    return (r.digest, r.kind, r.name, document, r.workload, r.hardware, r.protocol,
             r.environment, r.implementation, r.comparison_key,
             json.dumps(r.key_object) if r.key_object is not None else None, r.family,
             r.statistic, r.role, r.project)
@@ -340,6 +430,6 @@ def _row(r: Record) -> tuple[Any, ...]:
 
 def _record(row: tuple[Any, ...]) -> Record:
     data = dict(zip(_COLUMNS, row, strict=True))
-    data["spec"] = json.loads(data["spec"])
+    data["spec"] = json.loads(data.pop("document"))["spec"]
     data["key_object"] = json.loads(data["key_object"]) if data["key_object"] else None
     return Record(**data)

@@ -5,7 +5,8 @@ second. Manifest files are only ever added, replaced or removed by renames (kist
 a temporary file and renames it into place), and each of those changes the mtime of the
 shard directory (``store/objects/sha256/XX``). So each shard directory is compared with
 ``HEAD``'s tree once, and the result cached in the index (table ``worktree``) under the
-directory's mtime and the ``HEAD`` tree; it is compared again only when either changes.
+directory's mtime and the git tree id of that shard in ``HEAD``; it is compared again only
+when either changes (a commit that adds to other shards leaves this one cached).
 
 A directory modified within the last :data:`RACY_NS` is never cached (as git treats a
 "racily clean" index entry): a change in the same clock tick could hide behind an unchanged
@@ -30,77 +31,69 @@ RACY_NS = 2_000_000_000
 """Directories changed this recently (2 s) are compared every time, never cached."""
 
 SCHEMA = ("CREATE TABLE IF NOT EXISTS worktree (dir TEXT PRIMARY KEY, mtime_ns INTEGER, "
-          "tree TEXT, changed TEXT)")
+          "tree TEXT, changed TEXT);")
+"""One row per clean shard directory: its mtime, its git tree id in ``HEAD`` ("" when
+``HEAD`` lacks it) and the digests that differ (JSON list)."""
 
 
-def changed_digests(repo: Any, root: Path, head: Any, conn: sqlite3.Connection) -> set[Digest]:
+def changed_digests(root: Path, head: Any, conn: sqlite3.Connection) -> set[Digest]:
     """Return the digests whose object or metadata file differs between work tree and ``head``.
 
     Args:
-        repo: the pygit2 repository.
         root: the work tree's root directory.
-        head: the pygit2 Tree of ``HEAD``.
+        head: ``HEAD``'s tree as a :class:`kistore.query.warm.HeadTree` (its shard tree ids
+            come from the index; a shard's files are listed through pygit2 only when the
+            directory is not cached).
         conn: the index connection, whose ``worktree`` table caches clean directories.
 
     Returns:
         Digests with a file added, removed or replaced under ``store/objects`` or
         ``store/metadata`` relative to ``head``.
     """
-    conn.execute(SCHEMA)
     cached = {row[0]: row[1:] for row in conn.execute("SELECT dir, mtime_ns, tree, changed "
                                                       "FROM worktree")}
-    tree_id, now = str(head.id), time.time_ns()
+    head_shards, now = head.shards(), time.time_ns()
     found: set[Digest] = set()
     updates = []
     top = os.fspath(root)
     for base in (layout.OBJECTS_DIR, layout.METADATA_DIR):
-        head_shards = _tree_names(repo, head, base)
         try:
-            shards = set(os.listdir(os.path.join(top, base)))
+            shards = {f"{base}/{name}" for name in os.listdir(os.path.join(top, base))}
         except FileNotFoundError:
             shards = set()
-        for shard in sorted(shards | set(head_shards)):
-            rel = f"{base}/{shard}"
+        for rel in sorted(shards | {d for d in head_shards if d.startswith(base + "/")}):
             try:
                 mtime: int | None = os.stat(os.path.join(top, rel)).st_mtime_ns
             except (FileNotFoundError, NotADirectoryError):
                 mtime = None
+            # keyed by the shard's own tree id: a commit elsewhere leaves this shard cached
+            shard_id = head_shards.get(rel)
             hit = cached.get(rel)
-            if hit is not None and mtime is not None and hit[0] == mtime and hit[1] == tree_id:
+            if hit is not None and mtime is not None and hit[0] == mtime and \
+                    hit[1] == (shard_id or ""):
                 if hit[2] != "[]":  # the common case: a clean directory
                     found.update(Digest.from_str(d) for d in json.loads(hit[2]))
                 continue
-            changed = _compare(repo, root, rel, head_shards.get(shard))
+            changed = _compare(root, rel, head.listing(shard_id))
             found |= changed
             if mtime is not None and now - mtime > RACY_NS:
-                updates.append((rel, mtime, tree_id, json.dumps(sorted(map(str, changed)))))
+                updates.append((rel, mtime, shard_id or "",
+                                json.dumps(sorted(map(str, changed)))))
     if updates:
         with conn:
             conn.executemany("INSERT OR REPLACE INTO worktree VALUES (?, ?, ?, ?)", updates)
     return found
 
 
-def _tree_names(repo: Any, tree: Any, path: str) -> dict[str, Any]:
-    """Map entry name to entry for the directory ``path`` of a tree (empty when absent)."""
-    try:
-        entry = tree[path]
-    except KeyError:
-        return {}
-    sub = repo[entry.id]
-    return {e.name: e for e in sub} if entry.type_str == "tree" else {}
-
-
-def _compare(repo: Any, root: Path, rel: str, entry: Any) -> set[Digest]:
-    """Digests of files in work-tree dir ``rel`` that differ from the tree ``entry``."""
-    want = {e.name: e.id for e in repo[entry.id]} if entry is not None and \
-        entry.type_str == "tree" else {}
+def _compare(root: Path, rel: str, want: dict[str, str]) -> set[Digest]:
+    """Digests of files in work-tree dir ``rel`` that differ from ``want`` (name -> blob id)."""
     try:
         have = set(os.listdir(root / rel))
     except (FileNotFoundError, NotADirectoryError):
         have = set()
     changed: set[Digest] = set()
     for name in have | set(want):
-        if name in have and name in want and _blob_id(root / rel / name) == str(want[name]):
+        if name in have and name in want and blob_id_of_file(root / rel / name) == want[name]:
             continue
         digest = layout.digest_from_path(f"{rel}/{name}")
         if digest is not None:
@@ -108,7 +101,7 @@ def _compare(repo: Any, root: Path, rel: str, entry: Any) -> set[Digest]:
     return changed
 
 
-def _blob_id(path: Path) -> str | None:
+def blob_id_of_file(path: Path) -> str | None:
     """Return the git blob id (SHA-1 of ``blob <size>\\0`` + bytes) of a file, as git hashes it.
 
     No conversion applies under ``store/`` (``.gitattributes``), so the bytes are the blob.
