@@ -778,9 +778,12 @@ class Store:
     def _stage(self, blobs: dict[str, pygit2.Oid]) -> None:
         """Stage the committed blobs in the git index under a lock (read-modify-write).
 
-        Entries are added by blob id, as ``git update-index --cacheinfo`` does, rather than
-        by re-reading and re-hashing each file: the work-tree bytes are the blob's bytes.
-        Git then checks such an entry's content once and refreshes its stat data.
+        Each entry is added from its work-tree file, so it carries the file's stat data:
+        an entry added by blob id alone (``git update-index --cacheinfo``) has none, and
+        every later ``git status`` or ``kistore verify`` then re-hashes that file, until
+        some git command happens to rewrite the index. When a file no longer holds the
+        committed bytes (edited meanwhile), its entry is the committed blob without stat
+        data, so ``git status`` shows the edit as unstaged.
         """
         if self.root is None:
             return
@@ -790,7 +793,9 @@ class Store:
             index = self.repo.index
             index.read(force=True)
             for path, oid in blobs.items():
-                index.add(pygit2.IndexEntry(path, oid, pygit2.enums.FileMode.BLOB))
+                index.add(path)
+                if index[path].id != oid:
+                    index.add(pygit2.IndexEntry(path, oid, pygit2.enums.FileMode.BLOB))
             index.write()
 
 

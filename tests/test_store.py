@@ -339,3 +339,38 @@ def test_bulk_commit_records_names_so_the_next_add_finds_them(store, store_path)
     run = next(m for m in batch if m.kind == "BenchmarkRun")
     assert store.resolve(f"BenchmarkRun/{run.name}") == run.digest
     assert git(store_path, "log", "-1", "--format=%s").strip() == "bulk"
+
+
+def _index_sizes(store_path) -> dict[str, int]:
+    """Map each staged path to the file size its git index entry records (0: no stat data)."""
+    sizes: dict[str, int] = {}
+    path = None
+    for line in git(store_path, "ls-files", "--debug", "store").splitlines():
+        if not line.startswith(" "):
+            path = line
+        elif line.strip().startswith("size:"):
+            sizes[path] = int(line.split()[1])
+    return sizes
+
+
+@pytest.mark.parametrize("bulk", [False, True], ids=["few-files", "bulk-with-writer-children"])
+def test_commit_stages_stat_data_so_git_status_need_not_rehash(store, store_path, bundle, bulk):
+    batch = bulk_batch() if bulk else [Manifest.from_document(bundle["protocol"])]
+    store.add(batch, commit=True, message="stat data")
+    sizes = _index_sizes(store_path)
+    written = [layout.object_path(m.digest) for m in batch] + [
+        layout.metadata_path(m.digest) for m in batch]
+    assert {p: sizes[p] for p in written} == {
+        p: (store_path / p).stat().st_size for p in written}
+
+
+def test_staging_a_file_edited_since_the_commit_keeps_the_committed_blob(store, store_path,
+                                                                           bundle):
+    m = Manifest.from_document(bundle["protocol"])
+    store.add([m], commit=True)
+    rel = layout.object_path(m.digest)
+    committed = store.repo.index[rel].id
+    (store_path / rel).write_bytes(b"edited meanwhile")
+    store._stage({rel: committed})
+    assert store.repo.index[rel].id == committed
+    assert git(store_path, "status", "--porcelain") == f" M {rel}\n"
