@@ -41,6 +41,9 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
         ns.append(1_000_000)
     base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="kistore-bench-"))
     rows: list[measure.Row] = []
+    command = "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    facts = report.machine()
+    path: Path | None = None
     try:
         for n in ns:
             here = base / f"n{n}"
@@ -57,14 +60,14 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
             for step, fn, args in steps:
                 click.echo(f"N = {n:,}: {step} ...", err=True)
                 rows.extend(fn(here, n, *args))  # type: ignore[operator]
+            path = report.write_json(rows, facts, out_dir, command.strip(), path)
+            click.echo(f"N = {n:,}: done; results so far in {path}", err=True)
             if not keep:
                 shutil.rmtree(here)
     finally:
         if not keep and not workdir:
             shutil.rmtree(base, ignore_errors=True)
     click.echo(report.table(rows))
-    command = "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    path = report.write_json(rows, report.machine(), out_dir, command.strip())
     click.echo(f"\nresults: {path}")
 
 

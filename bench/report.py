@@ -65,11 +65,16 @@ def table(rows: list[Row]) -> str:
 
 
 def write_json(rows: list[Row], facts: dict[str, Any], out_dir: Path,
-               command: str) -> Path:
-    """Write ``out_dir/<UTC timestamp>.json`` with rows, machine facts and the command."""
+               command: str, path: Path | None = None) -> Path:
+    """Write rows, machine facts and the command as JSON; return the file's path.
+
+    The file is ``out_dir/<UTC timestamp>.json``, or ``path`` when given: the bench writes
+    it again after each store size, so a long run that is stopped keeps the sizes it
+    finished.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    path = out_dir / f"{stamp}.json"
+    path = path or out_dir / f"{stamp}.json"
     path.write_text(json.dumps({
         "command": command, "utc": stamp, "machine": facts,
         "rows": [dataclasses.asdict(r) for r in rows],
