@@ -164,7 +164,7 @@ def file_attestations(view: Any, subject: Digest | None = None) -> Iterator[tupl
     """Yield ``(path, bytes)`` of every file under ``store/attestations/sha256/`` of a view.
 
     Args:
-        view: a :class:`kistore.store.View`.
+        view: a :class:`kistore.views.View`.
         subject: only files about this digest, or None for all.
 
     Files whose path does not fit :func:`attestation_path` are yielded too (the checker
@@ -186,7 +186,7 @@ def file_attestations_many(view: Any, subjects: Iterable[Digest]
     it, so asking about thousands of runs costs a few directory listings, not one each.
 
     Args:
-        view: a :class:`kistore.store.View`.
+        view: a :class:`kistore.views.View`.
         subjects: the digests asked about.
     """
     shards = set(view.list_dir(ATTESTATIONS_SHA256))

@@ -1,11 +1,12 @@
 """The store: a git work tree of content-addressed manifests (DESIGN §3).
 
-The only module that imports pygit2. It owns the repository: ``init``, the atomic ``add``
-path (work tree, and ``--commit`` straight into git objects), reading back with re-hashing,
-and resolving references (full digest, unique hex prefix, ``KIND/NAME``).
+It owns the repository: ``init``, the atomic ``add`` path (work tree, and ``--commit``
+straight into git objects), reading back with re-hashing, and resolving references (full
+digest, unique hex prefix, ``KIND/NAME``).
 
 Reads see the work tree by default (what was just added is visible before it is committed)
-or a commit when asked ``at=REV``; both are a :class:`View`.
+or a commit when asked ``at=REV``; both are a :class:`kistore.views.View`. The work-tree
+files of a write are written by :mod:`kistore.writer`.
 
 Write guarantees:
 
@@ -45,6 +46,7 @@ from .errors import (
 )
 from .model import Manifest
 from .schema import KINDS
+from .views import CommitView, View, WorkTreeView, stat_key
 from .writer import FileBatch
 from .writer import atomic_write as atomic_write  # re-exported: trust and notes use it
 
@@ -77,9 +79,6 @@ else:
 
 _CAS_ATTEMPTS = 50
 
-RACY_NS = 2_000_000_000
-"""A work-tree directory changed less than this long ago (ns) is listed again later."""
-
 PACK_THRESHOLD = 64
 """From this many new blobs on, ``--commit`` writes one packfile instead of loose objects."""
 
@@ -107,254 +106,6 @@ class AddResult:
     kind: str
     name: str
     status: str
-
-
-class View:
-    """Read-only access to the store's files as of the work tree or one commit.
-
-    Name lookups go through the derived name catalog (:mod:`kistore.catalog`) when the
-    view has one, and fall back to reading every file when it has none.
-    """
-
-    scope = ""
-    catalog: Catalog | None = None
-
-    def read(self, path: str) -> bytes | None:
-        """Return the bytes at a repository path, or None when there is no such file."""
-        raise NotImplementedError
-
-    def list_dir(self, path: str) -> list[str]:
-        """Return the entry names in a directory (empty when it does not exist)."""
-        raise NotImplementedError
-
-    def has_object(self, digest: Digest) -> bool:
-        """Return True when the object file for ``digest`` exists (its bytes unchecked)."""
-        return self.read(layout.object_path(digest)) is not None
-
-    def digests(self) -> Iterator[Digest]:
-        """Yield the digest named by every object file, in sorted order (bytes unchecked)."""
-        for shard in sorted(self.list_dir(layout.OBJECTS_DIR)):
-            for leaf in sorted(self.list_dir(f"{layout.OBJECTS_DIR}/{shard}")):
-                digest = layout.digest_from_path(f"{layout.OBJECTS_DIR}/{shard}/{leaf}")
-                if digest is not None:
-                    yield digest
-
-    def object_bytes(self, digest: Digest) -> bytes:
-        """Return an object's stored bytes after checking their SHA-256 equals ``digest``.
-
-        Raises:
-            ResolutionError: when no object file exists for ``digest``.
-            VerificationError: when the file's SHA-256 is not ``digest`` (corruption).
-        """
-        path = layout.object_path(digest)
-        data = self.read(path)
-        if data is None:
-            raise ResolutionError(f"no object {digest} in the store", file=path)
-        found = Digest.of(data)
-        if found != digest:
-            raise VerificationError(
-                f"sha256 of the file is {found}, expected {digest}; the object is corrupt: "
-                f"restore it with `git checkout -- {path}`",
-                file=path,
-            )
-        return data
-
-    def manifest(self, digest: Digest) -> Manifest:
-        """Return the stored manifest (object re-hashed, metadata attached).
-
-        Raises:
-            ResolutionError: no such object, or no metadata file for it.
-            VerificationError: the object's bytes do not hash to ``digest``.
-            ParseError, MultipleErrors: stored bytes that no longer parse or validate.
-        """
-        data = self.object_bytes(digest)
-        path = layout.metadata_path(digest)
-        metadata = self.read(path)
-        if metadata is None:
-            raise ResolutionError(f"object {digest} has no metadata file", file=path)
-        return Manifest.from_bytes(data, metadata, file=layout.object_path(digest))
-
-    def names(self, kinds: Sequence[str] = KINDS) -> dict[tuple[str, str], Digest]:
-        """Map ``(kind, metadata.name)`` to digest for every stored manifest of ``kinds``.
-
-        With a catalog: brings it up to date (re-reading only changed shards) and answers
-        from it. Without one: reads every object and metadata file, O(store). Unreadable
-        files are skipped (``kistore verify`` reports them). When two manifests share a
-        name, the larger digest is given.
-        """
-        if self.catalog is not None:
-            self.catalog.sync(self)  # type: ignore[arg-type]
-            return self.catalog.names(self.scope, kinds)
-        return self._scan_names(kinds)
-
-    def name_owners(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Digest]:
-        """Return the stored digest for each ``(kind, name)`` in ``keys`` that is taken.
-
-        Costs O(changed shards + len(keys)) with a catalog, O(store) without.
-        """
-        if self.catalog is not None:
-            self.catalog.sync(self)  # type: ignore[arg-type]
-            return self.catalog.owners(self.scope, keys)
-        names = self._scan_names(sorted({k for k, _ in keys}))
-        return {key: names[key] for key in keys if key in names}
-
-    def _scan_names(self, kinds: Sequence[str]) -> dict[tuple[str, str], Digest]:
-        wanted = set(kinds)
-        names: dict[tuple[str, str], Digest] = {}
-        for digest in self.digests():
-            try:
-                kind = canonical.loads(self.read(layout.object_path(digest)) or b"")["kind"]
-                if kind not in wanted:
-                    continue
-                meta = canonical.loads(self.read(layout.metadata_path(digest)) or b"")
-                names[(kind, meta["name"])] = digest
-            except (KistoreError, KeyError, TypeError):
-                continue
-        return names
-
-
-class WorkTreeView(View):
-    """The store as files in the work tree.
-
-    Args:
-        root: the work tree.
-        catalog: the name catalog to use (None: names are found by reading every file).
-    """
-
-    scope = "work"
-
-    def __init__(self, root: Path, catalog: Catalog | None = None) -> None:
-        self.root = root
-        self.catalog = catalog
-
-    def has_object(self, digest: Digest) -> bool:  # noqa: D102 - a stat, not a read
-        return os.path.isfile(os.path.join(self.root, layout.object_path(digest)))
-
-    def shard_keys(self) -> dict[str, str]:
-        """Catalog source: each shard directory's ``st_mtime_ns`` (see :mod:`kistore.catalog`).
-
-        A directory changed in the last :data:`RACY_NS` gets a key that will not match
-        later: its mtime may not yet reflect a write made in the same clock tick (git's
-        "racy clean" problem), so the catalog lists it again once the moment has passed.
-        """
-        keys = {}
-        recent = time.time_ns() - RACY_NS
-        for top in ("objects", "metadata"):
-            base = self.root / layout.STORE_DIR / top / "sha256"
-            with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-                for entry in os.scandir(base):
-                    if entry.is_dir(follow_symlinks=False):
-                        mtime = entry.stat().st_mtime_ns
-                        keys[f"{top}/{entry.name}"] = (
-                            f"{mtime}:recent" if mtime > recent else str(mtime))
-        return keys
-
-    def file_keys(self, shard_dir: str) -> dict[str, str]:
-        """Catalog source: ``mtime_ns:size:inode`` of each file in a shard directory."""
-        top, _, shard = shard_dir.partition("/")
-        base = self.root / layout.STORE_DIR / top / "sha256" / shard
-        keys = {}
-        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-            for entry in os.scandir(base):
-                if entry.is_file(follow_symlinks=False):
-                    keys[entry.name] = _stat_key(entry.stat())
-        return keys
-
-    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
-        """Catalog source: the bytes of ``store/<top>/sha256/<shard>/<leaf>``."""
-        top, _, shard = shard_dir.partition("/")
-        return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
-
-    def read(self, path: str) -> bytes | None:  # noqa: D102 - documented on View
-        try:  # joined as str: building a Path per file cost more than reading it
-            with open(os.path.join(self.root, path), "rb") as f:
-                return f.read()
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            return None
-
-    def list_dir(self, path: str) -> list[str]:  # noqa: D102
-        try:
-            return os.listdir(self.root / path)
-        except (FileNotFoundError, NotADirectoryError):
-            return []
-
-
-class CommitView(View):
-    """The store as of one commit (no work tree needed: works in a bare repository)."""
-
-    scope = "commit"
-
-    def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit,
-                 catalog: Catalog | None = None) -> None:
-        self.repo = repo
-        self.commit = commit
-        self.tree = commit.tree
-        self.catalog = catalog
-        self._trees: dict[str, pygit2.Tree | None] = {}
-
-    def shard_keys(self) -> dict[str, str]:
-        """Catalog source: the git tree id of each shard directory."""
-        keys = {}
-        for top in ("objects", "metadata"):
-            entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256")
-            if entry is not None and entry.type == pygit2.GIT_OBJECT_TREE:
-                for e in self.repo[entry.id].peel(pygit2.Tree):
-                    if e.type == pygit2.GIT_OBJECT_TREE:
-                        keys[f"{top}/{e.name}"] = str(e.id)
-        return keys
-
-    def file_keys(self, shard_dir: str) -> dict[str, str]:
-        """Catalog source: the git blob id of each file in a shard directory."""
-        top, _, shard = shard_dir.partition("/")
-        entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256/{shard}")
-        if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
-            return {}
-        return {str(e.name): str(e.id) for e in self.repo[entry.id].peel(pygit2.Tree)
-                if e.type == pygit2.GIT_OBJECT_BLOB}
-
-    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
-        """Catalog source: the bytes of ``store/<top>/sha256/<shard>/<leaf>`` in the commit."""
-        top, _, shard = shard_dir.partition("/")
-        return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
-
-    def _entry(self, path: str) -> pygit2.Object | None:
-        parent, _, leaf = path.rpartition("/")
-        tree = self._subtree(parent) if parent else self.tree
-        if tree is None:
-            return None
-        try:
-            return tree[leaf]
-        except KeyError:
-            return None
-
-    def _subtree(self, path: str) -> pygit2.Tree | None:
-        """Return the tree at ``path`` (None: absent or not a tree), loaded once per view.
-
-        libgit2 looks a whole path up from the root, loading every tree on the way, each
-        time; reading 20,000 objects that way spent ~0.2 ms a file on the lookup alone.
-        """
-        if path not in self._trees:
-            entry = self._entry(path)  # a submodule's commit is no object of this repository
-            is_tree = entry is not None and entry.type == pygit2.GIT_OBJECT_TREE
-            tree = self.repo[entry.id] if is_tree and entry is not None else None
-            self._trees[path] = tree if isinstance(tree, pygit2.Tree) else None
-        return self._trees[path]
-
-    def read(self, path: str) -> bytes | None:  # noqa: D102
-        entry = self._entry(path)
-        if entry is None or entry.type != pygit2.GIT_OBJECT_BLOB:
-            return None
-        blob = self.repo[entry.id]
-        assert isinstance(blob, pygit2.Blob)
-        return bytes(blob.data)
-
-    def list_dir(self, path: str) -> list[str]:  # noqa: D102
-        entry = self._entry(path)
-        if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
-            return []
-        tree = self.repo[entry.id]
-        assert isinstance(tree, pygit2.Tree)
-        return [str(e.name) for e in tree]
 
 
 class Store:
@@ -711,7 +462,7 @@ class Store:
         shards = {m.digest.hex[:2] for m in written}
         for m in written:
             try:
-                keys = [_stat_key(stats.get(p) or os.stat(os.path.join(view.root, p)))
+                keys = [stat_key(stats.get(p) or os.stat(os.path.join(view.root, p)))
                         for p in (layout.object_path(m.digest), layout.metadata_path(m.digest))]
             except OSError:
                 return
@@ -848,18 +599,6 @@ def _plain_work_tree(start: str) -> Path | None:
         if directory.name == ".git" or (directory / "HEAD").is_file():
             return None  # inside a git directory or a bare repository
     return None
-
-
-def _stat_key(st: os.stat_result | tuple[int, int, int]) -> str:
-    """Return a work-tree file's catalog change key: ``mtime_ns:size:inode``.
-
-    Args:
-        st: the file's stat, or its ``(st_mtime_ns, st_size, st_ino)`` as a
-            :class:`kistore.writer.FileBatch` reports them.
-    """
-    if isinstance(st, tuple):
-        return f"{st[0]}:{st[1]}:{st[2]}"
-    return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
 
 
 def _objects_dir(repo: pygit2.Repository) -> Path:

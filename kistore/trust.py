@@ -157,7 +157,7 @@ class Trust:
 
 
 def load_trust(view: Any) -> Trust:
-    """Return the trust of a store view (a :class:`kistore.store.View`); empty without a file.
+    """Return the trust of a store view (a :class:`kistore.views.View`); empty without a file.
 
     Raises:
         ParseError, MultipleErrors: as :meth:`Trust.from_bytes`.

@@ -7,8 +7,7 @@ from unittest import mock
 
 import pytest
 
-from kistore import layout
-from kistore import store as store_module
+from kistore import layout, views
 from kistore.catalog import Catalog
 from kistore.errors import MultipleErrors, ResolutionError
 from kistore.model import Manifest
@@ -125,7 +124,7 @@ def test_corrupt_catalog_falls_back_to_reading_the_store(store, store_path):
 
 
 def test_sync_rereads_only_changed_shards(store, store_path, monkeypatch):
-    monkeypatch.setattr(store_module, "RACY_NS", 0)  # no directory counts as just changed
+    monkeypatch.setattr(views, "RACY_NS", 0)  # no directory counts as just changed
     store.add([workload(f"w{i}", f"d{i}") for i in range(40)])
     view = Store(store_path).view()
     view.names()
@@ -149,8 +148,8 @@ def test_a_directory_changed_in_the_same_clock_tick_is_listed_again(store, store
     # A write in the same mtime tick as the catalog's look would leave the directory's
     # mtime unchanged: such a directory never gets a key that can match later.
     store.add([workload("a")])
-    monkeypatch.setattr(store_module, "RACY_NS", 10**18)
+    monkeypatch.setattr(views, "RACY_NS", 10**18)
     keys = Store(store_path).view().shard_keys()
     assert keys and all(k.endswith(":recent") for k in keys.values())
-    monkeypatch.setattr(store_module, "RACY_NS", 0)
+    monkeypatch.setattr(views, "RACY_NS", 0)
     assert not any(k.endswith(":recent") for k in Store(store_path).view().shard_keys().values())

@@ -30,7 +30,7 @@ def load_manifest(view: Any, digest: Digest) -> Loaded | None:
     """Read one manifest from a view; None when absent, corrupt, or without metadata.
 
     Args:
-        view: a :class:`kistore.store.View`.
+        view: a :class:`kistore.views.View`.
         digest: the object's digest; the object bytes must hash to it.
     """
     data = view.read(layout.object_path(digest))
