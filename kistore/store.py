@@ -534,7 +534,10 @@ class Store:
         every later ``git status`` or ``kistore verify`` then re-hashes that file, until
         some git command happens to rewrite the index. When a file no longer holds the
         committed bytes (edited meanwhile), its entry is the committed blob without stat
-        data, so ``git status`` shows the edit as unstaged.
+        data, so ``git status`` shows the edit as unstaged. Cost: one read and hash of each
+        file, plus moving the index entries after each new one (linear for new paths that
+        sort after the existing ones, as in a fresh store; a batch interleaved with a large
+        index pays for each entry it moves).
         """
         if self.root is None:
             return
@@ -543,7 +546,12 @@ class Store:
             fcntl.flock(lock, fcntl.LOCK_EX)
             index = self.repo.index
             index.read(force=True)
-            for path, oid in blobs.items():
+            # In path order: libgit2 inserts each entry at its sorted place, moving every
+            # entry after it. Measured into an empty in-memory index: 400,000 entries in
+            # digest (input) order 23.4 s, sorted 4.9 s (100,000: 2.3 s vs 1.2 s); a
+            # 1,000,000-manifest add spent over 10 minutes here before this.
+            for path in sorted(blobs):
+                oid = blobs[path]
                 index.add(path)
                 if index[path].id != oid:
                     index.add(pygit2.IndexEntry(path, oid, pygit2.enums.FileMode.BLOB))
