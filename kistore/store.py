@@ -26,6 +26,7 @@ import importlib
 import json
 import os
 import random
+import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from .catalog import Catalog, open_catalog
 from .digest import Digest, match_prefix, parse_prefix
 from .errors import (
     ConflictError,
+    IndexNotUpdatedError,
     InputError,
     KistoreError,
     MultipleErrors,
@@ -82,12 +84,13 @@ _CAS_ATTEMPTS = 50
 PACK_THRESHOLD = 64
 """From this many new blobs on, ``--commit`` writes one packfile instead of loose objects."""
 
-WRITERS = 2
-"""Child processes writing the work tree of a bulk ``--commit`` (whole shard directories
-each) while this process packs and commits. The file writes are the longest part of that
-phase; two children let it use both CPUs once the packing is done. (Measured on a loaded
-2-CPU machine: no clear wall-time difference from one child, 10.8 s vs 10.5 s median at
-10,000 manifests, with less CPU time, 5.8 s vs 7.0 s.)"""
+WRITERS = 0
+"""Child processes writing the work tree of a bulk ``--commit`` while this process packs
+and commits (0: written here, before the commit). Off: a new-user test found that a
+parent killed or failing mid-write leaves the children blocked on their reply pipes,
+holding the write lock (docs/speed.md); the children must close the other read ends and
+be drained before they are reaped. Measured on a loaded 2-CPU machine, two children gave
+no clear wall-time difference from one (10.8 s vs 10.5 s median at 10,000 manifests)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,7 +413,7 @@ class Store:
             return results
         batch = FileBatch(self.root, files)
         try:
-            if commit and len(files) >= PACK_THRESHOLD:
+            if commit and len(files) >= PACK_THRESHOLD and WRITERS:
                 # Child processes write the work-tree files while this one builds the
                 # git objects: they overlap on a second core. The branch moves only once
                 # every file is in place.
@@ -420,6 +423,10 @@ class Store:
                 batch.run()
                 if commit:
                     self._commit(files, self._message(message, results))
+        except IndexNotUpdatedError:
+            self._record_names(view, [unique[r.digest] for r in results
+                                      if r.status != "unchanged"], batch.stats)
+            raise
         except BaseException:
             batch.undo()
             raise
@@ -468,8 +475,11 @@ class Store:
                 return
             rows.append((m.digest, keys[0], keys[1], m.kind, m.name))
         current = view.shard_keys()
-        catalog.record("work", rows, {d: k for d, k in current.items()
-                                      if d.rpartition("/")[2] in shards})
+        try:
+            catalog.record("work", rows, {d: k for d, k in current.items()
+                                          if d.rpartition("/")[2] in shards})
+        except sqlite3.Error:  # a derived cache (disk full?): the next sync re-reads
+            return              # these shards, whose keys it does not have
 
     def _commit(self, files: dict[str, bytes], message: str,
                 before_move: Callable[[], None] | None = None) -> pygit2.Oid:
@@ -511,7 +521,14 @@ class Store:
                 # Another writer moved the branch or holds its lock: rebuild on its tip.
                 time.sleep(random.uniform(0.001, 0.02) * (attempt + 1))
                 continue
-            self._stage(blobs)
+            try:
+                self._stage(blobs)
+            except (OSError, pygit2.GitError) as e:
+                # The branch has moved: the commit stands, so the work tree must stay.
+                raise IndexNotUpdatedError(
+                    f"committed {oid} on {branch}, but the git index could not be updated "
+                    f"({e or type(e).__name__}); the work tree holds the committed files: "
+                    "run `git reset -q` to bring the index in line with HEAD") from e
             return oid
         raise StoreStateError(
             f"the branch kept moving under concurrent writers ({_CAS_ATTEMPTS} attempts); "

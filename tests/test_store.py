@@ -374,3 +374,46 @@ def test_staging_a_file_edited_since_the_commit_keeps_the_committed_blob(store, 
     store._stage({rel: committed})
     assert store.repo.index[rel].id == committed
     assert git(store_path, "status", "--porcelain") == f" M {rel}\n"
+
+
+def test_index_write_failing_after_the_branch_moved_keeps_commit_and_work_tree(
+        store, store_path, bundle, monkeypatch):
+    # A full disk while staging (found by a new-user test): the commit stands, so undoing
+    # the work tree would leave HEAD naming files that git status shows as deleted.
+    import errno
+
+    from kistore.errors import IndexNotUpdatedError
+
+    def disk_full(self, blobs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Store, "_stage", disk_full)
+    m = Manifest.from_document(bundle["protocol"])
+    with pytest.raises(IndexNotUpdatedError, match=r"git reset -q") as caught:
+        store.add([m], commit=True, message="staged later")
+    assert "No space left on device" in str(caught.value)
+    assert git(store_path, "log", "-1", "--format=%s").strip() == "staged later"
+    for path in (layout.object_path(m.digest), layout.metadata_path(m.digest)):
+        assert (store_path / path).read_bytes() == git(
+            store_path, "show", f"HEAD:{path}").encode()
+    monkeypatch.undo()
+    git(store_path, "reset", "-q")
+    assert git(store_path, "status", "--porcelain") == ""
+    assert store.resolve(f"{m.kind}/{m.name}") == m.digest
+
+
+def test_a_name_catalog_that_cannot_be_written_does_not_fail_the_add(store, bundle,
+                                                                      monkeypatch):
+    import sqlite3
+
+    from kistore.catalog import Catalog
+
+    def full(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Catalog, "record", full)
+    m = Manifest.from_document(bundle["protocol"])
+    [result] = store.add([m], commit=True)
+    assert result.status == "added"
+    monkeypatch.undo()
+    assert store.resolve(f"{m.kind}/{m.name}") == m.digest
