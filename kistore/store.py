@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import importlib
 import json
 import os
 import random
@@ -68,16 +67,8 @@ GITATTRIBUTES_LINE = "store/** -text -eol -filter -ident -working-tree-encoding"
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
-else:
-    class _Pygit2:
-        """pygit2, imported on first use: a work-tree ``add`` never needs it (~0.2 s)."""
-
-        def __getattr__(self, name: str) -> Any:
-            module = importlib.import_module("pygit2")
-            globals()["pygit2"] = module
-            return getattr(module, name)
-
-    pygit2 = _Pygit2()
+else:  # the same stand-in as the views': pygit2 imported on first use (~0.2 s)
+    from .views import pygit2
 
 _CAS_ATTEMPTS = 50
 
