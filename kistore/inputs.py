@@ -199,7 +199,7 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
     _shared_lines = (lines, file)
     gc.freeze()  # a collection in parent or worker would copy every shared page it walks
     try:
-        with context.Pool(workers) as pool:
+        with context.Pool(workers, initializer=_ignore_interrupts) as pool:
             theirs = pool.imap(_parse_shared_range, ranges[own:])  # dispatched in the background
             for start, end in ranges[:own]:
                 try:
@@ -227,6 +227,13 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
     if errors:
         raise MultipleErrors(errors)
     return found
+
+
+def _ignore_interrupts() -> None:
+    """Worker start: leave Ctrl-C to the parent, which stops the pool (no worker traceback)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _parse_shared_range(bounds: tuple[int, int]) -> bytes | None:

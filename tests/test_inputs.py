@@ -134,3 +134,14 @@ def test_cli_add_commit_of_a_large_batch_prints_every_manifest_and_leaves_git_cl
     assert result.output.splitlines() == [f"{m.digest} {m.kind} {m.name}" for m in expected]
     assert git(store_path, "status", "--porcelain") == ""
     assert git(store_path, "log", "-1", "--format=%s").strip() == "bulk"
+
+
+def test_parse_workers_leave_ctrl_c_to_the_parent():
+    # A Ctrl-C during a large add printed "Process ForkPoolWorker-1:" and a traceback from
+    # each worker (found by a new-user test); the parent alone stops the pool.
+    import multiprocessing
+    import signal
+
+    with multiprocessing.get_context("fork").Pool(1, initializer=inputs._ignore_interrupts) as p:
+        assert p.apply(signal.getsignal, (signal.SIGINT,)) == signal.SIG_IGN
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
