@@ -27,6 +27,18 @@ BULK_LISTING = 64
 """From this many files on, a batch lists each target directory once instead of probing
 every file for an old version to keep."""
 
+FileStat = tuple[int, int, int, int, int, int, int]
+"""A written file's ``(st_mtime_ns, st_size, st_ino, st_ctime_ns, st_dev, st_uid, st_gid)``,
+taken after its rename into place (a rename changes the inode's ctime, which git's index
+records): what the name catalog and the git index need to know the file unchanged later."""
+
+
+def file_stat(st: os.stat_result) -> FileStat:
+    """Return the :data:`FileStat` of a stat result."""
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev, st.st_uid,
+            st.st_gid)
+
+
 _temp_names = itertools.count()
 _MODE = 0o644
 
@@ -54,7 +66,7 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> os.stat_result:
         data: the exact bytes.
 
     Returns:
-        The file's stat (taken from the open file; a rename changes none of it).
+        The file's stat, taken from the open file after the rename.
 
     Raises:
         OSError: the write failed; the temporary file is removed and ``path`` is unchanged.
@@ -78,22 +90,23 @@ def _write(path: str, data: bytes, *, fix_mode: bool) -> os.stat_result:
         fd = os.open(tmp, flags, _MODE)
     except FileExistsError:  # a leftover of a crashed process with our pid
         fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=parent)
+    renamed = False
     try:
-        try:
-            view = memoryview(data)
-            while view:  # os.write may write less than asked (signals, huge buffers)
-                view = view[os.write(fd, view):]
-            if fix_mode:
-                os.fchmod(fd, _MODE)
-            st = os.fstat(fd)
-        finally:
-            os.close(fd)
+        view = memoryview(data)
+        while view:  # os.write may write less than asked (signals, huge buffers)
+            view = view[os.write(fd, view):]
+        if fix_mode:
+            os.fchmod(fd, _MODE)
         os.replace(tmp, path)
-        return st
+        renamed = True
+        return os.fstat(fd)  # after the rename, which changed the ctime
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        if not renamed:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
         raise
+    finally:
+        os.close(fd)
 
 
 class FileBatch:
@@ -104,15 +117,15 @@ class FileBatch:
         files: relative path (``/``-separated) -> exact bytes, written in this order.
 
     After :meth:`run` (or :meth:`start` then :meth:`wait`) every file holds its bytes and
-    :attr:`stats` holds each file's ``(st_mtime_ns, st_size, st_ino)`` (for the name
-    catalog; a rename changes none of them). :meth:`undo` removes what
+    :attr:`stats` holds each file's :data:`FileStat` (for the name catalog and the
+    git index). :meth:`undo` removes what
     the batch created and restores what it replaced.
     """
 
     def __init__(self, root: str | os.PathLike[str], files: Mapping[str, bytes]) -> None:
         self.root = os.fspath(root)
         self.files = files
-        self.stats: dict[str, tuple[int, int, int]] = {}
+        self.stats: dict[str, FileStat] = {}
         self._created: list[str] = []
         self._replaced: dict[str, bytes] = {}
         self._children: list[tuple[Any, Any]] = []  # (process, reply pipe) per child
@@ -240,13 +253,12 @@ class FileBatch:
             except FileNotFoundError:
                 self._created.append(path)
 
-    def _write_all(self, files: Mapping[str, bytes]) -> dict[str, tuple[int, int, int]]:
+    def _write_all(self, files: Mapping[str, bytes]) -> dict[str, FileStat]:
         fix_mode = bool(_umask() & _MODE)
         root = self.root
         stats = {}
         for rel, data in files.items():
-            st = _write(os.path.join(root, rel), data, fix_mode=fix_mode)
-            stats[rel] = (st.st_mtime_ns, st.st_size, st.st_ino)
+            stats[rel] = file_stat(_write(os.path.join(root, rel), data, fix_mode=fix_mode))
         return stats
 
     def _listing(self) -> dict[str, set[str]]:
