@@ -109,11 +109,8 @@ def loads(data: bytes, *, file: str = "-") -> Any:
             deeper than :data:`MAX_DEPTH`. The error names the file, line, column and
             JSON Pointer of the offending value.
     """
-    if b"\n" not in data:  # canonical text has no raw newline: a pretty file skips this try
-        value = _fast.loads_if_canonical(data)
-        if value is not None:
-            return value
-    return _loads_exact(data, file)
+    value = _fast.loads(data)
+    return value if value is not None else _loads_exact(data, file)
 
 
 def _loads_exact(data: bytes, file: str) -> Any:

@@ -9,6 +9,9 @@ provably the exact one, and every other case goes to the exact path:
 * :func:`loads_if_canonical` parses bytes only when orjson's re-encoding reproduces them
   byte for byte: such bytes are strict JSON (no duplicate key, whitespace, BOM, NaN, big
   integer or non-shortest number survives a byte-exact round trip) in canonical form.
+* :func:`loads` parses any strict JSON text when orjson's value is provably the exact
+  parser's: no escape beyond the short ones, as many object keys in the parsed value as
+  in the text (so no duplicate), and no number the exact parser refuses or doubts.
 * :func:`dumps` writes a value only when nothing orjson writes unlike RFC 8785 occurs
   in its output (see :data:`DOUBTS`), and no value in it is one the exact path refuses.
 
@@ -108,6 +111,50 @@ def loads_if_canonical(data: bytes) -> Any:
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return None
     return value if encoded == data else None
+
+
+# A JSON string, as the grammar has it; in text orjson accepted, scanning left to right
+# finds exactly its strings. Replacing each by "" leaves the skeleton: numbers, literals,
+# brackets, colons and commas, where a search cannot be fooled by a string's content.
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_KEY_END = re.compile(rb'"[ \t\n\r]*:')
+# Numbers the exact parser refuses or that orjson might read otherwise: an exponent
+# (1e-400 underflows to 0, 1e16 is an integer beyond 2**53 - 1), 16 or more integer digits
+# (maybe beyond 2**53 - 1), 300 or more digits in one number (a fraction that underflows).
+_DOUBTFUL_NUMBER = re.compile(rb"[0-9.][eE]|(?<![0-9.])[0-9]{16}|[0-9.]{300}")
+
+
+def loads(data: bytes) -> Any:
+    """Parse strict JSON with orjson when that provably gives the exact parser's value.
+
+    Args:
+        data: raw bytes of one JSON text whose first byte is ``{`` or ``[``.
+
+    Returns:
+        Exactly what :func:`kistore.canonical.loads` returns, or None (take the exact path,
+        which also names any problem). Not None only when: orjson parses the bytes (which
+        refuses a byte-order mark, invalid UTF-8, control characters in strings, NaN,
+        leading zeros, trailing data and numbers beyond the double range); no ``\\u``
+        escape occurs (lone surrogates); the text's skeleton (strings emptied) holds as many
+        ``"":`` as the value has keys (a duplicate key would leave fewer in the value) and
+        no :data:`_DOUBTFUL_NUMBER`; nesting is within :data:`kistore.canonical.MAX_DEPTH`.
+    """
+    if not AGREES or data[:1] not in (b"{", b"[") or b"\\u" in data:
+        return None
+    try:
+        value = orjson.loads(data)
+        keys = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return None
+    skeleton = _STRING.sub(b'""', data)
+    if _DOUBTFUL_NUMBER.search(skeleton):
+        return None
+    if len(_KEY_END.findall(skeleton)) != _STRING.sub(b'""', keys).count(b'":'):
+        return None
+    if skeleton.count(b"{") + skeleton.count(b"[") > canonical.MAX_DEPTH and (
+            canonical._too_deep(value)):
+        return None
+    return value
 
 
 def dumps(value: Any) -> bytes | None:

@@ -157,14 +157,14 @@ def test_declined_values_still_get_their_exact_form():
         {"b": [1, 0, 10**15, 1.5e-6, None], "\U0001f600": 1, "\uffff": 2, "k": "v"})
 
 
-def test_loads_takes_the_compiled_path_only_for_one_line_canonical_bytes(monkeypatch):
-    calls = []
-    real = canonical_fast.loads_if_canonical
-    monkeypatch.setattr(canonical_fast, "loads_if_canonical",
-                        lambda data: calls.append(data) or real(data))
-    assert canonical.loads(b'{"a":[1,2.5]}') == {"a": [1, 2.5]}
-    assert canonical.loads(b'{\n"a": 1\n}') == {"a": 1}   # pretty: straight to the exact path
-    assert calls == [b'{"a":[1,2.5]}']
+def test_loads_tries_the_compiled_parser_first_and_the_exact_one_on_doubt(monkeypatch):
+    exact = []
+    real = canonical._loads_exact
+    monkeypatch.setattr(canonical, "_loads_exact",
+                        lambda data, file: exact.append(data) or real(data, file))
+    assert canonical.loads(b'{"b": [1, 2.5], "a": {}}') == {"b": [1, 2.5], "a": {}}
+    assert canonical.loads(b'{"a":1e-5}') == {"a": 1e-5}
+    assert exact == [b'{"a":1e-5}']
 
 
 def test_the_exact_parser_still_names_a_duplicate_key_in_one_line_bytes():
@@ -173,3 +173,64 @@ def test_the_exact_parser_still_names_a_duplicate_key_in_one_line_bytes():
     with pytest.raises(ParseError, match="duplicate object key 'a'") as caught:
         canonical.loads(b'{"a":1,"a":1}')
     assert caught.value.pointer == "/a"
+
+
+# -- loads: the compiled parser for any strict JSON text ---------------------------------
+
+def _same(a, b) -> bool:
+    """Equal including types: 1 is not 1.0, -0.0 is not 0.0 (repr tells them apart)."""
+    return repr(a) == repr(b)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(json_values, st.sampled_from([
+    {}, {"sort_keys": True}, {"indent": 1}, {"separators": (",", ":")},
+    {"ensure_ascii": False}, {"ensure_ascii": False, "separators": (",", ":")}]))
+def test_compiled_loads_is_the_exact_parse_or_declines(value, layout):
+    data = json.dumps([value], **layout).encode("utf-8")
+    fast = canonical_fast.loads(data)
+    if fast is not None:
+        assert _same(fast, canonical._loads_exact(data, "-")), data
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(st.text(max_size=3), json_values, min_size=1, max_size=4),
+       st.data())
+def test_compiled_loads_never_accepts_a_duplicate_key(obj, data):
+    key = data.draw(st.sampled_from(sorted(obj)))
+    again = json.dumps({key: obj[key]}, ensure_ascii=False)[1:-1]
+    text = json.dumps(obj, ensure_ascii=False)
+    doubled = (text[:-1] + ", " + again + "}").encode("utf-8")
+    assert canonical_fast.loads(doubled) is None
+    nested = b'{"outer":' + doubled + b"}"
+    assert canonical_fast.loads(nested) is None
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.from_regex(r"-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,30})?", fullmatch=True))
+def test_compiled_loads_reads_every_decimal_as_python_does(text):
+    """orjson's number parser must round exactly as float() and int() do."""
+    fast = canonical_fast.loads(f"[{text}]".encode())
+    if fast is not None:
+        assert _same(fast, [float(text) if "." in text else int(text)]), text
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"a":1,"a":1}', b'{"a":1, "a" :2}', b'[{"k":{"a":1,"a":1}}]',   # duplicate keys
+    b'{"a":"x\\":","a":1}',           # a string holding '":' does not hide a duplicate
+    b"[1e-400]", b"[1E400]", b"[1e16]", b"[9007199254740992]", b"[9007199254740992.0]",
+    b"[0." + b"0" * 400 + b"1]",      # underflows to 0
+    b"[NaN]", b"[Infinity]", b"[01]", b"[1,]", b"[1] [2]", b"",
+    b'["\\ud800"]', b'{"\\u0061":1,"a":2}',   # escapes: \u might spell a duplicate key
+    b"\xef\xbb\xbf{}", b'{"a":"\xff"}', b'["a\x01"]',
+    b"[" * 65 + b"]" * 65,
+    b" {}", b"1", b'"a"',             # left to the exact path
+])
+def test_compiled_loads_declines_what_it_cannot_prove(raw):
+    assert canonical_fast.loads(raw) is None
+
+
+def test_compiled_loads_reads_ordinary_tool_output():
+    """Not only correct but used: unsorted keys, spaces, fractions, nesting."""
+    raw = b'{"spec": {"b": [1, 2.5, -0.0, 12.0, true, null], "a": "x\\":y"}, "kind": "W"}'
+    assert _same(canonical_fast.loads(raw), canonical._loads_exact(raw, "-"))
