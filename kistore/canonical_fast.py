@@ -10,8 +10,8 @@ provably the exact one, and every other case goes to the exact path:
   byte for byte: such bytes are strict JSON (no duplicate key, whitespace, BOM, NaN, big
   integer or non-shortest number survives a byte-exact round trip) in canonical form.
 * :func:`loads` parses any strict JSON text when orjson's value is provably the exact
-  parser's: no escape beyond the short ones, as many object keys in the parsed value as
-  in the text (so no duplicate), and no number the exact parser refuses or doubts.
+  parser's: no escape beyond the short ones, as many keys in the value as in the text
+  (so no duplicate), and no number the exact parser refuses or orjson may read otherwise.
 * :func:`dumps` writes a value only when nothing orjson writes unlike RFC 8785 occurs
   in its output (see :data:`DOUBTS`), and no value in it is one the exact path refuses.
 
@@ -71,10 +71,11 @@ AGREES = _writes_numbers_as_rfc8785()
 """Whether the fast path is on (orjson installed, with the number layout assumed here)."""
 
 
-def _doubtful(data: bytes) -> bool:
+def _doubtful(data: bytes, *, integral_floats_ok: bool = False) -> bool:
     """Return True when orjson-written ``data`` may differ from its RFC 8785 form.
 
-    Doubted: a number form of :data:`DOUBTS`; a 4-byte UTF-8 sequence (RFC 8785 §3.2.3
+    Doubted: a number form of :data:`DOUBTS` (integral floats, ``12.0``, only unless
+    ``integral_floats_ok``: the caller rewrites them); a 4-byte UTF-8 sequence (RFC 8785 §3.2.3
     orders keys by UTF-16 code units, orjson by code points: they differ only beyond
     U+FFFF); more than :data:`kistore.canonical.MAX_DEPTH` brackets (the depth limit is
     then checked by the exact path).
@@ -84,7 +85,7 @@ def _doubtful(data: bytes) -> bool:
     if b"+" in data:  # "e+"; one byte is found by memchr, far faster than two
         return True
     ends_as_comma = data.translate(_ENDS_AS_COMMA)  # then 2 searches instead of 6
-    if b".0," in ends_as_comma or b"e-6," in ends_as_comma:
+    if (b".0," in ends_as_comma and not integral_floats_ok) or b"e-6," in ends_as_comma:
         return True
     return not data.isascii() and _FOUR_BYTE_UTF8.search(data) is not None
 
@@ -113,15 +114,22 @@ def loads_if_canonical(data: bytes) -> Any:
     return value if encoded == data else None
 
 
-# A JSON string, as the grammar has it; in text orjson accepted, scanning left to right
-# finds exactly its strings. Replacing each by "" leaves the skeleton: numbers, literals,
-# brackets, colons and commas, where a search cannot be fooled by a string's content.
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
-_KEY_END = re.compile(rb'"[ \t\n\r]*:')
-# Numbers the exact parser refuses or that orjson might read otherwise: an exponent
-# (1e-400 underflows to 0, 1e16 is an integer beyond 2**53 - 1), 16 or more integer digits
-# (maybe beyond 2**53 - 1), 300 or more digits in one number (a fraction that underflows).
-_DOUBTFUL_NUMBER = re.compile(rb"[0-9.][eE]|(?<![0-9.])[0-9]{16}|[0-9.]{300}")
+# A float written by orjson as 0.0 or -0.0 (maybe a nonzero literal that underflowed),
+# once the end of every number is a comma (see _ENDS_AS_COMMA).
+
+
+def _has_long_integral_float(ends_as_comma: bytes) -> bool:
+    """Return True when some ``.0,`` follows 16 digits (a float maybe beyond 2**53 - 1).
+
+    A loop of ``bytes.find`` over the few integral floats of a document: a regular
+    expression trying ``[0-9]{16}`` at every digit of every digest costs ten times more.
+    """
+    at = ends_as_comma.find(b".0,")
+    while at != -1:
+        if at >= 16 and ends_as_comma[at - 16:at].isdigit():
+            return True
+        at = ends_as_comma.find(b".0,", at + 3)
+    return False
 
 
 def loads(data: bytes) -> Any:
@@ -131,27 +139,42 @@ def loads(data: bytes) -> Any:
         data: raw bytes of one JSON text whose first byte is ``{`` or ``[``.
 
     Returns:
-        Exactly what :func:`kistore.canonical.loads` returns, or None (take the exact path,
-        which also names any problem). Not None only when: orjson parses the bytes (which
-        refuses a byte-order mark, invalid UTF-8, control characters in strings, NaN,
-        leading zeros, trailing data and numbers beyond the double range); no ``\\u``
-        escape occurs (lone surrogates); the text's skeleton (strings emptied) holds as many
-        ``"":`` as the value has keys (a duplicate key would leave fewer in the value) and
-        no :data:`_DOUBTFUL_NUMBER`; nesting is within :data:`kistore.canonical.MAX_DEPTH`.
+        Exactly what :func:`kistore.canonical.loads` returns, or None: take the exact path
+        (which also names any problem). Not None only when:
+
+        * orjson parses the bytes: it refuses a byte-order mark, invalid UTF-8, control
+          characters in strings, NaN and Infinity, leading zeros, trailing data and
+          numbers beyond the double range, as the exact parser does;
+        * no ``\\u`` escape occurs (it may hide a lone surrogate, or spell a colon or a
+          duplicate key differently);
+        * the text holds as many colons as orjson's re-encoding of the value: outside
+          strings a colon ends a key, and inside strings colons are the same in both (a
+          colon is never escaped but as ``\\u003a``), so a duplicate key, which the
+          value holds once, would leave fewer;
+        * orjson's re-encoding (integers within +/-(2**53 - 1)) holds no zero float
+          (a nonzero literal such as 1e-400 may have underflowed to it) and no integral
+          float of 16 or more digits (maybe beyond 2**53 - 1);
+        * nesting is within :data:`kistore.canonical.MAX_DEPTH`.
     """
-    if not AGREES or data[:1] not in (b"{", b"[") or b"\\u" in data:
+    if not AGREES or data[:1] not in (b"{", b"["):
+        return None
+    if b"\\" in data and b"\\u" in data:  # one memchr for the common case: no escape
         return None
     try:
         value = orjson.loads(data)
-        keys = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        encoded = orjson.dumps(value, option=orjson.OPT_STRICT_INTEGER)
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return None
-    skeleton = _STRING.sub(b'""', data)
-    if _DOUBTFUL_NUMBER.search(skeleton):
+    if data.count(b":") != encoded.count(b":") or b"e+" in encoded:
         return None
-    if len(_KEY_END.findall(skeleton)) != _STRING.sub(b'""', keys).count(b'":'):
+    ends_as_comma = encoded.translate(_ENDS_AS_COMMA)
+    if b"0.0," in ends_as_comma and (  # a zero float (maybe an underflow), or 10.0, 20.0 ...
+            b":0.0," in ends_as_comma or b",0.0," in ends_as_comma
+            or b"[0.0," in ends_as_comma or b"-0.0," in ends_as_comma):
         return None
-    if skeleton.count(b"{") + skeleton.count(b"[") > canonical.MAX_DEPTH and (
+    if _has_long_integral_float(ends_as_comma):
+        return None
+    if encoded.count(b"{") + encoded.count(b"[") > canonical.MAX_DEPTH and (
             canonical._too_deep(value)):
         return None
     return value
@@ -166,9 +189,11 @@ def dumps(value: Any) -> bytes | None:
     Returns:
         ``kistore.canonical.dumps(value)``, computed by orjson, when the output is not
         :func:`_doubtful` and holds no ``null`` (orjson writes NaN and Infinity as null;
-        the exact path refuses them). None when orjson refuses the value (an integer
-        beyond +/-(2**53 - 1), a lone surrogate, a non-string key, a subclass of a JSON
-        type, a type that is not JSON) or the output is doubtful.
+        the exact path refuses them). Integral floats, which orjson writes ``12.0`` and
+        RFC 8785 ``12``, are rewritten (:func:`_integral_floats_as_integers`). None when
+        orjson refuses the value (an integer beyond +/-(2**53 - 1), a lone surrogate, a
+        non-string key, a subclass of a JSON type, a type that is not JSON) or the output
+        is doubtful.
 
     One deliberate difference: orjson writes a ``uuid.UUID`` as its string and an
     ``enum.Enum`` member as its value, where the exact path refuses both; kistore's
@@ -180,9 +205,39 @@ def dumps(value: Any) -> bytes | None:
         data = orjson.dumps(value, option=_OPTIONS, default=_not_json)
     except orjson.JSONEncodeError:
         return None
-    if b"null" in data or _doubtful(data):
+    if b"null" in data or _doubtful(data, integral_floats_ok=True):
         return None
+    if b".0," in data.translate(_ENDS_AS_COMMA):
+        return _integral_floats_as_integers(data, value)
     return data
+
+
+def _integral_floats_as_integers(data: bytes, value: Any) -> bytes | None:
+    """Rewrite orjson's ``12.0``/``-0.0`` as RFC 8785's ``12``/``0`` (§3.2.2.3), or None.
+
+    Each ``.0`` that ends a number token (digits after ``:``, ``,`` or ``[``, maybe
+    signed) loses its ``.0`` (and ``-0`` its sign). Such text may also sit inside a
+    string: re-parsing the result must give back ``value`` (``12 == 12.0`` in Python; a
+    changed string is not equal), or None. So is a float of 16 or more integer digits
+    (maybe beyond 2**53 - 1, which the exact path refuses).
+    """
+    ends_as_comma = data.translate(_ENDS_AS_COMMA)
+    pieces, start = [], 0
+    at = ends_as_comma.find(b".0,")
+    while at != -1:
+        begin = at
+        while begin > 0 and 48 <= ends_as_comma[begin - 1] <= 57:  # back over the digits
+            begin -= 1
+        negative = begin > 0 and ends_as_comma[begin - 1] == 45  # "-"
+        token = begin - negative
+        if not 0 < at - begin < 16 or token == 0 or ends_as_comma[token - 1] not in b":,[":
+            return None
+        pieces.append(data[start:token] + b"0" if data[begin:at] == b"0" else data[start:at])
+        start = at + 2
+        at = ends_as_comma.find(b".0,", start)
+    pieces.append(data[start:])
+    rewritten = b"".join(pieces)
+    return rewritten if orjson.loads(rewritten) == value else None
 
 
 def _not_json(value: Any) -> Any:
