@@ -32,7 +32,9 @@ else:
         def __getattr__(self, name: str) -> Any:
             module = importlib.import_module("pygit2")
             globals()["pygit2"] = module
-            return getattr(module, name)
+            value = getattr(module, name)
+            setattr(self, name, value)  # modules that imported the stand-in: a plain lookup
+            return value
 
     pygit2 = _Pygit2()
 

@@ -168,8 +168,8 @@ class FileBatch:
             context = multiprocessing.get_context("fork")
             for share_files in shares:
                 reply, send = context.Pipe(duplex=False)
-                child = context.Process(target=self._child_main, args=(send, share_files),
-                                        daemon=True)
+                child = context.Process(target=self._child_main,
+                                        args=(send, reply, share_files), daemon=True)
                 child.start()
                 send.close()
                 self._children.append((child, reply))
@@ -217,22 +217,39 @@ class FileBatch:
         self._created, self._replaced = [], {}
 
     def _reap(self) -> None:
-        """Wait for every child to exit."""
+        """Wait for every child to exit, reading what each still has to say first.
+
+        A child's one reply is larger than a pipe holds: a child whose reply was not read
+        (this process failed before :meth:`wait`) blocks in ``send`` until it is, so it is
+        drained here before the join; one already read gives end-of-file at once.
+        """
         if not self._children:
             return
         for child, reply in self._children:
+            with contextlib.suppress(EOFError, OSError):
+                reply.recv()
             child.join()
             reply.close()
         self._children = []
         gc.unfreeze()
 
-    def _child_main(self, send: Any, files: Mapping[str, bytes]) -> None:
-        """In a child: write ``files``, send ``("ok", stats)`` or ``("error", exception)``."""
+    def _child_main(self, send: Any, reply: Any, files: Mapping[str, bytes]) -> None:
+        """In a child: write ``files``, send ``("ok", stats)`` or ``("error", exception)``.
+
+        The child first closes the read ends it inherited (its own and its elder
+        siblings'): with this process the only reader, a parent killed mid-batch leaves
+        the child's ``send`` failing (broken pipe) instead of blocking forever while the
+        child holds the store's write lock.
+        """
+        reply.close()
+        for _, sibling in self._children:
+            sibling.close()
         try:  # marshal: 20,000 stats unpickle in 0.4 s, unmarshal in 0.02 s
             message: tuple[str, Any] = ("ok", marshal.dumps(self._write_all(files)))
         except BaseException as e:  # the parent undoes everything, then raises it
             message = ("error", e if isinstance(e, OSError) else OSError(str(e)))
-        send.send(message)
+        with contextlib.suppress(OSError):  # the parent is gone: nobody to tell
+            send.send(message)
         send.close()
 
     def _note_old_versions(self) -> None:
