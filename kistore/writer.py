@@ -258,8 +258,9 @@ class FileBatch:
         A large batch lists each target directory once rather than probing every file.
         """
         listing = self._listing() if len(self.files) >= BULK_LISTING else None
+        root = self.root + "/"
         for rel in self.files:
-            path = os.path.join(self.root, rel)
+            path = root + rel  # rel is "/"-separated and relative (os.path.join: 4x slower)
             if listing is not None and os.path.basename(rel) not in listing.get(
                     os.path.dirname(rel), ()):
                 self._created.append(path)
@@ -272,10 +273,10 @@ class FileBatch:
 
     def _write_all(self, files: Mapping[str, bytes]) -> dict[str, FileStat]:
         fix_mode = bool(_umask() & _MODE)
-        root = self.root
+        root = self.root + "/"
         stats = {}
         for rel, data in files.items():
-            stats[rel] = file_stat(_write(os.path.join(root, rel), data, fix_mode=fix_mode))
+            stats[rel] = file_stat(_write(root + rel, data, fix_mode=fix_mode))
         return stats
 
     def _listing(self) -> dict[str, set[str]]:
