@@ -664,6 +664,56 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
     return sorted(findings, key=sort_key)
 
 
+Manifest = tuple[str, "str | None", "str | None", tuple["str | None", ...]]
+"""One manifest as :func:`entries_clean` takes it: digest hex, kind, name and references
+(in :data:`REFERENCE_FIELDS` order, None where the field holds no digest), as an
+:class:`Entry` of a digest with both its files would hold them."""
+
+
+def entries_clean(manifests: Iterable[Manifest]) -> bool:
+    """Answer, fast, whether :func:`check_entries` finds nothing in a tree of paired manifests.
+
+    The cross-file checks of a clean store, without building an :class:`Entry` (and a
+    :class:`~kistore.digest.Digest`) per manifest: every ``(kind, name)`` used once, every
+    reference to an object of the kind its field names. Only for trees where every digest
+    has both its object and its metadata file (else KI203/KI204 apply). False means "run
+    :func:`check_entries`", which decides and words the findings; a test holds the two to
+    the same answer.
+
+    Args:
+        manifests: every manifest of the tree, see :data:`Manifest`.
+
+    Returns:
+        True when :func:`check_entries` of the same manifests (``focus=None``) returns no
+        finding; False when it may return one.
+    """
+    kind_of: dict[str, str | None] = {}
+    names: set[tuple[str, str]] = set()
+    named = 0
+    runs = []
+    for hex_, kind, name, references in manifests:
+        kind_of["sha256:" + hex_] = kind
+        if kind is not None and name is not None:
+            names.add((kind, name))
+            named += 1
+        if references != _NO_REFERENCES:
+            runs.append(references)
+    if len(names) != named:
+        return False  # some (kind, name) is used twice: KI205
+    missing = object()
+    for references in runs:
+        for expected, ref in zip(_REFERENCED_KINDS, references, strict=True):
+            if ref is None:
+                continue
+            kind = kind_of.get(ref, missing)
+            if kind is missing or (kind is not None and kind != expected):
+                return False  # KI201 unresolved or KI202 wrong kind
+    return True
+
+
+_REFERENCED_KINDS = tuple(REFERENCE_KINDS[f] for f in REFERENCE_FIELDS)
+
+
 def sort_key(finding: Finding) -> tuple[str, int, int, str, str]:
     """Order findings by file, line, column, rule id, pointer (stable output)."""
     return (finding.file or "", finding.line or 0, finding.column or 0, finding.rule.id,
