@@ -500,7 +500,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     validator = fast_validator(obj.get("kind"))
     if type(metadata) is not dict or validator is None:
         return None
-    if not validator.is_valid({**obj, "metadata": metadata}):
+    obj["metadata"] = metadata  # obj is this call's own parse: no copy needed
+    if not validator.is_valid(obj):
         return None
     name = metadata.get("name")
     spec = obj.get("spec")
@@ -511,22 +512,24 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
-_ALL_REFERENCES = re.compile(f"(?:sha256:[0-9a-f]{{64}}){{{len(REFERENCE_FIELDS)}}}")
+_ALL_REFERENCES = re.compile(
+    f"sha256:[0-9a-f]{{64}}(?:\nsha256:[0-9a-f]{{64}}){{{len(REFERENCE_FIELDS) - 1}}}")
 
 
 def _run_references(spec: dict[str, Any]) -> tuple[str | None, ...]:
     """Each :data:`REFERENCE_FIELDS` value of a run's spec that is a digest, else None.
 
-    The common case, every field a digest, is one regex over the joined values (with each
-    value 71 characters long the pieces cannot straddle); any other case asks
-    :func:`kistore.digest.is_digest` of each value (a test holds the two equal).
+    The common case, every field a digest, is one regex over the values joined by newlines
+    (a digest holds no newline, so exactly three of them means the pieces are the values);
+    any other case asks :func:`kistore.digest.is_digest` of each value (a test holds the
+    two equal).
     """
     references: tuple[Any, ...] = tuple(map(spec.get, REFERENCE_FIELDS))
     try:
-        joined = "".join(references)  # TypeError when a value is no string
+        joined = "\n".join(references)  # TypeError when a value is no string
     except TypeError:
         joined = ""
-    if _ALL_REFERENCES.fullmatch(joined) and all(len(r) == 71 for r in references[:-1]):
+    if _ALL_REFERENCES.fullmatch(joined):
         return references
     return tuple(ref if is_digest(ref) else None for ref in references)
 
