@@ -17,8 +17,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 try:  # compiled JSON (Rust); without it the stdlib fast path does the same job more slowly
@@ -667,13 +668,9 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
     return sorted(findings, key=sort_key)
 
 
-Manifest = tuple[str, "str | None", "str | None", tuple["str | None", ...]]
-"""One manifest as :func:`entries_clean` takes it: digest hex, kind, name and references
-(in :data:`REFERENCE_FIELDS` order, None where the field holds no digest), as an
-:class:`Entry` of a digest with both its files would hold them."""
-
-
-def entries_clean(manifests: Iterable[Manifest]) -> bool:
+def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
+                  names: Sequence[str | None],
+                  references: Sequence[tuple[str | None, ...]]) -> bool:
     """Answer, fast, whether :func:`check_entries` finds nothing in a tree of paired manifests.
 
     The cross-file checks of a clean store, without building an :class:`Entry` (and a
@@ -684,28 +681,23 @@ def entries_clean(manifests: Iterable[Manifest]) -> bool:
     the same answer.
 
     Args:
-        manifests: every manifest of the tree, see :data:`Manifest`.
+        hexes: every manifest's digest hex (64 digits), one per manifest.
+        kinds: each one's kind as :attr:`Entry.kind` holds it.
+        names: each one's name as :attr:`Entry.name` holds it.
+        references: each one's references in :data:`REFERENCE_FIELDS` order, None where
+            the field holds no digest (:attr:`Entry.references` as a tuple).
 
     Returns:
         True when :func:`check_entries` of the same manifests (``focus=None``) returns no
         finding; False when it may return one.
     """
-    kind_of: dict[str, str | None] = {}
-    names: set[tuple[str, str]] = set()
-    named = 0
-    runs = []
-    for hex_, kind, name, references in manifests:
-        kind_of["sha256:" + hex_] = kind
-        if kind is not None and name is not None:
-            names.add((kind, name))
-            named += 1
-        if references != _NO_REFERENCES:
-            runs.append(references)
-    if len(names) != named:
+    kind_of = dict(zip(["sha256:" + h for h in hexes], kinds, strict=True))
+    named = [(k, n) for k, n in zip(kinds, names, strict=True) if k is not None and n is not None]
+    if len(set(named)) != len(named):
         return False  # some (kind, name) is used twice: KI205
     missing = object()
-    for references in runs:
-        for expected, ref in zip(_REFERENCED_KINDS, references, strict=True):
+    for i, expected in enumerate(_REFERENCED_KINDS):
+        for ref in set(map(itemgetter(i), references)):  # each distinct target once
             if ref is None:
                 continue
             kind = kind_of.get(ref, missing)
