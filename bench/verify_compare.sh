@@ -50,7 +50,7 @@ for round in $(seq "${ROUNDS:-3}"); do
       "$round" "${at:-worktree}" "$n" "$sha" "$(echo "$n/$sha" | bc -l)" \
       "$b" "$(echo "$n/$b" | bc -l)" "$(echo "$sha/$b" | bc -l)" "$bc_" \
       "$a" "$(echo "$n/$a" | bc -l)" "$(echo "$sha/$a" | bc -l)" "$ac"
-    echo "${at:-worktree} $sha $b $bc_ $a $ac" >> "$log"
+    at_=${at:-worktree}; echo "${at_// /_} $sha $b $bc_ $a $ac" >> "$log"
   done
 done
 "$py" - "$log" "$n" <<'EOF'
