@@ -424,23 +424,18 @@ def _check_units_compact(snap: Snapshot, chunks: Iterator[list[Unit]], workers: 
 
     for kind in KINDS:  # compile the validators once, before the fork, not in each worker
         fast_validator(kind)
-    # fork: workers inherit the snapshot (paths, blob ids); each task carries its units.
-    # The pool's task thread pairs the paths (consumes ``chunks``) while workers check.
+    # fork: workers inherit the snapshot (paths, blob ids); each task carries its units, sent
+    # as soon as they are paired, so workers check while this process still pairs. Pairing
+    # ends before ``meanwhile`` starts: pygit2 holds the GIL through a status of every file.
     _worker_snapshot = snap
-    sent: list[list[Unit]] = []
-
-    def tasks() -> Iterator[list[Unit]]:
-        for units in chunks:
-            sent.append(units)  # before the task exists, so before its result
-            yield units
-
     try:
         with multiprocessing.get_context("fork").Pool(workers, _reopen_worker_snapshot) as pool:
-            results = pool.imap(_check_chunk_in_worker, tasks())
+            pending = [(units, pool.apply_async(_check_chunk_in_worker, (units,)))
+                       for units in chunks]
             if meanwhile is not None:
                 meanwhile()
-            for i, chunk in enumerate(results):
-                yield sent[i], chunk
+            for units, result in pending:
+                yield units, result.get()
     finally:
         _worker_snapshot = None
 
