@@ -17,8 +17,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from . import canonical, canonical_fast, layout
@@ -434,7 +435,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     validator = fast_validator(obj.get("kind"))
     if type(metadata) is not dict or validator is None:
         return None
-    if not validator.is_valid({**obj, "metadata": metadata}):
+    obj["metadata"] = metadata  # obj is this call's own parse: no copy needed
+    if not validator.is_valid(obj):
         return None
     name = metadata.get("name")
     spec = obj.get("spec")
@@ -445,22 +447,24 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
-_ALL_REFERENCES = re.compile(f"(?:sha256:[0-9a-f]{{64}}){{{len(REFERENCE_FIELDS)}}}")
+_ALL_REFERENCES = re.compile(
+    f"sha256:[0-9a-f]{{64}}(?:\nsha256:[0-9a-f]{{64}}){{{len(REFERENCE_FIELDS) - 1}}}")
 
 
 def _run_references(spec: dict[str, Any]) -> tuple[str | None, ...]:
     """Each :data:`REFERENCE_FIELDS` value of a run's spec that is a digest, else None.
 
-    The common case, every field a digest, is one regex over the joined values (with each
-    value 71 characters long the pieces cannot straddle); any other case asks
-    :func:`kistore.digest.is_digest` of each value (a test holds the two equal).
+    The common case, every field a digest, is one regex over the values joined by newlines
+    (a digest holds no newline, so exactly three of them means the pieces are the values);
+    any other case asks :func:`kistore.digest.is_digest` of each value (a test holds the
+    two equal).
     """
     references: tuple[Any, ...] = tuple(map(spec.get, REFERENCE_FIELDS))
     try:
-        joined = "".join(references)  # TypeError when a value is no string
+        joined = "\n".join(references)  # TypeError when a value is no string
     except TypeError:
         joined = ""
-    if _ALL_REFERENCES.fullmatch(joined) and all(len(r) == 71 for r in references[:-1]):
+    if _ALL_REFERENCES.fullmatch(joined):
         return references
     return tuple(ref if is_digest(ref) else None for ref in references)
 
@@ -596,6 +600,47 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                     file=layout.object_path(digest), pointer=pointer,
                     expected=REFERENCE_KINDS[field_name], found=target.kind))
     return sorted(findings, key=sort_key)
+
+
+def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
+                  names: Sequence[str | None],
+                  references: Sequence[tuple[str | None, ...]]) -> bool:
+    """Answer, fast, whether :func:`check_entries` finds nothing in a tree of paired manifests.
+
+    The cross-file checks of a clean store, without building an :class:`Entry` (and a
+    :class:`~kistore.digest.Digest`) per manifest: every ``(kind, name)`` used once, every
+    reference to an object of the kind its field names. Only for trees where every digest
+    has both its object and its metadata file (else KI203/KI204 apply). False means "run
+    :func:`check_entries`", which decides and words the findings; a test holds the two to
+    the same answer.
+
+    Args:
+        hexes: every manifest's digest hex (64 digits), one per manifest.
+        kinds: each one's kind as :attr:`Entry.kind` holds it.
+        names: each one's name as :attr:`Entry.name` holds it.
+        references: each one's references in :data:`REFERENCE_FIELDS` order, None where
+            the field holds no digest (:attr:`Entry.references` as a tuple).
+
+    Returns:
+        True when :func:`check_entries` of the same manifests (``focus=None``) returns no
+        finding; False when it may return one.
+    """
+    kind_of = dict(zip(["sha256:" + h for h in hexes], kinds, strict=True))
+    named = [(k, n) for k, n in zip(kinds, names, strict=True) if k is not None and n is not None]
+    if len(set(named)) != len(named):
+        return False  # some (kind, name) is used twice: KI205
+    missing = object()
+    for i, expected in enumerate(_REFERENCED_KINDS):
+        for ref in set(map(itemgetter(i), references)):  # each distinct target once
+            if ref is None:
+                continue
+            kind = kind_of.get(ref, missing)
+            if kind is missing or (kind is not None and kind != expected):
+                return False  # KI201 unresolved or KI202 wrong kind
+    return True
+
+
+_REFERENCED_KINDS = tuple(REFERENCE_KINDS[f] for f in REFERENCE_FIELDS)
 
 
 def sort_key(finding: Finding) -> tuple[str, int, int, str, str]:

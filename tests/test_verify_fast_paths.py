@@ -194,7 +194,8 @@ def test_date_time_verdicts(text, valid):
 
 _reference_values = st.none() | st.integers() | st.sampled_from(
     ["sha256:" + "ab" * 32, "sha256:" + "AB" * 32, "sha256:" + "ab" * 31, "",
-     "sha256:" + "ab" * 32 + "sha256:" + "cd" * 32, "sha256:" + "ab" * 32 + "\n"]) | st.text(
+     "sha256:" + "ab" * 32 + "sha256:" + "cd" * 32, "sha256:" + "ab" * 32 + "\n",
+     "sha256:" + "ab" * 32 + "\nsha256:" + "cd" * 32]) | st.text(
     max_size=80)
 
 
@@ -213,4 +214,7 @@ def test_run_references_of_a_run_with_all_four(bundle):
     # two digests joined in one field, nothing in the next: the lengths rule it out
     fields = list(REFERENCE_FIELDS)
     split = dict(spec, **{fields[0]: spec[fields[0]] + spec[fields[1]], fields[1]: ""})
+    assert verify._run_references(split) == (None, None, spec[fields[2]], spec[fields[3]])
+    # the same with the joining newline inside the first field: still not two digests
+    split = dict(spec, **{fields[0]: spec[fields[0]] + "\n" + spec[fields[1]], fields[1]: ""})
     assert verify._run_references(split) == (None, None, spec[fields[2]], spec[fields[3]])
