@@ -330,6 +330,8 @@ def _unit_chunks(snap: Snapshot, wanted: Callable[[str], bool], findings: list[F
     """
     modes = snap.modes
     chunk: list[Unit] = []
+    obj: str | None
+    meta: str | None
     for path, mode in modes.items():
         paired = _pair_key(path)
         if paired is None or mode not in FILE_MODES:
