@@ -48,7 +48,7 @@ from .errors import (
 from .model import Manifest
 from .schema import KINDS
 from .views import CommitView, View, WorkTreeView, stat_key
-from .writer import FileBatch
+from .writer import FileBatch, remove_stale_temps
 from .writer import atomic_write as atomic_write  # re-exported: trust and notes use it
 
 SETTINGS_TEMPLATE = """\
@@ -402,6 +402,7 @@ class Store:
             raise MultipleErrors(errors)
         if not files:
             return results
+        remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)
         try:
             if commit and len(files) >= PACK_THRESHOLD and WRITERS:
