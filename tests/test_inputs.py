@@ -75,7 +75,7 @@ def test_no_worker_processes_falls_back_to_one_process(parallel, monkeypatch):
     def refuse(*args, **kwargs):
         raise OSError("Resource temporarily unavailable")
 
-    monkeypatch.setattr(multiprocessing.context.ForkContext, "Pool", refuse)
+    monkeypatch.setattr(multiprocessing.context.ForkContext, "Process", refuse)
     data = jsonl(20)
     assert inputs.parse_manifests(data, file="x.jsonl") == serial(data, "x.jsonl")
 
@@ -145,3 +145,42 @@ def test_parse_workers_leave_ctrl_c_to_the_parent():
     with multiprocessing.get_context("fork").Pool(1, initializer=inputs._ignore_interrupts) as p:
         assert p.apply(signal.getsignal, (signal.SIGINT,)) == signal.SIG_IGN
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+_KILL_A_WORKER = r"""
+import json, os, signal, sys
+from bench.generate import manifests
+from kistore import inputs
+
+inputs.PARALLEL_LINES, inputs._CHUNK_LINES, inputs._cpus = 8, 3, lambda: 2
+parse = inputs._parse_shared_range
+
+def killed(bounds):  # the worker's second task: as `kill -9` or the OOM killer would
+    if bounds[0] >= 12:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return parse(bounds)
+
+inputs._parse_shared_range = killed
+data = b"".join(json.dumps(d).encode() + b"\n" for d in manifests(30))
+found = inputs.parse_manifests(data, file="x.jsonl")
+print(json.dumps([[str(x.manifest.digest), x.line] for x in found]))
+"""
+
+
+def test_a_parse_worker_killed_mid_task_neither_hangs_nor_prints_a_traceback(tmp_path):
+    """The attack: ``kill -9`` of one parse worker during a large add. The pool replaced
+    the worker and waited forever for its lost answer (a BrokenPipeError traceback when
+    stopped); now the parent parses the input itself, with the same result."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    result = subprocess.run([sys.executable, "-c", _KILL_A_WORKER], capture_output=True,
+                            text=True, timeout=120, env=env, cwd=root)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    expected = [[str(x.manifest.digest), x.line] for x in serial(jsonl(30), "x.jsonl")]
+    assert json.loads(result.stdout) == expected
