@@ -141,6 +141,8 @@ def _parse_range(lines: list[bytes], file: str, start: int, end: int) -> list[Lo
         if not raw.strip():
             continue
         try:
+            if number > 1 and raw.startswith(_BOM):
+                raise _bom_inside(number, file)
             value = canonical.loads(raw, file=file)
             found.extend(_from_value(value, file, line=number))
         except KistoreError as e:
@@ -151,6 +153,20 @@ def _parse_range(lines: list[bytes], file: str, start: int, end: int) -> list[Lo
     if errors:
         raise MultipleErrors(errors)
     return found
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _bom_inside(number: int, file: str) -> ParseError:
+    """Return the error for a byte-order mark opening line ``number`` > 1 of JSON Lines.
+
+    :func:`kistore.canonical.loads` sees each line alone and says "at start of file";
+    inside a file it is usually a BOM-saved file appended to this one.
+    """
+    return ParseError(f"byte-order mark (bytes EF BB BF) at the start of line {number}, not "
+                      "of the file (a file saved with a BOM was probably appended here): "
+                      "delete those 3 bytes", file=file, pointer="", line=number, column=1)
 
 
 PARALLEL_LINES = 2000

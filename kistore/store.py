@@ -354,9 +354,10 @@ class Store:
             key = (m.kind, m.name)
             owner = names.get(key) or batch_names.setdefault(key, digest)
             if owner != digest:
+                first = "" if key in names else _place((origins or {}).get(owner))
                 problems.append(ConflictError(
-                    f"{m.kind} name {m.name!r} is already used by {owner}; names are unique "
-                    "per kind: choose another metadata.name", pointer="/metadata/name"
+                    f"{m.kind} name {m.name!r} is already used by {owner}{first}; names are "
+                    "unique per kind: choose another metadata.name", pointer="/metadata/name"
                 ))
             status = "added"
             if view.has_object(digest):
@@ -625,6 +626,16 @@ def _objects_dir(repo: pygit2.Repository) -> Path:
     if common.is_file():
         git_dir = (git_dir / common.read_text("utf-8").strip()).resolve()
     return git_dir / "objects"
+
+
+def _place(origin: Any) -> str:
+    """Say where a manifest earlier in this input came from: `` (first at FILE:LINE)``."""
+    if origin is None:
+        return " (earlier in this input)"
+    if isinstance(origin, str):
+        return f" (first in {origin})"
+    where = origin.file + (f":{origin.line}" if origin.line is not None else "")
+    return f" (first at {where}{':' + origin.pointer if origin.pointer else ''})"
 
 
 def _locate(problem: KistoreError, origin: Any) -> None:

@@ -184,3 +184,32 @@ def test_a_parse_worker_killed_mid_task_neither_hangs_nor_prints_a_traceback(tmp
     assert result.stderr == ""
     expected = [[str(x.manifest.digest), x.line] for x in serial(jsonl(30), "x.jsonl")]
     assert json.loads(result.stdout) == expected
+
+
+def test_a_byte_order_mark_deep_in_json_lines_names_its_line():
+    """A BOM on line 3501 (a BOM-saved file appended) was reported "at start of file"."""
+    first = json.dumps(next(manifests(5))).encode()
+    data = first + b"\n" * 3500 + b"\xef\xbb\xbf" + first + b"\n"
+    assert errors_of(data, "runs.jsonl") == [
+        "runs.jsonl:3501:1: byte-order mark (bytes EF BB BF) at the start of line 3501, not "
+        "of the file (a file saved with a BOM was probably appended here): delete those 3 "
+        "bytes"]
+    assert errors_of(b"\xef\xbb\xbf" + first, "runs.jsonl") == [
+        "runs.jsonl:1:1: byte-order mark at start of file; save the file as UTF-8 without BOM"]
+
+
+def test_cli_add_names_both_lines_of_a_name_used_twice_in_one_file(runner, store_path,
+                                                                   tmp_path, kit):
+    """A name clash inside one input named only the second line, not the first user."""
+    from kistore.model import Manifest
+
+    docs = [kit.implementation("proj-a", name="same"), kit.implementation("proj-b", name="same")]
+    path = tmp_path / "impls.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    result = add(runner, store_path, str(path))
+    assert result.exit_code == 1
+    first = Manifest.from_document(docs[0]).digest
+    assert result.stderr.splitlines() == [
+        f"error: {path}:2:1:/metadata/name: Implementation name {docs[0]['metadata']['name']!r} "
+        f"is already used by {first} (first at {path}:1); names are unique per kind: choose "
+        "another metadata.name"]
