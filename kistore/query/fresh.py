@@ -8,7 +8,7 @@ mtime alone. Stating every file of the store on every query would find it too, b
 answer from the index of ``HEAD`` -- and every manifest that record was derived from (a
 run's workload, protocol, environment, implementation) -- has its two files' stat data
 (``mtime_ns:ctime_ns:size:inode``) compared with what was stat'ed when their bytes were
-last seen to be ``HEAD``'s blobs (table ``filestat``). A file whose stat data differs is
+last seen to be ``HEAD``'s blobs (table ``manifest_stat``). A file whose stat data differs is
 hashed again; when its blob is not ``HEAD``'s, the manifest is read from the work tree
 instead (:class:`~.catalog.OverlayCatalog`) and the question asked again.
 
@@ -35,10 +35,11 @@ from .catalog import Catalog, OverlayCatalog, _refs
 from .records import Record
 from .worktree import blob_id_of_file
 
-SCHEMA = ("CREATE TABLE IF NOT EXISTS filestat (path TEXT PRIMARY KEY, stat TEXT NOT NULL, "
-          "shard TEXT NOT NULL);")
-"""One row per work-tree file last seen holding ``HEAD``'s blob: its stat key and the git
-tree id of its shard in ``HEAD`` then (a commit touching the shard makes it check again)."""
+SCHEMA = ("CREATE TABLE IF NOT EXISTS manifest_stat (digest TEXT PRIMARY KEY, "
+          "stat TEXT NOT NULL, shards TEXT NOT NULL);")
+"""One row per manifest whose two work-tree files were last seen holding ``HEAD``'s blobs:
+their stat keys (``OBJECT/METADATA``) and the git tree ids of their shards in ``HEAD``
+then (``OBJECT METADATA``: a commit touching either shard makes it check again)."""
 
 _T = TypeVar("_T")
 
@@ -57,7 +58,7 @@ class FileCheck:
 
     Args:
         root: the work tree.
-        conn: the index connection (table ``filestat`` is created, read and written).
+        conn: the index connection (table ``manifest_stat`` is created, read and written).
         head: a :class:`kistore.query.warm.HeadTree` of ``HEAD``.
     """
 
@@ -76,46 +77,65 @@ class FileCheck:
             digests: digest strings of manifests in ``HEAD``'s index.
         """
         todo = [d for d in dict.fromkeys(digests) if d not in self._known]
-        if not todo:
-            return {d for d in digests if not self._known[d]}
-        paths = {d: (layout.object_path(Digest.from_str(d)),
-                     layout.metadata_path(Digest.from_str(d))) for d in todo}
-        saved = self._saved([p for pair in paths.values() for p in pair])
+        saved = self._saved(todo) if todo else {}
         now, updates = time.time_ns(), []
-        for digest, pair in paths.items():
-            clean = True
-            for path in pair:
-                shard = self.shards.get(path.rpartition("/")[0], "")
-                try:
-                    st = os.stat(os.path.join(self.top, path))
-                except (FileNotFoundError, NotADirectoryError):
-                    clean = False
-                    break
-                key = file_stat_key(st)
-                if saved.get(path) == (key, shard):
-                    continue
-                if not shard or blob_id_of_file(Path(self.top, path)) != \
-                        self.head.listing(shard).get(path.rpartition("/")[2]):
-                    clean = False
-                    break
-                if now - max(st.st_mtime_ns, st.st_ctime_ns) > worktree.RACY_NS:  # else: racy
-                    updates.append((path, key, shard))
-            self._known[digest] = clean
+        shards, stat, known = self.shards, os.stat, self._known
+        objects, metadata = f"{layout.OBJECTS_DIR}/", f"{layout.METADATA_DIR}/"
+        top_objects, top_metadata = f"{self.top}/{objects}", f"{self.top}/{metadata}"
+        for digest in todo:  # `ls` of everything runs this per manifest: kept lean
+            shard, leaf = digest[7:9], f"{digest[9:]}{layout.SUFFIX}"  # "sha256:" + hex
+            try:
+                obj, meta = stat(f"{top_objects}{shard}/{leaf}"), stat(
+                    f"{top_metadata}{shard}/{leaf}")
+            except (FileNotFoundError, NotADirectoryError):
+                known[digest] = False
+                continue
+            key = f"{file_stat_key(obj)}/{file_stat_key(meta)}"
+            ids = f"{shards.get(objects + shard, '')} {shards.get(metadata + shard, '')}"
+            if saved.get(digest) == (key, ids):
+                known[digest] = True
+                continue
+            clean = all(self._holds_head_blob(path) for path in _paths(digest))
+            known[digest] = clean
+            newest = max(obj.st_mtime_ns, obj.st_ctime_ns, meta.st_mtime_ns, meta.st_ctime_ns)
+            if clean and now - newest > worktree.RACY_NS:  # else: this clock tick, check again
+                updates.append((digest, key, ids))
         if updates:
             with self.conn:
-                self.conn.executemany("INSERT OR REPLACE INTO filestat VALUES (?, ?, ?)",
+                self.conn.executemany("INSERT OR REPLACE INTO manifest_stat VALUES (?, ?, ?)",
                                       updates)
         return {d for d in digests if not self._known[d]}
 
-    def _saved(self, paths: list[str]) -> dict[str, tuple[str, str]]:
-        """Return the saved ``(stat key, shard id)`` of those of ``paths`` that have one."""
+    def _holds_head_blob(self, path: str) -> bool:
+        """Return True when the work-tree file at ``path`` is ``HEAD``'s blob, by hashing it."""
+        directory, _, name = path.rpartition("/")
+        shard = self.shards.get(directory)
+        return shard is not None and \
+            blob_id_of_file(Path(self.top, path)) == self.head.listing(shard).get(name)
+
+    def _saved(self, digests: list[str]) -> dict[str, tuple[str, str]]:
+        """Return the saved ``(stat keys, shard ids)`` of those of ``digests`` that have one."""
+        if len(digests) > 2000:  # e.g. `ls` of everything: one pass beats 500-key IN lookups
+            wanted = set(digests)
+            return {d: (k, s) for d, k, s in self.conn.execute(
+                "SELECT digest, stat, shards FROM manifest_stat") if d in wanted}
         found: dict[str, tuple[str, str]] = {}
-        for i in range(0, len(paths), 500):  # SQLite's limit on bound parameters
-            chunk = paths[i:i + 500]
-            found.update((p, (k, s)) for p, k, s in self.conn.execute(
-                f"SELECT path, stat, shard FROM filestat WHERE path IN "
+        for i in range(0, len(digests), 500):  # SQLite's limit on bound parameters
+            chunk = digests[i:i + 500]
+            found.update((d, (k, s)) for d, k, s in self.conn.execute(
+                "SELECT digest, stat, shards FROM manifest_stat WHERE digest IN "
                 f"({', '.join('?' * len(chunk))})", chunk))
         return found
+
+
+def _paths(digest: str) -> tuple[str, str]:
+    """Return the object and metadata paths of ``sha256:<hex>`` (an index row's digest).
+
+    Sliced, not parsed: :meth:`Digest.from_str` validates, at ~15 us a call.
+    """
+    hex_ = digest[len("sha256:"):]
+    leaf = f"{hex_[:2]}/{hex_[2:]}{layout.SUFFIX}"
+    return f"{layout.OBJECTS_DIR}/{leaf}", f"{layout.METADATA_DIR}/{leaf}"
 
 
 class CheckedCatalog(Catalog):

@@ -223,7 +223,7 @@ class Index:
             if meta.get("format") != FORMAT:
                 return {}
             kept = {table: conn.execute(f"SELECT * FROM {table}").fetchall()
-                    for table in ("worktree", "head_shards", "shard_listings", "filestat")}
+                    for table in ("worktree", "head_shards", "shard_listings", "manifest_stat")}
             kept["meta"] = [(k, meta[k]) for k in ("shards_tree", "head_commit", "head_tree")
                             if k in meta]
             return kept
