@@ -234,6 +234,10 @@ class Store:
         kind, slash, name = ref.partition("/")
         if slash and kind in KINDS:
             digest = view.name_owners([(kind, name)]).get((kind, name))
+            if digest is not None and view.catalog is not None and view.scope == "work" and \
+                    not _has_name(view, digest, name):  # its metadata was rewritten in place
+                view.catalog.forget(view.scope, digest)
+                digest = view.name_owners([(kind, name)]).get((kind, name))
             if digest is None:
                 raise ResolutionError(f"no {kind} named {name!r} in the store")
             return digest
@@ -626,6 +630,17 @@ def _objects_dir(repo: pygit2.Repository) -> Path:
     if common.is_file():
         git_dir = (git_dir / common.read_text("utf-8").strip()).resolve()
     return git_dir / "objects"
+
+
+def _has_name(view: View, digest: Digest, name: str) -> bool:
+    """Return True when the work tree's metadata file of ``digest`` still says ``name``.
+
+    The name catalog trusts directory and file stat data; one read checks its answer.
+    """
+    try:
+        return canonical.loads(view.read(layout.metadata_path(digest)) or b"")["name"] == name
+    except (KistoreError, KeyError, TypeError):
+        return False
 
 
 def _place(origin: Any) -> str:

@@ -281,3 +281,24 @@ def test_metadata_rewritten_in_place_is_not_listed_from_a_warm_cache(store, kit,
     rewrite_in_place(path, 0, path.read_bytes().replace(b'"name":"b"', b'"name":"z"'))
     assert names() == ["a", "z"]
     assert ranks(store.root, "BenchmarkRun/a") == [("z", 1), ("a", 2)]
+
+
+def test_show_by_a_name_rewritten_in_place_is_not_resolved_from_the_name_catalog(
+        store, kit, world, monkeypatch, runner):
+    """`show BenchmarkRun/b` kept showing the run whose metadata now says "z"."""
+    from kistore.cli import main
+
+    digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                               *new_run(kit, world, "b", 10)])
+    settle(store.root)
+    show = ["--store", str(store.root), "show"]
+    result = runner.invoke(main, [*show, "BenchmarkRun/b"])
+    assert result.exit_code == 0 and result.stdout.startswith("b:"), result.output
+    b = digests[-1]
+    path = store.root / "store/metadata/sha256" / b[7:9] / f"{b[9:]}.json"
+    rewrite_in_place(path, 0, path.read_bytes().replace(b'"name":"b"', b'"name":"z"'))
+    result = runner.invoke(main, [*show, "BenchmarkRun/b"])
+    assert result.exit_code == 1
+    assert result.stderr == "error: no BenchmarkRun named 'b' in the store\n"
+    result = runner.invoke(main, [*show, "BenchmarkRun/z"])  # the catalog has read it again
+    assert result.exit_code == 0 and result.stdout.startswith("z:"), result.output
