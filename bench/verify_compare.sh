@@ -1,23 +1,27 @@
 #!/bin/bash
 # Time `kistore verify` (work tree and --at HEAD) of one store, before and after a change,
-# beside `sha256sum` over the same object files, in the same run (3 rounds, fresh processes).
+# beside `sha256sum` over the same files (every file under store/: objects and metadata, as
+# `find store -type f -print0 | xargs -0 sha256sum`), in the same run, fresh processes,
+# ROUNDS rounds (default 3) alternating before / after; medians at the end.
 #
-# Usage: bench/verify_compare.sh STORE_REPO BEFORE_SRC
+# Usage: [ROUNDS=N] bench/verify_compare.sh STORE_REPO BEFORE_SRC
 #   STORE_REPO  a store built by the bench generator, e.g. with
 #               python -c "from bench.generate import write_jsonl; from pathlib import Path;
 #                          write_jsonl(Path('all.jsonl'), 20000)"
 #               split -n l/4 -d --additional-suffix=.jsonl all.jsonl part.
 #               kistore init S; for p in part.0*.jsonl; do kistore --store S add --commit -m "$p" "$p"; done
 #   BEFORE_SRC  a directory holding the old kistore/ and schemas/ (git archive main kistore schemas)
-# Prints wall seconds, objects/s and the ratio to sha256sum's rate for each run, and the CPU
-# seconds (user + sys, workers included), which move less than wall time on a shared machine.
+# Prints wall seconds, manifests/s (n = object files) and the ratio to sha256sum's rate (its
+# wall time over verify's) for each run, and the CPU seconds (user + sys, workers included),
+# which move less than wall time on a shared machine.
 set -euo pipefail
 store=$1 before=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
 py=$here/.venv/bin/python
 list=$(mktemp)
-find "$store/store/objects" -name '*.json' -print0 > "$list"
-n=$(tr -cd '\0' < "$list" | wc -c)
+find "$store/store" -type f -print0 > "$list"
+n=$(find "$store/store/objects" -type f | wc -l)
+log=$(mktemp)
 run='import os, sys
 src = os.environ.get("KI_SRC")
 if src:
@@ -35,7 +39,7 @@ t() {
   echo "$e - $s" | bc
 }
 c() { tail -1 "$cpu" | bc; }
-for round in 1 2 3; do
+for round in $(seq "${ROUNDS:-3}"); do
   sha=$(t xargs -0 -a "$list" sha256sum)
   for at in "" "--at HEAD"; do
     # shellcheck disable=SC2086
@@ -46,6 +50,18 @@ for round in 1 2 3; do
       "$round" "${at:-worktree}" "$n" "$sha" "$(echo "$n/$sha" | bc -l)" \
       "$b" "$(echo "$n/$b" | bc -l)" "$(echo "$sha/$b" | bc -l)" "$bc_" \
       "$a" "$(echo "$n/$a" | bc -l)" "$(echo "$sha/$a" | bc -l)" "$ac"
+    at_=${at:-worktree}; echo "${at_// /_} $sha $b $bc_ $a $ac" >> "$log"
   done
 done
-rm -f "$list" "$cpu"
+"$py" - "$log" "$n" <<'EOF'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1])]
+n = int(sys.argv[2])
+for at in dict.fromkeys(r[0] for r in rows):
+    sha, b, bc, a, ac = (statistics.median(float(r[i]) for r in rows if r[0] == at)
+                         for i in range(1, 6))
+    print(f"median {at:10s} sha256sum {sha:.2f}s | before {b:.2f}s ({n / b:.0f}/s, "
+          f"{sha / b:.3f}x) cpu {bc:.2f}s | after {a:.2f}s ({n / a:.0f}/s, {sha / a:.3f}x) "
+          f"cpu {ac:.2f}s | after/before wall {a / b:.2f} cpu {ac / bc:.2f}")
+EOF
+rm -f "$list" "$cpu" "$log"

@@ -36,6 +36,7 @@ from .verify import (
     check_manifest_pair,
     check_metadata_bytes,
     check_object_bytes,
+    entries_clean,
     entry_from,
     sort_key,
 )
@@ -225,11 +226,13 @@ def snapshot(store: Any, at: str | None = None) -> Snapshot:
 
 
 PARALLEL_MIN = 4000
-"""Manifests below which checking runs in this process (a pool costs more than it saves)."""
+"""Manifests (counted as half the files under ``store/``) below which checking runs in this
+process (a pool costs more than it saves)."""
 
-Unit = tuple[Digest, "str | None", "str | None", bool, bool]
-"""One manifest's files: digest, object path, metadata path (None when absent), and
-whether to check each file's bytes (else it is only parsed for the cross-file checks)."""
+Unit = tuple[str, "str | None", "str | None", bool, bool]
+"""One manifest's files: digest hex (64 digits), object path, metadata path (None when
+absent), and whether to check each file's bytes (else it is only parsed for the cross-file
+checks)."""
 
 
 def check_contents(snap: Snapshot, *, focus: set[str] | None = None,
@@ -266,30 +269,29 @@ def check_contents(snap: Snapshot, *, focus: set[str] | None = None,
     findings += [f for f in check_case_collisions(snap.modes)
                  if wanted(f.file or "") or wanted(f.extra["collides_with"])]
 
-    files: dict[str, list[str | None]] = {}  # digest hex -> [object path, metadata path]
-    for path, mode in snap.modes.items():
-        paired = _pair_key(path)
-        if paired is None or mode not in FILE_MODES:
-            if wanted(path):  # only these can be outside the layout or not regular files
-                findings += check_layout_path(path, mode)
-            if paired is None:
-                continue
-        files.setdefault(paired[0], [None, None])[paired[1]] = path
-    units: list[Unit] = [
-        (Digest(hex_), obj, meta, obj is not None and wanted(obj),
-         meta is not None and wanted(meta))
-        for hex_, (obj, meta) in files.items()]
-
-    entries: dict[Digest, Entry] = {}
-    for unit, (unit_findings, entry) in zip(units, _check_units(snap, units, workers,
-                                                                meanwhile), strict=True):
-        findings += unit_findings
-        entries[entry.digest] = entry
+    units: list[Unit] = []
+    results: list[_Compact] = []
+    chunks = _unit_chunks(snap, wanted, findings, units)
+    for chunk_units, chunk in _check_units_compact(snap, chunks, workers, meanwhile):
+        results += chunk
         if progress is not None:
-            progress((unit[1] is not None) + (unit[2] is not None))
+            progress(sum((u[1] is not None) + (u[2] is not None) for u in chunk_units))
+    for result in results:
+        if result[0]:
+            findings += result[0]
+    if focus is None and all(u[1] is not None and u[2] is not None for u in units):
+        _, kinds, names, references = zip(*results, strict=True) if results else ((),) * 4
+        if entries_clean([u[0] for u in units], kinds, names, references):
+            return sorted(findings, key=sort_key)  # check_entries would find nothing: skip it
+    entries: dict[Digest, Entry] = {}
+    for unit, (_, kind, name, references) in zip(units, results, strict=True):
+        digest = Digest(unit[0])
+        refs = {f: r for f, r in zip(REFERENCE_FIELDS, references, strict=True)
+                if r is not None}
+        entries[digest] = Entry(digest, kind, name, refs, unit[1] is not None,
+                                unit[2] is not None)
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
-        u[0] for u in units
-        if wanted(layout.object_path(u[0])) or wanted(layout.metadata_path(u[0]))}
+        d for d in entries if wanted(layout.object_path(d)) or wanted(layout.metadata_path(d))}
     findings += check_entries(entries, focus_digests)
     return sorted(findings, key=sort_key)
 
@@ -317,6 +319,43 @@ def _pair_key(path: str) -> tuple[str, int] | None:
     return rest[:2] + rest[3:65], side
 
 
+def _unit_chunks(snap: Snapshot, wanted: Callable[[str], bool], findings: list[Finding],
+                 units: list[Unit]) -> Iterator[list[Unit]]:
+    """Pair each object with its metadata file; yield the units :data:`CHUNK` at a time.
+
+    A unit is complete when its first path is seen (the other path is looked up, not
+    waited for), so a pool starts checking while this still pairs. Paths outside the
+    layout or not regular files get their :func:`~kistore.verify.check_layout_path`
+    findings appended to ``findings``; every unit yielded is also appended to ``units``.
+    """
+    modes = snap.modes
+    chunk: list[Unit] = []
+    for path, mode in modes.items():
+        paired = _pair_key(path)
+        if paired is None or mode not in FILE_MODES:
+            if wanted(path):  # only these can be outside the layout or not regular files
+                findings += check_layout_path(path, mode)
+            if paired is None:
+                continue
+        if paired[1] == 0:  # an object: its metadata path is a valid one, present or not
+            obj, meta = path, _METADATA_PREFIX + path[_OBJECTS_CUT:]
+            if meta not in modes:
+                meta = None
+        elif _OBJECTS_PREFIX + path[_METADATA_CUT:] in modes:
+            continue  # the object's unit holds this metadata file
+        else:
+            obj, meta = None, path
+        chunk.append((paired[0], obj, meta, obj is not None and wanted(obj),
+                      meta is not None and wanted(meta)))
+        if len(chunk) == CHUNK:
+            units += chunk
+            yield chunk
+            chunk = []
+    if chunk:
+        units += chunk
+        yield chunk
+
+
 def check_unit(snap: Snapshot, unit: Unit) -> tuple[list[Finding], Entry]:
     """Check one manifest's object and metadata files and build its cross-file entry.
 
@@ -330,7 +369,8 @@ def check_unit(snap: Snapshot, unit: Unit) -> tuple[list[Finding], Entry]:
         :func:`~kistore.verify.check_manifest_pair` for the files to check, and the
         :class:`~kistore.verify.Entry` (kind, name, references) of the manifest.
     """
-    digest, object_path, metadata_path, check_object, check_metadata = unit
+    hex_, object_path, metadata_path, check_object, check_metadata = unit
+    digest = Digest(hex_)
     findings: list[Finding] = []
     values: list[Any] = [None, None]
     for i, (path, check, checker) in enumerate((
@@ -354,7 +394,6 @@ def check_unit(snap: Snapshot, unit: Unit) -> tuple[list[Finding], Entry]:
 
 
 _worker_snapshot: Snapshot | None = None
-_worker_units: list[Unit] = []
 
 CHUNK = 500
 """Units a worker checks per task (one pickle each way per chunk)."""
@@ -366,58 +405,49 @@ Entry (a dataclass holding a Digest) cost the parent ~40 us a manifest, more tha
 checks."""
 
 
-def _check_units(snap: Snapshot, units: list[Unit], workers: int | None,
-                 meanwhile: Callable[[], object] | None = None
-                 ) -> Iterator[tuple[list[Finding], Entry]]:
-    """Yield :func:`check_unit` of each unit, in order, in this process or in a pool."""
-    for unit, (findings, kind, name, references) in zip(
-            units, _check_units_compact(snap, units, workers, meanwhile), strict=True):
-        refs = {f: r for f, r in zip(REFERENCE_FIELDS, references, strict=True)
-                if r is not None}
-        yield findings or [], Entry(unit[0], kind, name, refs, unit[1] is not None,
-                                    unit[2] is not None)
-
-
-def _check_units_compact(snap: Snapshot, units: list[Unit], workers: int | None,
-                         meanwhile: Callable[[], object] | None) -> Iterator[_Compact]:
-    global _worker_snapshot, _worker_units
+def _check_units_compact(snap: Snapshot, chunks: Iterator[list[Unit]], workers: int | None,
+                         meanwhile: Callable[[], object] | None
+                         ) -> Iterator[tuple[list[Unit], list[_Compact]]]:
+    """Yield (units, their :data:`_Compact` results) chunk by chunk, in order, here or in a pool."""
+    global _worker_snapshot
     if workers is None:  # 2 CPUs, 20,000 manifests: 7.5 s alone, 5.7 s with a pool of 2
         cpus = os.cpu_count() or 1
-        workers = min(cpus, 8) if len(units) >= PARALLEL_MIN and cpus >= 2 else 1
+        manifests = len(snap.modes) // 2  # an object and a metadata file each
+        workers = min(cpus, 8) if manifests >= PARALLEL_MIN and cpus >= 2 else 1
     if workers <= 1:
         if meanwhile is not None:
             meanwhile()
-        for unit in units:
-            yield _check_unit_compact(snap, unit)
+        for units in chunks:
+            yield units, [_check_unit_compact(snap, u) for u in units]
         return
     import multiprocessing
 
     for kind in KINDS:  # compile the validators once, before the fork, not in each worker
         fast_validator(kind)
-    # fork: workers inherit the snapshot (paths, blob ids) and the units, and receive only
-    # index ranges
-    _worker_snapshot, _worker_units = snap, units
+    # fork: workers inherit the snapshot (paths, blob ids); each task carries its units, sent
+    # as soon as they are paired, so workers check while this process still pairs. Pairing
+    # ends before ``meanwhile`` starts: pygit2 holds the GIL through a status of every file.
+    _worker_snapshot = snap
     try:
         with multiprocessing.get_context("fork").Pool(workers, _reopen_worker_snapshot) as pool:
-            ranges = [(start, min(start + CHUNK, len(units)))
-                      for start in range(0, len(units), CHUNK)]
-            results = pool.imap(_check_range_in_worker, ranges)
+            pending = [(units, pool.apply_async(_check_chunk_in_worker, (units,)))
+                       for units in chunks]
             if meanwhile is not None:
                 meanwhile()
-            for chunk in results:
-                yield from chunk
+            for units, result in pending:
+                yield units, result.get()
     finally:
-        _worker_snapshot, _worker_units = None, []
+        _worker_snapshot = None
 
 
 def _check_unit_compact(snap: Snapshot, unit: Unit) -> _Compact:
     """:func:`check_unit` as a :data:`_Compact`, by :func:`check_clean_pair` when it can."""
-    digest, object_path, metadata_path, check_object, check_metadata = unit
+    hex_, object_path, metadata_path, check_object, check_metadata = unit
     if check_object and check_metadata:  # both paths exist and are to be checked
         object_data = snap.read(object_path)  # type: ignore[arg-type]
         metadata_data = snap.read(metadata_path)  # type: ignore[arg-type]
         if object_data is not None and metadata_data is not None:
-            clean = check_clean_pair(digest.hex, object_data, metadata_data)
+            clean = check_clean_pair(hex_, object_data, metadata_data)
             if clean is not None:
                 return None, *clean
     findings, entry = check_unit(snap, unit)
@@ -430,11 +460,10 @@ def _reopen_worker_snapshot() -> None:
     _worker_snapshot.reopen()
 
 
-def _check_range_in_worker(bounds: tuple[int, int]) -> list[_Compact]:
-    """Check ``_worker_units[start:end]`` in a worker process."""
+def _check_chunk_in_worker(units: list[Unit]) -> list[_Compact]:
+    """Check some units in a worker process."""
     assert _worker_snapshot is not None
-    return [_check_unit_compact(_worker_snapshot, unit)
-            for unit in _worker_units[bounds[0]:bounds[1]]]
+    return [_check_unit_compact(_worker_snapshot, unit) for unit in units]
 
 
 def _quick_parse(data: bytes) -> Any:

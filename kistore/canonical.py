@@ -109,6 +109,12 @@ def loads(data: bytes, *, file: str = "-") -> Any:
             deeper than :data:`MAX_DEPTH`. The error names the file, line, column and
             JSON Pointer of the offending value.
     """
+    value = _fast.loads(data)
+    return value if value is not None else _loads_exact(data, file)
+
+
+def _loads_exact(data: bytes, file: str) -> Any:
+    """:func:`loads` without the compiled fast path (every check, every error message)."""
     if data.startswith(_BOM):
         raise ParseError(
             "byte-order mark at start of file; save the file as UTF-8 without BOM",
@@ -173,6 +179,12 @@ def dumps(value: Any) -> bytes:
             key, a type that is not JSON, or nesting deeper than :data:`MAX_DEPTH`),
             naming the JSON Pointer of the value.
     """
+    fast = _fast.dumps(value)
+    return fast if fast is not None else _dumps_exact(value)
+
+
+def _dumps_exact(value: Any) -> bytes:
+    """:func:`dumps` without the compiled fast path (every value, every refusal)."""
     exact = [False]
     try:
         normal = _quick(value, 1, exact)
@@ -585,3 +597,7 @@ class _Scanner:
                 f"integer {literal} is outside +/-(2**53 - 1); store it as a string",
                 pointer, start,
             )
+
+
+# Last: the compiled fast path reads this module's definitions (es6_number, MAX_DEPTH).
+from . import canonical_fast as _fast  # noqa: E402

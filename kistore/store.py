@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import canonical, layout, pack
+from . import canonical, gitindex, layout, pack
 from .catalog import Catalog, open_catalog
 from .digest import Digest, match_prefix, parse_prefix
 from .errors import (
@@ -48,7 +48,7 @@ from .errors import (
 from .model import Manifest
 from .schema import KINDS
 from .views import CommitView, View, WorkTreeView, stat_key
-from .writer import FileBatch, remove_stale_temps
+from .writer import FileBatch, FileStat, remove_stale_temps
 from .writer import atomic_write as atomic_write  # re-exported: trust and notes use it
 
 SETTINGS_TEMPLATE = """\
@@ -415,11 +415,12 @@ class Store:
                 # git objects: they overlap on a second core. The branch moves only once
                 # every file is in place.
                 batch.start(processes=WRITERS)
-                self._commit(files, self._message(message, results), before_move=batch.wait)
+                self._commit(files, self._message(message, results), before_move=batch.wait,
+                             stats=batch.stats)
             else:
                 batch.run()
                 if commit:
-                    self._commit(files, self._message(message, results))
+                    self._commit(files, self._message(message, results), stats=batch.stats)
         except IndexNotUpdatedError:
             self._record_names(view, [unique[r.digest] for r in results
                                       if r.status != "unchanged"], batch.stats)
@@ -453,7 +454,7 @@ class Store:
                 and head.read(layout.metadata_path(m.digest)) == m.metadata_bytes)
 
     def _record_names(self, view: WorkTreeView, written: list[Manifest],
-                      stats: Mapping[str, tuple[int, int, int]]) -> None:
+                      stats: Mapping[str, FileStat]) -> None:
         """Tell the catalog what ``add`` just wrote, so the next add need not re-read it.
 
         The shard keys recorded are those after this write; a shard that another writer
@@ -479,7 +480,8 @@ class Store:
             return              # these shards, whose keys it does not have
 
     def _commit(self, files: dict[str, bytes], message: str,
-                before_move: Callable[[], None] | None = None) -> pygit2.Oid:
+                before_move: Callable[[], None] | None = None,
+                stats: Mapping[str, FileStat] | None = None) -> pygit2.Oid:
         """Commit ``files`` on top of the current branch, moving it with compare-and-swap.
 
         Blobs, trees and the commit are all written before the branch moves. When another
@@ -489,6 +491,8 @@ class Store:
         ``before_move`` (when given) is called once, after the first commit object is
         written and before the branch moves; an exception from it stops the commit with
         the branch untouched (the objects written are unreachable, and ``git gc`` drops them).
+        ``stats`` (filled by then) holds the stat data of the work-tree files written with
+        these bytes, staged without reading the files again (:mod:`kistore.gitindex`).
         """
         repo = self.repo
         if len(files) >= PACK_THRESHOLD:  # one pack: two files instead of one per blob
@@ -519,7 +523,7 @@ class Store:
                 time.sleep(random.uniform(0.001, 0.02) * (attempt + 1))
                 continue
             try:
-                self._stage(blobs)
+                self._stage(blobs, stats or {})
             except (OSError, pygit2.GitError) as e:
                 # The branch has moved: the commit stands, so the work tree must stay.
                 raise IndexNotUpdatedError(
@@ -540,18 +544,13 @@ class Store:
         ref = self.repo.references.get(branch)
         return branch, (self.repo[ref.target].peel(pygit2.Commit) if ref is not None else None)
 
-    def _stage(self, blobs: dict[str, pygit2.Oid]) -> None:
+    def _stage(self, blobs: dict[str, pygit2.Oid],
+               stats: Mapping[str, FileStat] | None = None) -> None:
         """Stage the committed blobs in the git index under a lock (read-modify-write).
 
-        Each entry is added from its work-tree file, so it carries the file's stat data:
-        an entry added by blob id alone (``git update-index --cacheinfo``) has none, and
-        every later ``git status`` or ``kistore verify`` then re-hashes that file, until
-        some git command happens to rewrite the index. When a file no longer holds the
-        committed bytes (edited meanwhile), its entry is the committed blob without stat
-        data, so ``git status`` shows the edit as unstaged. Cost: one read and hash of each
-        file, plus moving the index entries after each new one (linear for new paths that
-        sort after the existing ones, as in a fresh store; a batch interleaved with a large
-        index pays for each entry it moves).
+        Each entry carries its file's stat data, so a later ``git status`` need not hash
+        the file: from ``stats`` where this add wrote the file, else read from the file
+        (:func:`kistore.gitindex.stage` says what happens to a file edited meanwhile).
         """
         if self.root is None:
             return
@@ -560,15 +559,7 @@ class Store:
             fcntl.flock(lock, fcntl.LOCK_EX)
             index = self.repo.index
             index.read(force=True)
-            # In path order: libgit2 inserts each entry at its sorted place, moving every
-            # entry after it. Measured into an empty in-memory index: 400,000 entries in
-            # digest (input) order 23.4 s, sorted 4.9 s (100,000: 2.3 s vs 1.2 s); a
-            # 1,000,000-manifest add spent over 10 minutes here before this.
-            for path in sorted(blobs):
-                oid = blobs[path]
-                index.add(path)
-                if index[path].id != oid:
-                    index.add(pygit2.IndexEntry(path, oid, pygit2.enums.FileMode.BLOB))
+            gitindex.stage(index, blobs, stats or {})
             index.write()
 
 

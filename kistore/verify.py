@@ -17,16 +17,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
-try:  # compiled JSON (Rust); without it the stdlib fast path does the same job more slowly
-    import orjson
-except ImportError:  # pragma: no cover - the wheel is missing on this platform
-    orjson = None  # type: ignore[assignment]
-
-from . import canonical, layout
+from . import canonical, canonical_fast, layout
 from .digest import Digest, is_digest
 from .errors import CanonicalFormError, ParseError
 from .findings import ERROR, WARNING, Finding, rule
@@ -309,70 +305,9 @@ def _check_json_bytes(path: str, data: bytes) -> Parsed:
     return Parsed(findings, value)
 
 
-# Byte patterns of orjson's number output that RFC 8785 writes otherwise: an integral float
-# ("1.0", "-0.0" and, from 1e16 on, "1e+16") is an integer in RFC 8785, and a fraction in
-# [1e-6, 1e-5) is "1.5e-6" in orjson but "0.0000015" in RFC 8785. Inside an array or
-# object every number is followed by one of ",]}". Strings holding these texts only send
-# their file to the slower paths.
-_ORJSON_DOUBTS = (b".0,", b".0]", b".0}", b"e+", b"e-6,", b"e-6]", b"e-6}")
-_ENDS_AS_COMMA = bytes.maketrans(b"]}", b",,")
-_ORJSON_OPTIONS = 0 if orjson is None else orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
-
-
-def _orjson_writes_numbers_as_rfc8785() -> bool:
-    """Return True when the installed orjson writes numbers as :data:`_ORJSON_DOUBTS` assumes.
-
-    orjson's float layout has changed between releases; the doubts were worked out (and
-    are property-tested) for orjson 3.13. Any other layout of these probes, one from each
-    regime of ECMA-262 ``Number::toString``, turns the orjson path off.
-    """
-    if orjson is None:
-        return False
-    probes = (1e-21, 1.5e-7, 1e-7, 1e-6, 1.5e-6, 1e-5, 1.25e-5, 9.5e-5, 1e-4, 0.1, 123.456,
-              1e15 + 0.5, 5e-324, 1.0, -0.0, 1e16, 1e21, 1.7976931348623157e308)
-    for probe in probes:
-        text = orjson.dumps([probe])
-        if not any(doubt in text for doubt in _ORJSON_DOUBTS):
-            if text != f"[{canonical.es6_number(probe)}]".encode():
-                return False
-        elif not probe.is_integer() and not 1e-6 <= abs(probe) < 1e-5:
-            return False  # a doubt where none is expected: another layout
-    return True
-
-
-_ORJSON_AGREES = _orjson_writes_numbers_as_rfc8785()
-
-
-def _compiled_canonical(data: bytes) -> Any:
-    """Parse ``data`` with orjson when that proves it strict, canonical JSON; else None.
-
-    The bytes count as canonical only when they start with ``{`` or ``[``, orjson's
-    re-encoding with sorted keys and integers within +/-(2**53 - 1) reproduces them
-    exactly (which rules out whitespace, duplicate keys, unsorted keys, escapes RFC 8785
-    does not write, a byte-order mark, NaN, big integers and non-shortest numbers), none of
-    :data:`_ORJSON_DOUBTS` occurs (the numbers orjson writes unlike RFC 8785 §3.2.2.3),
-    they hold no 4-byte UTF-8 sequence (RFC 8785 §3.2.3 orders keys by UTF-16 code units,
-    orjson by code points) and at most :data:`kistore.canonical.MAX_DEPTH` brackets. None
-    means "take the next path", never "not canonical"; property tests hold this to
-    :func:`kistore.canonical.is_canonical` and to the ``rfc8785`` package.
-    """
-    if not _ORJSON_AGREES or data[:1] not in (b"{", b"["):
-        return None
-    if data.count(b"{") + data.count(b"[") > canonical.MAX_DEPTH:
-        return None
-    if b"+" in data:  # "e+"; one byte is found by memchr, far faster than two
-        return None
-    ends_as_comma = data.translate(_ENDS_AS_COMMA)  # then 2 searches instead of 6
-    if b".0," in ends_as_comma or b"e-6," in ends_as_comma:
-        return None
-    if not data.isascii() and _FOUR_BYTE_UTF8.search(data):
-        return None
-    try:
-        value = orjson.loads(data)
-        encoded = orjson.dumps(value, option=_ORJSON_OPTIONS)
-    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
-        return None
-    return value if encoded == data else None
+# The orjson fast path belongs with the canonical form it must agree with.
+_ORJSON_DOUBTS = canonical_fast.DOUBTS
+_compiled_canonical = canonical_fast.loads_if_canonical
 
 
 # What json.loads accepts and re-encodes to the same bytes, yet kistore's strict parser or
@@ -503,7 +438,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     validator = fast_validator(obj.get("kind"))
     if type(metadata) is not dict or validator is None:
         return None
-    if not validator.is_valid({**obj, "metadata": metadata}):
+    obj["metadata"] = metadata  # obj is this call's own parse: no copy needed
+    if not validator.is_valid(obj):
         return None
     name = metadata.get("name")
     spec = obj.get("spec")
@@ -514,22 +450,24 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
-_ALL_REFERENCES = re.compile(f"(?:sha256:[0-9a-f]{{64}}){{{len(REFERENCE_FIELDS)}}}")
+_ALL_REFERENCES = re.compile(
+    f"sha256:[0-9a-f]{{64}}(?:\nsha256:[0-9a-f]{{64}}){{{len(REFERENCE_FIELDS) - 1}}}")
 
 
 def _run_references(spec: dict[str, Any]) -> tuple[str | None, ...]:
     """Each :data:`REFERENCE_FIELDS` value of a run's spec that is a digest, else None.
 
-    The common case, every field a digest, is one regex over the joined values (with each
-    value 71 characters long the pieces cannot straddle); any other case asks
-    :func:`kistore.digest.is_digest` of each value (a test holds the two equal).
+    The common case, every field a digest, is one regex over the values joined by newlines
+    (a digest holds no newline, so exactly three of them means the pieces are the values);
+    any other case asks :func:`kistore.digest.is_digest` of each value (a test holds the
+    two equal).
     """
     references: tuple[Any, ...] = tuple(map(spec.get, REFERENCE_FIELDS))
     try:
-        joined = "".join(references)  # TypeError when a value is no string
+        joined = "\n".join(references)  # TypeError when a value is no string
     except TypeError:
         joined = ""
-    if _ALL_REFERENCES.fullmatch(joined) and all(len(r) == 71 for r in references[:-1]):
+    if _ALL_REFERENCES.fullmatch(joined):
         return references
     return tuple(ref if is_digest(ref) else None for ref in references)
 
@@ -665,6 +603,47 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                     file=layout.object_path(digest), pointer=pointer,
                     expected=REFERENCE_KINDS[field_name], found=target.kind))
     return sorted(findings, key=sort_key)
+
+
+def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
+                  names: Sequence[str | None],
+                  references: Sequence[tuple[str | None, ...]]) -> bool:
+    """Answer, fast, whether :func:`check_entries` finds nothing in a tree of paired manifests.
+
+    The cross-file checks of a clean store, without building an :class:`Entry` (and a
+    :class:`~kistore.digest.Digest`) per manifest: every ``(kind, name)`` used once, every
+    reference to an object of the kind its field names. Only for trees where every digest
+    has both its object and its metadata file (else KI203/KI204 apply). False means "run
+    :func:`check_entries`", which decides and words the findings; a test holds the two to
+    the same answer.
+
+    Args:
+        hexes: every manifest's digest hex (64 digits), one per manifest.
+        kinds: each one's kind as :attr:`Entry.kind` holds it.
+        names: each one's name as :attr:`Entry.name` holds it.
+        references: each one's references in :data:`REFERENCE_FIELDS` order, None where
+            the field holds no digest (:attr:`Entry.references` as a tuple).
+
+    Returns:
+        True when :func:`check_entries` of the same manifests (``focus=None``) returns no
+        finding; False when it may return one.
+    """
+    kind_of = dict(zip(["sha256:" + h for h in hexes], kinds, strict=True))
+    named = [(k, n) for k, n in zip(kinds, names, strict=True) if k is not None and n is not None]
+    if len(set(named)) != len(named):
+        return False  # some (kind, name) is used twice: KI205
+    missing = object()
+    for i, expected in enumerate(_REFERENCED_KINDS):
+        for ref in set(map(itemgetter(i), references)):  # each distinct target once
+            if ref is None:
+                continue
+            kind = kind_of.get(ref, missing)
+            if kind is missing or (kind is not None and kind != expected):
+                return False  # KI201 unresolved or KI202 wrong kind
+    return True
+
+
+_REFERENCED_KINDS = tuple(REFERENCE_KINDS[f] for f in REFERENCE_FIELDS)
 
 
 def sort_key(finding: Finding) -> tuple[str, int, int, str, str]:

@@ -32,7 +32,9 @@ else:
         def __getattr__(self, name: str) -> Any:
             module = importlib.import_module("pygit2")
             globals()["pygit2"] = module
-            return getattr(module, name)
+            value = getattr(module, name)
+            setattr(self, name, value)  # modules that imported the stand-in: a plain lookup
+            return value
 
     pygit2 = _Pygit2()
 
@@ -288,12 +290,12 @@ class CommitView(View):
         return [str(e.name) for e in tree]
 
 
-def stat_key(st: os.stat_result | tuple[int, int, int]) -> str:
+def stat_key(st: os.stat_result | tuple[int, ...]) -> str:
     """Return a work-tree file's catalog change key: ``mtime_ns:size:inode``.
 
     Args:
-        st: the file's stat, or its ``(st_mtime_ns, st_size, st_ino)`` as a
-            :class:`kistore.writer.FileBatch` reports them.
+        st: the file's stat, or a tuple starting ``(st_mtime_ns, st_size, st_ino)`` such as
+            the :data:`kistore.writer.FileStat` a :class:`kistore.writer.FileBatch` reports.
     """
     if isinstance(st, tuple):
         return f"{st[0]}:{st[1]}:{st[2]}"

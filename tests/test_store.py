@@ -342,27 +342,53 @@ def test_bulk_commit_records_names_so_the_next_add_finds_them(store, store_path)
     assert git(store_path, "log", "-1", "--format=%s").strip() == "bulk"
 
 
-def _index_sizes(store_path) -> dict[str, int]:
-    """Map each staged path to the file size its git index entry records (0: no stat data)."""
-    sizes: dict[str, int] = {}
-    path = None
+def _index_stats(store_path) -> dict[str, tuple[int, ...]]:
+    """Map each staged path to the stat data its git index entry records, as git shows it:
+    (ctime s, ctime ns, mtime s, mtime ns, dev, ino, uid, gid, size); zeros: no stat data."""
+    entries: dict[str, list[int]] = {}
+    path = ""
     for line in git(store_path, "ls-files", "--debug", "store").splitlines():
         if not line.startswith(" "):
             path = line
-        elif line.strip().startswith("size:"):
-            sizes[path] = int(line.split()[1])
-    return sizes
+            entries[path] = []
+        else:  # "  ctime: 1764461234:123456789", "  dev: 2049\tino: 12", ...
+            for field in line.split("\t"):
+                name, _, value = field.strip().partition(":")
+                if name in ("ctime", "mtime"):
+                    entries[path] += [int(v) for v in value.strip().split(":")]
+                elif name in ("dev", "ino", "uid", "gid", "size"):
+                    entries[path].append(int(value))
+    return {p: tuple(v) for p, v in entries.items()}
 
 
-@pytest.mark.parametrize("bulk", [False, True], ids=["few-files", "bulk-with-writer-children"])
-def test_commit_stages_stat_data_so_git_status_need_not_rehash(store, store_path, bundle, bulk):
+def _stat_as_git_records_it(path) -> tuple[int, ...]:
+    st = path.stat()
+    u32 = 0xFFFFFFFF
+    return (*divmod(st.st_ctime_ns, 10**9), *divmod(st.st_mtime_ns, 10**9), st.st_dev & u32,
+            st.st_ino & u32, st.st_uid, st.st_gid, st.st_size)
+
+
+@pytest.mark.parametrize("bulk", [False, True], ids=["few-files", "bulk-packed"])
+def test_commit_stages_the_files_exact_stat_data_so_git_status_need_not_rehash(
+        store, store_path, bundle, bulk):
     batch = bulk_batch() if bulk else [Manifest.from_document(bundle["protocol"])]
     store.add(batch, commit=True, message="stat data")
-    sizes = _index_sizes(store_path)
+    recorded = _index_stats(store_path)
     written = [layout.object_path(m.digest) for m in batch] + [
         layout.metadata_path(m.digest) for m in batch]
-    assert {p: sizes[p] for p in written} == {
-        p: (store_path / p).stat().st_size for p in written}
+    assert {p: recorded[p] for p in written} == {
+        p: _stat_as_git_records_it(store_path / p) for p in written}
+    assert git(store_path, "status", "--porcelain") == ""
+
+
+def test_a_file_edited_in_place_after_the_add_shows_as_modified(store, store_path):
+    # Same size, same inode: only the times tell git (the entry's stat data) to look again.
+    batch = bulk_batch()
+    store.add(batch, commit=True, message="bulk")
+    rel = layout.metadata_path(batch[0].digest)
+    with open(store_path / rel, "r+b") as f:
+        f.write(b"[")
+    assert git(store_path, "status", "--porcelain") == f" M {rel}\n"
 
 
 def test_staging_a_file_edited_since_the_commit_keeps_the_committed_blob(store, store_path,
@@ -385,7 +411,7 @@ def test_index_write_failing_after_the_branch_moved_keeps_commit_and_work_tree(
 
     from kistore.errors import IndexNotUpdatedError
 
-    def disk_full(self, blobs):
+    def disk_full(self, blobs, stats=None):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(Store, "_stage", disk_full)

@@ -1,9 +1,6 @@
 """verify's fast paths never say "fine" where the exact checks would report something.
 
-``kistore.verify._compiled_canonical`` (orjson) is verify's first try at "these bytes are
-strict, RFC 8785 canonical JSON": every answer other than None must agree with
-:func:`kistore.canonical.is_canonical` and the independent ``rfc8785`` package (the random
-documents and number texts shared with the stdlib fast path are in test_verify.py).
+The compiled (orjson) canonical check itself is tested in test_canonical_fast.py.
 ``check_clean_pair`` must never hide a finding, ``audit._pair_key`` must equal
 ``layout.digest_from_path``, and the plain date-time shortcut must change no verdict.
 """
@@ -13,9 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-import orjson
 import pytest
-import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,60 +20,6 @@ from kistore.model import REFERENCE_FIELDS
 from tests.conftest import ROOT, store_file
 
 OBJECT_PATH = "store/objects/sha256/00/" + "0" * 62 + ".json"
-
-
-def assert_truly_canonical(raw: bytes, value: object) -> None:
-    assert canonical.is_canonical(raw), raw
-    assert value == canonical.loads(raw), raw
-    assert rfc8785.dumps(value) == raw, raw
-
-
-@settings(max_examples=2000, deadline=None)
-@given(st.floats(allow_nan=False, allow_infinity=False)
-       | st.floats(-1e-3, 1e-3) | st.floats(1e14, 1e22) | st.integers(-2**60, 2**60))
-def test_orjson_number_text_is_rfc8785_unless_doubted(number):
-    """orjson's own text for any number is accepted only where it is RFC 8785's text."""
-    raw = orjson.dumps([number])
-    fast = verify._compiled_canonical(raw)
-    if fast is not None:
-        assert_truly_canonical(raw, fast)
-    if isinstance(number, float) and not number.is_integer() and not 1e-6 <= abs(number) < 1e-5:
-        assert fast == [number], raw  # ordinary fractions do take the fast path
-
-
-@pytest.mark.parametrize("raw", [
-    b'{"a":1,"a":1}',                 # duplicate key (orjson keeps the last one)
-    b'{"a":1,"a":2}',
-    b'{"b":1,"a":2}',                 # keys out of order
-    b'{"a": 1}',                      # whitespace
-    b"[1.0]", b"[-0.0]", b"[0.0]",    # integral floats: RFC 8785 writes 1, 0
-    b"[1e+16]", b"[1.5e+300]",        # RFC 8785 writes 10000000000000000, 1.5e+300 is fine
-    b"[1.5e-6]", b"[1e-6]",           # RFC 8785 writes 0.0000015, 0.000001
-    b"[1e-5]", b"[1E-7]",             # RFC 8785 writes 0.00001, 1e-7
-    b"[-0]", b"[01]", b"[1.50]",
-    b"[9007199254740992]", b"[-9007199254740992]",   # beyond 2**53 - 1
-    b"[NaN]", b"[1e400]", b"[1e-400]",
-    b'["\\ud800"]', b'["\\u00e9"]', b'["\\/"]',      # lone surrogate, needless escapes
-    b"\xef\xbb\xbf{}",                # byte-order mark
-    b'{"\xf0\x9f\x98\x80":1,"\xef\xbf\xbf":2}',      # UTF-16 key order differs
-    b"[" * 65 + b"]" * 65,            # deeper than MAX_DEPTH
-    b"1", b'"a"',                     # not an array or object: left to the other paths
-    b'{"a":"\xff"}',                  # invalid UTF-8
-])
-def test_compiled_path_declines_what_is_not_provably_canonical(raw):
-    assert verify._compiled_canonical(raw) is None
-
-
-def test_compiled_path_accepts_ordinary_canonical_bytes(bundle):
-    raw = canonical.dumps([0.15764724456512623, -0.0001234567890123456, 0.000012, 1e-7,
-                           1.5e-7, 2**53 - 1, "\u2028\x7f\x1f\n", {"\uffff": 1, "a": None}])
-    assert verify._compiled_canonical(raw) == canonical.loads(raw)
-    for name in ("run", "protocol", "environment"):
-        document = bundle[name]
-        for part in ({k: document[k] for k in ("apiVersion", "kind", "spec")},
-                     document["metadata"]):
-            raw = canonical.dumps(part)
-            assert verify._compiled_canonical(raw) == json.loads(raw), name
 
 
 def test_non_canonical_number_forms_still_fail_verification():
@@ -106,28 +47,6 @@ def test_duplicate_key_sent_to_the_exact_path_is_a_parse_error():
     assert finding.rule.id == "KI102"
     assert finding.pointer == "/kind"
     assert "duplicate object key 'kind'" in finding.message
-
-
-def test_another_orjson_number_layout_turns_the_compiled_path_off(monkeypatch):
-    """An orjson release that wrote 1e-05 (not 0.00001) must not be trusted."""
-    real = orjson.dumps
-
-    def older(value, *args, **kwargs):
-        return real(value, *args, **kwargs).replace(b"0.00001", b"1e-5")
-
-    monkeypatch.setattr(orjson, "dumps", older)
-    assert verify._orjson_writes_numbers_as_rfc8785() is False
-    monkeypatch.setattr(orjson, "dumps", real)
-    assert verify._orjson_writes_numbers_as_rfc8785() is True
-
-
-@pytest.mark.parametrize("doubt", verify._ORJSON_DOUBTS)
-def test_every_doubtful_number_text_is_searched_for(doubt):
-    """The unrolled searches in _compiled_canonical cover every entry of _ORJSON_DOUBTS."""
-    fine = b'{"a":["x",1.5,2e-7]}'
-    assert verify._compiled_canonical(fine) == {"a": ["x", 1.5, 2e-7]}
-    inside_a_string = b'{"a":["x' + doubt + b'",1.5,2e-7]}'
-    assert verify._compiled_canonical(inside_a_string) is None
 
 
 # -- check_clean_pair: the whole per-manifest verdict in one fast call ------------------
@@ -275,7 +194,8 @@ def test_date_time_verdicts(text, valid):
 
 _reference_values = st.none() | st.integers() | st.sampled_from(
     ["sha256:" + "ab" * 32, "sha256:" + "AB" * 32, "sha256:" + "ab" * 31, "",
-     "sha256:" + "ab" * 32 + "sha256:" + "cd" * 32, "sha256:" + "ab" * 32 + "\n"]) | st.text(
+     "sha256:" + "ab" * 32 + "sha256:" + "cd" * 32, "sha256:" + "ab" * 32 + "\n",
+     "sha256:" + "ab" * 32 + "\nsha256:" + "cd" * 32]) | st.text(
     max_size=80)
 
 
@@ -294,4 +214,7 @@ def test_run_references_of_a_run_with_all_four(bundle):
     # two digests joined in one field, nothing in the next: the lengths rule it out
     fields = list(REFERENCE_FIELDS)
     split = dict(spec, **{fields[0]: spec[fields[0]] + spec[fields[1]], fields[1]: ""})
+    assert verify._run_references(split) == (None, None, spec[fields[2]], spec[fields[3]])
+    # the same with the joining newline inside the first field: still not two digests
+    split = dict(spec, **{fields[0]: spec[fields[0]] + "\n" + spec[fields[1]], fields[1]: ""})
     assert verify._run_references(split) == (None, None, spec[fields[2]], spec[fields[3]])

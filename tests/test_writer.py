@@ -40,9 +40,10 @@ def test_batch_writes_every_file_with_its_stat(tmp_path, children):
         batch.run()
     assert tree(tmp_path) == files(BULK_LISTING + 1)
     assert batch.stats.keys() == files(BULK_LISTING + 1).keys()
-    for rel, triple in batch.stats.items():
-        st = (tmp_path / rel).stat()
-        assert triple == (st.st_mtime_ns, st.st_size, st.st_ino)
+    for rel, recorded in batch.stats.items():
+        st = (tmp_path / rel).stat()  # ctime too: taken after the rename, as git's index needs
+        assert recorded == (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev,
+                            st.st_uid, st.st_gid)
 
 
 @pytest.mark.parametrize("count", [3, BULK_LISTING + 1])  # probed, and listed, old files
@@ -74,4 +75,60 @@ def test_a_child_that_dies_without_a_word_is_a_failure_and_undone(tmp_path, monk
     batch.start()
     with pytest.raises(OSError, match="died"):
         batch.wait()
+    assert tree(tmp_path) == {}
+
+
+# -- the forked writers must never outlive, or hang, the process that started them --------
+
+_KILLED_PARENT = """
+import os, signal, sys
+from kistore.writer import FileBatch
+files = {f"store/objects/{i % 256:02x}/{i:062x}.json": b'{"n":%d}' % i for i in range(6000)}
+batch = FileBatch(sys.argv[1], files)
+batch.start(2)
+print(" ".join(str(child.pid) for child, _ in batch._children), flush=True)
+os.kill(os.getpid(), signal.SIGKILL)  # the parent dies before reading any reply
+"""
+
+_FAILED_PARENT = """
+import sys
+from kistore.writer import FileBatch
+files = {f"store/objects/{i % 256:02x}/{i:062x}.json": b'{"n":%d}' % i for i in range(6000)}
+batch = FileBatch(sys.argv[1], files)
+batch.start(2)
+batch.undo()  # as after a failure while packing: the replies (> a pipe's 64 KiB) unread
+print("undone", flush=True)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[1][0] != "Z"  # a zombie has exited
+    except FileNotFoundError:
+        return False
+
+
+def test_children_of_a_killed_parent_exit_instead_of_blocking_on_their_reply(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    run = subprocess.run([sys.executable, "-c", _KILLED_PARENT, str(tmp_path)],
+                         capture_output=True, text=True, timeout=60)
+    pids = [int(p) for p in run.stdout.split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 60
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in pids), "a writer child is still blocked"
+
+
+def test_undo_before_wait_reads_the_replies_and_does_not_hang(tmp_path):
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", _FAILED_PARENT, str(tmp_path)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.stdout == "undone\n", run.stderr
     assert tree(tmp_path) == {}

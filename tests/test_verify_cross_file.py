@@ -1,0 +1,122 @@
+"""verify's cross-file fast paths: ``entries_clean`` says "nothing to report" only when
+``check_entries`` reports nothing (names used twice, dangling references and references to
+the wrong kind must all send the tree to the exact checks), and the streamed pairing of
+object and metadata files makes the units and path findings the dict of pairs made."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kistore import verify
+from kistore.digest import Digest
+from kistore.model import REFERENCE_FIELDS
+from kistore.schema import KINDS
+
+_HEXES = [c * 64 for c in "0123456789"]
+_REFS = [None, *(f"sha256:{h}" for h in _HEXES[:6]), "sha256:" + "f" * 64]
+
+_manifest = st.tuples(
+    st.sampled_from([*KINDS, None]),
+    st.sampled_from([None, "a", "b", "c"]),
+    st.tuples(*[st.sampled_from(_REFS) for _ in REFERENCE_FIELDS]))
+
+
+Manifest = tuple[str, "str | None", "str | None", tuple["str | None", ...]]
+
+
+def _clean(manifests: list[Manifest]) -> bool:
+    columns = zip(*manifests, strict=True) if manifests else ([], [], [], [])
+    return verify.entries_clean(*columns)
+
+
+def _entries(manifests: list[Manifest]) -> dict[Digest, verify.Entry]:
+    return {Digest(h): verify.Entry(
+        Digest(h), kind, name, {f: r for f, r in zip(REFERENCE_FIELDS, refs, strict=True)
+                                if r is not None}, True, True)
+        for h, kind, name, refs in manifests}
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(_manifest, max_size=len(_HEXES)))
+def test_entries_clean_agrees_with_check_entries(drawn):
+    """Random trees of paired manifests: the fast answer is the exact one."""
+    manifests = [(h, *m) for h, m in zip(_HEXES, drawn, strict=False)]
+    assert _clean(manifests) == (verify.check_entries(_entries(manifests)) == [])
+
+
+def _tree(**run_refs: str) -> list[Manifest]:
+    none = (None,) * len(REFERENCE_FIELDS)
+    refs = tuple(run_refs.get(f) for f in REFERENCE_FIELDS)
+    return [("1" * 64, "Workload", "w", none), ("2" * 64, "BenchmarkProtocol", "p", none),
+            ("3" * 64, "BenchmarkRun", "r", refs)]
+
+
+def test_clean_tree_is_clean():
+    assert _clean(_tree(workloadDigest="sha256:" + "1" * 64,
+                                      protocolDigest="sha256:" + "2" * 64))
+
+
+def test_dangling_reference_goes_to_the_exact_checks():
+    manifests = _tree(workloadDigest="sha256:" + "9" * 64)
+    assert not _clean(manifests)
+    assert [f.rule.id for f in verify.check_entries(_entries(manifests))] == ["KI201"]
+
+
+def test_reference_to_the_wrong_kind_goes_to_the_exact_checks():
+    manifests = _tree(workloadDigest="sha256:" + "2" * 64)  # a protocol, not a workload
+    assert not _clean(manifests)
+    assert [f.rule.id for f in verify.check_entries(_entries(manifests))] == ["KI202"]
+
+
+def test_name_used_twice_goes_to_the_exact_checks():
+    manifests = [*_tree(), ("4" * 64, "Workload", "w", (None,) * len(REFERENCE_FIELDS))]
+    assert not _clean(manifests)
+    assert [f.rule.id for f in verify.check_entries(_entries(manifests))] == ["KI205"]
+
+
+# -- audit._unit_chunks: pairing streamed a unit at a time, as the dict of pairs did -----
+
+_SHARD_NAMES = [f"{h[:2]}/{h[2:]}.json" for h in ("0" * 64, "0" * 63 + "1", "a" * 64)]
+_store_path = st.one_of(
+    st.builds("{}/{}".format, st.sampled_from(["store/objects/sha256", "store/metadata/sha256",
+                                                "store/objects/sha512", "store/metadata"]),
+              st.sampled_from([*_SHARD_NAMES, "0a/short.json", "README"])),
+    st.sampled_from(["store/trust/keys.json", "store/policy/ranking.json", "store/x",
+                     "store/attestations/a.json"]))
+_mode = st.sampled_from([0o100644, 0o100644, 0o100755, 0o120000, 0o160000])
+
+
+class _Modes:
+    """A snapshot of nothing but paths and modes (pairing reads no file)."""
+
+    def __init__(self, modes: dict[str, int]) -> None:
+        self.modes = modes
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.dictionaries(_store_path, _mode, max_size=12), st.integers(1, 4))
+def test_unit_chunks_pair_as_the_dict_of_pairs_did(modes, chunk):
+    from kistore import audit
+
+    audit_chunk, audit.CHUNK = audit.CHUNK, chunk
+    try:
+        findings: list = []
+        units: list = []
+        yielded = [u for c in audit._unit_chunks(_Modes(modes), lambda p: True, findings, units)
+                   for u in c]
+    finally:
+        audit.CHUNK = audit_chunk
+    files: dict[str, list] = {}  # the pairing before units were streamed
+    expected_findings = []
+    for path, mode in modes.items():
+        paired = audit._pair_key(path)
+        if paired is None or mode not in verify.FILE_MODES:
+            expected_findings += verify.check_layout_path(path, mode)
+            if paired is None:
+                continue
+        files.setdefault(paired[0], [None, None])[paired[1]] = path
+    expected = sorted((h, o, m, o is not None, m is not None) for h, (o, m) in files.items())
+    assert yielded == units
+    assert sorted(units) == expected
+    assert findings == expected_findings
