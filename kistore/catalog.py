@@ -17,7 +17,9 @@ key it indexed the shard at, and per manifest the keys of its two files:
   ``(st_mtime_ns, st_size, st_ino)``, as git's own index trusts stat data. Every add,
   removal or rename in a shard changes the directory's mtime, so it is seen; an in-place
   edit of a file in a shard whose directory did not change is not (``kistore verify`` and
-  the pull-request gate read every file and remain the authority on names).
+  the pull-request gate read every file and remain the authority on names), except that
+  ``KIND/NAME`` resolution reads the metadata file it lands on and, when the name is no
+  longer there, makes the catalog read that manifest again (:meth:`Catalog.forget`).
 
 The store layer hands in a :class:`Source` (the work tree or a commit); this module does no
 git itself. The query layer's ranking index is separate (``kistore/query``).
@@ -139,6 +141,18 @@ class Catalog:
                                 (scope, hex_, *keys, *kind_name))
         gone = [(scope, d) for d in stored.keys() - seen]
         self.db.executemany("DELETE FROM files WHERE scope=? AND digest=?", gone)
+
+    def forget(self, scope: str, digest: Digest) -> None:
+        """Make the next :meth:`sync` read ``digest``'s files and list its shards again.
+
+        For a file found rewritten in place: its directory's key did not change, and a
+        same-size rewrite that put the old mtime back keeps the file's key too.
+        """
+        shard = digest.hex[:2]
+        with self.db:
+            self.db.execute("DELETE FROM files WHERE scope=? AND digest=?", (scope, digest.hex))
+            self.db.executemany("DELETE FROM shards WHERE scope=? AND dir=?",
+                                [(scope, f"objects/{shard}"), (scope, f"metadata/{shard}")])
 
     def record(self, scope: str, rows: Iterable[tuple[Digest, str, str, str, str]],
                shard_keys: Mapping[str, str]) -> None:

@@ -141,6 +141,8 @@ def _parse_range(lines: list[bytes], file: str, start: int, end: int) -> list[Lo
         if not raw.strip():
             continue
         try:
+            if number > 1 and raw.startswith(_BOM):
+                raise _bom_inside(number, file)
             value = canonical.loads(raw, file=file)
             found.extend(_from_value(value, file, line=number))
         except KistoreError as e:
@@ -151,6 +153,20 @@ def _parse_range(lines: list[bytes], file: str, start: int, end: int) -> list[Lo
     if errors:
         raise MultipleErrors(errors)
     return found
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _bom_inside(number: int, file: str) -> ParseError:
+    """Return the error for a byte-order mark opening line ``number`` > 1 of JSON Lines.
+
+    :func:`kistore.canonical.loads` sees each line alone and says "at start of file";
+    inside a file it is usually a BOM-saved file appended to this one.
+    """
+    return ParseError(f"byte-order mark (bytes EF BB BF) at the start of line {number}, not "
+                      "of the file (a file saved with a BOM was probably appended here): "
+                      "delete those 3 bytes", file=file, pointer="", line=number, column=1)
 
 
 PARALLEL_LINES = 2000
@@ -179,13 +195,16 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
     time) is the cost of the workers.
 
     Returns:
-        Every manifest, in input order; None when worker processes cannot be started here.
+        Every manifest, in input order; None when worker processes cannot be started here
+        or one died before answering (killed): the caller then parses in one process.
 
     Raises:
         MultipleErrors: every problem, in input order. A range in which a worker found a
             problem is parsed again here, so each message is exactly the one-process one.
     """
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     global _shared_lines
     try:
@@ -198,18 +217,21 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
     parts: list[list[Located] | MultipleErrors | None] = []
     _shared_lines = (lines, file)
     gc.freeze()  # a collection in parent or worker would copy every shared page it walks
+    # An executor, not multiprocessing.Pool: a Pool replaces a worker killed mid-task (OOM
+    # killer, kill -9) and waits forever for its lost result; the executor reports it.
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts)
     try:
-        with context.Pool(workers, initializer=_ignore_interrupts) as pool:
-            theirs = pool.imap(_parse_shared_range, ranges[own:])  # dispatched in the background
-            for start, end in ranges[:own]:
-                try:
-                    parts.append(_parse_range(lines, file, start, end))
-                except MultipleErrors as e:
-                    parts.append(e)
-            parts.extend(None if packed is None else _unpack(packed, file) for packed in theirs)
-    except OSError:  # no processes allowed (limits, sandbox): one process does it all
-        return None
+        theirs = pool.map(_parse_shared_range, ranges[own:])  # dispatched in the background
+        for start, end in ranges[:own]:
+            try:
+                parts.append(_parse_range(lines, file, start, end))
+            except MultipleErrors as e:
+                parts.append(e)
+        parts.extend(None if packed is None else _unpack(packed, file) for packed in theirs)
+    except (OSError, BrokenProcessPool):  # no processes allowed, or a worker was killed:
+        return None  # one process does it all
     finally:
+        pool.shutdown(wait=False, cancel_futures=True)
         _shared_lines = None
         gc.unfreeze()
     found: list[Located] = []

@@ -173,8 +173,31 @@ def check_document(document: Any, schema: str, *, file: str | None = None) -> li
     findings = []
     for error in _validator(schema).iter_errors(document):
         pointer = "".join(f"/{escape_pointer(str(p))}" for p in error.absolute_path)
-        findings.append(SchemaError(_describe(error), file=file, pointer=pointer))
+        findings.extend(_unexpected_keys(error, pointer, file)
+                        or [SchemaError(_describe(error), file=file, pointer=pointer)])
     return sorted(findings, key=lambda f: (f.pointer or "", f.message))
+
+
+def _unexpected_keys(error: Any, pointer: str, file: str | None) -> list[SchemaError]:
+    """One finding per key a closed object does not allow, at the key's own pointer.
+
+    jsonschema reports ``additionalProperties``/``unevaluatedProperties`` once, at the
+    object (the manifest's top level has the empty pointer, so the message named no place
+    at all), with the keys only inside its text. Each key is named here with the object's
+    pointer and the keys it allows. Returns [] for any other error.
+    """
+    if error.validator not in ("additionalProperties", "unevaluatedProperties") or \
+            error.validator_value is not False or not isinstance(error.instance, dict):
+        return []
+    keys = [k for k in error.instance if repr(k) in error.message]  # the message quotes each
+    where = f"the object at {pointer}" if pointer else "the manifest's top-level object"
+    # unevaluatedProperties also allows what sibling subschemas (allOf, $ref) declare
+    allowed = sorted(error.schema.get("properties", {})) \
+        if error.validator == "additionalProperties" else []
+    also = f"; it allows only {', '.join(allowed)}" if allowed else ""
+    return [SchemaError(f"unexpected key {key!r} in {where}{also}: remove it or correct its "
+                        "spelling", file=file, pointer=f"{pointer}/{escape_pointer(key)}")
+            for key in keys]
 
 
 def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaError]:

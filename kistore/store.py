@@ -48,7 +48,7 @@ from .errors import (
 from .model import Manifest
 from .schema import KINDS
 from .views import CommitView, View, WorkTreeView, stat_key
-from .writer import FileBatch, FileStat
+from .writer import FileBatch, FileStat, remove_stale_temps
 from .writer import atomic_write as atomic_write  # re-exported: trust and notes use it
 
 SETTINGS_TEMPLATE = """\
@@ -234,6 +234,10 @@ class Store:
         kind, slash, name = ref.partition("/")
         if slash and kind in KINDS:
             digest = view.name_owners([(kind, name)]).get((kind, name))
+            if digest is not None and view.catalog is not None and view.scope == "work" and \
+                    not _has_name(view, digest, name):  # its metadata was rewritten in place
+                view.catalog.forget(view.scope, digest)
+                digest = view.name_owners([(kind, name)]).get((kind, name))
             if digest is None:
                 raise ResolutionError(f"no {kind} named {name!r} in the store")
             return digest
@@ -354,9 +358,10 @@ class Store:
             key = (m.kind, m.name)
             owner = names.get(key) or batch_names.setdefault(key, digest)
             if owner != digest:
+                first = "" if key in names else _place((origins or {}).get(owner))
                 problems.append(ConflictError(
-                    f"{m.kind} name {m.name!r} is already used by {owner}; names are unique "
-                    "per kind: choose another metadata.name", pointer="/metadata/name"
+                    f"{m.kind} name {m.name!r} is already used by {owner}{first}; names are "
+                    "unique per kind: choose another metadata.name", pointer="/metadata/name"
                 ))
             status = "added"
             if view.has_object(digest):
@@ -402,6 +407,7 @@ class Store:
             raise MultipleErrors(errors)
         if not files:
             return results
+        remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)
         try:
             if commit and len(files) >= PACK_THRESHOLD and WRITERS:
@@ -615,6 +621,27 @@ def _objects_dir(repo: pygit2.Repository) -> Path:
     if common.is_file():
         git_dir = (git_dir / common.read_text("utf-8").strip()).resolve()
     return git_dir / "objects"
+
+
+def _has_name(view: View, digest: Digest, name: str) -> bool:
+    """Return True when the work tree's metadata file of ``digest`` still says ``name``.
+
+    The name catalog trusts directory and file stat data; one read checks its answer.
+    """
+    try:
+        return canonical.loads(view.read(layout.metadata_path(digest)) or b"")["name"] == name
+    except (KistoreError, KeyError, TypeError):
+        return False
+
+
+def _place(origin: Any) -> str:
+    """Say where a manifest earlier in this input came from: `` (first at FILE:LINE)``."""
+    if origin is None:
+        return " (earlier in this input)"
+    if isinstance(origin, str):
+        return f" (first in {origin})"
+    where = origin.file + (f":{origin.line}" if origin.line is not None else "")
+    return f" (first at {where}{':' + origin.pointer if origin.pointer else ''})"
 
 
 def _locate(problem: KistoreError, origin: Any) -> None:

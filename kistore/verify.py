@@ -113,7 +113,10 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
         findings.append(Finding(NOT_A_REGULAR_FILE, f"{what} under store/", file=path,
                                 expected="a regular file", found=what))
     if not _in_layout(path):
-        findings.append(Finding(PATH_OUTSIDE_LAYOUT, "not a path of the store layout", file=path))
+        findings.append(Finding(PATH_OUTSIDE_LAYOUT, "not a path of the store layout: move or "
+                                "remove it (a .NAME.PID.N.tmp file is a temporary file of a "
+                                "killed `kistore add`: delete it, or the next add into its "
+                                "directory removes it)", file=path))
     return findings
 
 

@@ -19,8 +19,9 @@ import gc
 import itertools
 import marshal
 import os
+import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 BULK_LISTING = 64
@@ -107,6 +108,44 @@ def _write(path: str, data: bytes, *, fix_mode: bool) -> os.stat_result:
         raise
     finally:
         os.close(fd)
+
+
+TEMP_NAME = re.compile(r"\.[^/]+\.(?:[0-9]+\.[0-9]+|[A-Za-z0-9_]{8})\.tmp")
+"""The temporary names :func:`_write` gives: ``.NAME.PID.N.tmp``, or ``.NAME.XXXXXXXX.tmp``
+from its :func:`tempfile.mkstemp` fallback."""
+
+
+def remove_stale_temps(root: str | os.PathLike[str], directories: Iterable[str]) -> list[str]:
+    """Remove the temporary files a killed writer left in ``directories``; return their paths.
+
+    Call it only while holding the store's write lock (:meth:`kistore.store.Store.add`):
+    every writer of these directories holds that lock while it writes (and a forked
+    writer inherits it), so any temporary file found then belongs to no live write. A PID
+    test would be weaker: a dead writer's PID is reused by an unrelated process (its file
+    would then stay forever), and a PID from another PID namespace (a container sharing
+    the clone) names nothing here.
+
+    Args:
+        root: the work tree.
+        directories: ``/``-separated directories relative to ``root`` (the shards an add is
+            about to write: one listing each, no scan of the store).
+
+    Returns:
+        The removed files, relative to ``root``.
+    """
+    top = os.fspath(root)
+    removed = []
+    for directory in directories:
+        try:
+            names = os.listdir(os.path.join(top, directory))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for name in names:
+            if name.startswith(".") and TEMP_NAME.fullmatch(name):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(top, directory, name))
+                    removed.append(f"{directory}/{name}")
+    return removed
 
 
 class FileBatch:

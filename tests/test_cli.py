@@ -139,6 +139,19 @@ def test_usage_error_exits_2(runner, store_path):
     assert result.exit_code == 2
 
 
+def test_mistyped_command_suggests_the_nearest_one(runner, store_path):
+    """`kistore ad` said only "No such command"; git names the command meant."""
+    result = run(runner, store_path, "ad")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == "Error: No such command 'ad'; did you mean add?"
+    result = run(runner, store_path, "verfy")
+    assert result.stderr.splitlines()[-1] == \
+        "Error: No such command 'verfy'; did you mean verify?"
+    result = run(runner, store_path, "zzzz")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == "Error: No such command 'zzzz'."
+
+
 def test_no_store_is_a_clear_error(runner, tmp_path):
     result = runner.invoke(main, ["--store", str(tmp_path), "show", "abcdef01"])
     assert result.exit_code == 1

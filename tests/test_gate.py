@@ -111,7 +111,8 @@ def test_check_runs_in_a_bare_repository(runner, published, tmp_path):
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == (
         "store/objects/sha256/zz.json: error KI110 path-outside-layout: not a path of the "
-        "store layout")
+        "store layout: move or remove it (a .NAME.PID.N.tmp file is a temporary file of a "
+        "killed `kistore add`: delete it, or the next add into its directory removes it)")
 
 
 def test_pre_existing_problems_outside_the_range_are_not_blamed_on_it(runner, published,

@@ -75,7 +75,7 @@ def test_no_worker_processes_falls_back_to_one_process(parallel, monkeypatch):
     def refuse(*args, **kwargs):
         raise OSError("Resource temporarily unavailable")
 
-    monkeypatch.setattr(multiprocessing.context.ForkContext, "Pool", refuse)
+    monkeypatch.setattr(multiprocessing.context.ForkContext, "Process", refuse)
     data = jsonl(20)
     assert inputs.parse_manifests(data, file="x.jsonl") == serial(data, "x.jsonl")
 
@@ -145,3 +145,71 @@ def test_parse_workers_leave_ctrl_c_to_the_parent():
     with multiprocessing.get_context("fork").Pool(1, initializer=inputs._ignore_interrupts) as p:
         assert p.apply(signal.getsignal, (signal.SIGINT,)) == signal.SIG_IGN
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+_KILL_A_WORKER = r"""
+import json, os, signal, sys
+from bench.generate import manifests
+from kistore import inputs
+
+inputs.PARALLEL_LINES, inputs._CHUNK_LINES, inputs._cpus = 8, 3, lambda: 2
+parse = inputs._parse_shared_range
+
+def killed(bounds):  # the worker's second task: as `kill -9` or the OOM killer would
+    if bounds[0] >= 12:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return parse(bounds)
+
+inputs._parse_shared_range = killed
+data = b"".join(json.dumps(d).encode() + b"\n" for d in manifests(30))
+found = inputs.parse_manifests(data, file="x.jsonl")
+print(json.dumps([[str(x.manifest.digest), x.line] for x in found]))
+"""
+
+
+def test_a_parse_worker_killed_mid_task_neither_hangs_nor_prints_a_traceback(tmp_path):
+    """The attack: ``kill -9`` of one parse worker during a large add. The pool replaced
+    the worker and waited forever for its lost answer (a BrokenPipeError traceback when
+    stopped); now the parent parses the input itself, with the same result."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    result = subprocess.run([sys.executable, "-c", _KILL_A_WORKER], capture_output=True,
+                            text=True, timeout=120, env=env, cwd=root)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    expected = [[str(x.manifest.digest), x.line] for x in serial(jsonl(30), "x.jsonl")]
+    assert json.loads(result.stdout) == expected
+
+
+def test_a_byte_order_mark_deep_in_json_lines_names_its_line():
+    """A BOM on line 3501 (a BOM-saved file appended) was reported "at start of file"."""
+    first = json.dumps(next(manifests(5))).encode()
+    data = first + b"\n" * 3500 + b"\xef\xbb\xbf" + first + b"\n"
+    assert errors_of(data, "runs.jsonl") == [
+        "runs.jsonl:3501:1: byte-order mark (bytes EF BB BF) at the start of line 3501, not "
+        "of the file (a file saved with a BOM was probably appended here): delete those 3 "
+        "bytes"]
+    assert errors_of(b"\xef\xbb\xbf" + first, "runs.jsonl") == [
+        "runs.jsonl:1:1: byte-order mark at start of file; save the file as UTF-8 without BOM"]
+
+
+def test_cli_add_names_both_lines_of_a_name_used_twice_in_one_file(runner, store_path,
+                                                                   tmp_path, kit):
+    """A name clash inside one input named only the second line, not the first user."""
+    from kistore.model import Manifest
+
+    docs = [kit.implementation("proj-a", name="same"), kit.implementation("proj-b", name="same")]
+    path = tmp_path / "impls.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    result = add(runner, store_path, str(path))
+    assert result.exit_code == 1
+    first = Manifest.from_document(docs[0]).digest
+    assert result.stderr.splitlines() == [
+        f"error: {path}:2:1:/metadata/name: Implementation name {docs[0]['metadata']['name']!r} "
+        f"is already used by {first} (first at {path}:1); names are unique per kind: choose "
+        "another metadata.name"]

@@ -226,3 +226,79 @@ def test_reindex_keeps_the_work_tree_cache_so_the_next_rank_reads_no_file(store,
     with monkeypatch.context() as m:  # every directory still cached: git is not asked
         m.setattr(Store, "repo", property(lambda self: pytest.fail(FORBID)))
         assert ranks(store.root) == [("b", 1), ("a", 2)]
+
+
+def rewrite_in_place(path, offset, data):
+    """Overwrite bytes of a file where it is (``open(path, "r+b")``): no rename, so its
+    directory's mtime stays; then put the file's old mtime back, as ``touch -d`` would."""
+    before = path.stat()
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        f.write(data)
+        f.truncate()
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_object_rewritten_in_place_is_not_ranked_from_a_warm_cache(store, kit, world,
+                                                                   monkeypatch, runner):
+    """The attack: ``dd conv=notrunc`` into an object file; the shard directory's mtime
+    is unchanged, so a cache keyed by it alone kept ranking the damaged run first."""
+    from kistore.cli import main
+
+    digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                               *new_run(kit, world, "b", 10)])
+    assert warm_ranks(store.root, monkeypatch) == [("b", 1), ("a", 2)]
+    assert warm_ranks(store.root, monkeypatch) == [("b", 1), ("a", 2)]  # every cache warm
+    b = digests[-1]
+    path = store.root / "store/objects/sha256" / b[7:9] / f"{b[9:]}.json"
+    data = path.read_bytes()
+    rewrite_in_place(path, 10, data[10:].replace(b"BenchmarkRun", b"BenchmarkRux", 1))
+    assert ranks(store.root) == [("a", 1)]
+    result = runner.invoke(main, ["--store", str(store.root), "ls", "--kind", "BenchmarkRun"])
+    assert result.exit_code == 0, result.output
+    assert [line.split()[2] for line in result.stdout.splitlines()] == ["a"]
+    assert f"1 manifest(s) in the work tree do not verify and are left out: {b}" in \
+        result.stderr
+    path.write_bytes(data)  # put back: ranked again
+    assert ranks(store.root) == [("b", 1), ("a", 2)]
+
+
+def test_metadata_rewritten_in_place_is_not_listed_from_a_warm_cache(store, kit, world,
+                                                                     monkeypatch):
+    """The same attack on a metadata file: the new name is listed, the old one is gone."""
+    from kistore.query.answers import list_manifests
+
+    digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                               *new_run(kit, world, "b", 10)])
+    assert warm_ranks(store.root, monkeypatch) == [("b", 1), ("a", 2)]
+
+    def names():
+        return [r.name for r in list_manifests(Store(store.root), kind="BenchmarkRun")]
+
+    assert names() == ["a", "b"]
+    b = digests[-1]
+    path = store.root / "store/metadata/sha256" / b[7:9] / f"{b[9:]}.json"
+    rewrite_in_place(path, 0, path.read_bytes().replace(b'"name":"b"', b'"name":"z"'))
+    assert names() == ["a", "z"]
+    assert ranks(store.root, "BenchmarkRun/a") == [("z", 1), ("a", 2)]
+
+
+def test_show_by_a_name_rewritten_in_place_is_not_resolved_from_the_name_catalog(
+        store, kit, world, monkeypatch, runner):
+    """`show BenchmarkRun/b` kept showing the run whose metadata now says "z"."""
+    from kistore.cli import main
+
+    digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                               *new_run(kit, world, "b", 10)])
+    settle(store.root)
+    show = ["--store", str(store.root), "show"]
+    result = runner.invoke(main, [*show, "BenchmarkRun/b"])
+    assert result.exit_code == 0 and result.stdout.startswith("b:"), result.output
+    b = digests[-1]
+    path = store.root / "store/metadata/sha256" / b[7:9] / f"{b[9:]}.json"
+    rewrite_in_place(path, 0, path.read_bytes().replace(b'"name":"b"', b'"name":"z"'))
+    result = runner.invoke(main, [*show, "BenchmarkRun/b"])
+    assert result.exit_code == 1
+    assert result.stderr == "error: no BenchmarkRun named 'b' in the store\n"
+    result = runner.invoke(main, [*show, "BenchmarkRun/z"])  # the catalog has read it again
+    assert result.exit_code == 0 and result.stdout.startswith("z:"), result.output

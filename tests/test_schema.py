@@ -110,3 +110,18 @@ def test_trailing_newline_in_a_statistic_name_is_refused(bundle):
     run = copy.deepcopy(bundle["run"])
     run["spec"]["timing"]["latencyNs"] = {"mean\n": 5}
     assert _errors(run)
+
+
+def test_unexpected_key_is_named_with_its_objects_pointer():
+    """A misspelt key at the top level was reported with no JSON Pointer at all."""
+    top = {**workload(), "spek": {}}
+    [found] = check_manifest(top, file="w.json")
+    assert found.pointer == "/spek"
+    assert found.format() == ("w.json:/spek: unexpected key 'spek' in the manifest's top-level "
+                              "object: remove it or correct its spelling")
+    nested = workload()
+    nested["metadata"]["nmae"] = "x"
+    [found] = check_manifest(nested, file="w.json")
+    assert found.format() == (
+        "w.json:/metadata/nmae: unexpected key 'nmae' in the object at /metadata; it allows "
+        "only annotations, description, labels, name, title: remove it or correct its spelling")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import subprocess
 import sys
 import textwrap
@@ -443,3 +444,78 @@ def test_a_name_catalog_that_cannot_be_written_does_not_fail_the_add(store, bund
     assert result.status == "added"
     monkeypatch.undo()
     assert store.resolve(f"{m.kind}/{m.name}") == m.digest
+
+
+_KILLED_ADD = r"""
+import os, signal, sys
+from kistore.inputs import read_inputs
+from kistore.store import Store
+
+real, renamed = os.replace, []
+
+def rename_or_die(src, dst):  # the second file is written, then the process is killed
+    if renamed:
+        os.kill(os.getpid(), signal.SIGKILL)
+    renamed.append(dst)
+    real(src, dst)
+
+os.replace = rename_or_die
+Store(sys.argv[1]).add([x.manifest for x in read_inputs([sys.argv[2]])])
+"""
+
+
+def kit_bundle(kit, path):
+    """Write a protocol, an environment and a workload as one bundle file; return its path."""
+    import json
+
+    docs = {"protocol": kit.protocol(), "env": kit.environment(), "workload": kit.workload()}
+    path.write_text(json.dumps(docs))
+    return path
+
+
+def test_temp_files_of_a_killed_add_are_removed_by_the_next_add(store, runner, tmp_path, kit):
+    """The attack: SIGKILL an ``add`` mid-write. Its ``.NAME.PID.N.tmp`` file stayed under
+    store/ and ``verify`` failed (KI110) until someone deleted it by hand."""
+    from kistore.cli import main
+
+    source = kit_bundle(kit, tmp_path / "bundle.json")
+    killed = subprocess.run([sys.executable, "-c", _KILLED_ADD, str(store.root), str(source)],
+                            capture_output=True, text=True)
+    assert killed.returncode == -9, killed.stderr
+    temps = sorted(p.relative_to(store.root).as_posix()
+                   for p in (store.root / "store").rglob(".*.tmp"))
+    assert len(temps) == 1 and temps[0].endswith(".1.tmp")  # .NAME.PID.N.tmp
+    result = runner.invoke(main, ["--store", str(store.root), "verify"])
+    assert result.exit_code == 1
+    assert f"{temps[0]}: error KI110 path-outside-layout" in result.output
+    assert "(a .NAME.PID.N.tmp file is a temporary file of a killed `kistore add`: delete " \
+        "it, or the next add into its directory removes it)" in \
+        result.output
+    result = runner.invoke(main, ["--store", str(store.root), "add", str(source)])
+    assert result.exit_code == 0, result.output
+    assert not list((store.root / "store").rglob(".*.tmp"))
+    result = runner.invoke(main, ["--store", str(store.root), "verify"])
+    assert result.exit_code == 0, result.output
+
+
+def test_stale_temp_files_go_by_the_write_lock_not_by_pid(store, tmp_path, kit):
+    """Under the write lock no other writer can be mid-write in the clone, so a temp file
+    named with a live PID (a reused one: here this very process) is stale too; one in a
+    shard the add does not write stays (no scan of the store per add)."""
+    from kistore.inputs import read_inputs
+
+    located = read_inputs([str(kit_bundle(kit, tmp_path / "bundle.json"))])
+    touched = {layout.object_path(x.manifest.digest).rpartition("/")[0] for x in located}
+    mine = store.root / sorted(touched)[0] / f".x.json.{os.getpid()}.7.tmp"
+    fallback = store.root / sorted(touched)[-1] / ".x.json.ab_Cd9z1.tmp"
+    untouched = next(f"store/objects/sha256/{h:02x}" for h in range(256)
+                     if f"store/objects/sha256/{h:02x}" not in touched)
+    elsewhere = store.root / untouched / f".x.json.{os.getpid()}.8.tmp"
+    for path in (mine, fallback, elsewhere):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"half a file")
+    not_ours = mine.parent / "notes.tmp"
+    not_ours.write_bytes(b"not of our naming pattern")
+    store.add([x.manifest for x in located])
+    assert not mine.exists() and not fallback.exists()
+    assert elsewhere.exists() and not_ours.exists()

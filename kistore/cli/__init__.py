@@ -110,6 +110,23 @@ class KistoreGroup(click.Group):
             self.add_command(getattr(module, attribute), cmd_name)
         return self.commands.get(cmd_name)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        """Find the subcommand ``args[0]`` names; a mistyped one gets the nearest names.
+
+        Raises:
+            click.UsageError: no such command (exit code 2), with "did you mean add?"
+                when some command is close to what was typed, as git does.
+        """
+        name = args[0] if args else None
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=3, cutoff=0.6)
+            if close:
+                ctx.fail(f"No such command {name!r}; did you mean {' or '.join(close)}?")
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """Write the "Commands" section of the help from the summaries, importing nothing."""
         rows = [(name, self.commands.get(name) or click.Command(name, help=SUBCOMMANDS[name][2]))

@@ -49,10 +49,10 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
 
     store = ctx.store()
     catalog = open_catalog(store, at)
-    _warn_unreadable(catalog)
     _warn_default_policy(store, at)
     _, ranking = rank_group(store, ref, at=at, comparison=comparison,
                             min_evidence=min_evidence, catalog=catalog)
+    _warn_unreadable(catalog)  # after: the work tree's answers are checked as they are read
     rows = ranking.rows(include_excluded=show_all)
     if as_json:
         emit_json([{**row.to_json(), "comparison": ranking.comparison.name,
@@ -125,9 +125,9 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
 
     store = ctx.store()
     catalog = open_catalog(store, at)
-    _warn_unreadable(catalog)
     found = list_manifests(store, kind=kind, workload=workload, hardware=hardware, at=at,
                            catalog=catalog)
+    _warn_unreadable(catalog)  # after: the work tree's answers are checked as they are read
     if as_json:
         emit_json([{"digest": r.digest, "kind": r.kind, "name": r.name,
                     "workload": r.workload, "hardware": r.hardware,

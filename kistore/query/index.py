@@ -36,6 +36,8 @@ from .catalog import (
     chain,
     describe_all,
 )
+from .fresh import SCHEMA as FRESH_SCHEMA
+from .fresh import CheckedCatalog, FileCheck
 from .records import Record
 from .worktree import SCHEMA as WORKTREE_SCHEMA
 from .worktree import changed_digests
@@ -51,6 +53,7 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE records ({", ".join(c + (" TEXT PRIMARY KEY" if c == "digest" else " TEXT")
                                 for c in _COLUMNS)});
 {WORKTREE_SCHEMA}
+{FRESH_SCHEMA}
 {warm.SCHEMA}"""
 _INDEXES = {"records_key": "comparison_key", "records_kind": "kind, name",
             "records_workload": "workload", "records_hardware": "hardware",
@@ -220,7 +223,7 @@ class Index:
             if meta.get("format") != FORMAT:
                 return {}
             kept = {table: conn.execute(f"SELECT * FROM {table}").fetchall()
-                    for table in ("worktree", "head_shards", "shard_listings")}
+                    for table in ("worktree", "head_shards", "shard_listings", "manifest_stat")}
             kept["meta"] = [(k, meta[k]) for k in ("shards_tree", "head_commit", "head_tree")
                             if k in meta]
             return kept
@@ -389,9 +392,11 @@ def _work_tree_catalog(store: Any, progress: Progress | None) -> Catalog:
             conn.close()
         conn, tree_id = None, str(load().id)
     base = index.catalog(tree_id, load, progress, conn=conn)
-    changed = changed_digests(store.root, warm.HeadTree(store, base.conn, tree_id, load),
-                              base.conn)
-    catalog: Catalog = OverlayCatalog.over(base, store.view(None), changed) if changed else base
+    head = warm.HeadTree(store, base.conn, tree_id, load)
+    changed = changed_digests(store.root, head, base.conn)
+    # every answer's files are checked by stat data: an in-place rewrite shows (.fresh)
+    catalog: Catalog = CheckedCatalog(base, store.view(None), changed,
+                                      FileCheck(store.root, base.conn, head))
     catalog.annotated = warm.annotated_blobs(store, base.conn)
     return catalog
 

@@ -96,9 +96,17 @@ class HeadTree:
         self.conn = conn
         self.id = tree_id
         self._load = load
+        self._shards: dict[str, str] | None = None
 
     def shards(self) -> dict[str, str]:
         """Return ``{"store/objects/sha256/XX": git tree id, ...}`` for both shard bases."""
+        if self._shards is not None:  # asked by the work-tree comparison and the file check
+            return self._shards
+        self._shards = self._read_shards()
+        return self._shards
+
+    def _read_shards(self) -> dict[str, str]:
+        """:meth:`shards`, from the cache in the index or else from the tree."""
         self.conn.executescript(SCHEMA)
         if _meta(self.conn, "shards_tree") == self.id:
             return dict(self.conn.execute("SELECT dir, id FROM head_shards"))

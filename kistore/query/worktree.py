@@ -10,8 +10,8 @@ when either changes (a commit that adds to other shards leaves this one cached).
 
 A directory modified within the last :data:`RACY_NS` is never cached (as git treats a
 "racily clean" index entry): a change in the same clock tick could hide behind an unchanged
-mtime. A file edited in place by hand does not change its directory's mtime; reads re-hash
-objects, and ``kistore verify`` checks every file, so that is found there.
+mtime. A file edited in place by hand does not change its directory's mtime: every record
+a query answers is checked against its files' stat data by :mod:`.fresh` instead.
 """
 
 from __future__ import annotations
