@@ -358,9 +358,9 @@ class Store:
             key = (m.kind, m.name)
             owner = names.get(key) or batch_names.setdefault(key, digest)
             if owner != digest:
-                first = "" if key in names else _place((origins or {}).get(owner))
+                where = "" if key in names else _place((origins or {}).get(owner))
                 problems.append(ConflictError(
-                    f"{m.kind} name {m.name!r} is already used by {owner}{first}; names are "
+                    f"{m.kind} name {m.name!r} is already used by {owner}{where}; names are "
                     "unique per kind: choose another metadata.name", pointer="/metadata/name"
                 ))
             status = "added"
