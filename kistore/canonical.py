@@ -51,6 +51,8 @@ def _reject_constant(name: str) -> Any:
 
 
 def _parse_int(text: str) -> int:
+    if len(text) > 17:  # beyond 2**53 - 1 for sure; and int() refuses 4,300+ digits
+        raise _Reject(text)
     value = int(text)
     if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
         return value

@@ -130,3 +130,13 @@ def test_many_shallow_containers_are_not_too_deep():
     """The bracket count only decides whether the depth is walked, never the answer."""
     text = json.dumps({"xs": [[i] for i in range(200)], "s": "[[[[" * 50}).encode()
     assert canonical.loads(text)["xs"][199] == [199]
+
+
+@pytest.mark.parametrize("digits", [18, 4301, 5000])
+def test_an_integer_of_thousands_of_digits_is_a_parse_error_not_a_crash(digits):
+    # A new-user test: int() refuses 4,300+ digits with a ValueError, which escaped as a
+    # traceback from add, verify, check and ls.
+    text = b'{"v":' + b"9" * digits + b"}"
+    with pytest.raises(ParseError, match=r"outside \+/-\(2\*\*53 - 1\)") as caught:
+        canonical.loads(text)
+    assert caught.value.pointer == "/v"
