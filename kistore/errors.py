@@ -51,7 +51,11 @@ class KistoreError(Exception):
         return [self]
 
     def format(self) -> str:
-        """Return the one-line form ``FILE[:LINE:COL]:/pointer: message``."""
+        """Return the one-line form ``FILE[:LINE:COL]:/pointer: message``.
+
+        Control characters (from keys, values or file names in the input) are written as
+        escapes: an error message must not drive the reader's terminal.
+        """
         where = []
         if self.file is not None:
             place = self.file
@@ -60,7 +64,13 @@ class KistoreError(Exception):
             where.append(place)
         if self.pointer:  # the root pointer "" adds nothing to the file name
             where.append(self.pointer)
-        return ":".join(where + [" " + self.message]) if where else self.message
+        line = ":".join(where + [" " + self.message]) if where else self.message
+        return line.translate(_CONTROL_ESCAPES)
+
+
+_CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))
+                    if c != 0x0A}
+"""C0 controls but newline, DEL and C1 controls -> ``\\xNN``."""
 
 
 class InputError(KistoreError):

@@ -219,3 +219,11 @@ def test_run_page_ends_with_its_citation(runner, store_path):
     assert last.startswith("Cite: ") and last.endswith(f"{permalink} ({PUBLISHED['run']})")
     data = json.loads(run(runner, store_path, "show", "--json", "384a96d0").output)
     assert data["citation"] == last
+
+
+def test_error_messages_escape_control_characters_from_the_input(tmp_path):
+    # A new-user test: a key "\u001b]0;pwned\u0007" wrote ESC and BEL to the terminal.
+    from kistore.errors import ParseError
+
+    error = ParseError("unexpected key '\x1b]0;x\x07'", file="a\x9b.json", pointer="/\x1b]0;x\x07")
+    assert error.format() == "a\\x9b.json:/\\x1b]0;x\\x07: unexpected key '\\x1b]0;x\\x07'"
