@@ -29,7 +29,7 @@ _U32 = 0xFFFFFFFF
 
 
 def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
-          stats: Mapping[str, FileStat]) -> None:
+          stats: Mapping[str, FileStat]) -> dict[str, Any]:
     """Add ``blobs`` to ``index`` (in memory; the caller writes it), in path order.
 
     Args:
@@ -45,11 +45,17 @@ def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
     hashes it and reports the edit as unstaged. Paths are added in sorted order: libgit2
     inserts each entry at its sorted place, moving every entry after it.
 
+    Returns:
+        What :func:`unstage` needs to take it back: path -> the entry it replaced (an
+        ``IndexEntry``), or None where the path was not staged before.
+
     Raises:
         pygit2.GitError: libgit2 refused an entry.
     """
     add_entry = _entry_adder(index)
+    previous: dict[str, Any] = {}
     for path in sorted(blobs):
+        previous[path] = index[path] if path in index else None
         oid, st = blobs[path], stats.get(path)
         if st is not None and add_entry is not None:
             add_entry(path, oid, st)
@@ -59,6 +65,23 @@ def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
             import pygit2
 
             index.add(pygit2.IndexEntry(path, oid, pygit2.enums.FileMode.BLOB))
+    return previous
+
+
+def unstage(index: pygit2.Index, previous: Mapping[str, Any]) -> None:
+    """Take back what :func:`stage` did (in memory; the caller writes the index).
+
+    Args:
+        index: the repository's index, read under the caller's lock.
+        previous: what :func:`stage` returned. A replaced entry comes back without its
+            stat data (git hashes that file once to know it unchanged).
+    """
+    for path, entry in previous.items():
+        if entry is None:
+            if path in index:
+                index.remove(path)
+        else:
+            index.add(entry)
 
 
 def _entry_adder(index: pygit2.Index) -> Any:

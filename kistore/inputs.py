@@ -252,10 +252,15 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
 
 
 def _ignore_interrupts() -> None:
-    """Worker start: leave Ctrl-C to the parent, which stops the pool (no worker traceback)."""
+    """Worker start: leave Ctrl-C to the parent, which stops the pool (no worker traceback).
+
+    SIGTERM ends a worker at once (the default), as the executor's clean-up expects; the
+    command's own SIGTERM handler (an interrupt) is not inherited.
+    """
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _parse_shared_range(bounds: tuple[int, int]) -> bytes | None:

@@ -37,7 +37,6 @@ from .catalog import Catalog, open_catalog
 from .digest import Digest, match_prefix, parse_prefix
 from .errors import (
     ConflictError,
-    IndexNotUpdatedError,
     InputError,
     KistoreError,
     MultipleErrors,
@@ -335,6 +334,8 @@ class Store:
         """:meth:`add` under the write lock."""
         if self.root is None:
             raise StoreStateError("this repository has no work tree; `add` needs one")
+        if commit:
+            self._refuse_unfinished_operation()
         view = WorkTreeView(self.root, self.catalog())
         unique: dict[Digest, Manifest] = {}
         errors: list[KistoreError] = []
@@ -350,6 +351,7 @@ class Store:
                 ))
                 _locate(errors[-1], (origins or {}).get(m.digest))
         names = view.name_owners(list({(m.kind, m.name) for m in unique.values()}))
+        head_holds = self._head_holds()
         batch_names: dict[tuple[str, str], Digest] = {}
         results: list[AddResult] = []
         files: dict[str, bytes] = {}
@@ -394,10 +396,11 @@ class Store:
                     f"store nor in this input: {listed}; add them first, or pass "
                     "--allow-dangling to record the run anyway", pointer="/spec",
                 ))
-            if status == "added" or (commit and status == "unchanged"
-                                     and not self._committed(m)):
+            if status == "added" or (commit and not head_holds(layout.object_path(digest),
+                                                               m.object_bytes)):
                 files[layout.object_path(digest)] = m.object_bytes
-            if status != "unchanged" or layout.object_path(digest) in files:
+            if status != "unchanged" or layout.object_path(digest) in files or (
+                    commit and not head_holds(layout.metadata_path(digest), m.metadata_bytes)):
                 files[layout.metadata_path(digest)] = m.metadata_bytes
             results.append(AddResult(digest, m.kind, m.name, status))
             for problem in problems:
@@ -409,6 +412,7 @@ class Store:
             return results
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)
+        moved: list[bool] = []  # once the branch has moved, its commit's files must stay
         try:
             if commit and len(files) >= PACK_THRESHOLD and WRITERS:
                 # Child processes write the work-tree files while this one builds the
@@ -416,21 +420,37 @@ class Store:
                 # every file is in place.
                 batch.start(processes=WRITERS)
                 self._commit(files, self._message(message, results), before_move=batch.wait,
-                             stats=batch.stats)
+                             stats=batch.stats, moved=lambda: moved.append(True))
             else:
                 batch.run()
                 if commit:
-                    self._commit(files, self._message(message, results), stats=batch.stats)
-        except IndexNotUpdatedError:
-            self._record_names(view, [unique[r.digest] for r in results
-                                      if r.status != "unchanged"], batch.stats)
-            raise
+                    self._commit(files, self._message(message, results), stats=batch.stats,
+                                 moved=lambda: moved.append(True))
         except BaseException:
-            batch.undo()
+            if not moved:
+                batch.undo()
             raise
         self._record_names(view, [unique[r.digest] for r in results if r.status != "unchanged"],
                            batch.stats)
         return results
+
+    def _refuse_unfinished_operation(self) -> None:
+        """Refuse ``--commit`` in the middle of a merge, cherry-pick, revert or rebase.
+
+        ``git commit`` would finish the operation; a kistore commit would drop its state.
+
+        Raises:
+            StoreStateError: naming the operation and how to finish or abort it.
+        """
+        for marker, operation in (("MERGE_HEAD", "merge"), ("CHERRY_PICK_HEAD", "cherry-pick"),
+                                  ("REVERT_HEAD", "revert"), ("rebase-merge", "rebase"),
+                                  ("rebase-apply", "rebase or am")):
+            if (Path(self.git_dir) / marker).exists():
+                raise StoreStateError(
+                    f"a git {operation} is in progress; finish it (`git commit`, or `git "
+                    f"{operation.split()[0]} --continue`) or abort it (`git "
+                    f"{operation.split()[0]} --abort`), then run the add again",
+                    file=str(Path(self.git_dir) / marker))
 
     @staticmethod
     def _message(message: str | None, results: list[AddResult]) -> str:
@@ -441,17 +461,25 @@ class Store:
         more = f" and {len(results) - 3} more" if len(results) > 3 else ""
         return f"kistore add: {summary}{more}"
 
-    def _committed(self, m: Manifest) -> bool:
-        """Return True when HEAD already holds ``m``'s object and metadata bytes.
+    def _head_holds(self) -> Callable[[str, bytes], bool]:
+        """Return ``holds(path, data)``: True when HEAD's tree has exactly ``data`` at ``path``.
 
-        ``add --commit`` of a manifest an earlier plain ``add`` left uncommitted commits it.
+        ``add --commit`` of a manifest whose files are in the work tree but not committed
+        (an earlier plain ``add``, or an add killed after writing) commits them; a killed
+        add may have left the object file without its metadata, or the other way round.
         """
-        try:
-            head = self.view("HEAD")
-        except InputError:  # no commit yet
-            return False
-        return (head.read(layout.object_path(m.digest)) == m.object_bytes
-                and head.read(layout.metadata_path(m.digest)) == m.metadata_bytes)
+        head: View | None = None
+
+        def holds(path: str, data: bytes) -> bool:
+            nonlocal head
+            if head is None:
+                try:
+                    head = self.view("HEAD")
+                except InputError:  # no commit yet
+                    return False
+            return head.read(path) == data
+
+        return holds
 
     def _record_names(self, view: WorkTreeView, written: list[Manifest],
                       stats: Mapping[str, FileStat]) -> None:
@@ -481,12 +509,15 @@ class Store:
 
     def _commit(self, files: dict[str, bytes], message: str,
                 before_move: Callable[[], None] | None = None,
-                stats: Mapping[str, FileStat] | None = None) -> pygit2.Oid:
+                stats: Mapping[str, FileStat] | None = None,
+                moved: Callable[[], None] | None = None) -> pygit2.Oid:
         """Commit ``files`` on top of the current branch, moving it with compare-and-swap.
 
-        Blobs, trees and the commit are all written before the branch moves. When another
-        writer moved the branch in between, the tree is rebuilt on its new tip and the swap
-        retried. Afterwards the written paths are staged so ``git status`` is clean.
+        Blobs, trees and the commit are written and the paths staged in the git index (so
+        ``git status`` is clean) before the branch moves. When another writer moved the
+        branch in between, the tree is rebuilt on its new tip and the swap retried. If the
+        branch does not move (a failure, an interrupt), the staged entries are taken back.
+        ``moved`` (when given) is called as soon as the branch has moved.
 
         ``before_move`` (when given) is called once, after the first commit object is
         written and before the branch moves; an exception from it stops the commit with
@@ -501,40 +532,70 @@ class Store:
         else:
             blobs = {path: repo.create_blob(data) for path, data in files.items()}
         signature = commit_signature(repo)
-        for attempt in range(_CAS_ATTEMPTS):
-            branch, parent = self._branch_tip()
-            base = parent.tree if parent is not None else None
-            tree = _build_tree(repo, base, _nest(blobs))
-            parents = [parent.id] if parent is not None else []
-            oid = repo.create_commit(None, signature, signature, message, tree, parents)
-            if before_move is not None:
-                before_move()
-                before_move = None
-            try:
-                if parent is None:
-                    repo.references.create(branch, oid)
-                else:
-                    ref = repo.references[branch]
-                    if ref.target != parent.id:
-                        continue
-                    ref.set_target(oid, f"commit: {message.splitlines()[0]}")
-            except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError, OSError):
-                # Another writer moved the branch or holds its lock: rebuild on its tip.
+        previous: dict[str, Any] | None = None  # the index entries staging replaced
+        try:
+            for attempt in range(_CAS_ATTEMPTS):
+                branch, parent = self._branch_tip()
+                base = parent.tree if parent is not None else None
+                tree = _build_tree(repo, base, _nest(blobs))
+                parents = [parent.id] if parent is not None else []
+                oid = repo.create_commit(None, signature, signature, message, tree, parents)
+                if before_move is not None:
+                    before_move()
+                    before_move = None
+                if previous is None:  # staged before the branch moves: a failure here
+                    previous = self._staged(blobs, stats or {}, repo)  # commits nothing
+                if self._move(branch, parent, oid, message):
+                    previous = None
+                    if moved is not None:
+                        moved()
+                    return oid
                 time.sleep(random.uniform(0.001, 0.02) * (attempt + 1))
-                continue
-            try:
-                self._stage(blobs, stats or {})
-            except (OSError, pygit2.GitError) as e:
-                # The branch has moved: the commit stands, so the work tree must stay.
-                raise IndexNotUpdatedError(
-                    f"committed {oid} on {branch}, but the git index could not be updated "
-                    f"({e or type(e).__name__}); the work tree holds the committed files: "
-                    "run `git reset -q` to bring the index in line with HEAD") from e
-            return oid
+        finally:
+            if previous is not None:  # staged, but the branch did not move: take it back
+                self._unstage(previous)
         raise StoreStateError(
             f"the branch kept moving under concurrent writers ({_CAS_ATTEMPTS} attempts); "
             "nothing was committed: run the command again"
         )
+
+    def _staged(self, blobs: dict[str, pygit2.Oid], stats: Mapping[str, FileStat],
+                repo: pygit2.Repository) -> dict[str, Any]:
+        """:meth:`_stage`, its failure said for people (before the branch moves)."""
+        try:
+            return self._stage(blobs, stats)
+        except (OSError, pygit2.GitError) as e:
+            raise StoreStateError(
+                f"the git index could not be updated ({e or type(e).__name__}); nothing was "
+                "committed and the work tree is as it was. Is another git command running "
+                "(.git/index.lock)? A split or sparse index is not supported: `git "
+                "update-index --no-split-index`, `git sparse-checkout disable`",
+                file=str(Path(repo.path) / "index")) from e
+
+    def _move(self, branch: str, parent: pygit2.Commit | None, oid: pygit2.Oid,
+              message: str) -> bool:
+        """Move ``branch`` from ``parent`` to ``oid`` (compare-and-swap); False: it moved.
+
+        Interrupts (SIGINT, SIGTERM) wait until the swap is done: the caller must know
+        whether the branch moved, to keep or undo the work tree.
+        """
+        import signal
+
+        blocked = {signal.SIGINT, signal.SIGTERM}
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+        try:
+            if parent is None:
+                self.repo.references.create(branch, oid)
+                return True
+            ref = self.repo.references[branch]
+            if ref.target != parent.id:
+                return False
+            ref.set_target(oid, f"commit: {message.splitlines()[0]}")
+            return True
+        except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError, OSError):
+            return False  # another writer moved the branch or holds its lock: retry on its tip
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def _branch_tip(self) -> tuple[str, pygit2.Commit | None]:
         head = self.repo.references.get("HEAD")
@@ -545,22 +606,48 @@ class Store:
         return branch, (self.repo[ref.target].peel(pygit2.Commit) if ref is not None else None)
 
     def _stage(self, blobs: dict[str, pygit2.Oid],
-               stats: Mapping[str, FileStat] | None = None) -> None:
+               stats: Mapping[str, FileStat] | None = None) -> dict[str, Any]:
         """Stage the committed blobs in the git index under a lock (read-modify-write).
 
         Each entry carries its file's stat data, so a later ``git status`` need not hash
         the file: from ``stats`` where this add wrote the file, else read from the file
         (:func:`kistore.gitindex.stage` says what happens to a file edited meanwhile).
+
+        Returns:
+            The entries it replaced (path -> entry, or None for a path not staged before),
+            for :meth:`_unstage`.
+
+        Raises:
+            OSError, pygit2.GitError: the index could not be read or written (another git
+                command holds its lock, or it uses an extension libgit2 cannot write).
         """
         if self.root is None:
-            return
-        lock_path = Path(self.repo.path) / "kistore-index.lock"
-        with open(lock_path, "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+            return {}
+        with self._index_lock():
             index = self.repo.index
             index.read(force=True)
-            gitindex.stage(index, blobs, stats or {})
+            previous = gitindex.stage(index, blobs, stats or {})
             index.write()
+        return previous
+
+    def _unstage(self, previous: Mapping[str, Any]) -> None:
+        """Put back the index entries :meth:`_stage` replaced.
+
+        Best effort: a failure to write leaves the entries for ``git reset -q`` to fix,
+        and is not raised over the error that made the add stop.
+        """
+        with contextlib.suppress(OSError, pygit2.GitError), self._index_lock():
+            index = self.repo.index
+            index.read(force=True)
+            gitindex.unstage(index, previous)
+            index.write()
+
+    @contextlib.contextmanager
+    def _index_lock(self) -> Iterator[None]:
+        """Hold kistore's lock on the git index (``<git dir>/kistore-index.lock``)."""
+        with open(Path(self.repo.path) / "kistore-index.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
 
 
 def _default_policy() -> bytes:

@@ -403,30 +403,71 @@ def test_staging_a_file_edited_since_the_commit_keeps_the_committed_blob(store, 
     assert git(store_path, "status", "--porcelain") == f" M {rel}\n"
 
 
-def test_index_write_failing_after_the_branch_moved_keeps_commit_and_work_tree(
-        store, store_path, bundle, monkeypatch):
-    # A full disk while staging (found by a new-user test): the commit stands, so undoing
-    # the work tree would leave HEAD naming files that git status shows as deleted.
-    import errno
+def _state(store_path) -> tuple[str, str, str, dict[str, bytes]]:
+    """HEAD, the git index (as ls-files --stage), git status and every work-tree file."""
+    return (git(store_path, "rev-parse", "HEAD"), git(store_path, "ls-files", "--stage"),
+            git(store_path, "status", "--porcelain"), snapshot(store_path))
 
-    from kistore.errors import IndexNotUpdatedError
 
-    def disk_full(self, blobs, stats=None):
-        raise OSError(errno.ENOSPC, "No space left on device")
+@pytest.mark.parametrize("bulk", [False, True], ids=["few-files", "bulk-with-writer-child"])
+def test_an_index_that_cannot_be_written_commits_nothing_and_changes_nothing(
+        store, store_path, bundle, bulk):
+    # A new-user test: a split index ('link', which libgit2 cannot write), a sparse index
+    # or a leftover .git/index.lock made the add commit first and fail to stage after.
+    batch = bulk_batch() if bulk else [Manifest.from_document(bundle["protocol"])]
+    git(store_path, "update-index", "--split-index")
+    before = _state(store_path)
+    with pytest.raises(StoreStateError, match=r"nothing was committed.*split"):
+        store.add(batch, commit=True, message="never")
+    assert _state(store_path) == before
 
-    monkeypatch.setattr(Store, "_stage", disk_full)
-    m = Manifest.from_document(bundle["protocol"])
-    with pytest.raises(IndexNotUpdatedError, match=r"git reset -q") as caught:
-        store.add([m], commit=True, message="staged later")
-    assert "No space left on device" in str(caught.value)
-    assert git(store_path, "log", "-1", "--format=%s").strip() == "staged later"
-    for path in (layout.object_path(m.digest), layout.metadata_path(m.digest)):
-        assert (store_path / path).read_bytes() == git(
-            store_path, "show", f"HEAD:{path}").encode()
-    monkeypatch.undo()
-    git(store_path, "reset", "-q")
+
+def test_ctrl_c_before_the_branch_moves_takes_back_the_staged_entries(
+        store, store_path, monkeypatch):
+    batch = bulk_batch()
+    before = _state(store_path)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Store, "_move", interrupted)  # after staging, before the swap
+    with pytest.raises(KeyboardInterrupt):
+        store.add(batch, commit=True, message="never")
+    assert _state(store_path) == before
+
+
+def test_ctrl_c_after_the_branch_moved_keeps_the_commit_its_files_and_the_index(
+        store, store_path, monkeypatch):
+    # A new-user test: SIGINT right after the ref moved deleted all 40,000 committed files
+    # and left them staged as deleted.
+    batch = bulk_batch()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Store, "_record_names", interrupted)  # the step after the move
+    with pytest.raises(KeyboardInterrupt):
+        store.add(batch, commit=True, message="landed")
+    assert git(store_path, "log", "-1", "--format=%s").strip() == "landed"
     assert git(store_path, "status", "--porcelain") == ""
-    assert store.resolve(f"{m.kind}/{m.name}") == m.digest
+    for m in batch:
+        path = layout.object_path(m.digest)
+        assert (store_path / path).read_bytes() == m.object_bytes
+
+
+def test_a_rerun_commits_the_object_a_killed_add_left_without_its_metadata(
+        store, store_path, bundle):
+    # A new-user test: the object file alone in the work tree (what a SIGKILL between the
+    # two writes leaves) made the re-run commit the metadata without the object.
+    m = Manifest.from_document(bundle["protocol"])
+    obj = store_path / layout.object_path(m.digest)
+    obj.parent.mkdir(parents=True, exist_ok=True)
+    obj.write_bytes(m.object_bytes)
+    [result] = store.add([m], commit=True, message="both")
+    assert result.status == "metadata-updated"
+    committed = git(store_path, "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert {layout.object_path(m.digest), layout.metadata_path(m.digest)} <= set(committed)
+    assert git(store_path, "status", "--porcelain") == ""
 
 
 def test_a_name_catalog_that_cannot_be_written_does_not_fail_the_add(store, bundle,
@@ -519,3 +560,45 @@ def test_stale_temp_files_go_by_the_write_lock_not_by_pid(store, tmp_path, kit):
     store.add([x.manifest for x in located])
     assert not mine.exists() and not fallback.exists()
     assert elsewhere.exists() and not_ours.exists()
+
+
+def test_add_commit_is_refused_during_an_unfinished_merge(store, store_path, bundle):
+    # A new-user test: add --commit committed over a conflicted merge (MERGE_HEAD present).
+    (store_path / ".git" / "MERGE_HEAD").write_text(git(store_path, "rev-parse", "HEAD"))
+    before = _state(store_path)
+    with pytest.raises(StoreStateError, match=r"git merge is in progress.*git merge --abort"):
+        store.add([Manifest.from_document(bundle["protocol"])], commit=True)
+    assert _state(store_path) == before
+
+
+def test_sigterm_mid_write_undoes_the_add_like_ctrl_c(store_path, tmp_path):
+    # A new-user test: SIGTERM (timeout, a cancelled CI job) ended the add on the spot and
+    # left 1,411 manifests in the work tree of an add that never finished.
+    import signal
+    import time
+
+    from bench.generate import write_jsonl
+
+    source = tmp_path / "many.jsonl"
+    write_jsonl(source, 5000)
+    before = _state(store_path)
+    add = subprocess.Popen([sys.executable, "-c", "from kistore.cli import main; main()",
+                            "--store", str(store_path),
+                            "add", "--commit", str(source)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    objects = store_path / "store" / "objects"
+    deadline = time.monotonic() + 120
+    while add.poll() is None and time.monotonic() < deadline:
+        if any(objects.rglob("*.json")):  # the write has begun
+            break
+        time.sleep(0.002)
+    add.send_signal(signal.SIGTERM)
+    _, err = add.communicate(timeout=120)
+    assert "Traceback" not in err
+    if add.returncode == 1:  # interrupted: all undone
+        assert "Aborted!" in err
+        assert _state(store_path) == before
+    else:  # the signal came after the branch moved: the add is whole
+        assert add.returncode == 0, err
+        assert git(store_path, "status", "--porcelain") == ""
+        assert len(git(store_path, "ls-files", "store/objects").split()) == 5000

@@ -177,7 +177,30 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
       kistore add --commit ../shared/examples/*.bundle.json --allow-dangling
       kistore show BenchmarkRun/sol-submission-20464
     """
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminated)
     ctx.obj = StoreContext(store_path)
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    """SIGTERM (``timeout``, a cancelled CI job, systemd) cleans up as Ctrl-C does.
+
+    Python's default for SIGTERM ends the process on the spot: an add stopped mid-write
+    left its files in the work tree. As KeyboardInterrupt it is undone and click says
+    "Aborted!" (exit 1). Python ignores an exception raised inside a finaliser
+    (``__del__``), so there it comes back 10 ms later as SIGALRM, to the same handler.
+    """
+    caller = frame
+    while caller is not None:
+        if caller.f_code.co_name == "__del__":
+            import signal
+
+            signal.signal(signal.SIGALRM, _terminated)
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+            return
+        caller = caller.f_back
+    raise KeyboardInterrupt
 
 
 def emit_json(value: Any) -> None:
