@@ -543,13 +543,22 @@ class Store:
                 if before_move is not None:
                     before_move()
                     before_move = None
-                if previous is None:  # staged before the branch moves: a failure here
-                    previous = self._staged(blobs, stats or {}, repo)  # commits nothing
-                if self._move(branch, parent, oid, message):
-                    previous = None
-                    if moved is not None:
-                        moved()
-                    return oid
+                # Staging and the move with their bookkeeping are one step for interrupts
+                # (Ctrl-C, SIGTERM arrive after it): the caller must know which side of the
+                # move it stopped on, to keep or undo the work tree and the index.
+                with _interrupts_deferred():
+                    if previous is None:  # staged before the branch moves: a failure here
+                        previous = self._staged(blobs, stats or {}, repo)  # commits nothing
+                    if parent is not None and parent.tree.id == tree:
+                        landed = True  # HEAD holds all of it (a re-run): no empty commit
+                        oid = parent.id
+                    else:
+                        landed = self._move(branch, parent, oid, message)
+                    if landed:
+                        previous = None
+                        if moved is not None:
+                            moved()
+                        return oid
                 time.sleep(random.uniform(0.001, 0.02) * (attempt + 1))
         finally:
             if previous is not None:  # staged, but the branch did not move: take it back
@@ -574,15 +583,7 @@ class Store:
 
     def _move(self, branch: str, parent: pygit2.Commit | None, oid: pygit2.Oid,
               message: str) -> bool:
-        """Move ``branch`` from ``parent`` to ``oid`` (compare-and-swap); False: it moved.
-
-        Interrupts (SIGINT, SIGTERM) wait until the swap is done: the caller must know
-        whether the branch moved, to keep or undo the work tree.
-        """
-        import signal
-
-        blocked = {signal.SIGINT, signal.SIGTERM}
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+        """Move ``branch`` from ``parent`` to ``oid`` (compare-and-swap); False: it moved."""
         try:
             if parent is None:
                 self.repo.references.create(branch, oid)
@@ -594,8 +595,6 @@ class Store:
             return True
         except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError, OSError):
             return False  # another writer moved the branch or holds its lock: retry on its tip
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def _branch_tip(self) -> tuple[str, pygit2.Commit | None]:
         head = self.repo.references.get("HEAD")
@@ -648,6 +647,24 @@ class Store:
         with open(Path(self.repo.path) / "kistore-index.lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             yield
+
+
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block is done; they are delivered on leaving it.
+
+    An exception raised by a delivered signal then starts after the block's bookkeeping,
+    never inside it (a ``finally`` that unblocks inside the function would let it replace
+    the ``return``).
+    """
+    import signal
+
+    blocked = {signal.SIGINT, signal.SIGTERM}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _default_policy() -> bytes:

@@ -602,3 +602,40 @@ def test_sigterm_mid_write_undoes_the_add_like_ctrl_c(store_path, tmp_path):
         assert add.returncode == 0, err
         assert git(store_path, "status", "--porcelain") == ""
         assert len(git(store_path, "ls-files", "store/objects").split()) == 5000
+
+
+@pytest.mark.parametrize("step", ["_stage", "_move"])
+def test_ctrl_c_during_staging_or_the_move_arrives_after_the_bookkeeping(
+        store, store_path, monkeypatch, step):
+    # A new-user test: SIGINT/SIGTERM unblocked inside the move replaced its `return True`
+    # (the commit landed, its files were undone) or landed inside staging (not taken back).
+    import os
+    import signal
+
+    batch = bulk_batch()
+    real = getattr(Store, step)
+
+    def interrupted(self, *args, **kwargs):
+        result = real(self, *args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C at the worst moment: right after it
+        return result
+
+    monkeypatch.setattr(Store, step, interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.add(batch, commit=True, message="landed")
+    assert git(store_path, "log", "-1", "--format=%s").strip() == "landed"
+    assert git(store_path, "status", "--porcelain") == ""
+
+
+def test_a_rerun_whose_files_head_already_holds_makes_no_empty_commit(store, store_path):
+    # A new-user test: after an interrupted add whose commit had landed, the re-run wrote
+    # the files again and committed a tree identical to its parent's.
+    batch = bulk_batch()
+    store.add(batch, commit=True, message="landed")
+    head = git(store_path, "rev-parse", "HEAD")
+    git(store_path, "rm", "-q", "-r", "--cached", "store/objects", "store/metadata")
+    for m in batch:
+        (store_path / layout.object_path(m.digest)).unlink()
+    store.add(batch, commit=True, message="again")
+    assert git(store_path, "rev-parse", "HEAD") == head
+    assert git(store_path, "status", "--porcelain") == ""
