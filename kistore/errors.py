@@ -101,14 +101,6 @@ class StoreStateError(KistoreError):
     """The repository is not in a state that allows the operation."""
 
 
-class IndexNotUpdatedError(StoreStateError):
-    """The commit was made and the branch moved, but the git index could not be updated.
-
-    The work tree holds the committed files; only the index lags (``git status`` shows
-    them as changed until ``git reset -q`` brings the index in line with HEAD).
-    """
-
-
 class ConflictError(StoreStateError):
     """The operation would overwrite something that must not change silently."""
 
