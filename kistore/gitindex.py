@@ -15,11 +15,14 @@ device, inode, uid, gid and size, as git itself truncates them).
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .writer import FileStat
+from .pack import blob_id
+from .writer import FileStat, file_stat
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -28,18 +31,92 @@ _REGULAR_FILE = 0o100644
 _U32 = 0xFFFFFFFF
 
 
+@contextlib.contextmanager
+def updating(index_file: Path, wait_s: float = 5.0) -> Iterator[pygit2.Index]:
+    """Read, change and write git's index under git's own lock, as git commands do.
+
+    Yields the index read from ``index_file`` (``.git/index``) once ``index.lock`` beside
+    it is created (``O_EXCL``: a running git command holds it, and no other takes it until
+    the new index is in place). The changed index is written to a scratch file, renamed
+    onto the lock file, and the lock file renamed onto ``index_file``: git's lock-file
+    protocol, so a concurrent ``git add`` or ``git commit`` waits or fails, and neither
+    side's update is lost. On any failure the lock and the scratch file are removed and
+    ``index_file`` is unchanged. A lock held by another command is waited for, up to
+    ``wait_s`` seconds (git holds it for milliseconds; one left by a crash stays).
+
+    Raises:
+        FileExistsError: ``index.lock`` was still held after ``wait_s`` seconds.
+        OSError, pygit2.GitError: the index could not be read or written (an extension
+            libgit2 cannot write: split or sparse index).
+    """
+    import shutil
+
+    import pygit2
+
+    lock = index_file.with_name(index_file.name + ".lock")
+    scratch = index_file.with_name("kistore-index.new")
+    fd = _take(lock, wait_s)
+    try:
+        if index_file.exists():
+            shutil.copyfile(index_file, scratch)
+        else:
+            scratch.unlink(missing_ok=True)
+        index = _open_index(pygit2, scratch)
+        yield index
+        index.write()
+        os.replace(scratch, lock)  # the new index is the lock file, as git writes it
+        os.replace(lock, index_file)
+    except BaseException:
+        scratch.unlink(missing_ok=True)
+        lock.unlink(missing_ok=True)
+        raise
+    finally:
+        os.close(fd)
+
+
+def _take(lock: Path, wait_s: float) -> int:
+    """Create ``lock`` exclusively, retrying while another process holds it; return its fd."""
+    import time
+
+    deadline = time.monotonic() + wait_s
+    pause = 0.001
+    while True:
+        try:
+            return os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+
+
+def _open_index(pygit2: Any, path: Path) -> pygit2.Index:
+    """Open an index file; one libgit2 cannot read raises without a finaliser's noise.
+
+    (pygit2's ``Index.__del__`` fails on an object whose ``__init__`` raised: it had no
+    ``_index`` yet. Freeing NULL is a no-op in libgit2.)
+    """
+    index = pygit2.Index.__new__(pygit2.Index)
+    with contextlib.suppress(ImportError):
+        from pygit2.ffi import ffi
+
+        index._index = ffi.NULL
+    index.__init__(str(path))
+    return index
+
+
 def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
-          stats: Mapping[str, FileStat]) -> dict[str, Any]:
+          stats: Mapping[str, FileStat], root: str | os.PathLike[str]) -> dict[str, Any]:
     """Add ``blobs`` to ``index`` (in memory; the caller writes it), in path order.
 
     Args:
-        index: the repository's index, read under the caller's lock.
+        index: the index, read under git's lock (:func:`updating`).
         blobs: work-tree path (``/``-separated, relative) -> committed blob id.
         stats: path -> the :data:`kistore.writer.FileStat` of the file written with
-            exactly that blob's bytes. A path without one is added from its file (read
-            and hashed by libgit2); if that file no longer holds the committed bytes
-            (edited meanwhile), the entry is the committed blob without stat data, so
-            ``git status`` shows the edit.
+            exactly that blob's bytes. A path without one is read from its file under
+            ``root``: stat data when the file holds the committed bytes, else the
+            committed blob without stat data, so ``git status`` shows the edit.
+        root: the work tree.
 
     A file edited after it was written no longer matches its recorded stat data, so git
     hashes it and reports the edit as unstaged. Paths are added in sorted order: libgit2
@@ -57,15 +134,26 @@ def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
     for path in sorted(blobs):
         previous[path] = index[path] if path in index else None
         oid, st = blobs[path], stats.get(path)
+        if st is None:
+            st = _stat_if_holding(os.path.join(root, path), oid.raw)
         if st is not None and add_entry is not None:
             add_entry(path, oid, st)
-            continue
-        index.add(path)
-        if index[path].id != oid:
+        else:
             import pygit2
 
             index.add(pygit2.IndexEntry(path, oid, pygit2.enums.FileMode.BLOB))
     return previous
+
+
+def _stat_if_holding(path: str, oid: bytes) -> FileStat | None:
+    """Return the file's stat data when it holds the blob ``oid`` (20 raw bytes), else None."""
+    try:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            data = f.read()
+    except OSError:
+        return None
+    return file_stat(st) if blob_id(data) == oid else None
 
 
 def unstage(index: pygit2.Index, previous: Mapping[str, Any]) -> None:

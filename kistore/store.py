@@ -606,7 +606,7 @@ class Store:
 
     def _stage(self, blobs: dict[str, pygit2.Oid],
                stats: Mapping[str, FileStat] | None = None) -> dict[str, Any]:
-        """Stage the committed blobs in the git index under a lock (read-modify-write).
+        """Stage the committed blobs in the git index under git's lock (read-modify-write).
 
         Each entry carries its file's stat data, so a later ``git status`` need not hash
         the file: from ``stats`` where this add wrote the file, else read from the file
@@ -622,11 +622,8 @@ class Store:
         """
         if self.root is None:
             return {}
-        with self._index_lock():
-            index = self.repo.index
-            index.read(force=True)
-            previous = gitindex.stage(index, blobs, stats or {})
-            index.write()
+        with gitindex.updating(Path(self.repo.path) / "index") as index:
+            previous = gitindex.stage(index, blobs, stats or {}, self.root)
         return previous
 
     def _unstage(self, previous: Mapping[str, Any]) -> None:
@@ -635,18 +632,9 @@ class Store:
         Best effort: a failure to write leaves the entries for ``git reset -q`` to fix,
         and is not raised over the error that made the add stop.
         """
-        with contextlib.suppress(OSError, pygit2.GitError), self._index_lock():
-            index = self.repo.index
-            index.read(force=True)
+        with contextlib.suppress(OSError, pygit2.GitError), gitindex.updating(
+                Path(self.repo.path) / "index") as index:
             gitindex.unstage(index, previous)
-            index.write()
-
-    @contextlib.contextmanager
-    def _index_lock(self) -> Iterator[None]:
-        """Hold kistore's lock on the git index (``<git dir>/kistore-index.lock``)."""
-        with open(Path(self.repo.path) / "kistore-index.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            yield
 
 
 @contextlib.contextmanager

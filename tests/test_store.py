@@ -639,3 +639,32 @@ def test_a_rerun_whose_files_head_already_holds_makes_no_empty_commit(store, sto
     store.add(batch, commit=True, message="again")
     assert git(store_path, "rev-parse", "HEAD") == head
     assert git(store_path, "status", "--porcelain") == ""
+
+
+def test_a_concurrent_git_add_is_never_lost(store_path, tmp_path):
+    # A new-user test: kistore read the index, then wrote it back over `git add`s that had
+    # succeeded meanwhile (it held only its own lock, not git's index.lock).
+    import time
+
+    from bench.generate import write_jsonl
+
+    source = tmp_path / "many.jsonl"
+    write_jsonl(source, 3000)
+    add = subprocess.Popen([sys.executable, "-c", "from kistore.cli import main; main()",
+                            "--store", str(store_path), "add", "--commit", str(source)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    added = []
+    number = 0
+    while add.poll() is None:
+        number += 1
+        name = f"user-{number}.txt"
+        (store_path / name).write_text(name)
+        staged = subprocess.run(["git", "-C", str(store_path), "add", name],
+                                capture_output=True)
+        if staged.returncode == 0:  # git said it is staged: it must stay staged
+            added.append(name)
+        time.sleep(0.001)
+    assert add.wait() == 0, add.stderr.read() if add.stderr else ""
+    staged_now = set(git(store_path, "ls-files").split())
+    assert added and not [n for n in added if n not in staged_now]
+    assert git(store_path, "status", "--porcelain", "store") == ""
