@@ -648,7 +648,16 @@ def _worktree_changes(repo: Any) -> list[Finding]:
     changed = (flags.WT_MODIFIED | flags.INDEX_MODIFIED | flags.WT_TYPECHANGE
                | flags.INDEX_TYPECHANGE | flags.INDEX_RENAMED | flags.WT_RENAMED)
     findings = []
-    for path, status in sorted(repo.status(untracked_files="no").items()):
+    try:
+        statuses = repo.status(untracked_files="no")
+    except pygit2.GitError as e:  # e.g. a split or sparse index, which libgit2 cannot read
+        from .errors import StoreStateError
+
+        raise StoreStateError(
+            f"the git index cannot be read ({e}): a split or sparse index is not supported; "
+            "run `git update-index --no-split-index` or `git sparse-checkout disable`, or "
+            "verify a commit with --at HEAD", file=str(Path(repo.path) / "index")) from None
+    for path, status in sorted(statuses.items()):
         if not path.startswith(layout.OBJECTS_DIR + "/"):
             continue
         if status & deleted:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -185,3 +186,20 @@ def test_clean_pull_request_passes_check(runner, published, bundle, tmp_path):
     assert result.output == "ok: main..pr: 0 errors, 0 warnings, 0 info\n"
     result = invoke(runner, published, "check", "main..pr", "--format", "github")
     assert result.exit_code == 0 and "::error" not in result.output
+
+
+def test_verify_of_a_split_index_says_what_to_do_instead_of_a_traceback(tmp_path):
+    # A new-user test: `kistore verify` crashed with "unsupported mandatory extension:
+    # 'link'" (libgit2 cannot read a split index).
+    from click.testing import CliRunner
+
+    from kistore.cli import main
+    from kistore.store import Store
+
+    Store.init(tmp_path / "s")
+    subprocess.run(["git", "-C", str(tmp_path / "s"), "update-index", "--split-index"],
+                   check=True)
+    result = CliRunner().invoke(main, ["--store", str(tmp_path / "s"), "verify"])
+    assert result.exit_code == 1
+    assert "split or sparse index is not supported" in result.output
+    assert "Traceback" not in result.output
