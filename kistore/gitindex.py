@@ -51,8 +51,6 @@ def updating(index_file: Path, wait_s: float = 5.0) -> Iterator[pygit2.Index]:
     """
     import shutil
 
-    import pygit2
-
     lock = index_file.with_name(index_file.name + ".lock")
     scratch = index_file.with_name("kistore-index.new")
     fd = _take(lock, wait_s)
@@ -61,7 +59,7 @@ def updating(index_file: Path, wait_s: float = 5.0) -> Iterator[pygit2.Index]:
             shutil.copyfile(index_file, scratch)
         else:
             scratch.unlink(missing_ok=True)
-        index = _open_index(pygit2, scratch)
+        index = _open_index(scratch)
         yield index
         index.write()
         os.replace(scratch, lock)  # the new index is the lock file, as git writes it
@@ -90,18 +88,20 @@ def _take(lock: Path, wait_s: float) -> int:
             pause = min(pause * 2, 0.05)
 
 
-def _open_index(pygit2: Any, path: Path) -> pygit2.Index:
+def _open_index(path: Path) -> pygit2.Index:
     """Open an index file; one libgit2 cannot read raises without a finaliser's noise.
 
     (pygit2's ``Index.__del__`` fails on an object whose ``__init__`` raised: it had no
     ``_index`` yet. Freeing NULL is a no-op in libgit2.)
     """
+    import pygit2
+
     index = pygit2.Index.__new__(pygit2.Index)
     with contextlib.suppress(ImportError):
         from pygit2.ffi import ffi
 
         index._index = ffi.NULL
-    index.__init__(str(path))
+    pygit2.Index.__init__(index, str(path))
     return index
 
 

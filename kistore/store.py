@@ -548,7 +548,7 @@ class Store:
                 # move it stopped on, to keep or undo the work tree and the index.
                 with _interrupts_deferred():
                     if previous is None:  # staged before the branch moves: a failure here
-                        previous = self._staged(blobs, stats or {}, repo)  # commits nothing
+                        previous = self._stage(blobs, stats or {})  # commits nothing
                     if parent is not None and parent.tree.id == tree:
                         landed = True  # HEAD holds all of it (a re-run): no empty commit
                         oid = parent.id
@@ -567,19 +567,6 @@ class Store:
             f"the branch kept moving under concurrent writers ({_CAS_ATTEMPTS} attempts); "
             "nothing was committed: run the command again"
         )
-
-    def _staged(self, blobs: dict[str, pygit2.Oid], stats: Mapping[str, FileStat],
-                repo: pygit2.Repository) -> dict[str, Any]:
-        """:meth:`_stage`, its failure said for people (before the branch moves)."""
-        try:
-            return self._stage(blobs, stats)
-        except (OSError, pygit2.GitError) as e:
-            raise StoreStateError(
-                f"the git index could not be updated ({e or type(e).__name__}); nothing was "
-                "committed and the work tree is as it was. Is another git command running "
-                "(.git/index.lock)? A split or sparse index is not supported: `git "
-                "update-index --no-split-index`, `git sparse-checkout disable`",
-                file=str(Path(repo.path) / "index")) from e
 
     def _move(self, branch: str, parent: pygit2.Commit | None, oid: pygit2.Oid,
               message: str) -> bool:
@@ -617,14 +604,23 @@ class Store:
             for :meth:`_unstage`.
 
         Raises:
-            OSError, pygit2.GitError: the index could not be read or written (another git
-                command holds its lock, or it uses an extension libgit2 cannot write).
+            StoreStateError: the index could not be read or written (another git command
+                held its lock for 5 s, or it uses an extension libgit2 cannot write); the
+                index is unchanged.
         """
         if self.root is None:
             return {}
-        with gitindex.updating(Path(self.repo.path) / "index") as index:
-            previous = gitindex.stage(index, blobs, stats or {}, self.root)
-        return previous
+        index_file = Path(self.repo.path) / "index"
+        try:
+            with gitindex.updating(index_file) as index:
+                return gitindex.stage(index, blobs, stats or {}, self.root)
+        except (OSError, pygit2.GitError) as e:
+            raise StoreStateError(
+                f"the git index could not be updated ({e or type(e).__name__}); nothing was "
+                "committed and the work tree is as it was. Is another git command running "
+                "(.git/index.lock)? A split or sparse index is not supported: `git "
+                "update-index --no-split-index`, `git sparse-checkout disable`",
+                file=str(index_file)) from e
 
     def _unstage(self, previous: Mapping[str, Any]) -> None:
         """Put back the index entries :meth:`_stage` replaced.

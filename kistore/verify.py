@@ -280,7 +280,7 @@ def _check_json_bytes(path: str, data: bytes) -> Parsed:
         findings.append(Finding(CRLF_LINE_ENDS, "carriage return in stored bytes", file=path,
                                 line=line, expected="no CR (canonical bytes have no line ends)",
                                 found="CR LF"))
-    value = _compiled_canonical(data)
+    value = canonical_fast.loads_if_canonical(data)
     if value is None:
         value = _plainly_canonical(data)
     if value is not None:
@@ -303,11 +303,6 @@ def _check_json_bytes(path: str, data: bytes) -> Parsed:
             line=line, column=column, expected=_excerpt(expected, offset),
             found=_excerpt(data, offset)))
     return Parsed(findings, value)
-
-
-# The orjson fast path belongs with the canonical form it must agree with.
-_ORJSON_DOUBTS = canonical_fast.DOUBTS
-_compiled_canonical = canonical_fast.loads_if_canonical
 
 
 # What json.loads accepts and re-encodes to the same bytes, yet kistore's strict parser or
@@ -431,10 +426,10 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         return None
     if b"\r" in object_data or b"\r" in metadata_data:
         return None
-    obj = _compiled_canonical(object_data)
+    obj = canonical_fast.loads_if_canonical(object_data)
     if type(obj) is not dict or not obj.keys() <= _HASHED_KEYS:
         return None
-    metadata = _compiled_canonical(metadata_data)
+    metadata = canonical_fast.loads_if_canonical(metadata_data)
     validator = fast_validator(obj.get("kind"))
     if type(metadata) is not dict or validator is None:
         return None
