@@ -59,7 +59,7 @@ def updating(index_file: Path, wait_s: float = 5.0) -> Iterator[pygit2.Index]:
             shutil.copyfile(index_file, scratch)
         else:
             scratch.unlink(missing_ok=True)
-        index = _open_index(scratch)
+        index = open_index(scratch)
         yield index
         index.write()
         os.replace(scratch, lock)  # the new index is the lock file, as git writes it
@@ -88,7 +88,7 @@ def _take(lock: Path, wait_s: float) -> int:
             pause = min(pause * 2, 0.05)
 
 
-def _open_index(path: Path) -> pygit2.Index:
+def open_index(path: Path) -> pygit2.Index:
     """Open an index file; one libgit2 cannot read raises without a finaliser's noise.
 
     (pygit2's ``Index.__del__`` fails on an object whose ``__init__`` raised: it had no
