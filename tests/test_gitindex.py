@@ -20,9 +20,10 @@ def test_a_failed_update_leaves_the_index_bytes_and_no_lock_or_scratch(store, st
     index_file = store_path / ".git" / "index"
     before = index_file.read_bytes()
     oid = _blob(store_path, "never staged")
-    with pytest.raises(RuntimeError), gitindex.updating(index_file) as index:
-        gitindex.stage(index, {"store/x.json": oid}, {}, store_path)
-        index.write()  # even written, the scratch is a new file renamed over the link
+    with pytest.raises(RuntimeError), gitindex.IndexUpdate(index_file) as update:
+        gitindex.stage(update.index, {"store/x.json": oid}, {}, store_path)
+        update.write()  # written to the lock file: the scratch was a new file, not the link
+        assert (store_path / ".git" / "index.lock").stat().st_size > 0
         raise RuntimeError("stop before the rename")
     assert index_file.read_bytes() == before
     assert sorted(p.name for p in index_file.parent.glob("*index*")) == ["index"]
@@ -32,8 +33,8 @@ def test_an_update_lands_the_new_entry_and_keeps_the_old_ones(store, store_path)
     index_file = store_path / ".git" / "index"
     before = git(store_path, "ls-files", "--stage")
     oid = _blob(store_path, "staged")
-    with gitindex.updating(index_file) as index:
-        gitindex.stage(index, {"store/x.json": oid}, {}, store_path)
+    with gitindex.IndexUpdate(index_file) as update:
+        gitindex.stage(update.index, {"store/x.json": oid}, {}, store_path)
     after = git(store_path, "ls-files", "--stage")
     assert after.replace(f"100644 {oid} 0\tstore/x.json\n", "") == before
     assert sorted(p.name for p in index_file.parent.glob("*index*")) == ["index"]
@@ -42,6 +43,6 @@ def test_an_update_lands_the_new_entry_and_keeps_the_old_ones(store, store_path)
 def test_a_held_index_lock_is_waited_for_then_refused(store, store_path):
     index_file = store_path / ".git" / "index"
     (store_path / ".git" / "index.lock").write_bytes(b"")
-    with pytest.raises(FileExistsError), gitindex.updating(index_file, wait_s=0.05):
+    with pytest.raises(FileExistsError), gitindex.IndexUpdate(index_file, wait_s=0.05):
         pass
     assert (store_path / ".git" / "index.lock").exists()  # another command's lock is kept
