@@ -527,6 +527,13 @@ def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
                 elif d.status == deleted:
                     findings.append(Finding(OBJECT_DELETED, f"deleted {where}", file=path,
                                             extra=extra))
+                elif d.old_file.id == d.new_file.id and d.old_file.mode != d.new_file.mode:
+                    # same bytes, only the file mode moved (chmod +x): say so, not "modified"
+                    # with two equal blob ids
+                    findings.append(Finding(
+                        OBJECT_MODIFIED, f"mode changed {d.old_file.mode:o} -> "
+                        f"{d.new_file.mode:o} {where}", file=path, extra=extra,
+                        expected=f"{d.old_file.mode:o}", found=f"{d.new_file.mode:o}"))
                 else:
                     findings.append(Finding(
                         OBJECT_MODIFIED, f"modified {where}", file=path, extra=extra,
@@ -664,9 +671,51 @@ def _worktree_changes(repo: Any) -> list[Finding]:
             findings.append(Finding(OBJECT_DELETED, "deleted in the work tree or index "
                                     "(present in HEAD)", file=path))
         elif status & changed:
-            findings.append(Finding(OBJECT_MODIFIED, "modified in the work tree or index "
-                                    "(HEAD holds other bytes)", file=path))
+            modes = _mode_change(repo, path)
+            if modes is not None:
+                findings.append(Finding(
+                    OBJECT_MODIFIED, f"mode changed {modes[0]:o} -> {modes[1]:o} in the work "
+                    "tree or index (same bytes as HEAD)", file=path,
+                    expected=f"{modes[0]:o}", found=f"{modes[1]:o}"))
+            else:
+                findings.append(Finding(OBJECT_MODIFIED, "modified in the work tree or index "
+                                        "(HEAD holds other bytes)", file=path))
     return findings
+
+
+def _mode_change(repo: Any, path: str) -> tuple[int, int] | None:
+    """Return (HEAD's mode, the new mode) when only the file mode of ``path`` changed.
+
+    That is: the index and the work tree hold HEAD's bytes and one of them another mode
+    (``chmod +x``); None for any other change.
+
+    Called only for paths ``repo.status`` flags as changed, so reading the file is rare.
+    """
+    import pygit2
+
+    try:
+        head = repo.head.peel(pygit2.Commit).tree[path]
+    except KeyError:
+        return None
+    if head.type_str != "blob":
+        return None
+    staged = repo.index[path] if path in repo.index else None
+    if staged is not None and staged.id != head.id:
+        return None
+    full = os.path.join(repo.workdir, path)
+    try:
+        if os.path.islink(full) or pygit2.hashfile(full) != head.id:
+            return None
+        executable = os.stat(full).st_mode & 0o100
+    except OSError:
+        return None
+    filemode = repo.config.get_bool("core.filemode") if "core.filemode" in repo.config else True
+    index_mode = staged.mode if staged is not None else head.filemode
+    work_mode = (0o100755 if executable else 0o100644) if filemode else index_mode
+    for mode in (index_mode, work_mode):  # the index's change first: it is the next commit's
+        if mode != head.filemode:
+            return head.filemode, mode
+    return None
 
 
 CHECKERS: list[Checker] = [check_history, check_policy, check_attestations]
