@@ -514,6 +514,15 @@ def _check_unit_compact(snap: Snapshot, unit: Unit) -> _Compact:
 
 
 def _reopen_worker_snapshot() -> None:
+    """Worker start: reopen the snapshot; leave Ctrl-C to the parent, SIGTERM at its default.
+
+    A worker inherits the CLI's SIGTERM handler (an interrupt); with it, the pool's
+    terminate could not end an idle worker and the parent waited on it for ever.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     assert _worker_snapshot is not None
     _worker_snapshot.reopen()
 

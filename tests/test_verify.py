@@ -264,6 +264,26 @@ def test_a_pool_of_workers_finds_exactly_what_one_process_finds(published, bundl
         assert {"KI101", "KI103", "KI104", "KI204"} <= {f.rule.id for f in alone}
 
 
+def test_verify_workers_end_on_sigterm_even_when_the_cli_catches_it(published):
+    # A worker inherited the CLI's SIGTERM handler (an interrupt): the pool's terminate
+    # could not end an idle worker and the parent waited on it for ever (seen in the suite).
+    import multiprocessing
+    import signal
+
+    from kistore.cli import _terminated
+
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    audit._worker_snapshot = audit.snapshot(Store(published))
+    try:
+        with multiprocessing.get_context("fork").Pool(
+                1, audit._reopen_worker_snapshot) as pool:
+            assert pool.apply(signal.getsignal, (signal.SIGTERM,)) == signal.SIG_DFL
+            assert pool.apply(signal.getsignal, (signal.SIGINT,)) == signal.SIG_IGN
+    finally:
+        audit._worker_snapshot = None
+        signal.signal(signal.SIGTERM, previous)
+
+
 def test_extra_checkers_run_after_the_contents_check(published):
     from kistore.findings import Finding
 
