@@ -487,7 +487,8 @@ def _check_units_compact(snap: Snapshot, chunks: Iterator[list[Unit]], workers: 
     # ends before ``meanwhile`` starts: pygit2 holds the GIL through a status of every file.
     _worker_snapshot = snap
     try:
-        with multiprocessing.get_context("fork").Pool(workers, _reopen_worker_snapshot) as pool:
+        with multiprocessing.get_context("fork").Pool(workers, _reopen_worker_snapshot,
+                                                         (os.getpid(),)) as pool:
             pending = [(units, pool.apply_async(_check_chunk_in_worker, (units,)))
                        for units in chunks]
             if meanwhile is not None:
@@ -513,16 +514,15 @@ def _check_unit_compact(snap: Snapshot, unit: Unit) -> _Compact:
             tuple(entry.references.get(f) for f in REFERENCE_FIELDS))
 
 
-def _reopen_worker_snapshot() -> None:
-    """Worker start: reopen the snapshot; leave Ctrl-C to the parent, SIGTERM at its default.
+def _reopen_worker_snapshot(parent_pid: int) -> None:
+    """Worker start: reopen the snapshot, after :func:`kistore.workers.start_worker`.
 
-    A worker inherits the CLI's SIGTERM handler (an interrupt); with it, the pool's
-    terminate could not end an idle worker and the parent waited on it for ever.
+    A worker that inherited the CLI's SIGTERM handler (an interrupt) could not be ended by
+    the pool's terminate, and the parent waited on it for ever.
     """
-    import signal
+    from .workers import start_worker
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    start_worker(parent_pid)
     assert _worker_snapshot is not None
     _worker_snapshot.reopen()
 
