@@ -555,6 +555,9 @@ def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
 
     Each commit is compared with every parent (a merge with each side), looking only at
     ``store/objects/`` and skipping identical subtrees, so the cost follows what changed.
+    A merge is held to what it changes itself, as git's combined diff: a difference from
+    one parent that another parent already has (the same entry, or the same absence) came
+    with that side, and is reported at the side's own commit, not again at the merge.
 
     Args:
         repo: the ``pygit2.Repository``.
@@ -583,7 +586,10 @@ def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
                 deltas = [d for d in diff.deltas if d.status != added]
             where = f"in commit {str(commit.id)[:12]} ({commit.message.splitlines()[0][:60]!s})"
             extra = {"commit": str(commit.id), "parent": str(parent.id)}
+            others = [objects_tree(repo, p.tree) for p in commit.parents if p.id != parent.id]
             for d in deltas:
+                if others and _from_another_side(d.old_file.path, new, others):
+                    continue
                 path = f"{layout.OBJECTS_DIR}/{d.old_file.path}"
                 if d.status == renamed:
                     findings.append(Finding(
@@ -604,6 +610,26 @@ def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
                         OBJECT_MODIFIED, f"modified {where}", file=path, extra=extra,
                         expected=str(d.old_file.id), found=str(d.new_file.id)))
     return findings
+
+
+def _from_another_side(path: str, merged: Any, others: list[Any]) -> bool:
+    """Return True when another parent of a merge has what the merge has at ``path``.
+
+    ``path`` is relative to ``store/objects``; ``merged`` and ``others`` are those trees
+    (None for a commit without one). The same blob and mode, or both without the path.
+    """
+
+    def entry(tree: Any) -> tuple[str, int] | None:
+        if tree is None:
+            return None
+        try:
+            found = tree[path]
+        except KeyError:
+            return None
+        return str(found.id), found.filemode
+
+    mine = entry(merged)
+    return any(entry(other) == mine for other in others)
 
 
 def ancestry(repo: Any, head: Any, hide: Any = None) -> Iterator[Any]:

@@ -222,3 +222,48 @@ def test_updates_from_stdin_via_cli(runner, published, pushed):
     assert result.exit_code == 1
     assert "KI407 protected-ref-rewritten" in result.output
     assert result.output.splitlines()[-1] == "FAILED: 2 ref update(s): 1 error, 0 warnings, 0 info"
+
+
+def _ki401(runner, root, rev_range: str) -> list[str]:
+    result = invoke(runner, root, "check", rev_range, "--json")
+    assert result.exit_code == 1, result.output
+    return [f["message"] for f in json.loads(result.output)["findings"] if f["rule"] == "KI401"]
+
+
+def test_a_change_merged_from_a_branch_is_reported_once_at_its_own_commit(runner, published):
+    # Found running the pull-request workflow's command on a merge (HEAD^1..HEAD): one
+    # tampered object gave KI401 twice, at the tampering commit and again at the merge.
+    base = head(published)
+    git(published, "checkout", "-q", "-b", "pr")
+    obj = published / store_file(PUBLISHED["protocol"])
+    obj.write_bytes(obj.read_bytes().replace(b"v1.1", b"v2.0", 1))
+    commit_all(published, "tamper")
+    git(published, "checkout", "-q", "main")
+    git(published, "merge", "-q", "--no-ff", "-m", "merge pr", "pr")
+    assert head(published) != base
+    [message] = _ki401(runner, published, "HEAD^1..HEAD")
+    assert message.startswith("modified in commit ") and message.endswith("(tamper)")
+
+
+@pytest.mark.parametrize("side_has_it", [True, False], ids=["both-sides", "one-side"])
+def test_a_merge_that_changes_an_object_itself_is_reported_at_the_merge(
+        runner, published, side_has_it):
+    # An "evil merge": the merge commit's own tree changes an object neither side changed.
+    protocol = store_file(PUBLISHED["protocol"])
+    if not side_has_it:  # the side branch forks before the object was added
+        git(published, "checkout", "-q", "--orphan", "pr")
+        git(published, "rm", "-q", "-r", "--cached", "store")
+        git(published, "clean", "-q", "-fd", "store")
+        git(published, "commit", "-q", "--allow-empty", "-m", "unrelated side")
+    else:
+        git(published, "checkout", "-q", "-b", "pr")
+        git(published, "commit", "-q", "--allow-empty", "-m", "side")
+    git(published, "checkout", "-q", "-f", "main")
+    git(published, "merge", "-q", "--no-commit", "--no-ff", "--allow-unrelated-histories",
+        "-s", "ours", "pr")
+    obj = published / protocol
+    obj.write_bytes(obj.read_bytes().replace(b"v1.1", b"v2.0", 1))
+    git(published, "add", protocol)
+    git(published, "commit", "-q", "--no-verify", "-m", "evil merge")
+    messages = _ki401(runner, published, "HEAD^1..HEAD")
+    assert messages and all(m.endswith("(evil merge)") for m in messages)
