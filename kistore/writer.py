@@ -168,6 +168,7 @@ class FileBatch:
         self.stats: dict[str, FileStat] = {}
         self._created: list[str] = []
         self._replaced: dict[str, bytes] = {}
+        self._new_dirs: list[str] = []  # deepest first: what undo removes when left empty
         self._children: list[tuple[Any, Any]] = []  # (process, reply pipe) per child
 
     def run(self) -> None:
@@ -254,7 +255,10 @@ class FileBatch:
                 os.unlink(path)
         for path, data in self._replaced.items():
             atomic_write(path, data)
-        self._created, self._replaced = [], {}
+        for directory in self._new_dirs:  # the shards this batch created, when left empty
+            with contextlib.suppress(OSError):
+                os.rmdir(directory)
+        self._created, self._replaced, self._new_dirs = [], {}, []
 
     def _reap(self) -> None:
         """Wait for every child to exit, reading what each still has to say first.
@@ -299,6 +303,12 @@ class FileBatch:
         """
         listing = self._listing() if len(self.files) >= BULK_LISTING else None
         root = self.root + "/"
+        missing: set[str] = set()
+        for directory in {os.path.dirname(rel) for rel in self.files}:
+            while directory and directory not in missing and not os.path.isdir(root + directory):
+                missing.add(directory)
+                directory = os.path.dirname(directory)
+        self._new_dirs = [root + d for d in sorted(missing, key=len, reverse=True)]
         for rel in self.files:
             path = root + rel  # rel is "/"-separated and relative (os.path.join: 4x slower)
             if listing is not None and os.path.basename(rel) not in listing.get(

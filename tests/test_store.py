@@ -467,12 +467,14 @@ def test_a_branch_switched_during_the_add_is_not_committed_to(store, store_path,
     monkeypatch.setattr(gitindex, "stage", switched)
     main_before = git(store_path, "rev-parse", "main")
     staged_before = git(store_path, "ls-files", "--stage")
+    layout_before = sorted((store_path / "store").rglob("*"))
     with pytest.raises(StoreStateError, match="HEAD was switched from refs/heads/main to "
                        "refs/heads/other during the add .* nothing was committed"):
         store.add(batch, commit=True, message="never")
     assert git(store_path, "rev-parse", "main") == main_before
     assert git(store_path, "ls-files", "--stage") == staged_before
-    assert not [p for p in (store_path / "store" / "objects").rglob("*") if p.is_file()]
+    # no file and no new directory left (the 500 shard directories used to stay, empty)
+    assert sorted((store_path / "store").rglob("*")) == layout_before
 
 
 @pytest.mark.parametrize("command", [["commit", "-q", "-m", "only mine"], ["reset", "-q"],
