@@ -156,7 +156,7 @@ class BranchCommit:
             blobs = {path: repo.create_blob(data) for path, data in files.items()}
         signature = commit_signature(repo)
         branch, parent = branch_tip(repo)
-        oid = self._commit_on(parent, blobs, signature, message)
+        oid, tree = self._commit_on(parent, blobs, signature, message)
         if before_move is not None:
             before_move()
         # Staging, the move and the bookkeeping are one step for interrupts (Ctrl-C and
@@ -176,10 +176,10 @@ class BranchCommit:
                     branch_now, parent = branch_tip(repo)
                     if branch_now != branch:
                         raise _switched(branch, branch_now)
-                    oid = self._commit_on(parent, blobs, signature, message)
+                    oid, tree = self._commit_on(parent, blobs, signature, message)
                 else:
                     self._check_head(branch)
-                if parent is not None and repo[oid].tree_id == parent.tree_id:
+                if parent is not None and tree == parent.tree_id:
                     oid = parent.id  # HEAD holds all of it (a re-run): no empty commit
                 elif not self._move(branch, parent, oid, message):
                     continue  # another writer moved the branch: again on its new tip
@@ -189,12 +189,16 @@ class BranchCommit:
         raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises
 
     def _commit_on(self, parent: pygit2.Commit | None, blobs: dict[str, pygit2.Oid],
-                   signature: pygit2.Signature, message: str) -> pygit2.Oid:
-        """Write the tree of ``parent`` with ``blobs`` inserted and a commit of it."""
+                   signature: pygit2.Signature, message: str) -> tuple[pygit2.Oid, pygit2.Oid]:
+        """Write the tree of ``parent`` with ``blobs`` inserted, and a commit of it.
+
+        Returns:
+            The commit's id and the tree's id.
+        """
         base = parent.tree if parent is not None else None
         tree = _build_tree(self.repo, base, _nest(blobs))
         parents = [parent.id] if parent is not None else []
-        return self.repo.create_commit(None, signature, signature, message, tree, parents)
+        return self.repo.create_commit(None, signature, signature, message, tree, parents), tree
 
     def _index_update(self) -> contextlib.AbstractContextManager[gitindex.IndexUpdate | None]:
         """Return the index update under git's lock (None in a bare repository: no index).

@@ -215,9 +215,10 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
         return [SchemaError("a manifest must be a JSON object", file=file, pointer="")]
     kind = document.get("kind")
     if kind not in KINDS:
+        found = "it has none" if "kind" not in document else f"found {_json(kind)}"
         return [SchemaError(
-            f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}", file=file, pointer="/kind"
-        )]
+            f"a manifest's kind must be one of {', '.join(KINDS)}; {found}", file=file,
+            pointer="/kind")]
     return check_document(document, f"{kind}.json", file=file)
 
 
@@ -230,6 +231,43 @@ def _describe(error: Any) -> str:
         message += " (e.g. 2026-07-10T06:41:58.611Z)"
     elif error.validator == "pattern" and isinstance(error.instance, str):
         message = f"{error.instance!r} does not match {error.validator_value!r}"
+    elif error.validator == "type":  # JSON's words, not Python's ("None is not of type")
+        wanted = error.validator_value
+        wanted = wanted if isinstance(wanted, list) else [wanted]
+        message = f"expected {' or '.join(_A[w] if w in _A else w for w in wanted)}, found " \
+                  f"{_json_type(error.instance)}"
+    elif error.validator == "const":
+        message = f"expected {_json(error.validator_value)}, found {_json(error.instance)}"
+    elif error.validator == "enum":
+        message = f"expected one of {', '.join(_json(v) for v in error.validator_value)}, " \
+                  f"found {_json(error.instance)}"
     if field is not None and not message.startswith(f"field {field!r}"):
         message = f"field {field!r}: {message}"
     return message
+
+
+_A = {"object": "an object", "array": "an array", "string": "a string", "integer": "an integer",
+      "number": "a number", "boolean": "a boolean", "null": "null"}
+
+
+def _json_type(value: Any) -> str:
+    """Name a parsed JSON value's type as JSON does: ``null``, ``a string``, ``an object``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    for kind, name in ((float, "a number"), (str, "a string"), (list, "an array"),
+                       (dict, "an object")):
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__  # pragma: no cover - not from a JSON parser
+
+
+def _json(value: Any) -> str:
+    """Show a value as JSON (``null``, ``"text"``), short: an error message quotes it."""
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -73,4 +73,4 @@ def test_null_date_time_is_a_finding_not_a_traceback():
     run["spec"]["observedAt"] = None
     [finding] = schema.check_manifest(run)
     assert finding.pointer == "/spec/observedAt"
-    assert "not of type 'string'" in finding.message
+    assert "expected a string, found null" in finding.message

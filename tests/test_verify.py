@@ -268,6 +268,7 @@ def test_verify_workers_end_on_sigterm_even_when_the_cli_catches_it(published):
     # A worker inherited the CLI's SIGTERM handler (an interrupt): the pool's terminate
     # could not end an idle worker and the parent waited on it for ever (seen in the suite).
     import multiprocessing
+    import os
     import signal
 
     from kistore.cli import _terminated
@@ -276,7 +277,7 @@ def test_verify_workers_end_on_sigterm_even_when_the_cli_catches_it(published):
     audit._worker_snapshot = audit.snapshot(Store(published))
     try:
         with multiprocessing.get_context("fork").Pool(
-                1, audit._reopen_worker_snapshot) as pool:
+                1, audit._reopen_worker_snapshot, (os.getpid(),)) as pool:
             assert pool.apply(signal.getsignal, (signal.SIGTERM,)) == signal.SIG_DFL
             assert pool.apply(signal.getsignal, (signal.SIGINT,)) == signal.SIG_IGN
     finally:
