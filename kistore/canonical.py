@@ -30,7 +30,7 @@ from typing import Any
 
 import canonicaljson
 
-from .errors import CanonicalFormError, ParseError
+from .errors import CanonicalFormError, ParseError, TrailingDataError
 
 MAX_DEPTH = 64
 """Deepest nesting of arrays/objects accepted (the document itself is depth 1)."""
@@ -421,7 +421,10 @@ class _Scanner:
         self.value("", 1)
         self.skip_ws()
         if self.pos != len(self.text):
-            self.fail("extra data after the JSON value (JSON Lines need a .jsonl name)", None)
+            line, column = _line_column(self.text[: self.pos])
+            raise TrailingDataError(
+                "extra data after the JSON value; a JSON text holds one value: remove what "
+                "follows it", file=self.file, line=line, column=column)
 
     def skip_ws(self) -> None:
         text, pos = self.text, self.pos

@@ -80,10 +80,10 @@ def test_no_worker_processes_falls_back_to_one_process(parallel, monkeypatch):
     assert inputs.parse_manifests(data, file="x.jsonl") == serial(data, "x.jsonl")
 
 
-def add(runner, store_path, *args):
+def add(runner, store_path, *args, input=None):
     from kistore.cli import main
 
-    return runner.invoke(main, ["--store", str(store_path), "add", *args])
+    return runner.invoke(main, ["--store", str(store_path), "add", *args], input=input)
 
 
 def test_cli_add_names_a_bad_line_deep_in_a_large_batch_and_writes_nothing(
@@ -213,3 +213,56 @@ def test_cli_add_names_both_lines_of_a_name_used_twice_in_one_file(runner, store
         f"error: {path}:2:1:/metadata/name: Implementation name {docs[0]['metadata']['name']!r} "
         f"is already used by {first} (first at {path}:1); names are unique per kind: choose "
         "another metadata.name"]
+
+
+def test_cli_add_stdin_json_lines_reports_every_bad_line_not_a_jsonl_name_hint(
+        runner, store_path):
+    """Bad lines on stdin were hidden behind "extra data ... (JSON Lines need a .jsonl
+    name)" at line 2: each bad line is now reported at its line and pointer."""
+    good = json.dumps(next(manifests(5)))
+    data = f'{good}\n{{"b": 2,}}\n{good[:40]}\n{{"a": 1, "a": 2}}\n'
+    result = add(runner, store_path, "-", input=data)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "error: -:2:9: expected a string object key",
+        "error: -:3:16:/apiVersion: unterminated string",
+        "error: -:4:10:/a: duplicate object key 'a'; a key may appear once",
+    ]
+
+
+def test_cli_add_two_values_on_one_jsonl_line_says_start_a_new_line(runner, store_path,
+                                                                     tmp_path):
+    """The ".jsonl name" hint appeared inside a .jsonl file, where it is wrong."""
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"a": 1} {"b": 2}\n')
+    result = add(runner, store_path, str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}:1:10: a second JSON value on this line; JSON Lines hold one manifest "
+        "a line: start a new line before it"]
+
+
+def test_cli_add_two_values_in_a_json_file_or_on_stdin_says_how_to_give_several(
+        runner, store_path, tmp_path):
+    path = tmp_path / "two.json"
+    path.write_text('{"a": 1}\n{"b": 2}\n')
+    result = add(runner, store_path, str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}:2:1: extra data after the JSON value; a JSON text holds one value: "
+        "remove what follows it; for several manifests use a bundle (an object or array of "
+        "manifests) or JSON Lines in a file named .jsonl or .ndjson"]
+    result = add(runner, store_path, "-", input='{"a": 1} {"b": 2}\n')
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "error: -:1:10: extra data after the JSON value; a JSON text holds one value: remove "
+        "what follows it; for JSON Lines on stdin, put each manifest whole on a line of its "
+        "own"]
+
+
+def test_cli_add_stdin_pretty_printed_manifest_keeps_its_own_error(runner, store_path):
+    """A multi-line manifest on stdin is not mistaken for JSON Lines."""
+    result = add(runner, store_path, "-", input='{\n  "kind": "Workload",\n  "a": 1,\n}\n')
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "error: -:4:1: expected a string object key"]
