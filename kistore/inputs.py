@@ -84,13 +84,16 @@ def _expand(name: str, errors: list[KistoreError]) -> Iterator[tuple[str, bytes]
             and not any(part.startswith(".") for part in p.relative_to(path).parts)
         )
         if not files:
-            errors.append(InputError("directory holds no .json or .jsonl files", file=name))
+            errors.append(InputError("directory holds no .json, .jsonl or .ndjson files; name the "
+                                     "manifest files, or rename them to end in .json",
+                                     file=name))
         for p in files:
             yield str(p), p.read_bytes()
     elif path.exists():  # a file, or a pipe such as <(...) or /dev/stdin
         yield name, path.read_bytes()
     else:
-        errors.append(InputError("no such file or directory", file=name))
+        errors.append(InputError("no such file or directory; check the path (give - to read "
+                                 "standard input)", file=name))
 
 
 def parse_manifests(data: bytes, *, file: str) -> list[Located]:
@@ -155,7 +158,8 @@ def _parse_lines(data: bytes, file: str) -> list[Located]:
     if found is None:  # small input, one CPU, or no worker processes allowed
         found = _parse_range(lines, file, 0, len(lines))
     if not found:
-        raise MultipleErrors([ParseError("no manifests in JSON Lines input", file=file)])
+        raise MultipleErrors([ParseError("no manifests in JSON Lines input: every line is blank; "
+                                         "give one manifest a line", file=file)])
     return found
 
 

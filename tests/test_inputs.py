@@ -64,7 +64,8 @@ def test_bad_lines_deep_in_a_large_batch_are_reported_as_one_process_reports_the
         m.setattr(inputs, "PARALLEL_LINES", 10**9)
         assert found == errors_of(data, "big.jsonl")
     assert found[0].startswith("big.jsonl:2:2:")
-    assert found[1] == ("big.jsonl:37:30:/a: duplicate object key 'a'; a key may appear once")
+    assert found[1] == ("big.jsonl:37:30:/a: duplicate object key 'a'; a key may appear once: "
+                        "delete one of them")
     assert found[2].startswith("big.jsonl:39:1:/metadata/name: ")
     assert len(found) == 3
 
@@ -99,7 +100,7 @@ def test_cli_add_names_a_bad_line_deep_in_a_large_batch_and_writes_nothing(
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         f"error: {path}:34:19:/apiVersion: duplicate object key 'apiVersion'; "
-        "a key may appear once"]
+        "a key may appear once: delete one of them"]
     assert snapshot(store_path) == before
 
 
@@ -224,9 +225,10 @@ def test_cli_add_stdin_json_lines_reports_every_bad_line_not_a_jsonl_name_hint(
     result = add(runner, store_path, "-", input=data)
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
-        "error: -:2:9: expected a string object key",
-        "error: -:3:16:/apiVersion: unterminated string",
-        "error: -:4:10:/a: duplicate object key 'a'; a key may appear once",
+        "error: -:2:9: expected a string object key: remove the trailing comma before '}'",
+        "error: -:3:16:/apiVersion: unterminated string; close it with '\"'",
+        "error: -:4:10:/a: duplicate object key 'a'; a key may appear once: delete one of "
+        "them",
     ]
 
 
@@ -265,4 +267,4 @@ def test_cli_add_stdin_pretty_printed_manifest_keeps_its_own_error(runner, store
     result = add(runner, store_path, "-", input='{\n  "kind": "Workload",\n  "a": 1,\n}\n')
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
-        "error: -:4:1: expected a string object key"]
+        "error: -:4:1: expected a string object key: remove the trailing comma before '}'"]
