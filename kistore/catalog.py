@@ -92,18 +92,25 @@ class Catalog:
         """Close the database."""
         self.db.close()
 
-    def sync(self, source: Source) -> int:
+    def sync(self, source: Source, *, every_shard: bool = False) -> int:
         """Bring ``source.scope`` up to date with ``source``; return how many shards it re-read.
 
         Only shards whose key changed are listed again, and only files whose key changed are
         read. A file that does not parse, or a manifest missing its object or metadata file,
         has no name in the catalog (``verify`` reports it).
+
+        Args:
+            source: the view to follow.
+            every_shard: list every shard again, however its key stands, so each file's own
+                key is compared: finds a file rewritten in place in a directory that did not
+                change (a metadata file edited to rename its manifest). O(store) stats; only
+                files whose key changed are read.
         """
         scope = source.scope
         current = source.shard_keys()
         known = dict(self.db.execute("SELECT dir, key FROM shards WHERE scope=?", (scope,)))
         changed = sorted({d.rpartition("/")[2] for d in current.keys() | known.keys()
-                          if current.get(d) != known.get(d)})
+                          if every_shard or current.get(d) != known.get(d)})
         if not changed:
             return 0
         with self.db:
@@ -141,6 +148,12 @@ class Catalog:
                                 (scope, hex_, *keys, *kind_name))
         gone = [(scope, d) for d in stored.keys() - seen]
         self.db.executemany("DELETE FROM files WHERE scope=? AND digest=?", gone)
+
+    def clear(self) -> None:
+        """Forget every scope: the next :meth:`sync` of each reads every file again."""
+        with self.db:
+            self.db.execute("DELETE FROM files")
+            self.db.execute("DELETE FROM shards")
 
     def forget(self, scope: str, digest: Digest) -> None:
         """Make the next :meth:`sync` read ``digest``'s files and list its shards again.

@@ -86,8 +86,9 @@ class View:
         found = Digest.of(data)
         if found != digest:
             raise VerificationError(
-                f"sha256 of the file is {found}, expected {digest}; the object is corrupt: "
-                f"restore it with `git checkout -- {path}`",
+                f"the object file is corrupt: its sha256 is {str(found)[:19]}..., not the "
+                f"digest in its name; restore it with `git checkout -- {path}`, and run "
+                "`kistore verify` to find any other damaged file",
                 file=path,
             )
         return data
@@ -105,7 +106,17 @@ class View:
         metadata = self.read(path)
         if metadata is None:
             raise ResolutionError(f"object {digest} has no metadata file", file=path)
-        return Manifest.from_bytes(data, metadata, file=layout.object_path(digest))
+        try:
+            return Manifest.from_bytes(data, metadata, file=layout.object_path(digest))
+        except KistoreError:
+            try:  # errors are located in the object file: name the metadata file if it is bad
+                canonical.loads(metadata, file=path)
+            except KistoreError as e:
+                restore = f"`git checkout -- {path}`" if self.scope == "work" else "it"
+                raise VerificationError(f"the metadata file does not parse ({e.message}); "
+                                        f"restore {restore}", file=path, line=e.line,
+                                        column=e.column, pointer=e.pointer) from None
+            raise
 
     def names(self, kinds: Sequence[str] = KINDS) -> dict[tuple[str, str], Digest]:
         """Map ``(kind, metadata.name)`` to digest for every stored manifest of ``kinds``.
@@ -130,6 +141,20 @@ class View:
             return self.catalog.owners(self.scope, keys)
         names = self._scan_names(sorted({k for k, _ in keys}))
         return {key: names[key] for key in keys if key in names}
+
+    def find_name(self, kind: str, name: str) -> Digest | None:
+        """Return the digest named ``KIND/NAME``, or None; a miss is confirmed file by file.
+
+        As :meth:`name_owners`, except that in the work tree a miss lists every shard again
+        and compares each file's stat key (:meth:`kistore.catalog.Catalog.sync`), so a
+        metadata file renamed in place is found by its new name. O(store) stats on a miss
+        only: for resolving what a person typed, not for ``add``'s name checks.
+        """
+        found = self.name_owners([(kind, name)]).get((kind, name))
+        if found is None and self.catalog is not None and self.scope == "work":
+            self.catalog.sync(self, every_shard=True)  # type: ignore[arg-type]
+            found = self.catalog.owners(self.scope, [(kind, name)]).get((kind, name))
+        return found
 
     def _scan_names(self, kinds: Sequence[str]) -> dict[tuple[str, str], Digest]:
         wanted = set(kinds)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from . import StoreContext, emit_json
+from . import StoreContext, emit_json, warn_unreadable
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -52,7 +52,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     _warn_default_policy(store, at)
     _, ranking = rank_group(store, ref, at=at, comparison=comparison,
                             min_evidence=min_evidence, catalog=catalog)
-    _warn_unreadable(catalog)  # after: the work tree's answers are checked as they are read
+    warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     rows = ranking.rows(include_excluded=show_all)
     if as_json:
         emit_json([{**row.to_json(), "comparison": ranking.comparison.name,
@@ -89,11 +89,14 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
       kistore compare BenchmarkRun/sol-submission-20464
       kistore compare 384a96d0 5f1c2e77 --json
     """
+    from ..query.index import open_catalog
     from ..query.page import compare as compare_runs
 
     store = ctx.store()
     _warn_default_policy(store, at)
-    result = compare_runs(store, a, b, at=at, comparison=comparison)
+    catalog = open_catalog(store, at)
+    result = compare_runs(store, a, b, at=at, comparison=comparison, catalog=catalog)
+    warn_unreadable(store, catalog, at)
     if as_json:
         emit_json(result.to_json())
     else:
@@ -127,7 +130,7 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
     catalog = open_catalog(store, at)
     found = list_manifests(store, kind=kind, workload=workload, hardware=hardware, at=at,
                            catalog=catalog)
-    _warn_unreadable(catalog)  # after: the work tree's answers are checked as they are read
+    warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     if as_json:
         emit_json([{"digest": r.digest, "kind": r.kind, "name": r.name,
                     "workload": r.workload, "hardware": r.hardware,
@@ -180,12 +183,3 @@ def _warn_default_policy(store: Any, at: str | None) -> None:
         click.echo(f"warning: no {POLICY_PATH} here: ranked by kistore's shipped default "
                    "policy (`kistore verify` reports KI207 if the store's history had one)",
                    err=True)
-
-
-def _warn_unreadable(catalog: object) -> None:
-    """Say on stderr which work-tree manifests the answer leaves out because they are corrupt."""
-    unreadable = getattr(catalog, "unreadable", ())
-    if unreadable:
-        shown = ", ".join(unreadable[:3]) + (" ..." if len(unreadable) > 3 else "")
-        click.echo(f"warning: {len(unreadable)} manifest(s) in the work tree do not verify and "
-                   f"are left out: {shown}; run `kistore verify`", err=True)

@@ -199,3 +199,6 @@ class CheckedCatalog(Catalog):
 
     def named(self, kind: str, name: str) -> Record | None:  # noqa: D102
         return self._checked(lambda c: c.named(kind, name))
+
+    def lost(self, kind: str, name: str) -> str | None:  # noqa: D102 - after named()
+        return self.inner.lost(kind, name)
