@@ -208,7 +208,7 @@ class WorkTreeView(View):
         return keys
 
     def file_keys(self, shard_dir: str) -> dict[str, str]:
-        """Catalog source: ``mtime_ns:size:inode`` of each file in a shard directory."""
+        """Catalog source: :func:`stat_key` of each file in a shard directory."""
         top, _, shard = shard_dir.partition("/")
         base = self.root / layout.STORE_DIR / top / "sha256" / shard
         keys = {}
@@ -316,12 +316,17 @@ class CommitView(View):
 
 
 def stat_key(st: os.stat_result | tuple[int, ...]) -> str:
-    """Return a work-tree file's catalog change key: ``mtime_ns:size:inode``.
+    """Return a work-tree file's catalog change key: ``mtime_ns:ctime_ns:size:inode``.
+
+    ``ctime_ns`` is in it because an in-place rewrite that puts the old mtime back
+    (``touch -d``) and keeps the size (a name of the same length) still moves the ctime,
+    which no user can set (as :func:`kistore.query.fresh.file_stat_key`).
 
     Args:
-        st: the file's stat, or a tuple starting ``(st_mtime_ns, st_size, st_ino)`` such as
-            the :data:`kistore.writer.FileStat` a :class:`kistore.writer.FileBatch` reports.
+        st: the file's stat, or a tuple starting ``(st_mtime_ns, st_size, st_ino,
+            st_ctime_ns)`` such as the :data:`kistore.writer.FileStat` a
+            :class:`kistore.writer.FileBatch` reports.
     """
-    if isinstance(st, tuple):
-        return f"{st[0]}:{st[1]}:{st[2]}"
-    return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+    if isinstance(st, os.stat_result):  # first: a stat_result is a tuple too (mode, ino...)
+        return f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}"
+    return f"{st[0]}:{st[3]}:{st[1]}:{st[2]}"

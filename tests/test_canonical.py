@@ -187,13 +187,6 @@ PARSE_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize(("data", "expected"), PARSE_ERRORS)
-def test_each_parse_error_says_what_to_do(data, expected):
-    with pytest.raises(ParseError) as caught:
-        canonical.loads(data, file="m.json")
-    assert str(caught.value) == expected
-
-
 INVALID_UTF8 = [
     # Latin-1 "é" inside a value: line, column, byte offset and the value's pointer
     ('{"metadata": {"name": "caf\xe9"}}'.encode("latin-1"),
@@ -208,9 +201,9 @@ INVALID_UTF8 = [
 ]
 
 
-@pytest.mark.parametrize(("data", "expected"), INVALID_UTF8)
-def test_invalid_utf8_names_line_column_byte_offset_and_pointer(data, expected):
-    """The UTF-8 error named line and column but no pointer, and no fix for UTF-16."""
+@pytest.mark.parametrize(("data", "expected"), PARSE_ERRORS + INVALID_UTF8)
+def test_each_parse_error_says_where_and_what_to_do(data, expected):
+    """Several errors named no fix; invalid UTF-8 named no pointer, and no fix for UTF-16."""
     with pytest.raises(ParseError) as caught:
         canonical.loads(data, file="m.json")
     assert str(caught.value) == expected

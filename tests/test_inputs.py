@@ -232,34 +232,28 @@ def test_cli_add_stdin_json_lines_reports_every_bad_line_not_a_jsonl_name_hint(
     ]
 
 
-def test_cli_add_two_values_on_one_jsonl_line_says_start_a_new_line(runner, store_path,
-                                                                     tmp_path):
-    """The ".jsonl name" hint appeared inside a .jsonl file, where it is wrong."""
-    path = tmp_path / "x.jsonl"
-    path.write_text('{"a": 1} {"b": 2}\n')
-    result = add(runner, store_path, str(path))
+@pytest.mark.parametrize(("name", "text", "expected"), [
+    ("x.jsonl", '{"a": 1} {"b": 2}\n', ":1:10: a second JSON value on this line; JSON Lines "
+     "hold one manifest a line: start a new line before it"),
+    ("two.json", '{"a": 1}\n{"b": 2}\n', ":2:1: extra data after the JSON value; a JSON text "
+     "holds one value: remove what follows it; for several manifests use a bundle (an object "
+     "or array of manifests) or JSON Lines in a file named .jsonl or .ndjson"),
+    ("-", '{"a": 1} {"b": 2}\n', ":1:10: extra data after the JSON value; a JSON text holds "
+     "one value: remove what follows it; for JSON Lines on stdin, put each manifest whole on "
+     "a line of its own"),
+])
+def test_cli_add_two_values_in_one_text_says_what_is_right_for_that_input(
+        runner, store_path, tmp_path, name, text, expected):
+    """The ".jsonl name" hint appeared inside a .jsonl file, where it is wrong, and on
+    stdin, where no name can be given."""
+    path = tmp_path / name
+    if name == "-":
+        result = add(runner, store_path, "-", input=text)
+    else:
+        path.write_text(text)
+        result = add(runner, store_path, str(path))
     assert result.exit_code == 1
-    assert result.stderr.splitlines() == [
-        f"error: {path}:1:10: a second JSON value on this line; JSON Lines hold one manifest "
-        "a line: start a new line before it"]
-
-
-def test_cli_add_two_values_in_a_json_file_or_on_stdin_says_how_to_give_several(
-        runner, store_path, tmp_path):
-    path = tmp_path / "two.json"
-    path.write_text('{"a": 1}\n{"b": 2}\n')
-    result = add(runner, store_path, str(path))
-    assert result.exit_code == 1
-    assert result.stderr.splitlines() == [
-        f"error: {path}:2:1: extra data after the JSON value; a JSON text holds one value: "
-        "remove what follows it; for several manifests use a bundle (an object or array of "
-        "manifests) or JSON Lines in a file named .jsonl or .ndjson"]
-    result = add(runner, store_path, "-", input='{"a": 1} {"b": 2}\n')
-    assert result.exit_code == 1
-    assert result.stderr.splitlines() == [
-        "error: -:1:10: extra data after the JSON value; a JSON text holds one value: remove "
-        "what follows it; for JSON Lines on stdin, put each manifest whole on a line of its "
-        "own"]
+    assert result.stderr.splitlines() == [f"error: {name if name == '-' else path}{expected}"]
 
 
 def test_cli_add_stdin_pretty_printed_manifest_keeps_its_own_error(runner, store_path):

@@ -148,8 +148,10 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
 def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
     """Rebuild the derived SQLite index under .git/kistore/ from scratch.
 
-    The index is a cache: deleting it loses nothing, and queries rebuild or update it
-    themselves. Use this after changing kistore, or to time a full build.
+    Rebuilds the query index of a commit's tree and the name catalog (KIND/NAME ->
+    digest) of the work tree. Both are caches: deleting them loses nothing, and commands
+    update them themselves. Use this after changing kistore, after editing store files
+    by hand, or to time a full build.
 
     \b
     Example:
@@ -166,10 +168,15 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
         conn = index.rebuild(tree, progress=bar.update, keep_work_tree_cache=True)
     count = conn.execute("SELECT count(*) FROM records").fetchone()[0]
     conn.close()
+    name_catalog = store.catalog()
+    names = name_catalog.rebuild(store.view()) if name_catalog is not None else None
     if as_json:
-        emit_json({"path": str(index.path), "tree": str(tree.id), "manifests": count})
+        emit_json({"path": str(index.path), "tree": str(tree.id), "manifests": count,
+                   "names": names})
     else:
         click.echo(f"indexed {count} manifests of tree {tree.id} into {index.path}")
+        if names is not None:
+            click.echo(f"name catalog: {names} names ({'work tree' if store.root else 'HEAD'})")
 
 
 COMMANDS: list[click.Command] = [rank, compare, ls, reindex]
