@@ -389,7 +389,7 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes]) -> int:
         raise InputError("a bundle line must not contain a newline; store canonical bytes")
     if blob not in repo:  # git notes refuse to annotate a missing object
         raise StoreStateError(f"no git object {blob}; the subject's object is not in git")
-    from .store import commit_signature  # the committer git is configured with, or kistore
+    from .commit import commit_signature  # the committer git is configured with, or kistore
 
     signature = commit_signature(repo)
     scratch = f"refs/kistore/notes-tmp-{uuid.uuid4().hex}"  # one per writer

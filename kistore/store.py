@@ -24,16 +24,16 @@ import contextlib
 import fcntl
 import json
 import os
-import random
 import sqlite3
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import canonical, gitindex, layout, pack
+from . import canonical, layout
 from .catalog import Catalog, open_catalog
+from .commit import PACK_THRESHOLD as PACK_THRESHOLD  # re-exported: the bench reads it
+from .commit import BranchCommit, check_ready
 from .digest import Digest, match_prefix, parse_prefix
 from .errors import (
     ConflictError,
@@ -69,11 +69,6 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 else:  # the same stand-in as the views': pygit2 imported on first use (~0.2 s)
     from .views import pygit2
 
-_CAS_ATTEMPTS = 50
-
-PACK_THRESHOLD = 64
-"""From this many new blobs on, ``--commit`` writes one packfile instead of loose objects."""
-
 WRITERS = 1
 """Child processes writing the work tree of a bulk ``--commit`` while this process packs
 and commits (0: written here, before the commit). Each child closes the pipe ends it
@@ -99,6 +94,23 @@ class AddResult:
     kind: str
     name: str
     status: str
+
+
+class AddInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM arrived after an add had landed: nothing was undone.
+
+    A KeyboardInterrupt still (a caller that does not know it stops as on any interrupt),
+    carrying what landed, so the CLI can say the add is whole instead of "Aborted!".
+
+    Args:
+        results: one :class:`AddResult` per distinct manifest, as :meth:`Store.add` returns.
+        commit: the commit the branch holds (``--commit``), or None for a work-tree add.
+    """
+
+    def __init__(self, results: list[AddResult], commit: pygit2.Oid | None) -> None:
+        super().__init__()
+        self.results = results
+        self.commit = commit
 
 
 class Store:
@@ -190,7 +202,7 @@ class Store:
             written.append(f"{layout.POLICY_DIR}/ranking.json")
         if is_new and written:
             files = {p: (store.root / p).read_bytes() for p in written}
-            store._commit(files, "kistore init: new store")
+            BranchCommit(store.repo, store.root).run(files, "kistore init: new store")
         return store
 
     # -- reading ---------------------------------------------------------------------
@@ -335,7 +347,7 @@ class Store:
         if self.root is None:
             raise StoreStateError("this repository has no work tree; `add` needs one")
         if commit:
-            self._refuse_unfinished_operation()
+            check_ready(self.repo)
         view = WorkTreeView(self.root, self.catalog())
         unique: dict[Digest, Manifest] = {}
         errors: list[KistoreError] = []
@@ -412,45 +424,36 @@ class Store:
             return results
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)
-        moved: list[bool] = []  # once the branch has moved, its commit's files must stay
+        committer = BranchCommit(self.repo, self.root) if commit else None
         try:
-            if commit and len(files) >= PACK_THRESHOLD and WRITERS:
+            if committer is not None and len(files) >= PACK_THRESHOLD and WRITERS:
                 # Child processes write the work-tree files while this one builds the
                 # git objects: they overlap on a second core. The branch moves only once
                 # every file is in place.
                 batch.start(processes=WRITERS)
-                self._commit(files, self._message(message, results), before_move=batch.wait,
-                             stats=batch.stats, moved=lambda: moved.append(True))
+                committer.run(files, self._message(message, results), before_move=batch.wait,
+                              stats=batch.stats)
             else:
                 batch.run()
-                if commit:
-                    self._commit(files, self._message(message, results), stats=batch.stats,
-                                 moved=lambda: moved.append(True))
+                if committer is not None:
+                    committer.run(files, self._message(message, results), stats=batch.stats)
+        except KeyboardInterrupt:
+            if committer is None or not committer.landed:
+                batch.undo()
+                raise
+            # Ctrl-C held during the branch move, delivered once it had landed: the add
+            # is whole; only the name catalog (a derived cache) is left for the next sync.
+            raise AddInterrupted(results, committer.oid) from None
         except BaseException:
-            if not moved:
+            if committer is None or not committer.landed:
                 batch.undo()
             raise
-        self._record_names(view, [unique[r.digest] for r in results if r.status != "unchanged"],
-                           batch.stats)
+        try:
+            self._record_names(view, [unique[r.digest] for r in results
+                                      if r.status != "unchanged"], batch.stats)
+        except KeyboardInterrupt:
+            raise AddInterrupted(results, committer.oid if committer else None) from None
         return results
-
-    def _refuse_unfinished_operation(self) -> None:
-        """Refuse ``--commit`` in the middle of a merge, cherry-pick, revert or rebase.
-
-        ``git commit`` would finish the operation; a kistore commit would drop its state.
-
-        Raises:
-            StoreStateError: naming the operation and how to finish or abort it.
-        """
-        for marker, operation in (("MERGE_HEAD", "merge"), ("CHERRY_PICK_HEAD", "cherry-pick"),
-                                  ("REVERT_HEAD", "revert"), ("rebase-merge", "rebase"),
-                                  ("rebase-apply", "rebase or am")):
-            if (Path(self.git_dir) / marker).exists():
-                raise StoreStateError(
-                    f"a git {operation} is in progress; finish it (`git commit`, or `git "
-                    f"{operation.split()[0]} --continue`) or abort it (`git "
-                    f"{operation.split()[0]} --abort`), then run the add again",
-                    file=str(Path(self.git_dir) / marker))
 
     @staticmethod
     def _message(message: str | None, results: list[AddResult]) -> str:
@@ -507,150 +510,6 @@ class Store:
         except sqlite3.Error:  # a derived cache (disk full?): the next sync re-reads
             return              # these shards, whose keys it does not have
 
-    def _commit(self, files: dict[str, bytes], message: str,
-                before_move: Callable[[], None] | None = None,
-                stats: Mapping[str, FileStat] | None = None,
-                moved: Callable[[], None] | None = None) -> pygit2.Oid:
-        """Commit ``files`` on top of the current branch, moving it with compare-and-swap.
-
-        Blobs, trees and the commit are written and the paths staged in the git index (so
-        ``git status`` is clean) before the branch moves. When another writer moved the
-        branch in between, the tree is rebuilt on its new tip and the swap retried. If the
-        branch does not move (a failure, an interrupt), the staged entries are taken back.
-        ``moved`` (when given) is called as soon as the branch has moved.
-
-        ``before_move`` (when given) is called once, after the first commit object is
-        written and before the branch moves; an exception from it stops the commit with
-        the branch untouched (the objects written are unreachable, and ``git gc`` drops them).
-        ``stats`` (filled by then) holds the stat data of the work-tree files written with
-        these bytes, staged without reading the files again (:mod:`kistore.gitindex`).
-        """
-        repo = self.repo
-        if len(files) >= PACK_THRESHOLD:  # one pack: two files instead of one per blob
-            ids = pack.write_blobs(_objects_dir(repo) / "pack", files.values())
-            blobs = {path: pygit2.Oid(raw=oid) for path, oid in zip(files, ids, strict=True)}
-        else:
-            blobs = {path: repo.create_blob(data) for path, data in files.items()}
-        signature = commit_signature(repo)
-        previous: dict[str, Any] | None = None  # the index entries staging replaced
-        try:
-            for attempt in range(_CAS_ATTEMPTS):
-                branch, parent = self._branch_tip()
-                base = parent.tree if parent is not None else None
-                tree = _build_tree(repo, base, _nest(blobs))
-                parents = [parent.id] if parent is not None else []
-                oid = repo.create_commit(None, signature, signature, message, tree, parents)
-                if before_move is not None:
-                    before_move()
-                    before_move = None
-                # Staging and the move with their bookkeeping are one step for interrupts
-                # (Ctrl-C, SIGTERM arrive after it): the caller must know which side of the
-                # move it stopped on, to keep or undo the work tree and the index.
-                with _interrupts_deferred():
-                    if previous is None:  # staged before the branch moves: a failure here
-                        previous = self._stage(blobs, stats or {})  # commits nothing
-                    if parent is not None and parent.tree.id == tree:
-                        landed = True  # HEAD holds all of it (a re-run): no empty commit
-                        oid = parent.id
-                    else:
-                        landed = self._move(branch, parent, oid, message)
-                    if landed:
-                        previous = None
-                        if moved is not None:
-                            moved()
-                        return oid
-                time.sleep(random.uniform(0.001, 0.02) * (attempt + 1))
-        finally:
-            if previous is not None:  # staged, but the branch did not move: take it back
-                self._unstage(previous)
-        raise StoreStateError(
-            f"the branch kept moving under concurrent writers ({_CAS_ATTEMPTS} attempts); "
-            "nothing was committed: run the command again"
-        )
-
-    def _move(self, branch: str, parent: pygit2.Commit | None, oid: pygit2.Oid,
-              message: str) -> bool:
-        """Move ``branch`` from ``parent`` to ``oid`` (compare-and-swap); False: it moved."""
-        try:
-            if parent is None:
-                self.repo.references.create(branch, oid)
-                return True
-            ref = self.repo.references[branch]
-            if ref.target != parent.id:
-                return False
-            ref.set_target(oid, f"commit: {message.splitlines()[0]}")
-            return True
-        except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError, OSError):
-            return False  # another writer moved the branch or holds its lock: retry on its tip
-
-    def _branch_tip(self) -> tuple[str, pygit2.Commit | None]:
-        head = self.repo.references.get("HEAD")
-        if head is None or head.type != pygit2.enums.ReferenceType.SYMBOLIC:
-            raise StoreStateError("HEAD is detached; check out a branch before --commit")
-        branch = str(head.target)
-        ref = self.repo.references.get(branch)
-        return branch, (self.repo[ref.target].peel(pygit2.Commit) if ref is not None else None)
-
-    def _stage(self, blobs: dict[str, pygit2.Oid],
-               stats: Mapping[str, FileStat] | None = None) -> dict[str, Any]:
-        """Stage the committed blobs in the git index under git's lock (read-modify-write).
-
-        Each entry carries its file's stat data, so a later ``git status`` need not hash
-        the file: from ``stats`` where this add wrote the file, else read from the file
-        (:func:`kistore.gitindex.stage` says what happens to a file edited meanwhile).
-
-        Returns:
-            The entries it replaced (path -> entry, or None for a path not staged before),
-            for :meth:`_unstage`.
-
-        Raises:
-            StoreStateError: the index could not be read or written (another git command
-                held its lock for 5 s, or it uses an extension libgit2 cannot write); the
-                index is unchanged.
-        """
-        if self.root is None:
-            return {}
-        index_file = Path(self.repo.path) / "index"
-        try:
-            with gitindex.updating(index_file) as index:
-                return gitindex.stage(index, blobs, stats or {}, self.root)
-        except (OSError, pygit2.GitError) as e:
-            raise StoreStateError(
-                f"the git index could not be updated ({e or type(e).__name__}); nothing was "
-                "committed and the work tree is as it was. Is another git command running "
-                "(.git/index.lock)? A split or sparse index is not supported: `git "
-                "update-index --no-split-index`, `git sparse-checkout disable`",
-                file=str(index_file)) from e
-
-    def _unstage(self, previous: Mapping[str, Any]) -> None:
-        """Put back the index entries :meth:`_stage` replaced.
-
-        Best effort: a failure to write leaves the entries for ``git reset -q`` to fix,
-        and is not raised over the error that made the add stop.
-        """
-        with contextlib.suppress(OSError, pygit2.GitError), gitindex.updating(
-                Path(self.repo.path) / "index") as index:
-            gitindex.unstage(index, previous)
-
-
-@contextlib.contextmanager
-def _interrupts_deferred() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM until the block is done; they are delivered on leaving it.
-
-    An exception raised by a delivered signal then starts after the block's bookkeeping,
-    never inside it (a ``finally`` that unblocks inside the function would let it replace
-    the ``return``).
-    """
-    import signal
-
-    blocked = {signal.SIGINT, signal.SIGTERM}
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
 def _default_policy() -> bytes:
     """Return the shipped default ranking policy (read as data: no query import)."""
     from importlib import resources
@@ -700,15 +559,6 @@ def _plain_work_tree(start: str) -> Path | None:
         if directory.name == ".git" or (directory / "HEAD").is_file():
             return None  # inside a git directory or a bare repository
     return None
-
-
-def _objects_dir(repo: pygit2.Repository) -> Path:
-    """Return the repository's object directory (linked worktrees share it: ``commondir``)."""
-    git_dir = Path(repo.path)
-    common = git_dir / "commondir"
-    if common.is_file():
-        git_dir = (git_dir / common.read_text("utf-8").strip()).resolve()
-    return git_dir / "objects"
 
 
 def _has_name(view: View, digest: Digest, name: str) -> bool:
@@ -776,48 +626,3 @@ def metadata_difference(old: bytes, new: bytes, was: str = "stored", now: str = 
 
 
 _ABSENT = object()
-
-
-def _nest(blobs: dict[str, pygit2.Oid]) -> dict[str, Any]:
-    """Turn ``{"a/b/c": oid}`` into ``{"a": {"b": {"c": oid}}}``."""
-    root: dict[str, Any] = {}
-    for path, oid in blobs.items():
-        *dirs, leaf = path.split("/")
-        node = root
-        for d in dirs:
-            node = node.setdefault(d, {})
-        node[leaf] = oid
-    return root
-
-
-def _build_tree(repo: pygit2.Repository, base: pygit2.Tree | None, entries: dict[str, Any]
-                ) -> pygit2.Oid:
-    """Write the tree ``base`` with ``entries`` inserted (nested dicts are subtrees)."""
-    builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
-    for name, value in entries.items():
-        if isinstance(value, dict):
-            sub = None
-            if base is not None and name in base:
-                obj = repo[base[name].id]
-                if isinstance(obj, pygit2.Tree):
-                    sub = obj
-            builder.insert(name, _build_tree(repo, sub, value), pygit2.GIT_FILEMODE_TREE)
-        else:
-            builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
-    return builder.write()
-
-
-def commit_signature(repo: pygit2.Repository) -> pygit2.Signature:
-    """Return the author/committer for commits kistore writes.
-
-    Args:
-        repo: the repository.
-
-    Returns:
-        git's configured ``user.name``/``user.email``, else ``kistore <kistore@localhost>``.
-    """
-    try:
-        return repo.default_signature
-    except (KeyError, pygit2.GitError):
-        return pygit2.Signature("kistore", "kistore@localhost")
-

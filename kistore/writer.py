@@ -84,15 +84,15 @@ def _write(path: str, data: bytes, *, fix_mode: bool) -> os.stat_result:
     parent, name = os.path.split(path)
     tmp = os.path.join(parent, f".{name}.{os.getpid()}.{next(_temp_names)}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
-    try:
-        fd = os.open(tmp, flags, _MODE)
-    except FileNotFoundError:
-        os.makedirs(parent, exist_ok=True)
-        fd = os.open(tmp, flags, _MODE)
-    except FileExistsError:  # a leftover of a crashed process with our pid
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=parent)
-    renamed = False
-    try:
+    fd, renamed = -1, False
+    try:  # one block from the open on: an interrupt right after it removes the file too
+        try:
+            fd = os.open(tmp, flags, _MODE)
+        except FileNotFoundError:
+            os.makedirs(parent, exist_ok=True)
+            fd = os.open(tmp, flags, _MODE)
+        except FileExistsError:  # a leftover of a crashed process with our pid
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=parent)
         view = memoryview(data)
         while view:  # os.write may write less than asked (signals, huge buffers)
             view = view[os.write(fd, view):]
@@ -102,12 +102,13 @@ def _write(path: str, data: bytes, *, fix_mode: bool) -> os.stat_result:
         renamed = True
         return os.fstat(fd)  # after the rename, which changed the ctime
     except BaseException:
-        if not renamed:
+        if fd >= 0 and not renamed:  # only a file this call created
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
         raise
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
 
 
 TEMP_NAME = re.compile(r"\.[^/]+\.(?:[0-9]+\.[0-9]+|[A-Za-z0-9_]{8})\.tmp")

@@ -12,11 +12,12 @@ from unittest import mock
 
 import pytest
 
-from kistore import layout
+from kistore import gitindex, layout
+from kistore.commit import BranchCommit
 from kistore.digest import Digest
 from kistore.errors import MultipleErrors, ResolutionError, StoreStateError
 from kistore.model import Manifest
-from kistore.store import Store
+from kistore.store import AddInterrupted, Store
 
 from .conftest import PUBLISHED, git, snapshot
 
@@ -111,7 +112,7 @@ def test_failure_part_way_leaves_the_store_as_before(store, store_path, bundle,
 def test_failed_commit_rolls_back_the_work_tree(store, store_path, bundle):
     before = snapshot(store_path)
     head = git(store_path, "rev-parse", "HEAD")
-    with mock.patch.object(Store, "_commit", side_effect=StoreStateError("lost the race")), \
+    with mock.patch.object(BranchCommit, "run", side_effect=StoreStateError("lost the race")), \
             pytest.raises(StoreStateError):
         store.add(manifests(bundle), allow_dangling=True, commit=True)
     assert snapshot(store_path) == before
@@ -325,7 +326,7 @@ def test_disk_full_while_the_child_writes_moves_no_branch_and_leaves_no_file(
 def test_failed_commit_while_the_child_writes_undoes_its_files(store, store_path):
     before = snapshot(store_path)
     head = git(store_path, "rev-parse", "HEAD")
-    with mock.patch.object(Store, "_branch_tip", side_effect=StoreStateError("lost the race")), \
+    with mock.patch("kistore.commit._build_tree", side_effect=StoreStateError("lost the race")), \
             pytest.raises(StoreStateError):
         store.add(bulk_batch(), commit=True, message="bulk")
     assert snapshot(store_path) == before
@@ -398,7 +399,8 @@ def test_staging_a_file_edited_since_the_commit_keeps_the_committed_blob(store, 
     rel = layout.object_path(m.digest)
     committed = store.repo.index[rel].id
     (store_path / rel).write_bytes(b"edited meanwhile")
-    store._stage({rel: committed})
+    with gitindex.IndexUpdate(store_path / ".git" / "index") as update:
+        gitindex.stage(update.index, {rel: committed}, {}, store_path)
     assert store.repo.index[rel].id == committed
     assert git(store_path, "status", "--porcelain") == f" M {rel}\n"
 
@@ -417,9 +419,89 @@ def test_an_index_that_cannot_be_written_commits_nothing_and_changes_nothing(
     batch = bulk_batch() if bulk else [Manifest.from_document(bundle["protocol"])]
     git(store_path, "update-index", "--split-index")
     before = _state(store_path)
-    with pytest.raises(StoreStateError, match=r"nothing was committed.*split"):
+    with pytest.raises(StoreStateError, match=r"nothing was written.*split"):
         store.add(batch, commit=True, message="never")
     assert _state(store_path) == before
+
+
+def test_a_stale_index_lock_refuses_the_add_before_any_file_is_written(
+        store, store_path, bundle, monkeypatch):
+    # A new-user test: a crashed git's .git/index.lock was found only after every file was
+    # written and packed.
+    monkeypatch.setattr("kistore.commit.INDEX_WAIT_S", 0.1)
+    (store_path / ".git" / "index.lock").write_bytes(b"")
+    before = _state(store_path)
+    with pytest.raises(StoreStateError, match=r"index\.lock exists: .* delete the file if no "
+                       r"git command is running; nothing was written"):
+        store.add(bulk_batch(), commit=True, message="never")
+    assert _state(store_path) == before
+    assert not [p for p in (store_path / "store" / "objects").rglob("*") if p.is_file()]
+
+
+def test_a_stale_branch_lock_is_named_not_called_a_busy_branch(
+        store, store_path, bundle, monkeypatch):
+    # A new-user test: a leftover .git/refs/heads/main.lock gave "the branch kept moving
+    # under concurrent writers" after 18 s of retries.
+    monkeypatch.setattr("kistore.commit.CAS_ATTEMPTS", 2)
+    lock = store_path / ".git" / "refs" / "heads" / "main.lock"
+    lock.write_bytes(b"")
+    before = _state(store_path)
+    with pytest.raises(StoreStateError, match=r"refs/heads/main\.lock exists: another git "
+                       r"command is updating refs/heads/main, or one crashed"):
+        store.add([Manifest.from_document(bundle["protocol"])], commit=True, message="never")
+    lock.unlink()
+    assert _state(store_path) == before
+
+
+def test_a_branch_switched_during_the_add_is_not_committed_to(store, store_path, monkeypatch):
+    # A new-user test: `git checkout -b other` during an add --commit; kistore committed to
+    # main and left 3,000 staged entries in other's index.
+    batch = bulk_batch()
+    real = gitindex.stage
+
+    def switched(*args, **kwargs):
+        result = real(*args, **kwargs)
+        git(store_path, "symbolic-ref", "HEAD", "refs/heads/other")
+        return result
+
+    monkeypatch.setattr(gitindex, "stage", switched)
+    main_before = git(store_path, "rev-parse", "main")
+    staged_before = git(store_path, "ls-files", "--stage")
+    with pytest.raises(StoreStateError, match="HEAD was switched from refs/heads/main to "
+                       "refs/heads/other during the add .* nothing was committed"):
+        store.add(batch, commit=True, message="never")
+    assert git(store_path, "rev-parse", "main") == main_before
+    assert git(store_path, "ls-files", "--stage") == staged_before
+    assert not [p for p in (store_path / "store" / "objects").rglob("*") if p.is_file()]
+
+
+@pytest.mark.parametrize("command", [["commit", "-q", "-m", "only mine"], ["reset", "-q"],
+                                     ["stash", "-q"]], ids=["commit", "reset", "stash"])
+def test_no_git_command_takes_or_drops_the_staged_entries_before_the_branch_moves(
+        store, store_path, monkeypatch, command):
+    # A new-user test: the index lock was released between staging and the move; a user's
+    # `git commit` then committed kistore's 1,000 staged files under the user's message
+    # (and kistore made no commit of its own), `git reset` left them staged as deleted.
+    batch = bulk_batch()
+    (store_path / "mine.txt").write_text("mine")
+    git(store_path, "add", "mine.txt")
+    real = BranchCommit._move
+    refused = []
+
+    def meanwhile(self, *args, **kwargs):
+        done = subprocess.run(["git", *command], cwd=store_path, capture_output=True,
+                              text=True)
+        refused.append(done.returncode != 0)  # git says "index.lock exists" (stash: nothing)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(BranchCommit, "_move", meanwhile)
+    store.add(batch, commit=True, message="kistore's own")
+    assert refused == [True]
+    assert git(store_path, "log", "-1", "--format=%s").strip() == "kistore's own"
+    assert git(store_path, "status", "--porcelain") == "A  mine.txt\n"
+    committed = set(git(store_path, "diff-tree", "-r", "--name-only", "HEAD~1", "HEAD").split())
+    assert committed == {layout.object_path(m.digest) for m in batch} | {
+        layout.metadata_path(m.digest) for m in batch}
 
 
 def test_ctrl_c_before_the_branch_moves_takes_back_the_staged_entries(
@@ -430,7 +512,7 @@ def test_ctrl_c_before_the_branch_moves_takes_back_the_staged_entries(
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(Store, "_move", interrupted)  # after staging, before the swap
+    monkeypatch.setattr(BranchCommit, "_move", interrupted)  # after staging, before the swap
     with pytest.raises(KeyboardInterrupt):
         store.add(batch, commit=True, message="never")
     assert _state(store_path) == before
@@ -446,9 +528,11 @@ def test_ctrl_c_after_the_branch_moved_keeps_the_commit_its_files_and_the_index(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(Store, "_record_names", interrupted)  # the step after the move
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(AddInterrupted) as landed:
         store.add(batch, commit=True, message="landed")
     assert git(store_path, "log", "-1", "--format=%s").strip() == "landed"
+    assert str(landed.value.commit) == git(store_path, "rev-parse", "HEAD").strip()
+    assert [r.digest for r in landed.value.results] == [m.digest for m in batch]
     assert git(store_path, "status", "--porcelain") == ""
     for m in batch:
         path = layout.object_path(m.digest)
@@ -604,24 +688,25 @@ def test_sigterm_mid_write_undoes_the_add_like_ctrl_c(store_path, tmp_path):
         assert len(git(store_path, "ls-files", "store/objects").split()) == 5000
 
 
-@pytest.mark.parametrize("step", ["_stage", "_move"])
+@pytest.mark.parametrize("owner, step", [(gitindex, "stage"), (BranchCommit, "_move")],
+                         ids=["stage", "move"])
 def test_ctrl_c_during_staging_or_the_move_arrives_after_the_bookkeeping(
-        store, store_path, monkeypatch, step):
+        store, store_path, monkeypatch, owner, step):
     # A new-user test: SIGINT/SIGTERM unblocked inside the move replaced its `return True`
     # (the commit landed, its files were undone) or landed inside staging (not taken back).
     import os
     import signal
 
     batch = bulk_batch()
-    real = getattr(Store, step)
+    real = getattr(owner, step)
 
-    def interrupted(self, *args, **kwargs):
-        result = real(self, *args, **kwargs)
+    def interrupted(*args, **kwargs):
+        result = real(*args, **kwargs)
         os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C at the worst moment: right after it
         return result
 
-    monkeypatch.setattr(Store, step, interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    monkeypatch.setattr(owner, step, interrupted)
+    with pytest.raises(AddInterrupted):
         store.add(batch, commit=True, message="landed")
     assert git(store_path, "log", "-1", "--format=%s").strip() == "landed"
     assert git(store_path, "status", "--porcelain") == ""
@@ -668,3 +753,27 @@ def test_a_concurrent_git_add_is_never_lost(store_path, tmp_path):
     staged_now = set(git(store_path, "ls-files").split())
     assert added and not [n for n in added if n not in staged_now]
     assert git(store_path, "status", "--porcelain", "store") == ""
+
+
+@pytest.mark.parametrize("commit", [False, True], ids=["work-tree", "commit"])
+def test_ctrl_c_after_the_add_landed_says_so_and_exits_0(store, runner, tmp_path, kit,
+                                                          monkeypatch, commit):
+    # A new-user test: Ctrl-C after the add had landed printed "Aborted!" with exit 1,
+    # though every file was in place (and committed).
+    from kistore.cli import main
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Store, "_record_names", interrupted)  # the step after the write
+    source = kit_bundle(kit, tmp_path / "bundle.json")
+    result = runner.invoke(main, ["--store", str(store.root), "add", str(source),
+                                  *(["--commit"] if commit else [])])
+    assert result.exit_code == 0, result.output
+    where = (f"committed as {git(store.root, 'rev-parse', 'HEAD').strip()}" if commit
+             else "in the work tree")
+    assert f"interrupted after the add had landed: all 3 manifests are stored and {where}; " \
+        "nothing was undone" in result.output
+    assert len(result.stdout.splitlines()) == 3
+    monkeypatch.undo()
+    assert runner.invoke(main, ["--store", str(store.root), "verify"]).exit_code == 0

@@ -62,9 +62,18 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     # the forked workers each walk copies the pages it touches.
     gc.disable()
     located = read_inputs(files)
-    results = ctx.store().add([x.manifest for x in located], allow_dangling=allow_dangling,
-                              update_metadata=update_metadata, commit=do_commit, message=message,
-                              origins={x.manifest.digest: x for x in located})
+    store = ctx.store()
+    from ..store import AddInterrupted
+
+    try:
+        results = store.add([x.manifest for x in located], allow_dangling=allow_dangling,
+                            update_metadata=update_metadata, commit=do_commit,
+                            message=message, origins={x.manifest.digest: x for x in located})
+    except AddInterrupted as landed:  # too late to undo: say what is stored, exit 0
+        results = landed.results
+        where = f"committed as {landed.commit}" if landed.commit else "in the work tree"
+        click.echo(f"interrupted after the add had landed: all {len(results)} manifests are "
+                   f"stored and {where}; nothing was undone", err=True)
     if as_json:
         emit_json([{"digest": str(r.digest), "kind": r.kind, "name": r.name, "status": r.status}
                    for r in results])

@@ -1,0 +1,366 @@
+"""Committing written files onto the checked-out branch: the ``--commit`` path (DESIGN §3).
+
+A commit is built whole before anything a user sees changes: blobs (one packfile from
+:data:`PACK_THRESHOLD` files on), trees on top of the branch tip, the commit object. Then,
+in one block that SIGINT and SIGTERM wait for, the paths are staged in git's index (under
+git's own ``index.lock``) and the branch is moved by compare-and-swap. A swap lost to a
+concurrent writer is retried on the new tip; if the branch never moves, the staged entries
+are taken back.
+
+The index is staged *before* the move: a process killed between the two leaves the files
+staged and not committed (a re-run commits them), never committed and missing from the
+index (``git status`` would show them deleted).
+
+This module knows git (pygit2, the index) but not manifests: it is given paths and bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import gitindex, pack
+from .errors import StoreStateError
+from .writer import FileStat
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+else:  # the views' stand-in: pygit2 imported on first use (~0.2 s)
+    from .views import pygit2
+
+PACK_THRESHOLD = 64
+"""From this many new blobs on, a commit writes one packfile instead of loose objects."""
+
+CAS_ATTEMPTS = 50
+"""How often a branch move lost to a concurrent writer is retried on the new tip."""
+
+INDEX_WAIT_S = 5.0
+"""How long a held ``.git/index.lock`` is waited for (git holds it for milliseconds)."""
+
+_UNFINISHED = (("MERGE_HEAD", "merge"), ("CHERRY_PICK_HEAD", "cherry-pick"),
+               ("REVERT_HEAD", "revert"), ("rebase-merge", "rebase"),
+               ("rebase-apply", "rebase or am"))
+
+
+def check_ready(repo: pygit2.Repository) -> None:
+    """Refuse a commit up front, before any file is written, when it could not finish.
+
+    Args:
+        repo: the repository (with a work tree).
+
+    Raises:
+        StoreStateError: HEAD is detached; a merge, cherry-pick, revert or rebase is
+            unfinished (``git commit`` would finish it, a kistore commit would drop its
+            state); ``.git/index.lock`` is held for longer than :data:`INDEX_WAIT_S`
+            (a running git command, or one that crashed); the index is split or sparse
+            (libgit2 cannot write those). Each message says what to do.
+    """
+    git_dir = Path(repo.path)
+    branch_tip(repo)
+    for marker, operation in _UNFINISHED:
+        if (git_dir / marker).exists():
+            verb = operation.split()[0]
+            raise StoreStateError(
+                f"a git {operation} is in progress; finish it (`git commit`, or `git {verb} "
+                f"--continue`) or abort it (`git {verb} --abort`), then run the add again",
+                file=str(git_dir / marker))
+    index_file = git_dir / "index"
+    lock = index_file.with_name("index.lock")
+    deadline = time.monotonic() + INDEX_WAIT_S
+    while lock.exists():
+        if time.monotonic() >= deadline:
+            raise StoreStateError(
+                f"{lock} exists: another git command is changing the index, or one crashed "
+                "and left it. Wait for it, or delete the file if no git command is running; "
+                "nothing was written", file=str(lock))
+        time.sleep(0.05)
+    # Split and sparse indexes leave a trace: a shared index file, a sparse-checkout file.
+    # Only then is the whole index read here, to fail before any file is written.
+    if (any(git_dir.glob("sharedindex.*")) or (git_dir / "info" / "sparse-checkout").exists()) \
+            and index_file.exists():
+        try:
+            gitindex.open_index(index_file)
+        except pygit2.GitError as e:
+            raise _index_error(index_file, e, "nothing was written") from None
+
+
+def branch_tip(repo: pygit2.Repository) -> tuple[str, pygit2.Commit | None]:
+    """Return the checked-out branch's full name and its tip (None on an unborn branch).
+
+    Raises:
+        StoreStateError: HEAD is detached.
+    """
+    head = repo.references.get("HEAD")
+    if head is None or head.type != pygit2.enums.ReferenceType.SYMBOLIC:
+        raise StoreStateError("HEAD is detached; check out a branch before --commit")
+    branch = str(head.target)
+    ref = repo.references.get(branch)
+    return branch, (repo[ref.target].peel(pygit2.Commit) if ref is not None else None)
+
+
+class BranchCommit:
+    """One commit of files onto the checked-out branch, with the git index kept in step.
+
+    Args:
+        repo: the repository.
+        root: its work tree (the index is staged there), or None for a bare repository.
+
+    Attributes:
+        landed: True once the branch holds the commit. Set before any interrupt held
+            during the move is delivered, so a caller that catches the interrupt knows
+            whether the work-tree files now belong to a commit (keep them) or not (undo).
+        oid: the commit the branch holds after :meth:`run` (None before it lands).
+    """
+
+    def __init__(self, repo: pygit2.Repository, root: str | Path | None) -> None:
+        self.repo = repo
+        self.root = root
+        self.landed = False
+        self.oid: pygit2.Oid | None = None
+
+    def run(self, files: Mapping[str, bytes], message: str, *,
+            before_move: Callable[[], None] | None = None,
+            stats: Mapping[str, FileStat] | None = None) -> pygit2.Oid:
+        """Commit ``files`` on top of the checked-out branch; move it with compare-and-swap.
+
+        Args:
+            files: path (``/``-separated, relative to the work tree) -> exact bytes.
+            message: the commit message.
+            before_move: called once, after the first commit object is written and before
+                anything is staged or moved; an exception from it stops the commit with
+                the branch and index untouched (the objects written are unreachable, and
+                ``git gc`` drops them).
+            stats: path -> stat data of the work-tree file written with those bytes (filled
+                by the time ``before_move`` returns), staged without reading the file again
+                (:mod:`kistore.gitindex`).
+
+        Returns:
+            The commit the branch now holds. When HEAD's tree already has every file (a
+            re-run), that is HEAD itself: no empty commit is made.
+
+        Raises:
+            StoreStateError: HEAD is detached, or was switched to another branch during
+                the commit; the branch kept moving under concurrent writers for
+                :data:`CAS_ATTEMPTS` attempts, or its lock file stayed; the index could not
+                be updated. Nothing was committed and the index is as it was.
+        """
+        repo = self.repo
+        if len(files) >= PACK_THRESHOLD:  # one pack: two files instead of one per blob
+            ids = pack.write_blobs(objects_dir(repo) / "pack", files.values())
+            blobs = {path: pygit2.Oid(raw=oid) for path, oid in zip(files, ids, strict=True)}
+        else:
+            blobs = {path: repo.create_blob(data) for path, data in files.items()}
+        signature = commit_signature(repo)
+        branch, parent = branch_tip(repo)
+        oid = self._commit_on(parent, blobs, signature, message)
+        if before_move is not None:
+            before_move()
+        # Staging, the move and the bookkeeping are one step for interrupts (Ctrl-C and
+        # SIGTERM arrive after it: the caller must know which side of the move it stopped
+        # on) and for git: the index lock is held from staging until the index is in place
+        # after the move, as `git commit` holds it, so no git command commits, resets or
+        # stashes the staged entries meanwhile. The branch moves only after the new index
+        # is written to the lock file; a failure before the move leaves the index as it was.
+        with interrupts_deferred(), self._index_update() as update:
+            if update is not None and self.root is not None:
+                gitindex.stage(update.index, blobs, stats or {}, self.root)
+                update.write()
+            for attempt in range(CAS_ATTEMPTS):
+                if attempt:
+                    _stop_if_interrupted()
+                    time.sleep(random.uniform(0.001, 0.02) * attempt)
+                    branch_now, parent = branch_tip(repo)
+                    if branch_now != branch:
+                        raise _switched(branch, branch_now)
+                    oid = self._commit_on(parent, blobs, signature, message)
+                else:
+                    self._check_head(branch)
+                if parent is not None and repo[oid].tree_id == parent.tree_id:
+                    oid = parent.id  # HEAD holds all of it (a re-run): no empty commit
+                elif not self._move(branch, parent, oid, message):
+                    continue  # another writer moved the branch: again on its new tip
+                self.landed, self.oid = True, oid
+                return oid
+            raise self._lost_race(branch)
+        raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises
+
+    def _commit_on(self, parent: pygit2.Commit | None, blobs: dict[str, pygit2.Oid],
+                   signature: pygit2.Signature, message: str) -> pygit2.Oid:
+        """Write the tree of ``parent`` with ``blobs`` inserted and a commit of it."""
+        base = parent.tree if parent is not None else None
+        tree = _build_tree(self.repo, base, _nest(blobs))
+        parents = [parent.id] if parent is not None else []
+        return self.repo.create_commit(None, signature, signature, message, tree, parents)
+
+    def _index_update(self) -> contextlib.AbstractContextManager[gitindex.IndexUpdate | None]:
+        """Return the index update under git's lock (None in a bare repository: no index).
+
+        Raises:
+            StoreStateError: as :meth:`run` says, when the index cannot be read or written.
+        """
+        if self.root is None:
+            return contextlib.nullcontext()
+        return _IndexErrorsExplained(Path(self.repo.path) / "index")
+
+    def _check_head(self, branch: str) -> None:
+        """Refuse to move ``branch`` when HEAD names another one now (a checkout meanwhile)."""
+        head = self.repo.references.get("HEAD")
+        now = str(head.target) if head is not None else None
+        if now != branch:
+            raise _switched(branch, now)
+
+    def _move(self, branch: str, parent: pygit2.Commit | None, oid: pygit2.Oid,
+              message: str) -> bool:
+        """Move ``branch`` from ``parent`` to ``oid`` (compare-and-swap); False: it moved."""
+        try:
+            if parent is None:
+                self.repo.references.create(branch, oid)
+                return True
+            ref = self.repo.references[branch]
+            if ref.target != parent.id:
+                return False
+            ref.set_target(oid, f"commit: {message.splitlines()[0]}")
+            return True
+        except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError, OSError):
+            return False  # another writer moved the branch or holds its lock: retry on its tip
+
+    def _lost_race(self, branch: str) -> StoreStateError:
+        """Return the error after too many lost swaps: a lock file left, or a busy branch."""
+        git_dir = Path(self.repo.path)
+        for lock in (git_dir / f"{branch}.lock", git_dir / "packed-refs.lock"):
+            if lock.exists():
+                return StoreStateError(
+                    f"{lock} exists: another git command is updating {branch}, or one crashed "
+                    "and left it. Wait for it, or delete the file if no git command is "
+                    "running, then run the add again; nothing was committed", file=str(lock))
+        return StoreStateError(
+            f"the branch kept moving under concurrent writers ({CAS_ATTEMPTS} attempts); "
+            "nothing was committed: run the command again")
+
+
+class _IndexErrorsExplained(gitindex.IndexUpdate):
+    """:class:`kistore.gitindex.IndexUpdate` whose failures say what to do (StoreStateError)."""
+
+    def __init__(self, index_file: Path) -> None:
+        super().__init__(index_file, INDEX_WAIT_S)
+
+    def __enter__(self) -> gitindex.IndexUpdate:
+        try:
+            return super().__enter__()
+        except (OSError, pygit2.GitError) as e:
+            raise _index_error(self.index_file, e, "nothing was committed") from e
+
+    def write(self) -> None:
+        try:
+            super().write()
+        except (OSError, pygit2.GitError) as e:
+            raise _index_error(self.index_file, e, "nothing was committed") from e
+
+
+def _switched(branch: str, now: str | None) -> StoreStateError:
+    """Return the error for HEAD switched to another branch during a commit."""
+    return StoreStateError(
+        f"HEAD was switched from {branch} to {now or 'a detached commit'} during the add "
+        "(a `git checkout` or `git switch`?); nothing was committed. Check out the branch "
+        "to add to and run the add again")
+
+
+def _stop_if_interrupted() -> None:
+    """Raise KeyboardInterrupt when SIGINT or SIGTERM waits (held by :func:`interrupts_deferred`).
+
+    The branch has not moved yet: stopping now loses nothing, and Ctrl-C need not wait
+    out every retry of a busy branch.
+    """
+    import signal
+
+    if signal.sigpending() & {signal.SIGINT, signal.SIGTERM}:
+        raise KeyboardInterrupt
+
+
+def _index_error(index_file: Path, e: BaseException, outcome: str) -> StoreStateError:
+    """Say why the git index could not be updated, and what to do."""
+    if isinstance(e, FileExistsError):
+        lock = index_file.with_name("index.lock")
+        return StoreStateError(
+            f"{lock} exists: another git command is changing the index, or one crashed "
+            f"and left it. Wait for it, or delete the file if no git command is running; "
+            f"{outcome}", file=str(lock))
+    return StoreStateError(
+        f"the git index could not be read or written ({e or type(e).__name__}); {outcome}. "
+        "A split or sparse index is not supported: `git update-index --no-split-index`, "
+        "`git sparse-checkout disable`", file=str(index_file))
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block is done; they are delivered on leaving it.
+
+    An exception raised by a delivered signal then starts after the block's bookkeeping,
+    never inside it (a ``finally`` that unblocks inside the function would let it replace
+    the ``return``).
+    """
+    import signal
+
+    blocked = {signal.SIGINT, signal.SIGTERM}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def objects_dir(repo: pygit2.Repository) -> Path:
+    """Return the repository's object directory (linked worktrees share it: ``commondir``)."""
+    git_dir = Path(repo.path)
+    common = git_dir / "commondir"
+    if common.is_file():
+        git_dir = (git_dir / common.read_text("utf-8").strip()).resolve()
+    return git_dir / "objects"
+
+
+def commit_signature(repo: pygit2.Repository) -> pygit2.Signature:
+    """Return the author/committer for commits kistore writes.
+
+    Args:
+        repo: the repository.
+
+    Returns:
+        git's configured ``user.name``/``user.email``, else ``kistore <kistore@localhost>``.
+    """
+    try:
+        return repo.default_signature
+    except (KeyError, pygit2.GitError):
+        return pygit2.Signature("kistore", "kistore@localhost")
+
+
+def _nest(blobs: dict[str, pygit2.Oid]) -> dict[str, Any]:
+    """Turn ``{"a/b/c": oid}`` into ``{"a": {"b": {"c": oid}}}``."""
+    root: dict[str, Any] = {}
+    for path, oid in blobs.items():
+        *dirs, leaf = path.split("/")
+        node = root
+        for d in dirs:
+            node = node.setdefault(d, {})
+        node[leaf] = oid
+    return root
+
+
+def _build_tree(repo: pygit2.Repository, base: pygit2.Tree | None, entries: dict[str, Any]
+                ) -> pygit2.Oid:
+    """Write the tree ``base`` with ``entries`` inserted (nested dicts are subtrees)."""
+    builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
+    for name, value in entries.items():
+        if isinstance(value, dict):
+            sub = None
+            if base is not None and name in base:
+                obj = repo[base[name].id]
+                if isinstance(obj, pygit2.Tree):
+                    sub = obj
+            builder.insert(name, _build_tree(repo, sub, value), pygit2.GIT_FILEMODE_TREE)
+        else:
+            builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
+    return builder.write()
