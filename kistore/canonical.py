@@ -30,7 +30,7 @@ from typing import Any
 
 import canonicaljson
 
-from .errors import CanonicalFormError, ParseError
+from .errors import CanonicalFormError, ParseError, TrailingDataError
 
 MAX_DEPTH = 64
 """Deepest nesting of arrays/objects accepted (the document itself is depth 1)."""
@@ -125,14 +125,10 @@ def _loads_exact(data: bytes, file: str) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line, column = _line_column(data[: e.start].decode("utf-8", "replace"))
-        raise ParseError(
-            f"invalid UTF-8 byte 0x{data[e.start]:02x} at byte offset {e.start}; "
-            "re-encode the file as UTF-8",
-            file=file, line=line, column=column,
-        ) from None
+        raise _invalid_utf8(data, e.start, file) from None
     if not text.strip():
-        raise ParseError("empty input; expected one JSON value", file=file, pointer="")
+        raise ParseError("empty input; expected one JSON value: give a manifest (a JSON "
+                         "object)", file=file, pointer="")
     try:
         value = _decoder.decode(text)
     except (_Reject, json.JSONDecodeError, RecursionError) as e:
@@ -143,6 +139,28 @@ def _loads_exact(data: bytes, file: str) -> Any:
     if ("\\u" in text and _has_surrogate_escape(text)) or deep:
         _Scanner(text, file).parse()
     return value
+
+
+def _invalid_utf8(data: bytes, start: int, file: str) -> ParseError:
+    """Return the error for the invalid UTF-8 byte at ``data[start]``: where, and what to do.
+
+    The text is scanned with each undecodable byte standing for itself (Python's
+    ``surrogateescape``), so the error names the JSON Pointer of the value holding it.
+    """
+    line, column = _line_column(data[:start].decode("utf-8"))
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        fix = "the file is UTF-16 (it starts with a UTF-16 byte-order mark): save it as UTF-8"
+    else:
+        fix = ("the file is not UTF-8 (Latin-1 or Windows-1252?): re-encode it as UTF-8, "
+               "e.g. `iconv -f LATIN1 -t UTF-8`")
+    message = f"invalid UTF-8 byte 0x{data[start]:02x} at byte offset {start}; {fix}"
+    pointer = None
+    try:
+        _Scanner(data.decode("utf-8", "surrogateescape"), file).parse()
+    except ParseError as e:  # the scanner stops at the byte, or at a syntax error before it
+        if (e.line, e.column) == (line, column):
+            pointer = e.pointer
+    return ParseError(message, file=file, pointer=pointer, line=line, column=column)
 
 
 def _has_surrogate_escape(text: str) -> bool:
@@ -278,7 +296,8 @@ def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
         )
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise CanonicalFormError(f"{value} is not a JSON number", pointer=pointer)
+            raise CanonicalFormError(f"{value} is not a JSON number; write null or leave the "
+                                     "field out", pointer=pointer)
         if value.is_integer():
             if abs(value) <= MAX_SAFE_INTEGER:
                 return int(value)  # 1.0 -> 1, -0.0 -> 0, as RFC 8785 writes them
@@ -290,7 +309,8 @@ def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
             exact[0] = True
         return float(value)
     if depth > MAX_DEPTH:
-        raise CanonicalFormError(f"nesting deeper than {MAX_DEPTH} levels", pointer=pointer)
+        raise CanonicalFormError(f"nesting deeper than {MAX_DEPTH} levels; flatten the "
+                                 f"document to at most {MAX_DEPTH} levels", pointer=pointer)
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for key, item in value.items():
@@ -381,11 +401,14 @@ def _find_lone_surrogate(value: Any, pointer: str) -> None:
         return False
 
     if isinstance(value, str) and bad(value):
-        raise CanonicalFormError("string holds a lone UTF-16 surrogate", pointer=pointer)
+        raise CanonicalFormError("string holds a lone UTF-16 surrogate; remove it, or pair "
+                                 "a high surrogate with a low one", pointer=pointer)
     if isinstance(value, dict):
         for key, item in value.items():
             if bad(key):
-                raise CanonicalFormError("key holds a lone UTF-16 surrogate", pointer=pointer)
+                raise CanonicalFormError("key holds a lone UTF-16 surrogate; remove it, or "
+                                         "pair a high surrogate with a low one",
+                                         pointer=pointer)
             _find_lone_surrogate(item, f"{pointer}/{escape_pointer(key)}")
     elif isinstance(value, list):
         for i, item in enumerate(value):
@@ -421,7 +444,10 @@ class _Scanner:
         self.value("", 1)
         self.skip_ws()
         if self.pos != len(self.text):
-            self.fail("extra data after the JSON value (JSON Lines need a .jsonl name)", None)
+            line, column = _line_column(self.text[: self.pos])
+            raise TrailingDataError(
+                "extra data after the JSON value; a JSON text holds one value: remove what "
+                "follows it", file=self.file, line=line, column=column)
 
     def skip_ws(self) -> None:
         text, pos = self.text, self.pos
@@ -435,7 +461,8 @@ class _Scanner:
     def value(self, pointer: str, depth: int) -> None:
         c = self.peek()
         if c in "{[" and depth > MAX_DEPTH:
-            self.fail(f"nesting deeper than {MAX_DEPTH} levels", pointer)
+            self.fail(f"nesting deeper than {MAX_DEPTH} levels; flatten the document to at "
+                      f"most {MAX_DEPTH} levels", pointer)
         if c == "{":
             self.object(pointer, depth)
         elif c == "[":
@@ -453,8 +480,9 @@ class _Scanner:
                 if self.text.startswith(bad, self.pos):
                     self.fail(f"{bad} is not JSON; write null or leave the field out", pointer)
             if not c:
-                self.fail("unexpected end of input; expected a value", pointer)
-            self.fail(f"unexpected character {c!r}; expected a value", pointer)
+                self.fail("unexpected end of input; expected a value: the text is cut off "
+                          "here, complete it", pointer)
+            self.fail(f"unexpected character {c!r}; expected a value{_value_fix(c)}", pointer)
 
     def object(self, pointer: str, depth: int) -> None:
         self.pos += 1
@@ -466,16 +494,17 @@ class _Scanner:
         while True:
             self.skip_ws()
             if self.peek() != '"':
-                self.fail("expected a string object key", pointer)
+                self.fail(f"expected a string object key{_key_fix(self.peek())}", pointer)
             start = self.pos
             key = self.string(pointer)
             child = f"{pointer}/{escape_pointer(key)}"
             if key in seen:
-                self.fail(f"duplicate object key {key!r}; a key may appear once", child, start)
+                self.fail(f"duplicate object key {key!r}; a key may appear once: delete one "
+                          "of them", child, start)
             seen.add(key)
             self.skip_ws()
             if self.peek() != ":":
-                self.fail("expected ':' after object key", child)
+                self.fail("expected ':' after object key; write \"key\": value", child)
             self.pos += 1
             self.skip_ws()
             self.value(child, depth + 1)
@@ -485,7 +514,8 @@ class _Scanner:
             if c == "}":
                 return
             if c != ",":
-                self.fail("expected ',' or '}' in object", pointer, self.pos - 1)
+                self.fail(f"expected ',' or '}}' in object{_separator_fix(c, '}')}", pointer,
+                          self.pos - 1)
 
     def array(self, pointer: str, depth: int) -> None:
         self.pos += 1
@@ -503,7 +533,8 @@ class _Scanner:
             if c == "]":
                 return
             if c != ",":
-                self.fail("expected ',' or ']' in array", pointer, self.pos - 1)
+                self.fail(f"expected ',' or ']' in array{_separator_fix(c, ']')}", pointer,
+                          self.pos - 1)
             index += 1
 
     def string(self, pointer: str) -> str:
@@ -513,13 +544,17 @@ class _Scanner:
         text = self.text
         while True:
             if self.pos >= len(text):
-                self.fail("unterminated string", pointer, start)
+                self.fail("unterminated string; close it with '\"'", pointer, start)
             c = text[self.pos]
             if c == '"':
                 self.pos += 1
                 return "".join(out)
             if c < " ":
-                self.fail(f"unescaped control character U+{ord(c):04X} in string", pointer)
+                escape = _SHORT_ESCAPES.get(c, f"\\u{ord(c):04x}")
+                self.fail(f"unescaped control character U+{ord(c):04X} in string; write it "
+                          f"as {escape}", pointer)
+            if "\udc80" <= c <= "\udcff":  # an undecodable byte (see _invalid_utf8)
+                self.fail("invalid UTF-8", pointer)
             if c != "\\":
                 out.append(c)
                 self.pos += 1
@@ -532,16 +567,20 @@ class _Scanner:
                 self.pos += 2
                 continue
             if esc != "u":
-                self.fail(f"invalid escape '\\{esc}' in string", pointer)
+                self.fail(f"invalid escape '\\{esc}' in string; the escapes are \\\" \\\\ "
+                          "\\/ \\b \\f \\n \\r \\t \\uXXXX: write a backslash as \\\\",
+                          pointer)
             unit = self.hex4(self.pos + 2, pointer)
             if 0xDC00 <= unit <= 0xDFFF:
-                self.fail(f"lone low surrogate \\u{unit:04x} in string", pointer)
+                self.fail(f"lone low surrogate \\u{unit:04x} in string{_SURROGATE_FIX}",
+                          pointer)
             if 0xD800 <= unit <= 0xDBFF:
                 low = -1
                 if text.startswith("\\u", self.pos + 6):
                     low = self.hex4(self.pos + 8, pointer)
                 if not 0xDC00 <= low <= 0xDFFF:
-                    self.fail(f"lone high surrogate \\u{unit:04x} in string", pointer)
+                    self.fail(f"lone high surrogate \\u{unit:04x} in string{_SURROGATE_FIX}",
+                              pointer)
                 out.append(chr(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)))
                 self.pos += 12
                 continue
@@ -551,7 +590,8 @@ class _Scanner:
     def hex4(self, at: int, pointer: str) -> int:
         digits = self.text[at : at + 4]
         if len(digits) != 4 or any(c not in "0123456789abcdefABCDEF" for c in digits):
-            self.fail("invalid \\u escape; expected 4 hex digits", pointer, at)
+            self.fail("invalid \\u escape; expected 4 hex digits, as in \\u00e9", pointer,
+                      at)
         return int(digits, 16)
 
     def number(self, pointer: str) -> None:
@@ -563,7 +603,8 @@ class _Scanner:
         while end < len(text) and text[end].isdigit():
             end += 1
         if end == int_start or (text[int_start] == "0" and end - int_start > 1):
-            self.fail("invalid number (no digits, or a leading zero)", pointer, start)
+            self.fail("invalid number (no digits, or a leading zero); write 7 not 07, 0.5 "
+                      "not .5, and an id with leading zeros as a string", pointer, start)
         is_float = False
         if text[end : end + 1] == ".":
             is_float, frac = True, end + 1
@@ -571,7 +612,8 @@ class _Scanner:
             while end < len(text) and text[end].isdigit():
                 end += 1
             if end == frac:
-                self.fail("invalid number: digits expected after '.'", pointer, start)
+                self.fail("invalid number: digits expected after '.'; write 1.0 or 1, not "
+                          "1.", pointer, start)
         if text[end : end + 1] in ("e", "E"):
             is_float = True
             end += 1 + (text[end + 1 : end + 2] in ("+", "-"))
@@ -579,7 +621,8 @@ class _Scanner:
             while end < len(text) and text[end].isdigit():
                 end += 1
             if end == exp:
-                self.fail("invalid number: digits expected in exponent", pointer, start)
+                self.fail("invalid number: digits expected in exponent; write 1e5, not 1e",
+                          pointer, start)
         literal = text[start:end]
         self.pos = end
         try:
@@ -599,6 +642,41 @@ class _Scanner:
                 f"integer {literal} is outside +/-(2**53 - 1); store it as a string",
                 pointer, start,
             )
+
+
+_SHORT_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
+"""Control characters RFC 8259 lets a string write as a two-character escape."""
+
+_SURROGATE_FIX = ("; a character beyond U+FFFF is escaped as a high then a low surrogate "
+                  "(\\ud83d\\ude00), or written as itself")
+
+
+def _value_fix(c: str) -> str:
+    """Return what to do about ``c`` where a value should start (text to append)."""
+    if c in "]}":
+        return ": remove the trailing comma before it"
+    if c == "'":
+        return ": strings are written in double quotes"
+    if "\udc80" <= c <= "\udcff":
+        return ""  # an undecodable byte: replaced by the invalid UTF-8 message
+    return (": a value is an object, array, string in double quotes, number, true, false "
+            "or null")
+
+
+def _key_fix(c: str) -> str:
+    """Return what to do where an object key should start and ``c`` is found."""
+    if c == "}":
+        return ": remove the trailing comma before '}'"
+    if not c:
+        return ": the text is cut off inside an object, complete it"
+    return ": write the key in double quotes"
+
+
+def _separator_fix(c: str, close: str) -> str:
+    """Return what to do where ``,`` or ``close`` should follow a member and ``c`` is."""
+    if not c:
+        return f": the text is cut off, complete it or close with '{close}'"
+    return f": add the missing comma before this, or close with '{close}'"
 
 
 # Last: the compiled fast path reads this module's definitions (es6_number, MAX_DEPTH).

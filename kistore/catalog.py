@@ -14,12 +14,16 @@ key it indexed the shard at, and per manifest the keys of its two files:
   commit: a shard whose tree id is unchanged is skipped, a changed shard is re-listed and
   only blobs with new ids are read;
 * work scope: keys are the directory's ``st_mtime_ns`` and each file's
-  ``(st_mtime_ns, st_size, st_ino)``, as git's own index trusts stat data. Every add,
-  removal or rename in a shard changes the directory's mtime, so it is seen; an in-place
-  edit of a file in a shard whose directory did not change is not (``kistore verify`` and
-  the pull-request gate read every file and remain the authority on names), except that
-  ``KIND/NAME`` resolution reads the metadata file it lands on and, when the name is no
-  longer there, makes the catalog read that manifest again (:meth:`Catalog.forget`).
+  ``(st_mtime_ns, st_ctime_ns, st_size, st_ino)``, as git's own index trusts stat data.
+  Every add, removal or rename in a shard changes the directory's mtime, so it is seen; an
+  in-place edit of a file in a shard whose directory did not change is not seen by a
+  plain :meth:`Catalog.sync` (``kistore verify`` and the pull-request gate read every file
+  and remain the authority on names). Two lookups make up for it: ``KIND/NAME``
+  resolution reads the metadata file it lands on and, when the name is no longer there,
+  makes the catalog read that manifest again (:meth:`Catalog.forget`); and a name not
+  found at all is looked up again after ``sync(every_shard=True)`` compares every file's
+  key (:meth:`kistore.views.View.find_name`), which finds a manifest renamed in place.
+  ``kistore reindex`` rebuilds the whole catalog (:meth:`Catalog.rebuild`).
 
 The store layer hands in a :class:`Source` (the work tree or a commit); this module does no
 git itself. The query layer's ranking index is separate (``kistore/query``).
@@ -35,7 +39,7 @@ from typing import Protocol
 
 from .digest import Digest
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"  # 3: work-tree file keys hold the ctime
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS shards (scope TEXT, dir TEXT, key TEXT NOT NULL,
                                    PRIMARY KEY (scope, dir));
@@ -92,18 +96,25 @@ class Catalog:
         """Close the database."""
         self.db.close()
 
-    def sync(self, source: Source) -> int:
+    def sync(self, source: Source, *, every_shard: bool = False) -> int:
         """Bring ``source.scope`` up to date with ``source``; return how many shards it re-read.
 
         Only shards whose key changed are listed again, and only files whose key changed are
         read. A file that does not parse, or a manifest missing its object or metadata file,
         has no name in the catalog (``verify`` reports it).
+
+        Args:
+            source: the view to follow.
+            every_shard: list every shard again, however its key stands, so each file's own
+                key is compared: finds a file rewritten in place in a directory that did not
+                change (a metadata file edited to rename its manifest). O(store) stats; only
+                files whose key changed are read.
         """
         scope = source.scope
         current = source.shard_keys()
         known = dict(self.db.execute("SELECT dir, key FROM shards WHERE scope=?", (scope,)))
         changed = sorted({d.rpartition("/")[2] for d in current.keys() | known.keys()
-                          if current.get(d) != known.get(d)})
+                          if every_shard or current.get(d) != known.get(d)})
         if not changed:
             return 0
         with self.db:
@@ -141,6 +152,24 @@ class Catalog:
                                 (scope, hex_, *keys, *kind_name))
         gone = [(scope, d) for d in stored.keys() - seen]
         self.db.executemany("DELETE FROM files WHERE scope=? AND digest=?", gone)
+
+    def clear(self) -> None:
+        """Forget every scope: the next :meth:`sync` of each reads every file again."""
+        with self.db:
+            self.db.execute("DELETE FROM files")
+            self.db.execute("DELETE FROM shards")
+
+    def rebuild(self, source: Source) -> int:
+        """Forget every scope, then read every file of ``source`` (O(store) reads).
+
+        Returns:
+            How many named manifests ``source.scope`` holds afterwards.
+        """
+        self.clear()
+        self.sync(source)
+        row = self.db.execute("SELECT count(*) FROM files WHERE scope=?",
+                              (source.scope,)).fetchone()
+        return int(row[0])
 
     def forget(self, scope: str, digest: Digest) -> None:
         """Make the next :meth:`sync` read ``digest``'s files and list its shards again.

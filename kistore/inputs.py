@@ -21,7 +21,7 @@ from typing import Any
 from . import canonical
 from .canonical import escape_pointer
 from .digest import Digest
-from .errors import InputError, KistoreError, MultipleErrors, ParseError
+from .errors import InputError, KistoreError, MultipleErrors, ParseError, TrailingDataError
 from .model import Manifest
 from .workers import start_worker
 
@@ -85,20 +85,24 @@ def _expand(name: str, errors: list[KistoreError]) -> Iterator[tuple[str, bytes]
             and not any(part.startswith(".") for part in p.relative_to(path).parts)
         )
         if not files:
-            errors.append(InputError("directory holds no .json or .jsonl files", file=name))
+            errors.append(InputError("directory holds no .json, .jsonl or .ndjson files; name the "
+                                     "manifest files, or rename them to end in .json",
+                                     file=name))
         for p in files:
             yield str(p), p.read_bytes()
     elif path.exists():  # a file, or a pipe such as <(...) or /dev/stdin
         yield name, path.read_bytes()
     else:
-        errors.append(InputError("no such file or directory", file=name))
+        errors.append(InputError("no such file or directory; check the path (give - to read "
+                                 "standard input)", file=name))
 
 
 def parse_manifests(data: bytes, *, file: str) -> list[Located]:
     """Parse one input's bytes into manifests (manifest, bundle or JSON Lines).
 
-    JSON Lines are used when ``file`` ends in ``.jsonl``/``.ndjson``, or for stdin when the
-    bytes are not one JSON value but every non-blank line is.
+    JSON Lines are used when ``file`` ends in ``.jsonl``/``.ndjson``, or for stdin (``-``)
+    when the bytes are not one JSON value and the first or second non-blank line is one
+    whole JSON value by itself: then every bad line is reported at its own line number.
 
     Raises:
         MultipleErrors: every problem found in the input.
@@ -108,13 +112,43 @@ def parse_manifests(data: bytes, *, file: str) -> list[Located]:
     try:
         value = canonical.loads(data, file=file)
     except ParseError as first:
-        if file == "-" and b"\n" in data.strip():
-            try:
-                return _parse_lines(data, file)
-            except MultipleErrors:
-                pass
-        raise MultipleErrors([first]) from None
+        if file == "-" and _starts_as_json_lines(data):
+            return _parse_lines(data, file)
+        raise MultipleErrors([_with_hint(first, file)]) from None
     return _from_value(value, file, line=None)
+
+
+def _starts_as_json_lines(data: bytes) -> bool:
+    """Return True when the first or second of 2+ non-blank lines is a whole JSON value.
+
+    Called only for stdin that is not one JSON value. A pretty-printed manifest or bundle
+    opens with a line holding ``{`` or ``[`` alone and a second line such as ``"kind":
+    ...,``: neither is a value by itself, so its real error is kept; JSON Lines open with
+    a whole manifest (the second line covers a broken first line).
+    """
+    lines = [line for line in data.split(b"\n", 50) if line.strip()][:2]
+    if len(lines) < 2:
+        return False
+    for line in lines:
+        try:
+            canonical.loads(line)
+        except ParseError:
+            continue
+        return True
+    return False
+
+
+def _with_hint(error: ParseError, file: str) -> ParseError:
+    """Add to "extra data after the JSON value" what to do for this kind of input."""
+    if isinstance(error, TrailingDataError):
+        if file == "-":
+            error.message += ("; for JSON Lines on stdin, put each manifest whole on a line "
+                              "of its own")
+        else:
+            error.message += ("; for several manifests use a bundle (an object or array of "
+                              "manifests) or JSON Lines in a file named .jsonl or .ndjson")
+        error.args = (error.format(),)
+    return error
 
 
 def _parse_lines(data: bytes, file: str) -> list[Located]:
@@ -125,7 +159,8 @@ def _parse_lines(data: bytes, file: str) -> list[Located]:
     if found is None:  # small input, one CPU, or no worker processes allowed
         found = _parse_range(lines, file, 0, len(lines))
     if not found:
-        raise MultipleErrors([ParseError("no manifests in JSON Lines input", file=file)])
+        raise MultipleErrors([ParseError("no manifests in JSON Lines input: every line is blank; "
+                                         "give one manifest a line", file=file)])
     return found
 
 
@@ -149,6 +184,9 @@ def _parse_range(lines: list[bytes], file: str, start: int, end: int) -> list[Lo
         except KistoreError as e:
             for problem in e.problems:
                 problem.line, problem.column = number, problem.column or 1
+                if isinstance(problem, TrailingDataError):
+                    problem.message = ("a second JSON value on this line; JSON Lines hold one "
+                                       "manifest a line: start a new line before it")
                 problem.args = (problem.format(),)
                 errors.append(problem)
     if errors:

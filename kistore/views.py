@@ -86,8 +86,9 @@ class View:
         found = Digest.of(data)
         if found != digest:
             raise VerificationError(
-                f"sha256 of the file is {found}, expected {digest}; the object is corrupt: "
-                f"restore it with `git checkout -- {path}`",
+                f"the object file is corrupt: its sha256 is {str(found)[:19]}..., not the "
+                f"digest in its name; restore it with `git checkout -- {path}`, and run "
+                "`kistore verify` to find any other damaged file",
                 file=path,
             )
         return data
@@ -105,7 +106,17 @@ class View:
         metadata = self.read(path)
         if metadata is None:
             raise ResolutionError(f"object {digest} has no metadata file", file=path)
-        return Manifest.from_bytes(data, metadata, file=layout.object_path(digest))
+        try:
+            return Manifest.from_bytes(data, metadata, file=layout.object_path(digest))
+        except KistoreError:
+            try:  # errors are located in the object file: name the metadata file if it is bad
+                canonical.loads(metadata, file=path)
+            except KistoreError as e:
+                restore = f"`git checkout -- {path}`" if self.scope == "work" else "it"
+                raise VerificationError(f"the metadata file does not parse ({e.message}); "
+                                        f"restore {restore}", file=path, line=e.line,
+                                        column=e.column, pointer=e.pointer) from None
+            raise
 
     def names(self, kinds: Sequence[str] = KINDS) -> dict[tuple[str, str], Digest]:
         """Map ``(kind, metadata.name)`` to digest for every stored manifest of ``kinds``.
@@ -130,6 +141,20 @@ class View:
             return self.catalog.owners(self.scope, keys)
         names = self._scan_names(sorted({k for k, _ in keys}))
         return {key: names[key] for key in keys if key in names}
+
+    def find_name(self, kind: str, name: str) -> Digest | None:
+        """Return the digest named ``KIND/NAME``, or None; a miss is confirmed file by file.
+
+        As :meth:`name_owners`, except that in the work tree a miss lists every shard again
+        and compares each file's stat key (:meth:`kistore.catalog.Catalog.sync`), so a
+        metadata file renamed in place is found by its new name. O(store) stats on a miss
+        only: for resolving what a person typed, not for ``add``'s name checks.
+        """
+        found = self.name_owners([(kind, name)]).get((kind, name))
+        if found is None and self.catalog is not None and self.scope == "work":
+            self.catalog.sync(self, every_shard=True)  # type: ignore[arg-type]
+            found = self.catalog.owners(self.scope, [(kind, name)]).get((kind, name))
+        return found
 
     def _scan_names(self, kinds: Sequence[str]) -> dict[tuple[str, str], Digest]:
         wanted = set(kinds)
@@ -183,7 +208,7 @@ class WorkTreeView(View):
         return keys
 
     def file_keys(self, shard_dir: str) -> dict[str, str]:
-        """Catalog source: ``mtime_ns:size:inode`` of each file in a shard directory."""
+        """Catalog source: :func:`stat_key` of each file in a shard directory."""
         top, _, shard = shard_dir.partition("/")
         base = self.root / layout.STORE_DIR / top / "sha256" / shard
         keys = {}
@@ -291,12 +316,17 @@ class CommitView(View):
 
 
 def stat_key(st: os.stat_result | tuple[int, ...]) -> str:
-    """Return a work-tree file's catalog change key: ``mtime_ns:size:inode``.
+    """Return a work-tree file's catalog change key: ``mtime_ns:ctime_ns:size:inode``.
+
+    ``ctime_ns`` is in it because an in-place rewrite that puts the old mtime back
+    (``touch -d``) and keeps the size (a name of the same length) still moves the ctime,
+    which no user can set (as :func:`kistore.query.fresh.file_stat_key`).
 
     Args:
-        st: the file's stat, or a tuple starting ``(st_mtime_ns, st_size, st_ino)`` such as
-            the :data:`kistore.writer.FileStat` a :class:`kistore.writer.FileBatch` reports.
+        st: the file's stat, or a tuple starting ``(st_mtime_ns, st_size, st_ino,
+            st_ctime_ns)`` such as the :data:`kistore.writer.FileStat` a
+            :class:`kistore.writer.FileBatch` reports.
     """
-    if isinstance(st, tuple):
-        return f"{st[0]}:{st[1]}:{st[2]}"
-    return f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+    if isinstance(st, os.stat_result):  # first: a stat_result is a tuple too (mode, ino...)
+        return f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}"
+    return f"{st[0]}:{st[3]}:{st[1]}:{st[2]}"

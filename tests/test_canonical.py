@@ -40,7 +40,8 @@ def test_bad_input_is_rejected_with_pointer(name):
 def test_error_names_line_and_column():
     with pytest.raises(ParseError) as caught:
         canonical.loads(b'{\n  "a": 1,\n  "a": 2\n}', file="m.json")
-    assert str(caught.value) == "m.json:3:3:/a: duplicate object key 'a'; a key may appear once"
+    assert str(caught.value) == ("m.json:3:3:/a: duplicate object key 'a'; a key may appear "
+                                 "once: delete one of them")
 
 
 def test_integral_floats_become_integers():
@@ -140,3 +141,69 @@ def test_an_integer_of_thousands_of_digits_is_a_parse_error_not_a_crash(digits):
     with pytest.raises(ParseError, match=r"outside \+/-\(2\*\*53 - 1\)") as caught:
         canonical.loads(text)
     assert caught.value.pointer == "/v"
+
+
+# Each parse error says what was expected and what to do, at FILE:LINE:COL:/pointer.
+PARSE_ERRORS = [
+    (b'{"a": 1,}', "m.json:1:9: expected a string object key: remove the trailing comma "
+     "before '}'"),
+    (b'[1,]', "m.json:1:4:/1: unexpected character ']'; expected a value: remove the trailing "
+     "comma before it"),
+    (b"{'a': 1}", "m.json:1:2: expected a string object key: write the key in double quotes"),
+    (b'{"a" 1}', 'm.json:1:6:/a: expected \':\' after object key; write "key": value'),
+    (b'{"a": 1 "b": 2}', "m.json:1:9: expected ',' or '}' in object: add the missing comma "
+     "before this, or close with '}'"),
+    (b'[1 2]', "m.json:1:4: expected ',' or ']' in array: add the missing comma before this, "
+     "or close with ']'"),
+    (b'{"a": 1', "m.json:1:8: expected ',' or '}' in object: the text is cut off, complete "
+     "it or close with '}'"),
+    (b'{"a": [', "m.json:1:8:/a/0: unexpected end of input; expected a value: the text is "
+     "cut off here, complete it"),
+    (b'{"a": tru}', "m.json:1:7:/a: unexpected character 't'; expected a value: a value is "
+     "an object, array, string in double quotes, number, true, false or null"),
+    (b'{"a": "x', "m.json:1:7:/a: unterminated string; close it with '\"'"),
+    (b'{"a": "\t"}', "m.json:1:8:/a: unescaped control character U+0009 in string; write it "
+     "as \\t"),
+    (b'{"a": "\x01"}', "m.json:1:8:/a: unescaped control character U+0001 in string; write "
+     "it as \\u0001"),
+    (b'{"a": "\\q"}', "m.json:1:8:/a: invalid escape '\\q' in string; the escapes are \\\" "
+     "\\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX: write a backslash as \\\\"),
+    (b'{"a": "\\u12"}', "m.json:1:10:/a: invalid \\u escape; expected 4 hex digits, as in "
+     "\\u00e9"),
+    (b'{"a": "\\ude00"}', "m.json:1:8:/a: lone low surrogate \\ude00 in string; a character "
+     "beyond U+FFFF is escaped as a high then a low surrogate (\\ud83d\\ude00), or written "
+     "as itself"),
+    (b'{"a": 07}', "m.json:1:7:/a: invalid number (no digits, or a leading zero); write 7 "
+     "not 07, 0.5 not .5, and an id with leading zeros as a string"),
+    (b'{"a": 1.}', "m.json:1:7:/a: invalid number: digits expected after '.'; write 1.0 or 1, "
+     "not 1."),
+    (b'{"a": 1e}', "m.json:1:7:/a: invalid number: digits expected in exponent; write 1e5, "
+     "not 1e"),
+    (b"  \n", "m.json: empty input; expected one JSON value: give a manifest (a JSON object)"),
+    (b'{"a": 1} {}', "m.json:1:10: extra data after the JSON value; a JSON text holds one "
+     "value: remove what follows it"),
+    (b"[" * 65 + b"]" * 65, "m.json:1:65:" + "/0" * 64 + ": nesting deeper than 64 levels; "
+     "flatten the document to at most 64 levels"),
+]
+
+
+INVALID_UTF8 = [
+    # Latin-1 "é" inside a value: line, column, byte offset and the value's pointer
+    ('{"metadata": {"name": "caf\xe9"}}'.encode("latin-1"),
+     "m.json:1:27:/metadata/name: invalid UTF-8 byte 0xe9 at byte offset 26; the file is not "
+     "UTF-8 (Latin-1 or Windows-1252?): re-encode it as UTF-8, e.g. `iconv -f LATIN1 -t "
+     "UTF-8`"),
+    (b'{"a": 1,\n "b": [1, \xff]}', "m.json:2:11:/b/1: invalid UTF-8 byte 0xff at byte "
+     "offset 19; the file is not UTF-8 (Latin-1 or Windows-1252?): re-encode it as UTF-8, "
+     "e.g. `iconv -f LATIN1 -t UTF-8`"),
+    ('{"a": 1}'.encode("utf-16"), "m.json:1:1: invalid UTF-8 byte 0xff at byte offset 0; "
+     "the file is UTF-16 (it starts with a UTF-16 byte-order mark): save it as UTF-8"),
+]
+
+
+@pytest.mark.parametrize(("data", "expected"), PARSE_ERRORS + INVALID_UTF8)
+def test_each_parse_error_says_where_and_what_to_do(data, expected):
+    """Several errors named no fix; invalid UTF-8 named no pointer, and no fix for UTF-16."""
+    with pytest.raises(ParseError) as caught:
+        canonical.loads(data, file="m.json")
+    assert str(caught.value) == expected

@@ -90,7 +90,8 @@ def test_json_lines_error_names_the_line(runner, store_path, tmp_path):
     result = run(runner, store_path, "add", str(path))
     assert result.exit_code == 1
     errors = result.stderr.splitlines()
-    assert errors[-1] == f"error: {path}:3:10:/a: duplicate object key 'a'; a key may appear once"
+    assert errors[-1] == (f"error: {path}:3:10:/a: duplicate object key 'a'; a key may appear "
+                          "once: delete one of them")
 
 
 def test_directory_input(runner, store_path, tmp_path):
@@ -227,3 +228,19 @@ def test_error_messages_escape_control_characters_from_the_input(tmp_path):
 
     error = ParseError("unexpected key '\x1b]0;x\x07'", file="a\x9b.json", pointer="/\x1b]0;x\x07")
     assert error.format() == "a\\x9b.json:/\\x1b]0;x\\x07: unexpected key '\\x1b]0;x\\x07'"
+
+
+def test_add_of_a_latin1_manifest_names_the_byte_its_pointer_and_the_fix(runner, store_path,
+                                                                        tmp_path):
+    bundle = json.loads(BUNDLE.read_text())
+    text = json.dumps(bundle["protocol"], ensure_ascii=False).replace(
+        '"title": "', '"title": "Caf\u00e9 ', 1)
+    path = tmp_path / "latin1.json"
+    path.write_bytes(text.encode("latin-1"))
+    offset = text.index("\u00e9")
+    result = run(runner, store_path, "add", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}:1:{offset + 1}:/metadata/title: invalid UTF-8 byte 0xe9 at byte offset "
+        f"{offset}; the file is not UTF-8 (Latin-1 or Windows-1252?): re-encode it as UTF-8, "
+        "e.g. `iconv -f LATIN1 -t UTF-8`"]

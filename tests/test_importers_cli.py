@@ -132,3 +132,48 @@ def test_help_has_an_example(runner):
     lines = [line.strip() for line in result.output.splitlines()]
     assert "Example:" in lines and "\\b" not in result.output  # click kept the \b paragraph
     assert "kistore import --commit sol-execbench ../shared/data/sol-execbench" in lines
+
+
+def _board_listing_a_submission_twice(tmp_path):
+    """BOARD with row 2 listed again at the end with another latency (another run, one name)."""
+    target = tmp_path / "board.json"
+    value = json.loads(BOARD.read_text())
+    rankings = value["response"]["data"]["rankings"]
+    twin = dict(rankings[2], latency_ms=rankings[2]["latency_ms"] * 2)
+    rankings.append(twin)
+    target.write_text(json.dumps(value))
+    return target, len(rankings) - 1, twin["submission_id"]
+
+
+def test_a_record_listed_twice_names_both_records_and_skip_invalid_skips_the_second(
+        runner, store_path, tmp_path):
+    """Two records giving one run name failed the whole import, even with --skip-invalid,
+    with a store-level "name is already used" that named neither record."""
+    board, last, submission = _board_listing_a_submission_twice(tmp_path)
+    name = f"sol-kernel-121-submission-{submission}"
+    before = snapshot(store_path)
+    result = run(runner, store_path, "import", "sol-execbench", str(board))
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1
+    assert errors[0].startswith(
+        f"error: {board.as_posix()}:/response/data/rankings/{last}: kernel 121 submission "
+        f"{submission}: its BenchmarkRun '{name}' (")
+    assert errors[0].endswith(
+        f") built from kernel 121 submission {submission} at {board.as_posix()}:/response/"
+        "data/rankings/2; the source holds the same record twice with other values: remove "
+        "one of them")
+    assert snapshot(store_path) == before
+    result = run(runner, store_path, "import", "--skip-invalid", "--json", "sol-execbench",
+                 str(board))
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == [errors[0].replace("error:", "warning:", 1) + " (record skipped)"]
+    report = json.loads(result.stdout)
+    assert report["runs"] == last and report["records"] == last + 1
+    # the first listing is the one imported
+    shown = run(runner, store_path, "show", "--json", f"BenchmarkRun/{name}")
+    assert shown.exit_code == 0, shown.output
+    first = json.loads(board.read_text())["response"]["data"]["rankings"][2]
+    assert json.loads(shown.stdout)["sourceNative"]["metrics"]["latency_ms"] == \
+        first["latency_ms"]

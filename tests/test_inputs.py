@@ -64,7 +64,8 @@ def test_bad_lines_deep_in_a_large_batch_are_reported_as_one_process_reports_the
         m.setattr(inputs, "PARALLEL_LINES", 10**9)
         assert found == errors_of(data, "big.jsonl")
     assert found[0].startswith("big.jsonl:2:2:")
-    assert found[1] == ("big.jsonl:37:30:/a: duplicate object key 'a'; a key may appear once")
+    assert found[1] == ("big.jsonl:37:30:/a: duplicate object key 'a'; a key may appear once: "
+                        "delete one of them")
     assert found[2].startswith("big.jsonl:39:1:/metadata/name: ")
     assert len(found) == 3
 
@@ -80,10 +81,10 @@ def test_no_worker_processes_falls_back_to_one_process(parallel, monkeypatch):
     assert inputs.parse_manifests(data, file="x.jsonl") == serial(data, "x.jsonl")
 
 
-def add(runner, store_path, *args):
+def add(runner, store_path, *args, input=None):
     from kistore.cli import main
 
-    return runner.invoke(main, ["--store", str(store_path), "add", *args])
+    return runner.invoke(main, ["--store", str(store_path), "add", *args], input=input)
 
 
 def test_cli_add_names_a_bad_line_deep_in_a_large_batch_and_writes_nothing(
@@ -99,7 +100,7 @@ def test_cli_add_names_a_bad_line_deep_in_a_large_batch_and_writes_nothing(
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         f"error: {path}:34:19:/apiVersion: duplicate object key 'apiVersion'; "
-        "a key may appear once"]
+        "a key may appear once: delete one of them"]
     assert snapshot(store_path) == before
 
 
@@ -216,3 +217,51 @@ def test_cli_add_names_both_lines_of_a_name_used_twice_in_one_file(runner, store
         f"error: {path}:2:1:/metadata/name: Implementation name {docs[0]['metadata']['name']!r} "
         f"is already used by {first} (first at {path}:1); names are unique per kind: choose "
         "another metadata.name"]
+
+
+def test_cli_add_stdin_json_lines_reports_every_bad_line_not_a_jsonl_name_hint(
+        runner, store_path):
+    """Bad lines on stdin were hidden behind "extra data ... (JSON Lines need a .jsonl
+    name)" at line 2: each bad line is now reported at its line and pointer."""
+    good = json.dumps(next(manifests(5)))
+    data = f'{good}\n{{"b": 2,}}\n{good[:40]}\n{{"a": 1, "a": 2}}\n'
+    result = add(runner, store_path, "-", input=data)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "error: -:2:9: expected a string object key: remove the trailing comma before '}'",
+        "error: -:3:16:/apiVersion: unterminated string; close it with '\"'",
+        "error: -:4:10:/a: duplicate object key 'a'; a key may appear once: delete one of "
+        "them",
+    ]
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), [
+    ("x.jsonl", '{"a": 1} {"b": 2}\n', ":1:10: a second JSON value on this line; JSON Lines "
+     "hold one manifest a line: start a new line before it"),
+    ("two.json", '{"a": 1}\n{"b": 2}\n', ":2:1: extra data after the JSON value; a JSON text "
+     "holds one value: remove what follows it; for several manifests use a bundle (an object "
+     "or array of manifests) or JSON Lines in a file named .jsonl or .ndjson"),
+    ("-", '{"a": 1} {"b": 2}\n', ":1:10: extra data after the JSON value; a JSON text holds "
+     "one value: remove what follows it; for JSON Lines on stdin, put each manifest whole on "
+     "a line of its own"),
+])
+def test_cli_add_two_values_in_one_text_says_what_is_right_for_that_input(
+        runner, store_path, tmp_path, name, text, expected):
+    """The ".jsonl name" hint appeared inside a .jsonl file, where it is wrong, and on
+    stdin, where no name can be given."""
+    path = tmp_path / name
+    if name == "-":
+        result = add(runner, store_path, "-", input=text)
+    else:
+        path.write_text(text)
+        result = add(runner, store_path, str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [f"error: {name if name == '-' else path}{expected}"]
+
+
+def test_cli_add_stdin_pretty_printed_manifest_keeps_its_own_error(runner, store_path):
+    """A multi-line manifest on stdin is not mistaken for JSON Lines."""
+    result = add(runner, store_path, "-", input='{\n  "kind": "Workload",\n  "a": 1,\n}\n')
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "error: -:4:1: expected a string object key: remove the trailing comma before '}'"]

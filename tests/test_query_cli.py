@@ -213,6 +213,7 @@ def test_store_without_policy_file_uses_the_shipped_default(runner, store_path):
 
 def test_rank_warns_about_a_corrupt_work_tree_run_it_leaves_out(runner, group, kit):
     from kistore import layout
+    from kistore.digest import Digest
     from kistore.store import Store
 
     store = Store(group.root)
@@ -224,5 +225,100 @@ def test_rank_warns_about_a_corrupt_work_tree_run_it_leaves_out(runner, group, k
     after = run(runner, group.root, "rank", "BenchmarkRun/slow", "--json")
     assert after.exit_code == 0
     assert [r["name"] for r in json.loads(after.stdout) if r["rank"]] == ["slow"]
-    assert after.stderr == (f"warning: 1 manifest(s) in the work tree do not verify and are "
-                            f"left out: {fast}; run `kistore verify`\n")
+    object_path = layout.object_path(fast)
+    assert after.stderr.splitlines() == [
+        f"warning: 1 manifest(s) in the work tree do not verify and are left out: {fast}; "
+        "run `kistore verify`",
+        f"warning: {object_path}: the object file is corrupt: its sha256 is "
+        f"{Digest.of(path.read_bytes())!s:.19}..., not the digest in its name; restore it "
+        f"with `git checkout -- {object_path}`"]
+
+
+def corrupt(group, name: str, top: str = "objects") -> tuple[str, str]:
+    """Change one byte of a committed run's file in place; return its digest and path."""
+    from kistore import layout
+    from kistore.digest import Digest
+    from kistore.store import Store
+
+    digest = Store(group.root).resolve(f"BenchmarkRun/{name}")
+    rel = (layout.object_path if top == "objects" else layout.metadata_path)(digest)
+    path = group.root / rel
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b'"passed"', b'"failed"') if top == "objects"
+                     else data[:-1])
+    assert Digest.of(path.read_bytes()) != Digest.of(data)
+    return str(digest), rel
+
+
+def test_rank_show_compare_of_a_corrupt_run_name_the_file_and_how_to_restore_it(runner,
+                                                                                group):
+    """A corrupt object file made `rank BenchmarkRun/fast` say "no BenchmarkRun named
+    'fast'", and `rank DIGEST` "in the store but unreadable", naming no file."""
+    digest, rel = corrupt(group, "fast")
+    from kistore.digest import Digest
+
+    found = Digest.of((group.root / rel).read_bytes())
+    fix = (f"the object file is corrupt: its sha256 is {found!s:.19}..., not the digest in "
+           f"its name; restore it with `git checkout -- {rel}`, and run `kistore verify` to "
+           "find any other damaged file")
+    for args, ref in [(("rank", "BenchmarkRun/fast"), "BenchmarkRun/fast: "),
+                      (("compare", "BenchmarkRun/fast"), "BenchmarkRun/fast: "),
+                      (("rank", digest[7:19]), f"{digest}: "),
+                      (("compare", digest[7:19]), f"{digest}: "),
+                      (("show", "BenchmarkRun/fast"), ""), (("show", digest[7:19]), "")]:
+        result = run(runner, group.root, *args)
+        assert result.exit_code == 1, args
+        assert result.stderr.splitlines() == [f"error: {rel}: {ref}{fix}"], args
+
+
+def test_rank_and_show_of_a_run_with_a_corrupt_metadata_file_name_that_file(runner, group):
+    digest, rel = corrupt(group, "fast", "metadata")
+    for command in ("rank", "show"):
+        result = run(runner, group.root, command, "BenchmarkRun/fast")
+        assert result.exit_code == 1
+        assert result.stderr.splitlines() == [
+            f"error: {rel}: BenchmarkRun/fast: the metadata file does not parse (expected ',' "
+            "or '}' in object: the text is cut off, complete it or close with '}'); restore "
+            f"it with `git checkout -- {rel}`, and run `kistore verify` to find any other "
+            "damaged file"]
+    result = run(runner, group.root, "show", digest[7:19])
+    assert result.exit_code == 1
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"error: {rel}:1:")
+    assert line.endswith(f"the metadata file does not parse (expected ',' or '}}' in object: "
+                         "the text is cut off, complete it or close with '}'); restore "
+                         f"`git checkout -- {rel}`")
+
+
+def test_show_and_compare_warn_about_corrupt_runs_they_leave_out(runner, group):
+    """`rank` warned about a corrupt run it left out of the group; `show` and `compare`,
+    which rank the same group, left it out silently."""
+    digest, rel = corrupt(group, "fast")
+    for args in (("show", "BenchmarkRun/slow"), ("compare", "BenchmarkRun/slow")):
+        result = run(runner, group.root, *args)
+        assert result.exit_code == 0, result.output
+        assert result.stderr.splitlines()[0] == (
+            f"warning: 1 manifest(s) in the work tree do not verify and are left out: "
+            f"{digest}; run `kistore verify`")
+        assert result.stderr.splitlines()[1].startswith(
+            f"warning: {rel}: the object file is corrupt: its sha256 is ")
+        assert len(result.stderr.splitlines()) == 2
+
+
+def test_show_of_a_run_whose_object_file_is_cut_short_names_the_file(runner, group):
+    """A truncated object file, once out of the name catalog, made `show` say "no
+    BenchmarkRun named 'fast'"."""
+    from kistore import layout
+    from kistore.store import Store
+
+    rel = layout.object_path(Store(group.root).resolve("BenchmarkRun/fast"))
+    path = group.root / rel
+    data = path.read_bytes()
+    path.unlink()  # a new file: the name catalog reads it again (and finds no name)
+    path.write_bytes(data[:50])
+    result = run(runner, group.root, "show", "BenchmarkRun/fast")
+    assert result.exit_code == 1
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"error: {rel}: BenchmarkRun/fast: the object file is corrupt: ")
+    assert line.endswith(f"restore it with `git checkout -- {rel}`, and run `kistore verify` "
+                         "to find any other damaged file")

@@ -302,3 +302,46 @@ def test_show_by_a_name_rewritten_in_place_is_not_resolved_from_the_name_catalog
     assert result.stderr == "error: no BenchmarkRun named 'b' in the store\n"
     result = runner.invoke(main, [*show, "BenchmarkRun/z"])  # the catalog has read it again
     assert result.exit_code == 0 and result.stdout.startswith("z:"), result.output
+
+
+def test_show_and_rank_by_a_new_name_written_in_place_need_no_add(store, kit, world,
+                                                                  monkeypatch, runner):
+    """A metadata file renamed in place (same directory mtime, the file's old mtime put
+    back, same size) was unreachable by its new name until the next add: the name catalog
+    and the index of HEAD both still had the old name."""
+    from kistore.cli import main
+
+    digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                               *new_run(kit, world, "b", 10)])
+    settle(store.root)
+    show = ["--store", str(store.root), "show"]
+    result = runner.invoke(main, [*show, "BenchmarkRun/b"])  # every cache warm
+    assert result.exit_code == 0 and result.stdout.startswith("b:"), result.output
+    b = digests[-1]
+    path = store.root / "store/metadata/sha256" / b[7:9] / f"{b[9:]}.json"
+    rewrite_in_place(path, 0, path.read_bytes().replace(b'"name":"b"', b'"name":"z"'))
+    result = runner.invoke(main, [*show, "BenchmarkRun/z"])
+    assert result.exit_code == 0 and result.stdout.startswith("z:"), result.output
+    result = runner.invoke(main, ["--store", str(store.root), "rank", "BenchmarkRun/z"])
+    assert result.exit_code == 0, result.output
+    assert [line.split()[-2] for line in result.stdout.splitlines()[1:]] == ["z", "a"]
+    result = runner.invoke(main, [*show, "BenchmarkRun/b"])
+    assert (result.exit_code, result.stderr) == (
+        1, "error: no BenchmarkRun named 'b' in the store\n")
+
+
+def test_reindex_rebuilds_the_name_catalog_too(store, kit, world, runner):
+    """`kistore reindex` rebuilt the query index but kept a stale name catalog."""
+    from kistore.cli import main
+
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
+    settle(store.root)
+    names = store.view().names()
+    catalog = store.catalog()
+    with catalog.db:
+        catalog.db.execute("UPDATE files SET name = 'stale'")
+    assert set(store.view().names()) != set(names)
+    result = runner.invoke(main, ["--store", str(store.root), "reindex"])
+    assert result.exit_code == 0, result.output
+    assert f"name catalog: {len(names)} names" in result.stdout
+    assert Store(store.root).view().names() == names

@@ -203,6 +203,36 @@ def _terminated(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def warn_unreadable(store: Any, catalog: object, at: str | None = None) -> None:
+    """Say on stderr which manifests an answer left out because their files are damaged.
+
+    One summary line, then one line per damaged file (the first few) naming what is wrong
+    with it and how to restore it. Call after the answer: the work tree's catalog finds
+    damaged files as it reads them.
+
+    Args:
+        store: the :class:`kistore.store.Store` answered from.
+        catalog: the catalog the answer came from (its ``unreadable`` digests).
+        at: the revision answered, or None for the work tree.
+    """
+    unreadable = getattr(catalog, "unreadable", ())
+    if not unreadable:
+        return
+    from ..digest import Digest
+    from ..query.catalog import damage
+
+    shown = ", ".join(unreadable[:3]) + (" ..." if len(unreadable) > 3 else "")
+    click.echo(f"warning: {len(unreadable)} manifest(s) in the work tree do not verify and are "
+               f"left out: {shown}; run `kistore verify`", err=True)
+    view = store.view(at)
+    for digest in unreadable[:3]:
+        path, problem = damage(view, Digest.from_str(digest))
+        if path:
+            role = "object" if path.startswith("store/objects/") else "metadata"
+            click.echo(f"warning: {path}: the {role} file {problem}; restore it with "
+                       f"`git checkout -- {path}`", err=True)
+
+
 def emit_json(value: Any) -> None:
     """Print ``value`` as indented JSON on stdout (UTF-8, keys in stable order)."""
     import json

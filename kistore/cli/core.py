@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from . import StoreContext, emit_json
+from . import StoreContext, emit_json, warn_unreadable
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -126,18 +126,33 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
       kistore show BenchmarkProtocol/sol-execbench-leaderboard-v1-1 --json
     """
     from ..citation import short_citation
-    from ..query.answers import NoComparisonGroup
+    from ..digest import Digest
+    from ..errors import ResolutionError
+    from ..query.answers import NoComparisonGroup, find
+    from ..query.index import open_catalog
     from ..query.page import run_page
 
     store = ctx.store()
-    manifest = store.read(ref, at=at)
+    catalog = None
+    try:
+        manifest = store.read(ref, at=at)
+    except ResolutionError:
+        if "/" not in ref:
+            raise
+        # KIND/NAME not in the name catalog: renamed in place, or its files are damaged;
+        # the query layer finds the first and names the damaged file for the second
+        catalog = open_catalog(store, at)
+        manifest = store.read(Digest.from_str(find(store, catalog, ref, at=at).digest), at=at)
     note = None
     if manifest.kind == "BenchmarkRun":
+        catalog = catalog or open_catalog(store, at)
         try:
-            page = run_page(store, str(manifest.digest), at=at, comparison=comparison)
+            page = run_page(store, str(manifest.digest), at=at, comparison=comparison,
+                            catalog=catalog)
         except NoComparisonGroup as e:
             note = e.message
         else:
+            warn_unreadable(store, catalog, at)
             citation = short_citation(store, manifest.digest, at=at)
             if as_json:
                 emit_json({**page.to_json(), "citation": citation,

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from . import StoreContext, emit_json
+from . import StoreContext, emit_json, warn_unreadable
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -52,7 +52,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     _warn_default_policy(store, at)
     _, ranking = rank_group(store, ref, at=at, comparison=comparison,
                             min_evidence=min_evidence, catalog=catalog)
-    _warn_unreadable(catalog)  # after: the work tree's answers are checked as they are read
+    warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     rows = ranking.rows(include_excluded=show_all)
     if as_json:
         emit_json([{**row.to_json(), "comparison": ranking.comparison.name,
@@ -89,11 +89,14 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
       kistore compare BenchmarkRun/sol-submission-20464
       kistore compare 384a96d0 5f1c2e77 --json
     """
+    from ..query.index import open_catalog
     from ..query.page import compare as compare_runs
 
     store = ctx.store()
     _warn_default_policy(store, at)
-    result = compare_runs(store, a, b, at=at, comparison=comparison)
+    catalog = open_catalog(store, at)
+    result = compare_runs(store, a, b, at=at, comparison=comparison, catalog=catalog)
+    warn_unreadable(store, catalog, at)
     if as_json:
         emit_json(result.to_json())
     else:
@@ -127,7 +130,7 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
     catalog = open_catalog(store, at)
     found = list_manifests(store, kind=kind, workload=workload, hardware=hardware, at=at,
                            catalog=catalog)
-    _warn_unreadable(catalog)  # after: the work tree's answers are checked as they are read
+    warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     if as_json:
         emit_json([{"digest": r.digest, "kind": r.kind, "name": r.name,
                     "workload": r.workload, "hardware": r.hardware,
@@ -145,8 +148,10 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
 def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
     """Rebuild the derived SQLite index under .git/kistore/ from scratch.
 
-    The index is a cache: deleting it loses nothing, and queries rebuild or update it
-    themselves. Use this after changing kistore, or to time a full build.
+    Rebuilds the query index of a commit's tree and the name catalog (KIND/NAME ->
+    digest) of the work tree. Both are caches: deleting them loses nothing, and commands
+    update them themselves. Use this after changing kistore, after editing store files
+    by hand, or to time a full build.
 
     \b
     Example:
@@ -163,10 +168,15 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
         conn = index.rebuild(tree, progress=bar.update, keep_work_tree_cache=True)
     count = conn.execute("SELECT count(*) FROM records").fetchone()[0]
     conn.close()
+    name_catalog = store.catalog()
+    names = name_catalog.rebuild(store.view()) if name_catalog is not None else None
     if as_json:
-        emit_json({"path": str(index.path), "tree": str(tree.id), "manifests": count})
+        emit_json({"path": str(index.path), "tree": str(tree.id), "manifests": count,
+                   "names": names})
     else:
         click.echo(f"indexed {count} manifests of tree {tree.id} into {index.path}")
+        if names is not None:
+            click.echo(f"name catalog: {names} names ({'work tree' if store.root else 'HEAD'})")
 
 
 COMMANDS: list[click.Command] = [rank, compare, ls, reindex]
@@ -180,12 +190,3 @@ def _warn_default_policy(store: Any, at: str | None) -> None:
         click.echo(f"warning: no {POLICY_PATH} here: ranked by kistore's shipped default "
                    "policy (`kistore verify` reports KI207 if the store's history had one)",
                    err=True)
-
-
-def _warn_unreadable(catalog: object) -> None:
-    """Say on stderr which work-tree manifests the answer leaves out because they are corrupt."""
-    unreadable = getattr(catalog, "unreadable", ())
-    if unreadable:
-        shown = ", ".join(unreadable[:3]) + (" ..." if len(unreadable) > 3 else "")
-        click.echo(f"warning: {len(unreadable)} manifest(s) in the work tree do not verify and "
-                   f"are left out: {shown}; run `kistore verify`", err=True)

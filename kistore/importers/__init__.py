@@ -7,7 +7,9 @@ this module builds them into :class:`~kistore.model.Manifest` values and hands t
 
 All or nothing: every bad record is reported (file and line for JSON Lines, or JSON
 Pointer) and nothing is imported. With ``skip_invalid`` a bad record is left out whole
-(its run and whatever only it needed) and reported as a warning instead. Importing is
+(its run and whatever only it needed) and reported as a warning instead. A record whose
+manifest takes a name an earlier record gave another manifest (a duplicate record with
+other values) is a bad record too, reported naming both. Importing is
 deterministic (no wall clock: every time comes from the data) and idempotent (a second
 import reports every manifest ``unchanged`` and writes nothing).
 
@@ -127,9 +129,11 @@ def run_import(
     errors: list[KistoreError] = []
     skipped: list[KistoreError] = []
     cache: dict[bytes, Manifest] = {}
+    owners: dict[tuple[str, str], tuple[Manifest, Record]] = {}
     for record in plan.records:
         try:
             built = _build(record, cache)
+            _claim_names(built, record, owners)
         except KistoreError as e:
             (skipped if skip_invalid else errors).extend(e.problems)
         else:
@@ -163,6 +167,42 @@ def import_files(store: Store, source: str, paths: Sequence[str], **options: Any
         As :func:`plan_import` and :func:`run_import`.
     """
     return run_import(store, source, plan_import(source, paths), **options)
+
+
+def _claim_names(built: list[Manifest], record: Record,
+                 owners: dict[tuple[str, str], tuple[Manifest, Record]]) -> None:
+    """Take the names of a record's manifests; refuse the record if another record has one.
+
+    Two records of a source that give different manifests one name (the same submission
+    listed twice with other values) would make ``Store.add`` refuse the whole import, even
+    under ``skip_invalid``. The later record is the bad one, reported naming the first.
+
+    Args:
+        built: the record's manifests.
+        record: the record.
+        owners: ``(kind, name) -> (manifest, record)`` of the records taken so far;
+            updated only when no name clashes.
+
+    Raises:
+        MultipleErrors: one problem per clashing name, at the later record.
+    """
+    problems: list[KistoreError] = []
+    for m in built:
+        first = owners.get((m.kind, m.name))
+        if first is not None and first[0].digest != m.digest:
+            other = first[1]
+            where = other.file + (f":{other.line}" if other.line is not None else "") + \
+                (f":{other.pointer}" if other.pointer else "")
+            problems.append(InputError(
+                f"{record.label}: its {m.kind} {m.name!r} ({m.digest.hex[:12]}) has the name "
+                f"of another {m.kind} ({first[0].digest.hex[:12]}) built from {other.label} "
+                f"at {where}; the source holds the same record twice with other values: "
+                "remove one of them", file=record.file, line=record.line,
+                pointer=record.pointer))
+    if problems:
+        raise MultipleErrors(problems)
+    for m in built:
+        owners.setdefault((m.kind, m.name), (m, record))
 
 
 def _build(record: Record, cache: dict[bytes, Manifest]) -> list[Manifest]:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import layout
 from ..digest import Digest, is_digest
-from ..errors import InputError, ResolutionError
+from ..errors import InputError, ResolutionError, VerificationError
 from ..evidence import SOURCE_NATIVE, Evidence, evidence_for_many
 from ..schema import KINDS
-from .catalog import Catalog
+from .catalog import Catalog, damage
 from .index import open_catalog
 from .policy import load_policy
 from .ranking import Ranking, rank_group
@@ -27,23 +28,63 @@ class NoComparisonGroup(InputError):
 def find(store: Any, catalog: Catalog, ref: str, *, at: str | None = None) -> Record:
     """Resolve what a person typed (digest, 8+ hex prefix, ``KIND/NAME``) to a record.
 
-    ``KIND/NAME`` is looked up in the catalog (an index lookup, not a store scan).
+    ``KIND/NAME`` is looked up in the catalog (an index lookup, not a store scan). A miss
+    is confirmed by the name catalog, which in the work tree compares every file's stat
+    key (:meth:`kistore.views.View.find_name`): a metadata file renamed in place is found
+    by its new name.
 
     Raises:
         ResolutionError: nothing matches, or a prefix is ambiguous.
         InputError: ``ref`` has none of the three forms.
+        VerificationError: ``ref`` names a manifest whose object or metadata file is
+            missing or corrupt; the message names the file and how to restore it.
     """
     kind, slash, name = ref.partition("/")
     if slash and kind in KINDS:
         record = catalog.named(kind, name)
-        if record is None:
+        if record is not None:
+            return record
+        lost = catalog.lost(kind, name)  # committed under this name, unreadable here
+        if lost is not None:
+            raise unreadable_error(store.view(at), Digest.from_str(lost), ref)
+        found = store.view(at).find_name(kind, name)
+        record = catalog.record(str(found)) if found is not None else None
+        if found is not None and record is None:
+            raise unreadable_error(store.view(at), found, ref)
+        if record is None or record.name != name:
             raise ResolutionError(f"no {kind} named {name!r} in the store")
         return record
     digest = store.resolve(ref, at=at)
     record = catalog.record(str(digest))
     if record is None:
-        raise ResolutionError(f"{digest} is in the store but unreadable; run `kistore verify`")
+        raise unreadable_error(store.view(at), digest, str(digest))
     return record
+
+
+def unreadable_error(view: Any, digest: Digest, ref: str) -> VerificationError:
+    """Return the error for a stored manifest a query cannot read: which file, what to do.
+
+    Args:
+        view: the view the query reads (:meth:`kistore.store.Store.view`).
+        digest: the manifest's digest.
+        ref: what the person typed, repeated in the message.
+
+    Returns:
+        A :class:`~kistore.errors.VerificationError` at the bad file (its path holds the
+        digest), e.g. ``store/objects/sha256/95/4b...json: BenchmarkRun/x: the object file
+        is corrupt: its sha256 is ...; restore it with `git checkout -- store/objects/...`,
+        and run `kistore verify` to find any other damaged file``.
+    """
+    path, problem = damage(view, digest)
+    if not path:  # both files read well now: changed while being read
+        return VerificationError(f"{ref} ({digest}) could not be read; run `kistore verify`")
+    role = "object" if path.startswith(layout.OBJECTS_DIR) else "metadata"
+    if view.scope == "work":
+        fix = (f"restore it with `git checkout -- {path}`, and run `kistore verify` to find "
+               "any other damaged file")
+    else:
+        fix = "this commit holds it so: run `kistore verify --at REV` on it, or ask another"
+    return VerificationError(f"{ref}: the {role} file {problem}; {fix}", file=path)
 
 
 def find_run(store: Any, catalog: Catalog, ref: str, *, at: str | None = None) -> Record:

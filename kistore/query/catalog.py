@@ -53,6 +53,42 @@ def parse_manifest(digest: Digest, data: bytes | None, meta: bytes | None) -> Lo
     return kind, name, spec
 
 
+def damage(view: Any, digest: Digest) -> tuple[str, str]:
+    """Say which file of a stored manifest a query cannot read, and what is wrong with it.
+
+    The checks of :func:`parse_manifest`, in its order, each named: for a message that
+    tells the person which file to restore (``git checkout -- PATH``).
+
+    Args:
+        view: a :class:`kistore.views.View`.
+        digest: the manifest's digest.
+
+    Returns:
+        ``(path, problem)``: the repository path of the bad file, and what is wrong with it
+        (e.g. ``is missing``, ``does not hash to its name: its sha256 is sha256:...``);
+        ``("", "")`` when both files read well.
+    """
+    object_path, metadata_path = layout.object_path(digest), layout.metadata_path(digest)
+    data = view.read(object_path)
+    if data is None:
+        return object_path, "is missing"
+    found = Digest.of(data)
+    if found != digest:
+        return object_path, (f"is corrupt: its sha256 is {str(found)[:19]}..., not the digest "
+                             "in its name")
+    meta = view.read(metadata_path)
+    if meta is None:
+        return metadata_path, "is missing"
+    for path, raw, field in ((object_path, data, "kind"), (metadata_path, meta, "name")):
+        try:
+            value = canonical.loads(raw, file=path)
+        except KistoreError as e:
+            return path, f"does not parse ({e.message})"
+        if not isinstance(value, dict) or not isinstance(value.get(field), str):
+            return path, f"has no {field}"
+    return "", ""
+
+
 class Catalog:
     """The lookups queries make; subclasses answer them from memory or from SQLite.
 
@@ -93,6 +129,14 @@ class Catalog:
     def named(self, kind: str, name: str) -> Record | None:
         """Return the record of ``KIND/NAME``, or None."""
         return next((r for r in self.records(kind=kind) if r.name == name), None)
+
+    def lost(self, kind: str, name: str) -> str | None:
+        """Return the digest ``KIND/NAME`` has underneath when this view cannot read it.
+
+        For an overlay (the work tree over ``HEAD``): the manifest ``HEAD`` names so, whose
+        work-tree files are now missing or corrupt. None when there is no such manifest.
+        """
+        return None
 
 
 def _sorted(records: Iterable[Record]) -> list[Record]:
@@ -203,6 +247,13 @@ class OverlayCatalog(Catalog):
                 return r
         found = self.base.named(kind, name)
         return None if found is None or found.digest in self.changes else found
+
+    def lost(self, kind: str, name: str) -> str | None:  # noqa: D102
+        found = self.base.named(kind, name)
+        if found is not None and found.digest in self.changes and \
+                self.changes[found.digest] is None:
+            return found.digest
+        return None
 
     def referencing(self, digests: set[str]) -> list[Record]:  # noqa: D102
         kept = [r for r in self.base.referencing(digests) if r.digest not in self.changes]

@@ -13,10 +13,12 @@ hashed again; when its blob is not ``HEAD``'s, the manifest is read from the wor
 instead (:class:`~.catalog.OverlayCatalog`) and the question asked again.
 
 A rank stats the files of its comparison group only; ``ls`` of everything stats every file.
-What the index does not return is not checked: an in-place edit of a metadata file that
-gives a manifest a *new* name is not found by that new name until a directory change or
-commit (an object file edited in place no longer hashes to its name, so it can only drop
-out of an answer, and that is checked). ``kistore verify`` reads every file.
+What the index does not return is not checked here: an in-place edit of a metadata file
+that gives a manifest a *new* name is found by that name through the name catalog, which
+compares every file's stat key when a ``KIND/NAME`` is not found
+(:func:`kistore.query.answers.find`); an object file edited in place no longer hashes to
+its name, so it can only drop out of an answer, and that is checked. ``kistore verify``
+reads every file.
 """
 
 from __future__ import annotations
@@ -199,3 +201,6 @@ class CheckedCatalog(Catalog):
 
     def named(self, kind: str, name: str) -> Record | None:  # noqa: D102
         return self._checked(lambda c: c.named(kind, name))
+
+    def lost(self, kind: str, name: str) -> str | None:  # noqa: D102 - after named()
+        return self.inner.lost(kind, name)

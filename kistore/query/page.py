@@ -209,14 +209,23 @@ class RunComparison:
 
 
 def compare(store: Any, a: str, b: str | None = None, *, at: str | None = None,
-            comparison: str | None = None) -> RunComparison:
+            comparison: str | None = None, catalog: Catalog | None = None) -> RunComparison:
     """Compare run ``a`` with run ``b`` (default: rank 1 of a's comparison group).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        a: the run (digest, prefix or ``BenchmarkRun/NAME``).
+        b: the run to compare with, or None for rank 1 of ``a``'s group.
+        at: revision, or None for the work tree.
+        comparison: ``measured`` or ``source-native``; None for the policy's choice.
+        catalog: a catalog of the same view (default: :func:`open_catalog`); pass one to
+            read its ``unreadable`` manifests afterwards.
 
     Raises:
         ResolutionError, InputError: as :func:`run_page`; no ``b`` given and nothing is
             ranked in a's group.
     """
-    catalog = open_catalog(store, at)
+    catalog = catalog or open_catalog(store, at)
     page_a = run_page(store, a, at=at, comparison=comparison, catalog=catalog)
     if b is None:
         if page_a.ranking.first is None:
