@@ -174,7 +174,7 @@ def check_document(document: Any, schema: str, *, file: str | None = None) -> li
     for error in _validator(schema).iter_errors(document):
         pointer = "".join(f"/{escape_pointer(str(p))}" for p in error.absolute_path)
         findings.extend(_unexpected_keys(error, pointer, file)
-                        or [SchemaError(_describe(error), file=file, pointer=pointer)])
+                        or [SchemaError(describe_error(error), file=file, pointer=pointer)])
     return sorted(findings, key=lambda f: (f.pointer or "", f.message))
 
 
@@ -222,8 +222,15 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
     return check_document(document, f"{kind}.json", file=file)
 
 
-def _describe(error: Any) -> str:
-    """Say which field and what was expected, in one line."""
+def describe_error(error: Any) -> str:
+    """Say in one line which field is wrong and what was expected, in JSON's words.
+
+    Args:
+        error: a ``jsonschema.ValidationError``.
+
+    Returns:
+        e.g. ``field 'metadata': expected an object, found null``.
+    """
     field = error.absolute_path[-1] if error.absolute_path else None
     message: str = error.message
     if error.validator == "format":

@@ -28,7 +28,7 @@ from ..canonical import escape_pointer
 from ..digest import Digest
 from ..errors import InputError, KistoreError, MultipleErrors
 from ..model import object_document
-from ..schema import API_VERSION
+from ..schema import API_VERSION, describe_error
 
 ANNOTATION = "kernelindex.dev/"
 """Prefix of every provenance annotation key (``kernelindex.dev/source`` ...)."""
@@ -195,7 +195,7 @@ def check_shape(value: Any, schema: dict[str, Any], *, file: str, line: int | No
     """
     errors: list[KistoreError] = [
         InputError(
-            f"{_describe(error)} (expected by the importer's reading of the source format)",
+            f"{describe_error(error)} (expected by the importer's reading of the source format)",
             file=file, line=line,
             pointer=pointer + "".join(f"/{escape_pointer(str(p))}" for p in error.absolute_path),
         )
@@ -203,13 +203,6 @@ def check_shape(value: Any, schema: dict[str, Any], *, file: str, line: int | No
     ]
     if errors:
         raise MultipleErrors(errors)
-
-
-def _describe(error: Any) -> str:
-    if error.validator == "required":
-        return str(error.message)
-    field_name = error.absolute_path[-1] if error.absolute_path else None
-    return f"field {field_name!r}: {error.message}" if field_name is not None else error.message
 
 
 def _freeze(schema: dict[str, Any]) -> str:
