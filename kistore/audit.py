@@ -16,6 +16,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -271,7 +272,7 @@ def check_contents(snap: Snapshot, *, focus: set[str] | None = None,
 
     units: list[Unit] = []
     results: list[_Compact] = []
-    chunks = _unit_chunks(snap, wanted, findings, units)
+    chunks = _unit_chunks(snap, wanted, findings, units, everything=focus is None)
     for chunk_units, chunk in _check_units_compact(snap, chunks, workers, meanwhile):
         results += chunk
         if progress is not None:
@@ -320,42 +321,97 @@ def _pair_key(path: str) -> tuple[str, int] | None:
 
 
 def _unit_chunks(snap: Snapshot, wanted: Callable[[str], bool], findings: list[Finding],
-                 units: list[Unit]) -> Iterator[list[Unit]]:
+                 units: list[Unit], *, everything: bool = False) -> Iterator[list[Unit]]:
     """Pair each object with its metadata file; yield the units :data:`CHUNK` at a time.
 
     A unit is complete when its first path is seen (the other path is looked up, not
     waited for), so a pool starts checking while this still pairs. Paths outside the
     layout or not regular files get their :func:`~kistore.verify.check_layout_path`
     findings appended to ``findings``; every unit yielded is also appended to ``units``.
+    ``everything`` says ``wanted`` is true of every path (no focus): runs of plain layout
+    paths are then paired a batch at a time (:func:`_plain_units`).
     """
-    modes = snap.modes
     chunk: list[Unit] = []
-    obj: str | None
-    meta: str | None
-    for path, mode in modes.items():
-        paired = _pair_key(path)
-        if paired is None or mode not in FILE_MODES:
-            if wanted(path):  # only these can be outside the layout or not regular files
-                findings += check_layout_path(path, mode)
-            if paired is None:
-                continue
-        if paired[1] == 0:  # an object: its metadata path is a valid one, present or not
-            obj, meta = path, _METADATA_PREFIX + path[_OBJECTS_CUT:]
-            if meta not in modes:
-                meta = None
-        elif _OBJECTS_PREFIX + path[_METADATA_CUT:] in modes:
-            continue  # the object's unit holds this metadata file
-        else:
-            obj, meta = None, path
-        chunk.append((paired[0], obj, meta, obj is not None and wanted(obj),
-                      meta is not None and wanted(meta)))
-        if len(chunk) == CHUNK:
-            units += chunk
-            yield chunk
-            chunk = []
+    for some in _units(snap, wanted, findings, everything):
+        chunk += some
+        while len(chunk) >= CHUNK:
+            units += chunk[:CHUNK]
+            yield chunk[:CHUNK]
+            del chunk[:CHUNK]
     if chunk:
         units += chunk
         yield chunk
+
+
+_BATCH = 1024
+"""Paths :func:`_plain_units` judges at once."""
+
+_OBJECT_LINES = re.compile(
+    f"(?:{re.escape(_OBJECTS_PREFIX)}[0-9a-f]{{2}}/[0-9a-f]{{62}}{re.escape(layout.SUFFIX)}\n)+")
+_METADATA_LINES = re.compile(
+    f"(?:{re.escape(_METADATA_PREFIX)}[0-9a-f]{{2}}/[0-9a-f]{{62}}{re.escape(layout.SUFFIX)}\n)+")
+
+
+def _units(snap: Snapshot, wanted: Callable[[str], bool], findings: list[Finding],
+           everything: bool) -> Iterator[list[Unit]]:
+    """Yield the units of :func:`_unit_chunks` in the order of ``snap.modes``, a few at a time."""
+    modes = snap.modes
+    items = iter(modes.items())
+    obj: str | None
+    meta: str | None
+    while batch := list(islice(items, _BATCH)):
+        if everything:
+            plain = _plain_units(batch, modes)
+            if plain is not None:
+                yield plain
+                continue
+        some: list[Unit] = []
+        for path, mode in batch:
+            paired = _pair_key(path)
+            if paired is None or mode not in FILE_MODES:
+                if wanted(path):  # only these can be outside the layout or not regular files
+                    findings += check_layout_path(path, mode)
+                if paired is None:
+                    continue
+            if paired[1] == 0:  # an object: its metadata path is a valid one, present or not
+                obj, meta = path, _METADATA_PREFIX + path[_OBJECTS_CUT:]
+                if meta not in modes:
+                    meta = None
+            elif _OBJECTS_PREFIX + path[_METADATA_CUT:] in modes:
+                continue  # the object's unit holds this metadata file
+            else:
+                obj, meta = None, path
+            some.append((paired[0], obj, meta, obj is not None and wanted(obj),
+                         meta is not None and wanted(meta)))
+        yield some
+
+
+def _plain_units(batch: list[tuple[str, int]], modes: dict[str, int]) -> list[Unit] | None:
+    """Pair a batch of plain paths at once; None when the batch is not plain.
+
+    Plain: all objects, or all metadata files whose objects exist, each a regular file
+    with a valid layout name. The units are what the per-path loop of :func:`_units`
+    yields for such a batch (no finding can arise there), judged by one regular expression
+    over the batch instead of one per path: a clean store is nothing but such batches
+    (pairing 100,000 manifests: 0.78 s -> 0.48 s of CPU).
+    """
+    paths = [p for p, _ in batch]
+    if not {m for _, m in batch} <= FILE_MODES:
+        return None
+    text = "\n".join(paths) + "\n"
+    if text.count("\n") != len(paths):  # a path holding a newline: judge it alone
+        return None
+    cut = _OBJECTS_CUT
+    if _OBJECT_LINES.fullmatch(text) is not None:
+        metas = [_METADATA_PREFIX + path[cut:] for path in paths]
+        return [(path[cut:cut + 2] + path[cut + 3:cut + 65], path, meta, True, True)
+                if meta in modes else
+                (path[cut:cut + 2] + path[cut + 3:cut + 65], path, None, True, False)
+                for path, meta in zip(paths, metas, strict=True)]
+    if _METADATA_LINES.fullmatch(text) is not None and all(
+            _OBJECTS_PREFIX + p[_METADATA_CUT:] in modes for p in paths):
+        return []  # each belongs to its object's unit
+    return None
 
 
 def check_unit(snap: Snapshot, unit: Unit) -> tuple[list[Finding], Entry]:
@@ -431,7 +487,8 @@ def _check_units_compact(snap: Snapshot, chunks: Iterator[list[Unit]], workers: 
     # ends before ``meanwhile`` starts: pygit2 holds the GIL through a status of every file.
     _worker_snapshot = snap
     try:
-        with multiprocessing.get_context("fork").Pool(workers, _reopen_worker_snapshot) as pool:
+        with multiprocessing.get_context("fork").Pool(workers, _reopen_worker_snapshot,
+                                                         (os.getpid(),)) as pool:
             pending = [(units, pool.apply_async(_check_chunk_in_worker, (units,)))
                        for units in chunks]
             if meanwhile is not None:
@@ -457,7 +514,15 @@ def _check_unit_compact(snap: Snapshot, unit: Unit) -> _Compact:
             tuple(entry.references.get(f) for f in REFERENCE_FIELDS))
 
 
-def _reopen_worker_snapshot() -> None:
+def _reopen_worker_snapshot(parent_pid: int) -> None:
+    """Worker start: reopen the snapshot, after :func:`kistore.workers.start_worker`.
+
+    A worker that inherited the CLI's SIGTERM handler (an interrupt) could not be ended by
+    the pool's terminate, and the parent waited on it for ever.
+    """
+    from .workers import start_worker
+
+    start_worker(parent_pid)
     assert _worker_snapshot is not None
     _worker_snapshot.reopen()
 
@@ -527,6 +592,13 @@ def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
                 elif d.status == deleted:
                     findings.append(Finding(OBJECT_DELETED, f"deleted {where}", file=path,
                                             extra=extra))
+                elif d.old_file.id == d.new_file.id and d.old_file.mode != d.new_file.mode:
+                    # same bytes, only the file mode moved (chmod +x): say so, not "modified"
+                    # with two equal blob ids
+                    findings.append(Finding(
+                        OBJECT_MODIFIED, f"mode changed {d.old_file.mode:o} -> "
+                        f"{d.new_file.mode:o} {where}", file=path, extra=extra,
+                        expected=f"{d.old_file.mode:o}", found=f"{d.new_file.mode:o}"))
                 else:
                     findings.append(Finding(
                         OBJECT_MODIFIED, f"modified {where}", file=path, extra=extra,
@@ -664,9 +736,51 @@ def _worktree_changes(repo: Any) -> list[Finding]:
             findings.append(Finding(OBJECT_DELETED, "deleted in the work tree or index "
                                     "(present in HEAD)", file=path))
         elif status & changed:
-            findings.append(Finding(OBJECT_MODIFIED, "modified in the work tree or index "
-                                    "(HEAD holds other bytes)", file=path))
+            modes = _mode_change(repo, path)
+            if modes is not None:
+                findings.append(Finding(
+                    OBJECT_MODIFIED, f"mode changed {modes[0]:o} -> {modes[1]:o} in the work "
+                    "tree or index (same bytes as HEAD)", file=path,
+                    expected=f"{modes[0]:o}", found=f"{modes[1]:o}"))
+            else:
+                findings.append(Finding(OBJECT_MODIFIED, "modified in the work tree or index "
+                                        "(HEAD holds other bytes)", file=path))
     return findings
+
+
+def _mode_change(repo: Any, path: str) -> tuple[int, int] | None:
+    """Return (HEAD's mode, the new mode) when only the file mode of ``path`` changed.
+
+    That is: the index and the work tree hold HEAD's bytes and one of them another mode
+    (``chmod +x``); None for any other change.
+
+    Called only for paths ``repo.status`` flags as changed, so reading the file is rare.
+    """
+    import pygit2
+
+    try:
+        head = repo.head.peel(pygit2.Commit).tree[path]
+    except KeyError:
+        return None
+    if head.type_str != "blob":
+        return None
+    staged = repo.index[path] if path in repo.index else None
+    if staged is not None and staged.id != head.id:
+        return None
+    full = os.path.join(repo.workdir, path)
+    try:
+        if os.path.islink(full) or pygit2.hashfile(full) != head.id:
+            return None
+        executable = os.stat(full).st_mode & 0o100
+    except OSError:
+        return None
+    filemode = repo.config.get_bool("core.filemode") if "core.filemode" in repo.config else True
+    index_mode = staged.mode if staged is not None else head.filemode
+    work_mode = (0o100755 if executable else 0o100644) if filemode else index_mode
+    for mode in (index_mode, work_mode):  # the index's change first: it is the next commit's
+        if mode != head.filemode:
+            return head.filemode, mode
+    return None
 
 
 CHECKERS: list[Checker] = [check_history, check_policy, check_attestations]

@@ -155,47 +155,63 @@ class BranchCommit:
         else:
             blobs = {path: repo.create_blob(data) for path, data in files.items()}
         signature = commit_signature(repo)
-        previous: dict[str, Any] | None = None  # the index entries staging replaced
-        try:
+        branch, parent = branch_tip(repo)
+        oid = self._commit_on(parent, blobs, signature, message)
+        if before_move is not None:
+            before_move()
+        # Staging, the move and the bookkeeping are one step for interrupts (Ctrl-C and
+        # SIGTERM arrive after it: the caller must know which side of the move it stopped
+        # on) and for git: the index lock is held from staging until the index is in place
+        # after the move, as `git commit` holds it, so no git command commits, resets or
+        # stashes the staged entries meanwhile. The branch moves only after the new index
+        # is written to the lock file; a failure before the move leaves the index as it was.
+        with interrupts_deferred(), self._index_update() as update:
+            if update is not None and self.root is not None:
+                gitindex.stage(update.index, blobs, stats or {}, self.root)
+                update.write()
             for attempt in range(CAS_ATTEMPTS):
-                branch, parent = branch_tip(repo)
-                base = parent.tree if parent is not None else None
-                tree = _build_tree(repo, base, _nest(blobs))
-                parents = [parent.id] if parent is not None else []
-                oid = repo.create_commit(None, signature, signature, message, tree, parents)
-                if before_move is not None:
-                    before_move()
-                    before_move = None
-                # Staging and the move with their bookkeeping are one step for interrupts
-                # (Ctrl-C, SIGTERM arrive after it): the caller must know which side of the
-                # move it stopped on, to keep or undo the work tree and the index.
-                with interrupts_deferred():
-                    if previous is None:  # staged before the branch moves: a failure here
-                        previous = self._stage(blobs, stats or {})  # commits nothing
+                if attempt:
+                    _stop_if_interrupted()
+                    time.sleep(random.uniform(0.001, 0.02) * attempt)
+                    branch_now, parent = branch_tip(repo)
+                    if branch_now != branch:
+                        raise _switched(branch, branch_now)
+                    oid = self._commit_on(parent, blobs, signature, message)
+                else:
                     self._check_head(branch)
-                    if parent is not None and parent.tree.id == tree:
-                        landed, oid = True, parent.id  # HEAD holds all of it: no empty commit
-                    else:
-                        landed = self._move(branch, parent, oid, message)
-                    if landed:
-                        previous = None
-                        self.landed, self.oid = True, oid
-                        return oid
-                time.sleep(random.uniform(0.001, 0.02) * (attempt + 1))
-        finally:
-            if previous is not None:  # staged, but the branch did not move: take it back
-                self._unstage(previous)
-        raise self._lost_race(branch)
+                if parent is not None and repo[oid].tree_id == parent.tree_id:
+                    oid = parent.id  # HEAD holds all of it (a re-run): no empty commit
+                elif not self._move(branch, parent, oid, message):
+                    continue  # another writer moved the branch: again on its new tip
+                self.landed, self.oid = True, oid
+                return oid
+            raise self._lost_race(branch)
+        raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises
+
+    def _commit_on(self, parent: pygit2.Commit | None, blobs: dict[str, pygit2.Oid],
+                   signature: pygit2.Signature, message: str) -> pygit2.Oid:
+        """Write the tree of ``parent`` with ``blobs`` inserted and a commit of it."""
+        base = parent.tree if parent is not None else None
+        tree = _build_tree(self.repo, base, _nest(blobs))
+        parents = [parent.id] if parent is not None else []
+        return self.repo.create_commit(None, signature, signature, message, tree, parents)
+
+    def _index_update(self) -> contextlib.AbstractContextManager[gitindex.IndexUpdate | None]:
+        """Return the index update under git's lock (None in a bare repository: no index).
+
+        Raises:
+            StoreStateError: as :meth:`run` says, when the index cannot be read or written.
+        """
+        if self.root is None:
+            return contextlib.nullcontext()
+        return _IndexErrorsExplained(Path(self.repo.path) / "index")
 
     def _check_head(self, branch: str) -> None:
         """Refuse to move ``branch`` when HEAD names another one now (a checkout meanwhile)."""
         head = self.repo.references.get("HEAD")
         now = str(head.target) if head is not None else None
         if now != branch:
-            raise StoreStateError(
-                f"HEAD was switched from {branch} to {now or 'a detached commit'} during the "
-                "add (a `git checkout` or `git switch`?); nothing was committed. Check out "
-                "the branch to add to and run the add again")
+            raise _switched(branch, now)
 
     def _move(self, branch: str, parent: pygit2.Commit | None, oid: pygit2.Oid,
               message: str) -> bool:
@@ -225,51 +241,58 @@ class BranchCommit:
             f"the branch kept moving under concurrent writers ({CAS_ATTEMPTS} attempts); "
             "nothing was committed: run the command again")
 
-    def _stage(self, blobs: dict[str, pygit2.Oid],
-               stats: Mapping[str, FileStat]) -> dict[str, Any]:
-        """Stage the committed blobs in the git index under git's lock (read-modify-write).
 
-        Each entry carries its file's stat data, so a later ``git status`` need not hash
-        the file: from ``stats`` where this add wrote the file, else read from the file
-        (:func:`kistore.gitindex.stage` says what happens to a file edited meanwhile).
+class _IndexErrorsExplained(gitindex.IndexUpdate):
+    """:class:`kistore.gitindex.IndexUpdate` whose failures say what to do (StoreStateError)."""
 
-        Returns:
-            The entries it replaced (path -> entry, or None for a path not staged before),
-            for :meth:`_unstage`.
+    def __init__(self, index_file: Path) -> None:
+        super().__init__(index_file, INDEX_WAIT_S)
 
-        Raises:
-            StoreStateError: the index could not be read or written (another git command
-                held its lock for :data:`INDEX_WAIT_S`, or it uses an extension libgit2
-                cannot write); the index is unchanged.
-        """
-        if self.root is None:
-            return {}
-        index_file = Path(self.repo.path) / "index"
+    def __enter__(self) -> gitindex.IndexUpdate:
         try:
-            with gitindex.updating(index_file, INDEX_WAIT_S) as index:
-                return gitindex.stage(index, blobs, stats, self.root)
+            return super().__enter__()
         except (OSError, pygit2.GitError) as e:
-            raise _index_error(index_file, e, "nothing was committed and the work tree is "
-                               "as it was") from e
+            raise _index_error(self.index_file, e, "nothing was committed") from e
 
-    def _unstage(self, previous: Mapping[str, Any]) -> None:
-        """Put back the index entries :meth:`_stage` replaced.
+    def write(self) -> None:
+        try:
+            super().write()
+        except (OSError, pygit2.GitError) as e:
+            raise _index_error(self.index_file, e, "nothing was committed") from e
 
-        Best effort: a failure to write leaves the entries for ``git reset -q`` to fix,
-        and is not raised over the error that made the commit stop.
-        """
-        with contextlib.suppress(OSError, pygit2.GitError), gitindex.updating(
-                Path(self.repo.path) / "index", INDEX_WAIT_S) as index:
-            gitindex.unstage(index, previous)
+
+def _switched(branch: str, now: str | None) -> StoreStateError:
+    """Return the error for HEAD switched to another branch during a commit."""
+    return StoreStateError(
+        f"HEAD was switched from {branch} to {now or 'a detached commit'} during the add "
+        "(a `git checkout` or `git switch`?); nothing was committed. Check out the branch "
+        "to add to and run the add again")
+
+
+def _stop_if_interrupted() -> None:
+    """Raise KeyboardInterrupt when SIGINT or SIGTERM waits (held by :func:`interrupts_deferred`).
+
+    The branch has not moved yet: stopping now loses nothing, and Ctrl-C need not wait
+    out every retry of a busy branch.
+    """
+    import signal
+
+    if signal.sigpending() & {signal.SIGINT, signal.SIGTERM}:
+        raise KeyboardInterrupt
 
 
 def _index_error(index_file: Path, e: BaseException, outcome: str) -> StoreStateError:
     """Say why the git index could not be updated, and what to do."""
+    if isinstance(e, FileExistsError):
+        lock = index_file.with_name("index.lock")
+        return StoreStateError(
+            f"{lock} exists: another git command is changing the index, or one crashed "
+            f"and left it. Wait for it, or delete the file if no git command is running; "
+            f"{outcome}", file=str(lock))
     return StoreStateError(
-        f"the git index could not be updated ({e or type(e).__name__}); {outcome}. Is "
-        "another git command running (.git/index.lock)? A split or sparse index is not "
-        "supported: `git update-index --no-split-index`, `git sparse-checkout disable`",
-        file=str(index_file))
+        f"the git index could not be read or written ({e or type(e).__name__}); {outcome}. "
+        "A split or sparse index is not supported: `git update-index --no-split-index`, "
+        "`git sparse-checkout disable`", file=str(index_file))
 
 
 @contextlib.contextmanager

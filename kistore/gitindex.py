@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,45 +31,95 @@ _REGULAR_FILE = 0o100644
 _U32 = 0xFFFFFFFF
 
 
-@contextlib.contextmanager
-def updating(index_file: Path, wait_s: float = 5.0) -> Iterator[pygit2.Index]:
-    """Read, change and write git's index under git's own lock, as git commands do.
+class IndexUpdate:
+    """One change of git's index under git's own lock, made as git commands make it.
 
-    Yields the index read from ``index_file`` (``.git/index``) once ``index.lock`` beside
-    it is created (``O_EXCL``: a running git command holds it, and no other takes it until
-    the new index is in place). The changed index is written to a scratch file, renamed
-    onto the lock file, and the lock file renamed onto ``index_file``: git's lock-file
-    protocol, so a concurrent ``git add`` or ``git commit`` waits or fails, and neither
-    side's update is lost. On any failure the lock and the scratch file are removed and
-    ``index_file`` is unchanged. A lock held by another command is waited for, up to
-    ``wait_s`` seconds (git holds it for milliseconds; one left by a crash stays).
+    A context manager. Entering creates ``index.lock`` beside ``index_file``
+    (``.git/index``) with ``O_EXCL`` -- while it exists no git command reads-modifies-writes
+    the index -- and reads the index into :attr:`index`, to change in memory. :meth:`write`
+    writes the changed index to the lock file: the new index, not yet in place. Leaving the
+    block without an error writes it (if not done yet) and renames the lock file onto
+    ``index_file``, which also releases the lock; leaving it with an error removes the
+    lock and the scratch file, and ``index_file`` is unchanged. git's lock-file protocol:
+    a concurrent ``git add`` or ``git commit`` waits or fails, and neither side's update is
+    lost.
+
+    Between :meth:`write` and the end of the block the lock is still held, so a step that
+    must go with the index change happens while no git command can see or change the
+    index: ``git commit`` moves the branch there, and so does :mod:`kistore.commit`.
+
+    Args:
+        index_file: the index (``.git/index``; it may not exist yet).
+        wait_s: how long a lock held by another command is waited for, in seconds (git
+            holds it for milliseconds; one left by a crash stays).
 
     Raises:
-        FileExistsError: ``index.lock`` was still held after ``wait_s`` seconds.
+        FileExistsError: on entering, ``index.lock`` was still held after ``wait_s``.
         OSError, pygit2.GitError: the index could not be read or written (an extension
             libgit2 cannot write: split or sparse index).
     """
-    import shutil
 
-    lock = index_file.with_name(index_file.name + ".lock")
-    scratch = index_file.with_name("kistore-index.new")
-    fd = _take(lock, wait_s)
-    try:
-        if index_file.exists():
-            shutil.copyfile(index_file, scratch)
-        else:
-            scratch.unlink(missing_ok=True)
-        index = open_index(scratch)
-        yield index
-        index.write()
-        os.replace(scratch, lock)  # the new index is the lock file, as git writes it
-        os.replace(lock, index_file)
-    except BaseException:
-        scratch.unlink(missing_ok=True)
-        lock.unlink(missing_ok=True)
-        raise
-    finally:
-        os.close(fd)
+    def __init__(self, index_file: Path, wait_s: float = 5.0) -> None:
+        self.index_file = index_file
+        self.lock = index_file.with_name(index_file.name + ".lock")
+        self.scratch = index_file.with_name("kistore-index.new")
+        self.wait_s = wait_s
+        self.index: pygit2.Index
+        self._fd = -1
+        self._written = False
+
+    def __enter__(self) -> IndexUpdate:
+        import shutil
+
+        self._fd = _take(self.lock, self.wait_s)
+        try:
+            self.scratch.unlink(missing_ok=True)
+            if self.index_file.exists():
+                try:  # libgit2 writes a new file and renames it: a link is never written
+                    os.link(self.index_file, self.scratch)  # through
+                except OSError:  # no hard links here: copy (20 MB at 100,000 manifests)
+                    shutil.copyfile(self.index_file, self.scratch)
+            self.index = open_index(self.scratch)
+        except BaseException:
+            self._abandon()
+            raise
+        return self
+
+    def write(self) -> None:
+        """Write the changed index to the lock file (still held; not yet in place).
+
+        Raises:
+            OSError, pygit2.GitError: it could not be written (disk full, an extension
+                libgit2 cannot write); the caller's block then ends with the index unchanged.
+        """
+        self.index.write()
+        os.replace(self.scratch, self.lock)  # the new index is the lock file, as git writes it
+        self._written = True
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: Any) -> None:
+        if kind is not None:
+            self._abandon()
+            return
+        try:
+            if not self._written:
+                self.write()
+            os.replace(self.lock, self.index_file)
+        except BaseException:
+            self._abandon()
+            raise
+        self._close()
+
+    def _abandon(self) -> None:
+        """Remove the scratch file and the lock (ours): the index stays as it was."""
+        self.scratch.unlink(missing_ok=True)
+        self.lock.unlink(missing_ok=True)
+        self._close()
+
+    def _close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 def _take(lock: Path, wait_s: float) -> int:
@@ -106,11 +156,11 @@ def open_index(path: Path) -> pygit2.Index:
 
 
 def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
-          stats: Mapping[str, FileStat], root: str | os.PathLike[str]) -> dict[str, Any]:
+          stats: Mapping[str, FileStat], root: str | os.PathLike[str]) -> None:
     """Add ``blobs`` to ``index`` (in memory; the caller writes it), in path order.
 
     Args:
-        index: the index, read under git's lock (:func:`updating`).
+        index: the index, read under git's lock (:class:`IndexUpdate`).
         blobs: work-tree path (``/``-separated, relative) -> committed blob id.
         stats: path -> the :data:`kistore.writer.FileStat` of the file written with
             exactly that blob's bytes. A path without one is read from its file under
@@ -120,19 +170,14 @@ def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
 
     A file edited after it was written no longer matches its recorded stat data, so git
     hashes it and reports the edit as unstaged. Paths are added in sorted order: libgit2
-    inserts each entry at its sorted place, moving every entry after it.
-
-    Returns:
-        What :func:`unstage` needs to take it back: path -> the entry it replaced (an
-        ``IndexEntry``), or None where the path was not staged before.
+    inserts each entry at its sorted place, moving every entry after it. To take it
+    back, leave the :class:`IndexUpdate` block with an error: the index file is unchanged.
 
     Raises:
         pygit2.GitError: libgit2 refused an entry.
     """
     add_entry = _entry_adder(index)
-    previous: dict[str, Any] = {}
     for path in sorted(blobs):
-        previous[path] = index[path] if path in index else None
         oid, st = blobs[path], stats.get(path)
         if st is None:
             st = _stat_if_holding(os.path.join(root, path), oid.raw)
@@ -142,7 +187,6 @@ def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
             import pygit2
 
             index.add(pygit2.IndexEntry(path, oid, pygit2.enums.FileMode.BLOB))
-    return previous
 
 
 def _stat_if_holding(path: str, oid: bytes) -> FileStat | None:
@@ -154,22 +198,6 @@ def _stat_if_holding(path: str, oid: bytes) -> FileStat | None:
     except OSError:
         return None
     return file_stat(st) if blob_id(data) == oid else None
-
-
-def unstage(index: pygit2.Index, previous: Mapping[str, Any]) -> None:
-    """Take back what :func:`stage` did (in memory; the caller writes the index).
-
-    Args:
-        index: the repository's index, read under the caller's lock.
-        previous: what :func:`stage` returned. A replaced entry comes back without its
-            stat data (git hashes that file once to know it unchanged).
-    """
-    for path, entry in previous.items():
-        if entry is None:
-            if path in index:
-                index.remove(path)
-        else:
-            index.add(entry)
 
 
 def _entry_adder(index: pygit2.Index) -> Any:

@@ -22,6 +22,7 @@ from . import canonical
 from .canonical import escape_pointer
 from .errors import InputError, KistoreError, MultipleErrors, ParseError
 from .model import Manifest
+from .workers import start_worker
 
 JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 MANIFEST_SUFFIXES = (".json", *JSON_LINES_SUFFIXES)
@@ -218,7 +219,8 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
     gc.freeze()  # a collection in parent or worker would copy every shared page it walks
     # An executor, not multiprocessing.Pool: a Pool replaces a worker killed mid-task (OOM
     # killer, kill -9) and waits forever for its lost result; the executor reports it.
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=start_worker,
+                               initargs=(os.getpid(),))
     try:
         theirs = pool.map(_parse_shared_range, ranges[own:])  # dispatched in the background
         for start, end in ranges[:own]:
@@ -248,18 +250,6 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
     if errors:
         raise MultipleErrors(errors)
     return found
-
-
-def _ignore_interrupts() -> None:
-    """Worker start: leave Ctrl-C to the parent, which stops the pool (no worker traceback).
-
-    SIGTERM ends a worker at once (the default), as the executor's clean-up expects; the
-    command's own SIGTERM handler (an interrupt) is not inherited.
-    """
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _parse_shared_range(bounds: tuple[int, int]) -> bytes | None:

@@ -84,7 +84,8 @@ def test_bench_smoke_at_200(tmp_path):
         cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     for measure in ("bulk add --commit", "one add (work tree)", "kistore --help",
-                    "verify (whole store)", "repository after git gc"):
+                    "verify (whole store)", "verify vs sha256sum + parse",
+                    "repository after git gc"):
         assert measure in done.stdout
     assert "git status after: clean" in done.stdout
     [result] = (tmp_path / "results").glob("*.json")
@@ -95,6 +96,10 @@ def test_bench_smoke_at_200(tmp_path):
     assert rows["bulk add --commit"]["value"] > 0
     assert rows["bulk add --commit"]["extra"]["git_status_dirty"] == 0
     assert rows["repository after git gc"]["value"] > 0
+    parse = rows["verify vs sha256sum + parse"]  # jq is installed where the suite runs
+    assert parse["baseline"] == "sha256sum + jq parse"
+    assert parse["extra"]["jq_parse_s"] > 0 and 0 < parse["baseline_value"] < rows[
+        "verify (whole store)"]["baseline_value"]
     fresh, warm = rows["rank p95, fresh process (index warm)"], rows[
         "rank p95 in-process (index warm)"]
     assert fresh["baseline"] == "python -c 'import click'" and fresh["ratio"] > 0

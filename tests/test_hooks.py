@@ -179,3 +179,35 @@ def test_pre_commit_on_the_very_first_commit_verifies_the_staged_tree(tmp_path):
     git(repo, "rm", "-q", "--cached", "store/policy/Ranking.json")
     committed = run_git(repo, "commit", "-m", "first")
     assert committed.returncode == 0, committed.stderr
+
+
+def _pre_commit_entry(hook_id: str) -> list[str]:
+    """The `entry` of one hook in .pre-commit-hooks.yaml, split as pre-commit splits it."""
+    import shlex
+
+    lines = (ROOT / ".pre-commit-hooks.yaml").read_text().splitlines()
+    start = lines.index(f"- id: {hook_id}")
+    entry = next(line for line in lines[start:] if line.startswith("  entry: "))
+    return shlex.split(entry.removeprefix("  entry: "))
+
+
+@pytest.mark.parametrize("pushed", ["first-push", "range"])
+def test_pre_commit_framework_push_hook_checks_a_first_push_and_a_range(clone, pushed):
+    # Found running pre-commit 4.7: it sets PRE_COMMIT_FROM_REF/TO_REF only when the remote
+    # holds an ancestor of what is pushed; a first push ran `kistore check ..` and failed.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PRE_COMMIT_")}
+    env["PATH"] = f"{Path(KISTORE).parent}{os.pathsep}{env['PATH']}"
+    base = git(clone, "rev-parse", "HEAD").strip()
+    git(clone, "rm", "-q", store_file(PUBLISHED["protocol"]))
+    git(clone, "commit", "-q", "--no-verify", "-m", "delete the protocol")
+    if pushed == "range":
+        env |= {"PRE_COMMIT_FROM_REF": base,
+                "PRE_COMMIT_TO_REF": git(clone, "rev-parse", "HEAD").strip()}
+    done = subprocess.run(_pre_commit_entry("kistore-check-push"), cwd=clone, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "KI402 object-deleted" in done.stdout
+    git(clone, "reset", "-q", "--hard", base)
+    done = subprocess.run(_pre_commit_entry("kistore-check-push"), cwd=clone,
+                          env=env | {"PRE_COMMIT_TO_REF": base}, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -140,9 +140,12 @@ def test_parse_workers_leave_ctrl_c_to_the_parent():
     # A Ctrl-C during a large add printed "Process ForkPoolWorker-1:" and a traceback from
     # each worker (found by a new-user test); the parent alone stops the pool.
     import multiprocessing
+    import os
     import signal
 
-    with multiprocessing.get_context("fork").Pool(1, initializer=inputs._ignore_interrupts) as p:
+    from kistore.workers import start_worker
+
+    with multiprocessing.get_context("fork").Pool(1, start_worker, (os.getpid(),)) as p:
         assert p.apply(signal.getsignal, (signal.SIGINT,)) == signal.SIG_IGN
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 

@@ -12,7 +12,7 @@ from unittest import mock
 
 import pytest
 
-from kistore import layout
+from kistore import gitindex, layout
 from kistore.commit import BranchCommit
 from kistore.digest import Digest
 from kistore.errors import MultipleErrors, ResolutionError, StoreStateError
@@ -399,7 +399,8 @@ def test_staging_a_file_edited_since_the_commit_keeps_the_committed_blob(store, 
     rel = layout.object_path(m.digest)
     committed = store.repo.index[rel].id
     (store_path / rel).write_bytes(b"edited meanwhile")
-    BranchCommit(store.repo, store.root)._stage({rel: committed}, {})
+    with gitindex.IndexUpdate(store_path / ".git" / "index") as update:
+        gitindex.stage(update.index, {rel: committed}, {}, store_path)
     assert store.repo.index[rel].id == committed
     assert git(store_path, "status", "--porcelain") == f" M {rel}\n"
 
@@ -456,14 +457,14 @@ def test_a_branch_switched_during_the_add_is_not_committed_to(store, store_path,
     # A new-user test: `git checkout -b other` during an add --commit; kistore committed to
     # main and left 3,000 staged entries in other's index.
     batch = bulk_batch()
-    real = BranchCommit._stage
+    real = gitindex.stage
 
-    def switched(self, *args, **kwargs):
-        result = real(self, *args, **kwargs)
+    def switched(*args, **kwargs):
+        result = real(*args, **kwargs)
         git(store_path, "symbolic-ref", "HEAD", "refs/heads/other")
         return result
 
-    monkeypatch.setattr(BranchCommit, "_stage", switched)
+    monkeypatch.setattr(gitindex, "stage", switched)
     main_before = git(store_path, "rev-parse", "main")
     staged_before = git(store_path, "ls-files", "--stage")
     with pytest.raises(StoreStateError, match="HEAD was switched from refs/heads/main to "
@@ -472,6 +473,35 @@ def test_a_branch_switched_during_the_add_is_not_committed_to(store, store_path,
     assert git(store_path, "rev-parse", "main") == main_before
     assert git(store_path, "ls-files", "--stage") == staged_before
     assert not [p for p in (store_path / "store" / "objects").rglob("*") if p.is_file()]
+
+
+@pytest.mark.parametrize("command", [["commit", "-q", "-m", "only mine"], ["reset", "-q"],
+                                     ["stash", "-q"]], ids=["commit", "reset", "stash"])
+def test_no_git_command_takes_or_drops_the_staged_entries_before_the_branch_moves(
+        store, store_path, monkeypatch, command):
+    # A new-user test: the index lock was released between staging and the move; a user's
+    # `git commit` then committed kistore's 1,000 staged files under the user's message
+    # (and kistore made no commit of its own), `git reset` left them staged as deleted.
+    batch = bulk_batch()
+    (store_path / "mine.txt").write_text("mine")
+    git(store_path, "add", "mine.txt")
+    real = BranchCommit._move
+    refused = []
+
+    def meanwhile(self, *args, **kwargs):
+        done = subprocess.run(["git", *command], cwd=store_path, capture_output=True,
+                              text=True)
+        refused.append(done.returncode != 0)  # git says "index.lock exists" (stash: nothing)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(BranchCommit, "_move", meanwhile)
+    store.add(batch, commit=True, message="kistore's own")
+    assert refused == [True]
+    assert git(store_path, "log", "-1", "--format=%s").strip() == "kistore's own"
+    assert git(store_path, "status", "--porcelain") == "A  mine.txt\n"
+    committed = set(git(store_path, "diff-tree", "-r", "--name-only", "HEAD~1", "HEAD").split())
+    assert committed == {layout.object_path(m.digest) for m in batch} | {
+        layout.metadata_path(m.digest) for m in batch}
 
 
 def test_ctrl_c_before_the_branch_moves_takes_back_the_staged_entries(
@@ -658,23 +688,24 @@ def test_sigterm_mid_write_undoes_the_add_like_ctrl_c(store_path, tmp_path):
         assert len(git(store_path, "ls-files", "store/objects").split()) == 5000
 
 
-@pytest.mark.parametrize("step", ["_stage", "_move"])
+@pytest.mark.parametrize("owner, step", [(gitindex, "stage"), (BranchCommit, "_move")],
+                         ids=["stage", "move"])
 def test_ctrl_c_during_staging_or_the_move_arrives_after_the_bookkeeping(
-        store, store_path, monkeypatch, step):
+        store, store_path, monkeypatch, owner, step):
     # A new-user test: SIGINT/SIGTERM unblocked inside the move replaced its `return True`
     # (the commit landed, its files were undone) or landed inside staging (not taken back).
     import os
     import signal
 
     batch = bulk_batch()
-    real = getattr(BranchCommit, step)
+    real = getattr(owner, step)
 
-    def interrupted(self, *args, **kwargs):
-        result = real(self, *args, **kwargs)
+    def interrupted(*args, **kwargs):
+        result = real(*args, **kwargs)
         os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C at the worst moment: right after it
         return result
 
-    monkeypatch.setattr(BranchCommit, step, interrupted)
+    monkeypatch.setattr(owner, step, interrupted)
     with pytest.raises(AddInterrupted):
         store.add(batch, commit=True, message="landed")
     assert git(store_path, "log", "-1", "--format=%s").strip() == "landed"

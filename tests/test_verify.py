@@ -264,6 +264,26 @@ def test_a_pool_of_workers_finds_exactly_what_one_process_finds(published, bundl
         assert {"KI101", "KI103", "KI104", "KI204"} <= {f.rule.id for f in alone}
 
 
+def test_verify_workers_end_on_sigterm_even_when_the_cli_catches_it(published):
+    # A worker inherited the CLI's SIGTERM handler (an interrupt): the pool's terminate
+    # could not end an idle worker and the parent waited on it for ever (seen in the suite).
+    import multiprocessing
+    import signal
+
+    from kistore.cli import _terminated
+
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    audit._worker_snapshot = audit.snapshot(Store(published))
+    try:
+        with multiprocessing.get_context("fork").Pool(
+                1, audit._reopen_worker_snapshot) as pool:
+            assert pool.apply(signal.getsignal, (signal.SIGTERM,)) == signal.SIG_DFL
+            assert pool.apply(signal.getsignal, (signal.SIGINT,)) == signal.SIG_IGN
+    finally:
+        audit._worker_snapshot = None
+        signal.signal(signal.SIGTERM, previous)
+
+
 def test_extra_checkers_run_after_the_contents_check(published):
     from kistore.findings import Finding
 
@@ -280,6 +300,49 @@ def test_extra_checkers_run_after_the_contents_check(published):
 def test_history_of_an_empty_repository_is_clean(tmp_path):
     git(tmp_path, "init", "-q", "-b", "main")
     assert audit.check_history(Store(tmp_path)) == []
+
+
+def ki401(findings):
+    return [(f.file, f.message.split(" in ")[0], f.expected, f.found)
+            for f in findings if f.rule.id == "KI401"]
+
+
+def test_chmod_of_a_committed_object_is_reported_as_a_mode_change(published):
+    (published / PROTOCOL).chmod(0o755)
+    sha = commit_all(published, "make it executable")
+    for at in ("HEAD", None):
+        findings = audit.check_history(Store(published), at)
+        assert ki401(findings) == [(PROTOCOL, "mode changed 100644 -> 100755", "100644",
+                                    "100755")]
+        assert findings[0].extra["commit"] == sha
+
+
+def test_chmod_in_the_work_tree_is_reported_as_a_mode_change(published):
+    (published / PROTOCOL).chmod(0o755)  # not staged
+    assert ki401(audit.check_history(Store(published))) == [
+        (PROTOCOL, "mode changed 100644 -> 100755", "100644", "100755")]
+    git(published, "add", PROTOCOL)  # staged, then the work tree put back: still the index's
+    (published / PROTOCOL).chmod(0o644)
+    assert ki401(audit.check_history(Store(published))) == [
+        (PROTOCOL, "mode changed 100644 -> 100755", "100644", "100755")]
+
+
+def test_chmod_with_an_edit_is_still_reported_as_modified_bytes(published):
+    path = published / PROTOCOL
+    path.write_bytes(path.read_bytes().replace(b"v1.1", b"v1.2", 1))
+    path.chmod(0o755)
+    assert ki401(audit.check_history(Store(published))) == [
+        (PROTOCOL, "modified", None, None)]
+    commit_all(published, "edit and chmod")
+    (found,) = [f for f in audit.check_history(Store(published), "HEAD")
+                if f.rule.id == "KI401"]
+    assert found.message.startswith("modified in commit") and found.expected != found.found
+
+
+def test_chmod_is_ignored_in_the_work_tree_when_git_ignores_file_modes(published):
+    git(published, "config", "core.filemode", "false")
+    (published / PROTOCOL).chmod(0o755)
+    assert ki401(audit.check_history(Store(published))) == []
 
 
 # -- docs/rules.md documents every rule -------------------------------------------------

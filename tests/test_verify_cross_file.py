@@ -94,19 +94,28 @@ class _Modes:
         self.modes = modes
 
 
+_plain_path = st.builds("{}/{}".format, st.sampled_from(["store/objects/sha256",
+                                                         "store/metadata/sha256"]),
+                        st.sampled_from(_SHARD_NAMES))
+
+
 @settings(max_examples=800, deadline=None)
-@given(st.dictionaries(_store_path, _mode, max_size=12), st.integers(1, 4))
-def test_unit_chunks_pair_as_the_dict_of_pairs_did(modes, chunk):
+@given(st.dictionaries(st.one_of(_store_path, _plain_path, _plain_path), _mode, max_size=12),
+       st.integers(1, 4), st.integers(1, 5), st.booleans())
+def test_unit_chunks_pair_as_the_dict_of_pairs_did(modes, chunk, batch, everything):
     from kistore import audit
 
-    audit_chunk, audit.CHUNK = audit.CHUNK, chunk
+    # everything=True pairs runs of plain paths a batch at a time (audit._plain_units)
+    saved = audit.CHUNK, audit._BATCH
+    audit.CHUNK, audit._BATCH = chunk, batch
     try:
         findings: list = []
         units: list = []
-        yielded = [u for c in audit._unit_chunks(_Modes(modes), lambda p: True, findings, units)
+        yielded = [u for c in audit._unit_chunks(_Modes(modes), lambda p: True, findings, units,
+                                                 everything=everything)
                    for u in c]
     finally:
-        audit.CHUNK = audit_chunk
+        audit.CHUNK, audit._BATCH = saved
     files: dict[str, list] = {}  # the pairing before units were streamed
     expected_findings = []
     for path, mode in modes.items():
@@ -120,3 +129,14 @@ def test_unit_chunks_pair_as_the_dict_of_pairs_did(modes, chunk):
     assert yielded == units
     assert sorted(units) == expected
     assert findings == expected_findings
+
+
+def test_a_path_holding_a_newline_is_not_paired_as_two_objects():
+    from kistore import audit
+
+    first, second = (f"store/objects/sha256/{name}" for name in _SHARD_NAMES[:2])
+    modes = {f"{first}\n{second}": 0o100644}
+    findings: list = []
+    units: list = []
+    list(audit._unit_chunks(_Modes(modes), lambda p: True, findings, units, everything=True))
+    assert units == [] and [f.rule.id for f in findings] == ["KI110"]
