@@ -20,7 +20,6 @@ from typing import Any
 
 from . import canonical
 from .canonical import escape_pointer
-from .digest import Digest
 from .errors import InputError, KistoreError, MultipleErrors, ParseError, TrailingDataError
 from .model import Manifest
 from .workers import start_worker
@@ -295,8 +294,9 @@ def _parse_shared_range(bounds: tuple[int, int]) -> bytes | None:
     """Worker: parse one range of the inherited lines; None when it holds a problem.
 
     Returns the manifests as :mod:`marshal` bytes of plain tuples (see :func:`_unpack`):
-    rebuilding parsed documents from marshal costs the parent a third of what unpickling
-    dataclasses does, and the parent's share is what bounds the speed-up.
+    :meth:`Manifest.to_parts`, no parsed document. What the parent spends receiving
+    bounds the speed-up: unmarshalling each document cost it ~20 us a manifest and kept
+    ~5 KB of dicts it never reads (docs/speed.md, fourth pass).
     """
     import marshal
 
@@ -306,19 +306,16 @@ def _parse_shared_range(bounds: tuple[int, int]) -> bytes | None:
         found = _parse_range(lines, file, *bounds)
     except KistoreError:
         return None
-    return marshal.dumps([(x.manifest.object_bytes, x.manifest.metadata_bytes,
-                           x.manifest.digest.hex, x.manifest.document, x.pointer, x.line)
-                          for x in found])
+    return marshal.dumps([(x.manifest.to_parts(), x.pointer, x.line) for x in found])
 
 
 def _unpack(packed: bytes, file: str) -> list[Located]:
     """Rebuild what :func:`_parse_shared_range` validated in a worker (no second check)."""
     import marshal
 
-    return [Located(Manifest(object_bytes, metadata_bytes, Digest(hex_), document),
-                    file, pointer, line)
-            for object_bytes, metadata_bytes, hex_, document, pointer, line
-            in marshal.loads(packed)]
+    from_parts = Manifest.from_parts
+    return [Located(from_parts(*parts), file, pointer, line)
+            for parts, pointer, line in marshal.loads(packed)]
 
 
 def _from_value(value: Any, file: str, *, line: int | None) -> list[Located]:

@@ -4,20 +4,29 @@ A manifest is ``{apiVersion, kind, metadata, spec}``. Its identity is the digest
 canonical bytes (RFC 8785) of ``{apiVersion, kind, spec}``; ``metadata`` is stored beside
 it as its own canonical bytes and is not hashed (DESIGN §2). This module builds that value
 and keeps the exact bytes; it knows nothing of files or git.
+
+A manifest is lean: it holds its two byte strings, its digest, kind, name and the digests
+it references, which is all that adding it to a store needs. The parsed document (and its
+``spec``, ``metadata``, ``title``) is parsed from those canonical bytes on first use and
+kept; a bulk add of 1,000,000 manifests never builds it (docs/speed.md, fourth pass).
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import canonical
-from .digest import Digest
-from .errors import CanonicalFormError, KistoreError, MultipleErrors
-from .schema import check_manifest
+from .digest import Digest, is_digest
+from .errors import CanonicalFormError, InputError, KistoreError, MultipleErrors
+from .schema import KINDS, check_manifest
 
 REFERENCE_FIELDS = ("workloadDigest", "protocolDigest", "environmentDigest", "implementationDigest")
 """The ``spec`` fields of a BenchmarkRun that reference other manifests by digest."""
+
+_KINDS = {kind: kind for kind in KINDS}
+"""Each kind name to its one shared string (a million manifests hold five strings)."""
 
 
 def object_document(document: dict[str, Any]) -> dict[str, Any]:
@@ -29,24 +38,39 @@ def object_document(document: dict[str, Any]) -> dict[str, Any]:
 class Manifest:
     """A schema-valid manifest and its canonical bytes.
 
+    Build one with :meth:`from_document` or :meth:`from_bytes` (both validate); the
+    constructor and :meth:`from_parts` trust their arguments. Two manifests are equal when
+    their bytes are.
+
     Attributes:
         object_bytes: RFC 8785 bytes of ``{apiVersion, kind, spec}``; the digest is their
             SHA-256 and they are exactly the stored object file.
         metadata_bytes: RFC 8785 bytes of ``metadata``; exactly the stored metadata file.
         digest: ``Digest.of(object_bytes)``.
-        document: the parsed manifest (apiVersion, kind, metadata, spec).
+        kind: the manifest kind, e.g. ``"BenchmarkRun"``.
+        name: ``metadata.name``: unique per kind within a store.
+        reference_hex: for a BenchmarkRun, the 64 hex digits of each digest it references,
+            in :data:`REFERENCE_FIELDS` order (``""`` for a field it lacks); else ``()``.
+            :meth:`references` gives them as digests by field.
     """
 
     object_bytes: bytes
     metadata_bytes: bytes
     digest: Digest
-    document: dict[str, Any] = field(repr=False, compare=False)
+    kind: str = field(compare=False)
+    name: str = field(compare=False)
+    reference_hex: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    _document: dict[str, Any] | None = field(default=None, init=False, repr=False,
+                                             compare=False)
 
     @classmethod
     def from_document(
         cls, document: Any, *, file: str | None = None, pointer: str = ""
     ) -> Manifest:
         """Validate a parsed manifest and compute its canonical bytes and digest.
+
+        The manifest keeps no reference to ``document``: :attr:`document` is parsed again
+        from the canonical bytes when asked for (equal values; ``1.0`` comes back as ``1``).
 
         Args:
             document: the parsed JSON value.
@@ -56,6 +80,8 @@ class Manifest:
         Raises:
             MultipleErrors: every schema violation, each a SchemaError with file and pointer.
             CanonicalFormError: a value with no RFC 8785 form (e.g. an integer beyond 2**53).
+            InputError: a referenced digest the schema let through that is not exactly
+                ``sha256:`` + 64 lowercase hex (e.g. with a final newline).
         """
         findings = check_manifest(document, file=file)
         if findings:
@@ -70,7 +96,10 @@ class Manifest:
         except CanonicalFormError as e:
             e.file = file
             raise _at(e, pointer + "/metadata") from None
-        return cls(object_bytes, metadata_bytes, Digest.of(object_bytes), document)
+        kind = document["kind"]
+        return cls(_exact(object_bytes), _exact(metadata_bytes), Digest.of(object_bytes),
+                   _KINDS.get(kind, kind), document["metadata"]["name"],
+                   _reference_hex(kind, document["spec"], file=file, pointer=pointer))
 
     @classmethod
     def from_bytes(cls, object_bytes: bytes, metadata_bytes: bytes, *, file: str | None = None
@@ -78,33 +107,66 @@ class Manifest:
         """Rebuild a manifest from its stored object and metadata bytes.
 
         The digest is computed from ``object_bytes`` as given; the caller compares it with
-        the name it was stored under.
+        the name it was stored under. The parsed document is kept (a read is for its content).
 
         Raises:
             ParseError: when either byte string is not strict JSON.
             MultipleErrors: when the rebuilt manifest fails its schema.
+            InputError: a referenced digest that is not exactly ``sha256:`` + 64 hex.
         """
         document = canonical.loads(object_bytes, file=file or "-")
         document["metadata"] = canonical.loads(metadata_bytes, file=file or "-")
         findings = check_manifest(document, file=file)
         if findings:
             raise MultipleErrors(list(findings))
-        return cls(object_bytes, metadata_bytes, Digest.of(object_bytes), document)
+        kind = document["kind"]
+        manifest = cls(object_bytes, metadata_bytes, Digest.of(object_bytes),
+                       _KINDS.get(kind, kind), document["metadata"]["name"],
+                       _reference_hex(kind, document["spec"], file=file, pointer=""))
+        object.__setattr__(manifest, "_document", document)
+        return manifest
+
+    def to_parts(self) -> tuple[bytes, bytes, str, str, str, tuple[str, ...]]:
+        """Return the manifest as plain values (for :mod:`marshal`, between processes).
+
+        Returns:
+            ``(object_bytes, metadata_bytes, digest hex, kind, name, reference_hex)``.
+        """
+        return (self.object_bytes, self.metadata_bytes, self.digest.hex, self.kind,
+                self.name, self.reference_hex)
+
+    @classmethod
+    def from_parts(cls, object_bytes: bytes, metadata_bytes: bytes, digest_hex: str, kind: str,
+                   name: str, reference_hex: tuple[str, ...]) -> Manifest:
+        """Rebuild a manifest from :meth:`to_parts` of one that was validated (no check).
+
+        Only for values a :meth:`from_document` in a worker process produced: nothing is
+        validated or hashed again.
+        """
+        return cls(object_bytes, metadata_bytes, Digest._checked(digest_hex),
+                   _KINDS.get(kind, kind), name, tuple(map(sys.intern, reference_hex)))
 
     @property
-    def kind(self) -> str:
-        """The manifest kind, e.g. ``"BenchmarkRun"``."""
-        return str(self.document["kind"])
+    def document(self) -> dict[str, Any]:
+        """The parsed manifest ``{apiVersion, kind, metadata, spec}``, parsed on first use.
 
-    @property
-    def name(self) -> str:
-        """``metadata.name``: unique per kind within a store."""
-        return str(self.document["metadata"]["name"])
+        Parsed from the canonical bytes, so numbers come back in their canonical form
+        (``1.0`` as ``1``). The dict is kept and shared: do not change it.
+
+        Raises:
+            ParseError: never for a manifest built by this class (its bytes are canonical).
+        """
+        document = self._document
+        if document is None:
+            document = canonical.loads(self.object_bytes, file="-")
+            document["metadata"] = canonical.loads(self.metadata_bytes, file="-")
+            object.__setattr__(self, "_document", document)
+        return document
 
     @property
     def title(self) -> str:
         """``metadata.title``, or the name when there is none."""
-        return str(self.document["metadata"].get("title", self.name))
+        return str(self.metadata.get("title", self.name))
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -123,9 +185,52 @@ class Manifest:
 
         Only a BenchmarkRun references other manifests (:data:`REFERENCE_FIELDS`).
         """
-        if self.kind != "BenchmarkRun":
-            return {}
-        return {f: Digest.from_str(self.spec[f]) for f in REFERENCE_FIELDS if f in self.spec}
+        return {f: Digest._checked(h) for f, h in zip(REFERENCE_FIELDS, self.reference_hex,
+                                                      strict=False) if h}
+
+
+def _exact(data: bytes) -> bytes:
+    """Return ``data`` in a buffer of its own size.
+
+    orjson (the canonical fast path) returns its bytes in the 4 KB buffer it wrote into:
+    a 75-byte metadata file kept 4,089 bytes (tracemalloc), 8 GB over a million manifests.
+    """
+    return bytes(memoryview(data))
+
+
+def _reference_hex(kind: str, spec: Any, *, file: str | None, pointer: str
+                   ) -> tuple[str, ...]:
+    """Return a run's referenced digests as hex, in :data:`REFERENCE_FIELDS` order.
+
+    Raises:
+        InputError: a reference the schema's pattern let through (``$`` matches before a
+            final newline) that is not exactly a digest.
+    """
+    if kind != "BenchmarkRun":
+        return ()
+    found = []
+    for f in REFERENCE_FIELDS:
+        text = spec.get(f)
+        hex_ = _checked_references.get(text) if isinstance(text, str) else None
+        if hex_ is None:
+            if text is None:
+                hex_ = ""
+            elif is_digest(text):
+                if len(_checked_references) >= _CHECKED_REFERENCES:
+                    _checked_references.clear()
+                hex_ = _checked_references[text] = sys.intern(text[7:])
+            else:
+                raise InputError(f"not a digest: {text!r}; expected 'sha256:' + 64 lowercase "
+                                 "hex", file=file, pointer=f"{pointer}/spec/{f}")
+        found.append(hex_)
+    return tuple(found)
+
+
+_CHECKED_REFERENCES = 1 << 16
+_checked_references: dict[str, str] = {}
+"""Reference texts found to be digests -> their hex, one shared string each: the runs of a
+batch reference few manifests (~1,000 for 19,000 runs), and the digest grammar's regex
+cost an eighth of building a manifest. Emptied when it reaches 65,536 entries."""
 
 
 def _at(error: KistoreError, pointer: str) -> KistoreError:
