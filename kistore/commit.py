@@ -74,7 +74,7 @@ def check_ready(repo: pygit2.Repository) -> None:
     while lock.exists():
         if time.monotonic() >= deadline:
             raise StoreStateError(
-                f"{lock} exists: another git command is changing the index, or one crashed "
+                "this lock file exists: another git command is changing the index, or one crashed "
                 "and left it. Wait for it, or delete the file if no git command is running; "
                 "nothing was written", file=str(lock))
         time.sleep(0.05)
@@ -238,8 +238,8 @@ class BranchCommit:
         for lock in (git_dir / f"{branch}.lock", git_dir / "packed-refs.lock"):
             if lock.exists():
                 return StoreStateError(
-                    f"{lock} exists: another git command is updating {branch}, or one crashed "
-                    "and left it. Wait for it, or delete the file if no git command is "
+                    f"this lock file exists: another git command is updating {branch}, or one "
+                    "crashed and left it. Wait for it, or delete the file if no git command is "
                     "running, then run the add again; nothing was committed", file=str(lock))
         return StoreStateError(
             f"the branch kept moving under concurrent writers ({CAS_ATTEMPTS} attempts); "
@@ -290,7 +290,7 @@ def _index_error(index_file: Path, e: BaseException, outcome: str) -> StoreState
     if isinstance(e, FileExistsError):
         lock = index_file.with_name("index.lock")
         return StoreStateError(
-            f"{lock} exists: another git command is changing the index, or one crashed "
+            "this lock file exists: another git command is changing the index, or one crashed "
             f"and left it. Wait for it, or delete the file if no git command is running; "
             f"{outcome}", file=str(lock))
     return StoreStateError(

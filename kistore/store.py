@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from . import canonical, layout
 from .catalog import Catalog, open_catalog
 from .commit import PACK_THRESHOLD as PACK_THRESHOLD  # re-exported: the bench reads it
-from .commit import BranchCommit, check_ready
+from .commit import BranchCommit, check_ready, interrupts_deferred
 from .digest import Digest, match_prefix, parse_prefix
 from .errors import (
     ConflictError,
@@ -446,14 +446,16 @@ class Store:
                     committer.run(files, self._message(message, results), stats=batch.stats)
         except KeyboardInterrupt:
             if committer is None or not committer.landed:
-                batch.undo()
+                with interrupts_deferred():  # a second Ctrl-C must not stop the undo half-way
+                    batch.undo()
                 raise
             # Ctrl-C held during the branch move, delivered once it had landed: the add
             # is whole; only the name catalog (a derived cache) is left for the next sync.
             raise AddInterrupted(results, committer.oid) from None
         except BaseException:
             if committer is None or not committer.landed:
-                batch.undo()
+                with interrupts_deferred():
+                    batch.undo()
             raise
         try:
             self._record_names(view, written, batch.stats)

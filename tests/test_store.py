@@ -431,7 +431,8 @@ def test_a_stale_index_lock_refuses_the_add_before_any_file_is_written(
     monkeypatch.setattr("kistore.commit.INDEX_WAIT_S", 0.1)
     (store_path / ".git" / "index.lock").write_bytes(b"")
     before = _state(store_path)
-    with pytest.raises(StoreStateError, match=r"index\.lock exists: .* delete the file if no "
+    with pytest.raises(StoreStateError, match=r"index\.lock: this lock file exists: .* delete "
+                       r"the file if no "
                        r"git command is running; nothing was written"):
         store.add(bulk_batch(), commit=True, message="never")
     assert _state(store_path) == before
@@ -446,7 +447,8 @@ def test_a_stale_branch_lock_is_named_not_called_a_busy_branch(
     lock = store_path / ".git" / "refs" / "heads" / "main.lock"
     lock.write_bytes(b"")
     before = _state(store_path)
-    with pytest.raises(StoreStateError, match=r"refs/heads/main\.lock exists: another git "
+    with pytest.raises(StoreStateError, match=r"refs/heads/main\.lock: this lock file exists: "
+                       r"another git "
                        r"command is updating refs/heads/main, or one crashed"):
         store.add([Manifest.from_document(bundle["protocol"])], commit=True, message="never")
     lock.unlink()
@@ -779,3 +781,29 @@ def test_ctrl_c_after_the_add_landed_says_so_and_exits_0(store, runner, tmp_path
     assert len(result.stdout.splitlines()) == 3
     monkeypatch.undo()
     assert runner.invoke(main, ["--store", str(store.root), "verify"]).exit_code == 0
+
+
+def test_a_second_ctrl_c_does_not_stop_the_undo_half_way(store, store_path, monkeypatch):
+    # A new-user attack: Ctrl-C twice; the second interrupted the undo of the first and left
+    # thousands of untracked store files and a temp file behind.
+    import os
+    import signal
+
+    from kistore.writer import FileBatch
+
+    batch = bulk_batch()
+    before = _state(store_path)
+    real_undo = FileBatch.undo
+
+    def impatient(self):
+        os.kill(os.getpid(), signal.SIGINT)  # the second Ctrl-C, as the undo starts
+        real_undo(self)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt  # the first Ctrl-C, before the branch moves
+
+    monkeypatch.setattr(FileBatch, "undo", impatient)
+    monkeypatch.setattr(BranchCommit, "_move", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.add(batch, commit=True, message="never")
+    assert _state(store_path) == before
