@@ -412,3 +412,28 @@ def test_impossible_latencies_are_refused_not_ranked_first():
         ("/level1/x/mean", "latency mean = 0 ms lies outside [min, max] = [7.93, 8.75] ms")]
     with pytest.raises(MultipleErrors):
         latency_ns({"mean": 1e-9, "min": 7.93, "max": 8.75}, file="f", pointer="/p")
+
+
+def test_skip_invalid_leaves_out_a_record_whose_name_the_store_gives_another_run(
+        store, tmp_path):
+    # A new-user attack: a BenchmarkRun already stored under an imported run's name (other
+    # values) failed the whole import even with --skip-invalid.
+    from kistore.model import Manifest
+    from kistore.store import Store
+
+    data = _copy(tmp_path, "sol-execbench")
+    scratch = Store.init(tmp_path / "scratch")
+    import_files(scratch, "sol-execbench", [str(data)])
+    original = scratch.read("BenchmarkRun/sol-kernel-10-sol-bound")
+    document = json.loads(json.dumps(original.document))
+    document["spec"]["observedAt"] = "2020-01-01T00:00:00Z"  # another run, the same name
+    clash = Manifest.from_document(document)
+    store.add([clash], allow_dangling=True)
+    with pytest.raises(MultipleErrors, match="sol-kernel-10-sol-bound"):
+        import_files(store, "sol-execbench", [str(data)])
+    report = import_files(store, "sol-execbench", [str(data)], skip_invalid=True)
+    assert report.runs == 63 + 17 - 1
+    [problem] = report.skipped
+    assert f"'sol-kernel-10-sol-bound' ({original.digest.hex[:12]}) has the name of " \
+        f"{clash.digest} already in the store" in problem.message
+    assert store.resolve("BenchmarkRun/sol-kernel-10-sol-bound") == clash.digest

@@ -130,6 +130,7 @@ def run_import(
     skipped: list[KistoreError] = []
     cache: dict[bytes, Manifest] = {}
     owners: dict[tuple[str, str], tuple[Manifest, Record]] = {}
+    accepted: list[tuple[Record, list[Manifest]]] = []
     for record in plan.records:
         try:
             built = _build(record, cache)
@@ -137,13 +138,17 @@ def run_import(
         except KistoreError as e:
             (skipped if skip_invalid else errors).extend(e.problems)
         else:
-            manifests.extend(built)
-            for m in built:
-                origins.setdefault(m.digest, record.file)
+            accepted.append((record, built))
         if progress is not None:
             progress(1)
     if errors:
         raise MultipleErrors(errors)
+    if skip_invalid:  # a name the store gives another manifest would refuse the whole add
+        accepted = _without_stored_names(store, accepted, skipped)
+    for record, built in accepted:
+        manifests.extend(built)
+        for m in built:
+            origins.setdefault(m.digest, record.file)
     runs = sum(1 for m in manifests if m.kind == "BenchmarkRun")
     files = len({r.file for r in plan.records})
     results = store.add(
@@ -167,6 +172,38 @@ def import_files(store: Store, source: str, paths: Sequence[str], **options: Any
         As :func:`plan_import` and :func:`run_import`.
     """
     return run_import(store, source, plan_import(source, paths), **options)
+
+
+def _without_stored_names(store: Store, accepted: list[tuple[Record, list[Manifest]]],
+                          skipped: list[KistoreError]) -> list[tuple[Record, list[Manifest]]]:
+    """Leave out the records whose manifests have names the store gives other manifests.
+
+    Each is reported in ``skipped``, naming the stored digest. Read before the add takes
+    its lock: a name taken by a concurrent add in between still refuses the whole add.
+
+    Args:
+        store: the store imported into (its work tree).
+        accepted: ``(record, manifests)`` pairs that built and claimed their names.
+        skipped: the skipped-record problems, appended to.
+
+    Returns:
+        The pairs that do not clash, in order.
+    """
+    keys = list({(m.kind, m.name) for _, built in accepted for m in built})
+    stored = store.view().name_owners(keys)
+    kept = []
+    for record, built in accepted:
+        clashes = [(m, stored[(m.kind, m.name)]) for m in built
+                   if stored.get((m.kind, m.name)) not in (None, m.digest)]
+        if not clashes:
+            kept.append((record, built))
+        for m, owner in clashes:
+            skipped.append(InputError(
+                f"{record.label}: its {m.kind} {m.name!r} ({m.digest.hex[:12]}) has the name "
+                f"of {owner} already in the store; names are unique per kind: rename or "
+                "remove the stored one to import this record", file=record.file,
+                line=record.line, pointer=record.pointer))
+    return kept
 
 
 def _claim_names(built: list[Manifest], record: Record,
