@@ -173,12 +173,10 @@ class BranchCommit:
                 if attempt:
                     _stop_if_interrupted()
                     time.sleep(random.uniform(0.001, 0.02) * attempt)
-                    branch_now, parent = branch_tip(repo)
-                    if branch_now != branch:
-                        raise _switched(branch, branch_now)
+                self._check_head(branch)
+                if attempt:  # another writer moved the branch: build on its new tip
+                    _, parent = branch_tip(repo)
                     oid, tree = self._commit_on(parent, blobs, signature, message)
-                else:
-                    self._check_head(branch)
                 if parent is not None and tree == parent.tree_id:
                     oid = parent.id  # HEAD holds all of it (a re-run): no empty commit
                 elif not self._move(branch, parent, oid, message):
