@@ -166,7 +166,7 @@ def _changed_paths(base_tree: Any, head_tree: Any) -> tuple[set[str], list[tuple
 
 
 def _metadata_update(repo: Any, path: str, old: Any, new: Any) -> Finding:
-    from .store import metadata_difference
+    from .admission import metadata_difference
 
     try:
         what = metadata_difference(repo[old].data, repo[new].data)
