@@ -19,19 +19,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import canonical, layout
-from .audit import (
-    GITATTRIBUTES,
-    TreeSnapshot,
-    admit_quarantine,
-    ancestry,
-    check_contents,
-    check_history,
-    history_findings,
-    objects_tree,
-)
+from .audit import GITATTRIBUTES, TreeSnapshot, admit_quarantine, check_contents
 from .digest import Digest
 from .errors import InputError
 from .findings import ERROR, INFO, Finding, rule
+from .history import ancestry, check_history, history_findings, objects_tree
 from .notes import NOTES_REF
 from .verify import sort_key
 
