@@ -26,9 +26,10 @@ from typing import Any
 from . import layout
 from .digest import Digest
 from .evidence import check_attestations
-from .findings import ERROR, Finding, rule
-from .history import ancestry, check_history
+from .findings import Finding
+from .history import check_history
 from .model import REFERENCE_FIELDS
+from .policy_check import check_policy
 from .schema import KINDS, fast_validator
 from .verify import (
     FILE_MODES,
@@ -532,69 +533,6 @@ def _quick_parse(data: bytes) -> Any:
         return json.loads(data)
     except ValueError:
         return None
-
-
-POLICY_INVALID = rule(
-    "KI206", "policy-invalid", ERROR,
-    "fix store/policy/ranking.json so it is strict JSON valid against "
-    "schemas/RankingPolicy.json (every `kistore rank` fails until then)")
-
-POLICY_MISSING = rule(
-    "KI207", "policy-missing", ERROR,
-    "restore the reviewed policy (`git checkout LAST_COMMIT -- store/policy/ranking.json`) and "
-    "change it by editing it in a reviewed pull request, never by deleting it")
-
-POLICY_PATH = layout.POLICY_FILE
-
-
-def check_policy(store: Any, at: str | None = None) -> list[Finding]:
-    """Check the reviewed ranking policy ``store/policy/ranking.json`` of a view.
-
-    Args:
-        store: a :class:`kistore.store.Store`.
-        at: revision, or None for the work tree.
-
-    Returns:
-        KI206 for a policy file that is not strict JSON or fails
-        ``schemas/RankingPolicy.json`` (one finding per problem, with its JSON Pointer);
-        KI207 when the file is absent but a commit in the history of ``at`` (or ``HEAD``)
-        had it: ``rank`` would silently use the shipped default instead of the reviewed
-        policy. Nothing when the file is valid, or absent from the whole history (the
-        shipped default applies).
-    """
-    from . import canonical
-    from .errors import KistoreError
-    from .schema import check_document
-
-    data = store.view(at).read(POLICY_PATH)
-    if data is None:
-        return _policy_removed(store, at)
-    try:
-        problems: list[KistoreError] = list(check_document(
-            canonical.loads(data, file=POLICY_PATH), "RankingPolicy.json", file=POLICY_PATH))
-    except KistoreError as e:
-        problems = e.problems
-    return [Finding(POLICY_INVALID, p.message, file=POLICY_PATH, pointer=p.pointer,
-                    line=p.line, column=p.column) for p in problems]
-
-
-def _policy_removed(store: Any, at: str | None) -> list[Finding]:
-    """KI207 naming the newest commit in the history of ``at`` that had the policy file."""
-    repo = store.repo
-    if at is None and repo.head_is_unborn:
-        return []
-    for commit in ancestry(repo, store.commit(at or "HEAD")):  # newest first; rare path
-        try:
-            entry = commit.tree[POLICY_PATH]
-        except KeyError:
-            continue
-        if entry.type_str == "blob":
-            return [Finding(
-                POLICY_MISSING, f"commit {str(commit.id)[:12]} has the reviewed ranking policy "
-                "but this tree lacks it: `kistore rank` would fall back to the shipped default",
-                file=POLICY_PATH, expected="the reviewed policy file", found="no file",
-                extra={"last_commit": str(commit.id)})]
-    return []
 
 
 CHECKERS: list[Checker] = [check_history, check_policy, check_attestations]

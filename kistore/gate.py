@@ -128,8 +128,8 @@ def _special_files(store: Any, head: str, changed: set[str]) -> list[Finding]:
     Attestation files must verify (KI301-KI305), a changed trust file must be valid (KI309),
     a changed policy file too (KI206); community/trusted attestations are not repeated here.
     """
-    from .audit import POLICY_PATH, check_policy
     from .evidence import check_attestations
+    from .policy_check import POLICY_PATH, check_policy
     from .trust import TRUST_FILE
 
     findings: list[Finding] = []
