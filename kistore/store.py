@@ -432,31 +432,35 @@ class Store:
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)
         committer = BranchCommit(self.repo, self.root) if commit else None
-        try:
-            if committer is not None and len(files) >= PACK_THRESHOLD and WRITERS:
-                # Child processes write the work-tree files while this one builds the
-                # git objects: they overlap on a second core. The branch moves only once
-                # every file is in place.
-                batch.start(processes=WRITERS)
-                committer.run(files, self._message(message, results), before_move=batch.wait,
-                              stats=batch.stats)
-            else:
-                batch.run()
-                if committer is not None:
-                    committer.run(files, self._message(message, results), stats=batch.stats)
-        except KeyboardInterrupt:
-            if committer is None or not committer.landed:
-                with interrupts_deferred():  # a second Ctrl-C must not stop the undo half-way
-                    batch.undo()
+        # With --commit, git's index lock is held while the files are written, too: until
+        # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
+        with committer.index_held() if committer else contextlib.nullcontext():
+            try:
+                if committer is not None and len(files) >= PACK_THRESHOLD and WRITERS:
+                    # Child processes write the work-tree files while this one builds the
+                    # git objects: they overlap on a second core. The branch moves only
+                    # once every file is in place.
+                    batch.start(processes=WRITERS)
+                    committer.run(files, self._message(message, results),
+                                  before_move=batch.wait, stats=batch.stats)
+                else:
+                    batch.run()
+                    if committer is not None:
+                        committer.run(files, self._message(message, results),
+                                      stats=batch.stats)
+            except KeyboardInterrupt:
+                if committer is None or not committer.landed:
+                    with interrupts_deferred():  # a second Ctrl-C must not stop the undo
+                        batch.undo()
+                    raise
+                # Ctrl-C held during the branch move, delivered once it had landed: the add
+                # is whole; only the name catalog (a derived cache) is left for the next sync.
+                raise AddInterrupted(results, committer.oid) from None
+            except BaseException:
+                if committer is None or not committer.landed:
+                    with interrupts_deferred():
+                        batch.undo()
                 raise
-            # Ctrl-C held during the branch move, delivered once it had landed: the add
-            # is whole; only the name catalog (a derived cache) is left for the next sync.
-            raise AddInterrupted(results, committer.oid) from None
-        except BaseException:
-            if committer is None or not committer.landed:
-                with interrupts_deferred():
-                    batch.undo()
-            raise
         try:
             self._record_names(view, written, batch.stats)
         except KeyboardInterrupt:
