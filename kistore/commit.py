@@ -7,9 +7,16 @@ git's own ``index.lock``) and the branch is moved by compare-and-swap. A swap lo
 concurrent writer is retried on the new tip; if the branch never moves, the staged entries
 are taken back.
 
-The index is staged *before* the move: a process killed between the two leaves the files
-staged and not committed (a re-run commits them), never committed and missing from the
-index (``git status`` would show them deleted).
+The new index is written (to git's lock file, ``.git/index.lock``) *before* the move and
+renamed onto ``.git/index`` after it, as ``git commit`` does. A process killed with SIGKILL
+leaves that lock file, as a killed git command does, and git and kistore refuse to change
+the index until it is deleted:
+
+* before the move: HEAD has not moved, the written files are untracked; delete the lock
+  and run the add again (tests/test_commit_killed.py);
+* between the move and the rename: HEAD holds the commit and the files, git's index is the
+  old one (``kistore verify`` says the index is behind HEAD); delete the lock, then
+  ``git reset -q``.
 
 A caller that writes the work-tree files first holds git's index lock over that too
 (:meth:`BranchCommit.index_held`), as ``git checkout`` holds it while it writes files:

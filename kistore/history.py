@@ -187,10 +187,14 @@ def _worktree_changes(repo: Any) -> list[Finding]:
             f"the git index cannot be read ({e}): a split or sparse index is not supported; "
             "run `git update-index --no-split-index` or `git sparse-checkout disable`, or "
             "verify a commit with --at HEAD", file=str(Path(repo.path) / "index")) from None
+    lock = Path(repo.path) / "index.lock"
     for path, status in sorted(statuses.items()):
         if not path.startswith(layout.OBJECTS_DIR + "/"):
             continue
-        if status & deleted:
+        if status & flags.INDEX_DELETED and _worktree_holds_head(repo, path):
+            # HEAD and the work tree hold the same bytes; only git's index lacks the file.
+            findings.append(Finding(OBJECT_DELETED, _index_behind(lock), file=path))
+        elif status & deleted:
             findings.append(Finding(OBJECT_DELETED, "deleted in the work tree or index "
                                     "(present in HEAD)", file=path))
         elif status & changed:
@@ -204,6 +208,28 @@ def _worktree_changes(repo: Any) -> list[Finding]:
                 findings.append(Finding(OBJECT_MODIFIED, "modified in the work tree or index "
                                         "(HEAD holds other bytes)", file=path))
     return findings
+
+
+def _worktree_holds_head(repo: Any, path: str) -> bool:
+    """Return True when the work-tree file at ``path`` has exactly HEAD's bytes (as git hashes)."""
+    import pygit2
+
+    try:
+        return bool(pygit2.hashfile(str(Path(repo.workdir) / path))
+                    == repo.revparse_single("HEAD").peel(pygit2.Tree)[path].id)
+    except (OSError, KeyError, pygit2.GitError):
+        return False
+
+
+def _index_behind(lock: Path) -> str:
+    """Say that git's index, not the object, is missing a file HEAD and the work tree hold."""
+    fix = "run `git reset -q` to bring the index in step with HEAD (the work tree is kept)"
+    if lock.exists():  # what a command killed between the branch move and the index leaves
+        fix = (f"the lock file {lock} is left (a `git commit` or `kistore add --commit` "
+               "killed after the branch moved?): if no git command is running, delete it, "
+               "then " + fix)
+    return ("in HEAD and in the work tree, but missing from git's index: the index is "
+            f"behind HEAD; {fix}")
 
 
 def _mode_change(repo: Any, path: str) -> tuple[int, int] | None:

@@ -104,16 +104,18 @@ def test_sigkill_between_the_branch_move_and_the_index_rename(
     assert sorted(_status(store_path)) == sorted(
         [f"D  {f}" for f in files] + [f"?? {f}" for f in files])
 
-    # kistore verify: the files are in the work tree and in HEAD, byte for byte, but the
-    # history check reads the index's state as the objects being deleted (KI402, one per
-    # object; metadata files are not history-checked). Misleading as it stands: KI402 says
-    # "restore the file", while what is missing is the index, and the stale index.lock
-    # that stops `git reset` is not named.
+    # kistore verify: the files are in the work tree and in HEAD, byte for byte; what is
+    # behind is git's index, and the stale index.lock stops `git reset`: both are said
+    # (it used to say "deleted in the work tree or index", with KI402's "restore the file").
     result = runner.invoke(main, ["--store", str(store_path), "verify"])
     assert result.exit_code == 1, result.output
     for obj in objects:
-        assert f"{obj}: error KI402 object-deleted: deleted in the work tree or index " \
-            "(present in HEAD)" in result.output
+        assert f"{obj}: error KI402 object-deleted: in HEAD and in the work tree, but missing " \
+            "from git's index: the index is behind HEAD; the lock file " \
+            f"{lock} is left (a `git commit` or `kistore add --commit` killed after the " \
+            "branch moved?): if no git command is running, delete it, then run `git reset " \
+            "-q` to bring the index in step with HEAD (the work tree is kept)" \
+            in " ".join(result.output.split())
     assert "FAILED: store at work tree: 3 errors, 0 warnings" in result.output
     at_head = runner.invoke(main, ["--store", str(store_path), "verify", "--at", "HEAD"])
     assert at_head.exit_code == 0, at_head.output  # the commit itself is whole

@@ -135,3 +135,18 @@ def test_ancestry_lists_what_git_rev_list_lists(published):
         git(published, "rev-list", "--topo-order", f"{base}..HEAD").split()
     assert [str(c.id) for c in history.ancestry(repo, tip)] == \
         git(published, "rev-list", "--topo-order", "HEAD").split()
+
+
+def test_an_object_missing_only_from_the_index_says_the_index_is_behind_head(published):
+    # After `git rm --cached` (or a commit killed before its index was in place) the file
+    # is in HEAD and in the work tree, byte for byte: "deleted" would send the user to
+    # restore a file that is there; what to run is `git reset -q`.
+    git(published, "rm", "-q", "--cached", PROTOCOL)
+    [finding] = history.check_history(Store(published))
+    assert (finding.rule.id, finding.file) == ("KI402", PROTOCOL)
+    assert finding.message == (
+        "in HEAD and in the work tree, but missing from git's index: the index is behind "
+        "HEAD; run `git reset -q` to bring the index in step with HEAD (the work tree is kept)")
+    (published / PROTOCOL).write_bytes(b"{}")  # and the work tree changed too: deleted
+    [finding] = history.check_history(Store(published))
+    assert finding.message == "deleted in the work tree or index (present in HEAD)"
