@@ -34,7 +34,7 @@ from .admission import AddResult as AddResult  # re-exported: importers and the 
 from .admission import plan_add
 from .catalog import Catalog, open_catalog
 from .commit import PACK_THRESHOLD as PACK_THRESHOLD  # re-exported: the bench reads it
-from .commit import BranchCommit, check_ready, interrupts_deferred
+from .commit import BranchCommit, check_ready, common_git_dir, interrupts_deferred
 from .digest import Digest, match_prefix, parse_prefix
 from .errors import InputError, KistoreError, ResolutionError, StoreStateError
 from .model import Manifest
@@ -300,8 +300,12 @@ class Store:
 
     @contextlib.contextmanager
     def _write_lock(self) -> Iterator[None]:
-        """Hold the store's write lock (``flock`` on ``<git dir>/kistore-write.lock``)."""
-        with open(Path(self.git_dir) / "kistore-write.lock", "a") as lock:
+        """Hold the store's write lock (``flock`` on ``kistore-write.lock`` in the git dir).
+
+        In the git directory all worktrees share: adds from two linked worktrees of one
+        repository take turns too (they may commit to one branch).
+        """
+        with open(common_git_dir(Path(self.git_dir)) / "kistore-write.lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 yield
