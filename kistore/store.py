@@ -103,6 +103,8 @@ class Store:
         start = os.fspath(path) if path is not None else os.getcwd()
         self._repo: pygit2.Repository | None = None
         self._catalog: Catalog | None = None
+        self.uncommitted: tuple[str, ...] = ()
+        """Files :meth:`init` wrote into an existing repository and left to commit."""
         self._catalog_opened = False
         plain = _plain_work_tree(start)
         if plain is not None:  # the common case, found without importing pygit2
@@ -145,8 +147,10 @@ class Store:
 
         A new repository gets branch ``main`` and a first commit holding ``kistore.toml``
         and ``.gitattributes`` and the default ranking policy ``store/policy/ranking.json``.
-        In an existing repository missing files are written but
-        not committed. Running it twice changes nothing.
+        In an existing repository missing files are written but not committed (kistore does
+        not commit into a repository it did not create); the returned store's
+        :attr:`uncommitted` names them, for the user to commit: until then a commit made
+        there lacks them (``verify --at`` reports it). Running it twice changes nothing.
 
         Returns:
             The store.
@@ -178,6 +182,8 @@ class Store:
         if is_new and written:
             files = {p: (store.root / p).read_bytes() for p in written}
             BranchCommit(store.repo, store.root).run(files, "kistore init: new store")
+        else:
+            store.uncommitted = tuple(written)
         return store
 
     # -- reading ---------------------------------------------------------------------

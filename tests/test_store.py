@@ -42,6 +42,24 @@ def test_init_writes_settings_attributes_and_first_commit(store_path):
     assert git(store_path, "status", "--porcelain") == ""
 
 
+def test_init_in_an_existing_repository_says_which_files_to_commit(tmp_path, runner):
+    # A new-user report: `kistore init .` in a repository left kistore.toml,
+    # .gitattributes and the ranking policy uncommitted, silently; the commits `add
+    # --commit` made there then failed `kistore verify --at HEAD`.
+    from kistore.cli import main
+
+    git(tmp_path, "init", "-q", "-b", "main")
+    result = runner.invoke(main, ["init", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "commit the new files before adding: git add kistore.toml .gitattributes " \
+        "store/policy/ranking.json && git commit -m 'kistore init'" in result.stderr
+    git(tmp_path, "add", "kistore.toml", ".gitattributes", "store/policy/ranking.json")
+    git(tmp_path, "commit", "-q", "-m", "kistore init")
+    assert git(tmp_path, "status", "--porcelain") == ""
+    again = runner.invoke(main, ["init", str(tmp_path)])
+    assert again.exit_code == 0 and "commit the new files" not in again.stderr
+
+
 def test_add_writes_objects_whose_sha256_is_their_name(store, store_path, bundle):
     results = store.add(manifests(bundle), allow_dangling=True)
     assert [str(r.digest) for r in results] == list(PUBLISHED.values())

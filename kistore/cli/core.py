@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 
 import click
@@ -25,6 +26,10 @@ def init(path: str) -> None:
 
     store = Store.init(path)
     click.echo(f"initialised kistore store in {store.root}")
+    if store.uncommitted:  # an existing repository: kistore does not commit into it
+        files = " ".join(shlex.quote(f) for f in store.uncommitted)
+        click.echo(f"commit the new files before adding: git add {files} && "
+                   "git commit -m 'kistore init'", err=True)
 
 
 @click.command()
