@@ -10,8 +10,10 @@ subcommand runs (:data:`SUBCOMMANDS`), so ``kistore --help`` imports no command 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import click
@@ -206,16 +208,19 @@ def _terminated(signum: int, frame: Any) -> None:
 def warn_unreadable(store: Any, catalog: object, at: str | None = None) -> None:
     """Say on stderr which manifests an answer left out because their files are damaged.
 
-    One summary line, then one line per damaged file (the first few) naming what is wrong
+    Damaged: an object or metadata file that does not verify, or a committed manifest
+    whose object file was deleted from the work tree (``kistore verify``: KI402). One
+    summary line, then one line per damaged file (the first few) naming what is wrong
     with it and how to restore it. Call after the answer: the work tree's catalog finds
     damaged files as it reads them.
 
     Args:
         store: the :class:`kistore.store.Store` answered from.
-        catalog: the catalog the answer came from (its ``unreadable`` digests).
+        catalog: the catalog the answer came from (its ``unreadable`` digests, and the
+            manifests its overlay of the work tree removed: :func:`deleted_from_work_tree`).
         at: the revision answered, or None for the work tree.
     """
-    unreadable = getattr(catalog, "unreadable", ())
+    unreadable = sorted({*getattr(catalog, "unreadable", ()), *deleted_from_work_tree(catalog)})
     if not unreadable:
         return
     from ..digest import Digest
@@ -231,6 +236,78 @@ def warn_unreadable(store: Any, catalog: object, at: str | None = None) -> None:
             role = "object" if path.startswith("store/objects/") else "metadata"
             click.echo(f"warning: {path}: the {role} file {problem}; restore it with "
                        f"`git checkout -- {path}`", err=True)
+
+
+def deleted_from_work_tree(catalog: object) -> list[str]:
+    """Return the digests of committed manifests a work-tree answer left out as deleted.
+
+    The work tree's catalog is ``HEAD``'s index overlaid with what changed in the work tree
+    (:class:`kistore.query.catalog.OverlayCatalog`, inside a
+    :class:`kistore.query.fresh.CheckedCatalog`): a manifest whose object file is gone is
+    overlaid as removed, and is not among the catalog's ``unreadable`` digests (those have
+    an object file that does not verify). Only manifests ``HEAD``'s index holds count:
+    objects are never deleted, so each is damage to restore with ``git checkout``.
+
+    Args:
+        catalog: the catalog an answer came from; any other kind has nothing deleted.
+
+    Returns:
+        Digest strings, sorted; empty when nothing was deleted or the catalog is not the
+        work tree's.
+    """
+    overlay = getattr(catalog, "inner", catalog)
+    changes, base = getattr(overlay, "changes", None), getattr(overlay, "base", None)
+    if not changes or base is None:
+        return []
+    unreadable = set(getattr(catalog, "unreadable", ()))
+    return sorted(d for d, record in changes.items()
+                  if record is None and d not in unreadable and base.record(d) is not None)
+
+
+@contextlib.contextmanager
+def naming_deleted_objects(store: Any, refs: Sequence[str | None], at: str | None
+                           ) -> Iterator[None]:
+    """Turn "no object with digest prefix" into the deleted file's name and how to restore it.
+
+    A digest (or prefix) of a committed manifest whose object file was deleted from the
+    work tree resolves to nothing there; the person typed it because the store had it.
+    Within this block, such a :class:`~kistore.errors.ResolutionError` becomes the
+    :func:`kistore.query.answers.unreadable_error` of that manifest, as ``KIND/NAME``
+    already gets (``the object file is missing; restore it with `git checkout -- PATH```).
+
+    Args:
+        store: the :class:`kistore.store.Store` asked.
+        refs: what the person typed (None entries are skipped); ``KIND/NAME`` ones are
+            left alone.
+        at: the revision asked; only the work tree (None) is explained.
+
+    Raises:
+        VerificationError: a ref the work tree lacks and ``HEAD`` holds, at its object file.
+        ResolutionError: the original error, when no ref is such a manifest.
+    """
+    from ..errors import KistoreError, ResolutionError
+
+    try:
+        yield
+    except ResolutionError:
+        if at is not None or store.root is None:
+            raise
+        for ref in refs:
+            if ref is None or "/" in ref:
+                continue
+            try:
+                store.resolve(ref)
+                continue  # the work tree has it: not what failed
+            except KistoreError:
+                pass
+            try:
+                digest = store.resolve(ref, at="HEAD")
+            except KistoreError:  # not committed either (or no HEAD): the original stands
+                continue
+            from ..query.answers import unreadable_error
+
+            raise unreadable_error(store.view(None), digest, str(digest)) from None
+        raise
 
 
 def emit_json(value: Any) -> None:

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from . import StoreContext, emit_json, warn_unreadable
+from . import StoreContext, emit_json, naming_deleted_objects, warn_unreadable
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -135,7 +135,8 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     store = ctx.store()
     catalog = None
     try:
-        manifest = store.read(ref, at=at)
+        with naming_deleted_objects(store, [ref], at):
+            manifest = store.read(ref, at=at)
     except ResolutionError:
         if "/" not in ref:
             raise
@@ -187,7 +188,8 @@ def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool) -> None:
       kistore cat 384a96d0 | sha256sum
     """
     store = ctx.store()
-    manifest = store.read(ref, at=at)
+    with naming_deleted_objects(store, [ref], at):
+        manifest = store.read(ref, at=at)
     data = manifest.metadata_bytes if metadata else manifest.object_bytes
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()

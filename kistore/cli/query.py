@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from . import StoreContext, emit_json, warn_unreadable
+from . import StoreContext, emit_json, naming_deleted_objects, warn_unreadable
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -50,8 +50,9 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     store = ctx.store()
     catalog = open_catalog(store, at)
     _warn_default_policy(store, at)
-    _, ranking = rank_group(store, ref, at=at, comparison=comparison,
-                            min_evidence=min_evidence, catalog=catalog)
+    with naming_deleted_objects(store, [ref], at):
+        _, ranking = rank_group(store, ref, at=at, comparison=comparison,
+                                min_evidence=min_evidence, catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     rows = ranking.rows(include_excluded=show_all)
     if as_json:
@@ -95,7 +96,8 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     store = ctx.store()
     _warn_default_policy(store, at)
     catalog = open_catalog(store, at)
-    result = compare_runs(store, a, b, at=at, comparison=comparison, catalog=catalog)
+    with naming_deleted_objects(store, [a, b], at):
+        result = compare_runs(store, a, b, at=at, comparison=comparison, catalog=catalog)
     warn_unreadable(store, catalog, at)
     if as_json:
         emit_json(result.to_json())
