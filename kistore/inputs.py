@@ -330,6 +330,10 @@ def _from_value(value: Any, file: str, *, line: int | None) -> list[Located]:
     ):  # a bundle: every member must be a manifest (a non-manifest member is reported)
         entries = [(f"/{escape_pointer(k)}", v) for k, v in value.items()]
     elif isinstance(value, list):
+        if not value:  # else `kistore add` of `[]` added nothing and said nothing
+            raise MultipleErrors([InputError(
+                "no manifests here: expected a manifest (an object) or an array of "
+                "manifests, found an empty array", file=file, pointer="", line=line)])
         entries = [(f"/{i}", v) for i, v in enumerate(value)]
     else:
         entries = [("", value)]

@@ -265,3 +265,35 @@ def test_cli_add_stdin_pretty_printed_manifest_keeps_its_own_error(runner, store
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         "error: -:4:1: expected a string object key: remove the trailing comma before '}'"]
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("null", "null"), ("3", "an integer"), ("2.5", "a number"), ('"x"', "a string"),
+    ("true", "a boolean")])
+def test_cli_add_of_a_value_that_is_no_object_says_what_it_found(runner, store_path,
+                                                                  tmp_path, text, found):
+    """Top-level `null` said "a manifest must be a JSON object" without what was found."""
+    expected = f"a manifest must be a JSON object: expected an object, found {found}"
+    result = add(runner, store_path, "-", input=text + "\n")
+    assert (result.exit_code, result.stderr) == (1, f"error: -: {expected}\n")
+    path = tmp_path / "one.json"
+    path.write_text(text)
+    result = add(runner, store_path, str(path))
+    assert (result.exit_code, result.stderr) == (1, f"error: {path}: {expected}\n")
+    result = add(runner, store_path, "-", input=f"[{text}]")
+    assert (result.exit_code, result.stderr) == (1, f"error: -:/0: {expected}\n")
+
+
+def test_cli_add_of_an_empty_array_says_it_holds_no_manifests(runner, store_path, tmp_path):
+    """`[]` was an empty bundle: `kistore add` added nothing and said nothing (exit 0)."""
+    expected = ("no manifests here: expected a manifest (an object) or an array of manifests, "
+                "found an empty array")
+    result = add(runner, store_path, "-", input="[]")
+    assert (result.exit_code, result.stdout, result.stderr) == (1, "", f"error: -: {expected}\n")
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(next(manifests(5))) + "\n[]\nnull\n")
+    result = add(runner, store_path, str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}:2:1: {expected}",
+        f"error: {path}:3:1: a manifest must be a JSON object: expected an object, found null"]
