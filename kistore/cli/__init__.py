@@ -189,9 +189,10 @@ def _terminated(signum: int, frame: Any) -> None:
     """SIGTERM (``timeout``, a cancelled CI job, systemd) cleans up as Ctrl-C does.
 
     Python's default for SIGTERM ends the process on the spot: an add stopped mid-write
-    left its files in the work tree. As KeyboardInterrupt it is undone and click says
-    "Aborted!" (exit 1). Python ignores an exception raised inside a finaliser
-    (``__del__``), so there it comes back 10 ms later as SIGALRM, to the same handler.
+    left its files in the work tree. As KeyboardInterrupt it is undone and ``add`` says so
+    (:func:`interrupt_says`, exit 130; other commands: click's "Aborted!", exit 1).
+    Python ignores an exception raised inside a finaliser (``__del__``), so there it comes
+    back 10 ms later as SIGALRM, to the same handler.
     """
     caller = frame
     while caller is not None:
@@ -308,6 +309,43 @@ def naming_deleted_objects(store: Any, refs: Sequence[str | None], at: str | Non
 
             raise unreadable_error(store.view(None), digest, str(digest)) from None
         raise
+
+
+INTERRUPTED = 130
+"""Exit code of a command stopped by Ctrl-C or SIGTERM before it finished (128 + SIGINT)."""
+
+
+@contextlib.contextmanager
+def interrupt_says(what: str) -> Iterator[None]:
+    """Say what a Ctrl-C or SIGTERM left, instead of click's bare "Aborted!"; exit 130.
+
+    For adds: :meth:`kistore.store.Store.add` undoes an add that has not landed before
+    the interrupt goes on, so a plain ``KeyboardInterrupt`` out of it means nothing was
+    added. One that arrives after the add landed is :class:`kistore.store.AddInterrupted`,
+    which the caller handles: it is passed on untouched.
+
+    Args:
+        what: what was left, after ``interrupted``: e.g. ``before the add landed: nothing
+            was added; ...``.
+
+    Raises:
+        click.exceptions.Exit: with :data:`INTERRUPTED` (130), after the message on stderr.
+    """
+    try:
+        yield
+    except KeyboardInterrupt as e:
+        store = sys.modules.get("kistore.store")  # not imported yet: nothing was written
+        if store is not None and isinstance(e, store.AddInterrupted):  # landed
+            raise
+        click.echo(f"interrupted {what}", err=True)
+        raise click.exceptions.Exit(INTERRUPTED) from None
+
+
+def undone_add(noun: str, *, commit: bool) -> str:
+    """Return what :func:`interrupt_says` says of an add (or import) that did not land."""
+    branch = ", and the branch did not move" if commit else ""
+    return (f"before the {noun} landed: nothing was added; any files it had written were "
+            f"removed{branch}")
 
 
 def emit_json(value: Any) -> None:

@@ -7,7 +7,14 @@ import sys
 
 import click
 
-from . import StoreContext, emit_json, naming_deleted_objects, warn_unreadable
+from . import (
+    StoreContext,
+    emit_json,
+    interrupt_says,
+    naming_deleted_objects,
+    undone_add,
+    warn_unreadable,
+)
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -61,19 +68,22 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     # the cycle collector only re-walks them (~15% of parsing 10,000 manifests), and in
     # the forked workers each walk copies the pages it touches.
     gc.disable()
-    located = read_inputs(files)
+    with interrupt_says("while reading the input: nothing was added or written"):
+        located = read_inputs(files)
     store = ctx.store()
     from ..store import AddInterrupted
 
-    try:
-        results = store.add([x.manifest for x in located], allow_dangling=allow_dangling,
-                            update_metadata=update_metadata, commit=do_commit,
-                            message=message, origins={x.manifest.digest: x for x in located})
-    except AddInterrupted as landed:  # too late to undo: say what is stored, exit 0
-        results = landed.results
-        where = f"committed as {landed.commit}" if landed.commit else "in the work tree"
-        click.echo(f"interrupted after the add had landed: all {len(results)} manifests are "
-                   f"stored and {where}; nothing was undone", err=True)
+    with interrupt_says(undone_add("add", commit=do_commit)):
+        try:
+            results = store.add([x.manifest for x in located], allow_dangling=allow_dangling,
+                                update_metadata=update_metadata, commit=do_commit,
+                                message=message,
+                                origins={x.manifest.digest: x for x in located})
+        except AddInterrupted as landed:  # too late to undo: say what is stored, exit 0
+            results = landed.results
+            where = f"committed as {landed.commit}" if landed.commit else "in the work tree"
+            click.echo(f"interrupted after the add had landed: all {len(results)} manifests "
+                       f"are stored and {where}; nothing was undone", err=True)
     if as_json:
         emit_json([{"digest": str(r.digest), "kind": r.kind, "name": r.name, "status": r.status}
                    for r in results])
