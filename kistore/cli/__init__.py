@@ -266,25 +266,28 @@ def deleted_from_work_tree(catalog: object) -> list[str]:
 
 
 @contextlib.contextmanager
-def naming_deleted_objects(store: Any, refs: Sequence[str | None], at: str | None
-                           ) -> Iterator[None]:
-    """Turn "no object with digest prefix" into the deleted file's name and how to restore it.
+def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None
+                      ) -> Iterator[None]:
+    """Say why a reference the work tree does not resolve may still be meant, and what to do.
 
-    A digest (or prefix) of a committed manifest whose object file was deleted from the
-    work tree resolves to nothing there; the person typed it because the store had it.
-    Within this block, such a :class:`~kistore.errors.ResolutionError` becomes the
-    :func:`kistore.query.answers.unreadable_error` of that manifest, as ``KIND/NAME``
-    already gets (``the object file is missing; restore it with `git checkout -- PATH```).
+    Within this block, a :class:`~kistore.errors.ResolutionError` about the work tree
+    becomes, for the first of ``refs`` that the work tree does not resolve:
+
+    * a digest or prefix of a committed manifest whose object file was deleted: the
+      :func:`kistore.query.answers.unreadable_error` of it (``the object file is missing;
+      restore it with `git checkout -- PATH```), as ``KIND/NAME`` already gets;
+    * a ``KIND/NAME`` no manifest holds: the same "no KIND named ..." with how to find a
+      name written into a metadata file in place, which a lookup does not see
+      (:meth:`kistore.views.View.find_name`): ``kistore reindex``.
 
     Args:
         store: the :class:`kistore.store.Store` asked.
-        refs: what the person typed (None entries are skipped); ``KIND/NAME`` ones are
-            left alone.
+        refs: what the person typed (None entries are skipped).
         at: the revision asked; only the work tree (None) is explained.
 
     Raises:
-        VerificationError: a ref the work tree lacks and ``HEAD`` holds, at its object file.
-        ResolutionError: the original error, when no ref is such a manifest.
+        VerificationError: a digest or prefix the work tree lacks and ``HEAD`` holds.
+        ResolutionError: a ``KIND/NAME`` not found, with the hint; else the original error.
     """
     from ..errors import KistoreError, ResolutionError
 
@@ -293,8 +296,18 @@ def naming_deleted_objects(store: Any, refs: Sequence[str | None], at: str | Non
     except ResolutionError:
         if at is not None or store.root is None:
             raise
+        from ..schema import KINDS
+
         for ref in refs:
-            if ref is None or "/" in ref:
+            kind, slash, name = (ref or "").partition("/")
+            if ref is None or (slash and kind not in KINDS):
+                continue
+            if slash:
+                if store.view().find_name(kind, name) is None:
+                    raise ResolutionError(
+                        f"no {kind} named {name!r} in the store; if a metadata file was "
+                        "edited in place to give it this name, run `kistore reindex` to read "
+                        "every file again") from None
                 continue
             try:
                 store.resolve(ref)

@@ -10,8 +10,8 @@ import click
 from . import (
     StoreContext,
     emit_json,
+    explaining_misses,
     interrupt_says,
-    naming_deleted_objects,
     undone_add,
     warn_unreadable,
 )
@@ -144,16 +144,17 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
 
     store = ctx.store()
     catalog = None
-    try:
-        with naming_deleted_objects(store, [ref], at):
+    with explaining_misses(store, [ref], at):
+        try:
             manifest = store.read(ref, at=at)
-    except ResolutionError:
-        if "/" not in ref:
-            raise
-        # KIND/NAME not in the name catalog: renamed in place, or its files are damaged;
-        # the query layer finds the first and names the damaged file for the second
-        catalog = open_catalog(store, at)
-        manifest = store.read(Digest.from_str(find(store, catalog, ref, at=at).digest), at=at)
+        except ResolutionError:
+            if "/" not in ref:
+                raise
+            # KIND/NAME not in the name catalog: renamed in place, or its files are damaged;
+            # the query layer finds the first and names the damaged file for the second
+            catalog = open_catalog(store, at)
+            manifest = store.read(Digest.from_str(find(store, catalog, ref, at=at).digest),
+                                  at=at)
     note = None
     if manifest.kind == "BenchmarkRun":
         catalog = catalog or open_catalog(store, at)
@@ -198,7 +199,7 @@ def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool) -> None:
       kistore cat 384a96d0 | sha256sum
     """
     store = ctx.store()
-    with naming_deleted_objects(store, [ref], at):
+    with explaining_misses(store, [ref], at):
         manifest = store.read(ref, at=at)
     data = manifest.metadata_bytes if metadata else manifest.object_bytes
     sys.stdout.buffer.write(data)

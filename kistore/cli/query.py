@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from . import StoreContext, emit_json, naming_deleted_objects, warn_unreadable
+from . import StoreContext, emit_json, explaining_misses, warn_unreadable
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -50,7 +50,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     store = ctx.store()
     catalog = open_catalog(store, at)
     _warn_default_policy(store, at)
-    with naming_deleted_objects(store, [ref], at):
+    with explaining_misses(store, [ref], at):
         _, ranking = rank_group(store, ref, at=at, comparison=comparison,
                                 min_evidence=min_evidence, catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
@@ -96,7 +96,7 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     store = ctx.store()
     _warn_default_policy(store, at)
     catalog = open_catalog(store, at)
-    with naming_deleted_objects(store, [a, b], at):
+    with explaining_misses(store, [a, b], at):
         result = compare_runs(store, a, b, at=at, comparison=comparison, catalog=catalog)
     warn_unreadable(store, catalog, at)
     if as_json:
@@ -130,8 +130,9 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
 
     store = ctx.store()
     catalog = open_catalog(store, at)
-    found = list_manifests(store, kind=kind, workload=workload, hardware=hardware, at=at,
-                           catalog=catalog)
+    with explaining_misses(store, [workload], at):
+        found = list_manifests(store, kind=kind, workload=workload, hardware=hardware, at=at,
+                               catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     if as_json:
         emit_json([{"digest": r.digest, "kind": r.kind, "name": r.name,
