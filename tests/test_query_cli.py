@@ -398,3 +398,26 @@ def test_a_digest_prefix_of_a_deleted_object_names_the_file_and_how_to_restore_i
     # as of a commit, the store holds it: shown, no error
     result = run(runner, group.root, "show", fast[7:19], "--at", "HEAD", "--json")
     assert result.exit_code == 0 and json.loads(result.stdout)["digest"] == fast
+
+
+def test_a_run_whose_protocol_file_was_deleted_names_that_file(runner, group):
+    """`rank` of a run whose protocol object file was deleted said only that the run is in
+    no comparison group because its protocol "is not in the store; add them"."""
+    from kistore import layout
+    from kistore.digest import Digest
+
+    protocol = Digest.from_str(group.read("BenchmarkRun/slow").spec["protocolDigest"])
+    rel = layout.object_path(protocol)
+    (group.root / rel).unlink()
+    warning = [
+        f"warning: 1 manifest(s) in the work tree do not verify and are left out: {protocol}; "
+        "run `kistore verify`",
+        f"warning: {rel}: the object file is missing; restore it with `git checkout -- {rel}`"]
+    for args in (("rank", "BenchmarkRun/slow"), ("compare", "BenchmarkRun/slow")):
+        result = run(runner, group.root, *args)
+        assert result.exit_code == 1, args
+        assert result.stderr.splitlines()[:2] == warning, args
+        assert "is in no comparison group" in result.stderr.splitlines()[2], args
+    result = run(runner, group.root, "show", "BenchmarkRun/slow")
+    assert (result.exit_code, result.stderr.splitlines()) == (0, warning)
+    assert "note:     run slow" in result.stdout

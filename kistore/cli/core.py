@@ -163,6 +163,7 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
                             catalog=catalog)
         except NoComparisonGroup as e:
             note = e.message
+            warn_unreadable(store, catalog, at)  # e.g. its protocol's file was deleted
         else:
             warn_unreadable(store, catalog, at)
             citation = short_citation(store, manifest.digest, at=at)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -50,7 +52,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     store = ctx.store()
     catalog = open_catalog(store, at)
     _warn_default_policy(store, at)
-    with explaining_misses(store, [ref], at):
+    with explaining_misses(store, [ref], at), _warning_before_no_group(store, catalog, at):
         _, ranking = rank_group(store, ref, at=at, comparison=comparison,
                                 min_evidence=min_evidence, catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
@@ -96,7 +98,7 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     store = ctx.store()
     _warn_default_policy(store, at)
     catalog = open_catalog(store, at)
-    with explaining_misses(store, [a, b], at):
+    with explaining_misses(store, [a, b], at), _warning_before_no_group(store, catalog, at):
         result = compare_runs(store, a, b, at=at, comparison=comparison, catalog=catalog)
     warn_unreadable(store, catalog, at)
     if as_json:
@@ -193,3 +195,19 @@ def _warn_default_policy(store: Any, at: str | None) -> None:
         click.echo(f"warning: no {POLICY_PATH} here: ranked by kistore's shipped default "
                    "policy (`kistore verify` reports KI207 if the store's history had one)",
                    err=True)
+
+
+@contextlib.contextmanager
+def _warning_before_no_group(store: Any, catalog: Any, at: str | None) -> Iterator[None]:
+    """Before "in no comparison group", name the damaged files the catalog found.
+
+    A run's protocol or environment whose object file was deleted or corrupted leaves the
+    run without a comparison key; the error alone says "not in the store; add them".
+    """
+    from ..query.answers import NoComparisonGroup
+
+    try:
+        yield
+    except NoComparisonGroup:
+        warn_unreadable(store, catalog, at)
+        raise
