@@ -324,6 +324,14 @@ def test_show_of_a_run_whose_object_file_is_cut_short_names_the_file(runner, gro
                          "to find any other damaged file")
 
 
+def missing_file_warning(digest, rel: str) -> list[str]:
+    """The two stderr lines for one manifest whose object file ``rel`` was deleted."""
+    return [f"warning: 1 manifest(s) in the work tree do not verify and are left out: {digest}; "
+            "run `kistore verify`",
+            f"warning: {rel}: the object file is missing; restore it with `git checkout -- "
+            f"{rel}`"]
+
+
 def test_rank_compare_show_ls_warn_about_a_run_whose_object_file_was_deleted(runner, group):
     """A committed run whose object file was deleted from the work tree was left out of
     `rank`, `compare`, `show` and `ls` with no word (a corrupt one was warned about)."""
@@ -333,10 +341,7 @@ def test_rank_compare_show_ls_warn_about_a_run_whose_object_file_was_deleted(run
     fast = Store(group.root).resolve("BenchmarkRun/fast")
     rel = layout.object_path(fast)
     (group.root / rel).unlink()
-    expected = [
-        f"warning: 1 manifest(s) in the work tree do not verify and are left out: {fast}; "
-        "run `kistore verify`",
-        f"warning: {rel}: the object file is missing; restore it with `git checkout -- {rel}`"]
+    expected = missing_file_warning(fast, rel)
     for args in (("rank", "BenchmarkRun/slow"), ("compare", "BenchmarkRun/slow"),
                  ("show", "BenchmarkRun/slow"), ("ls", "--kind", "BenchmarkRun")):
         result = run(runner, group.root, *args)
@@ -409,10 +414,7 @@ def test_a_run_whose_protocol_file_was_deleted_names_that_file(runner, group):
     protocol = Digest.from_str(group.read("BenchmarkRun/slow").spec["protocolDigest"])
     rel = layout.object_path(protocol)
     (group.root / rel).unlink()
-    warning = [
-        f"warning: 1 manifest(s) in the work tree do not verify and are left out: {protocol}; "
-        "run `kistore verify`",
-        f"warning: {rel}: the object file is missing; restore it with `git checkout -- {rel}`"]
+    warning = missing_file_warning(protocol, rel)
     for args in (("rank", "BenchmarkRun/slow"), ("compare", "BenchmarkRun/slow")):
         result = run(runner, group.root, *args)
         assert result.exit_code == 1, args
