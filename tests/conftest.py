@@ -265,3 +265,26 @@ def disk_full_on_write(monkeypatch):
         return calls
 
     return arm
+
+
+def _handlers() -> dict:
+    import signal
+
+    return {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+
+_PYTEST_HANDLERS = _handlers()  # as pytest set them, before any test ran the CLI
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored():
+    """The CLI runs in this process (CliRunner): it sets SIGTERM's handler, and ignores
+    SIGINT and SIGTERM once an add has landed (a module-scoped fixture may run it too).
+    Each test starts, and ends, with pytest's own handlers."""
+    import signal
+
+    for number, handler in _PYTEST_HANDLERS.items():
+        signal.signal(number, handler)
+    yield
+    for number, handler in _PYTEST_HANDLERS.items():
+        signal.signal(number, handler)

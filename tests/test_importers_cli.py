@@ -177,3 +177,20 @@ def test_a_record_listed_twice_names_both_records_and_skip_invalid_skips_the_sec
     first = json.loads(board.read_text())["response"]["data"]["rankings"][2]
     assert json.loads(shown.stdout)["sourceNative"]["metrics"]["latency_ms"] == \
         first["latency_ms"]
+
+
+def test_an_interrupt_after_the_import_landed_says_so_and_exits_0(runner, store_path,
+                                                                   monkeypatch):
+    # It printed click's "Aborted!" (exit 1), though the import was stored and committed.
+    from kistore.store import Store
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Store, "_record_names", interrupted)  # the step after the commit
+    result = run(runner, store_path, "import", "--commit", "sol-execbench", str(BOARD))
+    assert result.exit_code == 0, result.output
+    head = git(store_path, "rev-parse", "HEAD").strip()
+    assert "interrupted after the import had landed: all " in result.stderr
+    assert f"manifests are stored and committed as {head}; nothing was undone" in result.stderr
+    assert git(store_path, "status", "--porcelain") == ""

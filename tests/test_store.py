@@ -871,6 +871,32 @@ def test_ctrl_c_after_the_add_landed_says_so_and_exits_0(store, runner, tmp_path
     assert runner.invoke(main, ["--store", str(store.root), "verify"]).exit_code == 0
 
 
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_a_signal_while_the_landed_add_prints_keeps_exit_0(store, runner, tmp_path, kit,
+                                                            monkeypatch, signame):
+    # A new-user test: a signal about 0.1 s after the add had landed (while it printed or
+    # exited) ended it with exit 130 or 143 and no word, though every manifest was stored.
+    import signal
+
+    import click
+
+    from kistore.cli import main
+
+    real_echo = click.echo
+
+    def echo(message=None, *args, **kwargs):
+        if message and "BenchmarkProtocol" in str(message):
+            os.kill(os.getpid(), getattr(signal, signame))  # as the results are printed
+        real_echo(message, *args, **kwargs)
+
+    monkeypatch.setattr(click, "echo", echo)
+    source = kit_bundle(kit, tmp_path / "bundle.json")
+    result = runner.invoke(main, ["--store", str(store.root), "add", "--commit", str(source)])
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == 3
+    assert git(store.root, "status", "--porcelain") == ""
+
+
 def test_a_second_ctrl_c_does_not_stop_the_undo_half_way(store, store_path, monkeypatch):
     # A new-user attack: Ctrl-C twice; the second interrupted the undo of the first and left
     # thousands of untracked store files and a temp file behind.

@@ -354,6 +354,25 @@ def interrupt_says(what: str) -> Iterator[None]:
         raise click.exceptions.Exit(INTERRUPTED) from None
 
 
+def ignore_interrupts() -> None:
+    """Ignore Ctrl-C and SIGTERM from here to the exit: call once an add has landed.
+
+    Nothing is left to undo, only output to print; a late signal used to end the command
+    with exit 130 or 143 and no word, though every manifest was stored.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def say_landed(noun: str, count: int, commit: Any) -> None:
+    """Say on stderr that an interrupt came after the add (or import) had landed."""
+    where = f"committed as {commit}" if commit else "in the work tree"
+    click.echo(f"interrupted after the {noun} had landed: all {count} manifests are stored "
+               f"and {where}; nothing was undone", err=True)
+
+
 def undone_add(noun: str, *, commit: bool) -> str:
     """Return what :func:`interrupt_says` says of an add (or import) that did not land."""
     branch = ", and the branch did not move" if commit else ""

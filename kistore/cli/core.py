@@ -12,7 +12,9 @@ from . import (
     StoreContext,
     emit_json,
     explaining_misses,
+    ignore_interrupts,
     interrupt_says,
+    say_landed,
     undone_add,
     warn_unreadable,
 )
@@ -84,11 +86,11 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
                                 update_metadata=update_metadata, commit=do_commit,
                                 message=message,
                                 origins={x.manifest.digest: x for x in located})
+            ignore_interrupts()
         except AddInterrupted as landed:  # too late to undo: say what is stored, exit 0
+            ignore_interrupts()
             results = landed.results
-            where = f"committed as {landed.commit}" if landed.commit else "in the work tree"
-            click.echo(f"interrupted after the add had landed: all {len(results)} manifests "
-                       f"are stored and {where}; nothing was undone", err=True)
+            say_landed("add", len(results), landed.commit)
     if as_json:
         emit_json([{"digest": str(r.digest), "kind": r.kind, "name": r.name, "status": r.status}
                    for r in results])

@@ -6,7 +6,14 @@ import sys
 
 import click
 
-from . import StoreContext, emit_json, interrupt_says, undone_add
+from . import (
+    StoreContext,
+    emit_json,
+    ignore_interrupts,
+    interrupt_says,
+    say_landed,
+    undone_add,
+)
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -43,13 +50,21 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
 
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
+    from ..store import AddInterrupted
+
     store = ctx.store()
-    with interrupt_says(undone_add("import", commit=do_commit)):
-        plan = plan_import(source, files)
-        with click.progressbar(length=len(plan.records), label=f"importing {source}",
-                               file=sys.stderr) as bar:
-            report = run_import(store, source, plan, commit=do_commit, message=message,
-                                skip_invalid=skip_invalid, progress=bar.update)
+    try:
+        with interrupt_says(undone_add("import", commit=do_commit)):
+            plan = plan_import(source, files)
+            with click.progressbar(length=len(plan.records), label=f"importing {source}",
+                                   file=sys.stderr) as bar:
+                report = run_import(store, source, plan, commit=do_commit, message=message,
+                                    skip_invalid=skip_invalid, progress=bar.update)
+            ignore_interrupts()
+    except AddInterrupted as landed:  # too late to undo: say what is stored, exit 0
+        ignore_interrupts()
+        say_landed("import", len(landed.results), landed.commit)
+        return
     for problem in report.skipped:
         click.echo(f"warning: {problem.format()} (record skipped)", err=True)
     for name in report.ignored:
