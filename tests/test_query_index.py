@@ -297,3 +297,24 @@ def test_runs_referencing_changed_manifests_are_found_through_indexes_not_a_scan
                *(f"USING INDEX records_{c} ({c}=?)"
                  for c in ("workload", "protocol", "environment", "implementation")))
     assert reads and all(p.startswith("SEARCH records ") and p.endswith(allowed) for p in reads)
+
+
+def test_query_that_rebuilds_a_large_index_says_so_first(store, kit, world, monkeypatch,
+                                                         caplog):
+    """A first query after the index format changed read every manifest, silently."""
+    import logging
+
+    from kistore.query import index as index_module
+
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
+    assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
+    conn = sqlite3.connect(index_path(store))
+    with conn:
+        conn.execute("UPDATE meta SET value = 'kistore-index-0' WHERE key = 'format'")
+    monkeypatch.setattr(index_module, "LARGE_READ", 5)
+    with caplog.at_level(logging.WARNING, logger="kistore.query.index"):
+        assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
+        assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]  # in step: silent
+        Index(store).rebuild(store.commit("HEAD").tree, progress=lambda n: None)  # a bar
+    assert caplog.messages == [f"note: updating the query index {index_path(store)}: "
+                               "reading 5 manifests once; at 1,000,000 this takes minutes"]

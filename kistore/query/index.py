@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -64,6 +65,14 @@ _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """Git's empty tree: what an unborn branch has indexed."""
 
 Progress = Callable[[int], None]
+
+LARGE_READ = 50_000
+"""An update that reads at least this many manifests without a progress callback (a first
+query after the format changed, or after a large pull) says so first, through :data:`log`."""
+
+log = logging.getLogger(__name__)
+"""Where a long index update is announced (a WARNING: without logging configured, Python
+prints it on stderr, so a command line user sees why the query is slow)."""
 
 
 def index_path(store: Any) -> Path:
@@ -279,6 +288,9 @@ class Index:
         if digests is None:  # the old tree is gone from git: start over
             conn.execute("DELETE FROM records")
             digests = set(tree_digests(self.repo, tree))
+        if progress is None and len(digests) >= LARGE_READ:
+            log.warning("note: updating the query index %s: reading %s manifests once; at "
+                        "1,000,000 this takes minutes", self.path, f"{len(digests):,}")
         loaded: dict[str, Loaded | None] = {}
         documents: dict[str, bytes] = {}  # stored as read: no JSON encoding per row
         for digest, manifest, data in read_manifests(self.repo, tree, sorted(digests, key=str),
