@@ -36,7 +36,7 @@ import logging
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from .digest import Digest
 
@@ -296,7 +296,7 @@ def _kind_and_name(object_bytes: bytes | None, metadata_bytes: bytes | None
     return kind, name
 
 
-def _loads(data: bytes) -> object:
+def _loads(data: bytes) -> Any:
     """Parse JSON with orjson, or with the stdlib when orjson refuses (ValueError if both do)."""
     import orjson  # here: `add` of one file imports the catalog, not always a full read
 
