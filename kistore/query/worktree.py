@@ -33,6 +33,7 @@ from typing import Any
 
 from .. import layout
 from ..digest import Digest
+from .transaction import transaction
 
 RACY_NS = 2_000_000_000
 """Directories changed this recently (2 s) are compared every time, never cached."""
@@ -87,7 +88,7 @@ def changed_digests(root: Path, head: Any, conn: sqlite3.Connection) -> set[Dige
                 updates.append((rel, mtime, shard_id or "",
                                 json.dumps(sorted(map(str, changed)))))
     if updates:
-        with conn:
+        with transaction(conn):
             conn.executemany("INSERT OR REPLACE INTO worktree VALUES (?, ?, ?, ?)", updates)
     return found
 
