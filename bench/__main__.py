@@ -60,7 +60,8 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
             for step, fn, args in steps:
                 click.echo(f"N = {n:,}: {step} ...", err=True)
                 rows.extend(fn(here, n, *args))  # type: ignore[operator]
-            path = report.write_json(rows, facts, out_dir, command.strip(), path)
+                # After every step: a long run that is stopped keeps what it measured.
+                path = report.write_json(rows, facts, out_dir, command.strip(), path)
             click.echo(f"N = {n:,}: done; results so far in {path}", err=True)
             if not keep:
                 shutil.rmtree(here)

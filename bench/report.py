@@ -69,8 +69,7 @@ def write_json(rows: list[Row], facts: dict[str, Any], out_dir: Path,
     """Write rows, machine facts and the command as JSON; return the file's path.
 
     The file is ``out_dir/<UTC timestamp>.json``, or ``path`` when given: the bench writes
-    it again after each store size, so a long run that is stopped keeps the sizes it
-    finished.
+    it again after each step, so a long run that is stopped keeps the steps it finished.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())

@@ -7,9 +7,21 @@ git's own ``index.lock``) and the branch is moved by compare-and-swap. A swap lo
 concurrent writer is retried on the new tip; if the branch never moves, the staged entries
 are taken back.
 
-The index is staged *before* the move: a process killed between the two leaves the files
-staged and not committed (a re-run commits them), never committed and missing from the
-index (``git status`` would show them deleted).
+The new index is written (to git's lock file, ``.git/index.lock``) *before* the move and
+renamed onto ``.git/index`` after it, as ``git commit`` does. A process killed with SIGKILL
+leaves that lock file, as a killed git command does, and git and kistore refuse to change
+the index until it is deleted:
+
+* before the move: HEAD has not moved, the written files are untracked; delete the lock
+  and run the add again (tests/test_commit_killed.py);
+* between the move and the rename: HEAD holds the commit and the files, git's index is the
+  old one (``kistore verify`` says the index is behind HEAD); delete the lock, then
+  ``git reset -q``.
+
+A caller that writes the work-tree files first holds git's index lock over that too
+(:meth:`BranchCommit.index_held`), as ``git checkout`` holds it while it writes files:
+until staged, the new files are untracked, and a ``git add -A`` or ``git stash -u`` run
+meanwhile would take them.
 
 This module knows git (pygit2, the index) but not manifests: it is given paths and bytes.
 """
@@ -121,6 +133,32 @@ class BranchCommit:
         self.root = root
         self.landed = False
         self.oid: pygit2.Oid | None = None
+        self._held: gitindex.IndexUpdate | None = None
+
+    @contextlib.contextmanager
+    def index_held(self) -> Iterator[None]:
+        """Hold git's ``.git/index.lock`` from now until :meth:`run` has landed or the block ends.
+
+        For writing the work-tree files before :meth:`run`: no git command that changes
+        the index (``git add``, ``git stash``, ``git commit``, ``git checkout``) runs
+        meanwhile; each fails with "index.lock: File exists", as while any git command
+        writes. :meth:`run` stages into this update and puts the index in place when the
+        branch has moved; a block left before that gives the lock up with the index as it
+        was. Reads the index on entering (about 4 s for 2,000,000 entries).
+
+        Raises:
+            StoreStateError: the lock stayed held for :data:`INDEX_WAIT_S`, or the index
+                cannot be read; nothing was written.
+        """
+        if self.root is None:  # a bare repository has no index
+            yield
+            return
+        with _IndexErrorsExplained(Path(self.repo.path) / "index") as update:
+            self._held = update
+            try:
+                yield
+            finally:
+                self._held = None
 
     def run(self, files: Mapping[str, bytes], message: str, *,
             before_move: Callable[[], None] | None = None,
@@ -182,6 +220,8 @@ class BranchCommit:
                 elif not self._move(branch, parent, oid, message):
                     continue  # another writer moved the branch: again on its new tip
                 self.landed, self.oid = True, oid
+                if update is not None:
+                    update.finish()  # in place before an interrupt held here is delivered
                 return oid
             raise self._lost_race(branch)
         raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises
@@ -206,6 +246,8 @@ class BranchCommit:
         """
         if self.root is None:
             return contextlib.nullcontext()
+        if self._held is not None:  # taken by index_held(): that block gives it up
+            return contextlib.nullcontext(self._held)
         return _IndexErrorsExplained(Path(self.repo.path) / "index")
 
     def _check_head(self, branch: str) -> None:
@@ -261,6 +303,13 @@ class _IndexErrorsExplained(gitindex.IndexUpdate):
             super().write()
         except (OSError, pygit2.GitError) as e:
             raise _index_error(self.index_file, e, "nothing was committed") from e
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        except (OSError, pygit2.GitError) as e:
+            raise _index_error(self.index_file, e, "the branch moved but the index was not "
+                               "updated: run `git reset -q` to bring it in step") from e
 
 
 def _switched(branch: str, now: str | None) -> StoreStateError:

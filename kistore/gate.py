@@ -19,19 +19,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import canonical, layout
-from .audit import (
-    GITATTRIBUTES,
-    TreeSnapshot,
-    admit_quarantine,
-    ancestry,
-    check_contents,
-    check_history,
-    history_findings,
-    objects_tree,
-)
+from .audit import GITATTRIBUTES, TreeSnapshot, admit_quarantine, check_contents
 from .digest import Digest
 from .errors import InputError
 from .findings import ERROR, INFO, Finding, rule
+from .history import ancestry, check_history, history_findings, objects_tree
 from .notes import NOTES_REF
 from .verify import sort_key
 
@@ -136,8 +128,8 @@ def _special_files(store: Any, head: str, changed: set[str]) -> list[Finding]:
     Attestation files must verify (KI301-KI305), a changed trust file must be valid (KI309),
     a changed policy file too (KI206); community/trusted attestations are not repeated here.
     """
-    from .audit import POLICY_PATH, check_policy
     from .evidence import check_attestations
+    from .policy_check import POLICY_PATH, check_policy
     from .trust import TRUST_FILE
 
     findings: list[Finding] = []
@@ -166,7 +158,7 @@ def _changed_paths(base_tree: Any, head_tree: Any) -> tuple[set[str], list[tuple
 
 
 def _metadata_update(repo: Any, path: str, old: Any, new: Any) -> Finding:
-    from .store import metadata_difference
+    from .admission import metadata_difference
 
     try:
         what = metadata_difference(repo[old].data, repo[new].data)

@@ -47,6 +47,8 @@ class IndexUpdate:
     Between :meth:`write` and the end of the block the lock is still held, so a step that
     must go with the index change happens while no git command can see or change the
     index: ``git commit`` moves the branch there, and so does :mod:`kistore.commit`.
+    :meth:`finish` puts the index in place before the block ends, for a caller that holds
+    the lock over more than the change (leaving the block then only closes).
 
     Args:
         index_file: the index (``.git/index``; it may not exist yet).
@@ -67,6 +69,7 @@ class IndexUpdate:
         self.index: pygit2.Index
         self._fd = -1
         self._written = False
+        self._finished = False
 
     def __enter__(self) -> IndexUpdate:
         import shutil
@@ -96,11 +99,13 @@ class IndexUpdate:
         os.replace(self.scratch, self.lock)  # the new index is the lock file, as git writes it
         self._written = True
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: Any) -> None:
-        if kind is not None:
-            self._abandon()
-            return
+    def finish(self) -> None:
+        """Write the index if not done yet and rename the lock file onto it: in place, unlocked.
+
+        Raises:
+            OSError, pygit2.GitError: as :meth:`write`; the lock is then given up and the
+                index is as it was.
+        """
         try:
             if not self._written:
                 self.write()
@@ -108,7 +113,17 @@ class IndexUpdate:
         except BaseException:
             self._abandon()
             raise
+        self._finished = True
         self._close()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: Any) -> None:
+        if self._finished:
+            return
+        if kind is not None:
+            self._abandon()
+            return
+        self.finish()
 
     def _abandon(self) -> None:
         """Remove the scratch file and the lock (ours): the index stays as it was."""

@@ -5,8 +5,9 @@ straight into git objects), reading back with re-hashing, and resolving referenc
 digest, unique hex prefix, ``KIND/NAME``).
 
 Reads see the work tree by default (what was just added is visible before it is committed)
-or a commit when asked ``at=REV``; both are a :class:`kistore.views.View`. The work-tree
-files of a write are written by :mod:`kistore.writer`.
+or a commit when asked ``at=REV``; both are a :class:`kistore.views.View`. What an add may
+write is decided by :mod:`kistore.admission`, its work-tree files are written by
+:mod:`kistore.writer`, and its commit is made by :mod:`kistore.commit`.
 
 Write guarantees:
 
@@ -22,29 +23,21 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import canonical, layout
+from .admission import AddResult as AddResult  # re-exported: importers and the CLI use it
+from .admission import plan_add
 from .catalog import Catalog, open_catalog
 from .commit import PACK_THRESHOLD as PACK_THRESHOLD  # re-exported: the bench reads it
 from .commit import BranchCommit, check_ready, interrupts_deferred
 from .digest import Digest, match_prefix, parse_prefix
-from .errors import (
-    ConflictError,
-    InputError,
-    KistoreError,
-    MultipleErrors,
-    ResolutionError,
-    StoreStateError,
-    VerificationError,
-)
-from .model import REFERENCE_FIELDS, Manifest
+from .errors import InputError, KistoreError, ResolutionError, StoreStateError
+from .model import Manifest
 from .schema import KINDS
 from .views import CommitView, View, WorkTreeView, stat_key
 from .writer import FileBatch, FileStat, remove_stale_temps
@@ -76,24 +69,6 @@ inherited and is drained before it is reaped, so a parent killed or failing mid-
 never leaves one blocked holding the write lock (docs/speed.md). Measured at 20,000
 manifests on a quiet 2-CPU disk, side by side: one child 7.5-8.4 s, none 9.1-9.5 s; two
 children gave no clear gain over one in an earlier pass (10.8 s vs 10.5 s at 10,000)."""
-
-
-@dataclass(frozen=True, slots=True)
-class AddResult:
-    """What ``add`` did with one manifest.
-
-    Attributes:
-        digest: the manifest's digest.
-        kind: its kind.
-        name: its ``metadata.name``.
-        status: ``added`` (new object), ``unchanged`` (already stored, same metadata) or
-            ``metadata-updated`` (already stored; metadata replaced on request).
-    """
-
-    digest: Digest
-    kind: str
-    name: str
-    status: str
 
 
 class AddInterrupted(KeyboardInterrupt):
@@ -349,114 +324,44 @@ class Store:
         if commit:
             check_ready(self.repo)
         view = WorkTreeView(self.root, self.catalog())
-        # Keyed by digest hex: a Digest hashes in Python, a str in C (a million lookups).
-        unique: dict[str, Manifest] = {}
-        errors: list[KistoreError] = []
-        for m in manifests:
-            first = unique.setdefault(m.digest.hex, m)
-            if first.metadata_bytes != m.metadata_bytes:
-                differs = metadata_difference(first.metadata_bytes, m.metadata_bytes,
-                                              "first", "then")
-                errors.append(ConflictError(
-                    f"{m.digest} appears twice in this input with different metadata "
-                    f"({differs})",
-                    pointer="/metadata",
-                ))
-                _locate(errors[-1], (origins or {}).get(m.digest))
-        names = view.name_owners(list({(m.kind, m.name) for m in unique.values()}))
-        stored = _stored_objects(view, {*unique, *(h for m in unique.values()
-                                                   for h in m.reference_hex if h)})
-        head_holds = self._head_holds()
-        batch_names: dict[tuple[str, str], Digest] = {}
-        results: list[AddResult] = []
-        files: dict[str, bytes] = {}
-        written: list[tuple[Manifest, str, str]] = []  # for the name catalog
-        for hex_, m in unique.items():
-            digest = m.digest
-            problems: list[KistoreError] = []
-            key = (m.kind, m.name)
-            owner = names.get(key) or batch_names.setdefault(key, digest)
-            if owner != digest:
-                where = "" if key in names else _place((origins or {}).get(owner))
-                problems.append(ConflictError(
-                    f"{m.kind} name {m.name!r} is already used by {owner}{where}; names are "
-                    "unique per kind: choose another metadata.name", pointer="/metadata/name"
-                ))
-            object_path, metadata_path = layout.object_path(digest), layout.metadata_path(digest)
-            status = "added"
-            if hex_ in stored:
-                stored_metadata = view.read(metadata_path)
-                if view.read(object_path) != m.object_bytes:
-                    problems.append(VerificationError(
-                        f"the stored object file {object_path} is corrupt (its bytes are not "
-                        "this manifest's canonical bytes); restore it with `git checkout -- "
-                        f"{object_path}` or delete it and add again", pointer="",
-                    ))
-                elif stored_metadata == m.metadata_bytes:
-                    status = "unchanged"
-                elif stored_metadata is not None and not update_metadata:
-                    problems.append(ConflictError(
-                        f"{digest} is already stored with other metadata ("
-                        f"{metadata_difference(stored_metadata, m.metadata_bytes)}); pass "
-                        "--update-metadata to replace it", pointer="/metadata",
-                    ))
-                else:
-                    status = "metadata-updated"
-            if status == "added" and not allow_dangling:
-                missing = [(field, ref) for field, ref in zip(REFERENCE_FIELDS, m.reference_hex,
-                                                              strict=False)
-                           if ref and ref not in unique and ref not in stored]
-                if missing:
-                    listed = ", ".join(f"{field}={Digest(ref)}" for field, ref in missing)
-                    problems.append(ResolutionError(
-                        f"{m.kind} {m.name} ({digest}) references digests that are not in the "
-                        f"store nor in this input: {listed}; add them first, or pass "
-                        "--allow-dangling to record the run anyway", pointer="/spec",
-                    ))
-            if status == "added" or (commit and not head_holds(object_path, m.object_bytes)):
-                files[object_path] = m.object_bytes
-            if status != "unchanged" or object_path in files or (
-                    commit and not head_holds(metadata_path, m.metadata_bytes)):
-                files[metadata_path] = m.metadata_bytes
-            results.append(AddResult(digest, m.kind, m.name, status))
-            if status != "unchanged":
-                written.append((m, object_path, metadata_path))
-            if problems:
-                for problem in problems:
-                    _locate(problem, (origins or {}).get(digest))
-                errors.extend(problems)
-        if errors:
-            raise MultipleErrors(errors)
+        plan = plan_add(view, manifests, allow_dangling=allow_dangling,
+                        update_metadata=update_metadata, commit=commit, origins=origins,
+                        head_holds=self._head_holds())
+        results, files, written = plan.results, plan.files, plan.written
         if not files:
             return results
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)
         committer = BranchCommit(self.repo, self.root) if commit else None
-        try:
-            if committer is not None and len(files) >= PACK_THRESHOLD and WRITERS:
-                # Child processes write the work-tree files while this one builds the
-                # git objects: they overlap on a second core. The branch moves only once
-                # every file is in place.
-                batch.start(processes=WRITERS)
-                committer.run(files, self._message(message, results), before_move=batch.wait,
-                              stats=batch.stats)
-            else:
-                batch.run()
-                if committer is not None:
-                    committer.run(files, self._message(message, results), stats=batch.stats)
-        except KeyboardInterrupt:
-            if committer is None or not committer.landed:
-                with interrupts_deferred():  # a second Ctrl-C must not stop the undo half-way
-                    batch.undo()
+        # With --commit, git's index lock is held while the files are written, too: until
+        # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
+        with committer.index_held() if committer else contextlib.nullcontext():
+            try:
+                if committer is not None and len(files) >= PACK_THRESHOLD and WRITERS:
+                    # Child processes write the work-tree files while this one builds the
+                    # git objects: they overlap on a second core. The branch moves only
+                    # once every file is in place.
+                    batch.start(processes=WRITERS)
+                    committer.run(files, self._message(message, results),
+                                  before_move=batch.wait, stats=batch.stats)
+                else:
+                    batch.run()
+                    if committer is not None:
+                        committer.run(files, self._message(message, results),
+                                      stats=batch.stats)
+            except KeyboardInterrupt:
+                if committer is None or not committer.landed:
+                    with interrupts_deferred():  # a second Ctrl-C must not stop the undo
+                        batch.undo()
+                    raise
+                # Ctrl-C held during the branch move, delivered once it had landed: the add
+                # is whole; only the name catalog (a derived cache) is left for the next sync.
+                raise AddInterrupted(results, committer.oid) from None
+            except BaseException:
+                if committer is None or not committer.landed:
+                    with interrupts_deferred():
+                        batch.undo()
                 raise
-            # Ctrl-C held during the branch move, delivered once it had landed: the add
-            # is whole; only the name catalog (a derived cache) is left for the next sync.
-            raise AddInterrupted(results, committer.oid) from None
-        except BaseException:
-            if committer is None or not committer.landed:
-                with interrupts_deferred():
-                    batch.undo()
-            raise
         try:
             self._record_names(view, written, batch.stats)
         except KeyboardInterrupt:
@@ -577,29 +482,6 @@ def _plain_work_tree(start: str) -> Path | None:
     return None
 
 
-BULK_LOOKUP = 64
-"""From this many digests on, ``add`` lists each object shard directory once instead of
-asking for each digest's object file (20,000 failed stats cost 0.3 s of a bulk add)."""
-
-
-def _stored_objects(view: WorkTreeView, hexes: set[str]) -> set[str]:
-    """Return which of ``hexes`` (64-hex digests) have an object file in the work tree.
-
-    A listing only rules a digest out: one it names is confirmed as a regular file, as
-    :meth:`WorkTreeView.has_object` answers (a directory of that name is no object).
-    """
-    if len(hexes) < BULK_LOOKUP:
-        return {h for h in hexes if view.has_object(Digest(h))}
-    listed: dict[str, set[str]] = {}
-    for shard in {h[:2] for h in hexes}:
-        try:
-            listed[shard] = set(os.listdir(os.path.join(view.root, layout.OBJECTS_DIR, shard)))
-        except (FileNotFoundError, NotADirectoryError):
-            listed[shard] = set()
-    return {h for h in hexes
-            if h[2:] + layout.SUFFIX in listed[h[:2]] and view.has_object(Digest(h))}
-
-
 def _has_name(view: View, digest: Digest, name: str) -> bool:
     """Return True when the work tree's metadata file of ``digest`` still says ``name``.
 
@@ -609,59 +491,3 @@ def _has_name(view: View, digest: Digest, name: str) -> bool:
         return canonical.loads(view.read(layout.metadata_path(digest)) or b"")["name"] == name
     except (KistoreError, KeyError, TypeError):
         return False
-
-
-def _place(origin: Any) -> str:
-    """Say where a manifest earlier in this input came from: `` (first at FILE:LINE)``."""
-    if origin is None:
-        return " (earlier in this input)"
-    if isinstance(origin, str):
-        return f" (first in {origin})"
-    where = origin.file + (f":{origin.line}" if origin.line is not None else "")
-    return f" (first at {where}{':' + origin.pointer if origin.pointer else ''})"
-
-
-def _locate(problem: KistoreError, origin: Any) -> None:
-    """Place a problem about one manifest where that manifest came from.
-
-    ``origin`` is a file name, or an object with ``file``, ``line`` and ``pointer`` (the
-    manifest's place in its file), or None.
-    """
-    if isinstance(origin, str):
-        problem.file = origin
-    elif origin is not None:
-        problem.file, problem.line = origin.file, origin.line
-        problem.pointer = (origin.pointer or "") + (problem.pointer or "")
-    problem.args = (problem.format(),)
-
-
-def metadata_difference(old: bytes, new: bytes, was: str = "stored", now: str = "given") -> str:
-    """Say in one line how two metadata documents differ, by JSON Pointer.
-
-    Args:
-        old: the metadata bytes there first.
-        new: the other metadata bytes.
-        was: what to call ``old`` (stored, first).
-        now: what to call ``new`` (given, then).
-    """
-    changes: list[str] = []
-
-    def walk(a: Any, b: Any, pointer: str) -> None:
-        if isinstance(a, dict) and isinstance(b, dict):
-            for key in sorted(a.keys() | b.keys()):
-                child = f"{pointer}/{canonical.escape_pointer(key)}"
-                walk(a.get(key, _ABSENT), b.get(key, _ABSENT), child)
-        elif a != b:
-            shown = ["(absent)" if v is _ABSENT else json.dumps(v, ensure_ascii=False)
-                     for v in (a, b)]
-            changes.append(f"{pointer or '/'}: {was} {shown[0]}, {now} {shown[1]}")
-
-    try:
-        stored = json.loads(old)
-    except ValueError:
-        return "the stored metadata file is not valid JSON: `kistore verify` reports it"
-    walk(stored, json.loads(new), "")
-    return "; ".join(changes)
-
-
-_ABSENT = object()

@@ -5,8 +5,9 @@ read (DESIGN §4): an object file's SHA-256 equals its name, its bytes are the R
 canonical form, it parses strictly and validates against its kind's schema together with
 its metadata file, paths stay inside the layout, and the cross-file rules (metadata paired
 with objects, names unique per kind, references resolved). It knows nothing of git or the
-disk: :mod:`kistore.audit` reads files and history and feeds them here, and
-:mod:`kistore.gate` adds the rules about a pull request's commit range.
+disk: :mod:`kistore.audit` reads files and feeds them here, :mod:`kistore.history`
+checks the history of objects, and :mod:`kistore.gate` adds the rules about a pull
+request's commit range.
 
 Rule ids are stable (``docs/rules.md``): KI1xx bytes and paths, KI2xx references,
 metadata and names, KI3xx attestations (elsewhere), KI4xx history and the gate.

@@ -117,6 +117,7 @@ def test_failed_commit_rolls_back_the_work_tree(store, store_path, bundle):
         store.add(manifests(bundle), allow_dangling=True, commit=True)
     assert snapshot(store_path) == before
     assert git(store_path, "rev-parse", "HEAD") == head
+    assert not (store_path / ".git" / "index.lock").exists()
 
 
 def test_commit_path_is_byte_identical_to_work_tree_path(tmp_path, bundle):
@@ -320,6 +321,7 @@ def test_disk_full_while_the_child_writes_moves_no_branch_and_leaves_no_file(
         store.add(bulk_batch(), commit=True, message="bulk")
     assert snapshot(store_path) == before
     assert git(store_path, "rev-parse", "HEAD") == head
+    assert not (store_path / ".git" / "index.lock").exists()
     assert git(store_path, "status", "--porcelain") == ""
 
 
@@ -331,6 +333,7 @@ def test_failed_commit_while_the_child_writes_undoes_its_files(store, store_path
         store.add(bulk_batch(), commit=True, message="bulk")
     assert snapshot(store_path) == before
     assert git(store_path, "rev-parse", "HEAD") == head
+    assert not (store_path / ".git" / "index.lock").exists()
 
 
 def test_bulk_commit_records_names_so_the_next_add_finds_them(store, store_path):
@@ -405,10 +408,14 @@ def test_staging_a_file_edited_since_the_commit_keeps_the_committed_blob(store, 
     assert git(store_path, "status", "--porcelain") == f" M {rel}\n"
 
 
-def _state(store_path) -> tuple[str, str, str, dict[str, bytes]]:
-    """HEAD, the git index (as ls-files --stage), git status and every work-tree file."""
+def _state(store_path) -> tuple[str, str, str, dict[str, bytes], list[str]]:
+    """HEAD, the git index (as ls-files --stage), git status, every work-tree file, and
+    git's lock and kistore's scratch files (none may be left)."""
+    leftovers = sorted(p.name for p in (store_path / ".git").glob("*")
+                       if p.name.endswith(".lock") and p.name != "kistore-write.lock"
+                       or p.name.startswith("kistore-index"))
     return (git(store_path, "rev-parse", "HEAD"), git(store_path, "ls-files", "--stage"),
-            git(store_path, "status", "--porcelain"), snapshot(store_path))
+            git(store_path, "status", "--porcelain"), snapshot(store_path), leftovers)
 
 
 @pytest.mark.parametrize("bulk", [False, True], ids=["few-files", "bulk-with-writer-child"])
@@ -506,6 +513,41 @@ def test_no_git_command_takes_or_drops_the_staged_entries_before_the_branch_move
     committed = set(git(store_path, "diff-tree", "-r", "--name-only", "HEAD~1", "HEAD").split())
     assert committed == {layout.object_path(m.digest) for m in batch} | {
         layout.metadata_path(m.digest) for m in batch}
+
+
+@pytest.mark.parametrize("size", ["one", "bulk"])
+@pytest.mark.parametrize("command", [["stash", "-u"], ["add", "-A"]],
+                         ids=["stash -u", "add -A"])
+def test_no_git_command_takes_the_files_while_add_commit_writes_them(
+        store, store_path, monkeypatch, command, size):
+    # A new-user test: before staging, the files being written were untracked and git's
+    # index was not locked. A `git stash -u` then took them (the add exited 0 and its files
+    # were gone: KI402 in verify); a `git add -A` + commit held objects without metadata.
+    from kistore.writer import FileBatch
+
+    batch = bulk_batch() if size == "bulk" else bulk_batch()[:1]
+    (store_path / "mine.txt").write_text("mine")
+    hook = "wait" if size == "bulk" else "run"  # the parallel writer, or the inline one
+    real = getattr(FileBatch, hook)
+    refused = []
+
+    def meanwhile(self, *args, **kwargs):
+        result = real(self, *args, **kwargs)  # every file is written, none staged yet
+        done = subprocess.run(["git", *command], cwd=store_path, capture_output=True,
+                              text=True)
+        refused.append(done.returncode != 0)  # add: "Unable to create '.git/index.lock'"
+        return result
+
+    monkeypatch.setattr(FileBatch, hook, meanwhile)
+    store.add(batch, commit=True, message="kistore's own")
+    assert refused == [True]  # (git 2.39's stash says nothing)
+    assert git(store_path, "log", "-1", "--format=%s").strip() == "kistore's own"
+    assert git(store_path, "status", "--porcelain") == "?? mine.txt\n"
+    assert git(store_path, "stash", "list") == ""
+    committed = set(git(store_path, "diff-tree", "-r", "--name-only", "HEAD~1", "HEAD").split())
+    assert committed == {layout.object_path(m.digest) for m in batch} | {
+        layout.metadata_path(m.digest) for m in batch}
+    assert not (store_path / ".git" / "index.lock").exists()
 
 
 def test_ctrl_c_before_the_branch_moves_takes_back_the_staged_entries(

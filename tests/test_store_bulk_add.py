@@ -1,4 +1,4 @@
-"""A bulk add (from :data:`kistore.store.BULK_LOOKUP` digests on) answers as a small one.
+"""A bulk add (from :data:`kistore.admission.BULK_LOOKUP` digests on) answers as a small one.
 
 A large batch finds stored objects by listing each shard directory once instead of one
 stat per digest; these tests hold it to the per-digest answers: references to objects
@@ -13,8 +13,7 @@ import os
 import pytest
 
 from bench.generate import manifests
-from kistore import layout
-from kistore import store as store_module
+from kistore import admission, layout
 from kistore.errors import MultipleErrors
 from kistore.model import Manifest
 
@@ -36,9 +35,9 @@ def split(found: list[Manifest]) -> tuple[list[Manifest], list[Manifest]]:
 def lookup(request, monkeypatch):
     """Run each test through the shard listing and through one stat per digest."""
     if request.param == "per-digest":
-        monkeypatch.setattr(store_module, "BULK_LOOKUP", 10**9)
+        monkeypatch.setattr(admission, "BULK_LOOKUP", 10**9)
     else:
-        assert len({m.digest for m in batch()}) >= store_module.BULK_LOOKUP
+        assert len({m.digest for m in batch()}) >= admission.BULK_LOOKUP
     return request.param
 
 

@@ -298,54 +298,6 @@ def test_extra_checkers_run_after_the_contents_check(published):
     assert seen == ["HEAD"] and findings[-1].message == "from a plug-in"
 
 
-def test_history_of_an_empty_repository_is_clean(tmp_path):
-    git(tmp_path, "init", "-q", "-b", "main")
-    assert audit.check_history(Store(tmp_path)) == []
-
-
-def ki401(findings):
-    return [(f.file, f.message.split(" in ")[0], f.expected, f.found)
-            for f in findings if f.rule.id == "KI401"]
-
-
-def test_chmod_of_a_committed_object_is_reported_as_a_mode_change(published):
-    (published / PROTOCOL).chmod(0o755)
-    sha = commit_all(published, "make it executable")
-    for at in ("HEAD", None):
-        findings = audit.check_history(Store(published), at)
-        assert ki401(findings) == [(PROTOCOL, "mode changed 100644 -> 100755", "100644",
-                                    "100755")]
-        assert findings[0].extra["commit"] == sha
-
-
-def test_chmod_in_the_work_tree_is_reported_as_a_mode_change(published):
-    (published / PROTOCOL).chmod(0o755)  # not staged
-    assert ki401(audit.check_history(Store(published))) == [
-        (PROTOCOL, "mode changed 100644 -> 100755", "100644", "100755")]
-    git(published, "add", PROTOCOL)  # staged, then the work tree put back: still the index's
-    (published / PROTOCOL).chmod(0o644)
-    assert ki401(audit.check_history(Store(published))) == [
-        (PROTOCOL, "mode changed 100644 -> 100755", "100644", "100755")]
-
-
-def test_chmod_with_an_edit_is_still_reported_as_modified_bytes(published):
-    path = published / PROTOCOL
-    path.write_bytes(path.read_bytes().replace(b"v1.1", b"v1.2", 1))
-    path.chmod(0o755)
-    assert ki401(audit.check_history(Store(published))) == [
-        (PROTOCOL, "modified", None, None)]
-    commit_all(published, "edit and chmod")
-    (found,) = [f for f in audit.check_history(Store(published), "HEAD")
-                if f.rule.id == "KI401"]
-    assert found.message.startswith("modified in commit") and found.expected != found.found
-
-
-def test_chmod_is_ignored_in_the_work_tree_when_git_ignores_file_modes(published):
-    git(published, "config", "core.filemode", "false")
-    (published / PROTOCOL).chmod(0o755)
-    assert ki401(audit.check_history(Store(published))) == []
-
-
 # -- docs/rules.md documents every rule -------------------------------------------------
 
 def test_every_rule_has_a_row_in_docs_rules():

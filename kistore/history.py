@@ -1,0 +1,267 @@
+"""The append-only history of objects: KI401 modified, KI402 deleted, KI403 renamed.
+
+Objects are never modified, renamed or deleted once committed (DESIGN §3, §4). This module
+compares commits with their parents, looking only at ``store/objects/``:
+:func:`check_history` is what ``kistore verify`` checks of the whole history of a revision
+(and, in a work tree, of what the index and work tree would change in the next commit);
+:func:`history_findings` over the commits of :func:`ancestry` is the pull-request gate's
+check of a range (:mod:`kistore.gate`). A merge is held to what it changes itself, as git's
+combined diff; a change of file mode alone is named as such, not as modified bytes.
+
+It reads git (pygit2, imported inside the functions) but never a file's contents: the checks
+of bytes are :mod:`kistore.verify`'s, reading a tree's files and running every check is
+:mod:`kistore.audit`'s.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from . import layout
+from .findings import ERROR, Finding, rule
+from .verify import sort_key
+
+OBJECT_MODIFIED = rule(
+    "KI401", "object-modified", ERROR,
+    "objects never change: restore the original bytes and add the corrected manifest as a "
+    "new object")
+OBJECT_DELETED = rule(
+    "KI402", "object-deleted", ERROR,
+    "objects are never deleted: restore the file (a withdrawal is an attestation)")
+OBJECT_RENAMED = rule(
+    "KI403", "object-renamed", ERROR,
+    "objects never move: restore the file at the path its digest names")
+
+
+def objects_tree(repo: Any, tree: Any) -> Any:
+    """Return the ``store/objects/sha256`` subtree of a root tree, or None when absent."""
+    try:
+        entry = tree[layout.OBJECTS_DIR]
+    except KeyError:
+        return None
+    return repo[entry.id] if entry.type_str == "tree" else None
+
+
+def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
+    """Check that each commit only adds objects: none modified, deleted or renamed.
+
+    Each commit is compared with every parent (a merge with each side), looking only at
+    ``store/objects/`` and skipping identical subtrees, so the cost follows what changed.
+    A merge is held to what it changes itself, as git's combined diff: a difference from
+    one parent that another parent already has (the same entry, or the same absence) came
+    with that side, and is reported at the side's own commit, not again at the merge.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        commits: the commits to check (``pygit2.Commit``).
+
+    Returns:
+        KI401 (modified, including a change of file type), KI402 (deleted), KI403 (renamed),
+        each naming the object path and the commit.
+    """
+    import pygit2
+
+    findings = []
+    renamed = pygit2.enums.DeltaStatus.RENAMED
+    deleted = pygit2.enums.DeltaStatus.DELETED
+    added = pygit2.enums.DeltaStatus.ADDED
+    for commit in commits:
+        new = objects_tree(repo, commit.tree)
+        for parent in commit.parents:
+            old = objects_tree(repo, parent.tree)
+            if old is None or (new is not None and old.id == new.id):
+                continue
+            diff = old.diff_to_tree(new) if new is not None else old.diff_to_tree()
+            deltas = [d for d in diff.deltas if d.status != added]
+            if any(d.status == deleted for d in deltas) and new is not None:
+                diff.find_similar(flags=pygit2.enums.DiffFind.FIND_RENAMES)
+                deltas = [d for d in diff.deltas if d.status != added]
+            where = f"in commit {str(commit.id)[:12]} ({commit.message.splitlines()[0][:60]!s})"
+            extra = {"commit": str(commit.id), "parent": str(parent.id)}
+            others = [objects_tree(repo, p.tree) for p in commit.parents if p.id != parent.id]
+            for d in deltas:
+                if others and _from_another_side(d.old_file.path, new, others):
+                    continue
+                path = f"{layout.OBJECTS_DIR}/{d.old_file.path}"
+                if d.status == renamed:
+                    findings.append(Finding(
+                        OBJECT_RENAMED, f"renamed to {layout.OBJECTS_DIR}/{d.new_file.path} "
+                        f"{where}", file=path, extra=extra))
+                elif d.status == deleted:
+                    findings.append(Finding(OBJECT_DELETED, f"deleted {where}", file=path,
+                                            extra=extra))
+                elif d.old_file.id == d.new_file.id and d.old_file.mode != d.new_file.mode:
+                    # same bytes, only the file mode moved (chmod +x): say so, not "modified"
+                    # with two equal blob ids
+                    findings.append(Finding(
+                        OBJECT_MODIFIED, f"mode changed {d.old_file.mode:o} -> "
+                        f"{d.new_file.mode:o} {where}", file=path, extra=extra,
+                        expected=f"{d.old_file.mode:o}", found=f"{d.new_file.mode:o}"))
+                else:
+                    findings.append(Finding(
+                        OBJECT_MODIFIED, f"modified {where}", file=path, extra=extra,
+                        expected=str(d.old_file.id), found=str(d.new_file.id)))
+    return findings
+
+
+def _from_another_side(path: str, merged: Any, others: list[Any]) -> bool:
+    """Return True when another parent of a merge has what the merge has at ``path``.
+
+    ``path`` is relative to ``store/objects``; ``merged`` and ``others`` are those trees
+    (None for a commit without one). The same blob and mode, or both without the path.
+    """
+
+    def entry(tree: Any) -> tuple[str, int] | None:
+        if tree is None:
+            return None
+        try:
+            found = tree[path]
+        except KeyError:
+            return None
+        return str(found.id), found.filemode
+
+    mine = entry(merged)
+    return any(entry(other) == mine for other in others)
+
+
+def ancestry(repo: Any, head: Any, hide: Any = None) -> Iterator[Any]:
+    """Yield the commits reachable from ``head`` and not from ``hide`` (as ``git rev-list``).
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        head: the tip commit.
+        hide: a commit whose ancestors (itself included) are left out, or None.
+    """
+    import pygit2
+
+    walker = repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)
+    if hide is not None:
+        walker.hide(hide.id)
+    yield from walker
+
+
+def check_history(store: Any, at: str | None = None) -> list[Finding]:
+    """Check that objects are append-only across the history of ``at`` (or ``HEAD``).
+
+    With ``at=None`` in a work tree, also reports objects deleted or modified in the work
+    tree or index relative to ``HEAD`` (what the next commit would do).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: revision, or None for the current branch and work tree.
+
+    Returns:
+        KI401/KI402/KI403 findings, sorted by file. An empty repository has none.
+
+    Raises:
+        InputError: when ``at`` names no commit.
+    """
+    repo = store.repo
+    if at is None and repo.head_is_unborn:
+        return []
+    head = store.commit(at or "HEAD")
+    findings = history_findings(repo, ancestry(repo, head))
+    if at is None and store.root is not None:
+        findings += _worktree_changes(repo)
+    return sorted(findings, key=sort_key)
+
+
+def _worktree_changes(repo: Any) -> list[Finding]:
+    """Objects the index or work tree deletes or changes relative to ``HEAD``."""
+    import pygit2
+
+    flags = pygit2.enums.FileStatus
+    deleted = flags.WT_DELETED | flags.INDEX_DELETED
+    changed = (flags.WT_MODIFIED | flags.INDEX_MODIFIED | flags.WT_TYPECHANGE
+               | flags.INDEX_TYPECHANGE | flags.INDEX_RENAMED | flags.WT_RENAMED)
+    findings = []
+    try:
+        statuses = repo.status(untracked_files="no")
+    except pygit2.GitError as e:  # e.g. a split or sparse index, which libgit2 cannot read
+        from .errors import StoreStateError
+
+        raise StoreStateError(
+            f"the git index cannot be read ({e}): a split or sparse index is not supported; "
+            "run `git update-index --no-split-index` or `git sparse-checkout disable`, or "
+            "verify a commit with --at HEAD", file=str(Path(repo.path) / "index")) from None
+    lock = Path(repo.path) / "index.lock"
+    for path, status in sorted(statuses.items()):
+        if not path.startswith(layout.OBJECTS_DIR + "/"):
+            continue
+        if status & flags.INDEX_DELETED and _worktree_holds_head(repo, path):
+            # HEAD and the work tree hold the same bytes; only git's index lacks the file.
+            findings.append(Finding(OBJECT_DELETED, _index_behind(lock), file=path))
+        elif status & deleted:
+            findings.append(Finding(OBJECT_DELETED, "deleted in the work tree or index "
+                                    "(present in HEAD)", file=path))
+        elif status & changed:
+            modes = _mode_change(repo, path)
+            if modes is not None:
+                findings.append(Finding(
+                    OBJECT_MODIFIED, f"mode changed {modes[0]:o} -> {modes[1]:o} in the work "
+                    "tree or index (same bytes as HEAD)", file=path,
+                    expected=f"{modes[0]:o}", found=f"{modes[1]:o}"))
+            else:
+                findings.append(Finding(OBJECT_MODIFIED, "modified in the work tree or index "
+                                        "(HEAD holds other bytes)", file=path))
+    return findings
+
+
+def _worktree_holds_head(repo: Any, path: str) -> bool:
+    """Return True when the work-tree file at ``path`` has exactly HEAD's bytes (as git hashes)."""
+    import pygit2
+
+    try:
+        return bool(pygit2.hashfile(str(Path(repo.workdir) / path))
+                    == repo.revparse_single("HEAD").peel(pygit2.Tree)[path].id)
+    except (OSError, KeyError, pygit2.GitError):
+        return False
+
+
+def _index_behind(lock: Path) -> str:
+    """Say that git's index, not the object, is missing a file HEAD and the work tree hold."""
+    fix = "run `git reset -q` to bring the index in step with HEAD (the work tree is kept)"
+    if lock.exists():  # what a command killed between the branch move and the index leaves
+        fix = (f"the lock file {lock} is left (a `git commit` or `kistore add --commit` "
+               "killed after the branch moved?): if no git command is running, delete it, "
+               "then " + fix)
+    return ("in HEAD and in the work tree, but missing from git's index: the index is "
+            f"behind HEAD; {fix}")
+
+
+def _mode_change(repo: Any, path: str) -> tuple[int, int] | None:
+    """Return (HEAD's mode, the new mode) when only the file mode of ``path`` changed.
+
+    That is: the index and the work tree hold HEAD's bytes and one of them another mode
+    (``chmod +x``); None for any other change.
+
+    Called only for paths ``repo.status`` flags as changed, so reading the file is rare.
+    """
+    import pygit2
+
+    try:
+        head = repo.head.peel(pygit2.Commit).tree[path]
+    except KeyError:
+        return None
+    if head.type_str != "blob":
+        return None
+    staged = repo.index[path] if path in repo.index else None
+    if staged is not None and staged.id != head.id:
+        return None
+    full = os.path.join(repo.workdir, path)
+    try:
+        if os.path.islink(full) or pygit2.hashfile(full) != head.id:
+            return None
+        executable = os.stat(full).st_mode & 0o100
+    except OSError:
+        return None
+    filemode = repo.config.get_bool("core.filemode") if "core.filemode" in repo.config else True
+    index_mode = staged.mode if staged is not None else head.filemode
+    work_mode = (0o100755 if executable else 0o100644) if filemode else index_mode
+    for mode in (index_mode, work_mode):  # the index's change first: it is the next commit's
+        if mode != head.filemode:
+            return head.filemode, mode
+    return None
