@@ -201,7 +201,8 @@ class Catalog:
 
     def clear(self) -> None:
         """Forget every scope: the next :meth:`sync` of each reads every file again."""
-        with self.db:
+        with self.db:  # autocommit connection: the BEGIN makes the block one transaction
+            self.db.execute("BEGIN IMMEDIATE")
             self.db.execute("DELETE FROM files")
             self.db.execute("DELETE FROM shards")
 
@@ -229,6 +230,7 @@ class Catalog:
         """
         shard = digest.hex[:2]
         with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
             self.db.execute("DELETE FROM files WHERE scope=? AND digest=?", (scope, digest.hex))
             self.db.executemany("DELETE FROM shards WHERE scope=? AND dir=?",
                                 [(scope, f"objects/{shard}"), (scope, f"metadata/{shard}")])
