@@ -32,10 +32,11 @@ git itself. The query layer's ranking index is separate (``kistore/query``).
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from .digest import Digest
 
@@ -47,6 +48,18 @@ CREATE TABLE IF NOT EXISTS files (scope TEXT, digest TEXT, object_key TEXT, meta
                                   kind TEXT, name TEXT, PRIMARY KEY (scope, digest));
 CREATE INDEX IF NOT EXISTS files_by_name ON files (scope, kind, name, digest);
 """
+_NAME_INDEX = "CREATE INDEX IF NOT EXISTS files_by_name ON files (scope, kind, name, digest)"
+
+LARGE_READ = 50_000
+"""A sync that is going to read at least this many manifests (an empty or dropped catalog
+of a large store: minutes at 1,000,000) says so first, through :data:`log`."""
+
+log = logging.getLogger(__name__)
+"""Where a long catalog read is announced (a WARNING: without logging configured, Python
+prints it on stderr, so a command line user sees why the command is slow)."""
+
+Progress = Callable[[int], None]
+"""Called with the number of manifests whose shard was just synced (drives a progress bar)."""
 
 
 class Source(Protocol):
@@ -81,11 +94,17 @@ class Catalog:
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
         self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
+        # a full read writes ~400 B a manifest in random key order: with SQLite's default
+        # 2 MB page cache, B-tree pages were evicted and written again and again
+        self.db.execute("PRAGMA cache_size=-65536")
         self.db.execute("CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT)")
         row = self.db.execute("SELECT value FROM info WHERE key='version'").fetchone()
+        self.dropped = row is not None and row[0] != SCHEMA_VERSION
+        """True when this open found a catalog of another format and started it again."""
         if row is None or row[0] != SCHEMA_VERSION:  # derived data: start again
             self.db.executescript("DROP TABLE IF EXISTS shards; DROP TABLE IF EXISTS files;")
             self.db.execute("INSERT OR REPLACE INTO info VALUES ('version', ?)",
@@ -96,12 +115,15 @@ class Catalog:
         """Close the database."""
         self.db.close()
 
-    def sync(self, source: Source, *, every_shard: bool = False) -> int:
+    def sync(self, source: Source, *, every_shard: bool = False,
+             progress: Progress | None = None) -> int:
         """Bring ``source.scope`` up to date with ``source``; return how many shards it re-read.
 
         Only shards whose key changed are listed again, and only files whose key changed are
         read. A file that does not parse, or a manifest missing its object or metadata file,
-        has no name in the catalog (``verify`` reports it).
+        has no name in the catalog (``verify`` reports it). Without ``progress``, a sync
+        of an empty catalog that is about to read :data:`LARGE_READ` manifests or more logs a
+        WARNING on :data:`log` first (estimated from its first 8 shards).
 
         Args:
             source: the view to follow.
@@ -109,6 +131,7 @@ class Catalog:
                 key is compared: finds a file rewritten in place in a directory that did not
                 change (a metadata file edited to rename its manifest). O(store) stats; only
                 files whose key changed are read.
+            progress: called with the number of object files of each shard as it is synced.
         """
         scope = source.scope
         current = source.shard_keys()
@@ -117,16 +140,36 @@ class Catalog:
                           if every_shard or current.get(d) != known.get(d)})
         if not changed:
             return 0
+        empty = self.db.execute("SELECT 1 FROM files WHERE scope=? LIMIT 1",
+                                (scope,)).fetchone() is None
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
-            for shard in changed:
-                self._sync_shard(source, shard)
+            if empty:  # filling a table, then indexing it, is faster
+                self.db.execute("DROP INDEX IF EXISTS files_by_name")
+            done = 0
+            for i, shard in enumerate(changed, 1):
+                count = self._sync_shard(source, shard)
+                done += count
+                if i == 8 and empty and progress is None:  # 8 shards tell a large store
+                    self._announce(done * len(changed) // 8)
+                if progress is not None:
+                    progress(count)
             self.db.execute("DELETE FROM shards WHERE scope=?", (scope,))
             self.db.executemany("INSERT INTO shards VALUES (?, ?, ?)",
                                 [(scope, d, k) for d, k in current.items()])
+            self.db.execute(_NAME_INDEX)
         return len(changed)
 
-    def _sync_shard(self, source: Source, shard: str) -> None:
+    def _announce(self, estimate: int) -> None:
+        """Log that an empty catalog is about to read ~``estimate`` manifests (when large)."""
+        if estimate < LARGE_READ:
+            return
+        why = ("its format changed" if self.dropped else "it is empty")
+        log.warning("note: building the name catalog %s (%s): reading ~%s manifests once; "
+                    "at 1,000,000 this takes minutes", self.path, why, f"{estimate:,}")
+
+    def _sync_shard(self, source: Source, shard: str) -> int:
+        """Sync one shard (``objects/XX`` and ``metadata/XX``); return its object file count."""
         scope = source.scope
         objects = source.file_keys(f"objects/{shard}")
         metadata = source.file_keys(f"metadata/{shard}")
@@ -135,7 +178,8 @@ class Catalog:
             "WHERE scope=? AND digest >= ? AND digest < ?",
             (scope, shard, shard + "g"))}
         seen = set()
-        for leaf in objects.keys() & metadata.keys():
+        named, unnamed = [], []
+        for leaf in sorted(objects.keys() & metadata.keys()):  # key order: B-tree appends
             if not leaf.endswith(".json"):
                 continue
             hex_ = shard + leaf[:-5]
@@ -146,27 +190,34 @@ class Catalog:
             kind_name = _kind_and_name(source.read_file(f"objects/{shard}", leaf),
                                        source.read_file(f"metadata/{shard}", leaf))
             if kind_name is None:
-                self.db.execute("DELETE FROM files WHERE scope=? AND digest=?", (scope, hex_))
+                unnamed.append((scope, hex_))
             else:
-                self.db.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
-                                (scope, hex_, *keys, *kind_name))
+                named.append((scope, hex_, *keys, *kind_name))
+        self.db.executemany("DELETE FROM files WHERE scope=? AND digest=?", unnamed)
+        self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", named)
         gone = [(scope, d) for d in stored.keys() - seen]
         self.db.executemany("DELETE FROM files WHERE scope=? AND digest=?", gone)
+        return len(objects)
 
     def clear(self) -> None:
         """Forget every scope: the next :meth:`sync` of each reads every file again."""
-        with self.db:
+        with self.db:  # autocommit connection: the BEGIN makes the block one transaction
+            self.db.execute("BEGIN IMMEDIATE")
             self.db.execute("DELETE FROM files")
             self.db.execute("DELETE FROM shards")
 
-    def rebuild(self, source: Source) -> int:
+    def rebuild(self, source: Source, progress: Progress | None = None) -> int:
         """Forget every scope, then read every file of ``source`` (O(store) reads).
+
+        Args:
+            source: the view to read.
+            progress: passed to :meth:`sync` (object files per shard, as each is done).
 
         Returns:
             How many named manifests ``source.scope`` holds afterwards.
         """
         self.clear()
-        self.sync(source)
+        self.sync(source, progress=progress)
         row = self.db.execute("SELECT count(*) FROM files WHERE scope=?",
                               (source.scope,)).fetchone()
         return int(row[0])
@@ -179,6 +230,7 @@ class Catalog:
         """
         shard = digest.hex[:2]
         with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
             self.db.execute("DELETE FROM files WHERE scope=? AND digest=?", (scope, digest.hex))
             self.db.executemany("DELETE FROM shards WHERE scope=? AND dir=?",
                                 [(scope, f"objects/{shard}"), (scope, f"metadata/{shard}")])
@@ -231,15 +283,29 @@ class Catalog:
 
 def _kind_and_name(object_bytes: bytes | None, metadata_bytes: bytes | None
                    ) -> tuple[str, str] | None:
-    """``(kind, metadata.name)`` of a stored manifest, or None when either file is unusable."""
+    """``(kind, metadata.name)`` of a stored manifest, or None when either file is unusable.
+
+    orjson first (compiled: a full read parses 2 files a manifest); the stdlib decides what
+    orjson refuses (e.g. an integer beyond 64 bits), so both read the same files.
+    """
     try:
-        kind = json.loads(object_bytes or b"")["kind"]
-        name = json.loads(metadata_bytes or b"")["name"]
+        kind = _loads(object_bytes or b"")["kind"]
+        name = _loads(metadata_bytes or b"")["name"]
     except (ValueError, KeyError, TypeError):
         return None
     if not isinstance(kind, str) or not isinstance(name, str):
         return None
     return kind, name
+
+
+def _loads(data: bytes) -> Any:
+    """Parse JSON with orjson, or with the stdlib when orjson refuses (ValueError if both do)."""
+    import orjson  # here: `add` of one file imports the catalog, not always a full read
+
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)
 
 
 def open_catalog(git_dir: Path) -> Catalog | None:

@@ -153,3 +153,57 @@ def test_a_directory_changed_in_the_same_clock_tick_is_listed_again(store, store
     assert keys and all(k.endswith(":recent") for k in keys.values())
     monkeypatch.setattr(views, "RACY_NS", 0)
     assert not any(k.endswith(":recent") for k in Store(store_path).view().shard_keys().values())
+
+
+def test_rebuild_reports_progress_for_every_object_file(store, store_path):
+    store.add([workload(f"w{i}", f"d{i}") for i in range(40)])
+    catalog = Catalog(catalog_file(store_path))
+    done: list[int] = []
+    assert catalog.rebuild(WorkTreeView(store_path, catalog), progress=done.append) == 40
+    assert sum(done) == 40
+    assert catalog.db.execute(
+        "SELECT name FROM sqlite_master WHERE name = 'files_by_name'").fetchone()
+
+
+def test_catalog_of_an_older_format_announces_its_long_first_read(store, store_path,
+                                                                  monkeypatch, caplog):
+    """The first add after the format changed read 2,000,000 files for 10 minutes, silently."""
+    import logging
+
+    from kistore import catalog as catalog_module
+
+    store.add([workload(f"w{i}", f"d{i}") for i in range(40)])
+    path = catalog_file(store_path)
+    Catalog(path).db.execute("UPDATE info SET value = 'older' WHERE key = 'version'")
+    monkeypatch.setattr(catalog_module, "LARGE_READ", 30)
+    with caplog.at_level(logging.WARNING, logger="kistore.catalog"):
+        Store(store_path).add([workload("new", "new")])
+    assert len(caplog.messages) == 1
+    assert caplog.messages[0].startswith(f"note: building the name catalog {path} (its "
+                                         "format changed): reading ~")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="kistore.catalog"):
+        Store(store_path).add([workload("newer", "newer")])  # in step: nothing to say
+    assert caplog.messages == []
+
+
+def test_small_first_read_says_nothing(store, store_path, caplog):
+    import logging
+
+    store.add([workload(f"w{i}", f"d{i}") for i in range(40)])
+    catalog_file(store_path).unlink()
+    with caplog.at_level(logging.WARNING, logger="kistore.catalog"):
+        assert Store(store_path).resolve("Workload/w3")
+    assert caplog.messages == []
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    (b'{"name":"big","n":18446744073709551616}', ("Workload", "big")),  # orjson refuses
+    (b'{"name":"a","name":"b"}', ("Workload", "b")),  # the last duplicate, as json does
+    (b'{"name":1}', None),
+    (b"not json", None),
+])
+def test_names_are_read_as_the_stdlib_reads_them(data, expected):
+    from kistore.catalog import _kind_and_name
+
+    assert _kind_and_name(b'{"kind":"Workload"}', data) == expected

@@ -297,3 +297,81 @@ def test_runs_referencing_changed_manifests_are_found_through_indexes_not_a_scan
                *(f"USING INDEX records_{c} ({c}=?)"
                  for c in ("workload", "protocol", "environment", "implementation")))
     assert reads and all(p.startswith("SEARCH records ") and p.endswith(allowed) for p in reads)
+
+
+def test_query_that_rebuilds_a_large_index_says_so_first(store, kit, world, monkeypatch,
+                                                         caplog):
+    """A first query after the index format changed read every manifest, silently."""
+    import logging
+
+    from kistore.query import index as index_module
+
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
+    assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
+    conn = sqlite3.connect(index_path(store))
+    with conn:
+        conn.execute("UPDATE meta SET value = 'kistore-index-0' WHERE key = 'format'")
+    monkeypatch.setattr(index_module, "LARGE_READ", 5)
+    with caplog.at_level(logging.WARNING, logger="kistore.query.index"):
+        assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
+        assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]  # in step: silent
+        Index(store).rebuild(store.commit("HEAD").tree, progress=lambda n: None)  # a bar
+    assert caplog.messages == [f"note: updating the query index {index_path(store)}: "
+                               "reading 5 manifests once; at 1,000,000 this takes minutes"]
+
+
+def test_shard_diff_finds_what_git_diff_finds(store, kit, world):
+    """Adds, a metadata edit, a removal and a mode change, between every pair of commits."""
+    import os
+
+    from kistore import layout
+    from kistore.query.index import shard_diff
+
+    from .conftest import git
+
+    def commit(message):
+        git(store.root, "add", "-A", "store")
+        git(store.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message)
+        return store.commit("HEAD").tree
+
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
+    trees = [store.commit("HEAD").tree]
+    digests = add_docs(store, new_run(kit, world, "b", 10), commit=False)
+    trees.append(commit("b"))
+    b = digests[-1][len("sha256:"):]
+    meta = store.root / layout.METADATA_DIR / b[:2] / f"{b[2:]}.json"
+    meta.write_bytes(meta.read_bytes().replace(b'"name":"b"', b'"name":"c"'))
+    trees.append(commit("rename b"))
+    os.chmod(meta, 0o755)
+    trees.append(commit("mode"))
+    git(store.root, "rm", "-q", str(store.root / layout.OBJECTS_DIR / b[:2] / f"{b[2:]}.json"))
+    trees.append(commit("remove b's object"))
+
+    def by_git(old, new):
+        return {d for delta in old.diff_to_tree(new).deltas
+                for path in (delta.old_file.path, delta.new_file.path)
+                if (d := layout.digest_from_path(path)) is not None}
+
+    for old in trees:
+        for new in trees:
+            assert shard_diff(store.repo, old, new) == by_git(old, new)
+    assert {str(d) for d in shard_diff(store.repo, trees[1], trees[2])} == {digests[-1]}
+
+
+def test_failed_index_write_leaves_nothing_half_written(store, kit, world):
+    """``with conn:`` on the autocommit connection committed each executemany row alone."""
+    from kistore.query.transaction import transaction
+
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
+    conn = Index(store).open()
+    with pytest.raises(sqlite3.IntegrityError), transaction(conn):
+        assert conn.in_transaction
+        conn.executemany("INSERT INTO meta VALUES (?, ?)", [("new-1", "x"), ("new-2", "y"),
+                                                             ("new-1", "again")])
+    assert not conn.in_transaction
+    assert conn.execute("SELECT count(*) FROM meta WHERE key LIKE 'new-%'").fetchone() == (0,)
+    with transaction(conn):
+        conn.executemany("INSERT INTO meta VALUES (?, ?)", [("new-1", "x"), ("new-2", "y")])
+        with transaction(conn):  # joins the outer one
+            conn.execute("INSERT INTO meta VALUES ('new-3', 'z')")
+    assert conn.execute("SELECT count(*) FROM meta WHERE key LIKE 'new-%'").fetchone() == (3,)

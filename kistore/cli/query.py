@@ -174,7 +174,11 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
     count = conn.execute("SELECT count(*) FROM records").fetchone()[0]
     conn.close()
     name_catalog = store.catalog()
-    names = name_catalog.rebuild(store.view()) if name_catalog is not None else None
+    names = None
+    if name_catalog is not None:
+        with click.progressbar(length=total, label="naming", show_pos=True,
+                               file=sys.stderr) as bar:
+            names = name_catalog.rebuild(store.view(), progress=bar.update)
     if as_json:
         emit_json({"path": str(index.path), "tree": str(tree.id), "manifests": count,
                    "names": names})

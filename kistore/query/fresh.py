@@ -35,6 +35,7 @@ from ..digest import Digest
 from . import worktree
 from .catalog import Catalog, OverlayCatalog, _refs
 from .records import Record
+from .transaction import transaction
 from .worktree import blob_id_of_file
 
 SCHEMA = ("CREATE TABLE IF NOT EXISTS manifest_stat (digest TEXT PRIMARY KEY, "
@@ -103,7 +104,7 @@ class FileCheck:
             if clean and now - newest > worktree.RACY_NS:  # else: this clock tick, check again
                 updates.append((digest, key, ids))
         if updates:
-            with self.conn:
+            with transaction(self.conn):
                 self.conn.executemany("INSERT OR REPLACE INTO manifest_stat VALUES (?, ?, ?)",
                                       updates)
         return {d for d in digests if not self._known[d]}

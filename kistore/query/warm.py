@@ -26,6 +26,7 @@ from typing import Any
 from .. import layout
 from ..digest import Digest
 from . import refs
+from .transaction import transaction
 from .worktree import blob_id_of_file
 
 NOTES_REF = "refs/notes/kistore"
@@ -75,7 +76,7 @@ def tree_of(store: Any, conn: sqlite3.Connection, commit: str) -> str:
         if tree is not None:
             return tree
     tree = str(store.commit(commit).tree.id)
-    with conn:
+    with transaction(conn):
         _set_meta(conn, head_commit=commit, head_tree=tree)
     return tree
 
@@ -120,7 +121,7 @@ class HeadTree:
             if entry.type_str == "tree":
                 found.update({f"{base}/{e.name}": str(e.id) for e in repo[entry.id]
                               if e.type_str == "tree"})
-        with self.conn:
+        with transaction(self.conn):
             self.conn.execute("DELETE FROM head_shards")
             self.conn.executemany("INSERT INTO head_shards VALUES (?, ?)", found.items())
             self.conn.execute("DELETE FROM shard_listings WHERE shard NOT IN "
@@ -137,7 +138,7 @@ class HeadTree:
         if row is not None:
             return dict(json.loads(row[0]))
         found = {e.name: str(e.id) for e in self.store.repo[shard_id] if e.type_str == "blob"}
-        with self.conn:
+        with transaction(self.conn):
             self.conn.execute("INSERT OR REPLACE INTO shard_listings VALUES (?, ?)",
                               (shard_id, json.dumps(found)))
         return found
@@ -164,7 +165,7 @@ def annotated_blobs(store: Any, conn: sqlite3.Connection) -> frozenset[str] | No
     from ..notes import notes_entered
 
     blobs = frozenset(notes_entered(store.repo))
-    with conn:
+    with transaction(conn):
         conn.execute("DELETE FROM annotated")
         conn.executemany("INSERT INTO annotated VALUES (?)", ((b,) for b in blobs))
         _set_meta(conn, notes_tip=tip)

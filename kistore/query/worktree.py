@@ -12,6 +12,13 @@ A directory modified within the last :data:`RACY_NS` is never cached (as git tre
 "racily clean" index entry): a change in the same clock tick could hide behind an unchanged
 mtime. A file edited in place by hand does not change its directory's mtime: every record
 a query answers is checked against its files' stat data by :mod:`.fresh` instead.
+
+A directory is compared by file names alone: a name in one of the work tree and ``HEAD``
+but not the other is a manifest added or removed. A file replaced under its own name (a
+metadata file renamed over, or edited in place) is not looked for here: every record a
+query answers is checked against its files' stat data by :mod:`.fresh`, which finds both.
+Hashing every file of a changed directory instead cost ~0.6 s after each one-manifest add
+at 1,000,000 manifests (~3,900 files a shard), and stating each ~0.25 s.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from typing import Any
 
 from .. import layout
 from ..digest import Digest
+from .transaction import transaction
 
 RACY_NS = 2_000_000_000
 """Directories changed this recently (2 s) are compared every time, never cached."""
@@ -47,8 +55,8 @@ def changed_digests(root: Path, head: Any, conn: sqlite3.Connection) -> set[Dige
         conn: the index connection, whose ``worktree`` table caches clean directories.
 
     Returns:
-        Digests with a file added, removed or replaced under ``store/objects`` or
-        ``store/metadata`` relative to ``head``.
+        Digests with a file added or removed under ``store/objects`` or ``store/metadata``
+        relative to ``head`` (a file replaced under its own name is :mod:`.fresh`'s to find).
     """
     cached = {row[0]: row[1:] for row in conn.execute("SELECT dir, mtime_ns, tree, changed "
                                                       "FROM worktree")}
@@ -80,25 +88,25 @@ def changed_digests(root: Path, head: Any, conn: sqlite3.Connection) -> set[Dige
                 updates.append((rel, mtime, shard_id or "",
                                 json.dumps(sorted(map(str, changed)))))
     if updates:
-        with conn:
+        with transaction(conn):
             conn.executemany("INSERT OR REPLACE INTO worktree VALUES (?, ?, ?, ?)", updates)
     return found
 
 
 def _compare(root: Path, rel: str, want: dict[str, str]) -> set[Digest]:
-    """Digests of files in work-tree dir ``rel`` that differ from ``want`` (name -> blob id)."""
+    """Digests of files in work-tree dir ``rel`` whose name is not in ``want`` or the reverse.
+
+    Args:
+        root: the work tree.
+        rel: the shard directory (repository path).
+        want: ``HEAD``'s ``{file name: blob id}`` of the directory.
+    """
     try:
-        have = set(os.listdir(root / rel))
+        have = set(os.listdir(os.path.join(root, rel)))
     except (FileNotFoundError, NotADirectoryError):
         have = set()
-    changed: set[Digest] = set()
-    for name in have | set(want):
-        if name in have and name in want and blob_id_of_file(root / rel / name) == want[name]:
-            continue
-        digest = layout.digest_from_path(f"{rel}/{name}")
-        if digest is not None:
-            changed.add(digest)
-    return changed
+    return {digest for name in have.symmetric_difference(want)
+            if (digest := layout.digest_from_path(f"{rel}/{name}")) is not None}
 
 
 def blob_id_of_file(path: Path) -> str | None:
