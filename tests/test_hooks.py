@@ -102,6 +102,27 @@ def test_pre_receive_refuses_a_rewrite_of_main_but_checks_topic_branches(server,
     assert topic.returncode == 0, topic.stderr
 
 
+def test_pre_receive_refuses_a_merge_s_ours_that_drops_what_main_added(server, clone):
+    # The attack: a branch from before main's last add, merged with `-s ours`, so the
+    # merge's tree lacks that add; `check origin/main..HEAD` said "0 errors" and the push
+    # landed. Now the merge is reported as the deletion it is, and the push is refused.
+    add_env(clone, "NVIDIA H100")
+    assert run_git(clone, "push", "origin", "main").returncode == 0
+    before = server_main(server)
+    git(clone, "checkout", "-q", "-b", "pr", "origin/main~1")
+    git(clone, "commit", "-q", "--allow-empty", "--no-verify", "-m", "my PR work")
+    git(clone, "merge", "-q", "-s", "ours", "--no-verify", "-m", "Merge main", "origin/main")
+    checked = subprocess.run([KISTORE, "check", "origin/main..HEAD"], cwd=clone,
+                             capture_output=True, text=True)
+    assert checked.returncode == 1
+    assert "error KI402 object-deleted: deleted in commit" in checked.stdout + checked.stderr
+    pushed = run_git(clone, "push", "origin", "HEAD:main")
+    assert pushed.returncode != 0
+    assert "error KI402 object-deleted" in pushed.stderr
+    assert "pre-receive hook declined" in pushed.stderr
+    assert server_main(server) == before
+
+
 def _attest(clone: Path, key_number: int) -> None:
     from kistore import notes
     from kistore.store import Store
