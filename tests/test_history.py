@@ -165,13 +165,16 @@ def _add_environment_on_main(published, bundle) -> str:
     return store_file(str(env.digest))
 
 
-def _orphan(published, message: str, keep: list[str]) -> str:
-    """Commit an orphan root holding only ``keep`` (paths of main's tree); return its id."""
+def _merge_main_onto_orphan(published, change) -> tuple[str, str, list]:
+    """The attack: an orphan root (main's tree after ``change(work tree)``), then
+    ``git merge -s ours main`` on it. Return (main, merge, check_history's findings)."""
+    main = head(published)
     git(published, "checkout", "-q", "--orphan", "attack")
-    git(published, "rm", "-q", "-r", "--cached", ".")
-    git(published, "add", *keep)
-    git(published, "commit", "-q", "--no-verify", "-m", message)
-    return head(published)
+    change(published)
+    commit_all(published, "orphan")
+    git(published, "merge", "-q", "-s", "ours", "--allow-unrelated-histories", "-m",
+        "Merge main", "main")
+    return main, head(published), history.check_history(Store(published), "HEAD")
 
 
 def test_merge_s_ours_of_a_branch_from_before_an_add_deleting_it_is_reported(published,
@@ -192,48 +195,32 @@ def test_merge_s_ours_of_a_branch_from_before_an_add_deleting_it_is_reported(pub
 
 
 def test_orphan_root_merged_with_s_ours_deleting_an_object_is_reported(published):
-    # The attack: an orphan root without the object, merged with `-s ours` on top of main.
     # No merge base, so nothing the orphan lacks was deleted anywhere but at the merge.
-    main = head(published)
-    _orphan(published, "orphan", [PROTOCOL, ".gitattributes"])
-    git(published, "merge", "-q", "-s", "ours", "--allow-unrelated-histories", "-m",
-        "Merge main", "main")
-    merge = head(published)
-    found = history.check_history(Store(published), "HEAD")
-    assert {(f.rule.id, f.extra["commit"], f.extra["parent"]) for f in found} == {
-        ("KI402", merge, main)}
-    assert ENVIRONMENT in {f.file for f in found}
-    assert PROTOCOL not in {f.file for f in found}
+    main, merge, found = _merge_main_onto_orphan(
+        published, lambda root: (root / ENVIRONMENT).unlink())
+    assert [(f.rule.id, f.file, f.extra) for f in found] == [
+        ("KI402", ENVIRONMENT, {"commit": merge, "parent": main})]
 
 
 def test_orphan_root_merged_with_s_ours_modifying_an_object_is_reported(published):
     # KI401 by the same trick: the orphan holds the object with other bytes.
-    main = head(published)
-    git(published, "checkout", "-q", "--orphan", "attack")
-    obj = published / PROTOCOL
-    obj.write_bytes(obj.read_bytes().replace(b"v1.1", b"v2.0", 1))
-    orphan = commit_all(published, "orphan with other bytes")
-    git(published, "merge", "-q", "-s", "ours", "--allow-unrelated-histories", "-m",
-        "Merge main", "main")
-    merge = head(published)
-    found = history.check_history(Store(published), "HEAD")
+    def tamper(root):
+        (root / PROTOCOL).write_bytes((root / PROTOCOL).read_bytes().replace(b"v1.1", b"v2"))
+
+    main, merge, found = _merge_main_onto_orphan(published, tamper)
     assert [(f.rule.id, f.file, f.extra) for f in found] == [
         ("KI401", PROTOCOL, {"commit": merge, "parent": main})]
-    assert orphan not in {f.extra["commit"] for f in found}
 
 
 def test_orphan_root_merged_with_s_ours_renaming_an_object_is_reported(published):
     # KI403 by the same trick: the orphan holds the object's bytes at another path.
-    main = head(published)
-    git(published, "checkout", "-q", "--orphan", "attack")
     target = store_file("sha256:" + "ab" * 32)
-    (published / target).parent.mkdir(parents=True, exist_ok=True)
-    os.replace(published / ENVIRONMENT, published / target)
-    commit_all(published, "orphan with a moved object")
-    git(published, "merge", "-q", "-s", "ours", "--allow-unrelated-histories", "-m",
-        "Merge main", "main")
-    merge = head(published)
-    found = history.check_history(Store(published), "HEAD")
+
+    def move(root):
+        (root / target).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(root / ENVIRONMENT, root / target)
+
+    main, merge, found = _merge_main_onto_orphan(published, move)
     assert [(f.rule.id, f.file, f.message, f.extra) for f in found] == [
         ("KI403", ENVIRONMENT, f"renamed to {target} in commit {merge[:12]} (Merge main)",
          {"commit": merge, "parent": main})]
