@@ -151,6 +151,47 @@ def test_pre_receive_refuses_a_garbage_note(server, clone):
     assert "Traceback" not in pushed.stderr
 
 
+def test_pre_receive_refuses_a_backdated_note_by_a_revoked_key(server, clone):
+    # The attack as a key's holder runs it: the key is revoked on the server's main; in a
+    # clone they attest, rewrite the notes commit with a date before the revocation on the
+    # same parent, and push the notes. The server judges a new line at its own clock.
+    from kistore import notes
+    from kistore.store import Store
+
+    from .test_attestation_evidence import RERUN_KEY, RUN, STRANGER, bundle, keyid
+
+    kistore(clone, "trust", "add", "--role", "rerun", _public_key_file(clone, RERUN_KEY))
+    kistore(clone, "trust", "revoke", keyid(RERUN_KEY), "--at", "2026-01-01")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "--no-verify", "-m", "revoke")
+    notes.attach(Store(clone), RUN, bundle(STRANGER, "reproduction"))
+    pushed = run_git(clone, "push", "origin", "main", "refs/notes/kistore")
+    assert pushed.returncode == 0, pushed.stderr
+    before = git(server, "rev-parse", "refs/notes/kistore").strip()
+    notes.attach(Store(clone), RUN, bundle(RERUN_KEY, observedAt="2025-11-30T00:00:00Z"))
+    tree = git(clone, "rev-parse", "refs/notes/kistore^{tree}").strip()
+    parent = git(clone, "rev-parse", "refs/notes/kistore^").strip()
+    backdated = subprocess.run(
+        ["git", "commit-tree", tree, "-p", parent, "-m", "x"], cwd=clone, check=True,
+        capture_output=True, text=True,
+        env={**os.environ, "GIT_COMMITTER_DATE": "2025-12-01T12:00:00Z"}).stdout.strip()
+    git(clone, "update-ref", "refs/notes/kistore", backdated)
+    pushed = run_git(clone, "push", "origin", "refs/notes/kistore")
+    assert pushed.returncode != 0
+    assert "error KI411 new-attestation-key-not-trusted: a new rerun attestation by" in \
+        pushed.stderr
+    assert "was revoked at 2026-01-01T00:00:00Z" in pushed.stderr
+    assert git(server, "rev-parse", "refs/notes/kistore").strip() == before
+
+
+def _public_key_file(clone: Path, key) -> str:
+    from kistore import signing
+
+    path = clone.parent / "rerun.pub"
+    path.write_text(signing.public_key_line(key.public_key()) + "\n")
+    return str(path)
+
+
 def test_pre_commit_refuses_staged_damage_and_allows_good_commits(clone):
     git(clone, "config", "core.hooksPath", str(HOOKS))
     (clone / PROTOCOL).write_bytes(b'{"kind": "Workload"}')
