@@ -6,6 +6,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import click
@@ -44,6 +45,7 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
     command = "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     facts = report.machine()
     path: Path | None = None
+    started = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     try:
         for n in ns:
             here = base / f"n{n}"
@@ -61,10 +63,14 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
                 click.echo(f"N = {n:,}: {step} ...", err=True)
                 rows.extend(fn(here, n, *args))  # type: ignore[operator]
                 # After every step: a long run that is stopped keeps what it measured.
-                path = report.write_json(rows, facts, out_dir, command.strip(), path)
+                path = report.write_json(rows, facts, out_dir, command.strip(), path, started)
             click.echo(f"N = {n:,}: done; results so far in {path}", err=True)
             if not keep:
                 shutil.rmtree(here)
+    except KeyboardInterrupt:
+        click.echo(f"interrupted; the steps finished are in {path}" if path else
+                   "interrupted before the first step finished: no results written", err=True)
+        raise SystemExit(130) from None
     finally:
         if not keep and not workdir:
             shutil.rmtree(base, ignore_errors=True)

@@ -65,17 +65,35 @@ def table(rows: list[Row]) -> str:
 
 
 def write_json(rows: list[Row], facts: dict[str, Any], out_dir: Path,
-               command: str, path: Path | None = None) -> Path:
+               command: str, path: Path | None = None, started: str | None = None) -> Path:
     """Write rows, machine facts and the command as JSON; return the file's path.
 
-    The file is ``out_dir/<UTC timestamp>.json``, or ``path`` when given: the bench writes
-    it again after each step, so a long run that is stopped keeps the steps it finished.
+    ``started`` is the bench's start, UTC as ``YYYYmmddTHHMMSSZ`` (default: now). The file is
+    ``out_dir/<started>.json`` (``-2``, ``-3``... when a bench started
+    in the same second holds that name), or ``path`` when given: the bench writes it again
+    after each step, so a long run that is stopped keeps the steps it finished. Each write
+    replaces the file whole (a temp file renamed over it): a crash mid-write keeps the last.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    path = path or out_dir / f"{stamp}.json"
-    path.write_text(json.dumps({
-        "command": command, "utc": stamp, "machine": facts,
+    started = started or time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    if path is None:
+        path = claim_name(out_dir, started)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temp.write_text(json.dumps({
+        "command": command, "utc": started, "machine": facts,
         "rows": [dataclasses.asdict(r) for r in rows],
     }, indent=2) + "\n")
+    os.replace(temp, path)
     return path
+
+
+def claim_name(out_dir: Path, stamp: str) -> Path:
+    """Create and return ``out_dir/STAMP.json``, or the first free ``STAMP-K.json``."""
+    for k in range(1, 1000):
+        path = out_dir / (f"{stamp}.json" if k == 1 else f"{stamp}-{k}.json")
+        try:
+            path.open("x").close()
+            return path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{out_dir}/{stamp}*.json: 999 results files in one second")

@@ -30,7 +30,7 @@ from typing import Any
 
 import canonicaljson
 
-from .errors import CanonicalFormError, ParseError, TrailingDataError
+from .errors import CanonicalFormError, EncodingError, ParseError, TrailingDataError
 
 MAX_DEPTH = 64
 """Deepest nesting of arrays/objects accepted (the document itself is depth 1)."""
@@ -141,7 +141,7 @@ def _loads_exact(data: bytes, file: str) -> Any:
     return value
 
 
-def _invalid_utf8(data: bytes, start: int, file: str) -> ParseError:
+def _invalid_utf8(data: bytes, start: int, file: str) -> EncodingError:
     """Return the error for the invalid UTF-8 byte at ``data[start]``: where, and what to do.
 
     The text is scanned with each undecodable byte standing for itself (Python's
@@ -153,14 +153,14 @@ def _invalid_utf8(data: bytes, start: int, file: str) -> ParseError:
     else:
         fix = ("the file is not UTF-8 (Latin-1 or Windows-1252?): re-encode it as UTF-8, "
                "e.g. `iconv -f LATIN1 -t UTF-8`")
-    message = f"invalid UTF-8 byte 0x{data[start]:02x} at byte offset {start}; {fix}"
     pointer = None
     try:
         _Scanner(data.decode("utf-8", "surrogateescape"), file).parse()
     except ParseError as e:  # the scanner stops at the byte, or at a syntax error before it
         if (e.line, e.column) == (line, column):
             pointer = e.pointer
-    return ParseError(message, file=file, pointer=pointer, line=line, column=column)
+    return EncodingError(data[start], start, fix, file=file, pointer=pointer, line=line,
+                         column=column)
 
 
 def _has_surrogate_escape(text: str) -> bool:

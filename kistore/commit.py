@@ -134,6 +134,7 @@ class BranchCommit:
         self.landed = False
         self.oid: pygit2.Oid | None = None
         self._held: gitindex.IndexUpdate | None = None
+        self._branch: str | None = None  # the branch checked out when the lock was taken
 
     @contextlib.contextmanager
     def index_held(self) -> Iterator[None]:
@@ -146,10 +147,15 @@ class BranchCommit:
         branch has moved; a block left before that gives the lock up with the index as it
         was. Reads the index on entering (about 4 s for 2,000,000 entries).
 
+        The branch checked out now is the one :meth:`run` commits to: a ``git switch -c``
+        that needs no index change succeeds meanwhile, and the commit is then refused
+        instead of landing on the new branch.
+
         Raises:
             StoreStateError: the lock stayed held for :data:`INDEX_WAIT_S`, or the index
-                cannot be read; nothing was written.
+                cannot be read; HEAD is detached; nothing was written.
         """
+        self._branch = branch_tip(self.repo)[0]
         if self.root is None:  # a bare repository has no index
             yield
             return
@@ -194,6 +200,8 @@ class BranchCommit:
             blobs = {path: repo.create_blob(data) for path, data in files.items()}
         signature = commit_signature(repo)
         branch, parent = branch_tip(repo)
+        if self._branch is not None and branch != self._branch:
+            raise _switched(self._branch, branch)
         oid, tree = self._commit_on(parent, blobs, signature, message)
         if before_move is not None:
             before_move()
@@ -366,11 +374,20 @@ def interrupts_deferred() -> Iterator[None]:
 
 def objects_dir(repo: pygit2.Repository) -> Path:
     """Return the repository's object directory (linked worktrees share it: ``commondir``)."""
-    git_dir = Path(repo.path)
+    return common_git_dir(Path(repo.path)) / "objects"
+
+
+def common_git_dir(git_dir: Path) -> Path:
+    """Return the git directory every worktree of ``git_dir``'s repository shares.
+
+    A linked worktree's own git directory (``.git/worktrees/NAME``) names it in its
+    ``commondir`` file; for the main worktree it is ``git_dir`` itself. Objects, branches
+    and kistore's write lock live there.
+    """
     common = git_dir / "commondir"
     if common.is_file():
-        git_dir = (git_dir / common.read_text("utf-8").strip()).resolve()
-    return git_dir / "objects"
+        return (git_dir / common.read_text("utf-8").strip()).resolve()
+    return git_dir
 
 
 def commit_signature(repo: pygit2.Repository) -> pygit2.Signature:

@@ -90,6 +90,50 @@ class TrailingDataError(ParseError):
     """
 
 
+class EncodingError(ParseError):
+    """Bytes that are not UTF-8: which byte, at which byte offset, and what to do.
+
+    Args:
+        byte: the first byte that does not decode (0-255).
+        offset: its 0-based byte offset in the file.
+        fix: what to do about it (e.g. re-encode the file as UTF-8).
+        file, pointer, line, column: where, as for :class:`KistoreError`.
+
+    A reader that parses a file a line at a time (JSON Lines) moves the offset from the
+    line's to the file's with :meth:`in_line`.
+    """
+
+    def __init__(self, byte: int, offset: int, fix: str, *, file: str | None = None,
+                 pointer: str | None = None, line: int | None = None,
+                 column: int | None = None) -> None:
+        self.byte = byte
+        self.offset = offset
+        self.fix = fix
+        self.line_offset: int | None = None
+        self.line_number: int | None = None
+        super().__init__(self._describe(), file=file, pointer=pointer, line=line,
+                         column=column)
+
+    def _describe(self) -> str:
+        place = f"byte offset {self.offset}"
+        if self.line_offset is not None:
+            place += f" of the file (byte {self.line_offset} of line {self.line_number})"
+        return f"invalid UTF-8 byte 0x{self.byte:02x} at {place}; {self.fix}"
+
+    def in_line(self, number: int, line_start: int) -> None:
+        """Say where the byte is in the file, for bytes that were line ``number`` alone.
+
+        Args:
+            number: the 1-based line number.
+            line_start: the byte offset in the file where that line begins.
+        """
+        if self.line_offset is None:
+            self.line_offset, self.line_number = self.offset, number
+            self.offset += line_start
+        self.message = self._describe()
+        self.args = (self.format(),)
+
+
 class CanonicalFormError(InputError):
     """A JSON value that has no RFC 8785 canonical form kistore will produce."""
 

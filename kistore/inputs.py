@@ -20,7 +20,14 @@ from typing import Any
 
 from . import canonical
 from .canonical import escape_pointer
-from .errors import InputError, KistoreError, MultipleErrors, ParseError, TrailingDataError
+from .errors import (
+    EncodingError,
+    InputError,
+    KistoreError,
+    MultipleErrors,
+    ParseError,
+    TrailingDataError,
+)
 from .model import Manifest
 from .workers import start_worker
 
@@ -171,6 +178,7 @@ def _parse_range(lines: list[bytes], file: str, start: int, end: int) -> list[Lo
     """
     found: list[Located] = []
     errors: list[KistoreError] = []
+    offsets = _LineOffsets(lines)
     for number in range(start + 1, end + 1):
         raw = lines[number - 1]
         if not raw.strip():
@@ -186,6 +194,8 @@ def _parse_range(lines: list[bytes], file: str, start: int, end: int) -> list[Lo
                 if isinstance(problem, TrailingDataError):
                     problem.message = ("a second JSON value on this line; JSON Lines hold one "
                                        "manifest a line: start a new line before it")
+                if isinstance(problem, EncodingError):  # its offset counted from the line
+                    problem.in_line(number, offsets.start_of(number))
                 problem.args = (problem.format(),)
                 errors.append(problem)
     if errors:
@@ -194,6 +204,30 @@ def _parse_range(lines: list[bytes], file: str, start: int, end: int) -> list[Lo
 
 
 _BOM = b"\xef\xbb\xbf"
+
+
+class _LineOffsets:
+    """Where each line of a split input begins in the file, summed only when first asked.
+
+    Asked for lines in increasing order (a range's errors), it adds each line's length once:
+    one pass over the lines up to the range's last bad byte, and nothing for a clean input.
+
+    Args:
+        lines: the input split at ``\\n`` (each line without it).
+    """
+
+    def __init__(self, lines: list[bytes]) -> None:
+        self.lines = lines
+        self.number, self.offset = 1, 0  # line 1 begins at byte 0
+
+    def start_of(self, number: int) -> int:
+        """Return the byte offset in the file where 1-based line ``number`` begins."""
+        if number < self.number:
+            self.number, self.offset = 1, 0
+        while self.number < number:
+            self.offset += len(self.lines[self.number - 1]) + 1
+            self.number += 1
+        return self.offset
 
 
 def _bom_inside(number: int, file: str) -> ParseError:
@@ -330,6 +364,10 @@ def _from_value(value: Any, file: str, *, line: int | None) -> list[Located]:
     ):  # a bundle: every member must be a manifest (a non-manifest member is reported)
         entries = [(f"/{escape_pointer(k)}", v) for k, v in value.items()]
     elif isinstance(value, list):
+        if not value:  # else `kistore add` of `[]` added nothing and said nothing
+            raise MultipleErrors([InputError(
+                "no manifests here: expected a manifest (an object) or an array of "
+                "manifests, found an empty array", file=file, pointer="", line=line)])
         entries = [(f"/{i}", v) for i, v in enumerate(value)]
     else:
         entries = [("", value)]

@@ -212,7 +212,8 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
         ``kind`` yields a single finding at ``/kind``.
     """
     if not isinstance(document, dict):
-        return [SchemaError("a manifest must be a JSON object", file=file, pointer="")]
+        return [SchemaError("a manifest must be a JSON object: expected an object, found "
+                            f"{_json_type(document)}", file=file, pointer="")]
     kind = document.get("kind")
     if kind not in KINDS:
         found = "it has none" if "kind" not in document else f"found {_json(kind)}"

@@ -34,7 +34,7 @@ from .admission import AddResult as AddResult  # re-exported: importers and the 
 from .admission import plan_add
 from .catalog import Catalog, open_catalog
 from .commit import PACK_THRESHOLD as PACK_THRESHOLD  # re-exported: the bench reads it
-from .commit import BranchCommit, check_ready, interrupts_deferred
+from .commit import BranchCommit, check_ready, common_git_dir, interrupts_deferred
 from .digest import Digest, match_prefix, parse_prefix
 from .errors import InputError, KistoreError, ResolutionError, StoreStateError
 from .model import Manifest
@@ -103,6 +103,8 @@ class Store:
         start = os.fspath(path) if path is not None else os.getcwd()
         self._repo: pygit2.Repository | None = None
         self._catalog: Catalog | None = None
+        self.uncommitted: tuple[str, ...] = ()
+        """Files :meth:`init` wrote into an existing repository and left to commit."""
         self._catalog_opened = False
         plain = _plain_work_tree(start)
         if plain is not None:  # the common case, found without importing pygit2
@@ -145,8 +147,10 @@ class Store:
 
         A new repository gets branch ``main`` and a first commit holding ``kistore.toml``
         and ``.gitattributes`` and the default ranking policy ``store/policy/ranking.json``.
-        In an existing repository missing files are written but
-        not committed. Running it twice changes nothing.
+        In an existing repository missing files are written but not committed (kistore does
+        not commit into a repository it did not create); the returned store's
+        :attr:`uncommitted` names them, for the user to commit: until then a commit made
+        there lacks them (``verify --at`` reports it). Running it twice changes nothing.
 
         Returns:
             The store.
@@ -178,6 +182,8 @@ class Store:
         if is_new and written:
             files = {p: (store.root / p).read_bytes() for p in written}
             BranchCommit(store.repo, store.root).run(files, "kistore init: new store")
+        else:
+            store.uncommitted = tuple(written)
         return store
 
     # -- reading ---------------------------------------------------------------------
@@ -300,8 +306,12 @@ class Store:
 
     @contextlib.contextmanager
     def _write_lock(self) -> Iterator[None]:
-        """Hold the store's write lock (``flock`` on ``<git dir>/kistore-write.lock``)."""
-        with open(Path(self.git_dir) / "kistore-write.lock", "a") as lock:
+        """Hold the store's write lock (``flock`` on ``kistore-write.lock`` in the git dir).
+
+        In the git directory all worktrees share: adds from two linked worktrees of one
+        repository take turns too (they may commit to one branch).
+        """
+        with open(common_git_dir(Path(self.git_dir)) / "kistore-write.lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 yield

@@ -143,18 +143,16 @@ class View:
         return {key: names[key] for key in keys if key in names}
 
     def find_name(self, kind: str, name: str) -> Digest | None:
-        """Return the digest named ``KIND/NAME``, or None; a miss is confirmed file by file.
+        """Return the digest named ``KIND/NAME``, or None; a miss costs what a hit costs.
 
-        As :meth:`name_owners`, except that in the work tree a miss lists every shard again
-        and compares each file's stat key (:meth:`kistore.catalog.Catalog.sync`), so a
-        metadata file renamed in place is found by its new name. O(store) stats on a miss
-        only: for resolving what a person typed, not for ``add``'s name checks.
+        As :meth:`name_owners` for one name: O(changed shards), the catalog re-reading the
+        shard directories that changed (an add, a removal, a rename, an editor that saves
+        by renaming). A metadata file rewritten in place in a directory that did not change
+        is seen once ``kistore reindex`` has read every file (:meth:`kistore.catalog.Catalog.
+        rebuild`); the CLI says so on a miss. A miss used to compare every file's stat key
+        instead: O(store) stats, ~1 s at 20,000 manifests (docs/speed.md).
         """
-        found = self.name_owners([(kind, name)]).get((kind, name))
-        if found is None and self.catalog is not None and self.scope == "work":
-            self.catalog.sync(self, every_shard=True)  # type: ignore[arg-type]
-            found = self.catalog.owners(self.scope, [(kind, name)]).get((kind, name))
-        return found
+        return self.name_owners([(kind, name)]).get((kind, name))
 
     def _scan_names(self, kinds: Sequence[str]) -> dict[tuple[str, str], Digest]:
         wanted = set(kinds)

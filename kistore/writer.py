@@ -20,9 +20,12 @@ import itertools
 import marshal
 import os
 import re
+import signal
 import tempfile
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from .workers import start_worker
 
 BULK_LISTING = 64
 """From this many files on, a batch lists each target directory once instead of probing
@@ -39,6 +42,10 @@ def file_stat(st: os.stat_result) -> FileStat:
     return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns, st.st_dev, st.st_uid,
             st.st_gid)
 
+
+STOP_CHECK = 128
+"""A child writing the work tree checks every this many files whether it must stop (a
+``poll`` each: about 1 us against some 100 us a file)."""
 
 _temp_names = itertools.count()
 _MODE = 0o644
@@ -170,6 +177,7 @@ class FileBatch:
         self._replaced: dict[str, bytes] = {}
         self._new_dirs: list[str] = []  # deepest first: what undo removes when left empty
         self._children: list[tuple[Any, Any]] = []  # (process, reply pipe) per child
+        self._stop: Any = None  # the parent's end of the pipe that tells children to stop
 
     def run(self) -> None:
         """Write every file now, in this process.
@@ -207,13 +215,15 @@ class FileBatch:
         gc.freeze()  # until reaped: a collection would copy every shared page it walks
         try:
             context = multiprocessing.get_context("fork")
+            stop, self._stop = context.Pipe(duplex=False)
             for share_files in shares:
                 reply, send = context.Pipe(duplex=False)
-                child = context.Process(target=self._child_main,
-                                        args=(send, reply, share_files), daemon=True)
+                child = context.Process(target=self._child_main, daemon=True,
+                                        args=(send, reply, share_files, stop, os.getpid()))
                 child.start()
                 send.close()
                 self._children.append((child, reply))
+            stop.close()
         except (ValueError, OSError):  # no fork here, or no processes allowed: write inline
             self._reap()
             gc.unfreeze()
@@ -247,8 +257,12 @@ class FileBatch:
         """Put back the work tree as it was before the batch (waits for a running child).
 
         Removes the files the batch created and rewrites (atomically) those it replaced.
-        Running it twice is harmless.
+        Running it twice is harmless. A running child is told to stop first: it ends after
+        the file it is writing (Ctrl-C used to wait until it had written all of them).
         """
+        if self._stop is not None:
+            with contextlib.suppress(OSError):  # the children are gone already
+                self._stop.send_bytes(b"stop")
         self._reap()
         for path in self._created:
             with contextlib.suppress(FileNotFoundError):
@@ -275,21 +289,34 @@ class FileBatch:
             child.join()
             reply.close()
         self._children = []
+        if self._stop is not None:
+            self._stop.close()
+            self._stop = None
         gc.unfreeze()
 
-    def _child_main(self, send: Any, reply: Any, files: Mapping[str, bytes]) -> None:
+    def _child_main(self, send: Any, reply: Any, files: Mapping[str, bytes], stop: Any,
+                    parent_pid: int) -> None:
         """In a child: write ``files``, send ``("ok", stats)`` or ``("error", exception)``.
+
+        It stops early, between two files, once ``stop`` (a pipe) has something to read:
+        :meth:`undo` then removes what it wrote. Ctrl-C and SIGTERM sent to the whole
+        process group (a terminal, a CI timeout, ``docker stop``) are left to the parent,
+        which stops the child that way: a signal landing in the child between creating a
+        temp file and noting it would leave the file behind. The child dies with the
+        parent (a parent killed with SIGKILL must not leave it writing).
 
         The child first closes the read ends it inherited (its own and its elder
         siblings'): with this process the only reader, a parent killed mid-batch leaves
         the child's ``send`` failing (broken pipe) instead of blocking forever while the
         child holds the store's write lock.
         """
+        start_worker(parent_pid)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         reply.close()
         for _, sibling in self._children:
             sibling.close()
         try:  # marshal: 20,000 stats unpickle in 0.4 s, unmarshal in 0.02 s
-            message: tuple[str, Any] = ("ok", marshal.dumps(self._write_all(files)))
+            message: tuple[str, Any] = ("ok", marshal.dumps(self._write_all(files, stop)))
         except BaseException as e:  # the parent undoes everything, then raises it
             message = ("error", e if isinstance(e, OSError) else OSError(str(e)))
         with contextlib.suppress(OSError):  # the parent is gone: nobody to tell
@@ -321,11 +348,14 @@ class FileBatch:
             except FileNotFoundError:
                 self._created.append(path)
 
-    def _write_all(self, files: Mapping[str, bytes]) -> dict[str, FileStat]:
+    def _write_all(self, files: Mapping[str, bytes], stop: Any = None) -> dict[str, FileStat]:
+        """Write ``files``; return their stats. OSError("stopped") once ``stop`` is readable."""
         fix_mode = bool(_umask() & _MODE)
         root = self.root + "/"
         stats = {}
-        for rel, data in files.items():
+        for count, (rel, data) in enumerate(files.items()):
+            if stop is not None and count % STOP_CHECK == 0 and stop.poll():
+                raise OSError("stopped: the add was interrupted")
             stats[rel] = file_stat(_write(root + rel, data, fix_mode=fix_mode))
         return stats
 

@@ -45,6 +45,17 @@ def test_key_generate_writes_0600_key_and_prints_line_and_keyid(runner, tmp_path
     assert out.split()[:2] == line.split()
 
 
+def test_key_generate_makes_a_missing_directory_private(runner, tmp_path):
+    # A new-user report: the README's `kistore key generate ~/.kistore/k` failed with "No
+    # such file or directory" on a machine without ~/.kistore.
+    path = tmp_path / "home" / ".kistore" / "k"
+    result = runner.invoke(main, ["key", "generate", str(path)])
+    assert result.exit_code == 0, result.output
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert result.output.splitlines()[0] == path.with_suffix(".pub").read_text().strip()
+
+
 def test_key_generate_never_overwrites(runner, key_file):
     before = key_file.read_bytes()
     result = runner.invoke(main, ["key", "generate", str(key_file)])

@@ -244,3 +244,46 @@ def test_add_of_a_latin1_manifest_names_the_byte_its_pointer_and_the_fix(runner,
         f"error: {path}:1:{offset + 1}:/metadata/title: invalid UTF-8 byte 0xe9 at byte offset "
         f"{offset}; the file is not UTF-8 (Latin-1 or Windows-1252?): re-encode it as UTF-8, "
         "e.g. `iconv -f LATIN1 -t UTF-8`"]
+
+
+@pytest.mark.parametrize("commit", [False, True], ids=["work-tree", "commit"])
+def test_an_interrupted_add_says_nothing_was_added_and_exits_130(runner, store, tmp_path,
+                                                                 kit, monkeypatch, commit):
+    """Ctrl-C (or SIGTERM) while an add wrote its files undid it, and said only click's
+    "Aborted!" (exit 1): not that nothing was added and the written files were removed."""
+    from kistore.writer import FileBatch
+
+    from .test_store import kit_bundle
+
+    source = kit_bundle(kit, tmp_path / "bundle.json")
+    before = snapshot(store.root), git(store.root, "rev-parse", "HEAD")
+    written = []
+    real = FileBatch._write_all
+
+    def ctrl_c_mid_write(self, files):
+        written.append(real(self, dict(list(files.items())[:2])))  # two files in place
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(FileBatch, "_write_all", ctrl_c_mid_write)
+    result = run(runner, store.root, "add", str(source), *(["--commit"] if commit else []))
+    assert written and len(written[0]) == 2
+    branch = ", and the branch did not move" if commit else ""
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        130, "", "interrupted before the add landed: nothing was added; any files it had "
+        f"written were removed{branch}\n")
+    assert (snapshot(store.root), git(store.root, "rev-parse", "HEAD")) == before
+
+
+def test_an_add_interrupted_while_reading_its_input_says_nothing_was_written(
+        runner, store_path, monkeypatch):
+    from kistore import inputs
+
+    def ctrl_c(paths):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(inputs, "read_inputs", ctrl_c)
+    before = snapshot(store_path)
+    result = run(runner, store_path, "add", str(BUNDLE))
+    assert (result.exit_code, result.stderr) == (
+        130, "interrupted while reading the input: nothing was added or written\n")
+    assert snapshot(store_path) == before

@@ -265,3 +265,75 @@ def test_cli_add_stdin_pretty_printed_manifest_keeps_its_own_error(runner, store
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         "error: -:4:1: expected a string object key: remove the trailing comma before '}'"]
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("null", "null"), ("3", "an integer"), ("2.5", "a number"), ('"x"', "a string"),
+    ("true", "a boolean")])
+def test_cli_add_of_a_value_that_is_no_object_says_what_it_found(runner, store_path,
+                                                                  tmp_path, text, found):
+    """Top-level `null` said "a manifest must be a JSON object" without what was found."""
+    expected = f"a manifest must be a JSON object: expected an object, found {found}"
+    result = add(runner, store_path, "-", input=text + "\n")
+    assert (result.exit_code, result.stderr) == (1, f"error: -: {expected}\n")
+    path = tmp_path / "one.json"
+    path.write_text(text)
+    result = add(runner, store_path, str(path))
+    assert (result.exit_code, result.stderr) == (1, f"error: {path}: {expected}\n")
+    result = add(runner, store_path, "-", input=f"[{text}]")
+    assert (result.exit_code, result.stderr) == (1, f"error: -:/0: {expected}\n")
+
+
+def test_cli_add_of_an_empty_array_says_it_holds_no_manifests(runner, store_path, tmp_path):
+    """`[]` was an empty bundle: `kistore add` added nothing and said nothing (exit 0)."""
+    expected = ("no manifests here: expected a manifest (an object) or an array of manifests, "
+                "found an empty array")
+    result = add(runner, store_path, "-", input="[]")
+    assert (result.exit_code, result.stdout, result.stderr) == (1, "", f"error: -: {expected}\n")
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(next(manifests(5))) + "\n[]\nnull\n")
+    result = add(runner, store_path, str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}:2:1: {expected}",
+        f"error: {path}:3:1: a manifest must be a JSON object: expected an object, found null"]
+
+
+def test_an_invalid_utf8_byte_in_json_lines_is_placed_by_its_file_offset(runner, store_path,
+                                                                           tmp_path):
+    """In JSON Lines the byte offset of an invalid UTF-8 byte counted from the start of its
+    line, not of the file: "at byte offset 16" on line 3 was byte 16 of line 3."""
+    first = b'{"a": 1}\r\n'  # CRLF: the \r belongs to line 1
+    data = first + b"\n" + b'{"apiVersion":"x\xe9"}\n' + b'{"kind":"\xff"}\n'
+    fix = ("the file is not UTF-8 (Latin-1 or Windows-1252?): re-encode it as UTF-8, e.g. "
+           "`iconv -f LATIN1 -t UTF-8`")
+    third, fourth = len(first) + 1, len(first) + 1 + len(b'{"apiVersion":"x\xe9"}\n')
+    assert data[third + 16] == 0xE9 and data[fourth + 9] == 0xFF  # the offsets named below
+    expected = [
+        ":1:1:/kind: a manifest's kind must be one of Workload, BenchmarkProtocol, "
+        "ExecutionEnvironment, Implementation, BenchmarkRun; it has none",
+        f":3:17:/apiVersion: invalid UTF-8 byte 0xe9 at byte offset {third + 16} of the file "
+        f"(byte 16 of line 3); {fix}",
+        f":4:10:/kind: invalid UTF-8 byte 0xff at byte offset {fourth + 9} of the file (byte 9 "
+        f"of line 4); {fix}"]
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(data)
+    assert errors_of(data, str(path)) == [f"{path}{e}" for e in expected]
+    result = add(runner, store_path, "-", input=data)  # stdin: JSON Lines found by content
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [f"error: -{e}" for e in expected]
+    # one JSON text: the offset was the file's already, and says so as before
+    assert errors_of(b'{"apiVersion":"x\xe9"}', "m.json") == [
+        f"m.json:1:17:/apiVersion: invalid UTF-8 byte 0xe9 at byte offset 16; {fix}"]
+
+
+def test_utf8_offsets_in_json_lines_parsed_by_workers_are_the_file_offsets(parallel):
+    """The parallel path re-parses a worker's bad range in the parent: same file offsets."""
+    good = jsonl(12).split(b"\n")
+    good[9] = good[9].replace(b'"kind"', b'"k\xe9nd"', 1)
+    data = b"\n".join(good)
+    [line] = errors_of(data, "runs.jsonl")
+    offset = data.index(b"\xe9")
+    assert line.startswith("runs.jsonl:10:")
+    assert f"invalid UTF-8 byte 0xe9 at byte offset {offset} of the file (byte " \
+        f"{offset - data.index(good[9])} of line 10)" in line

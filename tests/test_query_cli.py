@@ -322,3 +322,104 @@ def test_show_of_a_run_whose_object_file_is_cut_short_names_the_file(runner, gro
     assert line.startswith(f"error: {rel}: BenchmarkRun/fast: the object file is corrupt: ")
     assert line.endswith(f"restore it with `git checkout -- {rel}`, and run `kistore verify` "
                          "to find any other damaged file")
+
+
+def missing_file_warning(digest, rel: str) -> list[str]:
+    """The two stderr lines for one manifest whose object file ``rel`` was deleted."""
+    return [f"warning: 1 manifest(s) in the work tree do not verify and are left out: {digest}; "
+            "run `kistore verify`",
+            f"warning: {rel}: the object file is missing; restore it with `git checkout -- "
+            f"{rel}`"]
+
+
+def test_rank_compare_show_ls_warn_about_a_run_whose_object_file_was_deleted(runner, group):
+    """A committed run whose object file was deleted from the work tree was left out of
+    `rank`, `compare`, `show` and `ls` with no word (a corrupt one was warned about)."""
+    from kistore import layout
+    from kistore.store import Store
+
+    fast = Store(group.root).resolve("BenchmarkRun/fast")
+    rel = layout.object_path(fast)
+    (group.root / rel).unlink()
+    expected = missing_file_warning(fast, rel)
+    for args in (("rank", "BenchmarkRun/slow"), ("compare", "BenchmarkRun/slow"),
+                 ("show", "BenchmarkRun/slow"), ("ls", "--kind", "BenchmarkRun")):
+        result = run(runner, group.root, *args)
+        assert result.exit_code == 0, (args, result.output)
+        assert result.stderr.splitlines() == expected, args
+        assert "fast" not in result.stdout.replace("#1 slow", ""), args
+    ranked = run(runner, group.root, "rank", "BenchmarkRun/slow", "--json")
+    assert [r["name"] for r in json.loads(ranked.stdout) if r["rank"]] == ["slow"]
+    # both files gone (as `git rm` leaves it): the same warning
+    (group.root / layout.metadata_path(fast)).unlink()
+    result = run(runner, group.root, "rank", "BenchmarkRun/slow")
+    assert (result.exit_code, result.stderr.splitlines()) == (0, expected)
+    # restored as the warning says: no warning, and the run is ranked again
+    import subprocess
+
+    subprocess.run(["git", "checkout", "--", "store"], cwd=group.root, check=True)
+    result = run(runner, group.root, "rank", "BenchmarkRun/slow", "--json")
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert [r["name"] for r in json.loads(result.stdout) if r["rank"]] == ["fast", "slow"]
+
+
+def test_a_manifest_added_and_deleted_before_any_commit_is_not_warned_about(runner, group,
+                                                                            kit):
+    """Only committed manifests are damage when deleted: an uncommitted one is just gone."""
+    from kistore import layout
+
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation("proj-new", name="impl-new")
+    new = kit.run(protocol, env, impl, workload, latency=20, name="new")
+    add_docs(group, [impl, new], commit=False)
+    digest = group.resolve("BenchmarkRun/new")
+    (group.root / layout.object_path(digest)).unlink()
+    (group.root / layout.metadata_path(digest)).unlink()
+    result = run(runner, group.root, "rank", "BenchmarkRun/slow")
+    assert (result.exit_code, result.stderr) == (0, "")
+
+
+def test_a_digest_prefix_of_a_deleted_object_names_the_file_and_how_to_restore_it(runner,
+                                                                                  group):
+    """`show`, `rank`, `compare` and `cat` of a prefix whose object file was deleted said
+    "no object with digest prefix ...", as if the store never had it."""
+    from kistore import layout
+    from kistore.store import Store
+
+    fast = str(Store(group.root).resolve("BenchmarkRun/fast"))
+    rel = layout.object_path(Store(group.root).resolve(fast))
+    (group.root / rel).unlink()
+    line = (f"error: {rel}: {fast}: the object file is missing; restore it with `git checkout "
+            f"-- {rel}`, and run `kistore verify` to find any other damaged file")
+    for args in (("show", fast[7:19]), ("rank", fast[7:19]), ("cat", fast),
+                 ("compare", "BenchmarkRun/slow", fast[7:19]),
+                 ("compare", fast[7:19], "BenchmarkRun/slow")):
+        result = run(runner, group.root, *args)
+        assert (result.exit_code, result.stderr.splitlines()) == (1, [line]), args
+    # a prefix nobody ever stored is still just not found
+    result = run(runner, group.root, "show", "00000000")
+    assert (result.exit_code, result.stderr) == (
+        1, "error: no object with digest prefix 00000000\n")
+    # as of a commit, the store holds it: shown, no error
+    result = run(runner, group.root, "show", fast[7:19], "--at", "HEAD", "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["digest"] == fast
+
+
+def test_a_run_whose_protocol_file_was_deleted_names_that_file(runner, group):
+    """`rank` of a run whose protocol object file was deleted said only that the run is in
+    no comparison group because its protocol "is not in the store; add them"."""
+    from kistore import layout
+    from kistore.digest import Digest
+
+    protocol = Digest.from_str(group.read("BenchmarkRun/slow").spec["protocolDigest"])
+    rel = layout.object_path(protocol)
+    (group.root / rel).unlink()
+    warning = missing_file_warning(protocol, rel)
+    for args in (("rank", "BenchmarkRun/slow"), ("compare", "BenchmarkRun/slow")):
+        result = run(runner, group.root, *args)
+        assert result.exit_code == 1, args
+        assert result.stderr.splitlines()[:2] == warning, args
+        assert "is in no comparison group" in result.stderr.splitlines()[2], args
+    result = run(runner, group.root, "show", "BenchmarkRun/slow")
+    assert (result.exit_code, result.stderr.splitlines()) == (0, warning)
+    assert "note:     run slow" in result.stdout

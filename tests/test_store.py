@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -39,6 +40,24 @@ def test_init_writes_settings_attributes_and_first_commit(store_path):
     assert git(store_path, "status", "--porcelain") == ""
     Store.init(store_path)  # twice: no change
     assert git(store_path, "status", "--porcelain") == ""
+
+
+def test_init_in_an_existing_repository_says_which_files_to_commit(tmp_path, runner):
+    # A new-user report: `kistore init .` in a repository left kistore.toml,
+    # .gitattributes and the ranking policy uncommitted, silently; the commits `add
+    # --commit` made there then failed `kistore verify --at HEAD`.
+    from kistore.cli import main
+
+    git(tmp_path, "init", "-q", "-b", "main")
+    result = runner.invoke(main, ["init", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "commit the new files before adding: git add kistore.toml .gitattributes " \
+        "store/policy/ranking.json && git commit -m 'kistore init'" in result.stderr
+    git(tmp_path, "add", "kistore.toml", ".gitattributes", "store/policy/ranking.json")
+    git(tmp_path, "commit", "-q", "-m", "kistore init")
+    assert git(tmp_path, "status", "--porcelain") == ""
+    again = runner.invoke(main, ["init", str(tmp_path)])
+    assert again.exit_code == 0 and "commit the new files" not in again.stderr
 
 
 def test_add_writes_objects_whose_sha256_is_their_name(store, store_path, bundle):
@@ -550,6 +569,32 @@ def test_no_git_command_takes_the_files_while_add_commit_writes_them(
     assert not (store_path / ".git" / "index.lock").exists()
 
 
+@pytest.mark.parametrize("size", ["one", "bulk"])
+def test_a_new_branch_switched_to_while_add_commit_writes_gets_no_commit(
+        store, store_path, monkeypatch, size):
+    # A new-user test: `git switch -c feature` needs no index change, so it succeeds
+    # under kistore's index lock; the add then committed onto `feature`, not `main`.
+    from kistore.writer import FileBatch
+
+    batch = bulk_batch() if size == "bulk" else bulk_batch()[:1]
+    before = _state(store_path)
+    hook = "wait" if size == "bulk" else "run"
+    real = getattr(FileBatch, hook)
+
+    def meanwhile(self, *args, **kwargs):
+        result = real(self, *args, **kwargs)
+        git(store_path, "switch", "-q", "-c", "feature")
+        return result
+
+    monkeypatch.setattr(FileBatch, hook, meanwhile)
+    with pytest.raises(StoreStateError, match="HEAD was switched from refs/heads/main to "
+                       "refs/heads/feature during the add .* nothing was committed"):
+        store.add(batch, commit=True, message="never")
+    assert git(store_path, "rev-parse", "feature") == before[0]  # no commit on either
+    git(store_path, "switch", "-q", "main")
+    assert _state(store_path) == before
+
+
 def test_ctrl_c_before_the_branch_moves_takes_back_the_staged_entries(
         store, store_path, monkeypatch):
     batch = bulk_batch()
@@ -725,8 +770,9 @@ def test_sigterm_mid_write_undoes_the_add_like_ctrl_c(store_path, tmp_path):
     add.send_signal(signal.SIGTERM)
     _, err = add.communicate(timeout=120)
     assert "Traceback" not in err
-    if add.returncode == 1:  # interrupted: all undone
-        assert "Aborted!" in err
+    if add.returncode == 130:  # interrupted: all undone, and said so
+        assert err.startswith("interrupted "), err
+        assert "nothing was added" in err
         assert _state(store_path) == before
     else:  # the signal came after the branch moved: the add is whole
         assert add.returncode == 0, err
@@ -849,3 +895,29 @@ def test_a_second_ctrl_c_does_not_stop_the_undo_half_way(store, store_path, monk
     with pytest.raises(KeyboardInterrupt):
         store.add(batch, commit=True, message="never")
     assert _state(store_path) == before
+
+
+def test_adds_from_two_worktrees_of_one_repository_take_turns(store, store_path, tmp_path):
+    # A new-user test: the write lock lived in each worktree's own git directory, so adds
+    # from a linked worktree on the same branch ran at once and both claimed one name.
+    import fcntl
+    import time
+
+    linked = tmp_path / "linked"
+    git(store_path, "worktree", "add", "-q", "-b", "other", str(linked))
+    manifest = tmp_path / "one.json"
+    from bench.generate import manifests as generated
+
+    manifest.write_text(json.dumps(next(iter(generated(5)))))
+    with open(store_path / ".git" / "kistore-write.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the main worktree's add is running
+        add = subprocess.Popen([sys.executable, "-c", "from kistore.cli import main; main()",
+                                "--store", str(linked), "add", "--commit", str(manifest)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(2)
+        waited = add.poll() is None  # it waits for the lock instead of writing
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    out, err = add.communicate(timeout=120)
+    assert waited, (out, err)
+    assert add.returncode == 0, err
+    assert not (store_path / ".git" / "worktrees" / "linked" / "kistore-write.lock").exists()

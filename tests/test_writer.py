@@ -70,7 +70,7 @@ def test_disk_full_in_a_child_undoes_the_whole_batch(tmp_path, disk_full_on_writ
 
 
 def test_a_child_that_dies_without_a_word_is_a_failure_and_undone(tmp_path, monkeypatch):
-    monkeypatch.setattr(FileBatch, "_write_all", lambda self, files: os._exit(3))
+    monkeypatch.setattr(FileBatch, "_write_all", lambda self, files, stop=None: os._exit(3))
     batch = FileBatch(tmp_path, files(BULK_LISTING + 1))
     batch.start()
     with pytest.raises(OSError, match="died"):
@@ -132,3 +132,57 @@ def test_undo_before_wait_reads_the_replies_and_does_not_hang(tmp_path):
                          capture_output=True, text=True, timeout=60)
     assert run.stdout == "undone\n", run.stderr
     assert tree(tmp_path) == {}
+
+
+def test_undo_stops_a_running_child_between_two_files(tmp_path, monkeypatch):
+    # A new-user report: Ctrl-C during a bulk add took 4-7 s to take effect, because the
+    # undo waited for the child to write every one of its files before removing them all.
+    from kistore import writer
+
+    log = tmp_path / "written.log"
+    real = writer._write
+
+    def slow(path, data, **kwargs):  # runs in the child: 2,000 files take 10 s
+        import time
+
+        time.sleep(0.005)
+        with open(log, "a") as f:
+            f.write(path + "\n")
+        return real(path, data, **kwargs)
+
+    monkeypatch.setattr(writer, "_write", slow)
+    monkeypatch.setattr(writer, "STOP_CHECK", 1)
+    root = tmp_path / "root"
+    root.mkdir()
+    batch = FileBatch(root, files(2000))
+    batch.start()
+    batch.undo()
+    written = log.read_text().splitlines() if log.exists() else []
+    assert len(written) < 100  # it stopped at its next check, not after all 2,000
+    assert tree(root) == {}
+
+
+def test_a_child_leaves_ctrl_c_and_sigterm_to_the_parent(tmp_path, monkeypatch):
+    # A new-user report: Ctrl-C or SIGTERM sent to the add's whole process group (a
+    # terminal, a CI timeout, docker stop) stopped the writer child between creating a
+    # temp file and noting it; the temp file stayed and `kistore verify` failed (KI110).
+    import signal
+    import time
+
+    from kistore import writer
+
+    real = writer._write
+
+    def slow(path, data, **kwargs):  # runs in the child
+        time.sleep(0.002)
+        return real(path, data, **kwargs)
+
+    monkeypatch.setattr(writer, "_write", slow)
+    batch = FileBatch(tmp_path, files(300))
+    batch.start()
+    [(child, _)] = batch._children
+    time.sleep(0.2)
+    os.kill(child.pid, signal.SIGINT)
+    os.kill(child.pid, signal.SIGTERM)
+    batch.wait()  # the child went on: the parent decides (it undoes on its own interrupt)
+    assert tree(tmp_path) == files(300)

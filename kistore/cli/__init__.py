@@ -10,8 +10,10 @@ subcommand runs (:data:`SUBCOMMANDS`), so ``kistore --help`` imports no command 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import click
@@ -187,9 +189,10 @@ def _terminated(signum: int, frame: Any) -> None:
     """SIGTERM (``timeout``, a cancelled CI job, systemd) cleans up as Ctrl-C does.
 
     Python's default for SIGTERM ends the process on the spot: an add stopped mid-write
-    left its files in the work tree. As KeyboardInterrupt it is undone and click says
-    "Aborted!" (exit 1). Python ignores an exception raised inside a finaliser
-    (``__del__``), so there it comes back 10 ms later as SIGALRM, to the same handler.
+    left its files in the work tree. As KeyboardInterrupt it is undone and ``add`` says so
+    (:func:`interrupt_says`, exit 130; other commands: click's "Aborted!", exit 1).
+    Python ignores an exception raised inside a finaliser (``__del__``), so there it comes
+    back 10 ms later as SIGALRM, to the same handler.
     """
     caller = frame
     while caller is not None:
@@ -206,16 +209,19 @@ def _terminated(signum: int, frame: Any) -> None:
 def warn_unreadable(store: Any, catalog: object, at: str | None = None) -> None:
     """Say on stderr which manifests an answer left out because their files are damaged.
 
-    One summary line, then one line per damaged file (the first few) naming what is wrong
+    Damaged: an object or metadata file that does not verify, or a committed manifest
+    whose object file was deleted from the work tree (``kistore verify``: KI402). One
+    summary line, then one line per damaged file (the first few) naming what is wrong
     with it and how to restore it. Call after the answer: the work tree's catalog finds
     damaged files as it reads them.
 
     Args:
         store: the :class:`kistore.store.Store` answered from.
-        catalog: the catalog the answer came from (its ``unreadable`` digests).
+        catalog: the catalog the answer came from (its ``unreadable`` digests, and the
+            manifests its overlay of the work tree removed: :func:`deleted_from_work_tree`).
         at: the revision answered, or None for the work tree.
     """
-    unreadable = getattr(catalog, "unreadable", ())
+    unreadable = sorted({*getattr(catalog, "unreadable", ()), *deleted_from_work_tree(catalog)})
     if not unreadable:
         return
     from ..digest import Digest
@@ -231,6 +237,128 @@ def warn_unreadable(store: Any, catalog: object, at: str | None = None) -> None:
             role = "object" if path.startswith("store/objects/") else "metadata"
             click.echo(f"warning: {path}: the {role} file {problem}; restore it with "
                        f"`git checkout -- {path}`", err=True)
+
+
+def deleted_from_work_tree(catalog: object) -> list[str]:
+    """Return the digests of committed manifests a work-tree answer left out as deleted.
+
+    The work tree's catalog is ``HEAD``'s index overlaid with what changed in the work tree
+    (:class:`kistore.query.catalog.OverlayCatalog`, inside a
+    :class:`kistore.query.fresh.CheckedCatalog`): a manifest whose object file is gone is
+    overlaid as removed, and is not among the catalog's ``unreadable`` digests (those have
+    an object file that does not verify). Only manifests ``HEAD``'s index holds count:
+    objects are never deleted, so each is damage to restore with ``git checkout``.
+
+    Args:
+        catalog: the catalog an answer came from; any other kind has nothing deleted.
+
+    Returns:
+        Digest strings, sorted; empty when nothing was deleted or the catalog is not the
+        work tree's.
+    """
+    overlay = getattr(catalog, "inner", catalog)
+    changes, base = getattr(overlay, "changes", None), getattr(overlay, "base", None)
+    if not changes or base is None:
+        return []
+    unreadable = set(getattr(catalog, "unreadable", ()))
+    return sorted(d for d, record in changes.items()
+                  if record is None and d not in unreadable and base.record(d) is not None)
+
+
+@contextlib.contextmanager
+def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None
+                      ) -> Iterator[None]:
+    """Say why a reference the work tree does not resolve may still be meant, and what to do.
+
+    Within this block, a :class:`~kistore.errors.ResolutionError` about the work tree
+    becomes, for the first of ``refs`` that the work tree does not resolve:
+
+    * a digest or prefix of a committed manifest whose object file was deleted: the
+      :func:`kistore.query.answers.unreadable_error` of it (``the object file is missing;
+      restore it with `git checkout -- PATH```), as ``KIND/NAME`` already gets;
+    * a ``KIND/NAME`` no manifest holds: the same "no KIND named ..." with how to find a
+      name written into a metadata file in place, which a lookup does not see
+      (:meth:`kistore.views.View.find_name`): ``kistore reindex``.
+
+    Args:
+        store: the :class:`kistore.store.Store` asked.
+        refs: what the person typed (None entries are skipped).
+        at: the revision asked; only the work tree (None) is explained.
+
+    Raises:
+        VerificationError: a digest or prefix the work tree lacks and ``HEAD`` holds.
+        ResolutionError: a ``KIND/NAME`` not found, with the hint; else the original error.
+    """
+    from ..errors import KistoreError, ResolutionError
+
+    try:
+        yield
+    except ResolutionError:
+        if at is not None or store.root is None:
+            raise
+        from ..schema import KINDS
+
+        for ref in refs:
+            kind, slash, name = (ref or "").partition("/")
+            if ref is None or (slash and kind not in KINDS):
+                continue
+            if slash:
+                if store.view().find_name(kind, name) is None:
+                    raise ResolutionError(
+                        f"no {kind} named {name!r} in the store; if a metadata file was "
+                        "edited in place to give it this name, run `kistore reindex` to read "
+                        "every file again") from None
+                continue
+            try:
+                store.resolve(ref)
+                continue  # the work tree has it: not what failed
+            except KistoreError:
+                pass
+            try:
+                digest = store.resolve(ref, at="HEAD")
+            except KistoreError:  # not committed either (or no HEAD): the original stands
+                continue
+            from ..query.answers import unreadable_error
+
+            raise unreadable_error(store.view(None), digest, str(digest)) from None
+        raise
+
+
+INTERRUPTED = 130
+"""Exit code of a command stopped by Ctrl-C or SIGTERM before it finished (128 + SIGINT)."""
+
+
+@contextlib.contextmanager
+def interrupt_says(what: str) -> Iterator[None]:
+    """Say what a Ctrl-C or SIGTERM left, instead of click's bare "Aborted!"; exit 130.
+
+    For adds: :meth:`kistore.store.Store.add` undoes an add that has not landed before
+    the interrupt goes on, so a plain ``KeyboardInterrupt`` out of it means nothing was
+    added. One that arrives after the add landed is :class:`kistore.store.AddInterrupted`,
+    which the caller handles: it is passed on untouched.
+
+    Args:
+        what: what was left, after ``interrupted``: e.g. ``before the add landed: nothing
+            was added; ...``.
+
+    Raises:
+        click.exceptions.Exit: with :data:`INTERRUPTED` (130), after the message on stderr.
+    """
+    try:
+        yield
+    except KeyboardInterrupt as e:
+        store = sys.modules.get("kistore.store")  # not imported yet: nothing was written
+        if store is not None and isinstance(e, store.AddInterrupted):  # landed
+            raise
+        click.echo(f"interrupted {what}", err=True)
+        raise click.exceptions.Exit(INTERRUPTED) from None
+
+
+def undone_add(noun: str, *, commit: bool) -> str:
+    """Return what :func:`interrupt_says` says of an add (or import) that did not land."""
+    branch = ", and the branch did not move" if commit else ""
+    return (f"before the {noun} landed: nothing was added; any files it had written were "
+            f"removed{branch}")
 
 
 def emit_json(value: Any) -> None:

@@ -58,6 +58,9 @@ def key_generate(path: str, encrypt: bool, as_json: bool) -> None:
     private = signing.generate()
     line = signing.public_key_line(private.public_key())
     keyid = signing.keyid(private.public_key())
+    # A missing directory is made private, as ssh-keygen makes ~/.ssh (README's example
+    # is ~/.kistore/k, which a new user does not have yet).
+    Path(path).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 
 import click
 
-from . import StoreContext, emit_json, warn_unreadable
+from . import (
+    StoreContext,
+    emit_json,
+    explaining_misses,
+    interrupt_says,
+    undone_add,
+    warn_unreadable,
+)
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -25,6 +33,10 @@ def init(path: str) -> None:
 
     store = Store.init(path)
     click.echo(f"initialised kistore store in {store.root}")
+    if store.uncommitted:  # an existing repository: kistore does not commit into it
+        files = " ".join(shlex.quote(f) for f in store.uncommitted)
+        click.echo(f"commit the new files before adding: git add {files} && "
+                   "git commit -m 'kistore init'", err=True)
 
 
 @click.command()
@@ -61,19 +73,22 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     # the cycle collector only re-walks them (~15% of parsing 10,000 manifests), and in
     # the forked workers each walk copies the pages it touches.
     gc.disable()
-    located = read_inputs(files)
+    with interrupt_says("while reading the input: nothing was added or written"):
+        located = read_inputs(files)
     store = ctx.store()
     from ..store import AddInterrupted
 
-    try:
-        results = store.add([x.manifest for x in located], allow_dangling=allow_dangling,
-                            update_metadata=update_metadata, commit=do_commit,
-                            message=message, origins={x.manifest.digest: x for x in located})
-    except AddInterrupted as landed:  # too late to undo: say what is stored, exit 0
-        results = landed.results
-        where = f"committed as {landed.commit}" if landed.commit else "in the work tree"
-        click.echo(f"interrupted after the add had landed: all {len(results)} manifests are "
-                   f"stored and {where}; nothing was undone", err=True)
+    with interrupt_says(undone_add("add", commit=do_commit)):
+        try:
+            results = store.add([x.manifest for x in located], allow_dangling=allow_dangling,
+                                update_metadata=update_metadata, commit=do_commit,
+                                message=message,
+                                origins={x.manifest.digest: x for x in located})
+        except AddInterrupted as landed:  # too late to undo: say what is stored, exit 0
+            results = landed.results
+            where = f"committed as {landed.commit}" if landed.commit else "in the work tree"
+            click.echo(f"interrupted after the add had landed: all {len(results)} manifests "
+                       f"are stored and {where}; nothing was undone", err=True)
     if as_json:
         emit_json([{"digest": str(r.digest), "kind": r.kind, "name": r.name, "status": r.status}
                    for r in results])
@@ -134,15 +149,17 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
 
     store = ctx.store()
     catalog = None
-    try:
-        manifest = store.read(ref, at=at)
-    except ResolutionError:
-        if "/" not in ref:
-            raise
-        # KIND/NAME not in the name catalog: renamed in place, or its files are damaged;
-        # the query layer finds the first and names the damaged file for the second
-        catalog = open_catalog(store, at)
-        manifest = store.read(Digest.from_str(find(store, catalog, ref, at=at).digest), at=at)
+    with explaining_misses(store, [ref], at):
+        try:
+            manifest = store.read(ref, at=at)
+        except ResolutionError:
+            if "/" not in ref:
+                raise
+            # KIND/NAME not in the name catalog: renamed in place, or its files are damaged;
+            # the query layer finds the first and names the damaged file for the second
+            catalog = open_catalog(store, at)
+            manifest = store.read(Digest.from_str(find(store, catalog, ref, at=at).digest),
+                                  at=at)
     note = None
     if manifest.kind == "BenchmarkRun":
         catalog = catalog or open_catalog(store, at)
@@ -151,6 +168,7 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
                             catalog=catalog)
         except NoComparisonGroup as e:
             note = e.message
+            warn_unreadable(store, catalog, at)  # e.g. its protocol's file was deleted
         else:
             warn_unreadable(store, catalog, at)
             citation = short_citation(store, manifest.digest, at=at)
@@ -187,7 +205,8 @@ def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool) -> None:
       kistore cat 384a96d0 | sha256sum
     """
     store = ctx.store()
-    manifest = store.read(ref, at=at)
+    with explaining_misses(store, [ref], at):
+        manifest = store.read(ref, at=at)
     data = manifest.metadata_bytes if metadata else manifest.object_bytes
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from . import StoreContext, emit_json
+from . import StoreContext, emit_json, interrupt_says, undone_add
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -44,11 +44,12 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
     store = ctx.store()
-    plan = plan_import(source, files)
-    with click.progressbar(length=len(plan.records), label=f"importing {source}",
-                           file=sys.stderr) as bar:
-        report = run_import(store, source, plan, commit=do_commit, message=message,
-                            skip_invalid=skip_invalid, progress=bar.update)
+    with interrupt_says(undone_add("import", commit=do_commit)):
+        plan = plan_import(source, files)
+        with click.progressbar(length=len(plan.records), label=f"importing {source}",
+                               file=sys.stderr) as bar:
+            report = run_import(store, source, plan, commit=do_commit, message=message,
+                                skip_invalid=skip_invalid, progress=bar.update)
     for problem in report.skipped:
         click.echo(f"warning: {problem.format()} (record skipped)", err=True)
     for name in report.ignored:

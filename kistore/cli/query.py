@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import click
 
-from . import StoreContext, emit_json, warn_unreadable
+from . import StoreContext, emit_json, explaining_misses, warn_unreadable
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -50,8 +52,9 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     store = ctx.store()
     catalog = open_catalog(store, at)
     _warn_default_policy(store, at)
-    _, ranking = rank_group(store, ref, at=at, comparison=comparison,
-                            min_evidence=min_evidence, catalog=catalog)
+    with explaining_misses(store, [ref], at), _warning_before_no_group(store, catalog, at):
+        _, ranking = rank_group(store, ref, at=at, comparison=comparison,
+                                min_evidence=min_evidence, catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     rows = ranking.rows(include_excluded=show_all)
     if as_json:
@@ -95,7 +98,8 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     store = ctx.store()
     _warn_default_policy(store, at)
     catalog = open_catalog(store, at)
-    result = compare_runs(store, a, b, at=at, comparison=comparison, catalog=catalog)
+    with explaining_misses(store, [a, b], at), _warning_before_no_group(store, catalog, at):
+        result = compare_runs(store, a, b, at=at, comparison=comparison, catalog=catalog)
     warn_unreadable(store, catalog, at)
     if as_json:
         emit_json(result.to_json())
@@ -128,8 +132,9 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
 
     store = ctx.store()
     catalog = open_catalog(store, at)
-    found = list_manifests(store, kind=kind, workload=workload, hardware=hardware, at=at,
-                           catalog=catalog)
+    with explaining_misses(store, [workload], at):
+        found = list_manifests(store, kind=kind, workload=workload, hardware=hardware, at=at,
+                               catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     if as_json:
         emit_json([{"digest": r.digest, "kind": r.kind, "name": r.name,
@@ -190,3 +195,19 @@ def _warn_default_policy(store: Any, at: str | None) -> None:
         click.echo(f"warning: no {POLICY_PATH} here: ranked by kistore's shipped default "
                    "policy (`kistore verify` reports KI207 if the store's history had one)",
                    err=True)
+
+
+@contextlib.contextmanager
+def _warning_before_no_group(store: Any, catalog: Any, at: str | None) -> Iterator[None]:
+    """Before "in no comparison group", name the damaged files the catalog found.
+
+    A run's protocol or environment whose object file was deleted or corrupted leaves the
+    run without a comparison key; the error alone says "not in the store; add them".
+    """
+    from ..query.answers import NoComparisonGroup
+
+    try:
+        yield
+    except NoComparisonGroup:
+        warn_unreadable(store, catalog, at)
+        raise
