@@ -11,7 +11,8 @@ How one attestation is judged (:func:`judge`):
    verify_bundle`); otherwise it is **invalid** (an error finding);
 2. types that need a role (``rerun`` -> ``rerun``, ``withdrawal`` -> ``maintainer``) are
    looked up in ``store/trust/keys.json`` by the bundled key's fingerprint, at the time the
-   attestation first entered the repository (:mod:`kistore.notes`):
+   attestation first entered the repository (:mod:`kistore.notes`; for revocation and
+   expiry, at the later of that and the dates the signed payload states, :func:`signed_at`):
 
    * key not in trust: a **community** attestation (listed and counted, no effect);
    * key in trust but lacking the role, expired, not yet valid or revoked then: **not
@@ -163,7 +164,7 @@ def judge(seen: Any, trust: Any) -> Judgement:
     role = ROLE_FOR_TYPE.get(statement.type)
     if role is None:
         return Judgement(statement.type, keyid, True, COMMUNITY, "", outcome=outcome, **base)
-    decision, reason = trust.judge(keyid, role, seen.entered_at)
+    decision, reason = trust.judge(keyid, role, seen.entered_at, signed_at(statement.predicate))
     if decision is None:
         return Judgement(statement.type, keyid, True, COMMUNITY, reason, outcome=outcome,
                          **base)
@@ -178,6 +179,34 @@ def judge(seen: Any, trust: Any) -> Judgement:
                          outcome=outcome, **base)
     return Judgement(statement.type, keyid, True, DISAGREES,
                      f"trusted rerun key, outcome {outcome}", outcome=outcome, **base)
+
+
+def signed_at(predicate: dict[str, Any]) -> datetime | None:
+    """Return the latest date a verified predicate states (``observedAt``, ``createdAt``).
+
+    The signer wrote these dates, so they are believed only against the signer: a key's
+    revocation and expiry are judged at the later of this and the entry time
+    (:meth:`kistore.trust.TrustedKey.judge`). An unparseable date is ignored (the
+    predicate's schema reports it).
+
+    Args:
+        predicate: the statement's predicate, from a bundle whose signature verified.
+
+    Returns:
+        The latest stated instant (UTC-aware), or None when it states none.
+    """
+    from .errors import InputError
+    from .trust import parse_time
+
+    times = []
+    for name in ("observedAt", "createdAt"):
+        value = predicate.get(name)
+        if isinstance(value, str):
+            try:
+                times.append(parse_time(value))
+            except InputError:
+                continue
+    return max(times, default=None)
 
 
 def _claimed_type(payload: bytes) -> str | None:

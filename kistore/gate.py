@@ -4,8 +4,10 @@
 makes, applied to the files the range adds or changes (cross-file checks still see the
 whole tree at ``HEAD``), plus the rules about the range itself: no commit in it modifies,
 renames or deletes an object, and ``BASE`` is an ancestor of ``HEAD`` (a range that rewrites
-history is refused). Metadata edits and re-added identical manifests are reported as
-information. Everything is read from git objects, never the work tree, so the gate runs in
+history is refused), an attestation file it adds is judged at this machine's clock (KI411:
+its commit date is the key holder's to write), and a revocation in the trust file is never
+lifted or moved later (KI412). Metadata edits and re-added identical manifests are reported
+as information. Everything is read from git objects, never the work tree, so the gate runs in
 a bare repository (a ``pre-receive`` hook).
 
 :func:`check_updates` applies the gate to the ref updates a push brings (the lines git
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from typing import Any
 
 from . import canonical, layout
@@ -44,6 +47,9 @@ REF_NOT_FAST_FORWARD = rule(
 ZERO = "0" * 40
 """The object id git uses for 'no commit' (a created or deleted ref)."""
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+"""A placeholder entry time: :func:`_judged_now` judges new attestations at the clock."""
+
 
 def parse_range(spec: str) -> tuple[str, str]:
     """Split ``BASE..HEAD`` into its two revisions.
@@ -69,7 +75,10 @@ def check_range(store: Any, spec: str) -> list[Finding]:
         any commit in the range that modifies, renames or deletes an object; every KI1xx and
         KI2xx finding about a path the range adds or changes under ``store/`` (or
         ``.gitattributes``); KI405 (info) per metadata file changed, naming the changed
-        fields; KI406 (info) per object a commit re-added that ``BASE`` already holds.
+        fields; KI406 (info) per object a commit re-added that ``BASE`` already holds;
+        KI410 per attestation, trust or policy file deleted; KI411 per attestation file
+        added whose key the trust file at ``BASE`` or ``HEAD`` does not accept now; KI412
+        per revocation the range lifts or moves later.
 
     Raises:
         InputError: a malformed range or a revision that names no commit.
@@ -92,7 +101,96 @@ def check_range(store: Any, spec: str) -> list[Finding]:
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(base.tree, head.tree)
+    findings += _new_files_untrusted(store, base, head, changed)
+    if layout.TRUST_FILE in changed:
+        findings += _revocations_lifted(store, str(base.id), str(head.id))
     return sorted(findings, key=sort_key)
+
+
+NEW_ATTESTATION_UNTRUSTED = rule(
+    "KI411", "new-attestation-key-not-trusted", ERROR,
+    "a key store/trust/keys.json has revoked, that has expired, or that is not (yet) trusted "
+    "for the attestation's role cannot add attestations: sign with a key trusted now, or "
+    "leave the attestation out")
+REVOCATION_LIFTED = rule(
+    "KI412", "trust-revocation-lifted", ERROR,
+    "a revocation is never lifted or moved later (it would re-validate what the key signed "
+    "after it): keep revokedAt, or move it earlier; trust the holder's new key instead")
+
+
+def _judged_now(store: Any, seen: Iterable[Any], trust_revs: Iterable[str]) -> list[Finding]:
+    """Refuse attestations entering now by a key trust does not accept now (KI411).
+
+    An attestation new to the repository enters it now, whatever dates its commit or its
+    payload carry (both written by the key's holder): it is judged at this machine's clock
+    against the trust file of every revision in ``trust_revs`` (the target branch before
+    and after the update), so a revoked key cannot add evidence by backdating a commit.
+    Community keys (not in trust) and invalid bundles are left to the other checks.
+    """
+    from dataclasses import replace
+
+    from .errors import KistoreError
+    from .evidence import NOT_COUNTED, judge
+    from .trust import load_trust
+
+    trusts = []
+    for rev in dict.fromkeys(trust_revs):
+        try:
+            trusts.append(load_trust(store.view(rev)))
+        except KistoreError:  # an invalid trust file is reported as KI309
+            continue
+    now = datetime.now(UTC)
+    findings = []
+    for item in seen:
+        for trust in trusts:
+            judged = judge(replace(item, entered_at=now), trust)
+            if judged.effect == NOT_COUNTED:
+                findings.append(Finding(
+                    NEW_ATTESTATION_UNTRUSTED, f"a new {judged.type} attestation by "
+                    f"{judged.keyid} cannot enter now: {judged.reason}", file=item.location,
+                    extra={"keyid": judged.keyid, "type": judged.type}))
+                break
+    return findings
+
+
+def _new_files_untrusted(store: Any, base: Any, head: Any, changed: set[str]) -> list[Finding]:
+    """KI411 for each attestation file the range adds whose key trust does not accept now."""
+    from .notes import ATTESTATIONS_SHA256, Seen, parse_attestation_path
+
+    seen = []
+    for path in sorted(changed):
+        parsed = parse_attestation_path(path) if path.startswith(ATTESTATIONS_SHA256) else None
+        if parsed is None or path in base.tree:
+            continue
+        try:
+            data = store.repo[head.tree[path].id].data
+        except KeyError:  # the range deletes it (KI410)
+            continue
+        seen.append(Seen(bytes(data), parsed[0], "file", path, _EPOCH))
+    return _judged_now(store, seen, [str(base.id), str(head.id)]) if seen else []
+
+
+def _revocations_lifted(store: Any, base: str, head: str) -> list[Finding]:
+    """KI412 for each key revoked at ``base`` whose revocation ``head`` lifts or delays."""
+    from .errors import KistoreError
+    from .trust import TRUST_FILE, format_time, load_trust
+
+    try:
+        before, after = (load_trust(store.view(rev)) for rev in (base, head))
+    except KistoreError:  # an unreadable trust file is reported as KI309 (and trusts none)
+        return []
+    findings = []
+    for keyid, old in sorted(before.keys.items()):
+        new = after.keys.get(keyid)
+        if old.revoked_at is None or new is None:
+            continue  # a key dropped from trust signs as a community key: it counts for nothing
+        if new.revoked_at is None or new.revoked_at > old.revoked_at:
+            found = "no revocation" if new.revoked_at is None else format_time(new.revoked_at)
+            findings.append(Finding(
+                REVOCATION_LIFTED, f"key {keyid} was revoked at {format_time(old.revoked_at)}; "
+                f"the range makes that {found}", file=TRUST_FILE,
+                expected=format_time(old.revoked_at), found=found))
+    return findings
 
 
 APPEND_ONLY_REMOVED = rule(
@@ -221,7 +319,10 @@ def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
     Returns:
         KI407 for a non-fast-forward update or deletion of a protected ref. For
         ``refs/notes/kistore``: KI408 for any attestation line the push removes, KI409 for a
-        new line that is not a bundle verifying against the object it annotates. For any
+        new line that is not a bundle verifying against the object it annotates, KI411 for a
+        new line whose key the trust file of a protected branch (as it is, and as this push
+        sets it) revokes, has expired or does not trust for its role at this machine's
+        clock (dates in the pushed commits are the pusher's to write). For any
         other ref naming a commit (branches, tags, other namespaces): the findings of
         :func:`check_range` from the old tip (from the merge base for a new or force-pushed
         ref), or of a whole-history check of the new tip when there is no base.
@@ -232,6 +333,7 @@ def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
     protected = protected_refs(store) if protected is None else protected
     repo = store.repo
     admit_quarantine(repo)
+    updates = list(updates)
     findings: list[Finding] = []
     for old, new, ref in updates:
         if new != ZERO and repo.get(new) is None:
@@ -253,7 +355,7 @@ def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
         if new == ZERO:
             continue
         if ref == NOTES_REF:
-            findings += _notes_update(repo, old, new)
+            findings += _notes_update(store, old, new, _trust_revs(store, updates, protected))
             continue
         try:
             new = str(store.commit(new).id)  # an annotated tag: check the commit it names
@@ -283,18 +385,35 @@ NOTES_LINE_INVALID = rule(
     "(`kistore attest` writes them)")
 
 
-def _notes_update(repo: Any, old: str, new: str) -> list[Finding]:
+def _trust_revs(store: Any, updates: list[tuple[str, str, str]], protected: set[str]
+                ) -> list[str]:
+    """Return the commits whose trust file judges new notes: protected branches, as pushed too."""
+    import pygit2
+
+    repo = store.repo
+    revs = [str(repo.references[r].peel(pygit2.Commit).id) for r in sorted(protected)
+            if r.startswith("refs/heads/") and r in repo.references]
+    revs += [new for _old, new, ref in updates
+             if ref in protected and ref.startswith("refs/heads/") and new != ZERO]
+    return revs
+
+
+def _notes_update(store: Any, old: str, new: str, trust_revs: list[str]) -> list[Finding]:
     """Check a push of ``refs/notes/kistore``: every old line stays, every new line verifies.
 
     Notes are append-only evidence: removing a line would silently undo a withdrawal or a
     rerun in every clone that fetches; an unreadable or unverifiable line would fail
-    ``verify`` everywhere.
+    ``verify`` everywhere. A new line whose key trust (at ``trust_revs``) does not accept
+    now is refused (KI411): its notes commit's date is the pusher's to write.
     """
     import pygit2
 
     from .attestation import Bundle, verify_bundle
     from .errors import KistoreError
-    from .notes import lines_of, note_blobs
+    from .notes import Seen, lines_of, note_blobs
+
+    repo = store.repo
+    fresh: list[Seen] = []
 
     def notes_of(rev: str) -> dict[str, str]:
         return {} if rev == ZERO else note_blobs(repo, repo[rev].peel(pygit2.Commit))
@@ -325,6 +444,8 @@ def _notes_update(repo: Any, old: str, new: str) -> list[Finding]:
             except KistoreError as e:
                 findings.append(Finding(NOTES_LINE_INVALID, e.message,
                                         file=f"{NOTES_REF}:{obj}"))
+                continue
+            fresh.append(Seen(line, subject, "note", f"{NOTES_REF}:{obj}", _EPOCH))
     for obj, blob in sorted(before.items()):
         kept = set(lines_of(repo[after[obj]].data)) if obj in after else set()
         lost = [line for line in lines_of(repo[blob].data) if line not in kept]
@@ -332,7 +453,7 @@ def _notes_update(repo: Any, old: str, new: str) -> list[Finding]:
             findings.append(Finding(NOTES_LINE_REMOVED, f"the push removes {len(lost)} "
                                     f"attestation line(s) from the note on {obj}",
                                     file=f"{NOTES_REF}:{obj}"))
-    return findings
+    return findings + (_judged_now(store, fresh, trust_revs) if fresh else [])
 
 
 def _merge_base(store: Any, new: str, old: str, protected: set[str]) -> str | None:

@@ -6,7 +6,9 @@ compares commits with their parents, looking only at ``store/objects/``:
 (and, in a work tree, of what the index and work tree would change in the next commit);
 :func:`history_findings` over the commits of :func:`ancestry` is the pull-request gate's
 check of a range (:mod:`kistore.gate`). A merge is held to what it changes itself, as git's
-combined diff; a change of file mode alone is named as such, not as modified bytes.
+combined diff, except that dropping or changing what one side has is the merge's own doing
+unless the two sides' merge base held the path (see :func:`history_findings`); a change
+of file mode alone is named as such, not as modified bytes.
 
 It reads git (pygit2, imported inside the functions) but never a file's contents: the checks
 of bytes are :mod:`kistore.verify`'s, reading a tree's files and running every check is
@@ -50,9 +52,15 @@ def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
 
     Each commit is compared with every parent (a merge with each side), looking only at
     ``store/objects/`` and skipping identical subtrees, so the cost follows what changed.
-    A merge is held to what it changes itself, as git's combined diff: a difference from
-    one parent that another parent already has (the same entry, or the same absence) came
-    with that side, and is reported at the side's own commit, not again at the merge.
+    A merge is held to what it changes itself: a difference from one parent P that another
+    parent Q already has (the same entry, or the same absence) is left to Q's own history
+    only when the merge base of P and Q held the path. Then the path changed (or went)
+    between that base and P or Q, and the commit that did it is reported in that side's
+    history (in the range, or in history already checked). When the base never held it
+    (Q never had the object, or P and Q share no history: an orphan root), the merge
+    itself drops or changes what P has and is reported here. This is git's combined-diff
+    rule narrowed: ``git merge -s ours`` of a branch that never had an object must not
+    delete it unseen.
 
     Args:
         repo: the ``pygit2.Repository``.
@@ -65,6 +73,7 @@ def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
     import pygit2
 
     findings = []
+    bases: dict[tuple[str, str], Any] = {}
     renamed = pygit2.enums.DeltaStatus.RENAMED
     deleted = pygit2.enums.DeltaStatus.DELETED
     added = pygit2.enums.DeltaStatus.ADDED
@@ -81,9 +90,10 @@ def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
                 deltas = [d for d in diff.deltas if d.status != added]
             where = f"in commit {str(commit.id)[:12]} ({commit.message.splitlines()[0][:60]!s})"
             extra = {"commit": str(commit.id), "parent": str(parent.id)}
-            others = [objects_tree(repo, p.tree) for p in commit.parents if p.id != parent.id]
+            others = [p for p in commit.parents if p.id != parent.id]
             for d in deltas:
-                if others and _from_another_side(d.old_file.path, new, others):
+                if others and _from_another_side(repo, d.old_file.path, new, parent, others,
+                                                 bases):
                     continue
                 path = f"{layout.OBJECTS_DIR}/{d.old_file.path}"
                 if d.status == renamed:
@@ -107,24 +117,46 @@ def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
     return findings
 
 
-def _from_another_side(path: str, merged: Any, others: list[Any]) -> bool:
-    """Return True when another parent of a merge has what the merge has at ``path``.
+def _from_another_side(repo: Any, path: str, merged: Any, parent: Any, others: list[Any],
+                       bases: dict[tuple[str, str], Any]) -> bool:
+    """Return True when a merge's difference from ``parent`` at ``path`` is another side's.
 
-    ``path`` is relative to ``store/objects``; ``merged`` and ``others`` are those trees
-    (None for a commit without one). The same blob and mode, or both without the path.
+    That is: another parent has what the merge has at ``path`` (the same blob and mode, or
+    both lack it), and the merge base of ``parent`` and that other parent held ``path``, so
+    the change was made (and is reported) in the history between that base and one of the
+    two. Without a merge base, or when the base lacks ``path``, the difference is the
+    merge's own.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        path: relative to ``store/objects/sha256``.
+        merged: the merge's objects tree (None when it has none).
+        parent: the parent the difference is from (``pygit2.Commit``).
+        others: the merge's other parents (``pygit2.Commit``).
+        bases: a cache of objects trees of merge bases, by pair of commit ids.
     """
+    mine = _entry(merged, path)
+    for other in others:
+        if _entry(objects_tree(repo, other.tree), path) != mine:
+            continue
+        key = (str(parent.id), str(other.id))
+        if key not in bases:
+            base = repo.merge_base(parent.id, other.id)
+            bases[key] = objects_tree(repo, repo[base].tree) if base is not None else None
+        if _entry(bases[key], path) is not None:
+            return True
+    return False
 
-    def entry(tree: Any) -> tuple[str, int] | None:
-        if tree is None:
-            return None
-        try:
-            found = tree[path]
-        except KeyError:
-            return None
-        return str(found.id), found.filemode
 
-    mine = entry(merged)
-    return any(entry(other) == mine for other in others)
+def _entry(tree: Any, path: str) -> tuple[str, int] | None:
+    """Return (blob id, file mode) at ``path`` of a tree (None: no tree or no such path)."""
+    if tree is None:
+        return None
+    try:
+        found = tree[path]
+    except KeyError:
+        return None
+    return str(found.id), found.filemode
 
 
 def ancestry(repo: Any, head: Any, hide: Any = None) -> Iterator[Any]:

@@ -14,10 +14,15 @@ Two transports, verified identically (a signed bundle is self-authenticating):
   :func:`sync` attaches every such file as a note.
 
 Entry time (when an attestation first entered the repository; trust windows are judged at
-it): for a note line, the earliest commit time of a notes commit holding the line; for a
-file, the commit time of the first commit (on the branch read) holding the path; for an
-uncommitted file, now. Commit times are what committers wrote: the review of the pull
-request or the push is what vouches for them.
+it): for a note line, the earliest time of a notes commit holding the line; for a file, the
+time of the first commit (on the branch read) holding the path; for an uncommitted file,
+now. A commit's time is its committer date, raised to the latest committer date of its
+ancestors (:class:`_Clock`): a commit cannot have been made before the commits it is built
+on, so one dated earlier than its parent is not believed. Dates are still what committers
+wrote; what stops a revoked key's holder from backdating a new attestation is the gate
+(:mod:`kistore.gate` refuses a new attestation by a key trust does not accept at the time
+of the push) and :mod:`kistore.evidence` judging revocation also at the payload's own
+signed dates (docs/attestations.md, "Which dates are trusted").
 
 This module uses pygit2 for reading and writing notes and the ``git`` binary for fetch,
 push and ``git notes merge -s cat_sort_uniq``.
@@ -124,9 +129,9 @@ def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
     times: dict[str, dict[bytes, datetime]] = {}
     trees: dict[str, dict[str, str]] = {}
     blobs: dict[str, list[bytes]] = {}
-    walker = repo.walk(tip.target, pygit2.enums.SortMode.TOPOLOGICAL)
-    for commit in walker:
-        when = datetime.fromtimestamp(commit.commit_time, UTC)
+    clock = _Clock()
+    for commit in repo.walk(tip.target, _PARENTS_FIRST):
+        when = clock.time_of(commit)
         for annotated, note_blob in _flatten(repo, commit.tree, "", trees).items():
             if note_blob not in blobs:
                 blobs[note_blob] = _lines(repo[note_blob].read_raw())
@@ -142,6 +147,34 @@ def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
 
 
 _ENTERED_CACHE: dict[tuple[str, str], dict[str, dict[bytes, datetime]]] = {}
+
+_PARENTS_FIRST = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
+
+
+class _Clock:
+    """Commit times that never run backwards: a commit is no older than any ancestor.
+
+    A committer date is whatever the committer wrote. A commit dated before its parent
+    (``GIT_COMMITTER_DATE=... git commit-tree -p PARENT``) claims to predate a commit it
+    was built on; that claim is not believed. The time used is the latest committer date
+    among the commit and all its ancestors (each ancestor's date written by whoever made
+    it), so backdating below the history one builds on gains nothing.
+
+    Feed commits parents first (:data:`_PARENTS_FIRST`).
+    """
+
+    def __init__(self) -> None:
+        self.times: dict[Any, datetime] = {}
+
+    def time_of(self, commit: pygit2.Commit) -> datetime:
+        """Return the commit's trusted time (UTC): its date, or a later ancestor's."""
+        when = datetime.fromtimestamp(commit.commit_time, UTC)
+        for parent in commit.parent_ids:
+            earlier = self.times.get(parent)
+            if earlier is not None and earlier > when:
+                when = earlier
+        self.times[commit.id] = when
+        return when
 
 
 def _flatten(repo: pygit2.Repository, tree: Any, prefix: str, cache: dict[str, dict[str, str]]
@@ -227,8 +260,9 @@ def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict
         return cached
     first: dict[str, datetime] = {}
     trees: dict[str, dict[str, str]] = {}
-    for c in repo.walk(commit.id, pygit2.enums.SortMode.TOPOLOGICAL):
-        when = datetime.fromtimestamp(c.commit_time, UTC)
+    clock = _Clock()
+    for c in repo.walk(commit.id, _PARENTS_FIRST):
+        when = clock.time_of(c)
         try:
             sub = c.tree[ATTESTATIONS_SHA256]
         except KeyError:

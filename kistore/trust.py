@@ -12,7 +12,9 @@ indented JSON, keys sorted by keyid, one field a line. Keys are looked up by the
 fingerprint computed from ``publicKey``; the ``keyid`` field is checked against it, never
 believed. A key is usable for a role at time T when it holds the role, ``validFrom <= T``,
 ``T < validUntil`` and ``T < revokedAt``; T is when the attestation first entered the
-repository (see :mod:`kistore.notes`), not the wall clock.
+repository (see :mod:`kistore.notes`), not the wall clock, and for ``validUntil`` and
+``revokedAt`` also any later date the signed payload states (its holder cannot sign a date
+after the revocation and have it count). docs/attestations.md says which dates are trusted.
 """
 
 from __future__ import annotations
@@ -54,19 +56,33 @@ class TrustedKey:
     revoked_at: datetime | None = None
     comment: str | None = None
 
-    def judge(self, role: str, when: datetime) -> str | None:
-        """Return why this key may not sign for ``role`` at ``when``, or None when it may."""
+    def judge(self, role: str, when: datetime, signed: datetime | None = None) -> str | None:
+        """Return why this key may not sign for ``role``, or None when it may.
+
+        Args:
+            role: the role the attestation's type needs.
+            when: when the attestation entered the repository (UTC).
+            signed: the latest date the signed payload itself states (``observedAt``,
+                ``createdAt``), or None. The key's holder controls it, so it can only
+                count against them: revocation and expiry are judged at the later of
+                ``when`` and ``signed`` (a payload dated after the revocation was signed
+                after it, whatever the commit dates say); ``validFrom`` at ``when`` alone
+                (a payload dated in the future must not make a key valid early).
+        """
         if role not in self.roles:
             return f"key {self.keyid} is trusted for {', '.join(self.roles)}, not {role}"
-        if self.revoked_at is not None and when >= self.revoked_at:
-            return (f"key {self.keyid} was revoked at {format_time(self.revoked_at)}; the "
-                    f"attestation entered the repository at {format_time(when)}")
+        entered = f"the attestation entered the repository at {format_time(when)}"
+        latest = when
+        if signed is not None and signed > when:
+            latest = signed
+            entered += f" and its signed payload is dated {format_time(signed)}"
+        if self.revoked_at is not None and latest >= self.revoked_at:
+            return f"key {self.keyid} was revoked at {format_time(self.revoked_at)}; {entered}"
         if self.valid_from is not None and when < self.valid_from:
             return (f"key {self.keyid} is valid from {format_time(self.valid_from)}; the "
                     f"attestation entered the repository at {format_time(when)}")
-        if self.valid_until is not None and when >= self.valid_until:
-            return (f"key {self.keyid} expired at {format_time(self.valid_until)}; the "
-                    f"attestation entered the repository at {format_time(when)}")
+        if self.valid_until is not None and latest >= self.valid_until:
+            return f"key {self.keyid} expired at {format_time(self.valid_until)}; {entered}"
         return None
 
     def to_json(self) -> dict[str, Any]:
@@ -95,8 +111,16 @@ class Trust:
     keys: dict[str, TrustedKey] = field(default_factory=dict)
     unreadable: str = ""
 
-    def judge(self, keyid: str, role: str, when: datetime) -> tuple[bool | None, str]:
+    def judge(self, keyid: str, role: str, when: datetime, signed: datetime | None = None
+              ) -> tuple[bool | None, str]:
         """Decide whether ``keyid`` may sign for ``role`` at ``when``.
+
+        Args:
+            keyid: the bundled key's OpenSSH fingerprint.
+            role: ``rerun`` or ``maintainer``.
+            when: when the attestation entered the repository (UTC).
+            signed: the latest date its signed payload states, or None (see
+                :meth:`TrustedKey.judge`).
 
         Returns:
             ``(None, reason)`` when the key is not in trust (a community key),
@@ -109,7 +133,7 @@ class Trust:
         key = self.keys.get(keyid)
         if key is None:
             return None, f"key {keyid} is not in {TRUST_FILE}: a community attestation"
-        reason = key.judge(role, when)
+        reason = key.judge(role, when, signed)
         return (False, reason) if reason else (True, "")
 
     def to_bytes(self) -> bytes:

@@ -138,6 +138,23 @@ def commit_all(path: Path, message: str = "change") -> str:
     return git(path, "rev-parse", "HEAD").strip()
 
 
+def redate_history(path: Path, date: str) -> str:
+    """Rewrite the (linear) history of HEAD with every commit dated ``date``; return the tip.
+
+    Entry times never run backwards (a commit is no older than its ancestors), so a test of
+    what "entered before" a past instant needs the whole history to predate it.
+    """
+    env = {**os.environ, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date}
+    parent: list[str] = []
+    for commit in git(path, "rev-list", "--reverse", "HEAD").split():
+        tree = git(path, "rev-parse", f"{commit}^{{tree}}").strip()
+        made = subprocess.run(["git", "commit-tree", tree, *parent, "-m", "redated"], cwd=path,
+                              env=env, check=True, capture_output=True, text=True)
+        parent = ["-p", made.stdout.strip()]
+    git(path, "reset", "-q", "--soft", parent[1])
+    return parent[1]
+
+
 def store_file(digest: str, base: str = "objects") -> str:
     """Repository path of the object (or metadata) file of ``sha256:<hex>``."""
     hex_ = digest.removeprefix("sha256:")

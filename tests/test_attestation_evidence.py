@@ -20,7 +20,7 @@ from kistore.evidence import (
 )
 from kistore.trust import add_key, parse_time, revoke_key
 
-from .conftest import PUBLISHED, fixed_key, git
+from .conftest import PUBLISHED, fixed_key, git, redate_history
 
 RUN = Digest.from_str(PUBLISHED["run"])
 PROTOCOL = Digest.from_str(PUBLISHED["protocol"])
@@ -104,7 +104,11 @@ def test_rerun_by_revoked_key_is_not_counted(trusted):
 
 
 def test_rerun_that_entered_before_revocation_still_counts(trusted, store_path):
-    path = notes.attach(trusted, RUN, bundle(RERUN_KEY), as_file=True)
+    # The whole history predates the revocation (a commit is never judged older than the
+    # commits it is built on), and so does the payload's own observedAt.
+    redate_history(store_path, "2026-02-15T00:00:00Z")
+    path = notes.attach(trusted, RUN, bundle(RERUN_KEY, observedAt="2026-02-20T00:00:00Z"),
+                        as_file=True)
     git(store_path, "add", path)
     subprocess.run(["git", "commit", "-qm", "rerun"], cwd=store_path, check=True,
                    env={**os.environ, "GIT_COMMITTER_DATE": "2026-03-01T00:00:00Z"})
@@ -112,6 +116,55 @@ def test_rerun_that_entered_before_revocation_still_counts(trusted, store_path):
     assert evidence_for(trusted, RUN).level == VERIFIED  # judged at entry, not wall clock
     revoke_key(trusted.root, keyid(RERUN_KEY), at=parse_time("2026-02-01"))
     assert evidence_for(trusted, RUN).level == SOURCE_NATIVE
+
+
+def _backdate_notes_tip(store_path, date: str) -> None:
+    """Replace the notes tip by a copy dated ``date`` on the same parent (the attack)."""
+    tree = git(store_path, "rev-parse", f"{notes.NOTES_REF}^{{tree}}").strip()
+    parent = git(store_path, "rev-parse", f"{notes.NOTES_REF}^").strip()
+    backdated = subprocess.run(
+        ["git", "commit-tree", tree, "-p", parent, "-m", "x"], cwd=store_path, check=True,
+        capture_output=True, text=True,
+        env={**os.environ, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date}).stdout.strip()
+    git(store_path, "update-ref", notes.NOTES_REF, backdated)
+
+
+def test_revoked_key_backdating_its_notes_commit_below_the_parent_is_not_counted(
+        trusted, store_path):
+    # The attack: after the revocation, the leaked key's holder attests (with a backdated
+    # observedAt too) and rewrites the notes commit with a committer date before the
+    # revocation. The commit is built on a notes commit made after the revocation, so it
+    # cannot predate it: its date is not believed.
+    revoke_key(trusted.root, keyid(RERUN_KEY), at=parse_time("2026-01-01"))
+    notes.attach(trusted, RUN, bundle(STRANGER, "reproduction"))
+    notes.attach(trusted, RUN, bundle(RERUN_KEY, observedAt="2025-11-30T00:00:00Z"))
+    _backdate_notes_tip(store_path, "2025-12-01T00:00:00Z")
+    evidence = evidence_for(trusted, RUN)
+    assert evidence.level == SOURCE_NATIVE
+    [rerun] = [a for a in evidence.attestations if a["type"] == "rerun"]
+    assert rerun["effect"] == "not-counted"
+    assert "was revoked at 2026-01-01T00:00:00Z" in rerun["reason"]
+    assert not rerun["enteredAt"].startswith("2025-")
+
+
+def test_revoked_key_whose_own_payload_is_dated_after_the_revocation_is_not_counted(trusted):
+    # Whatever the commit dates say, a payload the key signed dated after the revocation
+    # was signed after it.
+    revoke_key(trusted.root, keyid(RERUN_KEY), at=parse_time("2099-01-01"))
+    notes.attach(trusted, RUN, bundle(RERUN_KEY, observedAt="2099-06-01T00:00:00Z"))
+    evidence = evidence_for(trusted, RUN)
+    assert evidence.level == SOURCE_NATIVE
+    assert only(evidence)["reason"].endswith(
+        "and its signed payload is dated 2099-06-01T00:00:00Z")
+
+
+def test_future_dated_payload_does_not_make_a_key_valid_early(record_store):
+    add_key(record_store.root, signing.public_key_line(RERUN_KEY.public_key()), ["rerun"],
+            valid_from=parse_time("2099-01-01"))
+    notes.attach(record_store, RUN, bundle(RERUN_KEY, observedAt="2099-06-01T00:00:00Z"))
+    evidence = evidence_for(record_store, RUN)
+    assert evidence.level == SOURCE_NATIVE
+    assert "is valid from 2099-01-01T00:00:00Z" in only(evidence)["reason"]
 
 
 def test_trusted_rerun_that_did_not_reproduce_does_not_verify(trusted):

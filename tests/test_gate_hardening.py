@@ -8,8 +8,8 @@ from kistore.gate import check_range, check_updates
 from kistore.notes import NOTES_REF
 from kistore.verify import check_gitattributes
 
-from .conftest import PUBLISHED, commit_all, git
-from .test_attestation_evidence import MAINTAINER_KEY, RUN, STRANGER, bundle
+from .conftest import PUBLISHED, commit_all, git, redate_history
+from .test_attestation_evidence import MAINTAINER_KEY, RERUN_KEY, RUN, STRANGER, bundle
 
 GUARD = b"store/** -text -eol -filter -ident -working-tree-encoding\n"
 
@@ -219,3 +219,95 @@ def test_cli_refuses_and_reports_a_deleted_policy(runner, record_store, store_pa
     verify = runner.invoke(main, ["--store", str(store_path), "verify"])
     assert verify.exit_code == 1
     assert "store/policy/ranking.json: error KI207 policy-missing: commit " in verify.output
+
+
+# -- a revoked key cannot add evidence by backdating ---------------------------------------
+
+def _trust_rerun_key_revoked(store, store_path, revoked_at: str | None) -> str:
+    """Commit a trust file with RERUN_KEY for rerun (revoked at ``revoked_at``); return HEAD."""
+    from kistore import signing
+    from kistore.trust import add_key, parse_time, revoke_key
+
+    add_key(store.root, signing.public_key_line(RERUN_KEY.public_key()), ["rerun"])
+    if revoked_at is not None:
+        revoke_key(store.root, signing.keyid(RERUN_KEY.public_key()),
+                   at=parse_time(revoked_at))
+    return commit_all(store_path, "trust")
+
+
+def _commit_dated(store_path, date: str, message: str) -> None:
+    import os
+    import subprocess
+
+    git(store_path, "add", "-A")
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", message], cwd=store_path,
+                   check=True, env={**os.environ, "GIT_COMMITTER_DATE": date,
+                                    "GIT_AUTHOR_DATE": date})
+
+
+def test_push_of_a_backdated_notes_commit_by_a_revoked_key_is_refused(record_store,
+                                                                       store_path):
+    # The attack: the leaked key's holder attests after the revocation, rewrites the notes
+    # commit with a date before it (and an observedAt before it), and pushes the notes.
+    from .test_attestation_evidence import _backdate_notes_tip
+
+    _trust_rerun_key_revoked(record_store, store_path, "2026-01-01")
+    notes.attach(record_store, RUN, bundle(STRANGER, "reproduction"))
+    old = _notes_tip(store_path)
+    notes.attach(record_store, RUN, bundle(RERUN_KEY, observedAt="2025-11-30T00:00:00Z"))
+    _backdate_notes_tip(store_path, "2025-12-01T00:00:00Z")
+    found = [f for f in check_updates(record_store, [(old, _notes_tip(store_path), NOTES_REF)])
+             if f.severity == "error"]
+    assert [f.rule.id for f in found] == ["KI411"]
+    assert "a new rerun attestation by SHA256:" in found[0].message
+    assert "was revoked at 2026-01-01T00:00:00Z" in found[0].message
+
+
+def test_push_of_a_note_by_a_key_the_pushed_main_revokes_is_refused(record_store, store_path):
+    # The revocation lands in the same push as the note: the pushed main's trust judges too.
+    _trust_rerun_key_revoked(record_store, store_path, None)
+    main_before = git(store_path, "rev-parse", "HEAD").strip()
+    notes.attach(record_store, RUN, bundle(RERUN_KEY))
+    new_notes = _notes_tip(store_path)
+    assert ids(check_updates(record_store, [("0" * 40, new_notes, NOTES_REF)])) == []
+    main_after = _trust_rerun_key_revoked(record_store, store_path, "2026-01-01")
+    git(store_path, "update-ref", "refs/heads/main", main_before)  # the server's main
+    updates = [(main_before, main_after, "refs/heads/main"), ("0" * 40, new_notes, NOTES_REF)]
+    assert ids(check_updates(record_store, updates)) == ["KI411"]
+
+
+def test_push_of_a_note_by_a_trusted_key_passes(record_store, store_path):
+    _trust_rerun_key_revoked(record_store, store_path, None)
+    notes.attach(record_store, RUN, bundle(RERUN_KEY))
+    assert ids(check_updates(record_store, [("0" * 40, _notes_tip(store_path), NOTES_REF)])) \
+        == []
+
+
+def test_pull_request_adding_a_backdated_attestation_file_by_a_revoked_key_is_refused(
+        record_store, store_path):
+    # The same attack by the pull-request transport, on a history whose every date (and the
+    # payload's) is before the revocation, so no date in the repository gives it away: the
+    # file enters the store now, and the gate judges it now.
+    _trust_rerun_key_revoked(record_store, store_path, "2026-01-01")
+    base = redate_history(store_path, "2025-11-01T00:00:00Z")
+    notes.attach(record_store, RUN, bundle(RERUN_KEY, observedAt="2025-11-30T00:00:00Z"),
+                 as_file=True)
+    _commit_dated(store_path, "2025-12-01T00:00:00Z", "rerun")
+    found = [f for f in check_range(record_store, f"{base}..HEAD") if f.severity == "error"]
+    assert [(f.rule.id, f.file.startswith("store/attestations/")) for f in found] == [
+        ("KI411", True)]
+
+
+def test_pull_request_lifting_a_revocation_is_refused(record_store, store_path):
+    # Deleting revokedAt by hand would re-validate everything the key signed after it.
+    import json
+
+    base = _trust_rerun_key_revoked(record_store, store_path, "2026-01-01")
+    trust = store_path / "store/trust/keys.json"
+    doc = json.loads(trust.read_text())
+    del doc["keys"][0]["revokedAt"]
+    trust.write_text(json.dumps(doc, indent=2) + "\n")
+    commit_all(store_path, "unrevoke")
+    found = [f for f in check_range(record_store, f"{base}..HEAD") if f.severity == "error"]
+    assert [(f.rule.id, f.expected, f.found) for f in found] == [
+        ("KI412", "2026-01-01T00:00:00Z", "no revocation")]

@@ -150,3 +150,91 @@ def test_an_object_missing_only_from_the_index_says_the_index_is_behind_head(pub
     (published / PROTOCOL).write_bytes(b"{}")  # and the work tree changed too: deleted
     [finding] = history.check_history(Store(published))
     assert finding.message == "deleted in the work tree or index (present in HEAD)"
+
+
+# -- merges that drop what one side has (git's combined-diff rule is not enough) ----------
+
+def _add_environment_on_main(published, bundle) -> str:
+    """Commit a second environment on main; return its object path."""
+    from kistore.model import Manifest
+
+    from .conftest import other_environment
+
+    env = Manifest.from_document(other_environment(bundle, "NVIDIA H100"))
+    Store(published).add([env], commit=True)
+    return store_file(str(env.digest))
+
+
+def _merge_main_onto_orphan(published, change) -> tuple[str, str, list]:
+    """The attack: an orphan root (main's tree after ``change(work tree)``), then
+    ``git merge -s ours main`` on it. Return (main, merge, check_history's findings)."""
+    main = head(published)
+    git(published, "checkout", "-q", "--orphan", "attack")
+    change(published)
+    commit_all(published, "orphan")
+    git(published, "merge", "-q", "-s", "ours", "--allow-unrelated-histories", "-m",
+        "Merge main", "main")
+    return main, head(published), history.check_history(Store(published), "HEAD")
+
+
+def test_merge_s_ours_of_a_branch_from_before_an_add_deleting_it_is_reported(published,
+                                                                             bundle):
+    # The attack: branch from main~1, commit, `merge -s ours main`: the merge's tree is the
+    # branch's, so it drops what main's last commit added. The branch never had the object,
+    # so its "absence" is no deletion reported anywhere else.
+    added = _add_environment_on_main(published, bundle)
+    main = head(published)
+    git(published, "checkout", "-q", "-b", "pr", "HEAD~1")
+    git(published, "commit", "-q", "--allow-empty", "-m", "my PR work")
+    git(published, "merge", "-q", "-s", "ours", "-m", "Merge main", "main")
+    merge = head(published)
+    found = history.check_history(Store(published), "HEAD")
+    assert [(f.rule.id, f.file, f.message, f.extra) for f in found] == [
+        ("KI402", added, f"deleted in commit {merge[:12]} (Merge main)",
+         {"commit": merge, "parent": main})]
+
+
+def test_orphan_root_merged_with_s_ours_deleting_an_object_is_reported(published):
+    # No merge base, so nothing the orphan lacks was deleted anywhere but at the merge.
+    main, merge, found = _merge_main_onto_orphan(
+        published, lambda root: (root / ENVIRONMENT).unlink())
+    assert [(f.rule.id, f.file, f.extra) for f in found] == [
+        ("KI402", ENVIRONMENT, {"commit": merge, "parent": main})]
+
+
+def test_orphan_root_merged_with_s_ours_modifying_an_object_is_reported(published):
+    # KI401 by the same trick: the orphan holds the object with other bytes.
+    def tamper(root):
+        (root / PROTOCOL).write_bytes((root / PROTOCOL).read_bytes().replace(b"v1.1", b"v2"))
+
+    main, merge, found = _merge_main_onto_orphan(published, tamper)
+    assert [(f.rule.id, f.file, f.extra) for f in found] == [
+        ("KI401", PROTOCOL, {"commit": merge, "parent": main})]
+
+
+def test_orphan_root_merged_with_s_ours_renaming_an_object_is_reported(published):
+    # KI403 by the same trick: the orphan holds the object's bytes at another path.
+    target = store_file("sha256:" + "ab" * 32)
+
+    def move(root):
+        (root / target).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(root / ENVIRONMENT, root / target)
+
+    main, merge, found = _merge_main_onto_orphan(published, move)
+    assert [(f.rule.id, f.file, f.message, f.extra) for f in found] == [
+        ("KI403", ENVIRONMENT, f"renamed to {target} in commit {merge[:12]} (Merge main)",
+         {"commit": merge, "parent": main})]
+
+
+def test_a_deletion_merged_from_a_branch_is_reported_once_at_its_own_commit(published):
+    # The merge base held the object and the branch deleted it: that deletion is reported at
+    # the branch's commit, not again at the merge.
+    git(published, "checkout", "-q", "-b", "pr")
+    (published / ENVIRONMENT).unlink()
+    drop = commit_all(published, "drop it")
+    git(published, "checkout", "-q", "main")
+    git(published, "commit", "-q", "--allow-empty", "-m", "main moves on")
+    git(published, "merge", "-q", "--no-ff", "-m", "merge pr", "pr")
+    found = history.check_history(Store(published), "HEAD")
+    assert [(f.rule.id, f.file, f.extra["commit"]) for f in found] == [
+        ("KI402", ENVIRONMENT, drop)]

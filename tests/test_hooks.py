@@ -102,6 +102,27 @@ def test_pre_receive_refuses_a_rewrite_of_main_but_checks_topic_branches(server,
     assert topic.returncode == 0, topic.stderr
 
 
+def test_pre_receive_refuses_a_merge_s_ours_that_drops_what_main_added(server, clone):
+    # The attack: a branch from before main's last add, merged with `-s ours`, so the
+    # merge's tree lacks that add; `check origin/main..HEAD` said "0 errors" and the push
+    # landed. Now the merge is reported as the deletion it is, and the push is refused.
+    add_env(clone, "NVIDIA H100")
+    assert run_git(clone, "push", "origin", "main").returncode == 0
+    before = server_main(server)
+    git(clone, "checkout", "-q", "-b", "pr", "origin/main~1")
+    git(clone, "commit", "-q", "--allow-empty", "--no-verify", "-m", "my PR work")
+    git(clone, "merge", "-q", "-s", "ours", "--no-verify", "-m", "Merge main", "origin/main")
+    checked = subprocess.run([KISTORE, "check", "origin/main..HEAD"], cwd=clone,
+                             capture_output=True, text=True)
+    assert checked.returncode == 1
+    assert "error KI402 object-deleted: deleted in commit" in checked.stdout + checked.stderr
+    pushed = run_git(clone, "push", "origin", "HEAD:main")
+    assert pushed.returncode != 0
+    assert "error KI402 object-deleted" in pushed.stderr
+    assert "pre-receive hook declined" in pushed.stderr
+    assert server_main(server) == before
+
+
 def _attest(clone: Path, key_number: int) -> None:
     from kistore import notes
     from kistore.store import Store
@@ -128,6 +149,47 @@ def test_pre_receive_refuses_a_garbage_note(server, clone):
     assert pushed.returncode != 0
     assert "KI409 notes-line-invalid" in pushed.stderr
     assert "Traceback" not in pushed.stderr
+
+
+def test_pre_receive_refuses_a_backdated_note_by_a_revoked_key(server, clone):
+    # The attack as a key's holder runs it: the key is revoked on the server's main; in a
+    # clone they attest, rewrite the notes commit with a date before the revocation on the
+    # same parent, and push the notes. The server judges a new line at its own clock.
+    from kistore import notes
+    from kistore.store import Store
+
+    from .test_attestation_evidence import RERUN_KEY, RUN, STRANGER, bundle, keyid
+
+    kistore(clone, "trust", "add", "--role", "rerun", _public_key_file(clone, RERUN_KEY))
+    kistore(clone, "trust", "revoke", keyid(RERUN_KEY), "--at", "2026-01-01")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "--no-verify", "-m", "revoke")
+    notes.attach(Store(clone), RUN, bundle(STRANGER, "reproduction"))
+    pushed = run_git(clone, "push", "origin", "main", "refs/notes/kistore")
+    assert pushed.returncode == 0, pushed.stderr
+    before = git(server, "rev-parse", "refs/notes/kistore").strip()
+    notes.attach(Store(clone), RUN, bundle(RERUN_KEY, observedAt="2025-11-30T00:00:00Z"))
+    tree = git(clone, "rev-parse", "refs/notes/kistore^{tree}").strip()
+    parent = git(clone, "rev-parse", "refs/notes/kistore^").strip()
+    backdated = subprocess.run(
+        ["git", "commit-tree", tree, "-p", parent, "-m", "x"], cwd=clone, check=True,
+        capture_output=True, text=True,
+        env={**os.environ, "GIT_COMMITTER_DATE": "2025-12-01T12:00:00Z"}).stdout.strip()
+    git(clone, "update-ref", "refs/notes/kistore", backdated)
+    pushed = run_git(clone, "push", "origin", "refs/notes/kistore")
+    assert pushed.returncode != 0
+    assert "error KI411 new-attestation-key-not-trusted: a new rerun attestation by" in \
+        pushed.stderr
+    assert "was revoked at 2026-01-01T00:00:00Z" in pushed.stderr
+    assert git(server, "rev-parse", "refs/notes/kistore").strip() == before
+
+
+def _public_key_file(clone: Path, key) -> str:
+    from kistore import signing
+
+    path = clone.parent / "rerun.pub"
+    path.write_text(signing.public_key_line(key.public_key()) + "\n")
+    return str(path)
 
 
 def test_pre_commit_refuses_staged_damage_and_allows_good_commits(clone):

@@ -19,7 +19,7 @@ from kistore.digest import Digest
 from kistore.errors import InputError
 from kistore.store import Store
 
-from .conftest import PUBLISHED, fixed_key, git
+from .conftest import PUBLISHED, fixed_key, git, redate_history
 
 RUN = Digest.from_str(PUBLISHED["run"])
 PREDICATE = {"outcome": "reproduced", "observedAt": "2026-07-10T06:41:58Z"}
@@ -123,6 +123,7 @@ def test_sync_refuses_a_file_whose_name_is_not_its_sha256(record_store, store_pa
 
 
 def test_file_entry_time_is_the_first_commit_adding_it(record_store, store_path):
+    redate_history(store_path, "2026-02-01T00:00:00Z")  # entry is never before the parent
     path = notes.attach(record_store, RUN, bundle_bytes(1), as_file=True)
     seen = notes.collect(record_store, RUN)
     assert [(s.source, s.committed) for s in seen] == [("file", False)]
@@ -206,3 +207,16 @@ def test_fetch_merges_to_the_union_of_both_clones(record_store, store_path, wher
         blob = object_blob(Path(tmp) / "ours")
         assert notes.note_lines(ours.repo, blob) == sorted(LINES)
         assert gained == where.count("theirs")
+
+
+def test_file_committed_with_a_date_before_its_parent_is_judged_at_the_parent(record_store,
+                                                                             store_path):
+    # A commit cannot predate the commit it is built on: backdating it gains nothing.
+    redate_history(store_path, "2026-02-01T00:00:00Z")
+    path = notes.attach(record_store, RUN, bundle_bytes(1), as_file=True)
+    git(store_path, "add", path)
+    subprocess.run(["git", "commit", "-qm", "attest"], cwd=store_path, check=True,
+                   env={**__import__("os").environ,
+                        "GIT_COMMITTER_DATE": "2025-01-01T00:00:00Z"})
+    (seen,) = notes.collect(record_store, RUN)
+    assert seen.entered_at == datetime(2026, 2, 1, tzinfo=UTC)
