@@ -20,10 +20,11 @@ key it indexed the shard at, and per manifest the keys of its two files:
   plain :meth:`Catalog.sync` (``kistore verify`` and the pull-request gate read every file
   and remain the authority on names). Two lookups make up for it: ``KIND/NAME``
   resolution reads the metadata file it lands on and, when the name is no longer there,
-  makes the catalog read that manifest again (:meth:`Catalog.forget`); and a name not
-  found at all is looked up again after ``sync(every_shard=True)`` compares every file's
-  key (:meth:`kistore.views.View.find_name`), which finds a manifest renamed in place.
-  ``kistore reindex`` rebuilds the whole catalog (:meth:`Catalog.rebuild`).
+  makes the catalog read that manifest again (:meth:`Catalog.forget`). A name given to a
+  manifest by rewriting its metadata file in place is found once ``kistore reindex`` has
+  rebuilt the whole catalog (:meth:`Catalog.rebuild`); a miss says so
+  (:meth:`kistore.views.View.find_name`). ``sync(every_shard=True)`` compares every file's
+  key, O(store) stats, for callers that must see such edits.
 
 The store layer hands in a :class:`Source` (the work tree or a commit); this module does no
 git itself. The query layer's ranking index is separate (``kistore/query``).

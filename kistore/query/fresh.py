@@ -14,9 +14,9 @@ instead (:class:`~.catalog.OverlayCatalog`) and the question asked again.
 
 A rank stats the files of its comparison group only; ``ls`` of everything stats every file.
 What the index does not return is not checked here: an in-place edit of a metadata file
-that gives a manifest a *new* name is found by that name through the name catalog, which
-compares every file's stat key when a ``KIND/NAME`` is not found
-(:func:`kistore.query.answers.find`); an object file edited in place no longer hashes to
+that gives a manifest a *new* name is found by that name once ``kistore reindex`` has
+rebuilt the name catalog (a miss says so: :func:`kistore.query.answers.find`); an object
+file edited in place no longer hashes to
 its name, so it can only drop out of an answer, and that is checked. ``kistore verify``
 reads every file.
 """
