@@ -250,19 +250,15 @@ def deleted_from_work_tree(catalog: object) -> list[str]:
     objects are never deleted, so each is damage to restore with ``git checkout``.
 
     Args:
-        catalog: the catalog an answer came from; any other kind has nothing deleted.
+        catalog: the catalog an answer came from (:meth:`kistore.query.catalog.Catalog.
+            deleted`); anything else has nothing deleted.
 
     Returns:
         Digest strings, sorted; empty when nothing was deleted or the catalog is not the
         work tree's.
     """
-    overlay = getattr(catalog, "inner", catalog)
-    changes, base = getattr(overlay, "changes", None), getattr(overlay, "base", None)
-    if not changes or base is None:
-        return []
-    unreadable = set(getattr(catalog, "unreadable", ()))
-    return sorted(d for d, record in changes.items()
-                  if record is None and d not in unreadable and base.record(d) is not None)
+    deleted = getattr(catalog, "deleted", None)
+    return list(deleted()) if callable(deleted) else []
 
 
 @contextlib.contextmanager

@@ -107,6 +107,16 @@ class Catalog:
         """Return the record of a digest string, or None when it is not stored."""
         raise NotImplementedError
 
+    def deleted(self) -> list[str]:
+        """Return the committed manifests this catalog leaves out as deleted (none here).
+
+        Returns:
+            Digest strings, sorted: manifests the catalog underneath holds whose object
+            file is gone from the work tree (objects are never deleted: damage to restore
+            with ``git checkout``). Only a work-tree overlay has any.
+        """
+        return []
+
     def group(self, key: str) -> list[Record]:
         """Return every run whose comparison key is ``key``, in digest order."""
         raise NotImplementedError
@@ -195,6 +205,11 @@ class OverlayCatalog(Catalog):
     def __init__(self, base: Catalog, changes: dict[str, Record | None]) -> None:
         self.base = base
         self.changes = changes
+
+    def deleted(self) -> list[str]:  # noqa: D102 - documented on Catalog
+        return sorted(d for d, record in self.changes.items()
+                      if record is None and d not in self.unreadable
+                      and self.base.record(d) is not None)
 
     @classmethod
     def over(cls, base: Catalog, view: Any, digests: Iterable[Digest]) -> OverlayCatalog:

@@ -205,3 +205,6 @@ class CheckedCatalog(Catalog):
 
     def lost(self, kind: str, name: str) -> str | None:  # noqa: D102 - after named()
         return self.inner.lost(kind, name)
+
+    def deleted(self) -> list[str]:  # noqa: D102 - documented on Catalog
+        return self.inner.deleted()
