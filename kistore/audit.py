@@ -187,7 +187,9 @@ class WorkTreeSnapshot(Snapshot):
         if self.modes.get(path, 0o100644) not in FILE_MODES:
             return None
         try:  # os.open/os.read: a third of the cost of open() and its buffered reader
-            fd = os.open(self._prefix + path, os.O_RDONLY)
+            # O_NONBLOCK: a FIFO put in place of a file reads as empty instead of hanging
+            # verify (breaker8); it changes nothing for a regular file.
+            fd = os.open(self._prefix + path, os.O_RDONLY | os.O_NONBLOCK)
         except (FileNotFoundError, NotADirectoryError):
             return None
         try:

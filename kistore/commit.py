@@ -87,8 +87,11 @@ def check_ready(repo: pygit2.Repository) -> None:
         if time.monotonic() >= deadline:
             raise StoreStateError(
                 "this lock file exists: another git command is changing the index, or one crashed "
-                "and left it. Wait for it, or delete the file if no git command is running; "
-                "nothing was written", file=str(lock))
+                "and left it. Wait for it, or, if no git command is running, delete the file "
+                "and run `git reset -q` (a `git commit` or `kistore add --commit` killed after "
+                "its branch moved leaves the index behind HEAD; this brings it in step and "
+                "keeps the work tree), then run `git status`; nothing was written",
+                file=str(lock))
         time.sleep(0.05)
     # Split and sparse indexes leave a trace: a shared index file, a sparse-checkout file.
     # Only then is the whole index read here, to fail before any file is written.

@@ -614,7 +614,11 @@ def push(store: Any, remote: str) -> int:
         result = _git(repo, "push", "--quiet", remote, f"{NOTES_REF}:{NOTES_REF}", check=False)
         if result.returncode == 0:
             return gained
-        if "rejected" not in result.stderr and "fetch first" not in result.stderr:
+        # "[remote rejected]" is the remote's own refusal (a pre-receive hook: KI411, notes
+        # that do not only grow): say why, do not retry. "[rejected]" (fetch first,
+        # non-fast-forward) is a race: fetch, merge and push again.
+        if "remote rejected" in result.stderr or (
+                "rejected" not in result.stderr and "fetch first" not in result.stderr):
             raise StoreStateError(f"git push {remote} failed: {result.stderr.strip()}")
     raise StoreStateError(f"{remote} kept moving while pushing {NOTES_REF}; run it again")
 

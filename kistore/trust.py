@@ -76,12 +76,15 @@ class TrustedKey:
         if signed is not None and signed > when:
             latest = signed
             entered += f" and its signed payload is dated {format_time(signed)}"
-        if self.revoked_at is not None and latest >= self.revoked_at:
+        # Commit dates have whole seconds: one in the second a key was revoked (or expired)
+        # may be after it, so that whole second counts as after (breaker8: a backdated
+        # commit clamped to its parent at 06:31:55 passed a revocation at 06:31:55.358).
+        if self.revoked_at is not None and latest >= _second(self.revoked_at):
             return f"key {self.keyid} was revoked at {format_time(self.revoked_at)}; {entered}"
         if self.valid_from is not None and when < self.valid_from:
             return (f"key {self.keyid} is valid from {format_time(self.valid_from)}; the "
                     f"attestation entered the repository at {format_time(when)}")
-        if self.valid_until is not None and latest >= self.valid_until:
+        if self.valid_until is not None and latest >= _second(self.valid_until):
             return f"key {self.keyid} expired at {format_time(self.valid_until)}; {entered}"
         return None
 
@@ -299,3 +302,8 @@ def _write(root: Path, trust: Trust) -> None:
     from .store import atomic_write  # the store's temp-name-and-rename write
 
     atomic_write(root / TRUST_FILE, trust.to_bytes())
+
+
+def _second(instant: datetime) -> datetime:
+    """Return ``instant`` with its fraction of a second dropped (the second it falls in)."""
+    return instant.replace(microsecond=0)

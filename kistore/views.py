@@ -9,8 +9,10 @@ reads files; :class:`CommitView` reads git objects (it works in a bare repositor
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import os
+import stat
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -169,6 +171,9 @@ class View:
         return names
 
 
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
 class WorkTreeView(View):
     """The store as files in the work tree.
 
@@ -222,11 +227,22 @@ class WorkTreeView(View):
         return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
 
     def read(self, path: str) -> bytes | None:  # noqa: D102 - documented on View
+        # Only a regular file is a stored file: a symlink (to /dev/zero: a query ran out of
+        # memory) or a FIFO (a query hung) put in its place reads as no file (breaker8);
+        # `verify` reports them (KI111).
         try:  # joined as str: building a Path per file cost more than reading it
-            with open(os.path.join(self.root, path), "rb") as f:
-                return f.read()
+            fd = os.open(os.path.join(self.root, path), _READ_FLAGS)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None
+        except OSError as e:
+            if e.errno == errno.ELOOP:  # a symlink (O_NOFOLLOW)
+                return None
+            raise
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a directory, a FIFO, a device
+            os.close(fd)
+            return None
+        with open(fd, "rb") as f:
+            return f.read()
 
     def list_dir(self, path: str) -> list[str]:  # noqa: D102
         try:

@@ -109,7 +109,10 @@ def _write(path: str, data: bytes, *, fix_mode: bool) -> os.stat_result:
         renamed = True
         return os.fstat(fd)  # after the rename, which changed the ctime
     except BaseException:
-        if fd >= 0 and not renamed:  # only a file this call created
+        # Not `fd >= 0`: an interrupt between os.open returning and `fd` being set left
+        # the file behind (breaker8). The name is this process's own (pid and counter):
+        # at worst it is a crashed process's leftover of that name, which is stale.
+        if not renamed:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
         raise

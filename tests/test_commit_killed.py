@@ -148,7 +148,19 @@ def test_a_rerun_after_sigkill_between_the_branch_move_and_the_index_rename_name
     assert again.exit_code == 1
     assert f"{store_path / '.git' / 'index.lock'}: this lock file exists: another git " \
         "command is changing the index, or one crashed and left it" in again.output
+    assert "delete the file and run `git reset -q`" in " ".join(again.output.split())
     assert git(store_path, "rev-parse", "HEAD").strip() == head
+    # What the message (and the README) say: deleting the lock alone and running the add
+    # again was a no-op that left the index behind HEAD, and a plain `git commit` then
+    # deleted every object (breaker8).
+    (store_path / ".git" / "index.lock").unlink()
+    git(store_path, "reset", "-q")
+    monkeypatch.undo()
+    rerun = runner.invoke(main, ["--store", str(store_path), "add", "--commit", str(source)])
+    assert rerun.exit_code == 0, rerun.output
+    assert git(store_path, "rev-parse", "HEAD").strip() == head
+    assert _status(store_path) == []
+    assert runner.invoke(main, ["--store", str(store_path), "verify"]).exit_code == 0
 
 
 def test_sigkill_before_the_branch_move_leaves_the_files_uncommitted_and_unstaged(

@@ -182,6 +182,12 @@ def test_pre_receive_refuses_a_backdated_note_by_a_revoked_key(server, clone):
         pushed.stderr
     assert "was revoked at 2026-01-01T00:00:00Z" in pushed.stderr
     assert git(server, "rev-parse", "refs/notes/kistore").strip() == before
+    # `kistore notes push` says the server's reason; it said "origin kept moving while
+    # pushing ... run it again" after retrying a refusal as a race (breaker8).
+    from kistore.errors import StoreStateError
+
+    with pytest.raises(StoreStateError, match="KI411 new-attestation-key-not-trusted"):
+        notes.push(Store(clone), "origin")
 
 
 def _public_key_file(clone: Path, key) -> str:

@@ -423,3 +423,70 @@ def test_a_run_whose_protocol_file_was_deleted_names_that_file(runner, group):
     result = run(runner, group.root, "show", "BenchmarkRun/slow")
     assert (result.exit_code, result.stderr.splitlines()) == (0, warning)
     assert "note:     run slow" in result.stdout
+
+
+@pytest.mark.parametrize("how", ["not canonical", "not valid"])
+def test_rank_leaves_out_a_hand_placed_run_verify_refuses_and_says_why(runner, group, how):
+    # A new-user attack: a copy of a run with a better score, written by hand under the
+    # sha256 of its own bytes, ranked first with no warning though `verify` refuses it:
+    # bytes not in canonical form (KI103; its "digest" is not the manifest's), or a spec
+    # its schema refuses (KI104).
+    from kistore import canonical, layout
+    from kistore.digest import Digest
+    from kistore.store import Store
+
+    fast = Store(group.root).resolve("BenchmarkRun/fast")
+    document = json.loads((group.root / layout.object_path(fast)).read_bytes())
+    if how == "not canonical":
+        data = json.dumps(document, indent=1).encode()
+        problem = "is not in canonical form (RFC 8785; `kistore verify`: KI103)"
+    else:
+        document["spec"]["evil"] = 1
+        data = canonical.dumps(document)
+        problem = "does not match its schema ("
+    digest = Digest.of(data)
+    (group.root / layout.object_path(digest)).parent.mkdir(parents=True, exist_ok=True)
+    (group.root / layout.object_path(digest)).write_bytes(data)
+    (group.root / layout.metadata_path(digest)).parent.mkdir(parents=True, exist_ok=True)
+    (group.root / layout.metadata_path(digest)).write_bytes(canonical.dumps({"name": "evil"}))
+    result = run(runner, group.root, "rank", "BenchmarkRun/slow", "--json")
+    assert result.exit_code == 0, result.output
+    assert "evil" not in [r["name"] for r in json.loads(result.stdout)]
+    assert f"warning: {layout.object_path(digest)}: the object file {problem}" in result.stderr
+
+
+def test_a_symlink_in_place_of_an_object_file_is_not_followed(runner, group, tmp_path):
+    # A new-user attack: `ln -s /dev/zero OBJECT` made `rank` read until it ran out of
+    # memory; a FIFO made it hang. Only a regular file is a stored file (verify: KI111).
+    from kistore import layout
+    from kistore.store import Store
+
+    fast = Store(group.root).resolve("BenchmarkRun/fast")
+    path = group.root / layout.object_path(fast)
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_bytes(path.read_bytes())  # the right bytes, but not in the store
+    path.unlink()
+    path.symlink_to(elsewhere)
+    result = run(runner, group.root, "rank", "BenchmarkRun/slow", "--json")
+    assert result.exit_code == 0, result.output
+    assert [r["name"] for r in json.loads(result.stdout) if r["rank"]] == ["slow"]
+    assert f"{layout.object_path(fast)}" in result.stderr
+
+
+def test_verify_does_not_hang_on_a_fifo_in_place_of_an_object_file(group):
+    import os
+    import subprocess
+    import sys
+
+    from kistore import layout
+    from kistore.store import Store
+
+    fast = Store(group.root).resolve("BenchmarkRun/fast")
+    path = group.root / layout.object_path(fast)
+    path.unlink()
+    os.mkfifo(path)
+    done = subprocess.run([sys.executable, "-c", "from kistore.cli import main; main()",
+                           "--store", str(group.root), "verify"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert layout.object_path(fast) in done.stdout + done.stderr

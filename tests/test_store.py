@@ -457,9 +457,9 @@ def test_a_stale_index_lock_refuses_the_add_before_any_file_is_written(
     monkeypatch.setattr("kistore.commit.INDEX_WAIT_S", 0.1)
     (store_path / ".git" / "index.lock").write_bytes(b"")
     before = _state(store_path)
-    with pytest.raises(StoreStateError, match=r"index\.lock: this lock file exists: .* delete "
-                       r"the file if no "
-                       r"git command is running; nothing was written"):
+    with pytest.raises(StoreStateError, match=r"index\.lock: this lock file exists: .* if no "
+                       r"git command is running, delete the file and run `git reset -q` .* "
+                       r"nothing was written"):
         store.add(bulk_batch(), commit=True, message="never")
     assert _state(store_path) == before
     assert not [p for p in (store_path / "store" / "objects").rglob("*") if p.is_file()]

@@ -123,3 +123,18 @@ def test_times_parse_and_format_as_rfc3339_utc():
 
 def test_no_trust_file_means_no_trusted_keys(store):
     assert load_trust(store.view()).keys == {}
+
+
+def test_an_entry_in_the_second_a_key_was_revoked_counts_as_after_it():
+    # A new-user attack: a notes commit backdated below its parent is judged at the
+    # parent's time, 06:31:55 (commit dates have whole seconds), and passed a revocation
+    # at 06:31:55.358: the key's holder made a run `verified` after its revocation.
+    from kistore.trust import TrustedKey
+
+    revoked = datetime(2026, 11, 30, 6, 31, 55, 358168, tzinfo=UTC)
+    key = TrustedKey("SHA256:x", "ssh-ed25519 AAAA", ("rerun",), revoked_at=revoked,
+                     valid_until=revoked)
+    assert key.judge("rerun", datetime(2026, 11, 30, 6, 31, 55, tzinfo=UTC)) == (
+        "key SHA256:x was revoked at 2026-11-30T06:31:55.358168Z; the attestation entered "
+        "the repository at 2026-11-30T06:31:55Z")
+    assert key.judge("rerun", datetime(2026, 11, 30, 6, 31, 54, tzinfo=UTC)) is None

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .. import canonical, layout
+from .. import canonical, layout, schema
 from ..digest import Digest
 from ..errors import KistoreError
 from .records import Record, describe
@@ -26,29 +26,42 @@ Loaded = tuple[str, str, dict[str, Any]]
 """``(kind, name, spec)`` of a manifest read from the store."""
 
 
-def load_manifest(view: Any, digest: Digest) -> Loaded | None:
+def load_manifest(view: Any, digest: Digest, *, validate: bool = False) -> Loaded | None:
     """Read one manifest from a view; None when absent, corrupt, or without metadata.
 
     Args:
         view: a :class:`kistore.views.View`.
         digest: the object's digest; the object bytes must hash to it.
+        validate: also check it against its kind's JSON Schema (as :func:`parse_manifest`).
     """
     data = view.read(layout.object_path(digest))
     meta = view.read(layout.metadata_path(digest))
-    return parse_manifest(digest, data, meta)
+    return parse_manifest(digest, data, meta, validate=validate)
 
 
-def parse_manifest(digest: Digest, data: bytes | None, meta: bytes | None) -> Loaded | None:
-    """Parse stored object and metadata bytes; None when absent or not what the name says."""
+def parse_manifest(digest: Digest, data: bytes | None, meta: bytes | None, *,
+                   validate: bool = False) -> Loaded | None:
+    """Parse stored object and metadata bytes; None when absent or not what the name says.
+
+    Not what the name says: bytes that do not hash to ``digest``, or that are not in
+    canonical form (RFC 8785): a file written by hand with other bytes for the same JSON
+    would be ranked under a digest that is not the manifest's (``verify``: KI103). With
+    ``validate``, a manifest its kind's JSON Schema refuses (KI104) is None too: for the
+    few manifests a work-tree answer re-reads; a commit's are checked by the gate.
+    """
     if data is None or meta is None or Digest.of(data) != digest:
         return None
     try:
         document = canonical.loads(data)
         metadata = canonical.loads(meta)
         kind, name, spec = document["kind"], metadata["name"], document["spec"]
+        if canonical.dumps(document) != data or canonical.dumps(metadata) != meta:
+            return None
     except (KistoreError, KeyError, TypeError):
         return None
     if not (isinstance(kind, str) and isinstance(name, str) and isinstance(spec, dict)):
+        return None
+    if validate and schema.check_manifest({**document, "metadata": metadata}):
         return None
     return kind, name, spec
 
@@ -79,6 +92,7 @@ def damage(view: Any, digest: Digest) -> tuple[str, str]:
     meta = view.read(metadata_path)
     if meta is None:
         return metadata_path, "is missing"
+    values = []
     for path, raw, field in ((object_path, data, "kind"), (metadata_path, meta, "name")):
         try:
             value = canonical.loads(raw, file=path)
@@ -86,6 +100,12 @@ def damage(view: Any, digest: Digest) -> tuple[str, str]:
             return path, f"does not parse ({e.message})"
         if not isinstance(value, dict) or not isinstance(value.get(field), str):
             return path, f"has no {field}"
+        if canonical.dumps(value) != raw:
+            return path, "is not in canonical form (RFC 8785; `kistore verify`: KI103)"
+        values.append(value)
+    errors = schema.check_manifest({**values[0], "metadata": values[1]}, file=object_path)
+    if errors:
+        return object_path, f"does not match its schema ({errors[0].message}; KI104)"
     return "", ""
 
 
@@ -218,7 +238,7 @@ class OverlayCatalog(Catalog):
         Runs of ``base`` that reference a changed manifest are described again, so a
         protocol added in the work tree gives its dangling runs a comparison key.
         """
-        loaded = {str(d): load_manifest(view, d) for d in digests}
+        loaded = {str(d): load_manifest(view, d, validate=True) for d in digests}
 
         def fallback(digest: str) -> tuple[str, dict[str, Any]] | None:
             if digest in loaded:  # present ones are found first; this one is gone

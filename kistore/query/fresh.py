@@ -28,6 +28,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, TypeVar
 
 from .. import layout
@@ -82,7 +83,10 @@ class FileCheck:
         todo = [d for d in dict.fromkeys(digests) if d not in self._known]
         saved = self._saved(todo) if todo else {}
         now, updates = time.time_ns(), []
-        shards, stat, known = self.shards, os.stat, self._known
+        # lstat: a symlink or FIFO in place of a stored file is not HEAD's file (a symlink
+        # to a copy of the right bytes hashed clean, and one to /dev/zero was read to the
+        # end of memory: breaker8).
+        shards, stat, known, regular = self.shards, os.lstat, self._known, S_ISREG
         objects, metadata = f"{layout.OBJECTS_DIR}/", f"{layout.METADATA_DIR}/"
         top_objects, top_metadata = f"{self.top}/{objects}", f"{self.top}/{metadata}"
         for digest in todo:  # `ls` of everything runs this per manifest: kept lean
@@ -91,6 +95,9 @@ class FileCheck:
                 obj, meta = stat(f"{top_objects}{shard}/{leaf}"), stat(
                     f"{top_metadata}{shard}/{leaf}")
             except (FileNotFoundError, NotADirectoryError):
+                known[digest] = False
+                continue
+            if not (regular(obj.st_mode) and regular(meta.st_mode)):
                 known[digest] = False
                 continue
             key = f"{file_stat_key(obj)}/{file_stat_key(meta)}"
