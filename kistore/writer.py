@@ -219,14 +219,16 @@ class FileBatch:
         try:
             context = multiprocessing.get_context("fork")
             stop, self._stop = context.Pipe(duplex=False)
-            for share_files in shares:
-                reply, send = context.Pipe(duplex=False)
-                child = context.Process(target=self._child_main, daemon=True,
-                                        args=(send, reply, share_files, stop, os.getpid()))
-                child.start()
-                send.close()
-                self._children.append((child, reply))
-            stop.close()
+            try:
+                for share_files in shares:
+                    reply, send = context.Pipe(duplex=False)
+                    child = context.Process(target=self._child_main, daemon=True,
+                                            args=(send, reply, share_files, stop, os.getpid()))
+                    child.start()
+                    send.close()
+                    self._children.append((child, reply))
+            finally:
+                stop.close()  # the children hold their copies
         except (ValueError, OSError):  # no fork here, or no processes allowed: write inline
             self._reap()
             gc.unfreeze()
@@ -284,6 +286,9 @@ class FileBatch:
         (this process failed before :meth:`wait`) blocks in ``send`` until it is, so it is
         drained here before the join; one already read gives end-of-file at once.
         """
+        if self._stop is not None:  # also when no child could start (the inline fallback)
+            self._stop.close()
+            self._stop = None
         if not self._children:
             return
         for child, reply in self._children:
@@ -292,9 +297,6 @@ class FileBatch:
             child.join()
             reply.close()
         self._children = []
-        if self._stop is not None:
-            self._stop.close()
-            self._stop = None
         gc.unfreeze()
 
     def _child_main(self, send: Any, reply: Any, files: Mapping[str, bytes], stop: Any,
