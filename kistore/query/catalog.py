@@ -55,6 +55,7 @@ def parse_manifest(digest: Digest, data: bytes | None, meta: bytes | None, *,
         document = canonical.loads(data)
         metadata = canonical.loads(meta)
         kind, name, spec = document["kind"], metadata["name"], document["spec"]
+        # canonical.is_canonical's test, on the values already parsed (no second parse)
         if canonical.dumps(document) != data or canonical.dumps(metadata) != meta:
             return None
     except (KistoreError, KeyError, TypeError):
@@ -100,7 +101,7 @@ def damage(view: Any, digest: Digest) -> tuple[str, str]:
             return path, f"does not parse ({e.message})"
         if not isinstance(value, dict) or not isinstance(value.get(field), str):
             return path, f"has no {field}"
-        if canonical.dumps(value) != raw:
+        if canonical.dumps(value) != raw:  # canonical.is_canonical, already parsed
             return path, "is not in canonical form (RFC 8785; `kistore verify`: KI103)"
         values.append(value)
     errors = schema.check_manifest({**values[0], "metadata": values[1]}, file=object_path)
