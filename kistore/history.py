@@ -153,7 +153,7 @@ def _in_place_changes(repo: Any, old: Any, new: Any | None) -> list[_InPlace] | 
 
     modified = pygit2.enums.DeltaStatus.MODIFIED
     deltas = []
-    for path, (was, now) in treediff.changed_leaves(repo, old, new).items():
+    for path, (was, now) in treediff.changed_leaves(repo, old.id, new.id).items():
         if was is None:
             continue  # added
         if now is None or was[1] not in _REGULAR or now[1] not in _REGULAR:

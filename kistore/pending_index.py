@@ -121,7 +121,7 @@ class PendingIndex:
                     held = head.tree[path].id
                 except KeyError:
                     continue
-                if held == added[0]:
+                if str(held) == added[0]:
                     missing[path] = held
         gitindex.stage(index, missing, {}, root)
         return sorted(missing)

@@ -97,5 +97,5 @@ def test_an_absent_side_is_the_empty_tree(tmp_path, old_none):
     found = treediff.changed_files(repo, None if old_none else tree, tree if old_none else None)
     assert sorted(found) == [_A, _B]
     blob_a = git(root, "rev-parse", f"HEAD:{_A}").strip()
-    entry = (pygit2.Oid(hex=blob_a), 0o100644)
+    entry = (blob_a, 0o100644)
     assert found[_A] == ((None, entry) if old_none else (entry, None))
