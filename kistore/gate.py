@@ -245,7 +245,7 @@ def _top_entry(tree: Any) -> treediff.Entry | None:
 
 
 def _kind(mode: int) -> int:
-    """Return the kind of file a git mode names: a regular file (either mode), symlink, submodule."""
+    """Return the kind of file a git mode names: 0o100644 for either regular mode, else itself."""
     return 0o100644 if mode in (0o100644, 0o100755) else mode
 
 
