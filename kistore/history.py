@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 from . import layout, treediff
 from .findings import ERROR, Finding, rule
-from .verify import sort_key
+from .verify import GITATTRIBUTES_MISSING, sort_key
 
 OBJECT_MODIFIED = rule(
     "KI401", "object-modified", ERROR,
@@ -255,6 +255,13 @@ def _worktree_changes(repo: Any) -> list[Finding]:
     changed = (flags.WT_MODIFIED | flags.INDEX_MODIFIED | flags.WT_TYPECHANGE
                | flags.INDEX_TYPECHANGE | flags.INDEX_RENAMED | flags.WT_RENAMED)
     findings = []
+    blocking = _unreadable_attributes(repo)
+    if blocking is not None:  # libgit2 would open it to filter files, and wait for ever
+        return [Finding(GITATTRIBUTES_MISSING, "not a regular file (a FIFO, a device or a "
+                        "directory): git cannot read it, and `git status` waits on a FIFO for "
+                        "ever; what the work tree changes in committed objects was not "
+                        "checked. Put the store's .gitattributes back (`git checkout -- "
+                        ".gitattributes`)", file=blocking)]
     try:
         statuses = repo.status(untracked_files="no")
     except pygit2.GitError as e:  # e.g. a split or sparse index, which libgit2 cannot read
@@ -285,6 +292,25 @@ def _worktree_changes(repo: Any) -> list[Finding]:
                 findings.append(Finding(OBJECT_MODIFIED, "modified in the work tree or index "
                                         "(HEAD holds other bytes)", file=path))
     return findings
+
+
+def _unreadable_attributes(repo: Any) -> str | None:
+    """Return the attributes file git would read that is not a regular file, else None.
+
+    The work tree's top ``.gitattributes`` and ``.git/info/attributes`` (a symlink is
+    judged by what it points to).
+    """
+    import stat
+
+    for path, shown in ((Path(repo.workdir) / ".gitattributes", ".gitattributes"),
+                        (Path(repo.path) / "info" / "attributes", ".git/info/attributes")):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            return shown
+    return None
 
 
 def _worktree_holds_head(repo: Any, path: str) -> bool:

@@ -146,6 +146,11 @@ class Store:
     def init(cls, path: str | os.PathLike[str]) -> Store:
         """Create (or complete) a store at ``path``: git repo, settings, attributes, layout.
 
+        ``path`` is the store's top directory: unless it is already the top of a git work
+        tree, a new repository is created there, as ``git init PATH`` does (also inside
+        another repository's work tree: the store is its own repository, never the
+        enclosing one's).
+
         A new repository gets branch ``main`` and a first commit holding ``kistore.toml``
         and ``.gitattributes`` and the default ranking policy ``store/policy/ranking.json``.
         In an existing repository missing files are written but not committed (kistore does
@@ -155,11 +160,14 @@ class Store:
 
         Returns:
             The store.
+
+        Raises:
+            InputError: ``path`` is a bare repository (a store needs a work tree).
         """
         root = Path(path)
         root.mkdir(parents=True, exist_ok=True)
-        is_new = pygit2.discover_repository(str(root)) is None
-        if is_new:
+        is_new = not _is_repository_top(root)
+        if is_new:  # as `git init PATH`: inside another repository's work tree too
             pygit2.init_repository(str(root), initial_head="main")
         store = cls(root)
         assert store.root is not None
@@ -334,6 +342,7 @@ class Store:
             raise StoreStateError("this repository has no work tree; `add` needs one")
         if commit:
             check_ready(self.repo)
+            self._check_head_attributes()
         view = WorkTreeView(self.root, self.catalog())
         plan = plan_add(view, manifests, allow_dangling=allow_dangling,
                         update_metadata=update_metadata, commit=commit, origins=origins,
@@ -380,6 +389,30 @@ class Store:
         except KeyboardInterrupt:
             raise AddInterrupted(results, committer.oid if committer else None) from None
         return results
+
+    def _check_head_attributes(self) -> None:
+        """Refuse ``--commit`` onto a HEAD whose ``.gitattributes`` lets git convert store/.
+
+        After ``kistore init .`` in an existing repository, until its files are committed:
+        each commit made then fails ``verify --at`` (KI113) though the work tree verifies.
+
+        Raises:
+            StoreStateError: with the commands to commit them.
+        """
+        from .verify import check_gitattributes
+
+        if self.repo.head_is_unborn:
+            return
+        tree = self.commit("HEAD").tree
+        entry = tree[".gitattributes"] if ".gitattributes" in tree else None
+        data = (self.repo.odb.read(entry.id)[1]
+                if entry is not None and entry.type_str == "blob" else None)
+        if check_gitattributes(data):
+            raise StoreStateError(
+                "HEAD's .gitattributes does not stop git converting store/ (kistore init's "
+                "files not committed yet?); nothing was written. Commit them first: git add "
+                f"{INIT_FILES} && git commit -m 'kistore init' -- {INIT_FILES}",
+                file=".gitattributes")
 
     @staticmethod
     def _message(message: str | None, results: list[AddResult]) -> str:
@@ -504,3 +537,26 @@ def _has_name(view: View, digest: Digest, name: str) -> bool:
         return canonical.loads(view.read(layout.metadata_path(digest)) or b"")["name"] == name
     except (KistoreError, KeyError, TypeError):
         return False
+
+
+INIT_FILES = f".gitattributes {layout.SETTINGS_FILE} {layout.POLICY_DIR}/ranking.json"
+"""The files ``kistore init`` writes, as a ``git add`` argument list."""
+
+
+def _is_repository_top(root: Path) -> bool:
+    """Return True when ``root`` is the top directory of an existing git work tree.
+
+    Raises:
+        InputError: ``root`` is a bare repository.
+    """
+    found = pygit2.discover_repository(str(root))
+    if found is None:
+        return False
+    repo = pygit2.Repository(found)
+    if repo.is_bare:
+        if Path(found).resolve() == root.resolve():
+            raise InputError(
+                f"{root} is a bare repository: a store needs a work tree. Clone it (`git "
+                f"clone {root} my-index`) and run `kistore init` in the clone")
+        return False
+    return repo.workdir is not None and Path(repo.workdir).resolve() == root.resolve()

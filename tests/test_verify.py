@@ -458,3 +458,22 @@ def test_fast_canonical_paths_agree_on_numbers(texts, data):
         if fast is not None:
             assert canonical.is_canonical(raw), raw
             assert fast == canonical.loads(raw), raw
+
+
+def test_verify_does_not_wait_for_ever_on_a_fifo_at_gitattributes(published):
+    # breaker9: `rm .gitattributes; mkfifo .gitattributes; kistore verify` blocked in
+    # libgit2's open of the FIFO (git status reads attributes to filter files), and
+    # ignored Ctrl-C and SIGTERM.
+    import os
+    import subprocess
+    import sys
+
+    os.remove(published / ".gitattributes")
+    os.mkfifo(published / ".gitattributes")
+    for path in (published / "store").rglob("*.json"):
+        os.utime(path)  # stat data changed: git must read the file, through its filters
+    done = subprocess.run([sys.executable, "-m", "kistore", "--store", str(published),
+                           "verify"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert ".gitattributes: error KI113 gitattributes-missing: not a regular file (a FIFO, " \
+        "a device or a directory)" in done.stdout
