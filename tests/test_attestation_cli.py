@@ -191,6 +191,12 @@ def test_trust_add_list_revoke(runner, store, store_path, key_file):
                                                       "2026-05-01T00:00:00Z\n")
     (entry,) = json.loads(run(runner, store_path, "trust", "list", "--json").output)
     assert entry["revokedAt"] == "2026-05-01T00:00:00Z"
+    # breaker9: adding a role to the revoked key said "trusted ... for ...": it is not
+    again = run(runner, store_path, "trust", "add", str(key_file), "--role", "rerun")
+    assert again.exit_code == 0
+    assert again.stdout == ""
+    assert f"{keyid} now lists maintainer, rerun, but it was revoked at " \
+        "2026-05-01T00:00:00Z: nothing it signs from then on counts" in again.stderr
     line = signing.public_key_line(fixed_key(2).public_key())
     assert run(runner, store_path, "trust", "add", line, "--role", "rerun").exit_code == 0
     unknown = run(runner, store_path, "trust", "revoke", "SHA256:nobody")

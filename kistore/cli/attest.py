@@ -344,6 +344,13 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
                     comment=comment)
     if as_json:
         emit_json(entry.to_json())
+    elif entry.revoked_at is not None:  # a role added to a revoked key: it still counts for none
+        from ..trust import format_time
+
+        click.echo(f"{entry.keyid} now lists {', '.join(entry.roles)}, but it was revoked at "
+                   f"{format_time(entry.revoked_at)}: nothing it signs from then on counts. "
+                   "Trust the holder's new key instead (revocations are never lifted)",
+                   err=True)
     else:
         click.echo(f"trusted {entry.keyid} for {', '.join(entry.roles)}")
 
