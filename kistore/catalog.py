@@ -272,6 +272,40 @@ class Catalog:
                 found[(kind, name)] = Digest(row[0])
         return found
 
+    def shared(self, scope: str, keys: Iterable[tuple[str, str]] | None = None
+               ) -> dict[tuple[str, str], list[Digest]]:
+        """Return the ``(kind, name)`` keys held by two or more manifests, with every holder.
+
+        A name is unique per kind (``verify``: KI205); two holders arrive by a metadata file
+        edited in place or files placed by hand. Costs one index lookup per key for a few
+        keys, one pass over the name index (no table read) for many or for ``keys=None``.
+
+        Args:
+            scope: ``work`` or ``commit``.
+            keys: the names asked about; None: every name in ``scope``.
+
+        Returns:
+            ``(kind, name) -> digests`` (sorted, two or more) for each shared key.
+        """
+        wanted = None if keys is None else list(dict.fromkeys(keys))
+        found: dict[tuple[str, str], list[Digest]] = {}
+        if wanted is not None and len(wanted) <= 256:
+            for kind, name in wanted:
+                digests = [Digest(row[0]) for row in self.db.execute(
+                    "SELECT digest FROM files WHERE scope=? AND kind=? AND name=? "
+                    "ORDER BY digest", (scope, kind, name))]
+                if len(digests) > 1:
+                    found[(kind, name)] = digests
+            return found
+        rows = self.db.execute(
+            "SELECT kind, name, group_concat(digest) FROM files WHERE scope=? "
+            "GROUP BY kind, name HAVING count(*) > 1", (scope,))
+        asked = None if wanted is None else set(wanted)
+        for kind, name, digests in rows:
+            if asked is None or (kind, name) in asked:
+                found[(kind, name)] = sorted(Digest(d) for d in digests.split(","))
+        return found
+
     def names(self, scope: str, kinds: Iterable[str]) -> dict[tuple[str, str], Digest]:
         """Return every ``(kind, name) -> digest`` of ``kinds`` in ``scope``."""
         wanted = list(kinds)

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from . import StoreContext, emit_json
+from . import StoreContext, emit_json, explaining_misses
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -142,7 +142,8 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     from ..trust import format_time
 
     store = ctx.store()
-    digest = store.resolve(ref)
+    with explaining_misses(store, [ref], None):
+        digest = store.resolve(ref)
     given = None
     if predicate_file:
         given = canonical.loads(Path(predicate_file).read_bytes(), file=predicate_file)
@@ -184,7 +185,8 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
     from ..evidence import evidence_for
 
     store = ctx.store()
-    digest = store.resolve(ref, at=at)
+    with explaining_misses(store, [ref], at):
+        digest = store.resolve(ref, at=at)
     evidence = evidence_for(store, digest, at=at)
     if as_json:
         emit_json({"subject": str(digest), "evidenceLevel": evidence.level,

@@ -162,6 +162,9 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
             catalog = open_catalog(store, at)
             manifest = store.read(Digest.from_str(find(store, catalog, ref, at=at).digest),
                                   at=at)
+    from .names import warn_shared_names
+
+    warn_shared_names(store, [manifest], at)
     note = None
     if manifest.kind == "BenchmarkRun":
         catalog = catalog or open_catalog(store, at)

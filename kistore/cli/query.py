@@ -57,6 +57,9 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
                                 min_evidence=min_evidence, catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     rows = ranking.rows(include_excluded=show_all)
+    from .names import warn_shared_names  # here: `rank --help` imports no other module
+
+    warn_shared_names(store, [row.record for row in rows], at)
     if as_json:
         emit_json([{**row.to_json(), "comparison": ranking.comparison.name,
                     "metric": ranking.comparison.metric} for row in rows])
@@ -101,6 +104,9 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     with explaining_misses(store, [a, b], at), _warning_before_no_group(store, catalog, at):
         result = compare_runs(store, a, b, at=at, comparison=comparison, catalog=catalog)
     warn_unreadable(store, catalog, at)
+    from .names import warn_shared_names
+
+    warn_shared_names(store, [result.a.record, result.b.record], at)
     if as_json:
         emit_json(result.to_json())
     else:
@@ -136,6 +142,9 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
         found = list_manifests(store, kind=kind, workload=workload, hardware=hardware, at=at,
                                catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
+    from .names import warn_shared_names
+
+    warn_shared_names(store, found, at)
     if as_json:
         emit_json([{"digest": r.digest, "kind": r.kind, "name": r.name,
                     "workload": r.workload, "hardware": r.hardware,

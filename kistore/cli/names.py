@@ -1,0 +1,99 @@
+"""Names two manifests share: refuse ``KIND/NAME`` that names both, warn where answers show one.
+
+A ``metadata.name`` is unique per kind (DESIGN §3; ``kistore verify``: KI205). ``add``
+refuses a taken name, but a metadata file edited in place, or manifests placed by hand,
+can give two manifests of one kind one name. Then ``KIND/NAME`` names both: like git's
+"short object ID is ambiguous", a command refuses it and lists the candidates
+(:func:`refuse_shared_names`); and an answer that shows such a name says so on stderr
+(:func:`warn_shared_names`), naming both digests and files and what to do.
+
+Both ask the name catalog about the names in question only
+(:meth:`kistore.views.View.shared_names`: O(changed shards)), never the whole store, and
+only for the work tree: a commit's names were checked by the pull-request gate, and
+filling the catalog for another commit reads every file of it. A name written into a
+metadata file in place, in a shard directory that did not change, reaches the catalog
+once ``kistore reindex`` has read every file (:mod:`kistore.catalog`); an answer that shows
+both manifests still warns, from the names it shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import click
+
+from .. import layout
+from ..digest import Digest
+from ..errors import ResolutionError
+from ..schema import KINDS
+
+FIX = ("a name must be unique per kind (`kistore verify`: KI205): restore a metadata file "
+       "edited by hand with `git checkout -- FILE`, or give one of them another name with "
+       "`kistore add --update-metadata MANIFEST`")
+"""What to do about a shared name, said after the candidates."""
+
+
+def refuse_shared_names(store: Any, refs: Sequence[str | None], at: str | None) -> None:
+    """Refuse a ``KIND/NAME`` reference that two or more manifests answer to.
+
+    Args:
+        store: the :class:`kistore.store.Store` asked.
+        refs: what the person typed (None entries, digests and prefixes are skipped).
+        at: the revision asked; only the work tree (None) is checked.
+
+    Raises:
+        ResolutionError: ``REF is ambiguous: 2 BenchmarkRun manifests are named 'x':`` then
+            each candidate's digest and metadata file, and what to do; exit code 1.
+    """
+    keys = [key for ref in refs if (key := _name_key(ref)) is not None]
+    if at is not None or store.root is None or not keys:
+        return
+    shared = store.view().shared_names(keys)
+    for ref in refs:
+        key = _name_key(ref)
+        if key in shared:
+            kind, name = key
+            raise ResolutionError(
+                f"{ref} is ambiguous: {len(shared[key])} {kind} manifests are named "
+                f"{name!r}: {_listed(shared[key])}; give the digest (or an 8+ hex prefix) of "
+                f"the one you mean; {FIX}")
+
+
+def warn_shared_names(store: Any, shown: Iterable[Any], at: str | None) -> None:
+    """Say on stderr which names an answer shows are held by two or more manifests.
+
+    Args:
+        store: the :class:`kistore.store.Store` answered from.
+        shown: what the answer shows: records or manifests (each with ``kind``, ``name``
+            and ``digest``), or None entries (skipped).
+        at: the revision answered. For the work tree (None) the name catalog is asked
+            about each name shown; for a commit only names the answer itself shows twice
+            are named.
+    """
+    seen: dict[tuple[str, str], set[str]] = {}
+    for item in shown:
+        if item is not None:
+            seen.setdefault((item.kind, item.name), set()).add(str(item.digest))
+    if not seen:
+        return
+    if at is None and store.root is not None:
+        for key, digests in store.view().shared_names(list(seen)).items():
+            seen[key].update(str(d) for d in digests)
+    for (kind, name), digests in sorted(seen.items()):
+        if len(digests) > 1:
+            click.echo(f"warning: {len(digests)} {kind} manifests are named {name!r}: "
+                       f"{_listed(sorted(Digest.from_str(d) for d in digests))}; "
+                       f"`{kind}/{name}` names none of them; {FIX}", err=True)
+
+
+def _name_key(ref: str | None) -> tuple[str, str] | None:
+    """``(kind, name)`` of a ``KIND/NAME`` reference, else None."""
+    kind, slash, name = (ref or "").partition("/")
+    return (kind, name) if slash and kind in KINDS else None
+
+
+def _listed(digests: Iterable[Digest]) -> str:
+    """``sha256:1234abcd5678 (store/metadata/...json) and ...``: each digest and its file."""
+    items = [f"{str(d)[:19]} ({layout.metadata_path(d)})" for d in digests]
+    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else items[0]
