@@ -277,8 +277,8 @@ class Catalog:
         """Return the ``(kind, name)`` keys held by two or more manifests, with every holder.
 
         A name is unique per kind (``verify``: KI205); two holders arrive by a metadata file
-        edited in place or files placed by hand. Costs one index lookup per key for a few
-        keys, one pass over the name index (no table read) for many or for ``keys=None``.
+        edited in place or files placed by hand. Keys are looked up in the name index, 500
+        at a time (O(keys log store)); ``keys=None`` makes one pass over that index.
 
         Args:
             scope: ``work`` or ``commit``.
@@ -287,24 +287,27 @@ class Catalog:
         Returns:
             ``(kind, name) -> digests`` (sorted, two or more) for each shared key.
         """
-        wanted = None if keys is None else list(dict.fromkeys(keys))
-        found: dict[tuple[str, str], list[Digest]] = {}
-        if wanted is not None and len(wanted) <= 256:
-            for kind, name in wanted:
-                digests = [Digest(row[0]) for row in self.db.execute(
-                    "SELECT digest FROM files WHERE scope=? AND kind=? AND name=? "
-                    "ORDER BY digest", (scope, kind, name))]
-                if len(digests) > 1:
-                    found[(kind, name)] = digests
-            return found
-        rows = self.db.execute(
-            "SELECT kind, name, group_concat(digest) FROM files WHERE scope=? "
-            "GROUP BY kind, name HAVING count(*) > 1", (scope,))
-        asked = None if wanted is None else set(wanted)
-        for kind, name, digests in rows:
-            if asked is None or (kind, name) in asked:
-                found[(kind, name)] = sorted(Digest(d) for d in digests.split(","))
-        return found
+        if keys is None:
+            rows: Iterable[tuple[str, str, str]] = [
+                (kind, name, digest) for kind, name, digests in self.db.execute(
+                    "SELECT kind, name, group_concat(digest) FROM files WHERE scope=? "
+                    "GROUP BY kind, name HAVING count(*) > 1", (scope,))
+                for digest in digests.split(",")]
+        else:
+            by_kind: dict[str, list[str]] = {}
+            for kind, name in dict.fromkeys(keys):
+                by_kind.setdefault(kind, []).append(name)
+            rows = []
+            for kind, names in by_kind.items():
+                for i in range(0, len(names), 500):
+                    chunk = names[i:i + 500]
+                    rows += self.db.execute(
+                        "SELECT kind, name, digest FROM files WHERE scope=? AND kind=? AND "
+                        f"name IN ({','.join('?' * len(chunk))})", (scope, kind, *chunk))
+        holders: dict[tuple[str, str], list[Digest]] = {}
+        for kind, name, digest in rows:
+            holders.setdefault((kind, name), []).append(Digest(digest))
+        return {key: sorted(d) for key, d in holders.items() if len(d) > 1}
 
     def names(self, scope: str, kinds: Iterable[str]) -> dict[tuple[str, str], Digest]:
         """Return every ``(kind, name) -> digest`` of ``kinds`` in ``scope``."""

@@ -18,6 +18,7 @@ both manifests still warns, from the names it shows.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -49,7 +50,7 @@ def refuse_shared_names(store: Any, refs: Sequence[str | None], at: str | None) 
     keys = [key for ref in refs if (key := _name_key(ref)) is not None]
     if at is not None or store.root is None or not keys:
         return
-    shared = store.view().shared_names(keys)
+    shared = _shared_names(store, keys)
     for ref in refs:
         key = _name_key(ref)
         if key in shared:
@@ -78,13 +79,24 @@ def warn_shared_names(store: Any, shown: Iterable[Any], at: str | None) -> None:
     if not seen:
         return
     if at is None and store.root is not None:
-        for key, digests in store.view().shared_names(list(seen)).items():
+        for key, digests in _shared_names(store, list(seen)).items():
             seen[key].update(str(d) for d in digests)
     for (kind, name), digests in sorted(seen.items()):
         if len(digests) > 1:
             click.echo(f"warning: {len(digests)} {kind} manifests are named {name!r}: "
                        f"{_listed(sorted(Digest.from_str(d) for d in digests))}; "
                        f"`{kind}/{name}` names none of them; {FIX}", err=True)
+
+
+_SYNCED: weakref.WeakSet[Any] = weakref.WeakSet()
+"""Stores whose name catalog this command has brought up to date (once is enough)."""
+
+
+def _shared_names(store: Any, keys: list[tuple[str, str]]) -> dict[tuple[str, str], list[Digest]]:
+    """:meth:`kistore.views.View.shared_names` of the work tree, syncing once per store."""
+    shared = store.view().shared_names(keys, sync=store not in _SYNCED)
+    _SYNCED.add(store)
+    return shared
 
 
 def _name_key(ref: str | None) -> tuple[str, str] | None:
