@@ -168,3 +168,24 @@ def test_shared_names_of_every_name_and_of_many_keys(twins):
     assert view.shared_names([("BenchmarkRun", "slow")]) == {}
     view.catalog = None  # no catalog (a read-only clone): a scan finds the same
     assert view.shared_names() == both
+
+
+@pytest.mark.parametrize("args", [("show", "BenchmarkRun/"), ("cat", "BenchmarkRun/"),
+                                  ("rank", "BenchmarkRun/"), ("compare", "BenchmarkRun/"),
+                                  ("cite", "BenchmarkRun/"), ("attestations", "BenchmarkRun/"),
+                                  ("compare", "BenchmarkRun/fast", "BenchmarkRun/")])
+def test_a_kind_with_no_name_is_an_incomplete_reference(runner, twins, args):
+    """`show BenchmarkRun/` said "no BenchmarkRun named ''"."""
+    result = run(runner, twins[0], *args)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "error: 'BenchmarkRun/' is incomplete: no name after 'BenchmarkRun/'; give "
+        "BenchmarkRun/NAME (`kistore ls --kind BenchmarkRun` lists the names), a digest "
+        "(sha256:<64 hex>), or a prefix of at least 8 hex digits\n")
+
+
+def test_ls_of_a_workload_with_no_name_is_an_incomplete_reference(runner, twins):
+    result = run(runner, twins[0], "ls", "--workload", "Workload/")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: 'Workload/' is incomplete: no name after "
+                                    "'Workload/'; give Workload/NAME")

@@ -266,8 +266,9 @@ def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None
                       ) -> Iterator[None]:
     """Say why a reference the work tree does not resolve may still be meant, and what to do.
 
-    Before the block, a ``KIND/NAME`` among ``refs`` that two manifests of the work tree
-    answer to is refused, listing both (:func:`kistore.cli.names.refuse_shared_names`).
+    Before the block, ``KIND/`` with no name is refused as incomplete, and a ``KIND/NAME``
+    among ``refs`` that two manifests of the work tree answer to is refused, listing both
+    (:mod:`kistore.cli.names`).
     Within the block, a :class:`~kistore.errors.ResolutionError` about the work tree
     becomes, for the first of ``refs`` that the work tree does not resolve:
 
@@ -284,13 +285,15 @@ def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None
         at: the revision asked; only the work tree (None) is explained.
 
     Raises:
+        InputError: ``KIND/`` with no name.
         VerificationError: a digest or prefix the work tree lacks and ``HEAD`` holds.
         ResolutionError: a ``KIND/NAME`` two manifests hold, listing them; a ``KIND/NAME``
             not found, with the hint; else the original error.
     """
     from ..errors import KistoreError, ResolutionError
-    from .names import refuse_shared_names
+    from .names import refuse_incomplete_names, refuse_shared_names
 
+    refuse_incomplete_names(refs)
     refuse_shared_names(store, refs, at)
     try:
         yield

@@ -26,13 +26,32 @@ import click
 
 from .. import layout
 from ..digest import Digest
-from ..errors import ResolutionError
+from ..errors import InputError, ResolutionError
 from ..schema import KINDS
 
 FIX = ("a name must be unique per kind (`kistore verify`: KI205): restore a metadata file "
        "edited by hand with `git checkout -- FILE`, or give one of them another name with "
        "`kistore add --update-metadata MANIFEST`")
 """What to do about a shared name, said after the candidates."""
+
+
+def refuse_incomplete_names(refs: Sequence[str | None]) -> None:
+    """Refuse ``KIND/`` with no name: say the reference is incomplete and show its forms.
+
+    It used to be looked up as the empty name: "no BenchmarkRun named ''".
+
+    Raises:
+        InputError: ``'BenchmarkRun/' is incomplete: ...`` with the three forms a
+            reference takes and how to list the names; exit code 1.
+    """
+    for ref in refs:
+        key = _name_key(ref)
+        if key is not None and not key[1]:
+            kind = key[0]
+            raise InputError(
+                f"{ref!r} is incomplete: no name after '{kind}/'; give {kind}/NAME "
+                f"(`kistore ls --kind {kind}` lists the names), a digest (sha256:<64 hex>), "
+                "or a prefix of at least 8 hex digits")
 
 
 def refuse_shared_names(store: Any, refs: Sequence[str | None], at: str | None) -> None:
