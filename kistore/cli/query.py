@@ -93,7 +93,7 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     \b
     Example:
       kistore compare BenchmarkRun/sol-submission-20464
-      kistore compare 384a96d0 5f1c2e77 --json
+      kistore compare 384a96d0 --comparison measured --json
     """
     from ..query.index import open_catalog
     from ..query.page import compare as compare_runs
@@ -118,7 +118,9 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
 @click.option("--kind", type=click.Choice(["Workload", "BenchmarkProtocol",
                                            "ExecutionEnvironment", "Implementation",
                                            "BenchmarkRun"]), help="Only this kind.")
-@click.option("--workload", metavar="REF", help="Only this workload and its runs.")
+@click.option("--workload", metavar="REF",
+              help="Only this workload and its runs (digest, 8+ hex prefix or Workload/NAME; a "
+                   "full digest also finds runs of a workload not in the store).")
 @click.option("--hardware", metavar="PRODUCT",
               help="Only environments with this GPU product and runs on them.")
 @AT
@@ -131,7 +133,7 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
     \b
     Example:
       kistore ls --kind BenchmarkRun --hardware "NVIDIA B200"
-      kistore ls --workload Workload/rmsnorm --json
+      kistore ls --kind BenchmarkProtocol --json
     """
     from ..query.answers import list_manifests
     from ..query.index import open_catalog
