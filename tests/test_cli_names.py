@@ -19,17 +19,22 @@ def run(runner, store_path, *args):
     return runner.invoke(main, ["--store", str(store_path), *args])
 
 
-@pytest.fixture
-def twins(store, kit):
-    """Runs ``fast`` and ``slow`` in one group, committed; then slow's metadata file is
-    edited by hand to say ``fast`` (saved as editors do: a new file renamed over it).
-    Returns (root, fast, slow)."""
+def add_fast_and_slow(store, kit) -> None:
+    """Commit runs ``fast`` (10 ns) and ``slow`` (30 ns) of one comparison group."""
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
     docs = [protocol, env, workload]
     for name, latency in (("fast", 10), ("slow", 30)):
         impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
         docs += [impl, kit.run(protocol, env, impl, workload, latency=latency, name=name)]
     add_docs(store, docs)
+
+
+@pytest.fixture
+def twins(store, kit):
+    """Runs ``fast`` and ``slow`` in one group, committed; then slow's metadata file is
+    edited by hand to say ``fast`` (saved as editors do: a new file renamed over it).
+    Returns (root, fast, slow)."""
+    add_fast_and_slow(store, kit)
     fast, slow = (Store(store.root).resolve(f"BenchmarkRun/{n}") for n in ("fast", "slow"))
     meta = store.root / layout.metadata_path(slow)
     meta.with_suffix(".tmp").write_bytes(b'{"name":"fast"}')
@@ -115,12 +120,7 @@ def test_a_rank_warns_from_what_it_shows_when_the_name_catalog_missed_the_edit(
     """An in-place edit in a shard directory that did not change is not in the name
     catalog until `kistore reindex` (no whole-store stat a query); a rank that shows both
     runs still names both, from its own rows."""
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
-    docs = [protocol, env, workload]
-    for name, latency in (("fast", 10), ("slow", 30)):
-        impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
-        docs += [impl, kit.run(protocol, env, impl, workload, latency=latency, name=name)]
-    add_docs(store, docs)
+    add_fast_and_slow(store, kit)
     settle(store.root)
     fast, slow = (Store(store.root).resolve(f"BenchmarkRun/{n}") for n in ("fast", "slow"))
     meta = store.root / layout.metadata_path(slow)

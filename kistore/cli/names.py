@@ -98,8 +98,8 @@ def warn_shared_names(store: Any, shown: Iterable[Any], at: str | None) -> None:
     if not seen:
         return
     if at is None and store.root is not None:
-        for key, digests in _shared_names(store, list(seen)).items():
-            seen[key].update(str(d) for d in digests)
+        for key, holders in _shared_names(store, list(seen)).items():
+            seen[key].update(str(d) for d in holders)
     for (kind, name), digests in sorted(seen.items()):
         if len(digests) > 1:
             click.echo(f"warning: {len(digests)} {kind} manifests are named {name!r}: "
