@@ -107,6 +107,10 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     from .names import warn_shared_names
 
     warn_shared_names(store, [result.a.record, result.b.record], at)
+    if b is None and result.a.record.digest == result.b.record.digest:
+        click.echo(f"note: {a} is rank 1 of its comparison group, so it was compared with "
+                   "itself; give B to compare it with another run (`kistore rank "
+                   f"{a}` lists the group)", err=True)
     if as_json:
         emit_json(result.to_json())
     else:
@@ -122,7 +126,8 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
               help="Only this workload and its runs (digest, 8+ hex prefix or Workload/NAME; a "
                    "full digest also finds runs of a workload not in the store).")
 @click.option("--hardware", metavar="PRODUCT",
-              help="Only environments with this GPU product and runs on them.")
+              help="Only environments with this GPU product and runs on them (the exact "
+                   "product name, e.g. \"NVIDIA B200\").")
 @AT
 @JSON
 @pass_ctx
@@ -147,6 +152,8 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
     from .names import warn_shared_names
 
     warn_shared_names(store, found, at)
+    if not found and hardware is not None:
+        _say_products(catalog, hardware)
     if as_json:
         emit_json([{"digest": r.digest, "kind": r.kind, "name": r.name,
                     "workload": r.workload, "hardware": r.hardware,
@@ -200,6 +207,19 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
 
 
 COMMANDS: list[click.Command] = [rank, compare, ls, reindex]
+
+
+def _say_products(catalog: Any, hardware: str) -> None:
+    """Say on stderr which GPU products the store has, when ``--hardware`` matched none.
+
+    ``--hardware`` matches the product exactly, as the driver names it (``NVIDIA B200``);
+    ``B200`` listed nothing, and said nothing.
+    """
+    products = sorted({r.hardware for r in catalog.records(kind="ExecutionEnvironment")
+                       if r.hardware})
+    known = ", ".join(repr(p) for p in products[:10]) + (" ..." if len(products) > 10 else "")
+    click.echo(f"note: no environment has the GPU product {hardware!r} (matched exactly, as "
+               f"the driver names it); products here: {known or 'none'}", err=True)
 
 
 def _warn_default_policy(store: Any, at: str | None) -> None:
