@@ -164,7 +164,10 @@ def test_shared_names_of_every_name_and_of_many_keys(twins):
     both = {("BenchmarkRun", "fast"): sorted([fast, slow])}
     assert view.shared_names() == both
     many = [("BenchmarkRun", f"run-{n}") for n in range(300)] + [("BenchmarkRun", "fast")]
-    assert view.shared_names(many) == both  # one pass over the name index
+    assert view.shared_names(many) == both  # looked up 500 at a time
+    huge = [("BenchmarkRun", f"run-{n}") for n in range(2_100)]
+    assert view.shared_names([*huge, ("BenchmarkRun", "fast")]) == both  # one index pass
+    assert view.shared_names(huge) == {}
     assert view.shared_names([("BenchmarkRun", "slow")]) == {}
     view.catalog = None  # no catalog (a read-only clone): a scan finds the same
     assert view.shared_names() == both
