@@ -111,8 +111,8 @@ def test_rerun_without_measurement_is_refused_with_the_missing_fields(runner, re
                                                                       store_path, key_file):
     result = run(runner, store_path, "attest", RUN_REF, "--type", "rerun", "--key", str(key_file))
     assert result.exit_code == 1
-    assert "error: predicate:/environmentDigest: missing required field 'environmentDigest'" \
-        in result.stderr
+    assert ("error: --predicate FILE (not given):/environmentDigest: missing required field "
+            "'environmentDigest'") in result.stderr
     assert "Traceback" not in result.output
 
 

@@ -157,7 +157,9 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     predicate = attestation.build_predicate(type_name, given, outcome=outcome, message=message,
                                             now=format_time(datetime.now(UTC)))
     statement = attestation.make_statement(digest, layout.object_path(digest), type_name,
-                                           predicate, file=predicate_file or "predicate")
+                                           predicate,
+                                           # named so, a field missing says where to give it
+                                           file=predicate_file or "--predicate FILE (not given)")
     bundle = attestation.sign_statement(statement, load_signing_key(key_path))
     location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
     keyid = attestation.bundle_keyid(bundle)
