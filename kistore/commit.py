@@ -16,7 +16,8 @@ the index until it is deleted:
   and run the add again (tests/test_commit_killed.py);
 * between the move and the rename: HEAD holds the commit and the files, git's index is the
   old one (``kistore verify`` says the index is behind HEAD); delete the lock, then
-  ``git reset -q``.
+  ``git reset -q``. The next ``add --commit`` also stages them again: the commit is
+  recorded as pending before the move (:mod:`kistore.pending_index`).
 
 A caller that writes the work-tree files first holds git's index lock over that too
 (:meth:`BranchCommit.index_held`), as ``git checkout`` holds it while it writes files:
@@ -29,6 +30,7 @@ This module knows git (pygit2, the index) but not manifests: it is given paths a
 from __future__ import annotations
 
 import contextlib
+import logging
 import random
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -37,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import gitindex, pack
 from .errors import StoreStateError
+from .pending_index import PendingIndex
 from .writer import FileStat
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -49,6 +52,10 @@ PACK_THRESHOLD = 64
 
 CAS_ATTEMPTS = 50
 """How often a branch move lost to a concurrent writer is retried on the new tip."""
+
+log = logging.getLogger(__name__)
+"""Where a repaired index is said (a WARNING: without logging configured, Python prints it
+on stderr)."""
 
 INDEX_WAIT_S = 5.0
 """How long a held ``.git/index.lock`` is waited for (git holds it for milliseconds)."""
@@ -129,6 +136,9 @@ class BranchCommit:
             during the move is delivered, so a caller that catches the interrupt knows
             whether the work-tree files now belong to a commit (keep them) or not (undo).
         oid: the commit the branch holds after :meth:`run` (None before it lands).
+        restaged: the paths an earlier commit, killed after its branch moved, had left
+            out of git's index, staged again by :meth:`run` or :meth:`repair_index`
+            (:mod:`kistore.pending_index`); also said on the ``kistore.commit`` logger.
     """
 
     def __init__(self, repo: pygit2.Repository, root: str | Path | None) -> None:
@@ -138,6 +148,7 @@ class BranchCommit:
         self.oid: pygit2.Oid | None = None
         self._held: gitindex.IndexUpdate | None = None
         self._branch: str | None = None  # the branch checked out when the lock was taken
+        self.restaged: list[str] = []
 
     @contextlib.contextmanager
     def index_held(self) -> Iterator[None]:
@@ -215,27 +226,84 @@ class BranchCommit:
         # stashes the staged entries meanwhile. The branch moves only after the new index
         # is written to the lock file; a failure before the move leaves the index as it was.
         with interrupts_deferred(), self._index_update() as update:
+            pending = None
             if update is not None and self.root is not None:
+                pending = PendingIndex(repo.path)
+                self._restage(pending, update.index)
                 gitindex.stage(update.index, blobs, stats or {}, self.root)
                 update.write()
-            for attempt in range(CAS_ATTEMPTS):
-                if attempt:
-                    _stop_if_interrupted()
-                    time.sleep(random.uniform(0.001, 0.02) * attempt)
-                self._check_head(branch)
-                if attempt:  # another writer moved the branch: build on its new tip
-                    _, parent = branch_tip(repo)
-                    oid, tree = self._commit_on(parent, blobs, signature, message)
-                if parent is not None and tree == parent.tree_id:
-                    oid = parent.id  # HEAD holds all of it (a re-run): no empty commit
-                elif not self._move(branch, parent, oid, message):
+            try:
+                return self._land(branch, parent, oid, tree, blobs, signature, message,
+                                  update, pending)
+            except BaseException:
+                if pending is not None and not self.landed:
+                    with contextlib.suppress(OSError):  # a stale record is skipped anyway
+                        pending.take_back()
+                raise
+
+    def _land(self, branch: str, parent: pygit2.Commit | None, oid: pygit2.Oid,
+              tree: pygit2.Oid, blobs: dict[str, pygit2.Oid], signature: pygit2.Signature,
+              message: str, update: gitindex.IndexUpdate | None,
+              pending: PendingIndex | None) -> pygit2.Oid:
+        """Move the branch (retrying on a new tip), then put the index in place: :meth:`run`."""
+        repo = self.repo
+        for attempt in range(CAS_ATTEMPTS):
+            if attempt:
+                _stop_if_interrupted()
+                time.sleep(random.uniform(0.001, 0.02) * attempt)
+            self._check_head(branch)
+            if attempt:  # another writer moved the branch: build on its new tip
+                _, parent = branch_tip(repo)
+                oid, tree = self._commit_on(parent, blobs, signature, message)
+            if parent is not None and tree == parent.tree_id:
+                oid = parent.id  # HEAD holds all of it (a re-run): no empty commit
+            else:
+                if pending is not None:  # a SIGKILL after the move leaves it behind
+                    _record(pending, oid)
+                if not self._move(branch, parent, oid, message):
                     continue  # another writer moved the branch: again on its new tip
-                self.landed, self.oid = True, oid
-                if update is not None:
-                    update.finish()  # in place before an interrupt held here is delivered
-                return oid
-            raise self._lost_race(branch)
-        raise AssertionError("unreachable")  # pragma: no cover - the block returns or raises
+            self.landed, self.oid = True, oid
+            if update is not None:
+                update.finish()  # in place before an interrupt held here is delivered
+            if pending is not None:
+                pending.clear()
+            return oid
+        raise self._lost_race(branch)
+
+    def repair_index(self) -> list[str]:
+        """Stage again the files a commit killed after its branch move left out of the index.
+
+        For an add with nothing to commit (a re-run after such a kill): :meth:`run` does
+        the same before it stages its own files. See :mod:`kistore.pending_index`.
+
+        Returns:
+            The paths staged again (also in :attr:`restaged`); empty in a bare repository
+            and when no commit was cut off (then the index is not even read).
+
+        Raises:
+            StoreStateError: git's index lock stayed held, or the index could not be read
+                or written; the index is then as it was.
+        """
+        pending = PendingIndex(self.repo.path)
+        if self.root is None or not pending.exists():
+            return []
+        with interrupts_deferred(), self._index_update() as update:
+            assert update is not None
+            self._restage(pending, update.index)
+            update.finish()
+        pending.clear()
+        return self.restaged
+
+    def _restage(self, pending: PendingIndex, index: pygit2.Index) -> None:
+        """Stage the files of commits cut off before their index landed; say so."""
+        assert self.root is not None
+        self.restaged = pending.restage(self.repo, index, self.root)
+        if self.restaged:
+            log.warning(
+                "note: git's index lacked %d store file(s) of commit(s) %s (an earlier "
+                "`add --commit` was stopped after its commit, before it updated the index); "
+                "they are staged again", len(self.restaged),
+                ", ".join(c[:12] for c in pending.carried))
 
     def _commit_on(self, parent: pygit2.Commit | None, blobs: dict[str, pygit2.Oid],
                    signature: pygit2.Signature, message: str) -> tuple[pygit2.Oid, pygit2.Oid]:
@@ -321,6 +389,15 @@ class _IndexErrorsExplained(gitindex.IndexUpdate):
         except (OSError, pygit2.GitError) as e:
             raise _index_error(self.index_file, e, "the branch moved but the index was not "
                                "updated: run `git reset -q` to bring it in step") from e
+
+
+def _record(pending: PendingIndex, oid: pygit2.Oid) -> None:
+    """Record ``oid`` as pending (before the move); a failure stops the commit, said plainly."""
+    try:
+        pending.record(str(oid))
+    except OSError as e:
+        raise StoreStateError(f"could not write {pending.path.name} ({e.strerror or e}); "
+                              "nothing was committed", file=str(pending.path)) from e
 
 
 def _switched(branch: str, now: str | None) -> StoreStateError:

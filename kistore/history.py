@@ -20,9 +20,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from . import layout
+from . import layout, treediff
 from .findings import ERROR, Finding, rule
 from .verify import sort_key
 
@@ -91,11 +91,13 @@ def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
             old = objects_tree(repo, parent.tree)
             if old is None or (new is not None and old.id == new.id):
                 continue
-            diff = old.diff_to_tree(new) if new is not None else old.diff_to_tree()
-            deltas = [d for d in diff.deltas if d.status != added]
-            if any(d.status == deleted for d in deltas) and new is not None:
-                diff.find_similar(flags=exact_renames)
+            deltas = _in_place_changes(repo, old, new)
+            if deltas is None:  # something went or changed type: libgit2 pairs renames
+                diff = old.diff_to_tree(new) if new is not None else old.diff_to_tree()
                 deltas = [d for d in diff.deltas if d.status != added]
+                if any(d.status == deleted for d in deltas) and new is not None:
+                    diff.find_similar(flags=exact_renames)
+                    deltas = [d for d in diff.deltas if d.status != added]
             others = [p for p in commit.parents if p.id != parent.id]
             for d in deltas:
                 if others and _from_another_side(repo, d.old_file.path, new, parent, others,
@@ -117,7 +119,8 @@ def _change(delta: Any, where: str) -> tuple[Any, str, str, str | None, str | No
     """``(rule, object path, message, expected, found)`` of what one diff delta does.
 
     Args:
-        delta: a ``pygit2.DiffDelta`` of the objects tree (not an addition).
+        delta: a ``pygit2.DiffDelta`` (or :class:`_InPlace`) of the objects tree, not an
+            addition.
         where: ``in commit ID (SUBJECT)``, ending the message.
     """
     import pygit2
@@ -135,6 +138,49 @@ def _change(delta: Any, where: str) -> tuple[Any, str, str, str | None, str | No
         return (OBJECT_MODIFIED, path, f"mode changed {old.mode:o} -> {new.mode:o} {where}",
                 f"{old.mode:o}", f"{new.mode:o}")
     return OBJECT_MODIFIED, path, f"modified {where}", str(old.id), str(new.id)
+
+
+class _Side(NamedTuple):
+    """One side of an in-place change, as a libgit2 ``DiffFile`` names it."""
+
+    path: str
+    id: Any
+    mode: int
+
+
+class _InPlace(NamedTuple):
+    """A regular file changed in place (bytes or executable bit), as a libgit2 ``DiffDelta``."""
+
+    status: int
+    old_file: _Side
+    new_file: _Side
+
+
+_REGULAR = (0o100644, 0o100755)
+
+
+def _in_place_changes(repo: Any, old: Any, new: Any | None) -> list[_InPlace] | None:
+    """Return the regular files changed in place between two objects trees, else None.
+
+    Read by :func:`kistore.treediff.changed_leaves`, which skips unchanged shards: a
+    commit that adds one manifest costs a few tree reads instead of libgit2 reading every
+    shard of both trees (262 ms at 100,000 manifests). Added files are left out (adding is
+    allowed). None when a file went or changed type: such a difference is left to libgit2's
+    diff, whose exact rename detection decides KI402 against KI403.
+    """
+    if new is None:
+        return None
+    import pygit2
+
+    modified = pygit2.enums.DeltaStatus.MODIFIED
+    deltas = []
+    for path, (was, now) in treediff.changed_leaves(repo, old.id, new.id).items():
+        if was is None:
+            continue  # added
+        if now is None or was[1] not in _REGULAR or now[1] not in _REGULAR:
+            return None
+        deltas.append(_InPlace(modified, _Side(path, *was), _Side(path, *now)))
+    return deltas
 
 
 def _from_another_side(repo: Any, path: str, merged: Any, parent: Any, others: list[Any],

@@ -340,6 +340,8 @@ class Store:
                         head_holds=self._head_holds())
         results, files, written = plan.results, plan.files, plan.written
         if not files:
+            if commit:  # a re-run after an add killed past its branch move: finish its index
+                BranchCommit(self.repo, self.root).repair_index()
             return results
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)

@@ -8,10 +8,12 @@ import json
 import re
 from pathlib import Path
 
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kistore import audit, canonical, canonical_fast, schema, verify
+from kistore.cli import main
 from kistore.digest import Digest
 from kistore.findings import RULES, exit_code
 from kistore.store import Store
@@ -245,6 +247,10 @@ def test_verify_works_in_a_bare_clone(published, tmp_path):
     git(tmp_path, "clone", "-q", "--bare", str(published), str(bare))
     findings = audit.verify(Store(bare))
     assert ("KI101", PROTOCOL) in ids(findings) and ("KI401", PROTOCOL) in ids(findings)
+    result = CliRunner().invoke(main, ["--store", str(bare), "verify"])
+    assert result.exit_code == 1
+    # it used to say "store at work tree", which a bare repository does not have
+    assert "FAILED: store at HEAD (a bare repository): " in result.output
 
 
 def test_a_pool_of_workers_finds_exactly_what_one_process_finds(published, bundle,
