@@ -192,3 +192,16 @@ def test_ls_of_a_workload_with_no_name_is_an_incomplete_reference(runner, twins)
     assert result.exit_code == 1
     assert result.stderr.startswith("error: 'Workload/' is incomplete: no name after "
                                     "'Workload/'; give Workload/NAME")
+
+
+@pytest.mark.parametrize("command", ["show", "cat", "cite", "attestations"])
+def test_a_name_two_committed_runs_share_is_refused_at_that_commit(runner, twins, command):
+    """Committed past the gate (no hook): `show --at HEAD` gave the larger digest."""
+    from .conftest import commit_all
+
+    root, fast, slow = twins
+    commit_all(root, "rename slow by hand")
+    result = run(runner, root, command, "BenchmarkRun/fast", "--at", "HEAD")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: BenchmarkRun/fast is ambiguous: 2 BenchmarkRun "
+                                    f"manifests are named 'fast': {candidates(fast, slow)}")

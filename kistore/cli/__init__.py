@@ -262,13 +262,13 @@ def deleted_from_work_tree(catalog: object) -> list[str]:
 
 
 @contextlib.contextmanager
-def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None
-                      ) -> Iterator[None]:
+def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None, *,
+                      names_at_commits: bool = False) -> Iterator[None]:
     """Say why a reference the work tree does not resolve may still be meant, and what to do.
 
     Before the block, ``KIND/`` with no name is refused as incomplete, and a ``KIND/NAME``
-    among ``refs`` that two manifests of the work tree answer to is refused, listing both
-    (:mod:`kistore.cli.names`).
+    among ``refs`` that two manifests of the work tree (or, with ``names_at_commits``, of
+    commit ``at``) answer to is refused, listing both (:mod:`kistore.cli.names`).
     Within the block, a :class:`~kistore.errors.ResolutionError` about the work tree
     becomes, for the first of ``refs`` that the work tree does not resolve:
 
@@ -283,6 +283,9 @@ def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None
         store: the :class:`kistore.store.Store` asked.
         refs: what the person typed (None entries are skipped).
         at: the revision asked; only the work tree (None) is explained.
+        names_at_commits: the command resolves ``KIND/NAME`` through the name catalog at
+            any revision (:meth:`kistore.store.Store.resolve`), so checking a commit's
+            names reads nothing more (``show``, ``cat``, ``cite``, ``attestations``).
 
     Raises:
         InputError: ``KIND/`` with no name.
@@ -294,7 +297,7 @@ def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None
     from .names import refuse_incomplete_names, refuse_shared_names
 
     refuse_incomplete_names(refs)
-    refuse_shared_names(store, refs, at)
+    refuse_shared_names(store, refs, at, commits=names_at_commits)
     try:
         yield
     except ResolutionError:

@@ -191,7 +191,7 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
     from ..evidence import evidence_for
 
     store = ctx.store()
-    with explaining_misses(store, [ref], at):
+    with explaining_misses(store, [ref], at, names_at_commits=True):
         digest = store.resolve(ref, at=at)
     evidence = evidence_for(store, digest, at=at)
     if as_json:

@@ -48,7 +48,7 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
     from .names import warn_shared_names
 
     store = ctx.store()
-    with explaining_misses(store, [ref], at):
+    with explaining_misses(store, [ref], at, names_at_commits=True):
         citation = build(store, ref, at=at, accessed=accessed.date() if accessed else None)
     warn_shared_names(store, [citation], at)
     if as_json:

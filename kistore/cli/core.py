@@ -151,7 +151,7 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
 
     store = ctx.store()
     catalog = None
-    with explaining_misses(store, [ref], at):
+    with explaining_misses(store, [ref], at, names_at_commits=True):
         try:
             manifest = store.read(ref, at=at)
         except ResolutionError:
@@ -210,7 +210,7 @@ def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool) -> None:
       kistore cat 384a96d0 | sha256sum
     """
     store = ctx.store()
-    with explaining_misses(store, [ref], at):
+    with explaining_misses(store, [ref], at, names_at_commits=True):
         manifest = store.read(ref, at=at)
     data = manifest.metadata_bytes if metadata else manifest.object_bytes
     sys.stdout.buffer.write(data)

@@ -9,11 +9,12 @@ can give two manifests of one kind one name. Then ``KIND/NAME`` names both: like
 
 Both ask the name catalog about the names in question only
 (:meth:`kistore.views.View.shared_names`: O(changed shards)), never the whole store, and
-only for the work tree: a commit's names were checked by the pull-request gate, and
-filling the catalog for another commit reads every file of it. A name written into a
-metadata file in place, in a shard directory that did not change, reaches the catalog
-once ``kistore reindex`` has read every file (:mod:`kistore.catalog`); an answer that shows
-both manifests still warns, from the names it shows.
+for the work tree; a commit (``--at REV``) only where the command looks the name up in the
+catalog's commit scope anyway (``show``, ``cat``, ``cite``, ``attestations``): a commit's
+names passed the gate's KI205, and filling the catalog for a new commit reads its files.
+A name written into a metadata file in place, in a shard directory that did not change,
+reaches the catalog once ``kistore reindex`` has read every file (:mod:`kistore.catalog`);
+an answer that shows both manifests still warns, from the names it shows.
 """
 
 from __future__ import annotations
@@ -54,22 +55,26 @@ def refuse_incomplete_names(refs: Sequence[str | None]) -> None:
                 "or a prefix of at least 8 hex digits")
 
 
-def refuse_shared_names(store: Any, refs: Sequence[str | None], at: str | None) -> None:
+def refuse_shared_names(store: Any, refs: Sequence[str | None], at: str | None, *,
+                        commits: bool = False) -> None:
     """Refuse a ``KIND/NAME`` reference that two or more manifests answer to.
 
     Args:
         store: the :class:`kistore.store.Store` asked.
         refs: what the person typed (None entries, digests and prefixes are skipped).
-        at: the revision asked; only the work tree (None) is checked.
+        at: the revision asked; a commit (not None) is checked only with ``commits``.
+        commits: check commit ``at`` too: for a caller that looks ``KIND/NAME`` up in the
+            name catalog's commit scope anyway (that first sync of a commit reads its
+            changed shards; a rank, answered from the query index, does not make it).
 
     Raises:
         ResolutionError: ``REF is ambiguous: 2 BenchmarkRun manifests are named 'x':`` then
             each candidate's digest and metadata file, and what to do; exit code 1.
     """
     keys = [key for ref in refs if (key := _name_key(ref)) is not None]
-    if at is not None or store.root is None or not keys:
+    if not keys or (at is None and store.root is None) or (at is not None and not commits):
         return
-    shared = _shared_names(store, keys)
+    shared = _shared_names(store, keys, at)
     for ref in refs:
         key = _name_key(ref)
         if key in shared:
@@ -98,7 +103,7 @@ def warn_shared_names(store: Any, shown: Iterable[Any], at: str | None) -> None:
     if not seen:
         return
     if at is None and store.root is not None:
-        for key, holders in _shared_names(store, list(seen)).items():
+        for key, holders in _shared_names(store, list(seen), None).items():
             seen[key].update(str(d) for d in holders)
     for (kind, name), digests in sorted(seen.items()):
         if len(digests) > 1:
@@ -107,14 +112,20 @@ def warn_shared_names(store: Any, shown: Iterable[Any], at: str | None) -> None:
                        f"`{kind}/{name}` names none of them; {FIX}", err=True)
 
 
-_SYNCED: weakref.WeakSet[Any] = weakref.WeakSet()
-"""Stores whose name catalog this command has brought up to date (once is enough)."""
+_SYNCED: weakref.WeakKeyDictionary[Any, set[str | None]] = weakref.WeakKeyDictionary()
+"""The revisions (None: the work tree) whose name catalog this command has brought up to
+date, per store: once is enough."""
 
 
-def _shared_names(store: Any, keys: list[tuple[str, str]]) -> dict[tuple[str, str], list[Digest]]:
-    """:meth:`kistore.views.View.shared_names` of the work tree, syncing once per store."""
-    shared = store.view().shared_names(keys, sync=store not in _SYNCED)
-    _SYNCED.add(store)
+def _shared_names(store: Any, keys: list[tuple[str, str]], at: str | None
+                  ) -> dict[tuple[str, str], list[Digest]]:
+    """Return :meth:`kistore.views.View.shared_names` of the work tree or commit ``at``.
+
+    The catalog is synced once per store and revision in a command.
+    """
+    synced = _SYNCED.setdefault(store, set())
+    shared = store.view(at).shared_names(keys, sync=at not in synced)
+    synced.add(at)
     return shared
 
 
