@@ -348,7 +348,7 @@ class Store:
         committer = BranchCommit(self.repo, self.root) if commit else None
         # With --commit, git's index lock is held while the files are written, too: until
         # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
-        with committer.index_held() if committer else contextlib.nullcontext():
+        with committer.index_held(files.keys()) if committer else contextlib.nullcontext():
             try:
                 if committer is not None and len(files) >= PACK_THRESHOLD and WRITERS:
                     # Child processes write the work-tree files while this one builds the
