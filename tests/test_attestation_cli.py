@@ -131,7 +131,8 @@ def test_rerun_without_measurement_is_refused_with_the_missing_fields(runner, re
                                                                       store_path, key_file):
     result = run(runner, store_path, "attest", RUN_REF, "--type", "rerun", "--key", str(key_file))
     assert result.exit_code == 1
-    assert "error: predicate: 'environmentDigest' is a required property" in result.stderr
+    assert ("error: --predicate FILE (not given):/environmentDigest: missing required field "
+            "'environmentDigest'") in result.stderr
     assert "Traceback" not in result.output
 
 
@@ -146,6 +147,29 @@ def test_predicate_file_failing_its_schema_names_file_and_pointer(runner, record
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: {path}:/timing/latencyNs/mean: ")
     assert "-1 is less than the minimum of 0" in result.stderr
+
+
+def test_predicate_file_names_every_missing_and_wrong_field_at_its_pointer(
+        runner, record_store, store_path, key_file, tmp_path):
+    """A new user read one missing field at a time; and a missing one had no pointer (the
+    object lacking it, the top level: none at all)."""
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"timing": {"latencyNs": {"mean": -1}}, "outcome": "maybe",
+                                "extra": 1}))
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "rerun", "--key",
+                 str(key_file), "--predicate", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}:/environmentDigest: missing required field 'environmentDigest' "
+        "(Digest of the ExecutionEnvironment the measurement ran on): add it",
+        f"error: {path}:/extra: unexpected key 'extra' in the top-level object; it allows "
+        "only correctness, environmentDigest, observedAt, outcome, text, timing, uri: remove "
+        "it or correct its spelling",
+        f"error: {path}:/outcome: field 'outcome': expected one of \"reproduced\", "
+        "\"not-reproduced\", found \"maybe\"",
+        f"error: {path}:/timing/latencyNs/mean: field 'mean': -1 is less than the minimum of 0",
+        f"error: {path}:/timing/primaryStatistic: missing required field 'primaryStatistic': "
+        "add it"]
 
 
 def test_bad_predicate_file_names_file_and_pointer(runner, record_store, store_path, key_file,
