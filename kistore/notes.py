@@ -511,14 +511,25 @@ def sync(store: Any) -> SyncResult:
     """Attach every ``store/attestations/`` file of the work tree as a note on its subject.
 
     A file is attached only when its path fits the layout, its bytes are a canonical
-    one-line JSON text whose sha256 equals its name, and its subject object is in the store.
-    Signatures are not judged here (``verify`` and ``attestations`` do that, for both
-    transports alike).
+    one-line JSON text whose sha256 equals its name, its subject object is in the store,
+    and a note made of it now would count: a key the work tree's trust file has revoked,
+    or whose validity ended, makes a note the pull-request gate refuses (KI411), and a
+    notes ref holding it could not be pushed again. Signatures are otherwise not judged
+    here (``verify`` and ``attestations`` do that, for both transports alike).
 
     Raises:
         StoreStateError: as :func:`add_lines`.
     """
+    from datetime import UTC, datetime
+
+    from .evidence import NOT_COUNTED, judge
+    from .trust import load_trust
+
     view = store.view(None)
+    try:
+        trust = load_trust(view)
+    except KistoreError:  # an invalid trust file: verify reports it (KI309)
+        trust = None
     added = present = 0
     problems: list[KistoreError] = []
     for path, data in file_attestations(view):
@@ -536,6 +547,15 @@ def sync(store: Any) -> SyncResult:
         if object_bytes is None:
             problems.append(InputError(f"subject {subject} is not in the store", file=path))
             continue
+        if trust is not None:  # a note made now enters now: the server judges it so (KI411)
+            judged = judge(Seen(data, subject, "note", path, datetime.now(UTC)), trust)
+            if judged.effect == NOT_COUNTED:
+                problems.append(InputError(
+                    f"not attached: a note made now would not count ({judged.reason}), and "
+                    "a server's pre-receive hook refuses it (KI411), which would block every "
+                    "later `kistore notes push`; the file attestation stays as it is",
+                    file=path))
+                continue
         blob = store.repo.create_blob(object_bytes)  # a note needs its object in git
         count = add_lines(store.repo, str(blob), [data])
         added += count

@@ -127,6 +127,28 @@ def test_trusted_rerun_by_file_then_sync_verifies(runner, record_store, store_pa
     assert sorted(a["source"] for a in data["attestations"]) == ["file", "note"]
 
 
+def test_sync_of_a_file_by_a_key_revoked_since_leaves_it_a_file(runner, record_store,
+                                                               store_path, key_file, tmp_path):
+    # breaker9: a rerun file accepted while its key was trusted, the key then revoked:
+    # `notes sync` attached it as a note, the server refused that note (KI411), and the
+    # local notes ref holding it blocked every later `notes push`.
+    keyid = signing.keyid(fixed_key(1).public_key())
+    assert run(runner, store_path, "trust", "add", str(key_file), "--role", "rerun",
+               "--valid-from", "2026-01-01").exit_code == 0
+    predicate = tmp_path / "measured.json"
+    predicate.write_text(json.dumps(MEASURED))
+    assert run(runner, store_path, "attest", RUN_REF, "--type", "rerun", "--key",
+               str(key_file), "--predicate", str(predicate), "--file").exit_code == 0
+    assert run(runner, store_path, "trust", "revoke", keyid).exit_code == 0
+    synced = run(runner, store_path, "notes", "sync")
+    assert synced.exit_code == 1
+    assert "0 attestation(s) attached, 0 already present" in synced.output
+    assert "not attached: a note made now would not count (key " in synced.stderr
+    assert "refuses it (KI411)" in " ".join(synced.stderr.split())
+    assert subprocess.run(["git", "rev-parse", "-q", "--verify", "refs/notes/kistore"],
+                          cwd=store_path, capture_output=True).returncode == 1  # no note
+
+
 def test_rerun_without_measurement_is_refused_with_the_missing_fields(runner, record_store,
                                                                       store_path, key_file):
     result = run(runner, store_path, "attest", RUN_REF, "--type", "rerun", "--key", str(key_file))
