@@ -215,3 +215,7 @@ class CheckedCatalog(Catalog):
 
     def deleted(self) -> list[str]:  # noqa: D102 - documented on Catalog
         return self.inner.deleted()
+
+    def skipped(self) -> dict[str, tuple[str, str]]:  # noqa: D102 - documented on Catalog
+        # the work tree's copies that differ from HEAD's were overlaid (read again)
+        return {d: why for d, why in self.base.skipped().items() if d not in self.overlaid}
