@@ -22,8 +22,8 @@ from .rows import stored_document
 
 _CHUNK = 500
 
-Job = tuple[str, "str | None", "str | None"]
-"""``(digest string, object blob id, metadata blob id)``; an id is None when the file is absent."""
+Job = tuple[Digest, "str | None", "str | None"]
+"""``(digest, object blob id, metadata blob id)``; an id is None when the file is absent."""
 
 Read = tuple[str, "Loaded | None", "bytes | None", "tuple[str, str] | None"]
 """``(digest string, parsed manifest or None, its stored document or None, why it was
@@ -82,7 +82,7 @@ def read_manifests(repo: Any, tree: Any, digests: list[Digest],
         refused, else None (a manifest absent from the tree is not skipped, just gone).
     """
     files = TreeFiles(repo, tree)
-    jobs = [(str(d), files.blob_id(layout.object_path(d)), files.blob_id(layout.metadata_path(d)))
+    jobs = [(d, files.blob_id(layout.object_path(d)), files.blob_id(layout.metadata_path(d)))
             for d in digests]
     chunks = (jobs[i:i + _CHUNK] for i in range(0, len(jobs), _CHUNK))
     for chunk in chunks:
@@ -97,14 +97,14 @@ def _read_chunk(repo: Any, jobs: list[Job]) -> list[Read]:
     for digest, object_id, metadata_id in jobs:
         data = odb.read(object_id)[1] if object_id is not None else None
         meta = odb.read(metadata_id)[1] if metadata_id is not None else None
-        parsed = parse_document(Digest.from_str(digest), data, meta, validate=True)
+        parsed = parse_document(digest, data, meta, validate=True)
         if parsed is not None:
             document, loaded = parsed
-            out.append((digest, loaded, stored_document(loaded[0], document), None))
+            out.append((str(digest), loaded, stored_document(loaded[0], document), None))
         elif data is not None:  # there, and refused: say why (rare, so checked again)
-            path, why = problem(Digest.from_str(digest), data, meta)
-            out.append((digest, None, None, (path, why) if path else
-                        (layout.object_path(Digest.from_str(digest)), "could not be read")))
+            path, why = problem(digest, data, meta)
+            out.append((str(digest), None, None, (path, why) if path else
+                        (layout.object_path(digest), "could not be read")))
         else:
-            out.append((digest, None, None, None))
+            out.append((str(digest), None, None, None))
     return out

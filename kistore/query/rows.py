@@ -301,6 +301,7 @@ class Writer:
             ((ids[r.digest], kind_code(r.kind), r.name, compress(documents[r.digest]),
               *_derived(r, c, ids, keys)) for r, c in zip(records, columns, strict=True)))
 
+
     def rederive(self, records: Iterable[Record]) -> None:
         """Update what a record derives from the manifests it references (its document stays)."""
         records = list(records)
@@ -317,16 +318,16 @@ class Writer:
                               ((raw(d),) for d in digests))
 
     def _prepare(self, records: list[Record]
-                 ) -> tuple[list[tuple[str | None, ...]], dict[str, int], dict[Any, int]]:
+                 ) -> tuple[list[tuple[Any, ...]], dict[str, int], dict[Any, int]]:
         """Intern every digest and key the records name.
 
         Returns:
-            Each record's :func:`_columns`, and the digest and key id maps.
+            Each record's :func:`_columns` and :func:`_key`, and the digest and key id maps.
         """
-        columns = [_columns(r) for r in records]
+        columns = [(*_columns(r), _key(r)) for r in records]
         ids = self.ids([d for r, c in zip(records, columns, strict=True)
-                        for d in (r.digest, *c, r.comparison_key) if d is not None])
-        keys = self._key_ids({t for r in records if (t := _key(r)) is not None}, ids)
+                        for d in (r.digest, *c[:4], r.comparison_key) if d is not None])
+        keys = self._key_ids({c[4] for c in columns if c[4] is not None}, ids)
         return columns, ids, keys
 
     def _key_ids(self, wanted: set[tuple[Any, ...]], ids: dict[str, int]) -> dict[Any, int]:
@@ -366,14 +367,21 @@ def _sample(documents: dict[str, bytes]) -> bytes:
     return b"".join(listed[::step])[-DICTIONARY_SIZE:]
 
 
-def _derived(r: Record, columns: tuple[str | None, ...], ids: dict[str, int],
+def _derived(r: Record, columns: tuple[Any, ...], ids: dict[str, int],
              keys: dict[Any, int]) -> tuple[Any, ...]:
     """Return the derived columns of a record as stored.
 
-    ``(workload, hardware, protocol, environment, implementation, key, role, project)``.
+    Args:
+        r: the record.
+        columns: its :func:`_columns` and then its :func:`_key`.
+        ids: digest string -> id.
+        keys: :func:`_key` tuple -> ``keys`` id.
+
+    Returns:
+        ``(workload, hardware, protocol, environment, implementation, key, role, project)``.
     """
-    refs = [ids[d] if d is not None else None for d in columns]
-    key = _key(r)
+    refs = [ids[d] if d is not None else None for d in columns[:4]]
+    key = columns[4]
     return (refs[0], r.hardware, refs[1], refs[2], refs[3],
             keys[key] if key is not None else None, r.role, r.project)
 
