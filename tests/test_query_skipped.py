@@ -75,7 +75,8 @@ def test_a_committed_run_verify_refuses_is_listed_and_every_answer_warns(runner,
     for at in (["--at", "HEAD"], ["--at", head[:12]], []):
         where = at[1] if at else None
         for args in (("rank", "BenchmarkRun/slow", "--json"), ("ls", "--json"),
-                     ("compare", "BenchmarkRun/slow", "--json")):
+                     ("compare", "BenchmarkRun/slow", "--json"),
+                     ("show", "BenchmarkRun/slow", "--json")):
             result = run(runner, group.root, *args, *at)
             assert result.exit_code == 0, (args, at, result.output)
             assert "evil" not in result.stdout, (args, at)

@@ -100,10 +100,8 @@ class IndexCatalog(Catalog):
     def _select(self, where: str, args: tuple[Any, ...]) -> list[Record]:
         """Return the records of ``SELECT ... WHERE where`` (:data:`.rows.SELECT`)."""
         try:
-            cursor = self.conn.execute(f"{rows.SELECT} WHERE {where}", args)
-            objects: dict[str, Any] = {}  # a group's runs share one key object
-            decode = self.codec.decode
-            return [decode(row, objects) for row in cursor]
+            found = self.conn.execute(f"{rows.SELECT} WHERE {where}", args).fetchall()
+            return self.codec.decode_all(found)
         except (sqlite3.Error, ValueError, TypeError, KeyError, zlib.error) as e:
             # damaged rows: never trusted
             raise StoreStateError(
@@ -187,7 +185,7 @@ def _probe(conn: sqlite3.Connection) -> None:
     """
     row = conn.execute(f"{rows.SELECT} LIMIT 1").fetchone()
     if row is not None:
-        rows.Codec.of(conn).decode(row)
+        rows.Codec.of(conn).decode_all([row])
 
 
 def index_path_hint(conn: sqlite3.Connection) -> str:
@@ -328,8 +326,8 @@ class Index:
                progress: Progress | None) -> None:
         digests = self._changed(old, tree)
         if digests is None:  # the old tree is gone from git: start over
-            conn.executescript("DELETE FROM records; DELETE FROM skipped; DELETE FROM keys; "
-                               "DELETE FROM digests;")
+            # interned digests and keys stay: ids are never reused within the file
+            conn.executescript("DELETE FROM records; DELETE FROM skipped;")
             digests = set(tree_digests(self.repo, tree))
         if progress is None and len(digests) >= LARGE_READ:
             log.warning("note: updating the query index %s: reading %s manifests once; at "
