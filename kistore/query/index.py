@@ -45,10 +45,11 @@ from .transaction import transaction
 from .worktree import SCHEMA as WORKTREE_SCHEMA
 from .worktree import changed_digests
 
-FORMAT = "kistore-index-4"
+FORMAT = "kistore-index-5"
 """Bumped whenever the table layout or what a record holds changes (forces a rebuild).
-3: compact rows (:mod:`.rows`) and the ``skipped`` list; 4: packed shard listings
-(:func:`.warm.pack_listing`) and hashed stat rows (:func:`.fresh.seen_key`)."""
+5: compact rows (:mod:`.rows`), the ``skipped`` list, packed shard listings
+(:func:`.warm.pack_listing`) and hashed stat rows (:func:`.fresh.seen_key`); 3 and 4 were
+steps of the branch that made it."""
 
 _SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
