@@ -83,13 +83,15 @@ class IndexCatalog(Catalog):
     Args:
         conn: an open connection to an index that is in step with ``tree``.
         tree: the tree id (hex) it answers for.
+        codec: the connection's :class:`.rows.Codec` (default: read when first needed).
     """
 
-    def __init__(self, conn: sqlite3.Connection, tree: str) -> None:
+    def __init__(self, conn: sqlite3.Connection, tree: str,
+                 codec: rows.Codec | None = None) -> None:
         self.conn = conn
         self.tree = tree
         self._skipped: dict[str, tuple[str, str]] | None = None
-        self._codec: rows.Codec | None = None
+        self._codec = codec
 
     @property
     def codec(self) -> rows.Codec:
@@ -179,14 +181,19 @@ class IndexCatalog(Catalog):
         return self.codec.document_bytes(row) if row is not None else None
 
 
-def _probe(conn: sqlite3.Connection) -> None:
+def _probe(conn: sqlite3.Connection) -> rows.Codec:
     """Read one record through the normal path, so a damaged index raises here.
 
     A dropped table, renamed column or undecodable row then rebuilds the index.
+
+    Returns:
+        The connection's codec (the catalog answers with it: its dictionary is read once).
     """
+    codec = rows.Codec.of(conn)
     row = conn.execute(f"{rows.SELECT} LIMIT 1").fetchone()
     if row is not None:
-        rows.Codec.of(conn).decode_all([row])
+        codec.decode_all([row])  # ids resolved too: the tables they name
+    return codec
 
 
 def index_path_hint(conn: sqlite3.Connection) -> str:
@@ -226,13 +233,14 @@ class Index:
         Raises:
             OSError: the index file cannot be created (e.g. a read-only ``.git``).
         """
+        codec = None
         try:
             conn = conn or self.open()
             self._sync(conn, tree_id, load, progress)
-            _probe(conn)
+            codec = _probe(conn)
         except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, zlib.error):
             conn = self.rebuild(load(), progress)  # never trusted when it fails to read
-        return IndexCatalog(conn, tree_id)
+        return IndexCatalog(conn, tree_id, codec)
 
     def rebuild(self, tree: Any, progress: Progress | None = None, *,
                 keep_work_tree_cache: bool = False) -> sqlite3.Connection:
