@@ -19,6 +19,7 @@ import contextlib
 import logging
 import os
 import sqlite3
+import uuid
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -303,8 +304,8 @@ class Index:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
             if not tables:
                 conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")
-                conn.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?), ('tree', ?)",
-                             (FORMAT, _EMPTY_TREE))
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?), ('tree', ?), "
+                             "('file', ?)", (FORMAT, _EMPTY_TREE, uuid.uuid4().hex))
             if indexes and not set(_INDEXES) <= tables:  # e.g. a rebuild that was cut short
                 _create_indexes(conn)
             meta = dict(conn.execute("SELECT key, value FROM meta"))

@@ -122,6 +122,11 @@ def kind_code(kind: str) -> int | str:
     return KIND_CODES.get(kind, kind)
 
 
+_SHARED: dict[str, tuple[bytes, dict[int, bytes], dict[int, tuple[Any, ...]]]] = {}
+"""Per index file (meta ``file``): its dictionary, and the digests and ``keys`` rows of the
+ids resolved so far (:meth:`Codec.of`)."""
+
+
 class Codec:
     """Turns stored rows back into records: the dictionary, and the ids rows hold, resolved.
 
@@ -141,9 +146,23 @@ class Codec:
 
     @classmethod
     def of(cls, conn: sqlite3.Connection) -> Codec:
-        """Return the codec of an index connection (its stored dictionary, or none)."""
-        row = conn.execute("SELECT bytes FROM dictionary WHERE id = 1").fetchone()
-        return cls(conn, row[0] if row is not None else b"")
+        """Return the codec of an index connection (its stored dictionary, or none).
+
+        What one index file's ids name never changes (meta ``file`` is a random id written
+        when the file is created), so the dictionary and the ids resolved so far are kept
+        for the process (:data:`_SHARED`): a process answering many queries, each on a
+        fresh connection, looks each id up once.
+        """
+        row = conn.execute("SELECT value FROM meta WHERE key = 'file'").fetchone()
+        shared = _SHARED.get(row[0]) if row is not None else None
+        if shared is None:
+            found = conn.execute("SELECT bytes FROM dictionary WHERE id = 1").fetchone()
+            shared = (found[0] if found is not None else b"", {}, {})
+            if row is not None and shared[0]:  # the dictionary never changes once written
+                _SHARED[row[0]] = shared
+        codec = cls(conn, shared[0])
+        codec._digests, codec._keys = shared[1], shared[2]
+        return codec
 
     def compress(self, data: bytes) -> bytes:
         """Return ``data`` deflated against the dictionary (what a row's document holds)."""
