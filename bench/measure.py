@@ -22,6 +22,7 @@ from typing import Any
 from kistore import layout
 from kistore.digest import Digest
 from kistore.model import Manifest
+from kistore.store import GITATTRIBUTES_LINE
 
 from .generate import extra_run, manifests
 
@@ -30,6 +31,11 @@ GIT_ENV = {
     "GIT_COMMITTER_NAME": "kistore bench", "GIT_COMMITTER_EMAIL": "bench@kistore.invalid",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
+
+GITATTRIBUTES = b"M 100644 inline .gitattributes\ndata %d\n%s\n" % (
+    len(GITATTRIBUTES_LINE) + 1, GITATTRIBUTES_LINE.encode() + b"\n")
+"""A fast-import file command writing the store's ``.gitattributes`` (what ``kistore init``
+writes), so a fast-import repository of the manifests is a store ``verify`` passes."""
 
 _IN_PROCESS = r"""
 import json, sys, time
@@ -143,6 +149,7 @@ def prepare(workdir: Path, n: int) -> dict[str, Any]:
         message = b"bulk import"
         out.write(b"commit refs/heads/main\ncommitter bench <bench@kistore.invalid> 0 +0000\n")
         out.write(b"data %d\n%s\n" % (len(message), message))
+        out.write(GITATTRIBUTES)  # as in a kistore store: `kistore verify` of it is clean
         out.writelines(tree)
         out.write(b"\n")
     return {"jsonl": jsonl, "stream": stream, "contents": contents, "paths": files,

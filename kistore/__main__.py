@@ -1,5 +1,5 @@
 """``python -m kistore``: the same as the ``kistore`` command."""
 
-from kistore.cli import main
+from kistore._entry import run
 
-main()
+run()

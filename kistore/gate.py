@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from . import canonical, layout
+from . import canonical, layout, treediff
 from .audit import GITATTRIBUTES, TreeSnapshot, admit_quarantine, check_contents
 from .digest import Digest
 from .errors import InputError
@@ -95,12 +95,12 @@ def check_range(store: Any, spec: str) -> list[Finding]:
             extra={"base": str(base.id), "head": str(head.id)})]
     commits = list(ancestry(repo, head, hide=base))
     findings = history_findings(repo, commits)
-    changed, metadata_edits = _changed_paths(base.tree, head.tree)
+    changed, metadata_edits = _changed_paths(repo, base.tree, head.tree)
     findings += check_contents(TreeSnapshot(repo, head.tree), focus=changed)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
-    findings += _removed_evidence(base.tree, head.tree)
+    findings += _removed_evidence(repo, base.tree, head.tree)
     findings += _new_files_untrusted(store, base, head, changed)
     if layout.TRUST_FILE in changed:
         findings += _revocations_lifted(store, str(base.id), str(head.id))
@@ -200,24 +200,53 @@ APPEND_ONLY_REMOVED = rule(
     "edit store/policy/ranking.json; never delete them")
 
 
-def _removed_evidence(base_tree: Any, head_tree: Any) -> list[Finding]:
+def _removed_evidence(repo: Any, base_tree: Any, head_tree: Any) -> list[Finding]:
     """Attestation files, the trust file and the ranking policy the range deletes (KI410).
 
     Deleting the policy would make ``rank`` fall back to the shipped default unreviewed.
+    A file replaced by another type (a symlink, a directory) is deleted as git's diff
+    reports it: the file is gone.
     """
-    import pygit2
-
     findings = []
-    for delta in base_tree.diff_to_tree(head_tree).deltas:
-        path = delta.old_file.path
-        if delta.status in (pygit2.enums.DeltaStatus.DELETED, pygit2.enums.DeltaStatus.RENAMED
-                            ) and (path.startswith(layout.ATTESTATIONS_DIR + "/")
-                                   or path in (layout.TRUST_FILE, layout.POLICY_FILE)):
+    for path, (was, now) in _store_changes(repo, base_tree, head_tree).items():
+        if was is None or (now is not None and _kind(was[1]) == _kind(now[1])):
+            continue
+        if path.startswith(layout.ATTESTATIONS_DIR + "/") or path in (layout.TRUST_FILE,
+                                                                       layout.POLICY_FILE):
             why = (" (`kistore rank` would fall back to the shipped default policy)"
                    if path == layout.POLICY_FILE else "")
             findings.append(Finding(APPEND_ONLY_REMOVED, f"the range deletes this file{why}",
                                     file=path))
     return findings
+
+
+def _store_changes(repo: Any, base_tree: Any, head_tree: Any) -> dict[str, treediff.Change]:
+    """Files under ``store/`` and ``.gitattributes`` that differ between two root trees.
+
+    :func:`kistore.treediff.changed_leaves`: unchanged shards are not read (libgit2's
+    ``diff_to_tree`` read every shard of both trees, 0.4 s a diff at 100,000 manifests).
+    """
+    changes = treediff.changed_leaves(repo, treediff.subtree_id(base_tree, layout.STORE_DIR),
+                                      treediff.subtree_id(head_tree, layout.STORE_DIR),
+                                      layout.STORE_DIR + "/")
+    before, after = _top_entry(base_tree), _top_entry(head_tree)
+    if before != after:
+        changes[GITATTRIBUTES] = (before, after)
+    return changes
+
+
+def _top_entry(tree: Any) -> treediff.Entry | None:
+    """Return (id, mode) of the root ``.gitattributes`` unless absent or a directory."""
+    try:
+        entry = tree[GITATTRIBUTES]
+    except KeyError:
+        return None
+    return None if entry.type_str == "tree" else (str(entry.id), entry.filemode)
+
+
+def _kind(mode: int) -> int:
+    """Return the kind of file a git mode names: 0o100644 for either regular mode, else itself."""
+    return 0o100644 if mode in (0o100644, 0o100755) else mode
 
 
 def _special_files(store: Any, head: str, changed: set[str]) -> list[Finding]:
@@ -239,19 +268,20 @@ def _special_files(store: Any, head: str, changed: set[str]) -> list[Finding]:
     return findings
 
 
-def _changed_paths(base_tree: Any, head_tree: Any) -> tuple[set[str], list[tuple[str, Any, Any]]]:
-    """Paths under store/ (or .gitattributes) the net diff touches, and metadata edits."""
-    import pygit2
+def _changed_paths(repo: Any, base_tree: Any, head_tree: Any
+                   ) -> tuple[set[str], list[tuple[str, str, str]]]:
+    """Paths under store/ (or .gitattributes) the net diff touches, and metadata edits.
 
+    An edit is a metadata file whose bytes or mode changed and stayed a regular file:
+    (path, blob id before, blob id after, as 40 hex digits).
+    """
     changed: set[str] = set()
     edits = []
-    for delta in base_tree.diff_to_tree(head_tree).deltas:
-        for path in {delta.old_file.path, delta.new_file.path}:
-            if path.startswith(layout.STORE_DIR + "/") or path == GITATTRIBUTES:
-                changed.add(path)
-        if (delta.status == pygit2.enums.DeltaStatus.MODIFIED
-                and delta.new_file.path.startswith(layout.METADATA_DIR + "/")):
-            edits.append((delta.new_file.path, delta.old_file.id, delta.new_file.id))
+    for path, (was, now) in _store_changes(repo, base_tree, head_tree).items():
+        changed.add(path)
+        if (was is not None and now is not None and _kind(was[1]) == _kind(now[1]) == 0o100644
+                and path.startswith(layout.METADATA_DIR + "/")):
+            edits.append((path, was[0], now[0]))
     return changed, edits
 
 
@@ -267,22 +297,19 @@ def _metadata_update(repo: Any, path: str, old: Any, new: Any) -> Finding:
 
 def _already_present(repo: Any, commits: Iterable[Any], base_tree: Any) -> list[Finding]:
     """Objects a commit in the range adds that ``base_tree`` already holds, byte for byte."""
-    import pygit2
-
     findings = []
-    added = pygit2.enums.DeltaStatus.ADDED
     for commit in commits:
         for parent in commit.parents[:1]:
             old, new = (objects_tree(repo, c.tree) for c in (parent, commit))
             if new is None or (old is not None and old.id == new.id):
                 continue
-            diff = old.diff_to_tree(new) if old is not None else new.diff_to_tree(swap=True)
-            for delta in diff.deltas:
-                path = f"{layout.OBJECTS_DIR}/{delta.new_file.path}"
-                if delta.status != added:
+            added = treediff.changed_leaves(repo, old.id if old is not None else None, new.id,
+                                            layout.OBJECTS_DIR + "/")
+            for path, (was, now) in added.items():
+                if was is not None or now is None:
                     continue
                 try:
-                    same = base_tree[path].id == delta.new_file.id
+                    same = str(base_tree[path].id) == now[0]
                 except KeyError:
                     same = False
                 if same:

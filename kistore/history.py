@@ -20,11 +20,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from . import layout
+from . import layout, treediff
 from .findings import ERROR, Finding, rule
-from .verify import sort_key
+from .verify import GITATTRIBUTES_MISSING, sort_key
 
 OBJECT_MODIFIED = rule(
     "KI401", "object-modified", ERROR,
@@ -83,11 +83,13 @@ def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
             old = objects_tree(repo, parent.tree)
             if old is None or (new is not None and old.id == new.id):
                 continue
-            diff = old.diff_to_tree(new) if new is not None else old.diff_to_tree()
-            deltas = [d for d in diff.deltas if d.status != added]
-            if any(d.status == deleted for d in deltas) and new is not None:
-                diff.find_similar(flags=pygit2.enums.DiffFind.FIND_RENAMES)
+            deltas = _in_place_changes(repo, old, new)
+            if deltas is None:  # something went or changed type: libgit2 pairs renames
+                diff = old.diff_to_tree(new) if new is not None else old.diff_to_tree()
                 deltas = [d for d in diff.deltas if d.status != added]
+                if any(d.status == deleted for d in deltas) and new is not None:
+                    diff.find_similar(flags=pygit2.enums.DiffFind.FIND_RENAMES)
+                    deltas = [d for d in diff.deltas if d.status != added]
             where = f"in commit {str(commit.id)[:12]} ({commit.message.splitlines()[0][:60]!s})"
             extra = {"commit": str(commit.id), "parent": str(parent.id)}
             others = [p for p in commit.parents if p.id != parent.id]
@@ -115,6 +117,49 @@ def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
                         OBJECT_MODIFIED, f"modified {where}", file=path, extra=extra,
                         expected=str(d.old_file.id), found=str(d.new_file.id)))
     return findings
+
+
+class _Side(NamedTuple):
+    """One side of an in-place change, as a libgit2 ``DiffFile`` names it."""
+
+    path: str
+    id: Any
+    mode: int
+
+
+class _InPlace(NamedTuple):
+    """A regular file changed in place (bytes or executable bit), as a libgit2 ``DiffDelta``."""
+
+    status: int
+    old_file: _Side
+    new_file: _Side
+
+
+_REGULAR = (0o100644, 0o100755)
+
+
+def _in_place_changes(repo: Any, old: Any, new: Any | None) -> list[_InPlace] | None:
+    """Return the regular files changed in place between two objects trees, else None.
+
+    Read by :func:`kistore.treediff.changed_leaves`, which skips unchanged shards: a
+    commit that adds one manifest costs a few tree reads instead of libgit2 reading every
+    shard of both trees (262 ms at 100,000 manifests). Added files are left out (adding is
+    allowed). None when a file went or changed type: such a difference is left to libgit2's
+    diff, whose rename detection decides KI402 against KI403.
+    """
+    if new is None:
+        return None
+    import pygit2
+
+    modified = pygit2.enums.DeltaStatus.MODIFIED
+    deltas = []
+    for path, (was, now) in treediff.changed_leaves(repo, old.id, new.id).items():
+        if was is None:
+            continue  # added
+        if now is None or was[1] not in _REGULAR or now[1] not in _REGULAR:
+            return None
+        deltas.append(_InPlace(modified, _Side(path, *was), _Side(path, *now)))
+    return deltas
 
 
 def _from_another_side(repo: Any, path: str, merged: Any, parent: Any, others: list[Any],
@@ -210,6 +255,13 @@ def _worktree_changes(repo: Any) -> list[Finding]:
     changed = (flags.WT_MODIFIED | flags.INDEX_MODIFIED | flags.WT_TYPECHANGE
                | flags.INDEX_TYPECHANGE | flags.INDEX_RENAMED | flags.WT_RENAMED)
     findings = []
+    blocking = _unreadable_attributes(repo)
+    if blocking is not None:  # libgit2 would open it to filter files, and wait for ever
+        return [Finding(GITATTRIBUTES_MISSING, "not a regular file (a FIFO, a device or a "
+                        "directory): git cannot read it, and `git status` waits on a FIFO for "
+                        "ever; what the work tree changes in committed objects was not "
+                        "checked. Put the store's .gitattributes back (`git checkout -- "
+                        ".gitattributes`)", file=blocking)]
     try:
         statuses = repo.status(untracked_files="no")
     except pygit2.GitError as e:  # e.g. a split or sparse index, which libgit2 cannot read
@@ -240,6 +292,25 @@ def _worktree_changes(repo: Any) -> list[Finding]:
                 findings.append(Finding(OBJECT_MODIFIED, "modified in the work tree or index "
                                         "(HEAD holds other bytes)", file=path))
     return findings
+
+
+def _unreadable_attributes(repo: Any) -> str | None:
+    """Return the attributes file git would read that is not a regular file, else None.
+
+    The work tree's top ``.gitattributes`` and ``.git/info/attributes`` (a symlink is
+    judged by what it points to).
+    """
+    import stat
+
+    for path, shown in ((Path(repo.workdir) / ".gitattributes", ".gitattributes"),
+                        (Path(repo.path) / "info" / "attributes", ".git/info/attributes")):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            return shown
+    return None
 
 
 def _worktree_holds_head(repo: Any, path: str) -> bool:

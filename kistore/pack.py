@@ -43,30 +43,54 @@ def _object_header(kind: int, size: int) -> bytes:
     return bytes(out)
 
 
-def write_blobs(pack_dir: Path, blobs: Iterable[bytes], *, level: int = 1) -> list[bytes]:
+def write_kept_blobs(pack_dir: Path, blobs: Iterable[bytes], keep: str, *, level: int = 1
+                     ) -> tuple[list[bytes], Path]:
+    """:func:`write_blobs` with a ``.keep`` file: return the ids and that file's path.
+
+    The caller deletes the ``.keep`` file once a ref reaches the objects (or gives them up).
+    """
+    ids, name = _write(pack_dir, blobs, level, keep)
+    return ids, Path(f"{name}.keep")
+
+
+def write_blobs(pack_dir: Path, blobs: Iterable[bytes], *, level: int = 1,
+                keep: str | None = None) -> list[bytes]:
     """Write ``blobs`` into a new pack (``.pack`` + ``.idx``) under ``pack_dir``.
 
     Args:
         pack_dir: the repository's ``objects/pack`` directory.
         blobs: blob contents; duplicates are written once.
         level: zlib level (1: fast; ``git gc`` recompresses and deltifies later).
+        keep: when given, first write ``pack-<sha1>.keep`` holding this text (git's
+            marker, gitrepository-layout(5)): ``git repack -a -d`` and ``git gc`` then
+            leave the pack alone while nothing references its objects yet, as
+            ``git receive-pack`` keeps an incoming pack until its refs are updated. The
+            caller deletes it once a ref reaches the objects (:func:`write_kept_blobs`
+            returns its path).
 
     Returns:
         The object id (20 raw bytes) of each blob, in input order.
 
     Side effects:
         Creates ``pack-<sha1>.pack`` then ``pack-<sha1>.idx`` (the index last, so a reader
-        never sees an index without its pack); both are written to temporary names and
-        renamed. Nothing is left behind on failure.
+        never sees an index without its pack), after the ``.keep`` file if asked; pack and
+        index are written to temporary names and renamed. Nothing is left behind on failure.
 
     Raises:
         OSError: when the files cannot be written.
     """
+    return _write(pack_dir, blobs, level, keep)[0]
+
+
+def _write(pack_dir: Path, blobs: Iterable[bytes], level: int, keep: str | None
+           ) -> tuple[list[bytes], Path]:
+    """:func:`write_blobs`; also return the pack's path without its suffix."""
     ids: list[bytes] = []
     entries: dict[bytes, tuple[int, int]] = {}  # id -> (offset, crc32)
     pack_dir.mkdir(parents=True, exist_ok=True)
     fd, tmp_pack = tempfile.mkstemp(prefix="tmp_pack_", dir=pack_dir)
     tmp_idx = None
+    kept: Path | None = None
     try:
         digest = hashlib.sha1(usedforsecurity=False)
         with os.fdopen(fd, "wb") as out:
@@ -94,15 +118,18 @@ def write_blobs(pack_dir: Path, blobs: Iterable[bytes], *, level: int = 1) -> li
         name = pack_dir / f"pack-{pack_sum.hex()}"
         for written in (tmp_pack, tmp_idx):
             os.chmod(written, 0o444)
+        if keep is not None:
+            kept = Path(f"{name}.keep")
+            kept.write_text(keep + "\n", encoding="utf-8")
         os.replace(tmp_pack, f"{name}.pack")
         os.replace(tmp_idx, f"{name}.idx")
     except BaseException:
-        for tmp in (tmp_pack, tmp_idx):
+        for tmp in (tmp_pack, tmp_idx, kept):
             if tmp is not None:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(tmp)
         raise
-    return ids
+    return ids, name
 
 
 def _index_v2(entries: dict[bytes, tuple[int, int]], pack_sum: bytes) -> bytes:

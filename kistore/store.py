@@ -146,6 +146,11 @@ class Store:
     def init(cls, path: str | os.PathLike[str]) -> Store:
         """Create (or complete) a store at ``path``: git repo, settings, attributes, layout.
 
+        ``path`` is the store's top directory: unless it is already the top of a git work
+        tree, a new repository is created there, as ``git init PATH`` does (also inside
+        another repository's work tree: the store is its own repository, never the
+        enclosing one's).
+
         A new repository gets branch ``main`` and a first commit holding ``kistore.toml``
         and ``.gitattributes`` and the default ranking policy ``store/policy/ranking.json``.
         In an existing repository missing files are written but not committed (kistore does
@@ -155,11 +160,14 @@ class Store:
 
         Returns:
             The store.
+
+        Raises:
+            InputError: ``path`` is a bare repository (a store needs a work tree).
         """
         root = Path(path)
         root.mkdir(parents=True, exist_ok=True)
-        is_new = pygit2.discover_repository(str(root)) is None
-        if is_new:
+        is_new = not _is_repository_top(root)
+        if is_new:  # as `git init PATH`: inside another repository's work tree too
             pygit2.init_repository(str(root), initial_head="main")
         store = cls(root)
         assert store.root is not None
@@ -334,19 +342,22 @@ class Store:
             raise StoreStateError("this repository has no work tree; `add` needs one")
         if commit:
             check_ready(self.repo)
+            self._check_head_attributes()
         view = WorkTreeView(self.root, self.catalog())
         plan = plan_add(view, manifests, allow_dangling=allow_dangling,
                         update_metadata=update_metadata, commit=commit, origins=origins,
                         head_holds=self._head_holds())
         results, files, written = plan.results, plan.files, plan.written
         if not files:
+            if commit:  # a re-run after an add killed past its branch move: finish its index
+                BranchCommit(self.repo, self.root).repair_index()
             return results
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)
         committer = BranchCommit(self.repo, self.root) if commit else None
         # With --commit, git's index lock is held while the files are written, too: until
         # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
-        with committer.index_held() if committer else contextlib.nullcontext():
+        with committer.index_held(files.keys()) if committer else contextlib.nullcontext():
             try:
                 if committer is not None and len(files) >= PACK_THRESHOLD and WRITERS:
                     # Child processes write the work-tree files while this one builds the
@@ -378,6 +389,30 @@ class Store:
         except KeyboardInterrupt:
             raise AddInterrupted(results, committer.oid if committer else None) from None
         return results
+
+    def _check_head_attributes(self) -> None:
+        """Refuse ``--commit`` onto a HEAD whose ``.gitattributes`` lets git convert store/.
+
+        After ``kistore init .`` in an existing repository, until its files are committed:
+        each commit made then fails ``verify --at`` (KI113) though the work tree verifies.
+
+        Raises:
+            StoreStateError: with the commands to commit them.
+        """
+        from .verify import check_gitattributes
+
+        if self.repo.head_is_unborn:
+            return
+        tree = self.commit("HEAD").tree
+        entry = tree[".gitattributes"] if ".gitattributes" in tree else None
+        data = (self.repo.odb.read(entry.id)[1]
+                if entry is not None and entry.type_str == "blob" else None)
+        if check_gitattributes(data):
+            raise StoreStateError(
+                "HEAD's .gitattributes does not stop git converting store/ (kistore init's "
+                "files not committed yet?); nothing was written. Commit them first: git add "
+                f"{INIT_FILES} && git commit -m 'kistore init' -- {INIT_FILES}",
+                file=".gitattributes")
 
     @staticmethod
     def _message(message: str | None, results: list[AddResult]) -> str:
@@ -502,3 +537,26 @@ def _has_name(view: View, digest: Digest, name: str) -> bool:
         return canonical.loads(view.read(layout.metadata_path(digest)) or b"")["name"] == name
     except (KistoreError, KeyError, TypeError):
         return False
+
+
+INIT_FILES = f".gitattributes {layout.SETTINGS_FILE} {layout.POLICY_DIR}/ranking.json"
+"""The files ``kistore init`` writes, as a ``git add`` argument list."""
+
+
+def _is_repository_top(root: Path) -> bool:
+    """Return True when ``root`` is the top directory of an existing git work tree.
+
+    Raises:
+        InputError: ``root`` is a bare repository.
+    """
+    found = pygit2.discover_repository(str(root))
+    if found is None:
+        return False
+    repo = pygit2.Repository(found)
+    if repo.is_bare:
+        if Path(found).resolve() == root.resolve():
+            raise InputError(
+                f"{root} is a bare repository: a store needs a work tree. Clone it (`git "
+                f"clone {root} my-index`) and run `kistore init` in the clone")
+        return False
+    return repo.workdir is not None and Path(repo.workdir).resolve() == root.resolve()

@@ -64,6 +64,26 @@ def test_key_generate_never_overwrites(runner, key_file):
     assert key_file.read_bytes() == before
 
 
+def test_key_generate_never_overwrites_an_existing_pub_file_either(runner, tmp_path):
+    # breaker9: `echo x > k5.pub; kistore key generate k5` replaced k5.pub.
+    import os
+    import stat
+
+    (tmp_path / "k5.pub").write_text("x\n")
+    result = runner.invoke(main, ["key", "generate", str(tmp_path / "k5")])
+    assert result.exit_code == 1
+    assert f"error: {tmp_path / 'k5.pub'}: the file exists" in result.stderr
+    assert (tmp_path / "k5.pub").read_text() == "x\n"
+    assert not (tmp_path / "k5").exists()  # nothing half-written
+    old = os.umask(0)  # breaker9: under umask 000 the .pub file was mode 0666
+    try:
+        assert runner.invoke(main, ["key", "generate", str(tmp_path / "k6")]).exit_code == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "k6").stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "k6.pub").stat().st_mode) == 0o644
+
+
 def test_attest_reproduction_then_list_as_json(runner, record_store, store_path, key_file):
     result = run(runner, store_path, "attest", RUN_REF, "--type", "reproduction",
                  "--key", str(key_file))

@@ -104,6 +104,9 @@ def test_bench_smoke_at_200(tmp_path):
         "rank p95 in-process (index warm)"]
     assert fresh["baseline"] == "python -c 'import click'" and fresh["ratio"] > 0
     assert warm["value"] > 0 and warm["target"] == "p95 <= 50 ms"
+    deep, gate = rows["verify, 3 commits (bare)"], rows["gate of a 1-manifest pull request"]
+    assert deep["extra"]["commits"] == 3 and deep["note"].startswith("exit 0 / 0;")
+    assert gate["note"].startswith("exit 0;") and gate["value"] > 0
     by_git = rows["one add --commit vs git"]
     assert by_git["baseline"] == "git add + git commit -uno of the same two files"
     assert by_git["baseline_value"] > 0 and by_git["ratio"] > 0

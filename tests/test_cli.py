@@ -287,3 +287,36 @@ def test_an_add_interrupted_while_reading_its_input_says_nothing_was_written(
     assert (result.exit_code, result.stderr) == (
         130, "interrupted while reading the input: nothing was added or written\n")
     assert snapshot(store_path) == before
+
+
+def test_ctrl_c_while_starting_says_so_and_exits_130():
+    # breaker9: `timeout -s INT 0.15 kistore add --commit ...` printed a KeyboardInterrupt
+    # traceback or click's "Aborted!" with exit 1, not the documented 130.
+    code = ("import signal, os, sys\n"
+            "sys.argv = ['kistore', '--help']\n"
+            "import builtins\n"
+            "real = builtins.__import__\n"
+            "def slow(name, *a, **k):\n"
+            "    if name == 'click':\n"
+            "        os.kill(os.getpid(), signal.SIGINT)\n"
+            "    return real(name, *a, **k)\n"
+            "builtins.__import__ = slow\n"
+            "from kistore._entry import run\n"
+            "run()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "interrupted while starting: nothing was read or written\n"
+
+
+def test_ctrl_c_inside_a_read_only_command_says_interrupted_and_exits_130(
+        runner, store_path, monkeypatch):
+    from kistore import audit
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(audit, "verify", interrupted)
+    result = runner.invoke(main, ["--store", str(store_path), "verify"])
+    assert result.exit_code == 130
+    assert result.stderr == "interrupted\n"
+    assert "Aborted!" not in result.output

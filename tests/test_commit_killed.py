@@ -20,6 +20,7 @@ import pytest
 from kistore import layout
 from kistore.cli import main
 from kistore.inputs import read_inputs
+from kistore.pending_index import MARKER as PENDING
 
 from .conftest import git
 
@@ -150,17 +151,96 @@ def test_a_rerun_after_sigkill_between_the_branch_move_and_the_index_rename_name
         "command is changing the index, or one crashed and left it" in again.output
     assert "delete the file and run `git reset -q`" in " ".join(again.output.split())
     assert git(store_path, "rev-parse", "HEAD").strip() == head
-    # What the message (and the README) say: deleting the lock alone and running the add
-    # again was a no-op that left the index behind HEAD, and a plain `git commit` then
-    # deleted every object (breaker8).
+    # What the message (and the README) say: delete the lock, then `git reset -q`. The
+    # recorded commit is then in step already: the re-run stages nothing again, says
+    # nothing of it, and forgets the record.
     (store_path / ".git" / "index.lock").unlink()
     git(store_path, "reset", "-q")
     monkeypatch.undo()
-    rerun = runner.invoke(main, ["--store", str(store_path), "add", "--commit", str(source)])
-    assert rerun.exit_code == 0, rerun.output
+    rerun = _cli(store_path, "add", "--commit", str(source))
+    assert rerun.returncode == 0, rerun.stderr
+    assert "staged again" not in rerun.stderr
     assert git(store_path, "rev-parse", "HEAD").strip() == head
     assert _status(store_path) == []
+    assert not (store_path / ".git" / PENDING).exists()
     assert runner.invoke(main, ["--store", str(store_path), "verify"]).exit_code == 0
+
+
+def _cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run kistore in a fresh process (its log warnings reach stderr as a user sees them)."""
+    return subprocess.run([sys.executable, "-m", "kistore", "--store", str(root), *args],
+                          capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("rerun_adds", ["the same manifests", "another manifest"])
+def test_lock_deleted_without_git_reset_the_next_add_commit_restages_the_killed_commit(
+        store_path, kit, tmp_path, rerun_adds):
+    # breaker8: deleting the lock alone and running the add again was a no-op that left
+    # the index behind HEAD, and a plain `git commit` then deleted every object.
+    source, objects, files = _bundle(kit, tmp_path / "bundle.json")
+    _killed_add(_KILLED_BEFORE_INDEX_RENAME, store_path, source)
+    killed = git(store_path, "rev-parse", "HEAD").strip()
+    assert (store_path / ".git" / PENDING).read_text() == f"{killed}\n"
+    (store_path / ".git" / "index.lock").unlink()
+
+    if rerun_adds == "the same manifests":
+        rerun, also = _cli(store_path, "add", "--commit", str(source)), []
+        expect_head = killed  # nothing new to commit: the index alone is repaired
+    else:
+        other = tmp_path / "other.json"
+        other.write_text(json.dumps(kit.workload("gemm", name="another-workload")))
+        rerun = _cli(store_path, "add", "--commit", str(other))
+        digest = read_inputs([str(other)])[0].manifest.digest
+        also = [layout.object_path(digest), layout.metadata_path(digest)]
+        expect_head = None
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"note: git's index lacked 6 store file(s) of commit(s) {killed[:12]} (an " \
+        "earlier `add --commit` was stopped after its commit, before it updated the " \
+        "index); they are staged again" in rerun.stderr
+    head = git(store_path, "rev-parse", "HEAD").strip()
+    if expect_head is not None:
+        assert head == expect_head
+    else:
+        assert git(store_path, "rev-parse", "HEAD^").strip() == killed
+    assert _status(store_path) == []
+    staged = git(store_path, "ls-files", "store/objects", "store/metadata").split()
+    assert staged == sorted(files + also)
+    assert not (store_path / ".git" / PENDING).exists()
+    # A plain `git commit -a` now commits nothing away.
+    assert _git_may_fail(store_path, "commit", "-qam", "nothing").returncode == 1
+    assert git(store_path, "ls-tree", "-r", "--name-only", "HEAD", "store/objects",
+               "store/metadata").split() == sorted(files + also)
+    verified = _cli(store_path, "verify")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_a_commit_killed_before_its_branch_moved_is_not_restaged(
+        store_path, kit, tmp_path):
+    source, _, files = _bundle(kit, tmp_path / "bundle.json")
+    before = git(store_path, "rev-parse", "HEAD").strip()
+    _killed_add(_KILLED_BEFORE_BRANCH_MOVE, store_path, source)
+    # The record, written just before the move, names a commit the branch never held:
+    # it is skipped, as is a commit git does not have.
+    pending = store_path / ".git" / PENDING
+    recorded = pending.read_text().split()
+    assert len(recorded) == 1 and recorded[0] != before
+    assert _git_may_fail(store_path, "merge-base", "--is-ancestor", recorded[0],
+                         "HEAD").returncode == 1
+    pending.write_text(f"{recorded[0]}\n{'0' * 40}\n")
+    (store_path / ".git" / "index.lock").unlink()
+    rerun = _cli(store_path, "add", "--commit", str(source))
+    assert rerun.returncode == 0, rerun.stderr
+    assert "staged again" not in rerun.stderr
+    assert git(store_path, "rev-parse", "HEAD^").strip() == before
+    assert _status(store_path) == []
+    assert not (store_path / ".git" / PENDING).exists()
+
+
+def test_a_whole_add_commit_leaves_no_pending_record(store_path, runner, kit, tmp_path):
+    source, _, _ = _bundle(kit, tmp_path / "bundle.json")
+    result = runner.invoke(main, ["--store", str(store_path), "add", "--commit", str(source)])
+    assert result.exit_code == 0, result.output
+    assert not (store_path / ".git" / PENDING).exists()
 
 
 def test_sigkill_before_the_branch_move_leaves_the_files_uncommitted_and_unstaged(

@@ -238,3 +238,31 @@ def test_a_deletion_merged_from_a_branch_is_reported_once_at_its_own_commit(publ
     found = history.check_history(Store(published), "HEAD")
     assert [(f.rule.id, f.file, f.extra["commit"]) for f in found] == [
         ("KI402", ENVIRONMENT, drop)]
+
+
+def test_adds_and_edits_are_found_without_libgit2_reading_every_shard(published, monkeypatch):
+    # libgit2's diff_to_tree reads every shard of both trees: 262 ms a commit at 100,000
+    # manifests, so verify of 20,000 manifests in 502 commits took 53.6 s. Commits that
+    # only add or edit in place must be compared by tree ids (kistore.treediff).
+    path = published / PROTOCOL
+    path.write_bytes(path.read_bytes().replace(b"v1.1", b"v1.2", 1))
+    sha = commit_all(published, "edit in place")
+
+    class NoWholeTreeDiff:
+        def __init__(self, tree):
+            self.id = tree.id
+
+        def diff_to_tree(self, *args, **kwargs):
+            raise AssertionError("libgit2 diffed whole trees for a commit with no deletion")
+
+    real = history.objects_tree
+    monkeypatch.setattr(history, "objects_tree", lambda repo, tree: (
+        None if real(repo, tree) is None else NoWholeTreeDiff(real(repo, tree))))
+    findings = history.check_history(Store(published), "HEAD")
+    assert [(f.rule.id, f.file, f.extra["commit"]) for f in findings] == [
+        ("KI401", PROTOCOL, sha)]
+    monkeypatch.undo()
+    os.remove(published / PROTOCOL)  # a deletion still goes through libgit2's renames
+    sha = commit_all(published, "delete it")
+    assert ("KI402", PROTOCOL, sha) in [(f.rule.id, f.file, f.extra["commit"])
+                                        for f in history.check_history(Store(published), "HEAD")]

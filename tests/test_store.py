@@ -52,12 +52,75 @@ def test_init_in_an_existing_repository_says_which_files_to_commit(tmp_path, run
     result = runner.invoke(main, ["init", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "commit the new files before adding: git add kistore.toml .gitattributes " \
-        "store/policy/ranking.json && git commit -m 'kistore init'" in result.stderr
+        "store/policy/ranking.json && git commit -m 'kistore init' -- kistore.toml " \
+        ".gitattributes store/policy/ranking.json" in result.stderr
+    (tmp_path / "mine.txt").write_text("staged by the user, not for kistore's commit")
+    git(tmp_path, "add", "mine.txt")
     git(tmp_path, "add", "kistore.toml", ".gitattributes", "store/policy/ranking.json")
-    git(tmp_path, "commit", "-q", "-m", "kistore init")
-    assert git(tmp_path, "status", "--porcelain") == ""
+    git(tmp_path, "commit", "-q", "-m", "kistore init", "--", "kistore.toml",
+        ".gitattributes", "store/policy/ranking.json")
+    assert git(tmp_path, "status", "--porcelain") == "A  mine.txt\n"  # left staged
     again = runner.invoke(main, ["init", str(tmp_path)])
     assert again.exit_code == 0 and "commit the new files" not in again.stderr
+
+
+def test_add_commit_before_init_files_are_committed_is_refused(tmp_path, runner, bundle):
+    # breaker9: after `kistore init .` in a repository, an add --commit before committing
+    # kistore's files made commits whose .gitattributes let git convert store/: `verify
+    # --at HEAD` failed (KI113) while `kistore verify` said ok.
+    from kistore.cli import main
+
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "theirs")
+    assert runner.invoke(main, ["init", str(tmp_path)]).exit_code == 0
+    (tmp_path / "p.json").write_text(json.dumps(bundle["protocol"]))
+    refused = runner.invoke(main, ["--store", str(tmp_path), "add", "--commit",
+                                   str(tmp_path / "p.json")])
+    assert refused.exit_code == 1
+    assert "HEAD's .gitattributes does not stop git converting store/ (kistore init's files " \
+        "not committed yet?); nothing was written. Commit them first: git add " \
+        ".gitattributes kistore.toml store/policy/ranking.json && git commit -m 'kistore " \
+        "init' -- .gitattributes kistore.toml store/policy/ranking.json" in \
+        " ".join(refused.output.split())
+    assert git(tmp_path, "log", "--format=%s").strip() == "theirs"
+    git(tmp_path, "add", ".gitattributes", "kistore.toml", "store/policy/ranking.json")
+    git(tmp_path, "commit", "-q", "-m", "kistore init")
+    added = runner.invoke(main, ["--store", str(tmp_path), "add", "--commit",
+                                 str(tmp_path / "p.json")])
+    assert added.exit_code == 0, added.output
+    at_head = runner.invoke(main, ["--store", str(tmp_path), "verify", "--at", "HEAD"])
+    assert at_head.exit_code == 0, at_head.output
+
+
+def test_init_of_a_directory_inside_another_repository_makes_its_own(tmp_path, runner):
+    # breaker9: `kistore init my-index` inside any git work tree wrote kistore.toml,
+    # .gitattributes and store/ at the top of the ENCLOSING repository, left my-index
+    # empty, and the next add --commit committed onto the enclosing repository's branch.
+    from kistore.cli import main
+
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "theirs.txt").write_text("the enclosing project")
+    git(tmp_path, "add", "theirs.txt")
+    git(tmp_path, "commit", "-q", "-m", "theirs")
+    result = runner.invoke(main, ["init", str(tmp_path / "my-index")])
+    assert result.exit_code == 0, result.output
+    assert f"initialised kistore store in {tmp_path / 'my-index'}" in result.output
+    assert (tmp_path / "my-index" / ".git").is_dir()
+    assert not (tmp_path / "kistore.toml").exists() and not (tmp_path / "store").exists()
+    assert git(tmp_path / "my-index", "log", "--format=%s").strip() == "kistore init: new store"
+    assert git(tmp_path, "log", "--format=%s").strip() == "theirs"
+
+
+def test_init_of_a_bare_repository_says_it_needs_a_work_tree(tmp_path, runner):
+    # breaker9: an AssertionError traceback.
+    from kistore.cli import main
+
+    git(tmp_path, "init", "-q", "--bare", "bare1.git")
+    result = runner.invoke(main, ["init", str(tmp_path / "bare1.git")])
+    assert result.exit_code == 1
+    assert f"{tmp_path / 'bare1.git'} is a bare repository: a store needs a work tree. " \
+        "Clone it" in result.output
+    assert "Traceback" not in result.output
 
 
 def test_add_writes_objects_whose_sha256_is_their_name(store, store_path, bundle):

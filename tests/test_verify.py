@@ -8,10 +8,12 @@ import json
 import re
 from pathlib import Path
 
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kistore import audit, canonical, canonical_fast, schema, verify
+from kistore.cli import main
 from kistore.digest import Digest
 from kistore.findings import RULES, exit_code
 from kistore.store import Store
@@ -245,6 +247,10 @@ def test_verify_works_in_a_bare_clone(published, tmp_path):
     git(tmp_path, "clone", "-q", "--bare", str(published), str(bare))
     findings = audit.verify(Store(bare))
     assert ("KI101", PROTOCOL) in ids(findings) and ("KI401", PROTOCOL) in ids(findings)
+    result = CliRunner().invoke(main, ["--store", str(bare), "verify"])
+    assert result.exit_code == 1
+    # it used to say "store at work tree", which a bare repository does not have
+    assert "FAILED: store at HEAD (a bare repository): " in result.output
 
 
 def test_a_pool_of_workers_finds_exactly_what_one_process_finds(published, bundle,
@@ -452,3 +458,22 @@ def test_fast_canonical_paths_agree_on_numbers(texts, data):
         if fast is not None:
             assert canonical.is_canonical(raw), raw
             assert fast == canonical.loads(raw), raw
+
+
+def test_verify_does_not_wait_for_ever_on_a_fifo_at_gitattributes(published):
+    # breaker9: `rm .gitattributes; mkfifo .gitattributes; kistore verify` blocked in
+    # libgit2's open of the FIFO (git status reads attributes to filter files), and
+    # ignored Ctrl-C and SIGTERM.
+    import os
+    import subprocess
+    import sys
+
+    os.remove(published / ".gitattributes")
+    os.mkfifo(published / ".gitattributes")
+    for path in (published / "store").rglob("*.json"):
+        os.utime(path)  # stat data changed: git must read the file, through its filters
+    done = subprocess.run([sys.executable, "-m", "kistore", "--store", str(published),
+                           "verify"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert ".gitattributes: error KI113 gitattributes-missing: not a regular file (a FIFO, " \
+        "a device or a directory)" in done.stdout

@@ -150,6 +150,11 @@ class KistoreGroup(click.Group):
             for problem in e.problems:
                 click.echo(f"error: {problem.format()}", err=True)
             ctx.exit(1)
+        except KeyboardInterrupt:  # not one an add reports: nothing of this command's lasts
+            if ctx.params.get("debug"):
+                raise
+            click.echo("interrupted", err=True)
+            ctx.exit(INTERRUPTED)
         except BrokenPipeError:  # `kistore rank ... | head`: the reader has what it wants
             import os
 

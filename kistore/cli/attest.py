@@ -61,14 +61,21 @@ def key_generate(path: str, encrypt: bool, as_json: bool) -> None:
     # A missing directory is made private, as ssh-keygen makes ~/.ssh (README's example
     # is ~/.kistore/k, which a new user does not have yet).
     Path(path).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
+    fds = []
+    try:  # both files new, or neither written: a key is never overwritten, nor its .pub
+        for name, mode in ((path, 0o600), (path + ".pub", 0o644)):
+            fds.append(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
+    except FileExistsError as e:
+        for fd, name in zip(fds, (path, path + ".pub"), strict=False):
+            os.close(fd)
+            os.unlink(name)
         raise InputError("the file exists; choose another path (keys are never overwritten)",
-                         file=path) from None
-    with os.fdopen(fd, "wb") as f:
-        f.write(signing.private_key_bytes(private, passphrase))
-    Path(path + ".pub").write_text(line + "\n", "ascii")
+                         file=e.filename) from None
+    for fd, mode, data in ((fds[0], 0o600, signing.private_key_bytes(private, passphrase)),
+                           (fds[1], 0o644, (line + "\n").encode("ascii"))):
+        os.fchmod(fd, mode)  # whatever the umask (000 made the .pub world-writable)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
     if as_json:
         emit_json({"keyid": keyid, "publicKey": line, "privateKeyFile": path,
                    "publicKeyFile": path + ".pub"})

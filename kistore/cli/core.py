@@ -27,6 +27,9 @@ pass_ctx = click.make_pass_decorator(StoreContext)
 def init(path: str) -> None:
     """Create a store: a git repository with kistore.toml, .gitattributes and store/.
 
+    PATH is the store's top directory; unless it is already the top of a git work tree,
+    a new repository is made there (also inside another repository).
+
     \b
     Example:
       kistore init my-index
@@ -38,7 +41,7 @@ def init(path: str) -> None:
     if store.uncommitted:  # an existing repository: kistore does not commit into it
         files = " ".join(shlex.quote(f) for f in store.uncommitted)
         click.echo(f"commit the new files before adding: git add {files} && "
-                   "git commit -m 'kistore init'", err=True)
+                   f"git commit -m 'kistore init' -- {files}", err=True)
 
 
 @click.command()

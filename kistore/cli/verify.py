@@ -113,7 +113,8 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
     with click.progressbar(length=count_files(snap), label="verifying",
                            file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:
         findings = run(store, at, snap=snap, progress=bar.update, workers=jobs)
-    report(findings, fmt, as_json, f"store at {at or 'work tree'}")
+    where = at or ("work tree" if store.root is not None else "HEAD (a bare repository)")
+    report(findings, fmt, as_json, f"store at {where}")
 
 
 @click.command()

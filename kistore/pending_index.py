@@ -1,0 +1,200 @@
+"""An index left behind HEAD by a killed commit: recorded before the move, repaired after.
+
+``add --commit`` writes the new index to git's ``index.lock``, moves the branch, then
+renames the lock onto ``.git/index`` (:mod:`kistore.commit`). A process killed between the
+move and the rename leaves HEAD holding the commit and the index without its files:
+``git status`` shows them deleted and untracked, and a plain ``git commit`` would delete
+them from the store. The lock file it leaves must be deleted by hand (git cannot tell a
+crashed writer from a running one); the user is then told to run ``git reset -q``.
+
+For a user who only deletes the lock and runs the add again, the commit records the
+commits whose index is not yet in place in ``<git dir>/kistore-index-pending`` (one
+commit id a line) before the move, and removes the file once the index is in place. The
+next ``add --commit`` in that work tree finds the file and stages again each such
+commit's store files that the index lacks (:meth:`PendingIndex.restage`): the cost of a
+check is one failed ``open`` when no commit was killed, and one shard-level tree diff
+(:func:`kistore.treediff.changed_files`) of the killed commit when one was.
+
+This module knows git (pygit2 trees, the index); it is given the git directory.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from . import gitindex, treediff
+
+STAMP = "kistore-in-step"
+"""The file, beside :data:`MARKER`, naming the commit and the index file (its stat data)
+that the last ``add --commit`` left in step: while both still match, the index is known
+to be in step with HEAD without reading it (:func:`missing_from_index`)."""
+
+MARKER = "kistore-index-pending"
+"""The file, in a work tree's own git directory (``.git/``, or ``.git/worktrees/NAME/`` of
+a linked worktree: each has its own index), naming the commits whose index may be missing."""
+
+
+class PendingIndex:
+    """The commits of one work tree whose new index may not have been put in place.
+
+    Args:
+        git_dir: the work tree's own git directory (pygit2's ``Repository.path``).
+
+    Attributes:
+        carried: the commit ids (40 hex digits) read by :meth:`restage`, kept in the
+            file by the next :meth:`record` until :meth:`clear`: the index they were
+            restaged into is not in place either until then.
+    """
+
+    def __init__(self, git_dir: str | os.PathLike[str]) -> None:
+        self.path = Path(git_dir) / MARKER
+        self.carried: list[str] = []
+
+    def exists(self) -> bool:
+        """Return True when a commit was recorded and not cleared (a commit was cut off)."""
+        return self.path.exists()
+
+    def record(self, commit_id: str) -> None:
+        """Record, before the branch moves to ``commit_id``, that its index is not in place.
+
+        Args:
+            commit_id: the commit the branch is about to hold (40 hex digits).
+
+        Raises:
+            OSError: the file could not be written (the caller stops before the move).
+        """
+        self._write([*self.carried, commit_id] if commit_id not in self.carried
+                    else self.carried)
+
+    def _write(self, commit_ids: list[str]) -> None:
+        scratch = self.path.with_name(MARKER + ".new")
+        scratch.write_text("".join(f"{line}\n" for line in commit_ids), encoding="ascii")
+        os.replace(scratch, self.path)  # never a half-written list
+
+    def take_back(self) -> None:
+        """Undo :meth:`record` for a commit that did not land: keep only :attr:`carried`."""
+        if self.carried:
+            self._write(self.carried)
+        else:
+            self.path.unlink(missing_ok=True)
+
+    def clear(self) -> None:
+        """Forget every recorded commit: the index that holds their files is in place."""
+        self.path.unlink(missing_ok=True)
+        self.carried = []
+
+    def restage(self, repo: Any, index: Any, root: str | os.PathLike[str]) -> list[str]:
+        """Stage again the store files of recorded commits that ``index`` lacks.
+
+        A recorded commit that HEAD does not contain (killed before its branch moved, or
+        reset away since) is skipped: its files were never committed. A path is staged
+        only when HEAD still holds the very blob the recorded commit added there and the
+        index has no entry at that path (an entry there is the user's or already in step).
+
+        Args:
+            repo: the pygit2 Repository.
+            index: the pygit2 Index, read under git's lock (changed in memory only).
+            root: the work tree, where each path's stat data is read
+                (:func:`kistore.gitindex.stage`).
+
+        Returns:
+            The paths staged again (``/``-separated, relative to the work tree), sorted;
+            empty when there was nothing recorded or nothing missing.
+        """
+        try:
+            text = self.path.read_text(encoding="ascii")
+        except (OSError, UnicodeDecodeError):
+            return []
+        self.carried = [line for line in text.split() if len(line) == 40]
+        head = _head(repo)
+        if head is None:
+            return []
+        missing: dict[str, Any] = {}
+        for commit_id in self.carried:
+            commit = _commit(repo, commit_id)
+            if commit is None or not (commit.id == head.id
+                                      or repo.descendant_of(head.id, commit.id)):
+                continue
+            parent_tree = commit.parents[0].tree if commit.parents else None
+            for path, (_, added) in treediff.changed_files(repo, parent_tree,
+                                                           commit.tree).items():
+                if added is None or path in index or path in missing:
+                    continue
+                try:
+                    held = head.tree[path].id
+                except KeyError:
+                    continue
+                if str(held) == added[0]:
+                    missing[path] = held
+        gitindex.stage(index, missing, {}, root)
+        return sorted(missing)
+
+
+def _head(repo: Any) -> Any | None:
+    """Return HEAD's commit, or None on an unborn branch."""
+    return None if repo.head_is_unborn else repo[repo.head.target]
+
+
+def _commit(repo: Any, commit_id: str) -> Any | None:
+    """Return the commit ``commit_id`` names, or None when git has no such commit."""
+    try:
+        obj = repo.get(commit_id)
+    except (ValueError, KeyError):
+        return None
+    return obj if obj is not None and obj.type_str == "commit" else None
+
+
+def stamp(git_dir: str | os.PathLike[str], commit_id: str, index_file: Path) -> None:
+    """Record that ``index_file`` is in step with ``commit_id`` (after an add put it in place).
+
+    Best effort: without the record the next add reads the index to know (slower only).
+    """
+    try:
+        st = index_file.stat()
+        scratch = Path(git_dir) / (STAMP + ".new")
+        scratch.write_text(f"{commit_id} {st.st_mtime_ns} {st.st_size} {st.st_ino}\n",
+                           encoding="ascii")
+        os.replace(scratch, Path(git_dir) / STAMP)
+    except OSError:
+        pass
+
+
+def missing_from_index(repo: Any, index: Any, index_file: Path, head: Any | None) -> list[str]:
+    """Return the store files HEAD holds that git's index lacks (the index behind HEAD).
+
+    After an add in another worktree of the same branch, a ``git update-ref``, or a
+    deleted ``.git/index``, HEAD holds manifests the index (and the work tree) do not: an
+    add would check its names against a work tree without them, and a plain ``git commit``
+    would delete them. When :func:`stamp` says the index file and HEAD are as the last add
+    left them, nothing is read; else the index is written as a tree (libgit2, about 0.2 s
+    at 100,000 manifests) and compared with HEAD by :func:`kistore.treediff.changed_files`.
+
+    Args:
+        repo: the pygit2 Repository.
+        index: the pygit2 Index, as read under git's lock.
+        index_file: its file (``.git/index``), whose stat data the stamp holds.
+        head: HEAD's pygit2 Commit, or None on an unborn branch.
+
+    Returns:
+        The paths, sorted; empty when the index holds every store file of HEAD, or when it
+        cannot be told (an unborn branch; an index with conflicts, which has no tree).
+    """
+    if head is None:
+        return []
+    try:
+        commit_id, mtime, size, ino = (Path(repo.path) / STAMP).read_text("ascii").split()
+        st = index_file.stat()
+        if (commit_id, int(mtime), int(size), int(ino)) == (
+                str(head.id), st.st_mtime_ns, st.st_size, st.st_ino):
+            return []
+    except (OSError, ValueError, UnicodeDecodeError):
+        pass
+    try:
+        tree = repo[index.write_tree(repo)]
+    except Exception:  # pygit2.GitError: unmerged entries (conflicts) make no tree
+        return []
+    return sorted(path for path, (was, now) in
+                  treediff.changed_files(repo, head.tree, tree).items()
+                  if was is not None and now is None)
