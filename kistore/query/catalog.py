@@ -79,8 +79,8 @@ def parse_document(digest: Digest, data: bytes | None, meta: bytes | None, *,
 def _canonical_value(data: bytes) -> Any:
     """Return the value of canonical JSON bytes; None when they are not canonical (KI103).
 
-    orjson's proof first (:func:`kistore.canonical_fast.loads_if_canonical`, ~10x faster),
-    else canonical.is_canonical's test on the value already parsed (no second parse).
+    orjson's proof first (:func:`kistore.canonical_fast.loads_if_canonical`: one compiled
+    parse and re-encoding), else canonical.is_canonical's test on the value already parsed.
 
     Raises:
         KistoreError: the bytes are not strict JSON.
@@ -227,7 +227,8 @@ class Catalog:
         return None
 
 
-def _sorted(records: Iterable[Record]) -> list[Record]:
+def in_listing_order(records: Iterable[Record]) -> list[Record]:
+    """Return records in the order listings give them: by kind, then name, then digest."""
     return sorted(records, key=lambda r: (r.kind, r.name, r.digest))
 
 
@@ -289,7 +290,8 @@ class MemoryCatalog(Catalog):
 
     def records(self, *, kind: str | None = None, workload: str | None = None,  # noqa: D102
                 hardware: str | None = None) -> list[Record]:
-        return _sorted(r for r in self._records.values() if _matches(r, kind, workload, hardware))
+        return in_listing_order(r for r in self._records.values()
+                                if _matches(r, kind, workload, hardware))
 
     def referencing(self, digests: set[str]) -> list[Record]:  # noqa: D102
         return [r for r in self._records.values() if _refs(r) & digests]
@@ -355,7 +357,7 @@ class OverlayCatalog(Catalog):
                 if r.digest not in self.changes]
         new = [r for r in self.changes.values()
                if r is not None and _matches(r, kind, workload, hardware)]
-        return _sorted(kept + new)
+        return in_listing_order(kept + new)
 
     def named(self, kind: str, name: str) -> Record | None:  # noqa: D102
         for r in self.changes.values():

@@ -35,9 +35,9 @@ from .catalog import (
     Loaded,
     MemoryCatalog,
     OverlayCatalog,
-    _sorted,
     chain,
     describe_all,
+    in_listing_order,
 )
 from .fresh import SCHEMA as FRESH_SCHEMA
 from .fresh import CheckedCatalog, FileCheck
@@ -136,7 +136,7 @@ class IndexCatalog(Catalog):
         args = tuple(v for v in filters.values() if v is not None)
         # sorted here: an ORDER BY made SQLite walk the (kind, name) index of every row of
         # a kind instead of looking the workload or hardware up (same order: UTF-8 bytes)
-        return _sorted(self._select(" AND ".join(clauses), args))
+        return in_listing_order(self._select(" AND ".join(clauses), args))
 
     def named(self, kind: str, name: str) -> Record | None:  # noqa: D102
         found = self._select("r.kind = ? AND r.name = ?", (rows.kind_code(kind), name))

@@ -12,16 +12,16 @@ gc). Here (docs/speed.md, "the compact index, sixth pass"):
 * the kind is a small integer (:data:`KIND_CODES`, alphabetical, so ordering by it
   orders by kind name);
 * the object document is stored without what the row already holds -- ``kind``, the four
-  reference digests of a run's spec, and ``apiVersion`` when it is
-  :data:`kistore.schema.API_VERSION` -- as JSON deflated (zlib) against a preset
+  reference digests of a run's spec (their keys stay, valued 0), and ``apiVersion`` when
+  it is :data:`kistore.schema.API_VERSION` -- as JSON deflated (zlib) against a preset
   dictionary of :data:`DICTIONARY_SIZE` bytes sampled from the first documents the index
   stored (table ``dictionary``; the keys and values manifests share, so a 400-byte spec
   stores in ~80-100 bytes), and rebuilt exactly on read (:meth:`Codec.document_bytes`
   gives back the canonical bytes).
 
-Queries join each record to its digests (:data:`SELECT`) and decode rows with the
-index's :class:`Codec`; ids are assigned by :class:`Writer`, which looks up only the
-digests it has not seen.
+Queries join each record to its own digest (:data:`SELECT`) and decode rows with the
+index's :class:`Codec`, which resolves the other ids; ids are assigned by :class:`Writer`,
+which looks up only the digests it has not seen. Ids are never reused within one file.
 """
 
 from __future__ import annotations
@@ -92,8 +92,7 @@ FROM records r JOIN digests d ON d.id = r.id"""
 
 Only the record's own digest is joined: the digests of its references and its ``keys``
 row are few and shared, and are resolved once per catalog (:meth:`Codec.decode_all`).
-Joining all seven made each row seven random B-tree reads: ``ls`` of 95,000 runs took
-~11 s instead of ~2."""
+Joining all seven made each row seven random B-tree reads (docs/speed.md, sixth pass)."""
 
 DIGEST_ID = "(SELECT id FROM digests WHERE digest = ?)"
 """The id of one digest (bind :func:`raw`); NULL, so matching nothing, when not interned."""
