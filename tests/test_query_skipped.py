@@ -152,6 +152,11 @@ def test_reindex_and_a_scan_list_the_same_skipped_files(runner, group):
     conn = Index(group).open()
     assert conn.execute("SELECT digest, path, problem FROM skipped").fetchall() == [
         (str(digest), *listed[str(digest)])]
+    result = run(runner, group.root, "reindex")
+    assert result.exit_code == 0
+    path, problem = listed[str(digest)]
+    assert result.stdout.splitlines()[1] == f"skipped {path}: {problem}"
+    assert problem.startswith("does not match its schema (") and problem.endswith("; KI104)")
     scanned = open_catalog(group, "HEAD", use_index=False)
     assert scanned.skipped() == listed
 
