@@ -59,6 +59,10 @@ log = logging.getLogger(__name__)
 """Where a long catalog read is announced (a WARNING: without logging configured, Python
 prints it on stderr, so a command line user sees why the command is slow)."""
 
+_LOOKUP_LIMIT = 2_000
+""":meth:`Catalog.shared` looks up to this many names one by one; more, it reads the
+shared names of the whole name index in one pass instead."""
+
 Progress = Callable[[int], None]
 """Called with the number of manifests whose shard was just synced (drives a progress bar)."""
 
@@ -271,6 +275,48 @@ class Catalog:
             if row[0] is not None:
                 found[(kind, name)] = Digest(row[0])
         return found
+
+    def shared(self, scope: str, keys: Iterable[tuple[str, str]] | None = None
+               ) -> dict[tuple[str, str], list[Digest]]:
+        """Return the ``(kind, name)`` keys held by two or more manifests, with every holder.
+
+        A name is unique per kind (``verify``: KI205); two holders arrive by a metadata file
+        edited in place or files placed by hand. A few keys are looked up in the name index,
+        500 at a time (O(keys log store)); many keys (an ``ls`` of every run), or
+        ``keys=None``, make one pass over that index, which returns the shared names only:
+        looking 19,000 names up one by one took 0.4 s at 20,000 manifests, the pass ~0.02 s.
+
+        Args:
+            scope: ``work`` or ``commit``.
+            keys: the names asked about; None: every name in ``scope``.
+
+        Returns:
+            ``(kind, name) -> digests`` (sorted, two or more) for each shared key.
+        """
+        wanted = None if keys is None else list(dict.fromkeys(keys))
+        rows: list[tuple[str, str, str]] = []
+        if wanted is None or len(wanted) > _LOOKUP_LIMIT:
+            for kind, name, digests in self.db.execute(
+                    "SELECT kind, name, group_concat(digest) FROM files WHERE scope=? "
+                    "GROUP BY kind, name HAVING count(*) > 1", (scope,)):
+                rows += [(kind, name, digest) for digest in digests.split(",")]
+            asked = None if wanted is None else set(wanted)
+            rows = [row for row in rows if asked is None or row[:2] in asked]
+        else:
+            by_kind: dict[str, list[str]] = {}
+            for kind, name in wanted:
+                by_kind.setdefault(kind, []).append(name)
+            for kind, names in by_kind.items():
+                for i in range(0, len(names), 500):
+                    chunk = names[i:i + 500]
+                    rows += self.db.execute(
+                        "SELECT kind, name, digest FROM files WHERE scope=? AND kind=? AND "
+                        f"name IN ({','.join('?' * len(chunk))})", (scope, kind, *chunk))
+        holders: dict[tuple[str, str], list[str]] = {}
+        for kind, name, digest in rows:
+            holders.setdefault((kind, name), []).append(digest)
+        return {key: [Digest(d) for d in sorted(found)] for key, found in holders.items()
+                if len(found) > 1}
 
     def names(self, scope: str, kinds: Iterable[str]) -> dict[tuple[str, str], Digest]:
         """Return every ``(kind, name) -> digest`` of ``kinds`` in ``scope``."""

@@ -74,11 +74,19 @@ def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
 
     findings = []
     bases: dict[tuple[str, str], Any] = {}
-    renamed = pygit2.enums.DeltaStatus.RENAMED
     deleted = pygit2.enums.DeltaStatus.DELETED
     added = pygit2.enums.DeltaStatus.ADDED
+    # Only the same bytes at another path are a move. By similarity (git's default, 50%)
+    # any deleted object paired with any added one: two small manifests of one kind are
+    # alike, and "renamed to <an unrelated new object>" hid a deletion (KI402).
+    exact_renames = pygit2.enums.DiffFind.FIND_RENAMES | pygit2.enums.DiffFind.\
+        FIND_EXACT_MATCH_ONLY
     for commit in commits:
         new = objects_tree(repo, commit.tree)
+        where = f"in commit {str(commit.id)[:12]} ({commit.message.splitlines()[0][:60]!s})"
+        # what this commit does to each path, against each parent it does it to: a merge
+        # that differs from both parents in the same way is one finding naming both
+        mine: dict[tuple[Any, ...], list[str]] = {}
         for parent in commit.parents:
             old = objects_tree(repo, parent.tree)
             if old is None or (new is not None and old.id == new.id):
@@ -88,35 +96,48 @@ def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
                 diff = old.diff_to_tree(new) if new is not None else old.diff_to_tree()
                 deltas = [d for d in diff.deltas if d.status != added]
                 if any(d.status == deleted for d in deltas) and new is not None:
-                    diff.find_similar(flags=pygit2.enums.DiffFind.FIND_RENAMES)
+                    diff.find_similar(flags=exact_renames)
                     deltas = [d for d in diff.deltas if d.status != added]
-            where = f"in commit {str(commit.id)[:12]} ({commit.message.splitlines()[0][:60]!s})"
-            extra = {"commit": str(commit.id), "parent": str(parent.id)}
             others = [p for p in commit.parents if p.id != parent.id]
             for d in deltas:
                 if others and _from_another_side(repo, d.old_file.path, new, parent, others,
                                                  bases):
                     continue
-                path = f"{layout.OBJECTS_DIR}/{d.old_file.path}"
-                if d.status == renamed:
-                    findings.append(Finding(
-                        OBJECT_RENAMED, f"renamed to {layout.OBJECTS_DIR}/{d.new_file.path} "
-                        f"{where}", file=path, extra=extra))
-                elif d.status == deleted:
-                    findings.append(Finding(OBJECT_DELETED, f"deleted {where}", file=path,
-                                            extra=extra))
-                elif d.old_file.id == d.new_file.id and d.old_file.mode != d.new_file.mode:
-                    # same bytes, only the file mode moved (chmod +x): say so, not "modified"
-                    # with two equal blob ids
-                    findings.append(Finding(
-                        OBJECT_MODIFIED, f"mode changed {d.old_file.mode:o} -> "
-                        f"{d.new_file.mode:o} {where}", file=path, extra=extra,
-                        expected=f"{d.old_file.mode:o}", found=f"{d.new_file.mode:o}"))
-                else:
-                    findings.append(Finding(
-                        OBJECT_MODIFIED, f"modified {where}", file=path, extra=extra,
-                        expected=str(d.old_file.id), found=str(d.new_file.id)))
+                mine.setdefault(_change(d, where), []).append(str(parent.id))
+        for (rule_, path, message, expected, found), parents in mine.items():
+            extra: dict[str, Any] = {"commit": str(commit.id), "parent": parents[0]}
+            if len(parents) > 1:
+                extra["parents"] = parents
+                message += (f", against {'both' if len(parents) == 2 else 'all'} parents "
+                            f"({' and '.join(p[:12] for p in parents)}) alike")
+            findings.append(Finding(rule_, message, file=path, extra=extra,
+                                    expected=expected, found=found))
     return findings
+
+
+def _change(delta: Any, where: str) -> tuple[Any, str, str, str | None, str | None]:
+    """``(rule, object path, message, expected, found)`` of what one diff delta does.
+
+    Args:
+        delta: a ``pygit2.DiffDelta`` (or :class:`_InPlace`) of the objects tree, not an
+            addition.
+        where: ``in commit ID (SUBJECT)``, ending the message.
+    """
+    import pygit2
+
+    path = f"{layout.OBJECTS_DIR}/{delta.old_file.path}"
+    old, new = delta.old_file, delta.new_file
+    if delta.status == pygit2.enums.DeltaStatus.RENAMED:
+        return (OBJECT_RENAMED, path, f"renamed to {layout.OBJECTS_DIR}/{new.path} {where}",
+                None, None)
+    if delta.status == pygit2.enums.DeltaStatus.DELETED:
+        return OBJECT_DELETED, path, f"deleted {where}", None, None
+    if old.id == new.id and old.mode != new.mode:
+        # same bytes, only the file mode moved (chmod +x): say so, not "modified" with two
+        # equal blob ids
+        return (OBJECT_MODIFIED, path, f"mode changed {old.mode:o} -> {new.mode:o} {where}",
+                f"{old.mode:o}", f"{new.mode:o}")
+    return OBJECT_MODIFIED, path, f"modified {where}", str(old.id), str(new.id)
 
 
 class _Side(NamedTuple):
@@ -145,7 +166,7 @@ def _in_place_changes(repo: Any, old: Any, new: Any | None) -> list[_InPlace] | 
     commit that adds one manifest costs a few tree reads instead of libgit2 reading every
     shard of both trees (262 ms at 100,000 manifests). Added files are left out (adding is
     allowed). None when a file went or changed type: such a difference is left to libgit2's
-    diff, whose rename detection decides KI402 against KI403.
+    diff, whose exact rename detection decides KI402 against KI403.
     """
     if new is None:
         return None

@@ -173,7 +173,7 @@ def check_document(document: Any, schema: str, *, file: str | None = None) -> li
     findings = []
     for error in _validator(schema).iter_errors(document):
         pointer = "".join(f"/{escape_pointer(str(p))}" for p in error.absolute_path)
-        findings.extend(_unexpected_keys(error, pointer, file)
+        findings.extend(_unexpected_keys(error, pointer, file) or _missing_key(error, pointer, file)
                         or [SchemaError(describe_error(error), file=file, pointer=pointer)])
     return sorted(findings, key=lambda f: (f.pointer or "", f.message))
 
@@ -190,7 +190,7 @@ def _unexpected_keys(error: Any, pointer: str, file: str | None) -> list[SchemaE
             error.validator_value is not False or not isinstance(error.instance, dict):
         return []
     keys = [k for k in error.instance if repr(k) in error.message]  # the message quotes each
-    where = f"the object at {pointer}" if pointer else "the manifest's top-level object"
+    where = f"the object at {pointer}" if pointer else "the top-level object"
     # unevaluatedProperties also allows what sibling subschemas (allOf, $ref) declare
     allowed = sorted(error.schema.get("properties", {})) \
         if error.validator == "additionalProperties" else []
@@ -198,6 +198,26 @@ def _unexpected_keys(error: Any, pointer: str, file: str | None) -> list[SchemaE
     return [SchemaError(f"unexpected key {key!r} in {where}{also}: remove it or correct its "
                         "spelling", file=file, pointer=f"{pointer}/{escape_pointer(key)}")
             for key in keys]
+
+
+def _missing_key(error: Any, pointer: str, file: str | None) -> list[SchemaError]:
+    """Return a missing required key's finding, at the pointer where the key belongs.
+
+    jsonschema reports it at the object that lacks it (the top level has the empty pointer,
+    so the message named no place at all). Returns [] for any other error.
+    """
+    if error.validator != "required" or not isinstance(error.instance, dict):
+        return []
+    keys = [k for k in error.validator_value
+            if k not in error.instance and repr(k) in error.message]
+    if not keys:
+        return []
+    key = keys[0]  # jsonschema reports each missing key as its own error
+    described = error.schema.get("properties", {}).get(key, {})
+    about = described.get("description") if isinstance(described, dict) else None
+    about = f" ({about.rstrip('.')})" if isinstance(about, str) and len(about) <= 160 else ""
+    return [SchemaError(f"missing required field {key!r}{about}: add it", file=file,
+                        pointer=f"{pointer}/{escape_pointer(key)}")]
 
 
 def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaError]:

@@ -156,19 +156,74 @@ class View:
         """
         return self.name_owners([(kind, name)]).get((kind, name))
 
+    def shared_names(self, keys: Sequence[tuple[str, str]] | None = None, *,
+                     sync: bool = True) -> dict[tuple[str, str], list[Digest]]:
+        """Return the ``(kind, name)`` keys that two or more stored manifests hold, with each.
+
+        A ``metadata.name`` is unique per kind (``kistore verify``: KI205); a metadata file
+        edited in place, or manifests placed by hand, can break that, and ``KIND/NAME`` then
+        names two manifests. Costs what :meth:`find_name` costs per key (O(changed shards)
+        with a catalog, O(store) without); ``keys=None`` asks about every name, one pass over
+        the catalog's name index. In the work tree each holder's metadata file is read to
+        confirm it (the catalog trusts stat data): a holder whose file no longer says the
+        name is dropped, and the catalog reads it again at its next sync.
+
+        Args:
+            keys: the ``(kind, name)`` pairs asked about; None: every name.
+            sync: bring the catalog up to date first (~5-10 ms: a stat of every shard
+                directory); False when the caller has just done so.
+
+        Returns:
+            ``(kind, name) -> digests`` (sorted, two or more) for each shared key; empty
+            when every name asked about is unique.
+        """
+        if self.catalog is None:
+            kinds = KINDS if keys is None else sorted({kind for kind, _ in keys})
+            holders: dict[tuple[str, str], list[Digest]] = {}
+            for key, digest in self._scan_holders(kinds):
+                holders.setdefault(key, []).append(digest)
+            asked = None if keys is None else set(keys)
+            return {key: sorted(d) for key, d in holders.items()
+                    if len(d) > 1 and (asked is None or key in asked)}
+        if sync:
+            self.catalog.sync(self)  # type: ignore[arg-type]
+        found = self.catalog.shared(self.scope, keys)
+        if self.scope != "work":  # a commit's catalog is keyed by blob ids: exact
+            return found
+        confirmed = {}
+        for (kind, name), digests in found.items():
+            holding = [d for d in digests if self._metadata_name(d) == name]
+            for gone in set(digests) - set(holding):
+                self.catalog.forget(self.scope, gone)
+            if len(holding) > 1:
+                confirmed[(kind, name)] = holding
+        return confirmed
+
+    def _metadata_name(self, digest: Digest) -> str | None:
+        """Return the name the metadata file of ``digest`` holds now (None: unreadable)."""
+        try:
+            name = canonical.loads(self.read(layout.metadata_path(digest)) or b"")["name"]
+        except (KistoreError, KeyError, TypeError):
+            return None
+        return name if isinstance(name, str) else None
+
     def _scan_names(self, kinds: Sequence[str]) -> dict[tuple[str, str], Digest]:
+        return dict(self._scan_holders(kinds))
+
+    def _scan_holders(self, kinds: Sequence[str]) -> Iterator[tuple[tuple[str, str], Digest]]:
+        """Yield ``((kind, name), digest)`` of every readable manifest of ``kinds``, O(store)."""
         wanted = set(kinds)
-        names: dict[tuple[str, str], Digest] = {}
         for digest in self.digests():
             try:
                 kind = canonical.loads(self.read(layout.object_path(digest)) or b"")["kind"]
                 if kind not in wanted:
                     continue
                 meta = canonical.loads(self.read(layout.metadata_path(digest)) or b"")
-                names[(kind, meta["name"])] = digest
+                name = meta["name"]
             except (KistoreError, KeyError, TypeError):
                 continue
-        return names
+            if isinstance(kind, str) and isinstance(name, str):
+                yield (kind, name), digest
 
 
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC

@@ -254,8 +254,8 @@ def test_rerun_predicate_needs_timing_and_environment():
         attestation.make_statement(RUN, "x", "rerun", {"outcome": "reproduced",
                                                        "observedAt": "2026-01-01T00:00:00Z"})
     text = str(info.value.format())
-    assert "'environmentDigest' is a required property" in text
-    assert "'timing' is a required property" in text
+    assert "/environmentDigest: missing required field 'environmentDigest'" in text
+    assert "/timing: missing required field 'timing'" in text
 
 
 def test_statement_with_two_subjects_is_rejected():

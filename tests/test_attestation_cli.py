@@ -131,7 +131,8 @@ def test_rerun_without_measurement_is_refused_with_the_missing_fields(runner, re
                                                                       store_path, key_file):
     result = run(runner, store_path, "attest", RUN_REF, "--type", "rerun", "--key", str(key_file))
     assert result.exit_code == 1
-    assert "error: predicate: 'environmentDigest' is a required property" in result.stderr
+    assert ("error: --predicate FILE (not given):/environmentDigest: missing required field "
+            "'environmentDigest'") in result.stderr
     assert "Traceback" not in result.output
 
 
@@ -146,6 +147,29 @@ def test_predicate_file_failing_its_schema_names_file_and_pointer(runner, record
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: {path}:/timing/latencyNs/mean: ")
     assert "-1 is less than the minimum of 0" in result.stderr
+
+
+def test_predicate_file_names_every_missing_and_wrong_field_at_its_pointer(
+        runner, record_store, store_path, key_file, tmp_path):
+    """A new user read one missing field at a time; and a missing one had no pointer (the
+    object lacking it, the top level: none at all)."""
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"timing": {"latencyNs": {"mean": -1}}, "outcome": "maybe",
+                                "extra": 1}))
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "rerun", "--key",
+                 str(key_file), "--predicate", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}:/environmentDigest: missing required field 'environmentDigest' "
+        "(Digest of the ExecutionEnvironment the measurement ran on): add it",
+        f"error: {path}:/extra: unexpected key 'extra' in the top-level object; it allows "
+        "only correctness, environmentDigest, observedAt, outcome, text, timing, uri: remove "
+        "it or correct its spelling",
+        f"error: {path}:/outcome: field 'outcome': expected one of \"reproduced\", "
+        "\"not-reproduced\", found \"maybe\"",
+        f"error: {path}:/timing/latencyNs/mean: field 'mean': -1 is less than the minimum of 0",
+        f"error: {path}:/timing/primaryStatistic: missing required field 'primaryStatistic': "
+        "add it"]
 
 
 def test_bad_predicate_file_names_file_and_pointer(runner, record_store, store_path, key_file,
@@ -191,6 +215,12 @@ def test_trust_add_list_revoke(runner, store, store_path, key_file):
                                                       "2026-05-01T00:00:00Z\n")
     (entry,) = json.loads(run(runner, store_path, "trust", "list", "--json").output)
     assert entry["revokedAt"] == "2026-05-01T00:00:00Z"
+    # breaker9: adding a role to the revoked key said "trusted ... for ...": it is not
+    again = run(runner, store_path, "trust", "add", str(key_file), "--role", "rerun")
+    assert again.exit_code == 0
+    assert again.stdout == ""
+    assert f"{keyid} now lists maintainer, rerun, but it was revoked at " \
+        "2026-05-01T00:00:00Z: nothing it signs from then on counts" in again.stderr
     line = signing.public_key_line(fixed_key(2).public_key())
     assert run(runner, store_path, "trust", "add", line, "--role", "rerun").exit_code == 0
     unknown = run(runner, store_path, "trust", "revoke", "SHA256:nobody")

@@ -325,7 +325,9 @@ def test_cli_unknown_ref_exit_1(runner, tmp_path):
     assert result.stderr == "error: no object with digest prefix 00000000\n"
     result = run_cli(runner, path, "BenchmarkRun/nope")
     assert result.exit_code == 1
-    assert result.stderr == "error: no BenchmarkRun named 'nope' in the store\n"
+    assert result.stderr == (  # as every other command says it (explaining_misses)
+        "error: no BenchmarkRun named 'nope' in the store; if a metadata file was edited in "
+        "place to give it this name, run `kistore reindex` to read every file again\n")
 
 
 def test_cli_ambiguous_prefix_exit_1_lists_candidates(runner, tmp_path):

@@ -133,6 +133,20 @@ def test_ambiguous_prefix_lists_candidates(runner, store_path):
     assert f"sha256:{a}" in result.stderr and f"sha256:{b}" in result.stderr
 
 
+def test_a_prefix_shared_with_an_uncommitted_file_is_ambiguous_not_unreadable(runner,
+                                                                             store_path):
+    """The second match not committed: `show` and `cat` said "could not be read; run
+    `kistore verify`" of the committed one, which reads well."""
+    run(runner, store_path, "add", "--commit", "--allow-dangling", str(BUNDLE))
+    twin = "384a96d0" + "f" * 56
+    (store_path / f"store/objects/sha256/38/{twin[2:]}.json").write_bytes(b"{}")
+    for command in ("show", "cat"):
+        result = run(runner, store_path, command, "384a96d0")
+        assert result.exit_code == 1
+        assert result.stderr == (f"error: digest prefix 384a96d0 is ambiguous: "
+                                 f"{PUBLISHED['run']}, sha256:{twin}; type more digits\n")
+
+
 def test_usage_error_exits_2(runner, store_path):
     result = run(runner, store_path, "add")
     assert result.exit_code == 2

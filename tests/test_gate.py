@@ -265,5 +265,5 @@ def test_a_merge_that_changes_an_object_itself_is_reported_at_the_merge(
     obj.write_bytes(obj.read_bytes().replace(b"v1.1", b"v2.0", 1))
     git(published, "add", protocol)
     git(published, "commit", "-q", "--no-verify", "-m", "evil merge")
-    messages = _ki401(runner, published, "HEAD^1..HEAD")
-    assert messages and all(m.endswith("(evil merge)") for m in messages)
+    [message] = _ki401(runner, published, "HEAD^1..HEAD")  # once, however many parents
+    assert message.startswith("modified in commit ") and "(evil merge)" in message

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from kistore import history
 from kistore.store import Store
 
@@ -108,7 +110,7 @@ def test_a_change_merged_from_a_branch_is_reported_once_at_its_own_commit(publis
 
 def test_a_merge_that_changes_an_object_itself_is_reported_at_the_merge(published):
     # An "evil merge": neither side changed the object; the merge's own tree does. It
-    # differs from each parent, so each parent names it once.
+    # differs from each parent in the same way.
     git(published, "checkout", "-q", "-b", "pr")
     git(published, "commit", "-q", "--allow-empty", "-m", "side")
     git(published, "checkout", "-q", "main")
@@ -120,9 +122,11 @@ def test_a_merge_that_changes_an_object_itself_is_reported_at_the_merge(publishe
     merge = head(published)
     parents = git(published, "rev-parse", "HEAD^1", "HEAD^2").split()
     found = history.check_history(Store(published), "HEAD")
+    # once, naming both parents: it was reported once per parent, the same words twice
     assert [(f.rule.id, f.file, f.message, f.extra) for f in found] == [
-        ("KI401", PROTOCOL, f"modified in commit {merge[:12]} (evil merge)",
-         {"commit": merge, "parent": parent}) for parent in parents]
+        ("KI401", PROTOCOL, f"modified in commit {merge[:12]} (evil merge), against both "
+         f"parents ({parents[0][:12]} and {parents[1][:12]}) alike",
+         {"commit": merge, "parent": parents[0], "parents": parents})]
 
 
 def test_ancestry_lists_what_git_rev_list_lists(published):
@@ -177,15 +181,32 @@ def _merge_main_onto_orphan(published, change) -> tuple[str, str, list]:
     return main, head(published), history.check_history(Store(published), "HEAD")
 
 
+def _my_pr_work(published, bundle) -> None:
+    git(published, "commit", "-q", "--allow-empty", "-m", "my PR work")
+
+
+def _my_pr_adds_an_environment(published, bundle) -> None:
+    from kistore.model import Manifest
+
+    from .conftest import other_environment
+
+    mine = Manifest.from_document(other_environment(bundle, "NVIDIA A100"))
+    Store(published).add([mine], commit=True)
+
+
+@pytest.mark.parametrize("work", [_my_pr_work, _my_pr_adds_an_environment],
+                         ids=["empty", "adds-another-object"])
 def test_merge_s_ours_of_a_branch_from_before_an_add_deleting_it_is_reported(published,
-                                                                             bundle):
+                                                                             bundle, work):
     # The attack: branch from main~1, commit, `merge -s ours main`: the merge's tree is the
     # branch's, so it drops what main's last commit added. The branch never had the object,
-    # so its "absence" is no deletion reported anywhere else.
+    # so its "absence" is no deletion reported anywhere else. When the branch added an
+    # object of its own, rename detection by similarity paired the two files (small JSON
+    # alike): "renamed to <the branch's object>", though nothing moved.
     added = _add_environment_on_main(published, bundle)
     main = head(published)
     git(published, "checkout", "-q", "-b", "pr", "HEAD~1")
-    git(published, "commit", "-q", "--allow-empty", "-m", "my PR work")
+    work(published, bundle)
     git(published, "merge", "-q", "-s", "ours", "-m", "Merge main", "main")
     merge = head(published)
     found = history.check_history(Store(published), "HEAD")
@@ -266,3 +287,17 @@ def test_adds_and_edits_are_found_without_libgit2_reading_every_shard(published,
     sha = commit_all(published, "delete it")
     assert ("KI402", PROTOCOL, sha) in [(f.rule.id, f.file, f.extra["commit"])
                                         for f in history.check_history(Store(published), "HEAD")]
+
+
+def test_a_commit_deleting_one_object_and_adding_another_says_deleted(published, bundle):
+    # Not a rename: the added file holds other bytes (an object's path is its bytes' digest).
+    from kistore.model import Manifest
+
+    from .conftest import other_environment
+
+    (published / ENVIRONMENT).unlink()
+    Store(published).add([Manifest.from_document(other_environment(bundle))])
+    sha = commit_all(published, "swap")
+    assert [(f.rule.id, f.file, f.message) for f in
+            history.check_history(Store(published), "HEAD")] == [
+        ("KI402", ENVIRONMENT, f"deleted in commit {sha[:12]} (swap)")]

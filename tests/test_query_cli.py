@@ -17,6 +17,10 @@ def run(runner, store_path, *args):
     return runner.invoke(main, ["--store", str(store_path), *args])
 
 
+SELF_NOTE = ("note: {0} is rank 1 of its comparison group, so it was compared with itself; "
+             "give B to compare it with another run (`kistore rank {0}` lists the group)")
+
+
 def test_rank_json_lists_ranked_then_references(runner, group):
     result = run(runner, group.root, "rank", "BenchmarkRun/slow", "--json")
     assert result.exit_code == 0, result.output
@@ -114,7 +118,7 @@ def test_ls_and_filters(runner, group):
     assert [line.split()[2] for line in result.output.splitlines()] == [
         "broken", "fast", "ref", "slow"]
     none = run(runner, group.root, "ls", "--hardware", "NVIDIA B200", "--json")
-    assert none.exit_code == 0 and json.loads(none.output) == []
+    assert none.exit_code == 0 and json.loads(none.stdout) == []
     bad = run(runner, group.root, "ls", "--kind", "Nope")
     assert bad.exit_code == 2 and "Invalid value for '--kind'" in bad.output
 
@@ -286,7 +290,8 @@ def test_show_and_compare_warn_about_corrupt_runs_they_leave_out(runner, group):
             f"{digest}; run `kistore verify`")
         assert result.stderr.splitlines()[1].startswith(
             f"warning: {rel}: the object file is corrupt: its sha256 is ")
-        assert len(result.stderr.splitlines()) == 2
+        # compare: slow is #1 once fast is left out, so it is compared with itself
+        assert len(result.stderr.splitlines()) == (3 if args[0] == "compare" else 2)
 
 
 def test_show_of_a_run_whose_object_file_is_cut_short_names_the_file(runner, group):
@@ -330,7 +335,8 @@ def test_rank_compare_show_ls_warn_about_a_run_whose_object_file_was_deleted(run
                  ("show", "BenchmarkRun/slow"), ("ls", "--kind", "BenchmarkRun")):
         result = run(runner, group.root, *args)
         assert result.exit_code == 0, (args, result.output)
-        assert result.stderr.splitlines() == expected, args
+        itself = [SELF_NOTE.format("BenchmarkRun/slow")] if args[0] == "compare" else []
+        assert result.stderr.splitlines() == expected + itself, args
         assert "fast" not in result.stdout.replace("#1 slow", ""), args
     ranked = run(runner, group.root, "rank", "BenchmarkRun/slow", "--json")
     assert [r["name"] for r in json.loads(ranked.stdout) if r["rank"]] == ["slow"]
@@ -474,3 +480,24 @@ def test_verify_does_not_hang_on_a_fifo_in_place_of_an_object_file(group):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1, done.stderr
     assert layout.object_path(fast) in done.stdout + done.stderr
+
+
+def test_ls_by_a_gpu_product_no_environment_has_names_the_products_there(runner, group):
+    """`ls --hardware H100` listed nothing and said nothing (the product is matched exactly:
+    `NVIDIA H100`)."""
+    result = run(runner, group.root, "ls", "--hardware", "H100")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == ("note: no environment has the GPU product 'H100' (matched "
+                             "exactly, as the driver names it); products here: 'NVIDIA H100'\n")
+    result = run(runner, group.root, "ls", "--hardware", "NVIDIA H100")
+    assert (result.exit_code, result.stderr) == (0, "") and result.stdout
+
+
+def test_compare_of_the_first_run_says_it_was_compared_with_itself(runner, group):
+    """It printed "A / B = 1 ... 0 differing field(s)" and nothing else."""
+    result = run(runner, group.root, "compare", "BenchmarkRun/fast")
+    assert result.exit_code == 0
+    assert "0 differing field(s)" in result.stdout
+    assert result.stderr == SELF_NOTE.format("BenchmarkRun/fast") + "\n"
+    result = run(runner, group.root, "compare", "BenchmarkRun/slow")
+    assert (result.exit_code, result.stderr) == (0, "")

@@ -78,7 +78,7 @@ def test_units_in_field_names_are_enforced(bundle):
 def test_missing_spec_is_named(kind):
     errors = _errors({"apiVersion": "kernelindex.dev/v1alpha1", "kind": kind,
                       "metadata": {"name": "x"}})
-    assert ("", "'spec' is a required property") in errors
+    assert ("/spec", "missing required field 'spec': add it") in errors  # where it belongs
 
 
 def test_unknown_kind_and_api_version():
@@ -117,8 +117,8 @@ def test_unexpected_key_is_named_with_its_objects_pointer():
     top = {**workload(), "spek": {}}
     [found] = check_manifest(top, file="w.json")
     assert found.pointer == "/spek"
-    assert found.format() == ("w.json:/spek: unexpected key 'spek' in the manifest's top-level "
-                              "object: remove it or correct its spelling")
+    assert found.format() == ("w.json:/spek: unexpected key 'spek' in the top-level object: "
+                              "remove it or correct its spelling")
     nested = workload()
     nested["metadata"]["nmae"] = "x"
     [found] = check_manifest(nested, file="w.json")

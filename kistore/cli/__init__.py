@@ -285,11 +285,14 @@ def deleted_from_work_tree(catalog: object) -> list[str]:
 
 
 @contextlib.contextmanager
-def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None
-                      ) -> Iterator[None]:
+def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None, *,
+                      names_at_commits: bool = False) -> Iterator[None]:
     """Say why a reference the work tree does not resolve may still be meant, and what to do.
 
-    Within this block, a :class:`~kistore.errors.ResolutionError` about the work tree
+    Before the block, ``KIND/`` with no name is refused as incomplete, and a ``KIND/NAME``
+    among ``refs`` that two manifests of the work tree (or, with ``names_at_commits``, of
+    commit ``at``) answer to is refused, listing both (:mod:`kistore.cli.names`).
+    Within the block, a :class:`~kistore.errors.ResolutionError` about the work tree
     becomes, for the first of ``refs`` that the work tree does not resolve:
 
     * a digest or prefix of a committed manifest whose object file was deleted: the
@@ -303,13 +306,21 @@ def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None
         store: the :class:`kistore.store.Store` asked.
         refs: what the person typed (None entries are skipped).
         at: the revision asked; only the work tree (None) is explained.
+        names_at_commits: the command resolves ``KIND/NAME`` through the name catalog at
+            any revision (:meth:`kistore.store.Store.resolve`), so checking a commit's
+            names reads nothing more (``show``, ``cat``, ``cite``, ``attestations``).
 
     Raises:
+        InputError: ``KIND/`` with no name.
         VerificationError: a digest or prefix the work tree lacks and ``HEAD`` holds.
-        ResolutionError: a ``KIND/NAME`` not found, with the hint; else the original error.
+        ResolutionError: a ``KIND/NAME`` two manifests hold, listing them; a ``KIND/NAME``
+            not found, with the hint; else the original error.
     """
     from ..errors import KistoreError, ResolutionError
+    from .names import refuse_incomplete_names, refuse_shared_names
 
+    refuse_incomplete_names(refs)
+    refuse_shared_names(store, refs, at, commits=names_at_commits)
     try:
         yield
     except ResolutionError:
@@ -328,11 +339,8 @@ def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None
                         "edited in place to give it this name, run `kistore reindex` to read "
                         "every file again") from None
                 continue
-            try:
-                store.resolve(ref)
-                continue  # the work tree has it: not what failed
-            except KistoreError:
-                pass
+            if _work_tree_matches(store, ref):
+                continue  # the work tree has it, or several (an ambiguous prefix): as it failed
             try:
                 digest = store.resolve(ref, at="HEAD")
             except KistoreError:  # not committed either (or no HEAD): the original stands
@@ -341,6 +349,23 @@ def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None
 
             raise unreadable_error(store.view(None), digest, str(digest)) from None
         raise
+
+
+def _work_tree_matches(store: Any, ref: str) -> bool:
+    """Return True when an object file of the work tree matches digest or prefix ``ref``.
+
+    Then a failed resolution was not about a deleted file: the prefix is ambiguous, or
+    the object is there. (Resolving again to find out took an ambiguous prefix whose other
+    match was not committed for a deleted file: "could not be read; run kistore verify".)
+    """
+    from ..digest import parse_prefix
+    from ..layout import OBJECTS_DIR
+
+    prefix = parse_prefix(ref)
+    if prefix is None:
+        return False
+    return any(leaf.startswith(prefix[2:])
+               for leaf in store.view().list_dir(f"{OBJECTS_DIR}/{prefix[:2]}"))
 
 
 INTERRUPTED = 130

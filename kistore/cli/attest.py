@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from . import StoreContext, emit_json
+from . import StoreContext, emit_json, explaining_misses
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -29,7 +29,7 @@ def key() -> None:
 
     \b
     Example:
-      kistore key generate ~/.kistore/signing-key
+      kistore key generate ~/.kistore/k
     """
 
 
@@ -45,8 +45,8 @@ def key_generate(path: str, encrypt: bool, as_json: bool) -> None:
 
     \b
     Example:
-      kistore key generate ~/.kistore/signing-key
-      kistore trust add ~/.kistore/signing-key.pub --role rerun
+      kistore key generate ~/.kistore/k
+      kistore trust add ~/.kistore/k.pub --role rerun
     """
     from .. import signing
     from ..errors import InputError
@@ -137,9 +137,13 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
 
     \b
     Example:
-      kistore attest BenchmarkRun/sol-submission-20464 --type reproduction --key ~/.kistore/k \
-          --predicate measured.json
-      kistore attest 384a96d0 --type dispute -m "timer excludes sync" --key k --file
+      kistore attest BenchmarkRun/sol-submission-20464 --type reproduction --key ~/.kistore/k
+      kistore attest 384a96d0 --type dispute -m "timer excludes sync" --key ~/.kistore/k --file
+      kistore attest 384a96d0 --type rerun --predicate measured.json --key ~/.kistore/k
+
+    A rerun needs --predicate FILE: a JSON object with environmentDigest and timing
+    ({"latencyNs": {"mean": 13634148}, "primaryStatistic": "mean"}, in nanoseconds);
+    observedAt and outcome are filled in when absent.
     """
     from datetime import UTC, datetime
 
@@ -149,7 +153,8 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     from ..trust import format_time
 
     store = ctx.store()
-    digest = store.resolve(ref)
+    with explaining_misses(store, [ref], None):
+        digest = store.resolve(ref)
     given = None
     if predicate_file:
         given = canonical.loads(Path(predicate_file).read_bytes(), file=predicate_file)
@@ -159,7 +164,9 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     predicate = attestation.build_predicate(type_name, given, outcome=outcome, message=message,
                                             now=format_time(datetime.now(UTC)))
     statement = attestation.make_statement(digest, layout.object_path(digest), type_name,
-                                           predicate, file=predicate_file or "predicate")
+                                           predicate,
+                                           # named so, a field missing says where to give it
+                                           file=predicate_file or "--predicate FILE (not given)")
     bundle = attestation.sign_statement(statement, load_signing_key(key_path))
     location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
     keyid = attestation.bundle_keyid(bundle)
@@ -191,7 +198,8 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
     from ..evidence import evidence_for
 
     store = ctx.store()
-    digest = store.resolve(ref, at=at)
+    with explaining_misses(store, [ref], at, names_at_commits=True):
+        digest = store.resolve(ref, at=at)
     evidence = evidence_for(store, digest, at=at)
     if as_json:
         emit_json({"subject": str(digest), "evidenceLevel": evidence.level,
@@ -295,17 +303,27 @@ def trust() -> None:
 
     \b
     Example:
-      kistore trust add ci-rerun.pub --role rerun --valid-until 2027-01-01
+      kistore trust add ~/.kistore/k.pub --role rerun --valid-until 2027-01-01
       kistore trust revoke SHA256:pURSfrPtTIYl6tnaV/mojdKG6ZmD3bZ5gsfUEKHo7Mc
     """
 
 
 def _read_key_text(key_arg: str) -> str:
-    """KEY as given: an OpenSSH public-key line, or a public or private key file."""
+    """KEY as given: an OpenSSH public-key line, or a public or private key file.
+
+    Raises:
+        InputError: KEY is neither an existing file nor an OpenSSH line (it was read as a
+            key line and refused as "-: not an Ed25519 public key").
+    """
     from .. import signing
+    from ..errors import InputError
 
     path = Path(key_arg)
-    if not key_arg.startswith("ssh-") and path.is_file():
+    if not key_arg.startswith("ssh-") and not path.is_file():
+        raise InputError(f"{key_arg}: no such key file, and not an OpenSSH public-key line "
+                         "('ssh-ed25519 AAAA...'); give the .pub file `kistore key generate "
+                         "PATH` wrote, or the line it printed")
+    if not key_arg.startswith("ssh-"):
         data = path.read_bytes()
         if b"PRIVATE KEY" in data:
             private = load_signing_key(key_arg)
@@ -318,8 +336,10 @@ def _read_key_text(key_arg: str) -> str:
 @click.argument("key_arg", metavar="KEY")
 @click.option("--role", "roles", multiple=True, required=True,
               type=click.Choice(["rerun", "maintainer"]), help="Role (repeatable).")
-@click.option("--valid-from", metavar="DATE", help="RFC 3339 date-time or date.")
-@click.option("--valid-until", metavar="DATE", help="RFC 3339 date-time or date.")
+@click.option("--valid-from", metavar="DATE",
+              help="RFC 3339 date-time, or a date (its 00:00 UTC); a time without offset is UTC.")
+@click.option("--valid-until", metavar="DATE",
+              help="RFC 3339 date-time, or a date (its 00:00 UTC); a time without offset is UTC.")
 @click.option("--comment", help="Who holds the key.")
 @click.option("--json", "as_json", is_flag=True, help="Print the key entry as JSON.")
 @pass_ctx
@@ -344,13 +364,22 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
                     comment=comment)
     if as_json:
         emit_json(entry.to_json())
+    elif entry.revoked_at is not None:  # a role added to a revoked key: it still counts for none
+        from ..trust import format_time
+
+        click.echo(f"{entry.keyid} now lists {', '.join(entry.roles)}, but it was revoked at "
+                   f"{format_time(entry.revoked_at)}: nothing it signs from then on counts. "
+                   "Trust the holder's new key instead (revocations are never lifted)",
+                   err=True)
     else:
         click.echo(f"trusted {entry.keyid} for {', '.join(entry.roles)}")
 
 
 @trust.command("revoke")
 @click.argument("keyid")
-@click.option("--at", "at", metavar="DATE", help="Revoked from this instant (default: now).")
+@click.option("--at", "at", metavar="DATE",
+              help="Revoked from this instant: an RFC 3339 date-time, or a date (its 00:00 "
+                   "UTC); not a revision, unlike --at of other commands (default: now).")
 @click.option("--json", "as_json", is_flag=True, help="Print the key entry as JSON.")
 @pass_ctx
 def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -> None:

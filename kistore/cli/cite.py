@@ -7,7 +7,7 @@ import datetime as dt
 import click
 
 from ..citation_formats import FORMATS
-from . import StoreContext, emit_json
+from . import StoreContext, emit_json, explaining_misses
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -45,7 +45,12 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
     if as_json and fmt != "text":
         raise click.UsageError("--json prints the citation's facts; do not combine it with "
                                "--format (use --format csl-json for CSL-JSON)")
-    citation = build(ctx.store(), ref, at=at, accessed=accessed.date() if accessed else None)
+    from .names import warn_shared_names
+
+    store = ctx.store()
+    with explaining_misses(store, [ref], at, names_at_commits=True):
+        citation = build(store, ref, at=at, accessed=accessed.date() if accessed else None)
+    warn_shared_names(store, [citation], at)
     if as_json:
         emit_json(citation.to_json())
     else:

@@ -154,7 +154,7 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
 
     store = ctx.store()
     catalog = None
-    with explaining_misses(store, [ref], at):
+    with explaining_misses(store, [ref], at, names_at_commits=True):
         try:
             manifest = store.read(ref, at=at)
         except ResolutionError:
@@ -165,6 +165,9 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
             catalog = open_catalog(store, at)
             manifest = store.read(Digest.from_str(find(store, catalog, ref, at=at).digest),
                                   at=at)
+    from .names import warn_shared_names
+
+    warn_shared_names(store, [manifest], at)
     note = None
     if manifest.kind == "BenchmarkRun":
         catalog = catalog or open_catalog(store, at)
@@ -210,7 +213,7 @@ def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool) -> None:
       kistore cat 384a96d0 | sha256sum
     """
     store = ctx.store()
-    with explaining_misses(store, [ref], at):
+    with explaining_misses(store, [ref], at, names_at_commits=True):
         manifest = store.read(ref, at=at)
     data = manifest.metadata_bytes if metadata else manifest.object_bytes
     sys.stdout.buffer.write(data)

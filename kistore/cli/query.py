@@ -57,6 +57,9 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
                                 min_evidence=min_evidence, catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     rows = ranking.rows(include_excluded=show_all)
+    from .names import warn_shared_names  # here: `rank --help` imports no other module
+
+    warn_shared_names(store, [row.record for row in rows], at)
     if as_json:
         emit_json([{**row.to_json(), "comparison": ranking.comparison.name,
                     "metric": ranking.comparison.metric} for row in rows])
@@ -90,7 +93,7 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     \b
     Example:
       kistore compare BenchmarkRun/sol-submission-20464
-      kistore compare 384a96d0 5f1c2e77 --json
+      kistore compare 384a96d0 --comparison measured --json
     """
     from ..query.index import open_catalog
     from ..query.page import compare as compare_runs
@@ -101,6 +104,13 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     with explaining_misses(store, [a, b], at), _warning_before_no_group(store, catalog, at):
         result = compare_runs(store, a, b, at=at, comparison=comparison, catalog=catalog)
     warn_unreadable(store, catalog, at)
+    from .names import warn_shared_names
+
+    warn_shared_names(store, [result.a.record, result.b.record], at)
+    if b is None and result.a.record.digest == result.b.record.digest:
+        click.echo(f"note: {a} is rank 1 of its comparison group, so it was compared with "
+                   "itself; give B to compare it with another run (`kistore rank "
+                   f"{a}` lists the group)", err=True)
     if as_json:
         emit_json(result.to_json())
     else:
@@ -112,9 +122,12 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
 @click.option("--kind", type=click.Choice(["Workload", "BenchmarkProtocol",
                                            "ExecutionEnvironment", "Implementation",
                                            "BenchmarkRun"]), help="Only this kind.")
-@click.option("--workload", metavar="REF", help="Only this workload and its runs.")
+@click.option("--workload", metavar="REF",
+              help="Only this workload and its runs (digest, 8+ hex prefix or Workload/NAME; a "
+                   "full digest also finds runs of a workload not in the store).")
 @click.option("--hardware", metavar="PRODUCT",
-              help="Only environments with this GPU product and runs on them.")
+              help="Only environments with this GPU product and runs on them (the exact "
+                   "product name, e.g. \"NVIDIA B200\").")
 @AT
 @JSON
 @pass_ctx
@@ -125,7 +138,7 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
     \b
     Example:
       kistore ls --kind BenchmarkRun --hardware "NVIDIA B200"
-      kistore ls --workload Workload/rmsnorm --json
+      kistore ls --kind BenchmarkProtocol --json
     """
     from ..query.answers import list_manifests
     from ..query.index import open_catalog
@@ -136,6 +149,11 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
         found = list_manifests(store, kind=kind, workload=workload, hardware=hardware, at=at,
                                catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
+    from .names import warn_shared_names
+
+    warn_shared_names(store, found, at)
+    if not found and hardware is not None:
+        _say_products(catalog, hardware)
     if as_json:
         emit_json([{"digest": r.digest, "kind": r.kind, "name": r.name,
                     "workload": r.workload, "hardware": r.hardware,
@@ -196,6 +214,19 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
 
 
 COMMANDS: list[click.Command] = [rank, compare, ls, reindex]
+
+
+def _say_products(catalog: Any, hardware: str) -> None:
+    """Say on stderr which GPU products the store has, when ``--hardware`` matched none.
+
+    ``--hardware`` matches the product exactly, as the driver names it (``NVIDIA B200``);
+    ``B200`` listed nothing, and said nothing.
+    """
+    products = sorted({r.hardware for r in catalog.records(kind="ExecutionEnvironment")
+                       if r.hardware})
+    known = ", ".join(repr(p) for p in products[:10]) + (" ..." if len(products) > 10 else "")
+    click.echo(f"note: no environment has the GPU product {hardware!r} (matched exactly, as "
+               f"the driver names it); products here: {known or 'none'}", err=True)
 
 
 def _warn_default_policy(store: Any, at: str | None) -> None:

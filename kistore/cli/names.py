@@ -1,0 +1,141 @@
+"""Names two manifests share: refuse ``KIND/NAME`` that names both, warn where answers show one.
+
+A ``metadata.name`` is unique per kind (DESIGN §3; ``kistore verify``: KI205). ``add``
+refuses a taken name, but a metadata file edited in place, or manifests placed by hand,
+can give two manifests of one kind one name. Then ``KIND/NAME`` names both: like git's
+"short object ID is ambiguous", a command refuses it and lists the candidates
+(:func:`refuse_shared_names`); and an answer that shows such a name says so on stderr
+(:func:`warn_shared_names`), naming both digests and files and what to do.
+
+Both ask the name catalog about the names in question only
+(:meth:`kistore.views.View.shared_names`: O(changed shards)), never the whole store, and
+for the work tree; a commit (``--at REV``) only where the command looks the name up in the
+catalog's commit scope anyway (``show``, ``cat``, ``cite``, ``attestations``): a commit's
+names passed the gate's KI205, and filling the catalog for a new commit reads its files.
+A name written into a metadata file in place, in a shard directory that did not change,
+reaches the catalog once ``kistore reindex`` has read every file (:mod:`kistore.catalog`);
+an answer that shows both manifests still warns, from the names it shows.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import click
+
+from .. import layout
+from ..digest import Digest
+from ..errors import InputError, ResolutionError
+from ..schema import KINDS
+
+FIX = ("a name must be unique per kind (`kistore verify`: KI205): restore a metadata file "
+       "edited by hand with `git checkout -- FILE`, or give one of them another name with "
+       "`kistore add --update-metadata MANIFEST`")
+"""What to do about a shared name, said after the candidates."""
+
+
+def refuse_incomplete_names(refs: Sequence[str | None]) -> None:
+    """Refuse ``KIND/`` with no name: say the reference is incomplete and show its forms.
+
+    It used to be looked up as the empty name: "no BenchmarkRun named ''".
+
+    Raises:
+        InputError: ``'BenchmarkRun/' is incomplete: ...`` with the three forms a
+            reference takes and how to list the names; exit code 1.
+    """
+    for ref in refs:
+        key = _name_key(ref)
+        if key is not None and not key[1]:
+            kind = key[0]
+            raise InputError(
+                f"{ref!r} is incomplete: no name after '{kind}/'; give {kind}/NAME "
+                f"(`kistore ls --kind {kind}` lists the names), a digest (sha256:<64 hex>), "
+                "or a prefix of at least 8 hex digits")
+
+
+def refuse_shared_names(store: Any, refs: Sequence[str | None], at: str | None, *,
+                        commits: bool = False) -> None:
+    """Refuse a ``KIND/NAME`` reference that two or more manifests answer to.
+
+    Args:
+        store: the :class:`kistore.store.Store` asked.
+        refs: what the person typed (None entries, digests and prefixes are skipped).
+        at: the revision asked; a commit (not None) is checked only with ``commits``.
+        commits: check commit ``at`` too: for a caller that looks ``KIND/NAME`` up in the
+            name catalog's commit scope anyway (that first sync of a commit reads its
+            changed shards; a rank, answered from the query index, does not make it).
+
+    Raises:
+        ResolutionError: ``REF is ambiguous: 2 BenchmarkRun manifests are named 'x':`` then
+            each candidate's digest and metadata file, and what to do; exit code 1.
+    """
+    keys = [key for ref in refs if (key := _name_key(ref)) is not None]
+    if not keys or (at is None and store.root is None) or (at is not None and not commits):
+        return
+    shared = _shared_names(store, keys, at)
+    for ref in refs:
+        key = _name_key(ref)
+        if key in shared:
+            kind, name = key
+            raise ResolutionError(
+                f"{ref} is ambiguous: {len(shared[key])} {kind} manifests are named "
+                f"{name!r}: {_listed(shared[key])}; give the digest (or an 8+ hex prefix) of "
+                f"the one you mean; {FIX}")
+
+
+def warn_shared_names(store: Any, shown: Iterable[Any], at: str | None) -> None:
+    """Say on stderr which names an answer shows are held by two or more manifests.
+
+    Args:
+        store: the :class:`kistore.store.Store` answered from.
+        shown: what the answer shows: records or manifests (each with ``kind``, ``name``
+            and ``digest``), or None entries (skipped).
+        at: the revision answered. For the work tree (None) the name catalog is asked
+            about each name shown; for a commit only names the answer itself shows twice
+            are named.
+    """
+    seen: dict[tuple[str, str], set[str]] = {}
+    for item in shown:
+        if item is not None:
+            seen.setdefault((item.kind, item.name), set()).add(str(item.digest))
+    if not seen:
+        return
+    if at is None and store.root is not None:
+        for key, holders in _shared_names(store, list(seen), None).items():
+            seen[key].update(str(d) for d in holders)
+    for (kind, name), digests in sorted(seen.items()):
+        if len(digests) > 1:
+            click.echo(f"warning: {len(digests)} {kind} manifests are named {name!r}: "
+                       f"{_listed(sorted(Digest.from_str(d) for d in digests))}; "
+                       f"`{kind}/{name}` names none of them; {FIX}", err=True)
+
+
+_SYNCED: weakref.WeakKeyDictionary[Any, set[str | None]] = weakref.WeakKeyDictionary()
+"""The revisions (None: the work tree) whose name catalog this command has brought up to
+date, per store: once is enough."""
+
+
+def _shared_names(store: Any, keys: list[tuple[str, str]], at: str | None
+                  ) -> dict[tuple[str, str], list[Digest]]:
+    """Return :meth:`kistore.views.View.shared_names` of the work tree or commit ``at``.
+
+    The catalog is synced once per store and revision in a command.
+    """
+    synced = _SYNCED.setdefault(store, set())
+    shared = store.view(at).shared_names(keys, sync=at not in synced)
+    synced.add(at)
+    return shared
+
+
+def _name_key(ref: str | None) -> tuple[str, str] | None:
+    """``(kind, name)`` of a ``KIND/NAME`` reference, else None."""
+    kind, slash, name = (ref or "").partition("/")
+    return (kind, name) if slash and kind in KINDS else None
+
+
+def _listed(digests: Iterable[Digest]) -> str:
+    """``sha256:1234abcd5678 (store/metadata/...json) and ...``: each digest and its file."""
+    items = [f"{str(d)[:19]} ({layout.metadata_path(d)})" for d in digests]
+    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else items[0]
