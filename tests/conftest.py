@@ -261,6 +261,23 @@ def add_docs(store, docs, *, commit: bool = True, allow_dangling: bool = False):
 
 
 @pytest.fixture
+def group(store, kit):
+    """A store with one comparison group (query tests): fast (10 ns), slow (30 ns), a
+    reference (100 ns) and a failed run."""
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    docs = [protocol, env, workload]
+    for name, latency, role, status in [("fast", 10, None, "passed"),
+                                        ("slow", 30, None, "passed"),
+                                        ("ref", 100, "reference", "passed"),
+                                        ("broken", 1, None, "incorrect")]:
+        impl = kit.implementation(f"proj-{name}", role=role, name=f"impl-{name}")
+        docs += [impl, kit.run(protocol, env, impl, workload, latency=latency, name=name,
+                               status=status)]
+    add_docs(store, docs)
+    return store
+
+
+@pytest.fixture
 def disk_full_on_write(monkeypatch):
     """Make the Nth work-tree file write fail with ENOSPC; returns the list of paths tried.
 

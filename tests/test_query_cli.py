@@ -21,22 +21,6 @@ SELF_NOTE = ("note: {0} is rank 1 of its comparison group, so it was compared wi
              "give B to compare it with another run (`kistore rank {0}` lists the group)")
 
 
-@pytest.fixture
-def group(store, kit):
-    """fast (10 ns), slow (30 ns), a reference (100 ns) and a failed run, one group."""
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
-    docs = [protocol, env, workload]
-    for name, latency, role, status in [("fast", 10, None, "passed"),
-                                        ("slow", 30, None, "passed"),
-                                        ("ref", 100, "reference", "passed"),
-                                        ("broken", 1, None, "incorrect")]:
-        impl = kit.implementation(f"proj-{name}", role=role, name=f"impl-{name}")
-        docs += [impl, kit.run(protocol, env, impl, workload, latency=latency, name=name,
-                               status=status)]
-    add_docs(store, docs)
-    return store
-
-
 def test_rank_json_lists_ranked_then_references(runner, group):
     result = run(runner, group.root, "rank", "BenchmarkRun/slow", "--json")
     assert result.exit_code == 0, result.output

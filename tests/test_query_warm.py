@@ -376,3 +376,17 @@ def test_a_name_not_found_reads_no_shard_that_did_not_change(store, kit, world, 
     monkeypatch.setattr(WorkTreeView, "file_keys", file_keys)
     assert view.find_name("BenchmarkRun", "no-such-run") is None
     assert listed == []
+
+
+def test_shard_listings_are_packed_as_bytes_and_read_back_alike():
+    """HEAD's shard listings were JSON text: 230 B a manifest of the index."""
+    from kistore.query.warm import pack_listing, unpack_listing
+
+    listing = {f"{'ab' * 31}.json": "12" * 20, f"{'0f' * 31}.json": "fe" * 20}
+    packed = pack_listing(listing)
+    assert packed == bytes.fromhex("ab" * 31 + "12" * 20 + "0f" * 31 + "fe" * 20)
+    assert unpack_listing(packed) == listing and list(unpack_listing(packed)) == list(listing)
+    for odd in ({"README": "12" * 20}, {f"{'ab' * 31}.json": "12" * 32}, {}):  # stray, SHA-256
+        stored = pack_listing(odd)
+        assert unpack_listing(stored) == odd
+    assert pack_listing({}) == b"" and unpack_listing(b"") == {}

@@ -214,34 +214,52 @@ def _terminated(signum: int, frame: Any) -> None:
 def warn_unreadable(store: Any, catalog: object, at: str | None = None) -> None:
     """Say on stderr which manifests an answer left out because their files are damaged.
 
-    Damaged: an object or metadata file that does not verify, or a committed manifest
-    whose object file was deleted from the work tree (``kistore verify``: KI402). One
-    summary line, then one line per damaged file (the first few) naming what is wrong
-    with it and how to restore it. Call after the answer: the work tree's catalog finds
-    damaged files as it reads them.
+    Damaged in the work tree: an object or metadata file that does not verify, or a
+    committed manifest whose object file was deleted from the work tree (``kistore
+    verify``: KI402). Damaged as committed: a manifest the index build skipped (its
+    ``skipped`` list: non-canonical bytes, KI103; a spec its schema refuses, KI104; ...),
+    as a push that skipped the hooks can leave it. For each, one summary line, then one
+    line per damaged file (the first few) naming what is wrong with it and what to do.
+    Call after the answer: the work tree's catalog finds damaged files as it reads them.
 
     Args:
         store: the :class:`kistore.store.Store` answered from.
-        catalog: the catalog the answer came from (its ``unreadable`` digests, and the
-            manifests its overlay of the work tree removed: :func:`deleted_from_work_tree`).
+        catalog: the catalog the answer came from (its ``unreadable`` digests, the
+            manifests its overlay of the work tree removed: :func:`deleted_from_work_tree`,
+            and its ``skipped()`` ones).
         at: the revision answered, or None for the work tree.
     """
     unreadable = sorted({*getattr(catalog, "unreadable", ()), *deleted_from_work_tree(catalog)})
-    if not unreadable:
-        return
-    from ..digest import Digest
-    from ..query.catalog import damage
+    skipped = getattr(catalog, "skipped", None)
+    committed = {d: why for d, why in (skipped() if callable(skipped) else {}).items()
+                 if d not in unreadable}
+    if unreadable:
+        from ..digest import Digest
+        from ..query.catalog import damage
 
-    shown = ", ".join(unreadable[:3]) + (" ..." if len(unreadable) > 3 else "")
-    click.echo(f"warning: {len(unreadable)} manifest(s) in the work tree do not verify and are "
-               f"left out: {shown}; run `kistore verify`", err=True)
-    view = store.view(at)
-    for digest in unreadable[:3]:
-        path, problem = damage(view, Digest.from_str(digest))
-        if path:
+        shown = ", ".join(unreadable[:3]) + (" ..." if len(unreadable) > 3 else "")
+        click.echo(f"warning: {len(unreadable)} manifest(s) in the work tree do not verify and "
+                   f"are left out: {shown}; run `kistore verify`", err=True)
+        view = store.view(at)
+        for digest in unreadable[:3]:
+            path, problem = damage(view, Digest.from_str(digest))
+            if path:
+                role = "object" if path.startswith("store/objects/") else "metadata"
+                click.echo(f"warning: {path}: the {role} file {problem}; restore it with "
+                           f"`git checkout -- {path}`", err=True)
+    if committed:
+        listed = sorted(committed)
+        shown = ", ".join(listed[:3]) + (" ..." if len(listed) > 3 else "")
+        verify = f"kistore verify --at {at}" if at else "kistore verify"
+        click.echo(f"warning: {len(listed)} manifest(s) committed at {at or 'HEAD'} do not "
+                   f"verify and are left out: {shown}; run `{verify}`", err=True)
+        for digest in listed[:3]:
+            path, problem = committed[digest]
             role = "object" if path.startswith("store/objects/") else "metadata"
-            click.echo(f"warning: {path}: the {role} file {problem}; restore it with "
-                       f"`git checkout -- {path}`", err=True)
+            fix = ("commit a corrected metadata file to fix it" if role == "metadata" else
+                   "an object never changes, so it stays left out")
+            click.echo(f"warning: {path}: the {role} file {problem}; it was committed so "
+                       f"(past the hooks): {fix}", err=True)
 
 
 def deleted_from_work_tree(catalog: object) -> list[str]:

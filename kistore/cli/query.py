@@ -174,7 +174,9 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
     Rebuilds the query index of a commit's tree and the name catalog (KIND/NAME ->
     digest) of the work tree. Both are caches: deleting them loses nothing, and commands
     update them themselves. Use this after changing kistore, after editing store files
-    by hand, or to time a full build.
+    by hand, or to time a full build. Manifests of the tree that do not verify (e.g.
+    bytes not in canonical form, KI103, or a spec their schema refuses, KI104) are left
+    out of the index and listed, as every query then warns.
 
     \b
     Example:
@@ -190,6 +192,8 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
                            file=sys.stderr) as bar:
         conn = index.rebuild(tree, progress=bar.update, keep_work_tree_cache=True)
     count = conn.execute("SELECT count(*) FROM records").fetchone()[0]
+    skipped = conn.execute("SELECT digest, path, problem FROM skipped ORDER BY digest"
+                           ).fetchall()
     conn.close()
     name_catalog = store.catalog()
     names = None
@@ -199,9 +203,12 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
             names = name_catalog.rebuild(store.view(), progress=bar.update)
     if as_json:
         emit_json({"path": str(index.path), "tree": str(tree.id), "manifests": count,
-                   "names": names})
+                   "names": names, "skipped": [{"digest": d, "path": path, "problem": why}
+                                               for d, path, why in skipped]})
     else:
         click.echo(f"indexed {count} manifests of tree {tree.id} into {index.path}")
+        for _, path, why in skipped:
+            click.echo(f"skipped {path}: {why}")
         if names is not None:
             click.echo(f"name catalog: {names} names ({'work tree' if store.root else 'HEAD'})")
 

@@ -50,24 +50,30 @@ def find(store: Any, catalog: Catalog, ref: str, *, at: str | None = None) -> Re
         found = store.view(at).find_name(kind, name)
         record = catalog.record(str(found)) if found is not None else None
         if found is not None and record is None:
-            raise unreadable_error(store.view(at), found, ref)
+            raise unreadable_error(store.view(at), found, ref,
+                                   committed=str(found) in catalog.skipped())
         if record is None or record.name != name:
             raise ResolutionError(f"no {kind} named {name!r} in the store")
         return record
     digest = store.resolve(ref, at=at)
     record = catalog.record(str(digest))
     if record is None:
-        raise unreadable_error(store.view(at), digest, str(digest))
+        raise unreadable_error(store.view(at), digest, str(digest),
+                               committed=str(digest) in catalog.skipped())
     return record
 
 
-def unreadable_error(view: Any, digest: Digest, ref: str) -> VerificationError:
+def unreadable_error(view: Any, digest: Digest, ref: str, *,
+                     committed: bool = False) -> VerificationError:
     """Return the error for a stored manifest a query cannot read: which file, what to do.
 
     Args:
         view: the view the query reads (:meth:`kistore.store.Store.view`).
         digest: the manifest's digest.
         ref: what the person typed, repeated in the message.
+        committed: the commit answered (``HEAD`` for the work tree) holds the file so: the
+            index build skipped it (:meth:`~.catalog.Catalog.skipped`), and ``git
+            checkout`` would only restore the same bytes.
 
     Returns:
         A :class:`~kistore.errors.VerificationError` at the bad file (its path holds the
@@ -79,7 +85,11 @@ def unreadable_error(view: Any, digest: Digest, ref: str) -> VerificationError:
     if not path:  # both files read well now: changed while being read
         return VerificationError(f"{ref} ({digest}) could not be read; run `kistore verify`")
     role = "object" if path.startswith(layout.OBJECTS_DIR) else "metadata"
-    if view.scope == "work":
+    if committed:
+        fix = "it was committed so (past the hooks): " + (
+            "commit a corrected metadata file to fix it" if role == "metadata" else
+            "an object never changes, so it stays left out")
+    elif view.scope == "work":
         fix = (f"restore it with `git checkout -- {path}`, and run `kistore verify` to find "
                "any other damaged file")
     else:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .. import canonical, layout, schema
+from .. import canonical, canonical_fast, layout, schema
 from ..digest import Digest
 from ..errors import KistoreError
 from .records import Record, describe
@@ -46,51 +46,93 @@ def parse_manifest(digest: Digest, data: bytes | None, meta: bytes | None, *,
     Not what the name says: bytes that do not hash to ``digest``, or that are not in
     canonical form (RFC 8785): a file written by hand with other bytes for the same JSON
     would be ranked under a digest that is not the manifest's (``verify``: KI103). With
-    ``validate``, a manifest its kind's JSON Schema refuses (KI104) is None too: for the
-    few manifests a work-tree answer re-reads; a commit's are checked by the gate.
+    ``validate``, a manifest its kind's JSON Schema refuses (KI104) is None too (the
+    index build and every work-tree or scanned answer validate: :func:`problem` says why).
+    """
+    parsed = parse_document(digest, data, meta, validate=validate)
+    return parsed[1] if parsed is not None else None
+
+
+def parse_document(digest: Digest, data: bytes | None, meta: bytes | None, *,
+                   validate: bool = False) -> tuple[dict[str, Any], Loaded] | None:
+    """:func:`parse_manifest`, also returning the object document it parsed.
+
+    Returns:
+        ``(object document, (kind, name, spec))``, or None as :func:`parse_manifest`.
     """
     if data is None or meta is None or Digest.of(data) != digest:
         return None
     try:
-        document = canonical.loads(data)
-        metadata = canonical.loads(meta)
-        kind, name, spec = document["kind"], metadata["name"], document["spec"]
-        # canonical.is_canonical's test, on the values already parsed (no second parse)
-        if canonical.dumps(document) != data or canonical.dumps(metadata) != meta:
+        document, metadata = _canonical_value(data), _canonical_value(meta)
+        if document is None or metadata is None:
             return None
+        kind, name, spec = document["kind"], metadata["name"], document["spec"]
     except (KistoreError, KeyError, TypeError):
         return None
     if not (isinstance(kind, str) and isinstance(name, str) and isinstance(spec, dict)):
         return None
     if validate and schema.check_manifest({**document, "metadata": metadata}):
         return None
-    return kind, name, spec
+    return document, (kind, name, spec)
+
+
+def _canonical_value(data: bytes) -> Any:
+    """Return the value of canonical JSON bytes; None when they are not canonical (KI103).
+
+    orjson's proof first (:func:`kistore.canonical_fast.loads_if_canonical`: one compiled
+    parse and re-encoding), else canonical.is_canonical's test on the value already parsed.
+
+    Raises:
+        KistoreError: the bytes are not strict JSON.
+    """
+    value = canonical_fast.loads_if_canonical(data)
+    if value is not None:
+        return value
+    value = canonical.loads(data)
+    return value if canonical.dumps(value) == data else None
 
 
 def damage(view: Any, digest: Digest) -> tuple[str, str]:
     """Say which file of a stored manifest a query cannot read, and what is wrong with it.
 
-    The checks of :func:`parse_manifest`, in its order, each named: for a message that
-    tells the person which file to restore (``git checkout -- PATH``).
+    Reads both files from ``view`` and asks :func:`problem`.
 
     Args:
         view: a :class:`kistore.views.View`.
         digest: the manifest's digest.
 
     Returns:
+        ``(path, problem)`` as :func:`problem`; ``("", "")`` when both files read well.
+    """
+    return problem(digest, view.read(layout.object_path(digest)),
+                   view.read(layout.metadata_path(digest)))
+
+
+def problem(digest: Digest, data: bytes | None, meta: bytes | None) -> tuple[str, str]:
+    """Say which of a manifest's two files a query cannot read, and what is wrong with it.
+
+    The checks of :func:`parse_manifest` with ``validate``, in its order, each named: for
+    a message that tells the person which file to restore (``git checkout -- PATH``) or,
+    for a committed file, what ``kistore verify`` will report.
+
+    Args:
+        digest: the manifest's digest.
+        data: its object file's bytes (None: absent).
+        meta: its metadata file's bytes (None: absent).
+
+    Returns:
         ``(path, problem)``: the repository path of the bad file, and what is wrong with it
-        (e.g. ``is missing``, ``does not hash to its name: its sha256 is sha256:...``);
-        ``("", "")`` when both files read well.
+        (e.g. ``is missing``, ``does not hash to its name: its sha256 is sha256:...``,
+        ``is not in canonical form (RFC 8785; `kistore verify`: KI103)``, ``does not match
+        its schema (...; KI104)``); ``("", "")`` when both files read well.
     """
     object_path, metadata_path = layout.object_path(digest), layout.metadata_path(digest)
-    data = view.read(object_path)
     if data is None:
         return object_path, "is missing"
     found = Digest.of(data)
     if found != digest:
         return object_path, (f"is corrupt: its sha256 is {str(found)[:19]}..., not the digest "
                              "in its name")
-    meta = view.read(metadata_path)
     if meta is None:
         return metadata_path, "is missing"
     values = []
@@ -104,6 +146,8 @@ def damage(view: Any, digest: Digest) -> tuple[str, str]:
         if canonical.dumps(value) != raw:  # canonical.is_canonical, already parsed
             return path, "is not in canonical form (RFC 8785; `kistore verify`: KI103)"
         values.append(value)
+    if not isinstance(values[0].get("spec"), dict):
+        return object_path, "has no spec"
     errors = schema.check_manifest({**values[0], "metadata": values[1]}, file=object_path)
     if errors:
         return object_path, f"does not match its schema ({errors[0].message}; KI104)"
@@ -115,7 +159,8 @@ class Catalog:
 
     Attributes:
         unreadable: digests whose object file is in the work tree but does not verify
-            (corrupt bytes, no metadata): queries leave them out, and the CLI warns.
+            (corrupt bytes, no metadata): queries leave them out, and the CLI warns. What
+            a commit holds damaged is :meth:`skipped` instead.
         annotated: for a work-tree catalog, the object blob ids (hex) that carry a note
             under ``refs/notes/kistore`` (:func:`kistore.query.warm.annotated_blobs`), so
             runs with no attestation are answered without reading notes; None: unknown.
@@ -123,6 +168,18 @@ class Catalog:
 
     unreadable: tuple[str, ...] = ()
     annotated: frozenset[str] | None = None
+
+    def skipped(self) -> dict[str, tuple[str, str]]:
+        """Return the committed manifests the index build left out, and why.
+
+        Returns:
+            ``{digest string: (path, problem)}`` (:func:`problem`): manifests whose object
+            file is in the git tree the catalog answers from but does not read well
+            (non-canonical bytes, KI103; a spec its schema refuses, KI104; no metadata...),
+            as a push that skipped the hooks can leave them. For the work tree, only those
+            whose files still hold ``HEAD``'s bytes. Empty for a catalog not built by the index.
+        """
+        return {}
 
     def record(self, digest: str) -> Record | None:
         """Return the record of a digest string, or None when it is not stored."""
@@ -170,7 +227,8 @@ class Catalog:
         return None
 
 
-def _sorted(records: Iterable[Record]) -> list[Record]:
+def in_listing_order(records: Iterable[Record]) -> list[Record]:
+    """Return records in the order listings give them: by kind, then name, then digest."""
     return sorted(records, key=lambda r: (r.kind, r.name, r.digest))
 
 
@@ -191,14 +249,37 @@ class MemoryCatalog(Catalog):
         records: the records, keyed by digest string.
     """
 
-    def __init__(self, records: dict[str, Record]) -> None:
+    def __init__(self, records: dict[str, Record],
+                 skipped: dict[str, tuple[str, str]] | None = None) -> None:
         self._records = records
+        self._skipped = skipped or {}
 
     @classmethod
     def from_view(cls, view: Any) -> MemoryCatalog:
-        """Scan every object of a view (O(store): reads and re-hashes every object)."""
-        loaded = {str(d): m for d in view.digests() if (m := load_manifest(view, d)) is not None}
-        return cls(describe_all(loaded, lambda d: None))
+        """Scan every object of a view (O(store): reads, re-hashes and validates every object).
+
+        Leaves out what the index build leaves out (:func:`parse_manifest` with
+        ``validate``), so both answer alike. Of a commit, those are :meth:`skipped`, as the
+        index lists them; of the work tree, :attr:`unreadable`, as its overlay finds them.
+        """
+        loaded: dict[str, Loaded] = {}
+        refused: dict[str, tuple[str, str]] = {}
+        for d in view.digests():
+            m = load_manifest(view, d, validate=True)
+            if m is not None:
+                loaded[str(d)] = m
+            elif view.read(layout.object_path(d)) is not None:  # there, and refused
+                path, why = damage(view, d)
+                refused[str(d)] = (path, why) if path else (layout.object_path(d),
+                                                           "could not be read")
+        if view.scope == "work":
+            catalog = cls(describe_all(loaded, lambda d: None))
+            catalog.unreadable = tuple(sorted(refused))
+            return catalog
+        return cls(describe_all(loaded, lambda d: None), refused)
+
+    def skipped(self) -> dict[str, tuple[str, str]]:  # noqa: D102 - documented on Catalog
+        return self._skipped
 
     def record(self, digest: str) -> Record | None:  # noqa: D102 - documented on Catalog
         return self._records.get(digest)
@@ -209,7 +290,8 @@ class MemoryCatalog(Catalog):
 
     def records(self, *, kind: str | None = None, workload: str | None = None,  # noqa: D102
                 hardware: str | None = None) -> list[Record]:
-        return _sorted(r for r in self._records.values() if _matches(r, kind, workload, hardware))
+        return in_listing_order(r for r in self._records.values()
+                                if _matches(r, kind, workload, hardware))
 
     def referencing(self, digests: set[str]) -> list[Record]:  # noqa: D102
         return [r for r in self._records.values() if _refs(r) & digests]
@@ -275,7 +357,7 @@ class OverlayCatalog(Catalog):
                 if r.digest not in self.changes]
         new = [r for r in self.changes.values()
                if r is not None and _matches(r, kind, workload, hardware)]
-        return _sorted(kept + new)
+        return in_listing_order(kept + new)
 
     def named(self, kind: str, name: str) -> Record | None:  # noqa: D102
         for r in self.changes.values():

@@ -1,12 +1,12 @@
 """The derived index: SQLite under ``.git/kistore/``, kept in step with one git tree.
 
-The index is a cache of :class:`~.records.Record` rows, never part of the store and never
-committed: deleting it loses nothing. It remembers the tree it last indexed; asked about
-another tree it applies the git tree diff between the two (pygit2) in one transaction,
-re-describing the runs that reference a manifest that came or went. It is rebuilt from
-scratch by ``kistore reindex``, and whenever it cannot be trusted: a file that is not an
-SQLite database, another format version, a tree it names that git no longer has, or any
-SQLite error while reading it.
+The index is a cache of :class:`~.records.Record` rows (stored compactly: :mod:`.rows`),
+never part of the store and never committed: deleting it loses nothing. It remembers the
+tree it last indexed; asked about another tree it applies the git tree diff between the
+two (pygit2) in one transaction, re-describing the runs that reference a manifest that
+came or went. It is rebuilt from scratch by ``kistore reindex``, and whenever it cannot
+be trusted: a file that is not an SQLite database, another format version, a tree it
+names that git no longer has, or any SQLite error while reading it.
 
 The work tree (the default view) is answered as the index of ``HEAD`` overlaid with the
 manifests whose files in the work tree differ from ``HEAD`` (:func:`open_catalog`, found
@@ -16,18 +16,19 @@ by :mod:`.worktree` without stating every file).
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import sqlite3
+import uuid
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .. import layout
-from ..digest import Digest
+from ..digest import Digest, is_digest
 from ..errors import StoreStateError
-from . import refs, warm
+from . import refs, rows, warm
 from .build import read_manifests
 from .catalog import (
     Catalog,
@@ -36,6 +37,7 @@ from .catalog import (
     OverlayCatalog,
     chain,
     describe_all,
+    in_listing_order,
 )
 from .fresh import SCHEMA as FRESH_SCHEMA
 from .fresh import CheckedCatalog, FileCheck
@@ -44,24 +46,19 @@ from .transaction import transaction
 from .worktree import SCHEMA as WORKTREE_SCHEMA
 from .worktree import changed_digests
 
-FORMAT = "kistore-index-2"
-"""Bumped whenever the table layout or what a record holds changes (forces a rebuild)."""
+FORMAT = "kistore-index-5"
+"""Bumped whenever the table layout or what a record holds changes (forces a rebuild).
+5: compact rows (:mod:`.rows`), the ``skipped`` list, packed shard listings
+(:func:`.warm.pack_listing`) and hashed stat rows (:func:`.fresh.seen_key`); 3 and 4 were
+steps of the branch that made it."""
 
-_COLUMNS = ("digest", "kind", "name", "document", "workload", "hardware", "protocol",
-            "environment", "implementation", "comparison_key", "key_object", "family",
-            "statistic", "role", "project")
 _SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE records ({", ".join(c + (" TEXT PRIMARY KEY" if c == "digest" else " TEXT")
-                                for c in _COLUMNS)});
+{rows.SCHEMA}
 {WORKTREE_SCHEMA}
 {FRESH_SCHEMA}
 {warm.SCHEMA}"""
-_INDEXES = {"records_key": "comparison_key", "records_kind": "kind, name",
-            "records_workload": "workload", "records_hardware": "hardware",
-            "records_protocol": "protocol", "records_environment": "environment",
-            "records_implementation": "implementation"}
-"""SQLite indexes of the records table (name -> columns); a rebuild creates them last."""
+_INDEXES = rows.INDEXES
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """Git's empty tree: what an unborn branch has indexed."""
 
@@ -87,66 +84,117 @@ class IndexCatalog(Catalog):
     Args:
         conn: an open connection to an index that is in step with ``tree``.
         tree: the tree id (hex) it answers for.
+        codec: the connection's :class:`.rows.Codec` (default: read when first needed).
     """
 
-    def __init__(self, conn: sqlite3.Connection, tree: str) -> None:
+    def __init__(self, conn: sqlite3.Connection, tree: str,
+                 codec: rows.Codec | None = None) -> None:
         self.conn = conn
         self.tree = tree
+        self._skipped: dict[str, tuple[str, str]] | None = None
+        self._codec = codec
+
+    @property
+    def codec(self) -> rows.Codec:
+        """The index's row codec (its compression dictionary), read once."""
+        if self._codec is None:
+            self._codec = rows.Codec.of(self.conn)
+        return self._codec
 
     def _select(self, where: str, args: tuple[Any, ...]) -> list[Record]:
+        """Return the records of ``SELECT ... WHERE where`` (:data:`.rows.SELECT`)."""
         try:
-            cursor = self.conn.execute(
-                f"SELECT {', '.join(_COLUMNS)} FROM records WHERE {where}", args)
-            return [_record(row) for row in cursor]
-        except (sqlite3.Error, ValueError, TypeError) as e:  # damaged rows: never trusted
+            found = self.conn.execute(f"{rows.SELECT} WHERE {where}", args).fetchall()
+            return self.codec.decode_all(found)
+        except (sqlite3.Error, ValueError, TypeError, KeyError, zlib.error) as e:
+            # damaged rows: never trusted
             raise StoreStateError(
                 f"the derived index is damaged ({e}); run `kistore reindex` (deleting it loses "
                 "nothing)", file=str(index_path_hint(self.conn))) from None
 
     def record(self, digest: str) -> Record | None:  # noqa: D102 - documented on Catalog
-        found = self._select("digest = ?", (digest,))
+        if not is_digest(digest):
+            return None
+        found = self._select(f"r.id = {rows.DIGEST_ID}", (rows.raw(digest),))
         return found[0] if found else None
 
     def group(self, key: str) -> list[Record]:  # noqa: D102
-        return self._select("comparison_key = ? ORDER BY digest", (key,))
+        if not is_digest(key):
+            return []
+        return self._select(f"r.key IN (SELECT id FROM keys WHERE key = {rows.DIGEST_ID}) "
+                            "ORDER BY d.digest", (rows.raw(key),))
 
     def records(self, *, kind: str | None = None, workload: str | None = None,  # noqa: D102
                 hardware: str | None = None) -> list[Record]:
-        filters = {"kind": kind, "workload": workload, "hardware": hardware}
-        clauses = [f"{c} = ?" for c, v in filters.items() if v is not None] or ["1"]
+        if workload is not None and not is_digest(workload):
+            return []
+        filters = {"r.kind = ?": None if kind is None else rows.kind_code(kind),
+                   f"r.workload = {rows.DIGEST_ID}": None if workload is None
+                   else rows.raw(workload),
+                   "r.hardware = ?": hardware}
+        clauses = [c for c, v in filters.items() if v is not None] or ["1"]
         args = tuple(v for v in filters.values() if v is not None)
-        return self._select(" AND ".join(clauses) + " ORDER BY kind, name, digest", args)
+        # sorted here: an ORDER BY made SQLite walk the (kind, name) index of every row of
+        # a kind instead of looking the workload or hardware up (same order: UTF-8 bytes)
+        return in_listing_order(self._select(" AND ".join(clauses), args))
 
     def named(self, kind: str, name: str) -> Record | None:  # noqa: D102
-        found = self._select("kind = ? AND name = ?", (kind, name))
+        found = self._select("r.kind = ? AND r.name = ?", (rows.kind_code(kind), name))
         return found[0] if found else None
 
     def referencing(self, digests: set[str]) -> list[Record]:  # noqa: D102
-        if not digests:
+        wanted = [rows.raw(d) for d in digests if is_digest(d)]
+        if not wanted:
             return []
         # one join through a temporary table, however many digests (a rebuild asks ~all)
-        self.conn.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (d TEXT PRIMARY KEY)")
+        self.conn.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (id INTEGER PRIMARY KEY)")
         self.conn.execute("DELETE FROM wanted")
-        self.conn.executemany("INSERT OR IGNORE INTO wanted VALUES (?)",
-                              ((d,) for d in digests))
+        self.conn.executemany("INSERT OR IGNORE INTO wanted SELECT id FROM digests "
+                              "WHERE digest = ?", ((d,) for d in wanted))
         # one indexed lookup per reference column: an OR of the four made SQLite read
         # every row (100,000 runs: ~0.35 s for each query overlaying work-tree files)
-        found = self._select("digest IN (" + " UNION ".join(
-            f"SELECT digest FROM records WHERE {c} IN (SELECT d FROM wanted)"
+        found = self._select("r.id IN (" + " UNION ".join(
+            f"SELECT id FROM records WHERE {c} IN (SELECT id FROM wanted)"
             for c in ("workload", "protocol", "environment", "implementation"))
-            + ") AND +kind = 'BenchmarkRun'", ())
+            + f") AND +r.kind = {rows.RUN}", ())
         self.conn.execute("DELETE FROM wanted")
         return found
 
+    def skipped(self) -> dict[str, tuple[str, str]]:  # noqa: D102 - documented on Catalog
+        if self._skipped is None:
+            try:
+                self._skipped = {d: (path, why) for d, path, why in self.conn.execute(
+                    "SELECT digest, path, problem FROM skipped ORDER BY digest")}
+            except sqlite3.Error:
+                self._skipped = {}
+        return self._skipped
 
-def _probe(conn: sqlite3.Connection) -> None:
+    def document(self, digest: str) -> bytes | None:
+        """Return the canonical object bytes the record of ``digest`` was made from.
+
+        Rebuilt from the compact row (:meth:`.rows.Codec.document_bytes`): equal, byte for byte,
+        to the object file the index read. None when the index holds no such record.
+        """
+        if not is_digest(digest):
+            return None
+        row = self.conn.execute(f"{rows.SELECT} WHERE r.id = {rows.DIGEST_ID}",
+                                (rows.raw(digest),)).fetchone()
+        return self.codec.document_bytes(row) if row is not None else None
+
+
+def _probe(conn: sqlite3.Connection) -> rows.Codec:
     """Read one record through the normal path, so a damaged index raises here.
 
     A dropped table, renamed column or undecodable row then rebuilds the index.
+
+    Returns:
+        The connection's codec (the catalog answers with it: its dictionary is read once).
     """
-    row = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM records LIMIT 1").fetchone()
+    codec = rows.Codec.of(conn)
+    row = conn.execute(f"{rows.SELECT} LIMIT 1").fetchone()
     if row is not None:
-        _record(row)
+        codec.decode_all([row])  # ids resolved too: the tables they name
+    return codec
 
 
 def index_path_hint(conn: sqlite3.Connection) -> str:
@@ -186,13 +234,14 @@ class Index:
         Raises:
             OSError: the index file cannot be created (e.g. a read-only ``.git``).
         """
+        codec = None
         try:
             conn = conn or self.open()
             self._sync(conn, tree_id, load, progress)
-            _probe(conn)
-        except (sqlite3.DatabaseError, ValueError, TypeError):
+            codec = _probe(conn)
+        except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, zlib.error):
             conn = self.rebuild(load(), progress)  # never trusted when it fails to read
-        return IndexCatalog(conn, tree_id)
+        return IndexCatalog(conn, tree_id, codec)
 
     def rebuild(self, tree: Any, progress: Progress | None = None, *,
                 keep_work_tree_cache: bool = False) -> sqlite3.Connection:
@@ -255,8 +304,8 @@ class Index:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
             if not tables:
                 conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")
-                conn.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?), ('tree', ?)",
-                             (FORMAT, _EMPTY_TREE))
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?), ('tree', ?), "
+                             "('file', ?)", (FORMAT, _EMPTY_TREE, uuid.uuid4().hex))
             if indexes and not set(_INDEXES) <= tables:  # e.g. a rebuild that was cut short
                 _create_indexes(conn)
             meta = dict(conn.execute("SELECT key, value FROM meta"))
@@ -287,18 +336,22 @@ class Index:
                progress: Progress | None) -> None:
         digests = self._changed(old, tree)
         if digests is None:  # the old tree is gone from git: start over
-            conn.execute("DELETE FROM records")
+            # interned digests and keys stay: ids are never reused within the file
+            conn.executescript("DELETE FROM records; DELETE FROM skipped;")
             digests = set(tree_digests(self.repo, tree))
         if progress is None and len(digests) >= LARGE_READ:
             log.warning("note: updating the query index %s: reading %s manifests once; at "
                         "1,000,000 this takes minutes", self.path, f"{len(digests):,}")
         loaded: dict[str, Loaded | None] = {}
-        documents: dict[str, bytes] = {}  # stored as read: no JSON encoding per row
-        for digest, manifest, data in read_manifests(self.repo, tree, sorted(digests, key=str),
-                                                     progress):
+        documents: dict[str, bytes] = {}  # each row's stored document (.rows)
+        skipped: list[tuple[str, str, str]] = []
+        for digest, manifest, document, why in read_manifests(
+                self.repo, tree, sorted(digests, key=str), progress):
             loaded[digest] = manifest
-            if data is not None:
-                documents[digest] = data
+            if document is not None:
+                documents[digest] = document
+            if why is not None:
+                skipped.append((digest, *why))
         catalog = IndexCatalog(conn, str(tree.id))
 
         def fallback(digest: str) -> tuple[str, dict[str, Any]] | None:
@@ -307,22 +360,19 @@ class Index:
             r = catalog.record(digest)
             return (r.kind, r.spec) if r is not None else None
 
-        has_rows = conn.execute("SELECT 1 FROM records LIMIT 1").fetchone() is not None
-        affected = [r for r in catalog.referencing(set(loaded)) if r.digest not in loaded] \
-            if has_rows else []  # a build from nothing has nothing to describe again
-        conn.executemany("DELETE FROM records WHERE digest = ?", [(d,) for d in loaded])
+        writer = rows.Writer(conn)
+        # a build from nothing has nothing to describe again, nor to delete
+        affected = [] if writer.empty else \
+            [r for r in catalog.referencing(set(loaded)) if r.digest not in loaded]
+        if not writer.empty:
+            writer.delete(loaded)
+            conn.executemany("DELETE FROM skipped WHERE digest = ?", ((d,) for d in loaded))
+        conn.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?)", skipped)
         present = {d: m for d, m in loaded.items() if m is not None}
-        records = describe_all(present, fallback)
+        writer.write(describe_all(present, fallback).values(), documents)
         # runs whose referenced manifests came or went get their key computed again
         again = {r.digest: (r.kind, r.name, r.spec) for r in affected}
-        conn.executemany(
-            f"INSERT OR REPLACE INTO records VALUES ({', '.join('?' * len(_COLUMNS))})",
-            (_row(r, documents[r.digest]) for r in records.values()))
-        derived = _COLUMNS[4:]  # their document stays; what they reference changed
-        conn.executemany(
-            f"UPDATE records SET {', '.join(c + ' = ?' for c in derived)} WHERE digest = ?",
-            (_row(r, b"")[4:] + (r.digest,)
-             for r in describe_all(again, chain(present, fallback)).values()))
+        writer.rederive(describe_all(again, chain(present, fallback)).values())
 
     def _changed(self, old: str, tree: Any) -> set[Digest] | None:
         """Digests whose object or metadata differ between tree ``old`` and ``tree``."""
@@ -379,7 +429,7 @@ def _entries(repo: Any, tree: Any, path: str) -> dict[str, tuple[Any, int]]:
 
 def _create_indexes(conn: sqlite3.Connection) -> None:
     conn.executescript("BEGIN IMMEDIATE;" + "".join(
-        f"CREATE INDEX IF NOT EXISTS {name} ON records ({columns});"
+        f"CREATE INDEX IF NOT EXISTS {name} ON {columns};"
         for name, columns in _INDEXES.items()) + "COMMIT;")
 
 
@@ -443,9 +493,11 @@ def _work_tree_catalog(store: Any, progress: Progress | None) -> Catalog:
     base = index.catalog(tree_id, load, progress, conn=conn)
     head = warm.HeadTree(store, base.conn, tree_id, load)
     changed = changed_digests(store.root, head, base.conn)
+    check = FileCheck(store.root, base.conn, head)
+    # what HEAD's index skipped as damaged is read again where the work tree changed it
+    changed |= {Digest.from_str(d) for d in check.stale(base.skipped())}
     # every answer's files are checked by stat data: an in-place rewrite shows (.fresh)
-    catalog: Catalog = CheckedCatalog(base, store.view(None), changed,
-                                      FileCheck(store.root, base.conn, head))
+    catalog: Catalog = CheckedCatalog(base, store.view(None), changed, check)
     catalog.annotated = warm.annotated_blobs(store, base.conn)
     return catalog
 
@@ -472,18 +524,3 @@ def count_objects(repo: Any, tree: Any) -> int:
     except KeyError:
         return 0
     return sum(len(repo[shard.id]) for shard in objects if shard.type_str == "tree")
-
-
-def _row(r: Record, document: bytes) -> tuple[Any, ...]:
-    """Return the columns of a record; ``document`` is the object's stored bytes."""
-    return (r.digest, r.kind, r.name, document, r.workload, r.hardware, r.protocol,
-            r.environment, r.implementation, r.comparison_key,
-            json.dumps(r.key_object) if r.key_object is not None else None, r.family,
-            r.statistic, r.role, r.project)
-
-
-def _record(row: tuple[Any, ...]) -> Record:
-    data = dict(zip(_COLUMNS, row, strict=True))
-    data["spec"] = json.loads(data.pop("document"))["spec"]
-    data["key_object"] = json.loads(data["key_object"]) if data["key_object"] else None
-    return Record(**data)

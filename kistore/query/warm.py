@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -39,8 +40,14 @@ CREATE TABLE IF NOT EXISTS shard_listings (shard TEXT PRIMARY KEY, listing TEXT 
 """
 """``head_shards``: shard directory -> git tree id in ``HEAD``'s tree (meta ``shards_tree``);
 ``annotated``: object blob ids with a note at the notes tip (meta ``notes_tip``);
-``shard_listings``: a shard tree id -> its ``{file name: blob id}`` (JSON), for the shards
-of ``HEAD``, so comparing a freshly written work-tree directory needs no pygit2."""
+``shard_listings``: a shard tree id -> its ``{file name: blob id}`` (:func:`pack_listing`),
+for the shards of ``HEAD``, so comparing a freshly written work-tree directory needs no
+pygit2."""
+
+_LEAF = re.compile(r"[0-9a-f]{62}\.json")
+"""A stored file's name in its shard directory: the digest's hex after the first two."""
+_ENTRY = 31 + 20
+"""Bytes of one packed listing entry: the name's 62 hex digits, then a SHA-1 blob id."""
 
 SHARD_BASES = (layout.OBJECTS_DIR, layout.METADATA_DIR)
 
@@ -136,12 +143,40 @@ class HeadTree:
         row = self.conn.execute("SELECT listing FROM shard_listings WHERE shard = ?",
                                 (shard_id,)).fetchone()
         if row is not None:
-            return dict(json.loads(row[0]))
+            return unpack_listing(row[0])
         found = {e.name: str(e.id) for e in self.store.repo[shard_id] if e.type_str == "blob"}
         with transaction(self.conn):
             self.conn.execute("INSERT OR REPLACE INTO shard_listings VALUES (?, ?)",
-                              (shard_id, json.dumps(found)))
+                              (shard_id, pack_listing(found)))
         return found
+
+
+def pack_listing(listing: dict[str, str]) -> bytes | str:
+    """Return a shard's ``{file name: blob id}`` as stored in ``shard_listings``.
+
+    When every name is a stored file's (62 hex + ``.json``) and every id a SHA-1: 51 bytes
+    an entry (the 31 bytes of the name's hex, the id's 20), in order -- ~110 as JSON text,
+    which made the table 230 B a manifest. Anything else (a stray file, a SHA-256
+    repository's 32-byte ids): the JSON text.
+    """
+    if all(len(blob) == 40 and _LEAF.fullmatch(name) for name, blob in listing.items()):
+        return b"".join(bytes.fromhex(name[:62]) + bytes.fromhex(blob)
+                        for name, blob in listing.items())
+    return json.dumps(listing)
+
+
+def unpack_listing(stored: bytes | str) -> dict[str, str]:
+    """Return the ``{file name: blob id}`` :func:`pack_listing` stored.
+
+    Raises:
+        ValueError: a stored value that is neither form (the index is damaged).
+    """
+    if isinstance(stored, str):
+        return dict(json.loads(stored))
+    if len(stored) % _ENTRY:
+        raise ValueError("a packed shard listing of a length no entries make")
+    return {f"{stored[i:i + 31].hex()}.json": stored[i + 31:i + _ENTRY].hex()
+            for i in range(0, len(stored), _ENTRY)}
 
 
 def annotated_blobs(store: Any, conn: sqlite3.Connection) -> frozenset[str] | None:
