@@ -380,7 +380,7 @@ class Writer:
         Returns:
             Each record's :func:`_columns` and :func:`_key`, and the digest and key id maps.
         """
-        columns = [(*_columns(r), _key(r)) for r in records]
+        columns: list[tuple[Any, ...]] = [(*_columns(r), _key(r)) for r in records]
         ids = self.ids([d for r, c in zip(records, columns, strict=True)
                         for d in (r.digest, *c[:4], r.comparison_key) if d is not None])
         keys = self._key_ids({c[4] for c in columns if c[4] is not None}, ids)
