@@ -312,10 +312,10 @@ def verify(workdir: Path, n: int) -> list[Row]:
     ki_s, done = run([kistore_bin(), "--store", str(store), "verify"], check=False)
     rate = len(objects) / ki_s
     rows = [Row(n, "verify (whole store)", rate, "objects/s", "sha256sum, same files",
-                sha_rate, rate / sha_rate, target,
-                rate >= 10_000 and rate / sha_rate >= 0.5,
+                sha_rate, rate / sha_rate, "", None,
                 f"exit {done.returncode}; kistore {ki_s:.1f} s, sha256sum {sha_s:.1f} s "
-                "(objects only, one process)")]
+                "(objects only, one process); the issue's target is against sha256sum + "
+                "parse, the next row (digests alone in compiled code set no target)")]
     if parse_s is not None:
         both_rate = len(objects) / (sha_s + parse_s)
         rows.append(Row(

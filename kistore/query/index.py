@@ -214,6 +214,7 @@ class Index:
     def __init__(self, store: Any, path: Path | None = None) -> None:
         self.store = store
         self.path = path or index_path(store)
+        self._held = False
 
     @property
     def repo(self) -> Any:
@@ -235,13 +236,44 @@ class Index:
             OSError: the index file cannot be created (e.g. a read-only ``.git``).
         """
         codec = None
-        try:
-            conn = conn or self.open()
-            self._sync(conn, tree_id, load, progress)
-            codec = _probe(conn)
-        except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, zlib.error):
-            conn = self.rebuild(load(), progress)  # never trusted when it fails to read
+        with self.writing():
+            try:
+                conn = conn or self.open()
+                self._sync(conn, tree_id, load, progress)
+                codec = _probe(conn)
+            except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, zlib.error):
+                conn = self.rebuild(load(), progress)  # never trusted when it fails to read
         return IndexCatalog(conn, tree_id, codec)
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the index's lock (``flock`` on ``index.sqlite.lock``) for an update or rebuild.
+
+        Two processes updating one index took turns only inside SQLite, and a rebuild
+        deletes the file another process has open: two ``kistore reindex`` at once, or a
+        reindex during a first ``rank``, ended in "attempt to write a readonly database" or
+        "disk I/O error" (breaker9). Re-entrant within a process. Without a writable
+        ``.git`` there is no lock (nor any update that needs one).
+        """
+        if self._held:
+            yield
+            return
+        import fcntl
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            lock = open(f"{self.path}.lock", "a")  # noqa: SIM115 - held across the yield
+        except OSError:
+            yield
+            return
+        with lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self._held = True
+            try:
+                yield
+            finally:
+                self._held = False
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def rebuild(self, tree: Any, progress: Progress | None = None, *,
                 keep_work_tree_cache: bool = False) -> sqlite3.Connection:
@@ -256,19 +288,20 @@ class Index:
                 work-tree query re-reads every file (100,000 runs: ~20 s of CPU). Only for
                 a rebuild on request (``kistore reindex``), never for a damaged index.
         """
-        kept = self._work_tree_cache() if keep_work_tree_cache else {}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        for suffix in ("", "-journal", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(f"{self.path}{suffix}")
-        conn = self.open(indexes=False)  # filling a table, then indexing it, is faster
-        self._sync(conn, str(tree.id), lambda: tree, progress)
-        _create_indexes(conn)
-        with transaction(conn):
-            for table, rows in kept.items():
-                if rows:
-                    conn.executemany(f"INSERT OR REPLACE INTO {table} VALUES "
-                                     f"({', '.join('?' * len(rows[0]))})", rows)
+        with self.writing():
+            kept = self._work_tree_cache() if keep_work_tree_cache else {}
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(f"{self.path}{suffix}")
+            conn = self.open(indexes=False)  # filling a table, then indexing it, is faster
+            self._sync(conn, str(tree.id), lambda: tree, progress)
+            _create_indexes(conn)
+            with transaction(conn):
+                for table, rows in kept.items():
+                    if rows:
+                        conn.executemany(f"INSERT OR REPLACE INTO {table} VALUES "
+                                         f"({', '.join('?' * len(rows[0]))})", rows)
         return conn
 
     def _work_tree_cache(self) -> dict[str, list[tuple[Any, ...]]]:
