@@ -182,6 +182,12 @@ class IndexCatalog(Catalog):
         return self.codec.document_bytes(row) if row is not None else None
 
 
+_LOCKS: dict[str, Any] = {}
+"""Index path -> this process's open lock file (see :meth:`Index.writing`)."""
+_WRITING: set[str] = set()
+"""Index paths this process holds exclusively right now."""
+
+
 def _probe(conn: sqlite3.Connection) -> rows.Codec:
     """Read one record through the normal path, so a damaged index raises here.
 
@@ -214,7 +220,6 @@ class Index:
     def __init__(self, store: Any, path: Path | None = None) -> None:
         self.store = store
         self.path = path or index_path(store)
-        self._held = False
 
     @property
     def repo(self) -> Any:
@@ -247,33 +252,39 @@ class Index:
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[None]:
-        """Hold the index's lock (``flock`` on ``index.sqlite.lock``) for an update or rebuild.
+        """Hold the index's lock exclusively for an update or rebuild; then keep it shared.
 
-        Two processes updating one index took turns only inside SQLite, and a rebuild
-        deletes the file another process has open: two ``kistore reindex`` at once, or a
-        reindex during a first ``rank``, ended in "attempt to write a readonly database" or
-        "disk I/O error" (breaker9). Re-entrant within a process. Without a writable
-        ``.git`` there is no lock (nor any update that needs one).
+        The lock is a ``flock`` on ``index.sqlite.lock``. A rebuild deletes the database
+        file, and a process still reading the old one (or one whose SQLite writes its
+        ``-wal`` and ``-shm`` files by name) then broke the new one: two ``kistore reindex``
+        at once, or a reindex during a first ``rank``, ended in "attempt to write a
+        readonly database" or "disk I/O error" (breaker9). So every process that updated
+        or rebuilt the index keeps reading it under a shared lock until it exits, and a
+        rebuild waits for them. One lock file descriptor per process and index (flock
+        locks belong to it), so the process's own later updates convert the same lock.
+        Re-entrant. Without a writable ``.git`` there is no lock (nor any update).
         """
-        if self._held:
+        key = str(self.path)
+        if key in _WRITING:
             yield
             return
         import fcntl
 
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            lock = open(f"{self.path}.lock", "a")  # noqa: SIM115 - held across the yield
-        except OSError:
-            yield
-            return
-        with lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            self._held = True
+        lock = _LOCKS.get(key)
+        if lock is None:
             try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                lock = _LOCKS[key] = open(f"{self.path}.lock", "a")  # noqa: SIM115 - kept
+            except OSError:
                 yield
-            finally:
-                self._held = False
-                fcntl.flock(lock, fcntl.LOCK_UN)
+                return
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _WRITING.add(key)
+        try:
+            yield
+        finally:
+            _WRITING.discard(key)
+            fcntl.flock(lock, fcntl.LOCK_SH)  # still reading what was written
 
     def rebuild(self, tree: Any, progress: Progress | None = None, *,
                 keep_work_tree_cache: bool = False) -> sqlite3.Connection:
@@ -494,14 +505,15 @@ def _work_tree_catalog(store: Any, progress: Progress | None) -> Catalog:
 
     index = Index(store)
     conn: sqlite3.Connection | None = None
-    try:
-        conn = index.open()
-        tree_id = warm.tree_of(store, conn, commit)
-    except sqlite3.DatabaseError:  # not an index we trust: catalog() rebuilds it
-        if conn is not None:
-            conn.close()
-        conn, tree_id = None, str(load().id)
-    base = index.catalog(tree_id, load, progress, conn=conn)
+    with index.writing():  # opened under the lock: no rebuild deletes the file meanwhile
+        try:
+            conn = index.open()
+            tree_id = warm.tree_of(store, conn, commit)
+        except sqlite3.DatabaseError:  # not an index we trust: catalog() rebuilds it
+            if conn is not None:
+                conn.close()
+            conn, tree_id = None, str(load().id)
+        base = index.catalog(tree_id, load, progress, conn=conn)
     head = warm.HeadTree(store, base.conn, tree_id, load)
     changed = changed_digests(store.root, head, base.conn)
     check = FileCheck(store.root, base.conn, head)
