@@ -15,7 +15,6 @@ plug in through :data:`CHECKERS`: each is ``checker(store, at) -> list[Finding]`
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from . import layout, treediff
-from .canonical_fast import orjson
+from .canonical_fast import loads_lenient
 from .digest import Digest
 from .evidence import check_attestations
 from .findings import Finding
@@ -529,17 +528,11 @@ def _check_chunk_in_worker(units: list[Unit]) -> list[_Compact]:
 def _quick_parse(data: bytes) -> Any:
     """Parse a file whose bytes are not being checked (only its kind or name is needed).
 
-    orjson first (a gate reads every unchanged manifest of the tree this way: the standard
-    library's parser cost 3x more); what orjson refuses (NaN, integers beyond 64 bits) is
-    tried by the standard parser, which takes what the exact checks would report anyway.
+    :func:`kistore.canonical_fast.loads_lenient` (a gate reads every unchanged manifest
+    of the tree this way); None when it is not JSON.
     """
-    if orjson is not None:
-        try:
-            return orjson.loads(data)
-        except orjson.JSONDecodeError:
-            pass
     try:
-        return json.loads(data)
+        return loads_lenient(data)
     except ValueError:
         return None
 

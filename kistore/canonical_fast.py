@@ -90,6 +90,34 @@ def _doubtful(data: bytes, *, integral_floats_ok: bool = False) -> bool:
     return not data.isascii() and _FOUR_BYTE_UTF8.search(data) is not None
 
 
+def loads_lenient(data: bytes) -> Any:
+    """Parse any JSON text, orjson first; the standard parser takes what orjson refuses.
+
+    For files whose bytes are not being judged, only read for a field or two (a kind, a
+    name): orjson is a few times faster, and the standard library still reads what it
+    refuses (an integer beyond 64 bits, a lone surrogate), so both accept the same files.
+    Not RFC 8785 and not strict: :func:`loads` and :func:`kistore.canonical.loads` are.
+
+    Args:
+        data: raw bytes (UTF-8; the standard parser also detects UTF-16 and UTF-32).
+
+    Returns:
+        The parsed value (JSON types).
+
+    Raises:
+        ValueError: neither parser accepts the bytes (``json.JSONDecodeError``,
+            ``UnicodeDecodeError``).
+    """
+    if orjson is not None:
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+    import json
+
+    return json.loads(data)
+
+
 def loads_if_canonical(data: bytes) -> Any:
     """Parse ``data`` with orjson when that proves it strict, canonical JSON; else None.
 

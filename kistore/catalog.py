@@ -32,12 +32,11 @@ git itself. The query layer's ranking index is separate (``kistore/query``).
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from .digest import Digest
 
@@ -335,24 +334,16 @@ def _kind_and_name(object_bytes: bytes | None, metadata_bytes: bytes | None
     orjson first (compiled: a full read parses 2 files a manifest); the stdlib decides what
     orjson refuses (e.g. an integer beyond 64 bits), so both read the same files.
     """
+    from .canonical_fast import loads_lenient  # here: an add of one file reads no shard
+
     try:
-        kind = _loads(object_bytes or b"")["kind"]
-        name = _loads(metadata_bytes or b"")["name"]
+        kind = loads_lenient(object_bytes or b"")["kind"]
+        name = loads_lenient(metadata_bytes or b"")["name"]
     except (ValueError, KeyError, TypeError):
         return None
     if not isinstance(kind, str) or not isinstance(name, str):
         return None
     return kind, name
-
-
-def _loads(data: bytes) -> Any:
-    """Parse JSON with orjson, or with the stdlib when orjson refuses (ValueError if both do)."""
-    import orjson  # here: `add` of one file imports the catalog, not always a full read
-
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return json.loads(data)
 
 
 def open_catalog(git_dir: Path) -> Catalog | None:

@@ -45,46 +45,58 @@ def _object_header(kind: int, size: int) -> bytes:
 
 def write_kept_blobs(pack_dir: Path, blobs: Iterable[bytes], keep: str, *, level: int = 1
                      ) -> tuple[list[bytes], Path]:
-    """:func:`write_blobs` with a ``.keep`` file: return the ids and that file's path.
+    """:func:`write_blobs`, after first writing ``pack-<sha1>.keep`` holding ``keep``.
 
-    The caller deletes the ``.keep`` file once a ref reaches the objects (or gives them up).
+    The ``.keep`` file is git's marker (gitrepository-layout(5)): ``git repack -a -d`` and
+    ``git gc`` leave the pack alone while nothing references its objects yet, as ``git
+    receive-pack`` keeps an incoming pack until its refs are updated.
+
+    Args:
+        pack_dir: the repository's ``objects/pack`` directory.
+        blobs: blob contents; duplicates are written once.
+        keep: the ``.keep`` file's text (who holds the pack).
+        level: zlib level, as :func:`write_blobs`.
+
+    Returns:
+        The object ids (20 raw bytes each, input order) and the ``.keep`` file's path; the
+        caller deletes it once a ref reaches the objects, or gives them up.
+
+    Raises:
+        OSError: as :func:`write_blobs`; nothing is left behind.
     """
     ids, name = _write(pack_dir, blobs, level, keep)
     return ids, Path(f"{name}.keep")
 
 
-def write_blobs(pack_dir: Path, blobs: Iterable[bytes], *, level: int = 1,
-                keep: str | None = None) -> list[bytes]:
+def write_blobs(pack_dir: Path, blobs: Iterable[bytes], *, level: int = 1) -> list[bytes]:
     """Write ``blobs`` into a new pack (``.pack`` + ``.idx``) under ``pack_dir``.
 
     Args:
         pack_dir: the repository's ``objects/pack`` directory.
         blobs: blob contents; duplicates are written once.
         level: zlib level (1: fast; ``git gc`` recompresses and deltifies later).
-        keep: when given, first write ``pack-<sha1>.keep`` holding this text (git's
-            marker, gitrepository-layout(5)): ``git repack -a -d`` and ``git gc`` then
-            leave the pack alone while nothing references its objects yet, as
-            ``git receive-pack`` keeps an incoming pack until its refs are updated. The
-            caller deletes it once a ref reaches the objects (:func:`write_kept_blobs`
-            returns its path).
 
     Returns:
         The object id (20 raw bytes) of each blob, in input order.
 
     Side effects:
         Creates ``pack-<sha1>.pack`` then ``pack-<sha1>.idx`` (the index last, so a reader
-        never sees an index without its pack), after the ``.keep`` file if asked; pack and
-        index are written to temporary names and renamed. Nothing is left behind on failure.
+        never sees an index without its pack); both are written to temporary names and
+        renamed. Nothing is left behind on failure.
 
     Raises:
         OSError: when the files cannot be written.
     """
-    return _write(pack_dir, blobs, level, keep)[0]
+    return _write(pack_dir, blobs, level, None)[0]
 
 
 def _write(pack_dir: Path, blobs: Iterable[bytes], level: int, keep: str | None
            ) -> tuple[list[bytes], Path]:
-    """:func:`write_blobs`; also return the pack's path without its suffix."""
+    """:func:`write_blobs`, writing the ``.keep`` file first when ``keep`` is given.
+
+    Returns:
+        The ids, and the pack's path without its suffix.
+    """
     ids: list[bytes] = []
     entries: dict[bytes, tuple[int, int]] = {}  # id -> (offset, crc32)
     pack_dir.mkdir(parents=True, exist_ok=True)

@@ -322,3 +322,22 @@ def _signal_handlers_restored():
     yield
     for number, handler in _PYTEST_HANDLERS.items():
         signal.signal(number, handler)
+
+
+@pytest.fixture
+def shards_listed(monkeypatch):
+    """Start recording each shard directory a work-tree view lists; return the list.
+
+    For tests that a lookup reads no shard that did not change (O(changed shards)).
+    """
+    from kistore.views import WorkTreeView
+
+    listed: list[str] = []
+    real = WorkTreeView.file_keys
+
+    def file_keys(self, shard_dir):
+        listed.append(shard_dir)
+        return real(self, shard_dir)
+
+    monkeypatch.setattr(WorkTreeView, "file_keys", file_keys)
+    return listed

@@ -136,22 +136,13 @@ def test_a_rank_warns_from_what_it_shows_when_the_name_catalog_missed_the_edit(
         ("BenchmarkRun", "fast"): sorted([fast, slow])}
 
 
-def test_the_ambiguity_check_reads_no_shard_that_did_not_change(runner, twins, monkeypatch):
+def test_the_ambiguity_check_reads_no_shard_that_did_not_change(runner, twins, request):
     """A KIND/NAME lookup costs O(changed shards); the check must not bring back a
     whole-store scan (a miss used to cost ~1 s at 20,000 manifests)."""
-    from kistore.views import WorkTreeView
-
     root, _, _ = twins
     settle(root)
     assert run(runner, root, "ls").exit_code == 0  # the catalog is in step
-    listed = []
-    real = WorkTreeView.file_keys
-
-    def file_keys(self, shard_dir):
-        listed.append(shard_dir)
-        return real(self, shard_dir)
-
-    monkeypatch.setattr(WorkTreeView, "file_keys", file_keys)
+    listed = request.getfixturevalue("shards_listed")  # from here on
     for ref in ("BenchmarkRun/no-such-run", "BenchmarkRun/slow", "BenchmarkRun/fast"):
         assert run(runner, root, "show", ref).exit_code == 1
     assert run(runner, root, "show", "Workload/workload-3").exit_code == 0

@@ -357,23 +357,14 @@ def test_reindex_rebuilds_the_name_catalog_too(store, kit, world, runner):
     assert Store(store.root).view().names() == names
 
 
-def test_a_name_not_found_reads_no_shard_that_did_not_change(store, kit, world, monkeypatch):
+def test_a_name_not_found_reads_no_shard_that_did_not_change(store, kit, world, request):
     """A mistyped KIND/NAME listed every shard and stat'ed every file again (O(store):
     ~1 s at 20,000 manifests, ~5 s at 100,000): only changed shards are read now."""
-    from kistore.views import WorkTreeView
-
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
     settle(store.root)
     view = store.view()
     assert view.find_name("BenchmarkRun", "a") is not None  # the catalog is in step
-    listed = []
-    real = WorkTreeView.file_keys
-
-    def file_keys(self, shard_dir):
-        listed.append(shard_dir)
-        return real(self, shard_dir)
-
-    monkeypatch.setattr(WorkTreeView, "file_keys", file_keys)
+    listed = request.getfixturevalue("shards_listed")  # from here on
     assert view.find_name("BenchmarkRun", "no-such-run") is None
     assert listed == []
 
