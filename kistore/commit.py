@@ -466,11 +466,12 @@ def _record(pending: PendingIndex, oid: pygit2.Oid) -> None:
 def _index_behind(index_file: Path, missing: list[str]) -> StoreStateError:
     """Return the refusal for an index that lacks store files HEAD holds."""
     return StoreStateError(
-        f"git's index lacks {len(missing):,} store file(s) that HEAD holds (e.g. {missing[0]}):"
-        " it is behind HEAD, as after a commit from another worktree of this branch, a `git "
-        "update-ref` or a deleted .git/index. Nothing was written. Run `git reset -q` (it "
-        "keeps the work tree), `git status` and `git checkout -- store` to restore the files "
-        "HEAD has, then the add again", file=str(index_file))
+        f"git's index lacks {len(missing):,} store file(s) that HEAD holds, or holds other "
+        f"bytes (e.g. {missing[0]}): it is behind HEAD, as after a commit from another "
+        "worktree of this branch, a `git update-ref` or a deleted .git/index, or it holds a "
+        "change staged against HEAD. Nothing was written. Run `git reset -q` (it keeps the "
+        "work tree), `git status` and `git checkout -- store` to restore the files HEAD has, "
+        "then the add again", file=str(index_file))
 
 
 def _tip_id(repo: pygit2.Repository, branch: str) -> pygit2.Oid | None:

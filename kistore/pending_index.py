@@ -162,7 +162,11 @@ def stamp(git_dir: str | os.PathLike[str], commit_id: str, index_file: Path) -> 
 
 
 def missing_from_index(repo: Any, index: Any, index_file: Path, head: Any | None) -> list[str]:
-    """Return the store files HEAD holds that git's index lacks (the index behind HEAD).
+    """Return the store files HEAD holds that git's index lacks or holds otherwise.
+
+    The index is then behind HEAD (or holds a change staged against it): a metadata file
+    renamed by a commit from another worktree of the branch is still the old name in this
+    work tree, so an add's name check would miss it (breaker10).
 
     After an add in another worktree of the same branch, a ``git update-ref``, or a
     deleted ``.git/index``, HEAD holds manifests the index (and the work tree) do not: an
@@ -178,7 +182,8 @@ def missing_from_index(repo: Any, index: Any, index_file: Path, head: Any | None
         head: HEAD's pygit2 Commit, or None on an unborn branch.
 
     Returns:
-        The paths, sorted; empty when the index holds every store file of HEAD, or when it
+        The paths, sorted; empty when the index holds every store file of HEAD as HEAD
+        does (files only the index has are the user's staged additions), or when it
         cannot be told (an unborn branch; an index with conflicts, which has no tree).
     """
     if head is None:
@@ -197,4 +202,4 @@ def missing_from_index(repo: Any, index: Any, index_file: Path, head: Any | None
         return []
     return sorted(path for path, (was, now) in
                   treediff.changed_files(repo, head.tree, tree).items()
-                  if was is not None and now is None)
+                  if was is not None)  # HEAD's file absent, or other bytes or mode, in the index

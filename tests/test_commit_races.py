@@ -125,7 +125,8 @@ def test_an_add_from_a_worktree_behind_its_branch_is_refused_not_a_second_owner_
     head = git(store_path, "rev-parse", "HEAD").strip()
     other = Store(second)
     with pytest.raises(StoreStateError, match=r"git's index lacks 2 store file\(s\) that HEAD "
-                       r"holds \(e\.g\. store/metadata/sha256/.*\): it is behind HEAD"):
+                       r"holds, or holds other bytes \(e\.g\. store/metadata/sha256/.*\): "
+                       r"it is behind HEAD"):
         other.add([_workload("contested", "second")], commit=True)
     assert git(store_path, "rev-parse", "HEAD").strip() == head
     assert git(second, "status", "--porcelain", "--untracked-files=all", "store").splitlines() \
@@ -148,8 +149,29 @@ def test_an_add_after_the_index_file_was_deleted_is_refused(store, store_path):
     store.add([_workload("kept", "first")], commit=True)
     (store_path / ".git" / "index").unlink()
     with pytest.raises(StoreStateError, match=r"git's index lacks 2 store file\(s\) that HEAD "
-                       r"holds .* a deleted \.git/index\. Nothing was written"):
+                       r"holds, or holds other bytes .* a deleted \.git/index, or it holds a "
+                       r"change staged against HEAD\. Nothing was written"):
         store.add([_workload("next", "second")], commit=True)
     git(store_path, "reset", "-q")
     store.add([_workload("next", "second")], commit=True)
     assert git(store_path, "status", "--porcelain") == ""
+
+
+def test_an_add_from_a_worktree_whose_index_holds_an_old_name_is_refused(
+        store, store_path, tmp_path):
+    # breaker10: another worktree of the branch renamed a manifest (--update-metadata) to
+    # "taken"; this worktree's index and work tree still held the old metadata file, so an
+    # add of another manifest named "taken" passed its name check and committed the name
+    # twice (KI205 at HEAD), and only files missing from the index were refused.
+    from kistore.store import Store
+
+    second = tmp_path / "second"
+    git(store_path, "worktree", "add", "-q", "--force", str(second), "main")
+    Store(second).add([_workload("old-name", "renamed")], commit=True)
+    git(store_path, "reset", "-q", "--hard")  # this worktree in step with HEAD
+    Store(second).add([_workload("taken", "renamed")], commit=True, update_metadata=True)
+    head = git(store_path, "rev-parse", "HEAD").strip()
+    with pytest.raises(StoreStateError, match=r"git's index lacks 1 store file\(s\) that HEAD "
+                       r"holds, or holds other bytes \(e\.g\. store/metadata/sha256/"):
+        store.add([_workload("taken", "another")], commit=True)
+    assert git(store_path, "rev-parse", "HEAD").strip() == head

@@ -373,7 +373,8 @@ class Index:
                 conn.execute("UPDATE meta SET value = ? WHERE key = 'tree'", (target,))
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # a Ctrl-C just after COMMIT finds none (breaker10)
+                conn.execute("ROLLBACK")
             raise
 
     def _apply(self, conn: sqlite3.Connection, old: str, tree: Any,

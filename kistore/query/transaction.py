@@ -37,6 +37,7 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # a Ctrl-C just after a COMMIT inside finds none
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
