@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kistore import canonical
-from kistore.digest import Digest
-from kistore.model import object_document
+from kistore.core import canonical
+from kistore.core.digest import Digest
+from kistore.core.model import object_document
 
 API = "kernelindex.dev/v1alpha1"
 

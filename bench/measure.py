@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kistore import layout
-from kistore.digest import Digest
-from kistore.model import Manifest
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.core.model import Manifest
 from kistore.store import GITATTRIBUTES_LINE
 
 from .generate import extra_run, manifests

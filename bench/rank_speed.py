@@ -30,7 +30,7 @@ _IN_PROCESS = r"""
 import statistics, sys, time
 import kistore
 print(f"  kistore from {kistore.__file__}")
-from kistore import evidence
+from kistore.attest import evidence
 from kistore.query.answers import rank
 from kistore.store import Store
 store_path, ref, n, k = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -45,8 +45,8 @@ p95 = times[min(len(times) - 1, int(0.95 * len(times)))]
 print(f"  in-process rank: p50 {statistics.median(times) * 1000:.1f} ms, "
       f"p95 {p95 * 1000:.1f} ms ({n} calls after one warm-up)")
 store = Store(store_path)
-from kistore.query.index import open_catalog
-from kistore.digest import Digest
+from kistore.index.index import open_catalog
+from kistore.core.digest import Digest
 digests = [Digest.from_str(r.digest) for r in open_catalog(store).records(kind="BenchmarkRun")][:k]
 evidence.evidence_for(store, digests[0])
 start = time.perf_counter()

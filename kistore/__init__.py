@@ -15,7 +15,7 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str) -> Any:
     if name == "Store":
-        from .store import Store
+        from .store._store import Store
 
         return Store
     raise AttributeError(f"module 'kistore' has no attribute {name!r}")

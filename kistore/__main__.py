@@ -1,5 +1,5 @@
 """``python -m kistore``: the same as the ``kistore`` command."""
 
-from kistore._entry import run
+from ._entry import run
 
 run()

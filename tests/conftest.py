@@ -116,7 +116,7 @@ def fixed_key(n: int):
 @pytest.fixture
 def record_store(store):
     """A store with the published record committed (run, protocol, environment)."""
-    from kistore.inputs import read_inputs
+    from kistore.store.inputs import read_inputs
 
     store.add([x.manifest for x in read_inputs([str(BUNDLE)])], allow_dangling=True, commit=True)
     return store
@@ -124,7 +124,7 @@ def record_store(store):
 
 @pytest.fixture
 def run_digest():
-    from kistore.digest import Digest
+    from kistore.core.digest import Digest
 
     return Digest.from_str(PUBLISHED["run"])
 
@@ -196,7 +196,7 @@ class ManifestKit:
 
     @staticmethod
     def digest(doc: dict) -> str:
-        from kistore.model import Manifest
+        from kistore.core.model import Manifest
 
         return str(Manifest.from_document(doc).digest)
 
@@ -253,7 +253,7 @@ def kit() -> ManifestKit:
 
 def add_docs(store, docs, *, commit: bool = True, allow_dangling: bool = False):
     """Add parsed manifests to a store (committed by default); return their digests."""
-    from kistore.model import Manifest
+    from kistore.core.model import Manifest
 
     manifests = [Manifest.from_document(d) for d in docs]
     store.add(manifests, commit=commit, allow_dangling=allow_dangling)
@@ -283,7 +283,7 @@ def disk_full_on_write(monkeypatch):
 
     Patched on :mod:`kistore.writer`, so forked writer children inherit it.
     """
-    from kistore import writer
+    from kistore.git import writer
 
     original = writer._write
     calls: list[str] = []
@@ -330,7 +330,7 @@ def shards_listed(monkeypatch):
 
     For tests that a lookup reads no shard that did not change (O(changed shards)).
     """
-    from kistore.views import WorkTreeView
+    from kistore.store.views import WorkTreeView
 
     listed: list[str] = []
     real = WorkTreeView.file_keys

@@ -10,10 +10,11 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from kistore import attestation, canonical, signing
-from kistore.attestation import Bundle
-from kistore.digest import Digest
-from kistore.errors import InputError, MultipleErrors, ParseError, VerificationError
+from kistore.attest import attestation, signing
+from kistore.attest.attestation import Bundle
+from kistore.core import canonical
+from kistore.core.digest import Digest
+from kistore.core.errors import InputError, MultipleErrors, ParseError, VerificationError
 
 from .conftest import PUBLISHED, VECTORS, fixed_key
 
@@ -267,7 +268,7 @@ def test_statement_with_two_subjects_is_rejected():
 
 
 def test_every_type_has_one_uri_and_a_schema():
-    from kistore.schema import load_schema
+    from kistore.core.schema import load_schema
 
     assert len(set(attestation.PREDICATE_TYPES.values())) == len(attestation.TYPES)
     for name, uri in attestation.PREDICATE_TYPES.items():

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from kistore import signing
+from kistore.attest import signing
 from kistore.cli import main
 
 from .conftest import PUBLISHED, fixed_key

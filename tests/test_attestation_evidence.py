@@ -9,16 +9,17 @@ import subprocess
 
 import pytest
 
-from kistore import attestation, layout, notes, signing
-from kistore.digest import Digest
-from kistore.evidence import (
+from kistore.attest import attestation, notes, signing
+from kistore.attest.evidence import (
     SOURCE_NATIVE,
     VERIFIED,
     Evidence,
     check_attestations,
     evidence_for,
 )
-from kistore.trust import add_key, parse_time, revoke_key
+from kistore.attest.trust import add_key, parse_time, revoke_key
+from kistore.core import layout
+from kistore.core.digest import Digest
 
 from .conftest import PUBLISHED, fixed_key, git, redate_history
 

@@ -9,8 +9,8 @@ import sys
 from collections import Counter
 
 from bench.generate import manifests
-from kistore import model, schema
-from kistore.model import Manifest
+from kistore.core import model, schema
+from kistore.core.model import Manifest
 from kistore.store import PACK_THRESHOLD, Store
 
 from .conftest import ROOT, git, snapshot

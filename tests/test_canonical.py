@@ -10,8 +10,8 @@ import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kistore import canonical
-from kistore.errors import CanonicalFormError, ParseError
+from kistore.core import canonical
+from kistore.core.errors import CanonicalFormError, ParseError
 
 from .conftest import VECTORS
 

@@ -19,8 +19,8 @@ import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kistore import canonical, canonical_fast
-from kistore.errors import CanonicalFormError
+from kistore.core import canonical, canonical_fast
+from kistore.core.errors import CanonicalFormError
 
 from .test_canonical import json_values
 
@@ -181,7 +181,7 @@ def test_loads_tries_the_compiled_parser_first_and_the_exact_one_on_doubt(monkey
 
 
 def test_the_exact_parser_still_names_a_duplicate_key_in_one_line_bytes():
-    from kistore.errors import ParseError
+    from kistore.core.errors import ParseError
 
     with pytest.raises(ParseError, match="duplicate object key 'a'") as caught:
         canonical.loads(b'{"a":1,"a":1}')

@@ -7,11 +7,11 @@ from unittest import mock
 
 import pytest
 
-from kistore import layout, views
-from kistore.catalog import Catalog
-from kistore.errors import MultipleErrors, ResolutionError
-from kistore.model import Manifest
-from kistore.store import Store, WorkTreeView
+from kistore.core import layout
+from kistore.core.errors import MultipleErrors, ResolutionError
+from kistore.core.model import Manifest
+from kistore.index.names import Catalog
+from kistore.store import Store, WorkTreeView, views
 
 from .conftest import git, snapshot
 
@@ -170,19 +170,19 @@ def test_catalog_of_an_older_format_announces_its_long_first_read(store, store_p
     """The first add after the format changed read 2,000,000 files for 10 minutes, silently."""
     import logging
 
-    from kistore import catalog as catalog_module
+    from kistore.index import names as catalog_module
 
     store.add([workload(f"w{i}", f"d{i}") for i in range(40)])
     path = catalog_file(store_path)
     Catalog(path).db.execute("UPDATE info SET value = 'older' WHERE key = 'version'")
     monkeypatch.setattr(catalog_module, "LARGE_READ", 30)
-    with caplog.at_level(logging.WARNING, logger="kistore.catalog"):
+    with caplog.at_level(logging.WARNING, logger="kistore.index.names"):
         Store(store_path).add([workload("new", "new")])
     assert len(caplog.messages) == 1
     assert caplog.messages[0].startswith(f"note: building the name catalog {path} (its "
                                          "format changed): reading ~")
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="kistore.catalog"):
+    with caplog.at_level(logging.WARNING, logger="kistore.index.names"):
         Store(store_path).add([workload("newer", "newer")])  # in step: nothing to say
     assert caplog.messages == []
 
@@ -192,7 +192,7 @@ def test_small_first_read_says_nothing(store, store_path, caplog):
 
     store.add([workload(f"w{i}", f"d{i}") for i in range(40)])
     catalog_file(store_path).unlink()
-    with caplog.at_level(logging.WARNING, logger="kistore.catalog"):
+    with caplog.at_level(logging.WARNING, logger="kistore.index.names"):
         assert Store(store_path).resolve("Workload/w3")
     assert caplog.messages == []
 
@@ -204,6 +204,6 @@ def test_small_first_read_says_nothing(store, store_path, caplog):
     (b"not json", None),
 ])
 def test_names_are_read_as_the_stdlib_reads_them(data, expected):
-    from kistore.catalog import _kind_and_name
+    from kistore.index.names import _kind_and_name
 
     assert _kind_and_name(b'{"kind":"Workload"}', data) == expected

@@ -1,4 +1,4 @@
-"""kistore.citation: the commit that first added an object, permalinks, errors, the CLI."""
+"""kistore.cite.citation: the commit that first added an object, permalinks, errors, the CLI."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kistore import layout
-from kistore.citation import (
+from kistore.cite.citation import (
     FORGE_TEMPLATES,
     Remote,
     cite,
@@ -22,10 +21,11 @@ from kistore.citation import (
     short_citation,
 )
 from kistore.cli import main
-from kistore.digest import Digest
-from kistore.errors import InputError, ResolutionError, StoreStateError
-from kistore.inputs import read_inputs
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.core.errors import InputError, ResolutionError, StoreStateError
 from kistore.store import Store
+from kistore.store.inputs import read_inputs
 
 from .conftest import BUNDLE, PUBLISHED
 

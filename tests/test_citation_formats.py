@@ -1,4 +1,4 @@
-"""kistore.citation_formats: golden outputs, each valid for its consumer, offline.
+"""kistore.cite.formats: golden outputs, each valid for its consumer, offline.
 
 BibTeX is read back with bibtexparser, CSL-JSON is validated against the CSL-JSON data
 schema and CITATION.cff against the CFF 1.2.0 schema (both vendored under
@@ -21,8 +21,8 @@ from bibtexparser.middlewares import LatexDecodingMiddleware
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kistore.citation import Citation, cite
-from kistore.citation_formats import FORMATS, render, to_bibtex, to_cff, to_csl_json
+from kistore.cite.citation import Citation, cite
+from kistore.cite.formats import FORMATS, render, to_bibtex, to_cff, to_csl_json
 from kistore.cli import main
 from kistore.store import Store
 

@@ -238,7 +238,7 @@ def test_run_page_ends_with_its_citation(runner, store_path):
 
 def test_error_messages_escape_control_characters_from_the_input(tmp_path):
     # A new-user test: a key "\u001b]0;pwned\u0007" wrote ESC and BEL to the terminal.
-    from kistore.errors import ParseError
+    from kistore.core.errors import ParseError
 
     error = ParseError("unexpected key '\x1b]0;x\x07'", file="a\x9b.json", pointer="/\x1b]0;x\x07")
     assert error.format() == "a\\x9b.json:/\\x1b]0;x\\x07: unexpected key '\\x1b]0;x\\x07'"
@@ -265,7 +265,7 @@ def test_an_interrupted_add_says_nothing_was_added_and_exits_130(runner, store, 
                                                                  kit, monkeypatch, commit):
     """Ctrl-C (or SIGTERM) while an add wrote its files undid it, and said only click's
     "Aborted!" (exit 1): not that nothing was added and the written files were removed."""
-    from kistore.writer import FileBatch
+    from kistore.git.writer import FileBatch
 
     from .test_store import kit_bundle
 
@@ -290,7 +290,7 @@ def test_an_interrupted_add_says_nothing_was_added_and_exits_130(runner, store, 
 
 def test_an_add_interrupted_while_reading_its_input_says_nothing_was_written(
         runner, store_path, monkeypatch):
-    from kistore import inputs
+    from kistore.store import inputs
 
     def ctrl_c(paths):
         raise KeyboardInterrupt
@@ -324,7 +324,7 @@ def test_ctrl_c_while_starting_says_so_and_exits_130():
 
 def test_ctrl_c_inside_a_read_only_command_says_interrupted_and_exits_130(
         runner, store_path, monkeypatch):
-    from kistore import audit
+    from kistore.check import audit
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

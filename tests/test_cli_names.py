@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from kistore import layout
 from kistore.cli import main
+from kistore.core import layout
 from kistore.store import Store
 
 from .conftest import add_docs, git

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from kistore import layout
 from kistore.cli import main
-from kistore.inputs import read_inputs
-from kistore.pending_index import MARKER as PENDING
+from kistore.core import layout
+from kistore.git.pending_index import MARKER as PENDING
+from kistore.store.inputs import read_inputs
 
 from .conftest import git
 
@@ -28,7 +28,7 @@ from .conftest import git
 # index: the branch has already moved.
 _KILLED_BEFORE_INDEX_RENAME = r"""
 import os, signal, sys
-from kistore.inputs import read_inputs
+from kistore.store.inputs import read_inputs
 from kistore.store import Store
 
 real = os.replace
@@ -46,8 +46,8 @@ Store(sys.argv[1]).add([x.manifest for x in read_inputs([sys.argv[2]])], commit=
 # Killed when the branch is about to move: the new index is written to index.lock.
 _KILLED_BEFORE_BRANCH_MOVE = r"""
 import os, signal, sys
-from kistore import commit
-from kistore.inputs import read_inputs
+from kistore.git import commit
+from kistore.store.inputs import read_inputs
 from kistore.store import Store
 
 def die(*args, **kwargs):
@@ -144,7 +144,7 @@ def test_a_rerun_after_sigkill_between_the_branch_move_and_the_index_rename_name
     source, _, _ = _bundle(kit, tmp_path / "bundle.json")
     _killed_add(_KILLED_BEFORE_INDEX_RENAME, store_path, source)
     head = git(store_path, "rev-parse", "HEAD").strip()
-    monkeypatch.setattr("kistore.commit.INDEX_WAIT_S", 0.1)
+    monkeypatch.setattr("kistore.git.commit.INDEX_WAIT_S", 0.1)
     again = runner.invoke(main, ["--store", str(store_path), "add", "--commit", str(source)])
     assert again.exit_code == 1
     assert f"{store_path / '.git' / 'index.lock'}: this lock file exists: another git " \
@@ -259,7 +259,7 @@ def test_sigkill_before_the_branch_move_leaves_the_files_uncommitted_and_unstage
     assert result.exit_code == 0, result.output
 
     # A re-run is refused until the lock file goes, naming it; then it commits everything.
-    monkeypatch.setattr("kistore.commit.INDEX_WAIT_S", 0.1)
+    monkeypatch.setattr("kistore.git.commit.INDEX_WAIT_S", 0.1)
     args = ["--store", str(store_path), "add", "--commit", str(source)]
     again = runner.invoke(main, args)
     assert again.exit_code == 1 and f"{lock}: this lock file exists" in again.output

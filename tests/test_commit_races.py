@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 
-from kistore.errors import StoreStateError
-from kistore.writer import FileBatch
+from kistore.core.errors import StoreStateError
+from kistore.git.writer import FileBatch
 
 from .conftest import git
 from .test_store import bulk_batch
@@ -103,7 +103,7 @@ def test_a_branch_moved_or_deleted_during_add_commit_is_refused(
 
 
 def _workload(name: str, definition: str):
-    from kistore.model import Manifest
+    from kistore.core.model import Manifest
 
     return Manifest.from_document({
         "apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload",
@@ -116,7 +116,7 @@ def test_an_add_from_a_worktree_behind_its_branch_is_refused_not_a_second_owner_
     # first, then an add of the same names with other contents in the second, whose work
     # tree and index never saw the first's files: both exited 0, and HEAD held 1,984
     # names twice (KI205); the second's index was left 3,968 files behind HEAD.
-    from kistore.errors import MultipleErrors
+    from kistore.core.errors import MultipleErrors
     from kistore.store import Store
 
     second = tmp_path / "second"

@@ -4,8 +4,8 @@ import hashlib
 
 import pytest
 
-from kistore.digest import Digest, is_digest, match_prefix, parse_prefix
-from kistore.errors import InputError, ResolutionError
+from kistore.core.digest import Digest, is_digest, match_prefix, parse_prefix
+from kistore.core.errors import InputError, ResolutionError
 
 
 def test_digest_of_bytes_is_sha256_hex():

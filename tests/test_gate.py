@@ -1,4 +1,4 @@
-"""kistore.gate and `kistore check`: the range rules, ref-update policy, output formats."""
+"""kistore.check.gate and `kistore check`: the range rules, ref-update policy, output formats."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from kistore import gate
+from kistore.check import gate
 from kistore.cli import main
 from kistore.cli.verify import github_annotation
-from kistore.findings import RULES, Finding
+from kistore.core.findings import RULES, Finding
 from kistore.store import Store
 
 from .conftest import PUBLISHED, commit_all, git, other_environment, store_file, write_raw

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from kistore import audit, layout, notes
-from kistore.digest import Digest
-from kistore.gate import check_range, check_updates
-from kistore.notes import NOTES_REF
-from kistore.verify import check_gitattributes
+from kistore.attest import notes
+from kistore.attest.notes import NOTES_REF
+from kistore.check import audit
+from kistore.check.gate import check_range, check_updates
+from kistore.check.rules import check_gitattributes
+from kistore.core import layout
+from kistore.core.digest import Digest
 
 from .conftest import PUBLISHED, commit_all, git, redate_history
 from .test_attestation_evidence import MAINTAINER_KEY, RERUN_KEY, RUN, STRANGER, bundle
@@ -100,7 +102,7 @@ def test_tag_pointing_at_a_tampered_commit_is_checked(record_store, store_path):
 def test_unknown_commit_in_a_push_is_an_input_error(record_store):
     import pytest
 
-    from kistore.errors import InputError
+    from kistore.core.errors import InputError
     with pytest.raises(InputError, match="no object deadbeef"):
         check_updates(record_store, [("0" * 40, "deadbeef" * 5, "refs/heads/x")])
 
@@ -225,8 +227,8 @@ def test_cli_refuses_and_reports_a_deleted_policy(runner, record_store, store_pa
 
 def _trust_rerun_key_revoked(store, store_path, revoked_at: str | None) -> str:
     """Commit a trust file with RERUN_KEY for rerun (revoked at ``revoked_at``); return HEAD."""
-    from kistore import signing
-    from kistore.trust import add_key, parse_time, revoke_key
+    from kistore.attest import signing
+    from kistore.attest.trust import add_key, parse_time, revoke_key
 
     add_key(store.root, signing.public_key_line(RERUN_KEY.public_key()), ["rerun"])
     if revoked_at is not None:

@@ -1,4 +1,4 @@
-"""kistore.history: objects are append-only across commits (KI401 modified, KI402 deleted,
+"""kistore.check.history: objects are append-only across commits (KI401 modified, KI402 deleted,
 KI403 renamed), a merge held to what it changes itself, a mode change named as one."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from kistore import history
+from kistore.check import history
 from kistore.store import Store
 
 from .conftest import PUBLISHED, commit_all, git, store_file
@@ -160,7 +160,7 @@ def test_an_object_missing_only_from_the_index_says_the_index_is_behind_head(pub
 
 def _add_environment_on_main(published, bundle) -> str:
     """Commit a second environment on main; return its object path."""
-    from kistore.model import Manifest
+    from kistore.core.model import Manifest
 
     from .conftest import other_environment
 
@@ -186,7 +186,7 @@ def _my_pr_work(published, bundle) -> None:
 
 
 def _my_pr_adds_an_environment(published, bundle) -> None:
-    from kistore.model import Manifest
+    from kistore.core.model import Manifest
 
     from .conftest import other_environment
 
@@ -291,7 +291,7 @@ def test_adds_and_edits_are_found_without_libgit2_reading_every_shard(published,
 
 def test_a_commit_deleting_one_object_and_adding_another_says_deleted(published, bundle):
     # Not a rename: the added file holds other bytes (an object's path is its bytes' digest).
-    from kistore.model import Manifest
+    from kistore.core.model import Manifest
 
     from .conftest import other_environment
 

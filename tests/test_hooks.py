@@ -124,7 +124,7 @@ def test_pre_receive_refuses_a_merge_s_ours_that_drops_what_main_added(server, c
 
 
 def _attest(clone: Path, key_number: int) -> None:
-    from kistore import notes
+    from kistore.attest import notes
     from kistore.store import Store
 
     from .conftest import fixed_key
@@ -155,7 +155,7 @@ def test_pre_receive_refuses_a_backdated_note_by_a_revoked_key(server, clone):
     # The attack as a key's holder runs it: the key is revoked on the server's main; in a
     # clone they attest, rewrite the notes commit with a date before the revocation on the
     # same parent, and push the notes. The server judges a new line at its own clock.
-    from kistore import notes
+    from kistore.attest import notes
     from kistore.store import Store
 
     from .test_attestation_evidence import RERUN_KEY, RUN, STRANGER, bundle, keyid
@@ -184,14 +184,14 @@ def test_pre_receive_refuses_a_backdated_note_by_a_revoked_key(server, clone):
     assert git(server, "rev-parse", "refs/notes/kistore").strip() == before
     # `kistore notes push` says the server's reason; it said "origin kept moving while
     # pushing ... run it again" after retrying a refusal as a race (breaker8).
-    from kistore.errors import StoreStateError
+    from kistore.core.errors import StoreStateError
 
     with pytest.raises(StoreStateError, match="KI411 new-attestation-key-not-trusted"):
         notes.push(Store(clone), "origin")
 
 
 def _public_key_file(clone: Path, key) -> str:
-    from kistore import signing
+    from kistore.attest import signing
 
     path = clone.parent / "rerun.pub"
     path.write_text(signing.public_key_line(key.public_key()) + "\n")

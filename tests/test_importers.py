@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kistore.errors import InputError, MultipleErrors
+from kistore.core.errors import InputError, MultipleErrors
+from kistore.core.model import Manifest
 from kistore.importers import import_files, plan_import
 from kistore.importers.common import ms_to_ns, slug, utc_ms
 from kistore.importers.sol_execbench import run_spec
-from kistore.model import Manifest
 
 from .conftest import DATA, IMPORTED_RUNS, PUBLISHED, ROOT, git, snapshot
 
@@ -114,7 +114,7 @@ def test_import_beside_published_record_finds_protocol_and_environment_unchanged
         store, bundle, tmp_path):
     path = tmp_path / "bundle.json"
     path.write_text(json.dumps(bundle))
-    from kistore.inputs import read_inputs
+    from kistore.store.inputs import read_inputs
 
     store.add([x.manifest for x in read_inputs([str(path)])], allow_dangling=True)
     report = import_files(store, "sol-execbench", [str(BOARDS[3])])
@@ -400,7 +400,7 @@ def test_repository_store_holds_all_three_sources_imported():
 def test_impossible_latencies_are_refused_not_ranked_first():
     import pytest
 
-    from kistore.errors import MultipleErrors
+    from kistore.core.errors import MultipleErrors
     from kistore.importers.common import latency_ns
 
     assert latency_ns({"mean": 3.68, "std": 0, "min": 3.65, "max": 3.74}, file="f",
@@ -418,7 +418,7 @@ def test_skip_invalid_leaves_out_a_record_whose_name_the_store_gives_another_run
         store, tmp_path):
     # A new-user attack: a BenchmarkRun already stored under an imported run's name (other
     # values) failed the whole import even with --skip-invalid.
-    from kistore.model import Manifest
+    from kistore.core.model import Manifest
     from kistore.store import Store
 
     data = _copy(tmp_path, "sol-execbench")

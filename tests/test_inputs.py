@@ -12,8 +12,8 @@ import json
 import pytest
 
 from bench.generate import manifests
-from kistore import inputs
-from kistore.errors import MultipleErrors
+from kistore.core.errors import MultipleErrors
+from kistore.store import inputs
 
 
 @pytest.fixture
@@ -122,7 +122,7 @@ def test_cli_add_reports_a_digest_twice_with_other_metadata_first_then(
 
 def test_cli_add_commit_of_a_large_batch_prints_every_manifest_and_leaves_git_clean(
         parallel, runner, store_path, tmp_path):
-    from kistore.model import Manifest
+    from kistore.core.model import Manifest
 
     from .conftest import git
 
@@ -144,7 +144,7 @@ def test_parse_workers_leave_ctrl_c_to_the_parent():
     import os
     import signal
 
-    from kistore.workers import start_worker
+    from kistore.core.workers import start_worker
 
     with multiprocessing.get_context("fork").Pool(1, start_worker, (os.getpid(),)) as p:
         assert p.apply(signal.getsignal, (signal.SIGINT,)) == signal.SIG_IGN
@@ -154,7 +154,7 @@ def test_parse_workers_leave_ctrl_c_to_the_parent():
 _KILL_A_WORKER = r"""
 import json, os, signal, sys
 from bench.generate import manifests
-from kistore import inputs
+from kistore.store import inputs
 
 inputs.PARALLEL_LINES, inputs._CHUNK_LINES, inputs._cpus = 8, 3, lambda: 2
 parse = inputs._parse_shared_range
@@ -205,7 +205,7 @@ def test_a_byte_order_mark_deep_in_json_lines_names_its_line():
 def test_cli_add_names_both_lines_of_a_name_used_twice_in_one_file(runner, store_path,
                                                                    tmp_path, kit):
     """A name clash inside one input named only the second line, not the first user."""
-    from kistore.model import Manifest
+    from kistore.core.model import Manifest
 
     docs = [kit.implementation("proj-a", name="same"), kit.implementation("proj-b", name="same")]
     path = tmp_path / "impls.jsonl"

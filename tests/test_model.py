@@ -12,10 +12,10 @@ import marshal
 
 import pytest
 
-from kistore import model
-from kistore.digest import Digest
-from kistore.errors import InputError
-from kistore.model import REFERENCE_FIELDS, Manifest
+from kistore.core import model
+from kistore.core.digest import Digest
+from kistore.core.errors import InputError
+from kistore.core.model import REFERENCE_FIELDS, Manifest
 
 from .conftest import PUBLISHED
 

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kistore import attestation, layout, notes
-from kistore.digest import Digest
-from kistore.errors import InputError
+from kistore.attest import attestation, notes
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.core.errors import InputError
 from kistore.store import Store
 
 from .conftest import PUBLISHED, fixed_key, git, redate_history
@@ -181,7 +182,7 @@ def test_our_notes_merge_like_git_cat_sort_uniq(record_store, store_path, tmp_pa
 
 
 def test_unknown_remote_is_a_store_state_error(record_store):
-    from kistore.errors import StoreStateError
+    from kistore.core.errors import StoreStateError
 
     with pytest.raises(StoreStateError, match="git fetch nowhere failed"):
         notes.fetch(record_store, "nowhere")

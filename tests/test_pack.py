@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kistore.pack import _object_header, blob_id, write_blobs
+from kistore.git.pack import _object_header, blob_id, write_blobs
 
 
 def git(cwd: Path, *args: str, data: bytes | None = None) -> bytes:

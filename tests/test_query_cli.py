@@ -161,8 +161,8 @@ def test_init_writes_the_default_policy(store_path):
 
 
 def test_default_policy_is_schema_valid():
+    from kistore.core.schema import check_document
     from kistore.query.policy import default_policy_bytes
-    from kistore.schema import check_document
 
     assert check_document(json.loads(default_policy_bytes()), "RankingPolicy.json") == []
 
@@ -200,8 +200,8 @@ def test_store_without_policy_file_uses_the_shipped_default(runner, store_path):
 
 
 def test_rank_warns_about_a_corrupt_work_tree_run_it_leaves_out(runner, group, kit):
-    from kistore import layout
-    from kistore.digest import Digest
+    from kistore.core import layout
+    from kistore.core.digest import Digest
     from kistore.store import Store
 
     store = Store(group.root)
@@ -224,8 +224,8 @@ def test_rank_warns_about_a_corrupt_work_tree_run_it_leaves_out(runner, group, k
 
 def corrupt(group, name: str, top: str = "objects") -> tuple[str, str]:
     """Change one byte of a committed run's file in place; return its digest and path."""
-    from kistore import layout
-    from kistore.digest import Digest
+    from kistore.core import layout
+    from kistore.core.digest import Digest
     from kistore.store import Store
 
     digest = Store(group.root).resolve(f"BenchmarkRun/{name}")
@@ -243,7 +243,7 @@ def test_rank_show_compare_of_a_corrupt_run_name_the_file_and_how_to_restore_it(
     """A corrupt object file made `rank BenchmarkRun/fast` say "no BenchmarkRun named
     'fast'", and `rank DIGEST` "in the store but unreadable", naming no file."""
     digest, rel = corrupt(group, "fast")
-    from kistore.digest import Digest
+    from kistore.core.digest import Digest
 
     found = Digest.of((group.root / rel).read_bytes())
     fix = (f"the object file is corrupt: its sha256 is {found!s:.19}..., not the digest in "
@@ -297,7 +297,7 @@ def test_show_and_compare_warn_about_corrupt_runs_they_leave_out(runner, group):
 def test_show_of_a_run_whose_object_file_is_cut_short_names_the_file(runner, group):
     """A truncated object file, once out of the name catalog, made `show` say "no
     BenchmarkRun named 'fast'"."""
-    from kistore import layout
+    from kistore.core import layout
     from kistore.store import Store
 
     rel = layout.object_path(Store(group.root).resolve("BenchmarkRun/fast"))
@@ -324,7 +324,7 @@ def missing_file_warning(digest, rel: str) -> list[str]:
 def test_rank_compare_show_ls_warn_about_a_run_whose_object_file_was_deleted(runner, group):
     """A committed run whose object file was deleted from the work tree was left out of
     `rank`, `compare`, `show` and `ls` with no word (a corrupt one was warned about)."""
-    from kistore import layout
+    from kistore.core import layout
     from kistore.store import Store
 
     fast = Store(group.root).resolve("BenchmarkRun/fast")
@@ -356,7 +356,7 @@ def test_rank_compare_show_ls_warn_about_a_run_whose_object_file_was_deleted(run
 def test_a_manifest_added_and_deleted_before_any_commit_is_not_warned_about(runner, group,
                                                                             kit):
     """Only committed manifests are damage when deleted: an uncommitted one is just gone."""
-    from kistore import layout
+    from kistore.core import layout
 
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
     impl = kit.implementation("proj-new", name="impl-new")
@@ -373,7 +373,7 @@ def test_a_digest_prefix_of_a_deleted_object_names_the_file_and_how_to_restore_i
                                                                                   group):
     """`show`, `rank`, `compare` and `cat` of a prefix whose object file was deleted said
     "no object with digest prefix ...", as if the store never had it."""
-    from kistore import layout
+    from kistore.core import layout
     from kistore.store import Store
 
     fast = str(Store(group.root).resolve("BenchmarkRun/fast"))
@@ -398,8 +398,8 @@ def test_a_digest_prefix_of_a_deleted_object_names_the_file_and_how_to_restore_i
 def test_a_run_whose_protocol_file_was_deleted_names_that_file(runner, group):
     """`rank` of a run whose protocol object file was deleted said only that the run is in
     no comparison group because its protocol "is not in the store; add them"."""
-    from kistore import layout
-    from kistore.digest import Digest
+    from kistore.core import layout
+    from kistore.core.digest import Digest
 
     protocol = Digest.from_str(group.read("BenchmarkRun/slow").spec["protocolDigest"])
     rel = layout.object_path(protocol)
@@ -421,8 +421,8 @@ def test_rank_leaves_out_a_hand_placed_run_verify_refuses_and_says_why(runner, g
     # sha256 of its own bytes, ranked first with no warning though `verify` refuses it:
     # bytes not in canonical form (KI103; its "digest" is not the manifest's), or a spec
     # its schema refuses (KI104).
-    from kistore import canonical, layout
-    from kistore.digest import Digest
+    from kistore.core import canonical, layout
+    from kistore.core.digest import Digest
     from kistore.store import Store
 
     fast = Store(group.root).resolve("BenchmarkRun/fast")
@@ -448,7 +448,7 @@ def test_rank_leaves_out_a_hand_placed_run_verify_refuses_and_says_why(runner, g
 def test_a_symlink_in_place_of_an_object_file_is_not_followed(runner, group, tmp_path):
     # A new-user attack: `ln -s /dev/zero OBJECT` made `rank` read until it ran out of
     # memory; a FIFO made it hang. Only a regular file is a stored file (verify: KI111).
-    from kistore import layout
+    from kistore.core import layout
     from kistore.store import Store
 
     fast = Store(group.root).resolve("BenchmarkRun/fast")
@@ -468,7 +468,7 @@ def test_verify_does_not_hang_on_a_fifo_in_place_of_an_object_file(group):
     import subprocess
     import sys
 
-    from kistore import layout
+    from kistore.core import layout
     from kistore.store import Store
 
     fast = Store(group.root).resolve("BenchmarkRun/fast")

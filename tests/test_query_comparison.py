@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 
-from kistore import canonical
-from kistore.query.comparison import KEY_FIELDS, comparison_key, key_object
-from kistore.query.index import open_catalog
+from kistore.core import canonical
+from kistore.core.comparison import KEY_FIELDS, comparison_key, key_object
+from kistore.index.index import open_catalog
 
 from .conftest import PUBLISHED, add_docs
 

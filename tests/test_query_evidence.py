@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from kistore import attestation, evidence, layout, notes, signing
+from kistore.attest import attestation, evidence, notes, signing
+from kistore.attest.trust import add_key
 from kistore.cli import main
-from kistore.digest import Digest
-from kistore.trust import add_key
+from kistore.core import layout
+from kistore.core.digest import Digest
 
 from .conftest import add_docs, fixed_key
 
@@ -95,7 +96,7 @@ def test_batch_evidence_equals_per_run_evidence(attested, kit, monkeypatch):
     and a work-tree one, a renamed (defective) file, a run with none, and a digest that is
     no object of the store.
     """
-    from kistore.evidence import evidence_for, evidence_for_many
+    from kistore.attest.evidence import evidence_for, evidence_for_many
 
     from .conftest import commit_all, write_raw
 

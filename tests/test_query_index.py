@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kistore.model import Manifest
+from kistore.core.model import Manifest
+from kistore.index.catalog import MemoryCatalog
+from kistore.index.index import FORMAT, Index, index_path, open_catalog
 from kistore.query.answers import list_manifests, rank
-from kistore.query.catalog import MemoryCatalog
-from kistore.query.index import FORMAT, Index, index_path, open_catalog
 
 from .conftest import add_docs
 
@@ -170,7 +170,7 @@ def test_work_tree_scan_is_cached_per_directory_and_invalidated_by_mtime(store, 
     import os
     import time
 
-    from kistore.query import worktree
+    from kistore.index import worktree
 
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
     assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
@@ -261,7 +261,7 @@ def test_incremental_index_equals_a_scan_after_any_history(tmp_path_factory, ste
 
 
 def test_rebuild_creates_sqlite_indexes_and_a_cut_short_one_gets_them_back(store, kit, world):
-    from kistore.query import index as index_module
+    from kistore.index import index as index_module
 
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
     conn = Index(store).rebuild(store.commit("HEAD").tree)
@@ -304,7 +304,7 @@ def test_query_that_rebuilds_a_large_index_says_so_first(store, kit, world, monk
     """A first query after the index format changed read every manifest, silently."""
     import logging
 
-    from kistore.query import index as index_module
+    from kistore.index import index as index_module
 
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
     assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
@@ -312,7 +312,7 @@ def test_query_that_rebuilds_a_large_index_says_so_first(store, kit, world, monk
     with conn:
         conn.execute("UPDATE meta SET value = 'kistore-index-0' WHERE key = 'format'")
     monkeypatch.setattr(index_module, "LARGE_READ", 5)
-    with caplog.at_level(logging.WARNING, logger="kistore.query.index"):
+    with caplog.at_level(logging.WARNING, logger="kistore.index.index"):
         assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
         assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]  # in step: silent
         Index(store).rebuild(store.commit("HEAD").tree, progress=lambda n: None)  # a bar
@@ -324,8 +324,8 @@ def test_shard_diff_finds_what_git_diff_finds(store, kit, world):
     """Adds, a metadata edit, a removal and a mode change, between every pair of commits."""
     import os
 
-    from kistore import layout
-    from kistore.query.index import shard_diff
+    from kistore.core import layout
+    from kistore.index.index import shard_diff
 
     from .conftest import git
 
@@ -360,7 +360,7 @@ def test_shard_diff_finds_what_git_diff_finds(store, kit, world):
 
 def test_failed_index_write_leaves_nothing_half_written(store, kit, world):
     """``with conn:`` on the autocommit connection committed each executemany row alone."""
-    from kistore.query.transaction import transaction
+    from kistore.index.transaction import transaction
 
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
     conn = Index(store).open()

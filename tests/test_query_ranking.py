@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kistore.errors import InputError
-from kistore.evidence import Evidence
-from kistore.query.catalog import MemoryCatalog, describe_all
+from kistore.attest.evidence import Evidence
+from kistore.core.errors import InputError
+from kistore.index.catalog import MemoryCatalog, describe_all
 from kistore.query.policy import ASCENDING, DESCENDING, Comparison, RankingPolicy
 from kistore.query.ranking import rank_group
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kistore.query import refs
+from kistore.index import refs
 
 from .conftest import git
 

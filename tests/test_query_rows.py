@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from bench.generate import manifests
-from kistore import canonical, layout
-from kistore.digest import Digest, is_digest
+from kistore.core import canonical, layout
+from kistore.core.digest import Digest, is_digest
+from kistore.index.catalog import MemoryCatalog
+from kistore.index.index import Index, index_path, open_catalog
 from kistore.query.answers import list_manifests, rank
-from kistore.query.catalog import MemoryCatalog
-from kistore.query.index import Index, index_path, open_catalog
 from kistore.query.page import compare
 
 from .conftest import VECTORS, add_docs
@@ -141,7 +141,7 @@ def test_every_record_reads_back_as_the_canonical_bytes_it_was_made_from(generat
 def test_a_run_with_unusual_spec_keys_reads_back_exactly(store, kit):
     """Keys that sort differently by UTF-16 code units than by code points, a reference
     digest placed among them, and another apiVersion all come back as they were."""
-    from kistore.query import rows
+    from kistore.index import rows
 
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
     impl = kit.implementation("p")
@@ -171,7 +171,7 @@ def test_a_run_with_unusual_spec_keys_reads_back_exactly(store, kit):
 
 
 def test_digests_are_stored_once_as_32_bytes_and_rows_hold_ids(generated):
-    from kistore.query import rows
+    from kistore.index import rows
 
     open_catalog(generated, "HEAD")
     conn = sqlite3.connect(index_path(generated))
@@ -195,7 +195,7 @@ def test_a_damaged_row_rebuilds_the_index(generated):
 
 
 def test_the_dictionary_is_sampled_once_and_kept_by_incremental_updates(store, kit):
-    from kistore.query import rows
+    from kistore.index import rows
 
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
     add_docs(store, [protocol, env, workload])

@@ -13,10 +13,10 @@ import json
 
 import pytest
 
-from kistore import canonical, layout
-from kistore.digest import Digest
+from kistore.core import canonical, layout
+from kistore.core.digest import Digest
+from kistore.index.index import Index, open_catalog
 from kistore.query.answers import rank
-from kistore.query.index import Index, open_catalog
 
 from .conftest import git
 from .test_query_cli import run

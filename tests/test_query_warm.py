@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from kistore.query import warm, worktree
+from kistore.index import warm, worktree
 from kistore.query.answers import rank
 from kistore.store import Store
 
@@ -108,8 +108,8 @@ def test_commit_made_by_git_itself_is_seen(store, kit, world, monkeypatch):
 
 
 def test_notes_change_is_seen_by_the_next_warm_rank(store, kit, world, monkeypatch):
-    from kistore import signing
-    from kistore.trust import add_key
+    from kistore.attest import signing
+    from kistore.attest.trust import add_key
 
     digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
                                *new_run(kit, world, "b", 10)])
@@ -146,9 +146,10 @@ def test_branch_switch_is_seen_by_the_next_warm_rank(store, kit, world, monkeypa
 
 def test_withdrawal_filed_in_the_work_tree_is_never_skipped(store, kit, world, monkeypatch):
     """A run with an attestation folder (a pull request's file, no note) is read in full."""
-    from kistore import attestation, layout, notes, signing
-    from kistore.digest import Digest
-    from kistore.trust import add_key
+    from kistore.attest import attestation, notes, signing
+    from kistore.attest.trust import add_key
+    from kistore.core import layout
+    from kistore.core.digest import Digest
 
     digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
                                *new_run(kit, world, "b", 10)])
@@ -174,7 +175,7 @@ def test_notes_on_other_groups_leave_a_warm_rank_without_pygit2(store, kit, worl
 
 
 def test_notes_ref_is_the_one_kistore_notes_writes():
-    from kistore import notes
+    from kistore.attest import notes
 
     assert warm.NOTES_REF == notes.NOTES_REF
 
@@ -209,7 +210,7 @@ def test_reindex_keeps_the_work_tree_cache_so_the_next_rank_reads_no_file(store,
     import sqlite3
 
     from kistore.cli import main
-    from kistore.query.index import index_path
+    from kistore.index.index import index_path
 
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
                      *new_run(kit, world, "b", 10)])
@@ -371,7 +372,7 @@ def test_a_name_not_found_reads_no_shard_that_did_not_change(store, kit, world, 
 
 def test_shard_listings_are_packed_as_bytes_and_read_back_alike():
     """HEAD's shard listings were JSON text: 230 B a manifest of the index."""
-    from kistore.query.warm import pack_listing, unpack_listing
+    from kistore.index.warm import pack_listing, unpack_listing
 
     listing = {f"{'ab' * 31}.json": "12" * 20, f"{'0f' * 31}.json": "fe" * 20}
     packed = pack_listing(listing)

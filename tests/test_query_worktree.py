@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from kistore.query import worktree
+from kistore.index import worktree
 from kistore.query.answers import list_manifests
 from kistore.store import Store
 

@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from kistore.model import Manifest
-from kistore.schema import KINDS, check_manifest, schema_names
+from kistore.core.model import Manifest
+from kistore.core.schema import KINDS, check_manifest, schema_names
 
 from .conftest import PUBLISHED
 

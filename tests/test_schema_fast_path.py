@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.generate import manifests
-from kistore import schema
+from kistore.core import schema
 
 SAMPLES = [d for d in manifests(60) if d["kind"] != "BenchmarkRun"][:8] + \
     [d for d in manifests(60) if d["kind"] == "BenchmarkRun"][:4]

@@ -10,8 +10,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kistore import signing
-from kistore.errors import InputError, VerificationError
+from kistore.attest import signing
+from kistore.core.errors import InputError, VerificationError
 
 from .conftest import fixed_key
 

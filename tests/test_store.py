@@ -13,11 +13,12 @@ from unittest import mock
 
 import pytest
 
-from kistore import gitindex, layout
-from kistore.commit import BranchCommit
-from kistore.digest import Digest
-from kistore.errors import MultipleErrors, ResolutionError, StoreStateError
-from kistore.model import Manifest
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.core.errors import MultipleErrors, ResolutionError, StoreStateError
+from kistore.core.model import Manifest
+from kistore.git import gitindex
+from kistore.git.commit import BranchCommit
 from kistore.store import AddInterrupted, Store
 
 from .conftest import PUBLISHED, git, snapshot
@@ -247,7 +248,7 @@ def test_ambiguous_prefix_lists_candidates(store):
             break
     pair = next(v for v in found.values() if len(v) == 2)
     store.add(pair)
-    from kistore.digest import match_prefix
+    from kistore.core.digest import match_prefix
     with pytest.raises(ResolutionError) as caught:
         match_prefix(pair[0].digest.hex[:2], [p.digest for p in pair])
     assert all(str(p.digest) in str(caught.value) for p in pair)
@@ -257,7 +258,7 @@ def test_tampered_object_fails_on_read(store, store_path, bundle):
     store.add([Manifest.from_document(bundle["protocol"])])
     path = store_path / layout.object_path(Digest.from_str(PUBLISHED["protocol"]))
     path.write_bytes(path.read_bytes().replace(b"v1.1", b"v1.2"))
-    from kistore.errors import VerificationError
+    from kistore.core.errors import VerificationError
     with pytest.raises(VerificationError) as caught:
         store.read(PUBLISHED["protocol"])
     assert "corrupt" in str(caught.value)
@@ -265,7 +266,7 @@ def test_tampered_object_fails_on_read(store, store_path, bundle):
 
 WRITER = textwrap.dedent("""
     import sys
-    from kistore.model import Manifest
+    from kistore.core.model import Manifest
     from kistore.store import Store
     store = Store(sys.argv[1])
     for i in range(int(sys.argv[3])):
@@ -290,8 +291,8 @@ def test_concurrent_committers_lose_nothing(store_path):
 
 SAME_NAME = textwrap.dedent("""
     import sys
-    from kistore.errors import MultipleErrors
-    from kistore.model import Manifest
+    from kistore.core.errors import MultipleErrors
+    from kistore.core.model import Manifest
     from kistore.store import Store
     store = Store(sys.argv[1])
     for i in range(int(sys.argv[3])):
@@ -410,7 +411,8 @@ def test_disk_full_while_the_child_writes_moves_no_branch_and_leaves_no_file(
 def test_failed_commit_while_the_child_writes_undoes_its_files(store, store_path):
     before = snapshot(store_path)
     head = git(store_path, "rev-parse", "HEAD")
-    with mock.patch("kistore.commit._build_tree", side_effect=StoreStateError("lost the race")), \
+    lost = StoreStateError("lost the race")
+    with mock.patch("kistore.git.commit._build_tree", side_effect=lost), \
             pytest.raises(StoreStateError):
         store.add(bulk_batch(), commit=True, message="bulk")
     assert snapshot(store_path) == before
@@ -517,7 +519,7 @@ def test_a_stale_index_lock_refuses_the_add_before_any_file_is_written(
         store, store_path, bundle, monkeypatch):
     # A new-user test: a crashed git's .git/index.lock was found only after every file was
     # written and packed.
-    monkeypatch.setattr("kistore.commit.INDEX_WAIT_S", 0.1)
+    monkeypatch.setattr("kistore.git.commit.INDEX_WAIT_S", 0.1)
     (store_path / ".git" / "index.lock").write_bytes(b"")
     before = _state(store_path)
     with pytest.raises(StoreStateError, match=r"index\.lock: this lock file exists: .* if no "
@@ -532,7 +534,7 @@ def test_a_stale_branch_lock_is_named_not_called_a_busy_branch(
         store, store_path, bundle, monkeypatch):
     # A new-user test: a leftover .git/refs/heads/main.lock gave "the branch kept moving
     # under concurrent writers" after 18 s of retries.
-    monkeypatch.setattr("kistore.commit.CAS_ATTEMPTS", 2)
+    monkeypatch.setattr("kistore.git.commit.CAS_ATTEMPTS", 2)
     lock = store_path / ".git" / "refs" / "heads" / "main.lock"
     lock.write_bytes(b"")
     before = _state(store_path)
@@ -605,7 +607,7 @@ def test_no_git_command_takes_the_files_while_add_commit_writes_them(
     # A new-user test: before staging, the files being written were untracked and git's
     # index was not locked. A `git stash -u` then took them (the add exited 0 and its files
     # were gone: KI402 in verify); a `git add -A` + commit held objects without metadata.
-    from kistore.writer import FileBatch
+    from kistore.git.writer import FileBatch
 
     batch = bulk_batch() if size == "bulk" else bulk_batch()[:1]
     (store_path / "mine.txt").write_text("mine")
@@ -637,7 +639,7 @@ def test_a_new_branch_switched_to_while_add_commit_writes_gets_no_commit(
         store, store_path, monkeypatch, size):
     # A new-user test: `git switch -c feature` needs no index change, so it succeeds
     # under kistore's index lock; the add then committed onto `feature`, not `main`.
-    from kistore.writer import FileBatch
+    from kistore.git.writer import FileBatch
 
     batch = bulk_batch() if size == "bulk" else bulk_batch()[:1]
     before = _state(store_path)
@@ -712,7 +714,7 @@ def test_a_name_catalog_that_cannot_be_written_does_not_fail_the_add(store, bund
                                                                       monkeypatch):
     import sqlite3
 
-    from kistore.catalog import Catalog
+    from kistore.index.names import Catalog
 
     def full(*args, **kwargs):
         raise sqlite3.OperationalError("database or disk is full")
@@ -727,7 +729,7 @@ def test_a_name_catalog_that_cannot_be_written_does_not_fail_the_add(store, bund
 
 _KILLED_ADD = r"""
 import os, signal, sys
-from kistore.inputs import read_inputs
+from kistore.store.inputs import read_inputs
 from kistore.store import Store
 
 real, renamed = os.replace, []
@@ -781,7 +783,7 @@ def test_stale_temp_files_go_by_the_write_lock_not_by_pid(store, tmp_path, kit):
     """Under the write lock no other writer can be mid-write in the clone, so a temp file
     named with a live PID (a reused one: here this very process) is stale too; one in a
     shard the add does not write stays (no scan of the store per add)."""
-    from kistore.inputs import read_inputs
+    from kistore.store.inputs import read_inputs
 
     located = read_inputs([str(kit_bundle(kit, tmp_path / "bundle.json"))])
     touched = {layout.object_path(x.manifest.digest).rpartition("/")[0] for x in located}
@@ -966,7 +968,7 @@ def test_a_second_ctrl_c_does_not_stop_the_undo_half_way(store, store_path, monk
     import os
     import signal
 
-    from kistore.writer import FileBatch
+    from kistore.git.writer import FileBatch
 
     batch = bulk_batch()
     before = _state(store_path)

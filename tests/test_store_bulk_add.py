@@ -13,9 +13,10 @@ import os
 import pytest
 
 from bench.generate import manifests
-from kistore import admission, layout
-from kistore.errors import MultipleErrors
-from kistore.model import Manifest
+from kistore.core import layout
+from kistore.core.errors import MultipleErrors
+from kistore.core.model import Manifest
+from kistore.store import admission
 
 from .conftest import snapshot
 

@@ -1,4 +1,4 @@
-"""kistore.treediff against git itself: ``git diff-tree -r --no-renames`` of the same trees."""
+"""kistore.git.treediff against git itself: ``git diff-tree -r --no-renames`` of the same trees."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from kistore import layout, treediff
+from kistore.core import layout
+from kistore.git import treediff
 
 from .conftest import git
 

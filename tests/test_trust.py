@@ -7,9 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from kistore import signing
-from kistore.errors import InputError, MultipleErrors
-from kistore.trust import (
+from kistore.attest import signing
+from kistore.attest.trust import (
     TRUST_FILE,
     Trust,
     add_key,
@@ -18,6 +17,7 @@ from kistore.trust import (
     parse_time,
     revoke_key,
 )
+from kistore.core.errors import InputError, MultipleErrors
 
 from .conftest import fixed_key
 
@@ -129,7 +129,7 @@ def test_an_entry_in_the_second_a_key_was_revoked_counts_as_after_it():
     # A new-user attack: a notes commit backdated below its parent is judged at the
     # parent's time, 06:31:55 (commit dates have whole seconds), and passed a revocation
     # at 06:31:55.358: the key's holder made a run `verified` after its revocation.
-    from kistore.trust import TrustedKey
+    from kistore.attest.trust import TrustedKey
 
     revoked = datetime(2026, 11, 30, 6, 31, 55, 358168, tzinfo=UTC)
     key = TrustedKey("SHA256:x", "ssh-ed25519 AAAA", ("rerun",), revoked_at=revoked,

@@ -1,5 +1,6 @@
-"""kistore.verify (pure checks) and kistore.audit (verify over a store): each rule fires on a
-fixture that breaks it, with the exact file, place and values; clean bytes yield nothing."""
+"""kistore.check.rules (pure checks) and kistore.check.audit (verify over a store): each rule
+fires on a fixture that breaks it, with the exact file, place and values; clean bytes yield
+nothing."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kistore import audit, canonical, canonical_fast, schema, verify
+from kistore.check import audit
+from kistore.check import rules as verify
 from kistore.cli import main
-from kistore.digest import Digest
-from kistore.findings import RULES, exit_code
+from kistore.core import canonical, canonical_fast, schema
+from kistore.core.digest import Digest
+from kistore.core.findings import RULES, exit_code
 from kistore.store import Store
 
 from .conftest import PUBLISHED, ROOT, commit_all, git, other_environment, store_file, write_raw
@@ -292,7 +295,7 @@ def test_verify_workers_end_on_sigterm_even_when_the_cli_catches_it(published):
 
 
 def test_extra_checkers_run_after_the_contents_check(published):
-    from kistore.findings import Finding
+    from kistore.core.findings import Finding
 
     seen = []
 
@@ -307,7 +310,7 @@ def test_extra_checkers_run_after_the_contents_check(published):
 # -- docs/rules.md documents every rule -------------------------------------------------
 
 def test_every_rule_has_a_row_in_docs_rules():
-    import kistore.gate  # noqa: F401 - registers the gate's rules
+    import kistore.check.gate  # noqa: F401 - registers the gate's rules
 
     text = (ROOT / "docs" / "rules.md").read_text()
     rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| (KI\d{3}) \| ([a-z-]+) \|", text,
@@ -396,7 +399,7 @@ def test_published_objects_take_the_fast_paths(bundle):
 @given(st.sampled_from(["run", "protocol", "environment"]), st.data())
 def test_fast_schema_check_is_never_more_lenient(bundle_kind, data):
     """jsonschema-rs answers "valid" only when python-jsonschema finds nothing too."""
-    from kistore.schema import check_manifest
+    from kistore.core.schema import check_manifest
 
     document = json.loads((ROOT.parent / "shared/examples/"
                            "sol-execbench-submission-20464.bundle.json").read_text())[bundle_kind]

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from kistore import canonical
 from kistore.cli import main
+from kistore.core import canonical
 
 from .conftest import PUBLISHED, commit_all, git, other_environment, store_file, write_raw
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kistore import verify
-from kistore.digest import Digest
-from kistore.model import REFERENCE_FIELDS
-from kistore.schema import KINDS
+from kistore.check import rules as verify
+from kistore.core.digest import Digest
+from kistore.core.model import REFERENCE_FIELDS
+from kistore.core.schema import KINDS
 
 _HEXES = [c * 64 for c in "0123456789"]
 _REFS = [None, *(f"sha256:{h}" for h in _HEXES[:6]), "sha256:" + "f" * 64]
@@ -103,7 +103,7 @@ _plain_path = st.builds("{}/{}".format, st.sampled_from(["store/objects/sha256",
 @given(st.dictionaries(st.one_of(_store_path, _plain_path, _plain_path), _mode, max_size=12),
        st.integers(1, 4), st.integers(1, 5), st.booleans())
 def test_unit_chunks_pair_as_the_dict_of_pairs_did(modes, chunk, batch, everything):
-    from kistore import audit
+    from kistore.check import audit
 
     # everything=True pairs runs of plain paths a batch at a time (audit._plain_units)
     saved = audit.CHUNK, audit._BATCH
@@ -132,7 +132,7 @@ def test_unit_chunks_pair_as_the_dict_of_pairs_did(modes, chunk, batch, everythi
 
 
 def test_a_path_holding_a_newline_is_not_paired_as_two_objects():
-    from kistore import audit
+    from kistore.check import audit
 
     first, second = (f"store/objects/sha256/{name}" for name in _SHARD_NAMES[:2])
     modes = {f"{first}\n{second}": 0o100644}

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kistore import canonical, verify
-from kistore.digest import Digest
-from kistore.model import REFERENCE_FIELDS
+from kistore.check import rules as verify
+from kistore.core import canonical
+from kistore.core.digest import Digest
+from kistore.core.model import REFERENCE_FIELDS
 from tests.conftest import ROOT, store_file
 
 OBJECT_PATH = "store/objects/sha256/00/" + "0" * 62 + ".json"
@@ -153,7 +154,8 @@ _path_parts = st.lists(st.sampled_from(
 @given(_path_parts, st.text(_HEX, min_size=64, max_size=64),
        st.sampled_from(["objects", "metadata"]), st.booleans())
 def test_pair_key_agrees_with_layout_digest_from_path(parts, hex_, base, mangle):
-    from kistore import audit, layout
+    from kistore.check import audit
+    from kistore.core import layout
 
     path = f"store/{base}/sha256/{hex_[:2]}/{hex_[2:]}.json"
     if mangle:
@@ -173,7 +175,7 @@ def test_pair_key_agrees_with_layout_digest_from_path(parts, hex_, base, mangle)
 def test_plain_date_time_shortcut_is_a_subset_of_rfc3339_validator(text):
     import rfc3339_validator
 
-    from kistore import schema
+    from kistore.core import schema
 
     if schema._PLAIN_DATE_TIME.fullmatch(text):
         assert rfc3339_validator.validate_rfc3339(text) and "\n" not in text, text
@@ -187,7 +189,7 @@ def test_plain_date_time_shortcut_is_a_subset_of_rfc3339_validator(text):
     ("2026-01-22T20:58:57+05:30", True), ("2026-01-22T24:00:00Z", False),
 ])
 def test_date_time_verdicts(text, valid):
-    from kistore import schema
+    from kistore.core import schema
 
     assert schema._is_date_time(text) is valid
 
@@ -202,7 +204,7 @@ _reference_values = st.none() | st.integers() | st.sampled_from(
 @settings(max_examples=800, deadline=None)
 @given(st.fixed_dictionaries({}, optional={f: _reference_values for f in REFERENCE_FIELDS}))
 def test_run_references_are_the_fields_that_are_digests(spec):
-    from kistore.digest import is_digest
+    from kistore.core.digest import is_digest
 
     expected = tuple(spec.get(f) if is_digest(spec.get(f)) else None for f in REFERENCE_FIELDS)
     assert verify._run_references(spec) == expected

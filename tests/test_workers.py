@@ -14,7 +14,7 @@ import pytest
 # worker blocks for ever, as a parse worker blocked writing to a full pipe does.
 _PARENT = r"""
 import os, sys, time
-from kistore.workers import start_worker
+from kistore.core.workers import start_worker
 
 parent = os.getpid()
 child = os.fork()
@@ -63,7 +63,7 @@ def _handlers() -> tuple[object, object]:
 def test_a_worker_leaves_ctrl_c_to_the_parent_and_takes_sigterm_at_its_default():
     import multiprocessing
 
-    from kistore.workers import start_worker
+    from kistore.core.workers import start_worker
 
     with multiprocessing.get_context("fork").Pool(1, start_worker, (os.getpid(),)) as pool:
         assert pool.apply(_handlers) == (signal.SIG_IGN, signal.SIG_DFL)

@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from kistore.writer import BULK_LISTING, FileBatch, atomic_write
+from kistore.git.writer import BULK_LISTING, FileBatch, atomic_write
 
 
 def files(n: int) -> dict[str, bytes]:
@@ -82,7 +82,7 @@ def test_a_child_that_dies_without_a_word_is_a_failure_and_undone(tmp_path, monk
 
 _KILLED_PARENT = """
 import os, signal, sys
-from kistore.writer import FileBatch
+from kistore.git.writer import FileBatch
 files = {f"store/objects/{i % 256:02x}/{i:062x}.json": b'{"n":%d}' % i for i in range(6000)}
 batch = FileBatch(sys.argv[1], files)
 batch.start(2)
@@ -92,7 +92,7 @@ os.kill(os.getpid(), signal.SIGKILL)  # the parent dies before reading any reply
 
 _FAILED_PARENT = """
 import sys
-from kistore.writer import FileBatch
+from kistore.git.writer import FileBatch
 files = {f"store/objects/{i % 256:02x}/{i:062x}.json": b'{"n":%d}' % i for i in range(6000)}
 batch = FileBatch(sys.argv[1], files)
 batch.start(2)
@@ -137,7 +137,7 @@ def test_undo_before_wait_reads_the_replies_and_does_not_hang(tmp_path):
 def test_undo_stops_a_running_child_between_two_files(tmp_path, monkeypatch):
     # A new-user report: Ctrl-C during a bulk add took 4-7 s to take effect, because the
     # undo waited for the child to write every one of its files before removing them all.
-    from kistore import writer
+    from kistore.git import writer
 
     log = tmp_path / "written.log"
     real = writer._write
@@ -169,7 +169,7 @@ def test_a_child_leaves_ctrl_c_and_sigterm_to_the_parent(tmp_path, monkeypatch):
     import signal
     import time
 
-    from kistore import writer
+    from kistore.git import writer
 
     real = writer._write
 

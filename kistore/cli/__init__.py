@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from ..errors import KistoreError
+from ..core.errors import KistoreError
 
 
 class StoreContext:
@@ -234,8 +234,8 @@ def warn_unreadable(store: Any, catalog: object, at: str | None = None) -> None:
     committed = {d: why for d, why in (skipped() if callable(skipped) else {}).items()
                  if d not in unreadable}
     if unreadable:
-        from ..digest import Digest
-        from ..query.catalog import damage
+        from ..core.digest import Digest
+        from ..index.catalog import damage
 
         shown = ", ".join(unreadable[:3]) + (" ..." if len(unreadable) > 3 else "")
         click.echo(f"warning: {len(unreadable)} manifest(s) in the work tree do not verify and "
@@ -316,7 +316,7 @@ def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None, *,
         ResolutionError: a ``KIND/NAME`` two manifests hold, listing them; a ``KIND/NAME``
             not found, with the hint; else the original error.
     """
-    from ..errors import KistoreError, ResolutionError
+    from ..core.errors import KistoreError, ResolutionError
     from .names import refuse_incomplete_names, refuse_shared_names
 
     refuse_incomplete_names(refs)
@@ -326,7 +326,7 @@ def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None, *,
     except ResolutionError:
         if at is not None or store.root is None:
             raise
-        from ..schema import KINDS
+        from ..core.schema import KINDS
 
         for ref in refs:
             kind, slash, name = (ref or "").partition("/")
@@ -358,8 +358,8 @@ def _work_tree_matches(store: Any, ref: str) -> bool:
     the object is there. (Resolving again to find out took an ambiguous prefix whose other
     match was not committed for a deleted file: "could not be read; run kistore verify".)
     """
-    from ..digest import parse_prefix
-    from ..layout import OBJECTS_DIR
+    from ..core.digest import parse_prefix
+    from ..core.layout import OBJECTS_DIR
 
     prefix = parse_prefix(ref)
     if prefix is None:

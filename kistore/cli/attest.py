@@ -48,8 +48,8 @@ def key_generate(path: str, encrypt: bool, as_json: bool) -> None:
       kistore key generate ~/.kistore/k
       kistore trust add ~/.kistore/k.pub --role rerun
     """
-    from .. import signing
-    from ..errors import InputError
+    from ..attest import signing
+    from ..core.errors import InputError
 
     passphrase = None
     if encrypt:
@@ -92,8 +92,8 @@ def load_signing_key(path: str) -> Any:
     Raises:
         InputError: no such file, not an Ed25519 private key, or a wrong passphrase.
     """
-    from .. import signing
-    from ..errors import InputError
+    from ..attest import signing
+    from ..core.errors import InputError
 
     try:
         data = Path(path).read_bytes()
@@ -147,10 +147,11 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     """
     from datetime import UTC, datetime
 
-    from .. import attestation, canonical, layout
-    from ..errors import InputError
-    from ..notes import attach
-    from ..trust import format_time
+    from ..attest import attestation
+    from ..attest.notes import attach
+    from ..attest.trust import format_time
+    from ..core import canonical, layout
+    from ..core.errors import InputError
 
     store = ctx.store()
     with explaining_misses(store, [ref], None):
@@ -195,7 +196,7 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
       kistore attestations BenchmarkRun/sol-submission-20464
       kistore attestations 384a96d0 --json
     """
-    from ..evidence import evidence_for
+    from ..attest.evidence import evidence_for
 
     store = ctx.store()
     with explaining_misses(store, [ref], at, names_at_commits=True):
@@ -241,8 +242,8 @@ def notes_sync(ctx: StoreContext, as_json: bool) -> None:
     Example:
       kistore notes sync && kistore notes push origin
     """
-    from ..errors import MultipleErrors
-    from ..notes import sync
+    from ..attest.notes import sync
+    from ..core.errors import MultipleErrors
 
     result = sync(ctx.store())
     if as_json:
@@ -265,7 +266,7 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
     Example:
       kistore notes fetch origin
     """
-    from ..notes import fetch
+    from ..attest.notes import fetch
 
     gained = fetch(ctx.store(), remote)
     if as_json:
@@ -285,7 +286,7 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     Example:
       kistore notes push origin
     """
-    from ..notes import push
+    from ..attest.notes import push
 
     gained = push(ctx.store(), remote)
     if as_json:
@@ -315,8 +316,8 @@ def _read_key_text(key_arg: str) -> str:
         InputError: KEY is neither an existing file nor an OpenSSH line (it was read as a
             key line and refused as "-: not an Ed25519 public key").
     """
-    from .. import signing
-    from ..errors import InputError
+    from ..attest import signing
+    from ..core.errors import InputError
 
     path = Path(key_arg)
     if not key_arg.startswith("ssh-") and not path.is_file():
@@ -352,8 +353,8 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
       kistore trust add ~/.kistore/k.pub --role rerun --valid-from 2026-01-01
       git add store/trust && git commit -m "trust: CI rerun key"
     """
-    from ..errors import StoreStateError
-    from ..trust import add_key, parse_time
+    from ..attest.trust import add_key, parse_time
+    from ..core.errors import StoreStateError
 
     store = ctx.store()
     if store.root is None:
@@ -365,7 +366,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
     if as_json:
         emit_json(entry.to_json())
     elif entry.revoked_at is not None:  # a role added to a revoked key: it still counts for none
-        from ..trust import format_time
+        from ..attest.trust import format_time
 
         click.echo(f"{entry.keyid} now lists {', '.join(entry.roles)}, but it was revoked at "
                    f"{format_time(entry.revoked_at)}: nothing it signs from then on counts. "
@@ -389,8 +390,8 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
     Example:
       kistore trust revoke SHA256:pURSfrPtTIYl6tnaV/mojdKG6ZmD3bZ5gsfUEKHo7Mc
     """
-    from ..errors import StoreStateError
-    from ..trust import format_time, parse_time, revoke_key
+    from ..attest.trust import format_time, parse_time, revoke_key
+    from ..core.errors import StoreStateError
 
     store = ctx.store()
     if store.root is None:
@@ -414,7 +415,7 @@ def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
     Example:
       kistore trust list --json
     """
-    from ..trust import load_trust
+    from ..attest.trust import load_trust
 
     keys = load_trust(ctx.store().view(at)).keys
     if as_json:

@@ -6,7 +6,7 @@ import datetime as dt
 
 import click
 
-from ..citation_formats import FORMATS
+from ..cite.formats import FORMATS
 from . import StoreContext, emit_json, explaining_misses
 
 pass_ctx = click.make_pass_decorator(StoreContext)
@@ -39,8 +39,8 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
       kistore cite 384a96d0 --format bibtex --accessed 2026-11-29
       kistore cite 384a96d0 --format cff > CITATION.cff
     """
-    from ..citation import cite as build
-    from ..citation import render
+    from ..cite.citation import cite as build
+    from ..cite.citation import render
 
     if as_json and fmt != "text":
         raise click.UsageError("--json prints the citation's facts; do not combine it with "

@@ -70,7 +70,7 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     """
     import gc
 
-    from ..inputs import read_inputs
+    from ..store.inputs import read_inputs
 
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
@@ -113,7 +113,7 @@ def digest(files: tuple[str, ...], as_json: bool) -> None:
     Example:
       kistore digest ../shared/examples/sol-execbench-submission-20464.bundle.json
     """
-    from ..inputs import read_inputs
+    from ..store.inputs import read_inputs
 
     found = read_inputs(files)
     if as_json:
@@ -145,11 +145,11 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
       kistore show BenchmarkRun/sol-submission-20464
       kistore show BenchmarkProtocol/sol-execbench-leaderboard-v1-1 --json
     """
-    from ..citation import short_citation
-    from ..digest import Digest
-    from ..errors import ResolutionError
+    from ..cite.citation import short_citation
+    from ..core.digest import Digest
+    from ..core.errors import ResolutionError
+    from ..index.index import open_catalog
     from ..query.answers import NoComparisonGroup, find
-    from ..query.index import open_catalog
     from ..query.page import run_page
 
     store = ctx.store()

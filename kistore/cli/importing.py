@@ -6,14 +6,7 @@ import sys
 
 import click
 
-from . import (
-    StoreContext,
-    emit_json,
-    ignore_interrupts,
-    interrupt_says,
-    say_landed,
-    undone_add,
-)
+from . import StoreContext, emit_json, ignore_interrupts, interrupt_says, say_landed, undone_add
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 

@@ -25,10 +25,10 @@ from typing import Any
 
 import click
 
-from .. import layout
-from ..digest import Digest
-from ..errors import InputError, ResolutionError
-from ..schema import KINDS
+from ..core import layout
+from ..core.digest import Digest
+from ..core.errors import InputError, ResolutionError
+from ..core.schema import KINDS
 
 FIX = ("a name must be unique per kind (`kistore verify`: KI205): restore a metadata file "
        "edited by hand with `git checkout -- FILE`, or give one of them another name with "

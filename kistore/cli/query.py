@@ -46,8 +46,8 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
       kistore rank BenchmarkRun/sol-submission-20464
       kistore rank 384a96d0 --comparison measured --json
     """
+    from ..index.index import open_catalog
     from ..query.answers import rank as rank_group
-    from ..query.index import open_catalog
 
     store = ctx.store()
     catalog = open_catalog(store, at)
@@ -95,7 +95,7 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
       kistore compare BenchmarkRun/sol-submission-20464
       kistore compare 384a96d0 --comparison measured --json
     """
-    from ..query.index import open_catalog
+    from ..index.index import open_catalog
     from ..query.page import compare as compare_runs
 
     store = ctx.store()
@@ -140,8 +140,8 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
       kistore ls --kind BenchmarkRun --hardware "NVIDIA B200"
       kistore ls --kind BenchmarkProtocol --json
     """
+    from ..index.index import open_catalog
     from ..query.answers import list_manifests
-    from ..query.index import open_catalog
 
     store = ctx.store()
     catalog = open_catalog(store, at)
@@ -182,7 +182,7 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
     Example:
       kistore reindex
     """
-    from ..query.index import Index, count_objects
+    from ..index.index import Index, count_objects
 
     store = ctx.store()
     tree = store.commit(at).tree

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ..findings import ERROR, INFO, WARNING, Finding, exit_code
+from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
 from . import StoreContext, emit_json
 
 pass_ctx = click.make_pass_decorator(StoreContext)
@@ -105,8 +105,8 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
       kistore verify --at origin/main --json
       kistore verify --jobs 4
     """
-    from ..audit import count_files, snapshot
-    from ..audit import verify as run
+    from ..check.audit import count_files, snapshot
+    from ..check.audit import verify as run
 
     store = ctx.store()
     snap = snapshot(store, at)
@@ -140,8 +140,8 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, fmt: str | None,
       kistore check --format github "$BASE_SHA..$HEAD_SHA"
       kistore check --updates -        # in a pre-receive hook
     """
-    from ..errors import InputError
-    from ..gate import check_range, check_updates, parse_range
+    from ..check.gate import check_range, check_updates, parse_range
+    from ..core.errors import InputError
 
     if (range_ is None) == (updates is None):
         raise click.UsageError("give either BASE..HEAD or --updates FILE")

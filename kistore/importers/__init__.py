@@ -23,10 +23,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .. import canonical
-from ..errors import InputError, KistoreError, MultipleErrors
-from ..model import Manifest
-from ..schema import KINDS
+from ..core import canonical
+from ..core.errors import InputError, KistoreError, MultipleErrors
+from ..core.model import Manifest
+from ..core.schema import KINDS
 from . import flashinfer_trace, kernelbench, sol_execbench
 from .common import Plan, Record, expand
 

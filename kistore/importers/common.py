@@ -23,12 +23,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .. import canonical
-from ..canonical import escape_pointer
-from ..digest import Digest
-from ..errors import InputError, KistoreError, MultipleErrors
-from ..model import object_document
-from ..schema import API_VERSION, describe_error
+from ..core import canonical
+from ..core.canonical import escape_pointer
+from ..core.digest import Digest
+from ..core.errors import InputError, KistoreError, MultipleErrors
+from ..core.model import object_document
+from ..core.schema import API_VERSION, describe_error
 
 ANNOTATION = "kernelindex.dev/"
 """Prefix of every provenance annotation key (``kernelindex.dev/source`` ...)."""

@@ -23,8 +23,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from .. import canonical
-from ..errors import KistoreError, MultipleErrors
+from ..core import canonical
+from ..core.errors import KistoreError, MultipleErrors
 from .common import (
     TRACE_STATUSES,
     Plan,

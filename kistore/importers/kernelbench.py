@@ -24,7 +24,7 @@ import re
 from functools import partial
 from typing import Any
 
-from ..errors import KistoreError, MultipleErrors
+from ..core.errors import KistoreError, MultipleErrors
 from .common import (
     Plan,
     Record,

@@ -22,7 +22,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..errors import KistoreError, MultipleErrors
+from ..core.errors import KistoreError, MultipleErrors
 from . import sol_execbench_runs
 from .common import (
     Plan,

@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..errors import KistoreError
+from ..core.errors import KistoreError
 from .common import (
     TRACE_STATUSES,
     Record,

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import layout
-from ..digest import Digest, is_digest
-from ..errors import InputError, ResolutionError, VerificationError
-from ..evidence import SOURCE_NATIVE, Evidence, evidence_for_many
-from ..schema import KINDS
-from .catalog import Catalog, damage
-from .index import open_catalog
+from ..attest.evidence import SOURCE_NATIVE, Evidence, evidence_for_many
+from ..core import layout
+from ..core.digest import Digest, is_digest
+from ..core.errors import InputError, ResolutionError, VerificationError
+from ..core.schema import KINDS
+from ..index.catalog import Catalog, damage
+from ..index.index import open_catalog
+from ..index.records import Record
+from ..index.warm import maybe_attested
 from .policy import load_policy
 from .ranking import Ranking, rank_group
-from .records import Record
-from .warm import maybe_attested
 
 
 class NoComparisonGroup(InputError):

@@ -11,15 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..digest import Digest
-from ..errors import InputError, KistoreError
-from ..evidence import SOURCE_NATIVE
-from ..model import Manifest
+from ..attest.evidence import SOURCE_NATIVE
+from ..core.digest import Digest
+from ..core.errors import InputError, KistoreError
+from ..core.model import Manifest
+from ..index.catalog import Catalog
+from ..index.index import open_catalog
+from ..index.records import Record
 from .answers import rank
-from .catalog import Catalog
-from .index import open_catalog
 from .ranking import Ranking, Row
-from .records import Record
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,8 +24,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from .. import canonical, layout
-from ..errors import InputError, MultipleErrors
+from ..core import canonical, layout
+from ..core.errors import InputError, MultipleErrors
 
 POLICY_PATH = layout.POLICY_FILE
 """Where a store keeps its ranking policy."""
@@ -138,7 +138,7 @@ def parse_policy(data: bytes, *, file: str) -> RankingPolicy:
     """
     document = canonical.loads(data, file=file)
     if data != default_policy_bytes():  # the shipped default is checked by a test, not per query
-        from ..schema import check_document
+        from ..core.schema import check_document
 
         findings = check_document(document, "RankingPolicy.json", file=file)
         if findings:

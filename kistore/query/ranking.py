@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InputError
-from ..evidence import SOURCE_NATIVE, VERIFIED, Evidence
+from ..attest.evidence import SOURCE_NATIVE, VERIFIED, Evidence
+from ..core.errors import InputError
+from ..index.records import Record
 from .policy import DESCENDING, Comparison, resolve_pointer
-from .records import Record
 
 EVIDENCE_LEVELS = (SOURCE_NATIVE, VERIFIED)
 """Evidence levels, weakest first: ``--evidence L`` keeps runs at L or stronger."""

@@ -1,0 +1,388 @@
+"""Evidence level of a run (DESIGN §5): ``source-native`` until a trusted rerun agrees.
+
+This module is the seam between attestations and queries: queries ask
+:func:`evidence_for` and never read attestations themselves; ``verify`` asks
+:func:`check_attestations` for findings (rules KI301-KI309).
+
+How one attestation is judged (:func:`judge`):
+
+1. the bundle parses strictly and its signature verifies under the bundled key over the
+   exact payload bytes, for the subject it is attached to (:func:`kistore.attestation.
+   verify_bundle`); otherwise it is **invalid** (an error finding);
+2. types that need a role (``rerun`` -> ``rerun``, ``withdrawal`` -> ``maintainer``) are
+   looked up in ``store/trust/keys.json`` by the bundled key's fingerprint, at the time the
+   attestation first entered the repository (:mod:`kistore.notes`; for revocation and
+   expiry, at the later of that and the dates the signed payload states, :func:`signed_at`):
+
+   * key not in trust: a **community** attestation (listed and counted, no effect);
+   * key in trust but lacking the role, expired, not yet valid or revoked then: **not
+     counted**, with the reason (an error finding: a role claim the key lacks);
+   * key trusted for the role then: a ``rerun`` with outcome ``reproduced`` makes the run
+     **verified**; a ``withdrawal`` makes it **withdrawn**;
+3. every other valid attestation (reproduction, note, dispute) is a community attestation.
+
+``Evidence.community`` counts distinct signing keys among valid community attestations:
+one key counts once however many attestations, signatures or keyids it appears under.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..core.findings import ERROR, INFO, WARNING, Finding, rule
+
+SOURCE_NATIVE = "source-native"
+VERIFIED = "verified"
+
+INVALID = "invalid"
+NOT_COUNTED = "not-counted"
+COMMUNITY = "community"
+VERIFIES = "verifies"
+WITHDRAWS = "withdraws"
+DISAGREES = "disagrees"
+
+ATTESTATION_INVALID = rule(
+    "KI301", "attestation-invalid", ERROR,
+    "Remove the bundle, or have its signer attest again with `kistore attest`.")
+ROLE_NOT_TRUSTED = rule(
+    "KI302", "attestation-role-not-trusted", ERROR,
+    "Sign with a key trusted for the role at that time, or change store/trust/keys.json "
+    "by a reviewed pull request.")
+FILE_SUBJECT_MISSING = rule(
+    "KI303", "attestation-subject-missing", ERROR,
+    "Add the attested manifest to the store, or remove the attestation file.")
+NOTE_ON_UNKNOWN_OBJECT = rule(
+    "KI304", "note-on-unknown-object", WARNING,
+    "The note is on a blob that is no object of this store view; check out the branch "
+    "that holds it, or ignore.")
+FILE_MISPLACED = rule(
+    "KI305", "attestation-file-misplaced", ERROR,
+    "Attestation files live at store/attestations/sha256/XX/REST/<sha256 of the file>.json "
+    "and hold the bundle's canonical bytes; write them with `kistore attest --file`.")
+COMMUNITY_ATTESTATION = rule(
+    "KI306", "attestation-community", INFO,
+    "Listed and counted; it does not change the evidence level.")
+TRUSTED_ATTESTATION = rule(
+    "KI307", "attestation-trusted", INFO,
+    "A trusted rerun or withdrawal; it changes the evidence level or ranking.")
+ATTESTATIONS_SEEN = rule(
+    "KI308", "attestations-seen", INFO,
+    "Fetch notes with `kistore notes fetch origin`; attach pull-request files with "
+    "`kistore notes sync`.")
+TRUST_FILE_INVALID = rule(
+    "KI309", "trust-file-invalid", ERROR,
+    "Fix store/trust/keys.json (schemas/trust-keys.json), e.g. with `kistore trust add`.")
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What the attestations about one run amount to.
+
+    Attributes:
+        level: ``source-native`` or ``verified``.
+        withdrawn: True when a valid maintainer withdrawal applies (never ranked then).
+        community: number of valid community attestations (counted, never raising level).
+        attestations: a summary per attestation seen (type, keyid, valid, reason, source).
+    """
+
+    level: str = SOURCE_NATIVE
+    withdrawn: bool = False
+    community: int = 0
+    attestations: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """How one attestation was judged.
+
+    Attributes:
+        type: attestation type (``rerun``, ...); for an invalid bundle the type its payload
+            claims (unverified, display only), None when unreadable.
+        keyid: OpenSSH fingerprint of the bundled key, None when unreadable.
+        valid: True when the signature verifies and any role claim holds.
+        effect: ``invalid``, ``not-counted`` (role claim fails), ``community``,
+            ``verifies``, ``withdraws`` or ``disagrees`` (a trusted rerun that did not
+            reproduce).
+        reason: why, in one line (empty for a plain valid attestation).
+        source: ``note`` or ``file``.
+        location: the note (``refs/notes/kistore:<blob>``) or file path.
+        entered_at: when it entered the repository (UTC), the time trust is judged at.
+        outcome: the predicate's ``outcome`` for reproduction/rerun, else None.
+    """
+
+    type: str | None
+    keyid: str | None
+    valid: bool
+    effect: str
+    reason: str
+    source: str
+    location: str
+    entered_at: datetime
+    outcome: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the judgement as JSON (the ``attestations --json`` object)."""
+        from .trust import format_time
+
+        return {"type": self.type, "keyid": self.keyid, "valid": self.valid,
+                "effect": self.effect, "reason": self.reason, "source": self.source,
+                "location": self.location, "enteredAt": format_time(self.entered_at),
+                "outcome": self.outcome}
+
+
+def judge(seen: Any, trust: Any) -> Judgement:
+    """Judge one attestation as found in the repository.
+
+    Args:
+        seen: a :class:`kistore.notes.Seen` (bytes, subject, source, entry time).
+        trust: the store's :class:`kistore.trust.Trust`.
+
+    Returns:
+        The :class:`Judgement` (never raises for bad bundles: they are judged invalid).
+    """
+    from ..core.errors import KistoreError
+    from .attestation import ROLE_FOR_TYPE, Bundle, bundle_keyid, verify_bundle
+
+    base = {"source": seen.source, "location": seen.location, "entered_at": seen.entered_at}
+    if seen.defect:
+        return Judgement(None, None, False, INVALID, seen.defect, **base)
+    try:
+        bundle = Bundle.from_bytes(seen.data, file=seen.location)
+    except KistoreError as e:
+        return Judgement(None, None, False, INVALID, f"unreadable bundle: {e.format()}", **base)
+    keyid = bundle_keyid(bundle)
+    try:
+        statement = verify_bundle(bundle, seen.subject)
+    except KistoreError as e:
+        return Judgement(_claimed_type(bundle.envelope.payload), keyid, False, INVALID,
+                         e.message, **base)
+    assert keyid is not None  # verify_bundle read the key
+    outcome = statement.predicate.get("outcome")
+    role = ROLE_FOR_TYPE.get(statement.type)
+    if role is None:
+        return Judgement(statement.type, keyid, True, COMMUNITY, "", outcome=outcome, **base)
+    decision, reason = trust.judge(keyid, role, seen.entered_at, signed_at(statement.predicate))
+    if decision is None:
+        return Judgement(statement.type, keyid, True, COMMUNITY, reason, outcome=outcome,
+                         **base)
+    if decision is False:
+        return Judgement(statement.type, keyid, False, NOT_COUNTED, reason, outcome=outcome,
+                         **base)
+    if statement.type == "withdrawal":
+        return Judgement(statement.type, keyid, True, WITHDRAWS, "trusted maintainer key",
+                         **base)
+    if outcome == "reproduced":
+        return Judgement(statement.type, keyid, True, VERIFIES, "trusted rerun key",
+                         outcome=outcome, **base)
+    return Judgement(statement.type, keyid, True, DISAGREES,
+                     f"trusted rerun key, outcome {outcome}", outcome=outcome, **base)
+
+
+def signed_at(predicate: dict[str, Any]) -> datetime | None:
+    """Return the latest date a verified predicate states (``observedAt``, ``createdAt``).
+
+    The signer wrote these dates, so they are believed only against the signer: a key's
+    revocation and expiry are judged at the later of this and the entry time
+    (:meth:`kistore.trust.TrustedKey.judge`). An unparseable date is ignored (the
+    predicate's schema reports it).
+
+    Args:
+        predicate: the statement's predicate, from a bundle whose signature verified.
+
+    Returns:
+        The latest stated instant (UTC-aware), or None when it states none.
+    """
+    from ..core.errors import InputError
+    from .trust import parse_time
+
+    times = []
+    for name in ("observedAt", "createdAt"):
+        value = predicate.get(name)
+        if isinstance(value, str):
+            try:
+                times.append(parse_time(value))
+            except InputError:
+                continue
+    return max(times, default=None)
+
+
+def _claimed_type(payload: bytes) -> str | None:
+    """Return the type an unverified payload claims, for display only (never acted upon)."""
+    from ..core import canonical
+    from ..core.errors import KistoreError
+    from .attestation import type_of
+
+    try:
+        value = canonical.loads(payload)
+    except KistoreError:
+        return None
+    claimed = value.get("predicateType") if isinstance(value, dict) else None
+    return type_of(claimed) if isinstance(claimed, str) else None
+
+
+def judge_all(seen: list[Any], trust: Any) -> list[Judgement]:
+    """Judge attestations, each copy of the same bundle at the same (earliest) entry time.
+
+    The same bundle bytes may be seen twice (as a note and as a file); both copies are
+    judged at the earlier of their entry times, so they are judged alike.
+    """
+    from dataclasses import replace
+
+    earliest: dict[bytes, datetime] = {}
+    for s in seen:
+        if s.data not in earliest or s.entered_at < earliest[s.data]:
+            earliest[s.data] = s.entered_at
+    return [judge(replace(s, entered_at=earliest[s.data]), trust) for s in seen]
+
+
+def summarise(judgements: list[Judgement]) -> Evidence:
+    """Fold judgements about one run into its :class:`Evidence`."""
+    level = VERIFIED if any(j.effect == VERIFIES for j in judgements) else SOURCE_NATIVE
+    withdrawn = any(j.effect == WITHDRAWS for j in judgements)
+    community = len({j.keyid for j in judgements if j.effect == COMMUNITY})
+    return Evidence(level, withdrawn, community, [j.to_json() for j in judgements])
+
+
+def evidence_for(store: Any, digest: Any, *, at: str | None = None) -> Evidence:
+    """Return the evidence for the run ``digest`` in ``store`` (work tree, or commit ``at``).
+
+    Reads notes (``refs/notes/kistore`` as it is now) and ``store/attestations/`` files of
+    the view, judges each (see the module docstring), and trust from
+    ``store/trust/keys.json`` of the same view. An unreadable trust file counts as no
+    trust (``verify`` reports it as KI309), so nothing is verified on its strength.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        digest: the run's :class:`kistore.digest.Digest`.
+        at: revision, or None for the work tree.
+
+    Returns:
+        The :class:`Evidence`; ``source-native``, not withdrawn, no attestations when there
+        are none.
+    """
+    return evidence_for_many(store, [digest], at=at)[digest]
+
+
+def evidence_for_many(store: Any, digests: Iterable[Any], *, at: str | None = None
+                      ) -> dict[Any, Evidence]:
+    """Return :func:`evidence_for` of every run in ``digests``, reading the store once.
+
+    Notes, attestation files (and their git history) and trust are read once for all runs
+    (:func:`kistore.notes.collect_many`); each run is then judged from its own attestations
+    exactly as :func:`evidence_for` judges it, so the answers are the same.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        digests: the runs' :class:`kistore.digest.Digest` values (duplicates answered once).
+        at: revision, or None for the work tree.
+
+    Returns:
+        ``{digest: Evidence}`` for every digest asked about.
+
+    Raises:
+        InputError: when ``at`` names no commit.
+    """
+    from .notes import collect_many
+
+    seen = collect_many(store, digests, at=at)
+    trust = _trust_or_empty(store, at)[0] if any(seen.values()) else None
+    return {d: summarise(judge_all(s, trust)) if s else Evidence() for d, s in seen.items()}
+
+
+def _trust_or_empty(store: Any, at: str | None) -> tuple[Any, list[Any]]:
+    from ..core.errors import KistoreError
+    from .trust import Trust, load_trust
+
+    try:
+        return load_trust(store.view(at)), []
+    except KistoreError as e:
+        return Trust(unreadable=e.problems[0].format()), e.problems
+
+
+def check_attestations(store: Any, at: str | None = None) -> list[Finding]:
+    """Check every attestation of the store (notes and files) and return findings.
+
+    Reports: invalid bundles (KI301), role claims a key lacks at entry time (KI302),
+    files whose subject is not in the store (KI303), notes on blobs that are no object of
+    the view (KI304), misplaced or non-canonical files (KI305), community (KI306) and
+    trusted (KI307) attestations as info, an invalid trust file (KI309), and one KI308
+    info saying how many attestations were seen from notes and from files (and how many
+    files are not yet in notes), so a clone without notes knows what it is missing.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: revision, or None for the work tree.
+
+    Returns:
+        Findings in a stable order (file problems, then per attestation, then the summary).
+    """
+    import hashlib
+
+    from ..core import canonical, layout
+    from .notes import (
+        NOTES_REF,
+        blob_id,
+        collect,
+        file_attestations,
+        notes_entered,
+        parse_attestation_path,
+    )
+    from .trust import TRUST_FILE
+
+    view = store.view(at)
+    findings: list[Finding] = []
+    trust, problems = _trust_or_empty(store, at)
+    for p in problems:
+        findings.append(Finding(TRUST_FILE_INVALID, p.message, file=p.file or TRUST_FILE,
+                                pointer=p.pointer, line=p.line, column=p.column))
+    for path, data in file_attestations(view):
+        parsed = parse_attestation_path(path)
+        if parsed is None:
+            findings.append(Finding(FILE_MISPLACED, "not an attestation path", file=path))
+            continue
+        subject, name = parsed
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != name:
+            findings.append(Finding(FILE_MISPLACED, "sha256 of the file is not its name",
+                                    file=path, expected=name, found=actual))
+        elif not canonical.is_canonical(data):
+            findings.append(Finding(FILE_MISPLACED, "the bundle is not in canonical form",
+                                    file=path))
+        if not view.has_object(subject):
+            findings.append(Finding(FILE_SUBJECT_MISSING, f"no object {subject} in the store",
+                                    file=path))
+    annotated = set(notes_entered(store.repo))
+    # hashing every object into a blob id is only needed when there are notes to place
+    blobs = {blob_id(view.read(layout.object_path(d)) or b"")
+             for d in view.digests()} if annotated else set()
+    for blob in sorted(annotated - blobs):
+        findings.append(Finding(NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}",
+                                file=f"{NOTES_REF}:{blob}"))
+    seen = collect(store, at=at)
+    for s, j in zip(seen, judge_all(seen, trust), strict=True):
+        if not s.defect:  # a defective file is already reported above (KI305)
+            findings.append(_finding(j))
+    noted = {s.data for s in seen if s.source == "note"}
+    files = [s for s in seen if s.source == "file"]
+    missing = sum(1 for s in files if s.data not in noted)
+    message = (f"{len(seen) - len(files)} attestation(s) from notes ({NOTES_REF}), "
+               f"{len(files)} from files (store/attestations/)")
+    if missing:
+        message += f"; {missing} file(s) not yet in notes: run `kistore notes sync`"
+    if not noted:
+        message += f"; no notes here: `kistore notes fetch origin` fetches {NOTES_REF}"
+    findings.append(Finding(ATTESTATIONS_SEEN, message,
+                            extra={"notes": len(seen) - len(files), "files": len(files),
+                                   "filesNotInNotes": missing}))
+    return findings
+
+
+def _finding(j: Judgement) -> Finding:
+    rule_ = {INVALID: ATTESTATION_INVALID, NOT_COUNTED: ROLE_NOT_TRUSTED,
+             COMMUNITY: COMMUNITY_ATTESTATION}.get(j.effect, TRUSTED_ATTESTATION)
+    what = f"{j.type or 'attestation'} by {j.keyid or 'an unreadable key'} ({j.source})"
+    message = f"{what}: {j.reason}" if j.reason else what
+    return Finding(rule_, message, file=j.location, extra=j.to_json())

@@ -1,0 +1,681 @@
+r"""Where attestation bundles live: git notes and ``store/attestations/`` files (DESIGN §5).
+
+Two transports, verified identically (a signed bundle is self-authenticating):
+
+* **Notes**: a note under :data:`NOTES_REF` on the git blob of the subject's object file
+  (``git hash-object`` of its bytes; stable, since objects never change). The note is JSON
+  Lines: one bundle per line (its RFC 8785 bytes), sorted bytewise, unique, each line ending
+  in ``\n`` -- exactly what ``git notes merge -s cat_sort_uniq`` produces, so merging two
+  clones' notes loses nothing.
+* **Files** (for pull requests, which cannot carry notes):
+  ``store/attestations/sha256/XX/REST/<sha256 of the bundle>.json`` where ``XX`` + ``REST``
+  is the subject's hex digest (as :func:`kistore.layout.object_path` splits it) and the file
+  holds the bundle's canonical bytes, so ``sha256sum`` of the file equals its name.
+  :func:`sync` attaches every such file as a note.
+
+Entry time (when an attestation first entered the repository; trust windows are judged at
+it): for a note line, the earliest time of a notes commit holding the line; for a file, the
+time of the first commit (on the branch read) holding the path; for an uncommitted file,
+now. A commit's time is its committer date, raised to the latest committer date of its
+ancestors (:class:`_Clock`): a commit cannot have been made before the commits it is built
+on, so one dated earlier than its parent is not believed. Dates are still what committers
+wrote; what stops a revoked key's holder from backdating a new attestation is the gate
+(:mod:`kistore.gate` refuses a new attestation by a key trust does not accept at the time
+of the push) and :mod:`kistore.evidence` judging revocation also at the payload's own
+signed dates (docs/attestations.md, "Which dates are trusted").
+
+This module uses pygit2 for reading and writing notes and the ``git`` binary for fetch,
+push and ``git notes merge -s cat_sort_uniq``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import subprocess
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import pygit2
+
+from ..core import canonical, layout
+from ..core.digest import Digest, is_digest
+from ..core.errors import InputError, KistoreError, StoreStateError
+
+NOTES_REF = "refs/notes/kistore"
+ATTESTATIONS_SHA256 = f"{layout.ATTESTATIONS_DIR}/sha256"
+_CAS_ATTEMPTS = 50
+_PUSH_ATTEMPTS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """One attestation bundle as found in the repository.
+
+    Attributes:
+        data: the bundle's bytes as stored (one note line, or the whole file).
+        subject: digest of the object it is attached to (by note blob or by file path).
+        source: ``note`` or ``file``.
+        location: ``refs/notes/kistore:<blob id>`` or the file's repository path.
+        entered_at: when it first entered the repository (UTC).
+        committed: False for a work-tree file not yet committed (``entered_at`` is then now).
+        defect: why the bundle cannot count whatever its signature says (a file whose name
+            is not the sha256 of its canonical bytes), or "" when there is none.
+    """
+
+    data: bytes
+    subject: Digest
+    source: str
+    location: str
+    entered_at: datetime
+    committed: bool = True
+    defect: str = ""
+
+
+def blob_id(data: bytes) -> str:
+    """Return the git blob id of bytes (hex), as ``git hash-object`` prints it."""
+    return str(pygit2.hash(data))
+
+
+def attestation_path(subject: Digest, bundle_bytes: bytes) -> str:
+    """Return ``store/attestations/sha256/XX/REST/<sha256 of bundle>.json`` for a bundle."""
+    name = hashlib.sha256(bundle_bytes).hexdigest()
+    return f"{ATTESTATIONS_SHA256}/{subject.hex[:2]}/{subject.hex[2:]}/{name}{layout.SUFFIX}"
+
+
+def parse_attestation_path(path: str) -> tuple[Digest, str] | None:
+    """Return ``(subject, bundle hex)`` for a path :func:`attestation_path` makes, else None."""
+    if not path.startswith(ATTESTATIONS_SHA256 + "/"):
+        return None
+    parts = path[len(ATTESTATIONS_SHA256) + 1:].split("/")
+    if len(parts) != 3 or not parts[2].endswith(layout.SUFFIX):
+        return None
+    subject, name = "sha256:" + parts[0] + parts[1], parts[2][: -len(layout.SUFFIX)]
+    if len(parts[0]) != 2 or not is_digest(subject) or not is_digest("sha256:" + name):
+        return None
+    return Digest.from_str(subject), name
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+def note_lines(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> list[bytes]:
+    """Return the lines of the note on ``blob`` under ``ref`` (empty without a note)."""
+    try:
+        note = repo.lookup_note(blob, ref)
+    except (KeyError, pygit2.GitError):
+        return []
+    return _lines(repo[note.id].read_raw())
+
+
+def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
+    """Return every current note line with its entry time: ``{blob hex: {line: time}}``.
+
+    Walks the history of :data:`NOTES_REF` once (cached per tip); a line's time is the
+    earliest commit time among notes commits whose note holds it. Only lines present in the
+    current tip are returned.
+    """
+    tip = repo.references.get(NOTES_REF)
+    if tip is None:
+        return {}
+    key = (repo.path, str(tip.target))
+    cached = _ENTERED_CACHE.get(key)
+    if cached is not None:
+        return cached
+    times: dict[str, dict[bytes, datetime]] = {}
+    trees: dict[str, dict[str, str]] = {}
+    blobs: dict[str, list[bytes]] = {}
+    clock = _Clock()
+    for commit in repo.walk(tip.target, _PARENTS_FIRST):
+        when = clock.time_of(commit)
+        for annotated, note_blob in _flatten(repo, commit.tree, "", trees).items():
+            if note_blob not in blobs:
+                blobs[note_blob] = _lines(repo[note_blob].read_raw())
+            seen = times.setdefault(annotated, {})
+            for line in blobs[note_blob]:
+                if line not in seen or when < seen[line]:
+                    seen[line] = when
+    current = _flatten(repo, repo[tip.target].peel(pygit2.Commit).tree, "", trees)
+    result = {a: {line: times[a][line] for line in blobs[b]} for a, b in current.items()}
+    _ENTERED_CACHE.clear()  # keep one repository state; tips move on every write
+    _ENTERED_CACHE[key] = result
+    return result
+
+
+_ENTERED_CACHE: dict[tuple[str, str], dict[str, dict[bytes, datetime]]] = {}
+
+_PARENTS_FIRST = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
+
+
+class _Clock:
+    """Commit times that never run backwards: a commit is no older than any ancestor.
+
+    A committer date is whatever the committer wrote. A commit dated before its parent
+    (``GIT_COMMITTER_DATE=... git commit-tree -p PARENT``) claims to predate a commit it
+    was built on; that claim is not believed. The time used is the latest committer date
+    among the commit and all its ancestors (each ancestor's date written by whoever made
+    it), so backdating below the history one builds on gains nothing.
+
+    Feed commits parents first (:data:`_PARENTS_FIRST`).
+    """
+
+    def __init__(self) -> None:
+        self.times: dict[Any, datetime] = {}
+
+    def time_of(self, commit: pygit2.Commit) -> datetime:
+        """Return the commit's trusted time (UTC): its date, or a later ancestor's."""
+        when = datetime.fromtimestamp(commit.commit_time, UTC)
+        for parent in commit.parent_ids:
+            earlier = self.times.get(parent)
+            if earlier is not None and earlier > when:
+                when = earlier
+        self.times[commit.id] = when
+        return when
+
+
+def _flatten(repo: pygit2.Repository, tree: Any, prefix: str, cache: dict[str, dict[str, str]]
+             ) -> dict[str, str]:
+    """Map annotated object id -> note blob id in a notes tree (any fan-out, as git reads it)."""
+    hit = cache.get(str(tree.id))
+    if hit is not None:
+        return {prefix + k: v for k, v in hit.items()}
+    out: dict[str, str] = {}
+    for entry in tree:
+        if entry.type == pygit2.GIT_OBJECT_TREE:
+            out.update(_flatten(repo, repo[entry.id], entry.name, cache))
+        elif entry.type == pygit2.GIT_OBJECT_BLOB:
+            out[entry.name] = str(entry.id)
+    cache[str(tree.id)] = out
+    return {prefix + k: v for k, v in out.items()}
+
+
+def file_attestations(view: Any, subject: Digest | None = None) -> Iterator[tuple[str, bytes]]:
+    """Yield ``(path, bytes)`` of every file under ``store/attestations/sha256/`` of a view.
+
+    Args:
+        view: a :class:`kistore.views.View`.
+        subject: only files about this digest, or None for all.
+
+    Files whose path does not fit :func:`attestation_path` are yielded too (the checker
+    reports them), except when ``subject`` is given.
+    """
+    if subject is not None:
+        yield from _subject_files(view, subject)
+        return
+    for shard in sorted(view.list_dir(ATTESTATIONS_SHA256)):
+        for rest in sorted(view.list_dir(f"{ATTESTATIONS_SHA256}/{shard}")):
+            yield from _folder_files(view, f"{ATTESTATIONS_SHA256}/{shard}/{rest}")
+
+
+def file_attestations_many(view: Any, subjects: Iterable[Digest]
+                           ) -> Iterator[tuple[str, bytes]]:
+    """Yield what :func:`file_attestations` yields for each subject, in ``subjects`` order.
+
+    Lists the shard directories once and a subject's own folder only when its shard holds
+    it, so asking about thousands of runs costs a few directory listings, not one each.
+
+    Args:
+        view: a :class:`kistore.views.View`.
+        subjects: the digests asked about.
+    """
+    shards = set(view.list_dir(ATTESTATIONS_SHA256))
+    rests: dict[str, set[str]] = {}
+    for subject in subjects:
+        shard = subject.hex[:2]
+        if shard not in shards:
+            continue
+        if shard not in rests:
+            rests[shard] = set(view.list_dir(f"{ATTESTATIONS_SHA256}/{shard}"))
+        if subject.hex[2:] in rests[shard]:
+            yield from _subject_files(view, subject)
+
+
+def _subject_files(view: Any, subject: Digest) -> Iterator[tuple[str, bytes]]:
+    yield from _folder_files(view, f"{ATTESTATIONS_SHA256}/{subject.hex[:2]}/{subject.hex[2:]}")
+
+
+def _folder_files(view: Any, folder: str) -> Iterator[tuple[str, bytes]]:
+    for name in sorted(view.list_dir(folder)):
+        data = view.read(f"{folder}/{name}")
+        if data is not None:
+            yield f"{folder}/{name}", data
+
+
+def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict[str, datetime]:
+    """Return ``{path: commit time}`` of the first commit holding each attestation file.
+
+    Args:
+        repo: the repository.
+        commit: the tip to walk back from (the branch read), or None (nothing committed).
+    """
+    if commit is None:
+        return {}
+    key = (repo.path, "files:" + str(commit.id))
+    cached = _FILES_CACHE.get(key)
+    if cached is not None:
+        return cached
+    first: dict[str, datetime] = {}
+    trees: dict[str, dict[str, str]] = {}
+    clock = _Clock()
+    for c in repo.walk(commit.id, _PARENTS_FIRST):
+        when = clock.time_of(c)
+        try:
+            sub = c.tree[ATTESTATIONS_SHA256]
+        except KeyError:
+            continue
+        for path in _paths(repo, repo[sub.id], ATTESTATIONS_SHA256, trees):
+            if path not in first or when < first[path]:
+                first[path] = when
+    _FILES_CACHE.clear()
+    _FILES_CACHE[key] = first
+    return first
+
+
+_FILES_CACHE: dict[tuple[str, str], dict[str, datetime]] = {}
+
+
+def _paths(repo: pygit2.Repository, tree: Any, prefix: str, cache: dict[str, dict[str, str]]
+           ) -> list[str]:
+    return [f"{prefix}/{p}" for p in _flatten_paths(repo, tree, cache)]
+
+
+def _flatten_paths(repo: pygit2.Repository, tree: Any, cache: dict[str, dict[str, str]]
+                   ) -> list[str]:
+    hit = cache.get(str(tree.id))
+    if hit is None:
+        hit = {}
+        for entry in tree:
+            if entry.type == pygit2.GIT_OBJECT_TREE:
+                for p in _flatten_paths(repo, repo[entry.id], cache):
+                    hit[f"{entry.name}/{p}"] = ""
+            else:
+                hit[entry.name] = ""
+        cache[str(tree.id)] = hit
+    return list(hit)
+
+
+def collect(store: Any, subject: Digest | None = None, *, at: str | None = None) -> list[Seen]:
+    """Return every attestation bundle in the store (or about ``subject``), notes then files.
+
+    Notes are read from :data:`NOTES_REF` as it is now (notes are not part of a commit);
+    files from the work tree (``at=None``) or the commit ``at``. Objects are located in the
+    same view: a note on a blob that is no object of the view is not returned (the checker
+    reports it).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        subject: only attestations about this digest, or None for all.
+        at: revision, or None for the work tree.
+
+    Returns:
+        :class:`Seen` items: note lines in blob then byte order, then files in path order.
+    """
+    if subject is not None:
+        return collect_many(store, [subject], at=at)[subject]
+    view = store.view(at)
+    return [*_noted(store, view, view.digests()),
+            *_filed(store, at, file_attestations(view))]
+
+
+def collect_many(store: Any, subjects: Iterable[Digest], *, at: str | None = None
+                 ) -> dict[Digest, list[Seen]]:
+    """Return :func:`collect` ``(store, subject, at=at)`` for every subject, read once.
+
+    The notes history, the attestation files' history and the view are read once for all
+    subjects, so a query about a comparison group of thousands of runs does not walk git
+    once per run.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        subjects: the digests asked about (duplicates are answered once).
+        at: revision, or None for the work tree.
+
+    Returns:
+        ``{subject: [Seen, ...]}`` with a (possibly empty) list for every subject, each in
+        :func:`collect`'s order.
+
+    Raises:
+        InputError: when ``at`` names no commit.
+    """
+    wanted = list(dict.fromkeys(subjects))
+    view = store.view(at)
+    found: dict[Digest, list[Seen]] = {d: [] for d in wanted}
+    for seen in (*_noted(store, view, wanted), *_filed(store, at,
+                                                        file_attestations_many(view, wanted))):
+        found[seen.subject].append(seen)
+    return found
+
+
+def _noted(store: Any, view: Any, subjects: Iterable[Digest]) -> Iterator[Seen]:
+    """Yield the note lines on each subject's object blob in ``view``, subject by subject."""
+    entered = notes_entered(store.repo)
+    if not entered:
+        return
+    for digest in subjects:
+        data = view.read(layout.object_path(digest))
+        if data is None:
+            continue
+        blob = blob_id(data)
+        for line, when in sorted(entered.get(blob, {}).items()):
+            yield Seen(line, digest, "note", f"{NOTES_REF}:{blob}", when)
+
+
+def _filed(store: Any, at: str | None, files: Iterable[tuple[str, bytes]]) -> Iterator[Seen]:
+    """Yield the attestation files that fit the layout, with entry time and any defect."""
+    committed = files_entered(store.repo, _commit_of(store, at))
+    now = datetime.now(UTC)
+    for path, data in files:
+        parsed = parse_attestation_path(path)
+        if parsed is None:
+            continue
+        first = committed.get(path)
+        yield Seen(data, parsed[0], "file", path, first or now, first is not None,
+                   _file_defect(data, parsed[1]))
+
+
+def _file_defect(data: bytes, name: str) -> str:
+    """Say why an attestation file cannot count ("" when it can).
+
+    Its name must be the sha256 of its canonical bytes (``notes sync`` refuses it too).
+    """
+    if hashlib.sha256(data).hexdigest() != name or not canonical.is_canonical(data):
+        return ("the file is not the canonical bundle its name says (name = sha256 of the "
+                "canonical bundle bytes)")
+    return ""
+
+
+def _commit_of(store: Any, at: str | None) -> pygit2.Commit | None:
+    if at is not None:
+        return store.commit(at)
+    try:
+        return store.repo.head.peel(pygit2.Commit)
+    except (pygit2.GitError, KeyError):
+        return None
+
+
+# -- writing ---------------------------------------------------------------------------
+
+
+def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes]) -> int:
+    """Add bundle lines to the note on ``blob``, keeping it sorted and unique.
+
+    The notes commit is built on a private ref, then :data:`NOTES_REF` is moved to it with a
+    compare-and-swap on its old value, retried when another writer moved it meanwhile, so
+    two concurrent writers never lose each other's lines.
+
+    Args:
+        repo: the repository.
+        blob: hex id of the subject object's blob (:func:`blob_id`).
+        lines: bundle bytes (canonical, no newline).
+
+    Returns:
+        How many of ``lines`` were new.
+
+    Raises:
+        InputError: a line holds a newline (a bundle must be its canonical, one-line bytes).
+        StoreStateError: the notes ref kept moving under concurrent writers.
+    """
+    if any(b"\n" in line for line in lines):
+        raise InputError("a bundle line must not contain a newline; store canonical bytes")
+    if blob not in repo:  # git notes refuse to annotate a missing object
+        raise StoreStateError(f"no git object {blob}; the subject's object is not in git")
+    from ..git.commit import commit_signature  # the committer git is configured with, or kistore
+
+    signature = commit_signature(repo)
+    scratch = f"refs/kistore/notes-tmp-{uuid.uuid4().hex}"  # one per writer
+    try:
+        for attempt in range(_CAS_ATTEMPTS):
+            ref = repo.references.get(NOTES_REF)
+            old = ref.target if ref is not None else None
+            if old is not None:  # read and build on this exact tip, never a newer one
+                repo.references.create(scratch, old, force=True)
+            elif scratch in repo.references:
+                repo.references.delete(scratch)
+            existing = note_lines(repo, blob, scratch)
+            merged = sorted(set(existing) | set(lines))
+            added = len(merged) - len(existing)
+            if added == 0:
+                return 0
+            text = b"".join(line + b"\n" for line in merged).decode("utf-8")
+            repo.create_note(text, signature, signature, blob, scratch, True)
+            new = repo.references[scratch].target
+            try:
+                if old is None:
+                    repo.references.create(NOTES_REF, new)
+                else:
+                    current = repo.references[NOTES_REF]
+                    if current.target != old:
+                        continue
+                    current.set_target(new, "kistore: add attestation")
+            except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError, OSError):
+                # another writer moved the ref or holds its lock: rebuild on its tip
+                time.sleep(random.uniform(0.001, 0.02) * (attempt + 1))
+                continue
+            return added
+    finally:
+        if scratch in repo.references:
+            repo.references.delete(scratch)
+    raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+def attach(store: Any, subject: Digest, bundle_bytes: bytes, *, as_file: bool = False) -> str:
+    """Store one bundle about ``subject``: as a note (default) or as a work-tree file.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        subject: the attested object's digest (it must be in the work tree or HEAD).
+        bundle_bytes: the bundle's canonical bytes.
+        as_file: write ``store/attestations/...`` (for a pull request) instead of a note.
+
+    Returns:
+        Where it went: ``refs/notes/kistore:<blob>`` or the file's repository path.
+
+    Raises:
+        ResolutionError: the subject's object is not in the store.
+        StoreStateError: no work tree (for a file), or the notes ref kept moving.
+    """
+    object_bytes = store.view(None if store.root is not None else "HEAD").object_bytes(subject)
+    if as_file:
+        if store.root is None:
+            raise StoreStateError("this repository has no work tree; use a note instead")
+        from ..store import atomic_write  # the store's temp-name-and-rename write
+
+        path = attestation_path(subject, bundle_bytes)
+        atomic_write(store.root / path, bundle_bytes)
+        return path
+    blob = str(store.repo.create_blob(object_bytes))  # a note needs its object in git
+    add_lines(store.repo, blob, [bundle_bytes])
+    return f"{NOTES_REF}:{blob}"
+
+
+@dataclass(frozen=True, slots=True)
+class SyncResult:
+    """What :func:`sync` did.
+
+    Attributes:
+        added: bundles newly attached as notes.
+        present: bundles that were already in notes.
+        problems: files that could not be attached, each an :class:`InputError`.
+    """
+
+    added: int
+    present: int
+    problems: list[KistoreError]
+
+
+def sync(store: Any) -> SyncResult:
+    """Attach every ``store/attestations/`` file of the work tree as a note on its subject.
+
+    A file is attached only when its path fits the layout, its bytes are a canonical
+    one-line JSON text whose sha256 equals its name, its subject object is in the store,
+    and a note made of it now would count: a key the work tree's trust file has revoked,
+    or whose validity ended, makes a note the pull-request gate refuses (KI411), and a
+    notes ref holding it could not be pushed again. Signatures are otherwise not judged
+    here (``verify`` and ``attestations`` do that, for both transports alike).
+
+    Raises:
+        StoreStateError: as :func:`add_lines`.
+    """
+    from datetime import UTC, datetime
+
+    from .evidence import NOT_COUNTED, judge
+    from .trust import load_trust
+
+    view = store.view(None)
+    try:
+        trust = load_trust(view)
+    except KistoreError:  # an invalid trust file: verify reports it (KI309)
+        trust = None
+    added = present = 0
+    problems: list[KistoreError] = []
+    for path, data in file_attestations(view):
+        parsed = parse_attestation_path(path)
+        if parsed is None:
+            problems.append(InputError("not an attestation path (expected store/attestations/"
+                                       "sha256/XX/REST/<sha256>.json)", file=path))
+            continue
+        subject, name = parsed
+        if _file_defect(data, name):
+            problems.append(InputError("the file is not the canonical bundle its name says "
+                                       "(sha256 of the bytes must equal the name)", file=path))
+            continue
+        object_bytes = view.read(layout.object_path(subject))
+        if object_bytes is None:
+            problems.append(InputError(f"subject {subject} is not in the store", file=path))
+            continue
+        if trust is not None:  # a note made now enters now: the server judges it so (KI411)
+            judged = judge(Seen(data, subject, "note", path, datetime.now(UTC)), trust)
+            if judged.effect == NOT_COUNTED:
+                problems.append(InputError(
+                    f"not attached: a note made now would not count ({judged.reason}), and "
+                    "a server's pre-receive hook refuses it (KI411), which would block every "
+                    "later `kistore notes push`; the file attestation stays as it is",
+                    file=path))
+                continue
+        blob = store.repo.create_blob(object_bytes)  # a note needs its object in git
+        count = add_lines(store.repo, str(blob), [data])
+        added += count
+        present += 1 - count
+    return SyncResult(added, present, problems)
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return [line for line in data.split(b"\n") if line.strip()]
+
+
+def note_blobs(repo: pygit2.Repository, commit: pygit2.Commit) -> dict[str, str]:
+    """Map annotated object id -> note blob id in one commit of the notes ref (any fan-out)."""
+    return _flatten(repo, commit.tree, "", {})
+
+
+def lines_of(data: bytes) -> list[bytes]:
+    """Return the non-blank lines of a note (one attestation bundle each)."""
+    return _lines(data)
+
+
+# -- fetch and push (the git binary) ---------------------------------------------------
+
+
+def remote_ref(remote: str) -> str:
+    """Return the ref a remote's notes are fetched into: ``refs/notes/remotes/REMOTE/kistore``."""
+    return f"refs/notes/remotes/{remote}/kistore"
+
+
+def fetch(store: Any, remote: str) -> int:
+    """Fetch a remote's kistore notes and merge them into ours with ``cat_sort_uniq``.
+
+    Runs ``git fetch REMOTE +refs/notes/kistore:refs/notes/remotes/REMOTE/kistore``, then
+    merges on a private ref (``git notes merge -s cat_sort_uniq``) and moves
+    :data:`NOTES_REF` with a compare-and-swap, retried on a concurrent update.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        remote: a remote name or URL.
+
+    Returns:
+        The number of note lines gained (0 when the remote has no kistore notes).
+
+    Raises:
+        StoreStateError: git failed (unknown remote, network), or the ref kept moving.
+    """
+    repo = store.repo
+    tracking = remote_ref(remote if _is_name(remote) else "url")
+    result = _git(repo, "fetch", "--quiet", remote, f"+{NOTES_REF}:{tracking}", check=False)
+    if result.returncode != 0:
+        if "couldn't find remote ref" in result.stderr:
+            return 0
+        raise StoreStateError(f"git fetch {remote} failed: {result.stderr.strip()}")
+    before = _count_lines(repo)
+    for _ in range(_CAS_ATTEMPTS):
+        if _merge_into_notes(repo, tracking):
+            return _count_lines(repo) - before
+    raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+def push(store: Any, remote: str) -> int:
+    """Fetch and merge the remote's notes, then push ours; retry when the remote moved.
+
+    Returns:
+        The number of note lines fetched from the remote along the way.
+
+    Raises:
+        StoreStateError: git failed, or the remote kept moving for several attempts.
+    """
+    repo = store.repo
+    gained = 0
+    for _ in range(_PUSH_ATTEMPTS):
+        gained += fetch(store, remote)
+        if repo.references.get(NOTES_REF) is None:
+            return gained  # nothing to push
+        result = _git(repo, "push", "--quiet", remote, f"{NOTES_REF}:{NOTES_REF}", check=False)
+        if result.returncode == 0:
+            return gained
+        # "[remote rejected]" is the remote's own refusal (a pre-receive hook: KI411, notes
+        # that do not only grow): say why, do not retry. "[rejected]" (fetch first,
+        # non-fast-forward) is a race: fetch, merge and push again.
+        if "remote rejected" in result.stderr or (
+                "rejected" not in result.stderr and "fetch first" not in result.stderr):
+            raise StoreStateError(f"git push {remote} failed: {result.stderr.strip()}")
+    raise StoreStateError(f"{remote} kept moving while pushing {NOTES_REF}; run it again")
+
+
+def _merge_into_notes(repo: pygit2.Repository, theirs: str) -> bool:
+    """Merge ``theirs`` into NOTES_REF; return False when NOTES_REF moved meanwhile."""
+    ref = repo.references.get(NOTES_REF)
+    their_tip = repo.references[theirs].target
+    if ref is None:
+        result = _git(repo, "update-ref", NOTES_REF, str(their_tip), "", check=False)
+        return result.returncode == 0
+    old = ref.target
+    if old == their_tip or repo.descendant_of(old, their_tip):
+        return True
+    scratch = f"refs/notes/kistore-merge-{uuid.uuid4().hex}"
+    try:
+        _git(repo, "update-ref", scratch, str(old))
+        _git(repo, "notes", f"--ref={scratch}", "merge", "--quiet", "-s", "cat_sort_uniq", theirs)
+        new = repo.references[scratch].target
+        result = _git(repo, "update-ref", NOTES_REF, str(new), str(old), check=False)
+        return result.returncode == 0
+    finally:
+        _git(repo, "update-ref", "-d", scratch, check=False)
+
+
+def _count_lines(repo: pygit2.Repository) -> int:
+    return sum(len(lines) for lines in notes_entered(repo).values())
+
+
+def _is_name(remote: str) -> bool:
+    return remote.replace("-", "").replace("_", "").replace(".", "").isalnum()
+
+
+def _git(repo: pygit2.Repository, *args: str, check: bool = True
+         ) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(["git", "--git-dir", repo.path, *args], capture_output=True,
+                            text=True)
+    if check and result.returncode != 0:
+        raise StoreStateError(f"git {' '.join(args)} failed: {result.stderr.strip()}")
+    return result

@@ -1,0 +1,310 @@
+"""Trust: which public keys may sign for which role, and when (DESIGN §5).
+
+Owns ``store/trust/keys.json`` (validated by ``schemas/trust-keys.json``)::
+
+    {"keys": [{"keyid": "SHA256:...", "publicKey": "ssh-ed25519 AAAA...",
+               "roles": ["rerun"], "comment": "CI rerun farm",
+               "validFrom": "2026-01-01T00:00:00Z", "validUntil": "2027-01-01T00:00:00Z",
+               "revokedAt": "2026-06-01T00:00:00Z"}]}
+
+The file is reviewed like code (changed only by pull requests), so it is written as
+indented JSON, keys sorted by keyid, one field a line. Keys are looked up by the OpenSSH
+fingerprint computed from ``publicKey``; the ``keyid`` field is checked against it, never
+believed. A key is usable for a role at time T when it holds the role, ``validFrom <= T``,
+``T < validUntil`` and ``T < revokedAt``; T is when the attestation first entered the
+repository (see :mod:`kistore.notes`), not the wall clock, and for ``validUntil`` and
+``revokedAt`` also any later date the signed payload states (its holder cannot sign a date
+after the revocation and have it count). docs/attestations.md says which dates are trusted.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..core import canonical, layout
+from ..core.errors import InputError, KistoreError, MultipleErrors
+from ..core.schema import check_document
+from . import signing
+
+TRUST_FILE = layout.TRUST_FILE
+ROLES = ("rerun", "maintainer")
+
+
+@dataclass(frozen=True, slots=True)
+class TrustedKey:
+    """One trusted public key.
+
+    Attributes:
+        keyid: OpenSSH SHA-256 fingerprint of ``public_key``.
+        public_key: OpenSSH public-key line (``ssh-ed25519 AAAA...``).
+        roles: roles the key may sign for (``rerun``, ``maintainer``).
+        valid_from: first instant the key counts (None: always).
+        valid_until: instant from which it no longer counts (None: never expires).
+        revoked_at: instant from which it no longer counts (None: not revoked).
+        comment: who holds the key.
+    """
+
+    keyid: str
+    public_key: str
+    roles: tuple[str, ...]
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    revoked_at: datetime | None = None
+    comment: str | None = None
+
+    def judge(self, role: str, when: datetime, signed: datetime | None = None) -> str | None:
+        """Return why this key may not sign for ``role``, or None when it may.
+
+        Args:
+            role: the role the attestation's type needs.
+            when: when the attestation entered the repository (UTC).
+            signed: the latest date the signed payload itself states (``observedAt``,
+                ``createdAt``), or None. The key's holder controls it, so it can only
+                count against them: revocation and expiry are judged at the later of
+                ``when`` and ``signed`` (a payload dated after the revocation was signed
+                after it, whatever the commit dates say); ``validFrom`` at ``when`` alone
+                (a payload dated in the future must not make a key valid early).
+        """
+        if role not in self.roles:
+            return f"key {self.keyid} is trusted for {', '.join(self.roles)}, not {role}"
+        entered = f"the attestation entered the repository at {format_time(when)}"
+        latest = when
+        if signed is not None and signed > when:
+            latest = signed
+            entered += f" and its signed payload is dated {format_time(signed)}"
+        # Commit dates have whole seconds: one in the second a key was revoked (or expired)
+        # may be after it, so that whole second counts as after (breaker8: a backdated
+        # commit clamped to its parent at 06:31:55 passed a revocation at 06:31:55.358).
+        if self.revoked_at is not None and latest >= _second(self.revoked_at):
+            return f"key {self.keyid} was revoked at {format_time(self.revoked_at)}; {entered}"
+        if self.valid_from is not None and when < self.valid_from:
+            return (f"key {self.keyid} is valid from {format_time(self.valid_from)}; the "
+                    f"attestation entered the repository at {format_time(when)}")
+        if self.valid_until is not None and latest >= _second(self.valid_until):
+            return f"key {self.keyid} expired at {format_time(self.valid_until)}; {entered}"
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the key as its ``keys.json`` entry."""
+        out: dict[str, Any] = {"keyid": self.keyid, "publicKey": self.public_key,
+                               "roles": list(self.roles)}
+        for name, value in (("validFrom", self.valid_from), ("validUntil", self.valid_until),
+                            ("revokedAt", self.revoked_at)):
+            if value is not None:
+                out[name] = format_time(value)
+        if self.comment:
+            out["comment"] = self.comment
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Trust:
+    """The trusted keys of a store, by keyid (OpenSSH fingerprint).
+
+    Attributes:
+        keys: keyid -> :class:`TrustedKey`.
+        unreadable: why the trust file could not be used ("" when it could); an unreadable
+            file trusts no key, and every judgement says why.
+    """
+
+    keys: dict[str, TrustedKey] = field(default_factory=dict)
+    unreadable: str = ""
+
+    def judge(self, keyid: str, role: str, when: datetime, signed: datetime | None = None
+              ) -> tuple[bool | None, str]:
+        """Decide whether ``keyid`` may sign for ``role`` at ``when``.
+
+        Args:
+            keyid: the bundled key's OpenSSH fingerprint.
+            role: ``rerun`` or ``maintainer``.
+            when: when the attestation entered the repository (UTC).
+            signed: the latest date its signed payload states, or None (see
+                :meth:`TrustedKey.judge`).
+
+        Returns:
+            ``(None, reason)`` when the key is not in trust (a community key),
+            ``(False, reason)`` when it is but may not sign for ``role`` then,
+            ``(True, "")`` when it may.
+        """
+        if self.unreadable:
+            return None, (f"{TRUST_FILE} is invalid ({self.unreadable}): no key is trusted "
+                          "until it is fixed; counted as a community attestation")
+        key = self.keys.get(keyid)
+        if key is None:
+            return None, f"key {keyid} is not in {TRUST_FILE}: a community attestation"
+        reason = key.judge(role, when, signed)
+        return (False, reason) if reason else (True, "")
+
+    def to_bytes(self) -> bytes:
+        """Return ``keys.json`` as reviewed text: indented JSON, keys sorted by keyid."""
+        doc = {"keys": [self.keys[k].to_json() for k in sorted(self.keys)]}
+        return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, file: str = TRUST_FILE) -> Trust:
+        """Parse and check ``keys.json``.
+
+        Raises:
+            ParseError: not strict JSON.
+            MultipleErrors: schema violations, a ``keyid`` that is not the fingerprint of its
+                ``publicKey``, or the same key listed twice.
+        """
+        doc = canonical.loads(data, file=file)
+        problems = check_document(doc, "trust-keys.json", file=file)
+        if problems:
+            raise MultipleErrors(list(problems))
+        keys: dict[str, TrustedKey] = {}
+        errors: list[KistoreError] = []
+        for i, entry in enumerate(doc["keys"]):
+            try:
+                actual = signing.keyid(signing.load_public_key(entry["publicKey"], file=file))
+            except InputError as e:
+                e.pointer = f"/keys/{i}/publicKey"
+                errors.append(e)
+                continue
+            if actual != entry["keyid"]:
+                errors.append(InputError(
+                    f"keyid {entry['keyid']} is not the fingerprint of publicKey ({actual})",
+                    file=file, pointer=f"/keys/{i}/keyid"))
+            elif actual in keys:
+                errors.append(InputError(f"key {actual} is listed twice; merge the entries",
+                                         file=file, pointer=f"/keys/{i}"))
+            else:
+                keys[actual] = TrustedKey(
+                    actual, entry["publicKey"], tuple(entry["roles"]),
+                    _time(entry.get("validFrom")), _time(entry.get("validUntil")),
+                    _time(entry.get("revokedAt")), entry.get("comment"))
+        if errors:
+            raise MultipleErrors(errors)
+        return cls(keys)
+
+
+def load_trust(view: Any) -> Trust:
+    """Return the trust of a store view (a :class:`kistore.views.View`); empty without a file.
+
+    Raises:
+        ParseError, MultipleErrors: as :meth:`Trust.from_bytes`.
+    """
+    data = view.read(TRUST_FILE)
+    return Trust() if data is None else _parse_cached(data)
+
+
+@lru_cache(maxsize=8)
+def _parse_cached(data: bytes) -> Trust:
+    """Parse once per content: queries judge many runs against the same trust file."""
+    return Trust.from_bytes(data)
+
+
+def add_key(root: Path, key_text: str, roles: list[str], *, valid_from: datetime | None = None,
+            valid_until: datetime | None = None, comment: str | None = None) -> TrustedKey:
+    """Trust a public key for roles: write ``store/trust/keys.json`` in the work tree.
+
+    A key already listed gets the union of its roles and the given window (fields left
+    None keep their value); a revocation is never lifted here. The file is replaced
+    atomically; commit it through a reviewed pull request.
+
+    Args:
+        root: the store's work tree.
+        key_text: an OpenSSH public-key line or PEM public key.
+        roles: roles from :data:`ROLES`.
+        valid_from: first instant the key counts.
+        valid_until: instant it stops counting.
+        comment: who holds it.
+
+    Returns:
+        The key as written.
+
+    Raises:
+        InputError: an unknown role, a window that ends before it starts, or no Ed25519 key.
+    """
+    unknown = sorted(set(roles) - set(ROLES))
+    if not roles or unknown:
+        raise InputError(f"role must be one of {', '.join(ROLES)}, got {unknown or roles}")
+    if valid_from and valid_until and valid_until <= valid_from:
+        raise InputError("--valid-until must be later than --valid-from")
+    public = signing.load_public_key(key_text)
+    keyid = signing.keyid(public)
+    trust = _read_work_tree(root)
+    old = trust.keys.get(keyid)
+    if old is None:
+        new = TrustedKey(keyid, signing.public_key_line(public), tuple(sorted(set(roles))),
+                         valid_from, valid_until, None, comment)
+    else:
+        new = replace(old, roles=tuple(sorted(set(old.roles) | set(roles))),
+                      valid_from=valid_from or old.valid_from,
+                      valid_until=valid_until or old.valid_until, comment=comment or old.comment)
+    _write(root, Trust({**trust.keys, keyid: new}))
+    return new
+
+
+def revoke_key(root: Path, keyid: str, *, at: datetime | None = None) -> TrustedKey:
+    """Revoke a trusted key from ``at`` (default: now): attestations entering later do not count.
+
+    A key already revoked keeps its earliest revocation time: revoking again with a later
+    time changes nothing (it must never re-validate what was signed in between); an earlier
+    time moves the revocation earlier.
+
+    Returns:
+        The key as now recorded.
+
+    Raises:
+        InputError: the key is not in ``store/trust/keys.json``.
+    """
+    trust = _read_work_tree(root)
+    old = trust.keys.get(keyid)
+    if old is None:
+        raise InputError(f"no key {keyid} in trust; `kistore trust list` shows the keys",
+                         file=TRUST_FILE)
+    when = at or datetime.now(UTC)
+    if old.revoked_at is not None and old.revoked_at <= when:
+        # Revoking again must never move a revocation later: that would quietly re-validate
+        # everything signed between the two times.
+        return old
+    new = replace(old, revoked_at=when)
+    _write(root, Trust({**trust.keys, keyid: new}))
+    return new
+
+
+def parse_time(text: str) -> datetime:
+    """Parse an RFC 3339 date-time, or a date (midnight UTC); naive times are taken as UTC.
+
+    Raises:
+        InputError: not a date or date-time.
+    """
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"{text!r} is not an RFC 3339 date-time (e.g. 2026-07-10T06:41:58Z) "
+                         "or a date (2026-07-10)") from None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def format_time(value: datetime) -> str:
+    """Format an instant as RFC 3339 UTC with a ``Z`` (``2026-07-10T06:41:58Z``)."""
+    text = value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return text
+
+
+def _time(text: str | None) -> datetime | None:
+    return parse_time(text) if text is not None else None
+
+
+def _read_work_tree(root: Path) -> Trust:
+    path = root / TRUST_FILE
+    return Trust.from_bytes(path.read_bytes()) if path.exists() else Trust()
+
+
+def _write(root: Path, trust: Trust) -> None:
+    from ..store import atomic_write  # the store's temp-name-and-rename write
+
+    atomic_write(root / TRUST_FILE, trust.to_bytes())
+
+
+def _second(instant: datetime) -> datetime:
+    """Return ``instant`` with its fraction of a second dropped (the second it falls in)."""
+    return instant.replace(microsecond=0)

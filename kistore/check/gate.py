@@ -1,0 +1,504 @@
+"""The pull-request gate: what a commit range adds to a store, and whether it may land.
+
+``kistore check BASE..HEAD`` is :func:`check_range` (DESIGN §4): every check ``verify``
+makes, applied to the files the range adds or changes (cross-file checks still see the
+whole tree at ``HEAD``), plus the rules about the range itself: no commit in it modifies,
+renames or deletes an object, and ``BASE`` is an ancestor of ``HEAD`` (a range that rewrites
+history is refused), an attestation file it adds is judged at this machine's clock (KI411:
+its commit date is the key holder's to write), and a revocation in the trust file is never
+lifted or moved later (KI412). Metadata edits and re-added identical manifests are reported
+as information. Everything is read from git objects, never the work tree, so the gate runs in
+a bare repository (a ``pre-receive`` hook).
+
+:func:`check_updates` applies the gate to the ref updates a push brings (the lines git
+hands ``pre-receive``), and refuses non-fast-forward updates of protected refs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from ..attest.notes import NOTES_REF
+from ..core import canonical, layout
+from ..core.digest import Digest
+from ..core.errors import InputError
+from ..core.findings import ERROR, INFO, Finding, rule
+from ..git import treediff
+from .audit import GITATTRIBUTES, TreeSnapshot, admit_quarantine, check_contents
+from .history import ancestry, check_history, history_findings, objects_tree
+from .rules import sort_key
+
+HISTORY_REWRITTEN = rule(
+    "KI404", "history-rewritten", ERROR,
+    "rebase your commits onto BASE instead of rewriting commits BASE already has")
+METADATA_UPDATED = rule(
+    "KI405", "metadata-updated", INFO,
+    "nothing to fix: metadata may be corrected; reviewers see what changed")
+ALREADY_PRESENT = rule(
+    "KI406", "manifest-already-present", INFO,
+    "nothing to fix: re-adding an identical manifest is a no-op")
+REF_NOT_FAST_FORWARD = rule(
+    "KI407", "protected-ref-rewritten", ERROR,
+    "push only fast-forward updates of the main branch and refs/notes/kistore: "
+    "fetch, merge or rebase onto the remote tip, and push again")
+
+ZERO = "0" * 40
+"""The object id git uses for 'no commit' (a created or deleted ref)."""
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+"""A placeholder entry time: :func:`_judged_now` judges new attestations at the clock."""
+
+
+def parse_range(spec: str) -> tuple[str, str]:
+    """Split ``BASE..HEAD`` into its two revisions.
+
+    Raises:
+        InputError: when ``spec`` is not two revisions joined by exactly two dots.
+    """
+    base, sep, head = spec.partition("..")
+    if not sep or not base or not head or head.startswith("."):
+        raise InputError(f"{spec!r} is not a range; write BASE..HEAD, e.g. origin/main..HEAD")
+    return base, head
+
+
+def check_range(store: Any, spec: str) -> list[Finding]:
+    """Check what the commits in ``BASE..HEAD`` add to the store (the pull-request gate).
+
+    Args:
+        store: a :class:`kistore.store.Store` (a bare repository is fine).
+        spec: ``BASE..HEAD``, any revisions git understands.
+
+    Returns:
+        KI404 alone when ``BASE`` is not an ancestor of ``HEAD``. Otherwise: KI401-KI403 for
+        any commit in the range that modifies, renames or deletes an object; every KI1xx and
+        KI2xx finding about a path the range adds or changes under ``store/`` (or
+        ``.gitattributes``); KI405 (info) per metadata file changed, naming the changed
+        fields; KI406 (info) per object a commit re-added that ``BASE`` already holds;
+        KI410 per attestation, trust or policy file deleted; KI411 per attestation file
+        added whose key the trust file at ``BASE`` or ``HEAD`` does not accept now; KI412
+        per revocation the range lifts or moves later.
+
+    Raises:
+        InputError: a malformed range or a revision that names no commit.
+    """
+    base_rev, head_rev = parse_range(spec)
+    repo = store.repo
+    admit_quarantine(repo)
+    base, head = store.commit(base_rev), store.commit(head_rev)
+    if base.id != head.id and not repo.descendant_of(head.id, base.id):
+        return [Finding(
+            HISTORY_REWRITTEN, f"{base_rev} ({str(base.id)[:12]}) is not an ancestor of "
+            f"{head_rev} ({str(head.id)[:12]}): the range rewrites history",
+            expected=f"{head_rev} to contain {base.id}", found="diverged history",
+            extra={"base": str(base.id), "head": str(head.id)})]
+    commits = list(ancestry(repo, head, hide=base))
+    findings = history_findings(repo, commits)
+    changed, metadata_edits = _changed_paths(repo, base.tree, head.tree)
+    findings += check_contents(TreeSnapshot(repo, head.tree), focus=changed)
+    findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
+    findings += _already_present(repo, commits, base.tree)
+    findings += _special_files(store, str(head.id), changed)
+    findings += _removed_evidence(repo, base.tree, head.tree)
+    findings += _new_files_untrusted(store, base, head, changed)
+    if layout.TRUST_FILE in changed:
+        findings += _revocations_lifted(store, str(base.id), str(head.id))
+    return sorted(findings, key=sort_key)
+
+
+NEW_ATTESTATION_UNTRUSTED = rule(
+    "KI411", "new-attestation-key-not-trusted", ERROR,
+    "a key store/trust/keys.json has revoked, that has expired, or that is not (yet) trusted "
+    "for the attestation's role cannot add attestations: sign with a key trusted now, or "
+    "leave the attestation out")
+REVOCATION_LIFTED = rule(
+    "KI412", "trust-revocation-lifted", ERROR,
+    "a revocation is never lifted or moved later (it would re-validate what the key signed "
+    "after it): keep revokedAt, or move it earlier; trust the holder's new key instead")
+
+
+def _judged_now(store: Any, seen: Iterable[Any], trust_revs: Iterable[str]) -> list[Finding]:
+    """Refuse attestations entering now by a key trust does not accept now (KI411).
+
+    An attestation new to the repository enters it now, whatever dates its commit or its
+    payload carry (both written by the key's holder): it is judged at this machine's clock
+    against the trust file of every revision in ``trust_revs`` (the target branch before
+    and after the update), so a revoked key cannot add evidence by backdating a commit.
+    Community keys (not in trust) and invalid bundles are left to the other checks.
+    """
+    from dataclasses import replace
+
+    from ..attest.evidence import NOT_COUNTED, judge
+    from ..attest.trust import load_trust
+    from ..core.errors import KistoreError
+
+    trusts = []
+    for rev in dict.fromkeys(trust_revs):
+        try:
+            trusts.append(load_trust(store.view(rev)))
+        except KistoreError:  # an invalid trust file is reported as KI309
+            continue
+    now = datetime.now(UTC)
+    findings = []
+    for item in seen:
+        for trust in trusts:
+            judged = judge(replace(item, entered_at=now), trust)
+            if judged.effect == NOT_COUNTED:
+                findings.append(Finding(
+                    NEW_ATTESTATION_UNTRUSTED, f"a new {judged.type} attestation by "
+                    f"{judged.keyid} cannot enter now: {judged.reason}", file=item.location,
+                    extra={"keyid": judged.keyid, "type": judged.type}))
+                break
+    return findings
+
+
+def _new_files_untrusted(store: Any, base: Any, head: Any, changed: set[str]) -> list[Finding]:
+    """KI411 for each attestation file the range adds whose key trust does not accept now."""
+    from ..attest.notes import ATTESTATIONS_SHA256, Seen, parse_attestation_path
+
+    seen = []
+    for path in sorted(changed):
+        parsed = parse_attestation_path(path) if path.startswith(ATTESTATIONS_SHA256) else None
+        if parsed is None or path in base.tree:
+            continue
+        try:
+            data = store.repo[head.tree[path].id].data
+        except KeyError:  # the range deletes it (KI410)
+            continue
+        seen.append(Seen(bytes(data), parsed[0], "file", path, _EPOCH))
+    return _judged_now(store, seen, [str(base.id), str(head.id)]) if seen else []
+
+
+def _revocations_lifted(store: Any, base: str, head: str) -> list[Finding]:
+    """KI412 for each key revoked at ``base`` whose revocation ``head`` lifts or delays."""
+    from ..attest.trust import TRUST_FILE, format_time, load_trust
+    from ..core.errors import KistoreError
+
+    try:
+        before, after = (load_trust(store.view(rev)) for rev in (base, head))
+    except KistoreError:  # an unreadable trust file is reported as KI309 (and trusts none)
+        return []
+    findings = []
+    for keyid, old in sorted(before.keys.items()):
+        new = after.keys.get(keyid)
+        if old.revoked_at is None or new is None:
+            continue  # a key dropped from trust signs as a community key: it counts for nothing
+        if new.revoked_at is None or new.revoked_at > old.revoked_at:
+            found = "no revocation" if new.revoked_at is None else format_time(new.revoked_at)
+            findings.append(Finding(
+                REVOCATION_LIFTED, f"key {keyid} was revoked at {format_time(old.revoked_at)}; "
+                f"the range makes that {found}", file=TRUST_FILE,
+                expected=format_time(old.revoked_at), found=found))
+    return findings
+
+
+APPEND_ONLY_REMOVED = rule(
+    "KI410", "append-only-file-removed", ERROR,
+    "attestation files, the trust file and the ranking policy are reviewed evidence: answer "
+    "an attestation with another (a dispute), revoke a key with `kistore trust revoke`, "
+    "edit store/policy/ranking.json; never delete them")
+
+
+def _removed_evidence(repo: Any, base_tree: Any, head_tree: Any) -> list[Finding]:
+    """Attestation files, the trust file and the ranking policy the range deletes (KI410).
+
+    Deleting the policy would make ``rank`` fall back to the shipped default unreviewed.
+    A file replaced by another type (a symlink, a directory) is deleted as git's diff
+    reports it: the file is gone.
+    """
+    findings = []
+    for path, (was, now) in _store_changes(repo, base_tree, head_tree).items():
+        if was is None or (now is not None and _kind(was[1]) == _kind(now[1])):
+            continue
+        if path.startswith(layout.ATTESTATIONS_DIR + "/") or path in (layout.TRUST_FILE,
+                                                                       layout.POLICY_FILE):
+            why = (" (`kistore rank` would fall back to the shipped default policy)"
+                   if path == layout.POLICY_FILE else "")
+            findings.append(Finding(APPEND_ONLY_REMOVED, f"the range deletes this file{why}",
+                                    file=path))
+    return findings
+
+
+def _store_changes(repo: Any, base_tree: Any, head_tree: Any) -> dict[str, treediff.Change]:
+    """Files under ``store/`` and ``.gitattributes`` that differ between two root trees.
+
+    :func:`kistore.treediff.changed_leaves`: unchanged shards are not read (libgit2's
+    ``diff_to_tree`` read every shard of both trees, 0.4 s a diff at 100,000 manifests).
+    """
+    changes = treediff.changed_leaves(repo, treediff.subtree_id(base_tree, layout.STORE_DIR),
+                                      treediff.subtree_id(head_tree, layout.STORE_DIR),
+                                      layout.STORE_DIR + "/")
+    before, after = _top_entry(base_tree), _top_entry(head_tree)
+    if before != after:
+        changes[GITATTRIBUTES] = (before, after)
+    return changes
+
+
+def _top_entry(tree: Any) -> treediff.Entry | None:
+    """Return (id, mode) of the root ``.gitattributes`` unless absent or a directory."""
+    try:
+        entry = tree[GITATTRIBUTES]
+    except KeyError:
+        return None
+    return None if entry.type_str == "tree" else (str(entry.id), entry.filemode)
+
+
+def _kind(mode: int) -> int:
+    """Return the kind of file a git mode names: 0o100644 for either regular mode, else itself."""
+    return 0o100644 if mode in (0o100644, 0o100755) else mode
+
+
+def _special_files(store: Any, head: str, changed: set[str]) -> list[Finding]:
+    """Check the attestation, trust and policy files the range adds or changes, at HEAD.
+
+    Attestation files must verify (KI301-KI305), a changed trust file must be valid (KI309),
+    a changed policy file too (KI206); community/trusted attestations are not repeated here.
+    """
+    from ..attest.evidence import check_attestations
+    from ..attest.trust import TRUST_FILE
+    from .policy import POLICY_PATH, check_policy
+
+    findings: list[Finding] = []
+    if POLICY_PATH in changed:
+        findings += check_policy(store, head)
+    if TRUST_FILE in changed or any(p.startswith(layout.ATTESTATIONS_DIR + "/") for p in changed):
+        findings += [f for f in check_attestations(store, head)
+                     if f.severity != INFO and (f.file in changed or f.file == TRUST_FILE)]
+    return findings
+
+
+def _changed_paths(repo: Any, base_tree: Any, head_tree: Any
+                   ) -> tuple[set[str], list[tuple[str, str, str]]]:
+    """Paths under store/ (or .gitattributes) the net diff touches, and metadata edits.
+
+    An edit is a metadata file whose bytes or mode changed and stayed a regular file:
+    (path, blob id before, blob id after, as 40 hex digits).
+    """
+    changed: set[str] = set()
+    edits = []
+    for path, (was, now) in _store_changes(repo, base_tree, head_tree).items():
+        changed.add(path)
+        if (was is not None and now is not None and _kind(was[1]) == _kind(now[1]) == 0o100644
+                and path.startswith(layout.METADATA_DIR + "/")):
+            edits.append((path, was[0], now[0]))
+    return changed, edits
+
+
+def _metadata_update(repo: Any, path: str, old: Any, new: Any) -> Finding:
+    from ..store.admission import metadata_difference
+
+    try:
+        what = metadata_difference(repo[old].data, repo[new].data)
+    except (ValueError, json.JSONDecodeError):  # bad bytes are reported by the contents check
+        what = "bytes changed"
+    return Finding(METADATA_UPDATED, f"metadata changed: {what}", file=path)
+
+
+def _already_present(repo: Any, commits: Iterable[Any], base_tree: Any) -> list[Finding]:
+    """Objects a commit in the range adds that ``base_tree`` already holds, byte for byte."""
+    findings = []
+    for commit in commits:
+        for parent in commit.parents[:1]:
+            old, new = (objects_tree(repo, c.tree) for c in (parent, commit))
+            if new is None or (old is not None and old.id == new.id):
+                continue
+            added = treediff.changed_leaves(repo, old.id if old is not None else None, new.id,
+                                            layout.OBJECTS_DIR + "/")
+            for path, (was, now) in added.items():
+                if was is not None or now is None:
+                    continue
+                try:
+                    same = str(base_tree[path].id) == now[0]
+                except KeyError:
+                    same = False
+                if same:
+                    findings.append(Finding(
+                        ALREADY_PRESENT, f"commit {str(commit.id)[:12]} re-adds an object the "
+                        "base already holds (no-op)", file=path))
+    return findings
+
+
+def protected_refs(store: Any) -> set[str]:
+    """Return the refs whose updates must fast-forward: the default branch and the notes.
+
+    The default branch is what ``HEAD`` points at (in a bare repository, the branch clones
+    check out), and ``refs/heads/main`` always.
+    """
+    refs = {"refs/heads/main", NOTES_REF}
+    head = store.repo.references.get("HEAD")
+    if head is not None and isinstance(head.target, str):
+        refs.add(head.target)
+    return refs
+
+
+def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
+                  protected: set[str] | None = None) -> list[Finding]:
+    """Apply the gate to the ref updates of one push (``pre-receive``/``pre-push``).
+
+    Args:
+        store: the receiving (or pushing) :class:`kistore.store.Store`.
+        updates: ``(old, new, ref)`` per updated ref, as git hands ``pre-receive`` on stdin;
+            an all-zero id means the ref is created (old) or deleted (new).
+        protected: refs that only fast-forward and are never deleted (default
+            :func:`protected_refs`).
+
+    Returns:
+        KI407 for a non-fast-forward update or deletion of a protected ref. For
+        ``refs/notes/kistore``: KI408 for any attestation line the push removes, KI409 for a
+        new line that is not a bundle verifying against the object it annotates, KI411 for a
+        new line whose key the trust file of a protected branch (as it is, and as this push
+        sets it) revokes, has expired or does not trust for its role at this machine's
+        clock (dates in the pushed commits are the pusher's to write). For any
+        other ref naming a commit (branches, tags, other namespaces): the findings of
+        :func:`check_range` from the old tip (from the merge base for a new or force-pushed
+        ref), or of a whole-history check of the new tip when there is no base.
+
+    Raises:
+        InputError: when an id names no commit.
+    """
+    protected = protected_refs(store) if protected is None else protected
+    repo = store.repo
+    admit_quarantine(repo)
+    updates = list(updates)
+    findings: list[Finding] = []
+    for old, new, ref in updates:
+        if new != ZERO and repo.get(new) is None:
+            raise InputError(f"{ref}: no object {new} in this repository; check --updates "
+                             "takes the OLD NEW REF lines git gives a hook")
+        if old != ZERO and repo.get(old) is None:  # pre-push: the remote moved, not fetched
+            if ref in protected:
+                findings.append(Finding(
+                    REF_NOT_FAST_FORWARD, f"{ref} is at {old[:12]}, which this clone does not "
+                    "have: fetch and merge it before pushing", extra={"ref": ref, "old": old}))
+                continue
+            old = ZERO
+        fast_forward = old == ZERO or (new != ZERO and repo.descendant_of(new, old)) or old == new
+        if ref in protected and (new == ZERO or not fast_forward):
+            what = "deletion" if new == ZERO else f"non-fast-forward update {old[:12]}..{new[:12]}"
+            findings.append(Finding(REF_NOT_FAST_FORWARD, f"{what} of {ref} refused",
+                                    extra={"ref": ref, "old": old, "new": new}))
+            continue
+        if new == ZERO:
+            continue
+        if ref == NOTES_REF:
+            findings += _notes_update(store, old, new, _trust_revs(store, updates, protected))
+            continue
+        try:
+            new = str(store.commit(new).id)  # an annotated tag: check the commit it names
+        except InputError:  # a tag of a tree or blob: nothing of the store's history
+            continue
+        if old != ZERO:
+            try:
+                old = str(store.commit(old).id)
+            except InputError:
+                old = ZERO
+            fast_forward = old == new or repo.descendant_of(new, old)
+        base = old if old != ZERO and fast_forward else _merge_base(store, new, old, protected)
+        if base is None:
+            findings += _whole_history(store, new)
+        else:
+            findings += check_range(store, f"{base}..{new}")
+    return findings
+
+
+NOTES_LINE_REMOVED = rule(
+    "KI408", "notes-line-removed", ERROR,
+    "notes only grow: fetch refs/notes/kistore, merge with `kistore notes fetch`, and push "
+    "a notes commit that keeps every line (a withdrawal is answered by another attestation)")
+NOTES_LINE_INVALID = rule(
+    "KI409", "notes-line-invalid", ERROR,
+    "push only attestation bundles that verify against the object they annotate "
+    "(`kistore attest` writes them)")
+
+
+def _trust_revs(store: Any, updates: list[tuple[str, str, str]], protected: set[str]
+                ) -> list[str]:
+    """Return the commits whose trust file judges new notes: protected branches, as pushed too."""
+    import pygit2
+
+    repo = store.repo
+    revs = [str(repo.references[r].peel(pygit2.Commit).id) for r in sorted(protected)
+            if r.startswith("refs/heads/") and r in repo.references]
+    revs += [new for _old, new, ref in updates
+             if ref in protected and ref.startswith("refs/heads/") and new != ZERO]
+    return revs
+
+
+def _notes_update(store: Any, old: str, new: str, trust_revs: list[str]) -> list[Finding]:
+    """Check a push of ``refs/notes/kistore``: every old line stays, every new line verifies.
+
+    Notes are append-only evidence: removing a line would silently undo a withdrawal or a
+    rerun in every clone that fetches; an unreadable or unverifiable line would fail
+    ``verify`` everywhere. A new line whose key trust (at ``trust_revs``) does not accept
+    now is refused (KI411): its notes commit's date is the pusher's to write.
+    """
+    import pygit2
+
+    from ..attest.attestation import Bundle, verify_bundle
+    from ..attest.notes import Seen, lines_of, note_blobs
+    from ..core.errors import KistoreError
+
+    repo = store.repo
+    fresh: list[Seen] = []
+
+    def notes_of(rev: str) -> dict[str, str]:
+        return {} if rev == ZERO else note_blobs(repo, repo[rev].peel(pygit2.Commit))
+
+    before, after = notes_of(old), notes_of(new)
+    findings: list[Finding] = []
+    for obj, blob in sorted(after.items()):
+        if before.get(obj) == blob:
+            continue
+        data = bytes(repo[blob].data)
+        lines = lines_of(data)
+        if data != b"".join(line + b"\n" for line in sorted(set(lines))) or not all(
+                canonical.is_canonical(line) for line in lines):
+            findings.append(Finding(
+                NOTES_LINE_INVALID, "the note is not sorted, unique lines of canonical "
+                "bundle bytes (what `kistore attest` and `git notes merge -s cat_sort_uniq` "
+                "write)", file=f"{NOTES_REF}:{obj}"))
+            continue
+        had = set(lines_of(repo[before[obj]].data)) if obj in before else set()
+        for line in lines:
+            if line in had:
+                continue
+            try:
+                target = repo.get(obj)  # notes annotate object-file blobs; anything else
+                subject = (Digest.of(bytes(target.data)) if isinstance(target, pygit2.Blob)
+                           else Digest("0" * 64))  # ... is about no manifest at all
+                verify_bundle(Bundle.from_bytes(line, file=f"{NOTES_REF}:{obj}"), subject)
+            except KistoreError as e:
+                findings.append(Finding(NOTES_LINE_INVALID, e.message,
+                                        file=f"{NOTES_REF}:{obj}"))
+                continue
+            fresh.append(Seen(line, subject, "note", f"{NOTES_REF}:{obj}", _EPOCH))
+    for obj, blob in sorted(before.items()):
+        kept = set(lines_of(repo[after[obj]].data)) if obj in after else set()
+        lost = [line for line in lines_of(repo[blob].data) if line not in kept]
+        if lost:
+            findings.append(Finding(NOTES_LINE_REMOVED, f"the push removes {len(lost)} "
+                                    f"attestation line(s) from the note on {obj}",
+                                    file=f"{NOTES_REF}:{obj}"))
+    return findings + (_judged_now(store, fresh, trust_revs) if fresh else [])
+
+
+def _merge_base(store: Any, new: str, old: str, protected: set[str]) -> str | None:
+    """Return where a new or force-pushed branch left its old tip or a protected branch."""
+    repo = store.repo
+    candidates = [old] if old != ZERO else []
+    candidates += [str(repo.references[r].target) for r in sorted(protected)
+                   if r.startswith("refs/heads/") and r in repo.references]
+    for other in candidates:
+        oid = repo.merge_base(new, other)
+        if oid is not None:
+            return str(oid)
+    return None
+
+
+def _whole_history(store: Any, rev: str) -> list[Finding]:
+    """Every contents and history finding of a commit with no base (a first push)."""
+    head = store.commit(rev)
+    findings = check_contents(TreeSnapshot(store.repo, head.tree))
+    return findings + check_history(store, rev)

@@ -1,0 +1,392 @@
+"""The append-only history of objects: KI401 modified, KI402 deleted, KI403 renamed.
+
+Objects are never modified, renamed or deleted once committed (DESIGN §3, §4). This module
+compares commits with their parents, looking only at ``store/objects/``:
+:func:`check_history` is what ``kistore verify`` checks of the whole history of a revision
+(and, in a work tree, of what the index and work tree would change in the next commit);
+:func:`history_findings` over the commits of :func:`ancestry` is the pull-request gate's
+check of a range (:mod:`kistore.gate`). A merge is held to what it changes itself, as git's
+combined diff, except that dropping or changing what one side has is the merge's own doing
+unless the two sides' merge base held the path (see :func:`history_findings`); a change
+of file mode alone is named as such, not as modified bytes.
+
+It reads git (pygit2, imported inside the functions) but never a file's contents: the checks
+of bytes are :mod:`kistore.verify`'s, reading a tree's files and running every check is
+:mod:`kistore.audit`'s.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..core import layout
+from ..core.findings import ERROR, Finding, rule
+from ..git import treediff
+from .rules import GITATTRIBUTES_MISSING, sort_key
+
+OBJECT_MODIFIED = rule(
+    "KI401", "object-modified", ERROR,
+    "objects never change: restore the original bytes and add the corrected manifest as a "
+    "new object")
+OBJECT_DELETED = rule(
+    "KI402", "object-deleted", ERROR,
+    "objects are never deleted: restore the file (a withdrawal is an attestation)")
+OBJECT_RENAMED = rule(
+    "KI403", "object-renamed", ERROR,
+    "objects never move: restore the file at the path its digest names")
+
+
+def objects_tree(repo: Any, tree: Any) -> Any:
+    """Return the ``store/objects/sha256`` subtree of a root tree, or None when absent."""
+    try:
+        entry = tree[layout.OBJECTS_DIR]
+    except KeyError:
+        return None
+    return repo[entry.id] if entry.type_str == "tree" else None
+
+
+def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
+    """Check that each commit only adds objects: none modified, deleted or renamed.
+
+    Each commit is compared with every parent (a merge with each side), looking only at
+    ``store/objects/`` and skipping identical subtrees, so the cost follows what changed.
+    A merge is held to what it changes itself: a difference from one parent P that another
+    parent Q already has (the same entry, or the same absence) is left to Q's own history
+    only when the merge base of P and Q held the path. Then the path changed (or went)
+    between that base and P or Q, and the commit that did it is reported in that side's
+    history (in the range, or in history already checked). When the base never held it
+    (Q never had the object, or P and Q share no history: an orphan root), the merge
+    itself drops or changes what P has and is reported here. This is git's combined-diff
+    rule narrowed: ``git merge -s ours`` of a branch that never had an object must not
+    delete it unseen.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        commits: the commits to check (``pygit2.Commit``).
+
+    Returns:
+        KI401 (modified, including a change of file type), KI402 (deleted), KI403 (renamed),
+        each naming the object path and the commit.
+    """
+    import pygit2
+
+    findings = []
+    bases: dict[tuple[str, str], Any] = {}
+    deleted = pygit2.enums.DeltaStatus.DELETED
+    added = pygit2.enums.DeltaStatus.ADDED
+    # Only the same bytes at another path are a move. By similarity (git's default, 50%)
+    # any deleted object paired with any added one: two small manifests of one kind are
+    # alike, and "renamed to <an unrelated new object>" hid a deletion (KI402).
+    exact_renames = pygit2.enums.DiffFind.FIND_RENAMES | pygit2.enums.DiffFind.\
+        FIND_EXACT_MATCH_ONLY
+    for commit in commits:
+        new = objects_tree(repo, commit.tree)
+        where = f"in commit {str(commit.id)[:12]} ({commit.message.splitlines()[0][:60]!s})"
+        # what this commit does to each path, against each parent it does it to: a merge
+        # that differs from both parents in the same way is one finding naming both
+        mine: dict[tuple[Any, ...], list[str]] = {}
+        for parent in commit.parents:
+            old = objects_tree(repo, parent.tree)
+            if old is None or (new is not None and old.id == new.id):
+                continue
+            deltas = _in_place_changes(repo, old, new)
+            if deltas is None:  # something went or changed type: libgit2 pairs renames
+                diff = old.diff_to_tree(new) if new is not None else old.diff_to_tree()
+                deltas = [d for d in diff.deltas if d.status != added]
+                if any(d.status == deleted for d in deltas) and new is not None:
+                    diff.find_similar(flags=exact_renames)
+                    deltas = [d for d in diff.deltas if d.status != added]
+            others = [p for p in commit.parents if p.id != parent.id]
+            for d in deltas:
+                if others and _from_another_side(repo, d.old_file.path, new, parent, others,
+                                                 bases):
+                    continue
+                mine.setdefault(_change(d, where), []).append(str(parent.id))
+        for (rule_, path, message, expected, found), parents in mine.items():
+            extra: dict[str, Any] = {"commit": str(commit.id), "parent": parents[0]}
+            if len(parents) > 1:
+                extra["parents"] = parents
+                message += (f", against {'both' if len(parents) == 2 else 'all'} parents "
+                            f"({' and '.join(p[:12] for p in parents)}) alike")
+            findings.append(Finding(rule_, message, file=path, extra=extra,
+                                    expected=expected, found=found))
+    return findings
+
+
+def _change(delta: Any, where: str) -> tuple[Any, str, str, str | None, str | None]:
+    """``(rule, object path, message, expected, found)`` of what one diff delta does.
+
+    Args:
+        delta: a ``pygit2.DiffDelta`` (or :class:`_InPlace`) of the objects tree, not an
+            addition.
+        where: ``in commit ID (SUBJECT)``, ending the message.
+    """
+    import pygit2
+
+    path = f"{layout.OBJECTS_DIR}/{delta.old_file.path}"
+    old, new = delta.old_file, delta.new_file
+    if delta.status == pygit2.enums.DeltaStatus.RENAMED:
+        return (OBJECT_RENAMED, path, f"renamed to {layout.OBJECTS_DIR}/{new.path} {where}",
+                None, None)
+    if delta.status == pygit2.enums.DeltaStatus.DELETED:
+        return OBJECT_DELETED, path, f"deleted {where}", None, None
+    if old.id == new.id and old.mode != new.mode:
+        # same bytes, only the file mode moved (chmod +x): say so, not "modified" with two
+        # equal blob ids
+        return (OBJECT_MODIFIED, path, f"mode changed {old.mode:o} -> {new.mode:o} {where}",
+                f"{old.mode:o}", f"{new.mode:o}")
+    return OBJECT_MODIFIED, path, f"modified {where}", str(old.id), str(new.id)
+
+
+class _Side(NamedTuple):
+    """One side of an in-place change, as a libgit2 ``DiffFile`` names it."""
+
+    path: str
+    id: Any
+    mode: int
+
+
+class _InPlace(NamedTuple):
+    """A regular file changed in place (bytes or executable bit), as a libgit2 ``DiffDelta``."""
+
+    status: int
+    old_file: _Side
+    new_file: _Side
+
+
+_REGULAR = (0o100644, 0o100755)
+
+
+def _in_place_changes(repo: Any, old: Any, new: Any | None) -> list[_InPlace] | None:
+    """Return the regular files changed in place between two objects trees, else None.
+
+    Read by :func:`kistore.treediff.changed_leaves`, which skips unchanged shards: a
+    commit that adds one manifest costs a few tree reads instead of libgit2 reading every
+    shard of both trees (262 ms at 100,000 manifests). Added files are left out (adding is
+    allowed). None when a file went or changed type: such a difference is left to libgit2's
+    diff, whose exact rename detection decides KI402 against KI403.
+    """
+    if new is None:
+        return None
+    import pygit2
+
+    modified = pygit2.enums.DeltaStatus.MODIFIED
+    deltas = []
+    for path, (was, now) in treediff.changed_leaves(repo, old.id, new.id).items():
+        if was is None:
+            continue  # added
+        if now is None or was[1] not in _REGULAR or now[1] not in _REGULAR:
+            return None
+        deltas.append(_InPlace(modified, _Side(path, *was), _Side(path, *now)))
+    return deltas
+
+
+def _from_another_side(repo: Any, path: str, merged: Any, parent: Any, others: list[Any],
+                       bases: dict[tuple[str, str], Any]) -> bool:
+    """Return True when a merge's difference from ``parent`` at ``path`` is another side's.
+
+    That is: another parent has what the merge has at ``path`` (the same blob and mode, or
+    both lack it), and the merge base of ``parent`` and that other parent held ``path``, so
+    the change was made (and is reported) in the history between that base and one of the
+    two. Without a merge base, or when the base lacks ``path``, the difference is the
+    merge's own.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        path: relative to ``store/objects/sha256``.
+        merged: the merge's objects tree (None when it has none).
+        parent: the parent the difference is from (``pygit2.Commit``).
+        others: the merge's other parents (``pygit2.Commit``).
+        bases: a cache of objects trees of merge bases, by pair of commit ids.
+    """
+    mine = _entry(merged, path)
+    for other in others:
+        if _entry(objects_tree(repo, other.tree), path) != mine:
+            continue
+        key = (str(parent.id), str(other.id))
+        if key not in bases:
+            base = repo.merge_base(parent.id, other.id)
+            bases[key] = objects_tree(repo, repo[base].tree) if base is not None else None
+        if _entry(bases[key], path) is not None:
+            return True
+    return False
+
+
+def _entry(tree: Any, path: str) -> tuple[str, int] | None:
+    """Return (blob id, file mode) at ``path`` of a tree (None: no tree or no such path)."""
+    if tree is None:
+        return None
+    try:
+        found = tree[path]
+    except KeyError:
+        return None
+    return str(found.id), found.filemode
+
+
+def ancestry(repo: Any, head: Any, hide: Any = None) -> Iterator[Any]:
+    """Yield the commits reachable from ``head`` and not from ``hide`` (as ``git rev-list``).
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        head: the tip commit.
+        hide: a commit whose ancestors (itself included) are left out, or None.
+    """
+    import pygit2
+
+    walker = repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)
+    if hide is not None:
+        walker.hide(hide.id)
+    yield from walker
+
+
+def check_history(store: Any, at: str | None = None) -> list[Finding]:
+    """Check that objects are append-only across the history of ``at`` (or ``HEAD``).
+
+    With ``at=None`` in a work tree, also reports objects deleted or modified in the work
+    tree or index relative to ``HEAD`` (what the next commit would do).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: revision, or None for the current branch and work tree.
+
+    Returns:
+        KI401/KI402/KI403 findings, sorted by file. An empty repository has none.
+
+    Raises:
+        InputError: when ``at`` names no commit.
+    """
+    repo = store.repo
+    if at is None and repo.head_is_unborn:
+        return []
+    head = store.commit(at or "HEAD")
+    findings = history_findings(repo, ancestry(repo, head))
+    if at is None and store.root is not None:
+        findings += _worktree_changes(repo)
+    return sorted(findings, key=sort_key)
+
+
+def _worktree_changes(repo: Any) -> list[Finding]:
+    """Objects the index or work tree deletes or changes relative to ``HEAD``."""
+    import pygit2
+
+    flags = pygit2.enums.FileStatus
+    deleted = flags.WT_DELETED | flags.INDEX_DELETED
+    changed = (flags.WT_MODIFIED | flags.INDEX_MODIFIED | flags.WT_TYPECHANGE
+               | flags.INDEX_TYPECHANGE | flags.INDEX_RENAMED | flags.WT_RENAMED)
+    findings = []
+    blocking = _unreadable_attributes(repo)
+    if blocking is not None:  # libgit2 would open it to filter files, and wait for ever
+        return [Finding(GITATTRIBUTES_MISSING, "not a regular file (a FIFO, a device or a "
+                        "directory): git cannot read it, and `git status` waits on a FIFO for "
+                        "ever; what the work tree changes in committed objects was not "
+                        "checked. Put the store's .gitattributes back (`git checkout -- "
+                        ".gitattributes`)", file=blocking)]
+    try:
+        statuses = repo.status(untracked_files="no")
+    except pygit2.GitError as e:  # e.g. a split or sparse index, which libgit2 cannot read
+        from ..core.errors import StoreStateError
+
+        raise StoreStateError(
+            f"the git index cannot be read ({e}): a split or sparse index is not supported; "
+            "run `git update-index --no-split-index` or `git sparse-checkout disable`, or "
+            "verify a commit with --at HEAD", file=str(Path(repo.path) / "index")) from None
+    lock = Path(repo.path) / "index.lock"
+    for path, status in sorted(statuses.items()):
+        if not path.startswith(layout.OBJECTS_DIR + "/"):
+            continue
+        if status & flags.INDEX_DELETED and _worktree_holds_head(repo, path):
+            # HEAD and the work tree hold the same bytes; only git's index lacks the file.
+            findings.append(Finding(OBJECT_DELETED, _index_behind(lock), file=path))
+        elif status & deleted:
+            findings.append(Finding(OBJECT_DELETED, "deleted in the work tree or index "
+                                    "(present in HEAD)", file=path))
+        elif status & changed:
+            modes = _mode_change(repo, path)
+            if modes is not None:
+                findings.append(Finding(
+                    OBJECT_MODIFIED, f"mode changed {modes[0]:o} -> {modes[1]:o} in the work "
+                    "tree or index (same bytes as HEAD)", file=path,
+                    expected=f"{modes[0]:o}", found=f"{modes[1]:o}"))
+            else:
+                findings.append(Finding(OBJECT_MODIFIED, "modified in the work tree or index "
+                                        "(HEAD holds other bytes)", file=path))
+    return findings
+
+
+def _unreadable_attributes(repo: Any) -> str | None:
+    """Return the attributes file git would read that is not a regular file, else None.
+
+    The work tree's top ``.gitattributes`` and ``.git/info/attributes`` (a symlink is
+    judged by what it points to).
+    """
+    import stat
+
+    for path, shown in ((Path(repo.workdir) / ".gitattributes", ".gitattributes"),
+                        (Path(repo.path) / "info" / "attributes", ".git/info/attributes")):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            return shown
+    return None
+
+
+def _worktree_holds_head(repo: Any, path: str) -> bool:
+    """Return True when the work-tree file at ``path`` has exactly HEAD's bytes (as git hashes)."""
+    import pygit2
+
+    try:
+        return bool(pygit2.hashfile(str(Path(repo.workdir) / path))
+                    == repo.revparse_single("HEAD").peel(pygit2.Tree)[path].id)
+    except (OSError, KeyError, pygit2.GitError):
+        return False
+
+
+def _index_behind(lock: Path) -> str:
+    """Say that git's index, not the object, is missing a file HEAD and the work tree hold."""
+    fix = "run `git reset -q` to bring the index in step with HEAD (the work tree is kept)"
+    if lock.exists():  # what a command killed between the branch move and the index leaves
+        fix = (f"the lock file {lock} is left (a `git commit` or `kistore add --commit` "
+               "killed after the branch moved?): if no git command is running, delete it, "
+               "then " + fix)
+    return ("in HEAD and in the work tree, but missing from git's index: the index is "
+            f"behind HEAD; {fix}")
+
+
+def _mode_change(repo: Any, path: str) -> tuple[int, int] | None:
+    """Return (HEAD's mode, the new mode) when only the file mode of ``path`` changed.
+
+    That is: the index and the work tree hold HEAD's bytes and one of them another mode
+    (``chmod +x``); None for any other change.
+
+    Called only for paths ``repo.status`` flags as changed, so reading the file is rare.
+    """
+    import pygit2
+
+    try:
+        head = repo.head.peel(pygit2.Commit).tree[path]
+    except KeyError:
+        return None
+    if head.type_str != "blob":
+        return None
+    staged = repo.index[path] if path in repo.index else None
+    if staged is not None and staged.id != head.id:
+        return None
+    full = os.path.join(repo.workdir, path)
+    try:
+        if os.path.islink(full) or pygit2.hashfile(full) != head.id:
+            return None
+        executable = os.stat(full).st_mode & 0o100
+    except OSError:
+        return None
+    filemode = repo.config.get_bool("core.filemode") if "core.filemode" in repo.config else True
+    index_mode = staged.mode if staged is not None else head.filemode
+    work_mode = (0o100755 if executable else 0o100644) if filemode else index_mode
+    for mode in (index_mode, work_mode):  # the index's change first: it is the next commit's
+        if mode != head.filemode:
+            return head.filemode, mode
+    return None

@@ -1,0 +1,649 @@
+"""Pure checks on stored bytes and paths: each returns findings, none raises or does I/O.
+
+This module owns the rules ``kistore verify`` and ``kistore check`` apply to what they
+read (DESIGN §4): an object file's SHA-256 equals its name, its bytes are the RFC 8785
+canonical form, it parses strictly and validates against its kind's schema together with
+its metadata file, paths stay inside the layout, and the cross-file rules (metadata paired
+with objects, names unique per kind, references resolved). It knows nothing of git or the
+disk: :mod:`kistore.audit` reads files and feeds them here, :mod:`kistore.history`
+checks the history of objects, and :mod:`kistore.gate` adds the rules about a pull
+request's commit range.
+
+Rule ids are stable (``docs/rules.md``): KI1xx bytes and paths, KI2xx references,
+metadata and names, KI3xx attestations (elsewhere), KI4xx history and the gate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any
+
+from ..core import canonical, canonical_fast, layout
+from ..core.digest import Digest, is_digest
+from ..core.errors import CanonicalFormError, ParseError
+from ..core.findings import ERROR, WARNING, Finding, rule
+from ..core.model import REFERENCE_FIELDS
+from ..core.schema import KINDS, check_manifest, fast_validator
+
+OBJECT_DIGEST_MISMATCH = rule(
+    "KI101", "object-digest-mismatch", ERROR,
+    "restore the object's original bytes from git (`git checkout -- PATH`); "
+    "objects are never edited: add a new manifest instead")
+JSON_PARSE_ERROR = rule(
+    "KI102", "json-parse-error", ERROR,
+    "restore the file from git, or re-add the manifest with `kistore add`")
+NOT_CANONICAL = rule(
+    "KI103", "bytes-not-canonical", ERROR,
+    "write stored files only with `kistore add`, which writes RFC 8785 canonical bytes")
+SCHEMA_INVALID = rule(
+    "KI104", "schema-invalid", ERROR,
+    "fix the manifest so it validates against schemas/KIND.json and add it again")
+CRLF_LINE_ENDS = rule(
+    "KI105", "crlf-line-ends", ERROR,
+    "a line-ending conversion rewrote stored bytes: keep `store/** -text -eol ...` in "
+    ".gitattributes, unset core.autocrlf, and restore the file from git")
+PATH_OUTSIDE_LAYOUT = rule(
+    "KI110", "path-outside-layout", ERROR,
+    "move or remove the file: under store/ only objects/sha256/XX/REST.json, "
+    "metadata/sha256/XX/REST.json, attestations/..., trust/keys.json and "
+    "policy/ranking.json are allowed")
+NOT_A_REGULAR_FILE = rule(
+    "KI111", "not-a-regular-file", ERROR,
+    "replace the symlink or submodule under store/ by a regular file, or remove it")
+PATH_CASE_COLLISION = rule(
+    "KI112", "path-case-collision", ERROR,
+    "rename or remove one of the paths: they collide on case-insensitive file systems")
+GITATTRIBUTES_MISSING = rule(
+    "KI113", "gitattributes-missing", ERROR,
+    "add the line `store/** -text -eol -filter -ident -working-tree-encoding` to "
+    ".gitattributes (`kistore init .` writes it)")
+REFERENCE_UNRESOLVED = rule(
+    "KI201", "reference-unresolved", WARNING,
+    "add the referenced manifest to the store; until then the run is recorded as dangling")
+REFERENCE_WRONG_KIND = rule(
+    "KI202", "reference-wrong-kind", ERROR,
+    "point the field at a manifest of the kind it names (workloadDigest -> Workload, ...)")
+METADATA_WITHOUT_OBJECT = rule(
+    "KI203", "metadata-without-object", ERROR,
+    "add the object the metadata belongs to (`kistore add`), or remove the metadata file")
+OBJECT_WITHOUT_METADATA = rule(
+    "KI204", "object-without-metadata", ERROR,
+    "restore the metadata file from git, or re-add the manifest with `kistore add`")
+NAME_NOT_UNIQUE = rule(
+    "KI205", "name-not-unique", ERROR,
+    "give one of the manifests another metadata.name (`kistore add --update-metadata`)")
+
+ALLOWED_DIRS = (layout.ATTESTATIONS_DIR,)
+"""Directories under ``store/`` whose files other parts of kistore own (any name allowed)."""
+
+ALLOWED_FILES = frozenset({layout.TRUST_FILE, layout.POLICY_FILE})
+"""The only files of ``store/trust/`` and ``store/policy/``: kistore reads no other name
+there, so another file (``policy/other.json``, ``trust/keys2.json``, a ``ranking.json/``
+directory) would look reviewed while nothing honours it."""
+
+FILE_MODES = {0o100644, 0o100755}
+"""Git file modes of a regular file; a symlink is 0o120000, a submodule 0o160000."""
+
+_MODE_NAMES = {0o120000: "a symlink", 0o160000: "a submodule (gitlink)", 0o040000: "a directory"}
+
+_HASHED_KEYS = {"apiVersion", "kind", "spec"}
+
+
+def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
+    """Check that a path under ``store/`` is a regular file where the layout allows one.
+
+    Args:
+        path: repository path (POSIX), e.g. ``store/objects/sha256/38/4a96....json``.
+        mode: git file mode (``0o100644`` regular, ``0o120000`` symlink, ``0o160000``
+            submodule); work-tree readers map ``lstat`` to the same numbers.
+
+    Returns:
+        KI111 for a symlink or submodule, KI110 for a path the layout (DESIGN §3) does not
+        have. Paths outside ``store/`` are not the store's business and yield nothing.
+    """
+    if not (path + "/").startswith(layout.STORE_DIR + "/"):  # store/ itself counts too
+        return []
+    findings = []
+    if mode not in FILE_MODES:
+        what = _MODE_NAMES.get(mode, f"mode {mode:o}")
+        findings.append(Finding(NOT_A_REGULAR_FILE, f"{what} under store/", file=path,
+                                expected="a regular file", found=what))
+    if not _in_layout(path):
+        findings.append(Finding(PATH_OUTSIDE_LAYOUT, "not a path of the store layout: move or "
+                                "remove it (a .NAME.PID.N.tmp file is a temporary file of a "
+                                "killed `kistore add`: delete it, or the next add into its "
+                                "directory removes it)", file=path))
+    return findings
+
+
+def _in_layout(path: str) -> bool:
+    if path in ALLOWED_FILES or any(path.startswith(d + "/") for d in ALLOWED_DIRS):
+        return True
+    digest = layout.digest_from_path(path)
+    return digest is not None and path in (layout.object_path(digest),
+                                           layout.metadata_path(digest))
+
+
+def check_case_collisions(paths: Iterable[str]) -> list[Finding]:
+    """Find paths under ``store/`` that differ only in letter case (``Foo.json``, ``foo.json``).
+
+    Args:
+        paths: every repository path of one tree.
+
+    Returns:
+        One KI112 finding per path that collides with an earlier one (in sorted order),
+        naming both.
+    """
+    paths = list(paths)
+    if len({p.casefold() for p in paths}) == len(set(paths)):
+        return []  # no two differ only in case (sorting 40,000 paths cost 3x this test)
+    seen: dict[str, str] = {}
+    findings = []
+    for path in sorted(paths):
+        if not path.startswith(layout.STORE_DIR + "/"):
+            continue
+        key = path.casefold()
+        first = seen.setdefault(key, path)
+        if first != path:
+            findings.append(Finding(
+                PATH_CASE_COLLISION, f"collides with {first} on a case-insensitive file system",
+                file=path, extra={"collides_with": first}))
+    return findings
+
+
+def check_gitattributes(data: bytes | None) -> list[Finding]:
+    """Check that ``.gitattributes`` turns off every conversion under ``store/`` (DESIGN §3).
+
+    Args:
+        data: the bytes of the repository's top-level ``.gitattributes``, None when absent.
+
+    Returns:
+        KI113 when no line ``store/** ...`` unsets ``text``, ``eol`` and ``filter``, or when
+        a later line that may match paths under ``store/`` sets a converting attribute again
+        (git applies the last matching line: ``store/objects/** working-tree-encoding=UTF-16``
+        would re-encode every object in new clones).
+    """
+    guarded = None
+    for number, line in enumerate((data or b"").decode("utf-8", "replace").splitlines(), 1):
+        words = line.split()
+        if not words or words[0].startswith("#"):
+            continue
+        if words[0] == "store/**" and {"-text", "-eol", "-filter"} <= set(words[1:]):
+            guarded = number
+            continue
+        converting = [w for w in words[1:] if _converts(w)]
+        if guarded is not None and converting and _may_match_store(words[0]):
+            return [Finding(GITATTRIBUTES_MISSING, f"line {number} sets "
+                            f"{' '.join(converting)} for {words[0]} after the store/** line, so "
+                            "git would convert stored bytes", file=".gitattributes",
+                            line=number, column=1, expected="no conversion under store/",
+                            found=line.strip())]
+    if guarded is not None:
+        return []
+    return [Finding(GITATTRIBUTES_MISSING, "nothing stops end-of-line or filter conversion of "
+                    "store/", file=".gitattributes",
+                    expected="store/** -text -eol -filter -ident -working-tree-encoding",
+                    found="no such line")]
+
+
+_CONVERTING = ("text", "eol", "filter", "ident", "working-tree-encoding", "crlf")
+
+
+def _converts(word: str) -> bool:
+    """Return True for an attribute setting that may convert bytes (``text``, ``eol=crlf``).
+
+    ``!text`` counts too: it makes ``text`` unspecified again, so ``core.autocrlf`` applies.
+    """
+    if word.startswith("-"):
+        return False
+    return word.lstrip("!").partition("=")[0] in _CONVERTING
+
+
+def _may_match_store(pattern: str) -> bool:
+    """Return True unless a .gitattributes pattern plainly names a directory outside ``store/``.
+
+    Anything git might still match under ``store/`` counts: quoted or escaped patterns,
+    globs in the first path component (``s[t]ore/**``, ``st*/**``), basename patterns.
+    """
+    if pattern.startswith('"') or "\\" in pattern:
+        return True
+    first, slash, _ = pattern.lstrip("/").partition("/")
+    if not slash or any(c in first for c in "*?["):
+        return True
+    return first == "store"
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """What a stored file's checks learnt: its findings and, when it parsed, its value.
+
+    Attributes:
+        findings: every problem found in the file's own bytes.
+        value: the parsed JSON value, or None when the bytes do not parse.
+    """
+
+    findings: list[Finding]
+    value: Any
+
+
+def check_object_bytes(path: str, data: bytes) -> Parsed:
+    """Check an object file's bytes: digest == name, strict JSON, canonical, only hashed keys.
+
+    Args:
+        path: the object's repository path (names the digest it must hash to).
+        data: the file's exact bytes.
+
+    Returns:
+        KI101 when ``sha256(data)`` is not the digest in ``path``; KI105 for CR LF line
+        ends; KI102 when the bytes are not strict JSON (line:column and pointer of the
+        problem); KI103 when they differ from RFC 8785 canonical bytes (line:column of the
+        first differing character); KI104 when the object holds keys other than
+        apiVersion, kind, spec.
+    """
+    findings = []
+    found = Digest(hashlib.sha256(data).hexdigest())
+    if layout.object_path(found) != path and (named := layout.digest_from_path(path)):
+        findings.append(Finding(OBJECT_DIGEST_MISMATCH, "sha256 of the file is not its name",
+                                file=path, expected=str(named), found=str(found)))
+    parsed = _check_json_bytes(path, data)
+    findings.extend(parsed.findings)
+    if isinstance(parsed.value, dict):
+        for key in sorted(parsed.value.keys() - _HASHED_KEYS):
+            findings.append(Finding(
+                SCHEMA_INVALID, f"an object holds only apiVersion, kind and spec, not {key!r} "
+                "(metadata lives in its own file)", file=path,
+                pointer=f"/{canonical.escape_pointer(key)}"))
+    return Parsed(findings, parsed.value)
+
+
+def check_metadata_bytes(path: str, data: bytes) -> Parsed:
+    """Check a metadata file's bytes: strict JSON in canonical form.
+
+    Args:
+        path: the metadata file's repository path.
+        data: its exact bytes.
+
+    Returns:
+        KI105, KI102 or KI103 findings as for objects (a metadata file has no digest).
+    """
+    return _check_json_bytes(path, data)
+
+
+def _check_json_bytes(path: str, data: bytes) -> Parsed:
+    findings = []
+    if b"\r" in data:
+        line = data[: data.index(b"\r")].count(b"\n") + 1
+        findings.append(Finding(CRLF_LINE_ENDS, "carriage return in stored bytes", file=path,
+                                line=line, expected="no CR (canonical bytes have no line ends)",
+                                found="CR LF"))
+    value = canonical_fast.loads_if_canonical(data)
+    if value is None:
+        value = _plainly_canonical(data)
+    if value is not None:
+        return Parsed(findings, value)
+    try:
+        value = canonical.loads(data, file=path)
+    except ParseError as e:
+        findings.append(Finding(JSON_PARSE_ERROR, e.message, file=path, pointer=e.pointer,
+                                line=e.line, column=e.column))
+        return Parsed(findings, None)
+    try:
+        expected = canonical.dumps(value)
+    except CanonicalFormError as e:
+        findings.append(Finding(NOT_CANONICAL, e.message, file=path, pointer=e.pointer))
+        return Parsed(findings, value)
+    if expected != data:
+        line, column, offset = first_difference(data, expected)
+        findings.append(Finding(
+            NOT_CANONICAL, f"bytes differ from the RFC 8785 form at byte {offset}", file=path,
+            line=line, column=column, expected=_excerpt(expected, offset),
+            found=_excerpt(data, offset)))
+    return Parsed(findings, value)
+
+
+# What json.loads accepts and re-encodes to the same bytes, yet kistore's strict parser or
+# RFC 8785 would not: an integral float ("1.0", "-0.0") or Python's exponent form ("1e-05",
+# "1e+16") -- both seen by the float hook --, an integer of 16 or more characters (it may
+# exceed 2**53 - 1; the int hook), and a 4-byte UTF-8 sequence (beyond U+FFFF: UTF-16 key
+# order; searched only in non-ASCII bytes). The hooks see each number's text once, which
+# costs far less than searching all the bytes for these patterns.
+_FOUR_BYTE_UTF8 = re.compile(rb"[\xf0-\xff]")
+
+
+class _Doubtful(Exception):
+    """Raised by the fast path's number hooks: take the exact path for these bytes."""
+
+
+def _plain_int(text: str) -> int:
+    if len(text) < 16:  # at most 15 digits: within 2**53 - 1
+        return int(text)
+    raise _Doubtful(text)
+
+
+def _plain_float(text: str) -> float:
+    if text.endswith(".0") or "e" in text or "E" in text:
+        raise _Doubtful(text)
+    return float(text)
+
+
+_plain_decoder = json.JSONDecoder(parse_int=_plain_int, parse_float=_plain_float)
+_canonical_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"),
+                                      sort_keys=True)
+
+
+def _plainly_canonical(data: bytes) -> Any:
+    """Parse ``data`` when a fast test proves it strict, canonical JSON; else return None.
+
+    The strict parser and :func:`kistore.canonical.dumps` walk every value in Python; this
+    test runs in C. ``json.loads`` accepts more than :func:`kistore.canonical.loads`, and
+    ``canonicaljson`` (stdlib JSON with sorted keys, no spaces) differs from RFC 8785 in a
+    few cases, so the bytes count as canonical only when re-encoding reproduces them exactly
+    (which rules out duplicate keys, whitespace, a byte-order mark, NaN, values beyond the
+    double range, non-shortest numbers and lone surrogates), no number hook doubts them
+    (see the comment above), they hold no 4-byte UTF-8 sequence and at most
+    :data:`kistore.canonical.MAX_DEPTH` brackets. A fixed-notation non-integral float is
+    the same text in Python's ``repr`` and in ECMAScript (both shortest round-trip digits).
+    None means "take the exact path", never "not canonical"; a property test holds this to
+    :func:`kistore.canonical.is_canonical`.
+    """
+    if data.count(b"{") + data.count(b"[") > canonical.MAX_DEPTH:
+        return None
+    if not data.isascii() and _FOUR_BYTE_UTF8.search(data):
+        return None
+    try:
+        value = _plain_decoder.decode(data.decode("utf-8"))
+        encoded = _canonical_encoder.encode(value).encode("utf-8")
+    except (_Doubtful, ValueError, TypeError, RecursionError, UnicodeError):
+        return None
+    if encoded != data and b"0.0000" in data:  # maybe 0.000012, which Python writes 1.2e-05
+        data = _SMALL_FRACTION.sub(_python_form, data)
+    return value if encoded == data else None
+
+
+# A fraction in [1e-7, 1e-4): RFC 8785 writes it 0.0000..., Python's repr 1.2e-05.
+_SMALL_FRACTION = re.compile(rb"(?<![0-9.eE])-?0\.0000[0-9]+(?![0-9.eE])")
+
+
+def _python_form(match: re.Match[bytes]) -> bytes:
+    """Rewrite a small fraction in RFC 8785 form as Python's ``repr`` writes it.
+
+    Text that is not exactly the RFC 8785 form stays as it is, so the comparison with
+    the re-encoded bytes fails; inside a string the rewrite only makes a mismatch too
+    (the encoder copies strings), so it can never make non-canonical bytes look canonical.
+    """
+    text = match.group()
+    value = float(text)
+    return repr(value).encode() if canonical.es6_number(value).encode() == text else text
+
+
+def first_difference(data: bytes, expected: bytes) -> tuple[int, int, int]:
+    """Locate the first byte where ``data`` differs from ``expected``.
+
+    Returns:
+        ``(line, column, offset)``: 1-based line and column (in characters) in ``data``'s
+        text, and the 0-based byte offset.
+    """
+    offset = next((i for i, (a, b) in enumerate(zip(data, expected, strict=False)) if a != b),
+                  min(len(data), len(expected)))
+    before = data[:offset].decode("utf-8", "replace")
+    return before.count("\n") + 1, len(before) - before.rfind("\n"), offset
+
+
+def _excerpt(data: bytes, offset: int, width: int = 12) -> str:
+    return repr(data[offset : offset + width].decode("utf-8", "replace"))
+
+
+Clean = tuple[str, "str | None", tuple["str | None", ...]]
+"""What :func:`check_clean_pair` learns of a manifest with no finding: kind, name, and the
+reference of each of :data:`kistore.model.REFERENCE_FIELDS` (None where there is none)."""
+
+
+def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
+                     ) -> Clean | None:
+    """Answer, fast, whether an object and its metadata file hold no finding at all.
+
+    This is the common case of ``kistore verify`` in one call, with no finding built: it
+    is the conjunction of :func:`check_object_bytes`, :func:`check_metadata_bytes` and
+    :func:`check_manifest_pair` finding nothing, judged only by their fast paths
+    (orjson canonical check, ``jsonschema-rs``). None means "run those checks", which
+    decide; it never means "there is a finding".
+
+    Args:
+        digest_hex: the 64 hex digits the object's path names.
+        object_data: the object file's bytes.
+        metadata_data: the metadata file's bytes.
+
+    Returns:
+        ``(kind, name, references)`` as :func:`entry_from` would take them from the parsed
+        files (name None unless a string; references in :data:`REFERENCE_FIELDS` order), or
+        None.
+    """
+    if hashlib.sha256(object_data).hexdigest() != digest_hex:
+        return None
+    if b"\r" in object_data or b"\r" in metadata_data:
+        return None
+    obj = canonical_fast.loads_if_canonical(object_data)
+    if type(obj) is not dict or not obj.keys() <= _HASHED_KEYS:
+        return None
+    metadata = canonical_fast.loads_if_canonical(metadata_data)
+    validator = fast_validator(obj.get("kind"))
+    if type(metadata) is not dict or validator is None:
+        return None
+    obj["metadata"] = metadata  # obj is this call's own parse: no copy needed
+    if not validator.is_valid(obj):
+        return None
+    name = metadata.get("name")
+    spec = obj.get("spec")
+    references: tuple[str | None, ...] = _NO_REFERENCES
+    if obj["kind"] == "BenchmarkRun" and type(spec) is dict:
+        references = _run_references(spec)
+    return obj["kind"], name if type(name) is str else None, references
+
+
+_NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
+_ALL_REFERENCES = re.compile(
+    f"sha256:[0-9a-f]{{64}}(?:\nsha256:[0-9a-f]{{64}}){{{len(REFERENCE_FIELDS) - 1}}}")
+
+
+def _run_references(spec: dict[str, Any]) -> tuple[str | None, ...]:
+    """Each :data:`REFERENCE_FIELDS` value of a run's spec that is a digest, else None.
+
+    The common case, every field a digest, is one regex over the values joined by newlines
+    (a digest holds no newline, so exactly three of them means the pieces are the values);
+    any other case asks :func:`kistore.digest.is_digest` of each value (a test holds the
+    two equal).
+    """
+    references: tuple[Any, ...] = tuple(map(spec.get, REFERENCE_FIELDS))
+    try:
+        joined = "\n".join(references)  # TypeError when a value is no string
+    except TypeError:
+        joined = ""
+    if _ALL_REFERENCES.fullmatch(joined):
+        return references
+    return tuple(ref if is_digest(ref) else None for ref in references)
+
+
+def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata: Any
+                        ) -> list[Finding]:
+    """Validate an object and its metadata together against the schema of the object's kind.
+
+    Args:
+        object_path: repository path of the object file.
+        metadata_path: repository path of its metadata file.
+        obj: the parsed object (``{apiVersion, kind, spec}``).
+        metadata: the parsed metadata, or None when the metadata file is missing or does not
+            parse (then only the object's part of the schema is checked).
+
+    Returns:
+        One KI104 finding per schema violation, placed in the file that holds the value:
+        pointers under ``/metadata`` go to the metadata file (relative to its root).
+    """
+    if not isinstance(obj, dict):
+        return [Finding(SCHEMA_INVALID, "a manifest must be a JSON object", file=object_path,
+                        pointer="")]
+    document = {k: v for k, v in obj.items() if k in _HASHED_KEYS}
+    document["metadata"] = metadata if metadata is not None else {"name": "placeholder"}
+    findings = []
+    for error in check_manifest(document):  # the compiled validator first (schema.py)
+        pointer = error.pointer or ""
+        if pointer == "/metadata" or pointer.startswith("/metadata/"):
+            if metadata is None:
+                continue
+            findings.append(Finding(SCHEMA_INVALID, error.message, file=metadata_path,
+                                    pointer=pointer[len("/metadata"):]))
+        else:
+            findings.append(Finding(SCHEMA_INVALID, error.message, file=object_path,
+                                    pointer=pointer))
+    return findings
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One manifest as the cross-file checks see it (every field may be missing).
+
+    Attributes:
+        digest: the digest its object path names.
+        kind: the object's ``kind`` when it parsed, else None.
+        name: ``metadata.name`` when the metadata parsed, else None.
+        references: spec field -> referenced digest text, for a BenchmarkRun.
+        has_object: an object file exists for ``digest``.
+        has_metadata: a metadata file exists for ``digest``.
+    """
+
+    digest: Digest
+    kind: str | None
+    name: str | None
+    references: Mapping[str, str]
+    has_object: bool
+    has_metadata: bool
+
+
+REFERENCE_KINDS = dict(zip(REFERENCE_FIELDS, ("Workload", "BenchmarkProtocol",
+                                              "ExecutionEnvironment", "Implementation"),
+                           strict=True))
+"""The kind each BenchmarkRun reference field must point at."""
+
+
+def entry_from(digest: Digest, obj: Any, metadata: Any, *, has_object: bool,
+               has_metadata: bool) -> Entry:
+    """Build the :class:`Entry` of one digest from whatever of its files parsed.
+
+    Args:
+        digest: the digest named by the object or metadata path.
+        obj: the parsed object, or None.
+        metadata: the parsed metadata, or None.
+        has_object: whether an object file exists at all.
+        has_metadata: whether a metadata file exists at all.
+    """
+    kind = obj.get("kind") if isinstance(obj, dict) else None
+    kind = kind if kind in KINDS else None
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    spec = obj.get("spec") if isinstance(obj, dict) else None
+    references = {}
+    if kind == "BenchmarkRun" and isinstance(spec, dict):
+        references = {f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))}
+    return Entry(digest, kind, name if isinstance(name, str) else None, references,
+                 has_object, has_metadata)
+
+
+def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = None
+                  ) -> list[Finding]:
+    """Cross-file checks over every manifest of one tree.
+
+    Args:
+        entries: every digest that has an object or a metadata file in the tree.
+        focus: report only findings about these digests (a gate checks what a range adds;
+            names and references are still resolved against all ``entries``). None: all.
+
+    Returns:
+        KI203/KI204 for unpaired files, KI205 for a ``(kind, name)`` used twice (reported
+        on each later digest, naming the first), KI201 (warning) for a reference to a digest
+        with no object, KI202 for a reference to an object of another kind. Sorted by file.
+    """
+    findings: list[Finding] = []
+    owners: dict[tuple[str, str], Digest] = {}
+    by_text = {str(d): e for d, e in entries.items()}  # references are digest text
+    for digest in sorted(entries, key=lambda d: d.hex):
+        e = entries[digest]
+        if e.kind is not None and e.name is not None:
+            owner = owners.setdefault((e.kind, e.name), digest)
+            if owner != digest and (focus is None or digest in focus or owner in focus):
+                findings.append(Finding(
+                    NAME_NOT_UNIQUE, f"{e.kind} name {e.name!r} is also used by {owner}",
+                    file=layout.metadata_path(digest), pointer="/name",
+                    extra={"other": str(owner)}))
+        if focus is not None and digest not in focus:
+            continue
+        if e.has_metadata and not e.has_object:
+            findings.append(Finding(
+                METADATA_WITHOUT_OBJECT, f"no object file {layout.object_path(digest)}",
+                file=layout.metadata_path(digest)))
+        if e.has_object and not e.has_metadata:
+            findings.append(Finding(
+                OBJECT_WITHOUT_METADATA, f"no metadata file {layout.metadata_path(digest)}",
+                file=layout.object_path(digest)))
+        for field_name, ref in e.references.items():
+            target = by_text.get(ref)
+            pointer = f"/spec/{field_name}"
+            if target is None or not target.has_object:
+                findings.append(Finding(REFERENCE_UNRESOLVED, f"{ref} is not in the store",
+                                        file=layout.object_path(digest), pointer=pointer))
+            elif target.kind is not None and target.kind != REFERENCE_KINDS[field_name]:
+                findings.append(Finding(
+                    REFERENCE_WRONG_KIND, f"{ref} is a {target.kind}",
+                    file=layout.object_path(digest), pointer=pointer,
+                    expected=REFERENCE_KINDS[field_name], found=target.kind))
+    return sorted(findings, key=sort_key)
+
+
+def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
+                  names: Sequence[str | None],
+                  references: Sequence[tuple[str | None, ...]]) -> bool:
+    """Answer, fast, whether :func:`check_entries` finds nothing in a tree of paired manifests.
+
+    The cross-file checks of a clean store, without building an :class:`Entry` (and a
+    :class:`~kistore.digest.Digest`) per manifest: every ``(kind, name)`` used once, every
+    reference to an object of the kind its field names. Only for trees where every digest
+    has both its object and its metadata file (else KI203/KI204 apply). False means "run
+    :func:`check_entries`", which decides and words the findings; a test holds the two to
+    the same answer.
+
+    Args:
+        hexes: every manifest's digest hex (64 digits), one per manifest.
+        kinds: each one's kind as :attr:`Entry.kind` holds it.
+        names: each one's name as :attr:`Entry.name` holds it.
+        references: each one's references in :data:`REFERENCE_FIELDS` order, None where
+            the field holds no digest (:attr:`Entry.references` as a tuple).
+
+    Returns:
+        True when :func:`check_entries` of the same manifests (``focus=None``) returns no
+        finding; False when it may return one.
+    """
+    kind_of = dict(zip(["sha256:" + h for h in hexes], kinds, strict=True))
+    named = [(k, n) for k, n in zip(kinds, names, strict=True) if k is not None and n is not None]
+    if len(set(named)) != len(named):
+        return False  # some (kind, name) is used twice: KI205
+    missing = object()
+    for i, expected in enumerate(_REFERENCED_KINDS):
+        for ref in set(map(itemgetter(i), references)):  # each distinct target once
+            if ref is None:
+                continue
+            kind = kind_of.get(ref, missing)
+            if kind is missing or (kind is not None and kind != expected):
+                return False  # KI201 unresolved or KI202 wrong kind
+    return True
+
+
+_REFERENCED_KINDS = tuple(REFERENCE_KINDS[f] for f in REFERENCE_FIELDS)
+
+
+def sort_key(finding: Finding) -> tuple[str, int, int, str, str]:
+    """Order findings by file, line, column, rule id, pointer (stable output)."""
+    return (finding.file or "", finding.line or 0, finding.column or 0, finding.rule.id,
+            finding.pointer or "")
+

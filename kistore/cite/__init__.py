@@ -1,0 +1,1 @@
+"""Citations (DESIGN §7): the first-adding commit, permalinks, and the citation formats."""

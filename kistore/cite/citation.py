@@ -1,0 +1,481 @@
+"""Citations that never change meaning: the commit that first added an object (DESIGN §7).
+
+Owns: finding the commit that *first* added an object's file by walking git history (not
+HEAD, so later commits, merges and metadata corrections never move it), the permalink to
+the object file at that commit (from ``kistore.toml`` ``[cite] permalink`` or derived from
+the ``origin`` remote for GitHub, GitLab and Gitea), and writing the citation as plain
+text, BibTeX, CSL-JSON and a complete ``CITATION.cff`` (CFF 1.2.0).
+
+Leaves to others: resolving what a person typed (:meth:`kistore.store.Store.resolve`),
+re-hashing object bytes on read (:class:`kistore.views.View`), and printing
+(:mod:`kistore.cli.cite`). pygit2 is imported inside the functions that walk history, so
+importing this module stays cheap.
+
+Cost of :func:`first_commit`: one libgit2 revision walk (topological, reverse) over the
+commits reachable from the start commit, O(commits) to sort, then one tree lookup of the
+object's path per commit until the first that holds the object's blob: linear in history,
+never quadratic.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlsplit
+
+from ..core import layout
+from ..core.digest import Digest
+from ..core.errors import InputError, ResolutionError, StoreStateError
+from .formats import FORMATS, names, render
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from ..core.model import Manifest
+    from ..store import Store, View
+
+DEFAULT_PUBLISHER = "KernelIndex"
+"""Publisher (and author, when no implementation author is known) unless kistore.toml sets
+``[cite] publisher``."""
+
+KEY_PREFIX = "kernelindex"
+"""BibTeX key and CSL id prefix: ``kernelindex:`` + the digest's first 12 hex digits."""
+
+PLACEHOLDERS = ("base", "commit", "path", "blob", "digest")
+"""Fields a ``[cite] permalink`` template may use. ``{commit}`` and ``{path}`` are required."""
+
+FORGE_TEMPLATES = {
+    "github": "{base}/blob/{commit}/{path}",
+    "gitlab": "{base}/-/blob/{commit}/{path}",
+    "gitea": "{base}/src/commit/{commit}/{path}",
+}
+"""Permalink templates per forge; ``{base}`` is the repository's https URL."""
+
+_FORGE_LABELS = {"github": "github", "gitlab": "gitlab", "gitea": "gitea", "forgejo": "gitea",
+                 "codeberg": "gitea"}
+"""Host name labels that identify a forge (github.com, gitlab.example.org, codeberg.org)."""
+
+_SCP_LIKE = re.compile(r"^(?:[^@/:]+@)?(?P<host>[^@/:]+):(?P<path>[^/].*)$")
+"""``git@host:owner/repo.git``: git's scp-like ssh syntax (no scheme, a colon, no slash
+before it)."""
+
+__all__ = ["FORMATS", "Citation", "Remote", "cite", "first_commit", "origin_url", "parse_remote",
+           "permalink", "read_cite_settings", "render", "short_citation"]
+
+_EXAMPLE_TEMPLATE = 'permalink = "https://HOST/OWNER/REPO/blob/{commit}/{path}"'
+
+
+@dataclass(frozen=True, slots=True)
+class Remote:
+    """A git remote URL understood as a web repository.
+
+    Attributes:
+        url: the remote URL as configured.
+        host: the host name, lowercase, without user or port.
+        base: the repository's web URL, ``https://HOST/OWNER/REPO`` (``http`` only when the
+            remote itself is plain http), without ``.git``.
+        forge: ``github``, ``gitlab``, ``gitea`` or None when the host is not recognised.
+    """
+
+    url: str
+    host: str
+    base: str
+    forge: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """Everything a citation of one stored object says.
+
+    Attributes:
+        digest: the object's digest.
+        kind: the manifest kind.
+        name: ``metadata.name``.
+        title: ``metadata.title`` (or the name) as of the revision cited from.
+        path: repository path of the object file, ``store/objects/sha256/XX/REST.json``.
+        blob: git blob id (40 hex) of the object file: ``git hash-object`` of its bytes.
+        commit: id (40 hex) of the commit that first added the object file.
+        published: that commit's committer time, in UTC.
+        accessed: the access date (a calendar date, no time).
+        permalink: URL of the object file at ``commit``; never changes meaning.
+        authors: author names, each a literal (an organisation or a person as written).
+        publisher: the index that publishes the object (``[cite] publisher``).
+    """
+
+    digest: Digest
+    kind: str
+    name: str
+    title: str
+    path: str
+    blob: str
+    commit: str
+    published: dt.datetime
+    accessed: dt.date
+    permalink: str
+    authors: tuple[str, ...]
+    publisher: str
+
+    @property
+    def key(self) -> str:
+        """Stable BibTeX key and CSL id: ``kernelindex:`` + the digest's first 12 hex digits."""
+        return f"{KEY_PREFIX}:{self.digest.short}"
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the citation as a JSON object (dates as ``YYYY-MM-DD``, times RFC 3339 UTC)."""
+        return {
+            "key": self.key,
+            "digest": str(self.digest),
+            "kind": self.kind,
+            "name": self.name,
+            "title": self.title,
+            "path": self.path,
+            "blob": self.blob,
+            "commit": self.commit,
+            "permalink": self.permalink,
+            "published": self.published.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "accessed": self.accessed.isoformat(),
+            "authors": list(self.authors),
+            "publisher": self.publisher,
+        }
+
+
+# -- building a citation --------------------------------------------------------------
+
+
+def cite(store: Store, ref: str | Digest, *, at: str | None = None,
+         accessed: dt.date | None = None) -> Citation:
+    """Build the citation of one stored object.
+
+    Args:
+        store: the store.
+        ref: a digest, a unique prefix of at least 8 hex digits, or ``KIND/NAME``.
+        at: revision to cite from (the history walked ends there; title and settings are
+            read there), or None for HEAD (title and settings from the work tree).
+        accessed: the access date; today (UTC) when None.
+
+    Returns:
+        The :class:`Citation`.
+
+    Raises:
+        ResolutionError: ``ref`` matches nothing or several objects; or the object is in the
+            work tree but in no commit reachable from the start (not committed yet).
+        InputError: ``ref`` has none of the reference forms; ``at`` names no commit; a
+            ``[cite]`` setting is malformed.
+        StoreStateError: the repository has no commit yet; or no permalink can be built
+            (no ``[cite] permalink`` and no ``origin`` remote on a known forge).
+        VerificationError: the object's bytes do not hash to its digest.
+    """
+    digest = ref if isinstance(ref, Digest) else store.resolve(ref, at=at)
+    view = store.view(at)
+    manifest = view.manifest(digest)
+    start = _start_commit(store, at)
+    path = layout.object_path(digest)
+    blob = _blob_id(manifest.object_bytes)
+    first = first_commit(store.repo, path, blob, start)
+    settings = read_cite_settings(store, at)
+    remote = parse_remote(origin_url(store) or "")
+    commit = str(first.id)
+    return Citation(
+        digest=digest,
+        kind=manifest.kind,
+        name=manifest.name,
+        title=manifest.title,
+        path=path,
+        blob=blob,
+        commit=commit,
+        published=dt.datetime.fromtimestamp(first.commit_time, dt.UTC),
+        accessed=accessed or dt.datetime.now(dt.UTC).date(),
+        permalink=permalink(settings.get("permalink"), remote, commit=commit, path=path,
+                            blob=blob, digest=digest),
+        authors=_authors(view, manifest, settings["publisher"]),
+        publisher=settings["publisher"],
+    )
+
+
+def short_citation(store: Store, digest: Digest, at: str | None = None) -> str:
+    """Return the one line the run page (``kistore show``) ends with.
+
+    ``Cite: AUTHORS (YEAR). TITLE. PUBLISHER. PERMALINK (DIGEST)``. When the object cannot
+    be cited yet (not committed, or no permalink configured) the line says why instead of
+    failing, so the page still renders.
+
+    Args:
+        store: the store.
+        digest: the object's digest (already resolved).
+        at: revision, or None for HEAD / the work tree (as :func:`cite`).
+
+    Returns:
+        One line, no trailing newline.
+
+    Raises:
+        ResolutionError: no object ``digest`` in the store.
+        VerificationError: the object's bytes do not hash to ``digest``.
+    """
+    try:
+        citation = cite(store, digest, at=at)
+    except (StoreStateError, InputError) as e:
+        if isinstance(e, ResolutionError) and not store.view(at).has_object(digest):
+            raise
+        return f"Cite: {digest} (no permalink yet: {e.message})"
+    return (f"Cite: {names(citation.authors)} ({citation.published.year}). {citation.title}. "
+            f"{citation.publisher}. {citation.permalink} ({citation.digest})")
+
+
+def first_commit(repo: pygit2.Repository, path: str, blob: str,
+                 start: pygit2.Commit) -> pygit2.Commit:
+    """Return the commit that first added ``path`` with blob ``blob``, walking from ``start``.
+
+    Walks every commit reachable from ``start`` once, parents before children (libgit2
+    revwalk, topological + reverse), and returns the first whose tree has ``path`` with
+    exactly that blob. Because parents come first, none of its parents holds the object:
+    it is the commit that introduced it, whatever landed later (more commits, merges, a
+    metadata correction). An object added on a side branch is found on that branch, not at
+    the merge. Cost: O(reachable commits) to sort plus one path lookup per commit visited.
+
+    Args:
+        repo: the pygit2 repository.
+        path: repository path of the object file.
+        blob: expected git blob id (40 hex) at ``path``.
+        start: the commit the walk starts from (HEAD or ``--at``).
+
+    Returns:
+        The introducing commit.
+
+    Raises:
+        ResolutionError: no reachable commit has ``path`` with that blob (not committed).
+        StoreStateError: the repository is a shallow clone cut at the commit found, so an
+            older commit may have added the object first.
+    """
+    import pygit2
+
+    order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
+    for commit in repo.walk(start.id, order):
+        try:
+            entry = commit.tree[path]
+        except KeyError:
+            continue
+        if str(entry.id) == blob:
+            if str(commit.id) in _shallow_boundary(repo):
+                raise StoreStateError(
+                    f"this is a shallow clone and its history stops at {commit.id}, which "
+                    "holds the object: the commit that first added it may be older; run "
+                    "`git fetch --unshallow` and cite again", file=path,
+                )
+            return commit
+    raise ResolutionError(
+        f"the object file is in no commit reachable from {str(start.id)[:12]} (added to the "
+        "work tree but not committed?): commit it (`git commit` or `kistore add --commit`) "
+        "before citing it", file=path,
+    )
+
+
+def _shallow_boundary(repo: pygit2.Repository) -> set[str]:
+    """Return the ids of the commits a shallow clone's history is cut at (empty if none)."""
+    if not repo.is_shallow:
+        return set()
+    try:
+        text = (Path(repo.path) / "shallow").read_text("ascii")
+    except FileNotFoundError:
+        return set()
+    return {line.strip() for line in text.splitlines() if line.strip()}
+
+
+# -- settings and permalinks ----------------------------------------------------------
+
+
+def read_cite_settings(store: Store, at: str | None = None) -> dict[str, str]:
+    """Return the ``[cite]`` table of ``kistore.toml`` (``publisher`` always, ``permalink``).
+
+    ``permalink`` is present only when set. Settings are read from the work tree
+    (:func:`kistore.store.read_settings`), or from the commit ``at`` (or HEAD) when asked
+    for a revision or when there is no work tree.
+
+    Raises:
+        InputError: kistore.toml is not TOML, ``[cite]`` is not a table, or a value is not a
+            non-empty string.
+    """
+    import tomllib
+
+    from ..store import read_settings
+
+    if at is None and store.root is not None:
+        settings = read_settings(store.root)
+    else:
+        text = store.view(at or "HEAD").read(layout.SETTINGS_FILE) or b""
+        try:
+            settings = tomllib.loads(text.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+            raise InputError(f"not valid TOML: {e}", file=layout.SETTINGS_FILE) from None
+    table = settings.get("cite", {})
+    if not isinstance(table, dict):
+        raise InputError("[cite] must be a table", file=layout.SETTINGS_FILE)
+    result = {"publisher": DEFAULT_PUBLISHER}
+    for key in ("permalink", "publisher"):
+        value = table.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise InputError(f"[cite] {key} must be a non-empty string, found {value!r}",
+                             file=layout.SETTINGS_FILE)
+        result[key] = value.strip()
+    return result
+
+
+def origin_url(store: Store, name: str = "origin") -> str | None:
+    """Return the URL of the remote ``name`` (default ``origin``), or None when absent."""
+    try:
+        url = store.repo.remotes[name].url
+    except (KeyError, ValueError):
+        return None
+    return str(url) if url else None
+
+
+def parse_remote(url: str) -> Remote | None:
+    """Understand a git remote URL as a web repository.
+
+    Accepts ``https://host/owner/repo(.git)``, ``http://...``, ``ssh://[user@]host[:port]/
+    owner/repo(.git)``, ``git://host/owner/repo`` and the scp-like ``user@host:owner/repo.git``.
+    The path needs at least two segments (GitLab subgroups keep all of theirs).
+
+    Args:
+        url: the remote URL as configured.
+
+    Returns:
+        The :class:`Remote`, or None when ``url`` is empty, local (``/path``, ``file://``)
+        or has no owner/repo path.
+    """
+    url = url.strip()
+    scp = _SCP_LIKE.match(url) if "://" not in url else None
+    if scp:
+        host, path, scheme, port = scp["host"], scp["path"], "ssh", None
+    else:
+        parts = urlsplit(url)
+        if parts.scheme not in ("https", "http", "ssh", "git", "git+ssh", "ssh+git"):
+            return None
+        host, path, scheme = parts.hostname or "", parts.path, parts.scheme
+        try:
+            port = parts.port if scheme in ("https", "http") else None
+        except ValueError:
+            return None
+    path = path.strip("/").removesuffix(".git").strip("/")
+    if not host or path.count("/") < 1 or any(not seg for seg in path.split("/")):
+        return None
+    web = "http" if scheme == "http" else "https"
+    netloc = host.lower() + (f":{port}" if port else "")
+    labels = host.lower().split(".")
+    forge = next((_FORGE_LABELS[label] for label in labels if label in _FORGE_LABELS), None)
+    return Remote(url=url, host=host.lower(), base=f"{web}://{netloc}/{path}", forge=forge)
+
+
+def permalink(template: str | None, remote: Remote | None, *, commit: str, path: str,
+              blob: str = "", digest: Digest | None = None) -> str:
+    """Fill the permalink template for one object file at one commit.
+
+    The template is ``[cite] permalink`` when set, else the one for the ``origin`` remote's
+    forge (:data:`FORGE_TEMPLATES`). Placeholders: ``{base}`` (the remote's web URL),
+    ``{commit}`` (40 hex), ``{path}`` (URL-quoted), ``{blob}``, ``{digest}``. A template must
+    hold ``{commit}`` and ``{path}``: without a commit id the link would move with a branch.
+
+    Raises:
+        InputError: the template has an unknown placeholder, a format spec, or lacks
+            ``{commit}`` or ``{path}``.
+        StoreStateError: no template and no remote on a known forge (the message says how to
+            set ``[cite] permalink`` in kistore.toml); or ``{base}`` with no usable remote.
+    """
+    if template is None:
+        if remote is None:
+            raise StoreStateError(
+                "cannot build a permalink: kistore.toml sets no [cite] permalink and there is "
+                f"no `origin` remote on a web host; add under [cite]: {_EXAMPLE_TEMPLATE}",
+                file=layout.SETTINGS_FILE,
+            )
+        if remote.forge is None:
+            raise StoreStateError(
+                f"cannot build a permalink: the origin remote's host {remote.host} is not a "
+                "known forge (GitHub, GitLab, Gitea); add under [cite]: "
+                'permalink = "{base}/blob/{commit}/{path}" (with the URL form your host uses)',
+                file=layout.SETTINGS_FILE,
+            )
+        template = FORGE_TEMPLATES[remote.forge]
+    fields = _template_fields(template)
+    if "base" in fields and remote is None:
+        raise StoreStateError(
+            "[cite] permalink uses {base} but there is no `origin` remote on a web host; write "
+            "the repository URL into the template instead", file=layout.SETTINGS_FILE,
+        )
+    values = {"base": remote.base if remote else "", "commit": commit,
+              "path": quote(path, safe="/"), "blob": blob, "digest": str(digest or "")}
+    return template.format_map(values)
+
+
+def _template_fields(template: str) -> set[str]:
+    """Check a permalink template and return the placeholders it uses."""
+    fields: set[str] = set()
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as e:
+        raise InputError(f"[cite] permalink {template!r} is not a valid template: {e}",
+                         file=layout.SETTINGS_FILE) from None
+    for _, field, spec, conversion in parsed:
+        if field is None:
+            continue
+        if field not in PLACEHOLDERS or spec or conversion:
+            raise InputError(
+                f"[cite] permalink: unknown placeholder {{{field}}}; use only "
+                + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS), file=layout.SETTINGS_FILE)
+        fields.add(field)
+    missing = [f"{{{f}}}" for f in ("commit", "path") if f not in fields]
+    if missing:
+        raise InputError(
+            f"[cite] permalink {template!r} lacks {' and '.join(missing)}: a permalink must "
+            "name the commit and the object path, or it would change meaning later",
+            file=layout.SETTINGS_FILE,
+        )
+    return fields
+
+
+# -- helpers --------------------------------------------------------------------------
+
+
+def _start_commit(store: Store, at: str | None) -> pygit2.Commit:
+    """Return the commit the history walk starts from: ``at``, or HEAD."""
+    if at is not None:
+        return store.commit(at)
+    if store.repo.head_is_unborn:
+        raise StoreStateError("the repository has no commit yet: commit the object before "
+                              "citing it (`git commit` or `kistore add --commit`)")
+    return store.commit("HEAD")
+
+
+def _blob_id(data: bytes) -> str:
+    """Return the git blob id of ``data``, as ``git hash-object`` computes it."""
+    import pygit2
+
+    return str(pygit2.hash(data))
+
+
+def _authors(view: View, manifest: Manifest, publisher: str) -> tuple[str, ...]:
+    """Return who to name as author.
+
+    The implementation's ``spec.author`` when the object is an Implementation or a run
+    whose implementation is stored; else the publisher.
+    """
+    implementation: Mapping[str, Any] | None = None
+    if manifest.kind == "Implementation":
+        implementation = manifest.spec
+    elif manifest.kind == "BenchmarkRun":
+        ref = manifest.references().get("implementationDigest")
+        if ref is not None and view.has_object(ref):
+            try:
+                implementation = view.manifest(ref).spec
+            except (InputError, StoreStateError):
+                implementation = None  # unreadable: `kistore verify` reports it
+    author = (implementation or {}).get("author")
+    if isinstance(author, str) and author.strip():
+        return (author.strip(),)
+    return (publisher,)

@@ -1,0 +1,86 @@
+"""The comparison key: which runs may be ranked against each other (DESIGN §6).
+
+Two runs are comparable only within one workload, one GPU product and one evaluation stack.
+The key is the digest of the RFC 8785 canonical bytes of the *key object*::
+
+    {"family":           protocol spec.comparability.family,
+     "hardwareProduct":  environment spec.hardware.product,
+     "primaryStatistic": protocol spec.measurement.primaryStatistic,
+     "protocolDigest":   run spec.protocolDigest,
+     "workloadDigest":   run spec.workloadDigest}
+
+A protocol may narrow or widen the key with ``spec.comparability.keyFields``: then only the
+listed fields go into the object (e.g. leaving out ``protocolDigest`` makes every version of
+a protocol family comparable). Environment software (driver, CUDA, libraries) is never part
+of the key: the same GPU product with other software is comparable.
+
+Pure: no I/O. The caller supplies the run spec and the specs of its referenced protocol and
+environment (None when they are not in the store).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from . import canonical
+from .digest import Digest
+
+KEY_FIELDS = ("family", "hardwareProduct", "primaryStatistic", "protocolDigest",
+              "workloadDigest")
+"""Every field the key object may hold (the default set), in canonical order."""
+
+
+def key_fields(protocol: dict[str, Any] | None) -> tuple[str, ...]:
+    """Return the key fields a protocol uses: its ``comparability.keyFields`` or all.
+
+    Args:
+        protocol: the protocol's ``spec``, or None when the protocol is not in the store.
+    """
+    if protocol is None:
+        return KEY_FIELDS
+    listed = protocol.get("comparability", {}).get("keyFields")
+    return tuple(f for f in KEY_FIELDS if f in listed) if listed is not None else KEY_FIELDS
+
+
+def key_object(run: dict[str, Any], protocol: dict[str, Any] | None,
+               environment: dict[str, Any] | None) -> dict[str, str] | None:
+    """Return the key object of a run, or None when a field it needs is unknown.
+
+    Args:
+        run: the BenchmarkRun ``spec``.
+        protocol: the spec of the protocol ``run["protocolDigest"]`` names, or None.
+        environment: the spec of the environment ``run["environmentDigest"]`` names, or None.
+
+    Returns:
+        ``{field: value}`` for each field of :func:`key_fields`; None when a needed manifest
+        is missing from the store (a dangling run is in no comparison group).
+    """
+    if protocol is None:
+        return None  # keyFields and family live in the protocol: nothing is known without it
+    values: dict[str, str | None] = {
+        "family": protocol.get("comparability", {}).get("family"),
+        "hardwareProduct": (environment or {}).get("hardware", {}).get("product"),
+        "primaryStatistic": protocol.get("measurement", {}).get("primaryStatistic"),
+        "protocolDigest": run.get("protocolDigest"),
+        "workloadDigest": run.get("workloadDigest"),
+    }
+    chosen = {f: values[f] for f in key_fields(protocol)}
+    if any(v is None for v in chosen.values()):
+        return None
+    return {f: str(v) for f, v in chosen.items()}
+
+
+def comparison_key(obj: dict[str, str]) -> Digest:
+    """Return the comparison key: ``Digest.of(canonical.dumps(obj))`` (RFC 8785 bytes).
+
+    Args:
+        obj: a key object from :func:`key_object`.
+    """
+    return _key_of(tuple(obj.items()))
+
+
+@lru_cache(maxsize=65536)
+def _key_of(items: tuple[tuple[str, str], ...]) -> Digest:
+    """Digest of a key object; cached, since the runs of one group share it (index builds)."""
+    return Digest.of(canonical.dumps(dict(items)))

@@ -1,0 +1,627 @@
+"""Committing written files onto the checked-out branch: the ``--commit`` path (DESIGN §3).
+
+A commit is built whole before anything a user sees changes: blobs (one packfile from
+:data:`PACK_THRESHOLD` files on), trees on top of the branch tip, the commit object. Then,
+in one block that SIGINT and SIGTERM wait for, the paths are staged in git's index (under
+git's own ``index.lock``) and the branch is moved by compare-and-swap. A branch that another
+writer moved meanwhile is refused, not built on (this add checked its names against a work
+tree that holds none of that writer's manifests); a ref lock held by another git command
+is waited for. If the branch never moves, the staged entries are taken back. A packfile
+of new blobs carries a ``.keep`` file until the branch reaches it, and every object is
+checked to exist just before the move, so a ``git repack -a -d`` or ``git gc
+--prune=now`` run meanwhile cannot leave the branch on missing objects.
+
+The new index is written (to git's lock file, ``.git/index.lock``) *before* the move and
+renamed onto ``.git/index`` after it, as ``git commit`` does. A process killed with SIGKILL
+leaves that lock file, as a killed git command does, and git and kistore refuse to change
+the index until it is deleted:
+
+* before the move: HEAD has not moved, the written files are untracked; delete the lock
+  and run the add again (tests/test_commit_killed.py);
+* between the move and the rename: HEAD holds the commit and the files, git's index is the
+  old one (``kistore verify`` says the index is behind HEAD); delete the lock, then
+  ``git reset -q``. The next ``add --commit`` also stages them again: the commit is
+  recorded as pending before the move (:mod:`kistore.pending_index`).
+
+A caller that writes the work-tree files first holds git's index lock over that too
+(:meth:`BranchCommit.index_held`), as ``git checkout`` holds it while it writes files:
+until staged, the new files are untracked, and a ``git add -A`` or ``git stash -u`` run
+meanwhile would take them.
+
+This module knows git (pygit2, the index) but not manifests: it is given paths and bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import random
+import time
+from collections.abc import Callable, Collection, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import StoreStateError
+from . import gitindex, pack
+from .lazy import pygit2  # imported on first use (~0.2 s)
+from .pending_index import PendingIndex, missing_from_index, stamp
+from .writer import FileStat
+
+PACK_THRESHOLD = 64
+"""From this many new blobs on, a commit writes one packfile instead of loose objects."""
+
+CAS_ATTEMPTS = 50
+"""How often a branch move lost to a concurrent writer is retried on the new tip."""
+
+log = logging.getLogger(__name__)
+"""Where a repaired index is said (a WARNING: without logging configured, Python prints it
+on stderr)."""
+
+INDEX_WAIT_S = 5.0
+"""How long a held ``.git/index.lock`` is waited for (git holds it for milliseconds)."""
+
+_UNFINISHED = (("MERGE_HEAD", "merge"), ("CHERRY_PICK_HEAD", "cherry-pick"),
+               ("REVERT_HEAD", "revert"), ("rebase-merge", "rebase"),
+               ("rebase-apply", "rebase or am"))
+
+
+def check_ready(repo: pygit2.Repository) -> None:
+    """Refuse a commit up front, before any file is written, when it could not finish.
+
+    Args:
+        repo: the repository (with a work tree).
+
+    Raises:
+        StoreStateError: HEAD is detached; a merge, cherry-pick, revert or rebase is
+            unfinished (``git commit`` would finish it, a kistore commit would drop its
+            state); ``.git/index.lock`` is held for longer than :data:`INDEX_WAIT_S`
+            (a running git command, or one that crashed); the index is split or sparse
+            (libgit2 cannot write those). Each message says what to do.
+    """
+    git_dir = Path(repo.path)
+    branch_tip(repo)
+    for marker, operation in _UNFINISHED:
+        if (git_dir / marker).exists():
+            verb = operation.split()[0]
+            raise StoreStateError(
+                f"a git {operation} is in progress; finish it (`git commit`, or `git {verb} "
+                f"--continue`) or abort it (`git {verb} --abort`), then run the add again",
+                file=str(git_dir / marker))
+    index_file = git_dir / "index"
+    lock = index_file.with_name("index.lock")
+    deadline = time.monotonic() + INDEX_WAIT_S
+    while lock.exists():
+        if time.monotonic() >= deadline:
+            raise StoreStateError(
+                "this lock file exists: another git command is changing the index, or one crashed "
+                "and left it. Wait for it, or, if no git command is running, delete the file "
+                "and run `git reset -q` (a `git commit` or `kistore add --commit` killed after "
+                "its branch moved leaves the index behind HEAD; this brings it in step and "
+                "keeps the work tree), then run `git status`; nothing was written",
+                file=str(lock))
+        time.sleep(0.05)
+    # Split and sparse indexes leave a trace: a shared index file, a sparse-checkout file.
+    # Only then is the whole index read here, to fail before any file is written.
+    if (any(git_dir.glob("sharedindex.*")) or (git_dir / "info" / "sparse-checkout").exists()) \
+            and index_file.exists():
+        try:
+            gitindex.open_index(index_file)
+        except pygit2.GitError as e:
+            raise _index_error(index_file, e, "nothing was written") from None
+
+
+def branch_tip(repo: pygit2.Repository) -> tuple[str, pygit2.Commit | None]:
+    """Return the checked-out branch's full name and its tip (None on an unborn branch).
+
+    Raises:
+        StoreStateError: HEAD is detached.
+    """
+    head = repo.references.get("HEAD")
+    if head is None or head.type != pygit2.enums.ReferenceType.SYMBOLIC:
+        raise StoreStateError("HEAD is detached; check out a branch before --commit")
+    branch = str(head.target)
+    ref = repo.references.get(branch)
+    return branch, (repo[ref.target].peel(pygit2.Commit) if ref is not None else None)
+
+
+class BranchCommit:
+    """One commit of files onto the checked-out branch, with the git index kept in step.
+
+    Args:
+        repo: the repository.
+        root: its work tree (the index is staged there), or None for a bare repository.
+
+    Attributes:
+        landed: True once the branch holds the commit. Set before any interrupt held
+            during the move is delivered, so a caller that catches the interrupt knows
+            whether the work-tree files now belong to a commit (keep them) or not (undo).
+        oid: the commit the branch holds after :meth:`run` (None before it lands).
+        restaged: the paths an earlier commit, killed after its branch moved, had left
+            out of git's index, staged again by :meth:`run` or :meth:`repair_index`
+            (:mod:`kistore.pending_index`); also said on the ``kistore.commit`` logger.
+    """
+
+    def __init__(self, repo: pygit2.Repository, root: str | Path | None) -> None:
+        self.repo = repo
+        self.root = root
+        self.landed = False
+        self.oid: pygit2.Oid | None = None
+        self._held: gitindex.IndexUpdate | None = None
+        self._branch: str | None = None  # the branch checked out when the lock was taken
+        self._tip: pygit2.Oid | None = None  # and its tip then
+        self.restaged: list[str] = []
+
+    @contextlib.contextmanager
+    def index_held(self, staging: Collection[str] = ()) -> Iterator[None]:
+        """Hold git's ``.git/index.lock`` from now until :meth:`run` has landed or the block ends.
+
+        For writing the work-tree files before :meth:`run`: no git command that changes
+        the index (``git add``, ``git stash``, ``git commit``, ``git checkout``) runs
+        meanwhile; each fails with "index.lock: File exists", as while any git command
+        writes. :meth:`run` stages into this update and puts the index in place when the
+        branch has moved; a block left before that gives the lock up with the index as it
+        was. Reads the index on entering (about 4 s for 2,000,000 entries).
+
+        The branch checked out now is the one :meth:`run` commits to: a ``git switch -c``
+        that needs no index change succeeds meanwhile, and the commit is then refused
+        instead of landing on the new branch.
+
+        Also stages again what a commit killed after its branch move left out of the index
+        (:mod:`kistore.pending_index`), and refuses an index that lacks store files HEAD
+        holds, other than the ``staging`` paths :meth:`run` will stage: the add's name
+        checks read the work tree, which lacks them too.
+
+        Args:
+            staging: the paths (``/``-separated, relative) the add is about to write and
+                stage.
+
+        Raises:
+            StoreStateError: the lock stayed held for :data:`INDEX_WAIT_S`, or the index
+                cannot be read, or it is behind HEAD; HEAD is detached; nothing was written.
+        """
+        self._branch, tip = branch_tip(self.repo)
+        self._tip = tip.id if tip is not None else None
+        if self.root is None:  # a bare repository has no index
+            yield
+            return
+        index_file = Path(self.repo.path) / "index"
+        with _IndexErrorsExplained(index_file) as update:
+            self._restage(PendingIndex(self.repo.path), update.index)
+            missing = [path for path in missing_from_index(self.repo, update.index,
+                                                           index_file, tip)
+                       if path not in staging]  # what this add stages is in step after it
+            if missing:
+                raise _index_behind(index_file, missing)
+            self._held = update
+            try:
+                yield
+            finally:
+                self._held = None
+
+    def run(self, files: Mapping[str, bytes], message: str, *,
+            before_move: Callable[[], None] | None = None,
+            stats: Mapping[str, FileStat] | None = None) -> pygit2.Oid:
+        """Commit ``files`` on top of the checked-out branch; move it with compare-and-swap.
+
+        Args:
+            files: path (``/``-separated, relative to the work tree) -> exact bytes.
+            message: the commit message.
+            before_move: called once, after the first commit object is written and before
+                anything is staged or moved; an exception from it stops the commit with
+                the branch and index untouched (the objects written are unreachable, and
+                ``git gc`` drops them).
+            stats: path -> stat data of the work-tree file written with those bytes (filled
+                by the time ``before_move`` returns), staged without reading the file again
+                (:mod:`kistore.gitindex`).
+
+        Returns:
+            The commit the branch now holds. When HEAD's tree already has every file (a
+            re-run), that is HEAD itself: no empty commit is made.
+
+        Raises:
+            StoreStateError: HEAD is detached, or was switched to another branch during
+                the commit; the branch moved to another commit or was deleted since
+                :meth:`index_held` (or since this call began); its lock file stayed held
+                for :data:`CAS_ATTEMPTS` attempts; the git objects could not be written,
+                or were pruned before the move; the index could not be updated. Nothing was
+                committed and the index is as it was.
+        """
+        repo = self.repo
+        keep: Path | None = None
+        try:
+            branch, parent = branch_tip(repo)
+            if self._branch is not None and branch != self._branch:
+                raise _switched(self._branch, branch)
+            if self._branch is not None and (parent.id if parent else None) != self._tip:
+                raise _tip_moved(branch, self._tip, parent)
+            try:
+                if len(files) >= PACK_THRESHOLD:  # one pack: two files, not one per blob
+                    # kept until the branch reaches it: `git repack -a -d` deletes a pack
+                    # nothing references (breaker9), as git keeps an incoming push's pack
+                    ids, keep = pack.write_kept_blobs(
+                        objects_dir(repo) / "pack", files.values(),
+                        f"kistore add --commit (pid {os.getpid()})")
+                    blobs = {p: pygit2.Oid(raw=oid) for p, oid in zip(files, ids, strict=True)}
+                    written = []
+                else:
+                    blobs = {path: repo.create_blob(data) for path, data in files.items()}
+                    written = list(blobs.values())
+                signature = commit_signature(repo)
+                oid, tree = self._commit_on(parent, blobs, signature, message, written)
+            except (OSError, pygit2.GitError) as e:
+                raise _objects_error(e) from e
+            if before_move is not None:
+                before_move()
+            return self._stage_and_land(blobs, branch, parent, oid, tree, written, message,
+                                        stats)
+        finally:
+            if keep is not None:  # the branch holds the objects now, or they are given up
+                keep.unlink(missing_ok=True)
+
+    def _stage_and_land(self, blobs: dict[str, pygit2.Oid], branch: str,
+                        parent: pygit2.Commit | None, oid: pygit2.Oid, tree: pygit2.Oid,
+                        written: list[pygit2.Oid], message: str,
+                        stats: Mapping[str, FileStat] | None) -> pygit2.Oid:
+        """Stage the files, move the branch and put the index in place: :meth:`run`'s end."""
+        repo = self.repo
+        # Staging, the move and the bookkeeping are one step for interrupts (Ctrl-C and
+        # SIGTERM arrive after it: the caller must know which side of the move it stopped
+        # on) and for git: the index lock is held from staging until the index is in place
+        # after the move, as `git commit` holds it, so no git command commits, resets or
+        # stashes the staged entries meanwhile. The branch moves only after the new index
+        # is written to the lock file; a failure before the move leaves the index as it was.
+        with interrupts_deferred(), self._index_update() as update:
+            pending = None
+            if update is not None and self.root is not None:
+                pending = PendingIndex(repo.path)
+                if self._held is None:  # else restaged when the lock was taken
+                    self._restage(pending, update.index)
+                gitindex.stage(update.index, blobs, stats or {}, self.root)
+                update.write()
+            try:
+                return self._land(branch, parent, oid, tree, written, message, update,
+                                  pending)
+            except BaseException:
+                if pending is not None and not self.landed:
+                    with contextlib.suppress(OSError):  # a stale record is skipped anyway
+                        pending.take_back()
+                raise
+
+    def _land(self, branch: str, parent: pygit2.Commit | None, oid: pygit2.Oid,
+              tree: pygit2.Oid, written: list[pygit2.Oid], message: str,
+              update: gitindex.IndexUpdate | None, pending: PendingIndex | None
+              ) -> pygit2.Oid:
+        """Move the branch (retrying while its lock is busy), then put the index in place.
+
+        A branch that moved to another commit meanwhile is not built on again: the names
+        this add checked were checked against the work tree, which holds none of that
+        commit's manifests (breaker9: two worktrees of one branch, `git update-ref`).
+        """
+        repo = self.repo
+        for attempt in range(CAS_ATTEMPTS):
+            if attempt:
+                _stop_if_interrupted()
+                time.sleep(random.uniform(0.001, 0.02) * attempt)
+            self._check_head(branch)
+            now = _tip_id(repo, branch)
+            if now != (parent.id if parent is not None else None):
+                raise _tip_moved(branch, parent.id if parent is not None else None, now)
+            if parent is not None and tree == parent.tree_id:
+                oid = parent.id  # HEAD holds all of it (a re-run): no empty commit
+            else:
+                _check_objects(repo, [oid, tree, *written])
+                if pending is not None:  # a SIGKILL after the move leaves it behind
+                    _record(pending, oid)
+                if not self._move(branch, parent, oid, message):
+                    continue  # its lock is held (another git command): again shortly
+            self.landed, self.oid = True, oid
+            if update is not None:
+                update.finish()  # in place before an interrupt held here is delivered
+                stamp(repo.path, str(oid), update.index_file)
+            if pending is not None:
+                pending.clear()
+            return oid
+        raise self._lost_race(branch)
+
+    def repair_index(self) -> list[str]:
+        """Stage again the files a commit killed after its branch move left out of the index.
+
+        For an add with nothing to commit (a re-run after such a kill): :meth:`run` does
+        the same before it stages its own files. See :mod:`kistore.pending_index`.
+
+        Returns:
+            The paths staged again (also in :attr:`restaged`); empty in a bare repository
+            and when no commit was cut off (then the index is not even read).
+
+        Raises:
+            StoreStateError: git's index lock stayed held, or the index could not be read
+                or written; the index is then as it was.
+        """
+        pending = PendingIndex(self.repo.path)
+        if self.root is None or not pending.exists():
+            return []
+        with interrupts_deferred(), self._index_update() as update:
+            assert update is not None
+            self._restage(pending, update.index)
+            update.finish()
+        pending.clear()
+        if not self.repo.head_is_unborn:
+            stamp(self.repo.path, str(self.repo.head.target), update.index_file)
+        return self.restaged
+
+    def _restage(self, pending: PendingIndex, index: pygit2.Index) -> None:
+        """Stage the files of commits cut off before their index landed; say so."""
+        assert self.root is not None
+        self.restaged = pending.restage(self.repo, index, self.root)
+        if self.restaged:
+            log.warning(
+                "note: git's index lacked %d store file(s) of commit(s) %s (an earlier "
+                "`add --commit` was stopped after its commit, before it updated the index); "
+                "they are staged again", len(self.restaged),
+                ", ".join(c[:12] for c in pending.carried))
+
+    def _commit_on(self, parent: pygit2.Commit | None, blobs: dict[str, pygit2.Oid],
+                   signature: pygit2.Signature, message: str, written: list[pygit2.Oid]
+                   ) -> tuple[pygit2.Oid, pygit2.Oid]:
+        """Write the tree of ``parent`` with ``blobs`` inserted, and a commit of it.
+
+        Every tree written is appended to ``written``.
+
+        Returns:
+            The commit's id and the tree's id.
+        """
+        base = parent.tree if parent is not None else None
+        tree = _build_tree(self.repo, base, _nest(blobs), written)
+        parents = [parent.id] if parent is not None else []
+        return self.repo.create_commit(None, signature, signature, message, tree, parents), tree
+
+    def _index_update(self) -> contextlib.AbstractContextManager[gitindex.IndexUpdate | None]:
+        """Return the index update under git's lock (None in a bare repository: no index).
+
+        Raises:
+            StoreStateError: as :meth:`run` says, when the index cannot be read or written.
+        """
+        if self.root is None:
+            return contextlib.nullcontext()
+        if self._held is not None:  # taken by index_held(): that block gives it up
+            return contextlib.nullcontext(self._held)
+        return _IndexErrorsExplained(Path(self.repo.path) / "index")
+
+    def _check_head(self, branch: str) -> None:
+        """Refuse to move ``branch`` when HEAD names another one now (a checkout meanwhile)."""
+        head = self.repo.references.get("HEAD")
+        now = str(head.target) if head is not None else None
+        if now != branch:
+            raise _switched(branch, now)
+
+    def _move(self, branch: str, parent: pygit2.Commit | None, oid: pygit2.Oid,
+              message: str) -> bool:
+        """Move ``branch`` from ``parent`` to ``oid`` (compare-and-swap); False: it moved."""
+        try:
+            if parent is None:
+                self.repo.references.create(branch, oid)
+                return True
+            ref = self.repo.references[branch]
+            if ref.target != parent.id:
+                return False
+            ref.set_target(oid, f"commit: {message.splitlines()[0]}")
+            return True
+        except (pygit2.GitError, pygit2.AlreadyExistsError, ValueError, OSError):
+            return False  # another writer moved the branch or holds its lock: retry on its tip
+
+    def _lost_race(self, branch: str) -> StoreStateError:
+        """Return the error after too many lost swaps: a lock file left, or a busy branch."""
+        git_dir = Path(self.repo.path)
+        for lock in (git_dir / f"{branch}.lock", git_dir / "packed-refs.lock"):
+            if lock.exists():
+                return StoreStateError(
+                    f"this lock file exists: another git command is updating {branch}, or one "
+                    "crashed and left it. Wait for it, or delete the file if no git command is "
+                    "running, then run the add again; nothing was committed", file=str(lock))
+        return StoreStateError(
+            f"the branch kept moving under concurrent writers ({CAS_ATTEMPTS} attempts); "
+            "nothing was committed: run the command again")
+
+
+class _IndexErrorsExplained(gitindex.IndexUpdate):
+    """:class:`kistore.gitindex.IndexUpdate` whose failures say what to do (StoreStateError)."""
+
+    def __init__(self, index_file: Path) -> None:
+        super().__init__(index_file, INDEX_WAIT_S)
+
+    def __enter__(self) -> gitindex.IndexUpdate:
+        try:
+            return super().__enter__()
+        except (OSError, pygit2.GitError) as e:
+            raise _index_error(self.index_file, e, "nothing was committed") from e
+
+    def write(self) -> None:
+        try:
+            super().write()
+        except (OSError, pygit2.GitError) as e:
+            raise _index_error(self.index_file, e, "nothing was committed") from e
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        except (OSError, pygit2.GitError) as e:
+            raise _index_error(self.index_file, e, "the branch moved but the index was not "
+                               "updated: run `git reset -q` to bring it in step") from e
+
+
+def _record(pending: PendingIndex, oid: pygit2.Oid) -> None:
+    """Record ``oid`` as pending (before the move); a failure stops the commit, said plainly."""
+    try:
+        pending.record(str(oid))
+    except OSError as e:
+        raise StoreStateError(f"could not write {pending.path.name} ({e.strerror or e}); "
+                              "nothing was committed", file=str(pending.path)) from e
+
+
+def _index_behind(index_file: Path, missing: list[str]) -> StoreStateError:
+    """Return the refusal for an index that lacks store files HEAD holds."""
+    return StoreStateError(
+        f"git's index lacks {len(missing):,} store file(s) that HEAD holds, or holds other "
+        f"bytes (e.g. {missing[0]}): it is behind HEAD, as after a commit from another "
+        "worktree of this branch, a `git update-ref` or a deleted .git/index, or it holds a "
+        "change staged against HEAD. Nothing was written. Run `git reset -q` (it keeps the "
+        "work tree), `git status` and `git checkout -- store` to restore the files HEAD has, "
+        "then the add again", file=str(index_file))
+
+
+def _tip_id(repo: pygit2.Repository, branch: str) -> pygit2.Oid | None:
+    """Return the commit ``branch`` points at now (None when it does not exist)."""
+    ref = repo.references.get(branch)
+    return ref.peel(pygit2.Commit).id if ref is not None else None
+
+
+def _tip_moved(branch: str, was: pygit2.Oid | None, now: Any) -> StoreStateError:
+    """Return the error for a branch moved (or deleted) by someone else during the add."""
+    now_id = now.id if isinstance(now, pygit2.Commit) else now
+    where = (f"was deleted (it was at {str(was)[:12]})" if now_id is None else
+             f"moved from {str(was)[:12] if was else 'nothing'} to {str(now_id)[:12]}")
+    return StoreStateError(
+        f"{branch} {where} during the add: a commit from another worktree of this branch, "
+        "`git update-ref`, or a push into this repository? Nothing was committed: this work "
+        "tree does not hold that commit's manifests, so their names were not checked. Run "
+        "`git status`, bring the work tree in step with the branch, and run the add again")
+
+
+def _check_objects(repo: pygit2.Repository, ids: list[pygit2.Oid]) -> None:
+    """Refuse to move the branch onto objects git no longer has (a prune meanwhile)."""
+    odb = repo.odb
+    for oid in ids:
+        if not odb.exists(oid):
+            raise StoreStateError(
+                f"git no longer has object {oid} that this add wrote (a `git gc "
+                "--prune=now` or `git prune` ran meanwhile?); nothing was committed: run the "
+                "add again once it is done")
+
+
+def _objects_error(e: BaseException) -> StoreStateError:
+    """Say that the git objects of the add could not be written or read."""
+    return StoreStateError(
+        f"the add's git objects could not be written ({e or type(e).__name__}): a `git gc`, "
+        "`git repack` or `git prune` running meanwhile, or a full disk? Nothing was "
+        "committed: run the add again once it is done")
+
+
+def _switched(branch: str, now: str | None) -> StoreStateError:
+    """Return the error for HEAD switched to another branch during a commit."""
+    return StoreStateError(
+        f"HEAD was switched from {branch} to {now or 'a detached commit'} during the add "
+        "(a `git checkout` or `git switch`?); nothing was committed. Check out the branch "
+        "to add to and run the add again")
+
+
+def _stop_if_interrupted() -> None:
+    """Raise KeyboardInterrupt when SIGINT or SIGTERM waits (held by :func:`interrupts_deferred`).
+
+    The branch has not moved yet: stopping now loses nothing, and Ctrl-C need not wait
+    out every retry of a busy branch.
+    """
+    import signal
+
+    if signal.sigpending() & {signal.SIGINT, signal.SIGTERM}:
+        raise KeyboardInterrupt
+
+
+def _index_error(index_file: Path, e: BaseException, outcome: str) -> StoreStateError:
+    """Say why the git index could not be updated, and what to do."""
+    if isinstance(e, FileExistsError):
+        lock = index_file.with_name("index.lock")
+        return StoreStateError(
+            "this lock file exists: another git command is changing the index, or one crashed "
+            f"and left it. Wait for it, or delete the file if no git command is running; "
+            f"{outcome}", file=str(lock))
+    return StoreStateError(
+        f"the git index could not be read or written ({e or type(e).__name__}); {outcome}. "
+        "A split or sparse index is not supported: `git update-index --no-split-index`, "
+        "`git sparse-checkout disable`", file=str(index_file))
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block is done; they are delivered on leaving it.
+
+    An exception raised by a delivered signal then starts after the block's bookkeeping,
+    never inside it (a ``finally`` that unblocks inside the function would let it replace
+    the ``return``).
+    """
+    import signal
+
+    blocked = {signal.SIGINT, signal.SIGTERM}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def objects_dir(repo: pygit2.Repository) -> Path:
+    """Return the repository's object directory (linked worktrees share it: ``commondir``)."""
+    return common_git_dir(Path(repo.path)) / "objects"
+
+
+def common_git_dir(git_dir: Path) -> Path:
+    """Return the git directory every worktree of ``git_dir``'s repository shares.
+
+    A linked worktree's own git directory (``.git/worktrees/NAME``) names it in its
+    ``commondir`` file; for the main worktree it is ``git_dir`` itself. Objects, branches
+    and kistore's write lock live there.
+    """
+    common = git_dir / "commondir"
+    if common.is_file():
+        return (git_dir / common.read_text("utf-8").strip()).resolve()
+    return git_dir
+
+
+def commit_signature(repo: pygit2.Repository) -> pygit2.Signature:
+    """Return the author/committer for commits kistore writes.
+
+    Args:
+        repo: the repository.
+
+    Returns:
+        git's configured ``user.name``/``user.email``, else ``kistore <kistore@localhost>``.
+    """
+    try:
+        return repo.default_signature
+    except (KeyError, pygit2.GitError):
+        return pygit2.Signature("kistore", "kistore@localhost")
+
+
+def _nest(blobs: dict[str, pygit2.Oid]) -> dict[str, Any]:
+    """Turn ``{"a/b/c": oid}`` into ``{"a": {"b": {"c": oid}}}``."""
+    root: dict[str, Any] = {}
+    for path, oid in blobs.items():
+        *dirs, leaf = path.split("/")
+        node = root
+        for d in dirs:
+            node = node.setdefault(d, {})
+        node[leaf] = oid
+    return root
+
+
+def _build_tree(repo: pygit2.Repository, base: pygit2.Tree | None, entries: dict[str, Any],
+                written: list[pygit2.Oid]) -> pygit2.Oid:
+    """Write the tree ``base`` with ``entries`` inserted (nested dicts are subtrees).
+
+    Appends the id of every tree written to ``written``.
+    """
+    builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
+    for name, value in entries.items():
+        if isinstance(value, dict):
+            sub = None
+            if base is not None and name in base:
+                obj = repo[base[name].id]
+                if isinstance(obj, pygit2.Tree):
+                    sub = obj
+            builder.insert(name, _build_tree(repo, sub, value, written),
+                           pygit2.GIT_FILEMODE_TREE)
+        else:
+            builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
+    tree = builder.write()
+    written.append(tree)
+    return tree

@@ -1,0 +1,120 @@
+"""Which files differ between two git trees, reading only the subtrees that changed.
+
+What ``git diff-tree -r OLD NEW`` reports, without rename detection: directories whose
+tree ids are equal are skipped unread, so the cost follows what changed. libgit2's
+``diff_to_tree`` reads every subtree of both sides instead: 262 ms to find one manifest
+a commit added at 100,000 manifests, 6-10 s at 1,000,000.
+
+This module knows git trees (pygit2 objects) and the store's layout, nothing of manifests.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..core import layout
+
+Entry = tuple[str, int]
+"""A tree entry as compared: (object id as 40 hex digits, git file mode)."""
+
+Change = tuple["Entry | None", "Entry | None"]
+"""A file's entry before and after (None: absent on that side)."""
+
+_TREE_MODE = b"40000"
+"""git's file mode of a directory entry, as a tree object spells it (no leading zero)."""
+
+_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
+"""One entry of a raw tree object: ``<octal mode> <name>\\0<20-byte id>`` (git's format).
+Parsed from the bytes: a pygit2 entry object per name cost 2.3x more (its file mode is
+an enum), and history reads two listings of 256 shards per commit."""
+
+
+def changed_leaves(repo: Any, old: Any | None, new: Any | None, prefix: str = ""
+                   ) -> dict[str, Change]:
+    """Return every non-directory entry that differs between two trees, at any depth.
+
+    As ``git diff-tree -r`` (no rename or copy detection): an entry whose object id or
+    mode differs, or that exists on one side only. A directory on one side and a file on
+    the other is the file on its side and each file under the directory on the other.
+
+    Args:
+        repo: the pygit2 Repository holding both trees.
+        old: the id (pygit2 Oid) of the tree before, or None (the empty tree).
+        new: the id of the tree after, or None (the empty tree).
+        prefix: prepended to every path returned (e.g. ``"store/objects/sha256/"``).
+
+    Returns:
+        ``{path: (entry before or None, entry after or None)}``, paths ``/``-separated
+        (names decoded as UTF-8, an undecodable byte replaced).
+    """
+    odb = repo.odb
+    changed: dict[str, Change] = {}
+    pending = [(prefix, old, new)]
+    while pending:
+        where, old_id, new_id = pending.pop()
+        before, after = _listing(odb, old_id), _listing(odb, new_id)
+        # names whose (id, mode) differ; an equal directory's contents are equal: skipped
+        for name in {name for name, _ in before.items() ^ after.items()}:
+            was, now = before.get(name), after.get(name)
+            path = where + name.decode("utf-8", "replace")
+            was_dir = was is not None and was[1] == _TREE_MODE
+            now_dir = now is not None and now[1] == _TREE_MODE
+            if was_dir or now_dir:
+                pending.append((path + "/", was[0] if was_dir else None,  # type: ignore[index]
+                                now[0] if now_dir else None))  # type: ignore[index]
+            if (was is not None and not was_dir) or (now is not None and not now_dir):
+                changed[path] = (None if was is None or was_dir else _entry(was),
+                                 None if now is None or now_dir else _entry(now))
+    return changed
+
+
+def changed_files(repo: Any, old: Any | None, new: Any | None) -> dict[str, Change]:
+    """Return the store files that differ between two root trees.
+
+    :func:`changed_leaves` of the :data:`kistore.layout.OBJECTS_DIR` and
+    :data:`kistore.layout.METADATA_DIR` subtrees, paths relative to the work tree.
+
+    Args:
+        repo: the pygit2 Repository holding both trees.
+        old: the root pygit2 Tree before (None: the empty tree, as for a root commit).
+        new: the root pygit2 Tree after (None: the empty tree).
+
+    Returns:
+        ``{path: (entry before or None, entry after or None)}``.
+    """
+    changed: dict[str, Change] = {}
+    for base in (layout.OBJECTS_DIR, layout.METADATA_DIR):
+        changed.update(changed_leaves(repo, subtree_id(old, base), subtree_id(new, base),
+                                      base + "/"))
+    return changed
+
+
+def subtree_id(tree: Any | None, path: str) -> Any | None:
+    """Return the id (pygit2 Oid) of the directory ``path`` of ``tree``, or None.
+
+    None when ``tree`` (a pygit2 Tree) is None, has no such path, or the path is not a
+    directory.
+    """
+    if tree is None:
+        return None
+    try:
+        entry = tree[path]
+    except KeyError:
+        return None
+    return entry.id if entry.type_str == "tree" else None
+
+
+def _listing(odb: Any, tree_id: Any | None) -> dict[bytes, tuple[bytes, bytes]]:
+    """Return ``{name: (20-byte id, octal mode)}`` of one tree's own entries, raw.
+
+    ``tree_id`` is a pygit2 Oid or a raw 20-byte id (a parent listing's), or None.
+    """
+    if tree_id is None:
+        return {}
+    _, data = odb.read(tree_id.hex() if isinstance(tree_id, bytes) else tree_id)
+    return {name: (oid, mode) for mode, name, oid in _ENTRY.findall(data)}
+
+
+def _entry(raw: tuple[bytes, bytes]) -> Entry:
+    return raw[0].hex(), int(raw[1], 8)

@@ -1,0 +1,110 @@
+"""Reading the manifests of a git tree for the index, each shard directory listed once.
+
+An index build reads, re-hashes, strictly parses and validates every object and metadata
+file of a tree (:func:`kistore.query.catalog.parse_document`). The files are located
+through each shard directory's listing, loaded once (:class:`TreeFiles`), and read by blob
+id. A manifest whose object file is there but does not read well is named with what is
+wrong (:func:`kistore.query.catalog.problem`), for the index's ``skipped`` list.
+
+A pool of worker processes for the parsing was tried (20,000 manifests, 2 CPUs shared with
+other jobs): no faster than one process, so it was left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..core import layout
+from ..core.digest import Digest
+from .catalog import Loaded, parse_document, problem
+from .rows import stored_document
+
+_CHUNK = 500
+
+Job = tuple[Digest, "str | None", "str | None"]
+"""``(digest, object blob id, metadata blob id)``; an id is None when the file is absent."""
+
+Read = tuple[str, "Loaded | None", "bytes | None", "tuple[str, str] | None"]
+"""``(digest string, parsed manifest or None, its stored document or None, why it was
+skipped or None)``: see :func:`read_manifests`."""
+
+
+class TreeFiles:
+    """The files of one git tree by path, each directory's listing loaded once.
+
+    libgit2 looks a whole path up from the root, loading every tree on the way, each time:
+    reading 40,000 files of a 20,000-manifest tree that way took ~75% of an index build.
+
+    Args:
+        repo: the pygit2 repository.
+        tree: the pygit2 Tree.
+    """
+
+    def __init__(self, repo: Any, tree: Any) -> None:
+        self.repo = repo
+        self.tree = tree
+        self._dirs: dict[str, dict[str, str]] = {}
+
+    def blob_id(self, path: str) -> str | None:
+        """Return the git blob id (hex) of the file at ``path``, or None when there is none."""
+        parent, _, leaf = path.rpartition("/")
+        listing = self._dirs.get(parent)
+        if listing is None:
+            listing = self._dirs[parent] = self._listing(parent)
+        return listing.get(leaf)
+
+    def _listing(self, directory: str) -> dict[str, str]:
+        try:
+            entry = self.tree[directory]
+        except KeyError:
+            return {}
+        if entry.type_str != "tree":
+            return {}
+        return {e.name: str(e.id) for e in self.repo[entry.id] if e.type_str == "blob"}
+
+
+def read_manifests(repo: Any, tree: Any, digests: list[Digest],
+                   progress: Callable[[int], None] | None = None) -> Iterator[Read]:
+    """Yield every manifest of ``digests`` as ``tree`` holds it, in ``digests`` order.
+
+    Args:
+        repo: the pygit2 repository.
+        tree: the pygit2 Tree to read from.
+        digests: the manifests to read.
+        progress: called with the number of manifests read since the last call.
+
+    Yields:
+        ``(digest string, (kind, name, spec) or None, stored document or None, skipped)``:
+        None where :func:`~.catalog.parse_document` (validating) refuses the files; the
+        stored document is :func:`~.rows.stored_document`; ``skipped`` is ``(path,
+        problem)`` (:func:`~.catalog.problem`) when the object file is in the tree but
+        refused, else None (a manifest absent from the tree is not skipped, just gone).
+    """
+    files = TreeFiles(repo, tree)
+    jobs = [(d, files.blob_id(layout.object_path(d)), files.blob_id(layout.metadata_path(d)))
+            for d in digests]
+    chunks = (jobs[i:i + _CHUNK] for i in range(0, len(jobs), _CHUNK))
+    for chunk in chunks:
+        yield from _read_chunk(repo, chunk)
+        if progress is not None:
+            progress(len(chunk))
+
+
+def _read_chunk(repo: Any, jobs: list[Job]) -> list[Read]:
+    odb = repo.odb  # read(id) -> (type, bytes): ~40% less than repo[id].data per blob
+    out: list[Read] = []
+    for digest, object_id, metadata_id in jobs:
+        data = odb.read(object_id)[1] if object_id is not None else None
+        meta = odb.read(metadata_id)[1] if metadata_id is not None else None
+        parsed = parse_document(digest, data, meta, validate=True)
+        if parsed is not None:
+            document, loaded = parsed
+            out.append((str(digest), loaded, stored_document(loaded[0], document), None))
+        elif data is not None:  # there, and refused: say why (rare, so checked again)
+            path, why = problem(digest, data, meta)
+            out.append((str(digest), None, None, (path, why) if path else
+                        (layout.object_path(digest), "could not be read")))
+        else:
+            out.append((str(digest), None, None, None))
+    return out

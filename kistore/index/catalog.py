@@ -1,0 +1,400 @@
+"""Catalogs: every :class:`~.records.Record` of one view of the store.
+
+A catalog answers the lookups queries need (a record by digest, a comparison group,
+listings by kind/workload/hardware). Three implementations answer identically:
+
+* :class:`MemoryCatalog` -- scanned from a store view (work tree or commit); O(store);
+* :class:`kistore.query.index.IndexCatalog` -- the SQLite index of one git tree;
+* :class:`OverlayCatalog` -- a catalog with some manifests replaced, e.g. the index of
+  ``HEAD`` plus the uncommitted files of the work tree.
+
+Every object read here is re-hashed: a file whose SHA-256 is not its name is left out
+(``kistore verify`` reports it), never trusted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..core import canonical, canonical_fast, layout, schema
+from ..core.digest import Digest
+from ..core.errors import KistoreError
+from .records import Record, describe
+
+Loaded = tuple[str, str, dict[str, Any]]
+"""``(kind, name, spec)`` of a manifest read from the store."""
+
+
+def load_manifest(view: Any, digest: Digest, *, validate: bool = False) -> Loaded | None:
+    """Read one manifest from a view; None when absent, corrupt, or without metadata.
+
+    Args:
+        view: a :class:`kistore.views.View`.
+        digest: the object's digest; the object bytes must hash to it.
+        validate: also check it against its kind's JSON Schema (as :func:`parse_manifest`).
+    """
+    data = view.read(layout.object_path(digest))
+    meta = view.read(layout.metadata_path(digest))
+    return parse_manifest(digest, data, meta, validate=validate)
+
+
+def parse_manifest(digest: Digest, data: bytes | None, meta: bytes | None, *,
+                   validate: bool = False) -> Loaded | None:
+    """Parse stored object and metadata bytes; None when absent or not what the name says.
+
+    Not what the name says: bytes that do not hash to ``digest``, or that are not in
+    canonical form (RFC 8785): a file written by hand with other bytes for the same JSON
+    would be ranked under a digest that is not the manifest's (``verify``: KI103). With
+    ``validate``, a manifest its kind's JSON Schema refuses (KI104) is None too (the
+    index build and every work-tree or scanned answer validate: :func:`problem` says why).
+    """
+    parsed = parse_document(digest, data, meta, validate=validate)
+    return parsed[1] if parsed is not None else None
+
+
+def parse_document(digest: Digest, data: bytes | None, meta: bytes | None, *,
+                   validate: bool = False) -> tuple[dict[str, Any], Loaded] | None:
+    """:func:`parse_manifest`, also returning the object document it parsed.
+
+    Returns:
+        ``(object document, (kind, name, spec))``, or None as :func:`parse_manifest`.
+    """
+    if data is None or meta is None or Digest.of(data) != digest:
+        return None
+    try:
+        document, metadata = _canonical_value(data), _canonical_value(meta)
+        if document is None or metadata is None:
+            return None
+        kind, name, spec = document["kind"], metadata["name"], document["spec"]
+    except (KistoreError, KeyError, TypeError):
+        return None
+    if not (isinstance(kind, str) and isinstance(name, str) and isinstance(spec, dict)):
+        return None
+    if validate and schema.check_manifest({**document, "metadata": metadata}):
+        return None
+    return document, (kind, name, spec)
+
+
+def _canonical_value(data: bytes) -> Any:
+    """Return the value of canonical JSON bytes; None when they are not canonical (KI103).
+
+    orjson's proof first (:func:`kistore.canonical_fast.loads_if_canonical`: one compiled
+    parse and re-encoding), else canonical.is_canonical's test on the value already parsed.
+
+    Raises:
+        KistoreError: the bytes are not strict JSON.
+    """
+    value = canonical_fast.loads_if_canonical(data)
+    if value is not None:
+        return value
+    value = canonical.loads(data)
+    return value if canonical.dumps(value) == data else None
+
+
+def damage(view: Any, digest: Digest) -> tuple[str, str]:
+    """Say which file of a stored manifest a query cannot read, and what is wrong with it.
+
+    Reads both files from ``view`` and asks :func:`problem`.
+
+    Args:
+        view: a :class:`kistore.views.View`.
+        digest: the manifest's digest.
+
+    Returns:
+        ``(path, problem)`` as :func:`problem`; ``("", "")`` when both files read well.
+    """
+    return problem(digest, view.read(layout.object_path(digest)),
+                   view.read(layout.metadata_path(digest)))
+
+
+def problem(digest: Digest, data: bytes | None, meta: bytes | None) -> tuple[str, str]:
+    """Say which of a manifest's two files a query cannot read, and what is wrong with it.
+
+    The checks of :func:`parse_manifest` with ``validate``, in its order, each named: for
+    a message that tells the person which file to restore (``git checkout -- PATH``) or,
+    for a committed file, what ``kistore verify`` will report.
+
+    Args:
+        digest: the manifest's digest.
+        data: its object file's bytes (None: absent).
+        meta: its metadata file's bytes (None: absent).
+
+    Returns:
+        ``(path, problem)``: the repository path of the bad file, and what is wrong with it
+        (e.g. ``is missing``, ``does not hash to its name: its sha256 is sha256:...``,
+        ``is not in canonical form (RFC 8785; `kistore verify`: KI103)``, ``does not match
+        its schema (...; KI104)``); ``("", "")`` when both files read well.
+    """
+    object_path, metadata_path = layout.object_path(digest), layout.metadata_path(digest)
+    if data is None:
+        return object_path, "is missing"
+    found = Digest.of(data)
+    if found != digest:
+        return object_path, (f"is corrupt: its sha256 is {str(found)[:19]}..., not the digest "
+                             "in its name")
+    if meta is None:
+        return metadata_path, "is missing"
+    values = []
+    for path, raw, field in ((object_path, data, "kind"), (metadata_path, meta, "name")):
+        try:
+            value = canonical.loads(raw, file=path)
+        except KistoreError as e:
+            return path, f"does not parse ({e.message})"
+        if not isinstance(value, dict) or not isinstance(value.get(field), str):
+            return path, f"has no {field}"
+        if canonical.dumps(value) != raw:  # canonical.is_canonical, already parsed
+            return path, "is not in canonical form (RFC 8785; `kistore verify`: KI103)"
+        values.append(value)
+    if not isinstance(values[0].get("spec"), dict):
+        return object_path, "has no spec"
+    errors = schema.check_manifest({**values[0], "metadata": values[1]}, file=object_path)
+    if errors:
+        return object_path, f"does not match its schema ({errors[0].message}; KI104)"
+    return "", ""
+
+
+class Catalog:
+    """The lookups queries make; subclasses answer them from memory or from SQLite.
+
+    Attributes:
+        unreadable: digests whose object file is in the work tree but does not verify
+            (corrupt bytes, no metadata): queries leave them out, and the CLI warns. What
+            a commit holds damaged is :meth:`skipped` instead.
+        annotated: for a work-tree catalog, the object blob ids (hex) that carry a note
+            under ``refs/notes/kistore`` (:func:`kistore.query.warm.annotated_blobs`), so
+            runs with no attestation are answered without reading notes; None: unknown.
+    """
+
+    unreadable: tuple[str, ...] = ()
+    annotated: frozenset[str] | None = None
+
+    def skipped(self) -> dict[str, tuple[str, str]]:
+        """Return the committed manifests the index build left out, and why.
+
+        Returns:
+            ``{digest string: (path, problem)}`` (:func:`problem`): manifests whose object
+            file is in the git tree the catalog answers from but does not read well
+            (non-canonical bytes, KI103; a spec its schema refuses, KI104; no metadata...),
+            as a push that skipped the hooks can leave them. For the work tree, only those
+            whose files still hold ``HEAD``'s bytes. Empty for a catalog not built by the index.
+        """
+        return {}
+
+    def record(self, digest: str) -> Record | None:
+        """Return the record of a digest string, or None when it is not stored."""
+        raise NotImplementedError
+
+    def deleted(self) -> list[str]:
+        """Return the committed manifests this catalog leaves out as deleted (none here).
+
+        Returns:
+            Digest strings, sorted: manifests the catalog underneath holds whose object
+            file is gone from the work tree (objects are never deleted: damage to restore
+            with ``git checkout``). Only a work-tree overlay has any.
+        """
+        return []
+
+    def group(self, key: str) -> list[Record]:
+        """Return every run whose comparison key is ``key``, in digest order."""
+        raise NotImplementedError
+
+    def records(self, *, kind: str | None = None, workload: str | None = None,
+                hardware: str | None = None) -> list[Record]:
+        """Return the records matching every filter given, in (kind, name, digest) order.
+
+        Args:
+            kind: a manifest kind.
+            workload: a workload digest (a Workload itself, or runs of it).
+            hardware: a GPU product (an environment, or runs on it).
+        """
+        raise NotImplementedError
+
+    def referencing(self, digests: set[str]) -> list[Record]:
+        """Return the runs that reference any of ``digests``."""
+        raise NotImplementedError
+
+    def named(self, kind: str, name: str) -> Record | None:
+        """Return the record of ``KIND/NAME``, or None."""
+        return next((r for r in self.records(kind=kind) if r.name == name), None)
+
+    def lost(self, kind: str, name: str) -> str | None:
+        """Return the digest ``KIND/NAME`` has underneath when this view cannot read it.
+
+        For an overlay (the work tree over ``HEAD``): the manifest ``HEAD`` names so, whose
+        work-tree files are now missing or corrupt. None when there is no such manifest.
+        """
+        return None
+
+
+def in_listing_order(records: Iterable[Record]) -> list[Record]:
+    """Return records in the order listings give them: by kind, then name, then digest."""
+    return sorted(records, key=lambda r: (r.kind, r.name, r.digest))
+
+
+def _matches(r: Record, kind: str | None, workload: str | None, hardware: str | None) -> bool:
+    return ((kind is None or r.kind == kind) and (workload is None or r.workload == workload)
+            and (hardware is None or r.hardware == hardware))
+
+
+def _refs(r: Record) -> set[str | None]:
+    return {r.workload, r.protocol, r.environment, r.implementation} if r.kind == "BenchmarkRun" \
+        else set()
+
+
+class MemoryCatalog(Catalog):
+    """Records held in a dict.
+
+    Args:
+        records: the records, keyed by digest string.
+    """
+
+    def __init__(self, records: dict[str, Record],
+                 skipped: dict[str, tuple[str, str]] | None = None) -> None:
+        self._records = records
+        self._skipped = skipped or {}
+
+    @classmethod
+    def from_view(cls, view: Any) -> MemoryCatalog:
+        """Scan every object of a view (O(store): reads, re-hashes and validates every object).
+
+        Leaves out what the index build leaves out (:func:`parse_manifest` with
+        ``validate``), so both answer alike. Of a commit, those are :meth:`skipped`, as the
+        index lists them; of the work tree, :attr:`unreadable`, as its overlay finds them.
+        """
+        loaded: dict[str, Loaded] = {}
+        refused: dict[str, tuple[str, str]] = {}
+        for d in view.digests():
+            m = load_manifest(view, d, validate=True)
+            if m is not None:
+                loaded[str(d)] = m
+            elif view.read(layout.object_path(d)) is not None:  # there, and refused
+                path, why = damage(view, d)
+                refused[str(d)] = (path, why) if path else (layout.object_path(d),
+                                                           "could not be read")
+        if view.scope == "work":
+            catalog = cls(describe_all(loaded, lambda d: None))
+            catalog.unreadable = tuple(sorted(refused))
+            return catalog
+        return cls(describe_all(loaded, lambda d: None), refused)
+
+    def skipped(self) -> dict[str, tuple[str, str]]:  # noqa: D102 - documented on Catalog
+        return self._skipped
+
+    def record(self, digest: str) -> Record | None:  # noqa: D102 - documented on Catalog
+        return self._records.get(digest)
+
+    def group(self, key: str) -> list[Record]:  # noqa: D102
+        return sorted((r for r in self._records.values() if r.comparison_key == key),
+                      key=lambda r: r.digest)
+
+    def records(self, *, kind: str | None = None, workload: str | None = None,  # noqa: D102
+                hardware: str | None = None) -> list[Record]:
+        return in_listing_order(r for r in self._records.values()
+                                if _matches(r, kind, workload, hardware))
+
+    def referencing(self, digests: set[str]) -> list[Record]:  # noqa: D102
+        return [r for r in self._records.values() if _refs(r) & digests]
+
+
+class OverlayCatalog(Catalog):
+    """A base catalog with some records replaced or removed.
+
+    Args:
+        base: the catalog underneath (e.g. the index of ``HEAD``).
+        changes: digest string to its new record, or None where the manifest is gone.
+    """
+
+    def __init__(self, base: Catalog, changes: dict[str, Record | None]) -> None:
+        self.base = base
+        self.changes = changes
+
+    def deleted(self) -> list[str]:  # noqa: D102 - documented on Catalog
+        return sorted(d for d, record in self.changes.items()
+                      if record is None and d not in self.unreadable
+                      and self.base.record(d) is not None)
+
+    @classmethod
+    def over(cls, base: Catalog, view: Any, digests: Iterable[Digest]) -> OverlayCatalog:
+        """Overlay the manifests ``digests`` as ``view`` holds them now on ``base``.
+
+        Runs of ``base`` that reference a changed manifest are described again, so a
+        protocol added in the work tree gives its dangling runs a comparison key.
+        """
+        loaded = {str(d): load_manifest(view, d, validate=True) for d in digests}
+
+        def fallback(digest: str) -> tuple[str, dict[str, Any]] | None:
+            if digest in loaded:  # present ones are found first; this one is gone
+                return None
+            r = base.record(digest)
+            return (r.kind, r.spec) if r is not None else None
+
+        present = {d: m for d, m in loaded.items() if m is not None}
+        unreadable = tuple(sorted(
+            d for d, m in loaded.items()
+            if m is None and view.read(layout.object_path(Digest.from_str(d))) is not None))
+        changes: dict[str, Record | None] = {d: None for d, m in loaded.items() if m is None}
+        changes.update(describe_all(present, fallback))
+        for r in base.referencing(set(loaded)):
+            if r.digest not in changes:
+                changes.update(describe_all({r.digest: (r.kind, r.name, r.spec)},
+                                            chain(present, fallback)))
+        overlay = cls(base, changes)
+        overlay.unreadable = unreadable
+        return overlay
+
+    def record(self, digest: str) -> Record | None:  # noqa: D102
+        return self.changes[digest] if digest in self.changes else self.base.record(digest)
+
+    def group(self, key: str) -> list[Record]:  # noqa: D102
+        kept = [r for r in self.base.group(key) if r.digest not in self.changes]
+        new = [r for r in self.changes.values() if r is not None and r.comparison_key == key]
+        return sorted(kept + new, key=lambda r: r.digest)
+
+    def records(self, *, kind: str | None = None, workload: str | None = None,  # noqa: D102
+                hardware: str | None = None) -> list[Record]:
+        kept = [r for r in self.base.records(kind=kind, workload=workload, hardware=hardware)
+                if r.digest not in self.changes]
+        new = [r for r in self.changes.values()
+               if r is not None and _matches(r, kind, workload, hardware)]
+        return in_listing_order(kept + new)
+
+    def named(self, kind: str, name: str) -> Record | None:  # noqa: D102
+        for r in self.changes.values():
+            if r is not None and r.kind == kind and r.name == name:
+                return r
+        found = self.base.named(kind, name)
+        return None if found is None or found.digest in self.changes else found
+
+    def lost(self, kind: str, name: str) -> str | None:  # noqa: D102
+        found = self.base.named(kind, name)
+        if found is not None and found.digest in self.changes and \
+                self.changes[found.digest] is None:
+            return found.digest
+        return None
+
+    def referencing(self, digests: set[str]) -> list[Record]:  # noqa: D102
+        kept = [r for r in self.base.referencing(digests) if r.digest not in self.changes]
+        return kept + [r for r in self.changes.values() if r is not None and _refs(r) & digests]
+
+
+def chain(present: dict[str, Loaded], fallback: Any) -> Any:
+    """Return a lookup that finds manifests in ``present`` first, then asks ``fallback``."""
+    def lookup(digest: str) -> tuple[str, dict[str, Any]] | None:
+        if digest in present:
+            kind, _, spec = present[digest]
+            return kind, spec
+        return fallback(digest)
+
+    return lookup
+
+
+def describe_all(loaded: dict[str, Loaded], fallback: Any) -> dict[str, Record]:
+    """Describe manifests, resolving references among them first, then with ``fallback``.
+
+    Args:
+        loaded: digest string to ``(kind, name, spec)``.
+        fallback: ``lookup(digest) -> (kind, spec) | None`` for manifests not in ``loaded``.
+    """
+    lookup = chain(loaded, fallback)
+    return {d: describe(d, kind, name, spec, lookup) for d, (kind, name, spec) in loaded.items()}

@@ -1,0 +1,470 @@
+"""The index's compact rows: how a :class:`~.records.Record` is stored in SQLite and read back.
+
+A record held every digest as 71 characters of text (in its row, and again in each SQLite
+index on it), its comparison group's key object once per run, and the whole canonical
+object: 2.5-2.7 KB a manifest, more than git needs for the store itself (~750 B after
+gc). Here (docs/speed.md, "the compact index, sixth pass"):
+
+* every digest is interned once in ``digests`` as its 32 raw bytes; rows and indexes hold
+  its small integer id (a record's own id is the id of its digest);
+* a run's comparison key, key object, family and primary statistic are one ``keys`` row,
+  shared by every run of the group;
+* the kind is a small integer (:data:`KIND_CODES`, alphabetical, so ordering by it
+  orders by kind name);
+* the object document is stored without what the row already holds -- ``kind``, the four
+  reference digests of a run's spec (their keys stay, valued 0), and ``apiVersion`` when
+  it is :data:`kistore.schema.API_VERSION` -- as JSON deflated (zlib) against a preset
+  dictionary of :data:`DICTIONARY_SIZE` bytes sampled from the first documents the index
+  stored (table ``dictionary``; the keys and values manifests share, so a 400-byte spec
+  stores in ~80-100 bytes), and rebuilt exactly on read (:meth:`Codec.document_bytes`
+  gives back the canonical bytes).
+
+Queries join each record to its own digest (:data:`SELECT`) and decode rows with the
+index's :class:`Codec`, which resolves the other ids; ids are assigned by :class:`Writer`,
+which looks up only the digests it has not seen. Ids are never reused within one file.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sqlite3
+import zlib
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from ..core import canonical
+from ..core.digest import is_digest
+from ..core.schema import API_VERSION, KINDS
+from .records import Record
+
+KIND_CODES = {kind: code for code, kind in enumerate(sorted(KINDS))}
+"""Kind name -> the small integer stored; in name order, so ``ORDER BY kind`` sorts by name."""
+_KIND_NAMES = dict(enumerate(sorted(KINDS)))
+RUN = KIND_CODES["BenchmarkRun"]
+
+REFERENCES = ("workloadDigest", "protocolDigest", "environmentDigest", "implementationDigest")
+"""A run's spec fields whose digests live in the row's columns, not in its document."""
+_COLUMN_OF = dict(zip(REFERENCES, ("workload", "protocol", "environment", "implementation"),
+                      strict=True))
+
+SCHEMA = """
+CREATE TABLE digests (id INTEGER PRIMARY KEY, digest BLOB NOT NULL UNIQUE);
+CREATE TABLE keys (id INTEGER PRIMARY KEY, key INTEGER, object TEXT, family TEXT,
+                   statistic TEXT);
+CREATE TABLE records (id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, name TEXT NOT NULL,
+                      document BLOB NOT NULL, workload INTEGER, hardware TEXT,
+                      protocol INTEGER, environment INTEGER, implementation INTEGER,
+                      key INTEGER, role TEXT, project TEXT);
+CREATE TABLE skipped (digest TEXT PRIMARY KEY, path TEXT NOT NULL, problem TEXT NOT NULL);
+CREATE TABLE dictionary (id INTEGER PRIMARY KEY CHECK (id = 1), bytes BLOB NOT NULL);
+"""
+"""``digests``: every digest a row names, by id; ``keys``: one row per distinct
+(comparison key, key object, family, statistic) of runs; ``records``: one row per manifest
+(id = its digest's id; digest columns hold ids); ``skipped``: the manifests of the tree
+the build left out, and why (:meth:`kistore.query.catalog.Catalog.skipped`);
+``dictionary``: the preset deflate dictionary every stored document is compressed with."""
+
+DICTIONARY_SIZE = 4096
+"""Bytes of the preset dictionary (docs/speed.md, sixth pass: 4 KB stored a synthetic
+spec in ~85 bytes against ~270 with none; 32 KB only ~80, at 2.5x the cost a document)."""
+_SAMPLES = 64
+"""How many of the first documents written the dictionary is sampled from (spread evenly)."""
+_LEVEL = 9
+"""Deflate level: on ~400-byte inputs 9 costs about what 1 does and stores ~10% less."""
+_WBITS = -13
+"""Raw deflate (no zlib header or checksum), 8 KB window: the dictionary and a document fit,
+and deflate's state for it is set up in about half the time of the default 32 KB."""
+
+INDEXES = {"records_key": "records (key)", "records_kind": "records (kind, name)",
+           "records_workload": "records (workload)", "records_hardware": "records (hardware)",
+           "records_protocol": "records (protocol)",
+           "records_environment": "records (environment)",
+           "records_implementation": "records (implementation)", "keys_key": "keys (key)"}
+"""SQLite indexes (name -> table and columns); a rebuild creates them after filling."""
+
+SELECT = """SELECT d.digest, r.kind, r.name, r.document, r.workload, r.hardware,
+r.protocol, r.environment, r.implementation, r.key, r.role, r.project
+FROM records r JOIN digests d ON d.id = r.id"""
+"""Every column :meth:`Codec.decode_all` reads (append ``WHERE ...``; ``r`` is the record).
+
+Only the record's own digest is joined: the digests of its references and its ``keys``
+row are few and shared, and are resolved once per catalog (:meth:`Codec.decode_all`).
+Joining all seven made each row seven random B-tree reads (docs/speed.md, sixth pass)."""
+
+DIGEST_ID = "(SELECT id FROM digests WHERE digest = ?)"
+"""The id of one digest (bind :func:`raw`); NULL, so matching nothing, when not interned."""
+
+_PREFIX = "sha256:"
+
+
+def raw(digest: str) -> bytes:
+    """Return the 32 bytes of ``sha256:<64 hex>``.
+
+    Raises:
+        ValueError: not that form.
+    """
+    if not is_digest(digest):
+        raise ValueError(f"not a digest: {digest!r}")
+    return bytes.fromhex(digest[len(_PREFIX):])
+
+
+def text(value: bytes | None) -> str | None:
+    """Return ``sha256:<hex>`` of 32 stored bytes (None stays None)."""
+    return None if value is None else _PREFIX + value.hex()
+
+
+def kind_code(kind: str) -> int | str:
+    """Return the stored form of a kind: its :data:`KIND_CODES` entry, or the name itself."""
+    return KIND_CODES.get(kind, kind)
+
+
+_SHARED: dict[str, tuple[bytes, dict[int, bytes], dict[int, tuple[Any, ...]]]] = {}
+"""Per index file (meta ``file``): its dictionary, and the digests and ``keys`` rows of the
+ids resolved so far (:meth:`Codec.of`)."""
+
+
+class Codec:
+    """Turns stored rows back into records: the dictionary, and the ids rows hold, resolved.
+
+    Ids are never reused within an index file (rows are deleted, interned digests and
+    ``keys`` rows stay), so what an id names is cached for the life of the codec.
+
+    Args:
+        conn: the index connection.
+        dictionary: the ``dictionary`` table's bytes (``b""`` when the index has none yet).
+    """
+
+    def __init__(self, conn: sqlite3.Connection | None, dictionary: bytes) -> None:
+        self.conn = conn
+        self.dictionary = dictionary
+        self._digests: dict[int, bytes] = {}
+        self._keys: dict[int, tuple[Any, ...]] = {}
+
+    @classmethod
+    def of(cls, conn: sqlite3.Connection) -> Codec:
+        """Return the codec of an index connection (its stored dictionary, or none).
+
+        What one index file's ids name never changes (meta ``file`` is a random id written
+        when the file is created), so the dictionary and the ids resolved so far are kept
+        for the process (:data:`_SHARED`): a process answering many queries, each on a
+        fresh connection, looks each id up once.
+        """
+        row = conn.execute("SELECT value FROM meta WHERE key = 'file'").fetchone()
+        shared = _SHARED.get(row[0]) if row is not None else None
+        if shared is None:
+            found = conn.execute("SELECT bytes FROM dictionary WHERE id = 1").fetchone()
+            shared = (found[0] if found is not None else b"", {}, {})
+            if row is not None and shared[0]:  # the dictionary never changes once written
+                _SHARED[row[0]] = shared
+        codec = cls(conn, shared[0])
+        codec._digests, codec._keys = shared[1], shared[2]
+        return codec
+
+    def compress(self, data: bytes) -> bytes:
+        """Return ``data`` deflated against the dictionary (what a row's document holds)."""
+        if self.dictionary:
+            deflate = zlib.compressobj(_LEVEL, zlib.DEFLATED, _WBITS, 8, zdict=self.dictionary)
+        else:
+            deflate = zlib.compressobj(_LEVEL, zlib.DEFLATED, _WBITS, 8)
+        return deflate.compress(data) + deflate.flush()
+
+    def rest(self, document: bytes) -> dict[str, Any]:
+        """Return the stored part of an object document (:func:`stored_document`), parsed.
+
+        Raises:
+            ValueError, zlib.error, orjson.JSONDecodeError: a damaged row.
+        """
+        if self.dictionary:
+            inflate = zlib.decompressobj(_WBITS, zdict=self.dictionary)
+        else:
+            inflate = zlib.decompressobj(_WBITS)
+        rest = orjson.loads(inflate.decompress(document) + inflate.flush())
+        if not isinstance(rest, dict) or not isinstance(rest.get("spec"), dict):
+            raise ValueError("a stored document without a spec")
+        return rest
+
+    def decode_all(self, rows: list[tuple[Any, ...]]) -> list[Record]:
+        """Return the record of each :data:`SELECT` row, its spec rebuilt exactly.
+
+        The ids the rows name that this codec has not seen are looked up first, in one
+        query per table (500 at a time).
+
+        Raises:
+            ValueError, TypeError, KeyError, zlib.error, orjson.JSONDecodeError,
+            sqlite3.Error: a damaged row or index.
+        """
+        self._resolve(rows)
+        return [self._decode(row) for row in rows]
+
+    def _resolve(self, rows: list[tuple[Any, ...]]) -> None:
+        digests = {i for row in rows for i in (row[4], *row[6:9]) if i is not None}
+        self._fetch(digests - self._digests.keys(), "SELECT id, digest FROM digests WHERE id",
+                    lambda n, rest: self._digests.__setitem__(n, rest[0]))
+        keys = {row[9] for row in rows if row[9] is not None} - self._keys.keys()
+        self._fetch(keys, "SELECT k.id, d.digest, k.object, k.family, k.statistic FROM keys k "
+                    "LEFT JOIN digests d ON d.id = k.key WHERE k.id",
+                    lambda n, rest: self._keys.__setitem__(n, (
+                        None if rest[0] is None else _PREFIX + rest[0].hex(),
+                        None if rest[1] is None else json.loads(rest[1]), *rest[2:])))
+
+    def _fetch(self, ids: set[int], query: str, keep: Any) -> None:
+        """Run ``query`` (ending ``WHERE ... id``) for ``ids``; ``keep(id, other columns)``.
+
+        ``IN`` lists are padded (with -1, no id) to 32 or 500 parameters: a list of another
+        length is another statement for SQLite to prepare (~0.05 ms each, on the fresh
+        connection every query opens), which with one lookup an id made a warm ``rank
+        --at`` 0.5-0.7 ms slower than the format before.
+        """
+        assert self.conn is not None
+        listed = sorted(ids)
+        size = 32 if len(listed) <= 32 else 500  # 500: under SQLite's parameter limit
+        for i in range(0, len(listed), size):
+            chunk = listed[i:i + size]
+            chunk += [-1] * (size - len(chunk))
+            for n, *rest in self.conn.execute(f"{query} IN ({', '.join('?' * size)})", chunk):
+                keep(n, rest)
+
+    def _decode(self, row: tuple[Any, ...]) -> Record:
+        (digest, kind, name, document, workload, hardware, protocol, environment,
+         implementation, key, role, project) = row
+        kind = _KIND_NAMES[kind] if isinstance(kind, int) else kind
+        spec = self._spec(self.rest(document), kind,
+                          (workload, protocol, environment, implementation))
+        own = _PREFIX + digest.hex()
+        if kind == "BenchmarkRun":
+            refs = [spec.get(field) for field in REFERENCES]
+        else:
+            refs = [own if kind == "Workload" else None, None, None, None]
+        comparison_key, key_object, family, statistic = \
+            self._keys[key] if key is not None else (None, None, None, None)
+        return Record(own, kind, name, spec, workload=refs[0], hardware=hardware,
+                      protocol=refs[1], environment=refs[2], implementation=refs[3],
+                      comparison_key=comparison_key, key_object=key_object, family=family,
+                      statistic=statistic, role=role, project=project)
+
+    def _spec(self, rest: dict[str, Any], kind: str, refs: tuple[int | None, ...]
+              ) -> dict[str, Any]:
+        """Return the spec of a stored document with a run's reference digests put back.
+
+        :func:`stored_document` left each stripped key in its place (value 0), so putting
+        the digest back keeps the canonical key order the object's bytes had.
+        """
+        spec: dict[str, Any] = rest["spec"]
+        if kind == "BenchmarkRun":
+            for field, n in zip(REFERENCES, refs, strict=True):
+                if n is not None:
+                    if field not in spec:
+                        raise ValueError(f"a stored run without its {field} key")
+                    spec[field] = _PREFIX + self._digests[n].hex()
+        return spec
+
+    def document_bytes(self, row: tuple[Any, ...]) -> bytes:
+        """Return the canonical object bytes a :data:`SELECT` row was made from, exactly.
+
+        The stored document with ``kind``, ``apiVersion`` and a run's reference digests
+        put back, written by :func:`kistore.canonical.dumps` (RFC 8785): the bytes whose
+        SHA-256 is the record's digest.
+        """
+        self._resolve([row])
+        rest = self.rest(row[3])
+        kind = _KIND_NAMES[row[1]] if isinstance(row[1], int) else row[1]
+        spec = self._spec(rest, kind, (row[4], row[6], row[7], row[8]))
+        document = {**rest, "apiVersion": rest.get("apiVersion", API_VERSION), "kind": kind,
+                    "spec": spec}
+        return canonical.dumps(document)
+
+
+def stored_document(kind: str, document: dict[str, Any]) -> bytes:
+    """Return what a record row stores of its object document, before compression (JSON).
+
+    Left out, for the row holds them: ``kind``; ``apiVersion`` when it is
+    :data:`~kistore.schema.API_VERSION`; the value of a run's reference digests
+    (:data:`REFERENCES`) when they are digests (the row holds them as ids; the key stays,
+    with the value 0, so they go back in their place). :meth:`Writer.write` deflates it.
+
+    Args:
+        kind: the manifest's kind.
+        document: its object document, as parsed (``{apiVersion, kind, spec}``).
+    """
+    rest = {k: v for k, v in document.items()
+            if k != "kind" and not (k == "apiVersion" and v == API_VERSION)}
+    if kind == "BenchmarkRun":
+        rest["spec"] = {k: 0 if k in _COLUMN_OF and _is_digest(v) else v
+                        for k, v in document["spec"].items()}
+    return orjson.dumps(rest)
+
+
+class Writer:
+    """Writes records as rows of one index connection, interning digests and keys.
+
+    Call inside the transaction of the update (:meth:`kistore.query.index.Index._sync`).
+    The first documents written to an index without a dictionary choose it
+    (:func:`_sample`): a full build samples the whole store, a store indexed from its first
+    few manifests keeps what they share until ``kistore reindex``.
+
+    Args:
+        conn: the index connection.
+    """
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.empty = conn.execute("SELECT 1 FROM digests LIMIT 1").fetchone() is None
+        self.codec = Codec.of(conn)
+        self._ids: dict[str, int] = {}
+        self._keys: dict[tuple[Any, ...], int] = {}
+
+    def ids(self, digests: Iterable[str]) -> dict[str, int]:
+        """Return the id of each digest, interning those not stored yet.
+
+        New digests get ids in digest order (a full build then appends to the B-tree).
+        """
+        wanted = {d for d in digests if d not in self._ids}
+        if wanted and not self.empty:
+            listed = sorted(wanted)
+            for i in range(0, len(listed), 500):  # SQLite's limit on bound parameters
+                chunk = [raw(d) for d in listed[i:i + 500]]
+                marks = ", ".join("?" * len(chunk))
+                self._ids.update((_PREFIX + b.hex(), n) for n, b in self.conn.execute(
+                    f"SELECT id, digest FROM digests WHERE digest IN ({marks})", chunk))
+            wanted -= self._ids.keys()
+        if wanted:
+            top = self.conn.execute("SELECT coalesce(max(id), 0) FROM digests").fetchone()[0]
+            new = {d: top + n for n, d in enumerate(sorted(wanted), start=1)}
+            self.conn.executemany("INSERT INTO digests VALUES (?, ?)",
+                                  ((n, raw(d)) for d, n in new.items()))
+            self._ids.update(new)
+        return self._ids
+
+    def write(self, records: Iterable[Record], documents: dict[str, bytes]) -> None:
+        """Insert (or replace) the whole row of each record.
+
+        Args:
+            records: the records.
+            documents: each record's :func:`stored_document`, by digest.
+        """
+        records = list(records)
+        if not self.codec.dictionary and documents:
+            self.codec = Codec(self.conn, _sample(documents))
+            self.conn.execute("INSERT OR REPLACE INTO dictionary VALUES (1, ?)",
+                              (self.codec.dictionary,))
+        columns, ids, keys = self._prepare(records)
+        compress = self.codec.compress
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ((ids[r.digest], kind_code(r.kind), r.name, compress(documents[r.digest]),
+              *_derived(r, c, ids, keys)) for r, c in zip(records, columns, strict=True)))
+
+
+    def rederive(self, records: Iterable[Record]) -> None:
+        """Update what a record derives from the manifests it references (its document stays)."""
+        records = list(records)
+        columns, ids, keys = self._prepare(records)
+        self.conn.executemany(
+            "UPDATE records SET workload = ?, hardware = ?, protocol = ?, environment = ?, "
+            "implementation = ?, key = ?, role = ?, project = ? WHERE id = ?",
+            ((*_derived(r, c, ids, keys), ids[r.digest])
+             for r, c in zip(records, columns, strict=True)))
+
+    def delete(self, digests: Iterable[str]) -> None:
+        """Delete the rows of ``digests`` (their interned digests stay: ids are never reused)."""
+        self.conn.executemany(f"DELETE FROM records WHERE id = {DIGEST_ID}",
+                              ((raw(d),) for d in digests))
+
+    def _prepare(self, records: list[Record]
+                 ) -> tuple[list[tuple[Any, ...]], dict[str, int], dict[Any, int]]:
+        """Intern every digest and key the records name.
+
+        Returns:
+            Each record's :func:`_columns` and :func:`_key`, and the digest and key id maps.
+        """
+        columns: list[tuple[Any, ...]] = [(*_columns(r), _key(r)) for r in records]
+        ids = self.ids([d for r, c in zip(records, columns, strict=True)
+                        for d in (r.digest, *c[:4], r.comparison_key) if d is not None])
+        keys = self._key_ids({c[4] for c in columns if c[4] is not None}, ids)
+        return columns, ids, keys
+
+    def _key_ids(self, wanted: set[tuple[Any, ...]], ids: dict[str, int]) -> dict[Any, int]:
+        """Return the ``keys`` id of each (comparison key, object, family, statistic)."""
+        todo = wanted - self._keys.keys()
+        if todo and not self.empty:
+            found = list(self.conn.execute("SELECT id, key, object, family, statistic FROM keys "
+                                           "WHERE key IS NULL"))
+            listed = sorted({ids[t[0]] for t in todo if t[0] is not None})
+            for i in range(0, len(listed), 500):
+                chunk = listed[i:i + 500]
+                found += self.conn.execute(
+                    "SELECT id, key, object, family, statistic FROM keys "
+                    f"WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
+            by_id = {n: d for d, n in ids.items()}
+            for n, key, obj, family, statistic in found:
+                self._keys.setdefault(
+                    (by_id.get(key) if key is not None else None, obj, family, statistic), n)
+            todo -= self._keys.keys()
+        if todo:
+            top = self.conn.execute("SELECT coalesce(max(id), 0) FROM keys").fetchone()[0]
+            new = {t: top + n for n, t in enumerate(sorted(todo, key=repr), start=1)}
+            self.conn.executemany(
+                "INSERT INTO keys VALUES (?, ?, ?, ?, ?)",
+                ((n, ids[t[0]] if t[0] is not None else None, *t[1:]) for t, n in new.items()))
+            self._keys.update(new)
+        return self._keys
+
+
+def _sample(documents: dict[str, bytes]) -> bytes:
+    """Return a preset dictionary: :data:`_SAMPLES` documents spread evenly, last 4 KB.
+
+    deflate finds a match anywhere in the dictionary, and prefers what is nearest its end.
+    """
+    listed = [documents[d] for d in sorted(documents)]
+    step = max(1, len(listed) // _SAMPLES)
+    return b"".join(listed[::step])[-DICTIONARY_SIZE:]
+
+
+def _derived(r: Record, columns: tuple[Any, ...], ids: dict[str, int],
+             keys: dict[Any, int]) -> tuple[Any, ...]:
+    """Return the derived columns of a record as stored.
+
+    Args:
+        r: the record.
+        columns: its :func:`_columns` and then its :func:`_key`.
+        ids: digest string -> id.
+        keys: :func:`_key` tuple -> ``keys`` id.
+
+    Returns:
+        ``(workload, hardware, protocol, environment, implementation, key, role, project)``.
+    """
+    refs = [ids[d] if d is not None else None for d in columns[:4]]
+    key = columns[4]
+    return (refs[0], r.hardware, refs[1], refs[2], refs[3],
+            keys[key] if key is not None else None, r.role, r.project)
+
+
+def _columns(r: Record) -> tuple[str | None, ...]:
+    """Return the digests a record's columns hold (None where absent or not a digest).
+
+    ``(workload, protocol, environment, implementation)``.
+    """
+    return tuple(d if _is_digest(d) else None
+                 for d in (r.workload, r.protocol, r.environment, r.implementation))
+
+
+def _is_digest(value: object) -> bool:
+    """:func:`kistore.digest.is_digest`, remembered: runs name the same few digests often."""
+    return isinstance(value, str) and _digest_text(value)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _digest_text(value: str) -> bool:
+    return is_digest(value)
+
+
+def _key(r: Record) -> tuple[Any, ...] | None:
+    """Return a run's ``keys`` row as (comparison key, key object JSON, family, statistic)."""
+    if r.comparison_key is None and r.family is None and r.statistic is None:
+        return None
+    return (r.comparison_key,
+            orjson.dumps(r.key_object).decode() if r.key_object is not None else None,
+            r.family, r.statistic)

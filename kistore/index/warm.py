@@ -1,0 +1,232 @@
+"""What a work-tree query needs from git, cached in the index so a warm query skips libgit2.
+
+A query of the work tree asks git four things: ``HEAD``'s tree, the shard directories of
+that tree (to compare the work tree with), which object blobs carry a note under
+``refs/notes/kistore``, and -- only for runs that have attestations -- the notes and files
+themselves. The first three are cached in the index's ``meta`` and ``head_shards`` and
+``annotated`` tables under keys read from the files under ``.git`` (:mod:`.refs`):
+``HEAD``'s commit id and the notes tip. When both match, nothing changed in git since the
+index last looked, and the answer needs no pygit2 (importing it costs ~0.1-0.2 s a
+process). When a key differs, or the refs cannot be read as files, the value is read
+through pygit2 and cached again. Work-tree edits are found by :mod:`.worktree` (shard
+directory mtimes), as before.
+
+The tables are a cache like the rest of the index: deleting them loses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from ..core import layout
+from ..core.digest import Digest
+from . import refs
+from .transaction import transaction
+from .worktree import blob_id_of_file
+
+NOTES_REF = "refs/notes/kistore"
+"""Where attestation notes live: :data:`kistore.notes.NOTES_REF` (that module imports pygit2)."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS head_shards (dir TEXT PRIMARY KEY, id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS annotated (blob TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS shard_listings (shard TEXT PRIMARY KEY, listing TEXT NOT NULL);
+"""
+"""``head_shards``: shard directory -> git tree id in ``HEAD``'s tree (meta ``shards_tree``);
+``annotated``: object blob ids with a note at the notes tip (meta ``notes_tip``);
+``shard_listings``: a shard tree id -> its ``{file name: blob id}`` (:func:`pack_listing`),
+for the shards of ``HEAD``, so comparing a freshly written work-tree directory needs no
+pygit2."""
+
+_LEAF = re.compile(r"[0-9a-f]{62}\.json")
+"""A stored file's name in its shard directory: the digest's hex after the first two."""
+_ENTRY = 31 + 20
+"""Bytes of one packed listing entry: the name's 62 hex digits, then a SHA-1 blob id."""
+
+SHARD_BASES = (layout.OBJECTS_DIR, layout.METADATA_DIR)
+
+
+def _meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row is not None else None
+
+
+def _set_meta(conn: sqlite3.Connection, **values: str) -> None:
+    conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
+
+
+def head_commit(git_dir: Path) -> str | None:
+    """Return ``HEAD``'s commit id read from the files under ``git_dir`` (None: unborn).
+
+    Raises:
+        RefsUnreadable: the refs are not plain files here (ask pygit2).
+    """
+    return refs.resolve(git_dir, "HEAD")
+
+
+def tree_of(store: Any, conn: sqlite3.Connection, commit: str) -> str:
+    """Return the tree id of ``commit``: cached under meta ``head_commit``, else via pygit2.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        conn: the index connection (meta ``head_commit``/``head_tree`` are read and set).
+        commit: a commit id (hex), e.g. from :func:`head_commit`.
+    """
+    if _meta(conn, "head_commit") == commit:
+        tree = _meta(conn, "head_tree")
+        if tree is not None:
+            return tree
+    tree = str(store.commit(commit).tree.id)
+    with transaction(conn):
+        _set_meta(conn, head_commit=commit, head_tree=tree)
+    return tree
+
+
+class HeadTree:
+    """``HEAD``'s tree as :func:`.worktree.changed_digests` reads it; pygit2 only on a miss.
+
+    Args:
+        store: a :class:`kistore.store.Store` (its pygit2 repository is opened on a miss).
+        conn: the index connection holding the ``head_shards`` cache.
+        tree_id: the tree's id (hex).
+        load: returns the pygit2 Tree (called at most once, when a value is not cached).
+    """
+
+    def __init__(self, store: Any, conn: sqlite3.Connection, tree_id: str,
+                 load: Callable[[], Any]) -> None:
+        self.store = store
+        self.conn = conn
+        self.id = tree_id
+        self._load = load
+        self._shards: dict[str, str] | None = None
+
+    def shards(self) -> dict[str, str]:
+        """Return ``{"store/objects/sha256/XX": git tree id, ...}`` for both shard bases."""
+        if self._shards is not None:  # asked by the work-tree comparison and the file check
+            return self._shards
+        self._shards = self._read_shards()
+        return self._shards
+
+    def _read_shards(self) -> dict[str, str]:
+        """:meth:`shards`, from the cache in the index or else from the tree."""
+        self.conn.executescript(SCHEMA)
+        if _meta(self.conn, "shards_tree") == self.id:
+            return dict(self.conn.execute("SELECT dir, id FROM head_shards"))
+        tree, repo = self._load(), self.store.repo
+        found = {}
+        for base in SHARD_BASES:
+            try:
+                entry = tree[base]
+            except KeyError:
+                continue
+            if entry.type_str == "tree":
+                found.update({f"{base}/{e.name}": str(e.id) for e in repo[entry.id]
+                              if e.type_str == "tree"})
+        with transaction(self.conn):
+            self.conn.execute("DELETE FROM head_shards")
+            self.conn.executemany("INSERT INTO head_shards VALUES (?, ?)", found.items())
+            self.conn.execute("DELETE FROM shard_listings WHERE shard NOT IN "
+                              "(SELECT id FROM head_shards)")  # shards of older trees
+            _set_meta(self.conn, shards_tree=self.id)
+        return found
+
+    def listing(self, shard_id: str | None) -> dict[str, str]:
+        """Return ``{file name: blob id}`` of a shard tree (empty for None); cached by id."""
+        if shard_id is None:
+            return {}
+        row = self.conn.execute("SELECT listing FROM shard_listings WHERE shard = ?",
+                                (shard_id,)).fetchone()
+        if row is not None:
+            return unpack_listing(row[0])
+        found = {e.name: str(e.id) for e in self.store.repo[shard_id] if e.type_str == "blob"}
+        with transaction(self.conn):
+            self.conn.execute("INSERT OR REPLACE INTO shard_listings VALUES (?, ?)",
+                              (shard_id, pack_listing(found)))
+        return found
+
+
+def pack_listing(listing: dict[str, str]) -> bytes | str:
+    """Return a shard's ``{file name: blob id}`` as stored in ``shard_listings``.
+
+    When every name is a stored file's (62 hex + ``.json``) and every id a SHA-1: 51 bytes
+    an entry (the 31 bytes of the name's hex, the id's 20), in order -- ~110 as JSON text,
+    which made the table 230 B a manifest. Anything else (a stray file, a SHA-256
+    repository's 32-byte ids): the JSON text.
+    """
+    if all(len(blob) == 40 and _LEAF.fullmatch(name) for name, blob in listing.items()):
+        return b"".join(bytes.fromhex(name[:62]) + bytes.fromhex(blob)
+                        for name, blob in listing.items())
+    return json.dumps(listing)
+
+
+def unpack_listing(stored: bytes | str) -> dict[str, str]:
+    """Return the ``{file name: blob id}`` :func:`pack_listing` stored.
+
+    Raises:
+        ValueError: a stored value that is neither form (the index is damaged).
+    """
+    if isinstance(stored, str):
+        return dict(json.loads(stored))
+    if len(stored) % _ENTRY:
+        raise ValueError("a packed shard listing of a length no entries make")
+    return {f"{stored[i:i + 31].hex()}.json": stored[i + 31:i + _ENTRY].hex()
+            for i in range(0, len(stored), _ENTRY)}
+
+
+def annotated_blobs(store: Any, conn: sqlite3.Connection) -> frozenset[str] | None:
+    """Return the object blob ids that carry a note under :data:`NOTES_REF` now.
+
+    Cached under the notes tip read from the files under ``.git``; on a new tip the notes
+    are read once through :func:`kistore.notes.notes_entered`.
+
+    Returns:
+        The blob ids (hex); None when the notes tip cannot be read from files (unknown).
+    """
+    try:
+        tip = refs.resolve(store.git_dir, NOTES_REF)
+    except refs.RefsUnreadable:
+        return None
+    if tip is None:
+        return frozenset()
+    conn.executescript(SCHEMA)
+    if _meta(conn, "notes_tip") == tip:
+        return frozenset(row[0] for row in conn.execute("SELECT blob FROM annotated"))
+    from ..attest.notes import notes_entered
+
+    blobs = frozenset(notes_entered(store.repo))
+    with transaction(conn):
+        conn.execute("DELETE FROM annotated")
+        conn.executemany("INSERT INTO annotated VALUES (?)", ((b,) for b in blobs))
+        _set_meta(conn, notes_tip=tip)
+    return blobs
+
+
+def maybe_attested(root: Path, digests: Iterable[Digest], annotated: frozenset[str]
+                   ) -> list[Digest]:
+    """Return the runs of the work tree that may have an attestation; the rest have none.
+
+    A run may have one when its object file's git blob id carries a note, or when
+    ``store/attestations/sha256/XX/REST/`` exists for it (what :func:`kistore.notes.
+    collect_many` reads). Every other run's evidence is ``source-native`` with no
+    attestations, without reading notes or files.
+
+    Args:
+        root: the work tree.
+        digests: the runs.
+        annotated: :func:`annotated_blobs`.
+    """
+    top = os.fspath(root)
+    found = []
+    for digest in digests:
+        folder = os.path.join(top, layout.ATTESTATIONS_DIR, "sha256", digest.hex[:2],
+                              digest.hex[2:])
+        if os.path.lexists(folder) or (annotated and blob_id_of_file(
+                Path(top, layout.object_path(digest))) in annotated):
+            found.append(digest)
+    return found

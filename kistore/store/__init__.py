@@ -1,0 +1,30 @@
+"""The store (DESIGN §3): a git work tree of content-addressed manifests.
+
+:class:`Store` opens one and adds to it; :mod:`.views` reads it at the work tree or a
+commit; :mod:`.admission` decides what an add may write; :mod:`.inputs` reads the files a
+user hands in.
+"""
+
+from ._store import (
+    GITATTRIBUTES_LINE,
+    PACK_THRESHOLD,
+    AddInterrupted,
+    AddResult,
+    Store,
+    atomic_write,
+    read_settings,
+)
+from .views import CommitView, View, WorkTreeView
+
+__all__ = [
+    "GITATTRIBUTES_LINE",
+    "PACK_THRESHOLD",
+    "AddInterrupted",
+    "AddResult",
+    "CommitView",
+    "Store",
+    "View",
+    "WorkTreeView",
+    "atomic_write",
+    "read_settings",
+]

@@ -1,0 +1,559 @@
+"""The store: a git work tree of content-addressed manifests (DESIGN §3).
+
+It owns the repository: ``init``, the atomic ``add`` path (work tree, and ``--commit``
+straight into git objects), reading back with re-hashing, and resolving references (full
+digest, unique hex prefix, ``KIND/NAME``).
+
+Reads see the work tree by default (what was just added is visible before it is committed)
+or a commit when asked ``at=REV``; both are a :class:`kistore.views.View`. What an add may
+write is decided by :mod:`kistore.admission`, its work-tree files are written by
+:mod:`kistore.writer`, and its commit is made by :mod:`kistore.commit`.
+
+Write guarantees:
+
+* object and metadata files are written to a temporary name and renamed into place; a
+  failure part-way removes what this call created and restores what it replaced;
+* ``commit=True`` builds blobs, trees and a commit first and moves the branch only then,
+  with a compare-and-swap on its old value, retried on a concurrent update, so two writers
+  never lose each other's manifests; the git index is updated for the written paths, so
+  ``git status`` stays clean.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..core import canonical, layout
+from ..core.digest import Digest, match_prefix, parse_prefix
+from ..core.errors import InputError, KistoreError, ResolutionError, StoreStateError
+from ..core.model import Manifest
+from ..core.schema import KINDS
+from ..git.commit import PACK_THRESHOLD as PACK_THRESHOLD  # re-exported: the bench reads it
+from ..git.commit import BranchCommit, check_ready, common_git_dir, interrupts_deferred
+from ..git.lazy import pygit2  # imported on first use (~0.2 s)
+from ..git.writer import FileBatch, FileStat, remove_stale_temps
+from ..git.writer import atomic_write as atomic_write  # re-exported: trust and notes use it
+from ..index.names import Catalog, open_catalog
+from .admission import AddResult as AddResult  # re-exported: importers and the CLI use it
+from .admission import plan_add
+from .views import CommitView, View, WorkTreeView, stat_key
+
+SETTINGS_TEMPLATE = """\
+# kistore store settings (https://kernelindex.dev). Reviewed like code.
+[store]
+version = 1
+
+[cite]
+# Permalink template for `kistore cite`; {commit} and {path} are filled in.
+# When unset, it is derived from the `origin` remote (GitHub, GitLab, Gitea forms).
+# permalink = "https://github.com/OWNER/REPO/blob/{commit}/{path}"
+"""
+
+GITATTRIBUTES_LINE = "store/** -text -eol -filter -ident -working-tree-encoding"
+"""Stored bytes are hashed bytes: no end-of-line or filter conversion, ever."""
+
+
+WRITERS = 2
+"""Child processes writing the work tree of a bulk ``--commit`` while this process packs
+and commits (0: written here, before the commit). Each child takes whole shard
+directories, closes the pipe ends it inherited and is drained before it is reaped, so a
+parent killed or failing mid-write never leaves one blocked holding the write lock
+(docs/speed.md). Measured side by side on a quiet 2-CPU disk, alternated: at 100,000
+manifests two children 29.0 and 33.6 s, one 33.4 and 37.7 s (0.87x, 0.89x); at 20,000,
+under load, 0.84x. One child against none: 7.5-8.4 s against 9.1-9.5 s at 20,000."""
+
+
+class AddInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM arrived after an add had landed: nothing was undone.
+
+    A KeyboardInterrupt still (a caller that does not know it stops as on any interrupt),
+    carrying what landed, so the CLI can say the add is whole instead of "Aborted!".
+
+    Args:
+        results: one :class:`AddResult` per distinct manifest, as :meth:`Store.add` returns.
+        commit: the commit the branch holds (``--commit``), or None for a work-tree add.
+    """
+
+    def __init__(self, results: list[AddResult], commit: pygit2.Oid | None) -> None:
+        super().__init__()
+        self.results = results
+        self.commit = commit
+
+
+class Store:
+    """A kistore store: a git repository holding ``kistore.toml`` and ``store/``.
+
+    Args:
+        path: any directory inside the repository (default: the current directory), or a
+            bare repository (then only ``at=REV`` reads work; the default is ``HEAD``).
+
+    Raises:
+        StoreStateError: when ``path`` is not inside a git repository.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        start = os.fspath(path) if path is not None else os.getcwd()
+        self._repo: pygit2.Repository | None = None
+        self._catalog: Catalog | None = None
+        self.uncommitted: tuple[str, ...] = ()
+        """Files :meth:`init` wrote into an existing repository and left to commit."""
+        self._catalog_opened = False
+        plain = _plain_work_tree(start)
+        if plain is not None:  # the common case, found without importing pygit2
+            self.root: Path | None = plain
+            self.git_dir = plain / ".git"
+            return
+        found = pygit2.discover_repository(start)
+        if found is None:
+            raise StoreStateError(
+                "not inside a git repository; run `kistore init PATH` or pass --store PATH",
+                file=start,
+            )
+        self._repo = pygit2.Repository(found)
+        workdir = self._repo.workdir
+        self.root = Path(workdir) if workdir else None
+        self.git_dir = Path(self._repo.path)
+
+    @property
+    def repo(self) -> pygit2.Repository:
+        """The pygit2 repository, opened on first use (a work-tree ``add`` never opens it)."""
+        if self._repo is None:
+            self._repo = pygit2.Repository(str(self.root))
+        return self._repo
+
+    def catalog(self) -> Catalog | None:
+        """Return the derived name catalog (``GIT_DIR/kistore/catalog.sqlite``), opened once.
+
+        None when it cannot be opened (e.g. a read-only clone); reads then scan the store.
+        """
+        if not self._catalog_opened:
+            self._catalog_opened = True
+            self._catalog = open_catalog(self.git_dir)
+        return self._catalog
+
+    # -- creating --------------------------------------------------------------------
+
+    @classmethod
+    def init(cls, path: str | os.PathLike[str]) -> Store:
+        """Create (or complete) a store at ``path``: git repo, settings, attributes, layout.
+
+        ``path`` is the store's top directory: unless it is already the top of a git work
+        tree, a new repository is created there, as ``git init PATH`` does (also inside
+        another repository's work tree: the store is its own repository, never the
+        enclosing one's).
+
+        A new repository gets branch ``main`` and a first commit holding ``kistore.toml``
+        and ``.gitattributes`` and the default ranking policy ``store/policy/ranking.json``.
+        In an existing repository missing files are written but not committed (kistore does
+        not commit into a repository it did not create); the returned store's
+        :attr:`uncommitted` names them, for the user to commit: until then a commit made
+        there lacks them (``verify --at`` reports it). Running it twice changes nothing.
+
+        Returns:
+            The store.
+
+        Raises:
+            InputError: ``path`` is a bare repository (a store needs a work tree).
+        """
+        root = Path(path)
+        root.mkdir(parents=True, exist_ok=True)
+        is_new = not _is_repository_top(root)
+        if is_new:  # as `git init PATH`: inside another repository's work tree too
+            pygit2.init_repository(str(root), initial_head="main")
+        store = cls(root)
+        assert store.root is not None
+        written = []
+        settings = store.root / layout.SETTINGS_FILE
+        if not settings.exists():
+            settings.write_text(SETTINGS_TEMPLATE, "utf-8")
+            written.append(layout.SETTINGS_FILE)
+        attributes = store.root / ".gitattributes"
+        lines = attributes.read_text("utf-8").splitlines() if attributes.exists() else []
+        if GITATTRIBUTES_LINE not in lines:
+            attributes.write_text("\n".join([*lines, GITATTRIBUTES_LINE]) + "\n", "utf-8")
+            written.append(".gitattributes")
+        for directory in (layout.OBJECTS_DIR, layout.METADATA_DIR):
+            (store.root / directory).mkdir(parents=True, exist_ok=True)
+        policy = store.root / layout.POLICY_DIR / "ranking.json"
+        if not policy.exists():  # the reviewed default ranking policy (kistore.query.policy)
+            policy.parent.mkdir(parents=True, exist_ok=True)
+            policy.write_bytes(_default_policy())
+            written.append(f"{layout.POLICY_DIR}/ranking.json")
+        if is_new and written:
+            files = {p: (store.root / p).read_bytes() for p in written}
+            BranchCommit(store.repo, store.root).run(files, "kistore init: new store")
+        else:
+            store.uncommitted = tuple(written)
+        return store
+
+    # -- reading ---------------------------------------------------------------------
+
+    def view(self, at: str | None = None) -> View:
+        """Return the work tree (``at=None``) or the commit ``at`` names as a :class:`View`.
+
+        Raises:
+            InputError: when ``at`` names no commit.
+        """
+        if at is None and self.root is not None:
+            return WorkTreeView(self.root, self.catalog())
+        return CommitView(self.repo, self.commit(at or "HEAD"), self.catalog())
+
+    def commit(self, rev: str) -> pygit2.Commit:
+        """Return the commit a revision names (``HEAD``, a branch, a tag, an id).
+
+        Raises:
+            InputError: when ``rev`` names no commit.
+        """
+        try:
+            return self.repo.revparse_single(rev).peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as e:
+            raise InputError(f"no commit named {rev!r} in this repository ({e})") from None
+
+    def resolve(self, ref: str, *, at: str | None = None) -> Digest:
+        """Resolve what a person typed to one stored digest.
+
+        Args:
+            ref: a full digest, a unique prefix of at least 8 hex digits (``sha256:``
+                optional), or ``KIND/NAME`` (e.g. ``BenchmarkRun/sol-submission-20464``).
+            at: revision to read, or None for the work tree.
+
+        Raises:
+            ResolutionError: nothing matches, or a prefix matches several objects (the
+                message lists the candidates).
+            InputError: ``ref`` has none of the three forms.
+        """
+        view = self.view(at)
+        kind, slash, name = ref.partition("/")
+        if slash and kind in KINDS:
+            digest = view.name_owners([(kind, name)]).get((kind, name))
+            if digest is not None and view.catalog is not None and view.scope == "work" and \
+                    not _has_name(view, digest, name):  # its metadata was rewritten in place
+                view.catalog.forget(view.scope, digest)
+                digest = view.name_owners([(kind, name)]).get((kind, name))
+            if digest is None:
+                raise ResolutionError(f"no {kind} named {name!r} in the store")
+            return digest
+        prefix = parse_prefix(ref)
+        if prefix is None:
+            raise InputError(
+                f"{ref!r} is not a reference: give a digest (sha256:<64 hex>), a prefix of at "
+                f"least 8 hex digits, or KIND/NAME with KIND one of {', '.join(KINDS)}"
+            )
+        shard = f"{layout.OBJECTS_DIR}/{prefix[:2]}"
+        candidates = [
+            d for leaf in view.list_dir(shard)
+            if (d := layout.digest_from_path(f"{shard}/{leaf}")) is not None
+        ]
+        return match_prefix(prefix, candidates)
+
+    def read(self, ref: str | Digest, *, at: str | None = None) -> Manifest:
+        """Return the stored manifest ``ref`` names, re-hashed on read.
+
+        Raises:
+            ResolutionError, InputError: as :meth:`resolve`.
+            VerificationError: the stored bytes do not hash to their name.
+        """
+        digest = ref if isinstance(ref, Digest) else self.resolve(ref, at=at)
+        return self.view(at).manifest(digest)
+
+    # -- writing ---------------------------------------------------------------------
+
+    def add(
+        self,
+        manifests: Sequence[Manifest],
+        *,
+        allow_dangling: bool = False,
+        update_metadata: bool = False,
+        commit: bool = False,
+        message: str | None = None,
+        origins: Mapping[Digest, Any] | None = None,
+    ) -> list[AddResult]:
+        """Add manifests to the store, all or nothing.
+
+        Args:
+            manifests: validated manifests (see :func:`kistore.inputs.read_inputs`).
+            allow_dangling: record runs whose referenced digests are neither stored nor in
+                this batch (``verify`` then reports them as unresolved).
+            update_metadata: replace the metadata of an already stored object when it differs.
+            commit: also write blobs, trees and a commit on the current branch (moved with
+                a compare-and-swap) and stage the written paths, leaving ``git status`` clean.
+            message: commit message (default: a summary of what was added).
+            origins: where each manifest came from, named in error messages: a file name,
+                or a :class:`kistore.inputs.Located` (file, line, pointer of the manifest
+                inside the file, e.g. ``/run`` in a bundle).
+
+        Returns:
+            One :class:`AddResult` per distinct manifest, in input order. Adding what is
+            already stored is a no-op reported as ``unchanged``.
+
+        Writers on one clone take turns (a lock under the git directory), so the name and
+        metadata checks and the write are one step: two concurrent adds can never both
+        claim one name, nor silently replace each other's metadata.
+
+        Raises:
+            MultipleErrors: every refusal found, before anything is written: a digest whose
+                stored metadata differs (with the difference shown) unless
+                ``update_metadata``; a ``metadata.name`` already used by another manifest of
+                the same kind; dangling references (each missing digest listed) unless
+                ``allow_dangling``.
+            StoreStateError: no work tree, or the branch kept moving under a concurrent
+                writer; the store is left as it was.
+        """
+        with self._write_lock():
+            return self._add(manifests, allow_dangling=allow_dangling,
+                             update_metadata=update_metadata, commit=commit, message=message,
+                             origins=origins)
+
+    @contextlib.contextmanager
+    def _write_lock(self) -> Iterator[None]:
+        """Hold the store's write lock (``flock`` on ``kistore-write.lock`` in the git dir).
+
+        In the git directory all worktrees share: adds from two linked worktrees of one
+        repository take turns too (they may commit to one branch).
+        """
+        with open(common_git_dir(Path(self.git_dir)) / "kistore-write.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _add(
+        self,
+        manifests: Sequence[Manifest],
+        *,
+        allow_dangling: bool,
+        update_metadata: bool,
+        commit: bool,
+        message: str | None,
+        origins: Mapping[Digest, Any] | None,
+    ) -> list[AddResult]:
+        """:meth:`add` under the write lock."""
+        if self.root is None:
+            raise StoreStateError("this repository has no work tree; `add` needs one")
+        if commit:
+            check_ready(self.repo)
+            self._check_head_attributes()
+        view = WorkTreeView(self.root, self.catalog())
+        plan = plan_add(view, manifests, allow_dangling=allow_dangling,
+                        update_metadata=update_metadata, commit=commit, origins=origins,
+                        head_holds=self._head_holds())
+        results, files, written = plan.results, plan.files, plan.written
+        if not files:
+            if commit:  # a re-run after an add killed past its branch move: finish its index
+                BranchCommit(self.repo, self.root).repair_index()
+            return results
+        remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
+        batch = FileBatch(self.root, files)
+        committer = BranchCommit(self.repo, self.root) if commit else None
+        # With --commit, git's index lock is held while the files are written, too: until
+        # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
+        with committer.index_held(files.keys()) if committer else contextlib.nullcontext():
+            try:
+                if committer is not None and len(files) >= PACK_THRESHOLD and WRITERS:
+                    # Child processes write the work-tree files while this one builds the
+                    # git objects: they overlap on a second core. The branch moves only
+                    # once every file is in place.
+                    batch.start(processes=WRITERS)
+                    committer.run(files, self._message(message, results),
+                                  before_move=batch.wait, stats=batch.stats)
+                else:
+                    batch.run()
+                    if committer is not None:
+                        committer.run(files, self._message(message, results),
+                                      stats=batch.stats)
+            except KeyboardInterrupt:
+                if committer is None or not committer.landed:
+                    with interrupts_deferred():  # a second Ctrl-C must not stop the undo
+                        batch.undo()
+                    raise
+                # Ctrl-C held during the branch move, delivered once it had landed: the add
+                # is whole; only the name catalog (a derived cache) is left for the next sync.
+                raise AddInterrupted(results, committer.oid) from None
+            except BaseException:
+                if committer is None or not committer.landed:
+                    with interrupts_deferred():
+                        batch.undo()
+                raise
+        try:
+            self._record_names(view, written, batch.stats)
+        except KeyboardInterrupt:
+            raise AddInterrupted(results, committer.oid if committer else None) from None
+        return results
+
+    def _check_head_attributes(self) -> None:
+        """Refuse ``--commit`` onto a HEAD whose ``.gitattributes`` lets git convert store/.
+
+        After ``kistore init .`` in an existing repository, until its files are committed:
+        each commit made then fails ``verify --at`` (KI113) though the work tree verifies.
+
+        Raises:
+            StoreStateError: with the commands to commit them.
+        """
+        from ..check.rules import check_gitattributes
+
+        if self.repo.head_is_unborn:
+            return
+        tree = self.commit("HEAD").tree
+        entry = tree[".gitattributes"] if ".gitattributes" in tree else None
+        data = (self.repo.odb.read(entry.id)[1]
+                if entry is not None and entry.type_str == "blob" else None)
+        if check_gitattributes(data):
+            raise StoreStateError(
+                "HEAD's .gitattributes does not stop git converting store/ (kistore init's "
+                "files not committed yet?); nothing was written. Commit them first: git add "
+                f"{INIT_FILES} && git commit -m 'kistore init' -- {INIT_FILES}",
+                file=".gitattributes")
+
+    @staticmethod
+    def _message(message: str | None, results: list[AddResult]) -> str:
+        """Return the commit message: the one given, or a summary of what was added."""
+        if message:
+            return message
+        summary = ", ".join(f"{r.kind}/{r.name}" for r in results[:3])
+        more = f" and {len(results) - 3} more" if len(results) > 3 else ""
+        return f"kistore add: {summary}{more}"
+
+    def _head_holds(self) -> Callable[[str, bytes], bool]:
+        """Return ``holds(path, data)``: True when HEAD's tree has exactly ``data`` at ``path``.
+
+        ``add --commit`` of a manifest whose files are in the work tree but not committed
+        (an earlier plain ``add``, or an add killed after writing) commits them; a killed
+        add may have left the object file without its metadata, or the other way round.
+        """
+        head: View | None = None
+
+        def holds(path: str, data: bytes) -> bool:
+            nonlocal head
+            if head is None:
+                try:
+                    head = self.view("HEAD")
+                except InputError:  # no commit yet
+                    return False
+            return head.read(path) == data
+
+        return holds
+
+    def _record_names(self, view: WorkTreeView, written: list[tuple[Manifest, str, str]],
+                      stats: Mapping[str, FileStat]) -> None:
+        """Tell the catalog what ``add`` just wrote, so the next add need not re-read it.
+
+        Args:
+            view: the work tree written to.
+            written: each manifest written with its object and metadata paths.
+            stats: the :data:`FileStat` of each file this add wrote (others are stat-ed).
+
+        The shard keys recorded are those after this write; a shard that another writer
+        changed between this add's catalog sync and now is left for the next sync to re-read.
+        """
+        catalog = view.catalog
+        if catalog is None or not written:
+            return
+        rows = []
+        root = f"{view.root}/"
+        for m, object_path, metadata_path in written:
+            try:
+                object_key = stat_key(stats.get(object_path) or os.stat(root + object_path))
+                metadata_key = stat_key(stats.get(metadata_path) or
+                                        os.stat(root + metadata_path))
+            except OSError:
+                return
+            rows.append((m.digest, object_key, metadata_key, m.kind, m.name))
+        shards = {m.digest.hex[:2] for m, _, _ in written}
+        current = view.shard_keys()
+        try:
+            catalog.record("work", rows, {d: k for d, k in current.items()
+                                          if d.rpartition("/")[2] in shards})
+        except sqlite3.Error:  # a derived cache (disk full?): the next sync re-reads
+            return              # these shards, whose keys it does not have
+
+
+def _default_policy() -> bytes:
+    """Return the shipped default ranking policy (read as data: no query import)."""
+    from importlib import resources
+
+    return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
+
+
+def read_settings(root: Path) -> dict[str, Any]:
+    """Return ``kistore.toml`` of the store at ``root`` as a dict (empty when absent).
+
+    Raises:
+        InputError: when the file is not valid TOML.
+    """
+    import tomllib
+
+    path = root / layout.SETTINGS_FILE
+    try:
+        return tomllib.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"not valid TOML: {e}", file=str(path)) from None
+
+
+def _plain_work_tree(start: str) -> Path | None:
+    """Return the work tree around ``start`` when it is an ordinary one, else None.
+
+    Ordinary: the nearest ``.git`` above ``start`` is a directory holding ``HEAD``, its
+    config sets no ``core.worktree``, and no ``GIT_*`` variable redirects git. Everything
+    else (bare repositories, linked worktrees, submodules, GIT_DIR ...) is left to
+    libgit2's discovery, so both always agree.
+    """
+    if any(k in os.environ for k in ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES",
+                                     "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_COMMON_DIR")):
+        return None
+    here = Path(os.path.abspath(start))
+    for directory in (here, *here.parents):
+        dotgit = directory / ".git"
+        if os.path.lexists(dotgit):
+            if not (dotgit.is_dir() and not dotgit.is_symlink() and (dotgit / "HEAD").is_file()):
+                return None
+            try:
+                config = (dotgit / "config").read_text("utf-8", errors="replace").lower()
+            except OSError:
+                return None
+            return None if "worktree" in config else directory
+        if directory.name == ".git" or (directory / "HEAD").is_file():
+            return None  # inside a git directory or a bare repository
+    return None
+
+
+def _has_name(view: View, digest: Digest, name: str) -> bool:
+    """Return True when the work tree's metadata file of ``digest`` still says ``name``.
+
+    The name catalog trusts directory and file stat data; one read checks its answer.
+    """
+    try:
+        return canonical.loads(view.read(layout.metadata_path(digest)) or b"")["name"] == name
+    except (KistoreError, KeyError, TypeError):
+        return False
+
+
+INIT_FILES = f".gitattributes {layout.SETTINGS_FILE} {layout.POLICY_DIR}/ranking.json"
+"""The files ``kistore init`` writes, as a ``git add`` argument list."""
+
+
+def _is_repository_top(root: Path) -> bool:
+    """Return True when ``root`` is the top directory of an existing git work tree.
+
+    Raises:
+        InputError: ``root`` is a bare repository.
+    """
+    found = pygit2.discover_repository(str(root))
+    if found is None:
+        return False
+    repo = pygit2.Repository(found)
+    if repo.is_bare:
+        if Path(found).resolve() == root.resolve():
+            raise InputError(
+                f"{root} is a bare repository: a store needs a work tree. Clone it (`git "
+                f"clone {root} my-index`) and run `kistore init` in the clone")
+        return False
+    return repo.workdir is not None and Path(repo.workdir).resolve() == root.resolve()

@@ -1,0 +1,384 @@
+"""Reading manifests from what people hand to ``kistore add``.
+
+Accepted inputs (DESIGN §3): a single manifest file; a bundle (a JSON object whose values
+are manifests, as ``shared/examples`` publishes a record; or a JSON array of manifests);
+JSON Lines (``.jsonl``/``.ndjson``: one manifest a line); a directory (every ``.json``,
+``.jsonl`` and ``.ndjson`` file below it, in sorted path order); and ``-`` for standard
+input (a manifest, a bundle or JSON Lines). Every problem in every input is collected
+before anything is returned, so a caller can refuse the whole batch at once.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core import canonical
+from ..core.canonical import escape_pointer
+from ..core.errors import (
+    EncodingError,
+    InputError,
+    KistoreError,
+    MultipleErrors,
+    ParseError,
+    TrailingDataError,
+)
+from ..core.model import Manifest
+from ..core.workers import start_worker
+
+JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
+MANIFEST_SUFFIXES = (".json", *JSON_LINES_SUFFIXES)
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """A manifest and where it was read from.
+
+    Attributes:
+        manifest: the validated manifest.
+        file: the file name as given (``-`` for stdin).
+        pointer: JSON Pointer of the manifest inside the file (``""`` for the whole file).
+        line: 1-based line for JSON Lines input, else None.
+    """
+
+    manifest: Manifest
+    file: str
+    pointer: str = ""
+    line: int | None = None
+
+
+def read_inputs(paths: Iterable[str]) -> list[Located]:
+    """Read and validate every manifest in ``paths``.
+
+    Args:
+        paths: file names, directory names, or ``-`` (standard input, read once).
+
+    Returns:
+        Each manifest with its location, in input order.
+
+    Raises:
+        MultipleErrors: every parse, canonical-form and schema problem in every input, each
+            naming file, line:column where known, and JSON Pointer. Nothing is returned
+            when any input is bad.
+    """
+    found: list[Located] = []
+    errors: list[KistoreError] = []
+    for name in paths:
+        for file, data in _expand(name, errors):
+            try:
+                found.extend(parse_manifests(data, file=file))
+            except KistoreError as e:
+                errors.extend(e.problems)
+    if errors:
+        raise MultipleErrors(errors)
+    return found
+
+
+def _expand(name: str, errors: list[KistoreError]) -> Iterator[tuple[str, bytes]]:
+    if name == "-":
+        yield "-", sys.stdin.buffer.read()
+        return
+    path = Path(name)
+    if path.is_dir():
+        files = sorted(
+            p for p in path.rglob("*")
+            if p.is_file() and p.suffix in MANIFEST_SUFFIXES
+            and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        )
+        if not files:
+            errors.append(InputError("directory holds no .json, .jsonl or .ndjson files; name the "
+                                     "manifest files, or rename them to end in .json",
+                                     file=name))
+        for p in files:
+            yield str(p), p.read_bytes()
+    elif path.exists():  # a file, or a pipe such as <(...) or /dev/stdin
+        yield name, path.read_bytes()
+    else:
+        errors.append(InputError("no such file or directory; check the path (give - to read "
+                                 "standard input)", file=name))
+
+
+def parse_manifests(data: bytes, *, file: str) -> list[Located]:
+    """Parse one input's bytes into manifests (manifest, bundle or JSON Lines).
+
+    JSON Lines are used when ``file`` ends in ``.jsonl``/``.ndjson``, or for stdin (``-``)
+    when the bytes are not one JSON value and the first or second non-blank line is one
+    whole JSON value by itself: then every bad line is reported at its own line number.
+
+    Raises:
+        MultipleErrors: every problem found in the input.
+    """
+    if file.endswith(JSON_LINES_SUFFIXES):
+        return _parse_lines(data, file)
+    try:
+        value = canonical.loads(data, file=file)
+    except ParseError as first:
+        if file == "-" and _starts_as_json_lines(data):
+            return _parse_lines(data, file)
+        raise MultipleErrors([_with_hint(first, file)]) from None
+    return _from_value(value, file, line=None)
+
+
+def _starts_as_json_lines(data: bytes) -> bool:
+    """Return True when the first or second of 2+ non-blank lines is a whole JSON value.
+
+    Called only for stdin that is not one JSON value. A pretty-printed manifest or bundle
+    opens with a line holding ``{`` or ``[`` alone and a second line such as ``"kind":
+    ...,``: neither is a value by itself, so its real error is kept; JSON Lines open with
+    a whole manifest (the second line covers a broken first line).
+    """
+    lines = [line for line in data.split(b"\n", 50) if line.strip()][:2]
+    if len(lines) < 2:
+        return False
+    for line in lines:
+        try:
+            canonical.loads(line)
+        except ParseError:
+            continue
+        return True
+    return False
+
+
+def _with_hint(error: ParseError, file: str) -> ParseError:
+    """Add to "extra data after the JSON value" what to do for this kind of input."""
+    if isinstance(error, TrailingDataError):
+        if file == "-":
+            error.message += ("; for JSON Lines on stdin, put each manifest whole on a line "
+                              "of its own")
+        else:
+            error.message += ("; for several manifests use a bundle (an object or array of "
+                              "manifests) or JSON Lines in a file named .jsonl or .ndjson")
+        error.args = (error.format(),)
+    return error
+
+
+def _parse_lines(data: bytes, file: str) -> list[Located]:
+    lines = data.split(b"\n")
+    found: list[Located] | None = None
+    if len(lines) >= PARALLEL_LINES and _cpus() > 1:
+        found = _parse_ranges_in_parallel(lines, file)
+    if found is None:  # small input, one CPU, or no worker processes allowed
+        found = _parse_range(lines, file, 0, len(lines))
+    if not found:
+        raise MultipleErrors([ParseError("no manifests in JSON Lines input: every line is blank; "
+                                         "give one manifest a line", file=file)])
+    return found
+
+
+def _parse_range(lines: list[bytes], file: str, start: int, end: int) -> list[Located]:
+    """Parse ``lines[start:end]`` (line numbers ``start + 1`` ...), collecting every problem.
+
+    Raises:
+        MultipleErrors: every problem in the range, each at FILE:LINE:COL and pointer.
+    """
+    found: list[Located] = []
+    errors: list[KistoreError] = []
+    offsets = _LineOffsets(lines)
+    for number in range(start + 1, end + 1):
+        raw = lines[number - 1]
+        if not raw.strip():
+            continue
+        try:
+            if number > 1 and raw.startswith(_BOM):
+                raise _bom_inside(number, file)
+            value = canonical.loads(raw, file=file)
+            found.extend(_from_value(value, file, line=number))
+        except KistoreError as e:
+            for problem in e.problems:
+                problem.line, problem.column = number, problem.column or 1
+                if isinstance(problem, TrailingDataError):
+                    problem.message = ("a second JSON value on this line; JSON Lines hold one "
+                                       "manifest a line: start a new line before it")
+                if isinstance(problem, EncodingError):  # its offset counted from the line
+                    problem.in_line(number, offsets.start_of(number))
+                problem.args = (problem.format(),)
+                errors.append(problem)
+    if errors:
+        raise MultipleErrors(errors)
+    return found
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+class _LineOffsets:
+    """Where each line of a split input begins in the file, summed only when first asked.
+
+    Asked for lines in increasing order (a range's errors), it adds each line's length once:
+    one pass over the lines up to the range's last bad byte, and nothing for a clean input.
+
+    Args:
+        lines: the input split at ``\\n`` (each line without it).
+    """
+
+    def __init__(self, lines: list[bytes]) -> None:
+        self.lines = lines
+        self.number, self.offset = 1, 0  # line 1 begins at byte 0
+
+    def start_of(self, number: int) -> int:
+        """Return the byte offset in the file where 1-based line ``number`` begins."""
+        if number < self.number:
+            self.number, self.offset = 1, 0
+        while self.number < number:
+            self.offset += len(self.lines[self.number - 1]) + 1
+            self.number += 1
+        return self.offset
+
+
+def _bom_inside(number: int, file: str) -> ParseError:
+    """Return the error for a byte-order mark opening line ``number`` > 1 of JSON Lines.
+
+    :func:`kistore.canonical.loads` sees each line alone and says "at start of file";
+    inside a file it is usually a BOM-saved file appended to this one.
+    """
+    return ParseError(f"byte-order mark (bytes EF BB BF) at the start of line {number}, not "
+                      "of the file (a file saved with a BOM was probably appended here): "
+                      "delete those 3 bytes", file=file, pointer="", line=number, column=1)
+
+
+PARALLEL_LINES = 2000
+"""From this many JSON Lines on, lines are parsed and validated on every CPU."""
+
+_CHUNK_LINES = 1000
+"""Lines per task handed to a worker process (small enough to balance two CPUs)."""
+
+_shared_lines: tuple[list[bytes], str] | None = None
+"""The lines being parsed, set before the workers fork so they inherit them unpickled."""
+
+
+def _cpus() -> int:
+    """Return how many CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | None:
+    """Parse JSON Lines here and in forked workers (one per other CPU); keep input order.
+
+    This process parses the first share of the ranges itself while the workers parse the
+    rest: what it parses needs no transfer, and transfer (building every document a second
+    time) is the cost of the workers.
+
+    Returns:
+        Every manifest, in input order; None when worker processes cannot be started here
+        or one died before answering (killed): the caller then parses in one process.
+
+    Raises:
+        MultipleErrors: every problem, in input order. A range in which a worker found a
+            problem is parsed again here, so each message is exactly the one-process one.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    global _shared_lines
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:  # pragma: no cover - no fork on this platform
+        return None
+    ranges = [(i, min(i + _CHUNK_LINES, len(lines))) for i in range(0, len(lines), _CHUNK_LINES)]
+    workers = max(1, _cpus() - 1)
+    own = len(ranges) // (workers + 1)
+    parts: list[list[Located] | MultipleErrors | None] = []
+    _shared_lines = (lines, file)
+    gc.freeze()  # a collection in parent or worker would copy every shared page it walks
+    # An executor, not multiprocessing.Pool: a Pool replaces a worker killed mid-task (OOM
+    # killer, kill -9) and waits forever for its lost result; the executor reports it.
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=start_worker,
+                               initargs=(os.getpid(),))
+    try:
+        theirs = pool.map(_parse_shared_range, ranges[own:])  # dispatched in the background
+        for start, end in ranges[:own]:
+            try:
+                parts.append(_parse_range(lines, file, start, end))
+            except MultipleErrors as e:
+                parts.append(e)
+        parts.extend(None if packed is None else _unpack(packed, file) for packed in theirs)
+    except (OSError, BrokenProcessPool):  # no processes allowed, or a worker was killed:
+        return None  # one process does it all
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+        _shared_lines = None
+        gc.unfreeze()
+    found: list[Located] = []
+    errors: list[KistoreError] = []
+    for (start, end), part in zip(ranges, parts, strict=True):
+        if part is None:  # a worker's range with a problem: find it again, exactly
+            try:
+                _parse_range(lines, file, start, end)
+            except MultipleErrors as e:
+                errors.extend(e.problems)
+        elif isinstance(part, MultipleErrors):
+            errors.extend(part.problems)
+        else:
+            found.extend(part)
+    if errors:
+        raise MultipleErrors(errors)
+    return found
+
+
+def _parse_shared_range(bounds: tuple[int, int]) -> bytes | None:
+    """Worker: parse one range of the inherited lines; None when it holds a problem.
+
+    Returns the manifests as :mod:`marshal` bytes of plain tuples (see :func:`_unpack`):
+    :meth:`Manifest.to_parts`, no parsed document. What the parent spends receiving
+    bounds the speed-up: unmarshalling each document cost it ~20 us a manifest and kept
+    ~5 KB of dicts it never reads (docs/speed.md, fourth pass).
+    """
+    import marshal
+
+    assert _shared_lines is not None
+    lines, file = _shared_lines
+    try:
+        found = _parse_range(lines, file, *bounds)
+    except KistoreError:
+        return None
+    return marshal.dumps([(x.manifest.to_parts(), x.pointer, x.line) for x in found])
+
+
+def _unpack(packed: bytes, file: str) -> list[Located]:
+    """Rebuild what :func:`_parse_shared_range` validated in a worker (no second check)."""
+    import marshal
+
+    from_parts = Manifest.from_parts
+    return [Located(from_parts(*parts), file, pointer, line)
+            for parts, pointer, line in marshal.loads(packed)]
+
+
+def _from_value(value: Any, file: str, *, line: int | None) -> list[Located]:
+    """Split a parsed value into manifests (a manifest, a bundle object or an array).
+
+    An object without ``kind``/``apiVersion`` of which some member is a manifest is a
+    bundle; its other members are reported where they are (``/b: ...``), not the whole
+    file as one bad manifest.
+    """
+    if isinstance(value, dict) and "kind" not in value and "apiVersion" not in value and any(
+        isinstance(v, dict) and "kind" in v for v in value.values()
+    ):  # a bundle: every member must be a manifest (a non-manifest member is reported)
+        entries = [(f"/{escape_pointer(k)}", v) for k, v in value.items()]
+    elif isinstance(value, list):
+        if not value:  # else `kistore add` of `[]` added nothing and said nothing
+            raise MultipleErrors([InputError(
+                "no manifests here: expected a manifest (an object) or an array of "
+                "manifests, found an empty array", file=file, pointer="", line=line)])
+        entries = [(f"/{i}", v) for i, v in enumerate(value)]
+    else:
+        entries = [("", value)]
+    found: list[Located] = []
+    errors: list[KistoreError] = []
+    for pointer, document in entries:
+        try:
+            found.append(Located(Manifest.from_document(document, file=file, pointer=pointer),
+                                 file, pointer, line))
+        except KistoreError as e:
+            errors.extend(e.problems)
+    if errors:
+        raise MultipleErrors(errors)
+    return found

@@ -1,0 +1,385 @@
+"""Views: read-only access to the store's files in the work tree or at one commit.
+
+A :class:`View` reads repository paths, re-hashes objects on read and answers name
+lookups through the derived name catalog (:mod:`kistore.catalog`). :class:`WorkTreeView`
+reads files; :class:`CommitView` reads git objects (it works in a bare repository).
+:class:`kistore.store.Store` hands them out; nothing here writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from ..core import canonical, layout
+from ..core.digest import Digest
+from ..core.errors import KistoreError, ResolutionError, VerificationError
+from ..core.model import Manifest
+from ..core.schema import KINDS
+from ..git.lazy import pygit2  # imported on first use (~0.2 s)
+from ..index.names import Catalog
+
+RACY_NS = 2_000_000_000
+"""A work-tree directory changed less than this long ago (ns) is listed again later."""
+
+
+class View:
+    """Read-only access to the store's files as of the work tree or one commit.
+
+    Name lookups go through the derived name catalog (:mod:`kistore.catalog`) when the
+    view has one, and fall back to reading every file when it has none.
+    """
+
+    scope = ""
+    catalog: Catalog | None = None
+
+    def read(self, path: str) -> bytes | None:
+        """Return the bytes at a repository path, or None when there is no such file."""
+        raise NotImplementedError
+
+    def list_dir(self, path: str) -> list[str]:
+        """Return the entry names in a directory (empty when it does not exist)."""
+        raise NotImplementedError
+
+    def has_object(self, digest: Digest) -> bool:
+        """Return True when the object file for ``digest`` exists (its bytes unchecked)."""
+        return self.read(layout.object_path(digest)) is not None
+
+    def digests(self) -> Iterator[Digest]:
+        """Yield the digest named by every object file, in sorted order (bytes unchecked)."""
+        for shard in sorted(self.list_dir(layout.OBJECTS_DIR)):
+            for leaf in sorted(self.list_dir(f"{layout.OBJECTS_DIR}/{shard}")):
+                digest = layout.digest_from_path(f"{layout.OBJECTS_DIR}/{shard}/{leaf}")
+                if digest is not None:
+                    yield digest
+
+    def object_bytes(self, digest: Digest) -> bytes:
+        """Return an object's stored bytes after checking their SHA-256 equals ``digest``.
+
+        Raises:
+            ResolutionError: when no object file exists for ``digest``.
+            VerificationError: when the file's SHA-256 is not ``digest`` (corruption).
+        """
+        path = layout.object_path(digest)
+        data = self.read(path)
+        if data is None:
+            raise ResolutionError(f"no object {digest} in the store", file=path)
+        found = Digest.of(data)
+        if found != digest:
+            raise VerificationError(
+                f"the object file is corrupt: its sha256 is {str(found)[:19]}..., not the "
+                f"digest in its name; restore it with `git checkout -- {path}`, and run "
+                "`kistore verify` to find any other damaged file",
+                file=path,
+            )
+        return data
+
+    def manifest(self, digest: Digest) -> Manifest:
+        """Return the stored manifest (object re-hashed, metadata attached).
+
+        Raises:
+            ResolutionError: no such object, or no metadata file for it.
+            VerificationError: the object's bytes do not hash to ``digest``.
+            ParseError, MultipleErrors: stored bytes that no longer parse or validate.
+        """
+        data = self.object_bytes(digest)
+        path = layout.metadata_path(digest)
+        metadata = self.read(path)
+        if metadata is None:
+            raise ResolutionError(f"object {digest} has no metadata file", file=path)
+        try:
+            return Manifest.from_bytes(data, metadata, file=layout.object_path(digest))
+        except KistoreError:
+            try:  # errors are located in the object file: name the metadata file if it is bad
+                canonical.loads(metadata, file=path)
+            except KistoreError as e:
+                restore = f"`git checkout -- {path}`" if self.scope == "work" else "it"
+                raise VerificationError(f"the metadata file does not parse ({e.message}); "
+                                        f"restore {restore}", file=path, line=e.line,
+                                        column=e.column, pointer=e.pointer) from None
+            raise
+
+    def names(self, kinds: Sequence[str] = KINDS) -> dict[tuple[str, str], Digest]:
+        """Map ``(kind, metadata.name)`` to digest for every stored manifest of ``kinds``.
+
+        With a catalog: brings it up to date (re-reading only changed shards) and answers
+        from it. Without one: reads every object and metadata file, O(store). Unreadable
+        files are skipped (``kistore verify`` reports them). When two manifests share a
+        name, the larger digest is given.
+        """
+        if self.catalog is not None:
+            self.catalog.sync(self)  # type: ignore[arg-type]
+            return self.catalog.names(self.scope, kinds)
+        return self._scan_names(kinds)
+
+    def name_owners(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Digest]:
+        """Return the stored digest for each ``(kind, name)`` in ``keys`` that is taken.
+
+        Costs O(changed shards + len(keys)) with a catalog, O(store) without.
+        """
+        if self.catalog is not None:
+            self.catalog.sync(self)  # type: ignore[arg-type]
+            return self.catalog.owners(self.scope, keys)
+        names = self._scan_names(sorted({k for k, _ in keys}))
+        return {key: names[key] for key in keys if key in names}
+
+    def find_name(self, kind: str, name: str) -> Digest | None:
+        """Return the digest named ``KIND/NAME``, or None; a miss costs what a hit costs.
+
+        As :meth:`name_owners` for one name: O(changed shards), the catalog re-reading the
+        shard directories that changed (an add, a removal, a rename, an editor that saves
+        by renaming). A metadata file rewritten in place in a directory that did not change
+        is seen once ``kistore reindex`` has read every file (:meth:`kistore.catalog.Catalog.
+        rebuild`); the CLI says so on a miss. A miss used to compare every file's stat key
+        instead: O(store) stats, ~1 s at 20,000 manifests (docs/speed.md).
+        """
+        return self.name_owners([(kind, name)]).get((kind, name))
+
+    def shared_names(self, keys: Sequence[tuple[str, str]] | None = None, *,
+                     sync: bool = True) -> dict[tuple[str, str], list[Digest]]:
+        """Return the ``(kind, name)`` keys that two or more stored manifests hold, with each.
+
+        A ``metadata.name`` is unique per kind (``kistore verify``: KI205); a metadata file
+        edited in place, or manifests placed by hand, can break that, and ``KIND/NAME`` then
+        names two manifests. Costs what :meth:`find_name` costs per key (O(changed shards)
+        with a catalog, O(store) without); ``keys=None`` asks about every name, one pass over
+        the catalog's name index. In the work tree each holder's metadata file is read to
+        confirm it (the catalog trusts stat data): a holder whose file no longer says the
+        name is dropped, and the catalog reads it again at its next sync.
+
+        Args:
+            keys: the ``(kind, name)`` pairs asked about; None: every name.
+            sync: bring the catalog up to date first (~5-10 ms: a stat of every shard
+                directory); False when the caller has just done so.
+
+        Returns:
+            ``(kind, name) -> digests`` (sorted, two or more) for each shared key; empty
+            when every name asked about is unique.
+        """
+        if self.catalog is None:
+            kinds = KINDS if keys is None else sorted({kind for kind, _ in keys})
+            holders: dict[tuple[str, str], list[Digest]] = {}
+            for key, digest in self._scan_holders(kinds):
+                holders.setdefault(key, []).append(digest)
+            asked = None if keys is None else set(keys)
+            return {key: sorted(d) for key, d in holders.items()
+                    if len(d) > 1 and (asked is None or key in asked)}
+        if sync:
+            self.catalog.sync(self)  # type: ignore[arg-type]
+        found = self.catalog.shared(self.scope, keys)
+        if self.scope != "work":  # a commit's catalog is keyed by blob ids: exact
+            return found
+        confirmed = {}
+        for (kind, name), digests in found.items():
+            holding = [d for d in digests if self._metadata_name(d) == name]
+            for gone in set(digests) - set(holding):
+                self.catalog.forget(self.scope, gone)
+            if len(holding) > 1:
+                confirmed[(kind, name)] = holding
+        return confirmed
+
+    def _metadata_name(self, digest: Digest) -> str | None:
+        """Return the name the metadata file of ``digest`` holds now (None: unreadable)."""
+        try:
+            name = canonical.loads(self.read(layout.metadata_path(digest)) or b"")["name"]
+        except (KistoreError, KeyError, TypeError):
+            return None
+        return name if isinstance(name, str) else None
+
+    def _scan_names(self, kinds: Sequence[str]) -> dict[tuple[str, str], Digest]:
+        return dict(self._scan_holders(kinds))
+
+    def _scan_holders(self, kinds: Sequence[str]) -> Iterator[tuple[tuple[str, str], Digest]]:
+        """Yield ``((kind, name), digest)`` of every readable manifest of ``kinds``, O(store)."""
+        wanted = set(kinds)
+        for digest in self.digests():
+            try:
+                kind = canonical.loads(self.read(layout.object_path(digest)) or b"")["kind"]
+                if kind not in wanted:
+                    continue
+                meta = canonical.loads(self.read(layout.metadata_path(digest)) or b"")
+                name = meta["name"]
+            except (KistoreError, KeyError, TypeError):
+                continue
+            if isinstance(kind, str) and isinstance(name, str):
+                yield (kind, name), digest
+
+
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+class WorkTreeView(View):
+    """The store as files in the work tree.
+
+    Args:
+        root: the work tree.
+        catalog: the name catalog to use (None: names are found by reading every file).
+    """
+
+    scope = "work"
+
+    def __init__(self, root: Path, catalog: Catalog | None = None) -> None:
+        self.root = root
+        self.catalog = catalog
+
+    def has_object(self, digest: Digest) -> bool:  # noqa: D102 - a stat, not a read
+        return os.path.isfile(os.path.join(self.root, layout.object_path(digest)))
+
+    def shard_keys(self) -> dict[str, str]:
+        """Catalog source: each shard directory's ``st_mtime_ns`` (see :mod:`kistore.catalog`).
+
+        A directory changed in the last :data:`RACY_NS` gets a key that will not match
+        later: its mtime may not yet reflect a write made in the same clock tick (git's
+        "racy clean" problem), so the catalog lists it again once the moment has passed.
+        """
+        keys = {}
+        recent = time.time_ns() - RACY_NS
+        for top in ("objects", "metadata"):
+            base = self.root / layout.STORE_DIR / top / "sha256"
+            with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                for entry in os.scandir(base):
+                    if entry.is_dir(follow_symlinks=False):
+                        mtime = entry.stat().st_mtime_ns
+                        keys[f"{top}/{entry.name}"] = (
+                            f"{mtime}:recent" if mtime > recent else str(mtime))
+        return keys
+
+    def file_keys(self, shard_dir: str) -> dict[str, str]:
+        """Catalog source: :func:`stat_key` of each file in a shard directory."""
+        top, _, shard = shard_dir.partition("/")
+        base = self.root / layout.STORE_DIR / top / "sha256" / shard
+        keys = {}
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            for entry in os.scandir(base):
+                if entry.is_file(follow_symlinks=False):
+                    keys[entry.name] = stat_key(entry.stat())
+        return keys
+
+    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
+        """Catalog source: the bytes of ``store/<top>/sha256/<shard>/<leaf>``."""
+        top, _, shard = shard_dir.partition("/")
+        return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
+
+    def read(self, path: str) -> bytes | None:  # noqa: D102 - documented on View
+        # Only a regular file is a stored file: a symlink (to /dev/zero: a query ran out of
+        # memory) or a FIFO (a query hung) put in its place reads as no file (breaker8);
+        # `verify` reports them (KI111).
+        try:  # joined as str: building a Path per file cost more than reading it
+            fd = os.open(os.path.join(self.root, path), _READ_FLAGS)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None
+        except OSError as e:
+            if e.errno == errno.ELOOP:  # a symlink (O_NOFOLLOW)
+                return None
+            raise
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a directory, a FIFO, a device
+            os.close(fd)
+            return None
+        with open(fd, "rb") as f:
+            return f.read()
+
+    def list_dir(self, path: str) -> list[str]:  # noqa: D102
+        try:
+            return os.listdir(self.root / path)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+
+
+class CommitView(View):
+    """The store as of one commit (no work tree needed: works in a bare repository)."""
+
+    scope = "commit"
+
+    def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit,
+                 catalog: Catalog | None = None) -> None:
+        self.repo = repo
+        self.commit = commit
+        self.tree = commit.tree
+        self.catalog = catalog
+        self._trees: dict[str, pygit2.Tree | None] = {}
+
+    def shard_keys(self) -> dict[str, str]:
+        """Catalog source: the git tree id of each shard directory."""
+        keys = {}
+        for top in ("objects", "metadata"):
+            entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256")
+            if entry is not None and entry.type == pygit2.GIT_OBJECT_TREE:
+                for e in self.repo[entry.id].peel(pygit2.Tree):
+                    if e.type == pygit2.GIT_OBJECT_TREE:
+                        keys[f"{top}/{e.name}"] = str(e.id)
+        return keys
+
+    def file_keys(self, shard_dir: str) -> dict[str, str]:
+        """Catalog source: the git blob id of each file in a shard directory."""
+        top, _, shard = shard_dir.partition("/")
+        entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256/{shard}")
+        if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
+            return {}
+        return {str(e.name): str(e.id) for e in self.repo[entry.id].peel(pygit2.Tree)
+                if e.type == pygit2.GIT_OBJECT_BLOB}
+
+    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
+        """Catalog source: the bytes of ``store/<top>/sha256/<shard>/<leaf>`` in the commit."""
+        top, _, shard = shard_dir.partition("/")
+        return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
+
+    def _entry(self, path: str) -> pygit2.Object | None:
+        parent, _, leaf = path.rpartition("/")
+        tree = self._subtree(parent) if parent else self.tree
+        if tree is None:
+            return None
+        try:
+            return tree[leaf]
+        except KeyError:
+            return None
+
+    def _subtree(self, path: str) -> pygit2.Tree | None:
+        """Return the tree at ``path`` (None: absent or not a tree), loaded once per view.
+
+        libgit2 looks a whole path up from the root, loading every tree on the way, each
+        time; reading 20,000 objects that way spent ~0.2 ms a file on the lookup alone.
+        """
+        if path not in self._trees:
+            entry = self._entry(path)  # a submodule's commit is no object of this repository
+            is_tree = entry is not None and entry.type == pygit2.GIT_OBJECT_TREE
+            tree = self.repo[entry.id] if is_tree and entry is not None else None
+            self._trees[path] = tree if isinstance(tree, pygit2.Tree) else None
+        return self._trees[path]
+
+    def read(self, path: str) -> bytes | None:  # noqa: D102
+        entry = self._entry(path)
+        if entry is None or entry.type != pygit2.GIT_OBJECT_BLOB:
+            return None
+        blob = self.repo[entry.id]
+        assert isinstance(blob, pygit2.Blob)
+        return bytes(blob.data)
+
+    def list_dir(self, path: str) -> list[str]:  # noqa: D102
+        entry = self._entry(path)
+        if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
+            return []
+        tree = self.repo[entry.id]
+        assert isinstance(tree, pygit2.Tree)
+        return [str(e.name) for e in tree]
+
+
+def stat_key(st: os.stat_result | tuple[int, ...]) -> str:
+    """Return a work-tree file's catalog change key: ``mtime_ns:ctime_ns:size:inode``.
+
+    ``ctime_ns`` is in it because an in-place rewrite that puts the old mtime back
+    (``touch -d``) and keeps the size (a name of the same length) still moves the ctime,
+    which no user can set (as :func:`kistore.query.fresh.file_stat_key`).
+
+    Args:
+        st: the file's stat, or a tuple starting ``(st_mtime_ns, st_size, st_ino,
+            st_ctime_ns)`` such as the :data:`kistore.writer.FileStat` a
+            :class:`kistore.writer.FileBatch` reports.
+    """
+    if isinstance(st, os.stat_result):  # first: a stat_result is a tuple too (mode, ino...)
+        return f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}"
+    return f"{st[0]}:{st[3]}:{st[1]}:{st[2]}"
