@@ -1,0 +1,140 @@
+"""store/trust/keys.json: roles, validity windows, revocation (kistore.trust)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from kistore.attest import signing
+from kistore.attest.trust import (
+    TRUST_FILE,
+    Trust,
+    add_key,
+    format_time,
+    load_trust,
+    parse_time,
+    revoke_key,
+)
+from kistore.core.errors import InputError, MultipleErrors
+
+from ..conftest import fixed_key
+
+KEY = fixed_key(1).public_key()
+KEYID = signing.keyid(KEY)
+LINE = signing.public_key_line(KEY)
+T = parse_time
+
+
+def test_add_writes_a_reviewable_file_and_reads_back(store):
+    entry = add_key(store.root, LINE + " ci@example", ["rerun"], valid_from=T("2026-01-01"),
+                    valid_until=T("2027-01-01T00:00:00Z"), comment="CI rerun farm")
+    data = (store.root / TRUST_FILE).read_bytes()
+    assert json.loads(data) == {"keys": [{
+        "keyid": KEYID, "publicKey": LINE, "roles": ["rerun"], "comment": "CI rerun farm",
+        "validFrom": "2026-01-01T00:00:00Z", "validUntil": "2027-01-01T00:00:00Z"}]}
+    assert data.endswith(b"\n") and b'\n  "keys": [' in data
+    assert load_trust(store.view()).keys == {KEYID: entry}
+
+
+def test_adding_again_merges_roles_and_keeps_the_window(store):
+    add_key(store.root, LINE, ["rerun"], valid_until=T("2027-01-01"))
+    entry = add_key(store.root, LINE, ["maintainer"])
+    assert entry.roles == ("maintainer", "rerun")
+    assert entry.valid_until == T("2027-01-01")
+
+
+def test_role_and_window_are_judged_at_entry_time(store):
+    add_key(store.root, LINE, ["rerun"], valid_from=T("2026-01-01"), valid_until=T("2027-01-01"))
+    trust = load_trust(store.view())
+    assert trust.judge(KEYID, "rerun", T("2026-06-01")) == (True, "")
+    ok, reason = trust.judge(KEYID, "maintainer", T("2026-06-01"))
+    assert ok is False and "trusted for rerun, not maintainer" in reason
+    ok, reason = trust.judge(KEYID, "rerun", T("2025-12-31T23:59:59Z"))
+    assert ok is False and "valid from 2026-01-01T00:00:00Z" in reason
+    ok, reason = trust.judge(KEYID, "rerun", T("2027-01-01"))
+    assert ok is False and "expired at 2027-01-01T00:00:00Z" in reason
+    ok, reason = trust.judge(signing.keyid(fixed_key(2).public_key()), "rerun", T("2026-06-01"))
+    assert ok is None and "community" in reason
+
+
+def test_revocation_counts_from_its_instant_not_from_the_wall_clock(store):
+    add_key(store.root, LINE, ["rerun"])
+    revoke_key(store.root, KEYID, at=T("2026-06-01"))
+    trust = load_trust(store.view())
+    assert trust.judge(KEYID, "rerun", T("2026-05-31T23:59:59Z")) == (True, "")
+    ok, reason = trust.judge(KEYID, "rerun", T("2026-06-01"))
+    assert ok is False and "revoked at 2026-06-01T00:00:00Z" in reason
+
+
+def test_revoking_again_later_cannot_unrevoke_a_key(store):
+    add_key(store.root, LINE, ["rerun"])
+    revoke_key(store.root, KEYID, at=T("2026-06-01"))
+    kept = revoke_key(store.root, KEYID, at=T("2030-01-01"))
+    assert kept.revoked_at == T("2026-06-01")
+    ok, reason = load_trust(store.view()).judge(KEYID, "rerun", T("2027-01-01"))
+    assert ok is False and "revoked at 2026-06-01T00:00:00Z" in reason
+    earlier = revoke_key(store.root, KEYID, at=T("2026-01-01"))
+    assert earlier.revoked_at == T("2026-01-01")
+
+
+def test_revoking_an_unknown_key_is_an_input_error(store):
+    with pytest.raises(InputError, match="no key SHA256:nope in trust"):
+        revoke_key(store.root, "SHA256:nope")
+
+
+def test_keyid_that_is_not_the_fingerprint_is_refused():
+    entry = {"keyid": signing.keyid(fixed_key(2).public_key()), "publicKey": LINE,
+             "roles": ["rerun"]}
+    with pytest.raises(MultipleErrors, match=r"/keys/0/keyid: keyid .* is not the fingerprint"):
+        Trust.from_bytes(json.dumps({"keys": [entry]}).encode())
+
+
+def test_same_key_listed_twice_is_refused():
+    entry = {"keyid": KEYID, "publicKey": LINE, "roles": ["rerun"]}
+    with pytest.raises(MultipleErrors, match="listed twice"):
+        Trust.from_bytes(json.dumps({"keys": [entry, entry]}).encode())
+
+
+def test_schema_violations_are_reported_with_pointers():
+    entry = {"keyid": KEYID, "publicKey": LINE, "roles": ["admin"], "validUntil": "soon"}
+    with pytest.raises(MultipleErrors) as info:
+        Trust.from_bytes(json.dumps({"keys": [entry]}).encode())
+    pointers = sorted(e.pointer for e in info.value.problems)
+    assert pointers == ["/keys/0/roles/0", "/keys/0/validUntil"]
+
+
+def test_bad_role_and_window_are_refused(store):
+    with pytest.raises(InputError, match="role must be one of rerun, maintainer"):
+        add_key(store.root, LINE, ["admin"])
+    with pytest.raises(InputError, match="later than --valid-from"):
+        add_key(store.root, LINE, ["rerun"], valid_from=T("2027-01-01"),
+                valid_until=T("2026-01-01"))
+    assert not (store.root / TRUST_FILE).exists()
+
+
+def test_times_parse_and_format_as_rfc3339_utc():
+    assert parse_time("2026-07-10") == datetime(2026, 7, 10, tzinfo=UTC)
+    assert format_time(parse_time("2026-07-10T08:00:00+02:00")) == "2026-07-10T06:00:00Z"
+    with pytest.raises(InputError, match="not an RFC 3339 date-time"):
+        parse_time("next tuesday")
+
+
+def test_no_trust_file_means_no_trusted_keys(store):
+    assert load_trust(store.view()).keys == {}
+
+
+def test_an_entry_in_the_second_a_key_was_revoked_counts_as_after_it():
+    # A new-user attack: a notes commit backdated below its parent is judged at the
+    # parent's time, 06:31:55 (commit dates have whole seconds), and passed a revocation
+    # at 06:31:55.358: the key's holder made a run `verified` after its revocation.
+    from kistore.attest.trust import TrustedKey
+
+    revoked = datetime(2026, 11, 30, 6, 31, 55, 358168, tzinfo=UTC)
+    key = TrustedKey("SHA256:x", "ssh-ed25519 AAAA", ("rerun",), revoked_at=revoked,
+                     valid_until=revoked)
+    assert key.judge("rerun", datetime(2026, 11, 30, 6, 31, 55, tzinfo=UTC)) == (
+        "key SHA256:x was revoked at 2026-11-30T06:31:55.358168Z; the attestation entered "
+        "the repository at 2026-11-30T06:31:55Z")
+    assert key.judge("rerun", datetime(2026, 11, 30, 6, 31, 54, tzinfo=UTC)) is None

@@ -1,0 +1,269 @@
+"""kistore.check.gate and `kistore check`: the range rules, ref-update policy, output formats."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kistore.check import gate
+from kistore.cli import main
+from kistore.cli.verify import github_annotation
+from kistore.core.findings import RULES, Finding
+from kistore.store import Store
+
+from ..conftest import PUBLISHED, commit_all, git, other_environment, store_file, write_raw
+
+ZERO = "0" * 40
+
+
+def invoke(runner, root, *args, input=None):
+    return runner.invoke(main, ["--store", str(root), *args], input=input)
+
+
+def add_env(runner, root, tmp_path, product="NVIDIA H100", *extra):
+    from ..conftest import BUNDLE
+
+    path = tmp_path / f"{product.replace(' ', '_')}.json"
+    path.write_text(json.dumps(other_environment(json.loads(BUNDLE.read_text()), product)))
+    result = invoke(runner, root, "add", "--commit", *extra, str(path))
+    assert result.exit_code == 0, result.output
+    return result.output.split()[0]
+
+
+def head(root) -> str:
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def test_metadata_edit_is_information_listing_changed_fields(runner, published, bundle, tmp_path):
+    base = head(published)
+    env = json.loads(json.dumps(bundle["environment"]))
+    env["metadata"]["title"] = "B200 (corrected)"
+    path = tmp_path / "env.json"
+    path.write_text(json.dumps(env))
+    assert invoke(runner, published, "add", "--update-metadata", "--commit",
+                  str(path)).exit_code == 0
+    result = invoke(runner, published, "check", f"{base}..HEAD", "--json")
+    assert result.exit_code == 0, result.output
+    [finding] = json.loads(result.output)["findings"]
+    assert (finding["rule"], finding["severity"]) == ("KI405", "info")
+    assert finding["file"] == store_file(PUBLISHED["environment"], "metadata")
+    assert finding["message"] == ('metadata changed: /title: stored "SOL-ExecBench NVIDIA B200, '
+                                  'stack v1.1", given "B200 (corrected)"')
+
+
+def test_metadata_edit_that_also_changes_the_object_is_refused(runner, published):
+    base = head(published)
+    meta = published / store_file(PUBLISHED["protocol"], "metadata")
+    meta.write_bytes(meta.read_bytes().replace(b"SOL", b"Sol", 1))
+    obj = published / store_file(PUBLISHED["protocol"])
+    obj.write_bytes(obj.read_bytes().replace(b"v1.1", b"v2.0", 1))
+    commit_all(published, "edit both")
+    findings = gate.check_range(Store(published), f"{base}..HEAD")
+    assert {(f.rule.id, f.file) for f in findings} >= {
+        ("KI401", store_file(PUBLISHED["protocol"])), ("KI101", store_file(PUBLISHED["protocol"])),
+        ("KI405", store_file(PUBLISHED["protocol"], "metadata"))}
+
+
+def test_re_adding_an_identical_manifest_is_a_no_op(runner, published, tmp_path):
+    git(published, "checkout", "-q", "-b", "pr")
+    digest = add_env(runner, published, tmp_path)
+    git(published, "checkout", "-q", "main")
+    # main got the same manifest in a commit of its own
+    assert add_env(runner, published, tmp_path, "NVIDIA H100", "-m", "same, on main") == digest
+    git(published, "checkout", "-q", "pr")
+    git(published, "merge", "-q", "--no-edit", "main")
+    result = invoke(runner, published, "check", "main..pr", "--json")
+    assert result.exit_code == 0, result.output
+    [finding] = json.loads(result.output)["findings"]
+    assert (finding["rule"], finding["file"]) == ("KI406", store_file(digest))
+
+
+def test_a_range_that_rewrites_history_is_refused(runner, published, tmp_path):
+    add_env(runner, published, tmp_path)
+    old = head(published)
+    git(published, "reset", "-q", "--hard", "HEAD~1")
+    add_env(runner, published, tmp_path, "NVIDIA A100")
+    result = invoke(runner, published, "check", f"{old}..HEAD")
+    assert result.exit_code == 1
+    assert f" KI404 history-rewritten: {old} ({old[:12]}) is not an ancestor of HEAD" in (
+        result.output)
+
+
+def test_bad_ranges(runner, published):
+    result = invoke(runner, published, "check", "HEAD")
+    assert result.exit_code == 2 and "not a range" in result.output
+    result = invoke(runner, published, "check", "nope..HEAD")
+    assert result.exit_code == 1 and "no commit named 'nope'" in result.stderr
+    result = invoke(runner, published, "check")
+    assert result.exit_code == 2 and "give either BASE..HEAD or --updates" in result.output
+    result = invoke(runner, published, "check", "--updates", "-", input="a b\n")
+    assert result.exit_code == 2 and "OLD NEW REF" in result.output
+
+
+def test_check_runs_in_a_bare_repository(runner, published, tmp_path):
+    base = head(published)
+    write_raw(published, "store/objects/sha256/zz.json", b"{}")
+    commit_all(published)
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(published), str(bare))
+    result = invoke(runner, bare, "check", f"{base}..HEAD")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == (
+        "store/objects/sha256/zz.json: error KI110 path-outside-layout: not a path of the "
+        "store layout: move or remove it (a .NAME.PID.N.tmp file is a temporary file of a "
+        "killed `kistore add`: delete it, or the next add into its directory removes it)")
+
+
+def test_pre_existing_problems_outside_the_range_are_not_blamed_on_it(runner, published,
+                                                                      tmp_path):
+    write_raw(published, "store/stray.txt", b"x")
+    commit_all(published, "old mistake")
+    base = head(published)
+    add_env(runner, published, tmp_path)
+    result = invoke(runner, published, "check", f"{base}..HEAD")
+    assert result.exit_code == 0, result.output
+
+
+def test_github_annotations_mark_file_line_and_column(runner, published):
+    base = head(published)
+    data = b'{"apiVersion":"kernelindex.dev/v1alpha1",\n"kind":"Workload","spec":{}}'
+    import hashlib
+    path = store_file("sha256:" + hashlib.sha256(data).hexdigest())
+    write_raw(published, path, data)
+    write_raw(published, path.replace("objects", "metadata"), b'{"name":"w"}')
+    commit_all(published)
+    result = invoke(runner, published, "check", f"{base}..HEAD", "--format", "github")
+    assert result.exit_code == 1
+    lines = [x for x in result.output.splitlines() if "KI103" in x]
+    assert lines == [
+        f"::error file={path},line=1,col=42,title=KI103 bytes-not-canonical::KI103 "
+        "bytes-not-canonical: bytes differ from the RFC 8785 form at byte 41 (expected "
+        "'\"kind\":\"Work', found '\\n\"kind\":\"Wor'). Fix: " + RULES["KI103"].hint]
+
+
+def test_github_annotation_escaping():
+    finding = Finding(RULES["KI101"], "50% bad\nreally", file="a,b:c.json", line=3, column=4)
+    assert github_annotation(finding) == (
+        "::error file=a%2Cb%3Ac.json,line=3,col=4,title=KI101 object-digest-mismatch::KI101 "
+        "object-digest-mismatch: 50%25 bad%0Areally. Fix: " + RULES["KI101"].hint)
+    info = Finding(RULES["KI201"], "m")
+    assert github_annotation(info).startswith("::warning title=KI201 reference-unresolved::")
+
+
+def test_json_summary(runner, published):
+    result = invoke(runner, published, "verify", "--json")
+    data = json.loads(result.output)
+    assert result.exit_code == 0
+    # 2 warnings: the published run's two unresolved references; 1 info: KI308, which
+    # attestations verify saw from where (none here)
+    assert (data["ok"], data["counts"], data["checked"]) == (
+        True, {"error": 0, "warning": 2, "info": 1}, "store at work tree")
+    assert [f["rule"] for f in data["findings"] if f["severity"] == "info"] == ["KI308"]
+
+
+# -- ref updates (pre-receive / pre-push policy) ---------------------------------------
+
+@pytest.fixture
+def pushed(runner, published, tmp_path):
+    """The published store with one more environment; returns (old tip, new tip)."""
+    old = head(published)
+    add_env(runner, published, tmp_path)
+    return old, head(published)
+
+
+def rules(findings):
+    return [f.rule.id for f in findings]
+
+
+def test_fast_forward_of_main_is_checked_and_accepted(published, pushed):
+    old, new = pushed
+    assert gate.check_updates(Store(published), [(old, new, "refs/heads/main")]) == []
+
+
+def test_non_fast_forward_of_main_is_refused(published, pushed):
+    old, new = pushed
+    [finding] = gate.check_updates(Store(published), [(new, old, "refs/heads/main")])
+    assert finding.rule.id == "KI407"
+    assert finding.message == f"non-fast-forward update {new[:12]}..{old[:12]} of " \
+                              "refs/heads/main refused"
+
+
+def test_deleting_main_or_notes_is_refused_other_branches_may_go(published, pushed):
+    old, new = pushed
+    store = Store(published)
+    assert rules(gate.check_updates(store, [(new, ZERO, "refs/heads/main")])) == ["KI407"]
+    assert rules(gate.check_updates(store, [(new, ZERO, gate.NOTES_REF)])) == ["KI407"]
+    assert gate.check_updates(store, [(new, ZERO, "refs/heads/topic")]) == []
+
+
+def test_force_push_of_a_topic_branch_is_checked_from_where_it_left_main(published, pushed):
+    old, new = pushed
+    git(published, "update-ref", "refs/heads/main", old)
+    findings = gate.check_updates(Store(published), [(old, new, "refs/heads/topic"),
+                                                     (ZERO, new, "refs/heads/other")])
+    assert findings == []
+
+
+def test_new_branch_with_a_bad_object_is_refused(published, pushed):
+    old, new = pushed
+    (published / store_file(PUBLISHED["protocol"])).write_bytes(b"{}")
+    bad = commit_all(published, "bad")
+    git(published, "update-ref", "refs/heads/main", old)
+    found = {(f.rule.id, f.file) for f in gate.check_updates(
+        Store(published), [(ZERO, bad, "refs/heads/topic")])}
+    assert ("KI401", store_file(PUBLISHED["protocol"])) in found
+
+
+def test_updates_from_stdin_via_cli(runner, published, pushed):
+    old, new = pushed
+    result = invoke(runner, published, "check", "--updates", "-",
+                    input=f"{new} {old} refs/heads/main\n{old} {new} refs/heads/x\n")
+    assert result.exit_code == 1
+    assert "KI407 protected-ref-rewritten" in result.output
+    assert result.output.splitlines()[-1] == "FAILED: 2 ref update(s): 1 error, 0 warnings, 0 info"
+
+
+def _ki401(runner, root, rev_range: str) -> list[str]:
+    result = invoke(runner, root, "check", rev_range, "--json")
+    assert result.exit_code == 1, result.output
+    return [f["message"] for f in json.loads(result.output)["findings"] if f["rule"] == "KI401"]
+
+
+def test_a_change_merged_from_a_branch_is_reported_once_at_its_own_commit(runner, published):
+    # Found running the pull-request workflow's command on a merge (HEAD^1..HEAD): one
+    # tampered object gave KI401 twice, at the tampering commit and again at the merge.
+    base = head(published)
+    git(published, "checkout", "-q", "-b", "pr")
+    obj = published / store_file(PUBLISHED["protocol"])
+    obj.write_bytes(obj.read_bytes().replace(b"v1.1", b"v2.0", 1))
+    commit_all(published, "tamper")
+    git(published, "checkout", "-q", "main")
+    git(published, "merge", "-q", "--no-ff", "-m", "merge pr", "pr")
+    assert head(published) != base
+    [message] = _ki401(runner, published, "HEAD^1..HEAD")
+    assert message.startswith("modified in commit ") and message.endswith("(tamper)")
+
+
+@pytest.mark.parametrize("side_has_it", [True, False], ids=["both-sides", "one-side"])
+def test_a_merge_that_changes_an_object_itself_is_reported_at_the_merge(
+        runner, published, side_has_it):
+    # An "evil merge": the merge commit's own tree changes an object neither side changed.
+    protocol = store_file(PUBLISHED["protocol"])
+    if not side_has_it:  # the side branch forks before the object was added
+        git(published, "checkout", "-q", "--orphan", "pr")
+        git(published, "rm", "-q", "-r", "--cached", "store")
+        git(published, "clean", "-q", "-fd", "store")
+        git(published, "commit", "-q", "--allow-empty", "-m", "unrelated side")
+    else:
+        git(published, "checkout", "-q", "-b", "pr")
+        git(published, "commit", "-q", "--allow-empty", "-m", "side")
+    git(published, "checkout", "-q", "-f", "main")
+    git(published, "merge", "-q", "--no-commit", "--no-ff", "--allow-unrelated-histories",
+        "-s", "ours", "pr")
+    obj = published / protocol
+    obj.write_bytes(obj.read_bytes().replace(b"v1.1", b"v2.0", 1))
+    git(published, "add", protocol)
+    git(published, "commit", "-q", "--no-verify", "-m", "evil merge")
+    [message] = _ki401(runner, published, "HEAD^1..HEAD")  # once, however many parents
+    assert message.startswith("modified in commit ") and "(evil merge)" in message

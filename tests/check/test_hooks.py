@@ -1,0 +1,281 @@
+"""hooks/: real `git commit` and `git push` against a real bare repository running the hooks.
+
+A server (bare repository with hooks/pre-receive) and a contributor's clone: a good push is
+accepted; a tampered, deleted or rewritten push is refused and the server's refs stay put.
+pre-commit and pre-push stop the same damage before it leaves the clone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ..conftest import BUNDLE, PUBLISHED, ROOT, git, other_environment, store_file
+
+HOOKS = ROOT / "hooks"
+KISTORE = str(Path(sys.executable).with_name("kistore"))
+PROTOCOL = store_file(PUBLISHED["protocol"])
+
+
+@pytest.fixture(autouse=True)
+def kistore_env(monkeypatch):
+    monkeypatch.setenv("KISTORE", KISTORE)
+
+
+def run_git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def kistore(cwd: Path, *args: str) -> None:
+    subprocess.run([KISTORE, *args], cwd=cwd, check=True, capture_output=True)
+
+
+def add_env(clone: Path, product: str) -> None:
+    path = clone.parent / f"{product.replace(' ', '_')}.json"
+    path.write_text(json.dumps(other_environment(json.loads(BUNDLE.read_text()), product)))
+    kistore(clone, "add", "--commit", str(path))
+
+
+@pytest.fixture
+def server(published, tmp_path) -> Path:
+    bare = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(published), str(bare))
+    shutil.copy(HOOKS / "pre-receive", bare / "hooks" / "pre-receive")
+    return bare
+
+
+@pytest.fixture
+def clone(server, tmp_path) -> Path:
+    path = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(server), str(path))
+    return path
+
+
+def server_main(server: Path) -> str:
+    return git(server, "rev-parse", "refs/heads/main").strip()
+
+
+def test_pre_receive_accepts_a_good_push(server, clone):
+    add_env(clone, "NVIDIA H100")
+    pushed = run_git(clone, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert "ok: 1 ref update(s): 0 errors" in pushed.stderr
+    assert server_main(server) == git(clone, "rev-parse", "HEAD").strip()
+
+
+def test_pre_receive_refuses_a_tampered_object(server, clone):
+    before = server_main(server)
+    (clone / PROTOCOL).write_bytes((clone / PROTOCOL).read_bytes().replace(b"v1.1", b"v1.2"))
+    git(clone, "commit", "-q", "--no-verify", "-am", "tamper")
+    pushed = run_git(clone, "push", "origin", "main")
+    assert pushed.returncode != 0
+    assert f"remote: {PROTOCOL}: error KI101 object-digest-mismatch" in pushed.stderr
+    assert f"remote: {PROTOCOL}: error KI401 object-modified" in pushed.stderr
+    assert "pre-receive hook declined" in pushed.stderr
+    assert server_main(server) == before
+
+
+def test_pre_receive_refuses_a_deleted_object(server, clone):
+    before = server_main(server)
+    git(clone, "rm", "-q", PROTOCOL)
+    git(clone, "commit", "-q", "--no-verify", "-m", "delete")
+    pushed = run_git(clone, "push", "origin", "main")
+    assert pushed.returncode != 0
+    assert f"remote: {PROTOCOL}: error KI402 object-deleted" in pushed.stderr
+    assert server_main(server) == before
+
+
+def test_pre_receive_refuses_a_rewrite_of_main_but_checks_topic_branches(server, clone):
+    before = server_main(server)
+    git(clone, "commit", "-q", "--amend", "--no-verify", "-m", "rewritten")
+    pushed = run_git(clone, "push", "--force", "origin", "main")
+    assert pushed.returncode != 0
+    assert "error KI407 protected-ref-rewritten: non-fast-forward update" in pushed.stderr
+    assert server_main(server) == before
+    topic = run_git(clone, "push", "origin", "HEAD:refs/heads/topic")
+    assert topic.returncode == 0, topic.stderr
+
+
+def test_pre_receive_refuses_a_merge_s_ours_that_drops_what_main_added(server, clone):
+    # The attack: a branch from before main's last add, merged with `-s ours`, so the
+    # merge's tree lacks that add; `check origin/main..HEAD` said "0 errors" and the push
+    # landed. Now the merge is reported as the deletion it is, and the push is refused.
+    add_env(clone, "NVIDIA H100")
+    assert run_git(clone, "push", "origin", "main").returncode == 0
+    before = server_main(server)
+    git(clone, "checkout", "-q", "-b", "pr", "origin/main~1")
+    git(clone, "commit", "-q", "--allow-empty", "--no-verify", "-m", "my PR work")
+    git(clone, "merge", "-q", "-s", "ours", "--no-verify", "-m", "Merge main", "origin/main")
+    checked = subprocess.run([KISTORE, "check", "origin/main..HEAD"], cwd=clone,
+                             capture_output=True, text=True)
+    assert checked.returncode == 1
+    assert "error KI402 object-deleted: deleted in commit" in checked.stdout + checked.stderr
+    pushed = run_git(clone, "push", "origin", "HEAD:main")
+    assert pushed.returncode != 0
+    assert "error KI402 object-deleted" in pushed.stderr
+    assert "pre-receive hook declined" in pushed.stderr
+    assert server_main(server) == before
+
+
+def _attest(clone: Path, key_number: int) -> None:
+    from kistore.attest import notes
+    from kistore.store import Store
+
+    from ..attest.test_attestation_evidence import RUN, bundle
+    from ..conftest import fixed_key
+
+    notes.attach(Store(clone), RUN, bundle(fixed_key(key_number), "reproduction"))
+
+
+def test_pre_receive_refuses_a_rewrite_of_the_notes(server, clone):
+    _attest(clone, 3)
+    assert run_git(clone, "push", "origin", "refs/notes/kistore").returncode == 0
+    git(clone, "update-ref", "-d", "refs/notes/kistore")
+    _attest(clone, 4)
+    pushed = run_git(clone, "push", "--force", "origin", "refs/notes/kistore")
+    assert pushed.returncode != 0
+    assert "refs/notes/kistore refused" in pushed.stderr
+
+
+def test_pre_receive_refuses_a_garbage_note(server, clone):
+    git(clone, "notes", "--ref=kistore", "add", "-m", "not an attestation", "HEAD")
+    pushed = run_git(clone, "push", "origin", "refs/notes/kistore")
+    assert pushed.returncode != 0
+    assert "KI409 notes-line-invalid" in pushed.stderr
+    assert "Traceback" not in pushed.stderr
+
+
+def test_pre_receive_refuses_a_backdated_note_by_a_revoked_key(server, clone):
+    # The attack as a key's holder runs it: the key is revoked on the server's main; in a
+    # clone they attest, rewrite the notes commit with a date before the revocation on the
+    # same parent, and push the notes. The server judges a new line at its own clock.
+    from kistore.attest import notes
+    from kistore.store import Store
+
+    from ..attest.test_attestation_evidence import RERUN_KEY, RUN, STRANGER, bundle, keyid
+
+    kistore(clone, "trust", "add", "--role", "rerun", _public_key_file(clone, RERUN_KEY))
+    kistore(clone, "trust", "revoke", keyid(RERUN_KEY), "--at", "2026-01-01")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "--no-verify", "-m", "revoke")
+    notes.attach(Store(clone), RUN, bundle(STRANGER, "reproduction"))
+    pushed = run_git(clone, "push", "origin", "main", "refs/notes/kistore")
+    assert pushed.returncode == 0, pushed.stderr
+    before = git(server, "rev-parse", "refs/notes/kistore").strip()
+    notes.attach(Store(clone), RUN, bundle(RERUN_KEY, observedAt="2025-11-30T00:00:00Z"))
+    tree = git(clone, "rev-parse", "refs/notes/kistore^{tree}").strip()
+    parent = git(clone, "rev-parse", "refs/notes/kistore^").strip()
+    backdated = subprocess.run(
+        ["git", "commit-tree", tree, "-p", parent, "-m", "x"], cwd=clone, check=True,
+        capture_output=True, text=True,
+        env={**os.environ, "GIT_COMMITTER_DATE": "2025-12-01T12:00:00Z"}).stdout.strip()
+    git(clone, "update-ref", "refs/notes/kistore", backdated)
+    pushed = run_git(clone, "push", "origin", "refs/notes/kistore")
+    assert pushed.returncode != 0
+    assert "error KI411 new-attestation-key-not-trusted: a new rerun attestation by" in \
+        pushed.stderr
+    assert "was revoked at 2026-01-01T00:00:00Z" in pushed.stderr
+    assert git(server, "rev-parse", "refs/notes/kistore").strip() == before
+    # `kistore notes push` says the server's reason; it said "origin kept moving while
+    # pushing ... run it again" after retrying a refusal as a race (breaker8).
+    from kistore.core.errors import StoreStateError
+
+    with pytest.raises(StoreStateError, match="KI411 new-attestation-key-not-trusted"):
+        notes.push(Store(clone), "origin")
+
+
+def _public_key_file(clone: Path, key) -> str:
+    from kistore.attest import signing
+
+    path = clone.parent / "rerun.pub"
+    path.write_text(signing.public_key_line(key.public_key()) + "\n")
+    return str(path)
+
+
+def test_pre_commit_refuses_staged_damage_and_allows_good_commits(clone):
+    git(clone, "config", "core.hooksPath", str(HOOKS))
+    (clone / PROTOCOL).write_bytes(b'{"kind": "Workload"}')
+    git(clone, "add", PROTOCOL)
+    committed = run_git(clone, "commit", "-m", "tamper")
+    assert committed.returncode == 1
+    assert f"{PROTOCOL}: error KI101 object-digest-mismatch" in committed.stderr
+    assert f"{PROTOCOL}: error KI401 object-modified" in committed.stderr
+    git(clone, "checkout", "HEAD", "--", PROTOCOL)
+    (clone / "notes.txt").write_text("outside the store")
+    git(clone, "add", "notes.txt")
+    committed = run_git(clone, "commit", "-m", "a note")
+    assert committed.returncode == 0, committed.stdout + committed.stderr
+
+
+def test_pre_push_refuses_before_anything_leaves(tmp_path, published, clone):
+    plain = tmp_path / "plain.git"  # a server with no hooks at all
+    git(tmp_path, "clone", "-q", "--bare", str(published), str(plain))
+    git(clone, "remote", "add", "plain", str(plain))
+    git(clone, "config", "core.hooksPath", str(HOOKS))
+    os.symlink("../objects", clone / "store" / "link.json")
+    git(clone, "add", "store/link.json")
+    git(clone, "commit", "-q", "--no-verify", "-m", "symlink")
+    pushed = run_git(clone, "push", "plain", "main")
+    assert pushed.returncode != 0
+    assert "store/link.json: error KI111 not-a-regular-file" in pushed.stdout
+    assert "failed to push" in pushed.stderr
+    assert git(plain, "rev-parse", "main") != git(clone, "rev-parse", "HEAD")
+
+
+def test_pre_commit_on_the_very_first_commit_verifies_the_staged_tree(tmp_path):
+    repo = tmp_path / "fresh"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "core.hooksPath", str(HOOKS))
+    (repo / ".gitattributes").write_text(
+        "store/** -text -eol -filter -ident -working-tree-encoding\n")
+    (repo / "store" / "policy").mkdir(parents=True)
+    policy = (ROOT / "kistore" / "query" / "default_policy.json").read_bytes()
+    (repo / "store" / "policy" / "Ranking.json").write_bytes(policy)
+    (repo / "store" / "policy" / "ranking.json").write_bytes(policy)
+    git(repo, "add", "-A")
+    committed = run_git(repo, "commit", "-m", "first")
+    assert committed.returncode == 1
+    assert "store/policy/ranking.json: error KI112 path-case-collision" in committed.stderr
+    assert "FAILED: store at " in committed.stderr
+    git(repo, "rm", "-q", "--cached", "store/policy/Ranking.json")
+    committed = run_git(repo, "commit", "-m", "first")
+    assert committed.returncode == 0, committed.stderr
+
+
+def _pre_commit_entry(hook_id: str) -> list[str]:
+    """The `entry` of one hook in .pre-commit-hooks.yaml, split as pre-commit splits it."""
+    import shlex
+
+    lines = (ROOT / ".pre-commit-hooks.yaml").read_text().splitlines()
+    start = lines.index(f"- id: {hook_id}")
+    entry = next(line for line in lines[start:] if line.startswith("  entry: "))
+    return shlex.split(entry.removeprefix("  entry: "))
+
+
+@pytest.mark.parametrize("pushed", ["first-push", "range"])
+def test_pre_commit_framework_push_hook_checks_a_first_push_and_a_range(clone, pushed):
+    # Found running pre-commit 4.7: it sets PRE_COMMIT_FROM_REF/TO_REF only when the remote
+    # holds an ancestor of what is pushed; a first push ran `kistore check ..` and failed.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PRE_COMMIT_")}
+    env["PATH"] = f"{Path(KISTORE).parent}{os.pathsep}{env['PATH']}"
+    base = git(clone, "rev-parse", "HEAD").strip()
+    git(clone, "rm", "-q", store_file(PUBLISHED["protocol"]))
+    git(clone, "commit", "-q", "--no-verify", "-m", "delete the protocol")
+    if pushed == "range":
+        env |= {"PRE_COMMIT_FROM_REF": base,
+                "PRE_COMMIT_TO_REF": git(clone, "rev-parse", "HEAD").strip()}
+    done = subprocess.run(_pre_commit_entry("kistore-check-push"), cwd=clone, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "KI402 object-deleted" in done.stdout
+    git(clone, "reset", "-q", "--hard", base)
+    done = subprocess.run(_pre_commit_entry("kistore-check-push"), cwd=clone,
+                          env=env | {"PRE_COMMIT_TO_REF": base}, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -1,0 +1,311 @@
+"""The attestation commands: key, attest, attestations, notes, trust (exit codes, messages)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+
+import pytest
+
+from kistore.attest import signing
+from kistore.cli import main
+
+from ..conftest import PUBLISHED, fixed_key
+
+RUN_REF = "BenchmarkRun/sol-submission-20464"
+MEASURED = {"environmentDigest": PUBLISHED["environment"],
+            "timing": {"latencyNs": {"mean": 1234.5}, "primaryStatistic": "mean"}}
+
+
+def run(runner, store_path, *args, input=None):
+    return runner.invoke(main, ["--store", str(store_path), *args], input=input)
+
+
+@pytest.fixture
+def key_file(tmp_path):
+    path = tmp_path / "k"
+    path.write_bytes(signing.private_key_bytes(fixed_key(1)))
+    return path
+
+
+def test_key_generate_writes_0600_key_and_prints_line_and_keyid(runner, tmp_path):
+    path = tmp_path / "signing-key"
+    result = runner.invoke(main, ["key", "generate", str(path)])
+    assert result.exit_code == 0, result.output
+    line, keyid = result.output.splitlines()
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert (tmp_path / "signing-key.pub").read_text() == line + "\n"
+    private = signing.load_private_key(path.read_bytes())
+    assert (signing.public_key_line(private.public_key()), signing.keyid(private.public_key())
+            ) == (line, keyid)
+    out = subprocess.run(["ssh-keygen", "-y", "-f", str(path)], capture_output=True, text=True,
+                         check=True).stdout  # ssh-keygen reads the private key we wrote
+    assert out.split()[:2] == line.split()
+
+
+def test_key_generate_makes_a_missing_directory_private(runner, tmp_path):
+    # A new-user report: the README's `kistore key generate ~/.kistore/k` failed with "No
+    # such file or directory" on a machine without ~/.kistore.
+    path = tmp_path / "home" / ".kistore" / "k"
+    result = runner.invoke(main, ["key", "generate", str(path)])
+    assert result.exit_code == 0, result.output
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert result.output.splitlines()[0] == path.with_suffix(".pub").read_text().strip()
+
+
+def test_key_generate_never_overwrites(runner, key_file):
+    before = key_file.read_bytes()
+    result = runner.invoke(main, ["key", "generate", str(key_file)])
+    assert result.exit_code == 1
+    assert f"error: {key_file}: the file exists" in result.stderr
+    assert key_file.read_bytes() == before
+
+
+def test_key_generate_never_overwrites_an_existing_pub_file_either(runner, tmp_path):
+    # breaker9: `echo x > k5.pub; kistore key generate k5` replaced k5.pub.
+    import os
+    import stat
+
+    (tmp_path / "k5.pub").write_text("x\n")
+    result = runner.invoke(main, ["key", "generate", str(tmp_path / "k5")])
+    assert result.exit_code == 1
+    assert f"error: {tmp_path / 'k5.pub'}: the file exists" in result.stderr
+    assert (tmp_path / "k5.pub").read_text() == "x\n"
+    assert not (tmp_path / "k5").exists()  # nothing half-written
+    old = os.umask(0)  # breaker9: under umask 000 the .pub file was mode 0666
+    try:
+        assert runner.invoke(main, ["key", "generate", str(tmp_path / "k6")]).exit_code == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "k6").stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "k6.pub").stat().st_mode) == 0o644
+
+
+def test_attest_reproduction_then_list_as_json(runner, record_store, store_path, key_file):
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "reproduction",
+                 "--key", str(key_file))
+    assert result.exit_code == 0, result.output
+    keyid = signing.keyid(fixed_key(1).public_key())
+    assert result.output.startswith(f"reproduction by {keyid} about {PUBLISHED['run']}: "
+                                    "refs/notes/kistore:")
+    listed = run(runner, store_path, "attestations", RUN_REF, "--json")
+    assert listed.exit_code == 0, listed.output
+    data = json.loads(listed.output)
+    assert (data["evidenceLevel"], data["community"], data["withdrawn"]) == (
+        "source-native", 1, False)
+    (a,) = data["attestations"]
+    assert {k: a[k] for k in ("type", "keyid", "valid", "source")} == {
+        "type": "reproduction", "keyid": keyid, "valid": True, "source": "note"}
+    text = run(runner, store_path, "attestations", RUN_REF)
+    assert text.exit_code == 0
+    assert "evidence:  source-native" in text.output
+    assert f"reproduction {keyid} valid community note" in text.output
+
+
+def test_trusted_rerun_by_file_then_sync_verifies(runner, record_store, store_path, key_file,
+                                                  tmp_path):
+    assert run(runner, store_path, "trust", "add", str(key_file), "--role", "rerun",
+               "--valid-from", "2026-01-01").exit_code == 0
+    predicate = tmp_path / "measured.json"
+    predicate.write_text(json.dumps(MEASURED))
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "rerun", "--key",
+                 str(key_file), "--predicate", str(predicate), "--file", "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["source"] == "file" and (store_path / out["location"]).is_file()
+    assert out["bundle"]["verificationMaterial"]["publicKey"] == signing.public_key_line(
+        fixed_key(1).public_key())
+    data = json.loads(run(runner, store_path, "attestations", RUN_REF, "--json").output)
+    assert data["evidenceLevel"] == "verified"
+    synced = run(runner, store_path, "notes", "sync")
+    assert (synced.exit_code, synced.output) == (0, "1 attestation(s) attached, 0 already "
+                                                    "present\n")
+    data = json.loads(run(runner, store_path, "attestations", RUN_REF, "--json").output)
+    assert sorted(a["source"] for a in data["attestations"]) == ["file", "note"]
+
+
+def test_sync_of_a_file_by_a_key_revoked_since_leaves_it_a_file(runner, record_store,
+                                                               store_path, key_file, tmp_path):
+    # breaker9: a rerun file accepted while its key was trusted, the key then revoked:
+    # `notes sync` attached it as a note, the server refused that note (KI411), and the
+    # local notes ref holding it blocked every later `notes push`.
+    keyid = signing.keyid(fixed_key(1).public_key())
+    assert run(runner, store_path, "trust", "add", str(key_file), "--role", "rerun",
+               "--valid-from", "2026-01-01").exit_code == 0
+    predicate = tmp_path / "measured.json"
+    predicate.write_text(json.dumps(MEASURED))
+    assert run(runner, store_path, "attest", RUN_REF, "--type", "rerun", "--key",
+               str(key_file), "--predicate", str(predicate), "--file").exit_code == 0
+    assert run(runner, store_path, "trust", "revoke", keyid).exit_code == 0
+    synced = run(runner, store_path, "notes", "sync")
+    assert synced.exit_code == 1
+    assert "0 attestation(s) attached, 0 already present" in synced.output
+    assert "not attached: a note made now would not count (key " in synced.stderr
+    assert "refuses it (KI411)" in " ".join(synced.stderr.split())
+    assert subprocess.run(["git", "rev-parse", "-q", "--verify", "refs/notes/kistore"],
+                          cwd=store_path, capture_output=True).returncode == 1  # no note
+
+
+def test_rerun_without_measurement_is_refused_with_the_missing_fields(runner, record_store,
+                                                                      store_path, key_file):
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "rerun", "--key", str(key_file))
+    assert result.exit_code == 1
+    assert ("error: --predicate FILE (not given):/environmentDigest: missing required field "
+            "'environmentDigest'") in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_predicate_file_failing_its_schema_names_file_and_pointer(runner, record_store,
+                                                                   store_path, key_file,
+                                                                   tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({**MEASURED, "timing": {"latencyNs": {"mean": -1},
+                                                       "primaryStatistic": "mean"}}))
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "rerun", "--key",
+                 str(key_file), "--predicate", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: {path}:/timing/latencyNs/mean: ")
+    assert "-1 is less than the minimum of 0" in result.stderr
+
+
+def test_predicate_file_names_every_missing_and_wrong_field_at_its_pointer(
+        runner, record_store, store_path, key_file, tmp_path):
+    """A new user read one missing field at a time; and a missing one had no pointer (the
+    object lacking it, the top level: none at all)."""
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"timing": {"latencyNs": {"mean": -1}}, "outcome": "maybe",
+                                "extra": 1}))
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "rerun", "--key",
+                 str(key_file), "--predicate", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}:/environmentDigest: missing required field 'environmentDigest' "
+        "(Digest of the ExecutionEnvironment the measurement ran on): add it",
+        f"error: {path}:/extra: unexpected key 'extra' in the top-level object; it allows "
+        "only correctness, environmentDigest, observedAt, outcome, text, timing, uri: remove "
+        "it or correct its spelling",
+        f"error: {path}:/outcome: field 'outcome': expected one of \"reproduced\", "
+        "\"not-reproduced\", found \"maybe\"",
+        f"error: {path}:/timing/latencyNs/mean: field 'mean': -1 is less than the minimum of 0",
+        f"error: {path}:/timing/primaryStatistic: missing required field 'primaryStatistic': "
+        "add it"]
+
+
+def test_bad_predicate_file_names_file_and_pointer(runner, record_store, store_path, key_file,
+                                                   tmp_path):
+    bad = tmp_path / "p.json"
+    bad.write_text('{"timing": 1, "timing": 2}')
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "reproduction", "--key",
+                 str(key_file), "--predicate", str(bad))
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: {bad}:1:")
+    assert "duplicate object key 'timing'" in result.stderr
+
+
+def test_unknown_type_is_a_usage_error(runner, record_store, store_path, key_file):
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "praise", "--key",
+                 str(key_file))
+    assert result.exit_code == 2
+    assert "Invalid value for '--type'" in result.stderr
+
+
+def test_encrypted_key_prompts_for_the_passphrase(runner, record_store, store_path, tmp_path):
+    path = tmp_path / "enc"
+    path.write_bytes(signing.private_key_bytes(fixed_key(5), b"s3cret"))
+    ok = run(runner, store_path, "attest", RUN_REF, "--type", "note", "-m", "hello",
+             "--key", str(path), input="s3cret\n")
+    assert ok.exit_code == 0, ok.output
+    assert "Passphrase for" in ok.stderr
+    wrong = run(runner, store_path, "attest", RUN_REF, "--type", "note", "-m", "hello",
+                "--key", str(path), input="nope\n")
+    assert wrong.exit_code == 1
+    assert f"error: {path}: wrong passphrase for the private key" in wrong.stderr
+
+
+def test_trust_add_list_revoke(runner, store, store_path, key_file):
+    keyid = signing.keyid(fixed_key(1).public_key())
+    added = run(runner, store_path, "trust", "add", str(key_file), "--role", "rerun",
+                "--role", "maintainer", "--valid-until", "2027-01-01")
+    assert (added.exit_code, added.output) == (0, f"trusted {keyid} for maintainer, rerun\n")
+    listed = run(runner, store_path, "trust", "list")
+    assert listed.output == f"{keyid} maintainer,rerun validUntil=2027-01-01T00:00:00Z\n"
+    revoked = run(runner, store_path, "trust", "revoke", keyid, "--at", "2026-05-01")
+    assert (revoked.exit_code, revoked.output) == (0, f"revoked {keyid} from "
+                                                      "2026-05-01T00:00:00Z\n")
+    (entry,) = json.loads(run(runner, store_path, "trust", "list", "--json").output)
+    assert entry["revokedAt"] == "2026-05-01T00:00:00Z"
+    # breaker9: adding a role to the revoked key said "trusted ... for ...": it is not
+    again = run(runner, store_path, "trust", "add", str(key_file), "--role", "rerun")
+    assert again.exit_code == 0
+    assert again.stdout == ""
+    assert f"{keyid} now lists maintainer, rerun, but it was revoked at " \
+        "2026-05-01T00:00:00Z: nothing it signs from then on counts" in again.stderr
+    line = signing.public_key_line(fixed_key(2).public_key())
+    assert run(runner, store_path, "trust", "add", line, "--role", "rerun").exit_code == 0
+    unknown = run(runner, store_path, "trust", "revoke", "SHA256:nobody")
+    assert unknown.exit_code == 1
+    assert "no key SHA256:nobody in trust" in unknown.stderr
+
+
+def test_trust_add_refuses_what_is_not_a_key(runner, store, store_path):
+    result = run(runner, store_path, "trust", "add", "ssh-rsa AAAA", "--role", "rerun")
+    assert result.exit_code == 1
+    assert "not an Ed25519 public key" in result.stderr
+
+
+def test_notes_push_and_fetch_between_clones(runner, record_store, store_path, key_file,
+                                             tmp_path):
+    origin = tmp_path / "origin.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(store_path), str(origin)], check=True)
+    subprocess.run(["git", "clone", "-q", str(origin), str(tmp_path / "b")], check=True)
+    assert run(runner, store_path, "attest", RUN_REF, "--type", "reproduction", "--key",
+               str(key_file)).exit_code == 0
+    subprocess.run(["git", "remote", "add", "origin", str(origin)], cwd=store_path, check=True)
+    pushed = run(runner, store_path, "notes", "push", "origin")
+    assert (pushed.exit_code, pushed.output) == (
+        0, "pushed refs/notes/kistore to origin (0 gained first)\n")
+    fetched = run(runner, tmp_path / "b", "notes", "fetch", "origin", "--json")
+    assert fetched.exit_code == 0
+    assert json.loads(fetched.output) == {"remote": "origin", "gained": 1}
+    data = json.loads(run(runner, tmp_path / "b", "attestations", RUN_REF, "--json").output)
+    assert data["community"] == 1
+
+
+def test_notes_fetch_from_unknown_remote_exits_1(runner, record_store, store_path):
+    result = run(runner, store_path, "notes", "fetch", "nowhere")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: git fetch nowhere failed")
+
+
+@pytest.mark.parametrize("args", [["key", "generate"], ["notes", "sync"], ["notes", "fetch"],
+                                  ["notes", "push"], ["trust", "add"], ["trust", "revoke"],
+                                  ["trust", "list"]])
+def test_every_subcommand_help_has_an_example(runner, args):
+    result = runner.invoke(main, [*args, "--help"])
+    assert result.exit_code == 0
+    assert "Example:" in result.output
+
+
+def test_key_generate_encrypt_writes_a_passphrase_protected_openssh_key(runner, tmp_path):
+    path = tmp_path / "enc"
+    result = runner.invoke(main, ["key", "generate", "--encrypt", str(path)],
+                           input="pw-123\npw-123\n")
+    assert result.exit_code == 0, result.output
+    assert b"OPENSSH PRIVATE KEY" in path.read_bytes()
+    with pytest.raises(signing.PassphraseRequired):
+        signing.load_private_key(path.read_bytes())
+    key = signing.load_private_key(path.read_bytes(), b"pw-123")
+    assert signing.keyid(key.public_key()) == result.output.splitlines()[-1]
+
+
+def test_attestation_commands_keep_heavy_imports_out_of_startup():
+    import sys
+
+    code = ("import sys, kistore.cli; "
+            "print([m for m in ('pygit2', 'cryptography', 'jsonschema') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

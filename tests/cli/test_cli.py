@@ -1,0 +1,336 @@
+"""The command line: exit codes, one error line per problem, nothing written on bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from kistore.cli import main
+
+from ..conftest import BUNDLE, PUBLISHED, VECTORS, git, snapshot
+
+BAD = json.loads((VECTORS / "bad-inputs.json").read_text())["cases"]
+
+
+def run(runner, store_path, *args, input=None):
+    return runner.invoke(main, ["--store", str(store_path), *args], input=input)
+
+
+def test_add_prints_published_digests_and_is_idempotent(runner, store_path):
+    first = run(runner, store_path, "add", "--allow-dangling", "--commit", str(BUNDLE))
+    assert first.exit_code == 0, first.output
+    lines = first.output.splitlines()
+    assert [line.split()[0] for line in lines] == list(PUBLISHED.values())
+    assert lines[0].split()[1:] == ["BenchmarkRun", "sol-submission-20464"]
+    before = snapshot(store_path)
+    second = run(runner, store_path, "add", "--json", str(BUNDLE))
+    assert second.exit_code == 0, second.output
+    assert [r["status"] for r in json.loads(second.output)] == ["unchanged"] * 3
+    assert snapshot(store_path) == before
+    assert git(store_path, "status", "--porcelain") == ""
+    for digest in PUBLISHED.values():
+        d = digest.removeprefix("sha256:")
+        out = subprocess.run(["sha256sum", f"store/objects/sha256/{d[:2]}/{d[2:]}.json"],
+                             cwd=store_path, capture_output=True, text=True, check=True).stdout
+        assert out.split()[0] == d
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_input_exit_1_one_line_nothing_written(runner, store_path, name):
+    before = snapshot(store_path)
+    path = VECTORS / "bad" / name
+    result = run(runner, store_path, "add", str(path))
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines() if hasattr(result, "stderr") else result.output.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"error: {path}")
+    if BAD[name]["pointer"]:
+        assert f":{BAD[name]['pointer']}: " in lines[0]
+    assert BAD[name]["message_contains"] in lines[0]
+    assert "Traceback" not in result.output
+    assert snapshot(store_path) == before
+
+
+def test_schema_errors_name_file_and_pointer_for_each_problem(runner, store_path, tmp_path):
+    bundle = json.loads(BUNDLE.read_text())
+    bundle["run"]["spec"]["observedAt"] = "yesterday"
+    bundle["protocol"]["spec"]["measurement"]["primaryStatistic"] = "best"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bundle))
+    result = run(runner, store_path, "add", "--allow-dangling", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}:/run/spec/observedAt: field 'observedAt': 'yesterday' is not an "
+        "RFC 3339 date-time (e.g. 2026-07-10T06:41:58.611Z)",
+        f"error: {path}:/protocol/spec/measurement/primaryStatistic: field 'primaryStatistic': "
+        "'best' does not match '^(mean|median|min|max|std|geomean|p[0-9]{1,2})$'",
+    ]
+
+
+def test_json_lines_and_stdin(runner, store_path, tmp_path):
+    bundle = json.loads(BUNDLE.read_text())
+    lines = "\n".join(json.dumps(bundle[k]) for k in ("protocol", "environment")) + "\n"
+    path = tmp_path / "two.jsonl"
+    path.write_text(lines)
+    result = run(runner, store_path, "digest", str(path))
+    assert [x.split()[0] for x in result.output.splitlines()] == [
+        PUBLISHED["protocol"], PUBLISHED["environment"]]
+    result = run(runner, store_path, "add", "-", input=lines)
+    assert result.exit_code == 0, result.output
+    assert len(result.output.splitlines()) == 2
+
+
+def test_json_lines_error_names_the_line(runner, store_path, tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"kind": "Workload"}\n\n{"a": 1, "a": 2}\n')
+    result = run(runner, store_path, "add", str(path))
+    assert result.exit_code == 1
+    errors = result.stderr.splitlines()
+    assert errors[-1] == (f"error: {path}:3:10:/a: duplicate object key 'a'; a key may appear "
+                          "once: delete one of them")
+
+
+def test_directory_input(runner, store_path, tmp_path):
+    bundle = json.loads(BUNDLE.read_text())
+    (tmp_path / "d" / "sub").mkdir(parents=True)
+    (tmp_path / "d" / "p.json").write_text(json.dumps(bundle["protocol"]))
+    (tmp_path / "d" / "sub" / "e.json").write_text(json.dumps(bundle["environment"]))
+    (tmp_path / "d" / "notes.txt").write_text("ignored")
+    result = run(runner, store_path, "add", str(tmp_path / "d"))
+    assert result.exit_code == 0, result.output
+    assert sorted(x.split()[0] for x in result.output.splitlines()) == sorted(
+        [PUBLISHED["protocol"], PUBLISHED["environment"]])
+
+
+def test_show_cat_and_refs(runner, store_path):
+    run(runner, store_path, "add", "--allow-dangling", str(BUNDLE))
+    shown = run(runner, store_path, "show", "--json", "BenchmarkRun/sol-submission-20464")
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.output)["digest"] == PUBLISHED["run"]
+    cat = run(runner, store_path, "cat", "6383f624")
+    assert cat.exit_code == 0
+    import hashlib
+    assert "sha256:" + hashlib.sha256(cat.stdout_bytes).hexdigest() == PUBLISHED["protocol"]
+    missing = run(runner, store_path, "show", "00000000")
+    assert missing.exit_code == 1
+    assert missing.stderr == "error: no object with digest prefix 00000000\n"
+    bad = run(runner, store_path, "show", "xyz")
+    assert bad.exit_code == 1 and "not a reference" in bad.stderr
+
+
+def test_ambiguous_prefix_lists_candidates(runner, store_path):
+    shard = store_path / "store/objects/sha256/ab"
+    shard.mkdir(parents=True, exist_ok=True)
+    a, b = "abcdef01" + "0" * 56, "abcdef01" + "1" * 56
+    for rest in (a, b):
+        (shard / f"{rest[2:]}.json").write_bytes(b"{}")
+    result = run(runner, store_path, "show", "abcdef01")
+    assert result.exit_code == 1
+    assert f"sha256:{a}" in result.stderr and f"sha256:{b}" in result.stderr
+
+
+def test_a_prefix_shared_with_an_uncommitted_file_is_ambiguous_not_unreadable(runner,
+                                                                             store_path):
+    """The second match not committed: `show` and `cat` said "could not be read; run
+    `kistore verify`" of the committed one, which reads well."""
+    run(runner, store_path, "add", "--commit", "--allow-dangling", str(BUNDLE))
+    twin = "384a96d0" + "f" * 56
+    (store_path / f"store/objects/sha256/38/{twin[2:]}.json").write_bytes(b"{}")
+    for command in ("show", "cat"):
+        result = run(runner, store_path, command, "384a96d0")
+        assert result.exit_code == 1
+        assert result.stderr == (f"error: digest prefix 384a96d0 is ambiguous: "
+                                 f"{PUBLISHED['run']}, sha256:{twin}; type more digits\n")
+
+
+def test_usage_error_exits_2(runner, store_path):
+    result = run(runner, store_path, "add")
+    assert result.exit_code == 2
+    result = run(runner, store_path, "add", "-m", "msg", str(BUNDLE))
+    assert result.exit_code == 2
+
+
+def test_mistyped_command_suggests_the_nearest_one(runner, store_path):
+    """`kistore ad` said only "No such command"; git names the command meant."""
+    result = run(runner, store_path, "ad")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == "Error: No such command 'ad'; did you mean add?"
+    result = run(runner, store_path, "verfy")
+    assert result.stderr.splitlines()[-1] == \
+        "Error: No such command 'verfy'; did you mean verify?"
+    result = run(runner, store_path, "zzzz")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == "Error: No such command 'zzzz'."
+
+
+def test_no_store_is_a_clear_error(runner, tmp_path):
+    result = runner.invoke(main, ["--store", str(tmp_path), "show", "abcdef01"])
+    assert result.exit_code == 1
+    assert "not inside a git repository" in result.stderr
+
+
+def test_wheel_ships_schemas_and_runs_outside_the_source_tree(tmp_path):
+    """pip install . must give a working kistore: schemas/ ships inside the wheel."""
+    from ..conftest import ROOT
+
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(tmp_path / "dist"), str(ROOT)], check=True,
+                   capture_output=True, cwd=tmp_path)
+    [wheel] = (tmp_path / "dist").glob("kistore-*.whl")
+    import zipfile
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "kistore/schemas/BenchmarkRun.json" in names
+    for module in ROOT.glob("kistore/**/*.py"):  # every subpackage is listed in pyproject
+        assert module.relative_to(ROOT).as_posix() in names
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
+                    str(tmp_path / "site"), str(wheel)], check=True, capture_output=True)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    out = subprocess.run([sys.executable, "-m", "kistore", "digest", str(BUNDLE)],
+                         cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].split()[0] == PUBLISHED["run"]
+    where = subprocess.run([sys.executable, "-c", "import kistore; print(kistore.__file__)"],
+                           cwd=tmp_path, capture_output=True, text=True, env=env).stdout
+    assert where.startswith(str(tmp_path / "site"))
+
+
+def _all_commands(group, path=()):
+    import click
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):  # every command, imported on the way (lazy group)
+        command = group.get_command(ctx, name)
+        yield (*path, name), command
+        if isinstance(command, click.Group):
+            yield from _all_commands(command, (*path, name))
+
+
+def test_help_has_an_example_for_every_command(runner):
+    from kistore.cli import main as group
+    for path, _ in _all_commands(group):
+        result = runner.invoke(group, [*path, "--help"])
+        assert result.exit_code == 0, path
+        lines = [line.strip() for line in result.output.splitlines()]
+        assert "Example:" in lines, (path, result.output)  # click kept the \b paragraph
+        assert "\\b" not in result.output, path
+
+
+def test_run_page_ends_with_its_citation(runner, store_path):
+    settings = store_path / "kistore.toml"
+    settings.write_text(settings.read_text().replace(
+        '# permalink = "https://github.com/OWNER/REPO/blob/{commit}/{path}"',
+        'permalink = "https://example.org/index/blob/{commit}/{path}"'))
+    result = run(runner, store_path, "add", "--allow-dangling", "--commit", str(BUNDLE))
+    assert result.exit_code == 0, result.output
+    first = git(store_path, "rev-parse", "HEAD").strip()
+    d = PUBLISHED["run"].removeprefix("sha256:")
+    permalink = f"https://example.org/index/blob/{first}/store/objects/sha256/{d[:2]}/{d[2:]}.json"
+    page = run(runner, store_path, "show", "BenchmarkRun/sol-submission-20464")
+    assert page.exit_code == 0, page.output
+    last = page.output.splitlines()[-1]
+    assert last.startswith("Cite: ") and last.endswith(f"{permalink} ({PUBLISHED['run']})")
+    data = json.loads(run(runner, store_path, "show", "--json", "384a96d0").output)
+    assert data["citation"] == last
+
+
+def test_error_messages_escape_control_characters_from_the_input(tmp_path):
+    # A new-user test: a key "\u001b]0;pwned\u0007" wrote ESC and BEL to the terminal.
+    from kistore.core.errors import ParseError
+
+    error = ParseError("unexpected key '\x1b]0;x\x07'", file="a\x9b.json", pointer="/\x1b]0;x\x07")
+    assert error.format() == "a\\x9b.json:/\\x1b]0;x\\x07: unexpected key '\\x1b]0;x\\x07'"
+
+
+def test_add_of_a_latin1_manifest_names_the_byte_its_pointer_and_the_fix(runner, store_path,
+                                                                        tmp_path):
+    bundle = json.loads(BUNDLE.read_text())
+    text = json.dumps(bundle["protocol"], ensure_ascii=False).replace(
+        '"title": "', '"title": "Caf\u00e9 ', 1)
+    path = tmp_path / "latin1.json"
+    path.write_bytes(text.encode("latin-1"))
+    offset = text.index("\u00e9")
+    result = run(runner, store_path, "add", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"error: {path}:1:{offset + 1}:/metadata/title: invalid UTF-8 byte 0xe9 at byte offset "
+        f"{offset}; the file is not UTF-8 (Latin-1 or Windows-1252?): re-encode it as UTF-8, "
+        "e.g. `iconv -f LATIN1 -t UTF-8`"]
+
+
+@pytest.mark.parametrize("commit", [False, True], ids=["work-tree", "commit"])
+def test_an_interrupted_add_says_nothing_was_added_and_exits_130(runner, store, tmp_path,
+                                                                 kit, monkeypatch, commit):
+    """Ctrl-C (or SIGTERM) while an add wrote its files undid it, and said only click's
+    "Aborted!" (exit 1): not that nothing was added and the written files were removed."""
+    from kistore.git.writer import FileBatch
+
+    from ..store.test_store import kit_bundle
+
+    source = kit_bundle(kit, tmp_path / "bundle.json")
+    before = snapshot(store.root), git(store.root, "rev-parse", "HEAD")
+    written = []
+    real = FileBatch._write_all
+
+    def ctrl_c_mid_write(self, files):
+        written.append(real(self, dict(list(files.items())[:2])))  # two files in place
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(FileBatch, "_write_all", ctrl_c_mid_write)
+    result = run(runner, store.root, "add", str(source), *(["--commit"] if commit else []))
+    assert written and len(written[0]) == 2
+    branch = ", and the branch did not move" if commit else ""
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        130, "", "interrupted before the add landed: nothing was added; any files it had "
+        f"written were removed{branch}\n")
+    assert (snapshot(store.root), git(store.root, "rev-parse", "HEAD")) == before
+
+
+def test_an_add_interrupted_while_reading_its_input_says_nothing_was_written(
+        runner, store_path, monkeypatch):
+    from kistore.store import inputs
+
+    def ctrl_c(paths):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(inputs, "read_inputs", ctrl_c)
+    before = snapshot(store_path)
+    result = run(runner, store_path, "add", str(BUNDLE))
+    assert (result.exit_code, result.stderr) == (
+        130, "interrupted while reading the input: nothing was added or written\n")
+    assert snapshot(store_path) == before
+
+
+def test_ctrl_c_while_starting_says_so_and_exits_130():
+    # breaker9: `timeout -s INT 0.15 kistore add --commit ...` printed a KeyboardInterrupt
+    # traceback or click's "Aborted!" with exit 1, not the documented 130.
+    code = ("import signal, os, sys\n"
+            "sys.argv = ['kistore', '--help']\n"
+            "import builtins\n"
+            "real = builtins.__import__\n"
+            "def slow(name, *a, **k):\n"
+            "    if name == 'click':\n"
+            "        os.kill(os.getpid(), signal.SIGINT)\n"
+            "    return real(name, *a, **k)\n"
+            "builtins.__import__ = slow\n"
+            "from kistore._entry import run\n"
+            "run()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "interrupted while starting: nothing was read or written\n"
+
+
+def test_ctrl_c_inside_a_read_only_command_says_interrupted_and_exits_130(
+        runner, store_path, monkeypatch):
+    from kistore.check import audit
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(audit, "verify", interrupted)
+    result = runner.invoke(main, ["--store", str(store_path), "verify"])
+    assert result.exit_code == 130
+    assert result.stderr == "interrupted\n"
+    assert "Aborted!" not in result.output

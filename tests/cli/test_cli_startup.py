@@ -1,0 +1,114 @@
+"""Start-up cost of the CLI: `kistore --help` imports no command module and no heavy library.
+
+The group is lazy (click's "lazy group" pattern): `--help` is written from the summaries in
+`kistore.cli.SUBCOMMANDS`, and `kistore CMD` imports only CMD's module. These tests check
+facts (which modules are imported, what the help says), never a time.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from kistore.cli import SUBCOMMANDS
+
+HEAVY = ("pygit2", "jsonschema", "jsonschema_rs", "cryptography")
+COMMAND_MODULES = sorted({f"kistore.cli.{module}" for module, _, _ in SUBCOMMANDS.values()})
+
+
+def _fresh(args: list[str], load_all: bool = False) -> tuple[int, str, list[str]]:
+    """Run `kistore ARGS` in a fresh interpreter: exit code, stdout, imported kistore/heavy.
+
+    With ``load_all``, every command is imported first (as an eager group would).
+    """
+    code = ("import sys\nfrom kistore.cli import main\n"
+            + ("import click\nctx = click.Context(main)\n"
+               "loaded = [main.get_command(ctx, name) for name in main.list_commands(ctx)]\n"
+               if load_all else "") +
+            "try:\n    main(sys.argv[1:], prog_name='kistore')\n"
+            "except SystemExit as e:\n    code = e.code\n"
+            "watched = [m for m in sys.modules if m.startswith('kistore.cli.')\n"
+            f"           or m.split('.')[0] in {HEAVY!r}]\n"
+            "print('\\n@@', code, ' '.join(sorted(watched)))")
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          check=True, env={**os.environ, "COLUMNS": "80"})
+    output, _, last = done.stdout.rpartition("\n@@ ")
+    exit_code, *modules = last.split()
+    return int(exit_code), output, modules
+
+
+def test_help_imports_no_command_module_nor_pygit2_jsonschema_cryptography():
+    exit_code, output, modules = _fresh(["--help"])
+    assert exit_code == 0
+    assert modules == []
+    listed = [line.split()[0] for line in output.split("Commands:\n")[1].splitlines()]
+    assert listed == sorted(SUBCOMMANDS)
+
+
+def test_a_command_imports_only_its_own_module():
+    exit_code, output, modules = _fresh(["rank", "--help"])
+    assert exit_code == 0
+    assert "Usage: kistore rank [OPTIONS] REF" in output
+    assert modules == ["kistore.cli.query"]
+
+
+def test_unknown_command_is_a_usage_error_that_imports_nothing():
+    code = ("import sys\nfrom kistore.cli import main\n"
+            "try:\n    main(['no-such-command'], prog_name='kistore')\n"
+            "except SystemExit as e:\n    print('\\n@@', e.code, "
+            "[m for m in sys.modules if m.startswith('kistore.cli.')])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.splitlines()[-1] == "@@ 2 []"
+    assert "Error: No such command 'no-such-command'." in done.stderr
+
+
+@pytest.mark.parametrize("name", sorted(SUBCOMMANDS))
+def test_summary_is_the_commands_own_short_help(name):
+    # --help prints the summary in place of the command; it must say what the command says
+    # at every width click may cut it to.
+    module, attribute, summary = SUBCOMMANDS[name]
+    command = getattr(importlib.import_module(f"kistore.cli.{module}"), attribute)
+    assert command.name == name
+    assert command.short_help is None  # the summary stands for the docstring's first sentence
+    for limit in (20, 45, 60, 10_000):
+        assert (click.Command(name, help=summary).get_short_help_str(limit)
+                == command.get_short_help_str(limit)), limit
+
+
+def test_every_command_of_every_module_is_listed():
+    listed = {}
+    for module in COMMAND_MODULES:
+        for command in importlib.import_module(module).COMMANDS:
+            listed[command.name] = (module.rpartition(".")[2], command)
+    assert sorted(listed) == sorted(SUBCOMMANDS)
+    for name, (module, command) in listed.items():
+        assert SUBCOMMANDS[name][0] == module
+        assert getattr(importlib.import_module(f"kistore.cli.{module}"),
+                       SUBCOMMANDS[name][1]) is command
+
+
+def test_lazy_help_equals_the_help_of_the_loaded_commands():
+    _, lazy_output, lazy_modules = _fresh(["--help"])
+    _, eager_output, eager_modules = _fresh(["--help"], load_all=True)
+    assert lazy_modules == [] and eager_modules == COMMAND_MODULES
+    assert lazy_output == eager_output
+
+
+def test_startup_speed_script_stays_runnable(tmp_path):
+    """``python -m bench.startup_speed`` runs (one round, no timing asserted)."""
+    from bench.startup_speed import main as startup_speed
+
+    from ..conftest import ROOT
+
+    result = CliRunner().invoke(startup_speed, ["-n", "1", "--run", "here", sys.executable,
+                                                str(ROOT)])
+    assert result.exit_code == 0, result.output
+    assert "here: python -c 'import click'" in result.output
+    assert "here: kistore --help" in result.output

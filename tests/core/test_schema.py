@@ -1,0 +1,127 @@
+"""Schemas: the published record validates; each kind rejects bad manifests by field."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from kistore.core.model import Manifest
+from kistore.core.schema import KINDS, check_manifest, schema_names
+
+from ..conftest import PUBLISHED
+
+D = "sha256:" + "ab" * 32
+
+
+def workload():
+    return {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload",
+            "metadata": {"name": "w"}, "spec": {"suite": {"name": "S"}, "definition": "gemm"}}
+
+
+def implementation():
+    return {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Implementation",
+            "metadata": {"name": "i"}, "spec": {"project": "p", "role": "candidate"}}
+
+
+def test_every_kind_has_a_schema():
+    assert {f"{k}.json" for k in KINDS} <= set(schema_names())
+
+
+def test_published_record_validates_and_hashes(bundle):
+    for key, document in bundle.items():
+        assert check_manifest(document) == []
+        assert str(Manifest.from_document(document).digest) == PUBLISHED[key]
+
+
+def test_metadata_is_not_hashed(bundle):
+    run = copy.deepcopy(bundle["run"])
+    run["metadata"]["title"] = "A corrected title"
+    assert str(Manifest.from_document(run).digest) == PUBLISHED["run"]
+
+
+def _errors(document):
+    return [(e.pointer, e.message) for e in check_manifest(document, file="m.json")]
+
+
+@pytest.mark.parametrize("make,path,value,pointer,field", [
+    ("run", ["spec", "observedAt"], "2026-07-10 06:41", "/spec/observedAt", "observedAt"),
+    ("run", ["spec", "observedAt"], "2026-02-30T00:00:00Z", "/spec/observedAt", "observedAt"),
+    ("run", ["spec", "protocolDigest"], "sha256:ABC", "/spec/protocolDigest", "protocolDigest"),
+    ("run", ["spec", "status"], "great", "/spec/status", "status"),
+    ("run", ["spec", "timing", "latencyNs", "mean"], -1, "/spec/timing/latencyNs/mean", "mean"),
+    ("run", ["metadata", "name"], "../etc/passwd", "/metadata/name", "name"),
+    ("run", ["metadata", "name"], "Upper", "/metadata/name", "name"),
+    ("protocol", ["spec", "comparability", "family"], "", "/spec/comparability/family",
+     "family"),
+    ("environment", ["spec", "hardware", "product"], "", "/spec/hardware/product", "product"),
+    ("workload", ["spec", "definition"], 7, "/spec/definition", "definition"),
+    ("implementation", ["spec", "role"], "winner", "/spec/role", "role"),
+])
+def test_invalid_manifest_names_the_field(bundle, make, path, value, pointer, field):
+    document = copy.deepcopy(bundle[make]) if make in bundle else globals()[make]()
+    target = document
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    errors = _errors(document)
+    assert any(p == pointer and repr(field) in m for p, m in errors), errors
+
+
+def test_units_in_field_names_are_enforced(bundle):
+    run = copy.deepcopy(bundle["run"])
+    run["spec"]["timing"]["latencyMs"] = {"mean": 13.6}
+    assert any("latencyMs" in m for _, m in _errors(run))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_missing_spec_is_named(kind):
+    errors = _errors({"apiVersion": "kernelindex.dev/v1alpha1", "kind": kind,
+                      "metadata": {"name": "x"}})
+    assert ("/spec", "missing required field 'spec': add it") in errors  # where it belongs
+
+
+def test_unknown_kind_and_api_version():
+    assert _errors({"kind": "Nope"})[0][0] == "/kind"
+    document = workload()
+    document["apiVersion"] = "v2"
+    assert _errors(document)[0][0] == "/apiVersion"
+
+
+def test_unexpected_top_level_field_is_refused():
+    document = workload()
+    document["extra"] = 1
+    assert any("extra" in m for _, m in _errors(document))
+
+
+@pytest.mark.parametrize("path,value", [
+    (["metadata", "name"], "evil\n"),
+    (["spec", "observedAt"], "2026-07-10T06:41:58Z\n"),
+    (["spec", "protocolDigest"], "sha256:" + "ab" * 32 + "\n"),
+])
+def test_trailing_newline_does_not_slip_past_a_pattern(bundle, path, value):
+    """Python's `$` matches before a final newline; JSON Schema's (ECMA-262) does not."""
+    run = copy.deepcopy(bundle["run"])
+    run[path[0]][path[1]] = value
+    assert any(p == "/" + "/".join(path) for p, _ in _errors(run)), _errors(run)
+
+
+def test_trailing_newline_in_a_statistic_name_is_refused(bundle):
+    run = copy.deepcopy(bundle["run"])
+    run["spec"]["timing"]["latencyNs"] = {"mean\n": 5}
+    assert _errors(run)
+
+
+def test_unexpected_key_is_named_with_its_objects_pointer():
+    """A misspelt key at the top level was reported with no JSON Pointer at all."""
+    top = {**workload(), "spek": {}}
+    [found] = check_manifest(top, file="w.json")
+    assert found.pointer == "/spek"
+    assert found.format() == ("w.json:/spek: unexpected key 'spek' in the top-level object: "
+                              "remove it or correct its spelling")
+    nested = workload()
+    nested["metadata"]["nmae"] = "x"
+    [found] = check_manifest(nested, file="w.json")
+    assert found.format() == (
+        "w.json:/metadata/nmae: unexpected key 'nmae' in the object at /metadata; it allows "
+        "only annotations, description, labels, name, title: remove it or correct its spelling")

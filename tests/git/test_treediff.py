@@ -1,0 +1,102 @@
+"""kistore.git.treediff against git itself: ``git diff-tree -r --no-renames`` of the same trees."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from kistore.core import layout
+from kistore.git import treediff
+
+from ..conftest import git
+
+_OBJ = layout.OBJECTS_DIR
+_META = layout.METADATA_DIR
+_A = f"{_OBJ}/ab/{'c' * 62}.json"
+_B = f"{_OBJ}/cd/{'e' * 62}.json"
+
+
+def _commit(root: Path, files: dict[str, str | tuple[str, str]]) -> str:
+    """Make the work tree exactly ``files`` (text, or ("link", target) / ("exec", text))."""
+    git(root, "rm", "-rq", "--cached", "--ignore-unmatch", ".")
+    for top in ("store", "other"):
+        if (root / top).exists():
+            git(root, "clean", "-qfdx", top)
+    for path, content in files.items():
+        full = root / path
+        full.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, tuple) and content[0] == "link":
+            os.symlink(content[1], full)
+        else:
+            text = content[1] if isinstance(content, tuple) else content
+            full.write_text(text)
+            full.chmod(0o755 if isinstance(content, tuple) else 0o644)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "step", "--allow-empty")
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def _git_diff(root: Path, old: str, new: str, *paths: str) -> dict[str, tuple[str, str]]:
+    out = git(root, "diff-tree", "-r", "--no-renames", old, new, "--", *paths)
+    changes = {}
+    for line in out.splitlines():
+        meta, path = line.split("\t")
+        old_mode, new_mode, old_id, new_id, _ = meta[1:].split()
+        changes[path] = (old_mode, new_mode, old_id, new_id)
+    return changes
+
+
+def _ours(repo: pygit2.Repository, old: str, new: str) -> dict[str, tuple[str, str]]:
+    def side(entry: treediff.Entry | None) -> tuple[str, str]:
+        return ("000000", "0" * 40) if entry is None else (f"{entry[1]:06o}", str(entry[0]))
+
+    found = treediff.changed_files(repo, repo[old].tree, repo[new].tree)
+    return {p: (side(a)[0], side(b)[0], side(a)[1], side(b)[1]) for p, (a, b) in found.items()}
+
+
+_STEPS = [
+    {},
+    {_A: "a", "other/x": "outside the store"},
+    {_A: "a", _B: "b", f"{_META}/ab/{'c' * 62}.json": "m"},  # added files, a new shard
+    {_A: "a2", _B: "b", f"{_META}/ab/{'c' * 62}.json": "m"},  # modified in place
+    {_A: ("exec", "a2"), _B: "b"},  # executable bit; metadata deleted
+    {_A: ("link", "elsewhere"), f"{_OBJ}/cd": "a file where a shard was"},  # type changes
+    {f"{_OBJ}/ab/deep/er/{'c' * 62}.json": "nested", f"{_OBJ}/top.json": "a file in the base"},
+    {},
+]
+
+
+def test_changed_files_is_git_diff_tree_of_the_store_bases(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    commits = [_commit(root, files) for files in _STEPS]
+    repo = pygit2.Repository(str(root))
+    for old in commits:
+        for new in commits:
+            expected = _git_diff(root, old, new, _OBJ, _META)
+            assert _ours(repo, old, new) == expected, (old, new)
+    assert any(_git_diff(root, a, b, _OBJ, _META) for a, b in itertools.pairwise(commits))
+
+
+@pytest.mark.parametrize("old_none", [True, False])
+def test_an_absent_side_is_the_empty_tree(tmp_path, old_none):
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    head = _commit(root, {_A: "a", _B: "b"})
+    repo = pygit2.Repository(str(root))
+    tree = repo[head].tree
+    found = treediff.changed_files(repo, None if old_none else tree, tree if old_none else None)
+    assert sorted(found) == [_A, _B]
+    blob_a = git(root, "rev-parse", f"HEAD:{_A}").strip()
+    entry = (blob_a, 0o100644)
+    assert found[_A] == ((None, entry) if old_none else (entry, None))

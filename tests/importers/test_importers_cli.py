@@ -1,0 +1,196 @@
+"""``kistore import``: exit codes, summary lines, one error line per bad record."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from kistore.cli import main
+
+from ..conftest import DATA, git, snapshot
+
+BOARD = DATA / "sol-execbench/leaderboard/kernel-121/leaderboard-snapshot.json"
+
+
+def run(runner, store_path, *args):
+    return runner.invoke(main, ["--store", str(store_path), *args])
+
+
+def test_import_prints_counts_per_kind_and_commits(runner, store_path):
+    result = run(runner, store_path, "import", "--commit", "sol-execbench", str(BOARD))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["kind", "added", "unchanged"]
+    assert lines[1:6] == [
+        f"{'Workload':<22}{1:>7}{0:>11}",
+        f"{'BenchmarkProtocol':<22}{1:>7}{0:>11}",
+        f"{'ExecutionEnvironment':<22}{1:>7}{0:>11}",
+        f"{'Implementation':<22}{15:>7}{0:>11}",
+        f"{'BenchmarkRun':<22}{15:>7}{0:>11}",
+    ]
+    assert lines[6] == "15 runs from 15 records; 0 skipped, 0 files ignored"
+    assert git(store_path, "status", "--porcelain") == ""
+    assert "kistore import sol-execbench: 15 runs from 1 file" in git(
+        store_path, "log", "-1", "--format=%s")
+
+
+def test_second_import_json_reports_everything_unchanged(runner, store_path):
+    assert run(runner, store_path, "import", "sol-execbench", str(BOARD)).exit_code == 0
+    before = snapshot(store_path)
+    result = run(runner, store_path, "import", "--json", "sol-execbench", str(BOARD))
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["runs"] == 15 and report["records"] == 15
+    assert report["counts"]["BenchmarkRun"] == {"added": 0, "unchanged": 15,
+                                                "metadata-updated": 0}
+    assert {m["status"] for m in report["manifests"]} == {"unchanged"}
+    assert snapshot(store_path) == before
+
+
+def test_directory_walk_notes_ignored_files(runner, store_path, tmp_path):
+    folder = tmp_path / "kernelbench"
+    shutil.copytree(DATA / "kernelbench/H100_Modal", folder / "H100_Modal")
+    shutil.copy(DATA / "kernelbench/SOURCE.md", folder)  # names files relative to the data
+    (folder / "H100_Modal/notes.txt").write_text("not data")
+    result = run(runner, store_path, "import", "kernelbench", str(folder))
+    assert result.exit_code == 0, result.output
+    assert ("note: kernelbench/H100_Modal/notes.txt: not an import format of kernelbench "
+            "(ignored)") in result.stderr.splitlines()
+
+
+def _broken_board(tmp_path):
+    target = tmp_path / "board.json"
+    value = json.loads(BOARD.read_text())
+    value["response"]["data"]["rankings"][2]["submitted_at"] = "last tuesday"
+    target.write_text(json.dumps(value))
+    return target
+
+
+def test_bad_record_exits_1_names_file_and_pointer_and_writes_nothing(runner, store_path,
+                                                                      tmp_path):
+    board = _broken_board(tmp_path)
+    before = snapshot(store_path)
+    result = run(runner, store_path, "import", "--commit", "sol-execbench", str(board))
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [f"error: {board.as_posix()}:/response/data/rankings/2/submitted_at: "
+                      "'last tuesday' is not an ISO 8601 date-time "
+                      "(e.g. 2026-07-10T03:35:40.526966)"]
+    assert "Traceback" not in result.output
+    assert snapshot(store_path) == before
+
+
+def test_skip_invalid_warns_once_per_bad_record_and_imports_the_rest(runner, store_path,
+                                                                     tmp_path):
+    board = _broken_board(tmp_path)
+    result = run(runner, store_path, "import", "--skip-invalid", "--json", "sol-execbench",
+                 str(board))
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"warning: {board.as_posix()}:/response/data/rankings/2/")
+    assert warnings[0].endswith("(record skipped)")
+    assert json.loads(result.stdout)["runs"] == 14
+
+
+def test_bad_json_lines_name_the_line(runner, store_path, tmp_path):
+    data = tmp_path / "flashinfer-trace"
+    shutil.copytree(DATA / "flashinfer-trace", data)
+    traces = data / "traces/gemm/gemm_n_28672_k_4096.jsonl"
+    traces.chmod(0o644)
+    lines = traces.read_text().splitlines()
+    lines[2] = "{not json"
+    traces.write_text("\n".join(lines) + "\n")
+    result = run(runner, store_path, "import", "flashinfer-trace", str(data))
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1
+    assert errors[0].startswith("error: flashinfer-trace/traces/gemm/gemm_n_28672_k_4096.jsonl:3:")
+
+
+def test_message_without_commit_is_a_usage_error(runner, store_path):
+    result = run(runner, store_path, "import", "-m", "hello", "kernelbench", str(DATA))
+    assert result.exit_code == 2
+    assert "-m/--message needs --commit" in result.output
+
+
+def test_unknown_source_is_a_usage_error(runner, store_path):
+    result = run(runner, store_path, "import", "mlperf", str(DATA))
+    assert result.exit_code == 2
+    assert "'mlperf' is not one of" in result.output
+
+
+def test_missing_path_exits_1(runner, store_path, tmp_path):
+    result = run(runner, store_path, "import", "kernelbench", str(tmp_path / "nope"))
+    assert result.exit_code == 1
+    assert f"error: {tmp_path / 'nope'}: no such file or directory" in result.stderr
+
+
+def test_help_has_an_example(runner):
+    result = runner.invoke(main, ["import", "--help"])
+    assert result.exit_code == 0
+    lines = [line.strip() for line in result.output.splitlines()]
+    assert "Example:" in lines and "\\b" not in result.output  # click kept the \b paragraph
+    assert "kistore import --commit sol-execbench ../shared/data/sol-execbench" in lines
+
+
+def _board_listing_a_submission_twice(tmp_path):
+    """BOARD with row 2 listed again at the end with another latency (another run, one name)."""
+    target = tmp_path / "board.json"
+    value = json.loads(BOARD.read_text())
+    rankings = value["response"]["data"]["rankings"]
+    twin = dict(rankings[2], latency_ms=rankings[2]["latency_ms"] * 2)
+    rankings.append(twin)
+    target.write_text(json.dumps(value))
+    return target, len(rankings) - 1, twin["submission_id"]
+
+
+def test_a_record_listed_twice_names_both_records_and_skip_invalid_skips_the_second(
+        runner, store_path, tmp_path):
+    """Two records giving one run name failed the whole import, even with --skip-invalid,
+    with a store-level "name is already used" that named neither record."""
+    board, last, submission = _board_listing_a_submission_twice(tmp_path)
+    name = f"sol-kernel-121-submission-{submission}"
+    before = snapshot(store_path)
+    result = run(runner, store_path, "import", "sol-execbench", str(board))
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1
+    assert errors[0].startswith(
+        f"error: {board.as_posix()}:/response/data/rankings/{last}: kernel 121 submission "
+        f"{submission}: its BenchmarkRun '{name}' (")
+    assert errors[0].endswith(
+        f") built from kernel 121 submission {submission} at {board.as_posix()}:/response/"
+        "data/rankings/2; the source holds the same record twice with other values: remove "
+        "one of them")
+    assert snapshot(store_path) == before
+    result = run(runner, store_path, "import", "--skip-invalid", "--json", "sol-execbench",
+                 str(board))
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == [errors[0].replace("error:", "warning:", 1) + " (record skipped)"]
+    report = json.loads(result.stdout)
+    assert report["runs"] == last and report["records"] == last + 1
+    # the first listing is the one imported
+    shown = run(runner, store_path, "show", "--json", f"BenchmarkRun/{name}")
+    assert shown.exit_code == 0, shown.output
+    first = json.loads(board.read_text())["response"]["data"]["rankings"][2]
+    assert json.loads(shown.stdout)["sourceNative"]["metrics"]["latency_ms"] == \
+        first["latency_ms"]
+
+
+def test_an_interrupt_after_the_import_landed_says_so_and_exits_0(runner, store_path,
+                                                                   monkeypatch):
+    # It printed click's "Aborted!" (exit 1), though the import was stored and committed.
+    from kistore.store import Store
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Store, "_record_names", interrupted)  # the step after the commit
+    result = run(runner, store_path, "import", "--commit", "sol-execbench", str(BOARD))
+    assert result.exit_code == 0, result.output
+    head = git(store_path, "rev-parse", "HEAD").strip()
+    assert "interrupted after the import had landed: all " in result.stderr
+    assert f"manifests are stored and committed as {head}; nothing was undone" in result.stderr
+    assert git(store_path, "status", "--porcelain") == ""

@@ -1,0 +1,78 @@
+"""A bulk add (from :data:`kistore.admission.BULK_LOOKUP` digests on) answers as a small one.
+
+A large batch finds stored objects by listing each shard directory once instead of one
+stat per digest; these tests hold it to the per-digest answers: references to objects
+stored earlier resolve, missing ones are listed, and a directory squatting on an object's
+path is no object.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from bench.generate import manifests
+from kistore.core import layout
+from kistore.core.errors import MultipleErrors
+from kistore.core.model import Manifest
+from kistore.store import admission
+
+from ..conftest import snapshot
+
+N = 80  # 80 distinct digests: past BULK_LOOKUP
+
+
+def batch() -> list[Manifest]:
+    return [Manifest.from_document(d) for d in manifests(N)]
+
+
+def split(found: list[Manifest]) -> tuple[list[Manifest], list[Manifest]]:
+    runs = [m for m in found if m.kind == "BenchmarkRun"]
+    return [m for m in found if m.kind != "BenchmarkRun"], runs
+
+
+@pytest.fixture(params=["bulk", "per-digest"])
+def lookup(request, monkeypatch):
+    """Run each test through the shard listing and through one stat per digest."""
+    if request.param == "per-digest":
+        monkeypatch.setattr(admission, "BULK_LOOKUP", 10**9)
+    else:
+        assert len({m.digest for m in batch()}) >= admission.BULK_LOOKUP
+    return request.param
+
+
+def test_runs_added_after_their_references_resolve_them_from_the_store(store, lookup):
+    referenced, runs = split(batch())
+    store.add(referenced)
+    results = store.add(runs)
+    assert [r.status for r in results] == ["added"] * len(runs)
+    again = store.add(referenced + runs)
+    assert {r.status for r in again} == {"unchanged"}
+
+
+def test_missing_references_of_a_bulk_batch_are_listed_and_nothing_written(store, store_path,
+                                                                           lookup):
+    referenced, runs = split(batch())
+    workload = next(m for m in referenced if m.kind == "Workload")
+    users = [r for r in runs if r.references()["workloadDigest"] == workload.digest]
+    assert users
+    before = snapshot(store_path)
+    with pytest.raises(MultipleErrors) as caught:
+        store.add([m for m in referenced if m is not workload] + runs)
+    messages = [str(e) for e in caught.value.errors]
+    assert len(messages) == len(users)
+    for run, message in zip(users, messages, strict=True):
+        assert f"BenchmarkRun {run.name} ({run.digest}) references digests that are not " \
+            f"in the store nor in this input: workloadDigest={workload.digest}; " in message
+    assert snapshot(store_path) == before
+
+
+def test_a_directory_at_an_object_path_is_no_object(store, store_path, lookup):
+    """An object path that is a directory must not count as the stored referenced object."""
+    referenced, runs = split(batch())
+    workload = next(m for m in referenced if m.kind == "Workload")
+    os.makedirs(store_path / layout.object_path(workload.digest))
+    with pytest.raises(MultipleErrors) as caught:
+        store.add([m for m in referenced if m is not workload] + runs)
+    assert all(f"workloadDigest={workload.digest}" in str(e) for e in caught.value.errors)
