@@ -1,1 +1,4 @@
-"""Attestations (DESIGN §5): keys, DSSE envelopes, in-toto statements, trust, notes, evidence."""
+"""Attestations: keys, DSSE envelopes, in-toto statements, trust, notes, evidence.
+
+See docs/design.md §5.
+"""

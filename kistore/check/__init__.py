@@ -1,1 +1,4 @@
-"""Checks of a store (DESIGN §4): pure rules, verify, history, policy, the pull-request gate."""
+"""Checks of a store: pure rules, verify, history, policy, the pull-request gate.
+
+See docs/design.md §4.
+"""

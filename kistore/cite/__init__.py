@@ -1,1 +1,1 @@
-"""Citations (DESIGN §7): the first-adding commit, permalinks, and the citation formats."""
+"""Citations (docs/design.md §7): the first-adding commit, permalinks, and the citation formats."""

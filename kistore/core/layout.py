@@ -1,4 +1,4 @@
-"""The store layout: where each file lives under ``store/`` (DESIGN §3). Pure; no I/O.
+"""The store layout: where each file lives under ``store/`` (docs/design.md §3). Pure; no I/O.
 
 ::
 

@@ -1,4 +1,4 @@
-"""The query layer (DESIGN §6): comparison keys, ranks, the run page, the derived index.
+"""The query layer (docs/design.md §6): comparison keys, ranks, the run page, the derived index.
 
 Reads the store, never writes it (the derived SQLite index lives under ``.git/kistore/``
 and is not part of the store). Modules, in the order data flows:
