@@ -44,9 +44,10 @@ import pygit2
 
 from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
-from ..core.errors import InputError, KistoreError, StoreStateError
+from ..core.errors import InputError, StoreStateError
+from ..core.layout import NOTES_REF
+from ..git.notes import note_tree as _flatten
 
-NOTES_REF = "refs/notes/kistore"
 ATTESTATIONS_SHA256 = f"{layout.ATTESTATIONS_DIR}/sha256"
 _CAS_ATTEMPTS = 50
 _PUSH_ATTEMPTS = 5
@@ -175,22 +176,6 @@ class _Clock:
                 when = earlier
         self.times[commit.id] = when
         return when
-
-
-def _flatten(repo: pygit2.Repository, tree: Any, prefix: str, cache: dict[str, dict[str, str]]
-             ) -> dict[str, str]:
-    """Map annotated object id -> note blob id in a notes tree (any fan-out, as git reads it)."""
-    hit = cache.get(str(tree.id))
-    if hit is not None:
-        return {prefix + k: v for k, v in hit.items()}
-    out: dict[str, str] = {}
-    for entry in tree:
-        if entry.type == pygit2.GIT_OBJECT_TREE:
-            out.update(_flatten(repo, repo[entry.id], entry.name, cache))
-        elif entry.type == pygit2.GIT_OBJECT_BLOB:
-            out[entry.name] = str(entry.id)
-    cache[str(tree.id)] = out
-    return {prefix + k: v for k, v in out.items()}
 
 
 def file_attestations(view: Any, subject: Digest | None = None) -> Iterator[tuple[str, bytes]]:
@@ -374,10 +359,10 @@ def _filed(store: Any, at: str | None, files: Iterable[tuple[str, bytes]]) -> It
             continue
         first = committed.get(path)
         yield Seen(data, parsed[0], "file", path, first or now, first is not None,
-                   _file_defect(data, parsed[1]))
+                   file_defect(data, parsed[1]))
 
 
-def _file_defect(data: bytes, name: str) -> str:
+def file_defect(data: bytes, name: str) -> str:
     """Say why an attestation file cannot count ("" when it can).
 
     Its name must be the sha256 of its canonical bytes (``notes sync`` refuses it too).
@@ -490,77 +475,6 @@ def attach(store: Any, subject: Digest, bundle_bytes: bytes, *, as_file: bool = 
     blob = str(store.repo.create_blob(object_bytes))  # a note needs its object in git
     add_lines(store.repo, blob, [bundle_bytes])
     return f"{NOTES_REF}:{blob}"
-
-
-@dataclass(frozen=True, slots=True)
-class SyncResult:
-    """What :func:`sync` did.
-
-    Attributes:
-        added: bundles newly attached as notes.
-        present: bundles that were already in notes.
-        problems: files that could not be attached, each an :class:`InputError`.
-    """
-
-    added: int
-    present: int
-    problems: list[KistoreError]
-
-
-def sync(store: Any) -> SyncResult:
-    """Attach every ``store/attestations/`` file of the work tree as a note on its subject.
-
-    A file is attached only when its path fits the layout, its bytes are a canonical
-    one-line JSON text whose sha256 equals its name, its subject object is in the store,
-    and a note made of it now would count: a key the work tree's trust file has revoked,
-    or whose validity ended, makes a note the pull-request gate refuses (KI411), and a
-    notes ref holding it could not be pushed again. Signatures are otherwise not judged
-    here (``verify`` and ``attestations`` do that, for both transports alike).
-
-    Raises:
-        StoreStateError: as :func:`add_lines`.
-    """
-    from datetime import UTC, datetime
-
-    from .evidence import NOT_COUNTED, judge
-    from .trust import load_trust
-
-    view = store.view(None)
-    try:
-        trust = load_trust(view)
-    except KistoreError:  # an invalid trust file: verify reports it (KI309)
-        trust = None
-    added = present = 0
-    problems: list[KistoreError] = []
-    for path, data in file_attestations(view):
-        parsed = parse_attestation_path(path)
-        if parsed is None:
-            problems.append(InputError("not an attestation path (expected store/attestations/"
-                                       "sha256/XX/REST/<sha256>.json)", file=path))
-            continue
-        subject, name = parsed
-        if _file_defect(data, name):
-            problems.append(InputError("the file is not the canonical bundle its name says "
-                                       "(sha256 of the bytes must equal the name)", file=path))
-            continue
-        object_bytes = view.read(layout.object_path(subject))
-        if object_bytes is None:
-            problems.append(InputError(f"subject {subject} is not in the store", file=path))
-            continue
-        if trust is not None:  # a note made now enters now: the server judges it so (KI411)
-            judged = judge(Seen(data, subject, "note", path, datetime.now(UTC)), trust)
-            if judged.effect == NOT_COUNTED:
-                problems.append(InputError(
-                    f"not attached: a note made now would not count ({judged.reason}), and "
-                    "a server's pre-receive hook refuses it (KI411), which would block every "
-                    "later `kistore notes push`; the file attestation stays as it is",
-                    file=path))
-                continue
-        blob = store.repo.create_blob(object_bytes)  # a note needs its object in git
-        count = add_lines(store.repo, str(blob), [data])
-        added += count
-        present += 1 - count
-    return SyncResult(added, present, problems)
 
 
 def _lines(data: bytes) -> list[bytes]:

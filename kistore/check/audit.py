@@ -27,6 +27,7 @@ from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.digest import Digest
 from ..core.findings import Finding
+from ..core.gitattributes import check_gitattributes
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..git import treediff
@@ -38,7 +39,6 @@ from .rules import (
     check_case_collisions,
     check_clean_pair,
     check_entries,
-    check_gitattributes,
     check_layout_path,
     check_manifest_pair,
     check_metadata_bytes,

@@ -21,11 +21,11 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from ..attest.notes import NOTES_REF
 from ..core import canonical, layout
 from ..core.digest import Digest
 from ..core.errors import InputError
 from ..core.findings import ERROR, INFO, Finding, rule
+from ..core.layout import NOTES_REF
 from ..git import treediff
 from .audit import GITATTRIBUTES, TreeSnapshot, admit_quarantine, check_contents
 from .history import ancestry, check_history, history_findings, objects_tree

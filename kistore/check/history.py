@@ -24,8 +24,9 @@ from typing import Any, NamedTuple
 
 from ..core import layout
 from ..core.findings import ERROR, Finding, rule
+from ..core.gitattributes import GITATTRIBUTES_MISSING
 from ..git import treediff
-from .rules import GITATTRIBUTES_MISSING, sort_key
+from .rules import sort_key
 
 OBJECT_MODIFIED = rule(
     "KI401", "object-modified", ERROR,

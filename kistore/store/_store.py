@@ -32,6 +32,7 @@ from typing import Any
 from ..core import canonical, layout
 from ..core.digest import Digest, match_prefix, parse_prefix
 from ..core.errors import InputError, KistoreError, ResolutionError, StoreStateError
+from ..core.gitattributes import check_gitattributes
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git.commit import PACK_THRESHOLD as PACK_THRESHOLD  # re-exported: the bench reads it
@@ -396,8 +397,6 @@ class Store:
         Raises:
             StoreStateError: with the commands to commit them.
         """
-        from ..check.rules import check_gitattributes
-
         if self.repo.head_is_unborn:
             return
         tree = self.commit("HEAD").tree
