@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.errors import InputError, KistoreError
 from .evidence import NOT_COUNTED, judge
 from .notes import Seen, add_lines, file_attestations, file_defect, parse_attestation_path
 from .trust import load_trust
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 __all__ = ["SyncResult", "sync"]
 
@@ -35,7 +38,7 @@ class SyncResult:
     problems: list[KistoreError]
 
 
-def sync(store: Any) -> SyncResult:
+def sync(store: Store) -> SyncResult:
     """Attach every ``store/attestations/`` file of the work tree as a note on its subject.
 
     A file is attached only when its path fits the layout, its bytes are a canonical

@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 _BOM = b"\xef\xbb\xbf"
-_encode_string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 
 class _Reject(Exception):

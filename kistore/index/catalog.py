@@ -14,7 +14,7 @@ Every object read here is re-hashed: a file whose SHA-256 is not its name is lef
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..core import canonical, layout, schema
@@ -362,7 +362,9 @@ class OverlayCatalog(Catalog):
         return kept + [r for r in self.changes.values() if r is not None and _refs(r) & digests]
 
 
-def chain(present: dict[str, Loaded], fallback: Any) -> Any:
+def chain(present: dict[str, Loaded],
+          fallback: Callable[[str], tuple[str, dict[str, Any]] | None]
+          ) -> Callable[[str], tuple[str, dict[str, Any]] | None]:
     """Return a lookup that finds manifests in ``present`` first, then asks ``fallback``."""
     def lookup(digest: str) -> tuple[str, dict[str, Any]] | None:
         if digest in present:

@@ -530,7 +530,8 @@ def _has_name(view: View, digest: Digest, name: str) -> bool:
     The name catalog trusts directory and file stat data; one read checks its answer.
     """
     try:
-        return canonical.loads(view.read(layout.metadata_path(digest)) or b"")["name"] == name
+        stored = canonical.loads(view.read(layout.metadata_path(digest)) or b"")["name"]
+        return isinstance(stored, str) and stored == name
     except (KistoreError, KeyError, TypeError):
         return False
 
