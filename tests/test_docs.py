@@ -28,6 +28,8 @@ TEST_CITATION = re.compile(r"(tests/[\w/]+\.py)::(\w+)(?:\[([^\]\s]+)\])?")
 RULE_ID = re.compile(r"\bKI\d{3}\b")
 SECTION_CITATION = re.compile(r"docs/([\w-]+\.md) §(\d+)((?:, §\d+)*)")
 ANCHOR_LINK = re.compile(r"\]\(((?:docs/)?[\w-]+\.md)#([\w-]+)\)")
+CODE_CITATION = re.compile(r"`((?:kistore/)?[a-z_]+/[a-z_]+\.py)` `([A-Za-z_][\w.]*)")
+"""``path.py` `name``: a file under kistore/ and a function, class or constant in it."""
 
 
 def _text(path: Path) -> str:
@@ -68,6 +70,25 @@ def _anchors(doc: Path) -> set[str]:
 def _sections(doc: Path) -> set[str]:
     """Return the numbers of the ``## N. Title`` sections of a doc."""
     return set(re.findall(r"^## (\d+)\. ", _text(doc), re.M))
+
+
+def _module_names(path: Path) -> dict[str, set[str]]:
+    """Return each top-level name of a module, with the names defined in it if a class."""
+    names: dict[str, set[str]] = {}
+    for node in ast.parse(_text(path)).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            names[node.name] = set()
+        elif isinstance(node, ast.ClassDef):
+            names[node.name] = {n.name for n in ast.walk(node)
+                                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+            fields = [n for n in node.body if isinstance(n, ast.Assign | ast.AnnAssign)]
+            names[node.name] |= {t.id for n in fields
+                                 for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                                 if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update({t.id: set() for t in targets if isinstance(t, ast.Name)})
+    return names
 
 
 def test_slug_is_githubs():
@@ -138,3 +159,20 @@ def test_every_anchor_link_names_a_heading():
 def test_the_code_cites_design_sections():
     cited = [path for path in CODE if SECTION_CITATION.search(_text(path))]
     assert len(cited) >= 20
+
+
+def test_every_function_design_names_is_where_it_says():
+    """docs/design.md names each step as `file.py` `function`: both must exist."""
+    wrong = []
+    pairs = CODE_CITATION.findall(_text(ROOT / "docs" / "design.md"))
+    assert len(pairs) >= 60
+    for file, name in pairs:
+        path = ROOT / (file if file.startswith("kistore/") else f"kistore/{file}")
+        if not path.is_file():
+            wrong.append(f"{file} (no such file)")
+            continue
+        top, _, member = name.partition(".")
+        names = _module_names(path)
+        if top not in names or (member and member not in names[top]):
+            wrong.append(f"{file} {name}")
+    assert not wrong, f"docs/design.md names what is not there: {wrong}"

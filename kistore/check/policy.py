@@ -10,11 +10,14 @@ deleted after a commit had it makes ``rank`` fall back to the shipped default un
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.findings import ERROR, Finding, rule
 from .history import ancestry
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 POLICY_INVALID = rule(
     "KI206", "policy-invalid", ERROR,
@@ -29,7 +32,7 @@ POLICY_MISSING = rule(
 POLICY_PATH = layout.POLICY_FILE
 
 
-def check_policy(store: Any, at: str | None = None) -> list[Finding]:
+def check_policy(store: Store, at: str | None = None) -> list[Finding]:
     """Check the reviewed ranking policy ``store/policy/ranking.json`` of a view.
 
     Args:
@@ -60,7 +63,7 @@ def check_policy(store: Any, at: str | None = None) -> list[Finding]:
                     line=p.line, column=p.column) for p in problems]
 
 
-def _policy_removed(store: Any, at: str | None) -> list[Finding]:
+def _policy_removed(store: Store, at: str | None) -> list[Finding]:
     """KI207 naming the newest commit in the history of ``at`` that had the policy file."""
     repo = store.repo
     if at is None and repo.head_is_unborn:

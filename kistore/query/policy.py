@@ -22,10 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import canonical, layout
 from ..core.errors import InputError, MultipleErrors
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import View
 
 POLICY_PATH = layout.POLICY_FILE
 """Where a store keeps its ranking policy."""
@@ -146,7 +149,7 @@ def parse_policy(data: bytes, *, file: str) -> RankingPolicy:
     return RankingPolicy(dict(document["families"]), file)
 
 
-def load_policy(view: Any) -> RankingPolicy:
+def load_policy(view: View) -> RankingPolicy:
     """Return the policy of a store view: its ``store/policy/ranking.json`` or the default.
 
     Args:

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kistore.attest import attestation, notes
+from kistore.attest.sync import sync
 from kistore.core import layout
 from kistore.core.digest import Digest
 from kistore.core.errors import InputError
@@ -106,9 +107,9 @@ def test_attestation_file_path_is_deterministic_and_named_by_its_sha256(record_s
 def test_sync_attaches_files_as_notes_once(record_store, store_path):
     notes.attach(record_store, RUN, bundle_bytes(1), as_file=True)
     notes.attach(record_store, RUN, bundle_bytes(2), as_file=True)
-    result = notes.sync(record_store)
+    result = sync(record_store)
     assert (result.added, result.present, result.problems) == (2, 0, [])
-    again = notes.sync(record_store)
+    again = sync(record_store)
     assert (again.added, again.present) == (0, 2)
     assert len(notes.note_lines(record_store.repo, object_blob(store_path))) == 2
 
@@ -117,7 +118,7 @@ def test_sync_refuses_a_file_whose_name_is_not_its_sha256(record_store, store_pa
     path = store_path / notes.attestation_path(RUN, bundle_bytes(1))
     path.parent.mkdir(parents=True)
     path.write_bytes(bundle_bytes(2))  # bytes of another bundle under this name
-    result = notes.sync(record_store)
+    result = sync(record_store)
     assert result.added == 0
     assert [p.file for p in result.problems] == [str(path.relative_to(store_path))]
     assert "sha256 of the bytes must equal the name" in result.problems[0].message
