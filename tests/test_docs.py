@@ -176,3 +176,21 @@ def test_every_function_design_names_is_where_it_says():
         if top not in names or (member and member not in names[top]):
             wrong.append(f"{file} {name}")
     assert not wrong, f"docs/design.md names what is not there: {wrong}"
+
+
+def test_every_public_name_design_lists_is_in_the_package_all():
+    """Each ``Public names (`__all__`): ...`` sentence of docs/design.md lists names the
+    package's ``__all__`` holds (a subset: the paragraph names the main ones)."""
+    text = _text(ROOT / "docs" / "design.md")
+    found = re.findall(r"^\*\*`(\w+)/`\*\* -- (.*?)(?=^\*\*`|^## )", text, re.M | re.S)
+    checked = 0
+    for package, paragraph in found:
+        listed = re.search(r"Public names \(`__all__`\):(.*?)(?:\.\s|\.\.\.|$)", paragraph,
+                           re.S)
+        if listed is None:
+            continue
+        names = set(re.findall(r"`(\w+)`", listed.group(1)))
+        exported = set(importlib.import_module(f"kistore.{package}").__all__)
+        assert names <= exported, (package, names - exported)
+        checked += 1
+    assert checked >= 8

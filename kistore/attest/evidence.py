@@ -326,20 +326,19 @@ def check_attestations(store: Store, at: str | None = None) -> list[Finding]:
 
     from ..core import canonical, layout
     from ..core.layout import NOTES_REF
+    from ..git.pack import blob_id
     from .notes import (
-        blob_id,
         collect,
         file_attestations,
         notes_entered,
         parse_attestation_path,
     )
-    from .trust import TRUST_FILE
 
     view = store.view(at)
     findings: list[Finding] = []
     trust, problems = _trust_or_empty(store, at)
     for p in problems:
-        findings.append(Finding(TRUST_FILE_INVALID, p.message, file=p.file or TRUST_FILE,
+        findings.append(Finding(TRUST_FILE_INVALID, p.message, file=p.file or layout.TRUST_FILE,
                                 pointer=p.pointer, line=p.line, column=p.column))
     for path, data in file_attestations(view):
         parsed = parse_attestation_path(path)
@@ -359,7 +358,7 @@ def check_attestations(store: Store, at: str | None = None) -> list[Finding]:
                                     file=path))
     annotated = set(notes_entered(store.repo))
     # hashing every object into a blob id is only needed when there are notes to place
-    blobs = {blob_id(view.read(layout.object_path(d)) or b"")
+    blobs = {blob_id(view.read(layout.object_path(d)) or b"").hex()
              for d in view.digests()} if annotated else set()
     for blob in sorted(annotated - blobs):
         findings.append(Finding(NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}",

@@ -47,6 +47,7 @@ from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, StoreStateError
 from ..core.layout import NOTES_REF
 from ..git.notes import note_tree as _flatten
+from ..git.pack import blob_id
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store, View
@@ -78,11 +79,6 @@ class Seen:
     entered_at: datetime
     committed: bool = True
     defect: str = ""
-
-
-def blob_id(data: bytes) -> str:
-    """Return the git blob id of bytes (hex), as ``git hash-object`` prints it."""
-    return str(pygit2.hash(data))
 
 
 def attestation_path(subject: Digest, bundle_bytes: bytes) -> str:
@@ -348,7 +344,7 @@ def _noted(store: Store, view: View, subjects: Iterable[Digest]) -> Iterator[See
         data = view.read(layout.object_path(digest))
         if data is None:
             continue
-        blob = blob_id(data)
+        blob = blob_id(data).hex()
         for line, when in sorted(entered.get(blob, {}).items()):
             yield Seen(line, digest, "note", f"{NOTES_REF}:{blob}", when)
 

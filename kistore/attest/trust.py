@@ -26,15 +26,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core import canonical, layout
+from ..core import canonical
 from ..core.errors import InputError, KistoreError, MultipleErrors
+from ..core.layout import TRUST_FILE
 from ..core.schema import check_document
 from . import signing
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import View
 
-TRUST_FILE = layout.TRUST_FILE
 ROLES = ("rerun", "maintainer")
 
 

@@ -178,7 +178,7 @@ def _new_files_untrusted(store: Store, base: Any, head: Any, changed: set[str]) 
 
 def _revocations_lifted(store: Store, base: str, head: str) -> list[Finding]:
     """KI412 for each key revoked at ``base`` whose revocation ``head`` lifts or delays."""
-    from ..attest.trust import TRUST_FILE, format_time, load_trust
+    from ..attest.trust import format_time, load_trust
     from ..core.errors import KistoreError
 
     try:
@@ -194,7 +194,7 @@ def _revocations_lifted(store: Store, base: str, head: str) -> list[Finding]:
             found = "no revocation" if new.revoked_at is None else format_time(new.revoked_at)
             findings.append(Finding(
                 REVOCATION_LIFTED, f"key {keyid} was revoked at {format_time(old.revoked_at)}; "
-                f"the range makes that {found}", file=TRUST_FILE,
+                f"the range makes that {found}", file=layout.TRUST_FILE,
                 expected=format_time(old.revoked_at), found=found))
     return findings
 
@@ -264,15 +264,16 @@ def _special_files(store: Store, head: str, changed: set[str]) -> list[Finding]:
     a changed policy file too (KI206); community/trusted attestations are not repeated here.
     """
     from ..attest.evidence import check_attestations
-    from ..attest.trust import TRUST_FILE
-    from .policy import POLICY_PATH, check_policy
+    from .policy import check_policy
 
     findings: list[Finding] = []
-    if POLICY_PATH in changed:
+    if layout.POLICY_FILE in changed:
         findings += check_policy(store, head)
-    if TRUST_FILE in changed or any(p.startswith(layout.ATTESTATIONS_DIR + "/") for p in changed):
+    attestations = layout.ATTESTATIONS_DIR + "/"
+    if layout.TRUST_FILE in changed or any(p.startswith(attestations) for p in changed):
+        trust_file = layout.TRUST_FILE
         findings += [f for f in check_attestations(store, head)
-                     if f.severity != INFO and (f.file in changed or f.file == TRUST_FILE)]
+                     if f.severity != INFO and (f.file in changed or f.file == trust_file)]
     return findings
 
 

@@ -234,10 +234,10 @@ def _say_products(catalog: Any, hardware: str) -> None:
 
 def _warn_default_policy(store: Store, at: str | None) -> None:
     """Say on stderr when the view has no ranking policy, so the default is not used silently."""
-    from ..query.policy import POLICY_PATH
+    from ..core.layout import POLICY_FILE
 
-    if store.view(at).read(POLICY_PATH) is None:
-        click.echo(f"warning: no {POLICY_PATH} here: ranked by kistore's shipped default "
+    if store.view(at).read(POLICY_FILE) is None:
+        click.echo(f"warning: no {POLICY_FILE} here: ranked by kistore's shipped default "
                    "policy (`kistore verify` reports KI207 if the store's history had one)",
                    err=True)
 

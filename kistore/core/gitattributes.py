@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from .findings import ERROR, Finding, rule
 
-__all__ = ["GITATTRIBUTES_MISSING", "check_gitattributes"]
+__all__ = ["GITATTRIBUTES_LINE", "GITATTRIBUTES_MISSING", "check_gitattributes"]
+
+GITATTRIBUTES_LINE = "store/** -text -eol -filter -ident -working-tree-encoding"
+"""The line ``kistore init`` writes: stored bytes are hashed bytes, never converted."""
 
 GITATTRIBUTES_MISSING = rule(
     "KI113", "gitattributes-missing", ERROR,
-    "add the line `store/** -text -eol -filter -ident -working-tree-encoding` to "
-    ".gitattributes (`kistore init .` writes it)")
+    f"add the line `{GITATTRIBUTES_LINE}` to .gitattributes (`kistore init .` writes it)")
 
 
 def check_gitattributes(data: bytes | None) -> list[Finding]:
@@ -51,7 +53,7 @@ def check_gitattributes(data: bytes | None) -> list[Finding]:
         return []
     return [Finding(GITATTRIBUTES_MISSING, "nothing stops end-of-line or filter conversion of "
                     "store/", file=".gitattributes",
-                    expected="store/** -text -eol -filter -ident -working-tree-encoding",
+                    expected=GITATTRIBUTES_LINE,
                     found="no such line")]
 
 

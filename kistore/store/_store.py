@@ -32,7 +32,7 @@ from typing import Any
 from ..core import canonical, layout
 from ..core.digest import Digest, match_prefix, parse_prefix
 from ..core.errors import InputError, KistoreError, ResolutionError, StoreStateError
-from ..core.gitattributes import check_gitattributes
+from ..core.gitattributes import GITATTRIBUTES_LINE, check_gitattributes
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git.commit import PACK_THRESHOLD as PACK_THRESHOLD  # re-exported: the bench reads it
@@ -56,8 +56,6 @@ version = 1
 # permalink = "https://github.com/OWNER/REPO/blob/{commit}/{path}"
 """
 
-GITATTRIBUTES_LINE = "store/** -text -eol -filter -ident -working-tree-encoding"
-"""Stored bytes are hashed bytes: no end-of-line or filter conversion, ever."""
 
 
 WRITERS = 2

@@ -19,6 +19,7 @@ from kistore.attest.sync import sync
 from kistore.core import layout
 from kistore.core.digest import Digest
 from kistore.core.errors import InputError
+from kistore.git.pack import blob_id
 from kistore.store import Store
 
 from ..conftest import PUBLISHED, fixed_key, git, redate_history
@@ -41,7 +42,7 @@ def test_note_is_on_the_object_blob_and_git_reads_it(record_store, store_path):
     where = notes.attach(record_store, RUN, bundle_bytes(1))
     blob = object_blob(store_path)
     assert where == f"refs/notes/kistore:{blob}"
-    assert notes.blob_id((store_path / layout.object_path(RUN)).read_bytes()) == blob
+    assert blob_id((store_path / layout.object_path(RUN)).read_bytes()).hex() == blob
     shown = git(store_path, "notes", "--ref=kistore", "show", blob)
     assert shown == bundle_bytes(1).decode() + "\n"
 
