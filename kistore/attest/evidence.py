@@ -1,4 +1,4 @@
-"""Evidence level of a run (DESIGN §5): ``source-native`` until a trusted rerun agrees.
+"""Evidence level of a run (docs/design.md §5): ``source-native`` until a trusted rerun agrees.
 
 This module is the seam between attestations and queries: queries ask
 :func:`evidence_for` and never read attestations themselves; ``verify`` asks

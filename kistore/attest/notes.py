@@ -1,4 +1,4 @@
-r"""Where attestation bundles live: git notes and ``store/attestations/`` files (DESIGN §5).
+r"""Where attestation bundles live: git notes and ``store/attestations/`` files (docs/design.md §5).
 
 Two transports, verified identically (a signed bundle is self-authenticating):
 

@@ -1,4 +1,4 @@
-"""Trust: which public keys may sign for which role, and when (DESIGN §5).
+"""Trust: which public keys may sign for which role, and when (docs/design.md §5).
 
 Owns ``store/trust/keys.json`` (validated by ``schemas/trust-keys.json``)::
 

@@ -1,9 +1,9 @@
-"""Checks of a store (DESIGN §4): pure rules, verify, history, policy, the pull-request gate.
+"""Checks of a store: pure rules, verify, history, policy, the pull-request gate.
 
 :mod:`.rules` (pure checks of bytes and paths, KI1xx-KI2xx), :mod:`.audit` (``kistore
 verify`` over a work tree or commit), :mod:`.history` (objects are append-only, KI401-KI403),
 :mod:`.policy` (the reviewed ranking policy file), :mod:`.gate` (``kistore check
-BASE..HEAD`` and pre-receive, KI4xx).
+BASE..HEAD`` and pre-receive, KI4xx). See docs/design.md §4.
 """
 
 from typing import TYPE_CHECKING

@@ -1,7 +1,7 @@
 """Audit a store: read its files and apply the checks of :mod:`kistore.verify`.
 
 ``kistore verify`` is :func:`verify`: the whole store as of the work tree or one commit,
-plus the append-only history of objects (DESIGN §4). This module owns reading -- a
+plus the append-only history of objects (docs/design.md §4). This module owns reading -- a
 :class:`Snapshot` of the files under ``store/`` (from git objects, which works in a bare
 repository, or from the work tree) -- and checking a snapshot's files, in worker processes
 when there are many; the rules themselves are pure functions in :mod:`kistore.verify`, and
@@ -550,7 +550,7 @@ CHECKERS: list[Checker] = [check_history, check_policy, check_attestations]
 def verify(store: Store, at: str | None = None, *, progress: Progress | None = None,
            checkers: Iterable[Checker] | None = None, snap: Snapshot | None = None,
            workers: int | None = None) -> list[Finding]:
-    """Verify a whole store offline and return every finding (DESIGN §4).
+    """Verify a whole store offline and return every finding (docs/design.md §4).
 
     Args:
         store: a :class:`kistore.store.Store`.

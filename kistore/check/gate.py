@@ -1,6 +1,6 @@
 """The pull-request gate: what a commit range adds to a store, and whether it may land.
 
-``kistore check BASE..HEAD`` is :func:`check_range` (DESIGN §4): every check ``verify``
+``kistore check BASE..HEAD`` is :func:`check_range` (docs/design.md §4): every check ``verify``
 makes, applied to the files the range adds or changes (cross-file checks still see the
 whole tree at ``HEAD``), plus the rules about the range itself: no commit in it modifies,
 renames or deletes an object, and ``BASE`` is an ancestor of ``HEAD`` (a range that rewrites

@@ -1,6 +1,6 @@
 """The append-only history of objects: KI401 modified, KI402 deleted, KI403 renamed.
 
-Objects are never modified, renamed or deleted once committed (DESIGN §3, §4). This module
+Objects are never modified, renamed or deleted once committed (docs/design.md §3, §4). This module
 compares commits with their parents, looking only at ``store/objects/``:
 :func:`check_history` is what ``kistore verify`` checks of the whole history of a revision
 (and, in a work tree, of what the index and work tree would change in the next commit);

@@ -1,7 +1,7 @@
 """The reviewed ranking policy file, as ``verify`` and the gate check it: KI206, KI207.
 
 ``store/policy/ranking.json`` decides how each comparability family ranks
-(:mod:`kistore.query.policy` reads it; DESIGN §6). A policy that is not strict JSON valid
+(:mod:`kistore.query.policy` reads it; docs/design.md §6). A policy that is not strict JSON valid
 against ``schemas/RankingPolicy.json`` makes every ``kistore rank`` fail (KI206); one
 deleted after a commit had it makes ``rank`` fall back to the shipped default unreviewed
 (KI207). :func:`check_policy` is one of :data:`kistore.audit.CHECKERS` and runs in

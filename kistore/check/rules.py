@@ -1,7 +1,7 @@
 """Pure checks on stored bytes and paths: each returns findings, none raises or does I/O.
 
 This module owns the rules ``kistore verify`` and ``kistore check`` apply to what they
-read (DESIGN §4): an object file's SHA-256 equals its name, its bytes are the RFC 8785
+read (docs/design.md §4): an object file's SHA-256 equals its name, its bytes are the RFC 8785
 canonical form, it parses strictly and validates against its kind's schema together with
 its metadata file, paths stay inside the layout, and the cross-file rules (metadata paired
 with objects, names unique per kind, references resolved). It knows nothing of git or the
@@ -98,7 +98,7 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
             submodule); work-tree readers map ``lstat`` to the same numbers.
 
     Returns:
-        KI111 for a symlink or submodule, KI110 for a path the layout (DESIGN §3) does not
+        KI111 for a symlink or submodule, KI110 for a path the layout (docs/design.md §3) does not
         have. Paths outside ``store/`` are not the store's business and yield nothing.
     """
     if not (path + "/").startswith(layout.STORE_DIR + "/"):  # store/ itself counts too

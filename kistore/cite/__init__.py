@@ -1,4 +1,4 @@
-"""Citations (DESIGN §7): the commit that first added an object, permalinks, formats.
+"""Citations (docs/design.md §7): the commit that first added an object, permalinks, formats.
 
 :mod:`.citation` finds the facts (one walk of history); :mod:`.formats` writes them as
 text, BibTeX, CSL-JSON and CITATION.cff.

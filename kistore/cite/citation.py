@@ -1,4 +1,4 @@
-"""Citations that never change meaning: the commit that first added an object (DESIGN §7).
+"""Citations that never change meaning: the commit that first added an object (docs/design.md §7).
 
 Owns: finding the commit that *first* added an object's file by walking git history (not
 HEAD, so later commits, merges and metadata corrections never move it), the permalink to

@@ -1,4 +1,4 @@
-"""The ``kistore`` command line: one click group, thin subcommands (DESIGN §8).
+"""The ``kistore`` command line: one click group, thin subcommands (docs/design.md §8).
 
 Every subcommand parses options, calls the library, prints, and sets the exit code:
 0 success, 1 invalid input or failed verification, 2 usage error. Errors go to stderr,

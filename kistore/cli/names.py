@@ -1,6 +1,6 @@
 """Names two manifests share: refuse ``KIND/NAME`` that names both, warn where answers show one.
 
-A ``metadata.name`` is unique per kind (DESIGN §3; ``kistore verify``: KI205). ``add``
+A ``metadata.name`` is unique per kind (docs/design.md §3; ``kistore verify``: KI205). ``add``
 refuses a taken name, but a metadata file edited in place, or manifests placed by hand,
 can give two manifests of one kind one name. Then ``KIND/NAME`` names both: like git's
 "short object ID is ambiguous", a command refuses it and lists the candidates

@@ -23,7 +23,7 @@ GITATTRIBUTES_MISSING = rule(
 
 
 def check_gitattributes(data: bytes | None) -> list[Finding]:
-    """Check that ``.gitattributes`` turns off every conversion under ``store/`` (DESIGN §3).
+    """Check that ``.gitattributes`` turns off every conversion under ``store/`` (docs/rules.md).
 
     Args:
         data: the bytes of the repository's top-level ``.gitattributes``, None when absent.

@@ -1,4 +1,4 @@
-"""The query layer (DESIGN §6): which runs are comparable, how they rank, the run page.
+"""The query layer (docs/design.md §6): which runs are comparable, how they rank, the run page.
 
 Reads the store and the derived index (:mod:`kistore.index`), never writes the store.
 :mod:`.policy` (which comparison ranks a family, ``store/policy/ranking.json``),

@@ -1,4 +1,4 @@
-"""The run page (``show``) and the side-by-side comparison (``compare``), DESIGN §6.
+"""The run page (``show``) and the side-by-side comparison (``compare``), docs/design.md §6.
 
 :func:`run_page` gathers what the index page shows for one run; :meth:`RunPage.lines`
 renders it as text lines (so a caller can append one, e.g. the citation) and

@@ -1,4 +1,4 @@
-"""The ranking policy: which comparison ranks each comparability family (DESIGN §6).
+"""The ranking policy: which comparison ranks each comparability family (docs/design.md §6).
 
 The policy is a reviewed file in the store, ``store/policy/ranking.json``, validated by
 ``schemas/RankingPolicy.json``. Example::

@@ -1,4 +1,4 @@
-"""The store: a git work tree of content-addressed manifests (DESIGN §3).
+"""The store: a git work tree of content-addressed manifests (docs/design.md §3).
 
 It owns the repository: ``init``, the atomic ``add`` path (work tree, and ``--commit``
 straight into git objects), reading back with re-hashing, and resolving references (full
