@@ -1,4 +1,4 @@
-"""Trust as OpenSSH sees it: ``store/trust/keys.json`` as an allowed_signers file.
+r"""Trust as OpenSSH sees it: ``store/trust/keys.json`` as an allowed_signers file.
 
 Owns the export only (``kistore trust export --allowed-signers FILE``); trust itself is
 :mod:`kistore.attest.trust`'s. The format is ssh-keygen(1), "ALLOWED SIGNERS": one line
@@ -6,7 +6,10 @@ per key, ``principals options keytype base64``, ``#`` lines are comments. Each t
 becomes::
 
     # SHA256:...: CI rerun farm
-    SHA256:...,rerun namespaces="kernelindex-attestation",valid-after="20260101000000Z",valid-before="20261231235959Z" ssh-ed25519 AAAA...
+    SHA256:...,rerun namespaces="kernelindex-attestation",valid-after="20260101000000Z",\
+valid-before="20261231235959Z" ssh-ed25519 AAAA...
+
+(one line; broken here at the ``\``).
 
 * **principals**: the key's keyid (its OpenSSH fingerprint) and each of its roles, so
   ``ssh-keygen -Y verify -I SHA256:...`` asks "signed by this key?" and ``-I rerun`` asks

@@ -308,9 +308,10 @@ def verify_bundle(bundle: Bundle, subject: Digest | None = None) -> Statement:
     ``sk-ssh-ed25519@openssh.com`` for an SSHSIG signature); the signature -- a raw
     Ed25519 signature (64 bytes), or an SSHSIG blob (PROTOCOL.sshsig, namespace
     ``kernelindex-attestation``, checked by :func:`kistore.attest.sshsig.verify`) -- is
-    canonical (S < L) and verifies over DSSE PAE of the exact payload bytes; the payload is strict JSON and an
-    in-toto Statement v1 with one subject whose digest is ``subject`` (when given); the
-    ``predicateType`` is known; the predicate validates against its schema.
+    canonical (S < L) and verifies over DSSE PAE of the exact payload bytes; the payload
+    is strict JSON and an in-toto Statement v1 with one subject whose digest is
+    ``subject`` (when given); the ``predicateType`` is known; the predicate validates
+    against its schema.
 
     Args:
         bundle: the parsed bundle.

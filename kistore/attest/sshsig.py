@@ -187,8 +187,8 @@ class SshPublicKey:
         data = text.encode("ascii", "replace") if isinstance(text, str) else text
         data = data.strip()
         if data.startswith(b"-----BEGIN"):
-            key = signing.load_public_key(data, file=file)
-            return cls(ED25519, signing.raw_public_key(key))
+            pem = signing.load_public_key(data, file=file)
+            return cls(ED25519, signing.raw_public_key(pem))
         fields = data.split()
         if len(fields) < 2 or fields[0].decode("ascii", "replace") not in KEY_TYPES:
             raise InputError(f"not an Ed25519 public key (expected '{ED25519} AAAA...' or "
@@ -250,10 +250,11 @@ class Signature:
         reader = _Reader(data, "SSHSIG signature")
         reader.take(len(MAGIC), "preamble")
         version = reader.uint32("version")
-        fields = [reader.string(name) for name in
-                  ("publickey", "namespace", "reserved", "hash_algorithm", "signature")]
+        public_key, namespace, reserved, hash_algorithm, signature = (
+            reader.string(name) for name in
+            ("publickey", "namespace", "reserved", "hash_algorithm", "signature"))
         reader.end()
-        return cls(*fields, version=version)
+        return cls(public_key, namespace, reserved, hash_algorithm, signature, version)
 
 
 def is_sshsig(signature: bytes) -> bool:
@@ -309,7 +310,8 @@ def verify(blob: bytes, key: SshPublicKey, message: bytes, *, namespace: str = N
     the namespace is ``namespace`` (a signature made for another purpose, e.g. a git
     commit's ``git`` namespace, is refused); reserved is empty; the hash algorithm is
     ``sha256`` or ``sha512``; the inner signature's type is the key's, its encoding exact,
-    ``S < L``; and the Ed25519 signature verifies over :func:`signed_data` (PROTOCOL.u2f's wrapping for ``sk`` keys).
+    ``S < L``; and the Ed25519 signature verifies over :func:`signed_data` (wrapped as
+    PROTOCOL.u2f says for ``sk`` keys).
 
     Args:
         blob: the SSHSIG blob (not armored).

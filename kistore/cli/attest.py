@@ -142,7 +142,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     \b
     Example:
       kistore attest BenchmarkRun/sol-submission-20464 --type reproduction --key ~/.kistore/k
-      kistore attest BenchmarkRun/sol-submission-20464 --type reproduction --key ~/.ssh/id_ed25519.pub
+      kistore attest 384a96d0 --type reproduction --key ~/.ssh/id_ed25519.pub
       kistore attest 384a96d0 --type dispute -m "timer excludes sync" --key ~/.kistore/k --file
       kistore attest 384a96d0 --type rerun --predicate measured.json --key ~/.kistore/k
 
