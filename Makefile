@@ -35,8 +35,9 @@ tools:
 	  else echo "make test: install $$missing(apt-get install $$missing); the tests needing them skip" >&2; fi; \
 	fi
 
-lint: $(STAMP) ## ruff (with docstring rules) and mypy
+lint: $(STAMP) ## ruff (with docstring rules), the layer contract (import-linter) and mypy
 	$(BIN)/ruff check kistore tests
+	$(BIN)/lint-imports
 	$(BIN)/mypy kistore
 
 demo: $(STAMP) ## the main job: import the real data into a fresh store and rank it

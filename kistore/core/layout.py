@@ -25,6 +25,8 @@ POLICY_DIR = "store/policy"
 TRUST_FILE = f"{TRUST_DIR}/keys.json"
 POLICY_FILE = f"{POLICY_DIR}/ranking.json"
 SETTINGS_FILE = "kistore.toml"
+NOTES_REF = "refs/notes/kistore"
+"""Where attestation notes live: a git notes ref on the blobs of object files (DESIGN §5)."""
 SUFFIX = ".json"
 
 

@@ -5,8 +5,8 @@ commit; :mod:`.admission` decides what an add may write; :mod:`.inputs` reads th
 user hands in.
 """
 
+from ..core.gitattributes import GITATTRIBUTES_LINE
 from ._store import (
-    GITATTRIBUTES_LINE,
     PACK_THRESHOLD,
     AddInterrupted,
     AddResult,
