@@ -28,6 +28,7 @@ from kistore.attest import attestation, notes, signing, sshsig
 from kistore.attest.trust import add_key
 from kistore.core import canonical, layout
 from kistore.core.digest import Digest
+from kistore.git.pack import blob_id
 
 from .conftest import ROOT, add_docs, commit_all, fixed_key, git
 
@@ -180,7 +181,7 @@ def flip_payload_byte(bundle: bytes) -> bytes:
 
 
 def replace_note(small: Small, subject: Digest, lines: list[bytes]) -> None:
-    blob = notes.blob_id(small.store.view("HEAD").object_bytes(subject))
+    blob = blob_id(small.store.view("HEAD").object_bytes(subject)).hex()
     note = small.path.parent / "note"
     note.write_bytes(b"".join(line + b"\n" for line in sorted(lines)))
     git(small.path, "notes", "--ref=kistore", "add", "-f", "-F", str(note), blob)

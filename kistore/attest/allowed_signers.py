@@ -20,8 +20,8 @@ valid-before="20261231235959Z" ssh-ed25519 AAAA...
 * **valid-before**: the earlier of ``validUntil`` and ``revokedAt``, less one second:
   ssh-keygen accepts a signature *at or before* valid-before, kistore counts nothing from
   the second a key expires or is revoked (:meth:`kistore.attest.trust.TrustedKey.judge`).
-  Times are UTC with a ``Z`` suffix (OpenSSH 8.9 or later reads it; older ones read the
-  time in the local time zone, so run them with ``TZ=UTC``).
+  Times are UTC with a ``Z`` suffix, as ssh-keygen(1) documents (the tests run OpenSSH
+  9.2).
 
 ssh-keygen judges the window at the time ``-Overify-time`` gives (default: now); kistore
 judges it at the time an attestation entered the repository (docs/attestations.md).

@@ -458,7 +458,7 @@ def sign_with_ssh_keygen(public_key_file: str, message: bytes, *, namespace: str
         done = subprocess.run(command, input=message, capture_output=True, check=False)
     except FileNotFoundError:
         raise InputError(f"{program} not found: signing with a public key needs OpenSSH's "
-                         "ssh-keygen (8.2 or later; Debian package openssh-client)") from None
+                         "ssh-keygen with -Y sign (Debian package openssh-client)") from None
     said = " ".join(done.stderr.decode("utf-8", "replace").replace(
         "Signing data on standard input", "").split())
     if done.returncode != 0:

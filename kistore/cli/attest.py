@@ -136,13 +136,13 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     Builds an in-toto Statement v1 (subject: the manifest's digest), signs it in a DSSE
     envelope with your key, and stores the bundle (envelope + your public key) as a note
     under refs/notes/kistore, or with --file under store/attestations/ for a pull request.
-    With a public key (--key KEY.pub), ssh-keygen signs (SSHSIG, namespace
-    kernelindex-attestation) with the key ssh-agent (SSH_AUTH_SOCK) or a security key holds.
+    With a public key (e.g. --key ~/.ssh/id_ed25519.pub), ssh-keygen signs (SSHSIG,
+    namespace kernelindex-attestation) with the key ssh-agent (SSH_AUTH_SOCK) or a security
+    key holds.
 
     \b
     Example:
       kistore attest BenchmarkRun/sol-submission-20464 --type reproduction --key ~/.kistore/k
-      kistore attest 384a96d0 --type reproduction --key ~/.ssh/id_ed25519.pub
       kistore attest 384a96d0 --type dispute -m "timer excludes sync" --key ~/.kistore/k --file
       kistore attest 384a96d0 --type rerun --predicate measured.json --key ~/.kistore/k
 

@@ -19,6 +19,7 @@ import pytest
 
 from kistore.attest import notes, sshsig
 from kistore.cli import main
+from kistore.git.pack import blob_id
 
 from ..conftest import ROOT, commit_all, git
 from ..sshsig_kit import (
@@ -84,7 +85,7 @@ def test_attest_with_the_key_only_in_ssh_agent_verifies_everywhere(small, runner
     key = sshsig.SshPublicKey.from_text(public.read_text())
     result = kistore(runner, small, "attest", str(small.run), "--type", "reproduction",
                      "--key", str(public), env=env)
-    blob = notes.blob_id(small.store.view("HEAD").object_bytes(small.run))
+    blob = blob_id(small.store.view("HEAD").object_bytes(small.run)).hex()
     assert result.exit_code == 0, result.output
     assert result.stdout == (f"reproduction by {key.keyid()} about {small.run}: "
                              f"refs/notes/kistore:{blob}\n")
