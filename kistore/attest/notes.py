@@ -46,8 +46,10 @@ from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, StoreStateError
 from ..core.layout import NOTES_REF
+from ..git.commit import commit_signature
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
+from ..store import atomic_write
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store, View
@@ -408,7 +410,6 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes]) -> int:
         raise InputError("a bundle line must not contain a newline; store canonical bytes")
     if blob not in repo:  # git notes refuse to annotate a missing object
         raise StoreStateError(f"no git object {blob}; the subject's object is not in git")
-    from ..git.commit import commit_signature  # the committer git is configured with, or kistore
 
     signature = commit_signature(repo)
     scratch = f"refs/kistore/notes-tmp-{uuid.uuid4().hex}"  # one per writer
@@ -467,7 +468,6 @@ def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool 
     if as_file:
         if store.root is None:
             raise StoreStateError("this repository has no work tree; use a note instead")
-        from ..store import atomic_write  # the store's temp-name-and-rename write
 
         path = attestation_path(subject, bundle_bytes)
         atomic_write(store.root / path, bundle_bytes)
