@@ -149,7 +149,7 @@ class KistoreGroup(click.Group):
                 raise
             for problem in e.problems:
                 click.echo(f"error: {problem.format()}", err=True)
-            ctx.exit(1)
+            ctx.exit(max(p.exit_code for p in (e, *e.problems)))
         except KeyboardInterrupt:  # not one an add reports: nothing of this command's lasts
             if ctx.params.get("debug"):
                 raise

@@ -188,8 +188,9 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
     """List every attestation about REF, whether it verifies, and where it came from.
 
     Prints the evidence level (source-native or verified), whether the run is withdrawn,
-    the community count, then one line per attestation: TYPE KEYID valid|invalid EFFECT
+    the community count, then one line per attestation: TYPE KEYID valid|INVALID EFFECT
     SOURCE REASON. Notes come from refs/notes/kistore, files from store/attestations/.
+    Exits 1 when any listed attestation is invalid (as verify fails on one), else 0.
 
     \b
     Example:
@@ -206,14 +207,21 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
         emit_json({"subject": str(digest), "evidenceLevel": evidence.level,
                    "withdrawn": evidence.withdrawn, "community": evidence.community,
                    "attestations": evidence.attestations})
-        return
-    click.echo(f"subject:   {digest}")
-    click.echo(f"evidence:  {evidence.level}" + (" (withdrawn)" if evidence.withdrawn else ""))
-    click.echo(f"community: {evidence.community}")
-    for a in evidence.attestations:
-        valid = "valid" if a["valid"] else "INVALID"
-        click.echo(f"{a['type'] or '?'} {a['keyid'] or '?'} {valid} {a['effect']} {a['source']}"
-                   + (f": {a['reason']}" if a["reason"] else ""))
+    else:
+        click.echo(f"subject:   {digest}")
+        click.echo(f"evidence:  {evidence.level}"
+                   + (" (withdrawn)" if evidence.withdrawn else ""))
+        click.echo(f"community: {evidence.community}")
+        for a in evidence.attestations:
+            valid = "valid" if a["valid"] else "INVALID"
+            click.echo(f"{a['type'] or '?'} {a['keyid'] or '?'} {valid} {a['effect']} "
+                       f"{a['source']}" + (f": {a['reason']}" if a["reason"] else ""))
+    invalid = sum(1 for a in evidence.attestations if not a["valid"])
+    if invalid:  # listed, never counted; but a script must not read them as fine
+        click.echo(f"error: {invalid} of {len(evidence.attestations)} attestation(s) about "
+                   f"{digest} do not verify (INVALID above, with the reason); they count for "
+                   "nothing", err=True)
+        raise click.exceptions.Exit(1)
 
 
 # -- notes -----------------------------------------------------------------------------

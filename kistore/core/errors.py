@@ -7,6 +7,8 @@ One root, :class:`KistoreError`, and three families by who is at fault:
 * :class:`VerificationError` -- stored bytes or signatures do not check out.
 * :class:`StoreStateError` -- the repository is not in a state that allows the operation
   (no store here, a concurrent writer won the race too often, a metadata conflict).
+* :class:`InstallationError` -- kistore itself is broken where it runs (a schema file that
+  is damaged, a dependency that is missing): nothing the input can fix; exit code 2.
 
 Each error carries its fields (``file``, ``pointer``, ``line``, ``column``) and builds its
 message from them as ``FILE[:LINE:COL]:/json/pointer: message``, the one-line form the CLI
@@ -28,6 +30,9 @@ class KistoreError(Exception):
         line: 1-based line in the file's text, when the problem has a place in the text.
         column: 1-based column (in characters) on that line.
     """
+
+    exit_code = 1
+    """The command line's exit status for this error (1: invalid input or verification)."""
 
     def __init__(
         self,
@@ -152,6 +157,18 @@ class VerificationError(KistoreError):
 
 class StoreStateError(KistoreError):
     """The repository is not in a state that allows the operation."""
+
+
+class InstallationError(KistoreError):
+    """kistore's own files or dependencies are broken where it runs: reinstall it.
+
+    A schema ``$ref`` that resolves to nothing, a schema file that is not JSON, or a
+    declared dependency (``rfc3339-validator``) that cannot be imported. Validation fails
+    closed: nothing is accepted unchecked. Exit code 2, as a usage error: no input is at
+    fault.
+    """
+
+    exit_code = 2
 
 
 class ConflictError(StoreStateError):

@@ -168,7 +168,7 @@ def test_predicate_file_failing_its_schema_names_file_and_pointer(runner, record
                  str(key_file), "--predicate", str(path))
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: {path}:/timing/latencyNs/mean: ")
-    assert "-1 is less than the minimum of 0" in result.stderr
+    assert "-1 is less than the minimum of 1" in result.stderr
 
 
 def test_predicate_file_names_every_missing_and_wrong_field_at_its_pointer(
@@ -189,7 +189,7 @@ def test_predicate_file_names_every_missing_and_wrong_field_at_its_pointer(
         "it or correct its spelling",
         f"error: {path}:/outcome: field 'outcome': expected one of \"reproduced\", "
         "\"not-reproduced\", found \"maybe\"",
-        f"error: {path}:/timing/latencyNs/mean: field 'mean': -1 is less than the minimum of 0",
+        f"error: {path}:/timing/latencyNs/mean: field 'mean': -1 is less than the minimum of 1",
         f"error: {path}:/timing/primaryStatistic: missing required field 'primaryStatistic': "
         "add it"]
 
@@ -309,3 +309,23 @@ def test_attestation_commands_keep_heavy_imports_out_of_startup():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_attestations_exits_1_when_it_lists_an_invalid_one(runner, record_store, store_path,
+                                                            key_file):
+    # Issue 18: `attestations` listed an INVALID attestation and exited 0, so a script
+    # reading the exit code took the run's attestations as fine.
+    from kistore.attest import notes
+
+    from ..attest.test_attestation_evidence import bundle, tampered
+
+    notes.attach(record_store, record_store.resolve(RUN_REF), tampered(bundle(fixed_key(1))))
+    said = (f"error: 1 of 1 attestation(s) about {PUBLISHED['run']} do not verify (INVALID "
+            "above, with the reason); they count for nothing\n")
+    text = run(runner, store_path, "attestations", RUN_REF)
+    assert (text.exit_code, text.stderr) == (1, said)
+    assert (f"rerun {signing.keyid(fixed_key(1).public_key())} INVALID invalid note: signature "
+            "does not verify over the payload under the bundled key") in text.stdout
+    data = run(runner, store_path, "attestations", RUN_REF, "--json")
+    assert (data.exit_code, data.stderr) == (1, said)
+    assert json.loads(data.stdout)["attestations"][0]["valid"] is False
