@@ -27,7 +27,13 @@ from ..core.digest import Digest
 from ..core.errors import InputError
 from ..core.findings import ERROR, INFO, Finding, rule
 from ..git import treediff
-from .audit import GITATTRIBUTES, TreeSnapshot, admit_quarantine, check_contents
+from .audit import (
+    GITATTRIBUTES,
+    TreeSnapshot,
+    admit_quarantine,
+    check_contents,
+    checking_limit,
+)
 from .history import ancestry, check_history, history_findings, objects_tree
 from .rules import sort_key
 
@@ -97,7 +103,8 @@ def check_range(store: Any, spec: str) -> list[Finding]:
     commits = list(ancestry(repo, head, hide=base))
     findings = history_findings(repo, commits)
     changed, metadata_edits = _changed_paths(repo, base.tree, head.tree)
-    findings += check_contents(TreeSnapshot(repo, head.tree), focus=changed)
+    findings += check_contents(TreeSnapshot(repo, head.tree, checking_limit(store)),
+                               focus=changed)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
@@ -500,5 +507,5 @@ def _merge_base(store: Any, new: str, old: str, protected: set[str]) -> str | No
 def _whole_history(store: Any, rev: str) -> list[Finding]:
     """Every contents and history finding of a commit with no base (a first push)."""
     head = store.commit(rev)
-    findings = check_contents(TreeSnapshot(store.repo, head.tree))
+    findings = check_contents(TreeSnapshot(store.repo, head.tree, checking_limit(store)))
     return findings + check_history(store, rev)

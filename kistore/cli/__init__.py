@@ -44,6 +44,20 @@ class StoreContext:
             self._store = Store(self.path)
         return self._store
 
+    def limits(self) -> Any:
+        """Return the size limits of the store, or the defaults outside any store.
+
+        Raises:
+            InputError: the store's kistore.toml sets invalid limits.
+        """
+        from ..core.errors import StoreStateError
+        from ..core.limits import DEFAULT
+
+        try:
+            return self.store().limits()
+        except StoreStateError:  # `kistore digest` outside a store
+            return DEFAULT
+
 
 #: Every subcommand: name -> (module under ``kistore.cli``, attribute, summary). The module is
 #: imported only when the subcommand runs; ``kistore --help`` lists the summary instead
@@ -181,7 +195,7 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
     \b
     Example:
       kistore init my-index && cd my-index
-      kistore add --commit ../shared/examples/*.bundle.json --allow-dangling
+      kistore add --commit ../examples/*.bundle.json --allow-dangling
       kistore show BenchmarkRun/sol-submission-20464
     """
     import signal

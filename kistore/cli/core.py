@@ -78,9 +78,9 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     # the cycle collector only re-walks them (~15% of parsing 10,000 manifests), and in
     # the forked workers each walk copies the pages it touches.
     gc.disable()
-    with interrupt_says("while reading the input: nothing was added or written"):
-        located = read_inputs(files)
     store = ctx.store()
+    with interrupt_says("while reading the input: nothing was added or written"):
+        located = read_inputs(files, store.limits())
     from ..store import AddInterrupted
 
     with interrupt_says(undone_add("add", commit=do_commit)):
@@ -104,18 +104,20 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
 @click.command()
 @click.argument("files", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of lines.")
-def digest(files: tuple[str, ...], as_json: bool) -> None:
+@pass_ctx
+def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
     """Print the digest of each manifest without storing anything.
 
     The digest is sha256 of the RFC 8785 canonical bytes of {apiVersion, kind, spec}.
+    Inside a store, its kistore.toml [limits] apply; elsewhere the default limits.
 
     \b
     Example:
-      kistore digest ../shared/examples/sol-execbench-submission-20464.bundle.json
+      kistore digest ../examples/sol-execbench-submission-20464.bundle.json
     """
     from ..store.inputs import read_inputs
 
-    found = read_inputs(files)
+    found = read_inputs(files, ctx.limits())
     if as_json:
         emit_json([{"digest": str(x.manifest.digest), "kind": x.manifest.kind,
                     "name": x.manifest.name, "file": x.file, "pointer": x.pointer}

@@ -48,7 +48,7 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     store = ctx.store()
     try:
         with interrupt_says(undone_add("import", commit=do_commit)):
-            plan = plan_import(source, files)
+            plan = plan_import(source, files, store.limits())
             with click.progressbar(length=len(plan.records), label=f"importing {source}",
                                    file=sys.stderr) as bar:
                 report = run_import(store, source, plan, commit=do_commit, message=message,

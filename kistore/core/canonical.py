@@ -30,7 +30,7 @@ from typing import Any
 
 import canonicaljson
 
-from .errors import CanonicalFormError, EncodingError, ParseError, TrailingDataError
+from .errors import CanonicalFormError, EncodingError, ParseError, TrailingDataError, shorten
 
 MAX_DEPTH = 64
 """Deepest nesting of arrays/objects accepted (the document itself is depth 1)."""
@@ -292,7 +292,8 @@ def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
         if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             return int(value)
         raise CanonicalFormError(
-            f"integer {value} is outside +/-(2**53 - 1); store it as a string", pointer=pointer
+            f"integer {shorten(str(value))} is outside +/-(2**53 - 1); store it as a string",
+            pointer=pointer
         )
     if isinstance(value, float):
         if not math.isfinite(value):
@@ -302,7 +303,8 @@ def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
             if abs(value) <= MAX_SAFE_INTEGER:
                 return int(value)  # 1.0 -> 1, -0.0 -> 0, as RFC 8785 writes them
             raise CanonicalFormError(
-                f"number {value!r} is an integer outside +/-(2**53 - 1); store it as a string",
+                f"number {shorten(repr(value))} is an integer outside +/-(2**53 - 1); store it "
+                "as a string",
                 pointer=pointer,
             )
         if abs(value) < 1e-4:  # Python writes these with an exponent, ES6 may not
@@ -499,7 +501,8 @@ class _Scanner:
             key = self.string(pointer)
             child = f"{pointer}/{escape_pointer(key)}"
             if key in seen:
-                self.fail(f"duplicate object key {key!r}; a key may appear once: delete one "
+                self.fail(f"duplicate object key {shorten(repr(key))}; a key may appear once: "
+                          "delete one "
                           "of them", child, start)
             seen.add(key)
             self.skip_ws()
@@ -625,21 +628,22 @@ class _Scanner:
                           pointer, start)
         literal = text[start:end]
         self.pos = end
+        quoted = shorten(literal)
         try:
             _parse_float(literal) if is_float else _parse_int(literal)
         except _Reject:
             if is_float and float(literal) == 0:
-                self.fail(f"number {literal} is too small for an IEEE 754 double (it would "
+                self.fail(f"number {quoted} is too small for an IEEE 754 double (it would "
                           "round to 0); write 0 or store it as a string", pointer, start)
             if is_float and math.isfinite(float(literal)):
                 self.fail(
-                    f"number {literal} is an integer outside +/-(2**53 - 1); "
+                    f"number {quoted} is an integer outside +/-(2**53 - 1); "
                     "store it as a string", pointer, start,
                 )
             if is_float:
-                self.fail(f"number {literal} is outside the IEEE 754 double range", pointer, start)
+                self.fail(f"number {quoted} is outside the IEEE 754 double range", pointer, start)
             self.fail(
-                f"integer {literal} is outside +/-(2**53 - 1); store it as a string",
+                f"integer {quoted} is outside +/-(2**53 - 1); store it as a string",
                 pointer, start,
             )
 

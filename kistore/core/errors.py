@@ -78,6 +78,26 @@ _CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))
 """C0 controls but newline, DEL and C1 controls -> ``\\xNN``."""
 
 
+QUOTE_WIDTH = 80
+"""Most characters of a value an error message quotes (a 5,000-digit integer was echoed)."""
+
+
+def shorten(text: str, width: int = QUOTE_WIDTH) -> str:
+    """Return ``text`` for quoting in a message: whole, or cut to about ``width`` characters.
+
+    Args:
+        text: the value as it would be quoted (e.g. its ``repr`` or JSON text).
+        width: most characters kept whole.
+
+    Returns:
+        ``text`` when at most ``width`` characters; else its first ``width - 24`` characters,
+        ``...`` and how long it was (``1234567... (5,000 characters)``).
+    """
+    if len(text) <= width:
+        return text
+    return f"{text[:width - 24]}... ({len(text):,} characters)"
+
+
 class InputError(KistoreError):
     """The caller's input is wrong: fix the file or the arguments and retry."""
 

@@ -37,7 +37,7 @@ from importlib.resources.abc import Traversable
 from typing import Any
 
 from .canonical import escape_pointer
-from .errors import InstallationError, SchemaError
+from .errors import QUOTE_WIDTH, InstallationError, SchemaError, shorten
 
 API_VERSION = "kernelindex.dev/v1alpha1"
 KINDS = ("Workload", "BenchmarkProtocol", "ExecutionEnvironment", "Implementation", "BenchmarkRun")
@@ -195,7 +195,7 @@ def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> A
     from jsonschema.exceptions import ValidationError
 
     if isinstance(instance, str) and not _ecma_regex(pattern).search(instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+        yield ValidationError(f"{shorten(repr(instance))} does not match {pattern!r}")
 
 
 @cache
@@ -314,7 +314,8 @@ def _unexpected_keys(error: Any, pointer: str, file: str | None) -> list[SchemaE
     allowed = sorted(error.schema.get("properties", {})) \
         if error.validator == "additionalProperties" else []
     also = f"; it allows only {', '.join(allowed)}" if allowed else ""
-    return [SchemaError(f"unexpected key {key!r} in {where}{also}: remove it or correct its "
+    return [SchemaError(f"unexpected key {shorten(repr(key))} in {where}{also}: remove it or "
+                        "correct its "
                         "spelling", file=file, pointer=f"{pointer}/{escape_pointer(key)}")
             for key in keys]
 
@@ -373,11 +374,14 @@ def describe_error(error: Any) -> str:
     """
     field = error.absolute_path[-1] if error.absolute_path else None
     message: str = error.message
+    quoted = repr(error.instance)
+    if len(quoted) > QUOTE_WIDTH:  # jsonschema quotes the whole value: a 5,000-digit number
+        message = message.replace(quoted, shorten(quoted))
     if error.validator == "format":
-        message = f"{error.instance!r} is not an RFC 3339 {error.validator_value}"
+        message = f"{shorten(quoted)} is not an RFC 3339 {error.validator_value}"
         message += " (e.g. 2026-07-10T06:41:58.611Z)"
     elif error.validator == "pattern" and isinstance(error.instance, str):
-        message = f"{error.instance!r} does not match {error.validator_value!r}"
+        message = f"{shorten(quoted)} does not match {error.validator_value!r}"
     elif error.validator == "type":  # JSON's words, not Python's ("None is not of type")
         wanted = error.validator_value
         wanted = wanted if isinstance(wanted, list) else [wanted]

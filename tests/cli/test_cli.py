@@ -292,7 +292,7 @@ def test_an_add_interrupted_while_reading_its_input_says_nothing_was_written(
         runner, store_path, monkeypatch):
     from kistore.store import inputs
 
-    def ctrl_c(paths):
+    def ctrl_c(paths, limits=None):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(inputs, "read_inputs", ctrl_c)

@@ -7,7 +7,7 @@ import shutil
 
 from kistore.cli import main
 
-from ..conftest import DATA, git, snapshot
+from ..conftest import DATA, git, requires_data, snapshot
 
 BOARD = DATA / "sol-execbench/leaderboard/kernel-121/leaderboard-snapshot.json"
 
@@ -16,6 +16,7 @@ def run(runner, store_path, *args):
     return runner.invoke(main, ["--store", str(store_path), *args])
 
 
+@requires_data
 def test_import_prints_counts_per_kind_and_commits(runner, store_path):
     result = run(runner, store_path, "import", "--commit", "sol-execbench", str(BOARD))
     assert result.exit_code == 0, result.output
@@ -34,6 +35,7 @@ def test_import_prints_counts_per_kind_and_commits(runner, store_path):
         store_path, "log", "-1", "--format=%s")
 
 
+@requires_data
 def test_second_import_json_reports_everything_unchanged(runner, store_path):
     assert run(runner, store_path, "import", "sol-execbench", str(BOARD)).exit_code == 0
     before = snapshot(store_path)
@@ -47,6 +49,7 @@ def test_second_import_json_reports_everything_unchanged(runner, store_path):
     assert snapshot(store_path) == before
 
 
+@requires_data
 def test_directory_walk_notes_ignored_files(runner, store_path, tmp_path):
     folder = tmp_path / "kernelbench"
     shutil.copytree(DATA / "kernelbench/H100_Modal", folder / "H100_Modal")
@@ -66,6 +69,7 @@ def _broken_board(tmp_path):
     return target
 
 
+@requires_data
 def test_bad_record_exits_1_names_file_and_pointer_and_writes_nothing(runner, store_path,
                                                                       tmp_path):
     board = _broken_board(tmp_path)
@@ -80,6 +84,7 @@ def test_bad_record_exits_1_names_file_and_pointer_and_writes_nothing(runner, st
     assert snapshot(store_path) == before
 
 
+@requires_data
 def test_skip_invalid_warns_once_per_bad_record_and_imports_the_rest(runner, store_path,
                                                                      tmp_path):
     board = _broken_board(tmp_path)
@@ -93,6 +98,7 @@ def test_skip_invalid_warns_once_per_bad_record_and_imports_the_rest(runner, sto
     assert json.loads(result.stdout)["runs"] == 14
 
 
+@requires_data
 def test_bad_json_lines_name_the_line(runner, store_path, tmp_path):
     data = tmp_path / "flashinfer-trace"
     shutil.copytree(DATA / "flashinfer-trace", data)
@@ -145,6 +151,7 @@ def _board_listing_a_submission_twice(tmp_path):
     return target, len(rankings) - 1, twin["submission_id"]
 
 
+@requires_data
 def test_a_record_listed_twice_names_both_records_and_skip_invalid_skips_the_second(
         runner, store_path, tmp_path):
     """Two records giving one run name failed the whole import, even with --skip-invalid,
@@ -179,6 +186,7 @@ def test_a_record_listed_twice_names_both_records_and_skip_invalid_skips_the_sec
         first["latency_ms"]
 
 
+@requires_data
 def test_an_interrupt_after_the_import_landed_says_so_and_exits_0(runner, store_path,
                                                                    monkeypatch):
     # It printed click's "Aborted!" (exit 1), though the import was stored and committed.
