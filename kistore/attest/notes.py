@@ -44,7 +44,7 @@ import pygit2
 
 from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
-from ..core.errors import InputError, KistoreError, StoreStateError
+from ..core.errors import InputError, KistoreError, StoreStateError, shorten
 
 NOTES_REF = "refs/notes/kistore"
 ATTESTATIONS_SHA256 = f"{layout.ATTESTATIONS_DIR}/sha256"
@@ -600,8 +600,10 @@ def fetch(store: Any, remote: str) -> int:
         The number of note lines gained (0 when the remote has no kistore notes).
 
     Raises:
+        InputError: ``remote`` starts with ``-`` (git would read it as an option).
         StoreStateError: git failed (unknown remote, network), or the ref kept moving.
     """
+    _refuse_option(remote)
     repo = store.repo
     tracking = remote_ref(remote if _is_name(remote) else "url")
     result = _git(repo, "fetch", "--quiet", remote, f"+{NOTES_REF}:{tracking}", check=False)
@@ -672,10 +674,18 @@ def _is_name(remote: str) -> bool:
     return remote.replace("-", "").replace("_", "").replace(".", "").isalnum()
 
 
+def _refuse_option(remote: str) -> None:
+    """Refuse a remote that git would take for an option (``--upload-pack=CMD`` runs CMD)."""
+    if remote.startswith("-"):
+        raise InputError(f"{shorten(repr(remote))} is not a remote: a remote name or URL does "
+                         "not start with '-'")
+
+
 def _git(repo: pygit2.Repository, *args: str, check: bool = True
          ) -> subprocess.CompletedProcess[str]:
+    # git echoes a remote name that is not UTF-8 back: shown escaped, never a decode error
     result = subprocess.run(["git", "--git-dir", repo.path, *args], capture_output=True,
-                            text=True)
+                            text=True, errors="backslashreplace")
     if check and result.returncode != 0:
         raise StoreStateError(f"git {' '.join(args)} failed: {result.stderr.strip()}")
     return result

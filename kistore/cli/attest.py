@@ -362,11 +362,14 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
       git add store/trust && git commit -m "trust: CI rerun key"
     """
     from ..attest.trust import add_key, parse_time
-    from ..core.errors import StoreStateError
+    from ..core.errors import InputError, StoreStateError, printable
 
     store = ctx.store()
     if store.root is None:
         raise StoreStateError("this repository has no work tree")
+    if comment is not None and printable(comment) != comment:  # bytes that are not UTF-8
+        raise InputError(f"--comment {printable(comment)!r} is not UTF-8 text: write it in "
+                         "UTF-8")
     entry = add_key(store.root, _read_key_text(key_arg), list(roles),
                     valid_from=parse_time(valid_from) if valid_from else None,
                     valid_until=parse_time(valid_until) if valid_until else None,

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from ..core.errors import printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
 from . import StoreContext, emit_json
 
@@ -72,7 +73,8 @@ def github_annotation(finding: Finding) -> str:
     if finding.expected is not None or finding.found is not None:
         message += f" (expected {finding.expected}, found {finding.found})"
     message += f". Fix: {finding.rule.hint}"
-    return f"::{_GITHUB_LEVEL[finding.severity]} {','.join(props)}::{_escape(message, False)}"
+    return printable(f"::{_GITHUB_LEVEL[finding.severity]} {','.join(props)}::"
+                     f"{_escape(message, False)}")
 
 
 def _escape(text: str, is_property: bool) -> str:

@@ -70,12 +70,37 @@ class KistoreError(Exception):
         if self.pointer:  # the root pointer "" adds nothing to the file name
             where.append(self.pointer)
         line = ":".join(where + [" " + self.message]) if where else self.message
-        return line.translate(_CONTROL_ESCAPES)
+        return printable(line.translate(_CONTROL_ESCAPES))
 
 
 _CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))
                     if c != 0x0A}
 """C0 controls but newline, DEL and C1 controls -> ``\\xNN``."""
+
+
+def printable(text: str) -> str:
+    """Return ``text`` with what cannot be written as UTF-8 shown as escapes.
+
+    A file name that is not UTF-8 reaches Python as surrogate escapes (byte 0xFF as
+    U+DCFF): printed as is, it raised UnicodeEncodeError (``kistore ls``, ``verify``). Such
+    a byte is shown as backslash, ``x`` and its two hex digits; any other lone surrogate as
+    backslash, ``u`` and its four.
+
+    Args:
+        text: a message, a path.
+
+    Returns:
+        ``text`` itself when it encodes as UTF-8, else the escaped form.
+    """
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no file name makes (e.g. from a JSON escape)
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 QUOTE_WIDTH = 80
