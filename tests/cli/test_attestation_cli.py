@@ -253,7 +253,78 @@ def test_trust_add_list_revoke(runner, store, store_path, key_file):
 def test_trust_add_refuses_what_is_not_a_key(runner, store, store_path):
     result = run(runner, store_path, "trust", "add", "ssh-rsa AAAA", "--role", "rerun")
     assert result.exit_code == 1
-    assert "not an Ed25519 public key" in result.stderr
+    assert result.stderr == (
+        "error: KEY:1:1: no Ed25519 key to trust: every key line was skipped (an RSA key "
+        "(ssh-rsa): kistore trusts only Ed25519 keys (ssh-ed25519); make one with `ssh-keygen "
+        "-t ed25519` or `kistore key generate`)\n")
+
+
+def github_keys_file(tmp_path):
+    """What https://github.com/USER.keys serves for a user with five keys: an RSA key first,
+    two Ed25519 keys, a security key, an ECDSA key (OpenSSH lines, no comments)."""
+    import base64
+    import struct
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+    def openssh(key) -> str:
+        return key.public_key().public_bytes(serialization.Encoding.OpenSSH,
+                                             serialization.PublicFormat.OpenSSH).decode()
+
+    def ssh_string(data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + data
+
+    raw = signing.raw_public_key(fixed_key(7).public_key())
+    security_key = "sk-ssh-ed25519@openssh.com " + base64.b64encode(
+        ssh_string(b"sk-ssh-ed25519@openssh.com") + ssh_string(raw) + ssh_string(b"ssh:")
+    ).decode()
+    lines = [openssh(rsa.generate_private_key(public_exponent=65537, key_size=2048)),
+             signing.public_key_line(fixed_key(5).public_key()),
+             signing.public_key_line(fixed_key(6).public_key()),
+             security_key,
+             openssh(ec.generate_private_key(ec.SECP256R1())),
+             "",
+             "# a comment, as authorized_keys allows",
+             "not a key at all",
+             signing.public_key_line(fixed_key(5).public_key())]
+    path = tmp_path / "octocat.keys"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_trust_add_of_github_keys_trusts_every_ed25519_line_and_names_each_skipped_one(
+        runner, store, store_path, tmp_path):
+    # Issue 18: a USER.keys file trusted only its first line and said nothing; an RSA line
+    # first gave `error: -: not an Ed25519 public key`.
+    path = github_keys_file(tmp_path)
+    five, six = (signing.keyid(fixed_key(n).public_key()) for n in (5, 6))
+    added = run(runner, store_path, "trust", "add", str(path), "--role", "rerun")
+    assert added.exit_code == 0, added.output
+    assert added.stdout == (f"trusted {five} for rerun ({path}:2)\n"
+                            f"trusted {six} for rerun ({path}:3)\n")
+    assert added.stderr.splitlines() == [
+        f"warning: {path}:1: skipped: an RSA key (ssh-rsa): kistore trusts only Ed25519 keys "
+        "(ssh-ed25519); make one with `ssh-keygen -t ed25519` or `kistore key generate`",
+        f"warning: {path}:4: skipped: an Ed25519 security-key (FIDO) key "
+        "(sk-ssh-ed25519@openssh.com): kistore cannot yet verify signatures made with a "
+        "security key; trust a plain ssh-ed25519 key of the same person",
+        f"warning: {path}:5: skipped: an ECDSA key (ecdsa-sha2-nistp256): kistore trusts only "
+        "Ed25519 keys (ssh-ed25519); make one with `ssh-keygen -t ed25519` or `kistore key "
+        "generate`",
+        f"warning: {path}:8: skipped: not an OpenSSH public-key line (it starts 'not'); "
+        "expected 'ssh-ed25519 AAAA... comment'",
+        f"warning: {path}:9: skipped: the same key as line 2"]
+    listed = json.loads(run(runner, store_path, "trust", "list", "--json").output)
+    assert sorted(k["keyid"] for k in listed) == sorted([five, six])
+    again = run(runner, store_path, "trust", "add", "-", "--role", "maintainer", "--json",
+                input=path.read_text())  # `curl .../USER.keys | kistore trust add - ...`
+    assert again.exit_code == 0, again.output
+    data = json.loads(again.stdout)
+    assert [(k["keyid"], k["roles"]) for k in data["trusted"]] == [
+        (five, ["maintainer", "rerun"]), (six, ["maintainer", "rerun"])]
+    assert [(s["file"], s["line"]) for s in data["skipped"]] == [
+        ("-", 1), ("-", 4), ("-", 5), ("-", 8), ("-", 9)]
 
 
 def test_notes_push_and_fetch_between_clones(runner, record_store, store_path, key_file,
