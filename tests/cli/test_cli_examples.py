@@ -93,5 +93,5 @@ def test_trust_add_of_a_key_file_that_is_not_there_says_so(runner, store_path):
     assert result.exit_code == 1
     assert result.stderr == (
         "error: ci-rerun.pub: no such key file, and not an OpenSSH public-key line "
-        "('ssh-ed25519 AAAA...'); give the .pub file `kistore key generate PATH` wrote, or "
-        "the line it printed\n")
+        "('ssh-ed25519 AAAA...'); give the .pub file `kistore key generate PATH` wrote, the "
+        "line it printed, or - to read key lines from standard input\n")
