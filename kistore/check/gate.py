@@ -35,6 +35,7 @@ from .audit import (
     checking_limit,
 )
 from .history import ancestry, check_history, history_findings, objects_tree
+from .reach import first_unsent
 from .rules import sort_key
 
 HISTORY_REWRITTEN = rule(
@@ -341,7 +342,8 @@ def protected_refs(store: Any) -> set[str]:
 
 
 def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
-                  protected: set[str] | None = None) -> list[Finding]:
+                  protected: set[str] | None = None,
+                  held: list[str] | None = None) -> list[Finding]:
     """Apply the gate to the ref updates of one push (``pre-receive``/``pre-push``).
 
     Args:
@@ -350,6 +352,12 @@ def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
             an all-zero id means the ref is created (old) or deleted (new).
         protected: refs that only fast-forward and are never deleted (default
             :func:`protected_refs`).
+        held: for ``pre-push``, run in the pushing clone: the commits the remote holds (its
+            remote-tracking refs, :func:`kistore.check.reach.remote_tips`). Each pushed ref
+            is then checked from the parent of its oldest commit neither ``held`` nor its
+            old tip reaches (whole, when that is a root commit). None (``pre-receive``):
+            local branches are the receiver's, and a new ref is checked from where it left
+            its old tip or a protected branch.
 
     Returns:
         KI407 for a non-fast-forward update or deletion of a protected ref. For
@@ -402,9 +410,17 @@ def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
             except InputError:
                 old = ZERO
             fast_forward = old == new or repo.descendant_of(new, old)
-        base = old if old != ZERO and fast_forward else _merge_base(store, new, old, protected)
+        if held is not None:  # pre-push: local branches are not what the remote has
+            first = first_unsent(repo, new, held + ([old] if old != ZERO else []))
+            if first is None:
+                continue
+            base = str(first.parent_ids[0]) if first.parent_ids else None
+        elif old != ZERO and fast_forward:
+            base = old
+        else:
+            base = _merge_base(store, new, old, protected)
         if base is None:
-            findings += _whole_history(store, new)
+            findings += whole_history(store, new)
         else:
             findings += check_range(store, f"{base}..{new}")
     return findings
@@ -504,8 +520,12 @@ def _merge_base(store: Any, new: str, old: str, protected: set[str]) -> str | No
     return None
 
 
-def _whole_history(store: Any, rev: str) -> list[Finding]:
-    """Every contents and history finding of a commit with no base (a first push)."""
+def whole_history(store: Any, rev: str) -> list[Finding]:
+    """Return every contents and history finding of commit ``rev``: the gate with no base.
+
+    What a first push to an empty remote, or a branch starting at a root commit, is checked
+    with: everything ``rev``'s tree holds and all of its history.
+    """
     head = store.commit(rev)
     findings = check_contents(TreeSnapshot(store.repo, head.tree, checking_limit(store)))
     return findings + check_history(store, rev)

@@ -24,20 +24,37 @@ pass_ctx = click.make_pass_decorator(StoreContext)
 
 @click.command()
 @click.argument("path", default=".", type=click.Path(file_okay=False))
-def init(path: str) -> None:
+@click.option("--hooks", "with_hooks", is_flag=True,
+              help="Also install kistore's git hooks: pre-commit (the gate on what a commit "
+              "adds) and pre-push (the gate on every pushed ref).")
+def init(path: str, with_hooks: bool) -> None:
     """Create a store: a git repository with kistore.toml, .gitattributes and store/.
 
     PATH is the store's top directory; unless it is already the top of a git work tree,
-    a new repository is made there (also inside another repository).
+    a new repository is made there (also inside another repository). With --hooks, the
+    pre-commit and pre-push hooks are written to .git/hooks, running this kistore (a
+    different hook already there is never replaced).
 
     \b
     Example:
       kistore init my-index
+      kistore init --hooks .
     """
+    from ..core.errors import printable
     from ..store import Store
 
     store = Store.init(path)
-    click.echo(f"initialised kistore store in {store.root}")
+    click.echo(printable(f"initialised kistore store in {store.root}"))
+    if with_hooks:
+        from ..store.hooks import install_hooks, running_kistore
+
+        kistore = running_kistore()
+        for hook, status in install_hooks(store, kistore):
+            click.echo(printable(f"{status} hook {hook}"))
+        if kistore is None:
+            click.echo("warning: no kistore executable found beside this Python or on PATH: "
+                       "the hooks run `kistore` from PATH (or KISTORE) when git runs them",
+                       err=True)
     if store.uncommitted:  # an existing repository: kistore does not commit into it
         files = " ".join(shlex.quote(f) for f in store.uncommitted)
         click.echo(f"commit the new files before adding: git add {files} && "
