@@ -398,7 +398,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
     store = ctx.store()
     if store.root is None:
         raise StoreStateError("this repository has no work tree")
-    if comment is not None and printable(comment) != comment:  # bytes that are not UTF-8
+    if comment is not None and not _is_utf8(comment):  # bytes that are not UTF-8
         raise InputError(f"--comment {printable(comment)!r} is not UTF-8 text: write it in "
                          "UTF-8")
     keys, skipped = _read_key_lines(key_arg)
@@ -481,3 +481,12 @@ def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
 
 
 COMMANDS: list[click.Command] = [key, attest, attestations, notes, trust]
+
+
+def _is_utf8(text: str) -> bool:
+    """Return whether ``text`` (an argument) came from UTF-8 bytes (no surrogate escapes)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -70,7 +70,7 @@ class KistoreError(Exception):
         if self.pointer:  # the root pointer "" adds nothing to the file name
             where.append(self.pointer)
         line = ":".join(where + [" " + self.message]) if where else self.message
-        return printable(line.translate(_CONTROL_ESCAPES))
+        return printable(line)
 
 
 _CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))
@@ -79,19 +79,22 @@ _CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))
 
 
 def printable(text: str) -> str:
-    """Return ``text`` with what cannot be written as UTF-8 shown as escapes.
+    """Return ``text`` safe to write to a terminal: controls and non-UTF-8 bytes as escapes.
 
-    A file name that is not UTF-8 reaches Python as surrogate escapes (byte 0xFF as
-    U+DCFF): printed as is, it raised UnicodeEncodeError (``kistore ls``, ``verify``). Such
-    a byte is shown as backslash, ``x`` and its two hex digits; any other lone surrogate as
-    backslash, ``u`` and its four.
+    A file name may hold control characters (ESC sequences that recolour, move the cursor or
+    retitle the reader's terminal) or bytes that are not UTF-8 (they reach Python as
+    surrogate escapes, byte 0xFF as U+DCFF, and printed as is raised UnicodeEncodeError in
+    ``kistore ls`` and ``verify``). C0 controls but newline, DEL and C1 controls are
+    written as backslash, ``x`` and two hex digits; a non-UTF-8 byte likewise; any other
+    lone surrogate as backslash, ``u`` and four.
 
     Args:
-        text: a message, a path.
+        text: a message, a path, a finding's line.
 
     Returns:
-        ``text`` itself when it encodes as UTF-8, else the escaped form.
+        ``text`` itself when it has neither, else the escaped form.
     """
+    text = text.translate(_CONTROL_ESCAPES)
     try:
         text.encode("utf-8")
         return text

@@ -191,6 +191,41 @@ def test_a_non_utf8_file_name_under_store_is_the_layout_finding_not_a_crash(host
     assert f"store/objects/sha256/{NOT_UTF8}/x.json" in files  # \udcff escapes, as JSON allows
 
 
+ESC_NAME = "e\x1b[31mRED\x1b]0;pwned\x07"
+"""A file name with terminal escape sequences: colour, and a window-title change."""
+ESC_SHOWN = "e\\x1b[31mRED\\x1b]0;pwned\\x07"
+
+
+def test_control_characters_in_a_file_name_reach_the_terminal_escaped(tmp_path):
+    # Issue 18: a file name with ESC sequences under store/ reached the terminal raw in a
+    # KI110 finding (verify, check, --format github) and in import's "ignored" notes.
+    from kistore.store import Store
+    from kistore.store.inputs import read_inputs
+
+    store = Store.init(tmp_path / "s")
+    store.add([x.manifest for x in read_inputs([str(BUNDLE)])], allow_dangling=True,
+              commit=True)
+    (tmp_path / "s" / "store" / "objects" / "sha256" / f"{ESC_NAME}.json").write_bytes(b"{}")
+    git(tmp_path / "s", "add", "-A")
+    git(tmp_path / "s", "commit", "-q", "--no-verify", "-m", "a hostile name")
+    runner = CliRunner()
+    for args in (["verify"], ["verify", "--format", "github"], ["check", "HEAD~1..HEAD"],
+                 ["verify", "--at", "HEAD"]):
+        result = runner.invoke(main, ["--store", str(tmp_path / "s"), *args])
+        assert result.exit_code == 1, (args, result.output)
+        assert "\x1b" not in result.output and "\x07" not in result.output, args
+        assert f"store/objects/sha256/{ESC_SHOWN}.json" in result.output, args
+        assert "KI110 path-outside-layout" in result.output
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / f"{ESC_NAME}.txt").write_text("not a timing file")
+    result = runner.invoke(main, ["--store", str(tmp_path / "s"), "import", "kernelbench",
+                                  str(folder)])
+    assert result.exit_code == 1
+    assert "\x1b" not in result.output
+    assert f"{ESC_SHOWN}.txt: not an import format of kernelbench (ignored)" in result.stderr
+
+
 @pytest.fixture
 def fresh_schemas():
     """Forget every cached schema and validator before and after (a test breaks them)."""

@@ -202,3 +202,41 @@ def test_an_interrupt_after_the_import_landed_says_so_and_exits_0(runner, store_
     assert "interrupted after the import had landed: all " in result.stderr
     assert f"manifests are stored and committed as {head}; nothing was undone" in result.stderr
     assert git(store_path, "status", "--porcelain") == ""
+
+
+@requires_data
+def test_kernelbench_files_are_recognised_by_content_in_any_folder(runner, store_path,
+                                                                   tmp_path):
+    # Issue 18: a KernelBench copy in a folder not named `kernelbench` was refused whole.
+    original = run(runner, store_path, "import", "--json", "kernelbench",
+                   str(DATA / "kernelbench/H100_Modal/baseline_time_torch.json"))
+    assert original.exit_code == 0, original.output
+    copy = tmp_path / "downloads" / "timings"
+    copy.mkdir(parents=True)
+    shutil.copy(DATA / "kernelbench/H100_Modal/baseline_time_torch.json", copy / "modal.json")
+    shutil.copy(DATA / "kernelbench/H100_PCIe_LambdaLabs/baseline_time_torch.json",
+                copy / "baseline_time_torch.json")
+    result = run(runner, store_path, "import", "--json", "kernelbench", str(copy.parent))
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    by_digest = {m["digest"]: m for m in report["manifests"]}
+    for m in json.loads(original.stdout)["manifests"]:  # the same manifests: unchanged
+        assert by_digest[m["digest"]]["status"] == "unchanged", m["name"]
+    assert any(m["name"].startswith("kernelbench-h100-pcie-lambdalabs-eager-")
+               for m in report["manifests"])
+
+
+def test_an_import_that_recognises_no_file_exits_1(runner, store_path, tmp_path):
+    # Issue 18: `kistore import` of a folder with nothing of the source's formats exited 0.
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not data")
+    (folder / "other.json").write_text('{"level1": {}}')
+    for source in ("kernelbench", "sol-execbench", "flashinfer-trace"):
+        result = run(runner, store_path, "import", source, str(folder))
+        assert result.exit_code == 1, (source, result.output)
+        assert result.stderr.splitlines()[-1] == (
+            f"error: nothing to import: no file of {folder} is a {source} file (2 file(s) "
+            "ignored); name the source's folder or files (docs/importers.md lists each "
+            "source's formats)")
+        assert git(store_path, "status", "--porcelain") == ""
