@@ -201,6 +201,33 @@ def load_lines(source: SourceFile) -> Iterator[tuple[int, Any]]:
             yield number, e
 
 
+def first_value(source: SourceFile, *, lines: bool = False) -> Any:
+    """Return a file's JSON value, to recognise its format by content (never raises).
+
+    How an importer knows a file of its source whatever the file is named or where it is:
+    by the keys of the record the source's format starts with.
+
+    Args:
+        source: the file.
+        lines: JSON Lines: the value of the first non-blank line, not of the whole file.
+
+    Returns:
+        The parsed value; None when the file is past its size limit or does not parse.
+    """
+    try:
+        data = read_source(source)
+        if lines:
+            data = next((raw for raw in data.split(b"\n") if raw.strip()), b"")
+        return canonical.loads(data, file=source.name)
+    except KistoreError:
+        return None
+
+
+def has_keys(value: Any, keys: Sequence[str]) -> bool:
+    """Return whether ``value`` is a JSON object holding every key of ``keys``."""
+    return isinstance(value, dict) and all(k in value for k in keys)
+
+
 def check_shape(value: Any, schema: dict[str, Any], *, file: str, line: int | None = None,
                 pointer: str = "") -> None:
     """Check a source record against a JSON Schema describing the source's format.

@@ -32,7 +32,9 @@ from .common import (
     digest_of,
     fail,
     failed_record,
+    first_value,
     hardware,
+    has_keys,
     latency_ns,
     load_json,
     load_lines,
@@ -160,8 +162,9 @@ def plan(files: list[SourceFile]) -> Plan:
     Returns:
         One record per ranking row of each snapshot, one per problem folder, one per
         trace line of a local run folder (:mod:`.sol_execbench_runs`). In a directory,
-        snapshots are ``leaderboard*snapshot*.json`` and files of other formats are listed
-        as ignored; a ``.json`` file named explicitly is read as a snapshot.
+        snapshots are ``leaderboard*snapshot*.json`` or any JSON file holding a snapshot
+        (``retrieved_at`` and ``response``), and files of other formats are listed as
+        ignored; a ``.json`` file named explicitly is read as a snapshot.
 
     Raises:
         MultipleErrors: a file named explicitly that is not a snapshot or problem file.
@@ -181,7 +184,8 @@ def plan(files: list[SourceFile]) -> Plan:
                 folder, source.name.rsplit("/", 1)[0] + "/definition.json", source.explicit,
                 source.limit))
         elif _SNAPSHOT_NAME.match(source.path.name) or (
-                source.explicit and source.path.suffix == ".json"):
+                source.explicit and source.path.suffix == ".json") or has_keys(
+                first_value(source), ("retrieved_at", "response")):  # by content
             result.records.extend(_board_records(source))  # a named .json is read as one
         elif source.explicit:
             unknown.append(fail("not a SOL-ExecBench import format: expected a leaderboard "

@@ -240,3 +240,38 @@ def test_an_import_that_recognises_no_file_exits_1(runner, store_path, tmp_path)
             "ignored); name the source's folder or files (docs/importers.md lists each "
             "source's formats)")
         assert git(store_path, "status", "--porcelain") == ""
+
+
+@requires_data
+def test_sol_execbench_and_flashinfer_files_are_recognised_by_content(runner, store_path,
+                                                                      tmp_path):
+    # Issue 18: files were known by their names and folders only; copies elsewhere, renamed,
+    # were ignored.
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(BOARD, copy / "board-121.json")
+    result = run(runner, store_path, "import", "--json", "sol-execbench", str(copy))
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["runs"] == 15
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    trace = DATA / "flashinfer-trace"
+    shutil.copy(trace / "definitions/gemm/gemm_n_4096_k_4096.json", flat)
+    shutil.copy(trace / "traces/gemm/gemm_n_4096_k_4096.jsonl", flat / "t.jsonl")
+    shutil.copy(trace / "traces/workloads/gemm/gemm_n_4096_k_4096.workload.jsonl",
+                flat / "w.jsonl")
+    original = run(runner, store_path, "import", "--json", "flashinfer-trace",
+                   str(trace / "definitions/gemm/gemm_n_4096_k_4096.json"),
+                   str(trace / "traces/gemm/gemm_n_4096_k_4096.jsonl"),
+                   str(trace / "traces/workloads/gemm/gemm_n_4096_k_4096.workload.jsonl"))
+    assert original.exit_code == 0, original.output
+    from kistore.store import Store
+
+    Store.init(tmp_path / "other")  # provenance annotations name the files: another store
+    result = run(runner, tmp_path / "other", "import", "--json", "flashinfer-trace", str(flat))
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["ignored"] == []
+    assert (report["runs"], report["records"]) == (json.loads(original.stdout)["runs"],
+                                                   json.loads(original.stdout)["records"])
+    assert report["runs"] > 0
