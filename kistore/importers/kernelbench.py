@@ -128,11 +128,10 @@ def plan(files: list[SourceFile]) -> Plan:
             result.records.extend(_file_records(source, data, known))
         elif named:
             names = ", ".join(n for n, _, _ in KNOWN_FILES.values())
-            e = fail("not a known upstream KernelBench timing file (by its bytes; known: "
-                     f"{names}); the file records no measurement time, so kistore cannot give "
-                     "its runs "
-                     "an observedAt", file=source.name)
-            result.records.append(failed_record(source.name, e, f"file {source.name}"))
+            refused = fail("not a known upstream KernelBench timing file (by its bytes; "
+                           f"known: {names}); the file records no measurement time, so "
+                           "kistore cannot give its runs an observedAt", file=source.name)
+            result.records.append(failed_record(source.name, refused, f"file {source.name}"))
         elif source.explicit:
             unknown.append(fail("not a KernelBench timing file: its bytes are none of the "
                                 "known upstream files (shared/data/kernelbench/SOURCE.md)",

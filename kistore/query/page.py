@@ -102,7 +102,7 @@ class RunPage:
                f"  status          {r.status}"]
         texts = self.value_texts()
         if row.latency_ns is not None:
-            shown = texts.get(row.latency_ns) if row.unit == "ns" else None
+            shown = _text(texts, row.latency_ns) if row.unit == "ns" else None
             out.append(f"measured: {r.statistic} latency {_ns(row.latency_ns, shown)}")
         named = f"{comparison.name} comparison, {_metric(comparison.metric)} {comparison.order}"
         if row.rank is not None:
@@ -127,8 +127,8 @@ class RunPage:
                 f", not part of this ratio")
             out.append(f"  x reference {ref['project'] or ref['name']}: "
                        f"{_fmt(ref['speedup'])}x by latency (the reference's "
-                       f"{_ns(ref['latencyNs'], latency_texts.get(ref['latencyNs']))} / this "
-                       f"run's {_ns(row.latency_ns, latency_texts.get(row.latency_ns))}"
+                       f"{_ns(ref['latencyNs'], _text(latency_texts, ref['latencyNs']))} / this "
+                       f"run's {_ns(row.latency_ns, _text(latency_texts, row.latency_ns))}"
                        f"{ranked_by})")
         proto = d["protocol"]
         checked = _flat(proto.get("correctness")) if proto.get("inStore") else "-"
@@ -314,6 +314,10 @@ def _related_json(field: str, manifest: Manifest | None, spec: dict[str, Any]
         return {"digest": spec.get(field), "name": None, "inStore": False}
     return {"digest": str(manifest.digest), "name": manifest.name, "inStore": True,
             **manifest.spec}
+
+
+def _text(texts: dict[float, str], value: float | None) -> str | None:
+    return None if value is None else texts.get(value)
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
