@@ -9,13 +9,13 @@ as ``sshd`` ignores them in ``authorized_keys``.
 
 Key types (OpenSSH PROTOCOL and PROTOCOL.u2f):
 
-* ``ssh-ed25519``: trusted (the only type kistore signs and verifies with);
-* ``sk-ssh-ed25519@openssh.com`` (an Ed25519 key on a FIDO security key): listed in
-  :data:`SIGNABLE` only when signing supports it; until then skipped, saying so;
+* ``ssh-ed25519``: trusted;
+* ``sk-ssh-ed25519@openssh.com`` (an Ed25519 key on a FIDO security key): trusted too,
+  as attestations signed with it verify (SSHSIG inside DSSE, :mod:`kistore.attest.sshsig`);
 * ``ssh-rsa``, ``ecdsa-sha2-*``, ``ssh-dss``, ``sk-ecdsa-*``: skipped, naming the type.
 
-Parsing of one line is :func:`kistore.attest.signing.load_public_key`'s; this module only
-splits a file into lines and says what it skipped.
+Parsing of one line is :meth:`kistore.attest.sshsig.SshPublicKey.from_text`'s; this module
+only splits a file into lines and says what it skipped.
 """
 
 from __future__ import annotations
@@ -24,20 +24,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import InputError, KistoreError, printable, shorten
-from . import signing
-
-SIGNABLE = frozenset({"ssh-ed25519"})
-"""OpenSSH key types whose signatures kistore verifies: lines of other types are skipped."""
+from .sshsig import SshPublicKey
 
 SECURITY_KEY_ED25519 = "sk-ssh-ed25519@openssh.com"
 """An Ed25519 key held by a FIDO security key (OpenSSH PROTOCOL.u2f)."""
+
+SIGNABLE = frozenset({"ssh-ed25519", SECURITY_KEY_ED25519})
+"""OpenSSH key types whose signatures kistore verifies: lines of other types are skipped."""
 
 _TYPE_NAMES = {
     "ssh-rsa": "an RSA key", "ssh-dss": "a DSA key",
     "ecdsa-sha2-nistp256": "an ECDSA key", "ecdsa-sha2-nistp384": "an ECDSA key",
     "ecdsa-sha2-nistp521": "an ECDSA key",
     "sk-ecdsa-sha2-nistp256@openssh.com": "an ECDSA security key",
-    SECURITY_KEY_ED25519: "an Ed25519 security-key (FIDO) key",
 }
 
 
@@ -46,7 +45,8 @@ class KeyLine:
     """One public key read from a file.
 
     Attributes:
-        key: the Ed25519 public key.
+        key: the public key (:class:`kistore.attest.sshsig.SshPublicKey`: plain Ed25519 or
+            a security key's).
         line: its 1-based line in the file (1 for a PEM key).
         text: the line as written (its OpenSSH form), for messages.
     """
@@ -98,7 +98,7 @@ def read_public_keys(data: bytes, *, file: str) -> tuple[list[KeyLine], list[Ski
     """
     text = data.decode("utf-8", "replace")
     if text.lstrip().startswith("-----BEGIN"):  # one PEM key: the whole file
-        return [KeyLine(signing.load_public_key(data, file=file), 1, text.strip())], []
+        return [KeyLine(SshPublicKey.from_text(data, file=file), 1, text.strip())], []
     keys: list[KeyLine] = []
     skipped: list[Skipped] = []
     seen: dict[str, int] = {}
@@ -111,12 +111,12 @@ def read_public_keys(data: bytes, *, file: str) -> tuple[list[KeyLine], list[Ski
             skipped.append(Skipped(file, number, _unsupported(kind)))
             continue
         try:
-            key = signing.load_public_key(line, file=file)
+            key = SshPublicKey.from_text(line, file=file)
         except KistoreError as e:
             reason = e.message if isinstance(e, InputError) else str(e)
             skipped.append(Skipped(file, number, f"not a valid {kind} key ({reason})"))
             continue
-        keyid = signing.keyid(key)
+        keyid = key.keyid()
         if keyid in seen:
             skipped.append(Skipped(file, number, f"the same key as line {seen[keyid]}"))
             continue
@@ -131,9 +131,6 @@ def read_public_keys(data: bytes, *, file: str) -> tuple[list[KeyLine], list[Ski
 
 def _unsupported(kind: str) -> str:
     """Say why a line of key type ``kind`` is skipped."""
-    if kind == SECURITY_KEY_ED25519:
-        return (f"{_TYPE_NAMES[kind]} ({kind}): kistore cannot yet verify signatures made with "
-                "a security key; trust a plain ssh-ed25519 key of the same person")
     if kind in _TYPE_NAMES:
         return (f"{_TYPE_NAMES[kind]} ({kind}): kistore trusts only Ed25519 keys "
                 "(ssh-ed25519); make one with `ssh-keygen -t ed25519` or `kistore key generate`")

@@ -117,7 +117,9 @@ def load_signing_key(path: str) -> Any:
 @click.option("--type", "type_name", type=click.Choice(TYPES), required=True,
               help="What the attestation says.")
 @click.option("--key", "key_path", required=True, metavar="PATH",
-              help="Private key (PEM or OpenSSH ed25519).")
+              help="Private key file (PEM or OpenSSH ed25519), or a public key KEY.pub whose "
+                   "private half is in ssh-agent or on a FIDO key: then `ssh-keygen -Y sign` "
+                   "makes an SSHSIG signature.")
 @click.option("--outcome", type=click.Choice(["reproduced", "not-reproduced"]),
               help="For reproduction/rerun (default: reproduced).")
 @click.option("--predicate", "predicate_file", type=click.Path(dir_okay=False, exists=True),
@@ -135,6 +137,9 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     Builds an in-toto Statement v1 (subject: the manifest's digest), signs it in a DSSE
     envelope with your key, and stores the bundle (envelope + your public key) as a note
     under refs/notes/kistore, or with --file under store/attestations/ for a pull request.
+    With a public key (e.g. --key ~/.ssh/id_ed25519.pub), ssh-keygen signs (SSHSIG,
+    namespace kernelindex-attestation) with the key ssh-agent (SSH_AUTH_SOCK) or a security
+    key holds.
 
     \b
     Example:
@@ -169,7 +174,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
                                            predicate,
                                            # named so, a field missing says where to give it
                                            file=predicate_file or "--predicate FILE (not given)")
-    bundle = attestation.sign_statement(statement, load_signing_key(key_path))
+    bundle = _sign(statement, key_path)
     location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
     keyid = attestation.bundle_keyid(bundle)
     if as_json:
@@ -178,6 +183,31 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
                    "bundle": bundle.to_json()})
     else:
         click.echo(f"{type_name} by {keyid} about {digest}: {location}")
+
+
+def _sign(statement: dict[str, Any], key_path: str) -> Any:
+    """Sign with a private key file (raw Ed25519), or through ssh-keygen for a public key file.
+
+    Raises:
+        InputError: the key file is unreadable, or signing failed (with what to do).
+    """
+    from functools import partial
+
+    from ..attest import attestation, sshsig
+    from ..core.errors import InputError
+
+    try:
+        head = Path(key_path).read_bytes()[:64]
+    except OSError as e:
+        raise InputError(f"cannot read the key: {e.strerror}", file=key_path) from None
+    if head.split(b" ", 1)[0].decode("ascii", "replace") not in sshsig.KEY_TYPES:
+        return attestation.sign_statement(statement, load_signing_key(key_path))
+    key = sshsig.SshPublicKey.from_text(Path(key_path).read_bytes(), file=key_path)
+    if key.type == sshsig.SK_ED25519:
+        click.echo(f"signing with ssh-keygen -Y sign and the security key of {key.keyid()}: "
+                   "touch it if it blinks", err=True)
+    return attestation.sign_statement_sshsig(
+        statement, key, partial(sshsig.sign_with_ssh_keygen, key_path))
 
 
 @click.command()
@@ -391,7 +421,6 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
       curl -s https://github.com/USER.keys | kistore trust add - --role rerun
       git add store/trust && git commit -m "trust: CI rerun key"
     """
-    from ..attest import signing
     from ..attest.trust import add_key, format_time, parse_time
     from ..core.errors import InputError, MultipleErrors, StoreStateError, printable
 
@@ -408,8 +437,8 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
             file=s.file, line=s.line) for s in skipped])
     window = {"valid_from": parse_time(valid_from) if valid_from else None,
               "valid_until": parse_time(valid_until) if valid_until else None}
-    entries = [add_key(store.root, signing.public_key_line(k.key), list(roles), **window,
-                       comment=comment) for k in keys]
+    entries = [add_key(store.root, k.key.line(), list(roles), **window, comment=comment)
+               for k in keys]
     for s in skipped:
         click.echo(f"warning: {s.format()}", err=True)
     if as_json:
@@ -478,6 +507,41 @@ def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
         window = " ".join(f"{f}={entry[f]}" for f in ("validFrom", "validUntil", "revokedAt")
                           if f in entry)
         click.echo(f"{k} {','.join(entry['roles'])}" + (f" {window}" if window else ""))
+
+
+@trust.command("export")
+@click.option("--allowed-signers", "allowed_signers", required=True, metavar="FILE",
+              type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write an OpenSSH allowed_signers file here (- for standard output).")
+@click.option("--at", "at", metavar="REV", help="Export trust as of this commit.")
+@pass_ctx
+def trust_export(ctx: StoreContext, allowed_signers: str, at: str | None) -> None:
+    """Write the trusted keys as an OpenSSH allowed_signers file (for ssh-keygen -Y verify).
+
+    One line per key: principals (its keyid and its roles), the namespace
+    kernelindex-attestation, valid-after/valid-before from validFrom, validUntil and
+    revokedAt (docs/attestations.md).
+
+    \b
+    Example:
+      kistore trust export --allowed-signers allowed_signers
+      ssh-keygen -Y verify -f allowed_signers -I rerun -n kernelindex-attestation \\
+          -s attestation.sig < attestation.pae
+    """
+    from ..attest import allowed_signers as export
+    from ..attest.trust import load_trust
+    from ..core.errors import InputError
+
+    trust = load_trust(ctx.store().view(at))
+    text = export.to_text(trust)
+    if allowed_signers == "-":
+        click.echo(text, nl=False)
+        return
+    try:
+        Path(allowed_signers).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror}", file=allowed_signers) from None
+    click.echo(f"wrote {len(trust.keys)} key(s) to {allowed_signers}", err=True)
 
 
 COMMANDS: list[click.Command] = [key, attest, attestations, notes, trust]

@@ -299,16 +299,17 @@ def test_trust_add_of_github_keys_trusts_every_ed25519_line_and_names_each_skipp
     # first gave `error: -: not an Ed25519 public key`.
     path = github_keys_file(tmp_path)
     five, six = (signing.keyid(fixed_key(n).public_key()) for n in (5, 6))
+    from kistore.attest.sshsig import SshPublicKey
+
+    fido = SshPublicKey.from_text(path.read_text().splitlines()[3]).keyid()  # verifiable now
     added = run(runner, store_path, "trust", "add", str(path), "--role", "rerun")
     assert added.exit_code == 0, added.output
     assert added.stdout == (f"trusted {five} for rerun ({path}:2)\n"
-                            f"trusted {six} for rerun ({path}:3)\n")
+                            f"trusted {six} for rerun ({path}:3)\n"
+                            f"trusted {fido} for rerun ({path}:4)\n")
     assert added.stderr.splitlines() == [
         f"warning: {path}:1: skipped: an RSA key (ssh-rsa): kistore trusts only Ed25519 keys "
         "(ssh-ed25519); make one with `ssh-keygen -t ed25519` or `kistore key generate`",
-        f"warning: {path}:4: skipped: an Ed25519 security-key (FIDO) key "
-        "(sk-ssh-ed25519@openssh.com): kistore cannot yet verify signatures made with a "
-        "security key; trust a plain ssh-ed25519 key of the same person",
         f"warning: {path}:5: skipped: an ECDSA key (ecdsa-sha2-nistp256): kistore trusts only "
         "Ed25519 keys (ssh-ed25519); make one with `ssh-keygen -t ed25519` or `kistore key "
         "generate`",
@@ -316,15 +317,16 @@ def test_trust_add_of_github_keys_trusts_every_ed25519_line_and_names_each_skipp
         "expected 'ssh-ed25519 AAAA... comment'",
         f"warning: {path}:9: skipped: the same key as line 2"]
     listed = json.loads(run(runner, store_path, "trust", "list", "--json").output)
-    assert sorted(k["keyid"] for k in listed) == sorted([five, six])
+    assert sorted(k["keyid"] for k in listed) == sorted([five, six, fido])
     again = run(runner, store_path, "trust", "add", "-", "--role", "maintainer", "--json",
                 input=path.read_text())  # `curl .../USER.keys | kistore trust add - ...`
     assert again.exit_code == 0, again.output
     data = json.loads(again.stdout)
     assert [(k["keyid"], k["roles"]) for k in data["trusted"]] == [
-        (five, ["maintainer", "rerun"]), (six, ["maintainer", "rerun"])]
+        (five, ["maintainer", "rerun"]), (six, ["maintainer", "rerun"]),
+        (fido, ["maintainer", "rerun"])]
     assert [(s["file"], s["line"]) for s in data["skipped"]] == [
-        ("-", 1), ("-", 4), ("-", 5), ("-", 8), ("-", 9)]
+        ("-", 1), ("-", 5), ("-", 8), ("-", 9)]
 
 
 def test_notes_push_and_fetch_between_clones(runner, record_store, store_path, key_file,
