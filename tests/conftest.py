@@ -13,7 +13,10 @@ from click.testing import CliRunner
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "tests" / "vectors"
 SHARED = Path(os.environ.get("KISTORE_SHARED", ROOT.parent / "shared"))
-BUNDLE = SHARED / "examples" / "sol-execbench-submission-20464.bundle.json"
+"""The shared folder beside the clone (its data/ and examples/); absent on a GitHub runner."""
+EXAMPLES = ROOT / "examples"
+BUNDLE = EXAMPLES / "sol-execbench-submission-20464.bundle.json"
+"""The published record, kept in the repository (a copy of shared/examples' file)."""
 PUBLISHED = json.loads((VECTORS / "published-digests.json").read_text())["digests"]
 
 # Real `git` in tests needs an identity; never depend on the machine's global config.
@@ -85,6 +88,13 @@ def snapshot(path: Path) -> dict[str, bytes]:
 DATA = SHARED / "data"
 """The real public data (shared/data/{sol-execbench,flashinfer-trace,kernelbench})."""
 
+NO_DATA = (f"needs the real data of shared/data ({DATA} is absent: a clone alone, e.g. on a "
+           "GitHub runner, has only the repository; set KISTORE_SHARED to the shared folder)")
+"""Why a test that imports the real data is skipped where the data is absent."""
+
+requires_data = pytest.mark.skipif(not DATA.is_dir(), reason=NO_DATA)
+"""Mark of a test that reads shared/data: skipped, saying why, where it is absent."""
+
 IMPORTED_RUNS = {"sol-execbench": 63 + 17, "flashinfer-trace": 172, "kernelbench": 750}
 """Runs each source imports from shared/data (stated in README, 'Importing real data').
 
@@ -94,6 +104,8 @@ SOL-ExecBench: 63 leaderboard rows + 17 local evaluator trace lines (runs/)."""
 @pytest.fixture(scope="session")
 def imported_store(tmp_path_factory):
     """A fresh store with all three sources of shared/data imported and committed (read-only)."""
+    if not DATA.is_dir():
+        pytest.skip(NO_DATA)
     from kistore.importers import import_files
     from kistore.store import Store
 

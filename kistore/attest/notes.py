@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
-from ..core.errors import InputError, StoreStateError
+from ..core.errors import InputError, StoreStateError, shorten
 from ..core.layout import NOTES_REF
 from ..git.commit import commit_signature
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
@@ -517,8 +517,10 @@ def fetch(store: Store, remote: str) -> int:
         The number of note lines gained (0 when the remote has no kistore notes).
 
     Raises:
+        InputError: ``remote`` starts with ``-`` (git would read it as an option).
         StoreStateError: git failed (unknown remote, network), or the ref kept moving.
     """
+    _refuse_option(remote)
     repo = store.repo
     tracking = remote_ref(remote if _is_name(remote) else "url")
     result = _git(repo, "fetch", "--quiet", remote, f"+{NOTES_REF}:{tracking}", check=False)
@@ -589,10 +591,18 @@ def _is_name(remote: str) -> bool:
     return remote.replace("-", "").replace("_", "").replace(".", "").isalnum()
 
 
+def _refuse_option(remote: str) -> None:
+    """Refuse a remote that git would take for an option (``--upload-pack=CMD`` runs CMD)."""
+    if remote.startswith("-"):
+        raise InputError(f"{shorten(repr(remote))} is not a remote: a remote name or URL does "
+                         "not start with '-'")
+
+
 def _git(repo: pygit2.Repository, *args: str, check: bool = True
          ) -> subprocess.CompletedProcess[str]:
+    # git echoes a remote name that is not UTF-8 back: shown escaped, never a decode error
     result = subprocess.run(["git", "--git-dir", repo.path, *args], capture_output=True,
-                            text=True)
+                            text=True, errors="backslashreplace")
     if check and result.returncode != 0:
         raise StoreStateError(f"git {' '.join(args)} failed: {result.stderr.strip()}")
     return result

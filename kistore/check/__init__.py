@@ -3,7 +3,9 @@
 :mod:`.rules` (pure checks of bytes and paths, KI1xx-KI2xx), :mod:`.audit` (``kistore
 verify`` over a work tree or commit), :mod:`.history` (objects are append-only, KI401-KI403),
 :mod:`.policy` (the reviewed ranking policy file), :mod:`.gate` (``kistore check
-BASE..HEAD`` and pre-receive, KI4xx). See docs/design.md §4.
+BASE..HEAD`` and pre-receive, KI4xx), :mod:`.reach` (what a remote holds, for pre-push),
+:mod:`.unpushed` (``check --unpushed``: every local ref a push could send). See
+docs/design.md §4.
 """
 
 from typing import TYPE_CHECKING
@@ -16,8 +18,10 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
     from .gate import check_range as check_range
     from .gate import check_updates as check_updates
     from .gate import parse_range as parse_range
+    from .unpushed import check_unpushed as check_unpushed
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "audit": ["snapshot", "verify"],
     "gate": ["check_range", "check_updates", "parse_range"],
+    "unpushed": ["check_unpushed"],
 })

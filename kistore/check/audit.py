@@ -26,8 +26,10 @@ from ..attest.evidence import check_attestations
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.digest import Digest
+from ..core.errors import VerificationError
 from ..core.findings import Finding
 from ..core.gitattributes import check_gitattributes
+from ..core.limits import DEFAULT
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import start_worker
@@ -36,6 +38,7 @@ from .history import check_history
 from .policy import check_policy
 from .rules import (
     FILE_MODES,
+    FILE_TOO_LARGE,
     Entry,
     check_case_collisions,
     check_clean_pair,
@@ -82,14 +85,38 @@ def admit_quarantine(repo: pygit2.Repository) -> None:
             admitted.add(os.path.abspath(path))
 
 
+class FileTooLarge(VerificationError):
+    """A stored file holds more than the limit: it was not read past the limit + 1 bytes.
+
+    Args:
+        path: the repository path.
+        limit: the limit in bytes (``[limits] manifest-bytes``).
+        size: the file's size when known (a git blob's), else None.
+    """
+
+    def __init__(self, path: str, limit: int, size: int | None = None) -> None:
+        self.limit = limit
+        self.size = size
+        held = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
+        super().__init__(f"the file holds {held}, more than the limit of {limit:,} "
+                         "(manifest-bytes); nothing past the limit was read", file=path)
+
+
 class Snapshot:
     """The files of one tree under ``store/`` (and ``.gitattributes``), with their modes."""
 
     modes: dict[str, int]
     """Repository path -> git file mode, for every file under ``store/``."""
 
+    limit: int = DEFAULT.manifest_bytes
+    """Most bytes :meth:`read` returns; a larger file raises :class:`FileTooLarge`."""
+
     def read(self, path: str) -> bytes | None:
-        """Return a file's bytes, or None when there is no such regular file."""
+        """Return a file's bytes, or None when there is no such regular file.
+
+        Raises:
+            FileTooLarge: the file holds more than :attr:`limit` bytes (never read past it).
+        """
         raise NotImplementedError
 
     def reopen(self) -> None:
@@ -102,11 +129,14 @@ class TreeSnapshot(Snapshot):
     Args:
         repo: a ``pygit2.Repository`` (bare or not).
         tree: the commit's root ``pygit2.Tree``.
+        limit: most bytes of a file :meth:`read` returns (``[limits] manifest-bytes``).
     """
 
-    def __init__(self, repo: pygit2.Repository, tree: pygit2.Tree) -> None:
+    def __init__(self, repo: pygit2.Repository, tree: pygit2.Tree,
+                 limit: int = DEFAULT.manifest_bytes) -> None:
         self.repo = repo
         self.tree = tree
+        self.limit = limit
         self.ids: dict[str, Any] = {}
         self.modes = {}
         try:
@@ -140,6 +170,9 @@ class TreeSnapshot(Snapshot):
             oid = entry.id if entry.type_str == "blob" else None
         if oid is None or self.modes.get(path, 0o100644) not in (0o100644, 0o100755):
             return None
+        size = self.repo.odb.read_header(oid)[1]  # ~5 us: a 200 MB blob is never inflated
+        if size > self.limit:
+            raise FileTooLarge(path, self.limit, size)
         kind, data = self.repo.odb.read(oid)  # no Blob object: ~2.5 us less a file
         return data if kind == _GIT_BLOB else self.repo[oid].read_raw()
 
@@ -196,11 +229,16 @@ class WorkTreeSnapshot(Snapshot):
         except (FileNotFoundError, NotADirectoryError):
             return None
         try:
-            data = os.read(fd, _READ_SIZE)
-            if len(data) == _READ_SIZE:  # a big file: read the rest
-                parts = [data]
-                while part := os.read(fd, _READ_SIZE):
+            first = min(_READ_SIZE, self.limit + 1)
+            data = os.read(fd, first)
+            if len(data) == first:  # a big file: read the rest, up to the limit + 1
+                parts, total = [data], len(data)
+                while total <= self.limit and (part := os.read(fd, min(
+                        _BIG_READ_SIZE, self.limit + 1 - total))):
                     parts.append(part)
+                    total += len(part)
+                if total > self.limit:
+                    raise FileTooLarge(path, self.limit)
                 data = b"".join(parts)
             return data
         except IsADirectoryError:
@@ -210,6 +248,7 @@ class WorkTreeSnapshot(Snapshot):
 
 
 _READ_SIZE = 1 << 14
+_BIG_READ_SIZE = 1 << 20
 
 
 def snapshot(store: Store, at: str | None = None) -> Snapshot:
@@ -220,9 +259,26 @@ def snapshot(store: Store, at: str | None = None) -> Snapshot:
     Raises:
         InputError: when ``at`` names no commit.
     """
+    snap: Snapshot
     if at is None and store.root is not None:
-        return WorkTreeSnapshot(store.root)
-    return TreeSnapshot(store.repo, store.commit(at or "HEAD").tree)
+        snap = WorkTreeSnapshot(store.root)
+    else:
+        snap = TreeSnapshot(store.repo, store.commit(at or "HEAD").tree)
+    snap.limit = checking_limit(store)
+    return snap
+
+
+def checking_limit(store: Any) -> int:
+    """Return the most bytes a stored file may hold: ``[limits] manifest-bytes`` (KI106).
+
+    The checking repository's limit (its work tree's kistore.toml, or ``HEAD``'s in a bare
+    repository), never the checked commit's: a pull request cannot raise the limit it is
+    checked against.
+
+    Raises:
+        InputError: the store's kistore.toml sets invalid limits.
+    """
+    return int(store.limits().manifest_bytes)
 
 
 PARALLEL_MIN = 4000
@@ -434,7 +490,15 @@ def check_unit(snap: Snapshot, unit: Unit) -> tuple[list[Finding], Entry]:
     for i, (path, check, checker) in enumerate((
             (object_path, check_object, check_object_bytes),
             (metadata_path, check_metadata, check_metadata_bytes))):
-        data = None if path is None else snap.read(path)
+        try:
+            data = None if path is None else snap.read(path)
+        except FileTooLarge as e:  # not read; reported when its bytes are to be checked
+            if check:
+                findings.append(Finding(FILE_TOO_LARGE, e.message, file=path,
+                                        expected=f"at most {e.limit:,} bytes",
+                                        found=f"{e.size:,} bytes" if e.size is not None else
+                                        f"more than {e.limit:,} bytes"))
+            continue
         if path is None or data is None:  # absent, or a symlink or submodule (a path finding)
             continue
         if check:
@@ -504,8 +568,11 @@ def _check_unit_compact(snap: Snapshot, unit: Unit) -> _Compact:
     """:func:`check_unit` as a :data:`_Compact`, by :func:`check_clean_pair` when it can."""
     hex_, object_path, metadata_path, check_object, check_metadata = unit
     if check_object and check_metadata:  # both paths exist and are to be checked
-        object_data = snap.read(object_path)  # type: ignore[arg-type]
-        metadata_data = snap.read(metadata_path)  # type: ignore[arg-type]
+        try:
+            object_data = snap.read(object_path)  # type: ignore[arg-type]
+            metadata_data = snap.read(metadata_path)  # type: ignore[arg-type]
+        except FileTooLarge:  # check_unit reports it
+            object_data = metadata_data = None
         if object_data is not None and metadata_data is not None:
             clean = check_clean_pair(hex_, object_data, metadata_data)
             if clean is not None:

@@ -33,9 +33,16 @@ from ..core.findings import ERROR, INFO, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git import treediff
 from ..store.admission import metadata_difference
-from .audit import GITATTRIBUTES, TreeSnapshot, admit_quarantine, check_contents
+from .audit import (
+    GITATTRIBUTES,
+    TreeSnapshot,
+    admit_quarantine,
+    check_contents,
+    checking_limit,
+)
 from .history import ancestry, check_history, history_findings, objects_tree
 from .policy import check_policy
+from .reach import first_unsent
 from .rules import sort_key
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -109,7 +116,8 @@ def check_range(store: Store, spec: str) -> list[Finding]:
     commits = list(ancestry(repo, head, hide=base))
     findings = history_findings(repo, commits)
     changed, metadata_edits = _changed_paths(repo, base.tree, head.tree)
-    findings += check_contents(TreeSnapshot(repo, head.tree), focus=changed)
+    findings += check_contents(TreeSnapshot(repo, head.tree, checking_limit(store)),
+                               focus=changed)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
@@ -335,7 +343,8 @@ def protected_refs(store: Store) -> set[str]:
 
 
 def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
-                  protected: set[str] | None = None) -> list[Finding]:
+                  protected: set[str] | None = None,
+                  held: list[str] | None = None) -> list[Finding]:
     """Apply the gate to the ref updates of one push (``pre-receive``/``pre-push``).
 
     Args:
@@ -344,6 +353,12 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             an all-zero id means the ref is created (old) or deleted (new).
         protected: refs that only fast-forward and are never deleted (default
             :func:`protected_refs`).
+        held: for ``pre-push``, run in the pushing clone: the commits the remote holds (its
+            remote-tracking refs, :func:`kistore.check.reach.remote_tips`). Each pushed ref
+            is then checked from the parent of its oldest commit neither ``held`` nor its
+            old tip reaches (whole, when that is a root commit). None (``pre-receive``):
+            local branches are the receiver's, and a new ref is checked from where it left
+            its old tip or a protected branch.
 
     Returns:
         KI407 for a non-fast-forward update or deletion of a protected ref. For
@@ -396,9 +411,17 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             except InputError:
                 old = ZERO
             fast_forward = old == new or repo.descendant_of(new, old)
-        base = old if old != ZERO and fast_forward else _merge_base(store, new, old, protected)
+        if held is not None:  # pre-push: local branches are not what the remote has
+            first = first_unsent(repo, new, held + ([old] if old != ZERO else []))
+            if first is None:
+                continue
+            base = str(first.parent_ids[0]) if first.parent_ids else None
+        elif old != ZERO and fast_forward:
+            base = old
+        else:
+            base = _merge_base(store, new, old, protected)
         if base is None:
-            findings += _whole_history(store, new)
+            findings += whole_history(store, new)
         else:
             findings += check_range(store, f"{base}..{new}")
     return findings
@@ -497,8 +520,12 @@ def _merge_base(store: Store, new: str, old: str, protected: set[str]) -> str | 
     return None
 
 
-def _whole_history(store: Store, rev: str) -> list[Finding]:
-    """Every contents and history finding of a commit with no base (a first push)."""
+def whole_history(store: Store, rev: str) -> list[Finding]:
+    """Return every contents and history finding of commit ``rev``: the gate with no base.
+
+    What a first push to an empty remote, or a branch starting at a root commit, is checked
+    with: everything ``rev``'s tree holds and all of its history.
+    """
     head = store.commit(rev)
-    findings = check_contents(TreeSnapshot(store.repo, head.tree))
+    findings = check_contents(TreeSnapshot(store.repo, head.tree, checking_limit(store)))
     return findings + check_history(store, rev)

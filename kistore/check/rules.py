@@ -46,6 +46,10 @@ CRLF_LINE_ENDS = rule(
     "KI105", "crlf-line-ends", ERROR,
     "a line-ending conversion rewrote stored bytes: keep `store/** -text -eol ...` in "
     ".gitattributes, unset core.autocrlf, and restore the file from git")
+FILE_TOO_LARGE = rule(
+    "KI106", "file-too-large", ERROR,
+    "no manifest's object or metadata file may pass [limits] manifest-bytes of kistore.toml "
+    "(1 MiB by default): remove the file, or raise the limit if its size is meant")
 PATH_OUTSIDE_LAYOUT = rule(
     "KI110", "path-outside-layout", ERROR,
     "move or remove the file: under store/ only objects/sha256/XX/REST.json, "

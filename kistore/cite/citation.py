@@ -68,7 +68,8 @@ _SCP_LIKE = re.compile(r"^(?:[^@/:]+@)?(?P<host>[^@/:]+):(?P<path>[^/].*)$")
 before it)."""
 
 __all__ = ["FORMATS", "Citation", "Remote", "cite", "first_commit", "origin_url", "parse_remote",
-           "permalink", "read_cite_settings", "render", "short_citation"]
+           "permalink", "read_cite_settings", "remote_branches_holding", "render",
+           "short_citation"]
 
 _EXAMPLE_TEMPLATE = 'permalink = "https://HOST/OWNER/REPO/blob/{commit}/{path}"'
 
@@ -324,6 +325,36 @@ def read_cite_settings(store: Store, at: str | None = None) -> dict[str, str]:
                              file=layout.SETTINGS_FILE)
         result[key] = value.strip()
     return result
+
+
+def remote_branches_holding(store: Store, commit: str) -> list[str]:
+    """Return the remote-tracking branches (``origin/main`` ...) whose history holds ``commit``.
+
+    A citation's permalink names a commit; on no remote-tracking branch, it has (as far as
+    this clone knows) never been pushed, and the permalink leads nowhere until it is.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        commit: a commit id (40 hex).
+
+    Returns:
+        The short names (``REMOTE/BRANCH``) of ``refs/remotes/*`` holding it, sorted; empty
+        when none does (a clone with no remote, or a commit not pushed yet).
+    """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
+    import pygit2
+
+    repo, found = store.repo, []
+    for name in sorted(repo.references):
+        if not name.startswith("refs/remotes/") or name.endswith("/HEAD"):
+            continue
+        try:
+            tip = str(repo.references[name].peel(pygit2.Commit).id)
+        except (pygit2.GitError, ValueError, KeyError):
+            continue
+        if tip == commit or repo.descendant_of(tip, commit):
+            found.append(name.removeprefix("refs/remotes/"))
+    return found
 
 
 def origin_url(store: Store, name: str = "origin") -> str | None:

@@ -21,7 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..core.errors import KistoreError
+from ..core.errors import KistoreError, shorten
+
+INTERNAL_ERROR = "internal error: this is a bug in kistore, not a problem with your input"
+"""How an exception kistore did not expect is said (exit 1; ``--debug`` shows the traceback)."""
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -50,6 +53,21 @@ class StoreContext:
 
             self._store = Store(self.path)
         return self._store
+
+    def limits(self) -> Any:
+        """Return the size limits of the store, or the defaults outside any store.
+
+        Raises:
+            InputError: the store's kistore.toml sets invalid limits.
+        """
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..core.errors import StoreStateError
+        from ..core.limits import DEFAULT
+
+        try:
+            return self.store().limits()
+        except StoreStateError:  # `kistore digest` outside a store
+            return DEFAULT
 
 
 #: Every subcommand: name -> (module under ``kistore.cli``, attribute, summary). The module is
@@ -157,7 +175,7 @@ class KistoreGroup(click.Group):
                 raise
             for problem in e.problems:
                 click.echo(f"error: {problem.format()}", err=True)
-            ctx.exit(1)
+            ctx.exit(max(p.exit_code for p in (e, *e.problems)))
         except KeyboardInterrupt:  # not one an add reports: nothing of this command's lasts
             if ctx.params.get("debug"):
                 raise
@@ -171,6 +189,16 @@ class KistoreGroup(click.Group):
                 raise
             where = f"{e.filename}: " if e.filename else ""
             click.echo(f"error: {where}{e.strerror or e}; nothing was left half-written",
+                       err=True)
+            ctx.exit(1)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+            raise  # usage errors (exit 2), exits and aborts: click says them
+        except Exception as e:  # a bug: one line that says so, never a traceback (--debug)
+            if ctx.params.get("debug"):
+                raise
+            click.echo(f"error: {INTERNAL_ERROR} ({type(e).__name__}: "
+                       f"{shorten(str(e), 200)}); please report it with the command and "
+                       "what `kistore --debug ...` prints",
                        err=True)
             ctx.exit(1)
 
@@ -187,11 +215,29 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
     \b
     Example:
       kistore init my-index && cd my-index
-      kistore add --commit ../shared/examples/*.bundle.json --allow-dangling
+      kistore add --commit ../examples/*.bundle.json --allow-dangling
       kistore show BenchmarkRun/sol-submission-20464
     """
     signal.signal(signal.SIGTERM, _terminated)
+    _escape_unencodable_output()
     ctx.obj = StoreContext(store_path)
+
+
+def _escape_unencodable_output() -> None:
+    """Write what the terminal's encoding cannot hold as escapes, never raise on it.
+
+    A file name that is not UTF-8 reaches Python as surrogate escapes; echoing one (``init``
+    of such a path, a finding about it) raised UnicodeEncodeError wherever stdout's error
+    handler is strict. Messages escape such names themselves (:func:`kistore.core.errors.
+    printable`); this is the net under everything else that is echoed.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # pragma: no cover - a stream that cannot change
+                pass
 
 
 def _terminated(signum: int, frame: Any) -> None:
@@ -430,8 +476,17 @@ def undone_add(noun: str, *, commit: bool) -> str:
 
 
 def emit_json(value: Any) -> None:
-    """Print ``value`` as indented JSON on stdout (UTF-8, keys in stable order)."""
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+    """Print ``value`` as indented JSON on stdout (UTF-8, keys in stable order).
+
+    A string that is not Unicode text (a file name that is not UTF-8, held as surrogate
+    escapes) makes the whole document ASCII with ``\\u`` escapes, which any JSON reader takes.
+    """
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a file name that is not UTF-8: escaped, as JSON allows
+        text = json.dumps(value, indent=2, ensure_ascii=True)
+    click.echo(text)
 
 
 if __name__ == "__main__":  # pragma: no cover

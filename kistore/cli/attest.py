@@ -7,6 +7,7 @@ Thin: each parses options, calls :mod:`kistore.signing`, :mod:`kistore.attestati
 from __future__ import annotations
 
 import os
+import sys
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -220,8 +221,9 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
     """List every attestation about REF, whether it verifies, and where it came from.
 
     Prints the evidence level (source-native or verified), whether the run is withdrawn,
-    the community count, then one line per attestation: TYPE KEYID valid|invalid EFFECT
+    the community count, then one line per attestation: TYPE KEYID valid|INVALID EFFECT
     SOURCE REASON. Notes come from refs/notes/kistore, files from store/attestations/.
+    Exits 1 when any listed attestation is invalid (as verify fails on one), else 0.
 
     \b
     Example:
@@ -239,14 +241,21 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
         emit_json({"subject": str(digest), "evidenceLevel": evidence.level,
                    "withdrawn": evidence.withdrawn, "community": evidence.community,
                    "attestations": evidence.attestations})
-        return
-    click.echo(f"subject:   {digest}")
-    click.echo(f"evidence:  {evidence.level}" + (" (withdrawn)" if evidence.withdrawn else ""))
-    click.echo(f"community: {evidence.community}")
-    for a in evidence.attestations:
-        valid = "valid" if a["valid"] else "INVALID"
-        click.echo(f"{a['type'] or '?'} {a['keyid'] or '?'} {valid} {a['effect']} {a['source']}"
-                   + (f": {a['reason']}" if a["reason"] else ""))
+    else:
+        click.echo(f"subject:   {digest}")
+        click.echo(f"evidence:  {evidence.level}"
+                   + (" (withdrawn)" if evidence.withdrawn else ""))
+        click.echo(f"community: {evidence.community}")
+        for a in evidence.attestations:
+            valid = "valid" if a["valid"] else "INVALID"
+            click.echo(f"{a['type'] or '?'} {a['keyid'] or '?'} {valid} {a['effect']} "
+                       f"{a['source']}" + (f": {a['reason']}" if a["reason"] else ""))
+    invalid = sum(1 for a in evidence.attestations if not a["valid"])
+    if invalid:  # listed, never counted; but a script must not read them as fine
+        click.echo(f"error: {invalid} of {len(evidence.attestations)} attestation(s) about "
+                   f"{digest} do not verify (INVALID above, with the reason); they count for "
+                   "nothing", err=True)
+        raise click.exceptions.Exit(1)
 
 
 # -- notes -----------------------------------------------------------------------------
@@ -345,30 +354,52 @@ def trust() -> None:
     """
 
 
-def _read_key_text(key_arg: str) -> str:
-    """KEY as given: an OpenSSH public-key line, or a public or private key file.
+_KEY_FILE_BYTES = 1 << 20
+"""Most bytes read from a key file (GitHub's USER.keys for 100 keys is ~10 KB)."""
+
+
+def _read_key_lines(key_arg: str) -> tuple[list[Any], list[Any]]:
+    """KEY as given, read into its keys: an OpenSSH line, a key file (one or many keys), ``-``.
+
+    A private key file stands for its public key. A file of several lines (what
+    ``https://github.com/USER.keys`` serves) gives every Ed25519 key in it
+    (:func:`kistore.attest.keyfile.read_public_keys`).
+
+    Returns:
+        ``(keys, skipped)``: :class:`~kistore.attest.keyfile.KeyLine` and
+        :class:`~kistore.attest.keyfile.Skipped` values.
 
     Raises:
-        InputError: KEY is neither an existing file nor an OpenSSH line (it was read as a
-            key line and refused as "-: not an Ed25519 public key").
+        InputError: KEY is neither an existing file, ``-`` nor an OpenSSH line (it was read
+            as a key line and refused as "-: not an Ed25519 public key"); a file past 1 MiB;
+            no line of it names a key.
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest import signing
+    from ..attest import keyfile, signing
     from ..core.errors import InputError
+    from ..core.limits import read_up_to
 
+    if key_arg.startswith(("ssh-", "sk-", "ecdsa-")):
+        return keyfile.read_public_keys(key_arg.encode("utf-8", "replace"), file="KEY")
     path = Path(key_arg)
-    inline = key_arg.startswith(("ssh-", "sk-ssh-"))
-    if not inline and not path.is_file():
+    if key_arg != "-" and not path.is_file():
         raise InputError(f"{key_arg}: no such key file, and not an OpenSSH public-key line "
                          "('ssh-ed25519 AAAA...'); give the .pub file `kistore key generate "
-                         "PATH` wrote, or the line it printed")
-    if not inline:
-        data = path.read_bytes()
-        if b"PRIVATE KEY" in data:
-            private = load_signing_key(key_arg)
-            return signing.public_key_line(private.public_key())
-        return data.decode("ascii", "replace")
-    return key_arg
+                         "PATH` wrote, the line it printed, or - to read key lines from "
+                         "standard input")
+    if key_arg == "-":
+        data = read_up_to(sys.stdin.buffer, _KEY_FILE_BYTES + 1)
+    else:
+        with open(key_arg, "rb") as f:
+            data = read_up_to(f, _KEY_FILE_BYTES + 1)
+    if len(data) > _KEY_FILE_BYTES:
+        raise InputError(f"more than {_KEY_FILE_BYTES:,} bytes: not a key file (one holds a "
+                         "few lines); nothing past that was read", file=key_arg)
+    if b"PRIVATE KEY" in data and key_arg != "-":
+        private = load_signing_key(key_arg)
+        line = signing.public_key_line(private.public_key())
+        return keyfile.read_public_keys(line.encode("ascii"), file=key_arg)
+    return keyfile.read_public_keys(data, file=key_arg)
 
 
 @trust.command("add")
@@ -380,40 +411,58 @@ def _read_key_text(key_arg: str) -> str:
 @click.option("--valid-until", metavar="DATE",
               help="RFC 3339 date-time, or a date (its 00:00 UTC); a time without offset is UTC.")
 @click.option("--comment", help="Who holds the key.")
-@click.option("--json", "as_json", is_flag=True, help="Print the key entry as JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the keys trusted and the lines skipped as JSON.")
 @pass_ctx
 def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_from: str | None,
               valid_until: str | None, comment: str | None, as_json: bool) -> None:
-    """Trust KEY (public/private key file or OpenSSH line) for roles, in the work tree.
+    """Trust KEY (key file, OpenSSH line, or - for stdin) for roles, in the work tree.
+
+    A file of several key lines, as https://github.com/USER.keys serves them, trusts every
+    Ed25519 key in it; each other line (an RSA key, a security key, garbage) is named with
+    its line and why it was skipped. Exits 1 when no line holds an Ed25519 key.
 
     \b
     Example:
       kistore trust add ~/.kistore/k.pub --role rerun --valid-from 2026-01-01
+      curl -s https://github.com/USER.keys | kistore trust add - --role rerun
       git add store/trust && git commit -m "trust: CI rerun key"
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest.trust import add_key, parse_time
-    from ..core.errors import StoreStateError
+    from ..attest.trust import add_key, format_time, parse_time
+    from ..core.errors import InputError, MultipleErrors, StoreStateError, printable
 
     store = ctx.store()
     if store.root is None:
         raise StoreStateError("this repository has no work tree")
-    entry = add_key(store.root, _read_key_text(key_arg), list(roles),
-                    valid_from=parse_time(valid_from) if valid_from else None,
-                    valid_until=parse_time(valid_until) if valid_until else None,
-                    comment=comment)
+    if comment is not None and not _is_utf8(comment):  # bytes that are not UTF-8
+        raise InputError(f"--comment {printable(comment)!r} is not UTF-8 text: write it in "
+                         "UTF-8")
+    keys, skipped = _read_key_lines(key_arg)
+    if not keys:
+        raise MultipleErrors([InputError(
+            f"no Ed25519 key to trust: every key line was skipped ({s.reason})",
+            file=s.file, line=s.line) for s in skipped])
+    window = {"valid_from": parse_time(valid_from) if valid_from else None,
+              "valid_until": parse_time(valid_until) if valid_until else None}
+    entries = [add_key(store.root, k.key.line(), list(roles), **window, comment=comment)
+               for k in keys]
+    for s in skipped:
+        click.echo(f"warning: {s.format()}", err=True)
     if as_json:
-        emit_json(entry.to_json())
-    elif entry.revoked_at is not None:  # a role added to a revoked key: it still counts for none
-        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-        from ..attest.trust import format_time
-
-        click.echo(f"{entry.keyid} now lists {', '.join(entry.roles)}, but it was revoked at "
-                   f"{format_time(entry.revoked_at)}: nothing it signs from then on counts. "
-                   "Trust the holder's new key instead (revocations are never lifted)",
-                   err=True)
-    else:
-        click.echo(f"trusted {entry.keyid} for {', '.join(entry.roles)}")
+        emit_json({"trusted": [e.to_json() for e in entries],
+                   "skipped": [s.to_json() for s in skipped]})
+        return
+    where = len(keys) > 1 or skipped
+    for k, entry in zip(keys, entries, strict=True):
+        line = f" ({printable(key_arg)}:{k.line})" if where else ""
+        if entry.revoked_at is not None:  # a role added to a revoked key: counts for none
+            click.echo(f"{entry.keyid}{line} now lists {', '.join(entry.roles)}, but it was "
+                       f"revoked at {format_time(entry.revoked_at)}: nothing it signs from then "
+                       "on counts. Trust the holder's new key instead (revocations are never "
+                       "lifted)", err=True)
+        else:
+            click.echo(f"trusted {entry.keyid} for {', '.join(entry.roles)}{line}")
 
 
 @trust.command("revoke")
@@ -507,3 +556,12 @@ def trust_export(ctx: StoreContext, allowed_signers: str, at: str | None) -> Non
 
 
 COMMANDS: list[click.Command] = [key, attest, attestations, notes, trust]
+
+
+def _is_utf8(text: str) -> bool:
+    """Return whether ``text`` (an argument) came from UTF-8 bytes (no surrogate escapes)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

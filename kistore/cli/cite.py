@@ -30,8 +30,9 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
     Prints the title, the full digest, the git blob id of the object file, the commit that
     first added it (found in history, so later commits and metadata edits never move it),
     a permalink to the object file at that commit, the published date (that commit's date,
-    UTC) and the access date. The permalink template is [cite] permalink in kistore.toml,
-    else derived from the origin remote (GitHub, GitLab, Gitea).
+    UTC) and the access date; warns (stderr) when that commit is on no remote-tracking
+    branch, as a commit never pushed has no permalink yet. The permalink template is [cite]
+    permalink in kistore.toml, else derived from the origin remote (GitHub, GitLab, Gitea).
 
     \b
     Example:
@@ -53,6 +54,14 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
     with explaining_misses(store, [ref], at, names_at_commits=True):
         citation = build(store, ref, at=at, accessed=accessed.date() if accessed else None)
     warn_shared_names(store, [citation], at)
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..cite.citation import remote_branches_holding
+
+    if not remote_branches_holding(store, citation.commit):
+        click.echo(f"warning: commit {citation.commit} is on no remote-tracking branch (`git "
+                   "branch -r --contains` lists none): the permalink leads nowhere until it "
+                   "is pushed; push it (then `git fetch`) before you publish this citation",
+                   err=True)
     if as_json:
         emit_json(citation.to_json())
     else:

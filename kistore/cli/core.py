@@ -25,21 +25,39 @@ pass_ctx = click.make_pass_decorator(StoreContext)
 
 @click.command()
 @click.argument("path", default=".", type=click.Path(file_okay=False))
-def init(path: str) -> None:
+@click.option("--hooks", "with_hooks", is_flag=True,
+              help="Also install kistore's git hooks: pre-commit (the gate on what a commit "
+              "adds) and pre-push (the gate on every pushed ref).")
+def init(path: str, with_hooks: bool) -> None:
     """Create a store: a git repository with kistore.toml, .gitattributes and store/.
 
     PATH is the store's top directory; unless it is already the top of a git work tree,
-    a new repository is made there (also inside another repository).
+    a new repository is made there (also inside another repository). With --hooks, the
+    pre-commit and pre-push hooks are written to .git/hooks, running this kistore (a
+    different hook already there is never replaced).
 
     \b
     Example:
       kistore init my-index
+      kistore init --hooks .
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.errors import printable
     from ..store import Store
 
     store = Store.init(path)
-    click.echo(f"initialised kistore store in {store.root}")
+    click.echo(printable(f"initialised kistore store in {store.root}"))
+    if with_hooks:
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..store.hooks import install_hooks, running_kistore
+
+        kistore = running_kistore()
+        for hook, status in install_hooks(store, kistore):
+            click.echo(printable(f"{status} hook {hook}"))
+        if kistore is None:
+            click.echo("warning: no kistore executable found beside this Python or on PATH: "
+                       "the hooks run `kistore` from PATH (or KISTORE) when git runs them",
+                       err=True)
     if store.uncommitted:  # an existing repository: kistore does not commit into it
         files = " ".join(shlex.quote(f) for f in store.uncommitted)
         click.echo(f"commit the new files before adding: git add {files} && "
@@ -79,9 +97,9 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     # the cycle collector only re-walks them (~15% of parsing 10,000 manifests), and in
     # the forked workers each walk copies the pages it touches.
     gc.disable()
-    with interrupt_says("while reading the input: nothing was added or written"):
-        located = read_inputs(files)
     store = ctx.store()
+    with interrupt_says("while reading the input: nothing was added or written"):
+        located = read_inputs(files, store.limits())
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..store import AddInterrupted
 
@@ -106,19 +124,21 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
 @click.command()
 @click.argument("files", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of lines.")
-def digest(files: tuple[str, ...], as_json: bool) -> None:
+@pass_ctx
+def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
     """Print the digest of each manifest without storing anything.
 
     The digest is sha256 of the RFC 8785 canonical bytes of {apiVersion, kind, spec}.
+    Inside a store, its kistore.toml [limits] apply; elsewhere the default limits.
 
     \b
     Example:
-      kistore digest ../shared/examples/sol-execbench-submission-20464.bundle.json
+      kistore digest ../examples/sol-execbench-submission-20464.bundle.json
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..store.inputs import read_inputs
 
-    found = read_inputs(files)
+    found = read_inputs(files, ctx.limits())
     if as_json:
         emit_json([{"digest": str(x.manifest.digest), "kind": x.manifest.kind,
                     "name": x.manifest.name, "file": x.file, "pointer": x.pointer}

@@ -29,7 +29,8 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     """Import a source's files or directories: runs and what they reference.
 
     SOURCE is sol-execbench, flashinfer-trace or kernelbench; FILE is a file or a folder of
-    that source (folders are walked; files of other formats are listed as ignored). All or
+    that source (folders are walked; files of other formats are listed as ignored; when no
+    file is of the source's formats, nothing is imported and the exit code is 1). All or
     nothing: a bad record is reported with FILE[:LINE]:/json/pointer and nothing is
     imported, unless --skip-invalid. Importing again adds nothing. Prints how many
     manifests of each kind were added or already stored.
@@ -50,7 +51,9 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     store = ctx.store()
     try:
         with interrupt_says(undone_add("import", commit=do_commit)):
-            plan = plan_import(source, files)
+            plan = plan_import(source, files, store.limits())
+            if not plan.records:
+                _nothing_recognised(source, files, plan.ignored)
             with click.progressbar(length=len(plan.records), label=f"importing {source}",
                                    file=sys.stderr) as bar:
                 report = run_import(store, source, plan, commit=do_commit, message=message,
@@ -62,8 +65,12 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
         return
     for problem in report.skipped:
         click.echo(f"warning: {problem.format()} (record skipped)", err=True)
-    for name in report.ignored:
-        click.echo(f"note: {name}: not an import format of {source} (ignored)", err=True)
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.errors import printable
+
+    for name in report.ignored:  # a file name: its controls and bytes escaped
+        click.echo(printable(f"note: {name}: not an import format of {source} (ignored)"),
+                   err=True)
     counts = report.counts()
     if as_json:
         emit_json({
@@ -79,6 +86,19 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
         click.echo(f"{kind:<22}{by_status['added']:>7}{by_status['unchanged']:>11}")
     click.echo(f"{report.runs} runs from {report.records} records; "
                f"{len(report.skipped)} skipped, {len(report.ignored)} files ignored")
+
+
+def _nothing_recognised(source: str, files: tuple[str, ...], ignored: list[str]) -> None:
+    """Refuse an import that found no file of ``source``'s formats (exit 1, nothing added)."""
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.errors import InputError, printable
+
+    for name in ignored:
+        click.echo(printable(f"note: {name}: not an import format of {source} (ignored)"),
+                   err=True)
+    raise InputError(f"nothing to import: no file of {' '.join(files)} is a {source} file "
+                     f"({len(ignored)} file(s) ignored); name the source's folder or files "
+                     "(docs/importers.md lists each source's formats)")
 
 
 COMMANDS = [import_]

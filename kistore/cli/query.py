@@ -72,10 +72,19 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     c = ranking.comparison
     click.echo(f"comparison group {ranking.key}: {ranking.group_size} ranked, "
                f"{c.name} comparison, {c.metric} {c.order} ({c.unit or 'unit per run'})")
+    workload = (rows[0].record.key_object or {}).get("workloadDigest") if rows else None
+    if workload and catalog.record(workload) is None:
+        click.echo(f"caveat: the workload {workload} is not in this store, so the group holds "
+                   "only the runs of it stored here")
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..query.numbers import value_texts
+
+    units = {row.unit for row in rows if row.value is not None}
+    texts = value_texts([row.value for row in rows], c.unit or (units.pop() if len(units) == 1
+                                                                else None))
     for row in rows:
         rank_text = str(row.rank) if row.rank is not None else "-"
-        value = "-" if row.value is None else (
-            f"{row.value:,.0f}" if row.unit == "ns" else f"{row.value:.6g}")
+        value = "-" if row.value is None else texts[row.value]
         note = f"  ({row.reason})" if row.reason else ""
         click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
                    f"{row.record.name} [{row.evidence.level}]{note}")

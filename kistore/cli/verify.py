@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from ..core.errors import printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
 from . import StoreContext, emit_json
 
@@ -72,7 +73,8 @@ def github_annotation(finding: Finding) -> str:
     if finding.expected is not None or finding.found is not None:
         message += f" (expected {finding.expected}, found {finding.found})"
     message += f". Fix: {finding.rule.hint}"
-    return f"::{_GITHUB_LEVEL[finding.severity]} {','.join(props)}::{_escape(message, False)}"
+    return printable(f"::{_GITHUB_LEVEL[finding.severity]} {','.join(props)}::"
+                     f"{_escape(message, False)}")
 
 
 def _escape(text: str, is_property: bool) -> str:
@@ -124,10 +126,18 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
               help="Instead of a range, read ref updates 'OLD NEW REF' a line (as git gives "
               "pre-receive on stdin; - for stdin) and refuse non-fast-forward updates of the "
               "main branch and refs/notes/kistore.")
+@click.option("--remote", metavar="REMOTE",
+              help="With --updates in a pre-push hook (git's $1): the remote pushed to; "
+              "what its remote-tracking refs reach is what it holds, and each pushed ref is "
+              "checked from there (a URL: from the root).")
+@click.option("--unpushed", metavar="REMOTE",
+              help="Instead of a range, check every local branch, tag and HEAD holding "
+              "commits REMOTE's remote-tracking refs lack: all a push could send (the "
+              "pre-commit framework's hook; it is handed only the first pushed ref).")
 @_format_option
 @pass_ctx
-def check(ctx: StoreContext, range_: str | None, updates: Any, fmt: str | None,
-          as_json: bool) -> None:
+def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | None,
+          unpushed: str | None, fmt: str | None, as_json: bool) -> None:
     """Check what the commits BASE..HEAD add (the pull-request gate).
 
     Everything verify checks, on the files the range adds or changes, plus: no
@@ -140,13 +150,24 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, fmt: str | None,
       kistore check origin/main..HEAD
       kistore check --format github "$BASE_SHA..$HEAD_SHA"
       kistore check --updates -        # in a pre-receive hook
+      kistore check --updates - --remote "$1"  # in a pre-push hook
+      kistore check --unpushed origin  # before a push: whatever it sends
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..check.gate import check_range, check_updates, parse_range
     from ..core.errors import InputError
 
-    if (range_ is None) == (updates is None):
-        raise click.UsageError("give either BASE..HEAD or --updates FILE")
+    if sum(x is not None for x in (range_, updates, unpushed)) != 1:
+        raise click.UsageError("give one of BASE..HEAD, --updates FILE or --unpushed REMOTE")
+    if remote is not None and updates is None:
+        raise click.UsageError("--remote goes with --updates (a pre-push hook's lines)")
+    if unpushed is not None:
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..check.unpushed import check_unpushed
+
+        findings, refs = check_unpushed(ctx.store(), unpushed)
+        report(findings, fmt, as_json, f"{refs} local ref(s) with commits {unpushed} lacks")
+        return
     if range_ is not None:
         try:
             parse_range(range_)
@@ -157,7 +178,13 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, fmt: str | None,
         lines = [line.split() for line in updates if line.strip()]
         if any(len(parts) != 3 for parts in lines):
             raise click.UsageError("--updates lines must be 'OLD NEW REF'")
-        findings = check_updates(store, [(o, n, r) for o, n, r in lines])
+        held = None
+        if remote is not None:
+            # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+            from ..check.reach import remote_tips
+
+            held = remote_tips(store.repo, remote)
+        findings = check_updates(store, [(o, n, r) for o, n, r in lines], held=held)
         report(findings, fmt, as_json, f"{len(lines)} ref update(s)")
     else:
         report(check_range(store, range_ or ""), fmt, as_json, range_ or "")

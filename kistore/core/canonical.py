@@ -32,7 +32,7 @@ import canonicaljson
 
 from . import canonical_fast as _fast
 from ._jsonrules import MAX_DEPTH, MAX_SAFE_INTEGER, es6_number, too_deep
-from .errors import CanonicalFormError, EncodingError, ParseError, TrailingDataError
+from .errors import CanonicalFormError, EncodingError, ParseError, TrailingDataError, shorten
 
 __all__ = [
     "MAX_DEPTH",
@@ -316,7 +316,8 @@ def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
         if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             return int(value)
         raise CanonicalFormError(
-            f"integer {value} is outside +/-(2**53 - 1); store it as a string", pointer=pointer
+            f"integer {shorten(str(value))} is outside +/-(2**53 - 1); store it as a string",
+            pointer=pointer
         )
     if isinstance(value, float):
         if not math.isfinite(value):
@@ -326,8 +327,9 @@ def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
             if abs(value) <= MAX_SAFE_INTEGER:
                 return int(value)  # 1.0 -> 1, -0.0 -> 0, as RFC 8785 writes them
             raise CanonicalFormError(
-                f"number {value!r} is whole and outside +/-(2**53 - 1), where JSON readers "
-                "disagree on its value (RFC 7493); store it as a string or in a larger unit",
+                f"number {shorten(repr(value))} is whole and outside +/-(2**53 - 1), where "
+                "JSON readers disagree on its value (RFC 7493); store it as a string or in a "
+                "larger unit",
                 pointer=pointer,
             )
         if abs(value) < 1e-4:  # Python writes these with an exponent, ES6 may not
@@ -487,7 +489,8 @@ class _Scanner:
             key = self.string(pointer)
             child = f"{pointer}/{escape_pointer(key)}"
             if key in seen:
-                self.fail(f"duplicate object key {key!r}; a key may appear once: delete one "
+                self.fail(f"duplicate object key {shorten(repr(key))}; a key may appear once: "
+                          "delete one "
                           "of them", child, start)
             seen.add(key)
             self.skip_ws()
@@ -613,22 +616,23 @@ class _Scanner:
                           pointer, start)
         literal = text[start:end]
         self.pos = end
+        quoted = shorten(literal)
         try:
             _parse_float(literal) if is_float else _parse_int(literal)
         except _Reject:
             if is_float and float(literal) == 0:
-                self.fail(f"number {literal} is too small for an IEEE 754 double (it would "
+                self.fail(f"number {quoted} is too small for an IEEE 754 double (it would "
                           "round to 0); write 0 or store it as a string", pointer, start)
             if is_float and math.isfinite(float(literal)):
                 self.fail(
-                    f"number {literal} is whole and outside +/-(2**53 - 1), where JSON "
+                    f"number {quoted} is whole and outside +/-(2**53 - 1), where JSON "
                     "readers disagree on its value (RFC 7493); store it as a string or in a "
                     "larger unit", pointer, start,
                 )
             if is_float:
-                self.fail(f"number {literal} is outside the IEEE 754 double range", pointer, start)
+                self.fail(f"number {quoted} is outside the IEEE 754 double range", pointer, start)
             self.fail(
-                f"integer {literal} is outside +/-(2**53 - 1); store it as a string",
+                f"integer {quoted} is outside +/-(2**53 - 1); store it as a string",
                 pointer, start,
             )
 

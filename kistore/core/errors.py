@@ -7,6 +7,8 @@ One root, :class:`KistoreError`, and three families by who is at fault:
 * :class:`VerificationError` -- stored bytes or signatures do not check out.
 * :class:`StoreStateError` -- the repository is not in a state that allows the operation
   (no store here, a concurrent writer won the race too often, a metadata conflict).
+* :class:`InstallationError` -- kistore itself is broken where it runs (a schema file that
+  is damaged, a dependency that is missing): nothing the input can fix; exit code 2.
 
 Each error carries its fields (``file``, ``pointer``, ``line``, ``column``) and builds its
 message from them as ``FILE[:LINE:COL]:/json/pointer: message``, the one-line form the CLI
@@ -28,6 +30,9 @@ class KistoreError(Exception):
         line: 1-based line in the file's text, when the problem has a place in the text.
         column: 1-based column (in characters) on that line.
     """
+
+    exit_code = 1
+    """The command line's exit status for this error (1: invalid input or verification)."""
 
     def __init__(
         self,
@@ -65,12 +70,60 @@ class KistoreError(Exception):
         if self.pointer:  # the root pointer "" adds nothing to the file name
             where.append(self.pointer)
         line = ":".join(where + [" " + self.message]) if where else self.message
-        return line.translate(_CONTROL_ESCAPES)
+        return printable(line)
 
 
 _CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))
                     if c != 0x0A}
 """C0 controls but newline, DEL and C1 controls -> ``\\xNN``."""
+
+
+def printable(text: str) -> str:
+    """Return ``text`` safe to write to a terminal: controls and non-UTF-8 bytes as escapes.
+
+    A file name may hold control characters (ESC sequences that recolour, move the cursor or
+    retitle the reader's terminal) or bytes that are not UTF-8 (they reach Python as
+    surrogate escapes, byte 0xFF as U+DCFF, and printed as is raised UnicodeEncodeError in
+    ``kistore ls`` and ``verify``). C0 controls but newline, DEL and C1 controls are
+    written as backslash, ``x`` and two hex digits; a non-UTF-8 byte likewise; any other
+    lone surrogate as backslash, ``u`` and four.
+
+    Args:
+        text: a message, a path, a finding's line.
+
+    Returns:
+        ``text`` itself when it has neither, else the escaped form.
+    """
+    text = text.translate(_CONTROL_ESCAPES)
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no file name makes (e.g. from a JSON escape)
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+QUOTE_WIDTH = 80
+"""Most characters of a value an error message quotes (a 5,000-digit integer was echoed)."""
+
+
+def shorten(text: str, width: int = QUOTE_WIDTH) -> str:
+    """Return ``text`` for quoting in a message: whole, or cut to about ``width`` characters.
+
+    Args:
+        text: the value as it would be quoted (e.g. its ``repr`` or JSON text).
+        width: most characters kept whole.
+
+    Returns:
+        ``text`` when at most ``width`` characters; else its first ``width - 24`` characters,
+        ``...`` and how long it was (``1234567... (5,000 characters)``).
+    """
+    if len(text) <= width:
+        return text
+    return f"{text[:width - 24]}... ({len(text):,} characters)"
 
 
 class InputError(KistoreError):
@@ -152,6 +205,18 @@ class VerificationError(KistoreError):
 
 class StoreStateError(KistoreError):
     """The repository is not in a state that allows the operation."""
+
+
+class InstallationError(KistoreError):
+    """kistore's own files or dependencies are broken where it runs: reinstall it.
+
+    A schema ``$ref`` that resolves to nothing, a schema file that is not JSON, or a
+    declared dependency (``rfc3339-validator``) that cannot be imported. Validation fails
+    closed: nothing is accepted unchecked. Exit code 2, as a usage error: no input is at
+    fault.
+    """
+
+    exit_code = 2
 
 
 class ConflictError(StoreStateError):

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .errors import printable
+
 ERROR = "error"
 WARNING = "warning"
 INFO = "info"
@@ -92,7 +94,7 @@ class Finding:
         text = f"{place}: {self.severity} {self.rule.id} {self.rule.name}: {self.message}"
         if self.expected is not None or self.found is not None:
             text += f" (expected {self.expected}, found {self.found})"
-        return text
+        return printable(text)
 
     def to_json(self) -> dict[str, Any]:
         """Return the finding as a JSON object (``rule``, ``name``, ``severity``, ``hint``, ...)."""

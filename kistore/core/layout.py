@@ -54,3 +54,22 @@ def digest_from_path(path: str) -> Digest | None:
                 text = "sha256:" + shard + leaf[: -len(SUFFIX)]
                 return Digest.from_str(text) if is_digest(text) else None
     return None
+
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def is_shard_name(name: str) -> bool:
+    """Return True for a shard directory's name: two lowercase hex digits (``38``).
+
+    Anything else found in ``store/objects/sha256`` or ``store/metadata/sha256`` (a name
+    that is not UTF-8, ``tmp``, ``XY``) holds no manifest: ``verify`` reports it as KI110
+    path-outside-layout, and readers that list shards skip it.
+    """
+    return len(name) == 2 and name[0] in _HEX and name[1] in _HEX
+
+
+def is_leaf_name(name: str) -> bool:
+    """Return True for a manifest file's name in a shard: 62 lowercase hex digits + ``.json``."""
+    return len(name) == 62 + len(SUFFIX) and name.endswith(SUFFIX) and \
+        _HEX.issuperset(name[:62])

@@ -20,6 +20,8 @@ from typing import Any
 from . import canonical
 from .digest import Digest, is_digest
 from .errors import CanonicalFormError, InputError, KistoreError, MultipleErrors
+from .limits import DEFAULT, Limits
+from .limits import check_manifest as check_limits
 from .schema import KINDS, check_manifest
 
 REFERENCE_FIELDS = ("workloadDigest", "protocolDigest", "environmentDigest", "implementationDigest")
@@ -65,7 +67,8 @@ class Manifest:
 
     @classmethod
     def from_document(
-        cls, document: Any, *, file: str | None = None, pointer: str = ""
+        cls, document: Any, *, file: str | None = None, pointer: str = "",
+        limits: Limits = DEFAULT,
     ) -> Manifest:
         """Validate a parsed manifest and compute its canonical bytes and digest.
 
@@ -76,9 +79,12 @@ class Manifest:
             document: the parsed JSON value.
             file: where it came from, for error messages.
             pointer: JSON Pointer of the manifest inside ``file`` (e.g. ``/run`` in a bundle).
+            limits: the size limits (:mod:`kistore.core.limits`): canonical object and
+                metadata bytes, string length, array length.
 
         Raises:
-            MultipleErrors: every schema violation, each a SchemaError with file and pointer.
+            MultipleErrors: every schema violation, each a SchemaError with file and pointer;
+                or every limit the manifest passes, each an InputError at its pointer.
             CanonicalFormError: a value with no RFC 8785 form (e.g. an integer beyond 2**53).
             InputError: a referenced digest the schema let through that is not exactly
                 ``sha256:`` + 64 lowercase hex (e.g. with a final newline).
@@ -96,6 +102,10 @@ class Manifest:
         except CanonicalFormError as e:
             e.file = file
             raise _at(e, pointer + "/metadata") from None
+        too_large = check_limits(document, object_bytes, metadata_bytes, limits, file=file,
+                                 pointer=pointer)
+        if too_large:
+            raise MultipleErrors(list(too_large))
         kind = document["kind"]
         return cls(object_bytes, metadata_bytes, Digest.of(object_bytes),
                    _KINDS.get(kind, kind), document["metadata"]["name"],

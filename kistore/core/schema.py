@@ -7,7 +7,18 @@ JSON Pointer (RFC 6901) of the offending value.
 
 ``format: date-time`` is enforced (RFC 3339, via ``rfc3339-validator``): python-jsonschema
 ignores ``format`` unless a checker is registered, so one is registered explicitly here and
-a missing checker is an import error rather than a silent pass.
+a missing checker fails closed (:class:`~kistore.errors.InstallationError`, exit 2) rather
+than passing silently.
+
+The schema files carry no ``$id`` and refer to each other by relative ``$ref``
+(``"common.json#/$defs/digest"``), so any validator resolves a reference against the file it
+read (JSON Schema 2020-12 §8.2.1: the retrieval URI is the base), offline, from a checkout:
+``check-jsonschema --schemafile schemas/BenchmarkRun.json``, or Ajv with each file added
+under its name. (An absolute ``$id`` sent every validator to a host that serves nothing; a
+relative one is resolved against the working directory by check-jsonschema.) Inside kistore
+each is identified as :data:`SCHEMA_BASE` + its file name. A ``$ref`` that resolves to nothing (a
+damaged installation) is an :class:`~kistore.errors.InstallationError` naming the schema
+file, the JSON Pointer of the ``$ref`` and its value.
 
 Speed: a valid document is confirmed by ``jsonschema-rs`` (compiled, ~20 us a manifest
 instead of ~5 ms) with the same schemas, registry and the same date-time checker; only a
@@ -26,13 +37,14 @@ from importlib.resources.abc import Traversable
 from typing import Any
 
 from .canonical import escape_pointer
-from .errors import SchemaError
+from .errors import QUOTE_WIDTH, InstallationError, SchemaError, shorten
 
 API_VERSION = "kernelindex.dev/v1alpha1"
 KINDS = ("Workload", "BenchmarkProtocol", "ExecutionEnvironment", "Implementation", "BenchmarkRun")
 """Every manifest kind, in dependency order (a run references the other four)."""
 
 SCHEMA_BASE = "https://kernelindex.dev/schemas/v1alpha1/"
+"""Inside kistore, schema ``NAME.json`` is identified as ``SCHEMA_BASE + "NAME.json"``."""
 
 
 @cache
@@ -51,25 +63,118 @@ def schema_names() -> list[str]:
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
-    """Return one shipped schema as a dict.
+    """Return one shipped schema as a dict, identified as ``SCHEMA_BASE + name``.
 
     Args:
         name: file name in ``schemas/``, e.g. ``"BenchmarkRun.json"``.
 
+    Returns:
+        The schema with ``"$id": SCHEMA_BASE + name`` added (the file has none), so its
+        relative ``$ref`` values resolve in kistore's registry exactly as they resolve
+        against the file in a checkout.
+
     Raises:
-        FileNotFoundError: when no such schema ships with kistore.
+        InstallationError: no such schema ships with kistore, or it is not JSON (a damaged
+            installation: exit code 2).
     """
-    text = _schema_dir().joinpath(name).read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    try:
+        text = _schema_dir().joinpath(name).read_text("utf-8")
+        schema: dict[str, Any] = json.loads(text)
+    except (OSError, ValueError) as e:
+        raise InstallationError(f"kistore's schema {name} cannot be read ({e}); reinstall "
+                                "kistore (`pip install --force-reinstall kistore`)",
+                                file=_schema_file(name)) from None
+    return {**schema, "$id": SCHEMA_BASE + name}
+
+
+def _schema_file(name: str) -> str:
+    """Return where schema ``name`` is read from, for messages (``.../schemas/NAME``)."""
+    return str(_schema_dir().joinpath(name))
+
+
+def _require_date_time_checker() -> None:
+    """Fail closed when ``rfc3339-validator`` (a declared dependency) is not importable.
+
+    Without it ``format: date-time`` would go unchecked: a malformed ``observedAt`` would
+    pass validation silently.
+
+    Raises:
+        InstallationError: naming the package and the command that installs it.
+    """
+    try:
+        # Lazy: the validator loads only when a document is validated (start-up).
+        import rfc3339_validator  # noqa: F401
+    except ImportError:
+        raise InstallationError(
+            "the Python package rfc3339-validator is not installed, so `format: date-time` "
+            "(observedAt, validFrom ...) cannot be checked and nothing is validated; install "
+            "it (`pip install rfc3339-validator`), it is one of kistore's dependencies"
+        ) from None
+
+
+def check_schema_references() -> None:
+    """Resolve every ``$ref`` of every shipped schema offline; raise on the first that fails.
+
+    Called when a validator cannot be built or meets an unresolvable reference, so that
+    the message names the exact ``$ref`` instead of the validator library's own error.
+
+    Raises:
+        InstallationError: naming the schema file, the JSON Pointer of the ``$ref`` inside
+            it and the reference that resolves to nothing.
+    """
+    # Lazy: the validator loads only when a document is validated (start-up).
+    from referencing import Registry, Resource
+    from referencing.exceptions import Unresolvable
+
+    names = schema_names()
+    registry: Registry[Any] = Registry().with_resources(
+        (SCHEMA_BASE + n, Resource.from_contents(load_schema(n))) for n in names)
+    for name in names:
+        resolver = registry.resolver(base_uri=SCHEMA_BASE + name)
+        for pointer, ref in schema_references(load_schema(name), ""):
+            try:
+                resolver.lookup(ref)
+            except Unresolvable:
+                raise _unresolvable(name, pointer, ref) from None
+
+
+def schema_references(value: Any, pointer: str = "") -> list[tuple[str, str]]:
+    """Return ``(JSON Pointer, $ref value)`` of every ``$ref`` in a schema (document order).
+
+    Args:
+        value: a schema, or part of one.
+        pointer: the JSON Pointer of ``value`` inside its schema file.
+
+    A ``$ref`` inside a nested resource with its own ``$id`` is not expected in kistore's
+    schemas (none has one), so every reference resolves against the file's own ``$id``.
+    """
+    found: list[tuple[str, str]] = []
+    if isinstance(value, dict):
+        ref = value.get("$ref")
+        if isinstance(ref, str):
+            found.append((f"{pointer}/$ref", ref))
+        for key, item in value.items():
+            found += schema_references(item, f"{pointer}/{escape_pointer(key)}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found += schema_references(item, f"{pointer}/{i}")
+    return found
+
+
+def _unresolvable(name: str, pointer: str, ref: str) -> InstallationError:
+    return InstallationError(
+        f"$ref {ref!r} cannot be resolved offline: kistore's schema files are damaged or "
+        "incomplete; reinstall kistore (`pip install --force-reinstall kistore`)",
+        file=_schema_file(name), pointer=pointer)
 
 
 @cache
 def _validator(name: str) -> Any:
     # Lazy: jsonschema is slow to import and most commands never validate.
     import jsonschema
-    import rfc3339_validator  # noqa: F401 - fail loudly here, not silently skip date-time
     from referencing import Registry, Resource
+
+    _require_date_time_checker()  # fail closed here, not silently skip date-time
 
     resources_ = [
         (SCHEMA_BASE + n, Resource.from_contents(load_schema(n))) for n in schema_names()
@@ -93,7 +198,7 @@ def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> A
     from jsonschema.exceptions import ValidationError
 
     if isinstance(instance, str) and not _ecma_regex(pattern).search(instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+        yield ValidationError(f"{shorten(repr(instance))} does not match {pattern!r}")
 
 
 @cache
@@ -133,13 +238,20 @@ def _fast_validator(name: str) -> Any:
         import jsonschema_rs
     except ImportError:  # pragma: no cover - the wheel is missing on this platform
         return None
-    registry = jsonschema_rs.Registry(
-        [(SCHEMA_BASE + n, load_schema(n)) for n in schema_names()]
-    )
-    return jsonschema_rs.Draft202012Validator(
-        load_schema(name), registry=registry, validate_formats=True,
-        formats={"date-time": _is_date_time}, offline=True,
-    )
+    _require_date_time_checker()  # the format callback below needs it
+    try:
+        registry = jsonschema_rs.Registry(
+            [(SCHEMA_BASE + n, load_schema(n)) for n in schema_names()]
+        )
+        return jsonschema_rs.Draft202012Validator(
+            load_schema(name), registry=registry, validate_formats=True,
+            formats={"date-time": _is_date_time}, offline=True,
+        )
+    except ValueError as e:  # jsonschema-rs refuses a schema whose $ref it cannot resolve
+        check_schema_references()  # names the $ref, if that is what it was
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise InstallationError(f"kistore's schema {name} does not compile ({first}); "
+                                "reinstall kistore", file=_schema_file(name)) from None
 
 
 def fast_validator(kind: Any) -> Any:
@@ -173,11 +285,21 @@ def check_document(document: Any, schema: str, *, file: str | None = None) -> li
     fast = _fast_validator(schema)
     if fast is not None and fast.is_valid(document):
         return []
+    # Lazy: the validator loads only when a document is validated (start-up).
+    from referencing.exceptions import Unresolvable
+
     findings = []
-    for error in _validator(schema).iter_errors(document):
-        pointer = "".join(f"/{escape_pointer(str(p))}" for p in error.absolute_path)
-        findings.extend(_unexpected_keys(error, pointer, file) or _missing_key(error, pointer, file)
-                        or [SchemaError(describe_error(error), file=file, pointer=pointer)])
+    try:
+        for error in _validator(schema).iter_errors(document):
+            pointer = "".join(f"/{escape_pointer(str(p))}" for p in error.absolute_path)
+            findings.extend(_unexpected_keys(error, pointer, file)
+                            or _missing_key(error, pointer, file)
+                            or [SchemaError(describe_error(error), file=file, pointer=pointer)])
+    except Unresolvable as e:  # met only when validation reaches the broken $ref
+        check_schema_references()
+        raise InstallationError(f"a $ref of kistore's schema {schema} cannot be resolved "
+                                f"offline ({e}); reinstall kistore",
+                                file=_schema_file(schema)) from None
     return sorted(findings, key=lambda f: (f.pointer or "", f.message))
 
 
@@ -198,7 +320,8 @@ def _unexpected_keys(error: Any, pointer: str, file: str | None) -> list[SchemaE
     allowed = sorted(error.schema.get("properties", {})) \
         if error.validator == "additionalProperties" else []
     also = f"; it allows only {', '.join(allowed)}" if allowed else ""
-    return [SchemaError(f"unexpected key {key!r} in {where}{also}: remove it or correct its "
+    return [SchemaError(f"unexpected key {shorten(repr(key))} in {where}{also}: remove it or "
+                        "correct its "
                         "spelling", file=file, pointer=f"{pointer}/{escape_pointer(key)}")
             for key in keys]
 
@@ -257,11 +380,14 @@ def describe_error(error: Any) -> str:
     """
     field = error.absolute_path[-1] if error.absolute_path else None
     message: str = error.message
+    quoted = repr(error.instance)
+    if len(quoted) > QUOTE_WIDTH:  # jsonschema quotes the whole value: a 5,000-digit number
+        message = message.replace(quoted, shorten(quoted))
     if error.validator == "format":
-        message = f"{error.instance!r} is not an RFC 3339 {error.validator_value}"
+        message = f"{shorten(quoted)} is not an RFC 3339 {error.validator_value}"
         message += " (e.g. 2026-07-10T06:41:58.611Z)"
     elif error.validator == "pattern" and isinstance(error.instance, str):
-        message = f"{error.instance!r} does not match {error.validator_value!r}"
+        message = f"{shorten(quoted)} does not match {error.validator_value!r}"
     elif error.validator == "type":  # JSON's words, not Python's ("None is not of type")
         wanted = error.validator_value
         wanted = wanted if isinstance(wanted, list) else [wanted]

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import canonical
 from ..core.errors import InputError, KistoreError, MultipleErrors
+from ..core.limits import DEFAULT, Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from . import flashinfer_trace, kernelbench, sol_execbench
@@ -72,12 +73,13 @@ class ImportReport:
         return sum(1 for r in self.results if r.kind == "BenchmarkRun")
 
 
-def plan_import(source: str, paths: Sequence[str]) -> Plan:
+def plan_import(source: str, paths: Sequence[str], limits: Limits = DEFAULT) -> Plan:
     """Read the files of a source into records, without building or writing anything.
 
     Args:
         source: one of :data:`SOURCES`.
         paths: files or directories of that source (e.g. ``shared/data/kernelbench``).
+        limits: size limits; each file is read up to ``source_bytes`` + 1 bytes.
 
     Returns:
         The :class:`~.common.Plan`: records in a deterministic order, ignored files.
@@ -90,7 +92,7 @@ def plan_import(source: str, paths: Sequence[str]) -> Plan:
     reader = SOURCES.get(source)
     if reader is None:
         raise InputError(f"unknown source {source!r}; expected one of {', '.join(SOURCES)}")
-    return reader(expand(paths))
+    return reader(expand(paths, limits.source_bytes))
 
 
 def run_import(
@@ -131,9 +133,10 @@ def run_import(
     cache: dict[bytes, Manifest] = {}
     owners: dict[tuple[str, str], tuple[Manifest, Record]] = {}
     accepted: list[tuple[Record, list[Manifest]]] = []
+    limits = store.limits()
     for record in plan.records:
         try:
-            built = _build(record, cache)
+            built = _build(record, cache, limits)
             _claim_names(built, record, owners)
         except KistoreError as e:
             (skipped if skip_invalid else errors).extend(e.problems)
@@ -242,11 +245,12 @@ def _claim_names(built: list[Manifest], record: Record,
         owners.setdefault((m.kind, m.name), (m, record))
 
 
-def _build(record: Record, cache: dict[bytes, Manifest]) -> list[Manifest]:
+def _build(record: Record, cache: dict[bytes, Manifest], limits: Limits = DEFAULT
+           ) -> list[Manifest]:
     """Build and validate one record's manifests; every problem is located at the record.
 
     ``cache`` maps a document's canonical bytes to its Manifest, so a protocol shared by
-    750 runs is validated once.
+    750 runs is validated once. Each manifest is held to ``limits`` as an added one is.
     """
     documents = record.build()
     built = []
@@ -255,7 +259,8 @@ def _build(record: Record, cache: dict[bytes, Manifest]) -> list[Manifest]:
         try:
             key = canonical.dumps(document)
             if key not in cache:
-                cache[key] = Manifest.from_document(document, file=record.file)
+                cache[key] = Manifest.from_document(document, file=record.file,
+                                                    limits=limits)
             built.append(cache[key])
         except KistoreError as e:
             for p in e.problems:

@@ -28,6 +28,7 @@ from ..core import canonical
 from ..core.canonical import escape_pointer
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, MultipleErrors
+from ..core.limits import DEFAULT, read_bounded
 from ..core.model import object_document
 from ..core.schema import API_VERSION, describe_error
 
@@ -83,11 +84,13 @@ class SourceFile:
         name: its path relative to the data root (``sol-execbench/leaderboard/...``):
             the directory above the one holding ``SOURCE.md``; else the path as given.
         explicit: True when the person named this file, False when found in a directory.
+        limit: most bytes read from it (``[limits] source-bytes``); more is refused.
     """
 
     path: Path
     name: str
     explicit: bool
+    limit: int = DEFAULT.source_bytes
 
 
 @dataclass
@@ -103,11 +106,12 @@ class Plan:
     ignored: list[str] = field(default_factory=list)
 
 
-def expand(paths: Sequence[str]) -> list[SourceFile]:
+def expand(paths: Sequence[str], limit: int = DEFAULT.source_bytes) -> list[SourceFile]:
     """Turn the files and directories a person named into source files, sorted in each.
 
     Args:
         paths: file or directory names.
+        limit: most bytes read from each file (``[limits] source-bytes``).
 
     Returns:
         Every regular file (directories walked recursively, ``SOURCE.md`` and hidden
@@ -126,9 +130,10 @@ def expand(paths: Sequence[str]) -> list[SourceFile]:
                 if child.name == "SOURCE.md" or any(
                         part.startswith(".") for part in child.relative_to(path).parts):
                     continue
-                found.setdefault(child.resolve(), SourceFile(child, data_name(child), False))
-        elif path.is_file():
-            found[path.resolve()] = SourceFile(path, data_name(path), True)
+                found.setdefault(child.resolve(),
+                                 SourceFile(child, data_name(child), False, limit))
+        elif path.exists() and not path.is_dir():  # a file, or a device or pipe named
+            found[path.resolve()] = SourceFile(path, data_name(path), True, limit)
         else:
             errors.append(InputError("no such file or directory", file=given))
     if errors:
@@ -150,13 +155,31 @@ def data_name(path: Path) -> str:
     return path.as_posix()
 
 
+def read_source(source: SourceFile) -> bytes:
+    """Read a source file, never more than its limit + 1 bytes (:mod:`kistore.core.limits`).
+
+    Raises:
+        InputError: the file holds more than ``source.limit`` bytes (named, with the
+            ``source-bytes`` setting that raises it), or cannot be read.
+    """
+    try:
+        return read_bounded(str(source.path), source.limit, key="source-bytes")
+    except InputError as e:
+        e.file = source.name
+        e.args = (e.format(),)
+        raise
+    except OSError as e:
+        raise InputError(f"cannot be read: {e.strerror or e}", file=source.name) from None
+
+
 def load_json(source: SourceFile) -> Any:
     """Parse a whole JSON file strictly (:func:`kistore.canonical.loads`).
 
     Raises:
         ParseError: naming the file, line, column and JSON Pointer of the problem.
+        InputError: a file past its size limit (:func:`read_source`).
     """
-    return canonical.loads(source.path.read_bytes(), file=source.name)
+    return canonical.loads(read_source(source), file=source.name)
 
 
 def load_lines(source: SourceFile) -> Iterator[tuple[int, Any]]:
@@ -164,8 +187,11 @@ def load_lines(source: SourceFile) -> Iterator[tuple[int, Any]]:
 
     A line that does not parse is yielded as a :class:`ParseError` value (with the line
     set), so the caller can make it a failing record and go on with the other lines.
+
+    Raises:
+        InputError: a file past its size limit (:func:`read_source`).
     """
-    for number, raw in enumerate(source.path.read_bytes().split(b"\n"), start=1):
+    for number, raw in enumerate(read_source(source).split(b"\n"), start=1):
         if not raw.strip():
             continue
         try:
@@ -174,6 +200,33 @@ def load_lines(source: SourceFile) -> Iterator[tuple[int, Any]]:
             e.line, e.column = number, e.column or 1
             e.args = (e.format(),)
             yield number, e
+
+
+def first_value(source: SourceFile, *, lines: bool = False) -> Any:
+    """Return a file's JSON value, to recognise its format by content (never raises).
+
+    How an importer knows a file of its source whatever the file is named or where it is:
+    by the keys of the record the source's format starts with.
+
+    Args:
+        source: the file.
+        lines: JSON Lines: the value of the first non-blank line, not of the whole file.
+
+    Returns:
+        The parsed value; None when the file is past its size limit or does not parse.
+    """
+    try:
+        data = read_source(source)
+        if lines:
+            data = next((raw for raw in data.split(b"\n") if raw.strip()), b"")
+        return canonical.loads(data, file=source.name)
+    except KistoreError:
+        return None
+
+
+def has_keys(value: Any, keys: Sequence[str]) -> bool:
+    """Return whether ``value`` is a JSON object holding every key of ``keys``."""
+    return isinstance(value, dict) and all(k in value for k in keys)
 
 
 def check_shape(value: Any, schema: dict[str, Any], *, file: str, line: int | None = None,

@@ -33,7 +33,9 @@ from .common import (
     check_shape,
     digest_of,
     fail,
+    first_value,
     hardware,
+    has_keys,
     latency_ns,
     load_json,
     load_lines,
@@ -102,6 +104,25 @@ TRACE_SHAPE: dict[str, Any] = {
 }
 
 
+def _recognise(source: SourceFile) -> str | None:
+    """Return ``definition``, ``workload`` or ``trace`` when the file's content is one.
+
+    A workload line carries an empty ``solution`` (``""``) and ``evaluation``; a trace line
+    names its solution.
+    """
+    if source.path.suffix == ".json":
+        return "definition" if has_keys(first_value(source), DEFINITION_SHAPE["required"]) \
+            else None
+    if source.path.suffix != ".jsonl":
+        return None
+    line = first_value(source, lines=True)
+    if has_keys(line, TRACE_SHAPE["required"]) and line["solution"]:
+        return "trace"
+    if has_keys(line, WORKLOAD_SHAPE["required"]) and not line.get("solution"):
+        return "workload"
+    return None
+
+
 def plan(files: list[SourceFile]) -> Plan:
     """Read FlashInfer Trace files into records: one per workload line and per trace line.
 
@@ -127,6 +148,12 @@ def plan(files: list[SourceFile]) -> Plan:
         elif source.path.suffix == ".jsonl" and "traces" in parts:
             trace_files.append(source)
         elif source.path.suffix == ".json" and "definitions" in parts:
+            definitions[source.path.stem] = source
+        elif (found := _recognise(source)) == "trace":  # elsewhere: by content
+            trace_files.append(source)
+        elif found == "workload":
+            workload_files.append(source)
+        elif found == "definition":
             definitions[source.path.stem] = source
         elif source.explicit:
             unknown.append(fail("not a FlashInfer Trace file: expected definitions/**.json, "

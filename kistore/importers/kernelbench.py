@@ -15,15 +15,21 @@ programs, eager or ``torch.compile``. One record and one BenchmarkRun per proble
 * The files record no time. ``observedAt`` is the date of the upstream commit that last
   changed the file (SOURCE.md), at 00:00:00.000Z, and an annotation says so; a file that
   is not in :data:`KNOWN_FILES` cannot be imported (there is no time to give its runs).
+* Files are recognised by content: the SHA-256 of the bytes names the known upstream file,
+  so a copy in any folder, under any name, imports exactly as the original (same names,
+  same digests); the provider and variant come from the known file's upstream path.
 * No correctness is recorded: these are reference programs, so every run is ``passed``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import partial
+from pathlib import PurePosixPath
 from typing import Any
 
+from ..core import canonical
 from ..core.errors import KistoreError, MultipleErrors
 from .common import (
     Plan,
@@ -35,9 +41,9 @@ from .common import (
     failed_record,
     hardware,
     latency_ns,
-    load_json,
     manifest,
     provenance,
+    read_source,
     slug,
 )
 
@@ -48,14 +54,18 @@ LICENSE = "MIT"
 UPSTREAM = "github.com/ScalingIntelligence/KernelBench@423217d9fda91e0c2d67e4a43bf62f96f6d104f1"
 
 KNOWN_FILES = {
-    "kernelbench/H100_PCIe_LambdaLabs/baseline_time_torch.json":
-        ("129232ea3c4cfa05c2dd5473bdb935d6246dc84b", "2025-07-21"),
-    "kernelbench/H100_PCIe_LambdaLabs/baseline_time_torch_compile_inductor_default.json":
-        ("129232ea3c4cfa05c2dd5473bdb935d6246dc84b", "2025-07-21"),
-    "kernelbench/H100_Modal/baseline_time_torch.json":
-        ("1f8d20fa06357a9c343f4508887b6da22f114752", "2025-12-31"),
+    "0da6e4a2e97916dc1cbc8fa5ee61985e85badda6b3f45f1d49fc91939130f699":
+        ("kernelbench/H100_PCIe_LambdaLabs/baseline_time_torch.json",
+         "129232ea3c4cfa05c2dd5473bdb935d6246dc84b", "2025-07-21"),
+    "5973a32e2645e67580b42fde462616ad072d4236885c1f999b1114b9fb812a13":
+        ("kernelbench/H100_PCIe_LambdaLabs/baseline_time_torch_compile_inductor_default.json",
+         "129232ea3c4cfa05c2dd5473bdb935d6246dc84b", "2025-07-21"),
+    "8e8f4c262ce4ad0aa074c095ba90690f89cc4d0cdb644b842e3a6bea3762bd22":
+        ("kernelbench/H100_Modal/baseline_time_torch.json",
+         "1f8d20fa06357a9c343f4508887b6da22f114752", "2025-12-31"),
 }
-"""Upstream commit and date that last changed each known file (SOURCE.md table)."""
+"""SHA-256 of each known file's bytes -> its upstream path (under the data root), and the
+upstream commit and date that last changed it (SOURCE.md table)."""
 
 PROVIDERS = {"LambdaLabs": "Lambda Labs", "Modal": "Modal"}
 """Provider word in a folder name -> the provider's name."""
@@ -87,6 +97,10 @@ FILE_SHAPE: dict[str, Any] = {
 def plan(files: list[SourceFile]) -> Plan:
     """Read KernelBench timing files into one record per problem per file.
 
+    A file is recognised by its bytes (:data:`KNOWN_FILES`), whatever its name or folder; a
+    file named like a timing file whose bytes are not a known file is one failing record
+    (there is no time to give its runs).
+
     Args:
         files: from :func:`~.common.expand`.
 
@@ -94,37 +108,49 @@ def plan(files: list[SourceFile]) -> Plan:
         Records in file order, then level and problem order as the file lists them.
 
     Raises:
-        MultipleErrors: a file named explicitly whose name is not a baseline timing file.
+        MultipleErrors: a file named explicitly that is neither a known timing file nor
+            named like one.
     """
     result = Plan()
     unknown: list[KistoreError] = []
     for source in files:
-        match = _FILE_NAME.match(source.path.name)
-        if match is None:
-            if source.explicit:
-                unknown.append(fail("not a KernelBench timing file: expected "
-                                    "baseline_time_torch[_compile_<backend>_<mode>].json",
-                                    file=source.name))
+        named = _FILE_NAME.match(source.path.name) is not None
+        try:
+            data = read_source(source)
+        except KistoreError as e:
+            if named or source.explicit:
+                result.records.append(failed_record(source.name, e, f"file {source.name}"))
             else:
                 result.ignored.append(source.name)
             continue
-        result.records.extend(_file_records(source, match))
+        known = KNOWN_FILES.get(hashlib.sha256(data).hexdigest())
+        if known is not None:
+            result.records.extend(_file_records(source, data, known))
+        elif named:
+            names = ", ".join(n for n, _, _ in KNOWN_FILES.values())
+            refused = fail("not a known upstream KernelBench timing file (by its bytes; "
+                           f"known: {names}); the file records no measurement time, so "
+                           "kistore cannot give its runs an observedAt", file=source.name)
+            result.records.append(failed_record(source.name, refused, f"file {source.name}"))
+        elif source.explicit:
+            unknown.append(fail("not a KernelBench timing file: its bytes are none of the "
+                                "known upstream files (shared/data/kernelbench/SOURCE.md)",
+                                file=source.name))
+        else:
+            result.ignored.append(source.name)
     if unknown:
         raise MultipleErrors(unknown)
     return result
 
 
-def _file_records(source: SourceFile, match: re.Match[str]) -> list[Record]:
+def _file_records(source: SourceFile, data: bytes, known: tuple[str, str, str]
+                  ) -> list[Record]:
     try:
-        value = load_json(source)
+        value = canonical.loads(data, file=source.name)
         check_shape(value, FILE_SHAPE, file=source.name)
-        if source.name not in KNOWN_FILES:
-            raise fail("the file records no measurement time and is not a known upstream file "
-                       f"(known: {', '.join(sorted(KNOWN_FILES))}); kistore cannot give its "
-                       "runs an observedAt", file=source.name)
     except KistoreError as e:
         return [failed_record(source.name, e, f"file {source.name}")]
-    timing_file = TimingFile(source, match)
+    timing_file = TimingFile(source, known)
     return [
         Record(source.name, partial(timing_file.run, level, problem, timing),
                pointer=f"/{level}/{problem}", label=f"{level}/{problem}")
@@ -136,14 +162,19 @@ class TimingFile:
     """One timing file: its implementation variant, provider and upstream commit.
 
     Args:
-        source: the file.
-        match: its name matched against the timing-file pattern.
+        source: the file as found (its name is the one errors give).
+        known: the known file its bytes are (:data:`KNOWN_FILES`): upstream path, commit,
+            date. The provider and variant come from the upstream path, never from where
+            the copy is, so every copy gives the same manifests.
     """
 
-    def __init__(self, source: SourceFile, match: re.Match[str]) -> None:
-        self.file = source.name
-        self.folder = source.path.parent.name
-        self.commit, self.date = KNOWN_FILES[source.name]
+    def __init__(self, source: SourceFile, known: tuple[str, str, str]) -> None:
+        self.file, self.commit, self.date = known
+        self.found = source.name
+        upstream = PurePosixPath(self.file)
+        self.folder = upstream.parent.name
+        match = _FILE_NAME.match(upstream.name)
+        assert match is not None, upstream  # KNOWN_FILES names only timing files
         self.backend, self.mode = match.group("backend"), match.group("mode")
 
     def implementation(self) -> dict[str, Any]:
@@ -193,7 +224,7 @@ class TimingFile:
             MultipleErrors: the timing record does not have the source format.
         """
         pointer = f"/{level}/{problem}"
-        check_shape(timing, TIMING_SHAPE, file=self.file, pointer=pointer)
+        check_shape(timing, TIMING_SHAPE, file=self.found, pointer=pointer)
         workload, protocol = workload_manifest(level, problem), protocol_manifest()
         environment = self.environment(timing["hardware"])
         implementation = self.implementation()
@@ -201,7 +232,7 @@ class TimingFile:
         spec = {
             "status": "passed",  # reference programs: KernelBench records no correctness
             "timing": {"latencyNs": latency_ns({k: timing[k] for k in STATISTICS},
-                                               file=self.file, pointer=pointer),
+                                               file=self.found, pointer=pointer),
                        "primaryStatistic": "mean", "trials": timing["num_trials"]},
             "observedAt": f"{self.date}T00:00:00.000Z",
             "workloadDigest": digest_of(workload), "protocolDigest": digest_of(protocol),

@@ -32,7 +32,9 @@ from .common import (
     digest_of,
     fail,
     failed_record,
+    first_value,
     hardware,
+    has_keys,
     latency_ns,
     load_json,
     load_lines,
@@ -160,27 +162,30 @@ def plan(files: list[SourceFile]) -> Plan:
     Returns:
         One record per ranking row of each snapshot, one per problem folder, one per
         trace line of a local run folder (:mod:`.sol_execbench_runs`). In a directory,
-        snapshots are ``leaderboard*snapshot*.json`` and files of other formats are listed
-        as ignored; a ``.json`` file named explicitly is read as a snapshot.
+        snapshots are ``leaderboard*snapshot*.json`` or any JSON file holding a snapshot
+        (``retrieved_at`` and ``response``), and files of other formats are listed as
+        ignored; a ``.json`` file named explicitly is read as a snapshot.
 
     Raises:
         MultipleErrors: a file named explicitly that is not a snapshot or problem file.
     """
     result = Plan()
     problems: dict[str, SourceFile] = {}
-    run_folders: dict[str, tuple[Path, str]] = {}
+    run_folders: dict[str, tuple[Path, str, int]] = {}
     unknown: list[KistoreError] = []
     for source in files:
         if sol_execbench_runs.is_run_folder(source.path.parent):
             folder = source.path.parent
             run_folders.setdefault(str(folder.resolve()),
-                                   (folder, source.name.rsplit("/", 1)[0]))
+                                   (folder, source.name.rsplit("/", 1)[0], source.limit))
         elif source.path.name in _PROBLEM_FILES:
             folder = source.path.parent / "definition.json"
             problems.setdefault(str(folder.resolve()), SourceFile(
-                folder, source.name.rsplit("/", 1)[0] + "/definition.json", source.explicit))
+                folder, source.name.rsplit("/", 1)[0] + "/definition.json", source.explicit,
+                source.limit))
         elif _SNAPSHOT_NAME.match(source.path.name) or (
-                source.explicit and source.path.suffix == ".json"):
+                source.explicit and source.path.suffix == ".json") or has_keys(
+                first_value(source), ("retrieved_at", "response")):  # by content
             result.records.extend(_board_records(source))  # a named .json is read as one
         elif source.explicit:
             unknown.append(fail("not a SOL-ExecBench import format: expected a leaderboard "
@@ -190,8 +195,8 @@ def plan(files: list[SourceFile]) -> Plan:
             result.ignored.append(source.name)
     if unknown:
         raise MultipleErrors(list(unknown))
-    for folder, name in run_folders.values():
-        result.records.extend(sol_execbench_runs.folder_records(folder, name))
+    for folder, name, limit in run_folders.values():
+        result.records.extend(sol_execbench_runs.folder_records(folder, name, limit))
     for definition in problems.values():
         result.records.append(Record(definition.name, partial(_problem, definition),
                                      label=f"problem {definition.name}"))
@@ -418,7 +423,8 @@ def _problem(definition: SourceFile) -> list[dict[str, Any]]:
                    file=definition.name)
     value = load_json(definition)
     check_shape(value, DEFINITION_SHAPE, file=definition.name)
-    workloads = SourceFile(folder / "workload.jsonl", base + "/workload.jsonl", False)
+    workloads = SourceFile(folder / "workload.jsonl", base + "/workload.jsonl", False,
+                           definition.limit)
     if not workloads.path.is_file():
         raise fail("no workload.jsonl beside definition.json: a Workload needs its cases",
                    file=definition.name)
@@ -429,7 +435,7 @@ def _problem(definition: SourceFile) -> list[dict[str, Any]]:
         check_shape(case, WORKLOAD_SHAPE, file=workloads.name, line=line)
         cases.append(case)
     meta_path = folder / "metadata.json"
-    meta = load_json(SourceFile(meta_path, base + "/metadata.json", False)) \
+    meta = load_json(SourceFile(meta_path, base + "/metadata.json", False, definition.limit)) \
         if meta_path.is_file() else {}
     license_, upstream = next(
         (v for prefix, v in PROBLEM_LICENSES.items() if definition.name.startswith(prefix)),

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import KistoreError
+from ..core.limits import DEFAULT
 from .common import (
     TRACE_STATUSES,
     Record,
@@ -100,17 +101,18 @@ def is_run_folder(path: Path) -> bool:
     return (path / "summary.json").is_file()
 
 
-def folder_records(folder: Path, name: str) -> list[Record]:
+def folder_records(folder: Path, name: str, limit: int = DEFAULT.source_bytes) -> list[Record]:
     """Return one record per trace line of every ``trial-*.jsonl`` in a run folder.
 
     Args:
         folder: the run folder on disk.
         name: its path relative to the data root (``sol-execbench/runs/...``).
+        limit: most bytes read from each file (``[limits] source-bytes``).
 
     Returns:
         The records; a ``summary.json`` that cannot be read is one failing record.
     """
-    summary_file = SourceFile(folder / "summary.json", f"{name}/summary.json", False)
+    summary_file = SourceFile(folder / "summary.json", f"{name}/summary.json", False, limit)
     try:
         summary = load_json(summary_file)
         check_shape(summary, SUMMARY_SHAPE, file=summary_file.name)
@@ -119,7 +121,7 @@ def folder_records(folder: Path, name: str) -> list[Record]:
     run = LocalRun(name, summary)
     records = []
     for trial in sorted(folder.glob("trial-*.jsonl")):
-        source = SourceFile(trial, f"{name}/{trial.name}", False)
+        source = SourceFile(trial, f"{name}/{trial.name}", False, limit)
         for line, value in load_lines(source):
             records.append(Record(source.name, partial(run.trace, source, line, value),
                                   line=line, label=f"trace in {source.name}"))

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..core import layout
 from ..core.digest import Digest
+from ..core.limits import DEFAULT
 from .catalog import Loaded, parse_document, problem
 from .rows import stored_document
 
@@ -65,7 +66,8 @@ class TreeFiles:
 
 
 def read_manifests(repo: Any, tree: Any, digests: list[Digest],
-                   progress: Callable[[int], None] | None = None) -> Iterator[Read]:
+                   progress: Callable[[int], None] | None = None, *,
+                   limit: int = DEFAULT.manifest_bytes) -> Iterator[Read]:
     """Yield every manifest of ``digests`` as ``tree`` holds it, in ``digests`` order.
 
     Args:
@@ -73,6 +75,8 @@ def read_manifests(repo: Any, tree: Any, digests: list[Digest],
         tree: the pygit2 Tree to read from.
         digests: the manifests to read.
         progress: called with the number of manifests read since the last call.
+        limit: most bytes of an object or metadata file (``[limits] manifest-bytes``): a
+            larger one is not read and the manifest is skipped (``kistore verify``: KI106).
 
     Yields:
         ``(digest string, (kind, name, spec) or None, stored document or None, skipped)``:
@@ -86,15 +90,25 @@ def read_manifests(repo: Any, tree: Any, digests: list[Digest],
             for d in digests]
     chunks = (jobs[i:i + _CHUNK] for i in range(0, len(jobs), _CHUNK))
     for chunk in chunks:
-        yield from _read_chunk(repo, chunk)
+        yield from _read_chunk(repo, chunk, limit)
         if progress is not None:
             progress(len(chunk))
 
 
-def _read_chunk(repo: Any, jobs: list[Job]) -> list[Read]:
+def _read_chunk(repo: Any, jobs: list[Job], limit: int = DEFAULT.manifest_bytes) -> list[Read]:
     odb = repo.odb  # read(id) -> (type, bytes): ~40% less than repo[id].data per blob
     out: list[Read] = []
     for digest, object_id, metadata_id in jobs:
+        sizes = [(path, odb.read_header(blob)[1]) for path, blob in (
+                 (layout.object_path(digest), object_id),
+                 (layout.metadata_path(digest), metadata_id)) if blob is not None]
+        large = [(path, size) for path, size in sizes if size > limit]
+        if large:  # a 200 MB manifest committed past the hooks: never read (ls took 5 s)
+            path, size = large[0]
+            out.append((str(digest), None, None, (path, f"holds {size:,} bytes, more than the "
+                                                        f"limit of {limit:,} (manifest-bytes; "
+                                                        "`kistore verify`: KI106)")))
+            continue
         data = odb.read(object_id)[1] if object_id is not None else None
         meta = odb.read(metadata_id)[1] if metadata_id is not None else None
         parsed = parse_document(digest, data, meta, validate=True)

@@ -28,7 +28,8 @@ from typing import Any
 
 from ..core import layout
 from ..core.digest import Digest, is_digest
-from ..core.errors import StoreStateError
+from ..core.errors import KistoreError, StoreStateError
+from ..core.limits import DEFAULT
 from ..git import treediff
 from . import refs, rows, warm
 from .build import read_manifests
@@ -391,8 +392,9 @@ class Index:
         loaded: dict[str, Loaded | None] = {}
         documents: dict[str, bytes] = {}  # each row's stored document (.rows)
         skipped: list[tuple[str, str, str]] = []
+        limit = _manifest_limit(self.store)
         for digest, manifest, document, why in read_manifests(
-                self.repo, tree, sorted(digests, key=str), progress):
+                self.repo, tree, sorted(digests, key=str), progress, limit=limit):
             loaded[digest] = manifest
             if document is not None:
                 documents[digest] = document
@@ -549,3 +551,16 @@ def count_objects(repo: Any, tree: Any) -> int:
     except KeyError:
         return 0
     return sum(len(repo[shard.id]) for shard in objects if shard.type_str == "tree")
+
+
+def _manifest_limit(store: Any) -> int:
+    """Return the store's ``[limits] manifest-bytes``; the default when kistore.toml is bad.
+
+    A query never fails on a bad kistore.toml (``verify`` and ``add`` report it); a file
+    past the limit is left out of the index and listed as skipped (``reindex`` after
+    raising the limit reads it again).
+    """
+    try:
+        return int(store.limits().manifest_bytes)
+    except (KistoreError, AttributeError):
+        return DEFAULT.manifest_bytes

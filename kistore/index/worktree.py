@@ -66,7 +66,8 @@ def changed_digests(root: Path, head: Any, conn: sqlite3.Connection) -> set[Dige
     top = os.fspath(root)
     for base in (layout.OBJECTS_DIR, layout.METADATA_DIR):
         try:
-            shards = {f"{base}/{name}" for name in os.listdir(os.path.join(top, base))}
+            shards = {f"{base}/{name}" for name in os.listdir(os.path.join(top, base))
+                      if layout.is_shard_name(name)}  # else no manifest (verify: KI110)
         except FileNotFoundError:
             shards = set()
         for rel in sorted(shards | {d for d in head_shards if d.startswith(base + "/")}):

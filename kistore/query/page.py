@@ -19,6 +19,7 @@ from ..index.catalog import Catalog
 from ..index.index import open_catalog
 from ..index.records import Record
 from .answers import rank
+from .numbers import value_texts
 from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -99,26 +100,43 @@ class RunPage:
                f"                  {_key_text(r.key_object)}",
                f"  source          {d['source'] or '-'}, external id {d['externalId'] or '-'}",
                f"  status          {r.status}"]
+        texts = self.value_texts()
         if row.latency_ns is not None:
-            out.append(f"measured: {r.statistic} latency {_ns(row.latency_ns)}")
+            shown = _text(texts, row.latency_ns) if row.unit == "ns" else None
+            out.append(f"measured: {r.statistic} latency {_ns(row.latency_ns, shown)}")
         named = f"{comparison.name} comparison, {_metric(comparison.metric)} {comparison.order}"
         if row.rank is not None:
             out.append(f"rank {row.rank} of {ranking.group_size} ({named}): "
-                       f"{_value(row.value, row.unit)}")
+                       f"{_value(row.value, row.unit, texts)}")
             first = ranking.first
             if first is not None and first.record.digest != r.digest:
                 out.append(f"  {_fmt(self.ratio_to_first())}x the value of #1 "
-                           f"{first.record.name} ({_value(first.value, first.unit)})")
+                           f"{first.record.name} ({_value(first.value, first.unit, texts)})")
         else:
             out.append(f"not ranked ({row.reason}); {ranking.group_size} ranked in the group "
                        f"({named})")
+        if not work.get("inStore"):
+            out.append(f"  caveat: the workload {work.get('digest')} is not in this store, so "
+                       "the group holds only the runs of it stored here; other runs of the "
+                       "same workload elsewhere are not ranked with it")
+        latency_texts = value_texts([row.latency_ns, *(x["latencyNs"] for x in
+                                                       self.reference_ratios())], "ns")
         for ref in self.reference_ratios():
+            ranked_by = "" if comparison.unit == "ns" and ref["unit"] == "ns" else (
+                f"; its {_metric(comparison.metric)} {_value(ref['value'], ref['unit'], texts)}"
+                f", not part of this ratio")
             out.append(f"  x reference {ref['project'] or ref['name']}: "
-                       f"{_fmt(ref['speedup'])}x ({_value(ref['value'], ref['unit'])}, "
-                       f"latency {_ns(ref['latencyNs'])})")
+                       f"{_fmt(ref['speedup'])}x by latency (the reference's "
+                       f"{_ns(ref['latencyNs'], _text(latency_texts, ref['latencyNs']))} / this "
+                       f"run's {_ns(row.latency_ns, _text(latency_texts, row.latency_ns))}"
+                       f"{ranked_by})")
         proto = d["protocol"]
         checked = _flat(proto.get("correctness")) if proto.get("inStore") else "-"
-        out.append(f"correctness: {_flat(d['correctness'])} (checked by: {checked})")
+        if d["correctness"]:
+            out.append(f"correctness: {_flat(d['correctness'])} (checked by: {checked})")
+        else:  # e.g. KernelBench's reference programs: the status is all the source says
+            out.append(f"correctness: {r.status} (the run's status; the source recorded no "
+                       f"correctness measures; checked by: {checked})")
         out.append(f"protocol: {_named(proto, 'harness')}")
         if proto.get("inStore"):
             out.append(f"  measurement {_flat(proto.get('measurement'))}; comparability "
@@ -131,8 +149,25 @@ class RunPage:
                    f"evidence level: {d['evidenceLevel']}"
                    + (" (withdrawn)" if d["withdrawn"] else ""))
         for a in atts:
-            out.append(f"  {_flat(a)}")
+            out.append("  " + attestation_text(a))
         return out
+
+    def value_texts(self) -> dict[float, str]:
+        """Return the text of each value of this run's group (:func:`value_texts`)."""
+        rows = self.ranking.rows(include_excluded=True)
+        return value_texts([x.value for x in rows], self.row.unit)
+
+
+def attestation_text(judged: dict[str, Any]) -> str:
+    """Return one attestation judgement (``attestations --json`` object) as a line of text.
+
+    ``TYPE KEYID valid|INVALID EFFECT SOURCE[: REASON]``, as ``kistore attestations`` lists
+    them; ``?`` for a type or keyid an unreadable bundle lacks.
+    """
+    valid = "valid" if judged.get("valid") else "INVALID"
+    reason = judged.get("reason")
+    return (f"{judged.get('type') or '?'} {judged.get('keyid') or '?'} {valid} "
+            f"{judged.get('effect')} {judged.get('source')}" + (f": {reason}" if reason else ""))
 
 
 def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str | None = None,
@@ -281,6 +316,10 @@ def _related_json(field: str, manifest: Manifest | None, spec: dict[str, Any]
             **manifest.spec}
 
 
+def _text(texts: dict[float, str], value: float | None) -> str | None:
+    return None if value is None else texts.get(value)
+
+
 def _ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a is not None and b else None
 
@@ -289,16 +328,18 @@ def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.4g}"
 
 
-def _ns(ns: float | None) -> str:
+def _ns(ns: float | None, text: str | None = None) -> str:
+    """``1,234 ns (0.001234 ms)``; ``text`` is the ns figure when digits were chosen."""
     if ns is None:
         return "-"
-    return f"{ns:,.0f} ns ({ns / 1e6:.6g} ms)"
+    return f"{text or f'{ns:,.0f}'} ns ({ns / 1e6:.6g} ms)"
 
 
-def _value(v: float | None, unit: str | None) -> str:
+def _value(v: float | None, unit: str | None, texts: dict[float, str] | None = None) -> str:
     if v is None:
         return "no value"
-    return _ns(v) if unit == "ns" else f"{v:.6g} {unit or ''}".rstrip()
+    text = (texts or {}).get(v)
+    return _ns(v, text) if unit == "ns" else f"{text or f'{v:.6g}'} {unit or ''}".rstrip()
 
 
 def _metric(pointer: str) -> str:

@@ -35,6 +35,7 @@ from ..core import canonical, layout
 from ..core.digest import Digest, match_prefix, parse_prefix
 from ..core.errors import InputError, KistoreError, ResolutionError, StoreStateError
 from ..core.gitattributes import GITATTRIBUTES_LINE, check_gitattributes
+from ..core.limits import Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git.commit import PACK_THRESHOLD as PACK_THRESHOLD  # re-exported: the bench reads it
@@ -51,6 +52,13 @@ SETTINGS_TEMPLATE = """\
 # kistore store settings (https://kernelindex.dev). Reviewed like code.
 [store]
 version = 1
+
+[limits]
+# Sizes kistore refuses past, while reading (add, import, verify, check, the hooks).
+# manifest-bytes = 1048576   # a manifest, bundle file or JSON Lines line; stored files
+# source-bytes = 67108864    # one file `kistore import` reads
+# string-length = 65536      # characters of any string in a manifest
+# array-length = 10000       # items of any array in a manifest
 
 [cite]
 # Permalink template for `kistore cite`; {commit} and {path} are filled in.
@@ -204,6 +212,29 @@ class Store:
         if at is None and self.root is not None:
             return WorkTreeView(self.root, self.catalog())
         return CommitView(self.repo, self.commit(at or "HEAD"), self.catalog())
+
+    def limits(self, at: str | None = None) -> Limits:
+        """Return the size limits the store's ``kistore.toml`` sets (``[limits]``).
+
+        Read from the work tree, or from the commit ``at`` (``HEAD`` in a bare repository);
+        a store without the file, the table or a commit uses :data:`kistore.core.limits.
+        DEFAULT` (1 MiB a manifest).
+
+        Raises:
+            InputError: kistore.toml is not UTF-8 TOML, or ``[limits]`` holds an unknown key
+                or a value that is not a positive integer.
+        """
+        if at is None and self.root is not None:
+            settings = read_settings(self.root)
+            file = str(self.root / layout.SETTINGS_FILE)
+        else:
+            try:
+                data = self.view(at or "HEAD").read(layout.SETTINGS_FILE)
+            except InputError:  # no commit yet (an empty bare repository)
+                data = None
+            settings = parse_settings(data or b"", file=layout.SETTINGS_FILE)
+            file = layout.SETTINGS_FILE
+        return Limits.from_toml(settings.get("limits"), file=file)
 
     def commit(self, rev: str) -> pygit2.Commit:
         """Return the commit a revision names (``HEAD``, a branch, a tag, an id).
@@ -486,11 +517,25 @@ def read_settings(root: Path) -> dict[str, Any]:
     """
     path = root / layout.SETTINGS_FILE
     try:
-        return tomllib.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
+        data = path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
         return {}
+    return parse_settings(data, file=str(path))
+
+
+def parse_settings(data: bytes, *, file: str) -> dict[str, Any]:
+    """Parse the bytes of a ``kistore.toml`` (empty bytes: no settings).
+
+    Raises:
+        InputError: the bytes are not UTF-8, or not TOML.
+    """
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise InputError(f"not UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start}); save it "
+                         "as UTF-8", file=file) from None
     except tomllib.TOMLDecodeError as e:
-        raise InputError(f"not valid TOML: {e}", file=str(path)) from None
+        raise InputError(f"not valid TOML: {e}", file=file) from None
 
 
 def _plain_work_tree(start: str) -> Path | None:

@@ -6,6 +6,12 @@ JSON Lines (``.jsonl``/``.ndjson``: one manifest a line); a directory (every ``.
 ``.jsonl`` and ``.ndjson`` file below it, in sorted path order); and ``-`` for standard
 input (a manifest, a bundle or JSON Lines). Every problem in every input is collected
 before anything is returned, so a caller can refuse the whole batch at once.
+
+Sizes are bounded while reading (:mod:`kistore.core.limits`): a file or standard input
+holding one JSON value (a manifest or a bundle) is read up to ``manifest-bytes`` + 1 bytes
+and refused past it; JSON Lines have no total limit, but each line is refused as soon as it
+passes ``manifest-bytes``; every manifest's canonical bytes, strings and arrays are checked
+against the limits too. ``kistore add /dev/zero`` stops after 1 MiB.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from ..core.errors import (
     ParseError,
     TrailingDataError,
 )
+from ..core.limits import DEFAULT, Limits, read_bounded, read_lines_bounded, read_up_to, too_large
 from ..core.model import Manifest
 from ..core.workers import start_worker
 
@@ -53,26 +60,28 @@ class Located:
     line: int | None = None
 
 
-def read_inputs(paths: Iterable[str]) -> list[Located]:
+def read_inputs(paths: Iterable[str], limits: Limits = DEFAULT) -> list[Located]:
     """Read and validate every manifest in ``paths``.
 
     Args:
         paths: file names, directory names, or ``-`` (standard input, read once).
+        limits: the size limits (:mod:`kistore.core.limits`; a store's come from its
+            ``kistore.toml``).
 
     Returns:
         Each manifest with its location, in input order.
 
     Raises:
-        MultipleErrors: every parse, canonical-form and schema problem in every input, each
-            naming file, line:column where known, and JSON Pointer. Nothing is returned
-            when any input is bad.
+        MultipleErrors: every parse, canonical-form, schema and size problem in every
+            input, each naming file, line:column where known, and JSON Pointer. Nothing is
+            returned when any input is bad.
     """
     found: list[Located] = []
     errors: list[KistoreError] = []
     for name in paths:
-        for file, data in _expand(name, errors):
+        for file, data in _expand(name, errors, limits):
             try:
-                found.extend(parse_manifests(data, file=file))
+                found.extend(parse_manifests(data, file=file, limits=limits))
             except KistoreError as e:
                 errors.extend(e.problems)
     if errors:
@@ -80,9 +89,23 @@ def read_inputs(paths: Iterable[str]) -> list[Located]:
     return found
 
 
-def _expand(name: str, errors: list[KistoreError]) -> Iterator[tuple[str, bytes]]:
+_MANY = ("for more manifests than fit, use JSON Lines (a .jsonl file, or - for standard "
+         "input): one manifest a line, each line within the limit")
+"""What a message about a too-large file or bundle suggests besides raising the limit."""
+
+
+def _expand(name: str, errors: list[KistoreError], limits: Limits
+            ) -> Iterator[tuple[str, bytes]]:
+    """Yield ``(file name, bytes)`` of each input ``name`` stands for, read within the limits.
+
+    A problem (no such path, an input past its limit) is appended to ``errors`` and the
+    input skipped, so every input's problems are reported together.
+    """
     if name == "-":
-        yield "-", sys.stdin.buffer.read()
+        try:
+            yield "-", _read_stdin(limits)
+        except InputError as e:
+            errors.append(e)
         return
     path = Path(name)
     if path.is_dir():
@@ -96,33 +119,79 @@ def _expand(name: str, errors: list[KistoreError]) -> Iterator[tuple[str, bytes]
                                      "manifest files, or rename them to end in .json",
                                      file=name))
         for p in files:
-            yield str(p), p.read_bytes()
+            try:
+                yield str(p), _read_file(str(p), limits)
+            except InputError as e:
+                errors.append(e)
     elif path.exists():  # a file, or a pipe such as <(...) or /dev/stdin
-        yield name, path.read_bytes()
+        try:
+            yield name, _read_file(name, limits)
+        except InputError as e:
+            errors.append(e)
     else:
         errors.append(InputError("no such file or directory; check the path (give - to read "
                                  "standard input)", file=name))
 
 
-def parse_manifests(data: bytes, *, file: str) -> list[Located]:
+def _read_file(name: str, limits: Limits) -> bytes:
+    """Read one input file: JSON Lines line by line within the limit, else whole within it.
+
+    Raises:
+        InputError: a line of JSON Lines, or a file holding one JSON value, past
+            ``manifest-bytes`` (nothing further is read).
+        OSError: the file cannot be read.
+    """
+    if name.endswith(JSON_LINES_SUFFIXES):
+        with open(name, "rb") as stream:
+            return read_lines_bounded(stream, limits.manifest_bytes, file=name)
+    return read_bounded(name, limits.manifest_bytes, fix=_MANY)
+
+
+def _read_stdin(limits: Limits) -> bytes:
+    """Read standard input: one JSON value within the limit, or JSON Lines of any length.
+
+    Up to ``manifest-bytes`` + 1 bytes are read first. Input that ends within the limit is
+    returned whole (a manifest, a bundle or JSON Lines). Longer input can only be JSON
+    Lines: when its first or second line is a whole JSON value the rest is read line by
+    line (each within the limit), else it is refused without reading further.
+
+    Raises:
+        InputError: a JSON value longer than the limit, or a line of JSON Lines past it.
+    """
+    stream = sys.stdin.buffer
+    limit = limits.manifest_bytes
+    data = read_up_to(stream, limit + 1)
+    if len(data) <= limit:
+        return data
+    if _starts_as_json_lines(data):
+        return read_lines_bounded(stream, limit, file="-", start=data)
+    raise InputError(too_large(limit, "manifest-bytes", what="the input", fix=_MANY), file="-")
+
+
+def parse_manifests(data: bytes, *, file: str, limits: Limits = DEFAULT) -> list[Located]:
     """Parse one input's bytes into manifests (manifest, bundle or JSON Lines).
 
     JSON Lines are used when ``file`` ends in ``.jsonl``/``.ndjson``, or for stdin (``-``)
     when the bytes are not one JSON value and the first or second non-blank line is one
     whole JSON value by itself: then every bad line is reported at its own line number.
 
+    Args:
+        data: the input's bytes (read within the limits: :func:`read_inputs`).
+        file: its name (``-`` for standard input).
+        limits: the limits each manifest is checked against.
+
     Raises:
         MultipleErrors: every problem found in the input.
     """
     if file.endswith(JSON_LINES_SUFFIXES):
-        return _parse_lines(data, file)
+        return _parse_lines(data, file, limits)
     try:
         value = canonical.loads(data, file=file)
     except ParseError as first:
         if file == "-" and _starts_as_json_lines(data):
-            return _parse_lines(data, file)
+            return _parse_lines(data, file, limits)
         raise MultipleErrors([_with_hint(first, file)]) from None
-    return _from_value(value, file, line=None)
+    return _from_value(value, file, line=None, limits=limits)
 
 
 def _starts_as_json_lines(data: bytes) -> bool:
@@ -158,20 +227,21 @@ def _with_hint(error: ParseError, file: str) -> ParseError:
     return error
 
 
-def _parse_lines(data: bytes, file: str) -> list[Located]:
+def _parse_lines(data: bytes, file: str, limits: Limits) -> list[Located]:
     lines = data.split(b"\n")
     found: list[Located] | None = None
     if len(lines) >= PARALLEL_LINES and _cpus() > 1:
-        found = _parse_ranges_in_parallel(lines, file)
+        found = _parse_ranges_in_parallel(lines, file, limits)
     if found is None:  # small input, one CPU, or no worker processes allowed
-        found = _parse_range(lines, file, 0, len(lines))
+        found = _parse_range(lines, file, 0, len(lines), limits)
     if not found:
         raise MultipleErrors([ParseError("no manifests in JSON Lines input: every line is blank; "
                                          "give one manifest a line", file=file)])
     return found
 
 
-def _parse_range(lines: list[bytes], file: str, start: int, end: int) -> list[Located]:
+def _parse_range(lines: list[bytes], file: str, start: int, end: int,
+                 limits: Limits = DEFAULT) -> list[Located]:
     """Parse ``lines[start:end]`` (line numbers ``start + 1`` ...), collecting every problem.
 
     Raises:
@@ -187,8 +257,11 @@ def _parse_range(lines: list[bytes], file: str, start: int, end: int) -> list[Lo
         try:
             if number > 1 and raw.startswith(_BOM):
                 raise _bom_inside(number, file)
+            if len(raw) > limits.manifest_bytes:  # a line not read within the limit
+                raise InputError(too_large(limits.manifest_bytes, "manifest-bytes",
+                                           what=f"line {number}"), file=file, line=number)
             value = canonical.loads(raw, file=file)
-            found.extend(_from_value(value, file, line=number))
+            found.extend(_from_value(value, file, line=number, limits=limits))
         except KistoreError as e:
             for problem in e.problems:
                 problem.line, problem.column = number, problem.column or 1
@@ -248,7 +321,7 @@ PARALLEL_LINES = 2000
 _CHUNK_LINES = 1000
 """Lines per task handed to a worker process (small enough to balance two CPUs)."""
 
-_shared_lines: tuple[list[bytes], str] | None = None
+_shared_lines: tuple[list[bytes], str, Limits] | None = None
 """The lines being parsed, set before the workers fork so they inherit them unpickled."""
 
 
@@ -260,7 +333,8 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
-def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | None:
+def _parse_ranges_in_parallel(lines: list[bytes], file: str, limits: Limits
+                              ) -> list[Located] | None:
     """Parse JSON Lines here and in forked workers (one per other CPU); keep input order.
 
     This process parses the first share of the ranges itself while the workers parse the
@@ -289,7 +363,7 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
     workers = max(1, _cpus() - 1)
     own = len(ranges) // (workers + 1)
     parts: list[list[Located] | MultipleErrors | None] = []
-    _shared_lines = (lines, file)
+    _shared_lines = (lines, file, limits)
     gc.freeze()  # a collection in parent or worker would copy every shared page it walks
     # An executor, not multiprocessing.Pool: a Pool replaces a worker killed mid-task (OOM
     # killer, kill -9) and waits forever for its lost result; the executor reports it.
@@ -299,7 +373,7 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
         theirs = pool.map(_parse_shared_range, ranges[own:])  # dispatched in the background
         for start, end in ranges[:own]:
             try:
-                parts.append(_parse_range(lines, file, start, end))
+                parts.append(_parse_range(lines, file, start, end, limits))
             except MultipleErrors as e:
                 parts.append(e)
         parts.extend(None if packed is None else _unpack(packed, file) for packed in theirs)
@@ -314,7 +388,7 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
     for (start, end), part in zip(ranges, parts, strict=True):
         if part is None:  # a worker's range with a problem: find it again, exactly
             try:
-                _parse_range(lines, file, start, end)
+                _parse_range(lines, file, start, end, limits)
             except MultipleErrors as e:
                 errors.extend(e.problems)
         elif isinstance(part, MultipleErrors):
@@ -335,9 +409,9 @@ def _parse_shared_range(bounds: tuple[int, int]) -> bytes | None:
     ~5 KB of dicts it never reads (docs/speed.md, fourth pass).
     """
     assert _shared_lines is not None
-    lines, file = _shared_lines
+    lines, file, limits = _shared_lines
     try:
-        found = _parse_range(lines, file, *bounds)
+        found = _parse_range(lines, file, *bounds, limits)
     except KistoreError:
         return None
     return marshal.dumps([(x.manifest.to_parts(), x.pointer, x.line) for x in found])
@@ -350,7 +424,8 @@ def _unpack(packed: bytes, file: str) -> list[Located]:
             for parts, pointer, line in marshal.loads(packed)]
 
 
-def _from_value(value: Any, file: str, *, line: int | None) -> list[Located]:
+def _from_value(value: Any, file: str, *, line: int | None,
+                limits: Limits = DEFAULT) -> list[Located]:
     """Split a parsed value into manifests (a manifest, a bundle object or an array).
 
     An object without ``kind``/``apiVersion`` of which some member is a manifest is a
@@ -373,7 +448,8 @@ def _from_value(value: Any, file: str, *, line: int | None) -> list[Located]:
     errors: list[KistoreError] = []
     for pointer, document in entries:
         try:
-            found.append(Located(Manifest.from_document(document, file=file, pointer=pointer),
+            found.append(Located(Manifest.from_document(document, file=file, pointer=pointer,
+                                                        limits=limits),
                                  file, pointer, line))
         except KistoreError as e:
             errors.extend(e.problems)

@@ -243,7 +243,8 @@ class WorkTreeView(View):
             base = self.root / layout.STORE_DIR / top / "sha256"
             with contextlib.suppress(FileNotFoundError, NotADirectoryError):
                 for entry in os.scandir(base):
-                    if entry.is_dir(follow_symlinks=False):
+                    # a name outside the layout (not UTF-8, "tmp"): no manifest; KI110
+                    if entry.is_dir(follow_symlinks=False) and layout.is_shard_name(entry.name):
                         mtime = entry.stat().st_mtime_ns
                         keys[f"{top}/{entry.name}"] = (
                             f"{mtime}:recent" if mtime > recent else str(mtime))
@@ -256,7 +257,7 @@ class WorkTreeView(View):
         keys = {}
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             for entry in os.scandir(base):
-                if entry.is_file(follow_symlinks=False):
+                if entry.is_file(follow_symlinks=False) and layout.is_leaf_name(entry.name):
                     keys[entry.name] = stat_key(entry.stat())
         return keys
 

@@ -96,7 +96,8 @@ def test_bad_ranges(runner, published):
     result = invoke(runner, published, "check", "nope..HEAD")
     assert result.exit_code == 1 and "no commit named 'nope'" in result.stderr
     result = invoke(runner, published, "check")
-    assert result.exit_code == 2 and "give either BASE..HEAD or --updates" in result.output
+    assert result.exit_code == 2
+    assert "give one of BASE..HEAD, --updates FILE or --unpushed REMOTE" in result.output
     result = invoke(runner, published, "check", "--updates", "-", input="a b\n")
     assert result.exit_code == 2 and "OLD NEW REF" in result.output
 

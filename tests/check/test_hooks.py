@@ -228,6 +228,44 @@ def test_pre_push_refuses_before_anything_leaves(tmp_path, published, clone):
     assert git(plain, "rev-parse", "main") != git(clone, "rev-parse", "HEAD")
 
 
+def test_pre_push_checks_a_branch_not_checked_out_pushed_to_an_empty_remote(tmp_path, clone):
+    # Issue 18: pre-push resolved a new ref's base against the local main, which in the
+    # pushing clone is what is pushed: `git push empty main` passed a tampered main.
+    empty = tmp_path / "empty.git"
+    git(tmp_path, "init", "-q", "--bare", str(empty))
+    git(clone, "remote", "add", "empty", str(empty))
+    git(clone, "config", "core.hooksPath", str(HOOKS))
+    git(clone, "checkout", "-q", "-b", "topic")
+    git(clone, "rm", "-q", PROTOCOL)
+    git(clone, "commit", "-q", "--no-verify", "-m", "delete the protocol")
+    git(clone, "checkout", "-q", "main")
+    (clone / PROTOCOL).write_bytes(b'{"kind": "Workload"}')
+    git(clone, "commit", "-q", "--no-verify", "-am", "tamper main")
+    for ref, expected in (("topic", "KI402 object-deleted"), ("main", "KI101 object-digest")):
+        pushed = run_git(clone, "push", "empty", ref)
+        assert pushed.returncode != 0, (ref, pushed.stdout)
+        assert f"{PROTOCOL}: error {expected}" in pushed.stdout
+    assert run_git(empty, "rev-parse", "-q", "--verify", "topic").returncode != 0
+    assert run_git(empty, "rev-parse", "-q", "--verify", "main").returncode != 0
+
+
+def test_pre_push_checks_every_ref_of_a_push_of_several(clone):
+    # Issue 18: `git push origin main topic` must check topic as well as main.
+    git(clone, "config", "core.hooksPath", str(HOOKS))
+    git(clone, "checkout", "-q", "-b", "topic")
+    git(clone, "rm", "-q", PROTOCOL)
+    git(clone, "commit", "-q", "--no-verify", "-m", "delete the protocol")
+    git(clone, "checkout", "-q", "main")
+    git(clone, "commit", "-q", "--allow-empty", "--no-verify", "-m", "a good commit")
+    pushed = run_git(clone, "push", "origin", "main", "topic")
+    assert pushed.returncode != 0
+    assert "ok:" not in pushed.stdout
+    assert f"{PROTOCOL}: error KI402 object-deleted" in pushed.stdout
+    assert "2 ref update(s)" in pushed.stdout
+    good = run_git(clone, "push", "origin", "main")
+    assert good.returncode == 0, good.stdout + good.stderr
+
+
 def test_pre_commit_on_the_very_first_commit_verifies_the_staged_tree(tmp_path):
     repo = tmp_path / "fresh"
     repo.mkdir()
@@ -259,23 +297,123 @@ def _pre_commit_entry(hook_id: str) -> list[str]:
     return shlex.split(entry.removeprefix("  entry: "))
 
 
-@pytest.mark.parametrize("pushed", ["first-push", "range"])
-def test_pre_commit_framework_push_hook_checks_a_first_push_and_a_range(clone, pushed):
-    # Found running pre-commit 4.7: it sets PRE_COMMIT_FROM_REF/TO_REF only when the remote
-    # holds an ancestor of what is pushed; a first push ran `kistore check ..` and failed.
+def _run_framework_hook(clone: Path, remote: str, **pre_commit_env: str
+                        ) -> subprocess.CompletedProcess:
+    """Run the framework's kistore-check-push entry as pre-commit runs it for a push.
+
+    ``pre_commit_env`` is what pre-commit 4.7 sets (``PRE_COMMIT_FROM_REF`` ...): only for
+    the first pushed ref, and neither FROM nor TO when that ref is new and starts at a root.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("PRE_COMMIT_")}
     env["PATH"] = f"{Path(KISTORE).parent}{os.pathsep}{env['PATH']}"
+    env |= {"PRE_COMMIT_REMOTE_NAME": remote, **pre_commit_env}
+    return subprocess.run(_pre_commit_entry("kistore-check-push"), cwd=clone, env=env,
+                          capture_output=True, text=True)
+
+
+def test_pre_commit_framework_push_hook_checks_a_first_push_and_a_range(clone):
+    # Found running pre-commit 4.7: it sets PRE_COMMIT_FROM_REF/TO_REF only when the remote
+    # holds an ancestor of what is pushed; a first push ran `kistore check ..` and failed.
     base = git(clone, "rev-parse", "HEAD").strip()
     git(clone, "rm", "-q", store_file(PUBLISHED["protocol"]))
     git(clone, "commit", "-q", "--no-verify", "-m", "delete the protocol")
-    if pushed == "range":
-        env |= {"PRE_COMMIT_FROM_REF": base,
-                "PRE_COMMIT_TO_REF": git(clone, "rev-parse", "HEAD").strip()}
-    done = subprocess.run(_pre_commit_entry("kistore-check-push"), cwd=clone, env=env,
-                          capture_output=True, text=True)
+    done = _run_framework_hook(clone, "origin", PRE_COMMIT_FROM_REF=base,
+                               PRE_COMMIT_TO_REF=git(clone, "rev-parse", "HEAD").strip())
     assert done.returncode == 1, done.stdout + done.stderr
     assert "KI402 object-deleted" in done.stdout
     git(clone, "reset", "-q", "--hard", base)
-    done = subprocess.run(_pre_commit_entry("kistore-check-push"), cwd=clone,
-                          env=env | {"PRE_COMMIT_TO_REF": base}, capture_output=True, text=True)
+    done = _run_framework_hook(clone, "origin", PRE_COMMIT_TO_REF=base)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.endswith("ok: 0 local ref(s) with commits origin lacks: 0 errors, 0 "
+                                "warnings, 0 info\n")
+
+
+def test_pre_commit_framework_push_hook_checks_another_branch_pushed_to_an_empty_remote(
+        clone, tmp_path):
+    # Issue 18: `git push empty topic` with main checked out: pre-commit sets no range (the
+    # pushed history starts at a root commit) and the hook verified HEAD, the clean main.
+    empty = tmp_path / "empty.git"
+    git(tmp_path, "init", "-q", "--bare", str(empty))
+    git(clone, "remote", "add", "empty", str(empty))
+    git(clone, "checkout", "-q", "-b", "topic")
+    git(clone, "rm", "-q", store_file(PUBLISHED["protocol"]))
+    git(clone, "commit", "-q", "--no-verify", "-m", "delete the protocol")
+    git(clone, "checkout", "-q", "main")
+    done = _run_framework_hook(clone, "empty", PRE_COMMIT_LOCAL_BRANCH="refs/heads/topic",
+                               PRE_COMMIT_REMOTE_BRANCH="refs/heads/topic")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "KI402 object-deleted" in done.stdout
+    assert "2 local ref(s) with commits empty lacks" in done.stdout  # main and topic
+
+
+def test_pre_commit_framework_push_hook_checks_every_ref_of_a_push_of_several(clone):
+    # Issue 18: `git push origin main topic` hands the hook main's range only; topic was
+    # tampered and passed.
+    main = git(clone, "rev-parse", "HEAD").strip()
+    git(clone, "checkout", "-q", "-b", "topic")
+    git(clone, "rm", "-q", store_file(PUBLISHED["protocol"]))
+    git(clone, "commit", "-q", "--no-verify", "-m", "delete the protocol")
+    git(clone, "checkout", "-q", "main")
+    git(clone, "commit", "-q", "--allow-empty", "--no-verify", "-m", "a good commit")
+    done = _run_framework_hook(clone, "origin", PRE_COMMIT_FROM_REF=main,
+                               PRE_COMMIT_TO_REF=git(clone, "rev-parse", "HEAD").strip(),
+                               PRE_COMMIT_LOCAL_BRANCH="refs/heads/main")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "KI402 object-deleted" in done.stdout
+    git(clone, "branch", "-q", "-D", "topic")  # fixed (deleted): main alone passes
+    done = _run_framework_hook(clone, "origin", PRE_COMMIT_FROM_REF=main,
+                               PRE_COMMIT_TO_REF=git(clone, "rev-parse", "HEAD").strip())
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_init_hooks_installs_hooks_that_refuse_a_tampered_commit_and_push(tmp_path):
+    # Issue 18: `kistore init` offered no way to install the hooks a store needs.
+    made = subprocess.run([KISTORE, "init", "--hooks", "idx"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    store = tmp_path / "idx"
+    hooks = store / ".git" / "hooks"
+    assert made.stdout.splitlines() == [
+        f"initialised kistore store in {store}",
+        f"installed hook {hooks / 'pre-commit'}", f"installed hook {hooks / 'pre-push'}"]
+    for name in ("pre-commit", "pre-push"):
+        installed = (hooks / name).read_text()
+        assert os.access(hooks / name, os.X_OK)
+        assert installed.splitlines()[1] == (
+            f'KISTORE="${{KISTORE:-{KISTORE}}}"  # kistore init --hooks')
+        assert installed.splitlines()[2:] == (HOOKS / name).read_text().splitlines()[1:]
+    again = subprocess.run([KISTORE, "init", "--hooks", "idx"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert again.stdout.splitlines()[1:] == [f"unchanged hook {hooks / 'pre-commit'}",
+                                             f"unchanged hook {hooks / 'pre-push'}"]
+    env = {k: v for k, v in os.environ.items() if k != "KISTORE"}  # the installed default
+    kistore(store, "add", "--commit", "--allow-dangling", str(BUNDLE))
+    (store / PROTOCOL).write_bytes(b'{"kind": "Workload"}')
+    git(store, "add", PROTOCOL)
+    committed = subprocess.run(["git", "commit", "-m", "tamper"], cwd=store, env=env,
+                               capture_output=True, text=True)
+    assert committed.returncode == 1
+    assert f"{PROTOCOL}: error KI101 object-digest-mismatch" in committed.stderr
+    git(store, "commit", "-q", "--no-verify", "-m", "tamper past the hook")
+    server = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(server))
+    pushed = subprocess.run(["git", "push", str(server), "main"], cwd=store, env=env,
+                            capture_output=True, text=True)
+    assert pushed.returncode != 0
+    assert f"{PROTOCOL}: error KI101 object-digest-mismatch" in pushed.stdout
+    assert subprocess.run(["git", "rev-parse", "-q", "--verify", "main"], cwd=server,
+                          capture_output=True).returncode != 0  # nothing left the clone
+
+
+def test_init_hooks_never_replaces_a_hook_of_the_users(tmp_path):
+    git(tmp_path, "init", "-q", "-b", "main", "mine")
+    hook = tmp_path / "mine" / ".git" / "hooks" / "pre-push"
+    hook.write_text("#!/bin/sh\necho mine\n")
+    done = subprocess.run([KISTORE, "init", "--hooks", "mine"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr == (f"error: {hook}: a different pre-push hook is there already: "
+                           "nothing was installed; move it away (or merge the two by hand) and "
+                           "run `kistore init --hooks` again\n")
+    assert hook.read_text() == "#!/bin/sh\necho mine\n"
+    assert not (hook.parent / "pre-commit").exists()

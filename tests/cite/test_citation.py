@@ -299,7 +299,7 @@ def test_cli_text_output_and_exit_0(runner, tmp_path):
     path, c1 = published_store(tmp_path)
     result = run_cli(runner, path, "384a96d0", "--accessed", "2026-11-29")
     assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
+    lines = result.stdout.splitlines()
     assert lines[0].startswith("KernelIndex (2026). Proud Wren @ NVIDIA")
     assert f"  commit:    {c1} (first added the object)" in lines
     assert "  accessed:  2026-11-29" in lines
@@ -310,12 +310,30 @@ def test_cli_json_gives_the_facts(runner, tmp_path):
     result = run_cli(runner, path, "BenchmarkRun/sol-submission-20464", "--json",
                      "--accessed", "2026-11-29")
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["commit"] == c1
     assert data["digest"] == str(RUN)
     assert data["key"] == "kernelindex:384a96d0ed68"
     assert data["published"] == "2026-07-14T08:00:00Z"
     assert data["accessed"] == "2026-11-29"
+
+
+def test_cite_warns_when_the_commit_is_on_no_remote_tracking_branch(runner, tmp_path):
+    # Issue 18: cite printed a permalink to a commit never pushed, with no word of it.
+    path, c1 = published_store(tmp_path)
+    result = run_cli(runner, path, "384a96d0", "--accessed", "2026-11-29")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (
+        f"warning: commit {c1} is on no remote-tracking branch (`git branch -r --contains` "
+        "lists none): the permalink leads nowhere until it is pushed; push it (then `git "
+        "fetch`) before you publish this citation\n")
+    server = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(server))
+    git(path, "push", "-q", str(server), "main:main")
+    git(path, "fetch", "-q", str(server), "+refs/heads/*:refs/remotes/mirror/*")
+    assert Store(path).repo.references.get("refs/remotes/mirror/main") is not None
+    result = run_cli(runner, path, "384a96d0", "--accessed", "2026-11-29")
+    assert result.exit_code == 0 and result.stderr == "", result.output
 
 
 def test_cli_unknown_ref_exit_1(runner, tmp_path):

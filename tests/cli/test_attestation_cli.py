@@ -168,7 +168,7 @@ def test_predicate_file_failing_its_schema_names_file_and_pointer(runner, record
                  str(key_file), "--predicate", str(path))
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: {path}:/timing/latencyNs/mean: ")
-    assert "-1 is less than the minimum of 0" in result.stderr
+    assert "-1 is less than the minimum of 1" in result.stderr
 
 
 def test_predicate_file_names_every_missing_and_wrong_field_at_its_pointer(
@@ -189,7 +189,7 @@ def test_predicate_file_names_every_missing_and_wrong_field_at_its_pointer(
         "it or correct its spelling",
         f"error: {path}:/outcome: field 'outcome': expected one of \"reproduced\", "
         "\"not-reproduced\", found \"maybe\"",
-        f"error: {path}:/timing/latencyNs/mean: field 'mean': -1 is less than the minimum of 0",
+        f"error: {path}:/timing/latencyNs/mean: field 'mean': -1 is less than the minimum of 1",
         f"error: {path}:/timing/primaryStatistic: missing required field 'primaryStatistic': "
         "add it"]
 
@@ -253,7 +253,80 @@ def test_trust_add_list_revoke(runner, store, store_path, key_file):
 def test_trust_add_refuses_what_is_not_a_key(runner, store, store_path):
     result = run(runner, store_path, "trust", "add", "ssh-rsa AAAA", "--role", "rerun")
     assert result.exit_code == 1
-    assert "not an Ed25519 public key" in result.stderr
+    assert result.stderr == (
+        "error: KEY:1:1: no Ed25519 key to trust: every key line was skipped (an RSA key "
+        "(ssh-rsa): kistore trusts only Ed25519 keys (ssh-ed25519); make one with `ssh-keygen "
+        "-t ed25519` or `kistore key generate`)\n")
+
+
+def github_keys_file(tmp_path):
+    """What https://github.com/USER.keys serves for a user with five keys: an RSA key first,
+    two Ed25519 keys, a security key, an ECDSA key (OpenSSH lines, no comments)."""
+    import base64
+    import struct
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+    def openssh(key) -> str:
+        return key.public_key().public_bytes(serialization.Encoding.OpenSSH,
+                                             serialization.PublicFormat.OpenSSH).decode()
+
+    def ssh_string(data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + data
+
+    raw = signing.raw_public_key(fixed_key(7).public_key())
+    security_key = "sk-ssh-ed25519@openssh.com " + base64.b64encode(
+        ssh_string(b"sk-ssh-ed25519@openssh.com") + ssh_string(raw) + ssh_string(b"ssh:")
+    ).decode()
+    lines = [openssh(rsa.generate_private_key(public_exponent=65537, key_size=2048)),
+             signing.public_key_line(fixed_key(5).public_key()),
+             signing.public_key_line(fixed_key(6).public_key()),
+             security_key,
+             openssh(ec.generate_private_key(ec.SECP256R1())),
+             "",
+             "# a comment, as authorized_keys allows",
+             "not a key at all",
+             signing.public_key_line(fixed_key(5).public_key())]
+    path = tmp_path / "octocat.keys"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_trust_add_of_github_keys_trusts_every_ed25519_line_and_names_each_skipped_one(
+        runner, store, store_path, tmp_path):
+    # Issue 18: a USER.keys file trusted only its first line and said nothing; an RSA line
+    # first gave `error: -: not an Ed25519 public key`.
+    path = github_keys_file(tmp_path)
+    five, six = (signing.keyid(fixed_key(n).public_key()) for n in (5, 6))
+    from kistore.attest.sshsig import SshPublicKey
+
+    fido = SshPublicKey.from_text(path.read_text().splitlines()[3]).keyid()  # verifiable now
+    added = run(runner, store_path, "trust", "add", str(path), "--role", "rerun")
+    assert added.exit_code == 0, added.output
+    assert added.stdout == (f"trusted {five} for rerun ({path}:2)\n"
+                            f"trusted {six} for rerun ({path}:3)\n"
+                            f"trusted {fido} for rerun ({path}:4)\n")
+    assert added.stderr.splitlines() == [
+        f"warning: {path}:1: skipped: an RSA key (ssh-rsa): kistore trusts only Ed25519 keys "
+        "(ssh-ed25519); make one with `ssh-keygen -t ed25519` or `kistore key generate`",
+        f"warning: {path}:5: skipped: an ECDSA key (ecdsa-sha2-nistp256): kistore trusts only "
+        "Ed25519 keys (ssh-ed25519); make one with `ssh-keygen -t ed25519` or `kistore key "
+        "generate`",
+        f"warning: {path}:8: skipped: not an OpenSSH public-key line (it starts 'not'); "
+        "expected 'ssh-ed25519 AAAA... comment'",
+        f"warning: {path}:9: skipped: the same key as line 2"]
+    listed = json.loads(run(runner, store_path, "trust", "list", "--json").output)
+    assert sorted(k["keyid"] for k in listed) == sorted([five, six, fido])
+    again = run(runner, store_path, "trust", "add", "-", "--role", "maintainer", "--json",
+                input=path.read_text())  # `curl .../USER.keys | kistore trust add - ...`
+    assert again.exit_code == 0, again.output
+    data = json.loads(again.stdout)
+    assert [(k["keyid"], k["roles"]) for k in data["trusted"]] == [
+        (five, ["maintainer", "rerun"]), (six, ["maintainer", "rerun"]),
+        (fido, ["maintainer", "rerun"])]
+    assert [(s["file"], s["line"]) for s in data["skipped"]] == [
+        ("-", 1), ("-", 5), ("-", 8), ("-", 9)]
 
 
 def test_notes_push_and_fetch_between_clones(runner, record_store, store_path, key_file,
@@ -309,3 +382,23 @@ def test_attestation_commands_keep_heavy_imports_out_of_startup():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_attestations_exits_1_when_it_lists_an_invalid_one(runner, record_store, store_path,
+                                                            key_file):
+    # Issue 18: `attestations` listed an INVALID attestation and exited 0, so a script
+    # reading the exit code took the run's attestations as fine.
+    from kistore.attest import notes
+
+    from ..attest.test_attestation_evidence import bundle, tampered
+
+    notes.attach(record_store, record_store.resolve(RUN_REF), tampered(bundle(fixed_key(1))))
+    said = (f"error: 1 of 1 attestation(s) about {PUBLISHED['run']} do not verify (INVALID "
+            "above, with the reason); they count for nothing\n")
+    text = run(runner, store_path, "attestations", RUN_REF)
+    assert (text.exit_code, text.stderr) == (1, said)
+    assert (f"rerun {signing.keyid(fixed_key(1).public_key())} INVALID invalid note: signature "
+            "does not verify over the payload under the bundled key") in text.stdout
+    data = run(runner, store_path, "attestations", RUN_REF, "--json")
+    assert (data.exit_code, data.stderr) == (1, said)
+    assert json.loads(data.stdout)["attestations"][0]["valid"] is False

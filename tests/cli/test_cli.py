@@ -184,6 +184,7 @@ def test_wheel_ships_schemas_and_runs_outside_the_source_tree(tmp_path):
     import zipfile
     names = zipfile.ZipFile(wheel).namelist()
     assert "kistore/schemas/BenchmarkRun.json" in names
+    assert {"kistore/hooks/pre-commit", "kistore/hooks/pre-push"} <= set(names)  # init --hooks
     for module in ROOT.glob("kistore/**/*.py"):  # every subpackage is listed in pyproject
         assert module.relative_to(ROOT).as_posix() in names
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
@@ -196,6 +197,11 @@ def test_wheel_ships_schemas_and_runs_outside_the_source_tree(tmp_path):
     where = subprocess.run([sys.executable, "-c", "import kistore; print(kistore.__file__)"],
                            cwd=tmp_path, capture_output=True, text=True, env=env).stdout
     assert where.startswith(str(tmp_path / "site"))
+    made = subprocess.run([sys.executable, "-m", "kistore", "init", "--hooks", "s"],
+                          cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / "s" / ".git" / "hooks" / "pre-push").read_bytes().startswith(
+        b"#!/usr/bin/env bash\nKISTORE=")
 
 
 def _all_commands(group, path=()):
@@ -292,7 +298,7 @@ def test_an_add_interrupted_while_reading_its_input_says_nothing_was_written(
         runner, store_path, monkeypatch):
     from kistore.store import inputs
 
-    def ctrl_c(paths):
+    def ctrl_c(paths, limits=None):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(inputs, "read_inputs", ctrl_c)

@@ -1,5 +1,5 @@
 """Every "Example:" of the query commands' --help runs as written, in the store that
-`kistore --help`'s own example builds (the published record, from ../shared/examples)."""
+`kistore --help`'s own example builds (the published record, from the clone's examples/)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from kistore.cli import SUBCOMMANDS, main
 
-from ..conftest import SHARED
+from ..conftest import EXAMPLES
 
 RUNNABLE = ["cat", "compare", "digest", "ls", "rank", "show"]
 """Commands whose examples read the store only. Others write (add, attest, trust ...),
@@ -32,13 +32,13 @@ def my_index(tmp_path_factory):
 
 
 def build_my_index(top):
-    """`kistore init my-index && cd my-index`, then `kistore --help`'s add, beside shared/."""
-    (top / "shared").symlink_to(SHARED)
+    """`kistore init my-index && cd my-index`, then `kistore --help`'s add, in a clone."""
+    (top / "examples").symlink_to(EXAMPLES)
     subprocess.run([sys.executable, "-m", "kistore", "init", "my-index"], cwd=top, check=True,
                    capture_output=True)
     store = top / "my-index"
     add = examples(main)[1]
-    assert add.startswith("kistore add --commit ../shared/examples/*.bundle.json")
+    assert add.startswith("kistore add --commit ../examples/*.bundle.json")
     subprocess.run(f"{shlex.quote(sys.executable)} -m {add}", shell=True, cwd=store,
                    check=True, capture_output=True)
     return store
@@ -93,5 +93,5 @@ def test_trust_add_of_a_key_file_that_is_not_there_says_so(runner, store_path):
     assert result.exit_code == 1
     assert result.stderr == (
         "error: ci-rerun.pub: no such key file, and not an OpenSSH public-key line "
-        "('ssh-ed25519 AAAA...'); give the .pub file `kistore key generate PATH` wrote, or "
-        "the line it printed\n")
+        "('ssh-ed25519 AAAA...'); give the .pub file `kistore key generate PATH` wrote, the "
+        "line it printed, or - to read key lines from standard input\n")

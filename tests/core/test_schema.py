@@ -125,3 +125,32 @@ def test_unexpected_key_is_named_with_its_objects_pointer():
     assert found.format() == (
         "w.json:/metadata/nmae: unexpected key 'nmae' in the object at /metadata; it allows "
         "only annotations, description, labels, name, title: remove it or correct its spelling")
+
+
+@pytest.mark.parametrize("latency", [0, -1, 0.5, 1e-7])
+def test_latency_of_zero_negative_or_below_one_ns_is_refused(bundle, latency):
+    # Issue 18: a latency of 0 ns, negative or below 1 ns was accepted, and ranked first.
+    run = copy.deepcopy(bundle["run"])
+    run["spec"]["timing"]["latencyNs"]["mean"] = latency
+    findings = check_manifest(run)
+    assert [(f.pointer, f.message) for f in findings] == [
+        ("/spec/timing/latencyNs/mean",
+         f"field 'mean': {latency!r} is less than the minimum of 1")]
+
+
+def test_one_ns_is_a_latency_and_a_spread_of_zero_is_allowed(bundle):
+    run = copy.deepcopy(bundle["run"])
+    run["spec"]["timing"]["latencyNs"] = {"mean": 1, "min": 1.5, "std": 0}
+    assert check_manifest(run) == []
+    run["spec"]["timing"]["latencyNs"]["std"] = -1
+    assert [f.pointer for f in check_manifest(run)] == ["/spec/timing/latencyNs/std"]
+
+
+def test_the_repository_copy_of_the_published_record_is_shared_examples_byte_for_byte():
+    # examples/ lets a clone alone (a GitHub runner) test with the published record
+    from ..conftest import BUNDLE, SHARED
+
+    original = SHARED / "examples" / BUNDLE.name
+    if not original.is_file():
+        pytest.skip(f"{original} is absent (a clone alone): nothing to compare the copy with")
+    assert BUNDLE.read_bytes() == original.read_bytes()

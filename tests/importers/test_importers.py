@@ -17,7 +17,7 @@ from kistore.importers import import_files, plan_import
 from kistore.importers.common import ms_to_ns, slug, utc_ms
 from kistore.importers.sol_execbench import run_spec
 
-from ..conftest import DATA, IMPORTED_RUNS, PUBLISHED, ROOT, git, snapshot
+from ..conftest import DATA, IMPORTED_RUNS, PUBLISHED, ROOT, git, requires_data, snapshot
 
 BOARDS = {
     3: DATA / "sol-execbench/leaderboard/kernel-3/leaderboard_snapshot.json",
@@ -96,6 +96,7 @@ def test_published_run_shape_reproduces_published_run_digest(bundle):
     assert str(Manifest.from_document(document).digest) == PUBLISHED["run"]
 
 
+@requires_data
 @pytest.mark.parametrize("kernel", sorted(BOARDS))
 def test_b200_board_yields_published_protocol_and_environment(kernel, bundle):
     plan = plan_import("sol-execbench", [str(BOARDS[kernel])])
@@ -110,6 +111,7 @@ def test_b200_board_yields_published_protocol_and_environment(kernel, bundle):
     assert environment.metadata == bundle["environment"]["metadata"]
 
 
+@requires_data
 def test_import_beside_published_record_finds_protocol_and_environment_unchanged(
         store, bundle, tmp_path):
     path = tmp_path / "bundle.json"
@@ -152,6 +154,7 @@ def test_every_run_reference_resolves_in_the_store(imported):
         assert set(run.references().values()) <= everything, run.name
 
 
+@requires_data
 def test_sol_board_ranks_reproduce_each_boards_rank_field(imported):
     """Sorting a board's submissions by sol_score, higher first, ties sharing (1,2,2,4)."""
     kinds = by_kind(imported)
@@ -267,6 +270,7 @@ def test_names_are_unique_per_kind(imported):
 # -- determinism, idempotence, all or nothing ---------------------------------------------
 
 
+@requires_data
 def test_second_import_adds_nothing_and_writes_nothing(store, store_path):
     import_files(store, "kernelbench", [str(DATA / "kernelbench/H100_Modal")], commit=True)
     before, head = snapshot(store_path), git(store_path, "rev-parse", "HEAD")
@@ -278,6 +282,7 @@ def test_second_import_adds_nothing_and_writes_nothing(store, store_path):
     assert git(store_path, "status", "--porcelain") == ""
 
 
+@requires_data
 def test_a_board_imports_to_the_same_digests_alone_or_with_everything(imported, store):
     alone = import_files(store, "sol-execbench", [str(BOARDS[10])])
     everything = {m.digest for m in imported}
@@ -292,6 +297,7 @@ def _copy(tmp_path, source):
     return target
 
 
+@requires_data
 def test_malformed_row_is_reported_with_pointer_and_nothing_is_imported(store, store_path,
                                                                          tmp_path):
     data = _copy(tmp_path, "sol-execbench")
@@ -309,6 +315,7 @@ def test_malformed_row_is_reported_with_pointer_and_nothing_is_imported(store, s
     assert snapshot(store_path) == before
 
 
+@requires_data
 def test_skip_invalid_leaves_out_the_bad_row_only(store, tmp_path):
     data = _copy(tmp_path, "sol-execbench")
     board = data / "leaderboard/kernel-3/leaderboard_snapshot.json"
@@ -322,6 +329,7 @@ def test_skip_invalid_leaves_out_the_bad_row_only(store, tmp_path):
     assert "'submitted_at' is a required property" in problem.message
 
 
+@requires_data
 def test_bad_json_line_is_reported_with_file_and_line(store, tmp_path):
     data = _copy(tmp_path, "flashinfer-trace")
     traces = data / "traces/gemm/gemm_n_28672_k_4096.jsonl"
@@ -339,6 +347,7 @@ def test_bad_json_line_is_reported_with_file_and_line(store, tmp_path):
     assert report.runs == 170 and len(report.skipped) == 2
 
 
+@requires_data
 def test_flashinfer_trace_with_zero_latency_is_refused_not_ranked_first(store, store_path,
                                                                          tmp_path):
     data = _copy(tmp_path, "flashinfer-trace")
@@ -363,6 +372,7 @@ def test_flashinfer_trace_with_zero_latency_is_refused_not_ranked_first(store, s
     assert report.runs == 171 and len(report.skipped) == 1
 
 
+@requires_data
 def test_trace_without_its_workload_is_a_bad_record(store, tmp_path):
     data = _copy(tmp_path, "flashinfer-trace")
     with pytest.raises(MultipleErrors) as caught:
@@ -373,6 +383,7 @@ def test_trace_without_its_workload_is_a_bad_record(store, tmp_path):
     assert "import traces/workloads/ with the traces" in caught.value.problems[0].message
 
 
+@requires_data
 def test_unknown_file_named_explicitly_is_refused(store):
     with pytest.raises(MultipleErrors) as caught:
         import_files(store, "kernelbench", [str(DATA / "sol-execbench/problems/119/metadata.json")])
@@ -414,6 +425,7 @@ def test_impossible_latencies_are_refused_not_ranked_first():
         latency_ns({"mean": 1e-9, "min": 7.93, "max": 8.75}, file="f", pointer="/p")
 
 
+@requires_data
 def test_skip_invalid_leaves_out_a_record_whose_name_the_store_gives_another_run(
         store, tmp_path):
     # A new-user attack: a BenchmarkRun already stored under an imported run's name (other

@@ -7,7 +7,7 @@ import shutil
 
 from kistore.cli import main
 
-from ..conftest import DATA, git, snapshot
+from ..conftest import DATA, git, requires_data, snapshot
 
 BOARD = DATA / "sol-execbench/leaderboard/kernel-121/leaderboard-snapshot.json"
 
@@ -16,6 +16,7 @@ def run(runner, store_path, *args):
     return runner.invoke(main, ["--store", str(store_path), *args])
 
 
+@requires_data
 def test_import_prints_counts_per_kind_and_commits(runner, store_path):
     result = run(runner, store_path, "import", "--commit", "sol-execbench", str(BOARD))
     assert result.exit_code == 0, result.output
@@ -34,6 +35,7 @@ def test_import_prints_counts_per_kind_and_commits(runner, store_path):
         store_path, "log", "-1", "--format=%s")
 
 
+@requires_data
 def test_second_import_json_reports_everything_unchanged(runner, store_path):
     assert run(runner, store_path, "import", "sol-execbench", str(BOARD)).exit_code == 0
     before = snapshot(store_path)
@@ -47,6 +49,7 @@ def test_second_import_json_reports_everything_unchanged(runner, store_path):
     assert snapshot(store_path) == before
 
 
+@requires_data
 def test_directory_walk_notes_ignored_files(runner, store_path, tmp_path):
     folder = tmp_path / "kernelbench"
     shutil.copytree(DATA / "kernelbench/H100_Modal", folder / "H100_Modal")
@@ -66,6 +69,7 @@ def _broken_board(tmp_path):
     return target
 
 
+@requires_data
 def test_bad_record_exits_1_names_file_and_pointer_and_writes_nothing(runner, store_path,
                                                                       tmp_path):
     board = _broken_board(tmp_path)
@@ -80,6 +84,7 @@ def test_bad_record_exits_1_names_file_and_pointer_and_writes_nothing(runner, st
     assert snapshot(store_path) == before
 
 
+@requires_data
 def test_skip_invalid_warns_once_per_bad_record_and_imports_the_rest(runner, store_path,
                                                                      tmp_path):
     board = _broken_board(tmp_path)
@@ -93,6 +98,7 @@ def test_skip_invalid_warns_once_per_bad_record_and_imports_the_rest(runner, sto
     assert json.loads(result.stdout)["runs"] == 14
 
 
+@requires_data
 def test_bad_json_lines_name_the_line(runner, store_path, tmp_path):
     data = tmp_path / "flashinfer-trace"
     shutil.copytree(DATA / "flashinfer-trace", data)
@@ -145,6 +151,7 @@ def _board_listing_a_submission_twice(tmp_path):
     return target, len(rankings) - 1, twin["submission_id"]
 
 
+@requires_data
 def test_a_record_listed_twice_names_both_records_and_skip_invalid_skips_the_second(
         runner, store_path, tmp_path):
     """Two records giving one run name failed the whole import, even with --skip-invalid,
@@ -179,6 +186,7 @@ def test_a_record_listed_twice_names_both_records_and_skip_invalid_skips_the_sec
         first["latency_ms"]
 
 
+@requires_data
 def test_an_interrupt_after_the_import_landed_says_so_and_exits_0(runner, store_path,
                                                                    monkeypatch):
     # It printed click's "Aborted!" (exit 1), though the import was stored and committed.
@@ -194,3 +202,76 @@ def test_an_interrupt_after_the_import_landed_says_so_and_exits_0(runner, store_
     assert "interrupted after the import had landed: all " in result.stderr
     assert f"manifests are stored and committed as {head}; nothing was undone" in result.stderr
     assert git(store_path, "status", "--porcelain") == ""
+
+
+@requires_data
+def test_kernelbench_files_are_recognised_by_content_in_any_folder(runner, store_path,
+                                                                   tmp_path):
+    # Issue 18: a KernelBench copy in a folder not named `kernelbench` was refused whole.
+    original = run(runner, store_path, "import", "--json", "kernelbench",
+                   str(DATA / "kernelbench/H100_Modal/baseline_time_torch.json"))
+    assert original.exit_code == 0, original.output
+    copy = tmp_path / "downloads" / "timings"
+    copy.mkdir(parents=True)
+    shutil.copy(DATA / "kernelbench/H100_Modal/baseline_time_torch.json", copy / "modal.json")
+    shutil.copy(DATA / "kernelbench/H100_PCIe_LambdaLabs/baseline_time_torch.json",
+                copy / "baseline_time_torch.json")
+    result = run(runner, store_path, "import", "--json", "kernelbench", str(copy.parent))
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    by_digest = {m["digest"]: m for m in report["manifests"]}
+    for m in json.loads(original.stdout)["manifests"]:  # the same manifests: unchanged
+        assert by_digest[m["digest"]]["status"] == "unchanged", m["name"]
+    assert any(m["name"].startswith("kernelbench-h100-pcie-lambdalabs-eager-")
+               for m in report["manifests"])
+
+
+def test_an_import_that_recognises_no_file_exits_1(runner, store_path, tmp_path):
+    # Issue 18: `kistore import` of a folder with nothing of the source's formats exited 0.
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not data")
+    (folder / "other.json").write_text('{"level1": {}}')
+    for source in ("kernelbench", "sol-execbench", "flashinfer-trace"):
+        result = run(runner, store_path, "import", source, str(folder))
+        assert result.exit_code == 1, (source, result.output)
+        assert result.stderr.splitlines()[-1] == (
+            f"error: nothing to import: no file of {folder} is a {source} file (2 file(s) "
+            "ignored); name the source's folder or files (docs/importers.md lists each "
+            "source's formats)")
+        assert git(store_path, "status", "--porcelain") == ""
+
+
+@requires_data
+def test_sol_execbench_and_flashinfer_files_are_recognised_by_content(runner, store_path,
+                                                                      tmp_path):
+    # Issue 18: files were known by their names and folders only; copies elsewhere, renamed,
+    # were ignored.
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(BOARD, copy / "board-121.json")
+    result = run(runner, store_path, "import", "--json", "sol-execbench", str(copy))
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["runs"] == 15
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    trace = DATA / "flashinfer-trace"
+    shutil.copy(trace / "definitions/gemm/gemm_n_4096_k_4096.json", flat)
+    shutil.copy(trace / "traces/gemm/gemm_n_4096_k_4096.jsonl", flat / "t.jsonl")
+    shutil.copy(trace / "traces/workloads/gemm/gemm_n_4096_k_4096.workload.jsonl",
+                flat / "w.jsonl")
+    original = run(runner, store_path, "import", "--json", "flashinfer-trace",
+                   str(trace / "definitions/gemm/gemm_n_4096_k_4096.json"),
+                   str(trace / "traces/gemm/gemm_n_4096_k_4096.jsonl"),
+                   str(trace / "traces/workloads/gemm/gemm_n_4096_k_4096.workload.jsonl"))
+    assert original.exit_code == 0, original.output
+    from kistore.store import Store
+
+    Store.init(tmp_path / "other")  # provenance annotations name the files: another store
+    result = run(runner, tmp_path / "other", "import", "--json", "flashinfer-trace", str(flat))
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["ignored"] == []
+    assert (report["runs"], report["records"]) == (json.loads(original.stdout)["runs"],
+                                                   json.loads(original.stdout)["records"])
+    assert report["runs"] > 0

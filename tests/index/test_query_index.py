@@ -233,11 +233,11 @@ def test_incremental_index_equals_a_scan_after_any_history(tmp_path_factory, ste
         for i, (action, commit) in enumerate(steps):
             if action == "run":
                 impl = kit.implementation(f"p{i}")
-                docs = [impl, kit.run(protocol, envs[i % 2], impl, workload, latency=i,
+                docs = [impl, kit.run(protocol, envs[i % 2], impl, workload, latency=i + 1,
                                       name=f"r{i}")]
             elif action == "late-protocol":
                 impl = kit.implementation(f"p{i}")
-                docs = [impl, kit.run(late, envs[0], impl, workload, latency=i, name=f"r{i}")]
+                docs = [impl, kit.run(late, envs[0], impl, workload, latency=i + 1, name=f"r{i}")]
                 if i % 2:
                     docs.append(late)
             elif action == "env":

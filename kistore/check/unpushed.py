@@ -1,0 +1,104 @@
+"""What a push could send: the gate on every local ref holding commits a remote lacks.
+
+A ``pre-push`` hook of git's own reads every pushed ref on stdin (``hooks/pre-push``); the
+pre-commit framework instead hands its hooks only the first pushed ref, as
+``PRE_COMMIT_FROM_REF``/``PRE_COMMIT_TO_REF`` (and nothing when that ref is new to the
+remote and starts at a root commit). Its ``kistore-check-push`` hook therefore cannot see
+what is pushed; :func:`check_unpushed` checks a superset instead: every local branch, tag
+and ``HEAD`` holding commits that no remote-tracking ref of the remote has. A tampered
+branch is refused whatever is pushed with it; a branch that is not pushed but is tampered
+is refused too (push it, fixed, or delete it). Commits no local ref holds (``git push
+REMOTE SHA:refs/heads/x``) are not seen.
+
+For each such ref, the first commit the remote lacks (in topological order) has parents
+the remote holds; the gate :func:`kistore.check.gate.check_range` runs from its first
+parent to the ref, or, for a history that starts at a root commit, everything the ref's
+tree holds and all of its history is checked (as a first push to an empty remote).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.errors import InputError
+from ..core.findings import Finding
+from .gate import check_range, whole_history
+from .reach import first_unsent, names_commit, refs_under, remote_tips
+
+
+def unpushed_refs(store: Any, remote: str) -> list[tuple[str, str | None, str]]:
+    """Return ``(ref, base or None, tip)`` for each local ref holding commits ``remote`` lacks.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        remote: a remote name: its remote-tracking refs (``refs/remotes/REMOTE/*``) are what
+            it holds. A URL, or a remote never fetched, has none: every local history is
+            unpushed then.
+
+    Returns:
+        One entry per branch, tag and ``HEAD`` (a detached or unborn ``HEAD`` too) with a
+        commit no remote-tracking ref of ``remote`` reaches, in ref-name order, ``HEAD``
+        last and only when no listed ref has its commit; ``base`` is the first parent of
+        the ref's oldest such commit (None: it is a root commit). Refs that name no commit
+        (a tag of a tree) are left out.
+    """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
+    import pygit2
+
+    repo = store.repo
+    held = remote_tips(repo, remote)
+    found: list[tuple[str, str | None, str]] = []
+    tips: set[str] = set()
+    candidates = [r for prefix in ("refs/heads/", "refs/tags/") for r in refs_under(repo, prefix)]
+    for ref in candidates:
+        if names_commit(ref):
+            entry = _unpushed(repo, ref.name, str(ref.peel(pygit2.Commit).id), held)
+            if entry is not None:
+                found.append(entry)
+                tips.add(entry[2])
+    try:
+        head = repo.head.peel(pygit2.Commit)
+    except (pygit2.GitError, KeyError, ValueError):  # unborn HEAD
+        head = None
+    if head is not None and str(head.id) not in tips:
+        entry = _unpushed(repo, "HEAD", str(head.id), held)
+        if entry is not None:
+            found.append(entry)
+    return found
+
+
+def check_unpushed(store: Any, remote: str) -> tuple[list[Finding], int]:
+    """Run the gate on every local ref holding commits ``remote`` lacks.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        remote: the remote pushed to (a name; see :func:`unpushed_refs`).
+
+    Returns:
+        ``(findings, refs)``: every finding of every such ref's range (each finding once,
+        however many refs share the commit), and how many refs were checked.
+
+    Raises:
+        InputError: ``remote`` is empty or starts with ``-``.
+    """
+    if not remote or remote.startswith("-"):
+        raise InputError(f"{remote!r} is not a remote name")
+    findings: list[Finding] = []
+    seen: set[str] = set()
+    refs = unpushed_refs(store, remote)
+    for _, base, tip in refs:
+        found = check_range(store, f"{base}..{tip}") if base else whole_history(store, tip)
+        for finding in found:
+            if finding.format() not in seen:
+                seen.add(finding.format())
+                findings.append(finding)
+    return findings, len(refs)
+
+
+def _unpushed(repo: Any, name: str, tip: str, held: list[str]
+              ) -> tuple[str, str | None, str] | None:
+    """Return ``(name, base, tip)`` when ``tip`` has a commit no ``held`` commit reaches."""
+    first = first_unsent(repo, tip, held)
+    if first is None:
+        return None
+    return name, str(first.parent_ids[0]) if first.parent_ids else None, tip

@@ -1,0 +1,319 @@
+"""Size limits on what kistore reads: a manifest's bytes, a string's length, an array's length.
+
+Without them ``kistore add /dev/zero`` grew to 23 GB before it was killed, and a 200 MB
+manifest was stored, after which ``ls`` took 5 s and ``show`` printed 200 MB. The limits are
+enforced *while reading*: no input is read further than its limit + 1 bytes, so refusing an
+endless or huge input costs at most that much memory and time.
+
+==================  ===================  ==============================================
+``kistore.toml``    default              what it bounds
+==================  ===================  ==============================================
+``manifest-bytes``  1,048,576 (1 MiB)    one JSON text ``add``/``digest`` read whole (a
+                                         manifest or bundle file, stdin), each line of
+                                         JSON Lines, each manifest's canonical object
+                                         and metadata bytes, each object or metadata
+                                         file ``verify``/``check`` read (KI106)
+``source-bytes``    67,108,864 (64 MiB)  one file ``import`` reads (a source's file holds
+                                         many records)
+``string-length``   65,536 characters    every string of a manifest, keys included
+``array-length``    10,000 items         every array of a manifest
+==================  ===================  ==============================================
+
+They are set in the ``[limits]`` table of ``kistore.toml`` (:meth:`Limits.from_toml`); a
+store without one uses :data:`DEFAULT`. This module reads files and standard input but
+knows nothing of git or of the store.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, fields
+from typing import Any, BinaryIO
+
+from .canonical import escape_pointer
+from .errors import InputError, shorten
+
+_CHUNK = 1 << 20
+"""Bytes asked of the operating system per read (at most; less near a limit)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The size limits one command enforces (see the module docstring for each).
+
+    Attributes:
+        manifest_bytes: most bytes of one manifest, as written in its input and as stored.
+        source_bytes: most bytes of one file an importer reads.
+        string_length: most characters of one string (a key or a value).
+        array_length: most items of one array.
+    """
+
+    manifest_bytes: int = 1 << 20
+    source_bytes: int = 64 << 20
+    string_length: int = 65_536
+    array_length: int = 10_000
+
+    @classmethod
+    def from_toml(cls, table: Any, *, file: str = "kistore.toml") -> Limits:
+        """Return the limits a ``[limits]`` table sets; what it leaves out keeps its default.
+
+        Keys are the field names written with ``-`` (``manifest-bytes = 2097152``).
+
+        Args:
+            table: the parsed ``[limits]`` table (None when the file has none).
+            file: the settings file, for errors.
+
+        Raises:
+            InputError: ``[limits]`` is not a table, a key is unknown (a typo would silently
+                keep the default), or a value is not a positive integer.
+        """
+        if table is None:
+            return cls()
+        if not isinstance(table, dict):
+            raise InputError("[limits] must be a table of sizes", file=file, pointer="/limits")
+        known = {f.name.replace("_", "-"): f.name for f in fields(cls)}
+        values: dict[str, int] = {}
+        for key, value in table.items():
+            if key not in known:
+                raise InputError(f"unknown limit {shorten(repr(key))}; the limits are "
+                                 f"{', '.join(known)}", file=file, pointer=f"/limits/{key}")
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InputError(f"{key} must be a positive integer, found "
+                                 f"{shorten(repr(value))}", file=file, pointer=f"/limits/{key}")
+            values[known[key]] = value
+        return cls(**values)
+
+
+DEFAULT = Limits()
+"""The limits of a store whose ``kistore.toml`` has no ``[limits]`` table."""
+
+SETTINGS_HINT = "raise [limits] {key} in kistore.toml if this size is meant"
+"""How a message says which setting raises a limit."""
+
+
+def too_large(limit: int, key: str, *, what: str, fix: str = "") -> str:
+    """Return the message for an input past ``limit`` bytes: the limit, what to do.
+
+    Args:
+        limit: the limit in bytes.
+        key: its ``kistore.toml`` key (``manifest-bytes``).
+        what: what was too large (``the file``, ``line 3``).
+        fix: what else to do, after ``;`` (optional).
+    """
+    also = f"; {fix}" if fix else ""
+    return (f"{what} holds more than {limit:,} bytes, the limit ({key}); nothing past it was "
+            f"read{also}; {SETTINGS_HINT.format(key=key)}")
+
+
+def read_bounded(name: str, limit: int, *, key: str = "manifest-bytes", fix: str = "") -> bytes:
+    """Read a whole file (or ``-``, standard input) but never more than ``limit`` + 1 bytes.
+
+    Args:
+        name: a path, or ``-`` for standard input.
+        limit: most bytes accepted.
+        key: the ``kistore.toml`` key of the limit, for the message.
+        fix: what else the message suggests (e.g. JSON Lines for many manifests).
+
+    Returns:
+        The bytes (at most ``limit``).
+
+    Raises:
+        InputError: the input holds more than ``limit`` bytes (``/dev/zero``, a 200 MB
+            file): said at once, after reading ``limit`` + 1 bytes.
+        OSError: the file cannot be opened or read (the CLI names it).
+    """
+    if name == "-":
+        return read_stream_bounded(sys.stdin.buffer, limit, file=name, key=key, fix=fix)
+    with open(name, "rb") as stream:
+        return read_stream_bounded(stream, limit, file=name, key=key, fix=fix)
+
+
+def read_stream_bounded(stream: BinaryIO, limit: int, *, file: str,
+                        key: str = "manifest-bytes", fix: str = "") -> bytes:
+    """:func:`read_bounded` of an open binary stream (a pipe, a device, a file).
+
+    Raises:
+        InputError: more than ``limit`` bytes, naming ``file``.
+    """
+    data = read_up_to(stream, limit + 1)
+    if len(data) > limit:
+        raise InputError(too_large(limit, key, what="the input", fix=fix), file=file)
+    return data
+
+
+def read_up_to(stream: BinaryIO, count: int) -> bytes:
+    """Return the next ``count`` bytes of ``stream`` (fewer at its end); reads nothing more."""
+    parts: list[bytes] = []
+    left = count
+    while left > 0:
+        part = stream.read(min(left, _CHUNK))
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
+def read_lines_bounded(stream: BinaryIO, limit: int, *, file: str, start: bytes = b"") -> bytes:
+    """Read JSON Lines to the end, refusing any line longer than ``limit`` bytes as it comes.
+
+    The whole input is returned (a bulk add of JSON Lines has no total limit), but reading
+    stops as soon as the current line passes ``limit`` bytes without a newline: never more
+    than ``limit`` + 1 bytes past the last newline are read.
+
+    Args:
+        stream: the open input.
+        limit: most bytes of one line (``manifest-bytes``), its newline not counted.
+        file: the input's name, for the error.
+        start: bytes already read from ``stream`` (standard input sniffed for its form).
+
+    Returns:
+        Every byte of the input, ``start`` first.
+
+    Raises:
+        InputError: at the first line longer than ``limit`` bytes, naming its line number.
+    """
+    parts = [start] if start else []
+    tail = len(start) - (start.rfind(b"\n") + 1)  # bytes of the unfinished last line
+    lines = start.count(b"\n")
+    _check_lines(start, limit, file, 0)
+    while True:
+        part = stream.read(max(1, min(_CHUNK, limit + 1 - tail)))
+        if not part:
+            break
+        parts.append(part)
+        cut = part.rfind(b"\n")
+        if cut < 0:
+            tail += len(part)
+        else:
+            _check_lines(part[:cut], limit, file, lines, head=tail)
+            lines += part.count(b"\n")
+            tail = len(part) - cut - 1
+        if tail > limit:
+            raise InputError(too_large(limit, "manifest-bytes", what=f"line {lines + 1}",
+                                       fix="JSON Lines hold one manifest a line"),
+                             file=file, line=lines + 1)
+    return b"".join(parts)
+
+
+def _check_lines(data: bytes, limit: int, file: str, before: int, *, head: int = 0) -> None:
+    """Refuse a line of ``data`` longer than ``limit`` (its first line continues ``head`` bytes).
+
+    Args:
+        data: whole lines, the last one ending where ``data`` ends (its newline cut off).
+        limit: most bytes of a line.
+        file: the input, for the error.
+        before: newlines read before ``data`` (its first line is line ``before + 1``).
+        head: bytes of the first line read before ``data``.
+    """
+    if len(data) + head <= limit:
+        return
+    for number, line in enumerate(data.split(b"\n"), start=before + 1):
+        if len(line) + head > limit:
+            raise InputError(too_large(limit, "manifest-bytes", what=f"line {number}",
+                                       fix="JSON Lines hold one manifest a line"),
+                             file=file, line=number)
+        head = 0
+
+
+def check_value(value: Any, limits: Limits, *, file: str | None, pointer: str = "",
+                line: int | None = None) -> list[InputError]:
+    """Return an error for each string and array of a parsed JSON value past the limits.
+
+    Args:
+        value: the parsed value (a manifest, usually).
+        limits: the limits to apply.
+        file: the input, for errors.
+        pointer: JSON Pointer of ``value`` inside the input.
+        line: line of the input (JSON Lines), for errors.
+
+    Returns:
+        One :class:`InputError` per string longer than ``string_length`` characters (keys
+        too) or array longer than ``array_length`` items, at its JSON Pointer, quoting at
+        most ~80 characters of the value; empty when every value is within the limits.
+    """
+    errors: list[InputError] = []
+    stack: list[tuple[Any, str]] = [(value, pointer)]
+    strings, arrays = limits.string_length, limits.array_length
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if len(item) > strings:
+                errors.append(InputError(
+                    f"a string of {len(item):,} characters, more than the limit of {strings:,} "
+                    f"(string-length): {shorten(repr(item))}; "
+                    f"{SETTINGS_HINT.format(key='string-length')}",
+                    file=file, pointer=where, line=line))
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                child_pointer = f"{where}/{escape_pointer(key)}"
+                if len(key) > strings:
+                    errors.append(InputError(
+                        f"an object key of {len(key):,} characters, more than the limit of "
+                        f"{strings:,} (string-length): {shorten(repr(key))}",
+                        file=file, pointer=where, line=line))
+                    continue
+                stack.append((child, child_pointer))
+        elif isinstance(item, list):
+            if len(item) > arrays:
+                errors.append(InputError(
+                    f"an array of {len(item):,} items, more than the limit of {arrays:,} "
+                    f"(array-length); {SETTINGS_HINT.format(key='array-length')}",
+                    file=file, pointer=where, line=line))
+                continue
+            stack.extend((child, f"{where}/{i}") for i, child in enumerate(item))
+    return sorted(errors, key=lambda e: e.pointer or "")
+
+
+def check_manifest(document: Any, object_bytes: bytes, metadata_bytes: bytes, limits: Limits,
+                   *, file: str | None, pointer: str = "") -> list[InputError]:
+    """Return every limit a manifest passes: its canonical bytes, its strings and arrays.
+
+    The walk over its values is skipped when the canonical bytes are too few to hold a
+    string or an array past the limits (a string of N characters takes at least N bytes,
+    an array of N items at least 2N - 1), as for every real manifest (16 KB at most in
+    shared/data): a bulk add pays one length check a manifest.
+
+    Args:
+        document: the parsed manifest.
+        object_bytes: the canonical bytes of its ``{apiVersion, kind, spec}``.
+        metadata_bytes: the canonical bytes of its metadata.
+        limits: the limits to apply.
+        file: the input, for errors.
+        pointer: JSON Pointer of the manifest inside the input.
+
+    Returns:
+        The errors (empty when the manifest is within every limit).
+    """
+    errors = check_manifest_bytes(object_bytes, metadata_bytes, limits, file=file,
+                                  pointer=pointer)
+    largest = max(len(object_bytes), len(metadata_bytes))
+    if largest > limits.string_length or largest > 2 * limits.array_length - 1:
+        errors += check_value(document, limits, file=file, pointer=pointer)
+    return errors
+
+
+def check_manifest_bytes(object_bytes: bytes, metadata_bytes: bytes, limits: Limits, *,
+                         file: str | None, pointer: str = "",
+                         line: int | None = None) -> list[InputError]:
+    """Return an error when a manifest's canonical object or metadata bytes pass the limit.
+
+    Args:
+        object_bytes: the canonical bytes of ``{apiVersion, kind, spec}``.
+        metadata_bytes: the canonical bytes of its metadata.
+        limits: the limits to apply (``manifest_bytes``).
+        file: the input, for errors.
+        pointer: JSON Pointer of the manifest inside the input.
+        line: line of the input (JSON Lines), for errors.
+    """
+    errors = []
+    for what, data, at in (("object", object_bytes, "/spec"),
+                           ("metadata", metadata_bytes, "/metadata")):
+        if len(data) > limits.manifest_bytes:
+            errors.append(InputError(
+                f"its {what} is {len(data):,} bytes in canonical form, more than the limit of "
+                f"{limits.manifest_bytes:,} (manifest-bytes); "
+                f"{SETTINGS_HINT.format(key='manifest-bytes')}",
+                file=file, pointer=pointer + at, line=line))
+    return errors
+

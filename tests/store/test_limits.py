@@ -1,0 +1,259 @@
+"""Size limits (kistore.core.limits): enforced while reading, in add, import, check and verify.
+
+Issue 18: `kistore add /dev/zero` grew to 23 GB and was killed; a 200 MB manifest was
+accepted, and then `ls` took 5 s and `show` printed 200 MB; a 5,000-digit integer was
+echoed whole in the error.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kistore.cli import main
+from kistore.core.errors import InputError, MultipleErrors
+from kistore.core.limits import (
+    DEFAULT,
+    Limits,
+    read_lines_bounded,
+    read_stream_bounded,
+)
+
+from ..conftest import BUNDLE, commit_all, git, store_file
+
+KISTORE = [sys.executable, "-m", "kistore"]
+
+
+class Endless(io.RawIOBase):
+    """A stream that never ends (as /dev/zero), counting the bytes it handed out."""
+
+    def __init__(self, head: bytes = b"", fill: bytes = b"0") -> None:
+        self.head, self.fill, self.served = head, fill, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = len(buffer)
+        data = (self.head[self.served:self.served + n] if self.served < len(self.head)
+                else b"")
+        data += self.fill * (n - len(data))
+        buffer[:n] = data
+        self.served += n
+        return n
+
+
+def limited(store_path: Path, **limits: int) -> None:
+    """Write a [limits] table into the store's kistore.toml (work tree)."""
+    table = "".join(f"{k.replace('_', '-')} = {v}\n" for k, v in limits.items())
+    settings = store_path / "kistore.toml"
+    assert settings.read_text().count("\n[limits]\n") == 1  # `kistore init` writes the table
+    settings.write_text(settings.read_text().replace("\n[limits]\n", "\n[limits]\n" + table))
+
+
+def invoke(runner, store_path, *args, **kwargs):
+    return runner.invoke(main, ["--store", str(store_path), *args], **kwargs)
+
+
+def small_memory() -> None:  # a process that read /dev/zero without a limit dies fast
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+
+def test_an_endless_input_is_read_only_to_the_limit_plus_one_byte():
+    stream = Endless()
+    with pytest.raises(InputError, match=r"the input holds more than 1,000 bytes, the limit "
+                                         r"\(manifest-bytes\); nothing past it was read"):
+        read_stream_bounded(stream, 1000, file="/dev/zero")
+    assert stream.served == 1001
+
+
+def test_an_endless_json_lines_line_is_read_only_to_the_limit_past_the_last_newline():
+    first = b'{"a": 1}\n{"b": 2}\n'
+    stream = Endless(first, b"x")
+    with pytest.raises(InputError) as caught:
+        read_lines_bounded(stream, 100, file="runs.jsonl")
+    assert caught.value.line == 3
+    assert caught.value.format().startswith("runs.jsonl:3:1: line 3 holds more than 100 bytes")
+    assert stream.served == len(first) + 101
+
+
+def test_json_lines_keep_every_line_within_the_limit():
+    data = b"".join(b'{"n": %d}\n' % i for i in range(10_000))
+    assert read_lines_bounded(io.BytesIO(data), 20, file="f.jsonl") == data
+    with pytest.raises(InputError, match="line 10001 holds more than 20 bytes"):
+        read_lines_bounded(io.BytesIO(data + b'{"long": "' + b"x" * 30 + b'"}\n'), 20,
+                           file="f.jsonl")
+
+
+def test_kistore_add_dev_zero_stops_at_once(store_path):
+    done = subprocess.run([*KISTORE, "--store", str(store_path), "add", "/dev/zero"],
+                          capture_output=True, text=True, timeout=120, preexec_fn=small_memory)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert done.stderr == (
+        "error: /dev/zero: the input holds more than 1,048,576 bytes, the limit "
+        "(manifest-bytes); nothing past it was read; for more manifests than fit, use JSON "
+        "Lines (a .jsonl file, or - for standard input): one manifest a line, each line "
+        "within the limit; raise [limits] manifest-bytes in kistore.toml if this size is "
+        "meant\n")
+    assert not (store_path / "store" / "objects").exists() or \
+        not any((store_path / "store" / "objects").rglob("*.json"))
+
+
+def test_kistore_add_of_endless_stdin_stops_at_once(store_path):
+    with open("/dev/zero", "rb") as zero:
+        done = subprocess.run([*KISTORE, "--store", str(store_path), "add", "-"], stdin=zero,
+                              capture_output=True, text=True, timeout=120,
+                              preexec_fn=small_memory)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert done.stderr.startswith("error: -: the input holds more than 1,048,576 bytes")
+
+
+def test_json_lines_on_stdin_have_no_total_limit_only_a_limit_a_line(runner, store_path):
+    limited(store_path, manifest_bytes=1500)
+    bundle = json.loads(BUNDLE.read_text())
+    lines = "".join(json.dumps(bundle[k]) + "\n" for k in ("protocol", "environment", "run"))
+    assert len(lines) > 1500  # more than the limit in all, each line within it
+    result = invoke(runner, store_path, "add", "--allow-dangling", "-", input=lines)
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == 3
+    too_long = lines + json.dumps({**bundle["run"], "padding": "x" * 3000}) + "\n"
+    result = invoke(runner, store_path, "add", "--allow-dangling", "-", input=too_long)
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: -:4:1: line 4 holds more than 1,500 bytes")
+
+
+def test_a_manifest_past_the_configured_limits_is_refused_at_its_pointer(runner, store_path,
+                                                                        tmp_path):
+    limited(store_path, string_length=100, array_length=3)
+    run = json.loads(BUNDLE.read_text())["run"]
+    run["metadata"]["title"] = "t" * 101
+    run["metadata"]["labels"] = {"k": "v"}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(run))
+    result = invoke(runner, store_path, "add", "--allow-dangling", str(path))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {path}:/metadata/title: a string of 101 characters, more than the limit of "
+        "100 (string-length): 'ttttttttttttttttttttttttttttttttttttttttttttttttttttttt... "
+        "(103 characters); raise [limits] string-length in kistore.toml if this size is "
+        "meant\n")
+    workload = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload",
+                "metadata": {"name": "w"},
+                "spec": {"suite": {"name": "S"}, "definition": "gemm",
+                         "cases": [{"n": i} for i in range(4)]}}
+    path.write_text(json.dumps(workload))
+    result = invoke(runner, store_path, "add", str(path))
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"error: {path}:/spec/cases: an array of 4 items, more than the limit of 3 "
+        "(array-length); raise [limits] array-length in kistore.toml if this size is meant\n")
+    assert not any((store_path / "store" / "objects").rglob("*.json"))
+
+
+def test_a_manifest_whose_canonical_bytes_pass_the_limit_is_refused():
+    from kistore.core.model import Manifest
+
+    bundle = json.loads(BUNDLE.read_text())
+    sizes = {k: len(Manifest.from_document(v).object_bytes) for k, v in bundle.items()}
+    assert sizes["run"] > 500 and sizes["protocol"] > 500 and sizes["environment"] < 500
+    with pytest.raises(MultipleErrors) as caught:
+        read_inputs_from_bytes(json.dumps(bundle).encode(), Limits(manifest_bytes=500))
+    assert [p.format() for p in caught.value.problems] == [
+        f"b.json:/{key}/spec: its object is {sizes[key]} bytes in canonical form, more than "
+        "the limit of 500 (manifest-bytes); raise [limits] manifest-bytes in kistore.toml if "
+        "this size is meant" for key in ("run", "protocol")]
+
+
+def read_inputs_from_bytes(data: bytes, limits: Limits):
+    from kistore.store.inputs import parse_manifests
+
+    return parse_manifests(data, file="b.json", limits=limits)
+
+
+def test_a_5000_digit_integer_is_quoted_in_80_characters_not_echoed_whole(runner, tmp_path):
+    run = BUNDLE.read_text().replace('"mean": 13634148', '"mean": ' + "9" * 5000)
+    path = tmp_path / "big.json"
+    path.write_text(run)
+    result = runner.invoke(main, ["digest", str(path)])
+    assert result.exit_code == 1
+    assert "9" * 57 not in result.stderr
+    assert result.stderr.endswith(": integer 999999999999999999999999999999999999999999999999"
+                                  "99999999... (5,000 characters) is outside +/-(2**53 - 1); "
+                                  "store it as a string\n")
+    for field, value in (("observedAt", "z" * 5000), ("status", "y" * 5000)):
+        document = json.loads(BUNDLE.read_text())["run"]
+        document["spec"][field] = value
+        path.write_text(json.dumps(document))
+        result = runner.invoke(main, ["digest", str(path)])
+        assert result.exit_code == 1
+        assert len(result.stderr) < 400, result.stderr
+
+
+def test_import_reads_a_source_file_only_to_its_limit(runner, store_path, tmp_path):
+    limited(store_path, source_bytes=1000)
+    source = tmp_path / "baseline_time_torch.json"
+    source.write_text(json.dumps({"level1": {f"{i}_x.py": {} for i in range(100)}}))
+    result = invoke(runner, store_path, "import", "kernelbench", str(source))
+    assert result.exit_code == 1
+    assert (f"error: {source}: the input holds more than 1,000 bytes, the limit "
+            "(source-bytes)") in result.stderr
+    done = subprocess.run([*KISTORE, "--store", str(store_path), "import", "kernelbench",
+                           "/dev/zero"], capture_output=True, text=True, timeout=120,
+                          preexec_fn=small_memory)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+
+
+def test_limits_in_kistore_toml_are_checked(runner, store_path):
+    limited(store_path, manifest_byte=10)
+    result = invoke(runner, store_path, "add", str(BUNDLE))
+    assert (result.exit_code, result.stderr) == (1, (
+        f"error: {store_path / 'kistore.toml'}:/limits/manifest-byte: unknown limit "
+        "'manifest-byte'; the limits are manifest-bytes, source-bytes, string-length, "
+        "array-length\n"))
+    assert Limits.from_toml({"array-length": 5}) == Limits(array_length=5)
+    with pytest.raises(InputError, match="string-length must be a positive integer, found 0"):
+        Limits.from_toml({"string-length": 0})
+    assert DEFAULT == Limits(1 << 20, 64 << 20, 65_536, 10_000)
+
+
+def test_a_manifest_committed_past_the_limit_fails_verify_and_check_and_is_left_out_of_ls(
+        runner, published):
+    # What `add` refuses can still be committed past the hooks: the gate and verify must
+    # refuse it without reading it whole, and queries must leave it out.
+    base = git(published, "rev-parse", "HEAD").strip()
+    limited(published, manifest_bytes=700)
+    commit_all(published, "limit")
+    base = git(published, "rev-parse", "HEAD").strip()
+    env = json.loads(BUNDLE.read_text())["environment"]
+    env["metadata"]["name"] = "padded"
+    env["spec"]["hardware"]["product"] = "NVIDIA " + "H" * 800
+    from kistore.core.model import Manifest
+
+    manifest = Manifest.from_document(env)  # default limits: 1 MiB
+    for path, data in ((store_file(str(manifest.digest)), manifest.object_bytes),
+                       (store_file(str(manifest.digest), "metadata"), manifest.metadata_bytes)):
+        (published / path).parent.mkdir(parents=True, exist_ok=True)
+        (published / path).write_bytes(data)
+    commit_all(published, "past the hooks")
+    path = store_file(str(manifest.digest))
+    for args in (["verify"], ["verify", "--at", "HEAD"], ["check", f"{base}..HEAD"]):
+        result = invoke(runner, published, *args)
+        assert result.exit_code == 1, (args, result.output)
+        size = len(manifest.object_bytes)
+        assert (f"{path}: error KI106 file-too-large: the file holds "
+                + (f"{size:,} bytes" if "verify" != args[0] or "--at" in args
+                   else "more than 700 bytes")
+                + ", more than the limit of 700 (manifest-bytes); nothing past the limit was "
+                  "read") in result.output, (args, result.output)
+    listed = invoke(runner, published, "ls", "--kind", "ExecutionEnvironment")
+    assert listed.exit_code == 0, listed.output
+    assert "padded" not in listed.stdout
+    assert f"warning: {path}: the object file holds {size:,} bytes, more than the limit of " \
+        "700" in listed.stderr
