@@ -34,8 +34,8 @@ from typing import Any, TypeVar
 
 from ..core import layout
 from ..core.digest import Digest
-from . import worktree
 from .catalog import Catalog, OverlayCatalog, _refs
+from .freshness import is_racy, stat_key
 from .records import Record
 from .transaction import transaction
 from .worktree import blob_id_of_file
@@ -54,20 +54,11 @@ _T = TypeVar("_T")
 def seen_key(stat_keys: str, shard_ids: str) -> bytes:
     """Return what ``manifest_stat`` keeps of a manifest's last clean check (16 bytes).
 
-    BLAKE2b of ``OBJECT/METADATA`` :func:`file_stat_key` and the ``OBJECT METADATA`` shard
+    BLAKE2b of ``OBJECT/METADATA`` :func:`.freshness.stat_key` and the ``OBJECT METADATA`` shard
     tree ids: compared for equality only. A file rewritten in place matches only if its
     stat data (ctime included, which no user can set) and shard ids collide in 128 bits.
     """
     return hashlib.blake2b(f"{stat_keys}|{shard_ids}".encode(), digest_size=16).digest()
-
-
-def file_stat_key(st: os.stat_result) -> str:
-    """Return a file's change key: ``mtime_ns:ctime_ns:size:inode``.
-
-    ``ctime_ns`` is in it because an in-place write that puts the old mtime back
-    (``touch -d``) still moves the ctime, which no user can set.
-    """
-    return f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}"
 
 
 class FileCheck:
@@ -113,7 +104,7 @@ class FileCheck:
             if not (regular(obj.st_mode) and regular(meta.st_mode)):
                 known[digest] = False
                 continue
-            seen = seen_key(f"{file_stat_key(obj)}/{file_stat_key(meta)}",
+            seen = seen_key(f"{stat_key(obj)}/{stat_key(meta)}",
                             f"{shards.get(objects + shard, '')} {shards.get(metadata + shard, '')}")
             if saved.get(digest) == seen:
                 known[digest] = True
@@ -121,7 +112,7 @@ class FileCheck:
             clean = all(self._holds_head_blob(path) for path in _paths(digest))
             known[digest] = clean
             newest = max(obj.st_mtime_ns, obj.st_ctime_ns, meta.st_mtime_ns, meta.st_ctime_ns)
-            if clean and now - newest > worktree.RACY_NS:  # else: this clock tick, check again
+            if clean and not is_racy(newest, now):  # else: this clock tick, check again
                 updates.append((bytes.fromhex(digest[7:]), seen))
         if updates:
             with transaction(self.conn):

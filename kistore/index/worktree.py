@@ -8,7 +8,7 @@ shard directory (``store/objects/sha256/XX``). So each shard directory is compar
 directory's mtime and the git tree id of that shard in ``HEAD``; it is compared again only
 when either changes (a commit that adds to other shards leaves this one cached).
 
-A directory modified within the last :data:`RACY_NS` is never cached (as git treats a
+A directory modified within :data:`.freshness.RACY_NS` is never cached (as git treats a
 "racily clean" index entry): a change in the same clock tick could hide behind an unchanged
 mtime. A file edited in place by hand does not change its directory's mtime: every record
 a query answers is checked against its files' stat data by :mod:`.fresh` instead.
@@ -33,10 +33,8 @@ from typing import Any
 
 from ..core import layout
 from ..core.digest import Digest
+from .freshness import is_racy
 from .transaction import transaction
-
-RACY_NS = 2_000_000_000
-"""Directories changed this recently (2 s) are compared every time, never cached."""
 
 SCHEMA = ("CREATE TABLE IF NOT EXISTS worktree (dir TEXT PRIMARY KEY, mtime_ns INTEGER, "
           "tree TEXT, changed TEXT);")
@@ -84,7 +82,7 @@ def changed_digests(root: Path, head: Any, conn: sqlite3.Connection) -> set[Dige
                 continue
             changed = _compare(root, rel, head.listing(shard_id))
             found |= changed
-            if mtime is not None and now - mtime > RACY_NS:
+            if mtime is not None and not is_racy(mtime, now):
                 updates.append((rel, mtime, shard_id or "",
                                 json.dumps(sorted(map(str, changed)))))
     if updates:

@@ -39,10 +39,11 @@ from ..git.commit import BranchCommit, check_ready, common_git_dir, interrupts_d
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.writer import FileBatch, FileStat, remove_stale_temps
 from ..git.writer import atomic_write as atomic_write  # re-exported: trust and notes use it
+from ..index.freshness import stat_key
 from ..index.names import Catalog, open_catalog
 from .admission import AddResult as AddResult  # re-exported: importers and the CLI use it
 from .admission import plan_add
-from .views import CommitView, View, WorkTreeView, stat_key
+from .views import CommitView, View, WorkTreeView
 
 SETTINGS_TEMPLATE = """\
 # kistore store settings (https://kernelindex.dev). Reviewed like code.

@@ -12,7 +12,6 @@ import contextlib
 import errno
 import os
 import stat
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -22,10 +21,8 @@ from ..core.errors import KistoreError, ResolutionError, VerificationError
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
+from ..index import freshness
 from ..index.names import Catalog
-
-RACY_NS = 2_000_000_000
-"""A work-tree directory changed less than this long ago (ns) is listed again later."""
 
 
 class View:
@@ -233,12 +230,13 @@ class WorkTreeView(View):
     def shard_keys(self) -> dict[str, str]:
         """Catalog source: each shard directory's ``st_mtime_ns`` (see :mod:`kistore.catalog`).
 
-        A directory changed in the last :data:`RACY_NS` gets a key that will not match
-        later: its mtime may not yet reflect a write made in the same clock tick (git's
-        "racy clean" problem), so the catalog lists it again once the moment has passed.
+        A directory changed within :data:`kistore.index.freshness.RACY_NS` gets a key that
+        will not match later: its mtime may not yet reflect a write made in the same clock
+        tick (git's "racy clean" problem), so the catalog lists it again once the moment
+        has passed.
         """
         keys = {}
-        recent = time.time_ns() - RACY_NS
+        racy = freshness.is_racy
         for top in ("objects", "metadata"):
             base = self.root / layout.STORE_DIR / top / "sha256"
             with contextlib.suppress(FileNotFoundError, NotADirectoryError):
@@ -246,18 +244,18 @@ class WorkTreeView(View):
                     if entry.is_dir(follow_symlinks=False):
                         mtime = entry.stat().st_mtime_ns
                         keys[f"{top}/{entry.name}"] = (
-                            f"{mtime}:recent" if mtime > recent else str(mtime))
+                            f"{mtime}:recent" if racy(mtime) else str(mtime))
         return keys
 
     def file_keys(self, shard_dir: str) -> dict[str, str]:
-        """Catalog source: :func:`stat_key` of each file in a shard directory."""
+        """Catalog source: :func:`kistore.index.freshness.stat_key` of each file in a shard."""
         top, _, shard = shard_dir.partition("/")
         base = self.root / layout.STORE_DIR / top / "sha256" / shard
         keys = {}
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             for entry in os.scandir(base):
                 if entry.is_file(follow_symlinks=False):
-                    keys[entry.name] = stat_key(entry.stat())
+                    keys[entry.name] = freshness.stat_key(entry.stat())
         return keys
 
     def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
@@ -367,19 +365,3 @@ class CommitView(View):
         assert isinstance(tree, pygit2.Tree)
         return [str(e.name) for e in tree]
 
-
-def stat_key(st: os.stat_result | tuple[int, ...]) -> str:
-    """Return a work-tree file's catalog change key: ``mtime_ns:ctime_ns:size:inode``.
-
-    ``ctime_ns`` is in it because an in-place rewrite that puts the old mtime back
-    (``touch -d``) and keeps the size (a name of the same length) still moves the ctime,
-    which no user can set (as :func:`kistore.query.fresh.file_stat_key`).
-
-    Args:
-        st: the file's stat, or a tuple starting ``(st_mtime_ns, st_size, st_ino,
-            st_ctime_ns)`` such as the :data:`kistore.writer.FileStat` a
-            :class:`kistore.writer.FileBatch` reports.
-    """
-    if isinstance(st, os.stat_result):  # first: a stat_result is a tuple too (mode, ino...)
-        return f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}"
-    return f"{st[0]}:{st[3]}:{st[1]}:{st[2]}"

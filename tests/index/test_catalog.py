@@ -10,8 +10,9 @@ import pytest
 from kistore.core import layout
 from kistore.core.errors import MultipleErrors, ResolutionError
 from kistore.core.model import Manifest
+from kistore.index import freshness
 from kistore.index.names import Catalog
-from kistore.store import Store, WorkTreeView, views
+from kistore.store import Store, WorkTreeView
 
 from ..conftest import git, snapshot
 
@@ -124,7 +125,7 @@ def test_corrupt_catalog_falls_back_to_reading_the_store(store, store_path):
 
 
 def test_sync_rereads_only_changed_shards(store, store_path, monkeypatch):
-    monkeypatch.setattr(views, "RACY_NS", 0)  # no directory counts as just changed
+    monkeypatch.setattr(freshness, "RACY_NS", 0)  # no directory counts as just changed
     store.add([workload(f"w{i}", f"d{i}") for i in range(40)])
     view = Store(store_path).view()
     view.names()
@@ -148,10 +149,10 @@ def test_a_directory_changed_in_the_same_clock_tick_is_listed_again(store, store
     # A write in the same mtime tick as the catalog's look would leave the directory's
     # mtime unchanged: such a directory never gets a key that can match later.
     store.add([workload("a")])
-    monkeypatch.setattr(views, "RACY_NS", 10**18)
+    monkeypatch.setattr(freshness, "RACY_NS", 10**18)
     keys = Store(store_path).view().shard_keys()
     assert keys and all(k.endswith(":recent") for k in keys.values())
-    monkeypatch.setattr(views, "RACY_NS", 0)
+    monkeypatch.setattr(freshness, "RACY_NS", 0)
     assert not any(k.endswith(":recent") for k in Store(store_path).view().shard_keys().values())
 
 

@@ -170,13 +170,13 @@ def test_work_tree_scan_is_cached_per_directory_and_invalidated_by_mtime(store, 
     import os
     import time
 
-    from kistore.index import worktree
+    from kistore.index import freshness
 
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
     assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
     conn = sqlite3.connect(index_path(store))
     assert conn.execute("SELECT count(*) FROM worktree").fetchone()[0] == 0  # all racy
-    monkeypatch.setattr(worktree, "RACY_NS", 0)
+    monkeypatch.setattr(freshness, "RACY_NS", 0)
     assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
     cached = conn.execute("SELECT count(*) FROM worktree").fetchone()[0]
     shards = [p for base in ("objects", "metadata")

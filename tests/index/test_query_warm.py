@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from kistore.index import warm, worktree
+from kistore.index import freshness, warm
 from kistore.query.answers import rank
 from kistore.store import Store
 
@@ -28,7 +28,7 @@ FORBID = "pygit2 was opened by a query whose caches are warm"
 @pytest.fixture
 def world(kit, monkeypatch):
     """A protocol, environment and workload; directories count as settled at once."""
-    monkeypatch.setattr(worktree, "RACY_NS", 0)
+    monkeypatch.setattr(freshness, "RACY_NS", 0)
     return {"protocol": kit.protocol(), "env": kit.environment(), "workload": kit.workload()}
 
 
