@@ -15,7 +15,7 @@ instead (:class:`~.catalog.OverlayCatalog`) and the question asked again.
 A rank stats the files of its comparison group only; ``ls`` of everything stats every file.
 What the index does not return is not checked here: an in-place edit of a metadata file
 that gives a manifest a *new* name is found by that name once ``kistore reindex`` has
-rebuilt the name catalog (a miss says so: :func:`kistore.query.answers.find`); an object
+rebuilt the index's names (a miss says so: :func:`kistore.query.answers.find`); an object
 file edited in place no longer hashes to
 its name, so it can only drop out of an answer, and that is checked. ``kistore verify``
 reads every file.
@@ -40,13 +40,13 @@ from .records import Record
 from .transaction import transaction
 from .worktree import blob_id_of_file
 
-SCHEMA = ("CREATE TABLE IF NOT EXISTS manifest_stat (digest BLOB PRIMARY KEY, "
-          "seen BLOB NOT NULL) WITHOUT ROWID;")
-"""One row per manifest whose two work-tree files were last seen holding ``HEAD``'s blobs:
-the digest's 32 bytes, and :func:`seen_key` of their stat keys and of the git tree ids of
-their shards in ``HEAD`` then (a commit touching either shard makes it check again).
-As text (71-character digest, both stat keys, both tree ids) a row and its primary key
-took ~330 bytes: after an ``ls`` of 100,000 manifests, 33 MB of the index."""
+TABLE = "manifest_stat"
+"""The table of :data:`kistore.index.database.TABLES` this module fills: one row per
+manifest whose two work-tree files were last seen holding ``HEAD``'s blobs: the digest's
+32 bytes, and :func:`seen_key` of their stat keys and of the git tree ids of their shards
+in ``HEAD`` then (a commit touching either shard makes it check again). As text
+(71-character digest, both stat keys, both tree ids) a row and its primary key took ~330
+bytes: after an ``ls`` of 100,000 manifests, 33 MB of the index."""
 
 _T = TypeVar("_T")
 
@@ -75,7 +75,6 @@ class FileCheck:
         self.conn = conn
         self.head = head
         self.shards = head.shards()
-        self.conn.execute(SCHEMA)
         self._known: dict[str, bool] = {}
 
     def stale(self, digests: Iterable[str]) -> set[str]:

@@ -1,12 +1,13 @@
-"""The derived index: SQLite under ``.git/kistore/``, kept in step with one git tree.
+"""The query rows of the derived index, kept in step with one git tree.
 
-The index is a cache of :class:`~.records.Record` rows (stored compactly: :mod:`.rows`),
-never part of the store and never committed: deleting it loses nothing. It remembers the
-tree it last indexed; asked about another tree it applies the git tree diff between the
-two (pygit2) in one transaction, re-describing the runs that reference a manifest that
-came or went. It is rebuilt from scratch by ``kistore reindex``, and whenever it cannot
-be trusted: a file that is not an SQLite database, another format version, a tree it
-names that git no longer has, or any SQLite error while reading it.
+The index file (:mod:`.database`) holds a cache of :class:`~.records.Record` rows (stored
+compactly: :mod:`.rows`), never part of the store and never committed: deleting it loses
+nothing. It remembers the tree it last indexed; asked about another tree it applies the
+git tree diff between the two (pygit2) in one transaction, re-describing the runs that
+reference a manifest that came or went. Its rows are rebuilt from scratch by ``kistore
+reindex``, and whenever they cannot be trusted: a tree it names that git no longer has
+(the rows are read again), or any SQLite error while reading them; a file that is not
+SQLite or of another format is started again when it is opened.
 
 The work tree (the default view) is answered as the index of ``HEAD`` overlaid with the
 manifests whose files in the work tree differ from ``HEAD`` (:func:`open_catalog`, found
@@ -15,11 +16,7 @@ by :mod:`.worktree` without stating every file).
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import os
 import sqlite3
-import uuid
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,7 +26,7 @@ from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import StoreStateError
 from ..git import treediff
-from . import refs, rows, warm
+from . import database, refs, rows, warm
 from .build import read_manifests
 from .catalog import (
     Catalog,
@@ -40,43 +37,11 @@ from .catalog import (
     describe_all,
     in_listing_order,
 )
-from .fresh import SCHEMA as FRESH_SCHEMA
+from .database import EMPTY_TREE, LARGE_READ, Progress, log
 from .fresh import CheckedCatalog, FileCheck
 from .records import Record
 from .transaction import transaction
-from .worktree import SCHEMA as WORKTREE_SCHEMA
 from .worktree import changed_digests
-
-FORMAT = "kistore-index-5"
-"""Bumped whenever the table layout or what a record holds changes (forces a rebuild).
-5: compact rows (:mod:`.rows`), the ``skipped`` list, packed shard listings
-(:func:`.warm.pack_listing`) and hashed stat rows (:func:`.fresh.seen_key`); 3 and 4 were
-steps of the branch that made it."""
-
-_SCHEMA = f"""
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-{rows.SCHEMA}
-{WORKTREE_SCHEMA}
-{FRESH_SCHEMA}
-{warm.SCHEMA}"""
-_INDEXES = rows.INDEXES
-_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-"""Git's empty tree: what an unborn branch has indexed."""
-
-Progress = Callable[[int], None]
-
-LARGE_READ = 50_000
-"""An update that reads at least this many manifests without a progress callback (a first
-query after the format changed, or after a large pull) says so first, through :data:`log`."""
-
-log = logging.getLogger(__name__)
-"""Where a long index update is announced (a WARNING: without logging configured, Python
-prints it on stderr, so a command line user sees why the query is slow)."""
-
-
-def index_path(store: Any) -> Path:
-    """Return where a store's index lives: ``<git dir>/kistore/index.sqlite``."""
-    return Path(store.git_dir) / "kistore" / "index.sqlite"
 
 
 class IndexCatalog(Catalog):
@@ -183,12 +148,6 @@ class IndexCatalog(Catalog):
         return self.codec.document_bytes(row) if row is not None else None
 
 
-_LOCKS: dict[str, Any] = {}
-"""Index path -> this process's open lock file (see :meth:`Index.writing`)."""
-_WRITING: set[str] = set()
-"""Index paths this process holds exclusively right now."""
-
-
 def _probe(conn: sqlite3.Connection) -> rows.Codec:
     """Read one record through the normal path, so a damaged index raises here.
 
@@ -215,12 +174,12 @@ class Index:
 
     Args:
         store: a :class:`kistore.store.Store`.
-        path: where the database lives (default: :func:`index_path`).
+        path: where the database lives (default: :func:`.database.index_path` of its git dir).
     """
 
     def __init__(self, store: Any, path: Path | None = None) -> None:
         self.store = store
-        self.path = path or index_path(store)
+        self.path = path or database.index_path(store.git_dir)
 
     @property
     def repo(self) -> Any:
@@ -236,154 +195,94 @@ class Index:
             load: returns the pygit2 Tree; called only when the index is not already in
                 step with ``tree_id`` (a warm query never loads it).
             progress: called with the number of manifests processed, for progress bars.
-            conn: a connection :meth:`open` returned, to use instead of opening one.
+            conn: the connection :meth:`open` returned, when the caller has it.
 
         Raises:
             OSError: the index file cannot be created (e.g. a read-only ``.git``).
         """
+        conn = conn or self.open()
         codec = None
-        with self.writing():
-            try:
-                conn = conn or self.open()
-                self._sync(conn, tree_id, load, progress)
-                codec = _probe(conn)
-            except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, zlib.error):
-                conn = self.rebuild(load(), progress)  # never trusted when it fails to read
-        return IndexCatalog(conn, tree_id, codec)
-
-    @contextlib.contextmanager
-    def writing(self) -> Iterator[None]:
-        """Hold the index's lock exclusively for an update or rebuild; then keep it shared.
-
-        The lock is a ``flock`` on ``index.sqlite.lock``. A rebuild deletes the database
-        file, and a process still reading the old one (or one whose SQLite writes its
-        ``-wal`` and ``-shm`` files by name) then broke the new one: two ``kistore reindex``
-        at once, or a reindex during a first ``rank``, ended in "attempt to write a
-        readonly database" or "disk I/O error" (breaker9). So every process that updated
-        or rebuilt the index keeps reading it under a shared lock until it exits, and a
-        rebuild waits for them. One lock file descriptor per process and index (flock
-        locks belong to it), so the process's own later updates convert the same lock.
-        Re-entrant. Without a writable ``.git`` there is no lock (nor any update).
-        """
-        key = str(self.path)
-        if key in _WRITING:
-            yield
-            return
-        import fcntl
-
-        lock = _LOCKS.get(key)
-        if lock is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                lock = _LOCKS[key] = open(f"{self.path}.lock", "a")  # noqa: SIM115 - kept
-            except OSError:
-                yield
-                return
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        _WRITING.add(key)
         try:
-            yield
-        finally:
-            _WRITING.discard(key)
-            fcntl.flock(lock, fcntl.LOCK_SH)  # still reading what was written
+            self._sync(conn, tree_id, load, progress)
+            codec = _probe(conn)
+        except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, zlib.error):
+            conn = self.rebuild(load(), progress)  # never trusted when it fails to read
+        return IndexCatalog(conn, tree_id, codec)
 
     def rebuild(self, tree: Any, progress: Progress | None = None, *,
                 keep_work_tree_cache: bool = False) -> sqlite3.Connection:
-        """Delete the index and build it again from ``tree``; return the open connection.
+        """Build the query rows again from ``tree``, from nothing; return the connection.
+
+        In place, in one transaction, under the exclusive lock (:func:`.database.exclusive`:
+        it waits for every other process that has the index open): the query tables are
+        dropped, created and filled, so a reader never sees a half-built index and this
+        process's other users of the connection keep it. A file SQLite cannot read (a
+        damaged page) is started again (:func:`.database.reset`). The name tables are left
+        to :class:`~.names.NameIndex`.
 
         Args:
             tree: the pygit2 Tree to index.
             progress: called with the number of manifests processed.
-            keep_work_tree_cache: carry over, from a readable index of this format, the
-                caches keyed by git and file-system state alone (clean work-tree
-                directories, ``HEAD``'s shards and their listings): without them the next
-                work-tree query re-reads every file (100,000 runs: ~20 s of CPU). Only for
-                a rebuild on request (``kistore reindex``), never for a damaged index.
+            keep_work_tree_cache: keep the caches keyed by git and file-system state alone
+                (clean work-tree directories, ``HEAD``'s shards and their listings, files
+                last seen clean): without them the next work-tree query re-reads every file
+                (100,000 runs: ~20 s of CPU). Only for a rebuild on request (``kistore
+                reindex``), never for a damaged index.
         """
-        with self.writing():
-            kept = self._work_tree_cache() if keep_work_tree_cache else {}
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            for suffix in ("", "-journal", "-wal", "-shm"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(f"{self.path}{suffix}")
-            conn = self.open(indexes=False)  # filling a table, then indexing it, is faster
+        with database.exclusive(self.path):
+            try:
+                conn = self.open()
+                self._fill(conn, tree, progress, keep_work_tree_cache)
+            except sqlite3.OperationalError:
+                raise
+            except sqlite3.DatabaseError as e:  # a page SQLite cannot read
+                database.reset(self.path, f"it is damaged: {e}")
+                conn = self.open()
+                self._fill(conn, tree, progress, False)
+        return conn
+
+    def _fill(self, conn: sqlite3.Connection, tree: Any, progress: Progress | None,
+              keep_caches: bool) -> None:
+        """Drop, create and fill the query tables (and the caches unless kept): one transaction."""
+        tables = database.QUERY_TABLES + (() if keep_caches else database.CACHE_TABLES)
+        with transaction(conn):
+            for table in tables:
+                conn.execute(f"DROP TABLE IF EXISTS {table}")  # its SQL indexes go with it
+                conn.execute(database.TABLES[table])
+            if not keep_caches:  # the keys the dropped caches were valid for
+                conn.execute("DELETE FROM meta WHERE key NOT IN ('format', 'file', 'tree')")
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'tree'", (EMPTY_TREE,))
+            database.new_file_id(conn)
             self._sync(conn, str(tree.id), lambda: tree, progress)
-            _create_indexes(conn)
-            with transaction(conn):
-                for table, rows in kept.items():
-                    if rows:
-                        conn.executemany(f"INSERT OR REPLACE INTO {table} VALUES "
-                                         f"({', '.join('?' * len(rows[0]))})", rows)
-        return conn
+            for name, columns in database.INDEXES.items():  # filled first, then indexed
+                conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {columns}")
 
-    def _work_tree_cache(self) -> dict[str, list[tuple[Any, ...]]]:
-        """Return the rows :meth:`rebuild` may carry over (empty when the index is unreadable)."""
-        try:
-            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
-        except sqlite3.Error:
-            return {}
-        try:
-            meta = dict(conn.execute("SELECT key, value FROM meta"))
-            if meta.get("format") != FORMAT:
-                return {}
-            kept = {table: conn.execute(f"SELECT * FROM {table}").fetchall()
-                    for table in ("worktree", "head_shards", "shard_listings", "manifest_stat")}
-            kept["meta"] = [(k, meta[k]) for k in ("shards_tree", "head_commit", "head_tree")
-                            if k in meta]
-            return kept
-        except sqlite3.Error:
-            return {}
-        finally:
-            conn.close()
+    def open(self) -> sqlite3.Connection:
+        """Return this process's connection to the index (:func:`.database.connection`).
 
-    def open(self, *, indexes: bool = True) -> sqlite3.Connection:
-        """Open (creating when absent) and check the format; DatabaseError when untrusted.
-
-        Args:
-            indexes: create the records table's SQLite indexes when they are missing
-                (False only for a rebuild, which creates them after filling the table).
+        Raises:
+            OSError, sqlite3.OperationalError: the file cannot be created or opened.
         """
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-        try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-            if not tables:
-                conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")
-                conn.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?), ('tree', ?), "
-                             "('file', ?)", (FORMAT, _EMPTY_TREE, uuid.uuid4().hex))
-            if indexes and not set(_INDEXES) <= tables:  # e.g. a rebuild that was cut short
-                _create_indexes(conn)
-            meta = dict(conn.execute("SELECT key, value FROM meta"))
-            if meta.get("format") != FORMAT or "tree" not in meta:
-                raise sqlite3.DatabaseError(f"not a {FORMAT} index")
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+        return database.connection(self.path)
 
     def _sync(self, conn: sqlite3.Connection, target: str, load: Callable[[], Any],
               progress: Progress | None) -> None:
         """Move the index to tree ``target`` by applying the tree diff, in one transaction."""
         if conn.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()[0] == target:
             return
-        conn.execute("BEGIN IMMEDIATE")  # one writer; re-read the tree under the lock
-        try:
+        with transaction(conn):  # one writer; re-read the tree under SQLite's lock
             old = conn.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()[0]
             if old != target:
                 self._apply(conn, old, load(), progress)
                 conn.execute("UPDATE meta SET value = ? WHERE key = 'tree'", (target,))
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:  # a Ctrl-C just after COMMIT finds none (breaker10)
-                conn.execute("ROLLBACK")
-            raise
 
     def _apply(self, conn: sqlite3.Connection, old: str, tree: Any,
                progress: Progress | None) -> None:
         digests = self._changed(old, tree)
         if digests is None:  # the old tree is gone from git: start over
             # interned digests and keys stay: ids are never reused within the file
-            conn.executescript("DELETE FROM records; DELETE FROM skipped;")
+            conn.execute("DELETE FROM records")  # executescript would COMMIT: not here
+            conn.execute("DELETE FROM skipped")
             digests = set(tree_digests(self.repo, tree))
         if progress is None and len(digests) >= LARGE_READ:
             log.warning("note: updating the query index %s: reading %s manifests once; at "
@@ -422,7 +321,7 @@ class Index:
 
     def _changed(self, old: str, tree: Any) -> set[Digest] | None:
         """Digests whose object or metadata differ between tree ``old`` and ``tree``."""
-        if old == _EMPTY_TREE:
+        if old == EMPTY_TREE:
             return set(tree_digests(self.repo, tree))
         try:
             old_tree = self.repo[old]
@@ -449,12 +348,6 @@ def shard_diff(repo: Any, old: Any, new: Any) -> set[Digest]:
         if digest is not None:
             changed.add(digest)
     return changed
-
-
-def _create_indexes(conn: sqlite3.Connection) -> None:
-    conn.executescript("BEGIN IMMEDIATE;" + "".join(
-        f"CREATE INDEX IF NOT EXISTS {name} ON {columns};"
-        for name, columns in _INDEXES.items()) + "COMMIT;")
 
 
 def open_catalog(store: Any, at: str | None = None, *, use_index: bool = True,
@@ -506,16 +399,12 @@ def _work_tree_catalog(store: Any, progress: Progress | None) -> Catalog:
         return tree[0]
 
     index = Index(store)
-    conn: sqlite3.Connection | None = None
-    with index.writing():  # opened under the lock: no rebuild deletes the file meanwhile
-        try:
-            conn = index.open()
-            tree_id = warm.tree_of(store, conn, commit)
-        except sqlite3.DatabaseError:  # not an index we trust: catalog() rebuilds it
-            if conn is not None:
-                conn.close()
-            conn, tree_id = None, str(load().id)
-        base = index.catalog(tree_id, load, progress, conn=conn)
+    conn = index.open()  # under the shared lock: no rebuild deletes the file meanwhile
+    try:
+        tree_id = warm.tree_of(store, conn, commit)
+    except sqlite3.DatabaseError:  # not rows we trust: catalog() rebuilds them
+        tree_id = str(load().id)
+    base = index.catalog(tree_id, load, progress, conn=conn)
     head = warm.HeadTree(store, base.conn, tree_id, load)
     changed = changed_digests(store.root, head, base.conn)
     check = FileCheck(store.root, base.conn, head)

@@ -50,22 +50,13 @@ REFERENCES = ("workloadDigest", "protocolDigest", "environmentDigest", "implemen
 _COLUMN_OF = dict(zip(REFERENCES, ("workload", "protocol", "environment", "implementation"),
                       strict=True))
 
-SCHEMA = """
-CREATE TABLE digests (id INTEGER PRIMARY KEY, digest BLOB NOT NULL UNIQUE);
-CREATE TABLE keys (id INTEGER PRIMARY KEY, key INTEGER, object TEXT, family TEXT,
-                   statistic TEXT);
-CREATE TABLE records (id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, name TEXT NOT NULL,
-                      document BLOB NOT NULL, workload INTEGER, hardware TEXT,
-                      protocol INTEGER, environment INTEGER, implementation INTEGER,
-                      key INTEGER, role TEXT, project TEXT);
-CREATE TABLE skipped (digest TEXT PRIMARY KEY, path TEXT NOT NULL, problem TEXT NOT NULL);
-CREATE TABLE dictionary (id INTEGER PRIMARY KEY CHECK (id = 1), bytes BLOB NOT NULL);
-"""
-"""``digests``: every digest a row names, by id; ``keys``: one row per distinct
-(comparison key, key object, family, statistic) of runs; ``records``: one row per manifest
-(id = its digest's id; digest columns hold ids); ``skipped``: the manifests of the tree
-the build left out, and why (:meth:`kistore.query.catalog.Catalog.skipped`);
-``dictionary``: the preset deflate dictionary every stored document is compressed with."""
+TABLES = ("digests", "keys", "records", "skipped", "dictionary")
+"""The tables of :data:`kistore.index.database.TABLES` this module fills. ``digests``: every
+digest a row names, by id; ``keys``: one row per distinct (comparison key, key object,
+family, statistic) of runs; ``records``: one row per manifest (id = its digest's id; digest
+columns hold ids); ``skipped``: the manifests of the tree the build left out, and why
+(:meth:`kistore.index.catalog.Catalog.skipped`); ``dictionary``: the preset deflate
+dictionary every stored document is compressed with."""
 
 DICTIONARY_SIZE = 4096
 """Bytes of the preset dictionary (docs/speed.md, sixth pass: 4 KB stored a synthetic
@@ -77,13 +68,6 @@ _LEVEL = 9
 _WBITS = -13
 """Raw deflate (no zlib header or checksum), 8 KB window: the dictionary and a document fit,
 and deflate's state for it is set up in about half the time of the default 32 KB."""
-
-INDEXES = {"records_key": "records (key)", "records_kind": "records (kind, name)",
-           "records_workload": "records (workload)", "records_hardware": "records (hardware)",
-           "records_protocol": "records (protocol)",
-           "records_environment": "records (environment)",
-           "records_implementation": "records (implementation)", "keys_key": "keys (key)"}
-"""SQLite indexes (name -> table and columns); a rebuild creates them after filling."""
 
 SELECT = """SELECT d.digest, r.kind, r.name, r.document, r.workload, r.hardware,
 r.protocol, r.environment, r.implementation, r.key, r.role, r.project

@@ -33,12 +33,9 @@ from .worktree import blob_id_of_file
 NOTES_REF = "refs/notes/kistore"
 """Where attestation notes live: :data:`kistore.notes.NOTES_REF` (that module imports pygit2)."""
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS head_shards (dir TEXT PRIMARY KEY, id TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS annotated (blob TEXT PRIMARY KEY);
-CREATE TABLE IF NOT EXISTS shard_listings (shard TEXT PRIMARY KEY, listing TEXT NOT NULL);
-"""
-"""``head_shards``: shard directory -> git tree id in ``HEAD``'s tree (meta ``shards_tree``);
+TABLES = ("head_shards", "annotated", "shard_listings")
+"""The tables of :data:`kistore.index.database.TABLES` this module fills.
+``head_shards``: shard directory -> git tree id in ``HEAD``'s tree (meta ``shards_tree``);
 ``annotated``: object blob ids with a note at the notes tip (meta ``notes_tip``);
 ``shard_listings``: a shard tree id -> its ``{file name: blob id}`` (:func:`pack_listing`),
 for the shards of ``HEAD``, so comparing a freshly written work-tree directory needs no
@@ -115,7 +112,6 @@ class HeadTree:
 
     def _read_shards(self) -> dict[str, str]:
         """:meth:`shards`, from the cache in the index or else from the tree."""
-        self.conn.executescript(SCHEMA)
         if _meta(self.conn, "shards_tree") == self.id:
             return dict(self.conn.execute("SELECT dir, id FROM head_shards"))
         tree, repo = self._load(), self.store.repo
@@ -194,7 +190,6 @@ def annotated_blobs(store: Any, conn: sqlite3.Connection) -> frozenset[str] | No
         return None
     if tip is None:
         return frozenset()
-    conn.executescript(SCHEMA)
     if _meta(conn, "notes_tip") == tip:
         return frozenset(row[0] for row in conn.execute("SELECT blob FROM annotated"))
     from ..attest.notes import notes_entered

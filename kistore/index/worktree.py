@@ -36,10 +36,10 @@ from ..core.digest import Digest
 from .freshness import is_racy
 from .transaction import transaction
 
-SCHEMA = ("CREATE TABLE IF NOT EXISTS worktree (dir TEXT PRIMARY KEY, mtime_ns INTEGER, "
-          "tree TEXT, changed TEXT);")
-"""One row per clean shard directory: its mtime, its git tree id in ``HEAD`` ("" when
-``HEAD`` lacks it) and the digests that differ (JSON list)."""
+TABLE = "worktree"
+"""The table of :data:`kistore.index.database.TABLES` this module fills: one row per clean
+shard directory: its mtime, its git tree id in ``HEAD`` ("" when ``HEAD`` lacks it) and
+the digests that differ (JSON list)."""
 
 
 def changed_digests(root: Path, head: Any, conn: sqlite3.Connection) -> set[Digest]:

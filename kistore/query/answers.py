@@ -29,7 +29,7 @@ def find(store: Any, catalog: Catalog, ref: str, *, at: str | None = None) -> Re
     """Resolve what a person typed (digest, 8+ hex prefix, ``KIND/NAME``) to a record.
 
     ``KIND/NAME`` is looked up in the catalog (an index lookup, not a store scan). A miss
-    is confirmed by the name catalog (:meth:`kistore.views.View.find_name`, O(changed
+    is confirmed by the index's names (:meth:`kistore.store.View.find_name`, O(changed
     shards)); a name written into a metadata file in place is found after ``kistore
     reindex``, and the error for a miss says so.
 

@@ -1,7 +1,7 @@
 """Views: read-only access to the store's files in the work tree or at one commit.
 
 A :class:`View` reads repository paths, re-hashes objects on read and answers name
-lookups through the derived name catalog (:mod:`kistore.catalog`). :class:`WorkTreeView`
+lookups through the names of the derived index (:mod:`kistore.index.names`). :class:`WorkTreeView`
 reads files; :class:`CommitView` reads git objects (it works in a bare repository).
 :class:`kistore.store.Store` hands them out; nothing here writes.
 """
@@ -11,9 +11,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import sqlite3
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from ..core import canonical, layout
 from ..core.digest import Digest
@@ -22,18 +24,20 @@ from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..index import freshness
-from ..index.names import Catalog
+from ..index.names import NameIndex
+
+_T = TypeVar("_T")
 
 
 class View:
     """Read-only access to the store's files as of the work tree or one commit.
 
-    Name lookups go through the derived name catalog (:mod:`kistore.catalog`) when the
-    view has one, and fall back to reading every file when it has none.
+    Name lookups go through the names of the derived index (:mod:`kistore.index.names`)
+    when the view has them, and fall back to reading every file when it has none.
     """
 
     scope = ""
-    catalog: Catalog | None = None
+    name_index: NameIndex | None = None
 
     def read(self, path: str) -> bytes | None:
         """Return the bytes at a repository path, or None when there is no such file."""
@@ -104,36 +108,42 @@ class View:
     def names(self, kinds: Sequence[str] = KINDS) -> dict[tuple[str, str], Digest]:
         """Map ``(kind, metadata.name)`` to digest for every stored manifest of ``kinds``.
 
-        With a catalog: brings it up to date (re-reading only changed shards) and answers
-        from it. Without one: reads every object and metadata file, O(store). Unreadable
-        files are skipped (``kistore verify`` reports them). When two manifests share a
-        name, the larger digest is given.
+        With the index's names: brings them up to date (re-reading only changed shards) and
+        answers from them. Without: reads every object and metadata file, O(store).
+        Unreadable files are skipped (``kistore verify`` reports them). When two manifests
+        share a name, the larger digest is given.
         """
-        if self.catalog is not None:
-            self.catalog.sync(self)  # type: ignore[arg-type]
-            return self.catalog.names(self.scope, kinds)
-        return self._scan_names(kinds)
+        def ask(index: NameIndex) -> dict[tuple[str, str], Digest]:
+            index.sync(self)  # type: ignore[arg-type]
+            return index.names(self.scope, kinds)
+
+        return self._from_index(ask, lambda: self._scan_names(kinds))
 
     def name_owners(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Digest]:
         """Return the stored digest for each ``(kind, name)`` in ``keys`` that is taken.
 
-        Costs O(changed shards + len(keys)) with a catalog, O(store) without.
+        Costs O(changed shards + len(keys)) with the index's names, O(store) without.
         """
-        if self.catalog is not None:
-            self.catalog.sync(self)  # type: ignore[arg-type]
-            return self.catalog.owners(self.scope, keys)
-        names = self._scan_names(sorted({k for k, _ in keys}))
-        return {key: names[key] for key in keys if key in names}
+        def ask(index: NameIndex) -> dict[tuple[str, str], Digest]:
+            index.sync(self)  # type: ignore[arg-type]
+            return index.owners(self.scope, keys)
+
+        def scan() -> dict[tuple[str, str], Digest]:
+            names = self._scan_names(sorted({k for k, _ in keys}))
+            return {key: names[key] for key in keys if key in names}
+
+        return self._from_index(ask, scan)
 
     def find_name(self, kind: str, name: str) -> Digest | None:
         """Return the digest named ``KIND/NAME``, or None; a miss costs what a hit costs.
 
-        As :meth:`name_owners` for one name: O(changed shards), the catalog re-reading the
+        As :meth:`name_owners` for one name: O(changed shards), the names re-reading the
         shard directories that changed (an add, a removal, a rename, an editor that saves
         by renaming). A metadata file rewritten in place in a directory that did not change
-        is seen once ``kistore reindex`` has read every file (:meth:`kistore.catalog.Catalog.
-        rebuild`); the CLI says so on a miss. A miss used to compare every file's stat key
-        instead: O(store) stats, ~1 s at 20,000 manifests (docs/speed.md).
+        is seen once ``kistore reindex`` has read every file
+        (:meth:`kistore.index.names.NameIndex.rebuild`); the CLI says so on a miss. A miss
+        used to compare every file's stat key instead: O(store) stats, ~1 s at 20,000
+        manifests (docs/speed.md).
         """
         return self.name_owners([(kind, name)]).get((kind, name))
 
@@ -144,21 +154,36 @@ class View:
         A ``metadata.name`` is unique per kind (``kistore verify``: KI205); a metadata file
         edited in place, or manifests placed by hand, can break that, and ``KIND/NAME`` then
         names two manifests. Costs what :meth:`find_name` costs per key (O(changed shards)
-        with a catalog, O(store) without); ``keys=None`` asks about every name, one pass over
-        the catalog's name index. In the work tree each holder's metadata file is read to
-        confirm it (the catalog trusts stat data): a holder whose file no longer says the
-        name is dropped, and the catalog reads it again at its next sync.
+        with the index's names, O(store) without); ``keys=None`` asks about every name, one
+        pass over the names' SQL index. In the work tree each holder's metadata file is
+        read to confirm it (the names trust stat data): a holder whose file no longer says
+        the name is dropped, and the names read it again at their next sync.
 
         Args:
             keys: the ``(kind, name)`` pairs asked about; None: every name.
-            sync: bring the catalog up to date first (~5-10 ms: a stat of every shard
+            sync: bring the names up to date first (~5-10 ms: a stat of every shard
                 directory); False when the caller has just done so.
 
         Returns:
             ``(kind, name) -> digests`` (sorted, two or more) for each shared key; empty
             when every name asked about is unique.
         """
-        if self.catalog is None:
+        def ask(index: NameIndex) -> dict[tuple[str, str], list[Digest]]:
+            if sync:
+                index.sync(self)  # type: ignore[arg-type]
+            found = index.shared(self.scope, keys)
+            if self.scope != "work":  # a commit's names are keyed by blob ids: exact
+                return found
+            confirmed = {}
+            for (kind, name), digests in found.items():
+                holding = [d for d in digests if self._metadata_name(d) == name]
+                for gone in set(digests) - set(holding):
+                    index.forget(self.scope, gone)
+                if len(holding) > 1:
+                    confirmed[(kind, name)] = holding
+            return confirmed
+
+        def scan() -> dict[tuple[str, str], list[Digest]]:
             kinds = KINDS if keys is None else sorted({kind for kind, _ in keys})
             holders: dict[tuple[str, str], list[Digest]] = {}
             for key, digest in self._scan_holders(kinds):
@@ -166,19 +191,25 @@ class View:
             asked = None if keys is None else set(keys)
             return {key: sorted(d) for key, d in holders.items()
                     if len(d) > 1 and (asked is None or key in asked)}
-        if sync:
-            self.catalog.sync(self)  # type: ignore[arg-type]
-        found = self.catalog.shared(self.scope, keys)
-        if self.scope != "work":  # a commit's catalog is keyed by blob ids: exact
-            return found
-        confirmed = {}
-        for (kind, name), digests in found.items():
-            holding = [d for d in digests if self._metadata_name(d) == name]
-            for gone in set(digests) - set(holding):
-                self.catalog.forget(self.scope, gone)
-            if len(holding) > 1:
-                confirmed[(kind, name)] = holding
-        return confirmed
+
+        return self._from_index(ask, scan)
+
+    def _from_index(self, ask: Callable[[NameIndex], _T], scan: Callable[[], _T]) -> _T:
+        """Answer with ``ask(names of the index)``, or ``scan()`` when they cannot be used.
+
+        They cannot when the index file cannot be opened (a read-only clone) or any SQLite
+        error arises; a file SQLite finds damaged is also started again
+        (:meth:`kistore.index.names.NameIndex.damaged`): never trusted.
+        """
+        index = self.name_index
+        if index is None or not index.usable():
+            self.name_index = None
+            return scan()
+        try:
+            return ask(index)
+        except sqlite3.Error as e:
+            index.damaged(e)
+            return scan()
 
     def _metadata_name(self, digest: Digest) -> str | None:
         """Return the name the metadata file of ``digest`` holds now (None: unreadable)."""
@@ -215,24 +246,24 @@ class WorkTreeView(View):
 
     Args:
         root: the work tree.
-        catalog: the name catalog to use (None: names are found by reading every file).
+        name_index: the names of the index (None: names are found by reading every file).
     """
 
     scope = "work"
 
-    def __init__(self, root: Path, catalog: Catalog | None = None) -> None:
+    def __init__(self, root: Path, name_index: NameIndex | None = None) -> None:
         self.root = root
-        self.catalog = catalog
+        self.name_index = name_index
 
     def has_object(self, digest: Digest) -> bool:  # noqa: D102 - a stat, not a read
         return os.path.isfile(os.path.join(self.root, layout.object_path(digest)))
 
     def shard_keys(self) -> dict[str, str]:
-        """Catalog source: each shard directory's ``st_mtime_ns`` (see :mod:`kistore.catalog`).
+        """Catalog source: each shard directory's ``st_mtime_ns`` (see :mod:`kistore.index.names`).
 
         A directory changed within :data:`kistore.index.freshness.RACY_NS` gets a key that
         will not match later: its mtime may not yet reflect a write made in the same clock
-        tick (git's "racy clean" problem), so the catalog lists it again once the moment
+        tick (git's "racy clean" problem), so the names list it again once the moment
         has passed.
         """
         keys = {}
@@ -294,11 +325,11 @@ class CommitView(View):
     scope = "commit"
 
     def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit,
-                 catalog: Catalog | None = None) -> None:
+                 name_index: NameIndex | None = None) -> None:
         self.repo = repo
         self.commit = commit
         self.tree = commit.tree
-        self.catalog = catalog
+        self.name_index = name_index
         self._trees: dict[str, pygit2.Tree | None] = {}
 
     def shard_keys(self) -> dict[str, str]:
