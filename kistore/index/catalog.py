@@ -226,6 +226,15 @@ class Catalog:
         """
         return None
 
+    def recheck(self, digest: str) -> Record | None:
+        """Look ``digest`` up again after :meth:`record` found nothing for a readable manifest.
+
+        The store holds the manifest's files and they read well, yet the catalog has no
+        record: a derived catalog that can tell its rows from the store's (the index)
+        rebuilds them and answers again; a scan is exact, and answers None.
+        """
+        return None
+
 
 def in_listing_order(records: Iterable[Record]) -> list[Record]:
     """Return records in the order listings give them: by kind, then name, then digest."""
@@ -365,6 +374,9 @@ class OverlayCatalog(Catalog):
                 return r
         found = self.base.named(kind, name)
         return None if found is None or found.digest in self.changes else found
+
+    def recheck(self, digest: str) -> Record | None:  # noqa: D102 - documented on Catalog
+        return self.changes[digest] if digest in self.changes else self.base.recheck(digest)
 
     def lost(self, kind: str, name: str) -> str | None:  # noqa: D102
         found = self.base.named(kind, name)

@@ -32,8 +32,9 @@ import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
+from hashlib import blake2b as _blake2b
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from .transaction import transaction
 
@@ -52,44 +53,56 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """Git's empty tree: what a new file (or an unborn branch) has indexed."""
 
 TABLES: dict[str, str] = {
-    "meta": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "meta": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL, seal BLOB NOT NULL)",
     # the query rows (.rows)
-    "digests": "CREATE TABLE digests (id INTEGER PRIMARY KEY, digest BLOB NOT NULL UNIQUE)",
+    "digests": "CREATE TABLE digests (id INTEGER PRIMARY KEY, digest BLOB NOT NULL UNIQUE, "
+               "seal BLOB NOT NULL)",
     "keys": "CREATE TABLE keys (id INTEGER PRIMARY KEY, key INTEGER, object TEXT, "
-            "family TEXT, statistic TEXT)",
+            "family TEXT, statistic TEXT, seal BLOB NOT NULL)",
     "records": "CREATE TABLE records (id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, "
                "name TEXT NOT NULL, document BLOB NOT NULL, workload INTEGER, hardware TEXT, "
                "protocol INTEGER, environment INTEGER, implementation INTEGER, key INTEGER, "
-               "role TEXT, project TEXT)",
+               "role TEXT, project TEXT, seal BLOB NOT NULL)",
     "skipped": "CREATE TABLE skipped (digest TEXT PRIMARY KEY, path TEXT NOT NULL, "
-               "problem TEXT NOT NULL)",
+               "problem TEXT NOT NULL, seal BLOB NOT NULL)",
     "dictionary": "CREATE TABLE dictionary (id INTEGER PRIMARY KEY CHECK (id = 1), "
-                  "bytes BLOB NOT NULL)",
+                  "bytes BLOB NOT NULL, seal BLOB NOT NULL)",
     # the caches of a work-tree query (.worktree, .fresh, .warm)
     "worktree": "CREATE TABLE worktree (dir TEXT PRIMARY KEY, mtime_ns INTEGER, tree TEXT, "
-                "changed TEXT)",
+                "changed TEXT, seal BLOB NOT NULL)",
     "manifest_stat": "CREATE TABLE manifest_stat (digest BLOB PRIMARY KEY, "
                      "seen BLOB NOT NULL) WITHOUT ROWID",
-    "head_shards": "CREATE TABLE head_shards (dir TEXT PRIMARY KEY, id TEXT NOT NULL)",
-    "annotated": "CREATE TABLE annotated (blob TEXT PRIMARY KEY)",
+    "head_shards": "CREATE TABLE head_shards (dir TEXT PRIMARY KEY, id TEXT NOT NULL, "
+                   "seal BLOB NOT NULL)",
     "shard_listings": "CREATE TABLE shard_listings (shard TEXT PRIMARY KEY, "
-                      "listing TEXT NOT NULL)",
-    # the name tables (.names)
+                      "listing TEXT NOT NULL, seal BLOB NOT NULL)",
+    # the names (.names)
     "name_shards": "CREATE TABLE name_shards (scope TEXT, dir TEXT, key TEXT NOT NULL, "
-                   "PRIMARY KEY (scope, dir))",
+                   "seal BLOB NOT NULL, PRIMARY KEY (scope, dir))",
     "names": "CREATE TABLE names (scope TEXT, digest TEXT, object_key TEXT, "
-             "metadata_key TEXT, kind TEXT, name TEXT, PRIMARY KEY (scope, digest))",
+             "metadata_key TEXT, kind TEXT, name TEXT, name_key INTEGER NOT NULL, "
+             "seal BLOB NOT NULL, PRIMARY KEY (scope, digest))",
 }
 """Every table of the file, by name; each module's docstring says what its tables hold:
 ``meta`` (``format``; ``file``, a random id per file; ``tree``, the git tree the query rows
 describe; and the keys of :mod:`.warm`), the query rows (:mod:`.rows`), the work-tree
 caches (:mod:`.worktree`: ``worktree``; :mod:`.fresh`: ``manifest_stat``; :mod:`.warm`:
-``head_shards``, ``annotated``, ``shard_listings``) and the names (:mod:`.names`)."""
+``head_shards``, ``shard_listings``) and the names (:mod:`.names`).
+
+Every row but ``manifest_stat``'s (whose one value is itself a hash of what it was derived
+from, :func:`.fresh.seen_key`) ends with a ``seal``: :func:`seal` of the row's other values,
+checked on every read (:func:`unsealed`). A row edited from outside kistore (``sqlite3
+.git/kistore/index.sqlite "UPDATE records SET role = ..."``) or damaged no longer matches
+its seal, and is never trusted: the query rows are rebuilt, a cache row is read as a miss,
+a name row is read again from the store. A seal is no signature: someone who recomputes it
+can forge a row, as someone who can write ``.git`` can rewrite anything there; ``kistore
+reindex --check`` compares the whole file with a fresh derivation from the store, and
+``kistore verify`` never reads the index."""
 
 QUERY_TABLES = ("digests", "keys", "records", "skipped", "dictionary")
 """The tables a rebuild of the query rows starts again (:meth:`.index.Index.rebuild`)."""
 
-CACHE_TABLES = ("worktree", "manifest_stat", "head_shards", "annotated", "shard_listings")
+CACHE_TABLES = ("worktree", "manifest_stat", "head_shards", "shard_listings")
 """Caches keyed by git and file-system state alone (a ``reindex`` keeps them)."""
 
 INDEXES: dict[str, str] = {
@@ -97,7 +110,7 @@ INDEXES: dict[str, str] = {
     "records_workload": "records (workload)", "records_hardware": "records (hardware)",
     "records_protocol": "records (protocol)", "records_environment": "records (environment)",
     "records_implementation": "records (implementation)", "keys_key": "keys (key)",
-    "names_by_name": "names (scope, kind, name, digest)",
+    "names_by_key": "names (scope, name_key)",
 }
 """SQLite indexes (name -> table and columns). A bulk fill drops and creates them again
 around it: filling a table, then indexing it, is faster."""
@@ -117,6 +130,48 @@ Progress = Callable[[int], None]
 
 class Untrusted(sqlite3.DatabaseError):
     """The file is SQLite but not an index of :data:`FORMAT` (or lacks one of its tables)."""
+
+
+class Damaged(ValueError):
+    """A row that does not match its seal (edited from outside kistore, or damaged)."""
+
+
+def seal(values: tuple[object, ...]) -> bytes:
+    """Return the seal of a row's values: the 16-byte BLAKE2b of their ``repr``.
+
+    Args:
+        values: the row's other columns in table order, as SQLite returns them (``str``,
+            ``int``, ``float``, ``bytes`` or None: ``repr`` tells each type and value apart).
+    """
+    return _blake2b(repr(values).encode(), digest_size=16).digest()
+
+
+def unsealed(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Return a row read with its seal last, without the seal, after checking it.
+
+    Raises:
+        Damaged: the seal is not :func:`seal` of the other values.
+    """
+    values = row[:-1]
+    if row[-1] != seal(values):
+        raise Damaged(f"a row that does not match its seal: {values!r:.120}")
+    return values
+
+
+def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    """Return the ``meta`` value of ``key`` (None when absent).
+
+    Raises:
+        Damaged: its row does not match its seal.
+    """
+    row = conn.execute("SELECT key, value, seal FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(unsealed(row)[1])
+
+
+def set_meta(conn: sqlite3.Connection, **values: str) -> None:
+    """Set ``meta`` values, each row sealed (inside the caller's transaction)."""
+    conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?, ?)",
+                     [(k, v, seal((k, v))) for k, v in values.items()])
 
 
 def index_path(git_dir: str | os.PathLike[str]) -> Path:
@@ -249,12 +304,19 @@ def disconnect() -> None:
 
     For a long-lived caller done with the index, and for tests that change the file as if
     between two processes (e.g. garbage written over it in place, which keeps its inode).
-    Any catalog still holding a closed connection fails on its next use.
+    Any catalog still holding a closed connection fails on its next use. The shared locks
+    this process holds are let go too (not one held exclusively): another process may now
+    reset the file without waiting for this one to exit.
     """
     for conn, _ in _CONNECTIONS.values():
         with contextlib.suppress(sqlite3.Error):
             conn.close()
     _CONNECTIONS.clear()
+    for key in list(_SHARED):
+        lock = _LOCKS.pop(key, None)
+        if lock is not None:
+            lock.close()  # closing the open file lets its flock go
+        _SHARED.discard(key)
 
 
 def reset_reason(path: Path) -> str | None:
@@ -284,8 +346,11 @@ def _open(path: Path) -> sqlite3.Connection:
                     _create(conn)
             found = _tables(conn)
             drop_legacy(path)
-        meta = dict(conn.execute("SELECT key, value FROM meta")) if "meta" in found else {}
-        if meta.get("format") != FORMAT or not set(TABLES) <= found:
+        try:
+            ok = set(TABLES) <= found and get_meta(conn, "format") == FORMAT
+        except (Damaged, sqlite3.OperationalError):  # no seal column: an older format
+            ok = False
+        if not ok:
             raise Untrusted(f"not a {FORMAT} index")
         missing = set(INDEXES) - found
         if missing:  # e.g. a rebuild cut short by an older kistore
@@ -309,8 +374,7 @@ def _create(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
     for name, columns in INDEXES.items():
         conn.execute(f"CREATE INDEX {name} ON {columns}")
-    conn.executemany("INSERT INTO meta VALUES (?, ?)", [
-        ("format", FORMAT), ("tree", EMPTY_TREE), ("file", uuid.uuid4().hex)])
+    set_meta(conn, format=FORMAT, tree=EMPTY_TREE, file=uuid.uuid4().hex)
 
 
 def reset(path: Path, why: str = "it was reset") -> None:
@@ -340,7 +404,7 @@ def new_file_id(conn: sqlite3.Connection) -> None:
     Row codecs cache what an id names per file id (:meth:`kistore.index.rows.Codec.of`);
     a rebuild in place assigns ids afresh, so it calls this inside its transaction.
     """
-    conn.execute("INSERT OR REPLACE INTO meta VALUES ('file', ?)", (uuid.uuid4().hex,))
+    set_meta(conn, file=uuid.uuid4().hex)
 
 
 def drop_legacy(path: Path) -> None:

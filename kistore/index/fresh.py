@@ -214,6 +214,9 @@ class CheckedCatalog(Catalog):
     def named(self, kind: str, name: str) -> Record | None:  # noqa: D102
         return self._checked(lambda c: c.named(kind, name))
 
+    def recheck(self, digest: str) -> Record | None:  # noqa: D102 - documented on Catalog
+        return self._checked(lambda c: c.recheck(digest))
+
     def lost(self, kind: str, name: str) -> str | None:  # noqa: D102 - after named()
         return self.inner.lost(kind, name)
 

@@ -20,7 +20,7 @@ import sqlite3
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..core import layout
 from ..core.digest import Digest, is_digest
@@ -37,28 +37,47 @@ from .catalog import (
     describe_all,
     in_listing_order,
 )
-from .database import EMPTY_TREE, LARGE_READ, Progress, log
+from .database import EMPTY_TREE, LARGE_READ, Progress, get_meta, log, seal, set_meta, unsealed
 from .fresh import CheckedCatalog, FileCheck
 from .records import Record
 from .transaction import transaction
 from .worktree import changed_digests
 
+DAMAGE = (sqlite3.Error, ValueError, TypeError, KeyError, zlib.error)
+"""What reading rows the index cannot be trusted for raises: an SQLite error, a row that
+does not match its seal (:class:`.database.Damaged`, a ValueError) or does not decode."""
+
+_T = TypeVar("_T")
+
+
+class IndexDamaged(StoreStateError):
+    """Rows of the index could not be trusted, and could not be rebuilt where they were read."""
+
 
 class IndexCatalog(Catalog):
     """A catalog answered by SQL over the index of one tree.
+
+    Every row read is checked against its seal (:mod:`.rows`). When a read finds a row it
+    cannot trust, the catalog's ``repair`` rebuilds the index in place and the question is
+    asked again: an answer never comes from an edited or damaged row.
 
     Args:
         conn: an open connection to an index that is in step with ``tree``.
         tree: the tree id (hex) it answers for.
         codec: the connection's :class:`.rows.Codec` (default: read when first needed).
+        repair: rebuilds the index from ``tree`` and returns the connection to read
+            (:meth:`Index.rebuild`); called at most once. None: a damaged row raises
+            :class:`IndexDamaged`.
     """
 
     def __init__(self, conn: sqlite3.Connection, tree: str,
-                 codec: rows.Codec | None = None) -> None:
+                 codec: rows.Codec | None = None,
+                 repair: Callable[[], sqlite3.Connection] | None = None) -> None:
         self.conn = conn
         self.tree = tree
         self._skipped: dict[str, tuple[str, str]] | None = None
         self._codec = codec
+        self._repair = repair
 
     @property
     def codec(self) -> rows.Codec:
@@ -67,28 +86,71 @@ class IndexCatalog(Catalog):
             self._codec = rows.Codec.of(self.conn)
         return self._codec
 
-    def _select(self, where: str, args: tuple[Any, ...]) -> list[Record]:
-        """Return the records of ``SELECT ... WHERE where`` (:data:`.rows.SELECT`)."""
+    def _trusted(self, read: Callable[[], _T]) -> _T:
+        """Return ``read()``; when it meets a row it cannot trust, repair and read again.
+
+        Raises:
+            IndexDamaged: no repair here, or the rows read after it still cannot be trusted.
+        """
         try:
-            found = self.conn.execute(f"{rows.SELECT} WHERE {where}", args).fetchall()
-            return self.codec.decode_all(found)
-        except (sqlite3.Error, ValueError, TypeError, KeyError, zlib.error) as e:
-            # damaged rows: never trusted
-            raise StoreStateError(
-                f"the derived index is damaged ({e}); run `kistore reindex` (deleting it loses "
-                "nothing)", file=str(index_path_hint(self.conn))) from None
+            return read()
+        except DAMAGE as e:
+            error: BaseException = e
+            try:
+                if self._rebuild(f"it holds a row it cannot trust ({e})"):
+                    return read()
+            except DAMAGE as again:
+                error = again
+        raise IndexDamaged(
+            f"the derived index is damaged ({error}); run `kistore reindex` (deleting it "
+            "loses nothing)", file=str(index_path_hint(self.conn))) from None
+
+    def _rebuild(self, why: str) -> bool:
+        """Rebuild the index with the catalog's ``repair`` (once); False when there is none.
+
+        Raises:
+            sqlite3.Error: the rebuild failed (callers treat it as damage).
+        """
+        if self._repair is None:
+            return False
+        repair, self._repair = self._repair, None
+        log.warning("note: rebuilding the index %s: %s", index_path_hint(self.conn), why)
+        self.conn = repair()
+        self._codec, self._skipped = None, None
+        return True
+
+    def recheck(self, digest: str) -> Record | None:
+        """Rebuild the index and look ``digest`` up again (see :meth:`.catalog.Catalog.recheck`).
+
+        A readable manifest of the tree that neither has a row nor is listed as skipped
+        means rows were deleted or a digest edited from outside kistore: never trusted.
+        """
+        if not is_digest(digest) or digest in self.skipped():
+            return None
+        try:
+            rebuilt = self._rebuild(f"it has no row for {digest}, which the store holds")
+        except DAMAGE:
+            return None
+        return self.record(digest) if rebuilt else None
+
+    def _select(self, where: str, args: tuple[Any, ...]) -> list[Record]:
+        """Return the records of ``SELECT ... WHERE where`` (:data:`.rows.SELECT`), unguarded."""
+        found = self.conn.execute(f"{rows.SELECT} WHERE {where}", args).fetchall()
+        return self.codec.decode_all(found)
 
     def record(self, digest: str) -> Record | None:  # noqa: D102 - documented on Catalog
         if not is_digest(digest):
             return None
-        found = self._select(f"r.id = {rows.DIGEST_ID}", (rows.raw(digest),))
+        found = self._trusted(lambda: self._select(f"r.id = {rows.DIGEST_ID}",
+                                                   (rows.raw(digest),)))
         return found[0] if found else None
 
     def group(self, key: str) -> list[Record]:  # noqa: D102
         if not is_digest(key):
             return []
-        return self._select(f"r.key IN (SELECT id FROM keys WHERE key = {rows.DIGEST_ID}) "
-                            "ORDER BY d.digest", (rows.raw(key),))
+        return self._trusted(lambda: self._select(
+            f"r.key IN (SELECT id FROM keys WHERE key = {rows.DIGEST_ID}) ORDER BY d.digest",
+            (rows.raw(key),)))
 
     def records(self, *, kind: str | None = None, workload: str | None = None,  # noqa: D102
                 hardware: str | None = None) -> list[Record]:
@@ -102,16 +164,22 @@ class IndexCatalog(Catalog):
         args = tuple(v for v in filters.values() if v is not None)
         # sorted here: an ORDER BY made SQLite walk the (kind, name) index of every row of
         # a kind instead of looking the workload or hardware up (same order: UTF-8 bytes)
-        return in_listing_order(self._select(" AND ".join(clauses), args))
+        return in_listing_order(self._trusted(lambda: self._select(" AND ".join(clauses),
+                                                                   args)))
 
     def named(self, kind: str, name: str) -> Record | None:  # noqa: D102
-        found = self._select("r.kind = ? AND r.name = ?", (rows.kind_code(kind), name))
+        found = self._trusted(lambda: self._select("r.kind = ? AND r.name = ?",
+                                                   (rows.kind_code(kind), name)))
         return found[0] if found else None
 
     def referencing(self, digests: set[str]) -> list[Record]:  # noqa: D102
         wanted = [rows.raw(d) for d in digests if is_digest(d)]
         if not wanted:
             return []
+        return self._trusted(lambda: self._referencing(wanted))
+
+    def _referencing(self, wanted: list[bytes]) -> list[Record]:
+        """:meth:`referencing` of the digests' raw bytes, unguarded (ids read afresh)."""
         # one join through a temporary table, however many digests (a rebuild asks ~all)
         self.conn.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (id INTEGER PRIMARY KEY)")
         self.conn.execute("DELETE FROM wanted")
@@ -119,21 +187,23 @@ class IndexCatalog(Catalog):
                               "WHERE digest = ?", ((d,) for d in wanted))
         # one indexed lookup per reference column: an OR of the four made SQLite read
         # every row (100,000 runs: ~0.35 s for each query overlaying work-tree files)
-        found = self._select("r.id IN (" + " UNION ".join(
-            f"SELECT id FROM records WHERE {c} IN (SELECT id FROM wanted)"
-            for c in ("workload", "protocol", "environment", "implementation"))
-            + f") AND +r.kind = {rows.RUN}", ())
-        self.conn.execute("DELETE FROM wanted")
-        return found
+        try:
+            return self._select("r.id IN (" + " UNION ".join(
+                f"SELECT id FROM records WHERE {c} IN (SELECT id FROM wanted)"
+                for c in ("workload", "protocol", "environment", "implementation"))
+                + f") AND +r.kind = {rows.RUN}", ())
+        finally:
+            self.conn.execute("DELETE FROM wanted")
 
     def skipped(self) -> dict[str, tuple[str, str]]:  # noqa: D102 - documented on Catalog
         if self._skipped is None:
-            try:
-                self._skipped = {d: (path, why) for d, path, why in self.conn.execute(
-                    "SELECT digest, path, problem FROM skipped ORDER BY digest")}
-            except sqlite3.Error:
-                self._skipped = {}
+            self._skipped = self._trusted(self._read_skipped)
         return self._skipped
+
+    def _read_skipped(self) -> dict[str, tuple[str, str]]:
+        """Return the ``skipped`` table, each row checked against its seal."""
+        return {d: (path, why) for d, path, why in (unsealed(row) for row in self.conn.execute(
+            "SELECT digest, path, problem, seal FROM skipped ORDER BY digest"))}
 
     def document(self, digest: str) -> bytes | None:
         """Return the canonical object bytes the record of ``digest`` was made from.
@@ -143,9 +213,13 @@ class IndexCatalog(Catalog):
         """
         if not is_digest(digest):
             return None
-        row = self.conn.execute(f"{rows.SELECT} WHERE r.id = {rows.DIGEST_ID}",
-                                (rows.raw(digest),)).fetchone()
-        return self.codec.document_bytes(row) if row is not None else None
+
+        def read() -> bytes | None:
+            row = self.conn.execute(f"{rows.SELECT} WHERE r.id = {rows.DIGEST_ID}",
+                                    (rows.raw(digest),)).fetchone()
+            return self.codec.document_bytes(row) if row is not None else None
+
+        return self._trusted(read)
 
 
 def _probe(conn: sqlite3.Connection) -> rows.Codec:
@@ -205,12 +279,14 @@ class Index:
         try:
             self._sync(conn, tree_id, load, progress)
             codec = _probe(conn)
-        except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, zlib.error):
+        except (*DAMAGE, IndexDamaged):
             conn = self.rebuild(load(), progress)  # never trusted when it fails to read
-        return IndexCatalog(conn, tree_id, codec)
+        return IndexCatalog(conn, tree_id, codec,
+                            repair=lambda: self.rebuild(load(), in_place=True))
 
     def rebuild(self, tree: Any, progress: Progress | None = None, *,
-                keep_work_tree_cache: bool = False) -> sqlite3.Connection:
+                keep_work_tree_cache: bool = False, in_place: bool = False
+                ) -> sqlite3.Connection:
         """Build the query rows again from ``tree``, from nothing; return the connection.
 
         In place, in one transaction, under the exclusive lock (:func:`.database.exclusive`:
@@ -228,6 +304,12 @@ class Index:
                 last seen clean): without them the next work-tree query re-reads every file
                 (100,000 runs: ~20 s of CPU). Only for a rebuild on request (``kistore
                 reindex``), never for a damaged index.
+            in_place: never start the file again (its connection stays the one to read,
+                as a catalog repairing itself mid-answer needs): a page SQLite cannot read
+                raises instead.
+
+        Raises:
+            sqlite3.DatabaseError: ``in_place``, and the file has a page SQLite cannot read.
         """
         with database.exclusive(self.path):
             try:
@@ -236,6 +318,8 @@ class Index:
             except sqlite3.OperationalError:
                 raise
             except sqlite3.DatabaseError as e:  # a page SQLite cannot read
+                if in_place:
+                    raise
                 database.reset(self.path, f"it is damaged: {e}")
                 conn = self.open()
                 self._fill(conn, tree, progress, False)
@@ -251,7 +335,7 @@ class Index:
                 conn.execute(database.TABLES[table])
             if not keep_caches:  # the keys the dropped caches were valid for
                 conn.execute("DELETE FROM meta WHERE key NOT IN ('format', 'file', 'tree')")
-            conn.execute("UPDATE meta SET value = ? WHERE key = 'tree'", (EMPTY_TREE,))
+            set_meta(conn, tree=EMPTY_TREE)
             database.new_file_id(conn)
             self._sync(conn, str(tree.id), lambda: tree, progress)
             for name, columns in database.INDEXES.items():  # filled first, then indexed
@@ -268,13 +352,13 @@ class Index:
     def _sync(self, conn: sqlite3.Connection, target: str, load: Callable[[], Any],
               progress: Progress | None) -> None:
         """Move the index to tree ``target`` by applying the tree diff, in one transaction."""
-        if conn.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()[0] == target:
+        if get_meta(conn, "tree") == target:
             return
         with transaction(conn):  # one writer; re-read the tree under SQLite's lock
-            old = conn.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()[0]
+            old = get_meta(conn, "tree") or EMPTY_TREE
             if old != target:
                 self._apply(conn, old, load(), progress)
-                conn.execute("UPDATE meta SET value = ? WHERE key = 'tree'", (target,))
+                set_meta(conn, tree=target)
 
     def _apply(self, conn: sqlite3.Connection, old: str, tree: Any,
                progress: Progress | None) -> None:
@@ -312,7 +396,8 @@ class Index:
         if not writer.empty:
             writer.delete(loaded)
             conn.executemany("DELETE FROM skipped WHERE digest = ?", ((d,) for d in loaded))
-        conn.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?)", skipped)
+        conn.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?, ?)",
+                         [(*row, seal(row)) for row in skipped])
         present = {d: m for d, m in loaded.items() if m is not None}
         writer.write(describe_all(present, fallback).values(), documents)
         # runs whose referenced manifests came or went get their key computed again

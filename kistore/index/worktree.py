@@ -33,6 +33,7 @@ from typing import Any
 
 from ..core import layout
 from ..core.digest import Digest
+from .database import seal
 from .freshness import is_racy
 from .transaction import transaction
 
@@ -56,8 +57,9 @@ def changed_digests(root: Path, head: Any, conn: sqlite3.Connection) -> set[Dige
         Digests with a file added or removed under ``store/objects`` or ``store/metadata``
         relative to ``head`` (a file replaced under its own name is :mod:`.fresh`'s to find).
     """
-    cached = {row[0]: row[1:] for row in conn.execute("SELECT dir, mtime_ns, tree, changed "
-                                                      "FROM worktree")}
+    cached = {row[0]: row[1:4] for row in conn.execute(
+        "SELECT dir, mtime_ns, tree, changed, seal FROM worktree")
+        if row[4] == seal(row[:4])}  # a row that does not match its seal is a miss
     head_shards, now = head.shards(), time.time_ns()
     found: set[Digest] = set()
     updates = []
@@ -87,7 +89,8 @@ def changed_digests(root: Path, head: Any, conn: sqlite3.Connection) -> set[Dige
                                 json.dumps(sorted(map(str, changed)))))
     if updates:
         with transaction(conn):
-            conn.executemany("INSERT OR REPLACE INTO worktree VALUES (?, ?, ?, ?)", updates)
+            conn.executemany("INSERT OR REPLACE INTO worktree VALUES (?, ?, ?, ?, ?)",
+                             [(*row, seal(row)) for row in updates])
     return found
 
 

@@ -48,7 +48,7 @@ def find(store: Any, catalog: Catalog, ref: str, *, at: str | None = None) -> Re
         if lost is not None:
             raise unreadable_error(store.view(at), Digest.from_str(lost), ref)
         found = store.view(at).find_name(kind, name)
-        record = catalog.record(str(found)) if found is not None else None
+        record = _record(store, catalog, found, at) if found is not None else None
         if found is not None and record is None:
             raise unreadable_error(store.view(at), found, ref,
                                    committed=str(found) in catalog.skipped())
@@ -56,10 +56,23 @@ def find(store: Any, catalog: Catalog, ref: str, *, at: str | None = None) -> Re
             raise ResolutionError(f"no {kind} named {name!r} in the store")
         return record
     digest = store.resolve(ref, at=at)
-    record = catalog.record(str(digest))
+    record = _record(store, catalog, digest, at)
     if record is None:
         raise unreadable_error(store.view(at), digest, str(digest),
                                committed=str(digest) in catalog.skipped())
+    return record
+
+
+def _record(store: Any, catalog: Catalog, digest: Digest, at: str | None) -> Record | None:
+    """Return the catalog's record of ``digest``; when it has none, why not is checked.
+
+    A manifest whose files read well has a record: when the catalog has none, the catalog
+    is asked again (:meth:`~kistore.index.catalog.Catalog.recheck`: the index rebuilds rows
+    deleted or edited from outside kistore). None when the files themselves are damaged.
+    """
+    record = catalog.record(str(digest))
+    if record is None and not damage(store.view(at), digest)[0]:
+        record = catalog.recheck(str(digest))
     return record
 
 

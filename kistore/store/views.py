@@ -47,6 +47,23 @@ class View:
         """Return the entry names in a directory (empty when it does not exist)."""
         raise NotImplementedError
 
+    def shard_keys(self) -> dict[str, str]:
+        """Map each shard directory (``objects/XX``, ``metadata/XX``) to its change key.
+
+        What :class:`kistore.index.names.Source` asks of a view: the index's names re-read
+        a shard whose key changed.
+        """
+        raise NotImplementedError
+
+    def file_keys(self, shard_dir: str) -> dict[str, str]:
+        """Map each file name in a shard directory (``objects/XX``) to its change key."""
+        raise NotImplementedError
+
+    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
+        """Return the bytes of ``store/<objects|metadata>/sha256/<XX>/<leaf>`` (None: absent)."""
+        top, _, shard = shard_dir.partition("/")
+        return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
+
     def has_object(self, digest: Digest) -> bool:
         """Return True when the object file for ``digest`` exists (its bytes unchecked)."""
         return self.read(layout.object_path(digest)) is not None
@@ -114,8 +131,7 @@ class View:
         share a name, the larger digest is given.
         """
         def ask(index: NameIndex) -> dict[tuple[str, str], Digest]:
-            index.sync(self)  # type: ignore[arg-type]
-            return index.names(self.scope, kinds)
+            return index.trusted(self, lambda: index.names(self.scope, kinds))
 
         return self._from_index(ask, lambda: self._scan_names(kinds))
 
@@ -125,8 +141,7 @@ class View:
         Costs O(changed shards + len(keys)) with the index's names, O(store) without.
         """
         def ask(index: NameIndex) -> dict[tuple[str, str], Digest]:
-            index.sync(self)  # type: ignore[arg-type]
-            return index.owners(self.scope, keys)
+            return index.trusted(self, lambda: index.owners(self.scope, keys))
 
         def scan() -> dict[tuple[str, str], Digest]:
             names = self._scan_names(sorted({k for k, _ in keys}))
@@ -169,9 +184,7 @@ class View:
             when every name asked about is unique.
         """
         def ask(index: NameIndex) -> dict[tuple[str, str], list[Digest]]:
-            if sync:
-                index.sync(self)  # type: ignore[arg-type]
-            found = index.shared(self.scope, keys)
+            found = index.trusted(self, lambda: index.shared(self.scope, keys), sync=sync)
             if self.scope != "work":  # a commit's names are keyed by blob ids: exact
                 return found
             confirmed = {}
@@ -259,7 +272,7 @@ class WorkTreeView(View):
         return os.path.isfile(os.path.join(self.root, layout.object_path(digest)))
 
     def shard_keys(self) -> dict[str, str]:
-        """Catalog source: each shard directory's ``st_mtime_ns`` (see :mod:`kistore.index.names`).
+        """Map each shard directory to its ``st_mtime_ns`` (see :mod:`kistore.index.names`).
 
         A directory changed within :data:`kistore.index.freshness.RACY_NS` gets a key that
         will not match later: its mtime may not yet reflect a write made in the same clock
@@ -279,7 +292,7 @@ class WorkTreeView(View):
         return keys
 
     def file_keys(self, shard_dir: str) -> dict[str, str]:
-        """Catalog source: :func:`kistore.index.freshness.stat_key` of each file in a shard."""
+        """Map each file in a shard to its :func:`kistore.index.freshness.stat_key`."""
         top, _, shard = shard_dir.partition("/")
         base = self.root / layout.STORE_DIR / top / "sha256" / shard
         keys = {}
@@ -288,11 +301,6 @@ class WorkTreeView(View):
                 if entry.is_file(follow_symlinks=False):
                     keys[entry.name] = freshness.stat_key(entry.stat())
         return keys
-
-    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
-        """Catalog source: the bytes of ``store/<top>/sha256/<shard>/<leaf>``."""
-        top, _, shard = shard_dir.partition("/")
-        return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
 
     def read(self, path: str) -> bytes | None:  # noqa: D102 - documented on View
         # Only a regular file is a stored file: a symlink (to /dev/zero: a query ran out of
@@ -333,7 +341,7 @@ class CommitView(View):
         self._trees: dict[str, pygit2.Tree | None] = {}
 
     def shard_keys(self) -> dict[str, str]:
-        """Catalog source: the git tree id of each shard directory."""
+        """Map each shard directory to its git tree id."""
         keys = {}
         for top in ("objects", "metadata"):
             entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256")
@@ -344,18 +352,13 @@ class CommitView(View):
         return keys
 
     def file_keys(self, shard_dir: str) -> dict[str, str]:
-        """Catalog source: the git blob id of each file in a shard directory."""
+        """Map each file in a shard directory to its git blob id."""
         top, _, shard = shard_dir.partition("/")
         entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256/{shard}")
         if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
             return {}
         return {str(e.name): str(e.id) for e in self.repo[entry.id].peel(pygit2.Tree)
                 if e.type == pygit2.GIT_OBJECT_BLOB}
-
-    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
-        """Catalog source: the bytes of ``store/<top>/sha256/<shard>/<leaf>`` in the commit."""
-        top, _, shard = shard_dir.partition("/")
-        return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
 
     def _entry(self, path: str) -> pygit2.Object | None:
         parent, _, leaf = path.rpartition("/")

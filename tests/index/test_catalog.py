@@ -164,7 +164,7 @@ def test_rebuild_reports_progress_for_every_object_file(store, store_path):
     assert catalog.rebuild(WorkTreeView(store_path, catalog), progress=done.append) == 40
     assert sum(done) == 40
     assert catalog.db.execute(
-        "SELECT name FROM sqlite_master WHERE name = 'names_by_name'").fetchone()
+        "SELECT name FROM sqlite_master WHERE name = 'names_by_key'").fetchone()
 
 
 def test_catalog_of_an_older_format_announces_its_long_first_read(store, store_path,

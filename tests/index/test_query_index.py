@@ -374,12 +374,12 @@ def test_failed_index_write_leaves_nothing_half_written(store, kit, world):
     conn = Index(store).open()
     with pytest.raises(sqlite3.IntegrityError), transaction(conn):
         assert conn.in_transaction
-        conn.executemany("INSERT INTO meta VALUES (?, ?)", [("new-1", "x"), ("new-2", "y"),
-                                                             ("new-1", "again")])
+        conn.executemany("INSERT INTO meta VALUES (?, ?, x'')", [
+            ("new-1", "x"), ("new-2", "y"), ("new-1", "again")])
     assert not conn.in_transaction
     assert conn.execute("SELECT count(*) FROM meta WHERE key LIKE 'new-%'").fetchone() == (0,)
     with transaction(conn):
-        conn.executemany("INSERT INTO meta VALUES (?, ?)", [("new-1", "x"), ("new-2", "y")])
+        conn.executemany("INSERT INTO meta VALUES (?, ?, x'')", [("new-1", "x"), ("new-2", "y")])
         with transaction(conn):  # joins the outer one
-            conn.execute("INSERT INTO meta VALUES ('new-3', 'z')")
+            conn.execute("INSERT INTO meta VALUES ('new-3', 'z', x'')")
     assert conn.execute("SELECT count(*) FROM meta WHERE key LIKE 'new-%'").fetchone() == (3,)

@@ -164,10 +164,12 @@ def test_a_run_with_unusual_spec_keys_reads_back_exactly(store, kit):
     conn = sqlite3.connect(":memory:")
     for table in rows.TABLES:
         conn.execute(database.TABLES[table])
-    conn.execute("INSERT INTO digests VALUES (7, ?)", (bytes.fromhex(kit.digest(workload)[7:]),))
+    raw = bytes.fromhex(kit.digest(workload)[7:])
+    conn.execute("INSERT INTO digests VALUES (7, ?, ?)", (raw, database.seal((7, raw))))
     codec = rows.Codec(conn, b"")
     row = (bytes(32), rows.RUN, "x", codec.compress(rows.stored_document("BenchmarkRun", other)),
            7, None, None, None, None, None, None, None)
+    row = (*row, rows.record_seal(row))
     assert codec.document_bytes(row) == canonical.dumps(other)
     assert list(codec.decode_all([row])[0].spec) == list(other["spec"])
 
