@@ -1,4 +1,4 @@
-"""Evidence level of a run (DESIGN §5): ``source-native`` until a trusted rerun agrees.
+"""Evidence level of a run (docs/design.md §5): ``source-native`` until a trusted rerun agrees.
 
 This module is the seam between attestations and queries: queries ask
 :func:`evidence_for` and never read attestations themselves; ``verify`` asks
@@ -27,12 +27,23 @@ one key counts once however many attestations, signatures or keyids it appears u
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..core import canonical, layout
+from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, WARNING, Finding, rule
+from ..core.layout import NOTES_REF
+from ..git.pack import blob_id
+from .attestation import ROLE_FOR_TYPE, Bundle, bundle_keyid, type_of, verify_bundle
+from .notes import collect, collect_many, file_attestations, notes_entered, parse_attestation_path
+from .trust import Trust, format_time, load_trust, parse_time
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 SOURCE_NATIVE = "source-native"
 VERIFIED = "verified"
@@ -125,8 +136,6 @@ class Judgement:
 
     def to_json(self) -> dict[str, Any]:
         """Return the judgement as JSON (the ``attestations --json`` object)."""
-        from .trust import format_time
-
         return {"type": self.type, "keyid": self.keyid, "valid": self.valid,
                 "effect": self.effect, "reason": self.reason, "source": self.source,
                 "location": self.location, "enteredAt": format_time(self.entered_at),
@@ -143,9 +152,6 @@ def judge(seen: Any, trust: Any) -> Judgement:
     Returns:
         The :class:`Judgement` (never raises for bad bundles: they are judged invalid).
     """
-    from ..core.errors import KistoreError
-    from .attestation import ROLE_FOR_TYPE, Bundle, bundle_keyid, verify_bundle
-
     base = {"source": seen.source, "location": seen.location, "entered_at": seen.entered_at}
     if seen.defect:
         return Judgement(None, None, False, INVALID, seen.defect, **base)
@@ -195,9 +201,6 @@ def signed_at(predicate: dict[str, Any]) -> datetime | None:
     Returns:
         The latest stated instant (UTC-aware), or None when it states none.
     """
-    from ..core.errors import InputError
-    from .trust import parse_time
-
     times = []
     for name in ("observedAt", "createdAt"):
         value = predicate.get(name)
@@ -211,10 +214,6 @@ def signed_at(predicate: dict[str, Any]) -> datetime | None:
 
 def _claimed_type(payload: bytes) -> str | None:
     """Return the type an unverified payload claims, for display only (never acted upon)."""
-    from ..core import canonical
-    from ..core.errors import KistoreError
-    from .attestation import type_of
-
     try:
         value = canonical.loads(payload)
     except KistoreError:
@@ -229,8 +228,6 @@ def judge_all(seen: list[Any], trust: Any) -> list[Judgement]:
     The same bundle bytes may be seen twice (as a note and as a file); both copies are
     judged at the earlier of their entry times, so they are judged alike.
     """
-    from dataclasses import replace
-
     earliest: dict[bytes, datetime] = {}
     for s in seen:
         if s.data not in earliest or s.entered_at < earliest[s.data]:
@@ -246,7 +243,7 @@ def summarise(judgements: list[Judgement]) -> Evidence:
     return Evidence(level, withdrawn, community, [j.to_json() for j in judgements])
 
 
-def evidence_for(store: Any, digest: Any, *, at: str | None = None) -> Evidence:
+def evidence_for(store: Store, digest: Any, *, at: str | None = None) -> Evidence:
     """Return the evidence for the run ``digest`` in ``store`` (work tree, or commit ``at``).
 
     Reads notes (``refs/notes/kistore`` as it is now) and ``store/attestations/`` files of
@@ -266,7 +263,7 @@ def evidence_for(store: Any, digest: Any, *, at: str | None = None) -> Evidence:
     return evidence_for_many(store, [digest], at=at)[digest]
 
 
-def evidence_for_many(store: Any, digests: Iterable[Any], *, at: str | None = None
+def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = None
                       ) -> dict[Any, Evidence]:
     """Return :func:`evidence_for` of every run in ``digests``, reading the store once.
 
@@ -285,16 +282,12 @@ def evidence_for_many(store: Any, digests: Iterable[Any], *, at: str | None = No
     Raises:
         InputError: when ``at`` names no commit.
     """
-    from .notes import collect_many
-
     seen = collect_many(store, digests, at=at)
     trust = _trust_or_empty(store, at)[0] if any(seen.values()) else None
     return {d: summarise(judge_all(s, trust)) if s else Evidence() for d, s in seen.items()}
 
 
-def _trust_or_empty(store: Any, at: str | None) -> tuple[Any, list[Any]]:
-    from ..core.errors import KistoreError
-    from .trust import Trust, load_trust
+def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
 
     try:
         return load_trust(store.view(at)), []
@@ -302,7 +295,7 @@ def _trust_or_empty(store: Any, at: str | None) -> tuple[Any, list[Any]]:
         return Trust(unreadable=e.problems[0].format()), e.problems
 
 
-def check_attestations(store: Any, at: str | None = None) -> list[Finding]:
+def check_attestations(store: Store, at: str | None = None) -> list[Finding]:
     """Check every attestation of the store (notes and files) and return findings.
 
     Reports: invalid bundles (KI301), role claims a key lacks at entry time (KI302),
@@ -319,24 +312,11 @@ def check_attestations(store: Any, at: str | None = None) -> list[Finding]:
     Returns:
         Findings in a stable order (file problems, then per attestation, then the summary).
     """
-    import hashlib
-
-    from ..core import canonical, layout
-    from .notes import (
-        NOTES_REF,
-        blob_id,
-        collect,
-        file_attestations,
-        notes_entered,
-        parse_attestation_path,
-    )
-    from .trust import TRUST_FILE
-
     view = store.view(at)
     findings: list[Finding] = []
     trust, problems = _trust_or_empty(store, at)
     for p in problems:
-        findings.append(Finding(TRUST_FILE_INVALID, p.message, file=p.file or TRUST_FILE,
+        findings.append(Finding(TRUST_FILE_INVALID, p.message, file=p.file or layout.TRUST_FILE,
                                 pointer=p.pointer, line=p.line, column=p.column))
     for path, data in file_attestations(view):
         parsed = parse_attestation_path(path)
@@ -356,7 +336,7 @@ def check_attestations(store: Any, at: str | None = None) -> list[Finding]:
                                     file=path))
     annotated = set(notes_entered(store.repo))
     # hashing every object into a blob id is only needed when there are notes to place
-    blobs = {blob_id(view.read(layout.object_path(d)) or b"")
+    blobs = {blob_id(view.read(layout.object_path(d)) or b"").hex()
              for d in view.digests()} if annotated else set()
     for blob in sorted(annotated - blobs):
         findings.append(Finding(NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}",

@@ -1,4 +1,4 @@
-"""Citations that never change meaning: the commit that first added an object (DESIGN §7).
+"""Citations that never change meaning: the commit that first added an object (docs/design.md §7).
 
 Owns: finding the commit that *first* added an object's file by walking git history (not
 HEAD, so later commits, merges and metadata corrections never move it), the permalink to
@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import string
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,8 @@ from urllib.parse import quote, urlsplit
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
+from ..git.pack import blob_id
+from ..store import read_settings
 from .formats import FORMATS, names, render
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -175,7 +178,7 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
     manifest = view.manifest(digest)
     start = _start_commit(store, at)
     path = layout.object_path(digest)
-    blob = _blob_id(manifest.object_bytes)
+    blob = blob_id(manifest.object_bytes).hex()
     first = first_commit(store.repo, path, blob, start)
     settings = read_cite_settings(store, at)
     remote = parse_remote(origin_url(store) or "")
@@ -251,6 +254,7 @@ def first_commit(repo: pygit2.Repository, path: str, blob: str,
         StoreStateError: the repository is a shallow clone cut at the commit found, so an
             older commit may have added the object first.
     """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
     order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
@@ -299,10 +303,6 @@ def read_cite_settings(store: Store, at: str | None = None) -> dict[str, str]:
         InputError: kistore.toml is not TOML, ``[cite]`` is not a table, or a value is not a
             non-empty string.
     """
-    import tomllib
-
-    from ..store import read_settings
-
     if at is None and store.root is not None:
         settings = read_settings(store.root)
     else:
@@ -450,13 +450,6 @@ def _start_commit(store: Store, at: str | None) -> pygit2.Commit:
         raise StoreStateError("the repository has no commit yet: commit the object before "
                               "citing it (`git commit` or `kistore add --commit`)")
     return store.commit("HEAD")
-
-
-def _blob_id(data: bytes) -> str:
-    """Return the git blob id of ``data``, as ``git hash-object`` computes it."""
-    import pygit2
-
-    return str(pygit2.hash(data))
 
 
 def _authors(view: View, manifest: Manifest, publisher: str) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""Committing written files onto the checked-out branch: the ``--commit`` path (DESIGN §3).
+"""Committing written files onto the checked-out branch: the ``--commit`` path (docs/design.md §3).
 
 A commit is built whole before anything a user sees changes: blobs (one packfile from
 :data:`PACK_THRESHOLD` files on), trees on top of the branch tip, the commit object. Then,
@@ -37,6 +37,7 @@ import contextlib
 import logging
 import os
 import random
+import signal
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
@@ -521,8 +522,6 @@ def _stop_if_interrupted() -> None:
     The branch has not moved yet: stopping now loses nothing, and Ctrl-C need not wait
     out every retry of a busy branch.
     """
-    import signal
-
     if signal.sigpending() & {signal.SIGINT, signal.SIGTERM}:
         raise KeyboardInterrupt
 
@@ -549,8 +548,6 @@ def interrupts_deferred() -> Iterator[None]:
     never inside it (a ``finally`` that unblocks inside the function would let it replace
     the ``return``).
     """
-    import signal
-
     blocked = {signal.SIGINT, signal.SIGTERM}
     old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
     try:

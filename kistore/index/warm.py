@@ -31,13 +31,12 @@ from typing import Any
 
 from ..core import layout
 from ..core.digest import Digest
+from ..core.layout import NOTES_REF
+from ..git import notes as git_notes
 from . import refs
 from .database import Damaged, get_meta, seal, set_meta
 from .transaction import transaction
 from .worktree import blob_id_of_file
-
-NOTES_REF = "refs/notes/kistore"
-"""Where attestation notes live: :data:`kistore.notes.NOTES_REF` (that module imports pygit2)."""
 
 TABLES = ("head_shards", "shard_listings")
 """The tables of :data:`kistore.index.database.TABLES` this module fills.
@@ -189,7 +188,7 @@ def annotated_blobs(store: Any, conn: sqlite3.Connection) -> frozenset[str] | No
     """Return the object blob ids that carry a note under :data:`NOTES_REF` now.
 
     Cached under the notes tip read from the files under ``.git``; on a new tip the notes
-    are read once through :func:`kistore.notes.notes_entered`.
+    are listed once through :func:`kistore.git.notes.annotated_blobs`.
 
     Returns:
         The blob ids (hex); None when the notes tip cannot be read from files (unknown).
@@ -206,9 +205,7 @@ def annotated_blobs(store: Any, conn: sqlite3.Connection) -> frozenset[str] | No
             value = json.loads(cached)
             if value["tip"] == tip:
                 return frozenset(str(b) for b in value["blobs"])
-    from ..attest.notes import notes_entered
-
-    blobs = frozenset(notes_entered(store.repo))
+    blobs = git_notes.annotated_blobs(store.repo, NOTES_REF)
     with transaction(conn):
         set_meta(conn, annotated=json.dumps({"tip": tip, "blobs": sorted(blobs)}))
     return blobs

@@ -1,4 +1,4 @@
-"""The store: a git work tree of content-addressed manifests (DESIGN §3).
+"""The store: a git work tree of content-addressed manifests (docs/design.md §3).
 
 It owns the repository: ``init``, the atomic ``add`` path (work tree, and ``--commit``
 straight into git objects), reading back with re-hashing, and resolving references (full
@@ -25,13 +25,16 @@ import contextlib
 import fcntl
 import os
 import sqlite3
+import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ..core import canonical, layout
 from ..core.digest import Digest, match_prefix, parse_prefix
 from ..core.errors import InputError, KistoreError, ResolutionError, StoreStateError
+from ..core.gitattributes import GITATTRIBUTES_LINE, check_gitattributes
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git.commit import PACK_THRESHOLD as PACK_THRESHOLD  # re-exported: the bench reads it
@@ -56,8 +59,6 @@ version = 1
 # permalink = "https://github.com/OWNER/REPO/blob/{commit}/{path}"
 """
 
-GITATTRIBUTES_LINE = "store/** -text -eol -filter -ident -working-tree-encoding"
-"""Stored bytes are hashed bytes: no end-of-line or filter conversion, ever."""
 
 
 WRITERS = 2
@@ -399,8 +400,6 @@ class Store:
         Raises:
             StoreStateError: with the commands to commit them.
         """
-        from ..check.rules import check_gitattributes
-
         if self.repo.head_is_unborn:
             return
         tree = self.commit("HEAD").tree
@@ -479,8 +478,6 @@ class Store:
 
 def _default_policy() -> bytes:
     """Return the shipped default ranking policy (read as data: no query import)."""
-    from importlib import resources
-
     return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
 
 
@@ -490,8 +487,6 @@ def read_settings(root: Path) -> dict[str, Any]:
     Raises:
         InputError: when the file is not valid TOML.
     """
-    import tomllib
-
     path = root / layout.SETTINGS_FILE
     try:
         return tomllib.loads(path.read_text("utf-8"))
@@ -534,7 +529,8 @@ def _has_name(view: View, digest: Digest, name: str) -> bool:
     The index's names trust directory and file stat data; one read checks its answer.
     """
     try:
-        return canonical.loads(view.read(layout.metadata_path(digest)) or b"")["name"] == name
+        stored = canonical.loads(view.read(layout.metadata_path(digest)) or b"")["name"]
+        return isinstance(stored, str) and stored == name
     except (KistoreError, KeyError, TypeError):
         return False
 
