@@ -44,9 +44,9 @@ FILE = "index.sqlite"
 LEGACY_FILES = ("catalog.sqlite",)
 """Files earlier kistore versions kept beside it (the name catalog), deleted on creation."""
 
-FORMAT = "kistore-index-6"
+FORMAT = "kistore-index-7"
 """The file's format, in ``meta``; any other value (or none) makes the file start again.
-6: one file (the name tables joined the query rows); 5: compact rows, the ``skipped``
+7: every row sealed, names looked up by a name key; 6: one file (the name tables joined the query rows); 5: compact rows, the ``skipped``
 list, packed shard listings, hashed stat rows."""
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core import layout
 from ..core.digest import Digest
@@ -39,6 +39,10 @@ from .freshness import is_racy, stat_key
 from .records import Record
 from .transaction import transaction
 from .worktree import blob_id_of_file
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from .interfaces import StoreView
+    from .warm import HeadTree
 
 TABLE = "manifest_stat"
 """The table of :data:`kistore.index.database.TABLES` this module fills: one row per
@@ -70,7 +74,7 @@ class FileCheck:
         head: a :class:`kistore.query.warm.HeadTree` of ``HEAD``.
     """
 
-    def __init__(self, root: Path, conn: sqlite3.Connection, head: Any) -> None:
+    def __init__(self, root: Path, conn: sqlite3.Connection, head: HeadTree) -> None:
         self.top = os.fspath(root)
         self.conn = conn
         self.head = head
@@ -162,7 +166,7 @@ class CheckedCatalog(Catalog):
         check: the :class:`FileCheck` of the work tree.
     """
 
-    def __init__(self, base: Catalog, view: Any, changed: set[Digest],
+    def __init__(self, base: Catalog, view: StoreView, changed: set[Digest],
                  check: FileCheck) -> None:
         self.base, self.view, self.check = base, view, check
         self.changed = set(changed)

@@ -20,12 +20,13 @@ import sqlite3
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import StoreStateError
 from ..git import treediff
+from ..git.treediff import subtree
 from . import database, refs, rows, warm
 from .build import read_manifests
 from .catalog import (
@@ -42,6 +43,11 @@ from .fresh import CheckedCatalog, FileCheck
 from .records import Record
 from .transaction import transaction
 from .worktree import changed_digests
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from .interfaces import IndexedStore
 
 DAMAGE = (sqlite3.Error, ValueError, TypeError, KeyError, zlib.error)
 """What reading rows the index cannot be trusted for raises: an SQLite error, a row that
@@ -251,17 +257,18 @@ class Index:
         path: where the database lives (default: :func:`.database.index_path` of its git dir).
     """
 
-    def __init__(self, store: Any, path: Path | None = None) -> None:
+    def __init__(self, store: IndexedStore, path: Path | None = None) -> None:
         self.store = store
         self.path = path or database.index_path(store.git_dir)
 
     @property
-    def repo(self) -> Any:
+    def repo(self) -> pygit2.Repository:
         """The store's pygit2 repository (opened only when the index must change)."""
         return self.store.repo
 
-    def catalog(self, tree_id: str, load: Callable[[], Any], progress: Progress | None = None,
-                *, conn: sqlite3.Connection | None = None) -> IndexCatalog:
+    def catalog(self, tree_id: str, load: Callable[[], pygit2.Tree],
+                progress: Progress | None = None, *,
+                conn: sqlite3.Connection | None = None) -> IndexCatalog:
         """Return a catalog of a tree, updating (or rebuilding) the index to it first.
 
         Args:
@@ -284,7 +291,7 @@ class Index:
         return IndexCatalog(conn, tree_id, codec,
                             repair=lambda: self.rebuild(load(), in_place=True))
 
-    def rebuild(self, tree: Any, progress: Progress | None = None, *,
+    def rebuild(self, tree: pygit2.Tree, progress: Progress | None = None, *,
                 keep_work_tree_cache: bool = False, in_place: bool = False
                 ) -> sqlite3.Connection:
         """Build the query rows again from ``tree``, from nothing; return the connection.
@@ -325,7 +332,7 @@ class Index:
                 self._fill(conn, tree, progress, False)
         return conn
 
-    def _fill(self, conn: sqlite3.Connection, tree: Any, progress: Progress | None,
+    def _fill(self, conn: sqlite3.Connection, tree: pygit2.Tree, progress: Progress | None,
               keep_caches: bool) -> None:
         """Drop, create and fill the query tables (and the caches unless kept): one transaction."""
         tables = database.QUERY_TABLES + (() if keep_caches else database.CACHE_TABLES)
@@ -349,7 +356,7 @@ class Index:
         """
         return database.connection(self.path)
 
-    def _sync(self, conn: sqlite3.Connection, target: str, load: Callable[[], Any],
+    def _sync(self, conn: sqlite3.Connection, target: str, load: Callable[[], pygit2.Tree],
               progress: Progress | None) -> None:
         """Move the index to tree ``target`` by applying the tree diff, in one transaction."""
         if get_meta(conn, "tree") == target:
@@ -360,7 +367,7 @@ class Index:
                 self._apply(conn, old, load(), progress)
                 set_meta(conn, tree=target)
 
-    def _apply(self, conn: sqlite3.Connection, old: str, tree: Any,
+    def _apply(self, conn: sqlite3.Connection, old: str, tree: pygit2.Tree,
                progress: Progress | None) -> None:
         digests = self._changed(old, tree)
         if digests is None:  # the old tree is gone from git: start over
@@ -404,18 +411,18 @@ class Index:
         again = {r.digest: (r.kind, r.name, r.spec) for r in affected}
         writer.rederive(describe_all(again, chain(present, fallback)).values())
 
-    def _changed(self, old: str, tree: Any) -> set[Digest] | None:
+    def _changed(self, old: str, tree: pygit2.Tree) -> set[Digest] | None:
         """Digests whose object or metadata differ between tree ``old`` and ``tree``."""
         if old == EMPTY_TREE:
             return set(tree_digests(self.repo, tree))
         try:
-            old_tree = self.repo[old]
+            old_tree = subtree(self.repo, old)
         except (KeyError, ValueError):
             return None
         return shard_diff(self.repo, old_tree, tree)
 
 
-def shard_diff(repo: Any, old: Any, new: Any) -> set[Digest]:
+def shard_diff(repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree) -> set[Digest]:
     """Digests whose object or metadata file differs (bytes or mode) between two git trees.
 
     :func:`kistore.treediff.changed_files`, which reads only the subtrees whose ids differ
@@ -435,7 +442,7 @@ def shard_diff(repo: Any, old: Any, new: Any) -> set[Digest]:
     return changed
 
 
-def open_catalog(store: Any, at: str | None = None, *, use_index: bool = True,
+def open_catalog(store: IndexedStore, at: str | None = None, *, use_index: bool = True,
                  progress: Progress | None = None) -> Catalog:
     """Return the catalog queries read: of commit ``at``, or of the work tree.
 
@@ -455,18 +462,19 @@ def open_catalog(store: Any, at: str | None = None, *, use_index: bool = True,
     """
     if not use_index:
         return MemoryCatalog.from_view(store.view(at))
-    if at is None and store.root is None:
+    root = store.root
+    if at is None and root is None:
         at = "HEAD"
     try:
-        if at is None:
-            return _work_tree_catalog(store, progress)
-        tree = store.commit(at).tree
+        if at is None and root is not None:
+            return _work_tree_catalog(store, root, progress)
+        tree = store.commit(at or "HEAD").tree  # (at is None only with a work tree)
         return Index(store).catalog(str(tree.id), lambda: tree, progress)
     except (OSError, sqlite3.Error):  # e.g. a read-only .git: answer by scanning
         return MemoryCatalog.from_view(store.view(at))
 
 
-def _work_tree_catalog(store: Any, progress: Progress | None) -> Catalog:
+def _work_tree_catalog(store: IndexedStore, root: Path, progress: Progress | None) -> Catalog:
     """Return the index of ``HEAD`` overlaid with the work tree's changes (:func:`open_catalog`)."""
     try:
         commit = warm.head_commit(store.git_dir)
@@ -476,9 +484,9 @@ def _work_tree_catalog(store: Any, progress: Progress | None) -> Catalog:
         changed = {d for path in store.repo.status()
                    if (d := layout.digest_from_path(path)) is not None}
         return OverlayCatalog.over(MemoryCatalog({}), store.view(None), changed)
-    tree: list[Any] = []
+    tree: list[pygit2.Tree] = []
 
-    def load() -> Any:  # the pygit2 tree, read once and only when something changed
+    def load() -> pygit2.Tree:  # the pygit2 tree, read once and only when something changed
         if not tree:
             tree.append(store.commit(commit).tree)
         return tree[0]
@@ -491,8 +499,8 @@ def _work_tree_catalog(store: Any, progress: Progress | None) -> Catalog:
         tree_id = str(load().id)
     base = index.catalog(tree_id, load, progress, conn=conn)
     head = warm.HeadTree(store, base.conn, tree_id, load)
-    changed = changed_digests(store.root, head, base.conn)
-    check = FileCheck(store.root, base.conn, head)
+    changed = changed_digests(root, head, base.conn)
+    check = FileCheck(root, base.conn, head)
     # what HEAD's index skipped as damaged is read again where the work tree changed it
     changed |= {Digest.from_str(d) for d in check.stale(base.skipped())}
     # every answer's files are checked by stat data: an in-place rewrite shows (.fresh)
@@ -501,25 +509,25 @@ def _work_tree_catalog(store: Any, progress: Progress | None) -> Catalog:
     return catalog
 
 
-def tree_digests(repo: Any, tree: Any) -> Iterator[Digest]:
+def tree_digests(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[Digest]:
     """Yield the digest named by every object file of a git tree (bytes unchecked)."""
     try:
-        objects = repo[tree[layout.OBJECTS_DIR].id]
+        objects = subtree(repo, tree[layout.OBJECTS_DIR].id)
     except KeyError:
         return
     for shard in objects:
         if shard.type_str != "tree":
             continue
-        for leaf in repo[shard.id]:
+        for leaf in subtree(repo, shard.id):
             digest = layout.digest_from_path(f"{layout.OBJECTS_DIR}/{shard.name}/{leaf.name}")
             if digest is not None:
                 yield digest
 
 
-def count_objects(repo: Any, tree: Any) -> int:
+def count_objects(repo: pygit2.Repository, tree: pygit2.Tree) -> int:
     """Return how many entries the object shards of a git tree hold (for progress bars)."""
     try:
-        objects = repo[tree[layout.OBJECTS_DIR].id]
+        objects = subtree(repo, tree[layout.OBJECTS_DIR].id)
     except KeyError:
         return 0
-    return sum(len(repo[shard.id]) for shard in objects if shard.type_str == "tree")
+    return sum(len(subtree(repo, shard.id)) for shard in objects if shard.type_str == "tree")

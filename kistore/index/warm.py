@@ -27,16 +27,22 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.digest import Digest
 from ..core.layout import NOTES_REF
 from ..git import notes as git_notes
+from ..git.treediff import subtree
 from . import refs
 from .database import Damaged, get_meta, seal, set_meta
 from .transaction import transaction
 from .worktree import blob_id_of_file
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from .interfaces import IndexedStore
 
 TABLES = ("head_shards", "shard_listings")
 """The tables of :data:`kistore.index.database.TABLES` this module fills.
@@ -71,7 +77,7 @@ def head_commit(git_dir: Path) -> str | None:
     return refs.resolve(git_dir, "HEAD")
 
 
-def tree_of(store: Any, conn: sqlite3.Connection, commit: str) -> str:
+def tree_of(store: IndexedStore, conn: sqlite3.Connection, commit: str) -> str:
     """Return the tree id of ``commit``: cached under meta ``head_commit``, else via pygit2.
 
     Args:
@@ -99,8 +105,8 @@ class HeadTree:
         load: returns the pygit2 Tree (called at most once, when a value is not cached).
     """
 
-    def __init__(self, store: Any, conn: sqlite3.Connection, tree_id: str,
-                 load: Callable[[], Any]) -> None:
+    def __init__(self, store: IndexedStore, conn: sqlite3.Connection, tree_id: str,
+                 load: Callable[[], pygit2.Tree]) -> None:
         self.store = store
         self.conn = conn
         self.id = tree_id
@@ -128,7 +134,7 @@ class HeadTree:
             except KeyError:
                 continue
             if entry.type_str == "tree":
-                found.update({f"{base}/{e.name}": str(e.id) for e in repo[entry.id]
+                found.update({f"{base}/{e.name}": str(e.id) for e in subtree(repo, entry.id)
                               if e.type_str == "tree"})
         with transaction(self.conn):
             self.conn.execute("DELETE FROM head_shards")
@@ -148,7 +154,8 @@ class HeadTree:
         if row is not None and row[2] == seal(row[:2]):
             with contextlib.suppress(ValueError):  # a damaged listing is a miss
                 return unpack_listing(row[1])
-        found = {e.name: str(e.id) for e in self.store.repo[shard_id] if e.type_str == "blob"}
+        found = {str(e.name): str(e.id) for e in subtree(self.store.repo, shard_id)
+                 if e.type_str == "blob"}
         packed = pack_listing(found)
         with transaction(self.conn):
             self.conn.execute("INSERT OR REPLACE INTO shard_listings VALUES (?, ?, ?)",
@@ -184,7 +191,7 @@ def unpack_listing(stored: bytes | str) -> dict[str, str]:
             for i in range(0, len(stored), _ENTRY)}
 
 
-def annotated_blobs(store: Any, conn: sqlite3.Connection) -> frozenset[str] | None:
+def annotated_blobs(store: IndexedStore, conn: sqlite3.Connection) -> frozenset[str] | None:
     """Return the object blob ids that carry a note under :data:`NOTES_REF` now.
 
     Cached under the notes tip read from the files under ``.git``; on a new tip the notes

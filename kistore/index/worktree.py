@@ -28,7 +28,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.digest import Digest
@@ -37,13 +37,16 @@ from .database import seal
 from .freshness import is_racy
 from .transaction import transaction
 
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from .warm import HeadTree
+
 TABLE = "worktree"
 """The table of :data:`kistore.index.database.TABLES` this module fills: one row per clean
 shard directory: its mtime, its git tree id in ``HEAD`` ("" when ``HEAD`` lacks it) and
 the digests that differ (JSON list)."""
 
 
-def changed_digests(root: Path, head: Any, conn: sqlite3.Connection) -> set[Digest]:
+def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection) -> set[Digest]:
     """Return the digests whose object or metadata file differs between work tree and ``head``.
 
     Args:
