@@ -205,3 +205,48 @@ def test_add_docs_still_work_after_a_repair(group, kit):
     docs = [group.read(d).document for d in (protocol.digest, env.digest, workload.digest)]
     add_docs(group, [impl, kit.run(*docs[:2], impl, docs[2], latency=5, name="new")])
     assert ranked(group) == [("new", 1), ("fast", 2), ("slow", 3)]
+
+
+def test_a_name_row_pointed_at_another_manifest_is_detected(group):
+    # `UPDATE names SET digest = <fast's>` on slow's row: the name would resolve to
+    # another run, and the uniqueness check of `add` would look at the wrong manifest
+    slow, fast = digest_of(group, "slow"), digest_of(group, "fast")
+    assert slow != fast
+    edit(group, "DELETE FROM names WHERE digest = ?", args=(fast[7:],))
+    edit(group, "UPDATE names SET digest = ? WHERE name = 'slow'", args=(fast[7:],))
+    assert str(group.resolve("BenchmarkRun/slow")) == slow
+    assert str(group.resolve("BenchmarkRun/fast")) == fast
+    assert ranked(group) == RANKED
+    assert sealed(group, "names")
+
+
+@pytest.mark.parametrize("other", ["kistore-index-5", "kistore-index-8"])
+def test_a_file_of_another_format_is_started_again(group, other):
+    # an older kistore's file, or a newer one's: its rows are not read at all
+    assert ranked(group) == RANKED
+    edit(group, "UPDATE meta SET value = ?, seal = ? WHERE key = 'format'",
+         args=(other, database.seal(("format", other))))
+    edit(group, "UPDATE records SET role = 'reference'")  # what it holds must not matter
+    assert ranked(group) == RANKED
+    assert database.reset_reason(database.index_path(group.git_dir)) == "its format changed"
+    conn = sqlite3.connect(database.index_path(group.git_dir))
+    assert conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone() == (
+        database.FORMAT,)
+    conn.close()
+    assert sealed(group, "records")
+
+
+def test_an_index_of_the_old_layout_is_started_again(group):
+    # the file main's kistore wrote (format 5: no seals, names in catalog.sqlite)
+    assert ranked(group) == RANKED
+    database.disconnect()
+    path = database.index_path(group.git_dir)
+    path.unlink()
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute("INSERT INTO meta VALUES ('format', 'kistore-index-5')")
+    conn.commit()
+    conn.close()
+    assert ranked(group) == RANKED
+    assert str(group.resolve("BenchmarkRun/slow")) == digest_of(group, "slow")
+    assert sealed(group, "records") and sealed(group, "names")
