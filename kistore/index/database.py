@@ -46,8 +46,9 @@ LEGACY_FILES = ("catalog.sqlite",)
 
 FORMAT = "kistore-index-7"
 """The file's format, in ``meta``; any other value (or none) makes the file start again.
-7: every row sealed, names looked up by a name key; 6: one file (the name tables joined the query rows); 5: compact rows, the ``skipped``
-list, packed shard listings, hashed stat rows."""
+7: every row sealed, names looked up by a name key; 6: one file (the name tables joined
+the query rows); 5: compact rows, the ``skipped`` list, packed shard listings, hashed stat
+rows."""
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """Git's empty tree: what a new file (or an unborn branch) has indexed."""
