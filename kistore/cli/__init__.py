@@ -355,7 +355,7 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
         store: the :class:`kistore.store.Store` asked.
         refs: what the person typed (None entries are skipped).
         at: the revision asked; only the work tree (None) is explained.
-        names_at_commits: the command resolves ``KIND/NAME`` through the name catalog at
+        names_at_commits: the command resolves ``KIND/NAME`` through the index's names at
             any revision (:meth:`kistore.store.Store.resolve`), so checking a commit's
             names reads nothing more (``show``, ``cat``, ``cite``, ``attestations``).
 

@@ -184,7 +184,7 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
         except ResolutionError:
             if "/" not in ref:
                 raise
-            # KIND/NAME not in the name catalog: renamed in place, or its files are damaged;
+            # KIND/NAME not in the index's names: renamed in place, or its files are damaged;
             # the query layer finds the first and names the damaged file for the second
             catalog = open_catalog(store, at)
             manifest = store.read(Digest.from_str(find(store, catalog, ref, at=at).digest),

@@ -7,13 +7,13 @@ can give two manifests of one kind one name. Then ``KIND/NAME`` names both: like
 (:func:`refuse_shared_names`); and an answer that shows such a name says so on stderr
 (:func:`warn_shared_names`), naming both digests and files and what to do.
 
-Both ask the name catalog about the names in question only
-(:meth:`kistore.views.View.shared_names`: O(changed shards)), never the whole store, and
+Both ask the index's names about the names in question only
+(:meth:`kistore.store.View.shared_names`: O(changed shards)), never the whole store, and
 for the work tree; a commit (``--at REV``) only where the command looks the name up in the
-catalog's commit scope anyway (``show``, ``cat``, ``cite``, ``attestations``): a commit's
-names passed the gate's KI205, and filling the catalog for a new commit reads its files.
+index's commit scope of names anyway (``show``, ``cat``, ``cite``, ``attestations``): a commit's
+names passed the gate's KI205, and filling that scope for a new commit reads its files.
 A name written into a metadata file in place, in a shard directory that did not change,
-reaches the catalog once ``kistore reindex`` has read every file (:mod:`kistore.catalog`);
+reaches the index once ``kistore reindex`` has read every file (:mod:`kistore.index.names`);
 an answer that shows both manifests still warns, from the names it shows.
 """
 
@@ -67,7 +67,7 @@ def refuse_shared_names(store: Store, refs: Sequence[str | None], at: str | None
         refs: what the person typed (None entries, digests and prefixes are skipped).
         at: the revision asked; a commit (not None) is checked only with ``commits``.
         commits: check commit ``at`` too: for a caller that looks ``KIND/NAME`` up in the
-            name catalog's commit scope anyway (that first sync of a commit reads its
+            index's commit scope of names anyway (that first sync of a commit reads its
             changed shards; a rank, answered from the query index, does not make it).
 
     Raises:
@@ -95,7 +95,7 @@ def warn_shared_names(store: Store, shown: Iterable[Any], at: str | None) -> Non
         store: the :class:`kistore.store.Store` answered from.
         shown: what the answer shows: records or manifests (each with ``kind``, ``name``
             and ``digest``), or None entries (skipped).
-        at: the revision answered. For the work tree (None) the name catalog is asked
+        at: the revision answered. For the work tree (None) the index's names are asked
             about each name shown; for a commit only names the answer itself shows twice
             are named.
     """
@@ -116,7 +116,7 @@ def warn_shared_names(store: Store, shown: Iterable[Any], at: str | None) -> Non
 
 
 _SYNCED: weakref.WeakKeyDictionary[Any, set[str | None]] = weakref.WeakKeyDictionary()
-"""The revisions (None: the work tree) whose name catalog this command has brought up to
+"""The revisions (None: the work tree) whose names in the index this command has brought up to
 date, per store: once is enough."""
 
 

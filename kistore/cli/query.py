@@ -189,12 +189,13 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
 def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
     """Rebuild the derived SQLite index under .git/kistore/ from scratch.
 
-    Rebuilds the query index of a commit's tree and the name catalog (KIND/NAME ->
-    digest) of the work tree. Both are caches: deleting them loses nothing, and commands
-    update them themselves. Use this after changing kistore, after editing store files
-    by hand, or to time a full build. Manifests of the tree that do not verify (e.g.
-    bytes not in canonical form, KI103, or a spec their schema refuses, KI104) are left
-    out of the index and listed, as every query then warns.
+    Rebuilds the query rows of a commit's tree and the names (KIND/NAME -> digest) of the
+    work tree, in the one index file (.git/kistore/index.sqlite). It is a cache: deleting
+    it loses nothing, and commands update it themselves. Use this after changing
+    kistore, after editing store files by hand, or to time a full build. Manifests of the
+    tree that do not verify (e.g. bytes not in canonical form, KI103, or a spec their
+    schema refuses, KI104) are left out of the query rows and listed, as every query then
+    warns.
 
     \b
     Example:
@@ -213,13 +214,12 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
     count = conn.execute("SELECT count(*) FROM records").fetchone()[0]
     skipped = conn.execute("SELECT digest, path, problem FROM skipped ORDER BY digest"
                            ).fetchall()
-    conn.close()
-    name_catalog = store.catalog()
+    name_index = store.name_index()
     names = None
-    if name_catalog is not None:
+    if name_index is not None:
         with click.progressbar(length=total, label="naming", show_pos=True,
                                file=sys.stderr) as bar:
-            names = name_catalog.rebuild(store.view(), progress=bar.update)
+            names = name_index.rebuild(store.view(), progress=bar.update)
     if as_json:
         emit_json({"path": str(index.path), "tree": str(tree.id), "manifests": count,
                    "names": names, "skipped": [{"digest": d, "path": path, "problem": why}
@@ -229,7 +229,7 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
         for _, path, why in skipped:
             click.echo(f"skipped {path}: {why}")
         if names is not None:
-            click.echo(f"name catalog: {names} names ({'work tree' if store.root else 'HEAD'})")
+            click.echo(f"names: {names} ({'work tree' if store.root else 'HEAD'})")
 
 
 COMMANDS: list[click.Command] = [rank, compare, ls, reindex]

@@ -11,7 +11,7 @@ This module knows git trees (pygit2 objects) and the store's layout, nothing of 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
 
@@ -31,6 +31,18 @@ _ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
 """One entry of a raw tree object: ``<octal mode> <name>\\0<20-byte id>`` (git's format).
 Parsed from the bytes: a pygit2 entry object per name cost 2.3x more (its file mode is
 an enum), and history reads two listings of 256 shards per commit."""
+
+
+def subtree(repo: pygit2.Repository, oid: pygit2.Oid | str) -> pygit2.Tree:
+    """Return the git tree object ``oid`` names (a shard or ``store/objects``, say).
+
+    pygit2 types ``repo[oid]`` as any object; callers pass the id of a tree entry, so the
+    result is a tree (iterating anything else raises TypeError, as before).
+
+    Raises:
+        KeyError: no object has that id.
+    """
+    return cast("pygit2.Tree", repo[oid])
 
 
 def changed_leaves(repo: pygit2.Repository, old: Any | None, new: Any | None, prefix: str = ""

@@ -34,7 +34,7 @@ every file for an old version to keep."""
 FileStat = tuple[int, int, int, int, int, int, int]
 """A written file's ``(st_mtime_ns, st_size, st_ino, st_ctime_ns, st_dev, st_uid, st_gid)``,
 taken after its rename into place (a rename changes the inode's ctime, which git's index
-records): what the name catalog and the git index need to know the file unchanged later."""
+records): what the index's names and the git index need to know the file unchanged later."""
 
 
 def file_stat(st: os.stat_result) -> FileStat:
@@ -167,7 +167,7 @@ class FileBatch:
         files: relative path (``/``-separated) -> exact bytes, written in this order.
 
     After :meth:`run` (or :meth:`start` then :meth:`wait`) every file holds its bytes and
-    :attr:`stats` holds each file's :data:`FileStat` (for the name catalog and the
+    :attr:`stats` holds each file's :data:`FileStat` (for the index's names and the
     git index). :meth:`undo` removes what
     the batch created and restores what it replaced.
     """

@@ -13,12 +13,16 @@ other jobs): no faster than one process, so it was left out.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.digest import Digest
 from ..core.limits import DEFAULT
+from ..git.treediff import subtree
 from .catalog import Loaded, parse_document, problem
+
+if TYPE_CHECKING:  # pragma: no cover - typing only: pygit2 loads on first use
+    import pygit2
 from .rows import stored_document
 
 _CHUNK = 500
@@ -42,7 +46,7 @@ class TreeFiles:
         tree: the pygit2 Tree.
     """
 
-    def __init__(self, repo: Any, tree: Any) -> None:
+    def __init__(self, repo: pygit2.Repository, tree: pygit2.Tree) -> None:
         self.repo = repo
         self.tree = tree
         self._dirs: dict[str, dict[str, str]] = {}
@@ -62,10 +66,11 @@ class TreeFiles:
             return {}
         if entry.type_str != "tree":
             return {}
-        return {e.name: str(e.id) for e in self.repo[entry.id] if e.type_str == "blob"}
+        return {str(e.name): str(e.id) for e in subtree(self.repo, entry.id)
+                if e.type_str == "blob"}
 
 
-def read_manifests(repo: Any, tree: Any, digests: list[Digest],
+def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Digest],
                    progress: Callable[[int], None] | None = None, *,
                    limit: int = DEFAULT.manifest_bytes) -> Iterator[Read]:
     """Yield every manifest of ``digests`` as ``tree`` holds it, in ``digests`` order.
@@ -95,7 +100,8 @@ def read_manifests(repo: Any, tree: Any, digests: list[Digest],
             progress(len(chunk))
 
 
-def _read_chunk(repo: Any, jobs: list[Job], limit: int = DEFAULT.manifest_bytes) -> list[Read]:
+def _read_chunk(repo: pygit2.Repository, jobs: list[Job],
+                limit: int = DEFAULT.manifest_bytes) -> list[Read]:
     odb = repo.odb  # read(id) -> (type, bytes): ~40% less than repo[id].data per blob
     out: list[Read] = []
     for digest, object_id, metadata_id in jobs:

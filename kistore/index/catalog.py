@@ -15,18 +15,21 @@ Every object read here is re-hashed: a file whose SHA-256 is not its name is lef
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import canonical, layout, schema
 from ..core.digest import Digest
 from ..core.errors import KistoreError
 from .records import Record, describe
 
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from .interfaces import StoreView
+
 Loaded = tuple[str, str, dict[str, Any]]
 """``(kind, name, spec)`` of a manifest read from the store."""
 
 
-def load_manifest(view: Any, digest: Digest, *, validate: bool = False) -> Loaded | None:
+def load_manifest(view: StoreView, digest: Digest, *, validate: bool = False) -> Loaded | None:
     """Read one manifest from a view; None when absent, corrupt, or without metadata.
 
     Args:
@@ -76,7 +79,7 @@ def parse_document(digest: Digest, data: bytes | None, meta: bytes | None, *,
     return document, (kind, name, spec)
 
 
-def damage(view: Any, digest: Digest) -> tuple[str, str]:
+def damage(view: StoreView, digest: Digest) -> tuple[str, str]:
     """Say which file of a stored manifest a query cannot read, and what is wrong with it.
 
     Reads both files from ``view`` and asks :func:`problem`.
@@ -210,6 +213,15 @@ class Catalog:
         """
         return None
 
+    def recheck(self, digest: str) -> Record | None:
+        """Look ``digest`` up again after :meth:`record` found nothing for a readable manifest.
+
+        The store holds the manifest's files and they read well, yet the catalog has no
+        record: a derived catalog that can tell its rows from the store's (the index)
+        rebuilds them and answers again; a scan is exact, and answers None.
+        """
+        return None
+
 
 def in_listing_order(records: Iterable[Record]) -> list[Record]:
     """Return records in the order listings give them: by kind, then name, then digest."""
@@ -239,7 +251,7 @@ class MemoryCatalog(Catalog):
         self._skipped = skipped or {}
 
     @classmethod
-    def from_view(cls, view: Any) -> MemoryCatalog:
+    def from_view(cls, view: StoreView) -> MemoryCatalog:
         """Scan every object of a view (O(store): reads, re-hashes and validates every object).
 
         Leaves out what the index build leaves out (:func:`parse_manifest` with
@@ -299,7 +311,7 @@ class OverlayCatalog(Catalog):
                       and self.base.record(d) is not None)
 
     @classmethod
-    def over(cls, base: Catalog, view: Any, digests: Iterable[Digest]) -> OverlayCatalog:
+    def over(cls, base: Catalog, view: StoreView, digests: Iterable[Digest]) -> OverlayCatalog:
         """Overlay the manifests ``digests`` as ``view`` holds them now on ``base``.
 
         Runs of ``base`` that reference a changed manifest are described again, so a
@@ -349,6 +361,9 @@ class OverlayCatalog(Catalog):
                 return r
         found = self.base.named(kind, name)
         return None if found is None or found.digest in self.changes else found
+
+    def recheck(self, digest: str) -> Record | None:  # noqa: D102 - documented on Catalog
+        return self.changes[digest] if digest in self.changes else self.base.recheck(digest)
 
     def lost(self, kind: str, name: str) -> str | None:  # noqa: D102
         found = self.base.named(kind, name)

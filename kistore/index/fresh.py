@@ -15,7 +15,7 @@ instead (:class:`~.catalog.OverlayCatalog`) and the question asked again.
 A rank stats the files of its comparison group only; ``ls`` of everything stats every file.
 What the index does not return is not checked here: an in-place edit of a metadata file
 that gives a manifest a *new* name is found by that name once ``kistore reindex`` has
-rebuilt the name catalog (a miss says so: :func:`kistore.query.answers.find`); an object
+rebuilt the index's names (a miss says so: :func:`kistore.query.answers.find`); an object
 file edited in place no longer hashes to
 its name, so it can only drop out of an answer, and that is checked. ``kistore verify``
 reads every file.
@@ -30,23 +30,27 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core import layout
 from ..core.digest import Digest
-from . import worktree
 from .catalog import Catalog, OverlayCatalog, _refs
+from .freshness import is_racy, stat_key
 from .records import Record
 from .transaction import transaction
 from .worktree import blob_id_of_file
 
-SCHEMA = ("CREATE TABLE IF NOT EXISTS manifest_stat (digest BLOB PRIMARY KEY, "
-          "seen BLOB NOT NULL) WITHOUT ROWID;")
-"""One row per manifest whose two work-tree files were last seen holding ``HEAD``'s blobs:
-the digest's 32 bytes, and :func:`seen_key` of their stat keys and of the git tree ids of
-their shards in ``HEAD`` then (a commit touching either shard makes it check again).
-As text (71-character digest, both stat keys, both tree ids) a row and its primary key
-took ~330 bytes: after an ``ls`` of 100,000 manifests, 33 MB of the index."""
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from .interfaces import StoreView
+    from .warm import HeadTree
+
+TABLE = "manifest_stat"
+"""The table of :data:`kistore.index.database.TABLES` this module fills: one row per
+manifest whose two work-tree files were last seen holding ``HEAD``'s blobs: the digest's
+32 bytes, and :func:`seen_key` of their stat keys and of the git tree ids of their shards
+in ``HEAD`` then (a commit touching either shard makes it check again). As text
+(71-character digest, both stat keys, both tree ids) a row and its primary key took ~330
+bytes: after an ``ls`` of 100,000 manifests, 33 MB of the index."""
 
 _T = TypeVar("_T")
 
@@ -54,20 +58,11 @@ _T = TypeVar("_T")
 def seen_key(stat_keys: str, shard_ids: str) -> bytes:
     """Return what ``manifest_stat`` keeps of a manifest's last clean check (16 bytes).
 
-    BLAKE2b of ``OBJECT/METADATA`` :func:`file_stat_key` and the ``OBJECT METADATA`` shard
+    BLAKE2b of ``OBJECT/METADATA`` :func:`.freshness.stat_key` and the ``OBJECT METADATA`` shard
     tree ids: compared for equality only. A file rewritten in place matches only if its
     stat data (ctime included, which no user can set) and shard ids collide in 128 bits.
     """
     return hashlib.blake2b(f"{stat_keys}|{shard_ids}".encode(), digest_size=16).digest()
-
-
-def file_stat_key(st: os.stat_result) -> str:
-    """Return a file's change key: ``mtime_ns:ctime_ns:size:inode``.
-
-    ``ctime_ns`` is in it because an in-place write that puts the old mtime back
-    (``touch -d``) still moves the ctime, which no user can set.
-    """
-    return f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}"
 
 
 class FileCheck:
@@ -79,12 +74,11 @@ class FileCheck:
         head: a :class:`kistore.query.warm.HeadTree` of ``HEAD``.
     """
 
-    def __init__(self, root: Path, conn: sqlite3.Connection, head: Any) -> None:
+    def __init__(self, root: Path, conn: sqlite3.Connection, head: HeadTree) -> None:
         self.top = os.fspath(root)
         self.conn = conn
         self.head = head
         self.shards = head.shards()
-        self.conn.execute(SCHEMA)
         self._known: dict[str, bool] = {}
 
     def stale(self, digests: Iterable[str]) -> set[str]:
@@ -113,7 +107,7 @@ class FileCheck:
             if not (regular(obj.st_mode) and regular(meta.st_mode)):
                 known[digest] = False
                 continue
-            seen = seen_key(f"{file_stat_key(obj)}/{file_stat_key(meta)}",
+            seen = seen_key(f"{stat_key(obj)}/{stat_key(meta)}",
                             f"{shards.get(objects + shard, '')} {shards.get(metadata + shard, '')}")
             if saved.get(digest) == seen:
                 known[digest] = True
@@ -121,7 +115,7 @@ class FileCheck:
             clean = all(self._holds_head_blob(path) for path in _paths(digest))
             known[digest] = clean
             newest = max(obj.st_mtime_ns, obj.st_ctime_ns, meta.st_mtime_ns, meta.st_ctime_ns)
-            if clean and now - newest > worktree.RACY_NS:  # else: this clock tick, check again
+            if clean and not is_racy(newest, now):  # else: this clock tick, check again
                 updates.append((bytes.fromhex(digest[7:]), seen))
         if updates:
             with transaction(self.conn):
@@ -172,7 +166,7 @@ class CheckedCatalog(Catalog):
         check: the :class:`FileCheck` of the work tree.
     """
 
-    def __init__(self, base: Catalog, view: Any, changed: set[Digest],
+    def __init__(self, base: Catalog, view: StoreView, changed: set[Digest],
                  check: FileCheck) -> None:
         self.base, self.view, self.check = base, view, check
         self.changed = set(changed)
@@ -223,6 +217,9 @@ class CheckedCatalog(Catalog):
 
     def named(self, kind: str, name: str) -> Record | None:  # noqa: D102
         return self._checked(lambda c: c.named(kind, name))
+
+    def recheck(self, digest: str) -> Record | None:  # noqa: D102 - documented on Catalog
+        return self._checked(lambda c: c.recheck(digest))
 
     def lost(self, kind: str, name: str) -> str | None:  # noqa: D102 - after named()
         return self.inner.lost(kind, name)

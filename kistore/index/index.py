@@ -1,12 +1,13 @@
-"""The derived index: SQLite under ``.git/kistore/``, kept in step with one git tree.
+"""The query rows of the derived index, kept in step with one git tree.
 
-The index is a cache of :class:`~.records.Record` rows (stored compactly: :mod:`.rows`),
-never part of the store and never committed: deleting it loses nothing. It remembers the
-tree it last indexed; asked about another tree it applies the git tree diff between the
-two (pygit2) in one transaction, re-describing the runs that reference a manifest that
-came or went. It is rebuilt from scratch by ``kistore reindex``, and whenever it cannot
-be trusted: a file that is not an SQLite database, another format version, a tree it
-names that git no longer has, or any SQLite error while reading it.
+The index file (:mod:`.database`) holds a cache of :class:`~.records.Record` rows (stored
+compactly: :mod:`.rows`), never part of the store and never committed: deleting it loses
+nothing. It remembers the tree it last indexed; asked about another tree it applies the
+git tree diff between the two (pygit2) in one transaction, re-describing the runs that
+reference a manifest that came or went. Its rows are rebuilt from scratch by ``kistore
+reindex``, and whenever they cannot be trusted: a tree it names that git no longer has
+(the rows are read again), or any SQLite error while reading them; a file that is not
+SQLite or of another format is started again when it is opened.
 
 The work tree (the default view) is answered as the index of ``HEAD`` overlaid with the
 manifests whose files in the work tree differ from ``HEAD`` (:func:`open_catalog`, found
@@ -15,23 +16,19 @@ by :mod:`.worktree` without stating every file).
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import logging
-import os
 import sqlite3
-import uuid
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError, StoreStateError
 from ..core.limits import DEFAULT
 from ..git import treediff
-from . import refs, rows, warm
+from ..git.treediff import subtree
+from . import database, refs, rows, warm
 from .build import read_manifests
 from .catalog import (
     Catalog,
@@ -42,60 +39,52 @@ from .catalog import (
     describe_all,
     in_listing_order,
 )
-from .fresh import SCHEMA as FRESH_SCHEMA
+from .database import EMPTY_TREE, LARGE_READ, Progress, get_meta, log, seal, set_meta, unsealed
 from .fresh import CheckedCatalog, FileCheck
 from .records import Record
 from .transaction import transaction
-from .worktree import SCHEMA as WORKTREE_SCHEMA
 from .worktree import changed_digests
 
-FORMAT = "kistore-index-5"
-"""Bumped whenever the table layout or what a record holds changes (forces a rebuild).
-5: compact rows (:mod:`.rows`), the ``skipped`` list, packed shard listings
-(:func:`.warm.pack_listing`) and hashed stat rows (:func:`.fresh.seen_key`); 3 and 4 were
-steps of the branch that made it."""
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
 
-_SCHEMA = f"""
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-{rows.SCHEMA}
-{WORKTREE_SCHEMA}
-{FRESH_SCHEMA}
-{warm.SCHEMA}"""
-_INDEXES = rows.INDEXES
-_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-"""Git's empty tree: what an unborn branch has indexed."""
+    from .interfaces import IndexedStore
 
-Progress = Callable[[int], None]
+DAMAGE = (sqlite3.Error, ValueError, TypeError, KeyError, zlib.error)
+"""What reading rows the index cannot be trusted for raises: an SQLite error, a row that
+does not match its seal (:class:`.database.Damaged`, a ValueError) or does not decode."""
 
-LARGE_READ = 50_000
-"""An update that reads at least this many manifests without a progress callback (a first
-query after the format changed, or after a large pull) says so first, through :data:`log`."""
-
-log = logging.getLogger(__name__)
-"""Where a long index update is announced (a WARNING: without logging configured, Python
-prints it on stderr, so a command line user sees why the query is slow)."""
+_T = TypeVar("_T")
 
 
-def index_path(store: Any) -> Path:
-    """Return where a store's index lives: ``<git dir>/kistore/index.sqlite``."""
-    return Path(store.git_dir) / "kistore" / "index.sqlite"
+class IndexDamaged(StoreStateError):
+    """Rows of the index could not be trusted, and could not be rebuilt where they were read."""
 
 
 class IndexCatalog(Catalog):
     """A catalog answered by SQL over the index of one tree.
 
+    Every row read is checked against its seal (:mod:`.rows`). When a read finds a row it
+    cannot trust, the catalog's ``repair`` rebuilds the index in place and the question is
+    asked again: an answer never comes from an edited or damaged row.
+
     Args:
         conn: an open connection to an index that is in step with ``tree``.
         tree: the tree id (hex) it answers for.
         codec: the connection's :class:`.rows.Codec` (default: read when first needed).
+        repair: rebuilds the index from ``tree`` and returns the connection to read
+            (:meth:`Index.rebuild`); called at most once. None: a damaged row raises
+            :class:`IndexDamaged`.
     """
 
     def __init__(self, conn: sqlite3.Connection, tree: str,
-                 codec: rows.Codec | None = None) -> None:
+                 codec: rows.Codec | None = None,
+                 repair: Callable[[], sqlite3.Connection] | None = None) -> None:
         self.conn = conn
         self.tree = tree
         self._skipped: dict[str, tuple[str, str]] | None = None
         self._codec = codec
+        self._repair = repair
 
     @property
     def codec(self) -> rows.Codec:
@@ -104,28 +93,71 @@ class IndexCatalog(Catalog):
             self._codec = rows.Codec.of(self.conn)
         return self._codec
 
-    def _select(self, where: str, args: tuple[Any, ...]) -> list[Record]:
-        """Return the records of ``SELECT ... WHERE where`` (:data:`.rows.SELECT`)."""
+    def _trusted(self, read: Callable[[], _T]) -> _T:
+        """Return ``read()``; when it meets a row it cannot trust, repair and read again.
+
+        Raises:
+            IndexDamaged: no repair here, or the rows read after it still cannot be trusted.
+        """
         try:
-            found = self.conn.execute(f"{rows.SELECT} WHERE {where}", args).fetchall()
-            return self.codec.decode_all(found)
-        except (sqlite3.Error, ValueError, TypeError, KeyError, zlib.error) as e:
-            # damaged rows: never trusted
-            raise StoreStateError(
-                f"the derived index is damaged ({e}); run `kistore reindex` (deleting it loses "
-                "nothing)", file=str(index_path_hint(self.conn))) from None
+            return read()
+        except DAMAGE as e:
+            error: BaseException = e
+            try:
+                if self._rebuild(f"it holds a row it cannot trust ({e})"):
+                    return read()
+            except DAMAGE as again:
+                error = again
+        raise IndexDamaged(
+            f"the derived index is damaged ({error}); run `kistore reindex` (deleting it "
+            "loses nothing)", file=str(index_path_hint(self.conn))) from None
+
+    def _rebuild(self, why: str) -> bool:
+        """Rebuild the index with the catalog's ``repair`` (once); False when there is none.
+
+        Raises:
+            sqlite3.Error: the rebuild failed (callers treat it as damage).
+        """
+        if self._repair is None:
+            return False
+        repair, self._repair = self._repair, None
+        log.warning("note: rebuilding the index %s: %s", index_path_hint(self.conn), why)
+        self.conn = repair()
+        self._codec, self._skipped = None, None
+        return True
+
+    def recheck(self, digest: str) -> Record | None:
+        """Rebuild the index and look ``digest`` up again (see :meth:`.catalog.Catalog.recheck`).
+
+        A readable manifest of the tree that neither has a row nor is listed as skipped
+        means rows were deleted or a digest edited from outside kistore: never trusted.
+        """
+        if not is_digest(digest) or digest in self.skipped():
+            return None
+        try:
+            rebuilt = self._rebuild(f"it has no row for {digest}, which the store holds")
+        except DAMAGE:
+            return None
+        return self.record(digest) if rebuilt else None
+
+    def _select(self, where: str, args: tuple[Any, ...]) -> list[Record]:
+        """Return the records of ``SELECT ... WHERE where`` (:data:`.rows.SELECT`), unguarded."""
+        found = self.conn.execute(f"{rows.SELECT} WHERE {where}", args).fetchall()
+        return self.codec.decode_all(found)
 
     def record(self, digest: str) -> Record | None:  # noqa: D102 - documented on Catalog
         if not is_digest(digest):
             return None
-        found = self._select(f"r.id = {rows.DIGEST_ID}", (rows.raw(digest),))
+        found = self._trusted(lambda: self._select(f"r.id = {rows.DIGEST_ID}",
+                                                   (rows.raw(digest),)))
         return found[0] if found else None
 
     def group(self, key: str) -> list[Record]:  # noqa: D102
         if not is_digest(key):
             return []
-        return self._select(f"r.key IN (SELECT id FROM keys WHERE key = {rows.DIGEST_ID}) "
-                            "ORDER BY d.digest", (rows.raw(key),))
+        return self._trusted(lambda: self._select(
+            f"r.key IN (SELECT id FROM keys WHERE key = {rows.DIGEST_ID}) ORDER BY d.digest",
+            (rows.raw(key),)))
 
     def records(self, *, kind: str | None = None, workload: str | None = None,  # noqa: D102
                 hardware: str | None = None) -> list[Record]:
@@ -139,16 +171,22 @@ class IndexCatalog(Catalog):
         args = tuple(v for v in filters.values() if v is not None)
         # sorted here: an ORDER BY made SQLite walk the (kind, name) index of every row of
         # a kind instead of looking the workload or hardware up (same order: UTF-8 bytes)
-        return in_listing_order(self._select(" AND ".join(clauses), args))
+        return in_listing_order(self._trusted(lambda: self._select(" AND ".join(clauses),
+                                                                   args)))
 
     def named(self, kind: str, name: str) -> Record | None:  # noqa: D102
-        found = self._select("r.kind = ? AND r.name = ?", (rows.kind_code(kind), name))
+        found = self._trusted(lambda: self._select("r.kind = ? AND r.name = ?",
+                                                   (rows.kind_code(kind), name)))
         return found[0] if found else None
 
     def referencing(self, digests: set[str]) -> list[Record]:  # noqa: D102
         wanted = [rows.raw(d) for d in digests if is_digest(d)]
         if not wanted:
             return []
+        return self._trusted(lambda: self._referencing(wanted))
+
+    def _referencing(self, wanted: list[bytes]) -> list[Record]:
+        """:meth:`referencing` of the digests' raw bytes, unguarded (ids read afresh)."""
         # one join through a temporary table, however many digests (a rebuild asks ~all)
         self.conn.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (id INTEGER PRIMARY KEY)")
         self.conn.execute("DELETE FROM wanted")
@@ -156,21 +194,23 @@ class IndexCatalog(Catalog):
                               "WHERE digest = ?", ((d,) for d in wanted))
         # one indexed lookup per reference column: an OR of the four made SQLite read
         # every row (100,000 runs: ~0.35 s for each query overlaying work-tree files)
-        found = self._select("r.id IN (" + " UNION ".join(
-            f"SELECT id FROM records WHERE {c} IN (SELECT id FROM wanted)"
-            for c in ("workload", "protocol", "environment", "implementation"))
-            + f") AND +r.kind = {rows.RUN}", ())
-        self.conn.execute("DELETE FROM wanted")
-        return found
+        try:
+            return self._select("r.id IN (" + " UNION ".join(
+                f"SELECT id FROM records WHERE {c} IN (SELECT id FROM wanted)"
+                for c in ("workload", "protocol", "environment", "implementation"))
+                + f") AND +r.kind = {rows.RUN}", ())
+        finally:
+            self.conn.execute("DELETE FROM wanted")
 
     def skipped(self) -> dict[str, tuple[str, str]]:  # noqa: D102 - documented on Catalog
         if self._skipped is None:
-            try:
-                self._skipped = {d: (path, why) for d, path, why in self.conn.execute(
-                    "SELECT digest, path, problem FROM skipped ORDER BY digest")}
-            except sqlite3.Error:
-                self._skipped = {}
+            self._skipped = self._trusted(self._read_skipped)
         return self._skipped
+
+    def _read_skipped(self) -> dict[str, tuple[str, str]]:
+        """Return the ``skipped`` table, each row checked against its seal."""
+        return {d: (path, why) for d, path, why in (unsealed(row) for row in self.conn.execute(
+            "SELECT digest, path, problem, seal FROM skipped ORDER BY digest"))}
 
     def document(self, digest: str) -> bytes | None:
         """Return the canonical object bytes the record of ``digest`` was made from.
@@ -180,15 +220,13 @@ class IndexCatalog(Catalog):
         """
         if not is_digest(digest):
             return None
-        row = self.conn.execute(f"{rows.SELECT} WHERE r.id = {rows.DIGEST_ID}",
-                                (rows.raw(digest),)).fetchone()
-        return self.codec.document_bytes(row) if row is not None else None
 
+        def read() -> bytes | None:
+            row = self.conn.execute(f"{rows.SELECT} WHERE r.id = {rows.DIGEST_ID}",
+                                    (rows.raw(digest),)).fetchone()
+            return self.codec.document_bytes(row) if row is not None else None
 
-_LOCKS: dict[str, Any] = {}
-"""Index path -> this process's open lock file (see :meth:`Index.writing`)."""
-_WRITING: set[str] = set()
-"""Index paths this process holds exclusively right now."""
+        return self._trusted(read)
 
 
 def _probe(conn: sqlite3.Connection) -> rows.Codec:
@@ -217,20 +255,21 @@ class Index:
 
     Args:
         store: a :class:`kistore.store.Store`.
-        path: where the database lives (default: :func:`index_path`).
+        path: where the database lives (default: :func:`.database.index_path` of its git dir).
     """
 
-    def __init__(self, store: Any, path: Path | None = None) -> None:
+    def __init__(self, store: IndexedStore, path: Path | None = None) -> None:
         self.store = store
-        self.path = path or index_path(store)
+        self.path = path or database.index_path(store.git_dir)
 
     @property
-    def repo(self) -> Any:
+    def repo(self) -> pygit2.Repository:
         """The store's pygit2 repository (opened only when the index must change)."""
         return self.store.repo
 
-    def catalog(self, tree_id: str, load: Callable[[], Any], progress: Progress | None = None,
-                *, conn: sqlite3.Connection | None = None) -> IndexCatalog:
+    def catalog(self, tree_id: str, load: Callable[[], pygit2.Tree],
+                progress: Progress | None = None, *,
+                conn: sqlite3.Connection | None = None) -> IndexCatalog:
         """Return a catalog of a tree, updating (or rebuilding) the index to it first.
 
         Args:
@@ -238,153 +277,104 @@ class Index:
             load: returns the pygit2 Tree; called only when the index is not already in
                 step with ``tree_id`` (a warm query never loads it).
             progress: called with the number of manifests processed, for progress bars.
-            conn: a connection :meth:`open` returned, to use instead of opening one.
+            conn: the connection :meth:`open` returned, when the caller has it.
 
         Raises:
             OSError: the index file cannot be created (e.g. a read-only ``.git``).
         """
+        conn = conn or self.open()
         codec = None
-        with self.writing():
-            try:
-                conn = conn or self.open()
-                self._sync(conn, tree_id, load, progress)
-                codec = _probe(conn)
-            except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, zlib.error):
-                conn = self.rebuild(load(), progress)  # never trusted when it fails to read
-        return IndexCatalog(conn, tree_id, codec)
-
-    @contextlib.contextmanager
-    def writing(self) -> Iterator[None]:
-        """Hold the index's lock exclusively for an update or rebuild; then keep it shared.
-
-        The lock is a ``flock`` on ``index.sqlite.lock``. A rebuild deletes the database
-        file, and a process still reading the old one (or one whose SQLite writes its
-        ``-wal`` and ``-shm`` files by name) then broke the new one: two ``kistore reindex``
-        at once, or a reindex during a first ``rank``, ended in "attempt to write a
-        readonly database" or "disk I/O error" (breaker9). So every process that updated
-        or rebuilt the index keeps reading it under a shared lock until it exits, and a
-        rebuild waits for them. One lock file descriptor per process and index (flock
-        locks belong to it), so the process's own later updates convert the same lock.
-        Re-entrant. Without a writable ``.git`` there is no lock (nor any update).
-        """
-        key = str(self.path)
-        if key in _WRITING:
-            yield
-            return
-
-        lock = _LOCKS.get(key)
-        if lock is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                lock = _LOCKS[key] = open(f"{self.path}.lock", "a")  # noqa: SIM115 - kept
-            except OSError:
-                yield
-                return
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        _WRITING.add(key)
         try:
-            yield
-        finally:
-            _WRITING.discard(key)
-            fcntl.flock(lock, fcntl.LOCK_SH)  # still reading what was written
+            self._sync(conn, tree_id, load, progress)
+            codec = _probe(conn)
+        except (*DAMAGE, IndexDamaged):
+            conn = self.rebuild(load(), progress)  # never trusted when it fails to read
+        return IndexCatalog(conn, tree_id, codec,
+                            repair=lambda: self.rebuild(load(), in_place=True))
 
-    def rebuild(self, tree: Any, progress: Progress | None = None, *,
-                keep_work_tree_cache: bool = False) -> sqlite3.Connection:
-        """Delete the index and build it again from ``tree``; return the open connection.
+    def rebuild(self, tree: pygit2.Tree, progress: Progress | None = None, *,
+                keep_work_tree_cache: bool = False, in_place: bool = False
+                ) -> sqlite3.Connection:
+        """Build the query rows again from ``tree``, from nothing; return the connection.
+
+        In place, in one transaction, under the exclusive lock (:func:`.database.exclusive`:
+        it waits for every other process that has the index open): the query tables are
+        dropped, created and filled, so a reader never sees a half-built index and this
+        process's other users of the connection keep it. A file SQLite cannot read (a
+        damaged page) is started again (:func:`.database.reset`). The name tables are left
+        to :class:`~.names.NameIndex`.
 
         Args:
             tree: the pygit2 Tree to index.
             progress: called with the number of manifests processed.
-            keep_work_tree_cache: carry over, from a readable index of this format, the
-                caches keyed by git and file-system state alone (clean work-tree
-                directories, ``HEAD``'s shards and their listings): without them the next
-                work-tree query re-reads every file (100,000 runs: ~20 s of CPU). Only for
-                a rebuild on request (``kistore reindex``), never for a damaged index.
+            keep_work_tree_cache: keep the caches keyed by git and file-system state alone
+                (clean work-tree directories, ``HEAD``'s shards and their listings, files
+                last seen clean): without them the next work-tree query re-reads every file
+                (100,000 runs: ~20 s of CPU). Only for a rebuild on request (``kistore
+                reindex``), never for a damaged index.
+            in_place: never start the file again (its connection stays the one to read,
+                as a catalog repairing itself mid-answer needs): a page SQLite cannot read
+                raises instead.
+
+        Raises:
+            sqlite3.DatabaseError: ``in_place``, and the file has a page SQLite cannot read.
         """
-        with self.writing():
-            kept = self._work_tree_cache() if keep_work_tree_cache else {}
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            for suffix in ("", "-journal", "-wal", "-shm"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(f"{self.path}{suffix}")
-            conn = self.open(indexes=False)  # filling a table, then indexing it, is faster
+        with database.exclusive(self.path):
+            try:
+                conn = self.open()
+                self._fill(conn, tree, progress, keep_work_tree_cache)
+            except sqlite3.OperationalError:
+                raise
+            except sqlite3.DatabaseError as e:  # a page SQLite cannot read
+                if in_place:
+                    raise
+                database.reset(self.path, f"it is damaged: {e}")
+                conn = self.open()
+                self._fill(conn, tree, progress, False)
+        return conn
+
+    def _fill(self, conn: sqlite3.Connection, tree: pygit2.Tree, progress: Progress | None,
+              keep_caches: bool) -> None:
+        """Drop, create and fill the query tables (and the caches unless kept): one transaction."""
+        tables = database.QUERY_TABLES + (() if keep_caches else database.CACHE_TABLES)
+        with transaction(conn):
+            for table in tables:
+                conn.execute(f"DROP TABLE IF EXISTS {table}")  # its SQL indexes go with it
+                conn.execute(database.TABLES[table])
+            if not keep_caches:  # the keys the dropped caches were valid for
+                conn.execute("DELETE FROM meta WHERE key NOT IN ('format', 'file', 'tree')")
+            set_meta(conn, tree=EMPTY_TREE)
+            database.new_file_id(conn)
             self._sync(conn, str(tree.id), lambda: tree, progress)
-            _create_indexes(conn)
-            with transaction(conn):
-                for table, rows in kept.items():
-                    if rows:
-                        conn.executemany(f"INSERT OR REPLACE INTO {table} VALUES "
-                                         f"({', '.join('?' * len(rows[0]))})", rows)
-        return conn
+            for name, columns in database.INDEXES.items():  # filled first, then indexed
+                conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {columns}")
 
-    def _work_tree_cache(self) -> dict[str, list[tuple[Any, ...]]]:
-        """Return the rows :meth:`rebuild` may carry over (empty when the index is unreadable)."""
-        try:
-            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
-        except sqlite3.Error:
-            return {}
-        try:
-            meta = dict(conn.execute("SELECT key, value FROM meta"))
-            if meta.get("format") != FORMAT:
-                return {}
-            kept = {table: conn.execute(f"SELECT * FROM {table}").fetchall()
-                    for table in ("worktree", "head_shards", "shard_listings", "manifest_stat")}
-            kept["meta"] = [(k, meta[k]) for k in ("shards_tree", "head_commit", "head_tree")
-                            if k in meta]
-            return kept
-        except sqlite3.Error:
-            return {}
-        finally:
-            conn.close()
+    def open(self) -> sqlite3.Connection:
+        """Return this process's connection to the index (:func:`.database.connection`).
 
-    def open(self, *, indexes: bool = True) -> sqlite3.Connection:
-        """Open (creating when absent) and check the format; DatabaseError when untrusted.
-
-        Args:
-            indexes: create the records table's SQLite indexes when they are missing
-                (False only for a rebuild, which creates them after filling the table).
+        Raises:
+            OSError, sqlite3.OperationalError: the file cannot be created or opened.
         """
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-        try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-            if not tables:
-                conn.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")
-                conn.execute("INSERT OR IGNORE INTO meta VALUES ('format', ?), ('tree', ?), "
-                             "('file', ?)", (FORMAT, _EMPTY_TREE, uuid.uuid4().hex))
-            if indexes and not set(_INDEXES) <= tables:  # e.g. a rebuild that was cut short
-                _create_indexes(conn)
-            meta = dict(conn.execute("SELECT key, value FROM meta"))
-            if meta.get("format") != FORMAT or "tree" not in meta:
-                raise sqlite3.DatabaseError(f"not a {FORMAT} index")
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+        return database.connection(self.path)
 
-    def _sync(self, conn: sqlite3.Connection, target: str, load: Callable[[], Any],
+    def _sync(self, conn: sqlite3.Connection, target: str, load: Callable[[], pygit2.Tree],
               progress: Progress | None) -> None:
         """Move the index to tree ``target`` by applying the tree diff, in one transaction."""
-        if conn.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()[0] == target:
+        if get_meta(conn, "tree") == target:
             return
-        conn.execute("BEGIN IMMEDIATE")  # one writer; re-read the tree under the lock
-        try:
-            old = conn.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()[0]
+        with transaction(conn):  # one writer; re-read the tree under SQLite's lock
+            old = get_meta(conn, "tree") or EMPTY_TREE
             if old != target:
                 self._apply(conn, old, load(), progress)
-                conn.execute("UPDATE meta SET value = ? WHERE key = 'tree'", (target,))
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:  # a Ctrl-C just after COMMIT finds none (breaker10)
-                conn.execute("ROLLBACK")
-            raise
+                set_meta(conn, tree=target)
 
-    def _apply(self, conn: sqlite3.Connection, old: str, tree: Any,
+    def _apply(self, conn: sqlite3.Connection, old: str, tree: pygit2.Tree,
                progress: Progress | None) -> None:
         digests = self._changed(old, tree)
         if digests is None:  # the old tree is gone from git: start over
             # interned digests and keys stay: ids are never reused within the file
-            conn.executescript("DELETE FROM records; DELETE FROM skipped;")
+            conn.execute("DELETE FROM records")  # executescript would COMMIT: not here
+            conn.execute("DELETE FROM skipped")
             digests = set(tree_digests(self.repo, tree))
         if progress is None and len(digests) >= LARGE_READ:
             log.warning("note: updating the query index %s: reading %s manifests once; at "
@@ -415,25 +405,26 @@ class Index:
         if not writer.empty:
             writer.delete(loaded)
             conn.executemany("DELETE FROM skipped WHERE digest = ?", ((d,) for d in loaded))
-        conn.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?)", skipped)
+        conn.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?, ?)",
+                         [(*row, seal(row)) for row in skipped])
         present = {d: m for d, m in loaded.items() if m is not None}
         writer.write(describe_all(present, fallback).values(), documents)
         # runs whose referenced manifests came or went get their key computed again
         again = {r.digest: (r.kind, r.name, r.spec) for r in affected}
         writer.rederive(describe_all(again, chain(present, fallback)).values())
 
-    def _changed(self, old: str, tree: Any) -> set[Digest] | None:
+    def _changed(self, old: str, tree: pygit2.Tree) -> set[Digest] | None:
         """Digests whose object or metadata differ between tree ``old`` and ``tree``."""
-        if old == _EMPTY_TREE:
+        if old == EMPTY_TREE:
             return set(tree_digests(self.repo, tree))
         try:
-            old_tree = self.repo[old]
+            old_tree = subtree(self.repo, old)
         except (KeyError, ValueError):
             return None
         return shard_diff(self.repo, old_tree, tree)
 
 
-def shard_diff(repo: Any, old: Any, new: Any) -> set[Digest]:
+def shard_diff(repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree) -> set[Digest]:
     """Digests whose object or metadata file differs (bytes or mode) between two git trees.
 
     :func:`kistore.treediff.changed_files`, which reads only the subtrees whose ids differ
@@ -453,13 +444,7 @@ def shard_diff(repo: Any, old: Any, new: Any) -> set[Digest]:
     return changed
 
 
-def _create_indexes(conn: sqlite3.Connection) -> None:
-    conn.executescript("BEGIN IMMEDIATE;" + "".join(
-        f"CREATE INDEX IF NOT EXISTS {name} ON {columns};"
-        for name, columns in _INDEXES.items()) + "COMMIT;")
-
-
-def open_catalog(store: Any, at: str | None = None, *, use_index: bool = True,
+def open_catalog(store: IndexedStore, at: str | None = None, *, use_index: bool = True,
                  progress: Progress | None = None) -> Catalog:
     """Return the catalog queries read: of commit ``at``, or of the work tree.
 
@@ -479,18 +464,19 @@ def open_catalog(store: Any, at: str | None = None, *, use_index: bool = True,
     """
     if not use_index:
         return MemoryCatalog.from_view(store.view(at))
-    if at is None and store.root is None:
+    root = store.root
+    if at is None and root is None:
         at = "HEAD"
     try:
-        if at is None:
-            return _work_tree_catalog(store, progress)
-        tree = store.commit(at).tree
+        if at is None and root is not None:
+            return _work_tree_catalog(store, root, progress)
+        tree = store.commit(at or "HEAD").tree  # (at is None only with a work tree)
         return Index(store).catalog(str(tree.id), lambda: tree, progress)
     except (OSError, sqlite3.Error):  # e.g. a read-only .git: answer by scanning
         return MemoryCatalog.from_view(store.view(at))
 
 
-def _work_tree_catalog(store: Any, progress: Progress | None) -> Catalog:
+def _work_tree_catalog(store: IndexedStore, root: Path, progress: Progress | None) -> Catalog:
     """Return the index of ``HEAD`` overlaid with the work tree's changes (:func:`open_catalog`)."""
     try:
         commit = warm.head_commit(store.git_dir)
@@ -500,27 +486,23 @@ def _work_tree_catalog(store: Any, progress: Progress | None) -> Catalog:
         changed = {d for path in store.repo.status()
                    if (d := layout.digest_from_path(path)) is not None}
         return OverlayCatalog.over(MemoryCatalog({}), store.view(None), changed)
-    tree: list[Any] = []
+    tree: list[pygit2.Tree] = []
 
-    def load() -> Any:  # the pygit2 tree, read once and only when something changed
+    def load() -> pygit2.Tree:  # the pygit2 tree, read once and only when something changed
         if not tree:
             tree.append(store.commit(commit).tree)
         return tree[0]
 
     index = Index(store)
-    conn: sqlite3.Connection | None = None
-    with index.writing():  # opened under the lock: no rebuild deletes the file meanwhile
-        try:
-            conn = index.open()
-            tree_id = warm.tree_of(store, conn, commit)
-        except sqlite3.DatabaseError:  # not an index we trust: catalog() rebuilds it
-            if conn is not None:
-                conn.close()
-            conn, tree_id = None, str(load().id)
-        base = index.catalog(tree_id, load, progress, conn=conn)
+    conn = index.open()  # under the shared lock: no rebuild deletes the file meanwhile
+    try:
+        tree_id = warm.tree_of(store, conn, commit)
+    except sqlite3.DatabaseError:  # not rows we trust: catalog() rebuilds them
+        tree_id = str(load().id)
+    base = index.catalog(tree_id, load, progress, conn=conn)
     head = warm.HeadTree(store, base.conn, tree_id, load)
-    changed = changed_digests(store.root, head, base.conn)
-    check = FileCheck(store.root, base.conn, head)
+    changed = changed_digests(root, head, base.conn)
+    check = FileCheck(root, base.conn, head)
     # what HEAD's index skipped as damaged is read again where the work tree changed it
     changed |= {Digest.from_str(d) for d in check.stale(base.skipped())}
     # every answer's files are checked by stat data: an in-place rewrite shows (.fresh)
@@ -529,31 +511,31 @@ def _work_tree_catalog(store: Any, progress: Progress | None) -> Catalog:
     return catalog
 
 
-def tree_digests(repo: Any, tree: Any) -> Iterator[Digest]:
+def tree_digests(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[Digest]:
     """Yield the digest named by every object file of a git tree (bytes unchecked)."""
     try:
-        objects = repo[tree[layout.OBJECTS_DIR].id]
+        objects = subtree(repo, tree[layout.OBJECTS_DIR].id)
     except KeyError:
         return
     for shard in objects:
         if shard.type_str != "tree":
             continue
-        for leaf in repo[shard.id]:
+        for leaf in subtree(repo, shard.id):
             digest = layout.digest_from_path(f"{layout.OBJECTS_DIR}/{shard.name}/{leaf.name}")
             if digest is not None:
                 yield digest
 
 
-def count_objects(repo: Any, tree: Any) -> int:
+def count_objects(repo: pygit2.Repository, tree: pygit2.Tree) -> int:
     """Return how many entries the object shards of a git tree hold (for progress bars)."""
     try:
-        objects = repo[tree[layout.OBJECTS_DIR].id]
+        objects = subtree(repo, tree[layout.OBJECTS_DIR].id)
     except KeyError:
         return 0
-    return sum(len(repo[shard.id]) for shard in objects if shard.type_str == "tree")
+    return sum(len(subtree(repo, shard.id)) for shard in objects if shard.type_str == "tree")
 
 
-def _manifest_limit(store: Any) -> int:
+def _manifest_limit(store: IndexedStore) -> int:
     """Return the store's ``[limits] manifest-bytes``; the default when kistore.toml is bad.
 
     A query never fails on a bad kistore.toml (``verify`` and ``add`` report it); a file

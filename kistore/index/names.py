@@ -1,74 +1,61 @@
-"""The name catalog: ``(kind, metadata.name) -> digest`` without reading the whole store.
+"""The index's names: ``(kind, metadata.name) -> digest`` without reading the whole store.
 
 ``add`` must check that a name is unused and ``KIND/NAME`` must resolve, at 100,000
 manifests and more, in a few milliseconds. Reading every object and metadata file to do it
-is O(store). The catalog is a small SQLite file under the git directory
-(``.git/kistore/catalog.sqlite``), derived from the store, never committed: deleting it
-loses nothing, the next read rebuilds it.
+is O(store). The names are two tables of the derived index (``.git/kistore/index.sqlite``,
+:mod:`.database`), derived from the store, never committed: deleting the file loses
+nothing, the next read rebuilds them. Every manifest whose kind and metadata name parse has
+a row, whether or not it validates (the query rows hold only those that do).
 
-It is kept per *scope*: ``work`` (the work tree) and ``commit`` (the last commit read with
-``at=REV``). Each scope remembers, per shard directory (``objects/XX``, ``metadata/XX``), the
-key it indexed the shard at, and per manifest the keys of its two files:
+They are kept per *scope*: ``work`` (the work tree) and ``commit`` (the last commit read
+with ``at=REV``). Each scope remembers, per shard directory (``objects/XX``, ``metadata/XX``),
+the key it indexed the shard at, and per manifest the keys of its two files:
 
-* commit scope: keys are git tree and blob ids, so the catalog is exactly right for any
+* commit scope: keys are git tree and blob ids, so the names are exactly right for any
   commit: a shard whose tree id is unchanged is skipped, a changed shard is re-listed and
   only blobs with new ids are read;
 * work scope: keys are the directory's ``st_mtime_ns`` and each file's
-  ``(st_mtime_ns, st_ctime_ns, st_size, st_ino)``, as git's own index trusts stat data.
+  :func:`.freshness.stat_key`, as git's own index trusts stat data (:mod:`.freshness`).
   Every add, removal or rename in a shard changes the directory's mtime, so it is seen; an
   in-place edit of a file in a shard whose directory did not change is not seen by a
-  plain :meth:`Catalog.sync` (``kistore verify`` and the pull-request gate read every file
-  and remain the authority on names). Two lookups make up for it: ``KIND/NAME``
+  plain :meth:`NameIndex.sync` (``kistore verify`` and the pull-request gate read every
+  file and remain the authority on names). Two lookups make up for it: ``KIND/NAME``
   resolution reads the metadata file it lands on and, when the name is no longer there,
-  makes the catalog read that manifest again (:meth:`Catalog.forget`). A name given to a
+  makes the index read that manifest again (:meth:`NameIndex.forget`). A name given to a
   manifest by rewriting its metadata file in place is found once ``kistore reindex`` has
-  rebuilt the whole catalog (:meth:`Catalog.rebuild`); a miss says so
-  (:meth:`kistore.views.View.find_name`). ``sync(every_shard=True)`` compares every file's
+  rebuilt the names (:meth:`NameIndex.rebuild`); a miss says so
+  (:meth:`kistore.store.View.find_name`). ``sync(every_shard=True)`` compares every file's
   key, O(store) stats, for callers that must see such edits.
 
 The store layer hands in a :class:`Source` (the work tree or a commit); this module does no
-git itself. The query layer's ranking index is separate (``kistore/query``).
+git itself.
 """
 
 from __future__ import annotations
 
-import logging
+import contextlib
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from hashlib import blake2b
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from ..core.canonical_fast import loads_lenient
 from ..core.digest import Digest
+from . import database
+from .database import INDEXES, LARGE_READ, Damaged, Progress, index_path, log, seal
+from .transaction import transaction
 
-SCHEMA_VERSION = "3"  # 3: work-tree file keys hold the ctime
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS shards (scope TEXT, dir TEXT, key TEXT NOT NULL,
-                                   PRIMARY KEY (scope, dir));
-CREATE TABLE IF NOT EXISTS files (scope TEXT, digest TEXT, object_key TEXT, metadata_key TEXT,
-                                  kind TEXT, name TEXT, PRIMARY KEY (scope, digest));
-CREATE INDEX IF NOT EXISTS files_by_name ON files (scope, kind, name, digest);
-"""
-_NAME_INDEX = "CREATE INDEX IF NOT EXISTS files_by_name ON files (scope, kind, name, digest)"
-
-LARGE_READ = 50_000
-"""A sync that is going to read at least this many manifests (an empty or dropped catalog
-of a large store: minutes at 1,000,000) says so first, through :data:`log`."""
-
-log = logging.getLogger(__name__)
-"""Where a long catalog read is announced (a WARNING: without logging configured, Python
-prints it on stderr, so a command line user sees why the command is slow)."""
+_NAME_INDEX = f"CREATE INDEX IF NOT EXISTS names_by_key ON {INDEXES['names_by_key']}"
+_T = TypeVar("_T")
 
 _LOOKUP_LIMIT = 2_000
-""":meth:`Catalog.shared` looks up to this many names one by one; more, it reads the
+""":meth:`NameIndex.shared` looks up to this many names one by one; more, it reads the
 shared names of the whole name index in one pass instead."""
-
-Progress = Callable[[int], None]
-"""Called with the number of manifests whose shard was just synced (drives a progress bar)."""
 
 
 class Source(Protocol):
-    """What the catalog needs to know about a view of the store (work tree or commit)."""
+    """What the names need to know about a view of the store (work tree or commit)."""
 
     scope: str
     """``work`` or ``commit``."""
@@ -86,49 +73,88 @@ class Source(Protocol):
         ...
 
 
-class Catalog:
-    """The SQLite name catalog at ``path`` (created on first use).
+class NameIndex:
+    """The name tables of the index file at ``path``.
 
     Args:
-        path: the database file, e.g. ``.git/kistore/catalog.sqlite``.
+        path: the index file, e.g. ``.git/kistore/index.sqlite`` (:func:`.database.index_path`).
 
-    Raises:
-        sqlite3.Error: when the file cannot be created or opened (callers fall back to a
-            full scan).
+    Every call uses this process's connection to the file (:func:`.database.connection`),
+    opened on first use. A row is looked up by its :func:`name_key`, and every row read is
+    checked against its seal: a row whose name, digest or keys were edited from outside
+    kistore is found by a lookup of either name, dropped, and its manifest read again from
+    the store (:meth:`_repair`) before the answer is given.
     """
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        # a full read writes ~400 B a manifest in random key order: with SQLite's default
-        # 2 MB page cache, B-tree pages were evicted and written again and again
-        self.db.execute("PRAGMA cache_size=-65536")
-        self.db.execute("CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT)")
-        row = self.db.execute("SELECT value FROM info WHERE key='version'").fetchone()
-        self.dropped = row is not None and row[0] != SCHEMA_VERSION
-        """True when this open found a catalog of another format and started it again."""
-        if row is None or row[0] != SCHEMA_VERSION:  # derived data: start again
-            self.db.executescript("DROP TABLE IF EXISTS shards; DROP TABLE IF EXISTS files;")
-            self.db.execute("INSERT OR REPLACE INTO info VALUES ('version', ?)",
-                            (SCHEMA_VERSION,))
-        self.db.executescript(_SCHEMA)
+        self._unusable = False
+        self._deferred: list[sqlite3.Error] | None = None
 
-    def close(self) -> None:
-        """Close the database."""
-        self.db.close()
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The process's connection to the index file (a new one after a reset).
+
+        Raises:
+            OSError, sqlite3.Error: as :func:`.database.connection`.
+        """
+        return database.connection(self.path)
+
+    def usable(self) -> bool:
+        """Open the file now when it is not open; False when it cannot be (read-only clone).
+
+        Opening starts again a file of another format or one that is not SQLite, under the
+        exclusive lock: ``add`` calls this before it takes its write lock, which another
+        process holding the index may be waiting for.
+        """
+        if self._unusable:
+            return False
+        try:
+            database.connection(self.path)
+        except (sqlite3.Error, OSError):
+            self._unusable = True
+        return not self._unusable
+
+    def damaged(self, error: sqlite3.Error) -> None:
+        """Start the file again after ``error`` when SQLite found it damaged (not just busy).
+
+        Inside :meth:`resets_deferred` the reset waits until the block has ended.
+        """
+        if isinstance(error, sqlite3.OperationalError):  # locked, full, read-only: not damage
+            return
+        if self._deferred is not None:
+            self._deferred.append(error)
+            return
+        with contextlib.suppress(OSError, sqlite3.Error):
+            database.reset(self.path, f"it is damaged: {error}")
+
+    @contextlib.contextmanager
+    def resets_deferred(self) -> Iterator[None]:
+        """Defer any reset :meth:`damaged` asks for until the block has ended.
+
+        A reset takes the exclusive lock, which waits for every other process that has the
+        file open; one of them may be waiting for a lock the block holds (``add``'s write
+        lock: an import looks its names up, then adds), so the reset comes after it.
+        """
+        deferred: list[sqlite3.Error] = []
+        self._deferred = deferred
+        try:
+            yield
+        finally:
+            self._deferred = None
+            if deferred:
+                self.damaged(deferred[0])
 
     def sync(self, source: Source, *, every_shard: bool = False,
              progress: Progress | None = None) -> int:
         """Bring ``source.scope`` up to date with ``source``; return how many shards it re-read.
 
         Only shards whose key changed are listed again, and only files whose key changed are
-        read. A file that does not parse, or a manifest missing its object or metadata file,
-        has no name in the catalog (``verify`` reports it). Without ``progress``, a sync
-        of an empty catalog that is about to read :data:`LARGE_READ` manifests or more logs a
-        WARNING on :data:`log` first (estimated from its first 8 shards).
+        read (or whose row does not match its seal). A file that does not parse, or a
+        manifest missing its object or metadata file, has no name here (``verify`` reports
+        it). Without ``progress``, a sync of empty names that is about to read
+        :data:`LARGE_READ` manifests or more logs a WARNING on :data:`log` first (estimated
+        from its first 8 shards).
 
         Args:
             source: the view to follow.
@@ -138,50 +164,51 @@ class Catalog:
                 files whose key changed are read.
             progress: called with the number of object files of each shard as it is synced.
         """
-        scope = source.scope
+        db, scope = self.db, source.scope
         current = source.shard_keys()
-        known = dict(self.db.execute("SELECT dir, key FROM shards WHERE scope=?", (scope,)))
+        known = {row[1]: row[2] for row in db.execute(
+            "SELECT scope, dir, key, seal FROM name_shards WHERE scope=?", (scope,))
+            if row[3] == seal(row[:3])}  # a row that does not match its seal: re-listed
         changed = sorted({d.rpartition("/")[2] for d in current.keys() | known.keys()
                           if every_shard or current.get(d) != known.get(d)})
         if not changed:
             return 0
-        empty = self.db.execute("SELECT 1 FROM files WHERE scope=? LIMIT 1",
-                                (scope,)).fetchone() is None
-        with self.db:
-            self.db.execute("BEGIN IMMEDIATE")
+        empty = db.execute("SELECT 1 FROM names WHERE scope=? LIMIT 1",
+                           (scope,)).fetchone() is None
+        with transaction(db):
             if empty:  # filling a table, then indexing it, is faster
-                self.db.execute("DROP INDEX IF EXISTS files_by_name")
+                db.execute("DROP INDEX IF EXISTS names_by_key")
             done = 0
             for i, shard in enumerate(changed, 1):
-                count = self._sync_shard(source, shard)
+                count = self._sync_shard(db, source, shard)
                 done += count
                 if i == 8 and empty and progress is None:  # 8 shards tell a large store
                     self._announce(done * len(changed) // 8)
                 if progress is not None:
                     progress(count)
-            self.db.execute("DELETE FROM shards WHERE scope=?", (scope,))
-            self.db.executemany("INSERT INTO shards VALUES (?, ?, ?)",
-                                [(scope, d, k) for d, k in current.items()])
-            self.db.execute(_NAME_INDEX)
+            db.execute("DELETE FROM name_shards WHERE scope=?", (scope,))
+            db.executemany("INSERT INTO name_shards VALUES (?, ?, ?, ?)",
+                           [(scope, d, k, seal((scope, d, k))) for d, k in current.items()])
+            db.execute(_NAME_INDEX)
         return len(changed)
 
     def _announce(self, estimate: int) -> None:
-        """Log that an empty catalog is about to read ~``estimate`` manifests (when large)."""
+        """Log that empty names are about to read ~``estimate`` manifests (when large)."""
         if estimate < LARGE_READ:
             return
-        why = ("its format changed" if self.dropped else "it is empty")
-        log.warning("note: building the name catalog %s (%s): reading ~%s manifests once; "
-                    "at 1,000,000 this takes minutes", self.path, why, f"{estimate:,}")
+        why = database.reset_reason(self.path) or "it is empty"
+        log.warning("note: building the names of the index %s (%s): reading ~%s manifests "
+                    "once; at 1,000,000 this takes minutes", self.path, why, f"{estimate:,}")
 
-    def _sync_shard(self, source: Source, shard: str) -> int:
+    def _sync_shard(self, db: sqlite3.Connection, source: Source, shard: str) -> int:
         """Sync one shard (``objects/XX`` and ``metadata/XX``); return its object file count."""
         scope = source.scope
         objects = source.file_keys(f"objects/{shard}")
         metadata = source.file_keys(f"metadata/{shard}")
-        stored = {row[0]: (row[1], row[2]) for row in self.db.execute(
-            "SELECT digest, object_key, metadata_key FROM files "
-            "WHERE scope=? AND digest >= ? AND digest < ?",
-            (scope, shard, shard + "g"))}
+        rows = db.execute(f"SELECT {_COLUMNS} FROM names WHERE scope=? AND digest >= ? AND "
+                          "digest < ?", (scope, shard, shard + "g")).fetchall()
+        stored = {row[1]: (row[2], row[3]) for row in rows
+                  if row[7] == seal(row[:7])}  # a row not matching its seal is read again
         seen = set()
         named, unnamed = [], []
         for leaf in sorted(objects.keys() & metadata.keys()):  # key order: B-tree appends
@@ -197,19 +224,20 @@ class Catalog:
             if kind_name is None:
                 unnamed.append((scope, hex_))
             else:
-                named.append((scope, hex_, *keys, *kind_name))
-        self.db.executemany("DELETE FROM files WHERE scope=? AND digest=?", unnamed)
-        self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", named)
-        gone = [(scope, d) for d in stored.keys() - seen]
-        self.db.executemany("DELETE FROM files WHERE scope=? AND digest=?", gone)
+                named.append(_row(scope, hex_, *keys, *kind_name))
+        db.executemany("DELETE FROM names WHERE scope=? AND digest=?", unnamed)
+        db.executemany("INSERT OR REPLACE INTO names VALUES (?, ?, ?, ?, ?, ?, ?, ?)", named)
+        # rows of files that are gone, or whose digest no file of the shard has (edited)
+        gone = [(scope, d) for d in {row[1] for row in rows} - seen]
+        db.executemany("DELETE FROM names WHERE scope=? AND digest=?", gone)
         return len(objects)
 
     def clear(self) -> None:
         """Forget every scope: the next :meth:`sync` of each reads every file again."""
-        with self.db:  # autocommit connection: the BEGIN makes the block one transaction
-            self.db.execute("BEGIN IMMEDIATE")
-            self.db.execute("DELETE FROM files")
-            self.db.execute("DELETE FROM shards")
+        db = self.db
+        with transaction(db):
+            db.execute("DELETE FROM names")
+            db.execute("DELETE FROM name_shards")
 
     def rebuild(self, source: Source, progress: Progress | None = None) -> int:
         """Forget every scope, then read every file of ``source`` (O(store) reads).
@@ -223,7 +251,7 @@ class Catalog:
         """
         self.clear()
         self.sync(source, progress=progress)
-        row = self.db.execute("SELECT count(*) FROM files WHERE scope=?",
+        row = self.db.execute("SELECT count(*) FROM names WHERE scope=?",
                               (source.scope,)).fetchone()
         return int(row[0])
 
@@ -233,12 +261,11 @@ class Catalog:
         For a file found rewritten in place: its directory's key did not change, and a
         same-size rewrite that put the old mtime back keeps the file's key too.
         """
-        shard = digest.hex[:2]
-        with self.db:
-            self.db.execute("BEGIN IMMEDIATE")
-            self.db.execute("DELETE FROM files WHERE scope=? AND digest=?", (scope, digest.hex))
-            self.db.executemany("DELETE FROM shards WHERE scope=? AND dir=?",
-                                [(scope, f"objects/{shard}"), (scope, f"metadata/{shard}")])
+        db, shard = self.db, digest.hex[:2]
+        with transaction(db):
+            db.execute("DELETE FROM names WHERE scope=? AND digest=?", (scope, digest.hex))
+            db.executemany("DELETE FROM name_shards WHERE scope=? AND dir=?",
+                           [(scope, f"objects/{shard}"), (scope, f"metadata/{shard}")])
 
     def record(self, scope: str, rows: Iterable[tuple[Digest, str, str, str, str]],
                shard_keys: Mapping[str, str]) -> None:
@@ -249,18 +276,75 @@ class Catalog:
             rows: ``(digest, object_key, metadata_key, kind, name)`` per written manifest.
             shard_keys: new keys of the shard directories written (only those).
         """
-        with self.db:
-            self.db.execute("BEGIN IMMEDIATE")
-            self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
-                                [(scope, d.hex, ok, mk, k, n) for d, ok, mk, k, n in rows])
-            self.db.executemany("INSERT OR REPLACE INTO shards VALUES (?, ?, ?)",
-                                [(scope, d, k) for d, k in shard_keys.items()])
+        db = self.db
+        with transaction(db):
+            db.executemany("INSERT OR REPLACE INTO names VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           [_row(scope, d.hex, ok, mk, k, n) for d, ok, mk, k, n in rows])
+            db.executemany("INSERT OR REPLACE INTO name_shards VALUES (?, ?, ?, ?)",
+                           [(scope, d, k, seal((scope, d, k))) for d, k in shard_keys.items()])
+
+    def _rows(self, scope: str, where: str, args: Iterable[object]) -> list[tuple[str, str, str]]:
+        """Return ``(kind, name, digest hex)`` of the rows of ``scope`` matching ``where``.
+
+        Raises:
+            Damaged: a row does not match its seal (:meth:`_repair` drops it).
+        """
+        found = []
+        bad = []
+        for row in self.db.execute(f"SELECT {_COLUMNS} FROM names WHERE scope=? AND {where}",
+                                   (scope, *args)):
+            if row[7] != seal(row[:7]) or row[6] != name_key(row[4], row[5]):
+                bad.append(row[1])
+            else:
+                found.append((row[4], row[5], row[1]))
+        if bad:
+            self._repair(scope, bad)
+            raise Damaged(f"{len(bad)} name row(s) that do not match their seal")
+        return found
+
+    def _repair(self, scope: str, digests: list[str]) -> None:
+        """Drop rows that do not match their seal; make the next sync list every shard again.
+
+        The digest of a row may be what was edited, so which shard holds the manifest it
+        stood for is unknown: every shard is listed again (O(store) stats), and every file
+        without a row is read.
+        """
+        db = self.db
+        log.warning("note: the index %s holds %d name row(s) it cannot trust: reading the "
+                    "names again", self.path, len(digests))
+        with transaction(db):
+            db.executemany("DELETE FROM names WHERE scope=? AND digest=?",
+                           [(scope, d) for d in digests])
+            db.execute("DELETE FROM name_shards WHERE scope=?", (scope,))
+
+    def trusted(self, source: Source, ask: Callable[[], _T], *, sync: bool = True) -> _T:
+        """Return ``ask()`` after a :meth:`sync`; when it meets an untrusted row, once again.
+
+        Args:
+            source: the view the names follow (synced first, and again after a repair).
+            ask: reads the names (:meth:`owners`, :meth:`names`, :meth:`shared`).
+            sync: sync first (False: the caller just did).
+
+        Raises:
+            Damaged: rows still untrusted after the repair.
+        """
+        if sync:
+            self.sync(source)
+        try:
+            return ask()
+        except Damaged:
+            self.sync(source)
+            return ask()
 
     def owners(self, scope: str, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Digest]:
         """Return the digest holding each ``(kind, name)`` in ``keys`` that is taken.
 
         When two manifests share a name (``verify`` reports it), the larger digest is given.
         A large batch is answered from one scan of its kinds instead of a query per key.
+
+        Raises:
+            Damaged: a row read does not match its seal (:meth:`trusted` repairs and asks
+                again).
         """
         wanted = list(keys)
         if len(wanted) > 256:
@@ -268,12 +352,10 @@ class Catalog:
             return {key: names[key] for key in wanted if key in names}
         found: dict[tuple[str, str], Digest] = {}
         for kind, name in wanted:
-            # MAX(), not ORDER BY: an ORDER BY digest makes SQLite walk the primary key.
-            row = self.db.execute(
-                "SELECT MAX(digest) FROM files WHERE scope=? AND kind=? AND name=?",
-                (scope, kind, name)).fetchone()
-            if row[0] is not None:
-                found[(kind, name)] = Digest(row[0])
+            holders = [d for k, n, d in self._rows(scope, "name_key=?", (name_key(kind, name),))
+                       if (k, n) == (kind, name)]
+            if holders:
+                found[(kind, name)] = Digest(max(holders))
         return found
 
     def shared(self, scope: str, keys: Iterable[tuple[str, str]] | None = None
@@ -292,26 +374,25 @@ class Catalog:
 
         Returns:
             ``(kind, name) -> digests`` (sorted, two or more) for each shared key.
+
+        Raises:
+            Damaged: as :meth:`owners`.
         """
         wanted = None if keys is None else list(dict.fromkeys(keys))
-        rows: list[tuple[str, str, str]] = []
         if wanted is None or len(wanted) > _LOOKUP_LIMIT:
-            for kind, name, digests in self.db.execute(
-                    "SELECT kind, name, group_concat(digest) FROM files WHERE scope=? "
-                    "GROUP BY kind, name HAVING count(*) > 1", (scope,)):
-                rows += [(kind, name, digest) for digest in digests.split(",")]
+            rows = self._rows(scope, "name_key IN (SELECT name_key FROM names WHERE scope=? "
+                              "GROUP BY name_key HAVING count(*) > 1)", (scope,))
             asked = None if wanted is None else set(wanted)
             rows = [row for row in rows if asked is None or row[:2] in asked]
         else:
-            by_kind: dict[str, list[str]] = {}
-            for kind, name in wanted:
-                by_kind.setdefault(kind, []).append(name)
-            for kind, names in by_kind.items():
-                for i in range(0, len(names), 500):
-                    chunk = names[i:i + 500]
-                    rows += self.db.execute(
-                        "SELECT kind, name, digest FROM files WHERE scope=? AND kind=? AND "
-                        f"name IN ({','.join('?' * len(chunk))})", (scope, kind, *chunk))
+            rows = []
+            codes = sorted({name_key(kind, name) for kind, name in wanted})
+            asked = set(wanted)
+            for i in range(0, len(codes), 500):
+                chunk = codes[i:i + 500]
+                rows += [row for row in self._rows(
+                    scope, f"name_key IN ({','.join('?' * len(chunk))})", chunk)
+                    if row[:2] in asked]
         holders: dict[tuple[str, str], list[str]] = {}
         for kind, name, digest in rows:
             holders.setdefault((kind, name), []).append(digest)
@@ -319,13 +400,37 @@ class Catalog:
                 if len(found) > 1}
 
     def names(self, scope: str, kinds: Iterable[str]) -> dict[tuple[str, str], Digest]:
-        """Return every ``(kind, name) -> digest`` of ``kinds`` in ``scope``."""
-        wanted = list(kinds)
-        marks = ",".join("?" * len(wanted))
-        rows = self.db.execute(
-            f"SELECT kind, name, digest FROM files WHERE scope=? AND kind IN ({marks}) "
-            "ORDER BY digest", (scope, *wanted))
-        return {(kind, name): Digest(digest) for kind, name, digest in rows}
+        """Return every ``(kind, name) -> digest`` of ``kinds`` in ``scope``.
+
+        Raises:
+            Damaged: as :meth:`owners`.
+        """
+        wanted = set(kinds)
+        rows = sorted((digest, kind, name) for kind, name, digest in self._rows(scope, "1", ())
+                      if kind in wanted)
+        return {(kind, name): Digest(digest) for digest, kind, name in rows}
+
+
+_COLUMNS = "scope, digest, object_key, metadata_key, kind, name, name_key, seal"
+"""The columns of a ``names`` row, in table order (the seal last)."""
+
+
+def name_key(kind: str, name: str) -> int:
+    """Return the 64-bit integer a ``(kind, name)`` is looked up by (BLAKE2b, signed).
+
+    Rows are found by this key, not by their ``name`` column, and the key is in their seal:
+    a name edited from outside kistore is still found by a lookup of the name it had, and
+    its seal then tells.
+    """
+    digest = blake2b(f"{kind}\0{name}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def _row(scope: str, digest: str, object_key: str, metadata_key: str, kind: str,
+         name: str) -> tuple[object, ...]:
+    """Return a ``names`` row, keyed and sealed."""
+    values = (scope, digest, object_key, metadata_key, kind, name, name_key(kind, name))
+    return (*values, seal(values))
 
 
 def _kind_and_name(object_bytes: bytes | None, metadata_bytes: bytes | None
@@ -345,10 +450,10 @@ def _kind_and_name(object_bytes: bytes | None, metadata_bytes: bytes | None
     return kind, name
 
 
-def open_catalog(git_dir: Path) -> Catalog | None:
-    """Open ``GIT_DIR/kistore/catalog.sqlite``, or None when it cannot be (read-only clone)."""
-    try:
-        return Catalog(git_dir / "kistore" / "catalog.sqlite")
-    except (sqlite3.Error, OSError):
-        return None
+def open_name_index(git_dir: Path) -> NameIndex:
+    """Return the names of ``GIT_DIR/kistore/index.sqlite`` (the file is opened on first use).
 
+    When the file cannot be opened (a read-only clone), :meth:`NameIndex.usable` says so and
+    reads scan the store instead (:class:`kistore.store.View`).
+    """
+    return NameIndex(index_path(git_dir))

@@ -22,6 +22,12 @@ gc). Here (docs/speed.md, "the compact index, sixth pass"):
 Queries join each record to its own digest (:data:`SELECT`) and decode rows with the
 index's :class:`Codec`, which resolves the other ids; ids are assigned by :class:`Writer`,
 which looks up only the digests it has not seen. Ids are never reused within one file.
+
+Every row is sealed (:func:`kistore.index.database.seal`): a record's seal covers what the
+:data:`SELECT` reads of it, its own digest's bytes included, so an edited role, name,
+document or digest (``UPDATE digests SET digest = ...``) no longer matches; the digests,
+``keys`` rows and dictionary it resolves through carry their own. The codec checks each row
+it decodes and raises :class:`~kistore.index.database.Damaged` on a mismatch.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import json
 import sqlite3
 import zlib
 from collections.abc import Iterable
+from hashlib import blake2b
 from typing import Any
 
 import orjson
@@ -38,6 +45,7 @@ import orjson
 from ..core import canonical
 from ..core.digest import is_digest
 from ..core.schema import API_VERSION, KINDS
+from .database import Damaged, get_meta, seal, unsealed
 from .records import Record
 
 KIND_CODES = {kind: code for code, kind in enumerate(sorted(KINDS))}
@@ -50,22 +58,13 @@ REFERENCES = ("workloadDigest", "protocolDigest", "environmentDigest", "implemen
 _COLUMN_OF = dict(zip(REFERENCES, ("workload", "protocol", "environment", "implementation"),
                       strict=True))
 
-SCHEMA = """
-CREATE TABLE digests (id INTEGER PRIMARY KEY, digest BLOB NOT NULL UNIQUE);
-CREATE TABLE keys (id INTEGER PRIMARY KEY, key INTEGER, object TEXT, family TEXT,
-                   statistic TEXT);
-CREATE TABLE records (id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, name TEXT NOT NULL,
-                      document BLOB NOT NULL, workload INTEGER, hardware TEXT,
-                      protocol INTEGER, environment INTEGER, implementation INTEGER,
-                      key INTEGER, role TEXT, project TEXT);
-CREATE TABLE skipped (digest TEXT PRIMARY KEY, path TEXT NOT NULL, problem TEXT NOT NULL);
-CREATE TABLE dictionary (id INTEGER PRIMARY KEY CHECK (id = 1), bytes BLOB NOT NULL);
-"""
-"""``digests``: every digest a row names, by id; ``keys``: one row per distinct
-(comparison key, key object, family, statistic) of runs; ``records``: one row per manifest
-(id = its digest's id; digest columns hold ids); ``skipped``: the manifests of the tree
-the build left out, and why (:meth:`kistore.query.catalog.Catalog.skipped`);
-``dictionary``: the preset deflate dictionary every stored document is compressed with."""
+TABLES = ("digests", "keys", "records", "skipped", "dictionary")
+"""The tables of :data:`kistore.index.database.TABLES` this module fills. ``digests``: every
+digest a row names, by id; ``keys``: one row per distinct (comparison key, key object,
+family, statistic) of runs; ``records``: one row per manifest (id = its digest's id; digest
+columns hold ids); ``skipped``: the manifests of the tree the build left out, and why
+(:meth:`kistore.index.catalog.Catalog.skipped`); ``dictionary``: the preset deflate
+dictionary every stored document is compressed with."""
 
 DICTIONARY_SIZE = 4096
 """Bytes of the preset dictionary (docs/speed.md, sixth pass: 4 KB stored a synthetic
@@ -78,15 +77,8 @@ _WBITS = -13
 """Raw deflate (no zlib header or checksum), 8 KB window: the dictionary and a document fit,
 and deflate's state for it is set up in about half the time of the default 32 KB."""
 
-INDEXES = {"records_key": "records (key)", "records_kind": "records (kind, name)",
-           "records_workload": "records (workload)", "records_hardware": "records (hardware)",
-           "records_protocol": "records (protocol)",
-           "records_environment": "records (environment)",
-           "records_implementation": "records (implementation)", "keys_key": "keys (key)"}
-"""SQLite indexes (name -> table and columns); a rebuild creates them after filling."""
-
 SELECT = """SELECT d.digest, r.kind, r.name, r.document, r.workload, r.hardware,
-r.protocol, r.environment, r.implementation, r.key, r.role, r.project
+r.protocol, r.environment, r.implementation, r.key, r.role, r.project, r.seal
 FROM records r JOIN digests d ON d.id = r.id"""
 """Every column :meth:`Codec.decode_all` reads (append ``WHERE ...``; ``r`` is the record).
 
@@ -98,6 +90,18 @@ DIGEST_ID = "(SELECT id FROM digests WHERE digest = ?)"
 """The id of one digest (bind :func:`raw`); NULL, so matching nothing, when not interned."""
 
 _PREFIX = "sha256:"
+
+
+def record_seal(row: tuple[Any, ...]) -> bytes:
+    """Return the seal of a :data:`SELECT` row (its first 12 values; a seal after them is ignored).
+
+    :func:`kistore.index.database.seal` of those values, with the two byte strings (the
+    digest and the stored document) hashed as bytes rather than through ``repr``: the same
+    check, at half the cost a row (an ``ls`` of 100,000 manifests decodes every row).
+    """
+    document = row[3]
+    return blake2b(b"%b%b%r" % (row[0], document, (len(document), *row[1:3], *row[4:12])),
+                   digest_size=16).digest()
 
 
 def raw(digest: str) -> bytes:
@@ -152,13 +156,13 @@ class Codec:
         for the process (:data:`_SHARED`): a process answering many queries, each on a
         fresh connection, looks each id up once.
         """
-        row = conn.execute("SELECT value FROM meta WHERE key = 'file'").fetchone()
-        shared = _SHARED.get(row[0]) if row is not None else None
+        file = get_meta(conn, "file")
+        shared = _SHARED.get(file) if file is not None else None
         if shared is None:
-            found = conn.execute("SELECT bytes FROM dictionary WHERE id = 1").fetchone()
-            shared = (found[0] if found is not None else b"", {}, {})
-            if row is not None and shared[0]:  # the dictionary never changes once written
-                _SHARED[row[0]] = shared
+            found = conn.execute("SELECT id, bytes, seal FROM dictionary WHERE id = 1").fetchone()
+            shared = (unsealed(found)[1] if found is not None else b"", {}, {})
+            if file is not None and shared[0]:  # the dictionary never changes once written
+                _SHARED[file] = shared
         codec = cls(conn, shared[0])
         codec._digests, codec._keys = shared[1], shared[2]
         return codec
@@ -201,14 +205,25 @@ class Codec:
 
     def _resolve(self, rows: list[tuple[Any, ...]]) -> None:
         digests = {i for row in rows for i in (row[4], *row[6:9]) if i is not None}
-        self._fetch(digests - self._digests.keys(), "SELECT id, digest FROM digests WHERE id",
-                    lambda n, rest: self._digests.__setitem__(n, rest[0]))
+        self._fetch(digests - self._digests.keys(),
+                    "SELECT id, digest, seal FROM digests WHERE id", self._keep_digest)
         keys = {row[9] for row in rows if row[9] is not None} - self._keys.keys()
-        self._fetch(keys, "SELECT k.id, d.digest, k.object, k.family, k.statistic FROM keys k "
-                    "LEFT JOIN digests d ON d.id = k.key WHERE k.id",
-                    lambda n, rest: self._keys.__setitem__(n, (
-                        None if rest[0] is None else _PREFIX + rest[0].hex(),
-                        None if rest[1] is None else json.loads(rest[1]), *rest[2:])))
+        self._fetch(keys, "SELECT k.id, k.key, k.object, k.family, k.statistic, k.seal, "
+                    "d.digest, d.seal FROM keys k LEFT JOIN digests d ON d.id = k.key "
+                    "WHERE k.id", self._keep_key)
+
+    def _keep_digest(self, n: int, rest: list[Any]) -> None:
+        """Keep a ``digests`` row read by :meth:`_fetch` (``digest, seal``), checked."""
+        self._digests[n] = unsealed((n, *rest))[1]
+
+    def _keep_key(self, n: int, rest: list[Any]) -> None:
+        """Keep a ``keys`` row read by :meth:`_fetch`, and its key's digest, both checked."""
+        key_id, obj, family, statistic = unsealed((n, *rest[:5]))[1:]
+        digest = None if key_id is None else unsealed((key_id, *rest[5:]))[1]
+        if key_id is not None and not isinstance(digest, bytes):
+            raise Damaged(f"keys row {n} names digest id {key_id}, which is not stored")
+        self._keys[n] = (None if digest is None else _PREFIX + digest.hex(),
+                         None if obj is None else json.loads(str(obj)), family, statistic)
 
     def _fetch(self, ids: set[int], query: str, keep: Any) -> None:
         """Run ``query`` (ending ``WHERE ... id``) for ``ids``; ``keep(id, other columns)``.
@@ -228,8 +243,10 @@ class Codec:
                 keep(n, rest)
 
     def _decode(self, row: tuple[Any, ...]) -> Record:
+        if record_seal(row) != row[12]:
+            raise Damaged(f"a records row that does not match its seal ({row[2]!r:.80})")
         (digest, kind, name, document, workload, hardware, protocol, environment,
-         implementation, key, role, project) = row
+         implementation, key, role, project, _) = row
         kind = _KIND_NAMES[kind] if isinstance(kind, int) else kind
         spec = self._spec(self.rest(document), kind,
                           (workload, protocol, environment, implementation))
@@ -267,7 +284,12 @@ class Codec:
         The stored document with ``kind``, ``apiVersion`` and a run's reference digests
         put back, written by :func:`kistore.canonical.dumps` (RFC 8785): the bytes whose
         SHA-256 is the record's digest.
+
+        Raises:
+            Damaged: the row does not match its seal.
         """
+        if record_seal(row) != row[12]:
+            raise Damaged(f"a records row that does not match its seal ({row[2]!r:.80})")
         self._resolve([row])
         rest = self.rest(row[3])
         kind = _KIND_NAMES[row[1]] if isinstance(row[1], int) else row[1]
@@ -333,8 +355,9 @@ class Writer:
         if wanted:
             top = self.conn.execute("SELECT coalesce(max(id), 0) FROM digests").fetchone()[0]
             new = {d: top + n for n, d in enumerate(sorted(wanted), start=1)}
-            self.conn.executemany("INSERT INTO digests VALUES (?, ?)",
-                                  ((n, raw(d)) for d, n in new.items()))
+            self.conn.executemany("INSERT INTO digests VALUES (?, ?, ?)",
+                                  ((n, b, seal((n, b))) for d, n in new.items()
+                                   for b in (raw(d),)))
             self._ids.update(new)
         return self._ids
 
@@ -348,25 +371,45 @@ class Writer:
         records = list(records)
         if not self.codec.dictionary and documents:
             self.codec = Codec(self.conn, _sample(documents))
-            self.conn.execute("INSERT OR REPLACE INTO dictionary VALUES (1, ?)",
-                              (self.codec.dictionary,))
+            data = self.codec.dictionary
+            self.conn.execute("INSERT OR REPLACE INTO dictionary VALUES (1, ?, ?)",
+                              (data, seal((1, data))))
         columns, ids, keys = self._prepare(records)
         compress = self.codec.compress
+
+        def row(r: Record, c: tuple[Any, ...]) -> tuple[Any, ...]:
+            values = (raw(r.digest), kind_code(r.kind), r.name, compress(documents[r.digest]),
+                      *_derived(r, c, ids, keys))
+            return (ids[r.digest], *values[1:], record_seal(values))
+
         self.conn.executemany(
-            "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            ((ids[r.digest], kind_code(r.kind), r.name, compress(documents[r.digest]),
-              *_derived(r, c, ids, keys)) for r, c in zip(records, columns, strict=True)))
+            "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row(r, c) for r, c in zip(records, columns, strict=True)))
 
 
     def rederive(self, records: Iterable[Record]) -> None:
         """Update what a record derives from the manifests it references (its document stays)."""
         records = list(records)
         columns, ids, keys = self._prepare(records)
+        # what the row keeps, for its seal: its digest's bytes, kind, name, document
+        stored: dict[int, tuple[Any, ...]] = {}
+        listed = sorted(ids[r.digest] for r in records)
+        for i in range(0, len(listed), 500):  # SQLite's limit on bound parameters
+            chunk = listed[i:i + 500]
+            stored.update((row[0], row[1:]) for row in self.conn.execute(
+                "SELECT r.id, d.digest, r.kind, r.name, r.document FROM records r JOIN "
+                f"digests d ON d.id = r.id WHERE r.id IN ({', '.join('?' * len(chunk))})",
+                chunk))
+
+        def update(r: Record, c: tuple[Any, ...]) -> tuple[Any, ...]:
+            derived = _derived(r, c, ids, keys)
+            return (*derived, record_seal((*stored[ids[r.digest]], *derived)), ids[r.digest])
+
         self.conn.executemany(
             "UPDATE records SET workload = ?, hardware = ?, protocol = ?, environment = ?, "
-            "implementation = ?, key = ?, role = ?, project = ? WHERE id = ?",
-            ((*_derived(r, c, ids, keys), ids[r.digest])
-             for r, c in zip(records, columns, strict=True)))
+            "implementation = ?, key = ?, role = ?, project = ?, seal = ? WHERE id = ?",
+            (update(r, c) for r, c in zip(records, columns, strict=True)
+             if ids[r.digest] in stored))
 
     def delete(self, digests: Iterable[str]) -> None:
         """Delete the rows of ``digests`` (their interned digests stay: ids are never reused)."""
@@ -390,14 +433,14 @@ class Writer:
         """Return the ``keys`` id of each (comparison key, object, family, statistic)."""
         todo = wanted - self._keys.keys()
         if todo and not self.empty:
-            found = list(self.conn.execute("SELECT id, key, object, family, statistic FROM keys "
-                                           "WHERE key IS NULL"))
+            found = [unsealed(row) for row in self.conn.execute(
+                "SELECT id, key, object, family, statistic, seal FROM keys WHERE key IS NULL")]
             listed = sorted({ids[t[0]] for t in todo if t[0] is not None})
             for i in range(0, len(listed), 500):
                 chunk = listed[i:i + 500]
-                found += self.conn.execute(
-                    "SELECT id, key, object, family, statistic FROM keys "
-                    f"WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
+                found += [unsealed(row) for row in self.conn.execute(
+                    "SELECT id, key, object, family, statistic, seal FROM keys "
+                    f"WHERE key IN ({', '.join('?' * len(chunk))})", chunk)]
             by_id = {n: d for d, n in ids.items()}
             for n, key, obj, family, statistic in found:
                 self._keys.setdefault(
@@ -406,9 +449,10 @@ class Writer:
         if todo:
             top = self.conn.execute("SELECT coalesce(max(id), 0) FROM keys").fetchone()[0]
             new = {t: top + n for n, t in enumerate(sorted(todo, key=repr), start=1)}
-            self.conn.executemany(
-                "INSERT INTO keys VALUES (?, ?, ?, ?, ?)",
-                ((n, ids[t[0]] if t[0] is not None else None, *t[1:]) for t, n in new.items()))
+            values = [(n, ids[t[0]] if t[0] is not None else None, *t[1:])
+                      for t, n in new.items()]
+            self.conn.executemany("INSERT INTO keys VALUES (?, ?, ?, ?, ?, ?)",
+                                  [(*v, seal(v)) for v in values])
             self._keys.update(new)
         return self._keys
 

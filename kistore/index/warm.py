@@ -3,45 +3,54 @@
 A query of the work tree asks git four things: ``HEAD``'s tree, the shard directories of
 that tree (to compare the work tree with), which object blobs carry a note under
 ``refs/notes/kistore``, and -- only for runs that have attestations -- the notes and files
-themselves. The first three are cached in the index's ``meta`` and ``head_shards`` and
-``annotated`` tables under keys read from the files under ``.git`` (:mod:`.refs`):
+themselves. The first three are cached in the index's ``meta`` and ``head_shards`` tables
+under keys read from the files under ``.git`` (:mod:`.refs`):
 ``HEAD``'s commit id and the notes tip. When both match, nothing changed in git since the
 index last looked, and the answer needs no pygit2 (importing it costs ~0.1-0.2 s a
 process). When a key differs, or the refs cannot be read as files, the value is read
 through pygit2 and cached again. Work-tree edits are found by :mod:`.worktree` (shard
 directory mtimes), as before.
 
-The tables are a cache like the rest of the index: deleting them loses nothing.
+The tables are a cache like the rest of the index: deleting them loses nothing. Every row
+is sealed (:func:`.database.seal`); a row that does not match its seal is a miss, read again
+from git. A ``head_shards`` row's seal covers the tree it was read from (meta
+``shards_tree``), and the annotated blobs are one sealed value with the tip they were read at,
+so no row can be deleted or carried from another state without the cache being read again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.digest import Digest
 from ..core.layout import NOTES_REF
 from ..git import notes as git_notes
+from ..git.treediff import subtree
 from . import refs
+from .database import Damaged, get_meta, seal, set_meta
 from .transaction import transaction
 from .worktree import blob_id_of_file
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS head_shards (dir TEXT PRIMARY KEY, id TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS annotated (blob TEXT PRIMARY KEY);
-CREATE TABLE IF NOT EXISTS shard_listings (shard TEXT PRIMARY KEY, listing TEXT NOT NULL);
-"""
-"""``head_shards``: shard directory -> git tree id in ``HEAD``'s tree (meta ``shards_tree``);
-``annotated``: object blob ids with a note at the notes tip (meta ``notes_tip``);
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from .interfaces import IndexedStore
+
+TABLES = ("head_shards", "shard_listings")
+"""The tables of :data:`kistore.index.database.TABLES` this module fills.
+``head_shards``: shard directory -> git tree id in ``HEAD``'s tree (meta ``shards_tree``);
 ``shard_listings``: a shard tree id -> its ``{file name: blob id}`` (:func:`pack_listing`),
 for the shards of ``HEAD``, so comparing a freshly written work-tree directory needs no
-pygit2."""
+pygit2. The object blob ids with a note are meta ``annotated`` (JSON: the notes tip and the
+sorted ids)."""
 
 _LEAF = re.compile(r"[0-9a-f]{62}\.json")
 """A stored file's name in its shard directory: the digest's hex after the first two."""
@@ -52,12 +61,11 @@ SHARD_BASES = (layout.OBJECTS_DIR, layout.METADATA_DIR)
 
 
 def _meta(conn: sqlite3.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return row[0] if row is not None else None
-
-
-def _set_meta(conn: sqlite3.Connection, **values: str) -> None:
-    conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
+    """Return a cached ``meta`` value; None when absent or not matching its seal (a miss)."""
+    try:
+        return get_meta(conn, key)
+    except Damaged:
+        return None
 
 
 def head_commit(git_dir: Path) -> str | None:
@@ -69,7 +77,7 @@ def head_commit(git_dir: Path) -> str | None:
     return refs.resolve(git_dir, "HEAD")
 
 
-def tree_of(store: Any, conn: sqlite3.Connection, commit: str) -> str:
+def tree_of(store: IndexedStore, conn: sqlite3.Connection, commit: str) -> str:
     """Return the tree id of ``commit``: cached under meta ``head_commit``, else via pygit2.
 
     Args:
@@ -83,7 +91,7 @@ def tree_of(store: Any, conn: sqlite3.Connection, commit: str) -> str:
             return tree
     tree = str(store.commit(commit).tree.id)
     with transaction(conn):
-        _set_meta(conn, head_commit=commit, head_tree=tree)
+        set_meta(conn, head_commit=commit, head_tree=tree)
     return tree
 
 
@@ -97,8 +105,8 @@ class HeadTree:
         load: returns the pygit2 Tree (called at most once, when a value is not cached).
     """
 
-    def __init__(self, store: Any, conn: sqlite3.Connection, tree_id: str,
-                 load: Callable[[], Any]) -> None:
+    def __init__(self, store: IndexedStore, conn: sqlite3.Connection, tree_id: str,
+                 load: Callable[[], pygit2.Tree]) -> None:
         self.store = store
         self.conn = conn
         self.id = tree_id
@@ -114,9 +122,10 @@ class HeadTree:
 
     def _read_shards(self) -> dict[str, str]:
         """:meth:`shards`, from the cache in the index or else from the tree."""
-        self.conn.executescript(SCHEMA)
         if _meta(self.conn, "shards_tree") == self.id:
-            return dict(self.conn.execute("SELECT dir, id FROM head_shards"))
+            cached = self.conn.execute("SELECT dir, id, seal FROM head_shards").fetchall()
+            if all(row[2] == seal((*row[:2], self.id)) for row in cached):
+                return {row[0]: row[1] for row in cached}
         tree, repo = self._load(), self.store.repo
         found = {}
         for base in SHARD_BASES:
@@ -125,28 +134,32 @@ class HeadTree:
             except KeyError:
                 continue
             if entry.type_str == "tree":
-                found.update({f"{base}/{e.name}": str(e.id) for e in repo[entry.id]
+                found.update({f"{base}/{e.name}": str(e.id) for e in subtree(repo, entry.id)
                               if e.type_str == "tree"})
         with transaction(self.conn):
             self.conn.execute("DELETE FROM head_shards")
-            self.conn.executemany("INSERT INTO head_shards VALUES (?, ?)", found.items())
+            self.conn.executemany("INSERT INTO head_shards VALUES (?, ?, ?)",
+                                  [(d, i, seal((d, i, self.id))) for d, i in found.items()])
             self.conn.execute("DELETE FROM shard_listings WHERE shard NOT IN "
                               "(SELECT id FROM head_shards)")  # shards of older trees
-            _set_meta(self.conn, shards_tree=self.id)
+            set_meta(self.conn, shards_tree=self.id)
         return found
 
     def listing(self, shard_id: str | None) -> dict[str, str]:
         """Return ``{file name: blob id}`` of a shard tree (empty for None); cached by id."""
         if shard_id is None:
             return {}
-        row = self.conn.execute("SELECT listing FROM shard_listings WHERE shard = ?",
+        row = self.conn.execute("SELECT shard, listing, seal FROM shard_listings WHERE shard = ?",
                                 (shard_id,)).fetchone()
-        if row is not None:
-            return unpack_listing(row[0])
-        found = {e.name: str(e.id) for e in self.store.repo[shard_id] if e.type_str == "blob"}
+        if row is not None and row[2] == seal(row[:2]):
+            with contextlib.suppress(ValueError):  # a damaged listing is a miss
+                return unpack_listing(row[1])
+        found = {str(e.name): str(e.id) for e in subtree(self.store.repo, shard_id)
+                 if e.type_str == "blob"}
+        packed = pack_listing(found)
         with transaction(self.conn):
-            self.conn.execute("INSERT OR REPLACE INTO shard_listings VALUES (?, ?)",
-                              (shard_id, pack_listing(found)))
+            self.conn.execute("INSERT OR REPLACE INTO shard_listings VALUES (?, ?, ?)",
+                              (shard_id, packed, seal((shard_id, packed))))
         return found
 
 
@@ -178,7 +191,7 @@ def unpack_listing(stored: bytes | str) -> dict[str, str]:
             for i in range(0, len(stored), _ENTRY)}
 
 
-def annotated_blobs(store: Any, conn: sqlite3.Connection) -> frozenset[str] | None:
+def annotated_blobs(store: IndexedStore, conn: sqlite3.Connection) -> frozenset[str] | None:
     """Return the object blob ids that carry a note under :data:`NOTES_REF` now.
 
     Cached under the notes tip read from the files under ``.git``; on a new tip the notes
@@ -193,14 +206,15 @@ def annotated_blobs(store: Any, conn: sqlite3.Connection) -> frozenset[str] | No
         return None
     if tip is None:
         return frozenset()
-    conn.executescript(SCHEMA)
-    if _meta(conn, "notes_tip") == tip:
-        return frozenset(row[0] for row in conn.execute("SELECT blob FROM annotated"))
+    cached = _meta(conn, "annotated")
+    if cached is not None:
+        with contextlib.suppress(ValueError, TypeError, KeyError):  # damaged: a miss
+            value = json.loads(cached)
+            if value["tip"] == tip:
+                return frozenset(str(b) for b in value["blobs"])
     blobs = git_notes.annotated_blobs(store.repo, NOTES_REF)
     with transaction(conn):
-        conn.execute("DELETE FROM annotated")
-        conn.executemany("INSERT INTO annotated VALUES (?)", ((b,) for b in blobs))
-        _set_meta(conn, notes_tip=tip)
+        set_meta(conn, annotated=json.dumps({"tip": tip, "blobs": sorted(blobs)}))
     return blobs
 
 

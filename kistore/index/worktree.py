@@ -8,7 +8,7 @@ shard directory (``store/objects/sha256/XX``). So each shard directory is compar
 directory's mtime and the git tree id of that shard in ``HEAD``; it is compared again only
 when either changes (a commit that adds to other shards leaves this one cached).
 
-A directory modified within the last :data:`RACY_NS` is never cached (as git treats a
+A directory modified within :data:`.freshness.RACY_NS` is never cached (as git treats a
 "racily clean" index entry): a change in the same clock tick could hide behind an unchanged
 mtime. A file edited in place by hand does not change its directory's mtime: every record
 a query answers is checked against its files' stat data by :mod:`.fresh` instead.
@@ -28,23 +28,25 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.digest import Digest
 from ..git.pack import blob_id
+from .database import seal
+from .freshness import is_racy
 from .transaction import transaction
 
-RACY_NS = 2_000_000_000
-"""Directories changed this recently (2 s) are compared every time, never cached."""
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from .warm import HeadTree
 
-SCHEMA = ("CREATE TABLE IF NOT EXISTS worktree (dir TEXT PRIMARY KEY, mtime_ns INTEGER, "
-          "tree TEXT, changed TEXT);")
-"""One row per clean shard directory: its mtime, its git tree id in ``HEAD`` ("" when
-``HEAD`` lacks it) and the digests that differ (JSON list)."""
+TABLE = "worktree"
+"""The table of :data:`kistore.index.database.TABLES` this module fills: one row per clean
+shard directory: its mtime, its git tree id in ``HEAD`` ("" when ``HEAD`` lacks it) and
+the digests that differ (JSON list)."""
 
 
-def changed_digests(root: Path, head: Any, conn: sqlite3.Connection) -> set[Digest]:
+def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection) -> set[Digest]:
     """Return the digests whose object or metadata file differs between work tree and ``head``.
 
     Args:
@@ -58,8 +60,9 @@ def changed_digests(root: Path, head: Any, conn: sqlite3.Connection) -> set[Dige
         Digests with a file added or removed under ``store/objects`` or ``store/metadata``
         relative to ``head`` (a file replaced under its own name is :mod:`.fresh`'s to find).
     """
-    cached = {row[0]: row[1:] for row in conn.execute("SELECT dir, mtime_ns, tree, changed "
-                                                      "FROM worktree")}
+    cached = {row[0]: row[1:4] for row in conn.execute(
+        "SELECT dir, mtime_ns, tree, changed, seal FROM worktree")
+        if row[4] == seal(row[:4])}  # a row that does not match its seal is a miss
     head_shards, now = head.shards(), time.time_ns()
     found: set[Digest] = set()
     updates = []
@@ -85,12 +88,13 @@ def changed_digests(root: Path, head: Any, conn: sqlite3.Connection) -> set[Dige
                 continue
             changed = _compare(root, rel, head.listing(shard_id))
             found |= changed
-            if mtime is not None and now - mtime > RACY_NS:
+            if mtime is not None and not is_racy(mtime, now):
                 updates.append((rel, mtime, shard_id or "",
                                 json.dumps(sorted(map(str, changed)))))
     if updates:
         with transaction(conn):
-            conn.executemany("INSERT OR REPLACE INTO worktree VALUES (?, ?, ?, ?)", updates)
+            conn.executemany("INSERT OR REPLACE INTO worktree VALUES (?, ?, ?, ?, ?)",
+                             [(*row, seal(row)) for row in updates])
     return found
 
 

@@ -32,7 +32,7 @@ def find(store: Store, catalog: Catalog, ref: str, *, at: str | None = None) -> 
     """Resolve what a person typed (digest, 8+ hex prefix, ``KIND/NAME``) to a record.
 
     ``KIND/NAME`` is looked up in the catalog (an index lookup, not a store scan). A miss
-    is confirmed by the name catalog (:meth:`kistore.views.View.find_name`, O(changed
+    is confirmed by the index's names (:meth:`kistore.store.View.find_name`, O(changed
     shards)); a name written into a metadata file in place is found after ``kistore
     reindex``, and the error for a miss says so.
 
@@ -51,7 +51,7 @@ def find(store: Store, catalog: Catalog, ref: str, *, at: str | None = None) -> 
         if lost is not None:
             raise unreadable_error(store.view(at), Digest.from_str(lost), ref)
         found = store.view(at).find_name(kind, name)
-        record = catalog.record(str(found)) if found is not None else None
+        record = _record(store, catalog, found, at) if found is not None else None
         if found is not None and record is None:
             raise unreadable_error(store.view(at), found, ref,
                                    committed=str(found) in catalog.skipped())
@@ -59,10 +59,23 @@ def find(store: Store, catalog: Catalog, ref: str, *, at: str | None = None) -> 
             raise ResolutionError(f"no {kind} named {name!r} in the store")
         return record
     digest = store.resolve(ref, at=at)
-    record = catalog.record(str(digest))
+    record = _record(store, catalog, digest, at)
     if record is None:
         raise unreadable_error(store.view(at), digest, str(digest),
                                committed=str(digest) in catalog.skipped())
+    return record
+
+
+def _record(store: Store, catalog: Catalog, digest: Digest, at: str | None) -> Record | None:
+    """Return the catalog's record of ``digest``; when it has none, why not is checked.
+
+    A manifest whose files read well has a record: when the catalog has none, the catalog
+    is asked again (:meth:`~kistore.index.catalog.Catalog.recheck`: the index rebuilds rows
+    deleted or edited from outside kistore). None when the files themselves are damaged.
+    """
+    record = catalog.record(str(digest))
+    if record is None and not damage(store.view(at), digest)[0]:
+        record = catalog.recheck(str(digest))
     return record
 
 

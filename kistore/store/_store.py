@@ -43,10 +43,11 @@ from ..git.commit import BranchCommit, check_ready, common_git_dir, interrupts_d
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.writer import FileBatch, FileStat, remove_stale_temps
 from ..git.writer import atomic_write as atomic_write  # re-exported: trust and notes use it
-from ..index.names import Catalog, open_catalog
+from ..index.freshness import stat_key
+from ..index.names import NameIndex, open_name_index
 from .admission import AddResult as AddResult  # re-exported: importers and the CLI use it
 from .admission import plan_add
-from .views import CommitView, View, WorkTreeView, stat_key
+from .views import CommitView, View, WorkTreeView
 
 SETTINGS_TEMPLATE = """\
 # kistore store settings (https://kernelindex.dev). Reviewed like code.
@@ -109,10 +110,9 @@ class Store:
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         start = os.fspath(path) if path is not None else os.getcwd()
         self._repo: pygit2.Repository | None = None
-        self._catalog: Catalog | None = None
+        self._name_index: NameIndex | None = None
         self.uncommitted: tuple[str, ...] = ()
         """Files :meth:`init` wrote into an existing repository and left to commit."""
-        self._catalog_opened = False
         plain = _plain_work_tree(start)
         if plain is not None:  # the common case, found without importing pygit2
             self.root: Path | None = plain
@@ -136,15 +136,15 @@ class Store:
             self._repo = pygit2.Repository(str(self.root))
         return self._repo
 
-    def catalog(self) -> Catalog | None:
-        """Return the derived name catalog (``GIT_DIR/kistore/catalog.sqlite``), opened once.
+    def name_index(self) -> NameIndex:
+        """Return the names of the derived index (``GIT_DIR/kistore/index.sqlite``).
 
-        None when it cannot be opened (e.g. a read-only clone); reads then scan the store.
+        The file is opened on first use; when it cannot be (e.g. a read-only clone), reads
+        scan the store instead (:meth:`kistore.index.names.NameIndex.usable`).
         """
-        if not self._catalog_opened:
-            self._catalog_opened = True
-            self._catalog = open_catalog(self.git_dir)
-        return self._catalog
+        if self._name_index is None:
+            self._name_index = open_name_index(self.git_dir)
+        return self._name_index
 
     # -- creating --------------------------------------------------------------------
 
@@ -210,8 +210,8 @@ class Store:
             InputError: when ``at`` names no commit.
         """
         if at is None and self.root is not None:
-            return WorkTreeView(self.root, self.catalog())
-        return CommitView(self.repo, self.commit(at or "HEAD"), self.catalog())
+            return WorkTreeView(self.root, self.name_index())
+        return CommitView(self.repo, self.commit(at or "HEAD"), self.name_index())
 
     def limits(self, at: str | None = None) -> Limits:
         """Return the size limits the store's ``kistore.toml`` sets (``[limits]``).
@@ -264,9 +264,10 @@ class Store:
         kind, slash, name = ref.partition("/")
         if slash and kind in KINDS:
             digest = view.name_owners([(kind, name)]).get((kind, name))
-            if digest is not None and view.catalog is not None and view.scope == "work" and \
+            if digest is not None and view.name_index is not None and view.scope == "work" and \
                     not _has_name(view, digest, name):  # its metadata was rewritten in place
-                view.catalog.forget(view.scope, digest)
+                with contextlib.suppress(sqlite3.Error):  # derived: the next sync re-reads
+                    view.name_index.forget(view.scope, digest)
                 digest = view.name_owners([(kind, name)]).get((kind, name))
             if digest is None:
                 raise ResolutionError(f"no {kind} named {name!r} in the store")
@@ -337,7 +338,9 @@ class Store:
             StoreStateError: no work tree, or the branch kept moving under a concurrent
                 writer; the store is left as it was.
         """
-        with self._write_lock():
+        names = self.name_index()
+        names.usable()  # opened (a file to start again is reset) before the write lock
+        with names.resets_deferred(), self._write_lock():
             return self._add(manifests, allow_dangling=allow_dangling,
                              update_metadata=update_metadata, commit=commit, message=message,
                              origins=origins)
@@ -372,7 +375,7 @@ class Store:
         if commit:
             check_ready(self.repo)
             self._check_head_attributes()
-        view = WorkTreeView(self.root, self.catalog())
+        view = WorkTreeView(self.root, self.name_index())
         plan = plan_add(view, manifests, allow_dangling=allow_dangling,
                         update_metadata=update_metadata, commit=commit, origins=origins,
                         head_holds=self._head_holds())
@@ -406,7 +409,7 @@ class Store:
                         batch.undo()
                     raise
                 # Ctrl-C held during the branch move, delivered once it had landed: the add
-                # is whole; only the name catalog (a derived cache) is left for the next sync.
+                # is whole; only the index's names (derived) are left for the next sync.
                 raise AddInterrupted(results, committer.oid) from None
             except BaseException:
                 if committer is None or not committer.landed:
@@ -472,7 +475,7 @@ class Store:
 
     def _record_names(self, view: WorkTreeView, written: list[tuple[Manifest, str, str]],
                       stats: Mapping[str, FileStat]) -> None:
-        """Tell the catalog what ``add`` just wrote, so the next add need not re-read it.
+        """Tell the index's names what ``add`` just wrote, so the next add need not re-read it.
 
         Args:
             view: the work tree written to.
@@ -480,10 +483,10 @@ class Store:
             stats: the :data:`FileStat` of each file this add wrote (others are stat-ed).
 
         The shard keys recorded are those after this write; a shard that another writer
-        changed between this add's catalog sync and now is left for the next sync to re-read.
+        changed between this add's name sync and now is left for the next sync to re-read.
         """
-        catalog = view.catalog
-        if catalog is None or not written:
+        name_index = view.name_index
+        if name_index is None or not written:
             return
         rows = []
         root = f"{view.root}/"
@@ -498,7 +501,7 @@ class Store:
         shards = {m.digest.hex[:2] for m, _, _ in written}
         current = view.shard_keys()
         try:
-            catalog.record("work", rows, {d: k for d, k in current.items()
+            name_index.record("work", rows, {d: k for d, k in current.items()
                                           if d.rpartition("/")[2] in shards})
         except sqlite3.Error:  # a derived cache (disk full?): the next sync re-reads
             return              # these shards, whose keys it does not have
@@ -568,7 +571,7 @@ def _plain_work_tree(start: str) -> Path | None:
 def _has_name(view: View, digest: Digest, name: str) -> bool:
     """Return True when the work tree's metadata file of ``digest`` still says ``name``.
 
-    The name catalog trusts directory and file stat data; one read checks its answer.
+    The index's names trust directory and file stat data; one read checks its answer.
     """
     try:
         stored = canonical.loads(view.read(layout.metadata_path(digest)) or b"")["name"]

@@ -55,7 +55,7 @@ class AddPlan:
         files: work-tree path (``/``-separated) -> exact bytes to write; empty when the
             store already holds everything.
         written: each manifest whose files change, with its object and metadata paths
-            (for the name catalog).
+            (for the index's names).
     """
 
     results: list[AddResult] = field(default_factory=list)
@@ -69,7 +69,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     """Check a batch against the work tree; return what to write, or every refusal.
 
     Args:
-        view: the work tree (its name catalog answers name lookups).
+        view: the work tree (the index's names answer name lookups).
         manifests: validated manifests, in input order (duplicates allowed).
         allow_dangling: admit runs whose references are neither stored nor in the batch.
         update_metadata: replace the metadata of an already stored object when it differs.
@@ -109,7 +109,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     batch_names: dict[tuple[str, str], Digest] = {}
     results: list[AddResult] = []
     files: dict[str, bytes] = {}
-    written: list[tuple[Manifest, str, str]] = []  # for the name catalog
+    written: list[tuple[Manifest, str, str]] = []  # for the index's names
     for hex_, m in unique.items():
         digest = m.digest
         problems: list[KistoreError] = []

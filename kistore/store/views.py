@@ -1,7 +1,7 @@
 """Views: read-only access to the store's files in the work tree or at one commit.
 
 A :class:`View` reads repository paths, re-hashes objects on read and answers name
-lookups through the derived name catalog (:mod:`kistore.catalog`). :class:`WorkTreeView`
+lookups through the names of the derived index (:mod:`kistore.index.names`). :class:`WorkTreeView`
 reads files; :class:`CommitView` reads git objects (it works in a bare repository).
 :class:`kistore.store.Store` hands them out; nothing here writes.
 """
@@ -11,10 +11,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import sqlite3
 import stat
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from ..core import canonical, layout
 from ..core.digest import Digest
@@ -22,21 +23,21 @@ from ..core.errors import KistoreError, ResolutionError, VerificationError
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
-from ..index.names import Catalog
+from ..index import freshness
+from ..index.names import NameIndex
 
-RACY_NS = 2_000_000_000
-"""A work-tree directory changed less than this long ago (ns) is listed again later."""
+_T = TypeVar("_T")
 
 
 class View:
     """Read-only access to the store's files as of the work tree or one commit.
 
-    Name lookups go through the derived name catalog (:mod:`kistore.catalog`) when the
-    view has one, and fall back to reading every file when it has none.
+    Name lookups go through the names of the derived index (:mod:`kistore.index.names`)
+    when the view has them, and fall back to reading every file when it has none.
     """
 
     scope = ""
-    catalog: Catalog | None = None
+    name_index: NameIndex | None = None
 
     def read(self, path: str) -> bytes | None:
         """Return the bytes at a repository path, or None when there is no such file."""
@@ -45,6 +46,23 @@ class View:
     def list_dir(self, path: str) -> list[str]:
         """Return the entry names in a directory (empty when it does not exist)."""
         raise NotImplementedError
+
+    def shard_keys(self) -> dict[str, str]:
+        """Map each shard directory (``objects/XX``, ``metadata/XX``) to its change key.
+
+        What :class:`kistore.index.names.Source` asks of a view: the index's names re-read
+        a shard whose key changed.
+        """
+        raise NotImplementedError
+
+    def file_keys(self, shard_dir: str) -> dict[str, str]:
+        """Map each file name in a shard directory (``objects/XX``) to its change key."""
+        raise NotImplementedError
+
+    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
+        """Return the bytes of ``store/<objects|metadata>/sha256/<XX>/<leaf>`` (None: absent)."""
+        top, _, shard = shard_dir.partition("/")
+        return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
 
     def has_object(self, digest: Digest) -> bool:
         """Return True when the object file for ``digest`` exists (its bytes unchecked)."""
@@ -107,36 +125,40 @@ class View:
     def names(self, kinds: Sequence[str] = KINDS) -> dict[tuple[str, str], Digest]:
         """Map ``(kind, metadata.name)`` to digest for every stored manifest of ``kinds``.
 
-        With a catalog: brings it up to date (re-reading only changed shards) and answers
-        from it. Without one: reads every object and metadata file, O(store). Unreadable
-        files are skipped (``kistore verify`` reports them). When two manifests share a
-        name, the larger digest is given.
+        With the index's names: brings them up to date (re-reading only changed shards) and
+        answers from them. Without: reads every object and metadata file, O(store).
+        Unreadable files are skipped (``kistore verify`` reports them). When two manifests
+        share a name, the larger digest is given.
         """
-        if self.catalog is not None:
-            self.catalog.sync(self)  # type: ignore[arg-type]
-            return self.catalog.names(self.scope, kinds)
-        return self._scan_names(kinds)
+        def ask(index: NameIndex) -> dict[tuple[str, str], Digest]:
+            return index.trusted(self, lambda: index.names(self.scope, kinds))
+
+        return self._from_index(ask, lambda: self._scan_names(kinds))
 
     def name_owners(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Digest]:
         """Return the stored digest for each ``(kind, name)`` in ``keys`` that is taken.
 
-        Costs O(changed shards + len(keys)) with a catalog, O(store) without.
+        Costs O(changed shards + len(keys)) with the index's names, O(store) without.
         """
-        if self.catalog is not None:
-            self.catalog.sync(self)  # type: ignore[arg-type]
-            return self.catalog.owners(self.scope, keys)
-        names = self._scan_names(sorted({k for k, _ in keys}))
-        return {key: names[key] for key in keys if key in names}
+        def ask(index: NameIndex) -> dict[tuple[str, str], Digest]:
+            return index.trusted(self, lambda: index.owners(self.scope, keys))
+
+        def scan() -> dict[tuple[str, str], Digest]:
+            names = self._scan_names(sorted({k for k, _ in keys}))
+            return {key: names[key] for key in keys if key in names}
+
+        return self._from_index(ask, scan)
 
     def find_name(self, kind: str, name: str) -> Digest | None:
         """Return the digest named ``KIND/NAME``, or None; a miss costs what a hit costs.
 
-        As :meth:`name_owners` for one name: O(changed shards), the catalog re-reading the
+        As :meth:`name_owners` for one name: O(changed shards), the names re-reading the
         shard directories that changed (an add, a removal, a rename, an editor that saves
         by renaming). A metadata file rewritten in place in a directory that did not change
-        is seen once ``kistore reindex`` has read every file (:meth:`kistore.catalog.Catalog.
-        rebuild`); the CLI says so on a miss. A miss used to compare every file's stat key
-        instead: O(store) stats, ~1 s at 20,000 manifests (docs/speed.md).
+        is seen once ``kistore reindex`` has read every file
+        (:meth:`kistore.index.names.NameIndex.rebuild`); the CLI says so on a miss. A miss
+        used to compare every file's stat key instead: O(store) stats, ~1 s at 20,000
+        manifests (docs/speed.md).
         """
         return self.name_owners([(kind, name)]).get((kind, name))
 
@@ -147,21 +169,34 @@ class View:
         A ``metadata.name`` is unique per kind (``kistore verify``: KI205); a metadata file
         edited in place, or manifests placed by hand, can break that, and ``KIND/NAME`` then
         names two manifests. Costs what :meth:`find_name` costs per key (O(changed shards)
-        with a catalog, O(store) without); ``keys=None`` asks about every name, one pass over
-        the catalog's name index. In the work tree each holder's metadata file is read to
-        confirm it (the catalog trusts stat data): a holder whose file no longer says the
-        name is dropped, and the catalog reads it again at its next sync.
+        with the index's names, O(store) without); ``keys=None`` asks about every name, one
+        pass over the names' SQL index. In the work tree each holder's metadata file is
+        read to confirm it (the names trust stat data): a holder whose file no longer says
+        the name is dropped, and the names read it again at their next sync.
 
         Args:
             keys: the ``(kind, name)`` pairs asked about; None: every name.
-            sync: bring the catalog up to date first (~5-10 ms: a stat of every shard
+            sync: bring the names up to date first (~5-10 ms: a stat of every shard
                 directory); False when the caller has just done so.
 
         Returns:
             ``(kind, name) -> digests`` (sorted, two or more) for each shared key; empty
             when every name asked about is unique.
         """
-        if self.catalog is None:
+        def ask(index: NameIndex) -> dict[tuple[str, str], list[Digest]]:
+            found = index.trusted(self, lambda: index.shared(self.scope, keys), sync=sync)
+            if self.scope != "work":  # a commit's names are keyed by blob ids: exact
+                return found
+            confirmed = {}
+            for (kind, name), digests in found.items():
+                holding = [d for d in digests if self._metadata_name(d) == name]
+                for gone in set(digests) - set(holding):
+                    index.forget(self.scope, gone)
+                if len(holding) > 1:
+                    confirmed[(kind, name)] = holding
+            return confirmed
+
+        def scan() -> dict[tuple[str, str], list[Digest]]:
             kinds = KINDS if keys is None else sorted({kind for kind, _ in keys})
             holders: dict[tuple[str, str], list[Digest]] = {}
             for key, digest in self._scan_holders(kinds):
@@ -169,19 +204,25 @@ class View:
             asked = None if keys is None else set(keys)
             return {key: sorted(d) for key, d in holders.items()
                     if len(d) > 1 and (asked is None or key in asked)}
-        if sync:
-            self.catalog.sync(self)  # type: ignore[arg-type]
-        found = self.catalog.shared(self.scope, keys)
-        if self.scope != "work":  # a commit's catalog is keyed by blob ids: exact
-            return found
-        confirmed = {}
-        for (kind, name), digests in found.items():
-            holding = [d for d in digests if self._metadata_name(d) == name]
-            for gone in set(digests) - set(holding):
-                self.catalog.forget(self.scope, gone)
-            if len(holding) > 1:
-                confirmed[(kind, name)] = holding
-        return confirmed
+
+        return self._from_index(ask, scan)
+
+    def _from_index(self, ask: Callable[[NameIndex], _T], scan: Callable[[], _T]) -> _T:
+        """Answer with ``ask(names of the index)``, or ``scan()`` when they cannot be used.
+
+        They cannot when the index file cannot be opened (a read-only clone) or any SQLite
+        error arises; a file SQLite finds damaged is also started again
+        (:meth:`kistore.index.names.NameIndex.damaged`): never trusted.
+        """
+        index = self.name_index
+        if index is None or not index.usable():
+            self.name_index = None
+            return scan()
+        try:
+            return ask(index)
+        except sqlite3.Error as e:
+            index.damaged(e)
+            return scan()
 
     def _metadata_name(self, digest: Digest) -> str | None:
         """Return the name the metadata file of ``digest`` holds now (None: unreadable)."""
@@ -218,27 +259,28 @@ class WorkTreeView(View):
 
     Args:
         root: the work tree.
-        catalog: the name catalog to use (None: names are found by reading every file).
+        name_index: the names of the index (None: names are found by reading every file).
     """
 
     scope = "work"
 
-    def __init__(self, root: Path, catalog: Catalog | None = None) -> None:
+    def __init__(self, root: Path, name_index: NameIndex | None = None) -> None:
         self.root = root
-        self.catalog = catalog
+        self.name_index = name_index
 
     def has_object(self, digest: Digest) -> bool:  # noqa: D102 - a stat, not a read
         return os.path.isfile(os.path.join(self.root, layout.object_path(digest)))
 
     def shard_keys(self) -> dict[str, str]:
-        """Catalog source: each shard directory's ``st_mtime_ns`` (see :mod:`kistore.catalog`).
+        """Map each shard directory to its ``st_mtime_ns`` (see :mod:`kistore.index.names`).
 
-        A directory changed in the last :data:`RACY_NS` gets a key that will not match
-        later: its mtime may not yet reflect a write made in the same clock tick (git's
-        "racy clean" problem), so the catalog lists it again once the moment has passed.
+        A directory changed within :data:`kistore.index.freshness.RACY_NS` gets a key that
+        will not match later: its mtime may not yet reflect a write made in the same clock
+        tick (git's "racy clean" problem), so the names list it again once the moment
+        has passed.
         """
         keys = {}
-        recent = time.time_ns() - RACY_NS
+        racy = freshness.is_racy
         for top in ("objects", "metadata"):
             base = self.root / layout.STORE_DIR / top / "sha256"
             with contextlib.suppress(FileNotFoundError, NotADirectoryError):
@@ -247,24 +289,19 @@ class WorkTreeView(View):
                     if entry.is_dir(follow_symlinks=False) and layout.is_shard_name(entry.name):
                         mtime = entry.stat().st_mtime_ns
                         keys[f"{top}/{entry.name}"] = (
-                            f"{mtime}:recent" if mtime > recent else str(mtime))
+                            f"{mtime}:recent" if racy(mtime) else str(mtime))
         return keys
 
     def file_keys(self, shard_dir: str) -> dict[str, str]:
-        """Catalog source: :func:`stat_key` of each file in a shard directory."""
+        """Map each file in a shard to its :func:`kistore.index.freshness.stat_key`."""
         top, _, shard = shard_dir.partition("/")
         base = self.root / layout.STORE_DIR / top / "sha256" / shard
         keys = {}
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             for entry in os.scandir(base):
                 if entry.is_file(follow_symlinks=False) and layout.is_leaf_name(entry.name):
-                    keys[entry.name] = stat_key(entry.stat())
+                    keys[entry.name] = freshness.stat_key(entry.stat())
         return keys
-
-    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
-        """Catalog source: the bytes of ``store/<top>/sha256/<shard>/<leaf>``."""
-        top, _, shard = shard_dir.partition("/")
-        return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
 
     def read(self, path: str) -> bytes | None:  # noqa: D102 - documented on View
         # Only a regular file is a stored file: a symlink (to /dev/zero: a query ran out of
@@ -297,15 +334,15 @@ class CommitView(View):
     scope = "commit"
 
     def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit,
-                 catalog: Catalog | None = None) -> None:
+                 name_index: NameIndex | None = None) -> None:
         self.repo = repo
         self.commit = commit
         self.tree = commit.tree
-        self.catalog = catalog
+        self.name_index = name_index
         self._trees: dict[str, pygit2.Tree | None] = {}
 
     def shard_keys(self) -> dict[str, str]:
-        """Catalog source: the git tree id of each shard directory."""
+        """Map each shard directory to its git tree id."""
         keys = {}
         for top in ("objects", "metadata"):
             entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256")
@@ -316,18 +353,13 @@ class CommitView(View):
         return keys
 
     def file_keys(self, shard_dir: str) -> dict[str, str]:
-        """Catalog source: the git blob id of each file in a shard directory."""
+        """Map each file in a shard directory to its git blob id."""
         top, _, shard = shard_dir.partition("/")
         entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256/{shard}")
         if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
             return {}
         return {str(e.name): str(e.id) for e in self.repo[entry.id].peel(pygit2.Tree)
                 if e.type == pygit2.GIT_OBJECT_BLOB}
-
-    def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
-        """Catalog source: the bytes of ``store/<top>/sha256/<shard>/<leaf>`` in the commit."""
-        top, _, shard = shard_dir.partition("/")
-        return self.read(f"{layout.STORE_DIR}/{top}/sha256/{shard}/{leaf}")
 
     def _entry(self, path: str) -> pygit2.Object | None:
         parent, _, leaf = path.rpartition("/")
@@ -368,19 +400,3 @@ class CommitView(View):
         assert isinstance(tree, pygit2.Tree)
         return [str(e.name) for e in tree]
 
-
-def stat_key(st: os.stat_result | tuple[int, ...]) -> str:
-    """Return a work-tree file's catalog change key: ``mtime_ns:ctime_ns:size:inode``.
-
-    ``ctime_ns`` is in it because an in-place rewrite that puts the old mtime back
-    (``touch -d``) and keeps the size (a name of the same length) still moves the ctime,
-    which no user can set (as :func:`kistore.query.fresh.file_stat_key`).
-
-    Args:
-        st: the file's stat, or a tuple starting ``(st_mtime_ns, st_size, st_ino,
-            st_ctime_ns)`` such as the :data:`kistore.writer.FileStat` a
-            :class:`kistore.writer.FileBatch` reports.
-    """
-    if isinstance(st, os.stat_result):  # first: a stat_result is a tuple too (mode, ino...)
-        return f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}"
-    return f"{st[0]}:{st[3]}:{st[1]}:{st[2]}"

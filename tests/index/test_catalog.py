@@ -1,4 +1,4 @@
-"""The name catalog: correct for the work tree and --at REV, incremental, disposable."""
+"""The index's names: correct for the work tree and --at REV, incremental, disposable."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import pytest
 from kistore.core import layout
 from kistore.core.errors import MultipleErrors, ResolutionError
 from kistore.core.model import Manifest
-from kistore.index.names import Catalog
-from kistore.store import Store, WorkTreeView, views
+from kistore.index import database, freshness
+from kistore.index.names import NameIndex
+from kistore.store import Store, WorkTreeView
 
 from ..conftest import git, snapshot
 
@@ -23,7 +24,7 @@ def workload(name: str, definition: str = "gemm") -> Manifest:
 
 
 def catalog_file(store_path):
-    return store_path / ".git" / "kistore" / "catalog.sqlite"
+    return store_path / ".git" / "kistore" / "index.sqlite"
 
 
 def test_catalog_lives_under_git_dir_and_leaves_work_tree_clean(store, store_path):
@@ -116,6 +117,7 @@ def test_deleting_the_catalog_loses_nothing(store, store_path):
 def test_corrupt_catalog_falls_back_to_reading_the_store(store, store_path):
     m = workload("a")
     store.add([m])
+    database.disconnect()  # damaged between two processes
     for f in catalog_file(store_path).parent.iterdir():
         f.write_bytes(b"not a database")
     assert Store(store_path).resolve("Workload/a") == m.digest
@@ -124,15 +126,15 @@ def test_corrupt_catalog_falls_back_to_reading_the_store(store, store_path):
 
 
 def test_sync_rereads_only_changed_shards(store, store_path, monkeypatch):
-    monkeypatch.setattr(views, "RACY_NS", 0)  # no directory counts as just changed
+    monkeypatch.setattr(freshness, "RACY_NS", 0)  # no directory counts as just changed
     store.add([workload(f"w{i}", f"d{i}") for i in range(40)])
     view = Store(store_path).view()
     view.names()
-    assert isinstance(view.catalog, Catalog)
-    assert view.catalog.sync(view) == 0  # nothing changed since
+    assert isinstance(view.name_index, NameIndex)
+    assert view.name_index.sync(view) == 0  # nothing changed since
     m = workload("late", "late")
     Store(store_path).add([m])
-    fresh = Catalog(catalog_file(store_path))
+    fresh = NameIndex(catalog_file(store_path))
     assert fresh.sync(view) == 0  # add recorded what it wrote
     (store_path / layout.metadata_path(m.digest)).unlink()
     assert fresh.sync(view) == 1  # one shard changed, one re-read
@@ -148,21 +150,21 @@ def test_a_directory_changed_in_the_same_clock_tick_is_listed_again(store, store
     # A write in the same mtime tick as the catalog's look would leave the directory's
     # mtime unchanged: such a directory never gets a key that can match later.
     store.add([workload("a")])
-    monkeypatch.setattr(views, "RACY_NS", 10**18)
+    monkeypatch.setattr(freshness, "RACY_NS", 10**18)
     keys = Store(store_path).view().shard_keys()
     assert keys and all(k.endswith(":recent") for k in keys.values())
-    monkeypatch.setattr(views, "RACY_NS", 0)
+    monkeypatch.setattr(freshness, "RACY_NS", 0)
     assert not any(k.endswith(":recent") for k in Store(store_path).view().shard_keys().values())
 
 
 def test_rebuild_reports_progress_for_every_object_file(store, store_path):
     store.add([workload(f"w{i}", f"d{i}") for i in range(40)])
-    catalog = Catalog(catalog_file(store_path))
+    catalog = NameIndex(catalog_file(store_path))
     done: list[int] = []
     assert catalog.rebuild(WorkTreeView(store_path, catalog), progress=done.append) == 40
     assert sum(done) == 40
     assert catalog.db.execute(
-        "SELECT name FROM sqlite_master WHERE name = 'files_by_name'").fetchone()
+        "SELECT name FROM sqlite_master WHERE name = 'names_by_key'").fetchone()
 
 
 def test_catalog_of_an_older_format_announces_its_long_first_read(store, store_path,
@@ -174,15 +176,16 @@ def test_catalog_of_an_older_format_announces_its_long_first_read(store, store_p
 
     store.add([workload(f"w{i}", f"d{i}") for i in range(40)])
     path = catalog_file(store_path)
-    Catalog(path).db.execute("UPDATE info SET value = 'older' WHERE key = 'version'")
+    NameIndex(path).db.execute("UPDATE meta SET value = 'older' WHERE key = 'format'")
+    database.disconnect()  # as a new process: the file is opened again
     monkeypatch.setattr(catalog_module, "LARGE_READ", 30)
-    with caplog.at_level(logging.WARNING, logger="kistore.index.names"):
+    with caplog.at_level(logging.WARNING, logger="kistore.index"):
         Store(store_path).add([workload("new", "new")])
     assert len(caplog.messages) == 1
-    assert caplog.messages[0].startswith(f"note: building the name catalog {path} (its "
-                                         "format changed): reading ~")
+    assert caplog.messages[0].startswith(f"note: building the names of the index {path} "
+                                         "(its format changed): reading ~")
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="kistore.index.names"):
+    with caplog.at_level(logging.WARNING, logger="kistore.index"):
         Store(store_path).add([workload("newer", "newer")])  # in step: nothing to say
     assert caplog.messages == []
 
@@ -192,7 +195,7 @@ def test_small_first_read_says_nothing(store, store_path, caplog):
 
     store.add([workload(f"w{i}", f"d{i}") for i in range(40)])
     catalog_file(store_path).unlink()
-    with caplog.at_level(logging.WARNING, logger="kistore.index.names"):
+    with caplog.at_level(logging.WARNING, logger="kistore.index"):
         assert Store(store_path).resolve("Workload/w3")
     assert caplog.messages == []
 

@@ -9,9 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kistore.core.model import Manifest
+from kistore.index import database
 from kistore.index.catalog import MemoryCatalog
-from kistore.index.index import FORMAT, Index, index_path, open_catalog
+from kistore.index.database import FORMAT
+from kistore.index.index import Index, open_catalog
 from kistore.query.answers import list_manifests, rank
+from kistore.store import Store
 
 from ..conftest import add_docs
 
@@ -53,7 +56,7 @@ def test_index_answers_like_a_scan_and_follows_commits(store, kit, world):
     add_docs(store, new_run(kit, world, "b", 10))
     assert answers(store) == scanned(store)
     assert names_by_rank(store, "BenchmarkRun/a") == [("b", 1), ("a", 2)]
-    conn = sqlite3.connect(index_path(store))
+    conn = sqlite3.connect(database.index_path(store.git_dir))
     tree = conn.execute("SELECT value FROM meta WHERE key='tree'").fetchone()[0]
     assert tree == str(store.commit("HEAD").tree.id)
 
@@ -109,7 +112,7 @@ def test_deleted_work_tree_file_is_not_answered(store, kit, world):
 def test_deleted_index_is_rebuilt_with_same_answers(store, kit, world):
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30), *new_run(kit, world, "b", 9)])
     before = answers(store), names_by_rank(store, "BenchmarkRun/a")
-    index_path(store).unlink()
+    database.index_path(store.git_dir).unlink()
     assert (answers(store), names_by_rank(store, "BenchmarkRun/a")) == before
 
 
@@ -117,7 +120,8 @@ def test_deleted_index_is_rebuilt_with_same_answers(store, kit, world):
 def test_corrupt_index_is_rebuilt_never_trusted(store, kit, world, damage):
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30), *new_run(kit, world, "b", 9)])
     before = answers(store)
-    path = index_path(store)
+    path = database.index_path(store.git_dir)
+    database.disconnect()  # damaged between two processes
     if damage == "garbage":
         path.write_bytes(b"this is not an sqlite database" * 100)
     elif damage == "empty-file":
@@ -131,6 +135,7 @@ def test_corrupt_index_is_rebuilt_never_trusted(store, kit, world, damage):
             conn.execute("UPDATE records SET key = NULL, hardware = 'a lie'")
         conn.commit()
         conn.close()
+    database.disconnect()  # as a new process: the file is opened again
     assert answers(store) == before
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT value FROM meta WHERE key='format'").fetchone()[0] == FORMAT
@@ -144,10 +149,13 @@ def test_reindex_rebuilds_from_scratch(store, kit, world):
 
 
 def test_scan_without_index_writes_nothing(store, kit, world):
-    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
-    catalog = open_catalog(store, use_index=False)
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])  # writes the names
+    database.disconnect()
+    path = database.index_path(store.git_dir)
+    path.unlink()
+    catalog = open_catalog(Store(store.root), use_index=False)
     assert catalog.named("BenchmarkRun", "a") is not None
-    assert not index_path(store).exists()
+    assert not path.exists()
 
 
 def test_ls_filters_by_kind_workload_and_hardware(store, kit, world):
@@ -170,13 +178,13 @@ def test_work_tree_scan_is_cached_per_directory_and_invalidated_by_mtime(store, 
     import os
     import time
 
-    from kistore.index import worktree
+    from kistore.index import freshness
 
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
     assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
-    conn = sqlite3.connect(index_path(store))
+    conn = sqlite3.connect(database.index_path(store.git_dir))
     assert conn.execute("SELECT count(*) FROM worktree").fetchone()[0] == 0  # all racy
-    monkeypatch.setattr(worktree, "RACY_NS", 0)
+    monkeypatch.setattr(freshness, "RACY_NS", 0)
     assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
     cached = conn.execute("SELECT count(*) FROM worktree").fetchone()[0]
     shards = [p for base in ("objects", "metadata")
@@ -261,16 +269,14 @@ def test_incremental_index_equals_a_scan_after_any_history(tmp_path_factory, ste
 
 
 def test_rebuild_creates_sqlite_indexes_and_a_cut_short_one_gets_them_back(store, kit, world):
-    from kistore.index import index as index_module
-
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
     conn = Index(store).rebuild(store.commit("HEAD").tree)
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
-    assert set(index_module._INDEXES) <= names
-    conn.execute("DROP INDEX records_key")  # as if the rebuild stopped before indexing
-    conn.close()
+    assert set(database.INDEXES) <= names
+    conn.execute("DROP INDEX records_key")  # as if an older rebuild stopped before indexing
+    database.disconnect()  # as a new process: the file is opened again
     assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
-    conn = sqlite3.connect(index_path(store))
+    conn = sqlite3.connect(database.index_path(store.git_dir))
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     assert "records_key" in names
 
@@ -308,15 +314,17 @@ def test_query_that_rebuilds_a_large_index_says_so_first(store, kit, world, monk
 
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
     assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
-    conn = sqlite3.connect(index_path(store))
+    conn = sqlite3.connect(database.index_path(store.git_dir))
     with conn:
         conn.execute("UPDATE meta SET value = 'kistore-index-0' WHERE key = 'format'")
+    database.disconnect()  # as a new process: the file is opened again
     monkeypatch.setattr(index_module, "LARGE_READ", 5)
-    with caplog.at_level(logging.WARNING, logger="kistore.index.index"):
+    with caplog.at_level(logging.WARNING, logger="kistore.index"):
         assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
         assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]  # in step: silent
         Index(store).rebuild(store.commit("HEAD").tree, progress=lambda n: None)  # a bar
-    assert caplog.messages == [f"note: updating the query index {index_path(store)}: "
+    path = database.index_path(store.git_dir)
+    assert caplog.messages == [f"note: updating the query index {path}: "
                                "reading 5 manifests once; at 1,000,000 this takes minutes"]
 
 
@@ -366,12 +374,12 @@ def test_failed_index_write_leaves_nothing_half_written(store, kit, world):
     conn = Index(store).open()
     with pytest.raises(sqlite3.IntegrityError), transaction(conn):
         assert conn.in_transaction
-        conn.executemany("INSERT INTO meta VALUES (?, ?)", [("new-1", "x"), ("new-2", "y"),
-                                                             ("new-1", "again")])
+        conn.executemany("INSERT INTO meta VALUES (?, ?, x'')", [
+            ("new-1", "x"), ("new-2", "y"), ("new-1", "again")])
     assert not conn.in_transaction
     assert conn.execute("SELECT count(*) FROM meta WHERE key LIKE 'new-%'").fetchone() == (0,)
     with transaction(conn):
-        conn.executemany("INSERT INTO meta VALUES (?, ?)", [("new-1", "x"), ("new-2", "y")])
+        conn.executemany("INSERT INTO meta VALUES (?, ?, x'')", [("new-1", "x"), ("new-2", "y")])
         with transaction(conn):  # joins the outer one
-            conn.execute("INSERT INTO meta VALUES ('new-3', 'z')")
+            conn.execute("INSERT INTO meta VALUES ('new-3', 'z', x'')")
     assert conn.execute("SELECT count(*) FROM meta WHERE key LIKE 'new-%'").fetchone() == (3,)

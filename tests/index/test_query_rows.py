@@ -22,8 +22,9 @@ import pytest
 from bench.generate import manifests
 from kistore.core import canonical, layout
 from kistore.core.digest import Digest, is_digest
+from kistore.index import database
 from kistore.index.catalog import MemoryCatalog
-from kistore.index.index import Index, index_path, open_catalog
+from kistore.index.index import Index, open_catalog
 from kistore.query.answers import list_manifests, rank
 from kistore.query.page import compare
 
@@ -161,11 +162,14 @@ def test_a_run_with_unusual_spec_keys_reads_back_exactly(store, kit):
         "spec": {"\uff61": 2, "\U0001f600": 1, "workloadDigest": kit.digest(workload)}}))
     assert list(other["spec"]) == ["workloadDigest", "\U0001f600", "\uff61"]
     conn = sqlite3.connect(":memory:")
-    conn.executescript(rows.SCHEMA)
-    conn.execute("INSERT INTO digests VALUES (7, ?)", (bytes.fromhex(kit.digest(workload)[7:]),))
+    for table in rows.TABLES:
+        conn.execute(database.TABLES[table])
+    raw = bytes.fromhex(kit.digest(workload)[7:])
+    conn.execute("INSERT INTO digests VALUES (7, ?, ?)", (raw, database.seal((7, raw))))
     codec = rows.Codec(conn, b"")
     row = (bytes(32), rows.RUN, "x", codec.compress(rows.stored_document("BenchmarkRun", other)),
            7, None, None, None, None, None, None, None)
+    row = (*row, rows.record_seal(row))
     assert codec.document_bytes(row) == canonical.dumps(other)
     assert list(codec.decode_all([row])[0].spec) == list(other["spec"])
 
@@ -174,7 +178,7 @@ def test_digests_are_stored_once_as_32_bytes_and_rows_hold_ids(generated):
     from kistore.index import rows
 
     open_catalog(generated, "HEAD")
-    conn = sqlite3.connect(index_path(generated))
+    conn = sqlite3.connect(database.index_path(generated.git_dir))
     (count, width, distinct) = conn.execute(
         "SELECT count(*), max(length(digest)), count(DISTINCT digest) FROM digests").fetchone()
     assert width == 32 and count == distinct
@@ -187,7 +191,7 @@ def test_digests_are_stored_once_as_32_bytes_and_rows_hold_ids(generated):
 
 def test_a_damaged_row_rebuilds_the_index(generated):
     before = [_record(r) for r in open_catalog(generated, "HEAD").records()]
-    conn = sqlite3.connect(index_path(generated))
+    conn = sqlite3.connect(database.index_path(generated.git_dir))
     with conn:
         conn.execute("UPDATE records SET document = x'00ff'")
     conn.close()

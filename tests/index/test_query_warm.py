@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from kistore.index import warm, worktree
+from kistore.index import freshness, warm
 from kistore.query.answers import rank
 from kistore.store import Store
 
@@ -28,7 +28,7 @@ FORBID = "pygit2 was opened by a query whose caches are warm"
 @pytest.fixture
 def world(kit, monkeypatch):
     """A protocol, environment and workload; directories count as settled at once."""
-    monkeypatch.setattr(worktree, "RACY_NS", 0)
+    monkeypatch.setattr(freshness, "RACY_NS", 0)
     return {"protocol": kit.protocol(), "env": kit.environment(), "workload": kit.workload()}
 
 
@@ -210,18 +210,18 @@ def test_reindex_keeps_the_work_tree_cache_so_the_next_rank_reads_no_file(store,
     import sqlite3
 
     from kistore.cli import main
-    from kistore.index.index import index_path
+    from kistore.index.database import index_path
 
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
                      *new_run(kit, world, "b", 10)])
     assert warm_ranks(store.root, monkeypatch) == [("b", 1), ("a", 2)]
-    before = sqlite3.connect(index_path(store)).execute(
+    before = sqlite3.connect(index_path(store.git_dir)).execute(
         "SELECT dir, mtime_ns, tree FROM worktree ORDER BY dir").fetchall()
     assert before
     result = runner.invoke(main, ["--store", str(store.root), "reindex"])
     assert result.exit_code == 0, result.output
     assert "indexed 7 manifests" in result.output
-    after = sqlite3.connect(index_path(store)).execute(
+    after = sqlite3.connect(index_path(store.git_dir)).execute(
         "SELECT dir, mtime_ns, tree FROM worktree ORDER BY dir").fetchall()
     assert after == before
     with monkeypatch.context() as m:  # every directory still cached: git is not asked
@@ -341,20 +341,20 @@ def test_show_and_rank_by_a_new_name_written_in_place_say_how_to_find_it(store, 
     assert (result.exit_code, result.stderr) == (1, f"error: {NOT_NAMED.format('b')}\n")
 
 
-def test_reindex_rebuilds_the_name_catalog_too(store, kit, world, runner):
+def test_reindex_rebuilds_the_names_too(store, kit, world, runner):
     """`kistore reindex` rebuilt the query index but kept a stale name catalog."""
     from kistore.cli import main
 
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
     settle(store.root)
     names = store.view().names()
-    catalog = store.catalog()
-    with catalog.db:
-        catalog.db.execute("UPDATE files SET name = 'stale'")
+    name_index = store.name_index()
+    with name_index.db:
+        name_index.db.execute("DELETE FROM names WHERE kind = 'BenchmarkRun'")  # unsealable
     assert set(store.view().names()) != set(names)
     result = runner.invoke(main, ["--store", str(store.root), "reindex"])
     assert result.exit_code == 0, result.output
-    assert f"name catalog: {len(names)} names" in result.stdout
+    assert f"names: {len(names)} (work tree)" in result.stdout
     assert Store(store.root).view().names() == names
 
 

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from kistore.index import worktree
+from kistore.index import freshness, worktree
 from kistore.query.answers import list_manifests
 from kistore.store import Store
 
@@ -66,7 +66,7 @@ def test_files_that_are_not_manifests_are_ignored(shard):
 
 @pytest.fixture
 def world(kit, monkeypatch):
-    monkeypatch.setattr(worktree, "RACY_NS", 0)
+    monkeypatch.setattr(freshness, "RACY_NS", 0)
     return {"protocol": kit.protocol(), "env": kit.environment(), "workload": kit.workload()}
 
 

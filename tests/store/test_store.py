@@ -710,16 +710,16 @@ def test_a_rerun_commits_the_object_a_killed_add_left_without_its_metadata(
     assert git(store_path, "status", "--porcelain") == ""
 
 
-def test_a_name_catalog_that_cannot_be_written_does_not_fail_the_add(store, bundle,
+def test_an_index_that_cannot_be_written_does_not_fail_the_add(store, bundle,
                                                                       monkeypatch):
     import sqlite3
 
-    from kistore.index.names import Catalog
+    from kistore.index.names import NameIndex
 
     def full(*args, **kwargs):
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(Catalog, "record", full)
+    monkeypatch.setattr(NameIndex, "record", full)
     m = Manifest.from_document(bundle["protocol"])
     [result] = store.add([m], commit=True)
     assert result.status == "added"

@@ -1,0 +1,416 @@
+"""The derived index's one SQLite file: where it lives, its format, its lock, its connection.
+
+Everything kistore derives from a store and keeps between commands is one file,
+``<git dir>/kistore/index.sqlite`` (with SQLite's ``-wal`` and ``-shm`` files and the
+lock file ``index.sqlite.lock`` beside it), never committed: deleting it loses nothing.
+It holds the name tables (``KIND/NAME -> digest`` for the work tree and the last commit
+read, :mod:`.names`), the query rows (:mod:`.rows`, :mod:`.index`) and the caches of a
+work-tree query (:mod:`.worktree`, :mod:`.fresh`, :mod:`.warm`). This module owns what
+they share:
+
+* :data:`FORMAT`, one version for the whole file, and :data:`TABLES`, its layout: a file
+  of another format, one that is not SQLite, or one missing a table is deleted and
+  created again (:func:`reset`);
+* the lock (:func:`exclusive`, :func:`hold_shared`): a ``flock`` on
+  ``index.sqlite.lock``. Every process that opens the file holds it shared until it exits;
+  only a reset or rebuild takes it exclusively, so it waits for them (a rebuild that
+  deleted a file another process still wrote, or whose ``-wal`` it wrote by name, broke
+  the new one: breaker9). Writes are serialised by SQLite itself (``BEGIN IMMEDIATE``,
+  one writer at a time; :mod:`.transaction`);
+* one connection per process and file (:func:`connection`), reopened after a reset.
+
+An older kistore kept names in a second file, ``catalog.sqlite``; it is deleted when this
+file is created.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterator
+from hashlib import blake2b as _blake2b
+from pathlib import Path
+from typing import Any, TextIO
+
+from .transaction import transaction
+
+FILE = "index.sqlite"
+"""The file's name under ``<git dir>/kistore/``."""
+
+LEGACY_FILES = ("catalog.sqlite",)
+"""Files earlier kistore versions kept beside it (the name catalog), deleted on creation."""
+
+FORMAT = "kistore-index-7"
+"""The file's format, in ``meta``; any other value (or none) makes the file start again.
+7: every row sealed, names looked up by a name key; 6: one file (the name tables joined
+the query rows); 5: compact rows, the ``skipped`` list, packed shard listings, hashed stat
+rows."""
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""Git's empty tree: what a new file (or an unborn branch) has indexed."""
+
+TABLES: dict[str, str] = {
+    "meta": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL, seal BLOB NOT NULL)",
+    # the query rows (.rows)
+    "digests": "CREATE TABLE digests (id INTEGER PRIMARY KEY, digest BLOB NOT NULL UNIQUE, "
+               "seal BLOB NOT NULL)",
+    "keys": "CREATE TABLE keys (id INTEGER PRIMARY KEY, key INTEGER, object TEXT, "
+            "family TEXT, statistic TEXT, seal BLOB NOT NULL)",
+    "records": "CREATE TABLE records (id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, "
+               "name TEXT NOT NULL, document BLOB NOT NULL, workload INTEGER, hardware TEXT, "
+               "protocol INTEGER, environment INTEGER, implementation INTEGER, key INTEGER, "
+               "role TEXT, project TEXT, seal BLOB NOT NULL)",
+    "skipped": "CREATE TABLE skipped (digest TEXT PRIMARY KEY, path TEXT NOT NULL, "
+               "problem TEXT NOT NULL, seal BLOB NOT NULL)",
+    "dictionary": "CREATE TABLE dictionary (id INTEGER PRIMARY KEY CHECK (id = 1), "
+                  "bytes BLOB NOT NULL, seal BLOB NOT NULL)",
+    # the caches of a work-tree query (.worktree, .fresh, .warm)
+    "worktree": "CREATE TABLE worktree (dir TEXT PRIMARY KEY, mtime_ns INTEGER, tree TEXT, "
+                "changed TEXT, seal BLOB NOT NULL)",
+    "manifest_stat": "CREATE TABLE manifest_stat (digest BLOB PRIMARY KEY, "
+                     "seen BLOB NOT NULL) WITHOUT ROWID",
+    "head_shards": "CREATE TABLE head_shards (dir TEXT PRIMARY KEY, id TEXT NOT NULL, "
+                   "seal BLOB NOT NULL)",
+    "shard_listings": "CREATE TABLE shard_listings (shard TEXT PRIMARY KEY, "
+                      "listing TEXT NOT NULL, seal BLOB NOT NULL)",
+    # the names (.names)
+    "name_shards": "CREATE TABLE name_shards (scope TEXT, dir TEXT, key TEXT NOT NULL, "
+                   "seal BLOB NOT NULL, PRIMARY KEY (scope, dir))",
+    "names": "CREATE TABLE names (scope TEXT, digest TEXT, object_key TEXT, "
+             "metadata_key TEXT, kind TEXT, name TEXT, name_key INTEGER NOT NULL, "
+             "seal BLOB NOT NULL, PRIMARY KEY (scope, digest))",
+}
+"""Every table of the file, by name; each module's docstring says what its tables hold:
+``meta`` (``format``; ``file``, a random id per file; ``tree``, the git tree the query rows
+describe; and the keys of :mod:`.warm`), the query rows (:mod:`.rows`), the work-tree
+caches (:mod:`.worktree`: ``worktree``; :mod:`.fresh`: ``manifest_stat``; :mod:`.warm`:
+``head_shards``, ``shard_listings``) and the names (:mod:`.names`).
+
+Every row but ``manifest_stat``'s (whose one value is itself a hash of what it was derived
+from, :func:`.fresh.seen_key`) ends with a ``seal``: :func:`seal` of the row's other values,
+checked on every read (:func:`unsealed`). A row edited from outside kistore (``sqlite3
+.git/kistore/index.sqlite "UPDATE records SET role = ..."``) or damaged no longer matches
+its seal, and is never trusted: the query rows are rebuilt, a cache row is read as a miss,
+a name row is read again from the store. A seal is no signature: someone who recomputes it
+can forge a row, as someone who can write ``.git`` can rewrite anything there; ``kistore
+reindex --check`` compares the whole file with a fresh derivation from the store, and
+``kistore verify`` never reads the index."""
+
+QUERY_TABLES = ("digests", "keys", "records", "skipped", "dictionary")
+"""The tables a rebuild of the query rows starts again (:meth:`.index.Index.rebuild`)."""
+
+CACHE_TABLES = ("worktree", "manifest_stat", "head_shards", "shard_listings")
+"""Caches keyed by git and file-system state alone (a ``reindex`` keeps them)."""
+
+INDEXES: dict[str, str] = {
+    "records_key": "records (key)", "records_kind": "records (kind, name)",
+    "records_workload": "records (workload)", "records_hardware": "records (hardware)",
+    "records_protocol": "records (protocol)", "records_environment": "records (environment)",
+    "records_implementation": "records (implementation)", "keys_key": "keys (key)",
+    "names_by_key": "names (scope, name_key)",
+}
+"""SQLite indexes (name -> table and columns). A bulk fill drops and creates them again
+around it: filling a table, then indexing it, is faster."""
+
+LARGE_READ = 50_000
+"""An update that is going to read at least this many manifests without a progress bar
+(the first query or add after the format changed, or after a large pull) says so first,
+through :data:`log`."""
+
+log = logging.getLogger("kistore.index")
+"""Where a long update is announced (a WARNING: without logging configured, Python prints
+it on stderr, so a command line user sees why the command is slow)."""
+
+Progress = Callable[[int], None]
+"""Called with the number of manifests just processed (drives a progress bar)."""
+
+
+class Untrusted(sqlite3.DatabaseError):
+    """The file is SQLite but not an index of :data:`FORMAT` (or lacks one of its tables)."""
+
+
+class Damaged(ValueError):
+    """A row that does not match its seal (edited from outside kistore, or damaged)."""
+
+
+def seal(values: tuple[object, ...]) -> bytes:
+    """Return the seal of a row's values: the 16-byte BLAKE2b of their ``repr``.
+
+    Args:
+        values: the row's other columns in table order, as SQLite returns them (``str``,
+            ``int``, ``float``, ``bytes`` or None: ``repr`` tells each type and value apart).
+    """
+    return _blake2b(repr(values).encode(), digest_size=16).digest()
+
+
+def unsealed(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Return a row read with its seal last, without the seal, after checking it.
+
+    Raises:
+        Damaged: the seal is not :func:`seal` of the other values.
+    """
+    values = row[:-1]
+    if row[-1] != seal(values):
+        raise Damaged(f"a row that does not match its seal: {values!r:.120}")
+    return values
+
+
+def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    """Return the ``meta`` value of ``key`` (None when absent).
+
+    Raises:
+        Damaged: its row does not match its seal.
+    """
+    row = conn.execute("SELECT key, value, seal FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(unsealed(row)[1])
+
+
+def set_meta(conn: sqlite3.Connection, **values: str) -> None:
+    """Set ``meta`` values, each row sealed (inside the caller's transaction)."""
+    conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?, ?)",
+                     [(k, v, seal((k, v))) for k, v in values.items()])
+
+
+def index_path(git_dir: str | os.PathLike[str]) -> Path:
+    """Return where a repository's index lives: ``<git dir>/kistore/index.sqlite``."""
+    return Path(git_dir) / "kistore" / FILE
+
+
+# -- the lock ---------------------------------------------------------------------------
+
+_LOCKS: dict[str, TextIO] = {}
+"""Index path -> this process's open lock file (flock locks belong to the open file)."""
+_EXCLUSIVE: set[str] = set()
+"""Index paths this process holds exclusively right now."""
+_SHARED: set[str] = set()
+"""Index paths this process holds shared (until it exits, or takes them exclusively)."""
+
+
+def _lock_file(path: Path) -> TextIO | None:
+    """Return this process's lock file of ``path`` (None when it cannot be created)."""
+    key = str(path)
+    lock = _LOCKS.get(key)
+    if lock is None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            lock = _LOCKS[key] = open(f"{path}.lock", "a")  # noqa: SIM115 - kept open
+        except OSError:
+            return None
+    return lock
+
+
+def hold_shared(path: Path) -> None:
+    """Hold the lock of ``path`` shared from now until this process exits (no-op when held).
+
+    Waits while another process resets or rebuilds the file. Without a writable ``.git``
+    there is no lock file, and nothing to hold.
+    """
+    key = str(path)
+    if key in _SHARED or key in _EXCLUSIVE:
+        return
+    lock = _lock_file(path)
+    if lock is not None:
+        fcntl.flock(lock, fcntl.LOCK_SH)
+        _SHARED.add(key)
+
+
+@contextlib.contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold the lock of ``path`` exclusively (to reset or rebuild the file); then shared again.
+
+    Waits until every other process that opened the file has exited. Re-entrant. A
+    conversion from shared releases the shared lock first (flock(2)), so two processes
+    converting at once do not deadlock: one goes first, the other waits for it to exit.
+    """
+    key = str(path)
+    if key in _EXCLUSIVE:
+        yield
+        return
+    lock = _lock_file(path)
+    if lock is None:
+        yield
+        return
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    _EXCLUSIVE.add(key)
+    _SHARED.discard(key)
+    try:
+        yield
+    finally:
+        _EXCLUSIVE.discard(key)
+        fcntl.flock(lock, fcntl.LOCK_SH)  # still reading what was written
+        _SHARED.add(key)
+
+
+# -- the connection ---------------------------------------------------------------------
+
+_CONNECTIONS: dict[str, tuple[sqlite3.Connection, tuple[int, int]]] = {}
+"""Index path -> this process's connection (every part of the index shares it), and the
+``(st_dev, st_ino)`` of the file it opened."""
+
+_RESET_WHY: dict[str, str] = {}
+"""Index path -> why this process last started the file again (for announcements)."""
+
+
+def connection(path: Path) -> sqlite3.Connection:
+    """Return this process's connection to the index at ``path``, opening it on first use.
+
+    Opening takes the shared lock (:func:`hold_shared`), creates the file when absent and
+    checks its format; a file that is not an index of :data:`FORMAT` is started again
+    (:func:`reset`). The connection is in autocommit mode (``isolation_level=None``): writes
+    go through :func:`kistore.index.transaction.transaction`.
+
+    A file deleted or replaced since (another inode at ``path``) is opened again; the old
+    connection is left to whoever still holds it: SQLite refuses its writes
+    (``SQLITE_READONLY_DBMOVED``) and, closing it, does not checkpoint into the new file.
+
+    Raises:
+        OSError, sqlite3.OperationalError: the file cannot be created or opened (e.g. a
+            read-only ``.git``); callers answer by reading the store instead.
+    """
+    key = str(path)
+    known = _CONNECTIONS.get(key)
+    if known is not None:
+        if known[1] == _identity(path):
+            return known[0]
+        del _CONNECTIONS[key]
+    hold_shared(path)
+    try:
+        conn = _open(path)
+    except sqlite3.OperationalError:
+        raise
+    except sqlite3.DatabaseError as e:  # not SQLite, another format, a table missing
+        reset(path, "its format changed" if isinstance(e, Untrusted) else f"it is damaged: {e}")
+        conn = _open(path)
+    identity = _identity(path)
+    if identity is not None:
+        _CONNECTIONS[key] = (conn, identity)
+    return conn
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Return ``(st_dev, st_ino)`` of the file at ``path`` (None when there is none)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def disconnect() -> None:
+    """Close this process's connections: the next use of each index opens its file again.
+
+    For a long-lived caller done with the index, and for tests that change the file as if
+    between two processes (e.g. garbage written over it in place, which keeps its inode).
+    Any catalog still holding a closed connection fails on its next use. The shared locks
+    this process holds are let go too (not one held exclusively): another process may now
+    reset the file without waiting for this one to exit.
+    """
+    for conn, _ in _CONNECTIONS.values():
+        with contextlib.suppress(sqlite3.Error):
+            conn.close()
+    _CONNECTIONS.clear()
+    for key in list(_SHARED):
+        lock = _LOCKS.pop(key, None)
+        if lock is not None:
+            lock.close()  # closing the open file lets its flock go
+        _SHARED.discard(key)
+
+
+def reset_reason(path: Path) -> str | None:
+    """Return why this process started the file at ``path`` again (None: it did not)."""
+    return _RESET_WHY.get(str(path))
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    """Open the file (creating its tables when it has none) and check its format.
+
+    Raises:
+        Untrusted: SQLite, but not an index of :data:`FORMAT`.
+        sqlite3.DatabaseError: not an SQLite database.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")  # readers never wait for a writer
+        conn.execute("PRAGMA synchronous=NORMAL")  # derived data: a power cut may lose it
+        # a full name read writes ~400 B a manifest in random key order: with SQLite's
+        # default 2 MB page cache, B-tree pages were evicted and written again and again
+        conn.execute("PRAGMA cache_size=-65536")
+        found = _tables(conn)
+        if not found:
+            with transaction(conn):  # one creator; a second one finds the tables made
+                if not _tables(conn):
+                    _create(conn)
+            found = _tables(conn)
+            drop_legacy(path)
+        try:
+            ok = set(TABLES) <= found and get_meta(conn, "format") == FORMAT
+        except (Damaged, sqlite3.OperationalError):  # no seal column: an older format
+            ok = False
+        if not ok:
+            raise Untrusted(f"not a {FORMAT} index")
+        missing = set(INDEXES) - found
+        if missing:  # e.g. a rebuild cut short by an older kistore
+            with transaction(conn):
+                for name in sorted(missing):
+                    conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {INDEXES[name]}")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    """Return the names of the tables and indexes in a database."""
+    return {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    """Create every table and index and the ``meta`` rows (inside the caller's transaction)."""
+    for statement in TABLES.values():
+        conn.execute(statement)
+    for name, columns in INDEXES.items():
+        conn.execute(f"CREATE INDEX {name} ON {columns}")
+    set_meta(conn, format=FORMAT, tree=EMPTY_TREE, file=uuid.uuid4().hex)
+
+
+def reset(path: Path, why: str = "it was reset") -> None:
+    """Delete the file (and its WAL, shared-memory and journal files) and create it empty.
+
+    Under the exclusive lock: waits for every other process that has the file open. This
+    process's own connection is forgotten (left to whoever holds it, as in
+    :func:`connection`); the next :func:`connection` opens the new file.
+
+    Args:
+        path: the index file.
+        why: said when the names are read again (:func:`reset_reason`).
+    """
+    key = str(path)
+    with exclusive(path):
+        _CONNECTIONS.pop(key, None)
+        _RESET_WHY[key] = why
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{path}{suffix}")
+        _open(path).close()
+
+
+def new_file_id(conn: sqlite3.Connection) -> None:
+    """Give the file a new ``meta.file`` id (ids of its rows may now name other digests).
+
+    Row codecs cache what an id names per file id (:meth:`kistore.index.rows.Codec.of`);
+    a rebuild in place assigns ids afresh, so it calls this inside its transaction.
+    """
+    set_meta(conn, file=uuid.uuid4().hex)
+
+
+def drop_legacy(path: Path) -> None:
+    """Delete the older name catalog's files beside ``path`` (see :data:`LEGACY_FILES`)."""
+    for name in LEGACY_FILES:
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path.parent / f"{name}{suffix}")

@@ -1,0 +1,57 @@
+"""The derived index's one freshness rule: when stat data says a file or directory is unchanged.
+
+The index trusts what the file system says about work-tree files, as git's own index does
+(git-update-index(1), "racy git"): a file whose stat data equals what was recorded when
+its bytes were read holds the same bytes, and a directory whose mtime is unchanged holds
+the same names. Two values decide it, defined here once and used by every part of the
+index (the name tables, the work-tree comparison, the per-answer file check) and by the
+store's work-tree view, which hands the name tables their keys:
+
+* :func:`stat_key`: a file's ``mtime_ns:ctime_ns:size:inode``;
+* :data:`RACY_NS`: stat data this recent is never trusted (:func:`is_racy`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ..git.writer import FileStat
+
+RACY_NS = 2_000_000_000
+"""A file or directory changed less than this long ago (ns, 2 s) is never recorded as clean.
+
+A write in the same clock tick as the look that recorded its mtime leaves the mtime
+unchanged (git's "racily clean" entries): whatever stat data this recent says is checked
+again next time instead of being trusted."""
+
+
+def stat_key(st: os.stat_result | FileStat) -> str:
+    """Return a file's change key: ``mtime_ns:ctime_ns:size:inode``.
+
+    ``ctime_ns`` is in it because an in-place rewrite that puts the old mtime back
+    (``touch -d``) and keeps the size (a name of the same length) still moves the ctime,
+    which no user can set.
+
+    Args:
+        st: the file's ``os.stat_result`` (``lstat`` for a stored file), or the
+            :data:`kistore.git.writer.FileStat` a :class:`kistore.git.writer.FileBatch`
+            reports for a file it wrote.
+
+    Returns:
+        The key, e.g. ``1764490000123456789:1764490000123456789:412:1837465``.
+    """
+    if isinstance(st, os.stat_result):  # first: a stat_result is a tuple too (mode, ino...)
+        return f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}"
+    return f"{st[0]}:{st[3]}:{st[1]}:{st[2]}"
+
+
+def is_racy(changed_ns: int, now_ns: int | None = None) -> bool:
+    """Return True when a change at ``changed_ns`` is within :data:`RACY_NS` of ``now_ns``.
+
+    Args:
+        changed_ns: an mtime or ctime (ns since the epoch).
+        now_ns: the time of the look (default: ``time.time_ns()``).
+    """
+    now = time.time_ns() if now_ns is None else now_ns
+    return now - changed_ns <= RACY_NS
