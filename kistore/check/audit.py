@@ -31,6 +31,7 @@ from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..git import treediff
 from .history import check_history
+from .lineage import check_names, check_revocations
 from .policy import check_policy
 from .rules import (
     FILE_MODES,
@@ -538,7 +539,8 @@ def _quick_parse(data: bytes) -> Any:
         return None
 
 
-CHECKERS: list[Checker] = [check_history, check_policy, check_attestations]
+CHECKERS: list[Checker] = [check_history, check_names, check_policy, check_attestations,
+                           check_revocations]
 """The checks :func:`verify` runs after the contents check: history, policy, attestations."""
 
 

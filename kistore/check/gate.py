@@ -5,8 +5,9 @@ makes, applied to the files the range adds or changes (cross-file checks still s
 whole tree at ``HEAD``), plus the rules about the range itself: no commit in it modifies,
 renames or deletes an object, and ``BASE`` is an ancestor of ``HEAD`` (a range that rewrites
 history is refused), an attestation file it adds is judged at this machine's clock (KI411:
-its commit date is the key holder's to write), and a revocation in the trust file is never
-lifted or moved later (KI412). Metadata edits and re-added identical manifests are reported
+its commit date is the key holder's to write), a revocation in the trust file is never
+lifted, moved later or removed, judged against every version the trust file ever had
+(KI412), and no commit renames an object (KI208): :mod:`kistore.check.lineage`. Metadata edits and re-added identical manifests are reported
 as information. Everything is read from git objects, never the work tree, so the gate runs in
 a bare repository (a ``pre-receive`` hook).
 
@@ -29,6 +30,7 @@ from ..core.findings import ERROR, INFO, Finding, rule
 from ..git import treediff
 from .audit import GITATTRIBUTES, TreeSnapshot, admit_quarantine, check_contents
 from .history import ancestry, check_history, history_findings, objects_tree
+from .lineage import names_kept, revocations_kept
 from .rules import sort_key
 
 HISTORY_REWRITTEN = rule(
@@ -79,7 +81,9 @@ def check_range(store: Any, spec: str) -> list[Finding]:
         fields; KI406 (info) per object a commit re-added that ``BASE`` already holds;
         KI410 per attestation, trust or policy file deleted; KI411 per attestation file
         added whose key the trust file at ``BASE`` or ``HEAD`` does not accept now; KI412
-        per revocation the range lifts or moves later.
+        per key any earlier version of the trust file revoked (along BASE's first-parent history,
+        or in the range) that HEAD's no longer revokes as early (:mod:`.lineage`); KI208 per
+        metadata file a commit of the range renames.
 
     Raises:
         InputError: a malformed range or a revision that names no commit.
@@ -103,9 +107,18 @@ def check_range(store: Any, spec: str) -> list[Finding]:
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(repo, base.tree, head.tree)
     findings += _new_files_untrusted(store, base, head, changed)
-    if layout.TRUST_FILE in changed:
-        findings += _revocations_lifted(store, str(base.id), str(head.id))
+    findings += names_kept(repo, commits)
+    if _trust_touched(repo, base, commits):
+        findings += revocations_kept(store, base, head, commits)
     return sorted(findings, key=sort_key)
+
+
+def _trust_touched(repo: Any, base: Any, commits: list[Any]) -> bool:
+    """Whether any commit of the range holds another trust file than ``base`` (a tree lookup each)."""
+    from ..git.pathlog import blob_at
+
+    before = blob_at(repo, base.tree, layout.TRUST_FILE)
+    return any(blob_at(repo, c.tree, layout.TRUST_FILE) != before for c in commits)
 
 
 NEW_ATTESTATION_UNTRUSTED = rule(
@@ -113,12 +126,6 @@ NEW_ATTESTATION_UNTRUSTED = rule(
     "a key store/trust/keys.json has revoked, that has expired, or that is not (yet) trusted "
     "for the attestation's role cannot add attestations: sign with a key trusted now, or "
     "leave the attestation out")
-REVOCATION_LIFTED = rule(
-    "KI412", "trust-revocation-lifted", ERROR,
-    "a revocation is never lifted or moved later (it would re-validate what the key signed "
-    "after it): keep revokedAt, or move it earlier; trust the holder's new key instead")
-
-
 def _judged_now(store: Any, seen: Iterable[Any], trust_revs: Iterable[str]) -> list[Finding]:
     """Refuse attestations entering now by a key trust does not accept now (KI411).
 
@@ -169,29 +176,6 @@ def _new_files_untrusted(store: Any, base: Any, head: Any, changed: set[str]) ->
             continue
         seen.append(Seen(bytes(data), parsed[0], "file", path, _EPOCH))
     return _judged_now(store, seen, [str(base.id), str(head.id)]) if seen else []
-
-
-def _revocations_lifted(store: Any, base: str, head: str) -> list[Finding]:
-    """KI412 for each key revoked at ``base`` whose revocation ``head`` lifts or delays."""
-    from ..attest.trust import TRUST_FILE, format_time, load_trust
-    from ..core.errors import KistoreError
-
-    try:
-        before, after = (load_trust(store.view(rev)) for rev in (base, head))
-    except KistoreError:  # an unreadable trust file is reported as KI309 (and trusts none)
-        return []
-    findings = []
-    for keyid, old in sorted(before.keys.items()):
-        new = after.keys.get(keyid)
-        if old.revoked_at is None or new is None:
-            continue  # a key dropped from trust signs as a community key: it counts for nothing
-        if new.revoked_at is None or new.revoked_at > old.revoked_at:
-            found = "no revocation" if new.revoked_at is None else format_time(new.revoked_at)
-            findings.append(Finding(
-                REVOCATION_LIFTED, f"key {keyid} was revoked at {format_time(old.revoked_at)}; "
-                f"the range makes that {found}", file=TRUST_FILE,
-                expected=format_time(old.revoked_at), found=found))
-    return findings
 
 
 APPEND_ONLY_REMOVED = rule(

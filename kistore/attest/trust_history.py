@@ -1,0 +1,113 @@
+"""Revocations over the whole history of ``store/trust/keys.json``: once revoked, always.
+
+A revocation must outlive any sequence of pull requests: removing a revoked key's entry in
+one and adding the key back without ``revokedAt`` in the next would each pass a check of
+one range, and the key would sign again. :func:`ever_revoked` reads every version the trust
+file had along the first-parent history of a commit (git's path-limited log,
+:func:`kistore.git.pathlog.first_parent_versions`: one tree lookup per commit that changed
+the file) and returns, per key, the earliest revocation any version recorded.
+:mod:`kistore.check.lineage` holds the trust file of a commit to it (rule KI412).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..core import layout
+from ..core.errors import KistoreError
+
+
+@dataclass(frozen=True, slots=True)
+class Revocation:
+    """The earliest revocation of one key found in the trust file's history.
+
+    Attributes:
+        keyid: the key's OpenSSH fingerprint (of its ``publicKey``; the entry's ``keyid``
+            field when the key does not parse).
+        revoked_at: the earliest ``revokedAt`` any version recorded (UTC).
+        commit: the commit (40 hex digits) of the version that recorded it, or ``""`` for
+            a version not yet committed.
+    """
+
+    keyid: str
+    revoked_at: datetime
+    commit: str
+
+
+def revocations_in(data: bytes) -> dict[str, datetime]:
+    """Return ``{keyid: revokedAt}`` of one version of ``keys.json``, however broken.
+
+    Read leniently (any JSON, entries that do not validate, keys that do not parse): a
+    version the gate would refuse today may still be in history, and what it revoked stays
+    revoked. Entries without a readable ``revokedAt`` are left out.
+
+    Args:
+        data: the file's bytes.
+
+    Returns:
+        keyid -> revocation instant; empty when nothing in it reads as a revocation.
+    """
+    from . import signing
+    from .trust import parse_time
+
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    entries = doc.get("keys") if isinstance(doc, dict) else None
+    found: dict[str, datetime] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("revokedAt"), str):
+            continue
+        try:
+            when = parse_time(entry["revokedAt"])
+        except KistoreError:
+            continue
+        keyid = entry.get("keyid")
+        try:
+            keyid = signing.keyid(signing.load_public_key(entry.get("publicKey", "")))
+        except (KistoreError, TypeError, ValueError):
+            pass
+        if isinstance(keyid, str) and (keyid not in found or when < found[keyid]):
+            found[keyid] = when
+    return found
+
+
+def ever_revoked(repo: Any, rev: str | None, more: Iterable[tuple[str, bytes]] = ()
+                 ) -> dict[str, Revocation]:
+    """Return every key any version of the trust file revoked, with its earliest revocation.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        rev: the commit whose first-parent history is read (None: no history).
+        more: further ``(commit id, bytes)`` versions to count (the commits of a range
+            under check, a work-tree file), read like the history's.
+
+    Returns:
+        keyid -> :class:`Revocation`.
+
+    Raises:
+        InputError: ``rev`` names no commit.
+    """
+    from ..git.pathlog import first_parent_versions
+
+    versions: list[tuple[str, bytes]] = []
+    if rev is not None:
+        for commit, blob in reversed(first_parent_versions(repo, rev, layout.TRUST_FILE)):
+            if blob is not None:  # oldest first: a revocation is named where it began
+                versions.append((commit, bytes(repo[blob].data)))
+    versions += list(more)
+    earliest: dict[str, Revocation] = {}
+    parsed: dict[bytes, dict[str, datetime]] = {}
+    for commit, data in versions:
+        if data not in parsed:
+            parsed[data] = revocations_in(data)
+        for keyid, when in parsed[data].items():
+            known = earliest.get(keyid)
+            if known is None or when < known.revoked_at:
+                earliest[keyid] = Revocation(keyid, when, commit)
+    return earliest
