@@ -28,6 +28,7 @@ from ..core.digest import Digest, is_digest
 from ..core.errors import CanonicalFormError, ParseError
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.model import REFERENCE_FIELDS
+from ..core.naming import external_id_disagreement
 from ..core.schema import KINDS, check_manifest, fast_validator
 
 OBJECT_DIGEST_MISMATCH = rule(
@@ -76,7 +77,14 @@ OBJECT_WITHOUT_METADATA = rule(
     "restore the metadata file from git, or re-add the manifest with `kistore add`")
 NAME_NOT_UNIQUE = rule(
     "KI205", "name-not-unique", ERROR,
-    "give one of the manifests another metadata.name (`kistore add --update-metadata`)")
+    "names never move (KI208): the pull request adding the later manifest gives it another "
+    "metadata.name before it lands (rewrite its commits); restore a hand-edited metadata "
+    "file with `git checkout -- FILE`")
+
+NAME_DISAGREES_WITH_SOURCE = rule(
+    "KI209", "name-disagrees-with-source", ERROR,
+    "name an imported run as its importer does, from its source's external id "
+    "(spec.sourceNative.externalId), or fix the external id")
 
 ALLOWED_DIRS = (layout.ATTESTATIONS_DIR,)
 """Directories under ``store/`` whose files other parts of kistore own (any name allowed)."""
@@ -442,6 +450,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     references: tuple[str | None, ...] = _NO_REFERENCES
     if obj["kind"] == "BenchmarkRun" and type(spec) is dict:
         references = _run_references(spec)
+        if "sourceNative" in spec and external_id_disagreement(spec, name):
+            return None
     return obj["kind"], name if type(name) is str else None, references
 
 
@@ -481,7 +491,9 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
 
     Returns:
         One KI104 finding per schema violation, placed in the file that holds the value:
-        pointers under ``/metadata`` go to the metadata file (relative to its root).
+        pointers under ``/metadata`` go to the metadata file (relative to its root); KI209
+        when a run's name disagrees with its source's external id
+        (:func:`kistore.core.naming.external_id_disagreement`).
     """
     if not isinstance(obj, dict):
         return [Finding(SCHEMA_INVALID, "a manifest must be a JSON object", file=object_path,
@@ -499,6 +511,11 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
         else:
             findings.append(Finding(SCHEMA_INVALID, error.message, file=object_path,
                                     pointer=pointer))
+    if document.get("kind") == "BenchmarkRun" and isinstance(metadata, dict):
+        disagreement = external_id_disagreement(document.get("spec"), metadata.get("name"))
+        if disagreement:
+            findings.append(Finding(NAME_DISAGREES_WITH_SOURCE, disagreement,
+                                    file=metadata_path, pointer="/name"))
     return findings
 
 

@@ -31,8 +31,9 @@ from ..core.errors import InputError, ResolutionError
 from ..core.schema import KINDS
 
 FIX = ("a name must be unique per kind (`kistore verify`: KI205): restore a metadata file "
-       "edited by hand with `git checkout -- FILE`, or give one of them another name with "
-       "`kistore add --update-metadata MANIFEST`")
+       "edited by hand with `git checkout -- FILE`; a name never moves (KI208), so the "
+       "pull request that added the later one gives its own manifest another name before it "
+       "lands")
 """What to do about a shared name, said after the candidates."""
 
 

@@ -86,7 +86,8 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
         MultipleErrors: every refusal, each located in its input: the same digest twice
             with different metadata; a ``(kind, metadata.name)`` already used by another
             digest; a stored object file whose bytes are not the manifest's; stored
-            metadata that differs, unless ``update_metadata``; dangling references, unless
+            metadata that differs, unless ``update_metadata``, and with it another
+            ``metadata.name`` than HEAD holds (a committed name never moves); dangling references, unless
             ``allow_dangling``.
     """
     # Keyed by digest hex: a Digest hashes in Python, a str in C (a million lookups).
@@ -141,6 +142,14 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                 ))
             else:
                 status = "metadata-updated"
+                stored_name = _stored_name(stored_metadata)
+                if (stored_name is not None and stored_name != m.name
+                        and head_holds(metadata_path, stored_metadata)):
+                    problems.append(ConflictError(
+                        f"{digest} is stored as {m.kind}/{stored_name}; a name never moves "
+                        f"(people cite and link it), so it cannot become {m.name!r}: keep "
+                        "the name and correct the title or other metadata",
+                        pointer="/metadata/name"))
         if status == "added" and not allow_dangling:
             missing = [(field, ref) for field, ref in zip(REFERENCE_FIELDS, m.reference_hex,
                                                           strict=False)
@@ -167,6 +176,18 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     if errors:
         raise MultipleErrors(errors)
     return AddPlan(results, files, written)
+
+
+def _stored_name(data: bytes | None) -> str | None:
+    """Return the ``name`` of stored metadata bytes, or None when they hold none."""
+    import json
+
+    try:
+        doc = json.loads(data) if data is not None else None
+    except ValueError:
+        return None
+    name = doc.get("name") if isinstance(doc, dict) else None
+    return name if isinstance(name, str) else None
 
 
 BULK_LOOKUP = 64
