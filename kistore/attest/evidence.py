@@ -295,9 +295,10 @@ def evidence_for_many(store: Any, digests: Iterable[Any], *, at: str | None = No
 def _trust_or_empty(store: Any, at: str | None) -> tuple[Any, list[Any]]:
     from ..core.errors import KistoreError
     from .trust import Trust, load_trust
+    from .trust_history import dated
 
     try:
-        return load_trust(store.view(at)), []
+        return dated(store, at, load_trust(store.view(at))), []
     except KistoreError as e:
         return Trust(unreadable=e.problems[0].format()), e.problems
 

@@ -111,3 +111,108 @@ def ever_revoked(repo: Any, rev: str | None, more: Iterable[tuple[str, bytes]] =
             if known is None or when < known.revoked_at:
                 earliest[keyid] = Revocation(keyid, when, commit)
     return earliest
+
+
+def listed_since(repo: Any, rev: str) -> dict[str, datetime]:
+    """Return when each key of the trust file at ``rev`` was last added to it.
+
+    A key without ``validFrom`` counts from the commit that added it, never for the time
+    before (trust is not retroactive): its start is the time of the oldest first-parent
+    version of the file in the unbroken run of versions, up to ``rev``, that all list the
+    key (a key removed and added again counts from the second addition). A version's time
+    is its commit's committer date, or a later ancestor's (:class:`kistore.attest.notes._Clock`,
+    as attestations are dated): a trust commit dated before the history it was built on gains nothing.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        rev: a commit id (40 hex digits).
+
+    Returns:
+        keyid -> instant (UTC); keys not in the file at ``rev`` are absent.
+
+    Raises:
+        InputError: ``rev`` names no commit.
+    """
+    cached = _SINCE_CACHE.get((repo.path, rev))
+    if cached is not None:
+        return cached
+    from ..git.pathlog import first_parent_versions
+
+    versions = first_parent_versions(repo, rev, layout.TRUST_FILE)  # newest first
+    times = _times(repo, rev) if versions else {}
+    since: dict[str, datetime] = {}
+    alive: set[str] | None = None
+    for commit, blob in versions:
+        keys = keyids_in(bytes(repo[blob].data)) if blob is not None else set()
+        alive = keys if alive is None else alive & keys
+        if not alive:
+            break
+        for keyid in alive:
+            since[keyid] = times[commit]
+    _SINCE_CACHE.clear()
+    _SINCE_CACHE[(repo.path, rev)] = since
+    return since
+
+
+_SINCE_CACHE: dict[tuple[str, str], dict[str, datetime]] = {}
+
+
+def _times(repo: Any, rev: str) -> dict[str, datetime]:
+    """Return the trusted time of every commit reachable from ``rev`` (by 40-hex id)."""
+    from .notes import _PARENTS_FIRST, _Clock  # the clock notes and files are dated by
+
+    clock = _Clock()
+    return {str(c.id): clock.time_of(c) for c in repo.walk(repo[rev].id, _PARENTS_FIRST)}
+
+
+def keyids_in(data: bytes) -> set[str]:
+    """Return the keyids one version of ``keys.json`` lists, read leniently (see :func:`revocations_in`)."""
+    from . import signing
+
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return set()
+    entries = doc.get("keys") if isinstance(doc, dict) else None
+    found = set()
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        try:
+            found.add(signing.keyid(signing.load_public_key(entry.get("publicKey", ""))))
+        except (KistoreError, TypeError, ValueError):
+            if isinstance(entry.get("keyid"), str):
+                found.add(entry["keyid"])
+    return found
+
+
+def dated(store: Any, at: str | None, trust: Any) -> Any:
+    """Return ``trust`` with each key lacking ``validFrom`` valid from the commit that added it.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: the revision ``trust`` was read from, or None for the work tree (a key the
+            work tree's file lists but ``HEAD``'s does not is valid from now: it has not
+            entered history yet).
+        trust: the :class:`kistore.attest.trust.Trust` read there.
+
+    Returns:
+        A :class:`~kistore.attest.trust.Trust` whose keys all have a ``valid_from``.
+    """
+    from dataclasses import replace
+    from datetime import UTC
+
+    from .trust import Trust
+
+    if trust.unreadable or all(k.valid_from is not None for k in trust.keys.values()):
+        return trust
+    repo = store.repo
+    now = datetime.now(UTC)
+    if at is None:
+        rev = None if repo.head_is_unborn else str(repo.head.target)
+    else:
+        rev = str(store.commit(at).id)
+    since = listed_since(repo, rev) if rev is not None else {}
+    keys = {k: v if v.valid_from is not None else replace(v, valid_from=since.get(k, now))
+            for k, v in trust.keys.items()}
+    return Trust(keys)

@@ -18,7 +18,7 @@ hands ``pre-receive``), and refuses non-fast-forward updates of protected refs.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -46,6 +46,11 @@ REF_NOT_FAST_FORWARD = rule(
     "KI407", "protected-ref-rewritten", ERROR,
     "push only fast-forward updates of the main branch and refs/notes/kistore: "
     "fetch, merge or rebase onto the remote tip, and push again")
+
+RANGE_CHECKERS: list[Callable[[Any, str, str, set[str]], list[Finding]]] = []
+"""Further checks of a range, ``checker(store, base id, head id, changed paths)``, added by
+layers above this one: :func:`kistore.query.impact.register` adds what a change to trust
+or policy does to evidence and rankings (KI413-KI415). The command line registers it."""
 
 ZERO = "0" * 40
 """The object id git uses for 'no commit' (a created or deleted ref)."""
@@ -110,6 +115,8 @@ def check_range(store: Any, spec: str) -> list[Finding]:
     findings += names_kept(repo, commits)
     if _trust_touched(repo, base, commits):
         findings += revocations_kept(store, base, head, commits)
+    for checker in RANGE_CHECKERS:
+        findings += checker(store, str(base.id), str(head.id), changed)
     return sorted(findings, key=sort_key)
 
 

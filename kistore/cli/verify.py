@@ -142,6 +142,9 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, fmt: str | None,
     """
     from ..check.gate import check_range, check_updates, parse_range
     from ..core.errors import InputError
+    from ..query.impact import register
+
+    register()  # what a trust or policy change does to evidence and rankings (KI413-KI415)
 
     if (range_ is None) == (updates is None):
         raise click.UsageError("give either BASE..HEAD or --updates FILE")

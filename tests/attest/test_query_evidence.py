@@ -12,7 +12,7 @@ from kistore.cli import main
 from kistore.core import layout
 from kistore.core.digest import Digest
 
-from ..conftest import add_docs, fixed_key
+from ..conftest import add_docs, commit_all, fixed_key
 
 RERUN_KEY, MAINTAINER_KEY = fixed_key(1), fixed_key(2)
 
@@ -42,6 +42,7 @@ def attested(store, kit):
     add_docs(store, docs)
     add_key(store.root, signing.public_key_line(RERUN_KEY.public_key()), ["rerun"])
     add_key(store.root, signing.public_key_line(MAINTAINER_KEY.public_key()), ["maintainer"])
+    commit_all(store.root, "trust")  # keys count from the commit that adds them
     env_digest = kit.digest(env)
     attach(store, digests["a"], MAINTAINER_KEY, "withdrawal", env_digest)
     attach(store, digests["c"], RERUN_KEY, "rerun", env_digest)
