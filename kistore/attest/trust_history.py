@@ -120,8 +120,9 @@ def listed_since(repo: Any, rev: str) -> dict[str, datetime]:
     before (trust is not retroactive): its start is the time of the oldest first-parent
     version of the file in the unbroken run of versions, up to ``rev``, that all list the
     key (a key removed and added again counts from the second addition). A version's time
-    is its commit's committer date, or a later ancestor's (:class:`kistore.attest.notes._Clock`,
-    as attestations are dated): a trust commit dated before the history it was built on gains nothing.
+    is its commit's committer date, or a later ancestor's (as attestations are dated, by
+    :class:`kistore.attest.notes._Clock`): a trust commit dated before the history it was
+    built on gains nothing.
 
     Args:
         repo: the ``pygit2.Repository``.
@@ -166,7 +167,11 @@ def _times(repo: Any, rev: str) -> dict[str, datetime]:
 
 
 def keyids_in(data: bytes) -> set[str]:
-    """Return the keyids one version of ``keys.json`` lists, read leniently (see :func:`revocations_in`)."""
+    """Return the keyids one version of ``keys.json`` lists, read leniently.
+
+    As :func:`revocations_in` reads it: any JSON; an entry whose key does not parse is
+    named by its ``keyid`` field.
+    """
     from . import signing
 
     try:

@@ -7,9 +7,10 @@ renames or deletes an object, and ``BASE`` is an ancestor of ``HEAD`` (a range t
 history is refused), an attestation file it adds is judged at this machine's clock (KI411:
 its commit date is the key holder's to write), a revocation in the trust file is never
 lifted, moved later or removed, judged against every version the trust file ever had
-(KI412), and no commit renames an object (KI208): :mod:`kistore.check.lineage`. Metadata edits and re-added identical manifests are reported
-as information. Everything is read from git objects, never the work tree, so the gate runs in
-a bare repository (a ``pre-receive`` hook).
+(KI412), and no commit renames an object (KI208): :mod:`kistore.check.lineage`. Metadata
+edits and re-added identical manifests are reported as information. Everything is read
+from git objects, never the work tree, so the gate runs in a bare repository (a
+``pre-receive`` hook).
 
 :func:`check_updates` applies the gate to the ref updates a push brings (the lines git
 hands ``pre-receive``), and refuses non-fast-forward updates of protected refs.
@@ -121,7 +122,7 @@ def check_range(store: Any, spec: str) -> list[Finding]:
 
 
 def _trust_touched(repo: Any, base: Any, commits: list[Any]) -> bool:
-    """Whether any commit of the range holds another trust file than ``base`` (a tree lookup each)."""
+    """Whether any commit of the range holds another trust file than ``base`` (one lookup each)."""
     from ..git.pathlog import blob_at
 
     before = blob_at(repo, base.tree, layout.TRUST_FILE)

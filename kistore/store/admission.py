@@ -87,8 +87,8 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             with different metadata; a ``(kind, metadata.name)`` already used by another
             digest; a stored object file whose bytes are not the manifest's; stored
             metadata that differs, unless ``update_metadata``, and with it another
-            ``metadata.name`` than HEAD holds (a committed name never moves); dangling references, unless
-            ``allow_dangling``.
+            ``metadata.name`` than HEAD holds (a committed name never moves); dangling
+            references, unless ``allow_dangling``.
     """
     # Keyed by digest hex: a Digest hashes in Python, a str in C (a million lookups).
     unique: dict[str, Manifest] = {}
@@ -144,6 +144,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                 status = "metadata-updated"
                 stored_name = _stored_name(stored_metadata)
                 if (stored_name is not None and stored_name != m.name
+                        and stored_metadata is not None
                         and head_holds(metadata_path, stored_metadata)):
                     problems.append(ConflictError(
                         f"{digest} is stored as {m.kind}/{stored_name}; a name never moves "
