@@ -43,6 +43,8 @@ COMMUNITY = "community"
 VERIFIES = "verifies"
 WITHDRAWS = "withdraws"
 DISAGREES = "disagrees"
+UNFIT = "does-not-fit"
+SUPERSEDED = "superseded"
 
 ATTESTATION_INVALID = rule(
     "KI301", "attestation-invalid", ERROR,
@@ -72,6 +74,11 @@ ATTESTATIONS_SEEN = rule(
     "KI308", "attestations-seen", INFO,
     "Fetch notes with `kistore notes fetch origin`; attach pull-request files with "
     "`kistore notes sync`.")
+ATTESTATION_UNFIT = rule(
+    "KI310", "attestation-does-not-fit-subject", ERROR,
+    "A withdrawal is about a BenchmarkRun; a rerun names an ExecutionEnvironment in the "
+    "store with the run's GPU product and times the run's primary statistic. Attest again "
+    "about the right subject, with the right predicate.")
 TRUST_FILE_INVALID = rule(
     "KI309", "trust-file-invalid", ERROR,
     "Fix store/trust/keys.json (schemas/trust-keys.json), e.g. with `kistore trust add`.")
@@ -133,12 +140,15 @@ class Judgement:
                 "outcome": self.outcome}
 
 
-def judge(seen: Any, trust: Any) -> Judgement:
+def judge(seen: Any, trust: Any, view: Any = None) -> Judgement:
     """Judge one attestation as found in the repository.
 
     Args:
         seen: a :class:`kistore.notes.Seen` (bytes, subject, source, entry time).
         trust: the store's :class:`kistore.trust.Trust`.
+        view: the store view its subject is read from; when given, a rerun or withdrawal
+            that does not fit its subject (:func:`kistore.attest.subjects.subject_problem`)
+            is judged ``does-not-fit``, never counted.
 
     Returns:
         The :class:`Judgement` (never raises for bad bundles: they are judged invalid).
@@ -161,6 +171,13 @@ def judge(seen: Any, trust: Any) -> Judgement:
                          e.message, **base)
     assert keyid is not None  # verify_bundle read the key
     outcome = statement.predicate.get("outcome")
+    if view is not None:
+        from .subjects import subject_problem
+
+        problem = subject_problem(view, statement.type, seen.subject, statement.predicate)
+        if problem:
+            return Judgement(statement.type, keyid, False, UNFIT, problem, outcome=outcome,
+                             **base)
     role = ROLE_FOR_TYPE.get(statement.type)
     if role is None:
         return Judgement(statement.type, keyid, True, COMMUNITY, "", outcome=outcome, **base)
@@ -223,11 +240,15 @@ def _claimed_type(payload: bytes) -> str | None:
     return type_of(claimed) if isinstance(claimed, str) else None
 
 
-def judge_all(seen: list[Any], trust: Any) -> list[Judgement]:
+def judge_all(seen: list[Any], trust: Any, view: Any = None) -> list[Judgement]:
     """Judge attestations, each copy of the same bundle at the same (earliest) entry time.
 
     The same bundle bytes may be seen twice (as a note and as a file); both copies are
-    judged at the earlier of their entry times, so they are judged alike.
+    judged at the earlier of their entry times, so they are judged alike. ``view``: as
+    :func:`judge` takes it. When one key made several trusted reruns of one run, only its
+    latest (by entry time, then the order seen) stands; the earlier ones are judged
+    ``superseded`` (a key that said ``reproduced`` and later ``not-reproduced`` no longer
+    verifies the run).
     """
     from dataclasses import replace
 
@@ -235,7 +256,27 @@ def judge_all(seen: list[Any], trust: Any) -> list[Judgement]:
     for s in seen:
         if s.data not in earliest or s.entered_at < earliest[s.data]:
             earliest[s.data] = s.entered_at
-    return [judge(replace(s, entered_at=earliest[s.data]), trust) for s in seen]
+    judged = [judge(replace(s, entered_at=earliest[s.data]), trust, view) for s in seen]
+    latest: dict[tuple[str, str | None], int] = {}
+    for i, (s, j) in enumerate(zip(seen, judged, strict=True)):
+        if j.effect in (VERIFIES, DISAGREES):
+            key = (str(s.subject), j.keyid)
+            if key not in latest or j.entered_at >= judged[latest[key]].entered_at:
+                latest[key] = i
+    for i, (s, j) in enumerate(zip(seen, judged, strict=True)):
+        if j.effect in (VERIFIES, DISAGREES):
+            last = judged[latest[(str(s.subject), j.keyid)]]
+            if last.outcome != j.outcome:  # what the key said last stands
+                judged[i] = replace(j, effect=SUPERSEDED, reason=(
+                    f"superseded by the same key's later rerun ({last.outcome}, entered "
+                    f"{_when(last)})"))
+    return judged
+
+
+def _when(j: Judgement) -> str:
+    from .trust import format_time
+
+    return format_time(j.entered_at)
 
 
 def summarise(judgements: list[Judgement]) -> Evidence:
@@ -288,8 +329,11 @@ def evidence_for_many(store: Any, digests: Iterable[Any], *, at: str | None = No
     from .notes import collect_many
 
     seen = collect_many(store, digests, at=at)
-    trust = _trust_or_empty(store, at)[0] if any(seen.values()) else None
-    return {d: summarise(judge_all(s, trust)) if s else Evidence() for d, s in seen.items()}
+    if not any(seen.values()):
+        return {d: Evidence() for d in seen}
+    trust, view = _trust_or_empty(store, at)[0], store.view(at)
+    return {d: summarise(judge_all(s, trust, view)) if s else Evidence()
+            for d, s in seen.items()}
 
 
 def _trust_or_empty(store: Any, at: str | None) -> tuple[Any, list[Any]]:
@@ -363,7 +407,7 @@ def check_attestations(store: Any, at: str | None = None) -> list[Finding]:
         findings.append(Finding(NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}",
                                 file=f"{NOTES_REF}:{blob}"))
     seen = collect(store, at=at)
-    for s, j in zip(seen, judge_all(seen, trust), strict=True):
+    for s, j in zip(seen, judge_all(seen, trust, view), strict=True):
         if not s.defect:  # a defective file is already reported above (KI305)
             findings.append(_finding(j))
     noted = {s.data for s in seen if s.source == "note"}
@@ -383,7 +427,8 @@ def check_attestations(store: Any, at: str | None = None) -> list[Finding]:
 
 def _finding(j: Judgement) -> Finding:
     rule_ = {INVALID: ATTESTATION_INVALID, NOT_COUNTED: ROLE_NOT_TRUSTED,
-             COMMUNITY: COMMUNITY_ATTESTATION}.get(j.effect, TRUSTED_ATTESTATION)
+             COMMUNITY: COMMUNITY_ATTESTATION, UNFIT: ATTESTATION_UNFIT,
+             }.get(j.effect, TRUSTED_ATTESTATION)
     what = f"{j.type or 'attestation'} by {j.keyid or 'an unreadable key'} ({j.source})"
     message = f"{what}: {j.reason}" if j.reason else what
     return Finding(rule_, message, file=j.location, extra=j.to_json())

@@ -202,10 +202,12 @@ def dated(store: Any, at: str | None, trust: Any) -> Any:
         trust: the :class:`kistore.attest.trust.Trust` read there.
 
     Returns:
-        A :class:`~kistore.attest.trust.Trust` whose keys all have a ``valid_from``.
+        A :class:`~kistore.attest.trust.Trust` whose keys all have a ``valid_from``: for
+        a key without one, the second after :func:`listed_since` (commit times have whole
+        seconds; what entered in the same second may have entered before the key).
     """
     from dataclasses import replace
-    from datetime import UTC
+    from datetime import UTC, timedelta
 
     from .trust import Trust
 
@@ -218,6 +220,11 @@ def dated(store: Any, at: str | None, trust: Any) -> Any:
     else:
         rev = str(store.commit(at).id)
     since = listed_since(repo, rev) if rev is not None else {}
-    keys = {k: v if v.valid_from is not None else replace(v, valid_from=since.get(k, now))
+    # Commit times have whole seconds, and a commit is dated no earlier than its ancestors:
+    # an attestation that entered in the second the key was added (or in a commit dated
+    # ahead, which drags its descendants' times with it) may have entered before it. Only
+    # what entered in a later second counts.
+    keys = {k: v if v.valid_from is not None else replace(
+                v, valid_from=since[k] + timedelta(seconds=1) if k in since else now)
             for k, v in trust.keys.items()}
     return Trust(keys)

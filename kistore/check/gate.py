@@ -430,10 +430,12 @@ def _notes_update(store: Any, old: str, new: str, trust_revs: list[str]) -> list
 
     from ..attest.attestation import Bundle, verify_bundle
     from ..attest.notes import Seen, lines_of, note_blobs
+    from ..attest.subjects import subject_problem
     from ..core.errors import KistoreError
 
     repo = store.repo
     fresh: list[Seen] = []
+    view = store.view(trust_revs[-1]) if trust_revs else None  # main as pushed, or as it is
 
     def notes_of(rev: str) -> dict[str, str]:
         return {} if rev == ZERO else note_blobs(repo, repo[rev].peel(pygit2.Commit))
@@ -460,10 +462,16 @@ def _notes_update(store: Any, old: str, new: str, trust_revs: list[str]) -> list
                 target = repo.get(obj)  # notes annotate object-file blobs; anything else
                 subject = (Digest.of(bytes(target.data)) if isinstance(target, pygit2.Blob)
                            else Digest("0" * 64))  # ... is about no manifest at all
-                verify_bundle(Bundle.from_bytes(line, file=f"{NOTES_REF}:{obj}"), subject)
+                statement = verify_bundle(Bundle.from_bytes(line, file=f"{NOTES_REF}:{obj}"),
+                                          subject)
             except KistoreError as e:
                 findings.append(Finding(NOTES_LINE_INVALID, e.message,
                                         file=f"{NOTES_REF}:{obj}"))
+                continue
+            problem = subject_problem(view, statement.type, subject, statement.predicate) \
+                if view is not None else None
+            if problem:  # a withdrawal of a Workload, a rerun on another GPU (KI310)
+                findings.append(Finding(NOTES_LINE_INVALID, problem, file=f"{NOTES_REF}:{obj}"))
                 continue
             fresh.append(Seen(line, subject, "note", f"{NOTES_REF}:{obj}", _EPOCH))
     for obj, blob in sorted(before.items()):

@@ -580,7 +580,9 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
     Returns:
         KI203/KI204 for unpaired files, KI205 for a ``(kind, name)`` used twice (reported
         on each later digest, naming the first), KI201 (warning) for a reference to a digest
-        with no object, KI202 for a reference to an object of another kind. Sorted by file.
+        with no object, KI202 for a reference to an object of another kind (with ``focus``,
+        also a run outside it whose dangling reference a focused manifest now answers with
+        the wrong kind). Sorted by file.
     """
     findings: list[Finding] = []
     owners: dict[tuple[str, str], Digest] = {}
@@ -595,6 +597,14 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                     file=layout.metadata_path(digest), pointer="/name",
                     extra={"other": str(owner)}))
         if focus is not None and digest not in focus:
+            # a manifest the range adds may be what an earlier run's dangling reference
+            # names: it must be of the kind that field names (KI202 on the earlier run)
+            for field_name, ref in e.references.items():
+                target = by_text.get(ref)
+                if (target is not None and target.digest in focus and target.has_object
+                        and target.kind is not None
+                        and target.kind != REFERENCE_KINDS[field_name]):
+                    findings.append(_wrong_kind(digest, field_name, ref, target.kind))
             continue
         if e.has_metadata and not e.has_object:
             findings.append(Finding(
@@ -611,11 +621,15 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                 findings.append(Finding(REFERENCE_UNRESOLVED, f"{ref} is not in the store",
                                         file=layout.object_path(digest), pointer=pointer))
             elif target.kind is not None and target.kind != REFERENCE_KINDS[field_name]:
-                findings.append(Finding(
-                    REFERENCE_WRONG_KIND, f"{ref} is a {target.kind}",
-                    file=layout.object_path(digest), pointer=pointer,
-                    expected=REFERENCE_KINDS[field_name], found=target.kind))
+                findings.append(_wrong_kind(digest, field_name, ref, target.kind))
     return sorted(findings, key=sort_key)
+
+
+def _wrong_kind(digest: Digest, field_name: str, ref: str, kind: str) -> Finding:
+    """KI202: the run ``digest``'s ``field_name`` names ``ref``, a manifest of ``kind``."""
+    return Finding(REFERENCE_WRONG_KIND, f"{ref} is a {kind}", file=layout.object_path(digest),
+                   pointer=f"/spec/{field_name}", expected=REFERENCE_KINDS[field_name],
+                   found=kind)
 
 
 def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],

@@ -118,7 +118,7 @@ def load_signing_key(path: str) -> Any:
 @click.option("--key", "key_path", required=True, metavar="PATH",
               help="Private key (PEM or OpenSSH ed25519).")
 @click.option("--outcome", type=click.Choice(["reproduced", "not-reproduced"]),
-              help="For reproduction/rerun (default: reproduced).")
+              help="For reproduction (default: reproduced) and rerun (required).")
 @click.option("--predicate", "predicate_file", type=click.Path(dir_okay=False, exists=True),
               help="JSON file with predicate fields: timing, environmentDigest, observedAt...")
 @click.option("-m", "--message", help="Note text, or the reason of a dispute or withdrawal.")
@@ -141,9 +141,11 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
       kistore attest 384a96d0 --type dispute -m "timer excludes sync" --key ~/.kistore/k --file
       kistore attest 384a96d0 --type rerun --predicate measured.json --key ~/.kistore/k
 
-    A rerun needs --predicate FILE: a JSON object with environmentDigest and timing
-    ({"latencyNs": {"mean": 13634148}, "primaryStatistic": "mean"}, in nanoseconds);
-    observedAt and outcome are filled in when absent.
+    A rerun needs --predicate FILE: a JSON object with outcome (or give --outcome; a rerun
+    has no default), environmentDigest (an ExecutionEnvironment in the store with the
+    run's GPU) and timing at the run's primary statistic ({"latencyNs": {"mean":
+    13634148}, "primaryStatistic": "mean"}, in nanoseconds); observedAt is filled in
+    when absent.
     """
     from datetime import UTC, datetime
 
@@ -168,6 +170,11 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
                                            predicate,
                                            # named so, a field missing says where to give it
                                            file=predicate_file or "--predicate FILE (not given)")
+    from ..attest.subjects import subject_problem
+
+    problem = subject_problem(store.view(), type_name, digest, predicate)
+    if problem:
+        raise InputError(f"{ref}: {problem}", file=predicate_file)
     bundle = attestation.sign_statement(statement, load_signing_key(key_path))
     location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
     keyid = attestation.bundle_keyid(bundle)

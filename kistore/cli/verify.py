@@ -107,7 +107,9 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
     """
     from ..check.audit import count_files, snapshot
     from ..check.audit import verify as run
+    from ..query import group_rules
 
+    group_rules.register()  # comparison groups whose runs disagree in unit (KI210)
     store = ctx.store()
     snap = snapshot(store, at)
     with click.progressbar(length=count_files(snap), label="verifying",
@@ -142,9 +144,10 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, fmt: str | None,
     """
     from ..check.gate import check_range, check_updates, parse_range
     from ..core.errors import InputError
-    from ..query.impact import register
+    from ..query import group_rules, impact
 
-    register()  # what a trust or policy change does to evidence and rankings (KI413-KI415)
+    impact.register()  # what a trust or policy change does to evidence and rankings
+    group_rules.register()  # a run whose unit disagrees with its group's (KI210)
 
     if (range_ is None) == (updates is None):
         raise click.UsageError("give either BASE..HEAD or --updates FILE")

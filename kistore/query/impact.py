@@ -68,7 +68,8 @@ def trust_and_policy_effects(store: Any, base: str, head: str, changed: set[str]
     after: dict[str, Evidence] = {}
     if trust_changed:
         seen = collect(store, at=head)
-        judged = [judge_all(seen, _trust(store, rev)) for rev in (base, head)]
+        view = store.view(head)
+        judged = [judge_all(seen, _trust(store, rev), view) for rev in (base, head)]
         by_run: dict[str, tuple[list[Any], list[Any]]] = {}
         for s, old, new in zip(seen, *judged, strict=True):
             by_run.setdefault(str(s.subject), ([], []))

@@ -15,7 +15,7 @@ from kistore.cli import main
 from ..conftest import PUBLISHED, fixed_key
 
 RUN_REF = "BenchmarkRun/sol-submission-20464"
-MEASURED = {"environmentDigest": PUBLISHED["environment"],
+MEASURED = {"outcome": "reproduced", "environmentDigest": PUBLISHED["environment"],
             "timing": {"latencyNs": {"mean": 1234.5}, "primaryStatistic": "mean"}}
 
 
