@@ -57,18 +57,24 @@ class Remote:
             raise AssertionError(f"kistore {' '.join(args)}: {done.stdout}{done.stderr}")
         return done
 
-    def pr(self, message: str, change: Callable[[Path], object], *, hook: bool = True) -> Push:
+    def pr(self, message: str, change: Callable[[Path], object], *, hook: bool = True,
+           date: str | None = None) -> Push:
         """Make one pull request: ``change(clone)``, commit everything, push it to ``main``.
 
         ``hook=False`` pushes with the server's hook set aside: history that landed before
         the server ran the rule under test (or past it), which later pushes must face.
+        ``date``: the commit's date (entry times have whole seconds, and a commit is never
+        older than its ancestors: a later date keeps two pull requests' entries apart).
 
         Returns:
             The push's exit code and stderr (the hook's lines come as ``remote: ...``).
         """
         change(self.clone)
         git(self.clone, "add", "-A")
-        git(self.clone, "commit", "-q", "--allow-empty", "--no-verify", "-m", message)
+        dated = {"GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date} if date else {}
+        subprocess.run(["git", "commit", "-q", "--allow-empty", "--no-verify", "-m", message],
+                       cwd=self.clone, check=True, capture_output=True,
+                       env={**_env(), **dated})
         hook_path = self.bare / "hooks" / "pre-receive"
         if not hook:
             hook_path.rename(hook_path.with_suffix(".off"))
@@ -83,6 +89,13 @@ class Remote:
             git(self.clone, "fetch", "-q", "origin")
             git(self.clone, "reset", "-q", "--hard", "origin/main")
             git(self.clone, "clean", "-qfdx", "store")
+        return Push(done.returncode, done.stderr)
+
+    def push(self, *refspecs: str) -> Push:
+        """Push refs of the clone as they are (e.g. ``refs/notes/kistore``) to the server."""
+        done = subprocess.run(["git", "push", "origin", *refspecs], cwd=self.clone,
+                              capture_output=True, text=True,
+                              env={**_env(), "KISTORE": KISTORE})
         return Push(done.returncode, done.stderr)
 
     def main(self) -> str:
