@@ -32,6 +32,7 @@ from ..git import treediff
 from .audit import GITATTRIBUTES, TreeSnapshot, admit_quarantine, check_contents
 from .history import ancestry, check_history, history_findings, objects_tree
 from .lineage import names_kept, revocations_kept
+from .paths import changed_tree_names
 from .rules import sort_key
 
 HISTORY_REWRITTEN = rule(
@@ -114,11 +115,18 @@ def check_range(store: Any, spec: str) -> list[Finding]:
     findings += _removed_evidence(repo, base.tree, head.tree)
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits)
+    findings += changed_tree_names(repo, head.tree, _tree_changes(repo, base.tree, head.tree))
     if _trust_touched(repo, base, commits):
         findings += revocations_kept(store, base, head, commits)
     for checker in RANGE_CHECKERS:
         findings += checker(store, str(base.id), str(head.id), changed)
     return sorted(findings, key=sort_key)
+
+
+def _tree_changes(repo: Any, base_tree: Any, head_tree: Any) -> list[str]:
+    """Every path of the whole tree the range adds or changes (not under ``store/`` only)."""
+    return [path for path, (_, now) in treediff.changed_leaves(
+        repo, base_tree.id, head_tree.id).items() if now is not None]
 
 
 def _trust_touched(repo: Any, base: Any, commits: list[Any]) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -51,7 +52,7 @@ CRLF_LINE_ENDS = rule(
 PATH_OUTSIDE_LAYOUT = rule(
     "KI110", "path-outside-layout", ERROR,
     "move or remove the file: under store/ only objects/sha256/XX/REST.json, "
-    "metadata/sha256/XX/REST.json, attestations/..., trust/keys.json and "
+    "metadata/sha256/XX/REST.json, attestations/sha256/XX/REST/<sha256>.json, trust/keys.json and "
     "policy/ranking.json are allowed")
 NOT_A_REGULAR_FILE = rule(
     "KI111", "not-a-regular-file", ERROR,
@@ -59,6 +60,10 @@ NOT_A_REGULAR_FILE = rule(
 PATH_CASE_COLLISION = rule(
     "KI112", "path-case-collision", ERROR,
     "rename or remove one of the paths: they collide on case-insensitive file systems")
+EXECUTABLE_FILE = rule(
+    "KI114", "file-mode-executable", ERROR,
+    "store files are data: `git update-index --chmod=-x PATH` (or `chmod -x`) and commit; "
+    "only mode 100644 is allowed under store/")
 GITATTRIBUTES_MISSING = rule(
     "KI113", "gitattributes-missing", ERROR,
     "add the line `store/** -text -eol -filter -ident -working-tree-encoding` to "
@@ -86,9 +91,6 @@ NAME_DISAGREES_WITH_SOURCE = rule(
     "name an imported run as its importer does, from its source's external id "
     "(spec.sourceNative.externalId), or fix the external id")
 
-ALLOWED_DIRS = (layout.ATTESTATIONS_DIR,)
-"""Directories under ``store/`` whose files other parts of kistore own (any name allowed)."""
-
 ALLOWED_FILES = frozenset({layout.TRUST_FILE, layout.POLICY_FILE})
 """The only files of ``store/trust/`` and ``store/policy/``: kistore reads no other name
 there, so another file (``policy/other.json``, ``trust/keys2.json``, a ``ranking.json/``
@@ -96,6 +98,9 @@ directory) would look reviewed while nothing honours it."""
 
 FILE_MODES = {0o100644, 0o100755}
 """Git file modes of a regular file; a symlink is 0o120000, a submodule 0o160000."""
+
+REGULAR = 0o100644
+"""The one file mode allowed under ``store/`` (0o100755, executable, is KI114)."""
 
 _MODE_NAMES = {0o120000: "a symlink", 0o160000: "a submodule (gitlink)", 0o040000: "a directory"}
 
@@ -111,13 +116,18 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
             submodule); work-tree readers map ``lstat`` to the same numbers.
 
     Returns:
-        KI111 for a symlink or submodule, KI110 for a path the layout (DESIGN §3) does not
-        have. Paths outside ``store/`` are not the store's business and yield nothing.
+        KI111 for a symlink or submodule, KI114 for an executable file (100755), KI110 for a
+        path the layout (DESIGN §3) does not have (under ``store/attestations/`` only
+        :func:`kistore.core.layout.is_attestation_path` paths). Paths outside ``store/``
+        are not the store's business and yield nothing.
     """
     if not (path + "/").startswith(layout.STORE_DIR + "/"):  # store/ itself counts too
         return []
     findings = []
-    if mode not in FILE_MODES:
+    if mode == 0o100755:
+        findings.append(Finding(EXECUTABLE_FILE, "an executable file (mode 100755) under store/",
+                                file=path, expected="100644", found="100755"))
+    elif mode not in FILE_MODES:
         what = _MODE_NAMES.get(mode, f"mode {mode:o}")
         findings.append(Finding(NOT_A_REGULAR_FILE, f"{what} under store/", file=path,
                                 expected="a regular file", found=what))
@@ -130,15 +140,35 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
 
 
 def _in_layout(path: str) -> bool:
-    if path in ALLOWED_FILES or any(path.startswith(d + "/") for d in ALLOWED_DIRS):
+    if path in ALLOWED_FILES or layout.is_attestation_path(path):
         return True
     digest = layout.digest_from_path(path)
     return digest is not None and path in (layout.object_path(digest),
                                            layout.metadata_path(digest))
 
 
+_IGNORED = dict.fromkeys([*range(0x200C, 0x2010), *range(0x202A, 0x202F),
+                          *range(0x206A, 0x2070), 0xFEFF])
+"""Code points HFS+ ignores in names (git's ``is_hfs_dotgit``): removed before comparing."""
+
+
+def name_key(name: str) -> str:
+    """Return the key under which two names (or paths) are one file on some file system.
+
+    Unicode canonical caseless matching (NFD, case fold, NFD again; Unicode §3.13), with
+    the code points HFS+ ignores removed: ``Foo``/``foo`` and NFC/NFD forms share a key.
+    """
+    if name.isascii():
+        return name.casefold()
+    folded = unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
+    return folded.translate(_IGNORED)
+
+
 def check_case_collisions(paths: Iterable[str]) -> list[Finding]:
-    """Find paths under ``store/`` that differ only in letter case (``Foo.json``, ``foo.json``).
+    """Find paths under ``store/`` that are one file on a case-insensitive file system.
+
+    Case-insensitive or normalising (macOS, Windows): ``Foo.json`` and ``foo.json``;
+    ``é`` as NFC and as NFD.
 
     Args:
         paths: every repository path of one tree.
@@ -148,18 +178,19 @@ def check_case_collisions(paths: Iterable[str]) -> list[Finding]:
         naming both.
     """
     paths = list(paths)
-    if len({p.casefold() for p in paths}) == len(set(paths)):
+    if len({name_key(p) for p in paths}) == len(set(paths)):
         return []  # no two differ only in case (sorting 40,000 paths cost 3x this test)
     seen: dict[str, str] = {}
     findings = []
     for path in sorted(paths):
         if not path.startswith(layout.STORE_DIR + "/"):
             continue
-        key = path.casefold()
+        key = name_key(path)
         first = seen.setdefault(key, path)
         if first != path:
             findings.append(Finding(
-                PATH_CASE_COLLISION, f"collides with {first} on a case-insensitive file system",
+                PATH_CASE_COLLISION, f"collides with {first} on a case-insensitive or "
+                "normalising file system (macOS, Windows)",
                 file=path, extra={"collides_with": first}))
     return findings
 
