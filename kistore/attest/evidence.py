@@ -118,6 +118,8 @@ class Judgement:
         location: the note (``refs/notes/kistore:<blob>``) or file path.
         entered_at: when it entered the repository (UTC), the time trust is judged at.
         outcome: the predicate's ``outcome`` for reproduction/rerun, else None.
+        measured_ns: for a verified reproduction or rerun, the latency it measured at its
+            timing's primary statistic (ns), else None (``show`` sets it beside the run's).
     """
 
     type: str | None
@@ -129,6 +131,7 @@ class Judgement:
     location: str
     entered_at: datetime
     outcome: str | None = None
+    measured_ns: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Return the judgement as JSON (the ``attestations --json`` object)."""
@@ -137,7 +140,7 @@ class Judgement:
         return {"type": self.type, "keyid": self.keyid, "valid": self.valid,
                 "effect": self.effect, "reason": self.reason, "source": self.source,
                 "location": self.location, "enteredAt": format_time(self.entered_at),
-                "outcome": self.outcome}
+                "outcome": self.outcome, "measuredNs": self.measured_ns}
 
 
 def judge(seen: Any, trust: Any, view: Any = None) -> Judgement:
@@ -171,6 +174,7 @@ def judge(seen: Any, trust: Any, view: Any = None) -> Judgement:
                          e.message, **base)
     assert keyid is not None  # verify_bundle read the key
     outcome = statement.predicate.get("outcome")
+    base["measured_ns"] = _measured(statement.predicate)
     if view is not None:
         from .subjects import subject_problem
 
@@ -196,6 +200,15 @@ def judge(seen: Any, trust: Any, view: Any = None) -> Judgement:
                          outcome=outcome, **base)
     return Judgement(statement.type, keyid, True, DISAGREES,
                      f"trusted rerun key, outcome {outcome}", outcome=outcome, **base)
+
+
+def _measured(predicate: dict[str, Any]) -> float | None:
+    """Return ``timing.latencyNs[timing.primaryStatistic]`` of a predicate (ns), or None."""
+    timing = predicate.get("timing")
+    if not isinstance(timing, dict) or not isinstance(timing.get("latencyNs"), dict):
+        return None
+    value = timing["latencyNs"].get(timing.get("primaryStatistic"))
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def signed_at(predicate: dict[str, Any]) -> datetime | None:
@@ -373,6 +386,7 @@ def check_attestations(store: Any, at: str | None = None) -> list[Finding]:
         collect,
         file_attestations,
         notes_entered,
+        notes_not_fetched,
         parse_attestation_path,
     )
     from .trust import TRUST_FILE
@@ -417,7 +431,10 @@ def check_attestations(store: Any, at: str | None = None) -> list[Finding]:
                f"{len(files)} from files (store/attestations/)")
     if missing:
         message += f"; {missing} file(s) not yet in notes: run `kistore notes sync`"
-    if not noted:
+    missing_notes = notes_not_fetched(store)
+    if missing_notes:
+        message += f"; {missing_notes}"
+    elif not noted:
         message += f"; no notes here: `kistore notes fetch origin` fetches {NOTES_REF}"
     findings.append(Finding(ATTESTATIONS_SEEN, message,
                             extra={"notes": len(seen) - len(files), "files": len(files),

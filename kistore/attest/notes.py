@@ -38,6 +38,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pygit2
@@ -512,24 +513,27 @@ def sync(store: Any) -> SyncResult:
 
     A file is attached only when its path fits the layout, its bytes are a canonical
     one-line JSON text whose sha256 equals its name, its subject object is in the store,
-    and a note made of it now would count: a key the work tree's trust file has revoked,
-    or whose validity ended, makes a note the pull-request gate refuses (KI411), and a
-    notes ref holding it could not be pushed again. Signatures are otherwise not judged
-    here (``verify`` and ``attestations`` do that, for both transports alike).
+    and it passes every check ``verify`` makes of a bundle: a signature that verifies over
+    the exact payload, a subject that is the object it is about, a known predicate type
+    and a predicate its schema accepts (KI301), one that fits its subject (KI310), and a
+    key that counts now: one the work tree's trust file has revoked, or whose validity
+    ended, makes a note the pull-request gate refuses (KI411). A server refuses a notes
+    push holding any such line (KI409, KI411), and every later push with it: a bad bundle
+    is left out, with the reason, never written.
 
     Raises:
         StoreStateError: as :func:`add_lines`.
     """
     from datetime import UTC, datetime
 
-    from .evidence import NOT_COUNTED, judge
-    from .trust import load_trust
+    from .evidence import INVALID, NOT_COUNTED, UNFIT, judge
+    from .trust import Trust, load_trust
 
     view = store.view(None)
     try:
         trust = load_trust(view)
     except KistoreError:  # an invalid trust file: verify reports it (KI309)
-        trust = None
+        trust = Trust()
     added = present = 0
     problems: list[KistoreError] = []
     for path, data in file_attestations(view):
@@ -547,20 +551,52 @@ def sync(store: Any) -> SyncResult:
         if object_bytes is None:
             problems.append(InputError(f"subject {subject} is not in the store", file=path))
             continue
-        if trust is not None:  # a note made now enters now: the server judges it so (KI411)
-            judged = judge(Seen(data, subject, "note", path, datetime.now(UTC)), trust)
-            if judged.effect == NOT_COUNTED:
-                problems.append(InputError(
-                    f"not attached: a note made now would not count ({judged.reason}), and "
-                    "a server's pre-receive hook refuses it (KI411), which would block every "
-                    "later `kistore notes push`; the file attestation stays as it is",
-                    file=path))
-                continue
+        # a note made now enters now: the server judges it so (KI409, KI411)
+        judged = judge(Seen(data, subject, "note", path, datetime.now(UTC)), trust, view)
+        if judged.effect in (INVALID, NOT_COUNTED, UNFIT):
+            what = {INVALID: "the bundle does not verify", NOT_COUNTED: "a note made now "
+                    "would not count", UNFIT: "it does not fit its subject"}[judged.effect]
+            problems.append(InputError(
+                f"not attached: {what} ({judged.reason}); a server's pre-receive hook "
+                "refuses such a note (KI409, KI411), which would block every later "
+                "`kistore notes push`; the file attestation stays as it is", file=path))
+            continue
         blob = store.repo.create_blob(object_bytes)  # a note needs its object in git
         count = add_lines(store.repo, str(blob), [data])
         added += count
         present += 1 - count
     return SyncResult(added, present, problems)
+
+
+NOT_FETCHED = f"notes not fetched: run `kistore notes fetch` ({NOTES_REF} is not in this clone)"
+"""What ``attestations``, ``show`` and ``verify`` say in a clone without the notes."""
+
+
+def notes_not_fetched(store: Any) -> str | None:
+    """Return :data:`NOT_FETCHED` when this is a clone that lacks ``refs/notes/kistore``.
+
+    Git does not fetch notes by default, so a fresh clone has none: its attestations are
+    not "none", they are not here. A clone is a repository with a remote; a store with
+    neither notes nor remotes has no notes to fetch, and None is returned for it.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+
+    Returns:
+        The message, or None when the notes ref is here (or there is nowhere to fetch it).
+    """
+    from ..index.refs import RefsUnreadable, resolve
+
+    git_dir = Path(store.git_dir)
+    try:  # plain files first: a warm query loads no libgit2 (kistore.index.refs)
+        if resolve(git_dir, NOTES_REF) is not None:
+            return None
+        remotes = '[remote "' in (git_dir / "config").read_text(errors="replace")
+    except (RefsUnreadable, OSError):
+        if NOTES_REF in store.repo.references:
+            return None
+        remotes = bool(list(store.repo.remotes))
+    return NOT_FETCHED if remotes else None
 
 
 def _lines(data: bytes) -> list[bytes]:

@@ -204,15 +204,17 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
       kistore attestations 384a96d0 --json
     """
     from ..attest.evidence import evidence_for
+    from ..attest.notes import notes_not_fetched
 
     store = ctx.store()
     with explaining_misses(store, [ref], at, names_at_commits=True):
         digest = store.resolve(ref, at=at)
     evidence = evidence_for(store, digest, at=at)
+    missing = notes_not_fetched(store)
     if as_json:
         emit_json({"subject": str(digest), "evidenceLevel": evidence.level,
                    "withdrawn": evidence.withdrawn, "community": evidence.community,
-                   "attestations": evidence.attestations})
+                   "attestations": evidence.attestations, "notesNotFetched": missing})
         return
     click.echo(f"subject:   {digest}")
     click.echo(f"evidence:  {evidence.level}" + (" (withdrawn)" if evidence.withdrawn else ""))
@@ -221,6 +223,8 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
         valid = "valid" if a["valid"] else "INVALID"
         click.echo(f"{a['type'] or '?'} {a['keyid'] or '?'} {valid} {a['effect']} {a['source']}"
                    + (f": {a['reason']}" if a["reason"] else ""))
+    if missing:
+        click.echo(missing)
 
 
 # -- notes -----------------------------------------------------------------------------
