@@ -82,6 +82,12 @@ def test_rerun_on_another_gpu_does_not_verify_the_run(remote, bundle):
     assert remote.pr("a fitting rerun", attest_file(remote, bundle_for(RERUN_KEY)),
                      date="2030-01-01T00:00:00Z").accepted  # after the trust's second
     assert level(remote) == "verified"
+    shown = remote.kistore("show", PUBLISHED["run"]).stdout
+    keyid = signing.keyid(RERUN_KEY.public_key())
+    assert (f"rerun by {keyid} (verifies): measured 1,234 ns (0.0012345 ms), the run "
+            "13,634,148 ns (13.6341 ms), ratio 9.054e-05x") in shown
+    [rerun] = json.loads(remote.kistore("show", PUBLISHED["run"], "--json").stdout)["reruns"]
+    assert (rerun["measuredNs"], rerun["runNs"]) == (1234.5, 13634148)
 
 
 def bundle_for(key, **changes) -> bytes:
