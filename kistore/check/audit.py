@@ -31,7 +31,7 @@ from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..git import treediff
 from .history import check_history
-from .lineage import check_names, check_revocations
+from .lineage import check_names, check_revocations, check_shallow
 from .paths import check_tree_names
 from .policy import check_policy
 from .rules import (
@@ -542,7 +542,7 @@ def _quick_parse(data: bytes) -> Any:
 
 
 CHECKERS: list[Checker] = [check_history, check_names, check_policy, check_attestations,
-                           check_revocations, check_tree_names]
+                           check_revocations, check_tree_names, check_shallow]
 """The checks :func:`verify` runs after the contents check: history, policy, attestations."""
 
 

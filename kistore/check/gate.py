@@ -31,7 +31,7 @@ from ..core.findings import ERROR, INFO, Finding, rule
 from ..git import treediff
 from .audit import GITATTRIBUTES, TreeSnapshot, admit_quarantine, check_contents
 from .history import ancestry, check_history, history_findings, objects_tree
-from .lineage import names_kept, revocations_kept
+from .lineage import check_shallow, names_kept, revocations_kept
 from .paths import changed_tree_names
 from .rules import sort_key
 
@@ -120,6 +120,7 @@ def check_range(store: Any, spec: str) -> list[Finding]:
         findings += revocations_kept(store, base, head, commits)
     for checker in RANGE_CHECKERS:
         findings += checker(store, str(base.id), str(head.id), changed)
+    findings += check_shallow(store)
     return sorted(findings, key=sort_key)
 
 

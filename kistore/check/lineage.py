@@ -25,9 +25,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..core import layout
-from ..core.findings import ERROR, Finding, rule
+from ..core.findings import ERROR, WARNING, Finding, rule
 from ..git import treediff
 
+HISTORY_SHALLOW = rule(
+    "KI416", "history-shallow", WARNING,
+    "fetch the whole history (`git fetch --unshallow`) and check again; CI: clone with "
+    "fetch-depth 0")
 REVOCATION_LIFTED = rule(
     "KI412", "trust-revocation-lifted", ERROR,
     "a revocation is permanent: keep the revoked key's entry with its revokedAt (an earlier "
@@ -182,3 +186,42 @@ def _name(repo: Any, blob: str) -> str | None:
         return None
     name = doc.get("name") if isinstance(doc, dict) else None
     return name if isinstance(name, str) else None
+
+
+def check_shallow(store: Any, at: str | None = None) -> list[Finding]:
+    """KI416 in a shallow clone: history before its boundary was not checked.
+
+    A shallow clone (CI's default depth 1) lacks the commits before its boundary, so the
+    rules over history (objects never modified or deleted, KI401-KI403; names never moved,
+    KI208; revocations kept, KI412) saw only part of it: "0 errors" there does not mean
+    the history is sound. ``kistore verify --strict`` and ``check --strict`` make this an
+    error (:func:`strict`).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: unused (the clone is shallow or not, whatever revision is read).
+
+    Returns:
+        One KI416 warning naming the boundary commits, or nothing in a full clone.
+    """
+    repo = store.repo
+    if not repo.is_shallow:
+        return []
+    try:
+        with open(f"{repo.path}/shallow", encoding="ascii") as f:
+            boundary = sorted(line.strip() for line in f if line.strip())
+    except OSError:
+        boundary = []
+    shown = ", ".join(b[:12] for b in boundary[:5]) + (" ..." if len(boundary) > 5 else "")
+    return [Finding(HISTORY_SHALLOW, "a shallow clone: history before its boundary "
+                    f"({shown or 'unknown'}) was not checked (objects, names, revocations)",
+                    extra={"boundary": boundary})]
+
+
+def strict(findings: list[Finding]) -> list[Finding]:
+    """Return ``findings`` with KI416 (a shallow clone) as an error (``--strict``)."""
+    from dataclasses import replace
+
+    upgraded = replace(HISTORY_SHALLOW, severity=ERROR)
+    return [replace(f, rule=upgraded) if f.rule.id == HISTORY_SHALLOW.id else f
+            for f in findings]

@@ -88,10 +88,12 @@ def _escape(text: str, is_property: bool) -> str:
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes checking files (default: one per CPU, at most 8, on machines "
               "with 2+ CPUs and stores of 4,000+ manifests).")
+@click.option("--strict", is_flag=True,
+              help="Fail (exit 1) in a shallow clone, whose early history was not checked.")
 @_format_option
 @pass_ctx
-def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
-           as_json: bool) -> None:
+def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
+           fmt: str | None, as_json: bool) -> None:
     """Verify the whole store offline and report every problem.
 
     Checks each object's sha256 against its name, canonical bytes, strict JSON, its
@@ -116,7 +118,13 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
                            file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:
         findings = run(store, at, snap=snap, progress=bar.update, workers=jobs)
     where = at or ("work tree" if store.root is not None else "HEAD (a bare repository)")
-    report(findings, fmt, as_json, f"store at {where}")
+    report(_strict(findings) if strict else findings, fmt, as_json, f"store at {where}")
+
+
+def _strict(findings: list[Finding]) -> list[Finding]:
+    from ..check.lineage import strict
+
+    return strict(findings)
 
 
 @click.command()
@@ -125,10 +133,12 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
               help="Instead of a range, read ref updates 'OLD NEW REF' a line (as git gives "
               "pre-receive on stdin; - for stdin) and refuse non-fast-forward updates of the "
               "main branch and refs/notes/kistore.")
+@click.option("--strict", is_flag=True,
+              help="Fail (exit 1) in a shallow clone, whose early history was not checked.")
 @_format_option
 @pass_ctx
-def check(ctx: StoreContext, range_: str | None, updates: Any, fmt: str | None,
-          as_json: bool) -> None:
+def check(ctx: StoreContext, range_: str | None, updates: Any, strict: bool,
+          fmt: str | None, as_json: bool) -> None:
     """Check what the commits BASE..HEAD add (the pull-request gate).
 
     Everything verify checks, on the files the range adds or changes, plus: no
@@ -162,9 +172,11 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, fmt: str | None,
         if any(len(parts) != 3 for parts in lines):
             raise click.UsageError("--updates lines must be 'OLD NEW REF'")
         findings = check_updates(store, [(o, n, r) for o, n, r in lines])
-        report(findings, fmt, as_json, f"{len(lines)} ref update(s)")
+        report(_strict(findings) if strict else findings, fmt, as_json,
+               f"{len(lines)} ref update(s)")
     else:
-        report(check_range(store, range_ or ""), fmt, as_json, range_ or "")
+        findings = check_range(store, range_ or "")
+        report(_strict(findings) if strict else findings, fmt, as_json, range_ or "")
 
 
 COMMANDS = [verify, check]
