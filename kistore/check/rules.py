@@ -30,7 +30,7 @@ from ..core.errors import CanonicalFormError, ParseError
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.model import REFERENCE_FIELDS
 from ..core.naming import external_id_disagreement
-from ..core.schema import KINDS, check_manifest, fast_validator
+from ..core.schema import KINDS, check_manifest, fast_validator, nfc_problems
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
@@ -474,7 +474,7 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     if type(metadata) is not dict or validator is None:
         return None
     obj["metadata"] = metadata  # obj is this call's own parse: no copy needed
-    if not validator.is_valid(obj):
+    if not validator.is_valid(obj) or nfc_problems(obj):
         return None
     name = metadata.get("name")
     spec = obj.get("spec")

@@ -11,7 +11,8 @@ import json
 
 import pytest
 
-from kistore.core import layout
+from kistore.core import canonical, layout
+from kistore.core.digest import Digest
 from kistore.core.model import Manifest
 
 from ..conftest import ManifestKit
@@ -24,11 +25,12 @@ def remote(published, tmp_path) -> Remote:
 
 
 def write_manifests(remote: Remote, docs: list[dict]) -> None:
-    """Write manifests' files by hand (canonical bytes, past `kistore add`)."""
+    """Write manifests' files by hand (canonical bytes, past `kistore add`'s checks)."""
     for doc in docs:
-        m = Manifest.from_document(doc)
-        for path, data in ((layout.object_path(m.digest), m.object_bytes),
-                           (layout.metadata_path(m.digest), m.metadata_bytes)):
+        obj = canonical.dumps({k: doc[k] for k in ("apiVersion", "kind", "spec")})
+        digest = Digest.of(obj)
+        for path, data in ((layout.object_path(digest), obj),
+                           (layout.metadata_path(digest), canonical.dumps(doc["metadata"]))):
             (remote.clone / path).parent.mkdir(parents=True, exist_ok=True)
             (remote.clone / path).write_bytes(data)
 
