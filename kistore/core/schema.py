@@ -271,7 +271,8 @@ def nfc_problems(document: Any, *, file: str | None = None) -> list[SchemaError]
     """
     import unicodedata
 
-    pointers = IDENTIFYING.get(document.get("kind")) if isinstance(document, dict) else None
+    kind = document.get("kind") if isinstance(document, dict) else None
+    pointers = IDENTIFYING.get(kind) if isinstance(kind, str) else None
     errors = []
     for pointer in pointers or ():
         value: Any = document
