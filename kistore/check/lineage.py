@@ -94,8 +94,9 @@ def check_revocations(store: Any, at: str | None = None) -> list[Finding]:
 
 def _held(store: Any, at: str | None, revoked: dict[str, Any]) -> list[Finding]:
     """KI412 for each of ``revoked`` the trust file of ``at`` does not revoke as early."""
-    from ..attest.trust import TRUST_FILE, format_time, load_trust
+    from ..attest.trust import format_time, load_trust
     from ..core.errors import KistoreError
+    from ..core.layout import TRUST_FILE
 
     if not revoked:
         return []

@@ -25,6 +25,7 @@ from functools import partial
 from typing import Any
 
 from ..core.errors import KistoreError, MultipleErrors
+from ..core.naming import slug
 from .common import (
     Plan,
     Record,
@@ -38,7 +39,6 @@ from .common import (
     load_json,
     manifest,
     provenance,
-    slug,
 )
 
 SOURCE = "kernelbench"

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import KistoreError
+from ..core.naming import slug
 from .common import (
     TRACE_STATUSES,
     Record,
@@ -34,7 +35,6 @@ from .common import (
     manifest,
     parse_time,
     provenance,
-    slug,
     software,
     trace_outcome,
 )

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..attest.evidence import Evidence, judge_all, summarise
+from ..attest.evidence import Evidence, Judgement, judge_all, summarise
 from ..core import layout
 from ..core.errors import KistoreError
 from ..core.findings import INFO, Finding, rule
@@ -109,7 +109,7 @@ def _trust(store: Any, rev: str) -> Any:
         return Trust(unreadable=e.problems[0].format())
 
 
-def _effect(judgement: Any) -> str:
+def _effect(judgement: Judgement) -> str:
     return judgement.effect + (f" ({judgement.reason})" if judgement.effect in (
         "not-counted", "community") and judgement.reason else "")
 
