@@ -355,10 +355,10 @@ def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = 
 def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
     from ..core.errors import KistoreError
     from .trust import Trust, load_trust
-    from .trust_history import dated
+    from .trust_history import dated, held
 
-    try:
-        return dated(store, at, load_trust(store.view(at))), []
+    try:  # keys count from when they were added, and a revocation is never lifted
+        return held(store, at, dated(store, at, load_trust(store.view(at)))), []
     except KistoreError as e:
         return Trust(unreadable=e.problems[0].format()), e.problems
 

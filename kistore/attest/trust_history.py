@@ -228,3 +228,55 @@ def dated(store: Any, at: str | None, trust: Any) -> Any:
                 v, valid_from=since[k] + timedelta(seconds=1) if k in since else now)
             for k, v in trust.keys.items()}
     return Trust(keys)
+
+
+def held(store: Any, at: str | None, trust: Any) -> Any:
+    """Return ``trust`` with every revocation its file's history ever made put back.
+
+    The gate refuses a range that lifts a revocation (KI412), but history may have landed
+    past it (a server without ``hooks/pre-receive``, a push with the hook set aside): a key
+    revoked by any version of ``store/trust/keys.json`` along the first-parent history of
+    ``at`` is revoked here at its earliest ``revokedAt``, whatever the file says now, so a
+    key deleted and trusted again never makes a run ``verified`` (issue #17 item 1;
+    ``verify`` reports the lifted revocation as KI412).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: the revision ``trust`` was read from, or None for the work tree (``HEAD``'s
+            history; the work-tree file's own revocations are in ``trust`` already).
+        trust: the :class:`kistore.attest.trust.Trust` read there.
+
+    Returns:
+        A :class:`~kistore.attest.trust.Trust`; ``trust`` itself when no key of it was
+        revoked earlier than it says (or it is unreadable, or lists no key).
+
+    Raises:
+        InputError: ``at`` names no commit.
+    """
+    from dataclasses import replace
+
+    from .trust import Trust
+
+    if trust.unreadable or not trust.keys:
+        return trust
+    repo = store.repo
+    if at is None:
+        rev = None if repo.head_is_unborn else str(repo.head.target)
+    else:
+        rev = str(store.commit(at).id)
+    if rev is None:
+        return trust
+    cached = _REVOKED_CACHE.get((repo.path, rev))
+    if cached is None:
+        cached = ever_revoked(repo, rev)
+        _REVOKED_CACHE.clear()
+        _REVOKED_CACHE[(repo.path, rev)] = cached
+    lifted = {k: r.revoked_at for k, r in cached.items() if k in trust.keys and (
+        trust.keys[k].revoked_at is None or r.revoked_at < trust.keys[k].revoked_at)}
+    if not lifted:
+        return trust
+    return Trust({k: replace(v, revoked_at=lifted[k]) if k in lifted else v
+                  for k, v in trust.keys.items()})
+
+
+_REVOKED_CACHE: dict[tuple[str, str], dict[str, Revocation]] = {}

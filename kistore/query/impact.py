@@ -101,10 +101,10 @@ def register() -> None:
 
 def _trust(store: Any, rev: str) -> Any:
     from ..attest.trust import Trust, load_trust
-    from ..attest.trust_history import dated
+    from ..attest.trust_history import dated, held
 
     try:
-        return dated(store, rev, load_trust(store.view(rev)))
+        return held(store, rev, dated(store, rev, load_trust(store.view(rev))))
     except KistoreError as e:
         return Trust(unreadable=e.problems[0].format())
 

@@ -6,11 +6,14 @@ Every test pushes its pull requests one by one to a bare remote running
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kistore.attest import signing
 
 from ..attest.test_attestation_evidence import RERUN_KEY
+from ..conftest import PUBLISHED
 from ..prs import Remote
 
 RERUN_PUB = signing.public_key_line(RERUN_KEY.public_key())
@@ -99,3 +102,27 @@ def test_revocation_made_and_undone_inside_one_push_is_refused(remote):
     pushed = remote.pr("and forget it", lambda c: remote.write_json(TRUST, {"keys": []}))
     assert not pushed.accepted
     assert "KI412" in pushed.output
+
+
+def test_revocation_lifted_past_the_hook_still_holds_in_every_answer(remote):
+    # The same two pull requests landed on a server that did not run the rule (a host
+    # without hooks/pre-receive): the key trusted again must still not make a run verified.
+    from ..attest.test_attestation_evidence import bundle
+    from .test_history_reruns import attest_file, level
+
+    def revoked(clone):
+        trust_rerun_key(remote)
+        remote.kistore("trust", "revoke", RERUN_ID, "--at", "2026-01-01")
+
+    assert remote.pr("trust and revoke the rerun key", revoked).accepted
+    assert remote.pr("drop the revoked entry", lambda c: remote.write_json(
+        TRUST, {"keys": []}), hook=False).accepted
+    assert remote.pr("trust the rerun key again", lambda c: trust_rerun_key(remote),
+                     hook=False).accepted
+    assert remote.pr("a rerun by the key", attest_file(remote, bundle(RERUN_KEY)),
+                     hook=False, date="2030-01-01T00:00:00Z").accepted
+    assert level(remote) == "source-native"
+    [judged] = json.loads(remote.kistore("attestations", PUBLISHED["run"], "--json")
+                          .stdout)["attestations"]
+    assert judged["effect"] == "not-counted"
+    assert f"key {RERUN_ID} was revoked at 2026-01-01T00:00:00Z" in judged["reason"]
