@@ -16,6 +16,7 @@ from ..core.errors import InputError, KistoreError
 from .evidence import INVALID, NOT_COUNTED, UNFIT, judge
 from .notes import Seen, add_lines, file_attestations, file_defect, parse_attestation_path
 from .trust import Trust, load_trust
+from .trust_history import held
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -55,8 +56,8 @@ def sync(store: Store) -> SyncResult:
         StoreStateError: as :func:`add_lines`.
     """
     view = store.view(None)
-    try:
-        trust = load_trust(view)
+    try:  # with every revocation the file's history made: the server holds them (KI411)
+        trust = held(store, None, load_trust(view))
     except KistoreError:  # an invalid trust file: verify reports it (KI309)
         trust = Trust()
     added = present = 0

@@ -161,12 +161,13 @@ def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str]) ->
 
     from ..attest.evidence import NOT_COUNTED, judge
     from ..attest.trust import load_trust
+    from ..attest.trust_history import held
     from ..core.errors import KistoreError
 
     trusts = []
     for rev in dict.fromkeys(trust_revs):
-        try:
-            trusts.append(load_trust(store.view(rev)))
+        try:  # with every revocation of the file's history, should one have been lifted
+            trusts.append(held(store, rev, load_trust(store.view(rev))))
         except KistoreError:  # an invalid trust file is reported as KI309
             continue
     now = datetime.now(UTC)

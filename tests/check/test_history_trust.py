@@ -119,6 +119,11 @@ def test_revocation_lifted_past_the_hook_still_holds_in_every_answer(remote):
         TRUST, {"keys": []}), hook=False).accepted
     assert remote.pr("trust the rerun key again", lambda c: trust_rerun_key(remote),
                      hook=False).accepted
+    refused = remote.pr("a rerun by the key", attest_file(remote, bundle(RERUN_KEY)))
+    assert not refused.accepted  # the server holds the revocation too
+    assert ("error KI411 new-attestation-key-not-trusted: a new rerun attestation by "
+            f"{RERUN_ID} cannot enter now") in refused.output
+    assert "was revoked at 2026-01-01T00:00:00Z" in refused.output
     assert remote.pr("a rerun by the key", attest_file(remote, bundle(RERUN_KEY)),
                      hook=False, date="2030-01-01T00:00:00Z").accepted
     assert level(remote) == "source-native"
