@@ -116,7 +116,9 @@ def load_signing_key(path: str) -> Any:
 @click.option("--type", "type_name", type=click.Choice(TYPES), required=True,
               help="What the attestation says.")
 @click.option("--key", "key_path", required=True, metavar="PATH",
-              help="Private key (PEM or OpenSSH ed25519).")
+              help="Private key file (PEM or OpenSSH ed25519), or a public key KEY.pub whose "
+                   "private half is in ssh-agent or on a FIDO key: then `ssh-keygen -Y sign` "
+                   "makes an SSHSIG signature.")
 @click.option("--outcome", type=click.Choice(["reproduced", "not-reproduced"]),
               help="For reproduction (default: reproduced) and rerun (required).")
 @click.option("--predicate", "predicate_file", type=click.Path(dir_okay=False, exists=True),
@@ -134,6 +136,9 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     Builds an in-toto Statement v1 (subject: the manifest's digest), signs it in a DSSE
     envelope with your key, and stores the bundle (envelope + your public key) as a note
     under refs/notes/kistore, or with --file under store/attestations/ for a pull request.
+    With a public key (e.g. --key ~/.ssh/id_ed25519.pub), ssh-keygen signs (SSHSIG,
+    namespace kernelindex-attestation) with the key ssh-agent (SSH_AUTH_SOCK) or a security
+    key holds.
 
     \b
     Example:
@@ -175,7 +180,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     problem = subject_problem(store.view(), type_name, digest, predicate)
     if problem:
         raise InputError(f"{ref}: {problem}", file=predicate_file)
-    bundle = attestation.sign_statement(statement, load_signing_key(key_path))
+    bundle = _sign(statement, key_path)
     location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
     keyid = attestation.bundle_keyid(bundle)
     if as_json:
@@ -184,6 +189,31 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
                    "bundle": bundle.to_json()})
     else:
         click.echo(f"{type_name} by {keyid} about {digest}: {location}")
+
+
+def _sign(statement: dict[str, Any], key_path: str) -> Any:
+    """Sign with a private key file (raw Ed25519), or through ssh-keygen for a public key file.
+
+    Raises:
+        InputError: the key file is unreadable, or signing failed (with what to do).
+    """
+    from functools import partial
+
+    from ..attest import attestation, sshsig
+    from ..core.errors import InputError
+
+    try:
+        head = Path(key_path).read_bytes()[:64]
+    except OSError as e:
+        raise InputError(f"cannot read the key: {e.strerror}", file=key_path) from None
+    if head.split(b" ", 1)[0].decode("ascii", "replace") not in sshsig.KEY_TYPES:
+        return attestation.sign_statement(statement, load_signing_key(key_path))
+    key = sshsig.SshPublicKey.from_text(Path(key_path).read_bytes(), file=key_path)
+    if key.type == sshsig.SK_ED25519:
+        click.echo(f"signing with ssh-keygen -Y sign and the security key of {key.keyid()}: "
+                   "touch it if it blinks", err=True)
+    return attestation.sign_statement_sshsig(
+        statement, key, partial(sshsig.sign_with_ssh_keygen, key_path))
 
 
 @click.command()
@@ -331,11 +361,12 @@ def _read_key_text(key_arg: str) -> str:
     from ..core.errors import InputError
 
     path = Path(key_arg)
-    if not key_arg.startswith("ssh-") and not path.is_file():
+    inline = key_arg.startswith(("ssh-", "sk-ssh-"))
+    if not inline and not path.is_file():
         raise InputError(f"{key_arg}: no such key file, and not an OpenSSH public-key line "
                          "('ssh-ed25519 AAAA...'); give the .pub file `kistore key generate "
                          "PATH` wrote, or the line it printed")
-    if not key_arg.startswith("ssh-"):
+    if not inline:
         data = path.read_bytes()
         if b"PRIVATE KEY" in data:
             private = load_signing_key(key_arg)
@@ -437,6 +468,41 @@ def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
         window = " ".join(f"{f}={entry[f]}" for f in ("validFrom", "validUntil", "revokedAt")
                           if f in entry)
         click.echo(f"{k} {','.join(entry['roles'])}" + (f" {window}" if window else ""))
+
+
+@trust.command("export")
+@click.option("--allowed-signers", "allowed_signers", required=True, metavar="FILE",
+              type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write an OpenSSH allowed_signers file here (- for standard output).")
+@click.option("--at", "at", metavar="REV", help="Export trust as of this commit.")
+@pass_ctx
+def trust_export(ctx: StoreContext, allowed_signers: str, at: str | None) -> None:
+    """Write the trusted keys as an OpenSSH allowed_signers file (for ssh-keygen -Y verify).
+
+    One line per key: principals (its keyid and its roles), the namespace
+    kernelindex-attestation, valid-after/valid-before from validFrom, validUntil and
+    revokedAt (docs/attestations.md).
+
+    \b
+    Example:
+      kistore trust export --allowed-signers allowed_signers
+      ssh-keygen -Y verify -f allowed_signers -I rerun -n kernelindex-attestation \\
+          -s attestation.sig < attestation.pae
+    """
+    from ..attest import allowed_signers as export
+    from ..attest.trust import load_trust
+    from ..core.errors import InputError
+
+    trust = load_trust(ctx.store().view(at))
+    text = export.to_text(trust)
+    if allowed_signers == "-":
+        click.echo(text, nl=False)
+        return
+    try:
+        Path(allowed_signers).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror}", file=allowed_signers) from None
+    click.echo(f"wrote {len(trust.keys)} key(s) to {allowed_signers}", err=True)
 
 
 COMMANDS: list[click.Command] = [key, attest, attestations, notes, trust]
