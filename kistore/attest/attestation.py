@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import canonical
 from ..core.digest import Digest, is_digest
-from ..core.errors import InputError, KistoreError, VerificationError
+from ..core.errors import InputError, KistoreError, MultipleErrors, VerificationError
 from ..core.schema import check_document
 from . import signing, sshsig
 
@@ -240,7 +240,6 @@ def make_statement(subject: Digest, subject_name: str, type_name: str,
                          f"{', '.join(TYPES)}")
     problems = check_document(predicate, predicate_schema(type_name), file=file)
     if problems:
-        from ..core.errors import MultipleErrors
 
         raise MultipleErrors(list(problems))
     return {"_type": STATEMENT_TYPE,

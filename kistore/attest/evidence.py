@@ -27,12 +27,29 @@ one key counts once however many attestations, signatures or keyids it appears u
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..core import canonical, layout
+from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, WARNING, Finding, rule
+from ..core.layout import NOTES_REF
+from ..git.pack import blob_id
+from .attestation import ROLE_FOR_TYPE, Bundle, bundle_keyid, type_of, verify_bundle
+from .notes import (
+    collect,
+    collect_many,
+    file_attestations,
+    notes_entered,
+    notes_not_fetched,
+    parse_attestation_path,
+)
+from .subjects import subject_problem
+from .trust import Trust, format_time, load_trust, parse_time
+from .trust_history import dated, held
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -138,8 +155,6 @@ class Judgement:
 
     def to_json(self) -> dict[str, Any]:
         """Return the judgement as JSON (the ``attestations --json`` object)."""
-        from .trust import format_time
-
         return {"type": self.type, "keyid": self.keyid, "valid": self.valid,
                 "effect": self.effect, "reason": self.reason, "source": self.source,
                 "location": self.location, "enteredAt": format_time(self.entered_at),
@@ -159,9 +174,6 @@ def judge(seen: Any, trust: Any, view: Any = None) -> Judgement:
     Returns:
         The :class:`Judgement` (never raises for bad bundles: they are judged invalid).
     """
-    from ..core.errors import KistoreError
-    from .attestation import ROLE_FOR_TYPE, Bundle, bundle_keyid, verify_bundle
-
     base = {"source": seen.source, "location": seen.location, "entered_at": seen.entered_at}
     if seen.defect:
         return Judgement(None, None, False, INVALID, seen.defect, **base)
@@ -179,8 +191,6 @@ def judge(seen: Any, trust: Any, view: Any = None) -> Judgement:
     outcome = statement.predicate.get("outcome")
     base["measured_ns"] = _measured(statement.predicate)
     if view is not None:
-        from .subjects import subject_problem
-
         problem = subject_problem(view, statement.type, seen.subject, statement.predicate)
         if problem:
             return Judgement(statement.type, keyid, False, UNFIT, problem, outcome=outcome,
@@ -228,9 +238,6 @@ def signed_at(predicate: dict[str, Any]) -> datetime | None:
     Returns:
         The latest stated instant (UTC-aware), or None when it states none.
     """
-    from ..core.errors import InputError
-    from .trust import parse_time
-
     times = []
     for name in ("observedAt", "createdAt"):
         value = predicate.get(name)
@@ -244,10 +251,6 @@ def signed_at(predicate: dict[str, Any]) -> datetime | None:
 
 def _claimed_type(payload: bytes) -> str | None:
     """Return the type an unverified payload claims, for display only (never acted upon)."""
-    from ..core import canonical
-    from ..core.errors import KistoreError
-    from .attestation import type_of
-
     try:
         value = canonical.loads(payload)
     except KistoreError:
@@ -266,8 +269,6 @@ def judge_all(seen: list[Any], trust: Any, view: Any = None) -> list[Judgement]:
     ``superseded`` (a key that said ``reproduced`` and later ``not-reproduced`` no longer
     verifies the run).
     """
-    from dataclasses import replace
-
     earliest: dict[bytes, datetime] = {}
     for s in seen:
         if s.data not in earliest or s.entered_at < earliest[s.data]:
@@ -290,8 +291,6 @@ def judge_all(seen: list[Any], trust: Any, view: Any = None) -> list[Judgement]:
 
 
 def _when(j: Judgement) -> str:
-    from .trust import format_time
-
     return format_time(j.entered_at)
 
 
@@ -342,8 +341,6 @@ def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = 
     Raises:
         InputError: when ``at`` names no commit.
     """
-    from .notes import collect_many
-
     seen = collect_many(store, digests, at=at)
     if not any(seen.values()):
         return {d: Evidence() for d in seen}
@@ -353,9 +350,6 @@ def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = 
 
 
 def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
-    from ..core.errors import KistoreError
-    from .trust import Trust, load_trust
-    from .trust_history import dated, held
 
     try:  # keys count from when they were added, and a revocation is never lifted
         return held(store, at, dated(store, at, load_trust(store.view(at)))), []
@@ -380,19 +374,6 @@ def check_attestations(store: Store, at: str | None = None) -> list[Finding]:
     Returns:
         Findings in a stable order (file problems, then per attestation, then the summary).
     """
-    import hashlib
-
-    from ..core import canonical, layout
-    from ..core.layout import NOTES_REF
-    from ..git.pack import blob_id
-    from .notes import (
-        collect,
-        file_attestations,
-        notes_entered,
-        notes_not_fetched,
-        parse_attestation_path,
-    )
-
     view = store.view(at)
     findings: list[Finding] = []
     trust, problems = _trust_or_empty(store, at)

@@ -142,6 +142,7 @@ class SshPublicKey:
 
     def ed25519(self) -> Ed25519PublicKey:
         """Return the key as a ``cryptography`` Ed25519 public key (for verifying)."""
+        # Lazy: cryptography loads only when a key or signature is used (start-up).
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
         return Ed25519PublicKey.from_public_bytes(self.raw)
@@ -363,6 +364,7 @@ def verify(blob: bytes, key: SshPublicKey, message: bytes, *, namespace: str = N
     if flags is not None and counter is not None:
         data = (hashlib.sha256(key.application).digest() + bytes([flags])
                 + struct.pack(">I", counter) + hashlib.sha256(data).digest())
+    # Lazy: cryptography loads only when a key or signature is used (start-up).
     from cryptography.exceptions import InvalidSignature
 
     try:

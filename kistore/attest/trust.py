@@ -30,6 +30,7 @@ from ..core import canonical
 from ..core.errors import InputError, KistoreError, MultipleErrors
 from ..core.layout import TRUST_FILE
 from ..core.schema import check_document
+from ..store import atomic_write
 from .sshsig import SshPublicKey
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -312,7 +313,6 @@ def _read_work_tree(root: Path) -> Trust:
 
 
 def _write(root: Path, trust: Trust) -> None:
-    from ..store import atomic_write  # the store's temp-name-and-rename write
 
     atomic_write(root / TRUST_FILE, trust.to_bytes())
 

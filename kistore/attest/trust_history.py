@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..core import layout
 from ..core.errors import KistoreError
+from ..git.pathlog import first_parent_versions
+from . import signing
+from .notes import _Clock, _parents_first
+from .trust import Trust, parse_time
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +55,6 @@ def revocations_in(data: bytes) -> dict[str, datetime]:
     Returns:
         keyid -> revocation instant; empty when nothing in it reads as a revocation.
     """
-    from . import signing
-    from .trust import parse_time
-
     try:
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError):
@@ -93,8 +94,6 @@ def ever_revoked(repo: Any, rev: str | None, more: Iterable[tuple[str, bytes]] =
     Raises:
         InputError: ``rev`` names no commit.
     """
-    from ..git.pathlog import first_parent_versions
-
     versions: list[tuple[str, bytes]] = []
     if rev is not None:
         for commit, blob in reversed(first_parent_versions(repo, rev, layout.TRUST_FILE)):
@@ -137,7 +136,6 @@ def listed_since(repo: Any, rev: str) -> dict[str, datetime]:
     cached = _SINCE_CACHE.get((repo.path, rev))
     if cached is not None:
         return cached
-    from ..git.pathlog import first_parent_versions
 
     versions = first_parent_versions(repo, rev, layout.TRUST_FILE)  # newest first
     times = _times(repo, rev) if versions else {}
@@ -160,10 +158,8 @@ _SINCE_CACHE: dict[tuple[str, str], dict[str, datetime]] = {}
 
 def _times(repo: Any, rev: str) -> dict[str, datetime]:
     """Return the trusted time of every commit reachable from ``rev`` (by 40-hex id)."""
-    from .notes import _PARENTS_FIRST, _Clock  # the clock notes and files are dated by
-
     clock = _Clock()
-    return {str(c.id): clock.time_of(c) for c in repo.walk(repo[rev].id, _PARENTS_FIRST)}
+    return {str(c.id): clock.time_of(c) for c in repo.walk(repo[rev].id, _parents_first())}
 
 
 def keyids_in(data: bytes) -> set[str]:
@@ -172,8 +168,6 @@ def keyids_in(data: bytes) -> set[str]:
     As :func:`revocations_in` reads it: any JSON; an entry whose key does not parse is
     named by its ``keyid`` field.
     """
-    from . import signing
-
     try:
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError):
@@ -206,11 +200,6 @@ def dated(store: Any, at: str | None, trust: Any) -> Any:
         a key without one, the second after :func:`listed_since` (commit times have whole
         seconds; what entered in the same second may have entered before the key).
     """
-    from dataclasses import replace
-    from datetime import UTC, timedelta
-
-    from .trust import Trust
-
     if trust.unreadable or all(k.valid_from is not None for k in trust.keys.values()):
         return trust
     repo = store.repo
@@ -253,10 +242,6 @@ def held(store: Any, at: str | None, trust: Any) -> Any:
     Raises:
         InputError: ``at`` names no commit.
     """
-    from dataclasses import replace
-
-    from .trust import Trust
-
     if trust.unreadable or not trust.keys:
         return trust
     repo = store.repo

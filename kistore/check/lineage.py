@@ -22,11 +22,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
+from ..attest.trust import format_time, load_trust
+from ..attest.trust_history import ever_revoked
 from ..core import layout
+from ..core.errors import KistoreError
 from ..core.findings import ERROR, WARNING, Finding, rule
+from ..core.layout import TRUST_FILE
 from ..git import treediff
+from ..git.pathlog import blob_at
+from .history import ancestry
 
 HISTORY_SHALLOW = rule(
     "KI416", "history-shallow", WARNING,
@@ -56,9 +63,6 @@ def revocations_kept(store: Any, base: Any, head: Any, commits: Iterable[Any]) -
     Returns:
         KI412 findings on ``store/trust/keys.json``.
     """
-    from ..attest.trust_history import ever_revoked
-    from ..git.pathlog import blob_at
-
     repo = store.repo
     more = []
     for commit in commits:
@@ -78,8 +82,6 @@ def check_revocations(store: Any, at: str | None = None) -> list[Finding]:
     Returns:
         KI412 findings; none in a repository without commits.
     """
-    from ..attest.trust_history import ever_revoked
-
     repo = store.repo
     if at is None:
         if repo.head_is_unborn:
@@ -94,10 +96,6 @@ def check_revocations(store: Any, at: str | None = None) -> list[Finding]:
 
 def _held(store: Any, at: str | None, revoked: dict[str, Any]) -> list[Finding]:
     """KI412 for each of ``revoked`` the trust file of ``at`` does not revoke as early."""
-    from ..attest.trust import format_time, load_trust
-    from ..core.errors import KistoreError
-    from ..core.layout import TRUST_FILE
-
     if not revoked:
         return []
     try:
@@ -170,8 +168,6 @@ def check_names(store: Any, at: str | None = None) -> list[Finding]:
     Returns:
         KI208 findings; none in a repository without commits.
     """
-    from .history import ancestry
-
     repo = store.repo
     if at is None and repo.head_is_unborn:
         return []
@@ -221,8 +217,6 @@ def check_shallow(store: Any, at: str | None = None) -> list[Finding]:
 
 def strict(findings: list[Finding]) -> list[Finding]:
     """Return ``findings`` with KI416 (a shallow clone) as an error (``--strict``)."""
-    from dataclasses import replace
-
     upgraded = replace(HISTORY_SHALLOW, severity=ERROR)
     return [replace(f, rule=upgraded) if f.rule.id == HISTORY_SHALLOW.id else f
             for f in findings]

@@ -7,6 +7,8 @@ Thin: each parses options, calls :mod:`kistore.signing`, :mod:`kistore.attestati
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +50,7 @@ def key_generate(path: str, encrypt: bool, as_json: bool) -> None:
       kistore key generate ~/.kistore/k
       kistore trust add ~/.kistore/k.pub --role rerun
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import signing
     from ..core.errors import InputError
 
@@ -92,6 +95,7 @@ def load_signing_key(path: str) -> Any:
     Raises:
         InputError: no such file, not an Ed25519 private key, or a wrong passphrase.
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import signing
     from ..core.errors import InputError
 
@@ -152,10 +156,10 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     13634148}, "primaryStatistic": "mean"}, in nanoseconds); observedAt is filled in
     when absent.
     """
-    from datetime import UTC, datetime
-
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import attestation
     from ..attest.notes import attach
+    from ..attest.subjects import subject_problem
     from ..attest.trust import format_time
     from ..core import canonical, layout
     from ..core.errors import InputError
@@ -175,8 +179,6 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
                                            predicate,
                                            # named so, a field missing says where to give it
                                            file=predicate_file or "--predicate FILE (not given)")
-    from ..attest.subjects import subject_problem
-
     problem = subject_problem(store.view(), type_name, digest, predicate)
     if problem:
         raise InputError(f"{ref}: {problem}", file=predicate_file)
@@ -197,8 +199,7 @@ def _sign(statement: dict[str, Any], key_path: str) -> Any:
     Raises:
         InputError: the key file is unreadable, or signing failed (with what to do).
     """
-    from functools import partial
-
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import attestation, sshsig
     from ..core.errors import InputError
 
@@ -233,6 +234,7 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
       kistore attestations BenchmarkRun/sol-submission-20464
       kistore attestations 384a96d0 --json
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.evidence import evidence_for
     from ..attest.notes import notes_not_fetched
 
@@ -283,6 +285,7 @@ def notes_sync(ctx: StoreContext, as_json: bool) -> None:
     Example:
       kistore notes sync && kistore notes push origin
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.sync import sync
     from ..core.errors import MultipleErrors
 
@@ -307,6 +310,7 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
     Example:
       kistore notes fetch origin
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import fetch
 
     gained = fetch(ctx.store(), remote)
@@ -327,6 +331,7 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     Example:
       kistore notes push origin
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import push
 
     gained = push(ctx.store(), remote)
@@ -357,6 +362,7 @@ def _read_key_text(key_arg: str) -> str:
         InputError: KEY is neither an existing file nor an OpenSSH line (it was read as a
             key line and refused as "-: not an Ed25519 public key").
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import signing
     from ..core.errors import InputError
 
@@ -395,6 +401,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
       kistore trust add ~/.kistore/k.pub --role rerun --valid-from 2026-01-01
       git add store/trust && git commit -m "trust: CI rerun key"
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.trust import add_key, parse_time
     from ..core.errors import StoreStateError
 
@@ -408,6 +415,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
     if as_json:
         emit_json(entry.to_json())
     elif entry.revoked_at is not None:  # a role added to a revoked key: it still counts for none
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..attest.trust import format_time
 
         click.echo(f"{entry.keyid} now lists {', '.join(entry.roles)}, but it was revoked at "
@@ -432,6 +440,7 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
     Example:
       kistore trust revoke SHA256:pURSfrPtTIYl6tnaV/mojdKG6ZmD3bZ5gsfUEKHo7Mc
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.trust import format_time, parse_time, revoke_key
     from ..core.errors import StoreStateError
 
@@ -457,6 +466,7 @@ def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
     Example:
       kistore trust list --json
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.trust import load_trust
 
     keys = load_trust(ctx.store().view(at)).keys
@@ -489,6 +499,7 @@ def trust_export(ctx: StoreContext, allowed_signers: str, at: str | None) -> Non
       ssh-keygen -Y verify -f allowed_signers -I rerun -n kernelindex-attestation \\
           -s attestation.sig < attestation.pae
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import allowed_signers as export
     from ..attest.trust import load_trust
     from ..core.errors import InputError

@@ -107,6 +107,7 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
       kistore verify --at origin/main --json
       kistore verify --jobs 4
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..check.audit import count_files, snapshot
     from ..check.audit import verify as run
     from ..query import group_rules
@@ -122,6 +123,7 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
 
 
 def _strict(findings: list[Finding]) -> list[Finding]:
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..check.lineage import strict
 
     return strict(findings)
@@ -152,6 +154,7 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, strict: bool,
       kistore check --format github "$BASE_SHA..$HEAD_SHA"
       kistore check --updates -        # in a pre-receive hook
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..check.gate import check_range, check_updates, parse_range
     from ..core.errors import InputError
     from ..query import group_rules, impact

@@ -18,9 +18,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..check.audit import CHECKERS
+from ..check.gate import RANGE_CHECKERS
 from ..core import layout
+from ..core.digest import Digest
 from ..core.errors import KistoreError
 from ..core.findings import ERROR, Finding, rule
+from ..index.index import open_catalog
+from .policy import load_policy
 
 UNIT_DISAGREES = rule(
     "KI210", "unit-disagrees-with-group", ERROR,
@@ -42,8 +47,6 @@ def units_agree(store: Any, base: str, head: str, changed: set[str]) -> list[Fin
         policy change makes an existing group disagree). None when no family of an added
         run ranks with a ``unitPointer``.
     """
-    from ..core.digest import Digest
-
     policy_changed = any(p.startswith(layout.POLICY_DIR + "/") for p in changed)
     base_view = store.view(base)
     added = set()
@@ -57,7 +60,6 @@ def units_agree(store: Any, base: str, head: str, changed: set[str]) -> list[Fin
     policy = _policy(store, head)
     if policy is None or not any("unitPointer" in e for e in policy.families.values()):
         return []
-    from ..index.index import open_catalog
 
     catalog = open_catalog(store, head, use_index=False)
     findings = []
@@ -82,7 +84,6 @@ def check_units(store: Any, at: str | None = None) -> list[Finding]:
     policy = _policy(store, at)
     if policy is None or not any("unitPointer" in e for e in policy.families.values()):
         return []
-    from ..index.index import open_catalog
 
     catalog = open_catalog(store, at, use_index=False)
     findings = []
@@ -93,9 +94,6 @@ def check_units(store: Any, at: str | None = None) -> list[Finding]:
 
 def register() -> None:
     """Add :func:`units_agree` to the gate and :func:`check_units` to ``verify`` (once)."""
-    from ..check.audit import CHECKERS
-    from ..check.gate import RANGE_CHECKERS
-
     if units_agree not in RANGE_CHECKERS:
         RANGE_CHECKERS.append(units_agree)
     if check_units not in CHECKERS:
@@ -103,7 +101,6 @@ def register() -> None:
 
 
 def _policy(store: Any, at: str | None) -> Any:
-    from .policy import load_policy
 
     try:
         return load_policy(store.view(at))
@@ -127,8 +124,6 @@ def _group_units(records: list[Any], policy: Any, added: set[str] | None,
     state is reported on its object file; without, one finding names every unit (on
     ``file``, or on the first run stating the rarest unit).
     """
-    from ..core.digest import Digest
-
     first = records[0]
     try:
         comparison = policy.comparison(first.family, first.statistic or "mean")

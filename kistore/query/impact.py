@@ -23,9 +23,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..attest.evidence import Evidence, Judgement, judge_all, summarise
+from ..attest.notes import collect
+from ..attest.trust import Trust, load_trust
+from ..attest.trust_history import dated, held
+from ..check.gate import RANGE_CHECKERS
 from ..core import layout
+from ..core.digest import Digest
 from ..core.errors import KistoreError
 from ..core.findings import INFO, Finding, rule
+from ..index.index import open_catalog
+from .policy import load_policy
+from .ranking import rank_group
 
 ATTESTATION_EFFECT = rule(
     "KI413", "attestation-starts-or-stops-counting", INFO,
@@ -61,7 +69,6 @@ def trust_and_policy_effects(store: Any, base: str, head: str, changed: set[str]
     policy_changed = any(p.startswith(layout.POLICY_DIR + "/") for p in changed)
     if not (trust_changed or policy_changed):
         return []
-    from ..attest.notes import collect
 
     findings: list[Finding] = []
     before: dict[str, Evidence] = {}
@@ -93,15 +100,11 @@ def trust_and_policy_effects(store: Any, base: str, head: str, changed: set[str]
 
 def register() -> None:
     """Add :func:`trust_and_policy_effects` to the gate's range checkers (once)."""
-    from ..check.gate import RANGE_CHECKERS
-
     if trust_and_policy_effects not in RANGE_CHECKERS:
         RANGE_CHECKERS.append(trust_and_policy_effects)
 
 
 def _trust(store: Any, rev: str) -> Any:
-    from ..attest.trust import Trust, load_trust
-    from ..attest.trust_history import dated, held
 
     try:
         return held(store, rev, dated(store, rev, load_trust(store.view(rev))))
@@ -119,7 +122,6 @@ def _state(evidence: Evidence) -> str:
 
 
 def _object_path(digest: str) -> str:
-    from ..core.digest import Digest
 
     return layout.object_path(Digest.from_str(digest))
 
@@ -127,10 +129,6 @@ def _object_path(digest: str) -> str:
 def _rankings(store: Any, base: str, head: str, before: dict[str, Evidence],
               after: dict[str, Evidence], policy_changed: bool) -> list[Finding]:
     """KI415 per group whose ranked order differs between BASE's and HEAD's trust and policy."""
-    from ..index.index import open_catalog
-    from .policy import load_policy
-    from .ranking import rank_group
-
     moved = {d for d in set(before) | set(after)
              if _state(before.get(d, Evidence())) != _state(after.get(d, Evidence()))}
     if not moved and not policy_changed:

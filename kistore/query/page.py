@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..attest.evidence import SOURCE_NATIVE
+from ..attest.notes import notes_not_fetched
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
 from ..core.model import Manifest
@@ -184,8 +185,6 @@ def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str |
             related[field] = store.read(digest, at=at)
         except KistoreError:
             related[field] = None  # dangling: shown as its digest only
-    from ..attest.notes import notes_not_fetched
-
     return RunPage(manifest, record, ranking, row, related, notes_not_fetched(store))
 
 
