@@ -163,8 +163,10 @@ def manifests(n: int, *, seed: int = 8) -> Iterator[dict[str, Any]]:
                              "metrics": {"latency_ms": round(mean / 1e6, 6),
                                          "speedup": round(rng.uniform(0.2, 3.0), 4)}},
         }
-        yield _manifest("BenchmarkRun", f"run-{i:07d}", f"run {i} on workload {w}", spec,
-                        {"worker": f"bench-worker-{i % 7}"})
+        # named as the SOL-ExecBench importer names a submission (KI209: name and
+        # externalId agree)
+        yield _manifest("BenchmarkRun", f"sol-submission-{20000 + i}",
+                        f"run {i} on workload {w}", spec, {"worker": f"bench-worker-{i % 7}"})
 
 
 def write_jsonl(path: Path, n: int, *, seed: int = 8) -> int:
@@ -178,6 +180,6 @@ def write_jsonl(path: Path, n: int, *, seed: int = 8) -> int:
 def extra_run(template_line: bytes, index: int) -> dict[str, Any]:
     """A fresh run (new digest, new name) made from the last run of a bench JSONL file."""
     m = json.loads(template_line)
-    m["metadata"]["name"] = f"single-{index:04d}"
+    m["metadata"]["name"] = f"sol-submission-single-{index}"  # agrees with externalId (KI209)
     m["spec"]["sourceNative"]["externalId"] = f"single-{index}"
     return m

@@ -80,7 +80,7 @@ def _timed(args: list[str], env: dict[str, str], cwd: Path) -> float:
               type=click.Path(exists=True, path_type=Path),
               help="A store whose index is built (run `kistore reindex` once). Give one per "
                    "--src when their index formats differ (each tree keeps its own copy).")
-@click.option("--ref", default="BenchmarkRun/run-0000000", show_default=True,
+@click.option("--ref", default="BenchmarkRun/sol-submission-20000", show_default=True,
               help="The run to rank.")
 @click.option("--src", "sources", multiple=True, required=True,
               type=click.Path(exists=True, file_okay=False, path_type=Path),

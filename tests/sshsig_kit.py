@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from kistore.attest import attestation, notes, signing, sshsig
-from kistore.attest.trust import add_key
+from kistore.attest.trust import add_key, parse_time
 from kistore.core import canonical, layout
 from kistore.core.digest import Digest
 from kistore.git.pack import blob_id
@@ -154,6 +154,9 @@ class Small:
 
     def trust(self, private=SIGNER, roles=("rerun",), sk: bool = False, **window) -> str:
         key = sk_key(private) if sk else sshsig.public_key_of(private)
+        # trusted before what follows: a key without validFrom counts only from the second
+        # after the commit adding it (trust is not retroactive)
+        window.setdefault("valid_from", parse_time("2019-01-01"))
         add_key(self.path, key.line(), list(roles), **window)
         commit_all(self.path, "trust")
         return key.keyid()

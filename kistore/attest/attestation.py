@@ -190,18 +190,23 @@ def build_predicate(type_name: str, given: dict[str, Any] | None = None, *,
     Args:
         type_name: one of :data:`TYPES`.
         given: fields from ``--predicate FILE`` (timing, environmentDigest, ...), or None.
-        outcome: ``--outcome``; for reproduction/rerun it overrides ``given``, and defaults
-            to ``reproduced`` when neither sets it.
+        outcome: ``--outcome``; for reproduction/rerun it overrides ``given``. A
+            reproduction defaults to ``reproduced`` when neither sets it; a rerun has no
+            default (it changes a run's evidence level: its signer says which).
         message: ``--message``: the note's ``text``, the dispute's or withdrawal's
             ``reason``, or a reproduction's ``text``.
         now: RFC 3339 time used for a missing ``observedAt`` / ``createdAt``.
 
     Returns:
-        The predicate object.
+        The predicate object (a rerun without an outcome lacks it: its schema then says
+        ``missing required field 'outcome'``).
     """
     predicate = dict(given or {})
-    if type_name in ("reproduction", "rerun"):
+    if type_name == "reproduction":
         predicate["outcome"] = outcome or predicate.get("outcome", "reproduced")
+    elif type_name == "rerun" and outcome:
+        predicate["outcome"] = outcome
+    if type_name in ("reproduction", "rerun"):
         predicate.setdefault("observedAt", now)
         if message:
             predicate["text"] = message

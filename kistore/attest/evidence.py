@@ -39,8 +39,17 @@ from ..core.findings import ERROR, INFO, WARNING, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git.pack import blob_id
 from .attestation import ROLE_FOR_TYPE, Bundle, bundle_keyid, type_of, verify_bundle
-from .notes import collect, collect_many, file_attestations, notes_entered, parse_attestation_path
+from .notes import (
+    collect,
+    collect_many,
+    file_attestations,
+    notes_entered,
+    notes_not_fetched,
+    parse_attestation_path,
+)
+from .subjects import subject_problem
 from .trust import Trust, format_time, load_trust, parse_time
+from .trust_history import dated, held
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -54,6 +63,8 @@ COMMUNITY = "community"
 VERIFIES = "verifies"
 WITHDRAWS = "withdraws"
 DISAGREES = "disagrees"
+UNFIT = "does-not-fit"
+SUPERSEDED = "superseded"
 
 ATTESTATION_INVALID = rule(
     "KI301", "attestation-invalid", ERROR,
@@ -83,6 +94,11 @@ ATTESTATIONS_SEEN = rule(
     "KI308", "attestations-seen", INFO,
     "Fetch notes with `kistore notes fetch origin`; attach pull-request files with "
     "`kistore notes sync`.")
+ATTESTATION_UNFIT = rule(
+    "KI310", "attestation-does-not-fit-subject", ERROR,
+    "A withdrawal is about a BenchmarkRun; a rerun names an ExecutionEnvironment in the "
+    "store with the run's GPU product and times the run's primary statistic. Attest again "
+    "about the right subject, with the right predicate.")
 TRUST_FILE_INVALID = rule(
     "KI309", "trust-file-invalid", ERROR,
     "Fix store/trust/keys.json (schemas/trust-keys.json), e.g. with `kistore trust add`.")
@@ -122,6 +138,8 @@ class Judgement:
         location: the note (``refs/notes/kistore:<blob>``) or file path.
         entered_at: when it entered the repository (UTC), the time trust is judged at.
         outcome: the predicate's ``outcome`` for reproduction/rerun, else None.
+        measured_ns: for a verified reproduction or rerun, the latency it measured at its
+            timing's primary statistic (ns), else None (``show`` sets it beside the run's).
     """
 
     type: str | None
@@ -133,21 +151,25 @@ class Judgement:
     location: str
     entered_at: datetime
     outcome: str | None = None
+    measured_ns: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Return the judgement as JSON (the ``attestations --json`` object)."""
         return {"type": self.type, "keyid": self.keyid, "valid": self.valid,
                 "effect": self.effect, "reason": self.reason, "source": self.source,
                 "location": self.location, "enteredAt": format_time(self.entered_at),
-                "outcome": self.outcome}
+                "outcome": self.outcome, "measuredNs": self.measured_ns}
 
 
-def judge(seen: Any, trust: Any) -> Judgement:
+def judge(seen: Any, trust: Any, view: Any = None) -> Judgement:
     """Judge one attestation as found in the repository.
 
     Args:
         seen: a :class:`kistore.notes.Seen` (bytes, subject, source, entry time).
         trust: the store's :class:`kistore.trust.Trust`.
+        view: the store view its subject is read from; when given, a rerun or withdrawal
+            that does not fit its subject (:func:`kistore.attest.subjects.subject_problem`)
+            is judged ``does-not-fit``, never counted.
 
     Returns:
         The :class:`Judgement` (never raises for bad bundles: they are judged invalid).
@@ -167,6 +189,12 @@ def judge(seen: Any, trust: Any) -> Judgement:
                          e.message, **base)
     assert keyid is not None  # verify_bundle read the key
     outcome = statement.predicate.get("outcome")
+    base["measured_ns"] = _measured(statement.predicate)
+    if view is not None:
+        problem = subject_problem(view, statement.type, seen.subject, statement.predicate)
+        if problem:
+            return Judgement(statement.type, keyid, False, UNFIT, problem, outcome=outcome,
+                             **base)
     role = ROLE_FOR_TYPE.get(statement.type)
     if role is None:
         return Judgement(statement.type, keyid, True, COMMUNITY, "", outcome=outcome, **base)
@@ -185,6 +213,15 @@ def judge(seen: Any, trust: Any) -> Judgement:
                          outcome=outcome, **base)
     return Judgement(statement.type, keyid, True, DISAGREES,
                      f"trusted rerun key, outcome {outcome}", outcome=outcome, **base)
+
+
+def _measured(predicate: dict[str, Any]) -> float | None:
+    """Return ``timing.latencyNs[timing.primaryStatistic]`` of a predicate (ns), or None."""
+    timing = predicate.get("timing")
+    if not isinstance(timing, dict) or not isinstance(timing.get("latencyNs"), dict):
+        return None
+    value = timing["latencyNs"].get(timing.get("primaryStatistic"))
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def signed_at(predicate: dict[str, Any]) -> datetime | None:
@@ -222,17 +259,39 @@ def _claimed_type(payload: bytes) -> str | None:
     return type_of(claimed) if isinstance(claimed, str) else None
 
 
-def judge_all(seen: list[Any], trust: Any) -> list[Judgement]:
+def judge_all(seen: list[Any], trust: Any, view: Any = None) -> list[Judgement]:
     """Judge attestations, each copy of the same bundle at the same (earliest) entry time.
 
     The same bundle bytes may be seen twice (as a note and as a file); both copies are
-    judged at the earlier of their entry times, so they are judged alike.
+    judged at the earlier of their entry times, so they are judged alike. ``view``: as
+    :func:`judge` takes it. When one key made several trusted reruns of one run, only its
+    latest (by entry time, then the order seen) stands; the earlier ones are judged
+    ``superseded`` (a key that said ``reproduced`` and later ``not-reproduced`` no longer
+    verifies the run).
     """
     earliest: dict[bytes, datetime] = {}
     for s in seen:
         if s.data not in earliest or s.entered_at < earliest[s.data]:
             earliest[s.data] = s.entered_at
-    return [judge(replace(s, entered_at=earliest[s.data]), trust) for s in seen]
+    judged = [judge(replace(s, entered_at=earliest[s.data]), trust, view) for s in seen]
+    latest: dict[tuple[str, str | None], int] = {}
+    for i, (s, j) in enumerate(zip(seen, judged, strict=True)):
+        if j.effect in (VERIFIES, DISAGREES):
+            key = (str(s.subject), j.keyid)
+            if key not in latest or j.entered_at >= judged[latest[key]].entered_at:
+                latest[key] = i
+    for i, (s, j) in enumerate(zip(seen, judged, strict=True)):
+        if j.effect in (VERIFIES, DISAGREES):
+            last = judged[latest[(str(s.subject), j.keyid)]]
+            if last.outcome != j.outcome:  # what the key said last stands
+                judged[i] = replace(j, effect=SUPERSEDED, reason=(
+                    f"superseded by the same key's later rerun ({last.outcome}, entered "
+                    f"{_when(last)})"))
+    return judged
+
+
+def _when(j: Judgement) -> str:
+    return format_time(j.entered_at)
 
 
 def summarise(judgements: list[Judgement]) -> Evidence:
@@ -283,14 +342,17 @@ def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = 
         InputError: when ``at`` names no commit.
     """
     seen = collect_many(store, digests, at=at)
-    trust = _trust_or_empty(store, at)[0] if any(seen.values()) else None
-    return {d: summarise(judge_all(s, trust)) if s else Evidence() for d, s in seen.items()}
+    if not any(seen.values()):
+        return {d: Evidence() for d in seen}
+    trust, view = _trust_or_empty(store, at)[0], store.view(at)
+    return {d: summarise(judge_all(s, trust, view)) if s else Evidence()
+            for d, s in seen.items()}
 
 
 def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
 
-    try:
-        return load_trust(store.view(at)), []
+    try:  # keys count from when they were added, and a revocation is never lifted
+        return held(store, at, dated(store, at, load_trust(store.view(at)))), []
     except KistoreError as e:
         return Trust(unreadable=e.problems[0].format()), e.problems
 
@@ -342,7 +404,7 @@ def check_attestations(store: Store, at: str | None = None) -> list[Finding]:
         findings.append(Finding(NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}",
                                 file=f"{NOTES_REF}:{blob}"))
     seen = collect(store, at=at)
-    for s, j in zip(seen, judge_all(seen, trust), strict=True):
+    for s, j in zip(seen, judge_all(seen, trust, view), strict=True):
         if not s.defect:  # a defective file is already reported above (KI305)
             findings.append(_finding(j))
     noted = {s.data for s in seen if s.source == "note"}
@@ -352,7 +414,10 @@ def check_attestations(store: Store, at: str | None = None) -> list[Finding]:
                f"{len(files)} from files (store/attestations/)")
     if missing:
         message += f"; {missing} file(s) not yet in notes: run `kistore notes sync`"
-    if not noted:
+    missing_notes = notes_not_fetched(store)
+    if missing_notes:
+        message += f"; {missing_notes}"
+    elif not noted:
         message += f"; no notes here: `kistore notes fetch origin` fetches {NOTES_REF}"
     findings.append(Finding(ATTESTATIONS_SEEN, message,
                             extra={"notes": len(seen) - len(files), "files": len(files),
@@ -362,7 +427,8 @@ def check_attestations(store: Store, at: str | None = None) -> list[Finding]:
 
 def _finding(j: Judgement) -> Finding:
     rule_ = {INVALID: ATTESTATION_INVALID, NOT_COUNTED: ROLE_NOT_TRUSTED,
-             COMMUNITY: COMMUNITY_ATTESTATION}.get(j.effect, TRUSTED_ATTESTATION)
+             COMMUNITY: COMMUNITY_ATTESTATION, UNFIT: ATTESTATION_UNFIT,
+             }.get(j.effect, TRUSTED_ATTESTATION)
     what = f"{j.type or 'attestation'} by {j.keyid or 'an unreadable key'} ({j.source})"
     message = f"{what}: {j.reason}" if j.reason else what
     return Finding(rule_, message, file=j.location, extra=j.to_json())

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.errors import InputError, KistoreError
-from .evidence import NOT_COUNTED, judge
+from .evidence import INVALID, NOT_COUNTED, UNFIT, judge
 from .notes import Seen, add_lines, file_attestations, file_defect, parse_attestation_path
-from .trust import load_trust
+from .trust import Trust, load_trust
+from .trust_history import held
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -43,19 +44,22 @@ def sync(store: Store) -> SyncResult:
 
     A file is attached only when its path fits the layout, its bytes are a canonical
     one-line JSON text whose sha256 equals its name, its subject object is in the store,
-    and a note made of it now would count: a key the work tree's trust file has revoked,
-    or whose validity ended, makes a note the pull-request gate refuses (KI411), and a
-    notes ref holding it could not be pushed again. Signatures are otherwise not judged
-    here (``verify`` and ``attestations`` do that, for both transports alike).
+    and it passes every check ``verify`` makes of a bundle: a signature that verifies over
+    the exact payload, a subject that is the object it is about, a known predicate type
+    and a predicate its schema accepts (KI301), one that fits its subject (KI310), and a
+    key that counts now: one the work tree's trust file has revoked, or whose validity
+    ended, makes a note the pull-request gate refuses (KI411). A server refuses a notes
+    push holding any such line (KI409, KI411), and every later push with it: a bad bundle
+    is left out, with the reason, never written.
 
     Raises:
         StoreStateError: as :func:`add_lines`.
     """
     view = store.view(None)
-    try:
-        trust = load_trust(view)
+    try:  # with every revocation the file's history made: the server holds them (KI411)
+        trust = held(store, None, load_trust(view))
     except KistoreError:  # an invalid trust file: verify reports it (KI309)
-        trust = None
+        trust = Trust()
     added = present = 0
     problems: list[KistoreError] = []
     for path, data in file_attestations(view):
@@ -73,15 +77,16 @@ def sync(store: Store) -> SyncResult:
         if object_bytes is None:
             problems.append(InputError(f"subject {subject} is not in the store", file=path))
             continue
-        if trust is not None:  # a note made now enters now: the server judges it so (KI411)
-            judged = judge(Seen(data, subject, "note", path, datetime.now(UTC)), trust)
-            if judged.effect == NOT_COUNTED:
-                problems.append(InputError(
-                    f"not attached: a note made now would not count ({judged.reason}), and "
-                    "a server's pre-receive hook refuses it (KI411), which would block every "
-                    "later `kistore notes push`; the file attestation stays as it is",
-                    file=path))
-                continue
+        # a note made now enters now: the server judges it so (KI409, KI411)
+        judged = judge(Seen(data, subject, "note", path, datetime.now(UTC)), trust, view)
+        if judged.effect in (INVALID, NOT_COUNTED, UNFIT):
+            what = {INVALID: "the bundle does not verify", NOT_COUNTED: "a note made now "
+                    "would not count", UNFIT: "it does not fit its subject"}[judged.effect]
+            problems.append(InputError(
+                f"not attached: {what} ({judged.reason}); a server's pre-receive hook "
+                "refuses such a note (KI409, KI411), which would block every later "
+                "`kistore notes push`; the file attestation stays as it is", file=path))
+            continue
         blob = store.repo.create_blob(object_bytes)  # a note needs its object in git
         count = add_lines(store.repo, str(blob), [data])
         added += count

@@ -132,7 +132,8 @@ class Trust:
                 :meth:`TrustedKey.judge`).
 
         Returns:
-            ``(None, reason)`` when the key is not in trust (a community key),
+            ``(None, reason)`` when the key is not in trust, or was not yet (the
+            attestation entered before its ``validFrom``): a community attestation;
             ``(False, reason)`` when it is but may not sign for ``role`` then,
             ``(True, "")`` when it may.
         """
@@ -142,6 +143,12 @@ class Trust:
         key = self.keys.get(keyid)
         if key is None:
             return None, f"key {keyid} is not in {TRUST_FILE}: a community attestation"
+        if key.valid_from is not None and when < key.valid_from:
+            # trust is not retroactive: signed before the key was trusted, it is what it
+            # was then, a community attestation (never an error, never an effect)
+            return None, (f"key {keyid} is trusted from {format_time(key.valid_from)}; the "
+                          f"attestation entered the repository at {format_time(when)}, "
+                          "before: a community attestation")
         reason = key.judge(role, when, signed)
         return (False, reason) if reason else (True, "")
 

@@ -35,10 +35,13 @@ from ..core.schema import KINDS, fast_validator
 from ..core.workers import start_worker
 from ..git import treediff
 from .history import check_history
+from .lineage import check_names, check_revocations, check_shallow
+from .paths import check_tree_names
 from .policy import check_policy
 from .rules import (
     FILE_MODES,
     FILE_TOO_LARGE,
+    REGULAR,
     Entry,
     check_case_collisions,
     check_clean_pair,
@@ -424,8 +427,8 @@ def _units(snap: Snapshot, wanted: Callable[[str], bool], findings: list[Finding
         some: list[Unit] = []
         for path, mode in batch:
             paired = _pair_key(path)
-            if paired is None or mode not in FILE_MODES:
-                if wanted(path):  # only these can be outside the layout or not regular files
+            if paired is None or mode != REGULAR:
+                if wanted(path):  # only these can be outside the layout or not 100644 files
                     findings += check_layout_path(path, mode)
                 if paired is None:
                     continue
@@ -446,13 +449,13 @@ def _plain_units(batch: list[tuple[str, int]], modes: dict[str, int]) -> list[Un
     """Pair a batch of plain paths at once; None when the batch is not plain.
 
     Plain: all objects, or all metadata files whose objects exist, each a regular file
-    with a valid layout name. The units are what the per-path loop of :func:`_units`
+    of mode 100644 with a valid layout name. The units are what the per-path loop of :func:`_units`
     yields for such a batch (no finding can arise there), judged by one regular expression
     over the batch instead of one per path: a clean store is nothing but such batches
     (pairing 100,000 manifests: 0.78 s -> 0.48 s of CPU).
     """
     paths = [p for p, _ in batch]
-    if not {m for _, m in batch} <= FILE_MODES:
+    if {m for _, m in batch} != {REGULAR}:  # 100755 (KI114), symlinks, ...: path by path
         return None
     text = "\n".join(paths) + "\n"
     if text.count("\n") != len(paths):  # a path holding a newline: judge it alone
@@ -611,7 +614,8 @@ def _quick_parse(data: bytes) -> Any:
         return None
 
 
-CHECKERS: list[Checker] = [check_history, check_policy, check_attestations]
+CHECKERS: list[Checker] = [check_history, check_names, check_policy, check_attestations,
+                           check_revocations, check_tree_names, check_shallow]
 """The checks :func:`verify` runs after the contents check: history, policy, attestations."""
 
 

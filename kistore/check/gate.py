@@ -5,10 +5,12 @@ makes, applied to the files the range adds or changes (cross-file checks still s
 whole tree at ``HEAD``), plus the rules about the range itself: no commit in it modifies,
 renames or deletes an object, and ``BASE`` is an ancestor of ``HEAD`` (a range that rewrites
 history is refused), an attestation file it adds is judged at this machine's clock (KI411:
-its commit date is the key holder's to write), and a revocation in the trust file is never
-lifted or moved later (KI412). Metadata edits and re-added identical manifests are reported
-as information. Everything is read from git objects, never the work tree, so the gate runs in
-a bare repository (a ``pre-receive`` hook).
+its commit date is the key holder's to write), a revocation in the trust file is never
+lifted, moved later or removed, judged against every version the trust file ever had
+(KI412), and no commit renames an object (KI208): :mod:`kistore.check.lineage`. Metadata
+edits and re-added identical manifests are reported as information. Everything is read
+from git objects, never the work tree, so the gate runs in a bare repository (a
+``pre-receive`` hook).
 
 :func:`check_updates` applies the gate to the ref updates a push brings (the lines git
 hands ``pre-receive``), and refuses non-fast-forward updates of protected refs.
@@ -17,7 +19,7 @@ hands ``pre-receive``), and refuses non-fast-forward updates of protected refs.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -25,13 +27,16 @@ from typing import TYPE_CHECKING, Any
 from ..attest.attestation import Bundle, verify_bundle
 from ..attest.evidence import NOT_COUNTED, check_attestations, judge
 from ..attest.notes import ATTESTATIONS_SHA256, Seen, lines_of, note_blobs, parse_attestation_path
-from ..attest.trust import format_time, load_trust
+from ..attest.subjects import subject_problem
+from ..attest.trust import load_trust
+from ..attest.trust_history import held
 from ..core import canonical, layout
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git import treediff
+from ..git.pathlog import blob_at
 from ..store.admission import metadata_difference
 from .audit import (
     GITATTRIBUTES,
@@ -41,6 +46,8 @@ from .audit import (
     checking_limit,
 )
 from .history import ancestry, check_history, history_findings, objects_tree
+from .lineage import check_shallow, names_kept, revocations_kept
+from .paths import changed_tree_names
 from .policy import check_policy
 from .reach import first_unsent
 from .rules import sort_key
@@ -63,6 +70,11 @@ REF_NOT_FAST_FORWARD = rule(
     "KI407", "protected-ref-rewritten", ERROR,
     "push only fast-forward updates of the main branch and refs/notes/kistore: "
     "fetch, merge or rebase onto the remote tip, and push again")
+
+RANGE_CHECKERS: list[Callable[[Any, str, str, set[str]], list[Finding]]] = []
+"""Further checks of a range, ``checker(store, base id, head id, changed paths)``, added by
+layers above this one: :func:`kistore.query.impact.register` adds what a change to trust
+or policy does to evidence and rankings (KI413-KI415). The command line registers it."""
 
 ZERO = "0" * 40
 """The object id git uses for 'no commit' (a created or deleted ref)."""
@@ -98,7 +110,9 @@ def check_range(store: Store, spec: str) -> list[Finding]:
         fields; KI406 (info) per object a commit re-added that ``BASE`` already holds;
         KI410 per attestation, trust or policy file deleted; KI411 per attestation file
         added whose key the trust file at ``BASE`` or ``HEAD`` does not accept now; KI412
-        per revocation the range lifts or moves later.
+        per key any earlier version of the trust file revoked (along BASE's first-parent history,
+        or in the range) that HEAD's no longer revokes as early (:mod:`.lineage`); KI208 per
+        metadata file a commit of the range renames.
 
     Raises:
         InputError: a malformed range or a revision that names no commit.
@@ -123,9 +137,26 @@ def check_range(store: Store, spec: str) -> list[Finding]:
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(repo, base.tree, head.tree)
     findings += _new_files_untrusted(store, base, head, changed)
-    if layout.TRUST_FILE in changed:
-        findings += _revocations_lifted(store, str(base.id), str(head.id))
+    findings += names_kept(repo, commits)
+    findings += changed_tree_names(repo, head.tree, _tree_changes(repo, base.tree, head.tree))
+    if _trust_touched(repo, base, commits):
+        findings += revocations_kept(store, base, head, commits)
+    for checker in RANGE_CHECKERS:
+        findings += checker(store, str(base.id), str(head.id), changed)
+    findings += check_shallow(store)
     return sorted(findings, key=sort_key)
+
+
+def _tree_changes(repo: Any, base_tree: Any, head_tree: Any) -> list[str]:
+    """Every path of the whole tree the range adds or changes (not under ``store/`` only)."""
+    return [path for path, (_, now) in treediff.changed_leaves(
+        repo, base_tree.id, head_tree.id).items() if now is not None]
+
+
+def _trust_touched(repo: Any, base: Any, commits: list[Any]) -> bool:
+    """Whether any commit of the range holds another trust file than ``base`` (one lookup each)."""
+    before = blob_at(repo, base.tree, layout.TRUST_FILE)
+    return any(blob_at(repo, c.tree, layout.TRUST_FILE) != before for c in commits)
 
 
 NEW_ATTESTATION_UNTRUSTED = rule(
@@ -133,12 +164,6 @@ NEW_ATTESTATION_UNTRUSTED = rule(
     "a key store/trust/keys.json has revoked, that has expired, or that is not (yet) trusted "
     "for the attestation's role cannot add attestations: sign with a key trusted now, or "
     "leave the attestation out")
-REVOCATION_LIFTED = rule(
-    "KI412", "trust-revocation-lifted", ERROR,
-    "a revocation is never lifted or moved later (it would re-validate what the key signed "
-    "after it): keep revokedAt, or move it earlier; trust the holder's new key instead")
-
-
 def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str]) -> list[Finding]:
     """Refuse attestations entering now by a key trust does not accept now (KI411).
 
@@ -150,8 +175,8 @@ def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str]) ->
     """
     trusts = []
     for rev in dict.fromkeys(trust_revs):
-        try:
-            trusts.append(load_trust(store.view(rev)))
+        try:  # with every revocation of the file's history, should one have been lifted
+            trusts.append(held(store, rev, load_trust(store.view(rev))))
         except KistoreError:  # an invalid trust file is reported as KI309
             continue
     now = datetime.now(UTC)
@@ -181,26 +206,6 @@ def _new_files_untrusted(store: Store, base: Any, head: Any, changed: set[str]) 
             continue
         seen.append(Seen(bytes(data), parsed[0], "file", path, _EPOCH))
     return _judged_now(store, seen, [str(base.id), str(head.id)]) if seen else []
-
-
-def _revocations_lifted(store: Store, base: str, head: str) -> list[Finding]:
-    """KI412 for each key revoked at ``base`` whose revocation ``head`` lifts or delays."""
-    try:
-        before, after = (load_trust(store.view(rev)) for rev in (base, head))
-    except KistoreError:  # an unreadable trust file is reported as KI309 (and trusts none)
-        return []
-    findings = []
-    for keyid, old in sorted(before.keys.items()):
-        new = after.keys.get(keyid)
-        if old.revoked_at is None or new is None:
-            continue  # a key dropped from trust signs as a community key: it counts for nothing
-        if new.revoked_at is None or new.revoked_at > old.revoked_at:
-            found = "no revocation" if new.revoked_at is None else format_time(new.revoked_at)
-            findings.append(Finding(
-                REVOCATION_LIFTED, f"key {keyid} was revoked at {format_time(old.revoked_at)}; "
-                f"the range makes that {found}", file=layout.TRUST_FILE,
-                expected=format_time(old.revoked_at), found=found))
-    return findings
 
 
 APPEND_ONLY_REMOVED = rule(
@@ -465,6 +470,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
 
     repo = store.repo
     fresh: list[Seen] = []
+    view = store.view(trust_revs[-1]) if trust_revs else None  # main as pushed, or as it is
 
     def notes_of(rev: str) -> dict[str, str]:
         return {} if rev == ZERO else note_blobs(repo, repo[rev].peel(pygit2.Commit))
@@ -491,10 +497,16 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
                 target = repo.get(obj)  # notes annotate object-file blobs; anything else
                 subject = (Digest.of(bytes(target.data)) if isinstance(target, pygit2.Blob)
                            else Digest("0" * 64))  # ... is about no manifest at all
-                verify_bundle(Bundle.from_bytes(line, file=f"{NOTES_REF}:{obj}"), subject)
+                statement = verify_bundle(Bundle.from_bytes(line, file=f"{NOTES_REF}:{obj}"),
+                                          subject)
             except KistoreError as e:
                 findings.append(Finding(NOTES_LINE_INVALID, e.message,
                                         file=f"{NOTES_REF}:{obj}"))
+                continue
+            problem = subject_problem(view, statement.type, subject, statement.predicate) \
+                if view is not None else None
+            if problem:  # a withdrawal of a Workload, a rerun on another GPU (KI310)
+                findings.append(Finding(NOTES_LINE_INVALID, problem, file=f"{NOTES_REF}:{obj}"))
                 continue
             fresh.append(Seen(line, subject, "note", f"{NOTES_REF}:{obj}", _EPOCH))
     for obj, blob in sorted(before.items()):

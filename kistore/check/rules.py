@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -27,7 +28,8 @@ from ..core.digest import Digest, is_digest
 from ..core.errors import CanonicalFormError, ParseError
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.model import REFERENCE_FIELDS
-from ..core.schema import KINDS, check_manifest, fast_validator
+from ..core.naming import external_id_disagreement
+from ..core.schema import KINDS, check_manifest, fast_validator, nfc_problems
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
@@ -53,7 +55,7 @@ FILE_TOO_LARGE = rule(
 PATH_OUTSIDE_LAYOUT = rule(
     "KI110", "path-outside-layout", ERROR,
     "move or remove the file: under store/ only objects/sha256/XX/REST.json, "
-    "metadata/sha256/XX/REST.json, attestations/..., trust/keys.json and "
+    "metadata/sha256/XX/REST.json, attestations/sha256/XX/REST/<sha256>.json, trust/keys.json and "
     "policy/ranking.json are allowed")
 NOT_A_REGULAR_FILE = rule(
     "KI111", "not-a-regular-file", ERROR,
@@ -61,6 +63,10 @@ NOT_A_REGULAR_FILE = rule(
 PATH_CASE_COLLISION = rule(
     "KI112", "path-case-collision", ERROR,
     "rename or remove one of the paths: they collide on case-insensitive file systems")
+EXECUTABLE_FILE = rule(
+    "KI114", "file-mode-executable", ERROR,
+    "store files are data: `git update-index --chmod=-x PATH` (or `chmod -x`) and commit; "
+    "only mode 100644 is allowed under store/")
 REFERENCE_UNRESOLVED = rule(
     "KI201", "reference-unresolved", WARNING,
     "add the referenced manifest to the store; until then the run is recorded as dangling")
@@ -75,10 +81,14 @@ OBJECT_WITHOUT_METADATA = rule(
     "restore the metadata file from git, or re-add the manifest with `kistore add`")
 NAME_NOT_UNIQUE = rule(
     "KI205", "name-not-unique", ERROR,
-    "give one of the manifests another metadata.name (`kistore add --update-metadata`)")
+    "names never move (KI208): the pull request adding the later manifest gives it another "
+    "metadata.name before it lands (rewrite its commits); restore a hand-edited metadata "
+    "file with `git checkout -- FILE`")
 
-ALLOWED_DIRS = (layout.ATTESTATIONS_DIR,)
-"""Directories under ``store/`` whose files other parts of kistore own (any name allowed)."""
+NAME_DISAGREES_WITH_SOURCE = rule(
+    "KI209", "name-disagrees-with-source", ERROR,
+    "name an imported run as its importer does, from its source's external id "
+    "(spec.sourceNative.externalId), or fix the external id")
 
 ALLOWED_FILES = frozenset({layout.TRUST_FILE, layout.POLICY_FILE})
 """The only files of ``store/trust/`` and ``store/policy/``: kistore reads no other name
@@ -87,6 +97,9 @@ directory) would look reviewed while nothing honours it."""
 
 FILE_MODES = {0o100644, 0o100755}
 """Git file modes of a regular file; a symlink is 0o120000, a submodule 0o160000."""
+
+REGULAR = 0o100644
+"""The one file mode allowed under ``store/`` (0o100755, executable, is KI114)."""
 
 _MODE_NAMES = {0o120000: "a symlink", 0o160000: "a submodule (gitlink)", 0o040000: "a directory"}
 
@@ -102,13 +115,18 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
             submodule); work-tree readers map ``lstat`` to the same numbers.
 
     Returns:
-        KI111 for a symlink or submodule, KI110 for a path the layout (docs/design.md §3) does not
-        have. Paths outside ``store/`` are not the store's business and yield nothing.
+        KI111 for a symlink or submodule, KI114 for an executable file (100755), KI110 for a
+        path the layout (docs/design.md §3) does not have (under ``store/attestations/`` only
+        :func:`kistore.core.layout.is_attestation_path` paths). Paths outside ``store/``
+        are not the store's business and yield nothing.
     """
     if not (path + "/").startswith(layout.STORE_DIR + "/"):  # store/ itself counts too
         return []
     findings = []
-    if mode not in FILE_MODES:
+    if mode == 0o100755:
+        findings.append(Finding(EXECUTABLE_FILE, "an executable file (mode 100755) under store/",
+                                file=path, expected="100644", found="100755"))
+    elif mode not in FILE_MODES:
         what = _MODE_NAMES.get(mode, f"mode {mode:o}")
         findings.append(Finding(NOT_A_REGULAR_FILE, f"{what} under store/", file=path,
                                 expected="a regular file", found=what))
@@ -121,15 +139,35 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
 
 
 def _in_layout(path: str) -> bool:
-    if path in ALLOWED_FILES or any(path.startswith(d + "/") for d in ALLOWED_DIRS):
+    if path in ALLOWED_FILES or layout.is_attestation_path(path):
         return True
     digest = layout.digest_from_path(path)
     return digest is not None and path in (layout.object_path(digest),
                                            layout.metadata_path(digest))
 
 
+_IGNORED = dict.fromkeys([*range(0x200C, 0x2010), *range(0x202A, 0x202F),
+                          *range(0x206A, 0x2070), 0xFEFF])
+"""Code points HFS+ ignores in names (git's ``is_hfs_dotgit``): removed before comparing."""
+
+
+def name_key(name: str) -> str:
+    """Return the key under which two names (or paths) are one file on some file system.
+
+    Unicode canonical caseless matching (NFD, case fold, NFD again; Unicode §3.13), with
+    the code points HFS+ ignores removed: ``Foo``/``foo`` and NFC/NFD forms share a key.
+    """
+    if name.isascii():
+        return name.casefold()
+    folded = unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
+    return folded.translate(_IGNORED)
+
+
 def check_case_collisions(paths: Iterable[str]) -> list[Finding]:
-    """Find paths under ``store/`` that differ only in letter case (``Foo.json``, ``foo.json``).
+    """Find paths under ``store/`` that are one file on a case-insensitive file system.
+
+    Case-insensitive or normalising (macOS, Windows): ``Foo.json`` and ``foo.json``;
+    ``é`` as NFC and as NFD.
 
     Args:
         paths: every repository path of one tree.
@@ -139,18 +177,19 @@ def check_case_collisions(paths: Iterable[str]) -> list[Finding]:
         naming both.
     """
     paths = list(paths)
-    if len({p.casefold() for p in paths}) == len(set(paths)):
+    if len({name_key(p) for p in paths}) == len(set(paths)):
         return []  # no two differ only in case (sorting 40,000 paths cost 3x this test)
     seen: dict[str, str] = {}
     findings = []
     for path in sorted(paths):
         if not path.startswith(layout.STORE_DIR + "/"):
             continue
-        key = path.casefold()
+        key = name_key(path)
         first = seen.setdefault(key, path)
         if first != path:
             findings.append(Finding(
-                PATH_CASE_COLLISION, f"collides with {first} on a case-insensitive file system",
+                PATH_CASE_COLLISION, f"collides with {first} on a case-insensitive or "
+                "normalising file system (macOS, Windows)",
                 file=path, extra={"collides_with": first}))
     return findings
 
@@ -295,13 +334,15 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     if type(metadata) is not dict or validator is None:
         return None
     obj["metadata"] = metadata  # obj is this call's own parse: no copy needed
-    if not validator.is_valid(obj):
+    if not validator.is_valid(obj) or nfc_problems(obj):
         return None
     name = metadata.get("name")
     spec = obj.get("spec")
     references: tuple[str | None, ...] = _NO_REFERENCES
     if obj["kind"] == "BenchmarkRun" and type(spec) is dict:
         references = _run_references(spec)
+        if "sourceNative" in spec and external_id_disagreement(spec, name):
+            return None
     return obj["kind"], name if type(name) is str else None, references
 
 
@@ -341,7 +382,9 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
 
     Returns:
         One KI104 finding per schema violation, placed in the file that holds the value:
-        pointers under ``/metadata`` go to the metadata file (relative to its root).
+        pointers under ``/metadata`` go to the metadata file (relative to its root); KI209
+        when a run's name disagrees with its source's external id
+        (:func:`kistore.core.naming.external_id_disagreement`).
     """
     if not isinstance(obj, dict):
         return [Finding(SCHEMA_INVALID, "a manifest must be a JSON object", file=object_path,
@@ -359,6 +402,11 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
         else:
             findings.append(Finding(SCHEMA_INVALID, error.message, file=object_path,
                                     pointer=pointer))
+    if document.get("kind") == "BenchmarkRun" and isinstance(metadata, dict):
+        disagreement = external_id_disagreement(document.get("spec"), metadata.get("name"))
+        if disagreement:
+            findings.append(Finding(NAME_DISAGREES_WITH_SOURCE, disagreement,
+                                    file=metadata_path, pointer="/name"))
     return findings
 
 
@@ -423,7 +471,9 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
     Returns:
         KI203/KI204 for unpaired files, KI205 for a ``(kind, name)`` used twice (reported
         on each later digest, naming the first), KI201 (warning) for a reference to a digest
-        with no object, KI202 for a reference to an object of another kind. Sorted by file.
+        with no object, KI202 for a reference to an object of another kind (with ``focus``,
+        also a run outside it whose dangling reference a focused manifest now answers with
+        the wrong kind). Sorted by file.
     """
     findings: list[Finding] = []
     owners: dict[tuple[str, str], Digest] = {}
@@ -438,6 +488,14 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                     file=layout.metadata_path(digest), pointer="/name",
                     extra={"other": str(owner)}))
         if focus is not None and digest not in focus:
+            # a manifest the range adds may be what an earlier run's dangling reference
+            # names: it must be of the kind that field names (KI202 on the earlier run)
+            for field_name, ref in e.references.items():
+                target = by_text.get(ref)
+                if (target is not None and target.digest in focus and target.has_object
+                        and target.kind is not None
+                        and target.kind != REFERENCE_KINDS[field_name]):
+                    findings.append(_wrong_kind(digest, field_name, ref, target.kind))
             continue
         if e.has_metadata and not e.has_object:
             findings.append(Finding(
@@ -454,11 +512,15 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                 findings.append(Finding(REFERENCE_UNRESOLVED, f"{ref} is not in the store",
                                         file=layout.object_path(digest), pointer=pointer))
             elif target.kind is not None and target.kind != REFERENCE_KINDS[field_name]:
-                findings.append(Finding(
-                    REFERENCE_WRONG_KIND, f"{ref} is a {target.kind}",
-                    file=layout.object_path(digest), pointer=pointer,
-                    expected=REFERENCE_KINDS[field_name], found=target.kind))
+                findings.append(_wrong_kind(digest, field_name, ref, target.kind))
     return sorted(findings, key=sort_key)
+
+
+def _wrong_kind(digest: Digest, field_name: str, ref: str, kind: str) -> Finding:
+    """KI202: the run ``digest``'s ``field_name`` names ``ref``, a manifest of ``kind``."""
+    return Finding(REFERENCE_WRONG_KIND, f"{ref} is a {kind}", file=layout.object_path(digest),
+                   pointer=f"/spec/{field_name}", expected=REFERENCE_KINDS[field_name],
+                   found=kind)
 
 
 def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],

@@ -125,7 +125,7 @@ def load_signing_key(path: str) -> Any:
                    "private half is in ssh-agent or on a FIDO key: then `ssh-keygen -Y sign` "
                    "makes an SSHSIG signature.")
 @click.option("--outcome", type=click.Choice(["reproduced", "not-reproduced"]),
-              help="For reproduction/rerun (default: reproduced).")
+              help="For reproduction (default: reproduced) and rerun (required).")
 @click.option("--predicate", "predicate_file", type=click.Path(dir_okay=False, exists=True),
               help="JSON file with predicate fields: timing, environmentDigest, observedAt...")
 @click.option("-m", "--message", help="Note text, or the reason of a dispute or withdrawal.")
@@ -151,13 +151,16 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
       kistore attest 384a96d0 --type dispute -m "timer excludes sync" --key ~/.kistore/k --file
       kistore attest 384a96d0 --type rerun --predicate measured.json --key ~/.kistore/k
 
-    A rerun needs --predicate FILE: a JSON object with environmentDigest and timing
-    ({"latencyNs": {"mean": 13634148}, "primaryStatistic": "mean"}, in nanoseconds);
-    observedAt and outcome are filled in when absent.
+    A rerun needs --predicate FILE: a JSON object with outcome (or give --outcome; a rerun
+    has no default), environmentDigest (an ExecutionEnvironment in the store with the
+    run's GPU) and timing at the run's primary statistic ({"latencyNs": {"mean":
+    13634148}, "primaryStatistic": "mean"}, in nanoseconds); observedAt is filled in
+    when absent.
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import attestation
     from ..attest.notes import attach
+    from ..attest.subjects import subject_problem
     from ..attest.trust import format_time
     from ..core import canonical, layout
     from ..core.errors import InputError
@@ -177,6 +180,9 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
                                            predicate,
                                            # named so, a field missing says where to give it
                                            file=predicate_file or "--predicate FILE (not given)")
+    problem = subject_problem(store.view(), type_name, digest, predicate)
+    if problem:
+        raise InputError(f"{ref}: {problem}", file=predicate_file)
     bundle = _sign(statement, key_path)
     location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
     keyid = attestation.bundle_keyid(bundle)
@@ -232,15 +238,17 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.evidence import evidence_for
+    from ..attest.notes import notes_not_fetched
 
     store = ctx.store()
     with explaining_misses(store, [ref], at, names_at_commits=True):
         digest = store.resolve(ref, at=at)
     evidence = evidence_for(store, digest, at=at)
+    missing = notes_not_fetched(store)
     if as_json:
         emit_json({"subject": str(digest), "evidenceLevel": evidence.level,
                    "withdrawn": evidence.withdrawn, "community": evidence.community,
-                   "attestations": evidence.attestations})
+                   "attestations": evidence.attestations, "notesNotFetched": missing})
     else:
         click.echo(f"subject:   {digest}")
         click.echo(f"evidence:  {evidence.level}"
@@ -250,7 +258,11 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
             valid = "valid" if a["valid"] else "INVALID"
             click.echo(f"{a['type'] or '?'} {a['keyid'] or '?'} {valid} {a['effect']} "
                        f"{a['source']}" + (f": {a['reason']}" if a["reason"] else ""))
-    invalid = sum(1 for a in evidence.attestations if not a["valid"])
+        if missing:
+            click.echo(missing)
+    # Only bundles that do not verify fail the command: a verifying attestation that does
+    # not count (a revoked key, a rerun on another GPU) is listed with its reason, as it is.
+    invalid = sum(1 for a in evidence.attestations if a["effect"] == "invalid")
     if invalid:  # listed, never counted; but a script must not read them as fine
         click.echo(f"error: {invalid} of {len(evidence.attestations)} attestation(s) about "
                    f"{digest} do not verify (INVALID above, with the reason); they count for "

@@ -34,8 +34,9 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
 
 FIX = ("a name must be unique per kind (`kistore verify`: KI205): restore a metadata file "
-       "edited by hand with `git checkout -- FILE`, or give one of them another name with "
-       "`kistore add --update-metadata MANIFEST`")
+       "edited by hand with `git checkout -- FILE`; a name never moves (KI208), so the "
+       "pull request that added the later one gives its own manifest another name before it "
+       "lands")
 """What to do about a shared name, said after the candidates."""
 
 

@@ -90,10 +90,12 @@ def _escape(text: str, is_property: bool) -> str:
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes checking files (default: one per CPU, at most 8, on machines "
               "with 2+ CPUs and stores of 4,000+ manifests).")
+@click.option("--strict", is_flag=True,
+              help="Fail (exit 1) in a shallow clone, whose early history was not checked.")
 @_format_option
 @pass_ctx
-def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
-           as_json: bool) -> None:
+def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
+           fmt: str | None, as_json: bool) -> None:
     """Verify the whole store offline and report every problem.
 
     Checks each object's sha256 against its name, canonical bytes, strict JSON, its
@@ -110,14 +112,23 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..check.audit import count_files, snapshot
     from ..check.audit import verify as run
+    from ..query import group_rules
 
+    group_rules.register()  # comparison groups whose runs disagree in unit (KI210)
     store = ctx.store()
     snap = snapshot(store, at)
     with click.progressbar(length=count_files(snap), label="verifying",
                            file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:
         findings = run(store, at, snap=snap, progress=bar.update, workers=jobs)
     where = at or ("work tree" if store.root is not None else "HEAD (a bare repository)")
-    report(findings, fmt, as_json, f"store at {where}")
+    report(_strict(findings) if strict else findings, fmt, as_json, f"store at {where}")
+
+
+def _strict(findings: list[Finding]) -> list[Finding]:
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..check.lineage import strict
+
+    return strict(findings)
 
 
 @click.command()
@@ -134,10 +145,12 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
               help="Instead of a range, check every local branch, tag and HEAD holding "
               "commits REMOTE's remote-tracking refs lack: all a push could send (the "
               "pre-commit framework's hook; it is handed only the first pushed ref).")
+@click.option("--strict", is_flag=True,
+              help="Fail (exit 1) in a shallow clone, whose early history was not checked.")
 @_format_option
 @pass_ctx
 def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | None,
-          unpushed: str | None, fmt: str | None, as_json: bool) -> None:
+          unpushed: str | None, strict: bool, fmt: str | None, as_json: bool) -> None:
     """Check what the commits BASE..HEAD add (the pull-request gate).
 
     Everything verify checks, on the files the range adds or changes, plus: no
@@ -156,6 +169,10 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..check.gate import check_range, check_updates, parse_range
     from ..core.errors import InputError
+    from ..query import group_rules, impact
+
+    impact.register()  # what a trust or policy change does to evidence and rankings
+    group_rules.register()  # a run whose unit disagrees with its group's (KI210)
 
     if sum(x is not None for x in (range_, updates, unpushed)) != 1:
         raise click.UsageError("give one of BASE..HEAD, --updates FILE or --unpushed REMOTE")
@@ -166,7 +183,8 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
         from ..check.unpushed import check_unpushed
 
         findings, refs = check_unpushed(ctx.store(), unpushed)
-        report(findings, fmt, as_json, f"{refs} local ref(s) with commits {unpushed} lacks")
+        report(_strict(findings) if strict else findings, fmt, as_json,
+               f"{refs} local ref(s) with commits {unpushed} lacks")
         return
     if range_ is not None:
         try:
@@ -185,9 +203,11 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
 
             held = remote_tips(store.repo, remote)
         findings = check_updates(store, [(o, n, r) for o, n, r in lines], held=held)
-        report(findings, fmt, as_json, f"{len(lines)} ref update(s)")
+        report(_strict(findings) if strict else findings, fmt, as_json,
+               f"{len(lines)} ref update(s)")
     else:
-        report(check_range(store, range_ or ""), fmt, as_json, range_ or "")
+        findings = check_range(store, range_ or "")
+        report(_strict(findings) if strict else findings, fmt, as_json, range_ or "")
 
 
 COMMANDS = [verify, check]

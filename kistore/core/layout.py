@@ -14,6 +14,8 @@ Paths are POSIX strings relative to the repository root, as git tree paths are.
 
 from __future__ import annotations
 
+import re
+
 from .digest import Digest, is_digest
 
 STORE_DIR = "store"
@@ -39,6 +41,20 @@ def object_path(digest: Digest) -> str:
 def metadata_path(digest: Digest) -> str:
     """Return ``store/metadata/sha256/XX/REST.json`` for a digest."""
     return f"{METADATA_DIR}/{digest.hex[:2]}/{digest.hex[2:]}{SUFFIX}"
+
+
+_ATTESTATION_PATH = re.compile(
+    re.escape(ATTESTATIONS_DIR) + r"/sha256/[0-9a-f]{2}/[0-9a-f]{62}/[0-9a-f]{64}\.json")
+
+
+def is_attestation_path(path: str) -> bool:
+    """Whether ``path`` is ``store/attestations/sha256/XX/REST/<64 hex>.json``.
+
+    The one form an attestation file takes (the subject's digest split 2/62, then the
+    sha256 of the file): anything else under ``store/attestations/`` would look reviewed
+    while nothing reads it.
+    """
+    return _ATTESTATION_PATH.fullmatch(path) is not None
 
 
 def digest_from_path(path: str) -> Digest | None:

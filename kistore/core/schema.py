@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -257,8 +258,9 @@ def _fast_validator(name: str) -> Any:
 def fast_validator(kind: Any) -> Any:
     """Return the compiled ``jsonschema-rs`` validator of a kind's schema, or None.
 
-    Its ``is_valid(document)`` answering True means :func:`check_manifest` finds nothing
-    (the fast validator is never more lenient: a property test holds it to that).
+    Its ``is_valid(document)`` answering True means :func:`check_manifest` finds no schema
+    error (the fast validator is never more lenient: a property test holds it to that);
+    :func:`nfc_problems`, the rest of :func:`check_manifest`, is asked apart.
 
     Args:
         kind: a manifest's ``kind`` value (anything).
@@ -366,7 +368,49 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
         return [SchemaError(
             f"a manifest's kind must be one of {', '.join(KINDS)}; {found}", file=file,
             pointer="/kind")]
-    return check_document(document, f"{kind}.json", file=file)
+    return check_document(document, f"{kind}.json", file=file) + nfc_problems(document,
+                                                                             file=file)
+
+
+IDENTIFYING = {
+    "BenchmarkProtocol": ("/spec/comparability/family", "/spec/measurement/primaryStatistic"),
+    "ExecutionEnvironment": ("/spec/hardware/vendor", "/spec/hardware/product",
+                             "/spec/hardware/architecture"),
+    "BenchmarkRun": ("/spec/timing/primaryStatistic",),
+}
+"""Per kind, the strings that enter a comparison key (family, GPU product, statistic) or
+name something: they must be in Unicode NFC (``metadata.name`` is ASCII by its schema)."""
+
+
+def nfc_problems(document: Any, *, file: str | None = None) -> list[SchemaError]:
+    """Return an error per identifying string of a manifest that is not in Unicode NFC.
+
+    Two environments whose ``hardware.product`` differ only in normalisation (``é`` as one
+    code point, or ``e`` and a combining accent) would be two GPUs, two comparison groups,
+    with no warning: such strings are refused, and the message gives the NFC form.
+
+    Args:
+        document: a parsed manifest (its ``kind`` picks the strings, :data:`IDENTIFYING`).
+        file: file name to put in each error.
+
+    Returns:
+        :class:`SchemaError` per string not in NFC (pointer to it); empty otherwise.
+    """
+    kind = document.get("kind") if isinstance(document, dict) else None
+    pointers = IDENTIFYING.get(kind) if isinstance(kind, str) else None
+    errors = []
+    for pointer in pointers or ():
+        value: Any = document
+        for part in pointer.split("/")[1:]:
+            value = value.get(part) if isinstance(value, dict) else None
+        if isinstance(value, str) and not value.isascii() and not unicodedata.is_normalized(
+                "NFC", value):
+            nfc = unicodedata.normalize("NFC", value)
+            errors.append(SchemaError(
+                f"{value!r} is not in Unicode NFC (identifying strings must be, or one GPU, "
+                f"family or statistic becomes two): write {nfc!r} "
+                f"({' '.join(f'U+{ord(c):04X}' for c in nfc)})", file=file, pointer=pointer))
+    return errors
 
 
 def describe_error(error: Any) -> str:

@@ -15,7 +15,6 @@ ms become ns exactly (:func:`ms_to_ns`), times become UTC with millisecond preci
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,6 +29,7 @@ from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, MultipleErrors
 from ..core.limits import DEFAULT, read_bounded
 from ..core.model import object_document
+from ..core.naming import slug
 from ..core.schema import API_VERSION, describe_error
 
 ANNOTATION = "kernelindex.dev/"
@@ -369,31 +369,6 @@ def parse_time(value: Any, *, file: str, pointer: str, line: int | None = None) 
     except (TypeError, ValueError):
         raise fail(f"{value!r} is not an ISO 8601 date-time (e.g. 2026-07-10T03:35:40.526966)",
                    file=file, pointer=pointer, line=line) from None
-
-
-_NOT_NAME = re.compile(r"[^a-z0-9.]+")
-
-
-def slug(*parts: Any, dots: bool = True) -> str:
-    """Join parts into a metadata name: lowercase, ``[a-z0-9.-]``, no leading/trailing ``-``.
-
-    Args:
-        parts: strings or numbers; each becomes lowercase with every run of other
-            characters replaced by one ``-``.
-        dots: keep ``.`` (False turns ``v1.1`` into ``v1-1``, as published names do).
-
-    Returns:
-        A name matching ``^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`` (``common.json#/$defs/name``).
-    """
-    words = []
-    for part in parts:
-        text = str(part).lower()
-        if not dots:
-            text = text.replace(".", "-")
-        word = _NOT_NAME.sub("-", text).strip("-.")
-        if word:
-            words.append(word)
-    return re.sub(r"-{2,}", "-", "-".join(words))
 
 
 def gpu_model(product: str) -> str:

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..core import canonical
 from ..core.errors import KistoreError, MultipleErrors
+from ..core.naming import slug
 from .common import (
     TRACE_STATUSES,
     Plan,
@@ -42,7 +43,6 @@ from .common import (
     manifest,
     parse_time,
     provenance,
-    slug,
     software,
     trace_outcome,
 )

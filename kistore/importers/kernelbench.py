@@ -31,6 +31,7 @@ from typing import Any
 
 from ..core import canonical
 from ..core.errors import KistoreError, MultipleErrors
+from ..core.naming import slug
 from .common import (
     Plan,
     Record,
@@ -44,7 +45,6 @@ from .common import (
     manifest,
     provenance,
     read_source,
-    slug,
 )
 
 SOURCE = "kernelbench"

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import KistoreError, MultipleErrors
+from ..core.naming import slug
 from . import sol_execbench_runs
 from .common import (
     Plan,
@@ -42,7 +43,6 @@ from .common import (
     ms_to_ns,
     parse_time,
     provenance,
-    slug,
 )
 
 SOURCE = "sol-execbench"

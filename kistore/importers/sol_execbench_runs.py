@@ -22,6 +22,7 @@ from typing import Any
 
 from ..core.errors import KistoreError
 from ..core.limits import DEFAULT
+from ..core.naming import slug
 from .common import (
     TRACE_STATUSES,
     Record,
@@ -35,7 +36,6 @@ from .common import (
     manifest,
     parse_time,
     provenance,
-    slug,
     software,
     trace_outcome,
 )

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..attest.evidence import SOURCE_NATIVE
+from ..attest.notes import notes_not_fetched
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
 from ..core.model import Manifest
@@ -36,6 +37,8 @@ class RunPage:
         ranking: its comparison group ranked.
         row: its row in that ranking.
         related: the referenced manifests by field (``workloadDigest`` ...), None if absent.
+        notes_not_fetched: :data:`kistore.attest.notes.NOT_FETCHED` in a clone without the
+            notes (its attestations are not "none", they are not here), else None.
     """
 
     manifest: Manifest
@@ -43,6 +46,18 @@ class RunPage:
     ranking: Ranking
     row: Row
     related: dict[str, Manifest | None]
+    notes_not_fetched: str | None = None
+
+    def reruns(self) -> list[dict[str, Any]]:
+        """Return each reproduction or rerun that states a measurement, beside the run's.
+
+        Each: ``{"type", "keyid", "effect", "measuredNs", "runNs", "ratio"}``, ratio =
+        the attestation's latency / the run's at its primary statistic (None without both).
+        """
+        return [{"type": a["type"], "keyid": a["keyid"], "effect": a["effect"],
+                 "measuredNs": a.get("measuredNs"), "runNs": self.row.latency_ns,
+                 "ratio": _ratio(a.get("measuredNs"), self.row.latency_ns)}
+                for a in self.row.evidence.attestations if a.get("measuredNs") is not None]
 
     def ratio_to_first(self) -> float | None:
         """Return this run's ranked value / that of rank 1 (None when either lacks it)."""
@@ -79,7 +94,8 @@ class RunPage:
             "source": native.get("source"), "externalId": native.get("externalId"),
             "sourceNative": native or None,
             "evidenceLevel": self.row.evidence.level, "withdrawn": self.row.evidence.withdrawn,
-            "attestations": self.row.evidence.attestations,
+            "attestations": self.row.evidence.attestations, "reruns": self.reruns(),
+            "notesNotFetched": self.notes_not_fetched,
             **{k.removesuffix("Digest"): _related_json(k, self.related.get(k), spec)
                for k in ("implementationDigest", "workloadDigest", "protocolDigest",
                          "environmentDigest")},
@@ -150,6 +166,12 @@ class RunPage:
                    + (" (withdrawn)" if d["withdrawn"] else ""))
         for a in atts:
             out.append("  " + attestation_text(a))
+        for rerun in d["reruns"]:
+            out.append(f"  {rerun['type']} by {rerun['keyid']} ({rerun['effect']}): measured "
+                       f"{_ns(rerun['measuredNs'])}, the run {_ns(rerun['runNs'])}"
+                       + (f", ratio {_fmt(rerun['ratio'])}x" if rerun["ratio"] else ""))
+        if d["notesNotFetched"]:
+            out.append(f"  {d['notesNotFetched']}")
         return out
 
     def value_texts(self) -> dict[float, str]:
@@ -198,7 +220,7 @@ def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str |
             related[field] = store.read(digest, at=at)
         except KistoreError:
             related[field] = None  # dangling: shown as its digest only
-    return RunPage(manifest, record, ranking, row, related)
+    return RunPage(manifest, record, ranking, row, related, notes_not_fetched(store))
 
 
 @dataclass(frozen=True, slots=True)

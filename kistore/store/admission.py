@@ -86,8 +86,10 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
         MultipleErrors: every refusal, each located in its input: the same digest twice
             with different metadata; a ``(kind, metadata.name)`` already used by another
             digest; a stored object file whose bytes are not the manifest's; stored
-            metadata that differs, unless ``update_metadata``; dangling references, unless
-            ``allow_dangling``.
+            metadata that differs, unless ``update_metadata``, and with it another
+            ``metadata.name`` than HEAD holds (a committed name never moves); dangling
+            references, unless ``allow_dangling``; a reference to a manifest of another
+            kind than its field names (stored or in the batch).
     """
     # Keyed by digest hex: a Digest hashes in Python, a str in C (a million lookups).
     unique: dict[str, Manifest] = {}
@@ -107,6 +109,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     stored = _stored_objects(view, {*unique, *(h for m in unique.values()
                                                for h in m.reference_hex if h)})
     batch_names: dict[tuple[str, str], Digest] = {}
+    kinds_read: dict[str, str | None] = {}  # stored references' kinds, each read once
     results: list[AddResult] = []
     files: dict[str, bytes] = {}
     written: list[tuple[Manifest, str, str]] = []  # for the index's names
@@ -141,6 +144,17 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                 ))
             else:
                 status = "metadata-updated"
+                stored_name = _stored_name(stored_metadata)
+                if (stored_name is not None and stored_name != m.name
+                        and stored_metadata is not None
+                        and head_holds(metadata_path, stored_metadata)):
+                    problems.append(ConflictError(
+                        f"{digest} is stored as {m.kind}/{stored_name}; a name never moves "
+                        f"(people cite and link it), so it cannot become {m.name!r}: keep "
+                        "the name and correct the title or other metadata",
+                        pointer="/metadata/name"))
+        if status == "added" and m.reference_hex:
+            problems += _wrong_kinds(view, m, unique, stored, kinds_read)
         if status == "added" and not allow_dangling:
             missing = [(field, ref) for field, ref in zip(REFERENCE_FIELDS, m.reference_hex,
                                                           strict=False)
@@ -167,6 +181,66 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     if errors:
         raise MultipleErrors(errors)
     return AddPlan(results, files, written)
+
+
+REFERENCED_KINDS = dict(zip(REFERENCE_FIELDS, ("Workload", "BenchmarkProtocol",
+                                                "ExecutionEnvironment", "Implementation"),
+                            strict=True))
+"""The kind each BenchmarkRun reference field must name (``verify``'s KI202)."""
+
+
+def _wrong_kinds(view: WorkTreeView, m: Manifest, batch: Mapping[str, Manifest],
+                 stored: set[str], kinds_read: dict[str, str | None]) -> list[KistoreError]:
+    """Refuse a run whose reference names a manifest of another kind (KI202 at add time).
+
+    Nothing the store accepts may break it later: an Implementation's digest given as
+    ``workloadDigest`` would be stored for good and fail ``verify`` ever after. Each
+    stored reference's object file is read once per add (``kinds_read``).
+    """
+    problems: list[KistoreError] = []
+    for field_name, ref in zip(REFERENCE_FIELDS, m.reference_hex, strict=False):
+        if not ref:
+            continue
+        if ref in batch:
+            kind: str | None = batch[ref].kind
+        elif ref in stored:
+            if ref not in kinds_read:
+                kinds_read[ref] = _stored_kind(view.read(layout.object_path(Digest(ref))))
+            kind = kinds_read[ref]
+        else:
+            continue  # dangling: refused or allowed below
+        expected = REFERENCED_KINDS[field_name]
+        if kind is not None and kind != expected:
+            problems.append(ResolutionError(
+                f"{m.kind} {m.name} ({m.digest}): {field_name} {Digest(ref)} is "
+                f"{_article(kind)} {kind}, not {_article(expected)} {expected}; point it at "
+                f"the {expected} the run measured",
+                pointer=f"/spec/{field_name}"))
+    return problems
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "AEIOU" else "a"
+
+
+def _stored_kind(data: bytes | None) -> str | None:
+    """Return the ``kind`` of stored object bytes, or None when they hold none."""
+    try:
+        doc = json.loads(data) if data is not None else None
+    except ValueError:
+        return None
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+def _stored_name(data: bytes | None) -> str | None:
+    """Return the ``name`` of stored metadata bytes, or None when they hold none."""
+    try:
+        doc = json.loads(data) if data is not None else None
+    except ValueError:
+        return None
+    name = doc.get("name") if isinstance(doc, dict) else None
+    return name if isinstance(name, str) else None
 
 
 BULK_LOOKUP = 64

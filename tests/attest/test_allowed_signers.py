@@ -21,6 +21,7 @@ MEASURED = {"outcome": "reproduced", "observedAt": "2026-07-10T06:41:58Z",
             "timing": {"latencyNs": {"mean": 1234.5}, "primaryStatistic": "mean"}}
 SK_PRIVATE = fixed_key(4)
 SK = sk_key(SK_PRIVATE)
+SINCE = parse_time("2019-01-01")
 
 
 def sk_rerun(**kw) -> bytes:
@@ -31,7 +32,8 @@ def sk_rerun(**kw) -> bytes:
 
 
 def test_rerun_by_trusted_security_key_makes_the_run_verified(record_store):
-    entry = add_key(record_store.root, SK.line() + " yubikey", ["rerun"])
+    # trusted since before the note (a key without validFrom counts from its commit)
+    entry = add_key(record_store.root, SK.line() + " yubikey", ["rerun"], valid_from=SINCE)
     assert (entry.keyid, entry.public_key) == (SK.keyid(), SK.line())
     notes.attach(record_store, RUN, sk_rerun())
     evidence = evidence_for(record_store, RUN)
@@ -41,7 +43,7 @@ def test_rerun_by_trusted_security_key_makes_the_run_verified(record_store):
 
 
 def test_rerun_by_revoked_security_key_is_not_counted(record_store):
-    add_key(record_store.root, SK.line(), ["rerun"])
+    add_key(record_store.root, SK.line(), ["rerun"], valid_from=SINCE)
     revoke_key(record_store.root, SK.keyid(), at=parse_time("2020-01-01"))
     notes.attach(record_store, RUN, sk_rerun())
     evidence = evidence_for(record_store, RUN)

@@ -21,7 +21,7 @@ from kistore.attest.trust import add_key, parse_time, revoke_key
 from kistore.core import layout
 from kistore.core.digest import Digest
 
-from ..conftest import PUBLISHED, fixed_key, git, redate_history
+from ..conftest import PUBLISHED, commit_all, fixed_key, git, redate_history
 
 RUN = Digest.from_str(PUBLISHED["run"])
 PROTOCOL = Digest.from_str(PUBLISHED["protocol"])
@@ -47,9 +47,13 @@ def bundle(key, type_name="rerun", subject=RUN, **changes) -> bytes:
 
 @pytest.fixture
 def trusted(record_store):
+    """The record with RERUN_KEY (rerun) and MAINTAINER_KEY (maintainer) trusted, committed:
+    a key without validFrom counts from the commit that adds it, never before."""
     add_key(record_store.root, signing.public_key_line(RERUN_KEY.public_key()), ["rerun"])
     add_key(record_store.root, signing.public_key_line(MAINTAINER_KEY.public_key()),
             ["maintainer"])
+    commit_all(record_store.root, "trust")
+    redate_history(record_store.root, "2026-01-01T00:00:00Z")  # trusted before what follows
     return record_store
 
 
@@ -89,7 +93,7 @@ def test_rerun_by_maintainer_only_key_is_not_counted(trusted):
 
 def test_rerun_by_expired_key_is_not_counted(record_store):
     add_key(record_store.root, signing.public_key_line(RERUN_KEY.public_key()), ["rerun"],
-            valid_until=parse_time("2020-01-01"))
+            valid_from=parse_time("2019-01-01"), valid_until=parse_time("2020-01-01"))
     notes.attach(record_store, RUN, bundle(RERUN_KEY))
     evidence = evidence_for(record_store, RUN)
     assert evidence.level == SOURCE_NATIVE
@@ -165,7 +169,8 @@ def test_future_dated_payload_does_not_make_a_key_valid_early(record_store):
     notes.attach(record_store, RUN, bundle(RERUN_KEY, observedAt="2099-06-01T00:00:00Z"))
     evidence = evidence_for(record_store, RUN)
     assert evidence.level == SOURCE_NATIVE
-    assert "is valid from 2099-01-01T00:00:00Z" in only(evidence)["reason"]
+    assert only(evidence)["effect"] == "community"  # what it was when it entered
+    assert "is trusted from 2099-01-01T00:00:00Z" in only(evidence)["reason"]
 
 
 def test_trusted_rerun_that_did_not_reproduce_does_not_verify(trusted):
@@ -321,5 +326,6 @@ def test_note_on_an_object_not_in_the_store_is_a_warning(trusted, store_path):
 
 def test_trust_is_read_as_of_the_revision_asked(trusted, store_path):
     notes.attach(trusted, RUN, bundle(RERUN_KEY))
-    assert evidence_for(trusted, RUN).level == VERIFIED  # work tree has the trust file
-    assert evidence_for(trusted, RUN, at="HEAD").level == SOURCE_NATIVE  # not committed yet
+    assert evidence_for(trusted, RUN).level == VERIFIED
+    assert evidence_for(trusted, RUN, at="HEAD").level == VERIFIED
+    assert evidence_for(trusted, RUN, at="HEAD~1").level == SOURCE_NATIVE  # before trust

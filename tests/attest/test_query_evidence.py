@@ -12,7 +12,7 @@ from kistore.cli import main
 from kistore.core import layout
 from kistore.core.digest import Digest
 
-from ..conftest import add_docs, fixed_key
+from ..conftest import add_docs, commit_all, fixed_key, redate_history
 
 RERUN_KEY, MAINTAINER_KEY = fixed_key(1), fixed_key(2)
 
@@ -42,6 +42,8 @@ def attested(store, kit):
     add_docs(store, docs)
     add_key(store.root, signing.public_key_line(RERUN_KEY.public_key()), ["rerun"])
     add_key(store.root, signing.public_key_line(MAINTAINER_KEY.public_key()), ["maintainer"])
+    commit_all(store.root, "trust")  # keys count from the commit that adds them
+    redate_history(store.root, "2026-01-01T00:00:00Z")  # ... in an earlier second
     env_digest = kit.digest(env)
     attach(store, digests["a"], MAINTAINER_KEY, "withdrawal", env_digest)
     attach(store, digests["c"], RERUN_KEY, "rerun", env_digest)
@@ -130,7 +132,8 @@ def test_batch_evidence_equals_per_run_evidence(attested, kit, monkeypatch):
         trust = evidence._trust_or_empty(attested, at)[0]
         for digest in asked:
             mine = [s for s in everything if s.subject == digest]
-            assert batch[digest] == evidence.summarise(evidence.judge_all(mine, trust))
+            assert batch[digest] == evidence.summarise(
+                evidence.judge_all(mine, trust, attested.view(at)))
             assert batch[digest] == evidence_for(attested, digest, at=at), (at, digest)
     effects = {e["effect"] for ev in evidence_for_many(attested, asked).values()
                for e in ev.attestations}

@@ -51,8 +51,8 @@ def test_role_and_window_are_judged_at_entry_time(store):
     assert trust.judge(KEYID, "rerun", T("2026-06-01")) == (True, "")
     ok, reason = trust.judge(KEYID, "maintainer", T("2026-06-01"))
     assert ok is False and "trusted for rerun, not maintainer" in reason
-    ok, reason = trust.judge(KEYID, "rerun", T("2025-12-31T23:59:59Z"))
-    assert ok is False and "valid from 2026-01-01T00:00:00Z" in reason
+    ok, reason = trust.judge(KEYID, "rerun", T("2025-12-31T23:59:59Z"))  # not yet trusted:
+    assert ok is None and "trusted from 2026-01-01T00:00:00Z" in reason  # community
     ok, reason = trust.judge(KEYID, "rerun", T("2027-01-01"))
     assert ok is False and "expired at 2027-01-01T00:00:00Z" in reason
     ok, reason = trust.judge(signing.keyid(fixed_key(2).public_key()), "rerun", T("2026-06-01"))

@@ -133,9 +133,14 @@ def test_any_flipped_byte_of_a_canonical_object_is_caught(spec, data):
 def test_layout_paths():
     ok = store_file(PUBLISHED["run"])
     assert verify.check_layout_path(ok) == []
-    for allowed in ("store/trust/keys.json", "store/policy/ranking.json",
-                    "store/attestations/any/name.jsonl"):
+    attestation = ok.replace("objects", "attestations").removesuffix(".json") + \
+        "/" + "a" * 64 + ".json"
+    for allowed in ("store/trust/keys.json", "store/policy/ranking.json", attestation):
         assert verify.check_layout_path(allowed) == [], allowed
+    for bad in ("store/attestations/any/name.jsonl", attestation.replace("a" * 64, "A" * 64),
+                attestation + ".tmp", "store/attestations/README.md"):
+        assert ids(verify.check_layout_path(bad)) == [("KI110", bad)], bad
+    assert ids(verify.check_layout_path(ok, 0o100755)) == [("KI114", ok)]
     assert verify.check_layout_path("README.md", 0o120000) == []  # outside store/: not ours
     upper = ok.replace("38/4a", "38/4A")
     for bad in (upper, "store/objects/sha256/38/x.json", "store/notes.txt", ok + ".tmp",

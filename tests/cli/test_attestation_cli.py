@@ -15,7 +15,7 @@ from kistore.cli import main
 from ..conftest import PUBLISHED, fixed_key
 
 RUN_REF = "BenchmarkRun/sol-submission-20464"
-MEASURED = {"environmentDigest": PUBLISHED["environment"],
+MEASURED = {"outcome": "reproduced", "environmentDigest": PUBLISHED["environment"],
             "timing": {"latencyNs": {"mean": 1234.5}, "primaryStatistic": "mean"}}
 
 
@@ -144,7 +144,7 @@ def test_sync_of_a_file_by_a_key_revoked_since_leaves_it_a_file(runner, record_s
     assert synced.exit_code == 1
     assert "0 attestation(s) attached, 0 already present" in synced.output
     assert "not attached: a note made now would not count (key " in synced.stderr
-    assert "refuses it (KI411)" in " ".join(synced.stderr.split())
+    assert "refuses such a note (KI409, KI411)" in " ".join(synced.stderr.split())
     assert subprocess.run(["git", "rev-parse", "-q", "--verify", "refs/notes/kistore"],
                           cwd=store_path, capture_output=True).returncode == 1  # no note
 

@@ -75,8 +75,9 @@ def test_the_signing_examples_run_as_written_in_turn(runner, tmp_path, monkeypat
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.chdir(store)
     (store / "measured.json").write_text(
-        '{"environmentDigest": "sha256:f304afb2fedab4bbeadf8ac36a990ff517ab6e824dfe5a3ee0fe46'
-        '259ff5e39f", "timing": {"latencyNs": {"mean": 13634148}, "primaryStatistic": "mean"}}')
+        '{"outcome": "reproduced", "environmentDigest": "sha256:f304afb2fedab4bbeadf8ac36a990ff517'
+        'ab6e824dfe5a3ee0fe46259ff5e39f", "timing": {"latencyNs": {"mean": 13634148}, '
+        '"primaryStatistic": "mean"}}')
     lines = examples(key)[:1] + examples(attest) + examples(trust.commands["add"])[:1]
     assert len(lines) == 5
     for line in lines:

@@ -49,8 +49,9 @@ def candidates(fast, slow) -> str:
 
 
 FIX = ("a name must be unique per kind (`kistore verify`: KI205): restore a metadata file "
-       "edited by hand with `git checkout -- FILE`, or give one of them another name with "
-       "`kistore add --update-metadata MANIFEST`")
+       "edited by hand with `git checkout -- FILE`; a name never moves (KI208), so the "
+       "pull request that added the later one gives its own manifest another name before it "
+       "lands")
 
 
 def test_show_refuses_a_name_two_runs_share_and_lists_both(runner, twins):

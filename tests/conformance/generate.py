@@ -379,8 +379,10 @@ def _trust(*entries: dict[str, Any]) -> str:
 
 
 def _key_entry(name: str, roles: list[str], **window: str) -> dict[str, Any]:
+    # validFrom before DATE: a key without one counts only from the second after the commit
+    # that adds it, and here the commit adding it also holds what it signed
     return {"keyid": KEYS[name]["keyid"], "publicKey": KEYS[name]["publicKey"],
-            "roles": roles, **window}
+            "roles": roles, "validFrom": "2026-01-01T00:00:00Z", **window}
 
 
 def store_cases() -> list[dict[str, Any]]:

@@ -6,7 +6,9 @@ this one (``kistore-index-2``, main at d2b9fb2) on the 400-manifest store
 hash of its JSON, so key order counts), every comparison group ranked with every row,
 listings by kind, hardware and workload, and ``compare`` of ten runs. It was written by
 :func:`collect` run with that version's code (``PYTHONPATH=<main's tree> python -m
-tests.index.test_query_rows OUT``). The compact format must give exactly the same.
+tests.index.test_query_rows OUT``). The compact format must give exactly the same. Run
+names were rewritten since (``run-0000042`` -> ``sol-submission-20042``), as the generator
+names runs now that a name must agree with its external id (KI209); order is unchanged.
 """
 
 from __future__ import annotations

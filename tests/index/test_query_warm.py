@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 
 import pytest
 
@@ -21,6 +22,8 @@ from kistore.store import Store
 
 from ..attest.test_query_evidence import MAINTAINER_KEY, attach
 from ..conftest import add_docs, git
+
+SINCE = datetime(2026, 1, 1, tzinfo=UTC)
 
 FORBID = "pygit2 was opened by a query whose caches are warm"
 
@@ -113,7 +116,10 @@ def test_notes_change_is_seen_by_the_next_warm_rank(store, kit, world, monkeypat
 
     digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
                                *new_run(kit, world, "b", 10)])
-    add_key(store.root, signing.public_key_line(MAINTAINER_KEY.public_key()), ["maintainer"])
+    # trusted since before the attestation (a key without validFrom would count only
+    # from the commit adding it: trust is not retroactive)
+    add_key(store.root, signing.public_key_line(MAINTAINER_KEY.public_key()), ["maintainer"],
+            valid_from=SINCE)
     assert warm_ranks(store.root, monkeypatch) == [("b", 1), ("a", 2)]
     # a maintainer withdraws b (a note, not a commit): a moves up
     attach(store, digests[-1], MAINTAINER_KEY, "withdrawal", digests[1])
@@ -153,7 +159,10 @@ def test_withdrawal_filed_in_the_work_tree_is_never_skipped(store, kit, world, m
 
     digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
                                *new_run(kit, world, "b", 10)])
-    add_key(store.root, signing.public_key_line(MAINTAINER_KEY.public_key()), ["maintainer"])
+    # trusted since before the attestation (a key without validFrom would count only
+    # from the commit adding it: trust is not retroactive)
+    add_key(store.root, signing.public_key_line(MAINTAINER_KEY.public_key()), ["maintainer"],
+            valid_from=SINCE)
     assert warm_ranks(store.root, monkeypatch) == [("b", 1), ("a", 2)]
     subject = Digest.from_str(digests[-1])
     statement = attestation.make_statement(

@@ -1,0 +1,104 @@
+"""Whether an attestation agrees with the manifest it is about (the store's side of it).
+
+A signature proves who said something about a digest, not that it makes sense for that
+manifest. Two kinds of attestation have an effect, so they are held to their subject:
+
+* a **withdrawal** removes a run from rankings: it must be about a BenchmarkRun (a
+  Workload, Protocol or Implementation withdrawn would take effect on no run, silently);
+* a **rerun** makes a run ``verified``: it must be about a BenchmarkRun, its
+  ``environmentDigest`` must name an ExecutionEnvironment in the store with the run's GPU
+  product (``hardware.product``), and its timing must use the run's primary statistic and
+  state a value for it (``latencyNs[primaryStatistic]``).
+
+:func:`subject_problem` says what is wrong, or None. ``kistore attest`` refuses such an
+attestation; ``verify`` and ``check`` report it (KI310); evidence does not count it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..core import layout
+from ..core.digest import Digest, is_digest
+
+
+def subject_problem(view: Any, type_name: str | None, subject: Digest,
+                    predicate: dict[str, Any]) -> str | None:
+    """Say why an attestation does not fit its subject, or None when it does.
+
+    Args:
+        view: the store view the subject is read from (:class:`kistore.store.views.View`).
+        type_name: the attestation type (``rerun``, ``withdrawal``, ...).
+        subject: the attested manifest's digest.
+        predicate: the verified statement's predicate.
+
+    Returns:
+        One line, or None (also for types without an effect, and for a subject not in the
+        view: KI303 and KI304 report that).
+    """
+    if type_name not in ("withdrawal", "rerun"):
+        return None
+    run = _read(view, subject)
+    if run is None:
+        return None
+    if run.get("kind") != "BenchmarkRun":
+        return (f"a {type_name} is about a BenchmarkRun; {subject} is a {run.get('kind')} "
+                f"(a {type_name} of it would take effect on no run)")
+    if type_name == "withdrawal":
+        return None
+    spec = run.get("spec")
+    return _rerun_problem(view, spec if isinstance(spec, dict) else {}, predicate)
+
+
+def _rerun_problem(view: Any, spec: dict[str, Any], predicate: dict[str, Any]) -> str | None:
+    """Why a rerun's environment or timing does not fit the run ``spec``, or None."""
+    run_timing = spec.get("timing")
+    statistic = run_timing.get("primaryStatistic") if isinstance(run_timing, dict) else None
+    timing: dict[str, Any] = predicate.get("timing") or {}
+    if not isinstance(timing, dict):
+        timing = {}
+    if timing.get("primaryStatistic") != statistic:
+        return (f"the rerun's timing uses {timing.get('primaryStatistic')!r}; the run's "
+                f"primary statistic is {statistic!r}")
+    latency = timing.get("latencyNs")
+    value = latency.get(statistic) if isinstance(latency, dict) else None
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return f"the rerun states no latencyNs.{statistic} (the run's primary statistic)"
+    wanted = _product(view, spec.get("environmentDigest"))
+    given = predicate.get("environmentDigest")
+    env = _read(view, Digest.from_str(given)) if isinstance(given, str) and is_digest(
+        given) else None
+    if env is None or env.get("kind") != "ExecutionEnvironment":
+        what = "is not in the store" if env is None else f"is a {env.get('kind')}"
+        return (f"the rerun's environmentDigest {given} {what}; it must name the "
+                "ExecutionEnvironment the rerun ran on (add it first)")
+    product = _hardware_product(env)
+    if wanted is not None and product != wanted:
+        return (f"the rerun ran on {product!r}; the run was measured on {wanted!r}: a rerun "
+                "on another GPU does not reproduce it")
+    return None
+
+
+def _product(view: Any, reference: Any) -> str | None:
+    env = _read(view, Digest.from_str(reference)) if isinstance(reference, str) and is_digest(
+        reference) else None
+    return None if env is None else _hardware_product(env)
+
+
+def _hardware_product(env: dict[str, Any]) -> str | None:
+    spec = env.get("spec")
+    hardware = spec.get("hardware") if isinstance(spec, dict) else None
+    product = hardware.get("product") if isinstance(hardware, dict) else None
+    return product if isinstance(product, str) else None
+
+
+def _read(view: Any, digest: Digest) -> dict[str, Any] | None:
+    data = view.read(layout.object_path(digest))
+    if data is None:
+        return None
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None

@@ -1,0 +1,267 @@
+"""Revocations over the whole history of ``store/trust/keys.json``: once revoked, always.
+
+A revocation must outlive any sequence of pull requests: removing a revoked key's entry in
+one and adding the key back without ``revokedAt`` in the next would each pass a check of
+one range, and the key would sign again. :func:`ever_revoked` reads every version the trust
+file had along the first-parent history of a commit (git's path-limited log,
+:func:`kistore.git.pathlog.first_parent_versions`: one tree lookup per commit that changed
+the file) and returns, per key, the earliest revocation any version recorded.
+:mod:`kistore.check.lineage` holds the trust file of a commit to it (rule KI412).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from ..core import layout
+from ..core.errors import KistoreError
+from ..git.pathlog import first_parent_versions
+from . import signing
+from .notes import _Clock, _parents_first
+from .trust import Trust, parse_time
+
+
+@dataclass(frozen=True, slots=True)
+class Revocation:
+    """The earliest revocation of one key found in the trust file's history.
+
+    Attributes:
+        keyid: the key's OpenSSH fingerprint (of its ``publicKey``; the entry's ``keyid``
+            field when the key does not parse).
+        revoked_at: the earliest ``revokedAt`` any version recorded (UTC).
+        commit: the commit (40 hex digits) of the version that recorded it, or ``""`` for
+            a version not yet committed.
+    """
+
+    keyid: str
+    revoked_at: datetime
+    commit: str
+
+
+def revocations_in(data: bytes) -> dict[str, datetime]:
+    """Return ``{keyid: revokedAt}`` of one version of ``keys.json``, however broken.
+
+    Read leniently (any JSON, entries that do not validate, keys that do not parse): a
+    version the gate would refuse today may still be in history, and what it revoked stays
+    revoked. Entries without a readable ``revokedAt`` are left out.
+
+    Args:
+        data: the file's bytes.
+
+    Returns:
+        keyid -> revocation instant; empty when nothing in it reads as a revocation.
+    """
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    entries = doc.get("keys") if isinstance(doc, dict) else None
+    found: dict[str, datetime] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("revokedAt"), str):
+            continue
+        try:
+            when = parse_time(entry["revokedAt"])
+        except KistoreError:
+            continue
+        keyid = entry.get("keyid")
+        try:
+            keyid = signing.keyid(signing.load_public_key(entry.get("publicKey", "")))
+        except (KistoreError, TypeError, ValueError):
+            pass
+        if isinstance(keyid, str) and (keyid not in found or when < found[keyid]):
+            found[keyid] = when
+    return found
+
+
+def ever_revoked(repo: Any, rev: str | None, more: Iterable[tuple[str, bytes]] = ()
+                 ) -> dict[str, Revocation]:
+    """Return every key any version of the trust file revoked, with its earliest revocation.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        rev: the commit whose first-parent history is read (None: no history).
+        more: further ``(commit id, bytes)`` versions to count (the commits of a range
+            under check, a work-tree file), read like the history's.
+
+    Returns:
+        keyid -> :class:`Revocation`.
+
+    Raises:
+        InputError: ``rev`` names no commit.
+    """
+    versions: list[tuple[str, bytes]] = []
+    if rev is not None:
+        for commit, blob in reversed(first_parent_versions(repo, rev, layout.TRUST_FILE)):
+            if blob is not None:  # oldest first: a revocation is named where it began
+                versions.append((commit, bytes(repo[blob].data)))
+    versions += list(more)
+    earliest: dict[str, Revocation] = {}
+    parsed: dict[bytes, dict[str, datetime]] = {}
+    for commit, data in versions:
+        if data not in parsed:
+            parsed[data] = revocations_in(data)
+        for keyid, when in parsed[data].items():
+            known = earliest.get(keyid)
+            if known is None or when < known.revoked_at:
+                earliest[keyid] = Revocation(keyid, when, commit)
+    return earliest
+
+
+def listed_since(repo: Any, rev: str) -> dict[str, datetime]:
+    """Return when each key of the trust file at ``rev`` was last added to it.
+
+    A key without ``validFrom`` counts from the commit that added it, never for the time
+    before (trust is not retroactive): its start is the time of the oldest first-parent
+    version of the file in the unbroken run of versions, up to ``rev``, that all list the
+    key (a key removed and added again counts from the second addition). A version's time
+    is its commit's committer date, or a later ancestor's (as attestations are dated, by
+    :class:`kistore.attest.notes._Clock`): a trust commit dated before the history it was
+    built on gains nothing.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        rev: a commit id (40 hex digits).
+
+    Returns:
+        keyid -> instant (UTC); keys not in the file at ``rev`` are absent.
+
+    Raises:
+        InputError: ``rev`` names no commit.
+    """
+    cached = _SINCE_CACHE.get((repo.path, rev))
+    if cached is not None:
+        return cached
+
+    versions = first_parent_versions(repo, rev, layout.TRUST_FILE)  # newest first
+    times = _times(repo, rev) if versions else {}
+    since: dict[str, datetime] = {}
+    alive: set[str] | None = None
+    for commit, blob in versions:
+        keys = keyids_in(bytes(repo[blob].data)) if blob is not None else set()
+        alive = keys if alive is None else alive & keys
+        if not alive:
+            break
+        for keyid in alive:
+            since[keyid] = times[commit]
+    _SINCE_CACHE.clear()
+    _SINCE_CACHE[(repo.path, rev)] = since
+    return since
+
+
+_SINCE_CACHE: dict[tuple[str, str], dict[str, datetime]] = {}
+
+
+def _times(repo: Any, rev: str) -> dict[str, datetime]:
+    """Return the trusted time of every commit reachable from ``rev`` (by 40-hex id)."""
+    clock = _Clock()
+    return {str(c.id): clock.time_of(c) for c in repo.walk(repo[rev].id, _parents_first())}
+
+
+def keyids_in(data: bytes) -> set[str]:
+    """Return the keyids one version of ``keys.json`` lists, read leniently.
+
+    As :func:`revocations_in` reads it: any JSON; an entry whose key does not parse is
+    named by its ``keyid`` field.
+    """
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return set()
+    entries = doc.get("keys") if isinstance(doc, dict) else None
+    found = set()
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        try:
+            found.add(signing.keyid(signing.load_public_key(entry.get("publicKey", ""))))
+        except (KistoreError, TypeError, ValueError):
+            if isinstance(entry.get("keyid"), str):
+                found.add(entry["keyid"])
+    return found
+
+
+def dated(store: Any, at: str | None, trust: Any) -> Any:
+    """Return ``trust`` with each key lacking ``validFrom`` valid from the commit that added it.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: the revision ``trust`` was read from, or None for the work tree (a key the
+            work tree's file lists but ``HEAD``'s does not is valid from now: it has not
+            entered history yet).
+        trust: the :class:`kistore.attest.trust.Trust` read there.
+
+    Returns:
+        A :class:`~kistore.attest.trust.Trust` whose keys all have a ``valid_from``: for
+        a key without one, the second after :func:`listed_since` (commit times have whole
+        seconds; what entered in the same second may have entered before the key).
+    """
+    if trust.unreadable or all(k.valid_from is not None for k in trust.keys.values()):
+        return trust
+    repo = store.repo
+    now = datetime.now(UTC)
+    if at is None:
+        rev = None if repo.head_is_unborn else str(repo.head.target)
+    else:
+        rev = str(store.commit(at).id)
+    since = listed_since(repo, rev) if rev is not None else {}
+    # Commit times have whole seconds, and a commit is dated no earlier than its ancestors:
+    # an attestation that entered in the second the key was added (or in a commit dated
+    # ahead, which drags its descendants' times with it) may have entered before it. Only
+    # what entered in a later second counts.
+    keys = {k: v if v.valid_from is not None else replace(
+                v, valid_from=since[k] + timedelta(seconds=1) if k in since else now)
+            for k, v in trust.keys.items()}
+    return Trust(keys)
+
+
+def held(store: Any, at: str | None, trust: Any) -> Any:
+    """Return ``trust`` with every revocation its file's history ever made put back.
+
+    The gate refuses a range that lifts a revocation (KI412), but history may have landed
+    past it (a server without ``hooks/pre-receive``, a push with the hook set aside): a key
+    revoked by any version of ``store/trust/keys.json`` along the first-parent history of
+    ``at`` is revoked here at its earliest ``revokedAt``, whatever the file says now, so a
+    key deleted and trusted again never makes a run ``verified`` (issue #17 item 1;
+    ``verify`` reports the lifted revocation as KI412).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: the revision ``trust`` was read from, or None for the work tree (``HEAD``'s
+            history; the work-tree file's own revocations are in ``trust`` already).
+        trust: the :class:`kistore.attest.trust.Trust` read there.
+
+    Returns:
+        A :class:`~kistore.attest.trust.Trust`; ``trust`` itself when no key of it was
+        revoked earlier than it says (or it is unreadable, or lists no key).
+
+    Raises:
+        InputError: ``at`` names no commit.
+    """
+    if trust.unreadable or not trust.keys:
+        return trust
+    repo = store.repo
+    if at is None:
+        rev = None if repo.head_is_unborn else str(repo.head.target)
+    else:
+        rev = str(store.commit(at).id)
+    if rev is None:
+        return trust
+    cached = _REVOKED_CACHE.get((repo.path, rev))
+    if cached is None:
+        cached = ever_revoked(repo, rev)
+        _REVOKED_CACHE.clear()
+        _REVOKED_CACHE[(repo.path, rev)] = cached
+    lifted = {k: r.revoked_at for k, r in cached.items() if k in trust.keys and (
+        trust.keys[k].revoked_at is None or r.revoked_at < trust.keys[k].revoked_at)}
+    if not lifted:
+        return trust
+    return Trust({k: replace(v, revoked_at=lifted[k]) if k in lifted else v
+                  for k, v in trust.keys.items()})
+
+
+_REVOKED_CACHE: dict[tuple[str, str], dict[str, Revocation]] = {}

@@ -1,0 +1,222 @@
+"""Rules over the whole history, not one range: what a sequence of pull requests cannot undo.
+
+A public index is fed by many small pull requests; a rule checked only inside one range
+can be undone by two ranges that each pass (issue #17). This module holds the rules whose
+subject is the history itself, read incrementally so the gate stays O(change):
+
+* **A revocation is permanent** (KI412): a key revoked by any version of
+  ``store/trust/keys.json`` along the first-parent history must stay listed with a
+  ``revokedAt`` no later than its earliest one. Only the trust file's own versions are read
+  (:func:`kistore.attest.trust_history.ever_revoked`, git's path-limited log), and the gate
+  reads them only when a range changes the trust file.
+* **A name never moves** (KI208): a metadata file's ``name`` never changes. Names are
+  unique per kind at every commit (KI205) and objects are never deleted (KI402), so a name,
+  once given, is held by its object forever and can never be given to another. The gate
+  reads only the metadata files each commit of the range changes.
+
+:func:`check_revocations` and :func:`check_names` are :data:`kistore.check.audit.CHECKERS`
+(``verify``); :func:`revocations_kept` and :func:`names_kept` are the gate's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from ..attest.trust import format_time, load_trust
+from ..attest.trust_history import ever_revoked
+from ..core import layout
+from ..core.errors import KistoreError
+from ..core.findings import ERROR, WARNING, Finding, rule
+from ..core.layout import TRUST_FILE
+from ..git import treediff
+from ..git.pathlog import blob_at
+from .history import ancestry
+
+HISTORY_SHALLOW = rule(
+    "KI416", "history-shallow", WARNING,
+    "fetch the whole history (`git fetch --unshallow`) and check again; CI: clone with "
+    "fetch-depth 0")
+REVOCATION_LIFTED = rule(
+    "KI412", "trust-revocation-lifted", ERROR,
+    "a revocation is permanent: keep the revoked key's entry with its revokedAt (an earlier "
+    "time is fine); never remove it or move it later, and trust the holder's new key instead")
+NAME_MOVED = rule(
+    "KI208", "name-changed", ERROR,
+    "a KIND/NAME is how people cite and link an object: keep its metadata.name (correct the "
+    "title or other metadata instead); a new name means a new manifest")
+
+
+def revocations_kept(store: Any, base: Any, head: Any, commits: Iterable[Any]) -> list[Finding]:
+    """KI412 for each key ever revoked that the trust file at ``head`` no longer revokes.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        base: the range's base commit (``pygit2.Commit``): its first-parent history's
+            versions of the trust file count.
+        head: the range's head commit.
+        commits: the commits of the range; the trust file each holds counts too (a
+            revocation made and undone inside one range was still made).
+
+    Returns:
+        KI412 findings on ``store/trust/keys.json``.
+    """
+    repo = store.repo
+    more = []
+    for commit in commits:
+        blob = blob_at(repo, commit.tree, layout.TRUST_FILE)
+        if blob is not None:
+            more.append((str(commit.id), bytes(repo[blob].data)))
+    return _held(store, str(head.id), ever_revoked(repo, str(base.id), more))
+
+
+def check_revocations(store: Any, at: str | None = None) -> list[Finding]:
+    """KI412 for ``verify``: the trust file of ``at`` (or the work tree) against its history.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: revision, or None for the work tree (its file counts as the newest version).
+
+    Returns:
+        KI412 findings; none in a repository without commits.
+    """
+    repo = store.repo
+    if at is None:
+        if repo.head_is_unborn:
+            return []
+        rev = str(repo.head.target)
+        data = store.view(None).read(layout.TRUST_FILE)
+        more = [("", data)] if data is not None else []
+    else:
+        rev, more = str(store.commit(at).id), []
+    return _held(store, at, ever_revoked(repo, rev, more))
+
+
+def _held(store: Any, at: str | None, revoked: dict[str, Any]) -> list[Finding]:
+    """KI412 for each of ``revoked`` the trust file of ``at`` does not revoke as early."""
+    if not revoked:
+        return []
+    try:
+        trust = load_trust(store.view(at))
+    except KistoreError:  # an unreadable trust file trusts no key (KI309 says so)
+        return []
+    findings = []
+    for keyid, old in sorted(revoked.items()):
+        since = format_time(old.revoked_at)
+        where = f" (commit {old.commit[:12]})" if old.commit else ""
+        key = trust.keys.get(keyid)
+        if key is None:
+            findings.append(Finding(
+                REVOCATION_LIFTED, f"key {keyid} was revoked at {since}{where}; its entry is "
+                "gone, so adding the key back later would trust it again", file=TRUST_FILE,
+                expected=f"an entry revoked at {since}", found="no entry",
+                extra={"keyid": keyid, "commit": old.commit}))
+        elif key.revoked_at is None or key.revoked_at > old.revoked_at:
+            found = "no revocation" if key.revoked_at is None else format_time(key.revoked_at)
+            findings.append(Finding(
+                REVOCATION_LIFTED, f"key {keyid} was revoked at {since}{where}; the trust "
+                f"file makes that {found}", file=TRUST_FILE, expected=since, found=found,
+                extra={"keyid": keyid, "commit": old.commit}))
+    return findings
+
+
+def names_kept(repo: Any, commits: Iterable[Any]) -> list[Finding]:
+    """KI208 for each metadata file a commit keeps but gives another ``name``.
+
+    Each commit is compared with each of its parents, reading only the metadata shards
+    that differ (:func:`kistore.git.treediff.changed_leaves`); a merge that takes one
+    side's metadata is held to the other side's name too, so a rename on a branch is
+    reported however it reaches ``main``.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        commits: the commits to check (``pygit2.Commit``).
+
+    Returns:
+        KI208 findings, one per (metadata file, old name, new name), naming the commit.
+    """
+    findings: dict[tuple[str, str, str], Finding] = {}
+    for commit in commits:
+        new = treediff.subtree_id(commit.tree, layout.METADATA_DIR)
+        for parent in commit.parents:
+            old = treediff.subtree_id(parent.tree, layout.METADATA_DIR)
+            if old is None or old == new:
+                continue
+            changes = treediff.changed_leaves(repo, old, new, layout.METADATA_DIR + "/")
+            for path, (was, now) in sorted(changes.items()):
+                if was is None or now is None:
+                    continue
+                before, after = _name(repo, was[0]), _name(repo, now[0])
+                if before is None or after is None or before == after:
+                    continue  # unreadable metadata is the contents check's (KI102/KI104)
+                findings.setdefault((path, before, after), Finding(
+                    NAME_MOVED, f"commit {str(commit.id)[:12]} renames {before!r} to "
+                    f"{after!r}: a name never moves", file=path, pointer="/name",
+                    expected=before, found=after, extra={"commit": str(commit.id)}))
+    return list(findings.values())
+
+
+def check_names(store: Any, at: str | None = None) -> list[Finding]:
+    """KI208 for ``verify``: every commit of the history of ``at`` (or ``HEAD``).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: revision, or None for ``HEAD``.
+
+    Returns:
+        KI208 findings; none in a repository without commits.
+    """
+    repo = store.repo
+    if at is None and repo.head_is_unborn:
+        return []
+    head = store.commit(at or "HEAD")
+    return names_kept(repo, ancestry(repo, head))
+
+
+def _name(repo: Any, blob: str) -> str | None:
+    """Return the ``name`` a metadata blob holds, or None when it holds no string name."""
+    try:
+        doc = json.loads(bytes(repo[blob].data))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    name = doc.get("name") if isinstance(doc, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def check_shallow(store: Any, at: str | None = None) -> list[Finding]:
+    """KI416 in a shallow clone: history before its boundary was not checked.
+
+    A shallow clone (CI's default depth 1) lacks the commits before its boundary, so the
+    rules over history (objects never modified or deleted, KI401-KI403; names never moved,
+    KI208; revocations kept, KI412) saw only part of it: "0 errors" there does not mean
+    the history is sound. ``kistore verify --strict`` and ``check --strict`` make this an
+    error (:func:`strict`).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: unused (the clone is shallow or not, whatever revision is read).
+
+    Returns:
+        One KI416 warning naming the boundary commits, or nothing in a full clone.
+    """
+    repo = store.repo
+    if not repo.is_shallow:
+        return []
+    try:
+        with open(f"{repo.path}/shallow", encoding="ascii") as f:
+            boundary = sorted(line.strip() for line in f if line.strip())
+    except OSError:
+        boundary = []
+    shown = ", ".join(b[:12] for b in boundary[:5]) + (" ..." if len(boundary) > 5 else "")
+    return [Finding(HISTORY_SHALLOW, "a shallow clone: history before its boundary "
+                    f"({shown or 'unknown'}) was not checked (objects, names, revocations)",
+                    extra={"boundary": boundary})]
+
+
+def strict(findings: list[Finding]) -> list[Finding]:
+    """Return ``findings`` with KI416 (a shallow clone) as an error (``--strict``)."""
+    upgraded = replace(HISTORY_SHALLOW, severity=ERROR)
+    return [replace(f, rule=upgraded) if f.rule.id == HISTORY_SHALLOW.id else f
+            for f in findings]

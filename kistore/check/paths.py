@@ -1,0 +1,120 @@
+"""Names in the whole tree that a checkout on some machine would turn against it.
+
+Git stores any name, but file systems do not keep them apart: on a case-insensitive or
+normalising file system (macOS, Windows) ``Foo`` and ``foo``, or ``é`` as one code point
+(NFC) and as ``e`` plus a combining accent (NFD), are one file, and a ``.git`` directory
+in a tree (``.GIT``, ``.git.``, ``git~1``, ``.g\\u200cit``: one on some system) is the
+repository's own directory there: a checkout writes its hooks and config (the attack of
+CVE-2014-9390). So, anywhere in the tree, not only under ``store/``:
+
+* KI115 ``dotgit-path-component``: a path component that is ``.git`` on some file system;
+* KI112 ``path-case-collision``: two entries of one directory whose names are equal under
+  case folding and Unicode normalisation (files of one ``store/`` directory are left to
+  :func:`kistore.check.rules.check_case_collisions`, which ``verify`` and ``check`` run on
+  every file under ``store/``).
+
+:func:`check_tree_names` reads every directory (``verify``); :func:`changed_tree_names`
+only the directories on the paths a range changes (the gate: the cost follows the change).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..core import layout
+from ..core.findings import ERROR, Finding, rule
+from .rules import PATH_CASE_COLLISION, name_key
+
+DOTGIT = rule(
+    "KI115", "dotgit-path-component", ERROR,
+    "rename the file or directory: a checkout on some file system would write it into the "
+    "repository's own .git directory")
+
+def is_dotgit(name: str) -> bool:
+    """Whether a path component is ``.git`` on some file system.
+
+    ``.git`` under case folding and HFS+'s ignored code points, with trailing dots and
+    spaces dropped (Windows drops them), or NTFS's short name ``git~1``.
+    """
+    key = name_key(name).rstrip(". ")
+    return key in (".git", "git~1")
+
+
+def check_tree_names(store: Any, at: str | None = None) -> list[Finding]:
+    """KI115 and KI112 over every directory of the tree of ``at`` (or ``HEAD``) (``verify``).
+
+    Returns:
+        Findings; none in a repository without commits.
+    """
+    repo = store.repo
+    if at is None and repo.head_is_unborn:
+        return []
+    tree = store.commit(at or "HEAD").tree
+    findings: list[Finding] = []
+    pending = [("", tree)]
+    while pending:
+        prefix, current = pending.pop()
+        findings += _directory(prefix, current, None)
+        pending += [(prefix + e.name + "/", repo[e.id]) for e in current
+                    if e.type_str == "tree"]
+    return findings
+
+
+def changed_tree_names(repo: Any, tree: Any, paths: Iterable[str]) -> list[Finding]:
+    """KI115 and KI112 in the directories of ``tree`` on the way to each of ``paths``.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        tree: the root tree of the range's head.
+        paths: the paths the range adds or changes (anywhere in the tree).
+
+    Returns:
+        Findings about names on those paths, and collisions of such a name with another
+        entry of its directory.
+    """
+    wanted: dict[str, set[str]] = {}
+    for path in paths:
+        parts = path.split("/")
+        for i in range(len(parts)):
+            wanted.setdefault("/".join(parts[:i]), set()).add(parts[i])
+    findings = []
+    for directory, names in sorted(wanted.items()):
+        current = tree
+        if directory:
+            try:
+                entry = tree[directory]
+            except KeyError:
+                continue  # deleted along the way
+            if entry.type_str != "tree":
+                continue
+            current = repo[entry.id]
+        findings += _directory(directory + "/" if directory else "", current, names)
+    return findings
+
+
+def _directory(prefix: str, tree: Any, names: set[str] | None) -> list[Finding]:
+    """Return findings about the entries of one directory (those in ``names``, if given)."""
+    findings = []
+    by_key: dict[str, list[Any]] = {}
+    for entry in tree:
+        name = entry.name
+        if is_dotgit(name) and (names is None or name in names):
+            findings.append(Finding(DOTGIT, f"{name!r} is .git on some file system",
+                                    file=prefix + name))
+        by_key.setdefault(name_key(name), []).append(entry)
+    in_store = prefix.startswith(layout.STORE_DIR + "/")
+    for entries in by_key.values():
+        if len(entries) < 2:
+            continue
+        if in_store and all(e.type_str != "tree" for e in entries):
+            continue  # files of one store directory: rules.check_case_collisions
+        first, *rest = sorted(entries, key=lambda e: e.name)
+        for other in rest:
+            if names is not None and not ({first.name, other.name} & names):
+                continue
+            findings.append(Finding(
+                PATH_CASE_COLLISION, f"collides with {prefix + first.name} under case folding "
+                "or Unicode normalisation (one file on macOS and Windows)",
+                file=prefix + other.name, extra={"collides_with": prefix + first.name}))
+    return findings

@@ -1,0 +1,74 @@
+"""Names: how importers make a ``metadata.name``, and the names a source's external id fixes.
+
+Pure (no I/O). A ``KIND/NAME`` is how people cite and link a manifest, so for an imported
+run the name is not free text: it is made from the source's own id of the record
+(``spec.sourceNative.externalId``), and a run whose name disagrees with that id would
+put one submission's name on another's numbers. :func:`external_id_disagreement` says
+when that is so; the importers make names with :func:`slug`, and a test holds every run
+they import to it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_NOT_NAME = re.compile(r"[^a-z0-9.]+")
+
+
+def slug(*parts: Any, dots: bool = True) -> str:
+    """Join parts into a metadata name: lowercase, ``[a-z0-9.-]``, no leading/trailing ``-``.
+
+    Args:
+        parts: strings or numbers; each becomes lowercase with every run of other
+            characters replaced by one ``-``.
+        dots: keep ``.`` (False turns ``v1.1`` into ``v1-1``, as published names do).
+
+    Returns:
+        A name matching ``^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`` (``common.json#/$defs/name``).
+    """
+    words = []
+    for part in parts:
+        text = str(part).lower()
+        if not dots:
+            text = text.replace(".", "-")
+        word = _NOT_NAME.sub("-", text).strip("-.")
+        if word:
+            words.append(word)
+    return re.sub(r"-{2,}", "-", "-".join(words))
+
+
+EXTERNAL_ID_NAMES: dict[str, tuple[str, ...]] = {
+    "sol-execbench": (r"sol-kernel-[0-9]+-submission-{id}", r"sol-submission-{id}",
+                      r"sol-local-{id}"),
+}
+"""Per ``sourceNative.source``: the forms a run's name takes, ``{id}`` standing for
+:func:`slug` of its ``externalId`` (leaderboard submissions as imported and as the
+published record names them, local evaluator runs).
+Sources not listed (their importers name runs by other fields) are not checked."""
+
+
+def external_id_disagreement(spec: Any, name: Any) -> str | None:
+    """Say how a BenchmarkRun's name disagrees with its source's external id, if it does.
+
+    Args:
+        spec: the run's ``spec`` (parsed JSON).
+        name: its ``metadata.name``.
+
+    Returns:
+        None when the name agrees, or the run has no source of :data:`EXTERNAL_ID_NAMES`
+        or no ``externalId``; else one line naming the forms expected.
+    """
+    native = spec.get("sourceNative") if isinstance(spec, dict) else None
+    if not isinstance(native, dict) or not isinstance(name, str):
+        return None
+    forms = EXTERNAL_ID_NAMES.get(native.get("source"))  # type: ignore[arg-type]
+    external = native.get("externalId")
+    if forms is None or not isinstance(external, str | int) or isinstance(external, bool):
+        return None
+    ident = slug(external)
+    if any(re.fullmatch(form.format(id=re.escape(ident)), name) for form in forms):
+        return None
+    shown = " or ".join(repr(form.format(id=ident).replace("[0-9]+", "N")) for form in forms)
+    return (f"{native['source']} run {native['externalId']!r} must be named {shown}, "
+            f"not {name!r}")

@@ -1,0 +1,55 @@
+"""The versions of one file along a branch's first-parent history (git's path-limited log).
+
+Rules that hold over the whole history of one file (a revocation in ``store/trust/keys.json``
+is never undone) need every version that file ever had on the branch, not every tree of
+every commit: ``git rev-list --first-parent REV -- PATH`` lists only the commits that
+changed the path against their first parent, answered from git's commit-graph (with its
+changed-path Bloom filters when ``git commit-graph write --changed-paths`` made them), so
+the cost is one tree lookup per such commit, not one per commit of history.
+
+This module knows git (the ``git`` binary, pygit2 objects), nothing of what the file means.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from typing import Any
+
+from ..core.errors import InputError
+
+
+def first_parent_versions(repo: Any, rev: str, path: str) -> list[tuple[str, str | None]]:
+    """Return each version of ``path`` along the first-parent history of ``rev``.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        rev: a commit id (40 hex digits) or any revision git understands.
+        path: a repository path (POSIX), e.g. ``store/trust/keys.json``.
+
+    Returns:
+        ``(commit id, blob id or None)`` for each first-parent commit of ``rev`` (itself
+        included) whose ``path`` differs from its first parent's, newest first; None where
+        the commit deleted the file (or holds no regular file there). Empty when no commit
+        ever held it.
+
+    Raises:
+        InputError: git could not list the history (``rev`` names no commit).
+    """
+    done = subprocess.run(["git", "--git-dir", repo.path, "rev-list", "--first-parent", rev,
+                           "--", path], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise InputError(f"git rev-list {rev} -- {path} failed: {done.stderr.strip()}")
+    versions = []
+    for commit_id in done.stdout.split():
+        versions.append((commit_id, blob_at(repo, repo[commit_id].tree, path)))
+    return versions
+
+
+def blob_at(repo: Any, tree: Any, path: str) -> str | None:
+    """Return the blob id (40 hex digits) of the regular file at ``path`` in ``tree``, or None."""
+    try:
+        entry = tree[path]
+    except KeyError:
+        return None
+    return str(entry.id) if entry.type_str == "blob" and entry.filemode in (
+        0o100644, 0o100755) else None

@@ -1,0 +1,60 @@
+"""Issue #17, item 9: a shallow clone's history is not the whole history, and says so.
+
+The history is built pull request by pull request in a bare remote running
+``hooks/pre-receive``; one of them landed past the hook and deleted an object.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ..conftest import PUBLISHED, git, store_file
+from ..prs import Remote
+
+PROTOCOL = store_file(PUBLISHED["protocol"])
+
+
+@pytest.fixture
+def remote(published, tmp_path) -> Remote:
+    return Remote(published, tmp_path)
+
+
+def reader(remote: Remote, path) -> Remote:
+    other = Remote.__new__(Remote)
+    other.clone, other.bare = path, remote.bare
+    return other
+
+
+def test_shallow_clone_of_a_history_that_deleted_an_object_is_not_reported_ok(remote,
+                                                                             tmp_path):
+    # The attack: CI's depth-1 clone ran `kistore verify`, which said `ok: 0 errors` on a
+    # store whose history deleted an object (before the boundary, out of sight).
+    def delete(clone):
+        (clone / PROTOCOL).unlink()
+        (clone / store_file(PUBLISHED["protocol"], "metadata")).unlink()
+
+    assert remote.pr("delete the protocol", delete, hook=False).accepted
+    assert remote.pr("later work", lambda c: (c / "README.md").write_text("x\n")).accepted
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{remote.bare}", str(shallow))
+    shallow_reader = reader(remote, shallow)
+
+    verified = shallow_reader.kistore("verify", check=False)
+    assert verified.returncode == 0  # what it saw is sound ...
+    assert "warning KI416 history-shallow: a shallow clone: history before its boundary " \
+           f"({remote.main()[:12]}) was not checked" in verified.stdout  # ... and it says so
+    strict = shallow_reader.kistore("verify", "--strict", check=False)
+    assert strict.returncode == 1
+    assert "error KI416 history-shallow" in strict.stdout
+
+    git(shallow, "fetch", "-q", "--depth", "2", "origin")
+    checked = shallow_reader.kistore("check", "--strict", "HEAD~1..HEAD", check=False)
+    assert checked.returncode == 1
+    assert "error KI416 history-shallow" in checked.stdout
+
+    full = reader(remote, tmp_path / "full")
+    git(tmp_path, "clone", "-q", str(remote.bare), str(full.clone))
+    whole = full.kistore("verify", "--strict", check=False)
+    assert whole.returncode == 1
+    assert "KI402 object-deleted" in whole.stdout
+    assert "KI416" not in whole.stdout

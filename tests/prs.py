@@ -1,0 +1,119 @@
+"""A public index fed by pull requests: a bare remote running ``hooks/pre-receive``.
+
+Issue #17's attacks are sequences of pull requests that each pass on their own. A test
+builds the history one pull request at a time with :class:`Remote`: each :meth:`Remote.pr`
+edits a contributor's clone, commits (past any local hook, as a hostile contributor
+would) and pushes to ``main`` of a bare repository whose ``pre-receive`` hook runs
+``kistore check --updates``. A refused push leaves the server's ``main`` where it was and
+the clone is reset to it, so the next pull request starts from what the index holds.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .conftest import ROOT, git
+
+KISTORE = str(Path(sys.executable).with_name("kistore"))
+
+
+@dataclass
+class Push:
+    """What one pull request's push did: git's exit code and what the hook printed."""
+
+    returncode: int
+    output: str
+
+    @property
+    def accepted(self) -> bool:
+        return self.returncode == 0
+
+
+class Remote:
+    """A bare server repository with ``hooks/pre-receive`` and a contributor's clone of it.
+
+    Args:
+        seed: a committed store whose history the server starts from.
+        where: a scratch directory (``tmp_path``).
+    """
+
+    def __init__(self, seed: Path, where: Path) -> None:
+        self.bare = where / "server.git"
+        git(where, "clone", "-q", "--bare", str(seed), str(self.bare))
+        shutil.copy(ROOT / "hooks" / "pre-receive", self.bare / "hooks" / "pre-receive")
+        self.clone = where / "clone"
+        git(where, "clone", "-q", str(self.bare), str(self.clone))
+
+    def kistore(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run the kistore CLI in the clone (``check``: fail the test on a non-zero exit)."""
+        done = subprocess.run([KISTORE, *args], cwd=self.clone, capture_output=True, text=True)
+        if check and done.returncode != 0:
+            raise AssertionError(f"kistore {' '.join(args)}: {done.stdout}{done.stderr}")
+        return done
+
+    def pr(self, message: str, change: Callable[[Path], object], *, hook: bool = True,
+           date: str | None = None) -> Push:
+        """Make one pull request: ``change(clone)``, commit everything, push it to ``main``.
+
+        ``hook=False`` pushes with the server's hook set aside: history that landed before
+        the server ran the rule under test (or past it), which later pushes must face.
+        ``date``: the commit's date (entry times have whole seconds, and a commit is never
+        older than its ancestors: a later date keeps two pull requests' entries apart).
+
+        Returns:
+            The push's exit code and stderr (the hook's lines come as ``remote: ...``).
+        """
+        change(self.clone)
+        git(self.clone, "add", "-A")
+        dated = {"GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date} if date else {}
+        subprocess.run(["git", "commit", "-q", "--allow-empty", "--no-verify", "-m", message],
+                       cwd=self.clone, check=True, capture_output=True,
+                       env={**_env(), **dated})
+        hook_path = self.bare / "hooks" / "pre-receive"
+        if not hook:
+            hook_path.rename(hook_path.with_suffix(".off"))
+        try:
+            done = subprocess.run(["git", "push", "origin", "HEAD:main"], cwd=self.clone,
+                                  capture_output=True, text=True,
+                                  env={**_env(), "KISTORE": KISTORE})
+        finally:
+            if not hook:
+                hook_path.with_suffix(".off").rename(hook_path)
+        if done.returncode != 0:  # refused: start the next pull request from the server
+            git(self.clone, "fetch", "-q", "origin")
+            git(self.clone, "reset", "-q", "--hard", "origin/main")
+            git(self.clone, "clean", "-qfdx", "store")
+        return Push(done.returncode, done.stderr)
+
+    def push(self, *refspecs: str) -> Push:
+        """Push refs of the clone as they are (e.g. ``refs/notes/kistore``) to the server."""
+        done = subprocess.run(["git", "push", "origin", *refspecs], cwd=self.clone,
+                              capture_output=True, text=True,
+                              env={**_env(), "KISTORE": KISTORE})
+        return Push(done.returncode, done.stderr)
+
+    def main(self) -> str:
+        """Return the server's ``main`` commit id."""
+        return git(self.bare, "rev-parse", "refs/heads/main").strip()
+
+    def write_json(self, rel: str, doc: object) -> None:
+        """Write indented JSON at a path of the clone (how a hand edit looks)."""
+        path = self.clone / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc, indent=2) + "\n")
+
+    def read_json(self, rel: str) -> object:
+        """Read a JSON file of the clone."""
+        return json.loads((self.clone / rel).read_text())
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return dict(os.environ)
