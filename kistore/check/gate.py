@@ -25,7 +25,15 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..attest.attestation import Bundle, verify_bundle
-from ..attest.evidence import NOT_COUNTED, check_attestations, judge
+from ..attest.evidence import (
+    COMMUNITY,
+    DISAGREES,
+    NOT_COUNTED,
+    VERIFIES,
+    WITHDRAWS,
+    check_attestations,
+    judge,
+)
 from ..attest.notes import ATTESTATIONS_SHA256, Seen, lines_of, note_blobs, parse_attestation_path
 from ..attest.subjects import subject_problem
 from ..attest.trust import load_trust
@@ -171,7 +179,10 @@ def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str]) ->
     payload carry (both written by the key's holder): it is judged at this machine's clock
     against the trust file of every revision in ``trust_revs`` (the target branch before
     and after the update), so a revoked key cannot add evidence by backdating a commit.
-    Community keys (not in trust) and invalid bundles are left to the other checks.
+    The first revision of ``trust_revs`` is the trust as it was before the change: an
+    attestation by a key it does not trust for the role, which counts under a later one
+    (the change trusts its key, F19 of the 2026-12-01 review), is refused as well. Other
+    community keys (not in trust) and invalid bundles are left to the other checks.
     """
     trusts = []
     for rev in dict.fromkeys(trust_revs):
@@ -182,15 +193,28 @@ def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str]) ->
     now = datetime.now(UTC)
     findings = []
     for item in seen:
-        for trust in trusts:
-            judged = judge(replace(item, entered_at=now), trust)
-            if judged.effect == NOT_COUNTED:
-                findings.append(Finding(
-                    NEW_ATTESTATION_UNTRUSTED, f"a new {judged.type} attestation by "
-                    f"{judged.keyid} cannot enter now: {judged.reason}", file=item.location,
-                    extra={"keyid": judged.keyid, "type": judged.type}))
-                break
+        verdicts = [judge(replace(item, entered_at=now), trust) for trust in trusts]
+        refused = next((j for j in verdicts if j.effect == NOT_COUNTED), None)
+        if refused is not None:
+            findings.append(Finding(
+                NEW_ATTESTATION_UNTRUSTED, f"a new {refused.type} attestation by "
+                f"{refused.keyid} cannot enter now: {refused.reason}", file=item.location,
+                extra={"keyid": refused.keyid, "type": refused.type}))
+        elif verdicts[0].effect == COMMUNITY and any(j.effect in COUNTING for j in verdicts):
+            # Trust is reviewed on its own: a key the same change trusts would otherwise
+            # withdraw or verify runs in the pull request that makes it a maintainer.
+            counted = next(j for j in verdicts if j.effect in COUNTING)
+            findings.append(Finding(
+                NEW_ATTESTATION_UNTRUSTED, f"a new {counted.type} attestation by "
+                f"{counted.keyid} counts only because this change trusts its key (the trust "
+                "file before it does not): land the trust change on its own, then the "
+                "attestation", file=item.location,
+                extra={"keyid": counted.keyid, "type": counted.type}))
     return findings
+
+
+COUNTING = (WITHDRAWS, VERIFIES, DISAGREES)
+"""Effects by which an attestation changes a run's evidence level or its ranking."""
 
 
 def _new_files_untrusted(store: Store, base: Any, head: Any, changed: set[str]) -> list[Finding]:

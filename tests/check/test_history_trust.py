@@ -131,3 +131,38 @@ def test_revocation_lifted_past_the_hook_still_holds_in_every_answer(remote):
                           .stdout)["attestations"]
     assert judged["effect"] == "not-counted"
     assert f"key {RERUN_ID} was revoked at 2026-01-01T00:00:00Z" in judged["reason"]
+
+
+def test_a_key_trusted_and_used_in_one_pull_request_is_refused(remote):
+    # The attack (review of 2026-12-01): one pull request makes its own key a maintainer and
+    # withdraws the competitor's run; each rule passed, and the run left the ranking.
+    from ..attest.test_attestation_evidence import MAINTAINER_KEY, bundle
+    from .test_history_reruns import attest_file, level
+
+    keyid = signing.keyid(MAINTAINER_KEY.public_key())
+
+    def trust_and_withdraw(clone):
+        (clone.parent / "evil.pub").write_text(
+            signing.public_key_line(MAINTAINER_KEY.public_key()) + "\n")
+        remote.kistore("trust", "add", str(clone.parent / "evil.pub"), "--role", "maintainer",
+                       "--valid-from", "2020-01-01")
+        attest_file(remote, bundle(MAINTAINER_KEY, "withdrawal"))(clone)
+
+    before = remote.main()
+    both = remote.pr("trust a maintainer and withdraw a run", trust_and_withdraw)
+    assert not both.accepted
+    assert (f"error KI411 new-attestation-key-not-trusted: a new withdrawal attestation by "
+            f"{keyid} counts only because this change trusts its key") in both.output
+    assert remote.main() == before and level(remote) == "source-native"
+
+    # Reviewed on its own, the trust change lands; the withdrawal then counts.
+    from ..conftest import git
+
+    git(remote.clone, "reset", "-q", "--hard", before)
+    assert remote.pr("trust a maintainer", lambda c: remote.kistore(
+        "trust", "add", str(c.parent / "evil.pub"), "--role", "maintainer",
+        "--valid-from", "2020-01-01")).accepted
+    assert remote.pr("withdraw", attest_file(remote, bundle(MAINTAINER_KEY, "withdrawal"))
+                     ).accepted
+    assert json.loads(remote.kistore("attestations", PUBLISHED["run"], "--json").stdout
+                      )["withdrawn"] is True
