@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint demo bench clean hooks
+.PHONY: install test lint demo bench clean hooks browser
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,23 @@ install: $(STAMP) ## create .venv and install kistore with test and lint extras
 	# start when PYTHONDONTWRITEBYTECODE is set (that only stops the import system writing)
 	$(BIN)/python -m compileall -q kistore
 
-test: $(STAMP) ## run the test suite
+test: $(STAMP) browser ## run the test suite
 	$(BIN)/python -m pytest -q
+
+# The site's browser tests drive Debian's chromium through chromium-driver (selenium). As
+# root with apt-get they are installed when missing; elsewhere those tests are skipped, each
+# saying why (tests/site/browser.py).
+browser: ## install chromium + chromium-driver when missing (root, Debian/Ubuntu)
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing chromium and chromium-driver (apt-get) for the browser tests"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -q --no-install-recommends chromium chromium-driver >/dev/null 2>&1 || \
+	  { apt-get update -q >/dev/null && \
+	    apt-get install -y -q --no-install-recommends chromium chromium-driver >/dev/null; } || \
+	  echo "note: could not install chromium/chromium-driver: the browser tests will be skipped"; \
+	else echo "note: chromium/chromium-driver are missing and this is not root with apt-get:" \
+	  "the browser tests will be skipped"; fi
 
 lint: $(STAMP) ## ruff (with docstring rules) and mypy
 	$(BIN)/ruff check kistore tests
