@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint demo bench clean hooks browser
+.PHONY: install test lint demo bench clean hooks browser screenshots
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,9 @@ browser: ## install chromium + chromium-driver when missing (root, Debian/Ubuntu
 	  echo "note: could not install chromium/chromium-driver: the browser tests will be skipped"; \
 	else echo "note: chromium/chromium-driver are missing and this is not root with apt-get:" \
 	  "the browser tests will be skipped"; fi
+
+screenshots: $(STAMP) browser ## rewrite docs/site-run.png and docs/site-group.png (README)
+	KISTORE_SCREENSHOTS=docs $(BIN)/python -m pytest -q tests/site/test_real_site.py
 
 lint: $(STAMP) ## ruff (with docstring rules) and mypy
 	$(BIN)/ruff check kistore tests

@@ -2,14 +2,36 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
 from . import StoreContext, emit_json
 
 pass_ctx = click.make_pass_decorator(StoreContext)
+
+
+@contextlib.contextmanager
+def _pages_bar() -> Iterator[Callable[[int, int], None]]:
+    """Yield a progress callback drawing a bar on stderr once the page count is known."""
+    bars: list[Any] = []
+
+    def step(done: int, total: int) -> None:
+        if not bars:
+            bars.append(click.progressbar(length=total, label="pages", file=sys.stderr,
+                                          show_pos=True))
+            bars[0].__enter__()
+        bars[0].update(done)
+
+    try:
+        yield step
+    finally:
+        if bars:
+            bars[0].__exit__(None, None, None)
 
 
 @click.group()
@@ -57,10 +79,7 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
     from ..site.build import build_site
 
     store = ctx.store()
-    with click.progressbar(length=0, label="pages", file=sys.stderr, show_pos=True) as bar:
-        def step(n: int) -> None:
-            bar.update(n)
-
+    with _pages_bar() as step:
         report = build_site(store, out, at=at, permalink=permalink, comparison=comparison,
                             full=full, progress=step)
     for digest, (path, problem) in sorted(report.skipped.items()):
@@ -96,8 +115,8 @@ def verify(ctx: StoreContext, out: Path, at: str | None, as_json: bool) -> None:
     from ..site.build import verify_site
 
     store = ctx.store()
-    with click.progressbar(length=0, label="pages", file=sys.stderr, show_pos=True) as bar:
-        build, differences = verify_site(store, out, at=at, progress=bar.update)
+    with _pages_bar() as step:
+        build, differences = verify_site(store, out, at=at, progress=step)
     commit = at or build["commit"]
     if as_json:
         emit_json({"out": str(out), "commit": commit, "ok": not differences,

@@ -43,7 +43,8 @@ TEMPLATES = {"index": "index.html", "run": "run.html", "compare": "compare.html"
              "name": "name.html", "group": "group.html", "workload": "workload.html",
              "source": "source.html"}
 
-Progress = Callable[[int], None]
+Progress = Callable[[int, int], None]
+"""``progress(pages handled since the last call, pages in the site)``."""
 
 
 @dataclass
@@ -186,7 +187,8 @@ def build_site(store: Any, out: str | os.PathLike[str], *, at: str = "HEAD",
             ranking policy.
         full: ignore the build cache: gather and render every page (files whose bytes
             are unchanged are still left alone).
-        progress: called with the number of pages handled since the last call.
+        progress: called with the number of pages handled since the last call and the
+            number of pages (:data:`Progress`).
 
     Returns:
         A :class:`BuildReport`.
@@ -222,9 +224,9 @@ def build_site(store: Any, out: str | os.PathLike[str], *, at: str = "HEAD",
         for name, content in (("index.html", html), ("index.json", data)):
             _write_if_changed(out, page.path + name, content, report)
         if progress:
-            progress(1)
+            progress(1, len(prep.pages))
     if progress and len(todo) < len(prep.pages):
-        progress(len(prep.pages) - len(todo))
+        progress(len(prep.pages) - len(todo), len(prep.pages))
     for name, content in _site_files(prep).items():
         _write_if_changed(out, name, content, report)
     produced = set(keys)
@@ -292,7 +294,8 @@ def verify_site(store: Any, out: str | os.PathLike[str], *, at: str | None = Non
         store: a :class:`kistore.store.Store` holding the commit.
         out: the site's directory.
         at: check against this commit instead of the one the site names.
-        progress: called with the number of pages checked since the last call.
+        progress: called with the number of pages checked since the last call and the
+            number of pages.
 
     Returns:
         ``(build.json as read, differences)``; no differences means the site is exactly
@@ -320,7 +323,7 @@ def verify_site(store: Any, out: str | os.PathLike[str], *, at: str | None = Non
             expected.add(page.path + name)
             _compare(out, page.path + name, content, differences)
         if progress:
-            progress(1)
+            progress(1, len(prep.pages))
     for name, content in _site_files(prep).items():
         _compare(out, name, content, differences)
     for path in sorted(_page_files(out) - expected):

@@ -127,7 +127,8 @@ def plan(snap: Snapshot, touches: Touches, first_added: dict[str, str],
       (its rank depends on every member) with theirs, the policy, trust and settings;
     * a compare page and a group page: the group (with references), policy, trust,
       settings; a name page: the run and settings;
-    * a workload or source page: every group and run it lists;
+    * a workload page: every group and run it lists; a source page: its runs and their
+      workloads (no ranking is on it);
     * the index: the built commit itself (it states it).
 
     Args:
@@ -182,10 +183,14 @@ def plan(snap: Snapshot, touches: Touches, first_added: dict[str, str],
         pages.append(Page("workload", digest, workload_path(digest), commit_of(s),
                           (_notes(runs, notes),)))
     for source, runs in snap.sources.items():
-        keys = {r.comparison_key for r in runs if r.comparison_key is not None}
-        s = _newest(common, *(group_stamp[k] for k in keys), *(own[r.digest] for r in runs))
-        pages.append(Page("source", source, source_path(source), commit_of(s),
-                          (_notes(runs, notes),)))
+        # no ranking on it: its runs, its workloads' manifests, and for a workload not in
+        # the store, the runs that name it (they give its label)
+        listed = {r.workload for r in runs if isinstance(r.workload, str)}
+        s = _newest(common, *(own[r.digest] for r in runs),
+                    stamp(manifest_key(w) for w in listed),
+                    *(own[r.digest] for w in sorted(listed) if w not in snap.records
+                      for r in snap.workloads.get(w, [])))
+        pages.append(Page("source", source, source_path(source), commit_of(s)))
     return pages
 
 
