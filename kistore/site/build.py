@@ -71,6 +71,7 @@ class BuildReport:
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
     skipped: dict[str, tuple[str, str]] = field(default_factory=dict)
+    made: set[str] = field(default_factory=set, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """Return the report as data (``kistore site build --json``)."""
@@ -344,15 +345,20 @@ def _check_out(out: Path) -> None:
 
 def _write_if_changed(out: Path, rel: str, content: bytes, report: BuildReport) -> None:
     """Write ``out/rel`` when its bytes differ (temporary file, then rename)."""
-    path = out / rel
+    path = os.path.join(out, rel)
     try:
-        if path.read_bytes() == content:
-            report.unchanged += 1
-            return
+        with open(path, "rb") as f:
+            if f.read() == content:
+                report.unchanged += 1
+                return
     except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temp.write_bytes(content)
+        parent = os.path.dirname(path)
+        if parent not in report.made:
+            os.makedirs(parent, exist_ok=True)
+            report.made.add(parent)
+    temp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    with open(temp, "wb") as f:
+        f.write(content)
     os.replace(temp, path)
     report.written.append(rel)
 

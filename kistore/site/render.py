@@ -12,12 +12,12 @@ The bytes written are a pure function of the data: no time, no randomness, sorte
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from functools import cache
 from importlib import resources
 from typing import Any
-from urllib.parse import quote
 
 from . import summary
 
@@ -41,6 +41,7 @@ def environment() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # package data does not change while a build runs
     )
     env.filters.update(
         latency=summary.latency, exact_ns=summary.exact_ns, number=summary.number,
@@ -66,8 +67,15 @@ def render_html(template: str, page: Any, twin: dict[str, Any]) -> bytes:
 
 
 def render_json(twin: dict[str, Any]) -> bytes:
-    """Serialise a JSON twin: sorted keys, one-space indent, UTF-8, a final newline."""
-    return (json.dumps(twin, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode()
+    """Serialise a JSON twin: sorted keys, two-space indent, UTF-8, a final newline.
+
+    orjson (a dependency already): the standard library's encoder runs in Python whenever
+    it indents, and was a fifth of a build's time.
+    """
+    import orjson
+
+    return orjson.dumps(twin, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
+                        | orjson.OPT_APPEND_NEWLINE)
 
 
 def static_files() -> dict[str, bytes]:
@@ -112,8 +120,11 @@ def date(text: Any) -> str:
 
 
 def data_uri(text: str, media: str = "text/plain") -> str:
-    """Return a ``data:`` URI holding ``text`` as UTF-8 (a download needing no file)."""
-    return f"data:{media};charset=utf-8,{quote(text, safe='')}"
+    """Return a ``data:`` URI holding ``text`` as UTF-8, base64 (a download needing no file).
+
+    The bytes a browser saves are exactly ``text.encode("utf-8")`` (RFC 2397).
+    """
+    return f"data:{media};charset=utf-8;base64,{base64.b64encode(text.encode()).decode()}"
 
 
 def compact(obj: Any) -> str:

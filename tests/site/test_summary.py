@@ -49,7 +49,7 @@ def test_ratio_number_and_digests():
     assert render.short_digest("sha256:" + "ab" * 32) == "sha256:abababababab"
     assert render.short_digest(None) == "-"
     assert render.date("2026-07-10T06:41:58.611Z") == "2026-07-10"
-    assert render.data_uri("a b&<\n") == "data:text/plain;charset=utf-8,a%20b%26%3C%0A"
+    assert render.data_uri("a b&<\n") == "data:text/plain;charset=utf-8;base64,YSBiJjwK"
 
 
 def test_templates_autoescape_every_value():
