@@ -40,8 +40,9 @@ browser: ## install chromium + chromium-driver when missing (root, Debian/Ubuntu
 screenshots: $(STAMP) browser ## rewrite docs/site-run.png and docs/site-group.png (README)
 	KISTORE_SCREENSHOTS=docs $(BIN)/python -m pytest -q tests/site/test_real_site.py
 
-lint: $(STAMP) ## ruff (with docstring rules) and mypy
+lint: $(STAMP) ## ruff (with docstring rules), the layer contract (import-linter) and mypy
 	$(BIN)/ruff check kistore tests
+	$(BIN)/lint-imports
 	$(BIN)/mypy kistore
 
 demo: $(STAMP) ## the main job: import the real data into a fresh store and rank it

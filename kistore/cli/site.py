@@ -1,4 +1,4 @@
-"""Subcommand ``kistore site``: build, verify and preview the static site (DESIGN §7b)."""
+"""Subcommand ``kistore site``: build, verify and preview the static site (docs/site.md)."""
 
 from __future__ import annotations
 

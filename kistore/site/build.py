@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..attest.notes import NOTES_REF
 from ..core.errors import InputError
+from ..core.layout import NOTES_REF
 from . import render
 from .citing import Citations, permalink_template
 from .history import Touches, last_changed, notes_of, object_blobs

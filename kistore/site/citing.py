@@ -1,4 +1,4 @@
-"""The "Cite this record" block of a run page (DESIGN §7), for every run at once.
+"""The "Cite this record" block of a run page (docs/design.md §7), for every run at once.
 
 A citation names the commit that *first added* the run's object file; the site finds it for
 every run in one history walk (:func:`kistore.cite.citation.first_commits`) and builds each

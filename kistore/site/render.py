@@ -61,7 +61,7 @@ def render_html(template: str, page: Any, twin: dict[str, Any]) -> bytes:
     Returns:
         UTF-8 bytes, ending in a newline.
     """
-    text = environment().get_template(template).render(
+    text: str = environment().get_template(template).render(
         root=page.root, page=page, twin=twin, d=twin["data"])
     return text.encode("utf-8")
 
@@ -74,8 +74,9 @@ def render_json(twin: dict[str, Any]) -> bytes:
     """
     import orjson
 
-    return orjson.dumps(twin, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
+    data: bytes = orjson.dumps(twin, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
                         | orjson.OPT_APPEND_NEWLINE)
+    return data
 
 
 def static_files() -> dict[str, bytes]:
