@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -424,9 +425,36 @@ def _workload_brief(snap: Snapshot, digest: str | None) -> dict[str, Any]:
         label = named[0] if named else str(digest)[:19]
     return {"digest": digest, "inStore": record is not None,
             "name": record.name if record is not None else None,
-            "definition": spec.get("definition"), "label": label, "suite": suite.get("name"),
+            "definition": spec.get("definition"), "label": label, "cases": cases_text(spec),
+            "suite": suite.get("name"),
             "collection": suite.get("collection"),
             "href": workload_path(digest) + "index.html" if digest else None}
+
+
+def cases_text(spec: dict[str, Any]) -> str | None:
+    """Say what tells a workload from others of its definition: its cases.
+
+    One case: its axes, sorted by name (``"M=176"``); several: ``"16 cases"``; none listed,
+    or a case without axes: None. Many workloads share one definition (FlashInfer Trace
+    has one per captured shape), so lists show this beside the label.
+    """
+    cases = spec.get("cases")
+    if not isinstance(cases, list) or not cases:
+        return None
+    if len(cases) > 1:
+        return f"{len(cases)} cases"
+    axes = cases[0].get("axes") if isinstance(cases[0], dict) else None
+    if not isinstance(axes, dict) or not axes:
+        return None
+    return ", ".join(f"{k}={v}" for k, v in sorted(axes.items()))
+
+
+def _cases_order(text: str | None) -> tuple[Any, ...]:
+    """Sort key of :func:`cases_text`: numbers as numbers (M=8 before M=64)."""
+    if text is None:
+        return ()
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part)
+                 for part in re.split(r"(\d+)", text) if part)
 
 
 def _protocol_brief(snap: Snapshot, digest: str | None) -> dict[str, Any]:
@@ -482,8 +510,9 @@ def _workload_rows(snap: Snapshot, items: Iterable[tuple[str, list[Record]]]
 
 
 def _by_label(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Workload rows in reading order: suite, then label, then digest."""
-    return sorted(rows, key=lambda w: (w["suite"] or "~", w["label"], w["digest"]))
+    """Workload rows in reading order: suite, label, cases (numbers as numbers), digest."""
+    return sorted(rows, key=lambda w: (w["suite"] or "~", w["label"],
+                                       _cases_order(w["cases"]), w["digest"]))
 
 
 def _source(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from . import summary
+from . import pages, summary
 
 STATIC = ("site.css", "site.js")
 """Files under ``kistore/site/static/`` copied to the site root."""
@@ -44,6 +44,7 @@ def environment() -> Any:
         auto_reload=False,  # package data does not change while a build runs
     )
     env.filters.update(
+        cases_text=pages.cases_text,
         latency=summary.latency, exact_ns=summary.exact_ns, number=summary.number,
         ratio=summary.ratio, short=short_digest, date=date, data_uri=data_uri,
         compact=compact, value=value_text)

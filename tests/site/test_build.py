@@ -57,6 +57,12 @@ def test_demo_site_has_every_page_with_its_twin(demo_store, demo_site):
         assert data["path"] == ("" if d == "." else d + "/")
     assert {p.name for p in demo_site.iterdir() if p.is_file()} == {
         "index.html", "index.json", "site.css", "site.js", BUILD_FILE, CACHE_FILE}
+    # the index lists workloads with what tells one of a definition from another
+    assert [(w["label"], w["cases"]) for w in twin(demo_site, ".")["data"]["workloads"]] == [
+        ("gemm_n_4096_k_4096", "3 cases"), ("softmax_1024", None),
+        ("025_moe_expert_parallel_execution_backward", None)]
+    assert '>gemm_n_4096_k_4096</a> <span class="muted">3 cases</span>' in \
+        (demo_site / "index.html").read_text()
     build = json.loads((demo_site / BUILD_FILE).read_text())
     assert build["commit"] == commits(demo_store)["c-settings"]
     assert build["parameters"] == {"permalink": PERMALINK, "comparison": None}
@@ -241,9 +247,21 @@ def test_rebuild_after_one_added_manifest_writes_only_changed_pages(fresh_demo, 
     # the new run's name, its workload, its source, and the index; nothing else
     assert second.rendered == 23 and second.pages == 55
     assert len(changed) == 2 * 23 + 1  # + build.json
+    gemm = twin(out, "runs/" + _short(fresh_demo, "gemm-first"))["data"]["links"]["workload"]
     softmax = "runs/" + _short(fresh_demo, "softmax-a")
     assert not {n for n in changed if n.startswith(softmax)}
-    gemm = twin(out, "runs/" + _short(fresh_demo, "gemm-first"))["data"]["links"]["workload"]
+    # exactly which pages: every run of the new run's group (ranks and ratios moved), its
+    # compare page, the group, the new name page, the workload, the source and the index
+    group_key = twin(out, "runs/" + _short(fresh_demo, "gemm-new"))["data"]["comparisonKey"]
+    members = [d for d in page_dirs(out) if d.startswith("runs/") and "/compare" not in d
+               and twin(out, d)["data"]["comparisonKey"] == group_key]
+    assert len(members) == 9
+    expected = {f"{d}/" for d in members} | {f"{d}/compare/" for d in members} | {
+        f"groups/{group_key[7:23]}/", "names/gemm-new/", gemm.removesuffix("index.html"),
+        "sources/demo-source/", ""}
+    assert {n.rsplit("/", 1)[0] + "/" if "/" in n else "" for n in changed} - {""} \
+        == expected - {""}
+    assert {"index.html", "index.json", "build.json"} <= changed
     assert {n for n in changed if n.startswith(("sources/", "workloads/"))} == {
         f"{d}index.{x}" for x in ("html", "json")
         for d in ("sources/demo-source/", gemm.removesuffix("index.html"))}
