@@ -3,6 +3,7 @@ rebuilds, escaping, the published record's page, JSON twins, and the CLI's answe
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import html
 import json
@@ -402,3 +403,47 @@ def test_comparison_option_ranks_every_group_that_way(fresh_demo, tmp_path, comp
     data = twin(out, RUN)["data"]
     assert data["comparison"]["name"] == "measured" and data["unit"] == "ns"
     assert verify_site(fresh_demo, out)[1] == []
+
+
+def _data_uri(page: str, download: str) -> bytes:
+    [b64] = re.findall(rf'<a download="{re.escape(download)}" href="data:[^;]+;charset=utf-8;'
+                       r'base64,([A-Za-z0-9+/=]+)">', page)
+    return base64.b64decode(b64)
+
+
+def test_published_record_page_has_every_section_of_the_published_page(demo_store, demo_site):
+    """shared/examples/run-page.md, section by section, in its order, with its values."""
+    page = (demo_site / RUN / "index.html").read_text()
+    # 1-4: header, primary measurement, standing line with "Compare with #1", summary
+    assert '<p class="kicker">Run <code>384a96d0</code> · KernelIndex demo</p>' in page
+    assert '<span class="big">13.6 ms</span>' in page
+    assert '<span class="what">mean latency · 13,634,148 ns</span>' in page
+    assert '<span class="rank-badge">Rank 2</span> of 2 in its <a href="../../groups/' in page
+    assert "source-native comparison: sol_score, higher first" in page
+    assert '<time datetime="2026-07-10T06:41:58.611Z">2026-07-10</time>' in page
+    assert 'href="../../runs/384a96d0ed687458/compare/index.html">Compare with #1</a>' in page
+    # 5-15: the sections, in the published page's order
+    ids = re.findall(r'<section id="([a-z-]+)"', page)
+    assert ids == ["identity", "correctness", "workload", "measurements", "protocol",
+                   "environment", "artifacts", "replications", "manifest", "cite", "report"]
+    identity = page.split('<section id="identity"')[1].split("</section>")[0]
+    for value in ("20464", PUBLISHED["run"], "sol-execbench", "025_moe_expert_parallel_"
+                  "execution_backward", "sha256:4f11a075d5d6"):
+        assert value in identity, value
+    assert "The source did not publish a correctness result or policy" in page
+    assert "None published (the implementation is not in the store)." in page
+    assert "never change the evidence level: only a controlled rerun signed by a key " \
+        "trusted for reruns makes a run <em>verified</em>" in page
+    assert f"kistore attest {PUBLISHED['run']} --type dispute" in page
+    # 16: footer: the workload's results and their JSON twin, this run as JSON
+    assert ('<a href="../../workloads/d47d94513f5c675b/index.html">All results for 025_moe_'
+            'expert_parallel_execution_backward</a> <a href="../../workloads/d47d94513f5c675b/'
+            'index.json">→ JSON</a>') in page
+    # downloads: the stored bytes, and citations that name the digest
+    stored = demo_store.view("HEAD").object_bytes(demo_store.resolve(PUBLISHED["run"]))
+    assert _data_uri(page, "384a96d0ed68.json") == stored
+    bib = _data_uri(page, "kernelindex-384a96d0ed68.bib").decode()
+    assert bib.startswith("@misc{kernelindex:384a96d0ed68,") and PUBLISHED["run"] in bib
+    [csl] = json.loads(_data_uri(page, "kernelindex-384a96d0ed68.json"))
+    assert csl["id"] == "kernelindex:384a96d0ed68" and "accessed" not in csl
+    assert PUBLISHED["run"] in _data_uri(page, "CITATION.cff").decode()
