@@ -216,6 +216,12 @@ def test_group_page_shows_ties_unranked_and_reference_rows(demo_store, demo_site
     assert {r["name"]: r["reason"] for r in data["unranked"] + data["excluded"]} == {
         "gemm-novalue": "no value at /timing/latencyNs/mean", "gemm-wrong": "status incorrect"}
     assert data["ranked"][1]["ratioToFirst"] == 1.2
+    # every row carries its evidence badge; the tie is shown as two rows ranked 2
+    page = (demo_site / group).read_text()
+    rows = len(data["ranked"]) + len(data["references"]) + len(data["unranked"]) + \
+        len(data["excluded"])
+    assert page.count('<span class="badge ev-source-native" title="evidence level">') == rows
+    assert page.count('<td class="num" data-value="2">2</td>') == 2
 
 
 def test_run_in_no_group_says_so(demo_store, demo_site):
@@ -447,3 +453,44 @@ def test_published_record_page_has_every_section_of_the_published_page(demo_stor
     [csl] = json.loads(_data_uri(page, "kernelindex-384a96d0ed68.json"))
     assert csl["id"] == "kernelindex:384a96d0ed68" and "accessed" not in csl
     assert PUBLISHED["run"] in _data_uri(page, "CITATION.cff").decode()
+
+
+def test_compare_workload_index_and_source_pages(demo_store, demo_site):
+    """Each kind of page beside the run page, with the values it must show."""
+    tie, first = _short(demo_store, "gemm-tie-a"), _short(demo_store, "gemm-first")
+    # compare: the run against #1 of its group, the ratio, what differs (by JSON Pointer)
+    data = twin(demo_site, f"runs/{tie}compare")["data"]
+    assert (data["a"]["name"], data["a"]["rank"], data["b"]["name"], data["b"]["rank"]) == (
+        "gemm-tie-a", 2, "gemm-first", 1)
+    assert data["ratio"] == 1.2 and data["isFirst"] is False
+    assert {"section": "run", "pointer": "/timing/latencyNs/mean", "a": 120000,
+            "b": 100000} in data["differences"]
+    page = (demo_site / f"runs/{tie}compare/index.html").read_text()
+    assert "/timing/latencyNs/mean" in page and "1.20×" in page
+    assert f'href="../../../runs/{first}index.html"' in page
+    # workload: one group per GPU (same protocol), each with its #1; the run in no group
+    gemm = twin(demo_site, "runs/" + first)["data"]["links"]["workload"]
+    data = twin(demo_site, gemm.removesuffix("index.html"))["data"]
+    assert [(g["hardware"], g["runs"], g["groupSize"], g["first"]["name"])
+            for g in data["groups"]] == [("NVIDIA B200", 2, 2, "gemm-b200-a"),
+                                         ("NVIDIA H100 80GB HBM3", 8, 5, "gemm-first")]
+    assert [r["name"] for r in data["ungrouped"]] == ["gemm-orphan"]
+    assert (data["title"], data["cases"], data["runs"]) == ("GEMM N=4096 K=4096", "3 cases", 11)
+    page = (demo_site / gemm).read_text()
+    assert page.count('href="../../groups/') >= 2 and "gemm-orphan" in page
+    # index: counts, sources, GPUs
+    data = twin(demo_site, ".")["data"]
+    assert data["counts"] == {"runs": 14, "groups": 4, "workloads": 3, "sources": 3,
+                              "BenchmarkProtocol": 2, "ExecutionEnvironment": 3,
+                              "Implementation": 5, "Workload": 2}
+    assert [(s["source"], s["runs"], s["workloads"], s["groups"]) for s in data["sources"]] == [
+        ("_unspecified", 1, 1, 1), ("demo-source", 11, 2, 3), ("sol-execbench", 2, 1, 1)]
+    assert [(g["product"], g["runs"], g["groups"]) for g in data["gpus"]] == [
+        ("NVIDIA B200", 4, 2), ("NVIDIA H100 80GB HBM3", 10, 2)]
+    page = (demo_site / "index.html").read_text()
+    assert '<a href="sources/demo-source/index.html">demo-source</a>' in page
+    # a source: its workloads with their run counts
+    data = twin(demo_site, "sources/demo-source")["data"]
+    assert (data["runs"], data["groups"]) == (11, 3)
+    assert [(w["label"], w["runs"]) for w in data["workloads"]] == [
+        ("gemm_n_4096_k_4096", 10), ("softmax_1024", 1)]
