@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import string
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
 from ..git.pack import blob_id
+from ..store import read_settings
 from .formats import FORMATS, names, render
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -282,6 +284,7 @@ def first_commit(repo: pygit2.Repository, path: str, blob: str,
         StoreStateError: the repository is a shallow clone cut at the commit found, so an
             older commit may have added the object first.
     """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
     order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
@@ -383,10 +386,6 @@ def read_cite_settings(store: Store, at: str | None = None) -> dict[str, str]:
         InputError: kistore.toml is not TOML, ``[cite]`` is not a table, or a value is not a
             non-empty string.
     """
-    import tomllib
-
-    from ..store import read_settings
-
     if at is None and store.root is not None:
         settings = read_settings(store.root)
     else:
