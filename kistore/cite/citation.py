@@ -32,6 +32,7 @@ from urllib.parse import quote, urlsplit
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
+from ..git import treediff
 from ..git.pack import blob_id
 from ..store import read_settings
 from .formats import FORMATS, names, render
@@ -335,9 +336,8 @@ def first_commits(repo: pygit2.Repository, wanted: Mapping[str, str], start: pyg
         a file no commit holds is left out. A commit in :func:`shallow_boundary` may not
         be the first (the clone's history stops there): the caller says so.
     """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
-
-    from ..git import treediff
 
     pending = dict(wanted)
     found: dict[str, pygit2.Commit] = {}

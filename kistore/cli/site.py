@@ -76,6 +76,7 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
       kistore site build public --at v2026.07 --permalink \\
           'https://github.com/OWNER/REPO/blob/{commit}/{path}'
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..site.build import build_site
 
     store = ctx.store()
@@ -112,6 +113,7 @@ def verify(ctx: StoreContext, out: Path, at: str | None, as_json: bool) -> None:
       kistore site verify public
       kistore site verify public --at HEAD      # is the site up to date?
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..site.build import verify_site
 
     store = ctx.store()
@@ -148,6 +150,7 @@ def serve(out: Path, port: int) -> None:
     Example:
       kistore site serve public --port 8000
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..site.serve import serve as run
 
     run(out, port, ready=lambda url: click.echo(f"serving {out} at {url} (Ctrl-C stops)",

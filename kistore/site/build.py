@@ -29,6 +29,7 @@ from typing import Any
 
 from ..core.errors import InputError
 from ..core.layout import NOTES_REF
+from ..git.lazy import pygit2
 from . import render
 from .citing import Citations, permalink_template
 from .history import Touches, last_changed, notes_of, object_blobs
@@ -137,8 +138,6 @@ def _prepare(store: Any, commit: Any, *, template: str | None, comparison: str |
 
 def _is_ancestor(repo: Any, old: str, new: str) -> bool:
     """Return True when commit ``old`` is ``new`` or an ancestor of it (False if it is gone)."""
-    import pygit2
-
     if old == new:
         return True
     try:

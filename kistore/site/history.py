@@ -25,9 +25,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..attest.notes import note_blobs
 from ..core import layout
 from ..core.digest import is_digest
 from ..git import treediff
+from ..git.lazy import pygit2
 
 POLICY = "policy"
 TRUST = "trust"
@@ -202,10 +204,6 @@ def notes_of(repo: Any, ref: str) -> tuple[str | None, dict[str, str]]:
     Returns:
         ``(tip commit id or None, mapping)``; ``(None, {})`` when the ref does not exist.
     """
-    import pygit2
-
-    from ..attest.notes import note_blobs
-
     ref_obj = repo.references.get(ref)
     if ref_obj is None:
         return None, {}

@@ -17,7 +17,11 @@ import hashlib
 import json
 from functools import cache
 from importlib import resources
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+
+import jinja2
+import orjson
 
 from . import pages, summary
 
@@ -32,8 +36,6 @@ def environment() -> Any:
     Autoescaping is on for every template, undefined names raise, and blocks trim their
     own newlines (so the HTML stays readable).
     """
-    import jinja2
-
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("kistore.site", "templates"),
         autoescape=True,
@@ -73,8 +75,6 @@ def render_json(twin: dict[str, Any]) -> bytes:
     orjson (a dependency already): the standard library's encoder runs in Python whenever
     it indents, and was a fifth of a build's time.
     """
-    import orjson
-
     data: bytes = orjson.dumps(twin, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
                         | orjson.OPT_APPEND_NEWLINE)
     return data
@@ -93,8 +93,6 @@ def generator() -> str:
     ``kistore <version>`` and a SHA-256 over the site package's templates, static files
     and Python sources: any change to them makes every page be written again.
     """
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         release = version("kistore")
     except PackageNotFoundError:  # pragma: no cover - run from a source tree

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import InputError
+
 LOOPBACK = "127.0.0.1"
 
 
@@ -29,8 +31,6 @@ def make_server(out: str | os.PathLike[str], port: int = 8000) -> http.server.Th
         InputError: ``out`` is not a directory.
         OSError: the port cannot be bound (e.g. in use).
     """
-    from ..core.errors import InputError
-
     root = Path(out)
     if not root.is_dir():
         raise InputError("is not a directory; build a site there first with `kistore site "
