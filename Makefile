@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test tools lint demo bench clean hooks
+.PHONY: install test tools lint demo bench clean hooks browser screenshots
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -22,8 +22,26 @@ install: $(STAMP) ## create .venv and install kistore with test and lint extras
 	# start when PYTHONDONTWRITEBYTECODE is set (that only stops the import system writing)
 	$(BIN)/python -m compileall -q kistore
 
-test: $(STAMP) tools ## run the test suite
+test: $(STAMP) tools browser ## run the test suite
 	$(BIN)/python -m pytest -q
+
+# The site's browser tests drive Debian's chromium through chromium-driver (selenium). As
+# root with apt-get they are installed when missing; elsewhere those tests are skipped, each
+# saying why (tests/site/browser.py).
+browser: ## install chromium + chromium-driver when missing (root, Debian/Ubuntu)
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing chromium and chromium-driver (apt-get) for the browser tests"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -q --no-install-recommends chromium chromium-driver >/dev/null 2>&1 || \
+	  { apt-get update -q >/dev/null && \
+	    apt-get install -y -q --no-install-recommends chromium chromium-driver >/dev/null; } || \
+	  echo "note: could not install chromium/chromium-driver: the browser tests will be skipped"; \
+	else echo "note: chromium/chromium-driver are missing and this is not root with apt-get:" \
+	  "the browser tests will be skipped"; fi
+
+screenshots: $(STAMP) browser ## rewrite docs/site-run.png and docs/site-group.png (README)
+	KISTORE_SCREENSHOTS=docs $(BIN)/python -m pytest -q tests/site/test_real_site.py
 
 # scripts/verify-store.sh and its tests need jq and OpenSSH's ssh-keygen/ssh-agent: installed
 # with apt-get when missing (as root, e.g. CI); otherwise those tests skip, saying why.

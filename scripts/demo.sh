@@ -6,7 +6,9 @@
 # Sets itself up (.venv via `make install` when missing), creates a fresh store in a temp
 # directory, imports all three sources of shared/data (SOL-ExecBench leaderboard boards,
 # FlashInfer Trace, KernelBench timing), then ranks one SOL-ExecBench board and shows one
-# of its runs as the index page shows it. KISTORE_SHARED overrides where shared/ is.
+# of its runs as the index page shows it, and builds the static site of the store (run
+# pages, leaderboards, JSON twins) and says where to open it. KISTORE_SHARED overrides
+# where shared/ is.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 kistore="$here/.venv/bin/kistore"
@@ -31,4 +33,12 @@ echo "== kistore rank $run"
 "$kistore" --store "$demo" rank "$run"
 echo "== kistore show $run"
 "$kistore" --store "$demo" show "$run"
+site="$(dirname "$demo")/site"
+echo "== kistore site build $site"
+"$kistore" --store "$demo" site build "$site"
+"$kistore" --store "$demo" site verify "$site"
 echo "demo store: $demo"
+echo "demo site:  $site"
+echo "open file://$site/index.html"
+echo "  or: $kistore site serve $site   (then http://127.0.0.1:8000/)"
+echo "  the run shown above: file://$site/names/${run#BenchmarkRun/}/index.html"

@@ -316,7 +316,7 @@ def disk_full_on_write(monkeypatch):
 def _handlers() -> dict:
     import signal
 
-    return {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    return {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)}
 
 
 _PYTEST_HANDLERS = _handlers()  # as pytest set them, before any test ran the CLI
@@ -326,12 +326,16 @@ _PYTEST_HANDLERS = _handlers()  # as pytest set them, before any test ran the CL
 def _signal_handlers_restored():
     """The CLI runs in this process (CliRunner): it sets SIGTERM's handler, and ignores
     SIGINT and SIGTERM once an add has landed (a module-scoped fixture may run it too).
-    Each test starts, and ends, with pytest's own handlers."""
+    Each test starts, and ends, with pytest's own handlers, and with no SIGALRM timer: the
+    SIGTERM handler re-arms one (10 ms) when the signal lands in a finaliser, and one left
+    armed raised KeyboardInterrupt in a later test."""
     import signal
 
+    signal.setitimer(signal.ITIMER_REAL, 0)
     for number, handler in _PYTEST_HANDLERS.items():
         signal.signal(number, handler)
     yield
+    signal.setitimer(signal.ITIMER_REAL, 0)
     for number, handler in _PYTEST_HANDLERS.items():
         signal.signal(number, handler)
 

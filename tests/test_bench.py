@@ -108,6 +108,11 @@ def test_bench_smoke_at_200(tmp_path):
     deep, gate = rows["verify, 3 commits (bare)"], rows["gate of a 1-manifest pull request"]
     assert deep["extra"]["commits"] == 3 and deep["note"].startswith("exit 0 / 0;")
     assert gate["note"].startswith("exit 0;") and gate["value"] > 0
+    site, again = rows["site build"], rows["site rebuild after 1 manifest"]
+    assert site["value"] > 0 and site["baseline"].startswith("writing the same files")
+    assert site["extra"]["pages"] > 200 and site["baseline_value"] > 0
+    assert 0 < again["extra"]["rendered"] < site["extra"]["pages"]
+    assert "site build, this repository's store" not in rows  # only at N >= 1,000
     by_git = rows["one add --commit vs git"]
     assert by_git["baseline"] == "git add + git commit -uno of the same two files"
     assert by_git["baseline_value"] > 0 and by_git["ratio"] > 0

@@ -18,13 +18,16 @@ from pathlib import Path
 from .conftest import DATA, ROOT
 
 EXAMPLE_STARTS = ("kistore ", "git ")
+UNTIL_STOPPED = ("kistore site serve",)
+"""Examples that run until stopped (a preview server): tests/site covers them."""
 
 
 def examples(readme: str) -> list[str]:
     """Return the README's example command lines, in order (indented code, kistore or git)."""
     found = []
     for line in readme.splitlines():
-        if line.startswith("    ") and line.strip().startswith(EXAMPLE_STARTS):
+        if line.startswith("    ") and line.strip().startswith(EXAMPLE_STARTS) and \
+                not line.strip().startswith(UNTIL_STOPPED):
             found.append(line.strip())
     return found
 

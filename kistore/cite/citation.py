@@ -32,6 +32,7 @@ from urllib.parse import quote, urlsplit
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
+from ..git import treediff
 from ..git.pack import blob_id
 from ..store import read_settings
 from .formats import FORMATS, names, render
@@ -67,9 +68,9 @@ _SCP_LIKE = re.compile(r"^(?:[^@/:]+@)?(?P<host>[^@/:]+):(?P<path>[^/].*)$")
 """``git@host:owner/repo.git``: git's scp-like ssh syntax (no scheme, a colon, no slash
 before it)."""
 
-__all__ = ["FORMATS", "Citation", "Remote", "cite", "first_commit", "origin_url", "parse_remote",
-           "permalink", "read_cite_settings", "remote_branches_holding", "render",
-           "short_citation"]
+__all__ = ["FORMATS", "Citation", "Remote", "cite", "citation_of", "first_commit", "first_commits",
+           "origin_url", "parse_remote", "permalink", "read_cite_settings",
+           "remote_branches_holding", "render", "shallow_boundary", "short_citation"]
 
 _EXAMPLE_TEMPLATE = 'permalink = "https://HOST/OWNER/REPO/blob/{commit}/{path}"'
 
@@ -105,7 +106,9 @@ class Citation:
         blob: git blob id (40 hex) of the object file: ``git hash-object`` of its bytes.
         commit: id (40 hex) of the commit that first added the object file.
         published: that commit's committer time, in UTC.
-        accessed: the access date (a calendar date, no time).
+        accessed: the access date (a calendar date, no time), or None when the citation
+            is written before anyone reads it (a static page): each reader adds the date
+            they read it, and every format leaves the field out.
         permalink: URL of the object file at ``commit``; never changes meaning.
         authors: author names, each a literal (an organisation or a person as written).
         publisher: the index that publishes the object (``[cite] publisher``).
@@ -119,7 +122,7 @@ class Citation:
     blob: str
     commit: str
     published: dt.datetime
-    accessed: dt.date
+    accessed: dt.date | None
     permalink: str
     authors: tuple[str, ...]
     publisher: str
@@ -142,7 +145,7 @@ class Citation:
             "commit": self.commit,
             "permalink": self.permalink,
             "published": self.published.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "accessed": self.accessed.isoformat(),
+            "accessed": self.accessed.isoformat() if self.accessed else None,
             "authors": list(self.authors),
             "publisher": self.publisher,
         }
@@ -178,14 +181,41 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
     view = store.view(at)
     manifest = view.manifest(digest)
     start = _start_commit(store, at)
-    path = layout.object_path(digest)
-    blob = blob_id(manifest.object_bytes).hex()
-    first = first_commit(store.repo, path, blob, start)
+    first = first_commit(store.repo, layout.object_path(digest),
+                         blob_id(manifest.object_bytes).hex(), start)
     settings = read_cite_settings(store, at)
-    remote = parse_remote(origin_url(store) or "")
+    return citation_of(view, manifest, first, template=settings.get("permalink"),
+                       remote=parse_remote(origin_url(store) or ""),
+                       publisher=settings["publisher"],
+                       accessed=accessed or dt.datetime.now(dt.UTC).date())
+
+
+def citation_of(view: View, manifest: Manifest, first: pygit2.Commit, *, template: str | None,
+                remote: Remote | None, publisher: str, accessed: dt.date | None) -> Citation:
+    """Build the citation of a manifest whose first-adding commit is already known.
+
+    What :func:`cite` does after resolving and walking history; a caller citing many
+    objects at once finds their commits with one walk (:func:`first_commits`) and calls
+    this per object.
+
+    Args:
+        view: the view the manifest was read from (for the implementation's author).
+        manifest: the cited manifest.
+        first: the commit that first added its object file.
+        template: the permalink template (``[cite] permalink``), or None to derive it
+            from ``remote``.
+        remote: the origin remote, or None.
+        publisher: the publisher (``[cite] publisher``).
+        accessed: the access date, or None to leave it to the reader (a static page).
+
+    Raises:
+        InputError, StoreStateError: as :func:`permalink`.
+    """
+    path = layout.object_path(manifest.digest)
+    blob = blob_id(manifest.object_bytes).hex()
     commit = str(first.id)
     return Citation(
-        digest=digest,
+        digest=manifest.digest,
         kind=manifest.kind,
         name=manifest.name,
         title=manifest.title,
@@ -193,11 +223,11 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
         blob=blob,
         commit=commit,
         published=dt.datetime.fromtimestamp(first.commit_time, dt.UTC),
-        accessed=accessed or dt.datetime.now(dt.UTC).date(),
-        permalink=permalink(settings.get("permalink"), remote, commit=commit, path=path,
-                            blob=blob, digest=digest),
-        authors=_authors(view, manifest, settings["publisher"]),
-        publisher=settings["publisher"],
+        accessed=accessed,
+        permalink=permalink(template, remote, commit=commit, path=path, blob=blob,
+                            digest=manifest.digest),
+        authors=_authors(view, manifest, publisher),
+        publisher=publisher,
     )
 
 
@@ -277,6 +307,58 @@ def first_commit(repo: pygit2.Repository, path: str, blob: str,
         "work tree but not committed?): commit it (`git commit` or `kistore add --commit`) "
         "before citing it", file=path,
     )
+
+
+def first_commits(repo: pygit2.Repository, wanted: Mapping[str, str], start: pygit2.Commit,
+                  *, hide: str | None = None) -> dict[str, pygit2.Commit]:
+    """Return :func:`first_commit` of many store files at once, in one history walk.
+
+    The same walk as :func:`first_commit` (every commit reachable from ``start``, parents
+    before children), but each commit is compared with its first parent (with no parent:
+    the empty tree) by :func:`kistore.git.treediff.changed_files`, which reads only the
+    subtrees that differ, and a wanted file is assigned to the first commit whose
+    comparison shows it with its blob. That is the commit :func:`first_commit` returns:
+    the first commit in the walk to hold the file has no parent that holds it (each came
+    earlier), so its first parent lacks it; and no earlier commit holds it, so none
+    showed it before. The walk stops once every file is found. Cost: O(commits) to sort,
+    then the changed subtrees of each commit visited, instead of one walk per file.
+
+    Args:
+        repo: the pygit2 repository.
+        wanted: repository path of an object or metadata file -> its git blob id (40 hex).
+        start: the commit the walk starts from.
+        hide: a commit (40 hex) whose history is left out of the walk: files known to be
+            absent from it (new since an earlier answer) are found among the commits
+            since, without walking the rest of history.
+
+    Returns:
+        ``{path: commit}`` for each wanted file some reachable commit holds with its blob;
+        a file no commit holds is left out. A commit in :func:`shallow_boundary` may not
+        be the first (the clone's history stops there): the caller says so.
+    """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
+    import pygit2
+
+    pending = dict(wanted)
+    found: dict[str, pygit2.Commit] = {}
+    order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
+    walker = repo.walk(start.id, order)
+    if hide is not None:
+        walker.hide(hide)
+    for commit in walker:
+        if not pending:
+            break
+        parent = commit.parents[0].tree if commit.parents else None
+        for path, (_, after) in treediff.changed_files(repo, parent, commit.tree).items():
+            if after is not None and pending.get(path) == after[0]:
+                found[path] = commit
+                del pending[path]
+    return found
+
+
+def shallow_boundary(repo: pygit2.Repository) -> set[str]:
+    """Return the ids of the commits a shallow clone's history is cut at (empty if none)."""
+    return _shallow_boundary(repo)
 
 
 def _shallow_boundary(repo: pygit2.Repository) -> set[str]:

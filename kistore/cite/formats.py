@@ -35,7 +35,10 @@ def render(citation: Citation, fmt: str = "text") -> str:
 
 
 def to_text(c: Citation) -> str:
-    """Write plain text: ``AUTHORS (YEAR). TITLE [Data set]. PUBLISHER. PERMALINK`` + fields."""
+    """Write plain text: ``AUTHORS (YEAR). TITLE [Data set]. PUBLISHER. PERMALINK`` + fields.
+
+    Without an access date (``accessed`` None) the ``accessed:`` line is left out.
+    """
     lines = [
         f"{names(c.authors)} ({c.published.year}). {c.title} [Data set]. {c.publisher}. "
         f"{c.permalink}",
@@ -44,7 +47,7 @@ def to_text(c: Citation) -> str:
         f"  blob:      {c.blob}",
         f"  commit:    {c.commit} (first added the object)",
         f"  published: {c.published.date().isoformat()} (commit date, UTC)",
-        f"  accessed:  {c.accessed.isoformat()}",
+        *([f"  accessed:  {c.accessed.isoformat()}"] if c.accessed else []),
     ]
     return "\n".join(lines) + "\n"
 
@@ -58,7 +61,8 @@ def to_bibtex(c: Citation) -> str:
 
     Fields: ``author`` (each name braced, so it is never split into given/family),
     ``title`` (double-braced, so styles keep its capitals), ``howpublished`` (``\\url{}``)
-    and ``url`` (the permalink), ``year``/``month`` (published), ``urldate`` (accessed),
+    and ``url`` (the permalink), ``year``/``month`` (published), ``urldate`` (accessed;
+    left out when the citation has no access date),
     ``publisher``, ``note`` (digest, blob, commit). Text is LaTeX-escaped.
     """
     url = _bibtex_url(c.permalink)
@@ -69,13 +73,15 @@ def to_bibtex(c: Citation) -> str:
         ("url", url),
         ("year", str(c.published.year)),
         ("month", None),
-        ("urldate", c.accessed.isoformat()),
+        ("urldate", c.accessed.isoformat() if c.accessed else None),
         ("publisher", _latex(c.publisher)),
         ("note", _latex(f"{c.kind} {c.name}, digest {c.digest}, git blob {c.blob}, "
                         f"first added in commit {c.commit}")),
     ]
     lines = [f"@misc{{{c.key},"]
     for name, value in fields:
+        if name == "urldate" and value is None:
+            continue  # no access date: the reader adds the date they read it
         if name == "month":  # a standard macro, unbraced, as every style expects
             lines.append(f"  {name:<12} = {_BIBTEX_MONTHS[c.published.month - 1]},")
         else:
@@ -85,8 +91,11 @@ def to_bibtex(c: Citation) -> str:
 
 
 def to_csl_json_item(c: Citation) -> dict[str, Any]:
-    """Return one CSL item (type ``dataset``) as a dict, per the CSL-JSON data schema."""
-    return {
+    """Return one CSL item (type ``dataset``) as a dict, per the CSL-JSON data schema.
+
+    ``accessed`` is left out when the citation has no access date.
+    """
+    item: dict[str, Any] = {
         "id": c.key,
         "type": "dataset",
         "title": c.title,
@@ -95,13 +104,17 @@ def to_csl_json_item(c: Citation) -> dict[str, Any]:
         "genre": c.kind,
         "URL": c.permalink,
         "issued": {"date-parts": [[c.published.year, c.published.month, c.published.day]]},
-        "accessed": {"date-parts": [[c.accessed.year, c.accessed.month, c.accessed.day]]},
+        "accessed": {"date-parts": [[c.accessed.year, c.accessed.month, c.accessed.day]]}
+        if c.accessed else None,
         "number": str(c.digest),
         "version": c.commit,
         # The digest, blob and commit live in fields every CSL-JSON schema version knows
         # (CSL 1.0.2's "custom" would be refused by older consumers).
         "note": f"digest {c.digest}; git blob {c.blob}; first added in commit {c.commit}",
     }
+    if c.accessed is None:  # no access date: the reader adds the date they read it
+        del item["accessed"]
+    return item
 
 
 def to_csl_json(c: Citation) -> str:

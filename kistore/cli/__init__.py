@@ -102,6 +102,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "reindex": ("query", "reindex",
                 "Rebuild the derived SQLite index under .git/kistore/ from scratch."),
     "show": ("core", "show", "Show a stored manifest."),
+    "site": ("site", "site", "Build, verify and preview the static site of a commit (HTML + "
+             "JSON)."),
     "trust": ("attest", "trust", "Manage store/trust/keys.json: keys trusted for roles "
               "(commit it by pull request)."),
     "verify": ("verify", "verify", "Verify the whole store offline and report every problem."),

@@ -292,6 +292,24 @@ def compare(store: Store, a: str, b: str | None = None, *, at: str | None = None
             raise InputError(f"nothing is ranked in the group of {a}; name the run to compare")
         b = page_a.ranking.first.record.digest
     page_b = run_page(store, b, at=at, comparison=comparison, catalog=catalog)
+    return compare_pages(page_a, page_b)
+
+
+def compare_pages(page_a: RunPage, page_b: RunPage) -> RunComparison:
+    """Compare two run pages already gathered (what :func:`compare` does after gathering).
+
+    Pure: a caller holding many pages (the static site) compares them without ranking a
+    group again.
+
+    Args:
+        page_a: the first run's page.
+        page_b: the second run's page (e.g. rank 1 of ``page_a``'s group).
+
+    Returns:
+        The :class:`RunComparison`: every differing leaf of the runs' specs, of their
+        environments and of their implementations (a manifest not in the store counts as
+        empty), and the ratio of ranked values when both are in one comparison group.
+    """
     differences = []
     for section, field in (("run", None), ("environment", "environmentDigest"),
                            ("implementation", "implementationDigest")):

@@ -1,0 +1,160 @@
+"""Subcommand ``kistore site``: build, verify and preview the static site (docs/site.md)."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+
+from . import StoreContext, emit_json
+
+pass_ctx = click.make_pass_decorator(StoreContext)
+
+
+@contextlib.contextmanager
+def _pages_bar() -> Iterator[Callable[[int, int], None]]:
+    """Yield a progress callback drawing a bar on stderr once the page count is known."""
+    bars: list[Any] = []
+
+    def step(done: int, total: int) -> None:
+        if not bars:
+            bars.append(click.progressbar(length=total, label="pages", file=sys.stderr,
+                                          show_pos=True))
+            bars[0].__enter__()
+        bars[0].update(done)
+
+    try:
+        yield step
+    finally:
+        if bars:
+            bars[0].__exit__(None, None, None)
+
+
+@click.group()
+def site() -> None:
+    """Build, verify and preview the static site of a commit (HTML + JSON).
+
+    \b
+    Example:
+      kistore site build public
+      kistore site verify public
+      kistore site serve public
+    """
+
+
+@site.command()
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--at", "at", metavar="REV", default="HEAD", show_default=True,
+              help="Build the site of this commit.")
+@click.option("--permalink", metavar="TEMPLATE",
+              help="Permalink template for citations, e.g. "
+                   "'https://github.com/OWNER/REPO/blob/{commit}/{path}' (default: [cite] "
+                   "permalink of kistore.toml, else the origin remote's).")
+@click.option("--comparison", type=click.Choice(["measured", "source-native"]),
+              help="Rank every group this way instead of by the ranking policy.")
+@click.option("--full", is_flag=True,
+              help="Ignore the build cache: gather and render every page again.")
+@click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
+@pass_ctx
+def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
+          comparison: str | None, full: bool, as_json: bool) -> None:
+    """Write the static site of a commit under OUT: HTML pages and their JSON twins.
+
+    A run page per run, a leaderboard per comparison group, a page per workload, per
+    source and per run name, a compare page per run (against #1 of its group), and an
+    index; each with index.json beside index.html. Every page states its commit and is
+    byte-identical when built again; a rebuild writes only pages whose bytes changed.
+    Layout: docs/site.md.
+
+    \b
+    Example:
+      kistore site build public
+      kistore site build public --at v2026.07 --permalink \\
+          'https://github.com/OWNER/REPO/blob/{commit}/{path}'
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..site.build import build_site
+
+    store = ctx.store()
+    with _pages_bar() as step:
+        report = build_site(store, out, at=at, permalink=permalink, comparison=comparison,
+                            full=full, progress=step)
+    for digest, (path, problem) in sorted(report.skipped.items()):
+        click.echo(f"warning: {path}: {problem}; left out of the site ({digest})", err=True)
+    if as_json:
+        emit_json(report.to_json())
+        return
+    click.echo(f"built {report.pages} pages of commit {report.commit} in {out}: "
+               f"{report.rendered} rendered, {len(report.written)} files written, "
+               f"{len(report.removed)} removed")
+    click.echo(f"open {(out / 'index.html').resolve().as_uri()} or run `kistore site serve "
+               f"{out}`")
+
+
+@site.command()
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--at", "at", metavar="REV",
+              help="Compare with a build of this commit (default: the commit the site names).")
+@click.option("--json", "as_json", is_flag=True, help="Print the differences as JSON.")
+@pass_ctx
+def verify(ctx: StoreContext, out: Path, at: str | None, as_json: bool) -> None:
+    """Check that every page under OUT equals a fresh build; exit 1 listing differences.
+
+    The site is built again in memory, from the commit and parameters its build.json
+    names (or --at), and every file is compared byte for byte: a page that differs, is
+    missing, or should not be there is listed, one a line.
+
+    \b
+    Example:
+      kistore site verify public
+      kistore site verify public --at HEAD      # is the site up to date?
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..site.build import verify_site
+
+    store = ctx.store()
+    with _pages_bar() as step:
+        build, differences = verify_site(store, out, at=at, progress=step)
+    commit = at or build["commit"]
+    if as_json:
+        emit_json({"out": str(out), "commit": commit, "ok": not differences,
+                   "differences": [d.to_json() for d in differences]})
+    else:
+        said = {"differs": "writes other bytes", "missing": "has it",
+                "unexpected": "has no such file"}
+        for d in differences:
+            click.echo(f"{out / d.path}: {d.problem} (a fresh build of {commit[:12]} "
+                       f"{said.get(d.problem, '')})", err=True)
+        if not differences:
+            click.echo(f"{out}: every page equals a fresh build of commit {commit}")
+        else:
+            click.echo(f"{out}: {len(differences)} file(s) differ from a fresh build of "
+                       f"commit {commit}; rebuild with `kistore site build {out} --at "
+                       f"{commit[:12]}`", err=True)
+    if differences:
+        sys.exit(1)
+
+
+@site.command()
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="TCP port on 127.0.0.1 (0: any free port).")
+def serve(out: Path, port: int) -> None:
+    """Preview the site under OUT on http://127.0.0.1:PORT/ (loopback only; Ctrl-C stops).
+
+    \b
+    Example:
+      kistore site serve public --port 8000
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..site.serve import serve as run
+
+    run(out, port, ready=lambda url: click.echo(f"serving {out} at {url} (Ctrl-C stops)",
+                                                err=True))
+
+
+COMMANDS = [site]

@@ -1,0 +1,425 @@
+"""``kistore site build`` and ``kistore site verify``: the site of one commit, on disk.
+
+:func:`build_site` writes every page of a commit under ``OUT`` (see :mod:`.pages` for the
+layout), plus ``site.css``, ``site.js`` and ``build.json`` (the commit, the notes tip and
+the parameters built with). A file is written only when its bytes differ from what is on
+disk (to a temporary name, then renamed), so an unchanged page keeps its file.
+
+A rebuild is incremental. ``OUT/.kistore-site-cache.json`` remembers, from the last build,
+each page's cache key (:meth:`.pages.Page.key`: its commit, what else it depends on, the
+generator and parameters), when each source last changed (:mod:`.history`) and each
+run's first-adding commit. A page whose key is unchanged is neither gathered nor rendered;
+the history walks read only the commits since the last build. Deleting the cache loses
+nothing but time; ``--full`` ignores it.
+
+:func:`verify_site` builds the site again in memory, from the commit and parameters
+``build.json`` names (or ``at``), and lists every file that differs, is missing or should
+not be there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import InputError
+from ..core.layout import NOTES_REF
+from ..git.lazy import pygit2
+from . import render
+from .citing import Citations, permalink_template
+from .history import Touches, last_changed, notes_of, object_blobs
+from .pages import FORMAT, Context, Page, page_data, plan, runs_shown
+from .snapshot import Snapshot
+
+BUILD_FILE = "build.json"
+CACHE_FILE = ".kistore-site-cache.json"
+_CACHE_FORMAT = 1
+
+TEMPLATES = {"index": "index.html", "run": "run.html", "compare": "compare.html",
+             "name": "name.html", "group": "group.html", "workload": "workload.html",
+             "source": "source.html"}
+
+Progress = Callable[[int, int], None]
+"""``progress(pages handled since the last call, pages in the site)``."""
+
+
+@dataclass
+class BuildReport:
+    """What a build did.
+
+    Attributes:
+        out: the site's directory.
+        commit: the commit built from (40 hex).
+        pages: how many pages the site has.
+        rendered: how many pages were gathered and rendered (the others' cache keys were
+            unchanged).
+        written: files (relative to ``out``) written because their bytes changed.
+        removed: files removed because no page has them any more.
+        unchanged: files rendered whose bytes were already on disk.
+        skipped: damaged manifests left out (digest -> (path, problem)).
+    """
+
+    out: Path
+    commit: str
+    pages: int = 0
+    rendered: int = 0
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    skipped: dict[str, tuple[str, str]] = field(default_factory=dict)
+    made: set[str] = field(default_factory=set, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the report as data (``kistore site build --json``)."""
+        return {"out": str(self.out), "commit": self.commit, "pages": self.pages,
+                "rendered": self.rendered, "written": self.written, "removed": self.removed,
+                "unchanged": self.unchanged,
+                "skipped": [{"digest": d, "path": p, "problem": why}
+                            for d, (p, why) in sorted(self.skipped.items())]}
+
+
+@dataclass
+class _Prepared:
+    """Everything a build or a verification computes before rendering."""
+
+    snap: Snapshot
+    pages: list[Page]
+    ctx: Context
+    parameters: dict[str, Any]
+    touches: Touches
+    citations: Citations
+    notes_tip: str | None
+
+    def build_json(self) -> dict[str, Any]:
+        return {"kistoreSite": FORMAT, "commit": self.snap.rev, "notes": self.notes_tip,
+                "parameters": self.parameters, "generator": render.generator(),
+                "pages": len(self.pages)}
+
+
+def _prepare(store: Any, commit: Any, *, template: str | None, comparison: str | None,
+             cache: dict[str, Any] | None) -> _Prepared:
+    """Read the snapshot and plan every page (no page is gathered yet).
+
+    Args:
+        store: the store.
+        commit: the pygit2 Commit built from.
+        template: the permalink template, already resolved (:func:`permalink_template`).
+        comparison: the comparison asked for, or None.
+        cache: the last build's cache, or None.
+    """
+    repo = store.repo
+    snap = Snapshot(store, commit, comparison=comparison)
+    parameters = {"permalink": template, "comparison": comparison}
+    known_head = cache.get("head") if cache else None
+    ancestor = isinstance(known_head, str) and _is_ancestor(repo, known_head, snap.rev)
+    known = None
+    if cache and ancestor:
+        try:
+            known = Touches.from_json(cache["touches"])
+        except (KeyError, TypeError, ValueError, IndexError):
+            ancestor = False
+    touches = last_changed(repo, commit, known)
+    blobs = object_blobs(repo, commit.tree)
+    notes_tip, noted = notes_of(repo, NOTES_REF)
+    notes = {r.digest: noted[blobs[r.digest]] for r in snap.runs
+             if blobs.get(r.digest) in noted}
+    citations = Citations.of(store, commit, template, blobs, [r.digest for r in snap.runs],
+                             known=cache.get("firstAdded") if cache and ancestor else None,
+                             known_head=known_head if ancestor else None)
+    pages = plan(snap, touches, citations.first_added, notes)
+    ctx = Context(site=citations.publisher, citations=citations, notes_tip=notes_tip)
+    return _Prepared(snap, pages, ctx, parameters, touches, citations, notes_tip)
+
+
+def _is_ancestor(repo: Any, old: str, new: str) -> bool:
+    """Return True when commit ``old`` is ``new`` or an ancestor of it (False if it is gone)."""
+    if old == new:
+        return True
+    try:
+        return bool(repo.descendant_of(new, old))
+    except (KeyError, ValueError, pygit2.GitError):
+        return False
+
+
+def _rendered(prep: _Prepared, pages: list[Page]) -> Iterator[tuple[Page, bytes, bytes]]:
+    """Gather and render pages: ``(page, HTML bytes, JSON bytes)`` each."""
+    snap = prep.snap
+    wanted = []
+    for page in pages:
+        wanted.extend(runs_shown(snap, page))
+        if page.kind == "workload":
+            keys = {r.comparison_key for r in snap.workloads[page.ident] if r.comparison_key}
+            for key in sorted(keys):
+                wanted.extend(snap.groups[key])
+    snap.prime_evidence(wanted)
+    for page in pages:
+        twin = page_data(snap, page, prep.ctx)
+        yield page, render.render_html(TEMPLATES[page.kind], page, twin), \
+            render.render_json(twin)
+
+
+def _site_files(prep: _Prepared) -> dict[str, bytes]:
+    """Return the files every build writes besides pages: static files, ``build.json``."""
+    files = render.static_files()
+    files[BUILD_FILE] = (json.dumps(prep.build_json(), sort_keys=True, indent=1) + "\n"
+                         ).encode()
+    return files
+
+
+def build_site(store: Any, out: str | os.PathLike[str], *, at: str = "HEAD",
+               permalink: str | None = None, comparison: str | None = None,
+               full: bool = False, progress: Progress | None = None) -> BuildReport:
+    """Write the static site of commit ``at`` under ``out``.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        out: the site's directory; created when absent. An existing directory must be
+            empty or hold a site (a ``build.json``).
+        at: the commit (any revision git understands; default ``HEAD``).
+        permalink: a permalink template for citations (``{commit}``, ``{path}`` ...), to
+            use instead of ``kistore.toml``'s or the origin remote's.
+        comparison: rank every group ``measured`` or ``source-native`` instead of by the
+            ranking policy.
+        full: ignore the build cache: gather and render every page (files whose bytes
+            are unchanged are still left alone).
+        progress: called with the number of pages handled since the last call and the
+            number of pages (:data:`Progress`).
+
+    Returns:
+        A :class:`BuildReport`.
+
+    Raises:
+        InputError: ``at`` names no commit; ``out`` is a file, or a non-empty directory
+            that is not a site; ``kistore.toml`` at ``at`` is not valid.
+        StoreStateError: two runs, groups or workloads share the first 16 hex digits of
+            their digests.
+        OSError: a file under ``out`` cannot be written.
+
+    Side effects:
+        Writes ``out`` (pages, static files, ``build.json``, the cache); may update the
+        derived query index under ``.git/kistore/``. The store is not written.
+    """
+    out = Path(out)
+    _check_out(out)
+    commit = store.commit(at)
+    cache = None if full else _read_cache(out)
+    template = permalink_template(store, str(commit.id), permalink)
+    prep = _prepare(store, commit, template=template, comparison=comparison, cache=cache)
+    generator = render.generator()
+    keys = {page.path: page.key(generator, prep.parameters)[:32] for page in prep.pages}
+    old_keys: dict[str, str] = (cache or {}).get("pages", {})
+    # A page whose key is unchanged is rendered again only when a file of it is gone; the
+    # check is a stat per file on plain strings (pathlib's objects cost 3x the stats).
+    base = os.fspath(out)
+    isfile = os.path.isfile
+    todo = [page for page in prep.pages
+            if full or old_keys.get(page.path) != keys[page.path]
+            or not isfile(os.path.join(base, page.path, "index.html"))
+            or not isfile(os.path.join(base, page.path, "index.json"))]
+    report = BuildReport(out, prep.snap.rev, len(prep.pages), len(todo),
+                         skipped=prep.snap.skipped)
+    out.mkdir(parents=True, exist_ok=True)
+    for page, html, data in _rendered(prep, todo):
+        for name, content in (("index.html", html), ("index.json", data)):
+            _write_if_changed(out, page.path + name, content, report)
+        if progress:
+            progress(1, len(prep.pages))
+    if progress and len(todo) < len(prep.pages):
+        progress(len(prep.pages) - len(todo), len(prep.pages))
+    for name, content in _site_files(prep).items():
+        _write_if_changed(out, name, content, report)
+    produced = set(keys)
+    stale = [p for p in old_keys if p not in produced] if cache is not None else \
+        sorted(_page_dirs(out) - produced)
+    for path in stale:
+        for name in ("index.html", "index.json"):
+            with contextlib.suppress(FileNotFoundError):
+                (out / path / name).unlink()
+                report.removed.append(path + name)
+        _remove_empty_dirs(out, path)
+    _write_cache(out, {"format": _CACHE_FORMAT, "head": prep.snap.rev,
+                       "touches": prep.touches.to_json(),
+                       "firstAdded": dict(sorted(prep.citations.first_added.items())),
+                       "pages": dict(sorted(keys.items()))})
+    return report
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One file of a site that is not what a fresh build writes.
+
+    Attributes:
+        path: the file, relative to the site's directory.
+        problem: ``differs``, ``missing`` or ``unexpected`` (on disk, not in a fresh build).
+    """
+
+    path: str
+    problem: str
+
+    def to_json(self) -> dict[str, str]:
+        """Return the difference as data."""
+        return {"path": self.path, "problem": self.problem}
+
+
+def read_build(out: str | os.PathLike[str]) -> dict[str, Any]:
+    """Return a site's ``build.json``.
+
+    Raises:
+        InputError: ``out`` has no readable ``build.json`` (not a kistore site).
+    """
+    path = Path(out) / BUILD_FILE
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError) as e:
+        raise InputError(f"not a kistore site: cannot read {BUILD_FILE} ({e}); build one "
+                         "with `kistore site build OUT`", file=str(path)) from None
+    if not isinstance(data, dict) or not isinstance(data.get("commit"), str) \
+            or not isinstance(data.get("parameters"), dict):
+        raise InputError(f"not a kistore site: {BUILD_FILE} lacks commit and parameters",
+                         file=str(path))
+    return data
+
+
+def verify_site(store: Any, out: str | os.PathLike[str], *, at: str | None = None,
+                progress: Progress | None = None) -> tuple[dict[str, Any], list[Difference]]:
+    """Check that every file of a site equals a fresh build; list the ones that do not.
+
+    The fresh build is of the commit ``build.json`` names (or ``at``), with the parameters
+    it names, made in memory (nothing is written; the cache is not used). Files compared:
+    every page's ``index.html`` and ``index.json``, the static files and ``build.json``;
+    a page file on disk that the fresh build lacks is ``unexpected``.
+
+    Args:
+        store: a :class:`kistore.store.Store` holding the commit.
+        out: the site's directory.
+        at: check against this commit instead of the one the site names.
+        progress: called with the number of pages checked since the last call and the
+            number of pages.
+
+    Returns:
+        ``(build.json as read, differences)``; no differences means the site is exactly
+        the build of that commit.
+
+    Raises:
+        InputError: ``out`` is not a site; the commit is not in the store.
+    """
+    out = Path(out)
+    build = read_build(out)
+    rev = at or build["commit"]
+    try:
+        commit = store.commit(rev)
+    except InputError as e:
+        raise InputError(f"the site was built from commit {rev}, which this store does not "
+                         f"have ({e.message}); fetch it, or verify against another commit "
+                         "with --at", file=str(out / BUILD_FILE)) from None
+    params = build["parameters"]
+    prep = _prepare(store, commit, template=params.get("permalink"),
+                    comparison=params.get("comparison"), cache=None)
+    differences: list[Difference] = []
+    expected: set[str] = set()
+    for page, html, data in _rendered(prep, prep.pages):
+        for name, content in (("index.html", html), ("index.json", data)):
+            expected.add(page.path + name)
+            _compare(out, page.path + name, content, differences)
+        if progress:
+            progress(1, len(prep.pages))
+    for name, content in _site_files(prep).items():
+        _compare(out, name, content, differences)
+    for path in sorted(_page_files(out) - expected):
+        differences.append(Difference(path, "unexpected"))
+    return build, differences
+
+
+# -- files ------------------------------------------------------------------------------
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise InputError("is a file; give a directory for the site", file=str(out))
+    if out.is_dir() and any(out.iterdir()) and not (out / BUILD_FILE).is_file():
+        raise InputError(f"is not empty and holds no {BUILD_FILE}: it is not a kistore site; "
+                         "give a new or empty directory (nothing was written)", file=str(out))
+
+
+def _write_if_changed(out: Path, rel: str, content: bytes, report: BuildReport) -> None:
+    """Write ``out/rel`` when its bytes differ (temporary file, then rename)."""
+    path = os.path.join(out, rel)
+    try:
+        with open(path, "rb") as f:
+            if f.read() == content:
+                report.unchanged += 1
+                return
+    except FileNotFoundError:
+        parent = os.path.dirname(path)
+        if parent not in report.made:
+            os.makedirs(parent, exist_ok=True)
+            report.made.add(parent)
+    temp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    with open(temp, "wb") as f:
+        f.write(content)
+    os.replace(temp, path)
+    report.written.append(rel)
+
+
+def _compare(out: Path, rel: str, content: bytes, differences: list[Difference]) -> None:
+    try:
+        if (out / rel).read_bytes() != content:
+            differences.append(Difference(rel, "differs"))
+    except FileNotFoundError:
+        differences.append(Difference(rel, "missing"))
+
+
+def _page_files(out: Path) -> set[str]:
+    """Every ``index.html`` and ``index.json`` under ``out``, relative, ``/``-separated."""
+    found = set()
+    for name in ("index.html", "index.json"):
+        for path in out.rglob(name):
+            found.add(path.relative_to(out).as_posix())
+    return found
+
+
+def _page_dirs(out: Path) -> set[str]:
+    """Every page directory under ``out`` (``""`` or ``runs/.../``)."""
+    dirs = set()
+    for rel in _page_files(out):
+        parent = rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
+        dirs.add(parent)
+    return dirs
+
+
+def _remove_empty_dirs(out: Path, path: str) -> None:
+    here = out / path
+    while here != out and here.is_dir():
+        try:
+            here.rmdir()
+        except OSError:
+            return
+        here = here.parent
+
+
+def _read_cache(out: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((out / CACHE_FILE).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != _CACHE_FORMAT:
+        return None
+    if not all(isinstance(data.get(k), dict) for k in ("touches", "firstAdded", "pages")):
+        return None
+    return data
+
+
+def _write_cache(out: Path, data: dict[str, Any]) -> None:
+    path = out / CACHE_FILE
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temp.write_text(json.dumps(data, separators=(",", ":")))
+    os.replace(temp, path)
+
+
+__all__ = ["BUILD_FILE", "CACHE_FILE", "BuildReport", "Difference", "build_site", "read_build",
+           "verify_site"]

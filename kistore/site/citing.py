@@ -1,0 +1,133 @@
+"""The "Cite this record" block of a run page (docs/design.md §7), for every run at once.
+
+A citation names the commit that *first added* the run's object file; the site finds it for
+every run in one history walk (:func:`kistore.cite.citation.first_commits`) and builds each
+block with :func:`kistore.cite.citation.citation_of`. A page is written before anyone reads
+it, so its citation has no access date: the page states "the date you read this" (filled
+in by the browser when it runs the optional script) and the BibTeX, CSL-JSON and CFF
+texts leave the field out.
+
+The permalink template is fixed for a build (:func:`permalink_template`) and recorded in
+``build.json``, so ``kistore site verify`` rebuilds with the same one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from ..cite.citation import (
+    FORGE_TEMPLATES,
+    citation_of,
+    first_commits,
+    origin_url,
+    parse_remote,
+    read_cite_settings,
+    shallow_boundary,
+)
+from ..cite.formats import render
+from ..core import layout
+from ..core.digest import Digest
+from ..core.errors import InputError, StoreStateError
+
+
+def permalink_template(store: Any, rev: str, given: str | None) -> str | None:
+    """Return the permalink template a build uses, with ``{base}`` already filled in.
+
+    In order: ``given`` (``kistore site build --permalink``), ``[cite] permalink`` of
+    ``kistore.toml`` at ``rev``, the template of the ``origin`` remote's forge (GitHub,
+    GitLab, Gitea) with its URL; None when there is none (each cite block then says so).
+
+    Raises:
+        InputError: ``kistore.toml`` at ``rev`` is not valid (as
+            :func:`kistore.cite.citation.read_cite_settings`).
+    """
+    if given:
+        return given
+    settings = read_cite_settings(store, rev)
+    if "permalink" in settings:
+        return settings["permalink"]
+    remote = parse_remote(origin_url(store) or "")
+    if remote is None or remote.forge is None:
+        return None
+    base = remote.base.replace("{", "{{").replace("}", "}}")
+    return FORGE_TEMPLATES[remote.forge].replace("{base}", base)
+
+
+@dataclass
+class Citations:
+    """Builds the cite blocks of one build.
+
+    Attributes:
+        template: the permalink template (:func:`permalink_template`), or None.
+        publisher: ``[cite] publisher`` at the built commit.
+        first_added: run digest -> id of the commit that first added its object file.
+        shallow: commits a shallow clone's history is cut at.
+    """
+
+    template: str | None
+    publisher: str
+    first_added: dict[str, str]
+    shallow: set[str]
+
+    @classmethod
+    def of(cls, store: Any, commit: Any, template: str | None, blobs: dict[str, str],
+           runs: list[str], known: dict[str, str] | None = None,
+           known_head: str | None = None) -> Citations:
+        """Find the first-adding commit of every run, and read the publisher.
+
+        Args:
+            store: the store.
+            commit: the pygit2 Commit built from (history is walked from it).
+            template: the permalink template (:func:`permalink_template`).
+            blobs: digest -> git blob id of every object file at ``commit``.
+            runs: the digests of the runs to cite.
+            known: first-adding commits found by an earlier build at ``known_head``, an
+                ancestor of ``commit``: an object keeps its first-adding commit while
+                history only grows, and an object new since then was first added by a
+                commit since then (objects are never deleted), so only those commits are
+                walked. A fresh build (``kistore site verify``) walks all of history and
+                would show any difference.
+            known_head: the commit ``known`` was found from.
+        """
+        known = known or {}
+        found = {d: known[d] for d in runs if d in known}
+        wanted = {layout.object_path(Digest.from_str(d)): d for d in runs
+                  if d not in found and d in blobs}
+        if wanted:
+            hide = known_head if known and known_head else None
+            commits = first_commits(store.repo, {p: blobs[d] for p, d in wanted.items()},
+                                    commit, hide=hide)
+            found.update({wanted[p]: str(c.id) for p, c in commits.items()})
+        settings = read_cite_settings(store, str(commit.id))
+        return cls(template, settings["publisher"], found, shallow_boundary(store.repo))
+
+    def block(self, snap: Any, manifest: Any) -> dict[str, Any]:
+        """Return the cite block's data for a run (its JSON twin's ``citation``).
+
+        Returns:
+            With a permalink: ``available`` true, the citation's facts
+            (:meth:`kistore.cite.citation.Citation.to_json`, ``accessed`` null), and
+            ``formats``: ``text``, ``bibtex``, ``csl-json`` and ``cff`` texts. Without one:
+            ``available`` false, ``reason``, and the digest, path, blob and commit a
+            reader can cite by hand.
+        """
+        digest = str(manifest.digest)
+        commit_id = self.first_added.get(digest)
+        facts: dict[str, Any] = {"digest": digest, "commit": commit_id,
+                                 "shallow": commit_id in self.shallow}
+        if commit_id is None:
+            return {**facts, "available": False, "reason": "the run is in no commit"}
+        first = snap.store.repo[commit_id]
+        try:
+            citation = citation_of(snap.view, manifest, first, template=self.template,
+                                   remote=None, publisher=self.publisher, accessed=None)
+        except (StoreStateError, InputError) as e:
+            published = dt.datetime.fromtimestamp(first.commit_time, dt.UTC)
+            return {**facts, "available": False, "reason": e.message,
+                    "path": layout.object_path(manifest.digest),
+                    "published": published.strftime("%Y-%m-%dT%H:%M:%SZ")}
+        return {**facts, **citation.to_json(), "available": True,
+                "formats": {fmt: render(citation, fmt)
+                            for fmt in ("text", "bibtex", "csl-json", "cff")}}

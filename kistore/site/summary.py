@@ -1,0 +1,114 @@
+"""The source-native summary line of a run page, and how numbers are written on pages.
+
+A run keeps its source's own metrics verbatim (``spec.sourceNative.metrics``). The run
+page shows the ones a reader of that source knows, in their words: for SOL-ExecBench
+"SOL score 0.5125 · 1.04× the reference · 16 of 16 cases faster". Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_SPEEDUPS = ("avg_speedup", "speedup_factor", "speedup")
+"""Metrics that state the run's speed relative to the source's reference (x reference)."""
+
+
+def source_summary(spec: dict[str, Any], references: list[dict[str, Any]]
+                   ) -> list[dict[str, str]]:
+    """Return the run's source-native summary as ``[{"label", "text"}]`` items.
+
+    Known metric names, in this order: ``sol_score`` ("SOL score 0.5125"); the first of
+    ``avg_speedup``, ``speedup_factor``, ``speedup`` ("1.04× the reference");
+    ``fast_1_count`` with ``fast_1_total`` ("16 of 16 cases faster"); ``num_trials``
+    ("100 trials"). A source with none of them gets its first four numeric metrics by
+    name. When the source states no speed-up but the group has reference runs, the
+    latency ratio to the first reference ("1.00× the reference (SOL-ExecBench
+    Reference Implementation)") is computed from the runs' latencies instead.
+
+    Args:
+        spec: the run's spec.
+        references: the run page's ``references`` (``speedup`` per reference run).
+
+    Returns:
+        The items, possibly empty.
+    """
+    native = spec.get("sourceNative")
+    metrics = native.get("metrics") if isinstance(native, dict) else None
+    metrics = metrics if isinstance(metrics, dict) else {}
+    items: list[dict[str, str]] = []
+    score = _number(metrics.get("sol_score"))
+    if score is not None:
+        items.append({"label": "SOL score", "text": f"SOL score {score:.4g}"})
+    speedup = next((_number(metrics.get(k)) for k in _SPEEDUPS
+                    if _number(metrics.get(k)) is not None), None)
+    if speedup is not None:
+        items.append({"label": "x reference", "text": f"{speedup:#.3g}× the reference"})
+    else:
+        ref = next((r for r in references if r.get("speedup") is not None), None)
+        if ref is not None:
+            items.append({"label": "x reference",
+                          "text": f"{ref['speedup']:#.3g}× the reference "
+                                  f"({ref.get('project') or ref.get('name')})"})
+    count, total = _number(metrics.get("fast_1_count")), _number(metrics.get("fast_1_total"))
+    if count is not None and total is not None:
+        items.append({"label": "cases faster",
+                      "text": f"{count:g} of {total:g} cases faster"})
+    trials = _number(metrics.get("num_trials"))
+    if trials is not None:
+        items.append({"label": "trials", "text": f"{trials:g} trials"})
+    if not items:
+        for name, value in metrics.items():
+            number = _number(value)
+            if number is not None and len(items) < 4:
+                items.append({"label": str(name), "text": f"{name} {number:.6g}"})
+    return items
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def latency(ns: Any) -> str:
+    """Write a latency given in ns with a readable unit and 3 significant digits.
+
+    ``13634148`` -> ``13.6 ms``; ``373792`` -> ``374 µs``; ``950`` -> ``950 ns``;
+    not a number -> ``-``.
+    """
+    value = _number(ns)
+    if value is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(value) >= scale:
+            return f"{_sig(value / scale)} {unit}"
+    return f"{_sig(value)} ns"
+
+
+def _sig(x: float) -> str:
+    """Three significant digits, never in exponent form (``374``, ``13.6``, ``1.04``)."""
+    if x == 0:
+        return "0"
+    digits = max(0, 2 - int(f"{abs(x):e}".split("e")[1]))
+    return f"{x:.{digits}f}"
+
+
+def exact_ns(ns: Any) -> str:
+    """Write a latency in ns exactly as stored, with thousands separators (``13,634,148 ns``)."""
+    value = _number(ns)
+    if value is None:
+        return "-"
+    text = f"{value:,.0f}" if value == int(value) else f"{value:,.3f}".rstrip("0")
+    return f"{text} ns"
+
+
+def number(value: Any) -> str:
+    """Write a ranked value or score with up to 6 significant digits (``0.51252``)."""
+    x = _number(value)
+    return "-" if x is None else f"{x:.6g}"
+
+
+def ratio(value: Any) -> str:
+    """Write a ratio as ``1.04×`` (3 significant digits, ``1.00×``), ``-`` when unknown."""
+    x = _number(value)
+    return "-" if x is None else f"{x:#.3g}×"
