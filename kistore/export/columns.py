@@ -23,7 +23,10 @@ BOOL = "boolean"
 TIMESTAMP = "timestamp"
 """UTC, microseconds (``TIMESTAMP WITH TIME ZONE`` in DuckDB, ``timestamp`` in Spark)."""
 LATENCY = "struct<statistic: double>"
-"""One double field per latency statistic found in the store (mean, median, ...), in ns."""
+"""One double field per latency statistic, in ns: the six named ones always
+(:data:`NAMED_STATISTICS`), and each percentile ``pNN`` a run of the export states."""
+NAMED_STATISTICS = ("mean", "median", "min", "max", "std", "geomean")
+"""The statistics every ``latencyNs`` struct has, in this order, then ``pNN`` by NN."""
 METRICS = "map<string, double>"
 """Metric name -> number (the source's own numeric metrics)."""
 
@@ -89,8 +92,9 @@ RUNS = Table("runs", (
     _c("status", STRING, "`spec.status` (`passed`, `incorrect`, ...); only `passed` is ranked"),
     _c("observedAt", TIMESTAMP, "`spec.observedAt`, when the run was measured (UTC)"),
     _c("primaryStatistic", STRING, "`spec.timing.primaryStatistic` as the run states it"),
-    _c("latencyNs", LATENCY, "`spec.timing.latencyNs`: one field per statistic (`mean`, "
-       "`median`, `min`, `max`, `std`, `geomean`, `pNN`), null where the run has none", "ns"),
+    _c("latencyNs", LATENCY, "`spec.timing.latencyNs`: fields `mean`, `median`, `min`, "
+       "`max`, `std`, `geomean`, then each `pNN` some run states; null where a run has none",
+       "ns"),
     _c("trials", INT, "`spec.timing.trials` (null when not stated)"),
     _c("comparisonKey", STRING, "the comparison key (docs/queries.md); null when a "
        "referenced protocol or environment is not in the store"),
@@ -231,7 +235,6 @@ def arrow_type(column: Column, statistics: list[str]) -> Any:
 
 def statistic_order(name: str) -> tuple[int, int]:
     """Sort key of a latency statistic: the named ones first, then ``pNN`` by NN."""
-    named = ("mean", "median", "min", "max", "std", "geomean")
-    if name in named:
-        return 0, named.index(name)
+    if name in NAMED_STATISTICS:
+        return 0, NAMED_STATISTICS.index(name)
     return 1, int(name[1:]) if name[1:].isdigit() else 0

@@ -41,7 +41,7 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, StoreStateError
 from . import outdir
-from .columns import ATTESTATIONS, MANIFESTS, RUNS, TABLES, statistic_order
+from .columns import ATTESTATIONS, MANIFESTS, NAMED_STATISTICS, RUNS, TABLES, statistic_order
 from .derive import Context, derive_all
 from .reading import attested_subjects, stored_objects
 from .rows import attestation_row, commit_time, manifest_row, partition, run_row
@@ -243,6 +243,7 @@ def _stage(store: Any, commit: Any, scratch: Scratch, result: ExportResult,
                       digest, digest, row)
     scratch.index_rows()
     result.current = {name: scratch.count(name) for name in TABLES}
+    statistics.update(NAMED_STATISTICS)
     return Shape(tuple(sorted(statistics, key=statistic_order)), tuple(sorted(metrics)))
 
 
