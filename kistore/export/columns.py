@@ -238,3 +238,15 @@ def statistic_order(name: str) -> tuple[int, int]:
     if name in NAMED_STATISTICS:
         return 0, NAMED_STATISTICS.index(name)
     return 1, int(name[1:]) if name[1:].isdigit() else 0
+
+
+def markdown(table: Table) -> str:
+    """Return the table's columns as the Markdown table docs/export.md shows (a test checks).
+
+    One row per column: name, type, unit, meaning; partition columns say so in their
+    meaning.
+    """
+    lines = ["| column | type | unit | meaning |", "|---|---|---|---|"]
+    for c in table.columns:
+        lines.append(f"| `{c.name}` | `{c.type}` | {c.unit or ''} | {c.meaning} |")
+    return "\n".join(lines) + "\n"

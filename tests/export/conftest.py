@@ -134,4 +134,4 @@ def clone(source: Path, target: Path) -> Path:
 def rank_json(runner, store, ref: str, *args: str) -> list[dict]:
     result = cli(runner, store, "rank", ref, "--json", "--all", *args)
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    return json.loads(result.stdout)
