@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from . import history, measure, report
+from . import export_speed, history, measure, report
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -58,6 +58,7 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
                      ("single add", measure.single_add, (prepared, repeat)),
                      ("verify", measure.verify, ()),
                      ("rank", measure.rank, (repeat * 3, prepared)),
+                     ("export", export_speed.export, ()),
                      ("history depth", history.deep_history, (prepared,)),
                      ("git gc", measure.repo_size, ())]
             for step, fn, args in steps:

@@ -107,6 +107,12 @@ def test_bench_smoke_at_200(tmp_path):
     deep, gate = rows["verify, 3 commits (bare)"], rows["gate of a 1-manifest pull request"]
     assert deep["extra"]["commits"] == 3 and deep["note"].startswith("exit 0 / 0;")
     assert gate["note"].startswith("exit 0;") and gate["value"] > 0
+    exported = rows["export (parquet, whole store)"]
+    assert exported["baseline"] == "pyarrow writing the same rows from an in-memory list"
+    assert exported["note"].startswith("exit 0;") and exported["value"] > 0
+    # N, and the two the single-add step committed (the rank step's add is not committed)
+    assert exported["extra"]["rows"]["manifests"] == 202
+    assert rows["export max RSS"]["value"] > 0
     by_git = rows["one add --commit vs git"]
     assert by_git["baseline"] == "git add + git commit -uno of the same two files"
     assert by_git["baseline_value"] > 0 and by_git["ratio"] > 0
