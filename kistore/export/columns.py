@@ -13,7 +13,7 @@ them, booleans, null, and two objects -- ``latencyNs`` (statistic -> ns) and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 STRING = "string"
@@ -50,7 +50,7 @@ class Column:
     meaning: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Table:
     """One exported table.
 
@@ -60,21 +60,27 @@ class Table:
         partition: the columns the Parquet files are partitioned by, outermost first
             (``name=value`` directories; not stored inside the files).
         sort: the columns rows are sorted by inside each partition (a unique key).
+        names: the column names, in staged-row order.
     """
 
     name: str
     columns: tuple[Column, ...]
     partition: tuple[str, ...]
     sort: tuple[str, ...]
+    names: tuple[str, ...] = field(init=False)
+    _positions: dict[str, int] = field(init=False, repr=False, compare=False, hash=False)
 
-    @property
-    def names(self) -> list[str]:
-        """Return the column names in staged-row order."""
-        return [c.name for c in self.columns]
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", tuple(c.name for c in self.columns))
+        object.__setattr__(self, "_positions", {n: i for i, n in enumerate(self.names)})
 
     def index(self, name: str) -> int:
-        """Return the position of column ``name`` in a staged row."""
-        return self.names.index(name)
+        """Return the position of column ``name`` in a staged row.
+
+        Raises:
+            KeyError: no such column.
+        """
+        return self._positions[name]
 
 
 def _c(name: str, type_: str, meaning: str, unit: str = "") -> Column:

@@ -17,7 +17,7 @@ from ..attest.evidence import Evidence
 from ..core.errors import InputError
 from ..index.records import Record
 from ..query.policy import MEASURED, SOURCE_NATIVE, Comparison, RankingPolicy
-from ..query.ranking import Ranking, rank_group
+from ..query.ranking import Ranking, Row, rank_group
 from .columns import GROUPS
 from .scratch import Scratch
 
@@ -101,7 +101,9 @@ def derive_group(key: str | None, runs: list[Record], context: Context, scratch:
             chosen = context.policy.comparison(family, statistic)
         except InputError:
             chosen = None
-    return [(r.digest, _values(r, rankings, errors, chosen, context)) for r in runs]
+    placed = {name: {row.record.digest: row for row in ranking.rows(include_excluded=True)}
+              for name, ranking in rankings.items()}
+    return [(r.digest, _values(r, rankings, placed, errors, chosen, context)) for r in runs]
 
 
 def _comparisons(policy: RankingPolicy, family: str, statistic: str) -> list[Comparison]:
@@ -114,9 +116,13 @@ def _comparisons(policy: RankingPolicy, family: str, statistic: str) -> list[Com
     return found
 
 
-def _values(record: Record, rankings: dict[str, Ranking], errors: dict[str, str],
-            chosen: Comparison | None, context: Context) -> dict[str, Any]:
-    """Return the ``runs`` columns a group decides for one run."""
+def _values(record: Record, rankings: dict[str, Ranking], placed: dict[str, dict[str, Row]],
+            errors: dict[str, str], chosen: Comparison | None, context: Context
+            ) -> dict[str, Any]:
+    """Return the ``runs`` columns a group decides for one run.
+
+    ``placed``: per comparison, each run's :class:`~kistore.query.ranking.Row` by digest.
+    """
     evidence = context.evidence.get(record.digest, Evidence())
     values: dict[str, Any] = {
         "comparisonKey": record.comparison_key,
@@ -130,7 +136,7 @@ def _values(record: Record, rankings: dict[str, Ranking], errors: dict[str, str]
     }
     for name, prefix in ((MEASURED, "measured"), (SOURCE_NATIVE, "sourceNative")):
         ranking = rankings.get(name)
-        row = ranking.row(record.digest) if ranking is not None else None
+        row = placed[name].get(record.digest) if ranking is not None else None
         values[f"{prefix}Rank"] = row.rank if row is not None else None
         values[f"{prefix}GroupSize"] = ranking.group_size if ranking is not None else None
         values[f"{prefix}Value"] = row.value if row is not None else None

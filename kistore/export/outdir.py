@@ -48,9 +48,14 @@ def write_state(root: Path, table: str, items: Iterator[tuple[str, bytes]]) -> s
     path = root / state_path(table)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
-                                                mtime=0, compresslevel=6) as f:
+                                                mtime=0, compresslevel=1) as f:
+        lines: list[str] = []
         for key, fp in items:
-            f.write(f"{key}\t{fp.hex()}\n".encode())
+            lines.append(f"{key}\t{fp.hex()}\n")
+            if len(lines) >= 10_000:
+                f.write("".join(lines).encode())
+                lines = []
+        f.write("".join(lines).encode())
     return file_sha256(path)
 
 

@@ -43,7 +43,7 @@ from ..core.errors import InputError, KistoreError, StoreStateError
 from . import outdir
 from .columns import ATTESTATIONS, MANIFESTS, NAMED_STATISTICS, RUNS, TABLES, statistic_order
 from .derive import Context, derive_all
-from .reading import attested_subjects, stored_objects
+from .reading import attested_subjects, object_digest, stored_shards
 from .rows import attestation_row, commit_time, manifest_row, partition, run_row
 from .scratch import Scratch
 from .writers import FORMATS, Shape, Written, write_table
@@ -200,50 +200,71 @@ def _stage(store: Any, commit: Any, scratch: Scratch, result: ExportResult,
                                "ranked (their runs disagree in unit); see the groups table's "
                                "error column")
     _history(store, commit, scratch, result)
+    scratch.index_lookups()
     link = _linker(store, hex_, result)
     known = {d for k in ("Workload", "BenchmarkProtocol", "Implementation")
              for d in catalog.names(k)} | {r.digest for r in environments}
-    skipped = catalog.skipped()
-    statistics: set[str] = set()
+    shape = _read_objects(repo, tree, scratch, result, known, catalog.skipped(), link,
+                          _phase(progress, "reading", total))
+    scratch.index_rows()
+    result.current = {name: scratch.count(name) for name in TABLES}
+    return shape
+
+
+def _read_objects(repo: Any, tree: Any, scratch: Scratch, result: ExportResult,
+                  known: set[str], skipped: dict[str, tuple[str, str]],
+                  link: Callable[[str, str, Any], str | None],
+                  advance: Callable[[int], None]) -> Shape:
+    """Phase 3: read, verify and stage every manifest, one shard directory at a time.
+
+    Args:
+        repo: the pygit2 repository.
+        tree: the commit's root tree.
+        scratch: where rows go; it already holds ``derived`` and ``firsts``.
+        result: gets each manifest not exported in ``skipped``.
+        known: digests of the non-run manifests the index holds.
+        skipped: what the index left out, and why (:meth:`Catalog.skipped`).
+        link: the permalink maker.
+        advance: progress, per manifest.
+
+    Returns:
+        The data-dependent columns (latency statistics, source-native metric names).
+    """
+    statistics: set[str] = set(NAMED_STATISTICS)
     metrics: set[str] = set()
-    advance = _phase(progress, "reading", total)
-    for stored in stored_objects(repo, tree):
-        advance(1)
-        digest, path = str(stored.digest), layout.object_path(stored.digest)
-        if not stored.verified:
-            result.skipped.append((digest, path, "does not hash to its name: its sha256 is "
-                                   f"{Digest.of(stored.data)}"))
-            continue
-        if digest in skipped or stored.meta is None:
-            where, why = skipped.get(digest, (layout.metadata_path(stored.digest),
-                                              "is missing"))
-            result.skipped.append((digest, where, why))
-            continue
-        document, metadata = orjson.loads(stored.data), orjson.loads(stored.meta)
-        found = scratch.first(digest, stored.blob)
-        where_first = (found[0], commit_time(found[1]), link(found[0], path, stored)) \
-            if found else (None, None, None)
-        if document["kind"] == "BenchmarkRun":
-            derived = scratch.derived(digest)
-            if derived is None:
+    at_latency, at_native = RUNS.index("latencyNs"), RUNS.index("sourceNative")
+    for shard in stored_shards(repo, tree):
+        advance(len(shard))
+        readable = []
+        for stored in shard:
+            digest, path = str(stored.digest), layout.object_path(stored.digest)
+            if not stored.verified:
+                result.skipped.append((digest, path, "does not hash to its name: its sha256 "
+                                       f"is {Digest.of(stored.data)}"))
+            elif digest in skipped or stored.meta is None:
+                result.skipped.append((digest, *skipped.get(digest, (
+                    layout.metadata_path(stored.digest), "is missing"))))
+            else:
+                readable.append((stored, digest, path))
+        firsts = scratch.firsts({digest: stored.blob for stored, digest, _ in readable})
+        derived = scratch.derived_many([digest for _, digest, _ in readable])
+        for stored, digest, path in readable:
+            document, metadata = orjson.loads(stored.data), orjson.loads(stored.meta or b"")
+            found = firsts.get(digest)
+            where = (found[0], commit_time(found[1]), link(found[0], path, stored)) \
+                if found else (None, None, None)
+            if document["kind"] == "BenchmarkRun" and digest in derived:
+                row = run_row(digest, document, metadata, derived[digest], where)
+                statistics.update(row[at_latency])
+                metrics.update(row[at_native])
+                scratch.stage(RUNS.name, partition(RUNS, row), digest, digest, row)
+            elif document["kind"] == "BenchmarkRun" or digest not in known:
                 result.skipped.append((digest, path, "is not in the index of this commit; "
                                        "run `kistore reindex --at REV`"))
                 continue
-            row = run_row(digest, document, metadata, derived, where_first)
-            statistics.update(row[RUNS.index("latencyNs")])
-            metrics.update(row[RUNS.index("sourceNative")])
-            scratch.stage(RUNS.name, partition(RUNS.partition, RUNS.names, row), digest,
-                          digest, row)
-        elif digest not in known:
-            result.skipped.append((digest, path, "is not in the index of this commit; run "
-                                   "`kistore reindex --at REV`"))
-            continue
-        row = manifest_row(digest, document, stored.data, stored.meta, metadata, where_first)
-        scratch.stage(MANIFESTS.name, partition(MANIFESTS.partition, MANIFESTS.names, row),
-                      digest, digest, row)
-    scratch.index_rows()
-    result.current = {name: scratch.count(name) for name in TABLES}
-    statistics.update(NAMED_STATISTICS)
+            row = manifest_row(digest, document, stored.data, stored.meta or b"", metadata,
+                               where)
+            scratch.stage(MANIFESTS.name, partition(MANIFESTS, row), digest, digest, row)
     return Shape(tuple(sorted(statistics, key=statistic_order)), tuple(sorted(metrics)))
 
 
@@ -261,9 +282,7 @@ def _history(store: Any, commit: Any, scratch: Scratch, result: ExportResult) ->
         if hex_ not in numbers:
             numbers[hex_] = len(numbers)
             scratch.put_commit(numbers[hex_], hex_, first.commit_time)
-        digest = layout.digest_from_path(path)
-        if digest is not None:
-            batch.append((str(digest), blob, numbers[hex_]))
+        batch.append((object_digest(path), blob, numbers[hex_]))
         if len(batch) >= 5000:
             scratch.put_firsts(batch)
             batch = []
@@ -299,7 +318,7 @@ def _write(temp: Path, scratch: Scratch, result: ExportResult, shape: Shape,
     """Phase 4: write the tables and the state into ``temp``; return ``_manifest.json``."""
     if previous is not None:
         _check_continues(scratch, previous, shape, result)
-    columns = _columns(shape)
+    columns = _columns(shape, result.format)
     for name, table in TABLES.items():
         advance = _phase(progress, f"writing {name}", None)
         rows = scratch.rows(name, changed_only=previous is not None)
@@ -334,9 +353,19 @@ def _append(temp: Path, out: Path, result: ExportResult, manifest: dict[str, Any
         target.parent.mkdir(parents=True, exist_ok=True)
         os.rename(temp / written.path, target)
         moved.append(target)
-    for name in TABLES:
-        os.replace(temp / outdir.state_path(name), out / outdir.state_path(name))
-    outdir.write_manifest(out, manifest)
+    kept = temp / "previous-state"
+    kept.mkdir()
+    replaced: list[str] = []
+    try:
+        for name in TABLES:
+            os.replace(out / outdir.state_path(name), kept / name)
+            replaced.append(name)
+            os.replace(temp / outdir.state_path(name), out / outdir.state_path(name))
+        outdir.write_manifest(out, manifest)
+    except BaseException:  # put the state back: the export stays the one its manifest says
+        for name in replaced:
+            os.replace(kept / name, out / outdir.state_path(name))
+        raise
 
 
 def _check_continues(scratch: Scratch, previous: dict[str, Any], shape: Shape,
@@ -351,23 +380,28 @@ def _check_continues(scratch: Scratch, previous: dict[str, Any], shape: Shape,
                 f"{count} {name} row(s) of the export at {previous['commit'][:12]} are gone "
                 f"at {result.commit[:12]} (e.g. {', '.join(first)}); append-only files cannot "
                 "say so: make a full export into a new directory", file=str(root))
-    if previous["tables"] != _columns(shape):
+    if previous["tables"] != _columns(shape, result.format):
         raise InputError(
             f"the columns changed since the export at {previous['commit'][:12]} (a new latency "
             "statistic or, in CSV, a new source-native metric): make a full export into a "
             "new directory", file=str(root))
 
 
-def _columns(shape: Shape) -> dict[str, Any]:
-    """Return each table's columns as ``_manifest.json`` records them (format-independent)."""
+def _columns(shape: Shape, fmt: str) -> dict[str, Any]:
+    """Return each table's columns as ``_manifest.json`` records them.
+
+    The data-dependent columns are recorded where they shape the files: the ``latencyNs``
+    fields in Parquet (a struct) and CSV (flattened), the ``sourceNative`` metric names in
+    CSV only (a map in Parquet, an object in JSON Lines, whatever its keys).
+    """
     tables = {}
     for name, table in TABLES.items():
         columns = []
         for c in table.columns:
             entry: dict[str, Any] = {"name": c.name, "type": c.type}
-            if c.name == "latencyNs":
+            if c.name == "latencyNs" and fmt in ("parquet", "csv"):
                 entry["fields"] = list(shape.statistics)
-            elif c.name == "sourceNative":
+            elif c.name == "sourceNative" and fmt == "csv":
                 entry["fields"] = list(shape.metrics)
             columns.append(entry)
         tables[name] = {"columns": columns, "partition": list(table.partition),

@@ -8,10 +8,11 @@ from a manifest is taken from the bytes read at the exported commit, never from 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from typing import Any
 
 from ..core.digest import Digest
-from .columns import ATTESTATIONS, HIVE_NULL, MANIFESTS, RUNS
+from .columns import ATTESTATIONS, HIVE_NULL, MANIFESTS, RUNS, Table
 
 Found = tuple[str | None, str | None, str | None]
 """Where an object was first added: ``(commit hex, addedAt RFC 3339, permalink)``."""
@@ -92,15 +93,15 @@ def attestation_row(subject: str, seen: Any, judgement: Any) -> list[Any]:
     return [values.get(name) for name in ATTESTATIONS.names]
 
 
-def partition(table_partition: tuple[str, ...], names: list[str], row: list[Any]) -> str:
+def partition(table: Table, row: list[Any]) -> str:
     """Return the Hive-style partition directory of a staged row (``""`` for none).
 
     ``source=kernelbench/hardware=NVIDIA H100 PCIe``: each value escaped as Hive and Spark
     escape partition values (:func:`escape_partition`), a null as :data:`HIVE_NULL`.
     """
     parts = []
-    for column in table_partition:
-        value = row[names.index(column)]
+    for column in table.partition:
+        value = row[table.index(column)]
         parts.append(f"{column}={HIVE_NULL if value is None else escape_partition(str(value))}")
     return "/".join(parts)
 
@@ -109,6 +110,7 @@ _ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(0x20)}
 """Characters Hive (``FileUtils.escapePathName``) and Spark escape in partition values."""
 
 
+@functools.lru_cache(maxsize=4096)
 def escape_partition(value: str) -> str:
     """Return a partition value as a directory name: ``%XX`` for each escaped character.
 
@@ -121,6 +123,7 @@ def escape_partition(value: str) -> str:
     return "".join(f"%{ord(c):02X}" if c in _ESCAPED else c for c in value)
 
 
+@functools.lru_cache(maxsize=4096)
 def commit_time(seconds: int) -> str:
     """Return a commit time (seconds since the epoch) as RFC 3339 UTC: ``...T...Z``."""
     return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

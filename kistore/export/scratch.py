@@ -25,15 +25,19 @@ from typing import Any
 import orjson
 
 SCHEMA = """
-CREATE TABLE derived (digest TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE derived (digest TEXT NOT NULL, data BLOB NOT NULL);
 CREATE TABLE commits (id INTEGER PRIMARY KEY, hex TEXT NOT NULL, time INTEGER NOT NULL);
-CREATE TABLE firsts (digest TEXT NOT NULL, blob TEXT NOT NULL, commit_id INTEGER NOT NULL,
-                     PRIMARY KEY (digest, blob)) WITHOUT ROWID;
+CREATE TABLE firsts (seq INTEGER PRIMARY KEY, digest TEXT NOT NULL, blob TEXT NOT NULL,
+                     commit_id INTEGER NOT NULL);
 CREATE TABLE rows (tbl TEXT NOT NULL, part TEXT NOT NULL, sort TEXT NOT NULL,
                    key TEXT NOT NULL, fp BLOB NOT NULL, row BLOB NOT NULL);
 CREATE TABLE previous (tbl TEXT NOT NULL, key TEXT NOT NULL, fp BLOB NOT NULL,
                        PRIMARY KEY (tbl, key)) WITHOUT ROWID;
 """
+"""Tables are filled in arrival order and indexed once filled (:meth:`Scratch.index_lookups`,
+:meth:`Scratch.index_rows`): building an index by sorting costs far less than inserting
+SHA-256-keyed rows into a B-tree in random order (at 100,000 manifests, most of the
+export's time went there)."""
 
 _BATCH = 2000
 """Rows inserted per ``executemany``."""
@@ -60,7 +64,7 @@ class Scratch:
     def __init__(self, path: Path) -> None:
         self.conn = sqlite3.connect(path, isolation_level=None)
         for pragma in ("journal_mode = OFF", "synchronous = OFF", "temp_store = FILE",
-                       "cache_size = -65536"):  # 64 MB of page cache, at most
+                       "cache_size = -16384"):  # 16 MB of page cache, at most
             self.conn.execute(f"PRAGMA {pragma}")
         self.conn.executescript(SCHEMA)
         self._pending: list[tuple[Any, ...]] = []
@@ -75,29 +79,53 @@ class Scratch:
     # -- per manifest -----------------------------------------------------------------
 
     def put_derived(self, items: Iterable[tuple[str, dict[str, Any]]]) -> None:
-        """Keep what the comparison groups say of each run: ``(digest, data)`` pairs."""
-        self.conn.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?)",
+        """Keep what the comparison groups say of each run: ``(digest, data)``, once each."""
+        self.conn.executemany("INSERT INTO derived VALUES (?, ?)",
                               ((d, orjson.dumps(data)) for d, data in items))
 
-    def derived(self, digest: str) -> dict[str, Any] | None:
-        """Return what :meth:`put_derived` kept for a run, or None."""
-        found = self.conn.execute("SELECT data FROM derived WHERE digest = ?",
-                                  (digest,)).fetchone()
-        return orjson.loads(found[0]) if found else None
+    def derived_many(self, digests: list[str]) -> dict[str, dict[str, Any]]:
+        """Return what :meth:`put_derived` kept for each of ``digests`` that has any."""
+        return {d: orjson.loads(data) for d, data in self._in(
+            "SELECT digest, data FROM derived WHERE digest", digests)}
 
     def put_commit(self, number: int, hex_: str, time: int) -> None:
         """Keep a commit of history: its number here, id (40 hex) and committer time (s)."""
         self.conn.execute("INSERT INTO commits VALUES (?, ?, ?)", (number, hex_, time))
 
     def put_firsts(self, items: Iterable[tuple[str, str, int]]) -> None:
-        """Keep ``(digest, blob, commit number)``; the first kept per (digest, blob) stays."""
-        self.conn.executemany("INSERT OR IGNORE INTO firsts VALUES (?, ?, ?)", items)
+        """Keep ``(digest, blob, commit number)``; the first kept per (digest, blob) counts."""
+        self.conn.executemany("INSERT INTO firsts (digest, blob, commit_id) VALUES (?, ?, ?)",
+                              items)
 
-    def first(self, digest: str, blob: str) -> tuple[str, int] | None:
-        """Return ``(commit hex, committer time)`` that first added this object blob, or None."""
-        return self.conn.execute(
-            "SELECT c.hex, c.time FROM firsts f JOIN commits c ON c.id = f.commit_id "
-            "WHERE f.digest = ? AND f.blob = ?", (digest, blob)).fetchone()
+    def index_lookups(self) -> None:
+        """Index ``derived`` and ``firsts`` for lookups (after the last put of either)."""
+        self.conn.execute("CREATE INDEX derived_digest ON derived (digest)")
+        self.conn.execute("CREATE INDEX firsts_digest ON firsts (digest, blob, seq)")
+
+    def firsts(self, blobs: dict[str, str]) -> dict[str, tuple[str, int]]:
+        """Return, per digest, ``(commit hex, committer time)`` that first added its blob.
+
+        Args:
+            blobs: digest -> the git blob id of its object file in the exported commit.
+
+        Returns:
+            Only digests whose blob history holds (all, unless history was cut short).
+        """
+        found: dict[str, tuple[str, int]] = {}
+        for digest, blob, hex_, time in self._in(
+                "SELECT f.digest, f.blob, c.hex, c.time FROM firsts f JOIN commits c "
+                "ON c.id = f.commit_id WHERE f.digest", list(blobs), order="f.seq"):
+            if blobs[digest] == blob:
+                found.setdefault(digest, (hex_, time))  # the first added, in walk order
+        return found
+
+    def _in(self, query: str, keys: list[str], order: str = "") -> Iterator[tuple[Any, ...]]:
+        """Run ``query`` (ending ``WHERE ... column``) ``IN`` each 500 of ``keys``."""
+        by = f" ORDER BY {order}" if order else ""
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            yield from self.conn.execute(
+                f"{query} IN ({', '.join('?' * len(chunk))}){by}", chunk)
 
     # -- rows -------------------------------------------------------------------------
 

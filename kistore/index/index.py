@@ -165,15 +165,20 @@ class IndexCatalog(Catalog):
         """As :meth:`Catalog.run_groups`, streamed: one group (or chunk) in memory at a time.
 
         One query ordered by the group's interned key id (groups then come in the order
-        their keys were first indexed), read ``chunk`` rows at a time.
+        their keys were first indexed), read ``chunk`` rows at a time, decoded by a
+        private codec that forgets the ids it resolved after each chunk: memory stays one
+        chunk and one group, whatever the number of groups.
         """
         try:
             cursor = self.conn.execute(
                 f"{rows.SELECT} LEFT JOIN keys k ON k.id = r.key WHERE r.kind = {rows.RUN} "
                 "ORDER BY k.key IS NULL, k.key, d.digest")
             group: list[Record] = []
+            codec = self.codec.private()
             while batch := cursor.fetchmany(chunk):
-                for record in self.codec.decode_all(batch):
+                decoded = codec.decode_all(batch)
+                codec.forget()
+                for record in decoded:
                     key = record.comparison_key
                     if group and (key != group[0].comparison_key or
                                   (key is None and len(group) >= chunk)):

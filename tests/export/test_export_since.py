@@ -149,3 +149,51 @@ def test_since_without_an_export_is_refused(runner, fixture, tmp_path):
     assert result.exit_code == 1
     assert f"error: {out}: no _manifest.json here: --since continues an export made by " \
            "`kistore export`; give its directory" in result.output
+
+
+def _new_metric(store, kit) -> None:
+    """Commit a SOL run carrying a source-native metric no run had before."""
+    sol = kit.protocol("sol_execbench_leaderboard", name="proto-sol")
+    b200 = kit.environment("NVIDIA B200", name="env-b200")
+    impl = kit.implementation("proj-n", name="impl-n")
+    run = kit.run(sol, b200, impl, kit.workload("gemm", name="gemm"), latency=70, name="sol-n",
+                  native={"metrics": {"sol_score": 0.1, "brand_new_metric": 3}})
+    add_docs(store, [impl, run])
+
+
+def test_a_new_source_native_metric_appends_in_parquet_and_is_refused_in_csv(
+        runner, fixture, kit, tmp_path):
+    store = fixture.store
+    c1 = git(store.root, "rev-parse", "HEAD").strip()
+    export_ok(runner, store, tmp_path / "pq")
+    export_ok(runner, store, tmp_path / "csv", "--format", "csv")
+    _new_metric(store, kit)
+    export_ok(runner, store, tmp_path / "pq", "--since", c1)  # a map: any metric name
+    assert duck(tmp_path / "pq", "SELECT sourceNative['brand_new_metric'] FROM {runs} "
+                                 "WHERE name = 'sol-n'") == [(3,)]
+    before = files(tmp_path / "csv")
+    result = cli(runner, store, "export", str(tmp_path / "csv"), "--since", c1)
+    assert result.exit_code == 1
+    assert "the columns changed since the export at" in result.output
+    assert files(tmp_path / "csv") == before
+
+
+def test_an_append_that_fails_at_the_end_leaves_the_previous_export_whole(
+        runner, fixture, changed, tmp_path, monkeypatch):
+    from kistore.export import outdir
+
+    c1, c2, _ = changed
+    out = tmp_path / "out"
+    export_ok(runner, fixture.store, out, "--at", c1)
+    before = files(out)
+
+    def disk_full(root, manifest):
+        raise OSError(28, "No space left on device", str(root / "_manifest.json"))
+
+    monkeypatch.setattr(outdir, "write_manifest", disk_full)
+    result = cli(runner, fixture.store, "export", str(out), "--since", c1, "--at", c2)
+    assert result.exit_code == 1
+    assert "No space left on device; nothing was left half-written" in result.output
+    assert files(out) == before  # new files removed, state put back, no temporary left
+    monkeypatch.undo()
+    export_ok(runner, fixture.store, out, "--since", c1, "--at", c2)  # and it can go on
