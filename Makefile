@@ -22,8 +22,9 @@ install: $(STAMP) ## create .venv and install kistore with export, test and lint
 test: $(STAMP) ## run the test suite
 	$(BIN)/python -m pytest -q
 
-lint: $(STAMP) ## ruff (with docstring rules) and mypy
+lint: $(STAMP) ## ruff (with docstring rules), the layer contract (import-linter) and mypy
 	$(BIN)/ruff check kistore tests
+	$(BIN)/lint-imports
 	$(BIN)/mypy kistore
 
 demo: $(STAMP) ## the main job: import the real data into a fresh store and rank it

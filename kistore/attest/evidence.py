@@ -1,4 +1,4 @@
-"""Evidence level of a run (DESIGN §5): ``source-native`` until a trusted rerun agrees.
+"""Evidence level of a run (docs/design.md §5): ``source-native`` until a trusted rerun agrees.
 
 This module is the seam between attestations and queries: queries ask
 :func:`evidence_for` and never read attestations themselves; ``verify`` asks
@@ -30,9 +30,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.findings import ERROR, INFO, WARNING, Finding, rule
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 SOURCE_NATIVE = "source-native"
 VERIFIED = "verified"
@@ -246,7 +249,7 @@ def summarise(judgements: list[Judgement]) -> Evidence:
     return Evidence(level, withdrawn, community, [j.to_json() for j in judgements])
 
 
-def evidence_for(store: Any, digest: Any, *, at: str | None = None) -> Evidence:
+def evidence_for(store: Store, digest: Any, *, at: str | None = None) -> Evidence:
     """Return the evidence for the run ``digest`` in ``store`` (work tree, or commit ``at``).
 
     Reads notes (``refs/notes/kistore`` as it is now) and ``store/attestations/`` files of
@@ -266,7 +269,7 @@ def evidence_for(store: Any, digest: Any, *, at: str | None = None) -> Evidence:
     return evidence_for_many(store, [digest], at=at)[digest]
 
 
-def evidence_for_many(store: Any, digests: Iterable[Any], *, at: str | None = None
+def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = None
                       ) -> dict[Any, Evidence]:
     """Return :func:`evidence_for` of every run in ``digests``, reading the store once.
 
@@ -317,7 +320,7 @@ def judged_many(store: Any, digests: Iterable[Any], *, at: str | None = None
     return {d: list(zip(s, judge_all(s, trust), strict=True)) for d, s in seen.items()}
 
 
-def _trust_or_empty(store: Any, at: str | None) -> tuple[Any, list[Any]]:
+def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
     from ..core.errors import KistoreError
     from .trust import Trust, load_trust
 
@@ -327,7 +330,7 @@ def _trust_or_empty(store: Any, at: str | None) -> tuple[Any, list[Any]]:
         return Trust(unreadable=e.problems[0].format()), e.problems
 
 
-def check_attestations(store: Any, at: str | None = None) -> list[Finding]:
+def check_attestations(store: Store, at: str | None = None) -> list[Finding]:
     """Check every attestation of the store (notes and files) and return findings.
 
     Reports: invalid bundles (KI301), role claims a key lacks at entry time (KI302),
@@ -347,21 +350,20 @@ def check_attestations(store: Any, at: str | None = None) -> list[Finding]:
     import hashlib
 
     from ..core import canonical, layout
+    from ..core.layout import NOTES_REF
+    from ..git.pack import blob_id
     from .notes import (
-        NOTES_REF,
-        blob_id,
         collect,
         file_attestations,
         notes_entered,
         parse_attestation_path,
     )
-    from .trust import TRUST_FILE
 
     view = store.view(at)
     findings: list[Finding] = []
     trust, problems = _trust_or_empty(store, at)
     for p in problems:
-        findings.append(Finding(TRUST_FILE_INVALID, p.message, file=p.file or TRUST_FILE,
+        findings.append(Finding(TRUST_FILE_INVALID, p.message, file=p.file or layout.TRUST_FILE,
                                 pointer=p.pointer, line=p.line, column=p.column))
     for path, data in file_attestations(view):
         parsed = parse_attestation_path(path)
@@ -381,7 +383,7 @@ def check_attestations(store: Any, at: str | None = None) -> list[Finding]:
                                     file=path))
     annotated = set(notes_entered(store.repo))
     # hashing every object into a blob id is only needed when there are notes to place
-    blobs = {blob_id(view.read(layout.object_path(d)) or b"")
+    blobs = {blob_id(view.read(layout.object_path(d)) or b"").hex()
              for d in view.digests()} if annotated else set()
     for blob in sorted(annotated - blobs):
         findings.append(Finding(NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}",

@@ -1,4 +1,4 @@
-r"""Where attestation bundles live: git notes and ``store/attestations/`` files (DESIGN §5).
+r"""Where attestation bundles live: git notes and ``store/attestations/`` files (docs/design.md §5).
 
 Two transports, verified identically (a signed bundle is self-authenticating):
 
@@ -38,15 +38,20 @@ import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pygit2
 
 from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
-from ..core.errors import InputError, KistoreError, StoreStateError
+from ..core.errors import InputError, StoreStateError
+from ..core.layout import NOTES_REF
+from ..git.notes import note_tree as _flatten
+from ..git.pack import blob_id
 
-NOTES_REF = "refs/notes/kistore"
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store, View
+
 ATTESTATIONS_SHA256 = f"{layout.ATTESTATIONS_DIR}/sha256"
 _CAS_ATTEMPTS = 50
 _PUSH_ATTEMPTS = 5
@@ -74,11 +79,6 @@ class Seen:
     entered_at: datetime
     committed: bool = True
     defect: str = ""
-
-
-def blob_id(data: bytes) -> str:
-    """Return the git blob id of bytes (hex), as ``git hash-object`` prints it."""
-    return str(pygit2.hash(data))
 
 
 def attestation_path(subject: Digest, bundle_bytes: bytes) -> str:
@@ -177,23 +177,7 @@ class _Clock:
         return when
 
 
-def _flatten(repo: pygit2.Repository, tree: Any, prefix: str, cache: dict[str, dict[str, str]]
-             ) -> dict[str, str]:
-    """Map annotated object id -> note blob id in a notes tree (any fan-out, as git reads it)."""
-    hit = cache.get(str(tree.id))
-    if hit is not None:
-        return {prefix + k: v for k, v in hit.items()}
-    out: dict[str, str] = {}
-    for entry in tree:
-        if entry.type == pygit2.GIT_OBJECT_TREE:
-            out.update(_flatten(repo, repo[entry.id], entry.name, cache))
-        elif entry.type == pygit2.GIT_OBJECT_BLOB:
-            out[entry.name] = str(entry.id)
-    cache[str(tree.id)] = out
-    return {prefix + k: v for k, v in out.items()}
-
-
-def file_attestations(view: Any, subject: Digest | None = None) -> Iterator[tuple[str, bytes]]:
+def file_attestations(view: View, subject: Digest | None = None) -> Iterator[tuple[str, bytes]]:
     """Yield ``(path, bytes)`` of every file under ``store/attestations/sha256/`` of a view.
 
     Args:
@@ -211,7 +195,7 @@ def file_attestations(view: Any, subject: Digest | None = None) -> Iterator[tupl
             yield from _folder_files(view, f"{ATTESTATIONS_SHA256}/{shard}/{rest}")
 
 
-def file_attestations_many(view: Any, subjects: Iterable[Digest]
+def file_attestations_many(view: View, subjects: Iterable[Digest]
                            ) -> Iterator[tuple[str, bytes]]:
     """Yield what :func:`file_attestations` yields for each subject, in ``subjects`` order.
 
@@ -234,11 +218,11 @@ def file_attestations_many(view: Any, subjects: Iterable[Digest]
             yield from _subject_files(view, subject)
 
 
-def _subject_files(view: Any, subject: Digest) -> Iterator[tuple[str, bytes]]:
+def _subject_files(view: View, subject: Digest) -> Iterator[tuple[str, bytes]]:
     yield from _folder_files(view, f"{ATTESTATIONS_SHA256}/{subject.hex[:2]}/{subject.hex[2:]}")
 
 
-def _folder_files(view: Any, folder: str) -> Iterator[tuple[str, bytes]]:
+def _folder_files(view: View, folder: str) -> Iterator[tuple[str, bytes]]:
     for name in sorted(view.list_dir(folder)):
         data = view.read(f"{folder}/{name}")
         if data is not None:
@@ -267,7 +251,7 @@ def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict
             sub = c.tree[ATTESTATIONS_SHA256]
         except KeyError:
             continue
-        for path in _paths(repo, repo[sub.id], ATTESTATIONS_SHA256, trees):
+        for path in _paths(repo, repo[sub.id].peel(pygit2.Tree), ATTESTATIONS_SHA256, trees):
             if path not in first or when < first[path]:
                 first[path] = when
     _FILES_CACHE.clear()
@@ -278,27 +262,28 @@ def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict
 _FILES_CACHE: dict[tuple[str, str], dict[str, datetime]] = {}
 
 
-def _paths(repo: pygit2.Repository, tree: Any, prefix: str, cache: dict[str, dict[str, str]]
+def _paths(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str, cache: dict[str, dict[str, str]]
            ) -> list[str]:
     return [f"{prefix}/{p}" for p in _flatten_paths(repo, tree, cache)]
 
 
-def _flatten_paths(repo: pygit2.Repository, tree: Any, cache: dict[str, dict[str, str]]
+def _flatten_paths(repo: pygit2.Repository, tree: pygit2.Tree, cache: dict[str, dict[str, str]]
                    ) -> list[str]:
     hit = cache.get(str(tree.id))
     if hit is None:
         hit = {}
         for entry in tree:
+            name = str(entry.name)
             if entry.type == pygit2.GIT_OBJECT_TREE:
-                for p in _flatten_paths(repo, repo[entry.id], cache):
-                    hit[f"{entry.name}/{p}"] = ""
+                for p in _flatten_paths(repo, repo[entry.id].peel(pygit2.Tree), cache):
+                    hit[f"{name}/{p}"] = ""
             else:
-                hit[entry.name] = ""
+                hit[name] = ""
         cache[str(tree.id)] = hit
     return list(hit)
 
 
-def collect(store: Any, subject: Digest | None = None, *, at: str | None = None) -> list[Seen]:
+def collect(store: Store, subject: Digest | None = None, *, at: str | None = None) -> list[Seen]:
     """Return every attestation bundle in the store (or about ``subject``), notes then files.
 
     Notes are read from :data:`NOTES_REF` as it is now (notes are not part of a commit);
@@ -321,7 +306,7 @@ def collect(store: Any, subject: Digest | None = None, *, at: str | None = None)
             *_filed(store, at, file_attestations(view))]
 
 
-def collect_many(store: Any, subjects: Iterable[Digest], *, at: str | None = None
+def collect_many(store: Store, subjects: Iterable[Digest], *, at: str | None = None
                  ) -> dict[Digest, list[Seen]]:
     """Return :func:`collect` ``(store, subject, at=at)`` for every subject, read once.
 
@@ -350,7 +335,7 @@ def collect_many(store: Any, subjects: Iterable[Digest], *, at: str | None = Non
     return found
 
 
-def _noted(store: Any, view: Any, subjects: Iterable[Digest]) -> Iterator[Seen]:
+def _noted(store: Store, view: View, subjects: Iterable[Digest]) -> Iterator[Seen]:
     """Yield the note lines on each subject's object blob in ``view``, subject by subject."""
     entered = notes_entered(store.repo)
     if not entered:
@@ -359,12 +344,12 @@ def _noted(store: Any, view: Any, subjects: Iterable[Digest]) -> Iterator[Seen]:
         data = view.read(layout.object_path(digest))
         if data is None:
             continue
-        blob = blob_id(data)
+        blob = blob_id(data).hex()
         for line, when in sorted(entered.get(blob, {}).items()):
             yield Seen(line, digest, "note", f"{NOTES_REF}:{blob}", when)
 
 
-def _filed(store: Any, at: str | None, files: Iterable[tuple[str, bytes]]) -> Iterator[Seen]:
+def _filed(store: Store, at: str | None, files: Iterable[tuple[str, bytes]]) -> Iterator[Seen]:
     """Yield the attestation files that fit the layout, with entry time and any defect."""
     committed = files_entered(store.repo, _commit_of(store, at))
     now = datetime.now(UTC)
@@ -374,10 +359,10 @@ def _filed(store: Any, at: str | None, files: Iterable[tuple[str, bytes]]) -> It
             continue
         first = committed.get(path)
         yield Seen(data, parsed[0], "file", path, first or now, first is not None,
-                   _file_defect(data, parsed[1]))
+                   file_defect(data, parsed[1]))
 
 
-def _file_defect(data: bytes, name: str) -> str:
+def file_defect(data: bytes, name: str) -> str:
     """Say why an attestation file cannot count ("" when it can).
 
     Its name must be the sha256 of its canonical bytes (``notes sync`` refuses it too).
@@ -388,7 +373,7 @@ def _file_defect(data: bytes, name: str) -> str:
     return ""
 
 
-def _commit_of(store: Any, at: str | None) -> pygit2.Commit | None:
+def _commit_of(store: Store, at: str | None) -> pygit2.Commit | None:
     if at is not None:
         return store.commit(at)
     try:
@@ -462,7 +447,7 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes]) -> int:
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
 
 
-def attach(store: Any, subject: Digest, bundle_bytes: bytes, *, as_file: bool = False) -> str:
+def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool = False) -> str:
     """Store one bundle about ``subject``: as a note (default) or as a work-tree file.
 
     Args:
@@ -492,77 +477,6 @@ def attach(store: Any, subject: Digest, bundle_bytes: bytes, *, as_file: bool = 
     return f"{NOTES_REF}:{blob}"
 
 
-@dataclass(frozen=True, slots=True)
-class SyncResult:
-    """What :func:`sync` did.
-
-    Attributes:
-        added: bundles newly attached as notes.
-        present: bundles that were already in notes.
-        problems: files that could not be attached, each an :class:`InputError`.
-    """
-
-    added: int
-    present: int
-    problems: list[KistoreError]
-
-
-def sync(store: Any) -> SyncResult:
-    """Attach every ``store/attestations/`` file of the work tree as a note on its subject.
-
-    A file is attached only when its path fits the layout, its bytes are a canonical
-    one-line JSON text whose sha256 equals its name, its subject object is in the store,
-    and a note made of it now would count: a key the work tree's trust file has revoked,
-    or whose validity ended, makes a note the pull-request gate refuses (KI411), and a
-    notes ref holding it could not be pushed again. Signatures are otherwise not judged
-    here (``verify`` and ``attestations`` do that, for both transports alike).
-
-    Raises:
-        StoreStateError: as :func:`add_lines`.
-    """
-    from datetime import UTC, datetime
-
-    from .evidence import NOT_COUNTED, judge
-    from .trust import load_trust
-
-    view = store.view(None)
-    try:
-        trust = load_trust(view)
-    except KistoreError:  # an invalid trust file: verify reports it (KI309)
-        trust = None
-    added = present = 0
-    problems: list[KistoreError] = []
-    for path, data in file_attestations(view):
-        parsed = parse_attestation_path(path)
-        if parsed is None:
-            problems.append(InputError("not an attestation path (expected store/attestations/"
-                                       "sha256/XX/REST/<sha256>.json)", file=path))
-            continue
-        subject, name = parsed
-        if _file_defect(data, name):
-            problems.append(InputError("the file is not the canonical bundle its name says "
-                                       "(sha256 of the bytes must equal the name)", file=path))
-            continue
-        object_bytes = view.read(layout.object_path(subject))
-        if object_bytes is None:
-            problems.append(InputError(f"subject {subject} is not in the store", file=path))
-            continue
-        if trust is not None:  # a note made now enters now: the server judges it so (KI411)
-            judged = judge(Seen(data, subject, "note", path, datetime.now(UTC)), trust)
-            if judged.effect == NOT_COUNTED:
-                problems.append(InputError(
-                    f"not attached: a note made now would not count ({judged.reason}), and "
-                    "a server's pre-receive hook refuses it (KI411), which would block every "
-                    "later `kistore notes push`; the file attestation stays as it is",
-                    file=path))
-                continue
-        blob = store.repo.create_blob(object_bytes)  # a note needs its object in git
-        count = add_lines(store.repo, str(blob), [data])
-        added += count
-        present += 1 - count
-    return SyncResult(added, present, problems)
-
-
 def _lines(data: bytes) -> list[bytes]:
     return [line for line in data.split(b"\n") if line.strip()]
 
@@ -585,7 +499,7 @@ def remote_ref(remote: str) -> str:
     return f"refs/notes/remotes/{remote}/kistore"
 
 
-def fetch(store: Any, remote: str) -> int:
+def fetch(store: Store, remote: str) -> int:
     """Fetch a remote's kistore notes and merge them into ours with ``cat_sort_uniq``.
 
     Runs ``git fetch REMOTE +refs/notes/kistore:refs/notes/remotes/REMOTE/kistore``, then
@@ -616,7 +530,7 @@ def fetch(store: Any, remote: str) -> int:
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
 
 
-def push(store: Any, remote: str) -> int:
+def push(store: Store, remote: str) -> int:
     """Fetch and merge the remote's notes, then push ours; retry when the remote moved.
 
     Returns:

@@ -1,4 +1,4 @@
-"""Trust: which public keys may sign for which role, and when (DESIGN §5).
+"""Trust: which public keys may sign for which role, and when (docs/design.md §5).
 
 Owns ``store/trust/keys.json`` (validated by ``schemas/trust-keys.json``)::
 
@@ -24,14 +24,17 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core import canonical, layout
+from ..core import canonical
 from ..core.errors import InputError, KistoreError, MultipleErrors
+from ..core.layout import TRUST_FILE
 from ..core.schema import check_document
 from . import signing
 
-TRUST_FILE = layout.TRUST_FILE
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import View
+
 ROLES = ("rerun", "maintainer")
 
 
@@ -184,7 +187,7 @@ class Trust:
         return cls(keys)
 
 
-def load_trust(view: Any) -> Trust:
+def load_trust(view: View) -> Trust:
     """Return the trust of a store view (a :class:`kistore.views.View`); empty without a file.
 
     Raises:

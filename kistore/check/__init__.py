@@ -1,1 +1,23 @@
-"""Checks of a store (DESIGN §4): pure rules, verify, history, policy, the pull-request gate."""
+"""Checks of a store: pure rules, verify, history, policy, the pull-request gate.
+
+:mod:`.rules` (pure checks of bytes and paths, KI1xx-KI2xx), :mod:`.audit` (``kistore
+verify`` over a work tree or commit), :mod:`.history` (objects are append-only, KI401-KI403),
+:mod:`.policy` (the reviewed ranking policy file), :mod:`.gate` (``kistore check
+BASE..HEAD`` and pre-receive, KI4xx). See docs/design.md §4.
+"""
+
+from typing import TYPE_CHECKING
+
+from .._exports import lazy_exports
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads on first use
+    from .audit import snapshot as snapshot
+    from .audit import verify as verify
+    from .gate import check_range as check_range
+    from .gate import check_updates as check_updates
+    from .gate import parse_range as parse_range
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "audit": ["snapshot", "verify"],
+    "gate": ["check_range", "check_updates", "parse_range"],
+})

@@ -1,7 +1,7 @@
 """Audit a store: read its files and apply the checks of :mod:`kistore.verify`.
 
 ``kistore verify`` is :func:`verify`: the whole store as of the work tree or one commit,
-plus the append-only history of objects (DESIGN §4). This module owns reading -- a
+plus the append-only history of objects (docs/design.md §4). This module owns reading -- a
 :class:`Snapshot` of the files under ``store/`` (from git objects, which works in a bare
 repository, or from the work tree) -- and checking a snapshot's files, in worker processes
 when there are many; the rules themselves are pure functions in :mod:`kistore.verify`, and
@@ -20,13 +20,14 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..attest.evidence import check_attestations
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.digest import Digest
 from ..core.findings import Finding
+from ..core.gitattributes import check_gitattributes
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..git import treediff
@@ -38,7 +39,6 @@ from .rules import (
     check_case_collisions,
     check_clean_pair,
     check_entries,
-    check_gitattributes,
     check_layout_path,
     check_manifest_pair,
     check_metadata_bytes,
@@ -47,6 +47,11 @@ from .rules import (
     entry_from,
     sort_key,
 )
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from ..store import Store
 
 Checker = Callable[[Any, "str | None"], list[Finding]]
 """``checker(store, at) -> findings``: one more family of checks :func:`verify` runs."""
@@ -57,7 +62,7 @@ Progress = Callable[[int], None]
 GITATTRIBUTES = ".gitattributes"
 
 
-def admit_quarantine(repo: Any) -> None:
+def admit_quarantine(repo: pygit2.Repository) -> None:
     """Make objects a push is still bringing in readable (inside a ``pre-receive`` hook).
 
     git keeps pushed objects in a quarantine directory until ``pre-receive`` accepts them
@@ -98,7 +103,7 @@ class TreeSnapshot(Snapshot):
         tree: the commit's root ``pygit2.Tree``.
     """
 
-    def __init__(self, repo: Any, tree: Any) -> None:
+    def __init__(self, repo: pygit2.Repository, tree: pygit2.Tree) -> None:
         self.repo = repo
         self.tree = tree
         self.ids: dict[str, Any] = {}
@@ -121,7 +126,7 @@ class TreeSnapshot(Snapshot):
 
         self.repo = pygit2.Repository(self.repo.path)
         admit_quarantine(self.repo)
-        self.tree = self.repo[self.tree.id]
+        self.tree = self.repo[self.tree.id].peel(pygit2.Tree)
 
     def read(self, path: str) -> bytes | None:  # noqa: D102 - documented on Snapshot
         oid = self.ids.get(path)
@@ -134,7 +139,7 @@ class TreeSnapshot(Snapshot):
         if oid is None or self.modes.get(path, 0o100644) not in (0o100644, 0o100755):
             return None
         kind, data = self.repo.odb.read(oid)  # no Blob object: ~2.5 us less a file
-        return data if kind == _GIT_BLOB else bytes(self.repo[oid].data)
+        return data if kind == _GIT_BLOB else self.repo[oid].read_raw()
 
 
 _GIT_BLOB = 3
@@ -205,7 +210,7 @@ class WorkTreeSnapshot(Snapshot):
 _READ_SIZE = 1 << 14
 
 
-def snapshot(store: Any, at: str | None = None) -> Snapshot:
+def snapshot(store: Store, at: str | None = None) -> Snapshot:
     """Return the store's files as of the work tree (``at=None``) or the commit ``at``.
 
     A bare repository has no work tree: ``at=None`` then reads ``HEAD``.
@@ -542,10 +547,10 @@ CHECKERS: list[Checker] = [check_history, check_policy, check_attestations]
 """The checks :func:`verify` runs after the contents check: history, policy, attestations."""
 
 
-def verify(store: Any, at: str | None = None, *, progress: Progress | None = None,
+def verify(store: Store, at: str | None = None, *, progress: Progress | None = None,
            checkers: Iterable[Checker] | None = None, snap: Snapshot | None = None,
            workers: int | None = None) -> list[Finding]:
-    """Verify a whole store offline and return every finding (DESIGN §4).
+    """Verify a whole store offline and return every finding (docs/design.md §4).
 
     Args:
         store: a :class:`kistore.store.Store`.

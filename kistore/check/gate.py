@@ -1,6 +1,6 @@
 """The pull-request gate: what a commit range adds to a store, and whether it may land.
 
-``kistore check BASE..HEAD`` is :func:`check_range` (DESIGN §4): every check ``verify``
+``kistore check BASE..HEAD`` is :func:`check_range` (docs/design.md §4): every check ``verify``
 makes, applied to the files the range adds or changes (cross-file checks still see the
 whole tree at ``HEAD``), plus the rules about the range itself: no commit in it modifies,
 renames or deletes an object, and ``BASE`` is an ancestor of ``HEAD`` (a range that rewrites
@@ -19,17 +19,22 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..attest.notes import NOTES_REF
 from ..core import canonical, layout
 from ..core.digest import Digest
 from ..core.errors import InputError
 from ..core.findings import ERROR, INFO, Finding, rule
+from ..core.layout import NOTES_REF
 from ..git import treediff
 from .audit import GITATTRIBUTES, TreeSnapshot, admit_quarantine, check_contents
 from .history import ancestry, check_history, history_findings, objects_tree
 from .rules import sort_key
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from ..store import Store
 
 HISTORY_REWRITTEN = rule(
     "KI404", "history-rewritten", ERROR,
@@ -64,7 +69,7 @@ def parse_range(spec: str) -> tuple[str, str]:
     return base, head
 
 
-def check_range(store: Any, spec: str) -> list[Finding]:
+def check_range(store: Store, spec: str) -> list[Finding]:
     """Check what the commits in ``BASE..HEAD`` add to the store (the pull-request gate).
 
     Args:
@@ -119,7 +124,7 @@ REVOCATION_LIFTED = rule(
     "after it): keep revokedAt, or move it earlier; trust the holder's new key instead")
 
 
-def _judged_now(store: Any, seen: Iterable[Any], trust_revs: Iterable[str]) -> list[Finding]:
+def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str]) -> list[Finding]:
     """Refuse attestations entering now by a key trust does not accept now (KI411).
 
     An attestation new to the repository enters it now, whatever dates its commit or its
@@ -154,7 +159,7 @@ def _judged_now(store: Any, seen: Iterable[Any], trust_revs: Iterable[str]) -> l
     return findings
 
 
-def _new_files_untrusted(store: Any, base: Any, head: Any, changed: set[str]) -> list[Finding]:
+def _new_files_untrusted(store: Store, base: Any, head: Any, changed: set[str]) -> list[Finding]:
     """KI411 for each attestation file the range adds whose key trust does not accept now."""
     from ..attest.notes import ATTESTATIONS_SHA256, Seen, parse_attestation_path
 
@@ -164,16 +169,16 @@ def _new_files_untrusted(store: Any, base: Any, head: Any, changed: set[str]) ->
         if parsed is None or path in base.tree:
             continue
         try:
-            data = store.repo[head.tree[path].id].data
+            data = store.repo[head.tree[path].id].read_raw()
         except KeyError:  # the range deletes it (KI410)
             continue
         seen.append(Seen(bytes(data), parsed[0], "file", path, _EPOCH))
     return _judged_now(store, seen, [str(base.id), str(head.id)]) if seen else []
 
 
-def _revocations_lifted(store: Any, base: str, head: str) -> list[Finding]:
+def _revocations_lifted(store: Store, base: str, head: str) -> list[Finding]:
     """KI412 for each key revoked at ``base`` whose revocation ``head`` lifts or delays."""
-    from ..attest.trust import TRUST_FILE, format_time, load_trust
+    from ..attest.trust import format_time, load_trust
     from ..core.errors import KistoreError
 
     try:
@@ -189,7 +194,7 @@ def _revocations_lifted(store: Any, base: str, head: str) -> list[Finding]:
             found = "no revocation" if new.revoked_at is None else format_time(new.revoked_at)
             findings.append(Finding(
                 REVOCATION_LIFTED, f"key {keyid} was revoked at {format_time(old.revoked_at)}; "
-                f"the range makes that {found}", file=TRUST_FILE,
+                f"the range makes that {found}", file=layout.TRUST_FILE,
                 expected=format_time(old.revoked_at), found=found))
     return findings
 
@@ -201,7 +206,8 @@ APPEND_ONLY_REMOVED = rule(
     "edit store/policy/ranking.json; never delete them")
 
 
-def _removed_evidence(repo: Any, base_tree: Any, head_tree: Any) -> list[Finding]:
+def _removed_evidence(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree: pygit2.Tree
+                      ) -> list[Finding]:
     """Attestation files, the trust file and the ranking policy the range deletes (KI410).
 
     Deleting the policy would make ``rank`` fall back to the shipped default unreviewed.
@@ -221,7 +227,8 @@ def _removed_evidence(repo: Any, base_tree: Any, head_tree: Any) -> list[Finding
     return findings
 
 
-def _store_changes(repo: Any, base_tree: Any, head_tree: Any) -> dict[str, treediff.Change]:
+def _store_changes(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree: pygit2.Tree
+                   ) -> dict[str, treediff.Change]:
     """Files under ``store/`` and ``.gitattributes`` that differ between two root trees.
 
     :func:`kistore.treediff.changed_leaves`: unchanged shards are not read (libgit2's
@@ -236,7 +243,7 @@ def _store_changes(repo: Any, base_tree: Any, head_tree: Any) -> dict[str, treed
     return changes
 
 
-def _top_entry(tree: Any) -> treediff.Entry | None:
+def _top_entry(tree: pygit2.Tree) -> treediff.Entry | None:
     """Return (id, mode) of the root ``.gitattributes`` unless absent or a directory."""
     try:
         entry = tree[GITATTRIBUTES]
@@ -250,26 +257,27 @@ def _kind(mode: int) -> int:
     return 0o100644 if mode in (0o100644, 0o100755) else mode
 
 
-def _special_files(store: Any, head: str, changed: set[str]) -> list[Finding]:
+def _special_files(store: Store, head: str, changed: set[str]) -> list[Finding]:
     """Check the attestation, trust and policy files the range adds or changes, at HEAD.
 
     Attestation files must verify (KI301-KI305), a changed trust file must be valid (KI309),
     a changed policy file too (KI206); community/trusted attestations are not repeated here.
     """
     from ..attest.evidence import check_attestations
-    from ..attest.trust import TRUST_FILE
-    from .policy import POLICY_PATH, check_policy
+    from .policy import check_policy
 
     findings: list[Finding] = []
-    if POLICY_PATH in changed:
+    if layout.POLICY_FILE in changed:
         findings += check_policy(store, head)
-    if TRUST_FILE in changed or any(p.startswith(layout.ATTESTATIONS_DIR + "/") for p in changed):
+    attestations = layout.ATTESTATIONS_DIR + "/"
+    if layout.TRUST_FILE in changed or any(p.startswith(attestations) for p in changed):
+        trust_file = layout.TRUST_FILE
         findings += [f for f in check_attestations(store, head)
-                     if f.severity != INFO and (f.file in changed or f.file == TRUST_FILE)]
+                     if f.severity != INFO and (f.file in changed or f.file == trust_file)]
     return findings
 
 
-def _changed_paths(repo: Any, base_tree: Any, head_tree: Any
+def _changed_paths(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree: pygit2.Tree
                    ) -> tuple[set[str], list[tuple[str, str, str]]]:
     """Paths under store/ (or .gitattributes) the net diff touches, and metadata edits.
 
@@ -286,17 +294,18 @@ def _changed_paths(repo: Any, base_tree: Any, head_tree: Any
     return changed, edits
 
 
-def _metadata_update(repo: Any, path: str, old: Any, new: Any) -> Finding:
+def _metadata_update(repo: pygit2.Repository, path: str, old: Any, new: Any) -> Finding:
     from ..store.admission import metadata_difference
 
     try:
-        what = metadata_difference(repo[old].data, repo[new].data)
+        what = metadata_difference(repo[old].read_raw(), repo[new].read_raw())
     except (ValueError, json.JSONDecodeError):  # bad bytes are reported by the contents check
         what = "bytes changed"
     return Finding(METADATA_UPDATED, f"metadata changed: {what}", file=path)
 
 
-def _already_present(repo: Any, commits: Iterable[Any], base_tree: Any) -> list[Finding]:
+def _already_present(repo: pygit2.Repository, commits: Iterable[Any], base_tree: pygit2.Tree
+                     ) -> list[Finding]:
     """Objects a commit in the range adds that ``base_tree`` already holds, byte for byte."""
     findings = []
     for commit in commits:
@@ -320,7 +329,7 @@ def _already_present(repo: Any, commits: Iterable[Any], base_tree: Any) -> list[
     return findings
 
 
-def protected_refs(store: Any) -> set[str]:
+def protected_refs(store: Store) -> set[str]:
     """Return the refs whose updates must fast-forward: the default branch and the notes.
 
     The default branch is what ``HEAD`` points at (in a bare repository, the branch clones
@@ -333,7 +342,7 @@ def protected_refs(store: Any) -> set[str]:
     return refs
 
 
-def check_updates(store: Any, updates: Iterable[tuple[str, str, str]],
+def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                   protected: set[str] | None = None) -> list[Finding]:
     """Apply the gate to the ref updates of one push (``pre-receive``/``pre-push``).
 
@@ -413,7 +422,7 @@ NOTES_LINE_INVALID = rule(
     "(`kistore attest` writes them)")
 
 
-def _trust_revs(store: Any, updates: list[tuple[str, str, str]], protected: set[str]
+def _trust_revs(store: Store, updates: list[tuple[str, str, str]], protected: set[str]
                 ) -> list[str]:
     """Return the commits whose trust file judges new notes: protected branches, as pushed too."""
     import pygit2
@@ -426,7 +435,7 @@ def _trust_revs(store: Any, updates: list[tuple[str, str, str]], protected: set[
     return revs
 
 
-def _notes_update(store: Any, old: str, new: str, trust_revs: list[str]) -> list[Finding]:
+def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> list[Finding]:
     """Check a push of ``refs/notes/kistore``: every old line stays, every new line verifies.
 
     Notes are append-only evidence: removing a line would silently undo a withdrawal or a
@@ -451,7 +460,7 @@ def _notes_update(store: Any, old: str, new: str, trust_revs: list[str]) -> list
     for obj, blob in sorted(after.items()):
         if before.get(obj) == blob:
             continue
-        data = bytes(repo[blob].data)
+        data = repo[blob].read_raw()
         lines = lines_of(data)
         if data != b"".join(line + b"\n" for line in sorted(set(lines))) or not all(
                 canonical.is_canonical(line) for line in lines):
@@ -460,7 +469,7 @@ def _notes_update(store: Any, old: str, new: str, trust_revs: list[str]) -> list
                 "bundle bytes (what `kistore attest` and `git notes merge -s cat_sort_uniq` "
                 "write)", file=f"{NOTES_REF}:{obj}"))
             continue
-        had = set(lines_of(repo[before[obj]].data)) if obj in before else set()
+        had = set(lines_of(repo[before[obj]].read_raw())) if obj in before else set()
         for line in lines:
             if line in had:
                 continue
@@ -475,8 +484,8 @@ def _notes_update(store: Any, old: str, new: str, trust_revs: list[str]) -> list
                 continue
             fresh.append(Seen(line, subject, "note", f"{NOTES_REF}:{obj}", _EPOCH))
     for obj, blob in sorted(before.items()):
-        kept = set(lines_of(repo[after[obj]].data)) if obj in after else set()
-        lost = [line for line in lines_of(repo[blob].data) if line not in kept]
+        kept = set(lines_of(repo[after[obj]].read_raw())) if obj in after else set()
+        lost = [line for line in lines_of(repo[blob].read_raw()) if line not in kept]
         if lost:
             findings.append(Finding(NOTES_LINE_REMOVED, f"the push removes {len(lost)} "
                                     f"attestation line(s) from the note on {obj}",
@@ -484,7 +493,7 @@ def _notes_update(store: Any, old: str, new: str, trust_revs: list[str]) -> list
     return findings + (_judged_now(store, fresh, trust_revs) if fresh else [])
 
 
-def _merge_base(store: Any, new: str, old: str, protected: set[str]) -> str | None:
+def _merge_base(store: Store, new: str, old: str, protected: set[str]) -> str | None:
     """Return where a new or force-pushed branch left its old tip or a protected branch."""
     repo = store.repo
     candidates = [old] if old != ZERO else []
@@ -497,7 +506,7 @@ def _merge_base(store: Any, new: str, old: str, protected: set[str]) -> str | No
     return None
 
 
-def _whole_history(store: Any, rev: str) -> list[Finding]:
+def _whole_history(store: Store, rev: str) -> list[Finding]:
     """Every contents and history finding of a commit with no base (a first push)."""
     head = store.commit(rev)
     findings = check_contents(TreeSnapshot(store.repo, head.tree))

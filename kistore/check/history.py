@@ -1,6 +1,6 @@
 """The append-only history of objects: KI401 modified, KI402 deleted, KI403 renamed.
 
-Objects are never modified, renamed or deleted once committed (DESIGN §3, §4). This module
+Objects are never modified, renamed or deleted once committed (docs/design.md §3, §4). This module
 compares commits with their parents, looking only at ``store/objects/``:
 :func:`check_history` is what ``kistore verify`` checks of the whole history of a revision
 (and, in a work tree, of what the index and work tree would change in the next commit);
@@ -20,12 +20,18 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core import layout
 from ..core.findings import ERROR, Finding, rule
+from ..core.gitattributes import GITATTRIBUTES_MISSING
 from ..git import treediff
-from .rules import GITATTRIBUTES_MISSING, sort_key
+from .rules import sort_key
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from ..store import Store
 
 OBJECT_MODIFIED = rule(
     "KI401", "object-modified", ERROR,
@@ -39,7 +45,7 @@ OBJECT_RENAMED = rule(
     "objects never move: restore the file at the path its digest names")
 
 
-def objects_tree(repo: Any, tree: Any) -> Any:
+def objects_tree(repo: pygit2.Repository, tree: pygit2.Tree) -> Any:
     """Return the ``store/objects/sha256`` subtree of a root tree, or None when absent."""
     try:
         entry = tree[layout.OBJECTS_DIR]
@@ -48,7 +54,7 @@ def objects_tree(repo: Any, tree: Any) -> Any:
     return repo[entry.id] if entry.type_str == "tree" else None
 
 
-def history_findings(repo: Any, commits: Iterable[Any]) -> list[Finding]:
+def history_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]:
     """Check that each commit only adds objects: none modified, deleted or renamed.
 
     Each commit is compared with every parent (a merge with each side), looking only at
@@ -160,7 +166,7 @@ class _InPlace(NamedTuple):
 _REGULAR = (0o100644, 0o100755)
 
 
-def _in_place_changes(repo: Any, old: Any, new: Any | None) -> list[_InPlace] | None:
+def _in_place_changes(repo: pygit2.Repository, old: Any, new: Any | None) -> list[_InPlace] | None:
     """Return the regular files changed in place between two objects trees, else None.
 
     Read by :func:`kistore.treediff.changed_leaves`, which skips unchanged shards: a
@@ -184,8 +190,8 @@ def _in_place_changes(repo: Any, old: Any, new: Any | None) -> list[_InPlace] | 
     return deltas
 
 
-def _from_another_side(repo: Any, path: str, merged: Any, parent: Any, others: list[Any],
-                       bases: dict[tuple[str, str], Any]) -> bool:
+def _from_another_side(repo: pygit2.Repository, path: str, merged: Any, parent: Any,
+                       others: list[Any], bases: dict[tuple[str, str], Any]) -> bool:
     """Return True when a merge's difference from ``parent`` at ``path`` is another side's.
 
     That is: another parent has what the merge has at ``path`` (the same blob and mode, or
@@ -215,7 +221,7 @@ def _from_another_side(repo: Any, path: str, merged: Any, parent: Any, others: l
     return False
 
 
-def _entry(tree: Any, path: str) -> tuple[str, int] | None:
+def _entry(tree: pygit2.Tree, path: str) -> tuple[str, int] | None:
     """Return (blob id, file mode) at ``path`` of a tree (None: no tree or no such path)."""
     if tree is None:
         return None
@@ -226,7 +232,7 @@ def _entry(tree: Any, path: str) -> tuple[str, int] | None:
     return str(found.id), found.filemode
 
 
-def ancestry(repo: Any, head: Any, hide: Any = None) -> Iterator[Any]:
+def ancestry(repo: pygit2.Repository, head: Any, hide: Any = None) -> Iterator[Any]:
     """Yield the commits reachable from ``head`` and not from ``hide`` (as ``git rev-list``).
 
     Args:
@@ -242,7 +248,7 @@ def ancestry(repo: Any, head: Any, hide: Any = None) -> Iterator[Any]:
     yield from walker
 
 
-def check_history(store: Any, at: str | None = None) -> list[Finding]:
+def check_history(store: Store, at: str | None = None) -> list[Finding]:
     """Check that objects are append-only across the history of ``at`` (or ``HEAD``).
 
     With ``at=None`` in a work tree, also reports objects deleted or modified in the work
@@ -268,7 +274,7 @@ def check_history(store: Any, at: str | None = None) -> list[Finding]:
     return sorted(findings, key=sort_key)
 
 
-def _worktree_changes(repo: Any) -> list[Finding]:
+def _worktree_changes(repo: pygit2.Repository) -> list[Finding]:
     """Objects the index or work tree deletes or changes relative to ``HEAD``."""
     import pygit2
 
@@ -316,7 +322,7 @@ def _worktree_changes(repo: Any) -> list[Finding]:
     return findings
 
 
-def _unreadable_attributes(repo: Any) -> str | None:
+def _unreadable_attributes(repo: pygit2.Repository) -> str | None:
     """Return the attributes file git would read that is not a regular file, else None.
 
     The work tree's top ``.gitattributes`` and ``.git/info/attributes`` (a symlink is
@@ -335,7 +341,7 @@ def _unreadable_attributes(repo: Any) -> str | None:
     return None
 
 
-def _worktree_holds_head(repo: Any, path: str) -> bool:
+def _worktree_holds_head(repo: pygit2.Repository, path: str) -> bool:
     """Return True when the work-tree file at ``path`` has exactly HEAD's bytes (as git hashes)."""
     import pygit2
 
@@ -357,7 +363,7 @@ def _index_behind(lock: Path) -> str:
             f"behind HEAD; {fix}")
 
 
-def _mode_change(repo: Any, path: str) -> tuple[int, int] | None:
+def _mode_change(repo: pygit2.Repository, path: str) -> tuple[int, int] | None:
     """Return (HEAD's mode, the new mode) when only the file mode of ``path`` changed.
 
     That is: the index and the work tree hold HEAD's bytes and one of them another mode

@@ -1,7 +1,7 @@
 """The reviewed ranking policy file, as ``verify`` and the gate check it: KI206, KI207.
 
 ``store/policy/ranking.json`` decides how each comparability family ranks
-(:mod:`kistore.query.policy` reads it; DESIGN §6). A policy that is not strict JSON valid
+(:mod:`kistore.query.policy` reads it; docs/design.md §6). A policy that is not strict JSON valid
 against ``schemas/RankingPolicy.json`` makes every ``kistore rank`` fail (KI206); one
 deleted after a commit had it makes ``rank`` fall back to the shipped default unreviewed
 (KI207). :func:`check_policy` is one of :data:`kistore.audit.CHECKERS` and runs in
@@ -10,11 +10,14 @@ deleted after a commit had it makes ``rank`` fall back to the shipped default un
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ..core import layout
 from ..core.findings import ERROR, Finding, rule
+from ..core.layout import POLICY_FILE
 from .history import ancestry
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 POLICY_INVALID = rule(
     "KI206", "policy-invalid", ERROR,
@@ -26,10 +29,9 @@ POLICY_MISSING = rule(
     "restore the reviewed policy (`git checkout LAST_COMMIT -- store/policy/ranking.json`) and "
     "change it by editing it in a reviewed pull request, never by deleting it")
 
-POLICY_PATH = layout.POLICY_FILE
 
 
-def check_policy(store: Any, at: str | None = None) -> list[Finding]:
+def check_policy(store: Store, at: str | None = None) -> list[Finding]:
     """Check the reviewed ranking policy ``store/policy/ranking.json`` of a view.
 
     Args:
@@ -48,32 +50,32 @@ def check_policy(store: Any, at: str | None = None) -> list[Finding]:
     from ..core.errors import KistoreError
     from ..core.schema import check_document
 
-    data = store.view(at).read(POLICY_PATH)
+    data = store.view(at).read(POLICY_FILE)
     if data is None:
         return _policy_removed(store, at)
     try:
         problems: list[KistoreError] = list(check_document(
-            canonical.loads(data, file=POLICY_PATH), "RankingPolicy.json", file=POLICY_PATH))
+            canonical.loads(data, file=POLICY_FILE), "RankingPolicy.json", file=POLICY_FILE))
     except KistoreError as e:
         problems = e.problems
-    return [Finding(POLICY_INVALID, p.message, file=POLICY_PATH, pointer=p.pointer,
+    return [Finding(POLICY_INVALID, p.message, file=POLICY_FILE, pointer=p.pointer,
                     line=p.line, column=p.column) for p in problems]
 
 
-def _policy_removed(store: Any, at: str | None) -> list[Finding]:
+def _policy_removed(store: Store, at: str | None) -> list[Finding]:
     """KI207 naming the newest commit in the history of ``at`` that had the policy file."""
     repo = store.repo
     if at is None and repo.head_is_unborn:
         return []
     for commit in ancestry(repo, store.commit(at or "HEAD")):  # newest first; rare path
         try:
-            entry = commit.tree[POLICY_PATH]
+            entry = commit.tree[POLICY_FILE]
         except KeyError:
             continue
         if entry.type_str == "blob":
             return [Finding(
                 POLICY_MISSING, f"commit {str(commit.id)[:12]} has the reviewed ranking policy "
                 "but this tree lacks it: `kistore rank` would fall back to the shipped default",
-                file=POLICY_PATH, expected="the reviewed policy file", found="no file",
+                file=POLICY_FILE, expected="the reviewed policy file", found="no file",
                 extra={"last_commit": str(commit.id)})]
     return []

@@ -1,7 +1,7 @@
 """Pure checks on stored bytes and paths: each returns findings, none raises or does I/O.
 
 This module owns the rules ``kistore verify`` and ``kistore check`` apply to what they
-read (DESIGN §4): an object file's SHA-256 equals its name, its bytes are the RFC 8785
+read (docs/design.md §4): an object file's SHA-256 equals its name, its bytes are the RFC 8785
 canonical form, it parses strictly and validates against its kind's schema together with
 its metadata file, paths stay inside the layout, and the cross-file rules (metadata paired
 with objects, names unique per kind, references resolved). It knows nothing of git or the
@@ -16,7 +16,6 @@ metadata and names, KI3xx attestations (elsewhere), KI4xx history and the gate.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -58,10 +57,6 @@ NOT_A_REGULAR_FILE = rule(
 PATH_CASE_COLLISION = rule(
     "KI112", "path-case-collision", ERROR,
     "rename or remove one of the paths: they collide on case-insensitive file systems")
-GITATTRIBUTES_MISSING = rule(
-    "KI113", "gitattributes-missing", ERROR,
-    "add the line `store/** -text -eol -filter -ident -working-tree-encoding` to "
-    ".gitattributes (`kistore init .` writes it)")
 REFERENCE_UNRESOLVED = rule(
     "KI201", "reference-unresolved", WARNING,
     "add the referenced manifest to the store; until then the run is recorded as dangling")
@@ -103,7 +98,7 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
             submodule); work-tree readers map ``lstat`` to the same numbers.
 
     Returns:
-        KI111 for a symlink or submodule, KI110 for a path the layout (DESIGN §3) does not
+        KI111 for a symlink or submodule, KI110 for a path the layout (docs/design.md §3) does not
         have. Paths outside ``store/`` are not the store's business and yield nothing.
     """
     if not (path + "/").startswith(layout.STORE_DIR + "/"):  # store/ itself counts too
@@ -154,68 +149,6 @@ def check_case_collisions(paths: Iterable[str]) -> list[Finding]:
                 PATH_CASE_COLLISION, f"collides with {first} on a case-insensitive file system",
                 file=path, extra={"collides_with": first}))
     return findings
-
-
-def check_gitattributes(data: bytes | None) -> list[Finding]:
-    """Check that ``.gitattributes`` turns off every conversion under ``store/`` (DESIGN §3).
-
-    Args:
-        data: the bytes of the repository's top-level ``.gitattributes``, None when absent.
-
-    Returns:
-        KI113 when no line ``store/** ...`` unsets ``text``, ``eol`` and ``filter``, or when
-        a later line that may match paths under ``store/`` sets a converting attribute again
-        (git applies the last matching line: ``store/objects/** working-tree-encoding=UTF-16``
-        would re-encode every object in new clones).
-    """
-    guarded = None
-    for number, line in enumerate((data or b"").decode("utf-8", "replace").splitlines(), 1):
-        words = line.split()
-        if not words or words[0].startswith("#"):
-            continue
-        if words[0] == "store/**" and {"-text", "-eol", "-filter"} <= set(words[1:]):
-            guarded = number
-            continue
-        converting = [w for w in words[1:] if _converts(w)]
-        if guarded is not None and converting and _may_match_store(words[0]):
-            return [Finding(GITATTRIBUTES_MISSING, f"line {number} sets "
-                            f"{' '.join(converting)} for {words[0]} after the store/** line, so "
-                            "git would convert stored bytes", file=".gitattributes",
-                            line=number, column=1, expected="no conversion under store/",
-                            found=line.strip())]
-    if guarded is not None:
-        return []
-    return [Finding(GITATTRIBUTES_MISSING, "nothing stops end-of-line or filter conversion of "
-                    "store/", file=".gitattributes",
-                    expected="store/** -text -eol -filter -ident -working-tree-encoding",
-                    found="no such line")]
-
-
-_CONVERTING = ("text", "eol", "filter", "ident", "working-tree-encoding", "crlf")
-
-
-def _converts(word: str) -> bool:
-    """Return True for an attribute setting that may convert bytes (``text``, ``eol=crlf``).
-
-    ``!text`` counts too: it makes ``text`` unspecified again, so ``core.autocrlf`` applies.
-    """
-    if word.startswith("-"):
-        return False
-    return word.lstrip("!").partition("=")[0] in _CONVERTING
-
-
-def _may_match_store(pattern: str) -> bool:
-    """Return True unless a .gitattributes pattern plainly names a directory outside ``store/``.
-
-    Anything git might still match under ``store/`` counts: quoted or escaped patterns,
-    globs in the first path component (``s[t]ore/**``, ``st*/**``), basename patterns.
-    """
-    if pattern.startswith('"') or "\\" in pattern:
-        return True
-    first, slash, _ = pattern.lstrip("/").partition("/")
-    if not slash or any(c in first for c in "*?["):
-        return True
-    return first == "store"
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,8 +215,6 @@ def _check_json_bytes(path: str, data: bytes) -> Parsed:
                                 line=line, expected="no CR (canonical bytes have no line ends)",
                                 found="CR LF"))
     value = canonical_fast.loads_if_canonical(data)
-    if value is None:
-        value = _plainly_canonical(data)
     if value is not None:
         return Parsed(findings, value)
     try:
@@ -304,81 +235,6 @@ def _check_json_bytes(path: str, data: bytes) -> Parsed:
             line=line, column=column, expected=_excerpt(expected, offset),
             found=_excerpt(data, offset)))
     return Parsed(findings, value)
-
-
-# What json.loads accepts and re-encodes to the same bytes, yet kistore's strict parser or
-# RFC 8785 would not: an integral float ("1.0", "-0.0") or Python's exponent form ("1e-05",
-# "1e+16") -- both seen by the float hook --, an integer of 16 or more characters (it may
-# exceed 2**53 - 1; the int hook), and a 4-byte UTF-8 sequence (beyond U+FFFF: UTF-16 key
-# order; searched only in non-ASCII bytes). The hooks see each number's text once, which
-# costs far less than searching all the bytes for these patterns.
-_FOUR_BYTE_UTF8 = re.compile(rb"[\xf0-\xff]")
-
-
-class _Doubtful(Exception):
-    """Raised by the fast path's number hooks: take the exact path for these bytes."""
-
-
-def _plain_int(text: str) -> int:
-    if len(text) < 16:  # at most 15 digits: within 2**53 - 1
-        return int(text)
-    raise _Doubtful(text)
-
-
-def _plain_float(text: str) -> float:
-    if text.endswith(".0") or "e" in text or "E" in text:
-        raise _Doubtful(text)
-    return float(text)
-
-
-_plain_decoder = json.JSONDecoder(parse_int=_plain_int, parse_float=_plain_float)
-_canonical_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"),
-                                      sort_keys=True)
-
-
-def _plainly_canonical(data: bytes) -> Any:
-    """Parse ``data`` when a fast test proves it strict, canonical JSON; else return None.
-
-    The strict parser and :func:`kistore.canonical.dumps` walk every value in Python; this
-    test runs in C. ``json.loads`` accepts more than :func:`kistore.canonical.loads`, and
-    ``canonicaljson`` (stdlib JSON with sorted keys, no spaces) differs from RFC 8785 in a
-    few cases, so the bytes count as canonical only when re-encoding reproduces them exactly
-    (which rules out duplicate keys, whitespace, a byte-order mark, NaN, values beyond the
-    double range, non-shortest numbers and lone surrogates), no number hook doubts them
-    (see the comment above), they hold no 4-byte UTF-8 sequence and at most
-    :data:`kistore.canonical.MAX_DEPTH` brackets. A fixed-notation non-integral float is
-    the same text in Python's ``repr`` and in ECMAScript (both shortest round-trip digits).
-    None means "take the exact path", never "not canonical"; a property test holds this to
-    :func:`kistore.canonical.is_canonical`.
-    """
-    if data.count(b"{") + data.count(b"[") > canonical.MAX_DEPTH:
-        return None
-    if not data.isascii() and _FOUR_BYTE_UTF8.search(data):
-        return None
-    try:
-        value = _plain_decoder.decode(data.decode("utf-8"))
-        encoded = _canonical_encoder.encode(value).encode("utf-8")
-    except (_Doubtful, ValueError, TypeError, RecursionError, UnicodeError):
-        return None
-    if encoded != data and b"0.0000" in data:  # maybe 0.000012, which Python writes 1.2e-05
-        data = _SMALL_FRACTION.sub(_python_form, data)
-    return value if encoded == data else None
-
-
-# A fraction in [1e-7, 1e-4): RFC 8785 writes it 0.0000..., Python's repr 1.2e-05.
-_SMALL_FRACTION = re.compile(rb"(?<![0-9.eE])-?0\.0000[0-9]+(?![0-9.eE])")
-
-
-def _python_form(match: re.Match[bytes]) -> bytes:
-    """Rewrite a small fraction in RFC 8785 form as Python's ``repr`` writes it.
-
-    Text that is not exactly the RFC 8785 form stays as it is, so the comparison with
-    the re-encoded bytes fails; inside a string the rewrite only makes a mismatch too
-    (the encoder copies strings), so it can never make non-canonical bytes look canonical.
-    """
-    text = match.group()
-    value = float(text)
-    return repr(value).encode() if canonical.es6_number(value).encode() == text else text
 
 
 def first_difference(data: bytes, expected: bytes) -> tuple[int, int, int]:

@@ -1,4 +1,4 @@
-"""Citations that never change meaning: the commit that first added an object (DESIGN §7).
+"""Citations that never change meaning: the commit that first added an object (docs/design.md §7).
 
 Owns: finding the commit that *first* added an object's file by walking git history (not
 HEAD, so later commits, merges and metadata corrections never move it), the permalink to
@@ -31,6 +31,7 @@ from urllib.parse import quote, urlsplit
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
+from ..git.pack import blob_id
 from .formats import FORMATS, names, render
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -176,7 +177,7 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
     manifest = view.manifest(digest)
     start = _start_commit(store, at)
     path = layout.object_path(digest)
-    blob = _blob_id(manifest.object_bytes)
+    blob = blob_id(manifest.object_bytes).hex()
     first = first_commit(store.repo, path, blob, start)
     settings = read_cite_settings(store, at)
     remote = parse_remote(origin_url(store) or "")
@@ -521,13 +522,6 @@ def _start_commit(store: Store, at: str | None) -> pygit2.Commit:
         raise StoreStateError("the repository has no commit yet: commit the object before "
                               "citing it (`git commit` or `kistore add --commit`)")
     return store.commit("HEAD")
-
-
-def _blob_id(data: bytes) -> str:
-    """Return the git blob id of ``data``, as ``git hash-object`` computes it."""
-    import pygit2
-
-    return str(pygit2.hash(data))
 
 
 def _authors(view: View, manifest: Manifest, publisher: str) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""Citation output formats: plain text, BibTeX, CSL-JSON and CITATION.cff (DESIGN §7).
+"""Citation output formats: plain text, BibTeX, CSL-JSON and CITATION.cff (docs/design.md §7).
 
 Owns writing a :class:`kistore.citation.Citation` for each consumer, valid for it: BibTeX
 that parses (one ``@misc`` entry with a key stable per digest), a CSL-JSON list of CSL items

@@ -1,4 +1,4 @@
-"""The ``kistore`` command line: one click group, thin subcommands (DESIGN §8).
+"""The ``kistore`` command line: one click group, thin subcommands (docs/design.md §8).
 
 Every subcommand parses options, calls the library, prints, and sets the exit code:
 0 success, 1 invalid input or failed verification, 2 usage error. Errors go to stderr,
@@ -14,11 +14,14 @@ import contextlib
 import importlib
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..core.errors import KistoreError
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 
 class StoreContext:
@@ -213,7 +216,7 @@ def _terminated(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def warn_unreadable(store: Any, catalog: object, at: str | None = None) -> None:
+def warn_unreadable(store: Store, catalog: object, at: str | None = None) -> None:
     """Say on stderr which manifests an answer left out because their files are damaged.
 
     Damaged in the work tree: an object or metadata file that does not verify, or a
@@ -287,7 +290,7 @@ def deleted_from_work_tree(catalog: object) -> list[str]:
 
 
 @contextlib.contextmanager
-def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None, *,
+def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, *,
                       names_at_commits: bool = False) -> Iterator[None]:
     """Say why a reference the work tree does not resolve may still be meant, and what to do.
 
@@ -353,7 +356,7 @@ def explaining_misses(store: Any, refs: Sequence[str | None], at: str | None, *,
         raise
 
 
-def _work_tree_matches(store: Any, ref: str) -> bool:
+def _work_tree_matches(store: Store, ref: str) -> bool:
     """Return True when an object file of the work tree matches digest or prefix ``ref``.
 
     Then a failed resolution was not about a deleted file: the prefix is ambiguous, or

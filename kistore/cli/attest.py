@@ -255,7 +255,7 @@ def notes_sync(ctx: StoreContext, as_json: bool) -> None:
     Example:
       kistore notes sync && kistore notes push origin
     """
-    from ..attest.notes import sync
+    from ..attest.sync import sync
     from ..core.errors import MultipleErrors
 
     result = sync(ctx.store())

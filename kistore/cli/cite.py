@@ -1,4 +1,4 @@
-"""Subcommand ``kistore cite``: a citation that never changes meaning (DESIGN §7)."""
+"""Subcommand ``kistore cite``: a citation that never changes meaning (docs/design.md §7)."""
 
 from __future__ import annotations
 

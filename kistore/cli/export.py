@@ -1,4 +1,4 @@
-"""Subcommand ``kistore export``: the store at a commit as tables (DESIGN §7c)."""
+"""Subcommand ``kistore export``: the store at a commit as tables (docs/export.md)."""
 
 from __future__ import annotations
 

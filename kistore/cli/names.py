@@ -1,6 +1,6 @@
 """Names two manifests share: refuse ``KIND/NAME`` that names both, warn where answers show one.
 
-A ``metadata.name`` is unique per kind (DESIGN §3; ``kistore verify``: KI205). ``add``
+A ``metadata.name`` is unique per kind (docs/design.md §3; ``kistore verify``: KI205). ``add``
 refuses a taken name, but a metadata file edited in place, or manifests placed by hand,
 can give two manifests of one kind one name. Then ``KIND/NAME`` names both: like git's
 "short object ID is ambiguous", a command refuses it and lists the candidates
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -29,6 +29,9 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError
 from ..core.schema import KINDS
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 FIX = ("a name must be unique per kind (`kistore verify`: KI205): restore a metadata file "
        "edited by hand with `git checkout -- FILE`, or give one of them another name with "
@@ -55,7 +58,7 @@ def refuse_incomplete_names(refs: Sequence[str | None]) -> None:
                 "or a prefix of at least 8 hex digits")
 
 
-def refuse_shared_names(store: Any, refs: Sequence[str | None], at: str | None, *,
+def refuse_shared_names(store: Store, refs: Sequence[str | None], at: str | None, *,
                         commits: bool = False) -> None:
     """Refuse a ``KIND/NAME`` reference that two or more manifests answer to.
 
@@ -85,7 +88,7 @@ def refuse_shared_names(store: Any, refs: Sequence[str | None], at: str | None, 
                 f"the one you mean; {FIX}")
 
 
-def warn_shared_names(store: Any, shown: Iterable[Any], at: str | None) -> None:
+def warn_shared_names(store: Store, shown: Iterable[Any], at: str | None) -> None:
     """Say on stderr which names an answer shows are held by two or more manifests.
 
     Args:
@@ -117,7 +120,7 @@ _SYNCED: weakref.WeakKeyDictionary[Any, set[str | None]] = weakref.WeakKeyDictio
 date, per store: once is enough."""
 
 
-def _shared_names(store: Any, keys: list[tuple[str, str]], at: str | None
+def _shared_names(store: Store, keys: list[tuple[str, str]], at: str | None
                   ) -> dict[tuple[str, str], list[Digest]]:
     """Return :meth:`kistore.views.View.shared_names` of the work tree or commit ``at``.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,6 +18,9 @@ from . import (
     output_format,
     warn_unreadable,
 )
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -242,18 +245,18 @@ def _say_products(catalog: Any, hardware: str) -> None:
                f"the driver names it); products here: {known or 'none'}", err=True)
 
 
-def _warn_default_policy(store: Any, at: str | None) -> None:
+def _warn_default_policy(store: Store, at: str | None) -> None:
     """Say on stderr when the view has no ranking policy, so the default is not used silently."""
-    from ..query.policy import POLICY_PATH
+    from ..core.layout import POLICY_FILE
 
-    if store.view(at).read(POLICY_PATH) is None:
-        click.echo(f"warning: no {POLICY_PATH} here: ranked by kistore's shipped default "
+    if store.view(at).read(POLICY_FILE) is None:
+        click.echo(f"warning: no {POLICY_FILE} here: ranked by kistore's shipped default "
                    "policy (`kistore verify` reports KI207 if the store's history had one)",
                    err=True)
 
 
 @contextlib.contextmanager
-def _warning_before_no_group(store: Any, catalog: Any, at: str | None) -> Iterator[None]:
+def _warning_before_no_group(store: Store, catalog: Any, at: str | None) -> Iterator[None]:
     """Before "in no comparison group", name the damaged files the catalog found.
 
     A run's protocol or environment whose object file was deleted or corrupted leaves the

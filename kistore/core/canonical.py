@@ -30,16 +30,23 @@ from typing import Any
 
 import canonicaljson
 
+from . import canonical_fast as _fast
+from ._jsonrules import MAX_DEPTH, MAX_SAFE_INTEGER, es6_number, too_deep
 from .errors import CanonicalFormError, EncodingError, ParseError, TrailingDataError
 
-MAX_DEPTH = 64
-"""Deepest nesting of arrays/objects accepted (the document itself is depth 1)."""
-
-MAX_SAFE_INTEGER = 2**53 - 1
-"""Largest integer magnitude accepted (I-JSON, RFC 7493 §2.2): exact in an IEEE double."""
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_SAFE_INTEGER",
+    "dumps",
+    "es6_number",
+    "escape_pointer",
+    "is_canonical",
+    "loads",
+    "loads_if_canonical",
+]
 
 _BOM = b"\xef\xbb\xbf"
-_encode_string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 
 class _Reject(Exception):
@@ -135,7 +142,7 @@ def _loads_exact(data: bytes, file: str) -> Any:
         _Scanner(text, file).parse()  # raises the precise error
         raise ParseError(f"rejected JSON ({e})", file=file) from None
     # nesting can only pass MAX_DEPTH with more than MAX_DEPTH opening brackets in the text
-    deep = text.count("{") + text.count("[") > MAX_DEPTH and _too_deep(value)
+    deep = text.count("{") + text.count("[") > MAX_DEPTH and too_deep(value)
     if ("\\u" in text and _has_surrogate_escape(text)) or deep:
         _Scanner(text, file).parse()
     return value
@@ -166,20 +173,6 @@ def _invalid_utf8(data: bytes, start: int, file: str) -> EncodingError:
 def _has_surrogate_escape(text: str) -> bool:
     lowered = text.lower()
     return any(f"\\ud{c}" in lowered for c in "89abcdef")
-
-
-def _too_deep(value: Any) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            item = item.values()
-        elif not isinstance(item, list):
-            continue
-        if depth > MAX_DEPTH:
-            return True
-        stack.extend((child, depth + 1) for child in item if isinstance(child, dict | list))
-    return False
 
 
 def dumps(value: Any) -> bytes:
@@ -234,10 +227,41 @@ def is_canonical(data: bytes) -> bool:
     Returns:
         ``dumps(loads(data)) == data``; False (never an exception) for bytes that do not parse.
     """
+    if _fast.loads_if_canonical(data) is not None:
+        return True
     try:
         return dumps(loads(data)) == data
     except (ParseError, CanonicalFormError):
         return False
+
+
+def loads_if_canonical(data: bytes, *, file: str = "-") -> Any:
+    """Parse ``data`` and return its value when the bytes are in RFC 8785 canonical form.
+
+    The one test of canonical bytes: the compiled proof first
+    (:func:`kistore.core.canonical_fast.loads_if_canonical`), else ``dumps(loads(data))``
+    compared with ``data``.
+
+    Args:
+        data: raw bytes.
+        file: name used in error messages.
+
+    Returns:
+        The value when ``data`` is canonical; None when it is strict JSON in another form
+        (or a value with no canonical form), and for a canonical ``null`` (callers read
+        objects; :func:`is_canonical` answers for any value).
+
+    Raises:
+        ParseError: ``data`` is not strict JSON (see :func:`loads`).
+    """
+    value = _fast.loads_if_canonical(data)
+    if value is not None:
+        return value
+    value = loads(data, file=file)
+    try:
+        return value if dumps(value) == data else None
+    except CanonicalFormError:
+        return None
 
 
 class _Slow(Exception):
@@ -347,43 +371,6 @@ def _encode_exact(value: Any) -> str:
         return "[" + ",".join(_encode_exact(item) for item in value) + "]"
     keys = sorted(value, key=lambda k: k.encode("utf-16-be", "surrogatepass"))
     return "{" + ",".join(f"{_encode_string(k)}:{_encode_exact(value[k])}" for k in keys) + "}"
-
-
-def es6_number(value: float) -> str:
-    """Format a finite double as ECMAScript ``Number.prototype.toString`` does.
-
-    This is the number serialisation RFC 8785 §3.2.2.3 prescribes. Python's ``repr`` gives
-    the same shortest round-trip digits; only the layout (where the point and exponent go)
-    differs, and is rebuilt here (ECMA-262 §7.1.12.1 ``Number::toString``).
-
-    Args:
-        value: a finite ``float``.
-
-    Returns:
-        The text, e.g. ``0.00001`` for ``1e-05``, ``1e-7`` for ``1e-07``, ``1e+21``.
-    """
-    if value == 0:
-        return "0"
-    sign = "-" if value < 0 else ""
-    mantissa, _, exponent = repr(abs(value)).partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    all_digits = whole + fraction
-    significant = all_digits.lstrip("0")
-    # value = 0.<digits> * 10**n, ECMA-262's k digits and exponent n
-    n = len(whole) + int(exponent or 0) - (len(all_digits) - len(significant))
-    digits = significant.rstrip("0")
-    k = len(digits)
-    if k <= n <= 21:
-        text = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        text = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        text = "0." + "0" * -n + digits
-    else:
-        e = n - 1
-        text = digits[0] + ("." + digits[1:] if k > 1 else "") + ("e+" if e >= 0 else "e-")
-        text += str(abs(e))
-    return sign + text
 
 
 def escape_pointer(token: str) -> str:
@@ -678,6 +665,3 @@ def _separator_fix(c: str, close: str) -> str:
         return f": the text is cut off, complete it or close with '{close}'"
     return f": add the missing comma before this, or close with '{close}'"
 
-
-# Last: the compiled fast path reads this module's definitions (es6_number, MAX_DEPTH).
-from . import canonical_fast as _fast  # noqa: E402

@@ -23,10 +23,11 @@ turns this path off.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
-from . import canonical
+from ._jsonrules import MAX_DEPTH, es6_number, too_deep
 
 try:  # compiled JSON (Rust); without it everything takes the exact path
     import orjson
@@ -60,7 +61,7 @@ def _writes_numbers_as_rfc8785() -> bool:
     for probe in probes:
         text = orjson.dumps([probe])
         if not any(doubt in text for doubt in DOUBTS):
-            if text != f"[{canonical.es6_number(probe)}]".encode():
+            if text != f"[{es6_number(probe)}]".encode():
                 return False
         elif not probe.is_integer() and not 1e-6 <= abs(probe) < 1e-5:
             return False  # a doubt where none is expected: another layout
@@ -80,7 +81,7 @@ def _doubtful(data: bytes, *, integral_floats_ok: bool = False) -> bool:
     U+FFFF); more than :data:`kistore.canonical.MAX_DEPTH` brackets (the depth limit is
     then checked by the exact path).
     """
-    if data.count(b"{") + data.count(b"[") > canonical.MAX_DEPTH:
+    if data.count(b"{") + data.count(b"[") > MAX_DEPTH:
         return True
     if b"+" in data:  # "e+"; one byte is found by memchr, far faster than two
         return True
@@ -119,6 +120,24 @@ def loads_lenient(data: bytes) -> Any:
 
 
 def loads_if_canonical(data: bytes) -> Any:
+    """Parse ``data`` when a compiled test proves it strict, canonical JSON; else None.
+
+    The one proof of canonical bytes that :func:`kistore.core.canonical.loads`, ``verify``,
+    the gate and the index share: orjson's (:func:`_loads_if_orjson_canonical`), then the
+    standard library's (:func:`_loads_if_plainly_canonical`) for what orjson doubts. None
+    means "take the exact path", never "not canonical".
+
+    Args:
+        data: raw bytes.
+
+    Returns:
+        The value, exactly what :func:`kistore.core.canonical.loads` returns, or None.
+    """
+    value = _loads_if_orjson_canonical(data)
+    return value if value is not None else _loads_if_plainly_canonical(data)
+
+
+def _loads_if_orjson_canonical(data: bytes) -> Any:
     """Parse ``data`` with orjson when that proves it strict, canonical JSON; else None.
 
     Args:
@@ -202,8 +221,8 @@ def loads(data: bytes) -> Any:
         return None
     if _has_long_integral_float(ends_as_comma):
         return None
-    if encoded.count(b"{") + encoded.count(b"[") > canonical.MAX_DEPTH and (
-            canonical._too_deep(value)):
+    if encoded.count(b"{") + encoded.count(b"[") > MAX_DEPTH and (
+            too_deep(value)):
         return None
     return value
 
@@ -273,3 +292,77 @@ def _integral_floats_as_integers(data: bytes, value: Any) -> bytes | None:
 def _not_json(value: Any) -> Any:
     """Refuse a type orjson does not write itself (its default hook): take the exact path."""
     raise TypeError(type(value).__name__)
+
+
+# What json.loads accepts and re-encodes to the same bytes, yet kistore's strict parser or
+# RFC 8785 would not: an integral float ("1.0", "-0.0") or Python's exponent form ("1e-05",
+# "1e+16") -- both seen by the float hook --, an integer of 16 or more characters (it may
+# exceed 2**53 - 1; the int hook), and a 4-byte UTF-8 sequence (beyond U+FFFF: UTF-16 key
+# order; searched only in non-ASCII bytes). The hooks see each number's text once, which
+# costs far less than searching all the bytes for these patterns.
+
+
+class _Doubtful(Exception):
+    """Raised by the fast path's number hooks: take the exact path for these bytes."""
+
+
+def _plain_int(text: str) -> int:
+    if len(text) < 16:  # at most 15 digits: within 2**53 - 1
+        return int(text)
+    raise _Doubtful(text)
+
+
+def _plain_float(text: str) -> float:
+    if text.endswith(".0") or "e" in text or "E" in text:
+        raise _Doubtful(text)
+    return float(text)
+
+
+_plain_decoder = json.JSONDecoder(parse_int=_plain_int, parse_float=_plain_float)
+_canonical_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"),
+                                      sort_keys=True)
+
+
+def _loads_if_plainly_canonical(data: bytes) -> Any:
+    """Parse ``data`` when a fast test proves it strict, canonical JSON; else return None.
+
+    The strict parser and :func:`kistore.canonical.dumps` walk every value in Python; this
+    test runs in C. ``json.loads`` accepts more than :func:`kistore.canonical.loads`, and
+    ``canonicaljson`` (stdlib JSON with sorted keys, no spaces) differs from RFC 8785 in a
+    few cases, so the bytes count as canonical only when re-encoding reproduces them exactly
+    (which rules out duplicate keys, whitespace, a byte-order mark, NaN, values beyond the
+    double range, non-shortest numbers and lone surrogates), no number hook doubts them
+    (see the comment above), they hold no 4-byte UTF-8 sequence and at most
+    :data:`kistore.MAX_DEPTH` brackets. A fixed-notation non-integral float is
+    the same text in Python's ``repr`` and in ECMAScript (both shortest round-trip digits).
+    None means "take the exact path", never "not canonical"; a property test holds this to
+    :func:`kistore.canonical.is_canonical`.
+    """
+    if data.count(b"{") + data.count(b"[") > MAX_DEPTH:
+        return None
+    if not data.isascii() and _FOUR_BYTE_UTF8.search(data):
+        return None
+    try:
+        value = _plain_decoder.decode(data.decode("utf-8"))
+        encoded = _canonical_encoder.encode(value).encode("utf-8")
+    except (_Doubtful, ValueError, TypeError, RecursionError, UnicodeError):
+        return None
+    if encoded != data and b"0.0000" in data:  # maybe 0.000012, which Python writes 1.2e-05
+        data = _SMALL_FRACTION.sub(_python_form, data)
+    return value if encoded == data else None
+
+
+# A fraction in [1e-7, 1e-4): RFC 8785 writes it 0.0000..., Python's repr 1.2e-05.
+_SMALL_FRACTION = re.compile(rb"(?<![0-9.eE])-?0\.0000[0-9]+(?![0-9.eE])")
+
+
+def _python_form(match: re.Match[bytes]) -> bytes:
+    """Rewrite a small fraction in RFC 8785 form as Python's ``repr`` writes it.
+
+    Text that is not exactly the RFC 8785 form stays as it is, so the comparison with
+    the re-encoded bytes fails; inside a string the rewrite only makes a mismatch too
+    (the encoder copies strings), so it can never make non-canonical bytes look canonical.
+    """
+    text = match.group()
+    value = float(text)
+    return repr(value).encode() if es6_number(value).encode() == text else text

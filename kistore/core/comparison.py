@@ -1,4 +1,4 @@
-"""The comparison key: which runs may be ranked against each other (DESIGN §6).
+"""The comparison key: which runs may be ranked against each other (docs/design.md §6).
 
 Two runs are comparable only within one workload, one GPU product and one evaluation stack.
 The key is the digest of the RFC 8785 canonical bytes of the *key object*::

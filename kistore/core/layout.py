@@ -1,4 +1,4 @@
-"""The store layout: where each file lives under ``store/`` (DESIGN §3). Pure; no I/O.
+"""The store layout: where each file lives under ``store/`` (docs/design.md §3). Pure; no I/O.
 
 ::
 
@@ -25,6 +25,9 @@ POLICY_DIR = "store/policy"
 TRUST_FILE = f"{TRUST_DIR}/keys.json"
 POLICY_FILE = f"{POLICY_DIR}/ranking.json"
 SETTINGS_FILE = "kistore.toml"
+NOTES_REF = "refs/notes/kistore"
+"""Where attestation notes live: a git notes ref on the blobs of object files
+(docs/design.md §5)."""
 SUFFIX = ".json"
 
 

@@ -2,7 +2,7 @@
 
 A manifest is ``{apiVersion, kind, metadata, spec}``. Its identity is the digest of the
 canonical bytes (RFC 8785) of ``{apiVersion, kind, spec}``; ``metadata`` is stored beside
-it as its own canonical bytes and is not hashed (DESIGN §2). This module builds that value
+it as its own canonical bytes and is not hashed (docs/design.md §2). This module builds that value
 and keeps the exact bytes; it knows nothing of files or git.
 
 A manifest is lean: it holds its two byte strings, its digest, kind, name and the digests

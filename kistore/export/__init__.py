@@ -1,4 +1,4 @@
-"""Data out (DESIGN §7c): the store at one commit as tables for DuckDB, pandas and Spark.
+"""Data out (docs/export.md): the store at one commit as tables for DuckDB, pandas and Spark.
 
 ``kistore export OUT`` writes four tables -- ``runs``, ``groups``, ``attestations``,
 ``manifests`` -- as Parquet (partitioned, row groups), CSV or JSON Lines, verified while
@@ -12,8 +12,18 @@ Modules: :mod:`.pipeline` (the phases), :mod:`.columns` (the tables), :mod:`.der
 :mod:`.outdir` (``_manifest.json``, ``--since``).
 """
 
-from .columns import TABLES
-from .pipeline import ExportResult, export
-from .writers import FORMATS
+from typing import TYPE_CHECKING
 
-__all__ = ["FORMATS", "TABLES", "ExportResult", "export"]
+from .._exports import lazy_exports
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads on first use
+    from .columns import TABLES as TABLES
+    from .pipeline import ExportResult as ExportResult
+    from .pipeline import export as export
+    from .writers import FORMATS as FORMATS
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "columns": ["TABLES"],
+    "pipeline": ["ExportResult", "export"],
+    "writers": ["FORMATS"],
+})

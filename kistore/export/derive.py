@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..attest.evidence import Evidence
+from ..attest.evidence import SOURCE_NATIVE, Evidence
 from ..core.errors import InputError
 from ..index.records import Record
-from ..query.policy import MEASURED, SOURCE_NATIVE, Comparison, RankingPolicy
+from ..query.policy import MEASURED, Comparison, RankingPolicy
 from ..query.ranking import Ranking, Row, rank_group
 from .columns import GROUPS
 from .scratch import Scratch

@@ -1,4 +1,4 @@
-"""``kistore export``: the store at one commit, as tables, verified while read (DESIGN §7c).
+"""``kistore export``: the store at one commit, as tables, verified while read (docs/export.md).
 
 Phases, each keeping what it learns on disk (:mod:`.scratch`), so memory stays one
 comparison group, one shard directory or one row group whatever the store's size:
@@ -450,7 +450,7 @@ def _writer_version(fmt: str) -> str | None:
 
 def _notes_tip(store: Any) -> str | None:
     """Return the commit ``refs/notes/kistore`` points at (attestations read), or None."""
-    from ..attest.notes import NOTES_REF
+    from ..core.layout import NOTES_REF
 
     ref = store.repo.references.get(NOTES_REF)
     return str(ref.target) if ref is not None else None

@@ -1,4 +1,33 @@
-"""The git layer: packs, tree diffs, git's index, work-tree writes and commits.
+"""The git layer: packs, tree diffs, git's index, work-tree writes, commits and notes trees.
 
-Knows git's formats and pygit2, nothing of manifests beyond the store's layout (core).
+Knows git's formats and pygit2 (imported on first use, :mod:`.lazy`), nothing of
+manifests beyond the store's layout (core). Modules: :mod:`.pack` (blob ids, packfiles),
+:mod:`.treediff` (``git diff-tree`` reading only changed subtrees), :mod:`.gitindex` and
+:mod:`.pending_index` (git's index under its lock), :mod:`.writer` (atomic work-tree
+writes with undo), :mod:`.commit` (trees, commits, compare-and-swap branch moves),
+:mod:`.notes` (which objects a notes ref annotates).
 """
+
+from typing import TYPE_CHECKING
+
+from .._exports import lazy_exports
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads on first use
+    from .commit import PACK_THRESHOLD as PACK_THRESHOLD
+    from .commit import BranchCommit as BranchCommit
+    from .commit import check_ready as check_ready
+    from .commit import commit_signature as commit_signature
+    from .notes import annotated_blobs as annotated_blobs
+    from .notes import note_tree as note_tree
+    from .pack import blob_id as blob_id
+    from .treediff import changed_files as changed_files
+    from .writer import FileBatch as FileBatch
+    from .writer import atomic_write as atomic_write
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "commit": ["BranchCommit", "PACK_THRESHOLD", "check_ready", "commit_signature"],
+    "notes": ["annotated_blobs", "note_tree"],
+    "pack": ["blob_id"],
+    "treediff": ["changed_files"],
+    "writer": ["FileBatch", "atomic_write"],
+})

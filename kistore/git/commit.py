@@ -1,4 +1,4 @@
-"""Committing written files onto the checked-out branch: the ``--commit`` path (DESIGN §3).
+"""Committing written files onto the checked-out branch: the ``--commit`` path (docs/design.md §3).
 
 A commit is built whole before anything a user sees changes: blobs (one packfile from
 :data:`PACK_THRESHOLD` files on), trees on top of the branch tip, the commit object. Then,

@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import gitindex, treediff
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
 
 STAMP = "kistore-in-step"
 """The file, beside :data:`MARKER`, naming the commit and the index file (its stat data)
@@ -85,7 +88,8 @@ class PendingIndex:
         self.path.unlink(missing_ok=True)
         self.carried = []
 
-    def restage(self, repo: Any, index: Any, root: str | os.PathLike[str]) -> list[str]:
+    def restage(self, repo: pygit2.Repository, index: Any, root: str | os.PathLike[str]
+                ) -> list[str]:
         """Stage again the store files of recorded commits that ``index`` lacks.
 
         A recorded commit that HEAD does not contain (killed before its branch moved, or
@@ -132,12 +136,12 @@ class PendingIndex:
         return sorted(missing)
 
 
-def _head(repo: Any) -> Any | None:
+def _head(repo: pygit2.Repository) -> Any | None:
     """Return HEAD's commit, or None on an unborn branch."""
     return None if repo.head_is_unborn else repo[repo.head.target]
 
 
-def _commit(repo: Any, commit_id: str) -> Any | None:
+def _commit(repo: pygit2.Repository, commit_id: str) -> Any | None:
     """Return the commit ``commit_id`` names, or None when git has no such commit."""
     try:
         obj = repo.get(commit_id)
@@ -161,7 +165,8 @@ def stamp(git_dir: str | os.PathLike[str], commit_id: str, index_file: Path) -> 
         pass
 
 
-def missing_from_index(repo: Any, index: Any, index_file: Path, head: Any | None) -> list[str]:
+def missing_from_index(repo: pygit2.Repository, index: Any, index_file: Path,
+                       head: Any | None) -> list[str]:
     """Return the store files HEAD holds that git's index lacks or holds otherwise.
 
     The index is then behind HEAD (or holds a change staged against it): a metadata file

@@ -11,9 +11,12 @@ This module knows git trees (pygit2 objects) and the store's layout, nothing of 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import layout
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
 
 Entry = tuple[str, int]
 """A tree entry as compared: (object id as 40 hex digits, git file mode)."""
@@ -30,7 +33,7 @@ Parsed from the bytes: a pygit2 entry object per name cost 2.3x more (its file m
 an enum), and history reads two listings of 256 shards per commit."""
 
 
-def changed_leaves(repo: Any, old: Any | None, new: Any | None, prefix: str = ""
+def changed_leaves(repo: pygit2.Repository, old: Any | None, new: Any | None, prefix: str = ""
                    ) -> dict[str, Change]:
     """Return every non-directory entry that differs between two trees, at any depth.
 
@@ -69,7 +72,7 @@ def changed_leaves(repo: Any, old: Any | None, new: Any | None, prefix: str = ""
     return changed
 
 
-def changed_files(repo: Any, old: Any | None, new: Any | None) -> dict[str, Change]:
+def changed_files(repo: pygit2.Repository, old: Any | None, new: Any | None) -> dict[str, Change]:
     """Return the store files that differ between two root trees.
 
     :func:`changed_leaves` of the :data:`kistore.layout.OBJECTS_DIR` and
@@ -90,7 +93,7 @@ def changed_files(repo: Any, old: Any | None, new: Any | None) -> dict[str, Chan
     return changed
 
 
-def subtree_id(tree: Any | None, path: str) -> Any | None:
+def subtree_id(tree: pygit2.Tree | None, path: str) -> Any | None:
     """Return the id (pygit2 Oid) of the directory ``path`` of ``tree``, or None.
 
     None when ``tree`` (a pygit2 Tree) is None, has no such path, or the path is not a

@@ -14,10 +14,10 @@ Every object read here is re-hashed: a file whose SHA-256 is not its name is lef
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..core import canonical, canonical_fast, layout, schema
+from ..core import canonical, layout, schema
 from ..core.digest import Digest
 from ..core.errors import KistoreError
 from .records import Record, describe
@@ -63,7 +63,7 @@ def parse_document(digest: Digest, data: bytes | None, meta: bytes | None, *,
     if data is None or meta is None or Digest.of(data) != digest:
         return None
     try:
-        document, metadata = _canonical_value(data), _canonical_value(meta)
+        document, metadata = canonical.loads_if_canonical(data), canonical.loads_if_canonical(meta)
         if document is None or metadata is None:
             return None
         kind, name, spec = document["kind"], metadata["name"], document["spec"]
@@ -74,22 +74,6 @@ def parse_document(digest: Digest, data: bytes | None, meta: bytes | None, *,
     if validate and schema.check_manifest({**document, "metadata": metadata}):
         return None
     return document, (kind, name, spec)
-
-
-def _canonical_value(data: bytes) -> Any:
-    """Return the value of canonical JSON bytes; None when they are not canonical (KI103).
-
-    orjson's proof first (:func:`kistore.canonical_fast.loads_if_canonical`: one compiled
-    parse and re-encoding), else canonical.is_canonical's test on the value already parsed.
-
-    Raises:
-        KistoreError: the bytes are not strict JSON.
-    """
-    value = canonical_fast.loads_if_canonical(data)
-    if value is not None:
-        return value
-    value = canonical.loads(data)
-    return value if canonical.dumps(value) == data else None
 
 
 def damage(view: Any, digest: Digest) -> tuple[str, str]:
@@ -402,7 +386,9 @@ class OverlayCatalog(Catalog):
         return kept + [r for r in self.changes.values() if r is not None and _refs(r) & digests]
 
 
-def chain(present: dict[str, Loaded], fallback: Any) -> Any:
+def chain(present: dict[str, Loaded],
+          fallback: Callable[[str], tuple[str, dict[str, Any]] | None]
+          ) -> Callable[[str], tuple[str, dict[str, Any]] | None]:
     """Return a lookup that finds manifests in ``present`` first, then asks ``fallback``."""
     def lookup(digest: str) -> tuple[str, dict[str, Any]] | None:
         if digest in present:

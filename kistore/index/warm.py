@@ -26,12 +26,11 @@ from typing import Any
 
 from ..core import layout
 from ..core.digest import Digest
+from ..core.layout import NOTES_REF
+from ..git import notes as git_notes
 from . import refs
 from .transaction import transaction
 from .worktree import blob_id_of_file
-
-NOTES_REF = "refs/notes/kistore"
-"""Where attestation notes live: :data:`kistore.notes.NOTES_REF` (that module imports pygit2)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS head_shards (dir TEXT PRIMARY KEY, id TEXT NOT NULL);
@@ -183,7 +182,7 @@ def annotated_blobs(store: Any, conn: sqlite3.Connection) -> frozenset[str] | No
     """Return the object blob ids that carry a note under :data:`NOTES_REF` now.
 
     Cached under the notes tip read from the files under ``.git``; on a new tip the notes
-    are read once through :func:`kistore.notes.notes_entered`.
+    are listed once through :func:`kistore.git.notes.annotated_blobs`.
 
     Returns:
         The blob ids (hex); None when the notes tip cannot be read from files (unknown).
@@ -197,9 +196,7 @@ def annotated_blobs(store: Any, conn: sqlite3.Connection) -> frozenset[str] | No
     conn.executescript(SCHEMA)
     if _meta(conn, "notes_tip") == tip:
         return frozenset(row[0] for row in conn.execute("SELECT blob FROM annotated"))
-    from ..attest.notes import notes_entered
-
-    blobs = frozenset(notes_entered(store.repo))
+    blobs = git_notes.annotated_blobs(store.repo, NOTES_REF)
     with transaction(conn):
         conn.execute("DELETE FROM annotated")
         conn.executemany("INSERT INTO annotated VALUES (?)", ((b,) for b in blobs))

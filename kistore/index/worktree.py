@@ -23,7 +23,6 @@ at 1,000,000 manifests (~3,900 files a shard), and stating each ~0.25 s.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -33,6 +32,7 @@ from typing import Any
 
 from ..core import layout
 from ..core.digest import Digest
+from ..git.pack import blob_id
 from .transaction import transaction
 
 RACY_NS = 2_000_000_000
@@ -118,4 +118,4 @@ def blob_id_of_file(path: Path) -> str | None:
         data = path.read_bytes()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    return blob_id(data).hex()

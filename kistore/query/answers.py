@@ -6,7 +6,7 @@ Every answer is read from a catalog of one view -- the work tree by default, or 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..attest.evidence import SOURCE_NATIVE, Evidence, evidence_for_many
 from ..core import layout
@@ -20,12 +20,15 @@ from ..index.warm import maybe_attested
 from .policy import load_policy
 from .ranking import Ranking, rank_group
 
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store, View
+
 
 class NoComparisonGroup(InputError):
     """A run whose protocol or environment is not in the store: it cannot be ranked."""
 
 
-def find(store: Any, catalog: Catalog, ref: str, *, at: str | None = None) -> Record:
+def find(store: Store, catalog: Catalog, ref: str, *, at: str | None = None) -> Record:
     """Resolve what a person typed (digest, 8+ hex prefix, ``KIND/NAME``) to a record.
 
     ``KIND/NAME`` is looked up in the catalog (an index lookup, not a store scan). A miss
@@ -63,7 +66,7 @@ def find(store: Any, catalog: Catalog, ref: str, *, at: str | None = None) -> Re
     return record
 
 
-def unreadable_error(view: Any, digest: Digest, ref: str, *,
+def unreadable_error(view: View, digest: Digest, ref: str, *,
                      committed: bool = False) -> VerificationError:
     """Return the error for a stored manifest a query cannot read: which file, what to do.
 
@@ -97,7 +100,7 @@ def unreadable_error(view: Any, digest: Digest, ref: str, *,
     return VerificationError(f"{ref}: the {role} file {problem}; {fix}", file=path)
 
 
-def find_run(store: Any, catalog: Catalog, ref: str, *, at: str | None = None) -> Record:
+def find_run(store: Store, catalog: Catalog, ref: str, *, at: str | None = None) -> Record:
     """Like :func:`find`, for a BenchmarkRun with a comparison key.
 
     Raises:
@@ -116,7 +119,7 @@ def find_run(store: Any, catalog: Catalog, ref: str, *, at: str | None = None) -
     return record
 
 
-def evidence_map(store: Any, records: list[Record], *, at: str | None = None,
+def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
                  annotated: frozenset[str] | None = None) -> dict[str, Evidence]:
     """Return each run's evidence (digest string -> evidence), reading attestations once.
 
@@ -140,7 +143,7 @@ def evidence_map(store: Any, records: list[Record], *, at: str | None = None,
     return {str(d): found.get(d) or Evidence() for d in digests}
 
 
-def rank(store: Any, ref: str, *, at: str | None = None, comparison: str | None = None,
+def rank(store: Store, ref: str, *, at: str | None = None, comparison: str | None = None,
          min_evidence: str = SOURCE_NATIVE, catalog: Catalog | None = None
          ) -> tuple[Record, Ranking]:
     """Rank the comparison group of run ``ref``.
@@ -171,7 +174,7 @@ def rank(store: Any, ref: str, *, at: str | None = None, comparison: str | None 
     return record, rank_group(key, group, chosen, evidence, min_evidence=min_evidence)
 
 
-def list_manifests(store: Any, *, kind: str | None = None, workload: str | None = None,
+def list_manifests(store: Store, *, kind: str | None = None, workload: str | None = None,
                    hardware: str | None = None, at: str | None = None,
                    catalog: Catalog | None = None) -> list[Record]:
     """List stored manifests, in (kind, name, digest) order.

@@ -1,4 +1,4 @@
-"""The run page (``show``) and the side-by-side comparison (``compare``), DESIGN §6.
+"""The run page (``show``) and the side-by-side comparison (``compare``), docs/design.md §6.
 
 :func:`run_page` gathers what the index page shows for one run; :meth:`RunPage.lines`
 renders it as text lines (so a caller can append one, e.g. the citation) and
@@ -9,7 +9,7 @@ their environments and implementations, and the ratio of their ranked values.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..attest.evidence import SOURCE_NATIVE
 from ..core.digest import Digest
@@ -20,6 +20,9 @@ from ..index.index import open_catalog
 from ..index.records import Record
 from .answers import rank
 from .ranking import Ranking, Row
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +135,7 @@ class RunPage:
         return out
 
 
-def run_page(store: Any, ref: str, *, at: str | None = None, comparison: str | None = None,
+def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str | None = None,
              min_evidence: str = SOURCE_NATIVE, catalog: Catalog | None = None) -> RunPage:
     """Gather the run page of run ``ref``.
 
@@ -208,7 +211,7 @@ class RunComparison:
         return out
 
 
-def compare(store: Any, a: str, b: str | None = None, *, at: str | None = None,
+def compare(store: Store, a: str, b: str | None = None, *, at: str | None = None,
             comparison: str | None = None, catalog: Catalog | None = None) -> RunComparison:
     """Compare run ``a`` with run ``b`` (default: rank 1 of a's comparison group).
 

@@ -1,4 +1,4 @@
-"""The ranking policy: which comparison ranks each comparability family (DESIGN §6).
+"""The ranking policy: which comparison ranks each comparability family (docs/design.md §6).
 
 The policy is a reviewed file in the store, ``store/policy/ranking.json``, validated by
 ``schemas/RankingPolicy.json``. Example::
@@ -22,16 +22,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..core import canonical, layout
+from ..attest.evidence import SOURCE_NATIVE
+from ..core import canonical
 from ..core.errors import InputError, MultipleErrors
+from ..core.layout import POLICY_FILE
 
-POLICY_PATH = layout.POLICY_FILE
-"""Where a store keeps its ranking policy."""
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import View
 
 MEASURED = "measured"
-SOURCE_NATIVE = "source-native"
 COMPARISONS = (MEASURED, SOURCE_NATIVE)
 ASCENDING = "ascending"
 DESCENDING = "descending"
@@ -119,7 +120,7 @@ class RankingPolicy:
         if "metric" not in entry:
             raise InputError(
                 f"family {family!r} has no source-native metric in {self.source}; rank it "
-                f"'measured', or declare its metric in {POLICY_PATH} by a reviewed change",
+                f"'measured', or declare its metric in {POLICY_FILE} by a reviewed change",
                 file=self.source)
         return Comparison(SOURCE_NATIVE, family, entry["metric"], entry.get("order", ASCENDING),
                           entry.get("unit"), entry.get("unitPointer"))
@@ -146,7 +147,7 @@ def parse_policy(data: bytes, *, file: str) -> RankingPolicy:
     return RankingPolicy(dict(document["families"]), file)
 
 
-def load_policy(view: Any) -> RankingPolicy:
+def load_policy(view: View) -> RankingPolicy:
     """Return the policy of a store view: its ``store/policy/ranking.json`` or the default.
 
     Args:
@@ -155,10 +156,10 @@ def load_policy(view: Any) -> RankingPolicy:
     Raises:
         ParseError, MultipleErrors: the store's policy file is not valid.
     """
-    data = view.read(POLICY_PATH)
+    data = view.read(POLICY_FILE)
     if data is None:
         return parse_policy(default_policy_bytes(), file="kistore default policy")
-    return parse_policy(data, file=POLICY_PATH)
+    return parse_policy(data, file=POLICY_FILE)
 
 
 def resolve_pointer(document: Any, pointer: str) -> Any:

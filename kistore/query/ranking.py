@@ -1,4 +1,4 @@
-"""Ranking one comparison group (DESIGN §6). Pure: records and evidence in, rows out.
+"""Ranking one comparison group (docs/design.md §6). Pure: records and evidence in, rows out.
 
 Rules:
 

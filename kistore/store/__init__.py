@@ -1,12 +1,12 @@
-"""The store (DESIGN §3): a git work tree of content-addressed manifests.
+"""The store (docs/design.md §3): a git work tree of content-addressed manifests.
 
 :class:`Store` opens one and adds to it; :mod:`.views` reads it at the work tree or a
 commit; :mod:`.admission` decides what an add may write; :mod:`.inputs` reads the files a
 user hands in.
 """
 
+from ..core.gitattributes import GITATTRIBUTES_LINE
 from ._store import (
-    GITATTRIBUTES_LINE,
     PACK_THRESHOLD,
     AddInterrupted,
     AddResult,

@@ -1,4 +1,4 @@
-"""The store: a git work tree of content-addressed manifests (DESIGN §3).
+"""The store: a git work tree of content-addressed manifests (docs/design.md §3).
 
 It owns the repository: ``init``, the atomic ``add`` path (work tree, and ``--commit``
 straight into git objects), reading back with re-hashing, and resolving references (full
@@ -32,6 +32,7 @@ from typing import Any
 from ..core import canonical, layout
 from ..core.digest import Digest, match_prefix, parse_prefix
 from ..core.errors import InputError, KistoreError, ResolutionError, StoreStateError
+from ..core.gitattributes import GITATTRIBUTES_LINE, check_gitattributes
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git.commit import PACK_THRESHOLD as PACK_THRESHOLD  # re-exported: the bench reads it
@@ -55,8 +56,6 @@ version = 1
 # permalink = "https://github.com/OWNER/REPO/blob/{commit}/{path}"
 """
 
-GITATTRIBUTES_LINE = "store/** -text -eol -filter -ident -working-tree-encoding"
-"""Stored bytes are hashed bytes: no end-of-line or filter conversion, ever."""
 
 
 WRITERS = 2
@@ -396,8 +395,6 @@ class Store:
         Raises:
             StoreStateError: with the commands to commit them.
         """
-        from ..check.rules import check_gitattributes
-
         if self.repo.head_is_unborn:
             return
         tree = self.commit("HEAD").tree
@@ -531,7 +528,8 @@ def _has_name(view: View, digest: Digest, name: str) -> bool:
     The name catalog trusts directory and file stat data; one read checks its answer.
     """
     try:
-        return canonical.loads(view.read(layout.metadata_path(digest)) or b"")["name"] == name
+        stored = canonical.loads(view.read(layout.metadata_path(digest)) or b"")["name"]
+        return isinstance(stored, str) and stored == name
     except (KistoreError, KeyError, TypeError):
         return False
 

@@ -1,6 +1,6 @@
 """What an add admits: the checks made before any file is written, and the files to write.
 
-An add is all or nothing (DESIGN §3): every refusal in a batch is found first (a name
+An add is all or nothing (docs/design.md §3): every refusal in a batch is found first (a name
 already taken, metadata that differs from what is stored, a corrupt stored object, a
 dangling reference), and only a batch with none is written. :func:`plan_add` makes those
 checks against a work tree and returns the exact files to write; :mod:`kistore.store` writes

@@ -1,6 +1,6 @@
 """Reading manifests from what people hand to ``kistore add``.
 
-Accepted inputs (DESIGN §3): a single manifest file; a bundle (a JSON object whose values
+Accepted inputs (docs/design.md §3): a single manifest file; a bundle (a JSON object whose values
 are manifests, as ``shared/examples`` publishes a record; or a JSON array of manifests);
 JSON Lines (``.jsonl``/``.ndjson``: one manifest a line); a directory (every ``.json``,
 ``.jsonl`` and ``.ndjson`` file below it, in sorted path order); and ``-`` for standard

@@ -15,9 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kistore.attest import attestation, notes
+from kistore.attest.sync import sync
 from kistore.core import layout
 from kistore.core.digest import Digest
 from kistore.core.errors import InputError
+from kistore.git.pack import blob_id
 from kistore.store import Store
 
 from ..conftest import PUBLISHED, fixed_key, git, redate_history
@@ -40,7 +42,7 @@ def test_note_is_on_the_object_blob_and_git_reads_it(record_store, store_path):
     where = notes.attach(record_store, RUN, bundle_bytes(1))
     blob = object_blob(store_path)
     assert where == f"refs/notes/kistore:{blob}"
-    assert notes.blob_id((store_path / layout.object_path(RUN)).read_bytes()) == blob
+    assert blob_id((store_path / layout.object_path(RUN)).read_bytes()).hex() == blob
     shown = git(store_path, "notes", "--ref=kistore", "show", blob)
     assert shown == bundle_bytes(1).decode() + "\n"
 
@@ -106,9 +108,9 @@ def test_attestation_file_path_is_deterministic_and_named_by_its_sha256(record_s
 def test_sync_attaches_files_as_notes_once(record_store, store_path):
     notes.attach(record_store, RUN, bundle_bytes(1), as_file=True)
     notes.attach(record_store, RUN, bundle_bytes(2), as_file=True)
-    result = notes.sync(record_store)
+    result = sync(record_store)
     assert (result.added, result.present, result.problems) == (2, 0, [])
-    again = notes.sync(record_store)
+    again = sync(record_store)
     assert (again.added, again.present) == (0, 2)
     assert len(notes.note_lines(record_store.repo, object_blob(store_path))) == 2
 
@@ -117,7 +119,7 @@ def test_sync_refuses_a_file_whose_name_is_not_its_sha256(record_store, store_pa
     path = store_path / notes.attestation_path(RUN, bundle_bytes(1))
     path.parent.mkdir(parents=True)
     path.write_bytes(bundle_bytes(2))  # bytes of another bundle under this name
-    result = notes.sync(record_store)
+    result = sync(record_store)
     assert result.added == 0
     assert [p.file for p in result.problems] == [str(path.relative_to(store_path))]
     assert "sha256 of the bytes must equal the name" in result.problems[0].message

@@ -9,7 +9,6 @@ import pytest
 
 from kistore.attest import signing
 from kistore.attest.trust import (
-    TRUST_FILE,
     Trust,
     add_key,
     format_time,
@@ -18,6 +17,7 @@ from kistore.attest.trust import (
     revoke_key,
 )
 from kistore.core.errors import InputError, MultipleErrors
+from kistore.core.layout import TRUST_FILE
 
 from ..conftest import fixed_key
 

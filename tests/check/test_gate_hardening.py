@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from kistore.attest import notes
-from kistore.attest.notes import NOTES_REF
 from kistore.check import audit
 from kistore.check.gate import check_range, check_updates
-from kistore.check.rules import check_gitattributes
 from kistore.core import layout
 from kistore.core.digest import Digest
+from kistore.core.gitattributes import check_gitattributes
+from kistore.core.layout import NOTES_REF
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, RERUN_KEY, RUN, STRANGER, bundle
 from ..conftest import PUBLISHED, commit_all, git, redate_history

@@ -17,8 +17,10 @@ from kistore.check import audit
 from kistore.check import rules as verify
 from kistore.cli import main
 from kistore.core import canonical, canonical_fast, schema
+from kistore.core.canonical_fast import _loads_if_plainly_canonical as plainly_canonical
 from kistore.core.digest import Digest
 from kistore.core.findings import RULES, exit_code
+from kistore.core.gitattributes import check_gitattributes
 from kistore.store import Store
 
 from ..conftest import PUBLISHED, ROOT, commit_all, git, other_environment, store_file, write_raw
@@ -156,9 +158,9 @@ def test_case_collisions_name_both_paths():
 
 def test_gitattributes_must_stop_conversion():
     line = b"store/** -text -eol -filter -ident -working-tree-encoding\n"
-    assert verify.check_gitattributes(b"* text=auto\n" + line) == []
-    assert ids(verify.check_gitattributes(b"store/** -text\n")) == [("KI113", ".gitattributes")]
-    assert ids(verify.check_gitattributes(None)) == [("KI113", ".gitattributes")]
+    assert check_gitattributes(b"* text=auto\n" + line) == []
+    assert ids(check_gitattributes(b"store/** -text\n")) == [("KI113", ".gitattributes")]
+    assert ids(check_gitattributes(None)) == [("KI113", ".gitattributes")]
 
 
 # -- cross-file rules over a real store -------------------------------------------------
@@ -364,7 +366,7 @@ def test_fast_canonical_paths_agree_with_the_exact_one(value, style, data):
         i = data.draw(st.integers(0, len(raw) - 1))
         raw = raw[:i] + data.draw(st.sampled_from([b"", b" ", b"1", b"0", b'"', b"\xff"])) \
             + raw[i + 1:]
-    for fast_path in (verify._plainly_canonical, canonical_fast.loads_if_canonical):
+    for fast_path in (plainly_canonical, canonical_fast.loads_if_canonical):
         fast = fast_path(raw)
         if fast is not None:
             assert canonical.is_canonical(raw), raw
@@ -376,22 +378,22 @@ def test_fast_canonical_path_declines_what_the_strict_parser_rejects():
     for raw in (b'{"a":1,"a":1}', b"[9007199254740993]", b"[1.0]", b"[1e-7]", b"[NaN]",
                 b'["\\ud800"]', b"\xef\xbb\xbf{}", b"[" * 65 + b"]" * 65,
                 b'{"\xf0\x9f\x98\x80":1}', b"[-9007199254740993]", b'{"a":12345678901234567.5}'):
-        assert verify._plainly_canonical(raw) is None, raw
+        assert plainly_canonical(raw) is None, raw
     # a fraction's 17 digits are no big integer: such floats (common in results) stay fast
     raw = canonical.dumps([0.15764724456512623, -0.0001234567890123456])
-    assert verify._plainly_canonical(raw) == json.loads(raw)
+    assert plainly_canonical(raw) == json.loads(raw)
     for raw in (b"[0.000012]", b"[-0.000001,0.00000999]", b'["0.0000120",0.000012]'):
-        assert verify._plainly_canonical(raw) == json.loads(raw), raw
+        assert plainly_canonical(raw) == json.loads(raw), raw
     for raw in (b"[0.0000120]", b"[0.0000001]", b'["0.000012",0.000012]'):
-        assert verify._plainly_canonical(raw) is None, raw  # not canonical / not provably
-    assert verify._plainly_canonical(b'{"a":[1,2.5,"x"]}') == {"a": [1, 2.5, "x"]}
+        assert plainly_canonical(raw) is None, raw  # not canonical, or not provably
+    assert plainly_canonical(b'{"a":[1,2.5,"x"]}') == {"a": [1, 2.5, "x"]}
 
 
 def test_published_objects_take_the_fast_paths(bundle):
     for name in ("run", "protocol", "environment"):
         document = bundle[name]
         raw = canonical.dumps({k: document[k] for k in ("apiVersion", "kind", "spec")})
-        assert verify._plainly_canonical(raw) == json.loads(raw), name
+        assert plainly_canonical(raw) == json.loads(raw), name
         assert schema._fast_validator(f"{document['kind']}.json").is_valid(document), name
 
 
@@ -456,7 +458,7 @@ def test_fast_canonical_paths_agree_on_numbers(texts, data):
         i = data.draw(st.integers(0, len(raw) - 1))
         flip = data.draw(st.sampled_from([b"", b"0", b"9", b".", b"e", b"-", b"+"]))
         raw = raw[:i] + flip + raw[i + 1:]
-    for fast_path in (verify._plainly_canonical, canonical_fast.loads_if_canonical):
+    for fast_path in (plainly_canonical, canonical_fast.loads_if_canonical):
         fast = fast_path(raw)
         if fast is not None:
             assert canonical.is_canonical(raw), raw

@@ -1,0 +1,89 @@
+"""``kistore notes sync``: attach the attestation files of a pull request as git notes.
+
+Kept apart from :mod:`kistore.attest.notes` (the two transports) because it judges each
+file with trust before attaching it (:mod:`kistore.attest.evidence`), and evidence reads
+the transports: notes -> evidence -> sync, one way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from ..core import layout
+from ..core.errors import InputError, KistoreError
+from .evidence import NOT_COUNTED, judge
+from .notes import Seen, add_lines, file_attestations, file_defect, parse_attestation_path
+from .trust import load_trust
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
+
+__all__ = ["SyncResult", "sync"]
+
+
+@dataclass(frozen=True, slots=True)
+class SyncResult:
+    """What :func:`sync` did.
+
+    Attributes:
+        added: bundles newly attached as notes.
+        present: bundles that were already in notes.
+        problems: files that could not be attached, each an :class:`InputError`.
+    """
+
+    added: int
+    present: int
+    problems: list[KistoreError]
+
+
+def sync(store: Store) -> SyncResult:
+    """Attach every ``store/attestations/`` file of the work tree as a note on its subject.
+
+    A file is attached only when its path fits the layout, its bytes are a canonical
+    one-line JSON text whose sha256 equals its name, its subject object is in the store,
+    and a note made of it now would count: a key the work tree's trust file has revoked,
+    or whose validity ended, makes a note the pull-request gate refuses (KI411), and a
+    notes ref holding it could not be pushed again. Signatures are otherwise not judged
+    here (``verify`` and ``attestations`` do that, for both transports alike).
+
+    Raises:
+        StoreStateError: as :func:`add_lines`.
+    """
+    view = store.view(None)
+    try:
+        trust = load_trust(view)
+    except KistoreError:  # an invalid trust file: verify reports it (KI309)
+        trust = None
+    added = present = 0
+    problems: list[KistoreError] = []
+    for path, data in file_attestations(view):
+        parsed = parse_attestation_path(path)
+        if parsed is None:
+            problems.append(InputError("not an attestation path (expected store/attestations/"
+                                       "sha256/XX/REST/<sha256>.json)", file=path))
+            continue
+        subject, name = parsed
+        if file_defect(data, name):
+            problems.append(InputError("the file is not the canonical bundle its name says "
+                                       "(sha256 of the bytes must equal the name)", file=path))
+            continue
+        object_bytes = view.read(layout.object_path(subject))
+        if object_bytes is None:
+            problems.append(InputError(f"subject {subject} is not in the store", file=path))
+            continue
+        if trust is not None:  # a note made now enters now: the server judges it so (KI411)
+            judged = judge(Seen(data, subject, "note", path, datetime.now(UTC)), trust)
+            if judged.effect == NOT_COUNTED:
+                problems.append(InputError(
+                    f"not attached: a note made now would not count ({judged.reason}), and "
+                    "a server's pre-receive hook refuses it (KI411), which would block every "
+                    "later `kistore notes push`; the file attestation stays as it is",
+                    file=path))
+                continue
+        blob = store.repo.create_blob(object_bytes)  # a note needs its object in git
+        count = add_lines(store.repo, str(blob), [data])
+        added += count
+        present += 1 - count
+    return SyncResult(added, present, problems)

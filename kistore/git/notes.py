@@ -1,0 +1,62 @@
+"""Git notes as git stores them: which objects a notes ref annotates, and with which blob.
+
+A notes commit's tree maps each annotated object id (hex, possibly split into fan-out
+directories ``ab/cdef...``) to the blob holding its note. This module reads that mapping;
+what a note *means* (attestation bundles, their entry times) is :mod:`kistore.attest.notes`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .lazy import pygit2  # imported on first use (~0.2 s)
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from pygit2 import Repository, Tree
+
+__all__ = ["annotated_blobs", "note_tree"]
+
+
+def note_tree(repo: Repository, tree: Tree, prefix: str = "",
+              cache: dict[str, dict[str, str]] | None = None) -> dict[str, str]:
+    """Map annotated object id -> note blob id in a notes tree, with any fan-out, as git reads it.
+
+    Args:
+        repo: the repository holding the tree.
+        tree: the tree of one notes commit (or a fan-out subtree of it).
+        prefix: the hex digits the fan-out directories above ``tree`` spell.
+        cache: subtree id -> its mapping, shared across calls so that a walk of many notes
+            commits reads each unchanged subtree once.
+
+    Returns:
+        ``{annotated object id (hex): note blob id (hex)}``.
+    """
+    cache = {} if cache is None else cache
+    hit = cache.get(str(tree.id))
+    if hit is not None:
+        return {prefix + k: v for k, v in hit.items()}
+    out: dict[str, str] = {}
+    for entry in tree:
+        name = str(entry.name)
+        if entry.type == pygit2.GIT_OBJECT_TREE:
+            out.update(note_tree(repo, repo[entry.id].peel(pygit2.Tree), name, cache))
+        elif entry.type == pygit2.GIT_OBJECT_BLOB:
+            out[name] = str(entry.id)
+    cache[str(tree.id)] = out
+    return {prefix + k: v for k, v in out.items()}
+
+
+def annotated_blobs(repo: Repository, ref: str) -> frozenset[str]:
+    """Return the ids (hex) of the objects that carry a note under ``ref`` now.
+
+    Args:
+        repo: the repository.
+        ref: a notes ref, e.g. :data:`kistore.core.layout.NOTES_REF`.
+
+    Returns:
+        The annotated object ids; empty when the ref does not exist.
+    """
+    tip = repo.references.get(ref)
+    if tip is None:
+        return frozenset()
+    return frozenset(note_tree(repo, repo[tip.target].peel(pygit2.Commit).tree))
