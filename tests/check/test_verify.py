@@ -23,7 +23,16 @@ from kistore.core.findings import RULES, exit_code
 from kistore.core.gitattributes import check_gitattributes
 from kistore.store import Store
 
-from ..conftest import PUBLISHED, ROOT, commit_all, git, other_environment, store_file, write_raw
+from ..conftest import (
+    BUNDLE,
+    PUBLISHED,
+    ROOT,
+    commit_all,
+    git,
+    other_environment,
+    store_file,
+    write_raw,
+)
 
 PROTOCOL = store_file(PUBLISHED["protocol"])
 
@@ -403,8 +412,7 @@ def test_fast_schema_check_is_never_more_lenient(bundle_kind, data):
     """jsonschema-rs answers "valid" only when python-jsonschema finds nothing too."""
     from kistore.core.schema import check_manifest
 
-    document = json.loads((ROOT.parent / "shared/examples/"
-                           "sol-execbench-submission-20464.bundle.json").read_text())[bundle_kind]
+    document = json.loads(BUNDLE.read_text())[bundle_kind]
     node = document
     path = []
     while isinstance(node, dict) and node and data.draw(st.booleans()):
