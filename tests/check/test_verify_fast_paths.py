@@ -18,7 +18,7 @@ from kistore.check import rules as verify
 from kistore.core import canonical
 from kistore.core.digest import Digest
 from kistore.core.model import REFERENCE_FIELDS
-from tests.conftest import ROOT, store_file
+from tests.conftest import BUNDLE, store_file
 
 OBJECT_PATH = "store/objects/sha256/00/" + "0" * 62 + ".json"
 
@@ -121,8 +121,7 @@ def test_clean_pair_declines_every_kind_of_damage(bundle):
 @given(st.sampled_from(["run", "protocol", "environment"]), st.booleans(), st.data())
 def test_clean_pair_never_hides_a_finding(bundle_kind, in_metadata, data):
     """Any byte edit either makes check_clean_pair decline or leaves nothing to report."""
-    document = json.loads((ROOT.parent / "shared/examples/"
-                           "sol-execbench-submission-20464.bundle.json").read_text())[bundle_kind]
+    document = json.loads(BUNDLE.read_text())[bundle_kind]
     digest_hex, object_data, metadata_data = _files(document)
     target = metadata_data if in_metadata else object_data
     i = data.draw(st.integers(0, len(target) - 1))
