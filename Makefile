@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint demo bench clean hooks
+.PHONY: install test tools lint demo bench clean hooks
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,21 @@ install: $(STAMP) ## create .venv and install kistore with export, test and lint
 	# start when PYTHONDONTWRITEBYTECODE is set (that only stops the import system writing)
 	$(BIN)/python -m compileall -q kistore
 
-test: $(STAMP) ## run the test suite
+test: $(STAMP) tools ## run the test suite
 	$(BIN)/python -m pytest -q
+
+# scripts/verify-store.sh and its tests need jq and OpenSSH's ssh-keygen/ssh-agent: installed
+# with apt-get when missing (as root, e.g. CI); otherwise those tests skip, saying why.
+tools:
+	@missing=""; command -v jq >/dev/null || missing="$$missing jq"; \
+	for t in ssh-keygen ssh-agent ssh-add; do command -v $$t >/dev/null || missing="$$missing openssh-client"; done; \
+	missing=$$(echo $$missing | tr ' ' '\n' | sort -u | tr '\n' ' '); \
+	if [ -n "$${missing% }" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      --no-install-recommends $$missing >/dev/null; \
+	  else echo "make test: install $$missing(apt-get install $$missing); the tests needing them skip" >&2; fi; \
+	fi
 
 lint: $(STAMP) ## ruff (with docstring rules), the layer contract (import-linter) and mypy
 	$(BIN)/ruff check kistore tests

@@ -15,6 +15,7 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str) -> Any:
     if name == "Store":
+        # Lazy: Store loads on first use (PEP 562), so `import kistore` stays light.
         from .store._store import Store
 
         return Store

@@ -20,6 +20,7 @@ def run() -> None:
     Interrupts inside a command are the command's to report (an add says what it undid).
     """
     try:
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from .cli import main
     except KeyboardInterrupt:
         sys.stderr.write("interrupted while starting: nothing was read or written\n")

@@ -1,8 +1,10 @@
 """Attestations: keys, DSSE envelopes, in-toto statements, trust, notes, evidence.
 
 Modules, in the order data flows: :mod:`.signing` (Ed25519 and OpenSSH keys, keyids, DSSE
-PAE), :mod:`.attestation` (in-toto Statement v1 in a DSSE envelope, bundles),
-:mod:`.trust` (``store/trust/keys.json``), :mod:`.notes` (the two transports: git notes
+PAE), :mod:`.sshsig` (SSH public keys incl. FIDO ``sk`` keys, SSHSIG signatures,
+``ssh-keygen -Y sign``), :mod:`.attestation` (in-toto Statement v1 in a DSSE envelope,
+bundles), :mod:`.trust` (``store/trust/keys.json``), :mod:`.allowed_signers` (trust as an
+OpenSSH allowed_signers file), :mod:`.notes` (the two transports: git notes
 and ``store/attestations/`` files), :mod:`.evidence` (judging bundles with trust:
 evidence levels, KI3xx), :mod:`.sync` (``notes sync``). See docs/design.md §5.
 """

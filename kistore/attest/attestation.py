@@ -29,14 +29,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical
 from ..core.digest import Digest, is_digest
-from ..core.errors import InputError, KistoreError, VerificationError
+from ..core.errors import InputError, KistoreError, MultipleErrors, VerificationError
 from ..core.schema import check_document
-from . import signing
+from . import signing, sshsig
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -127,7 +128,8 @@ class Bundle:
 
     Attributes:
         envelope: the DSSE envelope.
-        public_key: the signer's OpenSSH public-key line (``ssh-ed25519 AAAA...``).
+        public_key: the signer's OpenSSH public-key line (``ssh-ed25519 AAAA...``, or
+            ``sk-ssh-ed25519@openssh.com AAAA...`` for a FIDO key).
     """
 
     envelope: Envelope
@@ -233,7 +235,6 @@ def make_statement(subject: Digest, subject_name: str, type_name: str,
                          f"{', '.join(TYPES)}")
     problems = check_document(predicate, predicate_schema(type_name), file=file)
     if problems:
-        from ..core.errors import MultipleErrors
 
         raise MultipleErrors(list(problems))
     return {"_type": STATEMENT_TYPE,
@@ -262,15 +263,54 @@ def sign_statement(statement: dict[str, Any], key: Ed25519PrivateKey) -> Bundle:
     return Bundle(Envelope(PAYLOAD_TYPE, payload, (signature,)), signing.public_key_line(public))
 
 
+def sign_statement_sshsig(statement: dict[str, Any], key: sshsig.SshPublicKey,
+                          signer: Callable[[bytes], bytes]) -> Bundle:
+    """Sign a statement with an SSHSIG signature (PROTOCOL.sshsig) over its DSSE PAE.
+
+    The payload is the RFC 8785 bytes of the statement, as :func:`sign_statement`; the
+    DSSE ``sig`` is the SSHSIG blob (namespace :data:`kistore.attest.sshsig.NAMESPACE`)
+    that ``signer`` returns for ``PAE(payloadType, payload)``. The blob is verified before
+    the bundle is returned, so a signer that used another key, namespace or message is
+    caught here rather than stored.
+
+    Args:
+        statement: an in-toto statement (see :func:`make_statement`).
+        key: the signer's public key (the bundle's ``verificationMaterial.publicKey``).
+        signer: returns the SSHSIG blob for the message it is given, e.g.
+            ``functools.partial(sshsig.sign_with_ssh_keygen, "KEY.pub")`` (ssh-agent or a
+            FIDO key) or ``functools.partial(sshsig.sign, private_key)``.
+
+    Returns:
+        A bundle with one signature (keyid = the key's OpenSSH fingerprint).
+
+    Raises:
+        CanonicalFormError: the statement has no canonical form.
+        InputError: the signer failed (e.g. ssh-keygen found no key in the agent).
+        VerificationError: what the signer returned does not verify under ``key``.
+    """
+    payload = canonical.dumps(statement)
+    blob = signer(signing.pae(PAYLOAD_TYPE, payload))
+    try:
+        sshsig.verify(blob, key, signing.pae(PAYLOAD_TYPE, payload))
+    except VerificationError as e:
+        raise VerificationError(f"the new signature does not verify: {e.message}") from None
+    signature = Signature(key.keyid(), blob)
+    return Bundle(Envelope(PAYLOAD_TYPE, payload, (signature,)), key.line())
+
+
 def verify_bundle(bundle: Bundle, subject: Digest | None = None) -> Statement:
     """Check a bundle's signature and statement; raise the first reason it fails.
 
     Checks, in order: ``payloadType`` is :data:`PAYLOAD_TYPE`; exactly one signature (none,
     the same signature twice, or one key under two keyids are each refused: one key counts
-    once); the bundled key is an Ed25519 OpenSSH key; the signature is canonical (S < L) and
-    verifies over DSSE PAE of the exact payload bytes; the payload is strict JSON and an
-    in-toto Statement v1 with one subject whose digest is ``subject`` (when given); the
-    ``predicateType`` is known; the predicate validates against its schema.
+    once); the bundled key is an OpenSSH Ed25519 key (``ssh-ed25519``, or
+    ``sk-ssh-ed25519@openssh.com`` for an SSHSIG signature); the signature -- a raw
+    Ed25519 signature (64 bytes), or an SSHSIG blob (PROTOCOL.sshsig, namespace
+    ``kernelindex-attestation``, checked by :func:`kistore.attest.sshsig.verify`) -- is
+    canonical (S < L) and verifies over DSSE PAE of the exact payload bytes; the payload
+    is strict JSON and an in-toto Statement v1 with one subject whose digest is
+    ``subject`` (when given); the ``predicateType`` is known; the predicate validates
+    against its schema.
 
     Args:
         bundle: the parsed bundle.
@@ -288,10 +328,18 @@ def verify_bundle(bundle: Bundle, subject: Digest | None = None) -> Statement:
             f"payloadType is {env.payload_type!r}, expected {PAYLOAD_TYPE!r}")
     _one_signature(env.signatures)
     try:
-        key = signing.load_public_key(bundle.public_key)
+        key = sshsig.SshPublicKey.from_text(bundle.public_key)
     except InputError as e:
         raise VerificationError(f"verificationMaterial.publicKey: {e.message}") from None
-    signing.verify_signature(key, env.payload_type, env.payload, env.signatures[0].sig)
+    sig = env.signatures[0].sig
+    if sshsig.is_sshsig(sig):
+        sshsig.verify(sig, key, signing.pae(env.payload_type, env.payload))
+    elif key.type != sshsig.ED25519:
+        raise VerificationError(
+            f"a {key.type} key signs only SSHSIG signatures; this signature is "
+            f"{len(sig)} bytes without the 'SSHSIG' preamble")
+    else:
+        signing.verify_signature(key.ed25519(), env.payload_type, env.payload, sig)
     statement = parse_statement(env.payload)
     if subject is not None and statement.subject != subject:
         raise VerificationError(
@@ -303,7 +351,7 @@ def verify_bundle(bundle: Bundle, subject: Digest | None = None) -> Statement:
 def bundle_keyid(bundle: Bundle) -> str | None:
     """Return the OpenSSH fingerprint of the bundled key, or None when it is unreadable."""
     try:
-        return signing.keyid(signing.load_public_key(bundle.public_key))
+        return sshsig.SshPublicKey.from_text(bundle.public_key).keyid()
     except InputError:
         return None
 

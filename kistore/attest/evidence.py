@@ -27,12 +27,20 @@ one key counts once however many attestations, signatures or keyids it appears u
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..core import canonical, layout
+from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, WARNING, Finding, rule
+from ..core.layout import NOTES_REF
+from ..git.pack import blob_id
+from .attestation import ROLE_FOR_TYPE, Bundle, bundle_keyid, type_of, verify_bundle
+from .notes import collect, collect_many, file_attestations, notes_entered, parse_attestation_path
+from .trust import Trust, format_time, load_trust, parse_time
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -128,8 +136,6 @@ class Judgement:
 
     def to_json(self) -> dict[str, Any]:
         """Return the judgement as JSON (the ``attestations --json`` object)."""
-        from .trust import format_time
-
         return {"type": self.type, "keyid": self.keyid, "valid": self.valid,
                 "effect": self.effect, "reason": self.reason, "source": self.source,
                 "location": self.location, "enteredAt": format_time(self.entered_at),
@@ -146,9 +152,6 @@ def judge(seen: Any, trust: Any) -> Judgement:
     Returns:
         The :class:`Judgement` (never raises for bad bundles: they are judged invalid).
     """
-    from ..core.errors import KistoreError
-    from .attestation import ROLE_FOR_TYPE, Bundle, bundle_keyid, verify_bundle
-
     base = {"source": seen.source, "location": seen.location, "entered_at": seen.entered_at}
     if seen.defect:
         return Judgement(None, None, False, INVALID, seen.defect, **base)
@@ -198,9 +201,6 @@ def signed_at(predicate: dict[str, Any]) -> datetime | None:
     Returns:
         The latest stated instant (UTC-aware), or None when it states none.
     """
-    from ..core.errors import InputError
-    from .trust import parse_time
-
     times = []
     for name in ("observedAt", "createdAt"):
         value = predicate.get(name)
@@ -214,10 +214,6 @@ def signed_at(predicate: dict[str, Any]) -> datetime | None:
 
 def _claimed_type(payload: bytes) -> str | None:
     """Return the type an unverified payload claims, for display only (never acted upon)."""
-    from ..core import canonical
-    from ..core.errors import KistoreError
-    from .attestation import type_of
-
     try:
         value = canonical.loads(payload)
     except KistoreError:
@@ -232,8 +228,6 @@ def judge_all(seen: list[Any], trust: Any) -> list[Judgement]:
     The same bundle bytes may be seen twice (as a note and as a file); both copies are
     judged at the earlier of their entry times, so they are judged alike.
     """
-    from dataclasses import replace
-
     earliest: dict[bytes, datetime] = {}
     for s in seen:
         if s.data not in earliest or s.entered_at < earliest[s.data]:
@@ -293,7 +287,7 @@ def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = 
             for d, pairs in judged.items()}
 
 
-def judged_many(store: Any, digests: Iterable[Any], *, at: str | None = None
+def judged_many(store: Store, digests: Iterable[Any], *, at: str | None = None
                 ) -> dict[Any, list[tuple[Any, Judgement]]]:
     """Return every attestation about each digest with how it was judged, reading once.
 
@@ -313,16 +307,12 @@ def judged_many(store: Any, digests: Iterable[Any], *, at: str | None = None
     Raises:
         InputError: when ``at`` names no commit.
     """
-    from .notes import collect_many
-
     seen = collect_many(store, digests, at=at)
     trust = _trust_or_empty(store, at)[0] if any(seen.values()) else None
     return {d: list(zip(s, judge_all(s, trust), strict=True)) for d, s in seen.items()}
 
 
 def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
-    from ..core.errors import KistoreError
-    from .trust import Trust, load_trust
 
     try:
         return load_trust(store.view(at)), []
@@ -347,18 +337,6 @@ def check_attestations(store: Store, at: str | None = None) -> list[Finding]:
     Returns:
         Findings in a stable order (file problems, then per attestation, then the summary).
     """
-    import hashlib
-
-    from ..core import canonical, layout
-    from ..core.layout import NOTES_REF
-    from ..git.pack import blob_id
-    from .notes import (
-        collect,
-        file_attestations,
-        notes_entered,
-        parse_attestation_path,
-    )
-
     view = store.view(at)
     findings: list[Finding] = []
     trust, problems = _trust_or_empty(store, at)

@@ -40,14 +40,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import pygit2
-
 from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, StoreStateError
 from ..core.layout import NOTES_REF
+from ..git.commit import commit_signature
+from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
+from ..store import atomic_write
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store, View
@@ -103,6 +104,11 @@ def parse_attestation_path(path: str) -> tuple[Digest, str] | None:
 # -- reading ---------------------------------------------------------------------------
 
 
+def _parents_first() -> pygit2.enums.SortMode:
+    """Return the walk order that yields each commit after its parents (git's topo order)."""
+    return pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
+
+
 def note_lines(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> list[bytes]:
     """Return the lines of the note on ``blob`` under ``ref`` (empty without a note)."""
     try:
@@ -130,7 +136,7 @@ def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
     trees: dict[str, dict[str, str]] = {}
     blobs: dict[str, list[bytes]] = {}
     clock = _Clock()
-    for commit in repo.walk(tip.target, _PARENTS_FIRST):
+    for commit in repo.walk(tip.target, _parents_first()):
         when = clock.time_of(commit)
         for annotated, note_blob in _flatten(repo, commit.tree, "", trees).items():
             if note_blob not in blobs:
@@ -148,7 +154,6 @@ def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
 
 _ENTERED_CACHE: dict[tuple[str, str], dict[str, dict[bytes, datetime]]] = {}
 
-_PARENTS_FIRST = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
 
 
 class _Clock:
@@ -160,7 +165,7 @@ class _Clock:
     among the commit and all its ancestors (each ancestor's date written by whoever made
     it), so backdating below the history one builds on gains nothing.
 
-    Feed commits parents first (:data:`_PARENTS_FIRST`).
+    Feed commits parents first (:func:`_parents_first`).
     """
 
     def __init__(self) -> None:
@@ -245,7 +250,7 @@ def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict
     first: dict[str, datetime] = {}
     trees: dict[str, dict[str, str]] = {}
     clock = _Clock()
-    for c in repo.walk(commit.id, _PARENTS_FIRST):
+    for c in repo.walk(commit.id, _parents_first()):
         when = clock.time_of(c)
         try:
             sub = c.tree[ATTESTATIONS_SHA256]
@@ -408,7 +413,6 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes]) -> int:
         raise InputError("a bundle line must not contain a newline; store canonical bytes")
     if blob not in repo:  # git notes refuse to annotate a missing object
         raise StoreStateError(f"no git object {blob}; the subject's object is not in git")
-    from ..git.commit import commit_signature  # the committer git is configured with, or kistore
 
     signature = commit_signature(repo)
     scratch = f"refs/kistore/notes-tmp-{uuid.uuid4().hex}"  # one per writer
@@ -467,7 +471,6 @@ def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool 
     if as_file:
         if store.root is None:
             raise StoreStateError("this repository has no work tree; use a note instead")
-        from ..store import atomic_write  # the store's temp-name-and-rename write
 
         path = attestation_path(subject, bundle_bytes)
         atomic_write(store.root / path, bundle_bytes)

@@ -75,6 +75,7 @@ def load_private_key(data: bytes, passphrase: bytes | None = None, *, file: str 
         PassphraseRequired: the key is encrypted and ``passphrase`` is None or wrong.
         InputError: the bytes are no private key, or a key of another type (RSA, ECDSA).
     """
+    # Lazy: cryptography loads only when a key or signature is used (start-up).
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -113,6 +114,7 @@ def load_public_key(text: str | bytes, *, file: str = "-") -> Ed25519PublicKey:
     Raises:
         InputError: not a public key, or not Ed25519.
     """
+    # Lazy: cryptography loads only when a key or signature is used (start-up).
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -183,6 +185,7 @@ def _add(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
 
 def raw_public_key(key: Ed25519PublicKey) -> bytes:
     """Return the 32 raw bytes of an Ed25519 public key (RFC 8032 §5.1.5)."""
+    # Lazy: cryptography loads only when a key or signature is used (start-up).
     from cryptography.hazmat.primitives import serialization
 
     return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
@@ -238,6 +241,7 @@ def verify_signature(key: Ed25519PublicKey, payload_type: str, payload: bytes,
         VerificationError: the signature is not 64 bytes, is non-canonical (S >= L,
             RFC 8032 §5.1.7), or does not verify.
     """
+    # Lazy: cryptography loads only when a key or signature is used (start-up).
     from cryptography.exceptions import InvalidSignature
 
     if len(signature) != SIGNATURE_SIZE:
@@ -261,6 +265,7 @@ def is_canonical_signature(signature: bytes) -> bool:
 
 def generate() -> Ed25519PrivateKey:
     """Return a new random Ed25519 private key."""
+    # Lazy: cryptography loads only when a key or signature is used (start-up).
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     return Ed25519PrivateKey.generate()
@@ -273,6 +278,7 @@ def private_key_bytes(key: Ed25519PrivateKey, passphrase: bytes | None = None) -
         key: the key.
         passphrase: encrypt with this passphrase (bcrypt KDF, aes256-ctr), or None.
     """
+    # Lazy: cryptography loads only when a key or signature is used (start-up).
     from cryptography.hazmat.primitives import serialization
 
     encryption: serialization.KeySerializationEncryption = (

@@ -30,7 +30,8 @@ from ..core import canonical
 from ..core.errors import InputError, KistoreError, MultipleErrors
 from ..core.layout import TRUST_FILE
 from ..core.schema import check_document
-from . import signing
+from ..store import atomic_write
+from .sshsig import SshPublicKey
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import View
@@ -44,7 +45,8 @@ class TrustedKey:
 
     Attributes:
         keyid: OpenSSH SHA-256 fingerprint of ``public_key``.
-        public_key: OpenSSH public-key line (``ssh-ed25519 AAAA...``).
+        public_key: OpenSSH public-key line (``ssh-ed25519 AAAA...`` or
+            ``sk-ssh-ed25519@openssh.com AAAA...``).
         roles: roles the key may sign for (``rerun``, ``maintainer``).
         valid_from: first instant the key counts (None: always).
         valid_until: instant from which it no longer counts (None: never expires).
@@ -165,7 +167,7 @@ class Trust:
         errors: list[KistoreError] = []
         for i, entry in enumerate(doc["keys"]):
             try:
-                actual = signing.keyid(signing.load_public_key(entry["publicKey"], file=file))
+                actual = SshPublicKey.from_text(entry["publicKey"], file=file).keyid()
             except InputError as e:
                 e.pointer = f"/keys/{i}/publicKey"
                 errors.append(e)
@@ -223,19 +225,20 @@ def add_key(root: Path, key_text: str, roles: list[str], *, valid_from: datetime
         The key as written.
 
     Raises:
-        InputError: an unknown role, a window that ends before it starts, or no Ed25519 key.
+        InputError: an unknown role, a window that ends before it starts, or no Ed25519
+            (``ssh-ed25519`` or ``sk-ssh-ed25519@openssh.com``) key.
     """
     unknown = sorted(set(roles) - set(ROLES))
     if not roles or unknown:
         raise InputError(f"role must be one of {', '.join(ROLES)}, got {unknown or roles}")
     if valid_from and valid_until and valid_until <= valid_from:
         raise InputError("--valid-until must be later than --valid-from")
-    public = signing.load_public_key(key_text)
-    keyid = signing.keyid(public)
+    public = SshPublicKey.from_text(key_text)
+    keyid = public.keyid()
     trust = _read_work_tree(root)
     old = trust.keys.get(keyid)
     if old is None:
-        new = TrustedKey(keyid, signing.public_key_line(public), tuple(sorted(set(roles))),
+        new = TrustedKey(keyid, public.line(), tuple(sorted(set(roles))),
                          valid_from, valid_until, None, comment)
     else:
         new = replace(old, roles=tuple(sorted(set(old.roles) | set(roles))),
@@ -303,7 +306,6 @@ def _read_work_tree(root: Path) -> Trust:
 
 
 def _write(root: Path, trust: Trust) -> None:
-    from ..store import atomic_write  # the store's temp-name-and-rename write
 
     atomic_write(root / TRUST_FILE, trust.to_bytes())
 

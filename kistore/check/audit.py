@@ -30,6 +30,7 @@ from ..core.findings import Finding
 from ..core.gitattributes import check_gitattributes
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
+from ..core.workers import start_worker
 from ..git import treediff
 from .history import check_history
 from .policy import check_policy
@@ -122,6 +123,7 @@ class TreeSnapshot(Snapshot):
             self.modes[layout.STORE_DIR] = store.filemode
 
     def reopen(self) -> None:  # noqa: D102 - documented on Snapshot
+        # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
         import pygit2
 
         self.repo = pygit2.Repository(self.repo.path)
@@ -476,6 +478,7 @@ def _check_units_compact(snap: Snapshot, chunks: Iterator[list[Unit]], workers: 
         for units in chunks:
             yield units, [_check_unit_compact(snap, u) for u in units]
         return
+    # Lazy: the process machinery loads only when workers run (start-up).
     import multiprocessing
 
     for kind in KINDS:  # compile the validators once, before the fork, not in each worker
@@ -518,8 +521,6 @@ def _reopen_worker_snapshot(parent_pid: int) -> None:
     A worker that inherited the CLI's SIGTERM handler (an interrupt) could not be ended by
     the pool's terminate, and the parent waited on it for ever.
     """
-    from ..core.workers import start_worker
-
     start_worker(parent_pid)
     assert _worker_snapshot is not None
     _worker_snapshot.reopen()

@@ -18,17 +18,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from ..attest.attestation import Bundle, verify_bundle
+from ..attest.evidence import NOT_COUNTED, check_attestations, judge
+from ..attest.notes import ATTESTATIONS_SHA256, Seen, lines_of, note_blobs, parse_attestation_path
+from ..attest.trust import format_time, load_trust
 from ..core import canonical, layout
 from ..core.digest import Digest
-from ..core.errors import InputError
+from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git import treediff
+from ..store.admission import metadata_difference
 from .audit import GITATTRIBUTES, TreeSnapshot, admit_quarantine, check_contents
 from .history import ancestry, check_history, history_findings, objects_tree
+from .policy import check_policy
 from .rules import sort_key
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -133,12 +140,6 @@ def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str]) ->
     and after the update), so a revoked key cannot add evidence by backdating a commit.
     Community keys (not in trust) and invalid bundles are left to the other checks.
     """
-    from dataclasses import replace
-
-    from ..attest.evidence import NOT_COUNTED, judge
-    from ..attest.trust import load_trust
-    from ..core.errors import KistoreError
-
     trusts = []
     for rev in dict.fromkeys(trust_revs):
         try:
@@ -161,8 +162,6 @@ def _judged_now(store: Store, seen: Iterable[Any], trust_revs: Iterable[str]) ->
 
 def _new_files_untrusted(store: Store, base: Any, head: Any, changed: set[str]) -> list[Finding]:
     """KI411 for each attestation file the range adds whose key trust does not accept now."""
-    from ..attest.notes import ATTESTATIONS_SHA256, Seen, parse_attestation_path
-
     seen = []
     for path in sorted(changed):
         parsed = parse_attestation_path(path) if path.startswith(ATTESTATIONS_SHA256) else None
@@ -178,9 +177,6 @@ def _new_files_untrusted(store: Store, base: Any, head: Any, changed: set[str]) 
 
 def _revocations_lifted(store: Store, base: str, head: str) -> list[Finding]:
     """KI412 for each key revoked at ``base`` whose revocation ``head`` lifts or delays."""
-    from ..attest.trust import format_time, load_trust
-    from ..core.errors import KistoreError
-
     try:
         before, after = (load_trust(store.view(rev)) for rev in (base, head))
     except KistoreError:  # an unreadable trust file is reported as KI309 (and trusts none)
@@ -263,9 +259,6 @@ def _special_files(store: Store, head: str, changed: set[str]) -> list[Finding]:
     Attestation files must verify (KI301-KI305), a changed trust file must be valid (KI309),
     a changed policy file too (KI206); community/trusted attestations are not repeated here.
     """
-    from ..attest.evidence import check_attestations
-    from .policy import check_policy
-
     findings: list[Finding] = []
     if layout.POLICY_FILE in changed:
         findings += check_policy(store, head)
@@ -295,7 +288,6 @@ def _changed_paths(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree: p
 
 
 def _metadata_update(repo: pygit2.Repository, path: str, old: Any, new: Any) -> Finding:
-    from ..store.admission import metadata_difference
 
     try:
         what = metadata_difference(repo[old].read_raw(), repo[new].read_raw())
@@ -425,6 +417,7 @@ NOTES_LINE_INVALID = rule(
 def _trust_revs(store: Store, updates: list[tuple[str, str, str]], protected: set[str]
                 ) -> list[str]:
     """Return the commits whose trust file judges new notes: protected branches, as pushed too."""
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
     repo = store.repo
@@ -443,11 +436,9 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
     ``verify`` everywhere. A new line whose key trust (at ``trust_revs``) does not accept
     now is refused (KI411): its notes commit's date is the pusher's to write.
     """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
-    from ..attest.attestation import Bundle, verify_bundle
-    from ..attest.notes import Seen, lines_of, note_blobs
-    from ..core.errors import KistoreError
 
     repo = store.repo
     fresh: list[Seen] = []

@@ -18,11 +18,13 @@ of bytes are :mod:`kistore.verify`'s, reading a tree's files and running every c
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core import layout
+from ..core.errors import StoreStateError
 from ..core.findings import ERROR, Finding, rule
 from ..core.gitattributes import GITATTRIBUTES_MISSING
 from ..git import treediff
@@ -77,6 +79,7 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Fi
         KI401 (modified, including a change of file type), KI402 (deleted), KI403 (renamed),
         each naming the object path and the commit.
     """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
     findings = []
@@ -130,6 +133,7 @@ def _change(delta: Any, where: str) -> tuple[Any, str, str, str | None, str | No
             addition.
         where: ``in commit ID (SUBJECT)``, ending the message.
     """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
     path = f"{layout.OBJECTS_DIR}/{delta.old_file.path}"
@@ -177,6 +181,7 @@ def _in_place_changes(repo: pygit2.Repository, old: Any, new: Any | None) -> lis
     """
     if new is None:
         return None
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
     modified = pygit2.enums.DeltaStatus.MODIFIED
@@ -240,6 +245,7 @@ def ancestry(repo: pygit2.Repository, head: Any, hide: Any = None) -> Iterator[A
         head: the tip commit.
         hide: a commit whose ancestors (itself included) are left out, or None.
     """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
     walker = repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)
@@ -276,6 +282,7 @@ def check_history(store: Store, at: str | None = None) -> list[Finding]:
 
 def _worktree_changes(repo: pygit2.Repository) -> list[Finding]:
     """Objects the index or work tree deletes or changes relative to ``HEAD``."""
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
     flags = pygit2.enums.FileStatus
@@ -293,7 +300,6 @@ def _worktree_changes(repo: pygit2.Repository) -> list[Finding]:
     try:
         statuses = repo.status(untracked_files="no")
     except pygit2.GitError as e:  # e.g. a split or sparse index, which libgit2 cannot read
-        from ..core.errors import StoreStateError
 
         raise StoreStateError(
             f"the git index cannot be read ({e}): a split or sparse index is not supported; "
@@ -328,8 +334,6 @@ def _unreadable_attributes(repo: pygit2.Repository) -> str | None:
     The work tree's top ``.gitattributes`` and ``.git/info/attributes`` (a symlink is
     judged by what it points to).
     """
-    import stat
-
     for path, shown in ((Path(repo.workdir) / ".gitattributes", ".gitattributes"),
                         (Path(repo.path) / "info" / "attributes", ".git/info/attributes")):
         try:
@@ -343,6 +347,7 @@ def _unreadable_attributes(repo: pygit2.Repository) -> str | None:
 
 def _worktree_holds_head(repo: pygit2.Repository, path: str) -> bool:
     """Return True when the work-tree file at ``path`` has exactly HEAD's bytes (as git hashes)."""
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
     try:
@@ -371,6 +376,7 @@ def _mode_change(repo: pygit2.Repository, path: str) -> tuple[int, int] | None:
 
     Called only for paths ``repo.status`` flags as changed, so reading the file is rare.
     """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
     try:

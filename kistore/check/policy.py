@@ -12,8 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..core import canonical
+from ..core.errors import KistoreError
 from ..core.findings import ERROR, Finding, rule
 from ..core.layout import POLICY_FILE
+from ..core.schema import check_document
 from .history import ancestry
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -46,10 +49,6 @@ def check_policy(store: Store, at: str | None = None) -> list[Finding]:
         policy. Nothing when the file is valid, or absent from the whole history (the
         shipped default applies).
     """
-    from ..core import canonical
-    from ..core.errors import KistoreError
-    from ..core.schema import check_document
-
     data = store.view(at).read(POLICY_FILE)
     if data is None:
         return _policy_removed(store, at)

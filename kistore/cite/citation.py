@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import string
+import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,9 @@ from urllib.parse import quote, urlsplit
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
+from ..git import treediff
 from ..git.pack import blob_id
+from ..store import read_settings
 from .formats import FORMATS, names, render
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -253,6 +256,7 @@ def first_commit(repo: pygit2.Repository, path: str, blob: str,
         StoreStateError: the repository is a shallow clone cut at the commit found, so an
             older commit may have added the object first.
     """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
     order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
@@ -300,9 +304,8 @@ def first_commits(repo: pygit2.Repository, start: pygit2.Commit
         hex) in that commit, and the commit (pygit2). A commit on the shallow boundary
         (:func:`shallow_boundary`) may not be the first: its parents are missing here.
     """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
-
-    from ..git import treediff
 
     order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
     shards: dict[str, dict[str, Any]] = {}  # objects tree id -> {shard name: shard tree id}
@@ -325,9 +328,8 @@ def _shards(repo: pygit2.Repository, tree: pygit2.Tree, cache: dict[str, dict[st
 
     Remembers the last two listings (a commit's and its parent's), keyed by tree id.
     """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
-
-    from ..git import treediff
 
     objects = treediff.subtree_id(tree, layout.OBJECTS_DIR)
     if objects is None:
@@ -371,10 +373,6 @@ def read_cite_settings(store: Store, at: str | None = None) -> dict[str, str]:
         InputError: kistore.toml is not TOML, ``[cite]`` is not a table, or a value is not a
             non-empty string.
     """
-    import tomllib
-
-    from ..store import read_settings
-
     if at is None and store.root is not None:
         settings = read_settings(store.root)
     else:

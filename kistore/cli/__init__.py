@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
+import os
+import signal
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -42,6 +45,7 @@ class StoreContext:
             StoreStateError: when there is no git repository at ``--store`` or above cwd.
         """
         if self._store is None:
+            # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
             from ..store import Store
 
             self._store = Store(self.path)
@@ -127,6 +131,7 @@ class KistoreGroup(click.Group):
         """
         name = args[0] if args else None
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            # Lazy: difflib loads only to suggest a name after a miss.
             import difflib
 
             close = difflib.get_close_matches(name, self.list_commands(ctx), n=3, cutoff=0.6)
@@ -161,8 +166,6 @@ class KistoreGroup(click.Group):
             click.echo("interrupted", err=True)
             ctx.exit(INTERRUPTED)
         except BrokenPipeError:  # `kistore rank ... | head`: the reader has what it wants
-            import os
-
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             ctx.exit(0)
         except OSError as e:  # a file we could not read or write: say which, no traceback
@@ -189,8 +192,6 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
       kistore add --commit ../shared/examples/*.bundle.json --allow-dangling
       kistore show BenchmarkRun/sol-submission-20464
     """
-    import signal
-
     signal.signal(signal.SIGTERM, _terminated)
     ctx.obj = StoreContext(store_path)
 
@@ -207,8 +208,6 @@ def _terminated(signum: int, frame: Any) -> None:
     caller = frame
     while caller is not None:
         if caller.f_code.co_name == "__del__":
-            import signal
-
             signal.signal(signal.SIGALRM, _terminated)
             signal.setitimer(signal.ITIMER_REAL, 0.01)
             return
@@ -239,6 +238,7 @@ def warn_unreadable(store: Store, catalog: object, at: str | None = None) -> Non
     committed = {d: why for d, why in (skipped() if callable(skipped) else {}).items()
                  if d not in unreadable}
     if unreadable:
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..core.digest import Digest
         from ..index.catalog import damage
 
@@ -321,6 +321,7 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
         ResolutionError: a ``KIND/NAME`` two manifests hold, listing them; a ``KIND/NAME``
             not found, with the hint; else the original error.
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.errors import KistoreError, ResolutionError
     from .names import refuse_incomplete_names, refuse_shared_names
 
@@ -331,6 +332,7 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
     except ResolutionError:
         if at is not None or store.root is None:
             raise
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..core.schema import KINDS
 
         for ref in refs:
@@ -350,6 +352,7 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
                 digest = store.resolve(ref, at="HEAD")
             except KistoreError:  # not committed either (or no HEAD): the original stands
                 continue
+            # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
             from ..query.answers import unreadable_error
 
             raise unreadable_error(store.view(None), digest, str(digest)) from None
@@ -363,6 +366,7 @@ def _work_tree_matches(store: Store, ref: str) -> bool:
     the object is there. (Resolving again to find out took an ambiguous prefix whose other
     match was not committed for a deleted file: "could not be read; run kistore verify".)
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.digest import parse_prefix
     from ..core.layout import OBJECTS_DIR
 
@@ -409,8 +413,6 @@ def ignore_interrupts() -> None:
     Nothing is left to undo, only output to print; a late signal used to end the command
     with exit 130 or 143 and no word, though every manifest was stored.
     """
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
@@ -431,15 +433,11 @@ def undone_add(noun: str, *, commit: bool) -> str:
 
 def emit_json(value: Any) -> None:
     """Print ``value`` as indented JSON on stdout (UTF-8, keys in stable order)."""
-    import json
-
     click.echo(json.dumps(value, indent=2, ensure_ascii=False))
 
 
 def emit_jsonl(items: Iterable[Any]) -> None:
     """Print each item as one line of compact JSON on stdout (JSON Lines, UTF-8)."""
-    import json
-
     for item in items:
         click.echo(json.dumps(item, ensure_ascii=False, separators=(",", ":")))
 

@@ -7,6 +7,8 @@ Thin: each parses options, calls :mod:`kistore.signing`, :mod:`kistore.attestati
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,7 @@ def key_generate(path: str, encrypt: bool, as_json: bool) -> None:
       kistore key generate ~/.kistore/k
       kistore trust add ~/.kistore/k.pub --role rerun
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import signing
     from ..core.errors import InputError
 
@@ -99,6 +102,7 @@ def load_signing_key(path: str) -> Any:
     Raises:
         InputError: no such file, not an Ed25519 private key, or a wrong passphrase.
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import signing
     from ..core.errors import InputError
 
@@ -123,7 +127,9 @@ def load_signing_key(path: str) -> Any:
 @click.option("--type", "type_name", type=click.Choice(TYPES), required=True,
               help="What the attestation says.")
 @click.option("--key", "key_path", required=True, metavar="PATH",
-              help="Private key (PEM or OpenSSH ed25519).")
+              help="Private key file (PEM or OpenSSH ed25519), or a public key KEY.pub whose "
+                   "private half is in ssh-agent or on a FIDO key: then `ssh-keygen -Y sign` "
+                   "makes an SSHSIG signature.")
 @click.option("--outcome", type=click.Choice(["reproduced", "not-reproduced"]),
               help="For reproduction/rerun (default: reproduced).")
 @click.option("--predicate", "predicate_file", type=click.Path(dir_okay=False, exists=True),
@@ -141,6 +147,9 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     Builds an in-toto Statement v1 (subject: the manifest's digest), signs it in a DSSE
     envelope with your key, and stores the bundle (envelope + your public key) as a note
     under refs/notes/kistore, or with --file under store/attestations/ for a pull request.
+    With a public key (e.g. --key ~/.ssh/id_ed25519.pub), ssh-keygen signs (SSHSIG,
+    namespace kernelindex-attestation) with the key ssh-agent (SSH_AUTH_SOCK) or a security
+    key holds.
 
     \b
     Example:
@@ -152,8 +161,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     ({"latencyNs": {"mean": 13634148}, "primaryStatistic": "mean"}, in nanoseconds);
     observedAt and outcome are filled in when absent.
     """
-    from datetime import UTC, datetime
-
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import attestation
     from ..attest.notes import attach
     from ..attest.trust import format_time
@@ -175,7 +183,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
                                            predicate,
                                            # named so, a field missing says where to give it
                                            file=predicate_file or "--predicate FILE (not given)")
-    bundle = attestation.sign_statement(statement, load_signing_key(key_path))
+    bundle = _sign(statement, key_path)
     location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
     keyid = attestation.bundle_keyid(bundle)
     if as_json:
@@ -184,6 +192,30 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
                    "bundle": bundle.to_json()})
     else:
         click.echo(f"{type_name} by {keyid} about {digest}: {location}")
+
+
+def _sign(statement: dict[str, Any], key_path: str) -> Any:
+    """Sign with a private key file (raw Ed25519), or through ssh-keygen for a public key file.
+
+    Raises:
+        InputError: the key file is unreadable, or signing failed (with what to do).
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest import attestation, sshsig
+    from ..core.errors import InputError
+
+    try:
+        head = Path(key_path).read_bytes()[:64]
+    except OSError as e:
+        raise InputError(f"cannot read the key: {e.strerror}", file=key_path) from None
+    if head.split(b" ", 1)[0].decode("ascii", "replace") not in sshsig.KEY_TYPES:
+        return attestation.sign_statement(statement, load_signing_key(key_path))
+    key = sshsig.SshPublicKey.from_text(Path(key_path).read_bytes(), file=key_path)
+    if key.type == sshsig.SK_ED25519:
+        click.echo(f"signing with ssh-keygen -Y sign and the security key of {key.keyid()}: "
+                   "touch it if it blinks", err=True)
+    return attestation.sign_statement_sshsig(
+        statement, key, partial(sshsig.sign_with_ssh_keygen, key_path))
 
 
 @click.command()
@@ -205,6 +237,7 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
       kistore attestations 384a96d0 --json
       kistore attestations 384a96d0 --format jsonl    # one attestation a line
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.evidence import evidence_for
 
     fmt = output_format(fmt, as_json)
@@ -255,6 +288,7 @@ def notes_sync(ctx: StoreContext, as_json: bool) -> None:
     Example:
       kistore notes sync && kistore notes push origin
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.sync import sync
     from ..core.errors import MultipleErrors
 
@@ -279,6 +313,7 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
     Example:
       kistore notes fetch origin
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import fetch
 
     gained = fetch(ctx.store(), remote)
@@ -299,6 +334,7 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     Example:
       kistore notes push origin
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import push
 
     gained = push(ctx.store(), remote)
@@ -329,15 +365,17 @@ def _read_key_text(key_arg: str) -> str:
         InputError: KEY is neither an existing file nor an OpenSSH line (it was read as a
             key line and refused as "-: not an Ed25519 public key").
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest import signing
     from ..core.errors import InputError
 
     path = Path(key_arg)
-    if not key_arg.startswith("ssh-") and not path.is_file():
+    inline = key_arg.startswith(("ssh-", "sk-ssh-"))
+    if not inline and not path.is_file():
         raise InputError(f"{key_arg}: no such key file, and not an OpenSSH public-key line "
                          "('ssh-ed25519 AAAA...'); give the .pub file `kistore key generate "
                          "PATH` wrote, or the line it printed")
-    if not key_arg.startswith("ssh-"):
+    if not inline:
         data = path.read_bytes()
         if b"PRIVATE KEY" in data:
             private = load_signing_key(key_arg)
@@ -366,6 +404,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
       kistore trust add ~/.kistore/k.pub --role rerun --valid-from 2026-01-01
       git add store/trust && git commit -m "trust: CI rerun key"
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.trust import add_key, parse_time
     from ..core.errors import StoreStateError
 
@@ -379,6 +418,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
     if as_json:
         emit_json(entry.to_json())
     elif entry.revoked_at is not None:  # a role added to a revoked key: it still counts for none
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..attest.trust import format_time
 
         click.echo(f"{entry.keyid} now lists {', '.join(entry.roles)}, but it was revoked at "
@@ -403,6 +443,7 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
     Example:
       kistore trust revoke SHA256:pURSfrPtTIYl6tnaV/mojdKG6ZmD3bZ5gsfUEKHo7Mc
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.trust import format_time, parse_time, revoke_key
     from ..core.errors import StoreStateError
 
@@ -428,6 +469,7 @@ def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
     Example:
       kistore trust list --json
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.trust import load_trust
 
     keys = load_trust(ctx.store().view(at)).keys
@@ -439,6 +481,42 @@ def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
         window = " ".join(f"{f}={entry[f]}" for f in ("validFrom", "validUntil", "revokedAt")
                           if f in entry)
         click.echo(f"{k} {','.join(entry['roles'])}" + (f" {window}" if window else ""))
+
+
+@trust.command("export")
+@click.option("--allowed-signers", "allowed_signers", required=True, metavar="FILE",
+              type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write an OpenSSH allowed_signers file here (- for standard output).")
+@click.option("--at", "at", metavar="REV", help="Export trust as of this commit.")
+@pass_ctx
+def trust_export(ctx: StoreContext, allowed_signers: str, at: str | None) -> None:
+    """Write the trusted keys as an OpenSSH allowed_signers file (for ssh-keygen -Y verify).
+
+    One line per key: principals (its keyid and its roles), the namespace
+    kernelindex-attestation, valid-after/valid-before from validFrom, validUntil and
+    revokedAt (docs/attestations.md).
+
+    \b
+    Example:
+      kistore trust export --allowed-signers allowed_signers
+      ssh-keygen -Y verify -f allowed_signers -I rerun -n kernelindex-attestation \\
+          -s attestation.sig < attestation.pae
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest import allowed_signers as export
+    from ..attest.trust import load_trust
+    from ..core.errors import InputError
+
+    trust = load_trust(ctx.store().view(at))
+    text = export.to_text(trust)
+    if allowed_signers == "-":
+        click.echo(text, nl=False)
+        return
+    try:
+        Path(allowed_signers).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror}", file=allowed_signers) from None
+    click.echo(f"wrote {len(trust.keys)} key(s) to {allowed_signers}", err=True)
 
 
 COMMANDS: list[click.Command] = [key, attest, attestations, notes, trust]

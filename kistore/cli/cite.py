@@ -39,12 +39,14 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
       kistore cite 384a96d0 --format bibtex --accessed 2026-11-29
       kistore cite 384a96d0 --format cff > CITATION.cff
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..cite.citation import cite as build
     from ..cite.citation import render
 
     if as_json and fmt != "text":
         raise click.UsageError("--json prints the citation's facts; do not combine it with "
                                "--format (use --format csl-json for CSL-JSON)")
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 
     store = ctx.store()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import shlex
 import sys
@@ -34,6 +35,7 @@ def init(path: str) -> None:
     Example:
       kistore init my-index
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..store import Store
 
     store = Store.init(path)
@@ -68,8 +70,7 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
       kistore add --allow-dangling --commit record.bundle.json
       cat runs.jsonl | kistore add -
     """
-    import gc
-
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..store.inputs import read_inputs
 
     if message and not do_commit:
@@ -81,6 +82,7 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     with interrupt_says("while reading the input: nothing was added or written"):
         located = read_inputs(files)
     store = ctx.store()
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..store import AddInterrupted
 
     with interrupt_says(undone_add("add", commit=do_commit)):
@@ -113,6 +115,7 @@ def digest(files: tuple[str, ...], as_json: bool) -> None:
     Example:
       kistore digest ../shared/examples/sol-execbench-submission-20464.bundle.json
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..store.inputs import read_inputs
 
     found = read_inputs(files)
@@ -145,6 +148,7 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
       kistore show BenchmarkRun/sol-submission-20464
       kistore show BenchmarkProtocol/sol-execbench-leaderboard-v1-1 --json
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..cite.citation import short_citation
     from ..core.digest import Digest
     from ..core.errors import ResolutionError
@@ -165,6 +169,7 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
             catalog = open_catalog(store, at)
             manifest = store.read(Digest.from_str(find(store, catalog, ref, at=at).digest),
                                   at=at)
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 
     warn_shared_names(store, [manifest], at)

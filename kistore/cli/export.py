@@ -43,6 +43,7 @@ def export(ctx: StoreContext, out: str, fmt: str | None, at: str, since: str | N
       kistore export out/ --since v1 --at v2      # append what changed from v1 to v2
       kistore export runs-csv/ --format csv --at v1
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..export import export as run_export
 
     store = ctx.store()

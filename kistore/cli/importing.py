@@ -39,10 +39,12 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
       kistore import --commit sol-execbench ../shared/data/sol-execbench
       kistore import kernelbench ../shared/data/kernelbench/H100_Modal --json
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..importers import plan_import, run_import
 
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..store import AddInterrupted
 
     store = ctx.store()

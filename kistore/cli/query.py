@@ -58,6 +58,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
       kistore rank 384a96d0 --comparison measured --json
       kistore rank 384a96d0 --format jsonl | jq -c 'select(.rank <= 3)'
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..index.index import open_catalog
     from ..query.answers import rank as rank_group
 
@@ -70,7 +71,8 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
                                 min_evidence=min_evidence, catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     rows = ranking.rows(include_excluded=show_all)
-    from .names import warn_shared_names  # here: `rank --help` imports no other module
+    # Lazy: `rank --help` imports no other module (tests/cli/test_cli_startup.py).
+    from .names import warn_shared_names
 
     warn_shared_names(store, [row.record for row in rows], at)
     if fmt != "text":
@@ -109,6 +111,7 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
       kistore compare BenchmarkRun/sol-submission-20464
       kistore compare 384a96d0 --comparison measured --json
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..index.index import open_catalog
     from ..query.page import compare as compare_runs
 
@@ -118,6 +121,7 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     with explaining_misses(store, [a, b], at), _warning_before_no_group(store, catalog, at):
         result = compare_runs(store, a, b, at=at, comparison=comparison, catalog=catalog)
     warn_unreadable(store, catalog, at)
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 
     warn_shared_names(store, [result.a.record, result.b.record], at)
@@ -155,6 +159,7 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
       kistore ls --kind BenchmarkProtocol --json
       kistore ls --kind BenchmarkRun --format jsonl | jq -r .name
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..index.index import open_catalog
     from ..query.answers import list_manifests
 
@@ -165,6 +170,7 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
         found = list_manifests(store, kind=kind, workload=workload, hardware=hardware, at=at,
                                catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 
     warn_shared_names(store, found, at)
@@ -198,6 +204,7 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
     Example:
       kistore reindex
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..index.index import Index, count_objects
 
     store = ctx.store()
@@ -247,6 +254,7 @@ def _say_products(catalog: Any, hardware: str) -> None:
 
 def _warn_default_policy(store: Store, at: str | None) -> None:
     """Say on stderr when the view has no ranking policy, so the default is not used silently."""
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.layout import POLICY_FILE
 
     if store.view(at).read(POLICY_FILE) is None:
@@ -262,6 +270,7 @@ def _warning_before_no_group(store: Store, catalog: Any, at: str | None) -> Iter
     A run's protocol or environment whose object file was deleted or corrupted leaves the
     run without a comparison key; the error alone says "not in the store; add them".
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..query.answers import NoComparisonGroup
 
     try:

@@ -105,6 +105,7 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, fmt: str | None,
       kistore verify --at origin/main --json
       kistore verify --jobs 4
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..check.audit import count_files, snapshot
     from ..check.audit import verify as run
 
@@ -140,6 +141,7 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, fmt: str | None,
       kistore check --format github "$BASE_SHA..$HEAD_SHA"
       kistore check --updates -        # in a pre-receive hook
     """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..check.gate import check_range, check_updates, parse_range
     from ..core.errors import InputError
 

@@ -114,7 +114,6 @@ def loads_lenient(data: bytes) -> Any:
             return orjson.loads(data)
         except orjson.JSONDecodeError:
             pass
-    import json
 
     return json.loads(data)
 

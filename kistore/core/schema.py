@@ -66,7 +66,7 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @cache
 def _validator(name: str) -> Any:
-    # Imported here: jsonschema is slow to import and most commands never validate.
+    # Lazy: jsonschema is slow to import and most commands never validate.
     import jsonschema
     import rfc3339_validator  # noqa: F401 - fail loudly here, not silently skip date-time
     from referencing import Registry, Resource
@@ -89,6 +89,7 @@ def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> A
     Python's ``$`` also matches before a final newline, so ``"evil\n"`` would pass
     ``^[a-z]+$``; ECMA-262's ``$`` (no multiline flag) matches only at the very end.
     """
+    # Lazy: the validator loads only when a document is validated (start-up).
     from jsonschema.exceptions import ValidationError
 
     if isinstance(instance, str) and not _ecma_regex(pattern).search(instance):
@@ -110,6 +111,7 @@ def _is_date_time(value: object) -> bool:
         return True
     if _PLAIN_DATE_TIME.fullmatch(value):  # the common form: no call into rfc3339-validator
         return True
+    # Lazy: the validator loads only when a document is validated (start-up).
     import rfc3339_validator
 
     # rfc3339-validator's regex ends in Python's `$`, which also accepts a final newline
@@ -127,6 +129,7 @@ _PLAIN_DATE_TIME = re.compile(
 def _fast_validator(name: str) -> Any:
     """Return the compiled ``jsonschema-rs`` validator for one schema (None: unavailable)."""
     try:
+        # Lazy: the validator loads only when a document is validated (start-up).
         import jsonschema_rs
     except ImportError:  # pragma: no cover - the wheel is missing on this platform
         return None
@@ -295,7 +298,5 @@ def _json_type(value: Any) -> str:
 
 def _json(value: Any) -> str:
     """Show a value as JSON (``null``, ``"text"``), short: an error message quotes it."""
-    import json
-
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."

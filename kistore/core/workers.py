@@ -28,6 +28,7 @@ def start_worker(parent_pid: int) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         try:
+            # Lazy: ctypes loads only in a forked worker on Linux, for prctl.
             import ctypes
 
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)

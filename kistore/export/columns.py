@@ -229,6 +229,7 @@ def arrow_type(column: Column, statistics: list[str]) -> Any:
     Raises:
         ModuleNotFoundError: pyarrow is not installed (the ``export`` extra).
     """
+    # Lazy: pyarrow is optional (the `export` extra); CSV and JSON Lines need none.
     import pyarrow as pa
 
     simple = {STRING: pa.string(), INT: pa.int64(), DOUBLE: pa.float64(), BOOL: pa.bool_(),

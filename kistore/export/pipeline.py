@@ -37,9 +37,21 @@ from typing import Any
 import orjson
 
 from .. import __version__
+from ..attest.evidence import judged_many, summarise
+from ..cite.citation import (
+    first_commits,
+    origin_url,
+    parse_remote,
+    permalink,
+    read_cite_settings,
+    shallow_boundary,
+)
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, StoreStateError
+from ..core.layout import NOTES_REF
+from ..index.index import count_objects, open_catalog
+from ..query.policy import load_policy
 from . import outdir
 from .columns import ATTESTATIONS, MANIFESTS, NAMED_STATISTICS, RUNS, TABLES, statistic_order
 from .derive import Context, derive_all
@@ -172,10 +184,6 @@ def export(store: Any, out: str | os.PathLike[str], *, fmt: str | None = None,
 def _stage(store: Any, commit: Any, scratch: Scratch, result: ExportResult,
            progress: Progress | None) -> Shape:
     """Phases 1-3: stage every row of every table; return the data-dependent columns."""
-    from ..attest.evidence import judged_many, summarise
-    from ..index.index import count_objects, open_catalog
-    from ..query.policy import load_policy
-
     hex_ = str(commit.id)
     repo, tree, view = store.repo, commit.tree, store.view(hex_)
     total = count_objects(repo, tree)
@@ -270,8 +278,6 @@ def _read_objects(repo: Any, tree: Any, scratch: Scratch, result: ExportResult,
 
 def _history(store: Any, commit: Any, scratch: Scratch, result: ExportResult) -> None:
     """Phase 2: keep the commit that first added each object blob (:func:`first_commits`)."""
-    from ..cite.citation import first_commits, shallow_boundary
-
     numbers: dict[str, int] = {}
     boundary = shallow_boundary(store.repo)
     batch: list[tuple[str, str, int]] = []
@@ -295,8 +301,6 @@ def _history(store: Any, commit: Any, scratch: Scratch, result: ExportResult) ->
 def _linker(store: Any, at: str, result: ExportResult
             ) -> Callable[[str, str, Any], str | None]:
     """Return ``link(commit, path, stored)``: the permalink, or None when none can be made."""
-    from ..cite.citation import origin_url, parse_remote, permalink, read_cite_settings
-
     try:
         template = read_cite_settings(store, at).get("permalink")
         remote = parse_remote(origin_url(store) or "")
@@ -433,6 +437,7 @@ def _previous(out: Path, store: Any, since: str) -> dict[str, Any]:
 
 def _need_pyarrow() -> None:
     try:
+        # Lazy: pyarrow is optional (the `export` extra); CSV and JSON Lines need none.
         import pyarrow  # noqa: F401
         import pyarrow.parquet  # noqa: F401
     except ModuleNotFoundError:
@@ -443,6 +448,7 @@ def _need_pyarrow() -> None:
 def _writer_version(fmt: str) -> str | None:
     if fmt != "parquet":
         return None
+    # Lazy: pyarrow is optional (the `export` extra); CSV and JSON Lines need none.
     import pyarrow
 
     return f"pyarrow {pyarrow.__version__}"
@@ -450,8 +456,6 @@ def _writer_version(fmt: str) -> str | None:
 
 def _notes_tip(store: Any) -> str | None:
     """Return the commit ``refs/notes/kistore`` points at (attestations read), or None."""
-    from ..core.layout import NOTES_REF
-
     ref = store.repo.references.get(NOTES_REF)
     return str(ref.target) if ref is not None else None
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..attest.notes import ATTESTATIONS_SHA256, notes_entered
 from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import InputError
@@ -102,8 +103,6 @@ def attested_subjects(store: Any, repo: Any, tree: Any, view: Any) -> set[Digest
         tree: the commit's root tree.
         view: the commit's :class:`kistore.store.View`.
     """
-    from ..attest.notes import ATTESTATIONS_SHA256, notes_entered
-
     subjects: set[Digest] = set()
     annotated = set(notes_entered(repo))
     if annotated:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import hashlib
+import itertools
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -118,6 +119,7 @@ def write_table(root: Path, table: Table, rows: Iterable[tuple[str, list[Any], b
 
 def _parquet(root: Path, table: Table, rows: Iterator[tuple[str, list[Any]]], generation: int,
              shape: Shape) -> list[Written]:
+    # Lazy: pyarrow is optional (the `export` extra); CSV and JSON Lines need none.
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -233,8 +235,6 @@ def _cell(value: Any) -> str:
 def _by_partition(rows: Iterator[tuple[str, list[Any]]]
                   ) -> Iterator[tuple[str, Iterator[list[Any]]]]:
     """Split sorted rows into runs of one partition each (consumed one after another)."""
-    import itertools
-
     for part, group in itertools.groupby(rows, key=lambda item: item[0]):
         yield part, (row for _, row in group)
 

@@ -37,6 +37,7 @@ import contextlib
 import logging
 import os
 import random
+import signal
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
@@ -521,8 +522,6 @@ def _stop_if_interrupted() -> None:
     The branch has not moved yet: stopping now loses nothing, and Ctrl-C need not wait
     out every retry of a busy branch.
     """
-    import signal
-
     if signal.sigpending() & {signal.SIGINT, signal.SIGTERM}:
         raise KeyboardInterrupt
 
@@ -549,8 +548,6 @@ def interrupts_deferred() -> Iterator[None]:
     never inside it (a ``finally`` that unblocks inside the function would let it replace
     the ``return``).
     """
-    import signal
-
     blocked = {signal.SIGINT, signal.SIGTERM}
     old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
     try:

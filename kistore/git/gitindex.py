@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -72,7 +74,6 @@ class IndexUpdate:
         self._finished = False
 
     def __enter__(self) -> IndexUpdate:
-        import shutil
 
         self._fd = _take(self.lock, self.wait_s)
         try:
@@ -139,8 +140,6 @@ class IndexUpdate:
 
 def _take(lock: Path, wait_s: float) -> int:
     """Create ``lock`` exclusively, retrying while another process holds it; return its fd."""
-    import time
-
     deadline = time.monotonic() + wait_s
     pause = 0.001
     while True:
@@ -159,10 +158,12 @@ def open_index(path: Path) -> pygit2.Index:
     (pygit2's ``Index.__del__`` fails on an object whose ``__init__`` raised: it had no
     ``_index`` yet. Freeing NULL is a no-op in libgit2.)
     """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
     index = pygit2.Index.__new__(pygit2.Index)
     with contextlib.suppress(ImportError):
+        # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
         from pygit2.ffi import ffi
 
         index._index = ffi.NULL
@@ -199,6 +200,7 @@ def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
         if st is not None and add_entry is not None:
             add_entry(path, oid, st)
         else:
+            # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
             import pygit2
 
             index.add(pygit2.IndexEntry(path, oid, pygit2.enums.FileMode.BLOB))
@@ -222,6 +224,7 @@ def _entry_adder(index: pygit2.Index) -> Any:
     adds each file by path: slower, same result).
     """
     try:
+        # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
         from pygit2.ffi import C, ffi
 
         c_index = index._index
@@ -229,6 +232,7 @@ def _entry_adder(index: pygit2.Index) -> Any:
         id_buffer = ffi.buffer(ffi.addressof(entry, "id"))
     except (ImportError, AttributeError, TypeError):  # pragma: no cover - another pygit2
         return None
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     from pygit2.errors import check_error
 
     def add(path: str, oid: pygit2.Oid, st: FileStat) -> None:

@@ -206,6 +206,7 @@ class FileBatch:
         a thread would wait for the GIL after each one while this process builds git
         objects. Where no child can be started the files are written here and now.
         """
+        # Lazy: the process machinery loads only when workers run (start-up).
         import multiprocessing
 
         self._note_old_versions()  # here, so undo() knows them even if a child dies

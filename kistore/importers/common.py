@@ -14,6 +14,7 @@ ms become ns exactly (:func:`ms_to_ns`), times become UTC with millisecond preci
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -211,9 +212,9 @@ def _freeze(schema: dict[str, Any]) -> str:
 
 @cache
 def _validator(schema_text: str) -> Any:
-    import json
 
-    import jsonschema  # slow to import: only importers that run need it
+    # Lazy: jsonschema is slow to import; only importers that run need it.
+    import jsonschema
 
     return jsonschema.Draft202012Validator(json.loads(schema_text))
 

@@ -16,6 +16,7 @@ by :mod:`.worktree` without stating every file).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
 import sqlite3
@@ -305,7 +306,6 @@ class Index:
         if key in _WRITING:
             yield
             return
-        import fcntl
 
         lock = _LOCKS.get(key)
         if lock is None:

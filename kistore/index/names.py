@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
 
+from ..core.canonical_fast import loads_lenient
 from ..core.digest import Digest
 
 SCHEMA_VERSION = "3"  # 3: work-tree file keys hold the ctime
@@ -334,8 +335,6 @@ def _kind_and_name(object_bytes: bytes | None, metadata_bytes: bytes | None
     orjson first (compiled: a full read parses 2 files a manifest); the stdlib decides what
     orjson refuses (e.g. an integer beyond 64 bits), so both read the same files.
     """
-    from ..core.canonical_fast import loads_lenient  # here: an add of one file reads no shard
-
     try:
         kind = loads_lenient(object_bytes or b"")["kind"]
         name = loads_lenient(metadata_bytes or b"")["name"]

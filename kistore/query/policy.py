@@ -28,6 +28,7 @@ from ..attest.evidence import SOURCE_NATIVE
 from ..core import canonical
 from ..core.errors import InputError, MultipleErrors
 from ..core.layout import POLICY_FILE
+from ..core.schema import check_document
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import View
@@ -139,7 +140,6 @@ def parse_policy(data: bytes, *, file: str) -> RankingPolicy:
     """
     document = canonical.loads(data, file=file)
     if data != default_policy_bytes():  # the shipped default is checked by a test, not per query
-        from ..core.schema import check_document
 
         findings = check_document(document, "RankingPolicy.json", file=file)
         if findings:

@@ -25,7 +25,9 @@ import contextlib
 import fcntl
 import os
 import sqlite3
+import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -473,8 +475,6 @@ class Store:
 
 def _default_policy() -> bytes:
     """Return the shipped default ranking policy (read as data: no query import)."""
-    from importlib import resources
-
     return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
 
 
@@ -484,8 +484,6 @@ def read_settings(root: Path) -> dict[str, Any]:
     Raises:
         InputError: when the file is not valid TOML.
     """
-    import tomllib
-
     path = root / layout.SETTINGS_FILE
     try:
         return tomllib.loads(path.read_text("utf-8"))

@@ -11,6 +11,7 @@ before anything is returned, so a caller can refuse the whole batch at once.
 from __future__ import annotations
 
 import gc
+import marshal
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -274,6 +275,7 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str) -> list[Located] | 
         MultipleErrors: every problem, in input order. A range in which a worker found a
             problem is parsed again here, so each message is exactly the one-process one.
     """
+    # Lazy: the process machinery loads only when workers run (start-up).
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -332,8 +334,6 @@ def _parse_shared_range(bounds: tuple[int, int]) -> bytes | None:
     bounds the speed-up: unmarshalling each document cost it ~20 us a manifest and kept
     ~5 KB of dicts it never reads (docs/speed.md, fourth pass).
     """
-    import marshal
-
     assert _shared_lines is not None
     lines, file = _shared_lines
     try:
@@ -345,8 +345,6 @@ def _parse_shared_range(bounds: tuple[int, int]) -> bytes | None:
 
 def _unpack(packed: bytes, file: str) -> list[Located]:
     """Rebuild what :func:`_parse_shared_range` validated in a worker (no second check)."""
-    import marshal
-
     from_parts = Manifest.from_parts
     return [Located(from_parts(*parts), file, pointer, line)
             for parts, pointer, line in marshal.loads(packed)]

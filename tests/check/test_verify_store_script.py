@@ -1,0 +1,198 @@
+"""scripts/verify-store.sh (git, sha256sum, jq, base64, ssh-keygen) agrees with `kistore verify`.
+
+Each case builds a small committed store with SSHSIG attestations, tampers with it (or
+not), and runs both verifiers: both must pass, or both must fail, and the script must
+name what failed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kistore.attest import notes, signing, sshsig
+from kistore.attest.trust import add_key, parse_time, revoke_key
+from kistore.cli import main
+
+from ..conftest import ROOT, commit_all, fixed_key, git, store_file, write_raw
+from ..sshsig_kit import (
+    OTHER,
+    SIGNER,
+    Small,
+    flip_payload_byte,
+    needs_ssh_keygen,
+    replace_note,
+    script,
+    sk_key,
+)
+
+SCRIPT = ROOT / "scripts" / "verify-store.sh"
+
+pytestmark = [needs_ssh_keygen, pytest.mark.skipif(
+    shutil.which("jq") is None, reason="needs jq (Debian: jq; `make test` installs it)")]
+
+
+@pytest.fixture
+def small(store, kit) -> Small:
+    return Small(store, kit)
+
+
+def kistore_verify(path: Path, runner) -> tuple[int, str]:
+    result = runner.invoke(main, ["--store", str(path), "verify"])
+    return result.exit_code, result.output
+
+
+# -- cases: (set-up, expected exit code, what the script must say) -----------------------
+
+def good_note_and_file(s: Small) -> None:
+    s.attach(s.bundle())
+    s.attach(s.bundle(private=OTHER), as_file=True)
+
+
+def sk_key_note(s: Small) -> None:
+    s.attach(s.bundle(sk=True, private=fixed_key(4)))
+
+
+def raw_ed25519_note(s: Small) -> None:
+    s.attach(s.bundle(raw=True))
+
+
+def trusted_rerun(s: Small) -> None:
+    s.trust(roles=("rerun",))
+    s.attach(s.bundle("rerun"))
+
+
+def object_byte_changed(s: Small) -> None:
+    path = store_file(str(s.protocol))
+    data = bytearray((s.path / path).read_bytes())
+    data[-2] ^= 0x01
+    write_raw(s.path, path, bytes(data))
+    commit_all(s.path, "tamper")
+
+
+def note_payload_byte_changed(s: Small) -> None:
+    bundle = s.bundle()
+    s.attach(bundle)
+    replace_note(s, s.run, [flip_payload_byte(bundle)])
+
+
+def file_payload_byte_changed_and_renamed(s: Small) -> None:
+    path = s.attach(s.bundle(), as_file=True)
+    changed = flip_payload_byte((s.path / path).read_bytes())
+    (s.path / path).unlink()
+    write_raw(s.path, notes.attestation_path(s.run, changed), changed)
+    commit_all(s.path, "tamper")
+
+
+def file_bytes_changed_in_place(s: Small) -> None:
+    path = s.attach(s.bundle(), as_file=True)
+    write_raw(s.path, path, flip_payload_byte((s.path / path).read_bytes()))
+    commit_all(s.path, "tamper")
+
+
+def signature_from_another_namespace(s: Small) -> None:
+    s.attach(s.bundle(namespace="git"), as_file=True)
+
+
+def signature_copied_onto_another_subject(s: Small) -> None:
+    s.attach(s.bundle(), subject=s.protocol)  # a note on the protocol, about the run
+    s.attach(s.bundle(subject=s.protocol))
+
+
+def rerun_by_key_without_the_role(s: Small) -> None:
+    s.trust(roles=("maintainer",))
+    s.attach(s.bundle("rerun"))
+
+
+def rerun_by_revoked_key(s: Small) -> None:
+    keyid = s.trust(roles=("rerun",), sk=True, private=fixed_key(4))
+    revoke_key(s.path, keyid, at=parse_time("2026-07-01"))
+    commit_all(s.path, "revoke")
+    s.attach(s.bundle("rerun", sk=True, private=fixed_key(4)))
+
+
+def trust_keyid_not_the_fingerprint(s: Small) -> None:
+    s.trust(roles=("rerun",))
+    path = s.path / "store/trust/keys.json"
+    path.write_text(path.read_text().replace(
+        signing.keyid(SIGNER.public_key()), signing.keyid(OTHER.public_key())))
+    commit_all(s.path, "tamper trust")
+
+
+def file_about_a_missing_object(s: Small) -> None:
+    path = s.attach(s.bundle(), as_file=True)
+    hex_ = "ab" * 32
+    data = (s.path / path).read_bytes()
+    (s.path / path).unlink()
+    write_raw(s.path, f"store/attestations/sha256/ab/{hex_[2:]}/"
+                      f"{hashlib.sha256(data).hexdigest()}.json", data)
+    commit_all(s.path, "orphan")
+
+
+CASES: list[tuple[Callable[[Small], None], int, str]] = [
+    (good_note_and_file, 0, "2 SSHSIG checked with ssh-keygen, 0 raw"),
+    (sk_key_note, 0, "1 SSHSIG checked"),
+    (raw_ed25519_note, 0, "0 SSHSIG checked with ssh-keygen, 1 raw Ed25519"),
+    (trusted_rerun, 0, "1 SSHSIG checked"),
+    (object_byte_changed, 1, "sha256 of the file is"),
+    (note_payload_byte_changed, 1, "ssh-keygen -Y verify refuses the signature"),
+    (file_payload_byte_changed_and_renamed, 1, "ssh-keygen -Y verify refuses the signature"),
+    (file_bytes_changed_in_place, 1, "sha256 of the file is"),
+    (signature_from_another_namespace, 1, "ssh-keygen -Y verify refuses the signature"),
+    (signature_copied_onto_another_subject, 1, "is not an in-toto Statement about"),
+    (rerun_by_key_without_the_role, 1, "allowed_signers does not accept it as rerun"),
+    (rerun_by_revoked_key, 1, "allowed_signers does not accept it as rerun at 20260710064158Z"),
+    (trust_keyid_not_the_fingerprint, 1, "is not the fingerprint of its publicKey"),
+    (file_about_a_missing_object, 1, "no object sha256:abab"),
+]
+
+
+@pytest.mark.parametrize(("setup", "code", "says"), CASES, ids=[c[0].__name__ for c in CASES])
+def test_script_agrees_with_kistore_verify(small, runner, setup, code, says):
+    setup(small)
+    kistore_code, kistore_output = kistore_verify(small.path, runner)
+    script_code, script_output = script(small.path)
+    assert (kistore_code, script_code) == (code, code), (kistore_output, script_output)
+    assert says in script_output
+    if code:
+        assert "FAIL: " in script_output and script_output.rstrip().splitlines()[-1].startswith(
+            "FAILED: ")
+
+
+def test_script_builds_the_allowed_signers_kistore_exports(small, runner, tmp_path):
+    add_key(small.path, sshsig.public_key_of(SIGNER).line(), ["rerun", "maintainer"],
+            valid_from=parse_time("2026-01-01T00:00:00.5+01:00"),
+            valid_until=parse_time("2027-01-01"), comment="CI farm\tB200 \u0085x")
+    add_key(small.path, sk_key(fixed_key(4)).line(), ["maintainer"])
+    revoke_key(small.path, sk_key(fixed_key(4)).keyid(), at=parse_time("2026-03-04T05:06:07Z"))
+    add_key(small.path, sshsig.public_key_of(OTHER).line(), ["rerun"])
+    commit_all(small.path, "trust")
+    result = runner.invoke(main, ["--store", str(small.path), "trust", "export",
+                                  "--allowed-signers", str(tmp_path / "kistore")])
+    assert result.exit_code == 0, result.output
+    code, output = script(small.path, "-o", str(tmp_path / "script"))
+    assert code == 0, output
+    assert (tmp_path / "script").read_bytes() == (tmp_path / "kistore").read_bytes()
+    assert 'valid-after="20251231230001Z",valid-before="20261231235959Z"' in (
+        tmp_path / "kistore").read_text()
+
+
+def test_script_checks_the_revision_it_is_given(small):
+    good = git(small.path, "rev-parse", "HEAD").strip()
+    object_byte_changed(small)
+    assert script(small.path)[0] == 1
+    code, output = script(small.path, good)
+    assert (code, output.splitlines()[-1]) == (0, "ok: 5 object(s), 0 attestation(s): 0 SSHSIG "
+                                                  "checked with ssh-keygen, 0 raw Ed25519 (not "
+                                                  "checkable with ssh-keygen; `kistore verify` "
+                                                  "checks them)")
+
+
+def test_script_refuses_an_unknown_revision_as_usage(small):
+    code, output = script(small.path, "no-such-rev")
+    assert (code, output.strip()) == (2, "verify-store: no-such-rev is not a commit of this "
+                                         "repository")
