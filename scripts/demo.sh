@@ -12,6 +12,10 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 kistore="$here/.venv/bin/kistore"
 [ -x "$kistore" ] || make -C "$here" install
 shared="${KISTORE_SHARED:-$here/../shared}"
+if [ ! -d "$shared/data" ]; then
+  echo "demo: no real data at $shared/data; set KISTORE_SHARED=/path/to/shared" >&2
+  exit 2
+fi
 demo="$(mktemp -d)/kistore-demo"
 
 "$kistore" init "$demo"

@@ -226,4 +226,8 @@ if [ "$failures" -ne 0 ]; then
   echo "FAILED: $failures problem(s); $summary"
   exit 1
 fi
+if [ "$raw" -ne 0 ]; then
+  echo "warning: $raw attestation(s) NOT checked here (raw Ed25519 signatures); only" \
+       "\`kistore verify\` checks them, and the rules (schemas, references, names)" >&2
+fi
 echo "ok: $summary"

@@ -326,7 +326,8 @@ def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
             if abs(value) <= MAX_SAFE_INTEGER:
                 return int(value)  # 1.0 -> 1, -0.0 -> 0, as RFC 8785 writes them
             raise CanonicalFormError(
-                f"number {value!r} is an integer outside +/-(2**53 - 1); store it as a string",
+                f"number {value!r} is whole and outside +/-(2**53 - 1), where JSON readers "
+                "disagree on its value (RFC 7493); store it as a string or in a larger unit",
                 pointer=pointer,
             )
         if abs(value) < 1e-4:  # Python writes these with an exponent, ES6 may not
@@ -620,8 +621,9 @@ class _Scanner:
                           "round to 0); write 0 or store it as a string", pointer, start)
             if is_float and math.isfinite(float(literal)):
                 self.fail(
-                    f"number {literal} is an integer outside +/-(2**53 - 1); "
-                    "store it as a string", pointer, start,
+                    f"number {literal} is whole and outside +/-(2**53 - 1), where JSON "
+                    "readers disagree on its value (RFC 7493); store it as a string or in a "
+                    "larger unit", pointer, start,
                 )
             if is_float:
                 self.fail(f"number {literal} is outside the IEEE 754 double range", pointer, start)

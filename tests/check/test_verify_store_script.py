@@ -196,3 +196,14 @@ def test_script_refuses_an_unknown_revision_as_usage(small):
     code, output = script(small.path, "no-such-rev")
     assert (code, output.strip()) == (2, "verify-store: no-such-rev is not a commit of this "
                                          "repository")
+
+
+def test_script_warns_of_each_attestation_it_could_not_check(small):
+    # A raw Ed25519 signature is beyond ssh-keygen: the script's "ok" must not read as
+    # "every attestation verified" (a forged raw one passes it; `kistore verify` catches it).
+    raw_ed25519_note(small)
+    code, output = script(small.path)
+    assert code == 0, output
+    assert ("warning: 1 attestation(s) NOT checked here (raw Ed25519 signatures); only "
+            "`kistore verify` checks them, and the rules (schemas, references, names)"
+            in output)
