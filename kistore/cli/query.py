@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import StoreContext, emit_json, explaining_misses, warn_unreadable
+from . import (
+    StoreContext,
+    emit_json,
+    emit_jsonl,
+    explaining_misses,
+    format_options,
+    output_format,
+    warn_unreadable,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -34,10 +42,10 @@ JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON instead 
 @click.option("--all", "show_all", is_flag=True,
               help="Also list runs not ranked for their status, withdrawal or evidence.")
 @AT
-@JSON
+@format_options
 @pass_ctx
 def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
-         show_all: bool, at: str | None, as_json: bool) -> None:
+         show_all: bool, at: str | None, fmt: str | None, as_json: bool) -> None:
     """Rank the comparison group of run REF (digest, 8+ hex prefix, or BenchmarkRun/NAME).
 
     Ranked: status passed, not withdrawn, not a reference implementation. Ties share a
@@ -48,11 +56,13 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     Example:
       kistore rank BenchmarkRun/sol-submission-20464
       kistore rank 384a96d0 --comparison measured --json
+      kistore rank 384a96d0 --format jsonl | jq -c 'select(.rank <= 3)'
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..index.index import open_catalog
     from ..query.answers import rank as rank_group
 
+    fmt = output_format(fmt, as_json)
     store = ctx.store()
     catalog = open_catalog(store, at)
     _warn_default_policy(store, at)
@@ -65,9 +75,10 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     from .names import warn_shared_names
 
     warn_shared_names(store, [row.record for row in rows], at)
-    if as_json:
-        emit_json([{**row.to_json(), "comparison": ranking.comparison.name,
-                    "metric": ranking.comparison.metric} for row in rows])
+    if fmt != "text":
+        data = [{**row.to_json(), "comparison": ranking.comparison.name,
+                 "metric": ranking.comparison.metric} for row in rows]
+        (emit_json if fmt == "json" else emit_jsonl)(data)
         return
     c = ranking.comparison
     click.echo(f"comparison group {ranking.key}: {ranking.group_size} ranked, "
@@ -145,21 +156,23 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
               help="Only environments with this GPU product and runs on them (the exact "
                    "product name, e.g. \"NVIDIA B200\").")
 @AT
-@JSON
+@format_options
 @pass_ctx
 def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str | None,
-       at: str | None, as_json: bool) -> None:
+       at: str | None, fmt: str | None, as_json: bool) -> None:
     """List stored manifests: DIGEST KIND NAME, by kind then name.
 
     \b
     Example:
       kistore ls --kind BenchmarkRun --hardware "NVIDIA B200"
       kistore ls --kind BenchmarkProtocol --json
+      kistore ls --kind BenchmarkRun --format jsonl | jq -r .name
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..index.index import open_catalog
     from ..query.answers import list_manifests
 
+    fmt = output_format(fmt, as_json)
     store = ctx.store()
     catalog = open_catalog(store, at)
     with explaining_misses(store, [workload], at):
@@ -172,10 +185,10 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
     warn_shared_names(store, found, at)
     if not found and hardware is not None:
         _say_products(catalog, hardware)
-    if as_json:
-        emit_json([{"digest": r.digest, "kind": r.kind, "name": r.name,
-                    "workload": r.workload, "hardware": r.hardware,
-                    "comparisonKey": r.comparison_key} for r in found])
+    if fmt != "text":
+        data = [{"digest": r.digest, "kind": r.kind, "name": r.name, "workload": r.workload,
+                 "hardware": r.hardware, "comparisonKey": r.comparison_key} for r in found]
+        (emit_json if fmt == "json" else emit_jsonl)(data)
         return
     for r in found:
         click.echo(f"{r.digest} {r.kind} {r.name}")

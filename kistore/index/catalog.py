@@ -14,7 +14,7 @@ Every object read here is re-hashed: a file whose SHA-256 is not its name is lef
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical, layout, schema
@@ -221,6 +221,30 @@ class Catalog:
         rebuilds them and answers again; a scan is exact, and answers None.
         """
         return None
+
+    def run_groups(self, chunk: int = 1000) -> Iterator[tuple[str | None, list[Record]]]:
+        """Yield every run once, a comparison group at a time (for ``kistore export``).
+
+        Args:
+            chunk: how many runs without a comparison key to yield together.
+
+        Yields:
+            ``(comparison key, runs of the group in digest order)`` for every group, then
+            ``(None, runs)`` for the runs in no group (a referenced protocol or environment
+            missing), ``chunk`` at a time in digest order. Groups come in no fixed order.
+        """
+        groups: dict[str | None, list[Record]] = {}
+        for r in self.records(kind="BenchmarkRun"):
+            groups.setdefault(r.comparison_key, []).append(r)
+        for key in sorted(k for k in groups if k is not None):
+            yield key, sorted(groups[key], key=lambda r: r.digest)
+        loose = sorted(groups.get(None, []), key=lambda r: r.digest)
+        for i in range(0, len(loose), chunk):
+            yield None, loose[i:i + chunk]
+
+    def names(self, kind: str) -> dict[str, str]:
+        """Return ``{digest string: metadata.name}`` of every manifest of ``kind``."""
+        return {r.digest: r.name for r in self.records(kind=kind)}
 
 
 def in_listing_order(records: Iterable[Record]) -> list[Record]:

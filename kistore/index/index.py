@@ -202,6 +202,42 @@ class IndexCatalog(Catalog):
         finally:
             self.conn.execute("DELETE FROM wanted")
 
+    def run_groups(self, chunk: int = 1000) -> Iterator[tuple[str | None, list[Record]]]:
+        """As :meth:`Catalog.run_groups`, streamed: one group (or chunk) in memory at a time.
+
+        One query ordered by the group's interned key id (groups then come in the order
+        their keys were first indexed), read ``chunk`` rows at a time, decoded by a
+        private codec that forgets the ids it resolved after each chunk: memory stays one
+        chunk and one group, whatever the number of groups.
+        """
+        try:
+            cursor = self.conn.execute(
+                f"{rows.SELECT} LEFT JOIN keys k ON k.id = r.key WHERE r.kind = {rows.RUN} "
+                "ORDER BY k.key IS NULL, k.key, d.digest")
+            group: list[Record] = []
+            codec = self.codec.private()
+            while batch := cursor.fetchmany(chunk):
+                decoded = codec.decode_all(batch)
+                codec.forget()
+                for record in decoded:
+                    key = record.comparison_key
+                    if group and (key != group[0].comparison_key or
+                                  (key is None and len(group) >= chunk)):
+                        yield group[0].comparison_key, group
+                        group = []
+                    group.append(record)
+            if group:
+                yield group[0].comparison_key, group
+        except (sqlite3.Error, ValueError, TypeError, KeyError, zlib.error) as e:
+            raise StoreStateError(
+                f"the derived index is damaged ({e}); run `kistore reindex` (deleting it loses "
+                "nothing)", file=str(index_path_hint(self.conn))) from None
+
+    def names(self, kind: str) -> dict[str, str]:  # noqa: D102 - documented on Catalog
+        return {rows.text(d) or "": name for d, name in self.conn.execute(
+            "SELECT d.digest, r.name FROM records r JOIN digests d ON d.id = r.id "
+            "WHERE r.kind = ?", (rows.kind_code(kind),))}
+
     def skipped(self) -> dict[str, tuple[str, str]]:  # noqa: D102 - documented on Catalog
         if self._skipped is None:
             self._skipped = self._trusted(self._read_skipped)

@@ -167,6 +167,18 @@ class Codec:
         codec._digests, codec._keys = shared[1], shared[2]
         return codec
 
+    def private(self) -> Codec:
+        """Return a codec of the same index with caches of its own (:meth:`forget` them).
+
+        For a pass over every row (``kistore export``): the shared caches would keep every
+        id it resolves for the life of the process, O(store).
+        """
+        return Codec(self.conn, self.dictionary)
+
+    def forget(self) -> None:
+        """Drop the ids resolved so far (a :meth:`private` codec, between batches)."""
+        self._digests, self._keys = {}, {}
+
     def compress(self, data: bytes) -> bytes:
         """Return ``data`` deflated against the dictionary (what a row's document holds)."""
         if self.dictionary:

@@ -1,0 +1,87 @@
+"""Subcommand ``kistore export``: the store at a commit as tables (docs/export.md)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from contextlib import ExitStack
+from typing import Any
+
+import click
+
+from . import StoreContext, emit_json
+
+pass_ctx = click.make_pass_decorator(StoreContext)
+
+
+@click.command()
+@click.argument("out", type=click.Path(file_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["parquet", "jsonl", "csv"]),
+              help="File format (default: parquet; with --since, the export's own).")
+@click.option("--at", "at", metavar="REV", default="HEAD", show_default=True,
+              help="Export this commit.")
+@click.option("--since", metavar="REV",
+              help="OUT holds an export made at REV: append, as new files, only the rows "
+                   "that changed since.")
+@click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
+@pass_ctx
+def export(ctx: StoreContext, out: str, fmt: str | None, at: str, since: str | None,
+           as_json: bool) -> None:
+    """Export the store at a commit as tables: runs, groups, attestations, manifests.
+
+    Every object is re-hashed as it is read; one whose bytes do not hash to its name (or
+    that the index leaves out: not canonical, refused by its schema) is not exported, is
+    listed, and the command exits 1. Parquet is partitioned (runs by source and hardware,
+    manifests by kind) for DuckDB, Spark and Trino; CSV and JSON Lines are one file per
+    table. OUT/_manifest.json names the commit, the kistore version and each file's
+    sha256. Columns, units and query examples: docs/export.md.
+
+    \b
+    Example:
+      kistore export out/
+      duckdb -c "SELECT count(*) FROM read_parquet('out/runs/**/*.parquet', hive_partitioning=true)"
+      kistore export out/ --since v1 --at v2      # append what changed from v1 to v2
+      kistore export runs-csv/ --format csv --at v1
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..export import export as run_export
+
+    store = ctx.store()
+    with ExitStack() as bars:
+        result = run_export(store, out, fmt=fmt, at=at, since=since,
+                            progress=_progress(bars))
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for digest, path, problem in result.skipped:
+        click.echo(f"error: {path}: not exported ({digest}): the file {problem}", err=True)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        what = "exported" if result.generation == 0 else \
+            f"appended generation {result.generation} (changed rows only) to"
+        click.echo(f"{what} {result.out} at commit {result.commit} ({result.format}): "
+                   + ", ".join(f"{name} {n:,}" for name, n in result.rows.items())
+                   + f"; {len(result.files)} file(s)")
+    if result.skipped:
+        click.echo(f"error: {len(result.skipped)} manifest(s) not exported because their files "
+                   f"do not verify; run `kistore verify --at {at}`", err=True)
+        sys.exit(1)
+
+
+COMMANDS: list[click.Command] = [export]
+
+
+def _progress(bars: ExitStack) -> Callable[[str, int | None], Callable[[int], None]]:
+    """Return a progress callback that shows one bar per phase on stderr (a TTY only)."""
+    if not sys.stderr.isatty():
+        return lambda label, total: (lambda n: None)
+
+    def start(label: str, total: int | None) -> Callable[[int], None]:
+        bars.close()  # the previous phase's bar
+        bar: Any = bars.enter_context(click.progressbar(
+            length=total, label=label.ljust(18), show_pos=True, file=sys.stderr))
+        return bar.update  # type: ignore[no-any-return]
+
+    return start
+
+

@@ -1,0 +1,259 @@
+"""The four exported tables, column by column: names, types, units, meanings, order.
+
+One definition serves every writer (Parquet, CSV, JSON Lines) and docs/export.md, whose
+column tables a test compares with :data:`TABLES`. Types are named as docs/export.md names
+them; :func:`arrow_type` maps them onto Apache Arrow / Parquet types (pyarrow is imported
+only there).
+
+A row is staged as a list of JSON values in :attr:`Table.columns` order (what
+:mod:`.rows` builds and :mod:`.scratch` keeps): strings, numbers as the manifest holds
+them, booleans, null, and two objects -- ``latencyNs`` (statistic -> ns) and
+``sourceNative`` (metric -> number). Timestamps are staged as RFC 3339 text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+STRING = "string"
+INT = "int64"
+DOUBLE = "double"
+BOOL = "boolean"
+TIMESTAMP = "timestamp"
+"""UTC, microseconds (``TIMESTAMP WITH TIME ZONE`` in DuckDB, ``timestamp`` in Spark)."""
+LATENCY = "struct<statistic: double>"
+"""One double field per latency statistic, in ns: the six named ones always
+(:data:`NAMED_STATISTICS`), and each percentile ``pNN`` a run of the export states."""
+NAMED_STATISTICS = ("mean", "median", "min", "max", "std", "geomean")
+"""The statistics every ``latencyNs`` struct has, in this order, then ``pNN`` by NN."""
+METRICS = "map<string, double>"
+"""Metric name -> number (the source's own numeric metrics)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column of an exported table.
+
+    Attributes:
+        name: the column name, the same in every format (camelCase, as the manifests'
+            JSON fields).
+        type: one of :data:`STRING`, :data:`INT`, :data:`DOUBLE`, :data:`BOOL`,
+            :data:`TIMESTAMP`, :data:`LATENCY`, :data:`METRICS`.
+        unit: the unit of a number (``ns``), or "" for none.
+        meaning: one line, as docs/export.md gives it.
+    """
+
+    name: str
+    type: str
+    unit: str
+    meaning: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """One exported table.
+
+    Attributes:
+        name: the table (and directory) name.
+        columns: every column, in staged-row order (partition columns included).
+        partition: the columns the Parquet files are partitioned by, outermost first
+            (``name=value`` directories; not stored inside the files).
+        sort: the columns rows are sorted by inside each partition (a unique key).
+        names: the column names, in staged-row order.
+    """
+
+    name: str
+    columns: tuple[Column, ...]
+    partition: tuple[str, ...]
+    sort: tuple[str, ...]
+    names: tuple[str, ...] = field(init=False)
+    _positions: dict[str, int] = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", tuple(c.name for c in self.columns))
+        object.__setattr__(self, "_positions", {n: i for i, n in enumerate(self.names)})
+
+    def index(self, name: str) -> int:
+        """Return the position of column ``name`` in a staged row.
+
+        Raises:
+            KeyError: no such column.
+        """
+        return self._positions[name]
+
+
+def _c(name: str, type_: str, meaning: str, unit: str = "") -> Column:
+    return Column(name, type_, unit, meaning)
+
+
+GENERATION = _c("generation", INT, "the export that wrote the row: 0 for a full export, "
+                "then 1, 2, ... for each `--since` export appended to it (the latest row per "
+                "key is current)")
+
+RUNS = Table("runs", (
+    _c("digest", STRING, "the run's digest, `sha256:<64 hex>`"),
+    _c("name", STRING, "`metadata.name`"),
+    _c("title", STRING, "`metadata.title` (null when none)"),
+    _c("status", STRING, "`spec.status` (`passed`, `incorrect`, ...); only `passed` is ranked"),
+    _c("observedAt", TIMESTAMP, "`spec.observedAt`, when the run was measured (UTC)"),
+    _c("primaryStatistic", STRING, "`spec.timing.primaryStatistic` as the run states it"),
+    _c("latencyNs", LATENCY, "`spec.timing.latencyNs`: fields `mean`, `median`, `min`, "
+       "`max`, `std`, `geomean`, then each `pNN` some run states; null where a run has none",
+       "ns"),
+    _c("trials", INT, "`spec.timing.trials` (null when not stated)"),
+    _c("comparisonKey", STRING, "the comparison key (docs/queries.md); null when a "
+       "referenced protocol or environment is not in the store"),
+    _c("comparison", STRING, "the comparison the ranking policy ranks the run's family by: "
+       "`measured` or `source-native` (what `kistore rank` shows)"),
+    _c("rank", INT, "rank in the group by `comparison` (ties share: 1, 2, 2, 4); null when "
+       "not ranked (see `unrankedReason`)"),
+    _c("groupSize", INT, "number of ranked runs in the group by `comparison` (M in N of M)"),
+    _c("value", DOUBLE, "the value ranked by `comparison`, in `unit`"),
+    _c("unit", STRING, "unit of `value`: `ns` (measured) or the policy's (`score`)"),
+    _c("unrankedReason", STRING, "why the run has no rank: `status incorrect`, `withdrawn`, "
+       "`reference, never ranked`, `no value at ...`, or why its group could not be ranked"),
+    _c("measuredRank", INT, "rank by the measured comparison (latency at the protocol's "
+       "primary statistic, lower first)"),
+    _c("measuredGroupSize", INT, "ranked runs of the group by the measured comparison"),
+    _c("measuredValue", DOUBLE, "latency at the protocol's primary statistic", "ns"),
+    _c("sourceNativeRank", INT, "rank by the source-native comparison; null unless the "
+       "policy declares one for the family"),
+    _c("sourceNativeGroupSize", INT, "ranked runs of the group by the source-native "
+       "comparison"),
+    _c("sourceNativeValue", DOUBLE, "the source-native value ranked, in `sourceNativeUnit`"),
+    _c("sourceNativeUnit", STRING, "unit of `sourceNativeValue` (e.g. `score`)"),
+    _c("evidenceLevel", STRING, "`source-native` or `verified` (a trusted rerun reproduced "
+       "it)"),
+    _c("withdrawn", BOOL, "a trusted maintainer withdrew it (never ranked)"),
+    _c("communityAttestations", INT, "valid community attestations, one per key"),
+    _c("workloadDigest", STRING, "`spec.workloadDigest`"),
+    _c("protocolDigest", STRING, "`spec.protocolDigest`"),
+    _c("environmentDigest", STRING, "`spec.environmentDigest`"),
+    _c("implementationDigest", STRING, "`spec.implementationDigest`"),
+    _c("source", STRING, "`spec.sourceNative.source` (e.g. `kernelbench`); Parquet partition"),
+    _c("hardware", STRING, "GPU product of the run's environment, as the driver names it "
+       "(`NVIDIA B200`); Parquet partition"),
+    _c("hardwareArchitecture", STRING, "`hardware.architecture` of the environment "
+       "(`sm_100`)"),
+    _c("workload", STRING, "`metadata.name` of the workload"),
+    _c("implementation", STRING, "`metadata.name` of the implementation"),
+    _c("project", STRING, "`spec.project` of the implementation"),
+    _c("family", STRING, "the protocol's comparability family"),
+    _c("externalId", STRING, "`spec.sourceNative.externalId`, the source's own id"),
+    _c("sourceNative", METRICS, "the numeric metrics of `spec.sourceNative.metrics`, "
+       "verbatim (other values: `manifests.object`)"),
+    _c("firstCommit", STRING, "the commit that first added the run's object file (40 hex)"),
+    _c("addedAt", TIMESTAMP, "that commit's committer time (UTC)"),
+    _c("permalink", STRING, "the object file at `firstCommit` (`kistore cite`); null when "
+       "the store has no permalink template and no known forge remote"),
+    GENERATION,
+), partition=("source", "hardware"), sort=("digest",))
+
+GROUPS = Table("groups", (
+    _c("comparisonKey", STRING, "the comparison key"),
+    _c("comparison", STRING, "`measured` or `source-native`: one row per comparison the "
+       "group is ranked by"),
+    _c("policyComparison", BOOL, "true for the comparison the ranking policy chooses "
+       "(what `kistore rank` shows)"),
+    _c("family", STRING, "the protocol's comparability family"),
+    _c("workloadDigest", STRING, "the key's workload digest (null when the protocol's "
+       "`keyFields` leave it out)"),
+    _c("workload", STRING, "`metadata.name` of that workload"),
+    _c("hardware", STRING, "the key's GPU product"),
+    _c("protocolDigest", STRING, "the key's protocol digest"),
+    _c("primaryStatistic", STRING, "the key's primary statistic"),
+    _c("metric", STRING, "JSON Pointer of the ranked value in a run's spec"),
+    _c("order", STRING, "`ascending` (lower first) or `descending`"),
+    _c("unit", STRING, "unit of the ranked values"),
+    _c("size", INT, "ranked runs (M in N of M)"),
+    _c("runs", INT, "every run of the group: ranked, unranked, references and excluded"),
+    _c("firstDigest", STRING, "digest of the run ranked 1 (the lowest digest among ties); "
+       "null when none is ranked"),
+    _c("firstValue", DOUBLE, "its value, in `unit`"),
+    _c("error", STRING, "why the group could not be ranked (its runs disagree in unit), "
+       "else null"),
+    GENERATION,
+), partition=(), sort=("comparisonKey", "comparison"))
+
+ATTESTATIONS = Table("attestations", (
+    _c("subject", STRING, "digest of the manifest attested (usually a run)"),
+    _c("bundleDigest", STRING, "`sha256:` of the attestation bundle's bytes (its identity)"),
+    _c("type", STRING, "`reproduction`, `rerun`, `note`, `dispute`, `withdrawal`; for an "
+       "invalid bundle, what it claims (null when unreadable)"),
+    _c("keyid", STRING, "OpenSSH SHA-256 fingerprint of the signing key"),
+    _c("valid", BOOL, "the signature verifies and any role claim holds"),
+    _c("effect", STRING, "`community`, `verifies`, `withdraws`, `disagrees`, `not-counted` "
+       "or `invalid` (docs/attestations.md)"),
+    _c("reason", STRING, "why, in one line (empty for a plain valid attestation)"),
+    _c("outcome", STRING, "the predicate's `outcome` (reproduction, rerun), else null"),
+    _c("source", STRING, "`note` (refs/notes/kistore) or `file` (store/attestations/)"),
+    _c("location", STRING, "`refs/notes/kistore:<blob>` or the file's path"),
+    _c("enteredAt", TIMESTAMP, "when it first entered the repository (UTC); trust is "
+       "judged at this time"),
+    GENERATION,
+), partition=(), sort=("subject", "bundleDigest", "source", "location"))
+
+MANIFESTS = Table("manifests", (
+    _c("digest", STRING, "`sha256:<64 hex>`"),
+    _c("kind", STRING, "`Workload`, `BenchmarkProtocol`, `ExecutionEnvironment`, "
+       "`Implementation` or `BenchmarkRun`; Parquet partition"),
+    _c("apiVersion", STRING, "`apiVersion`"),
+    _c("name", STRING, "`metadata.name`"),
+    _c("title", STRING, "`metadata.title` (null when none)"),
+    _c("object", STRING, "the object file's bytes as text: RFC 8785 JSON of "
+       "`{apiVersion, kind, spec}`, whose SHA-256 is `digest`"),
+    _c("metadata", STRING, "the metadata file's bytes as text: RFC 8785 JSON of "
+       "`metadata`"),
+    _c("firstCommit", STRING, "the commit that first added the object file (40 hex)"),
+    _c("addedAt", TIMESTAMP, "that commit's committer time (UTC)"),
+    _c("permalink", STRING, "the object file at `firstCommit`, or null"),
+    GENERATION,
+), partition=("kind",), sort=("digest",))
+
+TABLES: dict[str, Table] = {t.name: t for t in (RUNS, GROUPS, ATTESTATIONS, MANIFESTS)}
+"""Every exported table by name, in the order they are written."""
+
+HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+"""The directory value of a null partition column (Hive's; DuckDB and Spark read it as null)."""
+
+
+def arrow_type(column: Column, statistics: list[str]) -> Any:
+    """Return the pyarrow type of a column.
+
+    Args:
+        column: the column.
+        statistics: the latency statistics of this export, in order (``latencyNs``'s
+            struct fields).
+
+    Raises:
+        ModuleNotFoundError: pyarrow is not installed (the ``export`` extra).
+    """
+    # Lazy: pyarrow is optional (the `export` extra); CSV and JSON Lines need none.
+    import pyarrow as pa
+
+    simple = {STRING: pa.string(), INT: pa.int64(), DOUBLE: pa.float64(), BOOL: pa.bool_(),
+              TIMESTAMP: pa.timestamp("us", tz="UTC"),
+              METRICS: pa.map_(pa.string(), pa.float64())}
+    if column.type == LATENCY:
+        return pa.struct([(s, pa.float64()) for s in statistics])
+    return simple[column.type]
+
+
+def statistic_order(name: str) -> tuple[int, int]:
+    """Sort key of a latency statistic: the named ones first, then ``pNN`` by NN."""
+    if name in NAMED_STATISTICS:
+        return 0, NAMED_STATISTICS.index(name)
+    return 1, int(name[1:]) if name[1:].isdigit() else 0
+
+
+def markdown(table: Table) -> str:
+    """Return the table's columns as the Markdown table docs/export.md shows (a test checks).
+
+    One row per column: name, type, unit, meaning; partition columns say so in their
+    meaning.
+    """
+    lines = ["| column | type | unit | meaning |", "|---|---|---|---|"]
+    for c in table.columns:
+        lines.append(f"| `{c.name}` | `{c.type}` | {c.unit or ''} | {c.meaning} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,162 @@
+"""The export directory: ``_manifest.json``, the ``--since`` state, and what may be in it.
+
+Layout (docs/export.md)::
+
+    OUT/_manifest.json                 commit, kistore version, every file with its sha256
+    OUT/_state/<table>.tsv.gz          key and fingerprint of every current row (--since)
+    OUT/runs/source=.../hardware=.../part-00000.parquet
+    OUT/groups/part-00000.parquet
+    OUT/attestations/part-00000.parquet
+    OUT/manifests/kind=.../part-00000.parquet
+
+``_manifest.json`` is the export's table of contents: a file under a table directory that
+it does not list is not part of the export (an interrupted ``--since`` leaves such files,
+and the next refuses until they are removed). It holds no wall-clock time, so two exports
+of one commit are byte-identical.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import InputError
+from .columns import TABLES
+from .writers import file_sha256
+
+MANIFEST = "_manifest.json"
+STATE_DIR = "_state"
+FORMAT = "kistore-export-1"
+"""The export layout's version: ``--since`` continues only an export of this version."""
+
+
+def state_path(table: str) -> str:
+    """Return where a table's ``--since`` state lives, relative to the export directory."""
+    return f"{STATE_DIR}/{table}.tsv.gz"
+
+
+def write_state(root: Path, table: str, items: Iterator[tuple[str, bytes]]) -> str:
+    """Write ``key<TAB>fingerprint hex`` lines, gzip with no name or time: deterministic.
+
+    Returns:
+        The file's hex SHA-256.
+    """
+    path = root / state_path(table)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
+                                                mtime=0, compresslevel=1) as f:
+        lines: list[str] = []
+        for key, fp in items:
+            lines.append(f"{key}\t{fp.hex()}\n")
+            if len(lines) >= 10_000:
+                f.write("".join(lines).encode())
+                lines = []
+        f.write("".join(lines).encode())
+    return file_sha256(path)
+
+
+def read_state(root: Path, table: str) -> Iterator[tuple[str, bytes]]:
+    """Yield the ``(key, fingerprint)`` pairs :func:`write_state` wrote.
+
+    Raises:
+        InputError: a line is not ``key<TAB>32 hex``.
+    """
+    path = root / state_path(table)
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            key, _, fp = line.rstrip("\n").partition("\t")
+            try:
+                yield key, bytes.fromhex(fp)
+            except ValueError:
+                raise InputError(f"line {number} is not KEY<TAB>FINGERPRINT",
+                                 file=str(path)) from None
+
+
+def write_manifest(root: Path, manifest: dict[str, Any]) -> None:
+    """Write ``_manifest.json`` (sorted keys, 2-space indent, final newline), atomically."""
+    data = (json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    temp = root / f".{MANIFEST}.tmp"
+    temp.write_bytes(data)
+    os.replace(temp, root / MANIFEST)
+
+
+def read_manifest(root: Path) -> dict[str, Any]:
+    """Return a previous export's ``_manifest.json``, checked against what is on disk.
+
+    Checks: it parses, is of :data:`FORMAT`; every file it lists (data and state) has the
+    SHA-256 it records; no file under a table or state directory is unlisted.
+
+    Raises:
+        InputError: ``root`` holds no export of this layout; a file is missing, changed
+            or unlisted (each named, with what to do).
+    """
+    path = root / MANIFEST
+    try:
+        manifest = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"no {MANIFEST} here: --since continues an export made by "
+                         "`kistore export`; give its directory", file=str(root)) from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InputError(f"not JSON ({e})", file=str(path)) from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise InputError(f"not a {FORMAT} export (format {manifest.get('format')!r}); make "
+                         "a full export into a new directory", file=str(path))
+    listed = {f["path"]: f["sha256"] for f in [*manifest["files"], *manifest["state"]]}
+    problems = []
+    for rel, expected in sorted(listed.items()):
+        try:
+            found = file_sha256(root / rel)
+        except FileNotFoundError:
+            problems.append(f"{rel}: listed in {MANIFEST} but missing")
+            continue
+        if found != expected:
+            problems.append(f"{rel}: its sha256 is {found}, not the {expected} {MANIFEST} "
+                            "records")
+    for rel in sorted(set(files_under(root)) - set(listed)):
+        problems.append(f"{rel}: not listed in {MANIFEST} (left by an interrupted export?)")
+    if problems:
+        raise InputError(f"the export in {root} does not match its {MANIFEST}: "
+                         + "; ".join(problems[:5]) + (" ..." if len(problems) > 5 else "")
+                         + "; restore or remove those files, or make a full export into a "
+                         "new directory")
+    return manifest
+
+
+def files_under(root: Path) -> Iterator[str]:
+    """Yield the path (relative, ``/``-separated) of every file under the table directories."""
+    for top in (*TABLES, STATE_DIR):
+        base = root / top
+        for dirpath, _, filenames in os.walk(base):
+            for name in filenames:
+                yield Path(dirpath, name).relative_to(root).as_posix()
+
+
+def check_new(out: Path) -> None:
+    """Refuse to write a full export over anything: ``out`` must be absent or empty.
+
+    Raises:
+        InputError: ``out`` is a file, or a directory that holds something.
+    """
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise InputError("exists and is not a directory; choose a new directory",
+                         file=str(out))
+    if out.is_dir() and any(out.iterdir()):
+        hint = (" (it holds an export: add what changed with --since REV)"
+                if (out / MANIFEST).exists() else "")
+        raise InputError(f"exists and is not empty{hint}; choose a new directory",
+                         file=str(out))
+
+
+def require_parent(out: Path) -> None:
+    """Refuse an export whose parent directory does not exist (no surprise trees of dirs).
+
+    Raises:
+        InputError: the parent is missing.
+    """
+    if not out.absolute().parent.is_dir():
+        raise InputError(f"the directory {out.absolute().parent} does not exist; create "
+                              "it first", file=str(out))

@@ -1,0 +1,476 @@
+"""``kistore export``: the store at one commit, as tables, verified while read (docs/export.md).
+
+Phases, each keeping what it learns on disk (:mod:`.scratch`), so memory stays one
+comparison group, one shard directory or one row group whatever the store's size:
+
+1. **groups** -- the derived index of the commit's tree (:func:`kistore.index.index.
+   open_catalog`, built or updated as every query does) gives the comparison groups; each
+   is ranked by every comparison it has (:mod:`.derive`), with the evidence of its
+   attested runs (:func:`kistore.attest.evidence.judged_many`);
+2. **history** -- one walk finds the commit that first added every object
+   (:func:`kistore.cite.citation.object_first_commits`);
+3. **objects** -- every object and metadata file of the commit is read from git and each
+   object re-hashed (:mod:`.reading`): one whose SHA-256 is not its name, or that the
+   index left out (not canonical, or refused by its schema), is not exported but listed
+   as skipped; the others become ``manifests`` and ``runs`` rows (:mod:`.rows`);
+4. **write** -- each table's rows, sorted, as Parquet, CSV or JSON Lines (:mod:`.writers`),
+   then ``_manifest.json`` (:mod:`.outdir`).
+
+A full export is written into a temporary directory beside ``OUT`` and renamed into
+place, so ``OUT`` is either absent or whole. ``--since REV`` continues an export made at
+``REV``: it computes every row again and appends, as new files of the next generation,
+the rows whose key is new or whose content changed (:mod:`.outdir`'s state); it never
+changes a file already written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .. import __version__
+from ..attest.evidence import judged_many, summarise
+from ..cite.citation import (
+    object_first_commits,
+    origin_url,
+    parse_remote,
+    permalink,
+    read_cite_settings,
+    shallow_boundary,
+)
+from ..core import layout
+from ..core.digest import Digest
+from ..core.errors import InputError, KistoreError, StoreStateError
+from ..core.layout import NOTES_REF
+from ..index.index import count_objects, open_catalog
+from ..query.policy import load_policy
+from . import outdir
+from .columns import ATTESTATIONS, MANIFESTS, NAMED_STATISTICS, RUNS, TABLES, statistic_order
+from .derive import Context, derive_all
+from .reading import attested_subjects, object_digest, stored_shards
+from .rows import attestation_row, commit_time, manifest_row, partition, run_row
+from .scratch import Scratch
+from .writers import FORMATS, Shape, Written, write_table
+
+Progress = Callable[[str, "int | None"], Callable[[int], None]]
+"""``progress(phase, total)`` is called as each phase starts (``total`` items, or None when
+unknown) and returns the function to call with each increment done."""
+
+
+@dataclass(slots=True)
+class ExportResult:
+    """What an export wrote.
+
+    Attributes:
+        out: the export directory.
+        commit: the exported commit (40 hex).
+        generation: 0 for a full export, then 1, 2, ... for each ``--since``.
+        format: ``parquet``, ``csv`` or ``jsonl``.
+        rows: per table, the rows written now (for ``--since``: those new or changed).
+        current: per table, the rows the commit has (what a full export would write).
+        files: the files written now.
+        skipped: ``(digest, path, problem)`` of each manifest not exported because its
+            files do not verify; an export with any is incomplete (the CLI exits 1).
+        warnings: other things the person should know (permalinks left empty, groups
+            that could not be ranked).
+    """
+
+    out: Path
+    commit: str
+    generation: int
+    format: str
+    rows: dict[str, int] = field(default_factory=dict)
+    current: dict[str, int] = field(default_factory=dict)
+    files: list[Written] = field(default_factory=list)
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the result as data (``kistore export --json``)."""
+        return {"out": str(self.out), "commit": self.commit, "generation": self.generation,
+                "format": self.format, "rows": self.rows, "current": self.current,
+                "files": [f.to_json(self.generation) for f in self.files],
+                "skipped": [{"digest": d, "path": p, "problem": why}
+                            for d, p, why in self.skipped],
+                "warnings": self.warnings}
+
+
+def export(store: Any, out: str | os.PathLike[str], *, fmt: str | None = None,
+           at: str = "HEAD", since: str | None = None, progress: Progress | None = None
+           ) -> ExportResult:
+    """Export the store at commit ``at`` into directory ``out``.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        out: the export directory: absent or empty for a full export; for ``since``, the
+            directory of the export being continued.
+        fmt: ``parquet`` (default for a new export), ``csv`` or ``jsonl``; for ``since``,
+            None means the format of the export continued (another is refused).
+        at: the revision to export (default ``HEAD``).
+        since: the commit the export in ``out`` was made at (its last generation's): write
+            only what changed since, as new files.
+        progress: see :data:`Progress`.
+
+    Returns:
+        The :class:`ExportResult`.
+
+    Raises:
+        InputError: ``out`` is not empty (full) or holds no matching export (``since``),
+            ``since`` is not the commit it was made at, the format differs, an unknown
+            format, a revision naming no commit; for ``since``, rows vanished or the
+            columns changed (make a full export instead). Nothing is written then.
+        StoreStateError: the repository has no commit.
+        ModuleNotFoundError: Parquet without pyarrow (``pip install 'kistore[export]'``).
+        ParseError, MultipleErrors: the commit's ranking policy is not valid.
+        OSError: a file could not be written (nothing is left half-written: a full export
+            is removed, a ``--since`` one's new files are removed).
+    """
+    out = Path(out)
+    commit = _commit(store, at)
+    previous = _previous(out, store, since) if since is not None else None
+    fmt = fmt or (previous["fileFormat"] if previous else "parquet")
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if previous is not None and previous["fileFormat"] != fmt:
+        raise InputError(f"the export in {out} is {previous['fileFormat']}, not {fmt}; "
+                         "--since appends in the format it was made in", file=str(out))
+    if fmt == "parquet":
+        _need_pyarrow()
+    if previous is None:
+        outdir.check_new(out)
+        outdir.require_parent(out)
+        temp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.absolute().parent))
+    else:
+        temp = Path(tempfile.mkdtemp(prefix=".kistore-since-", dir=out))
+    generation = previous["generations"][-1]["generation"] + 1 if previous else 0
+    result = ExportResult(out, str(commit.id), generation, fmt)
+    moved: list[Path] = []
+    try:
+        scratch = Scratch(temp / "scratch.sqlite")
+        try:
+            shape = _stage(store, commit, scratch, result, progress)
+            manifest = _write(temp, scratch, result, shape, previous, store, progress)
+        finally:
+            scratch.close()
+        os.unlink(temp / "scratch.sqlite")
+        if previous is None:
+            outdir.write_manifest(temp, manifest)
+            with contextlib.suppress(FileNotFoundError):
+                out.rmdir()  # an empty directory named as the target
+            os.rename(temp, out)
+        else:
+            _append(temp, out, result, manifest, moved)
+    except BaseException:
+        for path in reversed(moved):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        shutil.rmtree(temp, ignore_errors=True)
+        raise
+    shutil.rmtree(temp, ignore_errors=True)
+    return result
+
+
+# -- phases ------------------------------------------------------------------------------
+
+
+def _stage(store: Any, commit: Any, scratch: Scratch, result: ExportResult,
+           progress: Progress | None) -> Shape:
+    """Phases 1-3: stage every row of every table; return the data-dependent columns."""
+    hex_ = str(commit.id)
+    repo, tree, view = store.repo, commit.tree, store.view(hex_)
+    total = count_objects(repo, tree)
+    catalog = open_catalog(store, hex_, progress=_phase(progress, "indexing", None))
+    policy = load_policy(view)
+    judged = judged_many(store, sorted(attested_subjects(store, repo, tree, view)), at=hex_)
+    evidence = {str(d): summarise([j for _, j in pairs]) for d, pairs in judged.items()
+                if pairs}
+    for subject, pairs in judged.items():
+        for seen, judgement in pairs:
+            row = attestation_row(str(subject), seen, judgement)
+            sort = " ".join(str(row[ATTESTATIONS.index(c)]) for c in ATTESTATIONS.sort)
+            scratch.stage(ATTESTATIONS.name, "", sort, sort, row)
+    environments = catalog.records(kind="ExecutionEnvironment")
+    context = Context(
+        policy, evidence, catalog.names("Workload"), catalog.names("Implementation"),
+        {r.digest: _text(r.spec.get("hardware", {}).get("architecture"))
+         for r in environments})
+    derive_all(catalog.run_groups(), context, scratch, _phase(progress, "ranking", None))
+    if context.group_errors:
+        result.warnings.append(f"{context.group_errors} comparison group(s) could not be "
+                               "ranked (their runs disagree in unit); see the groups table's "
+                               "error column")
+    _history(store, commit, scratch, result)
+    scratch.index_lookups()
+    link = _linker(store, hex_, result)
+    known = {d for k in ("Workload", "BenchmarkProtocol", "Implementation")
+             for d in catalog.names(k)} | {r.digest for r in environments}
+    shape = _read_objects(repo, tree, scratch, result, known, catalog.skipped(), link,
+                          _phase(progress, "reading", total))
+    scratch.index_rows()
+    result.current = {name: scratch.count(name) for name in TABLES}
+    return shape
+
+
+def _read_objects(repo: Any, tree: Any, scratch: Scratch, result: ExportResult,
+                  known: set[str], skipped: dict[str, tuple[str, str]],
+                  link: Callable[[str, str, Any], str | None],
+                  advance: Callable[[int], None]) -> Shape:
+    """Phase 3: read, verify and stage every manifest, one shard directory at a time.
+
+    Args:
+        repo: the pygit2 repository.
+        tree: the commit's root tree.
+        scratch: where rows go; it already holds ``derived`` and ``firsts``.
+        result: gets each manifest not exported in ``skipped``.
+        known: digests of the non-run manifests the index holds.
+        skipped: what the index left out, and why (:meth:`Catalog.skipped`).
+        link: the permalink maker.
+        advance: progress, per manifest.
+
+    Returns:
+        The data-dependent columns (latency statistics, source-native metric names).
+    """
+    statistics: set[str] = set(NAMED_STATISTICS)
+    metrics: set[str] = set()
+    at_latency, at_native = RUNS.index("latencyNs"), RUNS.index("sourceNative")
+    for shard in stored_shards(repo, tree):
+        advance(len(shard))
+        readable = []
+        for stored in shard:
+            digest, path = str(stored.digest), layout.object_path(stored.digest)
+            if not stored.verified:
+                result.skipped.append((digest, path, "does not hash to its name: its sha256 "
+                                       f"is {Digest.of(stored.data)}"))
+            elif digest in skipped or stored.meta is None:
+                result.skipped.append((digest, *skipped.get(digest, (
+                    layout.metadata_path(stored.digest), "is missing"))))
+            else:
+                readable.append((stored, digest, path))
+        firsts = scratch.firsts({digest: stored.blob for stored, digest, _ in readable})
+        derived = scratch.derived_many([digest for _, digest, _ in readable])
+        for stored, digest, path in readable:
+            document, metadata = orjson.loads(stored.data), orjson.loads(stored.meta or b"")
+            found = firsts.get(digest)
+            where = (found[0], commit_time(found[1]), link(found[0], path, stored)) \
+                if found else (None, None, None)
+            if document["kind"] == "BenchmarkRun" and digest in derived:
+                row = run_row(digest, document, metadata, derived[digest], where)
+                statistics.update(row[at_latency])
+                metrics.update(row[at_native])
+                scratch.stage(RUNS.name, partition(RUNS, row), digest, digest, row)
+            elif document["kind"] == "BenchmarkRun" or digest not in known:
+                result.skipped.append((digest, path, "is not in the index of this commit; "
+                                       "run `kistore reindex --at REV`"))
+                continue
+            row = manifest_row(digest, document, stored.data, stored.meta or b"", metadata,
+                               where)
+            scratch.stage(MANIFESTS.name, partition(MANIFESTS, row), digest, digest, row)
+    return Shape(tuple(sorted(statistics, key=statistic_order)), tuple(sorted(metrics)))
+
+
+def _history(store: Any, commit: Any, scratch: Scratch, result: ExportResult) -> None:
+    """Phase 2: keep the commit that first added each object blob (:func:`object_first_commits`)."""
+    numbers: dict[str, int] = {}
+    boundary = shallow_boundary(store.repo)
+    batch: list[tuple[str, str, int]] = []
+    for path, blob, first in object_first_commits(store.repo, commit):
+        hex_ = str(first.id)
+        if hex_ in boundary:
+            continue  # the first commit here; an older one may have added it first
+        if hex_ not in numbers:
+            numbers[hex_] = len(numbers)
+            scratch.put_commit(numbers[hex_], hex_, first.commit_time)
+        batch.append((object_digest(path), blob, numbers[hex_]))
+        if len(batch) >= 5000:
+            scratch.put_firsts(batch)
+            batch = []
+    scratch.put_firsts(batch)
+    if boundary:
+        result.warnings.append("this is a shallow clone: objects its history does not reach "
+                               "back to have no firstCommit (`git fetch --unshallow`)")
+
+
+def _linker(store: Any, at: str, result: ExportResult
+            ) -> Callable[[str, str, Any], str | None]:
+    """Return ``link(commit, path, stored)``: the permalink, or None when none can be made."""
+    try:
+        template = read_cite_settings(store, at).get("permalink")
+        remote = parse_remote(origin_url(store) or "")
+        permalink(template, remote, commit="0" * 40, path=layout.OBJECTS_DIR)
+    except KistoreError as e:
+        result.warnings.append(f"permalinks left empty: {e.message}")
+        return lambda commit, path, stored: None
+
+    def link(commit: str, path: str, stored: Any) -> str | None:
+        return permalink(template, remote, commit=commit, path=path,
+                         blob=stored.blob, digest=stored.digest)
+
+    return link
+
+
+def _write(temp: Path, scratch: Scratch, result: ExportResult, shape: Shape,
+           previous: dict[str, Any] | None, store: Any,
+           progress: Progress | None) -> dict[str, Any]:
+    """Phase 4: write the tables and the state into ``temp``; return ``_manifest.json``."""
+    if previous is not None:
+        _check_continues(scratch, previous, shape, result)
+    columns = _columns(shape, result.format)
+    for name, table in TABLES.items():
+        advance = _phase(progress, f"writing {name}", None)
+        rows = scratch.rows(name, changed_only=previous is not None)
+        written = write_table(temp, table, _counted(rows, advance), result.format,
+                              result.generation, shape)
+        result.files.extend(written)
+        result.rows[name] = sum(w.rows for w in written)
+    state = [{"path": outdir.state_path(name), "sha256":
+              outdir.write_state(temp, name, scratch.keys(name))} for name in TABLES]
+    generation = {"generation": result.generation, "commit": result.commit,
+                  "since": previous["commit"] if previous else None,
+                  "notes": _notes_tip(store), "rows": result.rows, "current": result.current,
+                  "skipped": [{"digest": d, "path": p, "problem": why}
+                              for d, p, why in result.skipped]}
+    files = [*(previous["files"] if previous else []),
+             *(w.to_json(result.generation) for w in result.files)]
+    return {"format": outdir.FORMAT, "kistoreVersion": __version__, "fileFormat": result.format,
+            "writer": _writer_version(result.format), "commit": result.commit,
+            "tables": columns, "generations": [*(previous["generations"] if previous else []),
+                                               generation],
+            "files": sorted(files, key=lambda f: f["path"]), "state": state}
+
+
+def _append(temp: Path, out: Path, result: ExportResult, manifest: dict[str, Any],
+            moved: list[Path]) -> None:
+    """Move a ``--since`` export's new files into ``out``, then its state and manifest."""
+    for written in result.files:
+        target = out / written.path
+        if target.exists():  # e.g. two --since exports in one generation: never overwrite
+            raise StoreStateError(f"{written.path} already exists in {out}; nothing was "
+                                  "changed", file=str(target))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(temp / written.path, target)
+        moved.append(target)
+    kept = temp / "previous-state"
+    kept.mkdir()
+    replaced: list[str] = []
+    try:
+        for name in TABLES:
+            os.replace(out / outdir.state_path(name), kept / name)
+            replaced.append(name)
+            os.replace(temp / outdir.state_path(name), out / outdir.state_path(name))
+        outdir.write_manifest(out, manifest)
+    except BaseException:  # put the state back: the export stays the one its manifest says
+        for name in replaced:
+            os.replace(kept / name, out / outdir.state_path(name))
+        raise
+
+
+def _check_continues(scratch: Scratch, previous: dict[str, Any], shape: Shape,
+                     result: ExportResult) -> None:
+    """Refuse a ``--since`` export whose rows vanished or whose columns changed."""
+    root = result.out
+    for name in TABLES:
+        scratch.put_previous(name, outdir.read_state(root, name))
+        count, first = scratch.vanished(name)
+        if count:
+            raise InputError(
+                f"{count} {name} row(s) of the export at {previous['commit'][:12]} are gone "
+                f"at {result.commit[:12]} (e.g. {', '.join(first)}); append-only files cannot "
+                "say so: make a full export into a new directory", file=str(root))
+    if previous["tables"] != _columns(shape, result.format):
+        raise InputError(
+            f"the columns changed since the export at {previous['commit'][:12]} (a new latency "
+            "statistic or, in CSV, a new source-native metric): make a full export into a "
+            "new directory", file=str(root))
+
+
+def _columns(shape: Shape, fmt: str) -> dict[str, Any]:
+    """Return each table's columns as ``_manifest.json`` records them.
+
+    The data-dependent columns are recorded where they shape the files: the ``latencyNs``
+    fields in Parquet (a struct) and CSV (flattened), the ``sourceNative`` metric names in
+    CSV only (a map in Parquet, an object in JSON Lines, whatever its keys).
+    """
+    tables = {}
+    for name, table in TABLES.items():
+        columns = []
+        for c in table.columns:
+            entry: dict[str, Any] = {"name": c.name, "type": c.type}
+            if c.name == "latencyNs" and fmt in ("parquet", "csv"):
+                entry["fields"] = list(shape.statistics)
+            elif c.name == "sourceNative" and fmt == "csv":
+                entry["fields"] = list(shape.metrics)
+            columns.append(entry)
+        tables[name] = {"columns": columns, "partition": list(table.partition),
+                        "sort": list(table.sort)}
+    return tables
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+
+def _commit(store: Any, at: str) -> Any:
+    """Return the commit ``at`` names (InputError when none; StoreStateError: no commits)."""
+    if store.repo.head_is_unborn and at == "HEAD":
+        raise StoreStateError("the repository has no commit yet: commit the store first "
+                              "(`git commit` or `kistore add --commit`); an export is of a "
+                              "commit")
+    return store.commit(at)
+
+
+def _previous(out: Path, store: Any, since: str) -> dict[str, Any]:
+    manifest = outdir.read_manifest(out)
+    wanted = str(_commit(store, since).id)
+    if manifest["commit"] != wanted:
+        raise InputError(f"the export in {out} was made at {manifest['commit']}, not at "
+                         f"{since} ({wanted[:12]}); give --since {manifest['commit'][:12]}",
+                         file=str(out))
+    return manifest
+
+
+def _need_pyarrow() -> None:
+    try:
+        # Lazy: pyarrow is optional (the `export` extra); CSV and JSON Lines need none.
+        import pyarrow  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+    except ModuleNotFoundError:
+        raise InputError("Parquet needs pyarrow: pip install 'kistore[export]' (or choose "
+                         "--format csv or jsonl)") from None
+
+
+def _writer_version(fmt: str) -> str | None:
+    if fmt != "parquet":
+        return None
+    # Lazy: pyarrow is optional (the `export` extra); CSV and JSON Lines need none.
+    import pyarrow
+
+    return f"pyarrow {pyarrow.__version__}"
+
+
+def _notes_tip(store: Any) -> str | None:
+    """Return the commit ``refs/notes/kistore`` points at (attestations read), or None."""
+    ref = store.repo.references.get(NOTES_REF)
+    return str(ref.target) if ref is not None else None
+
+
+def _phase(progress: Progress | None, label: str, total: int | None) -> Callable[[int], None]:
+    if progress is None:
+        return lambda n: None
+    return progress(label, total)
+
+
+def _counted(rows: Iterator[Any], advance: Callable[[int], None]) -> Iterator[Any]:
+    for row in rows:
+        advance(1)
+        yield row
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

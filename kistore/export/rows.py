@@ -1,0 +1,137 @@
+"""Rows of the ``runs``, ``manifests`` and ``attestations`` tables, as staged lists.
+
+Pure: values in (the verified object and metadata documents, what the run's group says,
+where the object was first added), a list in :mod:`.columns` order out. Every value taken
+from a manifest is taken from the bytes read at the exported commit, never from a cache.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from typing import Any
+
+from ..core.digest import Digest
+from .columns import ATTESTATIONS, HIVE_NULL, MANIFESTS, RUNS, Table
+
+Found = tuple[str | None, str | None, str | None]
+"""Where an object was first added: ``(commit hex, addedAt RFC 3339, permalink)``."""
+
+
+def run_row(digest: str, document: dict[str, Any], metadata: dict[str, Any],
+            derived: dict[str, Any], found: Found) -> list[Any]:
+    """Return the staged ``runs`` row of one run.
+
+    Args:
+        digest: the run's digest string.
+        document: its object document (``{apiVersion, kind, spec}``), as parsed from the
+            verified bytes.
+        metadata: its metadata document.
+        derived: what its comparison group says (:func:`kistore.export.derive.derive_group`
+            values, or ``{}`` when the index knows no group for it).
+        found: where the object was first added.
+    """
+    spec = document.get("spec", {})
+    timing = spec.get("timing") or {}
+    native = spec.get("sourceNative") or {}
+    metrics = native.get("metrics")
+    metrics = metrics if isinstance(metrics, dict) else {}
+    values = {
+        **{name: None for name in RUNS.names},
+        **derived,
+        "digest": digest, "name": metadata.get("name"), "title": metadata.get("title"),
+        "status": spec.get("status"), "observedAt": spec.get("observedAt"),
+        "primaryStatistic": timing.get("primaryStatistic"),
+        "latencyNs": dict(sorted((timing.get("latencyNs") or {}).items())),
+        "trials": timing.get("trials"),
+        "evidenceLevel": derived.get("evidenceLevel", "source-native"),
+        "withdrawn": derived.get("withdrawn", False),
+        "communityAttestations": derived.get("communityAttestations", 0),
+        "workloadDigest": spec.get("workloadDigest"),
+        "protocolDigest": spec.get("protocolDigest"),
+        "environmentDigest": spec.get("environmentDigest"),
+        "implementationDigest": spec.get("implementationDigest"),
+        "source": _text(native.get("source")), "externalId": _text(native.get("externalId")),
+        "sourceNative": {k: v for k, v in sorted(metrics.items()) if _number(v)},
+        "firstCommit": found[0], "addedAt": found[1], "permalink": found[2],
+        "generation": 0,
+    }
+    return [values[name] for name in RUNS.names]
+
+
+def manifest_row(digest: str, document: dict[str, Any], data: bytes, meta: bytes,
+                 metadata: dict[str, Any], found: Found) -> list[Any]:
+    """Return the staged ``manifests`` row of one manifest (any kind).
+
+    Args:
+        digest: its digest string.
+        document: its object document, parsed from ``data``.
+        data: the object file's bytes (verified: their SHA-256 is ``digest``).
+        meta: the metadata file's bytes.
+        metadata: the metadata document, parsed from ``meta``.
+        found: where the object was first added.
+    """
+    values = {"digest": digest, "kind": document.get("kind"),
+              "apiVersion": document.get("apiVersion"), "name": metadata.get("name"),
+              "title": metadata.get("title"), "object": data.decode("utf-8"),
+              "metadata": meta.decode("utf-8"), "firstCommit": found[0],
+              "addedAt": found[1], "permalink": found[2], "generation": 0}
+    return [values[name] for name in MANIFESTS.names]
+
+
+def attestation_row(subject: str, seen: Any, judgement: Any) -> list[Any]:
+    """Return the staged ``attestations`` row of one attestation as judged.
+
+    Args:
+        subject: the attested manifest's digest string.
+        seen: the :class:`kistore.attest.notes.Seen` (its bytes identify the bundle).
+        judgement: its :class:`kistore.attest.evidence.Judgement`.
+    """
+    data = judgement.to_json()
+    values = {**data, "subject": subject, "bundleDigest": str(Digest.of(seen.data)),
+              "generation": 0}
+    return [values.get(name) for name in ATTESTATIONS.names]
+
+
+def partition(table: Table, row: list[Any]) -> str:
+    """Return the Hive-style partition directory of a staged row (``""`` for none).
+
+    ``source=kernelbench/hardware=NVIDIA H100 PCIe``: each value escaped as Hive and Spark
+    escape partition values (:func:`escape_partition`), a null as :data:`HIVE_NULL`.
+    """
+    parts = []
+    for column in table.partition:
+        value = row[table.index(column)]
+        parts.append(f"{column}={HIVE_NULL if value is None else escape_partition(str(value))}")
+    return "/".join(parts)
+
+
+_ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(0x20)}
+"""Characters Hive (``FileUtils.escapePathName``) and Spark escape in partition values."""
+
+
+@functools.lru_cache(maxsize=4096)
+def escape_partition(value: str) -> str:
+    """Return a partition value as a directory name: ``%XX`` for each escaped character.
+
+    The characters Hive and Spark escape (path separators, ``=``, ``%``, controls, ...),
+    so DuckDB, Spark and Trino read the value back unchanged; an empty value is
+    :data:`HIVE_NULL` as in Hive (the sources and GPU products are never empty).
+    """
+    if value == "":
+        return HIVE_NULL
+    return "".join(f"%{ord(c):02X}" if c in _ESCAPED else c for c in value)
+
+
+@functools.lru_cache(maxsize=4096)
+def commit_time(seconds: int) -> str:
+    """Return a commit time (seconds since the epoch) as RFC 3339 UTC: ``...T...Z``."""
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,0 +1,77 @@
+"""object_first_commits: one walk that gives every object the commit first_commit gives it."""
+
+from __future__ import annotations
+
+from kistore.cite.citation import first_commit, object_first_commits, shallow_boundary
+from kistore.core import layout
+from kistore.store import Store
+
+from ..conftest import BUNDLE
+from .test_citation import RUN_PATH, add, commit_all, first_added_by_git, git, new_store
+
+
+def firsts(store: Store, start) -> dict[tuple[str, str], str]:
+    """The first yield of each (path, blob): what the export keeps."""
+    kept: dict[tuple[str, str], str] = {}
+    for path, blob, commit in object_first_commits(store.repo, start):
+        kept.setdefault((path, blob), str(commit.id))
+    return kept
+
+
+def test_every_object_gets_the_commit_first_commit_gives_it(tmp_path, kit):
+    path = new_store(tmp_path / "store")
+    store = Store(path)
+    # main: the published record (with forged bytes at the run's path first)
+    add(path, BUNDLE)
+    real = (path / RUN_PATH).read_bytes()
+    (path / RUN_PATH).write_bytes(real.replace(b"passed", b"failed"))
+    forged = commit_all(path, "forged bytes under the run's name", day=1)
+    (path / RUN_PATH).write_bytes(real)
+    fixed = commit_all(path, "the real bytes", day=2)
+    # a side branch adds two manifests; main adds another; then a merge
+    git(path, "checkout", "-q", "-b", "side")
+    side_docs = [kit.workload("side-a", name="side-a"), kit.workload("side-b", name="side-b")]
+    store.add([_manifest(d) for d in side_docs])
+    side = commit_all(path, "side adds", day=3)
+    git(path, "checkout", "-q", "main")
+    store.add([_manifest(kit.workload("main-c", name="main-c"))])
+    commit_all(path, "main adds", day=4)
+    git(path, "merge", "-q", "--no-ff", "--no-gpg-sign", "-m", "merge side", "side", day=5)
+    head = store.commit("HEAD")
+    kept = firsts(store, head)
+    objects = _object_files(path)
+    assert len(objects) == 6  # run, protocol, environment, three workloads
+    for file, blob in objects:
+        expected = str(first_commit(store.repo, file, blob, head).id)
+        assert kept[(file, blob)] == expected
+        if file != RUN_PATH:  # git's oracle knows paths, not bytes: the forged run differs
+            assert expected == first_added_by_git(path, file)
+    assert kept[(RUN_PATH, git(path, "rev-parse", f"{fixed}:{RUN_PATH}"))] == fixed
+    assert kept[(RUN_PATH, git(path, "rev-parse", f"{forged}:{RUN_PATH}"))] == forged
+    side_paths = {layout.object_path(_manifest(d).digest) for d in side_docs}
+    assert {kept[(f, b)] for f, b in objects if f in side_paths} == {side}
+
+
+def test_a_shallow_clone_names_its_boundary(tmp_path):
+    path = new_store(tmp_path / "store")
+    add(path, BUNDLE)
+    commit_all(path, "add", day=1)
+    (path / "README.md").write_text("later\n")
+    c2 = commit_all(path, "later", day=2)
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{path}", str(shallow))
+    store = Store(shallow)
+    assert shallow_boundary(store.repo) == {c2}
+    assert {str(c.id) for _, _, c in object_first_commits(store.repo, store.commit("HEAD"))} == {c2}
+
+
+def _manifest(doc):
+    from kistore.core.model import Manifest
+
+    return Manifest.from_document(doc)
+
+
+def _object_files(path) -> list[tuple[str, str]]:
+    """(path, blob) of every object file at HEAD, as the real git lists them."""
+    listed = git(path, "ls-tree", "-r", "HEAD", layout.OBJECTS_DIR).splitlines()
+    return [(line.split("\t")[1], line.split()[2]) for line in listed]
