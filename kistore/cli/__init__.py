@@ -207,8 +207,32 @@ class KistoreGroup(click.Group):
             ctx.exit(1)
 
 
+def refuse_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Click callback: refuse an empty path, which the file system reads as "here".
+
+    ``kistore init ""`` made the current directory a store (it was /tmp), and
+    ``add ''`` walked every file under it.
+
+    Args:
+        ctx: the command's context.
+        param: the path argument or option.
+        value: its value, or a tuple of them (``nargs=-1``).
+
+    Returns:
+        ``value`` unchanged.
+
+    Raises:
+        click.BadParameter: the value, or one of several, is the empty string (exit 2).
+    """
+    if value == "" or (isinstance(value, tuple) and "" in value):
+        raise click.BadParameter("is empty: give a path (`.` for this directory)",
+                                 ctx=ctx, param=param)
+    return value
+
+
 @click.group(cls=KistoreGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--store", "store_path", metavar="PATH", envvar="KISTORE_STORE",
+              callback=refuse_empty,
               help="Store to use (default: the git work tree around the current directory).")
 @click.option("--debug", is_flag=True, help="Show a traceback on errors.")
 @click.version_option(package_name="kistore")

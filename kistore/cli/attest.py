@@ -22,6 +22,7 @@ from . import (
     explaining_misses,
     format_options,
     output_format,
+    refuse_empty,
 )
 
 pass_ctx = click.make_pass_decorator(StoreContext)
@@ -31,6 +32,22 @@ PASSPHRASE_ENV = "KISTORE_KEY_PASSPHRASE"
 
 
 # -- keys ------------------------------------------------------------------------------
+
+
+def refuse_key_path(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Click callback for ``key generate PATH``: refuse an empty path and ``-``.
+
+    A private key is never written to standard output; ``-`` made a file named "-" in the
+    current directory (often a store's work tree, one `git add` from being published).
+
+    Raises:
+        click.BadParameter: PATH is empty or ``-`` (exit 2).
+    """
+    if value == "-":
+        raise click.BadParameter("- would be a file named '-': give a path such as "
+                                 "~/.kistore/k (a private key is never written to stdout)",
+                                 ctx=ctx, param=param)
+    return str(refuse_empty(ctx, param, value))
 
 
 @click.group()
@@ -44,7 +61,7 @@ def key() -> None:
 
 
 @key.command("generate")
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), callback=refuse_key_path)
 @click.option("--encrypt", is_flag=True, help="Protect the key with a passphrase (prompted).")
 @click.option("--json", "as_json", is_flag=True, help="Print keyid and public key as JSON.")
 def key_generate(path: str, encrypt: bool, as_json: bool) -> None:
@@ -427,7 +444,7 @@ def _read_key_lines(key_arg: str) -> tuple[list[Any], list[Any]]:
 
 
 @trust.command("add")
-@click.argument("key_arg", metavar="KEY")
+@click.argument("key_arg", metavar="KEY", callback=refuse_empty)
 @click.option("--role", "roles", multiple=True, required=True,
               type=click.Choice(["rerun", "maintainer"]), help="Role (repeatable).")
 @click.option("--valid-from", metavar="DATE",

@@ -9,12 +9,14 @@ import sys
 
 import click
 
+from ..core.errors import one_line
 from . import (
     StoreContext,
     emit_json,
     explaining_misses,
     ignore_interrupts,
     interrupt_says,
+    refuse_empty,
     say_landed,
     undone_add,
     warn_unreadable,
@@ -24,7 +26,7 @@ pass_ctx = click.make_pass_decorator(StoreContext)
 
 
 @click.command()
-@click.argument("path", default=".", type=click.Path(file_okay=False))
+@click.argument("path", default=".", type=click.Path(file_okay=False), callback=refuse_empty)
 @click.option("--hooks", "with_hooks", is_flag=True,
               help="Also install kistore's git hooks: pre-commit (the gate on what a commit "
               "adds) and pre-push (the gate on every pushed ref).")
@@ -65,7 +67,7 @@ def init(path: str, with_hooks: bool) -> None:
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True)
+@click.argument("files", nargs=-1, required=True, callback=refuse_empty)
 @click.option("--allow-dangling", is_flag=True,
               help="Record runs whose references are not in the store (verify reports them).")
 @click.option("--update-metadata", is_flag=True,
@@ -122,7 +124,7 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True)
+@click.argument("files", nargs=-1, required=True, callback=refuse_empty)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of lines.")
 @pass_ctx
 def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
@@ -219,7 +221,7 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     click.echo(f"digest:   {manifest.digest}")
     click.echo(f"kind:     {manifest.kind}")
     click.echo(f"name:     {manifest.name}")
-    click.echo(f"title:    {manifest.title}")
+    click.echo(f"title:    {one_line(manifest.title)}")
     if note:
         click.echo(f"note:     {note}")
     click.echo(json.dumps(manifest.spec, indent=2, ensure_ascii=False))

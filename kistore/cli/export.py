@@ -9,13 +9,13 @@ from typing import Any
 
 import click
 
-from . import StoreContext, emit_json
+from . import StoreContext, emit_json, refuse_empty
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
 
 @click.command()
-@click.argument("out", type=click.Path(file_okay=False))
+@click.argument("out", type=click.Path(file_okay=False), callback=refuse_empty)
 @click.option("--format", "fmt", type=click.Choice(["parquet", "jsonl", "csv"]),
               help="File format (default: parquet; with --since, the export's own).")
 @click.option("--at", "at", metavar="REV", default="HEAD", show_default=True,
@@ -44,7 +44,14 @@ def export(ctx: StoreContext, out: str, fmt: str | None, at: str, since: str | N
       kistore export runs-csv/ --format csv --at v1
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.errors import InputError, printable
     from ..export import export as run_export
+
+    try:
+        out.encode("utf-8")
+    except UnicodeEncodeError:  # pyarrow and the tables' paths take UTF-8 only
+        raise InputError(f"'{printable(out)}' is not UTF-8 text: the tables and their "
+                         "readers need UTF-8 paths; choose another directory name") from None
 
     store = ctx.store()
     with ExitStack() as bars:

@@ -6,7 +6,15 @@ import sys
 
 import click
 
-from . import StoreContext, emit_json, ignore_interrupts, interrupt_says, say_landed, undone_add
+from . import (
+    StoreContext,
+    emit_json,
+    ignore_interrupts,
+    interrupt_says,
+    refuse_empty,
+    say_landed,
+    undone_add,
+)
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -16,7 +24,7 @@ SOURCE_NAMES = ("sol-execbench", "flashinfer-trace", "kernelbench")
 
 @click.command("import")
 @click.argument("source", type=click.Choice(SOURCE_NAMES))
-@click.argument("files", nargs=-1, required=True)
+@click.argument("files", nargs=-1, required=True, callback=refuse_empty)
 @click.option("--commit", "do_commit", is_flag=True,
               help="Also commit what was added on the current branch (git status stays clean).")
 @click.option("-m", "--message", help="Commit message for --commit.")

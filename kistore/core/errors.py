@@ -78,6 +78,27 @@ _CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))
 """C0 controls but newline, DEL and C1 controls -> ``\\xNN``."""
 
 
+_LINE_ESCAPES = {**_CONTROL_ESCAPES, 0x0A: "\\n",
+                 **{c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}}
+"""As :data:`_CONTROL_ESCAPES`, and newline and the bidirectional overrides and isolates."""
+
+
+def one_line(text: str) -> str:
+    """Return a value from a manifest safe to print as part of one line of a terminal page.
+
+    As :func:`printable`, and a newline (a title holding one could print a fake
+    "evidence level: verified" line under it) and the Unicode bidirectional controls
+    (U+202A-U+202E, U+2066-U+2069, which reorder what follows them) are escaped too.
+
+    Args:
+        text: one line of ``show``/``compare`` output, built from manifest values.
+
+    Returns:
+        ``text`` itself when it holds none of them, else the escaped form.
+    """
+    return printable(text.translate(_LINE_ESCAPES))
+
+
 def printable(text: str) -> str:
     """Return ``text`` safe to write to a terminal: controls and non-UTF-8 bytes as escapes.
 

@@ -442,6 +442,9 @@ def describe_error(error: Any) -> str:
     elif error.validator == "enum":
         message = f"expected one of {', '.join(_json(v) for v in error.validator_value)}, " \
                   f"found {_json(error.instance)}"
+    elif error.validator == "not" and isinstance(error.schema, dict) and \
+            isinstance(error.schema.get("description"), str):  # the schema says why, in words
+        message = error.schema["description"]
     if field is not None and not message.startswith(f"field {field!r}"):
         message = f"field {field!r}: {message}"
     return message

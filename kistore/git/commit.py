@@ -38,6 +38,7 @@ import logging
 import os
 import random
 import signal
+import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
@@ -522,7 +523,8 @@ def _stop_if_interrupted() -> None:
     The branch has not moved yet: stopping now loses nothing, and Ctrl-C need not wait
     out every retry of a busy branch.
     """
-    if signal.sigpending() & {signal.SIGINT, signal.SIGTERM}:
+    if _CAUGHT or signal.sigpending() & {signal.SIGINT, signal.SIGTERM}:
+        _CAUGHT.clear()  # answered here: not delivered again when the block ends
         raise KeyboardInterrupt
 
 
@@ -550,10 +552,32 @@ def interrupts_deferred() -> Iterator[None]:
     """
     blocked = {signal.SIGINT, signal.SIGTERM}
     old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+    # The mask holds the signal for this thread only: sent to the process while another
+    # thread runs (a process pool's manager thread), it is handled at once, and Python
+    # raises it here. So the main thread also swaps in handlers that only note it.
+    saved = {}
+    if threading.current_thread() is threading.main_thread():
+        saved = {number: signal.signal(number, _note) for number in blocked}
     try:
         yield
     finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        if saved and _CAUGHT:
+            caught = list(dict.fromkeys(_CAUGHT))
+            _CAUGHT.clear()
+            for late in caught:  # delivered now, after the block (to an outer block's _note)
+                signal.raise_signal(late)
+
+
+_CAUGHT: list[int] = []
+"""Signals :func:`interrupts_deferred` noted while its block ran, in order."""
+
+
+def _note(number: int, frame: Any) -> None:
+    """Signal handler inside :func:`interrupts_deferred`: remember the signal, raise nothing."""
+    _CAUGHT.append(number)
 
 
 def objects_dir(repo: pygit2.Repository) -> Path:

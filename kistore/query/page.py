@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..attest.evidence import SOURCE_NATIVE
 from ..attest.notes import notes_not_fetched
 from ..core.digest import Digest
-from ..core.errors import InputError, KistoreError
+from ..core.errors import InputError, KistoreError, one_line
 from ..core.model import Manifest
 from ..index.catalog import Catalog
 from ..index.index import open_catalog
@@ -172,7 +172,7 @@ class RunPage:
                        + (f", ratio {_fmt(rerun['ratio'])}x" if rerun["ratio"] else ""))
         if d["notesNotFetched"]:
             out.append(f"  {d['notesNotFetched']}")
-        return out
+        return [one_line(line) for line in out]
 
     def value_texts(self) -> dict[float, str]:
         """Return the text of each value of this run's group (:func:`value_texts`)."""
@@ -265,7 +265,7 @@ class RunComparison:
         for diff in self.differences:
             out.append(f"  {diff['section']}{diff['pointer']}: A {_show(diff['a'])} | "
                        f"B {_show(diff['b'])}")
-        return out
+        return [one_line(line) for line in out]
 
 
 def compare(store: Store, a: str, b: str | None = None, *, at: str | None = None,

@@ -143,6 +143,20 @@ def test_bad_policy_file_is_reported_with_pointer(runner, group):
     assert "store/policy/ranking.json:/families/synthetic/comparison:" in result.output
 
 
+def test_an_order_for_a_measured_family_is_refused_not_silently_ignored(runner, group):
+    # Review of 2026-12-01: the reviewed file said "descending", rank ranked ascending.
+    policy = group.root / "store/policy/ranking.json"
+    policy.write_text(json.dumps({"families": {"synthetic": {
+        "comparison": "measured", "order": "descending"}}}))
+    result = run(runner, group.root, "rank", "BenchmarkRun/fast")
+    assert result.exit_code == 1
+    assert ("store/policy/ranking.json:/families/synthetic: field 'synthetic': 'measured' "
+            "ranks spec.timing.latencyNs[primaryStatistic] ascending in ns: a metric, order or "
+            "unit here would be read by a reviewer and ignored by rank.") in result.output
+    verified = run(runner, group.root, "verify")
+    assert verified.exit_code == 1 and "KI206 policy-invalid" in verified.output
+
+
 def test_store_policy_changes_the_comparison(runner, group):
     policy = group.root / "store/policy/ranking.json"
     policy.write_text(json.dumps({"families": {"synthetic": {

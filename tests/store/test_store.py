@@ -869,6 +869,41 @@ def test_ctrl_c_during_staging_or_the_move_arrives_after_the_bookkeeping(
     assert git(store_path, "status", "--porcelain") == ""
 
 
+@pytest.mark.parametrize("owner, step", [(gitindex, "stage"), (BranchCommit, "_move")],
+                         ids=["stage", "move"])
+def test_ctrl_c_taken_by_another_thread_still_waits_for_the_bookkeeping(
+        store, store_path, monkeypatch, owner, step):
+    # The signal mask holds SIGINT for the thread that set it only: with another thread
+    # alive (a process pool's manager thread; in the suite, a test's server thread) the
+    # kernel handed Ctrl-C to that thread, and Python raised it inside the deferred block.
+    import os
+    import signal
+    import threading
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    batch = bulk_batch()
+    real = getattr(owner, step)
+
+    def interrupted(*args, **kwargs):
+        result = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)  # this thread blocks it: the other one takes it
+        return result
+
+    monkeypatch.setattr(owner, step, interrupted)
+    try:
+        with pytest.raises(AddInterrupted):
+            store.add(batch, commit=True, message="landed")
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C was raised inside the deferred block, before its bookkeeping")
+    finally:
+        stop.set()
+        other.join()
+    assert git(store_path, "log", "-1", "--format=%s").strip() == "landed"
+    assert git(store_path, "status", "--porcelain") == ""
+
+
 def test_a_rerun_whose_files_head_already_holds_makes_no_empty_commit(store, store_path):
     # A new-user test: after an interrupted add whose commit had landed, the re-run wrote
     # the files again and committed a tree identical to its parent's.
