@@ -346,7 +346,7 @@ def shards_listed(monkeypatch):
 
     For tests that a lookup reads no shard that did not change (O(changed shards)).
     """
-    from kistore.store.views import WorkTreeView
+    from kistore.store._views import WorkTreeView
 
     listed: list[str] = []
     real = WorkTreeView.file_keys

@@ -56,10 +56,10 @@ def test_an_upward_import_inside_a_function_breaks_the_contract(tmp_path: Path) 
 
 def test_the_store_importing_the_checks_breaks_the_contract(tmp_path: Path) -> None:
     root = _copy(tmp_path)
-    _append(root / "kistore" / "store" / "views.py", "\nfrom ..check import rules  # noqa\n")
+    _append(root / "kistore" / "store" / "_views.py", "\nfrom ..check import _rules  # noqa\n")
     done = _lint(root)
     assert done.returncode == 1
-    assert "kistore.store.views -> kistore.check.rules" in done.stdout
+    assert "kistore.store._views -> kistore.check._rules" in done.stdout
 
 
 def test_git_in_the_pure_core_breaks_the_contract(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ def subject_problem(view: Any, type_name: str | None, subject: Digest,
     """Say why an attestation does not fit its subject, or None when it does.
 
     Args:
-        view: the store view the subject is read from (:class:`kistore.store.views.View`).
+        view: the store view the subject is read from (:class:`kistore.store._views.View`).
         type_name: the attestation type (``rerun``, ``withdrawal``, ...).
         subject: the attested manifest's digest.
         predicate: the verified statement's predicate.

@@ -1,8 +1,8 @@
 """Checks of a store: pure rules, verify, history, policy, the pull-request gate.
 
-:mod:`.rules` (pure checks of bytes and paths, KI1xx-KI2xx), :mod:`.audit` (``kistore
-verify`` over a work tree or commit), :mod:`.history` (objects are append-only, KI401-KI403),
-:mod:`.policy` (the reviewed ranking policy file), :mod:`.gate` (``kistore check
+:mod:`._rules` (pure checks of bytes and paths, KI1xx-KI2xx), :mod:`.audit` (``kistore
+verify`` over a work tree or commit), :mod:`._history` (objects are append-only, KI401-KI403),
+:mod:`._policy` (the reviewed ranking policy file), :mod:`.gate` (``kistore check
 BASE..HEAD`` and pre-receive, KI4xx), :mod:`.reach` (what a remote holds, for pre-push),
 :mod:`.unpushed` (``check --unpushed``: every local ref a push could send). See
 docs/design.md §4.

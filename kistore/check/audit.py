@@ -34,11 +34,10 @@ from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import start_worker
 from ..git import treediff
-from .history import check_history
-from .lineage import check_names, check_revocations, check_shallow
-from .paths import check_tree_names
-from .policy import check_policy
-from .rules import (
+from ._history import check_history
+from ._paths import check_tree_names
+from ._policy import check_policy
+from ._rules import (
     FILE_MODES,
     FILE_TOO_LARGE,
     REGULAR,
@@ -54,6 +53,7 @@ from .rules import (
     entry_from,
     sort_key,
 )
+from .lineage import check_names, check_revocations, check_shallow
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2

@@ -46,6 +46,10 @@ from ..core.layout import NOTES_REF
 from ..git import treediff
 from ..git.pathlog import blob_at
 from ..store.admission import metadata_difference
+from ._history import ancestry, check_history, history_findings, objects_tree
+from ._paths import changed_tree_names
+from ._policy import check_policy
+from ._rules import sort_key
 from .audit import (
     GITATTRIBUTES,
     TreeSnapshot,
@@ -53,12 +57,8 @@ from .audit import (
     check_contents,
     checking_limit,
 )
-from .history import ancestry, check_history, history_findings, objects_tree
 from .lineage import check_shallow, names_kept, revocations_kept
-from .paths import changed_tree_names
-from .policy import check_policy
 from .reach import first_unsent
-from .rules import sort_key
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2

@@ -33,7 +33,7 @@ from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import TRUST_FILE
 from ..git import treediff
 from ..git.pathlog import blob_at
-from .history import ancestry
+from ._history import ancestry
 
 HISTORY_SHALLOW = rule(
     "KI416", "history-shallow", WARNING,

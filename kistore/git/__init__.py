@@ -2,8 +2,8 @@
 
 Knows git's formats and pygit2 (imported on first use, :mod:`.lazy`), nothing of
 manifests beyond the store's layout (core). Modules: :mod:`.pack` (blob ids, packfiles),
-:mod:`.treediff` (``git diff-tree`` reading only changed subtrees), :mod:`.gitindex` and
-:mod:`.pending_index` (git's index under its lock), :mod:`.writer` (atomic work-tree
+:mod:`.treediff` (``git diff-tree`` reading only changed subtrees), :mod:`._gitindex` and
+:mod:`._pending_index` (git's index under its lock), :mod:`.writer` (atomic work-tree
 writes with undo), :mod:`.commit` (trees, commits, compare-and-swap branch moves),
 :mod:`.notes` (which objects a notes ref annotates).
 """

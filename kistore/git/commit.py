@@ -45,9 +45,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import StoreStateError
-from . import gitindex, pack
+from . import _gitindex as gitindex
+from . import pack
+from ._pending_index import PendingIndex, missing_from_index, stamp
 from .lazy import pygit2  # imported on first use (~0.2 s)
-from .pending_index import PendingIndex, missing_from_index, stamp
 from .writer import FileStat
 
 PACK_THRESHOLD = 64

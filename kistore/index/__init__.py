@@ -5,9 +5,9 @@ One file (``index.sqlite``), one format (:data:`FORMAT`), one lock and one fresh
 nothing: it is rebuilt from the store. Every row is sealed (:func:`.database.seal`); a row
 edited from outside kistore, or a damaged or foreign file, is never trusted but rebuilt.
 
-Modules: :mod:`.database` (the file, its tables, lock, connection and seals), :mod:`.names`
-(``KIND/NAME -> digest``), :mod:`.rows` and :mod:`.index` (the query rows of a tree),
-:mod:`.catalog` (what queries read), :mod:`.worktree`, :mod:`.fresh` and :mod:`.warm` (the
+Modules: :mod:`._database` (the file, its tables, lock, connection and seals), :mod:`.names`
+(``KIND/NAME -> digest``), :mod:`._rows` and :mod:`.index` (the query rows of a tree),
+:mod:`.catalog` (what queries read), :mod:`._worktree`, :mod:`._fresh` and :mod:`.warm` (the
 work tree overlaid on ``HEAD``'s rows), :mod:`.freshness` (stat keys, the racy window),
 :mod:`.interfaces` (what the index asks of the store layer above it).
 """
@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 from .._exports import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads on first use
+    from ._database import FORMAT as FORMAT
+    from ._database import index_path as index_path
     from .catalog import Catalog as Catalog
     from .catalog import MemoryCatalog as MemoryCatalog
     from .catalog import damage as damage
-    from .database import FORMAT as FORMAT
-    from .database import index_path as index_path
     from .freshness import RACY_NS as RACY_NS
     from .freshness import is_racy as is_racy
     from .freshness import stat_key as stat_key
@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "catalog": ["Catalog", "MemoryCatalog", "damage"],
-    "database": ["FORMAT", "index_path"],
+    "_database": ["FORMAT", "index_path"],
     "freshness": ["RACY_NS", "is_racy", "stat_key"],
     "index": ["Index", "IndexCatalog", "count_objects", "open_catalog"],
     "interfaces": ["IndexedStore", "StoreView"],

@@ -1,7 +1,7 @@
 """The query rows of the derived index, kept in step with one git tree.
 
-The index file (:mod:`.database`) holds a cache of :class:`~.records.Record` rows (stored
-compactly: :mod:`.rows`), never part of the store and never committed: deleting it loses
+The index file (:mod:`._database`) holds a cache of :class:`~.records.Record` rows (stored
+compactly: :mod:`._rows`), never part of the store and never committed: deleting it loses
 nothing. It remembers the tree it last indexed; asked about another tree it applies the
 git tree diff between the two (pygit2) in one transaction, re-describing the runs that
 reference a manifest that came or went. Its rows are rebuilt from scratch by ``kistore
@@ -11,7 +11,7 @@ SQLite or of another format is started again when it is opened.
 
 The work tree (the default view) is answered as the index of ``HEAD`` overlaid with the
 manifests whose files in the work tree differ from ``HEAD`` (:func:`open_catalog`, found
-by :mod:`.worktree` without stating every file).
+by :mod:`._worktree` without stating every file).
 """
 
 from __future__ import annotations
@@ -28,8 +28,14 @@ from ..core.errors import KistoreError, StoreStateError
 from ..core.limits import DEFAULT
 from ..git import treediff
 from ..git.treediff import subtree
-from . import database, refs, rows, warm
-from .build import read_manifests
+from . import _database as database
+from . import _rows as rows
+from . import refs, warm
+from ._build import read_manifests
+from ._database import EMPTY_TREE, LARGE_READ, Progress, get_meta, log, seal, set_meta, unsealed
+from ._fresh import CheckedCatalog, FileCheck
+from ._transaction import transaction
+from ._worktree import changed_digests
 from .catalog import (
     Catalog,
     Loaded,
@@ -39,11 +45,7 @@ from .catalog import (
     describe_all,
     in_listing_order,
 )
-from .database import EMPTY_TREE, LARGE_READ, Progress, get_meta, log, seal, set_meta, unsealed
-from .fresh import CheckedCatalog, FileCheck
 from .records import Record
-from .transaction import transaction
-from .worktree import changed_digests
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -64,7 +66,7 @@ class IndexDamaged(StoreStateError):
 class IndexCatalog(Catalog):
     """A catalog answered by SQL over the index of one tree.
 
-    Every row read is checked against its seal (:mod:`.rows`). When a read finds a row it
+    Every row read is checked against its seal (:mod:`._rows`). When a read finds a row it
     cannot trust, the catalog's ``repair`` rebuilds the index in place and the question is
     asked again: an answer never comes from an edited or damaged row.
 

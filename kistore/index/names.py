@@ -3,7 +3,7 @@
 ``add`` must check that a name is unused and ``KIND/NAME`` must resolve, at 100,000
 manifests and more, in a few milliseconds. Reading every object and metadata file to do it
 is O(store). The names are two tables of the derived index (``.git/kistore/index.sqlite``,
-:mod:`.database`), derived from the store, never committed: deleting the file loses
+:mod:`._database`), derived from the store, never committed: deleting the file loses
 nothing, the next read rebuilds them. Every manifest whose kind and metadata name parse has
 a row, whether or not it validates (the query rows hold only those that do).
 
@@ -42,9 +42,9 @@ from typing import Protocol, TypeVar
 
 from ..core.canonical_fast import loads_lenient
 from ..core.digest import Digest
-from . import database
-from .database import INDEXES, LARGE_READ, Damaged, Progress, index_path, log, seal
-from .transaction import transaction
+from . import _database as database
+from ._database import INDEXES, LARGE_READ, Damaged, Progress, index_path, log, seal
+from ._transaction import transaction
 
 _NAME_INDEX = f"CREATE INDEX IF NOT EXISTS names_by_key ON {INDEXES['names_by_key']}"
 _T = TypeVar("_T")

@@ -8,7 +8,7 @@ under keys read from the files under ``.git`` (:mod:`.refs`):
 ``HEAD``'s commit id and the notes tip. When both match, nothing changed in git since the
 index last looked, and the answer needs no pygit2 (importing it costs ~0.1-0.2 s a
 process). When a key differs, or the refs cannot be read as files, the value is read
-through pygit2 and cached again. Work-tree edits are found by :mod:`.worktree` (shard
+through pygit2 and cached again. Work-tree edits are found by :mod:`._worktree` (shard
 directory mtimes), as before.
 
 The tables are a cache like the rest of the index: deleting them loses nothing. Every row
@@ -35,9 +35,9 @@ from ..core.layout import NOTES_REF
 from ..git import notes as git_notes
 from ..git.treediff import subtree
 from . import refs
-from .database import Damaged, get_meta, seal, set_meta
-from .transaction import transaction
-from .worktree import blob_id_of_file
+from ._database import Damaged, get_meta, seal, set_meta
+from ._transaction import transaction
+from ._worktree import blob_id_of_file
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from .interfaces import IndexedStore
 
 TABLES = ("head_shards", "shard_listings")
-"""The tables of :data:`kistore.index.database.TABLES` this module fills.
+"""The tables of :data:`kistore.index._database.TABLES` this module fills.
 ``head_shards``: shard directory -> git tree id in ``HEAD``'s tree (meta ``shards_tree``);
 ``shard_listings``: a shard tree id -> its ``{file name: blob id}`` (:func:`pack_listing`),
 for the shards of ``HEAD``, so comparing a freshly written work-tree directory needs no

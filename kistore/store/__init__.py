@@ -1,6 +1,6 @@
 """The store (docs/design.md §3): a git work tree of content-addressed manifests.
 
-:class:`Store` opens one and adds to it; :mod:`.views` reads it at the work tree or a
+:class:`Store` opens one and adds to it; :mod:`._views` reads it at the work tree or a
 commit; :mod:`.admission` decides what an add may write; :mod:`.inputs` reads the files a
 user hands in.
 """
@@ -14,7 +14,7 @@ from ._store import (
     atomic_write,
     read_settings,
 )
-from .views import CommitView, View, WorkTreeView
+from ._views import CommitView, View, WorkTreeView
 
 __all__ = [
     "GITATTRIBUTES_LINE",

@@ -45,9 +45,9 @@ from ..git.writer import FileBatch, FileStat, remove_stale_temps
 from ..git.writer import atomic_write as atomic_write  # re-exported: trust and notes use it
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
+from ._views import CommitView, View, WorkTreeView
 from .admission import AddResult as AddResult  # re-exported: importers and the CLI use it
 from .admission import plan_add
-from .views import CommitView, View, WorkTreeView
 
 SETTINGS_TEMPLATE = """\
 # kistore store settings (https://kernelindex.dev). Reviewed like code.

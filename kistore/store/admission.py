@@ -25,7 +25,7 @@ from ..core.errors import (
     VerificationError,
 )
 from ..core.model import REFERENCE_FIELDS, Manifest
-from .views import WorkTreeView
+from ._views import WorkTreeView
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""kistore.check.history: objects are append-only across commits (KI401 modified, KI402 deleted,
+"""kistore.check._history: objects are append-only across commits (KI401 modified, KI402 deleted,
 KI403 renamed), a merge held to what it changes itself, a mode change named as one."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from kistore.check import history
+from kistore.check import _history as history
 from kistore.store import Store
 
 from ..conftest import PUBLISHED, commit_all, git, store_file

@@ -11,8 +11,8 @@ import unicodedata
 
 import pytest
 
-from kistore.check.paths import is_dotgit
-from kistore.check.rules import name_key
+from kistore.check._paths import is_dotgit
+from kistore.check._rules import name_key
 
 from ..conftest import ManifestKit, git
 from ..prs import Remote

@@ -1,4 +1,4 @@
-"""kistore.check.rules (pure checks) and kistore.check.audit (verify over a store): each rule
+"""kistore.check._rules (pure checks) and kistore.check.audit (verify over a store): each rule
 fires on a fixture that breaks it, with the exact file, place and values; clean bytes yield
 nothing."""
 
@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kistore.check import _rules as verify
 from kistore.check import audit
-from kistore.check import rules as verify
 from kistore.cli import main
 from kistore.core import canonical, canonical_fast, schema
 from kistore.core.canonical_fast import _loads_if_plainly_canonical as plainly_canonical

@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kistore.check import rules as verify
+from kistore.check import _rules as verify
 from kistore.core.digest import Digest
 from kistore.core.model import REFERENCE_FIELDS
 from kistore.core.schema import KINDS

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kistore.check import rules as verify
+from kistore.check import _rules as verify
 from kistore.core import canonical
 from kistore.core.digest import Digest
 from kistore.core.model import REFERENCE_FIELDS

@@ -19,7 +19,7 @@ import pytest
 
 from kistore.cli import main
 from kistore.core import layout
-from kistore.git.pending_index import MARKER as PENDING
+from kistore.git._pending_index import MARKER as PENDING
 from kistore.store.inputs import read_inputs
 
 from ..conftest import git

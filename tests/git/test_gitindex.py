@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kistore.git import gitindex
+from kistore.git import _gitindex as gitindex
 
 from ..conftest import git
 

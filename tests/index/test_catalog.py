@@ -10,7 +10,8 @@ import pytest
 from kistore.core import layout
 from kistore.core.errors import MultipleErrors, ResolutionError
 from kistore.core.model import Manifest
-from kistore.index import database, freshness
+from kistore.index import _database as database
+from kistore.index import freshness
 from kistore.index.names import NameIndex
 from kistore.store import Store, WorkTreeView
 

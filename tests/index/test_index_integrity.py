@@ -16,7 +16,7 @@ import pytest
 
 from kistore.core.errors import MultipleErrors
 from kistore.core.model import Manifest
-from kistore.index import database
+from kistore.index import _database as database
 from kistore.query.answers import find, list_manifests, rank
 
 from ..conftest import add_docs
@@ -42,7 +42,7 @@ def edit(store, *statements, args=()):
 
 def sealed(store, table):
     """Return True when every row of ``table`` matches its seal."""
-    from kistore.index import rows as index_rows
+    from kistore.index import _rows as index_rows
 
     conn = sqlite3.connect(database.index_path(store.git_dir))
     if table == "records":  # a record's seal covers its digest's bytes (rows.record_seal)
@@ -97,7 +97,7 @@ def test_a_reference_digest_edited_with_sqlite3_is_detected(group):
     edit(group, "UPDATE digests SET digest = ? WHERE digest = ?",
          args=(bytes(32), bytes.fromhex(workload[7:])))
     database.disconnect()
-    from kistore.index import rows
+    from kistore.index import _rows as rows
 
     rows._SHARED.clear()  # a new process: no id resolved yet
     assert {r.workload for r in list_manifests(group, kind="BenchmarkRun")} == {workload}

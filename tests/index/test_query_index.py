@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kistore.core.model import Manifest
-from kistore.index import database
+from kistore.index import _database as database
+from kistore.index._database import FORMAT
 from kistore.index.catalog import MemoryCatalog
-from kistore.index.database import FORMAT
 from kistore.index.index import Index, open_catalog
 from kistore.query.answers import list_manifests, rank
 from kistore.store import Store
@@ -368,7 +368,7 @@ def test_shard_diff_finds_what_git_diff_finds(store, kit, world):
 
 def test_failed_index_write_leaves_nothing_half_written(store, kit, world):
     """``with conn:`` on the autocommit connection committed each executemany row alone."""
-    from kistore.index.transaction import transaction
+    from kistore.index._transaction import transaction
 
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
     conn = Index(store).open()

@@ -24,7 +24,7 @@ import pytest
 from bench.generate import manifests
 from kistore.core import canonical, layout
 from kistore.core.digest import Digest, is_digest
-from kistore.index import database
+from kistore.index import _database as database
 from kistore.index.catalog import MemoryCatalog
 from kistore.index.index import Index, open_catalog
 from kistore.query.answers import list_manifests, rank
@@ -144,7 +144,7 @@ def test_every_record_reads_back_as_the_canonical_bytes_it_was_made_from(generat
 def test_a_run_with_unusual_spec_keys_reads_back_exactly(store, kit):
     """Keys that sort differently by UTF-16 code units than by code points, a reference
     digest placed among them, and another apiVersion all come back as they were."""
-    from kistore.index import rows
+    from kistore.index import _rows as rows
 
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
     impl = kit.implementation("p")
@@ -177,7 +177,7 @@ def test_a_run_with_unusual_spec_keys_reads_back_exactly(store, kit):
 
 
 def test_digests_are_stored_once_as_32_bytes_and_rows_hold_ids(generated):
-    from kistore.index import rows
+    from kistore.index import _rows as rows
 
     open_catalog(generated, "HEAD")
     conn = sqlite3.connect(database.index_path(generated.git_dir))
@@ -201,7 +201,7 @@ def test_a_damaged_row_rebuilds_the_index(generated):
 
 
 def test_the_dictionary_is_sampled_once_and_kept_by_incremental_updates(store, kit):
-    from kistore.index import rows
+    from kistore.index import _rows as rows
 
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
     add_docs(store, [protocol, env, workload])

@@ -219,7 +219,7 @@ def test_reindex_keeps_the_work_tree_cache_so_the_next_rank_reads_no_file(store,
     import sqlite3
 
     from kistore.cli import main
-    from kistore.index.database import index_path
+    from kistore.index._database import index_path
 
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
                      *new_run(kit, world, "b", 10)])

@@ -12,7 +12,8 @@ import os
 
 import pytest
 
-from kistore.index import freshness, worktree
+from kistore.index import _worktree as worktree
+from kistore.index import freshness
 from kistore.query.answers import list_manifests
 from kistore.store import Store
 

@@ -17,7 +17,7 @@ from kistore.core import layout
 from kistore.core.digest import Digest
 from kistore.core.errors import MultipleErrors, ResolutionError, StoreStateError
 from kistore.core.model import Manifest
-from kistore.git import gitindex
+from kistore.git import _gitindex as gitindex
 from kistore.git.commit import BranchCommit
 from kistore.store import AddInterrupted, Store
 

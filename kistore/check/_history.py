@@ -28,7 +28,7 @@ from ..core.errors import StoreStateError
 from ..core.findings import ERROR, Finding, rule
 from ..core.gitattributes import GITATTRIBUTES_MISSING
 from ..git import treediff
-from .rules import sort_key
+from ._rules import sort_key
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2

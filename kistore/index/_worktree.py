@@ -11,12 +11,12 @@ when either changes (a commit that adds to other shards leaves this one cached).
 A directory modified within :data:`.freshness.RACY_NS` is never cached (as git treats a
 "racily clean" index entry): a change in the same clock tick could hide behind an unchanged
 mtime. A file edited in place by hand does not change its directory's mtime: every record
-a query answers is checked against its files' stat data by :mod:`.fresh` instead.
+a query answers is checked against its files' stat data by :mod:`._fresh` instead.
 
 A directory is compared by file names alone: a name in one of the work tree and ``HEAD``
 but not the other is a manifest added or removed. A file replaced under its own name (a
 metadata file renamed over, or edited in place) is not looked for here: every record a
-query answers is checked against its files' stat data by :mod:`.fresh`, which finds both.
+query answers is checked against its files' stat data by :mod:`._fresh`, which finds both.
 Hashing every file of a changed directory instead cost ~0.6 s after each one-manifest add
 at 1,000,000 manifests (~3,900 files a shard), and stating each ~0.25 s.
 """
@@ -33,15 +33,15 @@ from typing import TYPE_CHECKING
 from ..core import layout
 from ..core.digest import Digest
 from ..git.pack import blob_id
-from .database import seal
+from ._database import seal
+from ._transaction import transaction
 from .freshness import is_racy
-from .transaction import transaction
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .warm import HeadTree
 
 TABLE = "worktree"
-"""The table of :data:`kistore.index.database.TABLES` this module fills: one row per clean
+"""The table of :data:`kistore.index._database.TABLES` this module fills: one row per clean
 shard directory: its mtime, its git tree id in ``HEAD`` ("" when ``HEAD`` lacks it) and
 the digests that differ (JSON list)."""
 
@@ -58,7 +58,7 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection) -> set
 
     Returns:
         Digests with a file added or removed under ``store/objects`` or ``store/metadata``
-        relative to ``head`` (a file replaced under its own name is :mod:`.fresh`'s to find).
+        relative to ``head`` (a file replaced under its own name is :mod:`._fresh`'s to find).
     """
     cached = {row[0]: row[1:4] for row in conn.execute(
         "SELECT dir, mtime_ns, tree, changed, seal FROM worktree")

@@ -4,8 +4,8 @@ Everything kistore derives from a store and keeps between commands is one file,
 ``<git dir>/kistore/index.sqlite`` (with SQLite's ``-wal`` and ``-shm`` files and the
 lock file ``index.sqlite.lock`` beside it), never committed: deleting it loses nothing.
 It holds the name tables (``KIND/NAME -> digest`` for the work tree and the last commit
-read, :mod:`.names`), the query rows (:mod:`.rows`, :mod:`.index`) and the caches of a
-work-tree query (:mod:`.worktree`, :mod:`.fresh`, :mod:`.warm`). This module owns what
+read, :mod:`.names`), the query rows (:mod:`._rows`, :mod:`.index`) and the caches of a
+work-tree query (:mod:`._worktree`, :mod:`._fresh`, :mod:`.warm`). This module owns what
 they share:
 
 * :data:`FORMAT`, one version for the whole file, and :data:`TABLES`, its layout: a file
@@ -16,7 +16,7 @@ they share:
   only a reset or rebuild takes it exclusively, so it waits for them (a rebuild that
   deleted a file another process still wrote, or whose ``-wal`` it wrote by name, broke
   the new one: breaker9). Writes are serialised by SQLite itself (``BEGIN IMMEDIATE``,
-  one writer at a time; :mod:`.transaction`);
+  one writer at a time; :mod:`._transaction`);
 * one connection per process and file (:func:`connection`), reopened after a reset.
 
 An older kistore kept names in a second file, ``catalog.sqlite``; it is deleted when this
@@ -36,7 +36,7 @@ from hashlib import blake2b as _blake2b
 from pathlib import Path
 from typing import Any, TextIO
 
-from .transaction import transaction
+from ._transaction import transaction
 
 FILE = "index.sqlite"
 """The file's name under ``<git dir>/kistore/``."""
@@ -86,8 +86,8 @@ TABLES: dict[str, str] = {
 }
 """Every table of the file, by name; each module's docstring says what its tables hold:
 ``meta`` (``format``; ``file``, a random id per file; ``tree``, the git tree the query rows
-describe; and the keys of :mod:`.warm`), the query rows (:mod:`.rows`), the work-tree
-caches (:mod:`.worktree`: ``worktree``; :mod:`.fresh`: ``manifest_stat``; :mod:`.warm`:
+describe; and the keys of :mod:`.warm`), the query rows (:mod:`._rows`), the work-tree
+caches (:mod:`._worktree`: ``worktree``; :mod:`._fresh`: ``manifest_stat``; :mod:`.warm`:
 ``head_shards``, ``shard_listings``) and the names (:mod:`.names`).
 
 Every row but ``manifest_stat``'s (whose one value is itself a hash of what it was derived
@@ -261,7 +261,7 @@ def connection(path: Path) -> sqlite3.Connection:
     Opening takes the shared lock (:func:`hold_shared`), creates the file when absent and
     checks its format; a file that is not an index of :data:`FORMAT` is started again
     (:func:`reset`). The connection is in autocommit mode (``isolation_level=None``): writes
-    go through :func:`kistore.index.transaction.transaction`.
+    go through :func:`kistore.index._transaction.transaction`.
 
     A file deleted or replaced since (another inode at ``path``) is opened again; the old
     connection is left to whoever still holds it: SQLite refuses its writes
@@ -402,7 +402,7 @@ def reset(path: Path, why: str = "it was reset") -> None:
 def new_file_id(conn: sqlite3.Connection) -> None:
     """Give the file a new ``meta.file`` id (ids of its rows may now name other digests).
 
-    Row codecs cache what an id names per file id (:meth:`kistore.index.rows.Codec.of`);
+    Row codecs cache what an id names per file id (:meth:`kistore.index._rows.Codec.of`);
     a rebuild in place assigns ids afresh, so it calls this inside its transaction.
     """
     set_meta(conn, file=uuid.uuid4().hex)

@@ -24,7 +24,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import gitindex, treediff
+from . import _gitindex as gitindex
+from . import treediff
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2

@@ -10,7 +10,7 @@ CVE-2014-9390). So, anywhere in the tree, not only under ``store/``:
 * KI115 ``dotgit-path-component``: a path component that is ``.git`` on some file system;
 * KI112 ``path-case-collision``: two entries of one directory whose names are equal under
   case folding and Unicode normalisation (files of one ``store/`` directory are left to
-  :func:`kistore.check.rules.check_case_collisions`, which ``verify`` and ``check`` run on
+  :func:`kistore.check._rules.check_case_collisions`, which ``verify`` and ``check`` run on
   every file under ``store/``).
 
 :func:`check_tree_names` reads every directory (``verify``); :func:`changed_tree_names`
@@ -24,7 +24,7 @@ from typing import Any
 
 from ..core import layout
 from ..core.findings import ERROR, Finding, rule
-from .rules import PATH_CASE_COLLISION, name_key
+from ._rules import PATH_CASE_COLLISION, name_key
 
 DOTGIT = rule(
     "KI115", "dotgit-path-component", ERROR,

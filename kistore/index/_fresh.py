@@ -1,6 +1,6 @@
 """Work-tree answers checked file by file: an in-place rewrite is never answered from cache.
 
-:mod:`.worktree` finds added, removed and renamed files from shard directory mtimes, but a
+:mod:`._worktree` finds added, removed and renamed files from shard directory mtimes, but a
 file rewritten in place (``dd conv=notrunc``, ``open(path, "r+b")``) leaves its directory's
 mtime alone. Stating every file of the store on every query would find it too, but costs
 ~5 us a file here (200 ms at 20,000 manifests, about a second at 100,000, where git's own
@@ -34,18 +34,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core import layout
 from ..core.digest import Digest
+from ._transaction import transaction
+from ._worktree import blob_id_of_file
 from .catalog import Catalog, OverlayCatalog, _refs
 from .freshness import is_racy, stat_key
 from .records import Record
-from .transaction import transaction
-from .worktree import blob_id_of_file
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .interfaces import StoreView
     from .warm import HeadTree
 
 TABLE = "manifest_stat"
-"""The table of :data:`kistore.index.database.TABLES` this module fills: one row per
+"""The table of :data:`kistore.index._database.TABLES` this module fills: one row per
 manifest whose two work-tree files were last seen holding ``HEAD``'s blobs: the digest's
 32 bytes, and :func:`seen_key` of their stat keys and of the git tree ids of their shards
 in ``HEAD`` then (a commit touching either shard makes it check again). As text

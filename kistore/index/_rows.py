@@ -23,11 +23,11 @@ Queries join each record to its own digest (:data:`SELECT`) and decode rows with
 index's :class:`Codec`, which resolves the other ids; ids are assigned by :class:`Writer`,
 which looks up only the digests it has not seen. Ids are never reused within one file.
 
-Every row is sealed (:func:`kistore.index.database.seal`): a record's seal covers what the
+Every row is sealed (:func:`kistore.index._database.seal`): a record's seal covers what the
 :data:`SELECT` reads of it, its own digest's bytes included, so an edited role, name,
 document or digest (``UPDATE digests SET digest = ...``) no longer matches; the digests,
 ``keys`` rows and dictionary it resolves through carry their own. The codec checks each row
-it decodes and raises :class:`~kistore.index.database.Damaged` on a mismatch.
+it decodes and raises :class:`~kistore.index._database.Damaged` on a mismatch.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ import orjson
 from ..core import canonical
 from ..core.digest import is_digest
 from ..core.schema import API_VERSION, KINDS
-from .database import Damaged, get_meta, seal, unsealed
+from ._database import Damaged, get_meta, seal, unsealed
 from .records import Record
 
 KIND_CODES = {kind: code for code, kind in enumerate(sorted(KINDS))}
@@ -59,7 +59,7 @@ _COLUMN_OF = dict(zip(REFERENCES, ("workload", "protocol", "environment", "imple
                       strict=True))
 
 TABLES = ("digests", "keys", "records", "skipped", "dictionary")
-"""The tables of :data:`kistore.index.database.TABLES` this module fills. ``digests``: every
+"""The tables of :data:`kistore.index._database.TABLES` this module fills. ``digests``: every
 digest a row names, by id; ``keys``: one row per distinct (comparison key, key object,
 family, statistic) of runs; ``records``: one row per manifest (id = its digest's id; digest
 columns hold ids); ``skipped``: the manifests of the tree the build left out, and why
@@ -95,7 +95,7 @@ _PREFIX = "sha256:"
 def record_seal(row: tuple[Any, ...]) -> bytes:
     """Return the seal of a :data:`SELECT` row (its first 12 values; a seal after them is ignored).
 
-    :func:`kistore.index.database.seal` of those values, with the two byte strings (the
+    :func:`kistore.index._database.seal` of those values, with the two byte strings (the
     digest and the stored document) hashed as bytes rather than through ``repr``: the same
     check, at half the cost a row (an ``ls`` of 100,000 manifests decodes every row).
     """

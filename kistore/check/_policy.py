@@ -17,7 +17,7 @@ from ..core.errors import KistoreError
 from ..core.findings import ERROR, Finding, rule
 from ..core.layout import POLICY_FILE
 from ..core.schema import check_document
-from .history import ancestry
+from ._history import ancestry
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store

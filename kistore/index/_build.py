@@ -23,7 +23,7 @@ from .catalog import Loaded, parse_document, problem
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: pygit2 loads on first use
     import pygit2
-from .rows import stored_document
+from ._rows import stored_document
 
 _CHUNK = 500
 
