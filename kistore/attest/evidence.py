@@ -52,7 +52,7 @@ from .trust import Trust, format_time, load_trust, parse_time
 from .trust_history import dated, held
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from ..store import Store
+    from ..store import Store, View
 
 SOURCE_NATIVE = "source-native"
 VERIFIED = "verified"
@@ -161,7 +161,7 @@ class Judgement:
                 "outcome": self.outcome, "measuredNs": self.measured_ns}
 
 
-def judge(seen: Any, trust: Any, view: Any = None) -> Judgement:
+def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     """Judge one attestation as found in the repository.
 
     Args:
@@ -259,7 +259,7 @@ def _claimed_type(payload: bytes) -> str | None:
     return type_of(claimed) if isinstance(claimed, str) else None
 
 
-def judge_all(seen: list[Any], trust: Any, view: Any = None) -> list[Judgement]:
+def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Judgement]:
     """Judge attestations, each copy of the same bundle at the same (earliest) entry time.
 
     The same bundle bytes may be seen twice (as a note and as a file); both copies are

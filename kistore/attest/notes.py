@@ -53,6 +53,8 @@ from ..index.refs import RefsUnreadable, resolve
 from ..store import atomic_write
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
     from ..store import Store, View
 
 ATTESTATIONS_SHA256 = f"{layout.ATTESTATIONS_DIR}/sha256"
@@ -486,7 +488,7 @@ NOT_FETCHED = f"notes not fetched: run `kistore notes fetch` ({NOTES_REF} is not
 """What ``attestations``, ``show`` and ``verify`` say in a clone without the notes."""
 
 
-def notes_not_fetched(store: Any) -> str | None:
+def notes_not_fetched(store: Store) -> str | None:
     """Return :data:`NOT_FETCHED` when this is a clone that lacks ``refs/notes/kistore``.
 
     Git does not fetch notes by default, so a fresh clone has none: its attestations are

@@ -17,13 +17,16 @@ attestation; ``verify`` and ``check`` report it (KI310); evidence does not count
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import layout
 from ..core.digest import Digest, is_digest
 
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import View
 
-def subject_problem(view: Any, type_name: str | None, subject: Digest,
+
+def subject_problem(view: View, type_name: str | None, subject: Digest,
                     predicate: dict[str, Any]) -> str | None:
     """Say why an attestation does not fit its subject, or None when it does.
 
@@ -51,7 +54,7 @@ def subject_problem(view: Any, type_name: str | None, subject: Digest,
     return _rerun_problem(view, spec if isinstance(spec, dict) else {}, predicate)
 
 
-def _rerun_problem(view: Any, spec: dict[str, Any], predicate: dict[str, Any]) -> str | None:
+def _rerun_problem(view: View, spec: dict[str, Any], predicate: dict[str, Any]) -> str | None:
     """Why a rerun's environment or timing does not fit the run ``spec``, or None."""
     run_timing = spec.get("timing")
     statistic = run_timing.get("primaryStatistic") if isinstance(run_timing, dict) else None
@@ -80,7 +83,7 @@ def _rerun_problem(view: Any, spec: dict[str, Any], predicate: dict[str, Any]) -
     return None
 
 
-def _product(view: Any, reference: Any) -> str | None:
+def _product(view: View, reference: Any) -> str | None:
     env = _read(view, Digest.from_str(reference)) if isinstance(reference, str) and is_digest(
         reference) else None
     return None if env is None else _hardware_product(env)
@@ -93,7 +96,7 @@ def _hardware_product(env: dict[str, Any]) -> str | None:
     return product if isinstance(product, str) else None
 
 
-def _read(view: Any, digest: Digest) -> dict[str, Any] | None:
+def _read(view: View, digest: Digest) -> dict[str, Any] | None:
     data = view.read(layout.object_path(digest))
     if data is None:
         return None

@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import layout
 from ..core.errors import KistoreError
@@ -23,6 +23,11 @@ from ..git.pathlog import first_parent_versions
 from . import signing
 from .notes import _Clock, _parents_first
 from .trust import Trust, parse_time
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from ..store import Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +83,7 @@ def revocations_in(data: bytes) -> dict[str, datetime]:
     return found
 
 
-def ever_revoked(repo: Any, rev: str | None, more: Iterable[tuple[str, bytes]] = ()
+def ever_revoked(repo: pygit2.Repository, rev: str | None, more: Iterable[tuple[str, bytes]] = ()
                  ) -> dict[str, Revocation]:
     """Return every key any version of the trust file revoked, with its earliest revocation.
 
@@ -98,7 +103,7 @@ def ever_revoked(repo: Any, rev: str | None, more: Iterable[tuple[str, bytes]] =
     if rev is not None:
         for commit, blob in reversed(first_parent_versions(repo, rev, layout.TRUST_FILE)):
             if blob is not None:  # oldest first: a revocation is named where it began
-                versions.append((commit, bytes(repo[blob].data)))
+                versions.append((commit, repo[blob].read_raw()))
     versions += list(more)
     earliest: dict[str, Revocation] = {}
     parsed: dict[bytes, dict[str, datetime]] = {}
@@ -112,7 +117,7 @@ def ever_revoked(repo: Any, rev: str | None, more: Iterable[tuple[str, bytes]] =
     return earliest
 
 
-def listed_since(repo: Any, rev: str) -> dict[str, datetime]:
+def listed_since(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
     """Return when each key of the trust file at ``rev`` was last added to it.
 
     A key without ``validFrom`` counts from the commit that added it, never for the time
@@ -142,7 +147,7 @@ def listed_since(repo: Any, rev: str) -> dict[str, datetime]:
     since: dict[str, datetime] = {}
     alive: set[str] | None = None
     for commit, blob in versions:
-        keys = keyids_in(bytes(repo[blob].data)) if blob is not None else set()
+        keys = keyids_in(repo[blob].read_raw()) if blob is not None else set()
         alive = keys if alive is None else alive & keys
         if not alive:
             break
@@ -156,7 +161,7 @@ def listed_since(repo: Any, rev: str) -> dict[str, datetime]:
 _SINCE_CACHE: dict[tuple[str, str], dict[str, datetime]] = {}
 
 
-def _times(repo: Any, rev: str) -> dict[str, datetime]:
+def _times(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
     """Return the trusted time of every commit reachable from ``rev`` (by 40-hex id)."""
     clock = _Clock()
     return {str(c.id): clock.time_of(c) for c in repo.walk(repo[rev].id, _parents_first())}
@@ -185,7 +190,7 @@ def keyids_in(data: bytes) -> set[str]:
     return found
 
 
-def dated(store: Any, at: str | None, trust: Any) -> Any:
+def dated(store: Store, at: str | None, trust: Any) -> Any:
     """Return ``trust`` with each key lacking ``validFrom`` valid from the commit that added it.
 
     Args:
@@ -219,7 +224,7 @@ def dated(store: Any, at: str | None, trust: Any) -> Any:
     return Trust(keys)
 
 
-def held(store: Any, at: str | None, trust: Any) -> Any:
+def held(store: Store, at: str | None, trust: Any) -> Any:
     """Return ``trust`` with every revocation its file's history ever made put back.
 
     The gate refuses a range that lifts a revocation (KI412), but history may have landed

@@ -20,11 +20,16 @@ only the directories on the paths a range changes (the gate: the cost follows th
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
 from ..core.findings import ERROR, Finding, rule
 from ._rules import PATH_CASE_COLLISION, name_key
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from ..store import Store
 
 DOTGIT = rule(
     "KI115", "dotgit-path-component", ERROR,
@@ -41,7 +46,7 @@ def is_dotgit(name: str) -> bool:
     return key in (".git", "git~1")
 
 
-def check_tree_names(store: Any, at: str | None = None) -> list[Finding]:
+def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
     """KI115 and KI112 over every directory of the tree of ``at`` (or ``HEAD``) (``verify``).
 
     Returns:
@@ -56,12 +61,13 @@ def check_tree_names(store: Any, at: str | None = None) -> list[Finding]:
     while pending:
         prefix, current = pending.pop()
         findings += _directory(prefix, current, None)
-        pending += [(prefix + e.name + "/", repo[e.id]) for e in current
+        pending += [(f"{prefix}{e.name}/", cast("pygit2.Tree", repo[e.id])) for e in current
                     if e.type_str == "tree"]
     return findings
 
 
-def changed_tree_names(repo: Any, tree: Any, paths: Iterable[str]) -> list[Finding]:
+def changed_tree_names(repo: pygit2.Repository, tree: pygit2.Tree, paths: Iterable[str]
+                       ) -> list[Finding]:
     """KI115 and KI112 in the directories of ``tree`` on the way to each of ``paths``.
 
     Args:
@@ -88,17 +94,17 @@ def changed_tree_names(repo: Any, tree: Any, paths: Iterable[str]) -> list[Findi
                 continue  # deleted along the way
             if entry.type_str != "tree":
                 continue
-            current = repo[entry.id]
+            current = cast("pygit2.Tree", repo[entry.id])
         findings += _directory(directory + "/" if directory else "", current, names)
     return findings
 
 
-def _directory(prefix: str, tree: Any, names: set[str] | None) -> list[Finding]:
+def _directory(prefix: str, tree: pygit2.Tree, names: set[str] | None) -> list[Finding]:
     """Return findings about the entries of one directory (those in ``names``, if given)."""
     findings = []
     by_key: dict[str, list[Any]] = {}
     for entry in tree:
-        name = entry.name
+        name = str(entry.name)
         if is_dotgit(name) and (names is None or name in names):
             findings.append(Finding(DOTGIT, f"{name!r} is .git on some file system",
                                     file=prefix + name))

@@ -271,7 +271,7 @@ def snapshot(store: Store, at: str | None = None) -> Snapshot:
     return snap
 
 
-def checking_limit(store: Any) -> int:
+def checking_limit(store: Store) -> int:
     """Return the most bytes a stored file may hold: ``[limits] manifest-bytes`` (KI106).
 
     The checking repository's limit (its work tree's kistore.toml, or ``HEAD``'s in a bare

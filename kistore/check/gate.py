@@ -155,13 +155,13 @@ def check_range(store: Store, spec: str) -> list[Finding]:
     return sorted(findings, key=sort_key)
 
 
-def _tree_changes(repo: Any, base_tree: Any, head_tree: Any) -> list[str]:
+def _tree_changes(repo: pygit2.Repository, base_tree: Any, head_tree: Any) -> list[str]:
     """Every path of the whole tree the range adds or changes (not under ``store/`` only)."""
     return [path for path, (_, now) in treediff.changed_leaves(
         repo, base_tree.id, head_tree.id).items() if now is not None]
 
 
-def _trust_touched(repo: Any, base: Any, commits: list[Any]) -> bool:
+def _trust_touched(repo: pygit2.Repository, base: Any, commits: list[Any]) -> bool:
     """Whether any commit of the range holds another trust file than ``base`` (one lookup each)."""
     before = blob_at(repo, base.tree, layout.TRUST_FILE)
     return any(blob_at(repo, c.tree, layout.TRUST_FILE) != before for c in commits)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..attest.trust import format_time, load_trust
 from ..attest.trust_history import ever_revoked
@@ -34,6 +34,11 @@ from ..core.layout import TRUST_FILE
 from ..git import treediff
 from ..git.pathlog import blob_at
 from ._history import ancestry
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from ..store import Store
 
 HISTORY_SHALLOW = rule(
     "KI416", "history-shallow", WARNING,
@@ -49,7 +54,7 @@ NAME_MOVED = rule(
     "title or other metadata instead); a new name means a new manifest")
 
 
-def revocations_kept(store: Any, base: Any, head: Any, commits: Iterable[Any]) -> list[Finding]:
+def revocations_kept(store: Store, base: Any, head: Any, commits: Iterable[Any]) -> list[Finding]:
     """KI412 for each key ever revoked that the trust file at ``head`` no longer revokes.
 
     Args:
@@ -68,11 +73,11 @@ def revocations_kept(store: Any, base: Any, head: Any, commits: Iterable[Any]) -
     for commit in commits:
         blob = blob_at(repo, commit.tree, layout.TRUST_FILE)
         if blob is not None:
-            more.append((str(commit.id), bytes(repo[blob].data)))
+            more.append((str(commit.id), repo[blob].read_raw()))
     return _held(store, str(head.id), ever_revoked(repo, str(base.id), more))
 
 
-def check_revocations(store: Any, at: str | None = None) -> list[Finding]:
+def check_revocations(store: Store, at: str | None = None) -> list[Finding]:
     """KI412 for ``verify``: the trust file of ``at`` (or the work tree) against its history.
 
     Args:
@@ -94,7 +99,7 @@ def check_revocations(store: Any, at: str | None = None) -> list[Finding]:
     return _held(store, at, ever_revoked(repo, rev, more))
 
 
-def _held(store: Any, at: str | None, revoked: dict[str, Any]) -> list[Finding]:
+def _held(store: Store, at: str | None, revoked: dict[str, Any]) -> list[Finding]:
     """KI412 for each of ``revoked`` the trust file of ``at`` does not revoke as early."""
     if not revoked:
         return []
@@ -122,7 +127,7 @@ def _held(store: Any, at: str | None, revoked: dict[str, Any]) -> list[Finding]:
     return findings
 
 
-def names_kept(repo: Any, commits: Iterable[Any]) -> list[Finding]:
+def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]:
     """KI208 for each metadata file a commit keeps but gives another ``name``.
 
     Each commit is compared with each of its parents, reading only the metadata shards
@@ -158,7 +163,7 @@ def names_kept(repo: Any, commits: Iterable[Any]) -> list[Finding]:
     return list(findings.values())
 
 
-def check_names(store: Any, at: str | None = None) -> list[Finding]:
+def check_names(store: Store, at: str | None = None) -> list[Finding]:
     """KI208 for ``verify``: every commit of the history of ``at`` (or ``HEAD``).
 
     Args:
@@ -175,17 +180,17 @@ def check_names(store: Any, at: str | None = None) -> list[Finding]:
     return names_kept(repo, ancestry(repo, head))
 
 
-def _name(repo: Any, blob: str) -> str | None:
+def _name(repo: pygit2.Repository, blob: str) -> str | None:
     """Return the ``name`` a metadata blob holds, or None when it holds no string name."""
     try:
-        doc = json.loads(bytes(repo[blob].data))
+        doc = json.loads(repo[blob].read_raw())
     except (ValueError, UnicodeDecodeError):
         return None
     name = doc.get("name") if isinstance(doc, dict) else None
     return name if isinstance(name, str) else None
 
 
-def check_shallow(store: Any, at: str | None = None) -> list[Finding]:
+def check_shallow(store: Store, at: str | None = None) -> list[Finding]:
     """KI416 in a shallow clone: history before its boundary was not checked.
 
     A shallow clone (CI's default depth 1) lacks the commits before its boundary, so the

@@ -8,10 +8,13 @@ every pushed history is then new to it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
 
 
-def remote_tips(repo: Any, remote: str) -> list[str]:
+def remote_tips(repo: pygit2.Repository, remote: str) -> list[str]:
     """Return the commit ids of ``remote``'s remote-tracking refs in ``repo`` (a pygit2 Repository).
 
     ``remote`` is a remote's name; any other string (a URL) names no refs and gives ``[]``.
@@ -22,7 +25,7 @@ def remote_tips(repo: Any, remote: str) -> list[str]:
             if names_commit(ref)]
 
 
-def first_unsent(repo: Any, tip: str, held: list[str]) -> Any | None:
+def first_unsent(repo: pygit2.Repository, tip: str, held: list[str]) -> Any | None:
     """Return the oldest commit of ``tip``'s history that no ``held`` commit reaches.
 
     Args:
@@ -37,14 +40,14 @@ def first_unsent(repo: Any, tip: str, held: list[str]) -> Any | None:
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
-    walker = repo.walk(tip, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
+    walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
     for oid in held:
         if repo.get(oid) is not None:
             walker.hide(oid)
     return next(iter(walker), None)
 
 
-def refs_under(repo: Any, prefix: str) -> list[Any]:
+def refs_under(repo: pygit2.Repository, prefix: str) -> list[Any]:
     """Return ``repo``'s references whose names start with ``prefix``, by name, no ``*/HEAD``."""
     return [repo.references[name] for name in sorted(repo.references)
             if name.startswith(prefix) and not name.endswith("/HEAD")]

@@ -18,15 +18,20 @@ tree holds and all of its history is checked (as a first push to an empty remote
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import InputError
 from ..core.findings import Finding
 from .gate import check_range, whole_history
 from .reach import first_unsent, names_commit, refs_under, remote_tips
 
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
 
-def unpushed_refs(store: Any, remote: str) -> list[tuple[str, str | None, str]]:
+    from ..store import Store
+
+
+def unpushed_refs(store: Store, remote: str) -> list[tuple[str, str | None, str]]:
     """Return ``(ref, base or None, tip)`` for each local ref holding commits ``remote`` lacks.
 
     Args:
@@ -67,7 +72,7 @@ def unpushed_refs(store: Any, remote: str) -> list[tuple[str, str | None, str]]:
     return found
 
 
-def check_unpushed(store: Any, remote: str) -> tuple[list[Finding], int]:
+def check_unpushed(store: Store, remote: str) -> tuple[list[Finding], int]:
     """Run the gate on every local ref holding commits ``remote`` lacks.
 
     Args:
@@ -95,7 +100,7 @@ def check_unpushed(store: Any, remote: str) -> tuple[list[Finding], int]:
     return findings, len(refs)
 
 
-def _unpushed(repo: Any, name: str, tip: str, held: list[str]
+def _unpushed(repo: pygit2.Repository, name: str, tip: str, held: list[str]
               ) -> tuple[str, str | None, str] | None:
     """Return ``(name, base, tip)`` when ``tip`` has a commit no ``held`` commit reaches."""
     first = first_unsent(repo, tip, held)

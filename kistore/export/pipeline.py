@@ -32,7 +32,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -59,6 +59,11 @@ from .reading import attested_subjects, object_digest, stored_shards
 from .rows import attestation_row, commit_time, manifest_row, partition, run_row
 from .scratch import Scratch
 from .writers import FORMATS, Shape, Written, write_table
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from ..store import Store
 
 Progress = Callable[[str, "int | None"], Callable[[int], None]]
 """``progress(phase, total)`` is called as each phase starts (``total`` items, or None when
@@ -103,7 +108,7 @@ class ExportResult:
                 "warnings": self.warnings}
 
 
-def export(store: Any, out: str | os.PathLike[str], *, fmt: str | None = None,
+def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
            at: str = "HEAD", since: str | None = None, progress: Progress | None = None
            ) -> ExportResult:
     """Export the store at commit ``at`` into directory ``out``.
@@ -181,7 +186,7 @@ def export(store: Any, out: str | os.PathLike[str], *, fmt: str | None = None,
 # -- phases ------------------------------------------------------------------------------
 
 
-def _stage(store: Any, commit: Any, scratch: Scratch, result: ExportResult,
+def _stage(store: Store, commit: Any, scratch: Scratch, result: ExportResult,
            progress: Progress | None) -> Shape:
     """Phases 1-3: stage every row of every table; return the data-dependent columns."""
     hex_ = str(commit.id)
@@ -219,7 +224,8 @@ def _stage(store: Any, commit: Any, scratch: Scratch, result: ExportResult,
     return shape
 
 
-def _read_objects(repo: Any, tree: Any, scratch: Scratch, result: ExportResult,
+def _read_objects(repo: pygit2.Repository, tree: pygit2.Tree, scratch: Scratch,
+                  result: ExportResult,
                   known: set[str], skipped: dict[str, tuple[str, str]],
                   link: Callable[[str, str, Any], str | None],
                   advance: Callable[[int], None]) -> Shape:
@@ -276,7 +282,7 @@ def _read_objects(repo: Any, tree: Any, scratch: Scratch, result: ExportResult,
     return Shape(tuple(sorted(statistics, key=statistic_order)), tuple(sorted(metrics)))
 
 
-def _history(store: Any, commit: Any, scratch: Scratch, result: ExportResult) -> None:
+def _history(store: Store, commit: Any, scratch: Scratch, result: ExportResult) -> None:
     """Phase 2: keep the commit that first added each object blob (:func:`object_first_commits`)."""
     numbers: dict[str, int] = {}
     boundary = shallow_boundary(store.repo)
@@ -298,7 +304,7 @@ def _history(store: Any, commit: Any, scratch: Scratch, result: ExportResult) ->
                                "back to have no firstCommit (`git fetch --unshallow`)")
 
 
-def _linker(store: Any, at: str, result: ExportResult
+def _linker(store: Store, at: str, result: ExportResult
             ) -> Callable[[str, str, Any], str | None]:
     """Return ``link(commit, path, stored)``: the permalink, or None when none can be made."""
     try:
@@ -317,7 +323,7 @@ def _linker(store: Any, at: str, result: ExportResult
 
 
 def _write(temp: Path, scratch: Scratch, result: ExportResult, shape: Shape,
-           previous: dict[str, Any] | None, store: Any,
+           previous: dict[str, Any] | None, store: Store,
            progress: Progress | None) -> dict[str, Any]:
     """Phase 4: write the tables and the state into ``temp``; return ``_manifest.json``."""
     if previous is not None:
@@ -416,7 +422,7 @@ def _columns(shape: Shape, fmt: str) -> dict[str, Any]:
 # -- helpers -----------------------------------------------------------------------------
 
 
-def _commit(store: Any, at: str) -> Any:
+def _commit(store: Store, at: str) -> Any:
     """Return the commit ``at`` names (InputError when none; StoreStateError: no commits)."""
     if store.repo.head_is_unborn and at == "HEAD":
         raise StoreStateError("the repository has no commit yet: commit the store first "
@@ -425,7 +431,7 @@ def _commit(store: Any, at: str) -> Any:
     return store.commit(at)
 
 
-def _previous(out: Path, store: Any, since: str) -> dict[str, Any]:
+def _previous(out: Path, store: Store, since: str) -> dict[str, Any]:
     manifest = outdir.read_manifest(out)
     wanted = str(_commit(store, since).id)
     if manifest["commit"] != wanted:
@@ -454,7 +460,7 @@ def _writer_version(fmt: str) -> str | None:
     return f"pyarrow {pyarrow.__version__}"
 
 
-def _notes_tip(store: Any) -> str | None:
+def _notes_tip(store: Store) -> str | None:
     """Return the commit ``refs/notes/kistore`` points at (attestations read), or None."""
     ref = store.repo.references.get(NOTES_REF)
     return str(ref.target) if ref is not None else None

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..attest.notes import ATTESTATIONS_SHA256, notes_entered
 from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from ..store import Store, View
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +46,7 @@ class Stored:
         return Digest.of(self.data) == self.digest
 
 
-def stored_shards(repo: Any, tree: Any) -> Iterator[list[Stored]]:
+def stored_shards(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[list[Stored]]:
     """Yield the object files of a root tree with their metadata, a shard at a time.
 
     Only paths :func:`kistore.core.layout.digest_from_path` accepts are objects; anything
@@ -78,7 +83,7 @@ def stored_shards(repo: Any, tree: Any) -> Iterator[list[Stored]]:
         yield found
 
 
-def object_blobs(repo: Any, tree: Any) -> Iterator[tuple[str, Digest]]:
+def object_blobs(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[tuple[str, Digest]]:
     """Yield ``(blob id, digest)`` of every object file of a root tree, reading no blob."""
     objects = _listing(repo, tree, layout.OBJECTS_DIR)
     for shard, (shard_id, kind) in sorted(objects.items()):
@@ -90,7 +95,8 @@ def object_blobs(repo: Any, tree: Any) -> Iterator[tuple[str, Digest]]:
                 yield str(blob), digest
 
 
-def attested_subjects(store: Any, repo: Any, tree: Any, view: Any) -> set[Digest]:
+def attested_subjects(store: Store, repo: pygit2.Repository, tree: pygit2.Tree, view: View
+                      ) -> set[Digest]:
     """Return the digests of the commit's objects that may carry an attestation.
 
     Those whose object blob has a note under ``refs/notes/kistore`` (as it is now: notes
@@ -139,13 +145,15 @@ def _digest(shard: str, leaf: str) -> Digest | None:
         return None
 
 
-def _listing(repo: Any, tree: Any, path: str | None, tree_id: Any = None
+def _listing(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str | None,
+             tree_id: Any = None
              ) -> dict[str, tuple[Any, str]]:
     """Return ``{name: (id, "tree" | "blob" | ...)}`` of a directory of the commit.
 
     Either ``tree`` and ``path`` (a directory under the root tree), or ``tree_id``.
     """
     if tree_id is None:
+        assert tree is not None and path is not None  # the other form of the call
         try:
             entry = tree[path]
         except KeyError:
@@ -153,4 +161,4 @@ def _listing(repo: Any, tree: Any, path: str | None, tree_id: Any = None
         if entry.type_str != "tree":
             return {}
         tree_id = entry.id
-    return {e.name: (e.id, e.type_str) for e in repo[tree_id]}
+    return {str(e.name): (e.id, e.type_str) for e in cast("pygit2.Tree", repo[tree_id])}

@@ -13,12 +13,16 @@ This module knows git (the ``git`` binary, pygit2 objects), nothing of what the 
 from __future__ import annotations
 
 import subprocess
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import InputError
 
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
 
-def first_parent_versions(repo: Any, rev: str, path: str) -> list[tuple[str, str | None]]:
+
+def first_parent_versions(repo: pygit2.Repository, rev: str, path: str
+                          ) -> list[tuple[str, str | None]]:
     """Return each version of ``path`` along the first-parent history of ``rev``.
 
     Args:
@@ -45,7 +49,7 @@ def first_parent_versions(repo: Any, rev: str, path: str) -> list[tuple[str, str
     return versions
 
 
-def blob_at(repo: Any, tree: Any, path: str) -> str | None:
+def blob_at(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> str | None:
     """Return the blob id (40 hex digits) of the regular file at ``path`` in ``tree``, or None."""
     try:
         entry = tree[path]

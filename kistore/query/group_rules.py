@@ -16,7 +16,7 @@ sit below the query layer.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..check.audit import CHECKERS
 from ..check.gate import RANGE_CHECKERS
@@ -27,13 +27,16 @@ from ..core.findings import ERROR, Finding, rule
 from ..index.index import open_catalog
 from .policy import load_policy
 
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
+
 UNIT_DISAGREES = rule(
     "KI210", "unit-disagrees-with-group", ERROR,
     "state the unit the other runs of the comparison group state (the policy's unitPointer), "
     "in a new run object; or change the ranking policy by a reviewed pull request")
 
 
-def units_agree(store: Any, base: str, head: str, changed: set[str]) -> list[Finding]:
+def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[Finding]:
     """KI210 for each run the range adds whose unit disagrees with its group's (gate).
 
     Args:
@@ -79,7 +82,7 @@ def units_agree(store: Any, base: str, head: str, changed: set[str]) -> list[Fin
     return findings
 
 
-def check_units(store: Any, at: str | None = None) -> list[Finding]:
+def check_units(store: Store, at: str | None = None) -> list[Finding]:
     """KI210 for ``verify``: every comparison group whose runs disagree in unit."""
     policy = _policy(store, at)
     if policy is None or not any("unitPointer" in e for e in policy.families.values()):
@@ -100,7 +103,7 @@ def register() -> None:
         CHECKERS.append(check_units)
 
 
-def _policy(store: Any, at: str | None) -> Any:
+def _policy(store: Store, at: str | None) -> Any:
 
     try:
         return load_policy(store.view(at))

@@ -20,7 +20,7 @@ layer.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..attest.evidence import Evidence, Judgement, judge_all, summarise
 from ..attest.notes import collect
@@ -34,6 +34,9 @@ from ..core.findings import INFO, Finding, rule
 from ..index.index import open_catalog
 from .policy import load_policy
 from .ranking import rank_group
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 ATTESTATION_EFFECT = rule(
     "KI413", "attestation-starts-or-stops-counting", INFO,
@@ -49,7 +52,7 @@ SHOWN = 8
 """Rows of a group's order shown in a KI415 message (the rest are counted)."""
 
 
-def trust_and_policy_effects(store: Any, base: str, head: str, changed: set[str]
+def trust_and_policy_effects(store: Store, base: str, head: str, changed: set[str]
                              ) -> list[Finding]:
     """List what a range's change to trust or policy changes (KI413-KI415, info).
 
@@ -104,7 +107,7 @@ def register() -> None:
         RANGE_CHECKERS.append(trust_and_policy_effects)
 
 
-def _trust(store: Any, rev: str) -> Any:
+def _trust(store: Store, rev: str) -> Any:
 
     try:
         return held(store, rev, dated(store, rev, load_trust(store.view(rev))))
@@ -126,7 +129,7 @@ def _object_path(digest: str) -> str:
     return layout.object_path(Digest.from_str(digest))
 
 
-def _rankings(store: Any, base: str, head: str, before: dict[str, Evidence],
+def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
               after: dict[str, Evidence], policy_changed: bool) -> list[Finding]:
     """KI415 per group whose ranked order differs between BASE's and HEAD's trust and policy."""
     moved = {d for d in set(before) | set(after)

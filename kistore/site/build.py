@@ -25,7 +25,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import InputError
 from ..core.layout import NOTES_REF
@@ -35,6 +35,11 @@ from .citing import Citations, permalink_template
 from .history import Touches, last_changed, notes_of, object_blobs
 from .pages import FORMAT, Context, Page, page_data, plan, runs_shown
 from .snapshot import Snapshot
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from ..store import Store
 
 BUILD_FILE = "build.json"
 CACHE_FILE = ".kistore-site-cache.json"
@@ -101,7 +106,7 @@ class _Prepared:
                 "pages": len(self.pages)}
 
 
-def _prepare(store: Any, commit: Any, *, template: str | None, comparison: str | None,
+def _prepare(store: Store, commit: Any, *, template: str | None, comparison: str | None,
              cache: dict[str, Any] | None) -> _Prepared:
     """Read the snapshot and plan every page (no page is gathered yet).
 
@@ -136,7 +141,7 @@ def _prepare(store: Any, commit: Any, *, template: str | None, comparison: str |
     return _Prepared(snap, pages, ctx, parameters, touches, citations, notes_tip)
 
 
-def _is_ancestor(repo: Any, old: str, new: str) -> bool:
+def _is_ancestor(repo: pygit2.Repository, old: str, new: str) -> bool:
     """Return True when commit ``old`` is ``new`` or an ancestor of it (False if it is gone)."""
     if old == new:
         return True
@@ -171,7 +176,7 @@ def _site_files(prep: _Prepared) -> dict[str, bytes]:
     return files
 
 
-def build_site(store: Any, out: str | os.PathLike[str], *, at: str = "HEAD",
+def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
                permalink: str | None = None, comparison: str | None = None,
                full: bool = False, progress: Progress | None = None) -> BuildReport:
     """Write the static site of commit ``at`` under ``out``.
@@ -285,7 +290,7 @@ def read_build(out: str | os.PathLike[str]) -> dict[str, Any]:
     return data
 
 
-def verify_site(store: Any, out: str | os.PathLike[str], *, at: str | None = None,
+def verify_site(store: Store, out: str | os.PathLike[str], *, at: str | None = None,
                 progress: Progress | None = None) -> tuple[dict[str, Any], list[Difference]]:
     """Check that every file of a site equals a fresh build; list the ones that do not.
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cite.citation import (
     FORGE_TEMPLATES,
@@ -31,8 +31,11 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, StoreStateError
 
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
-def permalink_template(store: Any, rev: str, given: str | None) -> str | None:
+
+def permalink_template(store: Store, rev: str, given: str | None) -> str | None:
     """Return the permalink template a build uses, with ``{base}`` already filled in.
 
     In order: ``given`` (``kistore site build --permalink``), ``[cite] permalink`` of
@@ -72,7 +75,7 @@ class Citations:
     shallow: set[str]
 
     @classmethod
-    def of(cls, store: Any, commit: Any, template: str | None, blobs: dict[str, str],
+    def of(cls, store: Store, commit: Any, template: str | None, blobs: dict[str, str],
            runs: list[str], known: dict[str, str] | None = None,
            known_head: str | None = None) -> Citations:
         """Find the first-adding commit of every run, and read the publisher.

@@ -23,13 +23,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..attest.notes import note_blobs
 from ..core import layout
 from ..core.digest import is_digest
 from ..git import treediff
 from ..git.lazy import pygit2
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
 
 POLICY = "policy"
 TRUST = "trust"
@@ -113,7 +116,7 @@ class Touches:
         return touches
 
 
-def last_changed(repo: Any, head: Any, known: Touches | None = None) -> Touches:
+def last_changed(repo: pygit2.Repository, head: Any, known: Touches | None = None) -> Touches:
     """Return when each source key last changed on ``head``'s first-parent chain.
 
     Walks the chain newest first, comparing each commit's ``store/`` tree and
@@ -154,7 +157,7 @@ def last_changed(repo: Any, head: Any, known: Touches | None = None) -> Touches:
     return touches
 
 
-def _touched(repo: Any, old: Any | None, new: Any) -> dict[str, None]:
+def _touched(repo: pygit2.Repository, old: Any | None, new: Any) -> dict[str, None]:
     """Return the source keys whose files differ between two root trees (an ordered set)."""
     keys: dict[str, None] = {}
     store_old = treediff.subtree_id(old, layout.STORE_DIR)
@@ -170,7 +173,7 @@ def _touched(repo: Any, old: Any | None, new: Any) -> dict[str, None]:
     return keys
 
 
-def _entry_id(tree: Any | None, path: str) -> str | None:
+def _entry_id(tree: pygit2.Tree | None, path: str) -> str | None:
     if tree is None:
         return None
     try:
@@ -179,7 +182,7 @@ def _entry_id(tree: Any | None, path: str) -> str | None:
         return None
 
 
-def object_blobs(repo: Any, tree: Any) -> dict[str, str]:
+def object_blobs(repo: pygit2.Repository, tree: pygit2.Tree) -> dict[str, str]:
     """Return ``{digest string: git blob id}`` of every object file of a root tree.
 
     One raw read of the object shards (:func:`kistore.git.treediff.changed_leaves` against
@@ -195,7 +198,7 @@ def object_blobs(repo: Any, tree: Any) -> dict[str, str]:
     return blobs
 
 
-def notes_of(repo: Any, ref: str) -> tuple[str | None, dict[str, str]]:
+def notes_of(repo: pygit2.Repository, ref: str) -> tuple[str | None, dict[str, str]]:
     """Return the notes tip and ``{annotated blob id: note blob id}`` under ``ref``.
 
     Notes are not part of a commit: the site states the tip it read (``build.json``) and

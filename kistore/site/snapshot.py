@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..attest.evidence import Evidence
 from ..core import layout
@@ -28,6 +28,9 @@ from ..index.records import Record
 from ..query.answers import evidence_map
 from ..query.policy import load_policy
 from ..query.ranking import Ranking, rank_group
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 NAME = re.compile(r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$")
 """A metadata name as ``schemas/common.json`` allows it (safe as one path segment)."""
@@ -69,7 +72,7 @@ class Snapshot:
             digits of their digest (their pages would share a directory).
     """
 
-    def __init__(self, store: Any, commit: Any, *, comparison: str | None = None) -> None:
+    def __init__(self, store: Store, commit: Any, *, comparison: str | None = None) -> None:
         self.store = store
         self.commit = commit
         self.rev = str(commit.id)

@@ -19,10 +19,13 @@ from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import ConflictError, StoreStateError
 from ..git.commit import common_git_dir
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ._store import Store
 
 HOOKS = ("pre-commit", "pre-push")
 """The hooks ``kistore init --hooks`` installs."""
@@ -57,7 +60,7 @@ def hook_script(name: str, kistore: str | None) -> bytes:
     return f"{first}\n{line}{rest}".encode()
 
 
-def install_hooks(store: Any, kistore: str | None) -> list[tuple[Path, str]]:
+def install_hooks(store: Store, kistore: str | None) -> list[tuple[Path, str]]:
     """Write kistore's hooks into the store's repository; an identical hook is left alone.
 
     Args:
