@@ -22,7 +22,7 @@ install: $(STAMP) ## create .venv and install kistore with export, test and lint
 	# start when PYTHONDONTWRITEBYTECODE is set (that only stops the import system writing)
 	$(BIN)/python -m compileall -q kistore
 
-test: $(STAMP) tools browser ## run the test suite
+test: tools browser $(STAMP) ## run the test suite (tools first: the install step uses npm)
 	$(BIN)/python -m pytest -q
 
 # The site's browser tests drive Debian's chromium through chromium-driver (selenium). As
@@ -43,10 +43,12 @@ browser: ## install chromium + chromium-driver when missing (root, Debian/Ubuntu
 screenshots: $(STAMP) browser ## rewrite docs/site-run.png and docs/site-group.png (README)
 	KISTORE_SCREENSHOTS=docs $(BIN)/python -m pytest -q tests/site/test_real_site.py
 
-# scripts/verify-store.sh and its tests need jq and OpenSSH's ssh-keygen/ssh-agent: installed
-# with apt-get when missing (as root, e.g. CI); otherwise those tests skip, saying why.
+# scripts/verify-store.sh and its tests need jq and OpenSSH's ssh-keygen/ssh-agent, the schema
+# tests npm (for Ajv): installed with apt-get when missing (as root, e.g. CI); otherwise
+# those tests skip, saying why.
 tools:
 	@missing=""; command -v jq >/dev/null || missing="$$missing jq"; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
 	for t in ssh-keygen ssh-agent ssh-add; do command -v $$t >/dev/null || missing="$$missing openssh-client"; done; \
 	missing=$$(echo $$missing | tr ' ' '\n' | sort -u | tr '\n' ' '); \
 	if [ -n "$${missing% }" ]; then \
