@@ -14,7 +14,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -177,10 +177,21 @@ def work_tree_floor(workdir: Path, contents: Path) -> float:
     validating or touching git: the bound of a work-tree add. Only the writing is timed,
     not reading the pairs back.
     """
-    base = workdir / "floor"
+    return write_floor(workdir / "floor", _pairs(contents))[0]
+
+
+def write_floor(base: Path, batches: Iterable[list[tuple[str, bytes]]]
+                ) -> tuple[float, int, int]:
+    """Write each ``(relative path, bytes)`` under ``base`` (temp name + rename), then remove it.
+
+    Only the writes are timed, not producing the batches.
+
+    Returns:
+        ``(seconds, files, bytes)`` written.
+    """
     made: set[str] = set()
-    seconds = 0.0
-    for batch in _pairs(contents):
+    seconds, count, size = 0.0, 0, 0
+    for batch in batches:
         start = time.perf_counter()
         for rel, data in batch:
             path = os.path.join(base, rel)
@@ -194,8 +205,10 @@ def work_tree_floor(workdir: Path, contents: Path) -> float:
             os.close(fd)
             os.replace(tmp, path)
         seconds += time.perf_counter() - start
+        count += len(batch)
+        size += sum(len(d) for _, d in batch)
     shutil.rmtree(base)
-    return seconds
+    return seconds, count, size
 
 
 def bulk_add(workdir: Path, n: int, prepared: dict[str, Any]) -> list[Row]:

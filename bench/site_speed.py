@@ -18,14 +18,12 @@ Nothing here asserts a speed.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from .generate import extra_run
-from .measure import Row, has_command, kistore_bin, run
+from .measure import Row, has_command, kistore_bin, run, write_floor
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,23 +90,4 @@ def same_files_floor(site_dir: Path, base: Path) -> tuple[float, int, int]:
     Returns:
         ``(seconds, files, bytes)``.
     """
-    made: set[str] = set()
-    seconds, count, size = 0.0, 0, 0
-    for batch in _files(site_dir):
-        start = time.perf_counter()
-        for rel, data in batch:
-            path = os.path.join(base, rel)
-            parent = os.path.dirname(path)
-            if parent not in made:
-                os.makedirs(parent, exist_ok=True)
-                made.add(parent)
-            tmp = path + ".tmp"
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            os.write(fd, data)
-            os.close(fd)
-            os.replace(tmp, path)
-        seconds += time.perf_counter() - start
-        count += len(batch)
-        size += sum(len(d) for _, d in batch)
-    shutil.rmtree(base)
-    return seconds, count, size
+    return write_floor(base, _files(site_dir))
