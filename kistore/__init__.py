@@ -1,8 +1,8 @@
 """kistore: content-addressed, git-backed store for GPU kernel benchmark manifests.
 
 The public entry points are :class:`kistore.store.Store` (also importable as
-``kistore.Store``), :class:`kistore.model.Manifest`, :func:`kistore.inputs.read_inputs`,
-:mod:`kistore.canonical` (RFC 8785 bytes) and :class:`kistore.digest.Digest`. ``Store`` is
+``kistore.Store``), :class:`kistore.core.model.Manifest`, :func:`kistore.store.inputs.read_inputs`,
+:mod:`kistore.core.canonical` (RFC 8785 bytes) and :class:`kistore.core.digest.Digest`. ``Store`` is
 loaded on first use so that ``import kistore`` does not import pygit2.
 """
 

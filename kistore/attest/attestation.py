@@ -13,7 +13,7 @@ Owns the wire format and the signature check of one attestation, without git or 
 
 * the **envelope** (DSSE v1): ``{"payload": b64, "payloadType":
   "application/vnd.in-toto+json", "signatures": [{"keyid": ..., "sig": b64}]}``, the
-  payload being :func:`kistore.canonical.dumps` of the statement;
+  payload being :func:`kistore.core.canonical.dumps` of the statement;
 * the **bundle** (after a Sigstore bundle): ``{"dsseEnvelope": {...},
   "verificationMaterial": {"publicKey": "ssh-ed25519 AAAA..."}}``. A bundle's stored form
   is its RFC 8785 canonical bytes (one line; JSON Lines in git notes).
@@ -22,7 +22,7 @@ Parsing keeps the exact payload bytes (base64-decoded, never re-serialised) and 
 (duplicate keys, unknown fields and bad base64 are refused). The keyid in a signature is
 only a hint: the bundled public key is what is checked, and a bundle carries exactly one
 signature (one key counts once). Whether the key is trusted is decided by
-:mod:`kistore.trust`, not here.
+:mod:`kistore.attest.trust`, not here.
 """
 
 from __future__ import annotations

@@ -7,11 +7,11 @@ This module is the seam between attestations and queries: queries ask
 How one attestation is judged (:func:`judge`):
 
 1. the bundle parses strictly and its signature verifies under the bundled key over the
-   exact payload bytes, for the subject it is attached to (:func:`kistore.attestation.
+   exact payload bytes, for the subject it is attached to (:func:`kistore.attest.attestation.
    verify_bundle`); otherwise it is **invalid** (an error finding);
 2. types that need a role (``rerun`` -> ``rerun``, ``withdrawal`` -> ``maintainer``) are
    looked up in ``store/trust/keys.json`` by the bundled key's fingerprint, at the time the
-   attestation first entered the repository (:mod:`kistore.notes`; for revocation and
+   attestation first entered the repository (:mod:`kistore.attest.notes`; for revocation and
    expiry, at the later of that and the dates the signed payload states, :func:`signed_at`):
 
    * key not in trust: a **community** attestation (listed and counted, no effect);
@@ -165,8 +165,8 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     """Judge one attestation as found in the repository.
 
     Args:
-        seen: a :class:`kistore.notes.Seen` (bytes, subject, source, entry time).
-        trust: the store's :class:`kistore.trust.Trust`.
+        seen: a :class:`kistore.attest.notes.Seen` (bytes, subject, source, entry time).
+        trust: the store's :class:`kistore.attest.trust.Trust`.
         view: the store view its subject is read from; when given, a rerun or withdrawal
             that does not fit its subject (:func:`kistore.attest.subjects.subject_problem`)
             is judged ``does-not-fit``, never counted.
@@ -229,7 +229,7 @@ def signed_at(predicate: dict[str, Any]) -> datetime | None:
 
     The signer wrote these dates, so they are believed only against the signer: a key's
     revocation and expiry are judged at the later of this and the entry time
-    (:meth:`kistore.trust.TrustedKey.judge`). An unparseable date is ignored (the
+    (:meth:`kistore.attest.trust.TrustedKey.judge`). An unparseable date is ignored (the
     predicate's schema reports it).
 
     Args:
@@ -312,7 +312,7 @@ def evidence_for(store: Store, digest: Any, *, at: str | None = None) -> Evidenc
 
     Args:
         store: a :class:`kistore.store.Store`.
-        digest: the run's :class:`kistore.digest.Digest`.
+        digest: the run's :class:`kistore.core.digest.Digest`.
         at: revision, or None for the work tree.
 
     Returns:
@@ -327,12 +327,12 @@ def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = 
     """Return :func:`evidence_for` of every run in ``digests``, reading the store once.
 
     Notes, attestation files (and their git history) and trust are read once for all runs
-    (:func:`kistore.notes.collect_many`); each run is then judged from its own attestations
+    (:func:`kistore.attest.notes.collect_many`); each run is then judged from its own attestations
     exactly as :func:`evidence_for` judges it, so the answers are the same.
 
     Args:
         store: a :class:`kistore.store.Store`.
-        digests: the runs' :class:`kistore.digest.Digest` values (duplicates answered once).
+        digests: the runs' :class:`kistore.core.digest.Digest` values (duplicates answered once).
         at: revision, or None for the work tree.
 
     Returns:
@@ -356,12 +356,12 @@ def judged_many(store: Store, digests: Iterable[Any], *, at: str | None = None
 
     Args:
         store: a :class:`kistore.store.Store`.
-        digests: the manifests' :class:`kistore.digest.Digest` values (any kind).
+        digests: the manifests' :class:`kistore.core.digest.Digest` values (any kind).
         at: revision, or None for the work tree.
 
     Returns:
         ``{digest: [(Seen, Judgement), ...]}`` for every digest asked about, each list in
-        :func:`kistore.notes.collect` order (notes, then files); empty when none.
+        :func:`kistore.attest.notes.collect` order (notes, then files); empty when none.
 
     Raises:
         InputError: when ``at`` names no commit.

@@ -9,7 +9,7 @@ Two transports, verified identically (a signed bundle is self-authenticating):
   clones' notes loses nothing.
 * **Files** (for pull requests, which cannot carry notes):
   ``store/attestations/sha256/XX/REST/<sha256 of the bundle>.json`` where ``XX`` + ``REST``
-  is the subject's hex digest (as :func:`kistore.layout.object_path` splits it) and the file
+  is the subject's hex digest (as :func:`kistore.core.layout.object_path` splits it) and the file
   holds the bundle's canonical bytes, so ``sha256sum`` of the file equals its name.
   :func:`sync` attaches every such file as a note.
 
@@ -20,8 +20,8 @@ now. A commit's time is its committer date, raised to the latest committer date 
 ancestors (:class:`_Clock`): a commit cannot have been made before the commits it is built
 on, so one dated earlier than its parent is not believed. Dates are still what committers
 wrote; what stops a revoked key's holder from backdating a new attestation is the gate
-(:mod:`kistore.gate` refuses a new attestation by a key trust does not accept at the time
-of the push) and :mod:`kistore.evidence` judging revocation also at the payload's own
+(:mod:`kistore.check.gate` refuses a new attestation by a key trust does not accept at the time
+of the push) and :mod:`kistore.attest.evidence` judging revocation also at the payload's own
 signed dates (docs/attestations.md, "Which dates are trusted").
 
 This module uses pygit2 for reading and writing notes and the ``git`` binary for fetch,
@@ -190,7 +190,7 @@ def file_attestations(view: View, subject: Digest | None = None) -> Iterator[tup
     """Yield ``(path, bytes)`` of every file under ``store/attestations/sha256/`` of a view.
 
     Args:
-        view: a :class:`kistore.views.View`.
+        view: a :class:`kistore.store.View`.
         subject: only files about this digest, or None for all.
 
     Files whose path does not fit :func:`attestation_path` are yielded too (the checker
@@ -212,7 +212,7 @@ def file_attestations_many(view: View, subjects: Iterable[Digest]
     it, so asking about thousands of runs costs a few directory listings, not one each.
 
     Args:
-        view: a :class:`kistore.views.View`.
+        view: a :class:`kistore.store.View`.
         subjects: the digests asked about.
     """
     shards = set(view.list_dir(ATTESTATIONS_SHA256))

@@ -3,7 +3,7 @@
 Owns: reading private keys (PEM PKCS#8 and OpenSSH ``ed25519``, encrypted or not) and
 public keys (OpenSSH public-key lines and PEM), the OpenSSH fingerprint used as keyid,
 DSSE v1 PAE, and signing/verifying raw signatures. Pure: no git, no files, no trust
-decisions (those live in :mod:`kistore.trust`), no JSON (:mod:`kistore.attestation`).
+decisions (those live in :mod:`kistore.attest.trust`), no JSON (:mod:`kistore.attest.attestation`).
 
 Specs followed:
 

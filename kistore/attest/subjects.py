@@ -31,7 +31,7 @@ def subject_problem(view: View, type_name: str | None, subject: Digest,
     """Say why an attestation does not fit its subject, or None when it does.
 
     Args:
-        view: the store view the subject is read from (:class:`kistore.store._views.View`).
+        view: the store view the subject is read from (:class:`kistore.store.View`).
         type_name: the attestation type (``rerun``, ``withdrawal``, ...).
         subject: the attested manifest's digest.
         predicate: the verified statement's predicate.

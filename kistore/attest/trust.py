@@ -12,7 +12,7 @@ indented JSON, keys sorted by keyid, one field a line. Keys are looked up by the
 fingerprint computed from ``publicKey``; the ``keyid`` field is checked against it, never
 believed. A key is usable for a role at time T when it holds the role, ``validFrom <= T``,
 ``T < validUntil`` and ``T < revokedAt``; T is when the attestation first entered the
-repository (see :mod:`kistore.notes`), not the wall clock, and for ``validUntil`` and
+repository (see :mod:`kistore.attest.notes`), not the wall clock, and for ``validUntil`` and
 ``revokedAt`` also any later date the signed payload states (its holder cannot sign a date
 after the revocation and have it count). docs/attestations.md says which dates are trusted.
 """
@@ -197,7 +197,7 @@ class Trust:
 
 
 def load_trust(view: View) -> Trust:
-    """Return the trust of a store view (a :class:`kistore.views.View`); empty without a file.
+    """Return the trust of a store view (a :class:`kistore.store.View`); empty without a file.
 
     Raises:
         ParseError, MultipleErrors: as :meth:`Trust.from_bytes`.

@@ -5,14 +5,14 @@ compares commits with their parents, looking only at ``store/objects/``:
 :func:`check_history` is what ``kistore verify`` checks of the whole history of a revision
 (and, in a work tree, of what the index and work tree would change in the next commit);
 :func:`history_findings` over the commits of :func:`ancestry` is the pull-request gate's
-check of a range (:mod:`kistore.gate`). A merge is held to what it changes itself, as git's
+check of a range (:mod:`kistore.check.gate`). A merge is held to what it changes itself, as git's
 combined diff, except that dropping or changing what one side has is the merge's own doing
 unless the two sides' merge base held the path (see :func:`history_findings`); a change
 of file mode alone is named as such, not as modified bytes.
 
 It reads git (pygit2, imported inside the functions) but never a file's contents: the checks
-of bytes are :mod:`kistore.verify`'s, reading a tree's files and running every check is
-:mod:`kistore.audit`'s.
+of bytes are :mod:`kistore.check._rules`'s, reading a tree's files and running every check is
+:mod:`kistore.check.audit`'s.
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ _REGULAR = (0o100644, 0o100755)
 def _in_place_changes(repo: pygit2.Repository, old: Any, new: Any | None) -> list[_InPlace] | None:
     """Return the regular files changed in place between two objects trees, else None.
 
-    Read by :func:`kistore.treediff.changed_leaves`, which skips unchanged shards: a
+    Read by :func:`kistore.git.treediff.changed_leaves`, which skips unchanged shards: a
     commit that adds one manifest costs a few tree reads instead of libgit2 reading every
     shard of both trees (262 ms at 100,000 manifests). Added files are left out (adding is
     allowed). None when a file went or changed type: such a difference is left to libgit2's

@@ -4,8 +4,8 @@
 (:mod:`kistore.query.policy` reads it; docs/design.md §6). A policy that is not strict JSON valid
 against ``schemas/RankingPolicy.json`` makes every ``kistore rank`` fail (KI206); one
 deleted after a commit had it makes ``rank`` fall back to the shipped default unreviewed
-(KI207). :func:`check_policy` is one of :data:`kistore.audit.CHECKERS` and runs in
-:mod:`kistore.gate` when a range changes the file.
+(KI207). :func:`check_policy` is one of :data:`kistore.check.audit.CHECKERS` and runs in
+:mod:`kistore.check.gate` when a range changes the file.
 """
 
 from __future__ import annotations

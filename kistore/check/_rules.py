@@ -5,8 +5,8 @@ read (docs/design.md §4): an object file's SHA-256 equals its name, its bytes a
 canonical form, it parses strictly and validates against its kind's schema together with
 its metadata file, paths stay inside the layout, and the cross-file rules (metadata paired
 with objects, names unique per kind, references resolved). It knows nothing of git or the
-disk: :mod:`kistore.audit` reads files and feeds them here, :mod:`kistore.history`
-checks the history of objects, and :mod:`kistore.gate` adds the rules about a pull
+disk: :mod:`kistore.check.audit` reads files and feeds them here, :mod:`kistore.check._history`
+checks the history of objects, and :mod:`kistore.check.gate` adds the rules about a pull
 request's commit range.
 
 Rule ids are stable (``docs/rules.md``): KI1xx bytes and paths, KI2xx references,
@@ -101,7 +101,8 @@ FILE_MODES = {0o100644, 0o100755}
 REGULAR = 0o100644
 """The one file mode allowed under ``store/`` (0o100755, executable, is KI114)."""
 
-_MODE_NAMES = {0o120000: "a symlink", 0o160000: "a submodule (gitlink)", 0o040000: "a directory"}
+_MODE_NAMES = {0o120000: "a symlink", 0o160000: "a submodule (gitlink)", 0o040000: "a directory",
+               0o010000: "a FIFO, socket or device"}
 
 _HASHED_KEYS = {"apiVersion", "kind", "spec"}
 
@@ -299,7 +300,7 @@ def _excerpt(data: bytes, offset: int, width: int = 12) -> str:
 
 Clean = tuple[str, "str | None", tuple["str | None", ...]]
 """What :func:`check_clean_pair` learns of a manifest with no finding: kind, name, and the
-reference of each of :data:`kistore.model.REFERENCE_FIELDS` (None where there is none)."""
+reference of each of :data:`kistore.core.model.REFERENCE_FIELDS` (None where there is none)."""
 
 
 def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
@@ -356,7 +357,7 @@ def _run_references(spec: dict[str, Any]) -> tuple[str | None, ...]:
 
     The common case, every field a digest, is one regex over the values joined by newlines
     (a digest holds no newline, so exactly three of them means the pieces are the values);
-    any other case asks :func:`kistore.digest.is_digest` of each value (a test holds the
+    any other case asks :func:`kistore.core.digest.is_digest` of each value (a test holds the
     two equal).
     """
     references: tuple[Any, ...] = tuple(map(spec.get, REFERENCE_FIELDS))
@@ -529,7 +530,7 @@ def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
     """Answer, fast, whether :func:`check_entries` finds nothing in a tree of paired manifests.
 
     The cross-file checks of a clean store, without building an :class:`Entry` (and a
-    :class:`~kistore.digest.Digest`) per manifest: every ``(kind, name)`` used once, every
+    :class:`~kistore.core.digest.Digest`) per manifest: every ``(kind, name)`` used once, every
     reference to an object of the kind its field names. Only for trees where every digest
     has both its object and its metadata file (else KI203/KI204 apply). False means "run
     :func:`check_entries`", which decides and words the findings; a test holds the two to

@@ -1,12 +1,12 @@
-"""Audit a store: read its files and apply the checks of :mod:`kistore.verify`.
+"""Audit a store: check its files with the rules of :mod:`._rules`.
 
 ``kistore verify`` is :func:`verify`: the whole store as of the work tree or one commit,
-plus the append-only history of objects (docs/design.md §4). This module owns reading -- a
-:class:`Snapshot` of the files under ``store/`` (from git objects, which works in a bare
-repository, or from the work tree) -- and checking a snapshot's files, in worker processes
-when there are many; the rules themselves are pure functions in :mod:`kistore.verify`, and
-the history walk (KI401-KI403) is :mod:`kistore.history`'s. :mod:`kistore.gate` reuses
-both for a commit range.
+plus the append-only history of objects (docs/design.md §4). The files are read through
+the store's one reader, :meth:`kistore.store.View.files` (from git objects, which works in
+a bare repository, or from the work tree); this module checks them, in worker processes
+when there are many. The rules themselves are pure functions in :mod:`._rules`, the
+history walk (KI401-KI403) is :mod:`._history`'s; :mod:`.gate` reuses both for a commit
+range.
 
 Checks that are not about the files' bytes (history, the ranking policy, attestations)
 plug in through :data:`CHECKERS`: each is ``checker(store, at) -> list[Finding]`` and
@@ -19,26 +19,22 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..attest.evidence import check_attestations
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.digest import Digest
-from ..core.errors import VerificationError
 from ..core.findings import Finding
 from ..core.gitattributes import check_gitattributes
-from ..core.limits import DEFAULT
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import start_worker
-from ..git import treediff
+from ..store import Files, FileTooLarge
 from ._history import check_history
 from ._paths import check_tree_names
 from ._policy import check_policy
 from ._rules import (
-    FILE_MODES,
     FILE_TOO_LARGE,
     REGULAR,
     Entry,
@@ -56,8 +52,6 @@ from ._rules import (
 from .lineage import check_names, check_revocations, check_shallow
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    import pygit2
-
     from ..store import Store
 
 Checker = Callable[[Any, "str | None"], list[Finding]]
@@ -69,206 +63,17 @@ Progress = Callable[[int], None]
 GITATTRIBUTES = ".gitattributes"
 
 
-def admit_quarantine(repo: pygit2.Repository) -> None:
-    """Make objects a push is still bringing in readable (inside a ``pre-receive`` hook).
-
-    git keeps pushed objects in a quarantine directory until ``pre-receive`` accepts them
-    and tells the hook where through ``GIT_OBJECT_DIRECTORY``/``GIT_QUARANTINE_PATH``;
-    libgit2 ignores those variables, so they are added as alternates of ``repo``'s object
-    database. Outside a hook (no such variables) nothing happens.
-
-    Args:
-        repo: the ``pygit2.Repository`` to read pushed objects from.
-    """
-    admitted = repo.__dict__.setdefault("_kistore_admitted", set())
-    for var in ("GIT_QUARANTINE_PATH", "GIT_OBJECT_DIRECTORY"):
-        path = os.environ.get(var)
-        if path and os.path.isdir(path) and os.path.abspath(path) not in admitted:
-            repo.odb.add_disk_alternate(os.path.abspath(path))
-            admitted.add(os.path.abspath(path))
-
-
-class FileTooLarge(VerificationError):
-    """A stored file holds more than the limit: it was not read past the limit + 1 bytes.
-
-    Args:
-        path: the repository path.
-        limit: the limit in bytes (``[limits] manifest-bytes``).
-        size: the file's size when known (a git blob's), else None.
-    """
-
-    def __init__(self, path: str, limit: int, size: int | None = None) -> None:
-        self.limit = limit
-        self.size = size
-        held = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
-        super().__init__(f"the file holds {held}, more than the limit of {limit:,} "
-                         "(manifest-bytes); nothing past the limit was read", file=path)
-
-
-class Snapshot:
-    """The files of one tree under ``store/`` (and ``.gitattributes``), with their modes."""
-
-    modes: dict[str, int]
-    """Repository path -> git file mode, for every file under ``store/``."""
-
-    limit: int = DEFAULT.manifest_bytes
-    """Most bytes :meth:`read` returns; a larger file raises :class:`FileTooLarge`."""
-
-    def read(self, path: str) -> bytes | None:
-        """Return a file's bytes, or None when there is no such regular file.
-
-        Raises:
-            FileTooLarge: the file holds more than :attr:`limit` bytes (never read past it).
-        """
-        raise NotImplementedError
-
-    def reopen(self) -> None:
-        """Reopen what cannot cross a fork (a worker process calls this first)."""
-
-
-class TreeSnapshot(Snapshot):
-    """A git tree's files, read straight from git objects (no work tree needed).
-
-    Args:
-        repo: a ``pygit2.Repository`` (bare or not).
-        tree: the commit's root ``pygit2.Tree``.
-        limit: most bytes of a file :meth:`read` returns (``[limits] manifest-bytes``).
-    """
-
-    def __init__(self, repo: pygit2.Repository, tree: pygit2.Tree,
-                 limit: int = DEFAULT.manifest_bytes) -> None:
-        self.repo = repo
-        self.tree = tree
-        self.limit = limit
-        self.ids: dict[str, Any] = {}
-        self.modes = {}
-        try:
-            store = tree[layout.STORE_DIR]
-        except KeyError:
-            store = None
-        if store is not None and store.type_str == "tree":
-            # every file: the difference from the empty tree, read from raw tree objects
-            # (a pygit2 entry object per file cost 3x more)
-            files = treediff.changed_leaves(repo, None, store.id, layout.STORE_DIR + "/")
-            for path, (_, entry) in files.items():
-                self.ids[path], self.modes[path] = entry  # type: ignore[misc]
-        elif store is not None:  # store itself is a file, symlink or submodule
-            self.modes[layout.STORE_DIR] = store.filemode
-
-    def reopen(self) -> None:  # noqa: D102 - documented on Snapshot
-        # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-        import pygit2
-
-        self.repo = pygit2.Repository(self.repo.path)
-        admit_quarantine(self.repo)
-        self.tree = self.repo[self.tree.id].peel(pygit2.Tree)
-
-    def read(self, path: str) -> bytes | None:  # noqa: D102 - documented on Snapshot
-        oid = self.ids.get(path)
-        if oid is None:
-            try:
-                entry = self.tree[path]
-            except KeyError:
-                return None
-            oid = entry.id if entry.type_str == "blob" else None
-        if oid is None or self.modes.get(path, 0o100644) not in (0o100644, 0o100755):
-            return None
-        size = self.repo.odb.read_header(oid)[1]  # ~5 us: a 200 MB blob is never inflated
-        if size > self.limit:
-            raise FileTooLarge(path, self.limit, size)
-        kind, data = self.repo.odb.read(oid)  # no Blob object: ~2.5 us less a file
-        return data if kind == _GIT_BLOB else self.repo[oid].read_raw()
-
-
-_GIT_BLOB = 3
-"""libgit2's object type number of a blob (``GIT_OBJECT_BLOB``), as ``odb.read`` returns it."""
-
-
-class WorkTreeSnapshot(Snapshot):
-    """The files in a work tree (what ``kistore add`` wrote, committed or not).
-
-    Symlinks are reported with git's mode ``0o120000`` and never followed; a directory
-    holding ``.git`` is a submodule (``0o160000``) and is not descended into; every other
-    file is ``0o100644`` (the executable bit is not read: no rule tells it from ``0o100755``).
-
-    Args:
-        root: the work tree's top directory.
-    """
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        # joined as str: building a Path per file cost more than reading it
-        self._prefix = os.path.join(os.fspath(root), "")
-        self.modes = {}
-        top = root / layout.STORE_DIR
-        if top.is_symlink():
-            self.modes[layout.STORE_DIR] = 0o120000
-        elif top.is_dir():
-            self._walk(os.fspath(top), layout.STORE_DIR)
-
-    def _walk(self, directory: str, prefix: str) -> None:
-        with os.scandir(directory) as it:
-            for entry in it:
-                path = f"{prefix}/{entry.name}"
-                if entry.is_symlink():
-                    self.modes[path] = 0o120000
-                elif entry.is_dir():
-                    if os.path.exists(os.path.join(entry.path, ".git")):
-                        self.modes[path] = 0o160000
-                    else:
-                        self._walk(entry.path, path)
-                else:
-                    # The executable bit (git's 0o100755) is not read: no rule tells it from
-                    # 0o100644, and a stat per file cost four times the rest of the walk.
-                    self.modes[path] = 0o100644
-
-    def read(self, path: str) -> bytes | None:  # noqa: D102 - documented on Snapshot
-        if self.modes.get(path, 0o100644) not in FILE_MODES:
-            return None
-        try:  # os.open/os.read: a third of the cost of open() and its buffered reader
-            # O_NONBLOCK: a FIFO put in place of a file reads as empty instead of hanging
-            # verify (breaker8); it changes nothing for a regular file.
-            fd = os.open(self._prefix + path, os.O_RDONLY | os.O_NONBLOCK)
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        try:
-            first = min(_READ_SIZE, self.limit + 1)
-            data = os.read(fd, first)
-            if len(data) == first:  # a big file: read the rest, up to the limit + 1
-                parts, total = [data], len(data)
-                while total <= self.limit and (part := os.read(fd, min(
-                        _BIG_READ_SIZE, self.limit + 1 - total))):
-                    parts.append(part)
-                    total += len(part)
-                if total > self.limit:
-                    raise FileTooLarge(path, self.limit)
-                data = b"".join(parts)
-            return data
-        except IsADirectoryError:
-            return None
-        finally:
-            os.close(fd)
-
-
-_READ_SIZE = 1 << 14
-_BIG_READ_SIZE = 1 << 20
-
-
-def snapshot(store: Store, at: str | None = None) -> Snapshot:
+def snapshot(store: Store, at: str | None = None) -> Files:
     """Return the store's files as of the work tree (``at=None``) or the commit ``at``.
 
-    A bare repository has no work tree: ``at=None`` then reads ``HEAD``.
+    :meth:`kistore.store.View.files` of ``store.view(at)``, read with the checking
+    repository's limit (:func:`checking_limit`). A bare repository has no work tree:
+    ``at=None`` then reads ``HEAD``.
 
     Raises:
         InputError: when ``at`` names no commit.
     """
-    snap: Snapshot
-    if at is None and store.root is not None:
-        snap = WorkTreeSnapshot(store.root)
-    else:
-        snap = TreeSnapshot(store.repo, store.commit(at or "HEAD").tree)
-    snap.limit = checking_limit(store)
-    return snap
+    return store.view(at).files(checking_limit(store))
 
 
 def checking_limit(store: Store) -> int:
@@ -294,7 +99,7 @@ absent), and whether to check each file's bytes (else it is only parsed for the 
 checks)."""
 
 
-def check_contents(snap: Snapshot, *, focus: set[str] | None = None,
+def check_contents(snap: Files, *, focus: set[str] | None = None,
                    progress: Progress | None = None, workers: int | None = None,
                    meanwhile: Callable[[], object] | None = None) -> list[Finding]:
     """Apply every per-file and cross-file check to one snapshot.
@@ -364,7 +169,7 @@ _SHARDED_NAME = re.compile(f"[0-9a-f]{{2}}/[0-9a-f]{{62}}{re.escape(layout.SUFFI
 def _pair_key(path: str) -> tuple[str, int] | None:
     """Return (digest hex, 0 for an object or 1 for a metadata file), or None.
 
-    :func:`kistore.layout.digest_from_path` for the paths it accepts, without its three
+    :func:`kistore.core.layout.digest_from_path` for the paths it accepts, without its three
     regexes and a Digest per path (a test holds the two equal).
     """
     if path.startswith(_OBJECTS_PREFIX):
@@ -378,13 +183,13 @@ def _pair_key(path: str) -> tuple[str, int] | None:
     return rest[:2] + rest[3:65], side
 
 
-def _unit_chunks(snap: Snapshot, wanted: Callable[[str], bool], findings: list[Finding],
+def _unit_chunks(snap: Files, wanted: Callable[[str], bool], findings: list[Finding],
                  units: list[Unit], *, everything: bool = False) -> Iterator[list[Unit]]:
     """Pair each object with its metadata file; yield the units :data:`CHUNK` at a time.
 
     A unit is complete when its first path is seen (the other path is looked up, not
     waited for), so a pool starts checking while this still pairs. Paths outside the
-    layout or not regular files get their :func:`~kistore.verify.check_layout_path`
+    layout or not regular files get their :func:`~kistore.check._rules.check_layout_path`
     findings appended to ``findings``; every unit yielded is also appended to ``units``.
     Runs of plain layout paths are paired a batch at a time (:func:`_plain_units`);
     ``everything`` says ``wanted`` is true of every path (no focus), so it is not asked.
@@ -410,7 +215,7 @@ _METADATA_LINES = re.compile(
     f"(?:{re.escape(_METADATA_PREFIX)}[0-9a-f]{{2}}/[0-9a-f]{{62}}{re.escape(layout.SUFFIX)}\n)+")
 
 
-def _units(snap: Snapshot, wanted: Callable[[str], bool], findings: list[Finding],
+def _units(snap: Files, wanted: Callable[[str], bool], findings: list[Finding],
            everything: bool) -> Iterator[list[Unit]]:
     """Yield the units of :func:`_unit_chunks` in the order of ``snap.modes``, a few at a time."""
     modes = snap.modes
@@ -473,7 +278,7 @@ def _plain_units(batch: list[tuple[str, int]], modes: dict[str, int]) -> list[Un
     return None
 
 
-def check_unit(snap: Snapshot, unit: Unit) -> tuple[list[Finding], Entry]:
+def check_unit(snap: Files, unit: Unit) -> tuple[list[Finding], Entry]:
     """Check one manifest's object and metadata files and build its cross-file entry.
 
     Args:
@@ -481,10 +286,10 @@ def check_unit(snap: Snapshot, unit: Unit) -> tuple[list[Finding], Entry]:
         unit: see :data:`Unit`.
 
     Returns:
-        The findings of :func:`~kistore.verify.check_object_bytes`,
-        :func:`~kistore.verify.check_metadata_bytes` and
-        :func:`~kistore.verify.check_manifest_pair` for the files to check, and the
-        :class:`~kistore.verify.Entry` (kind, name, references) of the manifest.
+        The findings of :func:`~kistore.check._rules.check_object_bytes`,
+        :func:`~kistore.check._rules.check_metadata_bytes` and
+        :func:`~kistore.check._rules.check_manifest_pair` for the files to check, and the
+        :class:`~kistore.check._rules.Entry` (kind, name, references) of the manifest.
     """
     hex_, object_path, metadata_path, check_object, check_metadata = unit
     digest = Digest(hex_)
@@ -518,19 +323,19 @@ def check_unit(snap: Snapshot, unit: Unit) -> tuple[list[Finding], Entry]:
                                 has_metadata=metadata_path is not None)
 
 
-_worker_snapshot: Snapshot | None = None
+_worker_snapshot: Files | None = None
 
 CHUNK = 500
 """Units a worker checks per task (one pickle each way per chunk)."""
 
 _Compact = tuple["list[Finding] | None", "str | None", "str | None", tuple["str | None", ...]]
 """One unit's result as it crosses processes: findings (None: none), kind, name and the
-references in :data:`kistore.model.REFERENCE_FIELDS` order. Plain tuples: unpickling an
+references in :data:`kistore.core.model.REFERENCE_FIELDS` order. Plain tuples: unpickling an
 Entry (a dataclass holding a Digest) cost the parent ~40 us a manifest, more than the
 checks."""
 
 
-def _check_units_compact(snap: Snapshot, chunks: Iterator[list[Unit]], workers: int | None,
+def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int | None,
                          meanwhile: Callable[[], object] | None
                          ) -> Iterator[tuple[list[Unit], list[_Compact]]]:
     """Yield (units, their :data:`_Compact` results) chunk by chunk, in order, here or in a pool."""
@@ -567,7 +372,7 @@ def _check_units_compact(snap: Snapshot, chunks: Iterator[list[Unit]], workers: 
         _worker_snapshot = None
 
 
-def _check_unit_compact(snap: Snapshot, unit: Unit) -> _Compact:
+def _check_unit_compact(snap: Files, unit: Unit) -> _Compact:
     """:func:`check_unit` as a :data:`_Compact`, by :func:`check_clean_pair` when it can."""
     hex_, object_path, metadata_path, check_object, check_metadata = unit
     if check_object and check_metadata:  # both paths exist and are to be checked
@@ -586,7 +391,7 @@ def _check_unit_compact(snap: Snapshot, unit: Unit) -> _Compact:
 
 
 def _reopen_worker_snapshot(parent_pid: int) -> None:
-    """Worker start: reopen the snapshot, after :func:`kistore.workers.start_worker`.
+    """Worker start: reopen the snapshot, after :func:`kistore.core.workers.start_worker`.
 
     A worker that inherited the CLI's SIGTERM handler (an interrupt) could not be ended by
     the pool's terminate, and the parent waited on it for ever.
@@ -605,7 +410,7 @@ def _check_chunk_in_worker(units: list[Unit]) -> list[_Compact]:
 def _quick_parse(data: bytes) -> Any:
     """Parse a file whose bytes are not being checked (only its kind or name is needed).
 
-    :func:`kistore.canonical_fast.loads_lenient` (a gate reads every unchanged manifest
+    :func:`kistore.core.canonical_fast.loads_lenient` (a gate reads every unchanged manifest
     of the tree this way); None when it is not JSON.
     """
     try:
@@ -620,7 +425,7 @@ CHECKERS: list[Checker] = [check_history, check_names, check_policy, check_attes
 
 
 def verify(store: Store, at: str | None = None, *, progress: Progress | None = None,
-           checkers: Iterable[Checker] | None = None, snap: Snapshot | None = None,
+           checkers: Iterable[Checker] | None = None, snap: Files | None = None,
            workers: int | None = None) -> list[Finding]:
     """Verify a whole store offline and return every finding (docs/design.md §4).
 
@@ -637,7 +442,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
 
     Returns:
         Every finding, contents first (sorted by file), then each checker's.
-        :func:`kistore.findings.exit_code` of it is the command's exit code.
+        :func:`kistore.core.findings.exit_code` of it is the command's exit code.
 
     Raises:
         InputError: when ``at`` names no commit.
@@ -653,7 +458,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
                           meanwhile=run_checkers) + later
 
 
-def count_files(snap: Snapshot) -> int:
+def count_files(snap: Files) -> int:
     """Return how many object and metadata files a snapshot holds (a progress bar's length)."""
     prefixes = (layout.OBJECTS_DIR + "/", layout.METADATA_DIR + "/")
     return sum(1 for p in snap.modes if p.startswith(prefixes))

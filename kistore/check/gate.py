@@ -45,18 +45,13 @@ from ..core.findings import ERROR, INFO, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git import treediff
 from ..git.pathlog import blob_at
+from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
 from ._history import ancestry, check_history, history_findings, objects_tree
 from ._paths import changed_tree_names
 from ._policy import check_policy
 from ._rules import sort_key
-from .audit import (
-    GITATTRIBUTES,
-    TreeSnapshot,
-    admit_quarantine,
-    check_contents,
-    checking_limit,
-)
+from .audit import GITATTRIBUTES, check_contents, checking_limit
 from .lineage import check_shallow, names_kept, revocations_kept
 from .reach import first_unsent
 
@@ -138,7 +133,7 @@ def check_range(store: Store, spec: str) -> list[Finding]:
     commits = list(ancestry(repo, head, hide=base))
     findings = history_findings(repo, commits)
     changed, metadata_edits = _changed_paths(repo, base.tree, head.tree)
-    findings += check_contents(TreeSnapshot(repo, head.tree, checking_limit(store)),
+    findings += check_contents(store.view(str(head.id)).files(checking_limit(store)),
                                focus=changed)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
@@ -264,7 +259,7 @@ def _store_changes(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree: p
                    ) -> dict[str, treediff.Change]:
     """Files under ``store/`` and ``.gitattributes`` that differ between two root trees.
 
-    :func:`kistore.treediff.changed_leaves`: unchanged shards are not read (libgit2's
+    :func:`kistore.git.treediff.changed_leaves`: unchanged shards are not read (libgit2's
     ``diff_to_tree`` read every shard of both trees, 0.4 s a diff at 100,000 manifests).
     """
     changes = treediff.changed_leaves(repo, treediff.subtree_id(base_tree, layout.STORE_DIR),
@@ -563,5 +558,5 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     with: everything ``rev``'s tree holds and all of its history.
     """
     head = store.commit(rev)
-    findings = check_contents(TreeSnapshot(store.repo, head.tree, checking_limit(store)))
+    findings = check_contents(store.view(str(head.id)).files(checking_limit(store)))
     return findings + check_history(store, rev)

@@ -7,7 +7,7 @@ the ``origin`` remote for GitHub, GitLab and Gitea), and writing the citation as
 text, BibTeX, CSL-JSON and a complete ``CITATION.cff`` (CFF 1.2.0).
 
 Leaves to others: resolving what a person typed (:meth:`kistore.store.Store.resolve`),
-re-hashing object bytes on read (:class:`kistore.views.View`), and printing
+re-hashing object bytes on read (:class:`kistore.store.View`), and printing
 (:mod:`kistore.cli.cite`). pygit2 is imported inside the functions that walk history, so
 importing this module stays cheap.
 

@@ -1,9 +1,9 @@
 """Citation output formats: plain text, BibTeX, CSL-JSON and CITATION.cff (docs/design.md §7).
 
-Owns writing a :class:`kistore.citation.Citation` for each consumer, valid for it: BibTeX
+Owns writing a :class:`kistore.cite.citation.Citation` for each consumer, valid for it: BibTeX
 that parses (one ``@misc`` entry with a key stable per digest), a CSL-JSON list of CSL items
 (CSL-JSON data schema), and a complete ``CITATION.cff`` (CFF 1.2.0 schema). Pure: no git,
-no I/O; the citation's facts come from :mod:`kistore.citation`.
+no I/O; the citation's facts come from :mod:`kistore.cite.citation`.
 """
 
 from __future__ import annotations

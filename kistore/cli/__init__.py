@@ -369,7 +369,7 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
     Before the block, ``KIND/`` with no name is refused as incomplete, and a ``KIND/NAME``
     among ``refs`` that two manifests of the work tree (or, with ``names_at_commits``, of
     commit ``at``) answer to is refused, listing both (:mod:`kistore.cli.names`).
-    Within the block, a :class:`~kistore.errors.ResolutionError` about the work tree
+    Within the block, a :class:`~kistore.core.errors.ResolutionError` about the work tree
     becomes, for the first of ``refs`` that the work tree does not resolve:
 
     * a digest or prefix of a committed manifest whose object file was deleted: the
@@ -377,7 +377,7 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
       restore it with `git checkout -- PATH```), as ``KIND/NAME`` already gets;
     * a ``KIND/NAME`` no manifest holds: the same "no KIND named ..." with how to find a
       name written into a metadata file in place, which a lookup does not see
-      (:meth:`kistore.views.View.find_name`): ``kistore reindex``.
+      (:meth:`kistore.store.View.find_name`): ``kistore reindex``.
 
     Args:
         store: the :class:`kistore.store.Store` asked.

@@ -1,7 +1,8 @@
 """Subcommands: ``key generate``, ``attest``, ``attestations``, ``notes``, ``trust``.
 
-Thin: each parses options, calls :mod:`kistore.signing`, :mod:`kistore.attestation`,
-:mod:`kistore.notes`, :mod:`kistore.trust` or :mod:`kistore.evidence`, and prints.
+Thin: each parses options, calls :mod:`kistore.attest.signing`,
+:mod:`kistore.attest.attestation`, :mod:`kistore.attest.notes`, :mod:`kistore.attest.trust`
+or :mod:`kistore.attest.evidence`, and prints.
 """
 
 from __future__ import annotations

@@ -123,7 +123,7 @@ date, per store: once is enough."""
 
 def _shared_names(store: Store, keys: list[tuple[str, str]], at: str | None
                   ) -> dict[tuple[str, str], list[Digest]]:
-    """Return :meth:`kistore.views.View.shared_names` of the work tree or commit ``at``.
+    """Return :meth:`kistore.store.View.shared_names` of the work tree or commit ``at``.
 
     The catalog is synced once per store and revision in a command.
     """

@@ -1,7 +1,7 @@
 """Verification subcommands: ``verify`` (the whole store) and ``check`` (the pull-request gate).
 
 Both print findings (text, JSON, or GitHub annotations) and exit with
-:func:`kistore.findings.exit_code` of them: 0 clean or only warnings/info, 1 any error.
+:func:`kistore.core.findings.exit_code` of them: 0 clean or only warnings/info, 1 any error.
 """
 
 from __future__ import annotations

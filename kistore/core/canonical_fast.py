@@ -1,6 +1,6 @@
-"""The compiled fast path of :mod:`kistore.canonical`: orjson, where it provably agrees.
+"""The compiled fast path of :mod:`kistore.core.canonical`: orjson, where it provably agrees.
 
-:func:`kistore.canonical.loads` and :func:`kistore.canonical.dumps` walk every value in
+:func:`kistore.core.canonical.loads` and :func:`kistore.core.canonical.dumps` walk every value in
 Python (hooks, pointer bookkeeping, number normalisation): about 70 us and 85 us for a
 1 KB manifest. orjson (compiled) parses and writes JSON in a few microseconds, but it is
 not RFC 8785 and not kistore's strict parser. So it is used only where its answer is
@@ -16,7 +16,7 @@ provably the exact one, and every other case goes to the exact path:
   in its output (see :data:`DOUBTS`), and no value in it is one the exact path refuses.
 
 None from either means "take the exact path", never "invalid"; property tests hold both
-to :mod:`kistore.canonical` and to the independent ``rfc8785`` package. orjson's number
+to :mod:`kistore.core.canonical` and to the independent ``rfc8785`` package. orjson's number
 layout is checked once at import (:func:`_writes_numbers_as_rfc8785`); any other layout
 turns this path off.
 """
@@ -78,7 +78,7 @@ def _doubtful(data: bytes, *, integral_floats_ok: bool = False) -> bool:
     Doubted: a number form of :data:`DOUBTS` (integral floats, ``12.0``, only unless
     ``integral_floats_ok``: the caller rewrites them); a 4-byte UTF-8 sequence (RFC 8785 §3.2.3
     orders keys by UTF-16 code units, orjson by code points: they differ only beyond
-    U+FFFF); more than :data:`kistore.canonical.MAX_DEPTH` brackets (the depth limit is
+    U+FFFF); more than :data:`kistore.core.canonical.MAX_DEPTH` brackets (the depth limit is
     then checked by the exact path).
     """
     if data.count(b"{") + data.count(b"[") > MAX_DEPTH:
@@ -97,7 +97,7 @@ def loads_lenient(data: bytes) -> Any:
     For files whose bytes are not being judged, only read for a field or two (a kind, a
     name): orjson is a few times faster, and the standard library still reads what it
     refuses (an integer beyond 64 bits, a lone surrogate), so both accept the same files.
-    Not RFC 8785 and not strict: :func:`loads` and :func:`kistore.canonical.loads` are.
+    Not RFC 8785 and not strict: :func:`loads` and :func:`kistore.core.canonical.loads` are.
 
     Args:
         data: raw bytes (UTF-8; the standard parser also detects UTF-16 and UTF-32).
@@ -143,7 +143,7 @@ def _loads_if_orjson_canonical(data: bytes) -> Any:
         data: raw bytes.
 
     Returns:
-        The value (JSON types only), exactly what :func:`kistore.canonical.loads` returns,
+        The value (JSON types only), exactly what :func:`kistore.core.canonical.loads` returns,
         when ``data`` starts with ``{`` or ``[``, orjson's re-encoding with sorted keys and
         integers within +/-(2**53 - 1) reproduces it exactly (which rules out whitespace,
         duplicate keys, unsorted keys, escapes RFC 8785 does not write, a byte-order mark,
@@ -185,7 +185,7 @@ def loads(data: bytes) -> Any:
         data: raw bytes of one JSON text whose first byte is ``{`` or ``[``.
 
     Returns:
-        Exactly what :func:`kistore.canonical.loads` returns, or None: take the exact path
+        Exactly what :func:`kistore.core.canonical.loads` returns, or None: take the exact path
         (which also names any problem). Not None only when:
 
         * orjson parses the bytes: it refuses a byte-order mark, invalid UTF-8, control
@@ -200,7 +200,7 @@ def loads(data: bytes) -> Any:
         * orjson's re-encoding (integers within +/-(2**53 - 1)) holds no zero float
           (a nonzero literal such as 1e-400 may have underflowed to it) and no integral
           float of 16 or more digits (maybe beyond 2**53 - 1);
-        * nesting is within :data:`kistore.canonical.MAX_DEPTH`.
+        * nesting is within :data:`kistore.core.canonical.MAX_DEPTH`.
     """
     if not AGREES or data[:1] not in (b"{", b"["):
         return None
@@ -233,7 +233,7 @@ def dumps(value: Any) -> bytes | None:
         value: a ``dict`` or ``list`` of JSON values (anything else: None).
 
     Returns:
-        ``kistore.canonical.dumps(value)``, computed by orjson, when the output is not
+        ``kistore.core.canonical.dumps(value)``, computed by orjson, when the output is not
         :func:`_doubtful` and holds no ``null`` (orjson writes NaN and Infinity as null;
         the exact path refuses them). Integral floats, which orjson writes ``12.0`` and
         RFC 8785 ``12``, are rewritten (:func:`_integral_floats_as_integers`). None when
@@ -325,8 +325,8 @@ _canonical_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separ
 def _loads_if_plainly_canonical(data: bytes) -> Any:
     """Parse ``data`` when a fast test proves it strict, canonical JSON; else return None.
 
-    The strict parser and :func:`kistore.canonical.dumps` walk every value in Python; this
-    test runs in C. ``json.loads`` accepts more than :func:`kistore.canonical.loads`, and
+    The strict parser and :func:`kistore.core.canonical.dumps` walk every value in Python; this
+    test runs in C. ``json.loads`` accepts more than :func:`kistore.core.canonical.loads`, and
     ``canonicaljson`` (stdlib JSON with sorted keys, no spaces) differs from RFC 8785 in a
     few cases, so the bytes count as canonical only when re-encoding reproduces them exactly
     (which rules out duplicate keys, whitespace, a byte-order mark, NaN, values beyond the
@@ -335,7 +335,7 @@ def _loads_if_plainly_canonical(data: bytes) -> Any:
     :data:`kistore.MAX_DEPTH` brackets. A fixed-notation non-integral float is
     the same text in Python's ``repr`` and in ECMAScript (both shortest round-trip digits).
     None means "take the exact path", never "not canonical"; a property test holds this to
-    :func:`kistore.canonical.is_canonical`.
+    :func:`kistore.core.canonical.is_canonical`.
     """
     if data.count(b"{") + data.count(b"[") > MAX_DEPTH:
         return None

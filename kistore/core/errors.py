@@ -152,13 +152,13 @@ class InputError(KistoreError):
 
 
 class ParseError(InputError):
-    """Bytes that are not strict JSON as kistore accepts it (see :mod:`kistore.canonical`)."""
+    """Bytes that are not strict JSON as kistore accepts it (see :mod:`kistore.core.canonical`)."""
 
 
 class TrailingDataError(ParseError):
     """More text after one whole JSON value (two manifests in a file meant to hold one).
 
-    Its own class so that a reader of several kinds of input (:mod:`kistore.inputs`) can
+    Its own class so that a reader of several kinds of input (:mod:`kistore.store.inputs`) can
     say what is right where it was found: a bundle or a ``.jsonl`` name for a file, one
     manifest a line for JSON Lines.
     """

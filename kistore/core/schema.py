@@ -2,12 +2,12 @@
 
 Owns loading ``schemas/*.json`` (shipped inside the wheel as the ``kistore.schemas``
 package), resolving their ``$ref`` between each other without any network access, and
-turning validation errors into :class:`~kistore.errors.SchemaError` findings that carry the
+turning validation errors into :class:`~kistore.core.errors.SchemaError` findings that carry the
 JSON Pointer (RFC 6901) of the offending value.
 
 ``format: date-time`` is enforced (RFC 3339, via ``rfc3339-validator``): python-jsonschema
 ignores ``format`` unless a checker is registered, so one is registered explicitly here and
-a missing checker fails closed (:class:`~kistore.errors.InstallationError`, exit 2) rather
+a missing checker fails closed (:class:`~kistore.core.errors.InstallationError`, exit 2) rather
 than passing silently.
 
 The schema files carry no ``$id`` and refer to each other by relative ``$ref``
@@ -17,7 +17,7 @@ read (JSON Schema 2020-12 §8.2.1: the retrieval URI is the base), offline, from
 under its name. (An absolute ``$id`` sent every validator to a host that serves nothing; a
 relative one is resolved against the working directory by check-jsonschema.) Inside kistore
 each is identified as :data:`SCHEMA_BASE` + its file name. A ``$ref`` that resolves to nothing (a
-damaged installation) is an :class:`~kistore.errors.InstallationError` naming the schema
+damaged installation) is an :class:`~kistore.core.errors.InstallationError` naming the schema
 file, the JSON Pointer of the ``$ref`` and its value.
 
 Speed: a valid document is confirmed by ``jsonschema-rs`` (compiled, ~20 us a manifest

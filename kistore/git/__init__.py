@@ -5,7 +5,8 @@ manifests beyond the store's layout (core). Modules: :mod:`.pack` (blob ids, pac
 :mod:`.treediff` (``git diff-tree`` reading only changed subtrees), :mod:`._gitindex` and
 :mod:`._pending_index` (git's index under its lock), :mod:`.writer` (atomic work-tree
 writes with undo), :mod:`.commit` (trees, commits, compare-and-swap branch moves),
-:mod:`.notes` (which objects a notes ref annotates).
+:mod:`.notes` (which objects a notes ref annotates), :mod:`.quarantine` (objects a push
+is still bringing in, inside ``pre-receive``).
 """
 
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
     from .notes import annotated_blobs as annotated_blobs
     from .notes import note_tree as note_tree
     from .pack import blob_id as blob_id
+    from .quarantine import admit_quarantine as admit_quarantine
     from .treediff import changed_files as changed_files
     from .writer import FileBatch as FileBatch
     from .writer import atomic_write as atomic_write
@@ -28,6 +30,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "commit": ["BranchCommit", "PACK_THRESHOLD", "check_ready", "commit_signature"],
     "notes": ["annotated_blobs", "note_tree"],
     "pack": ["blob_id"],
+    "quarantine": ["admit_quarantine"],
     "treediff": ["changed_files"],
     "writer": ["FileBatch", "atomic_write"],
 })

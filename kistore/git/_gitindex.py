@@ -48,7 +48,7 @@ class IndexUpdate:
 
     Between :meth:`write` and the end of the block the lock is still held, so a step that
     must go with the index change happens while no git command can see or change the
-    index: ``git commit`` moves the branch there, and so does :mod:`kistore.commit`.
+    index: ``git commit`` moves the branch there, and so does :mod:`kistore.git.commit`.
     :meth:`finish` puts the index in place before the block ends, for a caller that holds
     the lock over more than the change (leaving the block then only closes).
 
@@ -178,7 +178,7 @@ def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
     Args:
         index: the index, read under git's lock (:class:`IndexUpdate`).
         blobs: work-tree path (``/``-separated, relative) -> committed blob id.
-        stats: path -> the :data:`kistore.writer.FileStat` of the file written with
+        stats: path -> the :data:`kistore.git.writer.FileStat` of the file written with
             exactly that blob's bytes. A path without one is read from its file under
             ``root``: stat data when the file holds the committed bytes, else the
             committed blob without stat data, so ``git status`` shows the edit.

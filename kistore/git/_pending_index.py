@@ -1,7 +1,7 @@
 """An index left behind HEAD by a killed commit: recorded before the move, repaired after.
 
 ``add --commit`` writes the new index to git's ``index.lock``, moves the branch, then
-renames the lock onto ``.git/index`` (:mod:`kistore.commit`). A process killed between the
+renames the lock onto ``.git/index`` (:mod:`kistore.git.commit`). A process killed between the
 move and the rename leaves HEAD holding the commit and the index without its files:
 ``git status`` shows them deleted and untracked, and a plain ``git commit`` would delete
 them from the store. The lock file it leaves must be deleted by hand (git cannot tell a
@@ -13,7 +13,7 @@ commit id a line) before the move, and removes the file once the index is in pla
 next ``add --commit`` in that work tree finds the file and stages again each such
 commit's store files that the index lacks (:meth:`PendingIndex.restage`): the cost of a
 check is one failed ``open`` when no commit was killed, and one shard-level tree diff
-(:func:`kistore.treediff.changed_files`) of the killed commit when one was.
+(:func:`kistore.git.treediff.changed_files`) of the killed commit when one was.
 
 This module knows git (pygit2 trees, the index); it is given the git directory.
 """
@@ -102,7 +102,7 @@ class PendingIndex:
             repo: the pygit2 Repository.
             index: the pygit2 Index, read under git's lock (changed in memory only).
             root: the work tree, where each path's stat data is read
-                (:func:`kistore.gitindex.stage`).
+                (:func:`kistore.git._gitindex.stage`).
 
         Returns:
             The paths staged again (``/``-separated, relative to the work tree), sorted;
@@ -179,7 +179,7 @@ def missing_from_index(repo: pygit2.Repository, index: Any, index_file: Path,
     add would check its names against a work tree without them, and a plain ``git commit``
     would delete them. When :func:`stamp` says the index file and HEAD are as the last add
     left them, nothing is read; else the index is written as a tree (libgit2, about 0.2 s
-    at 100,000 manifests) and compared with HEAD by :func:`kistore.treediff.changed_files`.
+    at 100,000 manifests) and compared with HEAD by :func:`kistore.git.treediff.changed_files`.
 
     Args:
         repo: the pygit2 Repository.

@@ -21,7 +21,7 @@ the index until it is deleted:
 * between the move and the rename: HEAD holds the commit and the files, git's index is the
   old one (``kistore verify`` says the index is behind HEAD); delete the lock, then
   ``git reset -q``. The next ``add --commit`` also stages them again: the commit is
-  recorded as pending before the move (:mod:`kistore.pending_index`).
+  recorded as pending before the move (:mod:`kistore.git._pending_index`).
 
 A caller that writes the work-tree files first holds git's index lock over that too
 (:meth:`BranchCommit.index_held`), as ``git checkout`` holds it while it writes files:
@@ -142,7 +142,7 @@ class BranchCommit:
         oid: the commit the branch holds after :meth:`run` (None before it lands).
         restaged: the paths an earlier commit, killed after its branch moved, had left
             out of git's index, staged again by :meth:`run` or :meth:`repair_index`
-            (:mod:`kistore.pending_index`); also said on the ``kistore.commit`` logger.
+            (:mod:`kistore.git._pending_index`); also said on the ``kistore.git.commit`` logger.
     """
 
     def __init__(self, repo: pygit2.Repository, root: str | Path | None) -> None:
@@ -171,7 +171,7 @@ class BranchCommit:
         instead of landing on the new branch.
 
         Also stages again what a commit killed after its branch move left out of the index
-        (:mod:`kistore.pending_index`), and refuses an index that lacks store files HEAD
+        (:mod:`kistore.git._pending_index`), and refuses an index that lacks store files HEAD
         holds, other than the ``staging`` paths :meth:`run` will stage: the add's name
         checks read the work tree, which lacks them too.
 
@@ -216,7 +216,7 @@ class BranchCommit:
                 ``git gc`` drops them).
             stats: path -> stat data of the work-tree file written with those bytes (filled
                 by the time ``before_move`` returns), staged without reading the file again
-                (:mod:`kistore.gitindex`).
+                (:mod:`kistore.git._gitindex`).
 
         Returns:
             The commit the branch now holds. When HEAD's tree already has every file (a
@@ -331,7 +331,7 @@ class BranchCommit:
         """Stage again the files a commit killed after its branch move left out of the index.
 
         For an add with nothing to commit (a re-run after such a kill): :meth:`run` does
-        the same before it stages its own files. See :mod:`kistore.pending_index`.
+        the same before it stages its own files. See :mod:`kistore.git._pending_index`.
 
         Returns:
             The paths staged again (also in :attr:`restaged`); empty in a bare repository
@@ -428,7 +428,10 @@ class BranchCommit:
 
 
 class _IndexErrorsExplained(gitindex.IndexUpdate):
-    """:class:`kistore.gitindex.IndexUpdate` whose failures say what to do (StoreStateError)."""
+    """:class:`kistore.git._gitindex.IndexUpdate` whose failures say what to do.
+
+    Its errors are :class:`kistore.core.errors.StoreStateError`.
+    """
 
     def __init__(self, index_file: Path) -> None:
         super().__init__(index_file, INDEX_WAIT_S)

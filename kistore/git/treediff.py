@@ -87,8 +87,8 @@ def changed_leaves(repo: pygit2.Repository, old: Any | None, new: Any | None, pr
 def changed_files(repo: pygit2.Repository, old: Any | None, new: Any | None) -> dict[str, Change]:
     """Return the store files that differ between two root trees.
 
-    :func:`changed_leaves` of the :data:`kistore.layout.OBJECTS_DIR` and
-    :data:`kistore.layout.METADATA_DIR` subtrees, paths relative to the work tree.
+    :func:`changed_leaves` of the :data:`kistore.core.layout.OBJECTS_DIR` and
+    :data:`kistore.core.layout.METADATA_DIR` subtrees, paths relative to the work tree.
 
     Args:
         repo: the pygit2 Repository holding both trees.

@@ -2,7 +2,7 @@
 
 Each source has one small module (:mod:`.sol_execbench`, :mod:`.flashinfer_trace`,
 :mod:`.kernelbench`) that reads the source's files into :class:`~.common.Record` units;
-this module builds them into :class:`~kistore.model.Manifest` values and hands them all to
+this module builds them into :class:`~kistore.core.model.Manifest` values and hands them all to
 :meth:`kistore.store.Store.add` in one call (no second write path).
 
 All or nothing: every bad record is reported (file and line for JSON Lines, or JSON

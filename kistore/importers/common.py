@@ -3,7 +3,7 @@
 An importer turns a source's files into :class:`Record` values. Each record is one unit of
 the all-or-nothing rule: its ``build`` returns every manifest document it needs (a run and
 the workload, protocol, environment and implementation it references), or raises an
-:class:`~kistore.errors.InputError` naming the file, the line (JSON Lines) and the JSON
+:class:`~kistore.core.errors.InputError` naming the file, the line (JSON Lines) and the JSON
 Pointer of the bad value. :mod:`kistore.importers` runs the records and hands the result
 to :meth:`kistore.store.Store.add`; nothing here writes anything.
 
@@ -173,7 +173,7 @@ def read_source(source: SourceFile) -> bytes:
 
 
 def load_json(source: SourceFile) -> Any:
-    """Parse a whole JSON file strictly (:func:`kistore.canonical.loads`).
+    """Parse a whole JSON file strictly (:func:`kistore.core.canonical.loads`).
 
     Raises:
         ParseError: naming the file, line, column and JSON Pointer of the problem.

@@ -13,7 +13,7 @@ gc). Here (docs/speed.md, "the compact index, sixth pass"):
   orders by kind name);
 * the object document is stored without what the row already holds -- ``kind``, the four
   reference digests of a run's spec (their keys stay, valued 0), and ``apiVersion`` when
-  it is :data:`kistore.schema.API_VERSION` -- as JSON deflated (zlib) against a preset
+  it is :data:`kistore.core.schema.API_VERSION` -- as JSON deflated (zlib) against a preset
   dictionary of :data:`DICTIONARY_SIZE` bytes sampled from the first documents the index
   stored (table ``dictionary``; the keys and values manifests share, so a 400-byte spec
   stores in ~80-100 bytes), and rebuilt exactly on read (:meth:`Codec.document_bytes`
@@ -294,7 +294,7 @@ class Codec:
         """Return the canonical object bytes a :data:`SELECT` row was made from, exactly.
 
         The stored document with ``kind``, ``apiVersion`` and a run's reference digests
-        put back, written by :func:`kistore.canonical.dumps` (RFC 8785): the bytes whose
+        put back, written by :func:`kistore.core.canonical.dumps` (RFC 8785): the bytes whose
         SHA-256 is the record's digest.
 
         Raises:
@@ -315,7 +315,7 @@ def stored_document(kind: str, document: dict[str, Any]) -> bytes:
     """Return what a record row stores of its object document, before compression (JSON).
 
     Left out, for the row holds them: ``kind``; ``apiVersion`` when it is
-    :data:`~kistore.schema.API_VERSION`; the value of a run's reference digests
+    :data:`~kistore.core.schema.API_VERSION`; the value of a run's reference digests
     (:data:`REFERENCES`) when they are digests (the row holds them as ids; the key stays,
     with the value 0, so they go back in their place). :meth:`Writer.write` deflates it.
 
@@ -508,7 +508,7 @@ def _columns(r: Record) -> tuple[str | None, ...]:
 
 
 def _is_digest(value: object) -> bool:
-    """:func:`kistore.digest.is_digest`, remembered: runs name the same few digests often."""
+    """:func:`kistore.core.digest.is_digest`, remembered: runs name the same few digests often."""
     return isinstance(value, str) and _digest_text(value)
 
 

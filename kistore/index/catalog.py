@@ -33,7 +33,7 @@ def load_manifest(view: StoreView, digest: Digest, *, validate: bool = False) ->
     """Read one manifest from a view; None when absent, corrupt, or without metadata.
 
     Args:
-        view: a :class:`kistore.views.View`.
+        view: a :class:`kistore.store.View`.
         digest: the object's digest; the object bytes must hash to it.
         validate: also check it against its kind's JSON Schema (as :func:`parse_manifest`).
     """
@@ -85,7 +85,7 @@ def damage(view: StoreView, digest: Digest) -> tuple[str, str]:
     Reads both files from ``view`` and asks :func:`problem`.
 
     Args:
-        view: a :class:`kistore.views.View`.
+        view: a :class:`kistore.store.View`.
         digest: the manifest's digest.
 
     Returns:

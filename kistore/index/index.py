@@ -465,7 +465,7 @@ class Index:
 def shard_diff(repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree) -> set[Digest]:
     """Digests whose object or metadata file differs (bytes or mode) between two git trees.
 
-    :func:`kistore.treediff.changed_files`, which reads only the subtrees whose ids differ
+    :func:`kistore.git.treediff.changed_files`, which reads only the subtrees whose ids differ
     (libgit2's ``diff_to_tree`` loaded every shard of both trees: 6 s at 1,000,000
     manifests to find the one a commit added); paths outside the layout are left out.
 

@@ -223,7 +223,7 @@ def maybe_attested(root: Path, digests: Iterable[Digest], annotated: frozenset[s
     """Return the runs of the work tree that may have an attestation; the rest have none.
 
     A run may have one when its object file's git blob id carries a note, or when
-    ``store/attestations/sha256/XX/REST/`` exists for it (what :func:`kistore.notes.
+    ``store/attestations/sha256/XX/REST/`` exists for it (what :func:`kistore.attest.notes.
     collect_many` reads). Every other run's evidence is ``source-native`` with no
     attestations, without reading notes or files.
 

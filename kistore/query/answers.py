@@ -92,7 +92,7 @@ def unreadable_error(view: View, digest: Digest, ref: str, *,
             checkout`` would only restore the same bytes.
 
     Returns:
-        A :class:`~kistore.errors.VerificationError` at the bad file (its path holds the
+        A :class:`~kistore.core.errors.VerificationError` at the bad file (its path holds the
         digest), e.g. ``store/objects/sha256/95/4b...json: BenchmarkRun/x: the object file
         is corrupt: its sha256 is ...; restore it with `git checkout -- store/objects/...`,
         and run `kistore verify` to find any other damaged file``.
@@ -145,8 +145,8 @@ def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
             folder then get the empty evidence without notes being read. None: unknown.
 
     Returns:
-        The :func:`kistore.evidence.evidence_for` answer of every run, computed in one pass
-        by :func:`kistore.evidence.evidence_for_many`.
+        The :func:`kistore.attest.evidence.evidence_for` answer of every run, computed in one pass
+        by :func:`kistore.attest.evidence.evidence_for_many`.
     """
     digests = [Digest.from_str(r.digest) for r in records]
     asked = digests

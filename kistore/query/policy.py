@@ -151,7 +151,7 @@ def load_policy(view: View) -> RankingPolicy:
     """Return the policy of a store view: its ``store/policy/ranking.json`` or the default.
 
     Args:
-        view: a :class:`kistore.views.View` (work tree or commit).
+        view: a :class:`kistore.store.View` (work tree or commit).
 
     Raises:
         ParseError, MultipleErrors: the store's policy file is not valid.

@@ -14,7 +14,7 @@ from ._store import (
     atomic_write,
     read_settings,
 )
-from ._views import CommitView, View, WorkTreeView
+from ._views import CommitView, Files, FileTooLarge, View, WorkTreeView
 
 __all__ = [
     "GITATTRIBUTES_LINE",
@@ -22,6 +22,8 @@ __all__ = [
     "AddInterrupted",
     "AddResult",
     "CommitView",
+    "FileTooLarge",
+    "Files",
     "Store",
     "View",
     "WorkTreeView",

@@ -5,9 +5,9 @@ straight into git objects), reading back with re-hashing, and resolving referenc
 digest, unique hex prefix, ``KIND/NAME``).
 
 Reads see the work tree by default (what was just added is visible before it is committed)
-or a commit when asked ``at=REV``; both are a :class:`kistore.views.View`. What an add may
-write is decided by :mod:`kistore.admission`, its work-tree files are written by
-:mod:`kistore.writer`, and its commit is made by :mod:`kistore.commit`.
+or a commit when asked ``at=REV``; both are a :class:`kistore.store.View`. What an add may
+write is decided by :mod:`kistore.store.admission`, its work-tree files are written by
+:mod:`kistore.git.writer`, and its commit is made by :mod:`kistore.git.commit`.
 
 Write guarantees:
 
@@ -310,7 +310,7 @@ class Store:
         """Add manifests to the store, all or nothing.
 
         Args:
-            manifests: validated manifests (see :func:`kistore.inputs.read_inputs`).
+            manifests: validated manifests (see :func:`kistore.store.inputs.read_inputs`).
             allow_dangling: record runs whose referenced digests are neither stored nor in
                 this batch (``verify`` then reports them as unresolved).
             update_metadata: replace the metadata of an already stored object when it differs.
@@ -318,7 +318,7 @@ class Store:
                 a compare-and-swap) and stage the written paths, leaving ``git status`` clean.
             message: commit message (default: a summary of what was added).
             origins: where each manifest came from, named in error messages: a file name,
-                or a :class:`kistore.inputs.Located` (file, line, pointer of the manifest
+                or a :class:`kistore.store.inputs.Located` (file, line, pointer of the manifest
                 inside the file, e.g. ``/run`` in a bundle).
 
         Returns:

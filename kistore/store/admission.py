@@ -76,7 +76,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
         commit: the files will be committed: a file already in the work tree but not in
             HEAD (``head_holds`` says no) is written again, so that it is committed.
         origins: where each manifest came from (a file name or a
-            :class:`kistore.inputs.Located`), named in the errors.
+            :class:`kistore.store.inputs.Located`), named in the errors.
         head_holds: ``holds(path, data)``: True when HEAD's tree has exactly ``data``.
 
     Returns:

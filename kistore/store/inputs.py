@@ -307,7 +307,7 @@ class _LineOffsets:
 def _bom_inside(number: int, file: str) -> ParseError:
     """Return the error for a byte-order mark opening line ``number`` > 1 of JSON Lines.
 
-    :func:`kistore.canonical.loads` sees each line alone and says "at start of file";
+    :func:`kistore.core.canonical.loads` sees each line alone and says "at start of file";
     inside a file it is usually a BOM-saved file appended to this one.
     """
     return ParseError(f"byte-order mark (bytes EF BB BF) at the start of line {number}, not "
