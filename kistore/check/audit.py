@@ -31,11 +31,13 @@ from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import start_worker
 from ..store import Files, FileTooLarge
+from ._focus import collision_candidates, look_up_entries
 from ._history import check_history
 from ._paths import check_tree_names
 from ._policy import check_policy
 from ._rules import (
     FILE_TOO_LARGE,
+    REFERENCE_KINDS,
     REGULAR,
     Entry,
     check_case_collisions,
@@ -130,7 +132,9 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
     findings: list[Finding] = []
     if focus is None or GITATTRIBUTES in focus:
         findings += check_gitattributes(snap.read(GITATTRIBUTES))
-    findings += [f for f in check_case_collisions(snap.modes)
+    listed = snap.modes.keys() if snap.complete else \
+        snap.modes.keys() | collision_candidates(snap.view, focus or ())
+    findings += [f for f in check_case_collisions(listed)
                  if wanted(f.file or "") or wanted(f.extra["collides_with"])]
 
     units: list[Unit] = []
@@ -156,6 +160,15 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                                 unit[2] is not None)
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
         d for d in entries if wanted(layout.object_path(d)) or wanted(layout.metadata_path(d))}
+    if not snap.complete and focus_digests is not None:  # the rest of the tree: looked up
+        if any(entries[d].kind in REFERENCE_KINDS.values() and entries[d].has_object
+               or entries[d].name is not None for d in focus_digests):
+            # Which earlier run's dangling reference a new Workload (...) answers is known
+            # only to a run's own bytes, and which manifest holds a name only to metadata
+            # files: read them all (KI202 on that run, KI205).
+            whole = snap.view.files(snap.limit)
+            return check_contents(whole, focus=focus, workers=workers)
+        look_up_entries(snap.view, entries, focus_digests, snap.limit)
     findings += check_entries(entries, focus_digests)
     return sorted(findings, key=sort_key)
 

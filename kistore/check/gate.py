@@ -58,7 +58,7 @@ from .reach import first_unsent
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
-    from ..store import Store
+    from ..store import Files, Store
 
 HISTORY_REWRITTEN = rule(
     "KI404", "history-rewritten", ERROR,
@@ -98,12 +98,17 @@ def parse_range(spec: str) -> tuple[str, str]:
     return base, head
 
 
-def check_range(store: Store, spec: str) -> list[Finding]:
+def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Finding]:
     """Check what the commits in ``BASE..HEAD`` add to the store (the pull-request gate).
+
+    Costs what the range changes: the cross-file rules look up single paths of ``HEAD``'s
+    tree (:mod:`._focus`), never a listing of every file.
 
     Args:
         store: a :class:`kistore.store.Store` (a bare repository is fine).
         spec: ``BASE..HEAD``, any revisions git understands.
+        whole_tree: list and read every file of ``HEAD`` for the cross-file rules instead
+            (the same findings, at O(store); tests compare the two).
 
     Returns:
         KI404 alone when ``BASE`` is not an ancestor of ``HEAD``. Otherwise: KI401-KI403 for
@@ -133,7 +138,7 @@ def check_range(store: Store, spec: str) -> list[Finding]:
     commits = list(ancestry(repo, head, hide=base))
     findings = history_findings(repo, commits)
     changed, metadata_edits = _changed_paths(repo, base.tree, head.tree)
-    findings += check_contents(store.view(str(head.id)).files(checking_limit(store)),
+    findings += check_contents(_range_files(store, str(head.id), changed, whole_tree),
                                focus=changed)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
@@ -148,6 +153,23 @@ def check_range(store: Store, spec: str) -> list[Finding]:
         findings += checker(store, str(base.id), str(head.id), changed)
     findings += check_shallow(store)
     return sorted(findings, key=sort_key)
+
+
+def _range_files(store: Store, head: str, changed: set[str], whole_tree: bool) -> Files:
+    """Return the files of ``head`` the contents check reads: changed ones and partners.
+
+    Each changed object or metadata path brings its digest's other file (an object is
+    checked with its metadata); everything else a rule needs is looked up later.
+    """
+    view, limit = store.view(head), checking_limit(store)
+    if whole_tree:
+        return view.files(limit)
+    paths = set(changed)
+    for path in changed:
+        digest = layout.digest_from_path(path)
+        if digest is not None:
+            paths.update((layout.object_path(digest), layout.metadata_path(digest)))
+    return view.files_of(paths, limit)
 
 
 def _tree_changes(repo: pygit2.Repository, base_tree: Any, head_tree: Any) -> list[str]:

@@ -16,7 +16,7 @@ import errno
 import os
 import sqlite3
 import stat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -68,15 +68,19 @@ class Files:
     Args:
         view: the :class:`View` the files were listed from.
         modes: repository path -> git file mode, for every file under ``store/`` (``store``
-            itself when it is not a directory).
+            itself when it is not a directory), or for the paths asked about.
         limit: most bytes :meth:`read` returns (``[limits] manifest-bytes``).
+        complete: ``modes`` lists every file (:meth:`View.files`); False: only the paths
+            asked about (:meth:`View.files_of`), and whatever else a check needs is
+            looked up through :attr:`view`, one path at a time.
     """
 
     def __init__(self, view: View, modes: dict[str, int],
-                 limit: int = DEFAULT.manifest_bytes) -> None:
+                 limit: int = DEFAULT.manifest_bytes, *, complete: bool = True) -> None:
         self.view = view
         self.modes = modes
         self.limit = limit
+        self.complete = complete
 
     def read(self, path: str) -> bytes | None:
         """Return a file's bytes, or None when there is no such regular file.
@@ -125,6 +129,27 @@ class View:
 
         Args:
             limit: the most bytes :meth:`Files.read` returns (``[limits] manifest-bytes``).
+        """
+        raise NotImplementedError
+
+    def files_of(self, paths: Iterable[str], limit: int = DEFAULT.manifest_bytes) -> Files:
+        """Return the files at ``paths`` that exist, with their git modes (not every file).
+
+        What the pull-request gate reads: the paths a range changes and the few more each
+        rule looks up, never a listing of the whole store. Costs one lookup per path (in a
+        commit, one tree object per directory level, each loaded once per view).
+
+        Args:
+            paths: repository paths; those with no file (or a directory) are left out.
+            limit: the most bytes :meth:`Files.read` returns.
+        """
+        return Files(self, self.modes_of(paths), limit, complete=False)
+
+    def modes_of(self, paths: Iterable[str]) -> dict[str, int]:
+        """Map each of ``paths`` that holds a file (any mode but a directory) to its git mode.
+
+        Modes as :meth:`files` gives them (a work tree's files are ``0o100644``, a FIFO
+        :data:`SPECIAL_FILE`).
         """
         raise NotImplementedError
 
@@ -376,6 +401,22 @@ class WorkTreeView(View):
             modes[layout.STORE_DIR] = 0o100644
         return Files(self, modes, limit)
 
+    def modes_of(self, paths: Iterable[str]) -> dict[str, int]:  # noqa: D102 - on View
+        modes = {}
+        for path in paths:
+            try:
+                mode = os.lstat(self._prefix + path).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            if stat.S_ISLNK(mode):
+                modes[path] = 0o120000
+            elif stat.S_ISDIR(mode):
+                if os.path.exists(os.path.join(self._prefix + path, ".git")):
+                    modes[path] = 0o160000
+            else:
+                modes[path] = 0o100644 if stat.S_ISREG(mode) else SPECIAL_FILE
+        return modes
+
     def has_object(self, digest: Digest) -> bool:  # noqa: D102 - a stat, not a read
         return os.path.isfile(os.path.join(self.root, layout.object_path(digest)))
 
@@ -511,6 +552,17 @@ class CommitView(View):
         elif store is not None:  # store itself is a file, symlink or submodule
             modes[layout.STORE_DIR] = store.filemode
         return Files(self, modes, limit)
+
+    def modes_of(self, paths: Iterable[str]) -> dict[str, int]:  # noqa: D102 - on View
+        modes: dict[str, int] = {}
+        for path in paths:
+            entry = self._entry(path)
+            if entry is None or entry.type == pygit2.GIT_OBJECT_TREE:
+                continue
+            modes[path] = int(entry.filemode)
+            if entry.filemode in REGULAR_MODES:
+                self._ids[path] = entry.id
+        return modes
 
     def reopen(self) -> None:
         """Open the repository again (libgit2's handles do not cross a fork)."""
