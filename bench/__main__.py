@@ -67,7 +67,7 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
                      ("rank", measure.rank, (repeat * 3, prepared)),
                      ("site", site_speed.site, (prepared, n == ns[0] and n >= 1000)),
                      ("export", export_speed.export, ()),
-                     ("history depth", history.deep_history, (prepared,)),
+                     ("history depth", history.deep_history, (prepared, repeat)),
                      ("git gc", measure.repo_size, ())]
             if only:
                 steps = [s for s in steps if s[0] == "bulk add" or s[0] in only]
