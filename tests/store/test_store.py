@@ -208,6 +208,9 @@ def test_commit_path_is_byte_identical_to_work_tree_path(tmp_path, bundle):
     a.add(manifests(bundle), allow_dangling=True)
     b.add(manifests(bundle), allow_dangling=True, commit=True, message="add record")
     assert snapshot(tmp_path / "a") == snapshot(tmp_path / "b")
+    for m in manifests(bundle):  # the names file too, on both paths
+        path = layout.name_path(m.kind, m.name)
+        assert snapshot(tmp_path / "b")[path] == f"{m.digest}\n".encode()
     assert git(tmp_path / "b", "status", "--porcelain") == ""
     assert git(tmp_path / "b", "log", "-1", "--format=%s").strip() == "add record"
     # The committed blobs are the work-tree bytes.
@@ -393,6 +396,21 @@ def bulk_batch(count: int = 40) -> list[Manifest]:
     batch = [Manifest.from_document(d) for d in generated(count)]
     assert 2 * len(batch) >= PACK_THRESHOLD
     return batch
+
+
+def test_bulk_commit_path_is_byte_identical_to_work_tree_path_names_files_too(tmp_path):
+    # From PACK_THRESHOLD files on, --commit packs the blobs and forked children write the
+    # work tree: the names files go the same way as objects and metadata.
+    batch = bulk_batch()
+    a, b = Store.init(tmp_path / "a"), Store.init(tmp_path / "b")
+    a.add(batch, allow_dangling=True)
+    b.add(batch, allow_dangling=True, commit=True, message="bulk")
+    assert snapshot(tmp_path / "a") == snapshot(tmp_path / "b")
+    names = sorted(p for p in snapshot(tmp_path / "b") if p.startswith("store/names/"))
+    assert names == sorted(layout.name_path(m.kind, m.name) for m in batch)
+    git(tmp_path / "a", "add", "-A")
+    assert git(tmp_path / "a", "write-tree") == git(tmp_path / "b", "rev-parse", "HEAD^{tree}")
+    assert git(tmp_path / "b", "status", "--porcelain") == ""
 
 
 def test_disk_full_while_the_child_writes_moves_no_branch_and_leaves_no_file(
@@ -596,7 +614,8 @@ def test_no_git_command_takes_or_drops_the_staged_entries_before_the_branch_move
     assert git(store_path, "status", "--porcelain") == "A  mine.txt\n"
     committed = set(git(store_path, "diff-tree", "-r", "--name-only", "HEAD~1", "HEAD").split())
     assert committed == {layout.object_path(m.digest) for m in batch} | {
-        layout.metadata_path(m.digest) for m in batch}
+        layout.metadata_path(m.digest) for m in batch} | {
+        layout.name_path(m.kind, m.name) for m in batch}
 
 
 @pytest.mark.parametrize("size", ["one", "bulk"])
@@ -630,7 +649,8 @@ def test_no_git_command_takes_the_files_while_add_commit_writes_them(
     assert git(store_path, "stash", "list") == ""
     committed = set(git(store_path, "diff-tree", "-r", "--name-only", "HEAD~1", "HEAD").split())
     assert committed == {layout.object_path(m.digest) for m in batch} | {
-        layout.metadata_path(m.digest) for m in batch}
+        layout.metadata_path(m.digest) for m in batch} | {
+        layout.name_path(m.kind, m.name) for m in batch}
     assert not (store_path / ".git" / "index.lock").exists()
 
 
