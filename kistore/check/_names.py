@@ -72,7 +72,7 @@ def names_path_in_layout(path: str) -> bool:
 
 
 def owned_path(m: Named) -> str | None:
-    """The names path a manifest must have, or None when it has no valid kind and name.
+    """Return the names path a manifest must have, or None without a valid kind and name.
 
     Only a manifest with both its files, a known kind and a name the schema allows has one
     (the other cases are KI203, KI204, KI102 or KI104).
@@ -117,10 +117,10 @@ def check_names_files(manifests: Iterable[Named], present: Iterable[str],
         return records[path]
 
     findings: list[Finding] = []
-    for path in sorted(present):
-        if focus is not None and not focus(path):
+    for file in sorted(present):
+        if focus is not None and not focus(file):
             continue
-        finding = _disagreement(path, read, by_hex, records)
+        finding = _disagreement(file, read, by_hex, records)
         if finding is not None:
             findings.append(finding)
     for m in by_hex.values():
@@ -176,6 +176,6 @@ def _disagreement(path: str, read: Callable[[str], bytes | None],
 
 
 def _shown(data: bytes, width: int = 80) -> str:
-    """A names file's bytes as a short Python literal (``b'sha256:ab..\\r\\n'``)."""
+    """Show a names file's bytes as a short Python literal (``b'sha256:ab..\\r\\n'``)."""
     shown = repr(data[:width])
     return shown + (f" ... ({len(data)} bytes)" if len(data) > width else "")

@@ -129,8 +129,9 @@ def _held(store: Store, at: str | None, revoked: dict[str, Any]) -> list[Finding
 
 
 def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]:
-    """KI208 for each metadata file a commit keeps but gives another ``name``, and each
-    names file (``store/names/``) a commit modifies, renames or deletes.
+    """KI208 for each metadata file given another ``name``, each names file changed.
+
+    A names file (``store/names/``) may be added, never modified, renamed or deleted.
 
     Each commit is compared with each of its parents, reading only the metadata shards
     and names directories that differ (:func:`kistore.git.treediff.changed_leaves`); a

@@ -291,4 +291,4 @@ def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool) -> None:
     sys.stdout.buffer.flush()
 
 
-COMMANDS = [init, add, digest, show, cat]
+COMMANDS = [init, add, migrate, digest, show, cat]

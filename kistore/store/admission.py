@@ -87,8 +87,9 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     Raises:
         MultipleErrors: every refusal, each located in its input: the same digest twice
             with different metadata; a ``(kind, metadata.name)`` already used by another
-            digest (in the index's names, or by its names file holding another digest); a stored object file whose bytes are not the manifest's; stored
-            metadata that differs, unless ``update_metadata``, and with it another
+            digest (in the index's names, or by its names file holding another digest); a
+            stored object file whose bytes are not the manifest's; stored metadata that
+            differs, unless ``update_metadata``, and with it another
             ``metadata.name`` than HEAD holds (a committed name never moves); dangling
             references, unless ``allow_dangling``; a reference to a manifest of another
             kind than its field names (stored or in the batch).
