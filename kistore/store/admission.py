@@ -127,6 +127,8 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             owner = claimed  # a names file holds the name for another digest
         if owner != digest:
             where = "" if key in names else _place((origins or {}).get(owner))
+            if owner == claimed and names.get(key) != claimed:  # known by its names file only
+                where = f" (its names file {layout.name_path(*key)} says so)"
             problems.append(ConflictError(
                 f"{m.kind} name {m.name!r} is already used by {owner}{where}; names are "
                 "unique per kind: choose another metadata.name", pointer="/metadata/name"
