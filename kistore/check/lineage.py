@@ -231,7 +231,7 @@ def _another_sides(repo: pygit2.Repository, path: str, merged: Any, parent: Any,
     return False
 
 
-def _blob_entry(tree: Any, path: str) -> treediff.Entry | None:
+def _blob_entry(tree: pygit2.Tree, path: str) -> treediff.Entry | None:
     """(blob id, mode) of the file at ``path`` of a root tree, or None."""
     try:
         entry = tree[path]
