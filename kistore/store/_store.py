@@ -387,6 +387,9 @@ class Store:
             return results
         stats, oid = self._write(files, commit=commit,
                                  message=self._message(message, results), results=results)
+        for path in plan.stale:  # never committed: nothing else holds it (best effort)
+            with contextlib.suppress(OSError):
+                os.unlink(self.root / path)
         try:
             self._record_names(view, written, stats)
         except KeyboardInterrupt:

@@ -58,11 +58,14 @@ class AddPlan:
             store already holds everything.
         written: each manifest whose files change, with its object and metadata paths
             (for the index's names).
+        stale: names files to remove once the files are written: the old name of a
+            manifest renamed (``--update-metadata``) before it was ever committed.
     """
 
     results: list[AddResult] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)
     written: list[tuple[Manifest, str, str]] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
 
 
 def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_dangling: bool,
@@ -117,6 +120,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     results: list[AddResult] = []
     files: dict[str, bytes] = {}
     written: list[tuple[Manifest, str, str]] = []  # for the index's names
+    stale: list[str] = []
     for hex_, m in unique.items():
         digest = m.digest
         problems: list[KistoreError] = []
@@ -162,6 +166,12 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                         f"(people cite and link it), so it cannot become {m.name!r}: keep "
                         "the name and correct the title or other metadata",
                         pointer="/metadata/name"))
+                elif stored_name is not None and stored_name != m.name and \
+                        layout.is_name(stored_name):  # renamed before it was committed
+                    old = layout.name_path(m.kind, stored_name)
+                    if view.read(old) == layout.name_record(digest) and \
+                            not head_holds(old, layout.name_record(digest)):
+                        stale.append(old)
         if status == "added" and m.reference_hex:
             problems += _wrong_kinds(view, m, unique, stored, kinds_read)
         if status == "added" and not allow_dangling:
@@ -193,7 +203,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             errors.extend(problems)
     if errors:
         raise MultipleErrors(errors)
-    return AddPlan(results, files, written)
+    return AddPlan(results, files, written, stale)
 
 
 REFERENCED_KINDS = dict(zip(REFERENCE_FIELDS, ("Workload", "BenchmarkProtocol",

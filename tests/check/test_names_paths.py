@@ -305,3 +305,14 @@ def test_two_branches_claiming_one_name_merged_is_refused(remote, kit):
     pushed = remote.pr("merge", lambda c: None)
     assert not pushed.accepted
     assert f"{layout.name_path('Workload', 'x')}: error KI208 name-changed" in pushed.output
+
+
+def test_renaming_an_uncommitted_manifest_moves_its_names_file(store, store_path, kit):
+    m = Manifest.from_document(kit.protocol(name="before"))
+    store.add([m])
+    renamed = Manifest.from_document({**m.document, "metadata": {"name": "after"}})
+    store.add([renamed], update_metadata=True)
+    assert not (store_path / layout.name_path("BenchmarkProtocol", "before")).exists()
+    assert (store_path / layout.name_path("BenchmarkProtocol", "after")).read_bytes() == \
+        layout.name_record(m.digest)
+    assert not [f for f in verify(Store(store_path)) if f.severity == "error"]
