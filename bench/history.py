@@ -95,7 +95,7 @@ def _fresh_gate(workdir: Path, repository: Path, repeat: int) -> tuple[float, in
 def _write_stream(contents: Path, stream: Path, first: int) -> None:
     """Write a fast-import stream: ``first`` manifests in one commit, then one per commit.
 
-    ``contents`` holds (path, bytes) pairs, a manifest's object then its metadata, in
+    ``contents`` holds (path, bytes) pairs, a manifest's object, metadata and names file, in
     generation order (every reference precedes its run), as :func:`.measure.prepare`
     writes them.
     """
@@ -110,8 +110,8 @@ def _write_stream(contents: Path, stream: Path, first: int) -> None:
                 mark += 1
                 out.write(b"blob\nmark :%d\ndata %d\n%s\n" % (mark, len(data), data))
                 tree.append(b"M 100644 :%d %s\n" % (mark, path.encode()))
-                if mark % 2:
-                    continue  # the metadata file follows its object
+                if mark % 3:
+                    continue  # the metadata and names files follow their object
                 manifest += 1
                 if manifest < first:
                     continue

@@ -138,9 +138,11 @@ def prepare(workdir: Path, n: int) -> dict[str, Any]:
         for number, document in enumerate(manifests(n), start=1):
             lines.write(json.dumps(document, separators=(",", ":"), ensure_ascii=False) + "\n")
             m = Manifest.from_document(document)
-            for mark, path, data in ((2 * number, layout.object_path(m.digest), m.object_bytes),
-                                     (2 * number + 1, layout.metadata_path(m.digest),
-                                      m.metadata_bytes)):
+            for mark, path, data in ((3 * number, layout.object_path(m.digest), m.object_bytes),
+                                     (3 * number + 1, layout.metadata_path(m.digest),
+                                      m.metadata_bytes),
+                                     (3 * number + 2, layout.name_path(m.kind, m.name),
+                                      layout.name_record(m.digest))):
                 out.write(b"blob\nmark :%d\ndata %d\n%s\n" % (mark, len(data), data))
                 tree.append(b"M 100644 :%d %s\n" % (mark, path.encode()))
                 pairs.write(b"%s\n%d\n%s" % (path.encode(), len(data), data))
@@ -234,7 +236,7 @@ def bulk_add(workdir: Path, n: int, prepared: dict[str, Any]) -> list[Row]:
                 f"{'clean' if dirty == 0 else f'{dirty} paths dirty'}",
                 {"kistore_s": ki_s, "fast_import_s": git_s, "git_status_dirty": dirty}),
             Row(n, "bulk add vs work-tree floor", ki_rate, "manifests/s",
-                "writing the same 2N files only (temp + rename)", n / floor_s,
+                "writing the same 3N files only (temp + rename)", n / floor_s,
                 ki_rate / (n / floor_s), "", None,
                 f"floor {floor_s:.1f} s: no parsing, validation or git; what bounds a "
                 "work-tree add on this disk", {"floor_s": floor_s})]
@@ -247,9 +249,9 @@ def _median_ms(times: list[float]) -> float:
 def single_add(workdir: Path, n: int, prepared: dict[str, Any], repeat: int) -> list[Row]:
     """One-manifest ``kistore add`` as a fresh process vs hash-object and the import floor.
 
-    ``add --commit`` is also set beside git's own way to commit two files into this
-    repository: ``git add`` + ``git commit`` of the two files the work-tree add just wrote
-    (which leaves those files committed, as a user would).
+    ``add --commit`` is also set beside git's own way to commit three files into this
+    repository: ``git add`` + ``git commit`` of the three files the work-tree add just wrote
+    (object, metadata, names; which leaves those files committed, as a user would).
     """
     store = workdir / "store"
     last = prepared["jsonl"].read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
@@ -262,7 +264,9 @@ def single_add(workdir: Path, n: int, prepared: dict[str, Any], repeat: int) -> 
         added, done = run([kistore_bin(), "--store", str(store), "add", str(one)])
         add.append(added)
         digest = Digest.from_str(done.stdout.split()[0].decode())
-        paths = [layout.object_path(digest), layout.metadata_path(digest)]
+        kind, name = done.stdout.split()[1:3]
+        paths = [layout.object_path(digest), layout.metadata_path(digest),
+                 layout.name_path(kind.decode(), name.decode())]
         git_commit.append(
             run(["git", "-C", str(store), "add", *paths])[0]
             + run(["git", "-C", str(store), "commit", "-q", "--no-verify", "-uno",
@@ -285,8 +289,8 @@ def single_add(workdir: Path, n: int, prepared: dict[str, Any], repeat: int) -> 
         Row(n, "one add --commit", ac, "ms", "python -c 'import click, jsonschema'", f,
             ac / f, "", None, note),
         Row(n, "one add --commit vs git", ac, "ms",
-            "git add + git commit -uno of the same two files", g, ac / g, "", None,
-            f"{note}; what git itself pays to commit two files into this repository"),
+            "git add + git commit -uno of the same three files", g, ac / g, "", None,
+            f"{note}; what git itself pays to commit three files into this repository"),
         Row(n, "kistore --help", kh, "ms", "python -c 'import click'", cf, kh / cf,
             "<= 1.5x", kh / cf <= 1.5, f"median of {repeat}"),
     ]

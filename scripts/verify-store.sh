@@ -7,6 +7,9 @@
 # REV (default HEAD) selects the objects, attestation files and trust file; notes are read
 # from refs/notes/kistore as they are now (as `kistore verify` reads them). Checks:
 #   1. every store/objects/sha256/XX/REST.json is a regular file whose sha256 is XX+REST;
+#      every store/names/KIND/XX/NAME (names as paths) is a regular file at the shard XX of
+#      sha256 of NAME, holding exactly `sha256:<64 hex>` and a newline, of a manifest whose
+#      object's kind is KIND and whose metadata file's name is NAME;
 #   2. every store/attestations/sha256/XX/REST/NAME.json: sha256 of the file is NAME, it is
 #      canonical (jq -cjS gives back its bytes), and object XX+REST is in the store;
 #   3. every attestation bundle (notes and files): one signature, payloadType
@@ -69,6 +72,43 @@ while IFS= read -r -d '' record; do
   have_object[$digest]=1
   objects=$((objects + 1))
 done < <(git ls-tree -r -z --full-tree "$commit" -- store/objects)
+
+# -- 1b. names files: store/names/KIND/XX/NAME holds the digest of KIND/NAME's manifest ---
+names=0
+while IFS= read -r -d '' record; do
+  meta=${record%%$'\t'*} path=${record#*$'\t'}
+  read -r mode type blob <<<"$meta"
+  names=$((names + 1))
+  if [ "$mode" != 100644 ] || [ "$type" != blob ]; then
+    fail "$path: not a regular file of mode 100644 (mode $mode $type)"; continue
+  fi
+  rest=${path#store/names/}
+  if ! [[ $rest =~ ^([A-Z][A-Za-z]*)/([0-9a-f]{2})/([a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?)$ ]]; then
+    fail "$path: not a names path (store/names/KIND/XX/NAME)"; continue
+  fi
+  kind=${BASH_REMATCH[1]} shard=${BASH_REMATCH[2]} name=${BASH_REMATCH[3]}
+  hashed=$(printf '%s' "$name" | sha256sum)
+  [ "${hashed:0:2}" = "$shard" ] \
+    || { fail "$path: shard $shard is not the first byte of sha256 of the name (${hashed:0:2})"
+         continue; }
+  held=$(git cat-file blob "$blob"; echo x)  # the x keeps a trailing newline
+  held=${held%x}
+  if ! [[ $held =~ ^sha256:([0-9a-f]{64})$'\n'$ ]]; then
+    fail "$path: does not hold exactly sha256:<64 hex> and a newline"; continue
+  fi
+  hex=${BASH_REMATCH[1]}
+  leaf=${hex:0:2}/${hex:2}.json
+  if ! found=$(git cat-file blob "$commit:store/metadata/sha256/$leaf" 2>/dev/null \
+               | jq -er 'select(type == "object") | .name | strings' 2>/dev/null); then
+    fail "$path: sha256:$hex has no metadata file with a name (store/metadata/sha256/$leaf)"
+    continue
+  fi
+  [ "$found" = "$name" ] || fail "$path: the metadata of sha256:$hex names $found, not $name"
+  found=$(git cat-file blob "$commit:store/objects/sha256/$leaf" 2>/dev/null \
+          | jq -r 'select(type == "object") | .kind | strings' 2>/dev/null) || found=""
+  [ "$found" = "$kind" ] \
+    || fail "$path: the object sha256:$hex is of kind ${found:-(none)}, not $kind"
+done < <(git ls-tree -r -z --full-tree "$commit" -- store/names)
 
 # -- 2. trust as allowed_signers ------------------------------------------------------------
 # RFC 3339 -> epoch seconds (floor) and whether a fraction of a second was given.
@@ -220,7 +260,7 @@ if git rev-parse -q --verify "$NOTES_REF" >/dev/null; then
   done < <(git notes --ref="$NOTES_REF" list)
 fi
 
-summary="$objects object(s), $bundles attestation(s): $sshsigs SSHSIG checked with ssh-keygen"
+summary="$objects object(s), $names names file(s), $bundles attestation(s): $sshsigs SSHSIG checked with ssh-keygen"
 summary+=", $raw raw Ed25519 (not checkable with ssh-keygen; \`kistore verify\` checks them)"
 if [ "$failures" -ne 0 ]; then
   echo "FAILED: $failures problem(s); $summary"

@@ -121,7 +121,7 @@ def test_bench_smoke_at_200(tmp_path):
     assert exported["extra"]["rows"]["manifests"] == 203
     assert rows["export max RSS"]["value"] > 0
     by_git = rows["one add --commit vs git"]
-    assert by_git["baseline"] == "git add + git commit -uno of the same two files"
+    assert by_git["baseline"] == "git add + git commit -uno of the same three files"
     assert by_git["baseline_value"] > 0 and by_git["ratio"] > 0
 
 

@@ -33,6 +33,7 @@ from ..core.workers import start_worker
 from ..store import Files, FileTooLarge
 from ._focus import collision_candidates, look_up_entries
 from ._history import check_history
+from ._names import Named, check_names_files, is_names_path, names_path_in_layout
 from ._paths import check_tree_names
 from ._policy import check_policy
 from ._rules import (
@@ -147,6 +148,7 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
     for result in results:
         if result[0]:
             findings += result[0]
+    findings += _names_findings(snap, units, results, focus, wanted)
     if focus is None and all(u[1] is not None and u[2] is not None for u in units):
         _, kinds, names, references = zip(*results, strict=True) if results else ((),) * 4
         if entries_clean([u[0] for u in units], kinds, names, references):
@@ -171,6 +173,36 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         look_up_entries(snap.view, entries, focus_digests, snap.limit)
     findings += check_entries(entries, focus_digests)
     return sorted(findings, key=sort_key)
+
+
+def _names_findings(snap: Snapshot, units: list[Unit], results: list[_Compact],
+                    focus: set[str] | None, wanted: Callable[[str], bool]) -> list[Finding]:
+    """KI211 and KI212 (:func:`kistore.check._names.check_names_files`) over one snapshot.
+
+    Every names file in the layout is read once (with ``focus``: those the range touches and
+    those of the manifests it touches).
+    """
+    present = [p for p in snap.modes if is_names_path(p) and names_path_in_layout(p)]
+    manifests = [Named(u[0], r[1], r[2], u[1] is not None, u[2] is not None)
+                 for u, r in zip(units, results, strict=True)]
+    focus_digests = None if focus is None else {  # a deleted file's digest counts too
+        u[0] for u in units
+        if wanted(layout.object_path(Digest(u[0]))) or wanted(layout.metadata_path(Digest(u[0])))}
+    return check_names_files(manifests, present, _names_reader(snap),
+                             focus=None if focus is None else wanted,
+                             focus_digests=focus_digests)
+
+
+def _names_reader(snap: Snapshot) -> Callable[[str], bytes | None]:
+    """``read(path)``: a names file's bytes, None for no regular file or one past the limit."""
+    def read(path: str) -> bytes | None:
+        if snap.modes.get(path) not in FILE_MODES:
+            return None
+        try:
+            return snap.read(path)
+        except FileTooLarge:
+            return b""  # not a digest: KI212 (a names file is 72 bytes)
+    return read
 
 
 _OBJECTS_PREFIX = layout.OBJECTS_DIR + "/"
@@ -288,6 +320,8 @@ def _plain_units(batch: list[tuple[str, int]], modes: dict[str, int]) -> list[Un
     if _METADATA_LINES.fullmatch(text) is not None and all(
             _OBJECTS_PREFIX + p[_METADATA_CUT:] in modes for p in paths):
         return []  # each belongs to its object's unit
+    if all(map(names_path_in_layout, paths)):
+        return []  # names files: checked by _names_findings
     return None
 
 

@@ -9,10 +9,12 @@ subject is the history itself, read incrementally so the gate stays O(change):
   ``revokedAt`` no later than its earliest one. Only the trust file's own versions are read
   (:func:`kistore.attest.trust_history.ever_revoked`, git's path-limited log), and the gate
   reads them only when a range changes the trust file.
-* **A name never moves** (KI208): a metadata file's ``name`` never changes. Names are
-  unique per kind at every commit (KI205) and objects are never deleted (KI402), so a name,
-  once given, is held by its object forever and can never be given to another. The gate
-  reads only the metadata files each commit of the range changes.
+* **A name never moves** (KI208): a metadata file's ``name`` never changes, and a names
+  file (``store/names/KIND/XX/NAME``, holding the owner's digest) is never modified,
+  renamed or deleted. Names are unique per kind at every commit (KI205, KI211) and objects
+  are never deleted (KI402), so a name, once given, is held by its object forever and can
+  never be given to another. The gate reads only the metadata files and names
+  directories each commit of the range changes.
 
 :func:`check_revocations` and :func:`check_names` are :data:`kistore.check.audit.CHECKERS`
 (``verify``); :func:`revocations_kept` and :func:`names_kept` are the gate's.
@@ -32,12 +34,11 @@ from ..core.errors import KistoreError
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import TRUST_FILE
 from ..git import treediff
+from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.pathlog import blob_at
 from ._history import ancestry
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    import pygit2
-
     from ..store import Store
 
 HISTORY_SHALLOW = rule(
@@ -128,22 +129,29 @@ def _held(store: Store, at: str | None, revoked: dict[str, Any]) -> list[Finding
 
 
 def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]:
-    """KI208 for each metadata file a commit keeps but gives another ``name``.
+    """KI208 for each metadata file given another ``name``, each names file changed.
+
+    A names file (``store/names/``) may be added, never modified, renamed or deleted.
 
     Each commit is compared with each of its parents, reading only the metadata shards
-    that differ (:func:`kistore.git.treediff.changed_leaves`); a merge that takes one
-    side's metadata is held to the other side's name too, so a rename on a branch is
-    reported however it reaches ``main``.
+    and names directories that differ (:func:`kistore.git.treediff.changed_leaves`); a
+    merge that takes one side's metadata is held to the other side's name too, so a rename
+    on a branch is reported however it reaches ``main``.
 
     Args:
         repo: the ``pygit2.Repository``.
         commits: the commits to check (``pygit2.Commit``).
 
     Returns:
-        KI208 findings, one per (metadata file, old name, new name), naming the commit.
+        KI208 findings, one per (metadata file, old name, new name) and per (names file,
+        blob before, blob after), naming the commit.
     """
     findings: dict[tuple[str, str, str], Finding] = {}
+    bases: dict[tuple[str, str], Any] = {}
     for commit in commits:
+        for finding in _names_files_kept(repo, commit, bases):
+            findings.setdefault((finding.file or "", finding.expected or "",
+                                 finding.found or ""), finding)
         new = treediff.subtree_id(commit.tree, layout.METADATA_DIR)
         for parent in commit.parents:
             old = treediff.subtree_id(parent.tree, layout.METADATA_DIR)
@@ -161,6 +169,75 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]
                     f"{after!r}: a name never moves", file=path, pointer="/name",
                     expected=before, found=after, extra={"commit": str(commit.id)}))
     return list(findings.values())
+
+
+def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[str, str], Any]
+                      ) -> list[Finding]:
+    """KI208 for each names file (``store/names/``) ``commit`` modifies, renames or deletes.
+
+    A names file, once committed, never changes (a name never moves, nor is given to
+    another manifest): only additions are allowed. A merge is held to what it changes
+    itself, as :func:`kistore.check._history.history_findings` holds it for objects: a
+    difference from one parent that another parent already has is that side's (reported in
+    its history) only when the two parents' merge base held the path; otherwise (both sides
+    added the path with other digests, or a side never had it) it is the merge's own.
+    """
+    new = treediff.subtree_id(commit.tree, layout.NAMES_DIR)
+    found = []
+    for parent in commit.parents:
+        old = treediff.subtree_id(parent.tree, layout.NAMES_DIR)
+        if old is None or old == new:
+            continue
+        others = [p for p in commit.parents if p.id != parent.id]
+        for path, (was, now) in sorted(treediff.changed_leaves(
+                repo, old, new, layout.NAMES_DIR + "/").items()):
+            if was is None:
+                continue  # added: a name claimed (the contents check judges the claim)
+            if others and _another_sides(repo, path, now, parent, others, bases):
+                continue
+            what = "deletes" if now is None else (
+                f"changes the mode of ({was[1]:o} -> {now[1]:o})" if was[0] == now[0]
+                else "rewrites")
+            found.append(Finding(
+                NAME_MOVED, f"commit {str(commit.id)[:12]} {what} this names file: a names "
+                "file is never modified, renamed or deleted (a name never moves, nor goes to "
+                "another manifest)", file=path, expected=f"blob {was[0]}",
+                found="no file" if now is None else f"blob {now[0]}",
+                extra={"commit": str(commit.id), "parent": str(parent.id)}))
+    return found
+
+
+def _another_sides(repo: pygit2.Repository, path: str, merged: Any, parent: Any,
+                   others: list[Any], bases: dict[tuple[str, str], Any]) -> bool:
+    """Whether a merge's difference from ``parent`` at ``path`` is another parent's own.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        path: the names file's repository path.
+        merged: the merge's (blob id, mode) there, or None.
+        parent: the parent the difference is from.
+        others: the other parents.
+        bases: a cache of merge-base trees, by pair of commit ids.
+    """
+    for other in others:
+        if _blob_entry(other.tree, path) != merged:
+            continue
+        key = (str(parent.id), str(other.id))
+        if key not in bases:
+            base = repo.merge_base(parent.id, other.id)
+            bases[key] = repo[base].peel(pygit2.Commit).tree if base is not None else None
+        if bases[key] is not None and _blob_entry(bases[key], path) is not None:
+            return True
+    return False
+
+
+def _blob_entry(tree: pygit2.Tree, path: str) -> treediff.Entry | None:
+    """(blob id, mode) of the file at ``path`` of a root tree, or None."""
+    try:
+        entry = tree[path]
+    except KeyError:
+        return None
+    return None if entry.type_str == "tree" else (str(entry.id), entry.filemode)
 
 
 def check_names(store: Store, at: str | None = None) -> list[Finding]:

@@ -124,6 +124,50 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
 
 
 @click.command()
+@click.option("--commit", "do_commit", is_flag=True,
+              help="Also commit the files written on the current branch, as add --commit.")
+@click.option("-m", "--message", help="Commit message for --commit.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of lines.")
+@pass_ctx
+def migrate(ctx: StoreContext, do_commit: bool, message: str | None, as_json: bool) -> None:
+    """Write what a store of an earlier layout lacks: every missing names file (store/names/).
+
+    Each manifest's name is a file store/names/KIND/XX/NAME holding its digest. Prints
+    one line per file written: PATH DIGEST; nothing when every file is there (running it
+    again changes nothing). Nothing is written when a name is held twice or a names file
+    holds another digest (each is listed).
+
+    \b
+    Example:
+      kistore migrate --commit
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..store import AddInterrupted
+
+    if message and not do_commit:
+        raise click.UsageError("-m/--message needs --commit")
+    store = ctx.store()
+    undone = ", and the branch did not move" if do_commit else ""
+    with interrupt_says(f"before the migration landed: nothing was written{undone}"):
+        try:
+            written = store.migrate(commit=do_commit, message=message)
+            ignore_interrupts()
+        except AddInterrupted as landed:  # too late to undo: the commit is whole
+            ignore_interrupts()
+            click.echo(f"interrupted after the migration had landed: committed as "
+                       f"{landed.commit}; nothing was undone", err=True)
+            return
+    if as_json:
+        emit_json([{"path": w.path, "digest": str(w.digest), "kind": w.kind, "name": w.name}
+                   for w in written])
+        return
+    if written:
+        click.echo("\n".join(f"{w.path} {w.digest}" for w in written))
+    where = " and committed" if do_commit and written else ""
+    click.echo(f"{len(written)} names file(s) written{where}", err=True)
+
+
+@click.command()
 @click.argument("files", nargs=-1, required=True, callback=refuse_empty)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of lines.")
 @pass_ctx
@@ -247,4 +291,4 @@ def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool) -> None:
     sys.stdout.buffer.flush()
 
 
-COMMANDS = [init, add, digest, show, cat]
+COMMANDS = [init, add, migrate, digest, show, cat]

@@ -5,6 +5,7 @@
     kistore.toml
     store/objects/sha256/38/4a96d0...54f6.json    canonical bytes of {apiVersion, kind, spec}
     store/metadata/sha256/38/4a96d0...54f6.json   canonical bytes of that manifest's metadata
+    store/names/BenchmarkRun/df/sol-submission-20464  "sha256:<hex>\\n": who owns that name
     store/attestations/...                        signed attestation bundles from pull requests
     store/trust/keys.json                         who may sign what
     store/policy/ranking.json                     reviewed query policy
@@ -14,6 +15,7 @@ Paths are POSIX strings relative to the repository root, as git tree paths are.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from .digest import Digest, is_digest
@@ -21,6 +23,7 @@ from .digest import Digest, is_digest
 STORE_DIR = "store"
 OBJECTS_DIR = "store/objects/sha256"
 METADATA_DIR = "store/metadata/sha256"
+NAMES_DIR = "store/names"
 ATTESTATIONS_DIR = "store/attestations"
 TRUST_DIR = "store/trust"
 POLICY_DIR = "store/policy"
@@ -89,3 +92,85 @@ def is_leaf_name(name: str) -> bool:
     """Return True for a manifest file's name in a shard: 62 lowercase hex digits + ``.json``."""
     return len(name) == 62 + len(SUFFIX) and name.endswith(SUFFIX) and \
         _HEX.issuperset(name[:62])
+
+
+_NAME = re.compile(r"[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?")
+"""``metadata.name`` (``schemas/common.json`` ``$defs/name``): lowercase letters, digits,
+``-`` and ``.``, starting and ending with a letter or digit, at most 253 characters. No
+``/``, no upper case: a name is one path component, and no two names are one file on a
+case-insensitive file system."""
+
+_KIND = re.compile(r"[A-Z][A-Za-z]{0,63}")
+"""A kind as a path component (``BenchmarkRun``): which kinds exist is the schemas' to say
+(:data:`kistore.core.schema.KINDS`), checked by ``verify``, not here (this module stays free
+of the schema loader)."""
+
+
+def is_name(name: object) -> bool:
+    """Return True when ``name`` is a string a ``metadata.name`` may be (the schema's pattern)."""
+    return isinstance(name, str) and _NAME.fullmatch(name) is not None
+
+
+def name_shard(name: str) -> str:
+    """Return the two hex digits that shard a name: the first byte of sha256 of its UTF-8.
+
+    256 shards per kind, so that no git tree of the names grows past a few thousand
+    entries at 1,000,000 runs (a tree is read whole to look one entry up).
+    """
+    return hashlib.sha256(name.encode("utf-8")).hexdigest()[:2]
+
+
+def name_path(kind: str, name: str) -> str:
+    """Return ``store/names/<Kind>/<XX>/<name>``: the file that says who owns ``KIND/NAME``.
+
+    The file holds exactly :func:`name_record` of the owning manifest's digest, as git keeps
+    a ref as a file holding a commit id: a taken name is a path that exists, so a pull
+    request can claim a name only by adding that path, and a second claim would modify it
+    (refused, as any change to a names file is: KI208).
+
+    Args:
+        kind: the manifest's kind (``BenchmarkRun``).
+        name: its ``metadata.name`` (:func:`is_name`).
+
+    Raises:
+        ValueError: ``kind`` or ``name`` cannot be a path component of the layout.
+    """
+    if _KIND.fullmatch(kind) is None or not is_name(name):
+        raise ValueError(f"no names path for kind {kind!r} and name {name!r}")
+    return f"{NAMES_DIR}/{kind}/{name_shard(name)}/{name}"
+
+
+def name_from_path(path: str) -> tuple[str, str] | None:
+    """Return ``(kind, name)`` for a path :func:`name_path` produces, else None.
+
+    The shard must be the name's own (:func:`name_shard`); a kind is any capitalised word
+    (whether the schemas know it is ``verify``'s question).
+    """
+    if not path.startswith(NAMES_DIR + "/"):
+        return None
+    parts = path[len(NAMES_DIR) + 1 :].split("/")
+    if len(parts) != 3:
+        return None
+    kind, shard, name = parts
+    if _KIND.fullmatch(kind) is None or not is_name(name) or shard != name_shard(name):
+        return None
+    return kind, name
+
+
+def name_record(digest: Digest) -> bytes:
+    """Return the exact bytes of a names file: ``sha256:<64 hex>`` and a newline."""
+    return f"{digest}\n".encode("ascii")
+
+
+_RECORD = re.compile(rb"sha256:[0-9a-f]{64}\n")
+
+
+def digest_from_record(data: bytes) -> Digest | None:
+    """Return the digest a names file's bytes hold, or None unless exactly :func:`name_record`.
+
+    No other byte is allowed: no missing newline, no second line, no upper-case hex, no
+    carriage return.
+    """
+    if _RECORD.fullmatch(data) is None:
+        return None
+    return Digest(data[7:71].decode("ascii"))

@@ -2,7 +2,7 @@
 
 :class:`Store` opens one and adds to it; :mod:`._views` reads it at the work tree or a
 commit; :mod:`.admission` decides what an add may write; :mod:`.inputs` reads the files a
-user hands in.
+user hands in; :mod:`.migrate` finds what a store of an earlier layout lacks.
 """
 
 from ..core.gitattributes import GITATTRIBUTES_LINE
@@ -15,10 +15,12 @@ from ._store import (
     read_settings,
 )
 from ._views import CommitView, Files, FileTooLarge, View, WorkTreeView
+from .migrate import NameWritten
 
 __all__ = [
     "GITATTRIBUTES_LINE",
     "PACK_THRESHOLD",
+    "NameWritten",
     "AddInterrupted",
     "AddResult",
     "CommitView",

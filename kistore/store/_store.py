@@ -48,6 +48,7 @@ from ..index.names import NameIndex, open_name_index
 from ._views import CommitView, View, WorkTreeView
 from .admission import AddResult as AddResult  # re-exported: importers and the CLI use it
 from .admission import plan_add
+from .migrate import NameWritten, plan_names
 
 SETTINGS_TEMPLATE = """\
 # kistore store settings (https://kernelindex.dev). Reviewed like code.
@@ -384,6 +385,39 @@ class Store:
             if commit:  # a re-run after an add killed past its branch move: finish its index
                 BranchCommit(self.repo, self.root).repair_index()
             return results
+        stats, oid = self._write(files, commit=commit,
+                                 message=self._message(message, results), results=results)
+        for path in plan.stale:  # never committed: nothing else holds it (best effort)
+            with contextlib.suppress(OSError):
+                os.unlink(self.root / path)
+        try:
+            self._record_names(view, written, stats)
+        except KeyboardInterrupt:
+            raise AddInterrupted(results, oid) from None
+        return results
+
+    def _write(self, files: Mapping[str, bytes], *, commit: bool, message: str,
+               results: list[AddResult]) -> tuple[Mapping[str, FileStat], pygit2.Oid | None]:
+        """Write ``files`` into the work tree, all or nothing, and commit them when asked.
+
+        Under the write lock, after the checks. Files go to temporary names and are renamed
+        into place; any failure or Ctrl-C before the branch moved undoes them.
+
+        Args:
+            files: repository path -> exact bytes.
+            commit: also commit them on the current branch (``add --commit``, section 3.2).
+            message: the commit message.
+            results: what to report should an interrupt arrive once the commit landed.
+
+        Returns:
+            The :data:`FileStat` of each file written, and the new commit (None without
+            ``commit``).
+
+        Raises:
+            AddInterrupted: Ctrl-C or SIGTERM arrived after the commit landed.
+            StoreStateError: as :meth:`add`.
+        """
+        assert self.root is not None
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)
         committer = BranchCommit(self.repo, self.root) if commit else None
@@ -396,13 +430,11 @@ class Store:
                     # git objects: they overlap on a second core. The branch moves only
                     # once every file is in place.
                     batch.start(processes=WRITERS)
-                    committer.run(files, self._message(message, results),
-                                  before_move=batch.wait, stats=batch.stats)
+                    committer.run(files, message, before_move=batch.wait, stats=batch.stats)
                 else:
                     batch.run()
                     if committer is not None:
-                        committer.run(files, self._message(message, results),
-                                      stats=batch.stats)
+                        committer.run(files, message, stats=batch.stats)
             except KeyboardInterrupt:
                 if committer is None or not committer.landed:
                     with interrupts_deferred():  # a second Ctrl-C must not stop the undo
@@ -416,11 +448,45 @@ class Store:
                     with interrupts_deferred():
                         batch.undo()
                 raise
-        try:
-            self._record_names(view, written, batch.stats)
-        except KeyboardInterrupt:
-            raise AddInterrupted(results, committer.oid if committer else None) from None
-        return results
+        return batch.stats, committer.oid if committer else None
+
+    def migrate(self, *, commit: bool = False, message: str | None = None
+                ) -> list[NameWritten]:
+        """Write every names file the work tree's manifests lack (``kistore migrate``).
+
+        A store whose manifests were added before names were paths (docs/design.md §3) has
+        no ``store/names/``; this writes each manifest's file through the add's write path,
+        under the write lock, all or nothing. Running it again writes nothing.
+
+        Args:
+            commit: also commit the files, as ``add --commit`` does.
+            message: the commit message (default: says what was written).
+
+        Returns:
+            One :class:`kistore.store.migrate.NameWritten` per file written (empty: nothing
+            was missing, and nothing was committed).
+
+        Raises:
+            MultipleErrors: a name two manifests hold, or a names file that holds another
+                digest or other bytes; nothing is written.
+            StoreStateError: no work tree, or the ``--commit`` path refuses (see :meth:`add`).
+        """
+        if self.root is None:
+            raise StoreStateError("this repository has no work tree; `migrate` needs one")
+        self.name_index().usable()
+        with self._write_lock():
+            if commit:
+                check_ready(self.repo)
+                self._check_head_attributes()
+            view = WorkTreeView(self.root, self.name_index())
+            wanted = plan_names(view, self._head_holds() if commit else None)
+            if not wanted:
+                return []
+            files = {w.path: layout.name_record(w.digest) for w in wanted}
+            text = message or (f"kistore migrate: {len(wanted)} names file(s) under "
+                               f"{layout.NAMES_DIR}/ (names as paths)")
+            self._write(files, commit=commit, message=text, results=[])
+            return wanted
 
     def _check_head_attributes(self) -> None:
         """Refuse ``--commit`` onto a HEAD whose ``.gitattributes`` lets git convert store/.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,15 +52,20 @@ class AddPlan:
 
     Attributes:
         results: one :class:`AddResult` per distinct manifest, in input order.
-        files: work-tree path (``/``-separated) -> exact bytes to write; empty when the
+        files: work-tree path (``/``-separated) -> exact bytes to write: a new
+            manifest's object, metadata and names file (:func:`kistore.core.layout.
+            name_path`); a names file missing beside a stored manifest too; empty when the
             store already holds everything.
         written: each manifest whose files change, with its object and metadata paths
             (for the index's names).
+        stale: names files to remove once the files are written: the old name of a
+            manifest renamed (``--update-metadata``) before it was ever committed.
     """
 
     results: list[AddResult] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)
     written: list[tuple[Manifest, str, str]] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
 
 
 def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_dangling: bool,
@@ -85,8 +90,9 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     Raises:
         MultipleErrors: every refusal, each located in its input: the same digest twice
             with different metadata; a ``(kind, metadata.name)`` already used by another
-            digest; a stored object file whose bytes are not the manifest's; stored
-            metadata that differs, unless ``update_metadata``, and with it another
+            digest (in the index's names, or by its names file holding another digest); a
+            stored object file whose bytes are not the manifest's; stored metadata that
+            differs, unless ``update_metadata``, and with it another
             ``metadata.name`` than HEAD holds (a committed name never moves); dangling
             references, unless ``allow_dangling``; a reference to a manifest of another
             kind than its field names (stored or in the batch).
@@ -106,6 +112,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             ))
             _locate(errors[-1], (origins or {}).get(m.digest))
     names = view.name_owners(list({(m.kind, m.name) for m in unique.values()}))
+    claims = _names_files(view, {(m.kind, m.name) for m in unique.values()})
     stored = _stored_objects(view, {*unique, *(h for m in unique.values()
                                                for h in m.reference_hex if h)})
     batch_names: dict[tuple[str, str], Digest] = {}
@@ -113,13 +120,19 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     results: list[AddResult] = []
     files: dict[str, bytes] = {}
     written: list[tuple[Manifest, str, str]] = []  # for the index's names
+    stale: list[str] = []
     for hex_, m in unique.items():
         digest = m.digest
         problems: list[KistoreError] = []
         key = (m.kind, m.name)
-        owner = names.get(key) or batch_names.setdefault(key, digest)
+        claimed = claims.get(key)  # the names file's digest: a taken name is a path
+        owner = names.get(key) or claimed or batch_names.setdefault(key, digest)
+        if owner == digest and claimed is not None and claimed != digest:
+            owner = claimed  # a names file holds the name for another digest
         if owner != digest:
             where = "" if key in names else _place((origins or {}).get(owner))
+            if owner == claimed and names.get(key) != claimed:  # known by its names file only
+                where = f" (its names file {layout.name_path(*key)} says so)"
             problems.append(ConflictError(
                 f"{m.kind} name {m.name!r} is already used by {owner}{where}; names are "
                 "unique per kind: choose another metadata.name", pointer="/metadata/name"
@@ -153,6 +166,12 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                         f"(people cite and link it), so it cannot become {m.name!r}: keep "
                         "the name and correct the title or other metadata",
                         pointer="/metadata/name"))
+                elif stored_name is not None and stored_name != m.name and \
+                        layout.is_name(stored_name):  # renamed before it was committed
+                    old = layout.name_path(m.kind, stored_name)
+                    if view.read(old) == layout.name_record(digest) and \
+                            not head_holds(old, layout.name_record(digest)):
+                        stale.append(old)
         if status == "added" and m.reference_hex:
             problems += _wrong_kinds(view, m, unique, stored, kinds_read)
         if status == "added" and not allow_dangling:
@@ -171,6 +190,10 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
         if status != "unchanged" or object_path in files or (
                 commit and not head_holds(metadata_path, m.metadata_bytes)):
             files[metadata_path] = m.metadata_bytes
+        name_path, record = layout.name_path(m.kind, m.name), layout.name_record(digest)
+        if object_path in files or claimed != digest or (
+                commit and not head_holds(name_path, record)):
+            files[name_path] = record  # the name is claimed with the object (or repaired)
         results.append(AddResult(digest, m.kind, m.name, status))
         if status != "unchanged":
             written.append((m, object_path, metadata_path))
@@ -180,7 +203,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             errors.extend(problems)
     if errors:
         raise MultipleErrors(errors)
-    return AddPlan(results, files, written)
+    return AddPlan(results, files, written, stale)
 
 
 REFERENCED_KINDS = dict(zip(REFERENCE_FIELDS, ("Workload", "BenchmarkProtocol",
@@ -241,6 +264,38 @@ def _stored_name(data: bytes | None) -> str | None:
         return None
     name = doc.get("name") if isinstance(doc, dict) else None
     return name if isinstance(name, str) else None
+
+
+def _names_files(view: WorkTreeView, keys: Iterable[tuple[str, str]]
+                 ) -> dict[tuple[str, str], Digest]:
+    """Return the digest each ``(kind, name)`` of ``keys`` has in its work-tree names file.
+
+    A name is taken when its names file (:func:`kistore.core.layout.name_path`) exists,
+    whatever the index's names say: a names file with no manifest beside it (a squatted
+    name, which ``verify`` reports as KI212) still holds the name. A key with no names file,
+    or one that holds no digest (``verify`` reports it; an add writes it again), is left
+    out. From :data:`BULK_LOOKUP` names on, each shard directory is listed once instead of
+    opening a file per name.
+    """
+    paths = {key: layout.name_path(*key) for key in keys}
+    if len(paths) >= BULK_LOOKUP:
+        listed: dict[str, set[str]] = {}
+        for path in paths.values():
+            folder = path.rpartition("/")[0]
+            if folder not in listed:
+                try:
+                    listed[folder] = set(os.listdir(os.path.join(view.root, folder)))
+                except (FileNotFoundError, NotADirectoryError):
+                    listed[folder] = set()
+        paths = {k: p for k, p in paths.items()
+                 if p.rpartition("/")[2] in listed[p.rpartition("/")[0]]}
+    owners = {}
+    for key, path in paths.items():
+        data = view.read(path)
+        owner = layout.digest_from_record(data) if data is not None else None
+        if owner is not None:
+            owners[key] = owner
+    return owners
 
 
 BULK_LOOKUP = 64

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from kistore.core import layout
+
 from ..conftest import PUBLISHED, git, store_file
 from ..prs import Remote
 
@@ -32,6 +34,7 @@ def test_shallow_clone_of_a_history_that_deleted_an_object_is_not_reported_ok(re
     def delete(clone):
         (clone / PROTOCOL).unlink()
         (clone / store_file(PUBLISHED["protocol"], "metadata")).unlink()
+        (clone / layout.name_path("BenchmarkProtocol", "sol-execbench-leaderboard-v1-1")).unlink()
 
     assert remote.pr("delete the protocol", delete, hook=False).accepted
     assert remote.pr("later work", lambda c: (c / "README.md").write_text("x\n")).accepted

@@ -17,6 +17,8 @@ import pytest
 from kistore.attest import notes, signing, sshsig
 from kistore.attest.trust import add_key, parse_time, revoke_key
 from kistore.cli import main
+from kistore.core import layout
+from kistore.core.digest import Digest
 
 from ..conftest import ROOT, commit_all, fixed_key, git, store_file, write_raw
 from ..sshsig_kit import (
@@ -133,6 +135,41 @@ def file_about_a_missing_object(s: Small) -> None:
     commit_all(s.path, "orphan")
 
 
+def _names_file(s: Small, digest) -> str:
+    """The names path of a stored manifest of the small store (read from its files)."""
+    import json
+
+    kind = json.loads((s.path / store_file(str(digest))).read_bytes())["kind"]
+    name = json.loads((s.path / store_file(str(digest), "metadata")).read_bytes())["name"]
+    return layout.name_path(kind, name)
+
+
+def names_file_without_newline(s: Small) -> None:
+    path = _names_file(s, s.run)
+    write_raw(s.path, path, (s.path / path).read_bytes()[:-1])
+    commit_all(s.path, "tamper")
+
+
+def names_file_naming_another_kind(s: Small) -> None:
+    write_raw(s.path, _names_file(s, s.run), layout.name_record(s.protocol))
+    commit_all(s.path, "tamper")
+
+
+def names_file_squatting_a_name(s: Small) -> None:
+    write_raw(s.path, layout.name_path("BenchmarkRun", "squat"),
+              layout.name_record(Digest("ab" * 32)))
+    commit_all(s.path, "squat")
+
+
+def names_file_in_the_wrong_shard(s: Small) -> None:
+    path = _names_file(s, s.run)
+    kind, shard, name = path.removeprefix("store/names/").split("/")
+    other = "00" if shard != "00" else "01"
+    write_raw(s.path, f"store/names/{kind}/{other}/{name}", (s.path / path).read_bytes())
+    (s.path / path).unlink()
+    commit_all(s.path, "move")
+
+
 CASES: list[tuple[Callable[[Small], None], int, str]] = [
     (good_note_and_file, 0, "2 SSHSIG checked with ssh-keygen, 0 raw"),
     (sk_key_note, 0, "1 SSHSIG checked"),
@@ -148,6 +185,10 @@ CASES: list[tuple[Callable[[Small], None], int, str]] = [
     (rerun_by_revoked_key, 1, "allowed_signers does not accept it as rerun at 20260710064158Z"),
     (trust_keyid_not_the_fingerprint, 1, "is not the fingerprint of its publicKey"),
     (file_about_a_missing_object, 1, "no object sha256:abab"),
+    (names_file_without_newline, 1, "does not hold exactly sha256:<64 hex> and a newline"),
+    (names_file_naming_another_kind, 1, ", not run"),
+    (names_file_squatting_a_name, 1, "has no metadata file with a name"),
+    (names_file_in_the_wrong_shard, 1, "is not the first byte of sha256 of the name"),
 ]
 
 
@@ -186,7 +227,8 @@ def test_script_checks_the_revision_it_is_given(small):
     object_byte_changed(small)
     assert script(small.path)[0] == 1
     code, output = script(small.path, good)
-    assert (code, output.splitlines()[-1]) == (0, "ok: 5 object(s), 0 attestation(s): 0 SSHSIG "
+    assert (code, output.splitlines()[-1]) == (0, "ok: 5 object(s), 5 names file(s), 0 "
+                                                  "attestation(s): 0 SSHSIG "
                                                   "checked with ssh-keygen, 0 raw Ed25519 (not "
                                                   "checkable with ssh-keygen; `kistore verify` "
                                                   "checks them)")

@@ -348,12 +348,19 @@ def _path(m: Manifest, base: str = "objects") -> str:
     return f"store/{base}/sha256/{m.digest.hex[:2]}/{m.digest.hex[2:]}.json"
 
 
+def _names_path(kind: str, name: str) -> str:
+    """``store/names/KIND/XX/NAME``, XX the first two hex digits of sha256 of NAME (by hand)."""
+    return f"store/names/{kind}/{hashlib.sha256(name.encode()).hexdigest()[:2]}/{name}"
+
+
 def _base_files() -> dict[str, str]:
     from kistore.core import layout
     from kistore.store import _store
 
     files = {f"{_path(m)}": m.object_bytes.decode() for m in _complete_run().values()}
     files |= {_path(m, "metadata"): m.metadata_bytes.decode() for m in _complete_run().values()}
+    files |= {layout.name_path(m.kind, m.name): layout.name_record(m.digest).decode()
+              for m in _complete_run().values()}
     files["kistore.toml"] = "[store]\nversion = 1\n"
     files[".gitattributes"] = _store.GITATTRIBUTES_LINE + "\n"
     files[layout.POLICY_FILE] = _store._default_policy().decode("utf-8")
@@ -450,6 +457,13 @@ def store_cases() -> list[dict[str, Any]]:
              [("KI309", "error", "store/trust/keys.json")],
              files={"store/trust/keys.json": _trust({**_key_entry("plain-1", ["rerun"]),
                                                      "keyid": KEYS["plain-2"]["keyid"]})}),
+        case("names-file-without-manifest", "store/names/KIND/XX/NAME claims a name for a "
+             "digest with no metadata file (a squatted name)",
+             [("KI212", "error", _names_path("BenchmarkRun", "squat"))],
+             files={_names_path("BenchmarkRun", "squat"): f"sha256:{missing}\n"}),
+        case("names-file-missing", "a manifest whose names file is absent",
+             [("KI211", "error", _path(protocol, "metadata"))],
+             files={_names_path("BenchmarkProtocol", "p"): None}),
         case("note-on-unknown-object", "a note on a blob that is no object of the store "
              "(a warning only)", [("KI304", "warning", "refs/notes/kistore:"
                                    + _blob(SUBJECT.object_bytes))],

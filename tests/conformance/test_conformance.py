@@ -98,8 +98,11 @@ def test_envelope_is_judged_as_the_vector_says(case, runner, tmp_path):
     subject = ENVELOPES["subject"]
     hex_ = subject["digest"].removeprefix("sha256:")
     object_path = f"store/objects/sha256/{hex_[:2]}/{hex_[2:]}.json"
+    kind, name = json.loads(subject["object"])["kind"], json.loads(subject["metadata"])["name"]
+    names_path = f"store/names/{kind}/{hashlib.sha256(name.encode()).hexdigest()[:2]}/{name}"
     files = {**STORES["base"], object_path: subject["object"],
-             object_path.replace("objects", "metadata"): subject["metadata"]}
+             object_path.replace("objects", "metadata"): subject["metadata"],
+             names_path: subject["digest"] + "\n"}  # conformance/README.md, manifests.json 4
     build_store(tmp_path / "s", files, {object_path: [case["bundle"]]})
     code, findings = verify(runner, tmp_path / "s")
     blob = hashlib.sha1(b"blob %d\0" % len(subject["object"]) + subject["object"].encode())

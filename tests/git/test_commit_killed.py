@@ -67,12 +67,13 @@ def _killed_add(script: str, root: Path, source: Path) -> None:
 
 def _bundle(kit, path: Path) -> tuple[Path, list[str], list[str]]:
     """Write three manifests with no dangling reference; return the file, object paths
-    and all six store paths."""
+    and all nine store paths (object, metadata and names file of each)."""
     docs = {"protocol": kit.protocol(), "env": kit.environment(), "workload": kit.workload()}
     path.write_text(json.dumps(docs))
-    digests = [x.manifest.digest for x in read_inputs([str(path)])]
-    objects = sorted(layout.object_path(d) for d in digests)
-    files = sorted(objects + [layout.metadata_path(d) for d in digests])
+    manifests = [x.manifest for x in read_inputs([str(path)])]
+    objects = sorted(layout.object_path(m.digest) for m in manifests)
+    files = sorted(objects + [layout.metadata_path(m.digest) for m in manifests]
+                   + [layout.name_path(m.kind, m.name) for m in manifests])
     return path, objects, files
 
 
@@ -98,7 +99,8 @@ def test_sigkill_between_the_branch_move_and_the_index_rename(
     assert set(files) <= set(committed)
     lock = store_path / ".git" / "index.lock"
     assert lock.exists()
-    assert git(store_path, "ls-files", "store/objects", "store/metadata") == ""
+    assert git(store_path, "ls-files", "store/objects", "store/metadata",
+               "store/names") == ""
 
     # git status: every new file staged as deleted (index against HEAD) and untracked
     # (work tree against the index), as after a `git commit` killed at that point.
@@ -134,7 +136,8 @@ def test_sigkill_between_the_branch_move_and_the_index_rename(
     else:  # the lock file is the complete new index: finish the rename that was cut off
         lock.replace(store_path / ".git" / "index")
     assert _status(store_path) == []
-    assert git(store_path, "ls-files", "store/objects", "store/metadata").split() == files
+    assert git(store_path, "ls-files", "store/objects", "store/metadata",
+               "store/names").split() == files
     result = runner.invoke(main, ["--store", str(store_path), "verify"])
     assert result.exit_code == 0, result.output
 
@@ -190,11 +193,12 @@ def test_lock_deleted_without_git_reset_the_next_add_commit_restages_the_killed_
         other = tmp_path / "other.json"
         other.write_text(json.dumps(kit.workload("gemm", name="another-workload")))
         rerun = _cli(store_path, "add", "--commit", str(other))
-        digest = read_inputs([str(other)])[0].manifest.digest
-        also = [layout.object_path(digest), layout.metadata_path(digest)]
+        added = read_inputs([str(other)])[0].manifest
+        also = [layout.object_path(added.digest), layout.metadata_path(added.digest),
+                layout.name_path(added.kind, added.name)]
         expect_head = None
     assert rerun.returncode == 0, rerun.stderr
-    assert f"note: git's index lacked 6 store file(s) of commit(s) {killed[:12]} (an " \
+    assert f"note: git's index lacked 9 store file(s) of commit(s) {killed[:12]} (an " \
         "earlier `add --commit` was stopped after its commit, before it updated the " \
         "index); they are staged again" in rerun.stderr
     head = git(store_path, "rev-parse", "HEAD").strip()
@@ -203,13 +207,14 @@ def test_lock_deleted_without_git_reset_the_next_add_commit_restages_the_killed_
     else:
         assert git(store_path, "rev-parse", "HEAD^").strip() == killed
     assert _status(store_path) == []
-    staged = git(store_path, "ls-files", "store/objects", "store/metadata").split()
+    staged = git(store_path, "ls-files", "store/objects", "store/metadata",
+                 "store/names").split()
     assert staged == sorted(files + also)
     assert not (store_path / ".git" / PENDING).exists()
     # A plain `git commit -a` now commits nothing away.
     assert _git_may_fail(store_path, "commit", "-qam", "nothing").returncode == 1
     assert git(store_path, "ls-tree", "-r", "--name-only", "HEAD", "store/objects",
-               "store/metadata").split() == sorted(files + also)
+               "store/metadata", "store/names").split() == sorted(files + also)
     verified = _cli(store_path, "verify")
     assert verified.returncode == 0, verified.stdout + verified.stderr
 

@@ -125,6 +125,7 @@ def test_an_add_from_a_worktree_behind_its_branch_is_refused_not_a_second_owner_
     store.add([_workload("contested", "first")], commit=True)
     head = git(store_path, "rev-parse", "HEAD").strip()
     other = Store(second)
+    # 2: the object and metadata files; the names file is the very path this add writes
     with pytest.raises(StoreStateError, match=r"git's index lacks 2 store file\(s\) that HEAD "
                        r"holds, or holds other bytes \(e\.g\. store/metadata/sha256/.*\): "
                        r"it is behind HEAD"):
@@ -132,8 +133,8 @@ def test_an_add_from_a_worktree_behind_its_branch_is_refused_not_a_second_owner_
     assert git(store_path, "rev-parse", "HEAD").strip() == head
     assert git(second, "status", "--porcelain", "--untracked-files=all", "store").splitlines() \
         == [f"D  {p}" for p in git(store_path, "ls-files", "store/objects",
-                                   "store/metadata").split()
-            if "/sha256/" in p and p in git(store_path, "diff-tree", "-r", "--name-only",
+                                   "store/metadata", "store/names").split()
+            if p in git(store_path, "diff-tree", "-r", "--name-only",
                                             "HEAD~1", "HEAD")]
     # What the message says to do; then the name check sees the first add's manifest.
     git(second, "reset", "-q")
@@ -149,7 +150,7 @@ def test_an_add_after_the_index_file_was_deleted_is_refused(store, store_path):
     # two entries, so a plain `git commit` afterwards would have deleted the whole store.
     store.add([_workload("kept", "first")], commit=True)
     (store_path / ".git" / "index").unlink()
-    with pytest.raises(StoreStateError, match=r"git's index lacks 2 store file\(s\) that HEAD "
+    with pytest.raises(StoreStateError, match=r"git's index lacks 3 store file\(s\) that HEAD "
                        r"holds, or holds other bytes .* a deleted \.git/index, or it holds a "
                        r"change staged against HEAD\. Nothing was written"):
         store.add([_workload("next", "second")], commit=True)

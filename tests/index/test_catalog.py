@@ -77,6 +77,7 @@ def test_removed_files_release_the_name(store, store_path):
     assert store.resolve("Workload/gone") == m.digest
     (store_path / layout.object_path(m.digest)).unlink()
     (store_path / layout.metadata_path(m.digest)).unlink()
+    (store_path / layout.name_path("Workload", "gone")).unlink()
     with pytest.raises(ResolutionError):
         Store(store_path).resolve("Workload/gone")
     Store(store_path).add([workload("gone", "other")])  # the name is free again

@@ -596,7 +596,8 @@ def test_no_git_command_takes_or_drops_the_staged_entries_before_the_branch_move
     assert git(store_path, "status", "--porcelain") == "A  mine.txt\n"
     committed = set(git(store_path, "diff-tree", "-r", "--name-only", "HEAD~1", "HEAD").split())
     assert committed == {layout.object_path(m.digest) for m in batch} | {
-        layout.metadata_path(m.digest) for m in batch}
+        layout.metadata_path(m.digest) for m in batch} | {
+        layout.name_path(m.kind, m.name) for m in batch}
 
 
 @pytest.mark.parametrize("size", ["one", "bulk"])
@@ -630,7 +631,8 @@ def test_no_git_command_takes_the_files_while_add_commit_writes_them(
     assert git(store_path, "stash", "list") == ""
     committed = set(git(store_path, "diff-tree", "-r", "--name-only", "HEAD~1", "HEAD").split())
     assert committed == {layout.object_path(m.digest) for m in batch} | {
-        layout.metadata_path(m.digest) for m in batch}
+        layout.metadata_path(m.digest) for m in batch} | {
+        layout.name_path(m.kind, m.name) for m in batch}
     assert not (store_path / ".git" / "index.lock").exists()
 
 

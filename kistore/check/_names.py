@@ -1,0 +1,181 @@
+"""Names as paths: each taken ``KIND/NAME`` is a file of the tree, and it agrees with the metadata.
+
+A manifest's name is recorded in the store itself, at
+:func:`kistore.core.layout.name_path` (``store/names/<Kind>/<XX>/<name>``), holding exactly
+``sha256:<64 hex>\\n`` of the manifest that owns it (docs/design.md §3). A taken name is then
+a path that exists, so a question about one name is a lookup of one path in a git tree, and
+a second claim on a name changes a committed file (refused as any change to a names file
+is: KI208, :func:`kistore.check.lineage.names_kept`).
+
+This module holds the two rules that keep the names files and the metadata in step; both
+are pure (the caller reads the files):
+
+* KI211 ``name-path-missing``: a manifest whose names file is absent or holds another digest;
+* KI212 ``name-path-disagrees``: a names file that is not ``sha256:<hex>\\n``, or whose digest
+  has no metadata file, or whose manifest has another kind or name than the path says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import NamedTuple
+
+from ..core import layout
+from ..core.digest import Digest
+from ..core.findings import ERROR, Finding, rule
+from ..core.schema import KINDS
+
+NAME_PATH_MISSING = rule(
+    "KI211", "name-path-missing", ERROR,
+    "every manifest's name is a file store/names/KIND/XX/NAME holding its digest: run "
+    "`kistore migrate` (`--commit` to commit what it writes), or add the manifest again with "
+    "`kistore add`; if the file names another manifest, this one's name is taken (KI205): "
+    "give it another metadata.name")
+NAME_PATH_DISAGREES = rule(
+    "KI212", "name-path-disagrees", ERROR,
+    "a names file holds exactly `sha256:<64 hex>` and a newline, the digest of the manifest "
+    "of that kind whose metadata.name is the file's name: remove a names file no manifest "
+    "owns (a name cannot be claimed without its manifest), restore one changed by hand "
+    "(`git checkout -- PATH`)")
+
+
+class Named(NamedTuple):
+    """One manifest as the names rules see it.
+
+    Attributes:
+        hex: its digest's 64 hex digits.
+        kind: the object's kind, or None when the object is missing or holds none.
+        name: ``metadata.name``, or None when the metadata is missing or holds no string.
+        has_object: an object file exists.
+        has_metadata: a metadata file exists.
+    """
+
+    hex: str
+    kind: str | None
+    name: str | None
+    has_object: bool
+    has_metadata: bool
+
+
+_PREFIX = layout.NAMES_DIR + "/"
+
+
+def is_names_path(path: str) -> bool:
+    """Whether ``path`` lies under ``store/names/`` (in the layout or not)."""
+    return path.startswith(_PREFIX)
+
+
+def names_path_in_layout(path: str) -> bool:
+    """Whether ``path`` is a names file the layout has: a known kind, a valid name, its shard."""
+    parsed = layout.name_from_path(path)
+    return parsed is not None and parsed[0] in KINDS
+
+
+def owned_path(m: Named) -> str | None:
+    """Return the names path a manifest must have, or None without a valid kind and name.
+
+    Only a manifest with both its files, a known kind and a name the schema allows has one
+    (the other cases are KI203, KI204, KI102 or KI104).
+    """
+    if not (m.has_object and m.has_metadata) or m.kind not in KINDS or \
+            not layout.is_name(m.name):
+        return None
+    return layout.name_path(m.kind, m.name)  # type: ignore[arg-type]
+
+
+def check_names_files(manifests: Iterable[Named], present: Iterable[str],
+                      read: Callable[[str], bytes | None], *,
+                      focus: Callable[[str], bool] | None = None,
+                      focus_digests: set[str] | None = None) -> list[Finding]:
+    """KI211 and KI212 over one tree: names files and manifests must agree, both ways.
+
+    Args:
+        manifests: every manifest of the tree (digest hex, kind, name, which files exist).
+        present: every names path of the tree that is in the layout
+            (:func:`names_path_in_layout`), regular file or not.
+        read: the bytes of a names path, or None when it is no regular file (a symlink is
+            KI111 already); the only I/O, called at most once per path.
+        focus: report only about names paths this is true of, and about the manifests of
+            ``focus_digests`` (a gate); None: everything.
+        focus_digests: with ``focus``, the hex digests whose manifests the range touches.
+
+    Returns:
+        KI212 per names file that is not ``sha256:<hex>\\n``, whose digest has no metadata
+        file, or whose manifest is of another kind or has another name than the path; KI211
+        per manifest whose names path is absent, or holds another manifest's digest.
+    """
+    by_hex: dict[str, Named] = {}
+    for m in manifests:
+        by_hex[m.hex] = m
+    present = set(present)
+    records: dict[str, Digest | None] = {}
+
+    def record(path: str) -> Digest | None:
+        if path not in records:
+            data = read(path)
+            records[path] = None if data is None else layout.digest_from_record(data)
+        return records[path]
+
+    findings: list[Finding] = []
+    for file in sorted(present):
+        if focus is not None and not focus(file):
+            continue
+        finding = _disagreement(file, read, by_hex, records)
+        if finding is not None:
+            findings.append(finding)
+    for m in by_hex.values():
+        path = owned_path(m)
+        if path is None:
+            continue
+        if focus is not None and not focus(path) and m.hex not in (focus_digests or ()):
+            continue
+        metadata = layout.metadata_path(Digest(m.hex))
+        if path not in present:
+            findings.append(Finding(
+                NAME_PATH_MISSING, f"{m.kind}/{m.name} has no names file {path}",
+                file=metadata, pointer="/name", expected=f"{path} holding sha256:{m.hex}",
+                found="no such file", extra={"names_path": path}))
+            continue
+        owner = record(path)
+        if owner is not None and owner.hex != m.hex:
+            findings.append(Finding(
+                NAME_PATH_MISSING, f"{m.kind}/{m.name} is taken: {path} names {owner}, "
+                "not this manifest", file=metadata, pointer="/name",
+                expected=f"sha256:{m.hex}", found=str(owner),
+                extra={"names_path": path, "owner": str(owner)}))
+    return findings
+
+
+def _disagreement(path: str, read: Callable[[str], bytes | None],
+                  by_hex: Mapping[str, Named], records: dict[str, Digest | None]
+                  ) -> Finding | None:
+    """KI212 for one names file, or None when it names the manifest its path says."""
+    data = read(path)
+    if data is None:
+        records[path] = None
+        return None  # not a regular file: KI111 says so
+    owner = layout.digest_from_record(data)
+    records[path] = owner
+    kind, name = layout.name_from_path(path) or ("", "")
+    if owner is None:
+        return Finding(NAME_PATH_DISAGREES, "a names file holds exactly one digest and a "
+                       "newline", file=path, expected="sha256:<64 lowercase hex>\\n",
+                       found=_shown(data))
+    m = by_hex.get(owner.hex)
+    if m is None or not m.has_metadata:
+        return Finding(NAME_PATH_DISAGREES, f"claims {kind}/{name} for {owner}, which has no "
+                       "metadata file: a name is taken only by a manifest", file=path,
+                       expected=f"{layout.metadata_path(owner)}", found="no such file",
+                       extra={"owner": str(owner)})
+    if (m.kind, m.name) != (kind, name) and (m.kind is not None or m.has_object):
+        found = f"{m.kind or '(no kind)'}/{m.name or '(no name)'}"
+        return Finding(NAME_PATH_DISAGREES, f"claims {kind}/{name} for {owner}, which is "
+                       f"{found}", file=path, expected=f"{kind}/{name}", found=found,
+                       extra={"owner": str(owner)})
+    return None
+
+
+def _shown(data: bytes, width: int = 80) -> str:
+    """Show a names file's bytes as a short Python literal (``b'sha256:ab..\\r\\n'``)."""
+    shown = repr(data[:width])
+    return shown + (f" ... ({len(data)} bytes)" if len(data) > width else "")

@@ -1,0 +1,94 @@
+"""Layout migrations: the files a store written by an earlier kistore lacks.
+
+``kistore migrate`` (:meth:`kistore.store.Store.migrate`) writes them through the add's
+own write path (work tree, or ``--commit``). The one migration so far: the names files
+(``store/names/<Kind>/<XX>/<name>``, docs/design.md §3) of a store whose manifests were
+added before names were paths. It is idempotent: a second run finds nothing to write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..core import layout
+from ..core.digest import Digest
+from ..core.errors import ConflictError, KistoreError, MultipleErrors
+from ..core.schema import KINDS
+from ._views import WorkTreeView
+
+
+@dataclass(frozen=True, slots=True)
+class NameWritten:
+    """One names file a migration writes.
+
+    Attributes:
+        path: its repository path (:func:`kistore.core.layout.name_path`).
+        digest: the owning manifest's digest, which the file holds.
+        kind: the manifest's kind.
+        name: its ``metadata.name``.
+    """
+
+    path: str
+    digest: Digest
+    kind: str
+    name: str
+
+
+def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None = None
+               ) -> list[NameWritten]:
+    """Return the names file each manifest of the work tree lacks, or every reason not to.
+
+    Every object and metadata file is read (O(store), once per store: a migration), not the
+    derived index: what is written is committed for good. A manifest whose files do not
+    parse, or whose name the schema does not allow, is left out (``kistore verify`` reports
+    it: KI102, KI104).
+
+    Args:
+        view: the work tree.
+        head_holds: for a migration that commits, ``holds(path, data)``: True when HEAD's
+            tree has exactly ``data`` at ``path``; a names file already in the work tree
+            but not in HEAD (a migration run without ``--commit``) is then written again,
+            so that it is committed. None: the work tree is all that counts.
+
+    Returns:
+        One :class:`NameWritten` per missing names file, sorted by path; empty when every
+        manifest has its file.
+
+    Raises:
+        MultipleErrors: nothing is written when any name is held by two manifests (KI205:
+            give one another name first) or has a names file holding another digest or
+            other bytes (KI211, KI212: a committed names file is never changed).
+    """
+    holders: dict[tuple[str, str], list[Digest]] = {}
+    for key, digest in view._scan_holders(KINDS):  # noqa: SLF001 - this package's view
+        holders.setdefault(key, []).append(digest)
+    wanted: list[NameWritten] = []
+    errors: list[KistoreError] = []
+    for (kind, name), digests in sorted(holders.items()):
+        if not layout.is_name(name):
+            continue
+        path = layout.name_path(kind, name)
+        if len(digests) > 1:
+            errors.append(ConflictError(
+                f"{kind}/{name} is held by {len(digests)} manifests "
+                f"({', '.join(str(d)[:19] for d in sorted(digests))}): a name belongs to one "
+                "(KI205); give the others another metadata.name, then migrate", file=path))
+            continue
+        digest = digests[0]
+        data = view.read(path)
+        if data == layout.name_record(digest) and (
+                head_holds is None or head_holds(path, data)):
+            continue
+        if data is not None and data != layout.name_record(digest):
+            owner = layout.digest_from_record(data)
+            held = f"holds {owner}" if owner is not None else "holds no digest"
+            errors.append(ConflictError(
+                f"{held}, not {digest} whose metadata names {kind}/{name}: a names file is "
+                "never rewritten; `kistore verify` says which is wrong (KI211, KI212)",
+                file=path))
+            continue
+        wanted.append(NameWritten(path, digest, kind, name))
+    if errors:
+        raise MultipleErrors(errors)
+    return sorted(wanted, key=lambda w: w.path)

@@ -1,0 +1,318 @@
+"""Names as paths (issue 22): every taken name is a committed file, and it never changes.
+
+``verify`` holds the names files and the metadata to each other (KI211, KI212); the gate
+refuses a pull request that claims a name without its manifest, claims a taken one, or
+changes a names file (KI208). The sequences are pushed one pull request at a time to a
+bare remote running ``hooks/pre-receive`` (:class:`tests.prs.Remote`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+
+import pytest
+
+from kistore.check import verify
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.core.model import Manifest
+from kistore.store import Store
+
+from ..conftest import PUBLISHED, ManifestKit, commit_all, git, write_raw
+from ..prs import Remote
+
+RUN = Digest.from_str(PUBLISHED["run"])
+PROTOCOL = Digest.from_str(PUBLISHED["protocol"])
+ENVIRONMENT = Digest.from_str(PUBLISHED["environment"])
+RUN_NAMES = "store/names/BenchmarkRun/df/sol-submission-20464"
+"""The published run's names file; df: sha256(b"sol-submission-20464") starts 0xdf."""
+
+
+def found(findings, *rules):
+    return sorted((f.rule.id, f.file) for f in findings if f.rule.id in rules)
+
+
+def test_the_published_runs_names_file_is_where_its_name_hashes(published):
+    assert hashlib.sha256(b"sol-submission-20464").hexdigest().startswith("df")
+    assert (published / RUN_NAMES).read_bytes() == \
+        b"sha256:384a96d0ed68745873c797f08184670795010f215daabb29f4d68b69757854f6\n"
+    assert git(published, "ls-files", "-s", RUN_NAMES).startswith("100644 ")
+    assert not [f for f in verify(Store(published)) if f.severity == "error"]
+
+
+def test_a_missing_names_file_is_ki211_on_the_metadata(published):
+    (published / RUN_NAMES).unlink()
+    findings = verify(Store(published))
+    assert found(findings, "KI211", "KI212") == [("KI211", layout.metadata_path(RUN))]
+    f = next(f for f in findings if f.rule.id == "KI211")
+    assert f.expected == f"{RUN_NAMES} holding {RUN}" and f.found == "no such file"
+    assert f.pointer == "/name"
+
+
+@pytest.mark.parametrize("tamper, why", [
+    (lambda d: d[:-1], "no newline"),
+    (lambda d: d + b"x", "trailing junk"),
+    (lambda d: d + b"\n", "a second line"),
+    (lambda d: d[:-1] + b"\r\n", "CR LF"),
+    (lambda d: d.upper(), "upper case"),
+    (lambda d: b"", "empty"),
+], ids=["no-newline", "trailing-junk", "two-lines", "crlf", "upper", "empty"])
+def test_a_names_file_of_other_bytes_is_ki212(published, tamper, why):
+    path = published / RUN_NAMES
+    path.write_bytes(tamper(path.read_bytes()))
+    findings = verify(Store(published))
+    assert found(findings, "KI211", "KI212") == [("KI212", RUN_NAMES)], why
+
+
+def test_a_names_file_holding_the_digest_of_another_kind_is_ki212_and_ki211(published):
+    (published / RUN_NAMES).write_bytes(layout.name_record(PROTOCOL))
+    findings = verify(Store(published))
+    assert found(findings, "KI211", "KI212") == [
+        ("KI211", layout.metadata_path(RUN)), ("KI212", RUN_NAMES)]
+    disagrees = next(f for f in findings if f.rule.id == "KI212")
+    assert disagrees.expected == "BenchmarkRun/sol-submission-20464"
+    assert disagrees.found == "BenchmarkProtocol/sol-execbench-leaderboard-v1-1"
+
+
+def test_a_names_file_for_a_name_no_manifest_has_is_ki212(published):
+    squat = layout.name_path("BenchmarkRun", "squatted")
+    write_raw(published, squat, layout.name_record(Digest("ab" * 32)))
+    findings = verify(Store(published))
+    assert found(findings, "KI211", "KI212", "KI110") == [("KI212", squat)]
+    # the same name claimed for a real manifest of that kind is still no claim: the
+    # manifest is named otherwise
+    write_raw(published, squat, layout.name_record(RUN))
+    assert found(verify(Store(published)), "KI211", "KI212") == [("KI212", squat)]
+
+
+def test_a_names_path_off_the_layout_is_ki110(published):
+    for path in ["store/names/BenchmarkRun/00/sol-submission-20464",  # wrong shard
+                 "store/names/Nonsense/df/sol-submission-20464",      # no such kind
+                 "store/names/BenchmarkRun/df/sol-submission-20464.json"]:
+        write_raw(published, path, layout.name_record(RUN))
+        findings = verify(Store(published))
+        assert ("KI110", path) in found(findings, "KI110"), path
+        (published / path).unlink()
+
+
+def test_add_writes_the_names_file_and_refuses_a_name_whose_file_holds_another_digest(
+        store, store_path, kit):
+    protocol = kit.protocol(name="p")
+    m = Manifest.from_document(protocol)
+    store.add([m])
+    path = store_path / layout.name_path("BenchmarkProtocol", "p")
+    assert path.read_bytes() == f"{m.digest}\n".encode()
+    before = path.stat().st_mtime_ns
+    store.add([m])  # again: a no-op
+    assert path.stat().st_mtime_ns == before
+    # a names file squatting a name no manifest holds yet still holds it
+    squat = store_path / layout.name_path("Workload", "w")
+    write_raw(store_path, layout.name_path("Workload", "w"), layout.name_record(m.digest))
+    from kistore.core.errors import MultipleErrors
+
+    with pytest.raises(MultipleErrors, match="Workload name 'w' is already used by "
+                       f"{m.digest}"):
+        store.add([Manifest.from_document(kit.workload(name="w"))])
+    assert squat.read_bytes() == layout.name_record(m.digest)
+
+
+def test_add_writes_a_names_file_missing_beside_a_stored_manifest(store, store_path, kit):
+    m = Manifest.from_document(kit.protocol(name="p"))
+    store.add([m])
+    path = store_path / layout.name_path("BenchmarkProtocol", "p")
+    path.unlink()
+    assert [r.status for r in store.add([m])] == ["unchanged"]
+    assert path.read_bytes() == layout.name_record(m.digest)
+
+
+# -- the migration -------------------------------------------------------------------------
+
+def old_layout_store(tmp_path, kit: ManifestKit):
+    """A store whose manifests were committed before names were paths (no store/names/)."""
+    store = Store.init(tmp_path / "old")
+    docs = [kit.protocol(name="p"), kit.environment(name="e"), kit.workload(name="w")]
+    manifests = [Manifest.from_document(d) for d in docs]
+    for m in manifests:
+        write_raw(store.root, layout.object_path(m.digest), m.object_bytes)
+        write_raw(store.root, layout.metadata_path(m.digest), m.metadata_bytes)
+    commit_all(store.root, "before names were paths")
+    return Store(store.root), manifests
+
+
+def test_migrate_writes_every_missing_names_file_once_and_its_commit_verifies(
+        tmp_path, kit, runner):
+    from kistore.cli import main
+
+    store, manifests = old_layout_store(tmp_path, kit)
+    root = store.root
+    assert sorted(f.rule.id for f in verify(store) if f.severity == "error") == ["KI211"] * 3
+    done = runner.invoke(main, ["--store", str(root), "migrate", "--commit"])
+    assert done.exit_code == 0, done.output
+    expected = sorted(f"{layout.name_path(m.kind, m.name)} {m.digest}" for m in manifests)
+    assert done.stdout.splitlines() == expected
+    assert "3 names file(s) written and committed" in done.stderr
+    assert git(root, "status", "--porcelain") == ""
+    committed = git(root, "diff-tree", "-r", "--name-only", "--no-commit-id", "HEAD").split()
+    assert committed == sorted(layout.name_path(m.kind, m.name) for m in manifests)
+    for m in manifests:
+        assert (root / layout.name_path(m.kind, m.name)).read_bytes() == \
+            f"{m.digest}\n".encode()
+    again = runner.invoke(main, ["--store", str(root), "migrate", "--commit"])
+    assert again.exit_code == 0 and again.stdout == ""
+    assert "0 names file(s) written" in again.stderr
+    assert git(root, "rev-list", "--count", "HEAD").strip() == "3"  # init, old, migrate
+    for args in (["verify"], ["verify", "--at", "HEAD"], ["check", "HEAD~1..HEAD"]):
+        checked = runner.invoke(main, ["--store", str(root), *args])
+        assert checked.exit_code == 0, (args, checked.output)
+
+
+def test_migrate_without_commit_then_with_commit_commits_what_the_first_wrote(
+        tmp_path, kit, runner):
+    from kistore.cli import main
+
+    store, manifests = old_layout_store(tmp_path, kit)
+    first = runner.invoke(main, ["--store", str(store.root), "migrate"])
+    assert first.exit_code == 0 and len(first.stdout.splitlines()) == 3
+    assert git(store.root, "status", "--porcelain") == "?? store/names/\n"
+    second = runner.invoke(main, ["--store", str(store.root), "migrate", "--commit"])
+    assert len(second.stdout.splitlines()) == 3, second.output
+    assert git(store.root, "status", "--porcelain") == ""
+
+
+def test_migrate_refuses_a_name_two_manifests_hold_and_writes_nothing(tmp_path, kit, runner):
+    from kistore.cli import main
+
+    store, manifests = old_layout_store(tmp_path, kit)
+    twin = Manifest.from_document(kit.protocol(name="p", version="2"))
+    write_raw(store.root, layout.object_path(twin.digest), twin.object_bytes)
+    write_raw(store.root, layout.metadata_path(twin.digest), twin.metadata_bytes)
+    done = runner.invoke(main, ["--store", str(store.root), "migrate"])
+    assert done.exit_code == 1
+    assert "BenchmarkProtocol/p is held by 2 manifests" in done.output
+    assert not (store.root / layout.NAMES_DIR).exists()
+
+
+# -- pull requests ---------------------------------------------------------------------------
+
+@pytest.fixture
+def remote(published, tmp_path) -> Remote:
+    return Remote(published, tmp_path)
+
+
+def put(root, m: Manifest, *, names: bool = True) -> None:
+    """Write a manifest's files by hand (as a pull request's author may)."""
+    write_raw(root, layout.object_path(m.digest), m.object_bytes)
+    write_raw(root, layout.metadata_path(m.digest), m.metadata_bytes)
+    if names:
+        write_raw(root, layout.name_path(m.kind, m.name), layout.name_record(m.digest))
+
+
+def two_workloads(kit: ManifestKit) -> tuple[Manifest, Manifest]:
+    return (Manifest.from_document(kit.workload("rmsnorm", name="x")),
+            Manifest.from_document(kit.workload("gemm", name="x")))
+
+
+def test_a_taken_name_claimed_by_rewriting_its_names_file_is_refused(remote, kit):
+    a, b = two_workloads(kit)
+    assert remote.pr("A named x", lambda c: put(c, a)).accepted
+    before = remote.main()
+    second = remote.pr("B named x, names file rewritten", lambda c: put(c, b))
+    assert not second.accepted
+    path = layout.name_path("Workload", "x")
+    assert f"{path}: error KI208 name-changed: commit" in second.output
+    assert "rewrites this names file" in second.output
+    assert "error KI205 name-not-unique" in second.output
+    assert remote.main() == before
+
+
+def test_a_taken_name_claimed_without_a_names_file_is_refused(remote, kit):
+    a, b = two_workloads(kit)
+    assert remote.pr("A named x", lambda c: put(c, a)).accepted
+    second = remote.pr("B named x, no names file", lambda c: put(c, b, names=False))
+    assert not second.accepted
+    assert f"{layout.metadata_path(b.digest)}:/name: error KI211 name-path-missing: " \
+           f"Workload/x is taken: {layout.name_path('Workload', 'x')} names {a.digest}" \
+           in second.output
+
+
+def test_a_new_manifest_without_its_names_file_is_refused(remote, kit):
+    a, _ = two_workloads(kit)
+    pushed = remote.pr("A, no names file", lambda c: put(c, a, names=False))
+    assert not pushed.accepted
+    assert "error KI211 name-path-missing: Workload/x has no names file" in pushed.output
+
+
+def test_deleting_or_renaming_a_names_file_is_refused(remote, kit):
+    a, _ = two_workloads(kit)
+    assert remote.pr("A named x", lambda c: put(c, a)).accepted
+    path = layout.name_path("Workload", "x")
+    deleted = remote.pr("drop the names file", lambda c: (c / path).unlink())
+    assert not deleted.accepted
+    assert f"{path}: error KI208 name-changed: commit" in deleted.output
+    assert "deletes this names file" in deleted.output
+    assert "error KI211 name-path-missing: Workload/x has no names file" in deleted.output
+
+    def move(clone):
+        moved = layout.name_path("Workload", "x2")
+        (clone / moved).parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(clone / path, clone / moved)
+
+    renamed = remote.pr("move the names file", move)
+    assert not renamed.accepted
+    assert "deletes this names file" in renamed.output
+    assert f"{layout.name_path('Workload', 'x2')}: error KI212 name-path-disagrees" in \
+        renamed.output
+
+
+def test_a_names_file_claiming_a_name_no_manifest_has_is_refused(remote):
+    squat = layout.name_path("BenchmarkRun", "sol-submission-99999")
+    pushed = remote.pr("squat", lambda c: write_raw(c, squat, layout.name_record(
+        Digest("ab" * 32))))
+    assert not pushed.accepted
+    assert f"{squat}: error KI212 name-path-disagrees: claims " \
+           "BenchmarkRun/sol-submission-99999 for sha256:" + "ab" * 32 in pushed.output
+    # nor by naming an existing manifest of another name
+    named = remote.pr("squat with a real digest", lambda c: write_raw(
+        c, squat, layout.name_record(RUN)))
+    assert not named.accepted
+    assert "which is BenchmarkRun/sol-submission-20464" in named.output
+
+
+def test_a_names_file_added_for_a_manifest_already_there_is_accepted(remote):
+    # the migration's own pull request: names files for manifests committed before
+    def drop_and_commit(clone):
+        (clone / RUN_NAMES).unlink()
+
+    assert remote.pr("an old-layout run", drop_and_commit, hook=False).accepted
+    restored = remote.pr("migrate", lambda c: write_raw(c, RUN_NAMES, layout.name_record(RUN)))
+    assert restored.accepted, restored.output
+
+
+def test_two_branches_claiming_one_name_merged_is_refused(remote, kit):
+    # Each side alone claims a free name; the merge takes B's names file over A's.
+    a, b = two_workloads(kit)
+    clone = remote.clone
+    base = git(clone, "rev-parse", "HEAD").strip()
+    assert remote.pr("A named x", lambda c: put(c, a)).accepted
+    git(clone, "checkout", "-q", "-b", "side", base)
+    put(clone, b)
+    commit_all(clone, "B named x")
+    git(clone, "checkout", "-q", "main")
+    git(clone, "merge", "-q", "--no-edit", "-X", "theirs", "side")
+    assert (clone / layout.name_path("Workload", "x")).read_bytes() == \
+        layout.name_record(b.digest)
+    pushed = remote.pr("merge", lambda c: None)
+    assert not pushed.accepted
+    assert f"{layout.name_path('Workload', 'x')}: error KI208 name-changed" in pushed.output
+
+
+def test_renaming_an_uncommitted_manifest_moves_its_names_file(store, store_path, kit):
+    m = Manifest.from_document(kit.protocol(name="before"))
+    store.add([m])
+    renamed = Manifest.from_document({**m.document, "metadata": {"name": "after"}})
+    store.add([renamed], update_metadata=True)
+    assert not (store_path / layout.name_path("BenchmarkProtocol", "before")).exists()
+    assert (store_path / layout.name_path("BenchmarkProtocol", "after")).read_bytes() == \
+        layout.name_record(m.digest)
+    assert not [f for f in verify(Store(store_path)) if f.severity == "error"]

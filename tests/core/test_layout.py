@@ -1,0 +1,84 @@
+"""Names as paths (issue 22): ``store/names/<Kind>/<XX>/<name>`` and its one-line record."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.core.schema import KINDS
+
+RUN_NAME = "sol-submission-20464"
+
+
+def test_name_path_is_kind_then_first_byte_of_the_name_sha256_then_the_name():
+    # sha256(b"sol-submission-20464") starts with 0xdf (computed here with hashlib, and
+    # written out so a change of hash or encoding shows)
+    assert hashlib.sha256(RUN_NAME.encode("utf-8")).hexdigest()[:2] == "df"
+    assert layout.name_path("BenchmarkRun", RUN_NAME) == \
+        "store/names/BenchmarkRun/df/sol-submission-20464"
+    assert layout.name_path("BenchmarkProtocol", "sol-execbench-leaderboard-v1-1") == \
+        "store/names/BenchmarkProtocol/43/sol-execbench-leaderboard-v1-1"
+    assert hashlib.sha256(b"sol-execbench-leaderboard-v1-1").hexdigest()[:2] == "43"
+    assert layout.name_path("Workload", "a") == \
+        f"store/names/Workload/{hashlib.sha256(b'a').hexdigest()[:2]}/a"
+
+
+def test_name_from_path_reads_back_only_what_name_path_writes():
+    assert layout.name_from_path("store/names/BenchmarkRun/df/sol-submission-20464") == \
+        ("BenchmarkRun", RUN_NAME)
+    wrong = [
+        "store/names/BenchmarkRun/00/sol-submission-20464",      # another shard
+        "store/names/BenchmarkRun/DF/sol-submission-20464",      # upper-case shard
+        "store/names/BenchmarkRun/sol-submission-20464",         # no shard
+        "store/names/BenchmarkRun/df/sol-submission-20464/x",    # a level too deep
+        "store/names/benchmarkRun/df/sol-submission-20464",      # not a kind's spelling
+        "store/names/BenchmarkRun/df/Sol-submission-20464",      # not a name (upper case)
+        "store/names/BenchmarkRun/df/sol-submission-20464.",     # ends with a dot
+        "store/objects/sha256/df/sol-submission-20464",          # not under store/names
+        "store/names/BenchmarkRun/df/",
+    ]
+    for path in wrong:
+        assert layout.name_from_path(path) is None, path
+    bad_name = "-x"
+    assert layout.name_from_path(
+        f"store/names/Workload/{layout.name_shard(bad_name)}/{bad_name}") is None
+
+
+def test_name_path_refuses_what_cannot_be_a_path_component():
+    for kind, name in [("BenchmarkRun", "a/b"), ("BenchmarkRun", ".."), ("BenchmarkRun", ""),
+                       ("BenchmarkRun", "x" * 254), ("../x", "a"), ("BenchmarkRun", "a\n")]:
+        try:
+            layout.name_path(kind, name)
+        except ValueError:
+            continue
+        raise AssertionError(f"{kind!r} {name!r} gave a path")
+    assert layout.name_path("BenchmarkRun", "x" * 253).endswith("/" + "x" * 253)
+
+
+def test_a_names_file_holds_the_digest_and_one_newline_nothing_else():
+    digest = Digest("ab" * 32)
+    record = layout.name_record(digest)
+    assert record == b"sha256:" + b"ab" * 32 + b"\n"
+    assert len(record) == 72
+    assert layout.digest_from_record(record) == digest
+    for tampered in [record[:-1], record + b"\n", record[:-1] + b"\r\n", b" " + record,
+                     record.upper(), b"sha256:" + b"ab" * 31 + b"\n", record + b"x",
+                     b"sha512:" + b"ab" * 32 + b"\n", b""]:
+        assert layout.digest_from_record(tampered) is None, tampered
+
+
+NAMES = st.from_regex(re.compile(r"[a-z0-9]([a-z0-9.-]{0,40}[a-z0-9])?"), fullmatch=True)
+
+
+@given(kind=st.sampled_from(KINDS), name=NAMES)
+def test_every_name_round_trips_through_its_path(kind, name):
+    path = layout.name_path(kind, name)
+    assert layout.name_from_path(path) == (kind, name)
+    shard = hashlib.sha256(name.encode()).hexdigest()[:2]
+    assert path == f"store/names/{kind}/{shard}/{name}"
+    assert layout.is_name(name)
