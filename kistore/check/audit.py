@@ -37,6 +37,7 @@ from ._names import Named, check_names_files, is_names_path, names_path_in_layou
 from ._paths import check_tree_names
 from ._policy import check_policy
 from ._rules import (
+    FILE_MODES,
     FILE_TOO_LARGE,
     REFERENCE_KINDS,
     REGULAR,
@@ -164,10 +165,9 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         d for d in entries if wanted(layout.object_path(d)) or wanted(layout.metadata_path(d))}
     if not snap.complete and focus_digests is not None:  # the rest of the tree: looked up
         if any(entries[d].kind in REFERENCE_KINDS.values() and entries[d].has_object
-               or entries[d].name is not None for d in focus_digests):
+               for d in focus_digests):
             # Which earlier run's dangling reference a new Workload (...) answers is known
-            # only to a run's own bytes, and which manifest holds a name only to metadata
-            # files: read them all (KI202 on that run, KI205).
+            # only to a run's own bytes: read them all (KI202 on that run).
             whole = snap.view.files(snap.limit)
             return check_contents(whole, focus=focus, workers=workers)
         look_up_entries(snap.view, entries, focus_digests, snap.limit)
@@ -175,7 +175,7 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
     return sorted(findings, key=sort_key)
 
 
-def _names_findings(snap: Snapshot, units: list[Unit], results: list[_Compact],
+def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
                     focus: set[str] | None, wanted: Callable[[str], bool]) -> list[Finding]:
     """KI211 and KI212 (:func:`kistore.check._names.check_names_files`) over one snapshot.
 
@@ -193,7 +193,7 @@ def _names_findings(snap: Snapshot, units: list[Unit], results: list[_Compact],
                              focus_digests=focus_digests)
 
 
-def _names_reader(snap: Snapshot) -> Callable[[str], bytes | None]:
+def _names_reader(snap: Files) -> Callable[[str], bytes | None]:
     """``read(path)``: a names file's bytes, None for no regular file or one past the limit."""
     def read(path: str) -> bytes | None:
         if snap.modes.get(path) not in FILE_MODES:

@@ -47,6 +47,7 @@ from ..git import treediff
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
+from ._focus import range_paths
 from ._history import ancestry, check_history, history_findings, objects_tree
 from ._paths import changed_tree_names
 from ._policy import check_policy
@@ -138,8 +139,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Fi
     commits = list(ancestry(repo, head, hide=base))
     findings = history_findings(repo, commits)
     changed, metadata_edits = _changed_paths(repo, base.tree, head.tree)
-    findings += check_contents(_range_files(store, str(head.id), changed, whole_tree),
-                               focus=changed)
+    findings += check_contents(
+        _range_files(store, str(base.id), str(head.id), changed, whole_tree), focus=changed)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
@@ -155,21 +156,16 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Fi
     return sorted(findings, key=sort_key)
 
 
-def _range_files(store: Store, head: str, changed: set[str], whole_tree: bool) -> Files:
-    """Return the files of ``head`` the contents check reads: changed ones and partners.
+def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tree: bool
+                 ) -> Files:
+    """Return the files of ``head`` the contents check reads (:func:`._focus.range_paths`).
 
-    Each changed object or metadata path brings its digest's other file (an object is
-    checked with its metadata); everything else a rule needs is looked up later.
+    With ``whole_tree``, every file of ``head`` instead.
     """
     view, limit = store.view(head), checking_limit(store)
     if whole_tree:
         return view.files(limit)
-    paths = set(changed)
-    for path in changed:
-        digest = layout.digest_from_path(path)
-        if digest is not None:
-            paths.update((layout.object_path(digest), layout.metadata_path(digest)))
-    return view.files_of(paths, limit)
+    return view.files_of(range_paths(view, store.view(base), changed, limit), limit)
 
 
 def _tree_changes(repo: pygit2.Repository, base_tree: Any, head_tree: Any) -> list[str]:
