@@ -44,6 +44,7 @@ from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git import treediff
+from ..git.blobs import read_blob
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
@@ -238,7 +239,7 @@ def _new_files_untrusted(store: Store, base: Any, head: Any, changed: set[str]) 
         if parsed is None or path in base.tree:
             continue
         try:
-            data = store.repo[head.tree[path].id].read_raw()
+            data = read_blob(store.repo, head.tree[path].id)
         except KeyError:  # the range deletes it (KI410)
             continue
         seen.append(Seen(bytes(data), parsed[0], "file", path, _EPOCH))
@@ -340,7 +341,7 @@ def _changed_paths(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree: p
 def _metadata_update(repo: pygit2.Repository, path: str, old: Any, new: Any) -> Finding:
 
     try:
-        what = metadata_difference(repo[old].read_raw(), repo[new].read_raw())
+        what = metadata_difference(read_blob(repo, old), read_blob(repo, new))
     except (ValueError, json.JSONDecodeError):  # bad bytes are reported by the contents check
         what = "bytes changed"
     return Finding(METADATA_UPDATED, f"metadata changed: {what}", file=path)
