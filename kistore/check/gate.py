@@ -134,7 +134,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Fi
     if base.id != head.id and not repo.descendant_of(head.id, base.id):
         return [Finding(
             HISTORY_REWRITTEN, f"{base_rev} ({str(base.id)[:12]}) is not an ancestor of "
-            f"{head_rev} ({str(head.id)[:12]}): the range rewrites history",
+            f"{head_rev} ({str(head.id)[:12]}): {_behind(repo, base.id, head.id, base_rev)}",
             expected=f"{head_rev} to contain {base.id}", found="diverged history",
             extra={"base": str(base.id), "head": str(head.id)})]
     commits = list(ancestry(repo, head, hide=base))
@@ -155,6 +155,26 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Fi
         findings += checker(store, str(base.id), str(head.id), changed)
     findings += check_shallow(store)
     return sorted(findings, key=sort_key)
+
+
+def _behind(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, base_rev: str
+            ) -> str:
+    """Say why a range's BASE is not in HEAD: a branch left behind, or a rewritten history.
+
+    A branch that forked from BASE's history and was not updated since (BASE moved on)
+    needs a merge or a rebase, not an apology for rewriting anything; a HEAD sharing no
+    history with BASE, or whose fork point BASE's first-parent line never passed, rewrote it.
+    """
+    fork = repo.merge_base(base, head)
+    if fork is None:
+        return "the two share no history (the range rewrites it)"
+    walker = repo.walk(base)
+    walker.hide(fork)
+    lacked = sum(1 for _ in walker)
+    return (f"{base_rev} has {lacked} commit(s) the branch lacks since they forked at "
+            f"{str(fork)[:12]}: merge {base_rev} into the branch or rebase onto it (`git "
+            f"rebase {base_rev}`) and check again; commits of {base_rev} rewritten on the "
+            "branch are refused either way")
 
 
 def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tree: bool
