@@ -7,8 +7,10 @@ check_contents` asks only those (through :meth:`kistore.store.View.files_of`) wh
 handed the range's files alone:
 
 * a reference resolves when its object path exists; its kind is that one object's;
-* a name is taken when its names file exists (``store/names/KIND/XX/NAME``); the manifest
-  it names is read like a reference;
+* a name is taken when its names file exists (``store/names/KIND/XX/NAME``): the manifests
+  that may claim a name are the one its names file holds (before and after the range) and
+  those the range touches, in a store whose every earlier pull request passed (each
+  manifest has its names file, KI211, and each names file one digest);
 * a path collides on a case-insensitive file system only with entries whose every
   component folds to the same key: each level's directory is listed, and only matching
   subdirectories are entered.
@@ -27,6 +29,48 @@ from ..core.canonical_fast import loads_lenient
 from ..core.digest import Digest
 from ..store import FileTooLarge, View
 from ._rules import Entry, entry_from, name_key
+
+
+def range_paths(view: View, before: View | None, changed: Iterable[str],
+                limit: int) -> set[str]:
+    """Return the paths of ``view`` the contents check of a range reads (besides lookups).
+
+    The changed paths; for each manifest they touch, its object, metadata and names file;
+    for each of those names files and each changed one, the manifest it holds in ``view``
+    and in ``before`` (the range's base), with that manifest's files. What a names file or
+    a manifest holds is read here once more (a few small files).
+
+    Args:
+        view: the range's head.
+        before: its base (None: the range starts at an empty tree).
+        changed: the paths the range adds, changes or deletes.
+        limit: the most bytes read of a file.
+    """
+    paths = set(changed)
+    digests = {d for d in map(layout.digest_from_path, changed) if d is not None}
+    names = {p for p in changed if layout.name_from_path(p) is not None}
+    for digest in sorted(digests, key=lambda d: d.hex):
+        entry = entry_at(view, digest, limit)
+        if entry.kind is not None and layout.is_name(entry.name):
+            names.add(layout.name_path(entry.kind, entry.name))  # type: ignore[arg-type]
+    for path in sorted(names):
+        paths.add(path)
+        for side in (view, before):
+            owner = _record(side, path, limit) if side is not None else None
+            if owner is not None:
+                digests.add(owner)
+    for digest in digests:
+        paths.update((layout.object_path(digest), layout.metadata_path(digest)))
+    return paths
+
+
+def _record(view: View, path: str, limit: int) -> Digest | None:
+    """Return the digest the names file at ``path`` holds in ``view`` (None: none, or bad)."""
+    try:
+        data = view.read(path, limit)
+    except FileTooLarge:
+        return None
+    return None if data is None else layout.digest_from_record(data)
 
 
 def collision_candidates(view: View, paths: Iterable[str]) -> set[str]:

@@ -31,18 +31,13 @@ from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import start_worker
 from ..store import Files, FileTooLarge
-from ._focus import collision_candidates, entry_at, look_up_entries
+from ._focus import collision_candidates, look_up_entries
 from ._history import check_history
-from ._names import (
-    Named,
-    check_names_files,
-    is_names_path,
-    names_path_in_layout,
-    owned_path,
-)
+from ._names import Named, check_names_files, is_names_path, names_path_in_layout
 from ._paths import check_tree_names
 from ._policy import check_policy
 from ._rules import (
+    FILE_MODES,
     FILE_TOO_LARGE,
     REFERENCE_KINDS,
     REGULAR,
@@ -154,10 +149,10 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
     for result in results:
         if result[0]:
             findings += result[0]
+    findings += _names_findings(snap, units, results, focus, wanted)
     if focus is None and all(u[1] is not None and u[2] is not None for u in units):
         _, kinds, names, references = zip(*results, strict=True) if results else ((),) * 4
         if entries_clean([u[0] for u in units], kinds, names, references):
-            findings += _names_findings(snap, units, results, focus, wanted)
             return sorted(findings, key=sort_key)  # check_entries would find nothing: skip it
     entries: dict[Digest, Entry] = {}
     for unit, (_, kind, name, references) in zip(units, results, strict=True):
@@ -170,66 +165,43 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         d for d in entries if wanted(layout.object_path(d)) or wanted(layout.metadata_path(d))}
     if not snap.complete and focus_digests is not None:  # the rest of the tree: looked up
         if any(entries[d].kind in REFERENCE_KINDS.values() and entries[d].has_object
-               or entries[d].name is not None for d in focus_digests) or any(
-                is_names_path(p) and p not in snap.modes for p in focus or ()):
-            # (a names file the range deletes: which manifest held it is known only to
-            # the metadata files; the deletion itself is KI208)
+               for d in focus_digests):
             # Which earlier run's dangling reference a new Workload (...) answers is known
-            # only to a run's own bytes, and which manifest holds a name only to metadata
-            # files: read them all (KI202 on that run, KI205).
+            # only to a run's own bytes: read them all (KI202 on that run).
             whole = snap.view.files(snap.limit)
             return check_contents(whole, focus=focus, workers=workers)
         look_up_entries(snap.view, entries, focus_digests, snap.limit)
-    findings += _names_findings(snap, units, results, focus, wanted)
     findings += check_entries(entries, focus_digests)
     return sorted(findings, key=sort_key)
 
 
 def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
                     focus: set[str] | None, wanted: Callable[[str], bool]) -> list[Finding]:
-    """KI211 and KI212 (:func:`kistore.check._names.check_names_files`) over one tree.
+    """KI211 and KI212 (:func:`kistore.check._names.check_names_files`) over one snapshot.
 
-    Every names file listed is read once. When ``snap`` lists only a range's files (a
-    gate, :attr:`kistore.store.Files.complete` False), the rest is looked up one path at
-    a time: the names path of each manifest the range touches, and the manifest each names
-    file of the range names (its object and metadata paths, :func:`._focus.entry_at`).
-    A names file the range deletes is KI208 (:func:`.lineage.names_kept`); which manifest
-    it belonged to is known only to the metadata files: :func:`check_contents` then reads
-    the whole tree.
+    Every names file in the layout is read once (with ``focus``: those the range touches and
+    those of the manifests it touches).
     """
-    manifests = {u[0]: Named(u[0], r[1], r[2], u[1] is not None, u[2] is not None)
-                 for u, r in zip(units, results, strict=True)}
-    present = {p for p in snap.modes if is_names_path(p) and names_path_in_layout(p)}
+    present = [p for p in snap.modes if is_names_path(p) and names_path_in_layout(p)]
+    manifests = [Named(u[0], r[1], r[2], u[1] is not None, u[2] is not None)
+                 for u, r in zip(units, results, strict=True)]
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
-        h for h in manifests
-        if wanted(layout.object_path(Digest(h))) or wanted(layout.metadata_path(Digest(h)))}
-    read = _names_reader(snap)
-    if not snap.complete and focus_digests is not None:
-        owned = {p for h in focus_digests if (p := owned_path(manifests[h])) is not None}
-        present |= set(snap.view.modes_of(owned - present))
-        for path in sorted(p for p in present if wanted(p)):
-            data = read(path)
-            owner = layout.digest_from_record(data) if data is not None else None
-            if owner is not None and owner.hex not in manifests:
-                e = entry_at(snap.view, owner, snap.limit)
-                manifests[owner.hex] = Named(owner.hex, e.kind, e.name, e.has_object,
-                                             e.has_metadata)
-    return check_names_files(manifests.values(), present, read,
+        u[0] for u in units
+        if wanted(layout.object_path(Digest(u[0]))) or wanted(layout.metadata_path(Digest(u[0])))}
+    return check_names_files(manifests, present, _names_reader(snap),
                              focus=None if focus is None else wanted,
                              focus_digests=focus_digests)
 
 
 def _names_reader(snap: Files) -> Callable[[str], bytes | None]:
-    """``read(path)``: a names file's bytes (each read once), None for no regular file."""
-    cache: dict[str, bytes | None] = {}
-
+    """``read(path)``: a names file's bytes, None for no regular file or one past the limit."""
     def read(path: str) -> bytes | None:
-        if path not in cache:
-            try:
-                cache[path] = snap.read(path)
-            except FileTooLarge:
-                cache[path] = b""  # not a digest: KI212 (a names file is 72 bytes)
-        return cache[path]
+        if snap.modes.get(path) not in FILE_MODES:
+            return None
+        try:
+            return snap.read(path)
+        except FileTooLarge:
+            return b""  # not a digest: KI212 (a names file is 72 bytes)
     return read
 
 

@@ -44,9 +44,11 @@ from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git import treediff
+from ..git.blobs import read_blob
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
+from ._focus import range_paths
 from ._history import ancestry, check_history, history_findings, objects_tree
 from ._paths import changed_tree_names
 from ._policy import check_policy
@@ -132,14 +134,14 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Fi
     if base.id != head.id and not repo.descendant_of(head.id, base.id):
         return [Finding(
             HISTORY_REWRITTEN, f"{base_rev} ({str(base.id)[:12]}) is not an ancestor of "
-            f"{head_rev} ({str(head.id)[:12]}): the range rewrites history",
+            f"{head_rev} ({str(head.id)[:12]}): {_behind(repo, base.id, head.id, base_rev)}",
             expected=f"{head_rev} to contain {base.id}", found="diverged history",
             extra={"base": str(base.id), "head": str(head.id)})]
     commits = list(ancestry(repo, head, hide=base))
     findings = history_findings(repo, commits)
     changed, metadata_edits = _changed_paths(repo, base.tree, head.tree)
-    findings += check_contents(_range_files(store, str(head.id), changed, whole_tree),
-                               focus=changed)
+    findings += check_contents(
+        _range_files(store, str(base.id), str(head.id), changed, whole_tree), focus=changed)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
@@ -155,21 +157,36 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Fi
     return sorted(findings, key=sort_key)
 
 
-def _range_files(store: Store, head: str, changed: set[str], whole_tree: bool) -> Files:
-    """Return the files of ``head`` the contents check reads: changed ones and partners.
+def _behind(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, base_rev: str
+            ) -> str:
+    """Say why a range's BASE is not in HEAD: a branch left behind, or a rewritten history.
 
-    Each changed object or metadata path brings its digest's other file (an object is
-    checked with its metadata); everything else a rule needs is looked up later.
+    A branch that forked from BASE's history and was not updated since (BASE moved on)
+    needs a merge or a rebase, not an apology for rewriting anything; a HEAD sharing no
+    history with BASE, or whose fork point BASE's first-parent line never passed, rewrote it.
+    """
+    fork = repo.merge_base(base, head)
+    if fork is None:
+        return "the two share no history (the range rewrites it)"
+    walker = repo.walk(base)
+    walker.hide(fork)
+    lacked = sum(1 for _ in walker)
+    return (f"{base_rev} has {lacked} commit(s) the branch lacks since they forked at "
+            f"{str(fork)[:12]}: merge {base_rev} into the branch or rebase onto it (`git "
+            f"rebase {base_rev}`) and check again; commits of {base_rev} rewritten on the "
+            "branch are refused either way")
+
+
+def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tree: bool
+                 ) -> Files:
+    """Return the files of ``head`` the contents check reads (:func:`._focus.range_paths`).
+
+    With ``whole_tree``, every file of ``head`` instead.
     """
     view, limit = store.view(head), checking_limit(store)
     if whole_tree:
         return view.files(limit)
-    paths = set(changed)
-    for path in changed:
-        digest = layout.digest_from_path(path)
-        if digest is not None:
-            paths.update((layout.object_path(digest), layout.metadata_path(digest)))
-    return view.files_of(paths, limit)
+    return view.files_of(range_paths(view, store.view(base), changed, limit), limit)
 
 
 def _tree_changes(repo: pygit2.Repository, base_tree: Any, head_tree: Any) -> list[str]:
@@ -242,7 +259,7 @@ def _new_files_untrusted(store: Store, base: Any, head: Any, changed: set[str]) 
         if parsed is None or path in base.tree:
             continue
         try:
-            data = store.repo[head.tree[path].id].read_raw()
+            data = read_blob(store.repo, head.tree[path].id)
         except KeyError:  # the range deletes it (KI410)
             continue
         seen.append(Seen(bytes(data), parsed[0], "file", path, _EPOCH))
@@ -344,7 +361,7 @@ def _changed_paths(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree: p
 def _metadata_update(repo: pygit2.Repository, path: str, old: Any, new: Any) -> Finding:
 
     try:
-        what = metadata_difference(repo[old].read_raw(), repo[new].read_raw())
+        what = metadata_difference(read_blob(repo, old), read_blob(repo, new))
     except (ValueError, json.JSONDecodeError):  # bad bytes are reported by the contents check
         what = "bytes changed"
     return Finding(METADATA_UPDATED, f"metadata changed: {what}", file=path)

@@ -34,6 +34,7 @@ from ..core.errors import KistoreError
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import TRUST_FILE
 from ..git import treediff
+from ..git.blobs import read_blob
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.pathlog import blob_at
 from ._history import ancestry
@@ -74,7 +75,7 @@ def revocations_kept(store: Store, base: Any, head: Any, commits: Iterable[Any])
     for commit in commits:
         blob = blob_at(repo, commit.tree, layout.TRUST_FILE)
         if blob is not None:
-            more.append((str(commit.id), repo[blob].read_raw()))
+            more.append((str(commit.id), read_blob(repo, blob)))
     return _held(store, str(head.id), ever_revoked(repo, str(base.id), more))
 
 
@@ -260,7 +261,7 @@ def check_names(store: Store, at: str | None = None) -> list[Finding]:
 def _name(repo: pygit2.Repository, blob: str) -> str | None:
     """Return the ``name`` a metadata blob holds, or None when it holds no string name."""
     try:
-        doc = json.loads(repo[blob].read_raw())
+        doc = json.loads(read_blob(repo, blob))
     except (ValueError, UnicodeDecodeError):
         return None
     name = doc.get("name") if isinstance(doc, dict) else None

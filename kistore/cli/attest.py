@@ -12,7 +12,7 @@ import sys
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,6 +25,9 @@ from . import (
     output_format,
     refuse_empty,
 )
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -209,14 +212,41 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     if problem:
         raise InputError(f"{ref}: {problem}", file=predicate_file)
     bundle = _sign(statement, key_path)
-    location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
     keyid = attestation.bundle_keyid(bundle)
+    _refuse_a_key_trust_no_longer_accepts(store, keyid)
+    location = attach(store, digest, bundle.to_bytes(), as_file=not as_note)
     if as_json:
         emit_json({"subject": str(digest), "type": type_name, "keyid": keyid,
                    "source": "note" if as_note else "file", "location": location,
                    "bundle": bundle.to_json()})
     else:
         click.echo(f"{type_name} by {keyid} about {digest}: {location}")
+
+
+def _refuse_a_key_trust_no_longer_accepts(store: Store, keyid: str | None) -> None:
+    """Refuse to store what a revoked or expired trusted key signs (it would never count).
+
+    Raises:
+        InputError: ``keyid`` is in the trust file, revoked or expired as of now: the
+            attestation would list as not counted, and the pull-request gate refuses it
+            (KI411).
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.trust import format_time, load_trust
+    from ..core import layout
+    from ..core.errors import InputError
+
+    key = load_trust(store.view()).keys.get(keyid) if keyid is not None else None
+    if key is None:
+        return  # not trusted: a community attestation, which is fine
+    now = datetime.now(UTC)
+    for what, instant in (("revoked", key.revoked_at), ("expired", key.valid_until)):
+        if instant is not None and instant <= now:
+            raise InputError(
+                f"key {keyid} was {what} at {format_time(instant)} in {layout.TRUST_FILE}: "
+                "nothing it signs now counts, and the pull-request gate refuses it (KI411); "
+                "sign with a key the trust file accepts (`kistore trust list`)",
+                file=layout.TRUST_FILE)
 
 
 def _sign(statement: dict[str, Any], key_path: str) -> Any:

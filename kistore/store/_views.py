@@ -27,6 +27,7 @@ from ..core.limits import DEFAULT
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git import treediff
+from ..git.blobs import blob_size, fetch_blob
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.quarantine import admit_quarantine
 from ..index import freshness
@@ -625,10 +626,16 @@ class CommitView(View):
                 return None
             oid = entry.id
         if limit is not None:
-            size = self.repo.odb.read_header(oid)[1]  # ~5 us: a 200 MB blob is never inflated
-            if size > limit:
+            size = blob_size(self.repo, oid)  # ~5 us: a 200 MB blob is never inflated
+            if size is not None and size > limit:
                 raise FileTooLarge(path, limit, size)
-        kind, data = self.repo.odb.read(oid)  # no Blob object: ~2.5 us less a file
+        try:
+            kind, data = self.repo.odb.read(oid)  # no Blob object: ~2.5 us less a file
+        except KeyError:  # a partial clone lacks it: git fetches it
+            data = fetch_blob(self.repo, str(oid))
+            if limit is not None and len(data) > limit:
+                raise FileTooLarge(path, limit, len(data)) from None
+            return data
         return data if kind == _GIT_BLOB else self.repo[oid].read_raw()
 
     def list_dir(self, path: str) -> list[str]:  # noqa: D102

@@ -88,6 +88,9 @@ def test_a_range_that_rewrites_history_is_refused(runner, published, tmp_path):
     assert result.exit_code == 1
     assert f" KI404 history-rewritten: {old} ({old[:12]}) is not an ancestor of HEAD" in (
         result.output)
+    assert "has 1 commit(s) the branch lacks since they forked at " in result.output
+    assert (f"merge {old} into the branch or rebase onto it (`git rebase {old}`)" in
+        result.output)
 
 
 def test_bad_ranges(runner, published):

@@ -402,3 +402,21 @@ def test_attestations_exits_1_when_it_lists_an_invalid_one(runner, record_store,
     data = run(runner, store_path, "attestations", RUN_REF, "--json")
     assert (data.exit_code, data.stderr) == (1, said)
     assert json.loads(data.stdout)["attestations"][0]["valid"] is False
+
+
+def test_attest_with_a_revoked_trusted_key_is_refused_and_writes_nothing(
+        runner, record_store, store_path, key_file):
+    # review 2026-12-01: it exited 0 without a word, and the attestation then listed as
+    # not counted (and the gate refused it, KI411).
+    keyid = signing.keyid(fixed_key(1).public_key())
+    assert run(runner, store_path, "trust", "add", str(key_file), "--role", "maintainer"
+               ).exit_code == 0
+    assert run(runner, store_path, "trust", "revoke", keyid).exit_code == 0
+    before = sorted(p for p in (store_path / "store").rglob("*"))
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "dispute", "-m", "x",
+                 "--key", str(key_file), "--file")
+    assert result.exit_code == 1, result.output
+    assert f"key {keyid} was revoked at " in result.stderr
+    assert "the pull-request gate refuses it (KI411)" in result.stderr
+    assert sorted(p for p in (store_path / "store").rglob("*")) == before
+    assert "Traceback" not in result.output

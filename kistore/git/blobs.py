@@ -1,0 +1,90 @@
+"""Blob bytes, also in a partial clone (``git clone --filter=blob:none``).
+
+A partial clone holds every commit and tree but only the blobs it has needed so far;
+git fetches a missing one from the promisor remote when a command reads it. libgit2 does
+not: a blob it lacks is a ``KeyError``. :func:`read_blob` asks git for such a blob (``git
+cat-file``, which fetches it), so that commands that read a few blobs -- the pull-request
+gate reads the range's files and a few looked-up paths -- work in a partial clone and
+fetch only what they read. In a full clone a missing blob stays a ``KeyError``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+_GIT_BLOB = 3
+"""libgit2's object type number of a blob (``GIT_OBJECT_BLOB``), as ``odb.read`` returns it."""
+
+
+def is_partial_clone(repo: pygit2.Repository) -> bool:
+    """Return True when ``repo`` is a partial clone: a promisor remote, as git sets one up.
+
+    ``remote.<name>.promisor = true`` (what ``git clone --filter`` writes), or the older
+    ``extensions.partialClone``.
+
+    Args:
+        repo: the repository.
+    """
+    cached = repo.__dict__.get("_kistore_partial")
+    if cached is None:
+        cached = any(
+            entry.name == "extensions.partialclone" or (
+                entry.name.startswith("remote.") and entry.name.endswith(".promisor")
+                and str(entry.value).lower() in ("true", "yes", "on", "1"))
+            for entry in repo.config)
+        repo.__dict__["_kistore_partial"] = cached
+    return bool(cached)
+
+
+def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid) -> bytes:
+    """Return the bytes of the blob ``oid``, fetching it through git in a partial clone.
+
+    Args:
+        repo: the repository.
+        oid: the blob's id (``pygit2.Oid`` or 40 hex digits).
+
+    Raises:
+        KeyError: no such object here, and ``repo`` is not a partial clone (or its remote
+            does not have it either).
+    """
+    try:
+        kind, data = repo.odb.read(oid)
+    except KeyError:
+        return fetch_blob(repo, str(oid))
+    return bytes(data) if kind == _GIT_BLOB else bytes(repo[oid].read_raw())
+
+
+def blob_size(repo: pygit2.Repository, oid: str | pygit2.Oid) -> int | None:
+    """Return a blob's size in bytes from its header, or None when the blob is not here yet.
+
+    Args:
+        repo: the repository.
+        oid: the blob's id.
+    """
+    try:
+        return int(repo.odb.read_header(oid)[1])
+    except KeyError:
+        return None
+
+
+def fetch_blob(repo: pygit2.Repository, oid: str) -> bytes:
+    """Return the bytes of a blob this partial clone lacks, as git fetches it (``cat-file``).
+
+    Args:
+        repo: a partial clone.
+        oid: the blob's 40 hex digits.
+
+    Raises:
+        KeyError: ``repo`` is not a partial clone, or git could not get the blob.
+    """
+    if not is_partial_clone(repo):
+        raise KeyError(oid)
+    done = subprocess.run(["git", "--git-dir", repo.path, "cat-file", "blob", oid],
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        raise KeyError(oid)
+    return done.stdout

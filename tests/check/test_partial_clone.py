@@ -1,0 +1,102 @@
+"""The gate in a partial clone (``git clone --filter=blob:none``) fetches only what it reads.
+
+A store of 10,000,000 manifests is a clone of tens of GB; the pull-request gate reads the
+range's files and a few looked-up paths (kistore/check/_focus.py), so CI can clone without
+blobs and let git fetch the few the gate asks for (kistore/git/blobs.py). These tests
+count the blobs the clone holds before and after.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from kistore.core import layout
+from kistore.core.model import Manifest
+from kistore.store import Store
+
+from ..conftest import ManifestKit, add_docs, git
+
+KISTORE = str(Path(sys.executable).with_name("kistore"))
+
+
+def _missing(repo: Path) -> int:
+    """How many objects reachable from every ref the clone lacks (blobs not fetched yet)."""
+    listing = git(repo, "rev-list", "--objects", "--all", "--missing=print")
+    return sum(1 for line in listing.splitlines() if line.startswith("?"))
+
+
+def _server(tmp_path: Path, runs: int = 30) -> tuple[Path, ManifestKit, list[dict]]:
+    """A store of ``runs`` runs (and what they reference) behind a server allowing filters."""
+    kit = ManifestKit()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    docs = [protocol, env, workload]
+    for i in range(runs):
+        impl = kit.implementation(f"proj-{i}", name=f"impl-{i}")
+        docs += [impl, kit.run(protocol, env, impl, workload, latency=10 + i, name=f"run-{i}")]
+    Store.init(tmp_path / "work")
+    store = Store(tmp_path / "work")
+    add_docs(store, docs)
+    git(tmp_path / "work", "branch", "-M", "main")
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(tmp_path / "work"), str(server))
+    git(server, "config", "uploadpack.allowFilter", "true")
+    return server, kit, [protocol, env, workload]
+
+
+def _push_run(tmp_path: Path, server: Path, kit: ManifestKit, base: list[dict],
+              name: str) -> None:
+    """Add one run named ``name`` in a full clone and push it to the server's main."""
+    work = tmp_path / f"contributor-{name}"
+    git(tmp_path, "clone", "-q", str(server), str(work))
+    impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
+    store = Store(work)
+    add_docs(store, [impl], commit=True)
+    # the run alone in the last commit: a one-manifest pull request
+    add_docs(store, [kit.run(base[0], base[1], impl, base[2], latency=5, name=name)])
+    git(work, "push", "-q", "origin", "HEAD:main")
+
+
+def test_the_gate_of_a_one_run_pull_request_fetches_a_few_blobs(tmp_path):
+    server, kit, base = _server(tmp_path)
+    _push_run(tmp_path, server, kit, base, "new-run")
+    clone = tmp_path / "ci.git"
+    git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{server}",
+        str(clone))
+    before = _missing(clone)
+    assert before > 150  # 33 manifests: objects, metadata and names files, none fetched
+    done = subprocess.run([KISTORE, "--store", str(clone), "check", "main~1..main"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "ok: main~1..main: 0 errors, 0 warnings, 0 info"
+    fetched = before - _missing(clone)
+    # kistore.toml; the ranking policy (KI210 asks whether the run's family ranks by a
+    # unit); the run's object, metadata and names file; its four references' objects and
+    # metadata files (looked up): nothing else of the store
+    assert 0 < fetched <= 13, fetched
+
+
+def test_a_taken_name_is_refused_in_a_partial_clone(tmp_path):
+    server, kit, base = _server(tmp_path, runs=5)
+    work = tmp_path / "contributor"
+    git(tmp_path, "clone", "-q", str(server), str(work))
+    clash = kit.run(base[0], base[1], kit.implementation("proj-0"), base[2], latency=1,
+                    name="run-0")  # run-0 is taken: write the files by hand, past `add`
+    m = Manifest.from_document(clash)
+    for path, data in ((layout.object_path(m.digest), m.object_bytes),
+                       (layout.metadata_path(m.digest), m.metadata_bytes)):
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        (work / path).write_bytes(data)
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "--no-verify", "-m", "a second run-0")
+    git(work, "push", "-q", "origin", "HEAD:main")
+    clone = tmp_path / "ci.git"
+    git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{server}",
+        str(clone))
+    done = subprocess.run([KISTORE, "--store", str(clone), "check", "main~1..main"],
+                          capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "error KI205 name-not-unique" in done.stdout
+    assert "error KI211 name-path-missing" in done.stdout
+    assert _missing(clone) > 20  # still a partial clone: the rest was never fetched
