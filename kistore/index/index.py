@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -57,6 +57,19 @@ DAMAGE = (sqlite3.Error, ValueError, TypeError, KeyError, zlib.error)
 does not match its seal (:class:`.database.Damaged`, a ValueError) or does not decode."""
 
 _T = TypeVar("_T")
+
+
+CATCH_UP = 1_000
+""":meth:`Index.advance` first reads from git up to this many manifests the index is
+behind the add's parent (e.g. a `git pull` since the last query); more are left, with the
+add's, to the next query."""
+
+BULK = 10_000
+""":meth:`Index.advance` of at least this many manifests into empty rows drops the SQL
+indexes of the query rows and creates them after, as a rebuild does."""
+
+_QUERY_INDEXES = tuple(name for name, columns in database.INDEXES.items()
+                       if columns.startswith(("records ", "keys ")))
 
 
 class IndexDamaged(StoreStateError):
@@ -419,15 +432,84 @@ class Index:
                 self._apply(conn, old, load(), progress)
                 set_meta(conn, tree=target)
 
+    def advance(self, parent: str | None, tree: pygit2.Tree, files: Mapping[str, bytes]
+                ) -> bool:
+        """Move the index from tree ``parent`` to ``tree``: ``parent`` with ``files`` written.
+
+        For ``add --commit`` (and ``import``), once its commit has landed: the manifests it
+        wrote are indexed from the bytes it holds (no blob is read back from git), in one
+        transaction, exactly as the next query's update would index them (the same
+        parsing, checks, rows and seals; :meth:`_apply`), so that query finds the index
+        in step instead of reading every manifest the add wrote. Only an index that
+        describes ``parent`` (or a tree with the same manifests, or one a few manifests
+        behind it, which are read from git first) is moved; any other is left for the next
+        query. Never ahead of the branch: called after it moved, and a failure or an
+        interrupt rolls the transaction back.
+
+        Args:
+            parent: the tree id (hex) of the commit's parent; None for a first commit.
+            tree: the commit's pygit2 Tree, which holds ``parent``'s files and ``files``.
+            files: path -> the exact bytes the commit wrote there.
+
+        Returns:
+            True when the index now describes ``tree``; False when it was left as it was.
+
+        Raises:
+            OSError, sqlite3.Error: the index cannot be opened or written (it is left as
+                it was: derived data, the next query updates it).
+        """
+        parent = parent or EMPTY_TREE
+        conn = self.open()
+        changed = {d for path in files if (d := layout.digest_from_path(path)) is not None}
+        with transaction(conn):
+            old = get_meta(conn, "tree") or EMPTY_TREE
+            if old != parent:
+                try:
+                    base = subtree(self.repo, parent) if parent != EMPTY_TREE else None
+                except (KeyError, ValueError):
+                    return False
+                behind = self._changed(old, base) if base is not None else (
+                    None if old != EMPTY_TREE else set())
+                if behind is None or len(behind) > CATCH_UP:
+                    return False  # the next query updates it (as before this add)
+                if behind and base is not None:
+                    self._apply(conn, old, base, None, changed=behind)
+            bulk = len(changed) >= BULK and conn.execute(
+                "SELECT 1 FROM records LIMIT 1").fetchone() is None
+            if bulk:  # filling a table, then indexing it, is faster (as a rebuild does)
+                for name in _QUERY_INDEXES:
+                    conn.execute(f"DROP INDEX IF EXISTS {name}")
+            self._apply(conn, parent, tree, None, changed=changed, known=files, quiet=True)
+            if bulk:
+                for name in _QUERY_INDEXES:
+                    conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON "
+                                 f"{database.INDEXES[name]}")
+            set_meta(conn, tree=str(tree.id))
+        return True
+
     def _apply(self, conn: sqlite3.Connection, old: str, tree: pygit2.Tree,
-               progress: Progress | None) -> None:
-        digests = self._changed(old, tree)
+               progress: Progress | None, *, changed: set[Digest] | None = None,
+               known: Mapping[str, bytes] | None = None, quiet: bool = False) -> None:
+        """Update the rows from tree ``old`` to ``tree`` (in the caller's transaction).
+
+        Args:
+            conn: the index connection.
+            old: the tree id the rows describe.
+            tree: the pygit2 Tree to describe.
+            progress: called with the number of manifests read.
+            changed: the digests whose files differ between the two trees, when the caller
+                knows them (default: the tree diff, :meth:`_changed`).
+            known: path -> bytes ``tree`` holds there, not read from git
+                (:func:`._build.read_manifests`).
+            quiet: no note on a large read (the caller is an add, not a query).
+        """
+        digests = changed if changed is not None else self._changed(old, tree)
         if digests is None:  # the old tree is gone from git: start over
             # interned digests and keys stay: ids are never reused within the file
             conn.execute("DELETE FROM records")  # executescript would COMMIT: not here
             conn.execute("DELETE FROM skipped")
             digests = set(tree_digests(self.repo, tree))
-        if progress is None and len(digests) >= LARGE_READ:
+        if progress is None and not quiet and len(digests) >= LARGE_READ:
             log.warning("note: updating the query index %s: reading %s manifests once; at "
                         "1,000,000 this takes minutes", self.path, f"{len(digests):,}")
         loaded: dict[str, Loaded | None] = {}
@@ -435,7 +517,8 @@ class Index:
         skipped: list[tuple[str, str, str]] = []
         limit = _manifest_limit(self.store)
         for digest, manifest, document, why in read_manifests(
-                self.repo, tree, sorted(digests, key=str), progress, limit=limit):
+                self.repo, tree, sorted(digests, key=str), progress, limit=limit,
+                known=known):
             loaded[digest] = manifest
             if document is not None:
                 documents[digest] = document

@@ -418,9 +418,37 @@ class Store:
                 raise
         try:
             self._record_names(view, written, batch.stats)
+            if committer is not None and committer.oid is not None:
+                self._index_commit(committer.oid, files)
         except KeyboardInterrupt:
             raise AddInterrupted(results, committer.oid if committer else None) from None
         return results
+
+    def _index_commit(self, oid: pygit2.Oid, files: Mapping[str, bytes]) -> None:
+        """Bring the index's query rows to the commit an add just landed (:meth:`Index.advance`).
+
+        The rows of what the add wrote are made from the bytes in hand, so the next query
+        does not read them back (100,000 manifests: ~30 s). Derived data: when the index
+        cannot be written, or described another tree than the commit's parent, it is left
+        for the next query to update, as before.
+
+        Args:
+            oid: the commit the branch holds now.
+            files: path -> bytes the commit wrote.
+        """
+        # Lazy: only a commit writes query rows; a work-tree add starts without loading them.
+        from ..index.index import DAMAGE, Index
+
+        commit = self.repo[oid]
+        if not isinstance(commit, pygit2.Commit):
+            return
+        parent = str(commit.parents[0].tree_id) if commit.parents else None
+        if parent == str(commit.tree_id):
+            return  # a re-run: HEAD held it all, no new commit
+        try:
+            Index(self).advance(parent, commit.tree, files)
+        except (OSError, *DAMAGE):
+            return  # rolled back: the next query updates the index from git
 
     def _check_head_attributes(self) -> None:
         """Refuse ``--commit`` onto a HEAD whose ``.gitattributes`` lets git convert store/.
