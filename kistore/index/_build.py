@@ -110,22 +110,53 @@ def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Dig
             progress(len(chunk))
 
 
-def _size(odb: pygit2.Odb, file: str | bytes) -> int:
+def parse_known(files: Mapping[str, bytes], *, limit: int = DEFAULT.manifest_bytes
+                ) -> dict[str, Read]:
+    """Return :func:`read_manifests`' result for every manifest whose two files are in ``files``.
+
+    Reads nothing: for ``add --commit``, which parses what it is about to commit while its
+    work-tree files are being written (before its commit lands), so that only the rows are
+    left to write once it has (:meth:`kistore.index.index.Index.advance`). The same
+    parsing and checks as a manifest read from git; the result depends on the bytes alone.
+
+    Args:
+        files: path -> bytes (the add's files; paths outside the layout are ignored).
+        limit: as :func:`read_manifests`.
+
+    Returns:
+        Digest string -> its ``Read``.
+    """
+    jobs: list[Job] = []
+    for path in files:
+        digest = layout.digest_from_path(path)
+        if digest is not None and path.startswith(layout.OBJECTS_DIR):
+            meta = files.get(layout.metadata_path(digest))
+            if meta is not None:
+                jobs.append((digest, files[path], meta))
+    return {read[0]: read for read in _read_chunk(None, jobs, limit)}
+
+
+def _size(odb: pygit2.Odb | None, file: str | bytes) -> int:
     """Return the bytes of a :data:`Job` file: its length, or its blob's size from git."""
-    return len(file) if isinstance(file, bytes) else int(odb.read_header(file)[1])
+    if isinstance(file, bytes):
+        return len(file)
+    assert odb is not None  # a blob id comes with its repository
+    return int(odb.read_header(file)[1])
 
 
-def _bytes(odb: pygit2.Odb, file: str | bytes | None) -> bytes | None:
+def _bytes(odb: pygit2.Odb | None, file: str | bytes | None) -> bytes | None:
     """Return a :data:`Job` file's bytes: as given, or its blob read from git."""
     if file is None or isinstance(file, bytes):
         return file
+    assert odb is not None  # a blob id comes with its repository
     data: bytes = odb.read(file)[1]
     return data
 
 
-def _read_chunk(repo: pygit2.Repository, jobs: list[Job],
+def _read_chunk(repo: pygit2.Repository | None, jobs: list[Job],
                 limit: int = DEFAULT.manifest_bytes) -> list[Read]:
-    odb = repo.odb  # read(id) -> (type, bytes): ~40% less than repo[id].data per blob
+    # read(id) -> (type, bytes): ~40% less than repo[id].data per blob; None: bytes given
+    odb = repo.odb if repo is not None else None
     out: list[Read] = []
     for digest, object_file, metadata_file in jobs:
         sizes = [(path, _size(odb, file)) for path, file in (

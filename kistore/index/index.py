@@ -16,6 +16,7 @@ by :mod:`._worktree` without stating every file).
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterator, Mapping
@@ -31,7 +32,7 @@ from ..git.treediff import subtree
 from . import _database as database
 from . import _rows as rows
 from . import refs, warm
-from ._build import read_manifests
+from ._build import Read, parse_known, read_manifests
 from ._database import EMPTY_TREE, LARGE_READ, Progress, get_meta, log, seal, set_meta, unsealed
 from ._fresh import CheckedCatalog, FileCheck
 from ._transaction import transaction
@@ -432,8 +433,17 @@ class Index:
                 self._apply(conn, old, load(), progress)
                 set_meta(conn, tree=target)
 
-    def advance(self, parent: str | None, tree: pygit2.Tree, files: Mapping[str, bytes]
-                ) -> bool:
+    def prepare(self, files: Mapping[str, bytes]) -> dict[str, Read]:
+        """Parse the manifests an add is about to commit (:func:`._build.parse_known`).
+
+        For :meth:`advance`, while the add's work-tree files are being written by other
+        processes (a second CPU): no git, no index read; the result depends on the bytes
+        and the store's ``[limits]`` alone.
+        """
+        return parse_known(files, limit=_manifest_limit(self.store))
+
+    def advance(self, parent: str | None, tree: pygit2.Tree, files: Mapping[str, bytes],
+                parsed: Mapping[str, Read] | None = None) -> bool:
         """Move the index from tree ``parent`` to ``tree``: ``parent`` with ``files`` written.
 
         For ``add --commit`` (and ``import``), once its commit has landed: the manifests it
@@ -450,6 +460,7 @@ class Index:
             parent: the tree id (hex) of the commit's parent; None for a first commit.
             tree: the commit's pygit2 Tree, which holds ``parent``'s files and ``files``.
             files: path -> the exact bytes the commit wrote there.
+            parsed: :meth:`prepare` of ``files``, made while the add wrote its files.
 
         Returns:
             True when the index now describes ``tree``; False when it was left as it was.
@@ -479,7 +490,8 @@ class Index:
             if bulk:  # filling a table, then indexing it, is faster (as a rebuild does)
                 for name in _QUERY_INDEXES:
                     conn.execute(f"DROP INDEX IF EXISTS {name}")
-            self._apply(conn, parent, tree, None, changed=changed, known=files, quiet=True)
+            self._apply(conn, parent, tree, None, changed=changed, known=files, quiet=True,
+                        parsed=parsed)
             if bulk:
                 for name in _QUERY_INDEXES:
                     conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON "
@@ -489,7 +501,8 @@ class Index:
 
     def _apply(self, conn: sqlite3.Connection, old: str, tree: pygit2.Tree,
                progress: Progress | None, *, changed: set[Digest] | None = None,
-               known: Mapping[str, bytes] | None = None, quiet: bool = False) -> None:
+               known: Mapping[str, bytes] | None = None, quiet: bool = False,
+               parsed: Mapping[str, Read] | None = None) -> None:
         """Update the rows from tree ``old`` to ``tree`` (in the caller's transaction).
 
         Args:
@@ -502,6 +515,8 @@ class Index:
             known: path -> bytes ``tree`` holds there, not read from git
                 (:func:`._build.read_manifests`).
             quiet: no note on a large read (the caller is an add, not a query).
+            parsed: what :func:`._build.parse_known` made of ``tree``'s bytes already,
+                by digest string (not read again).
         """
         digests = changed if changed is not None else self._changed(old, tree)
         if digests is None:  # the old tree is gone from git: start over
@@ -516,9 +531,11 @@ class Index:
         documents: dict[str, bytes] = {}  # each row's stored document (.rows)
         skipped: list[tuple[str, str, str]] = []
         limit = _manifest_limit(self.store)
-        for digest, manifest, document, why in read_manifests(
-                self.repo, tree, sorted(digests, key=str), progress, limit=limit,
-                known=known):
+        listed = sorted(digests, key=str)
+        done = [parsed[str(d)] for d in listed if str(d) in parsed] if parsed else []
+        todo = [d for d in listed if str(d) not in parsed] if parsed else listed
+        for digest, manifest, document, why in itertools.chain(done, read_manifests(
+                self.repo, tree, todo, progress, limit=limit, known=known)):
             loaded[digest] = manifest
             if document is not None:
                 documents[digest] = document

@@ -387,17 +387,23 @@ class Store:
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)
         committer = BranchCommit(self.repo, self.root) if commit else None
+        parsed: dict[str, Any] = {}  # the index's parse of `files`, made while they are written
         # With --commit, git's index lock is held while the files are written, too: until
         # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
         with committer.index_held(files.keys()) if committer else contextlib.nullcontext():
             try:
                 if committer is not None and len(files) >= PACK_THRESHOLD and WRITERS:
                     # Child processes write the work-tree files while this one builds the
-                    # git objects: they overlap on a second core. The branch moves only
-                    # once every file is in place.
+                    # git objects, then parses them for the index's rows: they overlap on a
+                    # second core. The branch moves only once every file is in place.
                     batch.start(processes=WRITERS)
+
+                    def before_move() -> None:
+                        parsed.update(self._index_prepare(files))
+                        batch.wait()
+
                     committer.run(files, self._message(message, results),
-                                  before_move=batch.wait, stats=batch.stats)
+                                  before_move=before_move, stats=batch.stats)
                 else:
                     batch.run()
                     if committer is not None:
@@ -419,12 +425,27 @@ class Store:
         try:
             self._record_names(view, written, batch.stats)
             if committer is not None and committer.oid is not None:
-                self._index_commit(committer.oid, files)
+                self._index_commit(committer.oid, files, parsed)
         except KeyboardInterrupt:
             raise AddInterrupted(results, committer.oid if committer else None) from None
         return results
 
-    def _index_commit(self, oid: pygit2.Oid, files: Mapping[str, bytes]) -> None:
+    def _index_prepare(self, files: Mapping[str, bytes]) -> dict[str, Any]:
+        """Return :meth:`Index.prepare` of ``files``; nothing when it fails (derived data).
+
+        Whatever goes wrong here, the add goes on: :meth:`_index_commit` reads the rows'
+        manifests from git instead.
+        """
+        # Lazy: only a commit writes query rows; a work-tree add starts without loading them.
+        from ..index.index import Index
+
+        try:
+            return Index(self).prepare(files)
+        except Exception:  # noqa: BLE001 - derived data never fails an add
+            return {}
+
+    def _index_commit(self, oid: pygit2.Oid, files: Mapping[str, bytes],
+                      parsed: Mapping[str, Any] | None = None) -> None:
         """Bring the index's query rows to the commit an add just landed (:meth:`Index.advance`).
 
         The rows of what the add wrote are made from the bytes in hand, so the next query
@@ -435,6 +456,7 @@ class Store:
         Args:
             oid: the commit the branch holds now.
             files: path -> bytes the commit wrote.
+            parsed: :meth:`_index_prepare` of ``files`` (empty: parsed now).
         """
         # Lazy: only a commit writes query rows; a work-tree add starts without loading them.
         from ..index.index import DAMAGE, Index
@@ -446,7 +468,7 @@ class Store:
         if parent == str(commit.tree_id):
             return  # a re-run: HEAD held it all, no new commit
         try:
-            Index(self).advance(parent, commit.tree, files)
+            Index(self).advance(parent, commit.tree, files, parsed)
         except (OSError, *DAMAGE):
             return  # rolled back: the next query updates the index from git
 

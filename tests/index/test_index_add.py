@@ -214,3 +214,29 @@ def test_after_any_adds_the_rows_are_what_a_reindex_gives(tmp_path_factory, step
         if what != "work":
             assert rows(Store(root))[0] == head_tree(store)
             assert rows(Store(root)) == reindexed(Store(root))
+
+
+def test_a_bulk_add_parses_while_its_files_are_written(store, kit, world, monkeypatch):
+    """Past PACK_THRESHOLD, child processes write the work-tree files; the add parses its
+    manifests for the index meanwhile, and only writes the rows once the commit landed."""
+    from kistore.store import _store
+
+    monkeypatch.setattr(_store, "PACK_THRESHOLD", 4)
+    monkeypatch.setattr(_store, "WRITERS", 2)
+    given = []
+    real = index_module.Index.advance
+
+    def advance(self, parent, tree, files, parsed=None):
+        given.append(dict(parsed or {}))
+        return real(self, parent, tree, files, parsed)
+
+    monkeypatch.setattr(index_module.Index, "advance", advance)
+    monkeypatch.setattr(index_module, "read_manifests",
+                        lambda repo, tree, todo, *a, **k: iter(()) if not todo else
+                        pytest.fail(f"read again: {todo}"))
+    docs = [*world.values(), *new_run(kit, world, "a", 30), *new_run(kit, world, "b", 10)]
+    add_docs(store, docs)
+    assert len(given) == 1 and len(given[0]) == len(docs)
+    monkeypatch.undo()
+    assert rows(store)[0] == head_tree(store)
+    assert rows(store) == reindexed(store)
