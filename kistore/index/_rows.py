@@ -36,7 +36,7 @@ import functools
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from hashlib import blake2b
 from typing import Any, cast
 
@@ -398,7 +398,7 @@ class Writer:
 
     Call inside the transaction of the update (:meth:`kistore.query.index.Index._sync`).
     The first documents written to an index without a dictionary choose it
-    (:func:`_sample`): a full build samples the whole store, a store indexed from its first
+    (:func:`sample`): a full build samples the whole store, a store indexed from its first
     few manifests keeps what they share until ``kistore reindex``.
 
     Args:
@@ -435,24 +435,33 @@ class Writer:
             self._ids.update(new)
         return self._ids
 
-    def write(self, records: Iterable[Record], documents: dict[str, bytes]) -> None:
+    def write(self, records: Iterable[Record], documents: dict[str, bytes],
+              compressed: tuple[bytes, Mapping[str, bytes]] | None = None) -> None:
         """Insert (or replace) the whole row of each record.
 
         Args:
             records: the records.
             documents: each record's :func:`stored_document`, by digest.
+            compressed: ``(dictionary, {digest: document deflated with it})`` made
+                beforehand; used where the dictionary is the one the rows are written
+                with (else each document is deflated here).
         """
         records = list(records)
         if not self.codec.dictionary and documents:
-            self.codec = Codec(self.conn, _sample(documents))
+            self.codec = Codec(self.conn, sample(documents))
             data = self.codec.dictionary
             self.conn.execute("INSERT OR REPLACE INTO dictionary VALUES (1, ?, ?)",
                               (data, seal((1, data))))
         columns, ids, keys = self._prepare(records)
         compress = self.codec.compress
+        ready = compressed[1] if compressed and compressed[0] == self.codec.dictionary else {}
+
+        def deflated(digest: str) -> bytes:
+            found = ready.get(digest)
+            return found if found is not None else compress(documents[digest])
 
         def row(r: Record, c: tuple[Any, ...]) -> tuple[Any, ...]:
-            values = (raw(r.digest), kind_code(r.kind), r.name, compress(documents[r.digest]),
+            values = (raw(r.digest), kind_code(r.kind), r.name, deflated(r.digest),
                       *_derived(r, c, ids, keys))
             return (ids[r.digest], *values[1:], record_seal(values), _list_seal(values),
                     values[0])
@@ -540,7 +549,7 @@ def _list_seal(values: tuple[Any, ...]) -> bytes:
                       values[9]))
 
 
-def _sample(documents: dict[str, bytes]) -> bytes:
+def sample(documents: Mapping[str, bytes]) -> bytes:
     """Return a preset dictionary: :data:`_SAMPLES` documents spread evenly, last 4 KB.
 
     deflate finds a match anywhere in the dictionary, and prefers what is nearest its end.

@@ -20,6 +20,7 @@ import itertools
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -71,6 +72,23 @@ indexes of the query rows and creates them after, as a rebuild does."""
 
 _QUERY_INDEXES = tuple(name for name, columns in database.INDEXES.items()
                        if columns.startswith(("records ", "keys ")))
+
+
+@dataclass
+class Prepared:
+    """What :meth:`Index.prepare` made of an add's files before its commit landed.
+
+    Attributes:
+        parsed: digest string -> its ``Read`` (:func:`._build.parse_known`).
+        tree: the tree the index's rows described when ``records`` were made.
+        records: digest string -> :class:`~.records.Record` of each parsed manifest.
+        compressed: ``(dictionary, {digest string: stored document deflated with it})``.
+    """
+
+    parsed: dict[str, Read]
+    tree: str | None = None
+    records: dict[str, Record] | None = None
+    compressed: tuple[bytes, dict[str, bytes]] | None = None
 
 
 class IndexDamaged(StoreStateError):
@@ -433,17 +451,38 @@ class Index:
                 self._apply(conn, old, load(), progress)
                 set_meta(conn, tree=target)
 
-    def prepare(self, files: Mapping[str, bytes]) -> dict[str, Read]:
-        """Parse the manifests an add is about to commit (:func:`._build.parse_known`).
+    def prepare(self, files: Mapping[str, bytes]) -> Prepared:
+        """Make what :meth:`advance` needs of the manifests an add is about to commit.
 
-        For :meth:`advance`, while the add's work-tree files are being written by other
-        processes (a second CPU): no git, no index read; the result depends on the bytes
-        and the store's ``[limits]`` alone.
+        Called while the add's work-tree files are being written by other processes (a
+        second CPU), before its commit lands: parses them (:func:`._build.parse_known`; no
+        git), then, reading the index (no write), describes them and compresses their
+        stored documents as :meth:`_apply` would. :meth:`advance` uses each part only if
+        what it depends on is unchanged when it writes: the parse depends on the bytes and
+        the store's ``[limits]`` alone; the records on the tree the rows describe; the
+        compressed documents on the index's dictionary.
         """
-        return parse_known(files, limit=_manifest_limit(self.store))
+        parsed = parse_known(files, limit=_manifest_limit(self.store))
+        prepared = Prepared(parsed)
+        try:
+            conn = self.open()
+            tree = get_meta(conn, "tree") or EMPTY_TREE
+            catalog = IndexCatalog(conn, tree)
+            loaded = {d: read[1] for d, read in parsed.items()}
+            documents = {d: read[2] for d, read in parsed.items() if read[2] is not None}
+            present = {d: m for d, m in loaded.items() if m is not None}
+            prepared.records = describe_all(present, _fallback(loaded, catalog))
+            prepared.tree = tree
+            dictionary = rows.Codec.of(conn).dictionary or rows.sample(documents)
+            codec = rows.Codec(None, dictionary)
+            prepared.compressed = (dictionary, {d: codec.compress(doc)
+                                                for d, doc in documents.items()})
+        except (OSError, *DAMAGE):  # derived data: advance() makes them itself
+            pass
+        return prepared
 
     def advance(self, parent: str | None, tree: pygit2.Tree, files: Mapping[str, bytes],
-                parsed: Mapping[str, Read] | None = None) -> bool:
+                prepared: Prepared | None = None) -> bool:
         """Move the index from tree ``parent`` to ``tree``: ``parent`` with ``files`` written.
 
         For ``add --commit`` (and ``import``), once its commit has landed: the manifests it
@@ -460,7 +499,7 @@ class Index:
             parent: the tree id (hex) of the commit's parent; None for a first commit.
             tree: the commit's pygit2 Tree, which holds ``parent``'s files and ``files``.
             files: path -> the exact bytes the commit wrote there.
-            parsed: :meth:`prepare` of ``files``, made while the add wrote its files.
+            prepared: :meth:`prepare` of ``files``, made while the add wrote its files.
 
         Returns:
             True when the index now describes ``tree``; False when it was left as it was.
@@ -490,8 +529,11 @@ class Index:
             if bulk:  # filling a table, then indexing it, is faster (as a rebuild does)
                 for name in _QUERY_INDEXES:
                     conn.execute(f"DROP INDEX IF EXISTS {name}")
+            ready = prepared or Prepared({})
+            current = old == parent == ready.tree  # what the records were described from
             self._apply(conn, parent, tree, None, changed=changed, known=files, quiet=True,
-                        parsed=parsed)
+                        parsed=ready.parsed, described=ready.records if current else None,
+                        compressed=ready.compressed)
             if bulk:
                 for name in _QUERY_INDEXES:
                     conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON "
@@ -502,7 +544,9 @@ class Index:
     def _apply(self, conn: sqlite3.Connection, old: str, tree: pygit2.Tree,
                progress: Progress | None, *, changed: set[Digest] | None = None,
                known: Mapping[str, bytes] | None = None, quiet: bool = False,
-               parsed: Mapping[str, Read] | None = None) -> None:
+               parsed: Mapping[str, Read] | None = None,
+               described: Mapping[str, Record] | None = None,
+               compressed: tuple[bytes, Mapping[str, bytes]] | None = None) -> None:
         """Update the rows from tree ``old`` to ``tree`` (in the caller's transaction).
 
         Args:
@@ -517,6 +561,10 @@ class Index:
             quiet: no note on a large read (the caller is an add, not a query).
             parsed: what :func:`._build.parse_known` made of ``tree``'s bytes already,
                 by digest string (not read again).
+            described: the records of the manifests read, described from the rows as
+                they are now (:meth:`prepare`); used only when they are exactly those.
+            compressed: ``(dictionary, {digest: stored document deflated with it})``,
+                used for the documents whose dictionary it is (:meth:`.rows.Writer.write`).
         """
         digests = changed if changed is not None else self._changed(old, tree)
         if digests is None:  # the old tree is gone from git: start over
@@ -542,13 +590,7 @@ class Index:
             if why is not None:
                 skipped.append((digest, *why))
         catalog = IndexCatalog(conn, str(tree.id))
-
-        def fallback(digest: str) -> tuple[str, dict[str, Any]] | None:
-            if digest in loaded:
-                return None
-            r = catalog.record(digest)
-            return (r.kind, r.spec) if r is not None else None
-
+        fallback = _fallback(loaded, catalog)
         writer = rows.Writer(conn)
         # a build from nothing has nothing to describe again, nor to delete
         affected = [] if writer.empty else \
@@ -559,7 +601,9 @@ class Index:
         conn.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?, ?)",
                          [(*row, seal(row)) for row in skipped])
         present = {d: m for d, m in loaded.items() if m is not None}
-        writer.write(describe_all(present, fallback).values(), documents)
+        records = described if described is not None and described.keys() == present.keys() \
+            else describe_all(present, fallback)
+        writer.write(records.values(), documents, compressed)
         # runs whose referenced manifests came or went get their key computed again
         again = {r.digest: (r.kind, r.name, r.spec) for r in affected}
         writer.rederive(describe_all(again, chain(present, fallback)).values())
@@ -573,6 +617,22 @@ class Index:
         except (KeyError, ValueError):
             return None
         return shard_diff(self.repo, old_tree, tree)
+
+
+def _fallback(loaded: Mapping[str, Loaded | None], catalog: IndexCatalog
+              ) -> Callable[[str], tuple[str, dict[str, Any]] | None]:
+    """Return the lookup :meth:`Index._apply` describes with, past the manifests read.
+
+    A manifest read (``loaded``) that did not parse is absent (None); any other is looked
+    up in the rows as they are.
+    """
+    def fallback(digest: str) -> tuple[str, dict[str, Any]] | None:
+        if digest in loaded:
+            return None
+        r = catalog.record(digest)
+        return (r.kind, r.spec) if r is not None else None
+
+    return fallback
 
 
 def shard_diff(repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree) -> set[Digest]:

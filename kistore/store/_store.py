@@ -29,7 +29,7 @@ import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import canonical, layout
 from ..core.digest import Digest, match_prefix, parse_prefix
@@ -48,6 +48,9 @@ from ..index.names import NameIndex, open_name_index
 from ._views import CommitView, View, WorkTreeView
 from .admission import AddResult as AddResult  # re-exported: importers and the CLI use it
 from .admission import plan_add
+
+if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
+    from ..index.index import Prepared
 
 SETTINGS_TEMPLATE = """\
 # kistore store settings (https://kernelindex.dev). Reviewed like code.
@@ -387,7 +390,7 @@ class Store:
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)
         committer = BranchCommit(self.repo, self.root) if commit else None
-        parsed: dict[str, Any] = {}  # the index's parse of `files`, made while they are written
+        prepared: list[Prepared] = []  # the index's rows of `files`, made while they are written
         # With --commit, git's index lock is held while the files are written, too: until
         # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
         with committer.index_held(files.keys()) if committer else contextlib.nullcontext():
@@ -399,7 +402,7 @@ class Store:
                     batch.start(processes=WRITERS)
 
                     def before_move() -> None:
-                        parsed.update(self._index_prepare(files))
+                        prepared.extend(self._index_prepare(files))
                         batch.wait()
 
                     committer.run(files, self._message(message, results),
@@ -425,27 +428,28 @@ class Store:
         try:
             self._record_names(view, written, batch.stats)
             if committer is not None and committer.oid is not None:
-                self._index_commit(committer.oid, files, parsed)
+                self._index_commit(committer.oid, files,
+                                   prepared[0] if prepared else None)
         except KeyboardInterrupt:
             raise AddInterrupted(results, committer.oid if committer else None) from None
         return results
 
-    def _index_prepare(self, files: Mapping[str, bytes]) -> dict[str, Any]:
-        """Return :meth:`Index.prepare` of ``files``; nothing when it fails (derived data).
+    def _index_prepare(self, files: Mapping[str, bytes]) -> list[Prepared]:
+        """Return ``[Index.prepare(files)]``; ``[]`` when it fails (derived data).
 
-        Whatever goes wrong here, the add goes on: :meth:`_index_commit` reads the rows'
-        manifests from git instead.
+        Whatever goes wrong here, the add goes on: :meth:`_index_commit` makes the rows
+        from the files themselves.
         """
         # Lazy: only a commit writes query rows; a work-tree add starts without loading them.
         from ..index.index import Index
 
         try:
-            return Index(self).prepare(files)
+            return [Index(self).prepare(files)]
         except Exception:  # noqa: BLE001 - derived data never fails an add
-            return {}
+            return []
 
     def _index_commit(self, oid: pygit2.Oid, files: Mapping[str, bytes],
-                      parsed: Mapping[str, Any] | None = None) -> None:
+                      prepared: Prepared | None = None) -> None:
         """Bring the index's query rows to the commit an add just landed (:meth:`Index.advance`).
 
         The rows of what the add wrote are made from the bytes in hand, so the next query
@@ -456,7 +460,7 @@ class Store:
         Args:
             oid: the commit the branch holds now.
             files: path -> bytes the commit wrote.
-            parsed: :meth:`_index_prepare` of ``files`` (empty: parsed now).
+            prepared: :meth:`_index_prepare` of ``files`` (None: made now).
         """
         # Lazy: only a commit writes query rows; a work-tree add starts without loading them.
         from ..index.index import DAMAGE, Index
@@ -468,7 +472,7 @@ class Store:
         if parent == str(commit.tree_id):
             return  # a re-run: HEAD held it all, no new commit
         try:
-            Index(self).advance(parent, commit.tree, files, parsed)
+            Index(self).advance(parent, commit.tree, files, prepared)
         except (OSError, *DAMAGE):
             return  # rolled back: the next query updates the index from git
 

@@ -226,9 +226,9 @@ def test_a_bulk_add_parses_while_its_files_are_written(store, kit, world, monkey
     given = []
     real = index_module.Index.advance
 
-    def advance(self, parent, tree, files, parsed=None):
-        given.append(dict(parsed or {}))
-        return real(self, parent, tree, files, parsed)
+    def advance(self, parent, tree, files, prepared=None):
+        given.append(prepared)
+        return real(self, parent, tree, files, prepared)
 
     monkeypatch.setattr(index_module.Index, "advance", advance)
     monkeypatch.setattr(index_module, "read_manifests",
@@ -236,7 +236,45 @@ def test_a_bulk_add_parses_while_its_files_are_written(store, kit, world, monkey
                         pytest.fail(f"read again: {todo}"))
     docs = [*world.values(), *new_run(kit, world, "a", 30), *new_run(kit, world, "b", 10)]
     add_docs(store, docs)
-    assert len(given) == 1 and len(given[0]) == len(docs)
+    assert len(given) == 1 and len(given[0].parsed) == len(docs)
+    assert len(given[0].records) == len(docs) and len(given[0].compressed[1]) == len(docs)
     monkeypatch.undo()
     assert rows(store)[0] == head_tree(store)
     assert rows(store) == reindexed(store)
+
+
+def test_what_was_prepared_against_other_rows_is_not_used(store, kit, world, monkeypatch):
+    """Records described from rows of another tree, or documents deflated with another
+    dictionary, are made again when the rows are written: only what still holds is used."""
+    from dataclasses import replace
+
+    from kistore.index.records import Record
+    from kistore.store import _store
+
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
+    ranked(store)
+    monkeypatch.setattr(_store, "PACK_THRESHOLD", 2)
+    real = _store.Store._index_prepare
+
+    calls: list[int] = []
+
+    def stale(self, files):
+        [prepared] = real(self, files)
+        assert prepared.tree == rows(self)[0] and prepared.records and prepared.compressed
+        calls.append(1)
+        if len(calls) == 1:  # described from another tree's rows
+            lies = {d: Record(d, r.kind, "a lie", r.spec) for d, r in prepared.records.items()}
+            return [replace(prepared, tree="0" * 40, records=lies)]
+        dictionary, deflated = prepared.compressed  # deflated with another dictionary
+        return [replace(prepared, compressed=(dictionary + b"x",
+                                              {d: b"\x00garbage" for d in deflated}))]
+
+    monkeypatch.setattr(_store.Store, "_index_prepare", stale)
+    add_docs(store, new_run(kit, world, "b", 10))  # records described from another tree
+    add_docs(store, new_run(kit, world, "c", 20))  # documents deflated with another dictionary
+    assert len(calls) == 2
+    monkeypatch.undo()
+    after = rows(store)
+    assert after[0] == head_tree(store)
+    assert "a lie" not in [e.name for e in after[3]]
+    assert after == reindexed(store)
