@@ -141,8 +141,9 @@ def test_bench_only_export_builds_the_store_and_its_index_and_measures_only_that
     assert "index build (untimed)" in done.stderr
     [result] = (tmp_path / "results").glob("*.json")
     rows = {r["what"]: r for r in json.loads(result.read_text())["rows"]}
-    assert set(rows) == {"bulk add --commit", "bulk add vs work-tree floor",
-                         "export (parquet, whole store)", "export max RSS"}
+    assert set(rows) == {"first rank after bulk add", "bulk add --commit",
+                         "bulk add vs work-tree floor", "export (parquet, whole store)",
+                         "export max RSS"}
     exported = rows["export (parquet, whole store)"]
     assert exported["note"].startswith("exit 0;")
     assert exported["extra"]["rows"]["manifests"] == 200  # nothing added after the bulk add
