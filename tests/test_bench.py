@@ -105,6 +105,13 @@ def test_bench_smoke_at_200(tmp_path):
         "rank p95 in-process (index warm)"]
     assert fresh["baseline"] == "python -c 'import click'" and fresh["ratio"] > 0
     assert warm["value"] > 0 and warm["target"] == "p95 <= 50 ms"
+    first = rows["first rank after bulk add"]
+    assert first["note"].startswith("the first `kistore rank` after `add --commit` of 200 (exit 0)")
+    assert first["baseline_value"] > 0 and first["ratio"] > 0
+    for what in ("ls --kind BenchmarkRun (work tree)", "ls --kind BenchmarkRun --at HEAD"):
+        listed = rows[what]
+        assert listed["baseline"] == "git ls-tree -r --name-only HEAD store/metadata"
+        assert listed["extra"]["runs"] > 150 and listed["ratio"] > 0
     deep, gate = rows["verify, 3 commits (bare)"], rows["gate of a 1-manifest pull request"]
     assert deep["extra"]["commits"] == 3 and deep["note"].startswith("exit 0 / 0;")
     assert gate["note"].startswith("exit 0;") and gate["value"] > 0
@@ -134,8 +141,9 @@ def test_bench_only_export_builds_the_store_and_its_index_and_measures_only_that
     assert "index build (untimed)" in done.stderr
     [result] = (tmp_path / "results").glob("*.json")
     rows = {r["what"]: r for r in json.loads(result.read_text())["rows"]}
-    assert set(rows) == {"bulk add --commit", "bulk add vs work-tree floor",
-                         "export (parquet, whole store)", "export max RSS"}
+    assert set(rows) == {"first rank after bulk add", "bulk add --commit",
+                         "bulk add vs work-tree floor", "export (parquet, whole store)",
+                         "export max RSS"}
     exported = rows["export (parquet, whole store)"]
     assert exported["note"].startswith("exit 0;")
     assert exported["extra"]["rows"]["manifests"] == 200  # nothing added after the bulk add

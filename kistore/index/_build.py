@@ -12,7 +12,7 @@ other jobs): no faster than one process, so it was left out.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from ..core import layout
@@ -27,8 +27,9 @@ from ._rows import stored_document
 
 _CHUNK = 500
 
-Job = tuple[Digest, "str | None", "str | None"]
-"""``(digest, object blob id, metadata blob id)``; an id is None when the file is absent."""
+Job = tuple[Digest, "str | bytes | None", "str | bytes | None"]
+"""``(digest, object file, metadata file)``: each the file's git blob id (hex), or its bytes
+when the caller knows them (``known``), or None when the tree has no such file."""
 
 Read = tuple[str, "Loaded | None", "bytes | None", "tuple[str, str] | None"]
 """``(digest string, parsed manifest or None, its stored document or None, why it was
@@ -72,7 +73,8 @@ class TreeFiles:
 
 def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Digest],
                    progress: Callable[[int], None] | None = None, *,
-                   limit: int = DEFAULT.manifest_bytes) -> Iterator[Read]:
+                   limit: int = DEFAULT.manifest_bytes,
+                   known: Mapping[str, bytes] | None = None) -> Iterator[Read]:
     """Yield every manifest of ``digests`` as ``tree`` holds it, in ``digests`` order.
 
     Args:
@@ -82,6 +84,9 @@ def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Dig
         progress: called with the number of manifests read since the last call.
         limit: most bytes of an object or metadata file (``[limits] manifest-bytes``): a
             larger one is not read and the manifest is skipped (``kistore verify``: KI106).
+        known: path -> the exact bytes ``tree`` holds at that path, when the caller knows
+            them (``add --commit`` built the tree from them): those are not read from git,
+            and nothing else changes (each is parsed and checked as a blob read).
 
     Yields:
         ``(digest string, (kind, name, spec) or None, stored document or None, skipped)``:
@@ -91,8 +96,13 @@ def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Dig
         refused, else None (a manifest absent from the tree is not skipped, just gone).
     """
     files = TreeFiles(repo, tree)
-    jobs = [(d, files.blob_id(layout.object_path(d)), files.blob_id(layout.metadata_path(d)))
-            for d in digests]
+    given = known or {}
+
+    def source(path: str) -> str | bytes | None:
+        data = given.get(path)
+        return data if data is not None else files.blob_id(path)
+
+    jobs = [(d, source(layout.object_path(d)), source(layout.metadata_path(d))) for d in digests]
     chunks = (jobs[i:i + _CHUNK] for i in range(0, len(jobs), _CHUNK))
     for chunk in chunks:
         yield from _read_chunk(repo, chunk, limit)
@@ -100,14 +110,58 @@ def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Dig
             progress(len(chunk))
 
 
-def _read_chunk(repo: pygit2.Repository, jobs: list[Job],
+def parse_known(files: Mapping[str, bytes], *, limit: int = DEFAULT.manifest_bytes
+                ) -> dict[str, Read]:
+    """Return :func:`read_manifests`' result for every manifest whose two files are in ``files``.
+
+    Reads nothing: for ``add --commit``, which parses what it is about to commit while its
+    work-tree files are being written (before its commit lands), so that only the rows are
+    left to write once it has (:meth:`kistore.index.index.Index.advance`). The same
+    parsing and checks as a manifest read from git; the result depends on the bytes alone.
+
+    Args:
+        files: path -> bytes (the add's files; paths outside the layout are ignored).
+        limit: as :func:`read_manifests`.
+
+    Returns:
+        Digest string -> its ``Read``.
+    """
+    jobs: list[Job] = []
+    for path in files:
+        digest = layout.digest_from_path(path)
+        if digest is not None and path.startswith(layout.OBJECTS_DIR):
+            meta = files.get(layout.metadata_path(digest))
+            if meta is not None:
+                jobs.append((digest, files[path], meta))
+    return {read[0]: read for read in _read_chunk(None, jobs, limit)}
+
+
+def _size(odb: pygit2.Odb | None, file: str | bytes) -> int:
+    """Return the bytes of a :data:`Job` file: its length, or its blob's size from git."""
+    if isinstance(file, bytes):
+        return len(file)
+    assert odb is not None  # a blob id comes with its repository
+    return int(odb.read_header(file)[1])
+
+
+def _bytes(odb: pygit2.Odb | None, file: str | bytes | None) -> bytes | None:
+    """Return a :data:`Job` file's bytes: as given, or its blob read from git."""
+    if file is None or isinstance(file, bytes):
+        return file
+    assert odb is not None  # a blob id comes with its repository
+    data: bytes = odb.read(file)[1]
+    return data
+
+
+def _read_chunk(repo: pygit2.Repository | None, jobs: list[Job],
                 limit: int = DEFAULT.manifest_bytes) -> list[Read]:
-    odb = repo.odb  # read(id) -> (type, bytes): ~40% less than repo[id].data per blob
+    # read(id) -> (type, bytes): ~40% less than repo[id].data per blob; None: bytes given
+    odb = repo.odb if repo is not None else None
     out: list[Read] = []
-    for digest, object_id, metadata_id in jobs:
-        sizes = [(path, odb.read_header(blob)[1]) for path, blob in (
-                 (layout.object_path(digest), object_id),
-                 (layout.metadata_path(digest), metadata_id)) if blob is not None]
+    for digest, object_file, metadata_file in jobs:
+        sizes = [(path, _size(odb, file)) for path, file in (
+                 (layout.object_path(digest), object_file),
+                 (layout.metadata_path(digest), metadata_file)) if file is not None]
         large = [(path, size) for path, size in sizes if size > limit]
         if large:  # a 200 MB manifest committed past the hooks: never read (ls took 5 s)
             path, size = large[0]
@@ -115,8 +169,7 @@ def _read_chunk(repo: pygit2.Repository, jobs: list[Job],
                                                         f"limit of {limit:,} (manifest-bytes; "
                                                         "`kistore verify`: KI106)")))
             continue
-        data = odb.read(object_id)[1] if object_id is not None else None
-        meta = odb.read(metadata_id)[1] if metadata_id is not None else None
+        data, meta = _bytes(odb, object_file), _bytes(odb, metadata_file)
         parsed = parse_document(digest, data, meta, validate=True)
         if parsed is not None:
             document, loaded = parsed

@@ -44,9 +44,11 @@ FILE = "index.sqlite"
 LEGACY_FILES = ("catalog.sqlite",)
 """Files earlier kistore versions kept beside it (the name catalog), deleted on creation."""
 
-FORMAT = "kistore-index-7"
+FORMAT = "kistore-index-8"
 """The file's format, in ``meta``; any other value (or none) makes the file start again.
-7: every row sealed, names looked up by a name key; 6: one file (the name tables joined
+8: a ``records`` row's listing seal (``lseal``) and own digest's bytes, and the covering
+SQL index ``records_list`` (``ls`` reads neither a stored document nor a table row); 7:
+every row sealed, names looked up by a name key; 6: one file (the name tables joined
 the query rows); 5: compact rows, the ``skipped`` list, packed shard listings, hashed stat
 rows."""
 
@@ -63,7 +65,8 @@ TABLES: dict[str, str] = {
     "records": "CREATE TABLE records (id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, "
                "name TEXT NOT NULL, document BLOB NOT NULL, workload INTEGER, hardware TEXT, "
                "protocol INTEGER, environment INTEGER, implementation INTEGER, key INTEGER, "
-               "role TEXT, project TEXT, seal BLOB NOT NULL)",
+               "role TEXT, project TEXT, seal BLOB NOT NULL, lseal BLOB NOT NULL, "
+               "digest BLOB NOT NULL)",
     "skipped": "CREATE TABLE skipped (digest TEXT PRIMARY KEY, path TEXT NOT NULL, "
                "problem TEXT NOT NULL, seal BLOB NOT NULL)",
     "dictionary": "CREATE TABLE dictionary (id INTEGER PRIMARY KEY CHECK (id = 1), "
@@ -107,7 +110,10 @@ CACHE_TABLES = ("worktree", "manifest_stat", "head_shards", "shard_listings")
 """Caches keyed by git and file-system state alone (a ``reindex`` keeps them)."""
 
 INDEXES: dict[str, str] = {
-    "records_key": "records (key)", "records_kind": "records (kind, name)",
+    "records_key": "records (key)",
+    # covering for a listing (``ls``: :data:`kistore.index._rows.LIST`): read in (kind,
+    # name) order from this index alone, no table row; also serves kind and name lookups
+    "records_list": "records (kind, name, digest, workload, hardware, key, lseal)",
     "records_workload": "records (workload)", "records_hardware": "records (hardware)",
     "records_protocol": "records (protocol)", "records_environment": "records (environment)",
     "records_implementation": "records (implementation)", "keys_key": "keys (key)",

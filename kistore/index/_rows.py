@@ -36,9 +36,9 @@ import functools
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from hashlib import blake2b
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -46,7 +46,7 @@ from ..core import canonical
 from ..core.digest import is_digest
 from ..core.schema import API_VERSION, KINDS
 from ._database import Damaged, get_meta, seal, unsealed
-from .records import Record
+from .records import Listed, Record
 
 KIND_CODES = {kind: code for code, kind in enumerate(sorted(KINDS))}
 """Kind name -> the small integer stored; in name order, so ``ORDER BY kind`` sorts by name."""
@@ -86,6 +86,14 @@ Only the record's own digest is joined: the digests of its references and its ``
 row are few and shared, and are resolved once per catalog (:meth:`Codec.decode_all`).
 Joining all seven made each row seven random B-tree reads (docs/speed.md, sixth pass)."""
 
+LIST = ("SELECT 'sha256:' || lower(hex(r.digest)), r.kind, r.name, r.workload, r.hardware, "
+        "r.key, r.lseal FROM records r")
+"""Every column :meth:`Codec.list_all` reads (append ``WHERE ...``): a listing's columns
+(``ls``), all in the covering SQL index ``records_list`` (the row keeps its own digest's
+bytes for it), so a listing of every run reads that index alone, in order, never a table
+row nor a stored document; checked by the row's listing seal (:func:`list_seal`), not its
+full one. Order by ``r.kind, r.name, r.digest``."""
+
 DIGEST_ID = "(SELECT id FROM digests WHERE digest = ?)"
 """The id of one digest (bind :func:`raw`); NULL, so matching nothing, when not interned."""
 
@@ -101,6 +109,22 @@ def record_seal(row: tuple[Any, ...]) -> bytes:
     """
     document = row[3]
     return blake2b(b"%b%b%r" % (row[0], document, (len(document), *row[1:3], *row[4:12])),
+                   digest_size=16).digest()
+
+
+def list_seal(row: tuple[Any, ...]) -> bytes:
+    """Return the listing seal of a :data:`LIST` row (its first 6 values; any after, ignored).
+
+    The row's ``lseal``: BLAKE2b of its digest (``sha256:<hex>``, as :data:`LIST` reads it),
+    kind, workload id, key id, hardware and name, the columns a listing (``ls``) reads. A
+    record row carries it beside its full seal (:func:`record_seal`), which covers these
+    too but needs the stored document: checking that made an ``ls`` of 100,000 runs read
+    and hash every document. An edited name, kind, digest, workload, hardware or key no
+    longer matches either seal. Each value but the name (last) is written by ``repr``, so
+    no two rows give the same text.
+    """
+    digest, kind, name, workload, hardware, key = row[:6]
+    return blake2b(f"{digest}\0{kind!r}\0{workload!r}\0{key!r}\0{hardware!r}\0{name}".encode(),
                    digest_size=16).digest()
 
 
@@ -215,11 +239,49 @@ class Codec:
         self._resolve(rows)
         return [self._decode(row) for row in rows]
 
+    def list_all(self, rows: list[tuple[Any, ...]], *, details: bool = True) -> list[Listed]:
+        """Return the listing entry of each :data:`LIST` row, each checked by its listing seal.
+
+        Args:
+            rows: :data:`LIST` rows.
+            details: also resolve each row's workload and comparison key ids (looked up
+                as :meth:`decode_all` does); False leaves ``workload`` and
+                ``comparison_key`` None.
+
+        Raises:
+            Damaged: a row does not match its listing seal.
+            ValueError, TypeError, KeyError, sqlite3.Error: a damaged row or index.
+        """
+        kinds, new, seal = _KIND_NAMES, tuple.__new__, blake2b  # one pass; no Listed(...) call
+        checked: list[tuple[Any, ...]] = []
+        keep = checked.append
+        for digest, kind, name, workload, hardware, key, lseal in rows:
+            if seal(f"{digest}\0{kind!r}\0{workload!r}\0{key!r}\0{hardware!r}\0{name}".encode(),
+                    digest_size=16).digest() != lseal:  # list_seal, inline: ~1 us a row less
+                raise Damaged(f"a records row that does not match its seal ({name!r:.80})")
+            if details:  # ids resolved below
+                keep((digest, kinds[kind] if isinstance(kind, int) else kind, name, workload,
+                      hardware, key))
+            else:
+                keep(new(Listed, (digest, kinds[kind] if isinstance(kind, int) else kind, name,
+                                  None, hardware, None)))
+        if not details:
+            return cast("list[Listed]", checked)
+        self._resolve_ids({e[3] for e in checked if e[3] is not None},
+                          {e[5] for e in checked if e[5] is not None})
+        digests, keys = self._digests, self._keys
+        return [new(Listed, (*e[:3], None if e[3] is None else _PREFIX + digests[e[3]].hex(),
+                             e[4], None if e[5] is None else keys[e[5]][0])) for e in checked]
+
     def _resolve(self, rows: list[tuple[Any, ...]]) -> None:
-        digests = {i for row in rows for i in (row[4], *row[6:9]) if i is not None}
+        self._resolve_ids({i for row in rows for i in (row[4], *row[6:9]) if i is not None},
+                          {row[9] for row in rows if row[9] is not None})
+
+    def _resolve_ids(self, digests: set[int], keys: set[int]) -> None:
+        """Look up the digest and ``keys`` ids this codec has not resolved yet."""
         self._fetch(digests - self._digests.keys(),
                     "SELECT id, digest, seal FROM digests WHERE id", self._keep_digest)
-        keys = {row[9] for row in rows if row[9] is not None} - self._keys.keys()
+        keys = keys - self._keys.keys()
         self._fetch(keys, "SELECT k.id, k.key, k.object, k.family, k.statistic, k.seal, "
                     "d.digest, d.seal FROM keys k LEFT JOIN digests d ON d.id = k.key "
                     "WHERE k.id", self._keep_key)
@@ -336,7 +398,7 @@ class Writer:
 
     Call inside the transaction of the update (:meth:`kistore.query.index.Index._sync`).
     The first documents written to an index without a dictionary choose it
-    (:func:`_sample`): a full build samples the whole store, a store indexed from its first
+    (:func:`sample`): a full build samples the whole store, a store indexed from its first
     few manifests keeps what they share until ``kistore reindex``.
 
     Args:
@@ -373,29 +435,39 @@ class Writer:
             self._ids.update(new)
         return self._ids
 
-    def write(self, records: Iterable[Record], documents: dict[str, bytes]) -> None:
+    def write(self, records: Iterable[Record], documents: dict[str, bytes],
+              compressed: tuple[bytes, Mapping[str, bytes]] | None = None) -> None:
         """Insert (or replace) the whole row of each record.
 
         Args:
             records: the records.
             documents: each record's :func:`stored_document`, by digest.
+            compressed: ``(dictionary, {digest: document deflated with it})`` made
+                beforehand; used where the dictionary is the one the rows are written
+                with (else each document is deflated here).
         """
         records = list(records)
         if not self.codec.dictionary and documents:
-            self.codec = Codec(self.conn, _sample(documents))
+            self.codec = Codec(self.conn, sample(documents))
             data = self.codec.dictionary
             self.conn.execute("INSERT OR REPLACE INTO dictionary VALUES (1, ?, ?)",
                               (data, seal((1, data))))
         columns, ids, keys = self._prepare(records)
         compress = self.codec.compress
+        ready = compressed[1] if compressed and compressed[0] == self.codec.dictionary else {}
+
+        def deflated(digest: str) -> bytes:
+            found = ready.get(digest)
+            return found if found is not None else compress(documents[digest])
 
         def row(r: Record, c: tuple[Any, ...]) -> tuple[Any, ...]:
-            values = (raw(r.digest), kind_code(r.kind), r.name, compress(documents[r.digest]),
+            values = (raw(r.digest), kind_code(r.kind), r.name, deflated(r.digest),
                       *_derived(r, c, ids, keys))
-            return (ids[r.digest], *values[1:], record_seal(values))
+            return (ids[r.digest], *values[1:], record_seal(values), _list_seal(values),
+                    values[0])
 
         self.conn.executemany(
-            "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row(r, c) for r, c in zip(records, columns, strict=True)))
 
 
@@ -415,11 +487,13 @@ class Writer:
 
         def update(r: Record, c: tuple[Any, ...]) -> tuple[Any, ...]:
             derived = _derived(r, c, ids, keys)
-            return (*derived, record_seal((*stored[ids[r.digest]], *derived)), ids[r.digest])
+            values = (*stored[ids[r.digest]], *derived)
+            return (*derived, record_seal(values), _list_seal(values), ids[r.digest])
 
         self.conn.executemany(
             "UPDATE records SET workload = ?, hardware = ?, protocol = ?, environment = ?, "
-            "implementation = ?, key = ?, role = ?, project = ?, seal = ? WHERE id = ?",
+            "implementation = ?, key = ?, role = ?, project = ?, seal = ?, lseal = ? "
+            "WHERE id = ?",
             (update(r, c) for r, c in zip(records, columns, strict=True)
              if ids[r.digest] in stored))
 
@@ -469,7 +543,13 @@ class Writer:
         return self._keys
 
 
-def _sample(documents: dict[str, bytes]) -> bytes:
+def _list_seal(values: tuple[Any, ...]) -> bytes:
+    """Return :func:`list_seal` of a :data:`SELECT` row's values (the columns of :data:`LIST`)."""
+    return list_seal((_PREFIX + values[0].hex(), values[1], values[2], values[4], values[5],
+                      values[9]))
+
+
+def sample(documents: Mapping[str, bytes]) -> bytes:
     """Return a preset dictionary: :data:`_SAMPLES` documents spread evenly, last 4 KB.
 
     deflate finds a match anywhere in the dictionary, and prefers what is nearest its end.

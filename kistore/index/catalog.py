@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import canonical, layout, schema
 from ..core.digest import Digest
 from ..core.errors import KistoreError
-from .records import Record, describe
+from .records import Listed, Record, describe
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .interfaces import StoreView
@@ -200,6 +200,24 @@ class Catalog:
     def referencing(self, digests: set[str]) -> list[Record]:
         """Return the runs that reference any of ``digests``."""
         raise NotImplementedError
+
+    def listing(self, *, kind: str | None = None, workload: str | None = None,
+                hardware: str | None = None, details: bool = True) -> list[Listed]:
+        """Return what ``kistore ls`` shows of :meth:`records` (same filters, same order).
+
+        A catalog of the index reads its listing rows only (no stored document is
+        decoded), and the work tree's catalog checks them per shard directory, not per
+        file (:mod:`._fresh`).
+
+        Args:
+            kind: a manifest kind.
+            workload: a workload digest (a Workload itself, or runs of it).
+            hardware: a GPU product (an environment, or runs on it).
+            details: also give each entry's workload and comparison key; False may leave
+                them None (a text listing shows digest, kind and name only).
+        """
+        return [Listed.of(r) for r in self.records(kind=kind, workload=workload,
+                                                   hardware=hardware)]
 
     def named(self, kind: str, name: str) -> Record | None:
         """Return the record of ``KIND/NAME``, or None."""
@@ -399,6 +417,15 @@ class OverlayCatalog(Catalog):
     def referencing(self, digests: set[str]) -> list[Record]:  # noqa: D102
         kept = [r for r in self.base.referencing(digests) if r.digest not in self.changes]
         return kept + [r for r in self.changes.values() if r is not None and _refs(r) & digests]
+
+    def listing(self, *, kind: str | None = None, workload: str | None = None,  # noqa: D102
+                hardware: str | None = None, details: bool = True) -> list[Listed]:
+        changes = self.changes
+        kept = [e for e in self.base.listing(kind=kind, workload=workload, hardware=hardware,
+                                             details=details) if e.digest not in changes]
+        new = [Listed.of(r) for r in changes.values()
+               if r is not None and _matches(r, kind, workload, hardware)]
+        return sorted(kept + new, key=lambda e: (e.kind, e.name, e.digest)) if new else kept
 
 
 def chain(present: dict[str, Loaded],

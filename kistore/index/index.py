@@ -16,9 +16,11 @@ by :mod:`._worktree` without stating every file).
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,7 +33,7 @@ from ..git.treediff import subtree
 from . import _database as database
 from . import _rows as rows
 from . import refs, warm
-from ._build import read_manifests
+from ._build import Read, parse_known, read_manifests
 from ._database import EMPTY_TREE, LARGE_READ, Progress, get_meta, log, seal, set_meta, unsealed
 from ._fresh import CheckedCatalog, FileCheck
 from ._transaction import transaction
@@ -45,7 +47,7 @@ from .catalog import (
     describe_all,
     in_listing_order,
 )
-from .records import Record
+from .records import Listed, Record
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -57,6 +59,36 @@ DAMAGE = (sqlite3.Error, ValueError, TypeError, KeyError, zlib.error)
 does not match its seal (:class:`.database.Damaged`, a ValueError) or does not decode."""
 
 _T = TypeVar("_T")
+
+
+CATCH_UP = 1_000
+""":meth:`Index.advance` first reads from git up to this many manifests the index is
+behind the add's parent (e.g. a `git pull` since the last query); more are left, with the
+add's, to the next query."""
+
+BULK = 10_000
+""":meth:`Index.advance` of at least this many manifests into empty rows drops the SQL
+indexes of the query rows and creates them after, as a rebuild does."""
+
+_QUERY_INDEXES = tuple(name for name, columns in database.INDEXES.items()
+                       if columns.startswith(("records ", "keys ")))
+
+
+@dataclass
+class Prepared:
+    """What :meth:`Index.prepare` made of an add's files before its commit landed.
+
+    Attributes:
+        parsed: digest string -> its ``Read`` (:func:`._build.parse_known`).
+        tree: the tree the index's rows described when ``records`` were made.
+        records: digest string -> :class:`~.records.Record` of each parsed manifest.
+        compressed: ``(dictionary, {digest string: stored document deflated with it})``.
+    """
+
+    parsed: dict[str, Read]
+    tree: str | None = None
+    records: dict[str, Record] | None = None
+    compressed: tuple[bytes, dict[str, bytes]] | None = None
 
 
 class IndexDamaged(StoreStateError):
@@ -235,10 +267,23 @@ class IndexCatalog(Catalog):
                 f"the derived index is damaged ({e}); run `kistore reindex` (deleting it loses "
                 "nothing)", file=str(index_path_hint(self.conn))) from None
 
+    def listing(self, *, kind: str | None = None, workload: str | None = None,  # noqa: D102
+                hardware: str | None = None, details: bool = True) -> list[Listed]:
+        if workload is not None and not is_digest(workload):
+            return []
+        filters = {"r.kind = ?": None if kind is None else rows.kind_code(kind),
+                   f"r.workload = {rows.DIGEST_ID}": None if workload is None
+                   else rows.raw(workload),
+                   "r.hardware = ?": hardware}
+        clauses = [c for c, v in filters.items() if v is not None] or ["1"]
+        args = tuple(v for v in filters.values() if v is not None)
+        # in the order of the covering index records_list: no sort for a listing by kind
+        query = f"{rows.LIST} WHERE {' AND '.join(clauses)} ORDER BY r.kind, r.name, r.digest"
+        return self._trusted(lambda: self.codec.list_all(
+            self.conn.execute(query, args).fetchall(), details=details))
+
     def names(self, kind: str) -> dict[str, str]:  # noqa: D102 - documented on Catalog
-        return {rows.text(d) or "": name for d, name in self.conn.execute(
-            "SELECT d.digest, r.name FROM records r JOIN digests d ON d.id = r.id "
-            "WHERE r.kind = ?", (rows.kind_code(kind),))}
+        return {e.digest: e.name for e in self.listing(kind=kind, details=False)}
 
     def skipped(self) -> dict[str, tuple[str, str]]:  # noqa: D102 - documented on Catalog
         if self._skipped is None:
@@ -406,36 +451,146 @@ class Index:
                 self._apply(conn, old, load(), progress)
                 set_meta(conn, tree=target)
 
+    def prepare(self, files: Mapping[str, bytes]) -> Prepared:
+        """Make what :meth:`advance` needs of the manifests an add is about to commit.
+
+        Called while the add's work-tree files are being written by other processes (a
+        second CPU), before its commit lands: parses them (:func:`._build.parse_known`; no
+        git), then, reading the index (no write), describes them and compresses their
+        stored documents as :meth:`_apply` would. :meth:`advance` uses each part only if
+        what it depends on is unchanged when it writes: the parse depends on the bytes and
+        the store's ``[limits]`` alone; the records on the tree the rows describe; the
+        compressed documents on the index's dictionary.
+        """
+        parsed = parse_known(files, limit=_manifest_limit(self.store))
+        prepared = Prepared(parsed)
+        try:
+            conn = self.open()
+            tree = get_meta(conn, "tree") or EMPTY_TREE
+            catalog = IndexCatalog(conn, tree)
+            loaded = {d: read[1] for d, read in parsed.items()}
+            documents = {d: read[2] for d, read in parsed.items() if read[2] is not None}
+            present = {d: m for d, m in loaded.items() if m is not None}
+            prepared.records = describe_all(present, _fallback(loaded, catalog))
+            prepared.tree = tree
+            dictionary = rows.Codec.of(conn).dictionary or rows.sample(documents)
+            codec = rows.Codec(None, dictionary)
+            prepared.compressed = (dictionary, {d: codec.compress(doc)
+                                                for d, doc in documents.items()})
+        except (OSError, *DAMAGE):  # derived data: advance() makes them itself
+            pass
+        return prepared
+
+    def advance(self, parent: str | None, tree: pygit2.Tree, files: Mapping[str, bytes],
+                prepared: Prepared | None = None) -> bool:
+        """Move the index from tree ``parent`` to ``tree``: ``parent`` with ``files`` written.
+
+        For ``add --commit`` (and ``import``), once its commit has landed: the manifests it
+        wrote are indexed from the bytes it holds (no blob is read back from git), in one
+        transaction, exactly as the next query's update would index them (the same
+        parsing, checks, rows and seals; :meth:`_apply`), so that query finds the index
+        in step instead of reading every manifest the add wrote. Only an index that
+        describes ``parent`` (or a tree with the same manifests, or one a few manifests
+        behind it, which are read from git first) is moved; any other is left for the next
+        query. Never ahead of the branch: called after it moved, and a failure or an
+        interrupt rolls the transaction back.
+
+        Args:
+            parent: the tree id (hex) of the commit's parent; None for a first commit.
+            tree: the commit's pygit2 Tree, which holds ``parent``'s files and ``files``.
+            files: path -> the exact bytes the commit wrote there.
+            prepared: :meth:`prepare` of ``files``, made while the add wrote its files.
+
+        Returns:
+            True when the index now describes ``tree``; False when it was left as it was.
+
+        Raises:
+            OSError, sqlite3.Error: the index cannot be opened or written (it is left as
+                it was: derived data, the next query updates it).
+        """
+        parent = parent or EMPTY_TREE
+        conn = self.open()
+        changed = {d for path in files if (d := layout.digest_from_path(path)) is not None}
+        with transaction(conn):
+            old = get_meta(conn, "tree") or EMPTY_TREE
+            if old != parent:
+                try:
+                    base = subtree(self.repo, parent) if parent != EMPTY_TREE else None
+                except (KeyError, ValueError):
+                    return False
+                behind = self._changed(old, base) if base is not None else (
+                    None if old != EMPTY_TREE else set())
+                if behind is None or len(behind) > CATCH_UP:
+                    return False  # the next query updates it (as before this add)
+                if behind and base is not None:
+                    self._apply(conn, old, base, None, changed=behind)
+            bulk = len(changed) >= BULK and conn.execute(
+                "SELECT 1 FROM records LIMIT 1").fetchone() is None
+            if bulk:  # filling a table, then indexing it, is faster (as a rebuild does)
+                for name in _QUERY_INDEXES:
+                    conn.execute(f"DROP INDEX IF EXISTS {name}")
+            ready = prepared or Prepared({})
+            current = old == parent == ready.tree  # what the records were described from
+            self._apply(conn, parent, tree, None, changed=changed, known=files, quiet=True,
+                        parsed=ready.parsed, described=ready.records if current else None,
+                        compressed=ready.compressed)
+            if bulk:
+                for name in _QUERY_INDEXES:
+                    conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON "
+                                 f"{database.INDEXES[name]}")
+            set_meta(conn, tree=str(tree.id))
+        return True
+
     def _apply(self, conn: sqlite3.Connection, old: str, tree: pygit2.Tree,
-               progress: Progress | None) -> None:
-        digests = self._changed(old, tree)
+               progress: Progress | None, *, changed: set[Digest] | None = None,
+               known: Mapping[str, bytes] | None = None, quiet: bool = False,
+               parsed: Mapping[str, Read] | None = None,
+               described: Mapping[str, Record] | None = None,
+               compressed: tuple[bytes, Mapping[str, bytes]] | None = None) -> None:
+        """Update the rows from tree ``old`` to ``tree`` (in the caller's transaction).
+
+        Args:
+            conn: the index connection.
+            old: the tree id the rows describe.
+            tree: the pygit2 Tree to describe.
+            progress: called with the number of manifests read.
+            changed: the digests whose files differ between the two trees, when the caller
+                knows them (default: the tree diff, :meth:`_changed`).
+            known: path -> bytes ``tree`` holds there, not read from git
+                (:func:`._build.read_manifests`).
+            quiet: no note on a large read (the caller is an add, not a query).
+            parsed: what :func:`._build.parse_known` made of ``tree``'s bytes already,
+                by digest string (not read again).
+            described: the records of the manifests read, described from the rows as
+                they are now (:meth:`prepare`); used only when they are exactly those.
+            compressed: ``(dictionary, {digest: stored document deflated with it})``,
+                used for the documents whose dictionary it is (:meth:`.rows.Writer.write`).
+        """
+        digests = changed if changed is not None else self._changed(old, tree)
         if digests is None:  # the old tree is gone from git: start over
             # interned digests and keys stay: ids are never reused within the file
             conn.execute("DELETE FROM records")  # executescript would COMMIT: not here
             conn.execute("DELETE FROM skipped")
             digests = set(tree_digests(self.repo, tree))
-        if progress is None and len(digests) >= LARGE_READ:
+        if progress is None and not quiet and len(digests) >= LARGE_READ:
             log.warning("note: updating the query index %s: reading %s manifests once; at "
                         "1,000,000 this takes minutes", self.path, f"{len(digests):,}")
         loaded: dict[str, Loaded | None] = {}
         documents: dict[str, bytes] = {}  # each row's stored document (.rows)
         skipped: list[tuple[str, str, str]] = []
         limit = _manifest_limit(self.store)
-        for digest, manifest, document, why in read_manifests(
-                self.repo, tree, sorted(digests, key=str), progress, limit=limit):
+        listed = sorted(digests, key=str)
+        done = [parsed[str(d)] for d in listed if str(d) in parsed] if parsed else []
+        todo = [d for d in listed if str(d) not in parsed] if parsed else listed
+        for digest, manifest, document, why in itertools.chain(done, read_manifests(
+                self.repo, tree, todo, progress, limit=limit, known=known)):
             loaded[digest] = manifest
             if document is not None:
                 documents[digest] = document
             if why is not None:
                 skipped.append((digest, *why))
         catalog = IndexCatalog(conn, str(tree.id))
-
-        def fallback(digest: str) -> tuple[str, dict[str, Any]] | None:
-            if digest in loaded:
-                return None
-            r = catalog.record(digest)
-            return (r.kind, r.spec) if r is not None else None
-
+        fallback = _fallback(loaded, catalog)
         writer = rows.Writer(conn)
         # a build from nothing has nothing to describe again, nor to delete
         affected = [] if writer.empty else \
@@ -446,7 +601,9 @@ class Index:
         conn.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?, ?)",
                          [(*row, seal(row)) for row in skipped])
         present = {d: m for d, m in loaded.items() if m is not None}
-        writer.write(describe_all(present, fallback).values(), documents)
+        records = described if described is not None and described.keys() == present.keys() \
+            else describe_all(present, fallback)
+        writer.write(records.values(), documents, compressed)
         # runs whose referenced manifests came or went get their key computed again
         again = {r.digest: (r.kind, r.name, r.spec) for r in affected}
         writer.rederive(describe_all(again, chain(present, fallback)).values())
@@ -460,6 +617,22 @@ class Index:
         except (KeyError, ValueError):
             return None
         return shard_diff(self.repo, old_tree, tree)
+
+
+def _fallback(loaded: Mapping[str, Loaded | None], catalog: IndexCatalog
+              ) -> Callable[[str], tuple[str, dict[str, Any]] | None]:
+    """Return the lookup :meth:`Index._apply` describes with, past the manifests read.
+
+    A manifest read (``loaded``) that did not parse is absent (None); any other is looked
+    up in the rows as they are.
+    """
+    def fallback(digest: str) -> tuple[str, dict[str, Any]] | None:
+        if digest in loaded:
+            return None
+        r = catalog.record(digest)
+        return (r.kind, r.spec) if r is not None else None
+
+    return fallback
 
 
 def shard_diff(repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree) -> set[Digest]:
@@ -508,10 +681,43 @@ def open_catalog(store: IndexedStore, at: str | None = None, *, use_index: bool 
     try:
         if at is None and root is not None:
             return _work_tree_catalog(store, root, progress)
+        if at == "HEAD":
+            catalog = _head_catalog(store, progress)
+            if catalog is not None:
+                return catalog
         tree = store.commit(at or "HEAD").tree  # (at is None only with a work tree)
         return Index(store).catalog(str(tree.id), lambda: tree, progress)
     except (OSError, sqlite3.Error):  # e.g. a read-only .git: answer by scanning
         return MemoryCatalog.from_view(store.view(at))
+
+
+def _head_catalog(store: IndexedStore, progress: Progress | None) -> IndexCatalog | None:
+    """Return the index catalog of ``HEAD`` found through the files under ``.git`` (:mod:`.warm`).
+
+    HEAD's commit id read from the ref files and its tree id cached in the index: when
+    the index is in step, no pygit2 (~0.2 s to import) is loaded. None when the refs are
+    not plain files or the branch is unborn (:func:`open_catalog` asks git then).
+    """
+    try:
+        commit = warm.head_commit(store.git_dir)
+    except refs.RefsUnreadable:
+        return None
+    if commit is None:
+        return None
+    tree: list[pygit2.Tree] = []
+
+    def load() -> pygit2.Tree:  # read once, and only when the index must change
+        if not tree:
+            tree.append(store.commit(commit).tree)
+        return tree[0]
+
+    index = Index(store)
+    conn = index.open()
+    try:
+        tree_id = warm.tree_of(store, conn, commit)
+    except sqlite3.DatabaseError:  # not rows we trust: catalog() rebuilds them
+        tree_id = str(load().id)
+    return index.catalog(tree_id, load, progress, conn=conn)
 
 
 def _work_tree_catalog(store: IndexedStore, root: Path, progress: Progress | None) -> Catalog:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.comparison import comparison_key, key_object
 
@@ -72,6 +72,34 @@ class Record:
     def is_reference(self) -> bool:
         """Return True for a run of a ``reference`` implementation (never ranked)."""
         return self.role == REFERENCE
+
+
+class Listed(NamedTuple):
+    """One manifest as a listing (``kistore ls``) shows it: a :class:`Record` without its spec.
+
+    Attributes:
+        digest: ``sha256:<hex>`` of the manifest.
+        kind: its kind.
+        name: its ``metadata.name``.
+        workload: as :attr:`Record.workload`.
+        hardware: as :attr:`Record.hardware`.
+        comparison_key: as :attr:`Record.comparison_key`.
+
+    A listing asked for without details (:meth:`kistore.index.catalog.Catalog.listing`)
+    may leave ``workload`` and ``comparison_key`` None.
+    """
+
+    digest: str
+    kind: str
+    name: str
+    workload: str | None = None
+    hardware: str | None = None
+    comparison_key: str | None = None
+
+    @classmethod
+    def of(cls, r: Record) -> Listed:
+        """Return the listing entry of a record."""
+        return cls(r.digest, r.kind, r.name, r.workload, r.hardware, r.comparison_key)
 
 
 def describe(digest: str, kind: str, name: str, spec: dict[str, Any], lookup: Lookup) -> Record:

@@ -17,6 +17,7 @@ from ..index.catalog import Catalog, damage
 from ..index.index import open_catalog
 from ..index.records import Record
 from ..index.warm import maybe_attested
+from .listing import check_kind
 from .policy import load_policy
 from .ranking import Ranking, rank_group
 
@@ -205,8 +206,7 @@ def list_manifests(store: Store, *, kind: str | None = None, workload: str | Non
     Raises:
         InputError: an unknown kind; a workload reference that does not resolve.
     """
-    if kind is not None and kind not in KINDS:
-        raise InputError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    check_kind(kind)
     catalog = catalog or open_catalog(store, at)
     workload_digest = None
     if is_digest(workload):  # a full digest may name a workload the store lacks (dangling)

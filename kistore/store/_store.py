@@ -29,7 +29,7 @@ import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import canonical, layout
 from ..core.digest import Digest, match_prefix, parse_prefix
@@ -49,6 +49,9 @@ from ._views import CommitView, View, WorkTreeView
 from .admission import AddResult as AddResult  # re-exported: importers and the CLI use it
 from .admission import plan_add
 from .migrate import NameWritten, plan_names
+
+if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
+    from ..index.index import Prepared
 
 SETTINGS_TEMPLATE = """\
 # kistore store settings (https://kernelindex.dev). Reviewed like code.
@@ -385,19 +388,23 @@ class Store:
             if commit:  # a re-run after an add killed past its branch move: finish its index
                 BranchCommit(self.repo, self.root).repair_index()
             return results
-        stats, oid = self._write(files, commit=commit,
-                                 message=self._message(message, results), results=results)
+        stats, oid, prepared = self._write(files, commit=commit,
+                                           message=self._message(message, results),
+                                           results=results)
         for path in plan.stale:  # never committed: nothing else holds it (best effort)
             with contextlib.suppress(OSError):
                 os.unlink(self.root / path)
         try:
             self._record_names(view, written, stats)
+            if oid is not None:
+                self._index_commit(oid, files, prepared[0] if prepared else None)
         except KeyboardInterrupt:
             raise AddInterrupted(results, oid) from None
         return results
 
     def _write(self, files: Mapping[str, bytes], *, commit: bool, message: str,
-               results: list[AddResult]) -> tuple[Mapping[str, FileStat], pygit2.Oid | None]:
+               results: list[AddResult]
+               ) -> tuple[Mapping[str, FileStat], pygit2.Oid | None, list[Prepared]]:
         """Write ``files`` into the work tree, all or nothing, and commit them when asked.
 
         Under the write lock, after the checks. Files go to temporary names and are renamed
@@ -410,8 +417,9 @@ class Store:
             results: what to report should an interrupt arrive once the commit landed.
 
         Returns:
-            The :data:`FileStat` of each file written, and the new commit (None without
-            ``commit``).
+            The :data:`FileStat` of each file written, the new commit (None without
+            ``commit``), and the index's rows of ``files`` when a bulk commit made them
+            while the files were written (:meth:`_index_prepare`; else empty).
 
         Raises:
             AddInterrupted: Ctrl-C or SIGTERM arrived after the commit landed.
@@ -421,16 +429,22 @@ class Store:
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)
         committer = BranchCommit(self.repo, self.root) if commit else None
+        prepared: list[Prepared] = []  # the index's rows of `files`, made while they are written
         # With --commit, git's index lock is held while the files are written, too: until
         # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
         with committer.index_held(files.keys()) if committer else contextlib.nullcontext():
             try:
                 if committer is not None and len(files) >= PACK_THRESHOLD and WRITERS:
                     # Child processes write the work-tree files while this one builds the
-                    # git objects: they overlap on a second core. The branch moves only
-                    # once every file is in place.
+                    # git objects, then parses them for the index's rows: they overlap on a
+                    # second core. The branch moves only once every file is in place.
                     batch.start(processes=WRITERS)
-                    committer.run(files, message, before_move=batch.wait, stats=batch.stats)
+
+                    def before_move() -> None:
+                        prepared.extend(self._index_prepare(files))
+                        batch.wait()
+
+                    committer.run(files, message, before_move=before_move, stats=batch.stats)
                 else:
                     batch.run()
                     if committer is not None:
@@ -448,7 +462,7 @@ class Store:
                     with interrupts_deferred():
                         batch.undo()
                 raise
-        return batch.stats, committer.oid if committer else None
+        return batch.stats, committer.oid if committer else None, prepared
 
     def migrate(self, *, commit: bool = False, message: str | None = None
                 ) -> list[NameWritten]:
@@ -485,8 +499,52 @@ class Store:
             files = {w.path: layout.name_record(w.digest) for w in wanted}
             text = message or (f"kistore migrate: {len(wanted)} names file(s) under "
                                f"{layout.NAMES_DIR}/ (names as paths)")
-            self._write(files, commit=commit, message=text, results=[])
+            _, oid, _ = self._write(files, commit=commit, message=text, results=[])
+            if oid is not None:
+                self._index_commit(oid, files)
             return wanted
+
+    def _index_prepare(self, files: Mapping[str, bytes]) -> list[Prepared]:
+        """Return ``[Index.prepare(files)]``; ``[]`` when it fails (derived data).
+
+        Whatever goes wrong here, the add goes on: :meth:`_index_commit` makes the rows
+        from the files themselves.
+        """
+        # Lazy: only a commit writes query rows; a work-tree add starts without loading them.
+        from ..index.index import Index
+
+        try:
+            return [Index(self).prepare(files)]
+        except Exception:  # noqa: BLE001 - derived data never fails an add
+            return []
+
+    def _index_commit(self, oid: pygit2.Oid, files: Mapping[str, bytes],
+                      prepared: Prepared | None = None) -> None:
+        """Bring the index's query rows to the commit an add just landed (:meth:`Index.advance`).
+
+        The rows of what the add wrote are made from the bytes in hand, so the next query
+        does not read them back (100,000 manifests: ~30 s). Derived data: when the index
+        cannot be written, or described another tree than the commit's parent, it is left
+        for the next query to update, as before.
+
+        Args:
+            oid: the commit the branch holds now.
+            files: path -> bytes the commit wrote.
+            prepared: :meth:`_index_prepare` of ``files`` (None: made now).
+        """
+        # Lazy: only a commit writes query rows; a work-tree add starts without loading them.
+        from ..index.index import DAMAGE, Index
+
+        commit = self.repo[oid]
+        if not isinstance(commit, pygit2.Commit):
+            return
+        parent = str(commit.parents[0].tree_id) if commit.parents else None
+        if parent == str(commit.tree_id):
+            return  # a re-run: HEAD held it all, no new commit
+        try:
+            Index(self).advance(parent, commit.tree, files, prepared)
+        except (OSError, *DAMAGE):
+            return  # rolled back: the next query updates the index from git
 
     def _check_head_attributes(self) -> None:
         """Refuse ``--commit`` onto a HEAD whose ``.gitattributes`` lets git convert store/.

@@ -253,7 +253,6 @@ def test_object_rewritten_in_place_is_not_ranked_from_a_warm_cache(store, kit, w
                                                                    monkeypatch, runner):
     """The attack: ``dd conv=notrunc`` into an object file; the shard directory's mtime
     is unchanged, so a cache keyed by it alone kept ranking the damaged run first."""
-    from kistore.cli import main
 
     digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
                                *new_run(kit, world, "b", 10)])
@@ -264,12 +263,44 @@ def test_object_rewritten_in_place_is_not_ranked_from_a_warm_cache(store, kit, w
     data = path.read_bytes()
     rewrite_in_place(path, 10, data[10:].replace(b"BenchmarkRun", b"BenchmarkRux", 1))
     assert ranks(store.root) == [("a", 1)]
+    path.write_bytes(data)  # put back: ranked again
+    assert ranks(store.root) == [("b", 1), ("a", 2)]
+
+
+def test_ls_checks_the_work_tree_per_shard_directory_not_per_file(store, kit, world,
+                                                                  monkeypatch, runner):
+    """`ls` lists from the index's listing rows, checked per shard directory: a file
+    rewritten in place in a directory whose mtime did not change is listed as HEAD's
+    index has it (stating both files of every manifest cost more than the listing), while
+    an answer about the manifest (`rank`, `list_manifests`) reads it and leaves it out. A
+    file added or removed changes its directory, and `ls` sees it."""
+    from kistore.cli import main
+    from kistore.query.answers import list_manifests
+
+    digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                               *new_run(kit, world, "b", 10)])
+    assert warm_ranks(store.root, monkeypatch) == [("b", 1), ("a", 2)]
+    b = digests[-1]
+    path = store.root / "store/objects/sha256" / b[7:9] / f"{b[9:]}.json"
+    data = path.read_bytes()
+    rewrite_in_place(path, 10, data[10:].replace(b"BenchmarkRun", b"BenchmarkRux", 1))
+
+    def listed():
+        result = runner.invoke(main, ["--store", str(store.root), "ls", "--kind",
+                                      "BenchmarkRun"])
+        assert result.exit_code == 0, result.output
+        return [line.split()[2] for line in result.stdout.splitlines()]
+
+    assert listed() == ["a", "b"]
+    assert [r.name for r in list_manifests(Store(store.root), kind="BenchmarkRun")] == ["a"]
+    assert ranks(store.root) == [("a", 1)]
+    path.unlink()  # the shard directory changes: seen without reading a file
     result = runner.invoke(main, ["--store", str(store.root), "ls", "--kind", "BenchmarkRun"])
-    assert result.exit_code == 0, result.output
     assert [line.split()[2] for line in result.stdout.splitlines()] == ["a"]
     assert f"1 manifest(s) in the work tree do not verify and are left out: {b}" in \
         result.stderr
-    path.write_bytes(data)  # put back: ranked again
+    path.write_bytes(data)  # put back (a new file: its directory changes again)
+    assert listed() == ["a", "b"]
     assert ranks(store.root) == [("b", 1), ("a", 2)]
 
 
@@ -391,3 +422,73 @@ def test_shard_listings_are_packed_as_bytes_and_read_back_alike():
         stored = pack_listing(odd)
         assert unpack_listing(stored) == odd
     assert pack_listing({}) == b"" and unpack_listing(b"") == {}
+
+
+def test_a_listing_is_what_records_give(store, kit, world, monkeypatch):
+    """`Catalog.listing` (what `ls` reads) equals the records' own fields, for the index of
+    HEAD, the work tree overlaid with an uncommitted run, and a scan, with every filter."""
+    from kistore.index.catalog import MemoryCatalog
+    from kistore.index.index import open_catalog
+    from kistore.index.records import Listed
+
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                     *new_run(kit, world, "b", 10)])
+    add_docs(store, new_run(kit, world, "c", 20), commit=False)  # work tree only
+    workload = str(Store(store.root).resolve("Workload/" + world["workload"]["metadata"]["name"]))
+    hardware = world["env"]["spec"]["hardware"]["product"]
+    for at in (None, "HEAD"):
+        catalogs = [open_catalog(Store(store.root), at),
+                    MemoryCatalog.from_view(Store(store.root).view(at))]
+        for catalog in catalogs:
+            for filters in ({}, {"kind": "BenchmarkRun"}, {"workload": workload},
+                            {"hardware": hardware}, {"kind": "Workload"},
+                            {"kind": "BenchmarkRun", "hardware": "none such"}):
+                want = [Listed.of(r) for r in catalog.records(**filters)]
+                assert catalog.listing(**filters) == want, (at, type(catalog), filters)
+                assert [e[:3] for e in catalog.listing(**filters, details=False)] == \
+                    [e[:3] for e in want]
+        names = [e.name for e in catalogs[0].listing(kind="BenchmarkRun")]
+        assert names == (["a", "b", "c"] if at is None else ["a", "b"])
+
+
+def test_a_listing_row_edited_with_sqlite3_is_not_listed(store, kit, world, runner):
+    """`ls` checks each listing row against its listing seal: an edited name, hardware or
+    workload is never shown; the index is rebuilt and the store's names listed."""
+    import sqlite3
+
+    from kistore.cli import main
+    from kistore.index import _database as database
+
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                     *new_run(kit, world, "b", 10)])
+
+    def listed(*args):
+        result = runner.invoke(main, ["--store", str(store.root), "ls", *args])
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    before = listed("--kind", "BenchmarkRun", "--json")
+    for statement in ("UPDATE records SET name = 'z' WHERE name = 'b'",
+                      "UPDATE records SET hardware = 'a lie' WHERE hardware IS NOT NULL",
+                      "UPDATE records SET workload = NULL"):
+        for at in ((), ("--at", "HEAD")):
+            database.disconnect()
+            conn = sqlite3.connect(database.index_path(store.git_dir))
+            with conn:
+                conn.execute(statement)
+            conn.close()
+            assert listed("--kind", "BenchmarkRun", "--json", *at) == before, statement
+    # each row is checked, not only the first one the index's probe decodes
+    from kistore.index import _rows
+
+    database.disconnect()
+    conn = database.connection(database.index_path(store.git_dir))
+    codec = _rows.Codec.of(conn)
+    found = conn.execute(f"{_rows.LIST} WHERE r.kind = ? ORDER BY r.kind, r.name, r.digest",
+                         (_rows.RUN,)).fetchall()
+    assert [e.name for e in codec.list_all(found)] == ["a", "b"]
+    for column, value in ((0, "sha256:" + "0" * 64), (2, "z"), (3, None), (4, "a lie"),
+                          (5, None)):
+        edited = [*found[:-1], (*found[-1][:column], value, *found[-1][column + 1:])]
+        with pytest.raises(database.Damaged):
+            codec.list_all(edited)
