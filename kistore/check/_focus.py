@@ -79,7 +79,7 @@ def range_paths(view: View, before: View | None, changed: Iterable[str],
 
 
 def _forward_paths(view: View, entry: Entry) -> list[str]:
-    """The record paths a run's references need: one per digest with no object in ``view``."""
+    """Return the record paths a run's references need: one per digest with no object."""
     if not entry.has_object:
         return []
     found = []

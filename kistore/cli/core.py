@@ -135,9 +135,9 @@ def migrate(ctx: StoreContext, do_commit: bool, message: str | None, as_json: bo
     Each manifest's name is a file store/names/KIND/XX/NAME holding its digest; each
     reference of a run to a digest with no object is a file
     store/forward/sha256/XX/REST/RUN listing the fields that name it. Prints one line per
-    file written: PATH DIGEST (a record: the run's digest); nothing when every file is there (running it
-    again changes nothing). Nothing is written when a name is held twice or a names file
-    holds another digest (each is listed).
+    file written: PATH DIGEST (a record: the run's digest); nothing when every file is
+    there (running it again changes nothing). Nothing is written when a name is held
+    twice, or a names file or record holds other bytes (each is listed).
 
     \b
     Example:

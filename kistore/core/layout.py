@@ -238,8 +238,11 @@ def forward_record(fields: Iterable[str]) -> bytes:
 
 
 def fields_from_record(data: bytes) -> tuple[str, ...] | None:
-    """Return the fields a forward record's bytes list, or None unless exactly
-    :func:`forward_record` of them (sorted, distinct, each line ending in ``\\n``)."""
+    """Return the fields a forward record's bytes list, or None unless well formed.
+
+    Well formed: exactly :func:`forward_record` of them (sorted, distinct, each line ending
+    in ``\\n``).
+    """
     try:
         text = data.decode("ascii")
     except UnicodeDecodeError:

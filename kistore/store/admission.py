@@ -213,8 +213,9 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
 def _forward_records(view: WorkTreeView, m: Manifest, batch: Mapping[str, Manifest],
                      stored: set[str], *, commit: bool,
                      head_holds: Callable[[str, bytes], bool]) -> dict[str, bytes]:
-    """The forward records of a run's references that resolve neither in the store nor in
-    the batch (those ``--allow-dangling`` lets through): one per missing digest,
+    """Return the forward records of a run's references missing from store and batch.
+
+    Those ``--allow-dangling`` lets through: one per missing digest,
     :func:`kistore.core.layout.forward_path` holding :func:`kistore.core.layout.
     forward_record` of the fields naming it.
 

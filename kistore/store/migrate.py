@@ -143,12 +143,12 @@ def plan_forward(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | 
         except KistoreError:
             continue
         spec = doc.get("spec") if isinstance(doc, dict) else None
-        if doc.get("kind") != "BenchmarkRun" or not isinstance(spec, dict):  # type: ignore[union-attr]
+        if not isinstance(spec, dict) or doc.get("kind") != "BenchmarkRun":
             continue
         fields: dict[str, list[str]] = {}
         for field_name in REFERENCE_FIELDS:
             ref = spec.get(field_name)
-            if is_digest(ref) and Digest.from_str(ref) not in objects:
+            if isinstance(ref, str) and is_digest(ref) and Digest.from_str(ref) not in objects:
                 fields.setdefault(ref, []).append(field_name)
         for ref, named in sorted(fields.items()):
             target = Digest.from_str(ref)

@@ -6,7 +6,6 @@ import hashlib
 import re
 
 import pytest
-
 from hypothesis import given
 from hypothesis import strategies as st
 
