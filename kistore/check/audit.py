@@ -199,10 +199,13 @@ def _forward_findings(snap: Files, units: list[Unit], results: list[_Compact],
     digest has an object is then looked up at its path.
     """
     present = [p for p in snap.modes if is_forward_path(p)]
+    objects = {u[0] for u in units if u[1] is not None}
+    recorded = {p.rpartition("/")[2] for p in present}  # the runs the records name
     runs = [Run(u[0], u[1] is not None,
                 {f: r for f, r in zip(REFERENCE_FIELDS, res[3], strict=True) if r is not None})
-            for u, res in zip(units, results, strict=True) if res[1] == "BenchmarkRun"]
-    objects = {u[0] for u in units if u[1] is not None}
+            for u, res in zip(units, results, strict=True) if res[1] == "BenchmarkRun" and (
+                focus is not None or u[0] in recorded or  # a whole tree: runs that dangle
+                any(r is not None and r[7:] not in objects for r in res[3]))]
     looked_up: dict[str, bool] = {}
 
     def has_object(hex_: str) -> bool:
