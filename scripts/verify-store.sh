@@ -9,7 +9,9 @@
 #   1. every store/objects/sha256/XX/REST.json is a regular file whose sha256 is XX+REST;
 #      every store/names/KIND/XX/NAME (names as paths) is a regular file at the shard XX of
 #      sha256 of NAME, holding exactly `sha256:<64 hex>` and a newline, of a manifest whose
-#      object's kind is KIND and whose metadata file's name is NAME;
+#      object's kind is KIND and whose metadata file's name is NAME; every
+#      store/forward/sha256/XX/REST/RUN is a regular file listing, sorted, one a line, the
+#      reference fields of the run RUN (whose object exists) that name XX+REST, no other;
 #   2. every store/attestations/sha256/XX/REST/NAME.json: sha256 of the file is NAME, it is
 #      canonical (jq -cjS gives back its bytes), and object XX+REST is in the store;
 #   3. every attestation bundle (notes and files): one signature, payloadType
@@ -109,6 +111,40 @@ while IFS= read -r -d '' record; do
   [ "$found" = "$kind" ] \
     || fail "$path: the object sha256:$hex is of kind ${found:-(none)}, not $kind"
 done < <(git ls-tree -r -z --full-tree "$commit" -- store/names)
+
+# -- 1c. forward records: store/forward/sha256/XX/REST/RUN lists RUN's fields naming XX+REST
+forward=0
+fields_re=$'^((environmentDigest\n)?(implementationDigest\n)?(protocolDigest\n)?(workloadDigest\n)?)$'
+while IFS= read -r -d '' record; do
+  meta=${record%%$'\t'*} path=${record#*$'\t'}
+  read -r mode type blob <<<"$meta"
+  forward=$((forward + 1))
+  if [ "$mode" != 100644 ] || [ "$type" != blob ]; then
+    fail "$path: not a regular file of mode 100644 (mode $mode $type)"; continue
+  fi
+  rest=${path#store/forward/sha256/}
+  if ! [[ $rest =~ ^([0-9a-f]{2})/([0-9a-f]{62})/([0-9a-f]{64})$ ]]; then
+    fail "$path: not a forward record path (store/forward/sha256/XX/REST/RUN)"; continue
+  fi
+  target=${BASH_REMATCH[1]}${BASH_REMATCH[2]} run=${BASH_REMATCH[3]}
+  held=$(git cat-file blob "$blob"; echo x)  # the x keeps a trailing newline
+  held=${held%x}
+  if [ -z "$held" ] || ! [[ $held =~ $fields_re ]]; then
+    fail "$path: does not hold reference fields, sorted, one a line ending in a newline"
+    continue
+  fi
+  if [ -z "${have_object[$run]:-}" ]; then
+    fail "$path: the run sha256:$run has no object"; continue
+  fi
+  naming=$(git cat-file blob "$commit:store/objects/sha256/${run:0:2}/${run:2}.json" \
+           | jq -j --arg d "sha256:$target" 'select(type == "object" and .kind == "BenchmarkRun")
+               | .spec | select(type == "object") | to_entries
+               | map(select(.value == $d) | .key) | sort | map(. + "\n") | add // ""' \
+             2>/dev/null; echo x) || naming=x
+  naming=${naming%x}
+  [ "$naming" = "$held" ] \
+    || fail "$path: the run sha256:$run names sha256:$target in other fields than listed"
+done < <(git ls-tree -r -z --full-tree "$commit" -- store/forward)
 
 # -- 2. trust as allowed_signers ------------------------------------------------------------
 # RFC 3339 -> epoch seconds (floor) and whether a fraction of a second was given.
@@ -260,7 +296,7 @@ if git rev-parse -q --verify "$NOTES_REF" >/dev/null; then
   done < <(git notes --ref="$NOTES_REF" list)
 fi
 
-summary="$objects object(s), $names names file(s), $bundles attestation(s): $sshsigs SSHSIG checked with ssh-keygen"
+summary="$objects object(s), $names names file(s), $forward forward record(s), $bundles attestation(s): $sshsigs SSHSIG checked with ssh-keygen"
 summary+=", $raw raw Ed25519 (not checkable with ssh-keygen; \`kistore verify\` checks them)"
 if [ "$failures" -ne 0 ]; then
   echo "FAILED: $failures problem(s); $summary"

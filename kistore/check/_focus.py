@@ -11,6 +11,8 @@ handed the range's files alone:
   that may claim a name are the one its names file holds (before and after the range) and
   those the range touches, in a store whose every earlier pull request passed (each
   manifest has its names file, KI211, and each names file one digest);
+* the earlier runs whose dangling reference a manifest of the range answers are those its
+  forward directory lists (``store/forward/sha256/XX/<62 hex>/``, one file per run);
 * a path collides on a case-insensitive file system only with entries whose every
   component folds to the same key: each level's directory is listed, and only matching
   subdirectories are entered.
@@ -37,8 +39,12 @@ def range_paths(view: View, before: View | None, changed: Iterable[str],
 
     The changed paths; for each manifest they touch, its object, metadata and names file;
     for each of those names files and each changed one, the manifest it holds in ``view``
-    and in ``before`` (the range's base), with that manifest's files. What a names file or
-    a manifest holds is read here once more (a few small files).
+    and in ``before`` (the range's base), with that manifest's files. Forward references
+    (:func:`kistore.core.layout.forward_path`): for each run touched, the record path of
+    each reference whose object is missing in ``view``; for each changed record, its run's
+    files; for each manifest touched whose object is in ``view``, the files of every run
+    its forward directory lists (one directory listing). What a names file or a manifest
+    holds is read here once more (a few small files).
 
     Args:
         view: the range's head.
@@ -49,19 +55,44 @@ def range_paths(view: View, before: View | None, changed: Iterable[str],
     paths = set(changed)
     digests = {d for d in map(layout.digest_from_path, changed) if d is not None}
     names = {p for p in changed if layout.name_from_path(p) is not None}
+    for parsed in map(layout.forward_from_path, changed):  # a record's run (KI213, KI214)
+        if parsed is not None:
+            digests.add(parsed[1])
     for digest in sorted(digests, key=lambda d: d.hex):
         entry = entry_at(view, digest, limit)
         if entry.kind is not None and layout.is_name(entry.name):
             names.add(layout.name_path(entry.kind, entry.name))  # type: ignore[arg-type]
+        paths.update(_forward_paths(view, entry))
     for path in sorted(names):
         paths.add(path)
         for side in (view, before):
             owner = _record(side, path, limit) if side is not None else None
             if owner is not None:
                 digests.add(owner)
+    for digest in list(digests):  # earlier runs a manifest of the range may answer (KI202)
+        if layout.object_path(digest) in view.modes_of([layout.object_path(digest)]):
+            digests.update(Digest(leaf) for leaf in view.list_dir(layout.forward_dir(digest))
+                           if _is_hex64(leaf))
     for digest in digests:
         paths.update((layout.object_path(digest), layout.metadata_path(digest)))
     return paths
+
+
+def _forward_paths(view: View, entry: Entry) -> list[str]:
+    """Return the record paths a run's references need: one per digest with no object."""
+    if not entry.has_object:
+        return []
+    found = []
+    for ref in sorted(set(entry.references.values())):
+        target = Digest.from_str(ref)
+        if not view.modes_of([layout.object_path(target)]):
+            found.append(layout.forward_path(target, entry.digest))
+    return found
+
+
+def _is_hex64(name: str) -> bool:
+    """Whether a directory entry's name is a run's 64 lowercase hex digits."""
+    return len(name) == 64 and all(c in "0123456789abcdef" for c in name)
 
 
 def _record(view: View, path: str, limit: int) -> Digest | None:

@@ -56,6 +56,7 @@ PATH_OUTSIDE_LAYOUT = rule(
     "KI110", "path-outside-layout", ERROR,
     "move or remove the file: under store/ only objects/sha256/XX/REST.json, "
     "metadata/sha256/XX/REST.json, names/KIND/XX/NAME (XX: sha256 of the name), "
+    "forward/sha256/XX/REST/<64 hex of a run>, "
     "attestations/sha256/XX/REST/<sha256>.json, trust/keys.json and policy/ranking.json are "
     "allowed")
 NOT_A_REGULAR_FILE = rule(
@@ -120,7 +121,8 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
         KI111 for a symlink or submodule, KI114 for an executable file (100755), KI110 for a
         path the layout (docs/design.md §3) does not have (under ``store/attestations/`` only
         :func:`kistore.core.layout.is_attestation_path` paths, under ``store/names/`` only
-        :func:`kistore.core.layout.name_path` paths of a known kind). Paths outside ``store/``
+        :func:`kistore.core.layout.name_path` paths of a known kind, under ``store/forward/``
+        only :func:`kistore.core.layout.forward_path` paths). Paths outside ``store/``
         are not the store's business and yield nothing.
     """
     if not (path + "/").startswith(layout.STORE_DIR + "/"):  # store/ itself counts too
@@ -147,12 +149,15 @@ def _in_layout(path: str) -> bool:
     if path.startswith(_NAMES_PREFIX):
         parsed = layout.name_from_path(path)
         return parsed is not None and parsed[0] in KINDS
+    if path.startswith(_FORWARD_PREFIX):
+        return layout.forward_from_path(path) is not None
     digest = layout.digest_from_path(path)
     return digest is not None and path in (layout.object_path(digest),
                                            layout.metadata_path(digest))
 
 
 _NAMES_PREFIX = layout.NAMES_DIR + "/"
+_FORWARD_PREFIX = layout.FORWARD_DIR + "/"
 
 
 _IGNORED = dict.fromkeys([*range(0x200C, 0x2010), *range(0x202A, 0x202F),

@@ -32,6 +32,7 @@ from ..core.schema import KINDS, fast_validator
 from ..core.workers import start_worker
 from ..store import Files, FileTooLarge
 from ._focus import collision_candidates, look_up_entries
+from ._forward import Run, check_forward_files, is_forward_path
 from ._history import check_history
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout
 from ._paths import check_tree_names
@@ -39,7 +40,6 @@ from ._policy import check_policy
 from ._rules import (
     FILE_MODES,
     FILE_TOO_LARGE,
-    REFERENCE_KINDS,
     REGULAR,
     Entry,
     check_case_collisions,
@@ -150,6 +150,7 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         if result[0]:
             findings += result[0]
     findings += _names_findings(snap, units, results, focus, wanted)
+    findings += _forward_findings(snap, units, results, focus, wanted)
     if focus is None and all(u[1] is not None and u[2] is not None for u in units):
         _, kinds, names, references = zip(*results, strict=True) if results else ((),) * 4
         if entries_clean([u[0] for u in units], kinds, names, references):
@@ -164,12 +165,8 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
         d for d in entries if wanted(layout.object_path(d)) or wanted(layout.metadata_path(d))}
     if not snap.complete and focus_digests is not None:  # the rest of the tree: looked up
-        if any(entries[d].kind in REFERENCE_KINDS.values() and entries[d].has_object
-               for d in focus_digests):
-            # Which earlier run's dangling reference a new Workload (...) answers is known
-            # only to a run's own bytes: read them all (KI202 on that run).
-            whole = snap.view.files(snap.limit)
-            return check_contents(whole, focus=focus, workers=workers)
+        # The earlier runs whose dangling reference a manifest of the range answers are in
+        # snap already: range_paths listed its forward directory (KI202 on those runs).
         look_up_entries(snap.view, entries, focus_digests, snap.limit)
     findings += check_entries(entries, focus_digests)
     return sorted(findings, key=sort_key)
@@ -191,6 +188,40 @@ def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
     return check_names_files(manifests, present, _names_reader(snap),
                              focus=None if focus is None else wanted,
                              focus_digests=focus_digests)
+
+
+def _forward_findings(snap: Files, units: list[Unit], results: list[_Compact],
+                      focus: set[str] | None, wanted: Callable[[str], bool]) -> list[Finding]:
+    """KI213 and KI214 (:func:`kistore.check._forward.check_forward_files`) over one snapshot.
+
+    A gate's snapshot holds the record paths of the runs it touches and the runs of the
+    records it touches (:func:`kistore.check._focus.range_paths`); whether a referenced
+    digest has an object is then looked up at its path.
+    """
+    present = [p for p in snap.modes if is_forward_path(p)]
+    objects = {u[0] for u in units if u[1] is not None}
+    recorded = {p.rpartition("/")[2] for p in present}  # the runs the records name
+    runs = [Run(u[0], u[1] is not None,
+                {f: r for f, r in zip(REFERENCE_FIELDS, res[3], strict=True) if r is not None})
+            for u, res in zip(units, results, strict=True) if res[1] == "BenchmarkRun" and (
+                focus is not None or u[0] in recorded or  # a whole tree: runs that dangle
+                any(r is not None and r[7:] not in objects for r in res[3]))]
+    looked_up: dict[str, bool] = {}
+
+    def has_object(hex_: str) -> bool:
+        if hex_ in objects or snap.complete:
+            return hex_ in objects
+        if hex_ not in looked_up:
+            path = layout.object_path(Digest(hex_))
+            looked_up[hex_] = path in snap.view.modes_of([path])
+        return looked_up[hex_]
+
+    focus_digests = None if focus is None else {
+        u[0] for u in units
+        if wanted(layout.object_path(Digest(u[0]))) or wanted(layout.metadata_path(Digest(u[0])))}
+    return check_forward_files(runs, present, _names_reader(snap), has_object,
+                               focus=None if focus is None else wanted,
+                               focus_digests=focus_digests)
 
 
 def _names_reader(snap: Files) -> Callable[[str], bytes | None]:
@@ -322,6 +353,8 @@ def _plain_units(batch: list[tuple[str, int]], modes: dict[str, int]) -> list[Un
         return []  # each belongs to its object's unit
     if all(map(names_path_in_layout, paths)):
         return []  # names files: checked by _names_findings
+    if all(map(is_forward_path, paths)):
+        return []  # forward records: checked by _forward_findings
     return None
 
 

@@ -54,7 +54,7 @@ from ._paths import changed_tree_names
 from ._policy import check_policy
 from ._rules import sort_key
 from .audit import GITATTRIBUTES, check_contents, checking_limit
-from .lineage import check_shallow, names_kept, revocations_kept
+from .lineage import APPEND_ONLY_REMOVED, check_shallow, names_kept, revocations_kept
 from .reach import first_unsent
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -266,19 +266,14 @@ def _new_files_untrusted(store: Store, base: Any, head: Any, changed: set[str]) 
     return _judged_now(store, seen, [str(base.id), str(head.id)]) if seen else []
 
 
-APPEND_ONLY_REMOVED = rule(
-    "KI410", "append-only-file-removed", ERROR,
-    "attestation files, the trust file and the ranking policy are reviewed evidence: answer "
-    "an attestation with another (a dispute), revoke a key with `kistore trust revoke`, "
-    "edit store/policy/ranking.json; never delete them")
-
-
 def _removed_evidence(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree: pygit2.Tree
                       ) -> list[Finding]:
     """Attestation files, the trust file and the ranking policy the range deletes (KI410).
 
     Deleting the policy would make ``rank`` fall back to the shipped default unreviewed.
-    A file replaced by another type (a symlink, a directory) is deleted as git's diff
+    A forward record modified, renamed or deleted is KI410 too, found commit by commit
+    (:func:`kistore.check.lineage.names_kept`, which ``verify`` runs as well). A file
+    replaced by another type (a symlink, a directory) is deleted as git's diff
     reports it: the file is gone.
     """
     findings = []

@@ -15,6 +15,9 @@ subject is the history itself, read incrementally so the gate stays O(change):
   are never deleted (KI402), so a name, once given, is held by its object forever and can
   never be given to another. The gate reads only the metadata files and names
   directories each commit of the range changes.
+* **A forward record stays** (KI410): a file under ``store/forward/`` (a run's reference to
+  a digest the store lacked, :mod:`kistore.check._forward`) is never modified, renamed or
+  deleted, checked the same way.
 
 :func:`check_revocations` and :func:`check_names` are :data:`kistore.check.audit.CHECKERS`
 (``verify``); :func:`revocations_kept` and :func:`names_kept` are the gate's.
@@ -50,6 +53,12 @@ REVOCATION_LIFTED = rule(
     "KI412", "trust-revocation-lifted", ERROR,
     "a revocation is permanent: keep the revoked key's entry with its revokedAt (an earlier "
     "time is fine); never remove it or move it later, and trust the holder's new key instead")
+APPEND_ONLY_REMOVED = rule(
+    "KI410", "append-only-file-removed", ERROR,
+    "attestation files, the trust file, the ranking policy and forward records are "
+    "reviewed evidence: answer an attestation with another (a dispute), revoke a key with "
+    "`kistore trust revoke`, edit store/policy/ranking.json; never delete them, nor change "
+    "a forward record (restore it: `git checkout -- PATH`)")
 NAME_MOVED = rule(
     "KI208", "name-changed", ERROR,
     "a KIND/NAME is how people cite and link an object: keep its metadata.name (correct the "
@@ -132,7 +141,8 @@ def _held(store: Store, at: str | None, revoked: dict[str, Any]) -> list[Finding
 def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]:
     """KI208 for each metadata file given another ``name``, each names file changed.
 
-    A names file (``store/names/``) may be added, never modified, renamed or deleted.
+    A names file (``store/names/``) may be added, never modified, renamed or deleted; so
+    may a forward record (``store/forward/``: KI410).
 
     Each commit is compared with each of its parents, reading only the metadata shards
     and names directories that differ (:func:`kistore.git.treediff.changed_leaves`); a
@@ -150,7 +160,8 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]
     findings: dict[tuple[str, str, str], Finding] = {}
     bases: dict[tuple[str, str], Any] = {}
     for commit in commits:
-        for finding in _names_files_kept(repo, commit, bases):
+        for finding in [*_names_files_kept(repo, commit, bases),
+                        *_names_files_kept(repo, commit, bases, layout.FORWARD_DIR)]:
             findings.setdefault((finding.file or "", finding.expected or "",
                                  finding.found or ""), finding)
         new = treediff.subtree_id(commit.tree, layout.METADATA_DIR)
@@ -172,9 +183,12 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]
     return list(findings.values())
 
 
-def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[str, str], Any]
-                      ) -> list[Finding]:
+def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[str, str], Any],
+                      directory: str = layout.NAMES_DIR) -> list[Finding]:
     """KI208 for each names file (``store/names/``) ``commit`` modifies, renames or deletes.
+
+    With ``directory`` :data:`kistore.core.layout.FORWARD_DIR`: KI410 for each forward
+    record it modifies, renames or deletes (a record is as append-only as a names file).
 
     A names file, once committed, never changes (a name never moves, nor is given to
     another manifest): only additions are allowed. A merge is held to what it changes
@@ -183,15 +197,16 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
     its history) only when the two parents' merge base held the path; otherwise (both sides
     added the path with other digests, or a side never had it) it is the merge's own.
     """
-    new = treediff.subtree_id(commit.tree, layout.NAMES_DIR)
+    new = treediff.subtree_id(commit.tree, directory)
+    names = directory == layout.NAMES_DIR
     found = []
     for parent in commit.parents:
-        old = treediff.subtree_id(parent.tree, layout.NAMES_DIR)
+        old = treediff.subtree_id(parent.tree, directory)
         if old is None or old == new:
             continue
         others = [p for p in commit.parents if p.id != parent.id]
         for path, (was, now) in sorted(treediff.changed_leaves(
-                repo, old, new, layout.NAMES_DIR + "/").items()):
+                repo, old, new, directory + "/").items()):
             if was is None:
                 continue  # added: a name claimed (the contents check judges the claim)
             if others and _another_sides(repo, path, now, parent, others, bases):
@@ -199,10 +214,14 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
             what = "deletes" if now is None else (
                 f"changes the mode of ({was[1]:o} -> {now[1]:o})" if was[0] == now[0]
                 else "rewrites")
+            said = ("this names file: a names file is never modified, renamed or deleted (a "
+                    "name never moves, nor goes to another manifest)") if names else (
+                    "this forward record: a record is never modified, renamed or deleted "
+                    "(the gate finds the runs a new manifest answers by it)")
             found.append(Finding(
-                NAME_MOVED, f"commit {str(commit.id)[:12]} {what} this names file: a names "
-                "file is never modified, renamed or deleted (a name never moves, nor goes to "
-                "another manifest)", file=path, expected=f"blob {was[0]}",
+                NAME_MOVED if names else APPEND_ONLY_REMOVED,
+                f"commit {str(commit.id)[:12]} {what} {said}", file=path,
+                expected=f"blob {was[0]}",
                 found="no file" if now is None else f"blob {now[0]}",
                 extra={"commit": str(commit.id), "parent": str(parent.id)}))
     return found

@@ -6,6 +6,8 @@
     store/objects/sha256/38/4a96d0...54f6.json    canonical bytes of {apiVersion, kind, spec}
     store/metadata/sha256/38/4a96d0...54f6.json   canonical bytes of that manifest's metadata
     store/names/BenchmarkRun/df/sol-submission-20464  "sha256:<hex>\\n": who owns that name
+    store/forward/sha256/ab/<62 hex of D>/<64 hex of R>  "workloadDigest\\n": run R names
+                                                  D, which had no object when R was added
     store/attestations/...                        signed attestation bundles from pull requests
     store/trust/keys.json                         who may sign what
     store/policy/ranking.json                     reviewed query policy
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 
 from .digest import Digest, is_digest
 
@@ -24,6 +27,7 @@ STORE_DIR = "store"
 OBJECTS_DIR = "store/objects/sha256"
 METADATA_DIR = "store/metadata/sha256"
 NAMES_DIR = "store/names"
+FORWARD_DIR = "store/forward/sha256"
 ATTESTATIONS_DIR = "store/attestations"
 TRUST_DIR = "store/trust"
 POLICY_DIR = "store/policy"
@@ -174,3 +178,77 @@ def digest_from_record(data: bytes) -> Digest | None:
     if _RECORD.fullmatch(data) is None:
         return None
     return Digest(data[7:71].decode("ascii"))
+
+
+REFERENCE_FIELD_NAMES = ("workloadDigest", "protocolDigest", "environmentDigest",
+                         "implementationDigest")
+"""The reference fields of a BenchmarkRun's spec (:data:`kistore.core.model.REFERENCE_FIELDS`,
+kept here too: this module imports nothing of the model). A test holds the two equal."""
+
+_FORWARD_PATH = re.compile(
+    re.escape(FORWARD_DIR) + r"/([0-9a-f]{2})/([0-9a-f]{62})/([0-9a-f]{64})")
+
+
+def forward_dir(target: Digest) -> str:
+    """Return ``store/forward/sha256/<XX>/<62 hex>``: the records of runs naming ``target``.
+
+    Listing this one directory of a tree says which runs were added while ``target`` had
+    no object (a lookup of two tree levels, never a read of every run).
+    """
+    return f"{FORWARD_DIR}/{target.hex[:2]}/{target.hex[2:]}"
+
+
+def forward_path(target: Digest, run: Digest) -> str:
+    """Return ``store/forward/sha256/<XX>/<62 hex of target>/<64 hex of run>``.
+
+    The file that records that the run ``run`` references ``target`` while ``target`` has
+    no object in the store (a dangling reference, ``add --allow-dangling``); it holds
+    :func:`forward_record` of the run's fields that name ``target``. Written once, never
+    changed or removed (also after ``target`` arrives), as a names file.
+
+    Args:
+        target: the referenced digest, absent from the store.
+        run: the BenchmarkRun's digest.
+    """
+    return f"{forward_dir(target)}/{run.hex}"
+
+
+def forward_from_path(path: str) -> tuple[Digest, Digest] | None:
+    """Return ``(target, run)`` for a path :func:`forward_path` produces, else None."""
+    match = _FORWARD_PATH.fullmatch(path)
+    if match is None:
+        return None
+    shard, rest, run = match.groups()
+    return Digest(shard + rest), Digest(run)
+
+
+def forward_record(fields: Iterable[str]) -> bytes:
+    """Return the exact bytes of a forward record: the fields, sorted, one per line.
+
+    Each line ends in ``\\n`` (``b"workloadDigest\\n"``).
+
+    Raises:
+        ValueError: no field, or one that is not a reference field of a run
+            (:data:`REFERENCE_FIELD_NAMES`).
+    """
+    chosen = sorted(set(fields))
+    if not chosen or not set(chosen) <= set(REFERENCE_FIELD_NAMES):
+        raise ValueError(f"no forward record of fields {chosen!r}")
+    return "".join(f"{f}\n" for f in chosen).encode("ascii")
+
+
+def fields_from_record(data: bytes) -> tuple[str, ...] | None:
+    """Return the fields a forward record's bytes list, or None unless well formed.
+
+    Well formed: exactly :func:`forward_record` of them (sorted, distinct, each line ending
+    in ``\\n``).
+    """
+    try:
+        text = data.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+    fields = tuple(text.split("\n")[:-1])
+    try:
+        return fields if forward_record(fields) == data else None
+    except ValueError:
+        return None

@@ -15,11 +15,12 @@ from ._store import (
     read_settings,
 )
 from ._views import CommitView, Files, FileTooLarge, View, WorkTreeView
-from .migrate import NameWritten
+from .migrate import ForwardWritten, NameWritten
 
 __all__ = [
     "GITATTRIBUTES_LINE",
     "PACK_THRESHOLD",
+    "ForwardWritten",
     "NameWritten",
     "AddInterrupted",
     "AddResult",

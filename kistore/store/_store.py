@@ -48,7 +48,7 @@ from ..index.names import NameIndex, open_name_index
 from ._views import CommitView, View, WorkTreeView
 from .admission import AddResult as AddResult  # re-exported: importers and the CLI use it
 from .admission import plan_add
-from .migrate import NameWritten, plan_names
+from .migrate import ForwardWritten, NameWritten, plan_forward, plan_names
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
     from ..index.index import Prepared
@@ -465,8 +465,8 @@ class Store:
         return batch.stats, committer.oid if committer else None, prepared
 
     def migrate(self, *, commit: bool = False, message: str | None = None
-                ) -> list[NameWritten]:
-        """Write every names file the work tree's manifests lack (``kistore migrate``).
+                ) -> list[NameWritten | ForwardWritten]:
+        """Write every names file and forward record the work tree lacks (``kistore migrate``).
 
         A store whose manifests were added before names were paths (docs/design.md §3) has
         no ``store/names/``; this writes each manifest's file through the add's write path,
@@ -477,7 +477,8 @@ class Store:
             message: the commit message (default: says what was written).
 
         Returns:
-            One :class:`kistore.store.migrate.NameWritten` per file written (empty: nothing
+            One :class:`kistore.store.migrate.NameWritten` per names file written, then one
+            :class:`kistore.store.migrate.ForwardWritten` per forward record (empty: nothing
             was missing, and nothing was committed).
 
         Raises:
@@ -493,16 +494,22 @@ class Store:
                 check_ready(self.repo)
                 self._check_head_attributes()
             view = WorkTreeView(self.root, self.name_index())
-            wanted = plan_names(view, self._head_holds() if commit else None)
-            if not wanted:
+            holds = self._head_holds() if commit else None
+            wanted = plan_names(view, holds)
+            forward = plan_forward(view, holds)
+            if not wanted and not forward:
                 return []
             files = {w.path: layout.name_record(w.digest) for w in wanted}
-            text = message or (f"kistore migrate: {len(wanted)} names file(s) under "
-                               f"{layout.NAMES_DIR}/ (names as paths)")
+            files.update((w.path, w.data) for w in forward)
+            said = [f"{len(wanted)} names file(s) under {layout.NAMES_DIR}/ (names as paths)"
+                    ] if wanted else []
+            said += [f"{len(forward)} forward record(s) under {layout.FORWARD_DIR}/ (dangling "
+                     "references as paths)"] if forward else []
+            text = message or f"kistore migrate: {'; '.join(said)}"
             _, oid, _ = self._write(files, commit=commit, message=text, results=[])
             if oid is not None:
                 self._index_commit(oid, files)
-            return wanted
+            return [*wanted, *forward]
 
     def _index_prepare(self, files: Mapping[str, bytes]) -> list[Prepared]:
         """Return ``[Index.prepare(files)]``; ``[]`` when it fails (derived data).

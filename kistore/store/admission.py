@@ -54,8 +54,9 @@ class AddPlan:
         results: one :class:`AddResult` per distinct manifest, in input order.
         files: work-tree path (``/``-separated) -> exact bytes to write: a new
             manifest's object, metadata and names file (:func:`kistore.core.layout.
-            name_path`); a names file missing beside a stored manifest too; empty when the
-            store already holds everything.
+            name_path`); a names file missing beside a stored manifest too; a forward record
+            (:func:`kistore.core.layout.forward_path`) per dangling reference of a new run;
+            empty when the store already holds everything.
         written: each manifest whose files change, with its object and metadata paths
             (for the index's names).
         stale: names files to remove once the files are written: the old name of a
@@ -194,6 +195,9 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
         if object_path in files or claimed != digest or (
                 commit and not head_holds(name_path, record)):
             files[name_path] = record  # the name is claimed with the object (or repaired)
+        if object_path in files or commit:
+            files.update(_forward_records(view, m, unique, stored, commit=commit,
+                                          head_holds=head_holds))
         results.append(AddResult(digest, m.kind, m.name, status))
         if status != "unchanged":
             written.append((m, object_path, metadata_path))
@@ -204,6 +208,32 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     if errors:
         raise MultipleErrors(errors)
     return AddPlan(results, files, written, stale)
+
+
+def _forward_records(view: WorkTreeView, m: Manifest, batch: Mapping[str, Manifest],
+                     stored: set[str], *, commit: bool,
+                     head_holds: Callable[[str, bytes], bool]) -> dict[str, bytes]:
+    """Return the forward records of a run's references missing from store and batch.
+
+    Those ``--allow-dangling`` lets through: one per missing digest,
+    :func:`kistore.core.layout.forward_path` holding :func:`kistore.core.layout.
+    forward_record` of the fields naming it.
+
+    A record already in the work tree is not written again (a record never changes:
+    ``verify`` reports one that disagrees, KI214), unless the add commits and HEAD lacks it.
+    """
+    fields: dict[str, list[str]] = {}
+    for field_name, ref in zip(REFERENCE_FIELDS, m.reference_hex, strict=False):
+        if ref and ref not in batch and ref not in stored:
+            fields.setdefault(ref, []).append(field_name)
+    records = {}
+    for ref, named in fields.items():
+        path = layout.forward_path(Digest(ref), m.digest)
+        record = layout.forward_record(named)
+        there = view.read(path)
+        if there is None or (commit and there == record and not head_holds(path, record)):
+            records[path] = record
+    return records
 
 
 REFERENCED_KINDS = dict(zip(REFERENCE_FIELDS, ("Workload", "BenchmarkProtocol",

@@ -1,9 +1,11 @@
 """Layout migrations: the files a store written by an earlier kistore lacks.
 
 ``kistore migrate`` (:meth:`kistore.store.Store.migrate`) writes them through the add's
-own write path (work tree, or ``--commit``). The one migration so far: the names files
+own write path (work tree, or ``--commit``). The names files
 (``store/names/<Kind>/<XX>/<name>``, docs/design.md §3) of a store whose manifests were
-added before names were paths. It is idempotent: a second run finds nothing to write.
+added before names were paths, and the forward records
+(``store/forward/sha256/<XX>/<62 hex>/<run hex>``) of its runs' dangling references. It is
+idempotent: a second run finds nothing to write.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..core import layout
-from ..core.digest import Digest
+from ..core import canonical, layout
+from ..core.digest import Digest, is_digest
 from ..core.errors import ConflictError, KistoreError, MultipleErrors
+from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS
 from ._views import WorkTreeView
 
@@ -89,6 +92,77 @@ def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | No
                 file=path))
             continue
         wanted.append(NameWritten(path, digest, kind, name))
+    if errors:
+        raise MultipleErrors(errors)
+    return sorted(wanted, key=lambda w: w.path)
+
+
+@dataclass(frozen=True, slots=True)
+class ForwardWritten:
+    """One forward record a migration writes.
+
+    Attributes:
+        path: its repository path (:func:`kistore.core.layout.forward_path`).
+        data: its bytes (:func:`kistore.core.layout.forward_record`).
+        target: the referenced digest that has no object.
+        run: the run that references it.
+    """
+
+    path: str
+    data: bytes
+    target: Digest
+    run: Digest
+
+
+def plan_forward(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None = None
+                 ) -> list[ForwardWritten]:
+    """Return the forward record each dangling reference of the work tree's runs lacks.
+
+    Every object file is read (O(store), once: a migration). A run whose object does not
+    parse is left out (``verify`` reports it).
+
+    Args:
+        view: the work tree.
+        head_holds: as :func:`plan_names` takes it (a record in the work tree but not in
+            HEAD is written again when the migration commits).
+
+    Returns:
+        One :class:`ForwardWritten` per missing record, sorted by path.
+
+    Raises:
+        MultipleErrors: nothing is written when a record already holds other bytes (a
+            committed record is never rewritten; ``kistore verify`` says which is wrong:
+            KI214).
+    """
+    objects = set(view.digests())
+    wanted: list[ForwardWritten] = []
+    errors: list[KistoreError] = []
+    for run in sorted(objects, key=lambda d: d.hex):
+        try:
+            doc = canonical.loads(view.read(layout.object_path(run)) or b"")
+        except KistoreError:
+            continue
+        spec = doc.get("spec") if isinstance(doc, dict) else None
+        if not isinstance(spec, dict) or doc.get("kind") != "BenchmarkRun":
+            continue
+        fields: dict[str, list[str]] = {}
+        for field_name in REFERENCE_FIELDS:
+            ref = spec.get(field_name)
+            if isinstance(ref, str) and is_digest(ref) and Digest.from_str(ref) not in objects:
+                fields.setdefault(ref, []).append(field_name)
+        for ref, named in sorted(fields.items()):
+            target = Digest.from_str(ref)
+            path, record = layout.forward_path(target, run), layout.forward_record(named)
+            data = view.read(path)
+            if data == record and (head_holds is None or head_holds(path, data)):
+                continue
+            if data is not None and data != record:
+                errors.append(ConflictError(
+                    f"holds {data[:80]!r}, not {record!r} (the fields of {run} naming "
+                    f"{target}): a forward record is never rewritten; `kistore verify` says "
+                    "which is wrong (KI214)", file=path))
+                continue
+            wanted.append(ForwardWritten(path, record, target, run))
     if errors:
         raise MultipleErrors(errors)
     return sorted(wanted, key=lambda w: w.path)

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from kistore.check.gate import check_range
 from kistore.core import layout
-from kistore.core.model import Manifest
+from kistore.core.digest import Digest
+from kistore.core.model import REFERENCE_FIELDS, Manifest
 from kistore.store import Store
 
 from ..conftest import ManifestKit, commit_all, git, write_raw
@@ -76,6 +77,9 @@ _bad = st.one_of(  # what a careless or hostile pull request writes
     st.tuples(st.just("symlink"), _key),
     st.tuples(st.just("collide"), _key),
     st.tuples(st.just("outside"),),
+    st.tuples(st.just("unrecorded"), _refs, _name, st.integers(1, 3), st.booleans()),
+    st.tuples(st.just("forge"), _key, _key, st.sampled_from(REFERENCE_FIELDS)),
+    st.tuples(st.just("unrecord"), st.integers(0, 3), st.booleans()),
 )
 _operation = st.one_of(_good, _good, _good, _bad)
 
@@ -97,14 +101,28 @@ def _put(root: Path, rel: str, data: bytes) -> None:
 def _write(root: Path, doc: dict, *, parts: str = "both") -> str:
     """Write a manifest's files as an add would (or only some); return its digest."""
     m = Manifest.from_document(doc)
-    if parts in ("both", "object", "unnamed"):
+    if parts in ("both", "object", "unnamed", "unrecorded"):
         _put(root, layout.object_path(m.digest), m.object_bytes)
-    if parts in ("both", "metadata", "unnamed"):  # "metadata": a renaming edit
+    if parts in ("both", "metadata", "unnamed", "unrecorded"):  # "metadata": a renaming edit
         _put(root, layout.metadata_path(m.digest), m.metadata_bytes)
-    if parts == "both":  # its name, taken or not (then rewritten)
+    if parts in ("both", "unrecorded"):  # its name, taken or not (then rewritten)
         _put(root, layout.name_path(doc["kind"], doc["metadata"]["name"]),
                   layout.name_record(m.digest))
+    if parts == "both":  # "unrecorded": a run's dangling references left out
+        for path, record in _records(root, m).items():
+            if not (root / path).exists():  # a record is never rewritten
+                _put(root, path, record)
     return str(m.digest)
+
+
+def _records(root: Path, m: Manifest) -> dict[str, bytes]:
+    """The forward records an add writes for a run: one per referenced digest with no object."""
+    fields: dict[str, list[str]] = {}
+    for field_name, ref in zip(REFERENCE_FIELDS, m.reference_hex, strict=False):
+        if ref and not (root / layout.object_path(Digest(ref))).exists():
+            fields.setdefault(ref, []).append(field_name)
+    return {layout.forward_path(Digest(ref), m.digest): layout.forward_record(named)
+            for ref, named in fields.items()}
 
 
 def _apply(root: Path, op: tuple) -> None:
@@ -114,6 +132,21 @@ def _apply(root: Path, op: tuple) -> None:
         _write(root, _named(op[1], op[2]))
     elif what == "run":
         _write(root, _run(*op[1:]))
+    elif what == "unrecorded":  # a run written without its forward records
+        _write(root, _run(*op[1:]), parts="unrecorded")
+    elif what == "forge":  # a record no add writes: any target, any manifest, any field
+        target, run = (Manifest.from_document(POOL[k]).digest for k in op[1:3])
+        _put(root, layout.forward_path(target, run), layout.forward_record([op[3]]))
+    elif what == "unrecord":  # delete (or rewrite) a record there is
+        records = sorted((root / layout.FORWARD_DIR).rglob("*")) \
+            if (root / layout.FORWARD_DIR).exists() else []
+        records = [p for p in records if p.is_file()]
+        if records:
+            chosen = records[op[1] % len(records)]
+            if op[2]:
+                chosen.unlink()
+            else:
+                chosen.write_bytes(layout.forward_record(REFERENCE_FIELDS))
     elif what == "object-only":
         _write(root, POOL[op[1]], parts="object")
     elif what in ("metadata-only", "unnamed"):  # a (re)named metadata file, no names file
@@ -155,6 +188,12 @@ def _seen(findings) -> list[tuple]:
 @example(history=[[("add", "R0", 0)], [("add", "R1", 0)]])
 # a run's dangling reference answered later by a manifest of another kind (KI202)
 @example(history=[[("run", (0, 0, 0, 0), 0, 1, True)], [("add", "E0", 1)]])
+# ... by the right kind, after a run with no record, a forged record, a deleted one
+@example(history=[[("run", (0, 0, 0, 0), 0, 1, False)], [("add", "W0", 1)]])
+@example(history=[[("unrecorded", (0, 0, 0, 0), 0, 1, True)], [("add", "E0", 1)]])
+@example(history=[[("forge", "E0", "R0", "workloadDigest")]])
+@example(history=[[("run", (1, 1, 1, 1), 0, 1, False)], [("unrecord", 0, True)],
+                  [("unrecord", 1, False)]])
 # a names file alone (squatting), and one deleted
 @example(history=[[("claim", "P0", 1)], [("add", "W0", 2)], [("unclaim", "W0", 2)]])
 def test_lookups_give_the_whole_tree_answers(history):

@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 from kistore.core import layout
+from kistore.core.digest import Digest
 
-from ..conftest import PUBLISHED, git, store_file
+from ..conftest import PUBLISHED, git, store_file, write_raw
 from ..prs import Remote
 
 PROTOCOL = store_file(PUBLISHED["protocol"])
@@ -35,6 +36,11 @@ def test_shallow_clone_of_a_history_that_deleted_an_object_is_not_reported_ok(re
         (clone / PROTOCOL).unlink()
         (clone / store_file(PUBLISHED["protocol"], "metadata")).unlink()
         (clone / layout.name_path("BenchmarkProtocol", "sol-execbench-leaderboard-v1-1")).unlink()
+        # ... and records the run's reference as dangling, so what a shallow clone sees
+        # is a sound store (KI213 would say otherwise)
+        write_raw(clone, layout.forward_path(Digest.from_str(PUBLISHED["protocol"]),
+                                             Digest.from_str(PUBLISHED["run"])),
+                  layout.forward_record(["protocolDigest"]))
 
     assert remote.pr("delete the protocol", delete, hook=False).accepted
     assert remote.pr("later work", lambda c: (c / "README.md").write_text("x\n")).accepted

@@ -170,6 +170,23 @@ def names_file_in_the_wrong_shard(s: Small) -> None:
     commit_all(s.path, "move")
 
 
+def forward_record_of_no_run(s: Small) -> None:
+    write_raw(s.path, layout.forward_path(Digest("ab" * 32), Digest("cd" * 32)),
+              b"workloadDigest\n")
+    commit_all(s.path, "forge")
+
+
+def forward_record_unsorted(s: Small) -> None:
+    write_raw(s.path, layout.forward_path(Digest("ab" * 32), s.run),
+              b"workloadDigest\nenvironmentDigest\n")
+    commit_all(s.path, "forge")
+
+
+def forward_record_of_a_field_the_run_does_not_fill_so(s: Small) -> None:
+    write_raw(s.path, layout.forward_path(Digest("ab" * 32), s.run), b"workloadDigest\n")
+    commit_all(s.path, "forge")
+
+
 CASES: list[tuple[Callable[[Small], None], int, str]] = [
     (good_note_and_file, 0, "2 SSHSIG checked with ssh-keygen, 0 raw"),
     (sk_key_note, 0, "1 SSHSIG checked"),
@@ -189,6 +206,9 @@ CASES: list[tuple[Callable[[Small], None], int, str]] = [
     (names_file_naming_another_kind, 1, ", not run"),
     (names_file_squatting_a_name, 1, "has no metadata file with a name"),
     (names_file_in_the_wrong_shard, 1, "is not the first byte of sha256 of the name"),
+    (forward_record_of_no_run, 1, "has no object"),
+    (forward_record_unsorted, 1, "does not hold reference fields, sorted"),
+    (forward_record_of_a_field_the_run_does_not_fill_so, 1, "in other fields than listed"),
 ]
 
 
@@ -228,6 +248,7 @@ def test_script_checks_the_revision_it_is_given(small):
     assert script(small.path)[0] == 1
     code, output = script(small.path, good)
     assert (code, output.splitlines()[-1]) == (0, "ok: 5 object(s), 5 names file(s), 0 "
+                                                  "forward record(s), 0 "
                                                   "attestation(s): 0 SSHSIG "
                                                   "checked with ssh-keygen, 0 raw Ed25519 (not "
                                                   "checkable with ssh-keygen; `kistore verify` "

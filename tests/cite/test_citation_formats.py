@@ -40,7 +40,7 @@ from .test_citation import (
 
 GOLDEN = VECTORS / "citation"
 ACCESSED = "2026-11-29"
-GOLDEN_C1 = "780195ae0004063a15b4d5fcb64e3885e9bb20eb"  # its tree holds the names files
+GOLDEN_C1 = "7e6191008f442c49ee472ec8f5b86698fd565848"  # names files, forward records
 
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kistore.core import layout
 from kistore.core.digest import Digest
+from kistore.core.model import REFERENCE_FIELDS
 from kistore.core.schema import KINDS
 
 RUN_NAME = "sol-submission-20464"
@@ -82,3 +84,56 @@ def test_every_name_round_trips_through_its_path(kind, name):
     shard = hashlib.sha256(name.encode()).hexdigest()[:2]
     assert path == f"store/names/{kind}/{shard}/{name}"
     assert layout.is_name(name)
+
+
+# -- forward references as paths (issue 22) ------------------------------------------------
+
+_D = Digest("0a" + "1" * 62)
+_R = Digest("ff" * 32)
+
+
+def test_forward_path_by_hand():
+    """store/forward/sha256/<first 2 hex of D>/<other 62 of D>/<64 hex of R>."""
+    assert layout.forward_path(_D, _R) == (
+        "store/forward/sha256/0a/" + "1" * 62 + "/" + "ff" * 32)
+    assert layout.forward_dir(_D) == "store/forward/sha256/0a/" + "1" * 62
+    assert layout.forward_from_path(layout.forward_path(_D, _R)) == (_D, _R)
+
+
+@pytest.mark.parametrize("path", [
+    "store/forward/sha256/0a/" + "1" * 62,  # the directory, not a record
+    "store/forward/sha256/0a/" + "1" * 62 + "/" + "FF" * 32,  # upper case
+    "store/forward/sha256/0a/" + "1" * 62 + "/" + "ff" * 31,  # short
+    "store/forward/sha256/0a/" + "1" * 61 + "/" + "ff" * 32,
+    "store/forward/sha256/0a/" + "1" * 62 + "/" + "ff" * 32 + ".json",
+    "store/forward/sha256/0a/" + "1" * 62 + "/" + "ff" * 32 + "/x",
+    "store/forward/0a/" + "1" * 62 + "/" + "ff" * 32,
+])
+def test_forward_from_path_refuses_other_paths(path):
+    assert layout.forward_from_path(path) is None
+
+
+def test_forward_record_bytes_by_hand():
+    assert layout.forward_record(["workloadDigest"]) == b"workloadDigest\n"
+    assert layout.forward_record(["workloadDigest", "environmentDigest"]) == \
+        b"environmentDigest\nworkloadDigest\n"
+    assert layout.fields_from_record(b"environmentDigest\nworkloadDigest\n") == (
+        "environmentDigest", "workloadDigest")
+    with pytest.raises(ValueError):
+        layout.forward_record([])
+    with pytest.raises(ValueError):
+        layout.forward_record(["spec"])
+
+
+@pytest.mark.parametrize("data", [
+    b"", b"\n", b"workloadDigest", b"workloadDigest\r\n", b"workloadDigest\n\n",
+    b"workloadDigest\nenvironmentDigest\n",  # not sorted
+    b"workloadDigest\nworkloadDigest\n",  # twice
+    b"name\n", b"\xffworkloadDigest\n", b" workloadDigest\n",
+])
+def test_forward_record_refuses_other_bytes(data):
+    assert layout.fields_from_record(data) is None
+
+
+def test_reference_field_names_are_the_models():
+    assert layout.REFERENCE_FIELD_NAMES == REFERENCE_FIELDS
