@@ -139,13 +139,14 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Fi
             extra={"base": str(base.id), "head": str(head.id)})]
     commits = list(ancestry(repo, head, hide=base))
     findings = history_findings(repo, commits)
-    changed, metadata_edits = _changed_paths(repo, base.tree, head.tree)
+    store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
+    changed, metadata_edits = _changed_paths(store_changes)
     findings += check_contents(
         _range_files(store, str(base.id), str(head.id), changed, whole_tree), focus=changed)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
-    findings += _removed_evidence(repo, base.tree, head.tree)
+    findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits)
     findings += changed_tree_names(repo, head.tree, _tree_changes(repo, base.tree, head.tree))
@@ -266,8 +267,7 @@ def _new_files_untrusted(store: Store, base: Any, head: Any, changed: set[str]) 
     return _judged_now(store, seen, [str(base.id), str(head.id)]) if seen else []
 
 
-def _removed_evidence(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree: pygit2.Tree
-                      ) -> list[Finding]:
+def _removed_evidence(store_changes: dict[str, treediff.Change]) -> list[Finding]:
     """Attestation files, the trust file and the ranking policy the range deletes (KI410).
 
     Deleting the policy would make ``rank`` fall back to the shipped default unreviewed.
@@ -277,7 +277,7 @@ def _removed_evidence(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree
     reports it: the file is gone.
     """
     findings = []
-    for path, (was, now) in _store_changes(repo, base_tree, head_tree).items():
+    for path, (was, now) in store_changes.items():
         if was is None or (now is not None and _kind(was[1]) == _kind(now[1])):
             continue
         if path.startswith(layout.ATTESTATIONS_DIR + "/") or path in (layout.TRUST_FILE,
@@ -336,7 +336,7 @@ def _special_files(store: Store, head: str, changed: set[str]) -> list[Finding]:
     return findings
 
 
-def _changed_paths(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree: pygit2.Tree
+def _changed_paths(store_changes: dict[str, treediff.Change]
                    ) -> tuple[set[str], list[tuple[str, str, str]]]:
     """Paths under store/ (or .gitattributes) the net diff touches, and metadata edits.
 
@@ -345,7 +345,7 @@ def _changed_paths(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree: p
     """
     changed: set[str] = set()
     edits = []
-    for path, (was, now) in _store_changes(repo, base_tree, head_tree).items():
+    for path, (was, now) in store_changes.items():
         changed.add(path)
         if (was is not None and now is not None and _kind(was[1]) == _kind(now[1]) == 0o100644
                 and path.startswith(layout.METADATA_DIR + "/")):

@@ -129,8 +129,25 @@ def _listing(odb: Any, tree_id: Any | None) -> dict[bytes, tuple[bytes, bytes]]:
     """
     if tree_id is None:
         return {}
-    _, data = odb.read(tree_id.hex() if isinstance(tree_id, bytes) else tree_id)
-    return {name: (oid, mode) for mode, name, oid in _ENTRY.findall(data)}
+    key = tree_id.hex() if isinstance(tree_id, bytes) else str(tree_id)
+    listing = _LISTINGS.get(key)
+    if listing is None:
+        _, data = odb.read(key)
+        listing = {name: (oid, mode) for mode, name, oid in _ENTRY.findall(data)}
+        if len(_LISTINGS) >= _LISTINGS_KEPT:
+            del _LISTINGS[next(iter(_LISTINGS))]  # the oldest
+        _LISTINGS[key] = listing
+    return listing
+
+
+_LISTINGS: dict[str, dict[bytes, tuple[bytes, bytes]]] = {}
+"""Listings read lately, by tree id. A tree id names its bytes, in any repository, so a
+listing never goes stale: the gate diffs BASE..HEAD several times (paths changed, files
+deleted, names on the way, each commit), and at 1,000,000 manifests each changed shard
+tree is ~370 KB to inflate and parse."""
+
+_LISTINGS_KEPT = 64
+"""Most listings kept (a shard tree's is ~1 MB of Python objects at 1,000,000 manifests)."""
 
 
 def _entry(raw: tuple[bytes, bytes]) -> Entry:
