@@ -50,6 +50,7 @@ from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
 from ._focus import range_paths
 from ._history import ancestry, check_history, history_findings, objects_tree
+from ._names import NAME_PATH_MISSING
 from ._paths import changed_tree_names
 from ._policy import check_policy
 from ._rules import sort_key
@@ -137,6 +138,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Fi
             f"{head_rev} ({str(head.id)[:12]}): {_behind(repo, base.id, head.id, base_rev)}",
             expected=f"{head_rev} to contain {base.id}", found="diverged history",
             extra={"base": str(base.id), "head": str(head.id)})]
+    unmigrated = _unmigrated(head.tree)
+    if unmigrated is not None:
+        return [unmigrated]
     commits = list(ancestry(repo, head, hide=base))
     findings = history_findings(repo, commits)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
@@ -156,6 +160,24 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Fi
         findings += checker(store, str(base.id), str(head.id), changed)
     findings += check_shallow(store)
     return sorted(findings, key=sort_key)
+
+
+def _unmigrated(tree: pygit2.Tree) -> Finding | None:
+    """KI211 for the store when HEAD holds manifests but no ``store/names/`` at all.
+
+    The gate answers "is this name taken" by looking up one names file: in a store made
+    before names were paths there is none to look up, and a second claim on a name would
+    pass (review 2026-12-01 F2). Such a store fails ``verify`` too (KI211 on every
+    manifest); ``kistore migrate --commit`` writes the names files and forward records.
+    """
+    has = {path: treediff.subtree_id(tree, path) is not None
+           for path in (layout.OBJECTS_DIR, layout.NAMES_DIR)}
+    if not has[layout.OBJECTS_DIR] or has[layout.NAMES_DIR]:
+        return None
+    return Finding(NAME_PATH_MISSING, "this store has manifests but no store/names/: it was "
+                   "made before names were paths, and the gate cannot tell a taken name; "
+                   "land the commit `kistore migrate --commit` makes first, then this change",
+                   file=layout.NAMES_DIR)
 
 
 def _behind(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, base_rev: str

@@ -13,6 +13,8 @@ from __future__ import annotations
 import subprocess
 from typing import TYPE_CHECKING
 
+from ..core.errors import StoreStateError
+
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
@@ -48,8 +50,8 @@ def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid) -> bytes:
         oid: the blob's id (``pygit2.Oid`` or 40 hex digits).
 
     Raises:
-        KeyError: no such object here, and ``repo`` is not a partial clone (or its remote
-            does not have it either).
+        KeyError: no such object here, and ``repo`` is not a partial clone.
+        StoreStateError: a partial clone whose remote could not give the blob.
     """
     try:
         kind, data = repo.odb.read(oid)
@@ -79,12 +81,17 @@ def fetch_blob(repo: pygit2.Repository, oid: str) -> bytes:
         oid: the blob's 40 hex digits.
 
     Raises:
-        KeyError: ``repo`` is not a partial clone, or git could not get the blob.
+        KeyError: ``repo`` is not a partial clone.
+        StoreStateError: it is, and git could not fetch the blob (the remote is gone).
     """
     if not is_partial_clone(repo):
         raise KeyError(oid)
     done = subprocess.run(["git", "--git-dir", repo.path, "cat-file", "blob", oid],
                           capture_output=True, check=False)
     if done.returncode != 0:
-        raise KeyError(oid)
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise StoreStateError(
+            f"blob {oid} is not in this partial clone and git could not fetch it from its "
+            f"promisor remote ({said[-1] if said else f'git exited {done.returncode}'}): "
+            "make the remote reachable, or clone without --filter", file=repo.path)
     return done.stdout

@@ -51,13 +51,19 @@ def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[F
         run ranks with a ``unitPointer``.
     """
     policy_changed = any(p.startswith(layout.POLICY_DIR + "/") for p in changed)
-    base_view = store.view(base)
+    base_view, head_view = store.view(base), store.view(head)
     added = set()
     for path in changed:
         found = layout.digest_from_path(path)
         if (found is not None and path == layout.object_path(found)
                 and not base_view.has_object(found)):
             added.add(str(found))
+            # An earlier run whose dangling reference this manifest answers now has a
+            # comparison key (a new protocol or environment completes it): its group is
+            # checked as if the run were added (review 2026-12-01 F1). Its forward records
+            # name it: one directory listing.
+            added.update(f"sha256:{leaf}" for leaf in head_view.list_dir(
+                layout.forward_dir(found)) if len(leaf) == 64)
     if not added and not policy_changed:
         return []
     policy = _policy(store, head)

@@ -115,3 +115,22 @@ def test_run_whose_unit_disagrees_with_its_group_is_refused_before_it_breaks_ran
     assert remote.kistore("rank", "BenchmarkRun/a").returncode == 0
     good = scored_run(kit, parts, "c", 3.0, "TFLOP/s")
     assert remote.pr("a run in TFLOP/s", lambda c: add_file(remote, good)).accepted
+
+
+def test_a_protocol_completing_the_group_of_runs_in_two_units_is_refused(
+        remote, kit: ManifestKit):
+    # review 2026-12-01 F1: two runs in ms and ns whose protocol was not yet stored
+    # (dangling: no comparison key, no group) each passed; the protocol arriving put them in
+    # one group, which then failed rank, show and compare for good. The protocol's pull
+    # request is refused: the runs its forward directory lists are checked as added.
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    assert remote.pr("policy", lambda c: (unit_policy(remote),
+                                          add_file(remote, [env, workload]))).accepted
+    parts = [protocol, env, workload]
+    assert remote.pr("a run in TFLOP/s, its protocol not yet stored", lambda c: add_file(
+        remote, scored_run(kit, parts, "a", 2.0, "TFLOP/s"), "--allow-dangling")).accepted
+    assert remote.pr("a run in GFLOP/s, the same", lambda c: add_file(
+        remote, scored_run(kit, parts, "b", 2000.0, "GFLOP/s"), "--allow-dangling")).accepted
+    pushed = remote.pr("the protocol", lambda c: write_manifests(remote, [protocol]))
+    assert not pushed.accepted
+    assert "error KI210 unit-disagrees-with-group" in pushed.output

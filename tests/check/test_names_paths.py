@@ -316,3 +316,26 @@ def test_renaming_an_uncommitted_manifest_moves_its_names_file(store, store_path
     assert (store_path / layout.name_path("BenchmarkProtocol", "after")).read_bytes() == \
         layout.name_record(m.digest)
     assert not [f for f in verify(Store(store_path)) if f.severity == "error"]
+
+
+def test_the_gate_refuses_a_change_to_a_store_never_migrated(published):
+    # review 2026-12-01 F2: on a base without names files, a second claim on a name passed.
+    import shutil
+
+    from kistore.check.gate import check_range
+    from kistore.store import Store
+
+    from ..conftest import commit_all, git
+
+    shutil.rmtree(published / "store" / "names")
+    shutil.rmtree(published / "store" / "forward", ignore_errors=True)
+    base = commit_all(published, "as a store made before names were paths")
+    (published / "kistore.toml").write_text((published / "kistore.toml").read_text() + "\n")
+    head = commit_all(published, "any change")
+    found = check_range(Store(published), f"{base}..{head}")
+    assert [(f.rule.id, f.file) for f in found] == [("KI211", "store/names")]
+    assert "`kistore migrate --commit`" in found[0].message
+    git(published, "reset", "-q", "--hard", base)
+    assert Store(published).migrate(commit=True)
+    migrated = git(published, "rev-parse", "HEAD").strip()
+    assert check_range(Store(published), f"{base}..{migrated}") == []

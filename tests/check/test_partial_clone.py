@@ -100,3 +100,19 @@ def test_a_taken_name_is_refused_in_a_partial_clone(tmp_path):
     assert "error KI205 name-not-unique" in done.stdout
     assert "error KI211 name-path-missing" in done.stdout
     assert _missing(clone) > 20  # still a partial clone: the rest was never fetched
+
+
+def test_a_blob_the_remote_can_no_longer_give_is_an_error_not_a_traceback(tmp_path):
+    # review 2026-12-01 F4: "internal error ... KeyError" when the server had moved away.
+    server, kit, base = _server(tmp_path, runs=2)
+    _push_run(tmp_path, server, kit, base, "new-run")
+    clone = tmp_path / "ci.git"
+    git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{server}",
+        str(clone))
+    server.rename(tmp_path / "gone.git")
+    done = subprocess.run([KISTORE, "--store", str(clone), "check", "main~1..main"],
+                          capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert "is not in this partial clone and git could not fetch it from its promisor " \
+           "remote" in done.stderr
