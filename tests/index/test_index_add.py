@@ -258,8 +258,8 @@ def test_what_was_prepared_against_other_rows_is_not_used(store, kit, world, mon
 
     calls: list[int] = []
 
-    def stale(self, files):
-        [prepared] = real(self, files)
+    def stale(self, files, manifests=()):
+        [prepared] = real(self, files, manifests)
         assert prepared.tree == rows(self)[0] and prepared.records and prepared.compressed
         calls.append(1)
         if len(calls) == 1:  # described from another tree's rows
