@@ -53,7 +53,6 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
     from ..core.model import Manifest
-
     from .interfaces import IndexedStore
 
 DAMAGE = (sqlite3.Error, ValueError, TypeError, KeyError, zlib.error)
