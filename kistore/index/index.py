@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -33,7 +33,7 @@ from ..git.treediff import subtree
 from . import _database as database
 from . import _rows as rows
 from . import refs, warm
-from ._build import Read, parse_known, read_manifests
+from ._build import Read, parse_known, parse_validated, read_manifests
 from ._database import EMPTY_TREE, LARGE_READ, Progress, get_meta, log, seal, set_meta, unsealed
 from ._fresh import CheckedCatalog, FileCheck
 from ._transaction import transaction
@@ -52,6 +52,7 @@ from .records import Listed, Record
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
+    from ..core.model import Manifest
     from .interfaces import IndexedStore
 
 DAMAGE = (sqlite3.Error, ValueError, TypeError, KeyError, zlib.error)
@@ -451,18 +452,41 @@ class Index:
                 self._apply(conn, old, load(), progress)
                 set_meta(conn, tree=target)
 
-    def prepare(self, files: Mapping[str, bytes]) -> Prepared:
+    def prepare(self, files: Mapping[str, bytes],
+                manifests: Iterable[Manifest] = ()) -> Prepared:
         """Make what :meth:`advance` needs of the manifests an add is about to commit.
 
         Called while the add's work-tree files are being written by other processes (a
-        second CPU), before its commit lands: parses them (:func:`._build.parse_known`; no
-        git), then, reading the index (no write), describes them and compresses their
-        stored documents as :meth:`_apply` would. :meth:`advance` uses each part only if
-        what it depends on is unchanged when it writes: the parse depends on the bytes and
-        the store's ``[limits]`` alone; the records on the tree the rows describe; the
-        compressed documents on the index's dictionary.
+        second CPU), before its commit lands: takes the add's validated manifests as they
+        are (:func:`._build.parse_validated`: not hashed, parsed strictly nor validated
+        again) and parses the rest of its files (:func:`._build.parse_known`; no git),
+        then, reading the index (no write), describes them and compresses their stored
+        documents as :meth:`_apply` would. :meth:`advance` uses each part only if what it
+        depends on is unchanged when it writes: the parse depends on the bytes and the
+        store's ``[limits]`` alone; the records on the rows as they are; the compressed
+        documents on the index's dictionary.
+
+        Args:
+            files: path -> bytes the add writes.
+            manifests: the add's manifests among them (:class:`~kistore.core.model.
+                Manifest`, validated by construction).
+
+        Returns:
+            The :class:`Prepared` parts (``records`` and ``compressed`` None when the index
+            could not be read).
         """
-        parsed = parse_known(files, limit=_manifest_limit(self.store))
+        limit = _manifest_limit(self.store)
+        parsed = parse_validated(manifests, files, limit=limit)
+        given = {layout.object_path(Digest.from_str(d)) for d in parsed}
+        rest: dict[str, bytes] = {}
+        for path in files:  # object files of no manifest given: parsed from their bytes
+            if path.startswith(layout.OBJECTS_DIR) and path not in given and \
+                    (digest := layout.digest_from_path(path)) is not None:
+                rest[path] = files[path]
+                meta = files.get(layout.metadata_path(digest))
+                if meta is not None:
+                    rest[layout.metadata_path(digest)] = meta
+        parsed.update(parse_known(rest, limit=limit))
         prepared = Prepared(parsed)
         try:
             conn = self.open()
@@ -513,6 +537,7 @@ class Index:
         changed = {d for path in files if (d := layout.digest_from_path(path)) is not None}
         with transaction(conn):
             old = get_meta(conn, "tree") or EMPTY_TREE
+            behind: set[Digest] | None = set()
             if old != parent:
                 try:
                     base = subtree(self.repo, parent) if parent != EMPTY_TREE else None
@@ -530,7 +555,9 @@ class Index:
                 for name in _QUERY_INDEXES:
                     conn.execute(f"DROP INDEX IF EXISTS {name}")
             ready = prepared or Prepared({})
-            current = old == parent == ready.tree  # what the records were described from
+            # the records hold when the rows are those they were described from: the same
+            # tree, and nothing caught up since (a first add: `old` is empty, not `parent`)
+            current = old == ready.tree and not behind
             self._apply(conn, parent, tree, None, changed=changed, known=files, quiet=True,
                         parsed=ready.parsed, described=ready.records if current else None,
                         compressed=ready.compressed)

@@ -390,7 +390,7 @@ class Store:
             return results
         stats, oid, prepared = self._write(files, commit=commit,
                                            message=self._message(message, results),
-                                           results=results)
+                                           results=results, manifests=[w[0] for w in written])
         for path in plan.stale:  # never committed: nothing else holds it (best effort)
             with contextlib.suppress(OSError):
                 os.unlink(self.root / path)
@@ -403,7 +403,7 @@ class Store:
         return results
 
     def _write(self, files: Mapping[str, bytes], *, commit: bool, message: str,
-               results: list[AddResult]
+               results: list[AddResult], manifests: Sequence[Manifest] = ()
                ) -> tuple[Mapping[str, FileStat], pygit2.Oid | None, list[Prepared]]:
         """Write ``files`` into the work tree, all or nothing, and commit them when asked.
 
@@ -415,6 +415,8 @@ class Store:
             commit: also commit them on the current branch (``add --commit``, section 3.2).
             message: the commit message.
             results: what to report should an interrupt arrive once the commit landed.
+            manifests: the validated manifests whose files ``files`` holds (their index
+                rows are made from them, not parsed again: :meth:`_index_prepare`).
 
         Returns:
             The :data:`FileStat` of each file written, the new commit (None without
@@ -441,7 +443,7 @@ class Store:
                     batch.start(processes=WRITERS)
 
                     def before_move() -> None:
-                        prepared.extend(self._index_prepare(files))
+                        prepared.extend(self._index_prepare(files, manifests))
                         batch.wait()
 
                     committer.run(files, message, before_move=before_move, stats=batch.stats)
@@ -511,8 +513,9 @@ class Store:
                 self._index_commit(oid, files)
             return [*wanted, *forward]
 
-    def _index_prepare(self, files: Mapping[str, bytes]) -> list[Prepared]:
-        """Return ``[Index.prepare(files)]``; ``[]`` when it fails (derived data).
+    def _index_prepare(self, files: Mapping[str, bytes], manifests: Sequence[Manifest] = ()
+                       ) -> list[Prepared]:
+        """Return ``[Index.prepare(files, manifests)]``; ``[]`` when it fails (derived data).
 
         Whatever goes wrong here, the add goes on: :meth:`_index_commit` makes the rows
         from the files themselves.
@@ -521,7 +524,7 @@ class Store:
         from ..index.index import Index
 
         try:
-            return [Index(self).prepare(files)]
+            return [Index(self).prepare(files, manifests)]
         except Exception:  # noqa: BLE001 - derived data never fails an add
             return []
 

@@ -258,8 +258,8 @@ def test_what_was_prepared_against_other_rows_is_not_used(store, kit, world, mon
 
     calls: list[int] = []
 
-    def stale(self, files):
-        [prepared] = real(self, files)
+    def stale(self, files, manifests=()):
+        [prepared] = real(self, files, manifests)
         assert prepared.tree == rows(self)[0] and prepared.records and prepared.compressed
         calls.append(1)
         if len(calls) == 1:  # described from another tree's rows
@@ -278,3 +278,22 @@ def test_what_was_prepared_against_other_rows_is_not_used(store, kit, world, mon
     assert after[0] == head_tree(store)
     assert "a lie" not in [e.name for e in after[3]]
     assert after == reindexed(store)
+
+
+def test_a_bulk_add_indexes_its_validated_manifests_without_checking_them_again(
+        store, kit, world, monkeypatch):
+    """The add's `Manifest`s are validated already: their rows are made from them (no hash,
+    canonical check or schema validation again), and are still what a reindex gives."""
+    from kistore.index import _build
+    from kistore.store import _store
+
+    monkeypatch.setattr(_store, "PACK_THRESHOLD", 4)
+    monkeypatch.setattr(_store, "WRITERS", 2)
+    monkeypatch.setattr(_build, "parse_document",
+                        lambda *a, **k: pytest.fail("an add's manifest was parsed again"))
+    add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                     *new_run(kit, world, "b", 10)])
+    monkeypatch.undo()
+    assert rows(store)[0] == head_tree(store)
+    assert rows(store) == reindexed(store)
+    assert ranked(store) == [("b", 1), ("a", 2)]
