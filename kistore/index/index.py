@@ -198,12 +198,7 @@ class IndexCatalog(Catalog):
                 hardware: str | None = None) -> list[Record]:
         if workload is not None and not is_digest(workload):
             return []
-        filters = {"r.kind = ?": None if kind is None else rows.kind_code(kind),
-                   f"r.workload = {rows.DIGEST_ID}": None if workload is None
-                   else rows.raw(workload),
-                   "r.hardware = ?": hardware}
-        clauses = [c for c, v in filters.items() if v is not None] or ["1"]
-        args = tuple(v for v in filters.values() if v is not None)
+        clauses, args = _where(kind, workload, hardware)
         # sorted here: an ORDER BY made SQLite walk the (kind, name) index of every row of
         # a kind instead of looking the workload or hardware up (same order: UTF-8 bytes)
         return in_listing_order(self._trusted(lambda: self._select(" AND ".join(clauses),
@@ -272,12 +267,7 @@ class IndexCatalog(Catalog):
                 hardware: str | None = None, details: bool = True) -> list[Listed]:
         if workload is not None and not is_digest(workload):
             return []
-        filters = {"r.kind = ?": None if kind is None else rows.kind_code(kind),
-                   f"r.workload = {rows.DIGEST_ID}": None if workload is None
-                   else rows.raw(workload),
-                   "r.hardware = ?": hardware}
-        clauses = [c for c, v in filters.items() if v is not None] or ["1"]
-        args = tuple(v for v in filters.values() if v is not None)
+        clauses, args = _where(kind, workload, hardware)
         # in the order of the covering index records_list: no sort for a listing by kind
         query = f"{rows.LIST} WHERE {' AND '.join(clauses)} ORDER BY r.kind, r.name, r.digest"
         return self._trusted(lambda: self.codec.list_all(
@@ -817,3 +807,18 @@ def _manifest_limit(store: IndexedStore) -> int:
         return int(store.limits().manifest_bytes)
     except (KistoreError, AttributeError):
         return DEFAULT.manifest_bytes
+
+
+def _where(kind: str | None, workload: str | None, hardware: str | None
+           ) -> tuple[list[str], tuple[object, ...]]:
+    """Return the SQL conditions on a ``records`` row ``r`` for the filters given, and args.
+
+    ``records`` and ``listing`` filter alike: by kind, workload digest (a full digest) and
+    hardware product; no filter is ``["1"]``.
+    """
+    filters = {"r.kind = ?": None if kind is None else rows.kind_code(kind),
+               f"r.workload = {rows.DIGEST_ID}": None if workload is None
+               else rows.raw(workload),
+               "r.hardware = ?": hardware}
+    clauses = [c for c, v in filters.items() if v is not None] or ["1"]
+    return clauses, tuple(v for v in filters.values() if v is not None)
