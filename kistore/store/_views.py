@@ -27,7 +27,7 @@ from ..core.limits import DEFAULT
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git import treediff
-from ..git.blobs import blob_size, fetch_blob
+from ..git.blobs import blob_size, read_blob
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.quarantine import admit_quarantine
 from ..index import freshness
@@ -629,14 +629,10 @@ class CommitView(View):
             size = blob_size(self.repo, oid)  # ~5 us: a 200 MB blob is never inflated
             if size is not None and size > limit:
                 raise FileTooLarge(path, limit, size)
-        try:
-            kind, data = self.repo.odb.read(oid)  # no Blob object: ~2.5 us less a file
-        except KeyError:  # a partial clone lacks it: git fetches it
-            data = fetch_blob(self.repo, str(oid))
-            if limit is not None and len(data) > limit:
-                raise FileTooLarge(path, limit, len(data)) from None
-            return data
-        return data if kind == _GIT_BLOB else self.repo[oid].read_raw()
+        data = read_blob(self.repo, oid)  # no Blob object; a partial clone fetches it
+        if limit is not None and len(data) > limit:  # a blob fetched just now: no header
+            raise FileTooLarge(path, limit, len(data))
+        return data
 
     def list_dir(self, path: str) -> list[str]:  # noqa: D102
         entry = self._entry(path)
@@ -645,8 +641,3 @@ class CommitView(View):
         tree = self.repo[entry.id]
         assert isinstance(tree, pygit2.Tree)
         return [str(e.name) for e in tree]
-
-
-
-_GIT_BLOB = 3
-"""libgit2's object type number of a blob (``GIT_OBJECT_BLOB``), as ``odb.read`` returns it."""
