@@ -134,10 +134,15 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             where = "" if key in names else _place((origins or {}).get(owner))
             if owner == claimed and names.get(key) != claimed:  # known by its names file only
                 where = f" (its names file {layout.name_path(*key)} says so)"
-            problems.append(ConflictError(
-                f"{m.kind} name {m.name!r} is already used by {owner}{where}; names are "
-                "unique per kind: choose another metadata.name", pointer="/metadata/name"
-            ))
+                if not _owns(view, owner, key):
+                    problems.append(ConflictError(_bogus_claim(key, owner),
+                                                  pointer="/metadata/name"))
+                    owner = digest  # said above; the rest of this manifest is checked
+            if owner != digest:
+                problems.append(ConflictError(
+                    f"{m.kind} name {m.name!r} is already used by {owner}{where}; names "
+                    "are unique per kind: choose another metadata.name",
+                    pointer="/metadata/name"))
         object_path, metadata_path = layout.object_path(digest), layout.metadata_path(digest)
         status = "added"
         if hex_ in stored:
@@ -274,6 +279,25 @@ def _wrong_kinds(view: WorkTreeView, m: Manifest, batch: Mapping[str, Manifest],
 
 def _article(word: str) -> str:
     return "an" if word[:1] in "AEIOU" else "a"
+
+
+def _owns(view: WorkTreeView, owner: Digest, key: tuple[str, str]) -> bool:
+    """Return True when the stored manifest ``owner`` is of kind and name ``key``.
+
+    A names file's claim checked against what it names, as ``verify``'s KI212 checks it.
+    """
+    return (_stored_kind(view.read(layout.object_path(owner))) == key[0]
+            and _stored_name(view.read(layout.metadata_path(owner))) == key[1])
+
+
+def _bogus_claim(key: tuple[str, str], owner: Digest) -> str:
+    """Return the refusal of a name held only by a names file naming no such manifest."""
+    path = layout.name_path(*key)
+    return (f"{key[0]} name {key[1]!r} is held by the names file {path}, but it names "
+            f"{owner}, which is no stored {key[0]} of that name (a bogus names file: "
+            "`kistore verify` reports it as KI212). If the file is not committed, delete it "
+            "and add again; a committed names file is never rewritten, so then choose "
+            "another metadata.name")
 
 
 def _stored_kind(data: bytes | None) -> str | None:

@@ -16,6 +16,7 @@ import pytest
 from kistore.check import verify
 from kistore.core import layout
 from kistore.core.digest import Digest
+from kistore.core.errors import MultipleErrors
 from kistore.core.model import Manifest
 from kistore.store import Store
 
@@ -109,12 +110,35 @@ def test_add_writes_the_names_file_and_refuses_a_name_whose_file_holds_another_d
     # a names file squatting a name no manifest holds yet still holds it
     squat = store_path / layout.name_path("Workload", "w")
     write_raw(store_path, layout.name_path("Workload", "w"), layout.name_record(m.digest))
-    from kistore.core.errors import MultipleErrors
-
-    with pytest.raises(MultipleErrors, match="Workload name 'w' is already used by "
-                       f"{m.digest}"):
+    with pytest.raises(MultipleErrors) as refused:
         store.add([Manifest.from_document(kit.workload(name="w"))])
+    # it names a protocol, not a Workload called w: a bogus names file, and said so
+    assert (f"Workload name 'w' is held by the names file {layout.name_path('Workload', 'w')}"
+            f", but it names {m.digest}, which is no stored Workload of that name"
+            in str(refused.value))
+    assert "KI212" in str(refused.value) and "already used" not in str(refused.value)
     assert squat.read_bytes() == layout.name_record(m.digest)
+    # a digest with no manifest at all: the same words
+    write_raw(store_path, layout.name_path("Workload", "w"), layout.name_record(
+        Digest("ab" * 32)))
+    with pytest.raises(MultipleErrors, match=f"but it names sha256:{'ab' * 32}, which is no "
+                       "stored Workload"):
+        store.add([Manifest.from_document(kit.workload(name="w"))])
+    # an uncommitted squat deleted: the add goes through
+    squat.unlink()
+    w = Manifest.from_document(kit.workload(name="w"))
+    assert [r.status for r in store.add([w])] == ["added"]
+    assert squat.read_bytes() == layout.name_record(w.digest)
+
+
+def test_add_says_already_used_when_the_names_file_is_right(store, kit):
+    first = Manifest.from_document(kit.workload(name="w"))
+    store.add([first])
+    second = Manifest.from_document(kit.workload("gemm", name="w"))
+    assert second.digest != first.digest
+    with pytest.raises(MultipleErrors, match=f"Workload name 'w' is already used by "
+                       f"{first.digest}"):
+        store.add([second])
 
 
 def test_add_writes_a_names_file_missing_beside_a_stored_manifest(store, store_path, kit):
