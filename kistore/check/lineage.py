@@ -218,6 +218,15 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
                     "name never moves, nor goes to another manifest)") if names else (
                     "this forward record: a record is never modified, renamed or deleted "
                     "(the gate finds the runs a new manifest answers by it)")
+            if now is not None and was[0] != now[0] and any(
+                    _blob_entry(o.tree, path) == now for o in others):
+                # Both sides added the path (the base lacked it): two claims, one kept.
+                what, said = ("joins two claims of", (
+                    "this names file: its parents added it with different digests and the "
+                    "merge keeps one; a name has one owner, so before merging give one "
+                    "side's manifest another metadata.name") if names else (
+                    "this forward record: its parents added it with different bytes and "
+                    "the merge keeps one; write the record from the merged run instead"))
             found.append(Finding(
                 NAME_MOVED if names else APPEND_ONLY_REMOVED,
                 f"commit {str(commit.id)[:12]} {what} {said}", file=path,

@@ -329,6 +329,9 @@ def test_two_branches_claiming_one_name_merged_is_refused(remote, kit):
     pushed = remote.pr("merge", lambda c: None)
     assert not pushed.accepted
     assert f"{layout.name_path('Workload', 'x')}: error KI208 name-changed" in pushed.output
+    # the words say what happened: two claims joined, not a names file edited by hand
+    assert "joins two claims of this names file" in pushed.output
+    assert "give one side's manifest another metadata.name" in pushed.output
 
 
 def test_renaming_an_uncommitted_manifest_moves_its_names_file(store, store_path, kit):
