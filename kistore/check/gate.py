@@ -63,9 +63,10 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
     from ..store import Files, Store
 
-HISTORY_REWRITTEN = rule(
-    "KI404", "history-rewritten", ERROR,
-    "rebase your commits onto BASE instead of rewriting commits BASE already has")
+BASE_NOT_ANCESTOR = rule(
+    "KI404", "base-not-an-ancestor", ERROR,
+    "merge BASE into the branch or rebase onto it (`git rebase BASE`); never rewrite "
+    "commits BASE already has")
 METADATA_UPDATED = rule(
     "KI405", "metadata-updated", INFO,
     "nothing to fix: metadata may be corrected; reviewers see what changed")
@@ -134,7 +135,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Fi
     base, head = store.commit(base_rev), store.commit(head_rev)
     if base.id != head.id and not repo.descendant_of(head.id, base.id):
         return [Finding(
-            HISTORY_REWRITTEN, f"{base_rev} ({str(base.id)[:12]}) is not an ancestor of "
+            BASE_NOT_ANCESTOR, f"{base_rev} ({str(base.id)[:12]}) is not an ancestor of "
             f"{head_rev} ({str(head.id)[:12]}): {_behind(repo, base.id, head.id, base_rev)}",
             expected=f"{head_rev} to contain {base.id}", found="diverged history",
             extra={"base": str(base.id), "head": str(head.id)})]

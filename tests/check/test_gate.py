@@ -86,7 +86,7 @@ def test_a_range_that_rewrites_history_is_refused(runner, published, tmp_path):
     add_env(runner, published, tmp_path, "NVIDIA A100")
     result = invoke(runner, published, "check", f"{old}..HEAD")
     assert result.exit_code == 1
-    assert f" KI404 history-rewritten: {old} ({old[:12]}) is not an ancestor of HEAD" in (
+    assert f" KI404 base-not-an-ancestor: {old} ({old[:12]}) is not an ancestor of HEAD" in (
         result.output)
     assert "has 1 commit(s) the branch lacks since they forked at " in result.output
     assert (f"merge {old} into the branch or rebase onto it (`git rebase {old}`)" in
