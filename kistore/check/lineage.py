@@ -17,7 +17,9 @@ subject is the history itself, read incrementally so the gate stays O(change):
   directories each commit of the range changes.
 * **A forward record stays** (KI410): a file under ``store/forward/`` (a run's reference to
   a digest the store lacked, :mod:`kistore.check._forward`) is never modified, renamed or
-  deleted, checked the same way.
+  deleted, checked the same way; and a commit adds one only while the digest it names is
+  dangling (KI417): its parent holds no object of that digest. A record of a reference that
+  was never dangling is no record of anything, and could never be removed again.
 
 :func:`check_revocations` and :func:`check_names` are :data:`kistore.check.audit.CHECKERS`
 (``verify``); :func:`revocations_kept` and :func:`names_kept` are the gate's.
@@ -59,6 +61,11 @@ APPEND_ONLY_REMOVED = rule(
     "reviewed evidence: answer an attestation with another (a dispute), revoke a key with "
     "`kistore trust revoke`, edit store/policy/ranking.json; never delete them, nor change "
     "a forward record (restore it: `git checkout -- PATH`)")
+FORWARD_NOT_DANGLING = rule(
+    "KI417", "forward-record-not-dangling", ERROR,
+    "a forward record is written only for a reference to a digest the store lacks: remove "
+    "the record from the commit (`git rm PATH`; after a rebase onto a branch that stores "
+    "the digest, `kistore add` writes none)")
 NAME_MOVED = rule(
     "KI208", "name-changed", ERROR,
     "a KIND/NAME is how people cite and link an object: keep its metadata.name (correct the "
@@ -202,13 +209,16 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
     found = []
     for parent in commit.parents:
         old = treediff.subtree_id(parent.tree, directory)
-        if old is None or old == new:
-            continue
+        if old == new or (old is None and names):
+            continue  # a first names directory only adds names (the contents check's)
         others = [p for p in commit.parents if p.id != parent.id]
         for path, (was, now) in sorted(treediff.changed_leaves(
                 repo, old, new, directory + "/").items()):
             if was is None:
-                continue  # added: a name claimed (the contents check judges the claim)
+                # added: a name claimed (the contents check judges the claim), or a record
+                if not names and not any(_blob_entry(o.tree, path) == now for o in others):
+                    found += _not_dangling(commit, parent, path)
+                continue
             if others and _another_sides(repo, path, now, parent, others, bases):
                 continue
             what = "deletes" if now is None else (
@@ -234,6 +244,25 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
                 found="no file" if now is None else f"blob {now[0]}",
                 extra={"commit": str(commit.id), "parent": str(parent.id)}))
     return found
+
+
+def _not_dangling(commit: Any, parent: Any, path: str) -> list[Finding]:
+    """KI417 when ``commit`` adds the forward record ``path`` though ``parent`` stores its target.
+
+    A merge is held to it only for a record no other parent has (checked by the caller):
+    a branch that recorded a dangling reference and then merges the target's arrival is
+    fine.
+    """
+    parsed = layout.forward_from_path(path)
+    if parsed is None or _blob_entry(parent.tree, layout.object_path(parsed[0])) is None:
+        return []
+    target, run = parsed
+    return [Finding(
+        FORWARD_NOT_DANGLING, f"commit {str(commit.id)[:12]} adds a forward record of run "
+        f"{run} for {target}, but its parent {str(parent.id)[:12]} already stores "
+        f"{layout.object_path(target)}: the reference is not dangling", file=path,
+        expected="no record (the target is stored)", found="a record",
+        extra={"commit": str(commit.id), "parent": str(parent.id), "target": str(target)})]
 
 
 def _another_sides(repo: pygit2.Repository, path: str, merged: Any, parent: Any,

@@ -191,3 +191,37 @@ def test_a_pull_request_answering_a_dangling_reference_never_lists_the_tree(
         assert (f.file, f.pointer) == (layout.object_path(Digest(_hex(run))),
                                        "/spec/workloadDigest")
         assert (f.expected, f.found) == ("Workload", "ExecutionEnvironment")
+
+
+def test_a_record_for_a_stored_digest_is_ki417_in_the_gate_and_verify(store_path, kit):
+    # The workload is stored first: a record of it added later was never a dangling one.
+    p, e, i, w, run = _dangling(kit)
+    store = Store(store_path)
+    add_docs(store, [p, e, i, w, run])
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    path = layout.forward_path(Digest(_hex(w)), Digest(_hex(run)))
+    write_raw(store_path, path, b"workloadDigest\n")  # the bytes KI214 asks for
+    head = commit_all(store_path, "a forged record")
+    findings = check_range(store, f"{base}..{head}")
+    assert found(findings, "KI214", "KI417") == [("KI417", path, None)]
+    ki417 = next(f for f in findings if f.rule.id == "KI417")
+    assert f"already stores {layout.object_path(Digest(_hex(w)))}" in ki417.message
+    assert ki417.extra["commit"] == head and ki417.extra["parent"] == base
+    assert found(verify(store), "KI417") == [("KI417", path, None)]
+
+
+def test_a_record_then_its_target_in_a_later_commit_or_a_merge_is_fine(store_path, kit):
+    p, e, i, w, run = _dangling(kit)
+    store = Store(store_path)
+    add_docs(store, [p, e, i])
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    git(store_path, "checkout", "-q", "-b", "side")
+    add_docs(store, [run], allow_dangling=True)  # the record: w is missing here
+    git(store_path, "checkout", "-q", "main")
+    add_docs(store, [w])  # main gets the workload meanwhile
+    git(store_path, "merge", "-q", "--no-edit", "side")
+    head = git(store_path, "rev-parse", "HEAD").strip()
+    path = layout.forward_path(Digest(_hex(w)), Digest(_hex(run)))
+    assert (store_path / path).read_bytes() == b"workloadDigest\n"
+    assert found(check_range(store, f"{base}..{head}"), "KI417") == []
+    assert not [f for f in verify(store) if f.severity == "error"]
