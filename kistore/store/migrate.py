@@ -76,7 +76,10 @@ def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | No
             errors.append(ConflictError(
                 f"{kind}/{name} is held by {len(digests)} manifests "
                 f"({', '.join(str(d)[:19] for d in sorted(digests))}): a name belongs to one "
-                "(KI205); give the others another metadata.name, then migrate", file=path))
+                "(KI205). Those not yet committed can take another metadata.name (`kistore "
+                "add --update-metadata`), then migrate; a committed name never moves (KI208), "
+                "so if two are committed this store cannot be migrated without rewriting its "
+                "history (drop all but one from it, before anyone cites them)", file=path))
             continue
         digest = digests[0]
         data = view.read(path)

@@ -214,6 +214,9 @@ def test_migrate_refuses_a_name_two_manifests_hold_and_writes_nothing(tmp_path, 
     done = runner.invoke(main, ["--store", str(store.root), "migrate"])
     assert done.exit_code == 1
     assert "BenchmarkProtocol/p is held by 2 manifests" in done.output
+    # no dead end: renaming a committed one is KI208 for ever, and the words say so
+    assert "a committed name never moves (KI208)" in done.output
+    assert "cannot be migrated without rewriting its history" in done.output
     assert not (store.root / layout.NAMES_DIR).exists()
 
 
