@@ -472,7 +472,9 @@ class _Scanner:
             if not c:
                 self.fail("unexpected end of input; expected a value: the text is cut off "
                           "here, complete it", pointer)
-            self.fail(f"unexpected character {c!r}; expected a value{_value_fix(c)}", pointer)
+            after = self.text[:self.pos].rstrip(" \t\n\r")[-1:]  # what the value follows
+            self.fail(f"unexpected character {c!r}; expected a value{_value_fix(c, after)}",
+                      pointer)
 
     def object(self, pointer: str, depth: int) -> None:
         self.pos += 1
@@ -644,10 +646,14 @@ _SURROGATE_FIX = ("; a character beyond U+FFFF is escaped as a high then a low s
                   "(\\ud83d\\ude00), or written as itself")
 
 
-def _value_fix(c: str) -> str:
-    """Return what to do about ``c`` where a value should start (text to append)."""
+def _value_fix(c: str, after: str = ",") -> str:
+    """Return what to do about ``c`` where a value should start (text to append).
+
+    ``after`` is the last non-whitespace character before it (``:`` after a key).
+    """
     if c in "]}":
-        return ": remove the trailing comma before it"
+        return (": a key needs a value after its colon (null if there is none)"
+                if after == ":" else ": remove the trailing comma before it")
     if c == "'":
         return ": strings are written in double quotes"
     if "\udc80" <= c <= "\udcff":

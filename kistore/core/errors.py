@@ -63,12 +63,12 @@ class KistoreError(Exception):
         """
         where = []
         if self.file is not None:
-            place = self.file
+            place = one_line(self.file)  # a newline in a path would split FILE:LINE:COL
             if self.line is not None:
                 place += f":{self.line}:{self.column or 1}"
             where.append(place)
         if self.pointer:  # the root pointer "" adds nothing to the file name
-            where.append(self.pointer)
+            where.append(one_line(self.pointer))
         line = ":".join(where + [" " + self.message]) if where else self.message
         return printable(line)
 

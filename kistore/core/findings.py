@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .errors import printable
+from .errors import one_line, printable
 
 ERROR = "error"
 WARNING = "warning"
@@ -86,11 +86,11 @@ class Finding:
 
     def format(self) -> str:
         """One line: ``FILE[:LINE:COL][:POINTER]: SEVERITY KI101 name: message (expected ...)``."""
-        place = self.file or "(store)"
+        place = one_line(self.file) if self.file else "(store)"  # one line per finding
         if self.line is not None:
             place += f":{self.line}:{self.column or 1}"
         if self.pointer:
-            place += f":{self.pointer}"
+            place += f":{one_line(self.pointer)}"
         text = f"{place}: {self.severity} {self.rule.id} {self.rule.name}: {self.message}"
         if self.expected is not None or self.found is not None:
             text += f" (expected {self.expected}, found {self.found})"

@@ -288,3 +288,25 @@ def test_an_unexpected_exception_is_one_line_that_says_it_is_a_bug(monkeypatch):
         "with the command and what `kistore --debug ...` prints\n"))
     debug = CliRunner().invoke(main, ["--debug", "digest", str(BUNDLE)])
     assert isinstance(debug.exception, ZeroDivisionError)  # --debug: the traceback
+
+
+def test_a_newline_in_a_file_name_never_splits_file_line_col(tmp_path):
+    # A path with a newline printed raw made one error two lines, the second starting with
+    # what looked like another FILE:LINE:COL (a CI annotation parser would take it).
+    from kistore.store import Store
+
+    store = Store.init(tmp_path / "s")
+    bad = tmp_path / "a\nb.json"
+    bad.write_bytes(b'{"kind": }')
+    runner = CliRunner()
+    added = runner.invoke(main, ["--store", str(store.root), "add", str(bad)])
+    assert added.exit_code == 1, added.output
+    said = [line for line in added.stderr.splitlines() if "a\\nb.json" in line]
+    assert len(said) == 1, added.stderr
+    assert said[0].startswith(f"error: {tmp_path}/a\\nb.json:1:10:"), added.stderr
+    assert not any(line.startswith("b.json") for line in added.stderr.splitlines())
+    (store.root / "store" / "objects" / "sha256" / "x\ny.json").write_bytes(b"{}")
+    verified = runner.invoke(main, ["--store", str(store.root), "verify"])
+    assert verified.exit_code == 1
+    line = next(x for x in verified.output.splitlines() if "KI110" in x)
+    assert line.startswith("store/objects/sha256/x\\ny.json: error KI110"), verified.output

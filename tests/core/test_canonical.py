@@ -179,6 +179,10 @@ PARSE_ERRORS = [
      "not 1."),
     (b'{"a": 1e}', "m.json:1:7:/a: invalid number: digits expected in exponent; write 1e5, "
      "not 1e"),
+    (b'{"a": [1, ]}', "m.json:1:11:/a/1: unexpected character ']'; expected a value: remove "
+     "the trailing comma before it"),
+    (b'{"kind": }', "m.json:1:10:/kind: unexpected character '}'; expected a value: a key "
+     "needs a value after its colon (null if there is none)"),
     (b"  \n", "m.json: empty input; expected one JSON value: give a manifest (a JSON object)"),
     (b'{"a": 1} {}', "m.json:1:10: extra data after the JSON value; a JSON text holds one "
      "value: remove what follows it"),
