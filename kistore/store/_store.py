@@ -247,9 +247,17 @@ class Store:
             InputError: when ``rev`` names no commit.
         """
         try:
-            return self.repo.revparse_single(rev).peel(pygit2.Commit)
-        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as e:
-            raise InputError(f"no commit named {rev!r} in this repository ({e})") from None
+            named = self.repo.revparse_single(rev)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            raise InputError(
+                f"no commit named {rev!r} in this repository: give a branch, a tag or a "
+                "commit id (`git log --oneline` lists commits)") from None
+        try:
+            return named.peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            raise InputError(
+                f"{rev!r} names a {named.type_str} ({str(named.id)[:12]}), not a commit: "
+                "give a branch, a tag or a commit id") from None
 
     def resolve(self, ref: str, *, at: str | None = None) -> Digest:
         """Resolve what a person typed to one stored digest.
