@@ -12,6 +12,8 @@
 #      object's kind is KIND and whose metadata file's name is NAME; every
 #      store/forward/sha256/XX/REST/RUN is a regular file listing, sorted, one a line, the
 #      reference fields of the run RUN (whose object exists) that name XX+REST, no other;
+#      and the other way: each manifest (object and metadata, of a kind and a valid name)
+#      has its names file, each run's reference to a digest with no object a record;
 #   2. every store/attestations/sha256/XX/REST/NAME.json: sha256 of the file is NAME, it is
 #      canonical (jq -cjS gives back its bytes), and object XX+REST is in the store;
 #   3. every attestation bundle (notes and files): one signature, payloadType
@@ -77,6 +79,7 @@ done < <(git ls-tree -r -z --full-tree "$commit" -- store/objects)
 
 # -- 1b. names files: store/names/KIND/XX/NAME holds the digest of KIND/NAME's manifest ---
 names=0
+declare -A have_name=() have_record=()
 while IFS= read -r -d '' record; do
   meta=${record%%$'\t'*} path=${record#*$'\t'}
   read -r mode type blob <<<"$meta"
@@ -110,6 +113,7 @@ while IFS= read -r -d '' record; do
           | jq -r 'select(type == "object") | .kind | strings' 2>/dev/null) || found=""
   [ "$found" = "$kind" ] \
     || fail "$path: the object sha256:$hex is of kind ${found:-(none)}, not $kind"
+  have_name[$kind/$name]=1
 done < <(git ls-tree -r -z --full-tree "$commit" -- store/names)
 
 # -- 1c. forward records: store/forward/sha256/XX/REST/RUN lists RUN's fields naming XX+REST
@@ -144,7 +148,52 @@ while IFS= read -r -d '' record; do
   naming=${naming%x}
   [ "$naming" = "$held" ] \
     || fail "$path: the run sha256:$run names sha256:$target in other fields than listed"
+  for field in $held; do have_record[$target/$run/$field]=1; done
 done < <(git ls-tree -r -z --full-tree "$commit" -- store/forward)
+
+# -- 1d. the other way: each manifest has its names file, each dangling reference a record --
+# Every object and metadata file through one `git cat-file --batch` and one jq: each file is
+# preceded by a line holding its tag ("objects HEX" or "metadata HEX") as a JSON string. A
+# stored file is one line of canonical JSON; one that is not is left out here (the sha256
+# check above, or `kistore verify`, reports it).
+kinds_re='^(Workload|BenchmarkProtocol|ExecutionEnvironment|Implementation|BenchmarkRun)$'
+wanted=$(git ls-tree -r --full-tree "$commit" -- store/objects store/metadata \
+  | sed -nE 's#^100(644|755) blob ([0-9a-f]{40,64})\tstore/(objects|metadata)/sha256/([0-9a-f]{2})/([0-9a-f]{62})\.json$#\2 "\3 \4\5"#p' \
+  | git cat-file --batch='%(rest)' \
+  | jq -nrR --arg kinds "$kinds_re" '
+      def field($f): if type == "object" then .[$f] else null end;
+      def name_ok: type == "string" and test("^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$");
+      reduce (foreach inputs as $line ({tag: null};
+                if ($line | test("^\"(objects|metadata) [0-9a-f]{64}\"$")) then
+                  {tag: ($line | fromjson)}
+                elif .tag != null then {tag: null, pair: [.tag, ($line | try fromjson catch null)]}
+                else {tag: null} end;
+                .pair // empty)) as [$tag, $doc] ({};
+        ($tag | split(" ")) as [$what, $hex]
+        | if $what == "metadata" then .[$hex].name = ($doc | field("name"))
+          else .[$hex].kind = ($doc | field("kind")) | .[$hex].object = true
+               | .[$hex].refs = [$doc | select(field("kind") == "BenchmarkRun") | field("spec")
+                                 | objects | to_entries[]
+                                 | select(.key | test("^(workload|protocol|environment|implementation)Digest$"))
+                                 | select(.value | type == "string" and test("^sha256:[0-9a-f]{64}$"))
+                                 | [.key, .value[7:]]]
+          end)
+      | . as $all
+      | to_entries[]
+      | (select(.value.object and (.value.kind | type == "string" and test($kinds))
+                and (.value.name | name_ok))
+         | "name \(.value.kind)/\(.value.name) \(.key)"),
+        (.key as $run | .value.refs[]? | select($all[.[1]].object | not)
+         | "record \(.[1])/\($run)/\(.[0])")')
+while read -r what key hex; do
+  case $what in
+    name) [ -n "${have_name[$key]:-}" ] \
+            || fail "sha256:$hex ($key) has no names file under store/names/${key%%/*}/" ;;
+    record) IFS=/ read -r target run field <<<"$key"
+            [ -n "${have_record[$key]:-}" ] \
+              || fail "the run sha256:$run names sha256:$target ($field), which is not in the store, and no forward record lists it" ;;
+  esac
+done <<<"$wanted"
 
 # -- 2. trust as allowed_signers ------------------------------------------------------------
 # RFC 3339 -> epoch seconds (floor) and whether a fraction of a second was given.

@@ -187,6 +187,27 @@ def forward_record_of_a_field_the_run_does_not_fill_so(s: Small) -> None:
     commit_all(s.path, "forge")
 
 
+def names_file_deleted(s: Small) -> None:
+    (s.path / _names_file(s, s.run)).unlink()
+    commit_all(s.path, "delete a names file")
+
+
+def forward_record_deleted(s: Small) -> None:
+    import json
+
+    from kistore.core.model import Manifest
+
+    doc = json.loads((s.path / store_file(str(s.run))).read_bytes())
+    doc["spec"]["workloadDigest"] = "sha256:" + "ab" * 32  # no such workload: dangling
+    doc["metadata"] = {"name": "dangling"}
+    run = Manifest.from_document(doc)
+    s.store.add([run], commit=True, allow_dangling=True)
+    record = s.path / layout.forward_path(Digest("ab" * 32), run.digest)
+    assert record.read_bytes() == b"workloadDigest\n"
+    record.unlink()
+    commit_all(s.path, "delete a forward record")
+
+
 CASES: list[tuple[Callable[[Small], None], int, str]] = [
     (good_note_and_file, 0, "2 SSHSIG checked with ssh-keygen, 0 raw"),
     (sk_key_note, 0, "1 SSHSIG checked"),
@@ -207,6 +228,10 @@ CASES: list[tuple[Callable[[Small], None], int, str]] = [
     (names_file_squatting_a_name, 1, "has no metadata file with a name"),
     (names_file_in_the_wrong_shard, 1, "is not the first byte of sha256 of the name"),
     (forward_record_of_no_run, 1, "has no object"),
+    (names_file_deleted, 1, "(BenchmarkRun/run) has no names file under store/names/"
+                            "BenchmarkRun/"),
+    (forward_record_deleted, 1, f"names sha256:{'ab' * 32} (workloadDigest), which is not in "
+                                "the store, and no forward record lists it"),
     (forward_record_unsorted, 1, "does not hold reference fields, sorted"),
     (forward_record_of_a_field_the_run_does_not_fill_so, 1, "in other fields than listed"),
 ]
