@@ -86,7 +86,8 @@ def owned_path(m: Named) -> str | None:
 def check_names_files(manifests: Iterable[Named], present: Iterable[str],
                       read: Callable[[str], bytes | None], *,
                       focus: Callable[[str], bool] | None = None,
-                      focus_digests: set[str] | None = None) -> list[Finding]:
+                      focus_digests: set[str] | None = None,
+                      confirmed: Mapping[str, str] | None = None) -> list[Finding]:
     """KI211 and KI212 over one tree: names files and manifests must agree, both ways.
 
     Args:
@@ -98,6 +99,11 @@ def check_names_files(manifests: Iterable[Named], present: Iterable[str],
         focus: report only about names paths this is true of, and about the manifests of
             ``focus_digests`` (a gate); None: everything.
         focus_digests: with ``focus``, the hex digests whose manifests the range touches.
+        confirmed: names path -> hex digest, for paths the caller found to be
+            :func:`owned_path` of that manifest (in ``manifests``) and a regular file holding
+            exactly :func:`kistore.core.layout.name_record` of it (``verify``'s workers
+            read them). Neither rule can find anything about such a path or such a
+            manifest, so they are not read or judged again. None: none.
 
     Returns:
         KI212 per names file that is not ``sha256:<hex>\\n``, whose digest has no metadata
@@ -108,6 +114,8 @@ def check_names_files(manifests: Iterable[Named], present: Iterable[str],
     for m in manifests:
         by_hex[m.hex] = m
     present = set(present)
+    confirmed = confirmed or {}
+    confirmed_hexes = set(confirmed.values())
     records: dict[str, Digest | None] = {}
 
     def record(path: str) -> Digest | None:
@@ -118,12 +126,14 @@ def check_names_files(manifests: Iterable[Named], present: Iterable[str],
 
     findings: list[Finding] = []
     for file in sorted(present):
-        if focus is not None and not focus(file):
+        if file in confirmed or focus is not None and not focus(file):
             continue
         finding = _disagreement(file, read, by_hex, records)
         if finding is not None:
             findings.append(finding)
     for m in by_hex.values():
+        if m.hex in confirmed_hexes:
+            continue  # its names path holds its record
         path = owned_path(m)
         if path is None:
             continue
