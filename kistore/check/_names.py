@@ -91,7 +91,9 @@ def check_names_files(manifests: Iterable[Named], present: Iterable[str],
     """KI211 and KI212 over one tree: names files and manifests must agree, both ways.
 
     Args:
-        manifests: every manifest of the tree (digest hex, kind, name, which files exist).
+        manifests: every manifest of the tree (digest hex, kind, name, which files exist);
+            one of ``confirmed`` may be left out unless a names file outside ``confirmed``
+            holds its digest (the rules ask nothing else of it).
         present: every names path of the tree that is in the layout
             (:func:`names_path_in_layout`), regular file or not.
         read: the bytes of a names path, or None when it is no regular file (a symlink is

@@ -183,23 +183,34 @@ def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
     judged again here; every other names file in the layout is read once (with ``focus``:
     those the range touches and those of the manifests it touches). ``deferred`` are the
     regular names files pairing left unjudged (:func:`_plain_units`): those not confirmed
-    get their layout finding (KI110) here.
+    get their layout finding (KI110) here. Only the manifests the rules can say something
+    about are handed on: those not confirmed, and those an unconfirmed names file names.
     """
     confirmed = {r[4]: u[0] for u, r in zip(units, results, strict=True) if r[4] is not None}
     findings: list[Finding] = []
     for path in deferred:  # a confirmed path is a names path of the layout by construction
         if path not in confirmed and wanted(path):
             findings += check_layout_path(path, REGULAR)
+    prefix = layout.NAMES_DIR + "/"
     present = [p for p in snap.modes
-               if is_names_path(p) and (p in confirmed or names_path_in_layout(p))]
+               if p.startswith(prefix) and (p in confirmed or names_path_in_layout(p))]
+    read = _names_reader(snap)
+    asked = {h for h in (_record_hex(read(p)) for p in present if p not in confirmed) if h}
+    skip = set(confirmed.values()) - asked
     manifests = [Named(u[0], r[1], r[2], u[1] is not None, u[2] is not None)
-                 for u, r in zip(units, results, strict=True)]
+                 for u, r in zip(units, results, strict=True) if u[0] not in skip]
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
         u[0] for u in units
         if wanted(layout.object_path(Digest(u[0]))) or wanted(layout.metadata_path(Digest(u[0])))}
-    return findings + check_names_files(manifests, present, _names_reader(snap),
+    return findings + check_names_files(manifests, present, read,
                                         focus=None if focus is None else wanted,
                                         focus_digests=focus_digests, confirmed=confirmed)
+
+
+def _record_hex(data: bytes | None) -> str | None:
+    """The hex digest a names file's bytes hold (:func:`kistore.core.layout.digest_from_record`)."""
+    owner = None if data is None else layout.digest_from_record(data)
+    return None if owner is None else owner.hex
 
 
 def _forward_findings(snap: Files, units: list[Unit], results: list[_Compact],
@@ -213,11 +224,14 @@ def _forward_findings(snap: Files, units: list[Unit], results: list[_Compact],
     present = [p for p in snap.modes if is_forward_path(p)]
     objects = {u[0] for u in units if u[1] is not None}
     recorded = {p.rpartition("/")[2] for p in present}  # the runs the records name
+    # each distinct reference judged once (a few thousand targets), not each run's four
+    targets = set().union(*map(set, zip(*(res[3] for res in results))))
+    dangling = {r for r in targets if r is not None and r[7:] not in objects}
     runs = [Run(u[0], u[1] is not None,
                 {f: r for f, r in zip(REFERENCE_FIELDS, res[3], strict=True) if r is not None})
             for u, res in zip(units, results, strict=True) if res[1] == "BenchmarkRun" and (
                 focus is not None or u[0] in recorded or  # a whole tree: runs that dangle
-                any(r is not None and r[7:] not in objects for r in res[3]))]
+                not dangling.isdisjoint(res[3]))]
     looked_up: dict[str, bool] = {}
 
     def has_object(hex_: str) -> bool:
