@@ -95,7 +95,8 @@ def check_names_files(manifests: Iterable[Named], present: Iterable[str],
             one of ``confirmed`` may be left out unless a names file outside ``confirmed``
             holds its digest (the rules ask nothing else of it).
         present: every names path of the tree that is in the layout
-            (:func:`names_path_in_layout`), regular file or not.
+            (:func:`names_path_in_layout`), regular file or not; those of ``confirmed`` may
+            be left out (they are present).
         read: the bytes of a names path, or None when it is no regular file (a symlink is
             KI111 already); the only I/O, called at most once per path.
         focus: report only about names paths this is true of, and about the manifests of
@@ -127,8 +128,8 @@ def check_names_files(manifests: Iterable[Named], present: Iterable[str],
         return records[path]
 
     findings: list[Finding] = []
-    for file in sorted(present):
-        if file in confirmed or focus is not None and not focus(file):
+    for file in sorted(present.difference(confirmed)):
+        if focus is not None and not focus(file):
             continue
         finding = _disagreement(file, read, by_hex, records)
         if finding is not None:
@@ -142,7 +143,7 @@ def check_names_files(manifests: Iterable[Named], present: Iterable[str],
         if focus is not None and not focus(path) and m.hex not in (focus_digests or ()):
             continue
         metadata = layout.metadata_path(Digest(m.hex))
-        if path not in present:
+        if path not in present and path not in confirmed:
             findings.append(Finding(
                 NAME_PATH_MISSING, f"{m.kind}/{m.name} has no names file {path}",
                 file=metadata, pointer="/name", expected=f"{path} holding sha256:{m.hex}",

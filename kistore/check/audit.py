@@ -192,10 +192,10 @@ def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
         if path not in confirmed and wanted(path):
             findings += check_layout_path(path, REGULAR)
     prefix = layout.NAMES_DIR + "/"
-    present = [p for p in snap.modes
-               if p.startswith(prefix) and (p in confirmed or names_path_in_layout(p))]
+    present = [p for p in snap.modes  # the confirmed ones are present too: not listed again
+               if p.startswith(prefix) and p not in confirmed and names_path_in_layout(p)]
     read = _names_reader(snap)
-    asked = {h for h in (_record_hex(read(p)) for p in present if p not in confirmed) if h}
+    asked = {h for h in map(_record_hex, map(read, present)) if h}
     skip = set(confirmed.values()) - asked
     manifests = [Named(u[0], r[1], r[2], u[1] is not None, u[2] is not None)
                  for u, r in zip(units, results, strict=True) if u[0] not in skip]
