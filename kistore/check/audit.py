@@ -208,7 +208,7 @@ def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
 
 
 def _record_hex(data: bytes | None) -> str | None:
-    """The hex digest a names file's bytes hold (:func:`kistore.core.layout.digest_from_record`)."""
+    """Return the hex digest a names file holds (:func:`kistore.core.layout.digest_from_record`)."""
     owner = None if data is None else layout.digest_from_record(data)
     return None if owner is None else owner.hex
 
@@ -225,7 +225,7 @@ def _forward_findings(snap: Files, units: list[Unit], results: list[_Compact],
     objects = {u[0] for u in units if u[1] is not None}
     recorded = {p.rpartition("/")[2] for p in present}  # the runs the records name
     # each distinct reference judged once (a few thousand targets), not each run's four
-    targets = set().union(*map(set, zip(*(res[3] for res in results))))
+    targets = set().union(*map(set, zip(*(res[3] for res in results), strict=True)))
     dangling = {r for r in targets if r is not None and r[7:] not in objects}
     runs = [Run(u[0], u[1] is not None,
                 {f: r for f, r in zip(REFERENCE_FIELDS, res[3], strict=True) if r is not None})
