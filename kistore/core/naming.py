@@ -66,12 +66,25 @@ def external_id_disagreement(spec: Any, name: Any) -> str | None:
     external = native.get("externalId")
     if forms is None or not isinstance(external, str | int) or isinstance(external, bool):
         return None
-    ident = slug(external)
+    ident = _ident(external)
     if any(_agrees(form, ident, name) for form in forms):
         return None
     shown = " or ".join(repr(form.format(id=ident).replace("[0-9]+", "N")) for form in forms)
     return (f"{native['source']} run {native['externalId']!r} must be named {shown}, "
             f"not {name!r}")
+
+
+_SLUG = re.compile(r"[a-z0-9](?:[a-z0-9.]*[a-z0-9])?")
+"""A text :func:`slug` leaves as it is (one part, dots kept)."""
+
+
+def _ident(external: str | int) -> str:
+    """Return :func:`slug` of an external id, without its two substitutions when it is one.
+
+    Most ids are digits already (``"20464"``); a test holds this equal to :func:`slug`.
+    """
+    text = str(external)
+    return text if _SLUG.fullmatch(text) is not None else slug(external)
 
 
 _PREFIXES: dict[str, re.Pattern[str]] = {}

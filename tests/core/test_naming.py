@@ -38,3 +38,10 @@ def test_a_run_named_after_its_external_id_agrees_and_another_does_not():
         assert said is not None and "'sol-submission-20464'" in said, name
     assert external_id_disagreement({"sourceNative": {"source": "sol-execbench",
                                                       "externalId": ""}}, "sol-local-") is None
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.one_of(st.text(max_size=12), st.text(alphabet="aZ09.-_ \u00e9", max_size=12),
+                 st.integers()))
+def test_an_external_id_is_its_slug(external):
+    assert naming._ident(external) == naming.slug(external)
