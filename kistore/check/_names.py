@@ -86,18 +86,27 @@ def owned_path(m: Named) -> str | None:
 def check_names_files(manifests: Iterable[Named], present: Iterable[str],
                       read: Callable[[str], bytes | None], *,
                       focus: Callable[[str], bool] | None = None,
-                      focus_digests: set[str] | None = None) -> list[Finding]:
+                      focus_digests: set[str] | None = None,
+                      confirmed: Mapping[str, str] | None = None) -> list[Finding]:
     """KI211 and KI212 over one tree: names files and manifests must agree, both ways.
 
     Args:
-        manifests: every manifest of the tree (digest hex, kind, name, which files exist).
+        manifests: every manifest of the tree (digest hex, kind, name, which files exist);
+            one of ``confirmed`` may be left out unless a names file outside ``confirmed``
+            holds its digest (the rules ask nothing else of it).
         present: every names path of the tree that is in the layout
-            (:func:`names_path_in_layout`), regular file or not.
+            (:func:`names_path_in_layout`), regular file or not; those of ``confirmed`` may
+            be left out (they are present).
         read: the bytes of a names path, or None when it is no regular file (a symlink is
             KI111 already); the only I/O, called at most once per path.
         focus: report only about names paths this is true of, and about the manifests of
             ``focus_digests`` (a gate); None: everything.
         focus_digests: with ``focus``, the hex digests whose manifests the range touches.
+        confirmed: names path -> hex digest, for paths the caller found to be
+            :func:`owned_path` of that manifest (in ``manifests``) and a regular file holding
+            exactly :func:`kistore.core.layout.name_record` of it (``verify``'s workers
+            read them). Neither rule can find anything about such a path or such a
+            manifest, so they are not read or judged again. None: none.
 
     Returns:
         KI212 per names file that is not ``sha256:<hex>\\n``, whose digest has no metadata
@@ -108,6 +117,8 @@ def check_names_files(manifests: Iterable[Named], present: Iterable[str],
     for m in manifests:
         by_hex[m.hex] = m
     present = set(present)
+    confirmed = confirmed or {}
+    confirmed_hexes = set(confirmed.values())
     records: dict[str, Digest | None] = {}
 
     def record(path: str) -> Digest | None:
@@ -117,20 +128,22 @@ def check_names_files(manifests: Iterable[Named], present: Iterable[str],
         return records[path]
 
     findings: list[Finding] = []
-    for file in sorted(present):
+    for file in sorted(present.difference(confirmed)):
         if focus is not None and not focus(file):
             continue
         finding = _disagreement(file, read, by_hex, records)
         if finding is not None:
             findings.append(finding)
     for m in by_hex.values():
+        if m.hex in confirmed_hexes:
+            continue  # its names path holds its record
         path = owned_path(m)
         if path is None:
             continue
         if focus is not None and not focus(path) and m.hex not in (focus_digests or ()):
             continue
         metadata = layout.metadata_path(Digest(m.hex))
-        if path not in present:
+        if path not in present and path not in confirmed:
             findings.append(Finding(
                 NAME_PATH_MISSING, f"{m.kind}/{m.name} has no names file {path}",
                 file=metadata, pointer="/name", expected=f"{path} holding sha256:{m.hex}",

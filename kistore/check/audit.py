@@ -141,7 +141,9 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
 
     units: list[Unit] = []
     results: list[_Compact] = []
-    chunks = _unit_chunks(snap, wanted, findings, units, everything=focus is None)
+    names_paths: list[str] = []  # plain names paths, judged by _names_findings
+    chunks = _unit_chunks(snap, wanted, findings, units, everything=focus is None,
+                          deferred=names_paths)
     for chunk_units, chunk in _check_units_compact(snap, chunks, workers, meanwhile):
         results += chunk
         if progress is not None:
@@ -149,14 +151,14 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
     for result in results:
         if result[0]:
             findings += result[0]
-    findings += _names_findings(snap, units, results, focus, wanted)
+    findings += _names_findings(snap, units, results, focus, wanted, names_paths)
     findings += _forward_findings(snap, units, results, focus, wanted)
     if focus is None and all(u[1] is not None and u[2] is not None for u in units):
-        _, kinds, names, references = zip(*results, strict=True) if results else ((),) * 4
+        _, kinds, names, references, _ = zip(*results, strict=True) if results else ((),) * 5
         if entries_clean([u[0] for u in units], kinds, names, references):
             return sorted(findings, key=sort_key)  # check_entries would find nothing: skip it
     entries: dict[Digest, Entry] = {}
-    for unit, (_, kind, name, references) in zip(units, results, strict=True):
+    for unit, (_, kind, name, references, _) in zip(units, results, strict=True):
         digest = Digest(unit[0])
         refs = {f: r for f, r in zip(REFERENCE_FIELDS, references, strict=True)
                 if r is not None}
@@ -173,21 +175,42 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
 
 
 def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
-                    focus: set[str] | None, wanted: Callable[[str], bool]) -> list[Finding]:
+                    focus: set[str] | None, wanted: Callable[[str], bool],
+                    deferred: list[str]) -> list[Finding]:
     """KI211 and KI212 (:func:`kistore.check._names.check_names_files`) over one snapshot.
 
-    Every names file in the layout is read once (with ``focus``: those the range touches and
-    those of the manifests it touches).
+    The names files the workers confirmed (:func:`_names_confirmed`) are neither read nor
+    judged again here; every other names file in the layout is read once (with ``focus``:
+    those the range touches and those of the manifests it touches). ``deferred`` are the
+    regular names files pairing left unjudged (:func:`_plain_units`): those not confirmed
+    get their layout finding (KI110) here. Only the manifests the rules can say something
+    about are handed on: those not confirmed, and those an unconfirmed names file names.
     """
-    present = [p for p in snap.modes if is_names_path(p) and names_path_in_layout(p)]
+    confirmed = {r[4]: u[0] for u, r in zip(units, results, strict=True) if r[4] is not None}
+    findings: list[Finding] = []
+    for path in deferred:  # a confirmed path is a names path of the layout by construction
+        if path not in confirmed and wanted(path):
+            findings += check_layout_path(path, REGULAR)
+    prefix = layout.NAMES_DIR + "/"
+    present = [p for p in snap.modes  # the confirmed ones are present too: not listed again
+               if p.startswith(prefix) and p not in confirmed and names_path_in_layout(p)]
+    read = _names_reader(snap)
+    asked = {h for h in map(_record_hex, map(read, present)) if h}
+    skip = set(confirmed.values()) - asked
     manifests = [Named(u[0], r[1], r[2], u[1] is not None, u[2] is not None)
-                 for u, r in zip(units, results, strict=True)]
+                 for u, r in zip(units, results, strict=True) if u[0] not in skip]
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
         u[0] for u in units
         if wanted(layout.object_path(Digest(u[0]))) or wanted(layout.metadata_path(Digest(u[0])))}
-    return check_names_files(manifests, present, _names_reader(snap),
-                             focus=None if focus is None else wanted,
-                             focus_digests=focus_digests)
+    return findings + check_names_files(manifests, present, read,
+                                        focus=None if focus is None else wanted,
+                                        focus_digests=focus_digests, confirmed=confirmed)
+
+
+def _record_hex(data: bytes | None) -> str | None:
+    """Return the hex digest a names file holds (:func:`kistore.core.layout.digest_from_record`)."""
+    owner = None if data is None else layout.digest_from_record(data)
+    return None if owner is None else owner.hex
 
 
 def _forward_findings(snap: Files, units: list[Unit], results: list[_Compact],
@@ -201,11 +224,14 @@ def _forward_findings(snap: Files, units: list[Unit], results: list[_Compact],
     present = [p for p in snap.modes if is_forward_path(p)]
     objects = {u[0] for u in units if u[1] is not None}
     recorded = {p.rpartition("/")[2] for p in present}  # the runs the records name
+    # each distinct reference judged once (a few thousand targets), not each run's four
+    targets = set().union(*map(set, zip(*(res[3] for res in results), strict=True)))
+    dangling = {r for r in targets if r is not None and r[7:] not in objects}
     runs = [Run(u[0], u[1] is not None,
                 {f: r for f, r in zip(REFERENCE_FIELDS, res[3], strict=True) if r is not None})
             for u, res in zip(units, results, strict=True) if res[1] == "BenchmarkRun" and (
                 focus is not None or u[0] in recorded or  # a whole tree: runs that dangle
-                any(r is not None and r[7:] not in objects for r in res[3]))]
+                not dangling.isdisjoint(res[3]))]
     looked_up: dict[str, bool] = {}
 
     def has_object(hex_: str) -> bool:
@@ -260,7 +286,8 @@ def _pair_key(path: str) -> tuple[str, int] | None:
 
 
 def _unit_chunks(snap: Files, wanted: Callable[[str], bool], findings: list[Finding],
-                 units: list[Unit], *, everything: bool = False) -> Iterator[list[Unit]]:
+                 units: list[Unit], *, everything: bool = False,
+                 deferred: list[str] | None = None) -> Iterator[list[Unit]]:
     """Pair each object with its metadata file; yield the units :data:`CHUNK` at a time.
 
     A unit is complete when its first path is seen (the other path is looked up, not
@@ -269,9 +296,11 @@ def _unit_chunks(snap: Files, wanted: Callable[[str], bool], findings: list[Find
     findings appended to ``findings``; every unit yielded is also appended to ``units``.
     Runs of plain layout paths are paired a batch at a time (:func:`_plain_units`);
     ``everything`` says ``wanted`` is true of every path (no focus), so it is not asked.
+    ``deferred``: a batch of regular files under ``store/names/`` is appended there unjudged
+    (the caller owes them :func:`~kistore.check._rules.check_layout_path`); None: judged here.
     """
     chunk: list[Unit] = []
-    for some in _units(snap, wanted, findings, everything):
+    for some in _units(snap, wanted, findings, everything, deferred):
         chunk += some
         while len(chunk) >= CHUNK:
             units += chunk[:CHUNK]
@@ -292,14 +321,14 @@ _METADATA_LINES = re.compile(
 
 
 def _units(snap: Files, wanted: Callable[[str], bool], findings: list[Finding],
-           everything: bool) -> Iterator[list[Unit]]:
+           everything: bool, deferred: list[str] | None = None) -> Iterator[list[Unit]]:
     """Yield the units of :func:`_unit_chunks` in the order of ``snap.modes``, a few at a time."""
     modes = snap.modes
     items = iter(modes.items())
     obj: str | None
     meta: str | None
     while batch := list(islice(items, _BATCH)):
-        plain = _plain_units(batch, modes)
+        plain = _plain_units(batch, modes, deferred)
         if plain is not None:
             yield plain if everything else [  # a gate: check only the range's paths
                 (hex_, obj, meta, wanted(obj), meta is not None and wanted(meta))  # type: ignore[arg-type]
@@ -326,14 +355,17 @@ def _units(snap: Files, wanted: Callable[[str], bool], findings: list[Finding],
         yield some
 
 
-def _plain_units(batch: list[tuple[str, int]], modes: dict[str, int]) -> list[Unit] | None:
+def _plain_units(batch: list[tuple[str, int]], modes: dict[str, int],
+                 deferred: list[str] | None = None) -> list[Unit] | None:
     """Pair a batch of plain paths at once; None when the batch is not plain.
 
     Plain: all objects, or all metadata files whose objects exist, each a regular file
     of mode 100644 with a valid layout name. The units are what the per-path loop of :func:`_units`
     yields for such a batch (no finding can arise there), judged by one regular expression
     over the batch instead of one per path: a clean store is nothing but such batches
-    (pairing 100,000 manifests: 0.78 s -> 0.48 s of CPU).
+    (pairing 100,000 manifests: 0.78 s -> 0.48 s of CPU). A batch of names files is
+    appended to ``deferred`` when given, unjudged (the workers confirm most of them: a
+    layout check of each here cost a sha256 and two regular expressions a path).
     """
     paths = [p for p, _ in batch]
     if {m for _, m in batch} != {REGULAR}:  # 100755 (KI114), symlinks, ...: path by path
@@ -351,6 +383,9 @@ def _plain_units(batch: list[tuple[str, int]], modes: dict[str, int]) -> list[Un
     if _METADATA_LINES.fullmatch(text) is not None and all(
             _OBJECTS_PREFIX + p[_METADATA_CUT:] in modes for p in paths):
         return []  # each belongs to its object's unit
+    if deferred is not None and all(map(is_names_path, paths)):
+        deferred += paths  # names files: judged by _names_findings
+        return []
     if all(map(names_path_in_layout, paths)):
         return []  # names files: checked by _names_findings
     if all(map(is_forward_path, paths)):
@@ -408,11 +443,13 @@ _worker_snapshot: Files | None = None
 CHUNK = 500
 """Units a worker checks per task (one pickle each way per chunk)."""
 
-_Compact = tuple["list[Finding] | None", "str | None", "str | None", tuple["str | None", ...]]
-"""One unit's result as it crosses processes: findings (None: none), kind, name and the
-references in :data:`kistore.core.model.REFERENCE_FIELDS` order. Plain tuples: unpickling an
-Entry (a dataclass holding a Digest) cost the parent ~40 us a manifest, more than the
-checks."""
+_Compact = tuple["list[Finding] | None", "str | None", "str | None", tuple["str | None", ...],
+                 "str | None"]
+"""One unit's result as it crosses processes: findings (None: none), kind, name, the
+references in :data:`kistore.core.model.REFERENCE_FIELDS` order, and the manifest's names
+path when the worker found it holding exactly this manifest's record (:func:`_names_confirmed`;
+else None). Plain tuples: unpickling an Entry (a dataclass holding a Digest) cost the parent
+~40 us a manifest, more than the checks."""
 
 
 def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int | None,
@@ -464,10 +501,35 @@ def _check_unit_compact(snap: Files, unit: Unit) -> _Compact:
         if object_data is not None and metadata_data is not None:
             clean = check_clean_pair(hex_, object_data, metadata_data)
             if clean is not None:
-                return None, *clean
+                return None, *clean, _names_confirmed(snap, hex_, clean[0], clean[1])
     findings, entry = check_unit(snap, unit)
+    confirmed = None
+    if object_path is not None and metadata_path is not None:
+        confirmed = _names_confirmed(snap, hex_, entry.kind, entry.name)
     return (findings or None, entry.kind, entry.name,
-            tuple(entry.references.get(f) for f in REFERENCE_FIELDS))
+            tuple(entry.references.get(f) for f in REFERENCE_FIELDS), confirmed)
+
+
+def _names_confirmed(snap: Files, hex_: str, kind: str | None, name: str | None) -> str | None:
+    """Return the names path of a manifest with both files when it holds exactly its record.
+
+    :func:`kistore.check._names.owned_path` of the manifest (a known kind, a valid name),
+    when the snapshot lists it as a regular file holding :func:`kistore.core.layout.
+    name_record` of ``hex_``; else None. Neither names rule can find anything about such a
+    path or such a manifest (:func:`kistore.check._names.check_names_files` skips both), so
+    the worker that parsed the manifest reads its names file, not the parent after the
+    workers (at 100,000 manifests that read was a serial second and more of ``verify``).
+    """
+    if kind not in KINDS or not layout.is_name(name):
+        return None
+    path = layout.name_path(kind, name)  # type: ignore[arg-type]
+    if snap.modes.get(path) not in FILE_MODES:
+        return None
+    try:
+        data = snap.read(path)
+    except FileTooLarge:
+        return None
+    return path if data == b"sha256:%s\n" % hex_.encode("ascii") else None
 
 
 def _reopen_worker_snapshot(parent_pid: int) -> None:

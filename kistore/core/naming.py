@@ -66,9 +66,44 @@ def external_id_disagreement(spec: Any, name: Any) -> str | None:
     external = native.get("externalId")
     if forms is None or not isinstance(external, str | int) or isinstance(external, bool):
         return None
-    ident = slug(external)
-    if any(re.fullmatch(form.format(id=re.escape(ident)), name) for form in forms):
+    ident = _ident(external)
+    if any(_agrees(form, ident, name) for form in forms):
         return None
     shown = " or ".join(repr(form.format(id=ident).replace("[0-9]+", "N")) for form in forms)
     return (f"{native['source']} run {native['externalId']!r} must be named {shown}, "
             f"not {name!r}")
+
+
+_SLUG = re.compile(r"[a-z0-9](?:[a-z0-9.]*[a-z0-9])?")
+"""A text :func:`slug` leaves as it is (one part, dots kept)."""
+
+
+def _ident(external: str | int) -> str:
+    """Return :func:`slug` of an external id, without its two substitutions when it is one.
+
+    Most ids are digits already (``"20464"``); a test holds this equal to :func:`slug`.
+    """
+    text = str(external)
+    return text if _SLUG.fullmatch(text) is not None else slug(external)
+
+
+_PREFIXES: dict[str, re.Pattern[str]] = {}
+"""A form ending in ``{id}`` -> its part before ``{id}``, compiled once."""
+
+
+def _agrees(form: str, ident: str, name: str) -> bool:
+    """Whether ``name`` fullmatches ``form`` with ``{id}`` standing for ``ident`` (literally).
+
+    A form ending in ``{id}`` (every form of :data:`EXTERNAL_ID_NAMES`) is judged as: the
+    name ends in ``ident`` and what comes before fullmatches the form's prefix, compiled
+    once; the same answer as compiling the form per id (a test holds the two equal), which
+    cost ~0.5 ms a run in ``verify`` once the distinct ids outnumbered ``re``'s cache.
+    """
+    _, placeholder, tail = form.partition("{id}")
+    if not placeholder or tail:  # {id} not at the end: the form as written, per id
+        return re.fullmatch(form.format(id=re.escape(ident)), name) is not None
+    prefix = _PREFIXES.get(form)
+    if prefix is None:
+        prefix = _PREFIXES[form] = re.compile(form.format(id=""))  # head, braces unescaped
+    cut = len(name) - len(ident)
+    return cut >= 0 and name[cut:] == ident and prefix.fullmatch(name, 0, cut) is not None

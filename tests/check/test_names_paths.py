@@ -369,3 +369,46 @@ def test_the_gate_refuses_a_change_to_a_store_never_migrated(published):
     assert Store(published).migrate(commit=True)
     migrated = git(published, "rev-parse", "HEAD").strip()
     assert check_range(Store(published), f"{base}..{migrated}") == []
+
+
+@pytest.mark.parametrize("batch", [1024, 1], ids=["mixed-batches", "plain-batches"])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_names_files_confirmed_by_the_workers_find_what_the_parent_alone_found(
+        published, monkeypatch, batch, workers):
+    """The workers read each manifest's names file (audit._names_confirmed); the findings
+    are those of the parent reading every names file itself, for every kind of damage."""
+    from kistore.check import audit
+
+    protocol_names = layout.name_path("BenchmarkProtocol", "sol-execbench-leaderboard-v1-1")
+    environment_names = next(str(p.relative_to(published)) for p in
+                             (published / "store/names/ExecutionEnvironment").rglob("*")
+                             if p.is_file())
+    (published / environment_names).unlink()                                  # KI211
+    (published / RUN_NAMES).write_bytes(layout.name_record(RUN)[:-1])        # KI212 bytes
+    write_raw(published, layout.name_path("BenchmarkRun", "squat"),           # KI212: owner
+              layout.name_record(PROTOCOL))                                   # is confirmed
+    write_raw(published, layout.name_path("BenchmarkRun", "nobody"),
+              layout.name_record(Digest("ab" * 32)))                          # KI212: no one
+    write_raw(published, "store/names/BenchmarkRun/00/sol-submission-20464",  # KI110
+              layout.name_record(RUN))
+    assert (published / protocol_names).read_bytes() == layout.name_record(PROTOCOL)
+    monkeypatch.setattr(audit, "_BATCH", batch)
+
+    def rules(findings):
+        return sorted((f.rule.id, f.file, f.message) for f in findings)
+
+    confirmed = rules(verify(Store(published), workers=workers))
+    monkeypatch.setattr(audit, "_names_confirmed", lambda *args: None)
+    assert confirmed == rules(verify(Store(published), workers=workers))
+    assert [(r, f) for r, f, _ in confirmed if r in ("KI110", "KI211", "KI212")] == sorted([
+        ("KI211", layout.metadata_path(ENVIRONMENT)), ("KI212", RUN_NAMES),
+        ("KI212", layout.name_path("BenchmarkRun", "squat")),
+        ("KI212", layout.name_path("BenchmarkRun", "nobody")),
+        ("KI110", "store/names/BenchmarkRun/00/sol-submission-20464")])
+    snap = audit.snapshot(Store(published))
+    monkeypatch.undo()
+    assert audit._names_confirmed(snap, PROTOCOL.hex, "BenchmarkProtocol",
+                                  "sol-execbench-leaderboard-v1-1") == protocol_names
+    assert audit._names_confirmed(snap, RUN.hex, "BenchmarkRun", "sol-submission-20464") is None
+    assert audit._names_confirmed(snap, RUN.hex, "BenchmarkProtocol",
+                                  "sol-execbench-leaderboard-v1-1") is None  # another digest

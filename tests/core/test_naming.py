@@ -1,0 +1,47 @@
+"""kistore.core.naming: the external-id forms judged without a regex compiled per id."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kistore.core import naming
+from kistore.core.naming import EXTERNAL_ID_NAMES, external_id_disagreement
+
+_FORMS = [*EXTERNAL_ID_NAMES["sol-execbench"], r"run-{id}-x", r"{id}", r"a[0-9]*{id}", r"x-{id}"]
+_TEXT = st.text(alphabet="sol-kernel0123456789submissionx.ab", max_size=30)
+
+
+def _agrees_by_one_regex_per_id(form: str, ident: str, name: str) -> bool:
+    """The judgement as written before: the form compiled with the id, per call."""
+    return re.fullmatch(form.format(id=re.escape(ident)), name) is not None
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.sampled_from(_FORMS), _TEXT, _TEXT, st.booleans())
+def test_a_form_agrees_as_the_regex_compiled_per_id_did(form, ident, rest, build):
+    # build: a name made of the form's own pieces (mostly agreeing), else any text
+    name = form.replace("[0-9]+", "17").replace("[0-9]*", "").format(id=ident) + rest[:1] \
+        if build else rest
+    assert naming._agrees(form, ident, name) == _agrees_by_one_regex_per_id(form, ident, name)
+
+
+def test_a_run_named_after_its_external_id_agrees_and_another_does_not():
+    spec = {"sourceNative": {"source": "sol-execbench", "externalId": "20464"}}
+    for name in ("sol-submission-20464", "sol-kernel-7-submission-20464", "sol-local-20464"):
+        assert external_id_disagreement(spec, name) is None, name
+    for name in ("sol-submission-2046", "sol-submission-204644", "sol-kernel--submission-20464",
+                 "xsol-submission-20464", "sol-local-20464x", "20464"):
+        said = external_id_disagreement(spec, name)
+        assert said is not None and "'sol-submission-20464'" in said, name
+    assert external_id_disagreement({"sourceNative": {"source": "sol-execbench",
+                                                      "externalId": ""}}, "sol-local-") is None
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.one_of(st.text(max_size=12), st.text(alphabet="aZ09.-_ \u00e9", max_size=12),
+                 st.integers()))
+def test_an_external_id_is_its_slug(external):
+    assert naming._ident(external) == naming.slug(external)
