@@ -14,7 +14,7 @@ from ._store import (
     atomic_write,
     read_settings,
 )
-from ._views import CommitView, Files, FileTooLarge, View, WorkTreeView
+from ._views import CommitView, Files, FileTooLarge, NamesFileDisagrees, View, WorkTreeView
 from .migrate import ForwardWritten, NameWritten
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "CommitView",
     "FileTooLarge",
     "Files",
+    "NamesFileDisagrees",
     "Store",
     "View",
     "WorkTreeView",

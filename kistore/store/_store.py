@@ -267,14 +267,26 @@ class Store:
                 optional), or ``KIND/NAME`` (e.g. ``BenchmarkRun/sol-submission-20464``).
             at: revision to read, or None for the work tree.
 
+        ``KIND/NAME`` is answered from its names file (``store/names/KIND/XX/NAME``), one
+        path read, then checked against the owner's metadata and object; a store without
+        ``store/names/`` (never migrated) asks the index's names instead.
+
         Raises:
             ResolutionError: nothing matches, or a prefix matches several objects (the
                 message lists the candidates).
+            NamesFileDisagrees: the names file of ``KIND/NAME`` names a manifest of
+                another kind or name, or holds no digest (KI212): not trusted.
             InputError: ``ref`` has none of the three forms.
         """
         view = self.view(at)
         kind, slash, name = ref.partition("/")
-        if slash and kind in KINDS:
+        if slash and kind in KINDS and view.has_names_files():
+            # names as paths: one names file, checked against its owner (no index opened)
+            digest = view.named(kind, name)
+            if digest is None:
+                raise ResolutionError(f"no {kind} named {name!r} in the store")
+            return digest
+        if slash and kind in KINDS:  # a store never migrated: the index's names
             digest = view.name_owners([(kind, name)]).get((kind, name))
             if digest is not None and view.name_index is not None and view.scope == "work" and \
                     not _has_name(view, digest, name):  # its metadata was rewritten in place
