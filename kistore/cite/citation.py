@@ -155,7 +155,7 @@ class Citation:
 
 
 def cite(store: Store, ref: str | Digest, *, at: str | None = None,
-         accessed: dt.date | None = None) -> Citation:
+         accessed: dt.date | None = None, schema: bool = True) -> Citation:
     """Build the citation of one stored object.
 
     Args:
@@ -164,6 +164,9 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
         at: revision to cite from (the history walked ends there; title and settings are
             read there), or None for HEAD (title and settings from the work tree).
         accessed: the access date; today (UTC) when None.
+        schema: check the object (and a run's implementation) against its schema; False
+            for digests the derived index holds records of (:meth:`kistore.store.View.
+            manifest`).
 
     Returns:
         The :class:`Citation`.
@@ -179,7 +182,7 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
     """
     digest = ref if isinstance(ref, Digest) else store.resolve(ref, at=at)
     view = store.view(at)
-    manifest = view.manifest(digest)
+    manifest = view.manifest(digest, schema=schema)
     start = _start_commit(store, at)
     first = first_commit(store.repo, layout.object_path(digest),
                          blob_id(manifest.object_bytes).hex(), start)
@@ -187,11 +190,12 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
     return citation_of(view, manifest, first, template=settings.get("permalink"),
                        remote=parse_remote(origin_url(store) or ""),
                        publisher=settings["publisher"],
-                       accessed=accessed or dt.datetime.now(dt.UTC).date())
+                       accessed=accessed or dt.datetime.now(dt.UTC).date(), schema=schema)
 
 
 def citation_of(view: View, manifest: Manifest, first: pygit2.Commit, *, template: str | None,
-                remote: Remote | None, publisher: str, accessed: dt.date | None) -> Citation:
+                remote: Remote | None, publisher: str, accessed: dt.date | None,
+                schema: bool = True) -> Citation:
     """Build the citation of a manifest whose first-adding commit is already known.
 
     What :func:`cite` does after resolving and walking history; a caller citing many
@@ -207,6 +211,8 @@ def citation_of(view: View, manifest: Manifest, first: pygit2.Commit, *, templat
         remote: the origin remote, or None.
         publisher: the publisher (``[cite] publisher``).
         accessed: the access date, or None to leave it to the reader (a static page).
+        schema: check a run's implementation against its schema when it is read (as
+            :func:`cite`).
 
     Raises:
         InputError, StoreStateError: as :func:`permalink`.
@@ -226,12 +232,13 @@ def citation_of(view: View, manifest: Manifest, first: pygit2.Commit, *, templat
         accessed=accessed,
         permalink=permalink(template, remote, commit=commit, path=path, blob=blob,
                             digest=manifest.digest),
-        authors=_authors(view, manifest, publisher),
+        authors=_authors(view, manifest, publisher, schema=schema),
         publisher=publisher,
     )
 
 
-def short_citation(store: Store, digest: Digest, at: str | None = None) -> str:
+def short_citation(store: Store, digest: Digest, at: str | None = None, *,
+                   schema: bool = True) -> str:
     """Return the one line the run page (``kistore show``) ends with.
 
     ``Cite: AUTHORS (YEAR). TITLE. PUBLISHER. PERMALINK (DIGEST)``. When the object cannot
@@ -242,6 +249,8 @@ def short_citation(store: Store, digest: Digest, at: str | None = None) -> str:
         store: the store.
         digest: the object's digest (already resolved).
         at: revision, or None for HEAD / the work tree (as :func:`cite`).
+        schema: as :func:`cite` (False: the derived index holds records of the run and of
+            its implementation).
 
     Returns:
         One line, no trailing newline.
@@ -251,7 +260,7 @@ def short_citation(store: Store, digest: Digest, at: str | None = None) -> str:
         VerificationError: the object's bytes do not hash to ``digest``.
     """
     try:
-        citation = cite(store, digest, at=at)
+        citation = cite(store, digest, at=at, schema=schema)
     except (StoreStateError, InputError) as e:
         if isinstance(e, ResolutionError) and not store.view(at).has_object(digest):
             raise
@@ -628,7 +637,8 @@ def _start_commit(store: Store, at: str | None) -> pygit2.Commit:
     return store.commit("HEAD")
 
 
-def _authors(view: View, manifest: Manifest, publisher: str) -> tuple[str, ...]:
+def _authors(view: View, manifest: Manifest, publisher: str, *, schema: bool = True
+             ) -> tuple[str, ...]:
     """Return who to name as author.
 
     The implementation's ``spec.author`` when the object is an Implementation or a run
@@ -641,7 +651,7 @@ def _authors(view: View, manifest: Manifest, publisher: str) -> tuple[str, ...]:
         ref = manifest.references().get("implementationDigest")
         if ref is not None and view.has_object(ref):
             try:
-                implementation = view.manifest(ref).spec
+                implementation = view.manifest(ref, schema=schema).spec
             except (InputError, StoreStateError):
                 implementation = None  # unreadable: `kistore verify` reports it
     author = (implementation or {}).get("author")

@@ -234,23 +234,27 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     store = ctx.store()
     catalog = None
     with explaining_misses(store, [ref], at, names_at_commits=True):
-        try:
-            manifest = store.read(ref, at=at)
+        try:  # schema-checked below unless the index vouches for it (no schema compiled)
+            manifest = store.read(ref, at=at, schema=False)
         except ResolutionError:
             if "/" not in ref:
                 raise
-            # KIND/NAME not in the index's names: renamed in place, or its files are damaged;
-            # the query layer finds the first and names the damaged file for the second
+            # KIND/NAME with no names file: renamed in place, or its files are damaged (or
+            # a store never migrated); the query layer finds the first and names the
+            # damaged file for the second
             catalog = open_catalog(store, at)
             manifest = store.read(Digest.from_str(find(store, catalog, ref, at=at).digest),
-                                  at=at)
+                                  at=at, schema=False)
+    if manifest.kind == "BenchmarkRun":
+        catalog = catalog or open_catalog(store, at)
+    if catalog is None or catalog.record(str(manifest.digest)) is None:
+        manifest = store.view(at).manifest(manifest.digest)  # not indexed: check its schema
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 
     warn_shared_names(store, [manifest], at)
     note = None
-    if manifest.kind == "BenchmarkRun":
-        catalog = catalog or open_catalog(store, at)
+    if catalog is not None and manifest.kind == "BenchmarkRun":
         try:
             page = run_page(store, str(manifest.digest), at=at, comparison=comparison,
                             catalog=catalog)
@@ -259,7 +263,10 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
             warn_unreadable(store, catalog, at)  # e.g. its protocol's file was deleted
         else:
             warn_unreadable(store, catalog, at)
-            citation = short_citation(store, manifest.digest, at=at)
+            implementation = manifest.references().get("implementationDigest")
+            indexed = all(catalog.record(str(d)) is not None
+                          for d in (manifest.digest, implementation) if d is not None)
+            citation = short_citation(store, manifest.digest, at=at, schema=not indexed)
             if as_json:
                 emit_json({**page.to_json(), "citation": citation,
                            "manifest": manifest.document})

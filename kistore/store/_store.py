@@ -38,20 +38,17 @@ from ..core.gitattributes import GITATTRIBUTES_LINE, check_gitattributes
 from ..core.limits import Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
-from ..git.commit import PACK_THRESHOLD as PACK_THRESHOLD  # re-exported: the bench reads it
-from ..git.commit import BranchCommit, check_ready, common_git_dir, interrupts_deferred
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.writer import FileBatch, FileStat, remove_stale_temps
 from ..git.writer import atomic_write as atomic_write  # re-exported: trust and notes use it
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
 from ._views import CommitView, View, WorkTreeView
-from .admission import AddResult as AddResult  # re-exported: importers and the CLI use it
-from .admission import plan_add
-from .migrate import ForwardWritten, NameWritten, plan_forward, plan_names
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
     from ..index.index import Prepared
+    from .admission import AddResult
+    from .migrate import ForwardWritten, NameWritten
 
 SETTINGS_TEMPLATE = """\
 # kistore store settings (https://kernelindex.dev). Reviewed like code.
@@ -199,6 +196,10 @@ class Store:
             policy.write_bytes(_default_policy())
             written.append(f"{layout.POLICY_DIR}/ranking.json")
         if is_new and written:
+            # Lazy: the write path (git.commit loads logging; admission, migrate): a read
+            # such as `kistore show` never writes (docs/speed.md, start-up).
+            from ..git.commit import BranchCommit
+
             files = {p: (store.root / p).read_bytes() for p in written}
             BranchCommit(store.repo, store.root).run(files, "kistore init: new store")
         else:
@@ -309,15 +310,19 @@ class Store:
         ]
         return match_prefix(prefix, candidates)
 
-    def read(self, ref: str | Digest, *, at: str | None = None) -> Manifest:
+    def read(self, ref: str | Digest, *, at: str | None = None, schema: bool = True
+             ) -> Manifest:
         """Return the stored manifest ``ref`` names, re-hashed on read.
+
+        ``schema=False``: not checked against its schema again, for a digest the derived
+        index holds a record of (:meth:`View.manifest`).
 
         Raises:
             ResolutionError, InputError: as :meth:`resolve`.
             VerificationError: the stored bytes do not hash to their name.
         """
         digest = ref if isinstance(ref, Digest) else self.resolve(ref, at=at)
-        return self.view(at).manifest(digest)
+        return self.view(at).manifest(digest, schema=schema)
 
     # -- writing ---------------------------------------------------------------------
 
@@ -376,6 +381,10 @@ class Store:
         In the git directory all worktrees share: adds from two linked worktrees of one
         repository take turns too (they may commit to one branch).
         """
+        # Lazy: the write path (git.commit loads logging; admission, migrate): a read
+        # such as `kistore show` never writes (docs/speed.md, start-up).
+        from ..git.commit import common_git_dir
+
         with open(common_git_dir(Path(self.git_dir)) / "kistore-write.lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
@@ -394,6 +403,11 @@ class Store:
         origins: Mapping[Digest, Any] | None,
     ) -> list[AddResult]:
         """:meth:`add` under the write lock."""
+        # Lazy: the write path (git.commit loads logging; admission, migrate): a read
+        # such as `kistore show` never writes (docs/speed.md, start-up).
+        from ..git.commit import BranchCommit, check_ready
+        from .admission import plan_add
+
         if self.root is None:
             raise StoreStateError("this repository has no work tree; `add` needs one")
         if commit:
@@ -447,6 +461,9 @@ class Store:
             AddInterrupted: Ctrl-C or SIGTERM arrived after the commit landed.
             StoreStateError: as :meth:`add`.
         """
+        # Lazy: the write path (git.commit loads logging): a read never writes (docs/speed.md).
+        from ..git.commit import PACK_THRESHOLD, BranchCommit, interrupts_deferred
+
         assert self.root is not None
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)
@@ -508,6 +525,11 @@ class Store:
                 digest or other bytes; nothing is written.
             StoreStateError: no work tree, or the ``--commit`` path refuses (see :meth:`add`).
         """
+        # Lazy: the write path (git.commit loads logging; admission, migrate): a read
+        # such as `kistore show` never writes (docs/speed.md, start-up).
+        from ..git.commit import check_ready
+        from .migrate import plan_forward, plan_names
+
         if self.root is None:
             raise StoreStateError("this repository has no work tree; `migrate` needs one")
         self.name_index().usable()

@@ -235,8 +235,14 @@ class View:
             )
         return data
 
-    def manifest(self, digest: Digest) -> Manifest:
+    def manifest(self, digest: Digest, *, schema: bool = True) -> Manifest:
         """Return the stored manifest (object re-hashed, metadata attached).
+
+        Args:
+            digest: the manifest's digest.
+            schema: check it against its kind's schema; False where the derived index
+                holds a record of ``digest`` (its build checked the same object bytes):
+                see :meth:`kistore.core.model.Manifest.from_bytes`.
 
         Raises:
             ResolutionError: no such object, or no metadata file for it.
@@ -249,7 +255,8 @@ class View:
         if metadata is None:
             raise ResolutionError(f"object {digest} has no metadata file", file=path)
         try:
-            return Manifest.from_bytes(data, metadata, file=layout.object_path(digest))
+            return Manifest.from_bytes(data, metadata, file=layout.object_path(digest),
+                                       schema=schema)
         except KistoreError:
             try:  # errors are located in the object file: name the metadata file if it is bad
                 canonical.loads(metadata, file=path)
@@ -324,9 +331,11 @@ class View:
             be one: no manifest can hold it).
 
         Raises:
-            NamesFileDisagrees: the names file is not ``sha256:<64 hex>\\n``, or its digest
-                has no metadata or object file here, or that manifest is of another kind or
-                has another name (``verify``: KI212). It is never trusted silently.
+            ResolutionError: the owner's metadata or object file is missing or does not
+                parse (damaged files: the query layer names which, from the index).
+            NamesFileDisagrees: the names file is not ``sha256:<64 hex>\\n``, or names a
+                manifest of another kind or another name (``verify``: KI212). It is never
+                trusted silently.
         """
         try:
             path = layout.name_path(kind, name)
@@ -343,16 +352,17 @@ class View:
             raise NamesFileDisagrees(path, f"holds {data[:80]!r}, not exactly "
                                      "sha256:<64 lowercase hex> and a newline")
         stored_name = self._metadata_name(owner)
-        if stored_name is None:
-            raise NamesFileDisagrees(path, f"names {owner}, whose metadata file "
-                                     f"{layout.metadata_path(owner)} is missing or unreadable")
         try:
             stored_kind = canonical.loads(self.read(layout.object_path(owner)) or b"")["kind"]
         except (KistoreError, KeyError, TypeError):
             stored_kind = None
-        if stored_kind is None:
-            raise NamesFileDisagrees(path, f"names {owner}, whose object file "
-                                     f"{layout.object_path(owner)} is missing or unreadable")
+        if stored_name is None or stored_kind is None:
+            # the owner's files are damaged or missing: not the names file's fault; the
+            # caller's fallback (the index) names the damaged file and how to restore it
+            raise ResolutionError(
+                f"{kind}/{name}: its names file names {owner}, whose "
+                f"{'metadata' if stored_name is None else 'object'} file is missing or "
+                "unreadable; run `kistore verify`", file=path)
         if (stored_kind, stored_name) != (kind, name):
             raise NamesFileDisagrees(path, f"names {owner}, which is "
                                      f"{stored_kind}/{stored_name}, not {kind}/{name}")
