@@ -96,8 +96,8 @@ def _write(pack_dir: Path, blobs: Iterable[bytes], level: int, keep: str | None
     Returns:
         The ids, and the pack's path without its suffix.
     """
-    # Lazy: tempfile (and random, ~9 ms) only for writing a pack; a citation imports this
-    # module for blob_id alone (the start-up of `kistore show`, docs/speed.md).
+    # tempfile loads random (~9 ms of the start-up of `kistore show`, docs/speed.md).
+    # Lazy: only writing a pack needs it; a citation imports this module for blob_id.
     import tempfile
 
     ids: list[bytes] = []

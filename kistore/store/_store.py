@@ -27,7 +27,6 @@ import os
 import sqlite3
 import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -196,8 +195,8 @@ class Store:
             policy.write_bytes(_default_policy())
             written.append(f"{layout.POLICY_DIR}/ranking.json")
         if is_new and written:
-            # Lazy: the write path (git.commit loads logging; admission, migrate): a read
-            # such as `kistore show` never writes (docs/speed.md, start-up).
+            # git.commit loads logging (docs/speed.md, start-up).
+            # Lazy: the write path: a read such as `kistore show` never writes.
             from ..git.commit import BranchCommit
 
             files = {p: (store.root / p).read_bytes() for p in written}
@@ -381,8 +380,8 @@ class Store:
         In the git directory all worktrees share: adds from two linked worktrees of one
         repository take turns too (they may commit to one branch).
         """
-        # Lazy: the write path (git.commit loads logging; admission, migrate): a read
-        # such as `kistore show` never writes (docs/speed.md, start-up).
+        # git.commit loads logging; admission and migrate are large (docs/speed.md).
+        # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import common_git_dir
 
         with open(common_git_dir(Path(self.git_dir)) / "kistore-write.lock", "a") as lock:
@@ -403,8 +402,8 @@ class Store:
         origins: Mapping[Digest, Any] | None,
     ) -> list[AddResult]:
         """:meth:`add` under the write lock."""
-        # Lazy: the write path (git.commit loads logging; admission, migrate): a read
-        # such as `kistore show` never writes (docs/speed.md, start-up).
+        # git.commit loads logging; admission and migrate are large (docs/speed.md).
+        # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import BranchCommit, check_ready
         from .admission import plan_add
 
@@ -525,8 +524,8 @@ class Store:
                 digest or other bytes; nothing is written.
             StoreStateError: no work tree, or the ``--commit`` path refuses (see :meth:`add`).
         """
-        # Lazy: the write path (git.commit loads logging; admission, migrate): a read
-        # such as `kistore show` never writes (docs/speed.md, start-up).
+        # git.commit loads logging; admission and migrate are large (docs/speed.md).
+        # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import check_ready
         from .migrate import plan_forward, plan_names
 
@@ -685,6 +684,9 @@ class Store:
 
 def _default_policy() -> bytes:
     """Return the shipped default ranking policy (read as data: no query import)."""
+    # Lazy: importlib.resources loads tempfile, zipfile... (~15 ms): `kistore init` only.
+    from importlib import resources
+
     return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
 
 
