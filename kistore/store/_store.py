@@ -461,7 +461,7 @@ class Store:
             StoreStateError: as :meth:`add`.
         """
         # Lazy: the write path (git.commit loads logging): a read never writes (docs/speed.md).
-        from ..git.commit import PACK_THRESHOLD, BranchCommit, interrupts_deferred
+        from ..git.commit import BranchCommit, interrupts_deferred
 
         assert self.root is not None
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
@@ -472,7 +472,7 @@ class Store:
         # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
         with committer.index_held(files.keys()) if committer else contextlib.nullcontext():
             try:
-                if committer is not None and len(files) >= PACK_THRESHOLD and WRITERS:
+                if committer is not None and len(files) >= _pack_threshold() and WRITERS:
                     # Child processes write the work-tree files while this one builds the
                     # git objects, then parses them for the index's rows: they overlap on a
                     # second core. The branch moves only once every file is in place.
@@ -680,6 +680,30 @@ class Store:
                                           if d.rpartition("/")[2] in shards})
         except sqlite3.Error:  # a derived cache (disk full?): the next sync re-reads
             return              # these shards, whose keys it does not have
+
+
+def _pack_threshold() -> int:
+    """Files from which an add with ``--commit`` writes its work tree in child processes.
+
+    :data:`kistore.git.commit.PACK_THRESHOLD` (from there on it also packs its blobs), or
+    this module's ``PACK_THRESHOLD`` when a test set one.
+    """
+    value = globals().get("PACK_THRESHOLD")
+    return int(value) if value is not None else int(__getattr__("PACK_THRESHOLD"))
+
+
+def __getattr__(name: str) -> Any:
+    """Return ``PACK_THRESHOLD`` (re-exported: the bench reads it) from the write path.
+
+    Raises:
+        AttributeError: any other name.
+    """
+    if name != "PACK_THRESHOLD":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # Lazy: git.commit (and logging) is the write path; a read never loads it (docs/speed.md).
+    from ..git.commit import PACK_THRESHOLD
+
+    return PACK_THRESHOLD
 
 
 def _default_policy() -> bytes:
