@@ -13,6 +13,8 @@ judged against:
   (after the warm-up the add is a no-op that still reads, checks and prints the digest;
   give a manifest the store already holds and the store stays unchanged)
 * ``kistore --store STORE rank REF``     against ``python -c "import click"``
+* ``kistore --store STORE show REF``     against ``python -c "import click"`` (each ``--show``;
+  a run's page ranks its group and ends with its citation: the rank and cite cost too)
 
 Floors run once per interpreter: a venv's ``.pth`` files (setuptools' editable finder)
 run at every start of that interpreter, floors included.
@@ -25,7 +27,8 @@ Example::
 
     git archive main kistore schemas | tar -x -C /tmp/before
     python -m bench.startup_speed -n 15 --run before .venv/bin/python /tmp/before \\
-        --run after .venv/bin/python - --store /tmp/s --manifest w.json
+        --run after .venv/bin/python - --store /tmp/s --manifest w.json \\
+        --ref BenchmarkRun/sol-submission-20000 --show BenchmarkRun/sol-submission-20000
 """
 
 from __future__ import annotations
@@ -54,15 +57,23 @@ def _timed(args: list[str], env: dict[str, str], cwd: str) -> tuple[float, float
     return wall, usage.ru_utime + usage.ru_stime
 
 
+def _p95(values: list[float]) -> float:
+    """The 95th percentile (nearest rank) of ``values``."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+
+
 @click.command()
 @click.option("--run", "runs", type=(str, str, str), multiple=True, required=True,
               metavar="LABEL PYTHON SRC", help="A variant: label, interpreter, source tree or -.")
 @click.option("--store", default=None, help="A store for the add and rank rows.")
 @click.option("--manifest", default=None, help="One manifest file for the add row.")
 @click.option("--ref", default=None, help="A run for the rank row (needs --store).")
+@click.option("--show", "shows", multiple=True, metavar="REF",
+              help="A reference for a show row (needs --store; repeatable).")
 @click.option("-n", "rounds", default=15, show_default=True, help="Rounds.")
 def main(runs: tuple[tuple[str, str, str], ...], store: str | None, manifest: str | None,
-         ref: str | None, rounds: int) -> None:
+         ref: str | None, shows: tuple[str, ...], rounds: int) -> None:
     """Time kistore's start-up for each variant, side by side with the floors."""
     runs = tuple((label, os.path.abspath(python) if os.sep in python else python, src)
                  for label, python, src in runs)  # the processes run in another directory
@@ -75,6 +86,8 @@ def main(runs: tuple[tuple[str, str, str], ...], store: str | None, manifest: st
                          "import click, jsonschema"))
     if store and ref:
         commands.append(("rank", ["--store", store, "rank", ref], "import click"))
+    for shown in shows if store else ():
+        commands.append((f"show {shown}", ["--store", store, "show", shown], "import click"))
     for label, python, src in runs:
         if python not in seen:
             seen[python] = label
@@ -95,14 +108,18 @@ def main(runs: tuple[tuple[str, str, str], ...], store: str | None, manifest: st
                 times[key].append(_timed(*jobs[key], cwd))
     wall = {key: statistics.median(w for w, _ in values) * 1000 for key, values in times.items()}
     cpu = {key: statistics.median(c for _, c in values) * 1000 for key, values in times.items()}
+    cpu95 = {key: _p95([c for _, c in values]) * 1000 for key, values in times.items()}
     click.echo(f"{rounds} rounds, medians of wall and of CPU (user+system) time; ratio to its "
-               "floor (same interpreter), wall / CPU:")
+               "floor (same interpreter), wall / CPU; then CPU p95 and its ratio to the "
+               "floor's CPU p95:")
     for key in times:
         floor = next((f"{seen[python]}: python -c {f!r}" for label, python, _ in runs
                       for name, _, f in commands if key == f"{label}: kistore {name}"), None)
         ratio = (f"  {wall[key] / wall[floor]:.2f}x / {cpu[key] / cpu[floor]:.2f}x"
                  if floor else "")
-        click.echo(f"  {key:<54} {wall[key]:6.1f} ms / {cpu[key]:6.1f} ms{ratio}")
+        p95 = (f"  p95 {cpu95[key]:6.1f} ms {cpu95[key] / cpu95[floor]:.2f}x" if floor
+               else f"  p95 {cpu95[key]:6.1f} ms")
+        click.echo(f"  {key:<54} {wall[key]:6.1f} ms / {cpu[key]:6.1f} ms{ratio}{p95}")
 
 if __name__ == "__main__":
     main()

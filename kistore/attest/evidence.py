@@ -38,7 +38,6 @@ from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, WARNING, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git.pack import blob_id
-from .attestation import ROLE_FOR_TYPE, Bundle, bundle_keyid, type_of, verify_bundle
 from .notes import (
     collect,
     collect_many,
@@ -47,9 +46,6 @@ from .notes import (
     notes_not_fetched,
     parse_attestation_path,
 )
-from .subjects import subject_problem
-from .trust import Trust, format_time, load_trust, parse_time
-from .trust_history import dated, held
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store, View
@@ -157,7 +153,7 @@ class Judgement:
         """Return the judgement as JSON (the ``attestations --json`` object)."""
         return {"type": self.type, "keyid": self.keyid, "valid": self.valid,
                 "effect": self.effect, "reason": self.reason, "source": self.source,
-                "location": self.location, "enteredAt": format_time(self.entered_at),
+                "location": self.location, "enteredAt": _when(self),
                 "outcome": self.outcome, "measuredNs": self.measured_ns}
 
 
@@ -174,6 +170,10 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     Returns:
         The :class:`Judgement` (never raises for bad bundles: they are judged invalid).
     """
+    # Lazy: judging loads keys and signatures (~15 ms); a ranking of unattested runs never does.
+    from .attestation import ROLE_FOR_TYPE, Bundle, bundle_keyid, verify_bundle
+    from .subjects import subject_problem
+
     base = {"source": seen.source, "location": seen.location, "entered_at": seen.entered_at}
     if seen.defect:
         return Judgement(None, None, False, INVALID, seen.defect, **base)
@@ -238,6 +238,9 @@ def signed_at(predicate: dict[str, Any]) -> datetime | None:
     Returns:
         The latest stated instant (UTC-aware), or None when it states none.
     """
+    # Lazy: judging loads keys and signatures (~15 ms); a ranking of unattested runs never does.
+    from .trust import parse_time
+
     times = []
     for name in ("observedAt", "createdAt"):
         value = predicate.get(name)
@@ -256,6 +259,9 @@ def _claimed_type(payload: bytes) -> str | None:
     except KistoreError:
         return None
     claimed = value.get("predicateType") if isinstance(value, dict) else None
+    # Lazy: judging loads keys and signatures (~15 ms); a ranking of unattested runs never does.
+    from .attestation import type_of
+
     return type_of(claimed) if isinstance(claimed, str) else None
 
 
@@ -291,6 +297,9 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
 
 
 def _when(j: Judgement) -> str:
+    # Lazy: judging loads keys and signatures (~15 ms); a ranking of unattested runs never does.
+    from .trust import format_time
+
     return format_time(j.entered_at)
 
 
@@ -375,6 +384,10 @@ def judged_many(store: Store, digests: Iterable[Any], *, at: str | None = None
 
 
 def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
+
+    # Lazy: judging loads keys and signatures (~15 ms); a ranking of unattested runs never does.
+    from .trust import Trust, load_trust
+    from .trust_history import dated, held
 
     try:  # keys count from when they were added, and a revocation is never lifted
         return held(store, at, dated(store, at, load_trust(store.view(at)))), []

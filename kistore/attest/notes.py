@@ -45,7 +45,6 @@ from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, StoreStateError, shorten
 from ..core.layout import NOTES_REF
-from ..git.commit import commit_signature
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
@@ -417,6 +416,10 @@ def add_lines(repo: pygit2.Repository, blob: str, lines: list[bytes]) -> int:
         raise InputError("a bundle line must not contain a newline; store canonical bytes")
     if blob not in repo:  # git notes refuse to annotate a missing object
         raise StoreStateError(f"no git object {blob}; the subject's object is not in git")
+
+    # git.commit loads logging (docs/speed.md, start-up).
+    # Lazy: the write path; reading notes (every run page) never signs a commit.
+    from ..git.commit import commit_signature
 
     signature = commit_signature(repo)
     scratch = f"refs/kistore/notes-tmp-{uuid.uuid4().hex}"  # one per writer

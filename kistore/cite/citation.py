@@ -22,11 +22,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 import string
+import subprocess
 import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote, urlsplit
 
 from ..core import layout
@@ -155,7 +156,7 @@ class Citation:
 
 
 def cite(store: Store, ref: str | Digest, *, at: str | None = None,
-         accessed: dt.date | None = None) -> Citation:
+         accessed: dt.date | None = None, schema: bool = True) -> Citation:
     """Build the citation of one stored object.
 
     Args:
@@ -164,6 +165,9 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
         at: revision to cite from (the history walked ends there; title and settings are
             read there), or None for HEAD (title and settings from the work tree).
         accessed: the access date; today (UTC) when None.
+        schema: check the object (and a run's implementation) against its schema; False
+            for digests the derived index holds records of (:meth:`kistore.store.View.
+            manifest`).
 
     Returns:
         The :class:`Citation`.
@@ -179,19 +183,24 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
     """
     digest = ref if isinstance(ref, Digest) else store.resolve(ref, at=at)
     view = store.view(at)
-    manifest = view.manifest(digest)
-    start = _start_commit(store, at)
-    first = first_commit(store.repo, layout.object_path(digest),
-                         blob_id(manifest.object_bytes).hex(), start)
+    manifest = view.manifest(digest, schema=schema)
+    path, blob = layout.object_path(digest), blob_id(manifest.object_bytes).hex()
+    first: FirstCommit | None = None
+    if at is None and store.root is not None:  # HEAD of a work tree: no libgit2 if it can
+        first = first_commit_by_git(store.root, store.git_dir, path, blob)
+    if first is None:
+        first = first_commit(store.repo, path, blob, _start_commit(store, at))
     settings = read_cite_settings(store, at)
+    url = _origin_url_by_git(store) if first_is_git(first) else origin_url(store)
     return citation_of(view, manifest, first, template=settings.get("permalink"),
-                       remote=parse_remote(origin_url(store) or ""),
+                       remote=parse_remote(url or ""),
                        publisher=settings["publisher"],
-                       accessed=accessed or dt.datetime.now(dt.UTC).date())
+                       accessed=accessed or dt.datetime.now(dt.UTC).date(), schema=schema)
 
 
-def citation_of(view: View, manifest: Manifest, first: pygit2.Commit, *, template: str | None,
-                remote: Remote | None, publisher: str, accessed: dt.date | None) -> Citation:
+def citation_of(view: View, manifest: Manifest, first: FirstCommit, *, template: str | None,
+                remote: Remote | None, publisher: str, accessed: dt.date | None,
+                schema: bool = True) -> Citation:
     """Build the citation of a manifest whose first-adding commit is already known.
 
     What :func:`cite` does after resolving and walking history; a caller citing many
@@ -207,6 +216,8 @@ def citation_of(view: View, manifest: Manifest, first: pygit2.Commit, *, templat
         remote: the origin remote, or None.
         publisher: the publisher (``[cite] publisher``).
         accessed: the access date, or None to leave it to the reader (a static page).
+        schema: check a run's implementation against its schema when it is read (as
+            :func:`cite`).
 
     Raises:
         InputError, StoreStateError: as :func:`permalink`.
@@ -226,12 +237,13 @@ def citation_of(view: View, manifest: Manifest, first: pygit2.Commit, *, templat
         accessed=accessed,
         permalink=permalink(template, remote, commit=commit, path=path, blob=blob,
                             digest=manifest.digest),
-        authors=_authors(view, manifest, publisher),
+        authors=_authors(view, manifest, publisher, schema=schema),
         publisher=publisher,
     )
 
 
-def short_citation(store: Store, digest: Digest, at: str | None = None) -> str:
+def short_citation(store: Store, digest: Digest, at: str | None = None, *,
+                   schema: bool = True) -> str:
     """Return the one line the run page (``kistore show``) ends with.
 
     ``Cite: AUTHORS (YEAR). TITLE. PUBLISHER. PERMALINK (DIGEST)``. When the object cannot
@@ -242,6 +254,8 @@ def short_citation(store: Store, digest: Digest, at: str | None = None) -> str:
         store: the store.
         digest: the object's digest (already resolved).
         at: revision, or None for HEAD / the work tree (as :func:`cite`).
+        schema: as :func:`cite` (False: the derived index holds records of the run and of
+            its implementation).
 
     Returns:
         One line, no trailing newline.
@@ -251,13 +265,109 @@ def short_citation(store: Store, digest: Digest, at: str | None = None) -> str:
         VerificationError: the object's bytes do not hash to ``digest``.
     """
     try:
-        citation = cite(store, digest, at=at)
+        citation = cite(store, digest, at=at, schema=schema)
     except (StoreStateError, InputError) as e:
         if isinstance(e, ResolutionError) and not store.view(at).has_object(digest):
             raise
         return f"Cite: {digest} (no permalink yet: {e.message})"
     return (f"Cite: {names(citation.authors)} ({citation.published.year}). {citation.title}. "
             f"{citation.publisher}. {citation.permalink} ({citation.digest})")
+
+
+class FirstCommit(Protocol):
+    """What a citation needs of the commit that first added an object.
+
+    A ``pygit2.Commit`` has both; so has :class:`GitCommit`.
+    """
+
+    @property
+    def id(self) -> object:
+        """The commit's id (``str()`` gives its hex)."""
+
+    @property
+    def commit_time(self) -> int:
+        """The committer time, seconds since the epoch."""
+
+
+@dataclass(frozen=True)
+class GitCommit:
+    """A commit as ``git rev-list`` printed it: its hex id and committer time.
+
+    Attributes:
+        id: the commit's hex id.
+        commit_time: committer time, seconds since the epoch.
+    """
+
+    id: str
+    commit_time: int
+
+
+def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str) -> GitCommit | None:
+    """:func:`first_commit` from ``HEAD`` asked of the ``git`` command, without libgit2.
+
+    Importing pygit2 costs more CPU than the rest of a run page (``kistore show``,
+    docs/speed.md); two short ``git`` children answer instead, in the common case: a
+    full (not shallow) clone whose history holds exactly one commit that introduces
+    ``path`` with ``blob`` (holds it, while none of its parents does). That commit is what
+    :func:`first_commit` returns: the first holder of a parents-first walk has no parent
+    holding it, so it is an introducer, and here the only one. ``git rev-list
+    --full-history -- PATH`` lists every introducer (each differs from all its parents at
+    ``path``); ``git cat-file --batch-check`` says which holds the blob.
+
+    Args:
+        root: the work tree (``git -C``).
+        git_dir: its git directory (a ``shallow`` file there: not answered here).
+        path: the object file's repository path.
+        blob: its git blob id (40 hex).
+
+    Returns:
+        The introducing commit; None when this cannot answer for certain (a shallow clone,
+        no or several introducers, no ``git``, any error): the caller walks with libgit2.
+    """
+    if (git_dir / "shallow").exists():
+        return None
+    git = ["git", "-C", str(root), "-c", "core.quotePath=false"]
+    try:
+        listed = subprocess.run(
+            [*git, "rev-list", "--full-history", "--no-commit-header",
+             "--format=%H %ct %P", "HEAD", "--", path],
+            capture_output=True, text=True, check=False, timeout=60)
+        if listed.returncode != 0:
+            return None
+        commits = [line.split() for line in listed.stdout.splitlines() if line.strip()]
+        asked = [f"{c}:{path}" for c, *_ in commits] + \
+            [f"{p}:{path}" for _, _, *parents in commits for p in parents]
+        checked = subprocess.run([*git, "cat-file", "--batch-check=%(objectname)"],
+                                 input="\n".join(asked) + "\n", capture_output=True,
+                                 text=True, check=False, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    answers = checked.stdout.splitlines()
+    if checked.returncode != 0 or len(answers) != len(asked):
+        return None
+    holds = dict(zip(asked, (a.strip() == blob for a in answers), strict=True))
+    introducers = [GitCommit(c, int(t)) for c, t, *parents in commits
+                   if holds[f"{c}:{path}"] and not any(holds[f"{p}:{path}"] for p in parents)]
+    return introducers[0] if len(introducers) == 1 else None
+
+
+def first_is_git(first: FirstCommit) -> bool:
+    """Whether ``first`` came from :func:`first_commit_by_git` (libgit2 not loaded for it)."""
+    return isinstance(first, GitCommit)
+
+
+def _origin_url_by_git(store: Store, name: str = "origin") -> str | None:
+    """:func:`origin_url` asked of ``git remote get-url`` (no libgit2); None when absent."""
+    try:
+        done = subprocess.run(["git", "-C", str(store.root), "remote", "get-url", name],
+                              capture_output=True, text=True, check=False, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return origin_url(store)
+    if done.returncode == 2 or (done.returncode != 0 and "No such remote" in done.stderr):
+        return None
+    if done.returncode != 0:
+        return origin_url(store)
+    return done.stdout.strip() or None
 
 
 def first_commit(repo: pygit2.Repository, path: str, blob: str,
@@ -628,7 +738,8 @@ def _start_commit(store: Store, at: str | None) -> pygit2.Commit:
     return store.commit("HEAD")
 
 
-def _authors(view: View, manifest: Manifest, publisher: str) -> tuple[str, ...]:
+def _authors(view: View, manifest: Manifest, publisher: str, *, schema: bool = True
+             ) -> tuple[str, ...]:
     """Return who to name as author.
 
     The implementation's ``spec.author`` when the object is an Implementation or a run
@@ -641,7 +752,7 @@ def _authors(view: View, manifest: Manifest, publisher: str) -> tuple[str, ...]:
         ref = manifest.references().get("implementationDigest")
         if ref is not None and view.has_object(ref):
             try:
-                implementation = view.manifest(ref).spec
+                implementation = view.manifest(ref, schema=schema).spec
             except (InputError, StoreStateError):
                 implementation = None  # unreadable: `kistore verify` reports it
     author = (implementation or {}).get("author")

@@ -6,6 +6,7 @@ import gc
 import json
 import shlex
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -21,6 +22,11 @@ from . import (
     undone_add,
     warn_unreadable,
 )
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..core.model import Manifest
+    from ..index.catalog import Catalog
+    from ..store import Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -224,49 +230,42 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
       kistore show BenchmarkProtocol/sol-execbench-leaderboard-v1-1 --json
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..cite.citation import short_citation
     from ..core.digest import Digest
     from ..core.errors import ResolutionError
-    from ..index.index import open_catalog
-    from ..query.answers import NoComparisonGroup, find
-    from ..query.page import run_page
 
     store = ctx.store()
     catalog = None
     with explaining_misses(store, [ref], at, names_at_commits=True):
-        try:
-            manifest = store.read(ref, at=at)
+        try:  # schema-checked below unless the index vouches for it (no schema compiled)
+            manifest = store.read(ref, at=at, schema=False)
         except ResolutionError:
             if "/" not in ref:
                 raise
-            # KIND/NAME not in the index's names: renamed in place, or its files are damaged;
-            # the query layer finds the first and names the damaged file for the second
+            # Lazy: only a run's page, or this fallback, needs the derived index.
+            from ..index.index import open_catalog
+            from ..query.answers import find
+
+            # KIND/NAME with no names file: renamed in place, or its files are damaged (or
+            # a store never migrated); the query layer finds the first and names the
+            # damaged file for the second
             catalog = open_catalog(store, at)
             manifest = store.read(Digest.from_str(find(store, catalog, ref, at=at).digest),
-                                  at=at)
+                                  at=at, schema=False)
+    if manifest.kind == "BenchmarkRun" and catalog is None:
+        # Lazy: only a run's page needs the derived index (the rank of its group).
+        from ..index.index import open_catalog
+
+        catalog = open_catalog(store, at)
+    if catalog is None or catalog.record(str(manifest.digest)) is None:
+        manifest = store.view(at).manifest(manifest.digest)  # not indexed: check its schema
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 
     warn_shared_names(store, [manifest], at)
     note = None
-    if manifest.kind == "BenchmarkRun":
-        catalog = catalog or open_catalog(store, at)
-        try:
-            page = run_page(store, str(manifest.digest), at=at, comparison=comparison,
-                            catalog=catalog)
-        except NoComparisonGroup as e:
-            note = e.message
-            warn_unreadable(store, catalog, at)  # e.g. its protocol's file was deleted
-        else:
-            warn_unreadable(store, catalog, at)
-            citation = short_citation(store, manifest.digest, at=at)
-            if as_json:
-                emit_json({**page.to_json(), "citation": citation,
-                           "manifest": manifest.document})
-            else:
-                for line in page.lines():
-                    click.echo(line)
-                click.echo(citation)  # the index page ends with how to cite it
+    if catalog is not None and manifest.kind == "BenchmarkRun":
+        note = _show_run(store, catalog, manifest, at, comparison, as_json)
+        if note is None:
             return
     if as_json:
         emit_json({"digest": str(manifest.digest), **manifest.document})
@@ -278,6 +277,40 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     if note:
         click.echo(f"note:     {note}")
     click.echo(json.dumps(manifest.spec, indent=2, ensure_ascii=False))
+
+
+def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None,
+              comparison: str | None, as_json: bool) -> str | None:
+    """Print the run page of ``manifest`` and its citation line; return None once printed.
+
+    Returns:
+        None when the page was printed; else why the run has no page (no comparison
+        group: its protocol or environment is not in the store), for ``show`` to print the
+        manifest as stored with that note.
+    """
+    # Lazy: the query and cite layers load for a run's page only (`show Workload/X` does not).
+    from ..cite.citation import short_citation
+    from ..query.answers import NoComparisonGroup
+    from ..query.page import run_page
+
+    try:
+        page = run_page(store, str(manifest.digest), at=at, comparison=comparison,
+                        catalog=catalog)
+    except NoComparisonGroup as e:
+        warn_unreadable(store, catalog, at)  # e.g. its protocol's file was deleted
+        return e.message
+    warn_unreadable(store, catalog, at)
+    implementation = manifest.references().get("implementationDigest")
+    indexed = all(catalog.record(str(d)) is not None
+                  for d in (manifest.digest, implementation) if d is not None)
+    citation = short_citation(store, manifest.digest, at=at, schema=not indexed)
+    if as_json:
+        emit_json({**page.to_json(), "citation": citation, "manifest": manifest.document})
+    else:
+        for line in page.lines():
+            click.echo(line)
+        click.echo(citation)  # the index page ends with how to cite it
+    return None
 
 
 @click.command()

@@ -69,9 +69,10 @@ def refuse_shared_names(store: Store, refs: Sequence[str | None], at: str | None
         store: the :class:`kistore.store.Store` asked.
         refs: what the person typed (None entries, digests and prefixes are skipped).
         at: the revision asked; a commit (not None) is checked only with ``commits``.
-        commits: check commit ``at`` too: for a caller that looks ``KIND/NAME`` up in the
-            index's commit scope of names anyway (that first sync of a commit reads its
-            changed shards; a rank, answered from the query index, does not make it).
+        commits: check commit ``at`` too, when it has no names files (a store never
+            migrated: the caller looks ``KIND/NAME`` up in the index's commit scope of
+            names anyway; a rank, answered from the query index, does not make it). A
+            commit with names files answers ``KIND/NAME`` from its names file alone.
 
     Raises:
         ResolutionError: ``REF is ambiguous: 2 BenchmarkRun manifests are named 'x':`` then
@@ -79,6 +80,11 @@ def refuse_shared_names(store: Store, refs: Sequence[str | None], at: str | None
     """
     keys = [key for ref in refs if (key := _name_key(ref)) is not None]
     if not keys or (at is None and store.root is None) or (at is not None and not commits):
+        return
+    if at is not None and store.view(at).has_names_files():
+        # names as paths: the names file decides, checked against its owner's metadata
+        # (Store.resolve; KI212 if they disagree). Asking the index's names of a commit
+        # would read every metadata file of it the first time (a partial clone: fetch them).
         return
     shared = _shared_names(store, keys, at)
     for ref in refs:

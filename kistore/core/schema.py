@@ -33,12 +33,13 @@ import json
 import re
 import unicodedata
 from functools import cache
-from importlib import resources
-from importlib.resources.abc import Traversable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .canonical import escape_pointer
 from .errors import QUOTE_WIDTH, InstallationError, SchemaError, shorten
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from importlib.resources.abc import Traversable
 
 API_VERSION = "kernelindex.dev/v1alpha1"
 KINDS = ("Workload", "BenchmarkProtocol", "ExecutionEnvironment", "Implementation", "BenchmarkRun")
@@ -51,6 +52,10 @@ SCHEMA_BASE = "https://kernelindex.dev/schemas/v1alpha1/"
 @cache
 def _schema_dir() -> Traversable:
     """Return the installed ``kistore.schemas`` package, or ``schemas/`` beside the source."""
+    # importlib.resources loads tempfile, zipfile... (~15 ms of start-up, docs/speed.md).
+    # Lazy: only validating needs it; most importers of this module want `KINDS` alone.
+    from importlib import resources
+
     try:
         return resources.files("kistore.schemas")
     except ModuleNotFoundError:  # running from the source tree: kistore/ next to schemas/

@@ -16,7 +16,6 @@ import contextlib
 import hashlib
 import os
 import struct
-import tempfile
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -97,6 +96,10 @@ def _write(pack_dir: Path, blobs: Iterable[bytes], level: int, keep: str | None
     Returns:
         The ids, and the pack's path without its suffix.
     """
+    # tempfile loads random (~9 ms of the start-up of `kistore show`, docs/speed.md).
+    # Lazy: only writing a pack needs it; a citation imports this module for blob_id.
+    import tempfile
+
     ids: list[bytes] = []
     entries: dict[bytes, tuple[int, int]] = {}  # id -> (offset, crc32)
     pack_dir.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,6 @@ import marshal
 import os
 import re
 import signal
-import tempfile
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -99,6 +98,10 @@ def _write(path: str, data: bytes, *, fix_mode: bool) -> os.stat_result:
             os.makedirs(parent, exist_ok=True)
             fd = os.open(tmp, flags, _MODE)
         except FileExistsError:  # a leftover of a crashed process with our pid
+            # tempfile loads random (~9 ms of start-up, docs/speed.md).
+            # Lazy: this rare case only; every read imports this module via the store.
+            import tempfile
+
             fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=parent)
         view = memoryview(data)
         while view:  # os.write may write less than asked (signals, huge buffers)

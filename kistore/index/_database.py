@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import logging
 import os
 import sqlite3
 import uuid
@@ -127,7 +126,22 @@ LARGE_READ = 50_000
 (the first query or add after the format changed, or after a large pull) says so first,
 through :data:`log`."""
 
-log = logging.getLogger("kistore.index")
+class _IndexLog:
+    """The ``kistore.index`` logger, looked up on first use.
+
+    ``logging`` costs ~10 ms of a fresh process (``kistore show``, docs/speed.md) and is
+    needed only to say a note.
+    """
+
+    def warning(self, message: str, *args: object) -> None:
+        """Log ``message % args`` as a WARNING on the ``kistore.index`` logger."""
+        # Lazy: see the class docstring (start-up of every query).
+        import logging
+
+        logging.getLogger("kistore.index").warning(message, *args)
+
+
+log = _IndexLog()
 """Where a long update is announced (a WARNING: without logging configured, Python prints
 it on stderr, so a command line user sees why the command is slow)."""
 

@@ -211,13 +211,15 @@ def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str |
     catalog = catalog or open_catalog(store, at)
     record, ranking = rank(store, ref, at=at, comparison=comparison,
                            min_evidence=min_evidence, catalog=catalog)
-    manifest = store.read(Digest.from_str(record.digest), at=at)
+    # the catalog's records were made from these same object bytes, schema-checked then
+    manifest = store.read(Digest.from_str(record.digest), at=at, schema=False)
     row = ranking.row(record.digest)
     assert row is not None
     related: dict[str, Manifest | None] = {}
     for field, digest in manifest.references().items():
         try:
-            related[field] = store.read(digest, at=at)
+            related[field] = store.read(digest, at=at,
+                                        schema=catalog.record(str(digest)) is None)
         except KistoreError:
             related[field] = None  # dangling: shown as its digest only
     return RunPage(manifest, record, ranking, row, related, notes_not_fetched(store))

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ..attest.evidence import SOURCE_NATIVE
@@ -42,6 +41,10 @@ DESCENDING = "descending"
 @cache
 def default_policy_bytes() -> bytes:
     """Return the bytes of the shipped default policy (``kistore/query/default_policy.json``)."""
+    # importlib.resources loads tempfile, zipfile... (~15 ms of start-up, docs/speed.md).
+    # Lazy: a query reads the store's own policy file; this default only without one.
+    from importlib import resources
+
     return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
 
 

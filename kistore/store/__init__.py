@@ -5,17 +5,38 @@ commit; :mod:`.admission` decides what an add may write; :mod:`.inputs` reads th
 user hands in; :mod:`.migrate` finds what a store of an earlier layout lacks.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ..core.gitattributes import GITATTRIBUTES_LINE
-from ._store import (
-    PACK_THRESHOLD,
-    AddInterrupted,
-    AddResult,
-    Store,
-    atomic_write,
-    read_settings,
-)
-from ._views import CommitView, Files, FileTooLarge, View, WorkTreeView
-from .migrate import ForwardWritten, NameWritten
+from ._store import AddInterrupted, Store, atomic_write, read_settings
+from ._views import CommitView, Files, FileTooLarge, NamesFileDisagrees, View, WorkTreeView
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each loads on first use
+    from ..git.commit import PACK_THRESHOLD
+    from .admission import AddResult
+    from .migrate import ForwardWritten, NameWritten
+
+_WRITE_PATH = {"PACK_THRESHOLD": "kistore.git.commit", "AddResult": "kistore.store.admission",
+               "ForwardWritten": "kistore.store.migrate",
+               "NameWritten": "kistore.store.migrate"}
+"""Names of the write path, imported on first use: a read (``show``) never loads them."""
+
+
+def __getattr__(name: str) -> Any:
+    """Return a name of :data:`_WRITE_PATH`, importing its module on first access.
+
+    Raises:
+        AttributeError: ``name`` is no name of this package.
+    """
+    module = _WRITE_PATH.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # Lazy: the write path (git.commit loads logging; admission, migrate): docs/speed.md.
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "GITATTRIBUTES_LINE",
@@ -27,6 +48,7 @@ __all__ = [
     "CommitView",
     "FileTooLarge",
     "Files",
+    "NamesFileDisagrees",
     "Store",
     "View",
     "WorkTreeView",

@@ -27,7 +27,6 @@ import os
 import sqlite3
 import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,20 +37,17 @@ from ..core.gitattributes import GITATTRIBUTES_LINE, check_gitattributes
 from ..core.limits import Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
-from ..git.commit import PACK_THRESHOLD as PACK_THRESHOLD  # re-exported: the bench reads it
-from ..git.commit import BranchCommit, check_ready, common_git_dir, interrupts_deferred
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.writer import FileBatch, FileStat, remove_stale_temps
 from ..git.writer import atomic_write as atomic_write  # re-exported: trust and notes use it
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
 from ._views import CommitView, View, WorkTreeView
-from .admission import AddResult as AddResult  # re-exported: importers and the CLI use it
-from .admission import plan_add
-from .migrate import ForwardWritten, NameWritten, plan_forward, plan_names
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
     from ..index.index import Prepared
+    from .admission import AddResult
+    from .migrate import ForwardWritten, NameWritten
 
 SETTINGS_TEMPLATE = """\
 # kistore store settings (https://kernelindex.dev). Reviewed like code.
@@ -199,6 +195,10 @@ class Store:
             policy.write_bytes(_default_policy())
             written.append(f"{layout.POLICY_DIR}/ranking.json")
         if is_new and written:
+            # git.commit loads logging (docs/speed.md, start-up).
+            # Lazy: the write path: a read such as `kistore show` never writes.
+            from ..git.commit import BranchCommit
+
             files = {p: (store.root / p).read_bytes() for p in written}
             BranchCommit(store.repo, store.root).run(files, "kistore init: new store")
         else:
@@ -267,14 +267,26 @@ class Store:
                 optional), or ``KIND/NAME`` (e.g. ``BenchmarkRun/sol-submission-20464``).
             at: revision to read, or None for the work tree.
 
+        ``KIND/NAME`` is answered from its names file (``store/names/KIND/XX/NAME``), one
+        path read, then checked against the owner's metadata and object; a store without
+        ``store/names/`` (never migrated) asks the index's names instead.
+
         Raises:
             ResolutionError: nothing matches, or a prefix matches several objects (the
                 message lists the candidates).
+            NamesFileDisagrees: the names file of ``KIND/NAME`` names a manifest of
+                another kind or name, or holds no digest (KI212): not trusted.
             InputError: ``ref`` has none of the three forms.
         """
         view = self.view(at)
         kind, slash, name = ref.partition("/")
-        if slash and kind in KINDS:
+        if slash and kind in KINDS and view.has_names_files():
+            # names as paths: one names file, checked against its owner (no index opened)
+            digest = view.named(kind, name)
+            if digest is None:
+                raise ResolutionError(f"no {kind} named {name!r} in the store")
+            return digest
+        if slash and kind in KINDS:  # a store never migrated: the index's names
             digest = view.name_owners([(kind, name)]).get((kind, name))
             if digest is not None and view.name_index is not None and view.scope == "work" and \
                     not _has_name(view, digest, name):  # its metadata was rewritten in place
@@ -297,15 +309,19 @@ class Store:
         ]
         return match_prefix(prefix, candidates)
 
-    def read(self, ref: str | Digest, *, at: str | None = None) -> Manifest:
+    def read(self, ref: str | Digest, *, at: str | None = None, schema: bool = True
+             ) -> Manifest:
         """Return the stored manifest ``ref`` names, re-hashed on read.
+
+        ``schema=False``: not checked against its schema again, for a digest the derived
+        index holds a record of (:meth:`View.manifest`).
 
         Raises:
             ResolutionError, InputError: as :meth:`resolve`.
             VerificationError: the stored bytes do not hash to their name.
         """
         digest = ref if isinstance(ref, Digest) else self.resolve(ref, at=at)
-        return self.view(at).manifest(digest)
+        return self.view(at).manifest(digest, schema=schema)
 
     # -- writing ---------------------------------------------------------------------
 
@@ -364,6 +380,10 @@ class Store:
         In the git directory all worktrees share: adds from two linked worktrees of one
         repository take turns too (they may commit to one branch).
         """
+        # git.commit loads logging; admission and migrate are large (docs/speed.md).
+        # Lazy: the write path: a read such as `kistore show` never writes.
+        from ..git.commit import common_git_dir
+
         with open(common_git_dir(Path(self.git_dir)) / "kistore-write.lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
@@ -382,6 +402,11 @@ class Store:
         origins: Mapping[Digest, Any] | None,
     ) -> list[AddResult]:
         """:meth:`add` under the write lock."""
+        # git.commit loads logging; admission and migrate are large (docs/speed.md).
+        # Lazy: the write path: a read such as `kistore show` never writes.
+        from ..git.commit import BranchCommit, check_ready
+        from .admission import plan_add
+
         if self.root is None:
             raise StoreStateError("this repository has no work tree; `add` needs one")
         if commit:
@@ -435,6 +460,9 @@ class Store:
             AddInterrupted: Ctrl-C or SIGTERM arrived after the commit landed.
             StoreStateError: as :meth:`add`.
         """
+        # Lazy: the write path (git.commit loads logging): a read never writes (docs/speed.md).
+        from ..git.commit import BranchCommit, interrupts_deferred
+
         assert self.root is not None
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)
@@ -444,7 +472,7 @@ class Store:
         # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
         with committer.index_held(files.keys()) if committer else contextlib.nullcontext():
             try:
-                if committer is not None and len(files) >= PACK_THRESHOLD and WRITERS:
+                if committer is not None and len(files) >= _pack_threshold() and WRITERS:
                     # Child processes write the work-tree files while this one builds the
                     # git objects, then parses them for the index's rows: they overlap on a
                     # second core. The branch moves only once every file is in place.
@@ -496,6 +524,11 @@ class Store:
                 digest or other bytes; nothing is written.
             StoreStateError: no work tree, or the ``--commit`` path refuses (see :meth:`add`).
         """
+        # git.commit loads logging; admission and migrate are large (docs/speed.md).
+        # Lazy: the write path: a read such as `kistore show` never writes.
+        from ..git.commit import check_ready
+        from .migrate import plan_forward, plan_names
+
         if self.root is None:
             raise StoreStateError("this repository has no work tree; `migrate` needs one")
         self.name_index().usable()
@@ -649,8 +682,35 @@ class Store:
             return              # these shards, whose keys it does not have
 
 
+def _pack_threshold() -> int:
+    """Files from which an add with ``--commit`` writes its work tree in child processes.
+
+    :data:`kistore.git.commit.PACK_THRESHOLD` (from there on it also packs its blobs), or
+    this module's ``PACK_THRESHOLD`` when a test set one.
+    """
+    value = globals().get("PACK_THRESHOLD")
+    return int(value) if value is not None else int(__getattr__("PACK_THRESHOLD"))
+
+
+def __getattr__(name: str) -> Any:
+    """Return ``PACK_THRESHOLD`` (re-exported: the bench reads it) from the write path.
+
+    Raises:
+        AttributeError: any other name.
+    """
+    if name != "PACK_THRESHOLD":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # Lazy: git.commit (and logging) is the write path; a read never loads it (docs/speed.md).
+    from ..git.commit import PACK_THRESHOLD
+
+    return PACK_THRESHOLD
+
+
 def _default_policy() -> bytes:
     """Return the shipped default ranking policy (read as data: no query import)."""
+    # Lazy: importlib.resources loads tempfile, zipfile... (~15 ms): `kistore init` only.
+    from importlib import resources
+
     return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
 
 

@@ -60,6 +60,30 @@ class FileTooLarge(VerificationError):
                          "(manifest-bytes); nothing past the limit was read", file=path)
 
 
+_RECORD_LIMIT = 80
+"""Most bytes read of a names file (one holds 72: ``sha256:<64 hex>\\n``)."""
+
+
+class NamesFileDisagrees(VerificationError):
+    """A names file that does not name the manifest its path says (``verify``: KI212).
+
+    A ``KIND/NAME`` reference is answered from its names file only after the owner's
+    metadata and object agree; this is raised instead of answering with another manifest.
+
+    Args:
+        path: the names file's repository path.
+        problem: what it holds or names, e.g. ``names sha256:..., which is
+            BenchmarkRun/z, not BenchmarkRun/b``.
+    """
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(
+            f"KI212 name-path-disagrees: the names file {problem}; it is not trusted. "
+            "Run `kistore verify` to see every disagreement; restore a names or metadata "
+            "file changed by hand with `git checkout -- FILE`, or give the digest "
+            "(or an 8+ hex prefix) of the manifest you mean", file=path)
+
+
 class Files:
     """Every file of one view under ``store/``, with its git mode: what ``verify`` checks.
 
@@ -211,8 +235,14 @@ class View:
             )
         return data
 
-    def manifest(self, digest: Digest) -> Manifest:
+    def manifest(self, digest: Digest, *, schema: bool = True) -> Manifest:
         """Return the stored manifest (object re-hashed, metadata attached).
+
+        Args:
+            digest: the manifest's digest.
+            schema: check it against its kind's schema; False where the derived index
+                holds a record of ``digest`` (its build checked the same object bytes):
+                see :meth:`kistore.core.model.Manifest.from_bytes`.
 
         Raises:
             ResolutionError: no such object, or no metadata file for it.
@@ -225,7 +255,8 @@ class View:
         if metadata is None:
             raise ResolutionError(f"object {digest} has no metadata file", file=path)
         try:
-            return Manifest.from_bytes(data, metadata, file=layout.object_path(digest))
+            return Manifest.from_bytes(data, metadata, file=layout.object_path(digest),
+                                       schema=schema)
         except KistoreError:
             try:  # errors are located in the object file: name the metadata file if it is bad
                 canonical.loads(metadata, file=path)
@@ -275,6 +306,67 @@ class View:
         manifests (docs/speed.md).
         """
         return self.name_owners([(kind, name)]).get((kind, name))
+
+    def has_names_files(self) -> bool:
+        """Return True when the view keeps names as paths: ``store/names/`` holds a kind.
+
+        A store migrated (``kistore migrate``) or made since names were paths does; one
+        whose manifests predate them has no ``store/names/``, and a ``KIND/NAME`` is then
+        looked up through the index's names (:meth:`find_name`). One directory listing.
+        """
+        return bool(self.list_dir(layout.NAMES_DIR))
+
+    def named(self, kind: str, name: str) -> Digest | None:
+        """Return the digest the names file of ``KIND/NAME`` holds, checked against its owner.
+
+        Reads one names file (``store/names/KIND/XX/NAME``), then the owner's metadata and
+        object: never a listing, never the index. Use where :meth:`has_names_files` is True.
+
+        Args:
+            kind: a kind (``BenchmarkRun``).
+            name: the ``metadata.name`` asked for.
+
+        Returns:
+            The owner's digest; None when there is no such names file (or ``name`` cannot
+            be one: no manifest can hold it).
+
+        Raises:
+            ResolutionError: the owner's metadata or object file is missing or does not
+                parse (damaged files: the query layer names which, from the index).
+            NamesFileDisagrees: the names file is not ``sha256:<64 hex>\\n``, or names a
+                manifest of another kind or another name (``verify``: KI212). It is never
+                trusted silently.
+        """
+        try:
+            path = layout.name_path(kind, name)
+        except ValueError:
+            return None
+        try:
+            data = self.read(path, _RECORD_LIMIT)
+        except FileTooLarge as e:
+            raise NamesFileDisagrees(path, f"holds {e.size or 'more than 80'} bytes") from None
+        if data is None:
+            return None
+        owner = layout.digest_from_record(data)
+        if owner is None:
+            raise NamesFileDisagrees(path, f"holds {data[:80]!r}, not exactly "
+                                     "sha256:<64 lowercase hex> and a newline")
+        stored_name = self._metadata_name(owner)
+        try:
+            stored_kind = canonical.loads(self.read(layout.object_path(owner)) or b"")["kind"]
+        except (KistoreError, KeyError, TypeError):
+            stored_kind = None
+        if stored_name is None or stored_kind is None:
+            # the owner's files are damaged or missing: not the names file's fault; the
+            # caller's fallback (the index) names the damaged file and how to restore it
+            raise ResolutionError(
+                f"{kind}/{name}: its names file names {owner}, whose "
+                f"{'metadata' if stored_name is None else 'object'} file is missing or "
+                "unreadable; run `kistore verify`", file=path)
+        if (stored_kind, stored_name) != (kind, name):
+            raise NamesFileDisagrees(path, f"names {owner}, which is "
+                                     f"{stored_kind}/{stored_name}, not {kind}/{name}")
+        return owner
 
     def shared_names(self, keys: Sequence[tuple[str, str]] | None = None, *,
                      sync: bool = True) -> dict[tuple[str, str], list[Digest]]:

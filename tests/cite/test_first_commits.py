@@ -75,3 +75,51 @@ def _object_files(path) -> list[tuple[str, str]]:
     """(path, blob) of every object file at HEAD, as the real git lists them."""
     listed = git(path, "ls-tree", "-r", "HEAD", layout.OBJECTS_DIR).splitlines()
     return [(line.split("\t")[1], line.split()[2]) for line in listed]
+
+
+def test_the_git_command_gives_first_commit_or_steps_aside(tmp_path, kit):
+    """`first_commit_by_git` (the run page's citation without libgit2) answers as
+    `first_commit` does, or not at all: forged bytes first, a side branch, one manifest
+    added on two branches (two introducers: it steps aside), a shallow clone."""
+    from kistore.cite.citation import first_commit_by_git
+
+    path = new_store(tmp_path / "store")
+    store = Store(path)
+    add(path, BUNDLE)
+    real = (path / RUN_PATH).read_bytes()
+    (path / RUN_PATH).write_bytes(real.replace(b"passed", b"failed"))
+    forged = commit_all(path, "forged bytes under the run's name", day=1)
+    (path / RUN_PATH).write_bytes(real)
+    fixed = commit_all(path, "the real bytes", day=2)
+    twice = _manifest(kit.workload("twice", name="twice"))
+    git(path, "checkout", "-q", "-b", "side")
+    store.add([_manifest(kit.workload("side-a", name="side-a")), twice])
+    side = commit_all(path, "side adds", day=3)
+    git(path, "checkout", "-q", "main")
+    store.add([_manifest(kit.workload("main-c", name="main-c")), twice])
+    commit_all(path, "main adds the same manifest", day=4)
+    git(path, "merge", "-q", "--no-ff", "--no-gpg-sign", "-m", "merge side", "side", day=5)
+    head = store.commit("HEAD")
+    answered = 0
+    for file, blob in _object_files(path):
+        by_git = first_commit_by_git(path, path / ".git", file, blob)
+        expected = first_commit(store.repo, file, blob, head)
+        if file == layout.object_path(twice.digest):
+            assert by_git is None  # two commits introduce it: libgit2's walk decides
+            continue
+        assert by_git is not None, file
+        assert (by_git.id, by_git.commit_time) == (str(expected.id), expected.commit_time)
+        answered += 1
+    assert answered == 5  # run, protocol, environment, side-a, main-c
+    real_blob = git(path, "rev-parse", f"{fixed}:{RUN_PATH}")
+    assert first_commit_by_git(path, path / ".git", RUN_PATH, real_blob).id == fixed
+    forged_blob = git(path, "rev-parse", f"{forged}:{RUN_PATH}")
+    assert first_commit_by_git(path, path / ".git", RUN_PATH, forged_blob).id == forged
+    side_a = layout.object_path(_manifest(kit.workload("side-a", name="side-a")).digest)
+    assert first_commit_by_git(path, path / ".git", side_a,
+                               git(path, "rev-parse", f"HEAD:{side_a}")).id == side
+    assert first_commit_by_git(path, path / ".git", "store/objects/sha256/00/none.json",
+                               real_blob) is None  # in no commit: libgit2 says why
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{path}", str(shallow))
+    assert first_commit_by_git(shallow, shallow / ".git", RUN_PATH, real_blob) is None

@@ -127,6 +127,7 @@ def test_a_rank_warns_from_what_it_shows_when_the_name_catalog_missed_the_edit(
     add_fast_and_slow(store, kit)
     settle(store.root)
     fast, slow = (Store(store.root).resolve(f"BenchmarkRun/{n}") for n in ("fast", "slow"))
+    Store(store.root).view().names()  # the name catalog synced (resolve reads names files)
     meta = store.root / layout.metadata_path(slow)
     directory = os.stat(meta.parent)
     meta.write_bytes(b'{"name":"fast"}')
@@ -190,13 +191,25 @@ def test_ls_of_a_workload_with_no_name_is_an_incomplete_reference(runner, twins)
 
 
 @pytest.mark.parametrize("command", ["show", "cat", "cite", "attestations"])
-def test_a_name_two_committed_runs_share_is_refused_at_that_commit(runner, twins, command):
-    """Committed past the gate (no hook): `show --at HEAD` gave the larger digest."""
+def test_a_name_two_committed_runs_share_is_answered_by_its_names_file(runner, twins, command):
+    """Committed past the gate (no hook): `show --at HEAD` gave the larger digest. A commit
+    keeps names as paths: `fast` is the manifest its names file names (that manifest's
+    metadata agrees), found without reading the commit's other files; `slow`'s names file
+    names a manifest whose metadata now says `fast`, and is not trusted (KI212)."""
     from ..conftest import commit_all
 
     root, fast, slow = twins
     commit_all(root, "rename slow by hand")
     result = run(runner, root, command, "BenchmarkRun/fast", "--at", "HEAD")
+    if command == "cite":  # resolved; this store has no remote to build a permalink from
+        assert "cannot build a permalink" in result.stderr, result.output
+    else:
+        assert result.exit_code == 0, result.output
+    if command == "cat":
+        assert result.stdout_bytes == (root / layout.object_path(fast)).read_bytes()
+    result = run(runner, root, command, "BenchmarkRun/slow", "--at", "HEAD")
     assert result.exit_code == 1
-    assert result.stderr.startswith("error: BenchmarkRun/fast is ambiguous: 2 BenchmarkRun "
-                                    f"manifests are named 'fast': {candidates(fast, slow)}")
+    assert result.stderr.startswith(
+        f"error: {layout.name_path('BenchmarkRun', 'slow')}: KI212 name-path-disagrees: the "
+        f"names file names {slow}, which is BenchmarkRun/fast, not BenchmarkRun/slow; it is "
+        "not trusted.")

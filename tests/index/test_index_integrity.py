@@ -214,8 +214,10 @@ def test_a_name_row_pointed_at_another_manifest_is_detected(group):
     assert slow != fast
     edit(group, "DELETE FROM names WHERE digest = ?", args=(fast[7:],))
     edit(group, "UPDATE names SET digest = ? WHERE name = 'slow'", args=(fast[7:],))
+    # the index's names (Store.resolve reads names files, and never this row)
+    assert str(group.view().find_name("BenchmarkRun", "slow")) == slow
+    assert str(group.view().find_name("BenchmarkRun", "fast")) == fast
     assert str(group.resolve("BenchmarkRun/slow")) == slow
-    assert str(group.resolve("BenchmarkRun/fast")) == fast
     assert ranked(group) == RANKED
     assert sealed(group, "names")
 

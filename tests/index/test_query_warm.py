@@ -344,9 +344,22 @@ def test_show_by_a_name_rewritten_in_place_is_not_resolved_from_the_name_catalog
     rewrite_in_place(path, 0, path.read_bytes().replace(b'"name":"b"', b'"name":"z"'))
     result = runner.invoke(main, [*show, "BenchmarkRun/b"])
     assert result.exit_code == 1
-    assert result.stderr == f"error: {NOT_NAMED.format('b')}\n"
+    assert result.stderr == disagrees("b", b, "z")  # the names file is not trusted silently
+    result = runner.invoke(main, ["--store", str(store.root), "reindex"])
+    assert result.exit_code == 0, result.output
     result = runner.invoke(main, [*show, "BenchmarkRun/z"])  # the catalog has read it again
     assert result.exit_code == 0 and result.stdout.startswith("z:"), result.output
+
+
+def disagrees(name: str, digest: str, found: str) -> str:
+    """The error for ``BenchmarkRun/NAME`` whose names file names a manifest now ``found``."""
+    from kistore.core import layout
+
+    return (f"error: {layout.name_path('BenchmarkRun', name)}: KI212 name-path-disagrees: the "
+            f"names file names {digest}, which is BenchmarkRun/{found}, not BenchmarkRun/"
+            f"{name}; it is not trusted. Run `kistore verify` to see every disagreement; "
+            "restore a names or metadata file changed by hand with `git checkout -- FILE`, "
+            "or give the digest (or an 8+ hex prefix) of the manifest you mean\n")
 
 
 def test_show_and_rank_by_a_new_name_written_in_place_say_how_to_find_it(store, kit, world,
@@ -378,7 +391,7 @@ def test_show_and_rank_by_a_new_name_written_in_place_say_how_to_find_it(store, 
     assert result.exit_code == 0, result.output
     assert [line.split()[-2] for line in result.stdout.splitlines()[1:]] == ["z", "a"]
     result = runner.invoke(main, [*show, "BenchmarkRun/b"])
-    assert (result.exit_code, result.stderr) == (1, f"error: {NOT_NAMED.format('b')}\n")
+    assert (result.exit_code, result.stderr) == (1, disagrees("b", b, "z"))
 
 
 def test_reindex_rebuilds_the_names_too(store, kit, world, runner):

@@ -1,0 +1,105 @@
+"""``KIND/NAME`` read in a partial clone (``git clone --filter=blob:none``) fetches a handful of
+blobs: its names file, then the owner's metadata and object (issue 22).
+
+Names are committed as paths (``store/names/KIND/XX/NAME`` holding the owner's digest), so
+one answer about one name reads one names file and checks it against the owner's files,
+never the commit's other files nor the derived index. These tests count the blobs the
+clone holds before and after, as tests/check/test_partial_clone.py does for the gate.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.store import Store
+
+from ..conftest import ManifestKit, add_docs, git
+
+KISTORE = str(Path(sys.executable).with_name("kistore"))
+
+
+def _missing(repo: Path) -> int:
+    """How many objects reachable from every ref the clone lacks (blobs not fetched yet)."""
+    listing = git(repo, "rev-list", "--objects", "--all", "--missing=print")
+    return sum(1 for line in listing.splitlines() if line.startswith("?"))
+
+
+def _clone(tmp_path: Path, runs: int = 30) -> tuple[Path, dict[str, str], Path]:
+    """A store of ``runs`` runs behind a server; a bare blob-less clone of it.
+
+    Returns:
+        (the clone, name -> digest of each run and of the workload, the full work tree).
+    """
+    kit = ManifestKit()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    docs = [protocol, env, workload]
+    for i in range(runs):
+        impl = kit.implementation(f"proj-{i}", name=f"impl-{i}")
+        docs += [impl, kit.run(protocol, env, impl, workload, latency=10 + i, name=f"run-{i}")]
+    work = tmp_path / "work"
+    Store.init(work)
+    digests = add_docs(Store(work), docs)
+    names = {d["metadata"]["name"]: digest for d, digest in zip(docs, digests, strict=True)}
+    git(work, "branch", "-M", "main")
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(server))
+    git(server, "config", "uploadpack.allowFilter", "true")
+    clone = tmp_path / "reader.git"
+    git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{server}",
+        str(clone))
+    return clone, names, work
+
+
+def _kistore(clone: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([KISTORE, "--store", str(clone), *args], capture_output=True,
+                          check=False)
+
+
+def test_show_by_name_at_head_fetches_its_names_file_and_its_two_files(tmp_path):
+    clone, names, _ = _clone(tmp_path)
+    workload = "workload-3"  # ManifestKit names the third manifest it makes so
+    before = _missing(clone)
+    assert before > 150  # 63 manifests: objects, metadata and names files, none fetched
+    done = _kistore(clone, "show", f"Workload/{workload}", "--at", "HEAD", "--json")
+    assert done.returncode == 0, done.stderr.decode()
+    assert json.loads(done.stdout)["digest"] == names[workload]
+    # the names file, the metadata file, the object file: nothing else of the store
+    assert before - _missing(clone) == 3
+    assert not (clone / "kistore").exists()  # no derived index was made or opened
+
+
+def test_cat_of_a_run_by_name_fetches_three_blobs_and_a_miss_fetches_none(tmp_path):
+    clone, names, work = _clone(tmp_path)
+    before = _missing(clone)
+    done = _kistore(clone, "cat", "BenchmarkRun/run-17", "--at", "HEAD")
+    assert done.returncode == 0, done.stderr.decode()
+    digest = Digest.from_str(names["run-17"])
+    assert done.stdout == (work / layout.object_path(digest)).read_bytes()
+    assert Digest.of(done.stdout) == digest
+    assert before - _missing(clone) == 3
+    after = _missing(clone)
+    done = _kistore(clone, "cat", "BenchmarkRun/run-99", "--at", "HEAD")
+    assert done.returncode == 1
+    assert done.stderr.decode() == "error: no BenchmarkRun named 'run-99' in the store\n"
+    assert _missing(clone) == after  # a name with no names file: one tree lookup, no blob
+
+
+def test_a_names_file_that_names_another_manifest_is_not_trusted(tmp_path):
+    """A names file changed by hand (committed past the gate) names run-3 as run-2."""
+    clone, names, work = _clone(tmp_path, runs=4)
+    path = layout.name_path("BenchmarkRun", "run-2")
+    (work / path).write_bytes(layout.name_record(Digest.from_str(names["run-3"])))
+    git(work, "commit", "-q", "--no-verify", "-am", "run-2 names run-3, by hand")
+    store = Store(work)
+    done = _kistore(work, "show", "BenchmarkRun/run-2", "--at", "HEAD")
+    assert done.returncode == 1
+    assert done.stdout == b""
+    assert done.stderr.decode().startswith(
+        f"error: {path}: KI212 name-path-disagrees: the names file names {names['run-3']}, "
+        "which is BenchmarkRun/run-3, not BenchmarkRun/run-2; it is not trusted.")
+    assert store.resolve("BenchmarkRun/run-3", at="HEAD") == Digest.from_str(names["run-3"])
