@@ -416,7 +416,7 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
             if slash:
                 if store.view().find_name(kind, name) is None:
                     raise ResolutionError(
-                        f"no {kind} named {name!r} in the store; if a metadata file was "
+                        f"no {kind} named {name!r} in the work tree; if a metadata file was "
                         "edited in place to give it this name, run `kistore reindex` to read "
                         "every file again") from None
                 continue

@@ -57,7 +57,7 @@ def find(store: Store, catalog: Catalog, ref: str, *, at: str | None = None) -> 
             raise unreadable_error(store.view(at), found, ref,
                                    committed=str(found) in catalog.skipped())
         if record is None or record.name != name:
-            raise ResolutionError(f"no {kind} named {name!r} in the store")
+            raise ResolutionError(f"no {kind} named {name!r} {store.where(at)}")
         return record
     digest = store.resolve(ref, at=at)
     record = _record(store, catalog, digest, at)

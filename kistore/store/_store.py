@@ -284,7 +284,7 @@ class Store:
             # names as paths: one names file, checked against its owner (no index opened)
             digest = view.named(kind, name)
             if digest is None:
-                raise ResolutionError(f"no {kind} named {name!r} in the store")
+                raise ResolutionError(f"no {kind} named {name!r} {self.where(at)}")
             return digest
         if slash and kind in KINDS:  # a store never migrated: the index's names
             digest = view.name_owners([(kind, name)]).get((kind, name))
@@ -294,7 +294,7 @@ class Store:
                     view.name_index.forget(view.scope, digest)
                 digest = view.name_owners([(kind, name)]).get((kind, name))
             if digest is None:
-                raise ResolutionError(f"no {kind} named {name!r} in the store")
+                raise ResolutionError(f"no {kind} named {name!r} {self.where(at)}")
             return digest
         prefix = parse_prefix(ref)
         if prefix is None:
@@ -308,6 +308,17 @@ class Store:
             if (d := layout.digest_from_path(f"{shard}/{leaf}")) is not None
         ]
         return match_prefix(prefix, candidates)
+
+    def where(self, at: str | None) -> str:
+        """Return where an answer was looked for, for a message that found nothing.
+
+        ``"in the work tree"``, or ``"at REV (commit <12 hex>); it may have come later:
+        leave out --at to ask the work tree"`` (a revision's store is the store as it was).
+        """
+        if at is None:
+            return "in the work tree" if self.root is not None else "at HEAD"
+        return (f"at {at} (commit {str(self.commit(at).id)[:12]}); it may have come later: "
+                "leave out --at to ask the work tree")
 
     def read(self, ref: str | Digest, *, at: str | None = None, schema: bool = True
              ) -> Manifest:

@@ -344,7 +344,7 @@ def test_cli_unknown_ref_exit_1(runner, tmp_path):
     result = run_cli(runner, path, "BenchmarkRun/nope")
     assert result.exit_code == 1
     assert result.stderr == (  # as every other command says it (explaining_misses)
-        "error: no BenchmarkRun named 'nope' in the store; if a metadata file was edited in "
+        "error: no BenchmarkRun named 'nope' in the work tree; if a metadata file was edited in "
         "place to give it this name, run `kistore reindex` to read every file again\n")
 
 

@@ -324,7 +324,7 @@ def test_metadata_rewritten_in_place_is_not_listed_from_a_warm_cache(store, kit,
     assert ranks(store.root, "BenchmarkRun/a") == [("z", 1), ("a", 2)]
 
 
-NOT_NAMED = ("no BenchmarkRun named '{}' in the store; if a metadata file was edited in "
+NOT_NAMED = ("no BenchmarkRun named '{}' in the work tree; if a metadata file was edited in "
              "place to give it this name, run `kistore reindex` to read every file again")
 
 

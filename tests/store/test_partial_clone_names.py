@@ -85,7 +85,11 @@ def test_cat_of_a_run_by_name_fetches_three_blobs_and_a_miss_fetches_none(tmp_pa
     after = _missing(clone)
     done = _kistore(clone, "cat", "BenchmarkRun/run-99", "--at", "HEAD")
     assert done.returncode == 1
-    assert done.stderr.decode() == "error: no BenchmarkRun named 'run-99' in the store\n"
+    head = subprocess.run(["git", "-C", str(clone), "rev-parse", "HEAD"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    assert done.stderr.decode() == (
+        f"error: no BenchmarkRun named 'run-99' at HEAD (commit {head[:12]}); it may have "
+        "come later: leave out --at to ask the work tree\n")
     assert _missing(clone) == after  # a name with no names file: one tree lookup, no blob
 
 
