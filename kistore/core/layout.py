@@ -21,7 +21,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-from .digest import Digest, is_digest
+from .digest import Digest
 
 STORE_DIR = "store"
 OBJECTS_DIR = "store/objects/sha256"
@@ -69,14 +69,14 @@ def digest_from_path(path: str) -> Digest | None:
 
     Accepts exactly the paths :func:`object_path` and :func:`metadata_path` produce.
     """
-    for base in (OBJECTS_DIR, METADATA_DIR):
-        if path.startswith(base + "/"):
-            rest = path[len(base) + 1 :]
-            shard, _, leaf = rest.partition("/")
-            if len(shard) == 2 and leaf.endswith(SUFFIX) and "/" not in leaf:
-                text = "sha256:" + shard + leaf[: -len(SUFFIX)]
-                return Digest.from_str(text) if is_digest(text) else None
-    return None
+    found = _MANIFEST_PATH.fullmatch(path)  # one match (an add asks it of every path)
+    return Digest(found[1] + found[2]) if found is not None else None
+
+
+_MANIFEST_PATH = re.compile(
+    rf"(?:{re.escape(OBJECTS_DIR)}|{re.escape(METADATA_DIR)})/([0-9a-f]{{2}})/([0-9a-f]{{62}})"
+    rf"{re.escape(SUFFIX)}")
+"""An object or metadata path: the shard (2 hex) and the rest of the digest (62 hex)."""
 
 
 _HEX = frozenset("0123456789abcdef")

@@ -1,4 +1,4 @@
-"""Write many git blobs at once as one packfile (git pack format v2 and index v2).
+"""Write many git blobs (and trees) at once as one packfile (git pack format v2 and index v2).
 
 ``add --commit`` of a large batch would otherwise write one loose object (a zlib file, a
 temporary name and a rename) per blob, which is what bounds it on an ordinary disk. A pack
@@ -14,19 +14,36 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
 import struct
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
-_OBJ_BLOB = 3
+TREE = 2
+"""Pack object type of a tree (gitformat-pack(5))."""
+BLOB = 3
+"""Pack object type of a blob."""
+_KIND_NAMES = {TREE: b"tree", BLOB: b"blob"}
 _LARGE_OFFSET = 0x80000000
+_JOINED = 8192
+"""Pack entries joined into one write (a few MB of small manifests)."""
 
 
 def blob_id(data: bytes) -> bytes:
     """Return the git object id (20 raw bytes, SHA-1) of a blob holding ``data``."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).digest()
+
+
+def object_id(kind: int, data: bytes) -> bytes:
+    """Return the git object id (20 raw bytes, SHA-1) of a :data:`BLOB` or :data:`TREE`.
+
+    Raises:
+        KeyError: another kind.
+    """
+    return hashlib.sha1(b"%s %d\0" % (_KIND_NAMES[kind], len(data)) + data,
+                        usedforsecurity=False).digest()
 
 
 def _object_header(kind: int, size: int) -> bytes:
@@ -63,8 +80,31 @@ def write_kept_blobs(pack_dir: Path, blobs: Iterable[bytes], keep: str, *, level
     Raises:
         OSError: as :func:`write_blobs`; nothing is left behind.
     """
-    ids, name = _write(pack_dir, blobs, level, keep)
-    return ids, Path(f"{name}.keep")
+    blobs = list(blobs)
+    ids = [blob_id(data) for data in blobs]
+    objects = zip(ids, itertools.repeat(BLOB), blobs)
+    return ids, write_kept_objects(pack_dir, objects, keep, level=level)
+
+
+def write_kept_objects(pack_dir: Path, objects: Iterable[tuple[bytes, int, bytes]], keep: str,
+                       *, level: int = 1) -> Path:
+    """Write blobs and trees into a new pack, its ``.keep`` file first (:func:`write_kept_blobs`).
+
+    Args:
+        pack_dir: the repository's ``objects/pack`` directory.
+        objects: ``(id, kind, data)`` each: the object's id (20 raw bytes, as
+            :func:`object_id` gives: it is trusted, not computed again), :data:`BLOB` or
+            :data:`TREE`, and its contents; an id met twice is written once.
+        keep: the ``.keep`` file's text (who holds the pack).
+        level: zlib level, as :func:`write_blobs`.
+
+    Returns:
+        The ``.keep`` file's path; the caller deletes it once a ref reaches the objects.
+
+    Raises:
+        OSError: as :func:`write_blobs`; nothing is left behind.
+    """
+    return Path(f"{_write(pack_dir, objects, level, keep)}.keep")
 
 
 def write_blobs(pack_dir: Path, blobs: Iterable[bytes], *, level: int = 1) -> list[bytes]:
@@ -73,7 +113,9 @@ def write_blobs(pack_dir: Path, blobs: Iterable[bytes], *, level: int = 1) -> li
     Args:
         pack_dir: the repository's ``objects/pack`` directory.
         blobs: blob contents; duplicates are written once.
-        level: zlib level (1: fast; ``git gc`` recompresses and deltifies later).
+        level: zlib level (1: fast). ``git gc`` deltifies many objects later, which
+            compresses them again, but keeps the others as they are: level 0 (stored)
+            left a 20,000-manifest store 35% larger after ``git gc`` (docs/speed.md).
 
     Returns:
         The object id (20 raw bytes) of each blob, in input order.
@@ -86,42 +128,47 @@ def write_blobs(pack_dir: Path, blobs: Iterable[bytes], *, level: int = 1) -> li
     Raises:
         OSError: when the files cannot be written.
     """
-    return _write(pack_dir, blobs, level, None)[0]
+    blobs = list(blobs)
+    ids = [blob_id(data) for data in blobs]
+    _write(pack_dir, zip(ids, itertools.repeat(BLOB), blobs), level, None)
+    return ids
 
 
-def _write(pack_dir: Path, blobs: Iterable[bytes], level: int, keep: str | None
-           ) -> tuple[list[bytes], Path]:
-    """:func:`write_blobs`, writing the ``.keep`` file first when ``keep`` is given.
+def _write(pack_dir: Path, objects: Iterable[tuple[bytes, int, bytes]], level: int,
+           keep: str | None) -> Path:
+    """Write ``(id, kind, data)`` objects as a pack, the ``.keep`` file first when given.
 
     Returns:
-        The ids, and the pack's path without its suffix.
+        The pack's path without its suffix.
     """
     # tempfile loads random (~9 ms of the start-up of `kistore show`, docs/speed.md).
     # Lazy: only writing a pack needs it; a citation imports this module for blob_id.
     import tempfile
 
-    ids: list[bytes] = []
     entries: dict[bytes, tuple[int, int]] = {}  # id -> (offset, crc32)
     pack_dir.mkdir(parents=True, exist_ok=True)
     fd, tmp_pack = tempfile.mkstemp(prefix="tmp_pack_", dir=pack_dir)
     tmp_idx = None
     kept: Path | None = None
     try:
-        digest = hashlib.sha1(usedforsecurity=False)
         with os.fdopen(fd, "wb") as out:
-            chunks = []
+            chunks = [b""]  # the pack's header goes first, once the count is known
             offset = 12
-            for data in blobs:
-                oid = blob_id(data)
-                ids.append(oid)
+            compress, crc32 = zlib.compress, zlib.crc32
+            for oid, kind, data in objects:
                 if oid in entries:
                     continue
-                packed = _object_header(_OBJ_BLOB, len(data)) + zlib.compress(data, level)
-                entries[oid] = (offset, zlib.crc32(packed))
+                size = len(data)  # the entry header: one byte below 16, two below 2,048
+                packed = (bytes(((kind << 4) | size,)) if size < 16 else
+                          bytes(((kind << 4) | 0x80 | (size & 0x0F), size >> 4))
+                          if size < 2048 else _object_header(kind, size)) + compress(data, level)
+                entries[oid] = (offset, crc32(packed))
                 chunks.append(packed)
                 offset += len(packed)
-            header = b"PACK" + struct.pack(">II", 2, len(entries))
-            for part in (header, *chunks):
+            chunks[0] = b"PACK" + struct.pack(">II", 2, len(entries))
+            digest = hashlib.sha1(usedforsecurity=False)
+            for at in range(0, len(chunks), _JOINED):  # a write and a hash a few MB, not
+                part = b"".join(chunks[at:at + _JOINED])  # one per object
                 digest.update(part)
                 out.write(part)
             pack_sum = digest.digest()
@@ -144,7 +191,7 @@ def _write(pack_dir: Path, blobs: Iterable[bytes], level: int, keep: str | None
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(tmp)
         raise
-    return ids, name
+    return name
 
 
 def _index_v2(entries: dict[bytes, tuple[int, int]], pack_sum: bytes) -> bytes:

@@ -216,8 +216,10 @@ class FileBatch:
         shares: list[dict[str, bytes]] = [{} for _ in range(max(1, processes))]
         owner: dict[str, int] = {}
         for rel, data in self.files.items():
-            directory = os.path.dirname(rel)
-            share = owner.setdefault(directory, len(owner) % len(shares))
+            directory = rel.rpartition("/")[0]  # os.path.dirname of a relative "/" path
+            share = owner.get(directory)
+            if share is None:
+                share = owner[directory] = len(owner) % len(shares)
             shares[share][rel] = data
         gc.freeze()  # until reaped: a collection would copy every shared page it walks
         try:
@@ -337,25 +339,29 @@ class FileBatch:
 
         A large batch lists each target directory once rather than probing every file.
         """
-        listing = self._listing() if len(self.files) >= BULK_LISTING else None
+        # rel is "/"-separated and relative: rpartition is os.path.split without its checks
+        # (dirname and basename of 60,000 paths cost a bulk add ~0.3 s)
+        split = [rel.rpartition("/") for rel in self.files]
+        listing = self._listing({d for d, _, _ in split}) \
+            if len(self.files) >= BULK_LISTING else None
         root = self.root + "/"
         missing: set[str] = set()
-        for directory in {os.path.dirname(rel) for rel in self.files}:
+        for directory in {d for d, _, _ in split}:
             while directory and directory not in missing and not os.path.isdir(root + directory):
                 missing.add(directory)
-                directory = os.path.dirname(directory)
+                directory = directory.rpartition("/")[0]
         self._new_dirs = [root + d for d in sorted(missing, key=len, reverse=True)]
-        for rel in self.files:
-            path = root + rel  # rel is "/"-separated and relative (os.path.join: 4x slower)
-            if listing is not None and os.path.basename(rel) not in listing.get(
-                    os.path.dirname(rel), ()):
-                self._created.append(path)
+        created = self._created
+        for rel, (directory, _, name) in zip(self.files, split, strict=True):
+            path = root + rel  # (os.path.join: 4x slower)
+            if listing is not None and name not in listing[directory]:
+                created.append(path)
                 continue
             try:
                 with open(path, "rb") as f:
                     self._replaced[path] = f.read()
             except FileNotFoundError:
-                self._created.append(path)
+                created.append(path)
 
     def _write_all(self, files: Mapping[str, bytes], stop: Any = None) -> dict[str, FileStat]:
         """Write ``files``; return their stats. OSError("stopped") once ``stop`` is readable."""
@@ -368,14 +374,12 @@ class FileBatch:
             stats[rel] = file_stat(_write(root + rel, data, fix_mode=fix_mode))
         return stats
 
-    def _listing(self) -> dict[str, set[str]]:
-        """Map each target directory to the names it holds now (one listing per directory)."""
+    def _listing(self, directories: Iterable[str]) -> dict[str, set[str]]:
+        """Map each of ``directories`` to the names it holds now (one listing each)."""
         listing: dict[str, set[str]] = {}
-        for rel in self.files:
-            directory = os.path.dirname(rel)
-            if directory not in listing:
-                try:
-                    listing[directory] = set(os.listdir(os.path.join(self.root, directory)))
-                except (FileNotFoundError, NotADirectoryError):
-                    listing[directory] = set()
+        for directory in directories:
+            try:
+                listing[directory] = set(os.listdir(os.path.join(self.root, directory)))
+            except (FileNotFoundError, NotADirectoryError):
+                listing[directory] = set()
         return listing

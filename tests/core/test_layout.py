@@ -137,3 +137,43 @@ def test_forward_record_refuses_other_bytes(data):
 
 def test_reference_field_names_are_the_models():
     assert layout.REFERENCE_FIELD_NAMES == REFERENCE_FIELDS
+
+
+def _digest_from_path_by_parts(path: str) -> Digest | None:
+    """The former ``digest_from_path`` (prefix, partition, suffix, then the digest grammar):
+    the oracle its one regular expression must agree with."""
+    for base in (layout.OBJECTS_DIR, layout.METADATA_DIR):
+        if path.startswith(base + "/"):
+            shard, _, leaf = path[len(base) + 1:].partition("/")
+            if len(shard) == 2 and leaf.endswith(".json") and "/" not in leaf:
+                text = "sha256:" + shard + leaf[:-len(".json")]
+                return Digest.from_str(text) if re.fullmatch(
+                    r"sha256:[0-9a-f]{64}", text) else None
+    return None
+
+
+_PATH_PARTS = st.sampled_from(["store", "objects", "metadata", "sha256", "names", "", "38",
+                               "3", "ab", "AB", ".json", "json", "/", "x", "\n", "é",
+                               "a" * 62, "0" * 62, "f" * 61, "F" * 62])
+
+
+@given(st.lists(_PATH_PARTS, max_size=9).map("".join) | st.builds(
+    lambda d, base, edit: edit(f"{base}/{d.hex[:2]}/{d.hex[2:]}.json"),
+    st.binary(min_size=1).map(Digest.of),
+    st.sampled_from([layout.OBJECTS_DIR, layout.METADATA_DIR, "store/names/sha256"]),
+    st.sampled_from([lambda p: p, lambda p: p + "\n", lambda p: p.upper(), lambda p: "/" + p,
+                     lambda p: p.replace(".json", ".jso"), lambda p: p[:-6] + p[-5:]])))
+def test_digest_from_path_agrees_with_its_former_piecewise_form(path):
+    assert layout.digest_from_path(path) == _digest_from_path_by_parts(path)
+
+
+def test_digest_from_path_reads_both_manifest_files_and_nothing_else():
+    d = Digest.of(b"x")  # sha256("x") = 2d711642...
+    assert d.hex.startswith("2d711642")
+    assert layout.digest_from_path(f"store/objects/sha256/2d/{d.hex[2:]}.json") == d
+    assert layout.digest_from_path(f"store/metadata/sha256/2d/{d.hex[2:]}.json") == d
+    rest = d.hex[2:]
+    for bad in (f"store/objects/sha256/2d/{rest}.json\n", f"store/objects/sha256/2d{rest}.json",
+                f"store/objects/sha256/2D/{rest}.json", f"./store/objects/sha256/2d/{rest}.json",
+                f"store/names/sha256/2d/{rest}.json", f"store/objects/sha256/2d/{rest}"):
+        assert layout.digest_from_path(bad) is None

@@ -31,13 +31,15 @@ def test_object_header_varint():
 
 def test_written_pack_is_read_by_git(tmp_path):
     git(tmp_path, "init", "-q")
-    blobs = [b"first", b"second\n", b"first", b"x" * 70_000]
+    # sizes on both sides of each entry-header length (1 byte < 16 <= 2 bytes < 2,048)
+    blobs = [b"first", b"second\n", b"first", b"x" * 70_000, b"y" * 15, b"y" * 16,
+             b"z" * 2047, b"z" * 2048]
     ids = write_blobs(tmp_path / ".git" / "objects" / "pack", blobs)
-    assert ids[0] == ids[2] and len(set(ids)) == 3
+    assert ids[0] == ids[2] and len(set(ids)) == 7
     packs = list((tmp_path / ".git" / "objects" / "pack").glob("pack-*.idx"))
     assert len(packs) == 1
     listing = git(tmp_path, "verify-pack", "-v", str(packs[0])).decode()
-    assert listing.count(" blob ") == 3
+    assert listing.count(" blob ") == 7
     for data, oid in zip(blobs, ids, strict=True):
         assert git(tmp_path, "cat-file", "blob", oid.hex()) == data
     git(tmp_path, "fsck", "--strict")

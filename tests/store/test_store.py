@@ -430,7 +430,7 @@ def test_failed_commit_while_the_child_writes_undoes_its_files(store, store_path
     before = snapshot(store_path)
     head = git(store_path, "rev-parse", "HEAD")
     lost = StoreStateError("lost the race")
-    with mock.patch("kistore.git.commit._build_tree", side_effect=lost), \
+    with mock.patch("kistore.git.commit._raw_tree", side_effect=lost), \
             pytest.raises(StoreStateError):
         store.add(bulk_batch(), commit=True, message="bulk")
     assert snapshot(store_path) == before
