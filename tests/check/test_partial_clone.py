@@ -17,32 +17,17 @@ from kistore.core.model import Manifest
 from kistore.store import Store
 
 from ..conftest import ManifestKit, add_docs, git
+from ..partial import missing as _missing
+from ..partial import serve_runs
 
 KISTORE = str(Path(sys.executable).with_name("kistore"))
 
 
-def _missing(repo: Path) -> int:
-    """How many objects reachable from every ref the clone lacks (blobs not fetched yet)."""
-    listing = git(repo, "rev-list", "--objects", "--all", "--missing=print")
-    return sum(1 for line in listing.splitlines() if line.startswith("?"))
-
-
 def _server(tmp_path: Path, runs: int = 30) -> tuple[Path, ManifestKit, list[dict]]:
-    """A store of ``runs`` runs (and what they reference) behind a server allowing filters."""
-    kit = ManifestKit()
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
-    docs = [protocol, env, workload]
-    for i in range(runs):
-        impl = kit.implementation(f"proj-{i}", name=f"impl-{i}")
-        docs += [impl, kit.run(protocol, env, impl, workload, latency=10 + i, name=f"run-{i}")]
-    Store.init(tmp_path / "work")
-    store = Store(tmp_path / "work")
-    add_docs(store, docs)
-    git(tmp_path / "work", "branch", "-M", "main")
-    server = tmp_path / "server.git"
-    git(tmp_path, "clone", "-q", "--bare", str(tmp_path / "work"), str(server))
-    git(server, "config", "uploadpack.allowFilter", "true")
-    return server, kit, [protocol, env, workload]
+    """A store of ``runs`` runs behind a server allowing filters; its protocol, environment
+    and workload (what a new run references)."""
+    server, _, kit, docs, _ = serve_runs(tmp_path, runs)
+    return server, kit, docs[:3]
 
 
 def _push_run(tmp_path: Path, server: Path, kit: ManifestKit, base: list[dict],

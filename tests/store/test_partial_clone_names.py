@@ -18,15 +18,11 @@ from kistore.core import layout
 from kistore.core.digest import Digest
 from kistore.store import Store
 
-from ..conftest import ManifestKit, add_docs, git
+from ..conftest import git
+from ..partial import missing as _missing
+from ..partial import serve_runs
 
 KISTORE = str(Path(sys.executable).with_name("kistore"))
-
-
-def _missing(repo: Path) -> int:
-    """How many objects reachable from every ref the clone lacks (blobs not fetched yet)."""
-    listing = git(repo, "rev-list", "--objects", "--all", "--missing=print")
-    return sum(1 for line in listing.splitlines() if line.startswith("?"))
 
 
 def _clone(tmp_path: Path, runs: int = 30) -> tuple[Path, dict[str, str], Path]:
@@ -35,20 +31,8 @@ def _clone(tmp_path: Path, runs: int = 30) -> tuple[Path, dict[str, str], Path]:
     Returns:
         (the clone, name -> digest of each run and of the workload, the full work tree).
     """
-    kit = ManifestKit()
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
-    docs = [protocol, env, workload]
-    for i in range(runs):
-        impl = kit.implementation(f"proj-{i}", name=f"impl-{i}")
-        docs += [impl, kit.run(protocol, env, impl, workload, latency=10 + i, name=f"run-{i}")]
-    work = tmp_path / "work"
-    Store.init(work)
-    digests = add_docs(Store(work), docs)
+    server, work, _, docs, digests = serve_runs(tmp_path, runs)
     names = {d["metadata"]["name"]: digest for d, digest in zip(docs, digests, strict=True)}
-    git(work, "branch", "-M", "main")
-    server = tmp_path / "server.git"
-    git(tmp_path, "clone", "-q", "--bare", str(work), str(server))
-    git(server, "config", "uploadpack.allowFilter", "true")
     clone = tmp_path / "reader.git"
     git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{server}",
         str(clone))
