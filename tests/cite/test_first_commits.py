@@ -10,6 +10,22 @@ from ..conftest import BUNDLE
 from .test_citation import RUN_PATH, add, commit_all, first_added_by_git, git, new_store
 
 
+def forged_then_fixed(tmp_path):
+    """A store holding the published record whose run had forged bytes first.
+
+    Returns:
+        (the store's path, the commit of the forged bytes, the commit of the real ones).
+    """
+    path = new_store(tmp_path / "store")
+    add(path, BUNDLE)
+    real = (path / RUN_PATH).read_bytes()
+    (path / RUN_PATH).write_bytes(real.replace(b"passed", b"failed"))
+    forged = commit_all(path, "forged bytes under the run's name", day=1)
+    (path / RUN_PATH).write_bytes(real)
+    fixed = commit_all(path, "the real bytes", day=2)
+    return path, forged, fixed
+
+
 def firsts(store: Store, start) -> dict[tuple[str, str], str]:
     """The first yield of each (path, blob): what the export keeps."""
     kept: dict[tuple[str, str], str] = {}
@@ -19,15 +35,9 @@ def firsts(store: Store, start) -> dict[tuple[str, str], str]:
 
 
 def test_every_object_gets_the_commit_first_commit_gives_it(tmp_path, kit):
-    path = new_store(tmp_path / "store")
-    store = Store(path)
     # main: the published record (with forged bytes at the run's path first)
-    add(path, BUNDLE)
-    real = (path / RUN_PATH).read_bytes()
-    (path / RUN_PATH).write_bytes(real.replace(b"passed", b"failed"))
-    forged = commit_all(path, "forged bytes under the run's name", day=1)
-    (path / RUN_PATH).write_bytes(real)
-    fixed = commit_all(path, "the real bytes", day=2)
+    path, forged, fixed = forged_then_fixed(tmp_path)
+    store = Store(path)
     # a side branch adds two manifests; main adds another; then a merge
     git(path, "checkout", "-q", "-b", "side")
     side_docs = [kit.workload("side-a", name="side-a"), kit.workload("side-b", name="side-b")]
@@ -83,14 +93,8 @@ def test_the_git_command_gives_first_commit_or_steps_aside(tmp_path, kit):
     added on two branches (two introducers: it steps aside), a shallow clone."""
     from kistore.cite.citation import first_commit_by_git
 
-    path = new_store(tmp_path / "store")
+    path, forged, fixed = forged_then_fixed(tmp_path)
     store = Store(path)
-    add(path, BUNDLE)
-    real = (path / RUN_PATH).read_bytes()
-    (path / RUN_PATH).write_bytes(real.replace(b"passed", b"failed"))
-    forged = commit_all(path, "forged bytes under the run's name", day=1)
-    (path / RUN_PATH).write_bytes(real)
-    fixed = commit_all(path, "the real bytes", day=2)
     twice = _manifest(kit.workload("twice", name="twice"))
     git(path, "checkout", "-q", "-b", "side")
     store.add([_manifest(kit.workload("side-a", name="side-a")), twice])
