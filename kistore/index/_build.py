@@ -21,6 +21,7 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.limits import DEFAULT
 from ..core.model import Manifest
+from ..git.blobs import blob_size, read_blob
 from ..git.treediff import subtree
 from .catalog import Loaded, parse_document, problem
 
@@ -178,30 +179,42 @@ def parse_validated(manifests: Iterable[Manifest], files: Mapping[str, bytes], *
     return out
 
 
-def _size(odb: pygit2.Odb | None, file: str | bytes) -> int:
-    """Return the bytes of a :data:`Job` file: its length, or its blob's size from git."""
+def _size(repo: pygit2.Repository | None, file: str | bytes) -> int:
+    """Return the bytes of a :data:`Job` file: its length, or its blob's size from git.
+
+    A blob a partial clone (``--filter=blob:none``) lacks is fetched to be measured
+    (:func:`kistore.git.blobs.read_blob`); libgit2 alone cannot fetch it.
+
+    Raises:
+        StoreStateError: a partial clone whose remote cannot give the blob.
+    """
     if isinstance(file, bytes):
         return len(file)
-    assert odb is not None  # a blob id comes with its repository
-    return int(odb.read_header(file)[1])
+    assert repo is not None  # a blob id comes with its repository
+    size = blob_size(repo, file)
+    return size if size is not None else len(read_blob(repo, file))
 
 
-def _bytes(odb: pygit2.Odb | None, file: str | bytes | None) -> bytes | None:
-    """Return a :data:`Job` file's bytes: as given, or its blob read from git."""
+def _bytes(repo: pygit2.Repository | None, file: str | bytes | None) -> bytes | None:
+    """Return a :data:`Job` file's bytes: as given, or its blob read from git.
+
+    A blob a partial clone lacks is fetched (:func:`kistore.git.blobs.read_blob`).
+    """
     if file is None or isinstance(file, bytes):
         return file
-    assert odb is not None  # a blob id comes with its repository
-    data: bytes = odb.read(file)[1]
+    assert repo is not None  # a blob id comes with its repository
+    try:
+        data: bytes = repo.odb.read(file)[1]  # ~40% less than repo[id].data per blob
+    except KeyError:
+        return read_blob(repo, file)
     return data
 
 
 def _read_chunk(repo: pygit2.Repository | None, jobs: list[Job],
                 limit: int = DEFAULT.manifest_bytes) -> list[Read]:
-    # read(id) -> (type, bytes): ~40% less than repo[id].data per blob; None: bytes given
-    odb = repo.odb if repo is not None else None
     out: list[Read] = []
     for digest, object_file, metadata_file in jobs:
-        sizes = [(path, _size(odb, file)) for path, file in (
+        sizes = [(path, _size(repo, file)) for path, file in (
                  (layout.object_path(digest), object_file),
                  (layout.metadata_path(digest), metadata_file)) if file is not None]
         large = [(path, size) for path, size in sizes if size > limit]
@@ -211,7 +224,7 @@ def _read_chunk(repo: pygit2.Repository | None, jobs: list[Job],
                                                         f"limit of {limit:,} (manifest-bytes; "
                                                         "`kistore verify`: KI106)")))
             continue
-        data, meta = _bytes(odb, object_file), _bytes(odb, metadata_file)
+        data, meta = _bytes(repo, object_file), _bytes(repo, metadata_file)
         parsed = parse_document(digest, data, meta, validate=True)
         if parsed is not None:
             document, loaded = parsed

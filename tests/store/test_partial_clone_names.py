@@ -91,3 +91,20 @@ def test_a_names_file_that_names_another_manifest_is_not_trusted(tmp_path):
         f"error: {path}: KI212 name-path-disagrees: the names file names {names['run-3']}, "
         "which is BenchmarkRun/run-3, not BenchmarkRun/run-2; it is not trusted.")
     assert store.resolve("BenchmarkRun/run-3", at="HEAD") == Digest.from_str(names["run-3"])
+
+
+def test_rank_and_a_run_page_in_a_blob_less_clone_fetch_what_they_read(tmp_path):
+    # The query index of a commit reads every manifest: in a blob-less clone each blob it
+    # lacks is fetched (it was an internal error: libgit2 cannot fetch, review 2026-12-01).
+    clone, names, _ = _clone(tmp_path, runs=4)
+    before = _missing(clone)
+    done = _kistore(clone, "rank", "BenchmarkRun/run-2", "--at", "HEAD", "--json")
+    assert done.returncode == 0, done.stderr.decode()
+    assert "internal error" not in done.stderr.decode()
+    ranked = json.loads(done.stdout)
+    assert [(r["rank"], r["name"], r["latencyNs"]) for r in ranked] == [
+        (i + 1, f"run-{i}", 10 + i) for i in range(4)]  # 10, 11, 12, 13 ns
+    assert _missing(clone) < before
+    shown = _kistore(clone, "show", "BenchmarkRun/run-3", "--at", "HEAD", "--json")
+    assert shown.returncode == 0, shown.stderr.decode()
+    assert json.loads(shown.stdout)["digest"] == names["run-3"]
