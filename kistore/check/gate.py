@@ -137,7 +137,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Fi
         return [Finding(
             BASE_NOT_ANCESTOR, f"{base_rev} ({str(base.id)[:12]}) is not an ancestor of "
             f"{head_rev} ({str(head.id)[:12]}): {_behind(repo, base.id, head.id, base_rev)}",
-            expected=f"{head_rev} to contain {base.id}", found="diverged history",
+            expected=f"{head_rev} to contain {base.id}",
+            found=("a branch behind it" if repo.descendant_of(base.id, head.id)
+                   else "diverged history"),
             extra={"base": str(base.id), "head": str(head.id)})]
     unmigrated = _unmigrated(head.tree)
     if unmigrated is not None:
@@ -192,6 +194,12 @@ def _behind(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, base_re
     fork = repo.merge_base(base, head)
     if fork is None:
         return "the two share no history (the range rewrites it)"
+    if fork == head:  # HEAD is in BASE's history: behind, with nothing of its own
+        walker = repo.walk(base)
+        walker.hide(head)
+        return (f"the branch is {sum(1 for _ in walker)} commit(s) behind {base_rev} and "
+                "adds none: there is nothing to merge; commit the change on top of "
+                f"{base_rev} (`git rebase {base_rev}` or `git merge {base_rev}` first)")
     walker = repo.walk(base)
     walker.hide(fork)
     lacked = sum(1 for _ in walker)

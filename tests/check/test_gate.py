@@ -93,6 +93,18 @@ def test_a_range_that_rewrites_history_is_refused(runner, published, tmp_path):
         result.output)
 
 
+def test_a_branch_merely_behind_base_is_told_so(runner, published, tmp_path):
+    add_env(runner, published, tmp_path)
+    add_env(runner, published, tmp_path, "NVIDIA A100")
+    tip = head(published)
+    result = invoke(runner, published, "check", f"{tip}..HEAD~2", "--json")
+    assert result.exit_code == 1
+    [finding] = json.loads(result.output)["findings"]
+    assert (finding["rule"], finding["found"]) == ("KI404", "a branch behind it")
+    assert "the branch is 2 commit(s) behind" in finding["message"]
+    assert "adds none: there is nothing to merge" in finding["message"]
+
+
 def test_bad_ranges(runner, published):
     result = invoke(runner, published, "check", "HEAD")
     assert result.exit_code == 2 and "not a range" in result.output
