@@ -37,11 +37,13 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 OBJECT_MODIFIED = rule(
     "KI401", "object-modified", ERROR,
-    "objects never change: restore the original bytes and add the corrected manifest as a "
-    "new object")
+    "objects never change, and a later commit restoring the bytes leaves the change in "
+    "history: in the work tree, `git checkout -- PATH`; in a branch, drop the commit that "
+    "changed it (`git rebase -i BASE`); then add the corrected manifest as a new object")
 OBJECT_DELETED = rule(
     "KI402", "object-deleted", ERROR,
-    "objects are never deleted: restore the file (a withdrawal is an attestation)")
+    "objects are never deleted: in the work tree, restore the file; in a branch, drop the "
+    "commit that deleted it (`git rebase -i BASE`) (a withdrawal is an attestation)")
 OBJECT_RENAMED = rule(
     "KI403", "object-renamed", ERROR,
     "objects never move: restore the file at the path its digest names")
