@@ -155,13 +155,15 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                 ))
             elif stored_metadata == m.metadata_bytes:
                 status = "unchanged"
-            elif stored_metadata is not None and not update_metadata:
+            elif stored_metadata is not None and not update_metadata and (
+                    _stored_name(stored_metadata) == m.name
+                    or not head_holds(metadata_path, stored_metadata)):
                 problems.append(ConflictError(
                     f"{digest} is already stored with other metadata ("
                     f"{metadata_difference(stored_metadata, m.metadata_bytes)}); pass "
                     "--update-metadata to replace it", pointer="/metadata",
                 ))
-            else:
+            else:  # replaced, or refused below: a committed name (even without the flag)
                 status = "metadata-updated"
                 stored_name = _stored_name(stored_metadata)
                 if (stored_name is not None and stored_name != m.name

@@ -133,6 +133,11 @@ def test_add_update_metadata_refuses_a_new_name_for_a_committed_object(remote, k
     refused = remote.kistore("add", "--update-metadata", str(path), check=False)
     assert refused.returncode == 1
     assert f"{digest} is stored as BenchmarkRun/fast; a name never moves" in refused.stderr
+    # without the flag the same words, not advice to pass a flag that is then refused
+    refused = remote.kistore("add", str(path), check=False)
+    assert refused.returncode == 1
+    assert f"{digest} is stored as BenchmarkRun/fast; a name never moves" in refused.stderr
+    assert "--update-metadata" not in refused.stderr
 
 
 def test_imported_run_named_after_another_submission_is_refused(remote, bundle):
