@@ -132,9 +132,13 @@ def verify(ctx: StoreContext, out: Path, at: str | None, as_json: bool) -> None:
         if not differences:
             click.echo(f"{out}: every page equals a fresh build of commit {commit}")
         else:
+            extra = any(d.problem == "unexpected" for d in differences)
             click.echo(f"{out}: {len(differences)} file(s) differ from a fresh build of "
-                       f"commit {commit}; rebuild with `kistore site build {out} --at "
-                       f"{commit[:12]}`", err=True)
+                       f"commit {commit}; "
+                       + ("remove the files it has no such file of, then " if extra else "")
+                       + f"rebuild with `kistore site build {out} --at {commit[:12]} --full` "
+                       "(--full: a page edited by hand keeps its cache key, so an incremental "
+                       "build would leave it)", err=True)
     if differences:
         sys.exit(1)
 

@@ -297,7 +297,8 @@ def verify_site(store: Store, out: str | os.PathLike[str], *, at: str | None = N
     The fresh build is of the commit ``build.json`` names (or ``at``), with the parameters
     it names, made in memory (nothing is written; the cache is not used). Files compared:
     every page's ``index.html`` and ``index.json``, the static files and ``build.json``;
-    a page file on disk that the fresh build lacks is ``unexpected``.
+    any other file on disk (a page the fresh build lacks, a file put there by hand) but the
+    build cache is ``unexpected``.
 
     Args:
         store: a :class:`kistore.store.Store` holding the commit.
@@ -334,8 +335,11 @@ def verify_site(store: Store, out: str | os.PathLike[str], *, at: str | None = N
         if progress:
             progress(1, len(prep.pages))
     for name, content in _site_files(prep).items():
+        expected.add(name)
         _compare(out, name, content, differences)
-    for path in sorted(_page_files(out) - expected):
+    expected.add(CACHE_FILE)  # the build's own, not served (OUT/.kistore-site-cache.json)
+    on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if not p.is_dir()}
+    for path in sorted(on_disk - expected):
         differences.append(Difference(path, "unexpected"))
     return build, differences
 

@@ -330,16 +330,30 @@ def test_cli_build_and_verify(runner, fresh_demo, tmp_path):
     (out / RUN / "index.json").unlink()
     (out / "runs/ffffffffffffffff").mkdir()
     (out / "runs/ffffffffffffffff/index.html").write_text("x")
+    (out / "evil.html").write_text("<script>evil()</script>")  # not a page's name: still seen
+    (out / "x").mkdir()
+    (out / "x" / "y.html").write_text("a")
     result = run_cli(runner, fresh_demo, "verify", str(out), "--json")
     assert result.exit_code == 1
     assert json.loads(result.stdout)["differences"] == [
         {"path": f"{RUN}index.html", "problem": "differs"},
         {"path": f"{RUN}index.json", "problem": "missing"},
-        {"path": "runs/ffffffffffffffff/index.html", "problem": "unexpected"}]
+        {"path": "evil.html", "problem": "unexpected"},
+        {"path": "runs/ffffffffffffffff/index.html", "problem": "unexpected"},
+        {"path": "x/y.html", "problem": "unexpected"}]
     result = run_cli(runner, fresh_demo, "verify", str(out))
     assert result.exit_code == 1
     assert f"{out / RUN / 'index.html'}: differs" in result.stderr
-    assert f"3 file(s) differ from a fresh build of commit {head}" in result.stderr
+    assert f"5 file(s) differ from a fresh build of commit {head}" in result.stderr
+    advised = f"kistore site build {out} --at {head[:12]} --full"
+    assert advised in result.stderr and "remove the files" in result.stderr
+    # the advice works: the extra files removed, the full build puts the edited page back
+    for extra in ("evil.html", "x/y.html"):
+        (out / extra).unlink()
+    assert run_cli(runner, fresh_demo, "build", str(out), "--at", head[:12],
+                   "--full").exit_code == 0
+    result = run_cli(runner, fresh_demo, "verify", str(out))
+    assert result.exit_code == 0, result.output
 
 
 def test_cli_verify_at_head_says_a_site_is_stale(runner, fresh_demo, tmp_path):
