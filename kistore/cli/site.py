@@ -23,7 +23,7 @@ def _pages_bar() -> Iterator[Callable[[int, int], None]]:
     def step(done: int, total: int) -> None:
         if not bars:
             bars.append(click.progressbar(length=total, label="pages", file=sys.stderr,
-                                          show_pos=True))
+                                          show_pos=True, hidden=not sys.stderr.isatty()))
             bars[0].__enter__()
         bars[0].update(done)
 
