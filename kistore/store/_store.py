@@ -623,12 +623,14 @@ class Store:
         entry = tree[".gitattributes"] if ".gitattributes" in tree else None
         data = (self.repo.odb.read(entry.id)[1]
                 if entry is not None and entry.type_str == "blob" else None)
-        if check_gitattributes(data):
+        found = check_gitattributes(data)
+        if found:
             raise StoreStateError(
-                "HEAD's .gitattributes does not stop git converting store/ (kistore init's "
-                "files not committed yet?); nothing was written. Commit them first: git add "
-                f"{INIT_FILES} && git commit -m 'kistore init' -- {INIT_FILES}",
-                file=".gitattributes")
+                f"HEAD's .gitattributes does not stop git converting store/ ({found[0].message}"
+                "); nothing was written. If kistore init's files are not committed yet, commit "
+                f"them first: git add {INIT_FILES} && git commit -m 'kistore init' -- "
+                f"{INIT_FILES}; otherwise correct that line and commit it (`kistore verify "
+                "--at HEAD` reports it: KI113)", file=".gitattributes")
 
     @staticmethod
     def _message(message: str | None, results: list[AddResult]) -> str:

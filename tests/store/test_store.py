@@ -78,8 +78,9 @@ def test_add_commit_before_init_files_are_committed_is_refused(tmp_path, runner,
     refused = runner.invoke(main, ["--store", str(tmp_path), "add", "--commit",
                                    str(tmp_path / "p.json")])
     assert refused.exit_code == 1
-    assert "HEAD's .gitattributes does not stop git converting store/ (kistore init's files " \
-        "not committed yet?); nothing was written. Commit them first: git add " \
+    assert "HEAD's .gitattributes does not stop git converting store/ (nothing stops " \
+        "end-of-line or filter conversion of store/); nothing was written. If kistore " \
+        "init's files are not committed yet, commit them first: git add " \
         ".gitattributes kistore.toml store/policy/ranking.json && git commit -m 'kistore " \
         "init' -- .gitattributes kistore.toml store/policy/ranking.json" in \
         " ".join(refused.output.split())
@@ -91,6 +92,17 @@ def test_add_commit_before_init_files_are_committed_is_refused(tmp_path, runner,
     assert added.exit_code == 0, added.output
     at_head = runner.invoke(main, ["--store", str(tmp_path), "verify", "--at", "HEAD"])
     assert at_head.exit_code == 0, at_head.output
+    # a later line turning conversion on again: the refusal names it (review 2026-12-01)
+    with (tmp_path / ".gitattributes").open("a") as f:
+        f.write("* text=auto\n")
+    git(tmp_path, "commit", "-q", "-am", "text=auto")
+    (tmp_path / "p.json").write_text(json.dumps(bundle["environment"]))
+    refused = runner.invoke(main, ["--store", str(tmp_path), "add", "--commit",
+                                   str(tmp_path / "p.json")])
+    assert refused.exit_code == 1
+    said = " ".join(refused.output.split())
+    assert "sets text=auto for * after the store/** line, so git would convert stored " \
+        "bytes" in said and "otherwise correct that line and commit it" in said
 
 
 def test_init_of_a_directory_inside_another_repository_makes_its_own(tmp_path, runner):
