@@ -316,7 +316,8 @@ def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
         if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             return int(value)
         raise CanonicalFormError(
-            f"integer {shorten(str(value))} is outside +/-(2**53 - 1); store it as a string",
+            f"integer {shorten(str(value))} is outside +/-(2**53 - 1); write it in a "
+            "larger unit, or as a string where the schema takes one",
             pointer=pointer
         )
     if isinstance(value, float):
@@ -328,8 +329,8 @@ def _normalise(value: Any, pointer: str, depth: int, exact: list[bool]) -> Any:
                 return int(value)  # 1.0 -> 1, -0.0 -> 0, as RFC 8785 writes them
             raise CanonicalFormError(
                 f"number {shorten(repr(value))} is whole and outside +/-(2**53 - 1), where "
-                "JSON readers disagree on its value (RFC 7493); store it as a string or in a "
-                "larger unit",
+                "JSON readers disagree on its value (RFC 7493); write it in a larger "
+                "unit, or as a string where the schema takes one",
                 pointer=pointer,
             )
         if abs(value) < 1e-4:  # Python writes these with an exponent, ES6 may not
@@ -628,13 +629,14 @@ class _Scanner:
             if is_float and math.isfinite(float(literal)):
                 self.fail(
                     f"number {quoted} is whole and outside +/-(2**53 - 1), where JSON "
-                    "readers disagree on its value (RFC 7493); store it as a string or in a "
-                    "larger unit", pointer, start,
+                    "readers disagree on its value (RFC 7493); write it in a larger unit, or "
+                    "as a string where the schema takes one", pointer, start,
                 )
             if is_float:
                 self.fail(f"number {quoted} is outside the IEEE 754 double range", pointer, start)
             self.fail(
-                f"integer {quoted} is outside +/-(2**53 - 1); store it as a string",
+                f"integer {quoted} is outside +/-(2**53 - 1); write it in a larger unit, "
+                "or as a string where the schema takes one",
                 pointer, start,
             )
 

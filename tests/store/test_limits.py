@@ -185,7 +185,8 @@ def test_a_5000_digit_integer_is_quoted_in_80_characters_not_echoed_whole(runner
     assert "9" * 57 not in result.stderr
     assert result.stderr.endswith(": integer 999999999999999999999999999999999999999999999999"
                                   "99999999... (5,000 characters) is outside +/-(2**53 - 1); "
-                                  "store it as a string\n")
+                                  "write it in a larger unit, or as a string where the "
+                                  "schema takes one\n")
     for field, value in (("observedAt", "z" * 5000), ("status", "y" * 5000)):
         document = json.loads(BUNDLE.read_text())["run"]
         document["spec"][field] = value
