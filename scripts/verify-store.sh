@@ -6,6 +6,9 @@
 #
 # REV (default HEAD) selects the objects, attestation files and trust file; notes are read
 # from refs/notes/kistore as they are now (as `kistore verify` reads them). Checks:
+#   0. every file under store/ is a regular file (mode 100644) at a path of the layout
+#      (docs/design.md: objects, metadata, names, forward records, attestations, the trust
+#      file and the ranking policy; nothing else);
 #   1. every store/objects/sha256/XX/REST.json is a regular file whose sha256 is XX+REST;
 #      every store/names/KIND/XX/NAME (names as paths) is a regular file at the shard XX of
 #      sha256 of NAME, holding exactly `sha256:<64 hex>` and a newline, of a manifest whose
@@ -54,6 +57,23 @@ trap 'rm -rf "$tmp"' EXIT
 failures=0 objects=0 bundles=0 sshsigs=0 raw=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 hex64() { [[ $1 =~ ^[0-9a-f]{64}$ ]]; }
+
+# -- 0. layout: every file under store/ is a regular file at a path of the layout ---------
+kinds_alt='Workload|BenchmarkProtocol|ExecutionEnvironment|Implementation|BenchmarkRun'
+layout_re="^store/(trust/keys\.json|policy/ranking\.json"
+layout_re+="|(objects|metadata)/sha256/[0-9a-f]{2}/[0-9a-f]{62}\.json"
+layout_re+="|attestations/sha256/[0-9a-f]{2}/[0-9a-f]{62}/[0-9a-f]{64}\.json"
+layout_re+="|names/($kinds_alt)/[0-9a-f]{2}/[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?"
+layout_re+="|forward/sha256/[0-9a-f]{2}/[0-9a-f]{62}/[0-9a-f]{64})$"
+while IFS= read -r -d '' record; do
+  meta=${record%%$'\t'*} path=${record#*$'\t'}
+  read -r mode type _ <<<"$meta"
+  shown=$(printf '%q' "$path")  # a name with control characters or a newline, escaped
+  if [ "$mode" != 100644 ] || [ "$type" != blob ]; then
+    fail "$shown: not a regular file of mode 100644 (mode $mode $type)"
+  fi
+  [[ $path =~ $layout_re ]] || fail "$shown: not a path of the store layout"
+done < <(git ls-tree -r -z --full-tree "$commit" -- store)
 
 # -- 1. objects -------------------------------------------------------------------------
 declare -A object_of_blob=() have_object=()

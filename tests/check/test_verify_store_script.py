@@ -208,6 +208,15 @@ def forward_record_deleted(s: Small) -> None:
     commit_all(s.path, "delete a forward record")
 
 
+def stray_file_and_upper_case_copy(s: Small) -> None:
+    write_raw(s.path, "store/junk.txt", b"hi\n")
+    metadata = store_file(str(s.run), "metadata")
+    head, _, leaf = metadata.rpartition("/")
+    write_raw(s.path, f"{head}/{leaf.upper().replace('.JSON', '.json')}",
+              (s.path / metadata).read_bytes())
+    commit_all(s.path, "strays")
+
+
 CASES: list[tuple[Callable[[Small], None], int, str]] = [
     (good_note_and_file, 0, "2 SSHSIG checked with ssh-keygen, 0 raw"),
     (sk_key_note, 0, "1 SSHSIG checked"),
@@ -228,6 +237,8 @@ CASES: list[tuple[Callable[[Small], None], int, str]] = [
     (names_file_squatting_a_name, 1, "has no metadata file with a name"),
     (names_file_in_the_wrong_shard, 1, "is not the first byte of sha256 of the name"),
     (forward_record_of_no_run, 1, "has no object"),
+    (stray_file_and_upper_case_copy, 1, "FAIL: store/junk.txt: not a path of the store "
+                                        "layout"),
     (names_file_deleted, 1, "(BenchmarkRun/run) has no names file under store/names/"
                             "BenchmarkRun/"),
     (forward_record_deleted, 1, f"names sha256:{'ab' * 32} (workloadDigest), which is not in "
