@@ -63,6 +63,9 @@ def export(ctx: StoreContext, out: str, fmt: str | None, at: str, since: str | N
         click.echo(f"error: {path}: not exported ({digest}): the file {problem}", err=True)
     if as_json:
         emit_json(result.to_json())
+    elif not result.appended:
+        click.echo(f"nothing changed since commit {result.commit}: {result.out} is current "
+                   f"(generation {result.generation}); nothing appended")
     else:
         what = "exported" if result.generation == 0 else \
             f"appended generation {result.generation} (changed rows only) to"

@@ -86,6 +86,9 @@ class ExportResult:
             files do not verify; an export with any is incomplete (the CLI exits 1).
         warnings: other things the person should know (permalinks left empty, groups
             that could not be ranked).
+        appended: False for a ``--since`` export of the very commit it was made at that
+            found nothing changed (no attestation either): nothing was written, and
+            ``generation`` is the export's last.
     """
 
     out: Path
@@ -97,6 +100,7 @@ class ExportResult:
     files: list[Written] = field(default_factory=list)
     skipped: list[tuple[str, str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    appended: bool = True
 
     def to_json(self) -> dict[str, Any]:
         """Return the result as data (``kistore export --json``)."""
@@ -105,7 +109,7 @@ class ExportResult:
                 "files": [f.to_json(self.generation) for f in self.files],
                 "skipped": [{"digest": d, "path": p, "problem": why}
                             for d, p, why in self.skipped],
-                "warnings": self.warnings}
+                "warnings": self.warnings, "appended": self.appended}
 
 
 def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
@@ -166,7 +170,9 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
         finally:
             scratch.close()
         os.unlink(temp / "scratch.sqlite")
-        if previous is None:
+        if previous is not None and not result.files and previous["commit"] == result.commit:
+            result.generation, result.appended = generation - 1, False  # nothing to add
+        elif previous is None:
             outdir.write_manifest(temp, manifest)
             with contextlib.suppress(FileNotFoundError):
                 out.rmdir()  # an empty directory named as the target
