@@ -6,6 +6,7 @@ Every answer is read from a catalog of one view -- the work tree by default, or 
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 from ..attest.evidence import SOURCE_NATIVE, Evidence, evidence_for_many
@@ -32,7 +33,9 @@ class NoComparisonGroup(InputError):
 def find(store: Store, catalog: Catalog, ref: str, *, at: str | None = None) -> Record:
     """Resolve what a person typed (digest, 8+ hex prefix, ``KIND/NAME``) to a record.
 
-    ``KIND/NAME`` is looked up in the catalog (an index lookup, not a store scan). A miss
+    ``KIND/NAME`` is looked up in the catalog (an index lookup, not a store scan), after
+    its names file is checked against its owner (one path read: a names file that
+    disagrees is refused, as :meth:`kistore.store.View.named` refuses it). A miss
     is confirmed by the index's names (:meth:`kistore.store.View.find_name`, O(changed
     shards)); a name written into a metadata file in place is found after ``kistore
     reindex``, and the error for a miss says so.
@@ -41,10 +44,15 @@ def find(store: Store, catalog: Catalog, ref: str, *, at: str | None = None) -> 
         ResolutionError: nothing matches, or a prefix is ambiguous.
         InputError: ``ref`` has none of the three forms.
         VerificationError: ``ref`` names a manifest whose object or metadata file is
-            missing or corrupt; the message names the file and how to restore it.
+            missing or corrupt; the message names the file and how to restore it; or its
+            names file disagrees with its owner (:class:`kistore.store.NamesFileDisagrees`).
     """
     kind, slash, name = ref.partition("/")
     if slash and kind in KINDS:
+        view = store.view(at)
+        if view.has_names_files():
+            with contextlib.suppress(ResolutionError):  # damaged owner files: said below
+                view.named(kind, name)  # a names file that disagrees: KI212, as show says
         record = catalog.named(kind, name)
         if record is not None:
             return record

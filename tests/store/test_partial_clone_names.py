@@ -91,6 +91,13 @@ def test_a_names_file_that_names_another_manifest_is_not_trusted(tmp_path):
         f"error: {path}: KI212 name-path-disagrees: the names file names {names['run-3']}, "
         "which is BenchmarkRun/run-3, not BenchmarkRun/run-2; it is not trusted.")
     assert store.resolve("BenchmarkRun/run-3", at="HEAD") == Digest.from_str(names["run-3"])
+    # rank and compare refuse it as show does (they answered from the index, silently)
+    for args in (["rank", "BenchmarkRun/run-2"], ["rank", "BenchmarkRun/run-2", "--at", "HEAD"],
+                 ["compare", "BenchmarkRun/run-2", "BenchmarkRun/run-1"]):
+        done = _kistore(work, *args)
+        assert done.returncode == 1, args
+        assert f"error: {path}: KI212 name-path-disagrees" in done.stderr.decode(), args
+    assert _kistore(work, "rank", "BenchmarkRun/run-3").returncode == 0
 
 
 def test_rank_and_a_run_page_in_a_blob_less_clone_fetch_what_they_read(tmp_path):
