@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Verify a kistore store without kistore: only git, sha256sum, jq, base64 and ssh-keygen
-# (and bash with coreutils: mktemp, wc, tr, fold, rm).
+# (and bash with coreutils: mktemp, wc, tr, fold, rm; and sed).
 #
 #   scripts/verify-store.sh [-f ALLOWED_SIGNERS] [-o FILE] [REV]     (run inside the store)
 #
@@ -46,7 +46,7 @@ done
 shift $((OPTIND - 1))
 [ $# -le 1 ] || usage
 [ $# -eq 0 ] || rev=$1
-for tool in git sha256sum jq base64 ssh-keygen; do
+for tool in git sha256sum jq base64 ssh-keygen sed; do
   command -v "$tool" >/dev/null || { echo "verify-store: $tool is not installed" >&2; exit 2; }
 done
 commit=$(git rev-parse --verify -q "$rev^{commit}") \
