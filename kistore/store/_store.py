@@ -312,8 +312,17 @@ class Store:
     def where(self, at: str | None) -> str:
         """Return where an answer was looked for, for a message that found nothing.
 
-        ``"in the work tree"``, or ``"at REV (commit <12 hex>); it may have come later:
-        leave out --at to ask the work tree"`` (a revision's store is the store as it was).
+        Args:
+            at: the revision asked about, or None for the work tree (``"at HEAD"`` in a
+                bare repository).
+
+        Returns:
+            ``"in the work tree"``, or ``"at REV (commit <12 hex>); it may have come
+            later: leave out --at to ask the work tree"`` (a revision's store is the store
+            as it was).
+
+        Raises:
+            InputError: ``at`` names no commit (:meth:`commit`).
         """
         if at is None:
             return "in the work tree" if self.root is not None else "at HEAD"
