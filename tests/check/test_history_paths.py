@@ -122,3 +122,26 @@ def test_stray_file_under_attestations_is_refused(remote):
     pushed = remote.pr("a stray file", stray)
     assert not pushed.accepted
     assert "store/attestations/README.json: error KI110 path-outside-layout" in pushed.output
+
+
+def _an_object_path(remote: Remote) -> list[str]:
+    return git(remote.clone, "ls-tree", "-r", "--name-only", "HEAD", "store/objects"
+               ).split()[0].split("/")
+
+
+def test_dotgit_file_in_a_shard_of_files_is_refused(remote):
+    # A shard holds files only: the gate reads the changed names, not the whole shard.
+    shard = _an_object_path(remote)[:-1]
+    pushed = push_tree(remote, shard, ".GIT")
+    assert not pushed.accepted
+    assert f"{'/'.join(shard)}/.GIT: error KI115 dotgit-path-component: " in pushed.output
+
+
+def test_directory_colliding_with_a_file_of_a_shard_is_refused(remote):
+    # A directory in a shard: the gate reads the shard's entries one by one again.
+    *shard, leaf = _an_object_path(remote)
+    pushed = push_tree(remote, [*shard, leaf.upper()], "hook")
+    assert not pushed.accepted
+    where = "/".join(shard)
+    assert (f"{where}/{leaf}: error KI112 path-case-collision: collides with "
+            f"{where}/{leaf.upper()} under case folding") in pushed.output
