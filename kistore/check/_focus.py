@@ -30,7 +30,7 @@ from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.digest import Digest
 from ..store import FileTooLarge, View
-from ._rules import Entry, entry_from, name_key
+from ._rules import Entry, entry_from, name_key, name_keys
 
 
 def range_paths(view: View, before: View | None, changed: Iterable[str],
@@ -123,13 +123,17 @@ def collision_candidates(view: View, paths: Iterable[str]) -> set[str]:
         level = [parts[0]]  # "store": the layout's own top, never case-varied in a tree
         for i, part in enumerate(parts[1:], start=1):
             key = name_key(part)
-            level = [f"{d}/{n}" for d in level for n in view.list_dir(d)
-                     if name_key(n) == key]
+            level = [f"{d}/{n}" for d in level for n in _folding_to(view.list_dir(d), key)]
             if not level:
                 break
             if i == len(parts) - 1:
                 found.update(view.modes_of(level))
     return found
+
+
+def _folding_to(names: list[str], key: str) -> list[str]:
+    """Return those of ``names`` whose :func:`name_key` is ``key`` (one call for all)."""
+    return [n for n, k in zip(names, name_keys(names), strict=True) if k == key]
 
 
 def look_up_entries(view: View, entries: MutableMapping[Digest, Entry],

@@ -177,6 +177,18 @@ def name_key(name: str) -> str:
     return folded.translate(_IGNORED)
 
 
+def name_keys(names: Iterable[str]) -> list[str]:
+    """Return :func:`name_key` of each of ``names`` (none holds a NUL, as no git name can).
+
+    One call over the names joined by NUL: case folding and NFD map code points one by one
+    or within a run of combining marks, and NUL starts a run, so the keys split apart
+    again (a property test holds this to :func:`name_key`). A shard's ~4,000 names at
+    1,000,000 manifests cost one call, not 4,000.
+    """
+    names = list(names)
+    return name_key("\0".join(names)).split("\0") if names else []
+
+
 def check_case_collisions(paths: Iterable[str]) -> list[Finding]:
     """Find paths under ``store/`` that are one file on a case-insensitive file system.
 

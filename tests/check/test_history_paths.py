@@ -10,9 +10,11 @@ import subprocess
 import unicodedata
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kistore.check._paths import is_dotgit
-from kistore.check._rules import name_key
+from kistore.check._rules import name_key, name_keys
 
 from ..conftest import ManifestKit, git
 from ..prs import Remote
@@ -33,6 +35,20 @@ def test_dotgit_names_and_collision_keys():
     nfc, nfd = "caf\u00e9.md", "cafe\u0301.md"
     assert name_key(nfc) == name_key(nfd) == name_key("CAFE\u0301.md")
     assert name_key("Foo.json") == name_key("foo.json") != name_key("foo.jsn")
+
+
+# Names git can hold (no NUL), weighted to what folds: case, combining marks, ligatures,
+# the Kelvin sign, final sigma, code points HFS+ ignores.
+_NAME_CHARS = st.one_of(st.characters(blacklist_characters="\0"),
+                        st.sampled_from("aAkK\u212a\u00e9e\u0301\u0327\ufb00\u03a3\u03c2"
+                                        "\u1e9e\u00df\u200c\ufeff\u0345\u0130."))
+
+
+@given(st.lists(st.text(_NAME_CHARS, max_size=8), max_size=12))
+def test_name_keys_of_many_names_are_each_name_key(names):
+    assert name_keys(names) == [name_key(n) for n in names]
+    assert name_keys(["Foo", "caf\u00e9", "cafe\u0301", "\u212a"]) == \
+        ["foo", "cafe\u0301", "cafe\u0301", "k"]
 
 
 def test_executable_manifest_file_is_refused(remote, kit: ManifestKit):
