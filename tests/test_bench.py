@@ -115,6 +115,9 @@ def test_bench_smoke_at_200(tmp_path):
     deep, gate = rows["verify, 3 commits (bare)"], rows["gate of a 1-manifest pull request"]
     assert deep["extra"]["commits"] == 3 and deep["note"].startswith("exit 0 / 0;")
     assert gate["note"].startswith("exit 0;") and gate["value"] > 0
+    fresh_gate = rows["gate of a 1-manifest pull request, fresh clone (CPU)"]
+    assert fresh_gate["target"] == "<= 1.5x" and fresh_gate["note"].startswith("exit 0;")
+    assert fresh_gate["extra"]["cpu_s"] > 0 and fresh_gate["extra"]["cpu_base_s"] > 0
     site, again = rows["site build"], rows["site rebuild after 1 manifest"]
     assert site["value"] > 0 and site["baseline"].startswith("writing the same files")
     assert site["extra"]["pages"] > 200 and site["baseline_value"] > 0
