@@ -33,12 +33,15 @@ class NoComparisonGroup(InputError):
 def find(store: Store, catalog: Catalog, ref: str, *, at: str | None = None) -> Record:
     """Resolve what a person typed (digest, 8+ hex prefix, ``KIND/NAME``) to a record.
 
-    ``KIND/NAME`` is looked up in the catalog (an index lookup, not a store scan), after
-    its names file is checked against its owner (one path read: a names file that
-    disagrees is refused, as :meth:`kistore.store.View.named` refuses it). A miss
-    is confirmed by the index's names (:meth:`kistore.store.View.find_name`, O(changed
-    shards)); a name written into a metadata file in place is found after ``kistore
-    reindex``, and the error for a miss says so.
+    ``KIND/NAME`` is one question: its names file gives the digest, checked against its
+    owner's metadata and object (:meth:`kistore.store.View.named`: a names file that
+    disagrees is refused), then the catalog gives that digest's record (an index lookup by
+    digest, not a second lookup of the name). A store without names files, a name with
+    no names file, or an owner whose files are damaged is looked up in the catalog by
+    name (which names the damaged file); a miss is confirmed by the index's names
+    (:meth:`kistore.store.View.find_name`, O(changed shards)); a name written into a
+    metadata file in place is found after ``kistore reindex``, and the error for a miss
+    says so.
 
     Raises:
         ResolutionError: nothing matches, or a prefix is ambiguous.
@@ -50,9 +53,18 @@ def find(store: Store, catalog: Catalog, ref: str, *, at: str | None = None) -> 
     kind, slash, name = ref.partition("/")
     if slash and kind in KINDS:
         view = store.view(at)
+        owner = None
         if view.has_names_files():
             with contextlib.suppress(ResolutionError):  # damaged owner files: said below
-                view.named(kind, name)  # a names file that disagrees: KI212, as show says
+                owner = view.named(kind, name)  # a names file that disagrees: KI212
+        if owner is not None:  # the names file's digest, then the index's record of it
+            record = _record(store, catalog, owner, at)
+            if record is None:
+                raise unreadable_error(view, owner, ref,
+                                       committed=str(owner) in catalog.skipped())
+            if record.kind == kind and record.name == name:
+                return record
+            raise ResolutionError(f"no {kind} named {name!r} {store.where(at)}")
         record = catalog.named(kind, name)
         if record is not None:
             return record
