@@ -29,7 +29,7 @@ from ..core.limits import DEFAULT, Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from . import flashinfer_trace, kernelbench, sol_execbench
-from .common import Plan, Record, expand
+from .common import Plan, Record, expand, typed_names
 
 if TYPE_CHECKING:
     from ..store import AddResult, Store
@@ -92,7 +92,15 @@ def plan_import(source: str, paths: Sequence[str], limits: Limits = DEFAULT) -> 
     reader = SOURCES.get(source)
     if reader is None:
         raise InputError(f"unknown source {source!r}; expected one of {', '.join(SOURCES)}")
-    return reader(expand(paths, limits.source_bytes))
+    files = expand(paths, limits.source_bytes)
+    typed = Plan(typed=typed_names(files))
+    try:
+        plan = reader(files)
+    except KistoreError as e:  # named as the person typed them, not by provenance name
+        raise typed.retell(e) from None
+    plan.typed = typed.typed
+    plan.ignored = [plan.as_typed(name) for name in plan.ignored]
+    return plan
 
 
 def run_import(
@@ -137,9 +145,9 @@ def run_import(
     for record in plan.records:
         try:
             built = _build(record, cache, limits)
-            _claim_names(built, record, owners)
+            _claim_names(built, record, owners, plan.as_typed)
         except KistoreError as e:
-            (skipped if skip_invalid else errors).extend(e.problems)
+            (skipped if skip_invalid else errors).extend(plan.retell(e).problems)
         else:
             accepted.append((record, built))
         if progress is not None:
@@ -147,18 +155,24 @@ def run_import(
     if errors:
         raise MultipleErrors(errors)
     if skip_invalid:  # a name the store gives another manifest would refuse the whole add
+        told = len(skipped)
         accepted = _without_stored_names(store, accepted, skipped)
+        for problem in skipped[told:]:
+            plan.retell(problem)
     for record, built in accepted:
         manifests.extend(built)
         for m in built:
-            origins.setdefault(m.digest, record.file)
+            origins.setdefault(m.digest, plan.as_typed(record.file))  # what add names
     runs = sum(1 for m in manifests if m.kind == "BenchmarkRun")
     files = len({r.file for r in plan.records})
-    results = store.add(
-        manifests, commit=commit, origins=origins,
-        message=message or (f"kistore import {source}: {runs} run{'s' * (runs != 1)} from "
-                            f"{files} file{'s' * (files != 1)}"),
-    )
+    try:
+        results = store.add(
+            manifests, commit=commit, origins=origins,
+            message=message or (f"kistore import {source}: {runs} run{'s' * (runs != 1)} "
+                                f"from {files} file{'s' * (files != 1)}"),
+        )
+    except KistoreError as e:
+        raise plan.retell(e) from None
     return ImportReport(source, results, skipped, plan.ignored, len(plan.records))
 
 
@@ -210,7 +224,8 @@ def _without_stored_names(store: Store, accepted: list[tuple[Record, list[Manife
 
 
 def _claim_names(built: list[Manifest], record: Record,
-                 owners: dict[tuple[str, str], tuple[Manifest, Record]]) -> None:
+                 owners: dict[tuple[str, str], tuple[Manifest, Record]],
+                 typed: Callable[[str], str] = str) -> None:
     """Take the names of a record's manifests; refuse the record if another record has one.
 
     Two records of a source that give different manifests one name (the same submission
@@ -222,6 +237,8 @@ def _claim_names(built: list[Manifest], record: Record,
         record: the record.
         owners: ``(kind, name) -> (manifest, record)`` of the records taken so far;
             updated only when no name clashes.
+        typed: the path the person typed for a record's file (:meth:`~.common.Plan.as_typed`),
+            for the first record named in the message.
 
     Raises:
         MultipleErrors: one problem per clashing name, at the later record.
@@ -231,7 +248,7 @@ def _claim_names(built: list[Manifest], record: Record,
         first = owners.get((m.kind, m.name))
         if first is not None and first[0].digest != m.digest:
             other = first[1]
-            where = other.file + (f":{other.line}" if other.line is not None else "") + \
+            where = typed(other.file) + (f":{other.line}" if other.line is not None else "") + \
                 (f":{other.pointer}" if other.pointer else "")
             problems.append(InputError(
                 f"{record.label}: its {m.kind} {m.name!r} ({m.digest.hex[:12]}) has the name "

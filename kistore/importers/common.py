@@ -104,6 +104,57 @@ class Plan:
 
     records: list[Record] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+    typed: dict[str, str] = field(default_factory=dict)
+    """A source file's or folder's name relative to the data root (:attr:`SourceFile.name`,
+    the provenance name) -> the path as the person typed it (:func:`typed_names`)."""
+
+    def as_typed(self, name: str) -> str:
+        """Return the path the person typed for a data-root name (``fi/x.json`` ->
+        ``../fi/x.json``): the file itself, else a file of a folder found through them
+        (a problem's ``definition.json`` beside its ``workload.jsonl``); else ``name``."""
+        found = self.typed.get(name)
+        if found is not None:
+            return found
+        folder, slash, leaf = name.rpartition("/")
+        typed_folder = self.typed.get(folder) if slash else None
+        return f"{typed_folder}/{leaf}" if typed_folder is not None else name
+
+    def retell(self, error: KistoreError) -> KistoreError:
+        """Name the path the person typed in each problem of ``error`` (in place).
+
+        Importers name a file by its data-root name, which provenance keeps; a message
+        names the file as it was given (``../fi/x.json``), so that it can be opened from
+        where the command ran.
+
+        Returns:
+            ``error``, its problems' ``file`` rewritten.
+        """
+        for problem in error.problems:
+            if problem.file is not None:
+                problem.file = self.as_typed(problem.file)
+                problem.args = (problem.format(),)
+        return error
+
+
+def typed_names(files: Sequence[SourceFile]) -> dict[str, str]:
+    """Map each file's data-root name, and its folder's, to the path as the person typed it.
+
+    Args:
+        files: from :func:`expand`.
+
+    Returns:
+        ``{name: typed path}`` (``kernelbench/H100/x.json`` -> ``../kernelbench/H100/x.json``),
+        folders too (``kernelbench/H100`` -> ``../kernelbench/H100``), where they differ.
+    """
+    typed: dict[str, str] = {}
+    for source in files:
+        given = source.path.as_posix()
+        if given != source.name:
+            typed[source.name] = given
+            folder, slash, _ = source.name.rpartition("/")
+            if slash:
+                typed.setdefault(folder, source.path.parent.as_posix())
+    return typed
 
 
 def expand(paths: Sequence[str], limit: int = DEFAULT.source_bytes) -> list[SourceFile]:

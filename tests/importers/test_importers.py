@@ -309,7 +309,7 @@ def test_malformed_row_is_reported_with_pointer_and_nothing_is_imported(store, s
     with pytest.raises(MultipleErrors) as caught:
         import_files(store, "sol-execbench", [str(data)], commit=True)
     [problem] = caught.value.problems
-    assert problem.file == "sol-execbench/leaderboard/kernel-3/leaderboard_snapshot.json"
+    assert problem.file == board.as_posix()  # the path as given, not the provenance name
     assert problem.pointer == "/response/data/rankings/3/latency_ms"
     assert "expected a number, found a string" in problem.message
     assert snapshot(store_path) == before
@@ -340,7 +340,7 @@ def test_bad_json_line_is_reported_with_file_and_line(store, tmp_path):
     with pytest.raises(MultipleErrors) as caught:
         import_files(store, "flashinfer-trace", [str(data)])
     problems = {(p.file, p.line, p.pointer) for p in caught.value.problems}
-    name = "flashinfer-trace/traces/gemm/gemm_n_28672_k_4096.jsonl"
+    name = traces.as_posix()  # as given (under the folder named), not the provenance name
     assert (name, 5, "") in problems or any(f == name and ln == 5 for f, ln, _ in problems)
     assert (name, 7, "/evaluation/status") in problems
     report = import_files(store, "flashinfer-trace", [str(data)], skip_invalid=True)
@@ -364,7 +364,7 @@ def test_flashinfer_trace_with_zero_latency_is_refused_not_ranked_first(store, s
         import_files(store, "flashinfer-trace", [str(data)], commit=True)
     [problem] = caught.value.problems
     assert (problem.file, problem.line, problem.pointer) == (
-        "flashinfer-trace/traces/gemm/gemm_n_28672_k_4096.jsonl", index + 1,
+        traces.as_posix(), index + 1,
         "/evaluation/performance/latency_ms")
     assert problem.message == "latency latency_ms = 0 ms is not positive; a passed run takes time"
     assert snapshot(store_path) == before

@@ -6,6 +6,8 @@ import json
 import shutil
 
 from kistore.cli import main
+from kistore.core import layout
+from kistore.core.digest import Digest
 
 from ..conftest import DATA, git, requires_data, snapshot
 
@@ -57,7 +59,7 @@ def test_directory_walk_notes_ignored_files(runner, store_path, tmp_path):
     (folder / "H100_Modal/notes.txt").write_text("not data")
     result = run(runner, store_path, "import", "kernelbench", str(folder))
     assert result.exit_code == 0, result.output
-    assert ("note: kernelbench/H100_Modal/notes.txt: not an import format of kernelbench "
+    assert (f"note: {folder.as_posix()}/H100_Modal/notes.txt: not an import format of kernelbench "
             "(ignored)") in result.stderr.splitlines()
 
 
@@ -111,7 +113,7 @@ def test_bad_json_lines_name_the_line(runner, store_path, tmp_path):
     assert result.exit_code == 1
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1
-    assert errors[0].startswith("error: flashinfer-trace/traces/gemm/gemm_n_28672_k_4096.jsonl:3:")
+    assert errors[0].startswith(f"error: {traces.as_posix()}:3:")
 
 
 def test_message_without_commit_is_a_usage_error(runner, store_path):
@@ -275,3 +277,51 @@ def test_sol_execbench_and_flashinfer_files_are_recognised_by_content(runner, st
     assert (report["runs"], report["records"]) == (json.loads(original.stdout)["runs"],
                                                    json.loads(original.stdout)["records"])
     assert report["runs"] > 0
+
+
+@requires_data
+def test_errors_name_the_path_as_typed_and_provenance_keeps_the_data_name(
+        runner, store_path, tmp_path, monkeypatch):
+    # Importers name a file relative to the data root (the provenance name); errors named
+    # it so too: `sol-execbench/...` where the person typed `../data/sol-execbench/...`,
+    # a path that cannot be opened from where the command ran (review 2026-12-01).
+    root = tmp_path / "data/sol-execbench"
+    (root / "leaderboard/kernel-121").mkdir(parents=True)
+    shutil.copy(DATA / "sol-execbench/SOURCE.md", root)
+    shutil.copy(BOARD, root / "leaderboard/kernel-121")
+    broken = root / "leaderboard/kernel-121/board.json"
+    shutil.copy(_broken_board(tmp_path), broken)
+    (root / "leaderboard/kernel-121/notes.txt").write_text("not data")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    typed = "../data/sol-execbench/leaderboard/kernel-121/board.json"
+    result = run(runner, store_path, "import", "sol-execbench", typed)
+    assert result.exit_code == 1
+    assert [line for line in result.stderr.splitlines() if line.startswith("error:")] == [
+        f"error: {typed}:/response/data/rankings/2/submitted_at: 'last tuesday' is not an "
+        "ISO 8601 date-time (e.g. 2026-07-10T03:35:40.526966)"]
+    # a file named that is no import format: refused while planning, named as typed
+    (root / "leaderboard/kernel-121/stray.txt").write_text("not data")
+    stray = "../data/sol-execbench/leaderboard/kernel-121/stray.txt"
+    result = run(runner, store_path, "import", "sol-execbench", stray)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: {stray}: not a SOL-ExecBench import format")
+    # skipped with a warning, and a folder's ignored file: as typed too
+    (root / "leaderboard/kernel-121/leaderboard-snapshot.json").unlink()
+    result = run(runner, store_path, "import", "--skip-invalid", "--json", "sol-execbench",
+                 "../data/sol-execbench")
+    assert result.exit_code == 0, result.output
+    stderr = result.stderr.splitlines()
+    assert [line[:len(typed) + 11] for line in stderr if line.startswith("warning:")] == [
+        f"warning: {typed}:/"]
+    assert ("note: ../data/sol-execbench/leaderboard/kernel-121/notes.txt: not an import "
+            "format of sol-execbench (ignored)") in stderr
+    run_digest = next(m["digest"] for m in json.loads(result.stdout)["manifests"]
+                      if m["kind"] == "BenchmarkRun")
+    metadata = store_path / layout.metadata_path(Digest.from_str(run_digest))
+    annotations = json.loads(metadata.read_text())["annotations"]
+    assert json.loads(result.stdout)["runs"] == 14
+    # provenance keeps the name relative to the data root, wherever the import ran from
+    assert annotations["kernelindex.dev/source-file"] == \
+        "sol-execbench/leaderboard/kernel-121/board.json"
