@@ -8,6 +8,8 @@ tests/store/test_partial_clone_names.py (``KIND/NAME`` answers).
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from pathlib import Path
 
 from kistore.store import Store
@@ -19,6 +21,30 @@ def missing(repo: Path) -> int:
     """How many objects reachable from every ref the clone lacks (blobs not fetched yet)."""
     listing = git(repo, "rev-list", "--objects", "--all", "--missing=print")
     return sum(1 for line in listing.splitlines() if line.startswith("?"))
+
+
+def git_processes(trace: Path) -> Counter[str]:
+    """Count the git processes a ``GIT_TRACE2_EVENT=trace`` run started, by subcommand.
+
+    Every git process (and each it starts: ``fetch`` starts ``index-pack``; a ``file://``
+    remote's ``upload-pack`` runs here too) writes a ``start`` event with its argv.
+
+    Returns:
+        e.g. ``{"fetch": 1, "cat-file": 3, "upload-pack": 4, ...}``.
+    """
+    counted: Counter[str] = Counter()
+    for line in trace.read_text().splitlines():
+        event = json.loads(line)
+        if event.get("event") != "start":
+            continue
+        argv, i = event["argv"], 1
+        if argv[0].endswith("git-upload-pack"):
+            counted["upload-pack"] += 1
+            continue
+        while i < len(argv) and argv[i].startswith("-"):  # -c X=Y, --git-dir DIR
+            i += 2 if argv[i] in ("-c", "--git-dir", "-C") else 1
+        counted[argv[i] if i < len(argv) else ""] += 1
+    return counted
 
 
 def serve_runs(tmp_path: Path, runs: int = 30

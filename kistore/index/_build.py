@@ -21,7 +21,7 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.limits import DEFAULT
 from ..core.model import Manifest
-from ..git.blobs import blob_size, read_blob
+from ..git.blobs import blob_size, fetch_blobs, read_blob
 from ..git.treediff import subtree
 from .catalog import Loaded, parse_document, problem
 
@@ -92,6 +92,14 @@ def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Dig
             them (``add --commit`` built the tree from them): those are not read from git,
             and nothing else changes (each is parsed and checked as a blob read).
 
+    In a partial clone (``git clone --filter=blob:none``) every blob of ``digests`` it
+    lacks is fetched first, in one ``git fetch`` (:func:`kistore.git.blobs.fetch_blobs`),
+    and then read once (git fetched each when it was read: a ``git cat-file``, a ``git
+    fetch`` and a connection to the remote per blob, and the blob read twice).
+
+    Raises:
+        StoreStateError: a partial clone whose remote cannot give the blobs.
+
     Yields:
         ``(digest string, (kind, name, spec) or None, stored document or None, skipped)``:
         None where :func:`~.catalog.parse_document` (validating) refuses the files; the
@@ -107,6 +115,8 @@ def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Dig
         return data if data is not None else files.blob_id(path)
 
     jobs = [(d, source(layout.object_path(d)), source(layout.metadata_path(d))) for d in digests]
+    # a partial clone: every blob it lacks, fetched in one `git fetch` (not one each)
+    fetch_blobs(repo, (f for job in jobs for f in job[1:] if isinstance(f, str)))
     chunks = (jobs[i:i + _CHUNK] for i in range(0, len(jobs), _CHUNK))
     for chunk in chunks:
         yield from _read_chunk(repo, chunk, limit)
@@ -179,26 +189,33 @@ def parse_validated(manifests: Iterable[Manifest], files: Mapping[str, bytes], *
     return out
 
 
-def _size(repo: pygit2.Repository | None, file: str | bytes) -> int:
+def _size(repo: pygit2.Repository | None, file: str | bytes) -> tuple[int, str | bytes]:
     """Return the bytes of a :data:`Job` file: its length, or its blob's size from git.
 
-    A blob a partial clone (``--filter=blob:none``) lacks is fetched to be measured
-    (:func:`kistore.git.blobs.read_blob`); libgit2 alone cannot fetch it.
+    Blobs a partial clone (``--filter=blob:none``) lacks were fetched in one batch by
+    :func:`read_manifests`; one still missing is fetched here (one ``git cat-file``,
+    :func:`kistore.git.blobs.read_blob`) and its bytes given back, never read twice.
+
+    Returns:
+        ``(size in bytes, the file)``: ``file`` itself, or the bytes of a blob fetched here.
 
     Raises:
         StoreStateError: a partial clone whose remote cannot give the blob.
     """
     if isinstance(file, bytes):
-        return len(file)
+        return len(file), file
     assert repo is not None  # a blob id comes with its repository
     size = blob_size(repo, file)
-    return size if size is not None else len(read_blob(repo, file))
+    if size is not None:
+        return size, file
+    data = read_blob(repo, file)
+    return len(data), data
 
 
 def _bytes(repo: pygit2.Repository | None, file: str | bytes | None) -> bytes | None:
     """Return a :data:`Job` file's bytes: as given, or its blob read from git.
 
-    A blob a partial clone lacks is fetched (:func:`kistore.git.blobs.read_blob`).
+    A blob a partial clone lacks was fetched before (:func:`read_manifests`, :func:`_size`).
     """
     if file is None or isinstance(file, bytes):
         return file
@@ -214,9 +231,13 @@ def _read_chunk(repo: pygit2.Repository | None, jobs: list[Job],
                 limit: int = DEFAULT.manifest_bytes) -> list[Read]:
     out: list[Read] = []
     for digest, object_file, metadata_file in jobs:
-        sizes = [(path, _size(repo, file)) for path, file in (
-                 (layout.object_path(digest), object_file),
-                 (layout.metadata_path(digest), metadata_file)) if file is not None]
+        sizes = []
+        if object_file is not None:
+            size, object_file = _size(repo, object_file)
+            sizes.append((layout.object_path(digest), size))
+        if metadata_file is not None:
+            size, metadata_file = _size(repo, metadata_file)
+            sizes.append((layout.metadata_path(digest), size))
         large = [(path, size) for path, size in sizes if size > limit]
         if large:  # a 200 MB manifest committed past the hooks: never read (ls took 5 s)
             path, size = large[0]
