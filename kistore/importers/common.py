@@ -109,9 +109,12 @@ class Plan:
     the provenance name) -> the path as the person typed it (:func:`typed_names`)."""
 
     def as_typed(self, name: str) -> str:
-        """Return the path the person typed for a data-root name (``fi/x.json`` ->
-        ``../fi/x.json``): the file itself, else a file of a folder found through them
-        (a problem's ``definition.json`` beside its ``workload.jsonl``); else ``name``."""
+        """Return the path the person typed for a data-root name (``fi/x.json``).
+
+        E.g. ``../fi/x.json``: the file itself, else a file of a folder found through
+        those typed (a problem's ``definition.json`` beside its ``workload.jsonl``); else
+        ``name`` unchanged.
+        """
         found = self.typed.get(name)
         if found is not None:
             return found
