@@ -21,12 +21,11 @@ commit, then K commits of one manifest each (K = N / 100, at least 2). It times:
 
 from __future__ import annotations
 
-import resource
 import statistics
 from pathlib import Path
 from typing import Any
 
-from .measure import GITATTRIBUTES, Row, _pairs, kistore_bin, prepare, run
+from .measure import GITATTRIBUTES, Row, _pairs, children_cpu, kistore_bin, prepare, run
 
 GATE_BASE_N = 1_000
 """The store size the gate's cost at N is compared with (issue 22)."""
@@ -100,20 +99,14 @@ def _fresh_gates(repositories: list[tuple[Path, Path]], repeat: int) -> dict[str
         for (workdir, repository), wall, cpu in zip(repositories, walls, cpus, strict=True):
             clone = workdir / f"gate-clone-{i}.git"
             run(["git", "clone", "-q", "--bare", "--no-local", str(repository), str(clone)])
-            before = _children_cpu()
+            before = children_cpu()
             seconds, done = run([kistore_bin(), "--store", str(clone), "check",
                                  "HEAD~1..HEAD"], check=False)
-            cpu.append(_children_cpu() - before)
+            cpu.append(children_cpu() - before)
             wall.append(seconds)
             code = max(code, done.returncode)
     return {"times": [(statistics.median(w), statistics.median(c))
                       for w, c in zip(walls, cpus, strict=True)], "exit": code}
-
-
-def _children_cpu() -> float:
-    """User + system CPU seconds of every child process waited for so far."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def _write_stream(contents: Path, stream: Path, first: int) -> None:
