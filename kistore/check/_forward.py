@@ -10,7 +10,8 @@ name ``D``, sorted, one a line). The gate lists one directory per manifest a pul
 adds (docs/design.md §3, §4.2).
 
 This module holds the two rules that keep the records and the runs in step; both are pure
-(the caller reads the files):
+(the caller reads the files), and their loop, both ways, is the names files' too
+(:func:`kistore.check._both_ways.check_both_ways`):
 
 * KI213 ``forward-reference-unrecorded``: a run's reference to a digest with no object file
   in the tree, and no record file listing that field;
@@ -24,12 +25,13 @@ names_kept`), also once its digest has arrived.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import NamedTuple
 
 from ..core import layout
 from ..core.digest import Digest
 from ..core.findings import ERROR, Finding, rule
+from ._both_ways import ABSENT, Absent, check_both_ways
 
 FORWARD_UNRECORDED = rule(
     "KI213", "forward-reference-unrecorded", ERROR,
@@ -92,60 +94,40 @@ def check_forward_files(runs: Iterable[Run], present: Iterable[str],
         or whose run names its digest in other fields. Unsorted.
     """
     by_hex = {r.hex: r for r in runs}
-    present = set(present)
-    fields_at: dict[str, tuple[str, ...] | None] = {}
 
-    def fields(path: str) -> tuple[str, ...] | None:
-        if path not in fields_at:
-            data = read(path)
-            fields_at[path] = None if data is None else layout.fields_from_record(data)
-        return fields_at[path]
-
-    findings: list[Finding] = []
-    for path in sorted(present):
-        if focus is not None and not focus(path):
-            continue
-        finding = _disagreement(path, read, by_hex, fields_at)
-        if finding is not None:
-            findings.append(finding)
-    for run in by_hex.values():
-        if not run.has_object:
-            continue
-        for field_name, ref in sorted(run.references.items()):
-            if focus is None and has_object(ref[7:]):
-                continue  # the common case of a whole tree, without building a path
-            target = Digest.from_str(ref)
-            path = layout.forward_path(target, Digest(run.hex))
-            if focus is not None and not focus(path) and run.hex not in (focus_digests or ()):
+    def needs() -> Iterator[tuple[str, str, tuple[str, str, str, str]]]:
+        for run in by_hex.values():
+            if not run.has_object:
                 continue
-            if has_object(target.hex):
-                continue
-            if path in present:
-                listed = fields(path)
-                if listed is None and read(path) is None:
-                    continue  # not a regular file: KI111
-                if listed is not None and field_name in listed:
-                    continue
-                found = "a record without this field"
-            else:
-                found = "no such file"
-            findings.append(Finding(
-                FORWARD_UNRECORDED, f"{field_name} names {ref}, which is not in the store, "
-                f"and {path} does not record it", file=layout.object_path(Digest(run.hex)),
-                pointer=f"/spec/{field_name}", expected=f"{path} listing {field_name}",
-                found=found, extra={"forward_path": path}))
-    return findings
+            for field_name, ref in sorted(run.references.items()):
+                if focus is None and has_object(ref[7:]):
+                    continue  # the common case of a whole tree, without building a path
+                target = Digest.from_str(ref)
+                path = layout.forward_path(target, Digest(run.hex))
+                yield path, run.hex, (path, run.hex, field_name, ref)
+
+    def lacks(need: tuple[str, str, str, str], listed: tuple[str, ...] | None | Absent
+              ) -> Finding | None:
+        path, run_hex, field_name, ref = need
+        if has_object(Digest.from_str(ref).hex) or (
+                listed is not ABSENT and listed is not None and field_name in listed):
+            return None
+        return Finding(
+            FORWARD_UNRECORDED, f"{field_name} names {ref}, which is not in the store, "
+            f"and {path} does not record it", file=layout.object_path(Digest(run_hex)),
+            pointer=f"/spec/{field_name}", expected=f"{path} listing {field_name}",
+            found="no such file" if listed is ABSENT else "a record without this field",
+            extra={"forward_path": path})
+
+    return check_both_ways(
+        present, read, layout.fields_from_record,
+        lambda path, data, listed: _disagreement(path, data, listed, by_hex), needs(), lacks,
+        focus=focus, focus_digests=focus_digests)
 
 
-def _disagreement(path: str, read: Callable[[str], bytes | None], by_hex: Mapping[str, Run],
-                  fields_at: dict[str, tuple[str, ...] | None]) -> Finding | None:
-    """KI214 for one record file, or None when its run names its digest in its fields."""
-    data = read(path)
-    if data is None:
-        fields_at[path] = None
-        return None  # not a regular file: KI111 says so
-    listed = layout.fields_from_record(data)
-    fields_at[path] = listed
+def _disagreement(path: str, data: bytes, listed: tuple[str, ...] | None,
+                  by_hex: Mapping[str, Run]) -> Finding | None:
+    """KI214 for one record file (its bytes, the fields they list), or None when it agrees."""
     target, run_digest = layout.forward_from_path(path)  # type: ignore[misc]
     if listed is None:
         return Finding(FORWARD_DISAGREES, "a forward record holds reference fields of a run, "

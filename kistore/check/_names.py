@@ -8,7 +8,8 @@ a second claim on a name changes a committed file (refused as any change to a na
 is: KI208, :func:`kistore.check.lineage.names_kept`).
 
 This module holds the two rules that keep the names files and the metadata in step; both
-are pure (the caller reads the files):
+are pure (the caller reads the files), and their loop, both ways, is the forward records'
+too (:func:`kistore.check._both_ways.check_both_ways`):
 
 * KI211 ``name-path-missing``: a manifest whose names file is absent or holds another digest;
 * KI212 ``name-path-disagrees``: a names file that is not ``sha256:<hex>\\n``, or whose digest
@@ -17,13 +18,14 @@ are pure (the caller reads the files):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import NamedTuple
 
 from ..core import layout
 from ..core.digest import Digest
 from ..core.findings import ERROR, Finding, rule
 from ..core.schema import KINDS
+from ._both_ways import ABSENT, Absent, check_both_ways
 
 NAME_PATH_MISSING = rule(
     "KI211", "name-path-missing", ERROR,
@@ -116,59 +118,26 @@ def check_names_files(manifests: Iterable[Named], present: Iterable[str],
     by_hex: dict[str, Named] = {}
     for m in manifests:
         by_hex[m.hex] = m
-    present = set(present)
     confirmed = confirmed or {}
     confirmed_hexes = set(confirmed.values())
-    records: dict[str, Digest | None] = {}
 
-    def record(path: str) -> Digest | None:
-        if path not in records:
-            data = read(path)
-            records[path] = None if data is None else layout.digest_from_record(data)
-        return records[path]
+    def needs() -> Iterator[tuple[str, str, tuple[str, Named]]]:
+        for m in by_hex.values():
+            if m.hex in confirmed_hexes:
+                continue  # its names path holds its record
+            path = owned_path(m)
+            if path is not None:
+                yield path, m.hex, (path, m)
 
-    findings: list[Finding] = []
-    for file in sorted(present.difference(confirmed)):
-        if focus is not None and not focus(file):
-            continue
-        finding = _disagreement(file, read, by_hex, records)
-        if finding is not None:
-            findings.append(finding)
-    for m in by_hex.values():
-        if m.hex in confirmed_hexes:
-            continue  # its names path holds its record
-        path = owned_path(m)
-        if path is None:
-            continue
-        if focus is not None and not focus(path) and m.hex not in (focus_digests or ()):
-            continue
-        metadata = layout.metadata_path(Digest(m.hex))
-        if path not in present and path not in confirmed:
-            findings.append(Finding(
-                NAME_PATH_MISSING, f"{m.kind}/{m.name} has no names file {path}",
-                file=metadata, pointer="/name", expected=f"{path} holding sha256:{m.hex}",
-                found="no such file", extra={"names_path": path}))
-            continue
-        owner = record(path)
-        if owner is not None and owner.hex != m.hex:
-            findings.append(Finding(
-                NAME_PATH_MISSING, f"{m.kind}/{m.name} is taken: {path} names {owner}, "
-                "not this manifest", file=metadata, pointer="/name",
-                expected=f"sha256:{m.hex}", found=str(owner),
-                extra={"names_path": path, "owner": str(owner)}))
-    return findings
+    return check_both_ways(
+        present, read, layout.digest_from_record,
+        lambda path, data, owner: _disagreement(path, data, owner, by_hex), needs(), _lacks,
+        focus=focus, focus_digests=focus_digests, settled=confirmed)
 
 
-def _disagreement(path: str, read: Callable[[str], bytes | None],
-                  by_hex: Mapping[str, Named], records: dict[str, Digest | None]
+def _disagreement(path: str, data: bytes, owner: Digest | None, by_hex: Mapping[str, Named]
                   ) -> Finding | None:
-    """KI212 for one names file, or None when it names the manifest its path says."""
-    data = read(path)
-    if data is None:
-        records[path] = None
-        return None  # not a regular file: KI111 says so
-    owner = layout.digest_from_record(data)
-    records[path] = owner
+    """KI212 for one names file (its bytes, the digest they hold), or None when it agrees."""
     kind, name = layout.name_from_path(path) or ("", "")
     if owner is None:
         return Finding(NAME_PATH_DISAGREES, "a names file holds exactly one digest and a "
@@ -185,6 +154,27 @@ def _disagreement(path: str, read: Callable[[str], bytes | None],
         return Finding(NAME_PATH_DISAGREES, f"claims {kind}/{name} for {owner}, which is "
                        f"{found}", file=path, expected=f"{kind}/{name}", found=found,
                        extra={"owner": str(owner)})
+    return None
+
+
+def _lacks(need: tuple[str, Named], owner: Digest | None | Absent) -> Finding | None:
+    """KI211 for a manifest (and its names path) whose file is absent or holds ``owner``.
+
+    None when the file holds this manifest's digest, or no digest (KI212 says so).
+    """
+    path, m = need
+    metadata = layout.metadata_path(Digest(m.hex))
+    if owner is ABSENT:
+        return Finding(
+            NAME_PATH_MISSING, f"{m.kind}/{m.name} has no names file {path}",
+            file=metadata, pointer="/name", expected=f"{path} holding sha256:{m.hex}",
+            found="no such file", extra={"names_path": path})
+    if owner is not None and owner.hex != m.hex:
+        return Finding(
+            NAME_PATH_MISSING, f"{m.kind}/{m.name} is taken: {path} names {owner}, "
+            "not this manifest", file=metadata, pointer="/name",
+            expected=f"sha256:{m.hex}", found=str(owner),
+            extra={"names_path": path, "owner": str(owner)})
     return None
 
 

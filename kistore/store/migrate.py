@@ -10,8 +10,9 @@ idempotent: a second run finds nothing to write.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
@@ -66,38 +67,31 @@ def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | No
     holders: dict[tuple[str, str], list[Digest]] = {}
     for key, digest in view._scan_holders(KINDS):  # noqa: SLF001 - this package's view
         holders.setdefault(key, []).append(digest)
-    wanted: list[NameWritten] = []
-    errors: list[KistoreError] = []
-    for (kind, name), digests in sorted(holders.items()):
-        if not layout.is_name(name):
-            continue
-        path = layout.name_path(kind, name)
-        if len(digests) > 1:
-            errors.append(ConflictError(
-                f"{kind}/{name} is held by {len(digests)} manifests "
-                f"({', '.join(str(d)[:19] for d in sorted(digests))}): a name belongs to one "
-                "(KI205). Those not yet committed can take another metadata.name (`kistore "
-                "add --update-metadata`), then migrate; a committed name never moves (KI208), "
-                "so if two are committed this store cannot be migrated without rewriting its "
-                "history (drop all but one from it, before anyone cites them)", file=path))
-            continue
-        digest = digests[0]
-        data = view.read(path)
-        if data == layout.name_record(digest) and (
-                head_holds is None or head_holds(path, data)):
-            continue
-        if data is not None and data != layout.name_record(digest):
-            owner = layout.digest_from_record(data)
-            held = f"holds {owner}" if owner is not None else "holds no digest"
-            errors.append(ConflictError(
-                f"{held}, not {digest} whose metadata names {kind}/{name}: a names file is "
-                "never rewritten; `kistore verify` says which is wrong (KI211, KI212)",
-                file=path))
-            continue
-        wanted.append(NameWritten(path, digest, kind, name))
-    if errors:
-        raise MultipleErrors(errors)
-    return sorted(wanted, key=lambda w: w.path)
+
+    def wanted() -> Iterator[tuple[NameWritten, bytes] | KistoreError]:
+        for (kind, name), digests in sorted(holders.items()):
+            if not layout.is_name(name):
+                continue
+            path = layout.name_path(kind, name)
+            if len(digests) > 1:
+                yield ConflictError(
+                    f"{kind}/{name} is held by {len(digests)} manifests "
+                    f"({', '.join(str(d)[:19] for d in sorted(digests))}): a name belongs to "
+                    "one (KI205). Those not yet committed can take another metadata.name "
+                    "(`kistore add --update-metadata`), then migrate; a committed name never "
+                    "moves (KI208), so if two are committed this store cannot be migrated "
+                    "without rewriting its history (drop all but one from it, before anyone "
+                    "cites them)", file=path)
+                continue
+            yield NameWritten(path, digests[0], kind, name), layout.name_record(digests[0])
+
+    def conflict(w: NameWritten, data: bytes) -> str:
+        owner = layout.digest_from_record(data)
+        held = f"holds {owner}" if owner is not None else "holds no digest"
+        return (f"{held}, not {w.digest} whose metadata names {w.kind}/{w.name}: a names "
+                "file is never rewritten; `kistore verify` says which is wrong (KI211, KI212)")
+
+    return _lacking(view, head_holds, wanted(), conflict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,34 +132,74 @@ def plan_forward(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | 
             KI214).
     """
     objects = set(view.digests())
-    wanted: list[ForwardWritten] = []
+
+    def wanted() -> Iterator[tuple[ForwardWritten, bytes]]:
+        for run in sorted(objects, key=lambda d: d.hex):
+            try:
+                doc = canonical.loads(view.read(layout.object_path(run)) or b"")
+            except KistoreError:
+                continue
+            spec = doc.get("spec") if isinstance(doc, dict) else None
+            if not isinstance(spec, dict) or doc.get("kind") != "BenchmarkRun":
+                continue
+            fields: dict[str, list[str]] = {}
+            for field_name in REFERENCE_FIELDS:
+                ref = spec.get(field_name)
+                if isinstance(ref, str) and is_digest(ref) and \
+                        Digest.from_str(ref) not in objects:
+                    fields.setdefault(ref, []).append(field_name)
+            for ref, named in sorted(fields.items()):
+                target = Digest.from_str(ref)
+                record = layout.forward_record(named)
+                yield ForwardWritten(layout.forward_path(target, run), record, target, run), record
+
+    def conflict(w: ForwardWritten, data: bytes) -> str:
+        return (f"holds {data[:80]!r}, not {w.data!r} (the fields of {w.run} naming "
+                f"{w.target}): a forward record is never rewritten; `kistore verify` says "
+                "which is wrong (KI214)")
+
+    return _lacking(view, head_holds, wanted(), conflict)
+
+
+Written = TypeVar("Written", NameWritten, ForwardWritten)
+
+
+def _lacking(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None,
+             wanted: Iterable[tuple[Written, bytes] | KistoreError],
+             conflict: Callable[[Written, bytes], str]) -> list[Written]:
+    """Return the files of ``wanted`` the work tree lacks, or every reason not to write them.
+
+    The one loop of :func:`plan_names` and :func:`plan_forward`.
+
+    Args:
+        view: the work tree.
+        head_holds: as :func:`plan_names` takes it.
+        wanted: per file the manifests need, what is written and the bytes it holds; or a
+            reason nothing may be written (raised with the others).
+        conflict: what to say of a file that holds other bytes (``data``) than it must.
+
+    Returns:
+        The files to write, sorted by path: those absent from the work tree, and with
+        ``head_holds``, those it has but HEAD does not.
+
+    Raises:
+        MultipleErrors: every reason of ``wanted``, and a :class:`ConflictError` per file
+            holding other bytes (a committed file is never rewritten).
+    """
+    lacking: list[Written] = []
     errors: list[KistoreError] = []
-    for run in sorted(objects, key=lambda d: d.hex):
-        try:
-            doc = canonical.loads(view.read(layout.object_path(run)) or b"")
-        except KistoreError:
+    for item in wanted:
+        if isinstance(item, KistoreError):
+            errors.append(item)
             continue
-        spec = doc.get("spec") if isinstance(doc, dict) else None
-        if not isinstance(spec, dict) or doc.get("kind") != "BenchmarkRun":
+        written, record = item
+        data = view.read(written.path)
+        if data == record and (head_holds is None or head_holds(written.path, data)):
             continue
-        fields: dict[str, list[str]] = {}
-        for field_name in REFERENCE_FIELDS:
-            ref = spec.get(field_name)
-            if isinstance(ref, str) and is_digest(ref) and Digest.from_str(ref) not in objects:
-                fields.setdefault(ref, []).append(field_name)
-        for ref, named in sorted(fields.items()):
-            target = Digest.from_str(ref)
-            path, record = layout.forward_path(target, run), layout.forward_record(named)
-            data = view.read(path)
-            if data == record and (head_holds is None or head_holds(path, data)):
-                continue
-            if data is not None and data != record:
-                errors.append(ConflictError(
-                    f"holds {data[:80]!r}, not {record!r} (the fields of {run} naming "
-                    f"{target}): a forward record is never rewritten; `kistore verify` says "
-                    "which is wrong (KI214)", file=path))
-                continue
-            wanted.append(ForwardWritten(path, record, target, run))
+        if data is not None and data != record:
+            errors.append(ConflictError(conflict(written, data), file=written.path))
+            continue
+        lacking.append(written)
     if errors:
         raise MultipleErrors(errors)
-    return sorted(wanted, key=lambda w: w.path)
+    return sorted(lacking, key=lambda w: w.path)
