@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Verify a kistore store without kistore: only git, sha256sum, jq, base64 and ssh-keygen
-# (and bash with coreutils: mktemp, wc, tr, fold, rm; and sed).
+# (and bash with coreutils: mktemp, mkdir, head, wc, tr, fold, rm; grep and xargs).
 #
 #   scripts/verify-store.sh [-f ALLOWED_SIGNERS] [-o FILE] [REV]     (run inside the store)
 #
@@ -31,6 +31,14 @@
 # Raw Ed25519 DSSE signatures (kistore's --key PRIVATE) are counted but cannot be checked
 # with ssh-keygen. Exit 0 when all holds, 1 with one "FAIL:" line per problem, 2 on usage.
 # docs/attestations.md ("Verify without kistore") says what only `kistore verify` checks.
+#
+# It starts a process per check, not per file: REV's files are listed once; one jq matches
+# every path against the layout (0); one sha256sum hashes every object file (1: the work
+# tree's copy where `git hash-object --no-filters` says it is REV's blob byte for byte, any
+# other blob from git, one by one); one `git cat-file --batch` hands every object, metadata
+# file, names file and forward record to one jq, which holds the names files and forward
+# records to the manifests both ways (1d). Attestations (2, 3) are checked one by one. The
+# work tree must not change while it runs.
 set -euo pipefail
 
 NS=kernelindex-attestation
@@ -46,7 +54,7 @@ done
 shift $((OPTIND - 1))
 [ $# -le 1 ] || usage
 [ $# -eq 0 ] || rev=$1
-for tool in git sha256sum jq base64 ssh-keygen sed; do
+for tool in git sha256sum jq base64 ssh-keygen grep xargs; do
   command -v "$tool" >/dev/null || { echo "verify-store: $tool is not installed" >&2; exit 2; }
 done
 commit=$(git rev-parse --verify -q "$rev^{commit}") \
@@ -56,164 +64,289 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0 objects=0 bundles=0 sshsigs=0 raw=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-hex64() { [[ $1 =~ ^[0-9a-f]{64}$ ]]; }
+
+# REV's files under store/, listed once: path, mode, type and blob id of each.
+git ls-tree -r -z --full-tree "$commit" -- store > "$tmp/listing"
+declare -a paths=() modes=() types=() blobs=()
+while IFS= read -r -d '' record; do
+  read -r mode type blob <<<"${record%%$'\t'*}"
+  paths+=("${record#*$'\t'}") modes+=("$mode") types+=("$type") blobs+=("$blob")
+done < "$tmp/listing"
+
+# sha256_of[FILE]: sha256 of a file, computed for many files by one sha256sum (through xargs).
+declare -A sha256_of=()
+# sums DIR FILE...: sha256_of[FILE] for each DIR/FILE it can read (FILE: a path of the layout
+# or a name of ours, as sha256sum prints it back).
+sums() {
+  local dir=$1 sum file
+  shift
+  [ $# -gt 0 ] || return 0
+  (cd "$dir" && printf '%s\0' "$@" | xargs -0 sha256sum -- 2>/dev/null) > "$tmp/sums" || true
+  while read -r sum file; do sha256_of[$file]=$sum; done < "$tmp/sums"
+}
+# sums_of_blobs PATHS BLOBS (names of two arrays): sha256_of[PATH] of each blob of REV. A copy
+# in the work tree is hashed when `git hash-object --no-filters` (one process for all) says it
+# is that blob byte for byte; any other blob (another REV, a file edited or missing, a bare
+# repository), or a copy sha256sum could not read, one by one from git cat-file.
+top=$(git rev-parse --show-toplevel 2>/dev/null) || top=""
+sums_of_blobs() {
+  local -n at=$1 blob_of=$2
+  local -a copies=() ids=() same=()
+  local i j sum
+  if [ -n "$top" ]; then
+    for i in "${!at[@]}"; do
+      if [ -f "$top/${at[i]}" ] && [ ! -L "$top/${at[i]}" ]; then copies+=("$i"); fi
+    done
+  fi
+  if [ ${#copies[@]} -gt 0 ]; then
+    for i in "${copies[@]}"; do printf '%s\n' "${at[i]}"; done > "$tmp/copies"
+    (cd "$top" && git hash-object --no-filters --stdin-paths) < "$tmp/copies" > "$tmp/ids" \
+      || true
+    mapfile -t ids < "$tmp/ids"
+    for j in "${!copies[@]}"; do
+      i=${copies[j]}
+      if [ "${ids[j]:-}" = "${blob_of[i]}" ]; then same+=("${at[i]}"); fi
+    done
+    sums "$top" "${same[@]}"
+  fi
+  for i in "${!at[@]}"; do
+    if [ -z "${sha256_of[${at[i]}]:-}" ]; then
+      sum=$(git cat-file blob "${blob_of[i]}" | sha256sum)
+      sha256_of[${at[i]}]=${sum%% *}
+    fi
+  done
+}
+
+# name_ok NAME: a metadata.name: [a-z0-9], then [a-z0-9.-], ending in [a-z0-9], at most 253
+# characters (a length, not {0,251}: bash compiles a regex anew at each match, that one slowly).
+name_ok() { [[ $1 =~ ^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$ ]] && [ ${#1} -le 253 ]; }
 
 # -- 0. layout: every file under store/ is a regular file at a path of the layout ---------
+# One jq matches every path of the listing against the layout (in bash, compiling this regex
+# at each match would be most of the time the script takes).
 kinds_alt='Workload|BenchmarkProtocol|ExecutionEnvironment|Implementation|BenchmarkRun'
-layout_re="^store/(trust/keys\.json|policy/ranking\.json"
+layout_re="store/(trust/keys\.json|policy/ranking\.json"
 layout_re+="|(objects|metadata)/sha256/[0-9a-f]{2}/[0-9a-f]{62}\.json"
 layout_re+="|attestations/sha256/[0-9a-f]{2}/[0-9a-f]{62}/[0-9a-f]{64}\.json"
 layout_re+="|names/($kinds_alt)/[0-9a-f]{2}/[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?"
-layout_re+="|forward/sha256/[0-9a-f]{2}/[0-9a-f]{62}/[0-9a-f]{64})$"
-while IFS= read -r -d '' record; do
-  meta=${record%%$'\t'*} path=${record#*$'\t'}
-  read -r mode type _ <<<"$meta"
-  shown=$(printf '%q' "$path")  # a name with control characters or a newline, escaped
+layout_re+="|forward/sha256/[0-9a-f]{2}/[0-9a-f]{62}/[0-9a-f]{64})"
+jq -Rrs --arg layout "\\A$layout_re\\z" '
+    split("\u0000")[:-1] | to_entries[]                    # "MODE TYPE BLOB<tab>PATH" each
+    | select(.value | split("\t")[1:] | join("\t") | test($layout) | not) | .key' \
+  < "$tmp/listing" > "$tmp/off_layout"
+declare -A off_layout=()
+while read -r i; do off_layout[$i]=1; done < "$tmp/off_layout"
+for i in "${!paths[@]}"; do
+  path=${paths[i]} mode=${modes[i]} type=${types[i]}
+  printf -v shown '%q' "$path"  # a name with control characters or a newline, escaped
   if [ "$mode" != 100644 ] || [ "$type" != blob ]; then
     fail "$shown: not a regular file of mode 100644 (mode $mode $type)"
   fi
-  [[ $path =~ $layout_re ]] || fail "$shown: not a path of the store layout"
-done < <(git ls-tree -r -z --full-tree "$commit" -- store)
+  [ -z "${off_layout[$i]:-}" ] || fail "$shown: not a path of the store layout"
+done
+
+# Every file 1b-1d read goes through one `git cat-file --batch` to one jq: a line per file
+# here, "BLOB WHAT ARGS" (WHAT: objects HEX, metadata HEX, names PATH KIND NAME or forward
+# PATH TARGET RUN).
+: > "$tmp/batch"
 
 # -- 1. objects -------------------------------------------------------------------------
 declare -A object_of_blob=() have_object=()
-while IFS= read -r -d '' record; do
-  meta=${record%%$'\t'*} path=${record#*$'\t'}
-  read -r mode type blob <<<"$meta"
+object_paths=() object_blobs=() object_digests=()
+for i in "${!paths[@]}"; do
+  path=${paths[i]} mode=${modes[i]} type=${types[i]} blob=${blobs[i]}
+  [[ $path == store/objects/* ]] || continue
   rest=${path#store/objects/sha256/}
   digest=${rest%%/*}${rest#*/}
   digest=${digest%.json}
   if [ "$mode" != 100644 ] && [ "$mode" != 100755 ] || [ "$type" != blob ]; then
     fail "$path: not a regular file (mode $mode $type)"; continue
   fi
-  if ! [[ $rest =~ ^[0-9a-f]{2}/[0-9a-f]{62}\.json$ ]]; then
+  if [ -n "${off_layout[$i]:-}" ]; then  # (0.: the layout's object paths are XX/REST.json)
     fail "$path: not an object path (store/objects/sha256/XX/REST.json)"; continue
   fi
-  actual=$(git cat-file blob "$blob" | sha256sum)
-  actual=${actual%% *}
-  [ "$actual" = "$digest" ] || fail "$path: sha256 of the file is $actual, not its name"
+  object_paths+=("$path") object_blobs+=("$blob") object_digests+=("$digest")
   object_of_blob[$blob]=$digest
   have_object[$digest]=1
   objects=$((objects + 1))
-done < <(git ls-tree -r -z --full-tree "$commit" -- store/objects)
+  echo "$blob objects $digest" >> "$tmp/batch"
+done
+sums_of_blobs object_paths object_blobs
+for i in "${!object_paths[@]}"; do
+  path=${object_paths[i]} digest=${object_digests[i]}
+  actual=${sha256_of[$path]}
+  [ "$actual" = "$digest" ] || fail "$path: sha256 of the file is $actual, not its name"
+done
+for i in "${!paths[@]}"; do  # the metadata files at a path of the layout, for 1b and 1d
+  path=${paths[i]} mode=${modes[i]} type=${types[i]} blob=${blobs[i]}
+  if [[ $path == store/metadata/* ]] && [ -z "${off_layout[$i]:-}" ] \
+      && [[ $mode == 100644 || $mode == 100755 ]] && [ "$type" = blob ]; then
+    rest=${path#store/metadata/sha256/}
+    echo "$blob metadata ${rest:0:2}${rest:3:62}" >> "$tmp/batch"
+  fi
+done
 
 # -- 1b. names files: store/names/KIND/XX/NAME holds the digest of KIND/NAME's manifest ---
+# Here their path (its shard: sha256 of the name, one sha256sum for all); their bytes in 1d.
 names=0
-declare -A have_name=() have_record=()
-while IFS= read -r -d '' record; do
-  meta=${record%%$'\t'*} path=${record#*$'\t'}
-  read -r mode type blob <<<"$meta"
+mkdir "$tmp/names"
+sharded=() kind_of=() shard_of=() name_of=()
+for i in "${!paths[@]}"; do
+  path=${paths[i]} mode=${modes[i]} type=${types[i]}
+  [[ $path == store/names/* ]] || continue
   names=$((names + 1))
   if [ "$mode" != 100644 ] || [ "$type" != blob ]; then
     fail "$path: not a regular file of mode 100644 (mode $mode $type)"; continue
   fi
   rest=${path#store/names/}
-  if ! [[ $rest =~ ^([A-Z][A-Za-z]*)/([0-9a-f]{2})/([a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?)$ ]]; then
+  if [[ $rest =~ ^([A-Z][A-Za-z]*)/([0-9a-f]{2})/([^/]+)$ ]]; then
+    kind_of[i]=${BASH_REMATCH[1]} shard_of[i]=${BASH_REMATCH[2]} name_of[i]=${BASH_REMATCH[3]}
+  fi
+  if [ -z "${name_of[i]:-}" ] || ! name_ok "${name_of[i]}"; then
     fail "$path: not a names path (store/names/KIND/XX/NAME)"; continue
   fi
-  kind=${BASH_REMATCH[1]} shard=${BASH_REMATCH[2]} name=${BASH_REMATCH[3]}
-  hashed=$(printf '%s' "$name" | sha256sum)
-  [ "${hashed:0:2}" = "$shard" ] \
-    || { fail "$path: shard $shard is not the first byte of sha256 of the name (${hashed:0:2})"
-         continue; }
-  held=$(git cat-file blob "$blob"; echo x)  # the x keeps a trailing newline
-  held=${held%x}
-  if ! [[ $held =~ ^sha256:([0-9a-f]{64})$'\n'$ ]]; then
-    fail "$path: does not hold exactly sha256:<64 hex> and a newline"; continue
+  printf '%s' "${name_of[i]}" > "$tmp/names/$i"
+  sharded+=("names/$i")
+done
+sums "$tmp" "${sharded[@]}"
+for key in "${sharded[@]}"; do
+  i=${key#names/}
+  path=${paths[i]} kind=${kind_of[i]} shard=${shard_of[i]} name=${name_of[i]}
+  hashed=${sha256_of[$key]:-$(printf '%s' "$name" | sha256sum)}
+  if [ "${hashed:0:2}" = "$shard" ]; then
+    echo "${blobs[i]} names $path $kind $name" >> "$tmp/batch"
+  else
+    fail "$path: shard $shard is not the first byte of sha256 of the name (${hashed:0:2})"
   fi
-  hex=${BASH_REMATCH[1]}
-  leaf=${hex:0:2}/${hex:2}.json
-  if ! found=$(git cat-file blob "$commit:store/metadata/sha256/$leaf" 2>/dev/null \
-               | jq -er 'select(type == "object") | .name | strings' 2>/dev/null); then
-    fail "$path: sha256:$hex has no metadata file with a name (store/metadata/sha256/$leaf)"
-    continue
-  fi
-  [ "$found" = "$name" ] || fail "$path: the metadata of sha256:$hex names $found, not $name"
-  found=$(git cat-file blob "$commit:store/objects/sha256/$leaf" 2>/dev/null \
-          | jq -r 'select(type == "object") | .kind | strings' 2>/dev/null) || found=""
-  [ "$found" = "$kind" ] \
-    || fail "$path: the object sha256:$hex is of kind ${found:-(none)}, not $kind"
-  have_name[$kind/$name]=1
-done < <(git ls-tree -r -z --full-tree "$commit" -- store/names)
+done
 
 # -- 1c. forward records: store/forward/sha256/XX/REST/RUN lists RUN's fields naming XX+REST
+# Here their path; their bytes in 1d.
 forward=0
-fields_re=$'^((environmentDigest\n)?(implementationDigest\n)?(protocolDigest\n)?(workloadDigest\n)?)$'
-while IFS= read -r -d '' record; do
-  meta=${record%%$'\t'*} path=${record#*$'\t'}
-  read -r mode type blob <<<"$meta"
+for i in "${!paths[@]}"; do
+  path=${paths[i]} mode=${modes[i]} type=${types[i]}
+  [[ $path == store/forward/* ]] || continue
   forward=$((forward + 1))
   if [ "$mode" != 100644 ] || [ "$type" != blob ]; then
     fail "$path: not a regular file of mode 100644 (mode $mode $type)"; continue
   fi
-  rest=${path#store/forward/sha256/}
-  if ! [[ $rest =~ ^([0-9a-f]{2})/([0-9a-f]{62})/([0-9a-f]{64})$ ]]; then
+  if [ -n "${off_layout[$i]:-}" ]; then  # (0.: the layout's record paths are XX/REST/RUN)
     fail "$path: not a forward record path (store/forward/sha256/XX/REST/RUN)"; continue
   fi
-  target=${BASH_REMATCH[1]}${BASH_REMATCH[2]} run=${BASH_REMATCH[3]}
-  held=$(git cat-file blob "$blob"; echo x)  # the x keeps a trailing newline
-  held=${held%x}
-  if [ -z "$held" ] || ! [[ $held =~ $fields_re ]]; then
-    fail "$path: does not hold reference fields, sorted, one a line ending in a newline"
-    continue
-  fi
-  if [ -z "${have_object[$run]:-}" ]; then
-    fail "$path: the run sha256:$run has no object"; continue
-  fi
-  naming=$(git cat-file blob "$commit:store/objects/sha256/${run:0:2}/${run:2}.json" \
-           | jq -j --arg d "sha256:$target" 'select(type == "object" and .kind == "BenchmarkRun")
-               | .spec | select(type == "object") | to_entries
-               | map(select(.value == $d) | .key) | sort | map(. + "\n") | add // ""' \
-             2>/dev/null; echo x) || naming=x
-  naming=${naming%x}
-  [ "$naming" = "$held" ] \
-    || fail "$path: the run sha256:$run names sha256:$target in other fields than listed"
-  for field in $held; do have_record[$target/$run/$field]=1; done
-done < <(git ls-tree -r -z --full-tree "$commit" -- store/forward)
+  rest=${path#store/forward/sha256/}
+  echo "${blobs[i]} forward $path ${rest:0:2}${rest:3:62} ${rest:66:64}" >> "$tmp/batch"
+done
 
-# -- 1d. the other way: each manifest has its names file, each dangling reference a record --
-# Every object and metadata file through one `git cat-file --batch` and one jq: each file is
-# preceded by a line holding its tag ("objects HEX" or "metadata HEX") as a JSON string. A
-# stored file is one line of canonical JSON; one that is not is left out here (the sha256
-# check above, or `kistore verify`, reports it).
-kinds_re='^(Workload|BenchmarkProtocol|ExecutionEnvironment|Implementation|BenchmarkRun)$'
-wanted=$(git ls-tree -r --full-tree "$commit" -- store/objects store/metadata \
-  | sed -nE 's#^100(644|755) blob ([0-9a-f]{40,64})\tstore/(objects|metadata)/sha256/([0-9a-f]{2})/([0-9a-f]{62})\.json$#\2 "\3 \4\5"#p' \
-  | git cat-file --batch='%(rest)' \
-  | jq -nrR --arg kinds "$kinds_re" '
-      def field($f): if type == "object" then .[$f] else null end;
-      def name_ok: type == "string" and test("^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$");
-      reduce (foreach inputs as $line ({tag: null};
-                if ($line | test("^\"(objects|metadata) [0-9a-f]{64}\"$")) then
-                  {tag: ($line | fromjson)}
-                elif .tag != null then {tag: null, pair: [.tag, ($line | try fromjson catch null)]}
-                else {tag: null} end;
-                .pair // empty)) as [$tag, $doc] ({};
-        ($tag | split(" ")) as [$what, $hex]
-        | if $what == "metadata" then .[$hex].name = ($doc | field("name"))
-          else .[$hex].kind = ($doc | field("kind")) | .[$hex].object = true
-               | .[$hex].refs = [$doc | select(field("kind") == "BenchmarkRun") | field("spec")
-                                 | objects | to_entries[]
-                                 | select(.key | test("^(workload|protocol|environment|implementation)Digest$"))
-                                 | select(.value | type == "string" and test("^sha256:[0-9a-f]{64}$"))
-                                 | [.key, .value[7:]]]
-          end)
-      | . as $all
-      | to_entries[]
-      | (select(.value.object and (.value.kind | type == "string" and test($kinds))
-                and (.value.name | name_ok))
-         | "name \(.value.kind)/\(.value.name) \(.key)"),
-        (.key as $run | .value.refs[]? | select($all[.[1]].object | not)
-         | "record \(.[1])/\($run)/\(.[0])")')
-while read -r what key hex; do
-  case $what in
-    name) [ -n "${have_name[$key]:-}" ] \
-            || fail "sha256:$hex ($key) has no names file under store/names/${key%%/*}/" ;;
-    record) IFS=/ read -r target run field <<<"$key"
-            [ -n "${have_record[$key]:-}" ] \
-              || fail "the run sha256:$run names sha256:$target ($field), which is not in the store, and no forward record lists it" ;;
-  esac
-done <<<"$wanted"
+# -- 1d. names files and forward records agree with the manifests, both ways --------------
+# One rule of two cases, in jq: each file that is there says what the manifests say (a
+# names file: exactly `sha256:<64 hex>` and a newline, of a manifest with a metadata file
+# whose name is NAME and an object whose kind is KIND; a record: the reference fields,
+# sorted, one a line, of the run RUN (whose object exists) that name TARGET, no other); and
+# each file the manifests need is there (each manifest, object and metadata, of a kind and a
+# valid name, its names file; each run's reference to a digest with no object, a record
+# listing it). The files come from `git cat-file --batch`, each after a line "NONCE WHAT
+# ARGS" whose NONCE is random (no file's bytes can hold it): a file is the lines up to the
+# next such line, joined with newlines (git ends each file with one more).
+nonce=$(head -c 32 /dev/urandom | sha256sum)
+nonce=${nonce%% *}
+# shellcheck disable=SC2016  # jq's $variables
+JQ_BOTH_WAYS='
+def field($f): if type == "object" then .[$f] else null end;
+def name_ok: type == "string" and test("\\A[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?\\z");
+def fails(messages): [messages | split("\u0000") | join("")];  # one FAIL line each
+
+# The files of the stream: {tag: [WHAT, ARGS...], text: their bytes as text}.
+def files:
+  foreach (inputs, null) as $line ({};
+      if $line == null or ($line | startswith($nonce + " ")) then
+        {file: (if .tag then {tag, text: (.lines | join("\n"))} else null end),
+         tag: (if $line then $line[($nonce | length) + 1:] | split(" ") else null end),
+         lines: []}
+      else .lines += [$line] | .file = null end;
+      .file // empty);
+
+# both_ways(FILES; JUDGE; NEEDS): the failures JUDGE finds in each file ({fails, gives}),
+# then those of each need ({key, fail}) no file gives the key of.
+def both_ways(files; judge; needs):
+  [files | judge] as $judged
+  | ($judged[] | .fails[]),
+    ((reduce ($judged[] | .gives[]) as $key ({}; .[$key] = true)) as $given
+     | needs | select($given[.key] | not) | .fail);
+
+# The names case: NAMES FILE: {tag: ["names", PATH, KIND, NAME], text}; KEY: KIND/NAME.
+def judge_name($m):
+  (.tag | {path: .[1], kind: .[2], name: .[3]}) as $f
+  | if (.text | test("\\Asha256:[0-9a-f]{64}\n\\z") | not) then
+      {fails: fails("\($f.path): does not hold exactly sha256:<64 hex> and a newline"),
+       gives: []}
+    else .text[7:71] as $hex | ($m[$hex] // {}) as $of
+    | if ($of.name | type) != "string" then
+        {fails: fails("\($f.path): sha256:\($hex) has no metadata file with a name"
+                      + " (store/metadata/sha256/\($hex[0:2])/\($hex[2:]).json)"), gives: []}
+      else
+        {fails: (fails(if $of.name != $f.name then
+                         "\($f.path): the metadata of sha256:\($hex) names \($of.name), not \($f.name)"
+                       else empty end)
+                 + fails(if (($of.kind | strings) // "") != $f.kind then
+                         "\($f.path): the object sha256:\($hex) is of kind \(($of.kind | strings) // "" | if . == "" then "(none)" else . end), not \($f.kind)"
+                       else empty end)),
+         gives: ["\($f.kind)/\($f.name)"]}
+      end
+    end;
+def need_names($m):
+  $m | to_entries[]
+  | select(.value.object and (.value.kind | type == "string" and test($kinds))
+           and (.value.name | name_ok))
+  | {key: "\(.value.kind)/\(.value.name)",
+     fail: "sha256:\(.key) (\(.value.kind)/\(.value.name)) has no names file under store/names/\(.value.kind)/"};
+
+# The forward case: RECORD: {tag: ["forward", PATH, TARGET, RUN], text}; KEY: TARGET/RUN/FIELD.
+def judge_record($m):
+  (.tag | {path: .[1], target: .[2], run: .[3]}) as $f
+  | if .text == "" or (.text | test("\\A(environmentDigest\n)?(implementationDigest\n)?(protocolDigest\n)?(workloadDigest\n)?\\z") | not) then
+      {fails: fails("\($f.path): does not hold reference fields, sorted, one a line ending in a newline"),
+       gives: []}
+    elif ($m[$f.run].object | not) then
+      {fails: fails("\($f.path): the run sha256:\($f.run) has no object"), gives: []}
+    else
+      ([$m[$f.run].spec | objects | to_entries[] | select(.value == "sha256:\($f.target)")
+        | .key + "\n"] | sort | add // "") as $naming
+      | {fails: fails(if $naming != .text then
+                        "\($f.path): the run sha256:\($f.run) names sha256:\($f.target) in other fields than listed"
+                      else empty end),
+         gives: [.text | rtrimstr("\n") | split("\n")[] | "\($f.target)/\($f.run)/\(.)"]}
+    end;
+def need_records($m):
+  $m | to_entries[] | .key as $run
+  | .value.spec | objects | to_entries[]
+  | select((.key | test("\\A(workload|protocol|environment|implementation)Digest\\z"))
+           and (.value | type == "string" and test("\\Asha256:[0-9a-f]{64}\\z")))
+  | [.key, .value[7:]] as [$field, $target]
+  | select($m[$target].object | not)
+  | {key: "\($target)/\($run)/\($field)",
+     fail: "the run sha256:\($run) names sha256:\($target) (\($field)), which is not in the store, and no forward record lists it"};
+
+[files] as $files
+| if ($files | length) != $asked then
+    "git cat-file gave \($files | length) of the \($asked) files asked\u0000"
+  else
+    # The manifests, by hex: {object, kind, spec (of a run), name (of its metadata file)}.
+    (reduce ($files[] | select(.tag[0] == "objects" or .tag[0] == "metadata")) as $file ({};
+       ($file.text | try fromjson catch null) as $doc
+       | if $file.tag[0] == "metadata" then .[$file.tag[1]].name = ($doc | field("name"))
+         else .[$file.tag[1]] += {object: true, kind: ($doc | field("kind")),
+                                  spec: (if ($doc | field("kind")) == "BenchmarkRun"
+                                         then $doc | field("spec") else null end)}
+         end)) as $m
+    | (both_ways($files[] | select(.tag[0] == "names"); judge_name($m); need_names($m)),
+       both_ways($files[] | select(.tag[0] == "forward"); judge_record($m); need_records($m)))
+    | . + "\u0000"
+  end'
+kinds_re='\A('"$kinds_alt"')\z'
+git cat-file --batch="$nonce %(rest)" < "$tmp/batch" \
+  | jq -njR --arg nonce "$nonce" --arg kinds "$kinds_re" \
+       --argjson asked "$(wc -l < "$tmp/batch")" "$JQ_BOTH_WAYS" > "$tmp/verdicts"
+while IFS= read -r -d '' verdict; do fail "$verdict"; done < "$tmp/verdicts"
 
 # -- 2. trust as allowed_signers ------------------------------------------------------------
 # RFC 3339 -> epoch seconds (floor) and whether a fraction of a second was given.
@@ -326,9 +459,9 @@ check_bundle() {
   fi
 }
 
-while IFS= read -r -d '' record; do
-  meta=${record%%$'\t'*} path=${record#*$'\t'}
-  read -r mode type blob <<<"$meta"
+for i in "${!paths[@]}"; do
+  path=${paths[i]} type=${types[i]} blob=${blobs[i]}
+  [[ $path == store/attestations/* ]] || continue
   rest=${path#store/attestations/sha256/}
   if [ "$type" != blob ] || ! [[ $rest =~ ^([0-9a-f]{2})/([0-9a-f]{62})/([0-9a-f]{64})\.json$ ]]; then
     fail "$path: not an attestation path (store/attestations/sha256/XX/REST/SHA256.json)"
@@ -346,7 +479,7 @@ while IFS= read -r -d '' record; do
   fi
   [ -n "${have_object[$subject]:-}" ] || fail "$path: no object sha256:$subject in the store"
   check_bundle "$tmp/bundle" "$subject" "$path"
-done < <(git ls-tree -r -z --full-tree "$commit" -- store/attestations)
+done
 
 if git rev-parse -q --verify "$NOTES_REF" >/dev/null; then
   while read -r note annotated; do

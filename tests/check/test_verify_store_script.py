@@ -20,7 +20,7 @@ from kistore.cli import main
 from kistore.core import layout
 from kistore.core.digest import Digest
 
-from ..conftest import ROOT, commit_all, fixed_key, git, store_file, write_raw
+from ..conftest import ROOT, add_docs, commit_all, fixed_key, git, store_file, write_raw
 from ..sshsig_kit import (
     OTHER,
     SIGNER,
@@ -306,3 +306,62 @@ def test_script_warns_of_each_attestation_it_could_not_check(small):
     assert ("warning: 1 attestation(s) NOT checked here (raw Ed25519 signatures); only "
             "`kistore verify` checks them, and the rules (schemas, references, names)"
             in output)
+
+
+# -- many files: the script reads them in batches, and must still name the one that is wrong --
+
+def _workloads(s: Small, kit, n: int = 40) -> list[dict]:
+    """Add ``n`` workloads to the small store, committed; return their documents."""
+    docs = [kit.workload(f"definition-{i}") for i in range(n)]
+    add_docs(s.store, docs)
+    return docs
+
+
+def _fails(output: str) -> list[str]:
+    return sorted(line for line in output.splitlines() if line.startswith("FAIL: "))
+
+
+def test_a_tampered_object_and_names_file_among_many_are_the_ones_named(small, kit, runner):
+    docs = _workloads(small, kit)
+    path = store_file(kit.digest(docs[17]))
+    data = (small.path / path).read_bytes().replace(b'"definition-17"', b'"definition-71"')
+    write_raw(small.path, path, data)
+    a, b = docs[3]["metadata"]["name"], docs[30]["metadata"]["name"]
+    names_path = layout.name_path("Workload", a)
+    write_raw(small.path, names_path, (small.path / layout.name_path("Workload", b)).read_bytes())
+    commit_all(small.path, "tamper")
+    code, output = script(small.path)
+    assert (code, _fails(output)) == (1, sorted([
+        f"FAIL: {path}: sha256 of the file is {hashlib.sha256(data).hexdigest()}, not its name",
+        f"FAIL: {names_path}: the metadata of {kit.digest(docs[30])} names {b}, not {a}"])), \
+        output
+    assert output.splitlines()[-1].startswith("FAILED: 2 problem(s); 45 object(s), 45 names")
+    assert kistore_verify(small.path, runner)[0] == 1
+
+
+def test_a_good_copy_in_the_work_tree_does_not_hide_a_tampered_blob(small, kit):
+    # sha256sum hashes the work tree's copy only where git says it is REV's blob byte for
+    # byte: here HEAD holds the tampered bytes and the work tree the good ones.
+    docs = _workloads(small, kit)
+    path = store_file(kit.digest(docs[5]))
+    good = (small.path / path).read_bytes()
+    tampered = good.replace(b'"definition-5"', b'"definition-6"')
+    write_raw(small.path, path, tampered)
+    commit_all(small.path, "tamper")
+    write_raw(small.path, path, good)
+    assert git(small.path, "status", "--porcelain").strip() == f"M {path}"
+    code, output = script(small.path)
+    assert (code, _fails(output)) == (1, [
+        f"FAIL: {path}: sha256 of the file is {hashlib.sha256(tampered).hexdigest()}, not its "
+        "name"]), output
+
+
+def test_a_tampered_copy_in_the_work_tree_leaves_a_good_revision_good(small, kit):
+    docs = _workloads(small, kit)
+    path = store_file(kit.digest(docs[5]))
+    write_raw(small.path, path, (small.path / path).read_bytes().replace(b"5", b"6"))
+    (small.path / store_file(kit.digest(docs[6]))).unlink()
+    code, output = script(small.path)
+    assert (code, output.splitlines()[-1].split(":")[:2]) == (
+        0, ["ok", " 45 object(s), 45 names file(s), 0 forward record(s), 0 attestation(s)"]), \
+        output
