@@ -187,16 +187,29 @@ for i in "${!paths[@]}"; do  # the metadata files at a path of the layout, for 1
 done
 
 # -- 1b. names files: store/names/KIND/XX/NAME holds the digest of KIND/NAME's manifest ---
-# Here their path (its shard: sha256 of the name, one sha256sum for all); their bytes in 1d.
-names=0
+# -- 1c. forward records: store/forward/sha256/XX/REST/RUN lists RUN's fields naming XX+REST
+# Here their paths (a names file's shard: sha256 of the name, one sha256sum for all); their
+# bytes in 1d.
+names=0 forward=0
 mkdir "$tmp/names"
 sharded=() kind_of=() shard_of=() name_of=()
 for i in "${!paths[@]}"; do
   path=${paths[i]} mode=${modes[i]} type=${types[i]}
-  [[ $path == store/names/* ]] || continue
-  names=$((names + 1))
+  case $path in
+    store/names/*) names=$((names + 1)) ;;
+    store/forward/*) forward=$((forward + 1)) ;;
+    *) continue ;;
+  esac
   if [ "$mode" != 100644 ] || [ "$type" != blob ]; then
     fail "$path: not a regular file of mode 100644 (mode $mode $type)"; continue
+  fi
+  if [[ $path == store/forward/* ]]; then
+    if [ -n "${off_layout[$i]:-}" ]; then  # (0.: the layout's record paths are XX/REST/RUN)
+      fail "$path: not a forward record path (store/forward/sha256/XX/REST/RUN)"; continue
+    fi
+    rest=${path#store/forward/sha256/}
+    echo "${blobs[i]} forward $path ${rest:0:2}${rest:3:62} ${rest:66:64}" >> "$tmp/batch"
+    continue
   fi
   rest=${path#store/names/}
   if [[ $rest =~ ^([A-Z][A-Za-z]*)/([0-9a-f]{2})/([^/]+)$ ]]; then
@@ -218,23 +231,6 @@ for key in "${sharded[@]}"; do
   else
     fail "$path: shard $shard is not the first byte of sha256 of the name (${hashed:0:2})"
   fi
-done
-
-# -- 1c. forward records: store/forward/sha256/XX/REST/RUN lists RUN's fields naming XX+REST
-# Here their path; their bytes in 1d.
-forward=0
-for i in "${!paths[@]}"; do
-  path=${paths[i]} mode=${modes[i]} type=${types[i]}
-  [[ $path == store/forward/* ]] || continue
-  forward=$((forward + 1))
-  if [ "$mode" != 100644 ] || [ "$type" != blob ]; then
-    fail "$path: not a regular file of mode 100644 (mode $mode $type)"; continue
-  fi
-  if [ -n "${off_layout[$i]:-}" ]; then  # (0.: the layout's record paths are XX/REST/RUN)
-    fail "$path: not a forward record path (store/forward/sha256/XX/REST/RUN)"; continue
-  fi
-  rest=${path#store/forward/sha256/}
-  echo "${blobs[i]} forward $path ${rest:0:2}${rest:3:62} ${rest:66:64}" >> "$tmp/batch"
 done
 
 # -- 1d. names files and forward records agree with the manifests, both ways --------------
