@@ -365,3 +365,17 @@ def test_a_tampered_copy_in_the_work_tree_leaves_a_good_revision_good(small, kit
     assert (code, output.splitlines()[-1].split(":")[:2]) == (
         0, ["ok", " 45 object(s), 45 names file(s), 0 forward record(s), 0 attestation(s)"]), \
         output
+
+
+def test_a_bare_repository_is_verified_from_its_blobs(small, tmp_path):
+    # No work tree: every object file is hashed from git, one by one; a tampered one is named.
+    object_byte_changed(small)
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(small.path), str(bare))
+    code, output = script(bare)
+    path = store_file(str(small.protocol))
+    assert code == 1 and (
+        f"FAIL: {path}: sha256 of the file is "
+        f"{hashlib.sha256((small.path / path).read_bytes()).hexdigest()}, not its name"
+        in _fails(output)), output  # and its names file says its object has no kind
+    assert script(bare, "HEAD~1")[0] == 0
