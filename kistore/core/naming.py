@@ -67,7 +67,12 @@ def external_id_disagreement(spec: Any, name: Any) -> str | None:
     if forms is None or not isinstance(external, str | int) or isinstance(external, bool):
         return None
     ident = _ident(external)
-    if any(_agrees(form, ident, name) for form in forms):
+    heads = _any_head(native.get("source"), forms)  # type: ignore[arg-type]
+    if heads is not None:  # one fullmatch for every form, as any(_agrees(...)) answers
+        cut = len(name) - len(ident)
+        if cut >= 0 and name[cut:] == ident and heads.fullmatch(name, 0, cut) is not None:
+            return None
+    elif any(_agrees(form, ident, name) for form in forms):
         return None
     shown = " or ".join(repr(form.format(id=ident).replace("[0-9]+", "N")) for form in forms)
     return (f"{native['source']} run {native['externalId']!r} must be named {shown}, "
@@ -85,6 +90,27 @@ def _ident(external: str | int) -> str:
     """
     text = str(external)
     return text if _SLUG.fullmatch(text) is not None else slug(external)
+
+
+_HEADS: dict[str, re.Pattern[str] | None] = {}
+"""A source of :data:`EXTERNAL_ID_NAMES` -> the alternation of its forms' parts before
+``{id}``, compiled once (None when a form does not end in ``{id}``)."""
+
+
+def _any_head(source: str, forms: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Return one pattern fullmatching what any of ``forms`` allows before ``{id}``, or None.
+
+    A name agrees with some form ending in ``{id}`` when it ends in the id and the rest
+    fullmatches that form's head (:func:`_agrees`); with every form so, that is one
+    fullmatch of the heads' alternation (a test holds the two equal). None: some form
+    has ``{id}`` elsewhere, or not at all; :func:`_agrees` judges each then.
+    """
+    if source not in _HEADS:
+        heads = [head for head, placeholder, tail in (f.partition("{id}") for f in forms)
+                 if placeholder and not tail]
+        _HEADS[source] = re.compile("|".join(  # the heads hold no braces: format as _agrees
+            f"(?:{head.format()})" for head in heads)) if len(heads) == len(forms) else None
+    return _HEADS[source]
 
 
 _PREFIXES: dict[str, re.Pattern[str]] = {}

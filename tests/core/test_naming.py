@@ -45,3 +45,28 @@ def test_a_run_named_after_its_external_id_agrees_and_another_does_not():
                  st.integers()))
 def test_an_external_id_is_its_slug(external):
     assert naming._ident(external) == naming.slug(external)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(_FORMS), min_size=1, max_size=4, unique=True), _TEXT, _TEXT,
+       st.integers(0, 3), st.booleans())
+def test_the_heads_of_every_form_agree_as_each_form_does(forms, ident, rest, pick, build):
+    """One fullmatch of the forms' heads (naming._any_head) answers as any(_agrees(...))."""
+    form = forms[pick % len(forms)]
+    name = form.replace("[0-9]+", "17").replace("[0-9]*", "").format(id=ident) + rest[:1] \
+        if build else rest
+    naming._HEADS.pop("test-source", None)
+    heads = naming._any_head("test-source", tuple(forms))
+    naming._HEADS.pop("test-source", None)
+    if not all(f.endswith("{id}") for f in forms):
+        assert heads is None  # judged form by form (_agrees)
+        return
+    assert heads is not None
+    cut = len(name) - len(ident)
+    said = cut >= 0 and name[cut:] == ident and heads.fullmatch(name, 0, cut) is not None
+    assert said == any(_agrees_by_one_regex_per_id(f, ident, name) for f in forms)
+
+
+def test_a_form_with_its_id_inside_is_judged_form_by_form():
+    assert naming._any_head("test-inside", (r"run-{id}-x", r"x-{id}")) is None
+    naming._HEADS.pop("test-inside", None)
