@@ -16,7 +16,6 @@ metadata and names, KI3xx attestations (elsewhere), KI4xx history and the gate.
 from __future__ import annotations
 
 import hashlib
-import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -360,41 +359,24 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     if type(metadata) is not dict or validator is None:
         return None
     obj["metadata"] = metadata  # obj is this call's own parse: no copy needed
-    if not validator.is_valid(obj) or nfc_problems(obj):
+    if not validator.is_valid(obj):
+        return None
+    # Canonical bytes hold a character beyond ASCII as itself, never escaped (RFC 8785
+    # escapes only controls, '"' and '\\'): ASCII bytes hold ASCII strings only, in NFC.
+    if not (object_data.isascii() and metadata_data.isascii()) and nfc_problems(obj):
         return None
     name = metadata.get("name")
     spec = obj.get("spec")
     references: tuple[str | None, ...] = _NO_REFERENCES
     if obj["kind"] == "BenchmarkRun" and type(spec) is dict:
-        references = _run_references(spec)
+        # valid: the run's schema requires each field, a digest (common.json#/$defs/digest)
+        references = tuple(map(spec.get, REFERENCE_FIELDS))
         if "sourceNative" in spec and external_id_disagreement(spec, name):
             return None
     return obj["kind"], name if type(name) is str else None, references
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
-_ALL_REFERENCES = re.compile(
-    f"sha256:[0-9a-f]{{64}}(?:\nsha256:[0-9a-f]{{64}}){{{len(REFERENCE_FIELDS) - 1}}}")
-
-
-def _run_references(spec: dict[str, Any]) -> tuple[str | None, ...]:
-    """Each :data:`REFERENCE_FIELDS` value of a run's spec that is a digest, else None.
-
-    The common case, every field a digest, is one regex over the values joined by newlines
-    (a digest holds no newline, so exactly three of them means the pieces are the values);
-    any other case asks :func:`kistore.core.digest.is_digest` of each value (a test holds the
-    two equal).
-    """
-    references: tuple[Any, ...] = tuple(map(spec.get, REFERENCE_FIELDS))
-    try:
-        joined = "\n".join(references)  # TypeError when a value is no string
-    except TypeError:
-        joined = ""
-    if _ALL_REFERENCES.fullmatch(joined):
-        return references
-    return tuple(ref if is_digest(ref) else None for ref in references)
-
-
 def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata: Any
                         ) -> list[Finding]:
     """Validate an object and its metadata together against the schema of the object's kind.

@@ -491,8 +491,9 @@ def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int
 
 
 def _check_chunk(snap: Files, units: list[Unit]) -> list[_Compact]:
-    """Check some units: each one's :data:`_Compact`, as :func:`check_unit` and
-    :func:`_names_confirmed` judge it, by :func:`check_clean_pair` when it can.
+    """Return each unit's :data:`_Compact`, by :func:`check_clean_pair` when it can.
+
+    As :func:`check_unit` and :func:`_names_confirmed` judge each unit alone.
 
     The work goes in three passes over the chunk, not unit by unit: read both files of
     every unit whose bytes are all to be checked, then check them, then read the names

@@ -193,7 +193,7 @@ def test_date_time_verdicts(text, valid):
     assert schema._is_date_time(text) is valid
 
 
-_reference_values = st.none() | st.integers() | st.sampled_from(
+_reference_values = st.none() | st.integers(-(2**53 - 1), 2**53 - 1) | st.sampled_from(
     ["sha256:" + "ab" * 32, "sha256:" + "AB" * 32, "sha256:" + "ab" * 31, "",
      "sha256:" + "ab" * 32 + "sha256:" + "cd" * 32, "sha256:" + "ab" * 32 + "\n",
      "sha256:" + "ab" * 32 + "\nsha256:" + "cd" * 32]) | st.text(
@@ -202,20 +202,35 @@ _reference_values = st.none() | st.integers() | st.sampled_from(
 
 @settings(max_examples=800, deadline=None)
 @given(st.fixed_dictionaries({}, optional={f: _reference_values for f in REFERENCE_FIELDS}))
-def test_run_references_are_the_fields_that_are_digests(spec):
+def test_a_clean_run_references_its_four_fields_which_are_digests(spec):
+    """check_clean_pair takes a valid run's references as they are: its schema requires
+    all four, each a digest; any other value (missing, a trailing newline, upper case)
+    leaves the run to the exact checks."""
     from kistore.core.digest import is_digest
 
-    expected = tuple(spec.get(f) if is_digest(spec.get(f)) else None for f in REFERENCE_FIELDS)
-    assert verify._run_references(spec) == expected
+    document = json.loads(BUNDLE.read_text())["run"]
+    document["spec"] = {k: v for k, v in document["spec"].items()
+                        if k not in REFERENCE_FIELDS} | spec
+    digest_hex, object_data, metadata_data = _files(document)
+    clean = verify.check_clean_pair(digest_hex, object_data, metadata_data)
+    if all(is_digest(spec.get(f)) for f in REFERENCE_FIELDS):
+        assert clean is not None and clean[2] == tuple(spec[f] for f in REFERENCE_FIELDS)
+    else:
+        assert clean is None
+        findings, entry = _full_verdict(digest_hex, object_data, metadata_data)
+        assert "KI104" in [f.rule.id for f in findings]
+        assert tuple(entry.references.get(f) for f in REFERENCE_FIELDS) == tuple(
+            spec.get(f) if is_digest(spec.get(f)) else None for f in REFERENCE_FIELDS)
 
 
-def test_run_references_of_a_run_with_all_four(bundle):
-    spec = bundle["run"]["spec"]
-    assert verify._run_references(spec) == tuple(spec[f] for f in REFERENCE_FIELDS)
-    # two digests joined in one field, nothing in the next: the lengths rule it out
-    fields = list(REFERENCE_FIELDS)
-    split = dict(spec, **{fields[0]: spec[fields[0]] + spec[fields[1]], fields[1]: ""})
-    assert verify._run_references(split) == (None, None, spec[fields[2]], spec[fields[3]])
-    # the same with the joining newline inside the first field: still not two digests
-    split = dict(spec, **{fields[0]: spec[fields[0]] + "\n" + spec[fields[1]], fields[1]: ""})
-    assert verify._run_references(split) == (None, None, spec[fields[2]], spec[fields[3]])
+def test_non_ascii_identifying_text_is_still_held_to_nfc(bundle):
+    """The NFC check is skipped only for ASCII bytes: a decomposed accent is refused."""
+    document = json.loads(json.dumps(bundle["environment"]))
+    for product, clean in (("GPU Se\u0301rie", False), ("GPU S\u00e9rie", True),
+                           ("GPU Serie", True)):
+        document["spec"]["hardware"]["product"] = product
+        digest_hex, object_data, metadata_data = _files(document)
+        findings, _ = _full_verdict(digest_hex, object_data, metadata_data)
+        assert (findings == []) is clean, (product, findings)
+        said = verify.check_clean_pair(digest_hex, object_data, metadata_data)
+        assert (said is not None) is clean, product
