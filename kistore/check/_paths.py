@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
 from ..core.findings import ERROR, Finding, rule
-from ._rules import PATH_CASE_COLLISION, name_key
+from ._rules import PATH_CASE_COLLISION, name_key, name_keys
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -43,7 +43,10 @@ def is_dotgit(name: str) -> bool:
     spaces dropped (Windows drops them), or NTFS's short name ``git~1``.
     """
     key = name_key(name).rstrip(". ")
-    return key in (".git", "git~1")
+    return key in _DOTGIT_KEYS
+
+
+_DOTGIT_KEYS = (".git", "git~1")
 
 
 def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
@@ -108,12 +111,18 @@ def _directory(prefix: str, tree: pygit2.Tree, names: set[str] | None) -> list[F
         return [_dotgit(prefix, name) for name in sorted(names)
                 if name in tree and is_dotgit(name)]
     findings = []
-    by_key: dict[str, list[Any]] = {}
-    for entry in tree:
-        name = str(entry.name)
-        if (names is None or name in names) and is_dotgit(name):
+    children = list(tree)
+    entry_names = [str(entry.name) for entry in children]
+    keys = name_keys(entry_names)
+    for name, key in zip(entry_names, keys, strict=True):
+        if (names is None or name in names) and "git" in key and \
+                key.rstrip(". ") in _DOTGIT_KEYS:  # is_dotgit(name), its key at hand
             findings.append(_dotgit(prefix, name))
-        by_key.setdefault(name_key(name), []).append(entry)
+    if len(set(keys)) == len(keys):
+        return findings  # no two entries share a key: no collision here
+    by_key: dict[str, list[Any]] = {}
+    for entry, key in zip(children, keys, strict=True):
+        by_key.setdefault(key, []).append(entry)
     for entries in by_key.values():
         if len(entries) < 2:
             continue

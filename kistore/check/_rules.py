@@ -202,7 +202,7 @@ def check_case_collisions(paths: Iterable[str]) -> list[Finding]:
         naming both.
     """
     paths = list(paths)
-    if len({name_key(p) for p in paths}) == len(set(paths)):
+    if len(set(name_keys(paths))) == len(set(paths)):
         return []  # no two differ only in case (sorting 40,000 paths cost 3x this test)
     seen: dict[str, str] = {}
     findings = []

@@ -234,3 +234,4 @@ def test_non_ascii_identifying_text_is_still_held_to_nfc(bundle):
         assert (findings == []) is clean, (product, findings)
         said = verify.check_clean_pair(digest_hex, object_data, metadata_data)
         assert (said is not None) is clean, product
+
