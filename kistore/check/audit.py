@@ -41,7 +41,6 @@ from ._rules import (
     FILE_MODES,
     FILE_TOO_LARGE,
     REGULAR,
-    Clean,
     Entry,
     check_case_collisions,
     check_clean_pair,
@@ -441,6 +440,9 @@ def check_unit(snap: Files, unit: Unit) -> tuple[list[Finding], Entry]:
 
 _worker_snapshot: Files | None = None
 
+_Learnt = tuple["str | None", "str | None", tuple["str | None", ...]]
+"""A unit's kind, name and references (:data:`~kistore.check._rules.Clean`, kind maybe None)."""
+
 CHUNK = 500
 """Units a worker checks per task (one pickle each way per chunk)."""
 
@@ -515,7 +517,7 @@ def _check_chunk(snap: Files, units: list[Unit]) -> list[_Compact]:
             if object_data is not None and metadata_data is not None:
                 pair = object_data, metadata_data
         pairs.append(pair)
-    checked: list[tuple[list[Finding] | None, Clean, bool]] = []
+    checked: list[tuple[list[Finding] | None, _Learnt, bool]] = []
     for unit, pair in zip(units, pairs, strict=True):
         clean = None if pair is None else check_clean_pair(unit[0], *pair)
         if clean is not None:
@@ -541,9 +543,12 @@ def _names_confirmed(snap: Files, hex_: str, kind: str | None, name: str | None)
     the worker that parsed the manifest reads its names file, not the parent after the
     workers (at 100,000 manifests that read was a serial second and more of ``verify``).
     """
-    if kind not in KINDS or not layout.is_name(name):
+    if kind not in KINDS or type(name) is not str:
         return None
-    path = layout.name_path(kind, name)  # type: ignore[arg-type]
+    try:
+        path = layout.name_path(kind, name)
+    except ValueError:  # not a name (layout.is_name): no names path
+        return None
     if snap.modes.get(path) not in FILE_MODES:
         return None
     try:
