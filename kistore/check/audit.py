@@ -221,7 +221,7 @@ def _forward_findings(snap: Files, units: list[Unit], results: list[_Compact],
     records it touches (:func:`kistore.check._focus.range_paths`); whether a referenced
     digest has an object is then looked up at its path.
     """
-    present = [p for p in snap.modes if is_forward_path(p)]
+    present = [p for p in snap.modes if p.startswith(_FORWARD_PREFIX) and is_forward_path(p)]
     objects = {u[0] for u in units if u[1] is not None}
     recorded = {p.rpartition("/")[2] for p in present}  # the runs the records name
     # each distinct reference judged once (a few thousand targets), not each run's four
@@ -263,6 +263,7 @@ def _names_reader(snap: Files) -> Callable[[str], bytes | None]:
 
 
 _OBJECTS_PREFIX = layout.OBJECTS_DIR + "/"
+_FORWARD_PREFIX = layout.FORWARD_DIR + "/"
 _METADATA_PREFIX = layout.METADATA_DIR + "/"
 _OBJECTS_CUT, _METADATA_CUT = len(_OBJECTS_PREFIX), len(_METADATA_PREFIX)
 _SHARDED_NAME = re.compile(f"[0-9a-f]{{2}}/[0-9a-f]{{62}}{re.escape(layout.SUFFIX)}")
