@@ -502,8 +502,8 @@ def _check_chunk(snap: Files, units: list[Unit]) -> list[_Compact]:
     every unit whose bytes are all to be checked, then check them, then read the names
     files. The answers are the same; what changes is that a parse no longer follows a
     system call: reading and parsing unit by unit cost ~20% more CPU a manifest than
-    the same reads and parses batched (the processor's caches, cold again after each
-    call into the kernel; measured in docs/speed.md, sixth pass).
+    the same reads and parses batched (measured in docs/speed.md, sixth pass; most
+    likely the processor's caches, cold again after each call into the kernel).
     """
     read = snap.read
     pairs: list[tuple[bytes, bytes] | None] = []
