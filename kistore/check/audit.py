@@ -498,16 +498,53 @@ def _check_chunk(snap: Files, units: list[Unit]) -> list[_Compact]:
 
     As :func:`check_unit` and :func:`_names_confirmed` judge each unit alone.
 
-    The work goes in three passes over the chunk, not unit by unit: read both files of
-    every unit whose bytes are all to be checked, then check them, then read the names
-    files. The answers are the same; what changes is that a parse no longer follows a
-    system call: reading and parsing unit by unit cost ~20% more CPU a manifest than
-    the same reads and parses batched (measured in docs/speed.md, sixth pass; most
-    likely the processor's caches, cold again after each call into the kernel).
+    The work goes in passes over the chunk, not unit by unit: read both files of every
+    unit whose bytes are all to be checked (up to :data:`READ_AHEAD` bytes at a time),
+    then check them, then read the names files. The answers are the same; what changes
+    is that a parse no longer follows a system call: reading and parsing unit by unit
+    cost ~20% more CPU a manifest than the same reads and parses batched (measured in
+    docs/speed.md, sixth pass; most likely the processor's caches, cold again after
+    each call into the kernel).
+    """
+    checked: list[tuple[list[Finding] | None, _Learnt, bool]] = []
+    start = 0
+    while start < len(units):
+        batch, pairs = _read_pairs(snap, units, start)
+        for unit, pair in zip(batch, pairs, strict=True):
+            clean = None if pair is None else check_clean_pair(unit[0], *pair)
+            if clean is not None:
+                checked.append((None, clean, True))
+                continue
+            findings, entry = check_unit(snap, unit)
+            checked.append((findings or None, (entry.kind, entry.name, tuple(
+                entry.references.get(f) for f in REFERENCE_FIELDS)),
+                unit[1] is not None and unit[2] is not None))
+        start += len(batch)
+    return [(findings, *clean, _names_confirmed(snap, unit[0], clean[0], clean[1])
+             if both else None)
+            for unit, (findings, clean, both) in zip(units, checked, strict=True)]
+
+
+READ_AHEAD = 4 << 20
+"""Bytes :func:`_check_chunk` reads before checking them: a chunk of 500 manifests near
+the size limit is not held in memory at once."""
+
+
+def _read_pairs(snap: Files, units: list[Unit], start: int
+                ) -> tuple[list[Unit], list[tuple[bytes, bytes] | None]]:
+    """Read the files of ``units[start:]`` until :data:`READ_AHEAD` bytes (one unit at least).
+
+    Returns:
+        The units read (a run from ``start``) and, for each, (object bytes, metadata bytes)
+        when both are to be checked and both read, else None (:func:`check_unit` decides).
     """
     read = snap.read
     pairs: list[tuple[bytes, bytes] | None] = []
-    for _, object_path, metadata_path, check_object, check_metadata in units:
+    size = 0
+    end = start
+    while end < len(units) and size < READ_AHEAD:
+        _, object_path, metadata_path, check_object, check_metadata = units[end]
+        end += 1
         pair = None
         if check_object and check_metadata:  # both paths exist and are to be checked
             try:
@@ -517,21 +554,9 @@ def _check_chunk(snap: Files, units: list[Unit]) -> list[_Compact]:
                 object_data = metadata_data = None
             if object_data is not None and metadata_data is not None:
                 pair = object_data, metadata_data
+                size += len(object_data) + len(metadata_data)
         pairs.append(pair)
-    checked: list[tuple[list[Finding] | None, _Learnt, bool]] = []
-    for unit, pair in zip(units, pairs, strict=True):
-        clean = None if pair is None else check_clean_pair(unit[0], *pair)
-        if clean is not None:
-            checked.append((None, clean, True))
-            continue
-        findings, entry = check_unit(snap, unit)
-        checked.append((findings or None, (entry.kind, entry.name, tuple(
-            entry.references.get(f) for f in REFERENCE_FIELDS)),
-            unit[1] is not None and unit[2] is not None))
-    del pairs
-    return [(findings, *clean, _names_confirmed(snap, unit[0], clean[0], clean[1])
-             if both else None)
-            for unit, (findings, clean, both) in zip(units, checked, strict=True)]
+    return units[start:end], pairs
 
 
 def _names_confirmed(snap: Files, hex_: str, kind: str | None, name: str | None) -> str | None:

@@ -235,3 +235,35 @@ def test_non_ascii_identifying_text_is_still_held_to_nfc(bundle):
         said = verify.check_clean_pair(digest_hex, object_data, metadata_data)
         assert (said is not None) is clean, product
 
+
+# -- audit._check_chunk: reads batched apart from checks, same answers --------------------
+
+@pytest.mark.parametrize("read_ahead", [1, 600, 4 << 20])
+def test_check_chunk_answers_as_each_unit_alone(published, monkeypatch, read_ahead):
+    """Whatever is read ahead (one unit, a few, the whole chunk), each unit's result is what
+    check_unit and _names_confirmed say of it alone, damaged files included."""
+    from kistore.check import audit
+    from kistore.core import layout
+    from kistore.store import Store
+
+    objects = sorted((published / layout.OBJECTS_DIR).rglob("*.json"))
+    objects[0].write_bytes(objects[0].read_bytes() + b" ")                 # KI101, KI103
+    meta = published / layout.METADATA_DIR / objects[1].relative_to(
+        published / layout.OBJECTS_DIR)
+    meta.write_bytes(meta.read_bytes().replace(b'"name":"', b'"name":"X', 1))  # KI104
+    snap = audit.snapshot(Store(published))
+    units: list = []
+    for _ in audit._unit_chunks(snap, lambda p: True, [], units, everything=True, deferred=[]):
+        pass
+    assert len(units) == 3
+    monkeypatch.setattr(audit, "READ_AHEAD", read_ahead)
+    expected = []
+    for unit in units:
+        findings, entry = audit.check_unit(snap, unit)
+        confirmed = audit._names_confirmed(snap, unit[0], entry.kind, entry.name) \
+            if unit[1] is not None and unit[2] is not None else None
+        expected.append((findings or None, entry.kind, entry.name,
+                         tuple(entry.references.get(f) for f in REFERENCE_FIELDS), confirmed))
+    got = audit._check_chunk(snap, units)
+    assert got == expected
+    assert sum(r[0] is not None for r in got) == 2  # the two damaged manifests
