@@ -267,3 +267,52 @@ def test_check_chunk_answers_as_each_unit_alone(published, monkeypatch, read_ahe
     got = audit._check_chunk(snap, units)
     assert got == expected
     assert sum(r[0] is not None for r in got) == 2  # the two damaged manifests
+
+
+class _MemoryView:
+    """A view of files held in memory (enough of kistore.store.View for _check_chunk)."""
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self.files = files
+
+    def read(self, path: str, limit: int | None = None) -> bytes | None:
+        return self.files.get(path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["run", "protocol", "environment"]), st.booleans(), st.data())
+def test_tampered_or_non_canonical_bytes_fail_in_a_chunk(bundle_kind, in_metadata, data):
+    """A byte edit of a stored file, checked by _check_chunk beside clean manifests: an
+    object whose bytes changed always fails (KI101: its digest is its name), and every
+    result is the exact checks' (check_unit) of that unit alone."""
+    from kistore.check import audit
+    from kistore.core import layout
+    from kistore.store import Files
+
+    documents = json.loads(BUNDLE.read_text())
+    files: dict[str, bytes] = {}
+    for document in documents.values():
+        digest_hex, object_data, metadata_data = _files(document)
+        digest = Digest(digest_hex)
+        files[layout.object_path(digest)] = object_data
+        files[layout.metadata_path(digest)] = metadata_data
+        files[layout.name_path(document["kind"], document["metadata"]["name"])] = \
+            layout.name_record(digest)
+    target_hex = _files(documents[bundle_kind])[0]
+    path = (layout.metadata_path if in_metadata else layout.object_path)(Digest(target_hex))
+    before = files[path]
+    i = data.draw(st.integers(0, len(before) - 1))
+    edit = data.draw(st.sampled_from([b"", b" ", b"1", b"0", b'"', b"\xff", b"\r", b"a",
+                                      b".0", b"e+1", b"-", b"\\u0041", b"A"]))
+    files[path] = before[:i] + edit + before[i + 1:]
+    snap = Files(_MemoryView(files), dict.fromkeys(files, 0o100644))  # type: ignore[arg-type]
+    units: list = []
+    for _ in audit._unit_chunks(snap, lambda p: True, [], units, everything=True, deferred=[]):
+        pass
+    results = dict(zip((u[0] for u in units), audit._check_chunk(snap, units), strict=True))
+    for unit in units:
+        findings, entry = audit.check_unit(snap, unit)
+        assert results[unit[0]][:4] == (findings or None, entry.kind, entry.name, tuple(
+            entry.references.get(f) for f in REFERENCE_FIELDS))
+    if not in_metadata and files[path] != before:
+        assert "KI101" in [f.rule.id for f in results[target_hex][0] or []]
