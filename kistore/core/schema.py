@@ -30,9 +30,11 @@ even when the fast validator disagrees, e.g. on ``$`` before a final newline).
 from __future__ import annotations
 
 import json
+import os
 import re
 import unicodedata
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .canonical import escape_pointer
@@ -51,9 +53,19 @@ SCHEMA_BASE = "https://kernelindex.dev/schemas/v1alpha1/"
 
 @cache
 def _schema_dir() -> Traversable:
-    """Return the installed ``kistore.schemas`` package, or ``schemas/`` beside the source."""
-    # importlib.resources loads tempfile, zipfile... (~15 ms of start-up, docs/speed.md).
-    # Lazy: only validating needs it; most importers of this module want `KINDS` alone.
+    """Return the installed ``kistore.schemas`` package, or ``schemas/`` beside the source.
+
+    As plain directories (a wheel's ``kistore/schemas/``, a checkout's ``schemas/`` next to
+    ``kistore/``) they are found by path; only a package that is not plain files (a zip
+    import) is asked through its loader.
+    """
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../kistore
+    for candidate in (os.path.join(package, "schemas"),
+                      os.path.join(os.path.dirname(package), "schemas")):
+        if os.path.isfile(os.path.join(candidate, "BenchmarkRun.json")):
+            return Path(candidate)
+    # Lazy: importlib.resources loads tempfile, zipfile... (~15 ms of start-up,
+    # docs/speed.md): only a package that is not plain files needs its loader.
     from importlib import resources
 
     try:

@@ -19,6 +19,7 @@ and a store without the file uses it. Reads only; the store is never written her
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -40,12 +41,23 @@ DESCENDING = "descending"
 
 @cache
 def default_policy_bytes() -> bytes:
-    """Return the bytes of the shipped default policy (``kistore/query/default_policy.json``)."""
-    # importlib.resources loads tempfile, zipfile... (~15 ms of start-up, docs/speed.md).
-    # Lazy: a query reads the store's own policy file; this default only without one.
-    from importlib import resources
+    """Return the bytes of the shipped default policy (``kistore/query/default_policy.json``).
 
-    return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
+    Read beside this module (one ``open``: kistore installed as files, or a checkout); only
+    where the package is not plain files (a zip import) through its loader.
+
+    Raises:
+        OSError: the file is missing from the installation.
+    """
+    try:
+        with open(os.path.join(os.path.dirname(__file__), "default_policy.json"), "rb") as f:
+            return f.read()
+    except OSError:
+        # Lazy: importlib.resources loads tempfile, zipfile... (~15 ms of start-up,
+        # docs/speed.md): only a package that is not plain files needs its loader.
+        from importlib import resources
+
+        return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
 
 
 @dataclass(frozen=True, slots=True)
