@@ -5,8 +5,10 @@ PAE), :mod:`.sshsig` (SSH public keys incl. FIDO ``sk`` keys, SSHSIG signatures,
 ``ssh-keygen -Y sign``), :mod:`.attestation` (in-toto Statement v1 in a DSSE envelope,
 bundles), :mod:`.trust` (``store/trust/keys.json``), :mod:`.allowed_signers` (trust as an
 OpenSSH allowed_signers file), :mod:`.notes` (the two transports: git notes
-and ``store/attestations/`` files), :mod:`.evidence` (judging bundles with trust:
-evidence levels, KI3xx), :mod:`.sync` (``notes sync``). See docs/design.md §5.
+and ``store/attestations/`` files), :mod:`.levels` (evidence level names, a run's
+:class:`Evidence`, whether notes were fetched: what a reader shows without judging),
+:mod:`.evidence` (judging bundles with trust: evidence levels, KI3xx), :mod:`.sync`
+(``notes sync``). See docs/design.md §5.
 """
 
 from typing import TYPE_CHECKING
@@ -16,13 +18,13 @@ from .._exports import lazy_exports
 if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads on first use
     from .attestation import Bundle as Bundle
     from .attestation import verify_bundle as verify_bundle
-    from .evidence import SOURCE_NATIVE as SOURCE_NATIVE
-    from .evidence import VERIFIED as VERIFIED
-    from .evidence import Evidence as Evidence
     from .evidence import check_attestations as check_attestations
     from .evidence import evidence_for as evidence_for
     from .evidence import evidence_for_many as evidence_for_many
     from .evidence import judge as judge
+    from .levels import SOURCE_NATIVE as SOURCE_NATIVE
+    from .levels import VERIFIED as VERIFIED
+    from .levels import Evidence as Evidence
     from .notes import Seen as Seen
     from .notes import attach as attach
     from .notes import collect as collect
@@ -36,10 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "attestation": ["Bundle", "verify_bundle"],
-    "evidence": [
-        "Evidence", "SOURCE_NATIVE", "VERIFIED", "check_attestations", "evidence_for",
-        "evidence_for_many", "judge"
-    ],
+    "evidence": ["check_attestations", "evidence_for", "evidence_for_many", "judge"],
+    "levels": ["Evidence", "SOURCE_NATIVE", "VERIFIED"],
     "notes": ["Seen", "attach", "collect", "fetch", "push"],
     "sync": ["SyncResult"],
     "trust": ["Trust", "add_key", "load_trust", "revoke_key"],

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +38,9 @@ from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, WARNING, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git.pack import blob_id
+from .levels import SOURCE_NATIVE as SOURCE_NATIVE  # re-exported: defined in .levels
+from .levels import VERIFIED as VERIFIED
+from .levels import Evidence as Evidence
 from .notes import (
     collect,
     collect_many,
@@ -49,9 +52,6 @@ from .notes import (
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store, View
-
-SOURCE_NATIVE = "source-native"
-VERIFIED = "verified"
 
 INVALID = "invalid"
 NOT_COUNTED = "not-counted"
@@ -98,23 +98,6 @@ ATTESTATION_UNFIT = rule(
 TRUST_FILE_INVALID = rule(
     "KI309", "trust-file-invalid", ERROR,
     "Fix store/trust/keys.json (schemas/trust-keys.json), e.g. with `kistore trust add`.")
-
-
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """What the attestations about one run amount to.
-
-    Attributes:
-        level: ``source-native`` or ``verified``.
-        withdrawn: True when a valid maintainer withdrawal applies (never ranked then).
-        community: number of valid community attestations (counted, never raising level).
-        attestations: a summary per attestation seen (type, keyid, valid, reason, source).
-    """
-
-    level: str = SOURCE_NATIVE
-    withdrawn: bool = False
-    community: int = 0
-    attestations: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

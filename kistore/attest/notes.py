@@ -38,7 +38,6 @@ import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical, layout
@@ -48,8 +47,9 @@ from ..core.layout import NOTES_REF
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
-from ..index.refs import RefsUnreadable, resolve
 from ..store import atomic_write
+from .levels import NOT_FETCHED as NOT_FETCHED  # re-exported: moved to .levels (start-up)
+from .levels import notes_not_fetched as notes_not_fetched
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -487,35 +487,6 @@ def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool 
     blob = str(store.repo.create_blob(object_bytes))  # a note needs its object in git
     add_lines(store.repo, blob, [bundle_bytes])
     return f"{NOTES_REF}:{blob}"
-
-
-NOT_FETCHED = f"notes not fetched: run `kistore notes fetch` ({NOTES_REF} is not in this clone)"
-"""What ``attestations``, ``show`` and ``verify`` say in a clone without the notes."""
-
-
-def notes_not_fetched(store: Store) -> str | None:
-    """Return :data:`NOT_FETCHED` when this is a clone that lacks ``refs/notes/kistore``.
-
-    Git does not fetch notes by default, so a fresh clone has none: its attestations are
-    not "none", they are not here. A clone is a repository with a remote; a store with
-    neither notes nor remotes has no notes to fetch, and None is returned for it.
-
-    Args:
-        store: a :class:`kistore.store.Store`.
-
-    Returns:
-        The message, or None when the notes ref is here (or there is nowhere to fetch it).
-    """
-    git_dir = Path(store.git_dir)
-    try:  # plain files first: a warm query loads no libgit2 (kistore.index.refs)
-        if resolve(git_dir, NOTES_REF) is not None:
-            return None
-        remotes = '[remote "' in (git_dir / "config").read_text(errors="replace")
-    except (RefsUnreadable, OSError):
-        if NOTES_REF in store.repo.references:
-            return None
-        remotes = bool(list(store.repo.remotes))
-    return NOT_FETCHED if remotes else None
 
 
 def _lines(data: bytes) -> list[bytes]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from ..attest.evidence import SOURCE_NATIVE, Evidence, evidence_for_many
+from ..attest.levels import SOURCE_NATIVE, Evidence
 from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, ResolutionError, VerificationError
@@ -173,7 +173,13 @@ def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
     asked = digests
     if at is None and annotated is not None and store.root is not None:
         asked = maybe_attested(store.root, digests, annotated)
-    found = evidence_for_many(store, asked, at=at) if asked else {}
+    found: dict[Digest, Evidence] = {}
+    if asked:
+        # Lazy: judging loads notes, findings and the KI3xx rules (~10 ms of start-up,
+        # docs/speed.md); a group none of whose runs may be attested judges nothing.
+        from ..attest.evidence import evidence_for_many
+
+        found = evidence_for_many(store, asked, at=at)
     return {str(d): found.get(d) or Evidence() for d in digests}
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..attest.evidence import SOURCE_NATIVE
-from ..attest.notes import notes_not_fetched
+from ..attest.levels import SOURCE_NATIVE, notes_not_fetched
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, one_line
 from ..core.model import Manifest
@@ -37,7 +36,7 @@ class RunPage:
         ranking: its comparison group ranked.
         row: its row in that ranking.
         related: the referenced manifests by field (``workloadDigest`` ...), None if absent.
-        notes_not_fetched: :data:`kistore.attest.notes.NOT_FETCHED` in a clone without the
+        notes_not_fetched: :data:`kistore.attest.levels.NOT_FETCHED` in a clone without the
             notes (its attestations are not "none", they are not here), else None.
     """
 

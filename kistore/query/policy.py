@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ..attest.evidence import SOURCE_NATIVE
+from ..attest.levels import SOURCE_NATIVE
 from ..core import canonical
 from ..core.errors import InputError, MultipleErrors
 from ..core.layout import POLICY_FILE

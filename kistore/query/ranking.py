@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..attest.evidence import SOURCE_NATIVE, VERIFIED, Evidence
+from ..attest.levels import SOURCE_NATIVE, VERIFIED, Evidence
 from ..core.errors import InputError
 from ..index.records import Record
 from .policy import DESCENDING, Comparison, resolve_pointer

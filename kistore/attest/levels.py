@@ -1,0 +1,69 @@
+"""What a reader shows of a run's evidence without judging any attestation.
+
+The evidence level names, the :class:`Evidence` of one run (a run with no attestation has
+the default: ``source-native``, none counted), and whether this clone lacks the notes that
+hold attestations (:func:`notes_not_fetched`). :mod:`.evidence` judges bundles into an
+:class:`Evidence`; this module holds what ``rank`` and a run page need when no run of the
+group may be attested, so they load no signature, note or finding code (issue 22:
+start-up; docs/speed.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..core.layout import NOTES_REF
+from ..index.refs import RefsUnreadable, resolve
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
+
+SOURCE_NATIVE = "source-native"
+VERIFIED = "verified"
+
+NOT_FETCHED = f"notes not fetched: run `kistore notes fetch` ({NOTES_REF} is not in this clone)"
+"""What ``attestations``, ``show`` and ``verify`` say in a clone without the notes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What the attestations about one run amount to.
+
+    Attributes:
+        level: ``source-native`` or ``verified``.
+        withdrawn: True when a valid maintainer withdrawal applies (never ranked then).
+        community: number of valid community attestations (counted, never raising level).
+        attestations: a summary per attestation seen (type, keyid, valid, reason, source).
+    """
+
+    level: str = SOURCE_NATIVE
+    withdrawn: bool = False
+    community: int = 0
+    attestations: list[dict[str, Any]] = field(default_factory=list)
+
+
+def notes_not_fetched(store: Store) -> str | None:
+    """Return :data:`NOT_FETCHED` when this is a clone that lacks ``refs/notes/kistore``.
+
+    Git does not fetch notes by default, so a fresh clone has none: its attestations are
+    not "none", they are not here. A clone is a repository with a remote; a store with
+    neither notes nor remotes has no notes to fetch, and None is returned for it.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+
+    Returns:
+        The message, or None when the notes ref is here (or there is nowhere to fetch it).
+    """
+    git_dir = Path(store.git_dir)
+    try:  # plain files first: a warm query loads no libgit2 (kistore.index.refs)
+        if resolve(git_dir, NOTES_REF) is not None:
+            return None
+        remotes = '[remote "' in (git_dir / "config").read_text(errors="replace")
+    except (RefsUnreadable, OSError):
+        if NOTES_REF in store.repo.references:
+            return None
+        remotes = bool(list(store.repo.remotes))
+    return NOT_FETCHED if remotes else None
