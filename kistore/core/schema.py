@@ -29,6 +29,7 @@ even when the fast validator disagrees, e.g. on ``$`` before a final newline).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -64,14 +65,39 @@ def _schema_dir() -> Traversable:
                       os.path.join(os.path.dirname(package), "schemas")):
         if os.path.isfile(os.path.join(candidate, "BenchmarkRun.json")):
             return Path(candidate)
-    # Lazy: importlib.resources loads tempfile, zipfile... (~15 ms of start-up,
-    # docs/speed.md): only a package that is not plain files needs its loader.
+    # importlib.resources loads tempfile, zipfile... (~15 ms of start-up, docs/speed.md).
+    # Lazy: only a package that is not plain files (a zip import) needs its loader.
     from importlib import resources
 
     try:
         return resources.files("kistore.schemas")
     except ModuleNotFoundError:  # running from the source tree: kistore/ next to schemas/
         return resources.files("kistore").joinpath("..", "schemas")
+
+
+@cache
+def checker_id() -> bytes:
+    """Return what identifies :func:`check_manifest`'s verdicts: 32 bytes, same while it is.
+
+    BLAKE2b of this module's source (the checks beside the schemas: NFC, date-time) and of
+    every shipped schema file, name and bytes. A verdict recorded under one id
+    (:mod:`kistore.index.checked`) is not taken for another: upgrading kistore, or editing
+    a schema in a checkout, checks documents again.
+
+    Raises:
+        InstallationError: a shipped schema, or this module's source, cannot be read.
+    """
+    digest = hashlib.blake2b(digest_size=32)
+    try:
+        with open(__file__, "rb") as f:
+            digest.update(f.read())
+        for name in schema_names():
+            data = _schema_dir().joinpath(name).read_bytes()
+            digest.update(b"%d:%s\n%d:" % (len(name), name.encode(), len(data)) + data)
+    except OSError as e:
+        raise InstallationError(f"kistore's schemas cannot be read ({e}); reinstall kistore "
+                                "(`pip install --force-reinstall kistore`)") from None
+    return digest.digest()
 
 
 def schema_names() -> list[str]:

@@ -9,7 +9,8 @@ Modules: :mod:`._database` (the file, its tables, lock, connection and seals), :
 (``KIND/NAME -> digest``), :mod:`._rows` and :mod:`.index` (the query rows of a tree),
 :mod:`.catalog` (what queries read), :mod:`._worktree`, :mod:`._fresh` and :mod:`.warm` (the
 work tree overlaid on ``HEAD``'s rows), :mod:`.freshness` (stat keys, the racy window),
-:mod:`.interfaces` (what the index asks of the store layer above it).
+:mod:`.interfaces` (what the index asks of the store layer above it), :mod:`.checked`
+(documents already checked against their schema, by their bytes).
 """
 
 from typing import TYPE_CHECKING
@@ -22,6 +23,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
     from .catalog import Catalog as Catalog
     from .catalog import MemoryCatalog as MemoryCatalog
     from .catalog import damage as damage
+    from .checked import is_checked as is_checked
+    from .checked import record_checked as record_checked
     from .freshness import RACY_NS as RACY_NS
     from .freshness import is_racy as is_racy
     from .freshness import stat_key as stat_key
@@ -38,6 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "catalog": ["Catalog", "MemoryCatalog", "damage"],
+    "checked": ["is_checked", "record_checked"],
     "_database": ["FORMAT", "index_path"],
     "freshness": ["RACY_NS", "is_racy", "stat_key"],
     "index": ["Index", "IndexCatalog", "count_objects", "open_catalog"],

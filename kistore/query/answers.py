@@ -175,8 +175,8 @@ def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
         asked = maybe_attested(store.root, digests, annotated)
     found: dict[Digest, Evidence] = {}
     if asked:
-        # Lazy: judging loads notes, findings and the KI3xx rules (~10 ms of start-up,
-        # docs/speed.md); a group none of whose runs may be attested judges nothing.
+        # judging loads notes, findings and the KI3xx rules (~10 ms of start-up, docs/speed.md)
+        # Lazy: a group none of whose runs may be attested judges nothing.
         from ..attest.evidence import evidence_for_many
 
         found = evidence_for_many(store, asked, at=at)

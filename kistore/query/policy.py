@@ -53,8 +53,8 @@ def default_policy_bytes() -> bytes:
         with open(os.path.join(os.path.dirname(__file__), "default_policy.json"), "rb") as f:
             return f.read()
     except OSError:
-        # Lazy: importlib.resources loads tempfile, zipfile... (~15 ms of start-up,
-        # docs/speed.md): only a package that is not plain files needs its loader.
+        # importlib.resources loads tempfile, zipfile... (~15 ms of start-up, docs/speed.md).
+        # Lazy: only a package that is not plain files (a zip import) needs its loader.
         from importlib import resources
 
         return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()

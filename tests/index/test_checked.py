@@ -1,0 +1,127 @@
+"""Schema verdicts recorded by bytes (issue 22, start-up): ``show`` of another kind compiles
+no schema for bytes that passed before, and checks any other bytes as it always did."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from kistore.cli import main
+from kistore.core import layout, model
+from kistore.core.digest import Digest
+from kistore.index import checked
+from kistore.index.checked import is_checked, record_checked
+
+from ..conftest import add_docs
+
+
+def _show(store_path, ref):
+    return CliRunner().invoke(main, ["--store", str(store_path), "show", ref])
+
+
+@pytest.fixture
+def checks(monkeypatch):
+    """Count the schema checks a read makes (what compiles the kind's schema)."""
+    calls = []
+    real = model.check_manifest
+
+    def counting(document, **kwargs):
+        calls.append(document.get("kind"))
+        return real(document, **kwargs)
+
+    monkeypatch.setattr(model, "check_manifest", counting)
+    return calls
+
+
+@pytest.fixture
+def workload(store, kit):
+    """A committed Workload: (its digest, its object and metadata files' paths)."""
+    [digest] = add_docs(store, [kit.workload(name="rms-1")])
+    d = Digest.from_str(digest)
+    return d, store.root / layout.object_path(d), store.root / layout.metadata_path(d)
+
+
+def test_show_checks_a_document_once_then_knows_its_bytes(store, workload, checks):
+    digest, obj, meta = workload
+    first = _show(store.root, "Workload/rms-1")
+    assert first.exit_code == 0, first.output
+    assert checks == ["Workload"]  # checked: nothing vouched for these bytes yet
+    assert is_checked(store.git_dir, obj.read_bytes(), meta.read_bytes())
+    again = _show(store.root, "Workload/rms-1")
+    assert again.exit_code == 0 and again.output == first.output
+    assert checks == ["Workload"]  # the same bytes: no second check, no schema compiled
+    assert f"digest:   {digest}" in again.output
+
+
+def test_a_metadata_file_edited_in_place_is_checked_again_and_refused(store, workload, checks):
+    _, obj, meta = workload
+    assert _show(store.root, "Workload/rms-1").exit_code == 0
+    marked = meta.read_bytes()
+    # same name, so the names file still leads here; a title that is no string
+    bad = json.dumps({"name": "rms-1", "title": 7}, separators=(",", ":")).encode()
+    with open(meta, "r+b") as f:  # in place: its directory's mtime does not move
+        f.write(bad)
+        f.truncate()
+    shown = _show(store.root, "Workload/rms-1")
+    assert shown.exit_code == 1, shown.output
+    assert "/metadata/title" in shown.stderr
+    assert checks == ["Workload", "Workload"]
+    assert not is_checked(store.git_dir, obj.read_bytes(), bad)
+    assert is_checked(store.git_dir, obj.read_bytes(), marked)  # the old bytes' mark stays
+
+
+def test_a_replaced_object_file_is_refused_whatever_was_marked(store, workload):
+    _, obj, meta = workload
+    assert _show(store.root, "Workload/rms-1").exit_code == 0
+    tampered = obj.read_bytes().replace(b"synthetic", b"synthetiK")
+    record_checked(store.git_dir, tampered, meta.read_bytes())  # even a forged mark
+    obj.write_bytes(tampered)
+    shown = _show(store.root, "Workload/rms-1")
+    assert shown.exit_code == 1, shown.output
+    assert shown.stdout == "" and "sha256" in shown.stderr
+
+
+def test_a_mark_is_for_these_bytes_under_this_checker(tmp_path, monkeypatch):
+    git_dir = tmp_path / ".git"
+    git_dir.mkdir()
+    record_checked(git_dir, b'{"kind":"Workload"}', b'{"name":"a"}')
+    assert is_checked(git_dir, b'{"kind":"Workload"}', b'{"name":"a"}')
+    assert not is_checked(git_dir, b'{"kind":"Workload"}', b'{"name":"b"}')
+    # the boundary between the two files is in the name: moving a byte across is another
+    assert not is_checked(git_dir, b'{"kind":"Workload"}{', b'"name":"a"}')
+    [mark] = [p for p in (git_dir / "kistore" / checked.DIRECTORY).rglob("*") if p.is_file()]
+    assert mark.read_bytes() == b""
+    # another schema or another kistore: every verdict is asked again
+    monkeypatch.setattr(checked, "checker_id", lambda: b"\x01" * 32)
+    assert not is_checked(git_dir, b'{"kind":"Workload"}', b'{"name":"a"}')
+
+
+def test_checker_id_follows_the_schemas(monkeypatch, tmp_path):
+    from kistore.core import schema
+
+    shipped = schema._schema_dir()
+    copy = tmp_path / "schemas"
+    copy.mkdir()
+    for name in schema.schema_names():
+        (copy / name).write_bytes(shipped.joinpath(name).read_bytes())
+    before = schema.checker_id()
+    schema.checker_id.cache_clear()
+    monkeypatch.setattr(schema, "_schema_dir", lambda: copy)
+    try:
+        assert schema.checker_id() == before  # same files, same id
+        schema.checker_id.cache_clear()
+        data = (copy / "Workload.json").read_bytes()
+        (copy / "Workload.json").write_bytes(data.replace(b'"type"', b'"type" ', 1))
+        assert schema.checker_id() != before
+    finally:
+        schema.checker_id.cache_clear()
+
+
+def test_a_repository_kistore_cannot_write_records_nothing_and_raises_nothing(tmp_path):
+    git_dir = tmp_path / ".git"
+    git_dir.mkdir()
+    (git_dir / "kistore").write_bytes(b"not a directory")  # makedirs fails: OSError
+    record_checked(git_dir, b"{}", b"{}")
+    assert not is_checked(git_dir, b"{}", b"{}")
