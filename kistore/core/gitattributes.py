@@ -11,11 +11,9 @@ for paths under ``store/`` wins, since git applies the last matching line. Pure;
 from __future__ import annotations
 
 from .findings import ERROR, Finding, rule
+from .layout import GITATTRIBUTES_LINE
 
 __all__ = ["GITATTRIBUTES_LINE", "GITATTRIBUTES_MISSING", "check_gitattributes"]
-
-GITATTRIBUTES_LINE = "store/** -text -eol -filter -ident -working-tree-encoding"
-"""The line ``kistore init`` writes: stored bytes are hashed bytes, never converted."""
 
 GITATTRIBUTES_MISSING = rule(
     "KI113", "gitattributes-missing", ERROR,

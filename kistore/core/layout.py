@@ -33,6 +33,9 @@ TRUST_DIR = "store/trust"
 POLICY_DIR = "store/policy"
 TRUST_FILE = f"{TRUST_DIR}/keys.json"
 POLICY_FILE = f"{POLICY_DIR}/ranking.json"
+GITATTRIBUTES_LINE = "store/** -text -eol -filter -ident -working-tree-encoding"
+"""The ``.gitattributes`` line ``kistore init`` writes: stored bytes are hashed bytes, never
+converted (checked by :mod:`kistore.core.gitattributes`)."""
 SETTINGS_FILE = "kistore.toml"
 NOTES_REF = "refs/notes/kistore"
 """Where attestation notes live: a git notes ref on the blobs of object files

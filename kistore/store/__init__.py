@@ -7,7 +7,7 @@ user hands in; :mod:`.migrate` finds what a store of an earlier layout lacks.
 
 from typing import TYPE_CHECKING, Any
 
-from ..core.gitattributes import GITATTRIBUTES_LINE
+from ..core.layout import GITATTRIBUTES_LINE
 from ._store import AddInterrupted, Store, atomic_write, read_settings
 from ._views import CommitView, Files, FileTooLarge, NamesFileDisagrees, View, WorkTreeView
 

@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 from ..core import canonical, layout
 from ..core.digest import Digest, match_prefix, parse_prefix
 from ..core.errors import InputError, KistoreError, ResolutionError, StoreStateError
-from ..core.gitattributes import GITATTRIBUTES_LINE, check_gitattributes
 from ..core.limits import Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
@@ -184,8 +183,9 @@ class Store:
             written.append(layout.SETTINGS_FILE)
         attributes = store.root / ".gitattributes"
         lines = attributes.read_text("utf-8").splitlines() if attributes.exists() else []
-        if GITATTRIBUTES_LINE not in lines:
-            attributes.write_text("\n".join([*lines, GITATTRIBUTES_LINE]) + "\n", "utf-8")
+        if layout.GITATTRIBUTES_LINE not in lines:
+            attributes.write_text("\n".join([*lines, layout.GITATTRIBUTES_LINE]) + "\n",
+                                  "utf-8")
             written.append(".gitattributes")
         for directory in (layout.OBJECTS_DIR, layout.METADATA_DIR):
             (store.root / directory).mkdir(parents=True, exist_ok=True)
@@ -632,6 +632,10 @@ class Store:
         entry = tree[".gitattributes"] if ".gitattributes" in tree else None
         data = (self.repo.odb.read(entry.id)[1]
                 if entry is not None and entry.type_str == "blob" else None)
+        # the KI113 check loads findings and rules: a query's start-up loads neither
+        # Lazy: only the `--commit` path checks HEAD's .gitattributes.
+        from ..core.gitattributes import check_gitattributes
+
         found = check_gitattributes(data)
         if found:
             raise StoreStateError(
