@@ -82,7 +82,6 @@ class FileCheck:
         self.top = os.fspath(root)
         self.conn = conn
         self.head = head
-        self.shards = head.shards()
         self._known: dict[str, bool] = {}
 
     def stale(self, digests: Iterable[str]) -> set[str]:
@@ -97,7 +96,7 @@ class FileCheck:
         # lstat: a symlink or FIFO in place of a stored file is not HEAD's file (a symlink
         # to a copy of the right bytes hashed clean, and one to /dev/zero was read to the
         # end of memory: breaker8).
-        shards, stat, known, regular = self.shards, os.lstat, self._known, S_ISREG
+        shard_id, stat, known, regular = self.head.shard, os.lstat, self._known, S_ISREG
         objects, metadata = f"{layout.OBJECTS_DIR}/", f"{layout.METADATA_DIR}/"
         top_objects, top_metadata = f"{self.top}/{objects}", f"{self.top}/{metadata}"
         for digest in todo:  # `ls` of everything runs this per manifest: kept lean
@@ -112,7 +111,7 @@ class FileCheck:
                 known[digest] = False
                 continue
             seen = seen_key(f"{stat_key(obj)}/{stat_key(meta)}",
-                            f"{shards.get(objects + shard, '')} {shards.get(metadata + shard, '')}")
+                            f"{shard_id(objects + shard) or ''} {shard_id(metadata + shard) or ''}")
             if saved.get(digest) == seen:
                 known[digest] = True
                 continue
@@ -130,7 +129,7 @@ class FileCheck:
     def _holds_head_blob(self, path: str) -> bool:
         """Return True when the work-tree file at ``path`` is ``HEAD``'s blob, by hashing it."""
         directory, _, name = path.rpartition("/")
-        shard = self.shards.get(directory)
+        shard = self.head.shard(directory)
         return shard is not None and \
             blob_id_of_file(Path(self.top, path)) == self.head.listing(shard).get(name)
 
