@@ -33,7 +33,6 @@ import hashlib
 import json
 import os
 import re
-import unicodedata
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -446,8 +445,12 @@ def nfc_problems(document: Any, *, file: str | None = None) -> list[SchemaError]
         value: Any = document
         for part in pointer.split("/")[1:]:
             value = value.get(part) if isinstance(value, dict) else None
-        if isinstance(value, str) and not value.isascii() and not unicodedata.is_normalized(
-                "NFC", value):
+        if not isinstance(value, str) or value.isascii():
+            continue
+        # Lazy: only a non-ASCII identifying string needs the Unicode tables (~2 ms).
+        import unicodedata
+
+        if not unicodedata.is_normalized("NFC", value):
             nfc = unicodedata.normalize("NFC", value)
             errors.append(SchemaError(
                 f"{value!r} is not in Unicode NFC (identifying strings must be, or one GPU, "
