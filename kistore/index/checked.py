@@ -59,8 +59,10 @@ def is_checked(git_dir: Path | str, object_bytes: bytes, metadata_bytes: bytes) 
 def record_checked(git_dir: Path | str, object_bytes: bytes, metadata_bytes: bytes) -> None:
     """Record that these exact bytes passed the schema check (call only after they did).
 
-    A repository kistore cannot write (read-only) records nothing: the mark only saves
-    a later check, which then runs again.
+    Marks are kept beside the derived index: a repository without ``.git/kistore/`` (one
+    only read, e.g. ``show --at`` in a blob-less clone) gets no directory from a ``show``,
+    and one kistore cannot write (read-only) records nothing. The mark only saves a later
+    check, which then runs again.
 
     Args:
         git_dir: the repository's git directory.
@@ -70,6 +72,8 @@ def record_checked(git_dir: Path | str, object_bytes: bytes, metadata_bytes: byt
     Raises:
         InstallationError: kistore's schemas cannot be read (:func:`checker_id`).
     """
+    if not os.path.isdir(os.path.join(os.fspath(git_dir), "kistore")):
+        return
     path = _mark(git_dir, object_bytes, metadata_bytes)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)

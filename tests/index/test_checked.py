@@ -85,7 +85,7 @@ def test_a_replaced_object_file_is_refused_whatever_was_marked(store, workload):
 
 def test_a_mark_is_for_these_bytes_under_this_checker(tmp_path, monkeypatch):
     git_dir = tmp_path / ".git"
-    git_dir.mkdir()
+    (git_dir / "kistore").mkdir(parents=True)
     record_checked(git_dir, b'{"kind":"Workload"}', b'{"name":"a"}')
     assert is_checked(git_dir, b'{"kind":"Workload"}', b'{"name":"a"}')
     assert not is_checked(git_dir, b'{"kind":"Workload"}', b'{"name":"b"}')
@@ -121,7 +121,14 @@ def test_checker_id_follows_the_schemas(monkeypatch, tmp_path):
 
 def test_a_repository_kistore_cannot_write_records_nothing_and_raises_nothing(tmp_path):
     git_dir = tmp_path / ".git"
-    git_dir.mkdir()
-    (git_dir / "kistore").write_bytes(b"not a directory")  # makedirs fails: OSError
+    (git_dir / "kistore").mkdir(parents=True)
+    (git_dir / "kistore" / checked.DIRECTORY).write_bytes(b"not a directory")  # OSError
     record_checked(git_dir, b"{}", b"{}")
     assert not is_checked(git_dir, b"{}", b"{}")
+
+
+def test_a_repository_never_indexed_gets_no_directory(tmp_path):
+    git_dir = tmp_path / ".git"
+    git_dir.mkdir()
+    record_checked(git_dir, b"{}", b"{}")
+    assert not (git_dir / "kistore").exists() and not is_checked(git_dir, b"{}", b"{}")
