@@ -362,7 +362,7 @@ def _base_files() -> dict[str, str]:
     files |= {layout.name_path(m.kind, m.name): layout.name_record(m.digest).decode()
               for m in _complete_run().values()}
     files["kistore.toml"] = "[store]\nversion = 1\n"
-    files[".gitattributes"] = _store.GITATTRIBUTES_LINE + "\n"
+    files[".gitattributes"] = layout.GITATTRIBUTES_LINE + "\n"
     files[layout.POLICY_FILE] = _store._default_policy().decode("utf-8")
     return files
 
