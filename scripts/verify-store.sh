@@ -63,7 +63,8 @@ commit=$(git rev-parse --verify -q "$rev^{commit}") \
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0 objects=0 bundles=0 sshsigs=0 raw=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# fail MESSAGE: one line each (a newline in a file name is written as \n).
+fail() { local message=$*; echo "FAIL: ${message//$'\n'/\\n}"; failures=$((failures + 1)); }
 
 # REV's files under store/, listed once: path, mode, type and blob id of each.
 git ls-tree -r -z --full-tree "$commit" -- store > "$tmp/listing"
@@ -526,6 +527,7 @@ fi
 
 summary="$objects object(s), $names names file(s), $forward forward record(s), $bundles attestation(s): $sshsigs SSHSIG checked with ssh-keygen"
 summary+=", $raw raw Ed25519 (not checkable with ssh-keygen; \`kistore verify\` checks them)"
+summary+="; checked commit $commit"  # what REV named (HEAD moves; a commit does not)
 if [ "$failures" -ne 0 ]; then
   echo "FAILED: $failures problem(s); $summary"
   exit 1

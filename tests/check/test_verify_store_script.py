@@ -289,7 +289,7 @@ def test_script_checks_the_revision_it_is_given(small):
                                                   "attestation(s): 0 SSHSIG "
                                                   "checked with ssh-keygen, 0 raw Ed25519 (not "
                                                   "checkable with ssh-keygen; `kistore verify` "
-                                                  "checks them)")
+                                                  f"checks them); checked commit {good}")
 
 
 def test_script_refuses_an_unknown_revision_as_usage(small):
@@ -423,3 +423,15 @@ def test_a_missing_blob_is_named_not_a_crash(small, kit, tmp_path):
         assert (f"FAIL: {path}: git cannot hand over its blob {blob} (missing, or not "
                 "fetched)") in fails, output
     assert not any("git cat-file gave" in line for line in fails), output
+
+
+def test_a_file_name_with_a_newline_is_named_on_one_fail_line(small):
+    shard = small.path / "store" / "objects" / "sha256" / "ab"
+    shard.mkdir(parents=True, exist_ok=True)
+    (shard / "x\ny.json").write_bytes(b"{}\n")
+    commit_all(small.path, "a newline in a file name")
+    code, output = script(small.path)
+    lines = output.splitlines()
+    assert code == 1 and any(line.startswith("FAIL: store/objects/sha256/ab/x\\ny.json: ")
+                             for line in lines), output
+    assert not any(line.startswith("y.json") for line in lines), output
