@@ -357,6 +357,10 @@ git cat-file --batch-check='%(objectname) %(rest)' < "$tmp/batch" > "$tmp/presen
 mapfile -t asked < "$tmp/batch"
 mapfile -t present < "$tmp/present"
 : > "$tmp/batch-present"
+if [ "$(< "$tmp/batch")" = "$(< "$tmp/present")" ]; then
+  asked=()  # every blob is here (the usual case): no line-by-line pass
+  cp "$tmp/batch" "$tmp/batch-present"
+fi
 for k in "${!asked[@]}"; do
   read -r blob what args <<<"${asked[k]}"
   if [ "${present[k]:-}" = "$blob $what $args" ]; then
