@@ -92,7 +92,7 @@ def plan_import(source: str, paths: Sequence[str], limits: Limits = DEFAULT) -> 
     reader = SOURCES.get(source)
     if reader is None:
         raise InputError(f"unknown source {source!r}; expected one of {', '.join(SOURCES)}")
-    files = expand(paths, limits.source_bytes)
+    files = expand(paths, limits.source_bytes, source)
     typed = Plan(typed=typed_names(files))
     try:
         plan = reader(files)

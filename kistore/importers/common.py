@@ -160,12 +160,15 @@ def typed_names(files: Sequence[SourceFile]) -> dict[str, str]:
     return typed
 
 
-def expand(paths: Sequence[str], limit: int = DEFAULT.source_bytes) -> list[SourceFile]:
+def expand(paths: Sequence[str], limit: int = DEFAULT.source_bytes,
+           source: str | None = None) -> list[SourceFile]:
     """Turn the files and directories a person named into source files, sorted in each.
 
     Args:
         paths: file or directory names.
         limit: most bytes read from each file (``[limits] source-bytes``).
+        source: the source id the files are imported as (``sol-execbench``); names each
+            file's provenance (:func:`data_name`). None: the data folder's own name.
 
     Returns:
         Every regular file (directories walked recursively, ``SOURCE.md`` and hidden
@@ -185,9 +188,9 @@ def expand(paths: Sequence[str], limit: int = DEFAULT.source_bytes) -> list[Sour
                         part.startswith(".") for part in child.relative_to(path).parts):
                     continue
                 found.setdefault(child.resolve(),
-                                 SourceFile(child, data_name(child), False, limit))
+                                 SourceFile(child, data_name(child, source), False, limit))
         elif path.exists() and not path.is_dir():  # a file, or a device or pipe named
-            found[path.resolve()] = SourceFile(path, data_name(path), True, limit)
+            found[path.resolve()] = SourceFile(path, data_name(path, source), True, limit)
         else:
             errors.append(InputError("no such file or directory", file=given))
     if errors:
@@ -195,17 +198,28 @@ def expand(paths: Sequence[str], limit: int = DEFAULT.source_bytes) -> list[Sour
     return list(found.values())
 
 
-def data_name(path: Path) -> str:
-    """Name a source file relative to the data root (the parent of the ``SOURCE.md`` folder).
+def data_name(path: Path, source: str | None = None) -> str:
+    """Name a source file as its provenance: ``SOURCE/`` + its path in the ``SOURCE.md`` folder.
 
     ``/work/shared/data/kernelbench/H100_Modal/baseline_time_torch.json`` becomes
-    ``kernelbench/H100_Modal/baseline_time_torch.json``. A file outside any folder with a
-    ``SOURCE.md`` keeps the name it was given.
+    ``kernelbench/H100_Modal/baseline_time_torch.json``. The first part is the source id,
+    not the folder's name, so a copy of the data under another folder name imports to the
+    same metadata (and the licence a path prefix decides stays the same); with ``source``
+    None it is the folder's name. A file outside any folder with a ``SOURCE.md`` keeps the
+    name it was given.
+
+    Args:
+        path: the file.
+        source: the source id it is imported as, or None.
+
+    Returns:
+        A POSIX path string.
     """
     resolved = path.resolve()
     for parent in resolved.parents:
         if (parent / "SOURCE.md").is_file():
-            return resolved.relative_to(parent.parent).as_posix()
+            inside = resolved.relative_to(parent).as_posix()
+            return f"{source or parent.name or '.'}/{inside}"
     return path.as_posix()
 
 

@@ -325,3 +325,28 @@ def test_errors_name_the_path_as_typed_and_provenance_keeps_the_data_name(
     # provenance keeps the name relative to the data root, wherever the import ran from
     assert annotations["kernelindex.dev/source-file"] == \
         "sol-execbench/leaderboard/kernel-121/board.json"
+
+
+@requires_data
+def test_a_copy_under_another_folder_name_imports_to_the_same_metadata(runner, store_path,
+                                                                       tmp_path):
+    # Provenance names the source, not the folder: a mirror named otherwise gives the same
+    # source-file and the same licence (decided by the `sol-execbench/problems/` prefix),
+    # so importing the original afterwards finds every manifest unchanged.
+    mirror = tmp_path / "mirror-of-sol"
+    shutil.copytree(DATA / "sol-execbench/problems/119", mirror / "problems/119")
+    shutil.copy(DATA / "sol-execbench/SOURCE.md", mirror)
+    result = run(runner, store_path, "import", "--json", "sol-execbench", str(mirror))
+    assert result.exit_code == 0, result.output
+    added = json.loads(result.stdout)["manifests"]
+    assert {m["status"] for m in added} == {"added"}
+    workload = next(m for m in added if m["kind"] == "Workload")
+    metadata = store_path / layout.metadata_path(Digest.from_str(workload["digest"]))
+    annotations = json.loads(metadata.read_text())["annotations"]
+    assert annotations["kernelindex.dev/source-file"] == \
+        "sol-execbench/problems/119/definition.json"
+    assert annotations["kernelindex.dev/license"].startswith("UNCLEAR: github.com/bras6379")
+    again = run(runner, store_path, "import", "--json", "sol-execbench",
+                str(DATA / "sol-execbench/problems/119"))
+    assert again.exit_code == 0, again.output
+    assert {m["status"] for m in json.loads(again.stdout)["manifests"]} == {"unchanged"}
