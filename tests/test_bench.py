@@ -86,7 +86,7 @@ def test_bench_smoke_at_200(tmp_path):
     assert done.returncode == 0, done.stderr
     for measure in ("bulk add --commit", "one add (work tree)", "kistore --help",
                     "verify (whole store)", "verify vs sha256sum + parse",
-                    "repository after git gc"):
+                    "repository after git gc", "repository after git repack -a -d -f"):
         assert measure in done.stdout
     assert "git status after: clean" in done.stdout
     [result] = (tmp_path / "results").glob("*.json")
@@ -97,6 +97,10 @@ def test_bench_smoke_at_200(tmp_path):
     assert rows["bulk add --commit"]["value"] > 0
     assert rows["bulk add --commit"]["extra"]["git_status_dirty"] == 0
     assert rows["repository after git gc"]["value"] > 0
+    full = rows["repository after git repack -a -d -f"]  # issue 22's bytes target
+    assert full["target"] == "<= 800 bytes" and full["met"] == (full["value"] <= 800)
+    assert full["baseline"] == "fast-import repository after git repack -a -d -f"
+    assert full["value"] < rows["repository after git gc"]["value"]
     parse = rows["verify vs sha256sum + parse"]  # jq is installed where the suite runs
     assert parse["baseline"] == "sha256sum + jq parse"
     assert parse["extra"]["jq_parse_s"] > 0 and 0 < parse["baseline_value"] < rows[
