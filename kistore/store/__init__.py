@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.layout import GITATTRIBUTES_LINE
 from ._store import AddInterrupted, Store, atomic_write, read_settings
-from ._views import CommitView, Files, FileTooLarge, NamesFileDisagrees, View, WorkTreeView
+from ._views import (
+    CommitView,
+    Files,
+    FileTooLarge,
+    NamesFileDisagrees,
+    SparseWorkTreeView,
+    View,
+    WorkTreeView,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each loads on first use
     from ..git.commit import PACK_THRESHOLD
@@ -49,6 +57,7 @@ __all__ = [
     "FileTooLarge",
     "Files",
     "NamesFileDisagrees",
+    "SparseWorkTreeView",
     "Store",
     "View",
     "WorkTreeView",

@@ -36,11 +36,12 @@ from ..core.limits import Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
+from ..git.sparse import SkipWorktree, skip_worktree
 from ..git.writer import FileBatch, FileStat, remove_stale_temps
 from ..git.writer import atomic_write as atomic_write  # re-exported: trust and notes use it
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
-from ._views import CommitView, View, WorkTreeView
+from ._views import CommitView, SparseWorkTreeView, View, WorkTreeView
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
     from ..index.index import Prepared
@@ -213,8 +214,30 @@ class Store:
             InputError: when ``at`` names no commit.
         """
         if at is None and self.root is not None:
-            return WorkTreeView(self.root, self.name_index())
+            return self._work_view(self.root)
         return CommitView(self.repo, self.commit(at or "HEAD"), self.name_index())
+
+    def skipped(self) -> SkipWorktree | None:
+        """Return the store paths a sparse checkout leaves out (None: not a sparse checkout).
+
+        :func:`kistore.git.sparse.skip_worktree`: one ``stat`` unless sparse checkout is on.
+
+        Raises:
+            StoreStateError: it is on and git could not list its index.
+        """
+        return None if self.root is None else skip_worktree(self.git_dir, self.root)
+
+    def _work_view(self, root: Path) -> WorkTreeView:
+        """Return the work tree's view; in a sparse checkout files outside it read from HEAD."""
+        skipped = self.skipped()
+        if skipped is None:
+            return WorkTreeView(root, self.name_index())
+
+        def head() -> View | None:
+            return None if self.repo.head_is_unborn else CommitView(self.repo,
+                                                                    self.commit("HEAD"))
+
+        return SparseWorkTreeView(root, skipped, head, self.name_index())
 
     def limits(self, at: str | None = None) -> Limits:
         """Return the size limits the store's ``kistore.toml`` sets (``[limits]``).
@@ -431,7 +454,7 @@ class Store:
         if commit:
             check_ready(self.repo)
             self._check_head_attributes()
-        view = WorkTreeView(self.root, self.name_index())
+        view = self._work_view(self.root)
         plan = plan_add(view, manifests, allow_dangling=allow_dangling,
                         update_metadata=update_metadata, commit=commit, origins=origins,
                         head_holds=self._head_holds())
@@ -555,7 +578,7 @@ class Store:
             if commit:
                 check_ready(self.repo)
                 self._check_head_attributes()
-            view = WorkTreeView(self.root, self.name_index())
+            view = self._work_view(self.root)
             holds = self._head_holds() if commit else None
             wanted = plan_names(view, holds)
             forward = plan_forward(view, holds)

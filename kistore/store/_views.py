@@ -30,6 +30,7 @@ from ..git import treediff
 from ..git.blobs import blob_size, read_blob
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.quarantine import admit_quarantine
+from ..git.sparse import SkipWorktree
 from ..index import freshness
 from ..index.names import NameIndex
 
@@ -586,6 +587,120 @@ class WorkTreeView(View):
             return os.listdir(self.root / path)
         except (FileNotFoundError, NotADirectoryError):
             return []
+
+
+class SparseWorkTreeView(WorkTreeView):
+    """The work tree of a sparse checkout: a file outside the checkout is read from ``HEAD``.
+
+    git marks each path a sparse checkout leaves out *skip-worktree* and treats it as
+    holding its committed bytes (:mod:`kistore.git.sparse`). So does this view: a skipped
+    path absent from the work tree reads, lists and is keyed as ``HEAD`` holds it (an object
+    is still re-hashed when read); a file that is in the work tree, skipped or not, is read
+    from there; a path inside the checkout that is absent is absent (deleted: ``verify``'s
+    KI402).
+
+    Args:
+        root: the work tree.
+        skipped: the skipped paths (:func:`kistore.git.sparse.skip_worktree`).
+        head: returns the :class:`CommitView` of ``HEAD`` (called once, on the first read
+            outside the checkout; None when the branch has no commit yet).
+        name_index: as :class:`WorkTreeView`.
+    """
+
+    def __init__(self, root: Path, skipped: SkipWorktree, head: Callable[[], View | None],
+                 name_index: NameIndex | None = None) -> None:
+        super().__init__(root, name_index)
+        self.skipped = skipped
+        self._load_head = head
+        self._head: list[View | None] = []
+
+    def head(self) -> View | None:
+        """Return ``HEAD``'s view (None: no commit), loaded once."""
+        if not self._head:
+            self._head.append(self._load_head())
+        return self._head[0]
+
+    def _outside(self, path: str) -> bool:
+        """Return True when ``path`` is skipped and absent from the work tree (no symlink)."""
+        return path in self.skipped and not os.path.lexists(self._prefix + path)
+
+    def files(self, limit: int = DEFAULT.manifest_bytes) -> Files:
+        """List the work tree's files, and ``HEAD``'s skipped files absent from it."""
+        modes = super().files(limit).modes
+        head = self.head()
+        if head is not None:
+            for path, mode in head.files(limit).modes.items():
+                if path not in modes and path in self.skipped:
+                    modes[path] = mode
+        return Files(self, modes, limit)
+
+    def modes_of(self, paths: Iterable[str]) -> dict[str, int]:  # noqa: D102 - on View
+        paths = list(paths)
+        modes = super().modes_of(paths)
+        outside = [p for p in paths if p not in modes and self._outside(p)]
+        head = self.head() if outside else None
+        if head is not None:
+            modes.update(head.modes_of(outside))
+        return modes
+
+    def has_object(self, digest: Digest) -> bool:  # noqa: D102 - on View
+        if super().has_object(digest):
+            return True
+        head = self.head() if self._outside(layout.object_path(digest)) else None
+        return head is not None and head.has_object(digest)
+
+    def read(self, path: str, limit: int | None = None) -> bytes | None:  # noqa: D102
+        data = super().read(path, limit)
+        if data is None and self._outside(path):
+            head = self.head()
+            return None if head is None else head.read(path, limit)
+        return data
+
+    def reopen(self) -> None:  # noqa: D102 - on View
+        for head in self._head:
+            if head is not None:
+                head.reopen()
+
+    def list_dir(self, path: str) -> list[str]:  # noqa: D102
+        names = super().list_dir(path)
+        if self.skipped.dir_skipped(path):
+            wanted = None  # every entry HEAD has here is outside the checkout
+        else:
+            wanted = self.skipped.names_in(path)
+            if not wanted:
+                return names
+        head = self.head()
+        if head is None:
+            return names
+        have = set(names)
+        return names + [n for n in head.list_dir(path)
+                        if n not in have and (wanted is None or n in wanted)]
+
+    def shard_keys(self) -> dict[str, str]:
+        """Work-tree keys; a shard with skipped files is keyed by ``HEAD``'s tree id too."""
+        keys = super().shard_keys()
+        head = self.head()
+        if head is None:
+            return keys
+        for shard, tree_id in head.shard_keys().items():
+            top, _, name = shard.partition("/")
+            directory = f"{layout.STORE_DIR}/{top}/sha256/{name}"
+            if self.skipped.dir_skipped(directory) or self.skipped.names_in(directory):
+                keys[shard] = f"{keys.get(shard, '-')}|{tree_id}|{self.skipped.stamp(directory)}"
+        return keys
+
+    def file_keys(self, shard_dir: str) -> dict[str, str]:
+        """Work-tree files' stat keys; a skipped file absent from the work tree: its blob id."""
+        keys = super().file_keys(shard_dir)
+        head = self.head()
+        if head is None:
+            return keys
+        top, _, name = shard_dir.partition("/")
+        directory = f"{layout.STORE_DIR}/{top}/sha256/{name}"
+        for leaf, blob in head.file_keys(shard_dir).items():
+            if leaf not in keys and f"{directory}/{leaf}" in self.skipped:
+                keys[leaf] = f"blob:{blob}"
+        return keys
 
 
 _BIG_READ_SIZE = 1 << 20
