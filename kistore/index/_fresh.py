@@ -45,6 +45,7 @@ from .freshness import is_racy, stat_key
 from .records import Listed, Record
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..git.sparse import SkipWorktree
     from .interfaces import StoreView
     from .warm import HeadTree
 
@@ -76,12 +77,16 @@ class FileCheck:
         root: the work tree.
         conn: the index connection (table ``manifest_stat`` is created, read and written).
         head: a :class:`kistore.query.warm.HeadTree` of ``HEAD``.
+        skipped: in a sparse checkout, the paths outside it (:mod:`kistore.git.sparse`): a
+            file there absent from the work tree holds ``HEAD``'s blob, as git treats it.
     """
 
-    def __init__(self, root: Path, conn: sqlite3.Connection, head: HeadTree) -> None:
+    def __init__(self, root: Path, conn: sqlite3.Connection, head: HeadTree,
+                 skipped: SkipWorktree | None = None) -> None:
         self.top = os.fspath(root)
         self.conn = conn
         self.head = head
+        self.skipped = skipped
         self._known: dict[str, bool] = {}
 
     def stale(self, digests: Iterable[str]) -> set[str]:
@@ -105,7 +110,7 @@ class FileCheck:
                 obj, meta = stat(f"{top_objects}{shard}/{leaf}"), stat(
                     f"{top_metadata}{shard}/{leaf}")
             except (FileNotFoundError, NotADirectoryError):
-                known[digest] = False
+                known[digest] = self.skipped is not None and self._sparse_clean(digest)
                 continue
             if not (regular(obj.st_mode) and regular(meta.st_mode)):
                 known[digest] = False
@@ -125,6 +130,24 @@ class FileCheck:
                 self.conn.executemany("INSERT OR REPLACE INTO manifest_stat VALUES (?, ?)",
                                       updates)
         return {d for d in digests if not self._known[d]}
+
+    def _sparse_clean(self, digest: str) -> bool:
+        """Return True when each file of ``digest`` is outside the checkout or holds HEAD's blob.
+
+        For a manifest with a file absent from a sparse checkout's work tree; not cached (a
+        file outside the checkout costs a set lookup, one inside it a hash).
+        """
+        assert self.skipped is not None
+        for path in _paths(digest):
+            try:
+                mode = os.lstat(f"{self.top}/{path}").st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                if path not in self.skipped:
+                    return False  # inside the checkout and gone: deleted
+                continue
+            if not (S_ISREG(mode) and self._holds_head_blob(path)):
+                return False
+        return True
 
     def _holds_head_blob(self, path: str) -> bool:
         """Return True when the work-tree file at ``path`` is ``HEAD``'s blob, by hashing it."""

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 from ..core import layout
 from ..core.digest import Digest
 from ..git.pack import blob_id
+from ..git.sparse import SkipWorktree
 from ._database import seal
 from ._transaction import transaction
 from .freshness import is_racy
@@ -60,7 +61,8 @@ SUMMARY = "*"
 """The ``dir`` of the row that answers for every directory at once (no shard is named so)."""
 
 
-def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection) -> set[Digest]:
+def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection,
+                    skipped: SkipWorktree | None = None) -> set[Digest]:
     """Return the digests whose object or metadata file differs between work tree and ``head``.
 
     Args:
@@ -69,6 +71,11 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection) -> set
             come from the index; a shard's files are listed through pygit2 only when the
             directory is not cached).
         conn: the index connection, whose ``worktree`` table caches clean directories.
+        skipped: in a sparse checkout, the paths outside it (:mod:`kistore.git.sparse`): a
+            ``HEAD`` file absent from the work tree there is ``HEAD``'s, not removed, and a
+            whole shard outside it is not listed at all. A shard's row is then keyed by
+            which of its files are skipped too, and one absent from the work tree is kept
+            (as ``mtime_ns`` -1).
 
     Returns:
         Digests with a file added or removed under ``store/objects`` or ``store/metadata``
@@ -77,7 +84,7 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection) -> set
     top, now = os.fspath(root), time.time_ns()
     mtimes = _shard_mtimes(top)
     whole = None if any(is_racy(m, now) for m in mtimes.values()) else \
-        _summary_key(top, head.id, mtimes)
+        _summary_key(top, head.id, mtimes, skipped)
     if whole is not None:
         row = conn.execute("SELECT dir, mtime_ns, tree, changed, seal FROM worktree "
                            "WHERE dir = ?", (SUMMARY,)).fetchone()
@@ -95,17 +102,22 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection) -> set
             mtime = mtimes.get(rel)
             # keyed by the shard's own tree id: a commit elsewhere leaves this shard cached
             shard_id = head_shards.get(rel)
+            key = shard_id or ""
+            if skipped is not None:
+                if mtime is None and skipped.dir_skipped(rel):
+                    continue  # a sparse directory outside the checkout: HEAD's, unlisted
+                key = f"{key}|{skipped.stamp(rel)}"
+                if mtime is None:
+                    mtime = -1  # absent: its row is kept by tree id and skipped files
             hit = cached.get(rel)
-            if hit is not None and mtime is not None and hit[0] == mtime and \
-                    hit[1] == (shard_id or ""):
+            if hit is not None and mtime is not None and hit[0] == mtime and hit[1] == key:
                 if hit[2] != "[]":  # the common case: a clean directory
                     found.update(Digest.from_str(d) for d in json.loads(hit[2]))
                 continue
-            changed = _compare(root, rel, head.listing(shard_id))
+            changed = _compare(root, rel, head.listing(shard_id), skipped)
             found |= changed
             if mtime is not None and not is_racy(mtime, now):
-                updates.append((rel, mtime, shard_id or "",
-                                json.dumps(sorted(map(str, changed)))))
+                updates.append((rel, mtime, key, json.dumps(sorted(map(str, changed)))))
     if whole is not None:  # no directory racy: this pass answers for all of them
         updates.append((SUMMARY, 0, whole, json.dumps(sorted(map(str, found)))))
     if updates:
@@ -134,25 +146,36 @@ def _shard_mtimes(top: str) -> dict[str, int]:
     return found
 
 
-def _summary_key(top: str, tree_id: str, mtimes: dict[str, int]) -> str:
-    """Return the :data:`SUMMARY` key of a pass: ``HEAD``'s tree and every shard's mtime."""
-    text = repr((top, tree_id, sorted(mtimes.items())))
+def _summary_key(top: str, tree_id: str, mtimes: dict[str, int],
+                 skipped: SkipWorktree | None = None) -> str:
+    """Return the :data:`SUMMARY` key of a pass: ``HEAD``'s tree and every shard's mtime.
+
+    In a sparse checkout also which store paths are outside it.
+    """
+    text = repr((top, tree_id, sorted(mtimes.items()),
+                 None if skipped is None else skipped.key))
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
-def _compare(root: Path, rel: str, want: dict[str, str]) -> set[Digest]:
+def _compare(root: Path, rel: str, want: dict[str, str],
+             skipped: SkipWorktree | None = None) -> set[Digest]:
     """Digests of files in work-tree dir ``rel`` whose name is not in ``want`` or the reverse.
 
     Args:
         root: the work tree.
         rel: the shard directory (repository path).
         want: ``HEAD``'s ``{file name: blob id}`` of the directory.
+        skipped: paths outside a sparse checkout: a name of ``want`` absent from the work
+            tree there is not a difference.
     """
     try:
         have = set(os.listdir(os.path.join(root, rel)))
     except (FileNotFoundError, NotADirectoryError):
         have = set()
-    return {digest for name in have.symmetric_difference(want)
+    differ = have.symmetric_difference(want)
+    if skipped is not None and differ:
+        differ -= {name for name in differ - have if f"{rel}/{name}" in skipped}
+    return {digest for name in differ
             if (digest := layout.digest_from_path(f"{rel}/{name}")) is not None}
 
 

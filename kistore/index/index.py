@@ -29,6 +29,7 @@ from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError, StoreStateError
 from ..core.limits import DEFAULT
 from ..git import treediff
+from ..git.sparse import skip_worktree
 from ..git.treediff import subtree
 from . import _database as database
 from . import _rows as rows
@@ -762,8 +763,9 @@ def _work_tree_catalog(store: IndexedStore, root: Path, progress: Progress | Non
         tree_id = str(load().id)
     base = index.catalog(tree_id, load, progress, conn=conn)
     head = warm.HeadTree(store, base.conn, tree_id, load)
-    changed = changed_digests(root, head, base.conn)
-    check = FileCheck(root, base.conn, head)
+    skipped = skip_worktree(store.git_dir, root)  # a sparse checkout's paths outside it
+    changed = changed_digests(root, head, base.conn, skipped)
+    check = FileCheck(root, base.conn, head, skipped)
     # what HEAD's index skipped as damaged is read again where the work tree changed it
     changed |= {Digest.from_str(d) for d in check.stale(base.skipped())}
     # every answer's files are checked by stat data: an in-place rewrite shows (.fresh)
