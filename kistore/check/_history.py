@@ -28,6 +28,7 @@ from ..core.errors import StoreStateError
 from ..core.findings import ERROR, Finding, rule
 from ..core.gitattributes import GITATTRIBUTES_MISSING
 from ..git import treediff
+from ..git.sparse import SkipWorktree, git_status
 from ._rules import sort_key
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -278,12 +279,21 @@ def check_history(store: Store, at: str | None = None) -> list[Finding]:
     head = store.commit(at or "HEAD")
     findings = history_findings(repo, ancestry(repo, head))
     if at is None and store.root is not None:
-        findings += _worktree_changes(repo)
+        findings += _worktree_changes(repo, store.skipped())
     return sorted(findings, key=sort_key)
 
 
-def _worktree_changes(repo: pygit2.Repository) -> list[Finding]:
-    """Objects the index or work tree deletes or changes relative to ``HEAD``."""
+def _worktree_changes(repo: pygit2.Repository,
+                      skipped: SkipWorktree | None = None) -> list[Finding]:
+    """Objects the index or work tree deletes or changes relative to ``HEAD``.
+
+    Args:
+        repo: the repository (with a work tree).
+        skipped: in a sparse checkout, the paths outside it (:mod:`kistore.git.sparse`):
+            git treats each as holding its committed bytes, and so does this check (libgit2's
+            status calls them deleted). A sparse index, which libgit2 cannot read, is
+            compared by ``git status`` instead.
+    """
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
@@ -300,8 +310,11 @@ def _worktree_changes(repo: pygit2.Repository) -> list[Finding]:
                         "checked. Put the store's .gitattributes back (`git checkout -- "
                         ".gitattributes`)", file=blocking)]
     try:
-        statuses = repo.status(untracked_files="no")
-    except pygit2.GitError as e:  # e.g. a split or sparse index, which libgit2 cannot read
+        if skipped is not None and skipped.sparse_index:
+            statuses = _git_status(repo, flags)
+        else:
+            statuses = repo.status(untracked_files="no")
+    except pygit2.GitError as e:  # e.g. a split index, which libgit2 cannot read
 
         raise StoreStateError(
             f"the git index cannot be read ({e}): a split or sparse index is not supported; "
@@ -311,6 +324,9 @@ def _worktree_changes(repo: pygit2.Repository) -> list[Finding]:
     for path, status in sorted(statuses.items()):
         if not path.startswith(layout.OBJECTS_DIR + "/"):
             continue
+        if skipped is not None and path in skipped and status & flags.WT_DELETED \
+                and not status & ~int(flags.WT_DELETED):
+            continue  # outside the sparse checkout: git holds it as committed, not deleted
         if status & flags.INDEX_DELETED and _worktree_holds_head(repo, path):
             # HEAD and the work tree hold the same bytes; only git's index lacks the file.
             findings.append(Finding(OBJECT_DELETED, _index_behind(lock), file=path))
@@ -328,6 +344,19 @@ def _worktree_changes(repo: pygit2.Repository) -> list[Finding]:
                 findings.append(Finding(OBJECT_MODIFIED, "modified in the work tree or index "
                                         "(HEAD holds other bytes)", file=path))
     return findings
+
+
+def _git_status(repo: pygit2.Repository, flags: Any) -> dict[str, int]:
+    """``repo.status()`` of ``store/objects`` as git reports it (a sparse index: libgit2 fails)."""
+    index_side = {"D": flags.INDEX_DELETED, "M": flags.INDEX_MODIFIED,
+                  "T": flags.INDEX_TYPECHANGE}
+    work_side = {"D": flags.WT_DELETED, "M": flags.WT_MODIFIED, "T": flags.WT_TYPECHANGE}
+    found = {}
+    for path, xy in git_status(Path(repo.workdir), layout.OBJECTS_DIR).items():
+        status = int(index_side.get(xy[0], 0)) | int(work_side.get(xy[1:2], 0))
+        if status:
+            found[path] = status
+    return found
 
 
 def _unreadable_attributes(repo: pygit2.Repository) -> str | None:
@@ -387,7 +416,10 @@ def _mode_change(repo: pygit2.Repository, path: str) -> tuple[int, int] | None:
         return None
     if head.type_str != "blob":
         return None
-    staged = repo.index[path] if path in repo.index else None
+    try:
+        staged = repo.index[path] if path in repo.index else None
+    except pygit2.GitError:  # a sparse index (libgit2 cannot read it): HEAD's entry stands
+        staged = None
     if staged is not None and staged.id != head.id:
         return None
     full = os.path.join(repo.workdir, path)
