@@ -317,8 +317,8 @@ def _worktree_changes(repo: pygit2.Repository,
     except pygit2.GitError as e:  # e.g. a split index, which libgit2 cannot read
 
         raise StoreStateError(
-            f"the git index cannot be read ({e}): a split or sparse index is not supported; "
-            "run `git update-index --no-split-index` or `git sparse-checkout disable`, or "
+            f"the git index cannot be read ({e}): a split index is not supported; "
+            "run `git update-index --no-split-index`, or "
             "verify a commit with --at HEAD", file=str(Path(repo.path) / "index")) from None
     lock = Path(repo.path) / "index.lock"
     for path, status in sorted(statuses.items()):

@@ -60,7 +60,7 @@ class IndexUpdate:
     Raises:
         FileExistsError: on entering, ``index.lock`` was still held after ``wait_s``.
         OSError, pygit2.GitError: the index could not be read or written (an extension
-            libgit2 cannot write: split or sparse index).
+            libgit2 cannot write: a split index, a sparse index).
     """
 
     def __init__(self, index_file: Path, wait_s: float = 5.0) -> None:

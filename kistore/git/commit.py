@@ -81,7 +81,7 @@ def check_ready(repo: pygit2.Repository) -> None:
         StoreStateError: HEAD is detached; a merge, cherry-pick, revert or rebase is
             unfinished (``git commit`` would finish it, a kistore commit would drop its
             state); ``.git/index.lock`` is held for longer than :data:`INDEX_WAIT_S`
-            (a running git command, or one that crashed); the index is split or sparse
+            (a running git command, or one that crashed); the index is split or a sparse
             (libgit2 cannot write those). Each message says what to do.
     """
     git_dir = Path(repo.path)
@@ -581,10 +581,17 @@ def _index_error(index_file: Path, e: BaseException, outcome: str) -> StoreState
             "this lock file exists: another git command is changing the index, or one crashed "
             f"and left it. Wait for it, or delete the file if no git command is running; "
             f"{outcome}", file=str(lock))
+    if "'sdir'" in str(e):  # libgit2: "unsupported mandatory extension: 'sdir'"
+        return StoreStateError(
+            f"this sparse checkout keeps a sparse index (`--sparse-index`), which libgit2 "
+            f"cannot read or write; {outcome}. Either run the same command without --commit "
+            "and commit with git (`git add --sparse store && git commit`), or keep one index "
+            "entry per file (`git sparse-checkout reapply --no-sparse-index`: the same "
+            "checkout) and run it again", file=str(index_file))
     return StoreStateError(
         f"the git index could not be read or written ({e or type(e).__name__}); {outcome}. "
-        "A split or sparse index is not supported: `git update-index --no-split-index`, "
-        "`git sparse-checkout disable`", file=str(index_file))
+        "A split index is not supported: `git update-index --no-split-index`",
+        file=str(index_file))
 
 
 @contextlib.contextmanager

@@ -201,5 +201,5 @@ def test_verify_of_a_split_index_says_what_to_do_instead_of_a_traceback(tmp_path
                    check=True)
     result = CliRunner().invoke(main, ["--store", str(tmp_path / "s"), "verify"])
     assert result.exit_code == 1
-    assert "split or sparse index is not supported" in result.output
+    assert "split index is not supported" in result.output
     assert "Traceback" not in result.output
