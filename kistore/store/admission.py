@@ -10,7 +10,6 @@ them (and commits them) under its write lock.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -338,11 +337,8 @@ def _names_files(view: WorkTreeView, keys: Iterable[tuple[str, str]]
         listed: dict[str, set[str]] = {}
         for path in paths.values():
             folder = path.rpartition("/")[0]
-            if folder not in listed:
-                try:
-                    listed[folder] = set(os.listdir(os.path.join(view.root, folder)))
-                except (FileNotFoundError, NotADirectoryError):
-                    listed[folder] = set()
+            if folder not in listed:  # the view's listing: a sparse checkout's includes HEAD's
+                listed[folder] = set(view.list_dir(folder))
         paths = {k: p for k, p in paths.items()
                  if p.rpartition("/")[2] in listed[p.rpartition("/")[0]]}
     owners = {}
@@ -368,11 +364,8 @@ def _stored_objects(view: WorkTreeView, hexes: set[str]) -> set[str]:
     if len(hexes) < BULK_LOOKUP:
         return {h for h in hexes if view.has_object(Digest(h))}
     listed: dict[str, set[str]] = {}
-    for shard in {h[:2] for h in hexes}:
-        try:
-            listed[shard] = set(os.listdir(os.path.join(view.root, layout.OBJECTS_DIR, shard)))
-        except (FileNotFoundError, NotADirectoryError):
-            listed[shard] = set()
+    for shard in {h[:2] for h in hexes}:  # a sparse checkout's listing includes HEAD's
+        listed[shard] = set(view.list_dir(f"{layout.OBJECTS_DIR}/{shard}"))
     return {h for h in hexes
             if h[2:] + layout.SUFFIX in listed[h[:2]] and view.has_object(Digest(h))}
 
