@@ -1,0 +1,73 @@
+"""Which store paths a sparse checkout leaves out: kistore.git.sparse against git's own answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from kistore.git.sparse import SkipWorktree, skip_worktree
+from kistore.store import Store
+
+from ..conftest import git
+from ..sparse import MODES, shard_dirs, skipped, sparse_clone
+
+
+def test_a_skipped_file_and_everything_below_a_skipped_directory_are_contained():
+    found = SkipWorktree(["store/objects/sha256/ab/cd.json", "store/metadata/sha256/12/",
+                          "store/names/"])
+    assert "store/objects/sha256/ab/cd.json" in found
+    assert "store/objects/sha256/ab/ce.json" not in found
+    assert "store/metadata/sha256/12/34.json" in found
+    assert "store/metadata/sha256/123/4.json" not in found  # a prefix, not a directory
+    assert "store/names/Workload/4c/x" in found
+    assert found.sparse_index  # sparse directory entries: a sparse index
+    assert found.dir_skipped("store/metadata/sha256/12")
+    assert found.dir_skipped("store/names/Workload")
+    assert not found.dir_skipped("store/objects/sha256/ab")
+    assert found.names_in("store/objects/sha256/ab") == {"cd.json"}
+    assert found.names_in("store/objects/sha256") == {"ab"}
+    assert found.names_in("store/metadata/sha256") == {"12"}
+    assert found.names_in("store") == {"objects", "metadata", "names"}
+    assert found.stamp("store/names/x") == "all"
+    assert found.stamp("store/forward") == "none"
+    assert found.stamp("store/objects") == SkipWorktree(
+        ["store/objects/sha256/ab/cd.json"]).stamp("store/objects")
+    assert found.stamp("store/objects") != SkipWorktree(
+        ["store/objects/sha256/ab/ce.json"]).stamp("store/objects")
+
+
+def test_a_full_checkout_costs_no_git_command(group, monkeypatch):
+    store = Store(group.root)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("git was run in a repository that is not a sparse checkout")
+
+    monkeypatch.setattr("kistore.git.sparse.subprocess.run", refuse)
+    assert skip_worktree(store.git_dir, store.root) is None
+
+
+def test_sparse_checkout_turned_off_again_is_not_sparse(group, tmp_path):
+    run = Store(group.root).view("HEAD").find_name("BenchmarkRun", "slow")
+    clone = sparse_clone(group.root, tmp_path / "clone", "no-cone", str(run))
+    git(clone, "sparse-checkout", "disable")  # info/sparse-checkout stays
+    assert (clone / ".git" / "info" / "sparse-checkout").exists()
+    assert skip_worktree(clone / ".git", clone) is None
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_skipped_paths_are_the_ones_git_marks(group, tmp_path, mode):
+    run = str(Store(group.root).view("HEAD").find_name("BenchmarkRun", "slow"))
+    clone = sparse_clone(group.root, tmp_path / "clone", mode, run)
+    found = skip_worktree(clone / ".git", clone)
+    assert found is not None
+    assert found.sparse_index == (mode == "cone-sparse-index")
+    committed = git(clone, "ls-tree", "-r", "--name-only", "HEAD", "store").split()
+    marked = skipped(clone)
+    sharded = ("store/objects/", "store/metadata/")
+    for path in committed:
+        inside = any(path.startswith(d + "/") for d in shard_dirs(run)) or (
+            mode == "no-cone" and not path.startswith(sharded))  # "/*" keeps the rest
+        assert (path in found) == (not inside), path
+        # git's own answer: the file, or a sparse directory above it, is marked
+        assert (path in marked or any(path.startswith(m) for m in marked if m.endswith("/"))
+                ) == (not inside)
+    assert ("store/policy/ranking.json" in found) == (mode != "no-cone")

@@ -1,0 +1,54 @@
+"""Sparse clones of a small store, as ``git sparse-checkout`` makes them (issue 22).
+
+docs/speed.md ("Ten million manifests") has contributors work in a blob-less, sparse
+clone. :func:`sparse_clone` makes one of a store with one comparison group (the ``group``
+fixture's manifests) in each of git's three ways: non-cone patterns, cone mode with a full
+index, and cone mode with a sparse index (sparse directory entries, the ``sdir`` extension).
+Only the shards of one manifest (``KEPT``: the run named ``slow``) are in the checkout.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import git, store_file
+
+MODES = ("no-cone", "cone", "cone-sparse-index")
+"""How :func:`sparse_clone` sets the checkout (``git sparse-checkout set ...``)."""
+
+
+def shard_dirs(digest: str) -> list[str]:
+    """The object and metadata shard directories of ``digest`` (repository paths)."""
+    return [store_file(digest, base).rpartition("/")[0] for base in ("objects", "metadata")]
+
+
+def sparse_clone(source: Path, target: Path, mode: str, kept: str) -> Path:
+    """Clone ``source`` to ``target`` with only ``kept``'s shard directories checked out.
+
+    Args:
+        source: a store (a git work tree) with a commit on ``main``.
+        target: where the clone goes.
+        mode: one of :data:`MODES`.
+        kept: the digest whose two shard directories are in the checkout.
+
+    Returns:
+        ``target``.
+    """
+    git(source.parent, "clone", "-q", "--no-checkout", str(source), str(target))
+    dirs = shard_dirs(kept)
+    if mode == "no-cone":
+        git(target, "sparse-checkout", "set", "--no-cone", "/*",
+            "!/store/objects/sha256/*/", "!/store/metadata/sha256/*/",
+            *(f"/{d}/" for d in dirs))
+    elif mode == "cone":
+        git(target, "sparse-checkout", "set", "--cone", "--no-sparse-index", *dirs)
+    else:
+        git(target, "sparse-checkout", "set", "--cone", "--sparse-index", *dirs)
+    git(target, "checkout", "-q", "main")
+    return target
+
+
+def skipped(root: Path) -> set[str]:
+    """The paths ``git ls-files -t --sparse`` marks skip-worktree (``S``)."""
+    listed = git(root, "ls-files", "-t", "-z", "--sparse").split("\0")
+    return {line[2:] for line in listed if line.startswith("S ")}
