@@ -1,0 +1,86 @@
+"""``kistore verify`` of a sparse checkout's work tree (issue 22).
+
+A file outside the checkout is skip-worktree: git holds it as committed, and so does verify
+(libgit2's status called every one deleted: KI402 for each). A file inside the checkout
+that is gone is still KI402 (edited: KI401), and a committed file outside it with other bytes still fails.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from kistore.cli import main
+from kistore.store import Store
+
+from ..conftest import commit_all, git, store_file, write_raw
+from ..sparse import MODES, sparse_clone
+
+
+def _verify(root, *args: str):
+    return CliRunner().invoke(main, ["--store", str(root), "verify", *args])
+
+
+def _clone(group, tmp_path, mode: str) -> tuple[os.PathLike[str], str]:
+    run = str(Store(group.root).view("HEAD").find_name("BenchmarkRun", "slow"))
+    return sparse_clone(group.root, tmp_path / "clone", mode, run), run
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_verify_of_a_sparse_clone_passes_as_the_full_clone_does(group, tmp_path, mode):
+    clone, _ = _clone(group, tmp_path, mode)
+    full = _verify(group.root)
+    done = _verify(clone)
+    assert full.exit_code == 0, full.output
+    assert done.exit_code == 0, done.output
+    assert "KI402" not in done.output
+    assert done.output.splitlines()[-1] == full.output.splitlines()[-1]  # same counts
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_object_deleted_inside_the_checkout_is_still_ki402(group, tmp_path, mode):
+    clone, run = _clone(group, tmp_path, mode)
+    path = store_file(run)
+    os.unlink(os.path.join(clone, path))
+    done = _verify(clone)
+    assert done.exit_code == 1
+    deleted = [line for line in done.output.splitlines() if "KI402" in line]
+    assert deleted == [f"{path}: error KI402 object-deleted: deleted in the work tree or index "
+                       "(present in HEAD)"]
+
+
+@pytest.mark.parametrize("mode", ["no-cone", "cone-sparse-index"])
+def test_an_object_edited_inside_the_checkout_is_still_ki401(group, tmp_path, mode):
+    clone, run = _clone(group, tmp_path, mode)
+    path = store_file(run)
+    write_raw(clone, path, b'{"edited": true}\n')
+    done = _verify(clone)
+    assert done.exit_code == 1
+    assert (f"{path}: error KI401 object-modified: modified in the work tree or index (HEAD "
+            "holds other bytes)") in done.output.splitlines()
+    assert f"{path}: error KI101 object-digest-mismatch" in done.output
+
+
+def test_a_tampered_object_outside_the_checkout_fails(group, tmp_path):
+    run = Store(group.root).view("HEAD").find_name("BenchmarkRun", "slow")
+    digest = next(d for d in Store(group.root).view().digests() if d.hex[:2] != run.hex[:2])
+    path = store_file(str(digest))
+    write_raw(group.root, path, b'{"tampered": true}')
+    commit_all(group.root, "an object committed with other bytes (past the hooks)")
+    clone, _ = _clone(group, tmp_path, "cone")
+    assert not (clone / path).exists()
+    done = _verify(clone)
+    assert done.exit_code == 1
+    assert f"{path}: error" in done.output
+
+
+def test_after_add_commit_verify_still_passes(group, tmp_path, kit):
+    from ..conftest import add_docs
+
+    clone, _ = _clone(group, tmp_path, "no-cone")
+    add_docs(Store(clone), [kit.workload("softmax", name="sparse-new-workload")])
+    done = _verify(clone)
+    assert done.exit_code == 0, done.output
+    assert git(clone, "status", "--porcelain") == ""
