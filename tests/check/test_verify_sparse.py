@@ -2,7 +2,8 @@
 
 A file outside the checkout is skip-worktree: git holds it as committed, and so does verify
 (libgit2's status called every one deleted: KI402 for each). A file inside the checkout
-that is gone is still KI402 (edited: KI401), and a committed file outside it with other bytes still fails.
+that is gone is still KI402 (edited: KI401), and a committed file outside it with other
+bytes still fails.
 """
 
 from __future__ import annotations
