@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kistore.git.sparse import SkipWorktree, skip_worktree
 from kistore.store import Store
@@ -12,7 +14,7 @@ from ..sparse import MODES, shard_dirs, skipped, sparse_clone
 
 
 def test_a_skipped_file_and_everything_below_a_skipped_directory_are_contained():
-    found = SkipWorktree(["store/objects/sha256/ab/cd.json", "store/metadata/sha256/12/",
+    found = SkipWorktree.of(["store/objects/sha256/ab/cd.json", "store/metadata/sha256/12/",
                           "store/names/"])
     assert "store/objects/sha256/ab/cd.json" in found
     assert "store/objects/sha256/ab/ce.json" not in found
@@ -29,9 +31,9 @@ def test_a_skipped_file_and_everything_below_a_skipped_directory_are_contained()
     assert found.names_in("store") == {"objects", "metadata", "names"}
     assert found.stamp("store/names/x") == "all"
     assert found.stamp("store/forward") == "none"
-    assert found.stamp("store/objects") == SkipWorktree(
+    assert found.stamp("store/objects") == SkipWorktree.of(
         ["store/objects/sha256/ab/cd.json"]).stamp("store/objects")
-    assert found.stamp("store/objects") != SkipWorktree(
+    assert found.stamp("store/objects") != SkipWorktree.of(
         ["store/objects/sha256/ab/ce.json"]).stamp("store/objects")
 
 
@@ -71,3 +73,26 @@ def test_the_skipped_paths_are_the_ones_git_marks(group, tmp_path, mode):
         assert (path in marked or any(path.startswith(m) for m in marked if m.endswith("/"))
                 ) == (not inside)
     assert ("store/policy/ranking.json" in found) == (mode != "no-cone")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["S", "H"]),
+                          st.sampled_from(["store/objects/sha256/ab", "store/objects/sha256/ac",
+                                           "store/objects/sha256/a", "store/names/W/ab",
+                                           "store/objects/sha256/ab/x"]),
+                          st.text("abc./-0", min_size=1, max_size=4)),
+                max_size=40))
+def test_lookups_in_the_listing_match_a_set_of_its_skipped_files(items):
+    # what git lists: unique paths in byte order, S (skipped) or H (in the checkout)
+    entries = {f"{d}/{n}": tag for tag, d, n in items if "//" not in f"{d}/{n}"
+               and not n.endswith("/")}
+    listing = b"".join(f"{entries[p]} {p}\0".encode()
+                       for p in sorted(entries, key=str.encode))
+    found = SkipWorktree(listing)
+    skipped_files = {p for p, tag in entries.items() if tag == "S"}
+    for path in [*entries, "store/objects/sha256/ab/zz", "store/a", "store/objects/sha256/ab"]:
+        assert (path in found) == (path in skipped_files), path
+    for directory in ("store/objects/sha256", "store/objects/sha256/ab", "store/names/W"):
+        below = {p[len(directory) + 1:].partition("/")[0] for p in skipped_files
+                 if p.startswith(directory + "/")}
+        assert found.names_in(directory) == below
