@@ -656,10 +656,21 @@ class SparseWorkTreeView(WorkTreeView):
             return None if head is None else head.read(path, limit)
         return data
 
-    def reopen(self) -> None:  # noqa: D102 - on View
-        for head in self._head:
+    def reopen(self) -> None:
+        """Reopen ``HEAD``'s view in a worker process (its handles do not cross a fork)."""
+        if self._head:
+            if self._head[0] is not None:
+                self._head[0].reopen()
+            return
+        load = self._load_head
+
+        def fresh() -> View | None:  # loaded later, from the parent's handle: reopen it then
+            head = load()
             if head is not None:
                 head.reopen()
+            return head
+
+        self._load_head = fresh
 
     def list_dir(self, path: str) -> list[str]:  # noqa: D102
         names = super().list_dir(path)
