@@ -16,7 +16,7 @@ from kistore.core.errors import KistoreError, StoreStateError, VerificationError
 from kistore.core.model import Manifest
 from kistore.store import SparseWorkTreeView, Store, WorkTreeView, admission
 
-from ..conftest import add_docs, commit_all, git, store_file, write_raw
+from ..conftest import DATA, add_docs, commit_all, git, requires_data, store_file, write_raw
 from ..sparse import MODES, skipped, sparse_clone
 
 
@@ -136,3 +136,24 @@ def test_add_commit_into_a_sparse_index_is_refused_saying_what_works(group, tmp_
     [other] = add_docs(Store(store.root), [kit.workload("gelu", name="second-workload")])
     assert _status(store.root) == ""
     assert store_file(other) in git(store.root, "ls-tree", "-r", "--name-only", "HEAD")
+
+
+@requires_data
+def test_import_commit_in_a_sparse_clone_adds_only_what_is_new(tmp_path):
+    from kistore.importers import import_files
+
+    source = tmp_path / "source"
+    import_files(Store.init(source), "flashinfer-trace", [str(DATA / "flashinfer-trace")],
+                 commit=True)
+    some = next(Store(source).view().digests())
+    clone = Store(sparse_clone(source, tmp_path / "clone", "no-cone", str(some)))
+    before, head = skipped(clone.root), git(clone.root, "rev-parse", "HEAD")
+    again = import_files(clone, "flashinfer-trace", [str(DATA / "flashinfer-trace")],
+                         commit=True)
+    # every manifest is stored, most of them outside the checkout
+    assert {r.status for r in again.results} == {"unchanged"}
+    assert git(clone.root, "rev-parse", "HEAD") == head and _status(clone.root) == ""
+    more = import_files(clone, "kernelbench", [str(DATA / "kernelbench" / "H100_Modal")],
+                        commit=True)
+    assert "added" in {r.status for r in more.results}
+    assert _status(clone.root) == "" and before <= skipped(clone.root)
