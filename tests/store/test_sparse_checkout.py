@@ -17,7 +17,7 @@ from kistore.core.model import Manifest
 from kistore.store import SparseWorkTreeView, Store, WorkTreeView, admission
 
 from ..conftest import DATA, add_docs, commit_all, git, requires_data, store_file, write_raw
-from ..sparse import MODES, skipped, sparse_clone
+from ..sparse import MODES, shard_dirs, skipped, sparse_clone
 
 
 def _clone(group, tmp_path, mode: str) -> tuple[Store, str]:
@@ -66,7 +66,7 @@ def test_a_file_outside_the_checkout_is_hashed_when_read(group, tmp_path):
 @pytest.mark.parametrize("mode", ["no-cone", "cone"])
 def test_add_commit_keeps_skip_worktree_bits_and_git_status_clean(group, tmp_path, kit,
                                                                   mode):
-    store, _ = _clone(group, tmp_path, mode)
+    store, kept = _clone(group, tmp_path, mode)
     before = skipped(store.root)
     workload = kit.workload("softmax", name="sparse-new-workload")
     [digest] = add_docs(store, [workload])
@@ -81,6 +81,12 @@ def test_add_commit_keeps_skip_worktree_bits_and_git_status_clean(group, tmp_pat
     assert set(committed) - set(source) == {
         store_file(digest), store_file(digest, "metadata"),
         layout.name_path("Workload", "sparse-new-workload")}
+    # the new files outside the checkout leave the work tree on reapply, and read as HEAD's
+    git(store.root, "sparse-checkout", "reapply")
+    outside = store_file(digest).rpartition("/")[0] not in shard_dirs(kept)
+    assert (store.root / store_file(digest)).exists() != outside
+    assert _status(store.root) == ""
+    assert Store(store.root).view().manifest(Digest.from_str(digest)).document == workload
 
 
 @pytest.mark.parametrize("bulk", [False, True])
