@@ -798,7 +798,8 @@ def _plain_work_tree(start: str) -> Path | None:
     """Return the work tree around ``start`` when it is an ordinary one, else None.
 
     Ordinary: the nearest ``.git`` above ``start`` is a directory holding ``HEAD``, its
-    config sets no ``core.worktree``, and no ``GIT_*`` variable redirects git. Everything
+    config (and ``config.worktree``, which a sparse checkout uses) sets no ``core.worktree``,
+    and no ``GIT_*`` variable redirects git. Everything
     else (bare repositories, linked worktrees, submodules, GIT_DIR ...) is left to
     libgit2's discovery, so both always agree.
     """
@@ -813,6 +814,11 @@ def _plain_work_tree(start: str) -> Path | None:
                 return None
             try:
                 config = (dotgit / "config").read_text("utf-8", errors="replace").lower()
+                if "worktreeconfig" in config:  # `git sparse-checkout` sets it: read both
+                    config = config.replace("worktreeconfig", "")
+                    with contextlib.suppress(FileNotFoundError):
+                        config += (dotgit / "config.worktree").read_text(
+                            "utf-8", errors="replace").lower()
             except OSError:
                 return None
             return None if "worktree" in config else directory

@@ -163,3 +163,14 @@ def test_import_commit_in_a_sparse_clone_adds_only_what_is_new(tmp_path):
                         commit=True)
     assert "added" in {r.status for r in more.results}
     assert _status(clone.root) == "" and before <= skipped(clone.root)
+
+
+def test_a_sparse_clone_is_an_ordinary_work_tree_unless_config_worktree_moves_it(
+        group, tmp_path):
+    from kistore.store._store import _plain_work_tree
+
+    store, _ = _clone(group, tmp_path, "cone-sparse-index")
+    assert "worktreeconfig" in (store.root / ".git" / "config").read_text().lower()
+    assert _plain_work_tree(str(store.root / "store")) == store.root  # found without libgit2
+    git(store.root, "config", "--worktree", "core.worktree", str(store.root))
+    assert _plain_work_tree(str(store.root)) is None  # libgit2 discovers it
