@@ -40,6 +40,7 @@ from ._policy import check_policy
 from ._rules import (
     FILE_MODES,
     FILE_TOO_LARGE,
+    OBJECT_DIGEST_MISMATCH,
     REGULAR,
     Entry,
     check_case_collisions,
@@ -435,6 +436,11 @@ def check_unit(snap: Files, unit: Unit) -> tuple[list[Finding], Entry]:
     if (check_object or check_metadata) and obj is not None:
         findings += check_manifest_pair(object_path or layout.object_path(digest),
                                         metadata_path or layout.metadata_path(digest), obj, meta)
+    if any(f.rule is OBJECT_DIGEST_MISMATCH for f in findings):
+        # Bytes that do not hash to the name are not that manifest (KI101): their kind and
+        # references are nobody's, so no run's reference is judged by them (a gate, which
+        # looks up only what a range changes, could not find the runs naming it either).
+        obj = None
     return findings, entry_from(digest, obj, meta, has_object=object_path is not None,
                                 has_metadata=metadata_path is not None)
 

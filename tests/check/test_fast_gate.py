@@ -196,6 +196,9 @@ def _seen(findings) -> list[tuple]:
                   [("unrecord", 1, False)]])
 # a names file alone (squatting), and one deleted
 @example(history=[[("claim", "P0", 1)], [("add", "W0", 2)], [("unclaim", "W0", 2)]])
+# an object a run names overwritten with another kind's bytes: KI101/KI401 on the object,
+# no KI202 on the run (the bytes are not the named manifest; found by hypothesis)
+@example(history=[[("add", "E0", 0), ("add", "R0", 0)], [("tamper", "E0")]])
 def test_lookups_give_the_whole_tree_answers(history):
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch) / "store"
