@@ -191,8 +191,11 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
     if first is None:
         first = first_commit(store.repo, path, blob, _start_commit(store, at))
     settings = read_cite_settings(store, at)
-    url = _origin_url_by_git(store) if first_is_git(first) else origin_url(store)
-    return citation_of(view, manifest, first, template=settings.get("permalink"),
+    template = settings.get("permalink")
+    url = None
+    if template is None or "{base}" in template:  # else the remote is not in the link
+        url = _origin_url_by_git(store) if first_is_git(first) else origin_url(store)
+    return citation_of(view, manifest, first, template=template,
                        remote=parse_remote(url or ""),
                        publisher=settings["publisher"],
                        accessed=accessed or dt.datetime.now(dt.UTC).date(), schema=schema)
@@ -306,13 +309,15 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str) -> GitC
     """:func:`first_commit` from ``HEAD`` asked of the ``git`` command, without libgit2.
 
     Importing pygit2 costs more CPU than the rest of a run page (``kistore show``,
-    docs/speed.md); two short ``git`` children answer instead, in the common case: a
-    full (not shallow) clone whose history holds exactly one commit that introduces
-    ``path`` with ``blob`` (holds it, while none of its parents does). That commit is what
-    :func:`first_commit` returns: the first holder of a parents-first walk has no parent
-    holding it, so it is an introducer, and here the only one. ``git rev-list
-    --full-history -- PATH`` lists every introducer (each differs from all its parents at
-    ``path``); ``git cat-file --batch-check`` says which holds the blob.
+    docs/speed.md); ``git`` answers instead, in the common case: a full (not shallow)
+    clone whose history holds exactly one commit that introduces ``path`` with ``blob``
+    (holds it, while none of its parents does). That commit is what :func:`first_commit`
+    returns: the first holder of a parents-first walk has no parent holding it, so it is
+    an introducer, and here the only one. ``git log --full-history -- PATH`` lists every
+    introducer (each differs from all its parents at ``path``). When no listed commit is a
+    merge, one ``git log --raw`` child says what each held before and after
+    (:func:`_first_commit_by_log`); otherwise ``git cat-file --batch-check`` says which
+    commits and parents hold the blob (a second child).
 
     Args:
         root: the work tree (``git -C``).
@@ -327,6 +332,9 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str) -> GitC
     if (git_dir / "shallow").exists():
         return None
     git = ["git", "-C", str(root), "-c", "core.quotePath=false"]
+    answer = _first_commit_by_log(git, path, blob)
+    if answer != "ask":
+        return answer if isinstance(answer, GitCommit) else None
     try:
         listed = subprocess.run(
             [*git, "rev-list", "--full-history", "--no-commit-header",
@@ -349,6 +357,69 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str) -> GitC
     introducers = [GitCommit(c, int(t)) for c, t, *parents in commits
                    if holds[f"{c}:{path}"] and not any(holds[f"{p}:{path}"] for p in parents)]
     return introducers[0] if len(introducers) == 1 else None
+
+
+_LOG_OPTIONS = ("--full-history", "--format=%x01%H %ct %P", "--raw", "--no-abbrev", "--root",
+                "--no-renames", "--diff-merges=off", "--no-show-signature", "--no-notes",
+                "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative")
+"""``git log`` options of :func:`_first_commit_by_log`: every commit whose ``path`` differs
+from a parent's, each with its ``--raw`` line (both blob ids in full, a root commit against
+the empty tree), and nothing a user's configuration could add or change (signatures,
+notes, colour, rename pairs, relative paths, merge diffs)."""
+
+
+def _first_commit_by_log(git: list[str], path: str, blob: str) -> GitCommit | str:
+    """Find the one introducer of ``path`` with ``blob`` from one ``git log --raw`` child.
+
+    Answers only when no listed commit is a merge: then each listed commit has exactly
+    one ``--raw`` line for ``path``, whose old blob id is its parent's (zeros when the
+    parent, or a root commit, has none) and whose new one is its own. The introducers are
+    the listed commits whose new id is ``blob`` and old id is not; every introducer is
+    listed (see :func:`first_commit_by_git`), so exactly one found is the answer.
+
+    Args:
+        git: the ``git -C ROOT -c ...`` command prefix.
+        path: the object file's repository path.
+        blob: its git blob id (40 hex).
+
+    Returns:
+        The introducer; ``"unsure"`` when the listing was read and holds no or several
+        introducers (no other ``git`` command could find one either); ``"ask"`` when this
+        cannot say (a merge touches ``path``, an unexpected line, ``git`` failed or is too
+        old for an option): the caller asks ``git`` per commit.
+    """
+    try:
+        log = subprocess.run([*git, "-c", "log.follow=false", "log", *_LOG_OPTIONS, "HEAD",
+                              "--", path], capture_output=True, text=True, check=False,
+                             timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return "ask"
+    if log.returncode != 0:
+        return "ask"
+    found: list[GitCommit] = []
+    commits = 0
+    current: tuple[str, int, bool] | None = None  # (id, time, its raw line seen)
+    for line in log.stdout.splitlines():
+        if line.startswith("\x01"):
+            if current is not None and not current[2]:
+                return "ask"
+            fields = line[1:].split()
+            if len(fields) not in (2, 3) or not fields[1].isdigit():
+                return "ask"  # two or more parents: a merge
+            current, commits = (fields[0], int(fields[1]), False), commits + 1
+        elif line.startswith(":"):
+            meta, tab, where = line.partition("\t")
+            parts = meta.split()
+            if current is None or current[2] or not tab or where != path or len(parts) != 5:
+                return "ask"
+            if parts[3] == blob and parts[2] != blob:
+                found.append(GitCommit(current[0], current[1]))
+            current = (current[0], current[1], True)
+        elif line.strip():
+            return "ask"
+    if current is not None and not current[2]:
+        return "ask"
+    return found[0] if len(found) == 1 else "unsure"
 
 
 def first_is_git(first: FirstCommit) -> bool:
