@@ -20,14 +20,17 @@ never quadratic.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import hashlib
+import json
 import re
 import string
 import subprocess
-import tomllib
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from urllib.parse import quote, urlsplit
 
 from ..core import layout
@@ -35,7 +38,8 @@ from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
 from ..git import treediff
 from ..git.pack import blob_id
-from ..store import read_settings
+from ..index.kept import keep_value, kept_value
+from ..store import parse_settings
 from .formats import FORMATS, names, render
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -292,9 +296,11 @@ class FirstCommit(Protocol):
         """The committer time, seconds since the epoch."""
 
 
-@dataclass(frozen=True)
-class GitCommit:
-    """A commit as ``git rev-list`` printed it: its hex id and committer time.
+class GitCommit(NamedTuple):
+    """A commit as ``git log`` or ``git rev-list`` printed it: its hex id and committer time.
+
+    A named tuple, not a dataclass: a frozen dataclass costs ~1.5 ms of start-up to make
+    (its methods are compiled), on every run page.
 
     Attributes:
         id: the commit's hex id.
@@ -622,22 +628,33 @@ def _shallow_boundary(repo: pygit2.Repository) -> set[str]:
 def read_cite_settings(store: Store, at: str | None = None) -> dict[str, str]:
     """Return the ``[cite]`` table of ``kistore.toml`` (``publisher`` always, ``permalink``).
 
-    ``permalink`` is present only when set. Settings are read from the work tree
-    (:func:`kistore.store.read_settings`), or from the commit ``at`` (or HEAD) when asked
-    for a revision or when there is no work tree.
+    ``permalink`` is present only when set. Settings are read from the work tree (what
+    the same bytes gave is kept: :func:`_work_tree_cite_settings`), or from the commit
+    ``at`` (or HEAD) when asked for a revision or when there is no work tree.
 
     Raises:
         InputError: kistore.toml is not TOML, ``[cite]`` is not a table, or a value is not a
             non-empty string.
     """
     if at is None and store.root is not None:
-        settings = read_settings(store.root)
-    else:
-        text = store.view(at or "HEAD").read(layout.SETTINGS_FILE) or b""
-        try:
-            settings = tomllib.loads(text.decode("utf-8"))
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-            raise InputError(f"not valid TOML: {e}", file=layout.SETTINGS_FILE) from None
+        return _work_tree_cite_settings(store, store.root)
+    text = store.view(at or "HEAD").read(layout.SETTINGS_FILE) or b""
+    # Lazy: tomllib (~3-4 ms of start-up) only where kistore.toml is parsed.
+    import tomllib
+
+    try:
+        settings = tomllib.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise InputError(f"not valid TOML: {e}", file=layout.SETTINGS_FILE) from None
+    return _cite_table(settings)
+
+
+def _cite_table(settings: dict[str, Any]) -> dict[str, str]:
+    """Return :func:`read_cite_settings` of a parsed ``kistore.toml``.
+
+    Raises:
+        InputError: ``[cite]`` is not a table, or a value is not a non-empty string.
+    """
     table = settings.get("cite", {})
     if not isinstance(table, dict):
         raise InputError("[cite] must be a table", file=layout.SETTINGS_FILE)
@@ -651,6 +668,53 @@ def read_cite_settings(store: Store, at: str | None = None) -> dict[str, str]:
                              file=layout.SETTINGS_FILE)
         result[key] = value.strip()
     return result
+
+
+def _work_tree_cite_settings(store: Store, root: Path) -> dict[str, str]:
+    """:func:`read_cite_settings` of the work tree's ``kistore.toml``, parsed once per bytes.
+
+    What the bytes gave is kept beside the index (:mod:`kistore.index.kept`, under
+    :func:`_settings_parser_id`), so a run page whose ``kistore.toml`` is as before loads
+    no TOML parser. Bytes that fail to parse are never kept: each read says why again.
+
+    Raises:
+        InputError: as :func:`read_cite_settings`.
+    """
+    path = root / layout.SETTINGS_FILE
+    try:
+        data = path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        return _cite_table({})
+    parser = _settings_parser_id()
+    kept = kept_value(store.git_dir, parser, data) if parser is not None else None
+    if kept is not None:
+        try:
+            value = json.loads(kept)
+        except ValueError:
+            value = None
+        if isinstance(value, dict) and isinstance(value.get("publisher"), str) and all(
+                k in ("permalink", "publisher") and isinstance(v, str)
+                for k, v in value.items()):
+            return value
+    result = _cite_table(parse_settings(data, file=str(path)))
+    if parser is not None:
+        keep_value(store.git_dir, parser, data, json.dumps(result, sort_keys=True))
+    return result
+
+
+@functools.cache
+def _settings_parser_id() -> bytes | None:
+    """Return what identifies :func:`_work_tree_cite_settings`'s parse (32 bytes).
+
+    The BLAKE2b of this module's source and of the Python version (its ``tomllib``); None
+    when the source cannot be read (then nothing is kept).
+    """
+    try:
+        with open(__file__, "rb") as f:
+            source = f.read()
+    except OSError:
+        return None
+    return hashlib.blake2b(source + b"\0" + sys.version.encode(), digest_size=32).digest()
 
 
 def remote_branches_holding(store: Store, commit: str) -> list[str]:

@@ -8,7 +8,7 @@ user hands in; :mod:`.migrate` finds what a store of an earlier layout lacks.
 from typing import TYPE_CHECKING, Any
 
 from ..core.layout import GITATTRIBUTES_LINE
-from ._store import AddInterrupted, Store, atomic_write, read_settings
+from ._store import AddInterrupted, Store, atomic_write, parse_settings, read_settings
 from ._views import (
     CommitView,
     Files,
@@ -62,5 +62,6 @@ __all__ = [
     "View",
     "WorkTreeView",
     "atomic_write",
+    "parse_settings",
     "read_settings",
 ]
