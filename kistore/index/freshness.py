@@ -17,9 +17,12 @@ import contextlib
 import os
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..core import layout
-from ..git.writer import FileStat
+
+if TYPE_CHECKING:  # pragma: no cover - typing only: git.writer is of the write path
+    from ..git.writer import FileStat
 
 RACY_NS = 2_000_000_000
 """A file or directory changed less than this long ago (ns, 2 s) is never recorded as clean.
