@@ -37,7 +37,7 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
 from ..git import treediff
-from ..git.pack import blob_id
+from ..git.ids import blob_id
 from ..index.kept import keep_value, kept_value
 from ..store import parse_settings
 from .formats import FORMATS, names, render

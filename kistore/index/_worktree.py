@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.digest import Digest
-from ..git.pack import blob_id
+from ..git.ids import blob_id
 from ..git.sparse import SkipWorktree
 from ._database import seal
 from ._transaction import transaction
