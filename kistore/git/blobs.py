@@ -120,8 +120,8 @@ def fetch_blobs(repo: pygit2.Repository, oids: Iterable[str]) -> int:
     remote = promisor_remote(repo)
     if not wanted or remote is None:
         return 0
-    # Lazy: subprocess (+ selectors: ~2-3 ms of start-up) only when a partial clone fetches;
-    # a warm `rank` imports this module and never does.
+    # A warm `rank` imports this module and never fetches.
+    # Lazy: subprocess (+ selectors: ~2-3 ms of start-up) only when a partial clone fetches.
     import subprocess
 
     done = subprocess.run(

@@ -41,8 +41,7 @@ def __getattr__(name: str) -> Any:
     module = _WRITE_PATH.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    # Lazy: the write path (git.commit loads logging; admission, migrate; git.writer):
-    # docs/speed.md.
+    # Lazy: the write path (git.commit loads logging; admission, migrate; git.writer).
     import importlib
 
     value = getattr(importlib.import_module(module), name)

@@ -503,8 +503,8 @@ class Store:
             AddInterrupted: Ctrl-C or SIGTERM arrived after the commit landed.
             StoreStateError: as :meth:`add`.
         """
-        # Lazy: the write path (git.commit loads logging; git.writer, core.workers): a read
-        # never writes (docs/speed.md).
+        # A read never writes (docs/speed.md, "Start-up, third pass").
+        # Lazy: the write path (git.commit loads logging; git.writer, core.workers).
         from ..git.commit import BranchCommit, interrupts_deferred
         from ..git.writer import FileBatch, remove_stale_temps
 
