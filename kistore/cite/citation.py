@@ -20,22 +20,26 @@ never quadratic.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import hashlib
+import json
 import re
 import string
 import subprocess
-import tomllib
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from urllib.parse import quote, urlsplit
 
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
 from ..git import treediff
-from ..git.pack import blob_id
-from ..store import read_settings
+from ..git.ids import blob_id
+from ..index.kept import keep_value, kept_value
+from ..store import parse_settings
 from .formats import FORMATS, names, render
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -191,8 +195,11 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
     if first is None:
         first = first_commit(store.repo, path, blob, _start_commit(store, at))
     settings = read_cite_settings(store, at)
-    url = _origin_url_by_git(store) if first_is_git(first) else origin_url(store)
-    return citation_of(view, manifest, first, template=settings.get("permalink"),
+    template = settings.get("permalink")
+    url = None
+    if template is None or "{base}" in template:  # else the remote is not in the link
+        url = _origin_url_by_git(store) if first_is_git(first) else origin_url(store)
+    return citation_of(view, manifest, first, template=template,
                        remote=parse_remote(url or ""),
                        publisher=settings["publisher"],
                        accessed=accessed or dt.datetime.now(dt.UTC).date(), schema=schema)
@@ -289,9 +296,11 @@ class FirstCommit(Protocol):
         """The committer time, seconds since the epoch."""
 
 
-@dataclass(frozen=True)
-class GitCommit:
-    """A commit as ``git rev-list`` printed it: its hex id and committer time.
+class GitCommit(NamedTuple):
+    """A commit as ``git log`` or ``git rev-list`` printed it: its hex id and committer time.
+
+    A named tuple, not a dataclass: a frozen dataclass costs ~1.5 ms of start-up to make
+    (its methods are compiled), on every run page.
 
     Attributes:
         id: the commit's hex id.
@@ -306,13 +315,15 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str) -> GitC
     """:func:`first_commit` from ``HEAD`` asked of the ``git`` command, without libgit2.
 
     Importing pygit2 costs more CPU than the rest of a run page (``kistore show``,
-    docs/speed.md); two short ``git`` children answer instead, in the common case: a
-    full (not shallow) clone whose history holds exactly one commit that introduces
-    ``path`` with ``blob`` (holds it, while none of its parents does). That commit is what
-    :func:`first_commit` returns: the first holder of a parents-first walk has no parent
-    holding it, so it is an introducer, and here the only one. ``git rev-list
-    --full-history -- PATH`` lists every introducer (each differs from all its parents at
-    ``path``); ``git cat-file --batch-check`` says which holds the blob.
+    docs/speed.md); ``git`` answers instead, in the common case: a full (not shallow)
+    clone whose history holds exactly one commit that introduces ``path`` with ``blob``
+    (holds it, while none of its parents does). That commit is what :func:`first_commit`
+    returns: the first holder of a parents-first walk has no parent holding it, so it is
+    an introducer, and here the only one. ``git log --full-history -- PATH`` lists every
+    introducer (each differs from all its parents at ``path``). When no listed commit is a
+    merge, one ``git log --raw`` child says what each held before and after
+    (:func:`_first_commit_by_log`); otherwise ``git cat-file --batch-check`` says which
+    commits and parents hold the blob (a second child).
 
     Args:
         root: the work tree (``git -C``).
@@ -327,6 +338,9 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str) -> GitC
     if (git_dir / "shallow").exists():
         return None
     git = ["git", "-C", str(root), "-c", "core.quotePath=false"]
+    answer = _first_commit_by_log(git, path, blob)
+    if answer != "ask":
+        return answer if isinstance(answer, GitCommit) else None
     try:
         listed = subprocess.run(
             [*git, "rev-list", "--full-history", "--no-commit-header",
@@ -349,6 +363,69 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str) -> GitC
     introducers = [GitCommit(c, int(t)) for c, t, *parents in commits
                    if holds[f"{c}:{path}"] and not any(holds[f"{p}:{path}"] for p in parents)]
     return introducers[0] if len(introducers) == 1 else None
+
+
+_LOG_OPTIONS = ("--full-history", "--format=%x01%H %ct %P", "--raw", "--no-abbrev", "--root",
+                "--no-renames", "--diff-merges=off", "--no-show-signature", "--no-notes",
+                "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative")
+"""``git log`` options of :func:`_first_commit_by_log`: every commit whose ``path`` differs
+from a parent's, each with its ``--raw`` line (both blob ids in full, a root commit against
+the empty tree), and nothing a user's configuration could add or change (signatures,
+notes, colour, rename pairs, relative paths, merge diffs)."""
+
+
+def _first_commit_by_log(git: list[str], path: str, blob: str) -> GitCommit | str:
+    """Find the one introducer of ``path`` with ``blob`` from one ``git log --raw`` child.
+
+    Answers only when no listed commit is a merge: then each listed commit has exactly
+    one ``--raw`` line for ``path``, whose old blob id is its parent's (zeros when the
+    parent, or a root commit, has none) and whose new one is its own. The introducers are
+    the listed commits whose new id is ``blob`` and old id is not; every introducer is
+    listed (see :func:`first_commit_by_git`), so exactly one found is the answer.
+
+    Args:
+        git: the ``git -C ROOT -c ...`` command prefix.
+        path: the object file's repository path.
+        blob: its git blob id (40 hex).
+
+    Returns:
+        The introducer; ``"unsure"`` when the listing was read and holds no or several
+        introducers (no other ``git`` command could find one either); ``"ask"`` when this
+        cannot say (a merge touches ``path``, an unexpected line, ``git`` failed or is too
+        old for an option): the caller asks ``git`` per commit.
+    """
+    try:
+        log = subprocess.run([*git, "-c", "log.follow=false", "log", *_LOG_OPTIONS, "HEAD",
+                              "--", path], capture_output=True, text=True, check=False,
+                             timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return "ask"
+    if log.returncode != 0:
+        return "ask"
+    found: list[GitCommit] = []
+    commits = 0
+    current: tuple[str, int, bool] | None = None  # (id, time, its raw line seen)
+    for line in log.stdout.splitlines():
+        if line.startswith("\x01"):
+            if current is not None and not current[2]:
+                return "ask"
+            fields = line[1:].split()
+            if len(fields) not in (2, 3) or not fields[1].isdigit():
+                return "ask"  # two or more parents: a merge
+            current, commits = (fields[0], int(fields[1]), False), commits + 1
+        elif line.startswith(":"):
+            meta, tab, where = line.partition("\t")
+            parts = meta.split()
+            if current is None or current[2] or not tab or where != path or len(parts) != 5:
+                return "ask"
+            if parts[3] == blob and parts[2] != blob:
+                found.append(GitCommit(current[0], current[1]))
+            current = (current[0], current[1], True)
+        elif line.strip():
+            return "ask"
+    if current is not None and not current[2]:
+        return "ask"
+    return found[0] if len(found) == 1 else "unsure"
 
 
 def first_is_git(first: FirstCommit) -> bool:
@@ -551,22 +628,33 @@ def _shallow_boundary(repo: pygit2.Repository) -> set[str]:
 def read_cite_settings(store: Store, at: str | None = None) -> dict[str, str]:
     """Return the ``[cite]`` table of ``kistore.toml`` (``publisher`` always, ``permalink``).
 
-    ``permalink`` is present only when set. Settings are read from the work tree
-    (:func:`kistore.store.read_settings`), or from the commit ``at`` (or HEAD) when asked
-    for a revision or when there is no work tree.
+    ``permalink`` is present only when set. Settings are read from the work tree (what
+    the same bytes gave is kept: :func:`_work_tree_cite_settings`), or from the commit
+    ``at`` (or HEAD) when asked for a revision or when there is no work tree.
 
     Raises:
         InputError: kistore.toml is not TOML, ``[cite]`` is not a table, or a value is not a
             non-empty string.
     """
     if at is None and store.root is not None:
-        settings = read_settings(store.root)
-    else:
-        text = store.view(at or "HEAD").read(layout.SETTINGS_FILE) or b""
-        try:
-            settings = tomllib.loads(text.decode("utf-8"))
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-            raise InputError(f"not valid TOML: {e}", file=layout.SETTINGS_FILE) from None
+        return _work_tree_cite_settings(store, store.root)
+    text = store.view(at or "HEAD").read(layout.SETTINGS_FILE) or b""
+    # Lazy: tomllib (~3-4 ms of start-up) only where kistore.toml is parsed.
+    import tomllib
+
+    try:
+        settings = tomllib.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise InputError(f"not valid TOML: {e}", file=layout.SETTINGS_FILE) from None
+    return _cite_table(settings)
+
+
+def _cite_table(settings: dict[str, Any]) -> dict[str, str]:
+    """Return :func:`read_cite_settings` of a parsed ``kistore.toml``.
+
+    Raises:
+        InputError: ``[cite]`` is not a table, or a value is not a non-empty string.
+    """
     table = settings.get("cite", {})
     if not isinstance(table, dict):
         raise InputError("[cite] must be a table", file=layout.SETTINGS_FILE)
@@ -580,6 +668,53 @@ def read_cite_settings(store: Store, at: str | None = None) -> dict[str, str]:
                              file=layout.SETTINGS_FILE)
         result[key] = value.strip()
     return result
+
+
+def _work_tree_cite_settings(store: Store, root: Path) -> dict[str, str]:
+    """:func:`read_cite_settings` of the work tree's ``kistore.toml``, parsed once per bytes.
+
+    What the bytes gave is kept beside the index (:mod:`kistore.index.kept`, under
+    :func:`_settings_parser_id`), so a run page whose ``kistore.toml`` is as before loads
+    no TOML parser. Bytes that fail to parse are never kept: each read says why again.
+
+    Raises:
+        InputError: as :func:`read_cite_settings`.
+    """
+    path = root / layout.SETTINGS_FILE
+    try:
+        data = path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        return _cite_table({})
+    parser = _settings_parser_id()
+    kept = kept_value(store.git_dir, parser, data) if parser is not None else None
+    if kept is not None:
+        try:
+            value = json.loads(kept)
+        except ValueError:
+            value = None
+        if isinstance(value, dict) and isinstance(value.get("publisher"), str) and all(
+                k in ("permalink", "publisher") and isinstance(v, str)
+                for k, v in value.items()):
+            return value
+    result = _cite_table(parse_settings(data, file=str(path)))
+    if parser is not None:
+        keep_value(store.git_dir, parser, data, json.dumps(result, sort_keys=True))
+    return result
+
+
+@functools.cache
+def _settings_parser_id() -> bytes | None:
+    """Return what identifies :func:`_work_tree_cite_settings`'s parse (32 bytes).
+
+    The BLAKE2b of this module's source and of the Python version (its ``tomllib``); None
+    when the source cannot be read (then nothing is kept).
+    """
+    try:
+        with open(__file__, "rb") as f:
+            source = f.read()
+    except OSError:
+        return None
+    return hashlib.blake2b(source + b"\0" + sys.version.encode(), digest_size=32).digest()
 
 
 def remote_branches_holding(store: Store, commit: str) -> list[str]:

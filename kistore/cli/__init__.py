@@ -11,13 +11,14 @@ subcommand runs (:data:`SUBCOMMANDS`), so ``kistore --help`` imports no command 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import json
 import os
 import signal
 import sys
-from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
@@ -28,6 +29,9 @@ INTERNAL_ERROR = "internal error: this is a bug in kistore, not a problem with y
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class StoreContext:
@@ -535,6 +539,23 @@ def format_options(command: Any) -> Any:
                            "or jsonl (one JSON object a line, for pipelines).")(command)
     return click.option("--json", "as_json", is_flag=True,
                         help="Same as --format json.")(command)
+
+
+def one_look(command: Callable[P, R]) -> Callable[P, R]:
+    """Run a command that writes nothing under ``store/`` with one look at its shards.
+
+    Within it, the names' keys and the work-tree comparison judge one listing of the
+    512 shard directories (:func:`kistore.index.freshness.one_scan`), not two.
+    """
+    @functools.wraps(command)
+    def looked_once(*args: P.args, **kwargs: P.kwargs) -> R:
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..index.freshness import one_scan
+
+        with one_scan():
+            return command(*args, **kwargs)
+
+    return looked_once
 
 
 def output_format(fmt: str | None, as_json: bool) -> str:

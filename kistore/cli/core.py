@@ -17,6 +17,7 @@ from . import (
     explaining_misses,
     ignore_interrupts,
     interrupt_says,
+    one_look,
     refuse_empty,
     say_landed,
     undone_add,
@@ -216,6 +217,7 @@ def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
               help="For a run: rank by this comparison instead of the policy's.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest and digest as JSON.")
 @pass_ctx
+@one_look
 def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
          as_json: bool) -> None:
     """Show a stored manifest. REF: digest, 8+ hex prefix, or KIND/NAME.

@@ -15,6 +15,7 @@ from . import (
     emit_jsonl,
     explaining_misses,
     format_options,
+    one_look,
     output_format,
     warn_unreadable,
 )
@@ -44,6 +45,7 @@ JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON instead 
 @AT
 @format_options
 @pass_ctx
+@one_look
 def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
          show_all: bool, at: str | None, fmt: str | None, as_json: bool) -> None:
     """Rank the comparison group of run REF (digest, 8+ hex prefix, or BenchmarkRun/NAME).

@@ -1,10 +1,10 @@
 """The git layer: packs, tree diffs, git's index, work-tree writes, commits and notes trees.
 
 Knows git's formats and pygit2 (imported on first use, :mod:`.lazy`), nothing of
-manifests beyond the store's layout (core). Modules: :mod:`.pack` (blob ids, packfiles),
-:mod:`.treediff` (``git diff-tree`` reading only changed subtrees), :mod:`._gitindex` and
-:mod:`._pending_index` (git's index under its lock), :mod:`.writer` (atomic work-tree
-writes with undo), :mod:`.commit` (trees, commits, compare-and-swap branch moves),
+manifests beyond the store's layout (core). Modules: :mod:`.ids` (blob ids), :mod:`.pack`
+(packfiles), :mod:`.treediff` (``git diff-tree`` reading only changed subtrees),
+:mod:`._gitindex` and :mod:`._pending_index` (git's index under its lock), :mod:`.writer`
+(atomic work-tree writes with undo), :mod:`.commit` (trees, commits, compare-and-swap branch moves),
 :mod:`.notes` (which objects a notes ref annotates), :mod:`.quarantine` (objects a push
 is still bringing in, inside ``pre-receive``).
 """
@@ -18,9 +18,9 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
     from .commit import BranchCommit as BranchCommit
     from .commit import check_ready as check_ready
     from .commit import commit_signature as commit_signature
+    from .ids import blob_id as blob_id
     from .notes import annotated_blobs as annotated_blobs
     from .notes import note_tree as note_tree
-    from .pack import blob_id as blob_id
     from .quarantine import admit_quarantine as admit_quarantine
     from .treediff import changed_files as changed_files
     from .writer import FileBatch as FileBatch
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "commit": ["BranchCommit", "PACK_THRESHOLD", "check_ready", "commit_signature"],
     "notes": ["annotated_blobs", "note_tree"],
-    "pack": ["blob_id"],
+    "ids": ["blob_id"],
     "quarantine": ["admit_quarantine"],
     "treediff": ["changed_files"],
     "writer": ["FileBatch", "atomic_write"],

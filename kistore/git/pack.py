@@ -21,6 +21,8 @@ import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from .ids import blob_id as blob_id  # re-exported: written here first
+
 TREE = 2
 """Pack object type of a tree (gitformat-pack(5))."""
 BLOB = 3
@@ -29,11 +31,6 @@ _KIND_NAMES = {TREE: b"tree", BLOB: b"blob"}
 _LARGE_OFFSET = 0x80000000
 _JOINED = 8192
 """Pack entries joined into one write (a few MB of small manifests)."""
-
-
-def blob_id(data: bytes) -> bytes:
-    """Return the git object id (20 raw bytes, SHA-1) of a blob holding ``data``."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).digest()
 
 
 def object_id(kind: int, data: bytes) -> bytes:

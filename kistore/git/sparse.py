@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
 from pathlib import Path
 
 from ..core import layout
@@ -181,6 +180,9 @@ def skip_worktree(git_dir: Path, work_tree: Path) -> SkipWorktree | None:
     hit = _cache.get(key)
     if hit is not None:
         return hit
+    # Lazy: subprocess (~2-3 ms of start-up) only in a sparse checkout: `rank` runs none.
+    import subprocess
+
     git = ["git", "-C", os.fspath(work_tree)]
     try:
         config = subprocess.run([*git, "config", "--type=bool", "--get-regexp",
@@ -224,6 +226,9 @@ def git_status(work_tree: Path, pathspec: str) -> dict[str, str]:
     Raises:
         StoreStateError: git could not be run or failed; the message says what git said.
     """
+    # Lazy: subprocess only in a sparse checkout (see skip_worktree).
+    import subprocess
+
     try:
         done = subprocess.run(["git", "-C", os.fspath(work_tree), "status", "--porcelain=v1",
                                "-z", "--untracked-files=no", "--no-renames", "--", pathspec],

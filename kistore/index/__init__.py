@@ -45,6 +45,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "_database": ["FORMAT", "index_path"],
     "freshness": ["RACY_NS", "is_racy", "stat_key"],
     "index": ["Index", "IndexCatalog", "count_objects", "open_catalog"],
+    "kept": ["keep_value", "kept_value"],
     "interfaces": ["IndexedStore", "StoreView"],
     "names": ["NameIndex", "open_name_index"],
     "records": ["Record"],

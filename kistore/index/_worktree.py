@@ -32,22 +32,20 @@ match its seal, means the whole pass runs as before.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import sqlite3
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.digest import Digest
-from ..git.pack import blob_id
+from ..git.ids import blob_id
 from ..git.sparse import SkipWorktree
 from ._database import seal
 from ._transaction import transaction
-from .freshness import is_racy
+from .freshness import is_racy, shard_dirs
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .warm import HeadTree
@@ -81,8 +79,8 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection,
         Digests with a file added or removed under ``store/objects`` or ``store/metadata``
         relative to ``head`` (a file replaced under its own name is :mod:`._fresh`'s to find).
     """
-    top, now = os.fspath(root), time.time_ns()
-    mtimes = _shard_mtimes(top)
+    top = os.fspath(root)
+    now, mtimes = _shard_mtimes(top)
     whole = None if any(is_racy(m, now) for m in mtimes.values()) else \
         _summary_key(top, head.id, mtimes, skipped)
     if whole is not None:
@@ -127,23 +125,15 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection,
     return found
 
 
-def _shard_mtimes(top: str) -> dict[str, int]:
-    """Return ``{"store/objects/sha256/XX": st_mtime_ns, ...}`` of the work tree's shards.
+def _shard_mtimes(top: str) -> tuple[int, dict[str, int]]:
+    """Return the look's time and ``{"store/objects/sha256/XX": st_mtime_ns, ...}``.
 
     Both bases, every entry named as a shard (anything else holds no manifest: verify's
-    KI110); an entry gone between the listing and its stat is left out, as a missing one.
+    KI110); an entry gone between the listing and its stat is left out, as a missing one
+    (:func:`kistore.index.freshness.shard_dirs`: inside ``one_scan``, the names' look).
     """
-    found = {}
-    for base in (layout.OBJECTS_DIR, layout.METADATA_DIR):
-        try:
-            with os.scandir(os.path.join(top, base)) as entries:
-                for entry in entries:
-                    if layout.is_shard_name(entry.name):
-                        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-                            found[f"{base}/{entry.name}"] = entry.stat().st_mtime_ns
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-    return found
+    now, entries = shard_dirs(top)
+    return now, {rel: mtime for rel, _, mtime in entries}
 
 
 def _summary_key(top: str, tree_id: str, mtimes: dict[str, int],

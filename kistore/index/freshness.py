@@ -13,10 +13,16 @@ store's work-tree view, which hands the name tables their keys:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from ..git.writer import FileStat
+from ..core import layout
+
+if TYPE_CHECKING:  # pragma: no cover - typing only: git.writer is of the write path
+    from ..git.writer import FileStat
 
 RACY_NS = 2_000_000_000
 """A file or directory changed less than this long ago (ns, 2 s) is never recorded as clean.
@@ -55,3 +61,68 @@ def is_racy(changed_ns: int, now_ns: int | None = None) -> bool:
     """
     now = time.time_ns() if now_ns is None else now_ns
     return now - changed_ns <= RACY_NS
+
+
+ShardDirs = tuple[int, list[tuple[str, bool, int]]]
+"""What :func:`shard_dirs` returns: ``(now_ns, [(rel, is_dir, mtime_ns), ...])``."""
+
+_scans: dict[str, ShardDirs] | None = None
+"""The work trees' shard listings of the :func:`one_scan` block running (None: no block)."""
+
+
+@contextlib.contextmanager
+def one_scan() -> Iterator[None]:
+    """Within the block, :func:`shard_dirs` lists and stats a work tree's shards once.
+
+    For one answer that writes nothing under ``store/`` (``show``, ``rank``): the names'
+    keys and the work-tree comparison then judge the same look at the 512 directories,
+    taken once, instead of two looks a few milliseconds apart. Each judges it as of the
+    time it was taken (its ``now_ns``). Outside a block every call looks again.
+    """
+    global _scans
+    outer = _scans
+    _scans = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _scans = outer
+
+
+def shard_dirs(top: str) -> ShardDirs:
+    """Return every shard-named entry of the work tree's object and metadata bases.
+
+    Args:
+        top: the work tree's root directory.
+
+    Returns:
+        ``(now_ns, entries)``: ``time.time_ns()`` taken before the look, then one
+        ``(rel, is_dir, mtime_ns)`` per entry named as a shard (:func:`kistore.core.layout.
+        is_shard_name`): ``rel`` is ``store/objects/sha256/XX`` or ``store/metadata/sha256/
+        XX``; ``is_dir`` whether it is a directory itself (not a symlink to one); the mtime
+        its ``stat`` gives (through a symlink). An entry gone between the listing and its
+        stat is left out, as a missing base is. Inside :func:`one_scan`, the first look's
+        answer for ``top``.
+    """
+    if _scans is not None and top in _scans:
+        return _scans[top]
+    now = time.time_ns()
+    entries = []
+    for base in (layout.OBJECTS_DIR, layout.METADATA_DIR):
+        try:
+            with os.scandir(os.path.join(top, base)) as listing:
+                for entry in listing:
+                    name = entry.name
+                    if not layout.is_shard_name(name):
+                        continue
+                    try:
+                        mtime = entry.stat().st_mtime_ns
+                    except (FileNotFoundError, NotADirectoryError):
+                        continue
+                    entries.append((f"{base}/{name}", entry.is_dir(follow_symlinks=False),
+                                    mtime))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+    found = (now, entries)
+    if _scans is not None:
+        _scans[top] = found
+    return found

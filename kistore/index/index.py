@@ -20,7 +20,6 @@ import itertools
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -76,9 +75,11 @@ _QUERY_INDEXES = tuple(name for name, columns in database.INDEXES.items()
                        if columns.startswith(("records ", "keys ")))
 
 
-@dataclass
 class Prepared:
     """What :meth:`Index.prepare` made of an add's files before its commit landed.
+
+    A plain class, not a dataclass: every process that opens the index imports this
+    module, and making a dataclass costs ~1.5 ms of start-up (its methods are compiled).
 
     Attributes:
         parsed: digest string -> its ``Read`` (:func:`._build.parse_known`).
@@ -87,10 +88,15 @@ class Prepared:
         compressed: ``(dictionary, {digest string: stored document deflated with it})``.
     """
 
-    parsed: dict[str, Read]
-    tree: str | None = None
-    records: dict[str, Record] | None = None
-    compressed: tuple[bytes, dict[str, bytes]] | None = None
+    __slots__ = ("compressed", "parsed", "records", "tree")
+
+    def __init__(self, parsed: dict[str, Read], tree: str | None = None,
+                 records: dict[str, Record] | None = None,
+                 compressed: tuple[bytes, dict[str, bytes]] | None = None) -> None:
+        self.parsed = parsed
+        self.tree = tree
+        self.records = records
+        self.compressed = compressed
 
 
 class IndexDamaged(StoreStateError):

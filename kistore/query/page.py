@@ -9,7 +9,7 @@ their environments and implementations, and the ratio of their ranked values.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..attest.levels import SOURCE_NATIVE, notes_not_fetched
 from ..core.digest import Digest
@@ -224,9 +224,11 @@ def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str |
     return RunPage(manifest, record, ranking, row, related, notes_not_fetched(store))
 
 
-@dataclass(frozen=True, slots=True)
-class RunComparison:
+class RunComparison(NamedTuple):
     """Two runs side by side.
+
+    A named tuple: every run page imports this module, and making a dataclass costs ~1.5 ms
+    of start-up (docs/speed.md, "Start-up, third pass").
 
     Attributes:
         a: the first run's page.

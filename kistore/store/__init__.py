@@ -8,7 +8,7 @@ user hands in; :mod:`.migrate` finds what a store of an earlier layout lacks.
 from typing import TYPE_CHECKING, Any
 
 from ..core.layout import GITATTRIBUTES_LINE
-from ._store import AddInterrupted, Store, atomic_write, read_settings
+from ._store import AddInterrupted, Store, parse_settings, read_settings
 from ._views import (
     CommitView,
     Files,
@@ -21,10 +21,12 @@ from ._views import (
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each loads on first use
     from ..git.commit import PACK_THRESHOLD
+    from ..git.writer import atomic_write
     from .admission import AddResult
     from .migrate import ForwardWritten, NameWritten
 
 _WRITE_PATH = {"PACK_THRESHOLD": "kistore.git.commit", "AddResult": "kistore.store.admission",
+               "atomic_write": "kistore.git.writer",  # trust and notes write with it
                "ForwardWritten": "kistore.store.migrate",
                "NameWritten": "kistore.store.migrate"}
 """Names of the write path, imported on first use: a read (``show``) never loads them."""
@@ -39,7 +41,7 @@ def __getattr__(name: str) -> Any:
     module = _WRITE_PATH.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    # Lazy: the write path (git.commit loads logging; admission, migrate): docs/speed.md.
+    # Lazy: the write path (git.commit loads logging; admission, migrate; git.writer).
     import importlib
 
     value = getattr(importlib.import_module(module), name)
@@ -62,5 +64,6 @@ __all__ = [
     "View",
     "WorkTreeView",
     "atomic_write",
+    "parse_settings",
     "read_settings",
 ]

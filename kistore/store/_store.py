@@ -37,13 +37,12 @@ from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.sparse import SkipWorktree, skip_worktree
-from ..git.writer import FileBatch, FileStat, remove_stale_temps
-from ..git.writer import atomic_write as atomic_write  # re-exported: trust and notes use it
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
 from ._views import CommitView, SparseWorkTreeView, View, WorkTreeView
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
+    from ..git.writer import FileStat
     from ..index.index import Prepared
     from .admission import AddResult
     from .migrate import ForwardWritten, NameWritten
@@ -324,6 +323,8 @@ class Store:
                 f"{ref!r} is not a reference: give a digest (sha256:<64 hex>), a prefix of at "
                 f"least 8 hex digits, or KIND/NAME with KIND one of {', '.join(KINDS)}"
             )
+        if len(prefix) == 64 and view.scope == "work" and view.has_object(Digest(prefix)):
+            return Digest(prefix)  # a whole digest: one stat, not a listing of its shard
         shard = f"{layout.OBJECTS_DIR}/{prefix[:2]}"
         candidates = [
             d for leaf in view.list_dir(shard)
@@ -502,8 +503,10 @@ class Store:
             AddInterrupted: Ctrl-C or SIGTERM arrived after the commit landed.
             StoreStateError: as :meth:`add`.
         """
-        # Lazy: the write path (git.commit loads logging): a read never writes (docs/speed.md).
+        # A read never writes (docs/speed.md, "Start-up, third pass").
+        # Lazy: the write path (git.commit loads logging; git.writer, core.workers).
         from ..git.commit import BranchCommit, interrupts_deferred
+        from ..git.writer import FileBatch, remove_stale_temps
 
         assert self.root is not None
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds

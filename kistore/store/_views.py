@@ -517,22 +517,20 @@ class WorkTreeView(View):
     def shard_keys(self) -> dict[str, str]:
         """Map each shard directory to its ``st_mtime_ns`` (see :mod:`kistore.index.names`).
 
-        A directory changed within :data:`kistore.index.freshness.RACY_NS` gets a key that
-        will not match later: its mtime may not yet reflect a write made in the same clock
-        tick (git's "racy clean" problem), so the names list it again once the moment
-        has passed.
+        A directory changed within :data:`kistore.index.freshness.RACY_NS` of the look gets
+        a key that will not match later: its mtime may not yet reflect a write made in the
+        same clock tick (git's "racy clean" problem), so the names list it again once the
+        moment has passed. The look is :func:`kistore.index.freshness.shard_dirs` (inside
+        ``one_scan``, the one the work-tree comparison judges too).
         """
+        now, entries = freshness.shard_dirs(os.fspath(self.root))
         keys = {}
-        racy = freshness.is_racy
-        for top in ("objects", "metadata"):
-            base = self.root / layout.STORE_DIR / top / "sha256"
-            with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-                for entry in os.scandir(base):
-                    # a name outside the layout (not UTF-8, "tmp"): no manifest; KI110
-                    if entry.is_dir(follow_symlinks=False) and layout.is_shard_name(entry.name):
-                        mtime = entry.stat().st_mtime_ns
-                        keys[f"{top}/{entry.name}"] = (
-                            f"{mtime}:recent" if racy(mtime) else str(mtime))
+        for rel, is_dir, mtime in entries:
+            # a name outside the layout (not UTF-8, "tmp"): no manifest; KI110
+            if is_dir:
+                top = "objects" if rel.startswith(layout.OBJECTS_DIR) else "metadata"
+                keys[f"{top}/{rel[-2:]}"] = (
+                    f"{mtime}:recent" if freshness.is_racy(mtime, now) else str(mtime))
         return keys
 
     def file_keys(self, shard_dir: str) -> dict[str, str]:

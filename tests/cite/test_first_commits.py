@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import pytest
+
 from kistore.cite.citation import first_commit, object_first_commits, shallow_boundary
 from kistore.core import layout
 from kistore.store import Store
 
 from ..conftest import BUNDLE
-from .test_citation import RUN_PATH, add, commit_all, first_added_by_git, git, new_store
+from .test_citation import (
+    RUN,
+    RUN_PATH,
+    add,
+    commit_all,
+    first_added_by_git,
+    git,
+    new_store,
+)
 
 
 def forged_then_fixed(tmp_path):
@@ -127,3 +137,119 @@ def test_the_git_command_gives_first_commit_or_steps_aside(tmp_path, kit):
     shallow = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{path}", str(shallow))
     assert first_commit_by_git(shallow, shallow / ".git", RUN_PATH, real_blob) is None
+
+
+def _children(monkeypatch) -> list[list[str]]:
+    """Record the git subcommand of every child `kistore.cite.citation` starts."""
+    import kistore.cite.citation as citation
+
+    started: list[list[str]] = []
+    real = citation.subprocess.run
+
+    def run(args, *rest, **kwargs):
+        started.append([a for a in args if a in ("log", "rev-list", "cat-file", "remote")])
+        return real(args, *rest, **kwargs)
+
+    monkeypatch.setattr(citation.subprocess, "run", run)
+    return started
+
+
+def test_one_git_log_answers_a_linear_history(tmp_path, monkeypatch):
+    """Forged bytes under the run's path, then the real ones, then a later commit: one
+    `git log --raw` child answers (no `cat-file`), for both blobs, as libgit2's walk does;
+    a blob no commit holds is not answered (libgit2 says why)."""
+    from kistore.cite.citation import first_commit_by_git
+
+    path, forged, fixed = forged_then_fixed(tmp_path)
+    (path / "README.md").write_text("later\n")
+    commit_all(path, "later", day=3)
+    store = Store(path)
+    head = store.commit("HEAD")
+    started = _children(monkeypatch)
+    for file, blob in [*_object_files(path),
+                       (RUN_PATH, git(path, "rev-parse", f"{forged}:{RUN_PATH}"))]:
+        started.clear()
+        by_git = first_commit_by_git(path, path / ".git", file, blob)
+        expected = first_commit(store.repo, file, blob, head)
+        assert (by_git.id, by_git.commit_time) == (str(expected.id), expected.commit_time)
+        assert started == [["log"]], file
+    started.clear()
+    assert first_commit_by_git(path, path / ".git", RUN_PATH, "0" * 40) is None
+    assert started == [["log"]]  # the listing read whole: no introducer, nothing more to ask
+
+
+def test_git_log_is_not_misled_by_the_users_configuration(tmp_path, monkeypatch):
+    """Settings that change what `git log` prints or walks (following renames, rename
+    and copy pairs, colour, relative paths, abbreviated ids, no root diff) leave the
+    answer as libgit2's and the child count at one."""
+    from kistore.cite.citation import first_commit_by_git
+
+    path, _, fixed = forged_then_fixed(tmp_path)
+    for key, value in [("log.follow", "true"), ("diff.renames", "copies"),
+                       ("color.ui", "always"), ("color.diff", "always"),
+                       ("diff.relative", "true"), ("core.abbrev", "7"),
+                       ("log.showRoot", "false"), ("diff.noprefix", "true"),
+                       ("diff.mnemonicPrefix", "true"), ("log.decorate", "full")]:
+        git(path, "config", key, value)
+    store = Store(path)
+    head = store.commit("HEAD")
+    started = _children(monkeypatch)
+    for file, blob in _object_files(path):
+        started.clear()
+        by_git = first_commit_by_git(path, path / ".git", file, blob)
+        assert by_git is not None and by_git.id == str(first_commit(store.repo, file, blob,
+                                                                    head).id), file
+        assert started == [["log"]], file
+    assert first_commit_by_git(path, path / ".git", RUN_PATH,
+                               git(path, "rev-parse", f"HEAD:{RUN_PATH}")).id == fixed
+
+
+def test_a_merge_on_the_path_asks_git_per_commit(tmp_path, kit, monkeypatch):
+    """A manifest added on a side branch, then merged (the merge differs from main at its
+    path, so `git log` lists it): `git log --raw` steps aside, and `rev-list` +
+    `cat-file` answer the side commit, as libgit2's walk does."""
+    from kistore.cite.citation import first_commit_by_git
+
+    path = new_store(tmp_path / "store")
+    add(path, BUNDLE)
+    commit_all(path, "add", day=1)
+    store = Store(path)
+    git(path, "checkout", "-q", "-b", "side")
+    side_doc = _manifest(kit.workload("side-a", name="side-a"))
+    store.add([side_doc])
+    side = commit_all(path, "side adds", day=2)
+    git(path, "checkout", "-q", "main")
+    (path / "README.md").write_text("main\n")
+    commit_all(path, "main moves", day=3)
+    git(path, "merge", "-q", "--no-ff", "--no-gpg-sign", "-m", "merge side", "side", day=4)
+    file = layout.object_path(side_doc.digest)
+    blob = git(path, "rev-parse", f"HEAD:{file}")
+    started = _children(monkeypatch)
+    by_git = first_commit_by_git(path, path / ".git", file, blob)
+    assert by_git is not None and by_git.id == side
+    assert by_git.id == str(first_commit(store.repo, file, blob, store.commit("HEAD")).id)
+    assert started == [["log"], ["rev-list"], ["cat-file"]]
+
+
+@pytest.mark.parametrize("template, remote_asked", [
+    ("https://example.org/r/{commit}/{path}", False),
+    ("{base}/blob/{commit}/{path}", True),
+    (None, True)])
+def test_the_remote_is_asked_only_when_the_link_uses_it(tmp_path, monkeypatch, template,
+                                                         remote_asked):
+    """The `origin` remote is read (one `git remote get-url`) only when the permalink is
+    derived from it or its template holds {base}; the link is the same either way."""
+    from kistore.cite.citation import cite
+
+    table = "" if template is None else f'\n[cite]\npermalink = "{template}"\n'
+    path = new_store(tmp_path / "store", cite_table=table)
+    add(path, BUNDLE)
+    commit_all(path, "add", day=1)
+    started = _children(monkeypatch)
+    citation = cite(Store(path), RUN)
+    assert started == [["log"], ["remote"]] if remote_asked else [["log"]]
+    base = "https://github.com/kernelindex/kernelindex"
+    expected = {None: f"{base}/blob/{citation.commit}/{RUN_PATH}",
+                "{base}/blob/{commit}/{path}": f"{base}/blob/{citation.commit}/{RUN_PATH}"}
+    assert citation.permalink == expected.get(
+        template, f"https://example.org/r/{citation.commit}/{RUN_PATH}")

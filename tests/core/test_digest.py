@@ -1,8 +1,11 @@
 from __future__ import annotations
 
 import hashlib
+import operator
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kistore.core.digest import Digest, is_digest, match_prefix, parse_prefix
 from kistore.core.errors import InputError, ResolutionError
@@ -39,3 +42,20 @@ def test_match_prefix_unique_ambiguous_missing():
     assert str(a) in str(caught.value) and str(b) in str(caught.value)
     with pytest.raises(ResolutionError):
         match_prefix("cdcdcdcd", [a, b])
+
+
+@given(st.lists(st.text("0123456789abcdef", min_size=64, max_size=64), min_size=2, max_size=6))
+def test_digests_order_by_their_hex_as_order_true_did(hexes):
+    """The comparisons written out (no ``order=True``) order as the tuples of ``hex``."""
+    digests = [Digest(h) for h in hexes]
+    assert [d.hex for d in sorted(digests)] == sorted(hexes)
+    a, b = digests[0], digests[1]
+    for op in (operator.lt, operator.le, operator.gt, operator.ge):
+        assert op(a, b) == op((a.hex,), (b.hex,))
+
+
+def test_a_digest_does_not_order_against_another_type():
+    digest = Digest("0" * 64)
+    for op in (operator.lt, operator.le, operator.gt, operator.ge):
+        with pytest.raises(TypeError):
+            op(digest, "sha256:" + "0" * 64)

@@ -246,8 +246,7 @@ def test_a_bulk_add_parses_while_its_files_are_written(store, kit, world, monkey
 def test_what_was_prepared_against_other_rows_is_not_used(store, kit, world, monkeypatch):
     """Records described from rows of another tree, or documents deflated with another
     dictionary, are made again when the rows are written: only what still holds is used."""
-    from dataclasses import replace
-
+    from kistore.index.index import Prepared
     from kistore.index.records import Record
     from kistore.store import _store
 
@@ -264,10 +263,10 @@ def test_what_was_prepared_against_other_rows_is_not_used(store, kit, world, mon
         calls.append(1)
         if len(calls) == 1:  # described from another tree's rows
             lies = {d: Record(d, r.kind, "a lie", r.spec) for d, r in prepared.records.items()}
-            return [replace(prepared, tree="0" * 40, records=lies)]
+            return [Prepared(prepared.parsed, "0" * 40, lies, prepared.compressed)]
         dictionary, deflated = prepared.compressed  # deflated with another dictionary
-        return [replace(prepared, compressed=(dictionary + b"x",
-                                              {d: b"\x00garbage" for d in deflated}))]
+        return [Prepared(prepared.parsed, prepared.tree, prepared.records,
+                         (dictionary + b"x", {d: b"\x00garbage" for d in deflated}))]
 
     monkeypatch.setattr(_store.Store, "_index_prepare", stale)
     add_docs(store, new_run(kit, world, "b", 10))  # records described from another tree

@@ -252,6 +252,26 @@ def test_resolve_prefix_and_ambiguity(store, bundle):
         store.resolve("00000000")
 
 
+def test_a_whole_digest_resolves_by_one_stat_and_misses_as_a_prefix_does(store, bundle,
+                                                                          monkeypatch):
+    """A whole digest in the work tree is its object file or nothing: no listing of its
+    shard when the file is there; when it is not, the same answer as any prefix."""
+    store.add(manifests(bundle), allow_dangling=True)
+    run = PUBLISHED["run"]
+    view = store.view(None)
+    listed = []
+    real = type(view).list_dir
+    monkeypatch.setattr(type(view), "list_dir",
+                        lambda self, path: listed.append(path) or real(self, path))
+    assert str(store.resolve(run)) == run
+    assert str(store.resolve(run.removeprefix("sha256:"))) == run
+    assert listed == []
+    missing = "sha256:" + run[7:9] + "0" * 62
+    with pytest.raises(ResolutionError, match=f"no object with digest prefix {missing[7:]}$"):
+        store.resolve(missing)
+    assert listed == [f"{layout.OBJECTS_DIR}/{run[7:9]}"]
+
+
 def test_ambiguous_prefix_lists_candidates(store):
     found = {}
     i = 0
