@@ -15,6 +15,7 @@ import re
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
+from .pack import TREE, object_id
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -88,6 +89,23 @@ def changed_leaves(repo: pygit2.Repository, old: Any | None, new: Any | None, pr
                 changed[path] = (None if was is None or was_dir else _entry(was),
                                  None if now is None or now_dir else _entry(now))
     return changed
+
+
+def tree_id(entries: dict[bytes, tuple[bytes, bytes]]) -> bytes:
+    """Return the id (20 raw bytes) of the git tree holding ``entries``, without writing it.
+
+    Args:
+        entries: name -> (octal mode as a tree spells it, e.g. ``b"100644"`` or
+            ``b"40000"``, and the entry's 20-byte id).
+
+    The tree object's bytes are git's: entries sorted by name, a directory's name as if
+    it ended in ``/``. Equal ids are equal trees, so a tree made so from files' blob ids
+    equals a commit's tree exactly when every name, mode and blob id agrees.
+    """
+    body = b"".join(b"%s %s\0%s" % (mode, name, oid) for name, (mode, oid) in sorted(
+        entries.items(), key=lambda item: item[0] + b"/" if item[1][0] == _TREE_MODE
+        else item[0]))
+    return object_id(TREE, body)
 
 
 def changed_files(repo: pygit2.Repository, old: Any | None, new: Any | None) -> dict[str, Change]:
