@@ -420,13 +420,17 @@ def _objects_unchanged(repo: pygit2.Repository, objects: dict[str, bytes]) -> bo
     head = objects_tree(repo, repo.head.peel(pygit2.Commit).tree)
     if head is None or not _no_conversion(repo):
         return False
+    # git ignores the executable bit when core.filemode is false: a file is then 100644
+    # here, and HEAD's 100755 (if any) differs, so git is asked
+    filemode = repo.config.get_bool("core.filemode") if "core.filemode" in repo.config \
+        else True
     shards: dict[bytes, dict[bytes, tuple[bytes, bytes]]] = {}
     cut = len(layout.OBJECTS_DIR) + 1
     for path, entry in objects.items():
         if len(entry) != 27 or path[cut + 2:cut + 3] != "/":
             return False  # not read (too large, gone) or not a shard's file
         shards.setdefault(path[cut:cut + 2].encode(), {})[path[cut + 3:].encode()] = (
-            entry[:6], entry[7:])
+            entry[:6] if filemode else b"100644", entry[7:])
     top = {shard: (b"40000", treediff.tree_id(files)) for shard, files in shards.items()}
     if treediff.tree_id(top).hex() != str(head.id):
         return False
