@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -409,7 +410,7 @@ def _objects_unchanged(repo: pygit2.Repository, objects: dict[str, bytes]) -> bo
       not read changes the id). git would hash the same bytes: the store's
       ``.gitattributes`` turns every conversion off (:func:`_no_conversion`);
     - the index: its entries under ``store/objects/`` are ``HEAD``'s, with no conflict
-      (libgit2's diff of ``HEAD``'s tree against the index, no file read or stat).
+      (:func:`_index_holds_head_objects`: no file read or stat).
 
     Where ``git status`` trusts a file's stat data and this reads its bytes, this is the
     stricter: a file changed behind an unchanged stat fails here, and git is asked.
@@ -434,13 +435,26 @@ def _objects_unchanged(repo: pygit2.Repository, objects: dict[str, bytes]) -> bo
     top = {shard: (b"40000", treediff.tree_id(files)) for shard, files in shards.items()}
     if treediff.tree_id(top).hex() != str(head.id):
         return False
-    index = repo.index
-    index.read(False)  # as on disk now (pygit2 caches it per repository)
-    if index.conflicts is not None:
+    return _index_holds_head_objects(repo)
+
+
+def _index_holds_head_objects(repo: pygit2.Repository) -> bool:
+    """Return True when git's index holds ``HEAD``'s objects exactly (no conflict either).
+
+    ``git diff-index --cached --quiet HEAD -- store/objects/``: git reads the index and
+    skips every directory its cached tree says is unchanged (~0.2 s of CPU at 100,000
+    manifests; loading the index's 300,000 entries through libgit2 took 0.5-1 s). False
+    when git says they differ, or cannot be run or cannot read the index (status is
+    asked then, and says what).
+    """
+    try:
+        done = subprocess.run(
+            ["git", "--git-dir", repo.path, "--work-tree", repo.workdir, "diff-index",
+             "--cached", "--quiet", "HEAD", "--", layout.OBJECTS_DIR + "/"],
+            capture_output=True, check=False)
+    except OSError:  # no git command
         return False
-    prefix = layout.OBJECTS_DIR + "/"
-    return not any(d.old_file.path.startswith(prefix) or d.new_file.path.startswith(prefix)
-                   for d in index.diff_to_tree(repo.head.peel(pygit2.Commit).tree).deltas)
+    return done.returncode == 0
 
 
 def _no_conversion(repo: pygit2.Repository) -> bool:

@@ -91,6 +91,73 @@ def changed_leaves(repo: pygit2.Repository, old: Any | None, new: Any | None, pr
     return changed
 
 
+_MODES = {b"100644": 0o100644, b"100755": 0o100755, b"120000": 0o120000, b"160000": 0o160000}
+"""Modes as a tree object spells them, parsed (the rest go through ``int(mode, 8)``)."""
+
+_BLOB_MODES = frozenset({b"100644", b"100755"})
+
+
+def files_below(repo: pygit2.Repository, tree: Any, prefix: str = ""
+                ) -> tuple[dict[str, int], dict[str, bytes]]:
+    """List every non-directory entry below a tree, at any depth, from raw tree objects.
+
+    What :func:`changed_leaves` of ``(None, tree)`` lists, in two flat dicts and with no
+    tuple per entry: at 100,000 manifests (300,000 files) 2.9 -> ~0.3 s of CPU for
+    ``verify --at``'s listing.
+
+    Args:
+        repo: the pygit2 Repository holding the tree.
+        tree: the tree's id (pygit2 Oid).
+        prefix: prepended to every path (e.g. ``"store/"``).
+
+    Returns:
+        ``(modes, ids)``: path -> git file mode (an int, ``0o100644``) for every entry that
+        is not a directory, and path -> 20-byte blob id for each regular file (mode
+        100644 or 100755). Paths ``/``-separated, names decoded as UTF-8 (an undecodable
+        byte replaced), in no set order.
+
+    Raises:
+        KeyError: a tree is missing from the repository.
+    """
+    odb = repo.odb
+    modes: dict[str, int] = {}
+    ids: dict[str, bytes] = {}
+    pending: list[tuple[str, Any]] = [(prefix, tree)]
+    while pending:
+        where, tree_id = pending.pop()
+        _, data = odb.read(tree_id.hex() if isinstance(tree_id, bytes) else str(tree_id))
+        found = _ENTRY.findall(data)
+        if not found:
+            continue
+        kinds = set(next(zip(*found, strict=True)))
+        if _TREE_MODE in kinds:
+            pending += [(f"{where}{name.decode('utf-8', 'replace')}/", oid)
+                        for mode, name, oid in found if mode == _TREE_MODE]
+            found = [entry for entry in found if entry[0] != _TREE_MODE]
+            kinds.discard(_TREE_MODE)
+            if not found:
+                continue
+        entry_modes, names, oids = zip(*found, strict=True)
+        joined = b"\n".join(names)
+        if joined.count(b"\n") == len(names) - 1:  # no name holds a newline: all at once
+            paths = (where + ("\n" + where).join(
+                joined.decode("utf-8", "replace").split("\n"))).split("\n")
+        else:
+            paths = [where + name.decode("utf-8", "replace") for name in names]
+        if len(kinds) == 1 and (mode := _MODES.get(next(iter(kinds)))) is not None:
+            modes.update(dict.fromkeys(paths, mode))  # a shard: all 100644
+        else:
+            modes.update(zip(paths, [_MODES.get(m) or int(m, 8) for m in entry_modes],
+                             strict=True))
+        if kinds <= _BLOB_MODES:
+            ids.update(zip(paths, oids, strict=True))
+        else:
+            ids.update((path, oid) for path, mode, oid in zip(paths, entry_modes, oids,
+                                                              strict=True)
+                       if mode in _BLOB_MODES)
+    return modes, ids
+
+
 def tree_id(entries: dict[bytes, tuple[bytes, bytes]]) -> bytes:
     """Return the id (20 raw bytes) of the git tree holding ``entries``, without writing it.
 

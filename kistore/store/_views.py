@@ -806,7 +806,7 @@ class CommitView(View):
         self.tree = commit.tree
         self.name_index = name_index
         self._trees: dict[str, pygit2.Tree | None] = {}
-        self._ids: dict[str, str | pygit2.Oid] = {}  # regular file -> blob id, by files()
+        self._ids: dict[str, bytes | pygit2.Oid] = {}  # regular file -> blob id, by files()
 
     def files(self, limit: int = DEFAULT.manifest_bytes) -> Files:
         """List the commit's files under ``store/`` (see :meth:`View.files`), from git objects.
@@ -821,12 +821,8 @@ class CommitView(View):
         except KeyError:
             store = None
         if store is not None and store.type_str == "tree":
-            listed = treediff.changed_leaves(self.repo, None, store.id, layout.STORE_DIR + "/")
-            for path, (_, entry) in listed.items():
-                assert entry is not None  # a difference from the empty tree adds every file
-                modes[path] = entry[1]
-                if entry[1] in REGULAR_MODES:
-                    self._ids[path] = entry[0]
+            modes, ids = treediff.files_below(self.repo, store.id, layout.STORE_DIR + "/")
+            self._ids.update(ids)
         elif store is not None:  # store itself is a file, symlink or submodule
             modes[layout.STORE_DIR] = store.filemode
         return Files(self, modes, limit)
@@ -911,10 +907,11 @@ class CommitView(View):
             return super().holds(path, data, limit)
         if limit is not None and len(data) > limit:
             return False
-        return blob_id(data).hex() == str(oid)
+        return blob_id(data) == (oid if isinstance(oid, bytes) else oid.raw)
 
     def read(self, path: str, limit: int | None = None) -> bytes | None:  # noqa: D102
-        oid = self._ids.get(path)
+        listed = self._ids.get(path)
+        oid = listed.hex() if isinstance(listed, bytes) else listed  # files(): raw ids
         if oid is None:
             entry = self._entry(path)
             if (entry is None or entry.type != pygit2.GIT_OBJECT_BLOB
