@@ -598,11 +598,15 @@ _NOT_READ = bytes(ENTRY_SIZE)
 """The entry of an object not read (absent, too large, not a regular file)."""
 
 
+_MODE_FIELDS = {0o100644: b"100644 ", 0o100755: b"100755 "}
+
+
 def _git_entry(data: bytes | None, mode: int) -> bytes:
     """Return ``b"100644 "`` or ``b"100755 "`` and the blob id of ``data`` (:data:`_NOT_READ`: None)."""
-    if data is None or mode not in FILE_MODES:
+    field = _MODE_FIELDS.get(mode)
+    if data is None or field is None:
         return _NOT_READ
-    return b"%o " % mode + blob_id(data)
+    return field + blob_id(data)
 
 
 def _names_confirmed(snap: Files, hex_: str, kind: str | None, name: str | None) -> str | None:
