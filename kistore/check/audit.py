@@ -556,6 +556,9 @@ def _read_pairs(snap: Files, units: list[Unit], start: int, entries: bytearray |
     """Read the files of ``units[start:]`` until :data:`READ_AHEAD` bytes (one unit at least).
 
     Args:
+        snap: where to read the files.
+        units: the chunk's units (:data:`Unit`).
+        start: the first unit to read.
         entries: when given, each unit read appends its object's git tree entry as read
             (:data:`ENTRY_SIZE` bytes: :func:`_git_entry`).
 
@@ -602,7 +605,10 @@ _MODE_FIELDS = {0o100644: b"100644 ", 0o100755: b"100755 "}
 
 
 def _git_entry(data: bytes | None, mode: int) -> bytes:
-    """Return ``b"100644 "`` or ``b"100755 "`` and the blob id of ``data`` (:data:`_NOT_READ`: None)."""
+    """Return ``b"100644 "`` or ``b"100755 "`` and the blob id of ``data``.
+
+    :data:`_NOT_READ` when ``data`` is None or ``mode`` is not a regular file's.
+    """
     field = _MODE_FIELDS.get(mode)
     if data is None or field is None:
         return _NOT_READ

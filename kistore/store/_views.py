@@ -28,8 +28,8 @@ from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git import treediff
 from ..git.blobs import blob_size, read_blob
-from ..git.pack import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
+from ..git.pack import blob_id
 from ..git.quarantine import admit_quarantine
 from ..git.sparse import SkipWorktree
 from ..index import freshness
@@ -120,7 +120,10 @@ class Files:
         return self.view.read(path, self.limit)
 
     def read_mode(self, path: str) -> tuple[bytes | None, int]:
-        """Return :meth:`read` of ``path`` and the git mode of what was read (:meth:`View.read_mode`).
+        """Return :meth:`read` of ``path`` and the git mode of what was read.
+
+        :meth:`View.read_mode` with :attr:`limit`; ``(None, 0)`` for a path listed with
+        a mode that is not a regular file's.
 
         Raises:
             FileTooLarge: as :meth:`read`.
