@@ -624,6 +624,8 @@ def _names_confirmed(snap: Files, hex_: str, kind: str | None, name: str | None)
     path or such a manifest (:func:`kistore.check._names.check_names_files` skips both), so
     the worker that parsed the manifest reads its names file, not the parent after the
     workers (at 100,000 manifests that read was a serial second and more of ``verify``).
+    A commit's names file is not read at all: its blob id is compared with the record's
+    (:meth:`kistore.store.Files.holds`).
     """
     if kind not in KINDS or type(name) is not str:
         return None
@@ -684,7 +686,10 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
             ``HEAD`` in a bare repository).
         progress: called with the number of files checked, as the work goes.
         checkers: the checks besides the contents check (default :data:`CHECKERS`); they
-            run in this process while worker processes check files.
+            run in this process while worker processes check files. In a work tree
+            :func:`~kistore.check._history.check_history`'s part about the index and work
+            tree runs after them, from the blob ids of the objects they read
+            (:func:`~kistore.check._history.worktree_changes`).
         snap: the snapshot of ``at`` when the caller already made one (to size a
             progress bar), else None.
         workers: processes checking files, as :func:`check_contents` takes it.
