@@ -309,7 +309,7 @@ def worktree_changes(store: Store, objects: dict[str, bytes] | None = None) -> l
         none in a bare repository or one without commits.
 
     Raises:
-        StoreStateError: git's index cannot be read (a split or sparse index).
+        StoreStateError: git's index cannot be read (a split index).
     """
     repo = store.repo
     if store.root is None or repo.head_is_unborn:
