@@ -4,20 +4,22 @@
 # `find store -type f -print0 | xargs -0 sha256sum`), in the same run, fresh processes,
 # ROUNDS rounds (default 3) alternating before / after; medians at the end.
 #
-# Usage: [ROUNDS=N] bench/verify_compare.sh STORE_REPO BEFORE_SRC
+# Usage: [ROUNDS=N] bench/verify_compare.sh STORE_REPO BEFORE_SRC [AFTER_SRC]
 #   STORE_REPO  a store built by the bench generator, e.g. with
 #               python -c "from bench.generate import write_jsonl; from pathlib import Path;
 #                          write_jsonl(Path('all.jsonl'), 20000)"
 #               split -n l/4 -d --additional-suffix=.jsonl all.jsonl part.
 #               kistore init S; for p in part.0*.jsonl; do kistore --store S add --commit -m "$p" "$p"; done
 #   BEFORE_SRC  a directory holding the old kistore/ and schemas/ (git archive main kistore schemas)
+#   AFTER_SRC   the same for the new code (default: this checkout, as its .venv imports it);
+#               a copy keeps the runs steady while the checkout is edited
 # Prints wall seconds, manifests/s (n = object files) and the ratio to sha256sum's rate (its
 # wall time over verify's) for each run, and the CPU seconds (user + sys, workers included),
 # which move less than wall time on a shared machine. Each round also times `sha256sum` of
 # the object files only (the baseline of `make bench`'s verify row), wall and CPU; the
 # medians end with both ratios, by wall time and by CPU time.
 set -euo pipefail
-store=$1 before=$2
+store=$1 before=$2 after=${3:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
 py=$here/.venv/bin/python
 list=$(mktemp) objects=$(mktemp)
@@ -51,7 +53,7 @@ for round in $(seq "${ROUNDS:-3}"); do
     # shellcheck disable=SC2086
     b=$(KI_SRC=$before t "$py" -c "$run" --store "$store" verify $at); bc_=$(c)
     # shellcheck disable=SC2086
-    a=$(t "$py" -c "$run" --store "$store" verify $at); ac=$(c)
+    a=$(KI_SRC=$after t "$py" -c "$run" --store "$store" verify $at); ac=$(c)
     printf "round %s %-10s n=%s sha256sum %.2fs (%.0f/s) | before %.2fs (%.0f/s, %.3fx) cpu %.2fs | after %.2fs (%.0f/s, %.3fx) cpu %.2fs\n" \
       "$round" "${at:-worktree}" "$n" "$sha" "$(echo "$n/$sha" | bc -l)" \
       "$b" "$(echo "$n/$b" | bc -l)" "$(echo "$sha/$b" | bc -l)" "$bc_" \

@@ -19,6 +19,7 @@ only the directories on the paths a range changes (the gate: the cost follows th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -61,8 +62,11 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
     tree = store.commit(at or "HEAD").tree
     findings: list[Finding] = []
     pending = [("", tree)]
+    store_prefix = layout.STORE_DIR + "/"
     while pending:
         prefix, current = pending.pop()
+        if prefix.startswith(store_prefix) and _HEX_FILES.fullmatch(current.read_raw()):
+            continue  # a shard of digest-named files: nothing here is .git, no file collides
         findings += _directory(prefix, current, None)
         pending += [(f"{prefix}{e.name}/", cast("pygit2.Tree", repo[e.id])) for e in current
                     if e.type_str == "tree"]
@@ -138,6 +142,12 @@ def _directory(prefix: str, tree: pygit2.Tree, names: set[str] | None) -> list[F
                 file=prefix + other.name, extra={"collides_with": prefix + first.name}))
     return findings
 
+
+_HEX_FILES = re.compile(rb"(?:100644 [0-9a-f]{62}\.json\0.{20})*", re.DOTALL)
+"""A raw tree of regular files named ``<62 hex>.json`` only (an objects or metadata shard):
+no such name is ``.git`` anywhere, and collisions of files under ``store/`` are
+:func:`kistore.check._rules.check_case_collisions`'s, so :func:`check_tree_names` skips
+it (two thirds of a store's entries, ~0.4 s at 100,000 manifests, read as pygit2 entries)."""
 
 _TREE_ENTRY = b"40000 "
 """How a directory entry of a raw git tree object begins (its mode, then a space). Absent

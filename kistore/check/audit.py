@@ -30,10 +30,11 @@ from ..core.gitattributes import check_gitattributes
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import start_worker
+from ..git.pack import blob_id
 from ..store import Files, FileTooLarge
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
-from ._history import check_history
+from ._history import check_history, worktree_changes
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout
 from ._paths import check_tree_names
 from ._policy import check_policy
@@ -106,7 +107,8 @@ checks)."""
 
 def check_contents(snap: Files, *, focus: set[str] | None = None,
                    progress: Progress | None = None, workers: int | None = None,
-                   meanwhile: Callable[[], object] | None = None) -> list[Finding]:
+                   meanwhile: Callable[[], object] | None = None,
+                   objects_read: dict[str, bytes] | None = None) -> list[Finding]:
     """Apply every per-file and cross-file check to one snapshot.
 
     Args:
@@ -121,6 +123,11 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         meanwhile: called once, with no arguments, while the workers check files (before
             checking, without workers), so other work of the caller (:func:`verify`'s
             history check) fills the time this process would spend waiting.
+        objects_read: when given, filled with each object file checked (repository path)
+            -> its git tree entry as the check read it: mode (``b"100644"`` or
+            ``b"100755"``), a space and the blob id of the bytes (20 raw bytes); ``b""``
+            for one not read whole (too large, not a regular file, no metadata file).
+            What :func:`kistore.check._history.worktree_changes` compares with ``HEAD``.
 
     Returns:
         Every finding (KI1xx, KI2xx), sorted by file and place.
@@ -145,8 +152,14 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
     names_paths: list[str] = []  # plain names paths, judged by _names_findings
     chunks = _unit_chunks(snap, wanted, findings, units, everything=focus is None,
                           deferred=names_paths)
-    for chunk_units, chunk in _check_units_compact(snap, chunks, workers, meanwhile):
+    for chunk_units, chunk, read in _check_units_compact(snap, chunks, workers, meanwhile,
+                                                         entries=objects_read is not None):
         results += chunk
+        if objects_read is not None and read is not None:
+            for i, unit in enumerate(chunk_units):
+                if unit[1] is not None:
+                    entry = read[i * ENTRY_SIZE:(i + 1) * ENTRY_SIZE]
+                    objects_read[unit[1]] = b"" if entry == _NOT_READ else entry
         if progress is not None:
             progress(sum((u[1] is not None) + (u[2] is not None) for u in chunk_units))
     for result in results:
@@ -463,9 +476,13 @@ else None). Plain tuples: unpickling an Entry (a dataclass holding a Digest) cos
 
 
 def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int | None,
-                         meanwhile: Callable[[], object] | None
-                         ) -> Iterator[tuple[list[Unit], list[_Compact]]]:
-    """Yield (units, their :data:`_Compact` results) chunk by chunk, in order, here or in a pool."""
+                         meanwhile: Callable[[], object] | None, entries: bool = False
+                         ) -> Iterator[tuple[list[Unit], list[_Compact], bytes | None]]:
+    """Yield (units, their :data:`_Compact` results, entries) chunk by chunk, in order.
+
+    Here or in a pool. Entries: with ``entries``, the units' object entries as read
+    (:func:`_read_pairs`, :data:`ENTRY_SIZE` bytes each), else None.
+    """
     global _worker_snapshot
     if workers is None:  # 2 CPUs, 20,000 manifests: 7.5 s alone, 5.7 s with a pool of 2
         cpus = os.cpu_count() or 1
@@ -475,7 +492,9 @@ def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int
         if meanwhile is not None:
             meanwhile()
         for units in chunks:
-            yield units, _check_chunk(snap, units)
+            read = bytearray() if entries else None
+            compact = _check_chunk(snap, units, read)
+            yield units, compact, None if read is None else bytes(read)
         return
     # Lazy: the process machinery loads only when workers run (start-up).
     import multiprocessing
@@ -489,20 +508,22 @@ def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int
     try:
         with multiprocessing.get_context("fork").Pool(workers, _reopen_worker_snapshot,
                                                          (os.getpid(),)) as pool:
-            pending = [(units, pool.apply_async(_check_chunk_in_worker, (units,)))
+            pending = [(units, pool.apply_async(_check_chunk_in_worker, (units, entries)))
                        for units in chunks]
             if meanwhile is not None:
                 meanwhile()
             for units, result in pending:
-                yield units, result.get()
+                yield units, *result.get()
     finally:
         _worker_snapshot = None
 
 
-def _check_chunk(snap: Files, units: list[Unit]) -> list[_Compact]:
+def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = None
+                 ) -> list[_Compact]:
     """Return each unit's :data:`_Compact`, by :func:`check_clean_pair` when it can.
 
-    As :func:`check_unit` and :func:`_names_confirmed` judge each unit alone.
+    As :func:`check_unit` and :func:`_names_confirmed` judge each unit alone. ``entries``,
+    when given, gets each unit's object entry as read (:func:`_read_pairs`), in order.
 
     The work goes in passes over the chunk, not unit by unit: read both files of every
     unit whose bytes are all to be checked (up to :data:`READ_AHEAD` bytes at a time),
@@ -515,7 +536,7 @@ def _check_chunk(snap: Files, units: list[Unit]) -> list[_Compact]:
     checked: list[tuple[list[Finding] | None, _Learnt, bool]] = []
     start = 0
     while start < len(units):
-        batch, pairs = _read_pairs(snap, units, start)
+        batch, pairs = _read_pairs(snap, units, start, entries)
         for unit, pair in zip(batch, pairs, strict=True):
             clean = None if pair is None else check_clean_pair(unit[0], *pair)
             if clean is not None:
@@ -536,9 +557,16 @@ READ_AHEAD = 4 << 20
 the size limit is not held in memory at once."""
 
 
-def _read_pairs(snap: Files, units: list[Unit], start: int
+def _read_pairs(snap: Files, units: list[Unit], start: int, entries: bytearray | None = None
                 ) -> tuple[list[Unit], list[tuple[bytes, bytes] | None]]:
     """Read the files of ``units[start:]`` until :data:`READ_AHEAD` bytes (one unit at least).
+
+    Args:
+        snap: where to read the files.
+        units: the chunk's units (:data:`Unit`).
+        start: the first unit to read.
+        entries: when given, each unit read appends its object's git tree entry as read
+            (:data:`ENTRY_SIZE` bytes: :func:`_git_entry`).
 
     Returns:
         The units read (a run from ``start``) and, for each, (object bytes, metadata bytes)
@@ -552,17 +580,45 @@ def _read_pairs(snap: Files, units: list[Unit], start: int
         _, object_path, metadata_path, check_object, check_metadata = units[end]
         end += 1
         pair = None
+        entry = _NOT_READ
         if check_object and check_metadata:  # both paths exist and are to be checked
             try:
-                object_data = read(object_path)  # type: ignore[arg-type]
+                if entries is None:
+                    object_data = read(object_path)  # type: ignore[arg-type]
+                else:  # the mode from the read's own fstat
+                    object_data, mode = snap.read_mode(object_path)  # type: ignore[arg-type]
+                    entry = _git_entry(object_data, mode)
                 metadata_data = read(metadata_path)  # type: ignore[arg-type]
             except FileTooLarge:  # check_unit reports it
                 object_data = metadata_data = None
             if object_data is not None and metadata_data is not None:
                 pair = object_data, metadata_data
                 size += len(object_data) + len(metadata_data)
+        if entries is not None:
+            entries += entry
         pairs.append(pair)
     return units[start:end], pairs
+
+
+ENTRY_SIZE = 27
+"""Bytes of an object's git tree entry as read: mode (``100644``), a space, the blob id."""
+
+_NOT_READ = bytes(ENTRY_SIZE)
+"""The entry of an object not read (absent, too large, not a regular file)."""
+
+
+_MODE_FIELDS = {0o100644: b"100644 ", 0o100755: b"100755 "}
+
+
+def _git_entry(data: bytes | None, mode: int) -> bytes:
+    """Return ``b"100644 "`` or ``b"100755 "`` and the blob id of ``data``.
+
+    :data:`_NOT_READ` when ``data`` is None or ``mode`` is not a regular file's.
+    """
+    field = _MODE_FIELDS.get(mode)
+    if data is None or field is None:
+        return _NOT_READ
+    return field + blob_id(data)
 
 
 def _names_confirmed(snap: Files, hex_: str, kind: str | None, name: str | None) -> str | None:
@@ -574,6 +630,8 @@ def _names_confirmed(snap: Files, hex_: str, kind: str | None, name: str | None)
     path or such a manifest (:func:`kistore.check._names.check_names_files` skips both), so
     the worker that parsed the manifest reads its names file, not the parent after the
     workers (at 100,000 manifests that read was a serial second and more of ``verify``).
+    A commit's names file is not read at all: its blob id is compared with the record's
+    (:meth:`kistore.store.Files.holds`).
     """
     if kind not in KINDS or type(name) is not str:
         return None
@@ -583,11 +641,8 @@ def _names_confirmed(snap: Files, hex_: str, kind: str | None, name: str | None)
         return None
     if snap.modes.get(path) not in FILE_MODES:
         return None
-    try:
-        data = snap.read(path)
-    except FileTooLarge:
-        return None
-    return path if data == b"sha256:%s\n" % hex_.encode("ascii") else None
+    # a commit's names file by its blob id against the record's, no blob read (Files.holds)
+    return path if snap.holds(path, b"sha256:%s\n" % hex_.encode("ascii")) else None
 
 
 def _reopen_worker_snapshot(parent_pid: int) -> None:
@@ -601,10 +656,12 @@ def _reopen_worker_snapshot(parent_pid: int) -> None:
     _worker_snapshot.reopen()
 
 
-def _check_chunk_in_worker(units: list[Unit]) -> list[_Compact]:
-    """Check some units in a worker process (:func:`_check_chunk`)."""
+def _check_chunk_in_worker(units: list[Unit], entries: bool
+                           ) -> tuple[list[_Compact], bytes | None]:
+    """Check some units in a worker process (:func:`_check_chunk`), with their entries or None."""
     assert _worker_snapshot is not None
-    return _check_chunk(_worker_snapshot, units)
+    read = bytearray() if entries else None
+    return _check_chunk(_worker_snapshot, units, read), None if read is None else bytes(read)
 
 
 def _quick_parse(data: bytes) -> Any:
@@ -635,7 +692,10 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
             ``HEAD`` in a bare repository).
         progress: called with the number of files checked, as the work goes.
         checkers: the checks besides the contents check (default :data:`CHECKERS`); they
-            run in this process while worker processes check files.
+            run in this process while worker processes check files. In a work tree
+            :func:`~kistore.check._history.check_history`'s part about the index and work
+            tree runs after them, from the blob ids of the objects they read
+            (:func:`~kistore.check._history.worktree_changes`).
         snap: the snapshot of ``at`` when the caller already made one (to size a
             progress bar), else None.
         workers: processes checking files, as :func:`check_contents` takes it.
@@ -649,13 +709,31 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     """
     snap = snapshot(store, at) if snap is None else snap
     later: list[Finding] = []
+    # The work tree's part of the history check (what the index and work tree change in
+    # HEAD's objects) waits for the workers: the blob ids of the objects they read settle
+    # it without git's status of every file (_history.worktree_changes).
+    objects_read: dict[str, bytes] | None = None
+    history: list[int] = []  # where check_history's findings start and end in ``later``
 
     def run_checkers() -> None:  # in this process while the workers check files
         for checker in CHECKERS if checkers is None else checkers:
-            later.extend(checker(store, at))
+            if checker is check_history and objects_read is not None:
+                history.append(len(later))
+                later.extend(check_history(store, at, worktree=False))
+                history.append(len(later))
+            else:
+                later.extend(checker(store, at))
 
-    return check_contents(snap, progress=progress, workers=workers,
-                          meanwhile=run_checkers) + later
+    if at is None and store.root is not None and snap.view.scope == "work" and not any(
+            p.endswith("/" + GITATTRIBUTES) for p in snap.modes):  # git would read those
+        objects_read = {}
+    contents = check_contents(snap, progress=progress, workers=workers,
+                              meanwhile=run_checkers, objects_read=objects_read)
+    if history:  # check_history's findings, the work tree's among them, sorted as it sorts
+        start, end = history
+        later[start:end] = sorted(later[start:end] + worktree_changes(store, objects_read),
+                                  key=sort_key)
+    return contents + later
 
 
 def count_files(snap: Files) -> int:

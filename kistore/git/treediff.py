@@ -15,6 +15,7 @@ import re
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
+from .pack import TREE, object_id
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -88,6 +89,91 @@ def changed_leaves(repo: pygit2.Repository, old: Any | None, new: Any | None, pr
                 changed[path] = (None if was is None or was_dir else _entry(was),
                                  None if now is None or now_dir else _entry(now))
     return changed
+
+
+_MODES = {b"100644": 0o100644, b"100755": 0o100755, b"120000": 0o120000, b"160000": 0o160000}
+"""Modes as a tree object spells them, parsed (the rest go through ``int(mode, 8)``)."""
+
+_BLOB_MODES = frozenset({b"100644", b"100755"})
+
+
+def files_below(repo: pygit2.Repository, top: pygit2.Oid, prefix: str = ""
+                ) -> tuple[dict[str, int], dict[str, bytes]]:
+    """List every non-directory entry below a tree, at any depth, from raw tree objects.
+
+    What :func:`changed_leaves` of ``(None, top)`` lists, in two flat dicts built a tree
+    at a time (one join, decode and split for a tree's names; one mode for a tree of one
+    mode) instead of entry by entry: ``verify --at``'s listing of 300,000 files (100,000
+    manifests) took 1.9-2.0 s of CPU that way, 1.3-1.4 s so (loaded machine).
+
+    Args:
+        repo: the pygit2 Repository holding the tree.
+        top: the tree's id.
+        prefix: prepended to every path (e.g. ``"store/"``).
+
+    Returns:
+        ``(modes, ids)``: path -> git file mode (an int, ``0o100644``) for every entry that
+        is not a directory, and path -> 20-byte blob id for each regular file (mode
+        100644 or 100755). Paths ``/``-separated, names decoded as UTF-8 (an undecodable
+        byte replaced), in no set order.
+
+    Raises:
+        KeyError: a tree is missing from the repository.
+    """
+    odb = repo.odb
+    modes: dict[str, int] = {}
+    ids: dict[str, bytes] = {}
+    pending: list[tuple[str, pygit2.Oid | bytes]] = [(prefix, top)]
+    while pending:
+        where, oid = pending.pop()
+        _, data = odb.read(oid.hex() if isinstance(oid, bytes) else str(oid))
+        found = _ENTRY.findall(data)
+        if not found:
+            continue
+        kinds = set(next(zip(*found, strict=True)))
+        if _TREE_MODE in kinds:
+            pending += [(f"{where}{name.decode('utf-8', 'replace')}/", child)
+                        for mode, name, child in found if mode == _TREE_MODE]
+            found = [entry for entry in found if entry[0] != _TREE_MODE]
+            kinds.discard(_TREE_MODE)
+            if not found:
+                continue
+        entry_modes, names, oids = zip(*found, strict=True)
+        joined = b"\n".join(names)
+        if joined.count(b"\n") == len(names) - 1:  # no name holds a newline: all at once
+            paths = (where + ("\n" + where).join(
+                joined.decode("utf-8", "replace").split("\n"))).split("\n")
+        else:
+            paths = [where + name.decode("utf-8", "replace") for name in names]
+        if len(kinds) == 1 and (mode := _MODES.get(next(iter(kinds)))) is not None:
+            modes.update(dict.fromkeys(paths, mode))  # a shard: all 100644
+        else:
+            modes.update(zip(paths, [_MODES.get(m) or int(m, 8) for m in entry_modes],
+                             strict=True))
+        if kinds <= _BLOB_MODES:
+            ids.update(zip(paths, oids, strict=True))
+        else:
+            ids.update((path, oid) for path, mode, oid in zip(paths, entry_modes, oids,
+                                                              strict=True)
+                       if mode in _BLOB_MODES)
+    return modes, ids
+
+
+def tree_id(entries: dict[bytes, tuple[bytes, bytes]]) -> bytes:
+    """Return the id (20 raw bytes) of the git tree holding ``entries``, without writing it.
+
+    Args:
+        entries: name -> (octal mode as a tree spells it, e.g. ``b"100644"`` or
+            ``b"40000"``, and the entry's 20-byte id).
+
+    The tree object's bytes are git's: entries sorted by name, a directory's name as if
+    it ended in ``/``. Equal ids are equal trees, so a tree made so from files' blob ids
+    equals a commit's tree exactly when every name, mode and blob id agrees.
+    """
+    body = b"".join(b"%s %s\0%s" % (mode, name, oid) for name, (mode, oid) in sorted(
+        entries.items(), key=lambda item: item[0] + b"/" if item[1][0] == _TREE_MODE
+        else item[0]))
+    return object_id(TREE, body)
 
 
 def changed_files(repo: pygit2.Repository, old: Any | None, new: Any | None) -> dict[str, Change]:

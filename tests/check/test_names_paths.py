@@ -412,3 +412,45 @@ def test_names_files_confirmed_by_the_workers_find_what_the_parent_alone_found(
     assert audit._names_confirmed(snap, RUN.hex, "BenchmarkRun", "sol-submission-20464") is None
     assert audit._names_confirmed(snap, RUN.hex, "BenchmarkProtocol",
                                   "sol-execbench-leaderboard-v1-1") is None  # another digest
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_names_files_of_a_commit_are_confirmed_by_blob_id_and_tampered_ones_still_fail(
+        published, monkeypatch, workers):
+    """``verify --at``: a names file whose blob id is the record's is confirmed without
+    reading its blob; one of other bytes has another blob id (equal ids are equal bytes),
+    so the parent reads it and reports it, as when it reads every names file itself."""
+    from kistore.check import audit
+    from kistore.git.pack import blob_id
+    from kistore.store import _views
+
+    protocol_names = layout.name_path("BenchmarkProtocol", "sol-execbench-leaderboard-v1-1")
+    (published / RUN_NAMES).write_bytes(layout.name_record(RUN) + b" ")      # KI212 bytes
+    write_raw(published, layout.name_path("BenchmarkRun", "squat"),           # KI212: owner
+              layout.name_record(PROTOCOL))                                   # is confirmed
+    commit_all(published, "tamper with names files")
+    (published / RUN_NAMES).write_bytes(layout.name_record(RUN))  # the work tree is not read
+
+    def rules(findings):
+        return sorted((f.rule.id, f.file, f.message) for f in findings)
+
+    read: list[str] = []
+    real = _views.read_blob
+    monkeypatch.setattr(_views, "read_blob", lambda repo, oid: read.append(str(oid)) or
+                        real(repo, oid))
+    confirmed = rules(verify(Store(published), "HEAD", workers=workers))
+    if workers == 1:  # the pool's reads are in other processes
+        assert blob_id(layout.name_record(ENVIRONMENT)).hex() not in read  # confirmed
+        assert blob_id(layout.name_record(RUN) + b" ").hex() in read  # the parent reads it
+    monkeypatch.setattr(audit, "_names_confirmed", lambda *args: None)
+    assert confirmed == rules(verify(Store(published), "HEAD", workers=workers))
+    assert [(r, f) for r, f, _ in confirmed if r in ("KI211", "KI212")] == sorted([
+        ("KI212", RUN_NAMES), ("KI212", layout.name_path("BenchmarkRun", "squat"))])
+    monkeypatch.undo()
+    snap = audit.snapshot(Store(published), "HEAD")
+    assert audit._names_confirmed(snap, PROTOCOL.hex, "BenchmarkProtocol",
+                                  "sol-execbench-leaderboard-v1-1") == protocol_names
+    assert audit._names_confirmed(snap, RUN.hex, "BenchmarkRun", "sol-submission-20464") is None
+    assert snap.holds(protocol_names, layout.name_record(PROTOCOL))
+    assert not snap.holds(protocol_names, layout.name_record(PROTOCOL)[:-1])
+    assert not snap.holds(protocol_names, layout.name_record(RUN))

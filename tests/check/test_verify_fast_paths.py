@@ -278,6 +278,9 @@ class _MemoryView:
     def read(self, path: str, limit: int | None = None) -> bytes | None:
         return self.files.get(path)
 
+    def holds(self, path: str, data: bytes, limit: int | None = None) -> bool:
+        return self.files.get(path) == data
+
 
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(["run", "protocol", "environment"]), st.booleans(), st.data())

@@ -100,3 +100,32 @@ def test_an_absent_side_is_the_empty_tree(tmp_path, old_none):
     blob_a = git(root, "rev-parse", f"HEAD:{_A}").strip()
     entry = (blob_a, 0o100644)
     assert found[_A] == ((None, entry) if old_none else (entry, None))
+
+
+def test_files_below_is_git_ls_tree_of_every_step(tmp_path):
+    """files_below lists what ``git ls-tree -r`` lists (modes, blob ids; a name with a
+    newline or a tab included), and what changed_leaves of the empty tree lists."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    odd = {f"{_OBJ}/ab/new\nline.json": "a newline in a name", f"{_META}/ab/tab\tname": "t"}
+    commits = [_commit(root, {**files, **odd}) for files in _STEPS]
+    repo = pygit2.Repository(str(root))
+    for commit in commits:
+        tree = repo[commit].tree
+        if "store" not in tree:
+            continue
+        store = tree["store"].id
+        modes, ids = treediff.files_below(repo, store, "store/")
+        listed = git(root, "ls-tree", "-r", "-z", commit, "store").split("\0")
+        expected = {}
+        for line in filter(None, listed):
+            meta, path = line.split("\t", 1)
+            mode, _, oid = meta.split()
+            expected[path] = (int(mode, 8), oid)
+        assert {p: (m, ids[p].hex() if p in ids else None) for p, m in modes.items()} == {
+            p: (m, o if m in (0o100644, 0o100755) else None) for p, (m, o) in expected.items()}
+        leaves = treediff.changed_leaves(repo, None, store, "store/")
+        assert modes == {p: now[1] for p, (_, now) in leaves.items()}  # type: ignore[index]
