@@ -22,10 +22,11 @@ from ._views import (
 if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each loads on first use
     from ..git.commit import PACK_THRESHOLD
     from .admission import AddResult
-    from .migrate import ForwardWritten, NameWritten
+    from .migrate import ForwardWritten, GroupWritten, NameWritten
 
 _WRITE_PATH = {"PACK_THRESHOLD": "kistore.git.commit", "AddResult": "kistore.store.admission",
                "ForwardWritten": "kistore.store.migrate",
+               "GroupWritten": "kistore.store.migrate",
                "NameWritten": "kistore.store.migrate"}
 """Names of the write path, imported on first use: a read (``show``) never loads them."""
 
@@ -50,6 +51,7 @@ __all__ = [
     "GITATTRIBUTES_LINE",
     "PACK_THRESHOLD",
     "ForwardWritten",
+    "GroupWritten",
     "NameWritten",
     "AddInterrupted",
     "AddResult",

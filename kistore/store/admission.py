@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import canonical, layout
-from ..core.digest import Digest
+from ..core.comparison import comparison_key, run_key_object, stored_spec
+from ..core.digest import Digest, is_digest
 from ..core.errors import (
     ConflictError,
     KistoreError,
@@ -55,7 +56,9 @@ class AddPlan:
             manifest's object, metadata and names file (:func:`kistore.core.layout.
             name_path`); a names file missing beside a stored manifest too; a forward record
             (:func:`kistore.core.layout.forward_path`) per dangling reference of a new run;
-            empty when the store already holds everything.
+            a group file (:func:`kistore.core.layout.group_path`) per run whose comparison
+            key the add makes known (a new run, or an earlier one whose protocol or
+            environment the add brings); empty when the store already holds everything.
         written: each manifest whose files change, with its object and metadata paths
             (for the index's names).
         stale: names files to remove once the files are written: the old name of a
@@ -213,7 +216,99 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             errors.extend(problems)
     if errors:
         raise MultipleErrors(errors)
+    files.update(_group_files(view, unique, files, commit=commit, head_holds=head_holds))
     return AddPlan(results, files, written, stale)
+
+
+_KEY_KINDS = {"protocolDigest": "BenchmarkProtocol", "environmentDigest": "ExecutionEnvironment"}
+"""The reference fields a comparison key reads the manifest of, and that manifest's kind."""
+
+
+def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mapping[str, bytes],
+                 *, commit: bool, head_holds: Callable[[str, bytes], bool]) -> dict[str, bytes]:
+    """Return the group files (:func:`kistore.core.layout.group_path`) an add writes.
+
+    One per run whose comparison key the add makes known: each run of the batch whose
+    object it writes (or, committing, any run of the batch) with its protocol and
+    environment stored or in the batch; and each earlier run whose protocol or environment
+    arrives with this add, found through the forward records of the arriving digest
+    (``store/forward/sha256/XX/<62 hex>/``, one directory listing per arriving manifest).
+    The file holds :func:`kistore.core.layout.group_record` of the run's key object. A
+    file already in the work tree is not written again (a group file never changes), unless
+    the add commits and HEAD lacks it. Each group directory is listed once.
+    """
+    specs: dict[tuple[str, str], dict[str, Any] | None] = {}
+
+    def spec_of(ref: str, kind: str) -> dict[str, Any] | None:
+        hex_ = ref[7:]
+        if (hex_, kind) not in specs:
+            m = batch.get(hex_)
+            data = m.object_bytes if m is not None else view.read(
+                layout.object_path(Digest(hex_)))
+            specs[hex_, kind] = stored_spec(data, hex_, kind)
+        return specs[hex_, kind]
+
+    runs: dict[str, dict[str, str]] = {}  # run hex -> its references
+    for hex_, m in batch.items():
+        if m.kind == "BenchmarkRun" and (commit or layout.object_path(m.digest) in files):
+            runs[hex_] = {f: f"sha256:{h}" for f, h in zip(REFERENCE_FIELDS, m.reference_hex,
+                                                           strict=False) if h}
+    for hex_, m in batch.items():  # earlier runs whose key an arriving manifest completes
+        if m.kind not in _KEY_KINDS.values() or layout.object_path(m.digest) not in files:
+            continue
+        folder = os.path.join(view.root, layout.forward_dir(m.digest))
+        try:
+            listed = sorted(os.listdir(folder))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for leaf in listed:
+            if len(leaf) == 64 and _HEX.issuperset(leaf) and leaf not in runs:
+                references = _run_references(view.read(layout.object_path(Digest(leaf))))
+                if references is not None:
+                    runs[leaf] = references
+    wanted: dict[str, bytes] = {}
+    records: dict[tuple[tuple[str, str], ...], tuple[Digest, bytes]] = {}
+    for hex_, references in runs.items():
+        obj = run_key_object(references, *(
+            spec_of(references[f], kind) if f in references else None
+            for f, kind in _KEY_KINDS.items()))
+        if obj is None:
+            continue
+        items = tuple(obj.items())
+        if items not in records:
+            records[items] = comparison_key(obj), layout.group_record(obj)
+        key, record = records[items]
+        wanted[layout.group_path(key, Digest(hex_))] = record
+    listings: dict[str, set[str]] = {}
+    written = {}
+    for path, record in wanted.items():
+        folder, _, leaf = path.rpartition("/")
+        if folder not in listings:
+            try:
+                listings[folder] = set(os.listdir(os.path.join(view.root, folder)))
+            except (FileNotFoundError, NotADirectoryError):
+                listings[folder] = set()
+        if leaf not in listings[folder]:
+            written[path] = record
+        elif commit and not head_holds(path, record) and view.read(path) == record:
+            written[path] = record
+    return written
+
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def _run_references(data: bytes | None) -> dict[str, str] | None:
+    """Return a stored run's reference fields (``sha256:<hex>`` each), None for no run."""
+    try:
+        doc = json.loads(data) if data is not None else None
+    except ValueError:
+        return None
+    spec = doc.get("spec") if isinstance(doc, dict) and doc.get("kind") == "BenchmarkRun" \
+        else None
+    if not isinstance(spec, dict):
+        return None
+    return {f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))}
 
 
 def _forward_records(view: WorkTreeView, m: Manifest, batch: Mapping[str, Manifest],
