@@ -136,7 +136,7 @@ def check_group_files(members: Iterable[Member], present: Iterable[str],
         return Finding(
             GROUP_MISSING, f"{run}'s comparison key is known, and {need.path} does not "
             "record it in its group", file=layout.object_path(run), pointer="/spec",
-            expected=f"{need.path} holding {need.data[:200].decode('utf-8', 'replace')}",
+            expected=f"{need.path} holding {need.data.decode('utf-8', 'replace')}",
             found="no such file", extra={"group_path": need.path})
 
     def disagrees(path: str, data: bytes, _held: bytes | None) -> Finding | None:
@@ -171,6 +171,6 @@ def _disagreement(path: str, data: bytes, by_hex: Mapping[str, Member],
     if data != expected.data:
         return Finding(GROUP_DISAGREES, "a group file holds exactly its run's key object as "
                        "RFC 8785 canonical bytes (its sha256 is the key its directory names)",
-                       file=path, expected=expected.data[:200].decode("utf-8", "replace"),
-                       found=repr(data[:200]), extra={"run": str(run)})
+                       file=path, expected=expected.data.decode("utf-8", "replace"),
+                       found=repr(data[:400]), extra={"run": str(run)})
     return None
