@@ -190,7 +190,8 @@ def group_files(manifests, stored=()) -> dict[str, bytes]:
     for m in manifests:
         if m.kind != "BenchmarkRun":
             continue
-        refs = {f: f"sha256:{h}" for f, h in zip(REFERENCE_FIELDS, m.reference_hex) if h}
+        refs = {f: f"sha256:{h}" for f, h in zip(REFERENCE_FIELDS, m.reference_hex, strict=False)
+                if h}
         obj = comparison.run_key_object(
             refs, spec(refs["protocolDigest"], "BenchmarkProtocol"),
             spec(refs["environmentDigest"], "ExecutionEnvironment"))

@@ -253,7 +253,7 @@ def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mappi
         if m.kind == "BenchmarkRun" and (commit or layout.object_path(m.digest) in files):
             runs[hex_] = {f: f"sha256:{h}" for f, h in zip(REFERENCE_FIELDS, m.reference_hex,
                                                            strict=False) if h}
-    for hex_, m in batch.items():  # earlier runs whose key an arriving manifest completes
+    for m in batch.values():  # earlier runs whose key an arriving manifest completes
         if m.kind not in _KEY_KINDS.values() or layout.object_path(m.digest) not in files:
             continue
         folder = os.path.join(view.root, layout.forward_dir(m.digest))
