@@ -25,7 +25,7 @@ names_kept`); a path under ``store/groups/`` off the layout is KI110.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
 from ..core import layout
@@ -63,37 +63,45 @@ class Member(NamedTuple):
 
 
 _PREFIX = layout.GROUPS_DIR + "/"
+_CUT = len(_PREFIX)
 
 
 def is_group_path(path: str) -> bool:
     """Whether ``path`` is a group file path of the layout (:func:`layout.group_from_path`)."""
-    return path.startswith(_PREFIX) and layout.group_from_path(path) is not None
+    return path.startswith(_PREFIX) and layout.is_group_path(path)
 
 
 class Expected(NamedTuple):
-    """A run's group file (:func:`expected_file`): its key, path and exact bytes."""
+    """A run's group file (:func:`expected_file`): its key's hex, path and exact bytes."""
 
-    key: Digest
+    key_hex: str
     path: str
     data: bytes
 
 
-def expected_file(run_hex: str, key_object: Mapping[str, str],
-                  cache: dict[tuple[tuple[str, str], ...], tuple[Digest, bytes]]) -> Expected:
+KeyCache = dict[tuple[tuple[str, str], ...], tuple[str, bytes]]
+"""Key object items -> (key hex, group file bytes): made once per group (:func:`expected_file`)."""
+
+
+def expected_file(run_hex: str, key_object: Mapping[str, str], cache: KeyCache) -> Expected:
     """Return the group file a run with a known key has: its key, path and exact bytes.
+
+    :func:`kistore.core.layout.group_path` and :func:`kistore.core.layout.group_record`
+    (a test holds them equal), made without a digest object a run: the key and bytes once
+    per group.
 
     Args:
         run_hex: the run's 64 hex digits.
         key_object: its key object.
-        cache: key object items -> (key, bytes), shared across calls (runs of one group
-            share both; the canonical bytes are made once per group).
+        cache: shared across calls (the runs of one group share key and bytes).
     """
     items = tuple(key_object.items())
-    if items not in cache:
+    found = cache.get(items)
+    if found is None:
         obj = dict(items)
-        cache[items] = comparison_key(obj), layout.group_record(obj)
-    key, data = cache[items]
-    return Expected(key, layout.group_path(key, Digest(run_hex)), data)
+        found = cache[items] = comparison_key(obj).hex, layout.group_record(obj)
+    key, data = found
+    return Expected(key, f"{_PREFIX}{key[:2]}/{key[2:]}/{run_hex}", data)
 
 
 def check_group_files(members: Iterable[Member], present: Iterable[str],
@@ -121,18 +129,22 @@ def check_group_files(members: Iterable[Member], present: Iterable[str],
         Unsorted.
     """
     by_hex = {m.hex: m for m in members}
-    cache: dict[tuple[tuple[str, str], ...], tuple[Digest, bytes]] = {}
-
-    def needs() -> Iterator[tuple[str, str, Expected]]:
-        for member in by_hex.values():
-            if member.is_run and member.key_object is not None:
-                expected = expected_file(member.hex, member.key_object, cache)
-                yield expected.path, member.hex, expected
+    cache: KeyCache = {}
+    made: dict[int, tuple[str, str, bytes]] = {}  # by key object: runs of a group share one
+    expected = {}
+    for m in by_hex.values():
+        if m.is_run and m.key_object is not None:
+            group = made.get(id(m.key_object))
+            if group is None:
+                first = expected_file(m.hex, m.key_object, cache)
+                group = made[id(m.key_object)] = (
+                    first.key_hex, first.path[:-64], first.data)
+            expected[m.hex] = Expected(group[0], group[1] + m.hex, group[2])
 
     def lacks(need: Expected, held: bytes | None | Absent) -> Finding | None:
         if held is not ABSENT:
             return None  # present: judged as a file (KI216)
-        run = Digest(need.path.rpartition("/")[2])
+        run = Digest(need.path[-64:])
         return Finding(
             GROUP_MISSING, f"{run}'s comparison key is known, and {need.path} does not "
             "record it in its group", file=layout.object_path(run), pointer="/spec",
@@ -140,37 +152,43 @@ def check_group_files(members: Iterable[Member], present: Iterable[str],
             found="no such file", extra={"group_path": need.path})
 
     def disagrees(path: str, data: bytes, _held: bytes | None) -> Finding | None:
-        return _disagreement(path, data, by_hex, cache)
+        return _disagreement(path, data, by_hex, expected)
 
-    return check_both_ways(present, read, lambda data: data, disagrees, needs(), lacks,
+    return check_both_ways(present, read, _same, disagrees,
+                           ((e.path, h, e) for h, e in expected.items()), lacks,
                            focus=focus, focus_digests=focus_digests)
 
 
+def _same(data: bytes) -> bytes:
+    """Return a group file's bytes as they are (judged against the run's key object)."""
+    return data
+
+
 def _disagreement(path: str, data: bytes, by_hex: Mapping[str, Member],
-                  cache: dict[tuple[tuple[str, str], ...], tuple[Digest, bytes]]
-                  ) -> Finding | None:
+                  expected: Mapping[str, Expected]) -> Finding | None:
     """KI216 for one group file (its bytes), or None when it agrees."""
-    key, run = layout.group_from_path(path)  # type: ignore[misc]
-    member = by_hex.get(run.hex)
+    run_hex = path[-64:]
+    wanted = expected.get(run_hex)
+    if wanted is not None and wanted.path == path and wanted.data == data:
+        return None  # the common case: nothing built
+    key, run = Digest(path[_CUT:_CUT + 2] + path[_CUT + 3:_CUT + 65]), Digest(run_hex)
+    member = by_hex.get(run_hex)
     if member is None or not member.is_run:
         return Finding(GROUP_DISAGREES, f"puts {run} in comparison group {key}, but {run} has "
                        "no object file of a BenchmarkRun: a group file is written only for "
                        "a stored run", file=path, expected=layout.object_path(run),
                        found="no such run", extra={"run": str(run)})
-    if member.key_object is None:
+    if wanted is None:
         return Finding(GROUP_DISAGREES, f"puts {run} in comparison group {key}, but {run}'s "
                        "comparison key is not known (its protocol, or the environment its "
                        "key names, is not stored): its group file is written when they "
                        "arrive", file=path, expected="no group file yet",
                        found="a group file", extra={"run": str(run)})
-    expected = expected_file(run.hex, member.key_object, cache)
-    if expected.path != path:
+    if wanted.path != path:
         return Finding(GROUP_DISAGREES, f"puts {run} in comparison group {key}, but its "
-                       f"comparison key is {expected.key}", file=path, expected=expected.path,
-                       found=path, extra={"run": str(run)})
-    if data != expected.data:
-        return Finding(GROUP_DISAGREES, "a group file holds exactly its run's key object as "
-                       "RFC 8785 canonical bytes (its sha256 is the key its directory names)",
-                       file=path, expected=expected.data.decode("utf-8", "replace"),
-                       found=repr(data[:400]), extra={"run": str(run)})
-    return None
+                       f"comparison key is sha256:{wanted.key_hex}", file=path,
+                       expected=wanted.path, found=path, extra={"run": str(run)})
+    return Finding(GROUP_DISAGREES, "a group file holds exactly its run's key object as "
+                   "RFC 8785 canonical bytes (its sha256 is the key its directory names)",
+                   file=path, expected=wanted.data.decode("utf-8", "replace"),
+                   found=repr(data[:400]), extra={"run": str(run)})

@@ -34,7 +34,7 @@ from ..core.workers import start_worker
 from ..store import Files, FileTooLarge
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
-from ._groups import Member, check_group_files, expected_file, is_group_path
+from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
 from ._history import check_history
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout
 from ._paths import check_tree_names
@@ -253,6 +253,9 @@ def _forward_findings(snap: Files, units: list[Unit], results: list[_Compact],
                                focus_digests=focus_digests)
 
 
+_KEYED = 1 + max(map(REFERENCE_FIELDS.index,
+                     ("workloadDigest", "protocolDigest", "environmentDigest")))
+"""A unit's references up to this index hold every one a key object reads."""
 _KEY_REFERENCES = (("protocolDigest", REFERENCE_FIELDS.index("protocolDigest"),
                    "BenchmarkProtocol"),
                   ("environmentDigest", REFERENCE_FIELDS.index("environmentDigest"),
@@ -292,8 +295,11 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
 
     members = []
     judged: set[str] = set()
+    keys: dict[tuple[str | None, ...], dict[str, str] | None] = {}  # by the key's references
     for unit, res in zip(units, results, strict=True):
         references = res[3]
+        if res[1] != "BenchmarkRun" or unit[1] is None:
+            continue  # no run: a group file naming it is KI216 all the same
         if focus is not None:
             if unit[0] in touched or any(  # type: ignore[operator]
                     references[i] is not None and references[i][7:] in arrived  # type: ignore[index]
@@ -301,32 +307,39 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
                 judged.add(unit[0])
             elif unit[0] not in named:
                 continue
-        is_run = res[1] == "BenchmarkRun" and unit[1] is not None
-        obj = None
-        if is_run:
-            refs = {f: r for f, r in zip(REFERENCE_FIELDS, references, strict=True)
+        keyed = references[:_KEYED]  # workload, protocol, environment: what a key reads
+        if keyed not in keys:
+            refs = {f: r for f, r in zip(REFERENCE_FIELDS, keyed, strict=False)
                     if r is not None}
-            obj = run_key_object(refs, *(spec_of(refs[f], kind) if f in refs else None
-                                         for f, _, kind in _KEY_REFERENCES))
-        members.append(Member(unit[0], is_run, obj))
+            keys[keyed] = run_key_object(refs, *(
+                spec_of(refs[f], kind) if f in refs else None for f, _, kind in _KEY_REFERENCES))
+        members.append(Member(unit[0], True, keys[keyed]))
     listed = _names_reader(snap)
     found: dict[str, int] = {}
     if not snap.complete and focus is not None:  # the judged runs' group paths: looked up
-        cache: dict[tuple[tuple[str, str], ...], tuple[Digest, bytes]] = {}
+        cache: KeyCache = {}
         paths = [expected_file(m.hex, m.key_object, cache).path for m in members
                  if m.hex in judged and m.key_object is not None and m.is_run]
         found = snap.view.modes_of([p for p in paths if p not in snap.modes])
         present += list(found)
+    by_blob: dict[str, bytes | None] = {}  # a group's files share one blob: read it once
 
     def read(path: str) -> bytes | None:
+        blob = snap.view.blob_id(path)
+        if blob is not None and blob in by_blob:
+            return by_blob[blob]
         if path not in found:
-            return listed(path)
-        if found[path] not in FILE_MODES:
+            data = listed(path)
+        elif found[path] not in FILE_MODES:
             return None
-        try:
-            return snap.view.read(path, snap.limit)
-        except FileTooLarge:
-            return b""  # not a key object: KI216
+        else:
+            try:
+                data = snap.view.read(path, snap.limit)
+            except FileTooLarge:
+                data = b""  # not a key object: KI216
+        if blob is not None:
+            by_blob[blob] = data
+        return data
     return check_group_files(members, present, read,
                              focus=None if focus is None else wanted, focus_digests=judged)
 

@@ -290,6 +290,11 @@ def group_path(key: Digest, run: Digest) -> str:
     return f"{group_dir(key)}/{run.hex}"
 
 
+def is_group_path(path: str) -> bool:
+    """Whether ``path`` is exactly a path :func:`group_path` produces (no digest is built)."""
+    return _GROUP_PATH.fullmatch(path) is not None
+
+
 def group_from_path(path: str) -> tuple[Digest, Digest] | None:
     """Return ``(key, run)`` for a path :func:`group_path` produces, else None."""
     match = _GROUP_PATH.fullmatch(path)

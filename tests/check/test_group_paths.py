@@ -234,3 +234,15 @@ def test_a_late_protocol_in_a_pull_request_never_lists_the_tree(
     expected = [] if with_files else sorted(
         ("KI215", layout.object_path(Digest(_hex(r)))) for r in runs)
     assert errors(fast) == expected
+
+
+def test_the_checkers_group_file_is_the_layouts():
+    """check/_groups.py builds paths without digest objects: the layout's, all the same."""
+    from kistore.check._groups import expected_file, is_group_path
+
+    obj = {"family": "f", "workloadDigest": "sha256:" + "2" * 64}
+    got = expected_file("cd" * 32, obj, {})
+    key = hashlib.sha256(layout.group_record(obj)).hexdigest()
+    assert got.path == layout.group_path(Digest(key), Digest("cd" * 32))
+    assert (got.key_hex, got.data) == (key, layout.group_record(obj))
+    assert is_group_path(got.path) and not is_group_path(got.path + "x")
