@@ -662,7 +662,7 @@ def test_no_git_command_takes_the_files_while_add_commit_writes_them(
     committed = set(git(store_path, "diff-tree", "-r", "--name-only", "HEAD~1", "HEAD").split())
     assert committed == {layout.object_path(m.digest) for m in batch} | {
         layout.metadata_path(m.digest) for m in batch} | {
-        layout.name_path(m.kind, m.name) for m in batch}
+        layout.name_path(m.kind, m.name) for m in batch} | set(group_files(batch))
     assert not (store_path / ".git" / "index.lock").exists()
 
 
