@@ -222,6 +222,9 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
 
 _KEY_KINDS = {"protocolDigest": "BenchmarkProtocol", "environmentDigest": "ExecutionEnvironment"}
 """The reference fields a comparison key reads the manifest of, and that manifest's kind."""
+_KEYED = ("workloadDigest", "protocolDigest", "environmentDigest")
+"""The reference fields a run's key object depends on (:func:`kistore.core.comparison.
+key_object`): runs that agree in them share a key object, made once an add."""
 
 
 def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mapping[str, bytes],
@@ -267,18 +270,18 @@ def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mappi
                 if references is not None:
                     runs[leaf] = references
     wanted: dict[str, bytes] = {}
-    records: dict[tuple[tuple[str, str], ...], tuple[Digest, bytes]] = {}
+    groups: dict[tuple[str | None, ...], tuple[str, bytes] | None] = {}  # by what a key reads
     for hex_, references in runs.items():
-        obj = run_key_object(references, *(
-            spec_of(references[f], kind) if f in references else None
-            for f, kind in _KEY_KINDS.items()))
-        if obj is None:
-            continue
-        items = tuple(obj.items())
-        if items not in records:
-            records[items] = comparison_key(obj), layout.group_record(obj)
-        key, record = records[items]
-        wanted[layout.group_path(key, Digest(hex_))] = record
+        keyed = tuple(references.get(f) for f in _KEYED)
+        if keyed not in groups:
+            obj = run_key_object(references, *(
+                spec_of(references[f], kind) if f in references else None
+                for f, kind in _KEY_KINDS.items()))
+            groups[keyed] = None if obj is None else (
+                layout.group_dir(comparison_key(obj)), layout.group_record(obj))
+        group = groups[keyed]
+        if group is not None:
+            wanted[f"{group[0]}/{hex_}"] = group[1]
     listings: dict[str, set[str]] = {}
     written = {}
     for path, record in wanted.items():
