@@ -318,8 +318,9 @@ def group_record(key_object: dict[str, str]) -> bytes:
     Raises:
         CanonicalFormError: a value with no canonical form (never for a key object).
     """
-    # Lazy: canonical loads canonicaljson; this module is on every command's start-up path
-    # and only writers and verify ask for a group file's bytes.
+    # Only writers and verify ask for a group file's bytes; this module is on every
+    # command's start-up path, and canonical loads canonicaljson.
+    # Lazy: canonical (canonicaljson) is not loaded by reads that never write a group file.
     from . import canonical
 
     return canonical.dumps(key_object)
