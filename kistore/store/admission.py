@@ -259,12 +259,7 @@ def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mappi
     for m in batch.values():  # earlier runs whose key an arriving manifest completes
         if m.kind not in _KEY_KINDS.values() or layout.object_path(m.digest) not in files:
             continue
-        folder = os.path.join(view.root, layout.forward_dir(m.digest))
-        try:
-            listed = sorted(os.listdir(folder))
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        for leaf in listed:
+        for leaf in sorted(view.list_dir(layout.forward_dir(m.digest))):
             if len(leaf) == 64 and _HEX.issuperset(leaf) and leaf not in runs:
                 references = _run_references(view.read(layout.object_path(Digest(leaf))))
                 if references is not None:
@@ -286,11 +281,8 @@ def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mappi
     written = {}
     for path, record in wanted.items():
         folder, _, leaf = path.rpartition("/")
-        if folder not in listings:
-            try:
-                listings[folder] = set(os.listdir(os.path.join(view.root, folder)))
-            except (FileNotFoundError, NotADirectoryError):
-                listings[folder] = set()
+        if folder not in listings:  # through the view: a sparse checkout's too
+            listings[folder] = set(view.list_dir(folder))
         if leaf not in listings[folder]:
             written[path] = record
         elif commit and not head_holds(path, record) and view.read(path) == record:
