@@ -25,6 +25,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from kistore.core import layout
+
 from .measure import GITATTRIBUTES, Row, _pairs, children_cpu, kistore_bin, prepare, run
 
 GATE_BASE_N = 1_000
@@ -112,31 +114,39 @@ def _fresh_gates(repositories: list[tuple[Path, Path]], repeat: int) -> dict[str
 def _write_stream(contents: Path, stream: Path, first: int) -> None:
     """Write a fast-import stream: ``first`` manifests in one commit, then one per commit.
 
-    ``contents`` holds (path, bytes) pairs, a manifest's object, metadata and names file, in
-    generation order (every reference precedes its run), as :func:`.measure.prepare`
-    writes them.
+    ``contents`` holds (path, bytes) pairs, a manifest's object, metadata and names file
+    (and a run's group file), in generation order (every reference precedes its run), as
+    :func:`.measure.prepare` writes them: a manifest's files end where the next object
+    begins.
     """
     committer = b"committer bench <bench@kistore.invalid> 0 +0000\n"
+    objects = layout.OBJECTS_DIR + "/"
     with stream.open("wb") as out:
         tree: list[bytes] = []
         mark = 0
         manifest = 0
         started = False
+
+        def ended() -> None:  # the files of one more manifest are in ``tree``
+            nonlocal manifest, started, tree
+            manifest += 1
+            if manifest < first:
+                return
+            message = b"bulk import" if not started else b"add manifest %d" % manifest
+            out.write(b"commit refs/heads/main\n" + committer)
+            out.write(b"data %d\n%s\n" % (len(message), message))
+            if not started:
+                out.write(GITATTRIBUTES)
+            out.writelines(tree)
+            out.write(b"\n")
+            tree, started = [], True
+
         for batch in _pairs(contents):
             for path, data in batch:
+                if path.startswith(objects) and mark:
+                    ended()
                 mark += 1
                 out.write(b"blob\nmark :%d\ndata %d\n%s\n" % (mark, len(data), data))
                 tree.append(b"M 100644 :%d %s\n" % (mark, path.encode()))
-                if mark % 3:
-                    continue  # the metadata and names files follow their object
-                manifest += 1
-                if manifest < first:
-                    continue
-                message = b"bulk import" if not started else b"add manifest %d" % manifest
-                out.write(b"commit refs/heads/main\n" + committer)
-                out.write(b"data %d\n%s\n" % (len(message), message))
-                if not started:
-                    out.write(GITATTRIBUTES)
-                out.writelines(tree)
-                out.write(b"\n")
-                tree, started = [], True
+        if mark:
+            ended()

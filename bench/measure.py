@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kistore.core import layout
+from kistore.core import comparison, layout
 from kistore.core.digest import Digest
-from kistore.core.model import Manifest
+from kistore.core.model import REFERENCE_FIELDS, Manifest
 from kistore.store import GITATTRIBUTES_LINE
 
 from .generate import extra_run, manifests
@@ -149,17 +149,20 @@ def prepare(workdir: Path, n: int) -> dict[str, Any]:
     contents = workdir / "contents.bin"
     files = 0
     canonical_bytes = 0
+    mark = 0
+    keyed: dict[str, bytes] = {}  # protocols' and environments' objects, by digest hex
     with jsonl.open("w", encoding="utf-8") as lines, stream.open("wb") as out, \
             contents.open("wb") as pairs:
         tree: list[bytes] = []
-        for number, document in enumerate(manifests(n), start=1):
+        for document in manifests(n):
             lines.write(json.dumps(document, separators=(",", ":"), ensure_ascii=False) + "\n")
             m = Manifest.from_document(document)
-            for mark, path, data in ((3 * number, layout.object_path(m.digest), m.object_bytes),
-                                     (3 * number + 1, layout.metadata_path(m.digest),
-                                      m.metadata_bytes),
-                                     (3 * number + 2, layout.name_path(m.kind, m.name),
-                                      layout.name_record(m.digest))):
+            written = [(layout.object_path(m.digest), m.object_bytes),
+                       (layout.metadata_path(m.digest), m.metadata_bytes),
+                       (layout.name_path(m.kind, m.name), layout.name_record(m.digest)),
+                       *_group_file(m, keyed)]
+            for path, data in written:
+                mark += 1
                 out.write(b"blob\nmark :%d\ndata %d\n%s\n" % (mark, len(data), data))
                 tree.append(b"M 100644 :%d %s\n" % (mark, path.encode()))
                 pairs.write(b"%s\n%d\n%s" % (path.encode(), len(data), data))
@@ -173,6 +176,27 @@ def prepare(workdir: Path, n: int) -> dict[str, Any]:
         out.write(b"\n")
     return {"jsonl": jsonl, "stream": stream, "contents": contents, "paths": files,
             "bytes": canonical_bytes}
+
+
+def _group_file(m: Manifest, keyed: dict[str, bytes]) -> list[tuple[str, bytes]]:
+    """The group file ``kistore add`` writes with ``m`` (a run whose key is known), if any.
+
+    The generator yields every protocol and environment before the runs naming them; their
+    objects are kept in ``keyed`` (a few hundred at most).
+    """
+    if m.kind in ("BenchmarkProtocol", "ExecutionEnvironment"):
+        keyed[m.digest.hex] = m.object_bytes
+    if m.kind != "BenchmarkRun":
+        return []
+    refs = {f: f"sha256:{h}" for f, h in zip(REFERENCE_FIELDS, m.reference_hex, strict=True)}
+    obj = comparison.run_key_object(refs, *(
+        comparison.stored_spec(keyed.get(refs[f][7:]), refs[f][7:], kind)
+        for f, kind in (("protocolDigest", "BenchmarkProtocol"),
+                        ("environmentDigest", "ExecutionEnvironment"))))
+    if obj is None:
+        return []
+    return [(layout.group_path(comparison.comparison_key(obj), m.digest),
+             layout.group_record(obj))]
 
 
 def _pairs(contents: Path, chunk: int = 10_000) -> Iterator[list[tuple[str, bytes]]]:

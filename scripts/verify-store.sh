@@ -7,16 +7,21 @@
 # REV (default HEAD) selects the objects, attestation files and trust file; notes are read
 # from refs/notes/kistore as they are now (as `kistore verify` reads them). Checks:
 #   0. every file under store/ is a regular file (mode 100644) at a path of the layout
-#      (docs/design.md: objects, metadata, names, forward records, attestations, the trust
-#      file and the ranking policy; nothing else);
+#      (docs/design.md: objects, metadata, names, forward records, group files,
+#      attestations, the trust file and the ranking policy; nothing else);
 #   1. every store/objects/sha256/XX/REST.json is a regular file whose sha256 is XX+REST;
 #      every store/names/KIND/XX/NAME (names as paths) is a regular file at the shard XX of
 #      sha256 of NAME, holding exactly `sha256:<64 hex>` and a newline, of a manifest whose
 #      object's kind is KIND and whose metadata file's name is NAME; every
 #      store/forward/sha256/XX/REST/RUN is a regular file listing, sorted, one a line, the
 #      reference fields of the run RUN (whose object exists) that name XX+REST, no other;
+#      every store/groups/sha256/XX/REST/RUN (comparison groups as paths) is a regular file
+#      whose sha256 is XX+REST (the comparison key), of a run RUN whose object exists, and
+#      holding exactly its key object's canonical bytes (jq: keys sorted, no spaces);
 #      and the other way: each manifest (object and metadata, of a kind and a valid name)
-#      has its names file, each run's reference to a digest with no object a record;
+#      has its names file, each run's reference to a digest with no object a record, each
+#      run whose comparison key is known (its protocol, and environment when the key
+#      names the hardware, stored) a group file;
 #   2. every store/attestations/sha256/XX/REST/NAME.json: sha256 of the file is NAME, it is
 #      canonical (jq -cjS gives back its bytes), and object XX+REST is in the store;
 #   3. every attestation bundle (notes and files): one signature, payloadType
@@ -35,9 +40,9 @@
 # It starts a process per check, not per file: REV's files are listed once; one jq matches
 # every path against the layout (0); one sha256sum hashes every object file (1: the work
 # tree's copy where `git hash-object --no-filters` says it is REV's blob byte for byte, any
-# other blob from git, one by one); one `git cat-file --batch` hands every object, metadata
-# file, names file and forward record to one jq, which holds the names files and forward
-# records to the manifests both ways (1d). Attestations (2, 3) are checked one by one. The
+# other blob from git, one by one; a group file's blob, shared by its group, once); one
+# `git cat-file --batch` hands every object, metadata file, names file, forward record and
+# group file to one jq, which holds them to the manifests both ways (1d). Attestations (2, 3) are checked one by one. The
 # work tree must not change while it runs.
 set -euo pipefail
 
@@ -133,7 +138,8 @@ layout_re="store/(trust/keys\.json|policy/ranking\.json"
 layout_re+="|(objects|metadata)/sha256/[0-9a-f]{2}/[0-9a-f]{62}\.json"
 layout_re+="|attestations/sha256/[0-9a-f]{2}/[0-9a-f]{62}/[0-9a-f]{64}\.json"
 layout_re+="|names/($kinds_alt)/[0-9a-f]{2}/[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?"
-layout_re+="|forward/sha256/[0-9a-f]{2}/[0-9a-f]{62}/[0-9a-f]{64})"
+layout_re+="|forward/sha256/[0-9a-f]{2}/[0-9a-f]{62}/[0-9a-f]{64}"
+layout_re+="|groups/sha256/[0-9a-f]{2}/[0-9a-f]{62}/[0-9a-f]{64})"
 jq -Rrs --arg layout "\\A$layout_re\\z" '
     split("\u0000")[:-1] | to_entries[]                    # "MODE TYPE BLOB<tab>PATH" each
     | select(.value | split("\t")[1:] | join("\t") | test($layout) | not) | .key' \
@@ -150,8 +156,8 @@ for i in "${!paths[@]}"; do
 done
 
 # Every file 1b-1d read goes through one `git cat-file --batch` to one jq: a line per file
-# here, "BLOB WHAT ARGS" (WHAT: objects HEX, metadata HEX, names PATH KIND NAME or forward
-# PATH TARGET RUN).
+# here, "BLOB WHAT ARGS" (WHAT: objects HEX, metadata HEX, names PATH KIND NAME, forward
+# PATH TARGET RUN or groups PATH KEY RUN).
 : > "$tmp/batch"
 
 # -- 1. objects -------------------------------------------------------------------------
@@ -197,9 +203,12 @@ done
 
 # -- 1b. names files: store/names/KIND/XX/NAME holds the digest of KIND/NAME's manifest ---
 # -- 1c. forward records: store/forward/sha256/XX/REST/RUN lists RUN's fields naming XX+REST
-# Here their paths (a names file's shard: sha256 of the name, one sha256sum for all); their
-# bytes in 1d.
-names=0 forward=0
+# -- 1e. group files: store/groups/sha256/XX/REST/RUN holds RUN's key object, sha256 XX+REST
+# Here their paths (a names file's shard: sha256 of the name, one sha256sum for all; a
+# group file's sha256, one per blob: a group's files share one); their bytes in 1d.
+names=0 forward=0 groups=0
+declare -A group_rep=()
+group_reps=() group_rep_blobs=() group_at=()
 mkdir "$tmp/names"
 sharded=() kind_of=() shard_of=() name_of=()
 for i in "${!paths[@]}"; do
@@ -207,10 +216,24 @@ for i in "${!paths[@]}"; do
   case $path in
     store/names/*) names=$((names + 1)) ;;
     store/forward/*) forward=$((forward + 1)) ;;
+    store/groups/*) groups=$((groups + 1)) ;;
     *) continue ;;
   esac
   if [ "$mode" != 100644 ] || [ "$type" != blob ]; then
     fail "$path: not a regular file of mode 100644 (mode $mode $type)"; continue
+  fi
+  if [[ $path == store/groups/* ]]; then
+    if [ -n "${off_layout[$i]:-}" ]; then  # (0.: the layout's group paths are XX/REST/RUN)
+      fail "$path: not a group file path (store/groups/sha256/XX/REST/RUN)"; continue
+    fi
+    rest=${path#store/groups/sha256/}
+    echo "${blobs[i]} groups $path ${rest:0:2}${rest:3:62} ${rest:66:64}" >> "$tmp/batch"
+    if [ -z "${group_rep[${blobs[i]}]:-}" ]; then  # the first file of each blob is hashed
+      group_rep[${blobs[i]}]=$path
+      group_reps+=("$path") group_rep_blobs+=("${blobs[i]}")
+    fi
+    group_at+=("$i")
+    continue
   fi
   if [[ $path == store/forward/* ]]; then
     if [ -n "${off_layout[$i]:-}" ]; then  # (0.: the layout's record paths are XX/REST/RUN)
@@ -242,14 +265,28 @@ for key in "${sharded[@]}"; do
   fi
 done
 
-# -- 1d. names files and forward records agree with the manifests, both ways --------------
+sums_of_blobs group_reps group_rep_blobs
+for i in "${group_at[@]}"; do
+  path=${paths[i]}
+  rest=${path#store/groups/sha256/}
+  actual=${sha256_of[${group_rep[${blobs[i]}]}]}
+  if [ "$actual" = unreadable ]; then
+    fail "$path: git cannot hand over its blob ${blobs[i]} (missing, or not fetched)"
+    unreadable[$path]=1
+  elif [ "$actual" != "${rest:0:2}${rest:3:62}" ]; then
+    fail "$path: sha256 of the file is $actual, not the comparison key its directory names"
+  fi
+done
+
+# -- 1d. names files, forward records and group files agree with the manifests, both ways -
 # One rule of two cases, in jq: each file that is there says what the manifests say (a
 # names file: exactly `sha256:<64 hex>` and a newline, of a manifest with a metadata file
 # whose name is NAME and an object whose kind is KIND; a record: the reference fields,
-# sorted, one a line, of the run RUN (whose object exists) that name TARGET, no other); and
+# sorted, one a line, of the run RUN (whose object exists) that name TARGET, no other; a
+# group file: the canonical bytes of the key object of the run RUN, whose key is known); and
 # each file the manifests need is there (each manifest, object and metadata, of a kind and a
 # valid name, its names file; each run's reference to a digest with no object, a record
-# listing it). The files come from `git cat-file --batch`, each after a line "NONCE WHAT
+# listing it; each run whose key is known, a group file holding its key object). The files come from `git cat-file --batch`, each after a line "NONCE WHAT
 # ARGS" whose NONCE is random (no file's bytes can hold it): a file is the bytes up to the
 # next such line (git ends each file with one more newline).
 nonce=$(head -c 32 /dev/urandom | sha256sum)
@@ -333,6 +370,50 @@ def need_records($m):
   | {key: "\($target)/\($run)/\($field)",
      fail: "the run sha256:\($run) names sha256:\($target) (\($field)), which is not in the store, and no forward record lists it"};
 
+# The group case: GROUP FILE: {tag: ["groups", PATH, KEY, RUN], text}; KEY: RUN/BYTES. That
+# sha256 of the bytes is KEY, bash checked (1e). A run'"'"'s key object: the fields its protocol
+# lists (comparability.keyFields, default all five) of family and primaryStatistic (the
+# protocol'"'"'s), hardwareProduct (its environment'"'"'s hardware.product), protocolDigest and
+# workloadDigest (the run'"'"'s); unknown (null) when the protocol, or a field it needs, is not
+# stored (kistore.core.comparison.key_object). Its bytes: keys sorted, no spaces (RFC 8785
+# for an object of strings).
+def key_object($m; $spec):
+  ($m[$spec | field("protocolDigest") | strings | .[7:]] // {}) as $p
+  | ($m[$spec | field("environmentDigest") | strings | .[7:]] // {}) as $e
+  | if $p.kind != "BenchmarkProtocol" or ($p.keyspec | type) != "object" then null else
+      ($p.keyspec | field("comparability")) as $c
+      | (if $e.kind == "ExecutionEnvironment" then $e.keyspec else null end) as $env
+      | {family: ($c | field("family")),
+         hardwareProduct: ($env | field("hardware") | field("product")),
+         primaryStatistic: ($p.keyspec | field("measurement") | field("primaryStatistic")),
+         protocolDigest: ($spec | field("protocolDigest")),
+         workloadDigest: ($spec | field("workloadDigest"))} as $all
+      | (($c | field("keyFields")) // ($all | keys)) as $fields
+      | ($all | with_entries(select(.key as $k | $fields | index($k)))) as $obj
+      | if ($obj | any(.[]; . == null)) then null else $obj end
+    end;
+def key_bytes: to_entries | sort_by(.key) | from_entries | tojson;
+def judge_group($m):
+  (.tag | {path: .[1], key: .[2], run: .[3]}) as $f
+  | if ($m[$f.run].object | not) or $m[$f.run].kind != "BenchmarkRun" then
+      {fails: fails("\($f.path): the run sha256:\($f.run) has no object of a BenchmarkRun"),
+       gives: []}
+    else key_object($m; $m[$f.run].spec) as $obj
+    | if $obj == null then
+        {fails: fails("\($f.path): the comparison key of the run sha256:\($f.run) is not known (its protocol, or the environment its key names, is not stored)"),
+         gives: []}
+      elif ($obj | key_bytes) != .text then
+        {fails: fails("\($f.path): does not hold exactly the key object of the run sha256:\($f.run) (\($obj | key_bytes))"),
+         gives: []}
+      else {fails: [], gives: ["\($f.run)/\(.text)"]}
+      end
+    end;
+def need_groups($m):
+  $m | to_entries[] | select(.value.object and .value.kind == "BenchmarkRun") | .key as $run
+  | key_object($m; .value.spec) | select(. != null) | key_bytes
+  | {key: "\($run)/\(.)",
+     fail: "the run sha256:\($run) has a known comparison key, and no group file under store/groups/sha256/ holds its key object \(.)"};
+
 [files] as $files
 | if ($files | length) != $asked then
     "git cat-file gave \($files | length) of the \($asked) files asked\u0000"
@@ -343,10 +424,15 @@ def need_records($m):
        | if $file.tag[0] == "metadata" then .[$file.tag[1]].name = ($doc | field("name"))
          else .[$file.tag[1]] += {object: true, kind: ($doc | field("kind")),
                                   spec: (if ($doc | field("kind")) == "BenchmarkRun"
-                                         then $doc | field("spec") else null end)}
+                                         then $doc | field("spec") else null end),
+                                  keyspec: (if ($doc | field("kind")) as $k
+                                               | $k == "BenchmarkProtocol"
+                                                 or $k == "ExecutionEnvironment"
+                                            then $doc | field("spec") else null end)}
          end)) as $m
     | (both_ways($files[] | select(.tag[0] == "names"); judge_name($m); need_names($m)),
-       both_ways($files[] | select(.tag[0] == "forward"); judge_record($m); need_records($m)))
+       both_ways($files[] | select(.tag[0] == "forward"); judge_record($m); need_records($m)),
+       both_ways($files[] | select(.tag[0] == "groups"); judge_group($m); need_groups($m)))
     | . + "\u0000"
   end'
 kinds_re='\A('"$kinds_alt"')\z'
@@ -529,7 +615,7 @@ if git rev-parse -q --verify "$NOTES_REF" >/dev/null; then
   done < <(git notes --ref="$NOTES_REF" list)
 fi
 
-summary="$objects object(s), $names names file(s), $forward forward record(s), $bundles attestation(s): $sshsigs SSHSIG checked with ssh-keygen"
+summary="$objects object(s), $names names file(s), $forward forward record(s), $groups group file(s), $bundles attestation(s): $sshsigs SSHSIG checked with ssh-keygen"
 summary+=", $raw raw Ed25519 (not checkable with ssh-keygen; \`kistore verify\` checks them)"
 summary+="; checked commit $commit"  # what REV named (HEAD moves; a commit does not)
 if [ "$failures" -ne 0 ]; then

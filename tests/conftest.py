@@ -173,6 +173,34 @@ def store_file(digest: str, base: str = "objects") -> str:
     return f"store/{base}/sha256/{hex_[:2]}/{hex_[2:]}.json"
 
 
+def group_files(manifests, stored=()) -> dict[str, bytes]:
+    """The group file each run of ``manifests`` has, its protocol and environment among
+    ``manifests`` or ``stored`` (both Manifests): path -> bytes, computed by the core rules
+    (:mod:`kistore.core.comparison`), not by the writers under test."""
+    from kistore.core import comparison, layout
+    from kistore.core.model import REFERENCE_FIELDS
+
+    by_hex = {m.digest.hex: m for m in [*stored, *manifests]}
+
+    def spec(ref, kind):
+        m = by_hex.get(ref[7:])
+        return comparison.stored_spec(m.object_bytes if m else None, ref[7:], kind)
+
+    found = {}
+    for m in manifests:
+        if m.kind != "BenchmarkRun":
+            continue
+        refs = {f: f"sha256:{h}" for f, h in zip(REFERENCE_FIELDS, m.reference_hex, strict=False)
+                if h}
+        obj = comparison.run_key_object(
+            refs, spec(refs["protocolDigest"], "BenchmarkProtocol"),
+            spec(refs["environmentDigest"], "ExecutionEnvironment"))
+        if obj is not None:
+            found[layout.group_path(comparison.comparison_key(obj), m.digest)] = \
+                layout.group_record(obj)
+    return found
+
+
 def write_raw(root: Path, rel: str, data: bytes) -> None:
     """Write bytes at a repository path, bypassing kistore (how tampering happens)."""
     (root / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -1,13 +1,14 @@
-"""A file per path that agrees with the manifests, both ways: one loop for two rule pairs.
+"""A file per path that agrees with the manifests, both ways: one loop for three rule pairs.
 
-Names files (:mod:`kistore.check._names`: KI211, KI212) and forward records
-(:mod:`kistore.check._forward`: KI213, KI214) have one shape: a file at a path of the layout
+Names files (:mod:`kistore.check._names`: KI211, KI212), forward records
+(:mod:`kistore.check._forward`: KI213, KI214) and group files (:mod:`kistore.check._groups`:
+KI215, KI216) have one shape: a file at a path of the layout
 whose path and bytes say something about manifests, held to the manifests in both
 directions:
 
-* each file that is present says what the manifests say (KI212, KI214): the case's
+* each file that is present says what the manifests say (KI212, KI214, KI216): the case's
   ``disagrees``, given the file's bytes and what they hold;
-* each file the manifests need is present and says it (KI211, KI213): the case's
+* each file the manifests need is present and says it (KI211, KI213, KI215): the case's
   ``needs``, each judged by its ``lacks``.
 
 :func:`check_both_ways` is that loop, once; a rule module hands it its case (how a file's

@@ -12,7 +12,10 @@ handed the range's files alone:
   those the range touches, in a store whose every earlier pull request passed (each
   manifest has its names file, KI211, and each names file one digest);
 * the earlier runs whose dangling reference a manifest of the range answers are those its
-  forward directory lists (``store/forward/sha256/XX/<62 hex>/``, one file per run);
+  forward directory lists (``store/forward/sha256/XX/<62 hex>/``, one file per run): also
+  the runs whose comparison key an arriving protocol or environment completes, which must
+  come with their group files (``store/groups/sha256/XX/<62 hex of K>/<run>``, each looked
+  up at its path by :func:`kistore.check.audit.check_contents`);
 * a path collides on a case-insensitive file system only with entries whose every
   component folds to the same key: each level's directory is listed, and only matching
   subdirectories are entered.
@@ -43,8 +46,10 @@ def range_paths(view: View, before: View | None, changed: Iterable[str],
     (:func:`kistore.core.layout.forward_path`): for each run touched, the record path of
     each reference whose object is missing in ``view``; for each changed record, its run's
     files; for each manifest touched whose object is in ``view``, the files of every run
-    its forward directory lists (one directory listing). What a names file or a manifest
-    holds is read here once more (a few small files).
+    its forward directory lists (one directory listing). Group files
+    (:func:`kistore.core.layout.group_path`): for each changed one, its run's files (a run's
+    own group path is looked up by the contents check, once its key is known). What a names
+    file or a manifest holds is read here once more (a few small files).
 
     Args:
         view: the range's head.
@@ -56,6 +61,9 @@ def range_paths(view: View, before: View | None, changed: Iterable[str],
     digests = {d for d in map(layout.digest_from_path, changed) if d is not None}
     names = {p for p in changed if layout.name_from_path(p) is not None}
     for parsed in map(layout.forward_from_path, changed):  # a record's run (KI213, KI214)
+        if parsed is not None:
+            digests.add(parsed[1])
+    for parsed in map(layout.group_from_path, changed):  # a group file's run (KI216)
         if parsed is not None:
             digests.add(parsed[1])
     for digest in sorted(digests, key=lambda d: d.hex):

@@ -55,7 +55,7 @@ PATH_OUTSIDE_LAYOUT = rule(
     "KI110", "path-outside-layout", ERROR,
     "move or remove the file: under store/ only objects/sha256/XX/REST.json, "
     "metadata/sha256/XX/REST.json, names/KIND/XX/NAME (XX: sha256 of the name), "
-    "forward/sha256/XX/REST/<64 hex of a run>, "
+    "forward/sha256/XX/REST/<64 hex of a run>, groups/sha256/XX/REST/<64 hex of a run>, "
     "attestations/sha256/XX/REST/<sha256>.json, trust/keys.json and policy/ranking.json are "
     "allowed")
 NOT_A_REGULAR_FILE = rule(
@@ -121,7 +121,8 @@ def check_layout_path(path: str, mode: int = 0o100644) -> list[Finding]:
         path the layout (docs/design.md §3) does not have (under ``store/attestations/`` only
         :func:`kistore.core.layout.is_attestation_path` paths, under ``store/names/`` only
         :func:`kistore.core.layout.name_path` paths of a known kind, under ``store/forward/``
-        only :func:`kistore.core.layout.forward_path` paths). Paths outside ``store/``
+        only :func:`kistore.core.layout.forward_path` paths, under ``store/groups/`` only
+        :func:`kistore.core.layout.group_path` paths). Paths outside ``store/``
         are not the store's business and yield nothing.
     """
     if not (path + "/").startswith(layout.STORE_DIR + "/"):  # store/ itself counts too
@@ -150,6 +151,8 @@ def _in_layout(path: str) -> bool:
         return parsed is not None and parsed[0] in KINDS
     if path.startswith(_FORWARD_PREFIX):
         return layout.forward_from_path(path) is not None
+    if path.startswith(_GROUPS_PREFIX):
+        return layout.group_from_path(path) is not None
     digest = layout.digest_from_path(path)
     return digest is not None and path in (layout.object_path(digest),
                                            layout.metadata_path(digest))
@@ -157,6 +160,7 @@ def _in_layout(path: str) -> bool:
 
 _NAMES_PREFIX = layout.NAMES_DIR + "/"
 _FORWARD_PREFIX = layout.FORWARD_DIR + "/"
+_GROUPS_PREFIX = layout.GROUPS_DIR + "/"
 
 
 _IGNORED = dict.fromkeys([*range(0x200C, 0x2010), *range(0x202A, 0x202F),

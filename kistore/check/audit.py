@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..attest.evidence import check_attestations
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
+from ..core.comparison import run_key_object, stored_spec
 from ..core.digest import Digest
 from ..core.findings import Finding
 from ..core.gitattributes import check_gitattributes
@@ -34,6 +35,7 @@ from ..git.pack import blob_id
 from ..store import Files, FileTooLarge
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
+from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
 from ._history import check_history, worktree_changes
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout
 from ._paths import check_tree_names
@@ -167,6 +169,7 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
             findings += result[0]
     findings += _names_findings(snap, units, results, focus, wanted, names_paths)
     findings += _forward_findings(snap, units, results, focus, wanted)
+    findings += _group_findings(snap, units, results, focus, wanted)
     if focus is None and all(u[1] is not None and u[2] is not None for u in units):
         _, kinds, names, references, _ = zip(*results, strict=True) if results else ((),) * 5
         if entries_clean([u[0] for u in units], kinds, names, references):
@@ -264,6 +267,97 @@ def _forward_findings(snap: Files, units: list[Unit], results: list[_Compact],
                                focus_digests=focus_digests)
 
 
+_KEYED = 1 + max(map(REFERENCE_FIELDS.index,
+                     ("workloadDigest", "protocolDigest", "environmentDigest")))
+"""A unit's references up to this index hold every one a key object reads."""
+_KEY_REFERENCES = (("protocolDigest", REFERENCE_FIELDS.index("protocolDigest"),
+                   "BenchmarkProtocol"),
+                  ("environmentDigest", REFERENCE_FIELDS.index("environmentDigest"),
+                   "ExecutionEnvironment"))
+"""The references a comparison key reads the manifest of: field, index in a unit's
+references, and the kind that manifest must be."""
+
+
+def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
+                    focus: set[str] | None, wanted: Callable[[str], bool]) -> list[Finding]:
+    """KI215 and KI216 (:func:`kistore.check._groups.check_group_files`) over one snapshot.
+
+    Each run's key object is computed from its references and the specs of its protocol
+    and environment, each distinct one read once (:func:`kistore.core.comparison.
+    stored_spec`). A gate judges the runs the range touches and those whose protocol or
+    environment object the range adds (found through their forward records by
+    :func:`kistore.check._focus.range_paths`, which also reads each changed group file's
+    run); a run's group path absent from the gate's snapshot is looked up in the tree.
+    """
+    present = [p for p in snap.modes if p.startswith(_GROUPS_PREFIX) and is_group_path(p)]
+    touched = None if focus is None else {
+        u[0] for u in units
+        if wanted(layout.object_path(Digest(u[0]))) or wanted(layout.metadata_path(Digest(u[0])))}
+    arrived = set() if touched is None else {
+        h for h in touched if wanted(layout.object_path(Digest(h)))}
+    named = {p.rpartition("/")[2] for p in present}
+    specs: dict[tuple[str, str], dict[str, Any] | None] = {}
+
+    def spec_of(ref: str, kind: str) -> dict[str, Any] | None:
+        if (ref, kind) not in specs:
+            try:
+                data = snap.read(layout.object_path(Digest(ref[7:])))
+            except FileTooLarge:
+                data = None
+            specs[ref, kind] = stored_spec(data, ref[7:], kind)
+        return specs[ref, kind]
+
+    members = []
+    judged: set[str] = set()
+    keys: dict[tuple[str | None, ...], dict[str, str] | None] = {}  # by the key's references
+    for unit, res in zip(units, results, strict=True):
+        references = res[3]
+        if res[1] != "BenchmarkRun" or unit[1] is None:
+            continue  # no run: a group file naming it is KI216 all the same
+        if focus is not None:
+            if unit[0] in touched or any(  # type: ignore[operator]
+                    references[i] is not None and references[i][7:] in arrived  # type: ignore[index]
+                    for _, i, _ in _KEY_REFERENCES):
+                judged.add(unit[0])
+            elif unit[0] not in named:
+                continue
+        keyed = references[:_KEYED]  # workload, protocol, environment: what a key reads
+        if keyed not in keys:
+            refs = {f: r for f, r in zip(REFERENCE_FIELDS, keyed, strict=False)
+                    if r is not None}
+            keys[keyed] = run_key_object(refs, *(
+                spec_of(refs[f], kind) if f in refs else None for f, _, kind in _KEY_REFERENCES))
+        members.append(Member(unit[0], True, keys[keyed]))
+    listed = _names_reader(snap)
+    found: dict[str, int] = {}
+    if not snap.complete and focus is not None:  # the judged runs' group paths: looked up
+        cache: KeyCache = {}
+        paths = [expected_file(m.hex, m.key_object, cache).path for m in members
+                 if m.hex in judged and m.key_object is not None and m.is_run]
+        found = snap.view.modes_of([p for p in paths if p not in snap.modes])
+        present += list(found)
+    by_blob: dict[str, bytes | None] = {}  # a group's files share one blob: read it once
+
+    def read(path: str) -> bytes | None:
+        blob = snap.view.blob_id(path)
+        if blob is not None and blob in by_blob:
+            return by_blob[blob]
+        if path not in found:
+            data = listed(path)
+        elif found[path] not in FILE_MODES:
+            return None
+        else:
+            try:
+                data = snap.view.read(path, snap.limit)
+            except FileTooLarge:
+                data = b""  # not a key object: KI216
+        if blob is not None:
+            by_blob[blob] = data
+        return data
+    return check_group_files(members, present, read,
+                             focus=None if focus is None else wanted, focus_digests=judged)
+
+
 def _names_reader(snap: Files) -> Callable[[str], bytes | None]:
     """``read(path)``: a names file's bytes, None for no regular file or one past the limit."""
     def read(path: str) -> bytes | None:
@@ -278,6 +372,7 @@ def _names_reader(snap: Files) -> Callable[[str], bytes | None]:
 
 _OBJECTS_PREFIX = layout.OBJECTS_DIR + "/"
 _FORWARD_PREFIX = layout.FORWARD_DIR + "/"
+_GROUPS_PREFIX = layout.GROUPS_DIR + "/"
 _METADATA_PREFIX = layout.METADATA_DIR + "/"
 _OBJECTS_CUT, _METADATA_CUT = len(_OBJECTS_PREFIX), len(_METADATA_PREFIX)
 _SHARDED_NAME = re.compile(f"[0-9a-f]{{2}}/[0-9a-f]{{62}}{re.escape(layout.SUFFIX)}")
@@ -405,6 +500,8 @@ def _plain_units(batch: list[tuple[str, int]], modes: dict[str, int],
         return []  # names files: checked by _names_findings
     if all(map(is_forward_path, paths)):
         return []  # forward records: checked by _forward_findings
+    if all(map(is_group_path, paths)):
+        return []  # group files: checked by _group_findings
     return None
 
 

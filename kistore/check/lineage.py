@@ -15,6 +15,9 @@ subject is the history itself, read incrementally so the gate stays O(change):
   are never deleted (KI402), so a name, once given, is held by its object forever and can
   never be given to another. The gate reads only the metadata files and names
   directories each commit of the range changes.
+* **A group file stays** (KI410): a file under ``store/groups/`` (a run's membership of its
+  comparison group, :mod:`kistore.check._groups`) is never modified, renamed or deleted
+  either; adding one is the contents check's (KI215, KI216).
 * **A forward record stays** (KI410): a file under ``store/forward/`` (a run's reference to
   a digest the store lacked, :mod:`kistore.check._forward`) is never modified, renamed or
   deleted, checked the same way; and a commit adds one only while the digest it names is
@@ -57,10 +60,10 @@ REVOCATION_LIFTED = rule(
     "time is fine); never remove it or move it later, and trust the holder's new key instead")
 APPEND_ONLY_REMOVED = rule(
     "KI410", "append-only-file-removed", ERROR,
-    "attestation files, the trust file, the ranking policy and forward records are "
-    "reviewed evidence: answer an attestation with another (a dispute), revoke a key with "
-    "`kistore trust revoke`, edit store/policy/ranking.json; never delete them, nor change "
-    "a forward record (restore it: `git checkout -- PATH`)")
+    "attestation files, the trust file, the ranking policy, forward records and group files "
+    "are reviewed evidence: answer an attestation with another (a dispute), revoke a key "
+    "with `kistore trust revoke`, edit store/policy/ranking.json; never delete them, nor "
+    "change a forward record or group file (restore it: `git checkout -- PATH`)")
 FORWARD_NOT_DANGLING = rule(
     "KI417", "forward-record-not-dangling", ERROR,
     "a forward record is written only for a reference to a digest the store lacks: remove "
@@ -149,7 +152,8 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]
     """KI208 for each metadata file given another ``name``, each names file changed.
 
     A names file (``store/names/``) may be added, never modified, renamed or deleted; so
-    may a forward record (``store/forward/``: KI410).
+    may a forward record (``store/forward/``: KI410) and a group file (``store/groups/``:
+    KI410).
 
     Each commit is compared with each of its parents, reading only the metadata shards
     and names directories that differ (:func:`kistore.git.treediff.changed_leaves`); a
@@ -168,7 +172,8 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]
     bases: dict[tuple[str, str], Any] = {}
     for commit in commits:
         for finding in [*_names_files_kept(repo, commit, bases),
-                        *_names_files_kept(repo, commit, bases, layout.FORWARD_DIR)]:
+                        *_names_files_kept(repo, commit, bases, layout.FORWARD_DIR),
+                        *_names_files_kept(repo, commit, bases, layout.GROUPS_DIR)]:
             findings.setdefault((finding.file or "", finding.expected or "",
                                  finding.found or ""), finding)
         new = treediff.subtree_id(commit.tree, layout.METADATA_DIR)
@@ -195,7 +200,8 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
     """KI208 for each names file (``store/names/``) ``commit`` modifies, renames or deletes.
 
     With ``directory`` :data:`kistore.core.layout.FORWARD_DIR`: KI410 for each forward
-    record it modifies, renames or deletes (a record is as append-only as a names file).
+    record it modifies, renames or deletes (a record is as append-only as a names file);
+    with :data:`kistore.core.layout.GROUPS_DIR`, KI410 for each group file.
 
     A names file, once committed, never changes (a name never moves, nor is given to
     another manifest): only additions are allowed. A merge is held to what it changes
@@ -206,17 +212,20 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
     """
     new = treediff.subtree_id(commit.tree, directory)
     names = directory == layout.NAMES_DIR
+    groups = directory == layout.GROUPS_DIR
     found = []
     for parent in commit.parents:
         old = treediff.subtree_id(parent.tree, directory)
-        if old == new or (old is None and names):
-            continue  # a first names directory only adds names (the contents check's)
+        if old == new or (old is None and (names or groups)):
+            continue  # a first names or groups directory only adds (the contents check's)
         others = [p for p in commit.parents if p.id != parent.id]
         for path, (was, now) in sorted(treediff.changed_leaves(
                 repo, old, new, directory + "/").items()):
             if was is None:
-                # added: a name claimed (the contents check judges the claim), or a record
-                if not names and not any(_blob_entry(o.tree, path) == now for o in others):
+                # added: a name claimed, a group joined (the contents check judges them),
+                # or a record
+                if not names and not groups and \
+                        not any(_blob_entry(o.tree, path) == now for o in others):
                     found += _not_dangling(commit, parent, path)
                 continue
             if others and _another_sides(repo, path, now, parent, others, bases):
@@ -226,6 +235,8 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
                 else "rewrites")
             said = ("this names file: a names file is never modified, renamed or deleted (a "
                     "name never moves, nor goes to another manifest)") if names else (
+                    "this group file: a group file is never modified, renamed or deleted "
+                    "(a run's comparison group is read from it)") if groups else (
                     "this forward record: a record is never modified, renamed or deleted "
                     "(the gate finds the runs a new manifest answers by it)")
             if now is not None and was[0] != now[0] and any(
@@ -235,6 +246,8 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
                     "this names file: its parents added it with different digests and the "
                     "merge keeps one; a name has one owner, so before merging give one "
                     "side's manifest another metadata.name") if names else (
+                    "this group file: its parents added it with different bytes and the "
+                    "merge keeps one; write it from the merged run instead") if groups else (
                     "this forward record: its parents added it with different bytes and "
                     "the merge keeps one; write the record from the merged run instead"))
             found.append(Finding(

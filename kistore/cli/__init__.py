@@ -101,8 +101,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
              ".gitattributes and store/."),
     "key": ("attest", "key", "Create signing keys (Ed25519)."),
     "ls": ("query", "ls", "List stored manifests: DIGEST KIND NAME, by kind then name."),
-    "migrate": ("core", "migrate", "Write what a store of an earlier layout lacks: names "
-                "files and forward records."),
+    "migrate": ("core", "migrate", "Write what a store of an earlier layout lacks: names, "
+                "forward records, groups."),
     "notes": ("attest", "notes", "Move attestation notes (refs/notes/kistore) between files "
               "and clones."),
     "rank": ("query", "rank", "Rank the comparison group of run REF (digest, 8+ hex prefix, "

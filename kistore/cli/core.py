@@ -137,21 +137,23 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of lines.")
 @pass_ctx
 def migrate(ctx: StoreContext, do_commit: bool, message: str | None, as_json: bool) -> None:
-    """Write what a store of an earlier layout lacks: names files and forward records.
+    """Write what a store of an earlier layout lacks: names, forward records, groups.
 
     Each manifest's name is a file store/names/KIND/XX/NAME holding its digest; each
     reference of a run to a digest with no object is a file
-    store/forward/sha256/XX/REST/RUN listing the fields that name it. Prints one line per
-    file written: PATH DIGEST (a record: the run's digest); nothing when every file is
-    there (running it again changes nothing). Nothing is written when a name is held
-    twice, or a names file or record holds other bytes (each is listed).
+    store/forward/sha256/XX/REST/RUN listing the fields that name it; each run whose
+    comparison key K is known is a file store/groups/sha256/XX/<rest of K>/RUN holding the
+    key object (its sha256 is K). Prints one line per file written: PATH DIGEST (a record
+    or group file: the run's digest); nothing when every file is there (running it again
+    changes nothing). Nothing is written when a name is held twice, or a names file, record
+    or group file holds other bytes (each is listed).
 
     \b
     Example:
       kistore migrate --commit
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..store import AddInterrupted, ForwardWritten
+    from ..store import AddInterrupted, ForwardWritten, GroupWritten
 
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
@@ -166,20 +168,26 @@ def migrate(ctx: StoreContext, do_commit: bool, message: str | None, as_json: bo
             click.echo(f"interrupted after the migration had landed: committed as "
                        f"{landed.commit}; nothing was undone", err=True)
             return
-    names = [w for w in written if not isinstance(w, ForwardWritten)]
+    names = [w for w in written if not isinstance(w, ForwardWritten | GroupWritten)]
     forward = [w for w in written if isinstance(w, ForwardWritten)]
+    groups = [w for w in written if isinstance(w, GroupWritten)]
     if as_json:
         emit_json([{"path": w.path, "digest": str(w.digest), "kind": w.kind, "name": w.name}
                    for w in names] +
                   [{"path": w.path, "digest": str(w.run), "kind": "BenchmarkRun",
                     "target": str(w.target), "fields": w.data.decode("ascii").split()}
-                   for w in forward])
+                   for w in forward] +
+                  [{"path": w.path, "digest": str(w.run), "kind": "BenchmarkRun",
+                    "comparisonKey": str(w.key)} for w in groups])
         return
     if written:
         click.echo("\n".join([f"{w.path} {w.digest}" for w in names] +
-                             [f"{w.path} {w.run}" for w in forward]))
+                             [f"{w.path} {w.run}" for w in forward] +
+                             [f"{w.path} {w.run}" for w in groups]))
     where = " and committed" if do_commit and written else ""
-    records = f" and {len(forward)} forward record(s)" if forward else ""
+    more = [f"{len(forward)} forward record(s)"] if forward else []
+    more += [f"{len(groups)} group file(s)"] if groups else []
+    records = "".join(f" and {m}" for m in more)
     click.echo(f"{len(names)} names file(s){records} written{where}", err=True)
 
 

@@ -20,6 +20,9 @@ environment (None when they are not in the store).
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -69,6 +72,54 @@ def key_object(run: dict[str, Any], protocol: dict[str, Any] | None,
     if any(v is None for v in chosen.values()):
         return None
     return {f: str(v) for f, v in chosen.items()}
+
+
+def stored_spec(data: bytes | None, digest_hex: str, kind: str) -> dict[str, Any] | None:
+    """Return the ``spec`` of a stored object file when it is the object of a digest and kind.
+
+    What a run's comparison group is computed from (:func:`run_key_object`), alike for
+    every writer of group files (``add``, ``migrate``) and for ``verify`` and the gate: a
+    protocol or environment counts only when its object file's sha256 is ``digest_hex``
+    (not tampered), it parses and its ``kind`` is ``kind``.
+
+    Args:
+        data: the object file's bytes, or None when there is none.
+        digest_hex: the 64 hex digits the referring run names.
+        kind: ``BenchmarkProtocol`` or ``ExecutionEnvironment``.
+
+    Returns:
+        The spec (a dict), or None.
+    """
+    if data is None or hashlib.sha256(data).hexdigest() != digest_hex:
+        return None
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    spec = doc.get("spec") if isinstance(doc, dict) and doc.get("kind") == kind else None
+    return spec if isinstance(spec, dict) else None
+
+
+def run_key_object(references: Mapping[str, str], protocol: dict[str, Any] | None,
+                   environment: dict[str, Any] | None) -> dict[str, str] | None:
+    """Return a stored run's key object from its reference fields, or None when unknown.
+
+    :func:`key_object` of a run whose ``spec`` holds ``references`` (the key reads only
+    ``protocolDigest`` and ``workloadDigest`` of the run itself), so callers that know a
+    run's references (an add, ``verify``'s workers) need not parse its spec again. A
+    protocol or environment spec of another shape than its schema's (``verify`` reports
+    it) leaves the key unknown.
+
+    Args:
+        references: reference field name -> ``sha256:<hex>`` of the run.
+        protocol: :func:`stored_spec` of the protocol ``references["protocolDigest"]``
+            names, or None.
+        environment: :func:`stored_spec` of its environment, or None.
+    """
+    try:
+        return key_object(dict(references), protocol, environment)
+    except (AttributeError, TypeError):  # a spec whose parts are not objects
+        return None
 
 
 def comparison_key(obj: dict[str, str]) -> Digest:

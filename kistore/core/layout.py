@@ -8,6 +8,8 @@
     store/names/BenchmarkRun/df/sol-submission-20464  "sha256:<hex>\\n": who owns that name
     store/forward/sha256/ab/<62 hex of D>/<64 hex of R>  "workloadDigest\\n": run R names
                                                   D, which had no object when R was added
+    store/groups/sha256/cd/<62 hex of K>/<64 hex of R>  the RFC 8785 bytes of run R's
+                                                  comparison key object, whose sha256 is K
     store/attestations/...                        signed attestation bundles from pull requests
     store/trust/keys.json                         who may sign what
     store/policy/ranking.json                     reviewed query policy
@@ -28,6 +30,7 @@ OBJECTS_DIR = "store/objects/sha256"
 METADATA_DIR = "store/metadata/sha256"
 NAMES_DIR = "store/names"
 FORWARD_DIR = "store/forward/sha256"
+GROUPS_DIR = "store/groups/sha256"
 ATTESTATIONS_DIR = "store/attestations"
 TRUST_DIR = "store/trust"
 POLICY_DIR = "store/policy"
@@ -255,3 +258,69 @@ def fields_from_record(data: bytes) -> tuple[str, ...] | None:
         return fields if forward_record(fields) == data else None
     except ValueError:
         return None
+
+
+_GROUP_PATH = re.compile(
+    re.escape(GROUPS_DIR) + r"/([0-9a-f]{2})/([0-9a-f]{62})/([0-9a-f]{64})")
+
+
+def group_dir(key: Digest) -> str:
+    """Return ``store/groups/sha256/<XX>/<62 hex>``: the runs of comparison group ``key``.
+
+    Listing this one directory of a tree says which runs share the comparison key ``key``
+    (:func:`kistore.core.comparison.comparison_key`): a run page or ranking in a blob-less
+    clone lists it instead of reading every run.
+    """
+    return f"{GROUPS_DIR}/{key.hex[:2]}/{key.hex[2:]}"
+
+
+def group_path(key: Digest, run: Digest) -> str:
+    """Return ``store/groups/sha256/<XX>/<62 hex of key>/<64 hex of run>``.
+
+    The file that says the run ``run`` is in the comparison group ``key``; it holds
+    :func:`group_record` of the run's key object, so its sha256 is ``key`` and every
+    member of one group shares one git blob. Written by the add that makes the run's key
+    known (the run's own, or that of the protocol or environment it lacked), never changed
+    or removed, as a names file.
+
+    Args:
+        key: the run's comparison key (the digest of its key object's canonical bytes).
+        run: the BenchmarkRun's digest.
+    """
+    return f"{group_dir(key)}/{run.hex}"
+
+
+def is_group_path(path: str) -> bool:
+    """Whether ``path`` is exactly a path :func:`group_path` produces (no digest is built)."""
+    return _GROUP_PATH.fullmatch(path) is not None
+
+
+def group_from_path(path: str) -> tuple[Digest, Digest] | None:
+    """Return ``(key, run)`` for a path :func:`group_path` produces, else None."""
+    match = _GROUP_PATH.fullmatch(path)
+    if match is None:
+        return None
+    shard, rest, run = match.groups()
+    return Digest(shard + rest), Digest(run)
+
+
+def group_record(key_object: dict[str, str]) -> bytes:
+    """Return the exact bytes of a group file: the RFC 8785 canonical bytes of the key object.
+
+    ``sha256sum`` of the file is the comparison key its directory names
+    (:func:`kistore.core.comparison.comparison_key` of the same object), so a group file is
+    checkable with coreutils, and every run of a group holds the same bytes (one blob).
+
+    Args:
+        key_object: a run's key object (:func:`kistore.core.comparison.key_object`): field
+            name -> string value.
+
+    Raises:
+        CanonicalFormError: a value with no canonical form (never for a key object).
+    """
+    # Only writers and verify ask for a group file's bytes; this module is on every
+    # command's start-up path, and canonical loads canonicaljson.
+    # Lazy: canonical (canonicaljson) is not loaded by reads that never write a group file.
+    from . import canonical
+
+    return canonical.dumps(key_object)

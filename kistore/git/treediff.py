@@ -180,9 +180,9 @@ def changed_files(repo: pygit2.Repository, old: Any | None, new: Any | None) -> 
     """Return the store files that differ between two root trees.
 
     :func:`changed_leaves` of the :data:`kistore.core.layout.OBJECTS_DIR`,
-    :data:`kistore.core.layout.METADATA_DIR`, :data:`kistore.core.layout.NAMES_DIR` and
-    :data:`kistore.core.layout.FORWARD_DIR` subtrees (what an add writes), paths relative
-    to the work tree.
+    :data:`kistore.core.layout.METADATA_DIR`, :data:`kistore.core.layout.NAMES_DIR`,
+    :data:`kistore.core.layout.FORWARD_DIR` and :data:`kistore.core.layout.GROUPS_DIR`
+    subtrees (what an add writes), paths relative to the work tree.
 
     Args:
         repo: the pygit2 Repository holding both trees.
@@ -193,7 +193,8 @@ def changed_files(repo: pygit2.Repository, old: Any | None, new: Any | None) -> 
         ``{path: (entry before or None, entry after or None)}``.
     """
     changed: dict[str, Change] = {}
-    for base in (layout.OBJECTS_DIR, layout.METADATA_DIR, layout.NAMES_DIR, layout.FORWARD_DIR):
+    for base in (layout.OBJECTS_DIR, layout.METADATA_DIR, layout.NAMES_DIR, layout.FORWARD_DIR,
+                 layout.GROUPS_DIR):
         changed.update(changed_leaves(repo, subtree_id(old, base), subtree_id(new, base),
                                       base + "/"))
     return changed

@@ -23,11 +23,12 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each loads on f
     from ..git.commit import PACK_THRESHOLD
     from ..git.writer import atomic_write
     from .admission import AddResult
-    from .migrate import ForwardWritten, NameWritten
+    from .migrate import ForwardWritten, GroupWritten, NameWritten
 
 _WRITE_PATH = {"PACK_THRESHOLD": "kistore.git.commit", "AddResult": "kistore.store.admission",
                "atomic_write": "kistore.git.writer",  # trust and notes write with it
                "ForwardWritten": "kistore.store.migrate",
+               "GroupWritten": "kistore.store.migrate",
                "NameWritten": "kistore.store.migrate"}
 """Names of the write path, imported on first use: a read (``show``) never loads them."""
 
@@ -52,6 +53,7 @@ __all__ = [
     "GITATTRIBUTES_LINE",
     "PACK_THRESHOLD",
     "ForwardWritten",
+    "GroupWritten",
     "NameWritten",
     "AddInterrupted",
     "AddResult",

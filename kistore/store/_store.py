@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexe
     from ..git.writer import FileStat
     from ..index.index import Prepared
     from .admission import AddResult
-    from .migrate import ForwardWritten, NameWritten
+    from .migrate import ForwardWritten, GroupWritten, NameWritten
 
 SETTINGS_TEMPLATE = """\
 # kistore store settings (https://kernelindex.dev). Reviewed like code.
@@ -548,8 +548,10 @@ class Store:
         return batch.stats, committer.oid if committer else None, prepared
 
     def migrate(self, *, commit: bool = False, message: str | None = None
-                ) -> list[NameWritten | ForwardWritten]:
-        """Write every names file and forward record the work tree lacks (``kistore migrate``).
+                ) -> list[NameWritten | ForwardWritten | GroupWritten]:
+        """Write every names file, forward record and group file the work tree lacks.
+
+        ``kistore migrate``.
 
         A store whose manifests were added before names were paths (docs/design.md §3) has
         no ``store/names/``; this writes each manifest's file through the add's write path,
@@ -561,18 +563,19 @@ class Store:
 
         Returns:
             One :class:`kistore.store.migrate.NameWritten` per names file written, then one
-            :class:`kistore.store.migrate.ForwardWritten` per forward record (empty: nothing
-            was missing, and nothing was committed).
+            :class:`kistore.store.migrate.ForwardWritten` per forward record, then one
+            :class:`kistore.store.migrate.GroupWritten` per group file (empty: nothing was
+            missing, and nothing was committed).
 
         Raises:
-            MultipleErrors: a name two manifests hold, or a names file that holds another
-                digest or other bytes; nothing is written.
+            MultipleErrors: a name two manifests hold, or a names file, forward record or
+                group file that holds other bytes; nothing is written.
             StoreStateError: no work tree, or the ``--commit`` path refuses (see :meth:`add`).
         """
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import check_ready
-        from .migrate import plan_forward, plan_names
+        from .migrate import plan_forward, plan_groups, plan_names
 
         if self.root is None:
             raise StoreStateError("this repository has no work tree; `migrate` needs one")
@@ -585,19 +588,23 @@ class Store:
             holds = self._head_holds() if commit else None
             wanted = plan_names(view, holds)
             forward = plan_forward(view, holds)
-            if not wanted and not forward:
+            groups = plan_groups(view, holds)
+            if not wanted and not forward and not groups:
                 return []
             files = {w.path: layout.name_record(w.digest) for w in wanted}
             files.update((w.path, w.data) for w in forward)
+            files.update((w.path, w.data) for w in groups)
             said = [f"{len(wanted)} names file(s) under {layout.NAMES_DIR}/ (names as paths)"
                     ] if wanted else []
             said += [f"{len(forward)} forward record(s) under {layout.FORWARD_DIR}/ (dangling "
                      "references as paths)"] if forward else []
+            said += [f"{len(groups)} group file(s) under {layout.GROUPS_DIR}/ (comparison "
+                     "groups as paths)"] if groups else []
             text = message or f"kistore migrate: {'; '.join(said)}"
             _, oid, _ = self._write(files, commit=commit, message=text, results=[])
             if oid is not None:
                 self._index_commit(oid, files)
-            return [*wanted, *forward]
+            return [*wanted, *forward, *groups]
 
     def _index_prepare(self, files: Mapping[str, bytes], manifests: Sequence[Manifest] = ()
                        ) -> list[Prepared]:

@@ -236,6 +236,16 @@ class View:
         """Return the entry names in a directory (empty when it does not exist)."""
         raise NotImplementedError
 
+    def blob_id(self, path: str) -> str | None:
+        """Return the git blob id of the regular file at ``path`` when known without a read.
+
+        A commit's files listed by :meth:`files` (or looked up by :meth:`modes_of`) know
+        theirs: files of equal bytes share one, so a caller reading many (``verify``'s group
+        files, one blob per comparison group) reads each blob once. None: not known (a work
+        tree, a path not listed).
+        """
+        return None
+
     def shard_keys(self) -> dict[str, str]:
         """Map each shard directory (``objects/XX``, ``metadata/XX``) to its change key.
 
@@ -927,6 +937,10 @@ class CommitView(View):
         if limit is not None and len(data) > limit:  # a blob fetched just now: no header
             raise FileTooLarge(path, limit, len(data))
         return data
+
+    def blob_id(self, path: str) -> str | None:  # noqa: D102 - on View
+        oid = self._ids.get(path)
+        return None if oid is None else str(oid)
 
     def list_dir(self, path: str) -> list[str]:  # noqa: D102
         entry = self._entry(path)

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import canonical, layout
-from ..core.digest import Digest
+from ..core.comparison import comparison_key, run_key_object, stored_spec
+from ..core.digest import Digest, is_digest
 from ..core.errors import (
     ConflictError,
     KistoreError,
@@ -55,7 +56,9 @@ class AddPlan:
             manifest's object, metadata and names file (:func:`kistore.core.layout.
             name_path`); a names file missing beside a stored manifest too; a forward record
             (:func:`kistore.core.layout.forward_path`) per dangling reference of a new run;
-            empty when the store already holds everything.
+            a group file (:func:`kistore.core.layout.group_path`) per run whose comparison
+            key the add makes known (a new run, or an earlier one whose protocol or
+            environment the add brings); empty when the store already holds everything.
         written: each manifest whose files change, with its object and metadata paths
             (for the index's names).
         stale: names files to remove once the files are written: the old name of a
@@ -213,7 +216,94 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             errors.extend(problems)
     if errors:
         raise MultipleErrors(errors)
+    files.update(_group_files(view, unique, files, commit=commit, head_holds=head_holds))
     return AddPlan(results, files, written, stale)
+
+
+_KEY_KINDS = {"protocolDigest": "BenchmarkProtocol", "environmentDigest": "ExecutionEnvironment"}
+"""The reference fields a comparison key reads the manifest of, and that manifest's kind."""
+_KEYED = ("workloadDigest", "protocolDigest", "environmentDigest")
+"""The reference fields a run's key object depends on (:func:`kistore.core.comparison.
+key_object`): runs that agree in them share a key object, made once an add."""
+
+
+def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mapping[str, bytes],
+                 *, commit: bool, head_holds: Callable[[str, bytes], bool]) -> dict[str, bytes]:
+    """Return the group files (:func:`kistore.core.layout.group_path`) an add writes.
+
+    One per run whose comparison key the add makes known: each run of the batch whose
+    object it writes (or, committing, any run of the batch) with its protocol and
+    environment stored or in the batch; and each earlier run whose protocol or environment
+    arrives with this add, found through the forward records of the arriving digest
+    (``store/forward/sha256/XX/<62 hex>/``, one directory listing per arriving manifest).
+    The file holds :func:`kistore.core.layout.group_record` of the run's key object. A
+    file already in the work tree is not written again (a group file never changes), unless
+    the add commits and HEAD lacks it. Each group directory is listed once.
+    """
+    specs: dict[tuple[str, str], dict[str, Any] | None] = {}
+
+    def spec_of(ref: str, kind: str) -> dict[str, Any] | None:
+        hex_ = ref[7:]
+        if (hex_, kind) not in specs:
+            m = batch.get(hex_)
+            data = m.object_bytes if m is not None else view.read(
+                layout.object_path(Digest(hex_)))
+            specs[hex_, kind] = stored_spec(data, hex_, kind)
+        return specs[hex_, kind]
+
+    runs: dict[str, dict[str, str]] = {}  # run hex -> its references
+    for hex_, m in batch.items():
+        if m.kind == "BenchmarkRun" and (commit or layout.object_path(m.digest) in files):
+            runs[hex_] = {f: f"sha256:{h}" for f, h in zip(REFERENCE_FIELDS, m.reference_hex,
+                                                           strict=False) if h}
+    for m in batch.values():  # earlier runs whose key an arriving manifest completes
+        if m.kind not in _KEY_KINDS.values() or layout.object_path(m.digest) not in files:
+            continue
+        for leaf in sorted(view.list_dir(layout.forward_dir(m.digest))):
+            if len(leaf) == 64 and _HEX.issuperset(leaf) and leaf not in runs:
+                references = _run_references(view.read(layout.object_path(Digest(leaf))))
+                if references is not None:
+                    runs[leaf] = references
+    wanted: dict[str, bytes] = {}
+    groups: dict[tuple[str | None, ...], tuple[str, bytes] | None] = {}  # by what a key reads
+    for hex_, references in runs.items():
+        keyed = tuple(references.get(f) for f in _KEYED)
+        if keyed not in groups:
+            obj = run_key_object(references, *(
+                spec_of(references[f], kind) if f in references else None
+                for f, kind in _KEY_KINDS.items()))
+            groups[keyed] = None if obj is None else (
+                layout.group_dir(comparison_key(obj)), layout.group_record(obj))
+        group = groups[keyed]
+        if group is not None:
+            wanted[f"{group[0]}/{hex_}"] = group[1]
+    listings: dict[str, set[str]] = {}
+    written = {}
+    for path, record in wanted.items():
+        folder, _, leaf = path.rpartition("/")
+        if folder not in listings:  # through the view: a sparse checkout's too
+            listings[folder] = set(view.list_dir(folder))
+        if leaf not in listings[folder]:
+            written[path] = record
+        elif commit and not head_holds(path, record) and view.read(path) == record:
+            written[path] = record
+    return written
+
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def _run_references(data: bytes | None) -> dict[str, str] | None:
+    """Return a stored run's reference fields (``sha256:<hex>`` each), None for no run."""
+    try:
+        doc = json.loads(data) if data is not None else None
+    except ValueError:
+        return None
+    spec = doc.get("spec") if isinstance(doc, dict) and doc.get("kind") == "BenchmarkRun" \
+        else None
+    if not isinstance(spec, dict):
+        return None
+    return {f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))}
 
 
 def _forward_records(view: WorkTreeView, m: Manifest, batch: Mapping[str, Manifest],

@@ -3,18 +3,20 @@
 ``kistore migrate`` (:meth:`kistore.store.Store.migrate`) writes them through the add's
 own write path (work tree, or ``--commit``). The names files
 (``store/names/<Kind>/<XX>/<name>``, docs/design.md §3) of a store whose manifests were
-added before names were paths, and the forward records
-(``store/forward/sha256/<XX>/<62 hex>/<run hex>``) of its runs' dangling references. It is
-idempotent: a second run finds nothing to write.
+added before names were paths, the forward records
+(``store/forward/sha256/<XX>/<62 hex>/<run hex>``) of its runs' dangling references, and the
+group files (``store/groups/sha256/<XX>/<62 hex of the key>/<run hex>``) of its runs whose
+comparison key is known. It is idempotent: a second run finds nothing to write.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..core import canonical, layout
+from ..core.comparison import comparison_key, run_key_object, stored_spec
 from ..core.digest import Digest, is_digest
 from ..core.errors import ConflictError, KistoreError, MultipleErrors
 from ..core.model import REFERENCE_FIELDS
@@ -161,7 +163,86 @@ def plan_forward(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | 
     return _lacking(view, head_holds, wanted(), conflict)
 
 
-Written = TypeVar("Written", NameWritten, ForwardWritten)
+@dataclass(frozen=True, slots=True)
+class GroupWritten:
+    """One group file a migration writes.
+
+    Attributes:
+        path: its repository path (:func:`kistore.core.layout.group_path`).
+        data: its bytes (:func:`kistore.core.layout.group_record` of the key object).
+        key: the run's comparison key (the sha256 of ``data``).
+        run: the run.
+    """
+
+    path: str
+    data: bytes
+    key: Digest
+    run: Digest
+
+
+_KEY_KINDS = {"protocolDigest": "BenchmarkProtocol", "environmentDigest": "ExecutionEnvironment"}
+"""The reference fields a comparison key reads the manifest of, and that manifest's kind."""
+
+
+def plan_groups(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None = None
+                ) -> list[GroupWritten]:
+    """Return the group file each run of the work tree whose comparison key is known lacks.
+
+    Every object file is read (O(store), once: a migration). A run's key is known when its
+    protocol (and environment, when the key names the hardware) is stored, untampered and
+    of its kind (:func:`kistore.core.comparison.stored_spec`), as an add decides it; the file
+    is :func:`kistore.core.layout.group_path` holding :func:`kistore.core.layout.
+    group_record` of the key object, byte for byte what an add writes.
+
+    Args:
+        view: the work tree.
+        head_holds: as :func:`plan_names` takes it (a group file in the work tree but not in
+            HEAD is written again when the migration commits).
+
+    Returns:
+        One :class:`GroupWritten` per missing group file, sorted by path.
+
+    Raises:
+        MultipleErrors: nothing is written when a group file already holds other bytes (a
+            committed group file is never rewritten; ``kistore verify`` says which is
+            wrong: KI216).
+    """
+    objects = sorted(view.digests(), key=lambda d: d.hex)
+    specs: dict[tuple[str, str], dict[str, Any] | None] = {}
+
+    def spec_of(ref: str, kind: str) -> dict[str, Any] | None:
+        if (ref, kind) not in specs:
+            hex_ = ref[7:]
+            specs[ref, kind] = stored_spec(view.read(layout.object_path(Digest(hex_))), hex_,
+                                           kind) if is_digest(ref) else None
+        return specs[ref, kind]
+
+    def wanted() -> Iterator[tuple[GroupWritten, bytes]]:
+        for run in objects:
+            try:
+                doc = canonical.loads(view.read(layout.object_path(run)) or b"")
+            except KistoreError:
+                continue
+            spec = doc.get("spec") if isinstance(doc, dict) else None
+            if not isinstance(spec, dict) or doc.get("kind") != "BenchmarkRun":
+                continue
+            references = {f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))}
+            obj = run_key_object(references, *(
+                spec_of(references[f], kind) if f in references else None
+                for f, kind in _KEY_KINDS.items()))
+            if obj is None:
+                continue
+            key, record = comparison_key(obj), layout.group_record(obj)
+            yield GroupWritten(layout.group_path(key, run), record, key, run), record
+
+    def conflict(w: GroupWritten, data: bytes) -> str:
+        return (f"holds {data[:80]!r}, not {w.data[:80]!r} (the key object of {w.run}): a "
+                "group file is never rewritten; `kistore verify` says which is wrong (KI216)")
+
+    return _lacking(view, head_holds, wanted(), conflict)
+
+
+Written = TypeVar("Written", NameWritten, ForwardWritten, GroupWritten)
 
 
 def _lacking(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None,
@@ -169,7 +250,7 @@ def _lacking(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None
              conflict: Callable[[Written, bytes], str]) -> list[Written]:
     """Return the files of ``wanted`` the work tree lacks, or every reason not to write them.
 
-    The one loop of :func:`plan_names` and :func:`plan_forward`.
+    The one loop of :func:`plan_names`, :func:`plan_forward` and :func:`plan_groups`.
 
     Args:
         view: the work tree.

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, example, given, settings, target
 from hypothesis import strategies as st
 
 from kistore.check.gate import check_range
-from kistore.core import layout
+from kistore.core import comparison, layout
 from kistore.core.digest import Digest
 from kistore.core.model import REFERENCE_FIELDS, Manifest
 from kistore.store import Store
@@ -80,6 +80,10 @@ _bad = st.one_of(  # what a careless or hostile pull request writes
     st.tuples(st.just("unrecorded"), _refs, _name, st.integers(1, 3), st.booleans()),
     st.tuples(st.just("forge"), _key, _key, st.sampled_from(REFERENCE_FIELDS)),
     st.tuples(st.just("unrecord"), st.integers(0, 3), st.booleans()),
+    st.tuples(st.just("ungrouped"), _refs, _name, st.integers(1, 3), st.booleans()),
+    st.tuples(st.just("late"), _key, _name),  # a manifest without its runs' group files
+    st.tuples(st.just("forge-group"), _key, st.integers(0, 1), st.integers(0, 2)),
+    st.tuples(st.just("ungroup"), st.integers(0, 3), st.booleans()),
 )
 _operation = st.one_of(_good, _good, _good, _bad)
 
@@ -101,18 +105,64 @@ def _put(root: Path, rel: str, data: bytes) -> None:
 def _write(root: Path, doc: dict, *, parts: str = "both") -> str:
     """Write a manifest's files as an add would (or only some); return its digest."""
     m = Manifest.from_document(doc)
-    if parts in ("both", "object", "unnamed", "unrecorded"):
+    whole = ("both", "ungrouped", "late")  # every file; without group files but "both"
+    if parts in (*whole, "object", "unnamed", "unrecorded"):
         _put(root, layout.object_path(m.digest), m.object_bytes)
-    if parts in ("both", "metadata", "unnamed", "unrecorded"):  # "metadata": a renaming edit
+    if parts in (*whole, "metadata", "unnamed", "unrecorded"):  # "metadata": a renaming edit
         _put(root, layout.metadata_path(m.digest), m.metadata_bytes)
-    if parts in ("both", "unrecorded"):  # its name, taken or not (then rewritten)
+    if parts in (*whole, "unrecorded"):  # its name, taken or not (then rewritten)
         _put(root, layout.name_path(doc["kind"], doc["metadata"]["name"]),
                   layout.name_record(m.digest))
-    if parts == "both":  # "unrecorded": a run's dangling references left out
+    if parts in whole:  # "unrecorded": a run's dangling references left out
         for path, record in _records(root, m).items():
             if not (root / path).exists():  # a record is never rewritten
                 _put(root, path, record)
+    if parts == "both":  # "ungrouped", "late": the group files left out
+        for path, record in _groups(root, m).items():
+            if not (root / path).exists():  # a group file is never rewritten
+                _put(root, path, record)
     return str(m.digest)
+
+
+def _references(data: bytes) -> dict[str, str] | None:
+    """A stored run's reference fields, or None for no run."""
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(doc, dict) or doc.get("kind") != "BenchmarkRun":
+        return None
+    return {f: doc["spec"][f] for f in REFERENCE_FIELDS}
+
+
+def _groups(root: Path, m: Manifest) -> dict[str, bytes]:
+    """The group files an add writes: a run's own once its key is known; for an arriving
+    protocol or environment, those of the runs its forward directory lists."""
+    def spec(ref: str, kind: str):
+        path = root / layout.object_path(Digest.from_str(ref))
+        data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+        return comparison.stored_spec(data, ref[7:], kind)
+
+    runs: dict[str, dict[str, str]] = {}
+    if m.kind == "BenchmarkRun":
+        runs[m.digest.hex] = {f: f"sha256:{h}" for f, h in
+                              zip(REFERENCE_FIELDS, m.reference_hex, strict=True)}
+    elif m.kind in ("BenchmarkProtocol", "ExecutionEnvironment"):
+        folder = root / layout.forward_dir(m.digest)
+        for leaf in sorted(os.listdir(folder)) if folder.is_dir() else []:
+            path = root / layout.object_path(Digest(leaf))
+            if path.is_file() and not path.is_symlink():
+                refs = _references(path.read_bytes())
+                if refs is not None:
+                    runs[leaf] = refs
+    found = {}
+    for hex_, refs in runs.items():
+        obj = comparison.run_key_object(refs, spec(refs["protocolDigest"], "BenchmarkProtocol"),
+                                        spec(refs["environmentDigest"], "ExecutionEnvironment"))
+        if obj is not None:
+            found[layout.group_path(comparison.comparison_key(obj), Digest(hex_))] = \
+                layout.group_record(obj)
+    return found
 
 
 def _records(root: Path, m: Manifest) -> dict[str, bytes]:
@@ -134,6 +184,25 @@ def _apply(root: Path, op: tuple) -> None:
         _write(root, _run(*op[1:]))
     elif what == "unrecorded":  # a run written without its forward records
         _write(root, _run(*op[1:]), parts="unrecorded")
+    elif what == "ungrouped":  # a run written without its group file
+        _write(root, _run(*op[1:]), parts="ungrouped")
+    elif what == "late":  # a manifest (a late protocol) without its runs' group files
+        _write(root, _named(op[1], op[2]), parts="late")
+    elif what == "forge-group":  # a group file no add writes: a pooled run, some key
+        run = Manifest.from_document(POOL[f"R{op[2] % 2}"] if op[2] < 2 else POOL[op[1]])
+        record = layout.group_record({"family": "synthetic", "hardwareProduct": "NVIDIA H100"}
+                                     if op[2] == 0 else {"family": "other"})
+        key = comparison.comparison_key(json.loads(record))
+        _put(root, layout.group_path(key, run.digest), record)
+    elif what == "ungroup":  # delete (or rewrite) a group file there is
+        base = root / layout.GROUPS_DIR
+        files = sorted(p for p in base.rglob("*") if p.is_file()) if base.exists() else []
+        if files:
+            chosen = files[op[1] % len(files)]
+            if op[2]:
+                chosen.unlink()
+            else:
+                chosen.write_bytes(chosen.read_bytes() + b"\n")
     elif what == "forge":  # a record no add writes: any target, any manifest, any field
         target, run = (Manifest.from_document(POOL[k]).digest for k in op[1:3])
         _put(root, layout.forward_path(target, run), layout.forward_record([op[3]]))
@@ -194,6 +263,14 @@ def _seen(findings) -> list[tuple]:
 @example(history=[[("forge", "E0", "R0", "workloadDigest")]])
 @example(history=[[("run", (1, 1, 1, 1), 0, 1, False)], [("unrecord", 0, True)],
                   [("unrecord", 1, False)]])
+# a protocol arriving late: with its runs' group files, without them (KI215)
+@example(history=[[("run", (0, 0, 0, 0), 0, 1, False), ("add", "E0", 1)], [("add", "P0", 2)]])
+@example(history=[[("run", (0, 0, 0, 0), 0, 1, False), ("add", "E0", 1)], [("late", "P0", 2)]])
+# a run without its group file, a forged one, a rewritten one
+@example(history=[[("add", "P1", 0), ("add", "E1", 1), ("ungrouped", (1, 1, 1, 1), 2, 1, False)]])
+@example(history=[[("forge-group", "P0", 0, 0)]])
+@example(history=[[("add", "P1", 0), ("add", "E1", 1), ("run", (1, 1, 1, 1), 2, 1, False)],
+                  [("ungroup", 0, False)], [("ungroup", 0, True)]])
 # a names file alone (squatting), and one deleted
 @example(history=[[("claim", "P0", 1)], [("add", "W0", 2)], [("unclaim", "W0", 2)]])
 # an object a run names overwritten with another kind's bytes: KI101/KI401 on the object,

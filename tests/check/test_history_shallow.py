@@ -41,6 +41,10 @@ def test_shallow_clone_of_a_history_that_deleted_an_object_is_not_reported_ok(re
         write_raw(clone, layout.forward_path(Digest.from_str(PUBLISHED["protocol"]),
                                              Digest.from_str(PUBLISHED["run"])),
                   layout.forward_record(["protocolDigest"]))
+        # ... and takes the run out of its comparison group (its key is no longer known)
+        run_hex = Digest.from_str(PUBLISHED["run"]).hex
+        for group_file in (clone / layout.GROUPS_DIR).rglob(run_hex):
+            group_file.unlink()
 
     assert remote.pr("delete the protocol", delete, hook=False).accepted
     assert remote.pr("later work", lambda c: (c / "README.md").write_text("x\n")).accepted

@@ -209,6 +209,44 @@ def forward_record_deleted(s: Small) -> None:
     commit_all(s.path, "delete a forward record")
 
 
+def _group_file(s: Small) -> str:
+    """The group file of the small store's run (its only one)."""
+    found = sorted((s.path / layout.GROUPS_DIR).rglob("*"))
+    files = [str(p.relative_to(s.path)) for p in found if p.is_file()]
+    assert len(files) == 1 and files[0].endswith(s.run.hex)
+    return files[0]
+
+
+def group_file_deleted(s: Small) -> None:
+    (s.path / _group_file(s)).unlink()
+    commit_all(s.path, "delete a group file")
+
+
+def group_file_bytes_changed(s: Small) -> None:
+    path = _group_file(s)
+    write_raw(s.path, path, (s.path / path).read_bytes().replace(b'","', b'", "', 1))
+    commit_all(s.path, "tamper")
+
+
+def group_file_of_no_run(s: Small) -> None:
+    path = _group_file(s)
+    write_raw(s.path, path[:-64] + "cd" * 32, (s.path / path).read_bytes())
+    commit_all(s.path, "forge")
+
+
+def group_file_of_another_key(s: Small) -> None:
+    record = layout.group_record({"family": "other"})
+    write_raw(s.path, layout.group_path(Digest(hashlib.sha256(record).hexdigest()), s.run),
+              record)
+    commit_all(s.path, "forge")
+
+
+def group_file_in_another_keys_directory(s: Small) -> None:
+    path = _group_file(s)
+    write_raw(s.path, layout.group_path(Digest("ab" * 32), s.run), (s.path / path).read_bytes())
+    commit_all(s.path, "forge")
+
+
 def stray_file_and_upper_case_copy(s: Small) -> None:
     write_raw(s.path, "store/junk.txt", b"hi\n")
     metadata = store_file(str(s.run), "metadata")
@@ -246,6 +284,12 @@ CASES: list[tuple[Callable[[Small], None], int, str]] = [
                                 "the store, and no forward record lists it"),
     (forward_record_unsorted, 1, "does not hold reference fields, sorted"),
     (forward_record_of_a_field_the_run_does_not_fill_so, 1, "in other fields than listed"),
+    (group_file_deleted, 1, "has a known comparison key, and no group file under "
+                            "store/groups/sha256/ holds its key object"),
+    (group_file_bytes_changed, 1, "sha256 of the file is"),
+    (group_file_of_no_run, 1, "has no object of a BenchmarkRun"),
+    (group_file_of_another_key, 1, "does not hold exactly the key object of the run"),
+    (group_file_in_another_keys_directory, 1, "not the comparison key its directory names"),
 ]
 
 
@@ -285,8 +329,8 @@ def test_script_checks_the_revision_it_is_given(small):
     assert script(small.path)[0] == 1
     code, output = script(small.path, good)
     assert (code, output.splitlines()[-1]) == (0, "ok: 5 object(s), 5 names file(s), 0 "
-                                                  "forward record(s), 0 "
-                                                  "attestation(s): 0 SSHSIG "
+                                                  "forward record(s), 1 group "
+                                                  "file(s), 0 attestation(s): 0 SSHSIG "
                                                   "checked with ssh-keygen, 0 raw Ed25519 (not "
                                                   "checkable with ssh-keygen; `kistore verify` "
                                                   f"checks them); checked commit {good}")
@@ -364,8 +408,8 @@ def test_a_tampered_copy_in_the_work_tree_leaves_a_good_revision_good(small, kit
     (small.path / store_file(kit.digest(docs[6]))).unlink()
     code, output = script(small.path)
     assert (code, output.splitlines()[-1].split(":")[:2]) == (
-        0, ["ok", " 45 object(s), 45 names file(s), 0 forward record(s), 0 attestation(s)"]), \
-        output
+        0, ["ok", " 45 object(s), 45 names file(s), 0 forward record(s), 1 group file(s), "
+                  "0 attestation(s)"]), output
 
 
 def test_a_bare_repository_is_verified_from_its_blobs(small, tmp_path):

@@ -40,7 +40,7 @@ from .test_citation import (
 
 GOLDEN = VECTORS / "citation"
 ACCESSED = "2026-11-29"
-GOLDEN_C1 = "7e6191008f442c49ee472ec8f5b86698fd565848"  # names files, forward records
+GOLDEN_C1 = "786bca75b4291423780eaac546a713f679c1e27d"  # names, forward records, group files
 
 
 

@@ -353,6 +353,21 @@ def _names_path(kind: str, name: str) -> str:
     return f"store/names/{kind}/{hashlib.sha256(name.encode()).hexdigest()[:2]}/{name}"
 
 
+def _group_file() -> tuple[str, str]:
+    """The run's group file: path and text, its key object written out by hand.
+
+    ``store/groups/sha256/XX/REST/RUN``: XX+REST the sha256 of the text, the RFC 8785 bytes
+    of the run's key object (family and primaryStatistic of its protocol, the product of its
+    environment's hardware, its protocol and workload digests; keys sorted, no spaces).
+    """
+    parts = _complete_run()
+    text = ('{"family":"f","hardwareProduct":"NVIDIA H100","primaryStatistic":"mean",'
+            f'"protocolDigest":"{parts["protocol"].digest}",'
+            f'"workloadDigest":"{parts["workload"].digest}"}}')
+    key = hashlib.sha256(text.encode()).hexdigest()
+    return f"store/groups/sha256/{key[:2]}/{key[2:]}/{parts['run'].digest.hex}", text
+
+
 def _base_files() -> dict[str, str]:
     from kistore.core import layout
     from kistore.store import _store
@@ -361,6 +376,7 @@ def _base_files() -> dict[str, str]:
     files |= {_path(m, "metadata"): m.metadata_bytes.decode() for m in _complete_run().values()}
     files |= {layout.name_path(m.kind, m.name): layout.name_record(m.digest).decode()
               for m in _complete_run().values()}
+    files.update([_group_file()])
     files["kistore.toml"] = "[store]\nversion = 1\n"
     files[".gitattributes"] = layout.GITATTRIBUTES_LINE + "\n"
     files[layout.POLICY_FILE] = _store._default_policy().decode("utf-8")
@@ -424,8 +440,11 @@ def store_cases() -> list[dict[str, Any]]:
         case("trusted-security-key", "a rerun by a trusted sk-ssh-ed25519 key", [],
              files={"store/trust/keys.json": _trust(_key_entry("sk-4", ["rerun"]))},
              notes={run_object: [_rerun(4, sk=True)]}),
-        case("object-byte-changed", "an object file whose sha256 is no longer its name",
-             [("KI101", "error", _path(protocol))], files={_path(protocol): tampered_object}),
+        case("object-byte-changed", "an object file whose sha256 is no longer its name (the "
+             "protocol's: a tampered protocol completes no comparison key, so the run's group "
+             "file names a key no longer known)",
+             [("KI101", "error", _path(protocol)), ("KI216", "error", _group_file()[0])],
+             files={_path(protocol): tampered_object}),
         case("object-not-canonical", "named by the sha256 of its bytes, but not RFC 8785 "
              "canonical (spaces after commas)",
              [("KI103", "error", noncanonical_path), ("KI204", "error", noncanonical_path)],
@@ -464,6 +483,15 @@ def store_cases() -> list[dict[str, Any]]:
         case("names-file-missing", "a manifest whose names file is absent",
              [("KI211", "error", _path(protocol, "metadata"))],
              files={_names_path("BenchmarkProtocol", "p"): None}),
+        case("group-file-missing", "a run whose comparison key is known, with no group file",
+             [("KI215", "error", _path(run))], files={_group_file()[0]: None}),
+        case("group-file-of-another-group", "the run's group file in another key's directory "
+             "(its bytes, whose sha256 is not that key)",
+             [("KI215", "error", _path(run)),
+              ("KI216", "error", "store/groups/sha256/ab/" + "ab" * 31 + "/" + run.digest.hex)],
+             files={_group_file()[0]: None,
+                    "store/groups/sha256/ab/" + "ab" * 31 + "/" + run.digest.hex:
+                        _group_file()[1]}),
         case("note-on-unknown-object", "a note on a blob that is no object of the store "
              "(a warning only)", [("KI304", "warning", "refs/notes/kistore:"
                                    + _blob(SUBJECT.object_bytes))],

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kistore.core import layout
+from kistore.core import comparison, layout
 from kistore.core.digest import Digest
 from kistore.core.model import REFERENCE_FIELDS
 from kistore.core.schema import KINDS
@@ -177,3 +177,80 @@ def test_digest_from_path_reads_both_manifest_files_and_nothing_else():
                 f"store/objects/sha256/2D/{rest}.json", f"./store/objects/sha256/2d/{rest}.json",
                 f"store/names/sha256/2d/{rest}.json", f"store/objects/sha256/2d/{rest}"):
         assert layout.digest_from_path(bad) is None
+
+
+# -- comparison groups as paths (issue 22) ------------------------------------------------
+
+_KEY_OBJECT = {"family": "sol-execbench", "hardwareProduct": "NVIDIA B200",
+               "primaryStatistic": "mean",
+               "protocolDigest": "sha256:" + "1" * 64, "workloadDigest": "sha256:" + "2" * 64}
+_KEY_BYTES = (b'{"family":"sol-execbench","hardwareProduct":"NVIDIA B200",'
+              b'"primaryStatistic":"mean","protocolDigest":"sha256:' + b"1" * 64 +
+              b'","workloadDigest":"sha256:' + b"2" * 64 + b'"}')
+"""The key object's RFC 8785 bytes, written out by hand: keys sorted, no spaces."""
+
+
+def test_group_record_is_the_key_objects_canonical_bytes_and_hashes_to_the_key():
+    assert layout.group_record(_KEY_OBJECT) == _KEY_BYTES
+    key = hashlib.sha256(_KEY_BYTES).hexdigest()
+    assert comparison.comparison_key(_KEY_OBJECT) == Digest(key)
+    # a protocol that narrows the key (keyFields): fewer fields, another group
+    narrow = {"family": "f", "workloadDigest": "sha256:" + "2" * 64}
+    assert layout.group_record(narrow) == \
+        b'{"family":"f","workloadDigest":"sha256:' + b"2" * 64 + b'"}'
+    # a character beyond ASCII is itself in UTF-8, never escaped
+    assert layout.group_record({"hardwareProduct": "GPU é"}) == \
+        '{"hardwareProduct":"GPU é"}'.encode()
+
+
+def test_group_path_by_hand():
+    """store/groups/sha256/<first 2 hex of K>/<other 62 of K>/<64 hex of R>."""
+    key = Digest(hashlib.sha256(_KEY_BYTES).hexdigest())
+    assert layout.group_dir(key) == f"store/groups/sha256/{key.hex[:2]}/{key.hex[2:]}"
+    assert layout.group_path(_D, _R) == "store/groups/sha256/0a/" + "1" * 62 + "/" + "ff" * 32
+    assert layout.group_dir(_D) == "store/groups/sha256/0a/" + "1" * 62
+    assert layout.group_from_path(layout.group_path(_D, _R)) == (_D, _R)
+    assert layout.group_from_path(layout.group_path(key, _R)) == (key, _R)
+
+
+@pytest.mark.parametrize("path", [
+    "store/groups/sha256/0a/" + "1" * 62,  # the directory, not a member
+    "store/groups/sha256/0a/" + "1" * 62 + "/" + "FF" * 32,  # upper case
+    "store/groups/sha256/0a/" + "1" * 62 + "/" + "ff" * 31,  # short
+    "store/groups/sha256/0a/" + "1" * 61 + "/" + "ff" * 32,
+    "store/groups/sha256/0A/" + "1" * 62 + "/" + "ff" * 32,
+    "store/groups/sha256/0a/" + "1" * 62 + "/" + "ff" * 32 + ".json",
+    "store/groups/sha256/0a/" + "1" * 62 + "/" + "ff" * 32 + "/x",
+    "store/groups/0a/" + "1" * 62 + "/" + "ff" * 32,
+    "store/forward/sha256/0a/" + "1" * 62 + "/" + "ff" * 32,
+])
+def test_group_from_path_refuses_other_paths(path):
+    assert layout.group_from_path(path) is None
+
+
+def test_stored_spec_counts_only_an_untampered_object_of_the_kind():
+    doc = b'{"apiVersion":"kistore/v1","kind":"BenchmarkProtocol","spec":{"a":1}}'
+    hex_ = hashlib.sha256(doc).hexdigest()
+    assert comparison.stored_spec(doc, hex_, "BenchmarkProtocol") == {"a": 1}
+    assert comparison.stored_spec(doc, hex_, "ExecutionEnvironment") is None  # other kind
+    assert comparison.stored_spec(doc, "0" * 64, "BenchmarkProtocol") is None  # tampered
+    assert comparison.stored_spec(None, hex_, "BenchmarkProtocol") is None
+    bad = b'{"kind":"BenchmarkProtocol","spec":[]}'
+    assert comparison.stored_spec(bad, hashlib.sha256(bad).hexdigest(),
+                                  "BenchmarkProtocol") is None
+
+
+def test_run_key_object_from_references():
+    protocol = {"comparability": {"family": "sol-execbench"},
+                "measurement": {"primaryStatistic": "mean"}}
+    environment = {"hardware": {"product": "NVIDIA B200"}}
+    refs = {"workloadDigest": "sha256:" + "2" * 64, "protocolDigest": "sha256:" + "1" * 64,
+            "environmentDigest": "sha256:" + "3" * 64}
+    assert comparison.run_key_object(refs, protocol, environment) == _KEY_OBJECT
+    assert comparison.run_key_object(refs, protocol, None) is None  # hardware unknown
+    assert comparison.run_key_object(refs, None, environment) is None
+    narrow = {**protocol, "comparability": {"family": "sol-execbench",
+                                            "keyFields": ["family", "workloadDigest"]}}
+    assert comparison.run_key_object(refs, narrow, None) == {
+        "family": "sol-execbench", "workloadDigest": "sha256:" + "2" * 64}
+    assert comparison.run_key_object(refs, {"comparability": []}, environment) is None

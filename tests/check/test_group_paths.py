@@ -1,0 +1,248 @@
+"""Comparison groups as paths (issue 22): each run whose comparison key is known is a file.
+
+``add`` (work tree, ``--commit``, import) writes
+``store/groups/sha256/<XX>/<62 hex of K>/<64 hex of R>`` holding the run's key object's
+RFC 8785 bytes (sha256 = K) when the key becomes known: with the run, or with the protocol
+or environment that completes it (found through the forward records). ``migrate`` writes
+every missing one; ``verify`` holds group files and runs to each other (KI215, KI216), a
+group file never changes (KI410), and the gate judges an arriving protocol's earlier runs
+without listing the tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+
+import pytest
+
+from kistore.check import verify
+from kistore.check.gate import check_range
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.core.model import Manifest
+from kistore.store import CommitView, Store
+
+from ..conftest import ManifestKit, add_docs, commit_all, git, group_files, write_raw
+
+
+def found(findings, *rules):
+    return sorted((f.rule.id, f.file, f.pointer) for f in findings if f.rule.id in rules)
+
+
+def errors(findings):
+    return sorted((f.rule.id, f.file) for f in findings if f.severity == "error")
+
+
+def _hex(doc) -> str:
+    return Manifest.from_document(doc).digest.hex
+
+
+def _group(kit: ManifestKit):
+    p, e, i, w = kit.protocol(), kit.environment(), kit.implementation(), kit.workload()
+    runs = [kit.run(p, e, i, w, latency=10 + n, name=f"run-{n}") for n in range(2)]
+    return p, e, i, w, runs
+
+
+def _key_bytes(p, w) -> bytes:
+    """The key object of the kit's runs, written out: family, product, statistic, digests."""
+    return (b'{"family":"synthetic","hardwareProduct":"NVIDIA H100","primaryStatistic":'
+            b'"mean","protocolDigest":"sha256:' + _hex(p).encode() +
+            b'","workloadDigest":"sha256:' + _hex(w).encode() + b'"}')
+
+
+def _group_tree(root) -> dict[str, bytes]:
+    base = root / layout.GROUPS_DIR
+    return {str(f.relative_to(root)): f.read_bytes() for f in sorted(base.rglob("*"))
+            if f.is_file()} if base.exists() else {}
+
+
+def test_an_add_writes_each_runs_group_file_by_hand(store_path, kit):
+    p, e, i, w, runs = _group(kit)
+    store = Store(store_path)
+    add_docs(store, [p, e, i, w, *runs])
+    data = _key_bytes(p, w)
+    key = hashlib.sha256(data).hexdigest()
+    assert _group_tree(store_path) == {
+        f"store/groups/sha256/{key[:2]}/{key[2:]}/{_hex(r)}": data for r in runs}
+    assert git(store_path, "status", "--porcelain") == ""  # committed with the runs
+    # every member shares one blob
+    blobs = {git(store_path, "rev-parse", f"HEAD:{p}").strip() for p in _group_tree(store_path)}
+    assert len(blobs) == 1
+    assert not errors(verify(store))
+
+
+def test_work_tree_and_commit_write_the_same_bytes(tmp_path, kit):
+    p, e, i, w, runs = _group(kit)
+    trees = []
+    for commit in (False, True):
+        root = tmp_path / str(commit)
+        store = Store.init(root)
+        add_docs(store, [p, runs[0]], commit=commit, allow_dangling=True)  # key unknown
+        assert _group_tree(root) == {}
+        add_docs(store, [e, runs[1]], commit=commit, allow_dangling=True)  # now known
+        trees.append({str(f.relative_to(root)): f.read_bytes()
+                      for f in (root / "store").rglob("*") if f.is_file()})
+    assert trees[0] == trees[1]
+    expected = group_files([Manifest.from_document(d) for d in (p, e, *runs)])
+    assert {k: v for k, v in trees[0].items() if k.startswith("store/groups/")} == expected
+    assert len(expected) == 2
+
+
+def test_a_late_protocol_writes_the_earlier_runs_group_files(store_path, kit):
+    p, e, i, w, runs = _group(kit)
+    store = Store(store_path)
+    add_docs(store, [e, i, w, *runs], allow_dangling=True)  # the protocol is missing
+    assert _group_tree(store_path) == {}
+    assert not errors(verify(store))
+    add_docs(store, [p])
+    data = _key_bytes(p, w)
+    key = hashlib.sha256(data).hexdigest()
+    assert _group_tree(store_path) == {
+        f"store/groups/sha256/{key[:2]}/{key[2:]}/{_hex(r)}": data for r in runs}
+    assert not errors(verify(store))
+
+
+def test_a_key_without_the_hardware_needs_no_environment(store_path, kit):
+    p = kit.protocol(key_fields=["family", "workloadDigest"])
+    e, i, w = kit.environment(), kit.implementation(), kit.workload()
+    run = kit.run(p, e, i, w, latency=3)
+    store = Store(store_path)
+    add_docs(store, [p, i, w, run], allow_dangling=True)  # no environment: key still known
+    data = b'{"family":"synthetic","workloadDigest":"sha256:' + _hex(w).encode() + b'"}'
+    key = hashlib.sha256(data).hexdigest()
+    assert _group_tree(store_path) == {
+        f"store/groups/sha256/{key[:2]}/{key[2:]}/{_hex(run)}": data}
+    add_docs(store, [e])  # arrives later: the key does not change, nothing is written
+    assert len(_group_tree(store_path)) == 1
+    assert not errors(verify(store))
+
+
+def test_a_missing_group_file_is_ki215_on_the_run(store_path, kit):
+    p, e, i, w, runs = _group(kit)
+    store = Store(store_path)
+    add_docs(store, [p, e, i, w, *runs])
+    path = next(iter(group_files([Manifest.from_document(d) for d in (p, e, runs[0])])))
+    (store_path / path).unlink()
+    findings = verify(store)
+    obj = layout.object_path(Digest(_hex(runs[0])))
+    assert found(findings, "KI215", "KI216") == [("KI215", obj, "/spec")]
+    assert found(verify(store, "HEAD"), "KI215") == []  # committed: HEAD still has it
+    commit_all(store_path, "remove a group file")
+    assert found(verify(store), "KI410") == [("KI410", path, None)]
+
+
+@pytest.mark.parametrize("change", ["bytes", "newline", "other-group", "no-run", "unknown"])
+def test_a_group_file_that_disagrees_is_ki216(store_path, kit, change):
+    p, e, i, w, runs = _group(kit)
+    store = Store(store_path)
+    add_docs(store, [p, e, i, w, runs[0]])
+    good = next(iter(group_files([Manifest.from_document(d) for d in (p, e, runs[0])])))
+    data = (store_path / good).read_bytes()
+    key = Digest(hashlib.sha256(data).hexdigest())
+    if change == "bytes":  # same key path, other bytes (not canonical)
+        path, written = good, json.dumps(json.loads(data), indent=1).encode()
+    elif change == "newline":
+        path, written = good, data + b"\n"
+    elif change == "other-group":  # the run put in another group, bytes of that group
+        other = {"family": "other"}
+        written = layout.group_record(other)
+        path = layout.group_path(Digest(hashlib.sha256(written).hexdigest()),
+                                 Digest(_hex(runs[0])))
+    elif change == "no-run":  # a run that is not stored
+        path, written = layout.group_path(key, Digest(_hex(runs[1]))), data
+    else:  # a stored run whose protocol is missing: its key is not known
+        q = kit.protocol(family="late")
+        late = kit.run(q, e, i, w, latency=4, name="late")
+        add_docs(store, [late], allow_dangling=True)
+        path, written = layout.group_path(key, Digest(_hex(late))), data
+    write_raw(store_path, path, written)
+    findings = verify(store)
+    assert [x[:2] for x in found(findings, "KI216")] == [("KI216", path)]
+    assert found(findings, "KI110") == []
+    if change == "other-group":  # its own group file is still there: no KI215
+        assert found(findings, "KI215") == []
+
+
+def test_paths_off_the_layout_under_store_groups_are_ki110(store_path):
+    store = Store(store_path)
+    for bad in ("store/groups/sha256/ab/" + "ab" * 31 + "/not-a-run",
+                "store/groups/sha256/ab/" + "ab" * 31 + "/" + "cd" * 32 + ".json",
+                "store/groups/README"):
+        write_raw(store_path, bad, b"{}")
+        assert ("KI110", bad, None) in found(verify(store), "KI110"), bad
+
+
+def test_migrate_writes_the_group_files_an_add_would(store_path, kit):
+    p, e, i, w, runs = _group(kit)
+    store = Store(store_path)
+    add_docs(store, [p, e, i, w, *runs], commit=False)
+    before = _group_tree(store_path)
+    assert len(before) == 2
+    shutil.rmtree(store_path / "store" / "groups")  # a store from before group files
+    commit_all(store_path, "a store of the earlier layout")
+    assert [x[0] for x in found(verify(store), "KI215")] == ["KI215"] * 2
+    written = store.migrate(commit=True)
+    assert sorted(w.path for w in written) == sorted(before)
+    assert _group_tree(store_path) == before
+    assert store.migrate(commit=True) == []  # idempotent
+    assert not errors(verify(store))
+
+
+def test_the_gate_refuses_a_run_without_its_group_file_and_a_rewritten_one(store_path, kit):
+    p, e, i, w, runs = _group(kit)
+    store = Store(store_path)
+    add_docs(store, [p, e, i, w, runs[0]])
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    add_docs(store, [runs[1]], commit=False)
+    path = next(iter(group_files([Manifest.from_document(runs[1])],
+                                 [Manifest.from_document(d) for d in (p, e)])))
+    (store_path / path).unlink()
+    head = commit_all(store_path, "a run without its group file")
+    assert found(check_range(store, f"{base}..{head}"), "KI215") == [
+        ("KI215", layout.object_path(Digest(_hex(runs[1]))), "/spec")]
+    git(store_path, "reset", "-q", "--hard", base)
+    first = next(iter(group_files([Manifest.from_document(runs[0])],
+                                  [Manifest.from_document(d) for d in (p, e)])))
+    (store_path / first).unlink()
+    head = commit_all(store_path, "a group file deleted")
+    assert found(check_range(store, f"{base}..{head}"), "KI410") == [("KI410", first, None)]
+
+
+@pytest.mark.parametrize("with_files", [True, False], ids=["with-group-files", "without"])
+def test_a_late_protocol_in_a_pull_request_never_lists_the_tree(
+        store_path, kit, monkeypatch, with_files):
+    """The protocol arrives: its forward directory names the runs whose key it completes."""
+    p, e, i, w, runs = _group(kit)
+    store = Store(store_path)
+    add_docs(store, [e, i, w, *runs], allow_dangling=True)
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    add_docs(store, [p], commit=False)
+    if not with_files:  # a hand-made pull request: the protocol alone
+        shutil.rmtree(store_path / "store" / "groups")
+    head = commit_all(store_path, "the protocol arrives")
+    whole = check_range(store, f"{base}..{head}", whole_tree=True)
+
+    def listed(*args, **kwargs):
+        raise AssertionError("the gate listed every file of the tree")
+
+    monkeypatch.setattr(CommitView, "files", listed)
+    fast = check_range(store, f"{base}..{head}")
+    assert [(f.rule.id, f.file, f.pointer) for f in fast] == \
+        [(f.rule.id, f.file, f.pointer) for f in whole]
+    expected = [] if with_files else sorted(
+        ("KI215", layout.object_path(Digest(_hex(r)))) for r in runs)
+    assert errors(fast) == expected
+
+
+def test_the_checkers_group_file_is_the_layouts():
+    """check/_groups.py builds paths without digest objects: the layout's, all the same."""
+    from kistore.check._groups import expected_file, is_group_path
+
+    obj = {"family": "f", "workloadDigest": "sha256:" + "2" * 64}
+    got = expected_file("cd" * 32, obj, {})
+    key = hashlib.sha256(layout.group_record(obj)).hexdigest()
+    assert got.path == layout.group_path(Digest(key), Digest("cd" * 32))
+    assert (got.key_hex, got.data) == (key, layout.group_record(obj))
+    assert is_group_path(got.path) and not is_group_path(got.path + "x")
