@@ -8,6 +8,8 @@
     store/names/BenchmarkRun/df/sol-submission-20464  "sha256:<hex>\\n": who owns that name
     store/forward/sha256/ab/<62 hex of D>/<64 hex of R>  "workloadDigest\\n": run R names
                                                   D, which had no object when R was added
+    store/groups/sha256/a1/<62 hex of K>/<64 hex of R>  canonical bytes of the key object
+                                                  whose digest is K: run R is in group K
     store/attestations/...                        signed attestation bundles from pull requests
     store/trust/keys.json                         who may sign what
     store/policy/ranking.json                     reviewed query policy
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from .digest import Digest
 
@@ -28,6 +30,7 @@ OBJECTS_DIR = "store/objects/sha256"
 METADATA_DIR = "store/metadata/sha256"
 NAMES_DIR = "store/names"
 FORWARD_DIR = "store/forward/sha256"
+GROUPS_DIR = "store/groups/sha256"
 ATTESTATIONS_DIR = "store/attestations"
 TRUST_DIR = "store/trust"
 POLICY_DIR = "store/policy"
@@ -255,3 +258,57 @@ def fields_from_record(data: bytes) -> tuple[str, ...] | None:
         return fields if forward_record(fields) == data else None
     except ValueError:
         return None
+
+
+_GROUP_PATH = re.compile(
+    re.escape(GROUPS_DIR) + r"/([0-9a-f]{2})/([0-9a-f]{62})/([0-9a-f]{64})")
+
+
+def group_dir(key: Digest) -> str:
+    """Return ``store/groups/sha256/<XX>/<62 hex of K>``: the runs of comparison group ``key``.
+
+    Listing this one directory of a tree gives the members of a group (one tree read),
+    so a run page need not read every run of the store to rank one (a blob-less clone
+    fetches only the group's blobs).
+
+    Args:
+        key: the comparison key (:func:`kistore.core.comparison.comparison_key`).
+    """
+    return f"{GROUPS_DIR}/{key.hex[:2]}/{key.hex[2:]}"
+
+
+def group_path(key: Digest, run: Digest) -> str:
+    """Return ``store/groups/sha256/<XX>/<62 hex of K>/<64 hex of run>``: run ``run`` is in K.
+
+    The file holds :func:`group_record` of the key object whose digest is ``key``. A run
+    has its group file exactly when its comparison key is known.
+
+    Args:
+        key: the comparison key.
+        run: the BenchmarkRun's digest.
+    """
+    return f"{group_dir(key)}/{run.hex}"
+
+
+def group_from_path(path: str) -> tuple[Digest, Digest] | None:
+    """Return ``(key, run)`` for a path :func:`group_path` produces, else None."""
+    match = _GROUP_PATH.fullmatch(path)
+    if match is None:
+        return None
+    shard, rest, run = match.groups()
+    return Digest(shard + rest), Digest(run)
+
+
+def group_record(key_object: Mapping[str, str]) -> bytes:
+    """Return the exact bytes of a group file: the RFC 8785 bytes of the key object.
+
+    Their sha256 is the comparison key (:func:`kistore.core.comparison.comparison_key`),
+    so the file says which key it stands for, checkable with ``sha256sum``.
+
+    Args:
+        key_object: the key object (:func:`kistore.core.comparison.key_object`).
+    """
+    # Lazy: canonical loads canonicaljson; this module is imported by every command.
+    from . import canonical
+
+    return canonical.dumps(dict(key_object))
