@@ -193,6 +193,9 @@ def open_group_catalog(store: IndexedStore, at: str | None,
     tree = store.commit(rev).tree
     if indexed(store.git_dir, str(tree.id)):
         return None
+    if not TreeFiles(repo, tree).is_dir(layout.GROUPS_DIR):  # before resolving anything
+        log.warning("%s", MIGRATE_HINT.format(rev=rev))
+        return None
     try:
         return group_catalog(repo, tree, runs(), limit=lambda: manifest_limit(store),
                              prefetch=prefetch, rev=rev)
