@@ -27,7 +27,7 @@ from ..core.limits import DEFAULT
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git import treediff
-from ..git.blobs import blob_size, read_blob
+from ..git.blobs import blob_size, fetch_blobs, read_blob
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.quarantine import admit_quarantine
 from ..git.sparse import SkipWorktree
@@ -755,6 +755,14 @@ class CommitView(View):
         Every file: the difference from the empty tree, read from raw tree objects (a
         pygit2 entry object per file cost 3x more). Their blob ids are kept, so that
         :meth:`read` needs no lookup of the path.
+
+        Whoever lists every file reads every file (``verify``, the gate over a whole tree):
+        in a partial clone (``git clone --filter=blob:none``) the blobs it lacks are
+        fetched here, in one ``git fetch`` (:func:`kistore.git.blobs.fetch_blobs`), not one
+        ``git cat-file`` and fetch per file as each is read (172 manifests: 516 fetches).
+
+        Raises:
+            StoreStateError: a partial clone whose remote cannot give the blobs.
         """
         modes: dict[str, int] = {}
         try:
@@ -770,6 +778,7 @@ class CommitView(View):
                     self._ids[path] = entry[0]
         elif store is not None:  # store itself is a file, symlink or submodule
             modes[layout.STORE_DIR] = store.filemode
+        fetch_blobs(self.repo, (str(oid) for oid in self._ids.values()))  # partial clone
         return Files(self, modes, limit)
 
     def modes_of(self, paths: Iterable[str]) -> dict[str, int]:  # noqa: D102 - on View
