@@ -8,8 +8,8 @@
     store/names/BenchmarkRun/df/sol-submission-20464  "sha256:<hex>\\n": who owns that name
     store/forward/sha256/ab/<62 hex of D>/<64 hex of R>  "workloadDigest\\n": run R names
                                                   D, which had no object when R was added
-    store/groups/sha256/a1/<62 hex of K>/<64 hex of R>  canonical bytes of the key object
-                                                  whose digest is K: run R is in group K
+    store/groups/sha256/cd/<62 hex of K>/<64 hex of R>  the RFC 8785 bytes of run R's
+                                                  comparison key object, whose sha256 is K
     store/attestations/...                        signed attestation bundles from pull requests
     store/trust/keys.json                         who may sign what
     store/policy/ranking.json                     reviewed query policy
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from .digest import Digest
 
@@ -265,26 +265,26 @@ _GROUP_PATH = re.compile(
 
 
 def group_dir(key: Digest) -> str:
-    """Return ``store/groups/sha256/<XX>/<62 hex of K>``: the runs of comparison group ``key``.
+    """Return ``store/groups/sha256/<XX>/<62 hex>``: the runs of comparison group ``key``.
 
-    Listing this one directory of a tree gives the members of a group (one tree read),
-    so a run page need not read every run of the store to rank one (a blob-less clone
-    fetches only the group's blobs).
-
-    Args:
-        key: the comparison key (:func:`kistore.core.comparison.comparison_key`).
+    Listing this one directory of a tree says which runs share the comparison key ``key``
+    (:func:`kistore.core.comparison.comparison_key`): a run page or ranking in a blob-less
+    clone lists it instead of reading every run.
     """
     return f"{GROUPS_DIR}/{key.hex[:2]}/{key.hex[2:]}"
 
 
 def group_path(key: Digest, run: Digest) -> str:
-    """Return ``store/groups/sha256/<XX>/<62 hex of K>/<64 hex of run>``: run ``run`` is in K.
+    """Return ``store/groups/sha256/<XX>/<62 hex of key>/<64 hex of run>``.
 
-    The file holds :func:`group_record` of the key object whose digest is ``key``. A run
-    has its group file exactly when its comparison key is known.
+    The file that says the run ``run`` is in the comparison group ``key``; it holds
+    :func:`group_record` of the run's key object, so its sha256 is ``key`` and every
+    member of one group shares one git blob. Written by the add that makes the run's key
+    known (the run's own, or that of the protocol or environment it lacked), never changed
+    or removed, as a names file.
 
     Args:
-        key: the comparison key.
+        key: the run's comparison key (the digest of its key object's canonical bytes).
         run: the BenchmarkRun's digest.
     """
     return f"{group_dir(key)}/{run.hex}"
@@ -299,16 +299,22 @@ def group_from_path(path: str) -> tuple[Digest, Digest] | None:
     return Digest(shard + rest), Digest(run)
 
 
-def group_record(key_object: Mapping[str, str]) -> bytes:
-    """Return the exact bytes of a group file: the RFC 8785 bytes of the key object.
+def group_record(key_object: dict[str, str]) -> bytes:
+    """Return the exact bytes of a group file: the RFC 8785 canonical bytes of the key object.
 
-    Their sha256 is the comparison key (:func:`kistore.core.comparison.comparison_key`),
-    so the file says which key it stands for, checkable with ``sha256sum``.
+    ``sha256sum`` of the file is the comparison key its directory names
+    (:func:`kistore.core.comparison.comparison_key` of the same object), so a group file is
+    checkable with coreutils, and every run of a group holds the same bytes (one blob).
 
     Args:
-        key_object: the key object (:func:`kistore.core.comparison.key_object`).
+        key_object: a run's key object (:func:`kistore.core.comparison.key_object`): field
+            name -> string value.
+
+    Raises:
+        CanonicalFormError: a value with no canonical form (never for a key object).
     """
-    # Lazy: canonical loads canonicaljson; this module is imported by every command.
+    # Lazy: canonical loads canonicaljson; this module is on every command's start-up path
+    # and only writers and verify ask for a group file's bytes.
     from . import canonical
 
-    return canonical.dumps(dict(key_object))
+    return canonical.dumps(key_object)
