@@ -313,8 +313,9 @@ def group_record(key_object: dict[str, str]) -> bytes:
     Raises:
         CanonicalFormError: a value with no canonical form (never for a key object).
     """
-    # Lazy: canonical loads canonicaljson; this module is on every command's start-up path
-    # and only writers and verify ask for a group file's bytes.
+    # This module is on every command's start-up path; only writers and verify ask for
+    # a group file's bytes.
+    # Lazy: canonical loads canonicaljson.
     from . import canonical
 
     return canonical.dumps(key_object)
