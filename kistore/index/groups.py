@@ -244,8 +244,8 @@ def _references(loaded: dict[str, Loaded | None], runs: Iterable[Digest]) -> lis
         if manifest is None or manifest[0] != "BenchmarkRun":
             continue
         spec = manifest[2]
-        out += [Digest(value[7:]) for field in REFERENCE_FIELD_NAMES
-                if is_digest(value := spec.get(field))]
+        out += [Digest.from_str(value) for field in REFERENCE_FIELD_NAMES
+                if isinstance(value := spec.get(field), str) and is_digest(value)]
     return out
 
 
