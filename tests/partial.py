@@ -80,13 +80,14 @@ def commit_groups(work: Path) -> int:
     return written
 
 
-def serve_runs(tmp_path: Path, runs: int = 30, *, groups: bool = False
+def serve_runs(tmp_path: Path, runs: int = 30, *, groups: bool | None = None
                ) -> tuple[Path, Path, ManifestKit, list[dict], list[str]]:
     """A committed store of ``runs`` runs (and what they reference) behind a bare server.
 
     One protocol, environment and workload; an implementation and a run per ``i`` (named
-    ``impl-i`` and ``run-i``, latency ``10 + i`` ns). With ``groups``, every run's group file
-    is committed too (:func:`commit_groups`).
+    ``impl-i`` and ``run-i``, latency ``10 + i`` ns). ``groups``: True, every run's group
+    file is committed too (:func:`commit_groups`); False, none is (a store from before group
+    files: a last commit removes what the writers wrote); None, what the writers wrote.
 
     Returns:
         (the server, the work tree it was pushed from, the kit that made the manifests,
@@ -104,6 +105,9 @@ def serve_runs(tmp_path: Path, runs: int = 30, *, groups: bool = False
     git(work, "branch", "-M", "main")
     if groups:
         commit_groups(work)
+    elif groups is False and (work / "store" / "groups").exists():
+        git(work, "rm", "-r", "-q", "store/groups")
+        git(work, "commit", "-q", "--no-verify", "-m", "a store from before group files")
     server = tmp_path / "server.git"
     git(tmp_path, "clone", "-q", "--bare", str(work), str(server))
     git(server, "config", "uploadpack.allowFilter", "true")
