@@ -16,8 +16,9 @@ as a path (``store/groups/sha256/XX/<62 hex of K>/<64 hex of run>``,
 Each step's missing blobs are fetched in one ``git fetch``
 (:func:`kistore.git.blobs.fetch_blobs`): the references of a run are inside its bytes, so
 four steps at most, whatever the group's size (a step with nothing missing starts no
-process). Every manifest is read, re-hashed, parsed and validated exactly as an index
-build reads it (:func:`._build.read_manifests`) and described by the same
+process; the references of a run already here, as a page's is, come with step 1: three).
+Every manifest is read, re-hashed, parsed and validated exactly as an index build reads
+it (:func:`._build.read_manifests`) and described by the same
 :func:`.catalog.describe_all`, so the rows are the index's rows of those manifests and the
 ranking and page code answer from them unchanged (``show`` prints the page a full clone
 prints, byte for byte: tests/query/test_group_page.py).
@@ -34,6 +35,8 @@ import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import orjson
 
 from ..core import layout
 from ..core.digest import Digest, is_digest
@@ -141,7 +144,11 @@ def group_catalog(repo: pygit2.Repository, tree: pygit2.Tree, runs: Iterable[Dig
             if why is not None:
                 skipped[digest] = why
 
-    read(asked, prefetch)
+    # runs already here (a page's run, just read) say what they reference: fetched with
+    # the first step, so a page's references need no fetch of their own
+    here = _references_here(repo, files, asked)
+    read(asked, [*prefetch, *(p for d in here for p in (layout.object_path(d),
+                                                         layout.metadata_path(d)))])
     read(_references(loaded, asked))
     keys = _keys(loaded, asked)
     members: list[Digest] = []
@@ -246,6 +253,29 @@ def _references(loaded: dict[str, Loaded | None], runs: Iterable[Digest]) -> lis
         spec = manifest[2]
         out += [Digest.from_str(value) for field in REFERENCE_FIELD_NAMES
                 if isinstance(value := spec.get(field), str) and is_digest(value)]
+    return out
+
+
+def _references_here(repo: pygit2.Repository, files: TreeFiles, runs: Sequence[Digest]
+                     ) -> list[Digest]:
+    """Return what the runs whose object blob this clone holds reference (a hint only).
+
+    Read without the checks of :func:`._build.read_manifests` (they come with the read
+    itself): only to fetch the references with the first step. A blob not here, or bytes
+    that are no run, give nothing.
+    """
+    out: list[Digest] = []
+    for run in runs:
+        oid = files.blob_id(layout.object_path(run))
+        if oid is None or oid not in repo.odb:
+            continue
+        try:
+            document = orjson.loads(repo.odb.read(oid)[1])
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(document, dict) and document.get("kind") == "BenchmarkRun":
+            out += _references({str(run): ("BenchmarkRun", "", document.get("spec") or {})},
+                               [run])
     return out
 
 

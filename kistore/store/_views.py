@@ -182,6 +182,18 @@ class View:
     def reopen(self) -> None:
         """Reopen what cannot cross a fork (a worker process calls this first)."""
 
+    def prefetch(self, paths: Iterable[str]) -> int:
+        """Make the files at ``paths`` cheap to read next: nothing to do but in a partial clone.
+
+        A commit of a partial clone (``git clone --filter=blob:none``) fetches the blobs
+        it lacks among them in one ``git fetch`` (:meth:`CommitView.prefetch`), instead
+        of one per file as each is read.
+
+        Returns:
+            How many blobs were fetched.
+        """
+        return 0
+
     def list_dir(self, path: str) -> list[str]:
         """Return the entry names in a directory (empty when it does not exist)."""
         raise NotImplementedError
@@ -352,6 +364,8 @@ class View:
         if owner is None:
             raise NamesFileDisagrees(path, f"holds {data[:80]!r}, not exactly "
                                      "sha256:<64 lowercase hex> and a newline")
+        # the owner's two files: one fetch in a partial clone, not one each
+        self.prefetch((layout.metadata_path(owner), layout.object_path(owner)))
         stored_name = self._metadata_name(owner)
         try:
             stored_kind = canonical.loads(self.read(layout.object_path(owner)) or b"")["kind"]
@@ -791,6 +805,27 @@ class CommitView(View):
             if entry.filemode in REGULAR_MODES:
                 self._ids[path] = entry.id
         return modes
+
+    def prefetch(self, paths: Iterable[str]) -> int:
+        """Fetch the blobs a partial clone lacks among the regular files at ``paths``, in one.
+
+        One ``git fetch`` (:func:`kistore.git.blobs.fetch_blobs`); nothing in a full clone
+        or when every blob is here. Paths with no regular file are skipped.
+
+        Raises:
+            StoreStateError: a partial clone whose remote cannot give the blobs.
+        """
+        ids = []
+        for path in paths:
+            oid = self._ids.get(path)
+            if oid is None:
+                entry = self._entry(path)
+                if entry is None or entry.type != pygit2.GIT_OBJECT_BLOB or \
+                        entry.filemode not in REGULAR_MODES:
+                    continue
+                oid = self._ids[path] = entry.id
+            ids.append(str(oid))
+        return fetch_blobs(self.repo, ids)
 
     def reopen(self) -> None:
         """Open the repository again (libgit2's handles do not cross a fork)."""

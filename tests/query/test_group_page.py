@@ -176,12 +176,12 @@ def test_a_run_page_in_a_blob_less_clone_is_the_full_clones_and_fetches_its_grou
     assert fetched == (_files(members) | _files(refs) | {
         layout.name_path("BenchmarkRun", run), layout.POLICY_FILE, layout.SETTINGS_FILE})
     assert len(fetched) < len(before) / 2
-    # the names file, the run's metadata and object, one `git cat-file` each (git fetches
-    # each); then one `git fetch` a step: the policy and kistore.toml, the run's
-    # references, the members, their references
+    # the names file by `git cat-file` (git fetches it); then one `git fetch` each: the
+    # run's object and metadata; the policy, kistore.toml and the run's references (read
+    # from its bytes); the members; their references
     processes = git_processes(trace)
-    assert processes["cat-file"] == 3
-    assert processes["fetch"] == 3 + 4
+    assert processes["cat-file"] == 1
+    assert processes["fetch"] == 1 + 4
     assert not (clone / "kistore").exists()  # no index written or opened
     assert (full / "kistore" / "index.sqlite").exists()
 
@@ -309,7 +309,9 @@ def test_the_group_catalog_in_process_and_an_index_already_built(served, full, t
     whole = MemoryCatalog.from_view(Store(work).view("HEAD"))
     for r in catalog.records():
         assert r == whole.record(r.digest) and r.spec == whole.record(r.digest).spec
-    assert catalog.fetches == 4  # policy and kistore.toml with the run; refs; members; refs
+    # the names file and the run's two files were read resolving the name; then the
+    # policy and kistore.toml with the run's references; the members; their references
+    assert catalog.fetches == 3
     assert catalog.skipped() == {}
     tree = str(store.commit("HEAD").tree.id)
     assert not indexed(store.git_dir, tree)
