@@ -11,11 +11,12 @@ from pathlib import Path
 
 import click
 
-from . import export_speed, history, measure, report, site_speed
+from . import export_speed, history, measure, partial_page, report, site_speed
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
-STEPS = ("bulk add", "single add", "verify", "rank", "export", "history depth", "git gc")
+STEPS = ("bulk add", "single add", "verify", "rank", "export", "history depth",
+         "blob-less page", "git gc")
 """The measured steps, in the order they run (``--only`` picks some)."""
 
 
@@ -68,6 +69,7 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
                      ("site", site_speed.site, (prepared, n == ns[0] and n >= 1000)),
                      ("export", export_speed.export, ()),
                      ("history depth", history.deep_history, (prepared, repeat)),
+                     ("blob-less page", partial_page.blobless_page, (max(3, repeat // 2),)),
                      ("git gc", measure.repo_size, ())]
             if only:
                 steps = [s for s in steps if s[0] == "bulk add" or s[0] in only]

@@ -42,8 +42,9 @@
 # tree's copy where `git hash-object --no-filters` says it is REV's blob byte for byte, any
 # other blob from git, one by one; a group file's blob, shared by its group, once); one
 # `git cat-file --batch` hands every object, metadata file, names file, forward record and
-# group file to one jq, which holds them to the manifests both ways (1d). Attestations (2, 3) are checked one by one. The
-# work tree must not change while it runs.
+# group file to one jq, which holds them to the manifests both ways (1d). Attestations (2,
+# 3) are checked one by one. The work tree must not change while it runs. In a partial
+# clone (`--filter=blob:none`) the blobs it lacks are fetched first, in one `git fetch`.
 set -euo pipefail
 
 NS=kernelindex-attestation
@@ -78,6 +79,29 @@ while IFS= read -r -d '' record; do
   read -r mode type blob <<<"${record%%$'\t'*}"
   paths+=("${record#*$'\t'}") modes+=("$mode") types+=("$type") blobs+=("$blob")
 done < "$tmp/listing"
+
+# -- a partial clone: the blobs REV lists under store/ that it lacks, in one `git fetch` ----
+# In a blob-less clone (`git clone --filter=blob:none`) git fetches a missing blob when a
+# command reads it: one `git fetch` (a connection to the remote) per file read below. They
+# are fetched here first, all in one, as git's own lazy fetch asks for one (kistore does
+# the same: kistore/git/blobs.py fetch_blobs). A blob the remote cannot give stays missing
+# and is named below.
+promisor=""
+while read -r key value; do  # remote.<name>.promisor true, as `git clone --filter` sets it
+  if [ "${value,,}" = true ]; then promisor=${key#remote.} promisor=${promisor%.promisor}; break; fi
+done < <(git config --get-regexp '^remote\..*\.promisor$' 2>/dev/null || true)
+[ -n "$promisor" ] || promisor=$(git config --get extensions.partialClone 2>/dev/null || true)
+if [ -n "$promisor" ] && [ ${#blobs[@]} -gt 0 ]; then
+  printf '%s\n' "${blobs[@]}" > "$tmp/listed-blobs"
+  { git rev-list --objects --no-walk --missing=print "$commit" \
+      | grep '^?' | grep -o '[0-9a-f]*' | grep -Fx -f "$tmp/listed-blobs"; } \
+    > "$tmp/missing-blobs" || true
+  if [ -s "$tmp/missing-blobs" ]; then
+    git -c fetch.negotiationAlgorithm=noop fetch -q "$promisor" --no-tags \
+      --no-write-fetch-head --recurse-submodules=no --filter=blob:none --stdin \
+      < "$tmp/missing-blobs" 2>/dev/null || true
+  fi
+fi
 
 # sha256_of[FILE]: sha256 of a file, computed for many files by one sha256sum (through xargs).
 declare -A sha256_of=()

@@ -12,6 +12,9 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.index.catalog import MemoryCatalog
 from kistore.store import Store
 
 from .conftest import ManifestKit, add_docs, git
@@ -47,12 +50,44 @@ def git_processes(trace: Path) -> Counter[str]:
     return counted
 
 
-def serve_runs(tmp_path: Path, runs: int = 30
+def commit_groups(work: Path) -> int:
+    """Commit the group file of every run of ``work``'s HEAD that lacks one (``store/groups/``).
+
+    What the writers of the store do for each run with a known comparison key
+    (:func:`kistore.core.layout.group_path` holding :func:`~kistore.core.layout.group_record`
+    of its key object); a store whose writers already did is left as it is.
+
+    Returns:
+        How many group files were written (and committed, when any).
+    """
+    records = MemoryCatalog.from_view(Store(work).view("HEAD")).records(kind="BenchmarkRun")
+    written = 0
+    for r in records:
+        if r.comparison_key is None or r.key_object is None:
+            continue
+        path = work / layout.group_path(Digest.from_str(r.comparison_key),
+                                        Digest.from_str(r.digest))
+        data = layout.group_record(r.key_object)
+        if path.exists():
+            assert path.read_bytes() == data
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        written += 1
+    if written:
+        git(work, "add", "store/groups")
+        git(work, "commit", "-q", "--no-verify", "-m", "group files")
+    return written
+
+
+def serve_runs(tmp_path: Path, runs: int = 30, *, groups: bool | None = None
                ) -> tuple[Path, Path, ManifestKit, list[dict], list[str]]:
     """A committed store of ``runs`` runs (and what they reference) behind a bare server.
 
     One protocol, environment and workload; an implementation and a run per ``i`` (named
-    ``impl-i`` and ``run-i``, latency ``10 + i`` ns).
+    ``impl-i`` and ``run-i``, latency ``10 + i`` ns). ``groups``: True, every run's group
+    file is committed too (:func:`commit_groups`); False, none is (a store from before group
+    files: a last commit removes what the writers wrote); None, what the writers wrote.
 
     Returns:
         (the server, the work tree it was pushed from, the kit that made the manifests,
@@ -68,6 +103,11 @@ def serve_runs(tmp_path: Path, runs: int = 30
     Store.init(work)
     digests = add_docs(Store(work), docs)
     git(work, "branch", "-M", "main")
+    if groups:
+        commit_groups(work)
+    elif groups is False and (work / "store" / "groups").exists():
+        git(work, "rm", "-r", "-q", "store/groups")
+        git(work, "commit", "-q", "--no-verify", "-m", "a store from before group files")
     server = tmp_path / "server.git"
     git(tmp_path, "clone", "-q", "--bare", str(work), str(server))
     git(server, "config", "uploadpack.allowFilter", "true")

@@ -137,6 +137,11 @@ def test_bench_smoke_at_200(tmp_path):
     # the run the site step adds before its rebuild (it runs before the export)
     assert exported["extra"]["rows"]["manifests"] == 203
     assert rows["export max RSS"]["value"] > 0
+    page = rows["run page in a blob-less clone (first page, CPU)"]
+    assert page["value"] > 0 and page["baseline_value"] > 0 and page["ratio"] > 0
+    assert "page identical to the full clone's" in page["note"]
+    blobs = rows["blobs a run page fetches in a blob-less clone"]
+    assert 0 < blobs["value"] < blobs["baseline_value"] / 4  # its group, not the store
     by_git = rows["one add --commit vs git"]
     assert by_git["baseline"] == "git add + git commit -uno of the same three files"
     assert by_git["baseline_value"] > 0 and by_git["ratio"] > 0

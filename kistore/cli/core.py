@@ -263,9 +263,9 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
                                   at=at, schema=False)
     if manifest.kind == "BenchmarkRun" and catalog is None:
         # Lazy: only a run's page needs the derived index (the rank of its group).
-        from ..index.index import open_catalog
+        from ..query.answers import run_catalog
 
-        catalog = open_catalog(store, at)
+        catalog = run_catalog(store, [manifest.digest], at)
     if catalog is None or catalog.record(str(manifest.digest)) is None:
         # Lazy: a document no index vouches for (the show of another kind) only.
         from ..index.checked import is_checked, record_checked

@@ -61,16 +61,17 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
       kistore rank 384a96d0 --format jsonl | jq -c 'select(.rank <= 3)'
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..index.index import open_catalog
     from ..query.answers import rank as rank_group
+    from ..query.answers import run_catalog
 
     fmt = output_format(fmt, as_json)
     store = ctx.store()
-    catalog = open_catalog(store, at)
-    _warn_default_policy(store, at)
-    with explaining_misses(store, [ref], at), _warning_before_no_group(store, catalog, at):
-        _, ranking = rank_group(store, ref, at=at, comparison=comparison,
-                                min_evidence=min_evidence, catalog=catalog)
+    with explaining_misses(store, [ref], at):
+        catalog = run_catalog(store, [ref], at)  # a blob-less clone: the group's listing
+        _warn_default_policy(store, at)
+        with _warning_before_no_group(store, catalog, at):
+            _, ranking = rank_group(store, ref, at=at, comparison=comparison,
+                                    min_evidence=min_evidence, catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     rows = ranking.rows(include_excluded=show_all)
     # Lazy: `rank --help` imports no other module (tests/cli/test_cli_startup.py).
@@ -123,14 +124,17 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
       kistore compare 384a96d0 --comparison measured --json
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..index.index import open_catalog
+    from ..query.answers import run_catalog
     from ..query.page import compare as compare_runs
 
     store = ctx.store()
     _warn_default_policy(store, at)
-    catalog = open_catalog(store, at)
-    with explaining_misses(store, [a, b], at), _warning_before_no_group(store, catalog, at):
-        result = compare_runs(store, a, b, at=at, comparison=comparison, catalog=catalog)
+    with explaining_misses(store, [a, b], at):
+        # a blob-less clone: A's group (which holds its #1) and B's, from their listings
+        catalog = run_catalog(store, [a] if b is None else [a, b], at)
+        with _warning_before_no_group(store, catalog, at):
+            result = compare_runs(store, a, b, at=at, comparison=comparison,
+                                  catalog=catalog)
     warn_unreadable(store, catalog, at)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names

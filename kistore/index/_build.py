@@ -59,12 +59,28 @@ class TreeFiles:
     def blob_id(self, path: str) -> str | None:
         """Return the git blob id (hex) of the file at ``path``, or None when there is none."""
         parent, _, leaf = path.rpartition("/")
-        listing = self._dirs.get(parent)
+        return self.listing(parent).get(leaf)
+
+    def listing(self, directory: str) -> dict[str, str]:
+        """Return ``{file name: blob id (hex)}`` of a directory's files (loaded once).
+
+        Empty when there is no such directory; subdirectories are left out.
+        """
+        listing = self._dirs.get(directory)
         if listing is None:
-            listing = self._dirs[parent] = self._listing(parent)
-        return listing.get(leaf)
+            listing = self._dirs[directory] = self._listing(directory)
+        return listing
+
+    def is_dir(self, path: str) -> bool:
+        """Return True when ``path`` is a directory of the tree (one lookup, no blob read)."""
+        try:
+            return bool(self.tree[path].type_str == "tree")
+        except KeyError:
+            return False
 
     def _listing(self, directory: str) -> dict[str, str]:
+        if not directory:  # the top of the tree (kistore.toml)
+            return {str(e.name): str(e.id) for e in self.tree if e.type_str == "blob"}
         try:
             entry = self.tree[directory]
         except KeyError:
@@ -78,7 +94,8 @@ class TreeFiles:
 def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Digest],
                    progress: Callable[[int], None] | None = None, *,
                    limit: int = DEFAULT.manifest_bytes,
-                   known: Mapping[str, bytes] | None = None) -> Iterator[Read]:
+                   known: Mapping[str, bytes] | None = None,
+                   files: TreeFiles | None = None) -> Iterator[Read]:
     """Yield every manifest of ``digests`` as ``tree`` holds it, in ``digests`` order.
 
     Args:
@@ -91,6 +108,8 @@ def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Dig
         known: path -> the exact bytes ``tree`` holds at that path, when the caller knows
             them (``add --commit`` built the tree from them): those are not read from git,
             and nothing else changes (each is parsed and checked as a blob read).
+        files: the :class:`TreeFiles` of ``tree`` when the caller has one (its directory
+            listings are reused, not loaded again).
 
     In a partial clone (``git clone --filter=blob:none``) every blob of ``digests`` it
     lacks is fetched first, in one ``git fetch`` (:func:`kistore.git.blobs.fetch_blobs`),
@@ -107,7 +126,7 @@ def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Dig
         problem)`` (:func:`~.catalog.problem`) when the object file is in the tree but
         refused, else None (a manifest absent from the tree is not skipped, just gone).
     """
-    files = TreeFiles(repo, tree)
+    files = files if files is not None else TreeFiles(repo, tree)
     given = known or {}
 
     def source(path: str) -> str | bytes | None:

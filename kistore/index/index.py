@@ -472,7 +472,7 @@ class Index:
             The :class:`Prepared` parts (``records`` and ``compressed`` None when the index
             could not be read).
         """
-        limit = _manifest_limit(self.store)
+        limit = manifest_limit(self.store)
         parsed = parse_validated(manifests, files, limit=limit)
         given = {layout.object_path(Digest.from_str(d)) for d in parsed}
         rest: dict[str, bytes] = {}
@@ -602,7 +602,7 @@ class Index:
         loaded: dict[str, Loaded | None] = {}
         documents: dict[str, bytes] = {}  # each row's stored document (.rows)
         skipped: list[tuple[str, str, str]] = []
-        limit = _manifest_limit(self.store)
+        limit = manifest_limit(self.store)
         listed = sorted(digests, key=str)
         done = [parsed[str(d)] for d in listed if str(d) in parsed] if parsed else []
         todo = [d for d in listed if str(d) not in parsed] if parsed else listed
@@ -804,7 +804,7 @@ def count_objects(repo: pygit2.Repository, tree: pygit2.Tree) -> int:
     return sum(len(subtree(repo, shard.id)) for shard in objects if shard.type_str == "tree")
 
 
-def _manifest_limit(store: IndexedStore) -> int:
+def manifest_limit(store: IndexedStore) -> int:
     """Return the store's ``[limits] manifest-bytes``; the default when kistore.toml is bad.
 
     A query never fails on a bad kistore.toml (``verify`` and ``add`` report it); a file

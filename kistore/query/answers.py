@@ -7,6 +7,7 @@ Every answer is read from a catalog of one view -- the work tree by default, or 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..attest.levels import SOURCE_NATIVE, Evidence
@@ -15,6 +16,7 @@ from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, ResolutionError, VerificationError
 from ..core.schema import KINDS
 from ..index.catalog import Catalog, damage
+from ..index.groups import open_group_catalog
 from ..index.index import open_catalog
 from ..index.records import Record
 from ..index.warm import maybe_attested
@@ -151,6 +153,34 @@ def find_run(store: Store, catalog: Catalog, ref: str, *, at: str | None = None)
             f"{record.protocol} or environment {record.environment} is not in the store; "
             "add them")
     return record
+
+
+def run_catalog(store: Store, refs: Sequence[str | Digest], at: str | None = None) -> Catalog:
+    """Return the catalog a rank, run page or comparison of the runs ``refs`` reads.
+
+    The query index of the view (:func:`~kistore.index.index.open_catalog`), except in a
+    blob-less clone (``git clone --filter=blob:none``) asked about a commit whose index
+    is not built: there the runs' comparison groups are read from their committed
+    listings (:func:`~kistore.index.groups.open_group_catalog`), fetching the groups'
+    blobs, the manifests they reference, the ranking policy and ``kistore.toml`` (not the
+    store's every blob, as building the index would). Same answers either way.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        refs: the runs (digest, prefix, ``BenchmarkRun/NAME``, or a :class:`Digest`).
+        at: revision, or None for the work tree.
+
+    Raises:
+        ResolutionError, InputError: in a blob-less clone, a reference that does not
+            resolve (:meth:`kistore.store.Store.resolve`); ``at`` names no commit.
+        StoreStateError: a blob-less clone whose remote cannot give the blobs.
+    """
+    def digests() -> list[Digest]:
+        return [r if isinstance(r, Digest) else store.resolve(r, at=at) for r in refs]
+
+    found = open_group_catalog(store, at, digests,
+                               prefetch=(layout.POLICY_FILE, layout.SETTINGS_FILE))
+    return found if found is not None else open_catalog(store, at)
 
 
 def evidence_map(store: Store, records: list[Record], *, at: str | None = None,

@@ -8,6 +8,7 @@ count the blobs the clone holds before and after.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,8 +18,8 @@ from kistore.core.model import Manifest
 from kistore.store import Store
 
 from ..conftest import ManifestKit, add_docs, git
+from ..partial import git_processes, serve_runs
 from ..partial import missing as _missing
-from ..partial import serve_runs
 
 KISTORE = str(Path(sys.executable).with_name("kistore"))
 
@@ -101,3 +102,27 @@ def test_a_blob_the_remote_can_no_longer_give_is_an_error_not_a_traceback(tmp_pa
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
     assert "is not in this partial clone and git could not fetch it from its promisor " \
            "remote" in done.stderr
+
+
+def test_verify_at_head_in_a_blob_less_clone_fetches_the_store_in_one_fetch(tmp_path):
+    # `verify --at HEAD` reads every file of the commit: each blob the clone lacked was
+    # fetched as it was read, one `git cat-file` and one `git fetch` (a connection to the
+    # remote) per file: 132 of each for 20 runs. The listing now fetches them in one.
+    server, _, _, _, _ = serve_runs(tmp_path, runs=20)  # 43 manifests
+    clone = tmp_path / "reader.git"
+    git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{server}",
+        str(clone))
+    before = _missing(clone)
+    blobs = len({line.split()[2] for line in git(clone, "ls-tree", "-r", "HEAD").splitlines()})
+    trace = tmp_path / "trace.json"
+    done = subprocess.run([KISTORE, "--store", str(clone), "verify", "--at", "HEAD"],
+                          capture_output=True, text=True,
+                          env={**os.environ, "GIT_TRACE2_EVENT": str(trace)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.endswith("ok: store at HEAD: 0 errors, 0 warnings, 1 info\n")
+    assert before == blobs >= 132 and _missing(clone) == 0  # every file read: every blob
+    processes = git_processes(trace)
+    # kistore.toml (the limits) and .gitattributes (KI113) are read one by one before and
+    # beside the listing; the files under store/ (each manifest's three, the policy, the
+    # group files where the writers commit them) come in one fetch
+    assert (processes["fetch"], processes["cat-file"]) == (3, 2)

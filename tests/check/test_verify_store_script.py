@@ -8,6 +8,8 @@ name what failed.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -22,6 +24,7 @@ from kistore.core import layout
 from kistore.core.digest import Digest
 
 from ..conftest import ROOT, add_docs, commit_all, fixed_key, git, store_file, write_raw
+from ..partial import missing, serve_runs
 from ..sshsig_kit import (
     OTHER,
     SIGNER,
@@ -479,3 +482,24 @@ def test_a_file_name_with_a_newline_is_named_on_one_fail_line(small):
     assert code == 1 and any(line.startswith("FAIL: store/objects/sha256/ab/x\\ny.json: ")
                              for line in lines), output
     assert not any(line.startswith("y.json") for line in lines), output
+
+
+def test_a_blob_less_clone_is_fetched_in_one_git_fetch(tmp_path):
+    # In a `git clone --filter=blob:none` every blob the script read was fetched as read:
+    # one `git fetch` (and a connection to the remote) per file, ~130 for 20 runs. The
+    # blobs the revision lists under store/ are now fetched first, in one.
+    server, _, _, _, _ = serve_runs(tmp_path, runs=20)  # 43 manifests: 130 files in store/
+    clone = tmp_path / "reader.git"
+    git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{server}",
+        str(clone))
+    blobs = len({line.split()[2] for line in git(clone, "ls-tree", "-r", "HEAD").splitlines()})
+    assert missing(clone) == blobs >= 132  # and kistore.toml, .gitattributes
+    trace = tmp_path / "trace.json"
+    done = subprocess.run(["bash", str(SCRIPT)], cwd=clone, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "GIT_TRACE2_EVENT": str(trace)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("ok: 43 object(s), 43 names file(s), 0 forward record(s)")
+    assert missing(clone) == 2  # what the script never reads: kistore.toml, .gitattributes
+    fetches = [e["argv"] for e in map(json.loads, trace.read_text().splitlines())
+               if e.get("event") == "start" and "fetch" in e["argv"]]
+    assert len(fetches) == 1 and fetches[0][-1] == "--stdin", fetches

@@ -1,0 +1,152 @@
+"""A run page in a blob-less clone (``git clone --filter=blob:none``) against a full clone's.
+
+Issue 22: a reader of one run page should not fetch the store. The page reads the run's
+comparison group from its listing (``store/groups/``, kistore/index/groups.py): the rows
+here say how many blobs it fetched of the commit's, how many ``git fetch`` processes, and
+its CPU and wall time against the same page in a full clone with the index warm.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.index.index import open_catalog
+from kistore.store import Store
+
+from .measure import GIT_ENV, RANK_TARGET, Row, env, kistore_bin, run
+
+
+def _traced(args: list[str], trace: Path) -> tuple[float, float, bytes]:
+    """Run a command with git's trace to ``trace``; return (wall s, CPU s, stdout).
+
+    CPU: user + system of the process and of the children it waited for (the ``git``
+    fetches and the ``upload-pack`` of a ``file://`` remote, which run here).
+    """
+    start = time.perf_counter()
+    process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL,
+                               env={**env(), "GIT_TRACE2_EVENT": str(trace)})
+    out = process.stdout.read() if process.stdout else b""
+    _, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(args)} exited {os.waitstatus_to_exitcode(status)}")
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, out
+
+
+def _missing(repo: Path) -> int:
+    _, done = run(["git", "--git-dir", str(repo), "rev-list", "--objects", "--all",
+                   "--missing=print"])
+    return sum(1 for line in done.stdout.splitlines() if line.startswith(b"?"))
+
+
+def _fetches(trace: Path) -> int:
+    return sum(1 for line in trace.read_text().splitlines()
+               if (e := json.loads(line)).get("event") == "start" and "fetch" in e["argv"])
+
+
+def group_files(store: Path, server: Path) -> int:
+    """Commit onto ``server``'s main every run's group file its HEAD lacks; return how many.
+
+    A store written before group files were (or by a kistore without them) has none; the
+    files are those kistore's writers commit (:func:`kistore.core.layout.group_path`
+    holding :func:`~kistore.core.layout.group_record` of the key object), one git
+    fast-import commit, keys taken from ``store``'s query index of the same commit.
+    """
+    head = run(["git", "--git-dir", str(server), "rev-parse", "HEAD"])[1].stdout.strip()
+    listed = run(["git", "--git-dir", str(server), "ls-tree", "-r", "--name-only", "HEAD",
+                  layout.GROUPS_DIR])[1].stdout.decode().splitlines()
+    have = set(listed)
+    blobs: list[bytes] = []
+    files: list[bytes] = []
+    catalog = open_catalog(Store(store), "HEAD")
+    for key, records in catalog.run_groups():
+        if key is None:
+            continue
+        paths = [layout.group_path(Digest.from_str(key), Digest.from_str(r.digest))
+                 for r in records]
+        paths = [p for p in paths if p not in have]
+        if not paths or records[0].key_object is None:
+            continue
+        data = layout.group_record(records[0].key_object)
+        mark = len(blobs) + 1
+        blobs.append(b"blob\nmark :%d\ndata %d\n%s\n" % (mark, len(data), data))
+        files += [b"M 100644 :%d %s\n" % (mark, p.encode()) for p in paths]
+    if not files:
+        return 0
+    message = b"group files"
+    stream = b"".join(blobs) + (
+        b"commit refs/heads/main\ncommitter %s <%s> 0 +0000\ndata %d\n%s\nfrom %s\n"
+        % (GIT_ENV["GIT_COMMITTER_NAME"].encode(), GIT_ENV["GIT_COMMITTER_EMAIL"].encode(),
+           len(message), message, head)) + b"".join(files) + b"\n"
+    subprocess.run(["git", "--git-dir", str(server), "fast-import", "--quiet"], input=stream,
+                   check=True, env=env())
+    return len(files)
+
+
+def blobless_page(workdir: Path, n: int, repeat: int) -> list[Row]:
+    """``show`` of a run in a fresh blob-less clone against a full clone's warm page.
+
+    A bare server of the store (``uploadpack.allowFilter``; group files committed where
+    the store lacks them: :func:`group_files`); a full bare clone with the index of HEAD
+    built (untimed) gives the baseline, ``show RUN --at HEAD`` warm, median CPU; each
+    round clones the server again without blobs (untimed) and times the first page.
+    Rows: the page's CPU time (ratio to the baseline) and the blobs it fetched (ratio to
+    the commit's blobs), with the ``git fetch`` processes and wall times in the notes.
+    """
+    store, server = workdir / "store", workdir / "partial-server.git"
+    full = workdir / "partial-full.git"
+    for path in (server, full):
+        if path.exists():
+            run(["rm", "-rf", str(path)])
+    run(["git", "clone", "-q", "--bare", "--no-local", str(store), str(server)])
+    run(["git", "--git-dir", str(server), "config", "uploadpack.allowFilter", "true"])
+    written = group_files(store, server)
+    run(["git", "clone", "-q", "--bare", f"file://{server}", str(full)])
+    page = [kistore_bin(), "--store", "{}", "show", RANK_TARGET, "--at", "HEAD"]
+    run([*(a.replace("{}", str(full)) for a in page[:3]), "reindex"], check=False)
+    trace = workdir / "partial-trace.json"
+    base = [_traced([a.replace("{}", str(full)) for a in page], trace) for _ in range(repeat + 1)]
+    walls, cpus, fetched, fetches = [], [], [], []
+    total = 0
+    expected = base[0][2]
+    for i in range(repeat):
+        clone = workdir / f"partial-clone-{i}.git"
+        run(["git", "clone", "-q", "--bare", "--filter=blob:none", f"file://{server}",
+             str(clone)])
+        total = _missing(clone)
+        trace.unlink(missing_ok=True)
+        wall, cpu, out = _traced([a.replace("{}", str(clone)) for a in page], trace)
+        if out != expected:
+            raise RuntimeError("the blob-less clone's run page differs from the full clone's")
+        walls.append(wall)
+        cpus.append(cpu)
+        fetched.append(total - _missing(clone))
+        fetches.append(_fetches(trace))
+        run(["rm", "-rf", str(clone)])
+    cpu50 = statistics.median(cpus) * 1000
+    base50 = statistics.median(c for _, c, _ in base[1:]) * 1000
+    wall50 = statistics.median(walls) * 1000
+    base_wall = statistics.median(w for w, _, _ in base[1:]) * 1000
+    blobs = statistics.median(fetched)
+    made = f"; {written:,} group files committed first" if written else ""
+    return [
+        Row(n, "run page in a blob-less clone (first page, CPU)", cpu50, "ms CPU",
+            "the same page in a full clone, index warm (CPU)", base50, cpu50 / base50, "",
+            None, f"median of {repeat} fresh `--filter=blob:none` clones (CPU of kistore and "
+                  f"its git children, the file:// upload-pack included); wall {wall50:.0f} ms "
+                  f"against {base_wall:.0f} ms; {statistics.median(fetches):.0f} git fetch "
+                  f"processes; page identical to the full clone's{made}",
+            {"wall_ms": wall50, "base_wall_ms": base_wall, "fetches": fetches,
+             "group_files_written": written}),
+        Row(n, "blobs a run page fetches in a blob-less clone", blobs, "blobs",
+            "blobs of the commit", total, blobs / total if total else None, "", None,
+            "the group's members and what they reference, the names file, the policy and "
+            "kistore.toml (a full index build fetches every blob)", {"fetched": fetched}),
+    ]
