@@ -175,12 +175,13 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         if entries_clean([u[0] for u in units], kinds, names, references):
             return sorted(findings, key=sort_key)  # check_entries would find nothing: skip it
     entries: dict[Digest, Entry] = {}
-    for unit, (_, kind, name, references, _) in zip(units, results, strict=True):
+    for unit, (found, kind, name, references, _) in zip(units, results, strict=True):
         digest = Digest(unit[0])
         refs = {f: r for f, r in zip(REFERENCE_FIELDS, references, strict=True)
                 if r is not None}
         entries[digest] = Entry(digest, kind, name, refs, unit[1] is not None,
-                                unit[2] is not None)
+                                unit[2] is not None, intact=not any(
+                                    f.rule is OBJECT_DIGEST_MISMATCH for f in found or ()))
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
         d for d in entries if wanted(layout.object_path(d)) or wanted(layout.metadata_path(d))}
     if not snap.complete and focus_digests is not None:  # the rest of the tree: looked up
@@ -546,11 +547,6 @@ def check_unit(snap: Files, unit: Unit) -> tuple[list[Finding], Entry]:
     if (check_object or check_metadata) and obj is not None:
         findings += check_manifest_pair(object_path or layout.object_path(digest),
                                         metadata_path or layout.metadata_path(digest), obj, meta)
-    if any(f.rule is OBJECT_DIGEST_MISMATCH for f in findings):
-        # Bytes that do not hash to the name are not that manifest (KI101): their kind and
-        # references are nobody's, so no run's reference is judged by them (a gate, which
-        # looks up only what a range changes, could not find the runs naming it either).
-        obj = None
     return findings, entry_from(digest, obj, meta, has_object=object_path is not None,
                                 has_metadata=metadata_path is not None)
 
