@@ -181,7 +181,7 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                 if r is not None}
         entries[digest] = Entry(digest, kind, name, refs, unit[1] is not None,
                                 unit[2] is not None, intact=not any(
-                                    f.rule is OBJECT_DIGEST_MISMATCH for f in found or ()))
+                                    f.rule.id == OBJECT_DIGEST_MISMATCH.id for f in found or ()))
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
         d for d in entries if wanted(layout.object_path(d)) or wanted(layout.metadata_path(d))}
     if not snap.complete and focus_digests is not None:  # the rest of the tree: looked up

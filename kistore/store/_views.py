@@ -858,7 +858,8 @@ class CommitView(View):
             self._ids.update(ids)
         elif store is not None:  # store itself is a file, symlink or submodule
             modes[layout.STORE_DIR] = store.filemode
-        fetch_blobs(self.repo, (str(oid) for oid in self._ids.values()))  # partial clone
+        fetch_blobs(self.repo, (oid.hex() if isinstance(oid, bytes) else str(oid)  # raw ids
+                                for oid in self._ids.values()))  # partial clone
         return Files(self, modes, limit)
 
     def modes_of(self, paths: Iterable[str]) -> dict[str, int]:  # noqa: D102 - on View
