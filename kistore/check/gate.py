@@ -48,7 +48,9 @@ from ..git.blobs import read_blob
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
+from ..store.migrate import plan_groups
 from ._focus import range_paths
+from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
 from ._names import NAME_PATH_MISSING
 from ._paths import changed_tree_names
@@ -141,7 +143,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Fi
             found=("a branch behind it" if repo.descendant_of(base.id, head.id)
                    else "diverged history"),
             extra={"base": str(base.id), "head": str(head.id)})]
-    unmigrated = _unmigrated(head.tree)
+    unmigrated = _unmigrated(head.tree) or _ungrouped(store, base, head)
     if unmigrated is not None:
         return [unmigrated]
     commits = list(ancestry(repo, head, hide=base))
@@ -181,6 +183,37 @@ def _unmigrated(tree: pygit2.Tree) -> Finding | None:
                    "made before names were paths, and the gate cannot tell a taken name; "
                    "land the commit `kistore migrate --commit` makes first, then this change",
                    file=layout.NAMES_DIR)
+
+
+def _ungrouped(store: Store, base: pygit2.Commit, head: pygit2.Commit) -> Finding | None:
+    """KI215 for the store when BASE has no ``store/groups/`` and HEAD lacks group files.
+
+    The gate checks the group files of the runs a range touches; a store made before
+    comparison groups were paths has none for its earlier runs, and a reader of a
+    blob-less clone trusts a group's listing as complete (review 2026-12-01 F2: a rank of
+    1 of 1 where a full clone said 1 of 4). So while BASE has manifests and no
+    ``store/groups/``, each group file BASE's runs already needed
+    (:func:`kistore.store.migrate.plan_groups` of BASE) must be in HEAD: the range is
+    ``kistore migrate --commit``'s commit, or brings it. The runs whose key the range
+    itself completes are the range's own checks' (per run, KI215). That look is O(store),
+    paid only until a store's first group file lands.
+    """
+    if (treediff.subtree_id(base.tree, layout.OBJECTS_DIR) is None
+            or treediff.subtree_id(base.tree, layout.GROUPS_DIR) is not None):
+        return None
+    try:
+        needed = plan_groups(store.view(str(base.id)))
+    except KistoreError:
+        return None  # a group file holding other bytes: the range's own checks say so
+    head_view = store.view(str(head.id))
+    missing = [w for w in needed if head_view.read(w.path) != w.data]
+    if not missing:
+        return None
+    return Finding(GROUP_MISSING, f"{len(missing)} run(s) with a known comparison key have "
+                   "no group file: this store was made before comparison groups were "
+                   "paths, and a blob-less clone would rank from an incomplete group; land "
+                   "the commit `kistore migrate --commit` makes first, then this change",
+                   file=layout.GROUPS_DIR)
 
 
 def _behind(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, base_rev: str

@@ -488,6 +488,10 @@ def describe_error(error: Any) -> str:
     elif error.validator == "enum":
         message = f"expected one of {', '.join(_json(v) for v in error.validator_value)}, " \
                   f"found {_json(error.instance)}"
+    elif error.validator == "contains" and isinstance(error.validator_value, dict) and \
+            "const" in error.validator_value:  # an array that must list one value
+        message = f"must list {_json(error.validator_value['const'])}, found " \
+                  f"{_json(error.instance)}"
     elif error.validator == "not" and isinstance(error.schema, dict) and \
             isinstance(error.schema.get("description"), str):  # the schema says why, in words
         message = error.schema["description"]

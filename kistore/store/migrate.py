@@ -21,7 +21,7 @@ from ..core.digest import Digest, is_digest
 from ..core.errors import ConflictError, KistoreError, MultipleErrors
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS
-from ._views import WorkTreeView
+from ._views import View, WorkTreeView
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +184,7 @@ _KEY_KINDS = {"protocolDigest": "BenchmarkProtocol", "environmentDigest": "Execu
 """The reference fields a comparison key reads the manifest of, and that manifest's kind."""
 
 
-def plan_groups(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None = None
+def plan_groups(view: View, head_holds: Callable[[str, bytes], bool] | None = None
                 ) -> list[GroupWritten]:
     """Return the group file each run of the work tree whose comparison key is known lacks.
 
@@ -195,7 +195,8 @@ def plan_groups(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | N
     group_record` of the key object, byte for byte what an add writes.
 
     Args:
-        view: the work tree.
+        view: the work tree (or a commit: the gate asks whether a store without
+            ``store/groups/`` needs a migration).
         head_holds: as :func:`plan_names` takes it (a group file in the work tree but not in
             HEAD is written again when the migration commits).
 
@@ -245,7 +246,7 @@ def plan_groups(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | N
 Written = TypeVar("Written", NameWritten, ForwardWritten, GroupWritten)
 
 
-def _lacking(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | None,
+def _lacking(view: View, head_holds: Callable[[str, bytes], bool] | None,
              wanted: Iterable[tuple[Written, bytes] | KistoreError],
              conflict: Callable[[Written, bytes], str]) -> list[Written]:
     """Return the files of ``wanted`` the work tree lacks, or every reason not to write them.

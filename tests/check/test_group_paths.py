@@ -246,3 +246,36 @@ def test_the_checkers_group_file_is_the_layouts():
     assert got.path == layout.group_path(Digest(key), Digest("cd" * 32))
     assert (got.key_hex, got.data) == (key, layout.group_record(obj))
     assert is_group_path(got.path) and not is_group_path(got.path + "x")
+
+
+def test_the_gate_refuses_a_change_to_a_store_made_before_group_files(store_path, kit):
+    # review 2026-12-01 F2: a store without store/groups/ took a pull request, and a
+    # blob-less clone then ranked its run 1 of 1 (a full clone: 1 of 3)
+    p, e, i, w, runs = _group(kit)
+    store = Store(store_path)
+    add_docs(store, [p, e, i, w, *runs])
+    git(store_path, "rm", "-rq", "store/groups")
+    git(store_path, "commit", "-qm", "a store from before group files")
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    add_docs(store, [kit.run(p, e, i, w, latency=99, name="run-late")])
+    head = git(store_path, "rev-parse", "HEAD").strip()
+    [finding] = check_range(store, f"{base}..{head}")
+    assert (finding.rule.id, finding.file) == ("KI215", layout.GROUPS_DIR)
+    assert finding.message.startswith("2 run(s) with a known comparison key have no group")
+    assert "`kistore migrate --commit`" in finding.message
+    # migrated, the same change passes
+    git(store_path, "reset", "-q", "--hard", base)
+    store.migrate(commit=True)
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    add_docs(store, [kit.run(p, e, i, w, latency=99, name="run-late")])
+    assert not errors(check_range(store, f"{base}..HEAD"))
+
+
+def test_a_store_whose_runs_have_no_known_key_needs_no_group_files(store_path, kit):
+    p, e, i, w, runs = _group(kit)
+    store = Store(store_path)
+    add_docs(store, [e, i, w])  # the protocol never arrives: no run's key is known
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    add_docs(store, runs, allow_dangling=True)
+    assert not (store_path / "store/groups").exists()
+    assert not errors(check_range(store, f"{base}..HEAD"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 
@@ -154,3 +155,16 @@ def test_the_repository_copy_of_the_published_record_is_shared_examples_byte_for
     if not original.is_file():
         pytest.skip(f"{original} is absent (a clone alone): nothing to compare the copy with")
     assert BUNDLE.read_bytes() == original.read_bytes()
+
+
+@pytest.mark.parametrize("fields", [["workloadDigest"], []])
+def test_key_fields_always_list_the_family(bundle, fields):
+    # review 2026-12-01 F3: keyFields without family put two families, ranked by their
+    # own policies, into one group that then ranked the same runs two ways
+    protocol = copy.deepcopy(bundle["protocol"])
+    protocol["spec"]["comparability"]["keyFields"] = fields
+    assert _errors(protocol) == [(
+        "/spec/comparability/keyFields",
+        f"field 'keyFields': must list \"family\", found {json.dumps(fields)}")]
+    protocol["spec"]["comparability"]["keyFields"] = ["family", *fields]
+    assert _errors(protocol) == []
