@@ -416,7 +416,11 @@ def key_object($m; $spec):
       | ($all | with_entries(select(.key as $k | $fields | index($k)))) as $obj
       | if ($obj | any(.[]; . == null)) then null else $obj end
     end;
-def key_bytes: to_entries | sort_by(.key) | from_entries | tojson;
+# RFC 8785 writes U+007F as itself, tojson as \u007f: each string is written by tojson
+# between its U+007F characters, kept raw (the key object holds only strings).
+def canonical_string: "\"" + (split("\u007f") | map(tojson | .[1:-1]) | join("\u007f")) + "\"";
+def key_bytes: to_entries | sort_by(.key)
+  | "{" + (map((.key | canonical_string) + ":" + (.value | canonical_string)) | join(",")) + "}";
 def judge_group($m):
   (.tag | {path: .[1], key: .[2], run: .[3]}) as $f
   | if ($m[$f.run].object | not) or $m[$f.run].kind != "BenchmarkRun" then

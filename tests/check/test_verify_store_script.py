@@ -22,6 +22,7 @@ from kistore.attest.trust import add_key, parse_time, revoke_key
 from kistore.cli import main
 from kistore.core import layout
 from kistore.core.digest import Digest
+from kistore.store import Store
 
 from ..conftest import ROOT, add_docs, commit_all, fixed_key, git, store_file, write_raw
 from ..partial import missing, serve_runs
@@ -503,3 +504,16 @@ def test_a_blob_less_clone_is_fetched_in_one_git_fetch(tmp_path):
     fetches = [e["argv"] for e in map(json.loads, trace.read_text().splitlines())
                if e.get("event") == "start" and "fetch" in e["argv"]]
     assert len(fetches) == 1 and fetches[0][-1] == "--stdin", fetches
+
+
+def test_a_key_object_holding_u007f_is_its_canonical_bytes(store_path, kit, runner):
+    # review 2026-12-01 F4: RFC 8785 writes U+007F raw where jq's tojson writes \u007f, so
+    # the script called a right group file wrong (and the run groupless)
+    p, e = kit.protocol(), kit.environment("GPU\x7fDEL")
+    i, w = kit.implementation(), kit.workload()
+    add_docs(Store(store_path), [p, e, i, w, kit.run(p, e, i, w)])
+    [group] = [f for f in (store_path / "store/groups").rglob("*") if f.is_file()]
+    assert b'"hardwareProduct":"GPU\x7fDEL"' in group.read_bytes()
+    code, output = script(store_path)
+    assert code == 0 and output.splitlines()[-1].startswith("ok: 5 object(s)"), output
+    assert kistore_verify(store_path, runner)[0] == 0
