@@ -76,6 +76,12 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.errors import printable
 
+    if plan.unsourced:  # provenance a public index cannot use: say it, once
+        click.echo(printable(
+            f"warning: {len(plan.unsourced)} file(s) are in no folder holding {source}'s "
+            f"SOURCE.md (e.g. {plan.unsourced[0]}): their manifests record that path as "
+            "kernelindex.dev/source-file and no kernelindex.dev/upstream; import from the "
+            "source's folder, with its SOURCE.md, to record where they came from"), err=True)
     for name in report.ignored:  # a file name: its controls and bytes escaped
         click.echo(printable(f"note: {name}: not an import format of {source} (ignored)"),
                    err=True)

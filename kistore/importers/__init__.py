@@ -29,7 +29,7 @@ from ..core.limits import DEFAULT, Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from . import flashinfer_trace, kernelbench, sol_execbench
-from .common import Plan, Record, expand, typed_names
+from .common import Plan, Record, expand, source_folder, typed_names
 
 if TYPE_CHECKING:
     from ..store import AddResult, Store
@@ -82,7 +82,8 @@ def plan_import(source: str, paths: Sequence[str], limits: Limits = DEFAULT) -> 
         limits: size limits; each file is read up to ``source_bytes`` + 1 bytes.
 
     Returns:
-        The :class:`~.common.Plan`: records in a deterministic order, ignored files.
+        The :class:`~.common.Plan`: records in a deterministic order, ignored files, and
+        the files in no folder holding a ``SOURCE.md`` (``unsourced``).
 
     Raises:
         InputError: an unknown source.
@@ -100,6 +101,7 @@ def plan_import(source: str, paths: Sequence[str], limits: Limits = DEFAULT) -> 
         raise typed.retell(e) from None
     plan.typed = typed.typed
     plan.ignored = [plan.as_typed(name) for name in plan.ignored]
+    plan.unsourced = [plan.as_typed(f.name) for f in files if source_folder(f.path) is None]
     return plan
 
 

@@ -104,6 +104,9 @@ class Plan:
 
     records: list[Record] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+    unsourced: list[str] = field(default_factory=list)
+    """Files (as typed) in no folder holding a ``SOURCE.md``: their manifests record the
+    path as typed for provenance, and no upstream (:func:`source_folder`)."""
     typed: dict[str, str] = field(default_factory=dict)
     """A source file's or folder's name relative to the data root (:attr:`SourceFile.name`,
     the provenance name) -> the path as the person typed it (:func:`typed_names`)."""
@@ -215,12 +218,23 @@ def data_name(path: Path, source: str | None = None) -> str:
     Returns:
         A POSIX path string.
     """
-    resolved = path.resolve()
-    for parent in resolved.parents:
+    folder = source_folder(path)
+    if folder is None:
+        return path.as_posix()
+    inside = path.resolve().relative_to(folder).as_posix()
+    return f"{source or folder.name or '.'}/{inside}"
+
+
+def source_folder(path: Path) -> Path | None:
+    """Return the nearest folder above ``path`` holding a ``SOURCE.md`` (resolved), or None.
+
+    Its ``SOURCE.md`` gives the manifests' upstream and licence, and the file's provenance
+    name is its path inside it (:func:`data_name`).
+    """
+    for parent in path.resolve().parents:
         if (parent / "SOURCE.md").is_file():
-            inside = resolved.relative_to(parent).as_posix()
-            return f"{source or parent.name or '.'}/{inside}"
-    return path.as_posix()
+            return parent
+    return None
 
 
 def read_source(source: SourceFile) -> bytes:

@@ -93,7 +93,8 @@ def test_skip_invalid_warns_once_per_bad_record_and_imports_the_rest(runner, sto
     result = run(runner, store_path, "import", "--skip-invalid", "--json", "sol-execbench",
                  str(board))
     assert result.exit_code == 0, result.output
-    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")
+                and "SOURCE.md" not in line]  # the board is copied without its SOURCE.md
     assert len(warnings) == 1
     assert warnings[0].startswith(f"warning: {board.as_posix()}:/response/data/rankings/2/")
     assert warnings[0].endswith("(record skipped)")
@@ -176,7 +177,8 @@ def test_a_record_listed_twice_names_both_records_and_skip_invalid_skips_the_sec
     result = run(runner, store_path, "import", "--skip-invalid", "--json", "sol-execbench",
                  str(board))
     assert result.exit_code == 0, result.output
-    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")
+                and "SOURCE.md" not in line]  # the board is copied without its SOURCE.md
     assert warnings == [errors[0].replace("error:", "warning:", 1) + " (record skipped)"]
     report = json.loads(result.stdout)
     assert report["runs"] == last and report["records"] == last + 1
@@ -350,3 +352,20 @@ def test_a_copy_under_another_folder_name_imports_to_the_same_metadata(runner, s
                 str(DATA / "sol-execbench/problems/119"))
     assert again.exit_code == 0, again.output
     assert {m["status"] for m in json.loads(again.stdout)["manifests"]} == {"unchanged"}
+
+
+@requires_data
+def test_files_in_no_source_folder_are_imported_with_a_warning(runner, store_path, tmp_path):
+    # review 2026-12-01 F5: a copy without SOURCE.md imported silently with a local path
+    # as provenance and no upstream
+    copy = tmp_path / "board.json"
+    shutil.copy(BOARD, copy)
+    result = run(runner, store_path, "import", "--json", "sol-execbench", str(copy))
+    assert result.exit_code == 0, result.output
+    assert (f"warning: 1 file(s) are in no folder holding sol-execbench's SOURCE.md (e.g. "
+            f"{copy.as_posix()}): their manifests record that path as "
+            "kernelindex.dev/source-file and no kernelindex.dev/upstream; import from the "
+            "source's folder, with its SOURCE.md, to record where they came from"
+            ) in result.stderr.splitlines()
+    again = run(runner, store_path, "import", "--json", "sol-execbench", str(BOARD))
+    assert "SOURCE.md" not in again.stderr
