@@ -19,12 +19,14 @@ from ..core.comparison import comparison_key, run_key_object, stored_spec
 from ..core.digest import Digest, is_digest
 from ..core.errors import (
     ConflictError,
+    InputError,
     KistoreError,
     MultipleErrors,
     ResolutionError,
     VerificationError,
 )
 from ..core.model import REFERENCE_FIELDS, Manifest
+from ..core.naming import external_id_disagreement
 from ._views import WorkTreeView
 
 
@@ -184,6 +186,10 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                         stale.append(old)
         if status == "added" and m.reference_hex:
             problems += _wrong_kinds(view, m, unique, stored, kinds_read)
+        if m.kind == "BenchmarkRun" and status != "unchanged":  # verify's KI209, before writing
+            disagreement = external_id_disagreement(m.spec, m.name)
+            if disagreement is not None:
+                problems.append(InputError(disagreement, pointer="/metadata/name"))
         if status == "added" and not allow_dangling:
             missing = [(field, ref) for field, ref in zip(REFERENCE_FIELDS, m.reference_hex,
                                                           strict=False)

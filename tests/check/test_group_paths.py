@@ -279,3 +279,24 @@ def test_a_store_whose_runs_have_no_known_key_needs_no_group_files(store_path, k
     add_docs(store, runs, allow_dangling=True)
     assert not (store_path / "store/groups").exists()
     assert not errors(check_range(store, f"{base}..HEAD"))
+
+
+def test_add_refuses_a_run_named_against_its_source_as_verify_would(store_path, kit):
+    # review 2026-12-01 F7: add --commit committed a run verify then refused (KI209)
+    from kistore.core.errors import KistoreError
+
+    p, e, i, w, runs = _group(kit)
+    store = Store(store_path)
+    add_docs(store, [p, e, i, w])
+    head = git(store_path, "rev-parse", "HEAD").strip()
+    run = runs[0]
+    run["spec"]["sourceNative"] = {"source": "sol-execbench", "externalId": "20464"}
+    with pytest.raises(KistoreError) as refused:
+        add_docs(store, [run])
+    assert "/metadata/name" in str(refused.value) and "sol-submission-20464" in str(
+        refused.value)
+    assert git(store_path, "rev-parse", "HEAD").strip() == head
+    assert git(store_path, "status", "--porcelain") == ""
+    run["metadata"]["name"] = "sol-submission-20464"
+    add_docs(store, [run])
+    assert not errors(verify(store))
