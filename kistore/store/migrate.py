@@ -136,14 +136,7 @@ def plan_forward(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | 
     objects = set(view.digests())
 
     def wanted() -> Iterator[tuple[ForwardWritten, bytes]]:
-        for run in sorted(objects, key=lambda d: d.hex):
-            try:
-                doc = canonical.loads(view.read(layout.object_path(run)) or b"")
-            except KistoreError:
-                continue
-            spec = doc.get("spec") if isinstance(doc, dict) else None
-            if not isinstance(spec, dict) or doc.get("kind") != "BenchmarkRun":
-                continue
+        for run, spec in _run_specs(view, sorted(objects, key=lambda d: d.hex)):
             fields: dict[str, list[str]] = {}
             for field_name in REFERENCE_FIELDS:
                 ref = spec.get(field_name)
@@ -219,14 +212,7 @@ def plan_groups(view: View, head_holds: Callable[[str, bytes], bool] | None = No
         return specs[ref, kind]
 
     def wanted() -> Iterator[tuple[GroupWritten, bytes]]:
-        for run in objects:
-            try:
-                doc = canonical.loads(view.read(layout.object_path(run)) or b"")
-            except KistoreError:
-                continue
-            spec = doc.get("spec") if isinstance(doc, dict) else None
-            if not isinstance(spec, dict) or doc.get("kind") != "BenchmarkRun":
-                continue
+        for run, spec in _run_specs(view, objects):
             references = {f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))}
             obj = run_key_object(references, *(
                 spec_of(references[f], kind) if f in references else None
@@ -241,6 +227,21 @@ def plan_groups(view: View, head_holds: Callable[[str, bytes], bool] | None = No
                 "group file is never rewritten; `kistore verify` says which is wrong (KI216)")
 
     return _lacking(view, head_holds, wanted(), conflict)
+
+
+def _run_specs(view: View, digests: Iterable[Digest]) -> Iterator[tuple[Digest, dict[str, Any]]]:
+    """Yield ``(digest, spec)`` of each BenchmarkRun among ``digests`` whose object parses.
+
+    Objects that do not parse or are of another kind are passed over: ``verify`` names them.
+    """
+    for digest in digests:
+        try:
+            doc = canonical.loads(view.read(layout.object_path(digest)) or b"")
+        except KistoreError:
+            continue
+        spec = doc.get("spec") if isinstance(doc, dict) else None
+        if isinstance(spec, dict) and doc.get("kind") == "BenchmarkRun":
+            yield digest, spec
 
 
 Written = TypeVar("Written", NameWritten, ForwardWritten, GroupWritten)
