@@ -210,7 +210,11 @@ class CheckedCatalog(Catalog):
             inner = OverlayCatalog.over(self.base, self.view, self.changed)
             self.inner: Catalog = inner
             self.unreadable = inner.unreadable
-            self.overlaid = set(inner.changes)
+            # Only what was read from the work tree is fresh: runs described again because
+            # they reference a changed manifest come from the index's spec and are still
+            # stat-checked (review 2026-12-01 F6: an edited run next to a dangling one was
+            # ranked by its committed value, unwarned).
+            self.overlaid = {str(d) for d in self.changed}
         else:
             self.inner, self.unreadable, self.overlaid = self.base, (), set()
 
