@@ -105,12 +105,13 @@ def test_a_late_protocol_writes_the_earlier_runs_group_files(store_path, kit):
 
 
 def test_a_key_without_the_hardware_needs_no_environment(store_path, kit):
-    p = kit.protocol(key_fields=["family", "workloadDigest"])
+    p = kit.protocol(key_fields=["family", "primaryStatistic", "workloadDigest"])
     e, i, w = kit.environment(), kit.implementation(), kit.workload()
     run = kit.run(p, e, i, w, latency=3)
     store = Store(store_path)
     add_docs(store, [p, i, w, run], allow_dangling=True)  # no environment: key still known
-    data = b'{"family":"synthetic","workloadDigest":"sha256:' + _hex(w).encode() + b'"}'
+    data = (b'{"family":"synthetic","primaryStatistic":"mean","workloadDigest":"sha256:' +
+            _hex(w).encode() + b'"}')
     key = hashlib.sha256(data).hexdigest()
     assert _group_tree(store_path) == {
         f"store/groups/sha256/{key[:2]}/{key[2:]}/{_hex(run)}": data}

@@ -157,14 +157,20 @@ def test_the_repository_copy_of_the_published_record_is_shared_examples_byte_for
     assert BUNDLE.read_bytes() == original.read_bytes()
 
 
-@pytest.mark.parametrize("fields", [["workloadDigest"], []])
-def test_key_fields_always_list_the_family(bundle, fields):
+@pytest.mark.parametrize("fields,lacking", [
+    (["workloadDigest"], ["family", "primaryStatistic"]),
+    ([], ["family", "primaryStatistic"]),
+    (["family", "workloadDigest"], ["primaryStatistic"]),
+    (["primaryStatistic"], ["family"])])
+def test_key_fields_always_list_the_family_and_the_statistic(bundle, fields, lacking):
     # review 2026-12-01 F3: keyFields without family put two families, ranked by their
-    # own policies, into one group that then ranked the same runs two ways
+    # own policies, into one group that then ranked the same runs two ways; without
+    # primaryStatistic, a mean and a median run were each ranked first
     protocol = copy.deepcopy(bundle["protocol"])
     protocol["spec"]["comparability"]["keyFields"] = fields
-    assert _errors(protocol) == [(
-        "/spec/comparability/keyFields",
-        f"field 'keyFields': must list \"family\", found {json.dumps(fields)}")]
-    protocol["spec"]["comparability"]["keyFields"] = ["family", *fields]
+    assert _errors(protocol) == sorted(
+        ("/spec/comparability/keyFields",
+         f"field 'keyFields': must list {json.dumps(field)}, found {json.dumps(fields)}")
+        for field in lacking)
+    protocol["spec"]["comparability"]["keyFields"] = sorted({*fields, *lacking})
     assert _errors(protocol) == []

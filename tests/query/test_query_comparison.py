@@ -70,7 +70,7 @@ def test_key_fields_widen_across_protocol_versions(kit):
 
 
 def test_key_fields_narrow_drops_hardware(kit):
-    protocol = kit.protocol(key_fields=["family", "workloadDigest"])
+    protocol = kit.protocol(key_fields=["family", "primaryStatistic", "workloadDigest"])
     workload = kit.workload()
     assert _key(kit, protocol, kit.environment("NVIDIA H100"), workload) == \
         _key(kit, protocol, kit.environment("AMD MI300X"), workload)
