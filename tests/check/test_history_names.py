@@ -6,13 +6,15 @@ Each test pushes its pull requests in turn to a bare remote running ``hooks/pre-
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from kistore.core import layout
 from kistore.core.digest import Digest
+from kistore.core.model import Manifest
 
-from ..conftest import ManifestKit, git
+from ..conftest import ManifestKit, git, write_raw
 from ..prs import Remote
 
 
@@ -142,18 +144,28 @@ def test_add_update_metadata_refuses_a_new_name_for_a_committed_object(remote, k
 
 def test_imported_run_named_after_another_submission_is_refused(remote, bundle):
     # An imported run's name comes from its source's id: a run carrying submission 20464's
-    # numbers under the name of submission 20999 is an error, not a typo.
+    # numbers under the name of submission 20999 is an error, not a typo. `kistore add`
+    # refuses it before writing (review 2026-12-01 F7); a pull request that writes the
+    # files by hand meets the gate's KI209.
     run = json.loads(json.dumps(bundle["run"]))
     run["spec"]["sourceNative"]["externalId"] = "20999"
     run["metadata"]["name"] = "sol-submission-20998"
     path = remote.clone.parent / "run.json"
     path.write_text(json.dumps(run))
-
-    def add(clone):
+    expected = ("sol-execbench run '20999' must be named 'sol-kernel-N-submission-20999' or "
+                "'sol-submission-20999' or 'sol-local-20999', not 'sol-submission-20998'")
+    with pytest.raises(AssertionError, match="/metadata/name: " + re.escape(expected)):
         remote.kistore("add", "--allow-dangling", str(path))
+    assert git(remote.clone, "status", "--porcelain") == ""  # nothing written
 
-    pushed = remote.pr("a run", add)
+    manifest = Manifest.from_document(run)
+
+    def by_hand(clone):
+        write_raw(clone, layout.object_path(manifest.digest), manifest.object_bytes)
+        write_raw(clone, layout.metadata_path(manifest.digest), manifest.metadata_bytes)
+        write_raw(clone, layout.name_path("BenchmarkRun", manifest.name),
+                  layout.name_record(manifest.digest))
+
+    pushed = remote.pr("a run", by_hand)
     assert not pushed.accepted
-    assert ("error KI209 name-disagrees-with-source: sol-execbench run '20999' must be named "
-            "'sol-kernel-N-submission-20999' or 'sol-submission-20999' or 'sol-local-20999', "
-            "not 'sol-submission-20998'") in pushed.output
+    assert f"error KI209 name-disagrees-with-source: {expected}" in pushed.output
