@@ -162,7 +162,7 @@ def sol_neighbour() -> dict[str, Any]:
                                         "fast_1_count": 12}}
     spec["timing"] = {"latencyNs": {"mean": 12_000_000}, "primaryStatistic": "mean"}
     spec["implementationDigest"] = digest(IMPLS["cuda-b"])
-    return doc("BenchmarkRun", "sol-neighbour-99999", spec, "Quiet Heron · same SOL board")
+    return doc("BenchmarkRun", "sol-submission-99999", spec, "Quiet Heron · same SOL board")
 
 
 def commit(path: Path, message: str, when: str, *, amend: bool = False) -> str:
