@@ -180,31 +180,15 @@ def skip_worktree(git_dir: Path, work_tree: Path) -> SkipWorktree | None:
     hit = _cache.get(key)
     if hit is not None:
         return hit
-    # Lazy: subprocess (~2-3 ms of start-up) only in a sparse checkout: `rank` runs none.
-    import subprocess
-
-    git = ["git", "-C", os.fspath(work_tree)]
-    try:
-        config = subprocess.run([*git, "config", "--type=bool", "--get-regexp",
-                                 r"^(core\.sparsecheckout|index\.sparse)$"],
-                                capture_output=True, check=False)
-        settings = dict(line.split(b" ", 1) for line in config.stdout.splitlines()
-                        if b" " in line)
-        if settings.get(b"core.sparsecheckout") != b"true":
-            return None
-        listed = subprocess.run([*git, "ls-files", "-t", "-z", "--sparse", "--",
-                                 layout.STORE_DIR], capture_output=True, check=False)
-    except OSError as e:
-        raise StoreStateError(f"this is a sparse checkout and git could not be run ({e}) to "
-                              "tell which files are outside it: install git",
-                              file=os.fspath(index)) from None
-    if listed.returncode != 0:
-        said = listed.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise StoreStateError(
-            "this is a sparse checkout and `git ls-files -t --sparse` could not list which "
-            f"files are outside it ({said[-1] if said else f'git exited {listed.returncode}'})"
-            "; run `git status` to see what git says", file=os.fspath(index))
-    found = SkipWorktree(listed.stdout, key=repr(key),
+    config = _git(work_tree, ["config", "--type=bool", "--get-regexp",
+                              r"^(core\.sparsecheckout|index\.sparse)$"],
+                  "tell which files are outside the sparse checkout", index, check=False)
+    settings = dict(line.split(b" ", 1) for line in config.splitlines() if b" " in line)
+    if settings.get(b"core.sparsecheckout") != b"true":
+        return None
+    listed = _git(work_tree, ["ls-files", "-t", "-z", "--sparse", "--", layout.STORE_DIR],
+                  "tell which files are outside the sparse checkout", index)
+    found = SkipWorktree(listed, key=repr(key),
                          sparse_index=settings.get(b"index.sparse") == b"true")
     _cache.clear()  # one index a process: an older answer is stale
     _cache[key] = found
@@ -226,21 +210,42 @@ def git_status(work_tree: Path, pathspec: str) -> dict[str, str]:
     Raises:
         StoreStateError: git could not be run or failed; the message says what git said.
     """
-    # Lazy: subprocess only in a sparse checkout (see skip_worktree).
+    done = _git(work_tree, ["status", "--porcelain=v1", "-z", "--untracked-files=no",
+                            "--no-renames", "--", pathspec],
+                "compare the sparse index with HEAD", work_tree)
+    return {os.fsdecode(item[3:]): item[:2].decode("ascii", "replace")
+            for item in done.split(b"\0") if len(item) > 3}
+
+
+def _git(work_tree: Path, args: list[str], why: str, file: Path, *, check: bool = True
+         ) -> bytes:
+    """Run ``git -C WORK_TREE ARGS`` and return its stdout (bytes).
+
+    Args:
+        work_tree: where git runs.
+        args: git's arguments.
+        why: what the answer is for, said in an error (``tell which files ...``).
+        file: the file an error names.
+        check: a non-zero exit is an error (``git config --get-regexp`` exits 1 when
+            nothing matches: not one).
+
+    Raises:
+        StoreStateError: git could not be run, or (with ``check``) exited non-zero; the
+            message says what git said and what to run.
+    """
+    # Lazy: subprocess (~2-3 ms of start-up) only in a sparse checkout: `rank` runs none.
     import subprocess
 
     try:
-        done = subprocess.run(["git", "-C", os.fspath(work_tree), "status", "--porcelain=v1",
-                               "-z", "--untracked-files=no", "--no-renames", "--", pathspec],
+        done = subprocess.run(["git", "-C", os.fspath(work_tree), *args],
                               capture_output=True, check=False)
     except OSError as e:
-        raise StoreStateError(f"git could not be run ({e}) to compare the sparse index with "
-                              "HEAD: install git", file=os.fspath(work_tree)) from None
-    if done.returncode != 0:
+        raise StoreStateError(f"git could not be run ({e}) to {why}: install git",
+                              file=os.fspath(file)) from None
+    if check and done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise StoreStateError(
-            "`git status` could not compare the index with HEAD "
+            f"`git {args[0]}` could not {why} "
             f"({said[-1] if said else f'git exited {done.returncode}'}); run `git status` to "
-            "see what git says", file=os.fspath(work_tree))
-    return {os.fsdecode(item[3:]): item[:2].decode("ascii", "replace")
-            for item in done.stdout.split(b"\0") if len(item) > 3}
+            "see what git says", file=os.fspath(file))
+    return done.stdout
