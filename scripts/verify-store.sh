@@ -23,7 +23,8 @@
 #      run whose comparison key is known (its protocol, and environment when the key
 #      names the hardware, stored) a group file;
 #   2. every store/attestations/sha256/XX/REST/NAME.json: sha256 of the file is NAME, it is
-#      canonical (jq -cjS gives back its bytes), and object XX+REST is in the store;
+#      canonical (jq writes it again as RFC 8785 does and the bytes come back), and object
+#      XX+REST is in the store;
 #   3. every attestation bundle (notes and files): one signature, payloadType
 #      application/vnd.in-toto+json, a payload about the object it is attached to; when its
 #      signature is SSHSIG, `ssh-keygen -Y verify` (namespace kernelindex-attestation) must
@@ -315,8 +316,23 @@ done
 # next such line (git ends each file with one more newline).
 nonce=$(head -c 32 /dev/urandom | sha256sum)
 nonce=${nonce%% *}
+# RFC 8785 bytes of JSON without numbers (a key object, an attestation bundle): keys sorted,
+# no spaces, strings as tojson writes them except U+007F, which RFC 8785 writes raw and tojson
+# as \u007f (each string is written by tojson between its U+007F characters). Keys sort by
+# code point, RFC 8785 by UTF-16 unit: they differ only for keys above U+FFFF, which neither
+# holds. A number is written by tojson (not RFC 8785's form): neither holds one either.
+JQ_CANONICAL='
+def canonical_string: "\"" + (split("\u007f") | map(tojson | .[1:-1]) | join("\u007f")) + "\"";
+def canonical:
+  if type == "object" then
+    "{" + (to_entries | sort_by(.key)
+           | map((.key | canonical_string) + ":" + (.value | canonical)) | join(",")) + "}"
+  elif type == "array" then "[" + (map(canonical) | join(",")) + "]"
+  elif type == "string" then canonical_string
+  else tojson end;
+'
 # shellcheck disable=SC2016  # jq's $variables
-JQ_BOTH_WAYS='
+JQ_BOTH_WAYS="$JQ_CANONICAL"'
 def field($f): if type == "object" then .[$f] else null end;
 def name_ok: type == "string" and test("\\A[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?\\z");
 def fails(messages): [messages | split("\u0000") | join("")];  # one FAIL line each
@@ -416,11 +432,7 @@ def key_object($m; $spec):
       | ($all | with_entries(select(.key as $k | $fields | index($k)))) as $obj
       | if ($obj | any(.[]; . == null)) then null else $obj end
     end;
-# RFC 8785 writes U+007F as itself, tojson as \u007f: each string is written by tojson
-# between its U+007F characters, kept raw (the key object holds only strings).
-def canonical_string: "\"" + (split("\u007f") | map(tojson | .[1:-1]) | join("\u007f")) + "\"";
-def key_bytes: to_entries | sort_by(.key)
-  | "{" + (map((.key | canonical_string) + ":" + (.value | canonical_string)) | join(",")) + "}";
+def key_bytes: canonical;  # the key object holds only strings
 def judge_group($m):
   (.tag | {path: .[1], key: .[2], run: .[3]}) as $f
   | if ($m[$f.run].object | not) or $m[$f.run].kind != "BenchmarkRun" then
@@ -619,7 +631,8 @@ for i in "${!paths[@]}"; do
   if [ "$actual" != "$name" ]; then
     fail "$path: sha256 of the file is $actual, not its name"; continue
   fi
-  if [ "$(jq -cjS . "$tmp/bundle" 2>/dev/null | sha256sum)" != "$actual  -" ]; then
+  if [ "$(jq -j "$JQ_CANONICAL canonical" "$tmp/bundle" 2>/dev/null | sha256sum)" \
+       != "$actual  -" ]; then
     fail "$path: the bundle is not in canonical form"; continue
   fi
   [ -n "${have_object[$subject]:-}" ] || fail "$path: no object sha256:$subject in the store"

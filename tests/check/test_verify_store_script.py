@@ -20,7 +20,7 @@ import pytest
 from kistore.attest import notes, signing, sshsig
 from kistore.attest.trust import add_key, parse_time, revoke_key
 from kistore.cli import main
-from kistore.core import layout
+from kistore.core import canonical, layout
 from kistore.core.digest import Digest
 from kistore.store import Store
 
@@ -517,3 +517,28 @@ def test_a_key_object_holding_u007f_is_its_canonical_bytes(store_path, kit, runn
     code, output = script(store_path)
     assert code == 0 and output.splitlines()[-1].startswith("ok: 5 object(s)"), output
     assert kistore_verify(store_path, runner)[0] == 0
+
+
+def test_a_bundle_holding_u007f_is_its_canonical_bytes(small, runner):
+    # jq -cjS writes U+007F as \u007f where RFC 8785 writes it raw: the script called a
+    # canonical bundle file (a keyid is any string; kistore verify accepts it) not canonical
+    value = json.loads(small.bundle(private=OTHER))
+    value["dsseEnvelope"]["signatures"][0]["keyid"] += "\x7f"
+    data = canonical.dumps(value)
+    assert b'\x7f"' in data
+    small.attach(data, as_file=True)
+    assert kistore_verify(small.path, runner)[0] == 0
+    code, output = script(small.path)
+    assert code == 0 and "1 SSHSIG checked with ssh-keygen" in output, output
+
+
+def test_a_bundle_written_by_jq_is_not_canonical(small):
+    # the same bundle with U+007F escaped (jq's form) is not its canonical bytes: refused
+    value = json.loads(small.bundle(private=OTHER))
+    value["dsseEnvelope"]["signatures"][0]["keyid"] += "\x7f"
+    data = canonical.dumps(value).replace(b"\x7f", b"\\u007f")
+    path = notes.attestation_path(small.run, data)
+    write_raw(small.path, path, data)
+    commit_all(small.path, "a bundle in jq's form")
+    code, output = script(small.path)
+    assert code == 1 and f"FAIL: {path}: the bundle is not in canonical form" in output, output
