@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical
@@ -40,6 +41,14 @@ SOURCES: dict[str, Callable[[list[Any]], Plan]] = {
     "kernelbench": kernelbench.plan,
 }
 """Source id -> the function that reads its files into records."""
+
+SOURCE_REPOSITORIES = {
+    "sol-execbench": "github.com/NVIDIA/SOL-ExecBench",
+    "flashinfer-trace": "github.com/xslingcn/flashinfer-trace",
+    "kernelbench": "github.com/ScalingIntelligence/KernelBench",
+}
+"""Source id -> the upstream repository its ``SOURCE.md`` names: a ``SOURCE.md`` that does
+not is another source's (or a stub), and the paths inside its folder mean nothing upstream."""
 
 STATUSES = ("added", "unchanged", "metadata-updated")
 
@@ -82,8 +91,10 @@ def plan_import(source: str, paths: Sequence[str], limits: Limits = DEFAULT) -> 
         limits: size limits; each file is read up to ``source_bytes`` + 1 bytes.
 
     Returns:
-        The :class:`~.common.Plan`: records in a deterministic order, ignored files, and
-        the files in no folder holding a ``SOURCE.md`` (``unsourced``).
+        The :class:`~.common.Plan`: records in a deterministic order, ignored files, the
+        files in no folder holding a ``SOURCE.md`` (``unsourced``), and those whose
+        ``SOURCE.md`` does not name the source's repository (``foreign``,
+        :data:`SOURCE_REPOSITORIES`).
 
     Raises:
         InputError: an unknown source.
@@ -101,8 +112,21 @@ def plan_import(source: str, paths: Sequence[str], limits: Limits = DEFAULT) -> 
         raise typed.retell(e) from None
     plan.typed = typed.typed
     plan.ignored = [plan.as_typed(name) for name in plan.ignored]
-    plan.unsourced = [plan.as_typed(f.name) for f in files if source_folder(f.path) is None]
+    folders = {f.path: source_folder(f.path) for f in files}
+    plan.unsourced = [plan.as_typed(f.name) for f in files if folders[f.path] is None]
+    foreign = {folder for folder in set(folders.values()) if folder is not None
+               and not _names_repository(folder / "SOURCE.md", SOURCE_REPOSITORIES[source])}
+    plan.foreign = [(plan.as_typed(f.name), folder / "SOURCE.md") for f in files
+                    if (folder := folders[f.path]) is not None and folder in foreign]
     return plan
+
+
+def _names_repository(source_md: Path, repository: str) -> bool:
+    """Whether a ``SOURCE.md`` mentions ``repository`` (read as UTF-8; unreadable: False)."""
+    try:
+        return repository in source_md.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
 
 
 def run_import(
@@ -293,4 +317,5 @@ def _build(record: Record, cache: dict[bytes, Manifest], limits: Limits = DEFAUL
     return built
 
 
-__all__ = ["SOURCES", "ImportReport", "import_files", "plan_import", "run_import"]
+__all__ = ["SOURCES", "SOURCE_REPOSITORIES", "ImportReport", "import_files", "plan_import",
+           "run_import"]

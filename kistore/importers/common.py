@@ -107,6 +107,10 @@ class Plan:
     unsourced: list[str] = field(default_factory=list)
     """Files (as typed) in no folder holding a ``SOURCE.md``: their manifests record the
     path as typed for provenance, and no upstream (:func:`source_folder`)."""
+    foreign: list[tuple[str, Path]] = field(default_factory=list)
+    """Files (as typed) under a ``SOURCE.md`` that does not name the source's repository,
+    with that ``SOURCE.md``: their provenance paths are relative to a folder that may not
+    be the source's."""
     typed: dict[str, str] = field(default_factory=dict)
     """A source file's or folder's name relative to the data root (:attr:`SourceFile.name`,
     the provenance name) -> the path as the person typed it (:func:`typed_names`)."""
