@@ -26,8 +26,10 @@ from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.comparison import run_key_object, stored_spec
 from ..core.digest import Digest
+from ..core.errors import InputError
 from ..core.findings import Finding
 from ..core.gitattributes import check_gitattributes
+from ..core.limits import DEFAULT
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import start_worker
@@ -84,17 +86,34 @@ def snapshot(store: Store, at: str | None = None) -> Files:
     return store.view(at).files(checking_limit(store))
 
 
-def checking_limit(store: Store) -> int:
+def checking_limit(store: Store, base: str | None = None) -> int:
     """Return the most bytes a stored file may hold: ``[limits] manifest-bytes`` (KI106).
 
     The checking repository's limit (its work tree's kistore.toml, or ``HEAD``'s in a bare
     repository), never the checked commit's: a pull request cannot raise the limit it is
-    checked against.
+    checked against. A range's gate also holds it to ``base``'s committed limit (the lower
+    of the two): CI checks a pull request from a checkout of the merge, whose kistore.toml
+    is the pull request's own.
+
+    Args:
+        store: the checking repository.
+        base: the range's BASE commit, or None (``verify``: the store's own limit).
+
+    Returns:
+        The limit in bytes.
 
     Raises:
-        InputError: the store's kistore.toml sets invalid limits.
+        InputError: the store's kistore.toml sets invalid limits (BASE's invalid ones are
+            taken as the default limits).
     """
-    return int(store.limits().manifest_bytes)
+    limit = int(store.limits().manifest_bytes)
+    if base is None:
+        return limit
+    try:
+        committed = int(store.limits(at=base).manifest_bytes)
+    except InputError:  # BASE's kistore.toml is not valid: its limit is the default
+        committed = DEFAULT.manifest_bytes
+    return min(limit, committed)
 
 
 PARALLEL_MIN = 4000

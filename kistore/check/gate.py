@@ -248,7 +248,7 @@ def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tr
 
     With ``whole_tree``, every file of ``head`` instead.
     """
-    view, limit = store.view(head), checking_limit(store)
+    view, limit = store.view(head), checking_limit(store, base)
     if whole_tree:
         return view.files(limit)
     return view.files_of(range_paths(view, store.view(base), changed, limit), limit)

@@ -256,3 +256,37 @@ def test_a_manifest_committed_past_the_limit_fails_verify_and_check_and_is_left_
     assert "padded" not in listed.stdout
     assert f"warning: {path}: the object file holds {size:,} bytes, more than the limit of " \
         "700" in listed.stderr
+
+
+def test_a_pull_request_cannot_raise_its_own_limit_when_checked_from_its_merge(
+        runner, published):
+    # review 2026-12-01: the workflow checks `HEAD^1..HEAD` from a checkout of the merge,
+    # whose kistore.toml is the pull request's: a PR raising manifest-bytes passed the gate
+    limited(published, manifest_bytes=700)
+    commit_all(published, "limit")
+    base = git(published, "rev-parse", "HEAD").strip()
+    settings = published / "kistore.toml"  # the pull request raises it ...
+    settings.write_text(settings.read_text().replace("manifest-bytes = 700",
+                                                     "manifest-bytes = 4096"))
+    env = json.loads(BUNDLE.read_text())["environment"]
+    env["metadata"]["name"] = "padded"
+    env["spec"]["hardware"]["product"] = "NVIDIA " + "H" * 800
+    (published.parent / "padded.json").write_text(json.dumps(env))  # ... to add this
+    added = invoke(runner, published, "add", str(published.parent / "padded.json"))
+    assert added.exit_code == 0, added.output
+    commit_all(published, "raise the limit and add a big environment")
+    result = invoke(runner, published, "check", f"{base}..HEAD")  # from the merge's checkout
+    assert result.exit_code == 1, result.output
+    assert "error KI106 file-too-large" in result.output
+    assert "more than the limit of 700 (manifest-bytes)" in result.output
+    # the limit, once merged on its own, is the store's: the same content passes after it
+    raised = git(published, "rev-parse", "HEAD~1").strip()
+    git(published, "reset", "-q", "--soft", "HEAD~1")
+    git(published, "restore", "--staged", "store")
+    git(published, "commit", "-qm", "raise the limit", "--", "kistore.toml")
+    assert raised != git(published, "rev-parse", "HEAD").strip()
+    base = git(published, "rev-parse", "HEAD").strip()
+    git(published, "add", "store")
+    git(published, "commit", "-qm", "add a big environment")
+    result = invoke(runner, published, "check", f"{base}..HEAD")
+    assert result.exit_code == 0, result.output
