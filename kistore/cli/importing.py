@@ -80,8 +80,9 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
         click.echo(printable(
             f"warning: {len(plan.unsourced)} file(s) are in no folder holding {source}'s "
             f"SOURCE.md (e.g. {plan.unsourced[0]}): their manifests record that path as "
-            "kernelindex.dev/source-file and no kernelindex.dev/upstream; import from the "
-            "source's folder, with its SOURCE.md, to record where they came from"), err=True)
+            "kernelindex.dev/source-file, which names no file upstream (and an upstream "
+            "known only by a file's path is not recorded); import from the source's "
+            "folder, with its SOURCE.md, to record where they came from"), err=True)
     if plan.foreign:  # a SOURCE.md, but another source's (or a stub): say it, once
         name, source_md = plan.foreign[0]
         click.echo(printable(

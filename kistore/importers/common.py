@@ -106,7 +106,7 @@ class Plan:
     ignored: list[str] = field(default_factory=list)
     unsourced: list[str] = field(default_factory=list)
     """Files (as typed) in no folder holding a ``SOURCE.md``: their manifests record the
-    path as typed for provenance, and no upstream (:func:`source_folder`)."""
+    path as typed for provenance, and no upstream known by path (:func:`source_folder`)."""
     foreign: list[tuple[str, Path]] = field(default_factory=list)
     """Files (as typed) under a ``SOURCE.md`` that does not name the source's repository,
     with that ``SOURCE.md``: their provenance paths are relative to a folder that may not

@@ -367,8 +367,9 @@ def test_files_in_no_source_folder_are_imported_with_a_warning(runner, store_pat
     assert result.exit_code == 0, result.output
     assert (f"warning: 1 file(s) are in no folder holding sol-execbench's SOURCE.md (e.g. "
             f"{copy.as_posix()}): their manifests record that path as "
-            "kernelindex.dev/source-file and no kernelindex.dev/upstream; import from the "
-            "source's folder, with its SOURCE.md, to record where they came from"
+            "kernelindex.dev/source-file, which names no file upstream (and an upstream "
+            "known only by a file's path is not recorded); import from the source's "
+            "folder, with its SOURCE.md, to record where they came from"
             ) in result.stderr.splitlines()
     again = run(runner, store_path, "import", "--json", "sol-execbench", str(BOARD))
     assert "SOURCE.md" not in again.stderr
