@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import layout
 from ..core.digest import Digest, is_digest
+from ..core.errors import with_article
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import View
@@ -46,7 +47,8 @@ def subject_problem(view: View, type_name: str | None, subject: Digest,
     if run is None:
         return None
     if run.get("kind") != "BenchmarkRun":
-        return (f"a {type_name} is about a BenchmarkRun; {subject} is a {run.get('kind')} "
+        kind = with_article(str(run.get("kind")))
+        return (f"a {type_name} is about a BenchmarkRun; {subject} is {kind} "
                 f"(a {type_name} of it would take effect on no run)")
     if type_name == "withdrawal":
         return None
@@ -73,7 +75,7 @@ def _rerun_problem(view: View, spec: dict[str, Any], predicate: dict[str, Any]) 
     env = _read(view, Digest.from_str(given)) if isinstance(given, str) and is_digest(
         given) else None
     if env is None or env.get("kind") != "ExecutionEnvironment":
-        what = "is not in the store" if env is None else f"is a {env.get('kind')}"
+        what = "is not in the store" if env is None else f"is {with_article(str(env.get('kind')))}"
         return (f"the rerun's environmentDigest {given} {what}; it must name the "
                 "ExecutionEnvironment the rerun ran on (add it first)")
     product = _hardware_product(env)

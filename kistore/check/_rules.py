@@ -24,7 +24,7 @@ from typing import Any
 
 from ..core import canonical, canonical_fast, layout
 from ..core.digest import Digest, is_digest
-from ..core.errors import CanonicalFormError, ParseError
+from ..core.errors import CanonicalFormError, ParseError, with_article
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.model import REFERENCE_FIELDS
 from ..core.naming import external_id_disagreement
@@ -536,7 +536,8 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
 
 def _wrong_kind(digest: Digest, field_name: str, ref: str, kind: str) -> Finding:
     """KI202: the run ``digest``'s ``field_name`` names ``ref``, a manifest of ``kind``."""
-    return Finding(REFERENCE_WRONG_KIND, f"{ref} is a {kind}", file=layout.object_path(digest),
+    return Finding(REFERENCE_WRONG_KIND, f"{ref} is {with_article(kind)}",
+                   file=layout.object_path(digest),
                    pointer=f"/spec/{field_name}", expected=REFERENCE_KINDS[field_name],
                    found=kind)
 

@@ -99,6 +99,18 @@ def one_line(text: str) -> str:
     return printable(text.translate(_LINE_ESCAPES))
 
 
+def with_article(word: str) -> str:
+    """Return ``word`` after its indefinite article: ``an ExecutionEnvironment``, ``a Workload``.
+
+    Args:
+        word: a kind name (or any word whose first letter decides the article).
+
+    Returns:
+        ``"an WORD"`` before a vowel letter, else ``"a WORD"``.
+    """
+    return f"{'an' if word[:1] in 'AEIOUaeiou' else 'a'} {word}"
+
+
 def printable(text: str) -> str:
     """Return ``text`` safe to write to a terminal: controls and non-UTF-8 bytes as escapes.
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..attest.levels import SOURCE_NATIVE, Evidence
 from ..core import layout
 from ..core.digest import Digest, is_digest
-from ..core.errors import InputError, ResolutionError, VerificationError
+from ..core.errors import InputError, ResolutionError, VerificationError, with_article
 from ..core.schema import KINDS
 from ..index.catalog import Catalog, damage
 from ..index.groups import open_group_catalog
@@ -146,7 +146,7 @@ def find_run(store: Store, catalog: Catalog, ref: str, *, at: str | None = None)
     """
     record = find(store, catalog, ref, at=at)
     if record.kind != "BenchmarkRun":
-        raise InputError(f"{ref} is a {record.kind}, not a BenchmarkRun; give a run")
+        raise InputError(f"{ref} is {with_article(record.kind)}, not a BenchmarkRun; give a run")
     if record.comparison_key is None:
         raise NoComparisonGroup(
             f"run {record.name} ({record.digest}) is in no comparison group: its protocol "

@@ -24,6 +24,7 @@ from ..core.errors import (
     MultipleErrors,
     ResolutionError,
     VerificationError,
+    with_article,
 )
 from ..core.model import REFERENCE_FIELDS, Manifest
 from ..core.naming import external_id_disagreement
@@ -368,14 +369,10 @@ def _wrong_kinds(view: WorkTreeView, m: Manifest, batch: Mapping[str, Manifest],
         if kind is not None and kind != expected:
             problems.append(ResolutionError(
                 f"{m.kind} {m.name} ({m.digest}): {field_name} {Digest(ref)} is "
-                f"{_article(kind)} {kind}, not {_article(expected)} {expected}; point it at "
+                f"{with_article(kind)}, not {with_article(expected)}; point it at "
                 f"the {expected} the run measured",
                 pointer=f"/spec/{field_name}"))
     return problems
-
-
-def _article(word: str) -> str:
-    return "an" if word[:1] in "AEIOU" else "a"
 
 
 def _owns(view: WorkTreeView, owner: Digest, key: tuple[str, str]) -> bool:

@@ -56,7 +56,7 @@ def test_run_whose_workload_digest_names_an_implementation_is_refused_by_add_and
     # written by hand past `kistore add`, the gate refuses it too
     pushed = remote.pr("a run", lambda c: write_manifests(remote, [run]))
     assert not pushed.accepted
-    assert f"error KI202 reference-wrong-kind: {kit.digest(impl)} is a Implementation" \
+    assert f"error KI202 reference-wrong-kind: {kit.digest(impl)} is an Implementation" \
         in pushed.output
 
 
@@ -77,7 +77,7 @@ def test_dangling_reference_answered_later_by_a_manifest_of_another_kind_is_refu
     assert not pushed.accepted
     run_path = layout.object_path(Manifest.from_document(run).digest)
     assert (f"{run_path}:/spec/workloadDigest: error KI202 reference-wrong-kind: "
-            f"{kit.digest(trap)} is a Implementation") in pushed.output
+            f"{kit.digest(trap)} is an Implementation") in pushed.output
     assert alone.returncode == 0  # `add` checks the references of what it adds; the gate, both ways
 
 
