@@ -112,7 +112,8 @@ RUNS = Table("runs", (
     _c("value", DOUBLE, "the value ranked by `comparison`, in `unit`"),
     _c("unit", STRING, "unit of `value`: `ns` (measured) or the policy's (`score`)"),
     _c("unrankedReason", STRING, "why the run has no rank: `status incorrect`, `withdrawn`, "
-       "`reference, never ranked`, `no value at ...`, or why its group could not be ranked"),
+       "`reference, never ranked`, `no value at ...`, `no unit at ...`, or why its group "
+       "could not be ranked"),
     _c("measuredRank", INT, "rank by the measured comparison (latency at the protocol's "
        "primary statistic, lower first)"),
     _c("measuredGroupSize", INT, "ranked runs of the group by the measured comparison"),

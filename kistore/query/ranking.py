@@ -132,8 +132,11 @@ def rank_group(key: str, records: list[Record], comparison: Comparison,
         latency = _latency(record)
         if value is not None and unit is not None:
             units.setdefault(unit, record.digest)
+        missing = f"no value at {comparison.metric}"
         if value is not None and unit is None:
-            value = None  # a value without a unit cannot be compared
+            value = None  # a value without a unit cannot be compared: say which is missing
+            missing = (f"no unit at {comparison.unit_pointer}" if comparison.unit_pointer
+                       else "no unit: the ranking policy gives none")
         reason = _excluded(record, ev, floor)
         row = Row(record, value, unit, None, ev, reason, latency)
         if record.is_reference:
@@ -142,8 +145,7 @@ def rank_group(key: str, records: list[Record], comparison: Comparison,
         elif reason is not None:
             excluded.append(row)
         elif value is None:
-            unranked.append(Row(record, None, unit, None, ev,
-                                f"no value at {comparison.metric}", latency))
+            unranked.append(Row(record, None, unit, None, ev, missing, latency))
         else:
             ranked.append(row)
     if len(units) > 1:

@@ -114,6 +114,23 @@ def test_same_units_per_run_rank_fine(kit):
         ("b", 1, "ms"), ("a", 2, "ms")]
 
 
+def test_a_value_without_its_unit_is_unranked_for_the_unit(kit):
+    # review 2026-12-01: a run with its value and no unit (or a unit that is no string)
+    # was unranked as "no value at ...", which it has
+    per_run = Comparison("source-native", "synthetic", "/sourceNative/metrics/latency",
+                         ASCENDING, None, "/sourceNative/metrics/unit")
+    key, runs = group(kit, [("a", {"native": {"metrics": {"latency": 2.5, "unit": "ms"}}}, {}),
+                            ("b", {"native": {"metrics": {"latency": 1.5}}}, {}),
+                            ("c", {"native": {"metrics": {"latency": 1.0, "unit": 1}}}, {}),
+                            ("d", {"native": {"metrics": {"unit": "ms"}}}, {})])
+    ranking = rank_group(key, runs, per_run, {})
+    assert [(r.record.name, r.rank) for r in ranking.ranked] == [("a", 1)]
+    assert sorted((r.record.name, r.reason) for r in ranking.unranked) == [
+        ("b", "no unit at /sourceNative/metrics/unit"),
+        ("c", "no unit at /sourceNative/metrics/unit"),
+        ("d", "no value at /sourceNative/metrics/latency")]
+
+
 def test_withdrawn_and_evidence_filter(kit):
     key, runs = group(kit, [("a", {"latency": 1}, {}), ("b", {"latency": 2}, {}),
                             ("c", {"latency": 3}, {})])
