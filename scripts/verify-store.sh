@@ -599,7 +599,10 @@ check_bundle() {
     fail "$where: $type by $keyid: ssh-keygen -Y verify refuses the signature (${said//$'\n'/; })"
     return
   fi
-  # A role claim by a trusted key, at the date the payload states (kistore: KI302).
+  # A role claim by a trusted key, at the date the payload states, or at the key's
+  # valid-after when later (kistore: KI302). kistore judges validFrom at the time the
+  # attestation entered the repository, which this script does not know: a payload dated
+  # before validFrom that entered after it counts there, so it must not FAIL here.
   local role=""
   case $type in rerun) role=rerun ;; withdrawal) role=maintainer ;; esac
   local key_type key_b64
@@ -610,6 +613,11 @@ check_bundle() {
   when=$(jq -r "$JQ_TIME"'[.predicate.observedAt, .predicate.createdAt]
                 | map(select(type == "string") | instant | .s) | max // now | floor | sshtime' \
          "$tmp/payload")
+  local after
+  while IFS= read -r after; do  # same width (YYYYMMDDHHMMSSZ): compared as strings
+    [[ $after > $when ]] && when=$after
+  done < <(grep -v '^[[:space:]]*#' "$allowed" | grep -F -- " $key_type $key_b64" \
+           | grep -o 'valid-after="[0-9]\{14\}Z"' | cut -d'"' -f2)
   if ! said=$(ssh-keygen -Y verify -f "$allowed" -I "$role" -n "$NS" -s "$tmp/sig" \
                 -Overify-time="$when" < "$tmp/pae" 2>&1); then
     fail "$where: $type by $keyid: allowed_signers does not accept it as $role at $when (${said//$'\n'/; })"

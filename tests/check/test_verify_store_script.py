@@ -115,6 +115,13 @@ def rerun_by_key_without_the_role(s: Small) -> None:
     s.attach(s.bundle("rerun"))
 
 
+def rerun_dated_before_the_keys_valid_from(s: Small) -> None:
+    # review 2026-12-01: kistore judges validFrom at the time the rerun entered (after it);
+    # the script judged it at the payload's date (2026-07-10, before it) and FAILed
+    s.trust(roles=("rerun",), valid_from=parse_time("2026-08-01"))
+    s.attach(s.bundle("rerun"))
+
+
 def rerun_by_revoked_key(s: Small) -> None:
     keyid = s.trust(roles=("rerun",), sk=True, private=fixed_key(4))
     revoke_key(s.path, keyid, at=parse_time("2026-07-01"))
@@ -272,6 +279,7 @@ CASES: list[tuple[Callable[[Small], None], int, str]] = [
     (signature_from_another_namespace, 1, "ssh-keygen -Y verify refuses the signature"),
     (signature_copied_onto_another_subject, 1, "is not an in-toto Statement about"),
     (rerun_by_key_without_the_role, 1, "allowed_signers does not accept it as rerun"),
+    (rerun_dated_before_the_keys_valid_from, 0, "1 SSHSIG checked"),
     (rerun_by_revoked_key, 1, "allowed_signers does not accept it as rerun at 20260710064158Z"),
     (trust_keyid_not_the_fingerprint, 1, "is not the fingerprint of its publicKey"),
     (file_about_a_missing_object, 1, "no object sha256:abab"),
