@@ -26,6 +26,12 @@ signed dates (docs/attestations.md, "Which dates are trusted").
 
 This module uses pygit2 for reading and writing notes and the ``git`` binary for fetch,
 push and ``git notes merge -s cat_sort_uniq``.
+
+In a partial clone (``git clone --filter=blob:none``) the note blobs may not be here:
+libgit2 cannot fetch a blob it lacks, and git would fetch them one ``git fetch`` per blob.
+Whoever reads the notes history (:func:`notes_entered`, :func:`fetch`) first fetches every
+note blob the clone lacks in one ``git fetch`` (:func:`kistore.git.blobs.fetch_blobs`);
+:func:`fetch` asks for the notes unfiltered, so that a fresh fetch brings its blobs along.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, StoreStateError, shorten
 from ..core.layout import NOTES_REF
+from ..git.blobs import fetch_blobs, is_partial_clone, read_blob
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
@@ -113,11 +120,28 @@ def _parents_first() -> pygit2.enums.SortMode:
 
 
 def note_lines(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> list[bytes]:
-    """Return the lines of the note on ``blob`` under ``ref`` (empty without a note)."""
+    """Return the lines of the note on ``blob`` under ``ref`` (empty without a note).
+
+    In a partial clone that lacks the note's blob, git fetches it (libgit2 cannot find a
+    note whose blob is missing: that note is not taken for "no note", whose lines a write
+    on top would drop).
+
+    Args:
+        repo: the repository.
+        blob: hex id of the annotated object.
+        ref: the notes ref.
+
+    Raises:
+        StoreStateError: a partial clone whose remote could not give the note's blob.
+    """
     try:
         note = repo.lookup_note(blob, ref)
     except (KeyError, pygit2.GitError):
-        return []
+        if not is_partial_clone(repo) or ref not in repo.references:
+            return []
+        tip = repo.references[ref].peel(pygit2.Commit)
+        note_blob = _flatten(repo, tip.tree, "", {}).get(blob)
+        return [] if note_blob is None else _lines(read_blob(repo, note_blob))
     return _lines(repo[note.id].read_raw())
 
 
@@ -126,7 +150,11 @@ def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
 
     Walks the history of :data:`NOTES_REF` once (cached per tip); a line's time is the
     earliest commit time among notes commits whose note holds it. Only lines present in the
-    current tip are returned.
+    current tip are returned. A partial clone first fetches the note blobs of that history
+    it lacks, in one ``git fetch``.
+
+    Raises:
+        StoreStateError: a partial clone whose remote could not give the note blobs.
     """
     tip = repo.references.get(NOTES_REF)
     if tip is None:
@@ -138,6 +166,8 @@ def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
     times: dict[str, dict[bytes, datetime]] = {}
     trees: dict[str, dict[str, str]] = {}
     blobs: dict[str, list[bytes]] = {}
+    if is_partial_clone(repo):  # libgit2 reads only the blobs that are here
+        _fetch_note_blobs(repo, [tip.target], trees)
     clock = _Clock()
     for commit in repo.walk(tip.target, _parents_first()):
         when = clock.time_of(commit)
@@ -157,6 +187,30 @@ def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
 
 _ENTERED_CACHE: dict[tuple[str, str], dict[str, dict[bytes, datetime]]] = {}
 
+
+def _fetch_note_blobs(repo: pygit2.Repository, tips: Iterable[pygit2.Oid],
+                      trees: dict[str, dict[str, str]]) -> int:
+    """Fetch the note blobs of the notes commits reachable from ``tips`` that are not here.
+
+    Every note blob of the history, in one ``git fetch`` (:func:`fetch_blobs`), none when
+    all are here or ``repo`` is no partial clone. ``trees`` is :func:`_flatten`'s cache,
+    filled here for the walk that reads them next.
+
+    Returns:
+        How many blobs were asked for.
+
+    Raises:
+        StoreStateError: the promisor remote could not give them.
+    """
+    walker: pygit2.Walker | None = None
+    for tip in tips:
+        if walker is None:
+            walker = repo.walk(tip)
+        else:
+            walker.push(tip)
+    for commit in walker or ():
+        _flatten(repo, commit.tree, "", trees)
+    return fetch_blobs(repo, {blob for mapping in trees.values() for blob in mapping.values()})
 
 
 class _Clock:
@@ -196,11 +250,12 @@ def file_attestations(view: View, subject: Digest | None = None) -> Iterator[tup
     reports them), except when ``subject`` is given.
     """
     if subject is not None:
-        yield from _subject_files(view, subject)
+        yield from _read_files(view, [_subject_folder(subject)])
         return
-    for shard in sorted(view.list_dir(ATTESTATIONS_SHA256)):
-        for rest in sorted(view.list_dir(f"{ATTESTATIONS_SHA256}/{shard}")):
-            yield from _folder_files(view, f"{ATTESTATIONS_SHA256}/{shard}/{rest}")
+    yield from _read_files(view, [f"{ATTESTATIONS_SHA256}/{shard}/{rest}"
+                                  for shard in sorted(view.list_dir(ATTESTATIONS_SHA256))
+                                  for rest in sorted(view.list_dir(
+                                      f"{ATTESTATIONS_SHA256}/{shard}"))])
 
 
 def file_attestations_many(view: View, subjects: Iterable[Digest]
@@ -216,6 +271,7 @@ def file_attestations_many(view: View, subjects: Iterable[Digest]
     """
     shards = set(view.list_dir(ATTESTATIONS_SHA256))
     rests: dict[str, set[str]] = {}
+    folders = []
     for subject in subjects:
         shard = subject.hex[:2]
         if shard not in shards:
@@ -223,18 +279,26 @@ def file_attestations_many(view: View, subjects: Iterable[Digest]
         if shard not in rests:
             rests[shard] = set(view.list_dir(f"{ATTESTATIONS_SHA256}/{shard}"))
         if subject.hex[2:] in rests[shard]:
-            yield from _subject_files(view, subject)
+            folders.append(_subject_folder(subject))
+    yield from _read_files(view, folders)
 
 
-def _subject_files(view: View, subject: Digest) -> Iterator[tuple[str, bytes]]:
-    yield from _folder_files(view, f"{ATTESTATIONS_SHA256}/{subject.hex[:2]}/{subject.hex[2:]}")
+def _subject_folder(subject: Digest) -> str:
+    return f"{ATTESTATIONS_SHA256}/{subject.hex[:2]}/{subject.hex[2:]}"
 
 
-def _folder_files(view: View, folder: str) -> Iterator[tuple[str, bytes]]:
-    for name in sorted(view.list_dir(folder)):
-        data = view.read(f"{folder}/{name}")
+def _read_files(view: View, folders: list[str]) -> Iterator[tuple[str, bytes]]:
+    """Yield ``(path, bytes)`` of the files in each folder, folder by folder, names sorted.
+
+    A partial clone's commit fetches the blobs it lacks among them first, in one ``git
+    fetch`` (:meth:`kistore.store.View.prefetch`), not one per file as each is read.
+    """
+    paths = [f"{folder}/{name}" for folder in folders for name in sorted(view.list_dir(folder))]
+    view.prefetch(paths)
+    for path in paths:
+        data = view.read(path)
         if data is not None:
-            yield f"{folder}/{name}", data
+            yield path, data
 
 
 def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict[str, datetime]:
@@ -348,6 +412,8 @@ def _noted(store: Store, view: View, subjects: Iterable[Digest]) -> Iterator[See
     entered = notes_entered(store.repo)
     if not entered:
         return
+    subjects = list(subjects)
+    view.prefetch(layout.object_path(d) for d in subjects)  # a partial clone: in one fetch
     for digest in subjects:
         data = view.read(layout.object_path(digest))
         if data is None:
@@ -514,9 +580,13 @@ def remote_ref(remote: str) -> str:
 def fetch(store: Store, remote: str) -> int:
     """Fetch a remote's kistore notes and merge them into ours with ``cat_sort_uniq``.
 
-    Runs ``git fetch REMOTE +refs/notes/kistore:refs/notes/remotes/REMOTE/kistore``, then
-    merges on a private ref (``git notes merge -s cat_sort_uniq``) and moves
-    :data:`NOTES_REF` with a compare-and-swap, retried on a concurrent update.
+    Runs ``git fetch --no-filter REMOTE +refs/notes/kistore:refs/notes/remotes/REMOTE/kistore``
+    (unfiltered: a partial clone gets the note blobs with their commits; a notes tree names
+    the objects it annotates, it holds none of them), then merges on a private ref (``git
+    notes merge -s cat_sort_uniq``) and moves :data:`NOTES_REF` with a compare-and-swap,
+    retried on a concurrent update. A partial clone first fetches, in one ``git fetch``, any
+    note blob of either history it still lacks (notes fetched earlier with the clone's
+    filter), which git would fetch one per blob as the merge reads it.
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -532,11 +602,16 @@ def fetch(store: Store, remote: str) -> int:
     _refuse_option(remote)
     repo = store.repo
     tracking = remote_ref(remote if _is_name(remote) else "url")
-    result = _git(repo, "fetch", "--quiet", remote, f"+{NOTES_REF}:{tracking}", check=False)
+    result = _git(repo, "fetch", "--quiet", "--no-filter", remote, f"+{NOTES_REF}:{tracking}",
+                  check=False)
     if result.returncode != 0:
         if "couldn't find remote ref" in result.stderr:
             return 0
         raise StoreStateError(f"git fetch {remote} failed: {result.stderr.strip()}")
+    if is_partial_clone(repo):
+        ours = repo.references.get(NOTES_REF)
+        _fetch_note_blobs(repo, [repo.references[tracking].target,
+                                 *([ours.target] if ours is not None else [])], {})
     before = _count_lines(repo)
     for _ in range(_CAS_ATTEMPTS):
         if _merge_into_notes(repo, tracking):
