@@ -188,7 +188,7 @@ def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
 _ENTERED_CACHE: dict[tuple[str, str], dict[str, dict[bytes, datetime]]] = {}
 
 
-def _fetch_note_blobs(repo: pygit2.Repository, tips: Iterable[pygit2.Oid],
+def _fetch_note_blobs(repo: pygit2.Repository, tips: Iterable[pygit2.Oid | str],
                       trees: dict[str, dict[str, str]]) -> int:
     """Fetch the note blobs of the notes commits reachable from ``tips`` that are not here.
 

@@ -1,0 +1,210 @@
+"""Attestations in a blob-less clone (``git clone --filter=blob:none``) read as in a full clone.
+
+A new user's review (2026-12-01): once the notes were fetched into a blob-less clone
+(``kistore notes fetch origin``, or ``git fetch origin refs/notes/kistore:...``), the note
+blobs were not there and libgit2 cannot fetch one: ``show``, ``rank``, ``attestations``,
+``verify`` and ``notes fetch`` itself ended in "internal error ... KeyError: '<note blob
+id>'". Now whoever reads the notes history fetches the note blobs the clone lacks first, in
+one ``git fetch`` (not one per blob), and ``notes fetch`` asks for the notes unfiltered. The
+git processes are counted from git's own trace (``GIT_TRACE2_EVENT``, tests/partial.py).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pygit2
+import pytest
+from click.testing import CliRunner
+
+from kistore.attest import notes
+from kistore.cli import main
+from kistore.core import layout
+from kistore.store import Store
+
+from ..conftest import ManifestKit, add_docs, git
+from ..partial import git_processes, missing
+
+KISTORE = str(Path(sys.executable).with_name("kistore"))
+
+COMMANDS = [
+    ["show", "BenchmarkRun/run2"],
+    ["rank", "BenchmarkRun/run2"],
+    ["attestations", "BenchmarkRun/run1"],
+    ["attestations", "BenchmarkRun/run2"],
+    ["attestations", "BenchmarkRun/run3"],
+    ["verify"],
+]
+"""What a reader asks: run1 is withdrawn (a note), run2 carries a file attestation and a
+note, run3 a note."""
+
+
+def kistore(path: Path, *args: str, trace: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the installed ``kistore --store PATH ARGS`` (git's trace to ``trace`` if given)."""
+    env = {**os.environ, **({"GIT_TRACE2_EVENT": str(trace)} if trace else {})}
+    return subprocess.run([KISTORE, "--store", str(path), *args], capture_output=True,
+                          text=True, check=False, env=env)
+
+
+def cli(path: Path, *args: str) -> str:
+    result = CliRunner().invoke(main, ["--store", str(path), *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Path:
+    """A bare server (filters allowed) of three runs, a maintainer's trust file, three notes
+    (a withdrawal of run1, a community note on run2 and on run3, each its own notes commit)
+    and one committed attestation file (a community note on run2)."""
+    tmp = tmp_path_factory.mktemp("served")
+    kit = ManifestKit()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    docs = [protocol, env, workload]
+    for i in (1, 2, 3):
+        impl = kit.implementation(f"proj-{i}", name=f"impl-{i}")
+        docs += [impl, kit.run(protocol, env, impl, workload, latency=10 * i, name=f"run{i}")]
+    work = tmp / "work"
+    Store.init(work)
+    add_docs(Store(work), docs)
+    git(work, "branch", "-M", "main")
+    key = tmp / "k"
+    cli(work, "key", "generate", str(key))
+    cli(work, "trust", "add", f"{key}.pub", "--role", "maintainer",
+        "--valid-from", "2026-01-01")
+    git(work, "add", "store/trust")
+    git(work, "commit", "-q", "--no-verify", "-m", "trust")
+    cli(work, "attest", "BenchmarkRun/run1", "--type", "withdrawal", "-m", "bad", "--key",
+        str(key))
+    cli(work, "attest", "BenchmarkRun/run2", "--type", "note", "-m", "seen", "--key", str(key))
+    cli(work, "attest", "BenchmarkRun/run3", "--type", "note", "-m", "also", "--key", str(key))
+    cli(work, "attest", "BenchmarkRun/run2", "--type", "note", "-m", "filed", "--key",
+        str(key), "--file")
+    git(work, "add", "store/attestations")
+    git(work, "commit", "-q", "--no-verify", "-m", "an attestation file")
+    server = tmp / "server.git"
+    git(tmp, "init", "-q", "--bare", str(server))
+    git(server, "config", "uploadpack.allowFilter", "true")
+    git(work, "push", "-q", str(server), "main", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    git(server, "symbolic-ref", "HEAD", "refs/heads/main")
+    return server
+
+
+def clone(served: Path, to: Path, *options: str) -> Path:
+    git(to.parent, "clone", "-q", *options, f"file://{served}", str(to))
+    return to
+
+
+def answers(path: Path) -> list[tuple[int, str, str]]:
+    """Every command of :data:`COMMANDS` run in ``path``: (exit code, stdout, stderr)."""
+    return [(r.returncode, r.stdout, r.stderr)
+            for r in (kistore(path, *args) for args in COMMANDS)]
+
+
+@pytest.fixture(scope="module")
+def full(served, tmp_path_factory) -> dict[str, list[tuple[int, str, str]]]:
+    """What a full clone (work tree, and bare) answers once its notes are fetched."""
+    tmp = tmp_path_factory.mktemp("full")
+    out = {}
+    for kind, options in (("work", ()), ("bare", ("--bare",))):
+        path = clone(served, tmp / kind, *options)
+        assert kistore(path, "notes", "fetch", "origin").returncode == 0
+        out[kind] = answers(path)
+    return out
+
+
+def test_the_full_clone_shows_the_withdrawal_and_the_attestations(full):
+    for kind in ("work", "bare"):
+        show, rank, run1, run2, run3, verify = full[kind]
+        assert [code for code, _, _ in full[kind]] == [0] * 6, full[kind]
+        assert "rank 1 of 2 " in show[1]  # run1 (10 ns) is withdrawn: left out
+        assert "run1" not in rank[1] and "run2" in rank[1] and "run3" in rank[1]
+        assert "(withdrawn)" in run1[1] and "withdrawal" in run1[1]
+        # one key: counted once, seen as a note and as a file
+        assert "valid community note\n" in run2[1] and run2[1].endswith(
+            "valid community file\n"), run2[1]
+        assert "community: 1" in run3[1] and run3[1].endswith("valid community note\n")
+        assert "3 attestation(s) from notes" in verify[1] and "1 from files" in verify[1]
+
+
+@pytest.mark.parametrize("kind", ["work", "bare"])
+def test_notes_fetch_in_a_blob_less_clone_reads_as_a_full_clone(served, full, tmp_path, kind):
+    path = clone(served, tmp_path / kind, "--filter=blob:none",
+                 *(("--bare",) if kind == "bare" else ()))
+    trace = tmp_path / "trace.json"
+    done = kistore(path, "notes", "fetch", "origin", trace=trace)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "3 attestation(s) gained from origin\n", "")  # was: internal error, KeyError
+    # one `git fetch` of the notes, unfiltered: their blobs came along; none fetched after
+    fetches = git_processes(trace)
+    assert (fetches["fetch"], fetches["cat-file"]) == (1, 0), fetches
+    notes_tip = git(path, "rev-parse", layout.NOTES_REF).strip()
+    assert "?" not in git(path, "rev-list", "--objects", "--missing=print", notes_tip)
+    [filed] = git(path, "ls-tree", "-r", "HEAD", "store/attestations").splitlines()
+    lacking = git(path, "rev-list", "--objects", "--missing=print", "HEAD").split()
+    # a bare clone has no checkout: the attestation file is read (fetched) from git
+    assert (f"?{filed.split()[2]}" in lacking) == (kind == "bare")
+    assert answers(path) == full[kind]
+
+
+@pytest.mark.parametrize("kind", ["work", "bare"])
+def test_notes_fetched_by_git_with_the_filter_are_read_in_one_fetch(served, full, tmp_path,
+                                                                     kind):
+    # `git fetch origin refs/notes/kistore:refs/notes/kistore` in a blob-less clone fetches
+    # the notes commits and trees, not their blobs (the clone's filter)
+    path = clone(served, tmp_path / kind, "--filter=blob:none",
+                 *(("--bare",) if kind == "bare" else ()))
+    for args in COMMANDS[:-1]:  # what the commands read besides notes is here now
+        assert kistore(path, *args).returncode == 0
+    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    notes_tip = git(path, "rev-parse", layout.NOTES_REF).strip()
+    lacking = [line[1:] for line in git(path, "rev-list", "--objects", "--missing=print",
+                                        notes_tip).splitlines() if line.startswith("?")]
+    assert len(lacking) == 3  # the note blobs of the three notes commits (1, 2, 3 lines)
+    trace = tmp_path / "trace.json"
+    done = kistore(path, "show", "BenchmarkRun/run2", trace=trace)
+    assert (done.returncode, done.stdout, done.stderr) == full[kind][0]
+    processes = git_processes(trace)
+    assert (processes["fetch"], processes["cat-file"]) == (1, 0), processes  # not 1 per blob
+    assert "?" not in git(path, "rev-list", "--objects", "--missing=print", notes_tip)
+    assert answers(path) == full[kind]
+
+
+def test_notes_fetch_merges_an_older_filtered_history_in_one_more_fetch(served, full, tmp_path):
+    # our notes came with the filter (blobs missing) and the remote's are newer: the merge
+    # reads both sides; the blobs still missing come in one fetch after the notes fetch
+    path = clone(served, tmp_path / "work", "--filter=blob:none")
+    older = git(served, "rev-parse", f"{layout.NOTES_REF}~1").strip()
+    git(path, "fetch", "-q", "origin", older)
+    git(path, "update-ref", layout.NOTES_REF, older)
+    assert missing(path) >= 2  # the note blobs of the first two notes commits
+    trace = tmp_path / "trace.json"
+    done = kistore(path, "notes", "fetch", "origin", trace=trace)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "1 attestation(s) gained from origin\n", "")
+    processes = git_processes(trace)
+    assert (processes["fetch"], processes["cat-file"]) == (2, 0), processes
+    assert git(path, "rev-parse", layout.NOTES_REF).strip() == git(
+        served, "rev-parse", layout.NOTES_REF).strip()  # a fast-forward, as in a full clone
+    assert answers(path) == full["work"]
+
+
+def test_a_note_written_over_a_missing_note_blob_keeps_its_lines(served, tmp_path):
+    # libgit2 found no note whose blob was missing: its lines were taken for none, and a
+    # new line written on top replaced them (the withdrawal would have been lost)
+    path = clone(served, tmp_path / "work", "--filter=blob:none")
+    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    repo = pygit2.Repository(str(path))
+    tip = repo.references[layout.NOTES_REF].peel(pygit2.Commit)
+    mapping = notes.note_blobs(repo, tip)
+    assert len(mapping) == 3 and not any(blob in repo.odb for blob in mapping.values())
+    first = git(path, "rev-list", "--reverse", layout.NOTES_REF).split()[0]
+    [(annotated, note_blob)] = notes.note_blobs(repo, repo[first].peel(pygit2.Commit)).items()
+    expected = git(served, "cat-file", "blob", note_blob).encode().splitlines()
+    assert len(expected) == 1  # run1's withdrawal, the first note
+    assert notes.note_lines(repo, annotated) == expected
+    assert notes.add_lines(repo, annotated, [b'{"another":"line"}']) == 1
+    assert notes.note_lines(repo, annotated) == sorted([*expected, b'{"another":"line"}'])
