@@ -208,3 +208,21 @@ def test_a_note_written_over_a_missing_note_blob_keeps_its_lines(served, tmp_pat
     assert notes.note_lines(repo, annotated) == expected
     assert notes.add_lines(repo, annotated, [b'{"another":"line"}']) == 1
     assert notes.note_lines(repo, annotated) == sorted([*expected, b'{"another":"line"}'])
+
+
+def test_note_blobs_the_remote_cannot_give_are_an_error_for_people(served, tmp_path):
+    # offline (the server gone): a message saying what to do, not "internal error, KeyError"
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--mirror", str(served), str(server))
+    git(server, "config", "uploadpack.allowFilter", "true")
+    path = clone(server, tmp_path / "work", "--filter=blob:none")
+    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    server.rename(tmp_path / "gone.git")
+    done = kistore(path, "show", "BenchmarkRun/run2")
+    assert done.returncode == 1 and done.stdout == "", done
+    assert "internal error" not in done.stderr and "KeyError" not in done.stderr
+    assert done.stderr.startswith(f"error: {path}/.git/: 3 blob(s) (e.g. "), done.stderr
+    # the three note blobs, asked for in one fetch; then git's own last line (its wording)
+    assert ("are not in this partial clone and git could not fetch them from its promisor "
+            "remote 'origin' (") in done.stderr, done.stderr
+    assert done.stderr.endswith("): make the remote reachable, or clone without --filter\n")
