@@ -121,7 +121,7 @@ def group_catalog(repo: pygit2.Repository, tree: pygit2.Tree, runs: Iterable[Dig
             key is not listed in its group's directory.
         StoreStateError: a partial clone whose remote cannot give the blobs.
     """
-    files = TreeFiles(repo, tree)
+    files = TreeFiles(repo, tree, few=True)
     asked = list(dict.fromkeys(runs))
     if not files.is_dir(layout.GROUPS_DIR):
         raise NoListing(MIGRATE_HINT.format(rev=rev))
