@@ -92,7 +92,8 @@ def _fresh_gates(repositories: list[tuple[Path, Path]], repeat: int) -> dict[str
         repeat: runs of each.
 
     Returns:
-        ``{"times": [(median wall s, median CPU s) per repository], "exit": highest code}``.
+        ``{"times": [(median wall s, median CPU s) per repository], "exit": highest code,
+        "walls": [[wall s of each run] per repository], "cpus": the same in CPU s}``.
     """
     walls: list[list[float]] = [[] for _ in repositories]
     cpus: list[list[float]] = [[] for _ in repositories]
@@ -108,7 +109,8 @@ def _fresh_gates(repositories: list[tuple[Path, Path]], repeat: int) -> dict[str
             wall.append(seconds)
             code = max(code, done.returncode)
     return {"times": [(statistics.median(w), statistics.median(c))
-                      for w, c in zip(walls, cpus, strict=True)], "exit": code}
+                      for w, c in zip(walls, cpus, strict=True)], "exit": code,
+            "walls": walls, "cpus": cpus}
 
 
 def _write_stream(contents: Path, stream: Path, first: int) -> None:
