@@ -4,16 +4,19 @@ valid, and the lazy-import facts the speed targets rely on hold. No timing is as
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
 
 from bench.generate import manifests
-from kistore.core import model, schema
+from bench.partial_page import group_files, pull_request_on_groups
+from kistore.core import layout, model, schema
+from kistore.core.digest import Digest
 from kistore.core.model import Manifest
 from kistore.store import PACK_THRESHOLD, Store
 
-from .conftest import ROOT, git, snapshot
+from .conftest import ROOT, ManifestKit, add_docs, git, snapshot
 
 HEAVY = ("pygit2", "jsonschema", "jsonschema_rs", "cryptography")
 
@@ -142,6 +145,8 @@ def test_bench_smoke_at_200(tmp_path):
     assert "page identical to the full clone's" in page["note"]
     blobs = rows["blobs a run page fetches in a blob-less clone"]
     assert 0 < blobs["value"] < blobs["baseline_value"] / 4  # its group, not the store
+    size = rows["blob-less clone (`git clone --bare --filter=blob:none`), size"]
+    assert 0 < size["value"] < size["baseline_value"] and size["extra"]["clone_cpu_s"]
     by_git = rows["one add --commit vs git"]
     assert by_git["baseline"] == "git add + git commit -uno of the same three files"
     assert by_git["baseline_value"] > 0 and by_git["ratio"] > 0
@@ -174,3 +179,62 @@ def test_rank_speed_runs_on_a_small_store(tmp_path, runner):
                                         "--src", str(ROOT), "-n", "1", "-k", "5"])
     assert result.exit_code == 0, result.output
     assert result.output.count("fresh process: p50") == 2
+
+
+
+def test_a_one_run_pull_request_on_a_store_given_its_group_files(tmp_path):
+    # bench/partial_page.py: a store written before group files gets them committed on its
+    # server (group_files), then its last commit (one run) is made again on top of them with
+    # the run's group file, so `check HEAD~1..HEAD` is the gate of a one-run pull request
+    kit = ManifestKit()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    docs = [protocol, env, workload]
+    for i in range(3):
+        impl = kit.implementation(f"proj-{i}", name=f"impl-{i}")
+        docs += [impl, kit.run(protocol, env, impl, workload, latency=10 + i, name=f"r{i}")]
+    impl = kit.implementation("proj-last", name="impl-last")
+    work = tmp_path / "work"
+    Store.init(work)
+    add_docs(Store(work), [*docs, impl])
+    git(work, "branch", "-M", "main")
+    git(work, "rm", "-r", "-q", "store/groups")  # a store from before group files
+    git(work, "commit", "-q", "--no-verify", "-m", "no group files")
+    [last] = add_docs(Store(work), [kit.run(protocol, env, impl, workload, latency=5,
+                                            name="last")])
+    run = Digest.from_str(last)
+    git(work, "rm", "-r", "-q", "store/groups")
+    git(work, "commit", "-q", "--amend", "--no-verify", "-m", "add last")
+    added = git(work, "diff-tree", "-r", "--no-commit-id", "--name-only", "HEAD").split()
+    assert {layout.object_path(run), layout.metadata_path(run)} < set(added)
+    assert len(added) == 3  # and its names file
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(server))
+    assert group_files(work, server) == 4  # each run's
+    main_tree = git(server, "rev-parse", "main^{tree}").strip()
+
+    base, head = pull_request_on_groups(server)
+
+    assert git(server, "symbolic-ref", "HEAD").strip() == "refs/heads/gate"
+    assert git(server, "rev-parse", "gate^{tree}").strip() == main_tree
+    assert git(server, "rev-parse", "gate~2").strip() == git(work, "rev-parse", "HEAD~1").strip()
+    changed = git(server, "diff-tree", "-r", "--no-commit-id", "--name-only", head).split()
+    [group] = [p for p in changed if p.startswith(layout.GROUPS_DIR)]
+    assert layout.group_from_path(group)[1] == run
+    assert sorted(changed) == sorted([*added, group])
+    listed = git(server, "ls-tree", "-r", "--name-only", base, "store/groups").split()
+    assert len(listed) == 3 and group not in listed
+    clone = tmp_path / "ci.git"
+    git(tmp_path, "clone", "-q", "--bare", "--no-local", str(server), str(clone))
+    kistore = [sys.executable, "-m", "kistore", "--store", str(clone), "check"]
+    done = subprocess.run([*kistore, "HEAD~1..HEAD"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # the same pull request without its group file fails the gate (KI215)
+    index = {**os.environ, "GIT_INDEX_FILE": str(tmp_path / "index")}
+    subprocess.run(["git", "--git-dir", str(clone), "read-tree", head], env=index, check=True)
+    subprocess.run(["git", "--git-dir", str(clone), "rm", "-q", "--cached", group], env=index,
+                   check=True)
+    tree = subprocess.run(["git", "--git-dir", str(clone), "write-tree"], env=index,
+                          check=True, capture_output=True, text=True).stdout.strip()
+    lacking = git(clone, "commit-tree", tree, "-p", base, "-m", "no group file").strip()
+    done = subprocess.run([*kistore, f"{base}..{lacking}"], capture_output=True, text=True)
+    assert done.returncode != 0 and "KI215" in done.stdout + done.stderr
