@@ -16,6 +16,14 @@ from .conftest import git, store_file
 MODES = ("no-cone", "cone", "cone-sparse-index")
 """How :func:`sparse_clone` sets the checkout (``git sparse-checkout set ...``)."""
 
+WIDE = {"cone-trust": ("--cone", "--no-sparse-index", "store/trust"),
+        "no-cone-objects": ("--no-cone", "/*", "!/store/", "/store/objects/",
+                            "/store/metadata/"),
+        "cone-sparse-index-trust": ("--cone", "--sparse-index", "store/trust")}
+"""Checkouts that leave a whole store directory out (``git sparse-checkout set ARGS``):
+``store/trust`` only (cone mode, with a full index and with a sparse index), and the object
+and metadata files only (non-cone: ``store/attestations/`` and the rest are out)."""
+
 
 def shard_dirs(digest: str) -> list[str]:
     """The object and metadata shard directories of ``digest`` (repository paths)."""
@@ -44,6 +52,23 @@ def sparse_clone(source: Path, target: Path, mode: str, kept: str) -> Path:
         git(target, "sparse-checkout", "set", "--cone", "--no-sparse-index", *dirs)
     else:
         git(target, "sparse-checkout", "set", "--cone", "--sparse-index", *dirs)
+    git(target, "checkout", "-q", "main")
+    return target
+
+
+def sparse_clone_set(source: Path, target: Path, *args: str) -> Path:
+    """Clone ``source`` to ``target`` checked out by ``git sparse-checkout set ARGS``.
+
+    Args:
+        source: a store (a git work tree) with a commit on ``main``.
+        target: where the clone goes.
+        args: the patterns and options (one of :data:`WIDE`'s values).
+
+    Returns:
+        ``target``.
+    """
+    git(source.parent, "clone", "-q", "--no-checkout", str(source), str(target))
+    git(target, "sparse-checkout", "set", *args)
     git(target, "checkout", "-q", "main")
     return target
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
     from .names import NameIndex as NameIndex
     from .names import open_name_index as open_name_index
     from .records import Record as Record
+    from .warm import OutsideCheckout as OutsideCheckout
     from .warm import maybe_attested as maybe_attested
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
@@ -49,5 +50,5 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "interfaces": ["IndexedStore", "StoreView"],
     "names": ["NameIndex", "open_name_index"],
     "records": ["Record"],
-    "warm": ["maybe_attested"],
+    "warm": ["OutsideCheckout", "maybe_attested"],
 })

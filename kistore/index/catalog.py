@@ -24,6 +24,7 @@ from .records import Listed, Record, describe
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .interfaces import StoreView
+    from .warm import OutsideCheckout
 
 Loaded = tuple[str, str, dict[str, Any]]
 """``(kind, name, spec)`` of a manifest read from the store."""
@@ -151,10 +152,14 @@ class Catalog:
         annotated: for a work-tree catalog, the object blob ids (hex) that carry a note
             under ``refs/notes/kistore`` (:func:`kistore.query.warm.annotated_blobs`), so
             runs with no attestation are answered without reading notes; None: unknown.
+        outside: for a work-tree catalog of a sparse checkout, the files outside it as
+            ``HEAD`` holds them (:class:`kistore.index.warm.OutsideCheckout`), which
+            ``annotated`` is checked against too; None: not a sparse checkout.
     """
 
     unreadable: tuple[str, ...] = ()
     annotated: frozenset[str] | None = None
+    outside: OutsideCheckout | None = None
 
     def skipped(self) -> dict[str, tuple[str, str]]:
         """Return the committed manifests the index build left out, and why.

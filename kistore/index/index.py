@@ -777,6 +777,8 @@ def _work_tree_catalog(store: IndexedStore, root: Path, progress: Progress | Non
     # every answer's files are checked by stat data: an in-place rewrite shows (.fresh)
     catalog: Catalog = CheckedCatalog(base, store.view(None), changed, check)
     catalog.annotated = warm.annotated_blobs(store, base.conn)
+    if skipped is not None:  # notes and attestation files outside the checkout are HEAD's
+        catalog.outside = warm.OutsideCheckout(skipped, head)
     return catalog
 
 

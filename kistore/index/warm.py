@@ -33,6 +33,7 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.layout import NOTES_REF
 from ..git import notes as git_notes
+from ..git.sparse import SkipWorktree
 from ..git.treediff import subtree
 from . import refs
 from ._database import Damaged, get_meta, seal, set_meta
@@ -174,6 +175,14 @@ class HeadTree:
             set_meta(self.conn, shards_tree=self.id)
         return found
 
+    def has_tree(self, path: str) -> bool:
+        """Return True when this tree holds a directory at repository ``path`` (via pygit2)."""
+        try:
+            entry = self._load()[path]
+        except KeyError:
+            return False
+        return bool(entry.type_str == "tree")
+
     def listing(self, shard_id: str | None) -> dict[str, str]:
         """Return ``{file name: blob id}`` of a shard tree (empty for None); cached by id."""
         if shard_id is None:
@@ -247,8 +256,52 @@ def annotated_blobs(store: IndexedStore, conn: sqlite3.Connection) -> frozenset[
     return blobs
 
 
-def maybe_attested(root: Path, digests: Iterable[Digest], annotated: frozenset[str]
-                   ) -> list[Digest]:
+class OutsideCheckout:
+    """The files a sparse checkout leaves out of the work tree, as ``HEAD`` holds them.
+
+    git treats a skip-worktree path as holding its committed bytes (:mod:`kistore.git.sparse`);
+    :func:`maybe_attested` asks this about a run whose object file or attestation folder is
+    absent from the work tree, so a note or file outside the checkout is not missed.
+
+    Args:
+        skipped: the store paths outside the checkout
+            (:func:`kistore.git.sparse.skip_worktree`).
+        head: ``HEAD``'s tree (object blob ids come from its cached shard listings).
+    """
+
+    def __init__(self, skipped: SkipWorktree, head: HeadTree) -> None:
+        self.skipped = skipped
+        self.head = head
+
+    def object_blob(self, digest: Digest) -> str | None:
+        """Return ``HEAD``'s blob id (hex) of ``digest``'s object file when it is skipped.
+
+        None when the path is inside the checkout (absent there: deleted) or ``HEAD``
+        holds no such file.
+        """
+        path = layout.object_path(digest)
+        if path not in self.skipped:
+            return None
+        directory, _, name = path.rpartition("/")
+        return self.head.listing(self.head.shard(directory)).get(name)
+
+    def has_folder(self, folder: str) -> bool:
+        """Return True when ``HEAD`` holds the directory ``folder`` outside the checkout.
+
+        From git's listing of a full index (a skipped file below ``folder``); in a sparse
+        directory entry (a sparse index lists no path below it) from ``HEAD``'s tree.
+
+        Args:
+            folder: a repository path (``store/attestations/sha256/XX/REST``).
+        """
+        if self.skipped.dir_skipped(folder):
+            return self.head.has_tree(folder)
+        parent, _, name = folder.rpartition("/")
+        return name in self.skipped.names_in(parent)
+
+
+def maybe_attested(root: Path, digests: Iterable[Digest], annotated: frozenset[str],
+                   outside: OutsideCheckout | None = None) -> list[Digest]:
     """Return the runs of the work tree that may have an attestation; the rest have none.
 
     A run may have one when its object file's git blob id carries a note, or when
@@ -260,13 +313,27 @@ def maybe_attested(root: Path, digests: Iterable[Digest], annotated: frozenset[s
         root: the work tree.
         digests: the runs.
         annotated: :func:`annotated_blobs`.
+        outside: in a sparse checkout, the files outside it (:class:`OutsideCheckout`): an
+            object file or attestation folder absent from the work tree is ``HEAD``'s
+            when skipped. None: not a sparse checkout (only the work tree is looked at).
+
+    Returns:
+        The runs of ``digests`` (in their order) that may have an attestation.
     """
     top = os.fspath(root)
     found = []
     for digest in digests:
-        folder = os.path.join(top, layout.ATTESTATIONS_DIR, "sha256", digest.hex[:2],
-                              digest.hex[2:])
-        if os.path.lexists(folder) or (annotated and blob_id_of_file(
-                Path(top, layout.object_path(digest))) in annotated):
+        rel = f"{layout.ATTESTATIONS_DIR}/sha256/{digest.hex[:2]}/{digest.hex[2:]}"
+        if os.path.lexists(os.path.join(top, rel)) or (annotated and _blob_of(
+                top, digest, outside) in annotated) or (
+                outside is not None and outside.has_folder(rel)):
             found.append(digest)
+    return found
+
+
+def _blob_of(top: str, digest: Digest, outside: OutsideCheckout | None) -> str | None:
+    """Return the blob id (hex) of ``digest``'s object: the work tree's, else HEAD's if skipped."""
+    found = blob_id_of_file(Path(top, layout.object_path(digest)))
+    if found is None and outside is not None:
+        return outside.object_blob(digest)
     return found

@@ -19,7 +19,7 @@ from ..index.catalog import Catalog, damage
 from ..index.groups import open_group_catalog
 from ..index.index import open_catalog
 from ..index.records import Record
-from ..index.warm import maybe_attested
+from ..index.warm import OutsideCheckout, maybe_attested
 from .listing import check_kind
 from .policy import load_policy
 from .ranking import Ranking, rank_group
@@ -184,7 +184,8 @@ def run_catalog(store: Store, refs: Sequence[str | Digest], at: str | None = Non
 
 
 def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
-                 annotated: frozenset[str] | None = None) -> dict[str, Evidence]:
+                 annotated: frozenset[str] | None = None,
+                 outside: OutsideCheckout | None = None) -> dict[str, Evidence]:
     """Return each run's evidence (digest string -> evidence), reading attestations once.
 
     Args:
@@ -194,6 +195,9 @@ def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
         annotated: for the work tree, the object blob ids that carry a note
             (:attr:`Catalog.annotated`); runs with neither a note nor an attestation
             folder then get the empty evidence without notes being read. None: unknown.
+        outside: with ``annotated``, in a sparse checkout, the files outside it
+            (:attr:`Catalog.outside`): a run whose object file or attestation folder is
+            outside the checkout is looked for in ``HEAD``, as git holds it.
 
     Returns:
         The :func:`kistore.attest.evidence.evidence_for` answer of every run, computed in one pass
@@ -202,7 +206,7 @@ def evidence_map(store: Store, records: list[Record], *, at: str | None = None,
     digests = [Digest.from_str(r.digest) for r in records]
     asked = digests
     if at is None and annotated is not None and store.root is not None:
-        asked = maybe_attested(store.root, digests, annotated)
+        asked = maybe_attested(store.root, digests, annotated, outside)
     found: dict[Digest, Evidence] = {}
     if asked:
         # judging loads notes, findings and the KI3xx rules (~10 ms of start-up, docs/speed.md)
@@ -240,7 +244,8 @@ def rank(store: Store, ref: str, *, at: str | None = None, comparison: str | Non
     policy = load_policy(store.view(at))
     chosen = policy.comparison(record.family, record.statistic or "mean", comparison)
     group = catalog.group(key)
-    evidence = evidence_map(store, group, at=at, annotated=catalog.annotated)
+    evidence = evidence_map(store, group, at=at, annotated=catalog.annotated,
+                            outside=catalog.outside)
     return record, rank_group(key, group, chosen, evidence, min_evidence=min_evidence)
 
 
