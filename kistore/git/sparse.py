@@ -8,13 +8,14 @@ checkout instead of one per file (a *sparse directory*, its path ending in ``/``
 
 libgit2 (pygit2 1.21) neither exposes the bit through ``IndexEntry`` nor reads a sparse
 index (``unsupported mandatory extension: 'sdir'``), and its ``status()`` calls a skipped
-path deleted. So the bits are asked of git once: ``git ls-files -t -z --sparse -- store``
-(``S`` marks a skipped path; ``--sparse`` lists a sparse directory as itself rather than
-expanding the index). That costs one read of the index and a line per store file
-(about 1 s at 1,000,000 manifests without a sparse index, milliseconds with one), so it is
-paid only when the repository is a sparse checkout: otherwise :func:`skip_worktree` costs
-one ``stat`` of ``$GIT_DIR/info/sparse-checkout`` (git writes it whenever sparse checkout is
-turned on, and leaves it when turned off; then ``core.sparseCheckout`` is asked of git).
+path deleted. So the bits are asked of git once: ``git ls-files -t -z --sparse --
+.gitattributes kistore.toml store`` (``S`` marks a skipped path; ``--sparse`` lists a sparse
+directory as itself rather than expanding the index). That costs one read of the index and
+a line per store file (about 1 s at 1,000,000 manifests without a sparse index,
+milliseconds with one), so it is paid only when the repository is a sparse checkout:
+otherwise :func:`skip_worktree` costs one ``stat`` of ``$GIT_DIR/info/sparse-checkout`` (git
+writes it whenever sparse checkout is turned on, and leaves it when turned off; then
+``core.sparseCheckout`` is asked of git).
 
 The answer is kept per process and index file (its size, mtime and inode): a command that
 commits (and so rewrites the index) asks again.
@@ -115,10 +116,13 @@ class SkipWorktree:
         return hashlib.blake2b(part, digest_size=8).hexdigest()
 
     def _in(self, directory: str) -> tuple[frozenset[str], frozenset[str]]:
-        """Return (skipped file names, names of subdirectories with skipped entries)."""
+        """Return (skipped file names, names of subdirectories with skipped entries).
+
+        ``directory`` "" is the top of the work tree (``.gitattributes``, ``kistore.toml``).
+        """
         hit = self._names.get(directory)
         if hit is None:
-            skip = len(directory) + 3  # "S " and the directory's "/"
+            skip = len(directory) + 3 if directory else 2  # "S " and the directory's "/"
             files: set[str] = set()
             subdirs: set[str] = set()
             for item in self._range(directory).split(b"\0"):
@@ -129,7 +133,9 @@ class SkipWorktree:
         return hit
 
     def _range(self, directory: str) -> bytes:
-        """Return the listing's items below ``directory`` (``NUL``-terminated)."""
+        """Return the listing's items below ``directory`` (``NUL``-terminated; "": all)."""
+        if not directory:
+            return self._data
         prefix = os.fsencode(directory) + b"/"
         return self._data[self._start(prefix):self._start(prefix[:-1] + b"0")]  # "/" + 1
 
@@ -149,6 +155,11 @@ class SkipWorktree:
         return lo
 
 
+_LISTED = (".gitattributes", layout.SETTINGS_FILE, layout.STORE_DIR)
+"""The repository paths whose skip-worktree bits are asked of git (in git's byte order): the
+store and the two top-level files kistore reads (a non-cone checkout such as ``/store/``
+leaves them out; cone mode always checks top-level files out)."""
+
 _SPARSE_DIR = re.compile(rb"(?<![^\0])S ([^\0]*/)(?=\0)")
 """A sparse directory entry of a ``git ls-files -t -z --sparse`` listing: its path."""
 
@@ -163,7 +174,8 @@ def skip_worktree(git_dir: Path, work_tree: Path) -> SkipWorktree | None:
 
     Returns:
         None when the repository is not a sparse checkout (``core.sparseCheckout`` is not
-        true), or has no index yet; else the skipped paths under ``store/``.
+        true), or has no index yet; else the skipped paths of :data:`_LISTED` (under
+        ``store/``, and ``.gitattributes`` and ``kistore.toml``).
 
     Raises:
         StoreStateError: git could not list its index (git missing, an index git cannot
@@ -186,7 +198,7 @@ def skip_worktree(git_dir: Path, work_tree: Path) -> SkipWorktree | None:
     settings = dict(line.split(b" ", 1) for line in config.splitlines() if b" " in line)
     if settings.get(b"core.sparsecheckout") != b"true":
         return None
-    listed = _git(work_tree, ["ls-files", "-t", "-z", "--sparse", "--", layout.STORE_DIR],
+    listed = _git(work_tree, ["ls-files", "-t", "-z", "--sparse", "--", *_LISTED],
                   "tell which files are outside the sparse checkout", index)
     found = SkipWorktree(listed, key=repr(key),
                          sparse_index=settings.get(b"index.sparse") == b"true")

@@ -241,7 +241,8 @@ class Store:
     def limits(self, at: str | None = None) -> Limits:
         """Return the size limits the store's ``kistore.toml`` sets (``[limits]``).
 
-        Read from the work tree, or from the commit ``at`` (``HEAD`` in a bare repository);
+        Read from the work tree, or from the commit ``at`` (``HEAD`` in a bare repository,
+        and for a file a sparse checkout leaves out of the work tree, as git holds it);
         a store without the file, the table or a commit uses :data:`kistore.core.limits.
         DEFAULT` (1 MiB a manifest).
 
@@ -249,6 +250,10 @@ class Store:
             InputError: kistore.toml is not UTF-8 TOML, or ``[limits]`` holds an unknown key
                 or a value that is not a positive integer.
         """
+        if at is None and self.root is not None and not os.path.lexists(
+                self.root / layout.SETTINGS_FILE) and layout.SETTINGS_FILE in (
+                self.skipped() or ()):
+            at = "HEAD"  # outside a sparse checkout (`set --no-cone /store/`): HEAD's
         if at is None and self.root is not None:
             settings = read_settings(self.root)
             file = str(self.root / layout.SETTINGS_FILE)

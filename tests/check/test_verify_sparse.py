@@ -17,7 +17,7 @@ from kistore.cli import main
 from kistore.store import Store
 
 from ..conftest import commit_all, git, store_file, write_raw
-from ..sparse import MODES, sparse_clone
+from ..sparse import MODES, sparse_clone, sparse_clone_set
 
 
 def _verify(root, *args: str):
@@ -86,3 +86,50 @@ def test_after_add_commit_verify_still_passes(group, tmp_path, kit):
     done = _verify(clone)
     assert done.exit_code == 0, done.output
     assert git(clone, "status", "--porcelain") == ""
+
+
+def _store_only(group, tmp_path):
+    """A non-cone clone of ``store/`` alone: .gitattributes and kistore.toml are outside."""
+    clone = sparse_clone_set(group.root, tmp_path / "clone", "--no-cone", "/store/")
+    assert not (clone / ".gitattributes").exists() and not (clone / "kistore.toml").exists()
+    return clone
+
+
+def test_gitattributes_outside_the_checkout_reads_as_head_s(group, tmp_path):
+    clone = _store_only(group, tmp_path)
+    full, done = _verify(group.root), _verify(clone)
+    assert full.exit_code == 0, full.output
+    assert done.exit_code == 0, done.output  # was: ".gitattributes: error KI113 ..."
+    assert "KI113" not in done.output
+    assert done.output.splitlines()[-1] == full.output.splitlines()[-1]
+
+
+def test_a_head_gitattributes_without_the_line_is_still_ki113_outside_the_checkout(
+        group, tmp_path):
+    write_raw(group.root, ".gitattributes", b"*.txt text\n")
+    commit_all(group.root, "the store/** line dropped (past the hooks)")
+    clone = _store_only(group, tmp_path)
+    done, at_head = _verify(clone), _verify(clone, "--at", "HEAD")
+    line = (".gitattributes: error KI113 gitattributes-missing: nothing stops end-of-line or "
+            "filter conversion of store/ (expected store/** -text -eol -filter -ident "
+            "-working-tree-encoding, found no such line)")
+    assert done.exit_code == 1 and at_head.exit_code == 1
+    assert line in done.output.splitlines()
+    assert line in at_head.output.splitlines()
+
+
+def test_kistore_toml_outside_the_checkout_sets_the_limits(group, tmp_path):
+    """``[limits]`` of HEAD's kistore.toml apply (defaults would pass what HEAD refuses)."""
+    write_raw(group.root, "kistore.toml", b"[limits]\nmanifest-bytes = 200\n")
+    commit_all(group.root, "a limit below the manifests' size")
+    full = _verify(group.root)
+    assert full.exit_code == 1 and "KI106" in full.output
+    clone = _store_only(group, tmp_path)
+    assert Store(clone).limits().manifest_bytes == 200
+    done = _verify(clone)
+    assert done.exit_code == 1
+    def findings(output: str) -> list[str]:  # KI308 says whether the notes were fetched
+        return sorted(line for line in output.splitlines() if "KI308" not in line)
+
+    assert findings(done.output) == findings(full.output)
+    assert any("KI106" in line for line in findings(done.output))

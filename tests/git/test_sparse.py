@@ -10,7 +10,7 @@ from kistore.git.sparse import SkipWorktree, skip_worktree
 from kistore.store import Store
 
 from ..conftest import git
-from ..sparse import MODES, shard_dirs, skipped, sparse_clone
+from ..sparse import MODES, shard_dirs, skipped, sparse_clone, sparse_clone_set
 
 
 def test_a_skipped_file_and_everything_below_a_skipped_directory_are_contained():
@@ -35,6 +35,16 @@ def test_a_skipped_file_and_everything_below_a_skipped_directory_are_contained()
         ["store/objects/sha256/ab/cd.json"]).stamp("store/objects")
     assert found.stamp("store/objects") != SkipWorktree.of(
         ["store/objects/sha256/ab/ce.json"]).stamp("store/objects")
+
+
+def test_top_level_files_are_contained_beside_the_store():
+    found = SkipWorktree(b"S .gitattributes\0H kistore.toml\0S store/policy/ranking.json\0")
+    assert ".gitattributes" in found
+    assert "kistore.toml" not in found  # H: in the checkout
+    assert "store/policy/ranking.json" in found
+    assert "store/policy/other.json" not in found
+    assert found.names_in("") == {".gitattributes", "store"}
+    assert found.names_in("store/policy") == {"ranking.json"}
 
 
 def test_a_full_checkout_costs_no_git_command(group, monkeypatch):
@@ -73,26 +83,39 @@ def test_the_skipped_paths_are_the_ones_git_marks(group, tmp_path, mode):
         assert (path in marked or any(path.startswith(m) for m in marked if m.endswith("/"))
                 ) == (not inside)
     assert ("store/policy/ranking.json" in found) == (mode != "no-cone")
+    assert ".gitattributes" not in found  # cone mode and "/*" check top-level files out
+    assert ".gitattributes" not in marked
+
+
+def test_top_level_files_outside_a_non_cone_checkout_are_skipped(group, tmp_path):
+    clone = sparse_clone_set(group.root, tmp_path / "clone", "--no-cone", "/store/")
+    found = skip_worktree(clone / ".git", clone)
+    assert found is not None
+    assert {".gitattributes", "kistore.toml"} <= skipped(clone)
+    assert ".gitattributes" in found and "kistore.toml" in found
+    assert "store/policy/ranking.json" not in found
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["S", "H"]),
                           st.sampled_from(["store/objects/sha256/ab", "store/objects/sha256/ac",
                                            "store/objects/sha256/a", "store/names/W/ab",
-                                           "store/objects/sha256/ab/x"]),
+                                           "store/objects/sha256/ab/x", ""]),
                           st.text("abc./-0", min_size=1, max_size=4)),
                 max_size=40))
 def test_lookups_in_the_listing_match_a_set_of_its_skipped_files(items):
     # what git lists: unique paths in byte order, S (skipped) or H (in the checkout)
-    entries = {f"{d}/{n}": tag for tag, d, n in items if "//" not in f"{d}/{n}"
-               and not n.endswith("/")}
+    # "" is the top of the work tree: .gitattributes and kistore.toml are listed there
+    entries = {f"{d}/{n}".lstrip("/"): tag for tag, d, n in items if "//" not in f"{d}/{n}"
+               and not n.endswith("/") and not (d == "" and n.startswith("/"))}
     listing = b"".join(f"{entries[p]} {p}\0".encode()
                        for p in sorted(entries, key=str.encode))
     found = SkipWorktree(listing)
     skipped_files = {p for p, tag in entries.items() if tag == "S"}
-    for path in [*entries, "store/objects/sha256/ab/zz", "store/a", "store/objects/sha256/ab"]:
+    for path in [*entries, "store/objects/sha256/ab/zz", "store/a", "store/objects/sha256/ab",
+                 ".gitattributes", "a"]:
         assert (path in found) == (path in skipped_files), path
-    for directory in ("store/objects/sha256", "store/objects/sha256/ab", "store/names/W"):
-        below = {p[len(directory) + 1:].partition("/")[0] for p in skipped_files
-                 if p.startswith(directory + "/")}
+    for directory in ("store/objects/sha256", "store/objects/sha256/ab", "store/names/W", ""):
+        below = {p[len(directory) + 1 if directory else 0:].partition("/")[0]
+                 for p in skipped_files if p.startswith(directory + "/" if directory else "")}
         assert found.names_in(directory) == below
