@@ -10,6 +10,8 @@ for paths under ``store/`` wins, since git applies the last matching line. Pure;
 
 from __future__ import annotations
 
+import re
+
 from .findings import ERROR, Finding, rule
 from .layout import GITATTRIBUTES_LINE
 
@@ -27,35 +29,119 @@ def check_gitattributes(data: bytes | None) -> list[Finding]:
         data: the bytes of the repository's top-level ``.gitattributes``, None when absent.
 
     Returns:
-        KI113 when no line ``store/** ...`` unsets ``text``, ``eol`` and ``filter``, or when
+        KI113 when no line ``store/** ...`` unsets ``text``, ``eol`` and ``filter`` as git
+        reads the committed file (a C-quoted ``"store/**"`` counts; a line 1 starting with
+        a byte order mark or a line of 2,048 bytes or more does not), or when
         a later line that may match paths under ``store/`` sets a converting attribute again
         (git applies the last matching line: ``store/objects/** working-tree-encoding=UTF-16``
         would re-encode every object in new clones).
     """
-    guarded = None
-    for number, line in enumerate((data or b"").decode("utf-8", "replace").splitlines(), 1):
-        words = line.split()
-        if not words or words[0].startswith("#"):
+    guarded, missed = None, ""
+    for number, raw in enumerate((data or b"").split(b"\n"), 1):
+        line = raw.decode("utf-8", "replace")
+        parsed = _split(line)
+        if parsed is None:
             continue
-        if words[0] == "store/**" and {"-text", "-eol", "-filter"} <= set(words[1:]):
+        pattern, states = parsed
+        guards = {"-text", "-eol", "-filter"} <= set(states)
+        if len(raw) >= _MAX_LINE:  # git reads no such line from the committed file
+            if guards and pattern.removeprefix(_BOM) == "store/**" and not missed:
+                missed = (f"line {number} is {len(raw):,} bytes long and git ignores a line "
+                          f"of {_MAX_LINE:,} bytes or more")
+            shortest = raw.removesuffix(b"\r")  # the work tree's file: without CR and BOM
+            if len(shortest.removeprefix(_BOM.encode()) if number == 1 else shortest
+                   ) >= _MAX_LINE:
+                continue
+        elif pattern == "store/**" and guards:
             guarded = number
             continue
-        converting = [w for w in words[1:] if _converts(w)]
-        if guarded is not None and converting and _may_match_store(words[0]):
+        elif number == 1 and pattern == _BOM + "store/**" and guards:
+            missed = ("line 1 starts with a UTF-8 byte order mark, which git skips in the "
+                      "work tree's file but not in the committed one that a new clone "
+                      "checks out with (`git check-attr --cached`), so there the line "
+                      "matches nothing; save .gitattributes without it")
+            continue
+        converting = [w for w in states if _converts(w)]
+        if guarded is not None and converting and _may_match_store(pattern):
             return [Finding(GITATTRIBUTES_MISSING, f"line {number} sets "
-                            f"{' '.join(converting)} for {words[0]} after the store/** line, so "
+                            f"{' '.join(converting)} for {pattern} after the store/** line, so "
                             "git would convert stored bytes", file=".gitattributes",
                             line=number, column=1, expected="no conversion under store/",
-                            found=line.strip())]
+                            found=line.strip(_BLANK))]
     if guarded is not None:
         return []
     return [Finding(GITATTRIBUTES_MISSING, "nothing stops end-of-line or filter conversion of "
-                    "store/", file=".gitattributes",
+                    f"store/{f' ({missed})' if missed else ''}", file=".gitattributes",
                     expected=GITATTRIBUTES_LINE,
-                    found="no such line")]
+                    found="no such line git reads" if missed else "no such line")]
 
 
 _CONVERTING = ("text", "eol", "filter", "ident", "working-tree-encoding", "crlf")
+
+_BLANK = " \t\r\n"
+"""What separates a pattern and its attributes (git's attr.c ``blank``): no other space."""
+
+_BOM = "\ufeff"
+"""A UTF-8 byte order mark: git skips it at the start of the work tree's file only (attr.c
+``read_attr_from_file``; ``read_attr_from_buf``, which reads the index and commits, does not)."""
+
+_MAX_LINE = 2048
+"""git ignores a line of this many bytes or more (attr.c ``ATTR_MAX_LINE_LENGTH``, with a
+warning); read from the index a trailing CR and a BOM count too."""
+
+_ESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92, '"': 34}
+"""The one-letter escapes of a C-quoted pattern (git's quote.c ``unquote_c_style``)."""
+
+
+def _split(line: str) -> tuple[str, list[str]] | None:
+    """Return ``(pattern, attribute settings)`` of one line; None for a blank or comment.
+
+    As git's attr.c ``parse_attr_line``: a pattern starting with ``"`` is C-unquoted when
+    it is a well-formed quoted string (the settings follow the closing quote, blank or
+    not); otherwise the pattern runs to the first blank (quote included).
+    """
+    text = line.lstrip(_BLANK)
+    if not text or text.startswith("#"):
+        return None
+    if text.startswith('"'):
+        unquoted = _unquote(text)
+        if unquoted is not None:
+            return unquoted[0], _words(unquoted[1])
+    words = _words(text)
+    return words[0], words[1:]
+
+
+def _words(text: str) -> list[str]:
+    """Split at runs of git's blanks only."""
+    return [w for w in re.split(f"[{_BLANK}]+", text) if w]
+
+
+def _unquote(text: str) -> tuple[str, str] | None:
+    """C-unquote the quoted string ``text`` starts with: (its value, the text after it).
+
+    None when it is not one git accepts (an unknown escape, no closing quote): git then
+    takes the pattern as written.
+    """
+    out = bytearray()
+    i = 1
+    while i < len(text):
+        char = text[i]
+        if char == '"':
+            return out.decode("utf-8", "replace"), text[i + 1:]
+        if char != "\\":
+            out += char.encode("utf-8", "surrogateescape")
+            i += 1
+            continue
+        escape = text[i + 1:i + 2]
+        if escape in _ESCAPES:
+            out.append(_ESCAPES[escape])
+            i += 2
+        elif re.fullmatch("[0-3][0-7][0-7]", text[i + 1:i + 4]):
+            out.append(int(text[i + 1:i + 4], 8))
+            i += 4
+        else:
+            return None
+    return None
 
 
 def _converts(word: str) -> bool:

@@ -1,0 +1,112 @@
+"""KI113 against git's own reading of ``.gitattributes`` (``git check-attr``).
+
+The guard line counts when git honours it where it matters: in the work tree's file and in
+the committed one a new clone checks out with (``git check-attr --cached``). A C-quoted
+pattern (``"store/**" -text ...``) is honoured by both and passes; a UTF-8 byte order mark
+is skipped by the first reading only (git 2.39 attr.c ``read_attr_from_buf`` keeps it), so
+a line 1 starting with one is still KI113, now saying why.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kistore.core.gitattributes import check_gitattributes
+
+from ..conftest import git
+
+GUARD = b" -text -eol -filter -ident -working-tree-encoding"
+PATH = "store/objects/sha256/ab/" + "c" * 62 + ".json"
+ATTRS = ("text", "eol", "filter", "ident", "working-tree-encoding", "crlf")
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("attrs") / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    return root
+
+
+def _git_reads(root: Path, data: bytes) -> tuple[dict[str, str], dict[str, str]]:
+    """``{attribute: value}`` of PATH as git reads ``data``: the work tree's file, the index's."""
+    (root / ".gitattributes").write_bytes(data)
+    git(root, "add", ".gitattributes")
+    found = []
+    for cached in ([], ["--cached"]):
+        out = subprocess.run(["git", "check-attr", "-z", *cached, *ATTRS, "--", PATH],
+                             cwd=root, capture_output=True, text=True, check=True).stdout
+        items = out.split("\0")  # PATH NUL attribute NUL value NUL, per attribute
+        found.append({items[i + 1]: items[i + 2] for i in range(0, len(items) - 2, 3)})
+    return found[0], found[1]
+
+
+def _protected(values: dict[str, str]) -> bool:
+    """What the guard line asks of git: no conversion of PATH at all."""
+    return all(values[a] == "unset" for a in ("text", "eol", "filter")) and all(
+        values[a] in ("unset", "unspecified") for a in ("ident", "working-tree-encoding",
+                                                        "crlf"))
+
+
+CASES = [
+    (b"store/**" + GUARD + b"\n", True),
+    (b'"store/**"' + GUARD + b"\n", True),  # quoted: was "found no such line"
+    (b'"stor\\145/**"' + GUARD + b"\n", True),  # an octal escape
+    (b'"store/**"-text -eol -filter\n', True),  # settings right after the closing quote
+    (b"* text=auto\r\nstore/**" + GUARD + b"\r\n", True),  # CRLF
+    (b"\xef\xbb\xbfstore/**" + GUARD + b"\n", False),  # the index's reading keeps the BOM
+    (b'"store\\q/**"' + GUARD + b"\n", False),  # not a quoted string git accepts
+    (b"store/** -text\x0c-eol -filter\n", False),  # a form feed separates no words for git
+    (b"store/** -text -eol -filter" + b" " * 2030 + b"\n", False),  # 2,057 bytes: ignored
+    (b"store/**" + GUARD + b'\n"store/objects/**" text\n', False),  # quoted, re-enabled
+]
+
+
+@pytest.mark.parametrize(("data", "ok"), CASES)
+def test_ki113_agrees_with_git_check_attr(repo, data, ok):
+    work_tree, index = _git_reads(repo, data)
+    assert (_protected(work_tree) and _protected(index)) == ok
+    assert (check_gitattributes(data) == []) == ok
+
+
+def test_a_byte_order_mark_is_named_in_the_finding(repo):
+    data = b"\xef\xbb\xbfstore/**" + GUARD + b"\n"
+    work_tree, index = _git_reads(repo, data)
+    assert work_tree["text"] == "unset" and index["text"] == "unspecified"
+    [finding] = check_gitattributes(data)
+    assert finding.message == (
+        "nothing stops end-of-line or filter conversion of store/ (line 1 starts with a "
+        "UTF-8 byte order mark, which git skips in the work tree's file but not in the "
+        "committed one that a new clone checks out with (`git check-attr --cached`), so "
+        "there the line matches nothing; save .gitattributes without it)")
+    assert finding.found == "no such line git reads"
+
+
+def test_a_quoted_line_that_re_enables_text_is_named(repo):
+    data = b"store/**" + GUARD + b'\n"store/objects/**" text\n'
+    [finding] = check_gitattributes(data)
+    assert (finding.line, finding.found) == (2, '"store/objects/**" text')
+    assert finding.message == ("line 2 sets text for store/objects/** after the store/** line, "
+                               "so git would convert stored bytes")
+
+
+TOKENS = ["store/**", '"store/**"', '"stor\\145/**"', "store/objects/**", "*.json", "*",
+          "-text", "-eol", "-filter", "text", "eol=crlf", "!text", "-ident", "filter=x",
+          " ", " ", "\t", "\r", "\x0c", "\ufeff", "#", '"', "\\", "\n", "\n"]
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.booleans(), st.lists(st.sampled_from(TOKENS), max_size=14))
+def test_a_file_ki113_passes_protects_the_store_in_both_of_git_s_readings(repo, guarded,
+                                                                        tokens):
+    """No false pass: what KI113 accepts, git honours in both readings."""
+    data = (b"store/**" + GUARD + b"\n" if guarded else b"") + "".join(tokens).encode()
+    if check_gitattributes(data) == []:
+        work_tree, index = _git_reads(repo, data)
+        assert _protected(work_tree) and _protected(index), data
