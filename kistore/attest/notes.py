@@ -95,7 +95,7 @@ class Seen:
 def attestation_path(subject: Digest, bundle_bytes: bytes) -> str:
     """Return ``store/attestations/sha256/XX/REST/<sha256 of bundle>.json`` for a bundle."""
     name = hashlib.sha256(bundle_bytes).hexdigest()
-    return f"{ATTESTATIONS_SHA256}/{subject.hex[:2]}/{subject.hex[2:]}/{name}{layout.SUFFIX}"
+    return f"{layout.attestation_dir(subject)}/{name}{layout.SUFFIX}"
 
 
 def parse_attestation_path(path: str) -> tuple[Digest, str] | None:
@@ -250,7 +250,7 @@ def file_attestations(view: View, subject: Digest | None = None) -> Iterator[tup
     reports them), except when ``subject`` is given.
     """
     if subject is not None:
-        yield from _read_files(view, [_subject_folder(subject)])
+        yield from _read_files(view, [layout.attestation_dir(subject)])
         return
     yield from _read_files(view, [f"{ATTESTATIONS_SHA256}/{shard}/{rest}"
                                   for shard in sorted(view.list_dir(ATTESTATIONS_SHA256))
@@ -279,12 +279,8 @@ def file_attestations_many(view: View, subjects: Iterable[Digest]
         if shard not in rests:
             rests[shard] = set(view.list_dir(f"{ATTESTATIONS_SHA256}/{shard}"))
         if subject.hex[2:] in rests[shard]:
-            folders.append(_subject_folder(subject))
+            folders.append(layout.attestation_dir(subject))
     yield from _read_files(view, folders)
-
-
-def _subject_folder(subject: Digest) -> str:
-    return f"{ATTESTATIONS_SHA256}/{subject.hex[:2]}/{subject.hex[2:]}"
 
 
 def _read_files(view: View, folders: list[str]) -> Iterator[tuple[str, bytes]]:

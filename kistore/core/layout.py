@@ -60,6 +60,18 @@ _ATTESTATION_PATH = re.compile(
     re.escape(ATTESTATIONS_DIR) + r"/sha256/[0-9a-f]{2}/[0-9a-f]{62}/[0-9a-f]{64}\.json")
 
 
+def attestation_dir(subject: Digest) -> str:
+    """Return ``store/attestations/sha256/XX/REST``: the attestation files about ``subject``.
+
+    Args:
+        subject: the digest of the manifest they are about (split 2/62 as object paths).
+
+    Returns:
+        A repository path (POSIX, no trailing ``/``).
+    """
+    return f"{ATTESTATIONS_DIR}/sha256/{subject.hex[:2]}/{subject.hex[2:]}"
+
+
 def is_attestation_path(path: str) -> bool:
     """Whether ``path`` is ``store/attestations/sha256/XX/REST/<64 hex>.json``.
 

@@ -323,7 +323,7 @@ def maybe_attested(root: Path, digests: Iterable[Digest], annotated: frozenset[s
     top = os.fspath(root)
     found = []
     for digest in digests:
-        rel = f"{layout.ATTESTATIONS_DIR}/sha256/{digest.hex[:2]}/{digest.hex[2:]}"
+        rel = layout.attestation_dir(digest)
         if os.path.lexists(os.path.join(top, rel)) or (annotated and _blob_of(
                 top, digest, outside) in annotated) or (
                 outside is not None and outside.has_folder(rel)):

@@ -254,3 +254,12 @@ def test_run_key_object_from_references():
     assert comparison.run_key_object(refs, narrow, None) == {
         "family": "sol-execbench", "workloadDigest": "sha256:" + "2" * 64}
     assert comparison.run_key_object(refs, {"comparability": []}, environment) is None
+
+
+def test_attestation_dir_is_the_subjects_digest_split_2_62():
+    subject = Digest("38" + "4a96d0ed68745873c797f08184670795010f215daabb29f4d68b69757854f6")
+    assert layout.attestation_dir(subject) == (
+        "store/attestations/sha256/38/4a96d0ed68745873c797f08184670795010f215daabb29f4d68b6975"
+        "7854f6")
+    name = "ab" * 32
+    assert layout.is_attestation_path(f"{layout.attestation_dir(subject)}/{name}.json")
