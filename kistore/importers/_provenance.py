@@ -33,12 +33,12 @@ class Recorded:
     """The provenance the manifests built from one group of files record.
 
     A group is the files in no folder holding a ``SOURCE.md`` (``source_md`` None), or
-    those under ``SOURCE.md`` files naming none of the source's repositories (``source_md``
-    the first of them). Only manifests with a ``kernelindex.dev/source-file`` count: those
+    those under one ``SOURCE.md`` naming none of the source's repositories (``source_md``
+    that file; one group per such file). Only manifests with a ``kernelindex.dev/source-file`` count: those
     built from exactly one file (the others carry no per-file provenance).
 
     Attributes:
-        source_md: None, or the first foreign ``SOURCE.md``.
+        source_md: None, or the foreign ``SOURCE.md``.
         files: the files the manifests came from, as typed, in order of first record
             (a dict used as an ordered set).
         path: the first recorded ``source-file`` value.

@@ -127,12 +127,13 @@ def _folder(tmp_path: Path, source: str, source_md: bytes | None) -> Path:
     return root
 
 
-def _imported(tmp_path: Path, name: str, source: str, folder: Path
+def _imported(tmp_path: Path, name: str, source: str, folder: Path | list[Path]
               ) -> tuple[list[str], dict[str, dict[str, str]]]:
-    """Import ``folder`` into a fresh store: the warnings, and each manifest's annotations
-    by ``kind/name`` (read back from the stored metadata)."""
+    """Import ``folder`` (or folders) into a fresh store: the warnings, and each manifest's
+    annotations by ``kind/name`` (read back from the stored metadata)."""
     store = Store.init(tmp_path / name)
-    report = import_files(store, source, [str(folder)])
+    folders = folder if isinstance(folder, list) else [folder]
+    report = import_files(store, source, [str(f) for f in folders])
     view = store.view()
     stored = {}
     for digest in view.digests():
@@ -263,6 +264,21 @@ def test_the_cli_prints_each_warning_once(runner, store_path, tmp_path):
     warned = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert len(warned) == 1
     assert warned[0].startswith("warning: 2 file(s) are in no folder holding a SOURCE.md")
+
+
+def test_one_warning_per_foreign_source_md_after_the_one_for_files_in_none(tmp_path):
+    root = _sol(tmp_path / "sol")
+    first, second = tmp_path / "first", tmp_path / "second"
+    shutil.move(root / "leaderboard", first / "leaderboard")
+    shutil.move(root / "problems", second / "problems")
+    (first / "SOURCE.md").write_bytes(STUBS["empty"])
+    (second / "SOURCE.md").write_bytes(STUBS["foreign"])
+    warnings, _ = _imported(tmp_path, "store", "sol-execbench", [root, second, first])
+    assert [w[:w.index(" (")] for w in warnings] == [  # then in the order of records
+        "1 file(s) are in no folder holding a SOURCE.md",
+        "1 file(s) are under an empty SOURCE.md",  # the board
+        f"1 file(s) are under a SOURCE.md naming none of {SOL_REPOSITORIES}"]  # the problem
+    assert "the licence 'UNCLEAR: not stated'" not in warnings[2]  # problems/ is known
 
 
 def test_a_skipped_file_is_not_counted_and_nothing_built_warns_of_nothing(tmp_path):
