@@ -34,8 +34,9 @@ class Recorded:
 
     A group is the files in no folder holding a ``SOURCE.md`` (``source_md`` None), or
     those under one ``SOURCE.md`` naming none of the source's repositories (``source_md``
-    that file; one group per such file). Only manifests with a ``kernelindex.dev/source-file`` count: those
-    built from exactly one file (the others carry no per-file provenance).
+    that file; one group per such file). Only manifests with a
+    ``kernelindex.dev/source-file`` count: those built from exactly one file (the others
+    carry no per-file provenance).
 
     Attributes:
         source_md: None, or the foreign ``SOURCE.md``.
