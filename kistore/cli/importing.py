@@ -49,7 +49,7 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
       kistore import kernelbench ../shared/data/kernelbench/H100_Modal --json
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..importers import SOURCE_REPOSITORIES, plan_import, run_import
+    from ..importers import plan_import, run_import
 
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
@@ -76,20 +76,8 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.errors import printable
 
-    if plan.unsourced:  # provenance a public index cannot use: say it, once
-        click.echo(printable(
-            f"warning: {len(plan.unsourced)} file(s) are in no folder holding {source}'s "
-            f"SOURCE.md (e.g. {plan.unsourced[0]}): their manifests record that path as "
-            "kernelindex.dev/source-file, which names no file upstream (and an upstream "
-            "known only by a file's path is not recorded); import from the source's "
-            "folder, with its SOURCE.md, to record where they came from"), err=True)
-    if plan.foreign:  # a SOURCE.md, but another source's (or a stub): say it, once
-        name, source_md = plan.foreign[0]
-        click.echo(printable(
-            f"warning: {len(plan.foreign)} file(s) are under a SOURCE.md that does not name "
-            f"{SOURCE_REPOSITORIES[source]} ({source_md}; e.g. {name}): is it {source}'s? "
-            "their manifests record paths inside that folder as kernelindex.dev/source-file; "
-            f"import from {source}'s own folder to record where they came from"), err=True)
+    for line in report.warnings:  # provenance of files outside their source's folder
+        click.echo(printable(f"warning: {line}"), err=True)
     for name in report.ignored:  # a file name: its controls and bytes escaped
         click.echo(printable(f"note: {name}: not an import format of {source} (ignored)"),
                    err=True)

@@ -18,6 +18,7 @@ See ``docs/importers.md`` for the mapping of each source onto the five kinds.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from ..core.limits import DEFAULT, Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from . import flashinfer_trace, kernelbench, sol_execbench
+from ._provenance import Recorded, warning
 from .common import Plan, Record, expand, source_folder, typed_names
 
 if TYPE_CHECKING:
@@ -42,13 +44,22 @@ SOURCES: dict[str, Callable[[list[Any]], Plan]] = {
 }
 """Source id -> the function that reads its files into records."""
 
-SOURCE_REPOSITORIES = {
-    "sol-execbench": "github.com/NVIDIA/SOL-ExecBench",
-    "flashinfer-trace": "github.com/xslingcn/flashinfer-trace",
-    "kernelbench": "github.com/ScalingIntelligence/KernelBench",
+SOURCE_REPOSITORIES: dict[str, frozenset[str]] = {
+    "sol-execbench": sol_execbench.REPOSITORIES,
+    "flashinfer-trace": flashinfer_trace.REPOSITORIES,
+    "kernelbench": kernelbench.REPOSITORIES,
 }
-"""Source id -> the upstream repository its ``SOURCE.md`` names: a ``SOURCE.md`` that does
-not is another source's (or a stub), and the paths inside its folder mean nothing upstream."""
+"""Source id -> the upstream repositories of its files (``github.com/OWNER/NAME``), any of
+which its ``SOURCE.md`` names: a ``SOURCE.md`` naming none is another source's (or a stub),
+and the paths inside its folder may mean nothing upstream."""
+
+FOLDER_DECIDES: dict[str, frozenset[str]] = {
+    "sol-execbench": sol_execbench.FOLDER_DECIDES,
+    "flashinfer-trace": flashinfer_trace.FOLDER_DECIDES,
+    "kernelbench": kernelbench.FOLDER_DECIDES,
+}
+"""Source id -> the ``kernelindex.dev/*`` annotations a file's path inside its
+``SOURCE.md`` folder decides (the rest the importer knows otherwise)."""
 
 STATUSES = ("added", "unchanged", "metadata-updated")
 
@@ -63,6 +74,7 @@ class ImportReport:
         skipped: the problems of records left out under ``skip_invalid`` (one per line).
         ignored: files found in the named directories that are not this source's formats.
         records: how many records were read (built or skipped).
+        warnings: the provenance warnings (:mod:`._provenance`).
     """
 
     source: str
@@ -70,6 +82,9 @@ class ImportReport:
     skipped: list[KistoreError] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     records: int = 0
+    warnings: list[str] = field(default_factory=list)
+    """What the manifests of files outside the source's folder record (no ``warning:``
+    prefix; one line per group: no ``SOURCE.md``, a foreign one)."""
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Return ``{kind: {status: n}}`` for every kind (in dependency order) and status."""
@@ -93,8 +108,8 @@ def plan_import(source: str, paths: Sequence[str], limits: Limits = DEFAULT) -> 
     Returns:
         The :class:`~.common.Plan`: records in a deterministic order, ignored files, the
         files in no folder holding a ``SOURCE.md`` (``unsourced``), and those whose
-        ``SOURCE.md`` does not name the source's repository (``foreign``,
-        :data:`SOURCE_REPOSITORIES`).
+        ``SOURCE.md`` names none of the source's repositories (``foreign``,
+        :data:`SOURCE_REPOSITORIES`), their folders in ``watched``.
 
     Raises:
         InputError: an unknown source.
@@ -115,18 +130,37 @@ def plan_import(source: str, paths: Sequence[str], limits: Limits = DEFAULT) -> 
     folders = {f.path: source_folder(f.path) for f in files}
     plan.unsourced = [plan.as_typed(f.name) for f in files if folders[f.path] is None]
     foreign = {folder for folder in set(folders.values()) if folder is not None
-               and not _names_repository(folder / "SOURCE.md", SOURCE_REPOSITORIES[source])}
+               and not names_repository(folder / "SOURCE.md", SOURCE_REPOSITORIES[source])}
     plan.foreign = [(plan.as_typed(f.name), folder / "SOURCE.md") for f in files
                     if (folder := folders[f.path]) is not None and folder in foreign]
+    for f in files:
+        folder = folders[f.path]
+        if folder is None or folder in foreign:
+            plan.watched.setdefault(f.name.rpartition("/")[0],
+                                    None if folder is None else folder / "SOURCE.md")
     return plan
 
 
-def _names_repository(source_md: Path, repository: str) -> bool:
-    """Whether a ``SOURCE.md`` mentions ``repository`` (read as UTF-8; unreadable: False)."""
+def names_repository(source_md: Path, repositories: frozenset[str]) -> bool:
+    """Whether a ``SOURCE.md`` names any of ``repositories``.
+
+    A repository is named by its ``github.com/OWNER/NAME`` in any case (GitHub's are
+    case-insensitive), not followed by more of a name (``.../KernelBench2`` does not name
+    ``.../KernelBench``; ``.../KernelBench.git`` does).
+
+    Args:
+        source_md: the file, read as UTF-8 (undecodable bytes replaced).
+        repositories: e.g. :data:`SOURCE_REPOSITORIES` ``[source]``.
+
+    Returns:
+        True when one is named; False when none is, or the file cannot be read.
+    """
     try:
-        return repository in source_md.read_text(encoding="utf-8", errors="replace")
+        text = source_md.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
+    return any(re.search(re.escape(r) + r"(?![\w-])", text, re.IGNORECASE)
+               for r in repositories)
 
 
 def run_import(
@@ -167,6 +201,7 @@ def run_import(
     cache: dict[bytes, Manifest] = {}
     owners: dict[tuple[str, str], tuple[Manifest, Record]] = {}
     accepted: list[tuple[Record, list[Manifest]]] = []
+    groups: dict[Path | None, Recorded] = {}
     limits = store.limits()
     for record in plan.records:
         try:
@@ -189,6 +224,11 @@ def run_import(
         manifests.extend(built)
         for m in built:
             origins.setdefault(m.digest, plan.as_typed(record.file))  # what add names
+        folder = record.file.rpartition("/")[0]
+        if folder in plan.watched:  # its provenance is warned of: what does it record?
+            source_md = plan.watched[folder]
+            groups.setdefault(source_md, Recorded(source_md)).add(
+                plan.as_typed(record.file), built)
     runs = sum(1 for m in manifests if m.kind == "BenchmarkRun")
     files = len({r.file for r in plan.records})
     try:
@@ -199,7 +239,10 @@ def run_import(
         )
     except KistoreError as e:
         raise plan.retell(e) from None
-    return ImportReport(source, results, skipped, plan.ignored, len(plan.records))
+    said = [warning(source, groups[key], FOLDER_DECIDES[source], SOURCE_REPOSITORIES[source])
+            for key in sorted(groups, key=lambda k: k is not None)]
+    return ImportReport(source, results, skipped, plan.ignored, len(plan.records),
+                        [line for line in said if line is not None])
 
 
 def import_files(store: Store, source: str, paths: Sequence[str], **options: Any) -> ImportReport:
@@ -317,5 +360,5 @@ def _build(record: Record, cache: dict[bytes, Manifest], limits: Limits = DEFAUL
     return built
 
 
-__all__ = ["SOURCES", "SOURCE_REPOSITORIES", "ImportReport", "import_files", "plan_import",
-           "run_import"]
+__all__ = ["FOLDER_DECIDES", "SOURCES", "SOURCE_REPOSITORIES", "ImportReport", "import_files",
+           "names_repository", "plan_import", "run_import"]

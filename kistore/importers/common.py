@@ -42,6 +42,9 @@ GPU_ARCHITECTURES = {
 }
 """CUDA compute capability of GPU models named in source data (NVIDIA's published table)."""
 
+UNSTATED_LICENSE = "UNCLEAR: not stated"
+"""The licence recorded where an importer knows none: a file at a path inside its
+``SOURCE.md`` folder that no licence of the importer's is known by."""
 
 TRACE_STATUSES = {
     "PASSED": "passed",
@@ -108,9 +111,13 @@ class Plan:
     """Files (as typed) in no folder holding a ``SOURCE.md``: their manifests record the
     path as typed for provenance, and no upstream known by path (:func:`source_folder`)."""
     foreign: list[tuple[str, Path]] = field(default_factory=list)
-    """Files (as typed) under a ``SOURCE.md`` that does not name the source's repository,
+    """Files (as typed) under a ``SOURCE.md`` that names none of the source's repositories,
     with that ``SOURCE.md``: their provenance paths are relative to a folder that may not
     be the source's."""
+    watched: dict[str, Path | None] = field(default_factory=dict)
+    """The data-root folder name (:attr:`SourceFile.name` without its last part) of each
+    file in ``unsourced`` (-> None) or ``foreign`` (-> its ``SOURCE.md``): the records of
+    files there are those whose provenance the import warns of."""
     typed: dict[str, str] = field(default_factory=dict)
     """A source file's or folder's name relative to the data root (:attr:`SourceFile.name`,
     the provenance name) -> the path as the person typed it (:func:`typed_names`)."""
@@ -232,8 +239,9 @@ def data_name(path: Path, source: str | None = None) -> str:
 def source_folder(path: Path) -> Path | None:
     """Return the nearest folder above ``path`` holding a ``SOURCE.md`` (resolved), or None.
 
-    Its ``SOURCE.md`` gives the manifests' upstream and licence, and the file's provenance
-    name is its path inside it (:func:`data_name`).
+    The file's provenance name is its path inside it (:func:`data_name`); nothing is read
+    from the ``SOURCE.md``. An importer knows a file's licence and upstream itself, by that
+    name where they depend on it (each importer's ``FOLDER_DECIDES``).
     """
     for parent in path.resolve().parents:
         if (parent / "SOURCE.md").is_file():

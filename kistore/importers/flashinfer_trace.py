@@ -53,6 +53,11 @@ FAMILY = "flashinfer_trace"
 LICENSE = ("UNCLEAR: github.com/xslingcn/flashinfer-trace has no LICENSE; the upstream "
            "dataset flashinfer-ai/flashinfer-trace is Apache-2.0 (not verified for this copy)")
 UPSTREAM = "github.com/xslingcn/flashinfer-trace@579673cebd9e6500b1faa4d3c8dc3c59401ec2d6"
+REPOSITORIES = frozenset({UPSTREAM.split("@")[0]})
+"""The upstream repositories of this source's files (what its ``SOURCE.md`` names)."""
+FOLDER_DECIDES = frozenset({"source-file", "definition-file"})
+"""The ``kernelindex.dev/*`` annotations a file's path inside its ``SOURCE.md`` folder
+decides: only the paths. The licence and upstream are the same for every file."""
 
 DEFINITION_SHAPE: dict[str, Any] = {
     "type": "object",

@@ -52,6 +52,12 @@ SUITE = "KernelBench"
 FAMILY = "kernelbench_timing"
 LICENSE = "MIT"
 UPSTREAM = "github.com/ScalingIntelligence/KernelBench@423217d9fda91e0c2d67e4a43bf62f96f6d104f1"
+REPOSITORIES = frozenset({UPSTREAM.split("@")[0]})
+"""The upstream repositories of this source's files (what its ``SOURCE.md`` names)."""
+FOLDER_DECIDES: frozenset[str] = frozenset()
+"""The ``kernelindex.dev/*`` annotations a file's path inside its ``SOURCE.md`` folder
+decides: none. A file is known by its bytes (:data:`KNOWN_FILES`), which give its upstream
+path and commit; the licence and upstream are this source's, wherever the file is."""
 
 KNOWN_FILES = {
     "0da6e4a2e97916dc1cbc8fa5ee61985e85badda6b3f45f1d49fc91939130f699":

@@ -26,6 +26,7 @@ from ..core.errors import KistoreError, MultipleErrors
 from ..core.naming import slug
 from . import sol_execbench_runs
 from .common import (
+    UNSTATED_LICENSE,
     Plan,
     Record,
     SourceFile,
@@ -76,6 +77,18 @@ SNAPSHOT_UPSTREAMS = {
         _SNAPSHOT_REPO + "c4095db5fdbc8d6028149cd9466876bdcf158501",
 }
 """The repo@commit each known snapshot was rebuilt from (SOURCE.md, table A)."""
+
+REPOSITORIES = frozenset(
+    upstream.split("@")[0] for upstream in (
+        *(upstream for _, upstream in PROBLEM_LICENSES.values()),
+        *SNAPSHOT_UPSTREAMS.values(), *sol_execbench_runs.UPSTREAMS.values()))
+"""The upstream repositories of this source's files (what its ``SOURCE.md`` names): the
+leaderboard snapshots' and local runs', and each problem folder's."""
+FOLDER_DECIDES = frozenset({"source-file", "cases-file", "upstream", "license"})
+"""The ``kernelindex.dev/*`` annotations a file's path inside its ``SOURCE.md`` folder
+decides: the paths, the upstream (:data:`SNAPSHOT_UPSTREAMS`, a run folder's
+:data:`~.sol_execbench_runs.UPSTREAMS`, a problem folder's :data:`PROBLEM_LICENSES`) and a
+problem folder's licence (:data:`~.common.UNSTATED_LICENSE` at a path none names)."""
 
 REFERENCE_ROWS = {
     "SOL Bound": "Speed-of-light bound: the geometric mean of per-workload T_sol from SOLAR "
@@ -439,7 +452,7 @@ def _problem(definition: SourceFile) -> list[dict[str, Any]]:
         if meta_path.is_file() else {}
     license_, upstream = next(
         (v for prefix, v in PROBLEM_LICENSES.items() if definition.name.startswith(prefix)),
-        ("UNCLEAR: not stated", None))
+        (UNSTATED_LICENSE, None))
     collection = meta.get("subset")
     native: dict[str, Any] = {"source": SOURCE}
     for key, out in (("task_id", "kernelId"), ("hf_id", "hfId")):

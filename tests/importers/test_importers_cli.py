@@ -5,12 +5,9 @@ from __future__ import annotations
 import json
 import shutil
 
-import pytest
-
 from kistore.cli import main
 from kistore.core import layout
 from kistore.core.digest import Digest
-from kistore.importers import SOURCE_REPOSITORIES, plan_import
 
 from ..conftest import DATA, git, requires_data, snapshot
 
@@ -355,51 +352,3 @@ def test_a_copy_under_another_folder_name_imports_to_the_same_metadata(runner, s
                 str(DATA / "sol-execbench/problems/119"))
     assert again.exit_code == 0, again.output
     assert {m["status"] for m in json.loads(again.stdout)["manifests"]} == {"unchanged"}
-
-
-@requires_data
-def test_files_in_no_source_folder_are_imported_with_a_warning(runner, store_path, tmp_path):
-    # review 2026-12-01 F5: a copy without SOURCE.md imported silently with a local path
-    # as provenance and no upstream
-    copy = tmp_path / "board.json"
-    shutil.copy(BOARD, copy)
-    result = run(runner, store_path, "import", "--json", "sol-execbench", str(copy))
-    assert result.exit_code == 0, result.output
-    assert (f"warning: 1 file(s) are in no folder holding sol-execbench's SOURCE.md (e.g. "
-            f"{copy.as_posix()}): their manifests record that path as "
-            "kernelindex.dev/source-file, which names no file upstream (and an upstream "
-            "known only by a file's path is not recorded); import from the source's "
-            "folder, with its SOURCE.md, to record where they came from"
-            ) in result.stderr.splitlines()
-    again = run(runner, store_path, "import", "--json", "sol-execbench", str(BOARD))
-    assert "SOURCE.md" not in again.stderr
-
-
-@requires_data
-@pytest.mark.parametrize("source_md", [b"", b"# KernelBench\n\nRepository: "
-                                          b"`github.com/ScalingIntelligence/KernelBench`\n"])
-def test_files_under_another_sources_source_md_are_imported_with_a_warning(
-        runner, store_path, tmp_path, source_md):
-    # review 2026-12-01: any SOURCE.md (an empty one, another source's) silenced the
-    # warning, and the manifests recorded paths relative to a folder that is not the source's
-    folder = tmp_path / "elsewhere"
-    (folder / "boards").mkdir(parents=True)
-    (folder / "SOURCE.md").write_bytes(source_md)
-    shutil.copy(BOARD, folder / "boards/board.json")
-    result = run(runner, store_path, "import", "--json", "sol-execbench", str(folder))
-    assert result.exit_code == 0, result.output
-    assert (f"warning: 1 file(s) are under a SOURCE.md that does not name "
-            f"github.com/NVIDIA/SOL-ExecBench ({(folder / 'SOURCE.md').resolve()}; e.g. "
-            f"{(folder / 'boards/board.json').as_posix()}): is it sol-execbench's? their "
-            "manifests record paths inside that folder as kernelindex.dev/source-file; "
-            "import from sol-execbench's own folder to record where they came from"
-            ) in result.stderr.splitlines(), result.stderr
-    assert "in no folder holding" not in result.stderr
-
-
-@requires_data
-@pytest.mark.parametrize("source", ["sol-execbench", "flashinfer-trace", "kernelbench"])
-def test_each_sources_own_source_md_names_its_repository(source):
-    assert SOURCE_REPOSITORIES[source] in (DATA / source / "SOURCE.md").read_text()
-    plan = plan_import(source, [str(DATA / source)])
-    assert plan.records and plan.foreign == [] and plan.unsourced == []
