@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from kistore.attest import notes
 from kistore.cli import main
 from kistore.core import layout
+from kistore.git import notes as gitnotes
 from kistore.store import Store
 
 from ..conftest import ManifestKit, add_docs, git
@@ -226,3 +227,144 @@ def test_note_blobs_the_remote_cannot_give_are_an_error_for_people(served, tmp_p
     assert ("are not in this partial clone and git could not fetch them from its promisor "
             "remote 'origin' (") in done.stderr, done.stderr
     assert done.stderr.endswith("): make the remote reachable, or clone without --filter\n")
+
+
+# -- the second review's leftovers (2026-12-02): one walk, one path, few fetches ----------
+
+
+def walks(monkeypatch) -> list[str]:
+    """Record the first tip of every revision walk pygit2 starts from now on."""
+    started: list[str] = []
+    real = pygit2.Repository.walk
+
+    def walk(self, oid, *args):
+        started.append(str(oid))
+        return real(self, oid, *args)
+
+    monkeypatch.setattr(pygit2.Repository, "walk", walk)
+    return started
+
+
+@pytest.mark.parametrize("filtered", [True, False])
+def test_notes_fetch_walks_the_notes_history_once(served, full, tmp_path, monkeypatch,
+                                                  filtered):
+    # its prefetch walked both histories, then counting the lines gained walked ours
+    # before and the merged one after (each twice in a partial clone): one walk now, the
+    # prefetch's, and none in a full clone (the lines gained are counted at the tips)
+    path = clone(served, tmp_path / "work", *(("--filter=blob:none",) if filtered else ()))
+    older = git(served, "rev-parse", f"{layout.NOTES_REF}~1").strip()
+    git(path, "fetch", "-q", "origin", older)
+    git(path, "update-ref", layout.NOTES_REF, older)
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    started = walks(monkeypatch)
+    assert notes.fetch(Store(path), "origin") == 1
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    tip = git(served, "rev-parse", layout.NOTES_REF).strip()
+    assert started == ([tip] if filtered else []), started
+    processes = git_processes(trace)
+    # the notes fetch, and in a partial clone one fetch of the older note blobs
+    assert (processes["fetch"], processes["cat-file"]) == (2 if filtered else 1, 0), processes
+    assert git(path, "rev-parse", layout.NOTES_REF).strip() == tip
+    assert answers(path) == full["work"]
+
+
+def test_notes_entered_walks_once_in_a_blob_less_clone(served, full, tmp_path, monkeypatch):
+    path = clone(served, tmp_path / "work", "--filter=blob:none")
+    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    started = walks(monkeypatch)
+    repo = pygit2.Repository(str(path))
+    entered = notes.notes_entered(repo)
+    assert started == [git(path, "rev-parse", layout.NOTES_REF).strip()]  # was: two walks
+    assert sorted(len(lines) for lines in entered.values()) == [1, 1, 1]
+    assert "?" not in git(path, "rev-list", "--objects", "--missing=print", layout.NOTES_REF)
+
+
+def _note_layouts(repo: pygit2.Repository, notes_by_object: dict[str, bytes]
+                  ) -> dict[str, pygit2.Oid]:
+    """Notes trees holding ``notes_by_object`` flat, fanned out 2/38 and 2/2/36 (git reads
+    each; it fans out as notes grow), and mixed (some flat, some fanned out)."""
+
+    def build(split) -> pygit2.Oid:
+        tree: dict = {}
+        for obj, text in notes_by_object.items():
+            parts = split(obj)
+            node = tree
+            for part in parts[:-1]:
+                node = node.setdefault(part, {})
+            node[parts[-1]] = repo.create_blob(text)
+
+        def write(node: dict) -> pygit2.Oid:
+            builder = repo.TreeBuilder()
+            for name, value in node.items():
+                if isinstance(value, dict):
+                    builder.insert(name, write(value), pygit2.GIT_FILEMODE_TREE)
+                else:
+                    builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
+            return builder.write()
+
+        return write(tree)
+
+    return {"flat": build(lambda o: [o]),
+            "2/38": build(lambda o: [o[:2], o[2:]]),
+            "2/2/36": build(lambda o: [o[:2], o[2:4], o[4:]]),
+            "mixed": build(lambda o: [o] if int(o[0], 16) % 2 else [o[:2], o[2:]])}
+
+
+def test_a_note_is_looked_up_by_its_path_as_libgit2_and_git_find_it(tmp_path):
+    # note_lines' fallback flattened the whole notes tree to find one blob; note_blob
+    # follows the one path, in every fan-out, and finds what libgit2 (a full clone's
+    # lookup_note) and git (`git notes list OBJ`) find
+    path = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(path))
+    repo = pygit2.Repository(str(path))
+    objects = [str(repo.create_blob(f"object {i}\n".encode())) for i in range(40)]
+    annotated = {obj: f"note on {obj}\n".encode() for obj in objects[:30]}
+    absent = objects[30:] + ["ab" * 20, objects[0][:2] + "0" * 38]
+    signature = pygit2.Signature("t", "t@example.org", 0, 0)
+    for layout_name, tree in _note_layouts(repo, annotated).items():
+        ref = f"refs/notes/{layout_name.replace('/', '-')}"
+        repo.create_commit(ref, signature, signature, layout_name, tree, [])
+        commit = repo.references[ref].peel(pygit2.Commit)
+        for obj in [*annotated, *absent]:
+            found = gitnotes.note_blob(repo, commit.tree, obj)
+            try:
+                expected: str | None = str(repo.lookup_note(obj, ref).id)
+            except KeyError:
+                expected = None
+            listed = subprocess.run(["git", "-C", str(path), "notes", f"--ref={ref}", "list",
+                                     obj], capture_output=True, text=True, check=False)
+            assert found == expected == (listed.stdout.strip() or None), (layout_name, obj)
+            assert (found is not None) == (obj in annotated)
+            if found is not None:
+                assert repo[found].read_raw() == annotated[obj]
+
+
+def test_git_fanned_out_notes_are_read_by_path_in_a_blob_less_clone(tmp_path, monkeypatch):
+    # 300 notes: git (fast-import, as `git notes` does) fans them out as ab/cdef...; in a
+    # blob-less clone note_lines reads the one note blob and no notes tree is flattened
+    work = tmp_path / "work"
+    git(tmp_path, "init", "-q", "-b", "main", str(work))
+    who = "committer t <t@example.org> 0 +0000\ndata 1\nx"
+    stream = [f"commit refs/heads/main\nmark :{i + 1}\n{who}" for i in range(300)]
+    stream += [f"commit {layout.NOTES_REF}\n{who}"]
+    stream += [f"N inline :{i + 1}\ndata {len(f'note {i}')}\nnote {i}" for i in range(300)]
+    subprocess.run(["git", "-C", str(work), "fast-import", "--quiet"],
+                   input="\n".join(stream) + "\n", text=True, check=True)
+    top = git(work, "ls-tree", layout.NOTES_REF).split("\n")[0].split()
+    assert top[1] == "tree" and len(top[3]) == 2  # fanned out by git
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(server))
+    git(server, "config", "uploadpack.allowFilter", "true")
+    git(work, "push", "-q", str(server), f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    path = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{server}", str(path))
+    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    assert missing(path) == 300  # the note blobs
+    commits = git(work, "rev-list", "--reverse", "main").split()  # note i is on commit i
+    monkeypatch.setattr(notes, "_flatten", None)  # no whole-tree walk: it would fail
+    repo = pygit2.Repository(str(path))
+    for i in (0, 150, 299):
+        assert notes.note_lines(repo, commits[i]) == [f"note {i}".encode()]
+    assert missing(path) == 300 - 3  # one blob each, nothing else
+    assert notes.note_lines(repo, "ab" * 20) == []
