@@ -368,3 +368,75 @@ def test_git_fanned_out_notes_are_read_by_path_in_a_blob_less_clone(tmp_path, mo
         assert notes.note_lines(repo, commits[i]) == [f"note {i}".encode()]
     assert missing(path) == 300 - 3  # one blob each, nothing else
     assert notes.note_lines(repo, "ab" * 20) == []
+
+
+@pytest.fixture(scope="module")
+def full_at_head(served, tmp_path_factory) -> dict[tuple[str, ...], tuple[int, str, str]]:
+    """What a full bare clone answers to ``attestations REF --at HEAD`` (notes fetched)."""
+    path = clone(served, tmp_path_factory.mktemp("full_at_head") / "bare", "--bare")
+    assert kistore(path, "notes", "fetch", "origin").returncode == 0
+    digest = kistore(path, "attestations", "BenchmarkRun/run2", "--json").stdout
+    prefix = digest.split('"subject": "sha256:')[1][:8]
+    out = {}
+    for args in (("BenchmarkRun/run1",), ("BenchmarkRun/run2",), (prefix,)):
+        r = kistore(path, "attestations", *args, "--at", "HEAD")
+        out[args] = (r.returncode, r.stdout, r.stderr)
+    return out
+
+
+@pytest.mark.parametrize("ref", ["BenchmarkRun/run1", "BenchmarkRun/run2", "prefix"])
+def test_attestations_in_a_blob_less_bare_clone_fetch_in_two(served, full_at_head, tmp_path,
+                                                             ref):
+    # each reader fetched its own: the names file and the trust file one `cat-file` each
+    # (each a lazy `git fetch`), the owner's files, the note blobs and the attestation
+    # files one batch each; now two fetches, and one for a digest prefix (no names file)
+    path = clone(served, tmp_path / "bare", "--filter=blob:none", "--bare")
+    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    [args] = [a for a in full_at_head if (a[0] if ref != "prefix" else "prefix") ==
+              (ref if ref != "prefix" else ("prefix" if "/" not in a[0] else ""))]
+    lacking = missing(path)
+    trace = tmp_path / "trace.json"
+    done = kistore(path, "attestations", *args, "--at", "HEAD", trace=trace)
+    assert (done.returncode, done.stdout, done.stderr) == full_at_head[args]
+    processes = git_processes(trace)
+    assert (processes["fetch"], processes["cat-file"]) == (
+        (1 if ref == "prefix" else 2), 0), processes
+    # the three note blobs, the trust file, the object, and for a name its names file and
+    # metadata; run2 also its attestation file
+    fetched = lacking - missing(path)
+    assert fetched == 3 + 1 + 1 + (0 if ref == "prefix" else 2) + (
+        0 if ref == "BenchmarkRun/run1" else 1), fetched
+    again = tmp_path / "again.json"
+    assert kistore(path, "attestations", *args, "--at", "HEAD", trace=again).stdout == done.stdout
+    assert git_processes(again)["fetch"] == 0  # all here now
+
+
+def test_a_notes_push_from_a_blob_less_clone_is_checked_as_in_a_full_clone(served, tmp_path,
+                                                                            monkeypatch):
+    # the gate's check of a push to refs/notes/kistore read the note blobs with libgit2:
+    # in a blob-less clone (a pre-push hook) that was a KeyError; now the changed notes and
+    # the objects they annotate come in one fetch, and the findings are a full clone's
+    from kistore.check import check_updates
+
+    found = {}
+    for kind in ("full", "partial"):
+        path = clone(served, tmp_path / kind, "--bare",  # no checkout: no object file here
+                     *(("--filter=blob:none",) if kind == "partial" else ()))
+        git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+        old, new = (git(path, "rev-parse", f"{layout.NOTES_REF}{s}").strip() for s in ("~2", ""))
+        lacking = missing(path)
+        trace = tmp_path / f"{kind}.json"
+        monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+        found[kind] = [f.format() for f in check_updates(
+            Store(path), [(old, new, layout.NOTES_REF), ("0" * 40, new, layout.NOTES_REF)])]
+        monkeypatch.delenv("GIT_TRACE2_EVENT")
+        processes = git_processes(trace) if trace.exists() else {}
+        if kind == "partial":
+            # one fetch each update: its note blobs (old and new), the objects they
+            # annotate and (the first) main's trust file; the second lacks run1's two
+            assert (processes["fetch"], processes["cat-file"]) == (2, 0), processes
+            assert lacking - missing(path) == 3 + 3 + 1, lacking - missing(path)
+        else:
+            assert processes.get("fetch", 0) == 0, processes
+    assert found["partial"] == found["full"]
+    assert found["full"] == []  # a maintainer's notes, trusted by main's trust file
