@@ -199,7 +199,7 @@ class _History:
     trees: dict[str, dict[str, str]]
 
 
-def _history(repo: pygit2.Repository, tip: pygit2.Oid) -> _History:
+def _history(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _History:
     """Return the notes history of ``tip`` (one walk a process and tip, cached)."""
     key = (repo.path, str(tip))
     cached = _HISTORY_CACHE.get(key)

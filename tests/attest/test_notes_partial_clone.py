@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from kistore.attest import notes
+from kistore.check import check_updates
 from kistore.cli import main
 from kistore.core import layout
 from kistore.git import notes as gitnotes
@@ -416,8 +417,6 @@ def test_a_notes_push_from_a_blob_less_clone_is_checked_as_in_a_full_clone(serve
     # the gate's check of a push to refs/notes/kistore read the note blobs with libgit2:
     # in a blob-less clone (a pre-push hook) that was a KeyError; now the changed notes and
     # the objects they annotate come in one fetch, and the findings are a full clone's
-    from kistore.check import check_updates
-
     found = {}
     for kind in ("full", "partial"):
         path = clone(served, tmp_path / kind, "--bare",  # no checkout: no object file here
