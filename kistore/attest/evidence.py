@@ -339,7 +339,6 @@ def prefetch_evidence(store: Store, ref: str, *, at: str | None = None) -> int:
         How many blobs were fetched.
 
     Raises:
-        InputError: ``at`` names no commit.
         StoreStateError: the promisor remote could not give the blobs.
     """
     repo = store.repo
@@ -348,7 +347,10 @@ def prefetch_evidence(store: Store, ref: str, *, at: str | None = None) -> int:
     # Lazy: trust history loads keys and signatures (~15 ms); only a partial clone asks here.
     from .trust_history import trust_blobs
 
-    view = store.view(at)
+    try:
+        view = store.view(at)
+    except InputError:  # no such commit: resolving says so, as in a full clone
+        return 0
     first = [*note_history_blobs(repo), *trust_blobs(store, at)]
     kind, slash, name = ref.partition("/")
     owner = None
