@@ -19,6 +19,8 @@ from pathlib import Path
 import pygit2
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kistore.attest import notes
 from kistore.check import check_updates
@@ -439,3 +441,93 @@ def test_a_notes_push_from_a_blob_less_clone_is_checked_as_in_a_full_clone(serve
             assert processes.get("fetch", 0) == 0, processes
     assert found["partial"] == found["full"]
     assert found["full"] == []  # a maintainer's notes, trusted by main's trust file
+
+
+_HEX40 = st.text(alphabet="0123456789abcdef", min_size=40, max_size=40)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(placed=st.dictionaries(_HEX40, st.integers(0, 3), min_size=1, max_size=12),
+       absent=st.lists(_HEX40, max_size=4), shared=st.sampled_from(["", "ab", "abcd"]))
+def test_note_blob_finds_what_libgit2_finds_in_any_fan_out(tmp_path, placed, absent, shared):
+    # each note at its own depth (0: flat, 1: ab/..., 2: ab/cd/..., 3: ab/cd/ef/...), ids
+    # that share leading digits (a flat note beside a directory of its first two digits):
+    # note_blob answers what a full clone's lookup (libgit2's git_note_read) answers
+    placed = {shared + obj[len(shared):]: depth for obj, depth in placed.items()}
+    path = tmp_path / "repo"
+    if not path.exists():
+        git(tmp_path, "init", "-q", str(path))
+    repo = pygit2.Repository(str(path))
+    tree: dict = {}
+    for obj, depth in placed.items():
+        node = tree
+        for level in range(depth):
+            node = node.setdefault(obj[2 * level:2 * level + 2], {})
+            if not isinstance(node, dict):
+                return  # a note named as a directory would be: no such tree
+        if obj[2 * depth:] in node:
+            return
+        node[obj[2 * depth:]] = repo.create_blob(f"note {obj}\n".encode())
+
+    def write(node: dict) -> pygit2.Oid:
+        builder = repo.TreeBuilder()
+        for name, value in node.items():
+            is_tree = isinstance(value, dict)
+            builder.insert(name, write(value) if is_tree else value,
+                           pygit2.GIT_FILEMODE_TREE if is_tree else pygit2.GIT_FILEMODE_BLOB)
+        return builder.write()
+
+    signature = pygit2.Signature("t", "t@example.org", 0, 0)
+    ref = "refs/notes/property"
+    old = repo.references.get(ref)
+    commit_id = repo.create_commit(None, signature, signature, "p", write(tree), [])
+    if old is not None:
+        old.set_target(commit_id)
+    else:
+        repo.references.create(ref, commit_id)
+    commit = repo[commit_id].peel(pygit2.Commit)
+    for obj in [*placed, *absent]:
+        try:
+            expected: str | None = str(repo.lookup_note(obj, ref).id)
+        except KeyError:
+            expected = None
+        assert gitnotes.note_blob(repo, commit.tree, obj) == expected, (obj, placed)
+
+
+def test_every_trust_file_version_is_fetched_in_one_batch(served, tmp_path):
+    # judging reads every version of store/trust/keys.json along main (a revocation is
+    # never lifted; a key counts from when it was added): in a blob-less clone an older
+    # version not yet here was a KeyError; now the versions come in one fetch with the rest
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--mirror", str(served), str(server))
+    git(server, "config", "uploadpack.allowFilter", "true")
+    work = clone(server, tmp_path / "work")
+    key = tmp_path / "second"
+    cli(work, "key", "generate", str(key))
+    cli(work, "trust", "add", f"{key}.pub", "--role", "rerun", "--comment", "a second key")
+    git(work, "add", "store/trust")
+    git(work, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q",
+        "--no-verify", "-m", "trust a second key")
+    git(work, "push", "-q", "origin", "main")
+    assert len(git(server, "rev-list", "main", "--", layout.TRUST_FILE).split()) == 2
+    expected = {}
+    for kind, options in (("full", ()), ("partial", ("--filter=blob:none",))):
+        path = clone(server, tmp_path / kind, "--bare", *options)
+        git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+        for args in (["attestations", "BenchmarkRun/run2", "--at", "HEAD"],
+                     ["show", "BenchmarkRun/run3"]):
+            trace = tmp_path / f"{kind}-{args[0]}.json"
+            done = kistore(path, *args, trace=trace)
+            assert "KeyError" not in done.stderr and done.returncode == 0, done
+            if kind == "full":
+                expected[args[0]] = (done.returncode, done.stdout, done.stderr)
+                continue
+            assert (done.returncode, done.stdout, done.stderr) == expected[args[0]]
+            processes = git_processes(trace)
+            if args[0] == "attestations":  # the names file, note blobs, both trust files
+                assert (processes["fetch"], processes["cat-file"]) == (2, 0), processes
+        if kind == "partial":
+            versions = git(path, "rev-list", "--objects", "--missing=print", "HEAD", "--",
+                           layout.TRUST_FILE)
+            assert not [v for v in versions.splitlines() if v.startswith("?")]
