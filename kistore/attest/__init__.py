@@ -38,7 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "attestation": ["Bundle", "verify_bundle"],
-    "evidence": ["check_attestations", "evidence_for", "evidence_for_many", "judge"],
+    "evidence": ["check_attestations", "evidence_for", "evidence_for_many", "judge",
+                 "prefetch_evidence"],
     "levels": ["Evidence", "SOURCE_NATIVE", "VERIFIED"],
     "notes": ["Seen", "attach", "collect", "fetch", "push"],
     "sync": ["SyncResult"],

@@ -37,6 +37,7 @@ from ..core import canonical, layout
 from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, WARNING, Finding, rule
 from ..core.layout import NOTES_REF
+from ..git.blobs import fetch_blobs, is_partial_clone
 from ..git.pack import blob_id
 from .levels import SOURCE_NATIVE as SOURCE_NATIVE  # re-exported: defined in .levels
 from .levels import VERIFIED as VERIFIED
@@ -45,6 +46,7 @@ from .notes import (
     collect,
     collect_many,
     file_attestations,
+    note_history_blobs,
     notes_entered,
     notes_not_fetched,
     parse_attestation_path,
@@ -312,6 +314,68 @@ def evidence_for(store: Store, digest: Any, *, at: str | None = None) -> Evidenc
         are none.
     """
     return evidence_for_many(store, [digest], at=at)[digest]
+
+
+def prefetch_evidence(store: Store, ref: str, *, at: str | None = None) -> int:
+    """Fetch what the evidence about ``ref`` reads into a partial clone, in one or two fetches.
+
+    A blob-less clone (``git clone --filter=blob:none``) lacks the blobs that resolving
+    ``ref`` and :func:`evidence_for` read; each reader fetching its own (the names file,
+    the owner's files, the note blobs, the attestation files, the trust file's versions)
+    made five ``git fetch`` processes for one ``kistore attestations KIND/NAME``. Here,
+    before either runs: one fetch of what does not depend on the subject (every note blob
+    of the notes history, every version of the trust file judging reads, and the names
+    file of a ``KIND/NAME``), then one of the subject's metadata, object and attestation
+    files (one fetch in all for a digest or prefix, which resolves without a blob). Nothing
+    is done outside a partial clone; what is here already is not fetched again.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        ref: what the person typed (:meth:`kistore.store.Store.resolve`'s forms); one it
+            does not resolve fetches only the first batch (resolving says why next).
+        at: revision, or None for the work tree (whose files are on disk).
+
+    Returns:
+        How many blobs were fetched.
+
+    Raises:
+        StoreStateError: the promisor remote could not give the blobs.
+    """
+    repo = store.repo
+    if not is_partial_clone(repo):
+        return 0
+    # Lazy: trust history loads keys and signatures (~15 ms); only a partial clone asks here.
+    from .trust_history import trust_blobs
+
+    try:
+        view = store.view(at)
+    except InputError:  # no such commit: resolving says so, as in a full clone
+        return 0
+    first = [*note_history_blobs(repo), *trust_blobs(store, at)]
+    kind, slash, name = ref.partition("/")
+    owner = None
+    fetched = 0
+    if slash:  # KIND/NAME: its names file names the subject
+        try:
+            path = layout.name_path(kind, name)
+            fetched += fetch_blobs(repo, [*first, *view.blob_ids([path])])
+            first = []
+            data = view.read(path, 200)  # a names file holds one digest and a newline
+            owner = None if data is None else layout.digest_from_record(data)
+        except (ValueError, KistoreError):  # no such name: resolving says so
+            owner = None
+        paths = [] if owner is None else [layout.metadata_path(owner)]
+    else:
+        try:
+            owner = store.resolve(ref, at=at)  # a digest or prefix: a listing, no blob
+        except KistoreError:
+            owner = None
+        paths = []
+    if owner is not None:
+        folder = layout.attestation_dir(owner)
+        paths += [layout.object_path(owner),
+                  *(f"{folder}/{leaf}" for leaf in sorted(view.list_dir(folder)))]
+    return fetched + fetch_blobs(repo, [*first, *view.blob_ids(paths)])
 
 
 def evidence_for_many(store: Store, digests: Iterable[Any], *, at: str | None = None

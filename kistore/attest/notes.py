@@ -52,6 +52,7 @@ from ..core.errors import InputError, StoreStateError, shorten
 from ..core.layout import NOTES_REF
 from ..git.blobs import fetch_blobs, is_partial_clone, read_blob
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
+from ..git.notes import note_blob
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
 from ..store import atomic_write
@@ -140,8 +141,8 @@ def note_lines(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> list
         if not is_partial_clone(repo) or ref not in repo.references:
             return []
         tip = repo.references[ref].peel(pygit2.Commit)
-        note_blob = _flatten(repo, tip.tree, "", {}).get(blob)
-        return [] if note_blob is None else _lines(read_blob(repo, note_blob))
+        found = note_blob(repo, tip.tree, blob)  # its one path, not the whole tree
+        return [] if found is None else _lines(read_blob(repo, found))
     return _lines(repo[note.id].read_raw())
 
 
@@ -164,21 +165,19 @@ def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
     if cached is not None:
         return cached
     times: dict[str, dict[bytes, datetime]] = {}
-    trees: dict[str, dict[str, str]] = {}
     blobs: dict[str, list[bytes]] = {}
+    history = _history(repo, tip.target)
     if is_partial_clone(repo):  # libgit2 reads only the blobs that are here
-        _fetch_note_blobs(repo, [tip.target], trees)
-    clock = _Clock()
-    for commit in repo.walk(tip.target, _parents_first()):
-        when = clock.time_of(commit)
-        for annotated, note_blob in _flatten(repo, commit.tree, "", trees).items():
-            if note_blob not in blobs:
-                blobs[note_blob] = _lines(repo[note_blob].read_raw())
+        fetch_blobs(repo, _blobs_of(repo, history))
+    for when, tree in history.dated:
+        for annotated, note_blob_id in _mapping(repo, history, tree).items():
+            if note_blob_id not in blobs:
+                blobs[note_blob_id] = _lines(repo[note_blob_id].read_raw())
             seen = times.setdefault(annotated, {})
-            for line in blobs[note_blob]:
+            for line in blobs[note_blob_id]:
                 if line not in seen or when < seen[line]:
                     seen[line] = when
-    current = _flatten(repo, repo[tip.target].peel(pygit2.Commit).tree, "", trees)
+    current = _mapping(repo, history, repo[tip.target].peel(pygit2.Commit).tree_id)
     result = {a: {line: times[a][line] for line in blobs[b]} for a, b in current.items()}
     _ENTERED_CACHE.clear()  # keep one repository state; tips move on every write
     _ENTERED_CACHE[key] = result
@@ -188,13 +187,71 @@ def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
 _ENTERED_CACHE: dict[tuple[str, str], dict[str, dict[bytes, datetime]]] = {}
 
 
+@dataclass(slots=True)
+class _History:
+    """The notes commits of one tip, parents first: ``(trusted time, tree id)`` each.
+
+    ``trees`` is :func:`_flatten`'s cache (subtree id -> its mapping), filled as far as a
+    reader has flattened them (ids, not trees: a long history holds no tree open).
+    """
+
+    dated: list[tuple[datetime, pygit2.Oid]]
+    trees: dict[str, dict[str, str]]
+
+
+def _history(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _History:
+    """Return the notes history of ``tip`` (one walk a process and tip, cached)."""
+    key = (repo.path, str(tip))
+    cached = _HISTORY_CACHE.get(key)
+    if cached is None:
+        clock = _Clock()
+        cached = _History([(clock.time_of(c), c.tree_id)
+                           for c in repo.walk(tip, _parents_first())], {})
+        _HISTORY_CACHE.clear()
+        _HISTORY_CACHE[key] = cached
+    return cached
+
+
+_HISTORY_CACHE: dict[tuple[str, str], _History] = {}
+
+
+def _mapping(repo: pygit2.Repository, history: _History, tree: pygit2.Oid
+             ) -> dict[str, str]:
+    """Return one notes tree's ``{annotated: note blob}`` (the cached dict: do not change it)."""
+    hit = history.trees.get(str(tree))
+    if hit is None:
+        _flatten(repo, repo[tree].peel(pygit2.Tree), "", history.trees)
+        hit = history.trees[str(tree)]
+    return hit
+
+
+def _blobs_of(repo: pygit2.Repository, history: _History) -> set[str]:
+    """Return every note blob id of a notes history (its trees only: no blob read)."""
+    for _when, tree in history.dated:
+        _mapping(repo, history, tree)
+    return {blob for mapping in history.trees.values() for blob in mapping.values()}
+
+
+def note_history_blobs(repo: pygit2.Repository) -> set[str]:
+    """Return the id of every note blob in the history of :data:`NOTES_REF` (trees only).
+
+    What :func:`notes_entered` reads: a caller gathering a partial clone's fetches into
+    one (``kistore attestations`` in a blob-less clone) fetches these with the rest. The
+    history is walked once a process (shared with :func:`notes_entered`).
+
+    Returns:
+        Blob ids (40 hex digits); empty without notes.
+    """
+    tip = repo.references.get(NOTES_REF)
+    return set() if tip is None else _blobs_of(repo, _history(repo, tip.target))
+
+
 def _fetch_note_blobs(repo: pygit2.Repository, tips: Iterable[pygit2.Oid | str],
                       trees: dict[str, dict[str, str]]) -> int:
     """Fetch the note blobs of the notes commits reachable from ``tips`` that are not here.
 
     Every note blob of the history, in one ``git fetch`` (:func:`fetch_blobs`), none when
-    all are here or ``repo`` is no partial clone. ``trees`` is :func:`_flatten`'s cache,
-    filled here for the walk that reads them next.
+    all are here or ``repo`` is no partial clone. ``trees`` is :func:`_flatten`'s cache.
 
     Returns:
         How many blobs were asked for.
@@ -582,7 +639,8 @@ def fetch(store: Store, remote: str) -> int:
     notes merge -s cat_sort_uniq``) and moves :data:`NOTES_REF` with a compare-and-swap,
     retried on a concurrent update. A partial clone first fetches, in one ``git fetch``, any
     note blob of either history it still lacks (notes fetched earlier with the clone's
-    filter), which git would fetch one per blob as the merge reads it.
+    filter), which git would fetch one per blob as the merge reads it: the one walk of
+    the notes history (the lines gained are counted at the tips).
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -664,7 +722,21 @@ def _merge_into_notes(repo: pygit2.Repository, theirs: str) -> bool:
 
 
 def _count_lines(repo: pygit2.Repository) -> int:
-    return sum(len(lines) for lines in notes_entered(repo).values())
+    """Count the lines of the notes at :data:`NOTES_REF`'s tip (as :func:`notes_entered` does).
+
+    The tip's notes only, not their history: :func:`fetch` walks the history once, to fetch
+    a partial clone's missing note blobs, and never again to count (the lines of each note
+    are the distinct lines :func:`notes_entered` keys by).
+    """
+    tip = repo.references.get(NOTES_REF)
+    if tip is None:
+        return 0
+    notes = _flatten(repo, repo[tip.target].peel(pygit2.Commit).tree, "", {})
+    counts: dict[str, int] = {}  # notes of equal bytes share a blob: read it once
+    for blob in notes.values():
+        if blob not in counts:
+            counts[blob] = len(set(_lines(repo[blob].read_raw())))
+    return sum(counts[blob] for blob in notes.values())
 
 
 def _is_name(remote: str) -> bool:

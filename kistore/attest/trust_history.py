@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import layout
 from ..core.errors import KistoreError
+from ..git.blobs import fetch_blobs
 from ..git.pathlog import first_parent_versions
 from . import signing
 from .notes import _Clock, _parents_first
@@ -101,7 +102,7 @@ def ever_revoked(repo: pygit2.Repository, rev: str | None, more: Iterable[tuple[
     """
     versions: list[tuple[str, bytes]] = []
     if rev is not None:
-        for commit, blob in reversed(first_parent_versions(repo, rev, layout.TRUST_FILE)):
+        for commit, blob in reversed(_versions(repo, rev)):
             if blob is not None:  # oldest first: a revocation is named where it began
                 versions.append((commit, repo[blob].read_raw()))
     versions += list(more)
@@ -115,6 +116,69 @@ def ever_revoked(repo: pygit2.Repository, rev: str | None, more: Iterable[tuple[
             if known is None or when < known.revoked_at:
                 earliest[keyid] = Revocation(keyid, when, commit)
     return earliest
+
+
+def _versions(repo: pygit2.Repository, rev: str) -> list[tuple[str, str | None]]:
+    """Return :func:`first_parent_versions` of the trust file at ``rev``, their blobs here.
+
+    A partial clone fetches the versions it lacks in one ``git fetch`` (libgit2 cannot
+    fetch one; git would, one process a blob); nothing is fetched in a full clone.
+
+    Raises:
+        InputError: ``rev`` names no commit.
+        StoreStateError: a partial clone whose remote could not give them.
+    """
+    versions = _listed(repo, rev)
+    fetch_blobs(repo, (blob for _commit, blob in versions if blob is not None))
+    return versions
+
+
+def _listed(repo: pygit2.Repository, rev: str) -> list[tuple[str, str | None]]:
+    """Return :func:`first_parent_versions` of the trust file at ``rev``.
+
+    One ``git rev-list`` a process and commit id (:func:`ever_revoked`, :func:`listed_since`
+    and :func:`trust_blobs` all read them); a revision that is no commit id (a branch,
+    which may move) is listed each time.
+    """
+    key = (repo.path, rev)
+    versions = _VERSIONS_CACHE.get(key)
+    if versions is None:
+        versions = first_parent_versions(repo, rev, layout.TRUST_FILE)
+        if len(rev) == 40 and all(c in "0123456789abcdef" for c in rev):
+            _VERSIONS_CACHE.clear()
+            _VERSIONS_CACHE[key] = versions
+    return versions
+
+
+_VERSIONS_CACHE: dict[tuple[str, str], list[tuple[str, str | None]]] = {}
+
+
+def trust_blobs(store: Store, at: str | None) -> list[str]:
+    """Return the blob ids of every version of the trust file that judging at ``at`` reads.
+
+    The versions along the first-parent history of ``at`` (``HEAD`` for the work tree),
+    which :func:`held` and :func:`dated` read: a caller gathering a partial clone's
+    fetches into one (``kistore attestations`` in a blob-less clone) fetches them with
+    the rest. Listing them costs one ``git rev-list``, shared with those readers.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: a revision, or None for the work tree.
+
+    Returns:
+        Blob ids (40 hex digits), newest first; empty without history.
+
+    Raises:
+        InputError: ``at`` names no commit.
+    """
+    repo = store.repo
+    if at is None:
+        if repo.head_is_unborn:
+            return []
+        rev = str(repo.head.target)
+    else:
+        rev = str(store.commit(at).id)
+    return [blob for _commit, blob in _listed(repo, rev) if blob is not None]
 
 
 def listed_since(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
@@ -142,7 +206,7 @@ def listed_since(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
     if cached is not None:
         return cached
 
-    versions = first_parent_versions(repo, rev, layout.TRUST_FILE)  # newest first
+    versions = _versions(repo, rev)  # newest first
     times = _times(repo, rev) if versions else {}
     since: dict[str, datetime] = {}
     alive: set[str] | None = None

@@ -37,14 +37,14 @@ from ..attest.evidence import (
 from ..attest.notes import ATTESTATIONS_SHA256, Seen, lines_of, note_blobs, parse_attestation_path
 from ..attest.subjects import subject_problem
 from ..attest.trust import load_trust
-from ..attest.trust_history import held
+from ..attest.trust_history import held, trust_blobs
 from ..core import canonical, layout
 from ..core.digest import Digest
-from ..core.errors import InputError, KistoreError
+from ..core.errors import InputError, KistoreError, StoreStateError
 from ..core.findings import ERROR, INFO, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git import treediff
-from ..git.blobs import read_blob
+from ..git.blobs import fetch_blobs, is_partial_clone, read_blob
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
@@ -559,6 +559,30 @@ NOTES_LINE_INVALID = rule(
     "(`kistore attest` writes them)")
 
 
+def _fetch_changed_notes(repo: pygit2.Repository, before: dict[str, str],
+                         after: dict[str, str], trust: list[str]) -> None:
+    """Fetch what :func:`_notes_update` reads that a partial clone lacks, in one ``git fetch``.
+
+    The blobs of every note the push changes (old and new), the objects its new lines
+    annotate (libgit2 cannot fetch one; read as missing, an annotated object file would
+    make every new line on it KI409) and ``trust`` (the trust file's versions that judge
+    the new lines). An annotated id the remote lacks too fails that fetch: the rest is
+    then fetched alone, and the object is missing here as it is in a full clone.
+
+    Raises:
+        StoreStateError: the promisor remote could not give the note blobs.
+    """
+    changed = [obj for obj, blob in after.items() if before.get(obj) != blob]
+    notes = {after[obj] for obj in changed} | {
+        blob for obj, blob in before.items() if after.get(obj) != blob}
+    try:
+        fetch_blobs(repo, [*notes, *trust, *changed])
+    except StoreStateError:
+        if not changed:
+            raise
+        fetch_blobs(repo, [*notes, *trust])
+
+
 def _trust_revs(store: Store, updates: list[tuple[str, str, str]], protected: set[str]
                 ) -> list[str]:
     """Return the commits whose trust file judges new notes: protected branches, as pushed too."""
@@ -593,6 +617,9 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
         return {} if rev == ZERO else note_blobs(repo, repo[rev].peel(pygit2.Commit))
 
     before, after = notes_of(old), notes_of(new)
+    if is_partial_clone(repo):  # a pre-push hook in a blob-less clone: what is read, in one
+        _fetch_changed_notes(repo, before, after,
+                             [blob for rev in trust_revs for blob in trust_blobs(store, rev)])
     findings: list[Finding] = []
     for obj, blob in sorted(after.items()):
         if before.get(obj) == blob:
@@ -627,6 +654,8 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
                 continue
             fresh.append(Seen(line, subject, "note", f"{NOTES_REF}:{obj}", _EPOCH))
     for obj, blob in sorted(before.items()):
+        if after.get(obj) == blob:  # the same note: every line kept (no blob read)
+            continue
         kept = set(lines_of(repo[after[obj]].read_raw())) if obj in after else set()
         lost = [line for line in lines_of(repo[blob].read_raw()) if line not in kept]
         if lost:

@@ -294,11 +294,12 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
       kistore attestations 384a96d0 --format jsonl    # one attestation a line
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..attest.evidence import evidence_for
+    from ..attest.evidence import evidence_for, prefetch_evidence
     from ..attest.notes import notes_not_fetched
 
     fmt = output_format(fmt, as_json)
     store = ctx.store()
+    prefetch_evidence(store, ref, at=at)  # a partial clone: what is read, in one or two fetches
     with explaining_misses(store, [ref], at, names_at_commits=True):
         digest = store.resolve(ref, at=at)
     evidence = evidence_for(store, digest, at=at)

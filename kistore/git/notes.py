@@ -14,7 +14,7 @@ from .lazy import pygit2  # imported on first use (~0.2 s)
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from pygit2 import Repository, Tree
 
-__all__ = ["annotated_blobs", "note_tree"]
+__all__ = ["annotated_blobs", "note_blob", "note_tree"]
 
 
 def note_tree(repo: Repository, tree: Tree, prefix: str = "",
@@ -44,6 +44,39 @@ def note_tree(repo: Repository, tree: Tree, prefix: str = "",
             out[name] = str(entry.id)
     cache[str(tree.id)] = out
     return {prefix + k: v for k, v in out.items()}
+
+
+def note_blob(repo: Repository, tree: Tree, annotated: str) -> str | None:
+    """Return the id of the blob holding the note on ``annotated`` in a notes tree, or None.
+
+    Looks the one path up, as libgit2's ``git_note_read`` does (what a full clone answers
+    with), reading only the trees on the way, never a blob: at each level a two-hex-digit
+    directory spelling the next two digits is entered if there is one (a fanned-out tree,
+    ``ab/cdef...``, ``ab/cd/ef...``: git fans out as the notes grow); else the entry named
+    by the digits left is the note (a flat tree holds ``abcdef...`` at the top).
+
+    Args:
+        repo: the repository holding the tree.
+        tree: the tree of one notes commit.
+        annotated: the annotated object's id (hex).
+
+    Returns:
+        The note blob's id (hex), or None when the object has no note there.
+    """
+    depth = 0
+    while True:
+        rest = annotated[depth:]
+        fan = rest[:2]
+        if len(fan) == 2 and fan in tree:
+            entry = tree[fan]
+            if entry.type == pygit2.GIT_OBJECT_TREE:
+                tree = repo[entry.id].peel(pygit2.Tree)
+                depth += 2
+                continue
+        if rest and rest in tree:
+            entry = tree[rest]
+            return str(entry.id) if entry.type == pygit2.GIT_OBJECT_BLOB else None
+        return None
 
 
 def annotated_blobs(repo: Repository, ref: str) -> frozenset[str]:

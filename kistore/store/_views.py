@@ -244,6 +244,15 @@ class View:
         """
         return 0
 
+    def blob_ids(self, paths: Iterable[str]) -> list[str]:
+        """Return the git blob ids of the regular files at ``paths`` that a read takes from git.
+
+        What :meth:`prefetch` fetches, for a caller gathering a partial clone's fetches
+        into one git fetch with blobs of no path (note blobs). Empty for a work tree (its
+        files are on disk); a commit's paths with no regular file are skipped.
+        """
+        return []
+
     def list_dir(self, path: str) -> list[str]:
         """Return the entry names in a directory (empty when it does not exist)."""
         raise NotImplementedError
@@ -882,6 +891,9 @@ class CommitView(View):
         Raises:
             StoreStateError: a partial clone whose remote cannot give the blobs.
         """
+        return fetch_blobs(self.repo, self.blob_ids(paths))
+
+    def blob_ids(self, paths: Iterable[str]) -> list[str]:  # noqa: D102 - on View
         ids = []
         for path in paths:
             oid = self._ids.get(path)
@@ -891,8 +903,8 @@ class CommitView(View):
                         entry.filemode not in REGULAR_MODES:
                     continue
                 oid = self._ids[path] = entry.id
-            ids.append(str(oid))
-        return fetch_blobs(self.repo, ids)
+            ids.append(oid.hex() if isinstance(oid, bytes) else str(oid))
+        return ids
 
     def reopen(self) -> None:
         """Open the repository again (libgit2's handles do not cross a fork)."""

@@ -19,10 +19,14 @@ from pathlib import Path
 import pygit2
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kistore.attest import notes
+from kistore.check import check_updates
 from kistore.cli import main
 from kistore.core import layout
+from kistore.git import notes as gitnotes
 from kistore.store import Store
 
 from ..conftest import ManifestKit, add_docs, git
@@ -226,3 +230,304 @@ def test_note_blobs_the_remote_cannot_give_are_an_error_for_people(served, tmp_p
     assert ("are not in this partial clone and git could not fetch them from its promisor "
             "remote 'origin' (") in done.stderr, done.stderr
     assert done.stderr.endswith("): make the remote reachable, or clone without --filter\n")
+
+
+# -- the second review's leftovers (2026-12-02): one walk, one path, few fetches ----------
+
+
+def walks(monkeypatch) -> list[str]:
+    """Record the first tip of every revision walk pygit2 starts from now on."""
+    started: list[str] = []
+    real = pygit2.Repository.walk
+
+    def walk(self, oid, *args):
+        started.append(str(oid))
+        return real(self, oid, *args)
+
+    monkeypatch.setattr(pygit2.Repository, "walk", walk)
+    return started
+
+
+@pytest.mark.parametrize("filtered", [True, False])
+def test_notes_fetch_walks_the_notes_history_once(served, full, tmp_path, monkeypatch,
+                                                  filtered):
+    # its prefetch walked both histories, then counting the lines gained walked ours
+    # before and the merged one after (each twice in a partial clone): one walk now, the
+    # prefetch's, and none in a full clone (the lines gained are counted at the tips)
+    path = clone(served, tmp_path / "work", *(("--filter=blob:none",) if filtered else ()))
+    older = git(served, "rev-parse", f"{layout.NOTES_REF}~1").strip()
+    git(path, "fetch", "-q", "origin", older)
+    git(path, "update-ref", layout.NOTES_REF, older)
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    started = walks(monkeypatch)
+    assert notes.fetch(Store(path), "origin") == 1
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    tip = git(served, "rev-parse", layout.NOTES_REF).strip()
+    assert started == ([tip] if filtered else []), started
+    processes = git_processes(trace)
+    # the notes fetch, and in a partial clone one fetch of the older note blobs
+    assert (processes["fetch"], processes["cat-file"]) == (2 if filtered else 1, 0), processes
+    assert git(path, "rev-parse", layout.NOTES_REF).strip() == tip
+    assert answers(path) == full["work"]
+
+
+def test_notes_entered_walks_once_in_a_blob_less_clone(served, full, tmp_path, monkeypatch):
+    path = clone(served, tmp_path / "work", "--filter=blob:none")
+    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    started = walks(monkeypatch)
+    repo = pygit2.Repository(str(path))
+    entered = notes.notes_entered(repo)
+    assert started == [git(path, "rev-parse", layout.NOTES_REF).strip()]  # was: two walks
+    assert sorted(len(lines) for lines in entered.values()) == [1, 1, 1]
+    assert "?" not in git(path, "rev-list", "--objects", "--missing=print", layout.NOTES_REF)
+
+
+def _note_layouts(repo: pygit2.Repository, notes_by_object: dict[str, bytes]
+                  ) -> dict[str, pygit2.Oid]:
+    """Notes trees holding ``notes_by_object`` flat, fanned out 2/38 and 2/2/36 (git reads
+    each; it fans out as notes grow), and mixed (some flat, some fanned out)."""
+
+    def build(split) -> pygit2.Oid:
+        tree: dict = {}
+        for obj, text in notes_by_object.items():
+            parts = split(obj)
+            node = tree
+            for part in parts[:-1]:
+                node = node.setdefault(part, {})
+            node[parts[-1]] = repo.create_blob(text)
+
+        def write(node: dict) -> pygit2.Oid:
+            builder = repo.TreeBuilder()
+            for name, value in node.items():
+                if isinstance(value, dict):
+                    builder.insert(name, write(value), pygit2.GIT_FILEMODE_TREE)
+                else:
+                    builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
+            return builder.write()
+
+        return write(tree)
+
+    return {"flat": build(lambda o: [o]),
+            "2/38": build(lambda o: [o[:2], o[2:]]),
+            "2/2/36": build(lambda o: [o[:2], o[2:4], o[4:]]),
+            "mixed": build(lambda o: [o] if int(o[0], 16) % 2 else [o[:2], o[2:]])}
+
+
+def test_a_note_is_looked_up_by_its_path_as_libgit2_and_git_find_it(tmp_path):
+    # note_lines' fallback flattened the whole notes tree to find one blob; note_blob
+    # follows the one path, in every fan-out, and finds what libgit2 (a full clone's
+    # lookup_note) and git (`git notes list OBJ`) find
+    path = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(path))
+    repo = pygit2.Repository(str(path))
+    objects = [str(repo.create_blob(f"object {i}\n".encode())) for i in range(40)]
+    annotated = {obj: f"note on {obj}\n".encode() for obj in objects[:30]}
+    absent = objects[30:] + ["ab" * 20, objects[0][:2] + "0" * 38]
+    signature = pygit2.Signature("t", "t@example.org", 0, 0)
+    for layout_name, tree in _note_layouts(repo, annotated).items():
+        ref = f"refs/notes/{layout_name.replace('/', '-')}"
+        repo.create_commit(ref, signature, signature, layout_name, tree, [])
+        commit = repo.references[ref].peel(pygit2.Commit)
+        for obj in [*annotated, *absent]:
+            found = gitnotes.note_blob(repo, commit.tree, obj)
+            try:
+                expected: str | None = str(repo.lookup_note(obj, ref).id)
+            except KeyError:
+                expected = None
+            listed = subprocess.run(["git", "-C", str(path), "notes", f"--ref={ref}", "list",
+                                     obj], capture_output=True, text=True, check=False)
+            assert found == expected == (listed.stdout.strip() or None), (layout_name, obj)
+            assert (found is not None) == (obj in annotated)
+            if found is not None:
+                assert repo[found].read_raw() == annotated[obj]
+
+
+def test_git_fanned_out_notes_are_read_by_path_in_a_blob_less_clone(tmp_path, monkeypatch):
+    # 300 notes: git (fast-import, as `git notes` does) fans them out as ab/cdef...; in a
+    # blob-less clone note_lines reads the one note blob and no notes tree is flattened
+    work = tmp_path / "work"
+    git(tmp_path, "init", "-q", "-b", "main", str(work))
+    who = "committer t <t@example.org> 0 +0000\ndata 1\nx"
+    stream = [f"commit refs/heads/main\nmark :{i + 1}\n{who}" for i in range(300)]
+    stream += [f"commit {layout.NOTES_REF}\n{who}"]
+    stream += [f"N inline :{i + 1}\ndata {len(f'note {i}')}\nnote {i}" for i in range(300)]
+    subprocess.run(["git", "-C", str(work), "fast-import", "--quiet"],
+                   input="\n".join(stream) + "\n", text=True, check=True)
+    top = git(work, "ls-tree", layout.NOTES_REF).split("\n")[0].split()
+    assert top[1] == "tree" and len(top[3]) == 2  # fanned out by git
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(server))
+    git(server, "config", "uploadpack.allowFilter", "true")
+    git(work, "push", "-q", str(server), f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    path = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{server}", str(path))
+    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    assert missing(path) == 300  # the note blobs
+    commits = git(work, "rev-list", "--reverse", "main").split()  # note i is on commit i
+    monkeypatch.setattr(notes, "_flatten", None)  # no whole-tree walk: it would fail
+    repo = pygit2.Repository(str(path))
+    for i in (0, 150, 299):
+        assert notes.note_lines(repo, commits[i]) == [f"note {i}".encode()]
+    assert missing(path) == 300 - 3  # one blob each, nothing else
+    assert notes.note_lines(repo, "ab" * 20) == []
+
+
+@pytest.fixture(scope="module")
+def full_at_head(served, tmp_path_factory) -> dict[tuple[str, ...], tuple[int, str, str]]:
+    """What a full bare clone answers to ``attestations REF --at HEAD`` (notes fetched)."""
+    path = clone(served, tmp_path_factory.mktemp("full_at_head") / "bare", "--bare")
+    assert kistore(path, "notes", "fetch", "origin").returncode == 0
+    digest = kistore(path, "attestations", "BenchmarkRun/run2", "--json").stdout
+    prefix = digest.split('"subject": "sha256:')[1][:8]
+    out = {}
+    for args in (("BenchmarkRun/run1",), ("BenchmarkRun/run2",), (prefix,)):
+        r = kistore(path, "attestations", *args, "--at", "HEAD")
+        out[args] = (r.returncode, r.stdout, r.stderr)
+    return out
+
+
+@pytest.mark.parametrize("ref", ["BenchmarkRun/run1", "BenchmarkRun/run2", "prefix"])
+def test_attestations_in_a_blob_less_bare_clone_fetch_in_two(served, full_at_head, tmp_path,
+                                                             ref):
+    # each reader fetched its own: the names file and the trust file one `cat-file` each
+    # (each a lazy `git fetch`), the owner's files, the note blobs and the attestation
+    # files one batch each; now two fetches, and one for a digest prefix (no names file)
+    path = clone(served, tmp_path / "bare", "--filter=blob:none", "--bare")
+    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    [args] = [a for a in full_at_head if (a[0] if ref != "prefix" else "prefix") ==
+              (ref if ref != "prefix" else ("prefix" if "/" not in a[0] else ""))]
+    lacking = missing(path)
+    trace = tmp_path / "trace.json"
+    done = kistore(path, "attestations", *args, "--at", "HEAD", trace=trace)
+    assert (done.returncode, done.stdout, done.stderr) == full_at_head[args]
+    processes = git_processes(trace)
+    assert (processes["fetch"], processes["cat-file"]) == (
+        (1 if ref == "prefix" else 2), 0), processes
+    # the three note blobs, the trust file, the object, and for a name its names file and
+    # metadata; run2 also its attestation file
+    fetched = lacking - missing(path)
+    assert fetched == 3 + 1 + 1 + (0 if ref == "prefix" else 2) + (
+        0 if ref == "BenchmarkRun/run1" else 1), fetched
+    again = tmp_path / "again.json"
+    assert kistore(path, "attestations", *args, "--at", "HEAD", trace=again).stdout == done.stdout
+    assert git_processes(again)["fetch"] == 0  # all here now
+
+
+def test_a_notes_push_from_a_blob_less_clone_is_checked_as_in_a_full_clone(served, tmp_path,
+                                                                            monkeypatch):
+    # the gate's check of a push to refs/notes/kistore read the note blobs with libgit2:
+    # in a blob-less clone (a pre-push hook) that was a KeyError; now the changed notes and
+    # the objects they annotate come in one fetch, and the findings are a full clone's
+    found = {}
+    for kind in ("full", "partial"):
+        path = clone(served, tmp_path / kind, "--bare",  # no checkout: no object file here
+                     *(("--filter=blob:none",) if kind == "partial" else ()))
+        git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+        old, new = (git(path, "rev-parse", f"{layout.NOTES_REF}{s}").strip() for s in ("~2", ""))
+        lacking = missing(path)
+        trace = tmp_path / f"{kind}.json"
+        monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+        found[kind] = [f.format() for f in check_updates(
+            Store(path), [(old, new, layout.NOTES_REF), ("0" * 40, new, layout.NOTES_REF)])]
+        monkeypatch.delenv("GIT_TRACE2_EVENT")
+        processes = git_processes(trace) if trace.exists() else {}
+        if kind == "partial":
+            # one fetch each update: its note blobs (old and new), the objects they
+            # annotate and (the first) main's trust file; the second lacks run1's two
+            assert (processes["fetch"], processes["cat-file"]) == (2, 0), processes
+            assert lacking - missing(path) == 3 + 3 + 1, lacking - missing(path)
+        else:
+            assert processes.get("fetch", 0) == 0, processes
+    assert found["partial"] == found["full"]
+    assert found["full"] == []  # a maintainer's notes, trusted by main's trust file
+
+
+_HEX40 = st.text(alphabet="0123456789abcdef", min_size=40, max_size=40)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(placed=st.dictionaries(_HEX40, st.integers(0, 3), min_size=1, max_size=12),
+       absent=st.lists(_HEX40, max_size=4), shared=st.sampled_from(["", "ab", "abcd"]))
+def test_note_blob_finds_what_libgit2_finds_in_any_fan_out(tmp_path, placed, absent, shared):
+    # each note at its own depth (0: flat, 1: ab/..., 2: ab/cd/..., 3: ab/cd/ef/...), ids
+    # that share leading digits (a flat note beside a directory of its first two digits):
+    # note_blob answers what a full clone's lookup (libgit2's git_note_read) answers
+    placed = {shared + obj[len(shared):]: depth for obj, depth in placed.items()}
+    path = tmp_path / "repo"
+    if not path.exists():
+        git(tmp_path, "init", "-q", str(path))
+    repo = pygit2.Repository(str(path))
+    tree: dict = {}
+    for obj, depth in placed.items():
+        node = tree
+        for level in range(depth):
+            node = node.setdefault(obj[2 * level:2 * level + 2], {})
+            if not isinstance(node, dict):
+                return  # a note named as a directory would be: no such tree
+        if obj[2 * depth:] in node:
+            return
+        node[obj[2 * depth:]] = repo.create_blob(f"note {obj}\n".encode())
+
+    def write(node: dict) -> pygit2.Oid:
+        builder = repo.TreeBuilder()
+        for name, value in node.items():
+            is_tree = isinstance(value, dict)
+            builder.insert(name, write(value) if is_tree else value,
+                           pygit2.GIT_FILEMODE_TREE if is_tree else pygit2.GIT_FILEMODE_BLOB)
+        return builder.write()
+
+    signature = pygit2.Signature("t", "t@example.org", 0, 0)
+    ref = "refs/notes/property"
+    old = repo.references.get(ref)
+    commit_id = repo.create_commit(None, signature, signature, "p", write(tree), [])
+    if old is not None:
+        old.set_target(commit_id)
+    else:
+        repo.references.create(ref, commit_id)
+    commit = repo[commit_id].peel(pygit2.Commit)
+    for obj in [*placed, *absent]:
+        try:
+            expected: str | None = str(repo.lookup_note(obj, ref).id)
+        except KeyError:
+            expected = None
+        assert gitnotes.note_blob(repo, commit.tree, obj) == expected, (obj, placed)
+
+
+def test_every_trust_file_version_is_fetched_in_one_batch(served, tmp_path):
+    # judging reads every version of store/trust/keys.json along main (a revocation is
+    # never lifted; a key counts from when it was added): in a blob-less clone an older
+    # version not yet here was a KeyError; now the versions come in one fetch with the rest
+    server = tmp_path / "server.git"
+    git(tmp_path, "clone", "-q", "--mirror", str(served), str(server))
+    git(server, "config", "uploadpack.allowFilter", "true")
+    work = clone(server, tmp_path / "work")
+    key = tmp_path / "second"
+    cli(work, "key", "generate", str(key))
+    cli(work, "trust", "add", f"{key}.pub", "--role", "rerun", "--comment", "a second key")
+    git(work, "add", "store/trust")
+    git(work, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q",
+        "--no-verify", "-m", "trust a second key")
+    git(work, "push", "-q", "origin", "main")
+    assert len(git(server, "rev-list", "main", "--", layout.TRUST_FILE).split()) == 2
+    expected = {}
+    for kind, options in (("full", ()), ("partial", ("--filter=blob:none",))):
+        path = clone(server, tmp_path / kind, "--bare", *options)
+        git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+        for args in (["attestations", "BenchmarkRun/run2", "--at", "HEAD"],
+                     ["show", "BenchmarkRun/run3"]):
+            trace = tmp_path / f"{kind}-{args[0]}.json"
+            done = kistore(path, *args, trace=trace)
+            assert "KeyError" not in done.stderr and done.returncode == 0, done
+            if kind == "full":
+                expected[args[0]] = (done.returncode, done.stdout, done.stderr)
+                continue
+            assert (done.returncode, done.stdout, done.stderr) == expected[args[0]]
+            processes = git_processes(trace)
+            if args[0] == "attestations":  # the names file, note blobs, both trust files
+                assert (processes["fetch"], processes["cat-file"]) == (2, 0), processes
+        if kind == "partial":
+            versions = git(path, "rev-list", "--objects", "--missing=print", "HEAD", "--",
+                           layout.TRUST_FILE)
+            assert not [v for v in versions.splitlines() if v.startswith("?")]
