@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
-from ..core.errors import KistoreError, shorten
+from ..core.errors import KistoreError, MetadataConflictError, shorten
 
 INTERNAL_ERROR = "internal error: this is a bug in kistore, not a problem with your input"
 """How an exception kistore did not expect is said (exit 1; ``--debug`` shows the traceback)."""
@@ -483,6 +483,31 @@ def interrupt_says(what: str) -> Iterator[None]:
             raise
         click.echo(f"interrupted {what}", err=True)
         raise click.exceptions.Exit(INTERRUPTED) from None
+
+
+@contextlib.contextmanager
+def metadata_option_hint(hint: str) -> Iterator[None]:
+    """Add this command's option to each metadata conflict the store refuses with.
+
+    The store says what conflicts (:class:`~kistore.core.errors.MetadataConflictError`)
+    and knows no command line; the command that ran says which of its options replaces
+    the metadata (``add --update-metadata``, ``import --update-metadata``).
+
+    Args:
+        hint: appended to each such problem's message after ``"; "``, e.g. ``pass
+            --update-metadata to replace it``.
+
+    Raises:
+        KistoreError: the error raised inside, each metadata conflict's message extended.
+    """
+    try:
+        yield
+    except KistoreError as e:
+        for problem in e.problems:
+            if isinstance(problem, MetadataConflictError):
+                problem.message += f"; {hint}"
+                problem.args = (problem.format(),)
+        raise
 
 
 def ignore_interrupts() -> None:

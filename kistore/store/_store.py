@@ -407,9 +407,11 @@ class Store:
 
         Raises:
             MultipleErrors: every refusal found, before anything is written: a digest whose
-                stored metadata differs (with the difference shown) unless
-                ``update_metadata``; a ``metadata.name`` already used by another manifest of
-                the same kind; dangling references (each missing digest listed) unless
+                stored metadata differs (a
+                :class:`~kistore.core.errors.MetadataConflictError`, the difference shown)
+                unless ``update_metadata``; a committed name changed (a name never moves,
+                even with ``update_metadata``); a ``metadata.name`` already used by another
+                manifest of the same kind; dangling references (each missing digest listed) unless
                 ``allow_dangling``.
             StoreStateError: no work tree, or the branch kept moving under a concurrent
                 writer; the store is left as it was.

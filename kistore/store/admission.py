@@ -21,6 +21,7 @@ from ..core.errors import (
     ConflictError,
     InputError,
     KistoreError,
+    MetadataConflictError,
     MultipleErrors,
     ResolutionError,
     VerificationError,
@@ -163,10 +164,10 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             elif stored_metadata is not None and not update_metadata and (
                     _stored_name(stored_metadata) == m.name
                     or not head_holds(metadata_path, stored_metadata)):
-                problems.append(ConflictError(
+                problems.append(MetadataConflictError(  # the command line says its option
                     f"{digest} is already stored with other metadata ("
-                    f"{metadata_difference(stored_metadata, m.metadata_bytes)}); pass "
-                    "--update-metadata to replace it", pointer="/metadata",
+                    f"{metadata_difference(stored_metadata, m.metadata_bytes)})",
+                    pointer="/metadata",
                 ))
             else:  # replaced, or refused below: a committed name (even without the flag)
                 status = "metadata-updated"

@@ -39,6 +39,26 @@ def test_add_prints_published_digests_and_is_idempotent(runner, store_path):
         assert out.split()[0] == d
 
 
+def test_add_of_other_metadata_names_adds_own_option(runner, store_path, tmp_path):
+    # the store's refusal names no option (review 2026-12-02): add says its own
+    assert run(runner, store_path, "add", "--allow-dangling", str(BUNDLE)).exit_code == 0
+    protocol = json.loads(BUNDLE.read_text())["protocol"]
+    protocol["metadata"]["title"] = "Renamed"
+    changed = tmp_path / "protocol.json"
+    changed.write_text(json.dumps(protocol))
+    before = snapshot(store_path)
+    refused = run(runner, store_path, "add", str(changed))
+    assert refused.exit_code == 1
+    assert refused.stderr.splitlines() == [
+        f"error: {changed}:/metadata: {PUBLISHED['protocol']} is already stored with other "
+        'metadata (/title: stored "SOL-ExecBench evaluation stack v1.1", given "Renamed"); '
+        "pass --update-metadata to replace it"]
+    assert snapshot(store_path) == before
+    replaced = run(runner, store_path, "add", "--update-metadata", "--json", str(changed))
+    assert replaced.exit_code == 0, replaced.output
+    assert [r["status"] for r in json.loads(replaced.stdout)] == ["metadata-updated"]
+
+
 @pytest.mark.parametrize("name", sorted(BAD))
 def test_bad_input_exit_1_one_line_nothing_written(runner, store_path, name):
     before = snapshot(store_path)
