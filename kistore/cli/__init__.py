@@ -252,6 +252,9 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
       kistore add --commit ../examples/*.bundle.json --allow-dangling
       kistore show BenchmarkRun/sol-submission-20464
     """
+    if getattr(signal.getsignal(signal.SIGINT), "__module__", None) == "kistore._entry":
+        # the console script's quiet exit while starting: a Ctrl-C is now the command's
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _terminated)
     _escape_unencodable_output()
     ctx.obj = StoreContext(store_path)
