@@ -113,6 +113,11 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..store import AddInterrupted
 
+    if any(x.manifest.kind == "BenchmarkRun" for x in located):
+        # Lazy: a run's unit is judged against its group's (KI210) only when runs are added.
+        from ..query.units import register_admission
+
+        register_admission()
     with interrupt_says(undone_add("add", commit=do_commit)), \
             metadata_option_hint("pass --update-metadata to replace it"):
         try:

@@ -57,6 +57,9 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..importers import plan_import, run_import
+    from ..query.units import register_admission
+
+    register_admission()  # a run whose unit disagrees with its group's is refused (KI210)
 
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
