@@ -318,7 +318,12 @@ def warn_unreadable(store: Store, catalog: object, at: str | None = None) -> Non
     skipped = getattr(catalog, "skipped", None)
     committed = {d: why for d, why in (skipped() if callable(skipped) else {}).items()
                  if d not in unreadable}
-    if unreadable:
+    instead = store.not_checked_out() if unreadable and at is None else None
+    if instead is not None:  # a `git clone --no-checkout`: not damage, no files at all
+        click.echo(f"warning: the work tree is not checked out: {len(unreadable)} committed "
+                   f"manifest(s) are left out; `--at {instead}` answers from the commit",
+                   err=True)
+    elif unreadable:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..core.digest import Digest
         from ..index.catalog import damage
@@ -396,22 +401,37 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
             any revision (:meth:`kistore.store.Store.resolve`), so checking a commit's
             names reads nothing more (``show``, ``cat``, ``cite``, ``attestations``).
 
+    Before either, any error about the work tree of a clone that is not checked out
+    (:meth:`kistore.store.Store.not_checked_out`: ``git clone --no-checkout``) says so,
+    and that ``--at`` the branch's upstream gives the same answers.
+
     Raises:
         InputError: ``KIND/`` with no name.
+        StoreStateError: the work tree is not checked out.
         VerificationError: a digest or prefix the work tree lacks and ``HEAD`` holds.
         ResolutionError: a ``KIND/NAME`` two manifests hold, listing them; a ``KIND/NAME``
             not found, with the hint; else the original error.
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..core.errors import KistoreError, ResolutionError
+    from ..core.errors import KistoreError, ResolutionError, StoreStateError
+    from ..core.layout import STORE_DIR
     from .names import refuse_incomplete_names, refuse_shared_names
 
     refuse_incomplete_names(refs)
     refuse_shared_names(store, refs, at, commits=names_at_commits)
     try:
         yield
-    except ResolutionError:
+    except KistoreError as e:
         if at is not None or store.root is None:
+            raise
+        instead = store.not_checked_out()
+        if instead is not None:  # a `git clone --no-checkout`: every file is "missing"
+            raise StoreStateError(
+                f"the work tree is not checked out (HEAD holds {STORE_DIR}/, the work tree "
+                f"has none): answer from the commit with `--at {instead}`, which gives the "
+                "same answers (in a blob-less clone it fetches only the files it reads), "
+                "or check the files out first with `git checkout HEAD -- .`") from None
+        if not isinstance(e, ResolutionError):
             raise
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..core.schema import KINDS

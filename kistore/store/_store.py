@@ -235,6 +235,35 @@ class Store:
             return self._work_view(self.root)
         return CommitView(self.repo, self.commit(at or "HEAD"), self.name_index())
 
+    def not_checked_out(self) -> str | None:
+        """Say where to read instead when the work tree lacks the store ``HEAD`` holds.
+
+        A ``git clone --no-checkout`` (often with ``--filter=blob:none``) has a branch and
+        no files: every work-tree answer would be "missing", though any commit answers
+        (``--at``). A sparse checkout is not this: its view reads what it leaves out from
+        ``HEAD``.
+
+        Returns:
+            None when there is no work tree, ``HEAD`` is unborn or holds no ``store/``, or
+            the work tree has a ``store/`` folder; else the revision to name with ``--at``
+            for the same answers: the current branch's upstream (``origin/main``), or
+            ``HEAD`` when it has none.
+        """
+        if self.root is None or (self.root / layout.STORE_DIR).exists() or \
+                self.skipped() is not None:
+            return None
+        repo = self.repo
+        if repo.head_is_unborn or layout.STORE_DIR not in self.commit("HEAD").tree:
+            return None
+        if repo.head_is_detached:
+            return "HEAD"
+        branch = repo.branches.local.get(repo.head.shorthand)
+        try:
+            upstream = None if branch is None else branch.upstream
+        except (KeyError, pygit2.GitError):  # a configured upstream that is not fetched
+            upstream = None
+        return "HEAD" if upstream is None else str(upstream.shorthand)
+
     def skipped(self) -> SkipWorktree | None:
         """Return the store paths a sparse checkout leaves out (None: not a sparse checkout).
 
