@@ -359,15 +359,22 @@ QUIET_130 = {
 
 def test_a_real_ctrl_c_at_any_moment_of_start_up_exits_130_without_a_traceback(store_path):
     # review 2026-12-02: a Ctrl-C in the first ~0.1 s printed Python's KeyboardInterrupt
-    # traceback. Each run gets a real SIGINT at another moment after the console script's
-    # own lines (`import re`, `import sys`, `from kistore._entry import run`: the
-    # interpreter's start-up before them is Python's), until `add -` waits on its input:
-    # every one must end quietly with 130, wherever it lands.
-    code = ("import re, sys\n"
-            "from kistore._entry import run\n"
+    # traceback. Each run gets a real SIGINT at another moment from the instant run() has
+    # taken SIGINT (it says `r` then) until `add -` waits on its input: every one must end
+    # quietly with 130, wherever it lands. (Before run(): the console script's `import re,
+    # sys` and `from kistore._entry import run`, which imports nothing else:
+    # test_the_console_script_takes_sigint_before_importing_anything_but_signal.)
+    code = ("import re, sys, signal\n"
+            "from kistore import _entry\n"
+            "taken = signal.signal\n"
+            "def announced(number, handler):\n"
+            "    previous = taken(number, handler)\n"
+            "    if handler is _entry._interrupted_while_starting:\n"
+            "        sys.stdout.write('r'); sys.stdout.flush()\n"
+            "    return previous\n"
+            "signal.signal = announced\n"
             "sys.argv = ['kistore', '--store', sys.argv[1], 'add', '-']\n"
-            "sys.stdout.write('r'); sys.stdout.flush()\n"
-            "run()\n")
+            "_entry.run()\n")
     outcomes = set()
     for step in range(24):
         child = subprocess.Popen([sys.executable, "-c", code, str(store_path)],
