@@ -8,7 +8,9 @@ loaded on first use so that ``import kistore`` does not import pygit2.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # as typing's, without importing typing: the console script starts here
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 

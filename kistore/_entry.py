@@ -2,27 +2,50 @@
 
 A Ctrl-C in the first few hundred milliseconds, while click and the command's modules are
 imported, used to print a KeyboardInterrupt traceback (or click's "Aborted!", exit 1).
-Nothing has been read or written then. This module imports nothing heavy, so the interrupt
-is caught from the first instruction on.
+Nothing has been read or written then. :func:`run` first takes SIGINT itself, so from its
+first instruction to the command's own handlers a Ctrl-C exits 130 with one line; this
+module and ``kistore/__init__.py`` import nothing but ``signal`` and ``sys``, so the window
+before it is the interpreter's own start-up (before Python takes SIGINT a Ctrl-C ends the
+process by the signal, as a shell reports 130; a Ctrl-C while Python imports its ``site``
+module is Python's "Fatal Python error", which no package's code can reach).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 
 INTERRUPTED = 130
 """The exit status of a command stopped by Ctrl-C or SIGTERM (128 + SIGINT)."""
 
+STARTING = "interrupted while starting: nothing was read or written\n"
+"""What a Ctrl-C before the command runs prints on stderr."""
+
+
+def _interrupted_while_starting(signum: int, frame: object) -> None:
+    """SIGINT handler while the command line is imported: one line, exit 130."""
+    sys.stderr.write(STARTING)
+    raise SystemExit(INTERRUPTED)
+
 
 def run() -> None:
     """Run the command line; exit 130 with one line on stderr if interrupted before it starts.
 
-    Interrupts inside a command are the command's to report (an add says what it undid).
+    SIGINT is this function's from its first instruction (unless it was ignored, as under
+    ``nohup``: it stays so) until :func:`kistore.cli.main` starts the command, which gives
+    it back to Python (a KeyboardInterrupt), so that interrupts inside a command are the
+    command's to report (an add says what it undid).
+
+    Raises:
+        SystemExit: 130 after a Ctrl-C while starting; else as :func:`kistore.cli.main`.
     """
+    ours = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if ours:
+        signal.signal(signal.SIGINT, _interrupted_while_starting)
     try:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from .cli import main
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted while starting: nothing was read or written\n")
+    except KeyboardInterrupt:  # a SIGINT raised by hand, or not ours to take
+        sys.stderr.write(STARTING)
         raise SystemExit(INTERRUPTED) from None
     main()

@@ -149,12 +149,19 @@ def _disagreement(path: str, data: bytes, owner: Digest | None, by_hex: Mapping[
                        "metadata file: a name is taken only by a manifest", file=path,
                        expected=f"{layout.metadata_path(owner)}", found="no such file",
                        extra={"owner": str(owner)})
-    if (m.kind, m.name) != (kind, name) and (m.kind is not None or m.has_object):
-        found = f"{m.kind or '(no kind)'}/{m.name or '(no name)'}"
-        return Finding(NAME_PATH_DISAGREES, f"claims {kind}/{name} for {owner}, which is "
-                       f"{found}", file=path, expected=f"{kind}/{name}", found=found,
-                       extra={"owner": str(owner)})
-    return None
+    if m.kind is None and m.has_object:
+        # The object was not read, or holds no kind: past [limits] (KI106), not JSON, not
+        # of the schema. Its own finding says so; only the metadata's name can be judged.
+        if m.name is None or m.name == name:
+            return None
+        found = f"(object not read)/{m.name}"
+    elif m.kind is not None and (m.kind, m.name) != (kind, name):
+        found = f"{m.kind}/{m.name or '(no name)'}"
+    else:
+        return None
+    return Finding(
+        NAME_PATH_DISAGREES, f"claims {kind}/{name} for {owner}, which is {found}",
+        file=path, expected=f"{kind}/{name}", found=found, extra={"owner": str(owner)})
 
 
 def _lacks(need: tuple[str, Named], owner: Digest | None | Absent) -> Finding | None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
-from ..core.errors import KistoreError, shorten
+from ..core.errors import KistoreError, MetadataConflictError, shorten
 
 INTERNAL_ERROR = "internal error: this is a bug in kistore, not a problem with your input"
 """How an exception kistore did not expect is said (exit 1; ``--debug`` shows the traceback)."""
@@ -252,6 +252,9 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
       kistore add --commit ../examples/*.bundle.json --allow-dangling
       kistore show BenchmarkRun/sol-submission-20464
     """
+    if getattr(signal.getsignal(signal.SIGINT), "__module__", None) == "kistore._entry":
+        # the console script's quiet exit while starting: a Ctrl-C is now the command's
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _terminated)
     _escape_unencodable_output()
     ctx.obj = StoreContext(store_path)
@@ -315,7 +318,12 @@ def warn_unreadable(store: Store, catalog: object, at: str | None = None) -> Non
     skipped = getattr(catalog, "skipped", None)
     committed = {d: why for d, why in (skipped() if callable(skipped) else {}).items()
                  if d not in unreadable}
-    if unreadable:
+    instead = store.not_checked_out() if unreadable and at is None else None
+    if instead is not None:  # a `git clone --no-checkout`: not damage, no files at all
+        click.echo(f"warning: the work tree is not checked out: {len(unreadable)} committed "
+                   f"manifest(s) are left out; `--at {instead}` answers from the commit",
+                   err=True)
+    elif unreadable:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..core.digest import Digest
         from ..index.catalog import damage
@@ -393,22 +401,37 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
             any revision (:meth:`kistore.store.Store.resolve`), so checking a commit's
             names reads nothing more (``show``, ``cat``, ``cite``, ``attestations``).
 
+    Before either, any error about the work tree of a clone that is not checked out
+    (:meth:`kistore.store.Store.not_checked_out`: ``git clone --no-checkout``) says so,
+    and that ``--at`` the branch's upstream gives the same answers.
+
     Raises:
         InputError: ``KIND/`` with no name.
+        StoreStateError: the work tree is not checked out.
         VerificationError: a digest or prefix the work tree lacks and ``HEAD`` holds.
         ResolutionError: a ``KIND/NAME`` two manifests hold, listing them; a ``KIND/NAME``
             not found, with the hint; else the original error.
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..core.errors import KistoreError, ResolutionError
+    from ..core.errors import KistoreError, ResolutionError, StoreStateError
+    from ..core.layout import STORE_DIR
     from .names import refuse_incomplete_names, refuse_shared_names
 
     refuse_incomplete_names(refs)
     refuse_shared_names(store, refs, at, commits=names_at_commits)
     try:
         yield
-    except ResolutionError:
+    except KistoreError as e:
         if at is not None or store.root is None:
+            raise
+        instead = store.not_checked_out()
+        if instead is not None:  # a `git clone --no-checkout`: every file is "missing"
+            raise StoreStateError(
+                f"the work tree is not checked out (HEAD holds {STORE_DIR}/, the work tree "
+                f"has none): answer from the commit with `--at {instead}`, which gives the "
+                "same answers (in a blob-less clone it fetches only the files it reads), "
+                "or check the files out first with `git checkout HEAD -- .`") from None
+        if not isinstance(e, ResolutionError):
             raise
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..core.schema import KINDS
@@ -483,6 +506,31 @@ def interrupt_says(what: str) -> Iterator[None]:
             raise
         click.echo(f"interrupted {what}", err=True)
         raise click.exceptions.Exit(INTERRUPTED) from None
+
+
+@contextlib.contextmanager
+def metadata_option_hint(hint: str) -> Iterator[None]:
+    """Add this command's option to each metadata conflict the store refuses with.
+
+    The store says what conflicts (:class:`~kistore.core.errors.MetadataConflictError`)
+    and knows no command line; the command that ran says which of its options replaces
+    the metadata (``add --update-metadata``, ``import --update-metadata``).
+
+    Args:
+        hint: appended to each such problem's message after ``"; "``, e.g. ``pass
+            --update-metadata to replace it``.
+
+    Raises:
+        KistoreError: the error raised inside, each metadata conflict's message extended.
+    """
+    try:
+        yield
+    except KistoreError as e:
+        for problem in e.problems:
+            if isinstance(problem, MetadataConflictError):
+                problem.message += f"; {hint}"
+                problem.args = (problem.format(),)
+        raise
 
 
 def ignore_interrupts() -> None:

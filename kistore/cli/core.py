@@ -17,6 +17,7 @@ from . import (
     explaining_misses,
     ignore_interrupts,
     interrupt_says,
+    metadata_option_hint,
     one_look,
     refuse_empty,
     say_landed,
@@ -112,7 +113,13 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..store import AddInterrupted
 
-    with interrupt_says(undone_add("add", commit=do_commit)):
+    if any(x.manifest.kind == "BenchmarkRun" for x in located):
+        # Lazy: a run's unit is judged against its group's (KI210) only when runs are added.
+        from ..query.units import register_admission
+
+        register_admission()
+    with interrupt_says(undone_add("add", commit=do_commit)), \
+            metadata_option_hint("pass --update-metadata to replace it"):
         try:
             results = store.add([x.manifest for x in located], allow_dangling=allow_dangling,
                                 update_metadata=update_metadata, commit=do_commit,
@@ -159,7 +166,9 @@ def migrate(ctx: StoreContext, do_commit: bool, message: str | None, as_json: bo
         raise click.UsageError("-m/--message needs --commit")
     store = ctx.store()
     undone = ", and the branch did not move" if do_commit else ""
-    with interrupt_says(f"before the migration landed: nothing was written{undone}"):
+    with interrupt_says(f"before the migration landed: nothing was written{undone}"), \
+            metadata_option_hint("`kistore add --update-metadata FILE` replaces its "
+                                 "metadata"):
         try:
             written = store.migrate(commit=do_commit, message=message)
             ignore_interrupts()

@@ -11,6 +11,7 @@ from . import (
     emit_json,
     ignore_interrupts,
     interrupt_says,
+    metadata_option_hint,
     refuse_empty,
     say_landed,
     undone_add,
@@ -30,18 +31,24 @@ SOURCE_NAMES = ("sol-execbench", "flashinfer-trace", "kernelbench")
 @click.option("-m", "--message", help="Commit message for --commit.")
 @click.option("--skip-invalid", is_flag=True,
               help="Leave out bad records (one warning line each) instead of importing nothing.")
+@click.option("--update-metadata", is_flag=True,
+              help="Replace the stored metadata of objects imported before with other "
+                   "metadata (e.g. from a copy without SOURCE.md); a committed name never moves.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary and manifests as JSON.")
 @pass_ctx
 def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: bool,
-            message: str | None, skip_invalid: bool, as_json: bool) -> None:
+            message: str | None, skip_invalid: bool, update_metadata: bool,
+            as_json: bool) -> None:
     """Import a source's files or directories: runs and what they reference.
 
     SOURCE is sol-execbench, flashinfer-trace or kernelbench; FILE is a file or a folder of
     that source (folders are walked; files of other formats are listed as ignored; when no
     file is of the source's formats, nothing is imported and the exit code is 1). All or
     nothing: a bad record is reported with FILE[:LINE]:/json/pointer and nothing is
-    imported, unless --skip-invalid. Importing again adds nothing. Prints how many
-    manifests of each kind were added or already stored.
+    imported, unless --skip-invalid. Importing again adds nothing; an object stored
+    before with other metadata (imported from another folder) is refused unless
+    --update-metadata. Prints how many manifests of each kind were added or already
+    stored (and, with --update-metadata, updated).
 
     \b
     Example:
@@ -50,6 +57,9 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..importers import plan_import, run_import
+    from ..query.units import register_admission
+
+    register_admission()  # a run whose unit disagrees with its group's is refused (KI210)
 
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
@@ -58,14 +68,16 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
 
     store = ctx.store()
     try:
-        with interrupt_says(undone_add("import", commit=do_commit)):
+        with interrupt_says(undone_add("import", commit=do_commit)), \
+                metadata_option_hint("pass --update-metadata to replace it"):
             plan = plan_import(source, files, store.limits())
             if not plan.records:
                 _nothing_recognised(source, files, plan.ignored)
             with click.progressbar(length=len(plan.records), label=f"importing {source}",
                                    file=sys.stderr) as bar:
                 report = run_import(store, source, plan, commit=do_commit, message=message,
-                                    skip_invalid=skip_invalid, progress=bar.update)
+                                    skip_invalid=skip_invalid, update_metadata=update_metadata,
+                                    progress=bar.update)
             ignore_interrupts()
     except AddInterrupted as landed:  # too late to undo: say what is stored, exit 0
         ignore_interrupts()
@@ -91,9 +103,11 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
                            "status": r.status} for r in report.results],
         })
         return
-    click.echo(f"{'kind':<22}{'added':>7}{'unchanged':>11}")
+    updated = "" if not update_metadata else f"{'updated':>9}"
+    click.echo(f"{'kind':<22}{'added':>7}{'unchanged':>11}{updated}")
     for kind, by_status in counts.items():
-        click.echo(f"{kind:<22}{by_status['added']:>7}{by_status['unchanged']:>11}")
+        updated = "" if not update_metadata else f"{by_status['metadata-updated']:>9}"
+        click.echo(f"{kind:<22}{by_status['added']:>7}{by_status['unchanged']:>11}{updated}")
     click.echo(f"{report.runs} runs from {report.records} records; "
                f"{len(report.skipped)} skipped, {len(report.ignored)} files ignored")
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
     from .errors import EncodingError as EncodingError
     from .errors import InputError as InputError
     from .errors import KistoreError as KistoreError
+    from .errors import MetadataConflictError as MetadataConflictError
     from .errors import MultipleErrors as MultipleErrors
     from .errors import ParseError as ParseError
     from .errors import ResolutionError as ResolutionError
@@ -55,8 +56,8 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "digest": ["Digest", "is_digest", "match_prefix", "parse_prefix"],
     "errors": [
         "CanonicalFormError", "ConflictError", "EncodingError", "InputError", "KistoreError",
-        "MultipleErrors", "ParseError", "ResolutionError", "StoreStateError",
-        "TrailingDataError", "VerificationError"
+        "MetadataConflictError", "MultipleErrors", "ParseError", "ResolutionError",
+        "StoreStateError", "TrailingDataError", "VerificationError"
     ],
     "findings": ["ERROR", "Finding", "INFO", "WARNING", "exit_code", "rule"],
     "gitattributes": ["check_gitattributes"],

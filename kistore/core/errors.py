@@ -256,6 +256,15 @@ class ConflictError(StoreStateError):
     """The operation would overwrite something that must not change silently."""
 
 
+class MetadataConflictError(ConflictError):
+    """A conflict that replacing stored metadata resolves, when that is what the caller means.
+
+    An object already stored with other metadata, or a name held by manifests not yet
+    committed. ``Store.add(update_metadata=True)`` replaces the metadata (a committed name
+    still never moves). The message names no option: each command line adds its own.
+    """
+
+
 class MultipleErrors(KistoreError):
     """Several independent problems found in one operation; nothing was written.
 

@@ -171,6 +171,7 @@ def run_import(
     commit: bool = False,
     message: str | None = None,
     skip_invalid: bool = False,
+    update_metadata: bool = False,
     progress: Callable[[int], Any] | None = None,
 ) -> ImportReport:
     """Build every record of a plan and add the manifests to the store in one call.
@@ -183,6 +184,9 @@ def run_import(
         message: commit message (default ``kistore import SOURCE: N runs from F files``).
         skip_invalid: leave bad records out (reported in ``ImportReport.skipped``)
             instead of refusing the whole import.
+        update_metadata: replace the stored metadata of an object imported before with
+            other metadata (e.g. from a folder without ``SOURCE.md``), as
+            ``Store.add(update_metadata=True)``: a committed name still never moves.
         progress: called with 1 after each record is built (e.g. a progress bar's update).
 
     Returns:
@@ -190,8 +194,10 @@ def run_import(
 
     Raises:
         MultipleErrors: every bad record (file, line or JSON Pointer, what was expected)
-            when not ``skip_invalid``; or every refusal of ``Store.add`` (e.g. a name or
-            metadata conflict with what is stored). Nothing is written then.
+            when not ``skip_invalid``; or every refusal of ``Store.add`` (e.g. a name
+            conflict with what is stored, or a
+            :class:`~kistore.core.errors.MetadataConflictError` unless
+            ``update_metadata``). Nothing is written then.
         StoreStateError: as ``Store.add``.
     """
     manifests: list[Manifest] = []
@@ -233,7 +239,7 @@ def run_import(
     files = len({r.file for r in plan.records})
     try:
         results = store.add(
-            manifests, commit=commit, origins=origins,
+            manifests, commit=commit, origins=origins, update_metadata=update_metadata,
             message=message or (f"kistore import {source}: {runs} run{'s' * (runs != 1)} "
                                 f"from {files} file{'s' * (files != 1)}"),
         )
@@ -252,7 +258,8 @@ def import_files(store: Store, source: str, paths: Sequence[str], **options: Any
         store: the store to add to.
         source: one of :data:`SOURCES`.
         paths: files or directories of that source.
-        options: ``commit``, ``message``, ``skip_invalid``, ``progress`` of :func:`run_import`.
+        options: ``commit``, ``message``, ``skip_invalid``, ``update_metadata``,
+            ``progress`` of :func:`run_import`.
 
     Raises:
         As :func:`plan_import` and :func:`run_import`.

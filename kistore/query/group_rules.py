@@ -8,10 +8,16 @@ deleted. So the gate refuses it when it arrives (KI210), and ``verify`` reports 
 * :func:`units_agree` (a :data:`kistore.check.gate.RANGE_CHECKERS` entry): each run the
   range adds, against the other runs of its group at HEAD; and, when the range changes
   ``store/policy/``, every group of a family whose comparison changed;
-* :func:`check_units` (a :data:`kistore.check.audit.CHECKERS` entry): every group.
+* :func:`check_units` (a :data:`kistore.check.audit.CHECKERS` entry): every group;
+* :func:`kistore.query.units.units_admitted` (a :data:`kistore.store.ADMISSION_CHECKS`
+  entry): each run an add would add, against the other runs of its group in the work
+  tree and in the batch, before anything is written.
 
-Registered by :func:`register` (the command line calls it), since the gate and ``verify``
-sit below the query layer.
+The rule itself (``UNIT_DISAGREES``, :func:`group_units`) is :mod:`.units`', which
+``add`` loads alone (this module loads the gate and ``verify``).
+
+Registered by :func:`register` (the command line calls it), since the gate, ``verify``
+and the store sit below the query layer.
 """
 
 from __future__ import annotations
@@ -22,19 +28,12 @@ from ..check.audit import CHECKERS
 from ..check.gate import RANGE_CHECKERS
 from ..core import layout
 from ..core.digest import Digest
-from ..core.errors import KistoreError
-from ..core.findings import ERROR, Finding, rule
+from ..core.findings import Finding
 from ..index.index import open_catalog
-from .policy import load_policy
+from .units import group_units, policy_of, register_admission
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
-
-UNIT_DISAGREES = rule(
-    "KI210", "unit-disagrees-with-group", ERROR,
-    "state the unit the other runs of the comparison group state (the policy's unitPointer), "
-    "in a new run object; or change the ranking policy by a reviewed pull request")
-
 
 def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[Finding]:
     """KI210 for each run the range adds whose unit disagrees with its group's (gate).
@@ -66,7 +65,7 @@ def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[F
                 layout.forward_dir(found)) if len(leaf) == 64)
     if not added and not policy_changed:
         return []
-    policy = _policy(store, head)
+    policy = policy_of(store, head)
     if policy is None or not any("unitPointer" in e for e in policy.families.values()):
         return []
 
@@ -79,42 +78,39 @@ def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[F
                 or record.comparison_key in groups_done):
             continue
         groups_done.add(record.comparison_key)
-        findings += _group_units(catalog.group(record.comparison_key), policy, added,
+        findings += group_units(catalog.group(record.comparison_key), policy, added,
                                  layout.object_path(Digest.from_str(digest)))
     if policy_changed:
         for key, records in _groups(catalog).items():
             if key not in groups_done:
-                findings += _group_units(records, policy, None, layout.POLICY_FILE)
+                findings += group_units(records, policy, None, layout.POLICY_FILE)
     return findings
 
 
 def check_units(store: Store, at: str | None = None) -> list[Finding]:
     """KI210 for ``verify``: every comparison group whose runs disagree in unit."""
-    policy = _policy(store, at)
+    policy = policy_of(store, at)
     if policy is None or not any("unitPointer" in e for e in policy.families.values()):
         return []
 
     catalog = open_catalog(store, at, use_index=False)
     findings = []
     for records in _groups(catalog).values():
-        findings += _group_units(records, policy, None, None)
+        findings += group_units(records, policy, None, None)
     return findings
 
 
 def register() -> None:
-    """Add :func:`units_agree` to the gate and :func:`check_units` to ``verify`` (once)."""
+    """Add the KI210 rule to the gate, ``verify`` and every add (each once).
+
+    :func:`units_agree` to the gate, :func:`check_units` to ``verify``, and
+    :func:`kistore.query.units.units_admitted` to :meth:`kistore.store.Store.add`.
+    """
     if units_agree not in RANGE_CHECKERS:
         RANGE_CHECKERS.append(units_agree)
     if check_units not in CHECKERS:
         CHECKERS.append(check_units)
-
-
-def _policy(store: Store, at: str | None) -> Any:
-
-    try:
-        return load_policy(store.view(at))
-    except KistoreError:  # KI206 reports an unreadable policy
-        return None
+    register_admission()
 
 
 def _groups(catalog: Any) -> dict[str, list[Any]]:
@@ -125,47 +121,3 @@ def _groups(catalog: Any) -> dict[str, list[Any]]:
     return groups
 
 
-def _group_units(records: list[Any], policy: Any, added: set[str] | None,
-                 file: str | None) -> list[Finding]:
-    """KI210 for a group whose runs state more than one unit of its ranked value.
-
-    With ``added``, each added run whose unit differs from the unit the group's other runs
-    state is reported on its object file; without, one finding names every unit (on
-    ``file``, or on the first run stating the rarest unit).
-    """
-    first = records[0]
-    try:
-        comparison = policy.comparison(first.family, first.statistic or "mean")
-    except KistoreError:
-        return []
-    if comparison.unit_pointer is None:
-        return []
-    units: dict[str, list[str]] = {}
-    for r in sorted(records, key=lambda r: r.digest):
-        value, unit = comparison.value(r.spec)
-        if value is not None and unit is not None:
-            units.setdefault(unit, []).append(r.digest)
-    if len(units) < 2:
-        return []
-    pointer = comparison.unit_pointer
-    if added is not None:
-        held = {u for u, ds in units.items() if any(d not in added for d in ds)}
-        findings = []
-        for unit, digests in sorted(units.items()):
-            for d in digests:
-                if d in added and held and unit not in held:
-                    findings.append(Finding(
-                        UNIT_DISAGREES, f"states {unit!r} at {pointer}; the other runs of "
-                        f"comparison group {first.comparison_key} state "
-                        f"{', '.join(map(repr, sorted(held)))}: `rank` would fail for the "
-                        "whole group", file=layout.object_path(Digest.from_str(d)),
-                        pointer="/spec" + pointer, expected=" or ".join(sorted(held)),
-                        found=unit))
-        if findings or held:
-            return findings
-    listed = "; ".join(f"{u} (e.g. {ds[0]})" for u, ds in sorted(units.items()))
-    rarest = min(units.items(), key=lambda item: (len(item[1]), item[0]))
-    where = file or layout.object_path(Digest.from_str(rarest[1][0]))
-    return [Finding(UNIT_DISAGREES, f"the runs of comparison group {first.comparison_key} "
-                    f"state different units at {pointer}: {listed}; `rank` fails for the "
-                    "whole group", file=where)]

@@ -8,7 +8,14 @@ user hands in; :mod:`.migrate` finds what a store of an earlier layout lacks.
 from typing import TYPE_CHECKING, Any
 
 from ..core.layout import GITATTRIBUTES_LINE
-from ._store import AddInterrupted, Store, parse_settings, read_settings
+from ._store import (
+    ADMISSION_CHECKS,
+    AddInterrupted,
+    AdmissionCheck,
+    Store,
+    parse_settings,
+    read_settings,
+)
 from ._views import (
     CommitView,
     Files,
@@ -50,6 +57,7 @@ def __getattr__(name: str) -> Any:
     return value
 
 __all__ = [
+    "ADMISSION_CHECKS",
     "GITATTRIBUTES_LINE",
     "PACK_THRESHOLD",
     "ForwardWritten",
@@ -57,6 +65,7 @@ __all__ = [
     "NameWritten",
     "AddInterrupted",
     "AddResult",
+    "AdmissionCheck",
     "CommitView",
     "FileTooLarge",
     "Files",

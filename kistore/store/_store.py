@@ -31,7 +31,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import canonical, layout
 from ..core.digest import Digest, match_prefix, parse_prefix
-from ..core.errors import InputError, KistoreError, ResolutionError, StoreStateError
+from ..core.errors import (
+    InputError,
+    KistoreError,
+    MultipleErrors,
+    ResolutionError,
+    StoreStateError,
+)
 from ..core.limits import Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
@@ -75,6 +81,19 @@ parent killed or failing mid-write never leaves one blocked holding the write lo
 (docs/speed.md). Measured side by side on a quiet 2-CPU disk, alternated: at 100,000
 manifests two children 29.0 and 33.6 s, one 33.4 and 37.7 s (0.87x, 0.89x); at 20,000,
 under load, 0.84x. One child against none: 7.5-8.4 s against 9.1-9.5 s at 20,000."""
+
+
+AdmissionCheck = Callable[["Store", Sequence[Manifest]], "list[tuple[Digest, KistoreError]]"]
+"""A rule of a layer above the store, asked before an add writes anything.
+
+Called under the write lock with the store and the manifests the add would add (new
+objects, each once); returns each problem with the digest of the manifest it is about
+(the add places it where that manifest came from: file, line, JSON Pointer)."""
+
+ADMISSION_CHECKS: list[AdmissionCheck] = []
+"""The :data:`AdmissionCheck` s every :meth:`Store.add` runs: the store knows no rule of the
+layers above it, which register theirs (the query layer's unit rule, KI210:
+:func:`kistore.query.group_rules.register`, which the command line calls)."""
 
 
 class AddInterrupted(KeyboardInterrupt):
@@ -215,6 +234,35 @@ class Store:
         if at is None and self.root is not None:
             return self._work_view(self.root)
         return CommitView(self.repo, self.commit(at or "HEAD"), self.name_index())
+
+    def not_checked_out(self) -> str | None:
+        """Say where to read instead when the work tree lacks the store ``HEAD`` holds.
+
+        A ``git clone --no-checkout`` (often with ``--filter=blob:none``) has a branch and
+        no files: every work-tree answer would be "missing", though any commit answers
+        (``--at``). A sparse checkout is not this: its view reads what it leaves out from
+        ``HEAD``.
+
+        Returns:
+            None when there is no work tree, ``HEAD`` is unborn or holds no ``store/``, or
+            the work tree has a ``store/`` folder; else the revision to name with ``--at``
+            for the same answers: the current branch's upstream (``origin/main``), or
+            ``HEAD`` when it has none.
+        """
+        if self.root is None or (self.root / layout.STORE_DIR).exists() or \
+                self.skipped() is not None:
+            return None
+        repo = self.repo
+        if repo.head_is_unborn or layout.STORE_DIR not in self.commit("HEAD").tree:
+            return None
+        if repo.head_is_detached:
+            return "HEAD"
+        branch = repo.branches.local.get(repo.head.shorthand)
+        try:
+            upstream = None if branch is None else branch.upstream
+        except (KeyError, pygit2.GitError):  # a configured upstream that is not fetched
+            upstream = None
+        return "HEAD" if upstream is None else str(upstream.shorthand)
 
     def skipped(self) -> SkipWorktree | None:
         """Return the store paths a sparse checkout leaves out (None: not a sparse checkout).
@@ -407,10 +455,13 @@ class Store:
 
         Raises:
             MultipleErrors: every refusal found, before anything is written: a digest whose
-                stored metadata differs (with the difference shown) unless
-                ``update_metadata``; a ``metadata.name`` already used by another manifest of
-                the same kind; dangling references (each missing digest listed) unless
-                ``allow_dangling``.
+                stored metadata differs (a
+                :class:`~kistore.core.errors.MetadataConflictError`, the difference shown)
+                unless ``update_metadata``; a committed name changed (a name never moves,
+                even with ``update_metadata``); a ``metadata.name`` already used by another
+                manifest of the same kind; dangling references (each missing digest listed) unless
+                ``allow_dangling``; what a registered :data:`ADMISSION_CHECKS` rule finds (a
+                run whose unit disagrees with its comparison group's, KI210).
             StoreStateError: no work tree, or the branch kept moving under a concurrent
                 writer; the store is left as it was.
         """
@@ -465,6 +516,8 @@ class Store:
                         update_metadata=update_metadata, commit=commit, origins=origins,
                         head_holds=self._head_holds())
         results, files, written = plan.results, plan.files, plan.written
+        if ADMISSION_CHECKS:
+            self._admit(manifests, results, origins)
         if not files:
             if commit:  # a re-run after an add killed past its branch move: finish its index
                 BranchCommit(self.repo, self.root).repair_index()
@@ -482,6 +535,29 @@ class Store:
         except KeyboardInterrupt:
             raise AddInterrupted(results, oid) from None
         return results
+
+    def _admit(self, manifests: Sequence[Manifest], results: Sequence[Any],
+               origins: Mapping[Digest, Any] | None) -> None:
+        """Run :data:`ADMISSION_CHECKS` on the manifests an add would add; raise what they find.
+
+        Raises:
+            MultipleErrors: every problem, each placed where its manifest came from;
+                nothing is written.
+        """
+        # Lazy: the write path (admission is large, docs/speed.md).
+        from .admission import locate
+
+        added = {r.digest for r in results if r.status == "added"}
+        new = list({m.digest: m for m in manifests if m.digest in added}.values())
+        if not new:
+            return
+        problems = []
+        for check in ADMISSION_CHECKS:
+            for digest, problem in check(self, new):
+                locate(problem, (origins or {}).get(digest))
+                problems.append(problem)
+        if problems:
+            raise MultipleErrors(problems)
 
     def _write(self, files: Mapping[str, bytes], *, commit: bool, message: str,
                results: list[AddResult], manifests: Sequence[Manifest] = ()

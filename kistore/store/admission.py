@@ -21,6 +21,7 @@ from ..core.errors import (
     ConflictError,
     InputError,
     KistoreError,
+    MetadataConflictError,
     MultipleErrors,
     ResolutionError,
     VerificationError,
@@ -116,7 +117,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                 f"({differs})",
                 pointer="/metadata",
             ))
-            _locate(errors[-1], (origins or {}).get(m.digest))
+            locate(errors[-1], (origins or {}).get(m.digest))
     names = view.name_owners(list({(m.kind, m.name) for m in unique.values()}))
     claims = _names_files(view, {(m.kind, m.name) for m in unique.values()})
     stored = _stored_objects(view, {*unique, *(h for m in unique.values()
@@ -163,10 +164,10 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             elif stored_metadata is not None and not update_metadata and (
                     _stored_name(stored_metadata) == m.name
                     or not head_holds(metadata_path, stored_metadata)):
-                problems.append(ConflictError(
+                problems.append(MetadataConflictError(  # the command line says its option
                     f"{digest} is already stored with other metadata ("
-                    f"{metadata_difference(stored_metadata, m.metadata_bytes)}); pass "
-                    "--update-metadata to replace it", pointer="/metadata",
+                    f"{metadata_difference(stored_metadata, m.metadata_bytes)})",
+                    pointer="/metadata",
                 ))
             else:  # replaced, or refused below: a committed name (even without the flag)
                 status = "metadata-updated"
@@ -219,7 +220,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             written.append((m, object_path, metadata_path))
         if problems:
             for problem in problems:
-                _locate(problem, (origins or {}).get(digest))
+                locate(problem, (origins or {}).get(digest))
             errors.extend(problems)
     if errors:
         raise MultipleErrors(errors)
@@ -473,7 +474,7 @@ def _place(origin: Any) -> str:
     return f" (first at {where}{':' + origin.pointer if origin.pointer else ''})"
 
 
-def _locate(problem: KistoreError, origin: Any) -> None:
+def locate(problem: KistoreError, origin: Any) -> None:
     """Place a problem about one manifest where that manifest came from.
 
     ``origin`` is a file name, or an object with ``file``, ``line`` and ``pointer`` (the

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from ..core import canonical, layout
 from ..core.comparison import comparison_key, run_key_object, stored_spec
 from ..core.digest import Digest, is_digest
-from ..core.errors import ConflictError, KistoreError, MultipleErrors
+from ..core.errors import ConflictError, KistoreError, MetadataConflictError, MultipleErrors
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS
 from ._views import View, WorkTreeView
@@ -76,14 +76,14 @@ def plan_names(view: WorkTreeView, head_holds: Callable[[str, bytes], bool] | No
                 continue
             path = layout.name_path(kind, name)
             if len(digests) > 1:
-                yield ConflictError(
+                yield MetadataConflictError(  # the command line says how to re-add
                     f"{kind}/{name} is held by {len(digests)} manifests "
                     f"({', '.join(str(d)[:19] for d in sorted(digests))}): a name belongs to "
-                    "one (KI205). Those not yet committed can take another metadata.name "
-                    "(`kistore add --update-metadata`), then migrate; a committed name never "
-                    "moves (KI208), so if two are committed this store cannot be migrated "
-                    "without rewriting its history (drop all but one from it, before anyone "
-                    "cites them)", file=path)
+                    "one (KI205); a committed name never moves (KI208), so if two are "
+                    "committed this store cannot be migrated without rewriting its history "
+                    "(drop all but one from it, before anyone cites them); one not yet "
+                    "committed can take another metadata.name (added again with its "
+                    "metadata replaced), then migrate", file=path)
                 continue
             yield NameWritten(path, digests[0], kind, name), layout.name_record(digests[0])
 

@@ -107,7 +107,11 @@ def test_run_whose_unit_disagrees_with_its_group_is_refused_before_it_breaks_ran
     assert remote.pr("policy and a run", lambda c: (unit_policy(remote),
                                                     add_file(remote, first))).accepted
     odd = scored_run(kit, parts, "b", 2000.0, "GFLOP/s")
-    pushed = remote.pr("a run in GFLOP/s", lambda c: add_file(remote, odd))
+    refused = add_file(remote, odd, check=False)  # add refuses it too (review 2026-12-02)
+    assert refused.returncode == 1 and "(KI210: `check` and `verify` refuse it)" in \
+        refused.stderr
+    pushed = remote.pr("a run in GFLOP/s, past add",
+                       lambda c: write_manifests(remote, odd))
     assert not pushed.accepted
     assert ("error KI210 unit-disagrees-with-group: states 'GFLOP/s' at /sourceNative/unit; "
             "the other runs of comparison group sha256:") in pushed.output

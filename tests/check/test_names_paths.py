@@ -217,6 +217,11 @@ def test_migrate_refuses_a_name_two_manifests_hold_and_writes_nothing(tmp_path, 
     # no dead end: renaming a committed one is KI208 for ever, and the words say so
     assert "a committed name never moves (KI208)" in done.output
     assert "cannot be migrated without rewriting its history" in done.output
+    # the store says what to do; the command line which command does it
+    assert done.output.rstrip("\n").endswith(
+        "one not yet committed can take another metadata.name (added again with its "
+        "metadata replaced), then migrate; `kistore add --update-metadata FILE` replaces its "
+        "metadata")
     assert not (store.root / layout.NAMES_DIR).exists()
 
 

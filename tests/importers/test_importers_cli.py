@@ -352,3 +352,78 @@ def test_a_copy_under_another_folder_name_imports_to_the_same_metadata(runner, s
                 str(DATA / "sol-execbench/problems/119"))
     assert again.exit_code == 0, again.output
     assert {m["status"] for m in json.loads(again.stdout)["manifests"]} == {"unchanged"}
+
+
+@requires_data
+def test_reimport_from_the_source_folder_needs_and_takes_update_metadata(runner, store_path,
+                                                                        tmp_path):
+    # review 2026-12-02: the refusal said "pass --update-metadata", which import had not
+    copy = tmp_path / "board.json"
+    shutil.copy(BOARD, copy)
+    first = run(runner, store_path, "import", "--commit", "--json", "sol-execbench", str(copy))
+    assert first.exit_code == 0, first.output
+    runs = {m["digest"] for m in json.loads(first.stdout)["manifests"]
+            if m["kind"] == "BenchmarkRun"}
+    before = snapshot(store_path)
+    refused = run(runner, store_path, "import", "sol-execbench", str(BOARD))
+    assert refused.exit_code == 1
+    errors = [line for line in refused.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 15
+    prefix = f"error: {BOARD.as_posix()}:/metadata: "
+    assert {line[len(prefix):len(prefix) + 71] for line in errors} == runs
+    for line in errors:
+        assert line.startswith(prefix)
+        assert (" is already stored with other metadata (/annotations/kernelindex.dev~1"
+                f'source-file: stored "{copy.as_posix()}", given "sol-execbench/leaderboard/'
+                'kernel-121/leaderboard-snapshot.json"; ') in line
+        assert line.endswith("); pass --update-metadata to replace it")
+    assert snapshot(store_path) == before
+    updated = run(runner, store_path, "import", "--update-metadata", "--commit",
+                  "sol-execbench", str(BOARD))
+    assert updated.exit_code == 0, updated.output
+    assert updated.stdout.splitlines()[:6] == [
+        f"{'kind':<22}{'added':>7}{'unchanged':>11}{'updated':>9}",
+        f"{'Workload':<22}{0:>7}{1:>11}{0:>9}",
+        f"{'BenchmarkProtocol':<22}{0:>7}{1:>11}{0:>9}",
+        f"{'ExecutionEnvironment':<22}{0:>7}{1:>11}{0:>9}",
+        f"{'Implementation':<22}{0:>7}{15:>11}{0:>9}",
+        f"{'BenchmarkRun':<22}{0:>7}{0:>11}{15:>9}",
+    ]
+    assert git(store_path, "status", "--porcelain") == ""
+    for digest in runs:
+        metadata = store_path / layout.metadata_path(Digest.from_str(digest))
+        annotations = json.loads(metadata.read_text())["annotations"]
+        assert annotations["kernelindex.dev/source-file"] == \
+            "sol-execbench/leaderboard/kernel-121/leaderboard-snapshot.json"
+    again = run(runner, store_path, "import", "--json", "sol-execbench", str(BOARD))
+    assert again.exit_code == 0, again.output
+    assert {m["status"] for m in json.loads(again.stdout)["manifests"]} == {"unchanged"}
+
+
+@requires_data
+def test_import_update_metadata_never_moves_a_committed_name(runner, store_path, tmp_path):
+    # the rule of `add --update-metadata`: a committed run keeps its name
+    from kistore.core.model import Manifest
+    from kistore.importers import import_files
+    from kistore.store import Store
+
+    scratch = Store.init(tmp_path / "scratch")
+    report = import_files(scratch, "sol-execbench", [str(BOARD)])
+    run_result = next(r for r in report.results if r.kind == "BenchmarkRun")
+    document = json.loads((scratch.root / layout.object_path(run_result.digest)).read_text())
+    document["metadata"] = json.loads(
+        (scratch.root / layout.metadata_path(run_result.digest)).read_text())
+    document["metadata"]["name"] = "renamed-by-hand"
+    renamed = Manifest.from_document(document)
+    assert renamed.digest == run_result.digest
+    Store(store_path).add([renamed], allow_dangling=True, commit=True)
+    before = snapshot(store_path)
+    refused = run(runner, store_path, "import", "--update-metadata", "sol-execbench", str(BOARD))
+    assert refused.exit_code == 1
+    errors = [line for line in refused.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [
+        f"error: {BOARD.as_posix()}:/metadata/name: {run_result.digest} is stored as "
+        "BenchmarkRun/renamed-by-hand; a name never moves (people cite and link it), so it "
+        f"cannot become {run_result.name!r}: keep the name and correct the title or other "
+        "metadata"]
+    assert snapshot(store_path) == before

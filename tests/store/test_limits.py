@@ -25,7 +25,7 @@ from kistore.core.limits import (
     read_stream_bounded,
 )
 
-from ..conftest import BUNDLE, commit_all, git, store_file
+from ..conftest import BUNDLE, PUBLISHED, commit_all, git, store_file
 
 KISTORE = [sys.executable, "-m", "kistore"]
 
@@ -290,3 +290,53 @@ def test_a_pull_request_cannot_raise_its_own_limit_when_checked_from_its_merge(
     git(published, "commit", "-qm", "add a big environment")
     result = invoke(runner, published, "check", f"{base}..HEAD")
     assert result.exit_code == 0, result.output
+
+
+def test_an_object_past_the_limit_in_a_range_is_one_ki106_not_a_names_file_finding(
+        runner, published):
+    # review 2026-12-02: its names file was reported too, as KI212 "(no kind)/padded",
+    # because the object is not read past the limit: noise beside the KI106
+    limited(published, manifest_bytes=900)  # the run (802 bytes) fits
+    commit_all(published, "limit")
+    base = git(published, "rev-parse", "HEAD").strip()
+    settings = published / "kistore.toml"
+    settings.write_text(settings.read_text().replace("manifest-bytes = 900",
+                                                     "manifest-bytes = 4096"))
+    env = json.loads(BUNDLE.read_text())["environment"]
+    env["metadata"]["name"] = "padded"
+    env["spec"]["hardware"]["product"] = "NVIDIA " + "H" * 800
+    (published.parent / "padded.json").write_text(json.dumps(env))
+    added = invoke(runner, published, "add", str(published.parent / "padded.json"))
+    assert added.exit_code == 0, added.output
+    settings.write_text(settings.read_text().replace("manifest-bytes = 4096",
+                                                     "manifest-bytes = 900"))
+    commit_all(published, "a big environment, with its names file, past the limit")
+    from kistore.core.model import Manifest
+
+    manifest = Manifest.from_document(env)
+    path = store_file(str(manifest.digest))
+    size = len(manifest.object_bytes)
+    for args in (["check", f"{base}..HEAD"], ["verify"], ["verify", "--at", "HEAD"]):
+        result = invoke(runner, published, *args)
+        assert result.exit_code == 1, (args, result.output)
+        errors = [line for line in result.output.splitlines() if " error " in line]
+        assert errors == [
+            f"{path}: error KI106 file-too-large: the file holds {size:,} bytes, more than "
+            "the limit of 900 (manifest-bytes); nothing past the limit was read (expected at "
+            f"most 900 bytes, found {size:,} bytes)"], (args, result.output)
+
+
+def test_a_run_past_the_limit_is_one_ki106_not_findings_on_its_records(runner, published):
+    # its forward records and group file said "has no object file" (KI214, KI216): it has
+    # one, only not read
+    limited(published, manifest_bytes=700)
+    commit_all(published, "limit: the published run (802 bytes) is past it")
+    run = store_file(PUBLISHED["run"])
+    for args in (["verify"], ["verify", "--at", "HEAD"]):
+        result = invoke(runner, published, *args)
+        assert result.exit_code == 1, (args, result.output)
+        errors = [line for line in result.output.splitlines() if " error " in line]
+        assert errors == [
+            f"{run}: error KI106 file-too-large: the file holds 802 bytes, more than the "
+            "limit of 700 (manifest-bytes); nothing past the limit was read (expected at "
+            "most 700 bytes, found 802 bytes)"], (args, result.output)

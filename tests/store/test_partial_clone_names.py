@@ -115,3 +115,37 @@ def test_rank_and_a_run_page_in_a_blob_less_clone_fetch_what_they_read(tmp_path)
     shown = _kistore(clone, "show", "BenchmarkRun/run-3", "--at", "HEAD", "--json")
     assert shown.returncode == 0, shown.stderr.decode()
     assert json.loads(shown.stdout)["digest"] == names["run-3"]
+
+
+def test_a_no_checkout_clone_says_so_and_names_the_at_that_answers(tmp_path):
+    # review 2026-12-02: in `git clone --filter=blob:none --no-checkout`, `attestations
+    # NAME` said "no BenchmarkRun named ...; run `kistore reindex`" and `show NAME` that the
+    # object file is missing: both read the work tree, which has no files
+    server, _, _, docs, digests = serve_runs(tmp_path, 3)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", "--no-checkout", f"file://{server}",
+        str(clone))
+    said = ("error: the work tree is not checked out (HEAD holds store/, the work tree has "
+            "none): answer from the commit with `--at {at}`, which gives the same answers "
+            "(in a blob-less clone it fetches only the files it reads), or check the files "
+            "out first with `git checkout HEAD -- .`\n")
+    asks = [("attestations", "BenchmarkRun/run-1"), ("show", "BenchmarkRun/run-1"),
+            ("show", digests[-1][7:19]), ("cat", "Workload/workload-3")]
+    for args in asks:
+        done = _kistore(clone, *args)
+        assert (done.returncode, done.stdout, done.stderr.decode()) == (
+            1, b"", said.format(at="origin/main")), args
+    listed = _kistore(clone, "ls")  # an answer of every manifest: one warning, not 9 "missing"
+    assert (listed.returncode, listed.stdout, listed.stderr.decode()) == (
+        0, b"", "warning: the work tree is not checked out: 9 committed manifest(s) are left "
+        "out; `--at origin/main` answers from the commit\n")
+    at_upstream = {args: _kistore(clone, *args, "--at", "origin/main") for args in asks}
+    git(clone, "update-ref", "--no-deref", "HEAD", git(clone, "rev-parse", "HEAD").strip())
+    done = _kistore(clone, "show", "BenchmarkRun/run-1")  # detached: no upstream
+    assert done.stderr.decode() == said.format(at="HEAD")
+    git(clone, "checkout", "-q", "main")
+    git(clone, "checkout", "-q", "HEAD", "--", ".")
+    assert (clone / "store").is_dir()
+    for args, answer in at_upstream.items():  # what the work tree answers once checked out
+        assert answer.returncode == 0, (args, answer.stderr.decode())
+        assert _kistore(clone, *args).stdout == answer.stdout, args

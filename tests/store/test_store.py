@@ -15,7 +15,12 @@ import pytest
 
 from kistore.core import layout
 from kistore.core.digest import Digest
-from kistore.core.errors import MultipleErrors, ResolutionError, StoreStateError
+from kistore.core.errors import (
+    MetadataConflictError,
+    MultipleErrors,
+    ResolutionError,
+    StoreStateError,
+)
 from kistore.core.model import Manifest
 from kistore.git import _gitindex as gitindex
 from kistore.git.commit import BranchCommit
@@ -181,6 +186,12 @@ def test_other_metadata_is_refused_with_the_difference(store, bundle):
         store.add([Manifest.from_document(changed)])
     assert '/title: stored "SOL-ExecBench evaluation stack v1.1", given "Renamed"' in str(
         caught.value.errors[0])
+    # the store names the conflict, not a command line's option (each command adds its own)
+    [conflict] = caught.value.errors
+    assert isinstance(conflict, MetadataConflictError)
+    assert conflict.message == (
+        f"{Manifest.from_document(changed).digest} is already stored with other metadata "
+        '(/title: stored "SOL-ExecBench evaluation stack v1.1", given "Renamed")')
     [result] = store.add([Manifest.from_document(changed)], update_metadata=True)
     assert result.status == "metadata-updated"
     assert store.read(PUBLISHED["protocol"]).title == "Renamed"
