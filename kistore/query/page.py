@@ -8,7 +8,6 @@ their environments and implementations, and the ratio of their ranked values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..attest.levels import SOURCE_NATIVE, notes_not_fetched
@@ -26,9 +25,11 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
 
 
-@dataclass(frozen=True, slots=True)
-class RunPage:
+class RunPage(NamedTuple):
     """One run as the index page shows it.
+
+    A named tuple, not a frozen dataclass: making one costs ~2 ms of start-up (its methods
+    are compiled), on every run page and ``rank`` (docs/speed.md).
 
     Attributes:
         manifest: the run (re-hashed on read).
