@@ -94,7 +94,7 @@ class RunPage(NamedTuple):
             "source": native.get("source"), "externalId": native.get("externalId"),
             "sourceNative": native or None,
             "evidenceLevel": self.row.evidence.level, "withdrawn": self.row.evidence.withdrawn,
-            "attestations": self.row.evidence.attestations, "reruns": self.reruns(),
+            "attestations": list(self.row.evidence.attestations), "reruns": self.reruns(),
             "notesNotFetched": self.notes_not_fetched,
             **{k.removesuffix("Digest"): _related_json(k, self.related.get(k), spec)
                for k in ("implementationDigest", "workloadDigest", "protocolDigest",
