@@ -4,7 +4,7 @@ A Ctrl-C in the first few hundred milliseconds, while click and the command's mo
 imported, used to print a KeyboardInterrupt traceback (or click's "Aborted!", exit 1).
 Nothing has been read or written then. :func:`run` first takes SIGINT itself, so from its
 first instruction to the command's own handlers a Ctrl-C exits 130 with one line; this
-module and ``kistore/__init__.py`` import nothing but ``signal`` and ``sys``, so the window
+module and ``kistore/__init__.py`` import nothing but ``gc``, ``signal`` and ``sys``, so the window
 before it is the interpreter's own start-up (before Python takes SIGINT a Ctrl-C ends the
 process by the signal, as a shell reports 130; a Ctrl-C while Python imports its ``site``
 module is Python's "Fatal Python error", which no package's code can reach).
@@ -12,6 +12,7 @@ module is Python's "Fatal Python error", which no package's code can reach).
 
 from __future__ import annotations
 
+import gc
 import signal
 import sys
 
@@ -34,7 +35,9 @@ def run() -> None:
     SIGINT is this function's from its first instruction (unless it was ignored, as under
     ``nohup``: it stays so) until :func:`kistore.cli.main` starts the command, which gives
     it back to Python (a KeyboardInterrupt), so that interrupts inside a command are the
-    command's to report (an add says what it undid).
+    command's to report (an add says what it undid). The cycle collector is off while
+    click and the command line load (imports make no cyclic garbage; the collector only
+    re-walks the new modules: a few ms of every start).
 
     Raises:
         SystemExit: 130 after a Ctrl-C while starting; else as :func:`kistore.cli.main`.
@@ -42,10 +45,13 @@ def run() -> None:
     ours = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     if ours:
         signal.signal(signal.SIGINT, _interrupted_while_starting)
+    gc.disable()
     try:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from .cli import main
     except KeyboardInterrupt:  # a SIGINT raised by hand, or not ours to take
         sys.stderr.write(STARTING)
         raise SystemExit(INTERRUPTED) from None
+    finally:
+        gc.enable()
     main()
