@@ -26,7 +26,6 @@ import json
 import os
 import re
 import string
-import subprocess
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -41,6 +40,7 @@ from ..git.ids import blob_id
 from ..index import refs
 from ..index.kept import keep_value, kept_value
 from ..store import parse_settings
+from . import _origin
 from .formats import FORMATS, names, render
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -343,6 +343,10 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str,
         The introducing commit; None when this cannot answer for certain (a shallow clone,
         no or several introducers, no ``git``, any error): the caller walks with libgit2.
     """
+    # A run page whose first commit and remote URL are kept asks git nothing.
+    # Lazy: subprocess (+ selectors, select: ~2 ms of start-up) only when git is asked.
+    import subprocess
+
     if (git_dir / "shallow").exists():
         return None
     git = ["git", "-C", str(root), "-c", "core.quotePath=false"]
@@ -404,6 +408,10 @@ def _first_commit_by_log(git: list[str], path: str, blob: str, start: str = "HEA
         cannot say (a merge touches ``path``, an unexpected line, ``git`` failed or is too
         old for an option): the caller asks ``git`` per commit.
     """
+    # A run page whose first commit and remote URL are kept asks git nothing.
+    # Lazy: subprocess (+ selectors, select: ~2 ms of start-up) only when git is asked.
+    import subprocess
+
     try:
         log = subprocess.run([*git, "-c", "log.follow=false", "log", *_LOG_OPTIONS, start,
                               "--", path], capture_output=True, text=True, check=False,
@@ -518,23 +526,68 @@ def _first_commit_kept_or_by_git(root: Path, git_dir: Path, path: str, blob: str
     return first
 
 
+def __getattr__(name: str) -> Any:
+    """``citation.subprocess``: the module, imported on first use (see :func:`cite`)."""
+    if name == "subprocess":
+        # Lazy: as in the functions that start git; kept reachable as this module's name.
+        import subprocess
+
+        return subprocess
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def first_is_git(first: FirstCommit) -> bool:
     """Whether ``first`` came from :func:`first_commit_by_git` (libgit2 not loaded for it)."""
     return isinstance(first, GitCommit)
 
 
 def _origin_url_by_git(store: Store, name: str = "origin") -> str | None:
-    """:func:`origin_url` asked of ``git remote get-url`` (no libgit2); None when absent."""
+    """:func:`origin_url` asked of ``git remote get-url`` (no libgit2); None when absent.
+
+    What git answered is kept under everything that decides it
+    (:func:`kistore.cite._origin.origin_key`): the same configuration bytes, variables and
+    ``git`` program again give it without a child.
+    """
+    code = _code_id()
+    key: bytes | None = None
+    state: str | None = None
+    if name == "origin" and code is not None and store.root is not None:
+        key, state = _origin.origin_key(store.root, store.git_dir, code)
+        if key is None and state == _origin.SYSTEM_ASKED_ONCE:  # asked before: worth a key
+            _origin.learn_system_file(store.git_dir, code)
+            key, state = _origin.origin_key(store.root, store.git_dir, code)
+        if key is not None:
+            kept = _origin.kept_url(store.git_dir, code, key)
+            if kept is not None:
+                return kept[0]
+    url, by_git = _remote_url_asked(store, name)
+    if by_git and code is not None and store.root is not None:
+        if key is None and state is None:
+            _origin.asked_once(store.git_dir, code)
+        elif key is not None and _origin.origin_key(store.root, store.git_dir, code)[0] == key:
+            _origin.keep_url(store.git_dir, code, key, url)
+    return url
+
+
+def _remote_url_asked(store: Store, name: str) -> tuple[str | None, bool]:
+    """Return (the remote's URL or None when absent, whether ``git`` answered it).
+
+    ``git remote get-url`` answers; if it cannot (no ``git``, another failure), libgit2.
+    """
+    # A run page whose first commit and remote URL are kept asks git nothing.
+    # Lazy: subprocess (+ selectors, select: ~2 ms of start-up) only when git is asked.
+    import subprocess
+
     try:
         done = subprocess.run(["git", "-C", str(store.root), "remote", "get-url", name],
                               capture_output=True, text=True, check=False, timeout=60)
     except (OSError, subprocess.SubprocessError):
-        return origin_url(store)
+        return origin_url(store, name), False
     if done.returncode == 2 or (done.returncode != 0 and "No such remote" in done.stderr):
-        return None
+        return None, True
     if done.returncode != 0:
-        return origin_url(store)
-    return done.stdout.strip() or None
+        return origin_url(store, name), False
+    return done.stdout.strip() or None, True
 
 
 def first_commit(repo: pygit2.Repository, path: str, blob: str,
