@@ -16,7 +16,7 @@ import re
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
-from .pack import TREE, object_id
+from .ids import TREE, object_id
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
