@@ -4,7 +4,7 @@ A Ctrl-C in the first few hundred milliseconds, while click and the command's mo
 imported, used to print a KeyboardInterrupt traceback (or click's "Aborted!", exit 1).
 Nothing has been read or written then. :func:`run` first takes SIGINT itself, so from its
 first instruction to the command's own handlers a Ctrl-C exits 130 with one line; this
-module and ``kistore/__init__.py`` import nothing but ``gc``, ``signal`` and ``sys``, so the window
+module and ``kistore/__init__.py`` import nothing but ``signal`` and ``sys``, so the window
 before it is the interpreter's own start-up (before Python takes SIGINT a Ctrl-C ends the
 process by the signal, as a shell reports 130; a Ctrl-C while Python imports its ``site``
 module is Python's "Fatal Python error", which no package's code can reach).
@@ -12,7 +12,6 @@ module is Python's "Fatal Python error", which no package's code can reach).
 
 from __future__ import annotations
 
-import gc
 import signal
 import sys
 
@@ -45,6 +44,9 @@ def run() -> None:
     ours = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     if ours:
         signal.signal(signal.SIGINT, _interrupted_while_starting)
+    # Lazy: a builtin module, imported once SIGINT is ours (the module imports only signal).
+    import gc
+
     gc.disable()
     try:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
