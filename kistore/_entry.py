@@ -34,7 +34,9 @@ def run() -> None:
     SIGINT is this function's from its first instruction (unless it was ignored, as under
     ``nohup``: it stays so) until :func:`kistore.cli.main` starts the command, which gives
     it back to Python (a KeyboardInterrupt), so that interrupts inside a command are the
-    command's to report (an add says what it undid).
+    command's to report (an add says what it undid). The cycle collector is off while
+    click and the command line load (imports make no cyclic garbage; the collector only
+    re-walks the new modules: a few ms of every start).
 
     Raises:
         SystemExit: 130 after a Ctrl-C while starting; else as :func:`kistore.cli.main`.
@@ -42,10 +44,16 @@ def run() -> None:
     ours = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     if ours:
         signal.signal(signal.SIGINT, _interrupted_while_starting)
+    # Lazy: a builtin module, imported once SIGINT is ours (the module imports only signal).
+    import gc
+
+    gc.disable()
     try:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from .cli import main
     except KeyboardInterrupt:  # a SIGINT raised by hand, or not ours to take
         sys.stderr.write(STARTING)
         raise SystemExit(INTERRUPTED) from None
+    finally:
+        gc.enable()
     main()

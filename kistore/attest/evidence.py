@@ -293,7 +293,7 @@ def summarise(judgements: list[Judgement]) -> Evidence:
     level = VERIFIED if any(j.effect == VERIFIES for j in judgements) else SOURCE_NATIVE
     withdrawn = any(j.effect == WITHDRAWS for j in judgements)
     community = len({j.keyid for j in judgements if j.effect == COMMUNITY})
-    return Evidence(level, withdrawn, community, [j.to_json() for j in judgements])
+    return Evidence(level, withdrawn, community, tuple(j.to_json() for j in judgements))
 
 
 def evidence_for(store: Store, digest: Any, *, at: str | None = None) -> Evidence:

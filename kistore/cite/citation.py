@@ -23,12 +23,11 @@ import datetime as dt
 import functools
 import hashlib
 import json
+import os
 import re
 import string
-import subprocess
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from urllib.parse import quote, urlsplit
@@ -38,8 +37,10 @@ from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
 from ..git import treediff
 from ..git.ids import blob_id
+from ..index import refs
 from ..index.kept import keep_value, kept_value
 from ..store import parse_settings
+from . import _origin
 from .formats import FORMATS, names, render
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -80,9 +81,11 @@ __all__ = ["FORMATS", "Citation", "Remote", "cite", "citation_of", "first_commit
 _EXAMPLE_TEMPLATE = 'permalink = "https://HOST/OWNER/REPO/blob/{commit}/{path}"'
 
 
-@dataclass(frozen=True, slots=True)
-class Remote:
+class Remote(NamedTuple):
     """A git remote URL understood as a web repository.
+
+    A named tuple, not a frozen dataclass: making one costs ~2 ms of start-up (its methods
+    are compiled), on every run page and ``rank`` (docs/speed.md).
 
     Attributes:
         url: the remote URL as configured.
@@ -98,9 +101,11 @@ class Remote:
     forge: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Citation:
+class Citation(NamedTuple):
     """Everything a citation of one stored object says.
+
+    A named tuple, not a frozen dataclass: making one costs ~2 ms of start-up (its methods
+    are compiled), on every run page and ``rank`` (docs/speed.md).
 
     Attributes:
         digest: the object's digest.
@@ -191,7 +196,7 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
     path, blob = layout.object_path(digest), blob_id(manifest.object_bytes).hex()
     first: FirstCommit | None = None
     if at is None and store.root is not None:  # HEAD of a work tree: no libgit2 if it can
-        first = first_commit_by_git(store.root, store.git_dir, path, blob)
+        first = _first_commit_kept_or_by_git(store.root, store.git_dir, path, blob)
     if first is None:
         first = first_commit(store.repo, path, blob, _start_commit(store, at))
     settings = read_cite_settings(store, at)
@@ -311,7 +316,8 @@ class GitCommit(NamedTuple):
     commit_time: int
 
 
-def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str) -> GitCommit | None:
+def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str,
+                        start: str = "HEAD") -> GitCommit | None:
     """:func:`first_commit` from ``HEAD`` asked of the ``git`` command, without libgit2.
 
     Importing pygit2 costs more CPU than the rest of a run page (``kistore show``,
@@ -330,21 +336,27 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str) -> GitC
         git_dir: its git directory (a ``shallow`` file there: not answered here).
         path: the object file's repository path.
         blob: its git blob id (40 hex).
+        start: where history is walked from: ``HEAD``, or the commit id ``HEAD`` was read
+            as (then the answer is that commit's, whatever ``HEAD`` is by then).
 
     Returns:
         The introducing commit; None when this cannot answer for certain (a shallow clone,
         no or several introducers, no ``git``, any error): the caller walks with libgit2.
     """
+    # A run page whose first commit and remote URL are kept asks git nothing.
+    # Lazy: subprocess (+ selectors, select: ~2 ms of start-up) only when git is asked.
+    import subprocess
+
     if (git_dir / "shallow").exists():
         return None
     git = ["git", "-C", str(root), "-c", "core.quotePath=false"]
-    answer = _first_commit_by_log(git, path, blob)
+    answer = _first_commit_by_log(git, path, blob, start)
     if answer != "ask":
         return answer if isinstance(answer, GitCommit) else None
     try:
         listed = subprocess.run(
             [*git, "rev-list", "--full-history", "--no-commit-header",
-             "--format=%H %ct %P", "HEAD", "--", path],
+             "--format=%H %ct %P", start, "--", path],
             capture_output=True, text=True, check=False, timeout=60)
         if listed.returncode != 0:
             return None
@@ -374,7 +386,8 @@ the empty tree), and nothing a user's configuration could add or change (signatu
 notes, colour, rename pairs, relative paths, merge diffs)."""
 
 
-def _first_commit_by_log(git: list[str], path: str, blob: str) -> GitCommit | str:
+def _first_commit_by_log(git: list[str], path: str, blob: str, start: str = "HEAD"
+                         ) -> GitCommit | str:
     """Find the one introducer of ``path`` with ``blob`` from one ``git log --raw`` child.
 
     Answers only when no listed commit is a merge: then each listed commit has exactly
@@ -387,6 +400,7 @@ def _first_commit_by_log(git: list[str], path: str, blob: str) -> GitCommit | st
         git: the ``git -C ROOT -c ...`` command prefix.
         path: the object file's repository path.
         blob: its git blob id (40 hex).
+        start: the commit history is listed from (``HEAD`` or a commit id).
 
     Returns:
         The introducer; ``"unsure"`` when the listing was read and holds no or several
@@ -394,8 +408,12 @@ def _first_commit_by_log(git: list[str], path: str, blob: str) -> GitCommit | st
         cannot say (a merge touches ``path``, an unexpected line, ``git`` failed or is too
         old for an option): the caller asks ``git`` per commit.
     """
+    # A run page whose first commit and remote URL are kept asks git nothing.
+    # Lazy: subprocess (+ selectors, select: ~2 ms of start-up) only when git is asked.
+    import subprocess
+
     try:
-        log = subprocess.run([*git, "-c", "log.follow=false", "log", *_LOG_OPTIONS, "HEAD",
+        log = subprocess.run([*git, "-c", "log.follow=false", "log", *_LOG_OPTIONS, start,
                               "--", path], capture_output=True, text=True, check=False,
                              timeout=60)
     except (OSError, subprocess.SubprocessError):
@@ -428,23 +446,148 @@ def _first_commit_by_log(git: list[str], path: str, blob: str) -> GitCommit | st
     return found[0] if len(found) == 1 else "unsure"
 
 
+_HISTORY_ENVIRONMENT = ("GIT_DIR", "GIT_COMMON_DIR", "GIT_REPLACE_REF_BASE", "GIT_GRAFT_FILE",
+                        "GIT_SHALLOW_FILE")
+"""Variables that would make ``git log`` read another repository or another history than
+the commit graph of ``HEAD``'s id: set, no first commit is kept or believed."""
+
+
+def _history_of(git_dir: Path) -> str | None:
+    """Return ``HEAD``'s commit id when history from it is that id's alone, else None.
+
+    What ``git log`` lists from a commit id is fixed by that id (a commit names its parents
+    by id, and ids do not change), unless git is told to rewrite the graph: replace refs
+    (``refs/replace/``, loose or packed), a grafts file, a shallow clone's cut, or one of
+    :data:`_HISTORY_ENVIRONMENT`. Any of those, or ``HEAD`` unborn or not readable from plain
+    files (:func:`kistore.index.refs.resolve`): None, and nothing is kept or believed.
+    """
+    if any(os.environ.get(name) for name in _HISTORY_ENVIRONMENT):
+        return None
+    if (os.path.lexists(git_dir / "shallow") or os.path.lexists(git_dir / "info" / "grafts")
+            or _any_entry(git_dir / "refs" / "replace")):
+        return None
+    try:
+        with open(git_dir / "packed-refs", "rb") as f:
+            if b" refs/replace/" in f.read():
+                return None
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    try:
+        return refs.resolve(git_dir, "HEAD")
+    except refs.RefsUnreadable:
+        return None
+
+
+def _any_entry(directory: Path) -> bool:
+    """Whether ``directory`` exists and holds anything (or cannot be listed)."""
+    try:
+        with os.scandir(directory) as entries:
+            return next(entries, None) is not None
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+
+
+def _first_commit_kept_or_by_git(root: Path, git_dir: Path, path: str, blob: str
+                                 ) -> GitCommit | None:
+    """:func:`first_commit_by_git`, kept for ``HEAD``'s commit id (no child when kept).
+
+    What ``git`` answered for ``(path, blob)`` from ``HEAD``'s commit is kept beside the
+    index (:mod:`kistore.index.kept`, one file per object file and blob, holding the
+    ``HEAD`` id it was asked from), and believed only while ``HEAD`` is that same commit and
+    history from it is that id's alone (:func:`_history_of`). ``HEAD`` moved, a replace
+    ref, a graft or a shallow cut appeared: ``git`` is asked again, from the id just read,
+    and the new answer is kept only if nothing of that changed while it answered.
+
+    Returns:
+        As :func:`first_commit_by_git`.
+    """
+    code = _code_id()
+    head = _history_of(git_dir) if code is not None else None
+    if code is None or head is None:
+        return first_commit_by_git(root, git_dir, path, blob)
+    key = b"first commit\0%s\0%s" % (path.encode("utf-8"), blob.encode("ascii"))
+    kept = kept_value(git_dir, code, key)
+    if kept is not None:
+        try:
+            value = json.loads(kept)
+        except ValueError:
+            value = None
+        if (isinstance(value, list) and len(value) == 3 and value[0] == head
+                and isinstance(value[1], str) and re.fullmatch(r"[0-9a-f]{40,64}", value[1])
+                and type(value[2]) is int):
+            return GitCommit(value[1], value[2])
+    first = first_commit_by_git(root, git_dir, path, blob, start=head)
+    if first is not None and _history_of(git_dir) == head:
+        keep_value(git_dir, code, key, json.dumps([head, first.id, first.commit_time]))
+    return first
+
+
+def __getattr__(name: str) -> Any:
+    """``citation.subprocess``: the module, imported on first use (see :func:`cite`)."""
+    if name == "subprocess":
+        # Lazy: as in the functions that start git; kept reachable as this module's name.
+        import subprocess
+
+        return subprocess
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def first_is_git(first: FirstCommit) -> bool:
     """Whether ``first`` came from :func:`first_commit_by_git` (libgit2 not loaded for it)."""
     return isinstance(first, GitCommit)
 
 
 def _origin_url_by_git(store: Store, name: str = "origin") -> str | None:
-    """:func:`origin_url` asked of ``git remote get-url`` (no libgit2); None when absent."""
+    """:func:`origin_url` asked of ``git remote get-url`` (no libgit2); None when absent.
+
+    What git answered is kept under everything that decides it
+    (:func:`kistore.cite._origin.origin_key`): the same configuration bytes, variables and
+    ``git`` program again give it without a child.
+    """
+    code = _code_id()
+    key: bytes | None = None
+    state: str | None = None
+    if name == "origin" and code is not None and store.root is not None:
+        key, state = _origin.origin_key(store.root, store.git_dir, code)
+        if key is None and state == _origin.SYSTEM_ASKED_ONCE:  # asked before: worth a key
+            _origin.learn_system_file(store.git_dir, code)
+            key, state = _origin.origin_key(store.root, store.git_dir, code)
+        if key is not None:
+            kept = _origin.kept_url(store.git_dir, code, key)
+            if kept is not None:
+                return kept[0]
+    url, by_git = _remote_url_asked(store, name)
+    if by_git and code is not None and store.root is not None:
+        if key is None and state is None:
+            _origin.asked_once(store.git_dir, code)
+        elif key is not None and _origin.origin_key(store.root, store.git_dir, code)[0] == key:
+            _origin.keep_url(store.git_dir, code, key, url)
+    return url
+
+
+def _remote_url_asked(store: Store, name: str) -> tuple[str | None, bool]:
+    """Return (the remote's URL or None when absent, whether ``git`` answered it).
+
+    ``git remote get-url`` answers; if it cannot (no ``git``, another failure), libgit2.
+    """
+    # A run page whose first commit and remote URL are kept asks git nothing.
+    # Lazy: subprocess (+ selectors, select: ~2 ms of start-up) only when git is asked.
+    import subprocess
+
     try:
         done = subprocess.run(["git", "-C", str(store.root), "remote", "get-url", name],
                               capture_output=True, text=True, check=False, timeout=60)
     except (OSError, subprocess.SubprocessError):
-        return origin_url(store)
+        return origin_url(store, name), False
     if done.returncode == 2 or (done.returncode != 0 and "No such remote" in done.stderr):
-        return None
+        return None, True
     if done.returncode != 0:
-        return origin_url(store)
-    return done.stdout.strip() or None
+        return origin_url(store, name), False
+    return done.stdout.strip() or None, True
 
 
 def first_commit(repo: pygit2.Repository, path: str, blob: str,
@@ -674,7 +817,7 @@ def _work_tree_cite_settings(store: Store, root: Path) -> dict[str, str]:
     """:func:`read_cite_settings` of the work tree's ``kistore.toml``, parsed once per bytes.
 
     What the bytes gave is kept beside the index (:mod:`kistore.index.kept`, under
-    :func:`_settings_parser_id`), so a run page whose ``kistore.toml`` is as before loads
+    :func:`_code_id`), so a run page whose ``kistore.toml`` is as before loads
     no TOML parser. Bytes that fail to parse are never kept: each read says why again.
 
     Raises:
@@ -685,7 +828,7 @@ def _work_tree_cite_settings(store: Store, root: Path) -> dict[str, str]:
         data = path.read_bytes()
     except (FileNotFoundError, IsADirectoryError):
         return _cite_table({})
-    parser = _settings_parser_id()
+    parser = _code_id()
     kept = kept_value(store.git_dir, parser, data) if parser is not None else None
     if kept is not None:
         try:
@@ -703,11 +846,13 @@ def _work_tree_cite_settings(store: Store, root: Path) -> dict[str, str]:
 
 
 @functools.cache
-def _settings_parser_id() -> bytes | None:
-    """Return what identifies :func:`_work_tree_cite_settings`'s parse (32 bytes).
+def _code_id() -> bytes | None:
+    """Return what identifies the code whose answers are kept here (32 bytes).
 
-    The BLAKE2b of this module's source and of the Python version (its ``tomllib``); None
-    when the source cannot be read (then nothing is kept).
+    The id under which :func:`_work_tree_cite_settings`'s parse and
+    :func:`_first_commit_kept_or_by_git`'s answers are kept: the BLAKE2b of this module's
+    source and of the Python version (its ``tomllib``); None when the source cannot be
+    read (then nothing is kept).
     """
     try:
         with open(__file__, "rb") as f:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import importlib
 import json
 import os
@@ -593,15 +594,24 @@ def one_look(command: Callable[P, R]) -> Callable[P, R]:
     """Run a command that writes nothing under ``store/`` with one look at its shards.
 
     Within it, the names' keys and the work-tree comparison judge one listing of the
-    512 shard directories (:func:`kistore.index.freshness.one_scan`), not two.
+    512 shard directories (:func:`kistore.index.freshness.one_scan`), not two. The cycle
+    collector is off while it runs (and as it was after): such a command reads one group,
+    and what it makes is freed by reference counts; the collector only re-walked the
+    modules it imports (~5-10 ms of a run page, docs/speed.md "Start-up, fourth pass").
     """
     @functools.wraps(command)
     def looked_once(*args: P.args, **kwargs: P.kwargs) -> R:
-        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-        from ..index.freshness import one_scan
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+            from ..index.freshness import one_scan
 
-        with one_scan():
-            return command(*args, **kwargs)
+            with one_scan():
+                return command(*args, **kwargs)
+        finally:
+            if collecting:
+                gc.enable()
 
     return looked_once
 

@@ -307,7 +307,7 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
     if fmt == "json":
         emit_json({"subject": str(digest), "evidenceLevel": evidence.level,
                    "withdrawn": evidence.withdrawn, "community": evidence.community,
-                   "attestations": evidence.attestations, "notesNotFetched": missing})
+                   "attestations": list(evidence.attestations), "notesNotFetched": missing})
     elif fmt == "jsonl":
         emit_jsonl({"subject": str(digest), **a} for a in evidence.attestations)
     else:

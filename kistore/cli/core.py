@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import json
-import shlex
 import sys
 from typing import TYPE_CHECKING
 
@@ -69,6 +68,9 @@ def init(path: str, with_hooks: bool) -> None:
                        "the hooks run `kistore` from PATH (or KISTORE) when git runs them",
                        err=True)
     if store.uncommitted:  # an existing repository: kistore does not commit into it
+        # Lazy: shlex for this message only (every command imports this module).
+        import shlex
+
         files = " ".join(shlex.quote(f) for f in store.uncommitted)
         click.echo(f"commit the new files before adding: git add {files} && "
                    f"git commit -m 'kistore init' -- {files}", err=True)

@@ -23,6 +23,7 @@ turns this path off.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -347,12 +348,15 @@ def _loads_if_plainly_canonical(data: bytes) -> Any:
     except (_Doubtful, ValueError, TypeError, RecursionError, UnicodeError):
         return None
     if encoded != data and b"0.0000" in data:  # maybe 0.000012, which Python writes 1.2e-05
-        data = _SMALL_FRACTION.sub(_python_form, data)
+        data = _small_fraction().sub(_python_form, data)
     return value if encoded == data else None
 
 
 # A fraction in [1e-7, 1e-4): RFC 8785 writes it 0.0000..., Python's repr 1.2e-05.
-_SMALL_FRACTION = re.compile(rb"(?<![0-9.eE])-?0\.0000[0-9]+(?![0-9.eE])")
+@functools.cache
+def _small_fraction() -> re.Pattern[bytes]:
+    """Return the pattern of a fraction in [1e-7, 1e-4) (compiled on first use)."""
+    return re.compile(rb"(?<![0-9.eE])-?0\.0000[0-9]+(?![0-9.eE])")
 
 
 def _python_form(match: re.Match[bytes]) -> bytes:

@@ -19,6 +19,7 @@ Paths are POSIX strings relative to the repository root, as git tree paths are.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterable
@@ -56,8 +57,11 @@ def metadata_path(digest: Digest) -> str:
     return f"{METADATA_DIR}/{digest.hex[:2]}/{digest.hex[2:]}{SUFFIX}"
 
 
-_ATTESTATION_PATH = re.compile(
-    re.escape(ATTESTATIONS_DIR) + r"/sha256/[0-9a-f]{2}/[0-9a-f]{62}/[0-9a-f]{64}\.json")
+@functools.cache
+def _attestation_path() -> re.Pattern[str]:
+    """Return the pattern of an attestation file's path (compiled on first use)."""
+    return re.compile(
+        re.escape(ATTESTATIONS_DIR) + r"/sha256/[0-9a-f]{2}/[0-9a-f]{62}/[0-9a-f]{64}\.json")
 
 
 def attestation_dir(subject: Digest) -> str:
@@ -79,7 +83,7 @@ def is_attestation_path(path: str) -> bool:
     sha256 of the file): anything else under ``store/attestations/`` would look reviewed
     while nothing reads it.
     """
-    return _ATTESTATION_PATH.fullmatch(path) is not None
+    return _attestation_path().fullmatch(path) is not None
 
 
 def digest_from_path(path: str) -> Digest | None:
@@ -87,14 +91,19 @@ def digest_from_path(path: str) -> Digest | None:
 
     Accepts exactly the paths :func:`object_path` and :func:`metadata_path` produce.
     """
-    found = _MANIFEST_PATH.fullmatch(path)  # one match (an add asks it of every path)
+    found = _manifest_path().fullmatch(path)  # one match (an add asks it of every path)
     return Digest(found[1] + found[2]) if found is not None else None
 
 
-_MANIFEST_PATH = re.compile(
-    rf"(?:{re.escape(OBJECTS_DIR)}|{re.escape(METADATA_DIR)})/([0-9a-f]{{2}})/([0-9a-f]{{62}})"
-    rf"{re.escape(SUFFIX)}")
-"""An object or metadata path: the shard (2 hex) and the rest of the digest (62 hex)."""
+@functools.cache
+def _manifest_path() -> re.Pattern[str]:
+    """Return the pattern of an object or metadata path (compiled on first use).
+
+    Its groups: the shard (2 hex) and the rest of the digest (62 hex).
+    """
+    return re.compile(
+        rf"(?:{re.escape(OBJECTS_DIR)}|{re.escape(METADATA_DIR)})/([0-9a-f]{{2}})/([0-9a-f]{{62}})"
+        rf"{re.escape(SUFFIX)}")
 
 
 _HEX = frozenset("0123456789abcdef")
@@ -203,8 +212,11 @@ REFERENCE_FIELD_NAMES = ("workloadDigest", "protocolDigest", "environmentDigest"
 """The reference fields of a BenchmarkRun's spec (:data:`kistore.core.model.REFERENCE_FIELDS`,
 kept here too: this module imports nothing of the model). A test holds the two equal."""
 
-_FORWARD_PATH = re.compile(
-    re.escape(FORWARD_DIR) + r"/([0-9a-f]{2})/([0-9a-f]{62})/([0-9a-f]{64})")
+@functools.cache
+def _forward_path() -> re.Pattern[str]:
+    """Return the pattern of a forward record's path (compiled on first use)."""
+    return re.compile(
+        re.escape(FORWARD_DIR) + r"/([0-9a-f]{2})/([0-9a-f]{62})/([0-9a-f]{64})")
 
 
 def forward_dir(target: Digest) -> str:
@@ -233,7 +245,7 @@ def forward_path(target: Digest, run: Digest) -> str:
 
 def forward_from_path(path: str) -> tuple[Digest, Digest] | None:
     """Return ``(target, run)`` for a path :func:`forward_path` produces, else None."""
-    match = _FORWARD_PATH.fullmatch(path)
+    match = _forward_path().fullmatch(path)
     if match is None:
         return None
     shard, rest, run = match.groups()
@@ -272,8 +284,11 @@ def fields_from_record(data: bytes) -> tuple[str, ...] | None:
         return None
 
 
-_GROUP_PATH = re.compile(
-    re.escape(GROUPS_DIR) + r"/([0-9a-f]{2})/([0-9a-f]{62})/([0-9a-f]{64})")
+@functools.cache
+def _group_path() -> re.Pattern[str]:
+    """Return the pattern of a group record's path (compiled on first use)."""
+    return re.compile(
+        re.escape(GROUPS_DIR) + r"/([0-9a-f]{2})/([0-9a-f]{62})/([0-9a-f]{64})")
 
 
 def group_dir(key: Digest) -> str:
@@ -304,12 +319,12 @@ def group_path(key: Digest, run: Digest) -> str:
 
 def is_group_path(path: str) -> bool:
     """Whether ``path`` is exactly a path :func:`group_path` produces (no digest is built)."""
-    return _GROUP_PATH.fullmatch(path) is not None
+    return _group_path().fullmatch(path) is not None
 
 
 def group_from_path(path: str) -> tuple[Digest, Digest] | None:
     """Return ``(key, run)`` for a path :func:`group_path` produces, else None."""
-    match = _GROUP_PATH.fullmatch(path)
+    match = _group_path().fullmatch(path)
     if match is None:
         return None
     shard, rest, run = match.groups()

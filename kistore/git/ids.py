@@ -1,8 +1,9 @@
-"""Git object ids of blobs, computed from their bytes (``git hash-object``), no git needed.
+"""Git object ids of blobs and trees, computed from their bytes (``git hash-object``).
 
-Apart from :mod:`.pack` (which re-exports :func:`blob_id`): a read that only needs a
-blob's id (the run page's citation, the work-tree comparison) loads neither the pack
-writer nor ``struct`` (docs/speed.md, "Start-up, third pass").
+Apart from :mod:`.pack` (which re-exports these): a read that only needs an object's id
+(the run page's citation, the work-tree comparison, a tree read by
+:mod:`.treediff`) loads neither the pack writer nor ``struct`` and ``zlib``
+(docs/speed.md, "Start-up, third pass" and "fourth pass").
 """
 
 from __future__ import annotations
@@ -13,3 +14,20 @@ import hashlib
 def blob_id(data: bytes) -> bytes:
     """Return the git object id (20 raw bytes, SHA-1) of a blob holding ``data``."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).digest()
+
+
+TREE = 2
+"""Pack object type of a tree (gitformat-pack(5))."""
+BLOB = 3
+"""Pack object type of a blob."""
+_KIND_NAMES = {TREE: b"tree", BLOB: b"blob"}
+
+
+def object_id(kind: int, data: bytes) -> bytes:
+    """Return the git object id (20 raw bytes, SHA-1) of a :data:`BLOB` or :data:`TREE`.
+
+    Raises:
+        KeyError: another kind.
+    """
+    return hashlib.sha1(b"%s %d\0" % (_KIND_NAMES[kind], len(data)) + data,
+                        usedforsecurity=False).digest()

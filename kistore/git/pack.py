@@ -21,26 +21,14 @@ import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from .ids import blob_id as blob_id  # re-exported: written here first
+from .ids import BLOB as BLOB  # re-exported: written here first
+from .ids import TREE as TREE
+from .ids import blob_id as blob_id
+from .ids import object_id as object_id
 
-TREE = 2
-"""Pack object type of a tree (gitformat-pack(5))."""
-BLOB = 3
-"""Pack object type of a blob."""
-_KIND_NAMES = {TREE: b"tree", BLOB: b"blob"}
 _LARGE_OFFSET = 0x80000000
 _JOINED = 8192
 """Pack entries joined into one write (a few MB of small manifests)."""
-
-
-def object_id(kind: int, data: bytes) -> bytes:
-    """Return the git object id (20 raw bytes, SHA-1) of a :data:`BLOB` or :data:`TREE`.
-
-    Raises:
-        KeyError: another kind.
-    """
-    return hashlib.sha1(b"%s %d\0" % (_KIND_NAMES[kind], len(data)) + data,
-                        usedforsecurity=False).digest()
 
 
 def _object_header(kind: int, size: int) -> bytes:

@@ -23,6 +23,7 @@ commits (and so rewrites the index) asks again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -61,7 +62,7 @@ class SkipWorktree:
         """What the answer was read from (the index file's size, mtime and inode), for caches."""
         self._data = listing
         self._names: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
-        dirs = _SPARSE_DIR.findall(listing) if sparse_index or b"/\0" in listing else []
+        dirs = _sparse_dir().findall(listing) if sparse_index or b"/\0" in listing else []
         self._dirs = frozenset(os.fsdecode(d) for d in dirs)
         self.sparse_index = sparse_index or bool(self._dirs)
 
@@ -160,8 +161,13 @@ _LISTED = (".gitattributes", layout.SETTINGS_FILE, layout.STORE_DIR)
 store and the two top-level files kistore reads (a non-cone checkout such as ``/store/``
 leaves them out; cone mode always checks top-level files out)."""
 
-_SPARSE_DIR = re.compile(rb"(?<![^\0])S ([^\0]*/)(?=\0)")
-"""A sparse directory entry of a ``git ls-files -t -z --sparse`` listing: its path."""
+@functools.cache
+def _sparse_dir() -> re.Pattern[bytes]:
+    """Return the pattern of a sparse directory entry of ``git ls-files -t -z --sparse``.
+
+    Its group: the entry's path. Compiled on first use (not at every start-up).
+    """
+    return re.compile(rb"(?<![^\0])S ([^\0]*/)(?=\0)")
 
 
 def skip_worktree(git_dir: Path, work_tree: Path) -> SkipWorktree | None:

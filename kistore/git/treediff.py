@@ -10,12 +10,13 @@ This module knows git trees (pygit2 objects) and the store's layout, nothing of 
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
-from .pack import TREE, object_id
+from .ids import TREE, object_id
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -34,10 +35,15 @@ _NAME = operator.itemgetter(1)
 _TREE_MODE = b"40000"
 """git's file mode of a directory entry, as a tree object spells it (no leading zero)."""
 
-_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
-"""One entry of a raw tree object: ``<octal mode> <name>\\0<20-byte id>`` (git's format).
-Parsed from the bytes: a pygit2 entry object per name cost 2.3x more (its file mode is
-an enum), and history reads two listings of 256 shards per commit."""
+@functools.cache
+def _entry_pattern() -> re.Pattern[bytes]:
+    """Return the pattern of one entry of a raw tree object (compiled on first use).
+
+    ``<octal mode> <name>\\0<20-byte id>`` (git's format). Parsed from the bytes: a pygit2
+    entry object per name cost 2.3x more (its file mode is an enum), and history reads two
+    listings of 256 shards per commit.
+    """
+    return re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
 
 
 def subtree(repo: pygit2.Repository, oid: pygit2.Oid | str) -> pygit2.Tree:
@@ -127,7 +133,7 @@ def files_below(repo: pygit2.Repository, top: pygit2.Oid, prefix: str = ""
     while pending:
         where, oid = pending.pop()
         _, data = odb.read(oid.hex() if isinstance(oid, bytes) else str(oid))
-        found = _ENTRY.findall(data)
+        found = _entry_pattern().findall(data)
         if not found:
             continue
         kinds = set(next(zip(*found, strict=True)))
@@ -226,7 +232,7 @@ def _listing(odb: Any, tree_id: Any | None) -> dict[bytes, RawEntry]:
     listing = _LISTINGS.get(key)
     if listing is None:
         _, data = odb.read(key)
-        found = _ENTRY.findall(data)
+        found = _entry_pattern().findall(data)
         listing = dict(zip(map(_NAME, found), found, strict=True))  # no Python loop: ~4,000 a shard
         if len(_LISTINGS) >= _LISTINGS_KEPT:
             del _LISTINGS[next(iter(_LISTINGS))]  # the oldest

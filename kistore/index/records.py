@@ -11,7 +11,6 @@ fills the in-memory catalog and the SQLite index, so both answer alike.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..core.comparison import comparison_key, key_object
@@ -23,15 +22,18 @@ CANDIDATE = "candidate"
 REFERENCE = "reference"
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(NamedTuple):
     """One manifest as queries see it.
+
+    A named tuple, not a frozen dataclass: making one costs ~2 ms of start-up (its methods
+    are compiled), on every run page and ``rank`` (docs/speed.md). Compared and hashed as
+    a tuple, spec included (a spec is a dict: a record is not hashable).
 
     Attributes:
         digest: ``sha256:<hex>`` of the manifest.
         kind: its kind.
         name: its ``metadata.name``.
-        spec: its ``spec`` (not compared).
+        spec: its ``spec``.
         workload: a Workload's own digest, or a run's ``workloadDigest``.
         hardware: an environment's ``hardware.product``, or that of a run's environment.
         protocol: a run's ``protocolDigest``.
@@ -49,7 +51,7 @@ class Record:
     digest: str
     kind: str
     name: str
-    spec: dict[str, Any] = field(compare=False, repr=False)
+    spec: dict[str, Any]
     workload: str | None = None
     hardware: str | None = None
     protocol: str | None = None

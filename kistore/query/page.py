@@ -8,7 +8,6 @@ their environments and implementations, and the ratio of their ranked values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..attest.levels import SOURCE_NATIVE, notes_not_fetched
@@ -26,9 +25,11 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
 
 
-@dataclass(frozen=True, slots=True)
-class RunPage:
+class RunPage(NamedTuple):
     """One run as the index page shows it.
+
+    A named tuple, not a frozen dataclass: making one costs ~2 ms of start-up (its methods
+    are compiled), on every run page and ``rank`` (docs/speed.md).
 
     Attributes:
         manifest: the run (re-hashed on read).
@@ -93,7 +94,7 @@ class RunPage:
             "source": native.get("source"), "externalId": native.get("externalId"),
             "sourceNative": native or None,
             "evidenceLevel": self.row.evidence.level, "withdrawn": self.row.evidence.withdrawn,
-            "attestations": self.row.evidence.attestations, "reruns": self.reruns(),
+            "attestations": list(self.row.evidence.attestations), "reruns": self.reruns(),
             "notesNotFetched": self.notes_not_fetched,
             **{k.removesuffix("Digest"): _related_json(k, self.related.get(k), spec)
                for k in ("implementationDigest", "workloadDigest", "protocolDigest",

@@ -20,9 +20,8 @@ and a store without the file uses it. Reads only; the store is never written her
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..attest.levels import SOURCE_NATIVE
 from ..core import canonical
@@ -60,9 +59,11 @@ def default_policy_bytes() -> bytes:
         return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
 
 
-@dataclass(frozen=True, slots=True)
-class Comparison:
+class Comparison(NamedTuple):
     """How one comparison group is ordered.
+
+    A named tuple, not a frozen dataclass: making one costs ~2 ms of start-up (its methods
+    are compiled), on every run page and ``rank`` (docs/speed.md).
 
     Attributes:
         name: ``measured`` or ``source-native``.
@@ -101,9 +102,11 @@ class Comparison:
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class RankingPolicy:
+class RankingPolicy(NamedTuple):
     """A parsed, schema-valid ranking policy.
+
+    A named tuple, not a frozen dataclass: making one costs ~2 ms of start-up (its methods
+    are compiled), on every run page and ``rank`` (docs/speed.md).
 
     Attributes:
         families: family name to its entry (``comparison``, ``metric``, ``order``, ...).

@@ -15,8 +15,7 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..attest.levels import SOURCE_NATIVE, VERIFIED, Evidence
 from ..core.errors import InputError
@@ -27,9 +26,12 @@ EVIDENCE_LEVELS = (SOURCE_NATIVE, VERIFIED)
 """Evidence levels, weakest first: ``--evidence L`` keeps runs at L or stronger."""
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(NamedTuple):
     """One run of a group as the ranking places it.
+
+    A named tuple, not a frozen dataclass: making one costs ~2 ms of start-up (its methods
+    are compiled), on every run page and ``rank`` (docs/speed.md). Compared as a tuple,
+    evidence included.
 
     Attributes:
         record: the run's record.
@@ -45,7 +47,7 @@ class Row:
     value: float | None
     unit: str | None
     rank: int | None
-    evidence: Evidence = field(compare=False)
+    evidence: Evidence
     reason: str | None = None
     latency_ns: float | None = None
 
@@ -59,9 +61,11 @@ class Row:
                 "withdrawn": self.evidence.withdrawn, "reason": self.reason}
 
 
-@dataclass(frozen=True, slots=True)
-class Ranking:
+class Ranking(NamedTuple):
     """A ranked comparison group.
+
+    A named tuple, not a frozen dataclass: making one costs ~2 ms of start-up (its methods
+    are compiled), on every run page and ``rank`` (docs/speed.md).
 
     Attributes:
         key: the comparison key (``sha256:...``).

@@ -28,8 +28,8 @@ from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git import treediff
 from ..git.blobs import blob_size, fetch_blobs, read_blob
+from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
-from ..git.pack import blob_id
 from ..git.quarantine import admit_quarantine
 from ..git.sparse import SkipWorktree
 from ..index import freshness

@@ -3,7 +3,6 @@ citations without an access date (a static page's) leave the field out of every 
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import json
 
@@ -80,7 +79,7 @@ def test_a_citation_without_access_date_leaves_the_field_out_of_every_format():
     assert "urldate" not in render(CITATION, "bibtex")
     assert "accessed" not in json.loads(render(CITATION, "csl-json"))[0]
     assert CITATION.to_json()["accessed"] is None
-    dated = dataclasses.replace(CITATION, accessed=dt.date(2026, 11, 29))
+    dated = CITATION._replace(accessed=dt.date(2026, 11, 29))
     assert "  accessed:  2026-11-29" in render(dated, "text")
     assert "urldate      = {2026-11-29}" in render(dated, "bibtex")
     # everything else is the same text
