@@ -45,7 +45,7 @@ from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
-from ._views import CommitView, SparseWorkTreeView, View, WorkTreeView
+from ._views import CommitView, SparseWorkTreeView, StagedView, View, WorkTreeView
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
     from ..git.writer import FileStat
@@ -275,14 +275,20 @@ class Store:
         return None if self.root is None else skip_worktree(self.git_dir, self.root)
 
     def _work_view(self, root: Path) -> WorkTreeView:
-        """Return the work tree's view; in a sparse checkout files outside it read from HEAD."""
+        """Return the work tree's view; in a sparse checkout files outside it as the index's.
+
+        ``HEAD``'s, with any change staged there (:class:`StagedView`).
+        """
         skipped = self.skipped()
         if skipped is None:
             return WorkTreeView(root, self.name_index())
 
         def head() -> View | None:
-            return None if self.repo.head_is_unborn else CommitView(self.repo,
-                                                                    self.commit("HEAD"))
+            if self.repo.head_is_unborn:
+                return None
+            if skipped.staged:
+                return StagedView(self.repo, self.commit("HEAD"), skipped.staged)
+            return CommitView(self.repo, self.commit("HEAD"))
 
         return SparseWorkTreeView(root, skipped, head, self.name_index())
 
