@@ -1121,7 +1121,7 @@ class StagedView(CommitView):
         """
         names = [n for n in super().list_dir(path)
                  if self.staged.get(f"{path}/{n}", ()) is not None]
-        added = self._dirs.get(path)
+        added = self._dirs.get(path) if path else None  # the top: as CommitView, none
         if added:
             have = set(names)
             names += sorted(n for n in added if n not in have)
