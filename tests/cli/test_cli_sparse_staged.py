@@ -212,3 +212,23 @@ def test_committing_the_staged_change_answers_the_same(source, tmp_path):
     assert timeless() == staged
     git(clone, "reset", "-q", "HEAD")  # unstaged: HEAD's again
     assert timeless() == before
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_verify_of_a_change_staged_outside_the_checkout_is_a_full_checkout_s(
+        source, tmp_path, mode):
+    """A new run staged outside the checkout is no deleted object (KI402) to ``verify``."""
+    git(tmp_path, "clone", "-q", str(source.root), "full")
+    full = tmp_path / "full"
+    clone = sparse_clone(source.root, tmp_path / "clone", mode,
+                         str(source.view("HEAD").find_name("BenchmarkRun", "broken")))
+    for root in (full, clone):
+        _stage(root, "cherry-pick", _changed(source), sparse=root == clone)
+
+    def findings(root: Path) -> tuple[int, list[str]]:  # KI308: whether notes were fetched
+        done = CliRunner().invoke(main, ["--store", str(root), "verify"])
+        return done.exit_code, sorted(line for line in done.output.splitlines()
+                                      if "KI308" not in line)
+
+    assert findings(clone) == findings(full)
+    assert "KI402" not in "\n".join(findings(clone)[1])
