@@ -19,12 +19,13 @@ writes it whenever sparse checkout is turned on, and leaves it when turned off; 
 
 A skipped path holds its *index entry's* bytes, which differ from ``HEAD``'s while a change
 there is staged but not committed (``git cherry-pick -n``, ``git merge --no-commit``, ``git
-reset --soft``, ``git add --sparse``). So the same pass asks ``git diff-index --cached -z
---raw --no-renames HEAD -- .gitattributes kistore.toml store`` which entries differ from
-``HEAD`` (git compares a sparse directory entry's tree without expanding the index, and
-names each file that differs below it): :attr:`SkipWorktree.staged` keeps those that are
-skipped, with the index's mode and blob id, or None where the index holds no file. Nothing
-staged (the common case) costs that one ``git`` child, in a sparse checkout only.
+reset --soft``, ``git add --sparse``). So the same pass asks ``git diff --cached -z --raw
+--no-renames HEAD -- .gitattributes kistore.toml store`` which entries differ from ``HEAD``
+(git compares a sparse directory entry's tree without expanding the index, and names each
+file that differs below it; ``git diff-index`` would expand a sparse index):
+:attr:`SkipWorktree.staged` keeps those that are skipped, with the index's mode and blob
+id, or None where the index holds no file. Nothing staged (the common case) costs that
+one ``git`` child, in a sparse checkout only.
 
 The answer is kept per process, index file (its size, mtime and inode) and ``HEAD`` (its
 file, and the branch's ref files' stat data): a command that commits (and so rewrites the
@@ -265,7 +266,7 @@ def skip_worktree(git_dir: Path, work_tree: Path) -> SkipWorktree | None:
 def _staged(work_tree: Path, index: Path) -> dict[str, StagedEntry]:
     """Return the paths of :data:`_LISTED` whose index entry differs from ``HEAD``'s.
 
-    ``git diff-index --cached -z --raw --no-renames HEAD``: items ``:MODE MODE OID OID
+    ``git diff --cached -z --raw --no-renames HEAD``: items ``:MODE MODE OID OID
     STATUS NUL PATH NUL``; the second mode and id are the index's (a zero mode: no file). On
     an unborn branch: none (the sparse view reads nothing outside the checkout there).
 
@@ -273,7 +274,12 @@ def _staged(work_tree: Path, index: Path) -> dict[str, StagedEntry]:
         StoreStateError: git could not compare the index with ``HEAD``.
     """
     why = "compare the index with HEAD outside the sparse checkout"
-    args = ["diff-index", "--cached", "-z", "--raw", "--no-renames", "--abbrev=40"]
+    # `git diff --cached`, not `diff-index --cached`: git 2.39's diff-index expands a sparse
+    # index to every file (0.07 s CPU at 20,000 entries, seconds at millions); diff does not.
+    # Options that config could otherwise change (colour, an external diff, renames,
+    # relative paths) are set.
+    args = ["diff", "--cached", "-z", "--raw", "--no-renames", "--abbrev=40", "--no-color",
+            "--no-ext-diff", "--no-relative"]
     try:
         done = _git(work_tree, [*args, "HEAD", "--", *_LISTED], why, index)
     except StoreStateError:

@@ -112,3 +112,21 @@ def test_skip_worktree_keeps_the_staged_changes_outside_the_checkout(tmp_path, r
     assert found.stamp(SHARDS[1]) != SkipWorktree.of([f"{SHARDS[1]}/"]).stamp(SHARDS[1])
     git(clone, "reset", "-q")  # unstaged: the index is HEAD's again
     assert skip_worktree(clone / ".git", clone).staged == {}
+
+
+def test_asking_for_staged_changes_keeps_a_sparse_index_sparse(tmp_path, repo, monkeypatch):
+    """No git child expands a sparse index to every file (at millions of files: seconds).
+
+    ``git diff-index --cached`` (git 2.39) did (``ensure_full_index`` in its trace); ``git
+    diff --cached`` and ``git ls-files --sparse`` do not.
+    """
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--no-checkout", str(repo), str(clone))
+    git(clone, "sparse-checkout", "set", "--cone", "--sparse-index", SHARDS[0])
+    git(clone, "checkout", "-q", "main")
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE2_PERF", str(trace))
+    found = skip_worktree(clone / ".git", clone)
+    assert found is not None and found.sparse_index and found.staged == {}
+    assert "diff" in trace.read_text()  # the trace covers the comparison
+    assert "ensure_full_index" not in trace.read_text()
