@@ -99,17 +99,6 @@ class SkipWorktree:
         return cls(b"".join(b"S " + os.fsencode(p) + b"\0" for p in sorted(
             paths, key=os.fsencode)), staged=staged)
 
-    def staged_in(self, directory: str) -> dict[str, StagedEntry]:
-        """Return ``{name: entry}`` of :attr:`staged` files directly in ``directory``.
-
-        ``directory`` has no ``/`` at its end ("" is the top of the work tree).
-        """
-        if not self.staged:
-            return {}
-        prefix = f"{directory}/" if directory else ""
-        return {path[len(prefix):]: entry for path, entry in self.staged.items()
-                if path.startswith(prefix) and "/" not in path[len(prefix):]}
-
     def staged_below(self, directory: str) -> dict[str, StagedEntry]:
         """Return the :attr:`staged` entries anywhere below ``directory`` (full paths)."""
         prefix = f"{directory}/" if directory else ""

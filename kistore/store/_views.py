@@ -1130,8 +1130,7 @@ class StagedView(CommitView):
     def shard_keys(self) -> dict[str, str]:
         """``HEAD``'s shard tree ids; a shard with a staged change is keyed by it too."""
         keys = super().shard_keys()
-        for shard in {self._shard_of(p) for p in self.staged} - {None}:
-            assert shard is not None
+        for shard in {s for p in self.staged if (s := self._shard_of(p)) is not None}:
             top, _, name = shard.partition("/")
             directory = f"{layout.STORE_DIR}/{top}/sha256/{name}"
             below = sorted((p, e) for p, e in self.staged.items()
