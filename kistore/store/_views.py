@@ -1079,9 +1079,19 @@ class StagedView(CommitView):
                     self._ids[path] = bytes.fromhex(entry[1])
         return modes
 
-    def prefetch(self, paths: Iterable[str]) -> int:
-        """As :meth:`CommitView.prefetch`; a staged blob is in the repository already."""
-        return super().prefetch(p for p in paths if p not in self.staged)
+    def blob_ids(self, paths: Iterable[str]) -> list[str]:
+        """As :meth:`CommitView.blob_ids`; a staged path gives the index's blob id.
+
+        What :meth:`CommitView.prefetch` fetches: a staged blob may be missing from a
+        partial clone too (``git reset --soft`` back in a blob-less clone).
+        """
+        paths = list(paths)
+        ids = super().blob_ids([p for p in paths if p not in self.staged])
+        for path in paths:
+            entry = self.staged.get(path)
+            if entry is not None and entry[0] in REGULAR_MODES:
+                ids.append(entry[1])
+        return ids
 
     def holds(self, path: str, data: bytes, limit: int | None = None) -> bool:
         """As :meth:`CommitView.holds`, comparing with the staged blob at a staged path."""

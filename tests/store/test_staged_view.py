@@ -79,6 +79,7 @@ def test_a_staged_view_answers_as_the_commit_of_its_changes(repo, changes):
         assert view.modes_of([path]) == want.modes_of([path]), path
         assert view.blob_id(path) == (None if want.blob_id(path) is None
                                       else str(want.blob_id(path))), path
+        assert view.blob_ids([path]) == want.blob_ids([path]), path
         data = want.read(path)
         if data is not None:
             assert view.holds(path, data) and not view.holds(path, data + b"x"), path
