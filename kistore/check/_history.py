@@ -324,8 +324,8 @@ def _worktree_changes(repo: pygit2.Repository, skipped: SkipWorktree | None = No
     Args:
         repo: the repository (with a work tree).
         skipped: in a sparse checkout, the paths outside it (:mod:`kistore.git.sparse`):
-            git treats each as holding its committed bytes, and so does this check (libgit2's
-            status calls them deleted). A sparse index, which libgit2 cannot read, is
+            git treats each as holding its index entry's bytes, and so does this check
+            (libgit2's status calls them deleted). A sparse index, which libgit2 cannot read, is
             compared by ``git status`` instead.
         objects: the work tree's objects as ``verify``'s workers read them
             (:func:`worktree_changes`); when they prove nothing changed
@@ -363,9 +363,12 @@ def _worktree_changes(repo: pygit2.Repository, skipped: SkipWorktree | None = No
     for path, status in sorted(statuses.items()):
         if not path.startswith(layout.OBJECTS_DIR + "/"):
             continue
-        if skipped is not None and path in skipped and status & flags.WT_DELETED \
-                and not status & ~int(flags.WT_DELETED):
-            continue  # outside the sparse checkout: git holds it as committed, not deleted
+        if skipped is not None and path in skipped and status & flags.WT_DELETED:
+            # outside the sparse checkout: git holds it as its index entry, not deleted (a
+            # change staged there is the index's, as in a full checkout)
+            status &= ~int(flags.WT_DELETED)
+            if not status:
+                continue
         if status & flags.INDEX_DELETED and _worktree_holds_head(repo, path):
             # HEAD and the work tree hold the same bytes; only git's index lacks the file.
             findings.append(Finding(OBJECT_DELETED, _index_behind(lock), file=path))

@@ -11,6 +11,7 @@ for paths under ``store/`` wins, since git applies the last matching line. Pure;
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from .findings import ERROR, Finding, rule
 from .layout import GITATTRIBUTES_LINE
@@ -38,42 +39,80 @@ def check_gitattributes(data: bytes | None) -> list[Finding]:
     """
     guarded, missed = None, ""
     for number, raw in enumerate((data or b"").split(b"\n"), 1):
-        line = raw.decode("utf-8", "replace")
-        parsed = _split(line)
-        if parsed is None:
+        line = _line_git_reads(raw, number)
+        if line is None:
             continue
-        pattern, states = parsed
-        guards = {"-text", "-eol", "-filter"} <= set(states)
-        if len(raw) >= _MAX_LINE:  # git reads no such line from the committed file
-            if guards and pattern.removeprefix(_BOM) == "store/**" and not missed:
-                missed = (f"line {number} is {len(raw):,} bytes long and git ignores a line "
-                          f"of {_MAX_LINE:,} bytes or more")
-            shortest = raw.removesuffix(b"\r")  # the work tree's file: without CR and BOM
-            if len(shortest.removeprefix(_BOM.encode()) if number == 1 else shortest
-                   ) >= _MAX_LINE:
-                continue
-        elif pattern == "store/**" and guards:
+        if line.guard:
             guarded = number
-            continue
-        elif number == 1 and pattern == _BOM + "store/**" and guards:
-            missed = ("line 1 starts with a UTF-8 byte order mark, which git skips in the "
-                      "work tree's file but not in the committed one that a new clone "
-                      "checks out with (`git check-attr --cached`), so there the line "
-                      "matches nothing; save .gitattributes without it")
-            continue
-        converting = [w for w in states if _converts(w)]
-        if guarded is not None and converting and _may_match_store(pattern):
+        missed = missed or line.ignored
+        converting = [w for w in line.states if _converts(w)] if line.applies else []
+        if guarded is not None and converting and _may_match_store(line.pattern):
             return [Finding(GITATTRIBUTES_MISSING, f"line {number} sets "
-                            f"{' '.join(converting)} for {pattern} after the store/** line, so "
-                            "git would convert stored bytes", file=".gitattributes",
+                            f"{' '.join(converting)} for {line.pattern} after the store/** "
+                            "line, so git would convert stored bytes", file=".gitattributes",
                             line=number, column=1, expected="no conversion under store/",
-                            found=line.strip(_BLANK))]
+                            found=line.text.strip(_BLANK))]
     if guarded is not None:
         return []
     return [Finding(GITATTRIBUTES_MISSING, "nothing stops end-of-line or filter conversion of "
                     f"store/{f' ({missed})' if missed else ''}", file=".gitattributes",
                     expected=GITATTRIBUTES_LINE,
                     found="no such line git reads" if missed else "no such line")]
+
+
+class _Line(NamedTuple):
+    """One line of ``.gitattributes`` as git reads it (:func:`_line_git_reads`)."""
+
+    text: str
+    """The line, decoded (UTF-8, bad bytes replaced)."""
+    pattern: str
+    """Its pattern (C-unquoted when quoted)."""
+    states: list[str]
+    """Its attribute settings."""
+    guard: bool
+    """A ``store/**`` line unsetting ``text``, ``eol`` and ``filter`` that git reads from the
+    committed file."""
+    ignored: str
+    """Why git does not read a ``store/**`` guard written on this line ("" when it does, or
+    the line is no guard): too long, or line 1 starting with a byte order mark."""
+    applies: bool
+    """git may apply the line's settings (in the work tree's file or the committed one), so
+    whatever conversion it sets counts; False for a guard line."""
+
+
+def _line_git_reads(raw: bytes, number: int) -> _Line | None:
+    """Return line ``number`` (1-based; ``raw``: its bytes, no LF) as git reads it.
+
+    Returns:
+        None for a blank line or a comment; else the :class:`_Line`: whether it is a guard
+        git reads from the committed file, and if it is written as one but git does not
+        read it, why (git's attr.c ignores a line of :data:`_MAX_LINE` bytes or more, CR and
+        byte order mark counted in the committed file; ``read_attr_from_buf`` does not skip
+        a BOM, so ``\ufeffstore/**`` matches nothing there).
+    """
+    text = raw.decode("utf-8", "replace")
+    parsed = _split(text)
+    if parsed is None:
+        return None
+    pattern, states = parsed
+    guards = {"-text", "-eol", "-filter"} <= set(states)
+    if len(raw) >= _MAX_LINE:  # git reads no such line from the committed file
+        ignored = (f"line {number} is {len(raw):,} bytes long and git ignores a line of "
+                   f"{_MAX_LINE:,} bytes or more"
+                   if guards and pattern.removeprefix(_BOM) == "store/**" else "")
+        shortest = raw.removesuffix(b"\r")  # the work tree's file: without CR and BOM
+        if number == 1:
+            shortest = shortest.removeprefix(_BOM.encode())
+        return _Line(text, pattern, states, False, ignored, len(shortest) < _MAX_LINE)
+    if pattern == "store/**" and guards:
+        return _Line(text, pattern, states, True, "", False)
+    if number == 1 and pattern == _BOM + "store/**" and guards:
+        return _Line(text, pattern, states, False, (
+            "line 1 starts with a UTF-8 byte order mark, which git skips in the work tree's "
+            "file but not in the committed one that a new clone checks out with (`git "
+            "check-attr --cached`), so there the line matches nothing; save .gitattributes "
+            "without it"), False)
+    return _Line(text, pattern, states, False, "", True)
 
 
 _CONVERTING = ("text", "eol", "filter", "ident", "working-tree-encoding", "crlf")

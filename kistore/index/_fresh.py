@@ -78,7 +78,8 @@ class FileCheck:
         conn: the index connection (table ``manifest_stat`` is created, read and written).
         head: a :class:`kistore.query.warm.HeadTree` of ``HEAD``.
         skipped: in a sparse checkout, the paths outside it (:mod:`kistore.git.sparse`): a
-            file there absent from the work tree holds ``HEAD``'s blob, as git treats it.
+            file there absent from the work tree holds its index entry's blob, as git treats
+            it: ``HEAD``'s unless a change to it is staged.
     """
 
     def __init__(self, root: Path, conn: sqlite3.Connection, head: HeadTree,
@@ -132,7 +133,9 @@ class FileCheck:
         return {d for d in digests if not self._known[d]}
 
     def _sparse_clean(self, digest: str) -> bool:
-        """Return True when each file of ``digest`` is outside the checkout or holds HEAD's blob.
+        """Return True when each file of ``digest`` is HEAD's (outside the checkout, unstaged).
+
+        Each file is outside the checkout with no change staged there, or holds HEAD's blob.
 
         For a manifest with a file absent from a sparse checkout's work tree; not cached (a
         file outside the checkout costs a set lookup, one inside it a hash).
@@ -142,8 +145,8 @@ class FileCheck:
             try:
                 mode = os.lstat(f"{self.top}/{path}").st_mode
             except (FileNotFoundError, NotADirectoryError):
-                if path not in self.skipped:
-                    return False  # inside the checkout and gone: deleted
+                if path not in self.skipped or path in self.skipped.staged:
+                    return False  # inside the checkout and gone (deleted), or not HEAD's
                 continue
             if not (S_ISREG(mode) and self._holds_head_blob(path)):
                 return False

@@ -771,13 +771,15 @@ def _work_tree_catalog(store: IndexedStore, root: Path, progress: Progress | Non
     head = warm.HeadTree(store, base.conn, tree_id, load)
     skipped = skip_worktree(store.git_dir, root)  # a sparse checkout's paths outside it
     changed = changed_digests(root, head, base.conn, skipped)
+    if skipped is not None:  # a change staged outside the checkout: read from the view
+        changed |= {d for path in skipped.staged if (d := layout.digest_from_path(path))}
     check = FileCheck(root, base.conn, head, skipped)
     # what HEAD's index skipped as damaged is read again where the work tree changed it
     changed |= {Digest.from_str(d) for d in check.stale(base.skipped())}
     # every answer's files are checked by stat data: an in-place rewrite shows (.fresh)
     catalog: Catalog = CheckedCatalog(base, store.view(None), changed, check)
     catalog.annotated = warm.annotated_blobs(store, base.conn)
-    if skipped is not None:  # notes and attestation files outside the checkout are HEAD's
+    if skipped is not None:  # notes and attestation files outside the checkout: the index's
         catalog.outside = warm.OutsideCheckout(skipped, head)
     return catalog
 

@@ -257,11 +257,13 @@ def annotated_blobs(store: IndexedStore, conn: sqlite3.Connection) -> frozenset[
 
 
 class OutsideCheckout:
-    """The files a sparse checkout leaves out of the work tree, as ``HEAD`` holds them.
+    """The files a sparse checkout leaves out of the work tree, as git's index holds them.
 
-    git treats a skip-worktree path as holding its committed bytes (:mod:`kistore.git.sparse`);
-    :func:`maybe_attested` asks this about a run whose object file or attestation folder is
-    absent from the work tree, so a note or file outside the checkout is not missed.
+    git treats a skip-worktree path as holding its index entry's bytes
+    (:mod:`kistore.git.sparse`): ``HEAD``'s, unless a change there is staged
+    (:attr:`~kistore.git.sparse.SkipWorktree.staged`). :func:`maybe_attested` asks this about
+    a run whose object file or attestation folder is absent from the work tree, so a note
+    or file outside the checkout is not missed.
 
     Args:
         skipped: the store paths outside the checkout
@@ -274,28 +276,35 @@ class OutsideCheckout:
         self.head = head
 
     def object_blob(self, digest: Digest) -> str | None:
-        """Return ``HEAD``'s blob id (hex) of ``digest``'s object file when it is skipped.
+        """Return the index's blob id (hex) of ``digest``'s object file when it is skipped.
 
-        None when the path is inside the checkout (absent there: deleted) or ``HEAD``
-        holds no such file.
+        The staged blob where a change is staged there, else ``HEAD``'s. None when the
+        path is inside the checkout (absent there: deleted) or the index holds no such
+        file.
         """
         path = layout.object_path(digest)
         if path not in self.skipped:
             return None
+        if path in self.skipped.staged:
+            entry = self.skipped.staged[path]
+            return None if entry is None else entry[1]
         directory, _, name = path.rpartition("/")
         return self.head.listing(self.head.shard(directory)).get(name)
 
     def has_folder(self, folder: str) -> bool:
-        """Return True when ``HEAD`` holds the directory ``folder`` outside the checkout.
+        """Return True when the index may hold the directory ``folder`` outside the checkout.
 
         From git's listing of a full index (a skipped file below ``folder``); in a sparse
-        directory entry (a sparse index lists no path below it) from ``HEAD``'s tree.
+        directory entry (a sparse index lists no path below it) from ``HEAD``'s tree, or a
+        file staged below ``folder``. (A folder whose files' removal is staged still
+        answers True: the answer is "may", and reading it finds nothing.)
 
         Args:
             folder: a repository path (``store/attestations/sha256/XX/REST``).
         """
         if self.skipped.dir_skipped(folder):
-            return self.head.has_tree(folder)
+            return self.head.has_tree(folder) or any(
+                entry is not None for entry in self.skipped.staged_below(folder).values())
         parent, _, name = folder.rpartition("/")
         return name in self.skipped.names_in(parent)
 
@@ -332,7 +341,7 @@ def maybe_attested(root: Path, digests: Iterable[Digest], annotated: frozenset[s
 
 
 def _blob_of(top: str, digest: Digest, outside: OutsideCheckout | None) -> str | None:
-    """Return the blob id (hex) of ``digest``'s object: the work tree's, else HEAD's if skipped."""
+    """Return the blob id (hex) of ``digest``'s object: the work tree's, else the index's."""
     found = blob_id_of_file(Path(top, layout.object_path(digest)))
     if found is None and outside is not None:
         return outside.object_blob(digest)

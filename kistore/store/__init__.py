@@ -22,6 +22,7 @@ from ._views import (
     FileTooLarge,
     NamesFileDisagrees,
     SparseWorkTreeView,
+    StagedView,
     View,
     WorkTreeView,
 )
@@ -71,6 +72,7 @@ __all__ = [
     "Files",
     "NamesFileDisagrees",
     "SparseWorkTreeView",
+    "StagedView",
     "Store",
     "View",
     "WorkTreeView",

@@ -45,7 +45,7 @@ from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
-from ._views import CommitView, SparseWorkTreeView, View, WorkTreeView
+from ._views import CommitView, SparseWorkTreeView, StagedView, View, WorkTreeView
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
     from ..git.writer import FileStat
@@ -275,43 +275,47 @@ class Store:
         return None if self.root is None else skip_worktree(self.git_dir, self.root)
 
     def _work_view(self, root: Path) -> WorkTreeView:
-        """Return the work tree's view; in a sparse checkout files outside it read from HEAD."""
+        """Return the work tree's view; in a sparse checkout files outside it as the index's.
+
+        ``HEAD``'s, with any change staged there (:class:`StagedView`).
+        """
         skipped = self.skipped()
         if skipped is None:
             return WorkTreeView(root, self.name_index())
 
         def head() -> View | None:
-            return None if self.repo.head_is_unborn else CommitView(self.repo,
-                                                                    self.commit("HEAD"))
+            if self.repo.head_is_unborn:
+                return None
+            if skipped.staged:
+                return StagedView(self.repo, self.commit("HEAD"), skipped.staged)
+            return CommitView(self.repo, self.commit("HEAD"))
 
         return SparseWorkTreeView(root, skipped, head, self.name_index())
 
     def limits(self, at: str | None = None) -> Limits:
         """Return the size limits the store's ``kistore.toml`` sets (``[limits]``).
 
-        Read from the work tree, or from the commit ``at`` (``HEAD`` in a bare repository,
-        and for a file a sparse checkout leaves out of the work tree, as git holds it);
-        a store without the file, the table or a commit uses :data:`kistore.core.limits.
-        DEFAULT` (1 MiB a manifest).
+        Read through :meth:`view`: from the work tree (in a sparse checkout that leaves the
+        file out, as git's index holds it: ``HEAD``'s, or a change staged to it), or from
+        the commit ``at`` (``HEAD`` in a bare repository). Only a regular file counts (a
+        symlink is never followed, as git commits it). A store without the file, the table
+        or a commit uses :data:`kistore.core.limits.DEFAULT` (1 MiB a manifest).
 
         Raises:
             InputError: kistore.toml is not UTF-8 TOML, or ``[limits]`` holds an unknown key
-                or a value that is not a positive integer.
+                or a value that is not a positive integer (the work tree's file named by
+                its path, a commit's by ``kistore.toml``).
         """
-        if at is None and self.root is not None and not os.path.lexists(
-                self.root / layout.SETTINGS_FILE) and layout.SETTINGS_FILE in (
-                self.skipped() or ()):
-            at = "HEAD"  # outside a sparse checkout (`set --no-cone /store/`): HEAD's
         if at is None and self.root is not None:
-            settings = read_settings(self.root)
+            data = self.view(None).read(layout.SETTINGS_FILE)
             file = str(self.root / layout.SETTINGS_FILE)
         else:
             try:
                 data = self.view(at or "HEAD").read(layout.SETTINGS_FILE)
             except InputError:  # no commit yet (an empty bare repository)
                 data = None
-            settings = parse_settings(data or b"", file=layout.SETTINGS_FILE)
             file = layout.SETTINGS_FILE
+        settings = parse_settings(data or b"", file=file)
         return Limits.from_toml(settings.get("limits"), file=file)
 
     def commit(self, rev: str) -> pygit2.Commit:

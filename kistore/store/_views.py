@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import sqlite3
 import stat
@@ -31,7 +32,7 @@ from ..git.blobs import blob_size, fetch_blobs, read_blob
 from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.quarantine import admit_quarantine
-from ..git.sparse import SkipWorktree
+from ..git.sparse import SkipWorktree, StagedEntry
 from ..index import freshness
 from ..index.names import NameIndex
 
@@ -683,19 +684,21 @@ class WorkTreeView(View):
 
 
 class SparseWorkTreeView(WorkTreeView):
-    """The work tree of a sparse checkout: a file outside the checkout is read from ``HEAD``.
+    """The work tree of a sparse checkout: a file outside the checkout reads as the index's.
 
     git marks each path a sparse checkout leaves out *skip-worktree* and treats it as
-    holding its committed bytes (:mod:`kistore.git.sparse`). So does this view: a skipped
-    path absent from the work tree reads, lists and is keyed as ``HEAD`` holds it (an object
-    is still re-hashed when read); a file that is in the work tree, skipped or not, is read
-    from there; a path inside the checkout that is absent is absent (deleted: ``verify``'s
-    KI402).
+    holding its index entry's bytes (:mod:`kistore.git.sparse`): ``HEAD``'s, unless a change
+    there is staged. So does this view: a skipped path absent from the work tree reads,
+    lists and is keyed as ``head`` holds it (a :class:`StagedView` when a change is staged
+    outside the checkout; an object is still re-hashed when read); a file that is in the
+    work tree, skipped or not, is read from there; a path inside the checkout that is absent
+    is absent (deleted: ``verify``'s KI402).
 
     Args:
         root: the work tree.
         skipped: the skipped paths (:func:`kistore.git.sparse.skip_worktree`).
-        head: returns the :class:`CommitView` of ``HEAD`` (called once, on the first read
+        head: returns the :class:`CommitView` of ``HEAD``, or the :class:`StagedView` of it
+            and the changes staged outside the checkout (called once, on the first read
             outside the checkout; None when the branch has no commit yet).
         name_index: as :class:`WorkTreeView`.
     """
@@ -986,6 +989,14 @@ class CommitView(View):
                     or entry.filemode not in REGULAR_MODES):  # a symlink reads as no file
                 return None
             oid = entry.id
+        return self._read_blob(path, oid, limit)
+
+    def _read_blob(self, path: str, oid: str | pygit2.Oid, limit: int | None) -> bytes:
+        """Return blob ``oid``'s bytes (read for ``path``), never inflating one past ``limit``.
+
+        Raises:
+            FileTooLarge: the blob holds more than ``limit`` bytes.
+        """
         if limit is not None:
             size = blob_size(self.repo, oid)  # ~5 us: a 200 MB blob is never inflated
             if size is not None and size > limit:
@@ -1006,3 +1017,160 @@ class CommitView(View):
         tree = self.repo[entry.id]
         assert isinstance(tree, pygit2.Tree)
         return [str(e.name) for e in tree]
+
+
+class StagedView(CommitView):
+    """``HEAD``'s tree with the changes staged to paths outside a sparse checkout.
+
+    What git holds at a skip-worktree path is its index entry, not ``HEAD``'s; they differ
+    while a change there is staged and not committed (``git cherry-pick -n``, ``git merge
+    --no-commit``, ``git reset --soft``, ``git add --sparse``). This view answers as the
+    :class:`CommitView` of ``HEAD`` except at the paths of
+    :attr:`kistore.git.sparse.SkipWorktree.staged`, where it answers with the index's blob
+    (or no file, where the index holds none). :class:`SparseWorkTreeView` reads the paths
+    outside the checkout through it; with nothing staged it is not made (a plain
+    :class:`CommitView` costs nothing more).
+
+    Args:
+        repo: the repository.
+        commit: ``HEAD``.
+        staged: repository path -> :data:`kistore.git.sparse.StagedEntry` (``(mode, blob
+            id hex)``; None: no file there in the index).
+        name_index: as :class:`CommitView`.
+    """
+
+    def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit,
+                 staged: dict[str, StagedEntry], name_index: NameIndex | None = None) -> None:
+        super().__init__(repo, commit, name_index)
+        self.staged = staged
+        self._dirs: dict[str, set[str]] = {}  # directory -> names of staged files below it
+        for path, entry in staged.items():
+            if entry is None:
+                continue
+            parts = path.split("/")
+            for depth in range(len(parts)):
+                self._dirs.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
+
+    def files(self, limit: int = DEFAULT.manifest_bytes) -> Files:
+        """List ``HEAD``'s files under ``store/`` with the staged changes applied."""
+        found = super().files(limit)
+        for path, entry in self.staged.items():
+            if not path.startswith(f"{layout.STORE_DIR}/"):
+                continue
+            self._ids.pop(path, None)
+            if entry is None:
+                found.modes.pop(path, None)
+            else:
+                found.modes[path] = entry[0]
+                if entry[0] in REGULAR_MODES:
+                    self._ids[path] = bytes.fromhex(entry[1])
+        return found
+
+    def modes_of(self, paths: Iterable[str]) -> dict[str, int]:  # noqa: D102 - on View
+        paths = list(paths)
+        modes = super().modes_of([p for p in paths if p not in self.staged])
+        for path in paths:
+            entry = self.staged.get(path, ())
+            if entry is None:
+                continue
+            if entry:
+                modes[path] = entry[0]
+                if entry[0] in REGULAR_MODES:
+                    self._ids[path] = bytes.fromhex(entry[1])
+        return modes
+
+    def blob_ids(self, paths: Iterable[str]) -> list[str]:
+        """As :meth:`CommitView.blob_ids`; a staged path gives the index's blob id.
+
+        What :meth:`CommitView.prefetch` fetches: a staged blob may be missing from a
+        partial clone too (``git reset --soft`` back in a blob-less clone).
+        """
+        paths = list(paths)
+        ids = super().blob_ids([p for p in paths if p not in self.staged])
+        for path in paths:
+            entry = self.staged.get(path)
+            if entry is not None and entry[0] in REGULAR_MODES:
+                ids.append(entry[1])
+        return ids
+
+    def holds(self, path: str, data: bytes, limit: int | None = None) -> bool:
+        """As :meth:`CommitView.holds`, comparing with the staged blob at a staged path."""
+        if path not in self.staged:
+            return super().holds(path, data, limit)
+        entry = self.staged[path]
+        if entry is None or entry[0] not in REGULAR_MODES:
+            return False
+        if limit is not None and len(data) > limit:
+            return False
+        return blob_id(data).hex() == entry[1]
+
+    def read(self, path: str, limit: int | None = None) -> bytes | None:
+        """As :meth:`CommitView.read`; a staged path reads the index's blob.
+
+        Raises:
+            FileTooLarge: as :meth:`View.read`.
+        """
+        if path not in self.staged:
+            return super().read(path, limit)
+        entry = self.staged[path]
+        if entry is None or entry[0] not in REGULAR_MODES:
+            return None
+        return self._read_blob(path, entry[1], limit)
+
+    def blob_id(self, path: str) -> str | None:  # noqa: D102 - on View
+        if path in self.staged:
+            entry = self.staged[path]
+            return None if entry is None or entry[0] not in REGULAR_MODES else entry[1]
+        return super().blob_id(path)
+
+    def list_dir(self, path: str) -> list[str]:
+        """``HEAD``'s entries in ``path``, less the staged removals, with the staged additions.
+
+        A directory whose every file's removal is staged is still listed (reading below
+        it finds nothing).
+        """
+        names = [n for n in super().list_dir(path)
+                 if self.staged.get(f"{path}/{n}", ()) is not None]
+        added = self._dirs.get(path) if path else None  # the top: as CommitView, none
+        if added:
+            have = set(names)
+            names += sorted(n for n in added if n not in have)
+        return names
+
+    def shard_keys(self) -> dict[str, str]:
+        """``HEAD``'s shard tree ids; a shard with a staged change is keyed by it too."""
+        keys = super().shard_keys()
+        for shard in {s for p in self.staged if (s := self._shard_of(p)) is not None}:
+            top, _, name = shard.partition("/")
+            directory = f"{layout.STORE_DIR}/{top}/sha256/{name}"
+            below = sorted((p, e) for p, e in self.staged.items()
+                           if p.startswith(f"{directory}/"))
+            keys[shard] = f"{keys.get(shard, '-')}+staged:" + hashlib.blake2b(
+                repr(below).encode(), digest_size=8).hexdigest()
+        return keys
+
+    @staticmethod
+    def _shard_of(path: str) -> str | None:
+        """Return ``objects/XX`` or ``metadata/XX`` for a file in a shard, else None."""
+        parts = path.split("/")
+        if len(parts) == 5 and parts[0] == layout.STORE_DIR and parts[2] == "sha256" and \
+                parts[1] in ("objects", "metadata"):
+            return f"{parts[1]}/{parts[3]}"
+        return None
+
+    def file_keys(self, shard_dir: str) -> dict[str, str]:
+        """``HEAD``'s blob ids of a shard's files, the staged ones' where a change is staged."""
+        keys = super().file_keys(shard_dir)
+        top, _, name = shard_dir.partition("/")
+        for leaf, entry in self.staged_in(f"{layout.STORE_DIR}/{top}/sha256/{name}").items():
+            if entry is None:
+                keys.pop(leaf, None)
+            else:
+                keys[leaf] = entry[1]
+        return keys
+
+    def staged_in(self, directory: str) -> dict[str, StagedEntry]:
+        """Return ``{name: entry}`` of the staged paths directly in ``directory``."""
+        prefix = f"{directory}/"
+        return {p[len(prefix):]: e for p, e in self.staged.items()
+                if p.startswith(prefix) and "/" not in p[len(prefix):]}

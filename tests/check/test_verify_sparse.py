@@ -133,3 +133,60 @@ def test_kistore_toml_outside_the_checkout_sets_the_limits(group, tmp_path):
 
     assert findings(done.output) == findings(full.output)
     assert any("KI106" in line for line in findings(done.output))
+
+
+def _staged_outside(group, tmp_path, path: str, data: bytes):
+    """A store-only clone with a commit changing ``path`` to ``data`` staged, not committed
+    (``git cherry-pick -n``), and a full clone with the same change staged."""
+    git(group.root, "checkout", "-q", "-b", "change")
+    write_raw(group.root, path, data)
+    commit_all(group.root, f"change {path}")
+    git(group.root, "checkout", "-q", "main")
+    clone = _store_only(group, tmp_path)
+    git(tmp_path, "clone", "-q", str(group.root), "full")
+    full = tmp_path / "full"
+    for root in (clone, full):
+        git(root, "cherry-pick", "-n", "origin/change")
+    assert not (clone / path).exists()
+    assert git(clone, "diff", "--cached", "--name-only") == f"{path}\n"
+    return clone, full
+
+
+def test_a_kistore_toml_staged_outside_the_checkout_sets_the_limits(group, tmp_path):
+    """The index's kistore.toml, not HEAD's: a lower limit staged applies as in a full clone."""
+    assert Store(group.root).limits().manifest_bytes == 1 << 20
+    clone, full = _staged_outside(group, tmp_path, "kistore.toml",
+                                  b"[limits]\nmanifest-bytes = 200\n")
+    assert Store(clone).limits().manifest_bytes == 200
+    assert Store(clone).limits("HEAD").manifest_bytes == 1 << 20
+    done, in_full = _verify(clone), _verify(full)
+    assert in_full.exit_code == 1 and "KI106" in in_full.output
+
+    def findings(output: str) -> list[str]:  # KI308 says whether the notes were fetched
+        return sorted(line for line in output.splitlines() if "KI308" not in line)
+
+    assert findings(done.output) == findings(in_full.output)
+    git(clone, "reset", "-q")  # unstaged: HEAD's again
+    assert Store(clone).limits().manifest_bytes == 1 << 20
+
+
+def test_a_bad_kistore_toml_staged_outside_the_checkout_is_named_by_its_work_tree_path(
+        group, tmp_path):
+    clone, full = _staged_outside(group, tmp_path, "kistore.toml",
+                                  b"[limits]\nmanifest-byte = 200\n")
+    for root in (clone, full):
+        done = CliRunner().invoke(main, ["--store", str(root), "verify"])
+        assert done.exit_code != 0
+        assert (f"{root / 'kistore.toml'}:/limits/manifest-byte: unknown limit "
+                "'manifest-byte'") in done.output
+
+
+def test_a_gitattributes_staged_outside_the_checkout_is_read(group, tmp_path):
+    """A staged .gitattributes without the store line is KI113, as in a full clone."""
+    clone, full = _staged_outside(group, tmp_path, ".gitattributes", b"*.txt text\n")
+    done, in_full = _verify(clone), _verify(full)
+    line = (".gitattributes: error KI113 gitattributes-missing: nothing stops end-of-line or "
+            "filter conversion of store/ (expected store/** -text -eol -filter -ident "
+            "-working-tree-encoding, found no such line)")
+    assert line in in_full.output.splitlines()
+    assert line in done.output.splitlines()

@@ -24,6 +24,7 @@ from kistore.core.limits import (
     read_lines_bounded,
     read_stream_bounded,
 )
+from kistore.store import Store
 
 from ..conftest import BUNDLE, PUBLISHED, commit_all, git, store_file
 
@@ -280,11 +281,13 @@ def test_a_pull_request_cannot_raise_its_own_limit_when_checked_from_its_merge(
     assert "error KI106 file-too-large" in result.output
     assert "more than the limit of 700 (manifest-bytes)" in result.output
     # the limit, once merged on its own, is the store's: the same content passes after it
-    raised = git(published, "rev-parse", "HEAD~1").strip()
     git(published, "reset", "-q", "--soft", "HEAD~1")
     git(published, "restore", "--staged", "store")
     git(published, "commit", "-qm", "raise the limit", "--", "kistore.toml")
-    assert raised != git(published, "rev-parse", "HEAD").strip()
+    # that commit raises the limit and holds nothing else: the big environment is not in it
+    assert git(published, "diff", "--name-only", "HEAD~1", "HEAD") == "kistore.toml\n"
+    assert Store(published).limits("HEAD~1").manifest_bytes == 700
+    assert Store(published).limits("HEAD").manifest_bytes == 4096
     base = git(published, "rev-parse", "HEAD").strip()
     git(published, "add", "store")
     git(published, "commit", "-qm", "add a big environment")
