@@ -246,8 +246,9 @@ class Store:
         Returns:
             None when there is no work tree, ``HEAD`` is unborn or holds no ``store/``, or
             the work tree has a ``store/`` folder; else the revision to name with ``--at``
-            for the same answers: the current branch's upstream (``origin/main``), or
-            ``HEAD`` when it has none.
+            for the same answers: the current branch's upstream (``origin/main``) when it
+            is at ``HEAD``'s commit, else ``HEAD`` (no upstream, or a branch ahead of or
+            behind it: the upstream would answer for another commit).
         """
         if self.root is None or (self.root / layout.STORE_DIR).exists() or \
                 self.skipped() is not None:
@@ -262,7 +263,9 @@ class Store:
             upstream = None if branch is None else branch.upstream
         except (KeyError, pygit2.GitError):  # a configured upstream that is not fetched
             upstream = None
-        return "HEAD" if upstream is None else str(upstream.shorthand)
+        if upstream is None or upstream.target != repo.head.target:
+            return "HEAD"
+        return str(upstream.shorthand)
 
     def skipped(self) -> SkipWorktree | None:
         """Return the store paths a sparse checkout leaves out (None: not a sparse checkout).

@@ -140,6 +140,13 @@ def test_a_no_checkout_clone_says_so_and_names_the_at_that_answers(tmp_path):
         0, b"", "warning: the work tree is not checked out: 9 committed manifest(s) are left "
         "out; `--at origin/main` answers from the commit\n")
     at_upstream = {args: _kistore(clone, *args, "--at", "origin/main") for args in asks}
+    # review 2026-12-02: a branch ahead of its upstream is answered by HEAD, not origin/main
+    head = git(clone, "rev-parse", "HEAD").strip()
+    ahead = git(clone, "commit-tree", "-p", head, "-m", "ahead", f"{head}^{{tree}}").strip()
+    git(clone, "update-ref", "refs/heads/main", ahead)
+    done = _kistore(clone, "show", "BenchmarkRun/run-1")
+    assert done.stderr.decode() == said.format(at="HEAD")
+    git(clone, "update-ref", "refs/heads/main", head)
     git(clone, "update-ref", "--no-deref", "HEAD", git(clone, "rev-parse", "HEAD").strip())
     done = _kistore(clone, "show", "BenchmarkRun/run-1")  # detached: no upstream
     assert done.stderr.decode() == said.format(at="HEAD")
