@@ -32,7 +32,7 @@ from ..core.gitattributes import check_gitattributes
 from ..core.limits import DEFAULT
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
-from ..core.workers import start_worker
+from ..core.workers import forking, start_worker
 from ..git.pack import blob_id
 from ..store import Files, FileTooLarge
 from ._focus import collision_candidates, look_up_entries
@@ -632,8 +632,10 @@ def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int
     # ends before ``meanwhile`` starts: pygit2 holds the GIL through a status of every file.
     _worker_snapshot = snap
     try:
-        with multiprocessing.get_context("fork").Pool(workers, _reopen_worker_snapshot,
-                                                         (os.getpid(),)) as pool:
+        with forking():  # an interrupt lands after the forks, not in their at-fork hooks
+            pool = multiprocessing.get_context("fork").Pool(workers, _reopen_worker_snapshot,
+                                                            (os.getpid(),))
+        with pool:
             pending = [(units, pool.apply_async(_check_chunk_in_worker, (units, entries)))
                        for units in chunks]
             if meanwhile is not None:

@@ -5,15 +5,49 @@ default (a pool's terminate sends it; the CLI's own handler, an interrupt, is no
 inherited), and dies with its parent: a parent killed with SIGKILL must not leave a worker
 blocked for ever on a pipe it holds, keeping the caller's stderr open (on Linux through
 ``PR_SET_PDEATHSIG``, prctl(2); elsewhere only a parent already gone is noticed).
+
+The parent holds Ctrl-C and SIGTERM while it forks (:func:`forking`): a signal landing
+inside a fork ran its handler in an at-fork hook (logging's ``_releaseLock``), where Python
+prints the interrupt as "Exception ignored" with a traceback and drops it, so the add went
+on and landed (review 2026-12-02, and a flaky ``test_sigterm_mid_write...``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
+from collections.abc import Iterator
 
 _PR_SET_PDEATHSIG = 1
+
+_HELD = frozenset({signal.SIGINT, signal.SIGTERM})
+"""The signals held while forking: those the CLI turns into an interrupt."""
+
+
+@contextlib.contextmanager
+def forking() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM in this thread while its body forks worker processes.
+
+    A signal sent meanwhile stays pending and is taken when the body ends, in the code
+    after it (the interrupt then undoes the work as anywhere else), never inside a fork's
+    at-fork hooks. The children start with both held; :func:`start_worker` lets them in
+    once their own handlers are set. Where ``pthread_sigmask`` does not exist, nothing is
+    held.
+
+    Yields:
+        None, with SIGINT and SIGTERM blocked (``pthread_sigmask(2)``) until the body ends.
+    """
+    try:
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    except (AttributeError, OSError):  # pragma: no cover - no pthread_sigmask here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def start_worker(parent_pid: int) -> None:
@@ -26,6 +60,8 @@ def start_worker(parent_pid: int) -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    with contextlib.suppress(AttributeError, OSError):  # held by forking() in the parent
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
     if sys.platform.startswith("linux"):
         try:
             # Lazy: ctypes loads only in a forked worker on Linux, for prctl.

@@ -24,7 +24,7 @@ import signal
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..core.workers import start_worker
+from ..core.workers import forking, start_worker
 
 BULK_LISTING = 64
 """From this many files on, a batch lists each target directory once instead of probing
@@ -230,7 +230,8 @@ class FileBatch:
                     reply, send = context.Pipe(duplex=False)
                     child = context.Process(target=self._child_main, daemon=True,
                                             args=(send, reply, share_files, stop, os.getpid()))
-                    child.start()
+                    with forking():  # an interrupt lands after the fork, not in its hooks
+                        child.start()
                     send.close()
                     self._children.append((child, reply))
             finally:

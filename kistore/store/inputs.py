@@ -37,7 +37,7 @@ from ..core.errors import (
 )
 from ..core.limits import DEFAULT, Limits, read_bounded, read_lines_bounded, read_up_to, too_large
 from ..core.model import Manifest
-from ..core.workers import start_worker
+from ..core.workers import forking, start_worker
 
 JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 MANIFEST_SUFFIXES = (".json", *JSON_LINES_SUFFIXES)
@@ -370,7 +370,8 @@ def _parse_ranges_in_parallel(lines: list[bytes], file: str, limits: Limits
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=start_worker,
                                initargs=(os.getpid(),))
     try:
-        theirs = pool.map(_parse_shared_range, ranges[own:])  # dispatched in the background
+        with forking():  # the first submit forks every worker (an interrupt lands after)
+            theirs = pool.map(_parse_shared_range, ranges[own:])  # dispatched in background
         for start, end in ranges[:own]:
             try:
                 parts.append(_parse_range(lines, file, start, end, limits))

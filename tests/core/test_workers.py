@@ -67,3 +67,35 @@ def test_a_worker_leaves_ctrl_c_to_the_parent_and_takes_sigterm_at_its_default()
 
     with multiprocessing.get_context("fork").Pool(1, start_worker, (os.getpid(),)) as pool:
         assert pool.apply(_handlers) == (signal.SIG_IGN, signal.SIG_DFL)
+
+
+def test_a_signal_sent_while_forking_is_taken_after_the_fork_and_workers_let_it_in():
+    # review 2026-12-02: a SIGTERM landing inside a fork ran the CLI's handler in logging's
+    # at-fork hook, where Python printed "Exception ignored ... Traceback" and dropped the
+    # interrupt (the add landed). forking() holds it until the fork is done.
+    from kistore.core.workers import forking, start_worker
+
+    taken: list[int] = []
+    before = signal.signal(signal.SIGTERM, lambda number, frame: taken.append(number))
+    try:
+        with forking():
+            os.kill(os.getpid(), signal.SIGTERM)
+            held_in_body = list(taken)
+            read, write = os.pipe()
+            child = os.fork()
+            if child == 0:  # as a worker starts: held until start_worker lets it in
+                held = signal.SIGTERM in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+                start_worker(os.getppid())
+                let_in = signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+                os.write(write, b"%d%d" % (held, let_in))
+                os._exit(0)
+            os.close(write)
+            said = os.read(read, 2)
+            os.close(read)
+            os.waitpid(child, 0)
+        assert held_in_body == []
+        assert taken == [signal.SIGTERM]  # taken once the body ended
+        assert said == b"11"  # the child began with it held; start_worker let it in
+        assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    finally:
+        signal.signal(signal.SIGTERM, before)
