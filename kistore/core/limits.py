@@ -254,7 +254,8 @@ def check_value(value: Any, limits: Limits, *, file: str | None, pointer: str = 
                 if len(key) > strings:
                     errors.append(InputError(
                         f"an object key of {len(key):,} characters, more than the limit of "
-                        f"{strings:,} (string-length): {shorten(repr(key))}",
+                        f"{strings:,} (string-length): {shorten(repr(key))}; "
+                        f"{SETTINGS_HINT.format(key='string-length')}",
                         file=file, pointer=where, line=line))
                     continue
                 stack.append((child, child_pointer))

@@ -375,7 +375,8 @@ def test_a_value_past_the_limits_committed_past_add_is_one_ki107(runner, publish
     commit_all(published, "a value past the limits, past add")
     from kistore.core.model import Manifest
 
-    path = store_file(str(Manifest.from_document(env).digest))
+    unlimited = Limits(string_length=1 << 30, array_length=1 << 30)
+    path = store_file(str(Manifest.from_document(env, limits=unlimited).digest))
     what = ("a string of 70,007 characters, more than the limit of 65,536 (string-length)"
             if case == "string" else
             "an array of 10,001 items, more than the limit of 10,000 (array-length)")
@@ -390,15 +391,18 @@ def test_a_value_past_the_limits_committed_past_add_is_one_ki107(runner, publish
 
 def test_lowering_string_length_below_a_stored_string_fails_verify(runner, published):
     assert invoke(runner, published, "verify").exit_code == 0
-    limited(published, string_length=10)  # the published titles are longer
+    limited(published, string_length=25)  # the published titles are longer
     result = invoke(runner, published, "verify")
     assert result.exit_code == 1, result.output
     errors = [line for line in result.output.splitlines() if " error " in line]
     assert errors and all(" error KI107 value-too-long: a string of " in line
-                          and "more than the limit of 10 (string-length)" in line
+                          and "more than the limit of 25 (string-length)" in line
                           for line in errors), result.output
-    assert any(f"{store_file(PUBLISHED['environment'], 'metadata')}:/title: error KI107"
-               in line for line in errors), result.output
+    title = (f"{store_file(PUBLISHED['environment'], 'metadata')}:/title: error KI107 "
+             "value-too-long: a string of 37 characters, more than the limit of 25 "
+             "(string-length): 'SOL-ExecBench NVIDIA B200, stack v1.1'; raise [limits] "
+             "string-length in kistore.toml if this size is meant")
+    assert title in errors, result.output
 
 
 def test_values_within_the_limits_pass_check_and_verify(runner, published):
