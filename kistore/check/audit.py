@@ -78,8 +78,8 @@ def snapshot(store: Store, at: str | None = None) -> Files:
     """Return the store's files as of the work tree (``at=None``) or the commit ``at``.
 
     :meth:`kistore.store.View.files` of ``store.view(at)``, read with the checking
-    repository's limits (:func:`checking_limits`, also held to strings and arrays: KI107). A bare repository has no work tree:
-    ``at=None`` then reads ``HEAD``.
+    repository's limits (:func:`checking_limits`, also held to strings and arrays: KI107).
+    A bare repository has no work tree: ``at=None`` then reads ``HEAD``.
 
     Raises:
         InputError: when ``at`` names no commit.
