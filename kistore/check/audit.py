@@ -29,7 +29,7 @@ from ..core.digest import Digest
 from ..core.errors import InputError
 from ..core.findings import Finding
 from ..core.gitattributes import check_gitattributes
-from ..core.limits import DEFAULT, Limits, may_pass
+from ..core.limits import DEFAULT, Limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
@@ -59,6 +59,7 @@ from ._rules import (
     entries_clean,
     entry_from,
     sort_key,
+    within_value_limits,
 )
 from .lineage import check_names, check_revocations, check_shallow
 
@@ -677,9 +678,10 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
                  ) -> list[_Compact]:
     """Return each unit's :data:`_Compact`, by :func:`check_clean_pair` when it can.
 
-    A unit whose object or metadata file could hold a string or array past the limits
-    (:func:`kistore.core.limits.may_pass` of ``snap.value_limits``) goes to
-    :func:`check_unit`, which walks it (KI107).
+    A unit whose object or metadata file holds a string or array past the limits
+    (:func:`~kistore.check._rules.within_value_limits` of ``snap.value_limits``: only a file
+    long enough to hold one is parsed for it) goes to :func:`check_unit`, which reports it
+    (KI107).
 
     As :func:`check_unit` and :func:`_names_confirmed` judge each unit alone. ``entries``,
     when given, gets each unit's object entry as read (:func:`_read_pairs`), in order.
@@ -698,9 +700,10 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
     while start < len(units):
         batch, pairs = _read_pairs(snap, units, start, entries)
         for unit, pair in zip(batch, pairs, strict=True):
-            # a file long enough to hold a string or array past the limits (KI107) is
-            # walked by check_unit; no real manifest is (16 KB at most in shared/data)
-            clean = None if pair is None or may_pass(max(len(pair[0]), len(pair[1])), limits) \
+            # a file long enough to hold a string or array past the limits (KI107; no real
+            # manifest is: 16 KB at most in shared/data) is walked; check_unit reports one
+            clean = None if pair is None or not (within_value_limits(pair[0], limits) and
+                                                 within_value_limits(pair[1], limits)) \
                 else check_clean_pair(unit[0], *pair)
             if clean is not None:
                 checked.append((None, clean, True))

@@ -419,3 +419,27 @@ def test_values_within_the_limits_pass_check_and_verify(runner, published):
     for args in (["check", f"{base}..HEAD"], ["verify"], ["verify", "--at", "HEAD"]):
         result = invoke(runner, published, *args)
         assert result.exit_code == 0, (args, result.output)
+
+
+def test_within_value_limits_walks_only_files_long_enough_and_agrees_with_the_finding():
+    from kistore.check._rules import check_value_limits, within_value_limits
+    from kistore.core import canonical
+
+    limits = Limits(string_length=8, array_length=3)
+    short = canonical.dumps({"a": "x" * 8})  # 14 bytes: could hold a 9-character string
+    assert within_value_limits(short, limits)
+    assert check_value_limits("f.json", json.loads(short), len(short), limits) == []
+    long = canonical.dumps({"a": ["x" * 9, [1, 2, 3, 4]]})
+    assert not within_value_limits(long, limits)
+    found = check_value_limits("f.json", json.loads(long), len(long), limits)
+    assert [(f.rule.id, f.file, f.pointer) for f in found] == [
+        ("KI107", "f.json", "/a/0"), ("KI107", "f.json", "/a/1")]
+    assert found[0].message.startswith("a string of 9 characters, more than the limit of 8 "
+                                       "(string-length): 'xxxxxxxxx'; raise [limits] "
+                                       "string-length in kistore.toml")
+    assert found[1].message.startswith("an array of 4 items, more than the limit of 3 "
+                                       "(array-length); raise [limits] array-length")
+    tiny = canonical.dumps(["x" * 9])  # 13 bytes, more than 8: walked
+    assert not within_value_limits(tiny, limits)
+    few = canonical.dumps([1, 2])  # 5 bytes: not walked at all
+    assert within_value_limits(few, limits)
