@@ -26,6 +26,7 @@ from ..core import canonical, canonical_fast, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import CanonicalFormError, ParseError, with_article
 from ..core.findings import ERROR, WARNING, Finding, rule
+from ..core.limits import Limits, check_value, may_pass
 from ..core.model import REFERENCE_FIELDS
 from ..core.naming import external_id_disagreement
 from ..core.schema import KINDS, check_manifest, fast_validator, nfc_problems
@@ -51,6 +52,11 @@ FILE_TOO_LARGE = rule(
     "KI106", "file-too-large", ERROR,
     "no manifest's object or metadata file may pass [limits] manifest-bytes of kistore.toml "
     "(1 MiB by default): remove the file, or raise the limit if its size is meant")
+VALUE_TOO_LONG = rule(
+    "KI107", "value-too-long", ERROR,
+    "no stored string (key or value) may pass [limits] string-length of kistore.toml (65,536 "
+    "characters by default), no array array-length (10,000 items): `kistore add` refuses "
+    "such a manifest; remove the file, or raise the limit if the size is meant")
 PATH_OUTSIDE_LAYOUT = rule(
     "KI110", "path-outside-layout", ERROR,
     "move or remove the file: under store/ only objects/sha256/XX/REST.json, "
@@ -381,6 +387,46 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
+def within_value_limits(data: bytes, limits: Limits) -> bool:
+    """Answer, fast, whether a stored file's strings and arrays are within the limits.
+
+    True at once for a file too short to hold a value past them
+    (:func:`kistore.core.limits.may_pass`), every real manifest; a longer one is parsed
+    and walked. False means "run :func:`check_value_limits`", which decides (and reports).
+
+    Args:
+        data: an object or metadata file's bytes.
+        limits: the checking repository's limits.
+    """
+    if not may_pass(len(data), limits):
+        return True
+    value = canonical_fast.loads_if_canonical(data)
+    return value is not None and not check_value(value, limits, file=None)
+
+
+def check_value_limits(path: str, value: Any, size: int, limits: Limits) -> list[Finding]:
+    """Check a parsed object or metadata file's strings and arrays against the limits.
+
+    What ``add`` refuses (:func:`kistore.core.limits.check_value`) must not pass once
+    committed by hand, or under a limit since lowered. The walk is skipped when ``size``
+    bytes cannot hold a value past the limits (:func:`kistore.core.limits.may_pass`).
+
+    Args:
+        path: repository path of the file.
+        value: the file's parsed JSON value.
+        size: the file's length in bytes.
+        limits: the checking repository's limits (``string_length``, ``array_length``).
+
+    Returns:
+        One KI107 finding per string (or key) longer than ``string_length`` characters or
+        array longer than ``array_length`` items, at its JSON Pointer; empty otherwise.
+    """
+    if not may_pass(size, limits):
+        return []
+    return [Finding(VALUE_TOO_LONG, e.message, file=path, pointer=e.pointer)
+            for e in check_value(value, limits, file=path)]
+
+
 def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata: Any
                         ) -> list[Finding]:
     """Validate an object and its metadata together against the schema of the object's kind.

@@ -29,7 +29,7 @@ from ..core.digest import Digest
 from ..core.errors import InputError
 from ..core.findings import Finding
 from ..core.gitattributes import check_gitattributes
-from ..core.limits import DEFAULT
+from ..core.limits import DEFAULT, Limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
@@ -55,9 +55,11 @@ from ._rules import (
     check_manifest_pair,
     check_metadata_bytes,
     check_object_bytes,
+    check_value_limits,
     entries_clean,
     entry_from,
     sort_key,
+    within_value_limits,
 )
 from .lineage import check_names, check_revocations, check_shallow
 
@@ -77,13 +79,16 @@ def snapshot(store: Store, at: str | None = None) -> Files:
     """Return the store's files as of the work tree (``at=None``) or the commit ``at``.
 
     :meth:`kistore.store.View.files` of ``store.view(at)``, read with the checking
-    repository's limit (:func:`checking_limit`). A bare repository has no work tree:
-    ``at=None`` then reads ``HEAD``.
+    repository's limits (:func:`checking_limits`, also held to strings and arrays: KI107).
+    A bare repository has no work tree: ``at=None`` then reads ``HEAD``.
 
     Raises:
         InputError: when ``at`` names no commit.
     """
-    return store.view(at).files(checking_limit(store))
+    limits = checking_limits(store)
+    snap = store.view(at).files(limits.manifest_bytes)
+    snap.value_limits = limits
+    return snap
 
 
 def checking_limit(store: Store, base: str | None = None) -> int:
@@ -106,14 +111,34 @@ def checking_limit(store: Store, base: str | None = None) -> int:
         InputError: the store's kistore.toml sets invalid limits (BASE's invalid ones are
             taken as the default limits).
     """
-    limit = int(store.limits().manifest_bytes)
+    return checking_limits(store, base).manifest_bytes
+
+
+def checking_limits(store: Store, base: str | None = None) -> Limits:
+    """Return every limit stored files are held to, as :func:`checking_limit` does the bytes.
+
+    The checking repository's ``[limits]`` (manifest-bytes: KI106; string-length and
+    array-length: KI107), each the lower of its own and ``base``'s committed one.
+
+    Args:
+        store: the checking repository.
+        base: the range's BASE commit, or None (``verify``: the store's own limits).
+
+    Returns:
+        The limits.
+
+    Raises:
+        InputError: the store's kistore.toml sets invalid limits (BASE's invalid ones are
+            taken as the default limits).
+    """
+    limits = Limits(*map(int, store.limits()))
     if base is None:
-        return limit
+        return limits
     try:
-        committed = int(store.limits(at=base).manifest_bytes)
-    except InputError:  # BASE's kistore.toml is not valid: its limit is the default
-        committed = DEFAULT.manifest_bytes
-    return min(limit, committed)
+        committed = Limits(*map(int, store.limits(at=base)))
+    except InputError:  # BASE's kistore.toml is not valid: its limits are the default
+        committed = DEFAULT
+    return Limits(*map(min, limits, committed))
 
 
 PARALLEL_MIN = 4000
@@ -548,7 +573,8 @@ def check_unit(snap: Files, unit: Unit) -> tuple[list[Finding], Entry]:
 
     Returns:
         The findings of :func:`~kistore.check._rules.check_object_bytes`,
-        :func:`~kistore.check._rules.check_metadata_bytes` and
+        :func:`~kistore.check._rules.check_metadata_bytes`,
+        :func:`~kistore.check._rules.check_value_limits` (``snap.value_limits``) and
         :func:`~kistore.check._rules.check_manifest_pair` for the files to check, and the
         :class:`~kistore.check._rules.Entry` (kind, name, references) of the manifest.
     """
@@ -574,6 +600,8 @@ def check_unit(snap: Files, unit: Unit) -> tuple[list[Finding], Entry]:
             parsed = checker(path, data)
             findings += parsed.findings
             values[i] = parsed.value
+            if parsed.value is not None:
+                findings += check_value_limits(path, parsed.value, len(data), snap.value_limits)
         else:
             values[i] = _quick_parse(data)
     obj, meta = values
@@ -650,6 +678,11 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
                  ) -> list[_Compact]:
     """Return each unit's :data:`_Compact`, by :func:`check_clean_pair` when it can.
 
+    A unit whose object or metadata file holds a string or array past the limits
+    (:func:`~kistore.check._rules.within_value_limits` of ``snap.value_limits``: only a file
+    long enough to hold one is parsed for it) goes to :func:`check_unit`, which reports it
+    (KI107).
+
     As :func:`check_unit` and :func:`_names_confirmed` judge each unit alone. ``entries``,
     when given, gets each unit's object entry as read (:func:`_read_pairs`), in order.
 
@@ -663,10 +696,15 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
     """
     checked: list[tuple[list[Finding] | None, _Learnt, bool]] = []
     start = 0
+    limits = snap.value_limits
     while start < len(units):
         batch, pairs = _read_pairs(snap, units, start, entries)
         for unit, pair in zip(batch, pairs, strict=True):
-            clean = None if pair is None else check_clean_pair(unit[0], *pair)
+            # a file long enough to hold a string or array past the limits (KI107; no real
+            # manifest is: 16 KB at most in shared/data) is walked; check_unit reports one
+            clean = None if pair is None or not (within_value_limits(pair[0], limits) and
+                                                 within_value_limits(pair[1], limits)) \
+                else check_clean_pair(unit[0], *pair)
             if clean is not None:
                 checked.append((None, clean, True))
                 continue

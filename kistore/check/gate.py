@@ -56,7 +56,7 @@ from ._names import NAME_PATH_MISSING
 from ._paths import changed_tree_names
 from ._policy import check_policy
 from ._rules import sort_key
-from .audit import GITATTRIBUTES, check_contents, checking_limit
+from .audit import GITATTRIBUTES, check_contents, checking_limits
 from .lineage import APPEND_ONLY_REMOVED, check_shallow, names_kept, revocations_kept
 from .reach import first_unsent
 
@@ -248,10 +248,12 @@ def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tr
 
     With ``whole_tree``, every file of ``head`` instead.
     """
-    view, limit = store.view(head), checking_limit(store, base)
-    if whole_tree:
-        return view.files(limit)
-    return view.files_of(range_paths(view, store.view(base), changed, limit), limit)
+    view, limits = store.view(head), checking_limits(store, base)
+    limit = limits.manifest_bytes
+    files = view.files(limit) if whole_tree else \
+        view.files_of(range_paths(view, store.view(base), changed, limit), limit)
+    files.value_limits = limits
+    return files
 
 
 def _tree_changes(repo: pygit2.Repository, base_tree: Any, head_tree: Any) -> list[str]:
@@ -685,5 +687,8 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     with: everything ``rev``'s tree holds and all of its history.
     """
     head = store.commit(rev)
-    findings = check_contents(store.view(str(head.id)).files(checking_limit(store)))
+    limits = checking_limits(store)
+    files = store.view(str(head.id)).files(limits.manifest_bytes)
+    files.value_limits = limits
+    findings = check_contents(files)
     return findings + check_history(store, rev)

@@ -15,8 +15,11 @@ endless or huge input costs at most that much memory and time.
                                          file ``verify``/``check`` read (KI106)
 ``source-bytes``    67,108,864 (64 MiB)  one file ``import`` reads (a source's file holds
                                          many records)
-``string-length``   65,536 characters    every string of a manifest, keys included
-``array-length``    10,000 items         every array of a manifest
+``string-length``   65,536 characters    every string of a manifest, keys included; of
+                                         each object or metadata file ``verify``/``check``
+                                         read (KI107)
+``array-length``    10,000 items         every array of a manifest; of each stored
+                                         file ``verify``/``check`` read (KI107)
 ==================  ===================  ==============================================
 
 They are set in the ``[limits]`` table of ``kistore.toml`` (:meth:`Limits.from_toml`); a
@@ -251,7 +254,8 @@ def check_value(value: Any, limits: Limits, *, file: str | None, pointer: str = 
                 if len(key) > strings:
                     errors.append(InputError(
                         f"an object key of {len(key):,} characters, more than the limit of "
-                        f"{strings:,} (string-length): {shorten(repr(key))}",
+                        f"{strings:,} (string-length): {shorten(repr(key))}; "
+                        f"{SETTINGS_HINT.format(key='string-length')}",
                         file=file, pointer=where, line=line))
                     continue
                 stack.append((child, child_pointer))
@@ -264,6 +268,22 @@ def check_value(value: Any, limits: Limits, *, file: str | None, pointer: str = 
                 continue
             stack.extend((child, f"{where}/{i}") for i, child in enumerate(item))
     return sorted(errors, key=lambda e: e.pointer or "")
+
+
+def may_pass(size: int, limits: Limits) -> bool:
+    """Return whether ``size`` bytes of JSON could hold a string or an array past the limits.
+
+    A string of N characters takes at least N bytes, an array of N items at least 2N - 1:
+    fewer bytes than both bounds cannot hold one, and :func:`check_value` need not walk them.
+
+    Args:
+        size: bytes of the JSON text (a manifest's canonical object or metadata bytes).
+        limits: the limits to apply (``string_length``, ``array_length``).
+
+    Returns:
+        True when the walk is needed.
+    """
+    return size > limits.string_length or size > 2 * limits.array_length - 1
 
 
 def check_manifest(document: Any, object_bytes: bytes, metadata_bytes: bytes, limits: Limits,
@@ -288,8 +308,7 @@ def check_manifest(document: Any, object_bytes: bytes, metadata_bytes: bytes, li
     """
     errors = check_manifest_bytes(object_bytes, metadata_bytes, limits, file=file,
                                   pointer=pointer)
-    largest = max(len(object_bytes), len(metadata_bytes))
-    if largest > limits.string_length or largest > 2 * limits.array_length - 1:
+    if may_pass(max(len(object_bytes), len(metadata_bytes)), limits):
         errors += check_value(document, limits, file=file, pointer=pointer)
     return errors
 

@@ -24,7 +24,7 @@ from typing import TypeVar
 from ..core import canonical, layout
 from ..core.digest import Digest
 from ..core.errors import KistoreError, ResolutionError, VerificationError
-from ..core.limits import DEFAULT
+from ..core.limits import DEFAULT, Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git import treediff
@@ -101,6 +101,11 @@ class Files:
         complete: ``modes`` lists every file (:meth:`View.files`); False: only the paths
             asked about (:meth:`View.files_of`), and whatever else a check needs is
             looked up through :attr:`view`, one path at a time.
+
+    Attributes:
+        value_limits: the limits a check holds each file's strings and arrays to
+            (``[limits] string-length``, ``array-length``; KI107): :data:`DEFAULT` unless the
+            checker sets the checking repository's own (``kistore.check.audit.snapshot``).
     """
 
     def __init__(self, view: View, modes: dict[str, int],
@@ -109,6 +114,7 @@ class Files:
         self.modes = modes
         self.limit = limit
         self.complete = complete
+        self.value_limits: Limits = DEFAULT
 
     def read(self, path: str) -> bytes | None:
         """Return a file's bytes, or None when there is no such regular file.

@@ -343,3 +343,103 @@ def test_a_run_past_the_limit_is_one_ki106_not_findings_on_its_records(runner, p
             f"{run}: error KI106 file-too-large: the file holds 802 bytes, more than the "
             "limit of 700 (manifest-bytes); nothing past the limit was read (expected at "
             "most 700 bytes, found 802 bytes)"], (args, result.output)
+
+
+def _too_long(case: str, env: dict) -> tuple[str, str]:
+    """Make ``env`` hold a value past the default limits; return (limit key, its pointer)."""
+    if case == "string":
+        env["spec"]["hardware"]["product"] = "NVIDIA " + "H" * 70_000
+        return "string_length", "/spec/hardware/product"
+    env["spec"]["hardware"]["clocks"] = {"mhz": [1] * 10_001}
+    return "array_length", "/spec/hardware/clocks/mhz"
+
+
+@pytest.mark.parametrize("case", ["string", "array"])
+def test_a_value_past_the_limits_committed_past_add_is_one_ki107(runner, published, case):
+    # review 2026-12-02: `add` refuses a 70,000-character string or a 10,001-item array,
+    # but one committed by hand (or under a raised limit, since lowered) passed check and
+    # verify: the rules must hold over the whole history
+    base = git(published, "rev-parse", "HEAD").strip()
+    settings = published / "kistore.toml"
+    before = settings.read_text()
+    env = json.loads(BUNDLE.read_text())["environment"]
+    env["metadata"]["name"] = "padded"
+    key, pointer = _too_long(case, env)
+    (published.parent / "padded.json").write_text(json.dumps(env))
+    refused = invoke(runner, published, "add", str(published.parent / "padded.json"))
+    assert refused.exit_code != 0, refused.output
+    limited(published, **{key: 20_000_000})  # raised to add it, lowered again to commit it
+    added = invoke(runner, published, "add", str(published.parent / "padded.json"))
+    assert added.exit_code == 0, added.output
+    settings.write_text(before)
+    commit_all(published, "a value past the limits, past add")
+    from kistore.core.model import Manifest
+
+    unlimited = Limits(string_length=1 << 30, array_length=1 << 30)
+    path = store_file(str(Manifest.from_document(env, limits=unlimited).digest))
+    what = ("a string of 70,007 characters, more than the limit of 65,536 (string-length)"
+            if case == "string" else
+            "an array of 10,001 items, more than the limit of 10,000 (array-length)")
+    for args in (["check", f"{base}..HEAD"], ["verify"], ["verify", "--at", "HEAD"]):
+        result = invoke(runner, published, *args)
+        assert result.exit_code == 1, (args, result.output)
+        errors = [line for line in result.output.splitlines() if " error " in line]
+        assert len(errors) == 1, (args, result.output)
+        assert errors[0].startswith(f"{path}:{pointer}: error KI107 value-too-long: {what}"), \
+            (args, errors)
+
+
+def test_lowering_string_length_below_a_stored_string_fails_verify(runner, published):
+    assert invoke(runner, published, "verify").exit_code == 0
+    limited(published, string_length=25)  # the published titles are longer
+    result = invoke(runner, published, "verify")
+    assert result.exit_code == 1, result.output
+    errors = [line for line in result.output.splitlines() if " error " in line]
+    assert errors and all(" error KI107 value-too-long: a string of " in line
+                          and "more than the limit of 25 (string-length)" in line
+                          for line in errors), result.output
+    title = (f"{store_file(PUBLISHED['environment'], 'metadata')}:/title: error KI107 "
+             "value-too-long: a string of 37 characters, more than the limit of 25 "
+             "(string-length): 'SOL-ExecBench NVIDIA B200, stack v1.1'; raise [limits] "
+             "string-length in kistore.toml if this size is meant")
+    assert title in errors, result.output
+
+
+def test_values_within_the_limits_pass_check_and_verify(runner, published):
+    # a string and an array at their limits (and a file long enough to be walked)
+    base = git(published, "rev-parse", "HEAD").strip()
+    env = json.loads(BUNDLE.read_text())["environment"]
+    env["metadata"]["name"] = "at-the-limits"
+    env["spec"]["hardware"]["product"] = "H" * 65_536
+    env["spec"]["hardware"]["clocks"] = {"mhz": [1] * 10_000}
+    (published.parent / "at.json").write_text(json.dumps(env))
+    added = invoke(runner, published, "add", str(published.parent / "at.json"))
+    assert added.exit_code == 0, added.output
+    commit_all(published, "values at the limits")
+    for args in (["check", f"{base}..HEAD"], ["verify"], ["verify", "--at", "HEAD"]):
+        result = invoke(runner, published, *args)
+        assert result.exit_code == 0, (args, result.output)
+
+
+def test_within_value_limits_walks_only_files_long_enough_and_agrees_with_the_finding():
+    from kistore.check._rules import check_value_limits, within_value_limits
+    from kistore.core import canonical
+
+    limits = Limits(string_length=8, array_length=3)
+    short = canonical.dumps({"a": "x" * 8})  # 14 bytes: could hold a 9-character string
+    assert within_value_limits(short, limits)
+    assert check_value_limits("f.json", json.loads(short), len(short), limits) == []
+    long = canonical.dumps({"a": ["x" * 9, [1, 2, 3, 4]]})
+    assert not within_value_limits(long, limits)
+    found = check_value_limits("f.json", json.loads(long), len(long), limits)
+    assert [(f.rule.id, f.file, f.pointer) for f in found] == [
+        ("KI107", "f.json", "/a/0"), ("KI107", "f.json", "/a/1")]
+    assert found[0].message.startswith("a string of 9 characters, more than the limit of 8 "
+                                       "(string-length): 'xxxxxxxxx'; raise [limits] "
+                                       "string-length in kistore.toml")
+    assert found[1].message.startswith("an array of 4 items, more than the limit of 3 "
+                                       "(array-length); raise [limits] array-length")
+    tiny = canonical.dumps(["x" * 9])  # 13 bytes, more than 8: walked
+    assert not within_value_limits(tiny, limits)
+    few = canonical.dumps([1, 2])  # 5 bytes: not walked at all
+    assert within_value_limits(few, limits)
