@@ -91,34 +91,14 @@ def snapshot(store: Store, at: str | None = None) -> Files:
     return snap
 
 
-def checking_limit(store: Store, base: str | None = None) -> int:
-    """Return the most bytes a stored file may hold: ``[limits] manifest-bytes`` (KI106).
-
-    The checking repository's limit (its work tree's kistore.toml, or ``HEAD``'s in a bare
-    repository), never the checked commit's: a pull request cannot raise the limit it is
-    checked against. A range's gate also holds it to ``base``'s committed limit (the lower
-    of the two): CI checks a pull request from a checkout of the merge, whose kistore.toml
-    is the pull request's own.
-
-    Args:
-        store: the checking repository.
-        base: the range's BASE commit, or None (``verify``: the store's own limit).
-
-    Returns:
-        The limit in bytes.
-
-    Raises:
-        InputError: the store's kistore.toml sets invalid limits (BASE's invalid ones are
-            taken as the default limits).
-    """
-    return checking_limits(store, base).manifest_bytes
-
-
 def checking_limits(store: Store, base: str | None = None) -> Limits:
-    """Return every limit stored files are held to, as :func:`checking_limit` does the bytes.
+    """Return every limit stored files are held to (manifest-bytes: KI106; strings, arrays: KI107).
 
-    The checking repository's ``[limits]`` (manifest-bytes: KI106; string-length and
-    array-length: KI107), each the lower of its own and ``base``'s committed one.
+    The checking repository's ``[limits]`` (its work tree's kistore.toml, or ``HEAD``'s in
+    a bare repository), never the checked commit's: a pull request cannot raise the limits
+    it is checked against. A range's gate also holds each to ``base``'s committed one (the
+    lower of the two): CI checks a pull request from a checkout of the merge, whose
+    kistore.toml is the pull request's own.
 
     Args:
         store: the checking repository.

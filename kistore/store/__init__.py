@@ -14,7 +14,6 @@ from ._store import (
     AdmissionCheck,
     Store,
     parse_settings,
-    read_settings,
 )
 from ._views import (
     CommitView,
@@ -78,5 +77,4 @@ __all__ = [
     "WorkTreeView",
     "atomic_write",
     "parse_settings",
-    "read_settings",
 ]

@@ -860,20 +860,6 @@ def _default_policy() -> bytes:
     return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
 
 
-def read_settings(root: Path) -> dict[str, Any]:
-    """Return ``kistore.toml`` of the store at ``root`` as a dict (empty when absent).
-
-    Raises:
-        InputError: when the file is not valid TOML.
-    """
-    path = root / layout.SETTINGS_FILE
-    try:
-        data = path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
-        return {}
-    return parse_settings(data, file=str(path))
-
-
 def parse_settings(data: bytes, *, file: str) -> dict[str, Any]:
     """Parse the bytes of a ``kistore.toml`` (empty bytes: no settings).
 
