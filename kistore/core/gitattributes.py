@@ -31,8 +31,9 @@ def check_gitattributes(data: bytes | None) -> list[Finding]:
 
     Returns:
         KI113 when no line ``store/** ...`` unsets ``text``, ``eol`` and ``filter`` as git
-        reads the committed file (a C-quoted ``"store/**"`` counts; a line 1 starting with
-        a byte order mark or a line of 2,048 bytes or more does not), or when
+        reads the committed file (a C-quoted ``"store/**"`` counts, and ``/store/**``; a
+        line 1 starting with a byte order mark or a line of 2,048 bytes or more does not), or
+        when
         a later line that may match paths under ``store/`` sets a converting attribute again
         (git applies the last matching line: ``store/objects/** working-tree-encoding=UTF-16``
         would re-encode every object in new clones).
@@ -99,14 +100,14 @@ def _line_git_reads(raw: bytes, number: int) -> _Line | None:
     if len(raw) >= _MAX_LINE:  # git reads no such line from the committed file
         ignored = (f"line {number} is {len(raw):,} bytes long and git ignores a line of "
                    f"{_MAX_LINE:,} bytes or more"
-                   if guards and pattern.removeprefix(_BOM) == "store/**" else "")
+                   if guards and pattern.removeprefix(_BOM) in _GUARDED else "")
         shortest = raw.removesuffix(b"\r")  # the work tree's file: without CR and BOM
         if number == 1:
             shortest = shortest.removeprefix(_BOM.encode())
         return _Line(text, pattern, states, False, ignored, len(shortest) < _MAX_LINE)
-    if pattern == "store/**" and guards:
+    if pattern in _GUARDED and guards:
         return _Line(text, pattern, states, True, "", False)
-    if number == 1 and pattern == _BOM + "store/**" and guards:
+    if number == 1 and pattern.removeprefix(_BOM) in _GUARDED and guards:
         return _Line(text, pattern, states, False, (
             "line 1 starts with a UTF-8 byte order mark, which git skips in the work tree's "
             "file but not in the committed one that a new clone checks out with (`git "
@@ -114,6 +115,10 @@ def _line_git_reads(raw: bytes, number: int) -> _Line | None:
             "without it"), False)
     return _Line(text, pattern, states, False, "", True)
 
+
+_GUARDED = ("store/**", "/store/**")
+"""Patterns of a guard line: in the top-level file a leading ``/`` only anchors the pattern
+there, which ``store/**`` already is (gitignore's rule, which gitattributes follows)."""
 
 _CONVERTING = ("text", "eol", "filter", "ident", "working-tree-encoding", "crlf")
 

@@ -55,6 +55,10 @@ def _protected(values: dict[str, str]) -> bool:
 
 CASES = [
     (b"store/**" + GUARD + b"\n", True),
+    (b"/store/**" + GUARD + b"\n", True),  # anchored: the same files (was KI113)
+    (b'"/store/**"' + GUARD + b"\n", True),
+    (b"\xef\xbb\xbf/store/**" + GUARD + b"\n", False),
+    (b"//store/**" + GUARD + b"\n", False),  # kept out: not one of the guard's spellings
     (b'"store/**"' + GUARD + b"\n", True),  # quoted: was "found no such line"
     (b'"stor\\145/**"' + GUARD + b"\n", True),  # an octal escape
     (b'"store/**"-text -eol -filter\n', True),  # settings right after the closing quote
@@ -95,7 +99,8 @@ def test_a_quoted_line_that_re_enables_text_is_named(repo):
                                "so git would convert stored bytes")
 
 
-TOKENS = ["store/**", '"store/**"', '"stor\\145/**"', "store/objects/**", "*.json", "*",
+TOKENS = ["store/**", "/store/**", "/", '"store/**"', '"stor\\145/**"', "store/objects/**",
+          "*.json", "*",
           "-text", "-eol", "-filter", "text", "eol=crlf", "!text", "-ident", "filter=x",
           " ", " ", "\t", "\r", "\x0c", "\ufeff", "#", '"', "\\", "\n", "\n"]
 
