@@ -35,7 +35,7 @@ from ._provenance import Recorded, warning
 from .common import Plan, Record, expand, source_folder, typed_names
 
 if TYPE_CHECKING:
-    from ..store import AddResult, Store
+    from ..store import AddResult, AdmissionCheck, Store
 
 SOURCES: dict[str, Callable[[list[Any]], Plan]] = {
     "sol-execbench": sol_execbench.plan,
@@ -173,6 +173,7 @@ def run_import(
     skip_invalid: bool = False,
     update_metadata: bool = False,
     progress: Callable[[int], Any] | None = None,
+    checks: Sequence[AdmissionCheck] = (),
 ) -> ImportReport:
     """Build every record of a plan and add the manifests to the store in one call.
 
@@ -188,6 +189,9 @@ def run_import(
             other metadata (e.g. from a folder without ``SOURCE.md``), as
             ``Store.add(update_metadata=True)``: a committed name still never moves.
         progress: called with 1 after each record is built (e.g. a progress bar's update).
+        checks: the rules of the layers above the store the add asks before writing
+            (``Store.add(checks=)``); ``kistore import`` passes
+            ``(kistore.query.units.units_admitted,)`` (KI210). Default none.
 
     Returns:
         The :class:`ImportReport`.
@@ -240,6 +244,7 @@ def run_import(
     try:
         results = store.add(
             manifests, commit=commit, origins=origins, update_metadata=update_metadata,
+            checks=checks,
             message=message or (f"kistore import {source}: {runs} run{'s' * (runs != 1)} "
                                 f"from {files} file{'s' * (files != 1)}"),
         )
@@ -259,7 +264,7 @@ def import_files(store: Store, source: str, paths: Sequence[str], **options: Any
         source: one of :data:`SOURCES`.
         paths: files or directories of that source.
         options: ``commit``, ``message``, ``skip_invalid``, ``update_metadata``,
-            ``progress`` of :func:`run_import`.
+            ``progress``, ``checks`` of :func:`run_import`.
 
     Raises:
         As :func:`plan_import` and :func:`run_import`.

@@ -9,8 +9,8 @@ deleted. So the gate refuses it when it arrives (KI210), and ``verify`` reports 
   range adds, against the other runs of its group at HEAD; and, when the range changes
   ``store/policy/``, every group of a family whose comparison changed;
 * :func:`check_units` (a :data:`kistore.check.audit.CHECKERS` entry): every group;
-* :func:`kistore.query.units.units_admitted` (a :data:`kistore.store.ADMISSION_CHECKS`
-  entry): each run an add would add, against the other runs of its group in the work
+* :func:`kistore.query.units.units_admitted` (a :data:`kistore.store.AdmissionCheck`
+  ``kistore add`` and ``import`` pass to the store): each run an add would add, against the other runs of its group in the work
   tree and in the batch, before anything is written.
 
 The rule itself (``UNIT_DISAGREES``, :func:`group_units`) is :mod:`.units`', which
@@ -30,7 +30,7 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.findings import Finding
 from ..index.index import open_catalog
-from .units import group_units, policy_of, register_admission
+from .units import group_units, policy_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -101,16 +101,15 @@ def check_units(store: Store, at: str | None = None) -> list[Finding]:
 
 
 def register() -> None:
-    """Add the KI210 rule to the gate, ``verify`` and every add (each once).
+    """Add the KI210 rule to the gate and ``verify`` (each once).
 
-    :func:`units_agree` to the gate, :func:`check_units` to ``verify``, and
-    :func:`kistore.query.units.units_admitted` to :meth:`kistore.store.Store.add`.
+    :func:`units_agree` to the gate, :func:`check_units` to ``verify``. An add asks
+    :func:`kistore.query.units.units_admitted` only when its caller passes it.
     """
     if units_agree not in RANGE_CHECKERS:
         RANGE_CHECKERS.append(units_agree)
     if check_units not in CHECKERS:
         CHECKERS.append(check_units)
-    register_admission()
 
 
 def _groups(catalog: Any) -> dict[str, list[Any]]:

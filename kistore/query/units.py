@@ -4,8 +4,8 @@
 (a policy ``unitPointer``), for good, since objects are never deleted. This module owns
 the rule (:data:`UNIT_DISAGREES`, :func:`group_units`); :mod:`.group_rules` applies it
 in the gate and ``verify``, and :func:`units_admitted` before an add writes anything
-(:data:`kistore.store.ADMISSION_CHECKS`, registered by :func:`register_admission`). It
-loads no gate or ``verify`` code, and the index only when a family ranks by a
+(a :data:`kistore.store.AdmissionCheck`: ``kistore add`` and ``import`` hand it to
+:meth:`kistore.store.Store.add` as ``checks=``). It loads no gate or ``verify`` code, and the index only when a family ranks by a
 ``unitPointer``, so ``add`` stays light.
 """
 
@@ -19,7 +19,6 @@ from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, Finding, rule
 from ..index.records import describe
-from ..store import ADMISSION_CHECKS
 from .policy import load_policy
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -83,12 +82,6 @@ def units_admitted(store: Store, manifests: Sequence[Manifest]
                 f"{finding.message}; {UNIT_DISAGREES.hint} (KI210: `check` and `verify` "
                 "refuse it)", pointer=finding.pointer)))
     return problems
-
-
-def register_admission() -> None:
-    """Add :func:`units_admitted` to :data:`kistore.store.ADMISSION_CHECKS` (once)."""
-    if units_admitted not in ADMISSION_CHECKS:
-        ADMISSION_CHECKS.append(units_admitted)
 
 
 def policy_of(store: Store, at: str | None) -> Any:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.layout import GITATTRIBUTES_LINE
 from ._store import (
-    ADMISSION_CHECKS,
     AddInterrupted,
     AdmissionCheck,
     Store,
@@ -57,7 +56,6 @@ def __getattr__(name: str) -> Any:
     return value
 
 __all__ = [
-    "ADMISSION_CHECKS",
     "GITATTRIBUTES_LINE",
     "PACK_THRESHOLD",
     "ForwardWritten",

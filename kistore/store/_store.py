@@ -88,13 +88,11 @@ AdmissionCheck = Callable[["Store", Sequence[Manifest]], "list[tuple[Digest, Kis
 
 Called under the write lock with the store and the manifests the add would add (new
 objects, each once); returns each problem with the digest of the manifest it is about
-(the add places it where that manifest came from: file, line, JSON Pointer)."""
+(the add places it where that manifest came from: file, line, JSON Pointer).
 
-ADMISSION_CHECKS: list[AdmissionCheck] = []
-"""The :data:`AdmissionCheck` s every :meth:`Store.add` runs: the store knows no rule of the
-layers above it, which register theirs (the query layer's unit rule, KI210:
-:func:`kistore.query.group_rules.register`, which the command line calls)."""
-
+The store knows no rule of the layers above it: a caller hands :meth:`Store.add` the
+checks it wants (``checks=``); ``kistore add`` and ``kistore import`` pass the query
+layer's unit rule, :func:`kistore.query.units.units_admitted` (KI210)."""
 
 class AddInterrupted(KeyboardInterrupt):
     """Ctrl-C or SIGTERM arrived after an add had landed: nothing was undone.
@@ -437,6 +435,7 @@ class Store:
         commit: bool = False,
         message: str | None = None,
         origins: Mapping[Digest, Any] | None = None,
+        checks: Sequence[AdmissionCheck] = (),
     ) -> list[AddResult]:
         """Add manifests to the store, all or nothing.
 
@@ -451,6 +450,15 @@ class Store:
             origins: where each manifest came from, named in error messages: a file name,
                 or a :class:`kistore.store.inputs.Located` (file, line, pointer of the manifest
                 inside the file, e.g. ``/run`` in a bundle).
+            checks: the rules of the layers above the store to ask before anything is
+                written (:data:`AdmissionCheck`), each under the write lock with the new
+                manifests. Default none: the store's own rules (bytes, schema, names,
+                metadata, references) always apply, but a rule of the query layer only
+                when passed. ``kistore add`` and ``import`` pass
+                ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
+                a family ranked with a ``unitPointer`` should too, or a run whose unit
+                disagrees with its group's lands (``check`` and ``verify`` still report
+                it, KI210, and ``rank`` fails for its group).
 
         Returns:
             One :class:`AddResult` per distinct manifest, in input order. Adding what is
@@ -467,8 +475,8 @@ class Store:
                 unless ``update_metadata``; a committed name changed (a name never moves,
                 even with ``update_metadata``); a ``metadata.name`` already used by another
                 manifest of the same kind; dangling references (each missing digest listed) unless
-                ``allow_dangling``; what a registered :data:`ADMISSION_CHECKS` rule finds (a
-                run whose unit disagrees with its comparison group's, KI210).
+                ``allow_dangling``; what a rule of ``checks`` finds (e.g. a run whose unit
+                disagrees with its comparison group's, KI210).
             StoreStateError: no work tree, or the branch kept moving under a concurrent
                 writer; the store is left as it was.
         """
@@ -477,7 +485,7 @@ class Store:
         with names.resets_deferred(), self._write_lock():
             return self._add(manifests, allow_dangling=allow_dangling,
                              update_metadata=update_metadata, commit=commit, message=message,
-                             origins=origins)
+                             origins=origins, checks=checks)
 
     @contextlib.contextmanager
     def _write_lock(self) -> Iterator[None]:
@@ -506,6 +514,7 @@ class Store:
         commit: bool,
         message: str | None,
         origins: Mapping[Digest, Any] | None,
+        checks: Sequence[AdmissionCheck],
     ) -> list[AddResult]:
         """:meth:`add` under the write lock."""
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
@@ -523,8 +532,8 @@ class Store:
                         update_metadata=update_metadata, commit=commit, origins=origins,
                         head_holds=self._head_holds())
         results, files, written = plan.results, plan.files, plan.written
-        if ADMISSION_CHECKS:
-            self._admit(manifests, results, origins)
+        if checks:
+            self._admit(checks, manifests, results, origins)
         if not files:
             if commit:  # a re-run after an add killed past its branch move: finish its index
                 BranchCommit(self.repo, self.root).repair_index()
@@ -543,9 +552,9 @@ class Store:
             raise AddInterrupted(results, oid) from None
         return results
 
-    def _admit(self, manifests: Sequence[Manifest], results: Sequence[Any],
-               origins: Mapping[Digest, Any] | None) -> None:
-        """Run :data:`ADMISSION_CHECKS` on the manifests an add would add; raise what they find.
+    def _admit(self, checks: Sequence[AdmissionCheck], manifests: Sequence[Manifest],
+               results: Sequence[Any], origins: Mapping[Digest, Any] | None) -> None:
+        """Run ``checks`` on the manifests an add would add; raise what they find.
 
         Raises:
             MultipleErrors: every problem, each placed where its manifest came from;
@@ -559,7 +568,7 @@ class Store:
         if not new:
             return
         problems = []
-        for check in ADMISSION_CHECKS:
+        for check in checks:
             for digest, problem in check(self, new):
                 locate(problem, (origins or {}).get(digest))
                 problems.append(problem)

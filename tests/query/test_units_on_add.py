@@ -2,7 +2,8 @@
 
 Review 2026-12-02: `add --commit` accepted such a run, which `check` and `verify` refuse
 and which made `rank` and `show` of its group fail. The rule is
-:mod:`kistore.query.units`'; the store runs it before writing (``ADMISSION_CHECKS``).
+:mod:`kistore.query.units`'; the store runs it before writing when its caller passes it
+(``Store.add(checks=)``: the command line does).
 """
 
 from __future__ import annotations
@@ -106,3 +107,28 @@ def test_add_refuses_two_runs_of_one_new_group_in_two_units(runner, store_path, 
         + "; ".join(f"{u} (e.g. {d})" for d, u in sorted(digests, key=lambda d: d[1]))
         + f"; `rank` fails for the whole group; {HINT}"]
     assert snapshot(store_path) == before
+
+
+def test_store_add_asks_only_the_checks_its_caller_passes(store_path, kit, tmp_path, unit_store):
+    """Store.add from Python: KI210 applies when ``checks=`` holds units_admitted, and
+    registering nothing anywhere changes what another call refuses (no global list)."""
+    from kistore.core.errors import MultipleErrors
+    from kistore.query import group_rules
+    from kistore.query.units import units_admitted
+    from kistore.store import Store
+
+    store = Store(store_path)
+    impl, odd = scored(kit, unit_store, "b", 2000.0, "GFLOP/s")
+    manifests = [Manifest.from_document(d) for d in (impl, odd)]
+    before = snapshot(store_path)
+    with pytest.raises(MultipleErrors) as refused:
+        store.add(manifests, checks=(units_admitted,))
+    assert [p.pointer for p in refused.value.problems] == ["/spec/sourceNative/unit"]
+    assert refused.value.problems[0].message.startswith(
+        "states 'GFLOP/s' at /sourceNative/unit; the other runs of comparison group "
+        f"{key_of(unit_store, odd)} state 'TFLOP/s'")
+    assert snapshot(store_path) == before
+    group_rules.register()  # the gate's and verify's registration: no effect on an add
+    results = store.add(manifests)  # no checks passed: the store's own rules only
+    assert [(str(r.digest), r.status) for r in results] == [
+        (str(m.digest), "added") for m in manifests]
