@@ -5,27 +5,28 @@
 and ``compare`` fail for every run of its group, for good, since objects are never
 deleted. So the gate refuses it when it arrives (KI210), and ``verify`` reports it:
 
-* :func:`units_agree` (a :data:`kistore.check.gate.RANGE_CHECKERS` entry): each run the
+* :func:`units_agree` (a :data:`kistore.check.gate.RangeChecker`): each run the
   range adds, against the other runs of its group at HEAD; and, when the range changes
   ``store/policy/``, every group of a family whose comparison changed;
-* :func:`check_units` (a :data:`kistore.check.audit.CHECKERS` entry): every group;
+* :func:`check_units` (a :data:`kistore.check.audit.Checker`): every group;
 * :func:`kistore.query.units.units_admitted` (a :data:`kistore.store.AdmissionCheck`
-  ``kistore add`` and ``import`` pass to the store): each run an add would add, against the other runs of its group in the work
-  tree and in the batch, before anything is written.
+  ``kistore add`` and ``import`` pass to the store): each run an add would add, against
+  the other runs of its group in the work tree and in the batch, before anything is
+  written.
 
 The rule itself (``UNIT_DISAGREES``, :func:`group_units`) is :mod:`.units`', which
 ``add`` loads alone (this module loads the gate and ``verify``).
 
-Registered by :func:`register` (the command line calls it), since the gate, ``verify``
-and the store sit below the query layer.
+The gate, ``verify`` and the store sit below the query layer, so their callers pass these
+rules explicitly: ``kistore check`` hands :func:`units_agree` to
+:func:`kistore.check.gate.check_range` (``checkers=``), ``kistore verify``
+:func:`check_units` to :func:`kistore.check.audit.verify` (after its own ``CHECKERS``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..check.audit import CHECKERS
-from ..check.gate import RANGE_CHECKERS
 from ..core import layout
 from ..core.digest import Digest
 from ..core.findings import Finding
@@ -98,18 +99,6 @@ def check_units(store: Store, at: str | None = None) -> list[Finding]:
     for records in _groups(catalog).values():
         findings += group_units(records, policy, None, None)
     return findings
-
-
-def register() -> None:
-    """Add the KI210 rule to the gate and ``verify`` (each once).
-
-    :func:`units_agree` to the gate, :func:`check_units` to ``verify``. An add asks
-    :func:`kistore.query.units.units_admitted` only when its caller passes it.
-    """
-    if units_agree not in RANGE_CHECKERS:
-        RANGE_CHECKERS.append(units_agree)
-    if check_units not in CHECKERS:
-        CHECKERS.append(check_units)
 
 
 def _groups(catalog: Any) -> dict[str, list[Any]]:

@@ -5,8 +5,8 @@
 the rule (:data:`UNIT_DISAGREES`, :func:`group_units`); :mod:`.group_rules` applies it
 in the gate and ``verify``, and :func:`units_admitted` before an add writes anything
 (a :data:`kistore.store.AdmissionCheck`: ``kistore add`` and ``import`` hand it to
-:meth:`kistore.store.Store.add` as ``checks=``). It loads no gate or ``verify`` code, and the index only when a family ranks by a
-``unitPointer``, so ``add`` stays light.
+:meth:`kistore.store.Store.add` as ``checks=``). It loads no gate or ``verify`` code,
+and the index only when a family ranks by a ``unitPointer``, so ``add`` stays light.
 """
 
 from __future__ import annotations
