@@ -15,7 +15,7 @@ deleted. So the gate refuses it when it arrives (KI210), and ``verify`` reports 
   written.
 
 The rule itself (``UNIT_DISAGREES``, :func:`group_units`) is :mod:`.units`', which
-``add`` loads alone (this module loads the gate and ``verify``).
+``add`` loads alone.
 
 The gate, ``verify`` and the store sit below the query layer, so their callers pass these
 rules explicitly: ``kistore check`` hands :func:`units_agree` to
@@ -25,7 +25,7 @@ rules explicitly: ``kistore check`` hands :func:`units_agree` to
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.digest import Digest
@@ -34,6 +34,8 @@ from ..index.index import open_catalog
 from .units import group_units, policy_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..index.catalog import Catalog
+    from ..index.records import Record
     from ..store import Store
 
 def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[Finding]:
@@ -101,8 +103,9 @@ def check_units(store: Store, at: str | None = None) -> list[Finding]:
     return findings
 
 
-def _groups(catalog: Any) -> dict[str, list[Any]]:
-    groups: dict[str, list[Any]] = {}
+def _groups(catalog: Catalog) -> dict[str, list[Record]]:
+    """Return the runs of ``catalog`` by comparison key (runs with a key and a family)."""
+    groups: dict[str, list[Record]] = {}
     for record in catalog.records(kind="BenchmarkRun"):
         if record.comparison_key is not None and record.family is not None:
             groups.setdefault(record.comparison_key, []).append(record)

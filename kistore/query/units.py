@@ -18,8 +18,8 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, Finding, rule
-from ..index.records import describe
-from .policy import load_policy
+from ..index.records import Record, describe
+from .policy import RankingPolicy, load_policy
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
@@ -66,7 +66,7 @@ def units_admitted(store: Store, manifests: Sequence[Manifest]
         record = catalog.record(digest)
         return None if record is None else (record.kind, record.spec)
 
-    groups: dict[str, list[Any]] = {}
+    groups: dict[str, list[Record]] = {}
     for m in runs:
         record = describe(str(m.digest), m.kind, m.name, m.spec, lookup)
         if record.comparison_key is not None and record.family is not None:
@@ -84,7 +84,7 @@ def units_admitted(store: Store, manifests: Sequence[Manifest]
     return problems
 
 
-def policy_of(store: Store, at: str | None) -> Any:
+def policy_of(store: Store, at: str | None) -> RankingPolicy | None:
     """Return the ranking policy at ``at`` (None: the work tree), or None when unreadable.
 
     An unreadable policy is KI206's to report; no unit can be judged without it.
@@ -95,13 +95,13 @@ def policy_of(store: Store, at: str | None) -> Any:
         return None
 
 
-def group_units(records: list[Any], policy: Any, added: set[str] | None,
+def group_units(records: Sequence[Record], policy: RankingPolicy, added: set[str] | None,
                 file: str | None) -> list[Finding]:
     """KI210 for a group whose runs state more than one unit of its ranked value.
 
     Args:
-        records: the group's runs (:class:`kistore.index.records.Record`).
-        policy: the ranking policy (:class:`kistore.query.policy.RankingPolicy`).
+        records: the group's runs (at least one; each has a ``family``).
+        policy: the ranking policy.
         added: the digests of the runs being added, or None to judge the whole group.
         file: where to report a whole group's finding (None: on a run's object file).
 
@@ -114,6 +114,8 @@ def group_units(records: list[Any], policy: Any, added: set[str] | None,
     ``file``, or on the first run stating the rarest unit).
     """
     first = records[0]
+    if first.family is None:  # no protocol, so no group: nothing to judge
+        return []
     try:
         comparison = policy.comparison(first.family, first.statistic or "mean")
     except KistoreError:
