@@ -134,6 +134,12 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
             ignore_interrupts()
             results = landed.results
             say_landed("add", len(results), landed.commit)
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.errors import printable
+
+    for r in results:  # what an admission check warned of (KI217): added all the same
+        for line in r.warnings:
+            click.echo(printable(f"warning: {line}"), err=True)
     if as_json:
         emit_json([{"digest": str(r.digest), "kind": r.kind, "name": r.name, "status": r.status}
                    for r in results])

@@ -74,7 +74,8 @@ class ImportReport:
         skipped: the problems of records left out under ``skip_invalid`` (one per line).
         ignored: files found in the named directories that are not this source's formats.
         records: how many records were read (built or skipped).
-        warnings: the provenance warnings (:mod:`._provenance`).
+        warnings: the provenance warnings (:mod:`._provenance`), then what an admission
+            check warned of (:attr:`kistore.store.AddResult.warnings`, e.g. KI217).
     """
 
     source: str
@@ -252,6 +253,7 @@ def run_import(
         raise plan.retell(e) from None
     said = [warning(source, groups[key], FOLDER_DECIDES[source], SOURCE_REPOSITORIES[source])
             for key in sorted(groups, key=lambda k: k is not None)]
+    said += [line for r in results for line in r.warnings]  # admission checks' (KI217)
     return ImportReport(source, results, skipped, plan.ignored, len(plan.records),
                         [line for line in said if line is not None])
 

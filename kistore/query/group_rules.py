@@ -28,7 +28,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core import layout
-from ..core.digest import Digest
 from ..core.findings import Finding
 from ..index.index import open_catalog
 from .units import group_units, policy_of
@@ -48,9 +47,11 @@ def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[F
         changed: the paths the range changes.
 
     Returns:
-        KI210 findings on the added runs' object files (or on the policy file, when a
-        policy change makes an existing group disagree). None when no family of an added
-        run ranks with a ``unitPointer``.
+        KI210 findings on the added runs' object files, with the JSON Pointer of the unit
+        (or on the policy file, when a policy change makes an existing group disagree);
+        KI217 (warning) on an added run agreeing with some runs of a group that already
+        states several units. None when no family of an added run ranks with a
+        ``unitPointer``.
     """
     policy_changed = any(p.startswith(layout.POLICY_DIR + "/") for p in changed)
     base_view, head_view = store.view(base), store.view(head)
@@ -81,8 +82,9 @@ def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[F
                 or record.comparison_key in groups_done):
             continue
         groups_done.add(record.comparison_key)
-        findings += group_units(catalog.group(record.comparison_key), policy, added,
-                                 layout.object_path(Digest.from_str(digest)))
+        # A group whose every unit is an added run's: on the run stating the rarest unit,
+        # with its JSON Pointer (as when some of its runs were there before).
+        findings += group_units(catalog.group(record.comparison_key), policy, added, None)
     if policy_changed:
         for key, records in _groups(catalog).items():
             if key not in groups_done:

@@ -11,6 +11,7 @@ from ..core.layout import GITATTRIBUTES_LINE
 from ._store import (
     AddInterrupted,
     AdmissionCheck,
+    AdmissionWarning,
     Store,
     parse_settings,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "AddInterrupted",
     "AddResult",
     "AdmissionCheck",
+    "AdmissionWarning",
     "CommitView",
     "FileTooLarge",
     "Files",

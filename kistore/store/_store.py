@@ -22,6 +22,7 @@ Write guarantees:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import os
 import sqlite3
@@ -88,11 +89,22 @@ AdmissionCheck = Callable[["Store", Sequence[Manifest]], "list[tuple[Digest, Kis
 
 Called under the write lock with the store and the manifests the add would add (new
 objects, each once); returns each problem with the digest of the manifest it is about
-(the add places it where that manifest came from: file, line, JSON Pointer).
+(the add places it where that manifest came from: file, line, JSON Pointer). A problem
+that is an :class:`AdmissionWarning` refuses nothing: the add goes on and reports it in
+that manifest's :attr:`AddResult.warnings`.
 
 The store knows no rule of the layers above it: a caller hands :meth:`Store.add` the
 checks it wants (``checks=``); ``kistore add`` and ``kistore import`` pass the query
 layer's unit rule, :func:`kistore.query.units.units_admitted` (KI210)."""
+
+class AdmissionWarning(KistoreError):
+    """A problem an :data:`AdmissionCheck` reports that does not refuse the add.
+
+    E.g. a run agreeing with some runs of a comparison group that already states two units
+    (KI217). Located like an error (file, line, JSON Pointer); ``Store.add`` returns it in
+    the manifest's :attr:`AddResult.warnings`, ``kistore add`` and ``import`` print it.
+    """
+
 
 class AddInterrupted(KeyboardInterrupt):
     """Ctrl-C or SIGTERM arrived after an add had landed: nothing was undone.
@@ -533,7 +545,9 @@ class Store:
                         head_holds=self._head_holds())
         results, files, written = plan.results, plan.files, plan.written
         if checks:
-            self._admit(checks, manifests, results, origins)
+            warned = self._admit(checks, manifests, results, origins)
+            results = [dataclasses.replace(r, warnings=tuple(warned[r.digest]))
+                       if r.digest in warned else r for r in results]
         if not files:
             if commit:  # a re-run after an add killed past its branch move: finish its index
                 BranchCommit(self.repo, self.root).repair_index()
@@ -553,8 +567,12 @@ class Store:
         return results
 
     def _admit(self, checks: Sequence[AdmissionCheck], manifests: Sequence[Manifest],
-               results: Sequence[Any], origins: Mapping[Digest, Any] | None) -> None:
+               results: Sequence[Any], origins: Mapping[Digest, Any] | None
+               ) -> dict[Digest, list[str]]:
         """Run ``checks`` on the manifests an add would add; raise what they find.
+
+        Returns:
+            Each :class:`AdmissionWarning` found (located, one line), by manifest digest.
 
         Raises:
             MultipleErrors: every problem, each placed where its manifest came from;
@@ -565,15 +583,20 @@ class Store:
 
         added = {r.digest for r in results if r.status == "added"}
         new = list({m.digest: m for m in manifests if m.digest in added}.values())
+        warned: dict[Digest, list[str]] = {}
         if not new:
-            return
+            return warned
         problems = []
         for check in checks:
             for digest, problem in check(self, new):
                 locate(problem, (origins or {}).get(digest))
-                problems.append(problem)
+                if isinstance(problem, AdmissionWarning):
+                    warned.setdefault(digest, []).append(problem.format())
+                else:
+                    problems.append(problem)
         if problems:
             raise MultipleErrors(problems)
+        return warned
 
     def _write(self, files: Mapping[str, bytes], *, commit: bool, message: str,
                results: list[AddResult], manifests: Sequence[Manifest] = ()
