@@ -121,7 +121,8 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
         from ..query.units import units_admitted
 
         checks = (units_admitted,)
-    with interrupt_says(undone_add("add", commit=do_commit)), \
+    with interrupt_says(undone_add("add", commit=do_commit,
+                                          update_metadata=update_metadata)), \
             metadata_option_hint("pass --update-metadata to replace it"):
         try:
             results = store.add([x.manifest for x in located], allow_dangling=allow_dangling,

@@ -66,7 +66,8 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
 
     store = ctx.store()
     try:
-        with interrupt_says(undone_add("import", commit=do_commit)), \
+        with interrupt_says(undone_add("import", commit=do_commit,
+                                                 update_metadata=update_metadata)), \
                 metadata_option_hint("pass --update-metadata to replace it"):
             plan = plan_import(source, files, store.limits())
             if not plan.records:

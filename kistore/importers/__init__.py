@@ -183,7 +183,9 @@ def run_import(
         source: the source id (for the report and the commit message).
         plan: from :func:`plan_import`.
         commit: also commit (``Store.add(commit=True)``).
-        message: commit message (default ``kistore import SOURCE: N runs from F files``).
+        message: commit message (default ``kistore import SOURCE: N runs from F files``,
+            then, when ``update_metadata`` replaced some, ``; metadata replaced on M
+            manifests`` and a body listing them: ``Store.add``'s ``message``).
         skip_invalid: leave bad records out (reported in ``ImportReport.skipped``)
             instead of refusing the whole import.
         update_metadata: replace the stored metadata of an object imported before with
@@ -242,12 +244,14 @@ def run_import(
                 plan.as_typed(record.file), built)
     runs = sum(1 for m in manifests if m.kind == "BenchmarkRun")
     files = len({r.file for r in plan.records})
+    said_first = (f"kistore import {source}: {runs} run{'s' * (runs != 1)} from {files} "
+                  f"file{'s' * (files != 1)}")
     try:
         results = store.add(
             manifests, commit=commit, origins=origins, update_metadata=update_metadata,
             checks=checks,
-            message=message or (f"kistore import {source}: {runs} run{'s' * (runs != 1)} "
-                                f"from {files} file{'s' * (files != 1)}"),
+            # the store adds what --update-metadata replaced (KIND/NAME DIGEST a line)
+            message=message or (lambda _: said_first),
         )
     except KistoreError as e:
         raise plan.retell(e) from None

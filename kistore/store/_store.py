@@ -97,6 +97,10 @@ The store knows no rule of the layers above it: a caller hands :meth:`Store.add`
 checks it wants (``checks=``); ``kistore add`` and ``kistore import`` pass the query
 layer's unit rule, :func:`kistore.query.units.units_admitted` (KI210)."""
 
+METADATA_LISTED = 50
+"""How many manifests whose metadata an add replaced its commit message lists."""
+
+
 class AdmissionWarning(KistoreError):
     """A problem an :data:`AdmissionCheck` reports that does not refuse the add.
 
@@ -445,7 +449,7 @@ class Store:
         allow_dangling: bool = False,
         update_metadata: bool = False,
         commit: bool = False,
-        message: str | None = None,
+        message: str | Callable[[Sequence[AddResult]], str] | None = None,
         origins: Mapping[Digest, Any] | None = None,
         checks: Sequence[AdmissionCheck] = (),
     ) -> list[AddResult]:
@@ -458,7 +462,11 @@ class Store:
             update_metadata: replace the metadata of an already stored object when it differs.
             commit: also write blobs, trees and a commit on the current branch (moved with
                 a compare-and-swap) and stage the written paths, leaving ``git status`` clean.
-            message: commit message (default: a summary of what was added).
+            message: commit message, used as given; or a function of the results (one
+                :class:`AddResult` each) returning its first line; default (None): a
+                summary of what was added. With a function or the default, a commit that
+                replaces metadata says so: ``; metadata replaced on N manifests`` on the
+                first line, and a body listing them (``KIND/NAME DIGEST``, at most 50).
             origins: where each manifest came from, named in error messages: a file name,
                 or a :class:`kistore.store.inputs.Located` (file, line, pointer of the manifest
                 inside the file, e.g. ``/run`` in a bundle).
@@ -524,7 +532,7 @@ class Store:
         allow_dangling: bool,
         update_metadata: bool,
         commit: bool,
-        message: str | None,
+        message: str | Callable[[Sequence[AddResult]], str] | None,
         origins: Mapping[Digest, Any] | None,
         checks: Sequence[AdmissionCheck],
     ) -> list[AddResult]:
@@ -798,13 +806,26 @@ class Store:
                 "--at HEAD` reports it: KI113)", file=".gitattributes")
 
     @staticmethod
-    def _message(message: str | None, results: list[AddResult]) -> str:
-        """Return the commit message: the one given, or a summary of what was added."""
-        if message:
+    def _message(message: str | Callable[[Sequence[AddResult]], str] | None,
+                 results: list[AddResult]) -> str:
+        """Return the commit message (see :meth:`add`'s ``message``)."""
+        if isinstance(message, str) and message:
             return message
-        summary = ", ".join(f"{r.kind}/{r.name}" for r in results[:3])
-        more = f" and {len(results) - 3} more" if len(results) > 3 else ""
-        return f"kistore add: {summary}{more}"
+        if callable(message):
+            text = message(results)
+        else:
+            summary = ", ".join(f"{r.kind}/{r.name}" for r in results[:3])
+            more = f" and {len(results) - 3} more" if len(results) > 3 else ""
+            text = f"kistore add: {summary}{more}"
+        replaced = [r for r in results if r.status == "metadata-updated"]
+        if not replaced:
+            return text
+        listed = [f"{r.kind}/{r.name} {r.digest}" for r in replaced[:METADATA_LISTED]]
+        if len(replaced) > METADATA_LISTED:
+            listed.append(f"and {len(replaced) - METADATA_LISTED} more")
+        return (f"{text}; metadata replaced on {len(replaced)} "
+                f"manifest{'s' * (len(replaced) != 1)}\n\n"
+                "Metadata replaced (--update-metadata):\n" + "\n".join(listed))
 
     def _head_holds(self) -> Callable[[str, bytes], bool]:
         """Return ``holds(path, data)``: True when HEAD's tree has exactly ``data`` at ``path``.

@@ -390,6 +390,13 @@ def test_reimport_from_the_source_folder_needs_and_takes_update_metadata(runner,
         f"{'BenchmarkRun':<22}{0:>7}{0:>11}{15:>9}",
     ]
     assert git(store_path, "status", "--porcelain") == ""
+    # F9: the commit says what it replaced, a run a line (KIND/NAME DIGEST)
+    message = git(store_path, "log", "-1", "--format=%B").rstrip("\n").splitlines()
+    assert message[:3] == [
+        "kistore import sol-execbench: 15 runs from 1 file; metadata replaced on 15 manifests",
+        "", "Metadata replaced (--update-metadata):"]
+    assert {line.split()[1] for line in message[3:]} == runs
+    assert all(line.startswith("BenchmarkRun/") for line in message[3:])
     for digest in runs:
         metadata = store_path / layout.metadata_path(Digest.from_str(digest))
         annotations = json.loads(metadata.read_text())["annotations"]
