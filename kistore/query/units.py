@@ -2,11 +2,13 @@
 
 ``rank_group`` refuses a group whose runs state different units for the ranked value
 (a policy ``unitPointer``), for good, since objects are never deleted. This module owns
-the rule (:data:`UNIT_DISAGREES`, :func:`group_units`); :mod:`.group_rules` applies it
-in the gate and ``verify``, and :func:`units_admitted` before an add writes anything
-(a :data:`kistore.store.AdmissionCheck`: ``kistore add`` and ``import`` hand it to
-:meth:`kistore.store.Store.add` as ``checks=``). It loads no gate or ``verify`` code,
-and the index only when a family ranks by a ``unitPointer``, so ``add`` stays light.
+the rule (:data:`UNIT_DISAGREES`, :func:`group_units`; and KI217,
+:data:`UNITS_ALREADY_MIXED`, the warning for a run joining a group already broken);
+:mod:`.group_rules` applies it in the gate and ``verify``, and :func:`units_admitted`
+before an add writes anything (a :data:`kistore.store.AdmissionCheck`: ``kistore add``
+and ``import`` hand it to :meth:`kistore.store.Store.add` as ``checks=``). It loads no
+gate or ``verify`` code, and the index only when a family ranks by a ``unitPointer``, so
+``add`` stays light.
 """
 
 from __future__ import annotations

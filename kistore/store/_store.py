@@ -482,7 +482,9 @@ class Store:
 
         Returns:
             One :class:`AddResult` per distinct manifest, in input order. Adding what is
-            already stored is a no-op reported as ``unchanged``.
+            already stored is a no-op reported as ``unchanged``. What a rule of
+            ``checks`` warned of (an :class:`AdmissionWarning`, e.g. KI217) is in the
+            manifest's :attr:`AddResult.warnings`.
 
         Writers on one clone take turns (a lock under the git directory), so the name and
         metadata checks and the write are one step: two concurrent adds can never both
