@@ -434,3 +434,25 @@ def test_import_update_metadata_never_moves_a_committed_name(runner, store_path,
         f"cannot become {run_result.name!r}: keep the name and correct the title or other "
         "metadata"]
     assert snapshot(store_path) == before
+
+
+@requires_data
+def test_an_admission_warning_is_reported_by_import_and_refuses_nothing(store):
+    """What a check passed as ``checks=`` warns of (an AdmissionWarning, as KI217) lands
+    in the import's warnings, placed on the record's file and pointer; the run is added."""
+    from kistore.importers import import_files
+    from kistore.store import AdmissionWarning
+
+    warned = []
+
+    def first_run_warned(store_, manifests):
+        run_ = min((m for m in manifests if m.kind == "BenchmarkRun"), key=lambda m: m.digest)
+        warned.append(run_.digest)
+        return [(run_.digest, AdmissionWarning("a test warning", pointer="/spec/status"))]
+
+    report = import_files(store, "sol-execbench", [str(BOARD)], checks=(first_run_warned,))
+    assert report.warnings == [f"{BOARD.as_posix()}:/spec/status: a test warning"]
+    by_digest = {r.digest: r for r in report.results}
+    assert by_digest[warned[0]].status == "added"
+    assert by_digest[warned[0]].warnings == (report.warnings[0],)
+    assert sum(1 for r in report.results if r.warnings) == 1
