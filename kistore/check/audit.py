@@ -10,7 +10,7 @@ range.
 
 Checks that are not about the files' bytes (history, the ranking policy, attestations)
 plug in through :data:`CHECKERS`: each is ``checker(store, at) -> list[Finding]`` and
-:func:`verify` runs them all.
+:func:`verify` runs them all, and any further ones its caller passes (``checkers=``).
 """
 
 from __future__ import annotations
@@ -822,9 +822,13 @@ def _quick_parse(data: bytes) -> Any:
         return None
 
 
-CHECKERS: list[Checker] = [check_history, check_names, check_policy, check_attestations,
-                           check_revocations, check_tree_names, check_shallow]
-"""The checks :func:`verify` runs after the contents check: history, policy, attestations."""
+CHECKERS: tuple[Checker, ...] = (check_history, check_names, check_policy, check_attestations,
+                                 check_revocations, check_tree_names, check_shallow)
+"""The checks :func:`verify` runs after the contents check: history, policy, attestations.
+
+The check layer's own; a caller adds those of the layers above by passing
+``checkers=(*CHECKERS, ...)`` (``kistore verify`` adds
+:func:`kistore.query.group_rules.check_units`, KI210)."""
 
 
 def verify(store: Store, at: str | None = None, *, progress: Progress | None = None,

@@ -19,7 +19,7 @@ hands ``pre-receive``), and refuses non-fast-forward updates of protected refs.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -80,10 +80,12 @@ REF_NOT_FAST_FORWARD = rule(
     "push only fast-forward updates of the main branch and refs/notes/kistore: "
     "fetch, merge or rebase onto the remote tip, and push again")
 
-RANGE_CHECKERS: list[Callable[[Any, str, str, set[str]], list[Finding]]] = []
-"""Further checks of a range, ``checker(store, base id, head id, changed paths)``, added by
-layers above this one: :func:`kistore.query.impact.register` adds what a change to trust
-or policy does to evidence and rankings (KI413-KI415). The command line registers it."""
+RangeChecker = Callable[["Store", str, str, set[str]], list[Finding]]
+"""A further check of a range, ``checker(store, base id, head id, changed paths)``, of a
+layer above this one, which the caller of :func:`check_range` passes (``checkers=``):
+``kistore check`` passes :func:`kistore.query.impact.trust_and_policy_effects` (what a
+change to trust or policy does to evidence and rankings, KI413-KI415) and
+:func:`kistore.query.group_rules.units_agree` (KI210)."""
 
 ZERO = "0" * 40
 """The object id git uses for 'no commit' (a created or deleted ref)."""
@@ -104,7 +106,8 @@ def parse_range(spec: str) -> tuple[str, str]:
     return base, head
 
 
-def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Finding]:
+def check_range(store: Store, spec: str, *, whole_tree: bool = False,
+                checkers: Sequence[RangeChecker] = ()) -> list[Finding]:
     """Check what the commits in ``BASE..HEAD`` add to the store (the pull-request gate).
 
     Costs what the range changes: the cross-file rules look up single paths of ``HEAD``'s
@@ -115,6 +118,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Fi
         spec: ``BASE..HEAD``, any revisions git understands.
         whole_tree: list and read every file of ``HEAD`` for the cross-file rules instead
             (the same findings, at O(store); tests compare the two).
+        checkers: the rules of the layers above this one to apply too (each
+            :data:`RangeChecker`, after this module's); default none: the check layer's
+            rules only. ``kistore check`` passes the query layer's (KI210, KI413-KI415).
 
     Returns:
         KI404 alone when ``BASE`` is not an ancestor of ``HEAD``. Otherwise: KI401-KI403 for
@@ -161,7 +167,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False) -> list[Fi
     findings += changed_tree_names(repo, head.tree, _tree_changes(repo, base.tree, head.tree))
     if _trust_touched(repo, base, commits):
         findings += revocations_kept(store, base, head, commits)
-    for checker in RANGE_CHECKERS:
+    for checker in checkers:
         findings += checker(store, str(base.id), str(head.id), changed)
     findings += check_shallow(store)
     return sorted(findings, key=sort_key)
@@ -468,7 +474,8 @@ def protected_refs(store: Store) -> set[str]:
 
 def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                   protected: set[str] | None = None,
-                  held: list[str] | None = None) -> list[Finding]:
+                  held: list[str] | None = None,
+                  checkers: Sequence[RangeChecker] = ()) -> list[Finding]:
     """Apply the gate to the ref updates of one push (``pre-receive``/``pre-push``).
 
     Args:
@@ -483,6 +490,7 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             old tip reaches (whole, when that is a root commit). None (``pre-receive``):
             local branches are the receiver's, and a new ref is checked from where it left
             its old tip or a protected branch.
+        checkers: handed to each :func:`check_range` (the rules of the layers above).
 
     Returns:
         KI407 for a non-fast-forward update or deletion of a protected ref. For
@@ -547,7 +555,7 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         if base is None:
             findings += whole_history(store, new)
         else:
-            findings += check_range(store, f"{base}..{new}")
+            findings += check_range(store, f"{base}..{new}", checkers=checkers)
     return findings
 
 

@@ -18,11 +18,12 @@ tree holds and all of its history is checked (as a first push to an empty remote
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..core.errors import InputError
 from ..core.findings import Finding
-from .gate import check_range, whole_history
+from .gate import RangeChecker, check_range, whole_history
 from .reach import first_unsent, names_commit, refs_under, remote_tips
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -72,12 +73,15 @@ def unpushed_refs(store: Store, remote: str) -> list[tuple[str, str | None, str]
     return found
 
 
-def check_unpushed(store: Store, remote: str) -> tuple[list[Finding], int]:
+def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker] = ()
+                   ) -> tuple[list[Finding], int]:
     """Run the gate on every local ref holding commits ``remote`` lacks.
 
     Args:
         store: a :class:`kistore.store.Store`.
         remote: the remote pushed to (a name; see :func:`unpushed_refs`).
+        checkers: handed to each :func:`kistore.check.gate.check_range` (the rules of
+            the layers above the check layer, :data:`kistore.check.gate.RangeChecker`).
 
     Returns:
         ``(findings, refs)``: every finding of every such ref's range (each finding once,
@@ -92,7 +96,8 @@ def check_unpushed(store: Store, remote: str) -> tuple[list[Finding], int]:
     seen: set[str] = set()
     refs = unpushed_refs(store, remote)
     for _, base, tip in refs:
-        found = check_range(store, f"{base}..{tip}") if base else whole_history(store, tip)
+        found = (check_range(store, f"{base}..{tip}", checkers=checkers) if base
+                 else whole_history(store, tip))
         for finding in found:
             if finding.format() not in seen:
                 seen.add(finding.format())

@@ -551,11 +551,16 @@ def say_landed(noun: str, count: int, commit: Any) -> None:
                f"and {where}; nothing was undone", err=True)
 
 
-def undone_add(noun: str, *, commit: bool) -> str:
-    """Return what :func:`interrupt_says` says of an add (or import) that did not land."""
+def undone_add(noun: str, *, commit: bool, update_metadata: bool = False) -> str:
+    """Return what :func:`interrupt_says` says of an add (or import) that did not land.
+
+    The store undoes such an add: files it created are removed, files it replaced (the
+    metadata ``--update-metadata`` rewrites) get their old bytes back.
+    """
     branch = ", and the branch did not move" if commit else ""
-    return (f"before the {noun} landed: nothing was added; any files it had written were "
-            f"removed{branch}")
+    undone = ("any files it had written were removed and any metadata it replaced restored"
+              if update_metadata else "any files it had written were removed")
+    return f"before the {noun} landed: nothing was added; {undone}{branch}"
 
 
 def emit_json(value: Any) -> None:

@@ -27,7 +27,7 @@ from . import (
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
     from ..index.catalog import Catalog
-    from ..store import Store
+    from ..store import AdmissionCheck, Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -115,23 +115,32 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..store import AddInterrupted
 
+    checks: tuple[AdmissionCheck, ...] = ()
     if any(x.manifest.kind == "BenchmarkRun" for x in located):
         # Lazy: a run's unit is judged against its group's (KI210) only when runs are added.
-        from ..query.units import register_admission
+        from ..query.units import units_admitted
 
-        register_admission()
-    with interrupt_says(undone_add("add", commit=do_commit)), \
+        checks = (units_admitted,)
+    with interrupt_says(undone_add("add", commit=do_commit,
+                                          update_metadata=update_metadata)), \
             metadata_option_hint("pass --update-metadata to replace it"):
         try:
             results = store.add([x.manifest for x in located], allow_dangling=allow_dangling,
                                 update_metadata=update_metadata, commit=do_commit,
                                 message=message,
-                                origins={x.manifest.digest: x for x in located})
+                                origins={x.manifest.digest: x for x in located},
+                                checks=checks)
             ignore_interrupts()
         except AddInterrupted as landed:  # too late to undo: say what is stored, exit 0
             ignore_interrupts()
             results = landed.results
             say_landed("add", len(results), landed.commit)
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.errors import printable
+
+    for r in results:  # what an admission check warned of (KI217): added all the same
+        for line in r.warnings:
+            click.echo(printable(f"warning: {line}"), err=True)
     if as_json:
         emit_json([{"digest": str(r.digest), "kind": r.kind, "name": r.name, "status": r.status}
                    for r in results])

@@ -110,16 +110,17 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
       kistore verify --jobs 4
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..check.audit import count_files, snapshot
+    from ..check.audit import CHECKERS, count_files, snapshot
     from ..check.audit import verify as run
     from ..query import group_rules
 
-    group_rules.register()  # comparison groups whose runs disagree in unit (KI210)
     store = ctx.store()
     snap = snapshot(store, at)
     with click.progressbar(length=count_files(snap), label="verifying",
                            file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:
-        findings = run(store, at, snap=snap, progress=bar.update, workers=jobs)
+        findings = run(store, at, snap=snap, progress=bar.update, workers=jobs,
+                       # and comparison groups whose runs disagree in unit (KI210)
+                       checkers=(*CHECKERS, group_rules.check_units))
     where = at or ("work tree" if store.root is not None else "HEAD (a bare repository)")
     report(_strict(findings) if strict else findings, fmt, as_json, f"store at {where}")
 
@@ -171,8 +172,10 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
     from ..core.errors import InputError
     from ..query import group_rules, impact
 
-    impact.register()  # what a trust or policy change does to evidence and rankings
-    group_rules.register()  # a run whose unit disagrees with its group's (KI210)
+    # The query layer's rules of a range, which the gate (below it) cannot import: what a
+    # trust or policy change does to evidence and rankings (KI413-KI415), and a run whose
+    # unit disagrees with its group's (KI210).
+    checkers = (impact.trust_and_policy_effects, group_rules.units_agree)
 
     if sum(x is not None for x in (range_, updates, unpushed)) != 1:
         raise click.UsageError("give one of BASE..HEAD, --updates FILE or --unpushed REMOTE")
@@ -182,7 +185,7 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..check.unpushed import check_unpushed
 
-        findings, refs = check_unpushed(ctx.store(), unpushed)
+        findings, refs = check_unpushed(ctx.store(), unpushed, checkers=checkers)
         report(_strict(findings) if strict else findings, fmt, as_json,
                f"{refs} local ref(s) with commits {unpushed} lacks")
         return
@@ -202,11 +205,12 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
             from ..check.reach import remote_tips
 
             held = remote_tips(store.repo, remote)
-        findings = check_updates(store, [(o, n, r) for o, n, r in lines], held=held)
+        findings = check_updates(store, [(o, n, r) for o, n, r in lines], held=held,
+                                 checkers=checkers)
         report(_strict(findings) if strict else findings, fmt, as_json,
                f"{len(lines)} ref update(s)")
     else:
-        findings = check_range(store, range_ or "")
+        findings = check_range(store, range_ or "", checkers=checkers)
         report(_strict(findings) if strict else findings, fmt, as_json, range_ or "")
 
 

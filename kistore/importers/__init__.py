@@ -35,7 +35,7 @@ from ._provenance import Recorded, warning
 from .common import Plan, Record, expand, source_folder, typed_names
 
 if TYPE_CHECKING:
-    from ..store import AddResult, Store
+    from ..store import AddResult, AdmissionCheck, Store
 
 SOURCES: dict[str, Callable[[list[Any]], Plan]] = {
     "sol-execbench": sol_execbench.plan,
@@ -74,7 +74,8 @@ class ImportReport:
         skipped: the problems of records left out under ``skip_invalid`` (one per line).
         ignored: files found in the named directories that are not this source's formats.
         records: how many records were read (built or skipped).
-        warnings: the provenance warnings (:mod:`._provenance`).
+        warnings: the provenance warnings (:mod:`._provenance`), then what an admission
+            check warned of (:attr:`kistore.store.AddResult.warnings`, e.g. KI217).
     """
 
     source: str
@@ -173,6 +174,7 @@ def run_import(
     skip_invalid: bool = False,
     update_metadata: bool = False,
     progress: Callable[[int], Any] | None = None,
+    checks: Sequence[AdmissionCheck] = (),
 ) -> ImportReport:
     """Build every record of a plan and add the manifests to the store in one call.
 
@@ -181,13 +183,18 @@ def run_import(
         source: the source id (for the report and the commit message).
         plan: from :func:`plan_import`.
         commit: also commit (``Store.add(commit=True)``).
-        message: commit message (default ``kistore import SOURCE: N runs from F files``).
+        message: commit message (default ``kistore import SOURCE: N runs from F files``,
+            then, when ``update_metadata`` replaced some, ``; metadata replaced on M
+            manifests`` and a body listing them: ``Store.add``'s ``message``).
         skip_invalid: leave bad records out (reported in ``ImportReport.skipped``)
             instead of refusing the whole import.
         update_metadata: replace the stored metadata of an object imported before with
             other metadata (e.g. from a folder without ``SOURCE.md``), as
             ``Store.add(update_metadata=True)``: a committed name still never moves.
         progress: called with 1 after each record is built (e.g. a progress bar's update).
+        checks: the rules of the layers above the store the add asks before writing
+            (``Store.add(checks=)``); ``kistore import`` passes
+            ``(kistore.query.units.units_admitted,)`` (KI210). Default none.
 
     Returns:
         The :class:`ImportReport`.
@@ -237,16 +244,20 @@ def run_import(
                 plan.as_typed(record.file), built)
     runs = sum(1 for m in manifests if m.kind == "BenchmarkRun")
     files = len({r.file for r in plan.records})
+    said_first = (f"kistore import {source}: {runs} run{'s' * (runs != 1)} from {files} "
+                  f"file{'s' * (files != 1)}")
     try:
         results = store.add(
             manifests, commit=commit, origins=origins, update_metadata=update_metadata,
-            message=message or (f"kistore import {source}: {runs} run{'s' * (runs != 1)} "
-                                f"from {files} file{'s' * (files != 1)}"),
+            checks=checks,
+            # the store adds what --update-metadata replaced (KIND/NAME DIGEST a line)
+            message=message or (lambda _: said_first),
         )
     except KistoreError as e:
         raise plan.retell(e) from None
     said = [warning(source, groups[key], FOLDER_DECIDES[source], SOURCE_REPOSITORIES[source])
             for key in sorted(groups, key=lambda k: k is not None)]
+    said += [line for r in results for line in r.warnings]  # admission checks' (KI217)
     return ImportReport(source, results, skipped, plan.ignored, len(plan.records),
                         [line for line in said if line is not None])
 
@@ -259,7 +270,7 @@ def import_files(store: Store, source: str, paths: Sequence[str], **options: Any
         source: one of :data:`SOURCES`.
         paths: files or directories of that source.
         options: ``commit``, ``message``, ``skip_invalid``, ``update_metadata``,
-            ``progress`` of :func:`run_import`.
+            ``progress``, ``checks`` of :func:`run_import`.
 
     Raises:
         As :func:`plan_import` and :func:`run_import`.

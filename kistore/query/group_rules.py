@@ -5,34 +5,36 @@
 and ``compare`` fail for every run of its group, for good, since objects are never
 deleted. So the gate refuses it when it arrives (KI210), and ``verify`` reports it:
 
-* :func:`units_agree` (a :data:`kistore.check.gate.RANGE_CHECKERS` entry): each run the
+* :func:`units_agree` (a :data:`kistore.check.gate.RangeChecker`): each run the
   range adds, against the other runs of its group at HEAD; and, when the range changes
   ``store/policy/``, every group of a family whose comparison changed;
-* :func:`check_units` (a :data:`kistore.check.audit.CHECKERS` entry): every group;
-* :func:`kistore.query.units.units_admitted` (a :data:`kistore.store.ADMISSION_CHECKS`
-  entry): each run an add would add, against the other runs of its group in the work
-  tree and in the batch, before anything is written.
+* :func:`check_units` (a :data:`kistore.check.audit.Checker`): every group;
+* :func:`kistore.query.units.units_admitted` (a :data:`kistore.store.AdmissionCheck`
+  ``kistore add`` and ``import`` pass to the store): each run an add would add, against
+  the other runs of its group in the work tree and in the batch, before anything is
+  written.
 
 The rule itself (``UNIT_DISAGREES``, :func:`group_units`) is :mod:`.units`', which
-``add`` loads alone (this module loads the gate and ``verify``).
+``add`` loads alone.
 
-Registered by :func:`register` (the command line calls it), since the gate, ``verify``
-and the store sit below the query layer.
+The gate, ``verify`` and the store sit below the query layer, so their callers pass these
+rules explicitly: ``kistore check`` hands :func:`units_agree` to
+:func:`kistore.check.gate.check_range` (``checkers=``), ``kistore verify``
+:func:`check_units` to :func:`kistore.check.audit.verify` (after its own ``CHECKERS``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..check.audit import CHECKERS
-from ..check.gate import RANGE_CHECKERS
 from ..core import layout
-from ..core.digest import Digest
 from ..core.findings import Finding
 from ..index.index import open_catalog
-from .units import group_units, policy_of, register_admission
+from .units import group_units, policy_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..index.catalog import Catalog
+    from ..index.records import Record
     from ..store import Store
 
 def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[Finding]:
@@ -45,9 +47,11 @@ def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[F
         changed: the paths the range changes.
 
     Returns:
-        KI210 findings on the added runs' object files (or on the policy file, when a
-        policy change makes an existing group disagree). None when no family of an added
-        run ranks with a ``unitPointer``.
+        KI210 findings on the added runs' object files, with the JSON Pointer of the unit
+        (or on the policy file, when a policy change makes an existing group disagree);
+        KI217 (warning) on an added run agreeing with some runs of a group that already
+        states several units. None when no family of an added run ranks with a
+        ``unitPointer``.
     """
     policy_changed = any(p.startswith(layout.POLICY_DIR + "/") for p in changed)
     base_view, head_view = store.view(base), store.view(head)
@@ -78,8 +82,9 @@ def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[F
                 or record.comparison_key in groups_done):
             continue
         groups_done.add(record.comparison_key)
-        findings += group_units(catalog.group(record.comparison_key), policy, added,
-                                 layout.object_path(Digest.from_str(digest)))
+        # A group whose every unit is an added run's: on the run stating the rarest unit,
+        # with its JSON Pointer (as when some of its runs were there before).
+        findings += group_units(catalog.group(record.comparison_key), policy, added, None)
     if policy_changed:
         for key, records in _groups(catalog).items():
             if key not in groups_done:
@@ -100,21 +105,9 @@ def check_units(store: Store, at: str | None = None) -> list[Finding]:
     return findings
 
 
-def register() -> None:
-    """Add the KI210 rule to the gate, ``verify`` and every add (each once).
-
-    :func:`units_agree` to the gate, :func:`check_units` to ``verify``, and
-    :func:`kistore.query.units.units_admitted` to :meth:`kistore.store.Store.add`.
-    """
-    if units_agree not in RANGE_CHECKERS:
-        RANGE_CHECKERS.append(units_agree)
-    if check_units not in CHECKERS:
-        CHECKERS.append(check_units)
-    register_admission()
-
-
-def _groups(catalog: Any) -> dict[str, list[Any]]:
-    groups: dict[str, list[Any]] = {}
+def _groups(catalog: Catalog) -> dict[str, list[Record]]:
+    """Return the runs of ``catalog`` by comparison key (runs with a key and a family)."""
+    groups: dict[str, list[Record]] = {}
     for record in catalog.records(kind="BenchmarkRun"):
         if record.comparison_key is not None and record.family is not None:
             groups.setdefault(record.comparison_key, []).append(record)

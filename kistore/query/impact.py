@@ -13,9 +13,8 @@ of the file does not show that; :func:`trust_and_policy_effects` does, as info f
 
 It reads the whole store at ``HEAD`` (its catalog, scanned without writing an index, and
 its attestations), so it costs what ``rank`` does, and only for a range that changes trust
-or policy. It is registered with the gate (:data:`kistore.check.gate.RANGE_CHECKERS`) when
-this module is imported, as the command line does; the gate itself cannot import the query
-layer.
+or policy. It is a :data:`kistore.check.gate.RangeChecker`: ``kistore check`` passes it
+to the gate (``checkers=``), which cannot import the query layer.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ from ..attest.evidence import Evidence, Judgement, judge_all, summarise
 from ..attest.notes import collect
 from ..attest.trust import Trust, load_trust
 from ..attest.trust_history import dated, held
-from ..check.gate import RANGE_CHECKERS
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import KistoreError
@@ -99,12 +97,6 @@ def trust_and_policy_effects(store: Store, base: str, head: str, changed: set[st
                                         file=_object_path(run),
                                         extra={"before": was, "after": now}))
     return findings + _rankings(store, base, head, before, after, policy_changed)
-
-
-def register() -> None:
-    """Add :func:`trust_and_policy_effects` to the gate's range checkers (once)."""
-    if trust_and_policy_effects not in RANGE_CHECKERS:
-        RANGE_CHECKERS.append(trust_and_policy_effects)
 
 
 def _trust(store: Store, rev: str) -> Any:

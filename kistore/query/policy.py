@@ -93,6 +93,34 @@ class Comparison(NamedTuple):
             unit = found if isinstance(found, str) else None
         return value, unit  # as stored: an integral latency stays an integer in --json
 
+    def judged_unit(self, spec: dict[str, Any]) -> str | None:
+        """Return the unit of a run that must agree with its group's, or None.
+
+        A run's unit is judged (KI210, and ``rank``'s refusal of a group mixing units) when
+        the run can be compared: it states a value (a number at :attr:`metric`) and its
+        status is ``passed``. A run of another status is never ranked, and a run with no
+        value has nothing to compare, so neither breaks its group, whatever unit it states.
+        """
+        if spec.get("status") != "passed":
+            return None
+        value, unit = self.value(spec)
+        return unit if value is not None else None
+
+    def misstated_unit(self, spec: dict[str, Any]) -> Any:
+        """Return what a comparable run states at :attr:`unit_pointer` when it is no string.
+
+        None when the policy has no ``unitPointer``, the run is not compared (see
+        :meth:`judged_unit`), or it states a string or nothing there. A number such as ``1``
+        is no unit (``"1"`` would be): such a run is left unranked ("no unit"), and KI210
+        refuses it.
+        """
+        if self.unit_pointer is None or spec.get("status") != "passed":
+            return None
+        if self.value(spec)[0] is None:
+            return None
+        found = resolve_pointer(spec, self.unit_pointer)
+        return None if found is None or isinstance(found, str) else found
+
     def to_json(self) -> dict[str, Any]:
         """Return the comparison as data (for ``--json``)."""
         data = {"name": self.name, "family": self.family, "metric": self.metric,

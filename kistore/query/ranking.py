@@ -9,11 +9,15 @@ Rules:
 * a candidate that passed but lacks the value is *unranked* (rank None), never first or last;
 * reference runs (SOL bound, baselines, reference implementations) are kept apart with
   their values, for "x reference" ratios;
-* units are never mixed: runs of one group whose values disagree in unit are an error.
+* units are never mixed: runs of one group whose values disagree in unit are an error;
+  only the runs that can be compared count (status ``passed``, with a value:
+  :meth:`~.policy.Comparison.judged_unit`): a failed run, or one with no value, breaks
+  nothing whatever unit it states.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -134,13 +138,17 @@ def rank_group(key: str, records: list[Record], comparison: Comparison,
         ev = evidence.get(record.digest, Evidence())
         value, unit = comparison.value(record.spec)
         latency = _latency(record)
-        if value is not None and unit is not None:
-            units.setdefault(unit, record.digest)
+        judged = comparison.judged_unit(record.spec)  # a failed run's unit breaks nothing
+        if judged is not None:
+            units.setdefault(judged, record.digest)
         missing = f"no value at {comparison.metric}"
         if value is not None and unit is None:
             value = None  # a value without a unit cannot be compared: say which is missing
             missing = (f"no unit at {comparison.unit_pointer}" if comparison.unit_pointer
                        else "no unit: the ranking policy gives none")
+            stated = comparison.misstated_unit(record.spec)
+            if stated is not None:  # e.g. the number 1 where "1" was meant
+                missing += f" ({json.dumps(stated)} is not a string)"
         reason = _excluded(record, ev, floor)
         row = Row(record, value, unit, None, ev, reason, latency)
         if record.is_reference:

@@ -2,30 +2,38 @@
 
 ``rank_group`` refuses a group whose runs state different units for the ranked value
 (a policy ``unitPointer``), for good, since objects are never deleted. This module owns
-the rule (:data:`UNIT_DISAGREES`, :func:`group_units`); :mod:`.group_rules` applies it
-in the gate and ``verify``, and :func:`units_admitted` before an add writes anything
-(:data:`kistore.store.ADMISSION_CHECKS`, registered by :func:`register_admission`). It
-loads no gate or ``verify`` code, and the index only when a family ranks by a
-``unitPointer``, so ``add`` stays light.
+the rule (:data:`UNIT_DISAGREES`, :func:`group_units`; and KI217,
+:data:`UNITS_ALREADY_MIXED`, the warning for a run joining a group already broken);
+:mod:`.group_rules` applies it in the gate and ``verify``, and :func:`units_admitted`
+before an add writes anything (a :data:`kistore.store.AdmissionCheck`: ``kistore add``
+and ``import`` hand it to :meth:`kistore.store.Store.add` as ``checks=``). It loads no
+gate or ``verify`` code, and the index only when a family ranks by a ``unitPointer``, so
+``add`` stays light.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError
-from ..core.findings import ERROR, Finding, rule
-from ..index.records import describe
-from ..store import ADMISSION_CHECKS
-from .policy import load_policy
+from ..core.findings import ERROR, WARNING, Finding, rule
+from ..index.records import Record, describe
+from ..store import AdmissionWarning
+from .policy import RankingPolicy, load_policy
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
     from ..store import Store
 
+UNITS_ALREADY_MIXED = rule(
+    "KI217", "group-already-mixes-units", WARNING,
+    "nothing in this run to fix: the other runs of its group already state different units "
+    "(committed past a failing gate); change the ranking policy (its unitPointer, or the "
+    "family) by a reviewed pull request so that `rank` works for the group again")
 UNIT_DISAGREES = rule(
     "KI210", "unit-disagrees-with-group", ERROR,
     "state the unit the other runs of the comparison group state (the policy's unitPointer), "
@@ -46,7 +54,9 @@ def units_admitted(store: Store, manifests: Sequence[Manifest]
 
     Returns:
         ``(run digest, InputError)`` per such run: JSON Pointer ``/spec`` + the policy's
-        ``unitPointer``, the unit the group states, what to do. Empty when no family ranks
+        ``unitPointer``, the unit the group states, what to do; and ``(run digest,
+        AdmissionWarning)`` per run that agrees with some runs of a group already stating
+        more than one unit (KI217: added, with a warning). Empty when no family ranks
         with a ``unitPointer`` or the batch holds no run.
     """
     runs = [m for m in manifests if m.kind == "BenchmarkRun"]
@@ -67,7 +77,7 @@ def units_admitted(store: Store, manifests: Sequence[Manifest]
         record = catalog.record(digest)
         return None if record is None else (record.kind, record.spec)
 
-    groups: dict[str, list[Any]] = {}
+    groups: dict[str, list[Record]] = {}
     for m in runs:
         record = describe(str(m.digest), m.kind, m.name, m.spec, lookup)
         if record.comparison_key is not None and record.family is not None:
@@ -79,19 +89,18 @@ def units_admitted(store: Store, manifests: Sequence[Manifest]
         for finding in group_units(records, policy, added, None):
             digest = layout.digest_from_path(finding.file or "")
             assert digest is not None  # placed on a run's object file (no ``file`` given)
-            problems.append((digest, InputError(
-                f"{finding.message}; {UNIT_DISAGREES.hint} (KI210: `check` and `verify` "
-                "refuse it)", pointer=finding.pointer)))
+            if finding.rule is UNITS_ALREADY_MIXED:
+                problems.append((digest, AdmissionWarning(
+                    f"{finding.message}; {UNITS_ALREADY_MIXED.hint} (KI217: `check` warns "
+                    "too)", pointer=finding.pointer)))
+            else:
+                problems.append((digest, InputError(
+                    f"{finding.message}; {UNIT_DISAGREES.hint} (KI210: `check` and `verify` "
+                    "refuse it)", pointer=finding.pointer)))
     return problems
 
 
-def register_admission() -> None:
-    """Add :func:`units_admitted` to :data:`kistore.store.ADMISSION_CHECKS` (once)."""
-    if units_admitted not in ADMISSION_CHECKS:
-        ADMISSION_CHECKS.append(units_admitted)
-
-
-def policy_of(store: Store, at: str | None) -> Any:
+def policy_of(store: Store, at: str | None) -> RankingPolicy | None:
     """Return the ranking policy at ``at`` (None: the work tree), or None when unreadable.
 
     An unreadable policy is KI206's to report; no unit can be judged without it.
@@ -102,57 +111,86 @@ def policy_of(store: Store, at: str | None) -> Any:
         return None
 
 
-def group_units(records: list[Any], policy: Any, added: set[str] | None,
+def group_units(records: Sequence[Record], policy: RankingPolicy, added: set[str] | None,
                 file: str | None) -> list[Finding]:
     """KI210 for a group whose runs state more than one unit of its ranked value.
 
+    Only the runs that can be compared count (:meth:`~.policy.Comparison.judged_unit`:
+    status ``passed``, with a value): a failed run, or one with no value, is never ranked
+    and breaks nothing, whatever it states (``rank`` judges the same runs).
+
     Args:
-        records: the group's runs (:class:`kistore.index.records.Record`).
-        policy: the ranking policy (:class:`kistore.query.policy.RankingPolicy`).
+        records: the group's runs (at least one; each has a ``family``).
+        policy: the ranking policy.
         added: the digests of the runs being added, or None to judge the whole group.
-        file: where to report a whole group's finding (None: on a run's object file).
+        file: where to report a whole group's finding (None: on the first run stating the
+            rarest unit, with its JSON Pointer).
 
     Returns:
         The findings (none when the group agrees, or its family ranks with no
-        ``unitPointer``).
+        ``unitPointer``):
 
-    With ``added``, each added run whose unit differs from the unit the group's other runs
-    state is reported on its object file; without, one finding names every unit (on
-    ``file``, or on the first run stating the rarest unit).
+        * KI210 per run (an added one, with ``added``) that states a value and, at the
+          ``unitPointer``, something other than a string (``1`` for ``"1"``): ``rank``
+          leaves it unranked, "no unit";
+        * with ``added``: KI210 per added run whose unit differs from every unit the
+          group's other runs state, on its object file; KI217 (a warning) per added run
+          that agrees with some of them while they already state more than one unit (the
+          group was broken before: ``rank`` fails for it, this run changes nothing);
+        * otherwise (or when every unit stated is an added run's): one KI210 naming every
+          unit (on ``file``, or on the first run stating the rarest unit).
     """
     first = records[0]
+    if first.family is None:  # no protocol, so no group: nothing to judge
+        return []
     try:
         comparison = policy.comparison(first.family, first.statistic or "mean")
     except KistoreError:
         return []
-    if comparison.unit_pointer is None:
+    pointer = comparison.unit_pointer
+    if pointer is None:
         return []
     units: dict[str, list[str]] = {}
+    findings = []
     for r in sorted(records, key=lambda r: r.digest):
-        value, unit = comparison.value(r.spec)
-        if value is not None and unit is not None:
+        unit = comparison.judged_unit(r.spec)
+        if unit is not None:
             units.setdefault(unit, []).append(r.digest)
+        stated = comparison.misstated_unit(r.spec)
+        if stated is not None and (added is None or r.digest in added):
+            found = json.dumps(stated)
+            findings.append(Finding(
+                UNIT_DISAGREES, f"states {found} at {pointer}, which is no unit: a unit is a "
+                "string (\"1\" for a dimensionless value); `rank` leaves this run unranked",
+                file=layout.object_path(Digest.from_str(r.digest)), pointer="/spec" + pointer,
+                expected="a string", found=found))
     if len(units) < 2:
-        return []
-    pointer = comparison.unit_pointer
+        return findings
+    listed = "; ".join(f"{u} (e.g. {ds[0]})" for u, ds in sorted(units.items()))
     if added is not None:
         held = {u for u, ds in units.items() if any(d not in added for d in ds)}
-        findings = []
-        for unit, digests in sorted(units.items()):
+        for unit, digests in sorted(units.items()) if held else ():
             for d in digests:
-                if d in added and held and unit not in held:
+                where = layout.object_path(Digest.from_str(d))
+                if d in added and unit not in held:
                     findings.append(Finding(
                         UNIT_DISAGREES, f"states {unit!r} at {pointer}; the other runs of "
                         f"comparison group {first.comparison_key} state "
                         f"{', '.join(map(repr, sorted(held)))}: `rank` would fail for the "
-                        "whole group", file=layout.object_path(Digest.from_str(d)),
-                        pointer="/spec" + pointer, expected=" or ".join(sorted(held)),
-                        found=unit))
-        if findings or held:
+                        "whole group", file=where, pointer="/spec" + pointer,
+                        expected=" or ".join(sorted(held)), found=unit))
+                elif d in added and len(held) > 1:
+                    findings.append(Finding(
+                        UNITS_ALREADY_MIXED, f"states {unit!r} at {pointer}, as other runs "
+                        f"of comparison group {first.comparison_key} do, but the group "
+                        f"already states different units: {listed}; `rank` fails for the "
+                        "whole group (with or without this run)", file=where,
+                        pointer="/spec" + pointer))
+        if held:
             return findings
-    listed = "; ".join(f"{u} (e.g. {ds[0]})" for u, ds in sorted(units.items()))
     rarest = min(units.items(), key=lambda item: (len(item[1]), item[0]))
     where = file or layout.object_path(Digest.from_str(rarest[1][0]))
-    return [Finding(UNIT_DISAGREES, f"the runs of comparison group {first.comparison_key} "
-                    f"state different units at {pointer}: {listed}; `rank` fails for the "
-                    "whole group", file=where, pointer=None if file else "/spec" + pointer)]
+    return findings + [Finding(
+        UNIT_DISAGREES, f"the runs of comparison group {first.comparison_key} state "
+        f"different units at {pointer}: {listed}; `rank` fails for the whole group",
+        file=where, pointer=None if file else "/spec" + pointer)]

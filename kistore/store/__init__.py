@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.layout import GITATTRIBUTES_LINE
 from ._store import (
-    ADMISSION_CHECKS,
     AddInterrupted,
     AdmissionCheck,
+    AdmissionWarning,
     Store,
     parse_settings,
 )
@@ -57,7 +57,6 @@ def __getattr__(name: str) -> Any:
     return value
 
 __all__ = [
-    "ADMISSION_CHECKS",
     "GITATTRIBUTES_LINE",
     "PACK_THRESHOLD",
     "ForwardWritten",
@@ -66,6 +65,7 @@ __all__ = [
     "AddInterrupted",
     "AddResult",
     "AdmissionCheck",
+    "AdmissionWarning",
     "CommitView",
     "FileTooLarge",
     "Files",

@@ -22,6 +22,7 @@ Write guarantees:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import os
 import sqlite3
@@ -88,12 +89,25 @@ AdmissionCheck = Callable[["Store", Sequence[Manifest]], "list[tuple[Digest, Kis
 
 Called under the write lock with the store and the manifests the add would add (new
 objects, each once); returns each problem with the digest of the manifest it is about
-(the add places it where that manifest came from: file, line, JSON Pointer)."""
+(the add places it where that manifest came from: file, line, JSON Pointer). A problem
+that is an :class:`AdmissionWarning` refuses nothing: the add goes on and reports it in
+that manifest's :attr:`AddResult.warnings`.
 
-ADMISSION_CHECKS: list[AdmissionCheck] = []
-"""The :data:`AdmissionCheck` s every :meth:`Store.add` runs: the store knows no rule of the
-layers above it, which register theirs (the query layer's unit rule, KI210:
-:func:`kistore.query.group_rules.register`, which the command line calls)."""
+The store knows no rule of the layers above it: a caller hands :meth:`Store.add` the
+checks it wants (``checks=``); ``kistore add`` and ``kistore import`` pass the query
+layer's unit rule, :func:`kistore.query.units.units_admitted` (KI210)."""
+
+METADATA_LISTED = 50
+"""How many manifests whose metadata an add replaced its commit message lists."""
+
+
+class AdmissionWarning(KistoreError):
+    """A problem an :data:`AdmissionCheck` reports that does not refuse the add.
+
+    E.g. a run agreeing with some runs of a comparison group that already states two units
+    (KI217). Located like an error (file, line, JSON Pointer); ``Store.add`` returns it in
+    the manifest's :attr:`AddResult.warnings`, ``kistore add`` and ``import`` print it.
+    """
 
 
 class AddInterrupted(KeyboardInterrupt):
@@ -435,8 +449,9 @@ class Store:
         allow_dangling: bool = False,
         update_metadata: bool = False,
         commit: bool = False,
-        message: str | None = None,
+        message: str | Callable[[Sequence[AddResult]], str] | None = None,
         origins: Mapping[Digest, Any] | None = None,
+        checks: Sequence[AdmissionCheck] = (),
     ) -> list[AddResult]:
         """Add manifests to the store, all or nothing.
 
@@ -447,14 +462,29 @@ class Store:
             update_metadata: replace the metadata of an already stored object when it differs.
             commit: also write blobs, trees and a commit on the current branch (moved with
                 a compare-and-swap) and stage the written paths, leaving ``git status`` clean.
-            message: commit message (default: a summary of what was added).
+            message: commit message, used as given; or a function of the results (one
+                :class:`AddResult` each) returning its first line; default (None): a
+                summary of what was added. With a function or the default, a commit that
+                replaces metadata says so: ``; metadata replaced on N manifests`` on the
+                first line, and a body listing them (``KIND/NAME DIGEST``, at most 50).
             origins: where each manifest came from, named in error messages: a file name,
                 or a :class:`kistore.store.inputs.Located` (file, line, pointer of the manifest
                 inside the file, e.g. ``/run`` in a bundle).
+            checks: the rules of the layers above the store to ask before anything is
+                written (:data:`AdmissionCheck`), each under the write lock with the new
+                manifests. Default none: the store's own rules (bytes, schema, names,
+                metadata, references) always apply, but a rule of the query layer only
+                when passed. ``kistore add`` and ``import`` pass
+                ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
+                a family ranked with a ``unitPointer`` should too, or a run whose unit
+                disagrees with its group's lands (``check`` and ``verify`` still report
+                it, KI210, and ``rank`` fails for its group).
 
         Returns:
             One :class:`AddResult` per distinct manifest, in input order. Adding what is
-            already stored is a no-op reported as ``unchanged``.
+            already stored is a no-op reported as ``unchanged``. What a rule of
+            ``checks`` warned of (an :class:`AdmissionWarning`, e.g. KI217) is in the
+            manifest's :attr:`AddResult.warnings`.
 
         Writers on one clone take turns (a lock under the git directory), so the name and
         metadata checks and the write are one step: two concurrent adds can never both
@@ -467,8 +497,8 @@ class Store:
                 unless ``update_metadata``; a committed name changed (a name never moves,
                 even with ``update_metadata``); a ``metadata.name`` already used by another
                 manifest of the same kind; dangling references (each missing digest listed) unless
-                ``allow_dangling``; what a registered :data:`ADMISSION_CHECKS` rule finds (a
-                run whose unit disagrees with its comparison group's, KI210).
+                ``allow_dangling``; what a rule of ``checks`` finds (e.g. a run whose unit
+                disagrees with its comparison group's, KI210).
             StoreStateError: no work tree, or the branch kept moving under a concurrent
                 writer; the store is left as it was.
         """
@@ -477,7 +507,7 @@ class Store:
         with names.resets_deferred(), self._write_lock():
             return self._add(manifests, allow_dangling=allow_dangling,
                              update_metadata=update_metadata, commit=commit, message=message,
-                             origins=origins)
+                             origins=origins, checks=checks)
 
     @contextlib.contextmanager
     def _write_lock(self) -> Iterator[None]:
@@ -504,8 +534,9 @@ class Store:
         allow_dangling: bool,
         update_metadata: bool,
         commit: bool,
-        message: str | None,
+        message: str | Callable[[Sequence[AddResult]], str] | None,
         origins: Mapping[Digest, Any] | None,
+        checks: Sequence[AdmissionCheck],
     ) -> list[AddResult]:
         """:meth:`add` under the write lock."""
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
@@ -523,8 +554,10 @@ class Store:
                         update_metadata=update_metadata, commit=commit, origins=origins,
                         head_holds=self._head_holds())
         results, files, written = plan.results, plan.files, plan.written
-        if ADMISSION_CHECKS:
-            self._admit(manifests, results, origins)
+        if checks:
+            warned = self._admit(checks, manifests, results, origins)
+            results = [dataclasses.replace(r, warnings=tuple(warned[r.digest]))
+                       if r.digest in warned else r for r in results]
         if not files:
             if commit:  # a re-run after an add killed past its branch move: finish its index
                 BranchCommit(self.repo, self.root).repair_index()
@@ -543,9 +576,13 @@ class Store:
             raise AddInterrupted(results, oid) from None
         return results
 
-    def _admit(self, manifests: Sequence[Manifest], results: Sequence[Any],
-               origins: Mapping[Digest, Any] | None) -> None:
-        """Run :data:`ADMISSION_CHECKS` on the manifests an add would add; raise what they find.
+    def _admit(self, checks: Sequence[AdmissionCheck], manifests: Sequence[Manifest],
+               results: Sequence[Any], origins: Mapping[Digest, Any] | None
+               ) -> dict[Digest, list[str]]:
+        """Run ``checks`` on the manifests an add would add; raise what they find.
+
+        Returns:
+            Each :class:`AdmissionWarning` found (located, one line), by manifest digest.
 
         Raises:
             MultipleErrors: every problem, each placed where its manifest came from;
@@ -556,15 +593,20 @@ class Store:
 
         added = {r.digest for r in results if r.status == "added"}
         new = list({m.digest: m for m in manifests if m.digest in added}.values())
+        warned: dict[Digest, list[str]] = {}
         if not new:
-            return
+            return warned
         problems = []
-        for check in ADMISSION_CHECKS:
+        for check in checks:
             for digest, problem in check(self, new):
                 locate(problem, (origins or {}).get(digest))
-                problems.append(problem)
+                if isinstance(problem, AdmissionWarning):
+                    warned.setdefault(digest, []).append(problem.format())
+                else:
+                    problems.append(problem)
         if problems:
             raise MultipleErrors(problems)
+        return warned
 
     def _write(self, files: Mapping[str, bytes], *, commit: bool, message: str,
                results: list[AddResult], manifests: Sequence[Manifest] = ()
@@ -766,13 +808,26 @@ class Store:
                 "--at HEAD` reports it: KI113)", file=".gitattributes")
 
     @staticmethod
-    def _message(message: str | None, results: list[AddResult]) -> str:
-        """Return the commit message: the one given, or a summary of what was added."""
-        if message:
+    def _message(message: str | Callable[[Sequence[AddResult]], str] | None,
+                 results: list[AddResult]) -> str:
+        """Return the commit message (see :meth:`add`'s ``message``)."""
+        if isinstance(message, str) and message:
             return message
-        summary = ", ".join(f"{r.kind}/{r.name}" for r in results[:3])
-        more = f" and {len(results) - 3} more" if len(results) > 3 else ""
-        return f"kistore add: {summary}{more}"
+        if callable(message):
+            text = message(results)
+        else:
+            summary = ", ".join(f"{r.kind}/{r.name}" for r in results[:3])
+            more = f" and {len(results) - 3} more" if len(results) > 3 else ""
+            text = f"kistore add: {summary}{more}"
+        replaced = [r for r in results if r.status == "metadata-updated"]
+        if not replaced:
+            return text
+        listed = [f"{r.kind}/{r.name} {r.digest}" for r in replaced[:METADATA_LISTED]]
+        if len(replaced) > METADATA_LISTED:
+            listed.append(f"and {len(replaced) - METADATA_LISTED} more")
+        return (f"{text}; metadata replaced on {len(replaced)} "
+                f"manifest{'s' * (len(replaced) != 1)}\n\n"
+                "Metadata replaced (--update-metadata):\n" + "\n".join(listed))
 
     def _head_holds(self) -> Callable[[str, bytes], bool]:
         """Return ``holds(path, data)``: True when HEAD's tree has exactly ``data`` at ``path``.

@@ -42,12 +42,16 @@ class AddResult:
         name: its ``metadata.name``.
         status: ``added`` (new object), ``unchanged`` (already stored, same metadata) or
             ``metadata-updated`` (already stored; metadata replaced on request).
+        warnings: what an admission check warned of about this manifest without refusing
+            it (:class:`kistore.store.AdmissionWarning`), each in the one-line form
+            ``FILE[:LINE]:/pointer: message``; empty for most.
     """
 
     digest: Digest
     kind: str
     name: str
     status: str
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

@@ -288,6 +288,59 @@ def test_add_of_a_latin1_manifest_names_the_byte_its_pointer_and_the_fix(runner,
         "e.g. `iconv -f LATIN1 -t UTF-8`"]
 
 
+def changed_protocol(tmp_path):
+    """The bundle's protocol with another title: what `--update-metadata` replaces."""
+    protocol = json.loads(BUNDLE.read_text())["protocol"]
+    protocol["metadata"]["title"] = "Renamed"
+    changed = tmp_path / "protocol.json"
+    changed.write_text(json.dumps(protocol))
+    return changed, protocol["metadata"]["name"]
+
+
+def test_an_update_metadata_commit_says_what_it_replaced(runner, store_path, tmp_path):
+    """Review 2026-12-02 F9: the commit message did not mention the replaced metadata."""
+    assert run(runner, store_path, "add", "--allow-dangling", "--commit",
+               str(BUNDLE)).exit_code == 0
+    changed, name = changed_protocol(tmp_path)
+    replaced = run(runner, store_path, "add", "--update-metadata", "--commit", str(changed))
+    assert replaced.exit_code == 0, replaced.output
+    assert git(store_path, "log", "-1", "--format=%B").rstrip("\n").splitlines() == [
+        f"kistore add: BenchmarkProtocol/{name}; metadata replaced on 1 manifest", "",
+        "Metadata replaced (--update-metadata):",
+        f"BenchmarkProtocol/{name} {PUBLISHED['protocol']}"]
+    assert git(store_path, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("commit", [False, True], ids=["work-tree", "commit"])
+def test_an_interrupted_update_metadata_add_says_the_old_metadata_is_back(
+        runner, store_path, tmp_path, monkeypatch, commit):
+    """F9: an interrupted `--update-metadata` said "any files it had written were removed"
+    where the metadata file it replaced was restored (its old bytes, as the test checks)."""
+    from kistore.git.writer import FileBatch
+
+    assert run(runner, store_path, "add", "--allow-dangling", "--commit",
+               str(BUNDLE)).exit_code == 0
+    changed, _ = changed_protocol(tmp_path)
+    before = snapshot(store_path), git(store_path, "rev-parse", "HEAD")
+    real = FileBatch._write_all
+    written = []
+
+    def ctrl_c_after_writing(self, files):
+        written.append(real(self, files))  # the new metadata in place, then Ctrl-C
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(FileBatch, "_write_all", ctrl_c_after_writing)
+    result = run(runner, store_path, "add", "--update-metadata", str(changed),
+                 *(["--commit"] if commit else []))
+    assert written and list(written[0]) == [
+        f"store/metadata/sha256/{PUBLISHED['protocol'][7:9]}/{PUBLISHED['protocol'][9:]}.json"]
+    branch = ", and the branch did not move" if commit else ""
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        130, "", "interrupted before the add landed: nothing was added; any files it had "
+        f"written were removed and any metadata it replaced restored{branch}\n")
+    assert (snapshot(store_path), git(store_path, "rev-parse", "HEAD")) == before
+
+
 @pytest.mark.parametrize("commit", [False, True], ids=["work-tree", "commit"])
 def test_an_interrupted_add_says_nothing_was_added_and_exits_130(runner, store, tmp_path,
                                                                  kit, monkeypatch, commit):

@@ -390,6 +390,13 @@ def test_reimport_from_the_source_folder_needs_and_takes_update_metadata(runner,
         f"{'BenchmarkRun':<22}{0:>7}{0:>11}{15:>9}",
     ]
     assert git(store_path, "status", "--porcelain") == ""
+    # F9: the commit says what it replaced, a run a line (KIND/NAME DIGEST)
+    message = git(store_path, "log", "-1", "--format=%B").rstrip("\n").splitlines()
+    assert message[:3] == [
+        "kistore import sol-execbench: 15 runs from 1 file; metadata replaced on 15 manifests",
+        "", "Metadata replaced (--update-metadata):"]
+    assert {line.split()[1] for line in message[3:]} == runs
+    assert all(line.startswith("BenchmarkRun/") for line in message[3:])
     for digest in runs:
         metadata = store_path / layout.metadata_path(Digest.from_str(digest))
         annotations = json.loads(metadata.read_text())["annotations"]
@@ -427,3 +434,25 @@ def test_import_update_metadata_never_moves_a_committed_name(runner, store_path,
         f"cannot become {run_result.name!r}: keep the name and correct the title or other "
         "metadata"]
     assert snapshot(store_path) == before
+
+
+@requires_data
+def test_an_admission_warning_is_reported_by_import_and_refuses_nothing(store):
+    """What a check passed as ``checks=`` warns of (an AdmissionWarning, as KI217) lands
+    in the import's warnings, placed on the record's file and pointer; the run is added."""
+    from kistore.importers import import_files
+    from kistore.store import AdmissionWarning
+
+    warned = []
+
+    def first_run_warned(store_, manifests):
+        run_ = min((m for m in manifests if m.kind == "BenchmarkRun"), key=lambda m: m.digest)
+        warned.append(run_.digest)
+        return [(run_.digest, AdmissionWarning("a test warning", pointer="/spec/status"))]
+
+    report = import_files(store, "sol-execbench", [str(BOARD)], checks=(first_run_warned,))
+    assert report.warnings == [f"{BOARD.as_posix()}:/spec/status: a test warning"]
+    by_digest = {r.digest: r for r in report.results}
+    assert by_digest[warned[0]].status == "added"
+    assert by_digest[warned[0]].warnings == (report.warnings[0],)
+    assert sum(1 for r in report.results if r.warnings) == 1

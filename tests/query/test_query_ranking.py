@@ -127,7 +127,7 @@ def test_a_value_without_its_unit_is_unranked_for_the_unit(kit):
     assert [(r.record.name, r.rank) for r in ranking.ranked] == [("a", 1)]
     assert sorted((r.record.name, r.reason) for r in ranking.unranked) == [
         ("b", "no unit at /sourceNative/metrics/unit"),
-        ("c", "no unit at /sourceNative/metrics/unit"),
+        ("c", "no unit at /sourceNative/metrics/unit (1 is not a string)"),  # F8: says why
         ("d", "no value at /sourceNative/metrics/latency")]
 
 
@@ -166,3 +166,19 @@ def test_rank_is_one_plus_number_strictly_better(values):
     assert [row.value for row in ranking.ranked] == sorted(float(v) for v in values)
     again = rank_group(key, list(reversed(runs)), MEASURED, {})
     assert [r.record.digest for r in again.ranked] == [r.record.digest for r in ranking.ranked]
+
+
+def test_a_failed_run_in_another_unit_breaks_no_ranking(kit):
+    # review 2026-12-02 F8: a failed run (never ranked) stating another unit made rank fail
+    # for its group, while a run with no value in another unit did not; neither does now
+    per_run = Comparison("source-native", "synthetic", "/sourceNative/metrics/latency",
+                         ASCENDING, None, "/sourceNative/metrics/unit")
+    key, runs = group(kit, [("a", {"native": {"metrics": {"latency": 2.5, "unit": "ms"}}}, {}),
+                            ("f", {"native": {"metrics": {"latency": 9.0, "unit": "ns"}},
+                                   "status": "failed"}, {}),
+                            ("n", {"native": {"metrics": {"unit": "ns"}}}, {})])
+    ranking = rank_group(key, runs, per_run, {})
+    assert [(r.record.name, r.rank, r.unit) for r in ranking.ranked] == [("a", 1, "ms")]
+    assert [(r.record.name, r.reason) for r in ranking.excluded] == [("f", "status failed")]
+    assert [(r.record.name, r.reason) for r in ranking.unranked] == [
+        ("n", "no value at /sourceNative/metrics/latency")]

@@ -2,7 +2,8 @@
 
 Review 2026-12-02: `add --commit` accepted such a run, which `check` and `verify` refuse
 and which made `rank` and `show` of its group fail. The rule is
-:mod:`kistore.query.units`'; the store runs it before writing (``ADMISSION_CHECKS``).
+:mod:`kistore.query.units`'; the store runs it before writing when its caller passes it
+(``Store.add(checks=)``: the command line does).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import pytest
 
 from kistore.cli import main
 from kistore.core.comparison import comparison_key, key_object
+from kistore.core.digest import Digest
+from kistore.core.layout import object_path
 from kistore.core.model import Manifest
 
 from ..conftest import git, snapshot
@@ -106,3 +109,160 @@ def test_add_refuses_two_runs_of_one_new_group_in_two_units(runner, store_path, 
         + "; ".join(f"{u} (e.g. {d})" for d, u in sorted(digests, key=lambda d: d[1]))
         + f"; `rank` fails for the whole group; {HINT}"]
     assert snapshot(store_path) == before
+
+
+def test_store_add_asks_only_the_checks_its_caller_passes(store_path, kit, tmp_path, unit_store):
+    """Store.add from Python: KI210 applies when ``checks=`` holds units_admitted; a call
+    without it asks the store's own rules only (there is no process-global list)."""
+    from kistore.core.errors import MultipleErrors
+    from kistore.query.units import units_admitted
+    from kistore.store import Store
+
+    store = Store(store_path)
+    impl, odd = scored(kit, unit_store, "b", 2000.0, "GFLOP/s")
+    manifests = [Manifest.from_document(d) for d in (impl, odd)]
+    before = snapshot(store_path)
+    with pytest.raises(MultipleErrors) as refused:
+        store.add(manifests, checks=(units_admitted,))
+    assert [p.pointer for p in refused.value.problems] == ["/spec/sourceNative/unit"]
+    assert refused.value.problems[0].message.startswith(
+        "states 'GFLOP/s' at /sourceNative/unit; the other runs of comparison group "
+        f"{key_of(unit_store, odd)} state 'TFLOP/s'")
+    assert snapshot(store_path) == before
+    results = store.add(manifests)  # no checks passed: the store's own rules only
+    assert [(str(r.digest), r.status) for r in results] == [
+        (str(m.digest), "added") for m in manifests]
+
+
+# -- review 2026-12-02 F7, F8: a group already broken, runs never compared, units no strings --
+
+MIXED_HINT = ("nothing in this run to fix: the other runs of its group already state "
+              "different units (committed past a failing gate); change the ranking policy "
+              "(its unitPointer, or the family) by a reviewed pull request so that `rank` "
+              "works for the group again (KI217: `check` warns too)")
+
+
+def past_the_gate(store_path, docs):
+    """Commit manifests with no admission check (what a merge past a failing gate lands)."""
+    from kistore.store import Store
+
+    manifests = [Manifest.from_document(d) for d in docs]
+    Store(store_path).add(manifests, commit=True)
+    return [str(m.digest) for m in manifests]
+
+
+def obj(digest):
+    return object_path(Digest.from_str(digest))
+
+
+def digest_of(doc):
+    return str(Manifest.from_document(doc).digest)
+
+
+def findings(result):
+    return [(f["rule"], f["severity"], f.get("file"), f.get("pointer"), f["message"])
+            for f in json.loads(result.stdout)["findings"] if f["rule"] in ("KI210", "KI217")]
+
+
+def test_a_run_agreeing_with_a_group_already_in_two_units_is_added_with_a_warning(
+        runner, store_path, kit, tmp_path, unit_store):
+    a = digest_of(scored(kit, unit_store, "a", 2.0, "TFLOP/s")[1])
+    b = past_the_gate(store_path, scored(kit, unit_store, "b", 2000.0, "GFLOP/s"))[1]
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    impl, good = scored(kit, unit_store, "c", 3.0, "TFLOP/s")
+    c = digest_of(good)
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in (impl, good)))
+    key = key_of(unit_store, good)
+    message = (f"states 'TFLOP/s' at /sourceNative/unit, as other runs of comparison group "
+               f"{key} do, but the group already states different units: GFLOP/s (e.g. {b}); "
+               f"TFLOP/s (e.g. {min(a, c)}); `rank` fails for the whole group (with or "
+               "without this run)")
+    added = run(runner, store_path, "add", "--commit", str(path))
+    assert added.exit_code == 0, added.output
+    assert added.stderr.splitlines() == [
+        f"warning: {path}:2:1:/spec/sourceNative/unit: {message}; {MIXED_HINT}"]
+    assert c in added.stdout
+    checked = run(runner, store_path, "check", "--json", f"{base}..HEAD")
+    assert checked.exit_code == 0, checked.output  # a warning: the group was broken before
+    assert findings(checked) == [("KI217", "warning", obj(c),
+                                  "/spec/sourceNative/unit", message)]
+    verified = run(runner, store_path, "verify", "--json")
+    assert verified.exit_code == 1
+    assert [f[0] for f in findings(verified)] == ["KI210"]  # the group, as before
+
+
+def test_runs_never_compared_break_nothing_whatever_unit_they_state(
+        runner, store_path, kit, tmp_path, unit_store):
+    """A failed run (never ranked) and a run with no value, in another unit: both added,
+    `rank` of the group works, `verify` reports nothing (they used to differ: F8)."""
+    impl, failed = scored(kit, unit_store, "f", 5.0, "GFLOP/s")
+    failed["spec"]["status"] = "failed"
+    impl2, empty = scored(kit, unit_store, "n", 5.0, "GFLOP/s")
+    empty["spec"]["sourceNative"]["metrics"] = {}
+    path = tmp_path / "never.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in (impl, failed, impl2, empty)))
+    added = run(runner, store_path, "add", "--commit", str(path))
+    assert added.exit_code == 0, added.output
+    assert added.stderr == ""
+    ranked = run(runner, store_path, "rank", "--all", "--json", "BenchmarkRun/a")
+    assert ranked.exit_code == 0, ranked.output
+    rows = {r["name"]: (r["rank"], r["unit"], r["reason"]) for r in json.loads(ranked.stdout)}
+    assert rows == {"a": (1, "TFLOP/s", None),
+                    "n": (None, "GFLOP/s", "no value at /sourceNative/metrics/score"),
+                    "f": (None, "GFLOP/s", "status failed")}
+    verified = run(runner, store_path, "verify", "--json")
+    assert findings(verified) == [], verified.output
+
+
+def test_a_number_where_the_unit_goes_is_refused_and_rank_says_why(
+        runner, store_path, kit, tmp_path, unit_store):
+    """`"unit": 1` is no unit: add refuses it (KI210); committed anyway, `rank` leaves it
+    unranked and says the number is not a string, and `verify` reports it."""
+    parts = [kit.protocol(version="2"), unit_store[1], unit_store[2]]  # a group of its own
+    docs = [parts[0], *scored(kit, parts, "one", 4.0, "1")]
+    past_the_gate(store_path, docs)
+    impl, number = scored(kit, parts, "num", 3.0, 1)
+    path = tmp_path / "number.json"
+    path.write_text(json.dumps(number))
+    past_the_gate(store_path, [impl])
+    message = ('states 1 at /sourceNative/unit, which is no unit: a unit is a string ("1" '
+               "for a dimensionless value); `rank` leaves this run unranked")
+    refused = run(runner, store_path, "add", str(path))
+    assert refused.exit_code == 1
+    assert refused.stderr.splitlines() == [
+        f"error: {path}:/spec/sourceNative/unit: {message}; {HINT}"]
+    n = past_the_gate(store_path, [number])[0]
+    ranked = run(runner, store_path, "rank", "--json", "BenchmarkRun/one")
+    assert ranked.exit_code == 0, ranked.output
+    rows = {r["name"]: (r["rank"], r["unit"], r["reason"]) for r in json.loads(ranked.stdout)}
+    assert rows == {"one": (1, "1", None), "num": (
+        None, None, "no unit at /sourceNative/unit (1 is not a string)")}
+    verified = run(runner, store_path, "verify", "--json")
+    assert findings(verified) == [("KI210", "error", obj(n),
+                                   "/spec/sourceNative/unit", message)]
+
+
+def test_check_places_ki210_on_a_run_with_its_pointer_from_either_base(
+        runner, store_path, kit, tmp_path, unit_store):
+    """base..merged (both runs of a new group added) and b1..merged (one of them) both
+    report KI210 on a run's object with the JSON Pointer of its unit (F8: the first had
+    none)."""
+    parts = [kit.protocol(version="2"), unit_store[1], unit_store[2]]
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    ms = past_the_gate(store_path, [parts[0], *scored(kit, parts, "ms", 1.0, "ms")])[2]
+    b1 = git(store_path, "rev-parse", "HEAD").strip()
+    ns = past_the_gate(store_path, scored(kit, parts, "ns", 9.0, "ns"))[1]
+    key = key_of(parts, scored(kit, parts, "ms", 1.0, "ms")[1])
+    whole = run(runner, store_path, "check", "--json", f"{base}..HEAD")
+    assert whole.exit_code == 1
+    assert findings(whole) == [(
+        "KI210", "error", obj(ms), "/spec/sourceNative/unit",
+        f"the runs of comparison group {key} state different units at /sourceNative/unit: "
+        f"ms (e.g. {ms}); ns (e.g. {ns}); `rank` fails for the whole group")]
+    one = run(runner, store_path, "check", "--json", f"{b1}..HEAD")
+    assert one.exit_code == 1
+    assert findings(one) == [(
+        "KI210", "error", obj(ns), "/spec/sourceNative/unit",
+        f"states 'ns' at /sourceNative/unit; the other runs of comparison group {key} state "
+        "'ms': `rank` would fail for the whole group")]
