@@ -345,13 +345,14 @@ def warn_unreadable(store: Store, catalog: object, at: str | None = None) -> Non
         verify = f"kistore verify --at {at}" if at else "kistore verify"
         click.echo(f"warning: {len(listed)} manifest(s) committed at {at or 'HEAD'} do not "
                    f"verify and are left out: {shown}; run `{verify}`", err=True)
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..index.catalog import committed_fix
+
         for digest in listed[:3]:
             path, problem = committed[digest]
             role = "object" if path.startswith("store/objects/") else "metadata"
-            fix = ("commit a corrected metadata file to fix it" if role == "metadata" else
-                   "an object never changes, so it stays left out")
-            click.echo(f"warning: {path}: the {role} file {problem}; it was committed so "
-                       f"(past the hooks): {fix}", err=True)
+            click.echo(f"warning: {path}: the {role} file {problem}; "
+                       f"{committed_fix(path, problem)}", err=True)
 
 
 def deleted_from_work_tree(catalog: object) -> list[str]:
