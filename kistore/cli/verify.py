@@ -116,6 +116,8 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
 
     group_rules.register()  # comparison groups whose runs disagree in unit (KI210)
     store = ctx.store()
+    if at is None:  # a `git clone --no-checkout`: one error, not a KI402 per object
+        store.require_checkout("kistore verify")
     snap = snapshot(store, at)
     with click.progressbar(length=count_files(snap), label="verifying",
                            file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:

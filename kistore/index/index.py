@@ -888,8 +888,8 @@ def manifest_limit(store: IndexedStore) -> int:
     """Return the store's ``[limits] manifest-bytes``; the default when kistore.toml is bad.
 
     A query never fails on a bad kistore.toml (``verify`` and ``add`` report it); a file
-    past the limit is left out of the index and listed as skipped (``reindex`` after
-    raising the limit reads it again).
+    past the limit is left out of the index and listed as skipped (the next query after
+    the limit changed reads it again: :meth:`Index._relimit`).
     """
     try:
         return int(store.limits().manifest_bytes)

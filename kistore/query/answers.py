@@ -100,7 +100,7 @@ def _record(store: Store, catalog: Catalog, digest: Digest, at: str | None) -> R
 
 
 def _left_out(view: View, catalog: Catalog, digest: Digest, ref: str) -> VerificationError:
-    """:func:`unreadable_error` of a manifest the catalog has no record of, with why it skipped it."""
+    """:func:`unreadable_error` of a manifest without a record, and why the catalog skipped it."""
     skipped = catalog.skipped().get(str(digest))
     return unreadable_error(view, digest, ref, committed=skipped is not None, skipped=skipped)
 
