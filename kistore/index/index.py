@@ -491,6 +491,10 @@ class Index:
         again = {Digest.from_str(d) for d, (_, why) in IndexCatalog(conn, str(tree.id))
                  ._read_skipped().items() if is_too_large(why)}
         if held is None or not held.isdigit() or limit < int(held):
+            if (count := count_objects(self.repo, tree)) >= LARGE_READ:
+                log.warning("note: [limits] manifest-bytes is %s for the query index %s: "
+                            "reading the size of the files of %s manifests once", f"{limit:,}",
+                            self.path, f"{count:,}")
             again |= oversized(self.repo, tree, limit)
         if again:
             self._apply(conn, str(tree.id), tree, None, changed=again, limit=limit)
