@@ -345,13 +345,14 @@ def warn_unreadable(store: Store, catalog: object, at: str | None = None) -> Non
         verify = f"kistore verify --at {at}" if at else "kistore verify"
         click.echo(f"warning: {len(listed)} manifest(s) committed at {at or 'HEAD'} do not "
                    f"verify and are left out: {shown}; run `{verify}`", err=True)
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..index.catalog import committed_fix
+
         for digest in listed[:3]:
             path, problem = committed[digest]
             role = "object" if path.startswith("store/objects/") else "metadata"
-            fix = ("commit a corrected metadata file to fix it" if role == "metadata" else
-                   "an object never changes, so it stays left out")
-            click.echo(f"warning: {path}: the {role} file {problem}; it was committed so "
-                       f"(past the hooks): {fix}", err=True)
+            click.echo(f"warning: {path}: the {role} file {problem}; "
+                       f"{committed_fix(path, problem)}", err=True)
 
 
 def deleted_from_work_tree(catalog: object) -> list[str]:
@@ -402,9 +403,11 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
             any revision (:meth:`kistore.store.Store.resolve`), so checking a commit's
             names reads nothing more (``show``, ``cat``, ``cite``, ``attestations``).
 
-    Before either, any error about the work tree of a clone that is not checked out
-    (:meth:`kistore.store.Store.not_checked_out`: ``git clone --no-checkout``) says so,
-    and that ``--at`` the branch's upstream gives the same answers.
+    Before the block, when ``refs`` names anything, and for any error about the work tree
+    within it, a clone that is not checked out (``git clone --no-checkout``) is refused,
+    saying that ``--at`` the branch's upstream gives the same answers
+    (:meth:`kistore.store.Store.require_checkout`): first and alone, before any warning
+    the block would print.
 
     Raises:
         InputError: ``KIND/`` with no name.
@@ -414,24 +417,19 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
             not found, with the hint; else the original error.
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..core.errors import KistoreError, ResolutionError, StoreStateError
-    from ..core.layout import STORE_DIR
+    from ..core.errors import KistoreError, ResolutionError
     from .names import refuse_incomplete_names, refuse_shared_names
 
     refuse_incomplete_names(refs)
+    if at is None and any(ref is not None for ref in refs):
+        store.require_checkout()  # first and alone: before any warning the block prints
     refuse_shared_names(store, refs, at, commits=names_at_commits)
     try:
         yield
     except KistoreError as e:
         if at is not None or store.root is None:
             raise
-        instead = store.not_checked_out()
-        if instead is not None:  # a `git clone --no-checkout`: every file is "missing"
-            raise StoreStateError(
-                f"the work tree is not checked out (HEAD holds {STORE_DIR}/, the work tree "
-                f"has none): answer from the commit with `--at {instead}`, which gives the "
-                "same answers (in a blob-less clone it fetches only the files it reads), "
-                "or check the files out first with `git checkout HEAD -- .`") from None
+        store.require_checkout()  # a `git clone --no-checkout`: every file is "missing"
         if not isinstance(e, ResolutionError):
             raise
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).

@@ -194,6 +194,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     from ..core.errors import InputError
 
     store = ctx.store()
+    store.require_checkout("kistore attest", writes=_ATTEST_NEEDS)
     with explaining_misses(store, [ref], None):
         digest = store.resolve(ref)
     given = None
@@ -221,6 +222,11 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
                    "bundle": bundle.to_json()})
     else:
         click.echo(f"{type_name} by {keyid} about {digest}: {location}")
+
+
+_ATTEST_NEEDS = ("reads the manifest, what it references and the trust file from the work "
+                 "tree (and with --file writes there)")
+"""What ``attest`` needs of the work tree: it has no ``--at``."""
 
 
 def _refuse_a_key_trust_no_longer_accepts(store: Store, keyid: str | None) -> None:
@@ -416,6 +422,10 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
 # -- trust -----------------------------------------------------------------------------
 
 
+_TRUST_NEEDS = "changes store/trust/keys.json in the work tree"
+"""What ``trust add`` and ``trust revoke`` need of the work tree."""
+
+
 @click.group()
 def trust() -> None:
     """Manage store/trust/keys.json: keys trusted for roles (commit it by pull request).
@@ -508,6 +518,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
     store = ctx.store()
     if store.root is None:
         raise StoreStateError("this repository has no work tree")
+    store.require_checkout("kistore trust add", writes=_TRUST_NEEDS)
     if comment is not None and not _is_utf8(comment):  # bytes that are not UTF-8
         raise InputError(f"--comment {printable(comment)!r} is not UTF-8 text: write it in "
                          "UTF-8")
@@ -559,6 +570,7 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
     store = ctx.store()
     if store.root is None:
         raise StoreStateError("this repository has no work tree")
+    store.require_checkout("kistore trust revoke", writes=_TRUST_NEEDS)
     entry = revoke_key(store.root, keyid, at=parse_time(at) if at else None)
     if as_json:
         emit_json(entry.to_json())
@@ -581,7 +593,10 @@ def trust_list(ctx: StoreContext, at: str | None, as_json: bool) -> None:
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.trust import load_trust
 
-    keys = load_trust(ctx.store().view(at)).keys
+    store = ctx.store()
+    if at is None:  # a `git clone --no-checkout` has no trust file to list: not "no keys"
+        store.require_checkout("kistore trust list")
+    keys = load_trust(store.view(at)).keys
     if as_json:
         emit_json([keys[k].to_json() for k in sorted(keys)])
         return
@@ -616,7 +631,10 @@ def trust_export(ctx: StoreContext, allowed_signers: str, at: str | None) -> Non
     from ..attest.trust import load_trust
     from ..core.errors import InputError
 
-    trust = load_trust(ctx.store().view(at))
+    store = ctx.store()
+    if at is None:  # a `git clone --no-checkout`: not an empty trust file
+        store.require_checkout("kistore trust export --allowed-signers FILE")
+    trust = load_trust(store.view(at))
     text = export.to_text(trust)
     if allowed_signers == "-":
         click.echo(text, nl=False)

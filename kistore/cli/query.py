@@ -66,7 +66,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
 
     fmt = output_format(fmt, as_json)
     store = ctx.store()
-    with explaining_misses(store, [ref], at):
+    with explaining_misses(store, [ref], at):  # not checked out: said first, and alone
         catalog = run_catalog(store, [ref], at)  # a blob-less clone: the group's listing
         _warn_default_policy(store, at)
         with _warning_before_no_group(store, catalog, at):
@@ -128,10 +128,10 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     from ..query.page import compare as compare_runs
 
     store = ctx.store()
-    _warn_default_policy(store, at)
-    with explaining_misses(store, [a, b], at):
+    with explaining_misses(store, [a, b], at):  # not checked out: said first, and alone
         # a blob-less clone: A's group (which holds its #1) and B's, from their listings
         catalog = run_catalog(store, [a] if b is None else [a, b], at)
+        _warn_default_policy(store, at)
         with _warning_before_no_group(store, catalog, at):
             result = compare_runs(store, a, b, at=at, comparison=comparison,
                                   catalog=catalog)

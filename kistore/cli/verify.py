@@ -115,6 +115,8 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
     from ..query import group_rules
 
     store = ctx.store()
+    if at is None:  # a `git clone --no-checkout`: one error, not a KI402 per object
+        store.require_checkout("kistore verify")
     snap = snapshot(store, at)
     with click.progressbar(length=count_files(snap), label="verifying",
                            file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:

@@ -23,7 +23,7 @@ from ..core.limits import DEFAULT
 from ..core.model import Manifest
 from ..git.blobs import blob_size, fetch_blobs, read_blob
 from ..git.treediff import subtree
-from .catalog import Loaded, parse_document, problem
+from .catalog import Loaded, parse_document, problem, too_large
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: pygit2 loads on first use
     import pygit2
@@ -179,6 +179,42 @@ def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Dig
             progress(len(chunk))
 
 
+def oversized(repo: pygit2.Repository, tree: pygit2.Tree, limit: int) -> set[Digest]:
+    """Return the manifests of a git tree with an object or metadata file past ``limit`` bytes.
+
+    Reads each file's size from its blob's header (:func:`kistore.git.blobs.blob_size`),
+    never its bytes: what an index whose ``[limits] manifest-bytes`` was lowered reads
+    again (:meth:`kistore.index.index.Index._relimit`). A blob a partial clone lacks counts
+    as past the limit (reading it again fetches it, and finds out).
+
+    Args:
+        repo: the pygit2 repository.
+        tree: the pygit2 Tree.
+        limit: most bytes of a file.
+
+    Returns:
+        The digests (each named by a file's path; bytes unchecked).
+    """
+    found: set[Digest] = set()
+    for base in (layout.OBJECTS_DIR, layout.METADATA_DIR):
+        try:
+            shards = subtree(repo, tree[base].id)
+        except KeyError:
+            continue
+        for shard in shards:
+            if shard.type_str != "tree":
+                continue
+            for leaf in subtree(repo, shard.id):
+                if leaf.type_str != "blob":
+                    continue
+                size = blob_size(repo, leaf.id)
+                if size is None or size > limit:
+                    digest = layout.digest_from_path(f"{base}/{shard.name}/{leaf.name}")
+                    if digest is not None:
+                        found.add(digest)
+    return found
+
+
 def parse_known(files: Mapping[str, bytes], *, limit: int = DEFAULT.manifest_bytes
                 ) -> dict[str, Read]:
     """Return :func:`read_manifests`' result for every manifest whose two files are in ``files``.
@@ -296,9 +332,7 @@ def _read_chunk(repo: pygit2.Repository | None, jobs: list[Job],
         large = [(path, size) for path, size in sizes if size > limit]
         if large:  # a 200 MB manifest committed past the hooks: never read (ls took 5 s)
             path, size = large[0]
-            out.append((str(digest), None, None, (path, f"holds {size:,} bytes, more than the "
-                                                        f"limit of {limit:,} (manifest-bytes; "
-                                                        "`kistore verify`: KI106)")))
+            out.append((str(digest), None, None, (path, too_large(size, limit))))
             continue
         data, meta = _bytes(repo, object_file), _bytes(repo, metadata_file)
         parsed = parse_document(digest, data, meta, validate=True)

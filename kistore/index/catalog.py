@@ -96,6 +96,52 @@ def damage(view: StoreView, digest: Digest) -> tuple[str, str]:
                    view.read(layout.metadata_path(digest)))
 
 
+_TOO_LARGE = "(manifest-bytes; `kistore verify`: KI106)"
+"""How the problem of a file past ``[limits] manifest-bytes`` ends (:func:`too_large`)."""
+
+
+def too_large(size: int, limit: int) -> str:
+    """Return the problem of a stored file past ``[limits] manifest-bytes`` (not read).
+
+    Args:
+        size: the file's size in bytes.
+        limit: the limit in bytes.
+
+    Returns:
+        e.g. ``holds 1,308 bytes, more than the limit of 700 (manifest-bytes; `kistore
+        verify`: KI106)``, which :func:`is_too_large` recognises in the index's ``skipped``
+        list.
+    """
+    return f"holds {size:,} bytes, more than the limit of {limit:,} {_TOO_LARGE}"
+
+
+def is_too_large(problem: str) -> bool:
+    """Return whether a problem (:func:`problem`, or a ``skipped`` row's) is :func:`too_large`'s."""
+    return problem.startswith("holds ") and problem.endswith(_TOO_LARGE)
+
+
+def committed_fix(path: str, problem: str) -> str:
+    """Say what to do about a committed file a query leaves out (the index ``skipped`` it).
+
+    Args:
+        path: the file's repository path (``store/objects/...`` or ``store/metadata/...``).
+        problem: what is wrong with it (:func:`problem`, :func:`too_large`).
+
+    Returns:
+        For a file past ``[limits] manifest-bytes``: that it is left out while the limit
+        stands, and how to raise it (the file may be sound: committed under a higher limit
+        since lowered). Otherwise: it was committed so (past the hooks), and that a
+        metadata file is fixed by committing a corrected one, while an object never
+        changes and stays left out.
+    """
+    if is_too_large(problem):
+        return ("it is left out while the limit stands: raise [limits] manifest-bytes in "
+                "kistore.toml if this size is meant")
+    if path.startswith(layout.METADATA_DIR):
+        return "it was committed so (past the hooks): commit a corrected metadata file to fix it"
+    return "it was committed so (past the hooks): an object never changes, so it stays left out"
+
+
 def problem(digest: Digest, data: bytes | None, meta: bytes | None) -> tuple[str, str]:
     """Say which of a manifest's two files a query cannot read, and what is wrong with it.
 

@@ -16,6 +16,7 @@ by :mod:`._worktree` without stating every file).
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import sqlite3
 import zlib
@@ -33,7 +34,7 @@ from ..git.treediff import subtree
 from . import _database as database
 from . import _rows as rows
 from . import refs, warm
-from ._build import Read, parse_known, parse_validated, read_manifests
+from ._build import Read, oversized, parse_known, parse_validated, read_manifests
 from ._database import EMPTY_TREE, LARGE_READ, Progress, get_meta, log, seal, set_meta, unsealed
 from ._fresh import CheckedCatalog, FileCheck
 from ._transaction import transaction
@@ -46,6 +47,7 @@ from .catalog import (
     chain,
     describe_all,
     in_listing_order,
+    is_too_large,
 )
 from .records import Listed, Record
 
@@ -440,14 +442,63 @@ class Index:
 
     def _sync(self, conn: sqlite3.Connection, target: str, load: Callable[[], pygit2.Tree],
               progress: Progress | None) -> None:
-        """Move the index to tree ``target`` by applying the tree diff, in one transaction."""
-        if get_meta(conn, "tree") == target:
+        """Move the index to tree ``target`` under the store's limits, in one transaction.
+
+        What the rows hold is decided by the tree and by ``[limits] manifest-bytes`` (a
+        file past it is skipped, not read): the index records both (meta ``tree`` and
+        ``limit``), and the key of the settings the limit was read from (meta
+        ``settings``, :func:`settings_key`: no TOML is parsed while the file is
+        unchanged). Another tree applies the tree diff; another limit reads again the
+        manifests it changes (:meth:`_relimit`).
+        """
+        key = settings_key(self.store)
+        if get_meta(conn, "tree") == target and key is not None and \
+                get_meta(conn, "settings") == key:
             return
+        limit = manifest_limit(self.store)
         with transaction(conn):  # one writer; re-read the tree under SQLite's lock
             old = get_meta(conn, "tree") or EMPTY_TREE
+            tree = None
+            if old == EMPTY_TREE:  # a build from nothing: every row under this limit
+                set_meta(conn, limit=str(limit))
             if old != target:
-                self._apply(conn, old, load(), progress)
+                tree = load()
+                self._apply(conn, old, tree, progress, limit=limit)
                 set_meta(conn, tree=target)
+            held = get_meta(conn, "limit")
+            if held != str(limit):
+                self._relimit(conn, tree or load(), limit, held)
+            if key is not None:
+                set_meta(conn, settings=key)
+
+    def _relimit(self, conn: sqlite3.Connection, tree: pygit2.Tree, limit: int,
+                 held: str | None) -> None:
+        """Bring the rows of ``tree`` under ``limit`` bytes a file (in the caller's transaction).
+
+        The rows were made under ``held`` (None: not known, an index from before the limit
+        was recorded). Read again: every manifest skipped as past a limit (it may fit now,
+        and its message names the limit), and, when the limit is lower or ``held`` is not
+        known, every manifest with a file past ``limit`` (:func:`._build.oversized`, from
+        blob headers: no file read), which is then skipped. Runs that reference them are
+        described again (:meth:`_apply`).
+
+        Args:
+            conn: the index connection.
+            tree: the pygit2 Tree the rows describe.
+            limit: ``[limits] manifest-bytes`` now.
+            held: the limit the rows were made under (meta ``limit``), or None.
+        """
+        again = {Digest.from_str(d) for d, (_, why) in IndexCatalog(conn, str(tree.id))
+                 ._read_skipped().items() if is_too_large(why)}
+        if held is None or not held.isdigit() or limit < int(held):
+            if (count := count_objects(self.repo, tree)) >= LARGE_READ:
+                log.warning("note: [limits] manifest-bytes is %s for the query index %s: "
+                            "reading the size of the files of %s manifests once", f"{limit:,}",
+                            self.path, f"{count:,}")
+            again |= oversized(self.repo, tree, limit)
+        if again:
+            self._apply(conn, str(tree.id), tree, None, changed=again, limit=limit)
+        set_meta(conn, limit=str(limit))
 
     def prepare(self, files: Mapping[str, bytes],
                 manifests: Iterable[Manifest] = ()) -> Prepared:
@@ -570,7 +621,8 @@ class Index:
                known: Mapping[str, bytes] | None = None, quiet: bool = False,
                parsed: Mapping[str, Read] | None = None,
                described: Mapping[str, Record] | None = None,
-               compressed: tuple[bytes, Mapping[str, bytes]] | None = None) -> None:
+               compressed: tuple[bytes, Mapping[str, bytes]] | None = None,
+               limit: int | None = None) -> None:
         """Update the rows from tree ``old`` to ``tree`` (in the caller's transaction).
 
         Args:
@@ -589,12 +641,15 @@ class Index:
                 they are now (:meth:`prepare`); used only when they are exactly those.
             compressed: ``(dictionary, {digest: stored document deflated with it})``,
                 used for the documents whose dictionary it is (:meth:`.rows.Writer.write`).
+            limit: most bytes of a file read (default: :func:`manifest_limit`).
         """
+        limit = manifest_limit(self.store) if limit is None else limit
         digests = changed if changed is not None else self._changed(old, tree)
         if digests is None:  # the old tree is gone from git: start over
             # interned digests and keys stay: ids are never reused within the file
             conn.execute("DELETE FROM records")  # executescript would COMMIT: not here
             conn.execute("DELETE FROM skipped")
+            set_meta(conn, limit=str(limit))  # every row read again, under this limit
             digests = set(tree_digests(self.repo, tree))
         if progress is None and not quiet and len(digests) >= LARGE_READ:
             log.warning("note: updating the query index %s: reading %s manifests once; at "
@@ -602,7 +657,6 @@ class Index:
         loaded: dict[str, Loaded | None] = {}
         documents: dict[str, bytes] = {}  # each row's stored document (.rows)
         skipped: list[tuple[str, str, str]] = []
-        limit = manifest_limit(self.store)
         listed = sorted(digests, key=str)
         done = [parsed[str(d)] for d in listed if str(d) in parsed] if parsed else []
         todo = [d for d in listed if str(d) not in parsed] if parsed else listed
@@ -808,12 +862,38 @@ def count_objects(repo: pygit2.Repository, tree: pygit2.Tree) -> int:
     return sum(len(subtree(repo, shard.id)) for shard in objects if shard.type_str == "tree")
 
 
+def settings_key(store: IndexedStore) -> str | None:
+    """Return a key of the settings the store's limits are read from, without parsing them.
+
+    :meth:`kistore.store.Store.limits` reads the work tree's ``kistore.toml`` (in a bare
+    repository, ``HEAD``'s): the key is the BLAKE2b of the work tree's file's bytes (a
+    read of one small file), or ``HEAD``'s commit id read from the ref files (no pygit2).
+    While it is what the index recorded, the limit the rows were made under still holds
+    (:meth:`Index._sync`); when it is not, :func:`manifest_limit` parses the file.
+
+    Returns:
+        The key; None when it cannot be had cheaply (refs that are not plain files, an
+        unborn branch): the limit is then parsed every time.
+    """
+    if store.root is not None:
+        try:
+            data = store.view(None).read(layout.SETTINGS_FILE) or b""
+        except (KistoreError, OSError):
+            return None
+        return "work:" + hashlib.blake2b(data, digest_size=16).hexdigest()
+    try:
+        commit = warm.head_commit(store.git_dir)
+    except refs.RefsUnreadable:
+        return None
+    return None if commit is None else f"head:{commit}"
+
+
 def manifest_limit(store: IndexedStore) -> int:
     """Return the store's ``[limits] manifest-bytes``; the default when kistore.toml is bad.
 
     A query never fails on a bad kistore.toml (``verify`` and ``add`` report it); a file
-    past the limit is left out of the index and listed as skipped (``reindex`` after
-    raising the limit reads it again).
+    past the limit is left out of the index and listed as skipped (the next query after
+    the limit changed reads it again: :meth:`Index._relimit`).
     """
     try:
         return int(store.limits().manifest_bytes)

@@ -15,7 +15,7 @@ from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, ResolutionError, VerificationError, with_article
 from ..core.schema import KINDS
-from ..index.catalog import Catalog, damage
+from ..index.catalog import Catalog, committed_fix, damage
 from ..index.groups import open_group_catalog
 from ..index.index import open_catalog
 from ..index.records import Record
@@ -62,8 +62,7 @@ def find(store: Store, catalog: Catalog, ref: str, *, at: str | None = None) -> 
         if owner is not None:  # the names file's digest, then the index's record of it
             record = _record(store, catalog, owner, at)
             if record is None:
-                raise unreadable_error(view, owner, ref,
-                                       committed=str(owner) in catalog.skipped())
+                raise _left_out(view, catalog, owner, ref)
             if record.kind == kind and record.name == name:
                 return record
             raise ResolutionError(f"no {kind} named {name!r} {store.where(at)}")
@@ -76,16 +75,14 @@ def find(store: Store, catalog: Catalog, ref: str, *, at: str | None = None) -> 
         found = store.view(at).find_name(kind, name)
         record = _record(store, catalog, found, at) if found is not None else None
         if found is not None and record is None:
-            raise unreadable_error(store.view(at), found, ref,
-                                   committed=str(found) in catalog.skipped())
+            raise _left_out(store.view(at), catalog, found, ref)
         if record is None or record.name != name:
             raise ResolutionError(f"no {kind} named {name!r} {store.where(at)}")
         return record
     digest = store.resolve(ref, at=at)
     record = _record(store, catalog, digest, at)
     if record is None:
-        raise unreadable_error(store.view(at), digest, str(digest),
-                               committed=str(digest) in catalog.skipped())
+        raise _left_out(store.view(at), catalog, digest, str(digest))
     return record
 
 
@@ -102,8 +99,14 @@ def _record(store: Store, catalog: Catalog, digest: Digest, at: str | None) -> R
     return record
 
 
-def unreadable_error(view: View, digest: Digest, ref: str, *,
-                     committed: bool = False) -> VerificationError:
+def _left_out(view: View, catalog: Catalog, digest: Digest, ref: str) -> VerificationError:
+    """:func:`unreadable_error` of a manifest without a record, and why the catalog skipped it."""
+    skipped = catalog.skipped().get(str(digest))
+    return unreadable_error(view, digest, ref, committed=skipped is not None, skipped=skipped)
+
+
+def unreadable_error(view: View, digest: Digest, ref: str, *, committed: bool = False,
+                     skipped: tuple[str, str] | None = None) -> VerificationError:
     """Return the error for a stored manifest a query cannot read: which file, what to do.
 
     Args:
@@ -113,6 +116,9 @@ def unreadable_error(view: View, digest: Digest, ref: str, *,
         committed: the commit answered (``HEAD`` for the work tree) holds the file so: the
             index build skipped it (:meth:`~.catalog.Catalog.skipped`), and ``git
             checkout`` would only restore the same bytes.
+        skipped: the index's ``(path, problem)`` of it (:meth:`~.catalog.Catalog.skipped`),
+            said when its files read well here: a file past ``[limits] manifest-bytes``
+            (KI106), which the index does not read.
 
     Returns:
         A :class:`~kistore.core.errors.VerificationError` at the bad file (its path holds the
@@ -121,19 +127,22 @@ def unreadable_error(view: View, digest: Digest, ref: str, *,
         and run `kistore verify` to find any other damaged file``.
     """
     path, problem = damage(view, digest)
+    if not path and skipped is not None:  # sound bytes the index left out: past a limit
+        path, problem = skipped
+        committed = True
     if not path:  # both files read well now: changed while being read
-        return VerificationError(f"{ref} ({digest}) could not be read; run `kistore verify`")
+        named = "" if ref == str(digest) else f" ({digest})"
+        return VerificationError(f"{ref}{named} could not be read; run `kistore verify`")
     role = "object" if path.startswith(layout.OBJECTS_DIR) else "metadata"
+    said = "" if ref == str(digest) else f"{ref}: "  # the path names the digest already
     if committed:
-        fix = "it was committed so (past the hooks): " + (
-            "commit a corrected metadata file to fix it" if role == "metadata" else
-            "an object never changes, so it stays left out")
+        fix = committed_fix(path, problem)
     elif view.scope == "work":
         fix = (f"restore it with `git checkout -- {path}`, and run `kistore verify` to find "
                "any other damaged file")
     else:
         fix = "this commit holds it so: run `kistore verify --at REV` on it, or ask another"
-    return VerificationError(f"{ref}: the {role} file {problem}; {fix}", file=path)
+    return VerificationError(f"{said}the {role} file {problem}; {fix}", file=path)
 
 
 def find_run(store: Store, catalog: Catalog, ref: str, *, at: str | None = None) -> Record:

@@ -281,6 +281,39 @@ class Store:
             return "HEAD"
         return str(upstream.shorthand)
 
+    def require_checkout(self, command: str | None = None, *, writes: str | None = None
+                         ) -> None:
+        """Refuse a work-tree command in a clone that is not checked out, saying what works.
+
+        In a ``git clone --no-checkout`` (:meth:`not_checked_out`) every work-tree file is
+        "missing": a command would report each (``verify``: a KI402 per object), answer
+        nothing (``trust list``), or write files beside nothing (``attest --file``).
+
+        Args:
+            command: the command as the hint names it (``kistore verify``); None: the hint
+                names its ``--at`` alone (the command was typed just before).
+            writes: for a command that cannot answer from a commit, what it needs of the
+                work tree (``reads the manifest ...``); the hint is then to check the files
+                out, not ``--at``.
+
+        Raises:
+            StoreStateError: the work tree is not checked out: answer from the commit with
+                ``--at`` the branch's upstream (or ``HEAD``), which gives the same answers, or
+                check the files out first (``git checkout HEAD -- .``).
+        """
+        instead = self.not_checked_out()
+        if instead is None:
+            return
+        where = (f"the work tree is not checked out (HEAD holds {layout.STORE_DIR}/, the work "
+                 "tree has none)")
+        checkout = "check the files out first with `git checkout HEAD -- .`"
+        if writes is not None:
+            raise StoreStateError(f"{where}: `{command}` {writes}: {checkout}")
+        asked = f"{command} --at {instead}" if command else f"--at {instead}"
+        raise StoreStateError(
+            f"{where}: answer from the commit with `{asked}`, which gives the same answers (in "
+            f"a blob-less clone it fetches only the files it reads), or {checkout}")
+
     def skipped(self) -> SkipWorktree | None:
         """Return the store paths a sparse checkout leaves out (None: not a sparse checkout).
 

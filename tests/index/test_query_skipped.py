@@ -102,8 +102,9 @@ def test_asking_for_a_skipped_run_names_its_file_and_says_it_was_committed_so(ru
     for at in (["--at", "HEAD"], []):
         result = run(runner, group.root, "rank", str(digest), *at)
         assert result.exit_code == 1
+        # the digest once: the path names it (review 2026-12-02)
         assert result.stderr == (
-            f"error: {path}: {digest}: the object file {KI103}; it was committed so (past the "
+            f"error: {path}: the object file {KI103}; it was committed so (past the "
             "hooks): an object never changes, so it stays left out\n"), at
 
 

@@ -1,0 +1,117 @@
+"""A ``git clone --no-checkout`` of a store: one clear error naming what works, for every command.
+
+Review 2026-12-02 (F6): ``show``, ``cat``, ``attestations`` and ``cite`` already said the work
+tree is not checked out and named the ``--at`` that answers the same; still wrong were
+``verify`` (a KI113 and a KI402 per object), ``trust list`` (no keys, exit 0, where a full
+clone lists them), ``attest`` (told to use ``--at``, which it has not), and ``rank`` and
+``compare`` (the ranking-policy warning printed before the error).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kistore.store import Store
+
+from ..conftest import ManifestKit, add_docs, git
+from ..query.test_query_cli import run
+
+NOT_CHECKED_OUT = ("error: the work tree is not checked out (HEAD holds store/, the work tree "
+                   "has none): ")
+AT = ("answer from the commit with `{asked}`, which gives the same answers (in a blob-less "
+      "clone it fetches only the files it reads), or check the files out first with `git "
+      "checkout HEAD -- .`\n")
+CHECKOUT = "check the files out first with `git checkout HEAD -- .`\n"
+
+
+@pytest.fixture
+def clones(tmp_path, runner) -> tuple[Path, Path, Path]:
+    """A store of two runs with a trusted key; a full clone and a ``--no-checkout`` clone of it.
+
+    Returns:
+        (the full clone, the clone not checked out, the private key file).
+    """
+    kit = ManifestKit()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    docs = [protocol, env, workload]
+    for i in range(2):
+        impl = kit.implementation(f"proj-{i}", name=f"impl-{i}")
+        docs += [impl, kit.run(protocol, env, impl, workload, latency=10 + i, name=f"run-{i}")]
+    work = tmp_path / "work"
+    Store.init(work)
+    add_docs(Store(work), docs)
+    key = tmp_path / "k"
+    assert run(runner, work, "key", "generate", str(key)).exit_code == 0
+    trusted = run(runner, work, "trust", "add", f"{key}.pub", "--role", "rerun")
+    assert trusted.exit_code == 0, trusted.output
+    git(work, "add", "store/trust")
+    git(work, "commit", "-qm", "trust a rerun key")
+    git(work, "branch", "-M", "main")
+    full, bare = tmp_path / "full", tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(work), str(full))
+    git(tmp_path, "clone", "-q", "--no-checkout", str(work), str(bare))
+    assert not (bare / "store").exists() and (full / "store").is_dir()
+    return full, bare, key
+
+
+def test_verify_is_one_error_naming_verify_at_the_upstream(runner, clones):
+    full, clone, _ = clones
+    for args in ([], ["--json"]):
+        done = run(runner, clone, "verify", *args)
+        assert (done.exit_code, done.stdout) == (1, ""), args
+        assert done.stderr == NOT_CHECKED_OUT + AT.format(
+            asked="kistore verify --at origin/main"), args
+    at = run(runner, clone, "verify", "--at", "origin/main", "--json")
+    assert at.exit_code == 0, at.output  # what it names works, and finds what a checkout finds
+    checked_out = run(runner, full, "verify", "--json")
+    assert json.loads(at.stdout)["counts"] == json.loads(checked_out.stdout)["counts"]
+
+
+def test_trust_list_says_so_instead_of_listing_no_key(runner, clones):
+    full, clone, _ = clones
+    listed = run(runner, full, "trust", "list")
+    assert listed.exit_code == 0 and " rerun" in listed.stdout  # one key, for rerun
+    done = run(runner, clone, "trust", "list")
+    assert (done.exit_code, done.stdout) == (1, "")
+    assert done.stderr == NOT_CHECKED_OUT + AT.format(
+        asked="kistore trust list --at origin/main")
+    at = run(runner, clone, "trust", "list", "--at", "origin/main")
+    assert (at.exit_code, at.stdout) == (0, listed.stdout)
+    exported = run(runner, clone, "trust", "export", "--allowed-signers", "-")
+    assert exported.exit_code == 1 and exported.stderr == NOT_CHECKED_OUT + AT.format(
+        asked="kistore trust export --allowed-signers FILE --at origin/main")
+
+
+def test_attest_and_trust_changes_say_to_check_out_not_at(runner, clones, tmp_path):
+    _, clone, key = clones
+    refs_before = git(clone, "for-each-ref")
+    for file in ([], ["--file"]):
+        done = run(runner, clone, "attest", "BenchmarkRun/run-1", "--type", "note", "-m", "hi",
+                   "--key", str(key), *file)
+        assert (done.exit_code, done.stdout) == (1, ""), file
+        assert done.stderr == NOT_CHECKED_OUT + (
+            "`kistore attest` reads the manifest, what it references and the trust file "
+            "from the work tree (and with --file writes there): ") + CHECKOUT, file
+    for args in (["add", f"{key}.pub", "--role", "maintainer"], ["revoke", "SHA256:x"]):
+        done = run(runner, clone, "trust", *args)
+        assert done.exit_code == 1, args
+        assert done.stderr == NOT_CHECKED_OUT + (
+            f"`kistore trust {args[0]}` changes store/trust/keys.json in the work tree: "
+            ) + CHECKOUT, args
+    assert not (clone / "store").exists()  # nothing written beside nothing
+    assert git(clone, "for-each-ref") == refs_before  # no note either
+
+
+def test_rank_and_compare_say_it_first_and_alone(runner, clones):
+    full, clone, _ = clones
+    said = NOT_CHECKED_OUT + AT.format(asked="--at origin/main")
+    for args in (["rank", "BenchmarkRun/run-1"], ["compare", "BenchmarkRun/run-1"],
+                 ["compare", "BenchmarkRun/run-1", "BenchmarkRun/run-0"]):
+        done = run(runner, clone, *args)
+        assert (done.exit_code, done.stdout, done.stderr) == (1, "", said), args
+        at = run(runner, clone, *args, "--at", "origin/main")
+        assert at.exit_code == 0, (args, at.output)
+        assert at.stdout == run(runner, full, *args).stdout, args
