@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -443,3 +444,65 @@ def test_within_value_limits_walks_only_files_long_enough_and_agrees_with_the_fi
     assert not within_value_limits(tiny, limits)
     few = canonical.dumps([1, 2])  # 5 bytes: not walked at all
     assert within_value_limits(few, limits)
+
+
+def test_a_symlinked_kistore_toml_is_refused_by_name_not_read_as_the_defaults(
+        runner, published):
+    """A symlink in kistore.toml's place (to a file inside the repository) was read as no
+    file: the defaults applied in silence, 1 MiB where the store said 700 bytes. kistore
+    never follows it (git commits the path a link holds, not the settings): the work tree's
+    and a commit's are refused, naming the file and what to do."""
+    from kistore.cite.citation import read_cite_settings
+
+    limited(published, manifest_bytes=700)
+    settings = published / "kistore.toml"
+    (published / "settings.toml").write_bytes(settings.read_bytes())
+    settings.unlink()
+    settings.symlink_to("settings.toml")
+    said = (f"error: {settings}: a symlink, not a regular file: kistore reads its settings "
+            "only from a regular file (it never follows a symlink: git commits the path a "
+            "link holds, not the settings) and will not use the defaults in their place; "
+            "replace the link with the file (`cp --remove-destination \"$(readlink "
+            "kistore.toml)\" kistore.toml`) and commit that\n")
+    for args in (["verify"], ["add", str(BUNDLE)]):  # (a query takes the defaults, as for
+        result = invoke(runner, published, *args)    # a bad file: manifest_limit)
+        assert (result.exit_code, result.stderr) == (1, said), args
+    with pytest.raises(InputError, match="a symlink, not a regular file") as raised:
+        read_cite_settings(Store(published))
+    assert raised.value.file == str(settings)
+    commit_all(published, "kistore.toml as a symlink")
+    said_at = ("error: kistore.toml: a symlink in the commit HEAD, not a regular file: "
+               "kistore reads its settings only from a regular file (it never follows a "
+               "symlink: git commits the path a link holds, not the settings) and will not "
+               "use the defaults in their place; commit the file itself in its place\n")
+    with pytest.raises(InputError) as raised:
+        Store(published).limits("HEAD")  # what `--at HEAD` reads (`check`'s BASE, `cite`)
+    assert (raised.value.file, f"error: {raised.value}\n") == ("kistore.toml", said_at)
+    with pytest.raises(InputError, match="a symlink in the commit HEAD"):
+        read_cite_settings(Store(published), "HEAD")
+    bare = published.parent / "bare.git"  # no work tree: verify reads HEAD's settings
+    git(published.parent, "clone", "-q", "--bare", str(published), str(bare))
+    result = invoke(runner, bare, "verify")
+    assert (result.exit_code, result.stderr) == (1, said_at)
+    settings.unlink()  # the file itself in its place: read, its limit applies again
+    settings.write_bytes((published / "settings.toml").read_bytes())
+    assert Store(published).limits().manifest_bytes == 700
+    assert Store(published).limits("HEAD~1") == DEFAULT  # before the link: no limit set
+
+
+def test_a_kistore_toml_that_is_a_directory_or_fifo_is_refused_by_name(store_path):
+    settings = store_path / "kistore.toml"
+    settings.unlink()
+    os.mkfifo(settings)
+    with pytest.raises(InputError, match=": a FIFO, socket or device, not a regular file"):
+        Store(store_path).limits()
+    settings.unlink()
+    settings.mkdir()
+    (settings / "x").write_text("")
+    with pytest.raises(InputError, match=": a directory, not a regular file") as raised:
+        Store(store_path).limits()
+    assert raised.value.file == str(settings)
+    assert "put a regular kistore.toml in its place" in str(raised.value)
+    (settings / "x").unlink()
+    settings.rmdir()  # absent: the defaults
+    assert Store(store_path).limits() == DEFAULT
