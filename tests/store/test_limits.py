@@ -213,6 +213,29 @@ def test_import_reads_a_source_file_only_to_its_limit(runner, store_path, tmp_pa
     assert "Traceback" not in done.stderr
 
 
+def _padded() -> dict:
+    """The published environment named ``padded``, its product 807 characters long: its
+    object (1,008 bytes) is past a limit of 700 or 900 bytes, within 4096."""
+    env = json.loads(BUNDLE.read_text())["environment"]
+    env["metadata"]["name"] = "padded"
+    env["spec"]["hardware"]["product"] = "NVIDIA " + "H" * 800
+    return env
+
+
+def _only_ki106(runner, store_path: Path, commands: list[list[str]], path: str, size: int,
+                limit: int) -> None:
+    """Each of ``commands`` fails with one error: KI106 of ``path`` (``size`` bytes) past
+    ``limit`` (manifest-bytes), and no other finding on what was not read."""
+    for args in commands:
+        result = invoke(runner, store_path, *args)
+        assert result.exit_code == 1, (args, result.output)
+        errors = [line for line in result.output.splitlines() if " error " in line]
+        assert errors == [
+            f"{path}: error KI106 file-too-large: the file holds {size:,} bytes, more than "
+            f"the limit of {limit} (manifest-bytes); nothing past the limit was read "
+            f"(expected at most {limit} bytes, found {size:,} bytes)"], (args, result.output)
+
+
 def test_limits_in_kistore_toml_are_checked(runner, store_path):
     limited(store_path, manifest_byte=10)
     result = invoke(runner, store_path, "add", str(BUNDLE))
@@ -234,9 +257,7 @@ def test_a_manifest_committed_past_the_limit_fails_verify_and_check_and_is_left_
     limited(published, manifest_bytes=700)
     commit_all(published, "limit")
     base = git(published, "rev-parse", "HEAD").strip()
-    env = json.loads(BUNDLE.read_text())["environment"]
-    env["metadata"]["name"] = "padded"
-    env["spec"]["hardware"]["product"] = "NVIDIA " + "H" * 800
+    env = _padded()
     from kistore.core.model import Manifest
 
     manifest = Manifest.from_document(env)  # default limits: 1 MiB
@@ -270,9 +291,7 @@ def test_a_pull_request_cannot_raise_its_own_limit_when_checked_from_its_merge(
     settings = published / "kistore.toml"  # the pull request raises it ...
     settings.write_text(settings.read_text().replace("manifest-bytes = 700",
                                                      "manifest-bytes = 4096"))
-    env = json.loads(BUNDLE.read_text())["environment"]
-    env["metadata"]["name"] = "padded"
-    env["spec"]["hardware"]["product"] = "NVIDIA " + "H" * 800
+    env = _padded()
     (published.parent / "padded.json").write_text(json.dumps(env))  # ... to add this
     added = invoke(runner, published, "add", str(published.parent / "padded.json"))
     assert added.exit_code == 0, added.output
@@ -306,9 +325,7 @@ def test_an_object_past_the_limit_in_a_range_is_one_ki106_not_a_names_file_findi
     settings = published / "kistore.toml"
     settings.write_text(settings.read_text().replace("manifest-bytes = 900",
                                                      "manifest-bytes = 4096"))
-    env = json.loads(BUNDLE.read_text())["environment"]
-    env["metadata"]["name"] = "padded"
-    env["spec"]["hardware"]["product"] = "NVIDIA " + "H" * 800
+    env = _padded()
     (published.parent / "padded.json").write_text(json.dumps(env))
     added = invoke(runner, published, "add", str(published.parent / "padded.json"))
     assert added.exit_code == 0, added.output
@@ -320,14 +337,8 @@ def test_an_object_past_the_limit_in_a_range_is_one_ki106_not_a_names_file_findi
     manifest = Manifest.from_document(env)
     path = store_file(str(manifest.digest))
     size = len(manifest.object_bytes)
-    for args in (["check", f"{base}..HEAD"], ["verify"], ["verify", "--at", "HEAD"]):
-        result = invoke(runner, published, *args)
-        assert result.exit_code == 1, (args, result.output)
-        errors = [line for line in result.output.splitlines() if " error " in line]
-        assert errors == [
-            f"{path}: error KI106 file-too-large: the file holds {size:,} bytes, more than "
-            "the limit of 900 (manifest-bytes); nothing past the limit was read (expected at "
-            f"most 900 bytes, found {size:,} bytes)"], (args, result.output)
+    _only_ki106(runner, published, [["check", f"{base}..HEAD"], ["verify"],
+                                    ["verify", "--at", "HEAD"]], path, size, 900)
 
 
 def test_a_run_past_the_limit_is_one_ki106_not_findings_on_its_records(runner, published):
@@ -335,15 +346,8 @@ def test_a_run_past_the_limit_is_one_ki106_not_findings_on_its_records(runner, p
     # one, only not read
     limited(published, manifest_bytes=700)
     commit_all(published, "limit: the published run (802 bytes) is past it")
-    run = store_file(PUBLISHED["run"])
-    for args in (["verify"], ["verify", "--at", "HEAD"]):
-        result = invoke(runner, published, *args)
-        assert result.exit_code == 1, (args, result.output)
-        errors = [line for line in result.output.splitlines() if " error " in line]
-        assert errors == [
-            f"{run}: error KI106 file-too-large: the file holds 802 bytes, more than the "
-            "limit of 700 (manifest-bytes); nothing past the limit was read (expected at "
-            "most 700 bytes, found 802 bytes)"], (args, result.output)
+    _only_ki106(runner, published, [["verify"], ["verify", "--at", "HEAD"]],
+                store_file(PUBLISHED["run"]), 802, 700)
 
 
 def _too_long(case: str, env: dict) -> tuple[str, str]:
