@@ -118,9 +118,11 @@ def test_skip_worktree_keeps_the_staged_changes_outside_the_checkout(tmp_path, r
     new = git(clone, "rev-parse", f":{SHARDS[1]}/{NAMES[2]}").strip()
     assert found.staged == {f"{SHARDS[1]}/{NAMES[2]}": (0o100644, new),
                             f"{SHARDS[1]}/{NAMES[0]}": None}
+    assert found.changed == {*found.staged, f"{SHARDS[0]}/{NAMES[1]}"}  # inside too: verify's
     assert found.stamp(SHARDS[1]) != SkipWorktree.of([f"{SHARDS[1]}/"]).stamp(SHARDS[1])
     git(clone, "reset", "-q")  # unstaged: the index is HEAD's again
-    assert skip_worktree(clone / ".git", clone).staged == {}
+    again = skip_worktree(clone / ".git", clone)
+    assert again is not None and again.staged == {} and again.changed == frozenset()
 
 
 def test_asking_for_staged_changes_keeps_a_sparse_index_sparse(tmp_path, repo, monkeypatch):
