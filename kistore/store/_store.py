@@ -379,12 +379,14 @@ class Store:
                 settings while the store's own said otherwise; the error names the file and
                 says to put the file itself in its place.
         """
+        commit: str | None = None  # None: the work tree's
         if at is None and self.root is not None:
             view = self.view(None)
             file = str(self.root / layout.SETTINGS_FILE)
         else:
+            commit = at or "HEAD"
             try:
-                view = self.view(at or "HEAD")
+                view = self.view(commit)
             except InputError:  # no commit yet (an empty bare repository)
                 return None, layout.SETTINGS_FILE
             file = layout.SETTINGS_FILE
@@ -398,8 +400,8 @@ class Store:
             return None, file
         what = {0o120000: "a symlink", 0o040000: "a directory", 0o160000: "a submodule"
                 }.get(mode, "a FIFO, socket or device")
-        if file == layout.SETTINGS_FILE:
-            what += f" in the commit {at or 'HEAD'}"
+        if commit is not None:
+            what += f" in the commit {commit}"
             fix = "commit the file itself in its place"
         elif mode == 0o120000:
             fix = ("replace the link with the file (`cp --remove-destination \"$(readlink "
