@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,18 @@ def git(cwd: Path, *args: str) -> str:
     """Run the real git binary and return its stdout."""
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
                           text=True).stdout
+
+
+def python_c(code: str, *args: str, check: bool = True,
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``python -c CODE ARGS`` in a fresh interpreter (this one's), capturing its text.
+
+    What a start-up test needs: no module of this process loaded there, real signals.
+    ``check``: a non-zero exit raises (``CalledProcessError``); ``env``: the whole
+    environment (default: this process's).
+    """
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                          text=True, check=check, env=env)
 
 
 @pytest.fixture

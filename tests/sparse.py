@@ -9,9 +9,22 @@ Only the shards of one manifest (``KEPT``: the run named ``slow``) are in the ch
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from .conftest import git, store_file
+from click.testing import CliRunner
+
+from kistore.attest import attestation, notes, signing
+from kistore.attest.trust import add_key
+from kistore.cli import main
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.store import Store
+
+from .conftest import commit_all, fixed_key, git, redate_history, store_file
+
+MAINTAINER = fixed_key(2)
+"""The maintainer :func:`trust_maintainer` trusts: its withdrawals (:func:`withdraw`) count."""
 
 MODES = ("no-cone", "cone", "cone-sparse-index")
 """How :func:`sparse_clone` sets the checkout (``git sparse-checkout set ...``)."""
@@ -77,3 +90,44 @@ def skipped(root: Path) -> set[str]:
     """The paths ``git ls-files -t --sparse`` marks skip-worktree (``S``)."""
     listed = git(root, "ls-files", "-t", "-z", "--sparse").split("\0")
     return {line[2:] for line in listed if line.startswith("S ")}
+
+
+def trust_maintainer(store: Store) -> None:
+    """Trust :data:`MAINTAINER` as a maintainer in ``store`` and commit that.
+
+    The history is then dated 2026-01-01, so that the key counts before anything attested
+    later (:func:`withdraw`'s statements are made 2026-07-10).
+    """
+    add_key(store.root, signing.public_key_line(MAINTAINER.public_key()), ["maintainer"])
+    commit_all(store.root, "trust")
+    redate_history(store.root, "2026-01-01T00:00:00Z")
+
+
+def withdraw(store: Store, subject: Digest, *, as_file: bool) -> str:
+    """Withdraw the run ``subject`` (a harness bug) by :data:`MAINTAINER`'s signed statement.
+
+    Args:
+        store: the store (its work tree's or ``HEAD``'s object is attested).
+        subject: the run's digest.
+        as_file: an attestation file under ``store/attestations/`` (uncommitted), else a
+            note on the object's blob.
+
+    Returns:
+        Where it went (:func:`kistore.attest.notes.attach`): the file's repository path, or
+        the note's.
+    """
+    statement = attestation.make_statement(
+        subject, layout.object_path(subject), "withdrawal",
+        {"reason": "harness bug", "createdAt": "2026-07-10T00:00:00Z"})
+    return notes.attach(store, subject,
+                        attestation.sign_statement(statement, MAINTAINER).to_bytes(),
+                        as_file=as_file)
+
+
+def answers(root: Path, queries: Sequence[tuple[str, ...]]) -> list[tuple[int, str, str]]:
+    """Run each of ``queries`` (``kistore --store ROOT QUERY``): exit code, stdout, stderr."""
+    found = []
+    for query in queries:
+        result = CliRunner().invoke(main, ["--store", str(root), *query])
+        found.append((result.exit_code, result.stdout, result.stderr))
+    return found

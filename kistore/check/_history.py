@@ -347,7 +347,7 @@ def _worktree_changes(repo: pygit2.Repository, skipped: SkipWorktree | None = No
                         "checked. Put the store's .gitattributes back (`git checkout -- "
                         ".gitattributes`)", file=blocking)]
     try:
-        if objects is not None and _objects_unchanged(repo, objects):
+        if objects is not None and _objects_unchanged(repo, objects, skipped):
             return []
         if skipped is not None and skipped.sparse_index:
             statuses = _git_status(repo, flags)
@@ -401,7 +401,8 @@ def _git_status(repo: pygit2.Repository, flags: Any) -> dict[str, int]:
     return found
 
 
-def _objects_unchanged(repo: pygit2.Repository, objects: dict[str, bytes]) -> bool:
+def _objects_unchanged(repo: pygit2.Repository, objects: dict[str, bytes],
+                       skipped: SkipWorktree | None = None) -> bool:
     """Return True when neither the index nor the work tree changes ``HEAD``'s objects.
 
     Proven, not guessed, else False (the caller asks git's status):
@@ -413,7 +414,8 @@ def _objects_unchanged(repo: pygit2.Repository, objects: dict[str, bytes]) -> bo
       not read changes the id). git would hash the same bytes: the store's
       ``.gitattributes`` turns every conversion off (:func:`_no_conversion`);
     - the index: its entries under ``store/objects/`` are ``HEAD``'s, with no conflict
-      (:func:`_index_holds_head_objects`: no file read or stat).
+      (:func:`_index_holds_head_objects`: no file read or stat; in a sparse checkout from
+      ``skipped``, what git already said).
 
     Where ``git status`` trusts a file's stat data and this reads its bytes, this is the
     stricter: a file changed behind an unchanged stat fails here, and git is asked.
@@ -438,22 +440,33 @@ def _objects_unchanged(repo: pygit2.Repository, objects: dict[str, bytes]) -> bo
     top = {shard: (b"40000", treediff.tree_id(files)) for shard, files in shards.items()}
     if treediff.tree_id(top).hex() != str(head.id):
         return False
-    return _index_holds_head_objects(repo)
+    return _index_holds_head_objects(repo, skipped)
 
 
-def _index_holds_head_objects(repo: pygit2.Repository) -> bool:
+def _index_holds_head_objects(repo: pygit2.Repository, skipped: SkipWorktree | None = None
+                              ) -> bool:
     """Return True when git's index holds ``HEAD``'s objects exactly (no conflict either).
 
-    ``git diff-index --cached --quiet HEAD -- store/objects/``: git reads the index and
-    skips every directory its cached tree says is unchanged (~0.2 s of CPU at 100,000
-    manifests; loading the index's 300,000 entries through libgit2 took 0.5-1 s). False
-    when git says they differ, or cannot be run or cannot read the index (status is
+    In a sparse checkout ``skipped`` (:func:`kistore.git.sparse.skip_worktree`) already
+    holds git's answer for every store path (:attr:`SkipWorktree.changed`: the index's
+    entries that differ from ``HEAD``'s or are unmerged), read from this index and
+    ``HEAD``: no git child is started. Otherwise ``git diff --cached --quiet HEAD --
+    store/objects/``: git reads the index and skips every directory its cached tree says
+    is unchanged (~0.2 s of CPU at 100,000 manifests; loading the index's 300,000 entries
+    through libgit2 took 0.5-1 s). Not ``git diff-index``: git 2.39's expands a sparse
+    index to every file (seconds at millions, and a warning on stderr). git runs at the
+    top of the work tree (``-C``): from a subdirectory it would read the path as below it.
+    False when git says they differ, or cannot be run or cannot read the index (status is
     asked then, and says what).
     """
+    if skipped is not None and skipped.changed is not None:
+        prefix = layout.OBJECTS_DIR + "/"
+        return not any(path.startswith(prefix) for path in skipped.changed)
     try:
         done = subprocess.run(
-            ["git", "--git-dir", repo.path, "--work-tree", repo.workdir, "diff-index",
-             "--cached", "--quiet", "HEAD", "--", layout.OBJECTS_DIR + "/"],
+            ["git", "-C", repo.workdir, "--git-dir", repo.path, "--work-tree", repo.workdir,
+             "diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv", "--no-relative",
+             "HEAD", "--", layout.OBJECTS_DIR + "/"],
             capture_output=True, check=False)
     except OSError:  # no git command
         return False

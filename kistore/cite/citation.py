@@ -777,11 +777,12 @@ def read_cite_settings(store: Store, at: str | None = None) -> dict[str, str]:
 
     Raises:
         InputError: kistore.toml is not TOML, ``[cite]`` is not a table, or a value is not a
-            non-empty string.
+            non-empty string; or it is not a regular file (a symlink:
+            :meth:`kistore.store.Store.settings_file`).
     """
     if at is None and store.root is not None:
         return _work_tree_cite_settings(store, store.root)
-    text = store.view(at or "HEAD").read(layout.SETTINGS_FILE) or b""
+    text = store.settings_file(at or "HEAD")[0] or b""
     # Lazy: tomllib (~3-4 ms of start-up) only where kistore.toml is parsed.
     import tomllib
 
@@ -824,9 +825,8 @@ def _work_tree_cite_settings(store: Store, root: Path) -> dict[str, str]:
         InputError: as :func:`read_cite_settings`.
     """
     path = root / layout.SETTINGS_FILE
-    try:
-        data = path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
+    data = store.settings_file()[0]  # a regular file only, as Store.limits reads it
+    if data is None:
         return _cite_table({})
     parser = _code_id()
     kept = kept_value(store.git_dir, parser, data) if parser is not None else None

@@ -50,16 +50,24 @@ def forking() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
-def start_worker(parent_pid: int) -> None:
+def start_worker(parent_pid: int, *, ignore_sigterm: bool = False) -> None:
     """Set up a forked worker process; call first thing in it (a pool's initializer).
+
+    Both signals' dispositions are set before they are let in: one sent to the process
+    group while the worker forked is pending in it (held since the fork) and is taken
+    the moment they are, under the worker's own disposition, never an earlier one.
 
     Args:
         parent_pid: the pid of the process that started the pool (``os.getpid()`` there).
+        ignore_sigterm: ignore SIGTERM too, leaving it to the parent, which stops the
+            worker its own way (the store writer's child: killed between creating a temp
+            file and noting it, it would leave the file behind). Default: SIGTERM at its
+            default (a pool's terminate sends it).
 
     Exits the worker at once (status 1) when that process is already gone.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN if ignore_sigterm else signal.SIG_DFL)
     with contextlib.suppress(AttributeError, OSError):  # held by forking() in the parent
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
     if sys.platform.startswith("linux"):

@@ -24,8 +24,10 @@ reset --soft``, ``git add --sparse``). So the same pass asks ``git diff --cached
 (git compares a sparse directory entry's tree without expanding the index, and names each
 file that differs below it; ``git diff-index`` would expand a sparse index):
 :attr:`SkipWorktree.staged` keeps those that are skipped, with the index's mode and blob
-id, or None where the index holds no file. Nothing staged (the common case) costs that
-one ``git`` child, in a sparse checkout only.
+id, or None where the index holds no file; :attr:`SkipWorktree.changed` keeps every path
+that differs, skipped or not, so ``verify`` need not ask git again whether the index holds
+``HEAD``'s objects. Nothing staged (the common case) costs that one ``git`` child, in a
+sparse checkout only.
 
 The answer is kept per process, index file (its size, mtime and inode) and ``HEAD`` (its
 file, and the branch's ref files' stat data): a command that commits (and so rewrites the
@@ -83,6 +85,11 @@ class SkipWorktree:
         self.staged: dict[str, StagedEntry] = staged or {}
         """The skipped paths whose index entry is not ``HEAD``'s (a change staged outside the
         checkout, not committed): path -> :data:`StagedEntry`. Empty in the common case."""
+        self.changed: frozenset[str] | None = None
+        """Every listed path (:data:`_LISTED`), skipped or not, whose index entry is not
+        ``HEAD``'s or is unmerged (git's ``U``), as :func:`skip_worktree` read them; None
+        when not read (an answer made by hand). ``verify`` asks it whether the index holds
+        ``HEAD``'s objects instead of starting git again."""
         self._data = listing
         self._names: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
         dirs = _sparse_dir().findall(listing) if sparse_index or b"/\0" in listing else []
@@ -245,19 +252,22 @@ def skip_worktree(git_dir: Path, work_tree: Path) -> SkipWorktree | None:
                   "tell which files are outside the sparse checkout", index)
     found = SkipWorktree(listed, key=repr(key),
                          sparse_index=settings.get(b"index.sparse") == b"true")
-    found.staged = {path: entry for path, entry in _staged(work_tree, index).items()
-                    if path in found}
+    changed = _staged(work_tree, index)
+    if changed is not None:  # None: an unborn branch, nothing to compare with
+        found.changed = frozenset(changed)
+        found.staged = {path: entry for path, entry in changed.items() if path in found}
     _cache.clear()  # one index a process: an older answer is stale
     _cache[key] = found
     return found
 
 
-def _staged(work_tree: Path, index: Path) -> dict[str, StagedEntry]:
+def _staged(work_tree: Path, index: Path) -> dict[str, StagedEntry] | None:
     """Return the paths of :data:`_LISTED` whose index entry differs from ``HEAD``'s.
 
     ``git diff --cached -z --raw --no-renames HEAD``: items ``:MODE MODE OID OID
-    STATUS NUL PATH NUL``; the second mode and id are the index's (a zero mode: no file). On
-    an unborn branch: none (the sparse view reads nothing outside the checkout there).
+    STATUS NUL PATH NUL``; the second mode and id are the index's (a zero mode: no file; an
+    unmerged path, status ``U``, has one too). On an unborn branch None: no ``HEAD`` to
+    compare with (the sparse view reads nothing outside the checkout there).
 
     Raises:
         StoreStateError: git could not compare the index with ``HEAD``.
@@ -275,7 +285,7 @@ def _staged(work_tree: Path, index: Path) -> dict[str, StagedEntry]:
         if _git(work_tree, ["rev-parse", "-q", "--verify", "HEAD^{commit}"], why, index,
                 check=False):
             raise  # HEAD is a commit: git failed for another reason
-        return {}  # unborn: no HEAD, and no view of one to overlay (nothing is read there)
+        return None  # unborn: no HEAD, and no view of one to overlay (nothing is read there)
     found: dict[str, StagedEntry] = {}
     items = done.split(b"\0")
     for status, path in zip(items[0::2], items[1::2], strict=False):

@@ -20,7 +20,6 @@ import itertools
 import marshal
 import os
 import re
-import signal
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -322,8 +321,9 @@ class FileBatch:
         the child's ``send`` failing (broken pipe) instead of blocking forever while the
         child holds the store's write lock.
         """
-        start_worker(parent_pid)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        # SIGTERM ignored before it is let in: one sent to the process group during the
+        # fork is pending here, and set to ignored only after start_worker it ended the child
+        start_worker(parent_pid, ignore_sigterm=True)
         reply.close()
         for _, sibling in self._children:
             sibling.close()

@@ -347,26 +347,71 @@ class Store:
 
         Read through :meth:`view`: from the work tree (in a sparse checkout that leaves the
         file out, as git's index holds it: ``HEAD``'s, or a change staged to it), or from
-        the commit ``at`` (``HEAD`` in a bare repository). Only a regular file counts (a
-        symlink is never followed, as git commits it). A store without the file, the table
-        or a commit uses :data:`kistore.core.limits.DEFAULT` (1 MiB a manifest).
+        the commit ``at`` (``HEAD`` in a bare repository): :meth:`settings_file`. A store
+        without the file, the table or a commit uses :data:`kistore.core.limits.DEFAULT`
+        (1 MiB a manifest).
 
         Raises:
             InputError: kistore.toml is not UTF-8 TOML, or ``[limits]`` holds an unknown key
                 or a value that is not a positive integer (the work tree's file named by
-                its path, a commit's by ``kistore.toml``).
+                its path, a commit's by ``kistore.toml``); or it is there but not a regular
+                file (a symlink is never followed, as git commits it: refused, not taken
+                for no file).
         """
-        if at is None and self.root is not None:
-            data = self.view(None).read(layout.SETTINGS_FILE)
-            file = str(self.root / layout.SETTINGS_FILE)
-        else:
-            try:
-                data = self.view(at or "HEAD").read(layout.SETTINGS_FILE)
-            except InputError:  # no commit yet (an empty bare repository)
-                data = None
-            file = layout.SETTINGS_FILE
+        data, file = self.settings_file(at)
         settings = parse_settings(data or b"", file=file)
         return Limits.from_toml(settings.get("limits"), file=file)
+
+    def settings_file(self, at: str | None = None) -> tuple[bytes | None, str]:
+        """Return the bytes of the store's ``kistore.toml`` and the name errors give it.
+
+        Read through :meth:`view` as :meth:`limits` says: the work tree's file (named by
+        its path), else the commit ``at``'s (``HEAD`` in a bare repository; named
+        ``kistore.toml``). Only a regular file is read: a symlink is never followed (git
+        commits the path it holds, not the settings; in the work tree it may point anywhere).
+
+        Returns:
+            ``(bytes, name)``; bytes None when there is no such file (or no commit yet).
+
+        Raises:
+            InputError: something other than a regular file is there (a symlink, a
+                directory, a submodule, a FIFO): kistore would otherwise use the default
+                settings while the store's own said otherwise; the error names the file and
+                says to put the file itself in its place.
+        """
+        commit: str | None = None  # None: the work tree's
+        if at is None and self.root is not None:
+            view = self.view(None)
+            file = str(self.root / layout.SETTINGS_FILE)
+        else:
+            commit = at or "HEAD"
+            try:
+                view = self.view(commit)
+            except InputError:  # no commit yet (an empty bare repository)
+                return None, layout.SETTINGS_FILE
+            file = layout.SETTINGS_FILE
+        data = view.read(layout.SETTINGS_FILE)
+        if data is not None:
+            return data, file
+        mode = view.modes_of([layout.SETTINGS_FILE]).get(layout.SETTINGS_FILE)
+        if mode is None and view.list_dir(layout.SETTINGS_FILE):
+            mode = 0o040000
+        if mode is None:
+            return None, file
+        what = {0o120000: "a symlink", 0o040000: "a directory", 0o160000: "a submodule"
+                }.get(mode, "a FIFO, socket or device")
+        if commit is not None:
+            what += f" in the commit {commit}"
+            fix = "commit the file itself in its place"
+        elif mode == 0o120000:
+            fix = ("replace the link with the file (`cp --remove-destination \"$(readlink "
+                   "kistore.toml)\" kistore.toml`) and commit that")
+        else:
+            fix = "put a regular kistore.toml in its place"
+        raise InputError(
+            f"{what}, not a regular file: kistore reads its settings only from a regular "
+            "file (it never follows a symlink: git commits the path a link holds, not the "
+            f"settings) and will not use the defaults in their place; {fix}", file=file)
 
     def commit(self, rev: str) -> pygit2.Commit:
         """Return the commit a revision names (``HEAD``, a branch, a tag, an id).

@@ -1050,12 +1050,14 @@ class StagedView(CommitView):
         super().__init__(repo, commit, name_index)
         self.staged = staged
         self._dirs: dict[str, set[str]] = {}  # directory -> names of staged files below it
+        self._removals: set[str] = set()  # the directories with a staged removal below
         for path, entry in staged.items():
-            if entry is None:
-                continue
             parts = path.split("/")
             for depth in range(len(parts)):
-                self._dirs.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
+                if entry is None:
+                    self._removals.add("/".join(parts[:depth]))
+                else:
+                    self._dirs.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
 
     def files(self, limit: int = DEFAULT.manifest_bytes) -> Files:
         """List ``HEAD``'s files under ``store/`` with the staged changes applied."""
@@ -1132,16 +1134,41 @@ class StagedView(CommitView):
     def list_dir(self, path: str) -> list[str]:
         """``HEAD``'s entries in ``path``, less the staged removals, with the staged additions.
 
-        A directory whose every file's removal is staged is still listed (reading below
-        it finds nothing).
+        A directory of ``HEAD``'s whose every file's removal is staged, with nothing added
+        below it, is not listed: the commit of the index has no such directory (git keeps
+        no empty tree).
         """
         names = [n for n in super().list_dir(path)
-                 if self.staged.get(f"{path}/{n}", ()) is not None]
+                 if self.staged.get(f"{path}/{n}", ()) is not None
+                 and not self._emptied(f"{path}/{n}")]
         added = self._dirs.get(path) if path else None  # the top: as CommitView, none
         if added:
             have = set(names)
             names += sorted(n for n in added if n not in have)
         return names
+
+    def _emptied(self, directory: str) -> bool:
+        """Return True when ``directory`` is a tree of ``HEAD``'s that the index empties.
+
+        Every file below it (at any depth) has its removal staged and nothing is staged
+        there. Only a directory with a staged removal below it is walked, and the walk
+        stops at the first file kept.
+        """
+        if directory not in self._removals or directory in self._dirs:
+            return False
+        todo = [directory]
+        while todo:
+            here = todo.pop()
+            tree = self._subtree(here)
+            if tree is None:
+                return False  # not a directory of HEAD's
+            for entry in tree:
+                below = f"{here}/{entry.name}"
+                if entry.type == pygit2.GIT_OBJECT_TREE:
+                    todo.append(below)
+                elif self.staged.get(below, ()) is not None:
+                    return False  # a file (or a submodule) the index keeps
+        return True
 
     def shard_keys(self) -> dict[str, str]:
         """``HEAD``'s shard tree ids; a shard with a staged change is keyed by it too."""

@@ -9,10 +9,12 @@ bytes still fails.
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
 from click.testing import CliRunner
 
+from kistore.check import audit
 from kistore.cli import main
 from kistore.store import Store
 
@@ -190,3 +192,41 @@ def test_a_gitattributes_staged_outside_the_checkout_is_read(group, tmp_path):
             "-working-tree-encoding, found no such line)")
     assert line in in_full.output.splitlines()
     assert line in done.output.splitlines()
+
+
+def test_verify_compares_the_index_with_head_once_and_keeps_a_sparse_index_sparse(
+        group, tmp_path, monkeypatch):
+    """One ``git diff --cached`` a process: the sparse listing's answer also says whether the
+    index holds HEAD's objects (``git diff-index`` asked again, and expanded a sparse index to
+    every file: ``ensure_full_index`` in git's trace, seconds at millions of files)."""
+    # every object in the checkout: what the workers read proves the work tree's objects
+    # HEAD's, and only the index is left to ask about (the rest of store/ is sparse)
+    clone = sparse_clone_set(group.root, tmp_path / "clone", "--cone", "--sparse-index",
+                             "store/objects", "store/metadata")
+    assert "S store/policy/\0" in git(clone, "ls-files", "-t", "-z", "--sparse")
+    path = store_file(str(Store(group.root).view("HEAD").find_name("BenchmarkRun", "slow")))
+    real, children = subprocess.run, []
+
+    def spy(args, *rest, **kw):
+        children.append(list(args))
+        return real(args, *rest, **kw)
+
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE2_PERF", str(trace))
+    monkeypatch.setattr(subprocess, "run", spy)
+
+    def history():
+        children.clear()
+        found = audit.verify(Store(clone), workers=1)
+        return [(f.rule.id, f.file) for f in found if f.rule.id in ("KI401", "KI402")]
+
+    assert history() == []
+    diffs = [c for c in children if "diff" in c or "diff-index" in c]
+    assert len(diffs) == 1 and "--raw" in diffs[0]  # kistore.git.sparse's, none more
+    before = (clone / path).read_bytes()
+    write_raw(clone, path, b'{"edited": true}\n')
+    git(clone, "add", path)
+    write_raw(clone, path, before)  # only the index differs from HEAD now
+    assert history() == [("KI401", path)]
+    assert [c for c in children if "diff-index" in c] == []
+    assert "ensure_full_index" not in trace.read_text()

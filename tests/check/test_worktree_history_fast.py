@@ -101,8 +101,8 @@ def test_a_clean_work_tree_is_settled_without_git_status(published, monkeypatch)
     proofs = []
     real = history._objects_unchanged
 
-    def spy(repo, objects):
-        proofs.append(real(repo, objects))
+    def spy(repo, objects, skipped=None):
+        proofs.append(real(repo, objects, skipped))
         return proofs[-1]
 
     monkeypatch.setattr(history, "_objects_unchanged", spy)
@@ -145,3 +145,17 @@ def test_the_tree_of_the_objects_read_is_heads(published):
     assert tree({**objects, one: b"100755 " + objects[one][7:]}) != head
     assert tree({**objects, one: objects[one][:7] + bytes(20)}) != head
     assert tree({p: e for p, e in objects.items() if p != one}) != head
+
+
+def test_a_staged_change_is_found_from_a_subdirectory(published, monkeypatch):
+    """git compares the index at the top of the work tree, wherever kistore runs.
+
+    ``git --work-tree`` run from ``store/`` read ``store/objects/`` as
+    ``store/store/objects/``: nothing there differs, and a staged edit under a restored
+    work tree passed as clean.
+    """
+    _staged_edit_then_restored(published)
+    monkeypatch.chdir(published / "store")
+    got = _history_findings(audit.verify(Store(published), workers=1))
+    assert [f[:3] for f in got] == [
+        ("KI401", PROTOCOL, "modified in the work tree or index (HEAD holds other bytes)")]

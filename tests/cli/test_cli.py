@@ -13,7 +13,7 @@ import pytest
 
 from kistore.cli import main
 
-from ..conftest import BUNDLE, PUBLISHED, VECTORS, git, snapshot
+from ..conftest import BUNDLE, PUBLISHED, VECTORS, git, python_c, snapshot
 
 BAD = json.loads((VECTORS / "bad-inputs.json").read_text())["cases"]
 
@@ -398,7 +398,7 @@ def test_ctrl_c_while_starting_says_so_and_exits_130():
             "builtins.__import__ = slow\n"
             "from kistore._entry import run\n"
             "run()\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    done = python_c(code, check=False)
     assert done.returncode == 130, done.stderr
     assert done.stderr == "interrupted while starting: nothing was read or written\n"
 
@@ -451,9 +451,7 @@ def test_the_console_script_takes_sigint_before_importing_anything_but_signal():
             "before = set(sys.modules)\n"
             "import kistore._entry\n"
             "print(' '.join(sorted(set(sys.modules) - before)))\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
-    assert set(done.stdout.split()) - {"signal"} == {"kistore", "kistore._entry"}
+    assert set(python_c(code).stdout.split()) - {"signal"} == {"kistore", "kistore._entry"}
 
 
 def test_ctrl_c_inside_a_read_only_command_says_interrupted_and_exits_130(

@@ -16,39 +16,37 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from kistore.attest import attestation, notes, signing
-from kistore.attest.trust import add_key
 from kistore.cli import main
 from kistore.core import layout
 from kistore.index import maybe_attested, open_catalog
 from kistore.store import Store
 
-from ..conftest import commit_all, fixed_key, git, redate_history
-from ..sparse import MODES, WIDE, sparse_clone, sparse_clone_set
-
-MAINTAINER = fixed_key(2)
+from ..conftest import commit_all, git
+from ..sparse import (
+    MODES,
+    WIDE,
+    answers,
+    sparse_clone,
+    sparse_clone_set,
+    trust_maintainer,
+    withdraw,
+)
 
 QUERIES = [("rank", "BenchmarkRun/ref", "--json", "--all"), ("rank", "BenchmarkRun/ref"),
            ("show", "BenchmarkRun/fast"), ("show", "BenchmarkRun/slow", "--json"),
            ("show", "BenchmarkRun/ref", "--json"), ("attestations", "BenchmarkRun/slow")]
 
 
-def _withdraw(store: Store, name: str, *, as_file: bool) -> None:
+def _withdraw(store: Store, name: str, *, as_file: bool) -> str:
     subject = store.view("HEAD").find_name("BenchmarkRun", name)
     assert subject is not None
-    statement = attestation.make_statement(
-        subject, layout.object_path(subject), "withdrawal",
-        {"reason": "harness bug", "createdAt": "2026-07-10T00:00:00Z"})
-    notes.attach(store, subject, attestation.sign_statement(statement, MAINTAINER).to_bytes(),
-                 as_file=as_file)
+    return withdraw(store, subject, as_file=as_file)
 
 
 @pytest.fixture
 def withdrawn(group):
     """The ``group`` store with ``fast`` withdrawn by a committed file, ``slow`` by a note."""
-    add_key(group.root, signing.public_key_line(MAINTAINER.public_key()), ["maintainer"])
-    commit_all(group.root, "trust")
-    redate_history(group.root, "2026-01-01T00:00:00Z")  # the key counts before the bundles
+    trust_maintainer(group)  # dated before the bundles: the key counts
     _withdraw(group, "fast", as_file=True)
     commit_all(group.root, "withdraw fast")
     _withdraw(group, "slow", as_file=False)
@@ -60,11 +58,7 @@ def _fetch_notes(root) -> None:
 
 
 def _answers(root) -> list[tuple[int, str, str]]:
-    found = []
-    for query in QUERIES:
-        result = CliRunner().invoke(main, ["--store", str(root), *query])
-        found.append((result.exit_code, result.stdout, result.stderr))
-    return found
+    return answers(root, QUERIES)
 
 
 def _full(withdrawn, tmp_path) -> list[tuple[int, str, str]]:
@@ -111,14 +105,7 @@ def test_an_attestation_file_in_the_work_tree_outside_the_checkout_counts(withdr
                                                                           tmp_path):
     """A file written into a skipped folder (as ``attest --file`` does) is read from there."""
     clone = sparse_clone_set(withdrawn.root, tmp_path / "clone", *WIDE["cone-trust"])
-    store = Store(clone)
-    ref = store.view("HEAD").find_name("BenchmarkRun", "ref")
-    assert ref is not None
-    statement = attestation.make_statement(
-        ref, layout.object_path(ref), "withdrawal",
-        {"reason": "harness bug", "createdAt": "2026-07-10T00:00:00Z"})
-    path = notes.attach(store, ref, attestation.sign_statement(statement, MAINTAINER)
-                        .to_bytes(), as_file=True)
+    path = _withdraw(Store(clone), "ref", as_file=True)
     assert (clone / path).exists()
     result = CliRunner().invoke(main, ["--store", str(clone), "show", "BenchmarkRun/ref",
                                        "--json"])

@@ -20,18 +20,25 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kistore.attest import attestation, notes, signing
-from kistore.attest.trust import add_key
+from kistore.attest import notes
 from kistore.cli import main
 from kistore.core import layout
 from kistore.core.digest import Digest
 from kistore.core.model import Manifest
 from kistore.store import Store
 
-from ..conftest import commit_all, fixed_key, git, redate_history
-from ..sparse import MODES, WIDE, shard_dirs, skipped, sparse_clone, sparse_clone_set
-
-MAINTAINER = fixed_key(2)
+from ..conftest import commit_all, git
+from ..sparse import (
+    MODES,
+    WIDE,
+    answers,
+    shard_dirs,
+    skipped,
+    sparse_clone,
+    sparse_clone_set,
+    trust_maintainer,
+    withdraw,
+)
 
 QUERIES = [("rank", "BenchmarkRun/ref", "--json", "--all"), ("rank", "BenchmarkRun/ref"),
            ("show", "BenchmarkRun/fast"), ("show", "BenchmarkRun/fast", "--json"),
@@ -59,18 +66,12 @@ def _frozen_now(monkeypatch):
 def source(group, kit):
     """The ``group`` store with a maintainer key on ``main``, and on branch ``withdraw`` one
     commit that withdraws ``fast`` by an attestation file and adds a run ``quick``."""
-    add_key(group.root, signing.public_key_line(MAINTAINER.public_key()), ["maintainer"])
-    commit_all(group.root, "trust")
-    redate_history(group.root, "2026-01-01T00:00:00Z")  # the key counts before the files
+    trust_maintainer(group)  # dated before the files: the key counts
     git(group.root, "checkout", "-q", "-b", "withdraw")
     head = group.view("HEAD")
     fast = head.find_name("BenchmarkRun", "fast")
     assert fast is not None
-    statement = attestation.make_statement(
-        fast, layout.object_path(fast), "withdrawal",
-        {"reason": "harness bug", "createdAt": "2026-07-10T00:00:00Z"})
-    notes.attach(group, fast, attestation.sign_statement(statement, MAINTAINER).to_bytes(),
-                 as_file=True)
+    withdraw(group, fast, as_file=True)
     protocol, env, workload, impl = (
         Manifest.from_document(head.manifest(d).document) for d in _inputs(head, fast))
     quick = Manifest.from_document(kit.run(protocol.document, env.document, impl.document,
@@ -89,11 +90,7 @@ def _inputs(view, run):
 
 
 def _answers(root: Path) -> list[tuple[int, str, str]]:
-    found = []
-    for query in QUERIES:
-        result = CliRunner().invoke(main, ["--store", str(root), *query])
-        found.append((result.exit_code, result.stdout, result.stderr))
-    return found
+    return answers(root, QUERIES)
 
 
 def _same(got: list[tuple[int, str, str]], want: list[tuple[int, str, str]]) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import subprocess
 import sys
 
 import click
@@ -17,6 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from kistore.cli import SUBCOMMANDS
+
+from ..conftest import python_c
 
 HEAVY = ("pygit2", "jsonschema", "jsonschema_rs", "cryptography")
 COMMAND_MODULES = sorted({f"kistore.cli.{module}" for module, _, _ in SUBCOMMANDS.values()})
@@ -36,8 +37,7 @@ def _fresh(args: list[str], load_all: bool = False) -> tuple[int, str, list[str]
             "watched = [m for m in sys.modules if m.startswith('kistore.cli.')\n"
             f"           or m.split('.')[0] in {HEAVY!r}]\n"
             "print('\\n@@', code, ' '.join(sorted(watched)))")
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                          check=True, env={**os.environ, "COLUMNS": "80"})
+    done = python_c(code, *args, env={**os.environ, "COLUMNS": "80"})
     output, _, last = done.stdout.rpartition("\n@@ ")
     exit_code, *modules = last.split()
     return int(exit_code), output, modules
@@ -63,8 +63,7 @@ def test_unknown_command_is_a_usage_error_that_imports_nothing():
             "try:\n    main(['no-such-command'], prog_name='kistore')\n"
             "except SystemExit as e:\n    print('\\n@@', e.code, "
             "[m for m in sys.modules if m.startswith('kistore.cli.')])")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    done = python_c(code)
     assert done.stdout.splitlines()[-1] == "@@ 2 []"
     assert "Error: No such command 'no-such-command'." in done.stderr
 

@@ -99,3 +99,37 @@ def test_a_signal_sent_while_forking_is_taken_after_the_fork_and_workers_let_it_
         assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+@pytest.mark.parametrize("ignore_sigterm", [True, False])
+def test_a_sigterm_pending_from_the_fork_meets_the_worker_s_own_disposition(ignore_sigterm):
+    """The store writer's child ignores SIGTERM (the parent stops it between two files). It
+    set that after start_worker had let the signal in: a SIGTERM sent to the process group
+    during the fork, pending in the child, ended it there (a temp file could be left).
+
+    Deterministic: the child sends itself SIGTERM while it is still held, as one landing
+    between the fork and start_worker would be, then starts as the writer's child does.
+    """
+    from kistore.core.workers import forking, start_worker
+
+    before = signal.signal(signal.SIGTERM, lambda number, frame: None)  # the CLI's handler
+    try:
+        with forking():
+            read, write = os.pipe()
+            child = os.fork()
+            if child == 0:
+                os.kill(os.getpid(), signal.SIGTERM)  # pending: held since the fork
+                pending = signal.SIGTERM in signal.sigpending()
+                start_worker(os.getppid(), ignore_sigterm=ignore_sigterm)
+                os.write(write, b"%d" % pending)
+                os._exit(0)
+            os.close(write)
+            said = os.read(read, 1)
+            os.close(read)
+            _, status = os.waitpid(child, 0)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    if ignore_sigterm:  # let in and ignored: the child goes on and exits as it chose
+        assert (said, os.waitstatus_to_exitcode(status)) == (b"1", 0)
+    else:  # a pool worker: SIGTERM at its default ends it the moment it is let in
+        assert (said, os.waitstatus_to_exitcode(status)) == (b"", -signal.SIGTERM)

@@ -142,26 +142,68 @@ def _imported(tmp_path: Path, name: str, source: str, folder: Path | list[Path]
     return report.warnings, stored
 
 
+def _folder_imported(tmp_path: Path, source: str, source_md: bytes | None
+                     ) -> tuple[Path, list[str], dict[str, dict[str, str]]]:
+    """:func:`_folder` of ``source`` with ``source_md``, imported into a fresh store
+    (``tmp_path/store``): the folder, and :func:`_imported`'s warnings and annotations."""
+    root = _folder(tmp_path, source, source_md)
+    return (root, *_imported(tmp_path, "store", source, root))
+
+
 def _own_md(source: str) -> bytes:
     """A SOURCE.md naming just one of the source's repositories (the last, sorted)."""
     return f"Repository: `{sorted(SOURCE_REPOSITORIES[source])[-1]}`\n".encode()
+
+
+def _typed_paths(count: int, example: str, second: str, source: str, then: str) -> str:
+    """The warning of an import of ``count`` files from outside ``source``'s folder.
+
+    Their manifests record the path as typed (``example``, the first file) as
+    ``kernelindex.dev/source-file`` and ``second`` (``cases-file``, ``definition-file``);
+    ``then``: what the warning says after, of upstreams and licences.
+    """
+    return (f"{count} file(s) are in no folder holding a SOURCE.md (e.g. {example}): their "
+            f"manifests record the path as typed as kernelindex.dev/source-file and {second} "
+            f"(e.g. {example}), not the path inside {source}'s folder; {then}")
+
+
+def _under_stub(count: int, naming: str, root: Path, example: str, second: str, source: str,
+                then: str) -> str:
+    """The warning of an import of ``count`` files under a SOURCE.md that does not name
+    ``source``'s repository (``naming`` says what it is) at the top of ``root``.
+
+    ``example``: the first file's path inside ``root``; ``second``: the other path
+    annotation (``cases-file``, ``definition-file``); ``then``: what the warning says after,
+    of upstreams and licences.
+    """
+    return (f"{count} file(s) are under {naming} ({(root / 'SOURCE.md').resolve()}; e.g. "
+            f"{root.as_posix()}/{example}), perhaps not {source}'s folder: their manifests "
+            "record the path inside that SOURCE.md's folder as kernelindex.dev/source-file "
+            f"and {second} (e.g. {source}/{example}), {source}'s own path only if that "
+            f"folder is a copy of {source}'s; {then}")
+
+
+def _same_under_its_own(tmp_path: Path, source: str, root: Path,
+                        stored: dict[str, dict[str, str]]) -> None:
+    """Under a SOURCE.md naming ``source``'s repository, ``root`` imports with no warning
+    and the metadata ``stored`` (what the import under a stub recorded)."""
+    (root / "SOURCE.md").write_bytes(_own_md(source))
+    again, own = _imported(tmp_path, "own", source, root)
+    assert again == [] and stored == own
 
 
 # -- no SOURCE.md ---------------------------------------------------------------------------
 
 
 def test_sol_execbench_without_source_md_warns_of_typed_paths_and_no_upstream(tmp_path):
-    root = _folder(tmp_path, "sol-execbench", None)
-    warnings, stored = _imported(tmp_path, "store", "sol-execbench", root)
+    root, warnings, stored = _folder_imported(tmp_path, "sol-execbench", None)
     board = f"{root.as_posix()}/leaderboard/kernel-3/leaderboard_snapshot.json"
-    assert warnings == [
-        f"3 file(s) are in no folder holding a SOURCE.md (e.g. {board}): their manifests "
-        f"record the path as typed as kernelindex.dev/source-file and cases-file (e.g. "
-        f"{board}), not the path inside sol-execbench's folder; no kernelindex.dev/upstream, "
-        "and the licence 'UNCLEAR: not stated' on 1 of 3: kistore knows sol-execbench's "
-        "upstreams and some licences by the path inside its folder; import from "
-        "sol-execbench's folder, with its SOURCE.md, to record the paths inside it and the "
-        "upstreams they give"]
+    assert warnings == [_typed_paths(
+        3, board, "cases-file", "sol-execbench",
+        "no kernelindex.dev/upstream, and the licence 'UNCLEAR: not stated' on 1 of 3: "
+        "kistore knows sol-execbench's upstreams and some licences by the path inside its "
+        "folder; import from sol-execbench's folder, with its SOURCE.md, to record the paths "
+        "inside it and the upstreams they give")]
     # what it says is what is stored
     run = stored["BenchmarkRun/sol-kernel-3-submission-11"]
     assert run[A + "source-file"] == board and A + "upstream" not in run
@@ -174,16 +216,13 @@ def test_sol_execbench_without_source_md_warns_of_typed_paths_and_no_upstream(tm
 
 
 def test_flashinfer_trace_without_source_md_warns_of_typed_paths_only(tmp_path):
-    root = _folder(tmp_path, "flashinfer-trace", None)
-    warnings, stored = _imported(tmp_path, "store", "flashinfer-trace", root)
+    root, warnings, stored = _folder_imported(tmp_path, "flashinfer-trace", None)
     workloads = f"{root.as_posix()}/traces/workloads/gemm/gemm_fixture.workload.jsonl"
-    assert warnings == [
-        f"2 file(s) are in no folder holding a SOURCE.md (e.g. {workloads}): their manifests "
-        f"record the path as typed as kernelindex.dev/source-file and definition-file (e.g. "
-        f"{workloads}), not the path inside flashinfer-trace's folder; "
+    assert warnings == [_typed_paths(
+        2, workloads, "definition-file", "flashinfer-trace",
         f"kernelindex.dev/upstream {fi.UPSTREAM} and the licence, as for every "
         "flashinfer-trace file wherever it is; import from flashinfer-trace's folder, with "
-        "its SOURCE.md, to record the paths inside it"]
+        "its SOURCE.md, to record the paths inside it")]
     run = next(v for k, v in stored.items() if k.startswith("BenchmarkRun/"))
     assert run[A + "source-file"] == f"{root.as_posix()}/traces/gemm/gemm_fixture.jsonl"
     assert (run[A + "upstream"], run[A + "license"]) == (fi.UPSTREAM, fi.LICENSE)
@@ -196,8 +235,7 @@ def test_flashinfer_trace_without_source_md_warns_of_typed_paths_only(tmp_path):
 @pytest.mark.parametrize("source_md", [None, *STUBS.values()], ids=["none", *STUBS])
 def test_kernelbench_anywhere_imports_identically_and_warns_of_nothing(tmp_path, source_md):
     # known by its bytes: upstream, commit, path and licence never come from the folder
-    root = _folder(tmp_path, "kernelbench", source_md)
-    warnings, stored = _imported(tmp_path, "store", "kernelbench", root)
+    root, warnings, stored = _folder_imported(tmp_path, "kernelbench", source_md)
     assert warnings == []
     _, real = _imported(tmp_path, "real", "kernelbench",
                         DATA / "kernelbench/H100_Modal/baseline_time_torch.json")
@@ -216,44 +254,30 @@ def test_kernelbench_anywhere_imports_identically_and_warns_of_nothing(tmp_path,
 def test_sol_execbench_under_a_stub_source_md_records_what_its_own_would(tmp_path, stub):
     # the paths match shared/data's: the metadata is that of an import under a SOURCE.md
     # naming sol-execbench's repository, upstreams and licences included
-    root = _folder(tmp_path, "sol-execbench", STUBS[stub])
-    warnings, stored = _imported(tmp_path, "store", "sol-execbench", root)
+    root, warnings, stored = _folder_imported(tmp_path, "sol-execbench", STUBS[stub])
     naming = "an empty SOURCE.md" if stub == "empty" else \
         f"a SOURCE.md naming none of {SOL_REPOSITORIES}"
-    assert warnings == [
-        f"3 file(s) are under {naming} ({(root / 'SOURCE.md').resolve()}; e.g. "
-        f"{root.as_posix()}/leaderboard/kernel-3/leaderboard_snapshot.json), perhaps not "
-        "sol-execbench's folder: their manifests record the path inside that SOURCE.md's "
-        "folder as kernelindex.dev/source-file and cases-file (e.g. "
-        "sol-execbench/leaderboard/kernel-3/leaderboard_snapshot.json), sol-execbench's own "
-        "path only if that folder is a copy of sol-execbench's; kernelindex.dev/upstream on "
-        f"all 3 (3 distinct, e.g. {BOARD_UPSTREAM}): kistore knows "
-        "sol-execbench's upstreams and some licences by the path inside its folder; if that "
-        "folder is not a copy of sol-execbench's, import from sol-execbench's own"]
-    (root / "SOURCE.md").write_bytes(_own_md("sol-execbench"))
-    again, own = _imported(tmp_path, "own", "sol-execbench", root)
-    assert again == [] and stored == own
+    assert warnings == [_under_stub(
+        3, naming, root, "leaderboard/kernel-3/leaderboard_snapshot.json", "cases-file",
+        "sol-execbench",
+        f"kernelindex.dev/upstream on all 3 (3 distinct, e.g. {BOARD_UPSTREAM}): kistore "
+        "knows sol-execbench's upstreams and some licences by the path inside its folder; if "
+        "that folder is not a copy of sol-execbench's, import from sol-execbench's own")]
+    _same_under_its_own(tmp_path, "sol-execbench", root, stored)
 
 
 @pytest.mark.parametrize("stub", STUBS)
 def test_flashinfer_trace_under_a_stub_source_md_records_what_its_own_would(tmp_path, stub):
-    root = _folder(tmp_path, "flashinfer-trace", STUBS[stub])
-    warnings, stored = _imported(tmp_path, "store", "flashinfer-trace", root)
+    root, warnings, stored = _folder_imported(tmp_path, "flashinfer-trace", STUBS[stub])
     naming = "an empty SOURCE.md" if stub == "empty" else \
         "a SOURCE.md not naming github.com/xslingcn/flashinfer-trace"
-    assert warnings == [
-        f"2 file(s) are under {naming} ({(root / 'SOURCE.md').resolve()}; e.g. "
-        f"{root.as_posix()}/traces/workloads/gemm/gemm_fixture.workload.jsonl), perhaps not "
-        "flashinfer-trace's folder: their manifests record the path inside that "
-        "SOURCE.md's folder as kernelindex.dev/source-file and definition-file (e.g. "
-        "flashinfer-trace/traces/workloads/gemm/gemm_fixture.workload.jsonl), "
-        "flashinfer-trace's own path only if that folder is a copy of flashinfer-trace's; "
+    assert warnings == [_under_stub(
+        2, naming, root, "traces/workloads/gemm/gemm_fixture.workload.jsonl",
+        "definition-file", "flashinfer-trace",
         f"kernelindex.dev/upstream {fi.UPSTREAM} and the licence, as for every "
         "flashinfer-trace file wherever it is; if that folder is not a copy of "
-        "flashinfer-trace's, import from flashinfer-trace's own"]
-    (root / "SOURCE.md").write_bytes(_own_md("flashinfer-trace"))
-    again, own = _imported(tmp_path, "own", "flashinfer-trace", root)
-    assert again == [] and stored == own
+        "flashinfer-trace's, import from flashinfer-trace's own")]
+    _same_under_its_own(tmp_path, "flashinfer-trace", root, stored)
 
 
 def test_the_cli_prints_each_warning_once(runner, store_path, tmp_path):

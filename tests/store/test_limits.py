@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -212,6 +213,29 @@ def test_import_reads_a_source_file_only_to_its_limit(runner, store_path, tmp_pa
     assert "Traceback" not in done.stderr
 
 
+def _padded() -> dict:
+    """The published environment named ``padded``, its product 807 characters long: its
+    object (1,008 bytes) is past a limit of 700 or 900 bytes, within 4096."""
+    env = json.loads(BUNDLE.read_text())["environment"]
+    env["metadata"]["name"] = "padded"
+    env["spec"]["hardware"]["product"] = "NVIDIA " + "H" * 800
+    return env
+
+
+def _only_ki106(runner, store_path: Path, commands: list[list[str]], path: str, size: int,
+                limit: int) -> None:
+    """Each of ``commands`` fails with one error: KI106 of ``path`` (``size`` bytes) past
+    ``limit`` (manifest-bytes), and no other finding on what was not read."""
+    for args in commands:
+        result = invoke(runner, store_path, *args)
+        assert result.exit_code == 1, (args, result.output)
+        errors = [line for line in result.output.splitlines() if " error " in line]
+        assert errors == [
+            f"{path}: error KI106 file-too-large: the file holds {size:,} bytes, more than "
+            f"the limit of {limit} (manifest-bytes); nothing past the limit was read "
+            f"(expected at most {limit} bytes, found {size:,} bytes)"], (args, result.output)
+
+
 def test_limits_in_kistore_toml_are_checked(runner, store_path):
     limited(store_path, manifest_byte=10)
     result = invoke(runner, store_path, "add", str(BUNDLE))
@@ -233,9 +257,7 @@ def test_a_manifest_committed_past_the_limit_fails_verify_and_check_and_is_left_
     limited(published, manifest_bytes=700)
     commit_all(published, "limit")
     base = git(published, "rev-parse", "HEAD").strip()
-    env = json.loads(BUNDLE.read_text())["environment"]
-    env["metadata"]["name"] = "padded"
-    env["spec"]["hardware"]["product"] = "NVIDIA " + "H" * 800
+    env = _padded()
     from kistore.core.model import Manifest
 
     manifest = Manifest.from_document(env)  # default limits: 1 MiB
@@ -269,9 +291,7 @@ def test_a_pull_request_cannot_raise_its_own_limit_when_checked_from_its_merge(
     settings = published / "kistore.toml"  # the pull request raises it ...
     settings.write_text(settings.read_text().replace("manifest-bytes = 700",
                                                      "manifest-bytes = 4096"))
-    env = json.loads(BUNDLE.read_text())["environment"]
-    env["metadata"]["name"] = "padded"
-    env["spec"]["hardware"]["product"] = "NVIDIA " + "H" * 800
+    env = _padded()
     (published.parent / "padded.json").write_text(json.dumps(env))  # ... to add this
     added = invoke(runner, published, "add", str(published.parent / "padded.json"))
     assert added.exit_code == 0, added.output
@@ -305,9 +325,7 @@ def test_an_object_past_the_limit_in_a_range_is_one_ki106_not_a_names_file_findi
     settings = published / "kistore.toml"
     settings.write_text(settings.read_text().replace("manifest-bytes = 900",
                                                      "manifest-bytes = 4096"))
-    env = json.loads(BUNDLE.read_text())["environment"]
-    env["metadata"]["name"] = "padded"
-    env["spec"]["hardware"]["product"] = "NVIDIA " + "H" * 800
+    env = _padded()
     (published.parent / "padded.json").write_text(json.dumps(env))
     added = invoke(runner, published, "add", str(published.parent / "padded.json"))
     assert added.exit_code == 0, added.output
@@ -319,14 +337,8 @@ def test_an_object_past_the_limit_in_a_range_is_one_ki106_not_a_names_file_findi
     manifest = Manifest.from_document(env)
     path = store_file(str(manifest.digest))
     size = len(manifest.object_bytes)
-    for args in (["check", f"{base}..HEAD"], ["verify"], ["verify", "--at", "HEAD"]):
-        result = invoke(runner, published, *args)
-        assert result.exit_code == 1, (args, result.output)
-        errors = [line for line in result.output.splitlines() if " error " in line]
-        assert errors == [
-            f"{path}: error KI106 file-too-large: the file holds {size:,} bytes, more than "
-            "the limit of 900 (manifest-bytes); nothing past the limit was read (expected at "
-            f"most 900 bytes, found {size:,} bytes)"], (args, result.output)
+    _only_ki106(runner, published, [["check", f"{base}..HEAD"], ["verify"],
+                                    ["verify", "--at", "HEAD"]], path, size, 900)
 
 
 def test_a_run_past_the_limit_is_one_ki106_not_findings_on_its_records(runner, published):
@@ -334,15 +346,8 @@ def test_a_run_past_the_limit_is_one_ki106_not_findings_on_its_records(runner, p
     # one, only not read
     limited(published, manifest_bytes=700)
     commit_all(published, "limit: the published run (802 bytes) is past it")
-    run = store_file(PUBLISHED["run"])
-    for args in (["verify"], ["verify", "--at", "HEAD"]):
-        result = invoke(runner, published, *args)
-        assert result.exit_code == 1, (args, result.output)
-        errors = [line for line in result.output.splitlines() if " error " in line]
-        assert errors == [
-            f"{run}: error KI106 file-too-large: the file holds 802 bytes, more than the "
-            "limit of 700 (manifest-bytes); nothing past the limit was read (expected at "
-            "most 700 bytes, found 802 bytes)"], (args, result.output)
+    _only_ki106(runner, published, [["verify"], ["verify", "--at", "HEAD"]],
+                store_file(PUBLISHED["run"]), 802, 700)
 
 
 def _too_long(case: str, env: dict) -> tuple[str, str]:
@@ -443,3 +448,65 @@ def test_within_value_limits_walks_only_files_long_enough_and_agrees_with_the_fi
     assert not within_value_limits(tiny, limits)
     few = canonical.dumps([1, 2])  # 5 bytes: not walked at all
     assert within_value_limits(few, limits)
+
+
+def test_a_symlinked_kistore_toml_is_refused_by_name_not_read_as_the_defaults(
+        runner, published):
+    """A symlink in kistore.toml's place (to a file inside the repository) was read as no
+    file: the defaults applied in silence, 1 MiB where the store said 700 bytes. kistore
+    never follows it (git commits the path a link holds, not the settings): the work tree's
+    and a commit's are refused, naming the file and what to do."""
+    from kistore.cite.citation import read_cite_settings
+
+    limited(published, manifest_bytes=700)
+    settings = published / "kistore.toml"
+    (published / "settings.toml").write_bytes(settings.read_bytes())
+    settings.unlink()
+    settings.symlink_to("settings.toml")
+    said = (f"error: {settings}: a symlink, not a regular file: kistore reads its settings "
+            "only from a regular file (it never follows a symlink: git commits the path a "
+            "link holds, not the settings) and will not use the defaults in their place; "
+            "replace the link with the file (`cp --remove-destination \"$(readlink "
+            "kistore.toml)\" kistore.toml`) and commit that\n")
+    for args in (["verify"], ["add", str(BUNDLE)]):  # (a query takes the defaults, as for
+        result = invoke(runner, published, *args)    # a bad file: manifest_limit)
+        assert (result.exit_code, result.stderr) == (1, said), args
+    with pytest.raises(InputError, match="a symlink, not a regular file") as raised:
+        read_cite_settings(Store(published))
+    assert raised.value.file == str(settings)
+    commit_all(published, "kistore.toml as a symlink")
+    said_at = ("error: kistore.toml: a symlink in the commit HEAD, not a regular file: "
+               "kistore reads its settings only from a regular file (it never follows a "
+               "symlink: git commits the path a link holds, not the settings) and will not "
+               "use the defaults in their place; commit the file itself in its place\n")
+    with pytest.raises(InputError) as raised:
+        Store(published).limits("HEAD")  # what `--at HEAD` reads (`check`'s BASE, `cite`)
+    assert (raised.value.file, f"error: {raised.value}\n") == ("kistore.toml", said_at)
+    with pytest.raises(InputError, match="a symlink in the commit HEAD"):
+        read_cite_settings(Store(published), "HEAD")
+    bare = published.parent / "bare.git"  # no work tree: verify reads HEAD's settings
+    git(published.parent, "clone", "-q", "--bare", str(published), str(bare))
+    result = invoke(runner, bare, "verify")
+    assert (result.exit_code, result.stderr) == (1, said_at)
+    settings.unlink()  # the file itself in its place: read, its limit applies again
+    settings.write_bytes((published / "settings.toml").read_bytes())
+    assert Store(published).limits().manifest_bytes == 700
+    assert Store(published).limits("HEAD~1") == DEFAULT  # before the link: no limit set
+
+
+def test_a_kistore_toml_that_is_a_directory_or_fifo_is_refused_by_name(store_path):
+    settings = store_path / "kistore.toml"
+    settings.unlink()
+    os.mkfifo(settings)
+    with pytest.raises(InputError, match=": a FIFO, socket or device, not a regular file"):
+        Store(store_path).limits()
+    settings.unlink()
+    settings.mkdir()
+    (settings / "x").write_text("")
+    with pytest.raises(InputError, match=": a directory, not a regular file") as raised:
+        Store(store_path).limits()
+    assert raised.value.file == str(settings)
+    assert "put a regular kistore.toml in its place" in str(raised.value)
+    (settings / "x").unlink()
+    settings.rmdir()  # absent: the defaults
+    assert Store(store_path).limits() == DEFAULT

@@ -23,7 +23,7 @@ from ..conftest import git
 SHARDS = ("store/objects/sha256/ab", "store/objects/sha256/cd", "store/attestations/sha256/ab/x")
 NAMES = ("1.json", "2.json", "3.json")
 PATHS = [f"{d}/{n}" for d in SHARDS for n in NAMES]
-KEEP = "keep.json"  # never removed: a directory the commit keeps is one the view lists
+KEEP = "keep.json"  # removed only with the rest of its directory (EMPTIED)
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +45,9 @@ CHANGES = st.dictionaries(st.sampled_from([*PATHS, "kistore.toml"]),
                           st.one_of(st.none(), st.tuples(st.sampled_from([0o100644, 0o100755]),
                                                          st.binary(max_size=20))),
                           max_size=6)
+EMPTIED = st.sets(st.sampled_from(SHARDS))
+"""Directories whose every file's removal is staged (unless CHANGES puts one back): the
+commit has no such directory, nor a parent left empty, and the view must not list it."""
 
 
 def _blob(root: Path, data: bytes) -> str:
@@ -54,9 +57,12 @@ def _blob(root: Path, data: bytes) -> str:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[
     HealthCheck.function_scoped_fixture])
-@given(CHANGES)
-def test_a_staged_view_answers_as_the_commit_of_its_changes(repo, changes):
+@given(CHANGES, EMPTIED)
+def test_a_staged_view_answers_as_the_commit_of_its_changes(repo, changes, emptied):
     head = pygit2.Repository(str(repo))
+    for directory in emptied:
+        for name in (*NAMES[:2], KEEP):
+            changes.setdefault(f"{directory}/{name}", None)
     staged = {}
     for path, change in changes.items():
         staged[path] = None if change is None else (change[0], _blob(repo, change[1]))
@@ -83,7 +89,9 @@ def test_a_staged_view_answers_as_the_commit_of_its_changes(repo, changes):
         data = want.read(path)
         if data is not None:
             assert view.holds(path, data) and not view.holds(path, data + b"x"), path
-    for directory in ("", "store", "store/objects/sha256", *SHARDS, "store/attestations"):
+    for directory in ("", "store", "store/objects", "store/objects/sha256", *SHARDS,
+                      "store/attestations", "store/attestations/sha256",
+                      "store/attestations/sha256/ab"):
         assert sorted(view.list_dir(directory)) == sorted(want.list_dir(directory)), directory
     for shard in ("objects/ab", "objects/cd"):
         assert view.file_keys(shard) == want.file_keys(shard), shard
@@ -110,9 +118,11 @@ def test_skip_worktree_keeps_the_staged_changes_outside_the_checkout(tmp_path, r
     new = git(clone, "rev-parse", f":{SHARDS[1]}/{NAMES[2]}").strip()
     assert found.staged == {f"{SHARDS[1]}/{NAMES[2]}": (0o100644, new),
                             f"{SHARDS[1]}/{NAMES[0]}": None}
+    assert found.changed == {*found.staged, f"{SHARDS[0]}/{NAMES[1]}"}  # inside too: verify's
     assert found.stamp(SHARDS[1]) != SkipWorktree.of([f"{SHARDS[1]}/"]).stamp(SHARDS[1])
     git(clone, "reset", "-q")  # unstaged: the index is HEAD's again
-    assert skip_worktree(clone / ".git", clone).staged == {}
+    again = skip_worktree(clone / ".git", clone)
+    assert again is not None and again.staged == {} and again.changed == frozenset()
 
 
 def test_asking_for_staged_changes_keeps_a_sparse_index_sparse(tmp_path, repo, monkeypatch):
@@ -131,3 +141,21 @@ def test_asking_for_staged_changes_keeps_a_sparse_index_sparse(tmp_path, repo, m
     assert found is not None and found.sparse_index and found.staged == {}
     assert "diff" in trace.read_text()  # the trace covers the comparison
     assert "ensure_full_index" not in trace.read_text()
+
+
+def test_a_folder_whose_files_are_all_removed_is_not_listed(repo):
+    """Every file of ``store/attestations`` removed in the index: no folder on the way to them
+    is listed (each listing read nothing), while ``store/objects`` keeps its shards."""
+    head = pygit2.Repository(str(repo))
+    staged = {f"{SHARDS[2]}/{name}": None for name in (*NAMES[:2], KEEP)}
+    staged[f"{SHARDS[0]}/{KEEP}"] = None  # one of three: the shard stays
+    view = StagedView(head, head.head.peel(pygit2.Commit), staged)
+    assert sorted(view.list_dir("store")) == ["objects"]
+    assert view.list_dir("store/attestations") == []
+    assert view.list_dir("store/attestations/sha256/ab") == []
+    assert sorted(view.list_dir("store/objects/sha256")) == ["ab", "cd"]
+    assert sorted(view.list_dir(SHARDS[0])) == sorted(NAMES[:2])
+    back = dict(staged, **{f"{SHARDS[2]}/{NAMES[0]}": (0o100644, _blob(repo, b"back\n"))})
+    view = StagedView(head, head.head.peel(pygit2.Commit), back)  # one file staged again
+    assert sorted(view.list_dir("store")) == ["attestations", "objects"]
+    assert view.list_dir(SHARDS[2]) == [NAMES[0]]
