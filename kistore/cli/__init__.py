@@ -486,9 +486,10 @@ def interrupt_says(what: str) -> Iterator[None]:
     """Say what a Ctrl-C or SIGTERM left, instead of click's bare "Aborted!"; exit 130.
 
     For adds: :meth:`kistore.store.Store.add` undoes an add that has not landed before
-    the interrupt goes on, so a plain ``KeyboardInterrupt`` out of it means nothing was
-    added. One that arrives after the add landed is :class:`kistore.store.AddInterrupted`,
-    which the caller handles: it is passed on untouched.
+    the interrupt goes on, so a ``KeyboardInterrupt`` out of it means nothing was added;
+    once it has landed, the :class:`Landing` passed as its ``on_landed`` takes the signals
+    and nothing is raised. (Without one, an interrupt after the landing is
+    :class:`kistore.store.AddInterrupted`: passed on untouched.)
 
     Args:
         what: what was left, after ``interrupted``: e.g. ``before the add landed: nothing
@@ -532,21 +533,47 @@ def metadata_option_hint(hint: str) -> Iterator[None]:
         raise
 
 
-def ignore_interrupts() -> None:
-    """Ignore Ctrl-C and SIGTERM from here to the exit: call once an add has landed.
+class Landing:
+    """Ctrl-C and SIGTERM once an add has landed: noted, said, never a stop (exit 0).
 
-    Nothing is left to undo, only output to print; a late signal used to end the command
-    with exit 130 or 143 and no word, though every manifest was stored.
+    Pass :meth:`landed` as the store's ``on_landed``
+    (:meth:`kistore.store.Store.add`): the store calls it the moment nothing is left to
+    undo, while the signals are still held over the branch move, so from then on each
+    is only noted (a stop there said "nothing was added" of a committed add, or ended
+    the command with no word). :meth:`say` reports them after the add returns.
+
+    Attributes:
+        commit: the commit the add landed as (hex), None before it lands or without one.
+        late: the signal numbers noted since, in order.
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
+    def __init__(self) -> None:
+        self.commit: str | None = None
+        self.late: list[int] = []
 
-def say_landed(noun: str, count: int, commit: Any) -> None:
-    """Say on stderr that an interrupt came after the add (or import) had landed."""
-    where = f"committed as {commit}" if commit else "in the work tree"
-    click.echo(f"interrupted after the {noun} had landed: all {count} manifests are stored "
-               f"and {where}; nothing was undone", err=True)
+    def landed(self, commit: str | None) -> None:
+        """Note Ctrl-C and SIGTERM from here to the exit (the store's ``on_landed``)."""
+        self.commit = commit
+        signal.signal(signal.SIGINT, self._note)
+        signal.signal(signal.SIGTERM, self._note)
+
+    def _note(self, number: int, frame: Any) -> None:
+        """Signal handler past the landing: remember, raise nothing."""
+        self.late.append(number)
+
+    def say(self, noun: str, count: int) -> None:
+        """Say on stderr, if a signal came after the add (or import) landed, that it is whole.
+
+        Args:
+            noun: ``add``, ``import`` or ``migration``.
+            count: how many manifests (files, for a migration) the command reports.
+        """
+        if not self.late:
+            return
+        where = f"committed as {self.commit}" if self.commit else "in the work tree"
+        what = "files are written" if noun == "migration" else "manifests are stored"
+        click.echo(f"interrupted after the {noun} had landed: all {count} {what} "
+                   f"and {where}; nothing was undone", err=True)
 
 
 def undone_add(noun: str, *, commit: bool, update_metadata: bool = False) -> str:

@@ -11,15 +11,14 @@ import click
 
 from ..core.errors import one_line
 from . import (
+    Landing,
     StoreContext,
     emit_json,
     explaining_misses,
-    ignore_interrupts,
     interrupt_says,
     metadata_option_hint,
     one_look,
     refuse_empty,
-    say_landed,
     undone_add,
     warn_unreadable,
 )
@@ -112,29 +111,22 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     store = ctx.store()
     with interrupt_says("while reading the input: nothing was added or written"):
         located = read_inputs(files, store.limits())
-    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..store import AddInterrupted
-
     checks: tuple[AdmissionCheck, ...] = ()
     if any(x.manifest.kind == "BenchmarkRun" for x in located):
         # Lazy: a run's unit is judged against its group's (KI210) only when runs are added.
         from ..query.units import units_admitted
 
         checks = (units_admitted,)
+    landing = Landing()
     with interrupt_says(undone_add("add", commit=do_commit,
                                           update_metadata=update_metadata)), \
             metadata_option_hint("pass --update-metadata to replace it"):
-        try:
-            results = store.add([x.manifest for x in located], allow_dangling=allow_dangling,
-                                update_metadata=update_metadata, commit=do_commit,
-                                message=message,
-                                origins={x.manifest.digest: x for x in located},
-                                checks=checks)
-            ignore_interrupts()
-        except AddInterrupted as landed:  # too late to undo: say what is stored, exit 0
-            ignore_interrupts()
-            results = landed.results
-            say_landed("add", len(results), landed.commit)
+        results = store.add([x.manifest for x in located], allow_dangling=allow_dangling,
+                            update_metadata=update_metadata, commit=do_commit,
+                            message=message, origins={x.manifest.digest: x for x in located},
+                            checks=checks, on_landed=landing.landed)
+        landing.landed(landing.commit)  # nothing was written, or it landed: print it all
+    landing.say("add", len(results))
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.errors import printable
 
@@ -171,23 +163,19 @@ def migrate(ctx: StoreContext, do_commit: bool, message: str | None, as_json: bo
       kistore migrate --commit
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..store import AddInterrupted, ForwardWritten, GroupWritten
+    from ..store import ForwardWritten, GroupWritten
 
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
     store = ctx.store()
     undone = ", and the branch did not move" if do_commit else ""
+    landing = Landing()
     with interrupt_says(f"before the migration landed: nothing was written{undone}"), \
             metadata_option_hint("`kistore add --update-metadata FILE` replaces its "
                                  "metadata"):
-        try:
-            written = store.migrate(commit=do_commit, message=message)
-            ignore_interrupts()
-        except AddInterrupted as landed:  # too late to undo: the commit is whole
-            ignore_interrupts()
-            click.echo(f"interrupted after the migration had landed: committed as "
-                       f"{landed.commit}; nothing was undone", err=True)
-            return
+        written = store.migrate(commit=do_commit, message=message, on_landed=landing.landed)
+        landing.landed(landing.commit)  # nothing was written, or it landed: print it all
+    landing.say("migration", len(written))
     names = [w for w in written if not isinstance(w, ForwardWritten | GroupWritten)]
     forward = [w for w in written if isinstance(w, ForwardWritten)]
     groups = [w for w in written if isinstance(w, GroupWritten)]

@@ -7,13 +7,12 @@ import sys
 import click
 
 from . import (
+    Landing,
     StoreContext,
     emit_json,
-    ignore_interrupts,
     interrupt_says,
     metadata_option_hint,
     refuse_empty,
-    say_landed,
     undone_add,
 )
 
@@ -61,29 +60,23 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
 
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
-    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..store import AddInterrupted
-
     store = ctx.store()
-    try:
-        with interrupt_says(undone_add("import", commit=do_commit,
-                                                 update_metadata=update_metadata)), \
-                metadata_option_hint("pass --update-metadata to replace it"):
-            plan = plan_import(source, files, store.limits())
-            if not plan.records:
-                _nothing_recognised(source, files, plan.ignored)
-            with click.progressbar(length=len(plan.records), label=f"importing {source}",
-                                   file=sys.stderr) as bar:
-                report = run_import(store, source, plan, commit=do_commit, message=message,
-                                    skip_invalid=skip_invalid, update_metadata=update_metadata,
-                                    progress=bar.update,
-                                    # a run whose unit disagrees with its group's (KI210)
-                                    checks=(units_admitted,))
-            ignore_interrupts()
-    except AddInterrupted as landed:  # too late to undo: say what is stored, exit 0
-        ignore_interrupts()
-        say_landed("import", len(landed.results), landed.commit)
-        return
+    landing = Landing()
+    with interrupt_says(undone_add("import", commit=do_commit,
+                                             update_metadata=update_metadata)), \
+            metadata_option_hint("pass --update-metadata to replace it"):
+        plan = plan_import(source, files, store.limits())
+        if not plan.records:
+            _nothing_recognised(source, files, plan.ignored)
+        with click.progressbar(length=len(plan.records), label=f"importing {source}",
+                               file=sys.stderr) as bar:
+            report = run_import(store, source, plan, commit=do_commit, message=message,
+                                skip_invalid=skip_invalid, update_metadata=update_metadata,
+                                progress=bar.update, on_landed=landing.landed,
+                                # a run whose unit disagrees with its group's (KI210)
+                                checks=(units_admitted,))
+        landing.landed(landing.commit)  # nothing was written, or it landed: print it all
+    landing.say("import", len(report.results))
     for problem in report.skipped:
         click.echo(f"warning: {problem.format()} (record skipped)", err=True)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).

@@ -136,6 +136,10 @@ class BranchCommit:
     Args:
         repo: the repository.
         root: its work tree (the index is staged there), or None for a bare repository.
+        on_landed: called with the commit once the branch holds it, while the interrupts
+            held over the move are still held (:func:`interrupts_deferred`): a signal
+            handler it installs is the one they are delivered to. For a command line that
+            must not be stopped by a Ctrl-C once there is nothing left to undo.
 
     Attributes:
         landed: True once the branch holds the commit. Set before any interrupt held
@@ -147,9 +151,11 @@ class BranchCommit:
             (:mod:`kistore.git._pending_index`); also said on the ``kistore.git.commit`` logger.
     """
 
-    def __init__(self, repo: pygit2.Repository, root: str | Path | None) -> None:
+    def __init__(self, repo: pygit2.Repository, root: str | Path | None,
+                 on_landed: Callable[[pygit2.Oid], None] | None = None) -> None:
         self.repo = repo
         self.root = root
+        self.on_landed = on_landed
         self.landed = False
         self.oid: pygit2.Oid | None = None
         self._held: gitindex.IndexUpdate | None = None
@@ -316,6 +322,8 @@ class BranchCommit:
                 if not self._move(branch, parent, oid, message):
                     continue  # its lock is held (another git command): again shortly
             self.landed, self.oid = True, oid
+            if self.on_landed is not None:
+                self.on_landed(oid)
             if update is not None:
                 update.finish()  # in place before an interrupt held here is delivered
                 stamp(repo.path, str(oid), update.index_file)
@@ -600,7 +608,8 @@ def interrupts_deferred() -> Iterator[None]:
 
     An exception raised by a delivered signal then starts after the block's bookkeeping,
     never inside it (a ``finally`` that unblocks inside the function would let it replace
-    the ``return``).
+    the ``return``). A handler installed inside the block (``BranchCommit``'s
+    ``on_landed``) stays, and is the one the held signals are delivered to.
     """
     blocked = {signal.SIGINT, signal.SIGTERM}
     old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
@@ -614,7 +623,8 @@ def interrupts_deferred() -> Iterator[None]:
         yield
     finally:
         for number, handler in saved.items():
-            signal.signal(number, handler)
+            if signal.getsignal(number) is _note:  # else the block installed its own
+                signal.signal(number, handler)
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
         if saved and _CAUGHT:
             caught = list(dict.fromkeys(_CAUGHT))

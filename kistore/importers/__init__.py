@@ -175,6 +175,7 @@ def run_import(
     update_metadata: bool = False,
     progress: Callable[[int], Any] | None = None,
     checks: Sequence[AdmissionCheck] = (),
+    on_landed: Callable[[str | None], None] | None = None,
 ) -> ImportReport:
     """Build every record of a plan and add the manifests to the store in one call.
 
@@ -195,6 +196,7 @@ def run_import(
         checks: the rules of the layers above the store the add asks before writing
             (``Store.add(checks=)``); ``kistore import`` passes
             ``(kistore.query.units.units_admitted,)`` (KI210). Default none.
+        on_landed: called once the add has landed (``Store.add(on_landed=)``).
 
     Returns:
         The :class:`ImportReport`.
@@ -249,7 +251,7 @@ def run_import(
     try:
         results = store.add(
             manifests, commit=commit, origins=origins, update_metadata=update_metadata,
-            checks=checks,
+            checks=checks, on_landed=on_landed,
             # the store adds what --update-metadata replaced (KIND/NAME DIGEST a line)
             message=message or (lambda _: said_first),
         )

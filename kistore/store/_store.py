@@ -530,6 +530,7 @@ class Store:
         message: str | Callable[[Sequence[AddResult]], str] | None = None,
         origins: Mapping[Digest, Any] | None = None,
         checks: Sequence[AdmissionCheck] = (),
+        on_landed: Callable[[str | None], None] | None = None,
     ) -> list[AddResult]:
         """Add manifests to the store, all or nothing.
 
@@ -557,6 +558,13 @@ class Store:
                 a family ranked with a ``unitPointer`` should too, or a run whose unit
                 disagrees with its group's lands (``check`` and ``verify`` still report
                 it, KI210, and ``rank`` fails for its group).
+            on_landed: called once the add has landed, with the commit's id (hex; None
+                without ``commit``): every file is in place and, with ``commit``, the
+                branch holds it, so nothing is undone from then on. Called while Ctrl-C
+                and SIGTERM are held (over the branch move), so a handler it installs is
+                the one they reach: ``kistore add`` installs one that only notes them,
+                and no interrupt can then stop it between the landing and its report.
+                Not called when nothing was written.
 
         Returns:
             One :class:`AddResult` per distinct manifest, in input order. Adding what is
@@ -579,13 +587,17 @@ class Store:
                 disagrees with its comparison group's, KI210).
             StoreStateError: no work tree, or the branch kept moving under a concurrent
                 writer; the store is left as it was.
+            KeyboardInterrupt: Ctrl-C or SIGTERM before the add landed: it was undone.
+            AddInterrupted: (a ``KeyboardInterrupt``) one after it landed: nothing was
+                undone; it carries the results and the commit. Past ``on_landed``, only
+                what its handler raises.
         """
         names = self.name_index()
         names.usable()  # opened (a file to start again is reset) before the write lock
         with names.resets_deferred(), self._write_lock():
             return self._add(manifests, allow_dangling=allow_dangling,
                              update_metadata=update_metadata, commit=commit, message=message,
-                             origins=origins, checks=checks)
+                             origins=origins, checks=checks, on_landed=on_landed)
 
     @contextlib.contextmanager
     def _write_lock(self) -> Iterator[None]:
@@ -615,6 +627,7 @@ class Store:
         message: str | Callable[[Sequence[AddResult]], str] | None,
         origins: Mapping[Digest, Any] | None,
         checks: Sequence[AdmissionCheck],
+        on_landed: Callable[[str | None], None] | None,
     ) -> list[AddResult]:
         """:meth:`add` under the write lock."""
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
@@ -642,11 +655,12 @@ class Store:
             return results
         stats, oid, prepared = self._write(files, commit=commit,
                                            message=self._message(message, results),
-                                           results=results, manifests=[w[0] for w in written])
-        for path in plan.stale:  # never committed: nothing else holds it (best effort)
-            with contextlib.suppress(OSError):
-                os.unlink(self.root / path)
-        try:
+                                           results=results, manifests=[w[0] for w in written],
+                                           on_landed=on_landed)
+        try:  # landed: an interrupt from here on undoes nothing
+            for path in plan.stale:  # never committed: nothing else holds it (best effort)
+                with contextlib.suppress(OSError):
+                    os.unlink(self.root / path)
             self._record_names(view, written, stats)
             if oid is not None:
                 self._index_commit(oid, files, prepared[0] if prepared else None)
@@ -687,7 +701,8 @@ class Store:
         return warned
 
     def _write(self, files: Mapping[str, bytes], *, commit: bool, message: str,
-               results: list[AddResult], manifests: Sequence[Manifest] = ()
+               results: list[AddResult], manifests: Sequence[Manifest] = (),
+               on_landed: Callable[[str | None], None] | None = None,
                ) -> tuple[Mapping[str, FileStat], pygit2.Oid | None, list[Prepared]]:
         """Write ``files`` into the work tree, all or nothing, and commit them when asked.
 
@@ -701,6 +716,7 @@ class Store:
             results: what to report should an interrupt arrive once the commit landed.
             manifests: the validated manifests whose files ``files`` holds (their index
                 rows are made from them, not parsed again: :meth:`_index_prepare`).
+            on_landed: as :meth:`add`'s.
 
         Returns:
             The :data:`FileStat` of each file written, the new commit (None without
@@ -719,7 +735,9 @@ class Store:
         assert self.root is not None
         remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
         batch = FileBatch(self.root, files)
-        committer = BranchCommit(self.repo, self.root) if commit else None
+        told = False  # on_landed was called without a commit
+        landed = None if on_landed is None else (lambda oid: on_landed(str(oid)))
+        committer = BranchCommit(self.repo, self.root, landed) if commit else None
         prepared: list[Prepared] = []  # the index's rows of `files`, made while they are written
         # With --commit, git's index lock is held while the files are written, too: until
         # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
@@ -740,22 +758,27 @@ class Store:
                     batch.run()
                     if committer is not None:
                         committer.run(files, message, stats=batch.stats)
+                    elif on_landed is not None:  # every file in place: nothing to undo
+                        with interrupts_deferred():
+                            told = True
+                            on_landed(None)
             except KeyboardInterrupt:
-                if committer is None or not committer.landed:
+                if not (committer.landed if committer is not None else told):
                     with interrupts_deferred():  # a second Ctrl-C must not stop the undo
                         batch.undo()
                     raise
                 # Ctrl-C held during the branch move, delivered once it had landed: the add
                 # is whole; only the index's names (derived) are left for the next sync.
-                raise AddInterrupted(results, committer.oid) from None
+                raise AddInterrupted(results, committer.oid if committer else None) from None
             except BaseException:
-                if committer is None or not committer.landed:
+                if not (committer.landed if committer is not None else told):
                     with interrupts_deferred():
                         batch.undo()
                 raise
         return batch.stats, committer.oid if committer else None, prepared
 
-    def migrate(self, *, commit: bool = False, message: str | None = None
+    def migrate(self, *, commit: bool = False, message: str | None = None,
+                on_landed: Callable[[str | None], None] | None = None,
                 ) -> list[NameWritten | ForwardWritten | GroupWritten]:
         """Write every names file, forward record and group file the work tree lacks.
 
@@ -768,6 +791,7 @@ class Store:
         Args:
             commit: also commit the files, as ``add --commit`` does.
             message: the commit message (default: says what was written).
+            on_landed: as :meth:`add`'s.
 
         Returns:
             One :class:`kistore.store.migrate.NameWritten` per names file written, then one
@@ -809,9 +833,13 @@ class Store:
             said += [f"{len(groups)} group file(s) under {layout.GROUPS_DIR}/ (comparison "
                      "groups as paths)"] if groups else []
             text = message or f"kistore migrate: {'; '.join(said)}"
-            _, oid, _ = self._write(files, commit=commit, message=text, results=[])
-            if oid is not None:
-                self._index_commit(oid, files)
+            _, oid, _ = self._write(files, commit=commit, message=text, results=[],
+                                    on_landed=on_landed)
+            try:  # landed: an interrupt from here on undoes nothing
+                if oid is not None:
+                    self._index_commit(oid, files)
+            except KeyboardInterrupt:
+                raise AddInterrupted([], oid) from None
             return [*wanted, *forward, *groups]
 
     def _index_prepare(self, files: Mapping[str, bytes], manifests: Sequence[Manifest] = ()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
@@ -1010,17 +1011,41 @@ def test_a_concurrent_git_add_is_never_lost(store_path, tmp_path):
     assert git(store_path, "status", "--porcelain", "store") == ""
 
 
-@pytest.mark.parametrize("commit", [False, True], ids=["work-tree", "commit"])
+AFTER_THE_LANDING = [(False, "_record_names"), (False, "_write_lock"),
+                     (True, "_record_names"), (True, "_index_commit"), (True, "_write_lock")]
+"""Steps of an add after its files are in place (and committed): a signal there undoes nothing
+(``_write_lock``: as the lock is let go; an add without ``--commit`` makes no commit to index)."""
+
+
+@pytest.mark.parametrize(("commit", "step"), AFTER_THE_LANDING,
+                         ids=[f"{'commit' if c else 'work-tree'}-{step}"
+                              for c, step in AFTER_THE_LANDING])
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
 def test_ctrl_c_after_the_add_landed_says_so_and_exits_0(store, runner, tmp_path, kit,
-                                                          monkeypatch, commit):
-    # A new-user test: Ctrl-C after the add had landed printed "Aborted!" with exit 1,
-    # though every file was in place (and committed).
+                                                          monkeypatch, commit, signame, step):
+    # New-user tests: Ctrl-C after the add had landed printed "Aborted!" with exit 1,
+    # though every file was in place (and committed); then (review 2026-12-02 F-sig-2) a
+    # Ctrl-C 1 ms after the branch moved said "nothing was added ... the branch did not
+    # move" (exit 130) of a committed add, the interrupt landing between the write and
+    # the add's return (releasing the write lock, say).
+    import signal
+
     from kistore.cli import main
 
-    def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
+    real = getattr(Store, step)
 
-    monkeypatch.setattr(Store, "_record_names", interrupted)  # the step after the write
+    if step == "_write_lock":
+        @contextlib.contextmanager
+        def patched(self, *args, **kwargs):
+            with real(self, *args, **kwargs):
+                yield
+            os.kill(os.getpid(), getattr(signal, signame))  # as the lock is let go
+    else:
+        def patched(self, *args, **kwargs):
+            os.kill(os.getpid(), getattr(signal, signame))
+            return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, step, patched)
     source = kit_bundle(kit, tmp_path / "bundle.json")
     result = runner.invoke(main, ["--store", str(store.root), "add", str(source),
                                   *(["--commit"] if commit else [])])
