@@ -253,9 +253,11 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
       kistore add --commit ../examples/*.bundle.json --allow-dangling
       kistore show BenchmarkRun/sol-submission-20464
     """
-    if getattr(signal.getsignal(signal.SIGINT), "__module__", None) == "kistore._entry":
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is signal.default_int_handler or \
+            getattr(handler, "__module__", None) == "kistore._entry":
         # the console script's quiet exit while starting: a Ctrl-C is now the command's
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, _terminated)
     signal.signal(signal.SIGTERM, _terminated)
     _escape_unencodable_output()
     ctx.obj = StoreContext(store_path)
@@ -279,13 +281,14 @@ def _escape_unencodable_output() -> None:
 
 
 def _terminated(signum: int, frame: Any) -> None:
-    """SIGTERM (``timeout``, a cancelled CI job, systemd) cleans up as Ctrl-C does.
+    """Ctrl-C, and SIGTERM (``timeout``, a cancelled CI job, systemd) as Ctrl-C.
 
     Python's default for SIGTERM ends the process on the spot: an add stopped mid-write
     left its files in the work tree. As KeyboardInterrupt it is undone and ``add`` says so
     (:func:`interrupt_says`, exit 130; other commands: click's "Aborted!", exit 1).
-    Python ignores an exception raised inside a finaliser (``__del__``), so there it comes
-    back 10 ms later as SIGALRM, to the same handler.
+    Python ignores an exception raised inside a finaliser (``__del__``: it printed
+    "Exception ignored in ... Index.__del__" and the add went on), so there it comes back
+    10 ms later as SIGALRM, to the same handler.
     """
     caller = frame
     while caller is not None:
@@ -552,10 +555,13 @@ class Landing:
         self.late: list[int] = []
 
     def landed(self, commit: str | None) -> None:
-        """Note Ctrl-C and SIGTERM from here to the exit (the store's ``on_landed``)."""
+        """Note Ctrl-C and SIGTERM from here to the exit (the store's ``on_landed``).
+
+        SIGALRM too: one that landed in a finaliser comes back as it (:func:`_terminated`).
+        """
         self.commit = commit
-        signal.signal(signal.SIGINT, self._note)
-        signal.signal(signal.SIGTERM, self._note)
+        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM):
+            signal.signal(number, self._note)
 
     def _note(self, number: int, frame: Any) -> None:
         """Signal handler past the landing: remember, raise nothing."""

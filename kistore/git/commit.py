@@ -606,12 +606,15 @@ def _index_error(index_file: Path, e: BaseException, outcome: str) -> StoreState
 def interrupts_deferred() -> Iterator[None]:
     """Hold SIGINT and SIGTERM until the block is done; they are delivered on leaving it.
 
+    SIGALRM too: the command line delivers again by it an interrupt that landed in a
+    finaliser (``kistore.cli._terminated``), where Python ignores what a handler raises.
+
     An exception raised by a delivered signal then starts after the block's bookkeeping,
     never inside it (a ``finally`` that unblocks inside the function would let it replace
     the ``return``). A handler installed inside the block (``BranchCommit``'s
     ``on_landed``) stays, and is the one the held signals are delivered to.
     """
-    blocked = {signal.SIGINT, signal.SIGTERM}
+    blocked = {signal.SIGINT, signal.SIGTERM, signal.SIGALRM}
     old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
     # The mask holds the signal for this thread only: sent to the process while another
     # thread runs (a process pool's manager thread), it is handled at once, and Python

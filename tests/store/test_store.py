@@ -1059,6 +1059,49 @@ def test_ctrl_c_after_the_add_landed_says_so_and_exits_0(store, runner, tmp_path
     assert runner.invoke(main, ["--store", str(store.root), "verify"]).exit_code == 0
 
 
+_CTRL_C_IN_A_FINALISER = r"""
+import os, signal, sys, time
+from kistore.cli import main
+from kistore.git import writer
+
+
+class Finalised:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(100_000):  # the handler runs here, inside __del__
+            pass
+
+
+real = writer.FileBatch.run
+
+
+def run(self, *args, **kwargs):
+    result = real(self, *args, **kwargs)
+    Finalised()  # collected at once: its __del__ runs
+    time.sleep(0.5)  # before the commit: an interrupt now undoes the add
+    return result
+
+
+writer.FileBatch.run = run
+sys.argv = ["kistore", "--store", sys.argv[1], "add", "--commit", sys.argv[2]]
+main()
+"""
+
+
+def test_a_ctrl_c_inside_a_finaliser_still_undoes_the_add(store_path, tmp_path, kit):
+    # Review 2026-12-02 F-sig-3: a Ctrl-C that landed in a finaliser (pygit2's Index.__del__)
+    # printed "Exception ignored in ... Traceback ... KeyboardInterrupt" and was lost: the
+    # add went on and exited 0. It comes back 10 ms later, as SIGTERM's always did.
+    before = _state(store_path)
+    source = kit_bundle(kit, tmp_path / "bundle.json")
+    add = subprocess.run([sys.executable, "-c", _CTRL_C_IN_A_FINALISER, str(store_path),
+                          str(source)], capture_output=True, text=True, cwd=tmp_path)
+    assert add.returncode == 130, add.stderr
+    assert add.stderr == ("interrupted before the add landed: nothing was added; any files it "
+                          "had written were removed, and the branch did not move\n")
+    assert _state(store_path) == before
+
+
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
 def test_a_signal_while_the_landed_add_prints_keeps_exit_0(store, runner, tmp_path, kit,
                                                             monkeypatch, signame):
