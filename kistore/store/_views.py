@@ -435,6 +435,7 @@ class View:
             path = layout.name_path(kind, name)
         except ValueError:
             return None
+        self.prefetch((path,))  # a partial clone: a `git fetch`, without a `git cat-file` too
         try:
             data = self.read(path, _RECORD_LIMIT)
         except FileTooLarge as e:
