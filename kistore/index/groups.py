@@ -194,7 +194,9 @@ def open_group_catalog(store: IndexedStore, at: str | None,
         at: the revision asked, or None for the work tree.
         runs: returns the runs whose groups are wanted; called only once the listings
             are to be read (resolving a name reads its names file).
-        prefetch, also, alongside: as :func:`group_catalog`.
+        prefetch: as :func:`group_catalog`.
+        also: as :func:`group_catalog`.
+        alongside: as :func:`group_catalog`.
 
     Raises:
         InputError: ``at`` names no commit.
