@@ -106,7 +106,8 @@ def read_beside(store: Store, at: str | None) -> list[str]:
     The checking repository's ``kistore.toml`` (its limits), ``at``'s ``.gitattributes``
     (KI113), and the blobs judging attestations reads (:func:`kistore.attest.evidence.
     judging_blobs`: note blobs, the trust file's versions): for a partial clone's one
-    fetch with the listing. Empty outside a partial clone (nothing is listed there).
+    fetch with the listing of a commit. Empty for the work tree (its listing is on disk
+    and fetches nothing) and outside a partial clone (nothing is listed there).
 
     Args:
         store: the repository checked.
@@ -115,7 +116,7 @@ def read_beside(store: Store, at: str | None) -> list[str]:
     Raises:
         InputError: ``at`` names no commit.
     """
-    if not is_partial_clone(store.repo):
+    if (at is None and store.root is not None) or not is_partial_clone(store.repo):
         return []
     return [*store.view(None).blob_ids([layout.SETTINGS_FILE]),
             *store.view(at).blob_ids([GITATTRIBUTES]), *judging_blobs(store, at)]

@@ -217,9 +217,13 @@ def run_catalog(store: Store, refs: Sequence[str | Digest], at: str | None = Non
 
         return judging_blobs(store, at)
 
+    views: list[View] = []  # the commit's, made once for every member
+
     def attestation_files(run: Digest) -> list[str]:
+        if not views:
+            views.append(store.view(at))
         folder = layout.attestation_dir(run)
-        return [f"{folder}/{leaf}" for leaf in sorted(store.view(at).list_dir(folder))]
+        return [f"{folder}/{leaf}" for leaf in sorted(views[0].list_dir(folder))]
 
     found = open_group_catalog(store, at, digests,
                                prefetch=(layout.POLICY_FILE, layout.SETTINGS_FILE),
