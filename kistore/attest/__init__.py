@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
     from .evidence import evidence_for as evidence_for
     from .evidence import evidence_for_many as evidence_for_many
     from .evidence import judge as judge
+    from .evidence import judging_blobs as judging_blobs
+    from .evidence import prefetch_evidence as prefetch_evidence
     from .levels import SOURCE_NATIVE as SOURCE_NATIVE
     from .levels import VERIFIED as VERIFIED
     from .levels import Evidence as Evidence
@@ -39,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "attestation": ["Bundle", "verify_bundle"],
     "evidence": ["check_attestations", "evidence_for", "evidence_for_many", "judge",
-                 "prefetch_evidence"],
+                 "judging_blobs", "prefetch_evidence"],
     "levels": ["Evidence", "SOURCE_NATIVE", "VERIFIED"],
     "notes": ["Seen", "attach", "collect", "fetch", "push"],
     "sync": ["SyncResult"],

@@ -316,6 +316,37 @@ def evidence_for(store: Store, digest: Any, *, at: str | None = None) -> Evidenc
     return evidence_for_many(store, [digest], at=at)[digest]
 
 
+def judging_blobs(store: Store, at: str | None = None) -> list[str]:
+    """Return the blobs judging any run's evidence at ``at`` reads, whatever the run.
+
+    Every note blob of the notes history (:func:`kistore.attest.notes.note_history_blobs`)
+    and every version of the trust file along ``at``'s first-parent history
+    (:func:`kistore.attest.trust_history.trust_blobs`): what a caller gathering a partial
+    clone's fetches (``verify --at``, a run page, ``rank``, ``attestations``) fetches with
+    the first batch it fetches anyway, instead of one ``git fetch`` for the notes and one
+    ``git cat-file`` per trust file version as each is read. Empty outside a partial clone
+    (nothing is listed: the trust history's ``git rev-list`` is not run).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: revision, or None for the work tree (``HEAD``'s history).
+
+    Returns:
+        Blob ids (40 hex digits), some perhaps here already (:func:`kistore.git.blobs.
+        fetch_blobs` leaves those out).
+
+    Raises:
+        InputError: ``at`` names no commit.
+    """
+    repo = store.repo
+    if not is_partial_clone(repo):
+        return []
+    # Lazy: trust history loads keys and signatures (~15 ms); only a partial clone asks here.
+    from .trust_history import trust_blobs
+
+    return [*sorted(note_history_blobs(repo)), *trust_blobs(store, at)]
+
+
 def prefetch_evidence(store: Store, ref: str, *, at: str | None = None) -> int:
     """Fetch what the evidence about ``ref`` reads into a partial clone, in one or two fetches.
 
@@ -323,16 +354,19 @@ def prefetch_evidence(store: Store, ref: str, *, at: str | None = None) -> int:
     ``ref`` and :func:`evidence_for` read; each reader fetching its own (the names file,
     the owner's files, the note blobs, the attestation files, the trust file's versions)
     made five ``git fetch`` processes for one ``kistore attestations KIND/NAME``. Here,
-    before either runs: one fetch of what does not depend on the subject (every note blob
-    of the notes history, every version of the trust file judging reads, and the names
-    file of a ``KIND/NAME``), then one of the subject's metadata, object and attestation
-    files (one fetch in all for a digest or prefix, which resolves without a blob). Nothing
-    is done outside a partial clone; what is here already is not fetched again.
+    before either runs, one fetch of the subject's metadata, object and attestation files
+    with what does not depend on the subject (:func:`judging_blobs`), when the subject is
+    known without a blob: a digest or prefix (a listing), or a ``KIND/NAME`` whose names
+    file this clone holds. A ``KIND/NAME`` whose names file it lacks takes two: the names
+    file (its bytes are the subject's digest; no tree says it) with the judging blobs,
+    then the subject's files. A name with no names file in the commit fetches nothing
+    (resolving says "no such name" from the tree alone). Nothing is done outside a
+    partial clone; what is here already is not fetched again.
 
     Args:
         store: a :class:`kistore.store.Store`.
         ref: what the person typed (:meth:`kistore.store.Store.resolve`'s forms); one it
-            does not resolve fetches only the first batch (resolving says why next).
+            does not resolve fetches nothing more than resolving it reads.
         at: revision, or None for the work tree (whose files are on disk).
 
     Returns:
@@ -344,37 +378,39 @@ def prefetch_evidence(store: Store, ref: str, *, at: str | None = None) -> int:
     repo = store.repo
     if not is_partial_clone(repo):
         return 0
-    # Lazy: trust history loads keys and signatures (~15 ms); only a partial clone asks here.
-    from .trust_history import trust_blobs
-
     try:
         view = store.view(at)
     except InputError:  # no such commit: resolving says so, as in a full clone
         return 0
-    first = [*note_history_blobs(repo), *trust_blobs(store, at)]
     kind, slash, name = ref.partition("/")
-    owner = None
     fetched = 0
+    first: list[str] | None = None  # the judging blobs, until fetched
     if slash:  # KIND/NAME: its names file names the subject
         try:
             path = layout.name_path(kind, name)
-            fetched += fetch_blobs(repo, [*first, *view.blob_ids([path])])
-            first = []
+            ids = view.blob_ids([path])  # a commit's names file (the work tree's is on disk)
+            if ids and ids[0] not in repo.odb:  # its bytes say the subject: fetched first
+                fetched += fetch_blobs(repo, [*ids, *judging_blobs(store, at)])
+                first = []
             data = view.read(path, 200)  # a names file holds one digest and a newline
-            owner = None if data is None else layout.digest_from_record(data)
-        except (ValueError, KistoreError):  # no such name: resolving says so
-            owner = None
-        paths = [] if owner is None else [layout.metadata_path(owner)]
+        except (ValueError, KistoreError):  # no such name can be: resolving says why
+            return fetched
+        if data is None:
+            return fetched  # no such name: nothing fetched; resolving says so
+        owner = layout.digest_from_record(data)
     else:
         try:
             owner = store.resolve(ref, at=at)  # a digest or prefix: a listing, no blob
         except KistoreError:
             owner = None
-        paths = []
-    if owner is not None:
-        folder = layout.attestation_dir(owner)
-        paths += [layout.object_path(owner),
-                  *(f"{folder}/{leaf}" for leaf in sorted(view.list_dir(folder)))]
+    if owner is None:
+        return fetched  # resolving says why
+    folder = layout.attestation_dir(owner)
+    paths = [*([layout.metadata_path(owner)] if slash else []),  # a name's check reads it
+             layout.object_path(owner),
+             *(f"{folder}/{leaf}" for leaf in sorted(view.list_dir(folder)))]
+    if first is None:
+        first = judging_blobs(store, at)
     return fetched + fetch_blobs(repo, [*first, *view.blob_ids(paths)])
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from ..attest.evidence import check_attestations
+from ..attest.evidence import check_attestations, judging_blobs
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.comparison import run_key_object, stored_spec
@@ -33,6 +33,7 @@ from ..core.limits import DEFAULT, Limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
+from ..git.blobs import is_partial_clone
 from ..git.pack import blob_id
 from ..store import Files, FileTooLarge
 from ._focus import collision_candidates, look_up_entries
@@ -82,13 +83,43 @@ def snapshot(store: Store, at: str | None = None) -> Files:
     repository's limits (:func:`checking_limits`, also held to strings and arrays: KI107).
     A bare repository has no work tree: ``at=None`` then reads ``HEAD``.
 
+    A commit of a partial clone (``git clone --filter=blob:none``) fetches, with the
+    blobs of the listing, every other blob :func:`verify` reads (:func:`read_beside`):
+    one ``git fetch`` in all, not one each for ``kistore.toml``, ``.gitattributes``,
+    the note blobs and the trust file's versions.
+
     Raises:
         InputError: when ``at`` names no commit.
+        StoreStateError: a partial clone whose remote cannot give the blobs.
     """
-    limits = checking_limits(store)
-    snap = store.view(at).files(limits.manifest_bytes)
+    view = store.view(at)
+    snap = view.files(also=read_beside(store, at))
+    limits = checking_limits(store)  # kistore.toml: fetched with the listing, if it was not here
+    snap.limit = limits.manifest_bytes
     snap.value_limits = limits
     return snap
+
+
+def read_beside(store: Store, at: str | None) -> list[str]:
+    """Return the blob ids :func:`verify` of ``at`` reads beside the files under ``store/``.
+
+    The checking repository's ``kistore.toml`` (its limits), ``at``'s ``.gitattributes``
+    (KI113), and the blobs judging attestations reads (:func:`kistore.attest.evidence.
+    judging_blobs`: note blobs, the trust file's versions): for a partial clone's one
+    fetch with the listing of a commit. Empty for the work tree (its listing is on disk
+    and fetches nothing) and outside a partial clone (nothing is listed there).
+
+    Args:
+        store: the repository checked.
+        at: revision, or None for the work tree (``HEAD`` in a bare repository).
+
+    Raises:
+        InputError: ``at`` names no commit.
+    """
+    if (at is None and store.root is not None) or not is_partial_clone(store.repo):
+        return []
+    return [*store.view(None).blob_ids([layout.SETTINGS_FILE]),
+            *store.view(at).blob_ids([GITATTRIBUTES]), *judging_blobs(store, at)]
 
 
 def checking_limits(store: Store, base: str | None = None) -> Limits:

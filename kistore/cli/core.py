@@ -257,11 +257,12 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
         try:  # schema-checked below unless the index vouches for it (no schema compiled)
             manifest = store.read(ref, at=at, schema=False)
         except ResolutionError:
-            if "/" not in ref:
-                raise
             # Lazy: only a run's page, or this fallback, needs the derived index.
             from ..index.index import open_catalog
-            from ..query.answers import find
+            from ..query.answers import find, names_listing_answers
+
+            if "/" not in ref or names_listing_answers(store, at):
+                raise  # a blob-less clone's names listing says no such name: no index built
 
             # KIND/NAME with no names file: renamed in place, or its files are damaged (or
             # a store never migrated); the query layer finds the first and names the

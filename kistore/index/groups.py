@@ -98,6 +98,8 @@ class NoListing(Exception):
 
 def group_catalog(repo: pygit2.Repository, tree: pygit2.Tree, runs: Iterable[Digest], *,
                   limit: int | Callable[[], int], prefetch: Iterable[str] = (),
+                  also: Callable[[], Iterable[str]] | None = None,
+                  alongside: Callable[[Digest], Iterable[str]] | None = None,
                   rev: str = "the commit") -> GroupCatalog:
     """Read the comparison groups of ``runs`` from ``tree``'s listings (module docstring).
 
@@ -111,6 +113,11 @@ def group_catalog(repo: pygit2.Repository, tree: pygit2.Tree, runs: Iterable[Dig
             holds ``kistore.toml`` when ``prefetch`` names it).
         prefetch: repository paths the caller reads next (the ranking policy,
             ``kistore.toml``): fetched with the runs, not one ``git cat-file`` each.
+        also: returns more blob ids (40 hex) the caller reads next, whatever the group
+            (note blobs, the trust file's versions): fetched with the runs too, and
+            asked for only in a partial clone that fetches that step.
+        alongside: returns the repository paths the caller reads next about one member
+            (its attestation files): fetched with the members' manifests.
         rev: how to name the commit in a hint.
 
     Returns:
@@ -130,12 +137,13 @@ def group_catalog(repo: pygit2.Repository, tree: pygit2.Tree, runs: Iterable[Dig
     fetches = 0
     most: list[int] = []
 
-    def read(digests: Iterable[Digest], extra: Iterable[str] = ()) -> None:
+    def read(digests: Iterable[Digest], extra: Iterable[str] = (),
+             more: Iterable[str] = ()) -> None:
         nonlocal fetches
         todo = [d for d in dict.fromkeys(digests) if str(d) not in loaded]
         paths = [p for d in todo for p in (layout.object_path(d), layout.metadata_path(d))]
         ids = [i for p in (*paths, *extra) if (i := files.blob_id(p)) is not None]
-        fetches += fetch_blobs(repo, ids) > 0  # one `git fetch` for the step, if any
+        fetches += fetch_blobs(repo, [*ids, *more]) > 0  # one `git fetch` for the step, if any
         if not most:
             most.append(limit() if callable(limit) else limit)
         for digest, manifest, _, why in read_manifests(repo, tree, todo, limit=most[0],
@@ -148,7 +156,8 @@ def group_catalog(repo: pygit2.Repository, tree: pygit2.Tree, runs: Iterable[Dig
     # the first step, so a page's references need no fetch of their own
     here = _references_here(repo, files, asked)
     read(asked, [*prefetch, *(p for d in here for p in (layout.object_path(d),
-                                                         layout.metadata_path(d)))])
+                                                         layout.metadata_path(d)))],
+         also() if also is not None and is_partial_clone(repo) else ())
     read(_references(loaded, asked))
     keys = _keys(loaded, asked)
     members: list[Digest] = []
@@ -157,7 +166,7 @@ def group_catalog(repo: pygit2.Repository, tree: pygit2.Tree, runs: Iterable[Dig
         if run.hex not in listed:
             raise NoListing(MISSING_HINT.format(path=layout.group_path(key, run), rev=rev))
         members += [Digest(name) for name in sorted(listed) if _is_hex64(name)]
-    read(members)
+    read(members, [p for d in members for p in alongside(d)] if alongside is not None else ())
     read(_references(loaded, members))
     present = {d: m for d, m in loaded.items() if m is not None}
     records = describe_all(present, lambda digest: None)
@@ -166,7 +175,10 @@ def group_catalog(repo: pygit2.Repository, tree: pygit2.Tree, runs: Iterable[Dig
 
 def open_group_catalog(store: IndexedStore, at: str | None,
                        runs: Callable[[], Sequence[Digest]], *,
-                       prefetch: Iterable[str] = ()) -> GroupCatalog | None:
+                       prefetch: Iterable[str] = (),
+                       also: Callable[[], Iterable[str]] | None = None,
+                       alongside: Callable[[Digest], Iterable[str]] | None = None
+                       ) -> GroupCatalog | None:
     """Return the catalog of the runs' groups where reading the whole commit would fetch it.
 
     Only for a commit (``at``, or ``HEAD`` in a bare repository) of a partial clone
@@ -183,32 +195,54 @@ def open_group_catalog(store: IndexedStore, at: str | None,
         runs: returns the runs whose groups are wanted; called only once the listings
             are to be read (resolving a name reads its names file).
         prefetch: as :func:`group_catalog`.
+        also: as :func:`group_catalog`.
+        alongside: as :func:`group_catalog`.
 
     Raises:
         InputError: ``at`` names no commit.
         ResolutionError, InputError: as ``runs()`` raises them.
         StoreStateError: a partial clone whose remote cannot give the blobs.
     """
-    if at is None and store.root is not None:
-        return None  # the work tree: HEAD's index overlaid with its files
-    if not _may_be_partial(store.git_dir):
-        return None  # no pygit2 loaded: the common, full clone
-    repo = store.repo
-    if not is_partial_clone(repo):
+    tree = listings_tree(store, at)
+    if tree is None:
         return None
-    rev = at or "HEAD"
-    tree = store.commit(rev).tree
-    if indexed(store.git_dir, str(tree.id)):
-        return None
+    repo, rev = store.repo, at or "HEAD"
     if not TreeFiles(repo, tree).is_dir(layout.GROUPS_DIR):  # before resolving anything
         log.warning("%s", MIGRATE_HINT.format(rev=rev))
         return None
     try:
         return group_catalog(repo, tree, runs(), limit=lambda: manifest_limit(store),
-                             prefetch=prefetch, rev=rev)
+                             prefetch=prefetch, also=also, alongside=alongside, rev=rev)
     except NoListing as e:
         log.warning("%s", e.hint)
         return None
+
+
+def listings_tree(store: IndexedStore, at: str | None) -> pygit2.Tree | None:
+    """Return the tree of ``at`` when it is read from its listings, not its query index.
+
+    A commit (``at``, or ``HEAD`` in a bare repository) of a partial clone
+    (:func:`kistore.git.blobs.is_partial_clone`) whose query index is not built for that
+    commit's tree: building it would fetch every blob of the store, so an answer reads
+    the committed listings (``store/groups/``, ``store/names/``) and fetches what they
+    name. None otherwise: a full clone (found without pygit2), the work tree, or an
+    index already in step.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: the revision asked, or None for the work tree.
+
+    Raises:
+        InputError: ``at`` names no commit.
+    """
+    if at is None and store.root is not None:
+        return None  # the work tree: HEAD's index overlaid with its files
+    if not _may_be_partial(store.git_dir):
+        return None  # no pygit2 loaded: the common, full clone
+    if not is_partial_clone(store.repo):
+        return None
+    tree = store.commit(at or "HEAD").tree
+    return None if indexed(store.git_dir, str(tree.id)) else tree
 
 
 def indexed(git_dir: Path, tree: str) -> bool:

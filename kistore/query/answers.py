@@ -16,7 +16,7 @@ from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, ResolutionError, VerificationError, with_article
 from ..core.schema import KINDS
 from ..index.catalog import Catalog, committed_fix, damage
-from ..index.groups import open_group_catalog
+from ..index.groups import listings_tree, open_group_catalog
 from ..index.index import open_catalog
 from ..index.records import Record
 from ..index.warm import OutsideCheckout, maybe_attested
@@ -164,6 +164,27 @@ def find_run(store: Store, catalog: Catalog, ref: str, *, at: str | None = None)
     return record
 
 
+def names_listing_answers(store: Store, at: str | None) -> bool:
+    """Return True when ``KIND/NAME`` without a names file at ``at`` is no such name, said so.
+
+    Where the catalog :func:`find` looks a name up in (the query index of ``at``) would
+    be built for that one answer in a blob-less clone (:func:`kistore.index.groups.
+    listings_tree`: every blob of the store fetched), and the commit keeps its names as
+    paths (``store/names/``): the names listing answers a miss, as it answers a hit, and
+    nothing more is fetched. Like the group listings, it trusts what the gate and
+    ``verify`` keep right (KI2xx): a name written into a metadata file in place is found
+    only by building the index (``kistore reindex``, or a full clone).
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: the revision asked, or None for the work tree (always False).
+
+    Raises:
+        InputError: ``at`` names no commit.
+    """
+    return listings_tree(store, at) is not None and store.view(at).has_names_files()
+
+
 def run_catalog(store: Store, refs: Sequence[str | Digest], at: str | None = None) -> Catalog:
     """Return the catalog a rank, run page or comparison of the runs ``refs`` reads.
 
@@ -172,7 +193,10 @@ def run_catalog(store: Store, refs: Sequence[str | Digest], at: str | None = Non
     is not built: there the runs' comparison groups are read from their committed
     listings (:func:`~kistore.index.groups.open_group_catalog`), fetching the groups'
     blobs, the manifests they reference, the ranking policy and ``kistore.toml`` (not the
-    store's every blob, as building the index would). Same answers either way.
+    store's every blob, as building the index would), and with them what judging their
+    evidence reads next (:func:`evidence_map`): the note blobs and trust file versions
+    with the runs asked, each member's attestation files with the members. Same answers
+    either way.
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -187,8 +211,23 @@ def run_catalog(store: Store, refs: Sequence[str | Digest], at: str | None = Non
     def digests() -> list[Digest]:
         return [r if isinstance(r, Digest) else store.resolve(r, at=at) for r in refs]
 
+    def judging() -> list[str]:
+        # Lazy: judging loads notes and trust (~10 ms); only a partial clone's page asks.
+        from ..attest.evidence import judging_blobs
+
+        return judging_blobs(store, at)
+
+    views: list[View] = []  # the commit's, made once for every member
+
+    def attestation_files(run: Digest) -> list[str]:
+        if not views:
+            views.append(store.view(at))
+        folder = layout.attestation_dir(run)
+        return [f"{folder}/{leaf}" for leaf in sorted(views[0].list_dir(folder))]
+
     found = open_group_catalog(store, at, digests,
-                               prefetch=(layout.POLICY_FILE, layout.SETTINGS_FILE))
+                               prefetch=(layout.POLICY_FILE, layout.SETTINGS_FILE),
+                               also=judging, alongside=attestation_files)
     return found if found is not None else open_catalog(store, at)
 
 

@@ -207,11 +207,14 @@ class View:
         """
         return self.read(path, limit) == data
 
-    def files(self, limit: int = DEFAULT.manifest_bytes) -> Files:
+    def files(self, limit: int = DEFAULT.manifest_bytes, *, also: Iterable[str] = ()) -> Files:
         """List every file under ``store/`` with its git mode (:class:`Files`).
 
         Args:
             limit: the most bytes :meth:`Files.read` returns (``[limits] manifest-bytes``).
+            also: more blob ids (40 hex) the caller reads next (``kistore.toml``, note
+                blobs): a commit of a partial clone fetches them with its listing's, in
+                one ``git fetch``; a work tree's files are on disk and it fetches nothing.
         """
         raise NotImplementedError
 
@@ -338,8 +341,10 @@ class View:
             VerificationError: the object's bytes do not hash to ``digest``.
             ParseError, MultipleErrors: stored bytes that no longer parse or validate.
         """
-        data = self.object_bytes(digest)
         path = layout.metadata_path(digest)
+        # the object and metadata files: one fetch in a partial clone, not one each
+        self.prefetch((layout.object_path(digest), path))
+        data = self.object_bytes(digest)
         metadata = self.read(path)
         if metadata is None:
             raise ResolutionError(f"object {digest} has no metadata file", file=path)
@@ -430,6 +435,7 @@ class View:
             path = layout.name_path(kind, name)
         except ValueError:
             return None
+        self.prefetch((path,))  # a partial clone: a `git fetch`, without a `git cat-file` too
         try:
             data = self.read(path, _RECORD_LIMIT)
         except FileTooLarge as e:
@@ -567,7 +573,7 @@ class WorkTreeView(View):
         # joined as str: building a Path per file cost more than reading it
         self._prefix = os.path.join(os.fspath(root), "")
 
-    def files(self, limit: int = DEFAULT.manifest_bytes) -> Files:
+    def files(self, limit: int = DEFAULT.manifest_bytes, *, also: Iterable[str] = ()) -> Files:
         """List the work tree's files under ``store/`` (see :meth:`View.files`).
 
         Symlinks get git's mode ``0o120000`` and are never followed; a directory holding
@@ -726,9 +732,9 @@ class SparseWorkTreeView(WorkTreeView):
         """Return True when ``path`` is skipped and absent from the work tree (no symlink)."""
         return path in self.skipped and not os.path.lexists(self._prefix + path)
 
-    def files(self, limit: int = DEFAULT.manifest_bytes) -> Files:
+    def files(self, limit: int = DEFAULT.manifest_bytes, *, also: Iterable[str] = ()) -> Files:
         """List the work tree's files, and ``HEAD``'s skipped files absent from it."""
-        modes = super().files(limit).modes
+        modes = super().files(limit, also=also).modes
         head = self.head()
         if head is not None:
             for path, mode in head.files(limit).modes.items():
@@ -851,7 +857,7 @@ class CommitView(View):
         self._trees: dict[str, pygit2.Tree | None] = {}
         self._ids: dict[str, bytes | pygit2.Oid] = {}  # regular file -> blob id, by files()
 
-    def files(self, limit: int = DEFAULT.manifest_bytes) -> Files:
+    def files(self, limit: int = DEFAULT.manifest_bytes, *, also: Iterable[str] = ()) -> Files:
         """List the commit's files under ``store/`` (see :meth:`View.files`), from git objects.
 
         Every file: the difference from the empty tree, read from raw tree objects (a
@@ -876,8 +882,8 @@ class CommitView(View):
             self._ids.update(ids)
         elif store is not None:  # store itself is a file, symlink or submodule
             modes[layout.STORE_DIR] = store.filemode
-        fetch_blobs(self.repo, (oid.hex() if isinstance(oid, bytes) else str(oid)  # raw ids
-                                for oid in self._ids.values()))  # partial clone
+        fetch_blobs(self.repo, [*(oid.hex() if isinstance(oid, bytes) else str(oid)  # raw ids
+                                  for oid in self._ids.values()), *also])  # partial clone
         return Files(self, modes, limit)
 
     def modes_of(self, paths: Iterable[str]) -> dict[str, int]:  # noqa: D102 - on View
@@ -1059,9 +1065,9 @@ class StagedView(CommitView):
                 else:
                     self._dirs.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
 
-    def files(self, limit: int = DEFAULT.manifest_bytes) -> Files:
+    def files(self, limit: int = DEFAULT.manifest_bytes, *, also: Iterable[str] = ()) -> Files:
         """List ``HEAD``'s files under ``store/`` with the staged changes applied."""
-        found = super().files(limit)
+        found = super().files(limit, also=also)
         for path, entry in self.staged.items():
             if not path.startswith(f"{layout.STORE_DIR}/"):
                 continue

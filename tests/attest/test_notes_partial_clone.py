@@ -11,6 +11,7 @@ git processes are counted from git's own trace (``GIT_TRACE2_EVENT``, tests/part
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -531,3 +532,83 @@ def test_every_trust_file_version_is_fetched_in_one_batch(served, tmp_path):
             versions = git(path, "rev-list", "--objects", "--missing=print", "HEAD", "--",
                            layout.TRUST_FILE)
             assert not [v for v in versions.splitlines() if v.startswith("?")]
+
+
+@pytest.fixture(scope="module")
+def full_bare(served, tmp_path_factory) -> Path:
+    """A full bare clone of ``served`` with its notes: what a blob-less clone must answer."""
+    path = clone(served, tmp_path_factory.mktemp("full_bare") / "bare", "--bare")
+    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    return path
+
+
+def _blobless(served: Path, to: Path) -> Path:
+    path = clone(served, to, "--filter=blob:none", "--bare")
+    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    return path
+
+
+def _prefix(path: Path, name: str) -> str:
+    shown = kistore(path, "cat", name, "--at", "HEAD")
+    assert shown.returncode == 0, shown.stderr
+    return hashlib.sha256(shown.stdout.encode()).hexdigest()[:12]
+
+
+# (what is asked, `git fetch` processes in a blob-less bare clone). A run page and `rank`
+# read a chain of files each named only by the bytes of the one before: the names file
+# names the run, the run its protocol and environment, which give its comparison key, whose
+# directory lists the members, whose bytes name their implementations. One fetch a link
+# (the judging blobs, the policy and kistore.toml ride with the run's references, each
+# member's attestation files with the members): 5 by name, 4 by digest. Before: 8 by name
+# (the note blobs, the attestation files and the trust file each one more), 8 and 3
+# `cat-file`s by digest; `verify --at HEAD` 4 (kistore.toml, .gitattributes and the note
+# blobs beside the listing), now 1; a Workload by digest 2 (its two files one by one), now 1.
+BATCHED = [
+    (("show", "BenchmarkRun/run2"), 5),
+    (("show", "run2-prefix"), 4),
+    (("rank", "BenchmarkRun/run2"), 5),
+    (("rank", "run2-prefix"), 4),
+    (("show", "Workload/workload-3"), 2),  # the names file, then the two files it names
+    (("show", "workload-prefix"), 1),
+    (("verify",), 1),
+    (("show", "BenchmarkRun/no-such-run"), 0),
+    (("rank", "BenchmarkRun/no-such-run"), 0),
+    (("attestations", "BenchmarkRun/no-such-run"), 0),
+]
+
+
+@pytest.mark.parametrize(("asked", "fetches"), BATCHED, ids=[" ".join(a) for a, _ in BATCHED])
+def test_a_blob_less_bare_clone_answers_as_a_full_clone_in_few_fetches(
+        served, full_bare, tmp_path, asked, fetches):
+    path = _blobless(served, tmp_path / "bare")
+    prefixes = {"run2-prefix": "BenchmarkRun/run2", "workload-prefix": "Workload/workload-3"}
+    args = [_prefix(full_bare, prefixes[a]) if a in prefixes else a for a in asked]
+    lacking = missing(path)
+    trace = tmp_path / "trace.json"
+    done = kistore(path, *args, "--at", "HEAD", trace=trace)
+    expected = kistore(full_bare, *args, "--at", "HEAD")
+    assert (done.returncode, done.stdout, done.stderr) == (
+        expected.returncode, expected.stdout, expected.stderr)
+    assert done.returncode == (1 if "no-such-run" in asked[-1] else 0), done.stderr
+    processes = git_processes(trace) if trace.exists() else {}
+    # every fetch is kistore's own batch: no `git cat-file` fetching one blob lazily
+    assert (processes.get("fetch", 0), processes.get("cat-file", 0)) == (fetches, 0), processes
+    if fetches == 0:
+        assert missing(path) == lacking  # "no such name" from the names listing: no blob
+    if asked == ("verify",):
+        assert missing(path) == 0  # every blob: the store's files, the notes, the trust file
+
+
+def test_attestations_of_a_name_whose_names_file_is_here_fetch_once(served, full_at_head,
+                                                                    tmp_path):
+    # the names file (and the run's two files) came with an earlier `cat`: its bytes name
+    # the subject, so the note blobs, the trust file and the attestation file come in one
+    path = _blobless(served, tmp_path / "bare")
+    assert kistore(path, "cat", "BenchmarkRun/run2", "--at", "HEAD").returncode == 0
+    lacking = missing(path)
+    trace = tmp_path / "trace.json"
+    done = kistore(path, "attestations", "BenchmarkRun/run2", "--at", "HEAD", trace=trace)
+    assert (done.returncode, done.stdout, done.stderr) == full_at_head[("BenchmarkRun/run2",)]
+    processes = git_processes(trace)
+    assert (processes["fetch"], processes["cat-file"]) == (1, 0), processes
+    assert lacking - missing(path) == 3 + 1 + 1  # the note blobs, trust file, attestation file
