@@ -326,8 +326,7 @@ def walk_bound(limits: Limits) -> int:
     """Return the most bytes of JSON that cannot hold a string or an array past the limits.
 
     :func:`may_pass` as one number, for a caller comparing many sizes (the query index
-    reading a tree: one comparison a file) or asking which files of a tree a lowered limit
-    may leave out (those larger than it).
+    reading a tree: one comparison a file).
 
     Args:
         limits: the limits (``string_length``, ``array_length``).
@@ -335,7 +334,35 @@ def walk_bound(limits: Limits) -> int:
     Returns:
         ``min(string_length, 2 * array_length - 1)`` bytes.
     """
-    return min(limits.string_length, 2 * limits.array_length - 1)
+    bound = lowered_bound(limits, None)
+    assert bound is not None  # nothing held: every limit counts
+    return bound
+
+
+def lowered_bound(limits: Limits, held: Limits | None) -> int | None:
+    """Return the most bytes of JSON that cannot hold a value ``limits`` refuse but ``held`` took.
+
+    What a reader that checked files under ``held`` (the query index) reads again when the
+    limits become ``limits``: only a file larger than this may now hold a string or an
+    array past them. A limit raised, or kept, adds nothing (a value within it was within
+    before).
+
+    Args:
+        limits: the limits now (``string_length``, ``array_length``).
+        held: the limits the files were checked under; None when not known (every limit
+            counts, as :func:`walk_bound`).
+
+    Returns:
+        The bound in bytes (``string_length`` for a lowered string limit, ``2 *
+        array_length - 1`` for a lowered array limit, the smaller of the two); None when
+        neither limit was lowered (no file needs reading again).
+    """
+    bounds = []
+    if held is None or limits.string_length < held.string_length:
+        bounds.append(limits.string_length)
+    if held is None or limits.array_length < held.array_length:
+        bounds.append(2 * limits.array_length - 1)
+    return min(bounds) if bounds else None
 
 
 def within_value_limits(data: bytes, limits: Limits) -> bool:

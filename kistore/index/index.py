@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError, StoreStateError
-from ..core.limits import DEFAULT, Limits, walk_bound
+from ..core.limits import DEFAULT, Limits, lowered_bound
 from ..git import treediff
 from ..git.sparse import skip_worktree
 from ..git.treediff import subtree
@@ -483,7 +483,8 @@ class Index:
         manifest skipped as past a limit (it may pass now, and its message names the
         limit), and every manifest with a file that may pass a limit now lower (or not
         known): past ``manifest-bytes``, or long enough to hold a string or an array past
-        ``string-length`` or ``array-length`` (:func:`~kistore.core.limits.walk_bound`).
+        a lowered ``string-length`` or ``array-length`` (:func:`~kistore.core.limits.
+        lowered_bound`).
         Those are found by :func:`._build.oversized` from blob headers (no file read); a
         real manifest (16 KB at most) is below both bounds unless a limit is set below
         it. Runs that reference them are described again (:meth:`_apply`).
@@ -500,8 +501,8 @@ class Index:
         bounds = []
         if held_bytes is None or limits.manifest_bytes < held_bytes:
             bounds.append(limits.manifest_bytes)
-        if held_values is None or walk_bound(limits) < walk_bound(held_values):
-            bounds.append(walk_bound(limits))
+        if (bound := lowered_bound(limits, held_values)) is not None:
+            bounds.append(bound)
         if bounds:
             if (count := count_objects(self.repo, tree)) >= LARGE_READ:
                 log.warning("note: [limits] changed for the query index %s: reading the size "
