@@ -347,7 +347,8 @@ def _read_chunk(repo: pygit2.Repository | None, jobs: list[Job],
         parsed = parse_document(digest, data, meta, validate=True)
         if parsed is not None:
             document, loaded = parsed
-            if any(size > bound for _, size in sizes):  # rare: a file long enough to hold one
+            # parsed: both files there. Rare: one long enough to hold a value past the limits
+            if sizes[0][1] > bound or sizes[1][1] > bound:
                 long = _long_value(sizes, (data, meta), limits)
                 if long is not None:
                     out.append((str(digest), None, None, long))
