@@ -80,6 +80,12 @@ def ranked(runner, root, *at):
     return [r["name"] for r in json.loads(result.stdout)], result.stderr
 
 
+def ranked_digest(runner, root):
+    """The hex digest of run-0, the one run served under the committed limits."""
+    result = run(runner, root, "rank", "BenchmarkRun/run-0", "--json")
+    return json.loads(result.stdout)[0]["digest"].removeprefix("sha256:")
+
+
 def string_problem(limit=1000):
     return (f"has a string of 1,200 characters at /spec/sourceNative/note, more than the "
             f"limit of {limit:,} (string-length; `kistore verify`: KI107)")
@@ -219,6 +225,18 @@ def test_a_fresh_clone_leaves_the_same_manifests_out_and_says_why(runner, long_s
     bare = tmp_path / "bare.git"  # HEAD's kistore.toml: the limits of a bare repository
     git(tmp_path, "clone", "-q", "--bare", str(store.root), str(bare))
     assert ranked(runner, bare)[0] == ["run-0"]
+    site = run(runner, clone, "site", "build", str(tmp_path / "site"))
+    assert site.exit_code == 0, site.output
+    assert sorted(line for line in site.stderr.splitlines() if "KI107" in line) == sorted(
+        f"warning: {layout.object_path(digest)}: {problem}; left out of the site ({digest}); "
+        f"it is left out while the limit stands: raise [limits] {key} in kistore.toml if this "
+        "length is meant"
+        for digest, problem, key in ((long_string, string_problem(), "string-length"),
+                                     (long_array, array_problem(), "array-length")))
+    pages = {str(p.relative_to(tmp_path / "site")) for p in (tmp_path / "site").rglob("*.html")}
+    assert sorted(p for p in pages if p.startswith(("runs/", "names/")) and
+                  not p.endswith("/compare/index.html")) == [
+        "names/run-0/index.html", f"runs/{ranked_digest(runner, clone)[:16]}/index.html"]
 
 
 def test_the_problem_names_the_value_the_limit_and_the_rule():
