@@ -387,23 +387,6 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
-def within_value_limits(data: bytes, limits: Limits) -> bool:
-    """Answer, fast, whether a stored file's strings and arrays are within the limits.
-
-    True at once for a file too short to hold a value past them
-    (:func:`kistore.core.limits.may_pass`), every real manifest; a longer one is parsed
-    and walked. False means "run :func:`check_value_limits`", which decides (and reports).
-
-    Args:
-        data: an object or metadata file's bytes.
-        limits: the checking repository's limits.
-    """
-    if not may_pass(len(data), limits):
-        return True
-    value = canonical_fast.loads_if_canonical(data)
-    return value is not None and not check_value(value, limits, file=None)
-
-
 def check_value_limits(path: str, value: Any, size: int, limits: Limits) -> list[Finding]:
     """Check a parsed object or metadata file's strings and arrays against the limits.
 

@@ -29,7 +29,7 @@ from ..core.digest import Digest
 from ..core.errors import InputError
 from ..core.findings import Finding
 from ..core.gitattributes import check_gitattributes
-from ..core.limits import DEFAULT, Limits
+from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
@@ -60,7 +60,6 @@ from ._rules import (
     entries_clean,
     entry_from,
     sort_key,
-    within_value_limits,
 )
 from .lineage import check_names, check_revocations, check_shallow
 
@@ -690,7 +689,7 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
     """Return each unit's :data:`_Compact`, by :func:`check_clean_pair` when it can.
 
     A unit whose object or metadata file holds a string or array past the limits
-    (:func:`~kistore.check._rules.within_value_limits` of ``snap.value_limits``: only a file
+    (:func:`~kistore.core.limits.within_value_limits` of ``snap.value_limits``: only a file
     long enough to hold one is parsed for it) goes to :func:`check_unit`, which reports it
     (KI107).
 

@@ -83,8 +83,15 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
     with _pages_bar() as step:
         report = build_site(store, out, at=at, permalink=permalink, comparison=comparison,
                             full=full, progress=step)
-    for digest, (path, problem) in sorted(report.skipped.items()):
-        click.echo(f"warning: {path}: {problem}; left out of the site ({digest})", err=True)
+    if report.skipped:
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..index.catalog import committed_fix, limit_key
+
+        for digest, (path, problem) in sorted(report.skipped.items()):
+            # past a [limits] setting: which one raises it (KI106, KI107)
+            fix = f"; {committed_fix(path, problem)}" if limit_key(problem) else ""
+            click.echo(f"warning: {path}: {problem}; left out of the site ({digest}){fix}",
+                       err=True)
     if as_json:
         emit_json(report.to_json())
         return

@@ -7,11 +7,13 @@ Both print findings (text, JSON, or GitHub annotations) and exit with
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
 
-from ..core.errors import printable
+from ..core.errors import KistoreError, printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
 from . import StoreContext, emit_json
 
@@ -114,17 +116,47 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
     from ..check.audit import verify as run
     from ..query import group_rules
 
-    store = ctx.store()
-    if at is None:  # a `git clone --no-checkout`: one error, not a KI402 per object
-        store.require_checkout("kistore verify")
-    snap = snapshot(store, at)
-    with click.progressbar(length=count_files(snap), label="verifying",
-                           file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:
-        findings = run(store, at, snap=snap, progress=bar.update, workers=jobs,
-                       # and comparison groups whose runs disagree in unit (KI210)
-                       checkers=(*CHECKERS, group_rules.check_units))
+    json_mode = as_json or fmt == "json"
+    with errors_as_json(json_mode, f"store at {at or 'work tree'}"):
+        store = ctx.store()
+        if at is None:  # a `git clone --no-checkout`: one error, not a KI402 per object
+            store.require_checkout("kistore verify")
+        snap = snapshot(store, at)
+        with click.progressbar(length=count_files(snap), label="verifying",
+                               file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:
+            findings = run(store, at, snap=snap, progress=bar.update, workers=jobs,
+                           # and comparison groups whose runs disagree in unit (KI210)
+                           checkers=(*CHECKERS, group_rules.check_units))
     where = at or ("work tree" if store.root is not None else "HEAD (a bare repository)")
     report(_strict(findings) if strict else findings, fmt, as_json, f"store at {where}")
+
+
+@contextmanager
+def errors_as_json(json_mode: bool, checked: str) -> Iterator[None]:
+    """With ``--json``, print a report of the error that stopped a check before it ran.
+
+    A script reading ``verify --json`` (``jq .ok``) gets one JSON document whatever
+    happened: when the check could not run (a clone not checked out, ``--at`` naming no
+    commit, not a store), ``{"checked", "ok": false, "counts"`` of no finding, ``"findings":
+    [], "errors": [{"message", "file", "pointer", "line"}]}``. The error is still raised:
+    said on stderr as usual, with its exit status.
+
+    Args:
+        json_mode: ``--json`` or ``--format json`` was given (else nothing is printed).
+        checked: what was to be checked, for ``checked`` (``store at work tree``).
+
+    Raises:
+        KistoreError: the error, after its report.
+    """
+    try:
+        yield
+    except KistoreError as e:
+        if json_mode:
+            emit_json({"checked": checked, "ok": False,
+                       "counts": {ERROR: 0, WARNING: 0, INFO: 0}, "findings": [],
+                       "errors": [{"message": p.message, "file": p.file, "pointer": p.pointer,
+                                   "line": p.line} for p in e.problems]})
+        raise
 
 
 def _strict(findings: list[Finding]) -> list[Finding]:

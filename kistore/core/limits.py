@@ -32,6 +32,7 @@ from __future__ import annotations
 import sys
 from typing import Any, BinaryIO, NamedTuple
 
+from . import canonical_fast
 from .canonical import escape_pointer
 from .errors import InputError, shorten
 
@@ -220,6 +221,67 @@ def _check_lines(data: bytes, limit: int, file: str, before: int, *, head: int =
         head = 0
 
 
+class LongValue(NamedTuple):
+    """One string, key or array of a JSON value past the limits (:func:`long_values`).
+
+    Attributes:
+        pointer: JSON Pointer of the value (of the object holding it, for a key).
+        what: what it is, with its size: ``a string of 70,000 characters``, ``an object
+            key of 70,000 characters``, ``an array of 12,000 items``.
+        limit: the limit it passes (characters or items).
+        key: the ``kistore.toml`` key of that limit (``string-length``, ``array-length``).
+        excerpt: at most ~80 characters quoting it (``repr``); empty for an array.
+    """
+
+    pointer: str
+    what: str
+    limit: int
+    key: str
+    excerpt: str
+
+
+def long_values(value: Any, limits: Limits, pointer: str = "") -> list[LongValue]:
+    """Return every string (keys too) and array of a parsed JSON value past the limits.
+
+    The one walk over a value's strings and arrays: :func:`check_value` words its errors
+    from it (``add``), ``verify`` its KI107 findings, the query index the reason it leaves
+    a manifest out. An array past the limit is not walked further, nor the value of a key
+    past it.
+
+    Args:
+        value: the parsed value (a manifest, an object or metadata file).
+        limits: the limits to apply (``string_length``, ``array_length``).
+        pointer: JSON Pointer of ``value`` inside its input.
+
+    Returns:
+        One :class:`LongValue` per string longer than ``string_length`` characters or
+        array longer than ``array_length`` items, by JSON Pointer; empty when none is.
+    """
+    found: list[LongValue] = []
+    stack: list[tuple[Any, str]] = [(value, pointer)]
+    strings, arrays = limits.string_length, limits.array_length
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if len(item) > strings:
+                found.append(LongValue(where, f"a string of {len(item):,} characters", strings,
+                                       "string-length", shorten(repr(item))))
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if len(key) > strings:
+                    found.append(LongValue(where, f"an object key of {len(key):,} characters",
+                                           strings, "string-length", shorten(repr(key))))
+                    continue
+                stack.append((child, f"{where}/{escape_pointer(key)}"))
+        elif isinstance(item, list):
+            if len(item) > arrays:
+                found.append(LongValue(where, f"an array of {len(item):,} items", arrays,
+                                       "array-length", ""))
+                continue
+            stack.extend((child, f"{where}/{i}") for i, child in enumerate(item))
+    return sorted(found, key=lambda v: v.pointer)
+
+
 def check_value(value: Any, limits: Limits, *, file: str | None, pointer: str = "",
                 line: int | None = None) -> list[InputError]:
     """Return an error for each string and array of a parsed JSON value past the limits.
@@ -233,41 +295,15 @@ def check_value(value: Any, limits: Limits, *, file: str | None, pointer: str = 
 
     Returns:
         One :class:`InputError` per string longer than ``string_length`` characters (keys
-        too) or array longer than ``array_length`` items, at its JSON Pointer, quoting at
-        most ~80 characters of the value; empty when every value is within the limits.
+        too) or array longer than ``array_length`` items (:func:`long_values`), at its JSON
+        Pointer, quoting at most ~80 characters of the value; empty when every value is
+        within the limits.
     """
-    errors: list[InputError] = []
-    stack: list[tuple[Any, str]] = [(value, pointer)]
-    strings, arrays = limits.string_length, limits.array_length
-    while stack:
-        item, where = stack.pop()
-        if isinstance(item, str):
-            if len(item) > strings:
-                errors.append(InputError(
-                    f"a string of {len(item):,} characters, more than the limit of {strings:,} "
-                    f"(string-length): {shorten(repr(item))}; "
-                    f"{SETTINGS_HINT.format(key='string-length')}",
-                    file=file, pointer=where, line=line))
-        elif isinstance(item, dict):
-            for key, child in item.items():
-                child_pointer = f"{where}/{escape_pointer(key)}"
-                if len(key) > strings:
-                    errors.append(InputError(
-                        f"an object key of {len(key):,} characters, more than the limit of "
-                        f"{strings:,} (string-length): {shorten(repr(key))}; "
-                        f"{SETTINGS_HINT.format(key='string-length')}",
-                        file=file, pointer=where, line=line))
-                    continue
-                stack.append((child, child_pointer))
-        elif isinstance(item, list):
-            if len(item) > arrays:
-                errors.append(InputError(
-                    f"an array of {len(item):,} items, more than the limit of {arrays:,} "
-                    f"(array-length); {SETTINGS_HINT.format(key='array-length')}",
-                    file=file, pointer=where, line=line))
-                continue
-            stack.extend((child, f"{where}/{i}") for i, child in enumerate(item))
-    return sorted(errors, key=lambda e: e.pointer or "")
+    return [InputError(f"{v.what}, more than the limit of {v.limit:,} ({v.key})"
+                       f"{': ' + v.excerpt if v.excerpt else ''}; "
+                       f"{SETTINGS_HINT.format(key=v.key)}",
+                       file=file, pointer=v.pointer, line=line)
+            for v in long_values(value, limits, pointer)]
 
 
 def may_pass(size: int, limits: Limits) -> bool:
@@ -281,9 +317,70 @@ def may_pass(size: int, limits: Limits) -> bool:
         limits: the limits to apply (``string_length``, ``array_length``).
 
     Returns:
-        True when the walk is needed.
+        True when the walk is needed (``size`` > :func:`walk_bound`).
     """
-    return size > limits.string_length or size > 2 * limits.array_length - 1
+    return size > walk_bound(limits)
+
+
+def walk_bound(limits: Limits) -> int:
+    """Return the most bytes of JSON that cannot hold a string or an array past the limits.
+
+    :func:`may_pass` as one number, for a caller comparing many sizes (the query index
+    reading a tree: one comparison a file).
+
+    Args:
+        limits: the limits (``string_length``, ``array_length``).
+
+    Returns:
+        ``min(string_length, 2 * array_length - 1)`` bytes.
+    """
+    bound = lowered_bound(limits, None)
+    assert bound is not None  # nothing held: every limit counts
+    return bound
+
+
+def lowered_bound(limits: Limits, held: Limits | None) -> int | None:
+    """Return the most bytes of JSON that cannot hold a value ``limits`` refuse but ``held`` took.
+
+    What a reader that checked files under ``held`` (the query index) reads again when the
+    limits become ``limits``: only a file larger than this may now hold a string or an
+    array past them. A limit raised, or kept, adds nothing (a value within it was within
+    before).
+
+    Args:
+        limits: the limits now (``string_length``, ``array_length``).
+        held: the limits the files were checked under; None when not known (every limit
+            counts, as :func:`walk_bound`).
+
+    Returns:
+        The bound in bytes (``string_length`` for a lowered string limit, ``2 *
+        array_length - 1`` for a lowered array limit, the smaller of the two); None when
+        neither limit was lowered (no file needs reading again).
+    """
+    bounds = []
+    if held is None or limits.string_length < held.string_length:
+        bounds.append(limits.string_length)
+    if held is None or limits.array_length < held.array_length:
+        bounds.append(2 * limits.array_length - 1)
+    return min(bounds) if bounds else None
+
+
+def within_value_limits(data: bytes, limits: Limits) -> bool:
+    """Answer, fast, whether a stored file's strings and arrays are within the limits.
+
+    True at once for a file too short to hold a value past them (:func:`may_pass`), every
+    real manifest; a longer one is parsed and walked (:func:`long_values`). False means
+    "look closer" (``verify``'s KI107 check decides, and reports): a value past a limit,
+    or bytes the fast parser does not prove canonical.
+
+    Args:
+        data: an object or metadata file's bytes.
+        limits: the limits to apply (``string_length``, ``array_length``).
+    """
+    if not may_pass(len(data), limits):
+        return True
+    value = canonical_fast.loads_if_canonical(data)
+    return value is not None and not long_values(value, limits)
 
 
 def check_manifest(document: Any, object_bytes: bytes, metadata_bytes: bytes, limits: Limits,

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from ..core import layout
+from ..core import canonical, layout
 from ..core.digest import Digest
-from ..core.limits import DEFAULT
+from ..core.limits import DEFAULT, Limits, long_values, walk_bound
 from ..core.model import Manifest
 from ..git.blobs import blob_size, fetch_blobs, read_blob
 from ..git.treediff import subtree
-from .catalog import Loaded, parse_document, problem, too_large
+from .catalog import Loaded, parse_document, problem, too_large, too_long
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: pygit2 loads on first use
     import pygit2
@@ -129,7 +129,7 @@ class TreeFiles:
 
 def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Digest],
                    progress: Callable[[int], None] | None = None, *,
-                   limit: int = DEFAULT.manifest_bytes,
+                   limits: Limits = DEFAULT,
                    known: Mapping[str, bytes] | None = None,
                    files: TreeFiles | None = None) -> Iterator[Read]:
     """Yield every manifest of ``digests`` as ``tree`` holds it, in ``digests`` order.
@@ -139,8 +139,11 @@ def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Dig
         tree: the pygit2 Tree to read from.
         digests: the manifests to read.
         progress: called with the number of manifests read since the last call.
-        limit: most bytes of an object or metadata file (``[limits] manifest-bytes``): a
-            larger one is not read and the manifest is skipped (``kistore verify``: KI106).
+        limits: the store's ``[limits]``: a manifest with an object or metadata file past
+            ``manifest-bytes`` is not read and is skipped (``kistore verify``: KI106); one
+            holding a string or an array past ``string-length`` or ``array-length`` is
+            skipped too (KI107; only a file too long for :func:`~kistore.core.limits.
+            walk_bound` is walked: one length comparison for every real manifest).
         known: path -> the exact bytes ``tree`` holds at that path, when the caller knows
             them (``add --commit`` built the tree from them): those are not read from git,
             and nothing else changes (each is parsed and checked as a blob read).
@@ -174,7 +177,7 @@ def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Dig
     fetch_blobs(repo, (f for job in jobs for f in job[1:] if isinstance(f, str)))
     chunks = (jobs[i:i + _CHUNK] for i in range(0, len(jobs), _CHUNK))
     for chunk in chunks:
-        yield from _read_chunk(repo, chunk, limit)
+        yield from _read_chunk(repo, chunk, limits)
         if progress is not None:
             progress(len(chunk))
 
@@ -183,14 +186,16 @@ def oversized(repo: pygit2.Repository, tree: pygit2.Tree, limit: int) -> set[Dig
     """Return the manifests of a git tree with an object or metadata file past ``limit`` bytes.
 
     Reads each file's size from its blob's header (:func:`kistore.git.blobs.blob_size`),
-    never its bytes: what an index whose ``[limits] manifest-bytes`` was lowered reads
-    again (:meth:`kistore.index.index.Index._relimit`). A blob a partial clone lacks counts
-    as past the limit (reading it again fetches it, and finds out).
+    never its bytes: what an index whose ``[limits]`` were lowered reads again
+    (:meth:`kistore.index.index.Index._relimit`): past a lowered ``manifest-bytes``, or
+    long enough to hold a value past a lowered ``string-length`` or ``array-length``
+    (:func:`~kistore.core.limits.walk_bound`). A blob a partial clone lacks counts as past
+    the limit (reading it again fetches it, and finds out).
 
     Args:
         repo: the pygit2 repository.
         tree: the pygit2 Tree.
-        limit: most bytes of a file.
+        limit: most bytes of a file not returned.
 
     Returns:
         The digests (each named by a file's path; bytes unchecked).
@@ -215,7 +220,7 @@ def oversized(repo: pygit2.Repository, tree: pygit2.Tree, limit: int) -> set[Dig
     return found
 
 
-def parse_known(files: Mapping[str, bytes], *, limit: int = DEFAULT.manifest_bytes
+def parse_known(files: Mapping[str, bytes], *, limits: Limits = DEFAULT
                 ) -> dict[str, Read]:
     """Return :func:`read_manifests`' result for every manifest whose two files are in ``files``.
 
@@ -226,7 +231,7 @@ def parse_known(files: Mapping[str, bytes], *, limit: int = DEFAULT.manifest_byt
 
     Args:
         files: path -> bytes (the add's files; paths outside the layout are ignored).
-        limit: as :func:`read_manifests`.
+        limits: as :func:`read_manifests`.
 
     Returns:
         Digest string -> its ``Read``.
@@ -238,11 +243,11 @@ def parse_known(files: Mapping[str, bytes], *, limit: int = DEFAULT.manifest_byt
             meta = files.get(layout.metadata_path(digest))
             if meta is not None:
                 jobs.append((digest, files[path], meta))
-    return {read[0]: read for read in _read_chunk(None, jobs, limit)}
+    return {read[0]: read for read in _read_chunk(None, jobs, limits)}
 
 
 def parse_validated(manifests: Iterable[Manifest], files: Mapping[str, bytes], *,
-                    limit: int = DEFAULT.manifest_bytes) -> dict[str, Read]:
+                    limits: Limits = DEFAULT) -> dict[str, Read]:
     """Return :func:`parse_known`'s ``Read`` of each manifest an add validated, unchecked again.
 
     A :class:`~kistore.core.model.Manifest` exists only validated: its two byte strings
@@ -253,21 +258,24 @@ def parse_validated(manifests: Iterable[Manifest], files: Mapping[str, bytes], *
     add's files) holds for it, and its ``Read`` is the object document parsed and stored
     (:func:`~._rows.stored_document`): the same values, since orjson reads canonical
     bytes exactly as the strict parser does. Only a manifest whose files ``files`` holds
-    with exactly its bytes, each within ``limit``, is given; the others are left to
-    :func:`parse_known` or to git (a larger file is skipped there, with its reason).
+    with exactly its bytes, each too short to pass any of ``limits`` (a length comparison:
+    within ``manifest-bytes`` and :func:`~kistore.core.limits.walk_bound`), is given; the
+    others are left to :func:`parse_known` or to git (skipped there, with the reason, when
+    past a limit).
 
     Args:
         manifests: what the add writes (each validated, as above).
         files: path -> bytes the add writes.
-        limit: as :func:`read_manifests`.
+        limits: as :func:`read_manifests`.
 
     Returns:
         Digest string -> its ``Read``.
     """
+    most = min(limits.manifest_bytes, walk_bound(limits))
     out: dict[str, Read] = {}
     for m in manifests:
         object_bytes, metadata_bytes = m.object_bytes, m.metadata_bytes
-        if len(object_bytes) > limit or len(metadata_bytes) > limit:
+        if len(object_bytes) > most or len(metadata_bytes) > most:
             continue
         if files.get(layout.object_path(m.digest)) != object_bytes or \
                 files.get(layout.metadata_path(m.digest)) != metadata_bytes:
@@ -319,7 +327,8 @@ def _bytes(repo: pygit2.Repository | None, file: str | bytes | None) -> bytes | 
 
 
 def _read_chunk(repo: pygit2.Repository | None, jobs: list[Job],
-                limit: int = DEFAULT.manifest_bytes) -> list[Read]:
+                limits: Limits = DEFAULT) -> list[Read]:
+    limit, bound = limits.manifest_bytes, walk_bound(limits)
     out: list[Read] = []
     for digest, object_file, metadata_file in jobs:
         sizes = []
@@ -338,6 +347,12 @@ def _read_chunk(repo: pygit2.Repository | None, jobs: list[Job],
         parsed = parse_document(digest, data, meta, validate=True)
         if parsed is not None:
             document, loaded = parsed
+            # parsed: both files there. Rare: one long enough to hold a value past the limits
+            if sizes[0][1] > bound or sizes[1][1] > bound:
+                long = _long_value(sizes, (data, meta), limits)
+                if long is not None:
+                    out.append((str(digest), None, None, long))
+                    continue
             out.append((str(digest), loaded, stored_document(loaded[0], document), None))
         elif data is not None:  # there, and refused: say why (rare, so checked again)
             path, why = problem(digest, data, meta)
@@ -346,3 +361,28 @@ def _read_chunk(repo: pygit2.Repository | None, jobs: list[Job],
         else:
             out.append((str(digest), None, None, None))
     return out
+
+
+def _long_value(sizes: list[tuple[str, int]], files: tuple[bytes | None, bytes | None],
+                limits: Limits) -> tuple[str, str] | None:
+    """Return ``(path, problem)`` of the first value past the limits in a manifest's files.
+
+    Only the files long enough to hold one are parsed and walked
+    (:func:`~kistore.core.limits.long_values`); both were read and proven canonical.
+
+    Args:
+        sizes: ``(path, size)`` of the object file, then the metadata file.
+        files: their bytes, in the same order.
+        limits: the store's limits.
+
+    Returns:
+        The file and :func:`~.catalog.too_long` of its first such value (by JSON Pointer);
+        None when every value is within the limits.
+    """
+    bound = walk_bound(limits)
+    for (path, size), data in zip(sizes, files, strict=True):
+        if size > bound and data is not None:
+            found = long_values(canonical.loads(data, file=path), limits)
+            if found:
+                return path, too_long(found[0])
+    return None

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import canonical, layout, schema
 from ..core.digest import Digest
 from ..core.errors import KistoreError
+from ..core.limits import LongValue
 from .records import Listed, Record, describe
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -120,23 +121,65 @@ def is_too_large(problem: str) -> bool:
     return problem.startswith("holds ") and problem.endswith(_TOO_LARGE)
 
 
+_TOO_LONG = "; `kistore verify`: KI107)"
+"""How the problem of a file with a value past ``[limits] string-length`` or
+``array-length`` ends (:func:`too_long`)."""
+
+
+def too_long(value: LongValue) -> str:
+    """Return the problem of a stored file holding a string or an array past its limit.
+
+    Args:
+        value: the first such value of the file (:func:`kistore.core.limits.long_values`).
+
+    Returns:
+        e.g. ``has a string of 1,200 characters at /spec/native/note, more than the limit
+        of 1,000 (string-length; `kistore verify`: KI107)``, which :func:`limit_key`
+        recognises in the index's ``skipped`` list.
+    """
+    where = value.pointer or '""'
+    return (f"has {value.what} at {where}, more than the limit of {value.limit:,} "
+            f"({value.key}{_TOO_LONG}")
+
+
+def limit_key(problem: str) -> str | None:
+    """Return the ``[limits]`` key that leaves a file out, from its problem; None if none does.
+
+    Args:
+        problem: :func:`problem`'s, or a ``skipped`` row's.
+
+    Returns:
+        ``manifest-bytes`` for :func:`too_large`'s, ``string-length`` or ``array-length``
+        for :func:`too_long`'s; None for any other problem (damage, not a limit).
+    """
+    if is_too_large(problem):
+        return "manifest-bytes"
+    if problem.startswith("has ") and problem.endswith(_TOO_LONG):
+        key = problem[problem.rfind("(") + 1:-len(_TOO_LONG)]
+        return key if key in ("string-length", "array-length") else None
+    return None
+
+
 def committed_fix(path: str, problem: str) -> str:
     """Say what to do about a committed file a query leaves out (the index ``skipped`` it).
 
     Args:
         path: the file's repository path (``store/objects/...`` or ``store/metadata/...``).
-        problem: what is wrong with it (:func:`problem`, :func:`too_large`).
+        problem: what is wrong with it (:func:`problem`, :func:`too_large`, :func:`too_long`).
 
     Returns:
-        For a file past ``[limits] manifest-bytes``: that it is left out while the limit
-        stands, and how to raise it (the file may be sound: committed under a higher limit
-        since lowered). Otherwise: it was committed so (past the hooks), and that a
-        metadata file is fixed by committing a corrected one, while an object never
-        changes and stays left out.
+        For a file past a ``[limits]`` setting (``manifest-bytes``; ``string-length`` or
+        ``array-length`` for a value in it): that it is left out while the limit stands,
+        and how to raise it (the file may be sound: committed under a higher limit since
+        lowered). Otherwise: it was committed so (past the hooks), and that a metadata
+        file is fixed by committing a corrected one, while an object never changes and
+        stays left out.
     """
-    if is_too_large(problem):
-        return ("it is left out while the limit stands: raise [limits] manifest-bytes in "
-                "kistore.toml if this size is meant")
+    key = limit_key(problem)
+    if key is not None:
+        what = "size" if key == "manifest-bytes" else "length"
+        return (f"it is left out while the limit stands: raise [limits] {key} in "
+                f"kistore.toml if this {what} is meant")
     if path.startswith(layout.METADATA_DIR):
         return "it was committed so (past the hooks): commit a corrected metadata file to fix it"
     return "it was committed so (past the hooks): an object never changes, so it stays left out"

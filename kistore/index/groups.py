@@ -41,12 +41,13 @@ import orjson
 from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.layout import REFERENCE_FIELD_NAMES
+from ..core.limits import Limits
 from ..git.blobs import fetch_blobs, is_partial_clone
 from . import _database as database
 from ._build import TreeFiles, read_manifests
 from ._database import Damaged, get_meta, log
 from .catalog import Loaded, MemoryCatalog, describe_all
-from .index import manifest_limit
+from .index import store_limits
 from .records import Record
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -97,7 +98,7 @@ class NoListing(Exception):
 
 
 def group_catalog(repo: pygit2.Repository, tree: pygit2.Tree, runs: Iterable[Digest], *,
-                  limit: int | Callable[[], int], prefetch: Iterable[str] = (),
+                  limits: Limits | Callable[[], Limits], prefetch: Iterable[str] = (),
                   also: Callable[[], Iterable[str]] | None = None,
                   alongside: Callable[[Digest], Iterable[str]] | None = None,
                   rev: str = "the commit") -> GroupCatalog:
@@ -108,9 +109,9 @@ def group_catalog(repo: pygit2.Repository, tree: pygit2.Tree, runs: Iterable[Dig
         tree: the commit's pygit2 Tree.
         runs: the runs whose groups are wanted (any digest: one of another kind, or of
             no manifest, is read and left as it is, for the caller's error).
-        limit: most bytes of a manifest file (``[limits] manifest-bytes``), as the index
-            reads them; or a function returning it, called after the first fetch (which
-            holds ``kistore.toml`` when ``prefetch`` names it).
+        limits: the store's ``[limits]``, as the index reads under them
+            (:func:`._build.read_manifests`); or a function returning them, called after
+            the first fetch (which holds ``kistore.toml`` when ``prefetch`` names it).
         prefetch: repository paths the caller reads next (the ranking policy,
             ``kistore.toml``): fetched with the runs, not one ``git cat-file`` each.
         also: returns more blob ids (40 hex) the caller reads next, whatever the group
@@ -135,7 +136,7 @@ def group_catalog(repo: pygit2.Repository, tree: pygit2.Tree, runs: Iterable[Dig
     loaded: dict[str, Loaded | None] = {}
     skipped: dict[str, tuple[str, str]] = {}
     fetches = 0
-    most: list[int] = []
+    most: list[Limits] = []
 
     def read(digests: Iterable[Digest], extra: Iterable[str] = (),
              more: Iterable[str] = ()) -> None:
@@ -145,8 +146,8 @@ def group_catalog(repo: pygit2.Repository, tree: pygit2.Tree, runs: Iterable[Dig
         ids = [i for p in (*paths, *extra) if (i := files.blob_id(p)) is not None]
         fetches += fetch_blobs(repo, [*ids, *more]) > 0  # one `git fetch` for the step, if any
         if not most:
-            most.append(limit() if callable(limit) else limit)
-        for digest, manifest, _, why in read_manifests(repo, tree, todo, limit=most[0],
+            most.append(limits() if callable(limits) else limits)
+        for digest, manifest, _, why in read_manifests(repo, tree, todo, limits=most[0],
                                                        files=files):
             loaded[digest] = manifest
             if why is not None:
@@ -211,7 +212,7 @@ def open_group_catalog(store: IndexedStore, at: str | None,
         log.warning("%s", MIGRATE_HINT.format(rev=rev))
         return None
     try:
-        return group_catalog(repo, tree, runs(), limit=lambda: manifest_limit(store),
+        return group_catalog(repo, tree, runs(), limits=lambda: store_limits(store),
                              prefetch=prefetch, also=also, alongside=alongside, rev=rev)
     except NoListing as e:
         log.warning("%s", e.hint)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError, StoreStateError
-from ..core.limits import DEFAULT
+from ..core.limits import DEFAULT, Limits, lowered_bound
 from ..git import treediff
 from ..git.sparse import skip_worktree
 from ..git.treediff import subtree
@@ -47,7 +47,7 @@ from .catalog import (
     chain,
     describe_all,
     in_listing_order,
-    is_too_large,
+    limit_key,
 )
 from .records import Listed, Record
 
@@ -444,61 +444,73 @@ class Index:
               progress: Progress | None) -> None:
         """Move the index to tree ``target`` under the store's limits, in one transaction.
 
-        What the rows hold is decided by the tree and by ``[limits] manifest-bytes`` (a
-        file past it is skipped, not read): the index records both (meta ``tree`` and
-        ``limit``), and the key of the settings the limit was read from (meta
-        ``settings``, :func:`settings_key`: no TOML is parsed while the file is
-        unchanged). Another tree applies the tree diff; another limit reads again the
-        manifests it changes (:meth:`_relimit`).
+        What the rows hold is decided by the tree and by ``[limits]``: a file past
+        ``manifest-bytes`` is skipped, not read; a manifest with a string or an array past
+        ``string-length`` or ``array-length`` is skipped. The index records the tree and
+        the limits (meta ``tree``, ``limit`` and ``values``: :func:`held_limits`), and the
+        key of the settings the limits were read from (meta ``settings``,
+        :func:`settings_key`: no TOML is parsed while the file is unchanged). Another tree
+        applies the tree diff; other limits read again the manifests they change
+        (:meth:`_relimit`).
         """
         key = settings_key(self.store)
         if get_meta(conn, "tree") == target and key is not None and \
                 get_meta(conn, "settings") == key:
             return
-        limit = manifest_limit(self.store)
+        limits = store_limits(self.store)
+        wanted = held_limits(limits)
         with transaction(conn):  # one writer; re-read the tree under SQLite's lock
             old = get_meta(conn, "tree") or EMPTY_TREE
             tree = None
-            if old == EMPTY_TREE:  # a build from nothing: every row under this limit
-                set_meta(conn, limit=str(limit))
+            if old == EMPTY_TREE:  # a build from nothing: every row under these limits
+                set_meta(conn, **wanted)
             if old != target:
                 tree = load()
-                self._apply(conn, old, tree, progress, limit=limit)
+                self._apply(conn, old, tree, progress, limits=limits)
                 set_meta(conn, tree=target)
-            held = get_meta(conn, "limit")
-            if held != str(limit):
-                self._relimit(conn, tree or load(), limit, held)
+            held = {name: get_meta(conn, name) for name in wanted}
+            if held != wanted:
+                self._relimit(conn, tree or load(), limits, held)
             if key is not None:
                 set_meta(conn, settings=key)
 
-    def _relimit(self, conn: sqlite3.Connection, tree: pygit2.Tree, limit: int,
-                 held: str | None) -> None:
-        """Bring the rows of ``tree`` under ``limit`` bytes a file (in the caller's transaction).
+    def _relimit(self, conn: sqlite3.Connection, tree: pygit2.Tree, limits: Limits,
+                 held: Mapping[str, str | None]) -> None:
+        """Bring the rows of ``tree`` under ``limits`` (in the caller's transaction).
 
-        The rows were made under ``held`` (None: not known, an index from before the limit
-        was recorded). Read again: every manifest skipped as past a limit (it may fit now,
-        and its message names the limit), and, when the limit is lower or ``held`` is not
-        known, every manifest with a file past ``limit`` (:func:`._build.oversized`, from
-        blob headers: no file read), which is then skipped. Runs that reference them are
-        described again (:meth:`_apply`).
+        The rows were made under ``held`` (:func:`held_limits`; a value None or not
+        understood: not known, an index from before it was recorded). Read again: every
+        manifest skipped as past a limit (it may pass now, and its message names the
+        limit), and every manifest with a file that may pass a limit now lower (or not
+        known): past ``manifest-bytes``, or long enough to hold a string or an array past
+        a lowered ``string-length`` or ``array-length`` (:func:`~kistore.core.limits.
+        lowered_bound`).
+        Those are found by :func:`._build.oversized` from blob headers (no file read); a
+        real manifest (16 KB at most) is below both bounds unless a limit is set below
+        it. Runs that reference them are described again (:meth:`_apply`).
 
         Args:
             conn: the index connection.
             tree: the pygit2 Tree the rows describe.
-            limit: ``[limits] manifest-bytes`` now.
-            held: the limit the rows were made under (meta ``limit``), or None.
+            limits: the store's ``[limits]`` now.
+            held: the limits the rows were made under (meta ``limit`` and ``values``).
         """
         again = {Digest.from_str(d) for d, (_, why) in IndexCatalog(conn, str(tree.id))
-                 ._read_skipped().items() if is_too_large(why)}
-        if held is None or not held.isdigit() or limit < int(held):
+                 ._read_skipped().items() if limit_key(why) is not None}
+        held_bytes, held_values = _parse_held(held)
+        bounds = []
+        if held_bytes is None or limits.manifest_bytes < held_bytes:
+            bounds.append(limits.manifest_bytes)
+        if (bound := lowered_bound(limits, held_values)) is not None:
+            bounds.append(bound)
+        if bounds:
             if (count := count_objects(self.repo, tree)) >= LARGE_READ:
-                log.warning("note: [limits] manifest-bytes is %s for the query index %s: "
-                            "reading the size of the files of %s manifests once", f"{limit:,}",
-                            self.path, f"{count:,}")
-            again |= oversized(self.repo, tree, limit)
+                log.warning("note: [limits] changed for the query index %s: reading the size "
+                            "of the files of %s manifests once", self.path, f"{count:,}")
+            again |= oversized(self.repo, tree, min(bounds))
         if again:
-            self._apply(conn, str(tree.id), tree, None, changed=again, limit=limit)
-        set_meta(conn, limit=str(limit))
+            self._apply(conn, str(tree.id), tree, None, changed=again, limits=limits)
+        set_meta(conn, **held_limits(limits))
 
     def prepare(self, files: Mapping[str, bytes],
                 manifests: Iterable[Manifest] = ()) -> Prepared:
@@ -523,8 +535,8 @@ class Index:
             The :class:`Prepared` parts (``records`` and ``compressed`` None when the index
             could not be read).
         """
-        limit = manifest_limit(self.store)
-        parsed = parse_validated(manifests, files, limit=limit)
+        limits = store_limits(self.store)
+        parsed = parse_validated(manifests, files, limits=limits)
         given = {layout.object_path(Digest.from_str(d)) for d in parsed}
         rest: dict[str, bytes] = {}
         for path in files:  # object files of no manifest given: parsed from their bytes
@@ -534,7 +546,7 @@ class Index:
                 meta = files.get(layout.metadata_path(digest))
                 if meta is not None:
                     rest[layout.metadata_path(digest)] = meta
-        parsed.update(parse_known(rest, limit=limit))
+        parsed.update(parse_known(rest, limits=limits))
         prepared = Prepared(parsed)
         try:
             conn = self.open()
@@ -622,7 +634,7 @@ class Index:
                parsed: Mapping[str, Read] | None = None,
                described: Mapping[str, Record] | None = None,
                compressed: tuple[bytes, Mapping[str, bytes]] | None = None,
-               limit: int | None = None) -> None:
+               limits: Limits | None = None) -> None:
         """Update the rows from tree ``old`` to ``tree`` (in the caller's transaction).
 
         Args:
@@ -641,15 +653,15 @@ class Index:
                 they are now (:meth:`prepare`); used only when they are exactly those.
             compressed: ``(dictionary, {digest: stored document deflated with it})``,
                 used for the documents whose dictionary it is (:meth:`.rows.Writer.write`).
-            limit: most bytes of a file read (default: :func:`manifest_limit`).
+            limits: the limits the files are read under (default: :func:`store_limits`).
         """
-        limit = manifest_limit(self.store) if limit is None else limit
+        limits = store_limits(self.store) if limits is None else limits
         digests = changed if changed is not None else self._changed(old, tree)
         if digests is None:  # the old tree is gone from git: start over
             # interned digests and keys stay: ids are never reused within the file
             conn.execute("DELETE FROM records")  # executescript would COMMIT: not here
             conn.execute("DELETE FROM skipped")
-            set_meta(conn, limit=str(limit))  # every row read again, under this limit
+            set_meta(conn, **held_limits(limits))  # every row read again, under these
             digests = set(tree_digests(self.repo, tree))
         if progress is None and not quiet and len(digests) >= LARGE_READ:
             log.warning("note: updating the query index %s: reading %s manifests once; at "
@@ -661,7 +673,7 @@ class Index:
         done = [parsed[str(d)] for d in listed if str(d) in parsed] if parsed else []
         todo = [d for d in listed if str(d) not in parsed] if parsed else listed
         for digest, manifest, document, why in itertools.chain(done, read_manifests(
-                self.repo, tree, todo, progress, limit=limit, known=known)):
+                self.repo, tree, todo, progress, limits=limits, known=known)):
             loaded[digest] = manifest
             if document is not None:
                 documents[digest] = document
@@ -868,8 +880,8 @@ def settings_key(store: IndexedStore) -> str | None:
     :meth:`kistore.store.Store.limits` reads the work tree's ``kistore.toml`` (in a bare
     repository, ``HEAD``'s): the key is the BLAKE2b of the work tree's file's bytes (a
     read of one small file), or ``HEAD``'s commit id read from the ref files (no pygit2).
-    While it is what the index recorded, the limit the rows were made under still holds
-    (:meth:`Index._sync`); when it is not, :func:`manifest_limit` parses the file.
+    While it is what the index recorded, the limits the rows were made under still hold
+    (:meth:`Index._sync`); when it is not, :func:`store_limits` parses the file.
 
     Returns:
         The key; None when it cannot be had cheaply (refs that are not plain files, an
@@ -888,17 +900,43 @@ def settings_key(store: IndexedStore) -> str | None:
     return None if commit is None else f"head:{commit}"
 
 
-def manifest_limit(store: IndexedStore) -> int:
-    """Return the store's ``[limits] manifest-bytes``; the default when kistore.toml is bad.
+def store_limits(store: IndexedStore) -> Limits:
+    """Return the store's ``[limits]``; the defaults when kistore.toml is bad.
 
-    A query never fails on a bad kistore.toml (``verify`` and ``add`` report it); a file
-    past the limit is left out of the index and listed as skipped (the next query after
-    the limit changed reads it again: :meth:`Index._relimit`).
+    A query never fails on a bad kistore.toml (``verify`` and ``add`` report it); a
+    manifest past a limit is left out of the index and listed as skipped (the next query
+    after the limits changed reads it again: :meth:`Index._relimit`).
     """
     try:
-        return int(store.limits().manifest_bytes)
+        limits = store.limits()
     except (KistoreError, AttributeError):
-        return DEFAULT.manifest_bytes
+        return DEFAULT
+    return limits if isinstance(limits, Limits) else DEFAULT
+
+
+def held_limits(limits: Limits) -> dict[str, str]:
+    """Return how the index records the limits its rows are made under (its meta values).
+
+    Returns:
+        ``{"limit": manifest-bytes, "values": "string-length array-length"}``, as text.
+    """
+    return {"limit": str(limits.manifest_bytes),
+            "values": f"{limits.string_length} {limits.array_length}"}
+
+
+def _parse_held(held: Mapping[str, str | None]) -> tuple[int | None, Limits | None]:
+    """Read :func:`held_limits`' meta values back.
+
+    Returns:
+        ``(manifest-bytes, limits holding string-length and array-length)``; what is
+        absent or not understood is None.
+    """
+    limit = held.get("limit")
+    values = (held.get("values") or "").split()
+    known = len(values) == 2 and all(v.isdigit() and int(v) > 0 for v in values)
+    return (int(limit) if limit is not None and limit.isdigit() else None,
+            DEFAULT._replace(string_length=int(values[0]), array_length=int(values[1]))
+            if known else None)
 
 
 def _where(kind: str | None, workload: str | None, hardware: str | None

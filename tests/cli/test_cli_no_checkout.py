@@ -59,11 +59,22 @@ def clones(tmp_path, runner) -> tuple[Path, Path, Path]:
 
 def test_verify_is_one_error_naming_verify_at_the_upstream(runner, clones):
     full, clone, _ = clones
-    for args in ([], ["--json"]):
-        done = run(runner, clone, "verify", *args)
-        assert (done.exit_code, done.stdout) == (1, ""), args
-        assert done.stderr == NOT_CHECKED_OUT + AT.format(
-            asked="kistore verify --at origin/main"), args
+    said = NOT_CHECKED_OUT + AT.format(asked="kistore verify --at origin/main")
+    done = run(runner, clone, "verify")
+    assert (done.exit_code, done.stdout, done.stderr) == (1, "", said)
+    # --json: one JSON document all the same (a script reads `.ok`), the error on stderr too
+    done = run(runner, clone, "verify", "--json")
+    assert (done.exit_code, done.stderr) == (1, said)
+    assert json.loads(done.stdout) == {
+        "checked": "store at work tree", "ok": False,
+        "counts": {"error": 0, "warning": 0, "info": 0}, "findings": [],
+        "errors": [{"message": said.removeprefix("error: ").rstrip("\n"), "file": None,
+                    "pointer": None, "line": None}]}
+    bad = run(runner, full, "verify", "--at", "no-such-rev", "--json")  # any error alike
+    assert bad.exit_code == 1 and bad.stderr.startswith("error: ")
+    report = json.loads(bad.stdout)
+    assert (report["ok"], report["findings"], len(report["errors"])) == (False, [], 1)
+    assert bad.stderr == f"error: {report['errors'][0]['message']}\n"
     at = run(runner, clone, "verify", "--at", "origin/main", "--json")
     assert at.exit_code == 0, at.output  # what it names works, and finds what a checkout finds
     checked_out = run(runner, full, "verify", "--json")

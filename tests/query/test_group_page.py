@@ -25,6 +25,7 @@ import pytest
 
 from kistore.core import layout
 from kistore.core.digest import Digest
+from kistore.core.limits import DEFAULT
 from kistore.index.catalog import MemoryCatalog
 from kistore.index.groups import GroupCatalog, group_catalog, indexed
 from kistore.query.answers import run_catalog
@@ -326,7 +327,7 @@ def test_the_group_catalog_in_process_and_an_index_already_built(served, full, t
     # group_catalog itself reads a full clone too, fetching nothing
     full_store = Store(full)
     again = group_catalog(full_store.repo, full_store.commit("HEAD").tree,
-                          [Digest.from_str(names["c2"])], limit=1 << 20)
+                          [Digest.from_str(names["c2"])], limits=DEFAULT)
     assert again.fetches == 0
     assert sorted(r.digest for r in again.group(again.keys[0])) == sorted(members)
 

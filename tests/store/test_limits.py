@@ -427,8 +427,9 @@ def test_values_within_the_limits_pass_check_and_verify(runner, published):
 
 
 def test_within_value_limits_walks_only_files_long_enough_and_agrees_with_the_finding():
-    from kistore.check._rules import check_value_limits, within_value_limits
+    from kistore.check._rules import check_value_limits
     from kistore.core import canonical
+    from kistore.core.limits import within_value_limits
 
     limits = Limits(string_length=8, array_length=3)
     short = canonical.dumps({"a": "x" * 8})  # 14 bytes: could hold a 9-character string

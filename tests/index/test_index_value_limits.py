@@ -1,0 +1,268 @@
+"""The query index follows ``[limits] string-length`` and ``array-length`` (KI107), as verify does.
+
+Review F-lim-2: a manifest holding a string or an array past the limits in effect (which
+``verify`` and ``check`` report as KI107, and ``add`` refuses) was still served by
+``rank``, ``show`` and ``ls`` with no word. It is now left out, with a warning naming the
+file, the JSON Pointer of the value, the limit, KI107 and what to do, like a manifest past
+``manifest-bytes`` (tests/index/test_index_limits.py); the index records the limits its
+rows were made under and reads again only the manifests a change may affect.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.core.limits import DEFAULT, Limits, long_values, lowered_bound, walk_bound
+from kistore.index import index as index_module
+from kistore.index._database import index_path
+from kistore.index.catalog import committed_fix, limit_key, too_long
+from kistore.store import Store
+
+from ..conftest import ManifestKit, add_docs, git
+from ..query.test_query_cli import run
+
+SETTINGS = b"[store]\nversion = 1\n"
+LOW = (1000, 50)
+"""The committed limits: string-length, array-length."""
+HIGH = (4096, 500)
+"""The limits the long manifests were added under (past the hooks, as by hand)."""
+
+
+def set_limits(store, strings, arrays, *, commit=False):
+    """Write string-length and array-length into the store's kistore.toml (and commit it)."""
+    (store.root / "kistore.toml").write_bytes(
+        SETTINGS + f"[limits]\nstring-length = {strings}\narray-length = {arrays}\n".encode())
+    if commit:
+        git(store.root, "commit", "-qm", f"limits {strings} {arrays}", "kistore.toml")
+
+
+@pytest.fixture
+def long_store(tmp_path):
+    """A store whose committed limits are :data:`LOW`, holding two runs past them.
+
+    run-1 holds a 1,200-character string at /spec/sourceNative/note, run-2 a 60-item array
+    at /spec/sourceNative/items: added under :data:`HIGH` (raised in kistore.toml for the
+    add, then put back), as a manifest committed under a limit since lowered.
+
+    Returns:
+        (the store, run-1's digest, run-2's digest).
+    """
+    kit = ManifestKit()
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    docs = [protocol, env, workload]
+    natives = [{"note": "x"}, {"note": "y" * 1200}, {"items": list(range(60))}]
+    for i, native in enumerate(natives):
+        impl = kit.implementation(f"proj-{i}", name=f"impl-{i}")
+        docs += [impl, kit.run(protocol, env, impl, workload, latency=10 + i, name=f"run-{i}",
+                               native=native)]
+    Store.init(tmp_path / "store")
+    store = Store(tmp_path / "store")
+    set_limits(store, *LOW, commit=True)
+    set_limits(store, *HIGH)
+    digests = add_docs(store, docs)
+    long_string, long_array = Digest.from_str(digests[6]), Digest.from_str(digests[8])
+    # every other manifest is too short to hold a value past LOW: never walked
+    sizes = {d: (store.root / layout.object_path(Digest.from_str(d))).stat().st_size
+             for d in digests}
+    assert sizes[str(long_string)] > 1200
+    assert max(s for d, s in sizes.items() if d != str(long_string)) < 1000
+    return store, long_string, long_array
+
+
+def ranked(runner, root, *at):
+    result = run(runner, root, "rank", "BenchmarkRun/run-0", "--json", *at)
+    assert result.exit_code == 0, result.output
+    return [r["name"] for r in json.loads(result.stdout)], result.stderr
+
+
+def ranked_digest(runner, root):
+    """The hex digest of run-0, the one run served under the committed limits."""
+    result = run(runner, root, "rank", "BenchmarkRun/run-0", "--json")
+    return json.loads(result.stdout)[0]["digest"].removeprefix("sha256:")
+
+
+def string_problem(limit=1000):
+    return (f"has a string of 1,200 characters at /spec/sourceNative/note, more than the "
+            f"limit of {limit:,} (string-length; `kistore verify`: KI107)")
+
+
+def array_problem(limit=50):
+    return (f"has an array of 60 items at /spec/sourceNative/items, more than the limit of "
+            f"{limit:,} (array-length; `kistore verify`: KI107)")
+
+
+def left_out(digest, problem, key, *, at=""):
+    """The two warning lines of a query that leaves ``digest`` out for ``problem``."""
+    verify = f"kistore verify --at {at}" if at else "kistore verify"
+    return [f"warning: 1 manifest(s) committed at {at or 'HEAD'} do not verify and are left "
+            f"out: {digest}; run `{verify}`",
+            f"warning: {layout.object_path(digest)}: the object file {problem}; it is left "
+            f"out while the limit stands: raise [limits] {key} in kistore.toml if this length "
+            "is meant"]
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """The manifests each index update reads (a list per call that reads any)."""
+    read: list[list[str]] = []
+    real = index_module.read_manifests
+
+    def counting(repo, tree, digests, *args, **kwargs):
+        if digests:
+            read.append(sorted(str(d) for d in digests))
+        return real(repo, tree, digests, *args, **kwargs)
+
+    monkeypatch.setattr(index_module, "read_manifests", counting)
+    return read
+
+
+def test_lowering_string_length_leaves_a_manifest_out_without_reindex(runner, long_store,
+                                                                      counted):
+    store, long_string, _ = long_store
+    set_limits(store, 4096, 500)
+    assert ranked(runner, store.root) == (["run-0", "run-1", "run-2"], "")
+    counted.clear()
+    set_limits(store, 1000, 500)  # only the string limit lowered
+    for at in ("", "HEAD"):
+        names, warned = ranked(runner, store.root, *(["--at", at] if at else []))
+        assert names == ["run-0", "run-2"], at
+        assert warned.splitlines() == left_out(long_string, string_problem(), "string-length",
+                                               at=at), at
+    # read again: only the manifest with a file long enough to hold a 1,001-character string
+    assert counted == [[str(long_string)]]
+    path = layout.object_path(long_string)
+    shown = run(runner, store.root, "show", "BenchmarkRun/run-1")
+    assert (shown.exit_code, shown.stdout) == (1, "")
+    assert shown.stderr == (f"error: {path}: the object file {string_problem()}; it is left "
+                            "out while the limit stands: raise [limits] string-length in "
+                            "kistore.toml if this length is meant\n")
+    listed = run(runner, store.root, "ls", "--kind", "BenchmarkRun")
+    assert listed.exit_code == 0, listed.output
+    assert "run-1" not in listed.stdout and "run-0" in listed.stdout
+    verified = run(runner, store.root, "verify")
+    assert verified.exit_code == 1
+    assert f"{path}:/spec/sourceNative/note: error KI107 value-too-long" in verified.stdout
+    # raised again: the manifest left out, and only it, is read again and comes back
+    counted.clear()
+    set_limits(store, 4096, 500)
+    assert ranked(runner, store.root) == (["run-0", "run-1", "run-2"], "")
+    assert counted == [[str(long_string)]]
+    assert run(runner, store.root, "show", "BenchmarkRun/run-1").exit_code == 0
+    # another edit of kistore.toml that keeps the limits reads nothing
+    (store.root / "kistore.toml").write_bytes((store.root / "kistore.toml").read_bytes()
+                                              + b"# a comment\n")
+    counted.clear()
+    assert ranked(runner, store.root) == (["run-0", "run-1", "run-2"], "")
+    assert counted == []
+
+
+def test_lowering_array_length_leaves_a_manifest_out_and_raising_brings_it_back(
+        runner, long_store, counted):
+    store, long_string, long_array = long_store
+    set_limits(store, 4096, 500)
+    assert ranked(runner, store.root)[0] == ["run-0", "run-1", "run-2"]
+    set_limits(store, 4096, 50)
+    names, warned = ranked(runner, store.root)
+    assert names == ["run-0", "run-1"]
+    assert warned.splitlines() == left_out(long_array, array_problem(), "array-length")
+    shown = run(runner, store.root, "show", str(long_array))
+    assert (shown.exit_code, shown.stdout) == (1, "")
+    assert f"{array_problem()}; it is left out while the limit stands: raise [limits] " \
+        "array-length in kistore.toml if this length is meant" in shown.stderr
+    counted.clear()
+    set_limits(store, 4096, 60)  # raised to exactly its length: it passes again
+    assert ranked(runner, store.root) == (["run-0", "run-1", "run-2"], "")
+    assert counted == [[str(long_array)]]  # a raise reads only what was left out
+    # both lowered at once: both left out, each with its own rule and limit
+    set_limits(store, *LOW)
+    names, warned = ranked(runner, store.root)
+    assert names == ["run-0"]
+    lines = warned.splitlines()
+    assert len(lines) == 3 and "2 manifest(s) committed at HEAD" in lines[0]
+    assert sorted(lines[1:]) == sorted([left_out(long_string, string_problem(),
+                                                 "string-length")[1],
+                                        left_out(long_array, array_problem(),
+                                                 "array-length")[1]])
+
+
+def test_an_index_from_before_the_value_limits_were_recorded_is_brought_under_them(
+        runner, long_store):
+    store, long_string, long_array = long_store
+    set_limits(store, *HIGH)
+    assert ranked(runner, store.root)[0] == ["run-0", "run-1", "run-2"]
+    with sqlite3.connect(index_path(store.git_dir)) as conn:  # as an earlier kistore left it
+        conn.execute("DELETE FROM meta WHERE key IN ('values', 'settings')")
+    conn.close()
+    set_limits(store, 1000, 500)
+    names, warned = ranked(runner, store.root)
+    assert names == ["run-0", "run-2"]
+    assert warned.splitlines() == left_out(long_string, string_problem(), "string-length")
+
+
+def test_a_fresh_clone_leaves_the_same_manifests_out_and_says_why(runner, long_store,
+                                                                  tmp_path):
+    store, long_string, long_array = long_store
+    set_limits(store, *LOW)  # as committed
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(store.root), str(clone))
+    names, warned = ranked(runner, clone)
+    assert names == ["run-0"]
+    assert "2 manifest(s) committed at HEAD do not verify" in warned
+    for ref, digest, problem, key in (("BenchmarkRun/run-1", long_string, string_problem(),
+                                       "string-length"),
+                                      ("BenchmarkRun/run-2", long_array, array_problem(),
+                                       "array-length")):
+        shown = run(runner, clone, "show", ref)
+        assert (shown.exit_code, shown.stdout) == (1, ""), ref
+        assert shown.stderr == (f"error: {layout.object_path(digest)}: the object file "
+                                f"{problem}; it is left out while the limit stands: raise "
+                                f"[limits] {key} in kistore.toml if this length is meant\n")
+    bare = tmp_path / "bare.git"  # HEAD's kistore.toml: the limits of a bare repository
+    git(tmp_path, "clone", "-q", "--bare", str(store.root), str(bare))
+    assert ranked(runner, bare)[0] == ["run-0"]
+    site = run(runner, clone, "site", "build", str(tmp_path / "site"))
+    assert site.exit_code == 0, site.output
+    assert sorted(line for line in site.stderr.splitlines() if "KI107" in line) == sorted(
+        f"warning: {layout.object_path(digest)}: {problem}; left out of the site ({digest}); "
+        f"it is left out while the limit stands: raise [limits] {key} in kistore.toml if this "
+        "length is meant"
+        for digest, problem, key in ((long_string, string_problem(), "string-length"),
+                                     (long_array, array_problem(), "array-length")))
+    pages = {str(p.relative_to(tmp_path / "site")) for p in (tmp_path / "site").rglob("*.html")}
+    assert sorted(p for p in pages if p.startswith(("runs/", "names/")) and
+                  not p.endswith("/compare/index.html")) == [
+        "names/run-0/index.html", f"runs/{ranked_digest(runner, clone)[:16]}/index.html"]
+
+
+def test_the_problem_names_the_value_the_limit_and_the_rule():
+    limits = Limits(string_length=4, array_length=2)
+    found = long_values({"spec": {"a~b": "x" * 5, "list": [1, 2, 3]}, "k" * 5: 1}, limits)
+    assert [too_long(v) for v in found] == [
+        "has an object key of 5 characters at \"\", more than the limit of 4 "
+        "(string-length; `kistore verify`: KI107)",
+        "has a string of 5 characters at /spec/a~0b, more than the limit of 4 "
+        "(string-length; `kistore verify`: KI107)",
+        "has an array of 3 items at /spec/list, more than the limit of 2 "
+        "(array-length; `kistore verify`: KI107)"]
+    assert [limit_key(too_long(v)) for v in found] == [
+        "string-length", "string-length", "array-length"]
+    assert limit_key("is not in canonical form (RFC 8785; `kistore verify`: KI103)") is None
+    assert committed_fix("store/objects/x", too_long(found[2])).endswith(
+        "raise [limits] array-length in kistore.toml if this length is meant")
+
+
+def test_the_bounds_of_what_may_hold_a_value_past_the_limits():
+    assert walk_bound(DEFAULT) == 19_999  # 10,000 items take 19,999 bytes at least
+    assert walk_bound(Limits(string_length=1000, array_length=500)) == 999
+    high, low = Limits(string_length=4096, array_length=500), Limits(string_length=1000,
+                                                                     array_length=500)
+    assert lowered_bound(low, high) == 1000  # only the string limit was lowered
+    assert lowered_bound(high, low) is None  # raised: nothing can newly pass
+    assert lowered_bound(low, low) is None
+    assert lowered_bound(low._replace(array_length=50), low) == 99
+    assert lowered_bound(low, None) == walk_bound(low)
