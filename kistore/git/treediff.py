@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import operator
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
@@ -56,6 +57,31 @@ def subtree(repo: pygit2.Repository, oid: pygit2.Oid | str) -> pygit2.Tree:
         KeyError: no object has that id.
     """
     return cast("pygit2.Tree", repo[oid])
+
+
+def shard_leaves(repo: pygit2.Repository, tree: pygit2.Tree, base: str
+                 ) -> Iterator[tuple[str, pygit2.Object]]:
+    """Yield ``(path, entry)`` for each entry of each shard folder under ``base`` of a tree.
+
+    Args:
+        repo: the pygit2 Repository holding the tree.
+        tree: a commit's root tree (pygit2 Tree).
+        base: a sharded folder, e.g. ``store/objects/sha256`` (:data:`layout.OBJECTS_DIR`).
+
+    Yields:
+        The entry's repository path (``BASE/XX/NAME``) and the entry (a blob, or whatever
+        else was committed there: callers check ``type_str``); nothing when ``base`` is
+        absent. Entries of ``base`` that are not folders are skipped.
+    """
+    try:
+        shards = subtree(repo, tree[base].id)
+    except KeyError:
+        return
+    for shard in shards:
+        if shard.type_str != "tree":
+            continue
+        for leaf in subtree(repo, shard.id):
+            yield f"{base}/{shard.name}/{leaf.name}", leaf
 
 
 def changed_leaves(repo: pygit2.Repository, old: Any | None, new: Any | None, prefix: str = ""

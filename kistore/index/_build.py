@@ -22,7 +22,7 @@ from ..core.digest import Digest
 from ..core.limits import DEFAULT, Limits, long_values, walk_bound
 from ..core.model import Manifest
 from ..git.blobs import blob_size, fetch_blobs, read_blob
-from ..git.treediff import subtree
+from ..git.treediff import shard_leaves, subtree
 from .catalog import Loaded, parse_document, problem, too_large, too_long
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: pygit2 loads on first use
@@ -202,21 +202,14 @@ def oversized(repo: pygit2.Repository, tree: pygit2.Tree, limit: int) -> set[Dig
     """
     found: set[Digest] = set()
     for base in (layout.OBJECTS_DIR, layout.METADATA_DIR):
-        try:
-            shards = subtree(repo, tree[base].id)
-        except KeyError:
-            continue
-        for shard in shards:
-            if shard.type_str != "tree":
+        for path, leaf in shard_leaves(repo, tree, base):
+            if leaf.type_str != "blob":
                 continue
-            for leaf in subtree(repo, shard.id):
-                if leaf.type_str != "blob":
-                    continue
-                size = blob_size(repo, leaf.id)
-                if size is None or size > limit:
-                    digest = layout.digest_from_path(f"{base}/{shard.name}/{leaf.name}")
-                    if digest is not None:
-                        found.add(digest)
+            size = blob_size(repo, leaf.id)
+            if size is None or size > limit:
+                digest = layout.digest_from_path(path)
+                if digest is not None:
+                    found.add(digest)
     return found
 
 

@@ -30,7 +30,7 @@ from ..core.errors import KistoreError, StoreStateError
 from ..core.limits import DEFAULT, Limits, lowered_bound
 from ..git import treediff
 from ..git.sparse import skip_worktree
-from ..git.treediff import subtree
+from ..git.treediff import shard_leaves, subtree
 from . import _database as database
 from . import _rows as rows
 from . import refs, warm
@@ -852,17 +852,10 @@ def _work_tree_catalog(store: IndexedStore, root: Path, progress: Progress | Non
 
 def tree_digests(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[Digest]:
     """Yield the digest named by every object file of a git tree (bytes unchecked)."""
-    try:
-        objects = subtree(repo, tree[layout.OBJECTS_DIR].id)
-    except KeyError:
-        return
-    for shard in objects:
-        if shard.type_str != "tree":
-            continue
-        for leaf in subtree(repo, shard.id):
-            digest = layout.digest_from_path(f"{layout.OBJECTS_DIR}/{shard.name}/{leaf.name}")
-            if digest is not None:
-                yield digest
+    for path, _ in shard_leaves(repo, tree, layout.OBJECTS_DIR):
+        digest = layout.digest_from_path(path)
+        if digest is not None:
+            yield digest
 
 
 def count_objects(repo: pygit2.Repository, tree: pygit2.Tree) -> int:
