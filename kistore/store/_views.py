@@ -28,7 +28,7 @@ from ..core.limits import DEFAULT, Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git import treediff
-from ..git.blobs import blob_size, fetch_blobs, read_blob
+from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, read_blob
 from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.quarantine import admit_quarantine
@@ -764,6 +764,37 @@ class SparseWorkTreeView(WorkTreeView):
             return None if head is None else head.read(path, limit)
         return data
 
+    def prefetch(self, paths: Iterable[str]) -> int:
+        """Fetch, in one ``git fetch``, the blobs a partial clone lacks outside the checkout.
+
+        The paths among ``paths`` that are skipped and absent from the work tree read as
+        ``HEAD`` (or the index, where a change is staged) holds them: their blobs are
+        fetched together (:meth:`CommitView.prefetch`; a staged path gives the index's blob
+        id), so a caller about to read many of them (the names of the index, after a ``git
+        reset --soft`` in a blob-less sparse clone) starts one fetch, not one per file.
+
+        Returns:
+            How many blobs were fetched (0: none missing, nothing outside, or no partial
+            clone).
+
+        Raises:
+            StoreStateError: a partial clone whose remote cannot give the blobs.
+        """
+        head = self.head()
+        if not isinstance(head, CommitView) or not is_partial_clone(head.repo):
+            return 0  # every blob is here: no path need be looked at
+        return head.prefetch(self._outside_paths(paths))
+
+    def blob_ids(self, paths: Iterable[str]) -> list[str]:
+        """The blob ids of the paths outside the checkout (as :meth:`prefetch` fetches)."""
+        outside = self._outside_paths(paths)
+        head = self.head() if outside else None
+        return [] if head is None else head.blob_ids(outside)
+
+    def _outside_paths(self, paths: Iterable[str]) -> list[str]:
+        """Return the paths among ``paths`` that read from ``HEAD`` (:meth:`_outside`)."""
+        return [p for p in paths if self._outside(p)]
+
     def reopen(self) -> None:
         """Reopen ``HEAD``'s view in a worker process (its handles do not cross a fork)."""
         if self._head:
@@ -906,6 +937,8 @@ class CommitView(View):
         Raises:
             StoreStateError: a partial clone whose remote cannot give the blobs.
         """
+        if not is_partial_clone(self.repo):
+            return 0  # every blob is here: no path need be looked up
         return fetch_blobs(self.repo, self.blob_ids(paths))
 
     def blob_ids(self, paths: Iterable[str]) -> list[str]:  # noqa: D102 - on View
