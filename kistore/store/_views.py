@@ -903,6 +903,16 @@ class CommitView(View):
         Raises:
             StoreStateError: a partial clone whose remote cannot give the blobs.
         """
+        modes = self._listed()
+        fetch_blobs(self.repo, [*(oid.hex() if isinstance(oid, bytes) else str(oid)  # raw ids
+                                  for oid in self._ids.values()), *also])  # partial clone
+        return Files(self, modes, limit)
+
+    def _listed(self) -> dict[str, int]:
+        """Return every file's mode under ``store/`` (:meth:`files`), keeping blob ids.
+
+        Fetches nothing: :meth:`files` fetches the blobs of the ids kept, once.
+        """
         modes: dict[str, int] = {}
         try:
             store = self.tree[layout.STORE_DIR]
@@ -913,9 +923,7 @@ class CommitView(View):
             self._ids.update(ids)
         elif store is not None:  # store itself is a file, symlink or submodule
             modes[layout.STORE_DIR] = store.filemode
-        fetch_blobs(self.repo, [*(oid.hex() if isinstance(oid, bytes) else str(oid)  # raw ids
-                                  for oid in self._ids.values()), *also])  # partial clone
-        return Files(self, modes, limit)
+        return modes
 
     def modes_of(self, paths: Iterable[str]) -> dict[str, int]:  # noqa: D102 - on View
         modes: dict[str, int] = {}
@@ -1098,20 +1106,25 @@ class StagedView(CommitView):
                 else:
                     self._dirs.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
 
-    def files(self, limit: int = DEFAULT.manifest_bytes, *, also: Iterable[str] = ()) -> Files:
-        """List ``HEAD``'s files under ``store/`` with the staged changes applied."""
-        found = super().files(limit, also=also)
+    def _listed(self) -> dict[str, int]:
+        """List ``HEAD``'s files under ``store/`` with the staged changes applied.
+
+        The staged blob ids replace ``HEAD``'s before :meth:`files` fetches them: in a
+        partial clone the staged blobs come in the same one fetch as ``HEAD``'s (they were
+        read one lazy fetch each), and ``HEAD``'s blobs of staged paths are not fetched.
+        """
+        modes = super()._listed()
         for path, entry in self.staged.items():
             if not path.startswith(f"{layout.STORE_DIR}/"):
                 continue
             self._ids.pop(path, None)
             if entry is None:
-                found.modes.pop(path, None)
+                modes.pop(path, None)
             else:
-                found.modes[path] = entry[0]
+                modes[path] = entry[0]
                 if entry[0] in REGULAR_MODES:
                     self._ids[path] = bytes.fromhex(entry[1])
-        return found
+        return modes
 
     def modes_of(self, paths: Iterable[str]) -> dict[str, int]:  # noqa: D102 - on View
         paths = list(paths)
