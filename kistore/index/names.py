@@ -85,8 +85,11 @@ class Source(Protocol):
         ...
 
     def prefetch(self, paths: Iterable[str]) -> int:
-        """Make the files at ``paths`` (repository paths) cheap to read next; return how many
-        blobs were fetched (a partial clone fetches the missing ones in one ``git fetch``)."""
+        """Make the files at ``paths`` (repository paths) cheap to read next.
+
+        Returns how many blobs were fetched (a partial clone fetches the missing ones in
+        one ``git fetch``; else 0).
+        """
         ...
 
 

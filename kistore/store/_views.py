@@ -786,7 +786,10 @@ class SparseWorkTreeView(WorkTreeView):
         return head.prefetch(self._outside_paths(paths))
 
     def blob_ids(self, paths: Iterable[str]) -> list[str]:
-        """The blob ids of the paths outside the checkout (as :meth:`prefetch` fetches)."""
+        """Return the blob ids of the paths outside the checkout (what :meth:`prefetch` fetches).
+
+        The files inside the checkout are on disk: none of theirs.
+        """
         outside = self._outside_paths(paths)
         head = self.head() if outside else None
         return [] if head is None else head.blob_ids(outside)
