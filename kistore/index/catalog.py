@@ -453,6 +453,12 @@ class OverlayCatalog(Catalog):
         Runs of ``base`` that reference a changed manifest are described again, so a
         protocol added in the work tree gives its dangling runs a comparison key.
         """
+        digests = list(digests)
+        # every changed manifest is read: in a partial clone (a `git reset --soft` in a
+        # blob-less sparse clone stages thousands) their blobs come in one fetch, not one
+        # `git cat-file` each
+        view.prefetch(path for d in digests
+                      for path in (layout.object_path(d), layout.metadata_path(d)))
         loaded = {str(d): load_manifest(view, d, validate=True) for d in digests}
 
         def fallback(digest: str) -> tuple[str, dict[str, Any]] | None:

@@ -8,7 +8,7 @@ store's classes satisfy them structurally, and mypy checks that they do at each 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -33,6 +33,13 @@ class StoreView(Protocol):
 
     def digests(self) -> Iterator[Digest]:
         """Yield the digest named by every object file, sorted (bytes unchecked)."""
+        ...
+
+    def prefetch(self, paths: Iterable[str]) -> int:
+        """Make the files at ``paths`` cheap to read next; return how many blobs were fetched.
+
+        In a partial clone the blobs it lacks come in one ``git fetch``; else nothing.
+        """
         ...
 
 

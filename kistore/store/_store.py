@@ -475,8 +475,13 @@ class Store:
                 f"{ref!r} is not a reference: give a digest (sha256:<64 hex>), a prefix of at "
                 f"least 8 hex digits, or KIND/NAME with KIND one of {', '.join(KINDS)}"
             )
-        if len(prefix) == 64 and view.scope == "work" and view.has_object(Digest(prefix)):
-            return Digest(prefix)  # a whole digest: one stat, not a listing of its shard
+        if len(prefix) == 64 and view.scope == "work":
+            digest = Digest(prefix)
+            # its two files are read next (read, show): one fetch in a partial clone where
+            # they lie outside a sparse checkout, not a lazy `git cat-file` each
+            view.prefetch((layout.object_path(digest), layout.metadata_path(digest)))
+            if view.has_object(digest):
+                return digest  # a whole digest: one stat, not a listing of its shard
         shard = f"{layout.OBJECTS_DIR}/{prefix[:2]}"
         candidates = [
             d for leaf in view.list_dir(shard)

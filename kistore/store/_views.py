@@ -28,7 +28,7 @@ from ..core.limits import DEFAULT, Limits
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git import treediff
-from ..git.blobs import blob_size, fetch_blobs, read_blob
+from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, read_blob
 from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.quarantine import admit_quarantine
@@ -764,6 +764,40 @@ class SparseWorkTreeView(WorkTreeView):
             return None if head is None else head.read(path, limit)
         return data
 
+    def prefetch(self, paths: Iterable[str]) -> int:
+        """Fetch, in one ``git fetch``, the blobs a partial clone lacks outside the checkout.
+
+        The paths among ``paths`` that are skipped and absent from the work tree read as
+        ``HEAD`` (or the index, where a change is staged) holds them: their blobs are
+        fetched together (:meth:`CommitView.prefetch`; a staged path gives the index's blob
+        id), so a caller about to read many of them (the names of the index, after a ``git
+        reset --soft`` in a blob-less sparse clone) starts one fetch, not one per file.
+
+        Returns:
+            How many blobs were fetched (0: none missing, nothing outside, or no partial
+            clone).
+
+        Raises:
+            StoreStateError: a partial clone whose remote cannot give the blobs.
+        """
+        head = self.head()
+        if not isinstance(head, CommitView) or not is_partial_clone(head.repo):
+            return 0  # every blob is here: no path need be looked at
+        return head.prefetch(self._outside_paths(paths))
+
+    def blob_ids(self, paths: Iterable[str]) -> list[str]:
+        """Return the blob ids of the paths outside the checkout (what :meth:`prefetch` fetches).
+
+        The files inside the checkout are on disk: none of theirs.
+        """
+        outside = self._outside_paths(paths)
+        head = self.head() if outside else None
+        return [] if head is None else head.blob_ids(outside)
+
+    def _outside_paths(self, paths: Iterable[str]) -> list[str]:
+        """Return the paths among ``paths`` that read from ``HEAD`` (:meth:`_outside`)."""
+        return [p for p in paths if self._outside(p)]
+
     def reopen(self) -> None:
         """Reopen ``HEAD``'s view in a worker process (its handles do not cross a fork)."""
         if self._head:
@@ -872,6 +906,16 @@ class CommitView(View):
         Raises:
             StoreStateError: a partial clone whose remote cannot give the blobs.
         """
+        modes = self._listed()
+        fetch_blobs(self.repo, [*(oid.hex() if isinstance(oid, bytes) else str(oid)  # raw ids
+                                  for oid in self._ids.values()), *also])  # partial clone
+        return Files(self, modes, limit)
+
+    def _listed(self) -> dict[str, int]:
+        """Return every file's mode under ``store/`` (:meth:`files`), keeping blob ids.
+
+        Fetches nothing: :meth:`files` fetches the blobs of the ids kept, once.
+        """
         modes: dict[str, int] = {}
         try:
             store = self.tree[layout.STORE_DIR]
@@ -882,9 +926,7 @@ class CommitView(View):
             self._ids.update(ids)
         elif store is not None:  # store itself is a file, symlink or submodule
             modes[layout.STORE_DIR] = store.filemode
-        fetch_blobs(self.repo, [*(oid.hex() if isinstance(oid, bytes) else str(oid)  # raw ids
-                                  for oid in self._ids.values()), *also])  # partial clone
-        return Files(self, modes, limit)
+        return modes
 
     def modes_of(self, paths: Iterable[str]) -> dict[str, int]:  # noqa: D102 - on View
         modes: dict[str, int] = {}
@@ -906,6 +948,8 @@ class CommitView(View):
         Raises:
             StoreStateError: a partial clone whose remote cannot give the blobs.
         """
+        if not is_partial_clone(self.repo):
+            return 0  # every blob is here: no path need be looked up
         return fetch_blobs(self.repo, self.blob_ids(paths))
 
     def blob_ids(self, paths: Iterable[str]) -> list[str]:  # noqa: D102 - on View
@@ -1065,20 +1109,25 @@ class StagedView(CommitView):
                 else:
                     self._dirs.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
 
-    def files(self, limit: int = DEFAULT.manifest_bytes, *, also: Iterable[str] = ()) -> Files:
-        """List ``HEAD``'s files under ``store/`` with the staged changes applied."""
-        found = super().files(limit, also=also)
+    def _listed(self) -> dict[str, int]:
+        """List ``HEAD``'s files under ``store/`` with the staged changes applied.
+
+        The staged blob ids replace ``HEAD``'s before :meth:`files` fetches them: in a
+        partial clone the staged blobs come in the same one fetch as ``HEAD``'s (they were
+        read one lazy fetch each), and ``HEAD``'s blobs of staged paths are not fetched.
+        """
+        modes = super()._listed()
         for path, entry in self.staged.items():
             if not path.startswith(f"{layout.STORE_DIR}/"):
                 continue
             self._ids.pop(path, None)
             if entry is None:
-                found.modes.pop(path, None)
+                modes.pop(path, None)
             else:
-                found.modes[path] = entry[0]
+                modes[path] = entry[0]
                 if entry[0] in REGULAR_MODES:
                     self._ids[path] = bytes.fromhex(entry[1])
-        return found
+        return modes
 
     def modes_of(self, paths: Iterable[str]) -> dict[str, int]:  # noqa: D102 - on View
         paths = list(paths)
