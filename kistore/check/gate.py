@@ -43,6 +43,7 @@ from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, StoreStateError
 from ..core.findings import ERROR, INFO, Finding, rule
 from ..core.layout import NOTES_REF
+from ..core.limits import Limits
 from ..git import treediff
 from ..git.blobs import fetch_blobs, is_partial_clone, read_blob
 from ..git.pathlog import blob_at
@@ -55,7 +56,8 @@ from ._history import ancestry, check_history, history_findings, objects_tree
 from ._names import NAME_PATH_MISSING
 from ._paths import changed_tree_names
 from ._policy import check_policy
-from ._rules import sort_key
+from ._lowered import committed_limits, lowered_limits
+from ._rules import FILE_TOO_LARGE, NEW_FILE_TOO_LARGE, VALUE_TOO_LONG, sort_key
 from .audit import GITATTRIBUTES, check_contents, checking_limits
 from .lineage import APPEND_ONLY_REMOVED, check_shallow, names_kept, revocations_kept
 from .reach import first_unsent
@@ -156,8 +158,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings = history_findings(repo, commits)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
     changed, metadata_edits = _changed_paths(store_changes)
-    findings += check_contents(
-        _range_files(store, str(base.id), str(head.id), changed, whole_tree), focus=changed)
+    findings += [_new_file_fix(f) for f in check_contents(
+        _range_files(store, str(base.id), str(head.id), changed, whole_tree), focus=changed)]
+    findings += lowered_limits(store, str(base.id), str(head.id), changed)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
@@ -255,11 +258,27 @@ def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tr
     With ``whole_tree``, every file of ``head`` instead.
     """
     view, limits = store.view(head), checking_limits(store, base)
+    lowered = committed_limits(store, head)  # what verify holds them to after the merge
+    if lowered is not None:
+        limits = Limits(*map(min, limits, lowered))
     limit = limits.manifest_bytes
     files = view.files(limit) if whole_tree else \
         view.files_of(range_paths(view, store.view(base), changed, limit), limit)
     files.value_limits = limits
     return files
+
+
+def _new_file_fix(finding: Finding) -> Finding:
+    """Give KI106/KI107 on a file the range adds or edits the fix for a file not yet stored.
+
+    The rule's hint is for a committed file (keep the limit: it is never deleted); a file a
+    pull request brings can still be left out of it.
+    """
+    if finding.rule not in (FILE_TOO_LARGE, VALUE_TOO_LONG):
+        return finding
+    key = ("manifest-bytes" if finding.rule is FILE_TOO_LARGE else
+           "array-length" if "(array-length)" in finding.message else "string-length")
+    return replace(finding, fix=NEW_FILE_TOO_LARGE.format(key=key))
 
 
 def _tree_changes(repo: pygit2.Repository, base_tree: Any, head_tree: Any) -> list[str]:
