@@ -128,7 +128,9 @@ def checking_limits(store: Store, base: str | None = None) -> Limits:
     a bare repository), never the checked commit's: a pull request cannot raise the limits
     it is checked against. A range's gate also holds each to ``base``'s committed one (the
     lower of the two): CI checks a pull request from a checkout of the merge, whose
-    kistore.toml is the pull request's own.
+    kistore.toml is the pull request's own. The gate also holds a range's files to its
+    HEAD's committed limits, and a range that lowers one to the stored files of HEAD
+    (:mod:`kistore.check._lowered`).
 
     Args:
         store: the checking repository.

@@ -53,10 +53,10 @@ from ..store.migrate import plan_groups
 from ._focus import range_paths
 from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
+from ._lowered import committed_limits, lowered_limits
 from ._names import NAME_PATH_MISSING
 from ._paths import changed_tree_names
 from ._policy import check_policy
-from ._lowered import committed_limits, lowered_limits
 from ._rules import FILE_TOO_LARGE, NEW_FILE_TOO_LARGE, VALUE_TOO_LONG, sort_key
 from .audit import GITATTRIBUTES, check_contents, checking_limits
 from .lineage import APPEND_ONLY_REMOVED, check_shallow, names_kept, revocations_kept
@@ -134,7 +134,12 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         added whose key the trust file at ``BASE`` or ``HEAD`` does not accept now; KI412
         per key any earlier version of the trust file revoked (along BASE's first-parent history,
         or in the range) that HEAD's no longer revokes as early (:mod:`.lineage`); KI208 per
-        metadata file a commit of the range renames.
+        metadata file a commit of the range renames. The range's files are held to the
+        checking limits (:func:`.audit.checking_limits`) and to HEAD's committed ones (what
+        ``verify`` holds them to after the merge); KI106/KI107 on them carry the fix for a
+        file not yet stored (:data:`._rules.NEW_FILE_TOO_LARGE`). When HEAD's
+        ``kistore.toml`` lowers a limit below BASE's, KI106/KI107 per stored file of HEAD
+        past it too (:func:`._lowered.lowered_limits`; a walk of HEAD's files paid only then).
 
     Raises:
         InputError: a malformed range or a revision that names no commit.
@@ -255,7 +260,10 @@ def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tr
                  ) -> Files:
     """Return the files of ``head`` the contents check reads (:func:`._focus.range_paths`).
 
-    With ``whole_tree``, every file of ``head`` instead.
+    With ``whole_tree``, every file of ``head`` instead. Their value limits are the checking
+    ones (the checking repository's, held to ``base``'s) held to ``head``'s committed ones
+    as well: a pre-receive hook's checking limits are the receiver's, and a range that
+    lowers a limit must not bring a file past it (``verify`` fails it after the merge).
     """
     view, limits = store.view(head), checking_limits(store, base)
     lowered = committed_limits(store, head)  # what verify holds them to after the merge

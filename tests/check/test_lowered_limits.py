@@ -103,10 +103,21 @@ def test_the_pre_receive_gate_of_a_bare_remote_refuses_the_lowering_too(
     bare = tmp_path / "remote.git"
     git(tmp_path, "clone", "-q", "--bare", str(published), str(bare))
     base = head(published)
+    env = other_environment(json.loads(BUNDLE.read_text()))
+    env["metadata"]["title"] = "T" * 30  # and, in the same range, a title past the new limit
+    (tmp_path / "long.json").write_text(json.dumps(env))
+    assert invoke(runner, published, "add", str(tmp_path / "long.json")).exit_code == 0
+    [added] = [p for p in git(published, "status", "--porcelain", "-uall").split()
+               if p.startswith("store/metadata/")]
     lowering = set_limits(published, string_length=25)
     git(bare, "fetch", "-q", str(published), "HEAD:refs/heads/pr")
     findings = gate.check_updates(Store(bare), [(base, lowering, "refs/heads/pr")])
-    assert ("KI107", TITLE, "/title") in {(f.rule.id, f.file, f.pointer) for f in findings}
+    by_place = {(f.rule.id, f.file, f.pointer): f for f in findings}
+    assert by_place[("KI107", TITLE, "/title")].hint == RULES["KI107"].hint
+    assert by_place[("KI107", added, "/title")].hint == NEW_FILE_TOO_LARGE.format(
+        key="string-length")
+    assert by_place[("KI107", added, "/title")].message.startswith(
+        "a string of 30 characters, more than the limit of 25 (string-length)")
     assert Store(bare).limits().string_length == 65_536  # the receiver's are not lowered
 
 
