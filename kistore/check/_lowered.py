@@ -75,15 +75,17 @@ def lowered(base: Limits | None, head: Limits | None) -> dict[str, tuple[int, in
             if getattr(head, name) < getattr(base, name)}
 
 
-def lowered_limits(store: Store, base: str, head: str, changed: set[str]) -> list[Finding]:
+def lowered_limits(store: Store, head: str, changed: set[str], base_limits: Limits | None,
+                   head_limits: Limits | None) -> list[Finding]:
     """Return KI106/KI107 for each file of ``head`` past a limit the range lowers.
 
     Args:
         store: the store (a bare repository is fine).
-        base: the range's BASE commit id.
-        head: its HEAD commit id.
+        head: the range's HEAD commit id.
         changed: paths the range adds or changes (checked with the range's limits already,
             :func:`kistore.check.gate.check_range`; not walked again).
+        base_limits: BASE's committed limits (:func:`committed_limits`; None: invalid).
+        head_limits: HEAD's committed limits (None: invalid).
 
     Returns:
         Empty, without a walk, when HEAD's ``[limits]`` lowers none of ``manifest-bytes``,
@@ -97,7 +99,7 @@ def lowered_limits(store: Store, base: str, head: str, changed: set[str]) -> lis
     Raises:
         StoreStateError: a partial clone could not fetch the blobs it needs (their sizes).
     """
-    changes = lowered(committed_limits(store, base), committed_limits(store, head))
+    changes = lowered(base_limits, head_limits)
     if not changes:
         return []
     walk = Limits(**{name: changes[name][1] if name in changes else _UNBOUNDED

@@ -121,7 +121,8 @@ def read_beside(store: Store, at: str | None) -> list[str]:
             *store.view(at).blob_ids([GITATTRIBUTES]), *judging_blobs(store, at)]
 
 
-def checking_limits(store: Store, base: str | None = None) -> Limits:
+def checking_limits(store: Store, base: str | None = None, *,
+                    committed: Limits | None = None) -> Limits:
     """Return every limit stored files are held to (manifest-bytes: KI106; strings, arrays: KI107).
 
     The checking repository's ``[limits]`` (its work tree's kistore.toml, or ``HEAD``'s in
@@ -135,6 +136,8 @@ def checking_limits(store: Store, base: str | None = None) -> Limits:
     Args:
         store: the checking repository.
         base: the range's BASE commit, or None (``verify``: the store's own limits).
+        committed: ``base``'s committed limits when the caller has read them already (the
+            gate, :func:`kistore.check._lowered.committed_limits`); None: read here.
 
     Returns:
         The limits.
@@ -146,10 +149,11 @@ def checking_limits(store: Store, base: str | None = None) -> Limits:
     limits = Limits(*map(int, store.limits()))
     if base is None:
         return limits
-    try:
-        committed = Limits(*map(int, store.limits(at=base)))
-    except InputError:  # BASE's kistore.toml is not valid: its limits are the default
-        committed = DEFAULT
+    if committed is None:
+        try:
+            committed = Limits(*map(int, store.limits(at=base)))
+        except InputError:  # BASE's kistore.toml is not valid: its limits are the default
+            committed = DEFAULT
     return Limits(*map(min, limits, committed))
 
 

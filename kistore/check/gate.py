@@ -43,7 +43,7 @@ from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, StoreStateError
 from ..core.findings import ERROR, INFO, Finding, rule
 from ..core.layout import NOTES_REF
-from ..core.limits import Limits
+from ..core.limits import DEFAULT, Limits
 from ..git import treediff
 from ..git.blobs import fetch_blobs, is_partial_clone, read_blob
 from ..git.pathlog import blob_at
@@ -163,9 +163,11 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings = history_findings(repo, commits)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
     changed, metadata_edits = _changed_paths(store_changes)
+    committed = (committed_limits(store, str(base.id)), committed_limits(store, str(head.id)))
     findings += [_new_file_fix(f) for f in check_contents(
-        _range_files(store, str(base.id), str(head.id), changed, whole_tree), focus=changed)]
-    findings += lowered_limits(store, str(base.id), str(head.id), changed)
+        _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed),
+        focus=changed)]
+    findings += lowered_limits(store, str(head.id), changed, *committed)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
@@ -256,19 +258,22 @@ def _behind(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, base_re
             "branch are refused either way")
 
 
-def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tree: bool
-                 ) -> Files:
+def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tree: bool,
+                 committed: tuple[Limits | None, Limits | None]) -> Files:
     """Return the files of ``head`` the contents check reads (:func:`._focus.range_paths`).
 
     With ``whole_tree``, every file of ``head`` instead. Their value limits are the checking
     ones (the checking repository's, held to ``base``'s) held to ``head``'s committed ones
     as well: a pre-receive hook's checking limits are the receiver's, and a range that
     lowers a limit must not bring a file past it (``verify`` fails it after the merge).
+    ``committed``: BASE's and HEAD's committed limits (None: invalid,
+    :func:`._lowered.committed_limits`).
     """
-    view, limits = store.view(head), checking_limits(store, base)
-    lowered = committed_limits(store, head)  # what verify holds them to after the merge
-    if lowered is not None:
-        limits = Limits(*map(min, limits, lowered))
+    at_base, at_head = committed
+    view = store.view(head)
+    limits = checking_limits(store, base, committed=DEFAULT if at_base is None else at_base)
+    if at_head is not None:  # what verify holds them to after the merge
+        limits = Limits(*map(min, limits, at_head))
     limit = limits.manifest_bytes
     files = view.files(limit) if whole_tree else \
         view.files_of(range_paths(view, store.view(base), changed, limit), limit)
