@@ -21,6 +21,7 @@ from kistore.core.limits import Limits
 from kistore.store import Store
 
 from ..conftest import BUNDLE, PUBLISHED, commit_all, git, other_environment, store_file
+from ..partial import missing, serve_runs
 
 TITLE = store_file(PUBLISHED["environment"], "metadata")
 """The published environment's metadata file: its title is 37 characters long."""
@@ -240,3 +241,31 @@ def test_a_lowering_merged_after_the_pr_past_it_is_refused(runner, two_prs):
         f"kistore.toml lowers string-length from 65,536 to {limit:,} in this range: a string "
         f"of {limit + 10:,} characters")
     assert finding["hint"] == RULES["KI107"].hint  # stored at BASE: keep the limit
+
+
+def test_a_lowering_range_in_a_blob_less_clone_reports_what_a_full_clone_does(tmp_path,
+                                                                             monkeypatch):
+    # CI clones with --filter=blob:none: the sizes the walk reads are fetched in one go
+    server, work, _kit, _docs, _digests = serve_runs(tmp_path, runs=4)
+    sizes = sorted(stored_sizes(work).values())
+    lowering = set_limits(work, string_length=12, manifest_bytes=sizes[len(sizes) // 2])
+    git(work, "push", "-q", str(server), "HEAD:main")
+    full = gate.check_range(Store(work), f"{lowering}~1..{lowering}")
+    assert {f.rule.id for f in full} == {"KI106", "KI107"}
+    clone = tmp_path / "ci.git"
+    git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{server}",
+        str(clone))
+    assert missing(clone) > 0
+    fetched: list[list[str]] = []
+
+    def fetch_blobs(repo, oids):
+        fetched.append(list(oids))
+        return original(repo, fetched[-1])
+
+    original = _lowered.fetch_blobs
+    monkeypatch.setattr(_lowered, "fetch_blobs", fetch_blobs)
+    partial = gate.check_range(Store(clone), "main~1..main")
+    [ids] = fetched  # every size the walk needs, in one fetch
+    assert len(ids) == len(stored_sizes(work))  # none was here: the clone has no blobs
+    assert [(f.rule.id, f.file, f.pointer, f.message) for f in partial] == [
+        (f.rule.id, f.file, f.pointer, f.message) for f in full]
