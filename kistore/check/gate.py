@@ -724,10 +724,14 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     """Return every contents and history finding of commit ``rev``: the gate with no base.
 
     What a first push to an empty remote, or a branch starting at a root commit, is checked
-    with: everything ``rev``'s tree holds and all of its history.
+    with: everything ``rev``'s tree holds and all of its history, its files held to the
+    checking limits and to ``rev``'s committed ones (what ``verify`` holds them to there).
     """
     head = store.commit(rev)
     limits = checking_limits(store)
+    committed = committed_limits(store, str(head.id))
+    if committed is not None:
+        limits = Limits(*map(min, limits, committed))
     files = store.view(str(head.id)).files(limits.manifest_bytes)
     files.value_limits = limits
     findings = check_contents(files)

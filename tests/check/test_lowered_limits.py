@@ -269,3 +269,20 @@ def test_a_lowering_range_in_a_blob_less_clone_reports_what_a_full_clone_does(tm
     assert len(ids) == len(stored_sizes(work))  # none was here: the clone has no blobs
     assert [(f.rule.id, f.file, f.pointer, f.message) for f in partial] == [
         (f.rule.id, f.file, f.pointer, f.message) for f in full]
+
+
+def test_a_first_push_is_held_to_its_own_lowered_limits(runner, published, tmp_path):
+    # a first push to an empty remote is checked whole: with the kistore.toml it brings
+    set_limits(published, string_length=25)
+    empty = tmp_path / "empty.git"
+    git(tmp_path, "init", "-q", "--bare", str(empty))
+    findings = gate.check_updates(Store(empty), [])  # nothing pushed: nothing found
+    assert findings == []
+    git(empty, "fetch", "-q", str(published), "HEAD:refs/heads/topic")
+    new = head(published)
+    findings = gate.check_updates(Store(empty), [(gate.ZERO, new, "refs/heads/topic")])
+    assert ("KI107", TITLE, "/title") in {(f.rule.id, f.file, f.pointer) for f in findings}
+    verified = invoke(runner, published, "verify", "--json")
+    assert {(f.rule.id, f.file, f.pointer) for f in findings if f.severity == "error"} == {
+        (f["rule"], f["file"], f.get("pointer")) for f in json.loads(verified.output)["findings"]
+        if f["severity"] == "error"}
