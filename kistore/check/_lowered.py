@@ -27,7 +27,7 @@ from ..core.errors import InputError
 from ..core.findings import Finding
 from ..core.limits import Limits, may_pass
 from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, read_blob
-from ..git.treediff import subtree
+from ..git.treediff import shard_leaves
 from ._rules import (
     FILE_TOO_LARGE,
     check_metadata_bytes,
@@ -145,13 +145,8 @@ def _stored_files(repo: pygit2.Repository, tree: pygit2.Tree) -> list[tuple[str,
     found = []
     for top in (layout.OBJECTS_DIR, layout.METADATA_DIR):
         try:
-            shards = subtree(repo, tree[top].id)
-        except (KeyError, TypeError):
+            found += [(path, str(leaf.id)) for path, leaf in shard_leaves(repo, tree, top)
+                      if leaf.type_str == "blob"]
+        except TypeError:  # a file where the folder should be: KI110, not a stored file
             continue
-        for shard in shards:
-            if shard.type_str != "tree":
-                continue
-            for leaf in subtree(repo, shard.id):
-                if leaf.type_str == "blob":
-                    found.append((f"{top}/{shard.name}/{leaf.name}", str(leaf.id)))
     return found
