@@ -50,13 +50,20 @@ CRLF_LINE_ENDS = rule(
     ".gitattributes, unset core.autocrlf, and restore the file from git")
 FILE_TOO_LARGE = rule(
     "KI106", "file-too-large", ERROR,
-    "no manifest's object or metadata file may pass [limits] manifest-bytes of kistore.toml "
-    "(1 MiB by default): remove the file, or raise the limit if its size is meant")
+    "a committed file stays (objects are never deleted, KI402): keep [limits] "
+    "manifest-bytes of kistore.toml at least its size (1 MiB by default; raise it again "
+    "where a change lowered it)")
 VALUE_TOO_LONG = rule(
     "KI107", "value-too-long", ERROR,
-    "no stored string (key or value) may pass [limits] string-length of kistore.toml (65,536 "
-    "characters by default), no array array-length (10,000 items): `kistore add` refuses "
-    "such a manifest; remove the file, or raise the limit if the size is meant")
+    "a committed file stays (objects are never deleted, KI402): keep [limits] string-length "
+    "(65,536 characters by default) or array-length (10,000 items) of kistore.toml at "
+    "least this value's size (raise it again where a change lowered it)")
+NEW_FILE_TOO_LARGE = (
+    "the change adds or edits this file: leave the file or the edit out of the change "
+    "(`kistore add` refuses such a manifest), or raise [limits] {key} of kistore.toml in a "
+    "reviewed change of its own if the size is meant")
+"""The fix of KI106/KI107 on a file a range adds or edits, not yet committed to BASE
+(:attr:`kistore.core.findings.Finding.fix`; ``{key}``: the limit's kistore.toml key)."""
 PATH_OUTSIDE_LAYOUT = rule(
     "KI110", "path-outside-layout", ERROR,
     "move or remove the file: under store/ only objects/sha256/XX/REST.json, "

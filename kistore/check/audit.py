@@ -121,18 +121,23 @@ def read_beside(store: Store, at: str | None) -> list[str]:
             *store.view(at).blob_ids([GITATTRIBUTES]), *judging_blobs(store, at)]
 
 
-def checking_limits(store: Store, base: str | None = None) -> Limits:
+def checking_limits(store: Store, base: str | None = None, *,
+                    committed: Limits | None = None) -> Limits:
     """Return every limit stored files are held to (manifest-bytes: KI106; strings, arrays: KI107).
 
     The checking repository's ``[limits]`` (its work tree's kistore.toml, or ``HEAD``'s in
     a bare repository), never the checked commit's: a pull request cannot raise the limits
     it is checked against. A range's gate also holds each to ``base``'s committed one (the
     lower of the two): CI checks a pull request from a checkout of the merge, whose
-    kistore.toml is the pull request's own.
+    kistore.toml is the pull request's own. The gate also holds a range's files to its
+    HEAD's committed limits, and a range that lowers one to the stored files of HEAD
+    (:mod:`kistore.check._lowered`).
 
     Args:
         store: the checking repository.
         base: the range's BASE commit, or None (``verify``: the store's own limits).
+        committed: ``base``'s committed limits when the caller has read them already (the
+            gate, :func:`kistore.check._lowered.committed_limits`); None: read here.
 
     Returns:
         The limits.
@@ -144,10 +149,11 @@ def checking_limits(store: Store, base: str | None = None) -> Limits:
     limits = Limits(*map(int, store.limits()))
     if base is None:
         return limits
-    try:
-        committed = Limits(*map(int, store.limits(at=base)))
-    except InputError:  # BASE's kistore.toml is not valid: its limits are the default
-        committed = DEFAULT
+    if committed is None:
+        try:
+            committed = Limits(*map(int, store.limits(at=base)))
+        except InputError:  # BASE's kistore.toml is not valid: its limits are the default
+            committed = DEFAULT
     return Limits(*map(min, limits, committed))
 
 

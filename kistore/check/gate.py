@@ -43,6 +43,7 @@ from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, StoreStateError
 from ..core.findings import ERROR, INFO, Finding, rule
 from ..core.layout import NOTES_REF
+from ..core.limits import DEFAULT, Limits
 from ..git import treediff
 from ..git.blobs import fetch_blobs, is_partial_clone, read_blob
 from ..git.pathlog import blob_at
@@ -52,10 +53,11 @@ from ..store.migrate import plan_groups
 from ._focus import range_paths
 from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
+from ._lowered import committed_limits, lowered_limits
 from ._names import NAME_PATH_MISSING
 from ._paths import changed_tree_names
 from ._policy import check_policy
-from ._rules import sort_key
+from ._rules import FILE_TOO_LARGE, NEW_FILE_TOO_LARGE, VALUE_TOO_LONG, sort_key
 from .audit import GITATTRIBUTES, check_contents, checking_limits
 from .lineage import APPEND_ONLY_REMOVED, check_shallow, names_kept, revocations_kept
 from .reach import first_unsent
@@ -132,7 +134,12 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         added whose key the trust file at ``BASE`` or ``HEAD`` does not accept now; KI412
         per key any earlier version of the trust file revoked (along BASE's first-parent history,
         or in the range) that HEAD's no longer revokes as early (:mod:`.lineage`); KI208 per
-        metadata file a commit of the range renames.
+        metadata file a commit of the range renames. The range's files are held to the
+        checking limits (:func:`.audit.checking_limits`) and to HEAD's committed ones (what
+        ``verify`` holds them to after the merge); KI106/KI107 on them carry the fix for a
+        file not yet stored (:data:`._rules.NEW_FILE_TOO_LARGE`). When HEAD's
+        ``kistore.toml`` lowers a limit below BASE's, KI106/KI107 per stored file of HEAD
+        past it too (:func:`._lowered.lowered_limits`; a walk of HEAD's files paid only then).
 
     Raises:
         InputError: a malformed range or a revision that names no commit.
@@ -156,8 +163,11 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings = history_findings(repo, commits)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
     changed, metadata_edits = _changed_paths(store_changes)
-    findings += check_contents(
-        _range_files(store, str(base.id), str(head.id), changed, whole_tree), focus=changed)
+    committed = (committed_limits(store, str(base.id)), committed_limits(store, str(head.id)))
+    findings += [_new_file_fix(f) for f in check_contents(
+        _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed),
+        focus=changed)]
+    findings += lowered_limits(store, str(head.id), changed, *committed)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
@@ -248,18 +258,40 @@ def _behind(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, base_re
             "branch are refused either way")
 
 
-def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tree: bool
-                 ) -> Files:
+def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tree: bool,
+                 committed: tuple[Limits | None, Limits | None]) -> Files:
     """Return the files of ``head`` the contents check reads (:func:`._focus.range_paths`).
 
-    With ``whole_tree``, every file of ``head`` instead.
+    With ``whole_tree``, every file of ``head`` instead. Their value limits are the checking
+    ones (the checking repository's, held to ``base``'s) held to ``head``'s committed ones
+    as well: a pre-receive hook's checking limits are the receiver's, and a range that
+    lowers a limit must not bring a file past it (``verify`` fails it after the merge).
+    ``committed``: BASE's and HEAD's committed limits (None: invalid,
+    :func:`._lowered.committed_limits`).
     """
-    view, limits = store.view(head), checking_limits(store, base)
+    at_base, at_head = committed
+    view = store.view(head)
+    limits = checking_limits(store, base, committed=DEFAULT if at_base is None else at_base)
+    if at_head is not None:  # what verify holds them to after the merge
+        limits = Limits(*map(min, limits, at_head))
     limit = limits.manifest_bytes
     files = view.files(limit) if whole_tree else \
         view.files_of(range_paths(view, store.view(base), changed, limit), limit)
     files.value_limits = limits
     return files
+
+
+def _new_file_fix(finding: Finding) -> Finding:
+    """Give KI106/KI107 on a file the range adds or edits the fix for a file not yet stored.
+
+    The rule's hint is for a committed file (keep the limit: it is never deleted); a file a
+    pull request brings can still be left out of it.
+    """
+    if finding.rule not in (FILE_TOO_LARGE, VALUE_TOO_LONG):
+        return finding
+    key = ("manifest-bytes" if finding.rule is FILE_TOO_LARGE else
+           "array-length" if "(array-length)" in finding.message else "string-length")
+    return replace(finding, fix=NEW_FILE_TOO_LARGE.format(key=key))
 
 
 def _tree_changes(repo: pygit2.Repository, base_tree: Any, head_tree: Any) -> list[str]:
@@ -692,10 +724,14 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     """Return every contents and history finding of commit ``rev``: the gate with no base.
 
     What a first push to an empty remote, or a branch starting at a root commit, is checked
-    with: everything ``rev``'s tree holds and all of its history.
+    with: everything ``rev``'s tree holds and all of its history, its files held to the
+    checking limits and to ``rev``'s committed ones (what ``verify`` holds them to there).
     """
     head = store.commit(rev)
     limits = checking_limits(store)
+    committed = committed_limits(store, str(head.id))
+    if committed is not None:
+        limits = Limits(*map(min, limits, committed))
     files = store.view(str(head.id)).files(limits.manifest_bytes)
     files.value_limits = limits
     findings = check_contents(files)

@@ -74,7 +74,7 @@ def github_annotation(finding: Finding) -> str:
         message = f"{finding.pointer}: {message}"
     if finding.expected is not None or finding.found is not None:
         message += f" (expected {finding.expected}, found {finding.found})"
-    message += f". Fix: {finding.rule.hint}"
+    message += f". Fix: {finding.hint}"
     return printable(f"::{_GITHUB_LEVEL[finding.severity]} {','.join(props)}::"
                      f"{_escape(message, False)}")
 

@@ -67,6 +67,9 @@ class Finding:
         expected: what should have been there.
         found: what was there.
         extra: further data for ``--json`` consumers.
+        fix: how to fix this one finding, when it differs from its rule's hint (KI106 on
+            a file a pull request adds: leave it out; on a committed file, which is never
+            deleted: keep the limit); None: the rule's hint. Read it as :attr:`hint`.
     """
 
     rule: Rule
@@ -78,6 +81,12 @@ class Finding:
     expected: str | None = None
     found: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    fix: str | None = None
+
+    @property
+    def hint(self) -> str:
+        """How to fix it: :attr:`fix`, else the rule's hint (one sentence)."""
+        return self.fix if self.fix is not None else self.rule.hint
 
     @property
     def severity(self) -> str:
@@ -100,8 +109,9 @@ class Finding:
         """Return the finding as a JSON object (``rule``, ``name``, ``severity``, ``hint``, ...)."""
         data = asdict(self)
         data.pop("rule")
+        data.pop("fix")
         return {"rule": self.rule.id, "name": self.rule.name, "severity": self.severity,
-                "hint": self.rule.hint, **{k: v for k, v in data.items() if v not in (None, {})}}
+                "hint": self.hint, **{k: v for k, v in data.items() if v not in (None, {})}}
 
 
 def exit_code(findings: list[Finding]) -> int:

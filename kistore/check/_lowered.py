@@ -1,0 +1,152 @@
+"""A range that lowers a limit: the stored files of ``HEAD`` past it (KI106, KI107).
+
+Rules of a store hold over its whole history, and ``verify`` holds every stored file to the
+limits of ``kistore.toml`` (:func:`kistore.check.audit.checking_limits`). A pull request
+that lowers ``[limits] manifest-bytes``, ``string-length`` or ``array-length`` below what a
+file already stored holds changed nothing under ``store/``, so the gate's per-file checks
+(what the range adds or changes) saw nothing, and after the merge every ``verify`` failed
+(review 2026-12-02: 12,308 KI107 of a store whose string-length was lowered to 30).
+
+:func:`lowered_limits` compares ``BASE``'s and ``HEAD``'s parsed ``[limits]``; only when
+``HEAD`` lowers one of the three does it walk ``HEAD``'s object and metadata files, and
+reports on each file past a lowered limit what ``verify`` would report after the merge.
+The ordinary pull request pays two reads of ``kistore.toml``. The walk reads each file's
+size from its blob's header (:func:`kistore.git.blobs.blob_size`), never its bytes, and
+parses only a file long enough to hold a string or array past a lowered limit
+(:func:`kistore.core.limits.may_pass`): lowering ``string-length`` to 30 parses most of a
+store, lowering it to 8,192 none of ``shared/data``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from ..core import layout
+from ..core.errors import InputError
+from ..core.findings import Finding
+from ..core.limits import Limits, may_pass
+from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, read_blob
+from ..git.treediff import shard_leaves
+from ._rules import (
+    FILE_TOO_LARGE,
+    check_metadata_bytes,
+    check_object_bytes,
+    check_value_limits,
+)
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from ..store import Store
+
+LOWERABLE = ("manifest_bytes", "string_length", "array_length")
+"""The limits stored files are held to (``source_bytes`` bounds what ``import`` reads)."""
+
+_UNBOUNDED = sys.maxsize
+"""A limit no file reaches: the walk's value of each limit the range does not lower."""
+
+
+def committed_limits(store: Store, rev: str) -> Limits | None:
+    """Return the limits commit ``rev``'s ``kistore.toml`` sets, or None when they are invalid.
+
+    Args:
+        store: the store.
+        rev: a commit id.
+    """
+    try:
+        return Limits(*map(int, store.limits(at=rev)))
+    except InputError:
+        return None
+
+
+def lowered(base: Limits | None, head: Limits | None) -> dict[str, tuple[int, int]]:
+    """Return each stored-file limit ``head`` sets lower than ``base``: field -> (was, now).
+
+    Args:
+        base: BASE's limits (None, invalid: taken as the defaults).
+        head: HEAD's limits (None, invalid: nothing is lowered; the settings are refused
+            elsewhere and no command reads such a store).
+    """
+    if head is None:
+        return {}
+    base = base if base is not None else Limits()
+    return {name: (getattr(base, name), getattr(head, name)) for name in LOWERABLE
+            if getattr(head, name) < getattr(base, name)}
+
+
+def lowered_limits(store: Store, head: str, changed: set[str], base_limits: Limits | None,
+                   head_limits: Limits | None) -> list[Finding]:
+    """Return KI106/KI107 for each file of ``head`` past a limit the range lowers.
+
+    Args:
+        store: the store (a bare repository is fine).
+        head: the range's HEAD commit id.
+        changed: paths the range adds or changes (checked with the range's limits already,
+            :func:`kistore.check.gate.check_range`; not walked again).
+        base_limits: BASE's committed limits (:func:`committed_limits`; None: invalid).
+        head_limits: HEAD's committed limits (None: invalid).
+
+    Returns:
+        Empty, without a walk, when HEAD's ``[limits]`` lowers none of ``manifest-bytes``,
+        ``string-length`` and ``array-length`` below BASE's. Otherwise per object or
+        metadata file of HEAD (not in ``changed``): KI106 when its blob holds more bytes than
+        a lowered ``manifest-bytes``; else KI107 per string or array past a lowered
+        ``string-length``/``array-length``, at its JSON Pointer. Each message names the
+        change of the limit; the hint (the rule's) says to keep the limit: a committed file
+        is never deleted.
+
+    Raises:
+        StoreStateError: a partial clone could not fetch the blobs it needs (their sizes).
+    """
+    changes = lowered(base_limits, head_limits)
+    if not changes:
+        return []
+    walk = Limits(**{name: changes[name][1] if name in changes else _UNBOUNDED
+                     for name in LOWERABLE})
+    repo = store.repo
+    files = [(path, oid) for path, oid in _stored_files(repo, store.commit(head).tree)
+             if path not in changed]
+    if is_partial_clone(repo):
+        fetch_blobs(repo, [oid for _path, oid in files if blob_size(repo, oid) is None])
+    said = {name: f"kistore.toml lowers {name.replace('_', '-')} from {was:,} to {now:,} "
+            f"in this range" for name, (was, now) in changes.items()}
+    findings: list[Finding] = []
+    for path, oid in files:
+        size = blob_size(repo, oid)
+        if size is None:  # not even the promisor remote has it: the contents check says so
+            continue
+        if size > walk.manifest_bytes:
+            findings.append(Finding(
+                FILE_TOO_LARGE, f"{said['manifest_bytes']}: the file holds {size:,} bytes, "
+                f"more than the limit of {walk.manifest_bytes:,} (manifest-bytes)", file=path,
+                expected=f"at most {walk.manifest_bytes:,} bytes", found=f"{size:,} bytes",
+                extra={"limit": "manifest-bytes", "was": changes["manifest_bytes"][0]}))
+            continue
+        if not may_pass(size, walk):
+            continue
+        data = read_blob(repo, oid)
+        parse = check_object_bytes if path.startswith(layout.OBJECTS_DIR + "/") \
+            else check_metadata_bytes
+        value = parse(path, data).value
+        if value is None:  # not JSON: verify says so (KI102), already at BASE
+            continue
+        for finding in check_value_limits(path, value, size, walk):
+            name = "array_length" if "(array-length)" in finding.message else "string_length"
+            findings.append(Finding(
+                finding.rule, f"{said[name]}: {finding.message}", file=path,
+                pointer=finding.pointer,
+                extra={"limit": name.replace("_", "-"), "was": changes[name][0]}))
+    return findings
+
+
+def _stored_files(repo: pygit2.Repository, tree: pygit2.Tree) -> list[tuple[str, str]]:
+    """Return (path, blob id) of every object and metadata file of ``tree``, by tree walk."""
+    found = []
+    for top in (layout.OBJECTS_DIR, layout.METADATA_DIR):
+        try:
+            found += [(path, str(leaf.id)) for path, leaf in shard_leaves(repo, tree, top)
+                      if leaf.type_str == "blob"]
+        except TypeError:  # a file where the folder should be: KI110, not a stored file
+            continue
+    return found
