@@ -55,7 +55,7 @@ def committed_limits(store: Store, rev: str) -> Limits | None:
         rev: a commit id.
     """
     try:
-        return Limits(*map(int, store.limits(at=rev)))
+        return store.limits(at=rev)
     except InputError:
         return None
 
