@@ -599,10 +599,27 @@ class Store:
         """
         names = self.name_index()
         names.usable()  # opened (a file to start again is reset) before the write lock
-        with names.resets_deferred(), self._write_lock():
-            return self._add(manifests, allow_dangling=allow_dangling,
-                             update_metadata=update_metadata, commit=commit, message=message,
-                             origins=origins, checks=checks, on_landed=on_landed)
+        landed: list[str | None] = []  # the commit, once the add has landed
+
+        def note(commit: str | None) -> None:
+            landed.append(commit)
+            if on_landed is not None:
+                on_landed(commit)
+
+        results: list[AddResult] | None = None
+        try:
+            with names.resets_deferred(), self._write_lock():
+                results = self._add(manifests, allow_dangling=allow_dangling,
+                                    update_metadata=update_metadata, commit=commit,
+                                    message=message, origins=origins, checks=checks,
+                                    on_landed=note)
+        except KeyboardInterrupt as e:
+            if isinstance(e, AddInterrupted) or not landed or results is None:
+                raise
+            # landed, and _add returned: the interrupt came as the lock was let go
+            commit_id = pygit2.Oid(hex=landed[0]) if landed[0] is not None else None
+            raise AddInterrupted(results, commit_id) from None
+        return results
 
     @contextlib.contextmanager
     def _write_lock(self) -> Iterator[None]:

@@ -1059,6 +1059,33 @@ def test_ctrl_c_after_the_add_landed_says_so_and_exits_0(store, runner, tmp_path
     assert runner.invoke(main, ["--store", str(store.root), "verify"]).exit_code == 0
 
 
+@pytest.mark.parametrize("commit", [False, True], ids=["work-tree", "commit"])
+def test_an_interrupt_as_the_write_lock_is_let_go_is_add_interrupted(store, store_path, kit,
+                                                                     monkeypatch, commit):
+    # A Python caller (no on_landed): the interrupt came after _add had returned, as the
+    # lock was let go, and left as a plain KeyboardInterrupt, which means "undone".
+    import signal
+
+    real = Store._write_lock
+
+    @contextlib.contextmanager
+    def letting_go(self):
+        with real(self):
+            yield
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(Store, "_write_lock", letting_go)
+    manifests = [Manifest.from_document(kit.protocol()), Manifest.from_document(kit.workload())]
+    with pytest.raises(AddInterrupted) as caught:
+        store.add(manifests, commit=commit)
+    assert [r.status for r in caught.value.results] == ["added", "added"]
+    head = git(store_path, "rev-parse", "HEAD").strip()
+    assert (str(caught.value.commit) if commit else caught.value.commit) == \
+        (head if commit else None)
+    monkeypatch.undo()
+    assert [r.status for r in store.add(manifests)] == ["unchanged", "unchanged"]
+
+
 _CTRL_C_IN_A_FINALISER = r"""
 import os, signal, sys, time
 from kistore.cli import main
