@@ -137,9 +137,9 @@ def errors_as_json(json_mode: bool, checked: str) -> Iterator[None]:
 
     A script reading ``verify --json`` or ``check --json`` (``jq .ok``) gets one JSON
     document whatever happened: when the check could not run (a clone not checked out,
-    ``--at`` or a range naming no commit, not a store), ``{"checked", "ok": false, "counts"`` of no finding, ``"findings":
-    [], "errors": [{"message", "file", "pointer", "line"}]}``. The error is still raised:
-    said on stderr as usual, with its exit status.
+    ``--at`` or a range naming no commit, not a store), ``{"checked", "ok": false,
+    "counts"`` of no finding, ``"findings": [], "errors": [{"message", "file", "pointer",
+    "line"}]}``. The error is still raised: said on stderr as usual, with its exit status.
 
     Args:
         json_mode: ``--json`` or ``--format json`` was given (else nothing is printed).

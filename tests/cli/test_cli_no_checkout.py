@@ -155,7 +155,7 @@ def test_check_json_is_one_document_when_it_cannot_run(runner, clones, tmp_path)
             assert len(report["errors"]) >= 1
             said = done.stderr.splitlines()  # each error on stderr as usual, once
             assert len(said) == len(report["errors"])
-            assert all(e["message"] in line for e, line in zip(report["errors"], said))
+            assert all(e["message"] in line for e, line in zip(report["errors"], said, strict=True))
         text = runner.invoke(main, ["--store", str(store), "check", *args],
                              input=missing)
         assert (text.exit_code, text.stdout) == (1, ""), args  # text: stderr only, as before
