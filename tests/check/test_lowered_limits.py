@@ -342,3 +342,19 @@ def test_a_range_breaking_the_settings_is_ki108_on_kistore_toml(
     fixed = commit_all(published, "fix [limits]")
     again = gate.check_range(Store(published), f"{base}..{fixed}")
     assert [f for f in again if f.rule.id == "KI108"] == []
+
+
+def test_a_first_push_breaking_the_settings_is_ki108_too(published, tmp_path):
+    # a first push to an empty remote is checked whole (whole_history): its settings too
+    settings = published / "kistore.toml"
+    settings.write_text(settings.read_text().replace("\n[limits]\n",
+                                                     "\n[limits]\nstring-length = 0\n"))
+    broken = commit_all(published, "break [limits]")
+    empty = tmp_path / "empty.git"
+    git(tmp_path, "init", "-q", "--bare", str(empty))
+    git(empty, "fetch", "-q", str(published), "HEAD:refs/heads/topic")
+    findings = gate.check_updates(Store(empty), [(gate.ZERO, broken, "refs/heads/topic")])
+    assert [(f.rule.id, f.file, f.pointer, f.message) for f in findings
+            if f.severity == "error"] == [
+        ("KI108", "kistore.toml", "/limits/string-length",
+         "string-length must be a positive integer, found 0")]
