@@ -30,6 +30,7 @@ from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, read_blob
 from ..git.treediff import shard_leaves
 from ._rules import (
     FILE_TOO_LARGE,
+    SETTINGS_INVALID,
     check_metadata_bytes,
     check_object_bytes,
     check_value_limits,
@@ -58,6 +59,30 @@ def committed_limits(store: Store, rev: str) -> Limits | None:
         return store.limits(at=rev)
     except InputError:
         return None
+
+
+def invalid_settings(store: Store, rev: str) -> list[Finding]:
+    """Return KI108 on ``kistore.toml`` when commit ``rev``'s settings do not parse.
+
+    A range whose ``kistore.toml`` breaks ``[limits]`` (``string-length = 0``, a value that
+    is not an integer, an unknown key) lowers nothing the gate can tell
+    (:func:`committed_limits` is None), yet after the merge every command refuses the store.
+
+    Args:
+        store: the store (a bare repository is fine).
+        rev: a commit id (the range's HEAD).
+
+    Returns:
+        One KI108 finding per problem of the parse error, on ``kistore.toml`` (with its
+        JSON Pointer and line when the error names them); empty when the settings parse.
+    """
+    try:
+        store.limits(at=rev)
+    except InputError as e:
+        return [Finding(SETTINGS_INVALID, p.message, file=layout.SETTINGS_FILE,
+                        pointer=p.pointer, line=p.line, column=p.column)
+                for p in e.problems]
+    return []
 
 
 def lowered(base: Limits | None, head: Limits | None) -> dict[str, tuple[int, int]]:
@@ -132,11 +157,10 @@ def lowered_limits(store: Store, head: str, changed: set[str], base_limits: Limi
         if value is None:  # not JSON: verify says so (KI102), already at BASE
             continue
         for finding in check_value_limits(path, value, size, walk):
-            name = "array_length" if "(array-length)" in finding.message else "string_length"
+            name = finding.extra["limit"].replace("-", "_")
             findings.append(Finding(
                 finding.rule, f"{said[name]}: {finding.message}", file=path,
-                pointer=finding.pointer,
-                extra={"limit": name.replace("_", "-"), "was": changes[name][0]}))
+                pointer=finding.pointer, extra={**finding.extra, "was": changes[name][0]}))
     return findings
 
 

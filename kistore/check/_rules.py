@@ -26,7 +26,7 @@ from ..core import canonical, canonical_fast, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import CanonicalFormError, ParseError, with_article
 from ..core.findings import ERROR, WARNING, Finding, rule
-from ..core.limits import Limits, check_value, may_pass
+from ..core.limits import Limits, long_value_message, long_values, may_pass
 from ..core.model import REFERENCE_FIELDS
 from ..core.naming import external_id_disagreement
 from ..core.schema import KINDS, check_manifest, fast_validator, nfc_problems
@@ -58,6 +58,11 @@ VALUE_TOO_LONG = rule(
     "a committed file stays (objects are never deleted, KI402): keep [limits] string-length "
     "(65,536 characters by default) or array-length (10,000 items) of kistore.toml at "
     "least this value's size (raise it again where a change lowered it)")
+SETTINGS_INVALID = rule(
+    "KI108", "settings-invalid", ERROR,
+    "fix kistore.toml: [limits] takes only manifest-bytes, string-length, array-length and "
+    "source-bytes, each a positive integer (leave a key out for its default); every kistore "
+    "command refuses a store whose settings do not parse")
 NEW_FILE_TOO_LARGE = (
     "the change adds or edits this file: leave the file or the edit out of the change "
     "(`kistore add` refuses such a manifest), or raise [limits] {key} of kistore.toml in a "
@@ -409,12 +414,15 @@ def check_value_limits(path: str, value: Any, size: int, limits: Limits) -> list
 
     Returns:
         One KI107 finding per string (or key) longer than ``string_length`` characters or
-        array longer than ``array_length`` items, at its JSON Pointer; empty otherwise.
+        array longer than ``array_length`` items, at its JSON Pointer, with the setting it
+        passes in ``extra["limit"]`` (``string-length`` or ``array-length``); empty
+        otherwise.
     """
     if not may_pass(size, limits):
         return []
-    return [Finding(VALUE_TOO_LONG, e.message, file=path, pointer=e.pointer)
-            for e in check_value(value, limits, file=path)]
+    return [Finding(VALUE_TOO_LONG, long_value_message(v), file=path, pointer=v.pointer,
+                    extra={"limit": v.key})
+            for v in long_values(value, limits)]
 
 
 def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata: Any

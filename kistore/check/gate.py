@@ -53,7 +53,7 @@ from ..store.migrate import plan_groups
 from ._focus import range_paths
 from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
-from ._lowered import committed_limits, lowered_limits
+from ._lowered import committed_limits, invalid_settings, lowered_limits
 from ._names import NAME_PATH_MISSING
 from ._paths import changed_tree_names
 from ._policy import check_policy
@@ -140,6 +140,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         file not yet stored (:data:`._rules.NEW_FILE_TOO_LARGE`). When HEAD's
         ``kistore.toml`` lowers a limit below BASE's, KI106/KI107 per stored file of HEAD
         past it too (:func:`._lowered.lowered_limits`; a walk of HEAD's files paid only then).
+        KI108 on ``kistore.toml`` when HEAD's settings do not parse (every command would
+        refuse the store after the merge).
 
     Raises:
         InputError: a malformed range or a revision that names no commit.
@@ -168,6 +170,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed),
         focus=changed)]
     findings += lowered_limits(store, str(head.id), changed, *committed)
+    if committed[1] is None:  # HEAD's settings do not parse: no command reads the store
+        findings += invalid_settings(store, str(head.id))
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
@@ -289,8 +293,7 @@ def _new_file_fix(finding: Finding) -> Finding:
     """
     if finding.rule not in (FILE_TOO_LARGE, VALUE_TOO_LONG):
         return finding
-    key = ("manifest-bytes" if finding.rule is FILE_TOO_LARGE else
-           "array-length" if "(array-length)" in finding.message else "string-length")
+    key = "manifest-bytes" if finding.rule is FILE_TOO_LARGE else finding.extra["limit"]
     return replace(finding, fix=NEW_FILE_TOO_LARGE.format(key=key))
 
 
@@ -725,7 +728,8 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
 
     What a first push to an empty remote, or a branch starting at a root commit, is checked
     with: everything ``rev``'s tree holds and all of its history, its files held to the
-    checking limits and to ``rev``'s committed ones (what ``verify`` holds them to there).
+    checking limits and to ``rev``'s committed ones (what ``verify`` holds them to there);
+    KI108 when ``rev``'s ``kistore.toml`` does not parse.
     """
     head = store.commit(rev)
     limits = checking_limits(store)
@@ -735,4 +739,6 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     files = store.view(str(head.id)).files(limits.manifest_bytes)
     files.value_limits = limits
     findings = check_contents(files)
+    if committed is None:  # its settings do not parse: no command reads the store
+        findings += invalid_settings(store, str(head.id))
     return findings + check_history(store, rev)

@@ -135,11 +135,11 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
 def errors_as_json(json_mode: bool, checked: str) -> Iterator[None]:
     """With ``--json``, print a report of the error that stopped a check before it ran.
 
-    A script reading ``verify --json`` (``jq .ok``) gets one JSON document whatever
-    happened: when the check could not run (a clone not checked out, ``--at`` naming no
-    commit, not a store), ``{"checked", "ok": false, "counts"`` of no finding, ``"findings":
-    [], "errors": [{"message", "file", "pointer", "line"}]}``. The error is still raised:
-    said on stderr as usual, with its exit status.
+    A script reading ``verify --json`` or ``check --json`` (``jq .ok``) gets one JSON
+    document whatever happened: when the check could not run (a clone not checked out,
+    ``--at`` or a range naming no commit, not a store), ``{"checked", "ok": false,
+    "counts"`` of no finding, ``"findings": [], "errors": [{"message", "file", "pointer",
+    "line"}]}``. The error is still raised: said on stderr as usual, with its exit status.
 
     Args:
         json_mode: ``--json`` or ``--format json`` was given (else nothing is printed).
@@ -215,37 +215,41 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
         raise click.UsageError("give one of BASE..HEAD, --updates FILE or --unpushed REMOTE")
     if remote is not None and updates is None:
         raise click.UsageError("--remote goes with --updates (a pre-push hook's lines)")
-    if unpushed is not None:
-        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-        from ..check.unpushed import check_unpushed
-
-        findings, refs = check_unpushed(ctx.store(), unpushed, checkers=checkers)
-        report(_strict(findings) if strict else findings, fmt, as_json,
-               f"{refs} local ref(s) with commits {unpushed} lacks")
-        return
     if range_ is not None:
         try:
             parse_range(range_)
         except InputError as e:
             raise click.BadParameter(e.message, param_hint="BASE..HEAD") from None
-    store = ctx.store()
+    json_mode = as_json or fmt == "json"
+    if unpushed is not None:
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..check.unpushed import check_unpushed
+
+        with errors_as_json(json_mode, f"local refs with commits {unpushed} lacks"):
+            findings, refs = check_unpushed(ctx.store(), unpushed, checkers=checkers)
+        report(_strict(findings) if strict else findings, fmt, as_json,
+               f"{refs} local ref(s) with commits {unpushed} lacks")
+        return
     if updates is not None:
         lines = [line.split() for line in updates if line.strip()]
         if any(len(parts) != 3 for parts in lines):
             raise click.UsageError("--updates lines must be 'OLD NEW REF'")
-        held = None
-        if remote is not None:
-            # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-            from ..check.reach import remote_tips
+        checked = f"{len(lines)} ref update(s)"
+        with errors_as_json(json_mode, checked):
+            store = ctx.store()
+            held = None
+            if remote is not None:
+                # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+                from ..check.reach import remote_tips
 
-            held = remote_tips(store.repo, remote)
-        findings = check_updates(store, [(o, n, r) for o, n, r in lines], held=held,
-                                 checkers=checkers)
-        report(_strict(findings) if strict else findings, fmt, as_json,
-               f"{len(lines)} ref update(s)")
+                held = remote_tips(store.repo, remote)
+            findings = check_updates(store, [(o, n, r) for o, n, r in lines], held=held,
+                                     checkers=checkers)
     else:
-        findings = check_range(store, range_ or "", checkers=checkers)
-        report(_strict(findings) if strict else findings, fmt, as_json, range_ or "")
+        checked = range_ or ""
+        with errors_as_json(json_mode, checked):
+            findings = check_range(ctx.store(), checked, checkers=checkers)
+    report(_strict(findings) if strict else findings, fmt, as_json, checked)
 
 
 COMMANDS = [verify, check]

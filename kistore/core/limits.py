@@ -299,11 +299,23 @@ def check_value(value: Any, limits: Limits, *, file: str | None, pointer: str = 
         Pointer, quoting at most ~80 characters of the value; empty when every value is
         within the limits.
     """
-    return [InputError(f"{v.what}, more than the limit of {v.limit:,} ({v.key})"
-                       f"{': ' + v.excerpt if v.excerpt else ''}; "
-                       f"{SETTINGS_HINT.format(key=v.key)}",
-                       file=file, pointer=v.pointer, line=line)
+    return [InputError(long_value_message(v), file=file, pointer=v.pointer, line=line)
             for v in long_values(value, limits, pointer)]
+
+
+def long_value_message(value: LongValue) -> str:
+    """Return what is said of one value past a limit: its size, the limit, how to raise it.
+
+    Args:
+        value: one of :func:`long_values`.
+
+    Returns:
+        ``a string of 70,000 characters, more than the limit of 65,536 (string-length):
+        'xxx...'; raise ...`` (the excerpt left out for an array).
+    """
+    return (f"{value.what}, more than the limit of {value.limit:,} ({value.key})"
+            f"{': ' + value.excerpt if value.excerpt else ''}; "
+            f"{SETTINGS_HINT.format(key=value.key)}")
 
 
 def may_pass(size: int, limits: Limits) -> bool:

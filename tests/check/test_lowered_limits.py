@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from kistore.check import _lowered, gate
-from kistore.check._rules import NEW_FILE_TOO_LARGE
+from kistore.check._rules import NEW_FILE_TOO_LARGE, check_value_limits
 from kistore.cli import main
+from kistore.core.errors import InputError
 from kistore.core.findings import RULES
-from kistore.core.limits import Limits
+from kistore.core.limits import Limits, check_value
 from kistore.store import Store
 
 from ..conftest import BUNDLE, PUBLISHED, commit_all, git, other_environment, store_file
@@ -286,3 +287,74 @@ def test_a_first_push_is_held_to_its_own_lowered_limits(runner, published, tmp_p
     assert {(f.rule.id, f.file, f.pointer) for f in findings if f.severity == "error"} == {
         (f["rule"], f["file"], f.get("pointer")) for f in json.loads(verified.output)["findings"]
         if f["severity"] == "error"}
+
+
+def test_a_ki107_finding_names_its_limit_in_extra():
+    """The setting a value passes is data (``extra.limit``), not read back from the message."""
+    value = {"a": "x" * 6, "b": [1, 2, 3], "c": ["y" * 9]}
+    found = check_value_limits("f.json", value, 10_000, Limits(string_length=5, array_length=2))
+    assert [(f.pointer, f.extra) for f in found] == [
+        ("/a", {"limit": "string-length"}), ("/b", {"limit": "array-length"}),
+        ("/c/0", {"limit": "string-length"})]
+    # the same words as `kistore add`'s errors (check_value), one walk of long_values
+    assert [f.message for f in found] == [e.message for e in check_value(
+        value, Limits(string_length=5, array_length=2), file="f.json")]
+    assert found[1].message == ("an array of 3 items, more than the limit of 2 (array-length); "
+                                "raise [limits] array-length in kistore.toml if this size is "
+                                "meant")
+
+
+@pytest.mark.parametrize(("setting", "message", "pointer"), [
+    ("string-length = 0", "string-length must be a positive integer, found 0",
+     "/limits/string-length"),
+    ('array-length = "10k"', "array-length must be a positive integer, found '10k'",
+     "/limits/array-length"),
+    ("strng-length = 30", "unknown limit 'strng-length'; the limits are manifest-bytes, "
+     "source-bytes, string-length, array-length", "/limits/strng-length"),
+])
+def test_a_range_breaking_the_settings_is_ki108_on_kistore_toml(
+        runner, published, tmp_path, setting, message, pointer):
+    base = head(published)
+    settings = published / "kistore.toml"
+    good = settings.read_text()
+    settings.write_text(good.replace("\n[limits]\n", f"\n[limits]\n{setting}\n"))
+    broken = commit_all(published, "break [limits]")
+    with pytest.raises(InputError):  # every command refuses the store after the merge
+        Store(published).limits(at=broken)
+    # CI checking from BASE's checkout (its own settings parse): the range fails, on the file
+    git(published, "checkout", "-q", base)
+    result = invoke(runner, published, "check", f"{base}..{broken}", "--json")
+    assert result.exit_code == 1, result.output
+    found = [f for f in json.loads(result.stdout)["findings"] if f["severity"] == "error"]
+    assert [(f["rule"], f["file"], f["pointer"], f["message"]) for f in found] == [
+        ("KI108", "kistore.toml", pointer, message)]
+    assert found[0]["hint"] == RULES["KI108"].hint
+    # a pre-receive hook in a bare remote (the receiver's settings parse) refuses it too
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(published), str(bare))
+    git(bare, "fetch", "-q", str(published), f"{broken}:refs/heads/pr")
+    findings = gate.check_updates(Store(bare), [(base, broken, "refs/heads/pr")])
+    assert [(f.rule.id, f.file, f.message) for f in findings if f.severity == "error"] == [
+        ("KI108", "kistore.toml", message)]
+    # and a range leaving the settings valid says nothing of them
+    git(published, "checkout", "-q", broken)
+    settings.write_text(good)
+    fixed = commit_all(published, "fix [limits]")
+    again = gate.check_range(Store(published), f"{base}..{fixed}")
+    assert [f for f in again if f.rule.id == "KI108"] == []
+
+
+def test_a_first_push_breaking_the_settings_is_ki108_too(published, tmp_path):
+    # a first push to an empty remote is checked whole (whole_history): its settings too
+    settings = published / "kistore.toml"
+    settings.write_text(settings.read_text().replace("\n[limits]\n",
+                                                     "\n[limits]\nstring-length = 0\n"))
+    broken = commit_all(published, "break [limits]")
+    empty = tmp_path / "empty.git"
+    git(tmp_path, "init", "-q", "--bare", str(empty))
+    git(empty, "fetch", "-q", str(published), "HEAD:refs/heads/topic")
+    findings = gate.check_updates(Store(empty), [(gate.ZERO, broken, "refs/heads/topic")])
+    assert [(f.rule.id, f.file, f.pointer, f.message) for f in findings
+            if f.severity == "error"] == [
+        ("KI108", "kistore.toml", "/limits/string-length",
+         "string-length must be a positive integer, found 0")]

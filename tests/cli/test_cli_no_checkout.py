@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from kistore.cli import main
 from kistore.store import Store
 
 from ..conftest import ManifestKit, add_docs, git
@@ -126,3 +127,35 @@ def test_rank_and_compare_say_it_first_and_alone(runner, clones):
         at = run(runner, clone, *args, "--at", "origin/main")
         assert at.exit_code == 0, (args, at.output)
         assert at.stdout == run(runner, full, *args).stdout, args
+
+
+def test_check_json_is_one_document_when_it_cannot_run(runner, clones, tmp_path):
+    """``check --json`` (a range, --updates, --unpushed) reports the error as verify does."""
+    full, _, _ = clones
+    missing = f"{'0' * 40} {'1' * 40} refs/heads/main\n"  # a new commit that is not there
+    not_store = tmp_path / "plain"
+    not_store.mkdir()
+    git(not_store, "init", "-q")
+    cases = [  # (store, arguments, what `checked` names)
+        (full, ["no-such-rev..HEAD"], "no-such-rev..HEAD"),
+        (full, ["--updates", "-"], "1 ref update(s)"),
+        (tmp_path / "nowhere", ["--unpushed", "origin"], "local refs with commits origin lacks"),
+        (not_store, ["HEAD..HEAD"], "HEAD..HEAD"),
+    ]
+    for store, args, checked in cases:
+        for fmt in (["--json"], ["--format", "json"]):
+            done = runner.invoke(main, ["--store", str(store), "check", *args, *fmt],
+                                 input=missing)
+            assert done.exit_code == 1 and done.stderr.startswith("error: "), (args, done.output)
+            report = json.loads(done.stdout)
+            assert report == {
+                "checked": checked, "ok": False,
+                "counts": {"error": 0, "warning": 0, "info": 0}, "findings": [],
+                "errors": report["errors"]}, args
+            assert len(report["errors"]) >= 1
+            said = done.stderr.splitlines()  # each error on stderr as usual, once
+            assert len(said) == len(report["errors"])
+            assert all(e["message"] in line for e, line in zip(report["errors"], said, strict=True))
+        text = runner.invoke(main, ["--store", str(store), "check", *args],
+                             input=missing)
+        assert (text.exit_code, text.stdout) == (1, ""), args  # text: stderr only, as before
