@@ -366,9 +366,10 @@ class Store:
         """Return the bytes of the store's ``kistore.toml`` and the name errors give it.
 
         Read through :meth:`view` as :meth:`limits` says: the work tree's file (named by
-        its path), else the commit ``at``'s (``HEAD`` in a bare repository; named
-        ``kistore.toml``). Only a regular file is read: a symlink is never followed (git
-        commits the path it holds, not the settings; in the work tree it may point anywhere).
+        its path), else the commit ``at``'s (``HEAD`` in a bare repository, or in a clone
+        not checked out, :meth:`not_checked_out`; named ``kistore.toml``). Only a regular
+        file is read: a symlink is never followed (git commits the path it holds, not the
+        settings; in the work tree it may point anywhere).
 
         Returns:
             ``(bytes, name)``; bytes None when there is no such file (or no commit yet).
@@ -397,6 +398,10 @@ class Store:
         if mode is None and view.list_dir(layout.SETTINGS_FILE):
             mode = 0o040000
         if mode is None:
+            if commit is None and self.not_checked_out() is not None:
+                # a `git clone --no-checkout`: the store's settings are HEAD's, as a bare
+                # repository reads them (the defaults answered otherwise than a checkout)
+                return self.settings_file("HEAD")
             return None, file
         what = {0o120000: "a symlink", 0o040000: "a directory", 0o160000: "a submodule"
                 }.get(mode, "a FIFO, socket or device")

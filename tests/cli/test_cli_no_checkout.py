@@ -159,3 +159,39 @@ def test_check_json_is_one_document_when_it_cannot_run(runner, clones, tmp_path)
         text = runner.invoke(main, ["--store", str(store), "check", *args],
                              input=missing)
         assert (text.exit_code, text.stdout) == (1, ""), args  # text: stderr only, as before
+
+
+def test_the_limits_are_the_committed_settings_not_the_defaults(runner, clones, tmp_path):
+    # Review 2026-12-02 (second): with the work tree's kistore.toml absent, a clone not
+    # checked out used the default limits, so `--at origin/main` (named as giving "the same
+    # answers") left out and kept other runs than the checkout and a bare clone.
+    full, _, _ = clones
+    toml = full / "kistore.toml"
+    toml.write_text(toml.read_text().replace("# string-length = 65536", "string-length = 4"))
+    git(full, "commit", "-qam", "a lower string-length")
+    clone = tmp_path / "clone2"
+    git(tmp_path, "clone", "-q", "--no-checkout", str(full), str(clone))
+    assert Store(clone).limits() == Store(full).limits() == Store(clone).limits("HEAD")
+    assert Store(clone).limits().string_length == 4
+    ranked = run(runner, clone, "rank", "BenchmarkRun/run-1", "--at", "origin/main")
+    checked_out = run(runner, full, "rank", "BenchmarkRun/run-1")
+    assert (ranked.exit_code, ranked.stdout, ranked.stderr) == \
+        (checked_out.exit_code, checked_out.stdout, checked_out.stderr)
+    assert "(string-length;" in ranked.stderr  # the lowered limit is what left them out
+
+
+def test_add_import_and_migrate_say_to_check_out(runner, clones, tmp_path):
+    # Review 2026-12-02 (second): `add` (without --commit) and `import` wrote into the empty
+    # work tree, and a name HEAD gives another manifest was taken by a new digest.
+    full, clone, _ = clones
+    manifest = tmp_path / "other.json"  # never read: the refusal comes first
+    manifest.write_text(run(runner, full, "cat", "BenchmarkRun/run-1").stdout)
+    writes = ("writes into the work tree and checks names against it, which lacks every "
+              "file HEAD holds: ")
+    for args, command in ((["add", "--allow-dangling", str(manifest)], "add"),
+                          (["import", "kernelbench", str(tmp_path)], "import"),
+                          (["migrate"], "migrate")):
+        done = run(runner, clone, *args)
+        assert (done.exit_code, done.stdout) == (1, ""), args
+        assert done.stderr == NOT_CHECKED_OUT + f"`kistore {command}` {writes}" + CHECKOUT
+    assert not (clone / "store").exists()
