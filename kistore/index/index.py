@@ -896,15 +896,28 @@ def settings_key(store: IndexedStore) -> str | None:
 def store_limits(store: IndexedStore) -> Limits:
     """Return the store's ``[limits]``; the defaults when kistore.toml is bad.
 
-    A query never fails on a bad kistore.toml (``verify`` and ``add`` report it); a
-    manifest past a limit is left out of the index and listed as skipped (the next query
-    after the limits changed reads it again: :meth:`Index._relimit`).
+    A query never fails on a bad kistore.toml (``verify`` and ``add`` refuse it, the gate
+    reports it: KI108), but says so once a process, on the ``kistore.index`` logger: it
+    answers under limits no file sets. A manifest past a limit is left out of the index
+    and listed as skipped (the next query after the limits changed reads it again:
+    :meth:`Index._relimit`).
     """
     try:
         limits = store.limits()
-    except (KistoreError, AttributeError):
+    except KistoreError as e:
+        said = (f"{e}; queries use the default limits until kistore.toml is fixed (`kistore "
+                "verify` and `add` refuse it)")
+        if said not in _SAID:
+            _SAID.add(said)
+            log.warning("warning: %s", said)
+        return DEFAULT
+    except AttributeError:  # a store-like object of a test: no settings
         return DEFAULT
     return limits if isinstance(limits, Limits) else DEFAULT
+
+
+_SAID: set[str] = set()
+"""What :func:`store_limits` has said in this process (once each)."""
 
 
 def held_limits(limits: Limits) -> dict[str, str]:

@@ -266,3 +266,19 @@ def test_the_bounds_of_what_may_hold_a_value_past_the_limits():
     assert lowered_bound(low, low) is None
     assert lowered_bound(low._replace(array_length=50), low) == 99
     assert lowered_bound(low, None) == walk_bound(low)
+
+
+def test_a_bad_kistore_toml_is_said_once_and_the_defaults_answer(runner, long_store, caplog):
+    # Second review 2026-12-02: with `string-length = 0` (which verify, add and the gate
+    # refuse) rank, show and ls answered silently under the default limits, which no file
+    # sets: a limit of 65,536 named in a warning, an array-length of the same file ignored.
+    store, _, _ = long_store
+    set_limits(store, 0, 50)
+    names, _ = ranked(runner, store.root)
+    assert names == ["run-0", "run-1", "run-2"]  # the defaults hold all three
+    # on the kistore.index logger: on stderr by Python's last resort in a command line
+    said = [r.getMessage() for r in caplog.records if r.name == "kistore.index"]
+    assert said == [
+        f"warning: {store.root / 'kistore.toml'}:/limits/string-length: string-length must "
+        "be a positive integer, found 0; queries use the default limits until kistore.toml "
+        "is fixed (`kistore verify` and `add` refuse it)"]
