@@ -298,6 +298,18 @@ class ManifestKit:
             spec["sourceNative"] = {"source": "synthetic", **native}
         return self._doc("BenchmarkRun", name, spec)
 
+    def group_docs(self, natives: list[dict | None], *, run: str = "run-{i}") -> list[dict]:
+        """One comparison group: a protocol, an environment, a workload, then per item of
+        ``natives`` an implementation ``impl-I`` (project ``proj-I``) and its run (named
+        ``run`` formatted with ``i``, latency ``10 + I`` ns, ``sourceNative`` the item)."""
+        protocol, env, workload = self.protocol(), self.environment(), self.workload()
+        docs = [protocol, env, workload]
+        for i, native in enumerate(natives):
+            impl = self.implementation(f"proj-{i}", name=f"impl-{i}")
+            docs += [impl, self.run(protocol, env, impl, workload, latency=10 + i,
+                                    name=run.format(i=i), native=native)]
+        return docs
+
 
 @pytest.fixture
 def kit() -> ManifestKit:

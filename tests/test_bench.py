@@ -187,11 +187,8 @@ def test_a_one_run_pull_request_on_a_store_given_its_group_files(tmp_path):
     # server (group_files), then its last commit (one run) is made again on top of them with
     # the run's group file, so `check HEAD~1..HEAD` is the gate of a one-run pull request
     kit = ManifestKit()
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
-    docs = [protocol, env, workload]
-    for i in range(3):
-        impl = kit.implementation(f"proj-{i}", name=f"impl-{i}")
-        docs += [impl, kit.run(protocol, env, impl, workload, latency=10 + i, name=f"r{i}")]
+    docs = kit.group_docs([None] * 3, run="r{i}")
+    protocol, env, workload = docs[:3]
     impl = kit.implementation("proj-last", name="impl-last")
     work = tmp_path / "work"
     Store.init(work)

@@ -132,13 +132,16 @@ def lowered_limits(store: Store, head: str, changed: set[str], base_limits: Limi
     repo = store.repo
     files = [(path, oid) for path, oid in _stored_files(repo, store.commit(head).tree)
              if path not in changed]
-    if is_partial_clone(repo):
-        fetch_blobs(repo, [oid for _path, oid in files if blob_size(repo, oid) is None])
+    sizes = {oid: blob_size(repo, oid) for _path, oid in files}
+    missing = [oid for oid, size in sizes.items() if size is None]
+    if missing and is_partial_clone(repo):  # one fetch, then their headers
+        fetch_blobs(repo, missing)
+        sizes.update((oid, blob_size(repo, oid)) for oid in missing)
     said = {name: f"kistore.toml lowers {name.replace('_', '-')} from {was:,} to {now:,} "
             f"in this range" for name, (was, now) in changes.items()}
     findings: list[Finding] = []
     for path, oid in files:
-        size = blob_size(repo, oid)
+        size = sizes[oid]
         if size is None:  # not even the promisor remote has it: the contents check says so
             continue
         if size > walk.manifest_bytes:

@@ -871,8 +871,9 @@ def settings_key(store: IndexedStore) -> str | None:
     """Return a key of the settings the store's limits are read from, without parsing them.
 
     :meth:`kistore.store.Store.limits` reads the work tree's ``kistore.toml`` (in a bare
-    repository, ``HEAD``'s): the key is the BLAKE2b of the work tree's file's bytes (a
-    read of one small file), or ``HEAD``'s commit id read from the ref files (no pygit2).
+    repository, or a clone not checked out, ``HEAD``'s): the key is the BLAKE2b of the
+    bytes of the file it reads (:meth:`~kistore.store.Store.settings_file`: one small
+    file), or in a bare repository ``HEAD``'s commit id read from the ref files (no pygit2).
     While it is what the index recorded, the limits the rows were made under still hold
     (:meth:`Index._sync`); when it is not, :func:`store_limits` parses the file.
 
@@ -882,7 +883,7 @@ def settings_key(store: IndexedStore) -> str | None:
     """
     if store.root is not None:
         try:
-            data = store.view(None).read(layout.SETTINGS_FILE) or b""
+            data = store.settings_file()[0] or b""
         except (KistoreError, OSError):
             return None
         return "work:" + hashlib.blake2b(data, digest_size=16).hexdigest()

@@ -80,3 +80,11 @@ class IndexedStore(Protocol):
             InputError: kistore.toml sets invalid limits.
         """
         ...
+
+    def settings_file(self, at: str | None = None) -> tuple[bytes | None, str]:
+        """Return the bytes of the ``kistore.toml`` :meth:`limits` parses, and its name.
+
+        Raises:
+            InputError: it is there but not a regular file.
+        """
+        ...

@@ -210,16 +210,23 @@ def _long_title(root: Path) -> str:
     return path
 
 
-def test_a_lowering_merged_first_holds_a_later_pr_past_it(runner, two_prs):
-    root, limit = two_prs
+def _merged_error(runner, root: Path, first: str, then: str) -> dict:
+    """Merge ``first`` (fast-forward), then ``then``; return ``check`` of that merge's one
+    error, a KI107 at the long title of pr2's metadata file."""
     title = _long_title(root)
-    git(root, "merge", "-q", "--ff-only", "pr1")
+    git(root, "merge", "-q", "--ff-only", first)
     base = head(root)
-    git(root, "merge", "-q", "--no-edit", "pr2")
+    git(root, "merge", "-q", "--no-edit", then)
     result = invoke(runner, root, "check", f"{base}..HEAD", "--json")
     assert result.exit_code == 1, result.output
     [finding] = [f for f in json.loads(result.output)["findings"] if f["severity"] == "error"]
     assert (finding["rule"], finding["file"], finding["pointer"]) == ("KI107", title, "/title")
+    return finding
+
+
+def test_a_lowering_merged_first_holds_a_later_pr_past_it(runner, two_prs):
+    root, limit = two_prs
+    finding = _merged_error(runner, root, "pr1", "pr2")
     assert finding["message"].startswith(f"a string of {limit + 10:,} characters, more than "
                                          f"the limit of {limit:,} (string-length)")
     # a file the change adds can be left out of it
@@ -230,14 +237,7 @@ def test_a_lowering_merged_first_holds_a_later_pr_past_it(runner, two_prs):
 
 def test_a_lowering_merged_after_the_pr_past_it_is_refused(runner, two_prs):
     root, limit = two_prs
-    title = _long_title(root)
-    git(root, "merge", "-q", "--ff-only", "pr2")
-    base = head(root)
-    git(root, "merge", "-q", "--no-edit", "pr1")
-    result = invoke(runner, root, "check", f"{base}..HEAD", "--json")
-    assert result.exit_code == 1, result.output
-    [finding] = [f for f in json.loads(result.output)["findings"] if f["severity"] == "error"]
-    assert (finding["rule"], finding["file"], finding["pointer"]) == ("KI107", title, "/title")
+    finding = _merged_error(runner, root, "pr2", "pr1")
     assert finding["message"].startswith(
         f"kistore.toml lowers string-length from 65,536 to {limit:,} in this range: a string "
         f"of {limit + 10:,} characters")

@@ -9,6 +9,7 @@ clone lists them), ``attest`` (told to use ``--at``, which it has not), and ``ra
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -35,12 +36,7 @@ def clones(tmp_path, runner) -> tuple[Path, Path, Path]:
     Returns:
         (the full clone, the clone not checked out, the private key file).
     """
-    kit = ManifestKit()
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
-    docs = [protocol, env, workload]
-    for i in range(2):
-        impl = kit.implementation(f"proj-{i}", name=f"impl-{i}")
-        docs += [impl, kit.run(protocol, env, impl, workload, latency=10 + i, name=f"run-{i}")]
+    docs = ManifestKit().group_docs([None, None])
     work = tmp_path / "work"
     Store.init(work)
     add_docs(Store(work), docs)
@@ -173,6 +169,12 @@ def test_the_limits_are_the_committed_settings_not_the_defaults(runner, clones, 
     git(tmp_path, "clone", "-q", "--no-checkout", str(full), str(clone))
     assert Store(clone).limits() == Store(full).limits() == Store(clone).limits("HEAD")
     assert Store(clone).limits().string_length == 4
+    # and the query index is keyed by those bytes (a change to HEAD's file is seen)
+    from kistore.index.index import settings_key
+
+    committed = git(clone, "show", "HEAD:kistore.toml").encode()
+    assert settings_key(Store(clone)) == \
+        "work:" + hashlib.blake2b(committed, digest_size=16).hexdigest()
     ranked = run(runner, clone, "rank", "BenchmarkRun/run-1", "--at", "origin/main")
     checked_out = run(runner, full, "rank", "BenchmarkRun/run-1")
     assert (ranked.exit_code, ranked.stdout, ranked.stderr) == \

@@ -34,13 +34,7 @@ def padded(tmp_path):
     Returns:
         (the store, run-1's digest, the size of its object file).
     """
-    kit = ManifestKit()
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
-    docs = [protocol, env, workload]
-    for i in range(3):
-        impl = kit.implementation(f"proj-{i}", name=f"impl-{i}")
-        docs += [impl, kit.run(protocol, env, impl, workload, latency=10 + i, name=f"run-{i}",
-                               native={"note": "y" * (700 if i == 1 else 1)})]
+    docs = ManifestKit().group_docs([{"note": "y" * (700 if i == 1 else 1)} for i in range(3)])
     Store.init(tmp_path / "store")
     store = Store(tmp_path / "store")
     digests = add_docs(store, docs)

@@ -52,14 +52,8 @@ def long_store(tmp_path):
     Returns:
         (the store, run-1's digest, run-2's digest).
     """
-    kit = ManifestKit()
-    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
-    docs = [protocol, env, workload]
-    natives = [{"note": "x"}, {"note": "y" * 1200}, {"items": list(range(60))}]
-    for i, native in enumerate(natives):
-        impl = kit.implementation(f"proj-{i}", name=f"impl-{i}")
-        docs += [impl, kit.run(protocol, env, impl, workload, latency=10 + i, name=f"run-{i}",
-                               native=native)]
+    docs = ManifestKit().group_docs([{"note": "x"}, {"note": "y" * 1200},
+                                     {"items": list(range(60))}])
     Store.init(tmp_path / "store")
     store = Store(tmp_path / "store")
     set_limits(store, *LOW, commit=True)
