@@ -1,12 +1,12 @@
 """Committing written files onto the checked-out branch: the ``--commit`` path (docs/design.md §3).
 
-A commit is built whole before anything a user sees changes: blobs (one packfile from
+A commit is built whole before anything a user sees changes: blobs (packfiles from
 :data:`PACK_THRESHOLD` files on), trees on top of the branch tip, the commit object. Then,
 in one block that SIGINT and SIGTERM wait for, the paths are staged in git's index (under
 git's own ``index.lock``) and the branch is moved by compare-and-swap. A branch that another
 writer moved meanwhile is refused, not built on (this add checked its names against a work
 tree that holds none of that writer's manifests); a ref lock held by another git command
-is waited for. If the branch never moves, the staged entries are taken back. A packfile
+is waited for. If the branch never moves, the staged entries are taken back. Each packfile
 of new blobs carries a ``.keep`` file until the branch reaches it, and every object is
 checked to exist just before the move, so a ``git repack -a -d`` or ``git gc
 --prune=now`` run meanwhile cannot leave the branch on missing objects.
@@ -54,7 +54,7 @@ from .lazy import pygit2  # imported on first use (~0.2 s)
 from .writer import FileStat
 
 PACK_THRESHOLD = 64
-"""From this many new blobs on, a commit writes one packfile instead of loose objects."""
+"""From this many new blobs on, a commit writes packfiles instead of loose objects."""
 
 CAS_ATTEMPTS = 50
 """How often a branch move lost to a concurrent writer is retried on the new tip."""
@@ -239,7 +239,7 @@ class BranchCommit:
                 committed and the index is as it was.
         """
         repo = self.repo
-        keep: Path | None = None
+        keeps: list[Path] = []
         try:
             branch, parent = branch_tip(repo)
             if self._branch is not None and branch != self._branch:
@@ -248,8 +248,8 @@ class BranchCommit:
                 raise _tip_moved(branch, self._tip, parent)
             try:
                 signature = commit_signature(repo)
-                if len(files) >= PACK_THRESHOLD:  # the blobs in one pack: two files, not one each
-                    blobs, keep, oid, tree, written = self._commit_packed(
+                if len(files) >= PACK_THRESHOLD:  # the blobs in packs: a few files, not one each
+                    blobs, keeps, oid, tree, written = self._commit_packed(
                         parent, files, signature, message)
                 else:
                     blobs = {path: repo.create_blob(data) for path, data in files.items()}
@@ -262,7 +262,7 @@ class BranchCommit:
             return self._stage_and_land(blobs, branch, parent, oid, tree, written, message,
                                         stats)
         finally:
-            if keep is not None:  # the branch holds the objects now, or they are given up
+            for keep in keeps:  # the branch holds the objects now, or they are given up
                 keep.unlink(missing_ok=True)
 
     def _stage_and_land(self, blobs: dict[str, pygit2.Oid], branch: str,
@@ -386,9 +386,9 @@ class BranchCommit:
 
     def _commit_packed(self, parent: pygit2.Commit | None, files: Mapping[str, bytes],
                        signature: pygit2.Signature, message: str
-                       ) -> tuple[dict[str, pygit2.Oid], Path, pygit2.Oid, pygit2.Oid,
+                       ) -> tuple[dict[str, pygit2.Oid], list[Path], pygit2.Oid, pygit2.Oid,
                                   list[pygit2.Oid]]:
-        """Write ``files``' blobs as one pack, then the trees holding them, then the commit.
+        """Write ``files``' blobs as packs, then the trees holding them, then the commit.
 
         The trees are made here from raw entries (:func:`_raw_tree`), not by libgit2's
         tree builder, which took each of a bulk add's 60,000 entries through Python. They
@@ -398,16 +398,16 @@ class BranchCommit:
         20,000-manifest repository 43 bytes a manifest larger after ``git gc``.
 
         Returns:
-            Path -> blob id, the pack's ``.keep`` file (the caller deletes it once the
+            Path -> blob id, the packs' ``.keep`` files (the caller deletes them once the
             branch reaches the objects, or gives them up: until then ``git repack -a -d``
-            leaves the pack alone, as git keeps an incoming push's pack; breaker9), the
+            leaves the packs alone, as git keeps an incoming push's pack; breaker9), the
             commit, its tree, and the trees written.
         """
         raw = {path: pack.blob_id(data) for path, data in files.items()}
         trees: list[tuple[bytes, bytes]] = []
         base = parent.tree_id.raw if parent is not None else None
         tree = _raw_tree(self.repo.odb, base, _nest(raw), trees)
-        keep = pack.write_kept_objects(
+        keeps = pack.write_kept_objects(
             objects_dir(self.repo) / "pack",
             zip(raw.values(), itertools.repeat(pack.BLOB), files.values()),
             f"kistore add --commit (pid {os.getpid()})")
@@ -423,9 +423,10 @@ class BranchCommit:
             commit = self.repo.create_commit(None, signature, signature, message, tree_id,
                                              parents)
         except BaseException:
-            keep.unlink(missing_ok=True)
+            for keep in keeps:
+                keep.unlink(missing_ok=True)
             raise
-        return ({p: pygit2.Oid(raw=oid) for p, oid in raw.items()}, keep, commit, tree_id,
+        return ({p: pygit2.Oid(raw=oid) for p, oid in raw.items()}, keeps, commit, tree_id,
                 written)
 
     def _index_update(self) -> contextlib.AbstractContextManager[gitindex.IndexUpdate | None]:
