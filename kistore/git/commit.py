@@ -692,26 +692,62 @@ def _nest(blobs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _build_tree(repo: pygit2.Repository, base: pygit2.Tree | None, entries: dict[str, Any],
-                written: list[pygit2.Oid]) -> pygit2.Oid:
+                written: list[pygit2.Oid], prefix: str = "") -> pygit2.Oid:
     """Write the tree ``base`` with ``entries`` inserted (nested dicts are subtrees).
 
-    Appends the id of every tree written to ``written``.
+    Appends the id of every tree written to ``written``; ``prefix`` is the tree's path
+    (``store/objects/``), for :func:`_replaces`.
+
+    Raises:
+        StoreStateError: ``base`` holds something at a path of ``entries`` that the
+            insertion would replace by another type (:func:`_replaces`).
     """
     builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
     for name, value in entries.items():
+        old = base[name] if base is not None and name in base else None
+        mode = None if old is None else b"%o" % old.filemode
         if isinstance(value, dict):
-            sub = None
-            if base is not None and name in base:
-                obj = repo[base[name].id]
-                if isinstance(obj, pygit2.Tree):
-                    sub = obj
-            builder.insert(name, _build_tree(repo, sub, value, written),
+            _replaces(prefix + name, mode, subtree=True)
+            sub = repo[old.id].peel(pygit2.Tree) if old is not None else None
+            builder.insert(name, _build_tree(repo, sub, value, written, f"{prefix}{name}/"),
                            pygit2.GIT_FILEMODE_TREE)
         else:
+            _replaces(prefix + name, mode, subtree=False)
             builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
     tree = builder.write()
     written.append(tree)
     return tree
+
+
+_FILE_MODES = (b"100644", b"100755")
+"""The modes of a regular file in a git tree: what an add may write over."""
+
+
+def _replaces(path: str, mode: bytes | None, *, subtree: bool) -> None:
+    """Refuse to put a tree (``subtree``) or a file at ``path`` over another type.
+
+    A tree builder replaces whatever entry has the name: a symbolic link committed at
+    ``store/objects/sha256/b7`` would become a directory, so kistore's own commit would
+    delete a committed path (KI402; new-user review 2026-12-02 F20).
+
+    Args:
+        path: the entry's path from the root of the tree.
+        mode: the octal mode of the entry the base tree holds there, or None (none).
+        subtree: a tree is put there (else a regular file).
+
+    Raises:
+        StoreStateError: the base holds a file where a tree goes, or a tree, link or
+            submodule where a file goes.
+    """
+    if mode is None or (mode == _TREE_MODE if subtree else mode in _FILE_MODES):
+        return
+    found = {_TREE_MODE: "a directory", b"120000": "a symbolic link",
+             b"160000": "a submodule"}.get(mode, "a file")
+    raise StoreStateError(
+        f"HEAD holds {found} at {path}, where this add puts "
+        f"{'a directory' if subtree else 'a file'}: the commit would replace a committed path, "
+        "so nothing was committed. `kistore verify --at HEAD` names it; remove it in its own "
+        f"reviewed change (`git rm -r --cached {path}`), then run this again")
 
 
 _TREE_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
@@ -722,13 +758,14 @@ _BLOB_MODE = b"100644"
 
 
 def _raw_tree(odb: pygit2.Odb, base: bytes | None, entries: dict[str, Any],
-              out: list[tuple[bytes, bytes]]) -> bytes:
+              out: list[tuple[bytes, bytes]], prefix: str = "") -> bytes:
     """Make the tree ``base`` with ``entries`` put in, as raw git objects (not written).
 
     What :func:`_build_tree` writes through libgit2, made from bytes: ``base``'s entries
     (its raw object, parsed), each of ``entries`` put in over them -- a nested dict is a
     subtree, made the same way on the base's subtree of that name if it has one (any
-    other entry of the name is replaced), anything else a blob's 20-byte id, mode 100644
+    other entry of the name is refused: :func:`_replaces`), anything else a blob's 20-byte
+    id, mode 100644
     -- sorted as git sorts a tree (by name, a subtree's name as if it ended in ``/``).
 
     Args:
@@ -736,12 +773,14 @@ def _raw_tree(odb: pygit2.Odb, base: bytes | None, entries: dict[str, Any],
         base: the raw id of the tree to start from, or None for an empty one.
         entries: name -> nested dict or raw blob id.
         out: each tree made is appended as ``(id, bytes)``, subtrees first.
+        prefix: the tree's path (``store/objects/``), for :func:`_replaces`.
 
     Returns:
         The tree's id (20 raw bytes).
 
     Raises:
         KeyError, pygit2.GitError: ``base`` or a subtree is missing from ``odb``.
+        StoreStateError: as :func:`_replaces`.
     """
     current: dict[bytes, tuple[bytes, bytes]] = {}  # name -> (mode, id)
     if base is not None:
@@ -749,10 +788,12 @@ def _raw_tree(odb: pygit2.Odb, base: bytes | None, entries: dict[str, Any],
         current = {name: (mode, oid) for mode, name, oid in _TREE_ENTRY.findall(data)}
     for name, value in entries.items():
         key = name.encode()
+        old = current.get(key)
+        _replaces(prefix + name, old[0] if old is not None else None,
+                  subtree=isinstance(value, dict))
         if isinstance(value, dict):
-            old = current.get(key)
-            sub = old[1] if old is not None and old[0] == _TREE_MODE else None
-            current[key] = (_TREE_MODE, _raw_tree(odb, sub, value, out))
+            sub = old[1] if old is not None else None
+            current[key] = (_TREE_MODE, _raw_tree(odb, sub, value, out, f"{prefix}{name}/"))
         else:
             current[key] = (_BLOB_MODE, value)
     body = b"".join(b"%s %s\0%s" % (mode, name, oid) for name, (mode, oid) in sorted(

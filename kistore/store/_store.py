@@ -757,10 +757,12 @@ class Store:
         # A read never writes (docs/speed.md, "Start-up, third pass").
         # Lazy: the write path (git.commit loads logging; git.writer, core.workers).
         from ..git.commit import BranchCommit, interrupts_deferred
-        from ..git.writer import FileBatch, remove_stale_temps
+        from ..git.writer import FileBatch, refuse_links, remove_stale_temps
 
         assert self.root is not None
-        remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
+        directories = {rel.rpartition("/")[0] for rel in files}
+        refuse_links(self.root, directories)  # before anything is written or removed
+        remove_stale_temps(self.root, directories)  # killed adds
         batch = FileBatch(self.root, files)
         told = False  # on_landed was called without a commit
         landed = None if on_landed is None else (lambda oid: on_landed(str(oid)))
