@@ -20,7 +20,6 @@ from kistore.attest import signing
 from kistore.attest.trust import add_key
 from kistore.core.errors import StoreStateError
 from kistore.core.model import Manifest
-from kistore.store import Store
 
 from ..conftest import commit_all, fixed_key, git
 from .test_store import bulk_batch
