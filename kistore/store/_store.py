@@ -494,6 +494,31 @@ class Store:
         ]
         return match_prefix(prefix, candidates)
 
+    def refuse_output_inside(self, out: str | os.PathLike[str]) -> None:
+        """Refuse an output directory (an export, a site) inside ``store/`` or the git dir.
+
+        Everything under ``store/`` is the layout's (``verify`` reports any other file as
+        KI110) and ``.git`` is git's: written there, an export or a site would break the
+        store it was made from (new-user review 2026-12-02 F22). Links are resolved first.
+
+        Args:
+            out: the directory the command would write (it may not exist yet).
+
+        Raises:
+            InputError: ``out`` is, or is inside, the work tree's ``store/`` directory or
+                the repository's git directory; nothing was written.
+        """
+        target = Path(os.path.realpath(out))
+        kept = [(Path(os.path.realpath(self.git_dir)), "the repository's git directory")]
+        if self.root is not None:
+            kept.append((Path(os.path.realpath(self.root / layout.STORE_DIR)),
+                         f"the store's {layout.STORE_DIR}/ directory, which holds only its "
+                         "layout's files (`kistore verify` would report each new one)"))
+        for directory, what in kept:
+            if target == directory or directory in target.parents:
+                raise InputError(f"is inside {what}; choose a directory outside it",
+                                 file=str(out))
+
     def where(self, at: str | None) -> str:
         """Return where an answer was looked for, for a message that found nothing.
 
