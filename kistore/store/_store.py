@@ -395,7 +395,8 @@ class Store:
         if data is not None:
             return data, file
         mode = view.modes_of([layout.SETTINGS_FILE]).get(layout.SETTINGS_FILE)
-        if mode is None and view.list_dir(layout.SETTINGS_FILE):
+        if mode is None and (view.list_dir(layout.SETTINGS_FILE) or (
+                commit is None and os.path.isdir(file))):  # an empty one lists nothing
             mode = 0o040000
         if mode is None:
             if commit is None and self.not_checked_out() is not None:
