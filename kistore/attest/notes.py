@@ -55,7 +55,7 @@ from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import note_blob
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
-from ..store import atomic_write
+from ..store import atomic_write, refuse_links
 from .levels import NOT_FETCHED as NOT_FETCHED  # re-exported: moved to .levels (start-up)
 from .levels import notes_not_fetched as notes_not_fetched
 
@@ -601,6 +601,7 @@ def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool 
             raise StoreStateError("this repository has no work tree; use a note instead")
 
         path = attestation_path(subject, bundle_bytes)
+        refuse_links(store.root, [path.rpartition("/")[0]])  # a committed link: never write out
         atomic_write(store.root / path, bundle_bytes)
         return path
     blob = str(store.repo.create_blob(object_bytes))  # a note needs its object in git

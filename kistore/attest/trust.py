@@ -30,7 +30,7 @@ from ..core import canonical
 from ..core.errors import InputError, KistoreError, MultipleErrors
 from ..core.layout import TRUST_FILE
 from ..core.schema import check_document
-from ..store import atomic_write
+from ..store import atomic_write, refuse_links
 from .sshsig import SshPublicKey
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -313,7 +313,7 @@ def _read_work_tree(root: Path) -> Trust:
 
 
 def _write(root: Path, trust: Trust) -> None:
-
+    refuse_links(root, [TRUST_FILE.rpartition("/")[0]])  # a committed link: never write out
     atomic_write(root / TRUST_FILE, trust.to_bytes())
 
 

@@ -29,7 +29,13 @@ from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.limits import Limits, long_value_message, long_values, may_pass
 from ..core.model import REFERENCE_FIELDS
 from ..core.naming import external_id_disagreement
-from ..core.schema import KINDS, check_manifest, fast_validator, nfc_problems
+from ..core.schema import (
+    KINDS,
+    check_manifest,
+    fast_validator,
+    nfc_problems,
+    reserved_on_windows,
+)
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
@@ -388,6 +394,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     if not (object_data.isascii() and metadata_data.isascii()) and nfc_problems(obj):
         return None
     name = metadata.get("name")
+    if type(name) is str and reserved_on_windows(name):
+        return None  # the exact path says why
     spec = obj.get("spec")
     references: tuple[str | None, ...] = _NO_REFERENCES
     if obj["kind"] == "BenchmarkRun" and type(spec) is dict:

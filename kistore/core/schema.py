@@ -302,7 +302,8 @@ def fast_validator(kind: Any) -> Any:
 
     Its ``is_valid(document)`` answering True means :func:`check_manifest` finds no schema
     error (the fast validator is never more lenient: a property test holds it to that);
-    :func:`nfc_problems`, the rest of :func:`check_manifest`, is asked apart.
+    :func:`nfc_problems` and :func:`reserved_on_windows`, the rest of
+    :func:`check_manifest`, are asked apart.
 
     Args:
         kind: a manifest's ``kind`` value (anything).
@@ -410,8 +411,8 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
         return [SchemaError(
             f"a manifest's kind must be one of {', '.join(KINDS)}; {found}", file=file,
             pointer="/kind")]
-    return check_document(document, f"{kind}.json", file=file) + nfc_problems(document,
-                                                                             file=file)
+    return (check_document(document, f"{kind}.json", file=file)
+            + nfc_problems(document, file=file) + reserved_name_problems(document, file=file))
 
 
 IDENTIFYING = {
@@ -457,6 +458,42 @@ def nfc_problems(document: Any, *, file: str | None = None) -> list[SchemaError]
                 f"family or statistic becomes two): write {nfc!r} "
                 f"({' '.join(f'U+{ord(c):04X}' for c in nfc)})", file=file, pointer=pointer))
     return errors
+
+
+_RESERVED_ON_WINDOWS = re.compile(r"(?:con|prn|aux|nul|com[1-9]|lpt[1-9]) *(?:\.|$)")
+"""Device names Windows reserves for a path component, with any extension (``aux.txt``)."""
+
+
+def reserved_on_windows(name: str) -> bool:
+    """Whether Windows reserves ``name`` as a path component (:func:`reserved_name_problems`)."""
+    return _RESERVED_ON_WINDOWS.match(name.lower()) is not None
+
+
+def reserved_name_problems(document: Any, *, file: str | None = None) -> list[SchemaError]:
+    """Return an error when ``metadata.name`` is a device name Windows reserves.
+
+    A name becomes a file, ``store/names/KIND/XX/NAME``, that is never renamed or deleted
+    (KI208); Git for Windows refuses to check out a path component named ``CON``, ``PRN``,
+    ``AUX``, ``NUL``, ``COM1``-``COM9`` or ``LPT1``-``LPT9`` in any case, with or without
+    an extension (its ``is_valid_win32_path``), so one such name would break every Windows
+    checkout of the store for good (new-user review 2026-12-02 F19).
+
+    Args:
+        document: a parsed manifest.
+        file: file name to put in the error.
+
+    Returns:
+        One :class:`SchemaError` at ``/metadata/name``, or none.
+    """
+    metadata = document.get("metadata") if isinstance(document, dict) else None
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    if not isinstance(name, str) or not reserved_on_windows(name):
+        return []
+    return [SchemaError(
+        f"{name!r} is a device name Windows reserves (CON, PRN, AUX, NUL, COM1-COM9, "
+        "LPT1-LPT9, with or without an extension): Git for Windows cannot check out its "
+        "names file, and a name is never freed; choose another name", file=file,
+        pointer="/metadata/name")]
 
 
 def describe_error(error: Any) -> str:

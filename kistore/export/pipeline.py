@@ -132,7 +132,9 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
         The :class:`ExportResult`.
 
     Raises:
-        InputError: ``out`` is not empty (full) or holds no matching export (``since``),
+        InputError: ``out`` is inside ``store/`` or the git directory
+            (:meth:`~kistore.store.Store.refuse_output_inside`), is not empty (full) or
+            holds no matching export (``since``),
             ``since`` is not the commit it was made at, the format differs, an unknown
             format, a revision naming no commit; for ``since``, rows vanished or the
             columns changed (make a full export instead). Nothing is written then.
@@ -143,6 +145,7 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
             is removed, a ``--since`` one's new files are removed).
     """
     out = Path(out)
+    store.refuse_output_inside(out)
     commit = _commit(store, at)
     previous = _previous(out, store, since) if since is not None else None
     fmt = fmt or (previous["fileFormat"] if previous else "parquet")

@@ -1,12 +1,12 @@
 """Committing written files onto the checked-out branch: the ``--commit`` path (docs/design.md §3).
 
-A commit is built whole before anything a user sees changes: blobs (one packfile from
+A commit is built whole before anything a user sees changes: blobs (packfiles from
 :data:`PACK_THRESHOLD` files on), trees on top of the branch tip, the commit object. Then,
 in one block that SIGINT and SIGTERM wait for, the paths are staged in git's index (under
 git's own ``index.lock``) and the branch is moved by compare-and-swap. A branch that another
 writer moved meanwhile is refused, not built on (this add checked its names against a work
 tree that holds none of that writer's manifests); a ref lock held by another git command
-is waited for. If the branch never moves, the staged entries are taken back. A packfile
+is waited for. If the branch never moves, the staged entries are taken back. Each packfile
 of new blobs carries a ``.keep`` file until the branch reaches it, and every object is
 checked to exist just before the move, so a ``git repack -a -d`` or ``git gc
 --prune=now`` run meanwhile cannot leave the branch on missing objects.
@@ -54,7 +54,7 @@ from .lazy import pygit2  # imported on first use (~0.2 s)
 from .writer import FileStat
 
 PACK_THRESHOLD = 64
-"""From this many new blobs on, a commit writes one packfile instead of loose objects."""
+"""From this many new blobs on, a commit writes packfiles instead of loose objects."""
 
 CAS_ATTEMPTS = 50
 """How often a branch move lost to a concurrent writer is retried on the new tip."""
@@ -239,7 +239,7 @@ class BranchCommit:
                 committed and the index is as it was.
         """
         repo = self.repo
-        keep: Path | None = None
+        keeps: list[Path] = []
         try:
             branch, parent = branch_tip(repo)
             if self._branch is not None and branch != self._branch:
@@ -248,8 +248,8 @@ class BranchCommit:
                 raise _tip_moved(branch, self._tip, parent)
             try:
                 signature = commit_signature(repo)
-                if len(files) >= PACK_THRESHOLD:  # the blobs in one pack: two files, not one each
-                    blobs, keep, oid, tree, written = self._commit_packed(
+                if len(files) >= PACK_THRESHOLD:  # the blobs in packs: a few files, not one each
+                    blobs, keeps, oid, tree, written = self._commit_packed(
                         parent, files, signature, message)
                 else:
                     blobs = {path: repo.create_blob(data) for path, data in files.items()}
@@ -262,7 +262,7 @@ class BranchCommit:
             return self._stage_and_land(blobs, branch, parent, oid, tree, written, message,
                                         stats)
         finally:
-            if keep is not None:  # the branch holds the objects now, or they are given up
+            for keep in keeps:  # the branch holds the objects now, or they are given up
                 keep.unlink(missing_ok=True)
 
     def _stage_and_land(self, blobs: dict[str, pygit2.Oid], branch: str,
@@ -386,9 +386,9 @@ class BranchCommit:
 
     def _commit_packed(self, parent: pygit2.Commit | None, files: Mapping[str, bytes],
                        signature: pygit2.Signature, message: str
-                       ) -> tuple[dict[str, pygit2.Oid], Path, pygit2.Oid, pygit2.Oid,
+                       ) -> tuple[dict[str, pygit2.Oid], list[Path], pygit2.Oid, pygit2.Oid,
                                   list[pygit2.Oid]]:
-        """Write ``files``' blobs as one pack, then the trees holding them, then the commit.
+        """Write ``files``' blobs as packs, then the trees holding them, then the commit.
 
         The trees are made here from raw entries (:func:`_raw_tree`), not by libgit2's
         tree builder, which took each of a bulk add's 60,000 entries through Python. They
@@ -398,16 +398,16 @@ class BranchCommit:
         20,000-manifest repository 43 bytes a manifest larger after ``git gc``.
 
         Returns:
-            Path -> blob id, the pack's ``.keep`` file (the caller deletes it once the
+            Path -> blob id, the packs' ``.keep`` files (the caller deletes them once the
             branch reaches the objects, or gives them up: until then ``git repack -a -d``
-            leaves the pack alone, as git keeps an incoming push's pack; breaker9), the
+            leaves the packs alone, as git keeps an incoming push's pack; breaker9), the
             commit, its tree, and the trees written.
         """
         raw = {path: pack.blob_id(data) for path, data in files.items()}
         trees: list[tuple[bytes, bytes]] = []
         base = parent.tree_id.raw if parent is not None else None
         tree = _raw_tree(self.repo.odb, base, _nest(raw), trees)
-        keep = pack.write_kept_objects(
+        keeps = pack.write_kept_objects(
             objects_dir(self.repo) / "pack",
             zip(raw.values(), itertools.repeat(pack.BLOB), files.values()),
             f"kistore add --commit (pid {os.getpid()})")
@@ -423,9 +423,10 @@ class BranchCommit:
             commit = self.repo.create_commit(None, signature, signature, message, tree_id,
                                              parents)
         except BaseException:
-            keep.unlink(missing_ok=True)
+            for keep in keeps:
+                keep.unlink(missing_ok=True)
             raise
-        return ({p: pygit2.Oid(raw=oid) for p, oid in raw.items()}, keep, commit, tree_id,
+        return ({p: pygit2.Oid(raw=oid) for p, oid in raw.items()}, keeps, commit, tree_id,
                 written)
 
     def _index_update(self) -> contextlib.AbstractContextManager[gitindex.IndexUpdate | None]:
@@ -691,26 +692,62 @@ def _nest(blobs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _build_tree(repo: pygit2.Repository, base: pygit2.Tree | None, entries: dict[str, Any],
-                written: list[pygit2.Oid]) -> pygit2.Oid:
+                written: list[pygit2.Oid], prefix: str = "") -> pygit2.Oid:
     """Write the tree ``base`` with ``entries`` inserted (nested dicts are subtrees).
 
-    Appends the id of every tree written to ``written``.
+    Appends the id of every tree written to ``written``; ``prefix`` is the tree's path
+    (``store/objects/``), for :func:`_replaces`.
+
+    Raises:
+        StoreStateError: ``base`` holds something at a path of ``entries`` that the
+            insertion would replace by another type (:func:`_replaces`).
     """
     builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
     for name, value in entries.items():
+        old = base[name] if base is not None and name in base else None
+        mode = None if old is None else b"%o" % old.filemode
         if isinstance(value, dict):
-            sub = None
-            if base is not None and name in base:
-                obj = repo[base[name].id]
-                if isinstance(obj, pygit2.Tree):
-                    sub = obj
-            builder.insert(name, _build_tree(repo, sub, value, written),
+            _replaces(prefix + name, mode, subtree=True)
+            sub = repo[old.id].peel(pygit2.Tree) if old is not None else None
+            builder.insert(name, _build_tree(repo, sub, value, written, f"{prefix}{name}/"),
                            pygit2.GIT_FILEMODE_TREE)
         else:
+            _replaces(prefix + name, mode, subtree=False)
             builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
     tree = builder.write()
     written.append(tree)
     return tree
+
+
+_FILE_MODES = (b"100644", b"100755")
+"""The modes of a regular file in a git tree: what an add may write over."""
+
+
+def _replaces(path: str, mode: bytes | None, *, subtree: bool) -> None:
+    """Refuse to put a tree (``subtree``) or a file at ``path`` over another type.
+
+    A tree builder replaces whatever entry has the name: a symbolic link committed at
+    ``store/objects/sha256/b7`` would become a directory, so kistore's own commit would
+    delete a committed path (KI402; new-user review 2026-12-02 F20).
+
+    Args:
+        path: the entry's path from the root of the tree.
+        mode: the octal mode of the entry the base tree holds there, or None (none).
+        subtree: a tree is put there (else a regular file).
+
+    Raises:
+        StoreStateError: the base holds a file where a tree goes, or a tree, link or
+            submodule where a file goes.
+    """
+    if mode is None or (mode == _TREE_MODE if subtree else mode in _FILE_MODES):
+        return
+    found = {_TREE_MODE: "a directory", b"120000": "a symbolic link",
+             b"160000": "a submodule"}.get(mode, "a file")
+    raise StoreStateError(
+        f"HEAD holds {found} at {path}, where this add puts "
+        f"{'a directory' if subtree else 'a file'}: the commit would replace a committed path, "
+        "so nothing was committed. `kistore verify --at HEAD` names it; remove it in its own "
+        f"reviewed change (`git rm -r --cached {path}`), then run this again")
 
 
 _TREE_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
@@ -721,13 +758,14 @@ _BLOB_MODE = b"100644"
 
 
 def _raw_tree(odb: pygit2.Odb, base: bytes | None, entries: dict[str, Any],
-              out: list[tuple[bytes, bytes]]) -> bytes:
+              out: list[tuple[bytes, bytes]], prefix: str = "") -> bytes:
     """Make the tree ``base`` with ``entries`` put in, as raw git objects (not written).
 
     What :func:`_build_tree` writes through libgit2, made from bytes: ``base``'s entries
     (its raw object, parsed), each of ``entries`` put in over them -- a nested dict is a
     subtree, made the same way on the base's subtree of that name if it has one (any
-    other entry of the name is replaced), anything else a blob's 20-byte id, mode 100644
+    other entry of the name is refused: :func:`_replaces`), anything else a blob's 20-byte
+    id, mode 100644
     -- sorted as git sorts a tree (by name, a subtree's name as if it ended in ``/``).
 
     Args:
@@ -735,12 +773,14 @@ def _raw_tree(odb: pygit2.Odb, base: bytes | None, entries: dict[str, Any],
         base: the raw id of the tree to start from, or None for an empty one.
         entries: name -> nested dict or raw blob id.
         out: each tree made is appended as ``(id, bytes)``, subtrees first.
+        prefix: the tree's path (``store/objects/``), for :func:`_replaces`.
 
     Returns:
         The tree's id (20 raw bytes).
 
     Raises:
         KeyError, pygit2.GitError: ``base`` or a subtree is missing from ``odb``.
+        StoreStateError: as :func:`_replaces`.
     """
     current: dict[bytes, tuple[bytes, bytes]] = {}  # name -> (mode, id)
     if base is not None:
@@ -748,10 +788,12 @@ def _raw_tree(odb: pygit2.Odb, base: bytes | None, entries: dict[str, Any],
         current = {name: (mode, oid) for mode, name, oid in _TREE_ENTRY.findall(data)}
     for name, value in entries.items():
         key = name.encode()
+        old = current.get(key)
+        _replaces(prefix + name, old[0] if old is not None else None,
+                  subtree=isinstance(value, dict))
         if isinstance(value, dict):
-            old = current.get(key)
-            sub = old[1] if old is not None and old[0] == _TREE_MODE else None
-            current[key] = (_TREE_MODE, _raw_tree(odb, sub, value, out))
+            sub = old[1] if old is not None else None
+            current[key] = (_TREE_MODE, _raw_tree(odb, sub, value, out, f"{prefix}{name}/"))
         else:
             current[key] = (_BLOB_MODE, value)
     body = b"".join(b"%s %s\0%s" % (mode, name, oid) for name, (mode, oid) in sorted(

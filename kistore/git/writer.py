@@ -20,9 +20,11 @@ import itertools
 import marshal
 import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..core.errors import StoreStateError
 from ..core.workers import forking, start_worker
 
 BULK_LISTING = 64
@@ -159,6 +161,55 @@ def remove_stale_temps(root: str | os.PathLike[str], directories: Iterable[str])
                     os.unlink(os.path.join(top, directory, name))
                     removed.append(f"{directory}/{name}")
     return removed
+
+
+def refuse_links(root: str | os.PathLike[str], directories: Iterable[str]) -> None:
+    """Refuse to write below a symbolic link or a file where a directory belongs.
+
+    A write follows a symbolic link on its path: a link committed at, say,
+    ``store/objects/sha256/b7`` (git stores links as blobs of mode 120000) would have an
+    add write its files wherever the link points, outside the repository, and ``add
+    --commit`` then replace the committed link with a directory (new-user review
+    2026-12-02 F20). Checked before anything is written or removed, with one ``lstat``
+    per directory level (a bulk add's 1,000 shard directories: about a millisecond).
+
+    Args:
+        root: the work tree the directories are relative to (its own path may be reached
+            through links: only what is below it is checked).
+        directories: ``/``-separated directories relative to ``root`` that files will be
+            written into.
+
+    Raises:
+        StoreStateError: one of the directories, or a directory above it below ``root``,
+            is a symbolic link or anything but a directory; nothing was written.
+    """
+    base = os.fspath(root) + "/"
+    seen: set[str] = set()
+    for directory in directories:
+        parts = directory.split("/")
+        for end in range(1, len(parts) + 1):
+            rel = "/".join(parts[:end])
+            if rel in seen:
+                continue
+            seen.add(rel)
+            try:
+                mode = os.lstat(base + rel).st_mode
+            except FileNotFoundError:
+                break  # made new by the write, as every level below it
+            if not stat.S_ISDIR(mode):
+                raise StoreStateError(_not_a_directory(base, rel, mode))
+
+
+def _not_a_directory(base: str, rel: str, mode: int) -> str:
+    """Return :func:`refuse_links`'s message: what is there, what was done, what to do."""
+    if stat.S_ISLNK(mode):
+        found = f"a symbolic link (to {os.readlink(base + rel)!r})"
+    else:
+        found = "a file" if stat.S_ISREG(mode) else f"not a directory (mode {mode:o})"
+    return (f"{rel} is {found}, where the store keeps a directory: kistore writes the "
+            "store's files only into its own directories, so nothing was written. "
+            f"`kistore verify` names it; if a commit holds it, remove it in its own reviewed "
+            f"change (`git rm {rel}`), else delete it, then run this again")
 
 
 class FileBatch:

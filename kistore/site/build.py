@@ -199,8 +199,9 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
         A :class:`BuildReport`.
 
     Raises:
-        InputError: ``at`` names no commit; ``out`` is a file, or a non-empty directory
-            that is not a site; ``kistore.toml`` at ``at`` is not valid.
+        InputError: ``at`` names no commit; ``out`` is inside ``store/`` or the git
+            directory (:meth:`~kistore.store.Store.refuse_output_inside`), a file, or a
+            non-empty directory that is not a site; ``kistore.toml`` at ``at`` is not valid.
         StoreStateError: two runs, groups or workloads share the first 16 hex digits of
             their digests.
         OSError: a file under ``out`` cannot be written.
@@ -210,6 +211,7 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
         derived query index under ``.git/kistore/``. The store is not written.
     """
     out = Path(out)
+    store.refuse_output_inside(out)
     _check_out(out)
     commit = store.commit(at)
     cache = None if full else _read_cache(out)

@@ -28,12 +28,13 @@ from ._views import (
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each loads on first use
     from ..git.commit import PACK_THRESHOLD
-    from ..git.writer import atomic_write
+    from ..git.writer import atomic_write, refuse_links
     from .admission import AddResult
     from .migrate import ForwardWritten, GroupWritten, NameWritten
 
 _WRITE_PATH = {"PACK_THRESHOLD": "kistore.git.commit", "AddResult": "kistore.store.admission",
                "atomic_write": "kistore.git.writer",  # trust and notes write with it
+               "refuse_links": "kistore.git.writer",
                "ForwardWritten": "kistore.store.migrate",
                "GroupWritten": "kistore.store.migrate",
                "NameWritten": "kistore.store.migrate"}
@@ -77,4 +78,5 @@ __all__ = [
     "WorkTreeView",
     "atomic_write",
     "parse_settings",
+    "refuse_links",
 ]

@@ -395,7 +395,8 @@ class Store:
         if data is not None:
             return data, file
         mode = view.modes_of([layout.SETTINGS_FILE]).get(layout.SETTINGS_FILE)
-        if mode is None and view.list_dir(layout.SETTINGS_FILE):
+        if mode is None and (view.list_dir(layout.SETTINGS_FILE) or (
+                commit is None and os.path.isdir(file))):  # an empty one lists nothing
             mode = 0o040000
         if mode is None:
             if commit is None and self.not_checked_out() is not None:
@@ -493,6 +494,31 @@ class Store:
             if (d := layout.digest_from_path(f"{shard}/{leaf}")) is not None
         ]
         return match_prefix(prefix, candidates)
+
+    def refuse_output_inside(self, out: str | os.PathLike[str]) -> None:
+        """Refuse an output directory (an export, a site) inside ``store/`` or the git dir.
+
+        Everything under ``store/`` is the layout's (``verify`` reports any other file as
+        KI110) and ``.git`` is git's: written there, an export or a site would break the
+        store it was made from (new-user review 2026-12-02 F22). Links are resolved first.
+
+        Args:
+            out: the directory the command would write (it may not exist yet).
+
+        Raises:
+            InputError: ``out`` is, or is inside, the work tree's ``store/`` directory or
+                the repository's git directory; nothing was written.
+        """
+        target = Path(os.path.realpath(out))
+        kept = [(Path(os.path.realpath(self.git_dir)), "the repository's git directory")]
+        if self.root is not None:
+            kept.append((Path(os.path.realpath(self.root / layout.STORE_DIR)),
+                         f"the store's {layout.STORE_DIR}/ directory, which holds only its "
+                         "layout's files (`kistore verify` would report each new one)"))
+        for directory, what in kept:
+            if target == directory or directory in target.parents:
+                raise InputError(f"is inside {what}; choose a directory outside it",
+                                 file=str(out))
 
     def where(self, at: str | None) -> str:
         """Return where an answer was looked for, for a message that found nothing.
@@ -757,10 +783,12 @@ class Store:
         # A read never writes (docs/speed.md, "Start-up, third pass").
         # Lazy: the write path (git.commit loads logging; git.writer, core.workers).
         from ..git.commit import BranchCommit, interrupts_deferred
-        from ..git.writer import FileBatch, remove_stale_temps
+        from ..git.writer import FileBatch, refuse_links, remove_stale_temps
 
         assert self.root is not None
-        remove_stale_temps(self.root, {rel.rpartition("/")[0] for rel in files})  # killed adds
+        directories = {rel.rpartition("/")[0] for rel in files}
+        refuse_links(self.root, directories)  # before anything is written or removed
+        remove_stale_temps(self.root, directories)  # killed adds
         batch = FileBatch(self.root, files)
         told = False  # on_landed was called without a commit
         landed = None if on_landed is None else (lambda oid: on_landed(str(oid)))

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kistore.git.pack import _object_header, blob_id, write_blobs
+from kistore.git import pack
+from kistore.git.pack import BLOB, _object_header, blob_id, write_blobs, write_kept_objects
 
 
 def git(cwd: Path, *args: str, data: bytes | None = None) -> bytes:
@@ -55,3 +59,86 @@ def test_any_blobs_round_trip_through_git(tmp_path_factory, blobs):
     for data, oid in zip(blobs, ids, strict=True):
         assert git(repo, "cat-file", "blob", oid.hex()) == data
     git(repo, "fsck", "--strict")
+
+
+def _similar_manifests(count: int) -> list[bytes]:
+    """``count`` distinct run-like documents of ~600 bytes that differ in a few values."""
+    return [json.dumps({"kind": "BenchmarkRun", "metadata": {"name": f"run-{i}"},
+                        "spec": {"latency": {"median_ns": 1000 + i * 7, "p95_ns": 2000 + i},
+                                 "environment": "sha256:" + hashlib.sha256(b"%d" % (i % 12)
+                                                                           ).hexdigest(),
+                                 "notes": "a steady kernel, measured ten times " * 8}},
+                       sort_keys=True).encode() for i in range(count)]
+
+
+def _commit_all(repo: Path, ids: list[bytes]) -> None:
+    listing = "".join(f"100644 blob {oid.hex()}\tf{i}\n" for i, oid in enumerate(ids))
+    tree = git(repo, "mktree", data=listing.encode()).decode().strip()
+    commit = git(repo, "commit-tree", tree, "-m", "all", data=b"").decode().strip()
+    git(repo, "update-ref", "refs/heads/main", commit)
+
+
+def _blob_deltas_after_gc(repo: Path) -> int:
+    git(repo, "gc", "-q")
+    (idx,) = (repo / ".git" / "objects" / "pack").glob("pack-*.idx")
+    lines = git(repo, "verify-pack", "-v", str(idx)).decode().splitlines()
+    return sum(1 for line in lines if " blob " in line and len(line.split()) == 7)
+
+
+def test_a_large_batch_is_dealt_over_packs_by_id(tmp_path):
+    git(tmp_path, "init", "-q")
+    pack_dir = tmp_path / ".git" / "objects" / "pack"
+    blobs = _similar_manifests(2_000)
+    objects = [(blob_id(data), BLOB, data) for data in blobs]
+    keeps = write_kept_objects(pack_dir, objects + objects[:5], "test")  # 5 met twice
+    assert len(keeps) == 3  # 2,000 // 512
+    assert all(keep.read_text() == "test\n" for keep in keeps)
+    held: dict[bytes, int] = {}
+    for keep in keeps:
+        listing = git(tmp_path, "verify-pack", "-v", str(keep.with_suffix(".idx"))).decode()
+        for line in listing.splitlines():
+            if " blob " in line:
+                oid = bytes.fromhex(line.split()[0])
+                assert oid[0] % 3 == keeps.index(keep)  # dealt by the id's first byte
+                held[oid] = held.get(oid, 0) + 1
+    assert held == {oid: 1 for oid, _, _ in objects}
+    for data, (oid, _, _) in zip(blobs[:20], objects, strict=False):
+        assert git(tmp_path, "cat-file", "blob", oid.hex()) == data
+    assert write_kept_objects(pack_dir, objects[:1_023], "small").__len__() == 1
+
+
+def test_git_gc_deltifies_a_spread_batch_and_not_one_whole_pack(tmp_path):
+    # The reason for the spread (write_kept_objects): git gc keeps two whole objects of
+    # one pack whole. Same documents, one pack against the spread packs.
+    blobs = _similar_manifests(2_000)
+    one, spread = tmp_path / "one", tmp_path / "spread"
+    for repo in (one, spread):
+        git(repo.parent, "init", "-q", str(repo))
+    ids = write_blobs(one / ".git" / "objects" / "pack", blobs)
+    keeps = write_kept_objects(spread / ".git" / "objects" / "pack",
+                               [(oid, BLOB, data) for oid, data in zip(ids, blobs, strict=True)],
+                               "test")
+    for keep in keeps:
+        keep.unlink()
+    for repo in (one, spread):
+        _commit_all(repo, ids)
+    assert _blob_deltas_after_gc(one) == 0
+    assert _blob_deltas_after_gc(spread) > 1_500
+
+
+def test_a_failed_spread_leaves_no_pack_behind(tmp_path, monkeypatch):
+    git(tmp_path, "init", "-q")
+    pack_dir = tmp_path / ".git" / "objects" / "pack"
+    real, calls = pack._write, []
+
+    def fail_second(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pack, "_write", fail_second)
+    objects = [(blob_id(data), BLOB, data) for data in _similar_manifests(1_100)]
+    with pytest.raises(OSError, match="No space"):
+        write_kept_objects(pack_dir, objects, "test")
+    assert sorted(p.name for p in pack_dir.iterdir()) == []

@@ -6,9 +6,11 @@ import subprocess
 from pathlib import Path
 
 import pygit2
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kistore.core.errors import StoreStateError
 from kistore.git import pack
 from kistore.git.commit import BranchCommit, _build_tree, _nest, _raw_tree
 
@@ -40,9 +42,20 @@ def test_raw_trees_equal_the_tree_builders_on_any_base(tmp_path_factory, before,
         base = repo[_build_tree(repo, None, _nest({p: repo.create_blob(d)
                                                   for p, d in old.items()}), [])]
     new = {p: d + b"new" for p, d in _consistent(added).items()}
-    # a new path may put a folder where the base has a file, or a file over a folder
-    expected = _build_tree(repo, base, _nest({p: repo.create_blob(d) for p, d in new.items()}),
-                           [])
+    # a new path may put a folder where the base has a file, or a file over a folder: both
+    # builders refuse that, with the same message (a commit never replaces a committed path)
+    try:
+        expected = _build_tree(repo, base, _nest({p: repo.create_blob(d)
+                                                  for p, d in new.items()}), [])
+    except StoreStateError as e:
+        with pytest.raises(StoreStateError) as raw_refused:
+            _raw_tree(repo.odb, base.id.raw if base is not None else None,
+                      _nest({p: pack.blob_id(d) for p, d in new.items()}), [])
+        assert str(raw_refused.value) == str(e)
+        clash = str(e).split(" at ", 1)[1].split(",", 1)[0]
+        assert clash in old or any(p.startswith(clash + "/") for p in old)
+        return
+    assert not any(p in old and any(n.startswith(p + "/") for n in new) for p in old)
     trees: list[tuple[bytes, bytes]] = []
     made = _raw_tree(repo.odb, base.id.raw if base is not None else None,
                         _nest({p: pack.blob_id(d) for p, d in new.items()}), trees)

@@ -508,6 +508,8 @@ def test_a_kistore_toml_that_is_a_directory_or_fifo_is_refused_by_name(store_pat
         Store(store_path).limits()
     assert raised.value.file == str(settings)
     assert "put a regular kistore.toml in its place" in str(raised.value)
-    (settings / "x").unlink()
+    (settings / "x").unlink()  # an empty directory is no file either (review 2026-12-02 F9)
+    with pytest.raises(InputError, match=": a directory, not a regular file"):
+        Store(store_path).limits()
     settings.rmdir()  # absent: the defaults
     assert Store(store_path).limits() == DEFAULT
