@@ -100,6 +100,11 @@ layer's unit rule, :func:`kistore.query.units.units_admitted` (KI210)."""
 METADATA_LISTED = 50
 """How many manifests whose metadata an add replaced its commit message lists."""
 
+WRITES_BESIDE_HEAD = ("writes into the work tree and checks names against it, which lacks "
+                      "every file HEAD holds")
+"""What ``add``, ``import`` and ``migrate`` need of the work tree (a clone not checked
+out would take a name HEAD gives another manifest: :meth:`Store.require_checkout_to_write`)."""
+
 
 class AdmissionWarning(KistoreError):
     """A problem an :data:`AdmissionCheck` reports that does not refuse the add.
@@ -313,6 +318,26 @@ class Store:
         raise StoreStateError(
             f"{where}: answer from the commit with `{asked}`, which gives the same answers (in "
             f"a blob-less clone it fetches only the files it reads), or {checkout}")
+
+    def require_checkout_to_write(self, command: str) -> None:
+        """Refuse a write into a work tree that lacks the store ``HEAD`` holds.
+
+        :meth:`add` (``kistore add``), :meth:`migrate` (``kistore migrate``) and
+        :func:`kistore.importers.run_import` (``kistore import``) ask it before anything
+        is read or written: in a ``git clone --no-checkout`` they would write beside an
+        empty work tree and check names against it, so a name ``HEAD`` gives another
+        manifest would be taken. ``kistore add`` and ``import`` ask it too, before reading
+        their input, so a refused command reads nothing.
+
+        Args:
+            command: the command as the message names it (``kistore add``).
+
+        Raises:
+            StoreStateError: the work tree is not checked out: the command
+                :data:`WRITES_BESIDE_HEAD`; check the files out first (``git checkout HEAD
+                -- .``).
+        """
+        self.require_checkout(command, writes=WRITES_BESIDE_HEAD)
 
     def skipped(self) -> SkipWorktree | None:
         """Return the store paths a sparse checkout leaves out (None: not a sparse checkout).
@@ -595,13 +620,16 @@ class Store:
                 manifest of the same kind; dangling references (each missing digest listed) unless
                 ``allow_dangling``; what a rule of ``checks`` finds (e.g. a run whose unit
                 disagrees with its comparison group's, KI210).
-            StoreStateError: no work tree, or the branch kept moving under a concurrent
-                writer; the store is left as it was.
+            StoreStateError: no work tree, a work tree not checked out (a ``git clone
+                --no-checkout``: :meth:`require_checkout_to_write`, before anything is
+                read), or the branch kept moving under a concurrent writer; the store is
+                left as it was.
             KeyboardInterrupt: Ctrl-C or SIGTERM before the add landed: it was undone.
             AddInterrupted: (a ``KeyboardInterrupt``) one after it landed: nothing was
                 undone; it carries the results and the commit. Past ``on_landed``, only
                 what its handler raises.
         """
+        self.require_checkout_to_write("kistore add")  # a clone not checked out
         names = self.name_index()
         names.usable()  # opened (a file to start again is reset) before the write lock
         landed: list[str | None] = []  # the commit, once the add has landed
@@ -829,7 +857,9 @@ class Store:
         Raises:
             MultipleErrors: a name two manifests hold, or a names file, forward record or
                 group file that holds other bytes; nothing is written.
-            StoreStateError: no work tree, or the ``--commit`` path refuses (see :meth:`add`).
+            StoreStateError: no work tree, a work tree not checked out
+                (:meth:`require_checkout_to_write`), or the ``--commit`` path refuses (see
+                :meth:`add`).
         """
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
         # Lazy: the write path: a read such as `kistore show` never writes.
@@ -838,6 +868,7 @@ class Store:
 
         if self.root is None:
             raise StoreStateError("this repository has no work tree; `migrate` needs one")
+        self.require_checkout_to_write("kistore migrate")  # a clone not checked out
         self.name_index().usable()
         with self._write_lock():
             if commit:
