@@ -26,7 +26,7 @@ from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.comparison import run_key_object, stored_spec
 from ..core.digest import Digest
-from ..core.errors import InputError
+from ..core.errors import InputError, MultipleErrors
 from ..core.findings import Finding
 from ..core.gitattributes import check_gitattributes
 from ..core.limits import DEFAULT, Limits, within_value_limits
@@ -152,7 +152,7 @@ def checking_limits(store: Store, base: str | None = None, *,
     if committed is None:
         try:
             committed = Limits(*map(int, store.limits(at=base)))
-        except InputError:  # BASE's kistore.toml is not valid: its limits are the default
+        except (InputError, MultipleErrors):  # BASE's is not valid: its limits are the default
             committed = DEFAULT
     return Limits(*map(min, limits, committed))
 

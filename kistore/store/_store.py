@@ -382,10 +382,35 @@ class Store:
                 its path, a commit's by ``kistore.toml``); or it is there but not a regular
                 file (a symlink is never followed, as git commits it: refused, not taken
                 for no file).
+            MultipleErrors: several keys of ``[limits]`` are bad (an ``InputError`` each).
         """
-        data, file = self.settings_file(at)
-        settings = parse_settings(data or b"", file=file)
-        return Limits.from_toml(settings.get("limits"), file=file)
+        limits, problems = self.limits_per_key(at)
+        if len(problems) > 1:
+            raise MultipleErrors(problems)
+        if problems:
+            raise problems[0]
+        return limits
+
+    def limits_per_key(self, at: str | None = None) -> tuple[Limits, list[KistoreError]]:
+        """Return the size limits as :meth:`limits` reads them, each bad key at its default.
+
+        What reads the store under a bad ``kistore.toml`` rather than refuse it (queries,
+        ``verify``, which reports it: KI108): each valid key of ``[limits]`` applies, each
+        bad one keeps its default (:meth:`kistore.core.limits.Limits.from_toml_per_key`).
+
+        Returns:
+            ``(limits, problems)``: the problems :meth:`limits` raises, one per bad key
+            (file, JSON Pointer ``/limits/KEY``, what is wrong); a file that does not parse
+            at all (not UTF-8 TOML, ``[limits]`` no table, not a regular file) is one
+            problem, with every limit at its default. No problem: :meth:`limits`' limits.
+        """
+        try:
+            data, file = self.settings_file(at)
+            settings = parse_settings(data or b"", file=file)
+        except InputError as e:
+            return Limits(), list(e.problems)
+        limits, problems = Limits.from_toml_per_key(settings.get("limits"), file=file)
+        return limits, list(problems)
 
     def settings_file(self, at: str | None = None) -> tuple[bytes | None, str]:
         """Return the bytes of the store's ``kistore.toml`` and the name errors give it.
