@@ -66,7 +66,8 @@ def invalid_settings(store: Store, rev: str) -> list[Finding]:
 
     A range whose ``kistore.toml`` breaks ``[limits]`` (``string-length = 0``, a value that
     is not an integer, an unknown key) lowers nothing the gate can tell
-    (:func:`committed_limits` is None), yet after the merge every command refuses the store.
+    (:func:`committed_limits` is None), yet after the merge ``add`` and ``import`` refuse
+    the store, and queries and ``verify`` read each bad key as its default.
 
     Args:
         store: the store (a bare repository is fine).
@@ -100,7 +101,7 @@ def lowered(base: Limits | None, head: Limits | None) -> dict[str, tuple[int, in
     Args:
         base: BASE's limits (None, invalid: taken as the defaults).
         head: HEAD's limits (None, invalid: nothing is lowered; the settings are refused
-            elsewhere and no command reads such a store).
+            elsewhere, KI108).
     """
     if head is None:
         return {}

@@ -401,11 +401,15 @@ class Store:
         Returns:
             ``(limits, problems)``: the problems :meth:`limits` raises, one per bad key
             (file, JSON Pointer ``/limits/KEY``, what is wrong); a file that does not parse
-            at all (not UTF-8 TOML, ``[limits]`` no table, not a regular file) is one
-            problem, with every limit at its default. No problem: :meth:`limits`' limits.
+            at all (not UTF-8 TOML, ``[limits]`` no table) is one problem, with every limit
+            at its default. No problem: :meth:`limits`' limits.
+
+        Raises:
+            InputError: kistore.toml is not a regular file (:meth:`settings_file`: its
+                settings are unknown, never taken for the defaults).
         """
+        data, file = self.settings_file(at)
         try:
-            data, file = self.settings_file(at)
             settings = parse_settings(data or b"", file=file)
         except InputError as e:
             return Limits(), list(e.problems)
