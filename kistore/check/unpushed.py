@@ -159,7 +159,7 @@ def require_remote(store: Store, remote: str) -> None:
         InputError: ``remote`` is not one of the repository's remotes and holds no ``/`` or
             ``:`` and is no existing path: listing the remotes, and what to do.
     """
-    names = sorted(store.repo.remotes.names())
+    names = sorted(name for name in store.repo.remotes.names() if name is not None)
     if remote in names or "/" in remote or ":" in remote or os.path.exists(remote):
         return
     listed = ", ".join(names) if names else "none"
