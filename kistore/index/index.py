@@ -945,9 +945,13 @@ def _settings_warning(problems: Sequence[KistoreError]) -> str:
         else:
             whole = True
             parts.append(str(problem))
-    used = ("the default limits" if whole else "the file's other limits")
-    return (f"{'; '.join(parts)}; queries use {used} until kistore.toml is fixed: correct or "
-            "remove each key named (`kistore verify` reports it, KI108; `add` refuses it)")
+    said = "; ".join(parts)
+    if whole:
+        return (f"{said}; queries use the default limits until kistore.toml is fixed "
+                "(`kistore verify` reports it; `add` refuses it)")
+    return (f"{said}; queries use the file's other limits until kistore.toml is fixed: "
+            "correct or remove each key named (`kistore verify` reports it, KI108; `add` "
+            "refuses it)")
 
 
 _SAID: set[str] = set()
