@@ -23,7 +23,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..core import layout
-from ..core.errors import InputError
+from ..core.errors import InputError, KistoreError, MultipleErrors
 from ..core.findings import Finding
 from ..core.limits import Limits, may_pass
 from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, read_blob
@@ -57,7 +57,7 @@ def committed_limits(store: Store, rev: str) -> Limits | None:
     """
     try:
         return store.limits(at=rev)
-    except InputError:
+    except (InputError, MultipleErrors):  # one bad key, or several
         return None
 
 
@@ -66,23 +66,33 @@ def invalid_settings(store: Store, rev: str) -> list[Finding]:
 
     A range whose ``kistore.toml`` breaks ``[limits]`` (``string-length = 0``, a value that
     is not an integer, an unknown key) lowers nothing the gate can tell
-    (:func:`committed_limits` is None), yet after the merge every command refuses the store.
+    (:func:`committed_limits` is None), yet after the merge ``add`` and ``import`` refuse
+    the store, and queries and ``verify`` read each bad key as its default.
 
     Args:
         store: the store (a bare repository is fine).
         rev: a commit id (the range's HEAD).
 
     Returns:
-        One KI108 finding per problem of the parse error, on ``kistore.toml`` (with its
-        JSON Pointer and line when the error names them); empty when the settings parse.
+        One KI108 finding per problem, on ``kistore.toml`` (with its JSON Pointer and
+        line when the error names them): each bad key of ``[limits]``
+        (:meth:`kistore.store.Store.limits_per_key`), or the one parse error of a file
+        that does not parse; empty when the settings parse.
     """
-    try:
-        store.limits(at=rev)
-    except InputError as e:
-        return [Finding(SETTINGS_INVALID, p.message, file=layout.SETTINGS_FILE,
-                        pointer=p.pointer, line=p.line, column=p.column)
-                for p in e.problems]
-    return []
+    return settings_findings(store.limits_per_key(at=rev)[1])
+
+
+def settings_findings(problems: list[KistoreError]) -> list[Finding]:
+    """Return KI108 on ``kistore.toml`` for each problem of its settings.
+
+    Args:
+        problems: :meth:`kistore.store.Store.limits_per_key`'s.
+
+    Returns:
+        One finding per problem, with its message, JSON Pointer, line and column.
+    """
+    return [Finding(SETTINGS_INVALID, p.message, file=layout.SETTINGS_FILE,
+                    pointer=p.pointer, line=p.line, column=p.column) for p in problems]
 
 
 def lowered(base: Limits | None, head: Limits | None) -> dict[str, tuple[int, int]]:
@@ -91,7 +101,7 @@ def lowered(base: Limits | None, head: Limits | None) -> dict[str, tuple[int, in
     Args:
         base: BASE's limits (None, invalid: taken as the defaults).
         head: HEAD's limits (None, invalid: nothing is lowered; the settings are refused
-            elsewhere and no command reads such a store).
+            elsewhere, KI108).
     """
     if head is None:
         return {}

@@ -67,8 +67,9 @@ VALUE_TOO_LONG = rule(
 SETTINGS_INVALID = rule(
     "KI108", "settings-invalid", ERROR,
     "fix kistore.toml: [limits] takes only manifest-bytes, string-length, array-length and "
-    "source-bytes, each a positive integer (leave a key out for its default); every kistore "
-    "command refuses a store whose settings do not parse")
+    "source-bytes, each a positive integer (leave a key out for its default); until then "
+    "`add` and `import` refuse the store, and queries and `verify` hold it to each bad "
+    "key's default")
 NEW_FILE_TOO_LARGE = (
     "the change adds or edits this file: leave the file or the edit out of the change "
     "(`kistore add` refuses such a manifest), or raise [limits] {key} of kistore.toml in a "

@@ -26,7 +26,7 @@ from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.comparison import run_key_object, stored_spec
 from ..core.digest import Digest
-from ..core.errors import InputError
+from ..core.errors import InputError, MultipleErrors
 from ..core.findings import Finding
 from ..core.gitattributes import check_gitattributes
 from ..core.limits import DEFAULT, Limits, within_value_limits
@@ -40,6 +40,7 @@ from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
 from ._history import check_history, worktree_changes
+from ._lowered import settings_findings
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout
 from ._paths import check_tree_names
 from ._policy import check_policy
@@ -80,7 +81,9 @@ def snapshot(store: Store, at: str | None = None) -> Files:
 
     :meth:`kistore.store.View.files` of ``store.view(at)``, read with the checking
     repository's limits (:func:`checking_limits`, also held to strings and arrays: KI107).
-    A bare repository has no work tree: ``at=None`` then reads ``HEAD``.
+    A bare repository has no work tree: ``at=None`` then reads ``HEAD``. A bad key of
+    ``[limits]`` keeps its default, the file's other keys apply (:func:`check_settings`
+    reports it: KI108).
 
     A commit of a partial clone (``git clone --filter=blob:none``) fetches, with the
     blobs of the listing, every other blob :func:`verify` reads (:func:`read_beside`):
@@ -93,7 +96,9 @@ def snapshot(store: Store, at: str | None = None) -> Files:
     """
     view = store.view(at)
     snap = view.files(also=read_beside(store, at))
-    limits = checking_limits(store)  # kistore.toml: fetched with the listing, if it was not here
+    # kistore.toml: fetched with the listing, if it was not here; a bad key at its default
+    # (check_settings reports it: KI108)
+    limits = checking_limits(store, per_key=True)
     snap.limit = limits.manifest_bytes
     snap.value_limits = limits
     return snap
@@ -122,7 +127,7 @@ def read_beside(store: Store, at: str | None) -> list[str]:
 
 
 def checking_limits(store: Store, base: str | None = None, *,
-                    committed: Limits | None = None) -> Limits:
+                    committed: Limits | None = None, per_key: bool = False) -> Limits:
     """Return every limit stored files are held to (manifest-bytes: KI106; strings, arrays: KI107).
 
     The checking repository's ``[limits]`` (its work tree's kistore.toml, or ``HEAD``'s in
@@ -138,21 +143,25 @@ def checking_limits(store: Store, base: str | None = None, *,
         base: the range's BASE commit, or None (``verify``: the store's own limits).
         committed: ``base``'s committed limits when the caller has read them already (the
             gate, :func:`kistore.check._lowered.committed_limits`); None: read here.
+        per_key: read the store's ``[limits]`` key by key, each bad key at its default
+            (:meth:`kistore.store.Store.limits_per_key`: ``verify``, which reports the
+            bad keys, :func:`check_settings`); False: refuse invalid limits (the gate).
 
     Returns:
         The limits.
 
     Raises:
-        InputError: the store's kistore.toml sets invalid limits (BASE's invalid ones are
-            taken as the default limits).
+        InputError, MultipleErrors: the store's kistore.toml sets invalid limits and not
+            ``per_key`` (BASE's invalid ones are taken as the default limits).
     """
-    limits = Limits(*map(int, store.limits()))
+    own = store.limits_per_key()[0] if per_key else store.limits()
+    limits = Limits(*map(int, own))
     if base is None:
         return limits
     if committed is None:
         try:
             committed = Limits(*map(int, store.limits(at=base)))
-        except InputError:  # BASE's kistore.toml is not valid: its limits are the default
+        except (InputError, MultipleErrors):  # BASE's is not valid: its limits are the default
             committed = DEFAULT
     return Limits(*map(min, limits, committed))
 
@@ -858,9 +867,28 @@ def _quick_parse(data: bytes) -> Any:
         return None
 
 
-CHECKERS: tuple[Checker, ...] = (check_history, check_names, check_policy, check_attestations,
-                                 check_revocations, check_tree_names, check_shallow)
-"""The checks :func:`verify` runs after the contents check: history, policy, attestations.
+def check_settings(store: Store, at: str | None = None) -> list[Finding]:
+    """KI108 for each bad key of the ``[limits]`` ``verify`` checks the store under.
+
+    The checking repository's ``kistore.toml`` (:func:`checking_limits`: its work tree's,
+    or ``HEAD``'s in a bare repository), whatever ``at`` is: ``verify`` goes on under its
+    valid keys, each bad one at its default (:func:`snapshot`), and reports each here.
+
+    Args:
+        store: the repository checked.
+        at: the revision verified (unused: the limits are the checking repository's).
+
+    Returns:
+        One KI108 finding on ``kistore.toml`` per bad key (its JSON Pointer, what is wrong),
+        or one for a file that does not parse at all; empty when the settings parse.
+    """
+    return settings_findings(store.limits_per_key()[1])
+
+
+CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, check_policy,
+                                 check_attestations, check_revocations, check_tree_names,
+                                 check_shallow)
+"""The checks :func:`verify` runs after the contents check: settings, history, policy, attestations.
 
 The check layer's own; a caller adds those of the layers above by passing
 ``checkers=(*CHECKERS, ...)`` (``kistore verify`` adds

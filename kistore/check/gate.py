@@ -140,8 +140,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         file not yet stored (:data:`._rules.NEW_FILE_TOO_LARGE`). When HEAD's
         ``kistore.toml`` lowers a limit below BASE's, KI106/KI107 per stored file of HEAD
         past it too (:func:`._lowered.lowered_limits`; a walk of HEAD's files paid only then).
-        KI108 on ``kistore.toml`` when HEAD's settings do not parse (every command would
-        refuse the store after the merge).
+        KI108 on ``kistore.toml`` for each bad key when HEAD's settings do not parse
+        (``add`` and ``import`` would refuse the store after the merge, and queries and
+        ``verify`` hold it to each bad key's default).
 
     Raises:
         InputError: a malformed range or a revision that names no commit.
@@ -170,7 +171,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed),
         focus=changed)]
     findings += lowered_limits(store, str(head.id), changed, *committed)
-    if committed[1] is None:  # HEAD's settings do not parse: no command reads the store
+    if committed[1] is None:  # HEAD's settings do not parse: add refuses the store
         findings += invalid_settings(store, str(head.id))
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
@@ -739,6 +740,6 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     files = store.view(str(head.id)).files(limits.manifest_bytes)
     files.value_limits = limits
     findings = check_contents(files)
-    if committed is None:  # its settings do not parse: no command reads the store
+    if committed is None:  # its settings do not parse: add refuses the store
         findings += invalid_settings(store, str(head.id))
     return findings + check_history(store, rev)

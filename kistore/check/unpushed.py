@@ -14,14 +14,20 @@ For each such ref, the first commit the remote lacks (in topological order) has 
 the remote holds; the gate :func:`kistore.check.gate.check_range` runs from its first
 parent to the ref, or, for a history that starts at a root commit, everything the ref's
 tree holds and all of its history is checked (as a first push to an empty remote).
+
+A repository holding no store, or a remote name the repository does not have (a typo:
+no remote-tracking refs, so every history would be checked under a name that measures
+nothing), is an error, not "ok, 0 refs" (:func:`require_store`, :func:`require_remote`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..core.errors import InputError
+from ..core import layout
+from ..core.errors import InputError, StoreStateError
 from ..core.findings import Finding
 from .gate import RangeChecker, check_range, whole_history
 from .reach import first_unsent, names_commit, refs_under, remote_tips
@@ -88,10 +94,15 @@ def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker
         however many refs share the commit), and how many refs were checked.
 
     Raises:
-        InputError: ``remote`` is empty or starts with ``-``.
+        InputError: ``remote`` is empty or starts with ``-``, or names no remote of the
+            repository and is no URL or path either (:func:`require_remote`).
+        StoreStateError: the repository is no store (:func:`require_store`): "ok, 0 refs"
+            would say a push was checked when nothing was.
     """
     if not remote or remote.startswith("-"):
         raise InputError(f"{remote!r} is not a remote name")
+    require_store(store)
+    require_remote(store, remote)
     findings: list[Finding] = []
     seen: set[str] = set()
     refs = unpushed_refs(store, remote)
@@ -103,6 +114,60 @@ def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker
                 seen.add(finding.format())
                 findings.append(finding)
     return findings, len(refs)
+
+
+def require_store(store: Store) -> None:
+    """Refuse a repository that holds no store: neither its work tree nor ``HEAD`` has ``store/``.
+
+    Args:
+        store: the repository opened as a :class:`kistore.store.Store`.
+
+    Raises:
+        StoreStateError: no ``store/`` folder in the work tree (or in the index's
+            sparse checkout, or with a ``kistore.toml`` beside it) and none in ``HEAD``'s
+            tree: naming where, and what to do.
+    """
+    root = store.root
+    if root is not None and ((root / layout.STORE_DIR).is_dir()
+                             or (root / layout.SETTINGS_FILE).is_file()):
+        return
+    repo = store.repo
+    if not repo.head_is_unborn and layout.STORE_DIR in store.commit("HEAD").tree:
+        return
+    where = root if root is not None else store.git_dir
+    raise StoreStateError(
+        f"{where} is no kistore store: neither its work tree nor HEAD holds {layout.STORE_DIR}/, "
+        "so there is nothing for the gate to check; run `kistore check --unpushed` in a "
+        "store's clone (or name it with `--store PATH`), or make this repository a store "
+        "with `kistore init`")
+
+
+def require_remote(store: Store, remote: str) -> None:
+    """Refuse a remote name the repository does not have (a URL or path is taken as given).
+
+    What a push could send is measured against the remote's remote-tracking refs: a
+    misspelt name has none, so every local history would be checked whole, under another
+    remote's name. ``git push URL`` (a pre-push hook's remote is the URL then) and ``git
+    push ../path`` name no configured remote: those are taken as given (every local history
+    is unpushed, :func:`unpushed_refs`).
+
+    Args:
+        store: the repository.
+        remote: what ``--unpushed`` was given.
+
+    Raises:
+        InputError: ``remote`` is not one of the repository's remotes and holds no ``/`` or
+            ``:`` and is no existing path: listing the remotes, and what to do.
+    """
+    names = sorted(name for name in store.repo.remotes.names() if name is not None)
+    if remote in names or "/" in remote or ":" in remote or os.path.exists(remote):
+        return
+    listed = ", ".join(names) if names else "none"
+    raise InputError(
+        f"no remote {remote!r} in this repository (its remotes: {listed}): what a push "
+        "could send is measured against a remote's remote-tracking refs; name one of its "
+        f"remotes (`git remote -v` lists them), or add this one (`git remote add {remote} "
+        f"URL`, then `git fetch {remote}`)")
 
 
 def _unpushed(repo: pygit2.Repository, name: str, tip: str, held: list[str]

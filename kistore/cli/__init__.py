@@ -536,12 +536,6 @@ def metadata_option_hint(hint: str) -> Iterator[None]:
         raise
 
 
-WRITES_BESIDE_HEAD = ("writes into the work tree and checks names against it, which lacks "
-                      "every file HEAD holds")
-"""What ``add``, ``import`` and ``migrate`` need of the work tree (a clone not checked
-out would take a name HEAD gives another manifest: :meth:`Store.require_checkout`)."""
-
-
 class Landing:
     """Ctrl-C and SIGTERM once an add has landed: noted, said, never a stop (exit 0).
 

@@ -11,7 +11,6 @@ import click
 
 from ..core.errors import one_line
 from . import (
-    WRITES_BESIDE_HEAD,
     Landing,
     StoreContext,
     emit_json,
@@ -110,7 +109,7 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     # the forked workers each walk copies the pages it touches.
     gc.disable()
     store = ctx.store()
-    store.require_checkout("kistore add", writes=WRITES_BESIDE_HEAD)
+    store.require_checkout_to_write("kistore add")  # Store.add refuses too: before reading
     with interrupt_says("while reading the input: nothing was added or written"):
         located = read_inputs(files, store.limits())
     checks: tuple[AdmissionCheck, ...] = ()
@@ -170,7 +169,6 @@ def migrate(ctx: StoreContext, do_commit: bool, message: str | None, as_json: bo
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
     store = ctx.store()
-    store.require_checkout("kistore migrate", writes=WRITES_BESIDE_HEAD)
     undone = ", and the branch did not move" if do_commit else ""
     landing = Landing()
     with interrupt_says(f"before the migration landed: nothing was written{undone}"), \

@@ -7,7 +7,6 @@ import sys
 import click
 
 from . import (
-    WRITES_BESIDE_HEAD,
     Landing,
     StoreContext,
     emit_json,
@@ -62,7 +61,7 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
     store = ctx.store()
-    store.require_checkout("kistore import", writes=WRITES_BESIDE_HEAD)
+    store.require_checkout_to_write("kistore import")  # run_import too: before reading
     landing = Landing()
     with interrupt_says(undone_add("import", commit=do_commit,
                                              update_metadata=update_metadata)), \

@@ -34,7 +34,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 from . import canonical_fast
 from .canonical import escape_pointer
-from .errors import InputError, shorten
+from .errors import InputError, MultipleErrors, shorten
 
 _CHUNK = 1 << 20
 """Bytes asked of the operating system per read (at most; less near a limit)."""
@@ -70,23 +70,55 @@ class Limits(NamedTuple):
 
         Raises:
             InputError: ``[limits]`` is not a table, a key is unknown (a typo would silently
-                keep the default), or a value is not a positive integer.
+                keep the default), or a value is not a positive integer (the one problem).
+            MultipleErrors: several keys are bad: one :class:`InputError` each.
+        """
+        limits, problems = cls.from_toml_per_key(table, file=file)
+        if len(problems) > 1:
+            raise MultipleErrors(list(problems))
+        if problems:
+            raise problems[0]
+        return limits
+
+    @classmethod
+    def from_toml_per_key(cls, table: Any, *, file: str = "kistore.toml"
+                          ) -> tuple[Limits, list[InputError]]:
+        """Return the limits a ``[limits]`` table sets, each bad key at its default.
+
+        What :meth:`from_toml` refuses, per key: a valid key applies whatever its
+        neighbours hold (``array-length = 10`` beside ``string-length = 0``), a key with a
+        value that is not a positive integer keeps its default, an unknown key is ignored.
+
+        Args:
+            table: the parsed ``[limits]`` table (None when the file has none).
+            file: the settings file, for errors.
+
+        Returns:
+            ``(limits, problems)``: one :class:`InputError` per bad key (JSON Pointer
+            ``/limits/KEY``), in the table's order; one on ``/limits`` (and every limit at
+            its default) when ``[limits]`` is not a table. No problem: exactly
+            :meth:`from_toml`'s limits.
         """
         if table is None:
-            return cls()
+            return cls(), []
         if not isinstance(table, dict):
-            raise InputError("[limits] must be a table of sizes", file=file, pointer="/limits")
+            return cls(), [InputError("[limits] must be a table of sizes", file=file,
+                                      pointer="/limits")]
         known = {name.replace("_", "-"): name for name in cls._fields}
         values: dict[str, int] = {}
+        problems: list[InputError] = []
         for key, value in table.items():
             if key not in known:
-                raise InputError(f"unknown limit {shorten(repr(key))}; the limits are "
-                                 f"{', '.join(known)}", file=file, pointer=f"/limits/{key}")
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"{key} must be a positive integer, found "
-                                 f"{shorten(repr(value))}", file=file, pointer=f"/limits/{key}")
-            values[known[key]] = value
-        return cls(**values)
+                problems.append(InputError(
+                    f"unknown limit {shorten(repr(key))}; the limits are {', '.join(known)}",
+                    file=file, pointer=f"/limits/{key}"))
+            elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                problems.append(InputError(
+                    f"{key} must be a positive integer, found {shorten(repr(value))}",
+                    file=file, pointer=f"/limits/{key}"))
+            else:
+                values[known[key]] = value
+        return cls(**values), problems
 
 
 DEFAULT = Limits()

@@ -207,8 +207,12 @@ def run_import(
             conflict with what is stored, or a
             :class:`~kistore.core.errors.MetadataConflictError` unless
             ``update_metadata``). Nothing is written then.
-        StoreStateError: as ``Store.add``.
+        StoreStateError: as ``Store.add``; a work tree not checked out (a ``git clone
+            --no-checkout``) is refused before any record is built
+            (:meth:`kistore.store.Store.require_checkout_to_write`, naming ``kistore
+            import``).
     """
+    store.require_checkout_to_write("kistore import")
     manifests: list[Manifest] = []
     origins: dict[Any, str] = {}
     errors: list[KistoreError] = []

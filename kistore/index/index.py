@@ -20,7 +20,7 @@ import hashlib
 import itertools
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -895,26 +895,63 @@ def settings_key(store: IndexedStore) -> str | None:
 
 
 def store_limits(store: IndexedStore) -> Limits:
-    """Return the store's ``[limits]``; the defaults when kistore.toml is bad.
+    """Return the store's ``[limits]``; each bad key of a bad kistore.toml at its default.
 
-    A query never fails on a bad kistore.toml (``verify`` and ``add`` refuse it, the gate
-    reports it: KI108), but says so once a process, on the ``kistore.index`` logger: it
-    answers under limits no file sets. A manifest past a limit is left out of the index
-    and listed as skipped (the next query after the limits changed reads it again:
+    A query never fails on a bad kistore.toml (``add`` refuses it; ``verify`` and the gate
+    report it: KI108): each valid key applies, each bad one keeps its default
+    (:meth:`kistore.store.Store.limits_per_key`; a file that does not parse at all: every
+    default). It says so once a process, on the ``kistore.index`` logger, in one warning
+    naming each bad key (file, JSON Pointer, what is wrong, what applies instead) and what
+    to do (:func:`_settings_warning`). A manifest past a limit is left out of the index and
+    listed as skipped (the next query after the limits changed reads it again:
     :meth:`Index._relimit`).
     """
     try:
-        limits = store.limits()
-    except KistoreError as e:
-        said = (f"{e}; queries use the default limits until kistore.toml is fixed (`kistore "
-                "verify` and `add` refuse it)")
+        limits, problems = store.limits_per_key()
+    except KistoreError as e:  # the file could not be read at all
+        limits, problems = DEFAULT, list(e.problems)
+    except AttributeError:  # a store-like object of a test: no settings
+        return DEFAULT
+    if problems:
+        said = _settings_warning(problems)
         if said not in _SAID:
             _SAID.add(said)
             log.warning("warning: %s", said)
-        return DEFAULT
-    except AttributeError:  # a store-like object of a test: no settings
-        return DEFAULT
     return limits if isinstance(limits, Limits) else DEFAULT
+
+
+def _settings_warning(problems: Sequence[KistoreError]) -> str:
+    """Return what a query says of a kistore.toml whose ``[limits]`` it reads per key.
+
+    Args:
+        problems: :meth:`kistore.store.Store.limits_per_key`'s (at least one).
+
+    Returns:
+        One line: each problem (``FILE:/limits/KEY: what is wrong``) with what applies
+        instead (``string-length = 65536, its default``; an unknown key ``ignored``), then
+        that queries use the file's other limits until it is fixed, and how. A problem of
+        the whole file (not TOML, ``[limits]`` no table): every limit at its default.
+    """
+    fields = {name.replace("_", "-"): name for name in Limits._fields}
+    parts = []
+    whole = False
+    for problem in problems:
+        key = (problem.pointer or "").removeprefix("/limits/")
+        if key in fields:
+            parts.append(f"{problem} ({key} = {getattr(DEFAULT, fields[key])} applies, its "
+                         "default)")
+        elif (problem.pointer or "").startswith("/limits/"):
+            parts.append(f"{problem} (ignored)")
+        else:
+            whole = True
+            parts.append(str(problem))
+    said = "; ".join(parts)
+    if whole:
+        return (f"{said}; queries use the default limits until kistore.toml is fixed "
+                "(`kistore verify` reports it; `add` refuses it)")
+    return (f"{said}; queries use the file's other limits until kistore.toml is fixed: "
+            "correct or remove each key named (`kistore verify` reports it, KI108; `add` "
+            "refuses it)")
 
 
 _SAID: set[str] = set()

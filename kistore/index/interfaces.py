@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..core.digest import Digest
+from ..core.errors import KistoreError
 from ..core.limits import Limits
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: pygit2 loads on first use
@@ -77,8 +78,12 @@ class IndexedStore(Protocol):
         """Return the size limits of the store's ``kistore.toml`` (``[limits]``).
 
         Raises:
-            InputError: kistore.toml sets invalid limits.
+            InputError, MultipleErrors: kistore.toml sets invalid limits.
         """
+        ...
+
+    def limits_per_key(self, at: str | None = None) -> tuple[Limits, list[KistoreError]]:
+        """Return the size limits, each bad key of ``[limits]`` at its default, and the problems."""
         ...
 
     def settings_file(self, at: str | None = None) -> tuple[bytes | None, str]:

@@ -110,9 +110,9 @@ class Comparison(NamedTuple):
         """Return what a comparable run states at :attr:`unit_pointer` when it is no string.
 
         None when the policy has no ``unitPointer``, the run is not compared (see
-        :meth:`judged_unit`), or it states a string or nothing there. A number such as ``1``
-        is no unit (``"1"`` would be): such a run is left unranked ("no unit"), and KI210
-        refuses it.
+        :meth:`judged_unit`), or it states a string or nothing there (nothing:
+        :meth:`lacks_unit`). A number such as ``1`` is no unit (``"1"`` would be): such a
+        run is left unranked ("no unit"), and KI210 refuses it.
         """
         if self.unit_pointer is None or spec.get("status") != "passed":
             return None
@@ -120,6 +120,20 @@ class Comparison(NamedTuple):
             return None
         found = resolve_pointer(spec, self.unit_pointer)
         return None if found is None or isinstance(found, str) else found
+
+    def lacks_unit(self, spec: dict[str, Any]) -> bool:
+        """Return True when a comparable run states no unit at :attr:`unit_pointer`.
+
+        False when the policy has no ``unitPointer`` or the run is not compared (see
+        :meth:`judged_unit`). True when the run states nothing (or JSON ``null``) there:
+        ``rank`` leaves it unranked ("no unit at ..."), and KI210 refuses it, as it
+        refuses a unit that is no string (:meth:`misstated_unit`).
+        """
+        if self.unit_pointer is None or spec.get("status") != "passed":
+            return False
+        if self.value(spec)[0] is None:
+            return False
+        return resolve_pointer(spec, self.unit_pointer) is None
 
     def to_json(self) -> dict[str, Any]:
         """Return the comparison as data (for ``--json``)."""

@@ -131,8 +131,8 @@ def group_units(records: Sequence[Record], policy: RankingPolicy, added: set[str
         ``unitPointer``):
 
         * KI210 per run (an added one, with ``added``) that states a value and, at the
-          ``unitPointer``, something other than a string (``1`` for ``"1"``): ``rank``
-          leaves it unranked, "no unit";
+          ``unitPointer``, something other than a string (``1`` for ``"1"``) or nothing
+          (no unit, or ``null``): ``rank`` leaves it unranked, "no unit at ...";
         * with ``added``: KI210 per added run whose unit differs from every unit the
           group's other runs state, on its object file; KI217 (a warning) per added run
           that agrees with some of them while they already state more than one unit (the
@@ -164,6 +164,13 @@ def group_units(records: Sequence[Record], policy: RankingPolicy, added: set[str
                 "string (\"1\" for a dimensionless value); `rank` leaves this run unranked",
                 file=layout.object_path(Digest.from_str(r.digest)), pointer="/spec" + pointer,
                 expected="a string", found=found))
+        elif comparison.lacks_unit(r.spec) and (added is None or r.digest in added):
+            findings.append(Finding(
+                UNIT_DISAGREES, f"no unit at {pointer}: a passed run with a value at "
+                f"{comparison.metric} states its unit there, a string (\"1\" for a "
+                "dimensionless value); `rank` leaves this run unranked",
+                file=layout.object_path(Digest.from_str(r.digest)), pointer="/spec" + pointer,
+                expected="a string", found="nothing"))
     if len(units) < 2:
         return findings
     listed = "; ".join(f"{u} (e.g. {ds[0]})" for u, ds in sorted(units.items()))

@@ -100,6 +100,11 @@ layer's unit rule, :func:`kistore.query.units.units_admitted` (KI210)."""
 METADATA_LISTED = 50
 """How many manifests whose metadata an add replaced its commit message lists."""
 
+WRITES_BESIDE_HEAD = ("writes into the work tree and checks names against it, which lacks "
+                      "every file HEAD holds")
+"""What ``add``, ``import`` and ``migrate`` need of the work tree (a clone not checked
+out would take a name HEAD gives another manifest: :meth:`Store.require_checkout_to_write`)."""
+
 
 class AdmissionWarning(KistoreError):
     """A problem an :data:`AdmissionCheck` reports that does not refuse the add.
@@ -314,6 +319,26 @@ class Store:
             f"{where}: answer from the commit with `{asked}`, which gives the same answers (in "
             f"a blob-less clone it fetches only the files it reads), or {checkout}")
 
+    def require_checkout_to_write(self, command: str) -> None:
+        """Refuse a write into a work tree that lacks the store ``HEAD`` holds.
+
+        :meth:`add` (``kistore add``), :meth:`migrate` (``kistore migrate``) and
+        :func:`kistore.importers.run_import` (``kistore import``) ask it before anything
+        is read or written: in a ``git clone --no-checkout`` they would write beside an
+        empty work tree and check names against it, so a name ``HEAD`` gives another
+        manifest would be taken. ``kistore add`` and ``import`` ask it too, before reading
+        their input, so a refused command reads nothing.
+
+        Args:
+            command: the command as the message names it (``kistore add``).
+
+        Raises:
+            StoreStateError: the work tree is not checked out: the command
+                :data:`WRITES_BESIDE_HEAD`; check the files out first (``git checkout HEAD
+                -- .``).
+        """
+        self.require_checkout(command, writes=WRITES_BESIDE_HEAD)
+
     def skipped(self) -> SkipWorktree | None:
         """Return the store paths a sparse checkout leaves out (None: not a sparse checkout).
 
@@ -357,10 +382,39 @@ class Store:
                 its path, a commit's by ``kistore.toml``); or it is there but not a regular
                 file (a symlink is never followed, as git commits it: refused, not taken
                 for no file).
+            MultipleErrors: several keys of ``[limits]`` are bad (an ``InputError`` each).
+        """
+        limits, problems = self.limits_per_key(at)
+        if len(problems) > 1:
+            raise MultipleErrors(problems)
+        if problems:
+            raise problems[0]
+        return limits
+
+    def limits_per_key(self, at: str | None = None) -> tuple[Limits, list[KistoreError]]:
+        """Return the size limits as :meth:`limits` reads them, each bad key at its default.
+
+        What reads the store under a bad ``kistore.toml`` rather than refuse it (queries,
+        ``verify``, which reports it: KI108): each valid key of ``[limits]`` applies, each
+        bad one keeps its default (:meth:`kistore.core.limits.Limits.from_toml_per_key`).
+
+        Returns:
+            ``(limits, problems)``: the problems :meth:`limits` raises, one per bad key
+            (file, JSON Pointer ``/limits/KEY``, what is wrong); a file that does not parse
+            at all (not UTF-8 TOML, ``[limits]`` no table) is one problem, with every limit
+            at its default. No problem: :meth:`limits`' limits.
+
+        Raises:
+            InputError: kistore.toml is not a regular file (:meth:`settings_file`: its
+                settings are unknown, never taken for the defaults).
         """
         data, file = self.settings_file(at)
-        settings = parse_settings(data or b"", file=file)
-        return Limits.from_toml(settings.get("limits"), file=file)
+        try:
+            settings = parse_settings(data or b"", file=file)
+        except InputError as e:
+            return Limits(), list(e.problems)
+        limits, problems = Limits.from_toml_per_key(settings.get("limits"), file=file)
+        return limits, list(problems)
 
     def settings_file(self, at: str | None = None) -> tuple[bytes | None, str]:
         """Return the bytes of the store's ``kistore.toml`` and the name errors give it.
@@ -621,13 +675,16 @@ class Store:
                 manifest of the same kind; dangling references (each missing digest listed) unless
                 ``allow_dangling``; what a rule of ``checks`` finds (e.g. a run whose unit
                 disagrees with its comparison group's, KI210).
-            StoreStateError: no work tree, or the branch kept moving under a concurrent
-                writer; the store is left as it was.
+            StoreStateError: no work tree, a work tree not checked out (a ``git clone
+                --no-checkout``: :meth:`require_checkout_to_write`, before anything is
+                read), or the branch kept moving under a concurrent writer; the store is
+                left as it was.
             KeyboardInterrupt: Ctrl-C or SIGTERM before the add landed: it was undone.
             AddInterrupted: (a ``KeyboardInterrupt``) one after it landed: nothing was
                 undone; it carries the results and the commit. Past ``on_landed``, only
                 what its handler raises.
         """
+        self.require_checkout_to_write("kistore add")  # a clone not checked out
         names = self.name_index()
         names.usable()  # opened (a file to start again is reset) before the write lock
         landed: list[str | None] = []  # the commit, once the add has landed
@@ -857,7 +914,9 @@ class Store:
         Raises:
             MultipleErrors: a name two manifests hold, or a names file, forward record or
                 group file that holds other bytes; nothing is written.
-            StoreStateError: no work tree, or the ``--commit`` path refuses (see :meth:`add`).
+            StoreStateError: no work tree, a work tree not checked out
+                (:meth:`require_checkout_to_write`), or the ``--commit`` path refuses (see
+                :meth:`add`).
         """
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
         # Lazy: the write path: a read such as `kistore show` never writes.
@@ -866,6 +925,7 @@ class Store:
 
         if self.root is None:
             raise StoreStateError("this repository has no work tree; `migrate` needs one")
+        self.require_checkout_to_write("kistore migrate")  # a clone not checked out
         self.name_index().usable()
         with self._write_lock():
             if commit:

@@ -346,6 +346,61 @@ def test_pre_commit_framework_push_hook_checks_another_branch_pushed_to_an_empty
     assert "2 local ref(s) with commits empty lacks" in done.stdout  # main and topic
 
 
+def _unpushed(runner, root: Path, remote: str, *fmt: str):
+    from kistore.cli import main
+
+    return runner.invoke(main, ["--store", str(root), "check", "--unpushed", remote, *fmt])
+
+
+def _json_error(done) -> str:
+    """The one error of a ``check --json`` that could not run (its report on stdout)."""
+    report = json.loads(done.stdout)
+    assert (report["ok"], report["findings"], len(report["errors"])) == (False, [], 1)
+    return report["errors"][0]["message"]
+
+
+def test_unpushed_in_a_repository_that_is_no_store_is_an_error(runner, tmp_path):
+    # units60: a clone of a repository holding no store said "ok: 0 local ref(s)": a
+    # pre-push hook passed having checked nothing.
+    origin = tmp_path / "plain"
+    origin.mkdir()
+    git(origin, "init", "-q")
+    (origin / "README").write_text("not a store\n")
+    git(origin, "add", "README")
+    git(origin, "commit", "-qm", "a repository, not a store")
+    plain = tmp_path / "plain-clone"
+    git(tmp_path, "clone", "-q", str(origin), str(plain))
+    said = (f"{plain} is no kistore store: neither its work tree nor HEAD holds store/, so "
+            "there is nothing for the gate to check; run `kistore check --unpushed` in a "
+            "store's clone (or name it with `--store PATH`), or make this repository a "
+            "store with `kistore init`")
+    done = _unpushed(runner, plain, "origin")
+    assert (done.exit_code, done.stdout, done.stderr) == (1, "", f"error: {said}\n")
+    for fmt in (["--json"], ["--format", "json"]):
+        done = _unpushed(runner, plain, "origin", *fmt)
+        assert done.exit_code == 1
+        assert _json_error(done) == said
+
+
+def test_unpushed_naming_no_remote_of_the_repository_is_an_error(runner, clone, server):
+    # units60: a misspelt remote has no remote-tracking refs: every local history was
+    # checked whole and said ok, as if measured against that remote.
+    said = ("no remote 'orign' in this repository (its remotes: origin): what a push could "
+            "send is measured against a remote's remote-tracking refs; name one of its "
+            "remotes (`git remote -v` lists them), or add this one (`git remote add orign "
+            "URL`, then `git fetch orign`)")
+    done = _unpushed(runner, clone, "orign")
+    assert (done.exit_code, done.stdout, done.stderr) == (1, "", f"error: {said}\n")
+    done = _unpushed(runner, clone, "orign", "--json")
+    assert done.exit_code == 1 and _json_error(done) == said
+    # a remote's name, or a URL or path as `git push URL` hands a pre-push hook: checked
+    for remote, refs in (("origin", 0), (str(server), 1), (f"file://{server}", 1)):
+        done = _unpushed(runner, clone, remote)
+        assert done.exit_code == 0, (remote, done.output)
+        assert done.stdout.splitlines()[-1].startswith(
+            f"ok: {refs} local ref(s) with commits {remote} lacks: 0 errors"), remote
+
+
 def test_pre_commit_framework_push_hook_checks_every_ref_of_a_push_of_several(clone):
     # Issue 18: `git push origin main topic` hands the hook main's range only; topic was
     # tampered and passed.

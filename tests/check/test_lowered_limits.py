@@ -344,6 +344,26 @@ def test_a_range_breaking_the_settings_is_ki108_on_kistore_toml(
     assert [f for f in again if f.rule.id == "KI108"] == []
 
 
+def test_a_range_with_one_bad_key_beside_valid_ones_is_ki108_per_bad_key(
+        runner, published):
+    # units60: queries now read [limits] key by key (a valid key applies beside a bad
+    # one); the gate still refuses a HEAD with any bad key, and names each.
+    base = head(published)
+    settings = published / "kistore.toml"
+    settings.write_text(settings.read_text().replace(
+        "\n[limits]\n", '\n[limits]\narray-length = 10\nstring-length = 0\nsource-bytes = "1"\n'))
+    broken = commit_all(published, "break [limits]")
+    git(published, "checkout", "-q", base)
+    result = invoke(runner, published, "check", f"{base}..{broken}", "--json")
+    assert result.exit_code == 1, result.output
+    found = [f for f in json.loads(result.stdout)["findings"] if f["severity"] == "error"]
+    assert [(f["rule"], f["file"], f["pointer"], f["message"]) for f in found] == [
+        ("KI108", "kistore.toml", "/limits/source-bytes",
+         "source-bytes must be a positive integer, found '1'"),
+        ("KI108", "kistore.toml", "/limits/string-length",
+         "string-length must be a positive integer, found 0")]
+
+
 def test_a_first_push_breaking_the_settings_is_ki108_too(published, tmp_path):
     # a first push to an empty remote is checked whole (whole_history): its settings too
     settings = published / "kistore.toml"

@@ -197,3 +197,38 @@ def test_add_import_and_migrate_say_to_check_out(runner, clones, tmp_path):
         assert (done.exit_code, done.stdout) == (1, ""), args
         assert done.stderr == NOT_CHECKED_OUT + f"`kistore {command}` {writes}" + CHECKOUT
     assert not (clone / "store").exists()
+
+
+def test_the_store_refuses_add_import_and_migrate_from_python(clones, tmp_path):
+    # Review 2026-12-02 (units60): only the command line refused them; Store.add,
+    # run_import and Store.migrate called from Python wrote beside the empty work tree
+    # (and took a name HEAD gives another manifest). The store refuses, with the message
+    # `kistore` prints, before reading or writing anything.
+    from kistore.core.errors import StoreStateError
+    from kistore.core.model import Manifest
+    from kistore.importers import plan_import, run_import
+
+    full, clone, _ = clones
+    writes = ("the work tree is not checked out (HEAD holds store/, the work tree has none): "
+              "`kistore {}` writes into the work tree and checks names against it, which "
+              "lacks every file HEAD holds: check the files out first with `git checkout "
+              "HEAD -- .`")
+    other = ManifestKit().implementation("proj-other", name="run-1-impl")
+    head = git(clone, "rev-parse", "HEAD")
+    store = Store(clone)
+    for commit in (False, True):
+        with pytest.raises(StoreStateError) as refused:
+            store.add([Manifest.from_document(other)], commit=commit)
+        assert str(refused.value) == writes.format("add")
+        with pytest.raises(StoreStateError) as refused:
+            store.migrate(commit=commit)
+        assert str(refused.value) == writes.format("migrate")
+    empty = tmp_path / "nothing"
+    empty.mkdir()
+    with pytest.raises(StoreStateError) as refused:
+        run_import(store, "kernelbench", plan_import("kernelbench", [str(empty)]))
+    assert str(refused.value) == writes.format("import")
+    assert sorted(p.name for p in clone.iterdir()) == [".git"]  # nothing written
+    assert git(clone, "rev-parse", "HEAD") == head
+    # checked out, the same calls work
+    assert [r.status for r in Store(full).add([Manifest.from_document(other)])] == ["added"]

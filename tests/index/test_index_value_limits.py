@@ -17,6 +17,7 @@ import pytest
 
 from kistore.core import layout
 from kistore.core.digest import Digest
+from kistore.core.errors import MultipleErrors
 from kistore.core.limits import DEFAULT, Limits, long_values, lowered_bound, walk_bound
 from kistore.index import index as index_module
 from kistore.index._database import index_path
@@ -262,17 +263,64 @@ def test_the_bounds_of_what_may_hold_a_value_past_the_limits():
     assert lowered_bound(low, None) == walk_bound(low)
 
 
-def test_a_bad_kistore_toml_is_said_once_and_the_defaults_answer(runner, long_store, caplog):
-    # Second review 2026-12-02: with `string-length = 0` (which verify, add and the gate
-    # refuse) rank, show and ls answered silently under the default limits, which no file
-    # sets: a limit of 65,536 named in a warning, an array-length of the same file ignored.
-    store, _, _ = long_store
+def test_a_bad_kistore_toml_is_said_once_and_its_valid_keys_answer(runner, long_store, caplog):
+    # Second review 2026-12-02: with `string-length = 0` (which add and the gate refuse)
+    # rank, show and ls answered silently under the default limits, which no file sets.
+    # Then they said so, but still used every default: the file's valid `array-length =
+    # 50` was ignored (units60). Now each key on its own: string-length keeps its default,
+    # array-length 50 applies and leaves run-2 (a 60-item array) out.
+    store, _, long_array = long_store
     set_limits(store, 0, 50)
-    names, _ = ranked(runner, store.root)
-    assert names == ["run-0", "run-1", "run-2"]  # the defaults hold all three
-    # on the kistore.index logger: on stderr by Python's last resort in a command line
+    for _ in range(2):
+        names, warned = ranked(runner, store.root)
+        assert names == ["run-0", "run-1"]  # run-1's 1,200 characters: the default holds
+        assert str(long_array) in warned
+    # on the kistore.index logger (on stderr by Python's last resort in a command line),
+    # once a process
     said = [r.getMessage() for r in caplog.records if r.name == "kistore.index"]
     assert said == [
         f"warning: {store.root / 'kistore.toml'}:/limits/string-length: string-length must "
-        "be a positive integer, found 0; queries use the default limits until kistore.toml "
-        "is fixed (`kistore verify` and `add` refuse it)"]
+        "be a positive integer, found 0 (string-length = 65536 applies, its default); "
+        "queries use the file's other limits until kistore.toml is fixed: correct or remove "
+        "each key named (`kistore verify` reports it, KI108; `add` refuses it)"]
+    assert Store(store.root).limits_per_key()[0] == Limits(string_length=65_536,
+                                                           array_length=50)
+
+
+def test_each_bad_key_is_named_in_the_one_warning(runner, long_store, caplog):
+    store, long_string, long_array = long_store
+    (store.root / "kistore.toml").write_bytes(SETTINGS + b"[limits]\nstring-length = 1000\n"
+                                              b"array-length = \"50\"\nstrng-length = 9\n")
+    names, warned = ranked(runner, store.root)
+    assert names == ["run-0", "run-2"]  # string-length 1000 applies; array-length: 10,000
+    assert str(long_string) in warned and str(long_array) not in warned
+    file = store.root / "kistore.toml"
+    said = [r.getMessage() for r in caplog.records if r.name == "kistore.index"]
+    assert said == [
+        f"warning: {file}:/limits/array-length: array-length must be a positive integer, "
+        "found '50' (array-length = 10000 applies, its default); "
+        f"{file}:/limits/strng-length: unknown limit 'strng-length'; the limits are "
+        "manifest-bytes, source-bytes, string-length, array-length (ignored); queries use "
+        "the file's other limits until kistore.toml is fixed: correct or remove each key "
+        "named (`kistore verify` reports it, KI108; `add` refuses it)"]
+    # what refuses the file still refuses it, naming each bad key
+    with pytest.raises(MultipleErrors) as refused:
+        Store(store.root).limits()
+    assert [p.pointer for p in refused.value.problems] == ["/limits/array-length",
+                                                           "/limits/strng-length"]
+    with pytest.raises(MultipleErrors):
+        Limits.from_toml({"array-length": "50", "strng-length": 9})
+    assert Limits.from_toml_per_key({"array-length": "50", "string-length": 7})[0] == \
+        Limits(string_length=7)
+
+
+def test_a_kistore_toml_that_is_no_toml_leaves_every_default(runner, long_store, caplog):
+    store, _, _ = long_store
+    (store.root / "kistore.toml").write_bytes(SETTINGS + b"[limits]\narray-length = 50\n[oops\n")
+    names, _ = ranked(runner, store.root)
+    assert names == ["run-0", "run-1", "run-2"]
+    said = [r.getMessage() for r in caplog.records if r.name == "kistore.index"]
+    assert len(said) == 1 and said[0].startswith(
+        f"warning: {store.root / 'kistore.toml'}: not valid TOML: ")
+    assert said[0].endswith("; queries use the default limits until kistore.toml is fixed "
+                            "(`kistore verify` reports it; `add` refuses it)")

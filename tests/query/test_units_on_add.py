@@ -266,3 +266,93 @@ def test_check_places_ki210_on_a_run_with_its_pointer_from_either_base(
         "KI210", "error", obj(ns), "/spec/sourceNative/unit",
         f"states 'ns' at /sourceNative/unit; the other runs of comparison group {key} state "
         "'ms': `rank` would fail for the whole group")]
+
+
+# -- review 2026-12-02 (units60): a comparable run stating no unit at all --
+
+NO_UNIT = ('no unit at /sourceNative/unit: a passed run with a value at '
+           '/sourceNative/metrics/score states its unit there, a string ("1" for a '
+           "dimensionless value); `rank` leaves this run unranked")
+
+
+def unitless(kit, parts, name, score, *, status="passed", null=False):
+    """A run with a score and nothing (or ``null``) at the unit pointer."""
+    impl, doc = scored(kit, parts, name, score, "TFLOP/s")
+    if null:
+        doc["spec"]["sourceNative"]["unit"] = None
+    else:
+        del doc["spec"]["sourceNative"]["unit"]
+    doc["spec"]["status"] = status
+    return [impl, doc]
+
+
+@pytest.mark.parametrize("null", [False, True])
+def test_add_refuses_a_comparable_run_with_no_unit_as_it_refuses_a_number(
+        runner, store_path, kit, tmp_path, unit_store, null):
+    """A passed run with a value and no unit (or null) at the unitPointer: `add` refuses it
+    (KI210), as it refuses ``"unit": 1``; it used to be added and left unranked."""
+    impl, bare = unitless(kit, unit_store, "bare", 3.0, null=null)
+    past_the_gate(store_path, [impl])
+    path = tmp_path / "bare.json"
+    path.write_text(json.dumps(bare))
+    before, head = snapshot(store_path), git(store_path, "rev-parse", "HEAD")
+    for commit in ([], ["--commit"]):
+        refused = run(runner, store_path, "add", *commit, str(path))
+        assert refused.exit_code == 1
+        assert refused.stderr.splitlines() == [
+            f"error: {path}:/spec/sourceNative/unit: {NO_UNIT}; {HINT}"]
+        assert snapshot(store_path) == before
+        assert git(store_path, "rev-parse", "HEAD") == head
+
+
+def test_store_add_refuses_a_run_with_no_unit_when_passed_units_admitted(
+        store_path, kit, unit_store):
+    from kistore.core.errors import MultipleErrors
+    from kistore.query.units import units_admitted
+    from kistore.store import Store
+
+    manifests = [Manifest.from_document(d) for d in unitless(kit, unit_store, "bare", 3.0)]
+    before = snapshot(store_path)
+    with pytest.raises(MultipleErrors) as refused:
+        Store(store_path).add(manifests, checks=(units_admitted,))
+    assert [(p.pointer, p.message) for p in refused.value.problems] == [
+        ("/spec/sourceNative/unit", f"{NO_UNIT}; {HINT}")]
+    assert snapshot(store_path) == before
+
+
+def test_check_and_verify_refuse_a_run_with_no_unit_committed_past_add(
+        runner, store_path, kit, unit_store):
+    """Committed with no admission check: the gate over the range and `verify` report KI210
+    on the run's object with the JSON Pointer of its unit; `rank` says why it is unranked."""
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    bare = past_the_gate(store_path, unitless(kit, unit_store, "bare", 3.0))[1]
+    expected = [("KI210", "error", obj(bare), "/spec/sourceNative/unit", NO_UNIT)]
+    checked = run(runner, store_path, "check", "--json", f"{base}..HEAD")
+    assert checked.exit_code == 1
+    assert findings(checked) == expected
+    verified = run(runner, store_path, "verify", "--json")
+    assert verified.exit_code == 1
+    assert findings(verified) == expected
+    ranked = run(runner, store_path, "rank", "--all", "--json", "BenchmarkRun/a")
+    assert ranked.exit_code == 0, ranked.output
+    rows = {r["name"]: (r["rank"], r["reason"]) for r in json.loads(ranked.stdout)}
+    assert rows == {"a": (1, None), "bare": (None, "no unit at /sourceNative/unit")}
+
+
+def test_runs_never_compared_may_state_no_unit(runner, store_path, kit, tmp_path, unit_store):
+    """Only comparable runs count: a failed run with a value, and a passed run with no
+    value, both with no unit, are added; `check` and `verify` report nothing."""
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    failed = unitless(kit, unit_store, "f", 5.0, status="failed")
+    empty = unitless(kit, unit_store, "n", 5.0)
+    empty[1]["spec"]["sourceNative"]["metrics"] = {}
+    path = tmp_path / "never.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in failed + empty))
+    added = run(runner, store_path, "add", "--commit", str(path))
+    assert added.exit_code == 0, added.output
+    assert added.stderr == ""
+    checked = run(runner, store_path, "check", "--json", f"{base}..HEAD")
+    assert checked.exit_code == 0, checked.output
+    assert findings(checked) == []
+    verified = run(runner, store_path, "verify", "--json")
+    assert findings(verified) == [], verified.output

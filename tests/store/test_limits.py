@@ -281,6 +281,68 @@ def test_a_manifest_committed_past_the_limit_fails_verify_and_check_and_is_left_
         "700" in listed.stderr
 
 
+SETTINGS_HINT = (
+    "fix kistore.toml: [limits] takes only manifest-bytes, string-length, array-length and "
+    "source-bytes, each a positive integer (leave a key out for its default); until then "
+    "`add` and `import` refuse the store, and queries and `verify` hold it to each bad "
+    "key's default")
+
+
+def test_verify_reports_a_bad_limit_as_ki108_and_goes_on_under_the_valid_ones(
+        runner, published):
+    # units60: `verify` stopped with an error at a bad [limits] key (and checked nothing);
+    # now it reports KI108 on kistore.toml (what is wrong, the fix) and checks the store
+    # under the file's valid keys, each bad one at its default: here manifest-bytes = 900
+    # still finds the padded environment past it (KI106).
+    env = _padded()
+    from kistore.core.model import Manifest
+
+    manifest = Manifest.from_document(env)
+    for path, data in ((store_file(str(manifest.digest)), manifest.object_bytes),
+                       (store_file(str(manifest.digest), "metadata"), manifest.metadata_bytes)):
+        (published / path).parent.mkdir(parents=True, exist_ok=True)
+        (published / path).write_bytes(data)
+    commit_all(published, "past the hooks")
+    limited(published, manifest_bytes=900, string_length=0)  # in the work tree
+    padded = store_file(str(manifest.digest))
+    message = "string-length must be a positive integer, found 0"
+    done = invoke(runner, published, "verify", "--json")
+    assert done.exit_code == 1, done.output
+    report = json.loads(done.stdout)
+    assert report["ok"] is False and "errors" not in report
+    errors = [f for f in report["findings"] if f["severity"] == "error"]
+    assert [(f["rule"], f["file"], f.get("pointer")) for f in errors] == [
+        ("KI106", padded, None), ("KI108", "kistore.toml", "/limits/string-length")]
+    assert errors[1]["message"] == message and errors[1]["hint"] == SETTINGS_HINT
+    text = invoke(runner, published, "verify")
+    assert text.exit_code == 1
+    lines = text.stdout.splitlines()
+    assert f"kistore.toml:/limits/string-length: error KI108 settings-invalid: {message}" \
+        in lines
+    assert any(line.startswith(f"{padded}: error KI106 file-too-large:") for line in lines)
+    assert lines[-1].startswith("FAILED: store at work tree: 2 errors")
+    github = invoke(runner, published, "verify", "--format", "github")
+    assert github.exit_code == 1
+    assert ("::error file=kistore.toml,title=KI108 settings-invalid::/limits/string-length: "
+            f"KI108 settings-invalid: {message}. Fix: {SETTINGS_HINT}") in \
+        github.stdout.splitlines()
+    # from Python: the same finding, after the contents
+    from kistore.check.audit import verify
+
+    found = [(f.rule.id, f.file, f.pointer, f.message) for f in verify(Store(published))
+             if f.severity == "error"]
+    assert found == [("KI106", padded, None, errors[0]["message"]),
+                     ("KI108", "kistore.toml", "/limits/string-length", message)]
+    # a file that is not TOML at all: KI108 with the parse error, every limit its default
+    (published / "kistore.toml").write_text("[limits\n")
+    done = invoke(runner, published, "verify", "--json")
+    assert done.exit_code == 1
+    errors = [f for f in json.loads(done.stdout)["findings"] if f["severity"] == "error"]
+    settings = [f for f in errors if f["rule"] in ("KI106", "KI108")]  # 1 MiB: read whole
+    assert [(f["rule"], f["file"]) for f in settings] == [("KI108", "kistore.toml")]
+    assert settings[0]["message"].startswith("not valid TOML: ")
+
+
 def test_a_pull_request_cannot_raise_its_own_limit_when_checked_from_its_merge(
         runner, published):
     # review 2026-12-01: the workflow checks `HEAD^1..HEAD` from a checkout of the merge,
