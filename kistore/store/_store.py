@@ -750,6 +750,7 @@ class Store:
         if commit:
             check_ready(self.repo)
             self._check_head_attributes()
+            self._check_committed_limits(manifests)
         view = self._work_view(self.root)
         plan = plan_add(view, manifests, allow_dangling=allow_dangling,
                         update_metadata=update_metadata, commit=commit, origins=origins,
@@ -777,6 +778,38 @@ class Store:
         except KeyboardInterrupt:
             raise AddInterrupted(results, oid) from None
         return results
+
+    def _check_committed_limits(self, manifests: Sequence[Manifest]) -> None:
+        """Refuse an ``add --commit`` that fits only limits the work tree has not committed.
+
+        The gate holds what a commit adds to the limits the commit's own ``kistore.toml``
+        sets (:func:`kistore.check.gate.check_range`); ``add --commit`` leaves
+        ``kistore.toml`` as HEAD has it, so a limit raised in the work tree and not committed
+        made a commit the gate then refused (new-user review 2026-12-02 F15). Each manifest
+        is checked against HEAD's limits only when the work tree's raise one: the common
+        add, with the file as committed, pays one read of HEAD's ``kistore.toml``.
+
+        Raises:
+            StoreStateError: a manifest passes a limit HEAD's ``kistore.toml`` commits (each
+                named, with what it passes); nothing was written.
+        """
+        here, committed = self.limits_per_key()[0], self.limits_per_key("HEAD")[0]
+        if all(h <= c for h, c in zip(here, committed, strict=True)):
+            return
+        # Lazy: only a raised, uncommitted limit needs the value walk here.
+        from ..core.limits import check_manifest as within
+
+        past = [f"{m.kind}/{m.name}: {e.message}" for m in manifests
+                for e in within(m.document, m.object_bytes, m.metadata_bytes, committed,
+                                file=None)]
+        if past:
+            shown = "; ".join(past[:3]) + (f"; and {len(past) - 3} more" if len(past) > 3
+                                           else "")
+            raise StoreStateError(
+                f"{shown}. These fit the work tree's kistore.toml [limits], not the ones HEAD "
+                "commits, which `kistore check` holds a commit's files to: commit the change "
+                "to kistore.toml first, in its own reviewed change, then `add --commit`; or "
+                "add without --commit; nothing was written")
 
     def _admit(self, checks: Sequence[AdmissionCheck], manifests: Sequence[Manifest],
                results: Sequence[Any], origins: Mapping[Digest, Any] | None
