@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from ..core import layout
 from ..core.errors import InputError
 from ..core.findings import Finding
-from ..core.limits import Limits, may_pass
+from ..core.limits import Limits, file_too_large, may_pass
 from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, read_blob
 from ..git.treediff import shard_leaves
 from ._rules import (
@@ -146,8 +146,8 @@ def lowered_limits(store: Store, head: str, changed: set[str], base_limits: Limi
             continue
         if size > walk.manifest_bytes:
             findings.append(Finding(
-                FILE_TOO_LARGE, f"{said['manifest_bytes']}: the file holds {size:,} bytes, "
-                f"more than the limit of {walk.manifest_bytes:,} (manifest-bytes)", file=path,
+                FILE_TOO_LARGE, f"{said['manifest_bytes']}: "
+                f"{file_too_large(size, walk.manifest_bytes)}", file=path,
                 expected=f"at most {walk.manifest_bytes:,} bytes", found=f"{size:,} bytes",
                 extra={"limit": "manifest-bytes", "was": changes["manifest_bytes"][0]}))
             continue
