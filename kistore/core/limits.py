@@ -34,7 +34,7 @@ from typing import Any, BinaryIO, NamedTuple, overload
 
 from . import canonical_fast
 from .canonical import escape_pointer
-from .errors import InputError, shorten
+from .errors import QUOTE_WIDTH, InputError, shorten
 
 _CHUNK = 1 << 20
 """Bytes asked of the operating system per read (at most; less near a limit)."""
@@ -283,7 +283,8 @@ class LongValue(NamedTuple):
             key of 70,000 characters``, ``an array of 12,000 items``.
         limit: the limit it passes (characters or items).
         key: the ``kistore.toml`` key of that limit (``string-length``, ``array-length``).
-        excerpt: at most ~80 characters quoting it (``repr``); empty for an array.
+        excerpt: what quotes it (:func:`quote_long`): ``: 'whole'`` when its ``repr`` fits
+            in ~80 characters, else ``; its first 40 characters: '...'``; empty for an array.
     """
 
     pointer: str
@@ -318,12 +319,12 @@ def long_values(value: Any, limits: Limits, pointer: str = "") -> list[LongValue
         if isinstance(item, str):
             if len(item) > strings:
                 found.append(LongValue(where, f"a string of {len(item):,} characters", strings,
-                                       "string-length", shorten(repr(item))))
+                                       "string-length", quote_long(item)))
         elif isinstance(item, dict):
             for key, child in item.items():
                 if len(key) > strings:
                     found.append(LongValue(where, f"an object key of {len(key):,} characters",
-                                           strings, "string-length", shorten(repr(key))))
+                                           strings, "string-length", quote_long(key)))
                     continue
                 stack.append((child, f"{where}/{escape_pointer(key)}"))
         elif isinstance(item, list):
@@ -333,6 +334,31 @@ def long_values(value: Any, limits: Limits, pointer: str = "") -> list[LongValue
                 continue
             stack.extend((child, f"{where}/{i}") for i, child in enumerate(item))
     return sorted(found, key=lambda v: v.pointer)
+
+
+EXCERPT = 40
+"""Characters of a string too long to quote whole that a message quotes (its first)."""
+
+
+def quote_long(text: str) -> str:
+    """Return how a message quotes a string past a limit: whole, or its first characters.
+
+    The message has said the string's length already (:class:`LongValue`'s ``what``), so
+    no second length is given (a cut ``repr`` used to add its own: ``a string of 158
+    characters ... (160 characters)``).
+
+    Args:
+        text: the string (a value or an object key).
+
+    Returns:
+        ``: 'text'`` (its ``repr``) when that fits in
+        :data:`~kistore.core.errors.QUOTE_WIDTH` characters (or the string is at most
+        :data:`EXCERPT` characters); else ``; its first 40 characters: 'tex'``, marked as
+        an excerpt.
+    """
+    if len(text) <= EXCERPT or (len(text) + 2 <= QUOTE_WIDTH and len(repr(text)) <= QUOTE_WIDTH):
+        return f": {text!r}"
+    return f"; its first {EXCERPT} characters: {text[:EXCERPT]!r}"
 
 
 def check_value(value: Any, limits: Limits, *, file: str | None, pointer: str = "",
@@ -363,11 +389,11 @@ def long_value_message(value: LongValue) -> str:
         value: one of :func:`long_values`.
 
     Returns:
-        ``a string of 70,000 characters, more than the limit of 65,536 (string-length):
-        'xxx...'; raise ...`` (the excerpt left out for an array).
+        ``a string of 70,000 characters, more than the limit of 65,536 (string-length);
+        its first 40 characters: 'xxx'; raise ...`` (:func:`quote_long`; nothing quoted of
+        an array).
     """
-    return (f"{past_limit(value.what, value.limit, value.key)}"
-            f"{': ' + value.excerpt if value.excerpt else ''}; "
+    return (f"{past_limit(value.what, value.limit, value.key)}{value.excerpt}; "
             f"{SETTINGS_HINT.format(key=value.key)}")
 
 

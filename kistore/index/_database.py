@@ -46,7 +46,8 @@ LEGACY_FILES = ("catalog.sqlite",)
 FORMAT = "kistore-index-9"
 """The file's format, in ``meta``; any other value (or none) makes the file start again.
 9: a ``skipped`` row's problem past a limit worded as every other message past a limit
-(:func:`kistore.core.limits.past_limit`), which :func:`.catalog.limit_key` reads; 8: a ``records`` row's listing seal (``lseal``) and own digest's bytes, and the covering
+(:func:`kistore.core.limits.past_limit`), which :func:`.catalog.limit_key` reads;
+8: a ``records`` row's listing seal (``lseal``) and own digest's bytes, and the covering
 SQL index ``records_list`` (``ls`` reads neither a stored document nor a table row); 7:
 every row sealed, names looked up by a name key; 6: one file (the name tables joined
 the query rows); 5: compact rows, the ``skipped`` list, packed shard listings, hashed stat

@@ -13,6 +13,7 @@ from kistore.core.limits import (
     LongValue,
     bytes_past_limit,
     check_manifest_bytes,
+    check_value,
     file_too_large,
     past_limit,
     too_large,
@@ -67,3 +68,27 @@ def test_walk_bound_is_one_bound_with_or_without_the_limits_held():
     assert walk_bound(low, high) == 999
     assert walk_bound(high, low) is None  # raised: no file can newly pass
     assert walk_bound(Limits(string_length=10), Limits()) == 10
+
+
+NUL = "\\x00"  # how repr writes U+0000
+
+
+def test_a_long_value_is_said_once_with_an_excerpt_marked_as_one():
+    # review 2026-12-02: "a string of 158 characters ... 'xxx...' (160 characters)"
+    limits = Limits(string_length=100)
+    value = {"spec": {"note": "abc" + "x" * 155, "k" * 101: 1, "ctl": "\x00" * 101}}
+    assert [(e.pointer, e.message) for e in check_value(value, limits, file="a.json")] == [
+        ("/spec", "an object key of 101 characters, more than the limit of 100 "
+         f"(string-length); its first 40 characters: '{'k' * 40}'; raise [limits] "
+         "string-length in kistore.toml if this size is meant"),
+        ("/spec/ctl", "a string of 101 characters, more than the limit of 100 (string-length); "
+         f"its first 40 characters: '{NUL * 40}'; raise [limits] string-length in "
+         "kistore.toml if this size is meant"),
+        ("/spec/note", "a string of 158 characters, more than the limit of 100 "
+         f"(string-length); its first 40 characters: 'abc{'x' * 37}'; raise [limits] "
+         "string-length in kistore.toml if this size is meant")]
+    # a string short enough to quote is quoted whole, however its repr is escaped
+    [short] = check_value(["\x00" * 30], Limits(string_length=20), file=None)
+    assert short.message.startswith(
+        f"a string of 30 characters, more than the limit of 20 (string-length): "
+        f"'{NUL * 30}'; ")
