@@ -276,3 +276,44 @@ def test_a_bad_kistore_toml_is_said_once_and_the_defaults_answer(runner, long_st
         f"warning: {store.root / 'kistore.toml'}:/limits/string-length: string-length must "
         "be a positive integer, found 0; queries use the default limits until kistore.toml "
         "is fixed (`kistore verify` and `add` refuse it)"]
+
+
+@pytest.mark.parametrize("key", ["string-length", "manifest-bytes"])
+def test_a_protocol_left_out_by_a_limit_is_said_to_be_in_the_store(runner, tmp_path, key):
+    # review 2026-12-02: rank and show said the run's protocol "is not in the store; add
+    # them", and adding it again is refused (past the same limit)
+    kit = ManifestKit()
+    protocol, env, workload = kit.protocol(family="f" * 1200), kit.environment(), kit.workload()
+    impl = kit.implementation(name="impl-0")
+    docs = [protocol, env, workload, impl, kit.run(protocol, env, impl, workload, latency=10,
+                                                    name="run-0")]
+    Store.init(tmp_path / "store")
+    store = Store(tmp_path / "store")
+    set_limits(store, *HIGH)
+    add_docs(store, docs)
+    digest = Digest.from_str(ManifestKit.digest(protocol))
+    path = layout.object_path(digest)
+    size = (store.root / path).stat().st_size
+    limit = "string-length = 1000" if key == "string-length" else f"manifest-bytes = {size - 1}"
+    (store.root / "kistore.toml").write_bytes(SETTINGS + f"[limits]\n{limit}\n".encode())
+    git(store.root, "add", "-A")
+    git(store.root, "commit", "-qm", "a protocol past the limit")
+    problem = (string_problem().replace("/spec/sourceNative/note", "/spec/comparability/family")
+               if key == "string-length" else
+               f"holds {size:,} bytes, more than the limit of {size - 1:,} (manifest-bytes); "
+               "`kistore verify` reports KI106")
+    what = "length" if key == "string-length" else "size"
+    run_digest = ManifestKit.digest(docs[-1])
+    said = (f"run run-0 ({run_digest}) is in no comparison group: its protocol {digest} is in "
+            f"the store but left out by a limit: {path} {problem}; it is left out while the "
+            f"limit stands: raise [limits] {key} in kistore.toml if this {what} is meant")
+    for at in ([], ["--at", "HEAD"]):
+        ranked = run(runner, store.root, "rank", "BenchmarkRun/run-0", *at)
+        assert ranked.exit_code == 1, ranked.output
+        assert ranked.stderr.splitlines()[-1] == f"error: {said}", at
+        shown = run(runner, store.root, "show", "BenchmarkRun/run-0", *at)
+        assert shown.exit_code == 0, shown.output
+        assert f"note:     {said}\n" in shown.stdout, at
+    (tmp_path / "protocol.json").write_text(json.dumps(protocol))
+    again = run(runner, store.root, "add", str(tmp_path / "protocol.json"))
+    assert again.exit_code == 1  # what "add them" asked is refused: the limit stands
