@@ -108,8 +108,10 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
     from ..check.audit import verify as run
     from ..query import group_rules
 
-    with cannot_run(fmt, as_json, f"store at {at or 'work tree'}"):
+    with cannot_run(fmt, as_json, f"store at {at or 'work tree'}"):  # not a store at all
         store = ctx.store()
+    where = at or ("work tree" if store.root is not None else "HEAD (a bare repository)")
+    with cannot_run(fmt, as_json, f"store at {where}"):
         if at is None:  # a `git clone --no-checkout`: one error, not a KI402 per object
             store.require_checkout("kistore verify")
         snap = snapshot(store, at)
@@ -118,7 +120,6 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
             findings = run(store, at, snap=snap, progress=bar.update, workers=jobs,
                            # and comparison groups whose runs disagree in unit (KI210)
                            checkers=(*CHECKERS, group_rules.check_units))
-    where = at or ("work tree" if store.root is not None else "HEAD (a bare repository)")
     report(_strict(findings) if strict else findings, fmt, as_json, f"store at {where}")
 
 
