@@ -644,18 +644,16 @@ def machine_errors(fmt: str | None, document: dict[str, Any] | None = None) -> I
     try:
         yield
     except (KistoreError, click.UsageError) as e:
-        if isinstance(e, KistoreError):
-            errors = [{"message": p.message, "file": p.file, "pointer": p.pointer,
-                       "line": p.line} for p in e.problems]
-        else:
-            errors = [{"message": e.format_message(), "file": None, "pointer": None,
-                       "line": None}]
+        # (message, file, pointer, line) of each problem
+        said = ([(p.message, p.file, p.pointer, p.line) for p in e.problems]
+                if isinstance(e, KistoreError) else [(e.format_message(), None, None, None)])
         if fmt in ("json", "jsonl"):
-            report = {**(document or {}), "ok": False, "errors": errors}
+            report = {**(document or {}), "ok": False, "errors": [
+                {"message": m, "file": f, "pointer": p, "line": n} for m, f, p, n in said]}
             (emit_json if fmt == "json" else emit_jsonl)(report if fmt == "json" else [report])
         elif fmt == "github":
-            for error in errors:
-                click.echo(github_error(error["message"], error["file"], error["line"]))
+            for message, file, _, line in said:
+                click.echo(github_error(message, file, line))
         raise
 
 
