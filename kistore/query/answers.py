@@ -183,8 +183,7 @@ def no_group_reason(catalog: Catalog, record: Record) -> str:
         does not verify: PATH ...; run `kistore verify``` (a file damaged as committed);
         ``its protocol D is left out: its file in the work tree does not verify or was
         deleted (named above)`` (the CLI's warning names it); ``its protocol D is not in
-        the store; add it``. When both are answered (a
-        run recorded before them), the former wording of both.
+        the store; add it``. When neither is missing, what was said before of both.
     """
     skipped = catalog.skipped()
     gone = {*catalog.unreadable, *catalog.deleted()}
