@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from ..core import layout
 from ..core.errors import InputError, KistoreError, MultipleErrors
 from ..core.findings import Finding
-from ..core.limits import Limits, may_pass
+from ..core.limits import Limits, file_too_large, may_pass
 from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, read_blob
 from ..git.treediff import shard_leaves
 from ._rules import (
@@ -156,8 +156,8 @@ def lowered_limits(store: Store, head: str, changed: set[str], base_limits: Limi
             continue
         if size > walk.manifest_bytes:
             findings.append(Finding(
-                FILE_TOO_LARGE, f"{said['manifest_bytes']}: the file holds {size:,} bytes, "
-                f"more than the limit of {walk.manifest_bytes:,} (manifest-bytes)", file=path,
+                FILE_TOO_LARGE, f"{said['manifest_bytes']}: "
+                f"{file_too_large(size, walk.manifest_bytes)}", file=path,
                 expected=f"at most {walk.manifest_bytes:,} bytes", found=f"{size:,} bytes",
                 extra={"limit": "manifest-bytes", "was": changes["manifest_bytes"][0]}))
             continue
@@ -174,7 +174,79 @@ def lowered_limits(store: Store, head: str, changed: set[str], base_limits: Limi
             findings.append(Finding(
                 finding.rule, f"{said[name]}: {finding.message}", file=path,
                 pointer=finding.pointer, extra={**finding.extra, "was": changes[name][0]}))
-    return findings
+    return findings + _on_settings(store, head, findings, said, changes)
+
+
+def _on_settings(store: Store, head: str, findings: list[Finding], said: dict[str, str],
+                 changes: dict[str, tuple[int, int]]) -> list[Finding]:
+    """Return one finding on ``kistore.toml`` per lowered limit that stored files pass.
+
+    The files' findings are on object and metadata files (with no line: a JSON Pointer);
+    the change to undo is in ``kistore.toml`` (``check --format github`` annotated nothing
+    there). Each is the files' rule (KI106, KI107: an error, as theirs), at JSON Pointer
+    ``/limits/KEY`` and the line of that key in HEAD's ``kistore.toml`` when it is found
+    (:func:`setting_line`).
+
+    Args:
+        store: the store.
+        head: the range's HEAD commit id.
+        findings: the files' findings (:func:`lowered_limits`).
+        said: per lowered field, how its message begins (``kistore.toml lowers ...``).
+        changes: per lowered field, (was, now).
+    """
+    past: dict[str, tuple[Finding, set[str]]] = {}
+    for finding in findings:
+        key = finding.extra["limit"]
+        past.setdefault(key, (finding, set()))[1].add(finding.file or "")
+    if not past:
+        return []
+    data, _ = store.settings_file(head)
+    out = []
+    for key, (first, files) in sorted(past.items()):
+        name = key.replace("-", "_")
+        what = "more bytes than it" if first.rule is FILE_TOO_LARGE else "a value past it"
+        out.append(Finding(
+            first.rule, f"{said[name]}: {len(files):,} stored file(s) hold {what}, each "
+            f"reported ({first.rule.id})", file=layout.SETTINGS_FILE, pointer=f"/limits/{key}",
+            line=setting_line(data, key),
+            extra={"limit": key, "was": changes[name][0], "files": len(files)}))
+    return out
+
+
+def setting_line(data: bytes | None, key: str) -> int | None:
+    """Return the line of ``[limits] KEY`` in a ``kistore.toml``, or None when not found.
+
+    A line-wise look, not a TOML parse (the file parsed already, or the range would be
+    KI108): ``KEY = ...`` under a ``[limits]`` header, or ``limits.KEY = ...`` at the top
+    (keys bare or quoted).
+
+    Args:
+        data: the file's bytes (None: no file).
+        key: the limit's key (``string-length``).
+
+    Returns:
+        The 1-based line number, or None.
+    """
+    if data is None:
+        return None
+    table = ""
+    for number, raw in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith("["):
+            table = _bare(line[1:line.find("]")] if "]" in line else line[1:])
+            continue
+        name, equals, _ = line.partition("=")
+        if equals and ".".join(p for p in (table, _bare(name)) if p) == f"limits.{key}":
+            return number
+    return None
+
+
+def _bare(key: str) -> str:
+    """Return a TOML dotted key with its parts unquoted and unspaced.
+
+    ``"limits" . a`` gives ``limits.a``.
+    """
+    return ".".join(part.strip().strip("\"'") for part in key.split("."))
 
 
 def _stored_files(repo: pygit2.Repository, tree: pygit2.Tree) -> list[tuple[str, str]]:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
-from ..core.errors import KistoreError, MetadataConflictError, shorten
+from ..core.errors import KistoreError, MetadataConflictError, printable, shorten
 
 INTERNAL_ERROR = "internal error: this is a bug in kistore, not a problem with your input"
 """How an exception kistore did not expect is said (exit 1; ``--debug`` shows the traceback)."""
@@ -612,6 +612,95 @@ def emit_jsonl(items: Iterable[Any]) -> None:
     """Print each item as one line of compact JSON on stdout (JSON Lines, UTF-8)."""
     for item in items:
         click.echo(json.dumps(item, ensure_ascii=False, separators=(",", ":")))
+
+
+@contextlib.contextmanager
+def machine_errors(fmt: str | None, document: dict[str, Any] | None = None) -> Iterator[None]:
+    """With machine output, print the error that stopped a command before it could answer.
+
+    A script reading ``--json`` (``jq .ok``) or a workflow reading ``--format github`` gets
+    output it reads whatever happened (a clone not checked out, ``--at`` or a range naming
+    no commit, a malformed range, not a store), not only a message on stderr. The error is
+    still raised: said on stderr as usual, with its exit status (2 for a usage error).
+
+    Args:
+        fmt: the output format: ``json`` (one JSON document, indented), ``jsonl`` (that
+            document as one line), ``github`` (one ``::error::`` workflow command a
+            problem); any other value (``text``, None) prints nothing.
+        document: what the command's JSON document holds besides the error (``verify``'s
+            and ``check``'s ``checked``, ``counts`` of no finding, ``findings``); None for
+            nothing else. ``ok`` (false) and ``errors`` are set: ``[{"message", "file",
+            "pointer", "line"}]``.
+
+    Raises:
+        KistoreError, click.UsageError: the error, after its report.
+    """
+    try:
+        yield
+    except (KistoreError, click.UsageError) as e:
+        # (message, file, pointer, line) of each problem
+        said = ([(p.message, p.file, p.pointer, p.line) for p in e.problems]
+                if isinstance(e, KistoreError) else [(e.format_message(), None, None, None)])
+        if fmt in ("json", "jsonl"):
+            report = {**(document or {}), "ok": False, "errors": [
+                {"message": m, "file": f, "pointer": p, "line": n} for m, f, p, n in said]}
+            (emit_json if fmt == "json" else emit_jsonl)(report if fmt == "json" else [report])
+        elif fmt == "github":
+            for message, file, _, line in said:
+                click.echo(github_error(message, file, line))
+        raise
+
+
+def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
+    """Run a command with ``--json`` (or ``--format``) under :func:`machine_errors`.
+
+    For a command whose options give it ``as_json`` (and ``fmt``, :func:`format_options`):
+    ``rank --json`` in a clone not checked out printed nothing on stdout; it prints
+    ``{"ok": false, "errors": [...]}``. Put it below ``pass_ctx`` (it reads the keyword
+    arguments click passes).
+    """
+    @functools.wraps(command)
+    def reporting(*args: P.args, **kwargs: P.kwargs) -> R:
+        fmt = "json" if kwargs.get("as_json") else kwargs.get("fmt")
+        with machine_errors(fmt if isinstance(fmt, str) else None):
+            return command(*args, **kwargs)
+
+    return reporting
+
+
+def github_error(message: str, file: str | None = None, line: int | None = None) -> str:
+    """Return a GitHub Actions ``::error`` workflow command for an error that is no finding.
+
+    Args:
+        message: what went wrong.
+        file: the file it concerns, when one does (a repository path).
+        line: its line, when known.
+
+    Returns:
+        ``::error file=F,line=L,title=kistore::message`` (``file`` and ``line`` left out
+        when None), escaped as :func:`github_escape` says.
+    """
+    props = [f"file={github_escape(file, True)}"] if file else []
+    if file and line is not None:
+        props.append(f"line={line}")
+    props.append("title=kistore")
+    return printable(f"::error {','.join(props)}::{github_escape(message, False)}")
+
+
+def github_escape(text: str, is_property: bool) -> str:
+    """Escape text for a GitHub Actions workflow command, as the runner requires.
+
+    Args:
+        text: a message, or a property's value (a file name).
+        is_property: escape ``:`` and ``,`` too (they separate properties).
+
+    Returns:
+        ``text`` with ``%``, CR and LF written ``%25``, ``%0D``, ``%0A``.
+    """
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if is_property:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
 
 
 def format_options(command: Any) -> Any:

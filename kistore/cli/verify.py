@@ -7,15 +7,14 @@ Both print findings (text, JSON, or GitHub annotations) and exit with
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 import click
 
-from ..core.errors import KistoreError, printable
+from ..core.errors import printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
-from . import StoreContext, emit_json
+from . import StoreContext, emit_json, github_escape, machine_errors
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -64,11 +63,11 @@ def github_annotation(finding: Finding) -> str:
     """
     props = []
     if finding.file:
-        props.append(f"file={_escape(finding.file, True)}")
+        props.append(f"file={github_escape(finding.file, True)}")
         if finding.line is not None:
             props.append(f"line={finding.line}")
             props.append(f"col={finding.column or 1}")
-    props.append(f"title={_escape(f'{finding.rule.id} {finding.rule.name}', True)}")
+    props.append(f"title={github_escape(f'{finding.rule.id} {finding.rule.name}', True)}")
     message = f"{finding.rule.id} {finding.rule.name}: {finding.message}"
     if finding.pointer:
         message = f"{finding.pointer}: {message}"
@@ -76,14 +75,7 @@ def github_annotation(finding: Finding) -> str:
         message += f" (expected {finding.expected}, found {finding.found})"
     message += f". Fix: {finding.hint}"
     return printable(f"::{_GITHUB_LEVEL[finding.severity]} {','.join(props)}::"
-                     f"{_escape(message, False)}")
-
-
-def _escape(text: str, is_property: bool) -> str:
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if is_property:
-        text = text.replace(":", "%3A").replace(",", "%2C")
-    return text
+                     f"{github_escape(message, False)}")
 
 
 @click.command()
@@ -116,9 +108,10 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
     from ..check.audit import verify as run
     from ..query import group_rules
 
-    json_mode = as_json or fmt == "json"
-    with errors_as_json(json_mode, f"store at {at or 'work tree'}"):
+    with cannot_run(fmt, as_json, f"store at {at or 'work tree'}"):  # not a store at all
         store = ctx.store()
+    where = at or ("work tree" if store.root is not None else "HEAD (a bare repository)")
+    with cannot_run(fmt, as_json, f"store at {where}"):
         if at is None:  # a `git clone --no-checkout`: one error, not a KI402 per object
             store.require_checkout("kistore verify")
         snap = snapshot(store, at)
@@ -127,36 +120,28 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
             findings = run(store, at, snap=snap, progress=bar.update, workers=jobs,
                            # and comparison groups whose runs disagree in unit (KI210)
                            checkers=(*CHECKERS, group_rules.check_units))
-    where = at or ("work tree" if store.root is not None else "HEAD (a bare repository)")
     report(_strict(findings) if strict else findings, fmt, as_json, f"store at {where}")
 
 
-@contextmanager
-def errors_as_json(json_mode: bool, checked: str) -> Iterator[None]:
-    """With ``--json``, print a report of the error that stopped a check before it ran.
+def cannot_run(fmt: str | None, as_json: bool, checked: str) -> AbstractContextManager[None]:
+    """Report the error that stops a check before it runs, in the chosen output format.
 
-    A script reading ``verify --json`` or ``check --json`` (``jq .ok``) gets one JSON
-    document whatever happened: when the check could not run (a clone not checked out,
-    ``--at`` or a range naming no commit, not a store), ``{"checked", "ok": false,
-    "counts"`` of no finding, ``"findings": [], "errors": [{"message", "file", "pointer",
-    "line"}]}``. The error is still raised: said on stderr as usual, with its exit status.
+    :func:`kistore.cli.machine_errors` with ``verify``'s and ``check``'s report: with
+    ``--json``, ``{"checked", "ok": false, "counts"`` of no finding, ``"findings": [],
+    "errors": [{"message", "file", "pointer", "line"}]}``; with ``--format github``, one
+    ``::error`` line a problem. The error is still raised, with its exit status.
 
     Args:
-        json_mode: ``--json`` or ``--format json`` was given (else nothing is printed).
+        fmt: ``--format`` (None: text, or json with ``as_json``).
+        as_json: the ``--json`` flag.
         checked: what was to be checked, for ``checked`` (``store at work tree``).
 
-    Raises:
-        KistoreError: the error, after its report.
+    Returns:
+        The context manager.
     """
-    try:
-        yield
-    except KistoreError as e:
-        if json_mode:
-            emit_json({"checked": checked, "ok": False,
-                       "counts": {ERROR: 0, WARNING: 0, INFO: 0}, "findings": [],
-                       "errors": [{"message": p.message, "file": p.file, "pointer": p.pointer,
-                                   "line": p.line} for p in e.problems]})
-        raise
+    return machine_errors("json" if as_json else fmt, {
+        "checked": checked, "ok": False, "counts": {ERROR: 0, WARNING: 0, INFO: 0},
+        "findings": []})
 
 
 def _strict(findings: list[Finding]) -> list[Finding]:
@@ -211,31 +196,32 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
     # unit disagrees with its group's (KI210).
     checkers = (impact.trust_and_policy_effects, group_rules.units_agree)
 
-    if sum(x is not None for x in (range_, updates, unpushed)) != 1:
-        raise click.UsageError("give one of BASE..HEAD, --updates FILE or --unpushed REMOTE")
-    if remote is not None and updates is None:
-        raise click.UsageError("--remote goes with --updates (a pre-push hook's lines)")
-    if range_ is not None:
-        try:
-            parse_range(range_)
-        except InputError as e:
-            raise click.BadParameter(e.message, param_hint="BASE..HEAD") from None
-    json_mode = as_json or fmt == "json"
+    with cannot_run(fmt, as_json, range_ or ""):  # a usage error too: exit 2, and a report
+        if sum(x is not None for x in (range_, updates, unpushed)) != 1:
+            raise click.UsageError("give one of BASE..HEAD, --updates FILE or --unpushed "
+                                   "REMOTE")
+        if remote is not None and updates is None:
+            raise click.UsageError("--remote goes with --updates (a pre-push hook's lines)")
+        if range_ is not None:
+            try:
+                parse_range(range_)
+            except InputError as e:
+                raise click.BadParameter(e.message, param_hint="BASE..HEAD") from None
     if unpushed is not None:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..check.unpushed import check_unpushed
 
-        with errors_as_json(json_mode, f"local refs with commits {unpushed} lacks"):
+        with cannot_run(fmt, as_json, f"local refs with commits {unpushed} lacks"):
             findings, refs = check_unpushed(ctx.store(), unpushed, checkers=checkers)
         report(_strict(findings) if strict else findings, fmt, as_json,
                f"{refs} local ref(s) with commits {unpushed} lacks")
         return
     if updates is not None:
         lines = [line.split() for line in updates if line.strip()]
-        if any(len(parts) != 3 for parts in lines):
-            raise click.UsageError("--updates lines must be 'OLD NEW REF'")
         checked = f"{len(lines)} ref update(s)"
-        with errors_as_json(json_mode, checked):
+        with cannot_run(fmt, as_json, checked):
+            if any(len(parts) != 3 for parts in lines):
+                raise click.UsageError("--updates lines must be 'OLD NEW REF'")
             store = ctx.store()
             held = None
             if remote is not None:
@@ -247,7 +233,7 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
                                      checkers=checkers)
     else:
         checked = range_ or ""
-        with errors_as_json(json_mode, checked):
+        with cannot_run(fmt, as_json, checked):
             findings = check_range(ctx.store(), checked, checkers=checkers)
     report(_strict(findings) if strict else findings, fmt, as_json, checked)
 

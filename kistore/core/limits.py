@@ -30,11 +30,11 @@ knows nothing of git or of the store.
 from __future__ import annotations
 
 import sys
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO, NamedTuple, overload
 
 from . import canonical_fast
 from .canonical import escape_pointer
-from .errors import InputError, MultipleErrors, shorten
+from .errors import QUOTE_WIDTH, InputError, MultipleErrors, shorten
 
 _CHUNK = 1 << 20
 """Bytes asked of the operating system per read (at most; less near a limit)."""
@@ -128,18 +128,71 @@ SETTINGS_HINT = "raise [limits] {key} in kistore.toml if this size is meant"
 """How a message says which setting raises a limit."""
 
 
+def past_limit(held: str, limit: int, key: str) -> str:
+    """Return the one wording of a size past a limit: ``HELD, more than the limit of M (KEY)``.
+
+    Every message of a manifest, a line, a stored file or a value past ``[limits]`` says
+    its size with this (:func:`bytes_past_limit` for bytes).
+
+    Args:
+        held: what holds how much, e.g. ``1,308 bytes``, ``a string of 70,000 characters``.
+        limit: the limit (bytes, characters or items, as ``held`` counts).
+        key: its ``kistore.toml`` key (``manifest-bytes``).
+
+    Returns:
+        e.g. ``1,308 bytes, more than the limit of 700 (manifest-bytes)``.
+    """
+    return f"{held}, more than the limit of {limit:,} ({key})"
+
+
+def bytes_past_limit(size: int | None, limit: int, key: str = "manifest-bytes") -> str:
+    """Return :func:`past_limit` for a number of bytes, or for an input not read to its end.
+
+    Args:
+        size: the bytes held (a file's stat, a blob's header, a canonical form's length);
+            None when only "more than the limit" is known (a stream read to ``limit`` + 1).
+        limit: the limit in bytes.
+        key: its ``kistore.toml`` key.
+
+    Returns:
+        ``1,308 bytes, more than the limit of 700 (manifest-bytes)``; for None ``more than
+        the limit of 700 bytes (manifest-bytes)``.
+    """
+    if size is None:
+        return f"more than the limit of {limit:,} bytes ({key})"
+    return past_limit(f"{size:,} bytes", limit, key)
+
+
+def file_too_large(size: int | None, limit: int) -> str:
+    """Return what KI106 says of a stored file past ``manifest-bytes`` (``verify``, ``check``).
+
+    Args:
+        size: the file's size in bytes (None: not known, read only to ``limit`` + 1).
+        limit: ``[limits] manifest-bytes``.
+
+    Returns:
+        ``the file holds 1,308 bytes, more than the limit of 700 (manifest-bytes)``.
+    """
+    return f"the file holds {bytes_past_limit(size, limit)}"
+
+
 def too_large(limit: int, key: str, *, what: str, fix: str = "") -> str:
     """Return the message for an input past ``limit`` bytes: the limit, what to do.
 
     Args:
         limit: the limit in bytes.
         key: its ``kistore.toml`` key (``manifest-bytes``).
-        what: what was too large (``the file``, ``line 3``).
+        what: what was too large (``the input``, ``line 3``).
         fix: what else to do, after ``;`` (optional).
+
+    Returns:
+        e.g. ``the input holds more than the limit of 700 bytes (manifest-bytes); nothing
+        past it was read; raise [limits] manifest-bytes in kistore.toml if this size is
+        meant``.
     """
     also = f"; {fix}" if fix else ""
-    return (f"{what} holds more than {limit:,} bytes, the limit ({key}); nothing past it was "
-            f"read{also}; {SETTINGS_HINT.format(key=key)}")
+    return (f"{what} holds {bytes_past_limit(None, limit, key)}; nothing past it was read"
+            f"{also}; {SETTINGS_HINT.format(key=key)}")
 
 
 def read_bounded(name: str, limit: int, *, key: str = "manifest-bytes", fix: str = "") -> bytes:
@@ -262,7 +315,8 @@ class LongValue(NamedTuple):
             key of 70,000 characters``, ``an array of 12,000 items``.
         limit: the limit it passes (characters or items).
         key: the ``kistore.toml`` key of that limit (``string-length``, ``array-length``).
-        excerpt: at most ~80 characters quoting it (``repr``); empty for an array.
+        excerpt: what quotes it (:func:`quote_long`): ``: 'whole'`` when its ``repr`` fits
+            in ~80 characters, else ``; its first 40 characters: '...'``; empty for an array.
     """
 
     pointer: str
@@ -297,12 +351,12 @@ def long_values(value: Any, limits: Limits, pointer: str = "") -> list[LongValue
         if isinstance(item, str):
             if len(item) > strings:
                 found.append(LongValue(where, f"a string of {len(item):,} characters", strings,
-                                       "string-length", shorten(repr(item))))
+                                       "string-length", quote_long(item)))
         elif isinstance(item, dict):
             for key, child in item.items():
                 if len(key) > strings:
                     found.append(LongValue(where, f"an object key of {len(key):,} characters",
-                                           strings, "string-length", shorten(repr(key))))
+                                           strings, "string-length", quote_long(key)))
                     continue
                 stack.append((child, f"{where}/{escape_pointer(key)}"))
         elif isinstance(item, list):
@@ -312,6 +366,31 @@ def long_values(value: Any, limits: Limits, pointer: str = "") -> list[LongValue
                 continue
             stack.extend((child, f"{where}/{i}") for i, child in enumerate(item))
     return sorted(found, key=lambda v: v.pointer)
+
+
+EXCERPT = 40
+"""Characters of a string too long to quote whole that a message quotes (its first)."""
+
+
+def quote_long(text: str) -> str:
+    """Return how a message quotes a string past a limit: whole, or its first characters.
+
+    The message has said the string's length already (:class:`LongValue`'s ``what``), so
+    no second length is given (a cut ``repr`` used to add its own: ``a string of 158
+    characters ... (160 characters)``).
+
+    Args:
+        text: the string (a value or an object key).
+
+    Returns:
+        ``: 'text'`` (its ``repr``) when that fits in
+        :data:`~kistore.core.errors.QUOTE_WIDTH` characters (or the string is at most
+        :data:`EXCERPT` characters); else ``; its first 40 characters: 'tex'``, marked as
+        an excerpt.
+    """
+    if len(text) <= EXCERPT or (len(text) + 2 <= QUOTE_WIDTH and len(repr(text)) <= QUOTE_WIDTH):
+        return f": {text!r}"
+    return f"; its first {EXCERPT} characters: {text[:EXCERPT]!r}"
 
 
 def check_value(value: Any, limits: Limits, *, file: str | None, pointer: str = "",
@@ -342,11 +421,11 @@ def long_value_message(value: LongValue) -> str:
         value: one of :func:`long_values`.
 
     Returns:
-        ``a string of 70,000 characters, more than the limit of 65,536 (string-length):
-        'xxx...'; raise ...`` (the excerpt left out for an array).
+        ``a string of 70,000 characters, more than the limit of 65,536 (string-length);
+        its first 40 characters: 'xxx'; raise ...`` (:func:`quote_long`; nothing quoted of
+        an array).
     """
-    return (f"{value.what}, more than the limit of {value.limit:,} ({value.key})"
-            f"{': ' + value.excerpt if value.excerpt else ''}; "
+    return (f"{past_limit(value.what, value.limit, value.key)}{value.excerpt}; "
             f"{SETTINGS_HINT.format(key=value.key)}")
 
 
@@ -366,40 +445,33 @@ def may_pass(size: int, limits: Limits) -> bool:
     return size > walk_bound(limits)
 
 
-def walk_bound(limits: Limits) -> int:
-    """Return the most bytes of JSON that cannot hold a string or an array past the limits.
-
-    :func:`may_pass` as one number, for a caller comparing many sizes (the query index
-    reading a tree: one comparison a file).
-
-    Args:
-        limits: the limits (``string_length``, ``array_length``).
-
-    Returns:
-        ``min(string_length, 2 * array_length - 1)`` bytes.
-    """
-    bound = lowered_bound(limits, None)
-    assert bound is not None  # nothing held: every limit counts
-    return bound
+@overload
+def walk_bound(limits: Limits) -> int: ...
 
 
-def lowered_bound(limits: Limits, held: Limits | None) -> int | None:
-    """Return the most bytes of JSON that cannot hold a value ``limits`` refuse but ``held`` took.
+@overload
+def walk_bound(limits: Limits, held: Limits | None) -> int | None: ...
 
-    What a reader that checked files under ``held`` (the query index) reads again when the
-    limits become ``limits``: only a file larger than this may now hold a string or an
-    array past them. A limit raised, or kept, adds nothing (a value within it was within
-    before).
+
+def walk_bound(limits: Limits, held: Limits | None = None) -> int | None:
+    """Return the most bytes of JSON that cannot hold a string or an array the limits refuse.
+
+    A string of N characters takes at least N bytes, an array of N items at least 2N - 1:
+    a file of at most this many bytes need not be parsed and walked (:func:`may_pass` as
+    one number, for a caller comparing many sizes: the query index reading a tree, one
+    comparison a file). With ``held``, the limits a reader (the query index) checked its
+    files under: only what those took and ``limits`` refuse counts, so a limit raised or
+    kept adds nothing (a value within it was within before).
 
     Args:
         limits: the limits now (``string_length``, ``array_length``).
-        held: the limits the files were checked under; None when not known (every limit
-            counts, as :func:`walk_bound`).
+        held: the limits the files were checked under; None (the default) when none were
+            (every limit counts).
 
     Returns:
-        The bound in bytes (``string_length`` for a lowered string limit, ``2 *
-        array_length - 1`` for a lowered array limit, the smaller of the two); None when
-        neither limit was lowered (no file needs reading again).
+        The smaller of ``string_length`` and ``2 * array_length - 1`` bytes, of the limits
+        that count; None when none counts (``held`` given and neither limit lowered: no
+        file needs reading again). Never None without ``held``.
     """
     bounds = []
     if held is None or limits.string_length < held.string_length:
@@ -472,8 +544,8 @@ def check_manifest_bytes(object_bytes: bytes, metadata_bytes: bytes, limits: Lim
                            ("metadata", metadata_bytes, "/metadata")):
         if len(data) > limits.manifest_bytes:
             errors.append(InputError(
-                f"its {what} is {len(data):,} bytes in canonical form, more than the limit of "
-                f"{limits.manifest_bytes:,} (manifest-bytes); "
+                f"its {what} in canonical form is "
+                f"{bytes_past_limit(len(data), limits.manifest_bytes)}; "
                 f"{SETTINGS_HINT.format(key='manifest-bytes')}",
                 file=file, pointer=pointer + at, line=line))
     return errors

@@ -43,8 +43,10 @@ FILE = "index.sqlite"
 LEGACY_FILES = ("catalog.sqlite",)
 """Files earlier kistore versions kept beside it (the name catalog), deleted on creation."""
 
-FORMAT = "kistore-index-8"
+FORMAT = "kistore-index-9"
 """The file's format, in ``meta``; any other value (or none) makes the file start again.
+9: a ``skipped`` row's problem past a limit worded as every other message past a limit
+(:func:`kistore.core.limits.past_limit`), which :func:`.catalog.limit_key` reads;
 8: a ``records`` row's listing seal (``lseal``) and own digest's bytes, and the covering
 SQL index ``records_list`` (``ls`` reads neither a stored document nor a table row); 7:
 every row sealed, names looked up by a name key; 6: one file (the name tables joined

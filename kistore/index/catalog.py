@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import canonical, layout, schema
 from ..core.digest import Digest
 from ..core.errors import KistoreError
-from ..core.limits import LongValue
+from ..core.limits import LongValue, bytes_past_limit, past_limit
 from .records import Listed, Record, describe
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -97,7 +97,7 @@ def damage(view: StoreView, digest: Digest) -> tuple[str, str]:
                    view.read(layout.metadata_path(digest)))
 
 
-_TOO_LARGE = "(manifest-bytes; `kistore verify`: KI106)"
+_TOO_LARGE = "; `kistore verify` reports KI106"
 """How the problem of a file past ``[limits] manifest-bytes`` ends (:func:`too_large`)."""
 
 
@@ -109,11 +109,11 @@ def too_large(size: int, limit: int) -> str:
         limit: the limit in bytes.
 
     Returns:
-        e.g. ``holds 1,308 bytes, more than the limit of 700 (manifest-bytes; `kistore
-        verify`: KI106)``, which :func:`is_too_large` recognises in the index's ``skipped``
-        list.
+        e.g. ``holds 1,308 bytes, more than the limit of 700 (manifest-bytes); `kistore
+        verify` reports KI106`` (:func:`kistore.core.limits.bytes_past_limit`), which
+        :func:`is_too_large` recognises in the index's ``skipped`` list.
     """
-    return f"holds {size:,} bytes, more than the limit of {limit:,} {_TOO_LARGE}"
+    return f"holds {bytes_past_limit(size, limit)}{_TOO_LARGE}"
 
 
 def is_too_large(problem: str) -> bool:
@@ -121,7 +121,7 @@ def is_too_large(problem: str) -> bool:
     return problem.startswith("holds ") and problem.endswith(_TOO_LARGE)
 
 
-_TOO_LONG = "; `kistore verify`: KI107)"
+_TOO_LONG = "; `kistore verify` reports KI107"
 """How the problem of a file with a value past ``[limits] string-length`` or
 ``array-length`` ends (:func:`too_long`)."""
 
@@ -134,12 +134,12 @@ def too_long(value: LongValue) -> str:
 
     Returns:
         e.g. ``has a string of 1,200 characters at /spec/native/note, more than the limit
-        of 1,000 (string-length; `kistore verify`: KI107)``, which :func:`limit_key`
-        recognises in the index's ``skipped`` list.
+        of 1,000 (string-length); `kistore verify` reports KI107``
+        (:func:`kistore.core.limits.past_limit`), which :func:`limit_key` recognises in
+        the index's ``skipped`` list.
     """
     where = value.pointer or '""'
-    return (f"has {value.what} at {where}, more than the limit of {value.limit:,} "
-            f"({value.key}{_TOO_LONG}")
+    return f"has {past_limit(f'{value.what} at {where}', value.limit, value.key)}{_TOO_LONG}"
 
 
 def limit_key(problem: str) -> str | None:
@@ -154,8 +154,9 @@ def limit_key(problem: str) -> str | None:
     """
     if is_too_large(problem):
         return "manifest-bytes"
-    if problem.startswith("has ") and problem.endswith(_TOO_LONG):
-        key = problem[problem.rfind("(") + 1:-len(_TOO_LONG)]
+    if problem.startswith("has ") and problem.endswith(f"){_TOO_LONG}"):
+        said = problem[:-len(_TOO_LONG) - 1]
+        key = said[said.rfind("(") + 1:]
         return key if key in ("string-length", "array-length") else None
     return None
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError, StoreStateError
-from ..core.limits import DEFAULT, Limits, lowered_bound
+from ..core.limits import DEFAULT, Limits, walk_bound
 from ..git import treediff
 from ..git.sparse import skip_worktree
 from ..git.treediff import shard_leaves, subtree
@@ -484,7 +484,7 @@ class Index:
         limit), and every manifest with a file that may pass a limit now lower (or not
         known): past ``manifest-bytes``, or long enough to hold a string or an array past
         a lowered ``string-length`` or ``array-length`` (:func:`~kistore.core.limits.
-        lowered_bound`).
+        walk_bound` with the limits held).
         Those are found by :func:`._build.oversized` from blob headers (no file read); a
         real manifest (16 KB at most) is below both bounds unless a limit is set below
         it. Runs that reference them are described again (:meth:`_apply`).
@@ -501,7 +501,7 @@ class Index:
         bounds = []
         if held_bytes is None or limits.manifest_bytes < held_bytes:
             bounds.append(limits.manifest_bytes)
-        if (bound := lowered_bound(limits, held_values)) is not None:
+        if (bound := walk_bound(limits, held_values)) is not None:
             bounds.append(bound)
         if bounds:
             if (count := count_objects(self.repo, tree)) >= LARGE_READ:

@@ -15,7 +15,7 @@ from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, ResolutionError, VerificationError, with_article
 from ..core.schema import KINDS
-from ..index.catalog import Catalog, committed_fix, damage
+from ..index.catalog import Catalog, committed_fix, damage, limit_key
 from ..index.groups import listings_tree, open_group_catalog
 from ..index.index import open_catalog
 from ..index.records import Record
@@ -157,11 +157,55 @@ def find_run(store: Store, catalog: Catalog, ref: str, *, at: str | None = None)
     if record.kind != "BenchmarkRun":
         raise InputError(f"{ref} is {with_article(record.kind)}, not a BenchmarkRun; give a run")
     if record.comparison_key is None:
-        raise NoComparisonGroup(
-            f"run {record.name} ({record.digest}) is in no comparison group: its protocol "
-            f"{record.protocol} or environment {record.environment} is not in the store; "
-            "add them")
+        raise NoComparisonGroup(f"run {record.name} ({record.digest}) is in no comparison "
+                                f"group: {no_group_reason(catalog, record)}")
     return record
+
+
+def no_group_reason(catalog: Catalog, record: Record) -> str:
+    """Say why a run has no comparison key: which of its protocol and environment is missing.
+
+    A manifest the index left out as past a ``[limits]`` setting (KI106, KI107) is in the
+    store: adding it again is refused (past the same limit), so the reason names the
+    file, the value or size past the limit, the rule and the limit to raise
+    (:func:`kistore.index.catalog.committed_fix`), not "add them".
+
+    Args:
+        catalog: the catalog the run was found in (its :meth:`~Catalog.record` and
+            :meth:`~Catalog.skipped`).
+        record: a run's record whose ``comparison_key`` is None.
+
+    Returns:
+        One clause per reference not answered, joined by ``; ``: ``its protocol D is in the
+        store but left out by a limit: PATH has ... (string-length); `kistore verify`
+        reports KI107; it is left out while the limit stands: raise [limits] string-length
+        in kistore.toml if this length is meant``; ``its environment D is in the store but
+        does not verify: PATH ...; run `kistore verify``` (a file damaged as committed);
+        ``its protocol D is left out: its file in the work tree does not verify or was
+        deleted (named above)`` (the CLI's warning names it); ``its protocol D is not in
+        the store; add it``. When neither is missing, what was said before of both.
+    """
+    skipped = catalog.skipped()
+    gone = {*catalog.unreadable, *catalog.deleted()}
+    said = []
+    for role, digest in (("protocol", record.protocol), ("environment", record.environment)):
+        if digest is None or catalog.record(digest) is not None:
+            continue
+        if digest in skipped:
+            path, problem = skipped[digest]
+            if limit_key(problem) is not None:
+                said.append(f"its {role} {digest} is in the store but left out by a limit: "
+                            f"{path} {problem}; {committed_fix(path, problem)}")
+            else:
+                said.append(f"its {role} {digest} is in the store but does not verify: "
+                            f"{path} {problem}; run `kistore verify`")
+        elif digest in gone:
+            said.append(f"its {role} {digest} is left out: its file in the work tree does "
+                        "not verify or was deleted (named above)")
+        else:
+            said.append(f"its {role} {digest} is not in the store; add it")
+    return "; ".join(said) or (f"its protocol {record.protocol} or environment "
+                               f"{record.environment} is not in the store; add them")
 
 
 def names_listing_answers(store: Store, at: str | None) -> bool:

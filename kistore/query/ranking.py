@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from ..attest.levels import SOURCE_NATIVE, VERIFIED, Evidence
 from ..core.errors import InputError
+from ..core.layout import POLICY_FILE
 from ..index.records import Record
 from .policy import DESCENDING, Comparison, resolve_pointer
 
@@ -163,8 +164,8 @@ def rank_group(key: str, records: list[Record], comparison: Comparison,
     if len(units) > 1:
         listed = "; ".join(f"{u} (e.g. {d})" for u, d in sorted(units.items()))
         raise InputError(f"runs of comparison group {key} disagree in the unit of "
-                         f"{comparison.metric}: {listed}; units are never mixed: correct the "
-                         "runs' manifests or the ranking policy")
+                         f"{comparison.metric}: {listed}; units are never mixed (`kistore "
+                         f"verify`: KI210): {MIXED_GROUP_FIX}")
     sign = -1.0 if comparison.order == DESCENDING else 1.0
     ranked.sort(key=lambda r: (sign * (r.value or 0.0), r.record.digest))
     ranks: list[Row] = []
@@ -175,6 +176,16 @@ def rank_group(key: str, records: list[Record], comparison: Comparison,
                          row.latency_ns))
     references.sort(key=lambda r: (r.value is None, sign * (r.value or 0.0), r.record.digest))
     return Ranking(key, comparison, ranks, unranked, references, excluded)
+
+
+MIXED_GROUP_FIX = (
+    "a stored run never changes nor leaves its group: if the values are in fact in one unit, "
+    f"give the family a fixed \"unit\" in place of its \"unitPointer\" in {POLICY_FILE} by "
+    "a reviewed pull request; else add the runs again under new names, each stating one "
+    "unit, in a new comparison group (e.g. a new protocol version), or rank the family by "
+    "another metric")
+"""What to do about a comparison group whose runs state more than one unit (``rank``'s
+refusal, the hints of KI210 and KI217): no stored run can be corrected in place."""
 
 
 def _excluded(record: Record, evidence: Evidence, floor: int) -> str | None:

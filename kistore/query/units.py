@@ -24,6 +24,7 @@ from ..core.findings import ERROR, WARNING, Finding, rule
 from ..index.records import Record, describe
 from ..store import AdmissionWarning
 from .policy import RankingPolicy, load_policy
+from .ranking import MIXED_GROUP_FIX
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
@@ -32,12 +33,11 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 UNITS_ALREADY_MIXED = rule(
     "KI217", "group-already-mixes-units", WARNING,
     "nothing in this run to fix: the other runs of its group already state different units "
-    "(committed past a failing gate); change the ranking policy (its unitPointer, or the "
-    "family) by a reviewed pull request so that `rank` works for the group again")
+    f"(committed past a failing gate); {MIXED_GROUP_FIX}")
 UNIT_DISAGREES = rule(
     "KI210", "unit-disagrees-with-group", ERROR,
-    "state the unit the other runs of the comparison group state (the policy's unitPointer), "
-    "in a new run object; or change the ranking policy by a reviewed pull request")
+    "in a run you add, state the unit the other runs of its comparison group state (the "
+    f"policy's unitPointer), as a string; for a group already mixed, {MIXED_GROUP_FIX}")
 
 
 def units_admitted(store: Store, manifests: Sequence[Manifest]

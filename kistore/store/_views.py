@@ -24,7 +24,7 @@ from typing import TypeVar
 from ..core import canonical, layout
 from ..core.digest import Digest
 from ..core.errors import KistoreError, ResolutionError, VerificationError
-from ..core.limits import DEFAULT, Limits
+from ..core.limits import DEFAULT, Limits, file_too_large
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git import treediff
@@ -58,9 +58,7 @@ class FileTooLarge(VerificationError):
     def __init__(self, path: str, limit: int, size: int | None = None) -> None:
         self.limit = limit
         self.size = size
-        held = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
-        super().__init__(f"the file holds {held}, more than the limit of {limit:,} "
-                         "(manifest-bytes); nothing past the limit was read", file=path)
+        super().__init__(file_too_large(size, limit), file=path)
 
 
 _RECORD_LIMIT = 80

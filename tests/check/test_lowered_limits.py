@@ -89,10 +89,12 @@ def test_lowering_string_length_below_a_stored_title_fails_the_gate_as_verify_wo
     # a committed file is never deleted (KI402): the fix is to keep the limit
     assert title["hint"] == RULES["KI107"].hint
     assert "keep [limits] string-length" in title["hint"] and "remove" not in title["hint"]
-    # exactly what verify reports once merged, file by file and pointer by pointer
+    # exactly what verify reports once merged, file by file and pointer by pointer; and
+    # one error on the change itself, kistore.toml's lowered key
     verified = invoke(runner, published, "verify", "--json")
     assert verified.exit_code == 1, verified.output
-    assert placed(found) == placed(json.loads(verified.output)["findings"])
+    assert placed(found) == placed(json.loads(verified.output)["findings"]) | {
+        ("KI107", "kistore.toml", "/limits/string-length")}
     assert {f["rule"] for f in found if f["severity"] == "error"} == {"KI107"}
     assert all("remove the file" not in f["hint"]
                for f in json.loads(verified.output)["findings"])
@@ -135,9 +137,14 @@ def test_lowering_manifest_bytes_below_a_stored_file_is_ki106_on_each_such_file(
     assert result.exit_code == 1, result.output
     found = json.loads(result.output)["findings"]
     assert {(f["rule"], f["file"]) for f in found if f["severity"] == "error"} == {
-        ("KI106", path) for path in past}
+        ("KI106", path) for path in past} | {("KI106", "kistore.toml")}
+    [settings] = [f for f in found if f["file"] == "kistore.toml"]
+    assert settings["message"] == (
+        f"kistore.toml lowers manifest-bytes from 1,048,576 to {limit:,} in this range: "
+        f"{len(past)} stored file(s) hold more bytes than it, each reported (KI106)")
+    assert settings["extra"] == {"limit": "manifest-bytes", "was": 1 << 20, "files": len(past)}
     for f in found:
-        if f["rule"] == "KI106":
+        if f["rule"] == "KI106" and f["file"] != "kistore.toml":
             size = sizes[f["file"]]
             assert f["message"] == (
                 f"kistore.toml lowers manifest-bytes from 1,048,576 to {limit:,} in this "
@@ -146,8 +153,14 @@ def test_lowering_manifest_bytes_below_a_stored_file_is_ki106_on_each_such_file(
             assert (f["expected"], f["found"]) == (f"at most {limit:,} bytes", f"{size:,} bytes")
             assert f["hint"] == RULES["KI106"].hint
     verified = invoke(runner, published, "verify", "--json")
-    assert {(f["rule"], f["file"]) for f in json.loads(verified.output)["findings"]
-            if f["rule"] == "KI106"} == {("KI106", path) for path in past}
+    said = {f["file"]: f["message"] for f in json.loads(verified.output)["findings"]
+            if f["rule"] == "KI106"}
+    # verify words the rule as check does, without the range's lowering
+    assert said == {path: f"the file holds {sizes[path]:,} bytes, more than the limit of "
+                    f"{limit:,} (manifest-bytes)" for path in past}
+    assert {f["message"] for f in found if f["rule"] == "KI106" and f["file"] in past} == {
+        f"kistore.toml lowers manifest-bytes from 1,048,576 to {limit:,} in this range: {m}"
+        for m in said.values()}
 
 
 def test_lowering_to_limits_every_stored_file_keeps_passes(runner, published):
@@ -219,7 +232,8 @@ def _merged_error(runner, root: Path, first: str, then: str) -> dict:
     git(root, "merge", "-q", "--no-edit", then)
     result = invoke(runner, root, "check", f"{base}..HEAD", "--json")
     assert result.exit_code == 1, result.output
-    [finding] = [f for f in json.loads(result.output)["findings"] if f["severity"] == "error"]
+    [finding] = [f for f in json.loads(result.output)["findings"] if f["severity"] == "error"
+                 and f["file"] != "kistore.toml"]  # on a lowering, kistore.toml's key too
     assert (finding["rule"], finding["file"], finding["pointer"]) == ("KI107", title, "/title")
     return finding
 
@@ -378,3 +392,34 @@ def test_a_first_push_breaking_the_settings_is_ki108_too(published, tmp_path):
             if f.severity == "error"] == [
         ("KI108", "kistore.toml", "/limits/string-length",
          "string-length must be a positive integer, found 0")]
+
+
+def test_a_lowering_range_annotates_the_lowered_key_of_kistore_toml(runner, published):
+    # review 2026-12-02: `check --format github` annotated the object files (no line: a
+    # JSON Pointer) and nothing on kistore.toml, the change to undo
+    base = head(published)
+    set_limits(published, string_length=25)
+    lines = (published / "kistore.toml").read_text().splitlines()
+    line = lines.index("string-length = 25") + 1
+    result = invoke(runner, published, "check", f"{base}..HEAD", "--format", "github")
+    assert result.exit_code == 1, result.output
+    annotations = [a for a in result.output.splitlines() if a.startswith("::error ")
+                   and "file=kistore.toml" not in a]  # one a value: a file may have several
+    files = {a.split("file=")[1].split(",")[0] for a in annotations}
+    [settings] = [a for a in result.output.splitlines() if "file=kistore.toml" in a]
+    assert settings == (
+        f"::error file=kistore.toml,line={line},col=1,title=KI107 value-too-long::"
+        "/limits/string-length: KI107 value-too-long: kistore.toml lowers string-length from "
+        f"65,536 to 25 in this range: {len(files)} stored file(s) hold a value past it, each "
+        f"reported (KI107). Fix: {RULES['KI107'].hint}")
+    assert files and all("kistore.toml lowers string-length" in a for a in annotations)
+
+
+def test_setting_line_finds_the_key_under_limits_only():
+    text = (b'[store]\nversion = 1\nstring-length = 3\n\n[limits]  # sizes\n'
+            b'manifest-bytes = 9\n"string-length" = 4\n[other]\narray-length = 5\n')
+    assert _lowered.setting_line(text, "string-length") == 7
+    assert _lowered.setting_line(text, "manifest-bytes") == 6
+    assert _lowered.setting_line(text, "array-length") is None  # [other]'s, not [limits]'
+    assert _lowered.setting_line(b"limits.array-length = 5\n", "array-length") == 1
+    assert _lowered.setting_line(None, "array-length") is None

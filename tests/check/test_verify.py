@@ -270,6 +270,23 @@ def test_verify_works_in_a_bare_clone(published, tmp_path):
     assert result.exit_code == 1
     # it used to say "store at work tree", which a bare repository does not have
     assert "FAILED: store at HEAD (a bare repository): " in result.output
+    result = CliRunner().invoke(main, ["--store", str(bare), "verify", "--json"])
+    assert json.loads(result.stdout)["checked"] == "store at HEAD (a bare repository)"
+
+
+def test_verify_json_of_a_bare_repository_it_cannot_verify_says_so(tmp_path):
+    # review 2026-12-02: the report of an error said "store at work tree" there too
+    bare = tmp_path / "empty.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    result = CliRunner().invoke(main, ["--store", str(bare), "verify", "--json"])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert (report["checked"], report["ok"], report["findings"]) == (
+        "store at HEAD (a bare repository)", False, [])
+    assert report["errors"][0]["message"].startswith("no commit named 'HEAD'")
+    result = CliRunner().invoke(main, ["--store", str(bare), "verify", "--format", "github"])
+    assert result.exit_code == 1
+    assert result.stdout.startswith("::error title=kistore::no commit named 'HEAD'")
 
 
 def test_a_pool_of_workers_finds_exactly_what_one_process_finds(published, bundle,

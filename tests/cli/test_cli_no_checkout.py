@@ -179,7 +179,8 @@ def test_the_limits_are_the_committed_settings_not_the_defaults(runner, clones, 
     checked_out = run(runner, full, "rank", "BenchmarkRun/run-1")
     assert (ranked.exit_code, ranked.stdout, ranked.stderr) == \
         (checked_out.exit_code, checked_out.stdout, checked_out.stderr)
-    assert "(string-length;" in ranked.stderr  # the lowered limit is what left them out
+    # the lowered limit is what left them out
+    assert "(string-length); `kistore verify` reports KI107" in ranked.stderr
 
 
 def test_add_import_and_migrate_say_to_check_out(runner, clones, tmp_path):
@@ -232,3 +233,52 @@ def test_the_store_refuses_add_import_and_migrate_from_python(clones, tmp_path):
     assert git(clone, "rev-parse", "HEAD") == head
     # checked out, the same calls work
     assert [r.status for r in Store(full).add([Manifest.from_document(other)])] == ["added"]
+
+
+# -- review 2026-12-02: machine output when a command cannot run (one helper, every format) --
+
+def test_rank_show_and_compare_print_one_json_error_document(runner, clones):
+    _, clone, _ = clones
+    said = NOT_CHECKED_OUT + AT.format(asked="--at origin/main")
+    error = {"message": said.removeprefix("error: ").rstrip("\n"), "file": None,
+             "pointer": None, "line": None}
+    for args in (["rank", "BenchmarkRun/run-0", "--json"],
+                 ["show", "BenchmarkRun/run-0", "--json"],
+                 ["compare", "BenchmarkRun/run-0", "--json"]):
+        done = run(runner, clone, *args)
+        assert (done.exit_code, done.stderr) == (1, said), args
+        assert json.loads(done.stdout) == {"ok": False, "errors": [error]}, args
+    # JSON Lines: the same document, as one line
+    done = run(runner, clone, "rank", "BenchmarkRun/run-0", "--format", "jsonl")
+    assert done.exit_code == 1
+    assert done.stdout == json.dumps({"ok": False, "errors": [error]},
+                                     separators=(",", ":")) + "\n"
+    # text: nothing on stdout, as before
+    done = run(runner, clone, "rank", "BenchmarkRun/run-0")
+    assert (done.exit_code, done.stdout, done.stderr) == (1, "", said)
+
+
+def test_verify_format_github_prints_one_error_command(runner, clones):
+    _, clone, _ = clones
+    said = NOT_CHECKED_OUT + AT.format(asked="kistore verify --at origin/main")
+    done = run(runner, clone, "verify", "--format", "github")
+    assert (done.exit_code, done.stderr) == (1, said)
+    assert done.stdout == ("::error title=kistore::" + said.removeprefix("error: ")
+                           .rstrip("\n")) + "\n"
+
+
+def test_check_of_a_malformed_range_reports_the_usage_error_in_every_format(runner, clones):
+    full, _, _ = clones
+    message = ("Invalid value for BASE..HEAD: 'foo' is not a range; write BASE..HEAD, e.g. "
+               "origin/main..HEAD")
+    done = run(runner, full, "check", "foo", "--json")
+    assert done.exit_code == 2  # still a usage error, said on stderr as click says it
+    assert done.stderr.endswith(f"Error: {message}\n")
+    assert json.loads(done.stdout) == {
+        "checked": "foo", "ok": False, "counts": {"error": 0, "warning": 0, "info": 0},
+        "findings": [], "errors": [{"message": message, "file": None, "pointer": None,
+                                    "line": None}]}
+    done = run(runner, full, "check", "foo", "--format", "github")
+    assert (done.exit_code, done.stdout) == (2, f"::error title=kistore::{message}\n")
+    done = run(runner, full, "check", "foo")
+    assert (done.exit_code, done.stdout) == (2, "")

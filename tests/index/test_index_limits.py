@@ -62,7 +62,7 @@ def ranked(runner, root, *at):
 
 def too_large(big, size, limit):
     return (f"the object file holds {size:,} bytes, more than the limit of {limit:,} "
-            "(manifest-bytes; `kistore verify`: KI106); it is left out while the limit "
+            "(manifest-bytes); `kistore verify` reports KI106; it is left out while the limit "
             "stands: raise [limits] manifest-bytes in kistore.toml if this size is meant")
 
 

@@ -18,7 +18,7 @@ import pytest
 from kistore.core import layout
 from kistore.core.digest import Digest
 from kistore.core.errors import MultipleErrors
-from kistore.core.limits import DEFAULT, Limits, long_values, lowered_bound, walk_bound
+from kistore.core.limits import DEFAULT, Limits, long_values, walk_bound
 from kistore.index import index as index_module
 from kistore.index._database import index_path
 from kistore.index.catalog import committed_fix, limit_key, too_long
@@ -83,12 +83,12 @@ def ranked_digest(runner, root):
 
 def string_problem(limit=1000):
     return (f"has a string of 1,200 characters at /spec/sourceNative/note, more than the "
-            f"limit of {limit:,} (string-length; `kistore verify`: KI107)")
+            f"limit of {limit:,} (string-length); `kistore verify` reports KI107")
 
 
 def array_problem(limit=50):
     return (f"has an array of 60 items at /spec/sourceNative/items, more than the limit of "
-            f"{limit:,} (array-length; `kistore verify`: KI107)")
+            f"{limit:,} (array-length); `kistore verify` reports KI107")
 
 
 def left_out(digest, problem, key, *, at=""):
@@ -239,11 +239,11 @@ def test_the_problem_names_the_value_the_limit_and_the_rule():
     found = long_values({"spec": {"a~b": "x" * 5, "list": [1, 2, 3]}, "k" * 5: 1}, limits)
     assert [too_long(v) for v in found] == [
         "has an object key of 5 characters at \"\", more than the limit of 4 "
-        "(string-length; `kistore verify`: KI107)",
+        "(string-length); `kistore verify` reports KI107",
         "has a string of 5 characters at /spec/a~0b, more than the limit of 4 "
-        "(string-length; `kistore verify`: KI107)",
+        "(string-length); `kistore verify` reports KI107",
         "has an array of 3 items at /spec/list, more than the limit of 2 "
-        "(array-length; `kistore verify`: KI107)"]
+        "(array-length); `kistore verify` reports KI107"]
     assert [limit_key(too_long(v)) for v in found] == [
         "string-length", "string-length", "array-length"]
     assert limit_key("is not in canonical form (RFC 8785; `kistore verify`: KI103)") is None
@@ -256,11 +256,11 @@ def test_the_bounds_of_what_may_hold_a_value_past_the_limits():
     assert walk_bound(Limits(string_length=1000, array_length=500)) == 999
     high, low = Limits(string_length=4096, array_length=500), Limits(string_length=1000,
                                                                      array_length=500)
-    assert lowered_bound(low, high) == 1000  # only the string limit was lowered
-    assert lowered_bound(high, low) is None  # raised: nothing can newly pass
-    assert lowered_bound(low, low) is None
-    assert lowered_bound(low._replace(array_length=50), low) == 99
-    assert lowered_bound(low, None) == walk_bound(low)
+    assert walk_bound(low, high) == 1000  # only the string limit was lowered
+    assert walk_bound(high, low) is None  # raised: nothing can newly pass
+    assert walk_bound(low, low) is None
+    assert walk_bound(low._replace(array_length=50), low) == 99
+    assert walk_bound(low, None) == walk_bound(low)
 
 
 def test_a_bad_kistore_toml_is_said_once_and_its_valid_keys_answer(runner, long_store, caplog):
@@ -324,3 +324,44 @@ def test_a_kistore_toml_that_is_no_toml_leaves_every_default(runner, long_store,
         f"warning: {store.root / 'kistore.toml'}: not valid TOML: ")
     assert said[0].endswith("; queries use the default limits until kistore.toml is fixed "
                             "(`kistore verify` reports it; `add` refuses it)")
+
+
+@pytest.mark.parametrize("key", ["string-length", "manifest-bytes"])
+def test_a_protocol_left_out_by_a_limit_is_said_to_be_in_the_store(runner, tmp_path, key):
+    # review 2026-12-02: rank and show said the run's protocol "is not in the store; add
+    # them", and adding it again is refused (past the same limit)
+    kit = ManifestKit()
+    protocol, env, workload = kit.protocol(family="f" * 1200), kit.environment(), kit.workload()
+    impl = kit.implementation(name="impl-0")
+    docs = [protocol, env, workload, impl, kit.run(protocol, env, impl, workload, latency=10,
+                                                    name="run-0")]
+    Store.init(tmp_path / "store")
+    store = Store(tmp_path / "store")
+    set_limits(store, *HIGH)
+    add_docs(store, docs)
+    digest = Digest.from_str(ManifestKit.digest(protocol))
+    path = layout.object_path(digest)
+    size = (store.root / path).stat().st_size
+    limit = "string-length = 1000" if key == "string-length" else f"manifest-bytes = {size - 1}"
+    (store.root / "kistore.toml").write_bytes(SETTINGS + f"[limits]\n{limit}\n".encode())
+    git(store.root, "add", "-A")
+    git(store.root, "commit", "-qm", "a protocol past the limit")
+    problem = (string_problem().replace("/spec/sourceNative/note", "/spec/comparability/family")
+               if key == "string-length" else
+               f"holds {size:,} bytes, more than the limit of {size - 1:,} (manifest-bytes); "
+               "`kistore verify` reports KI106")
+    what = "length" if key == "string-length" else "size"
+    run_digest = ManifestKit.digest(docs[-1])
+    said = (f"run run-0 ({run_digest}) is in no comparison group: its protocol {digest} is in "
+            f"the store but left out by a limit: {path} {problem}; it is left out while the "
+            f"limit stands: raise [limits] {key} in kistore.toml if this {what} is meant")
+    for at in ([], ["--at", "HEAD"]):
+        ranked = run(runner, store.root, "rank", "BenchmarkRun/run-0", *at)
+        assert ranked.exit_code == 1, ranked.output
+        assert ranked.stderr.splitlines()[-1] == f"error: {said}", at
+        shown = run(runner, store.root, "show", "BenchmarkRun/run-0", *at)
+        assert shown.exit_code == 0, shown.output
+        assert f"note:     {said}\n" in shown.stdout, at
+    (tmp_path / "protocol.json").write_text(json.dumps(protocol))
+    again = run(runner, store.root, "add", str(tmp_path / "protocol.json"))
+    assert again.exit_code == 1  # what "add them" asked is refused: the limit stands

@@ -424,7 +424,9 @@ def test_a_run_whose_protocol_file_was_deleted_names_that_file(runner, group):
         result = run(runner, group.root, *args)
         assert result.exit_code == 1, args
         assert result.stderr.splitlines()[:2] == warning, args
-        assert "is in no comparison group" in result.stderr.splitlines()[2], args
+        assert result.stderr.splitlines()[2].endswith(
+            f"is in no comparison group: its protocol {protocol} is left out: its file in the "
+            "work tree does not verify or was deleted (named above)"), args
     result = run(runner, group.root, "show", "BenchmarkRun/slow")
     assert (result.exit_code, result.stderr.splitlines()) == (0, warning)
     assert "note:     run slow" in result.stdout

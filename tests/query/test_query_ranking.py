@@ -102,6 +102,14 @@ def test_mixed_units_are_an_error(kit):
     with pytest.raises(InputError, match="disagree in the unit") as e:
         rank_group(key, runs, per_run, {})
     assert "ms (e.g. sha256:" in str(e.value) and "ns (e.g. sha256:" in str(e.value)
+    # review 2026-12-02: it said "correct the runs' manifests", which never change
+    assert str(e.value).endswith(
+        "; units are never mixed (`kistore verify`: KI210): a stored run never changes nor "
+        "leaves its group: if the values are in fact in one unit, give the family a fixed "
+        "\"unit\" in place of its \"unitPointer\" in store/policy/ranking.json by a reviewed "
+        "pull request; else add the runs again under new names, each stating one unit, in a "
+        "new comparison group (e.g. a new protocol version), or rank the family by another "
+        "metric")
 
 
 def test_same_units_per_run_rank_fine(kit):

@@ -20,9 +20,18 @@ from kistore.core.model import Manifest
 
 from ..conftest import git, snapshot
 
-HINT = ("state the unit the other runs of the comparison group state (the policy's "
-        "unitPointer), in a new run object; or change the ranking policy by a reviewed pull "
-        "request (KI210: `check` and `verify` refuse it)")
+GROUP_FIX = (
+    "a stored run never changes nor leaves its group: if the values are in fact in one unit, "
+    "give the family a fixed \"unit\" in place of its \"unitPointer\" in "
+    "store/policy/ranking.json by a reviewed pull request; else add the runs again under new "
+    "names, each stating one unit, in a new comparison group (e.g. a new protocol version), "
+    "or rank the family by another metric")
+"""What to do about a group mixing units: stored runs never change (review 2026-12-02: rank
+said "correct the runs' manifests")."""
+
+HINT = ("in a run you add, state the unit the other runs of its comparison group state (the "
+        f"policy's unitPointer), as a string; for a group already mixed, {GROUP_FIX} (KI210: "
+        "`check` and `verify` refuse it)")
 
 
 def run(runner, store_path, *args):
@@ -137,9 +146,8 @@ def test_store_add_asks_only_the_checks_its_caller_passes(store_path, kit, tmp_p
 # -- review 2026-12-02 F7, F8: a group already broken, runs never compared, units no strings --
 
 MIXED_HINT = ("nothing in this run to fix: the other runs of its group already state "
-              "different units (committed past a failing gate); change the ranking policy "
-              "(its unitPointer, or the family) by a reviewed pull request so that `rank` "
-              "works for the group again (KI217: `check` warns too)")
+              f"different units (committed past a failing gate); {GROUP_FIX} (KI217: `check` "
+              "warns too)")
 
 
 def past_the_gate(store_path, docs):
