@@ -47,8 +47,9 @@ def long_store(tmp_path):
     """A store whose committed limits are :data:`LOW`, holding two runs past them.
 
     run-1 holds a 1,200-character string at /spec/sourceNative/note, run-2 a 60-item array
-    at /spec/sourceNative/items: added under :data:`HIGH` (raised in kistore.toml for the
-    add, then put back), as a manifest committed under a limit since lowered.
+    at /spec/sourceNative/items: added under :data:`HIGH` (committed for the add, then
+    lowered in a commit), as a manifest committed under a limit since lowered; the work
+    tree's kistore.toml says :data:`HIGH` again, uncommitted.
 
     Returns:
         (the store, run-1's digest, run-2's digest).
@@ -57,9 +58,10 @@ def long_store(tmp_path):
                                      {"items": list(range(60))}])
     Store.init(tmp_path / "store")
     store = Store(tmp_path / "store")
+    set_limits(store, *HIGH, commit=True)  # add --commit holds to HEAD's limits (F15)
+    digests = add_docs(store, docs)
     set_limits(store, *LOW, commit=True)
     set_limits(store, *HIGH)
-    digests = add_docs(store, docs)
     long_string, long_array = Digest.from_str(digests[6]), Digest.from_str(digests[8])
     # every other manifest is too short to hold a value past LOW: never walked
     sizes = {d: (store.root / layout.object_path(Digest.from_str(d))).stat().st_size

@@ -45,7 +45,7 @@ def test_a_raise_not_committed_is_refused_for_a_manifest_needing_it(lowered, kit
     with pytest.raises(StoreStateError) as refused:
         Store(lowered).add([big], commit=True)
     assert str(refused.value) == (
-        f"Workload/w800: its object is {len(big.object_bytes):,} bytes in canonical form, more "
+        f"Workload/w800: its object in canonical form is {len(big.object_bytes):,} bytes, more "
         "than the limit of 700 (manifest-bytes); raise [limits] manifest-bytes in kistore.toml "
         "if this size is meant. These fit the work tree's kistore.toml [limits], not the ones "
         "HEAD commits, which `kistore check` holds a commit's files to: commit the change to "
