@@ -193,11 +193,13 @@ class CheckedCatalog(Catalog):
         view: the work-tree view the overlay reads changed manifests from.
         changed: digests already known to differ (from :func:`.worktree.changed_digests`).
         check: the :class:`FileCheck` of the work tree.
+        marks: the git directory whose schema verdicts the overlay keeps
+            (:meth:`OverlayCatalog.over`); None: every changed manifest is checked.
     """
 
     def __init__(self, base: Catalog, view: StoreView, changed: set[Digest],
-                 check: FileCheck) -> None:
-        self.base, self.view, self.check = base, view, check
+                 check: FileCheck, *, marks: Path | None = None) -> None:
+        self.base, self.view, self.check, self.marks = base, view, check, marks
         self.changed = set(changed)
         self._overlay()
 
@@ -210,7 +212,7 @@ class CheckedCatalog(Catalog):
     def _overlay(self) -> None:
         """(Re)build the catalog answers come from, with every changed manifest re-read."""
         if self.changed:
-            inner = OverlayCatalog.over(self.base, self.view, self.changed)
+            inner = OverlayCatalog.over(self.base, self.view, self.changed, marks=self.marks)
             self.inner: Catalog = inner
             self.unreadable = inner.unreadable
             # Only what was read from the work tree is fresh: runs described again because
