@@ -27,7 +27,6 @@ reads every file.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import time
@@ -36,7 +35,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..core import layout
+from ..core import hashes, layout
 from ..core.digest import Digest
 from ._transaction import transaction
 from ._worktree import blob_id_of_file
@@ -67,7 +66,7 @@ def seen_key(stat_keys: str, shard_ids: str) -> bytes:
     tree ids: compared for equality only. A file rewritten in place matches only if its
     stat data (ctime included, which no user can set) and shard ids collide in 128 bits.
     """
-    return hashlib.blake2b(f"{stat_keys}|{shard_ids}".encode(), digest_size=16).digest()
+    return hashes.blake2b(f"{stat_keys}|{shard_ids}".encode(), digest_size=16).digest()
 
 
 class FileCheck:

@@ -16,7 +16,6 @@ by :mod:`._worktree` without stating every file).
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import sqlite3
 import zlib
@@ -24,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..core import layout
+from ..core import hashes, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError, StoreStateError
 from ..core.limits import DEFAULT, Limits, lowered_bound
@@ -890,7 +889,7 @@ def settings_key(store: IndexedStore) -> str | None:
             data = store.settings_file()[0] or b""
         except (KistoreError, OSError):
             return None
-        return "work:" + hashlib.blake2b(data, digest_size=16).hexdigest()
+        return "work:" + hashes.blake2b(data, digest_size=16).hexdigest()
     try:
         commit = warm.head_commit(store.git_dir)
     except refs.RefsUnreadable:
