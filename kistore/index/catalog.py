@@ -32,6 +32,10 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 Loaded = tuple[str, str, dict[str, Any]]
 """``(kind, name, spec)`` of a manifest read from the store."""
 
+MARKED_AT_MOST = 100
+"""The most changed manifests an overlay keeps schema verdicts for (:meth:`OverlayCatalog.over`):
+an ``add`` not yet committed is a few; a bulk one checks its thousands each time, as before."""
+
 
 def load_manifest(view: StoreView, digest: Digest, *, validate: bool = False,
                   marks: Path | None = None) -> Loaded | None:
@@ -471,7 +475,10 @@ class OverlayCatalog(Catalog):
         Runs of ``base`` that reference a changed manifest are described again, so a
         protocol added in the work tree gives its dangling runs a comparison key.
         Every changed manifest is checked against its schema; ``marks`` (a git
-        directory) keeps those verdicts by exact bytes, as :func:`load_manifest` says.
+        directory) keeps those verdicts by exact bytes, as :func:`load_manifest` says,
+        when at most :data:`MARKED_AT_MOST` manifests changed (more: one empty file
+        each would litter ``.git``, and the schema's compile is a small part of
+        checking them all).
 
         Raises:
             InstallationError: with ``marks``, kistore's schemas cannot be read.
@@ -482,6 +489,8 @@ class OverlayCatalog(Catalog):
         # `git cat-file` each
         view.prefetch(path for d in digests
                       for path in (layout.object_path(d), layout.metadata_path(d)))
+        if len(digests) > MARKED_AT_MOST:
+            marks = None
         loaded = {str(d): load_manifest(view, d, validate=True, marks=marks) for d in digests}
 
         def fallback(digest: str) -> tuple[str, dict[str, Any]] | None:

@@ -200,3 +200,18 @@ def test_an_uncommitted_manifest_edited_in_place_is_checked_again_and_left_out(
     assert ranks(store.root) == [("a", 1)]  # refused by its schema, as before any mark
     assert "b" in overlay_checks
     assert not is_checked(store.git_dir, obj.read_bytes(), bad)  # nothing recorded for it
+
+
+def test_a_large_uncommitted_change_marks_nothing(store, uncommitted, overlay_checks,
+                                                  monkeypatch):
+    """Past catalog.MARKED_AT_MOST changed manifests no mark is written (no file each in
+    .git for a bulk add left uncommitted); every answer checks them, as before."""
+    from kistore.index import catalog
+
+    from .test_query_warm import ranks
+
+    monkeypatch.setattr(catalog, "MARKED_AT_MOST", 1)
+    for _ in range(2):
+        assert ranks(store.root) == [("b", 1), ("a", 2)]
+    assert sorted(overlay_checks) == ["b", "b", "impl-b", "impl-b"]
+    assert not (store.git_dir / "kistore" / checked.DIRECTORY).exists()
