@@ -20,13 +20,12 @@ environment (None when they are not in the store).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from . import canonical
+from . import canonical, hashes
 from .digest import Digest
 
 KEY_FIELDS = ("family", "hardwareProduct", "primaryStatistic", "protocolDigest",
@@ -90,7 +89,7 @@ def stored_spec(data: bytes | None, digest_hex: str, kind: str) -> dict[str, Any
     Returns:
         The spec (a dict), or None.
     """
-    if data is None or hashlib.sha256(data).hexdigest() != digest_hex:
+    if data is None or hashes.sha256(data).hexdigest() != digest_hex:
         return None
     try:
         doc = json.loads(data)

@@ -6,11 +6,11 @@ people type (at least :data:`MIN_PREFIX` hex digits, as git does). No I/O, no gi
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from . import hashes
 from .errors import InputError, ResolutionError
 
 ALGORITHM = "sha256"
@@ -60,7 +60,7 @@ class Digest:
     @classmethod
     def of(cls, data: bytes) -> Digest:
         """Return the digest of ``data`` (the exact bytes; nothing is re-serialised)."""
-        return cls._checked(hashlib.sha256(data).hexdigest())
+        return cls._checked(hashes.sha256(data).hexdigest())
 
     @classmethod
     def _checked(cls, hex_: str) -> Digest:

@@ -20,10 +20,10 @@ Paths are POSIX strings relative to the repository root, as git tree paths are.
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from collections.abc import Iterable
 
+from . import hashes
 from .digest import Digest
 
 STORE_DIR = "store"
@@ -148,7 +148,7 @@ def name_shard(name: str) -> str:
     256 shards per kind, so that no git tree of the names grows past a few thousand
     entries at 1,000,000 runs (a tree is read whole to look one entry up).
     """
-    return hashlib.sha256(name.encode("utf-8")).hexdigest()[:2]
+    return hashes.sha256(name.encode("utf-8")).hexdigest()[:2]
 
 
 def name_path(kind: str, name: str) -> str:

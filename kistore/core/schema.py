@@ -29,7 +29,6 @@ even when the fast validator disagrees, e.g. on ``$`` before a final newline).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -37,6 +36,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import hashes
 from .canonical import escape_pointer
 from .errors import QUOTE_WIDTH, InstallationError, SchemaError, shorten
 
@@ -86,7 +86,7 @@ def checker_id() -> bytes:
     Raises:
         InstallationError: a shipped schema, or this module's source, cannot be read.
     """
-    digest = hashlib.blake2b(digest_size=32)
+    digest = hashes.blake2b(digest_size=32)
     try:
         with open(__file__, "rb") as f:
             digest.update(f.read())

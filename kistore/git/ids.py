@@ -8,12 +8,12 @@ Apart from :mod:`.pack` (which re-exports these): a read that only needs an obje
 
 from __future__ import annotations
 
-import hashlib
+from ..core import hashes
 
 
 def blob_id(data: bytes) -> bytes:
     """Return the git object id (20 raw bytes, SHA-1) of a blob holding ``data``."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).digest()
+    return hashes.sha1(b"blob %d\0" % len(data) + data).digest()
 
 
 TREE = 2
@@ -29,5 +29,4 @@ def object_id(kind: int, data: bytes) -> bytes:
     Raises:
         KeyError: another kind.
     """
-    return hashlib.sha1(b"%s %d\0" % (_KIND_NAMES[kind], len(data)) + data,
-                        usedforsecurity=False).digest()
+    return hashes.sha1(b"%s %d\0" % (_KIND_NAMES[kind], len(data)) + data).digest()

@@ -37,12 +37,11 @@ index), or a ``git reset --soft`` that moves ``HEAD`` alone, asks again.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 from pathlib import Path
 
-from ..core import layout
+from ..core import hashes, layout
 from ..core.errors import StoreStateError
 
 __all__ = ["SkipWorktree", "StagedEntry", "git_status", "skip_worktree"]
@@ -150,14 +149,14 @@ class SkipWorktree:
         a change to a skipped file there is staged.
         """
         staged = self.staged_below(directory)
-        mark = "" if not staged else "+" + hashlib.blake2b(
+        mark = "" if not staged else "+" + hashes.blake2b(
             repr(sorted(staged.items())).encode(), digest_size=8).hexdigest()
         if self.dir_skipped(directory):
             return "all" + mark
         part = self._range(directory)
         if not (part.startswith(b"S ") or b"\0S " in part):
             return "none"
-        return hashlib.blake2b(part, digest_size=8).hexdigest() + mark
+        return hashes.blake2b(part, digest_size=8).hexdigest() + mark
 
     def _in(self, directory: str) -> tuple[frozenset[str], frozenset[str]]:
         """Return (skipped file names, names of subdirectories with skipped entries).

@@ -31,10 +31,10 @@ import os
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
-from hashlib import blake2b as _blake2b
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..core.hashes import blake2b as _blake2b
 from ._transaction import transaction
 
 FILE = "index.sqlite"

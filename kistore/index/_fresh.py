@@ -27,7 +27,6 @@ reads every file.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import time
@@ -36,7 +35,7 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..core import layout
+from ..core import hashes, layout
 from ..core.digest import Digest
 from ._transaction import transaction
 from ._worktree import blob_id_of_file
@@ -67,7 +66,7 @@ def seen_key(stat_keys: str, shard_ids: str) -> bytes:
     tree ids: compared for equality only. A file rewritten in place matches only if its
     stat data (ctime included, which no user can set) and shard ids collide in 128 bits.
     """
-    return hashlib.blake2b(f"{stat_keys}|{shard_ids}".encode(), digest_size=16).digest()
+    return hashes.blake2b(f"{stat_keys}|{shard_ids}".encode(), digest_size=16).digest()
 
 
 class FileCheck:
@@ -193,11 +192,13 @@ class CheckedCatalog(Catalog):
         view: the work-tree view the overlay reads changed manifests from.
         changed: digests already known to differ (from :func:`.worktree.changed_digests`).
         check: the :class:`FileCheck` of the work tree.
+        marks: the git directory whose schema verdicts the overlay keeps
+            (:meth:`OverlayCatalog.over`); None: every changed manifest is checked.
     """
 
     def __init__(self, base: Catalog, view: StoreView, changed: set[Digest],
-                 check: FileCheck) -> None:
-        self.base, self.view, self.check = base, view, check
+                 check: FileCheck, *, marks: Path | None = None) -> None:
+        self.base, self.view, self.check, self.marks = base, view, check, marks
         self.changed = set(changed)
         self._overlay()
 
@@ -210,7 +211,7 @@ class CheckedCatalog(Catalog):
     def _overlay(self) -> None:
         """(Re)build the catalog answers come from, with every changed manifest re-read."""
         if self.changed:
-            inner = OverlayCatalog.over(self.base, self.view, self.changed)
+            inner = OverlayCatalog.over(self.base, self.view, self.changed, marks=self.marks)
             self.inner: Catalog = inner
             self.unreadable = inner.unreadable
             # Only what was read from the work tree is fresh: runs described again because

@@ -37,13 +37,13 @@ import json
 import sqlite3
 import zlib
 from collections.abc import Iterable, Mapping
-from hashlib import blake2b
 from typing import Any, cast
 
 import orjson
 
 from ..core import canonical
 from ..core.digest import is_digest
+from ..core.hashes import blake2b
 from ..core.schema import API_VERSION, KINDS
 from ._database import Damaged, get_meta, seal, unsealed
 from .records import Listed, Record

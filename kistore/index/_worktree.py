@@ -32,14 +32,13 @@ match its seal, means the whole pass runs as before.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core import layout
+from ..core import hashes, layout
 from ..core.digest import Digest
 from ..git.ids import blob_id
 from ..git.sparse import SkipWorktree
@@ -144,7 +143,7 @@ def _summary_key(top: str, tree_id: str, mtimes: dict[str, int],
     """
     text = repr((top, tree_id, sorted(mtimes.items()),
                  None if skipped is None else skipped.key))
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    return hashes.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 def _compare(root: Path, rel: str, want: dict[str, str],

@@ -15,12 +15,14 @@ Every object read here is re-hashed: a file whose SHA-256 is not its name is lef
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical, layout, schema
 from ..core.digest import Digest
 from ..core.errors import KistoreError
 from ..core.limits import LongValue, bytes_past_limit, past_limit
+from .checked import is_checked, record_checked
 from .records import Listed, Record, describe
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -30,18 +32,37 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 Loaded = tuple[str, str, dict[str, Any]]
 """``(kind, name, spec)`` of a manifest read from the store."""
 
+MARKED_AT_MOST = 100
+"""The most changed manifests an overlay keeps schema verdicts for (:meth:`OverlayCatalog.over`):
+an ``add`` not yet committed is a few; a bulk one checks its thousands each time, as before."""
 
-def load_manifest(view: StoreView, digest: Digest, *, validate: bool = False) -> Loaded | None:
+
+def load_manifest(view: StoreView, digest: Digest, *, validate: bool = False,
+                  marks: Path | None = None) -> Loaded | None:
     """Read one manifest from a view; None when absent, corrupt, or without metadata.
 
     Args:
         view: a :class:`kistore.store.View`.
         digest: the object's digest; the object bytes must hash to it.
         validate: also check it against its kind's JSON Schema (as :func:`parse_manifest`).
+        marks: with ``validate``, the git directory whose schema verdicts
+            (:mod:`.checked`) are kept: bytes that passed before are not checked again
+            (no schema compiled, no jsonschema-rs loaded: ~30-50 ms of a fresh process),
+            and bytes that pass now are recorded. None: always check, record nothing.
+
+    Raises:
+        InstallationError: with ``marks``, kistore's schemas cannot be read.
     """
     data = view.read(layout.object_path(digest))
     meta = view.read(layout.metadata_path(digest))
-    return parse_manifest(digest, data, meta, validate=validate)
+    if not (validate and marks is not None and data is not None and meta is not None):
+        return parse_manifest(digest, data, meta, validate=validate)
+    if is_checked(marks, data, meta):  # these bytes passed check_manifest under this checker
+        return parse_manifest(digest, data, meta)
+    loaded = parse_manifest(digest, data, meta, validate=True)
+    if loaded is not None:  # hashed, canonical and valid: the same verdict as `show`'s
+        record_checked(marks, data, meta)
+    return loaded
 
 
 def parse_manifest(digest: Digest, data: bytes | None, meta: bytes | None, *,
@@ -448,11 +469,20 @@ class OverlayCatalog(Catalog):
                       and self.base.record(d) is not None)
 
     @classmethod
-    def over(cls, base: Catalog, view: StoreView, digests: Iterable[Digest]) -> OverlayCatalog:
+    def over(cls, base: Catalog, view: StoreView, digests: Iterable[Digest], *,
+             marks: Path | None = None) -> OverlayCatalog:
         """Overlay the manifests ``digests`` as ``view`` holds them now on ``base``.
 
         Runs of ``base`` that reference a changed manifest are described again, so a
         protocol added in the work tree gives its dangling runs a comparison key.
+        Every changed manifest is checked against its schema; ``marks`` (a git
+        directory) keeps those verdicts by exact bytes, as :func:`load_manifest` says,
+        when at most :data:`MARKED_AT_MOST` manifests changed (more: one empty file
+        each would litter ``.git``, and the schema's compile is a small part of
+        checking them all).
+
+        Raises:
+            InstallationError: with ``marks``, kistore's schemas cannot be read.
         """
         digests = list(digests)
         # every changed manifest is read: in a partial clone (a `git reset --soft` in a
@@ -460,7 +490,9 @@ class OverlayCatalog(Catalog):
         # `git cat-file` each
         view.prefetch(path for d in digests
                       for path in (layout.object_path(d), layout.metadata_path(d)))
-        loaded = {str(d): load_manifest(view, d, validate=True) for d in digests}
+        if len(digests) > MARKED_AT_MOST:
+            marks = None
+        loaded = {str(d): load_manifest(view, d, validate=True, marks=marks) for d in digests}
 
         def fallback(digest: str) -> tuple[str, dict[str, Any]] | None:
             if digest in loaded:  # present ones are found first; this one is gone

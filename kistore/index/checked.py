@@ -17,10 +17,10 @@ kistore alone writes under ``.git``; deleting the directory loses nothing.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
+from ..core import hashes
 from ..core.schema import checker_id
 
 DIRECTORY = "checked"
@@ -29,7 +29,7 @@ DIRECTORY = "checked"
 
 def _mark(git_dir: Path | str, object_bytes: bytes, metadata_bytes: bytes) -> str:
     """Return the path of the mark of these bytes under the current checker."""
-    digest = hashlib.blake2b(checker_id(), digest_size=32)
+    digest = hashes.blake2b(checker_id(), digest_size=32)
     digest.update(b"%d:" % len(object_bytes))
     digest.update(object_bytes)
     digest.update(b"%d:" % len(metadata_bytes))

@@ -16,7 +16,6 @@ by :mod:`._worktree` without stating every file).
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import sqlite3
 import zlib
@@ -24,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..core import layout
+from ..core import hashes, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError, StoreStateError
 from ..core.limits import DEFAULT, Limits, walk_bound
@@ -819,7 +818,8 @@ def _work_tree_catalog(store: IndexedStore, root: Path, progress: Progress | Non
     if commit is None:  # unborn branch: no tree to compare with, and a small store
         changed = {d for path in store.repo.status()
                    if (d := layout.digest_from_path(path)) is not None}
-        return OverlayCatalog.over(MemoryCatalog({}), store.view(None), changed)
+        return OverlayCatalog.over(MemoryCatalog({}), store.view(None), changed,
+                                   marks=store.git_dir)
     tree: list[pygit2.Tree] = []
 
     def load() -> pygit2.Tree:  # the pygit2 tree, read once and only when something changed
@@ -843,7 +843,10 @@ def _work_tree_catalog(store: IndexedStore, root: Path, progress: Progress | Non
     # what HEAD's index skipped as damaged is read again where the work tree changed it
     changed |= {Digest.from_str(d) for d in check.stale(base.skipped())}
     # every answer's files are checked by stat data: an in-place rewrite shows (.fresh)
-    catalog: Catalog = CheckedCatalog(base, store.view(None), changed, check)
+    # a changed manifest's schema verdict is kept by its bytes (.checked): an uncommitted
+    # `add` is checked once, not by every later answer (docs/speed.md, start-up at 1,000,000)
+    catalog: Catalog = CheckedCatalog(base, store.view(None), changed, check,
+                                      marks=store.git_dir)
     catalog.annotated = warm.annotated_blobs(store, base.conn)
     if skipped is not None:  # notes and attestation files outside the checkout: the index's
         catalog.outside = warm.OutsideCheckout(skipped, head)
@@ -886,7 +889,7 @@ def settings_key(store: IndexedStore) -> str | None:
             data = store.settings_file()[0] or b""
         except (KistoreError, OSError):
             return None
-        return "work:" + hashlib.blake2b(data, digest_size=16).hexdigest()
+        return "work:" + hashes.blake2b(data, digest_size=16).hexdigest()
     try:
         commit = warm.head_commit(store.git_dir)
     except refs.RefsUnreadable:

@@ -14,9 +14,10 @@ kistore alone writes under ``.git``; deleting the directory loses nothing.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
+
+from ..core import hashes
 
 DIRECTORY = "kept"
 """The kept values' directory under ``.git/kistore/``."""
@@ -24,7 +25,7 @@ DIRECTORY = "kept"
 
 def _hash(parser_id: bytes, data: bytes, value: str | None = None) -> str:
     """Return the hex BLAKE2b of the id, the bytes and (for a seal) the value, length-prefixed."""
-    digest = hashlib.blake2b(b"%d:" % len(parser_id) + parser_id, digest_size=32)
+    digest = hashes.blake2b(b"%d:" % len(parser_id) + parser_id, digest_size=32)
     digest.update(b"%d:" % len(data))
     digest.update(data)
     if value is not None:

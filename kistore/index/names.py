@@ -44,13 +44,13 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from hashlib import blake2b
 from pathlib import Path
 from typing import NamedTuple, Protocol, TypeVar
 
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.digest import Digest
+from ..core.hashes import blake2b
 from . import _database as database
 from ._database import INDEXES, LARGE_READ, Damaged, Progress, index_path, log, seal
 from ._transaction import transaction

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import sqlite3
 import stat
@@ -21,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from ..core import canonical, layout
+from ..core import canonical, hashes, layout
 from ..core.digest import Digest
 from ..core.errors import KistoreError, ResolutionError, VerificationError
 from ..core.limits import DEFAULT, Limits, file_too_large
@@ -1231,7 +1230,7 @@ class StagedView(CommitView):
             directory = f"{layout.STORE_DIR}/{top}/sha256/{name}"
             below = sorted((p, e) for p, e in self.staged.items()
                            if p.startswith(f"{directory}/"))
-            keys[shard] = f"{keys.get(shard, '-')}+staged:" + hashlib.blake2b(
+            keys[shard] = f"{keys.get(shard, '-')}+staged:" + hashes.blake2b(
                 repr(below).encode(), digest_size=8).hexdigest()
         return keys
 

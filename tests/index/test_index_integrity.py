@@ -181,8 +181,12 @@ def test_after_add_rank_ls_and_verify_one_sqlite_file_is_left(group, tmp_path, k
         assert done.returncode == 0, (args, done.stderr)
     files = sorted(os.listdir(group.git_dir / "kistore"))
     assert [f for f in files if f.endswith(".sqlite")] == ["index.sqlite"]
+    # and `checked/`: the schema verdicts of the uncommitted workload, empty files named
+    # by its bytes (kistore.index.checked), no database
     assert set(files) <= {"index.sqlite", "index.sqlite-wal", "index.sqlite-shm",
-                          "index.sqlite.lock"}, files
+                          "index.sqlite.lock", "checked"}, files
+    marks = [p for p in (group.git_dir / "kistore" / "checked").rglob("*") if p.is_file()]
+    assert [p.stat().st_size for p in marks] == [0]
 
 
 def test_an_index_edited_in_one_process_is_not_trusted_by_the_next(group):
