@@ -45,7 +45,11 @@ _left = BUILTIN_BYTES
 try:
     from _blake2 import blake2b as blake2b
     from _sha1 import sha1 as _builtin_sha1
-    from _sha256 import sha256 as _builtin_sha256
+
+    try:
+        from _sha2 import sha256 as _builtin_sha256  # Python 3.12 on
+    except ImportError:
+        from _sha256 import sha256 as _builtin_sha256  # Python 3.11
 except ImportError:  # pragma: no cover - a Python built without its own hash modules
     from hashlib import blake2b as blake2b
 
