@@ -197,3 +197,18 @@ def test_add_import_and_migrate_say_to_check_out(runner, clones, tmp_path):
         assert (done.exit_code, done.stdout) == (1, ""), args
         assert done.stderr == NOT_CHECKED_OUT + f"`kistore {command}` {writes}" + CHECKOUT
     assert not (clone / "store").exists()
+
+
+def test_ls_says_it_first_and_alone_as_rank_does(runner, clones):
+    # Review r60 (F13): `ls`, `ls --json` and `ls --format jsonl` answered an empty store
+    # with exit 0 (and a warning), so `kistore ls --json | jq length` read 0 and success.
+    full, clone, _ = clones
+    said = NOT_CHECKED_OUT + AT.format(asked="--at origin/main")
+    for args in (["ls"], ["ls", "--json"], ["ls", "--format", "jsonl"],
+                 ["ls", "--kind", "BenchmarkRun"], ["ls", "--workload", "Workload/nope"]):
+        done = run(runner, clone, *args)
+        assert (done.exit_code, done.stdout, done.stderr) == (1, "", said), args
+        if "--workload" not in args:  # what it names works, and answers as a checkout
+            at = run(runner, clone, *args, "--at", "origin/main")
+            assert at.exit_code == 0, (args, at.output)
+            assert at.stdout == run(runner, full, *args).stdout != "", args
