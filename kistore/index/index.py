@@ -454,10 +454,14 @@ class Index:
         (:meth:`_relimit`).
         """
         key = settings_key(self.store)
-        if get_meta(conn, "tree") == target and key is not None and \
-                get_meta(conn, "settings") == key:
-            return
-        limits = store_limits(self.store)
+        if get_meta(conn, "tree") == target and key is not None:
+            held_key, _, said = (get_meta(conn, "settings") or "").partition("\n")
+            if held_key == key:
+                if said:  # the file still does not parse: every query says so (r60 F2)
+                    _say(said)
+                return
+        limits, said = read_limits(self.store)
+        _say(said)
         wanted = held_limits(limits)
         with transaction(conn):  # one writer; re-read the tree under SQLite's lock
             old = get_meta(conn, "tree") or EMPTY_TREE
@@ -471,8 +475,8 @@ class Index:
             held = {name: get_meta(conn, name) for name in wanted}
             if held != wanted:
                 self._relimit(conn, tree or load(), limits, held)
-            if key is not None:
-                set_meta(conn, settings=key)
+            if key is not None:  # and what the file's limits said, repeated while it holds
+                set_meta(conn, settings=key if said is None else f"{key}\n{said}")
 
     def _relimit(self, conn: sqlite3.Connection, tree: pygit2.Tree, limits: Limits,
                  held: Mapping[str, str | None]) -> None:
@@ -898,23 +902,41 @@ def store_limits(store: IndexedStore) -> Limits:
     """Return the store's ``[limits]``; the defaults when kistore.toml is bad.
 
     A query never fails on a bad kistore.toml (``verify`` and ``add`` refuse it, the gate
-    reports it: KI108), but says so once a process, on the ``kistore.index`` logger: it
-    answers under limits no file sets. A manifest past a limit is left out of the index
-    and listed as skipped (the next query after the limits changed reads it again:
-    :meth:`Index._relimit`).
+    reports it: KI108), but says so once a process (one command), on the ``kistore.index``
+    logger: it answers under limits no file sets. Every query says it while the file is
+    bad, not only the one that parsed it: :meth:`Index._sync` keeps what was said with the
+    settings key and says it again when the key still holds. A manifest past a limit is
+    left out of the index and listed as skipped (the next query after the limits changed
+    reads it again: :meth:`Index._relimit`).
+    """
+    limits, said = read_limits(store)
+    _say(said)
+    return limits
+
+
+def read_limits(store: IndexedStore) -> tuple[Limits, str | None]:
+    """Return the store's ``[limits]`` and the warning a query gives about them, unsaid.
+
+    Returns:
+        ``(limits, None)`` when kistore.toml parses (or the store has no settings);
+        ``(DEFAULT, warning text)`` when it does not: the text names the file, the JSON
+        Pointer and what to do, without the ``warning:`` prefix.
     """
     try:
         limits = store.limits()
     except KistoreError as e:
-        said = (f"{e}; queries use the default limits until kistore.toml is fixed (`kistore "
-                "verify` and `add` refuse it)")
-        if said not in _SAID:
-            _SAID.add(said)
-            log.warning("warning: %s", said)
-        return DEFAULT
+        return DEFAULT, (f"{e}; queries use the default limits until kistore.toml is fixed "
+                         "(`kistore verify` and `add` refuse it)")
     except AttributeError:  # a store-like object of a test: no settings
-        return DEFAULT
-    return limits if isinstance(limits, Limits) else DEFAULT
+        return DEFAULT, None
+    return (limits if isinstance(limits, Limits) else DEFAULT), None
+
+
+def _say(said: str | None) -> None:
+    """Log ``said`` on the ``kistore.index`` logger, once a process."""
+    if said is not None and said not in _SAID:
+        _SAID.add(said)
+        log.warning("warning: %s", said)
 
 
 _SAID: set[str] = set()
