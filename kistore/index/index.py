@@ -455,10 +455,10 @@ class Index:
         """
         key = settings_key(self.store)
         if get_meta(conn, "tree") == target and key is not None:
-            held_key, _, said = (get_meta(conn, "settings") or "").partition("\n")
+            held_key, _, held_said = (get_meta(conn, "settings") or "").partition("\n")
             if held_key == key:
-                if said:  # the file still does not parse: every query says so (r60 F2)
-                    _say(said)
+                if held_said:  # the file still does not parse: every query says so (r60 F2)
+                    _say(held_said)
                 return
         limits, said = read_limits(self.store)
         _say(said)

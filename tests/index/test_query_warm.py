@@ -295,8 +295,9 @@ def test_ls_checks_each_listed_file_as_rank_does(store, kit, world, monkeypatch,
                                                            1)).hexdigest()
     warned = (f"warning: 1 manifest(s) in the work tree do not verify and are left out: {b}; "
               "run `kistore verify`\n"
-              f"warning: {rel}: the object file is corrupt: its sha256 is sha256:{corrupt[:12]}..., "
-              f"not the digest in its name; restore it with `git checkout -- {rel}`\n")
+              f"warning: {rel}: the object file is corrupt: its sha256 is "
+              f"sha256:{corrupt[:12]}..., not the digest in its name; restore it with "
+              f"`git checkout -- {rel}`\n")
     for args in ((), ("--json",), ("--format", "jsonl")):
         result = listed(*args)
         assert b not in result.stdout and "a" in result.stdout, args
