@@ -184,6 +184,8 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
 
     fmt = output_format(fmt, as_json)
     store = ctx.store()
+    if at is None:  # a `git clone --no-checkout`: said first and alone, as rank and show do
+        store.require_checkout()
     catalog = open_catalog(store, at)
     with explaining_misses(store, [workload], at):
         found = list_entries(store, catalog, kind=kind, workload=workload, hardware=hardware,

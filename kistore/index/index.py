@@ -453,10 +453,14 @@ class Index:
         (:meth:`_relimit`).
         """
         key = settings_key(self.store)
-        if get_meta(conn, "tree") == target and key is not None and \
-                get_meta(conn, "settings") == key:
-            return
-        limits = store_limits(self.store)
+        if get_meta(conn, "tree") == target and key is not None:
+            held_key, _, held_said = (get_meta(conn, "settings") or "").partition("\n")
+            if held_key == key:
+                if held_said:  # the file still does not parse: every query says so (r60 F2)
+                    _say(held_said)
+                return
+        limits, said = read_limits(self.store)
+        _say(said)
         wanted = held_limits(limits)
         with transaction(conn):  # one writer; re-read the tree under SQLite's lock
             old = get_meta(conn, "tree") or EMPTY_TREE
@@ -470,8 +474,8 @@ class Index:
             held = {name: get_meta(conn, name) for name in wanted}
             if held != wanted:
                 self._relimit(conn, tree or load(), limits, held)
-            if key is not None:
-                set_meta(conn, settings=key)
+            if key is not None:  # and what the file's limits said, repeated while it holds
+                set_meta(conn, settings=key if said is None else f"{key}\n{said}")
 
     def _relimit(self, conn: sqlite3.Connection, tree: pygit2.Tree, limits: Limits,
                  held: Mapping[str, str | None]) -> None:
@@ -903,24 +907,42 @@ def store_limits(store: IndexedStore) -> Limits:
     A query never fails on a bad kistore.toml (``add`` refuses it; ``verify`` and the gate
     report it: KI108): each valid key applies, each bad one keeps its default
     (:meth:`kistore.store.Store.limits_per_key`; a file that does not parse at all: every
-    default). It says so once a process, on the ``kistore.index`` logger, in one warning
-    naming each bad key (file, JSON Pointer, what is wrong, what applies instead) and what
-    to do (:func:`_settings_warning`). A manifest past a limit is left out of the index and
-    listed as skipped (the next query after the limits changed reads it again:
-    :meth:`Index._relimit`).
+    default). It says so once a process (one command), on the ``kistore.index`` logger, in
+    one warning naming each bad key (file, JSON Pointer, what is wrong, what applies
+    instead) and what to do (:func:`_settings_warning`). Every query says it while the
+    file is bad, not only the one that parsed it: :meth:`Index._sync` keeps what was said
+    with the settings key and says it again when the key still holds. A manifest past a
+    limit is left out of the index and listed as skipped (the next query after the limits
+    changed reads it again: :meth:`Index._relimit`).
+    """
+    limits, said = read_limits(store)
+    _say(said)
+    return limits
+
+
+def read_limits(store: IndexedStore) -> tuple[Limits, str | None]:
+    """Return the store's ``[limits]`` and the warning a query gives about them, unsaid.
+
+    Returns:
+        ``(limits, None)`` when kistore.toml parses (or the store has no settings);
+        ``(limits, warning text)`` when some key does not (:func:`_settings_warning`,
+        without the ``warning:`` prefix), each bad key at its default.
     """
     try:
         limits, problems = store.limits_per_key()
     except KistoreError as e:  # the file could not be read at all
         limits, problems = DEFAULT, list(e.problems)
     except AttributeError:  # a store-like object of a test: no settings
-        return DEFAULT
-    if problems:
-        said = _settings_warning(problems)
-        if said not in _SAID:
-            _SAID.add(said)
-            log.warning("warning: %s", said)
-    return limits if isinstance(limits, Limits) else DEFAULT
+        return DEFAULT, None
+    limits = limits if isinstance(limits, Limits) else DEFAULT
+    return limits, (_settings_warning(problems) if problems else None)
+
+
+def _say(said: str | None) -> None:
+    """Log ``said`` on the ``kistore.index`` logger, once a process."""
+    if said is not None and said not in _SAID:
+        _SAID.add(said)
+        log.warning("warning: %s", said)
 
 
 def _settings_warning(problems: Sequence[KistoreError]) -> str:

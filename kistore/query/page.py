@@ -18,7 +18,7 @@ from ..index.catalog import Catalog
 from ..index.index import open_catalog
 from ..index.records import Record
 from .answers import rank
-from .numbers import value_texts
+from .numbers import number_text, ratio_text, value_texts
 from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -255,14 +255,19 @@ class RunComparison(NamedTuple):
     def lines(self) -> list[str]:
         """Return the comparison as text lines."""
         data = self.to_json()
+        a, b = self.a.row, self.b.row
+        texts = (value_texts([a.value, b.value], a.unit) if a.unit == b.unit else None)
         out = [f"A: {self.a.record.name} {self.a.record.digest} "
-               f"{_rank(self.a.row)} {_value(self.a.row.value, self.a.row.unit)}",
+               f"{_rank(a)} {_value(a.value, a.unit, texts)}",
                f"B: {self.b.record.name} {self.b.record.digest} "
-               f"{_rank(self.b.row)} {_value(self.b.row.value, self.b.row.unit)}"]
+               f"{_rank(b)} {_value(b.value, b.unit, texts)}"]
         if not data["sameGroup"]:
             out.append("A and B are in different comparison groups: not comparable")
         else:
-            out.append(f"A / B = {_fmt(self.ratio)} ({self.a.ranking.comparison.name} "
+            ratio = ("-" if self.ratio is None or self.a.row.value is None
+                     or self.b.row.value is None
+                     else ratio_text(self.a.row.value, self.b.row.value))
+            out.append(f"A / B = {ratio} ({self.a.ranking.comparison.name} "
                        f"comparison, {_metric(self.a.ranking.comparison.metric)} "
                        f"{self.a.ranking.comparison.order})")
         out.append(f"{len(self.differences)} differing field(s):")
@@ -373,17 +378,20 @@ def _fmt(x: float | None) -> str:
 
 
 def _ns(ns: float | None, text: str | None = None) -> str:
-    """``1,234 ns (0.001234 ms)``; ``text`` is the ns figure when digits were chosen."""
+    """``1,234 ns (0.001234 ms)``; ``text`` is the ns figure of the group's column, if any.
+
+    The ns figure is the stored number (:func:`value_texts`); the ms figure is a conversion.
+    """
     if ns is None:
         return "-"
-    return f"{text or f'{ns:,.0f}'} ns ({ns / 1e6:.6g} ms)"
+    return f"{text or value_texts([ns], 'ns')[ns]} ns ({ns / 1e6:.6g} ms)"
 
 
 def _value(v: float | None, unit: str | None, texts: dict[float, str] | None = None) -> str:
     if v is None:
         return "no value"
     text = (texts or {}).get(v)
-    return _ns(v, text) if unit == "ns" else f"{text or f'{v:.6g}'} {unit or ''}".rstrip()
+    return _ns(v, text) if unit == "ns" else f"{text or number_text(v)} {unit or ''}".rstrip()
 
 
 def _metric(pointer: str) -> str:

@@ -282,3 +282,24 @@ def test_check_of_a_malformed_range_reports_the_usage_error_in_every_format(runn
     assert (done.exit_code, done.stdout) == (2, f"::error title=kistore::{message}\n")
     done = run(runner, full, "check", "foo")
     assert (done.exit_code, done.stdout) == (2, "")
+
+
+def test_ls_says_it_first_and_alone_as_rank_does(runner, clones):
+    # Review r60 (F13): `ls`, `ls --json` and `ls --format jsonl` answered an empty store
+    # with exit 0 (and a warning), so `kistore ls --json | jq length` read 0 and success.
+    full, clone, _ = clones
+    said = NOT_CHECKED_OUT + AT.format(asked="--at origin/main")
+    error = {"ok": False, "errors": [{"message": said.removeprefix("error: ").rstrip("\n"),
+                                      "file": None, "pointer": None, "line": None}]}
+    printed = {"--json": json.dumps(error, indent=2) + "\n",  # words60's error document
+               "jsonl": json.dumps(error, separators=(",", ":")) + "\n"}
+    for args in (["ls"], ["ls", "--json"], ["ls", "--format", "jsonl"],
+                 ["ls", "--kind", "BenchmarkRun"], ["ls", "--workload", "Workload/nope"]):
+        done = run(runner, clone, *args)
+        out = next((printed[a] for a in args if a in printed), "")
+        assert (done.exit_code, done.stderr) == (1, said), args
+        assert json.loads(done.stdout) == error if out else done.stdout == "", args
+        if "--workload" not in args:  # what it names works, and answers as a checkout
+            at = run(runner, clone, *args, "--at", "origin/main")
+            assert at.exit_code == 0, (args, at.output)
+            assert at.stdout == run(runner, full, *args).stdout != "", args

@@ -367,3 +367,34 @@ def test_a_protocol_left_out_by_a_limit_is_said_to_be_in_the_store(runner, tmp_p
     (tmp_path / "protocol.json").write_text(json.dumps(protocol))
     again = run(runner, store.root, "add", str(tmp_path / "protocol.json"))
     assert again.exit_code == 1  # what "add them" asked is refused: the limit stands
+
+
+def test_every_query_says_the_bad_kistore_toml_not_only_the_first(runner, long_store, caplog,
+                                                                   monkeypatch):
+    # Review r60 (F2): the warning came with the index update that parsed the file, so only
+    # the first query after kistore.toml changed said it; later ones (other processes)
+    # answered under the defaults in silence. Each command is its own process: the set of
+    # what this process said is emptied before each, as a new process starts with it empty.
+    store, _, _ = long_store
+    set_limits(store, 0, 50)
+    said = (f"warning: {store.root / 'kistore.toml'}:/limits/string-length: string-length "
+            "must be a positive integer, found 0 (string-length = 65536 applies, its "
+            "default); queries use the file's other limits until kistore.toml is fixed: "
+            "correct or remove each key named (`kistore verify` reports it, KI108; `add` "
+            "refuses it)")
+    commands = (["rank", "BenchmarkRun/run-0"], ["rank", "BenchmarkRun/run-0"],
+                ["show", "BenchmarkRun/run-0"], ["ls"], ["ls", "--json"],
+                ["compare", "BenchmarkRun/run-0", "BenchmarkRun/run-1"])
+    for args in commands:
+        monkeypatch.setattr(index_module, "_SAID", set())
+        caplog.clear()
+        result = run(runner, store.root, *args)
+        assert result.exit_code == 0, (args, result.output)
+        assert [r.getMessage() for r in caplog.records if r.name == "kistore.index"] == \
+            [said], args
+    set_limits(store, *LOW)  # fixed: no query says it any more
+    for args in commands[:2]:
+        monkeypatch.setattr(index_module, "_SAID", set())
+        caplog.clear()
+        assert run(runner, store.root, *args).exit_code == 0
+        assert [r for r in caplog.records if r.name == "kistore.index"] == [], args
