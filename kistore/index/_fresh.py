@@ -13,10 +13,10 @@ hashed again; when its blob is not ``HEAD``'s, the manifest is read from the wor
 instead (:class:`~.catalog.OverlayCatalog`) and the question asked again.
 
 A rank stats the files of its comparison group only. A listing (``ls``,
-:meth:`CheckedCatalog.listing`) stats the files of every manifest it lists: a file
-rewritten in place (or replaced by a rename under its own name) that no longer hashes to
-its name is left out and warned about, as ``rank`` and ``show`` do (review r60, F12; it
-was listed as ``HEAD``'s index has it, to save 200,000 ``lstat`` calls at 100,000 runs).
+:meth:`CheckedCatalog.listing`) is checked per shard directory only (:mod:`._worktree`):
+stating both files of each of 100,000 manifests cost more than the whole listing, so a
+file rewritten in place (or replaced by a rename under its own name) is listed as
+``HEAD``'s index has it; ``list_manifests``, ``rank`` and ``show`` check it.
 What the index does not return is not checked here: an in-place edit of a metadata file
 that gives a manifest a *new* name is found by that name once ``kistore reindex`` has
 rebuilt the index's names (a miss says so: :func:`kistore.query.answers.find`); an object
@@ -254,20 +254,13 @@ class CheckedCatalog(Catalog):
 
     def listing(self, *, kind: str | None = None, workload: str | None = None,  # noqa: D102
                 hardware: str | None = None, details: bool = True) -> list[Listed]:
-        # Every listed manifest's files are checked by stat data, as rank and show check
-        # theirs (review r60, F12: an object file rewritten in place was listed, unwarned,
-        # where rank warned and left it out). It costs two lstat calls a listed manifest
-        # (100,000 runs: 1.1-1.8 s here, docs/speed.md), what `git status` pays too.
-        while True:
-            entries = self.inner.listing(kind=kind, workload=workload, hardware=hardware,
-                                         details=details)
-            overlaid = self.overlaid
-            stale = self.check.stale([e.digest for e in entries
-                                      if e.digest not in overlaid]) - overlaid
-            if not stale:
-                return entries
-            self.changed |= {Digest.from_str(d) for d in stale}
-            self._overlay()
+        # Checked per shard directory (changed_digests), not per file: stating both files
+        # of every manifest cost more than the listing itself (100,000 runs: 200,000
+        # lstat calls, 1.1-1.8 s here, where `git ls-tree -r` of the metadata takes ~0.1 s).
+        # A file rewritten in place, in a directory whose mtime did not change, is listed
+        # as HEAD's index has it; answers about a manifest (rank, show, records) check it.
+        return self.inner.listing(kind=kind, workload=workload, hardware=hardware,
+                                  details=details)
 
     def recheck(self, digest: str) -> Record | None:  # noqa: D102 - documented on Catalog
         return self._checked(lambda c: c.recheck(digest))

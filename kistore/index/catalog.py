@@ -322,8 +322,8 @@ class Catalog:
         """Return what ``kistore ls`` shows of :meth:`records` (same filters, same order).
 
         A catalog of the index reads its listing rows only (no stored document is
-        decoded), and the work tree's catalog checks each listed manifest's files by stat
-        data, leaving out one whose files no longer verify (:mod:`._fresh`).
+        decoded), and the work tree's catalog checks them per shard directory, not per
+        file (:mod:`._fresh`).
 
         Args:
             kind: a manifest kind.
