@@ -16,10 +16,10 @@ attestation; ``verify`` and ``check`` report it (KI310); evidence does not count
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from ..core import layout
+from ..core.canonical_fast import loads_lenient
 from ..core.digest import Digest, is_digest
 from ..core.errors import with_article
 
@@ -103,7 +103,7 @@ def _read(view: View, digest: Digest) -> dict[str, Any] | None:
     if data is None:
         return None
     try:
-        doc = json.loads(data)
+        doc = loads_lenient(data)
     except ValueError:
         return None
     return doc if isinstance(doc, dict) else None

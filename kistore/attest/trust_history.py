@@ -11,13 +11,13 @@ the file) and returns, per key, the earliest revocation any version recorded.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..core import layout
+from ..core.canonical_fast import loads_lenient
 from ..core.errors import KistoreError
 from ..git.blobs import fetch_blobs
 from ..git.pathlog import first_parent_versions
@@ -62,7 +62,7 @@ def revocations_in(data: bytes) -> dict[str, datetime]:
         keyid -> revocation instant; empty when nothing in it reads as a revocation.
     """
     try:
-        doc = json.loads(data)
+        doc = loads_lenient(data)
     except (ValueError, UnicodeDecodeError):
         return {}
     entries = doc.get("keys") if isinstance(doc, dict) else None
@@ -238,7 +238,7 @@ def keyids_in(data: bytes) -> set[str]:
     named by its ``keyid`` field.
     """
     try:
-        doc = json.loads(data)
+        doc = loads_lenient(data)
     except (ValueError, UnicodeDecodeError):
         return set()
     entries = doc.get("keys") if isinstance(doc, dict) else None

@@ -18,7 +18,6 @@ hands ``pre-receive``), and refuses non-fast-forward updates of protected refs.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -465,7 +464,7 @@ def _metadata_update(repo: pygit2.Repository, path: str, old: Any, new: Any) -> 
 
     try:
         what = metadata_difference(read_blob(repo, old), read_blob(repo, new))
-    except (ValueError, json.JSONDecodeError):  # bad bytes are reported by the contents check
+    except InputError:  # bad bytes are reported by the contents check
         what = "bytes changed"
     return Finding(METADATA_UPDATED, f"metadata changed: {what}", file=path)
 

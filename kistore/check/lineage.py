@@ -30,7 +30,6 @@ subject is the history itself, read incrementally so the gate stays O(change):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -38,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from ..attest.trust import format_time, load_trust
 from ..attest.trust_history import ever_revoked
 from ..core import layout
+from ..core.canonical_fast import loads_lenient
 from ..core.errors import KistoreError
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import TRUST_FILE
@@ -331,7 +331,7 @@ def check_names(store: Store, at: str | None = None) -> list[Finding]:
 def _name(repo: pygit2.Repository, blob: str) -> str | None:
     """Return the ``name`` a metadata blob holds, or None when it holds no string name."""
     try:
-        doc = json.loads(read_blob(repo, blob))
+        doc = loads_lenient(read_blob(repo, blob))
     except (ValueError, UnicodeDecodeError):
         return None
     name = doc.get("name") if isinstance(doc, dict) else None

@@ -781,14 +781,7 @@ def read_cite_settings(store: Store, at: str | None = None) -> dict[str, str]:
     if at is None and store.root is not None:
         return _work_tree_cite_settings(store, store.root)
     text = store.settings_file(at or "HEAD")[0] or b""
-    # Lazy: tomllib (~3-4 ms of start-up) only where kistore.toml is parsed.
-    import tomllib
-
-    try:
-        settings = tomllib.loads(text.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise InputError(f"not valid TOML: {e}", file=layout.SETTINGS_FILE) from None
-    return _cite_table(settings)
+    return _cite_table(parse_settings(text, file=layout.SETTINGS_FILE))
 
 
 def _cite_table(settings: dict[str, Any]) -> dict[str, str]:

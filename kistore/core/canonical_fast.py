@@ -108,15 +108,20 @@ def loads_lenient(data: bytes) -> Any:
 
     Raises:
         ValueError: neither parser accepts the bytes (``json.JSONDecodeError``,
-            ``UnicodeDecodeError``).
+            ``UnicodeDecodeError``), or arrays/objects nest deeper than the standard parser
+            reaches (Python's recursion limit, about 1,000 levels; orjson stops at 1,024):
+            as any other malformed file, never a ``RecursionError``.
     """
     if orjson is not None:
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:
             pass
-
-    return json.loads(data)
+    try:
+        return json.loads(data)
+    except RecursionError:  # a committed file of 3,000 "[": malformed, not a crash
+        raise ValueError(f"nesting deeper than {MAX_DEPTH} levels; flatten the document to "
+                         f"at most {MAX_DEPTH} levels") from None
 
 
 def loads_if_canonical(data: bytes) -> Any:

@@ -20,12 +20,12 @@ environment (None when they are not in the store).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
 from . import canonical, hashes
+from .canonical_fast import loads_lenient
 from .digest import Digest
 
 KEY_FIELDS = ("family", "hardwareProduct", "primaryStatistic", "protocolDigest",
@@ -92,7 +92,7 @@ def stored_spec(data: bytes | None, digest_hex: str, kind: str) -> dict[str, Any
     if data is None or hashes.sha256(data).hexdigest() != digest_hex:
         return None
     try:
-        doc = json.loads(data)
+        doc = loads_lenient(data)
     except (ValueError, UnicodeDecodeError):
         return None
     spec = doc.get("spec") if isinstance(doc, dict) and doc.get("kind") == kind else None

@@ -1173,18 +1173,67 @@ def parse_settings(data: bytes, *, file: str) -> dict[str, Any]:
     """Parse the bytes of a ``kistore.toml`` (empty bytes: no settings).
 
     Raises:
-        InputError: the bytes are not UTF-8, or not TOML.
+        InputError: the bytes are not UTF-8, or not TOML, or arrays or inline tables nest
+            deeper than Python's TOML parser reads (a few hundred levels: it recurses; the
+            error names the line and column where the nesting is deepest).
     """
     # Lazy: tomllib (~4 ms of start-up) only where kistore.toml is read: a warm query never.
     import tomllib
 
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"not UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start}); save it "
                          "as UTF-8", file=file) from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"not valid TOML: {e}", file=file) from None
+    except RecursionError:  # a value of 3,000 "[": a bad file, never a crash
+        depth, line, column = _deepest_nesting(text)
+        raise InputError(
+            f"not valid TOML for kistore: arrays or inline tables nest {depth} levels deep, "
+            "deeper than Python's TOML parser reads (a few hundred levels); flatten the value",
+            file=file, line=line, column=column) from None
+
+
+def _deepest_nesting(text: str) -> tuple[int, int, int]:
+    """Return ``(depth, line, column)``: how deep ``[``/``{`` nest in TOML ``text``, where.
+
+    The line and column (1-based) are those of the bracket first opening the deepest level.
+    Brackets inside strings (basic, literal, multi-line) and comments are not counted; a
+    table header (``[table]``, ``[[array]]``) counts while it is open, as shallow as it is.
+    Only an error message depends on it: :func:`parse_settings` after a ``RecursionError``.
+    """
+    depth = deepest = 0
+    line, line_start, where = 1, 0, (1, 1)
+    at, end = 0, len(text)
+    while at < end:
+        c = text[at]
+        if c in "\"'":
+            close = c * 3 if text.startswith(c * 3, at) else c
+            at += len(close)
+            while at < end and not text.startswith(close, at):
+                if text[at] == "\n":
+                    line, line_start = line + 1, at + 1
+                at += 2 if text[at] == "\\" and c == '"' and text[at + 1:at + 2] != "\n" else 1
+            at += len(close)
+            continue
+        if c == "#":
+            at = text.find("\n", at)
+            if at == -1:
+                break
+            continue
+        if c == "\n":
+            line, line_start = line + 1, at + 1
+        elif c in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, where = depth, (line, at - line_start + 1)
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+        at += 1
+    return deepest, *where
 
 
 def _plain_work_tree(start: str) -> Path | None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import canonical, layout
+from ..core.canonical_fast import loads_lenient
 from ..core.comparison import comparison_key, run_key_object, stored_spec
 from ..core.digest import Digest, is_digest
 from ..core.errors import (
@@ -308,7 +309,7 @@ _HEX = frozenset("0123456789abcdef")
 def _run_references(data: bytes | None) -> dict[str, str] | None:
     """Return a stored run's reference fields (``sha256:<hex>`` each), None for no run."""
     try:
-        doc = json.loads(data) if data is not None else None
+        doc = loads_lenient(data) if data is not None else None
     except ValueError:
         return None
     spec = doc.get("spec") if isinstance(doc, dict) and doc.get("kind") == "BenchmarkRun" \
@@ -402,7 +403,7 @@ def _bogus_claim(key: tuple[str, str], owner: Digest) -> str:
 def _stored_kind(data: bytes | None) -> str | None:
     """Return the ``kind`` of stored object bytes, or None when they hold none."""
     try:
-        doc = json.loads(data) if data is not None else None
+        doc = loads_lenient(data) if data is not None else None
     except ValueError:
         return None
     kind = doc.get("kind") if isinstance(doc, dict) else None
@@ -412,7 +413,7 @@ def _stored_kind(data: bytes | None) -> str | None:
 def _stored_name(data: bytes | None) -> str | None:
     """Return the ``name`` of stored metadata bytes, or None when they hold none."""
     try:
-        doc = json.loads(data) if data is not None else None
+        doc = loads_lenient(data) if data is not None else None
     except ValueError:
         return None
     name = doc.get("name") if isinstance(doc, dict) else None
@@ -500,6 +501,13 @@ def metadata_difference(old: bytes, new: bytes, was: str = "stored", now: str = 
         new: the other metadata bytes.
         was: what to call ``old`` (stored, first).
         now: what to call ``new`` (given, then).
+
+    Returns:
+        ``POINTER: stored VALUE, given VALUE`` per difference, joined by ``; ``; a sentence
+        saying so when ``old`` is not strict JSON (e.g. nested past 64 levels).
+
+    Raises:
+        InputError: ``new`` is not strict JSON (:func:`kistore.core.canonical.loads`).
     """
     changes: list[str] = []
 
@@ -513,11 +521,11 @@ def metadata_difference(old: bytes, new: bytes, was: str = "stored", now: str = 
                      for v in (a, b)]
             changes.append(f"{pointer or '/'}: {was} {shown[0]}, {now} {shown[1]}")
 
-    try:
-        stored = json.loads(old)
-    except ValueError:
+    try:  # strict: a committed file nested 1,000 deep parses leniently, then breaks json.dumps
+        stored = canonical.loads(old)
+    except InputError:
         return "the stored metadata file is not valid JSON: `kistore verify` reports it"
-    walk(stored, json.loads(new), "")
+    walk(stored, canonical.loads(new), "")
     return "; ".join(changes)
 
 

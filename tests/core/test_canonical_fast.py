@@ -257,3 +257,28 @@ def test_compiled_loads_reads_ordinary_tool_output():
     fast = canonical_fast.loads(raw)
     assert fast is not None
     assert _same(fast, canonical._loads_exact(raw, "-"))
+
+
+@pytest.mark.parametrize("raw", [
+    b"[" * 1025 + b"]" * 1025,  # one past orjson's limit: the standard parser recursed
+    b"[" * 3000 + b"]" * 3000,
+    b'{"a":' * 3000 + b"1" + b"}" * 3000,
+    b"[" * 200_000 + b"]" * 200_000,
+    b"[" * 200_000,  # never closed
+], ids=["1025", "3000", "3000-objects", "200000", "200000-open"])
+def test_lenient_loads_says_too_deep_as_any_malformed_file(raw):
+    # Review r60 F8: every caller takes ValueError for "not JSON"; a RecursionError got past
+    # them as "internal error: this is a bug in kistore" from check, ls, rank, show and add
+    with pytest.raises(ValueError, match=r"^nesting deeper than 64 levels; flatten the "
+                                         r"document to at most 64 levels$"):
+        canonical_fast.loads_lenient(raw)
+
+
+def test_lenient_loads_still_reads_what_orjson_reads_and_what_only_the_stdlib_reads():
+    deep = canonical_fast.loads_lenient(b"[" * 1000 + b"]" * 1000)  # orjson: up to 1,024
+    for _ in range(999):
+        [deep] = deep
+    assert deep == []
+    assert canonical_fast.loads_lenient(b'["\\ud800", NaN]')[0] == "\ud800"  # orjson refuses
+    with pytest.raises(json.JSONDecodeError):  # a malformed file: the stdlib's own error
+        canonical_fast.loads_lenient(b'{"a": [1, 2}')
