@@ -135,10 +135,9 @@ def test_a_no_checkout_clone_says_so_and_names_the_at_that_answers(tmp_path):
         done = _kistore(clone, *args)
         assert (done.returncode, done.stdout, done.stderr.decode()) == (
             1, b"", said.format(at="origin/main")), args
-    listed = _kistore(clone, "ls")  # an answer of every manifest: one warning, not 9 "missing"
+    listed = _kistore(clone, "ls")  # refuses as show does (review r60 F13), not 9 "missing"
     assert (listed.returncode, listed.stdout, listed.stderr.decode()) == (
-        0, b"", "warning: the work tree is not checked out: 9 committed manifest(s) are left "
-        "out; `--at origin/main` answers from the commit\n")
+        1, b"", said.format(at="origin/main"))
     at_upstream = {args: _kistore(clone, *args, "--at", "origin/main") for args in asks}
     # review 2026-12-02: a branch ahead of its upstream is answered by HEAD, not origin/main
     head = git(clone, "rev-parse", "HEAD").strip()
