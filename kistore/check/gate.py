@@ -158,7 +158,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
             found=("a branch behind it" if repo.descendant_of(base.id, head.id)
                    else "diverged history"),
             extra={"base": str(base.id), "head": str(head.id)})]
-    unmigrated = _unmigrated(head.tree) or _ungrouped(store, base, head)
+    unmigrated = _unmigrated(store, head.tree) or _ungrouped(store, base, head)
     if unmigrated is not None:
         return [unmigrated]
     commits = list(ancestry(repo, head, hide=base))
@@ -187,22 +187,44 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     return sorted(findings, key=sort_key)
 
 
-def _unmigrated(tree: pygit2.Tree) -> Finding | None:
+def _unmigrated(store: Store, tree: pygit2.Tree) -> Finding | None:
     """KI211 for the store when HEAD holds manifests but no ``store/names/`` at all.
 
     The gate answers "is this name taken" by looking up one names file: in a store made
     before names were paths there is none to look up, and a second claim on a name would
     pass (review 2026-12-01 F2). Such a store fails ``verify`` too (KI211 on every
     manifest); ``kistore migrate --commit`` writes the names files and forward records.
+
+    A manifest is an object file where the layout puts one (:func:`_holds_manifest`):
+    anything else under ``store/objects`` (a symlink, a stray file) in a store with no
+    manifests yet is left to the range's own checks, which say what ``verify --at HEAD``
+    says (KI110, KI111); migrate could not help it (review r60 F21: the advice looped).
     """
-    has = {path: treediff.subtree_id(tree, path) is not None
-           for path in (layout.OBJECTS_DIR, layout.NAMES_DIR)}
-    if not has[layout.OBJECTS_DIR] or has[layout.NAMES_DIR]:
+    objects = treediff.subtree_id(tree, layout.OBJECTS_DIR)
+    if (objects is None or treediff.subtree_id(tree, layout.NAMES_DIR) is not None
+            or not _holds_manifest(store.repo, objects)):
         return None
     return Finding(NAME_PATH_MISSING, "this store has manifests but no store/names/: it was "
                    "made before names were paths, and the gate cannot tell a taken name; "
                    "land the commit `kistore migrate --commit` makes first, then this change",
                    file=layout.NAMES_DIR)
+
+
+def _holds_manifest(repo: pygit2.Repository, objects: pygit2.Oid) -> bool:
+    """Whether the ``store/objects/sha256`` tree ``objects`` holds one object file.
+
+    An object file: a regular file named by 62 hex digits and ``.json`` in a shard folder
+    named by two (:func:`kistore.core.layout.is_shard_name`, ``is_leaf_name``). Stops at
+    the first: one listing of one shard in a store with manifests.
+    """
+    for shard in treediff.subtree(repo, objects):
+        if shard.type_str != "tree" or not layout.is_shard_name(shard.name or ""):
+            continue
+        if any(leaf.type_str == "blob" and _kind(leaf.filemode) == 0o100644
+               and layout.is_leaf_name(leaf.name or "")
+               for leaf in treediff.subtree(repo, shard.id)):
+            return True
+    return False
 
 
 def _ungrouped(store: Store, base: pygit2.Commit, head: pygit2.Commit) -> Finding | None:
