@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING
 from ..core import layout
 from ..core.errors import InputError
 from ..core.findings import Finding
-from ..core.limits import Limits, may_pass
+from ..core.limits import DEFAULT, Limits, may_pass
 from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, read_blob
 from ..git.treediff import shard_leaves
 from ._rules import (
+    CHECKING_SETTINGS_INVALID,
     FILE_TOO_LARGE,
     SETTINGS_INVALID,
     check_metadata_bytes,
@@ -59,6 +60,40 @@ def committed_limits(store: Store, rev: str) -> Limits | None:
         return store.limits(at=rev)
     except InputError:
         return None
+
+
+def own_limits(store: Store) -> tuple[Limits, list[Finding]]:
+    """Return the checking repository's own limits, or the defaults and why when they fail.
+
+    A gate's checking limits are the repository's that runs it (:func:`kistore.check.
+    audit.checking_limits`): a server's are its HEAD's committed ``kistore.toml``. When
+    they do not parse, refusing to check (as before) refused every push, the one fixing
+    the file too, with an error that read as a complaint about the pushed commit (review
+    r60 F6); and in CI, whose work tree is the range's HEAD, the gate could not run at all
+    to report HEAD's KI108 (F1). So the gate checks with :data:`kistore.core.limits.DEFAULT`
+    (still held to BASE's and HEAD's committed limits) and says so.
+
+    Args:
+        store: the checking repository (a bare repository: HEAD's ``kistore.toml``).
+
+    Returns:
+        ``(limits, [])`` when its settings parse; else ``(DEFAULT, findings)``: one KI109
+        warning per problem, on ``kistore.toml``, naming whose file it is (the server's, or
+        the work tree's) and the parse error.
+    """
+    try:
+        return store.limits(), []
+    except InputError as e:
+        if store.root is None or store.not_checked_out() is not None:
+            whose = ("this repository's own kistore.toml (HEAD's: on a server, the server's "
+                     "settings, not the pushed commit's)")
+        else:
+            whose = "the work tree's kistore.toml (the checking repository's own settings)"
+        return DEFAULT, [Finding(
+            CHECKING_SETTINGS_INVALID, f"{whose} does not parse: {p.message}; this check "
+            "holds the range to the default limits (and to BASE's and HEAD's committed ones)",
+            file=layout.SETTINGS_FILE, pointer=p.pointer, line=p.line, column=p.column)
+            for p in e.problems]
 
 
 def invalid_settings(store: Store, rev: str) -> list[Finding]:

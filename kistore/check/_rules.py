@@ -69,6 +69,11 @@ SETTINGS_INVALID = rule(
     "fix kistore.toml: [limits] takes only manifest-bytes, string-length, array-length and "
     "source-bytes, each a positive integer (leave a key out for its default); every kistore "
     "command refuses a store whose settings do not parse")
+CHECKING_SETTINGS_INVALID = rule(
+    "KI109", "checking-settings-invalid", WARNING,
+    "fix kistore.toml of the repository that runs the check (a server's: HEAD's, which a "
+    "push that fixes it to that branch does, as the check lets one land); until then the "
+    "gate holds ranges to the default limits and to BASE's and HEAD's committed ones")
 NEW_FILE_TOO_LARGE = (
     "the change adds or edits this file: leave the file or the edit out of the change "
     "(`kistore add` refuses such a manifest), or raise [limits] {key} of kistore.toml in a "

@@ -122,7 +122,7 @@ def read_beside(store: Store, at: str | None) -> list[str]:
 
 
 def checking_limits(store: Store, base: str | None = None, *,
-                    committed: Limits | None = None) -> Limits:
+                    committed: Limits | None = None, own: Limits | None = None) -> Limits:
     """Return every limit stored files are held to (manifest-bytes: KI106; strings, arrays: KI107).
 
     The checking repository's ``[limits]`` (its work tree's kistore.toml, or ``HEAD``'s in
@@ -138,15 +138,18 @@ def checking_limits(store: Store, base: str | None = None, *,
         base: the range's BASE commit, or None (``verify``: the store's own limits).
         committed: ``base``'s committed limits when the caller has read them already (the
             gate, :func:`kistore.check._lowered.committed_limits`); None: read here.
+        own: the checking repository's limits when the caller has read them already (the
+            gate, :func:`kistore.check._lowered.own_limits`: the defaults when they do not
+            parse); None: read here.
 
     Returns:
         The limits.
 
     Raises:
-        InputError: the store's kistore.toml sets invalid limits (BASE's invalid ones are
-            taken as the default limits).
+        InputError: the store's kistore.toml sets invalid limits, unless ``own`` is given
+            (BASE's invalid ones are taken as the default limits).
     """
-    limits = Limits(*map(int, store.limits()))
+    limits = Limits(*map(int, store.limits() if own is None else own))
     if base is None:
         return limits
     if committed is None:

@@ -41,7 +41,7 @@ from ..attest.trust_history import held, trust_blobs
 from ..core import canonical, layout
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, StoreStateError
-from ..core.findings import ERROR, INFO, Finding, rule
+from ..core.findings import ERROR, INFO, Finding, Rule, rule
 from ..core.layout import NOTES_REF
 from ..core.limits import DEFAULT, Limits
 from ..git import treediff
@@ -53,11 +53,17 @@ from ..store.migrate import plan_groups
 from ._focus import range_paths
 from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
-from ._lowered import committed_limits, invalid_settings, lowered_limits
+from ._lowered import committed_limits, invalid_settings, lowered_limits, own_limits
 from ._names import NAME_PATH_MISSING
 from ._paths import changed_tree_names
 from ._policy import check_policy
-from ._rules import FILE_TOO_LARGE, NEW_FILE_TOO_LARGE, VALUE_TOO_LONG, sort_key
+from ._rules import (
+    CHECKING_SETTINGS_INVALID,
+    FILE_TOO_LARGE,
+    NEW_FILE_TOO_LARGE,
+    VALUE_TOO_LONG,
+    sort_key,
+)
 from .audit import GITATTRIBUTES, check_contents, checking_limits
 from .lineage import APPEND_ONLY_REMOVED, check_shallow, names_kept, revocations_kept
 from .reach import first_unsent
@@ -162,12 +168,13 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     if unmigrated is not None:
         return [unmigrated]
     commits = list(ancestry(repo, head, hide=base))
-    findings = history_findings(repo, commits)
+    own, findings = own_limits(store)  # the defaults, and KI109, when they do not parse
+    findings += history_findings(repo, commits)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
     changed, metadata_edits = _changed_paths(store_changes)
     committed = (committed_limits(store, str(base.id)), committed_limits(store, str(head.id)))
     findings += [_new_file_fix(f) for f in check_contents(
-        _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed),
+        _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed, own),
         focus=changed)]
     findings += lowered_limits(store, str(head.id), changed, *committed)
     if committed[1] is None:  # HEAD's settings do not parse: no command reads the store
@@ -285,7 +292,7 @@ def _behind(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, base_re
 
 
 def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tree: bool,
-                 committed: tuple[Limits | None, Limits | None]) -> Files:
+                 committed: tuple[Limits | None, Limits | None], own: Limits) -> Files:
     """Return the files of ``head`` the contents check reads (:func:`._focus.range_paths`).
 
     With ``whole_tree``, every file of ``head`` instead. Their value limits are the checking
@@ -293,11 +300,13 @@ def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tr
     as well: a pre-receive hook's checking limits are the receiver's, and a range that
     lowers a limit must not bring a file past it (``verify`` fails it after the merge).
     ``committed``: BASE's and HEAD's committed limits (None: invalid,
-    :func:`._lowered.committed_limits`).
+    :func:`._lowered.committed_limits`); ``own``: the checking repository's
+    (:func:`._lowered.own_limits`).
     """
     at_base, at_head = committed
     view = store.view(head)
-    limits = checking_limits(store, base, committed=DEFAULT if at_base is None else at_base)
+    limits = checking_limits(store, base, committed=DEFAULT if at_base is None else at_base,
+                             own=own)
     if at_head is not None:  # what verify holds them to after the merge
         limits = Limits(*map(min, limits, at_head))
     limit = limits.manifest_bytes
@@ -613,7 +622,20 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             findings += whole_history(store, new)
         else:
             findings += check_range(store, f"{base}..{new}", checkers=checkers)
-    return findings
+    return _once(findings, CHECKING_SETTINGS_INVALID)  # this repository's, not a ref's
+
+
+def _once(findings: list[Finding], of: Rule) -> list[Finding]:
+    """Return ``findings`` with each finding of rule ``of`` kept once (its first)."""
+    said: set[str] = set()
+    kept = []
+    for finding in findings:
+        if finding.rule is of:
+            if finding.format() in said:
+                continue
+            said.add(finding.format())
+        kept.append(finding)
+    return kept
 
 
 NOTES_LINE_REMOVED = rule(
@@ -754,13 +776,14 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     KI108 when ``rev``'s ``kistore.toml`` does not parse.
     """
     head = store.commit(rev)
-    limits = checking_limits(store)
+    own, warned = own_limits(store)  # the defaults, and KI109, when they do not parse
+    limits = checking_limits(store, own=own)
     committed = committed_limits(store, str(head.id))
     if committed is not None:
         limits = Limits(*map(min, limits, committed))
     files = store.view(str(head.id)).files(limits.manifest_bytes)
     files.value_limits = limits
-    findings = check_contents(files)
+    findings = warned + check_contents(files)
     if committed is None:  # its settings do not parse: no command reads the store
         findings += invalid_settings(store, str(head.id))
     return findings + check_history(store, rev)

@@ -1,0 +1,75 @@
+"""The gate and a kistore.toml that does not parse, or that kistore would refuse later.
+
+Review r60 (new user): a server whose own (HEAD's) kistore.toml was invalid refused every
+push, the one fixing it too, with an error that read as a complaint about the pushed commit
+(F6); in CI, whose work tree is the range's HEAD, an invalid kistore.toml stopped the gate
+before it could report KI108 (F1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..conftest import git
+from ..prs import Remote
+
+WARNED = ("kistore.toml:/limits/string-length: warning KI109 checking-settings-invalid: "
+          "this repository's own kistore.toml (HEAD's: on a server, the server's settings, "
+          "not the pushed commit's) does not parse: string-length must be a positive "
+          "integer, found 0; this check holds the range to the default limits (and to "
+          "BASE's and HEAD's committed ones)")
+"""What a server whose HEAD sets ``string-length = 0`` says of its own settings."""
+
+
+def set_line(root: Path, line: str | None) -> None:
+    """Put ``line`` first in the work tree's [limits] table (None: take the bad one out)."""
+    settings = root / "kistore.toml"
+    text = settings.read_text()
+    if line is None:
+        settings.write_text(text.replace("[limits]\nstring-length = 0\n", "[limits]\n"))
+    else:
+        settings.write_text(text.replace("\n[limits]\n", f"\n[limits]\n{line}\n", 1))
+
+
+def hook_lines(output: str) -> list[str]:
+    """The lines the server's pre-receive hook printed (git prefixes them ``remote: ``)."""
+    return [line.removeprefix("remote: ").rstrip() for line in output.splitlines()
+            if line.startswith("remote: ")]
+
+
+def test_a_server_whose_own_settings_fail_lands_the_push_that_fixes_them(published, tmp_path):
+    set_line(published, "string-length = 0")  # landed before the hook ran (or by an admin)
+    git(published, "commit", "-qam", "settings the server's kistore cannot parse")
+    remote = Remote(published, tmp_path)
+    bad = remote.main()
+    # a push keeping them bad is refused, for the pushed commit's settings (KI108) ...
+    keeps = remote.pr("an unrelated change", lambda c: (c / "NOTES").write_text("x\n"))
+    assert not keeps.accepted
+    assert hook_lines(keeps.output) == [
+        "kistore.toml:/limits/string-length: error KI108 settings-invalid: string-length "
+        "must be a positive integer, found 0",
+        WARNED,
+        "FAILED: 1 ref update(s): 1 error, 1 warning, 0 info"]
+    assert remote.main() == bad
+    # ... and the push that fixes them lands, the server saying whose settings failed
+    fixes = remote.pr("fix [limits]", lambda c: set_line(c, None))
+    assert fixes.accepted, fixes.output
+    assert hook_lines(fixes.output) == [WARNED, "ok: 1 ref update(s): 0 errors, 1 warning, 0 info"]
+    assert remote.main() == git(remote.clone, "rev-parse", "HEAD").strip() != bad
+    # the server's settings parse again: nothing more is said of them
+    later = remote.pr("another change", lambda c: (c / "NOTES").write_text("y\n"))
+    assert later.accepted
+    assert hook_lines(later.output) == ["ok: 1 ref update(s): 0 errors, 0 warnings, 0 info"]
+
+
+def test_a_push_of_two_refs_says_once_that_the_servers_settings_fail(published, tmp_path):
+    set_line(published, "string-length = 0")
+    git(published, "commit", "-qam", "settings the server's kistore cannot parse")
+    remote = Remote(published, tmp_path)
+    set_line(remote.clone, None)
+    git(remote.clone, "commit", "-qam", "fix [limits]")
+    git(remote.clone, "branch", "topic")
+    pushed = remote.push("HEAD:main", "topic:topic")
+    assert pushed.accepted, pushed.output
+    assert hook_lines(pushed.output) == [WARNED,
+                                         "ok: 2 ref update(s): 0 errors, 1 warning, 0 info"]
