@@ -96,6 +96,22 @@ def own_limits(store: Store) -> tuple[Limits, list[Finding]]:
             for p in e.problems]
 
 
+def reads_settings_of(store: Store, rev: str) -> bool:
+    """Whether the checking repository's ``kistore.toml`` holds the bytes commit ``rev``'s does.
+
+    CI checks a pull request from a checkout of it: its own settings are then the range's
+    HEAD's, and HEAD's KI108 says all that :func:`own_limits`' KI109 would.
+
+    Args:
+        store: the checking repository.
+        rev: a commit id.
+    """
+    try:
+        return store.settings_file()[0] == store.settings_file(rev)[0]
+    except InputError:  # not a regular file: own_limits says so
+        return False
+
+
 def invalid_settings(store: Store, rev: str) -> list[Finding]:
     """Return KI108 on ``kistore.toml`` when commit ``rev``'s settings do not parse.
 

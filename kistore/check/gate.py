@@ -53,7 +53,13 @@ from ..store.migrate import plan_groups
 from ._focus import range_paths
 from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
-from ._lowered import committed_limits, invalid_settings, lowered_limits, own_limits
+from ._lowered import (
+    committed_limits,
+    invalid_settings,
+    lowered_limits,
+    own_limits,
+    reads_settings_of,
+)
 from ._names import NAME_PATH_MISSING
 from ._paths import changed_tree_names
 from ._policy import check_policy
@@ -168,8 +174,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     if unmigrated is not None:
         return [unmigrated]
     commits = list(ancestry(repo, head, hide=base))
-    own, findings = own_limits(store)  # the defaults, and KI109, when they do not parse
-    findings += history_findings(repo, commits)
+    own, warned = own_limits(store)  # the defaults, and KI109, when they do not parse
+    findings = history_findings(repo, commits)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
     changed, metadata_edits = _changed_paths(store_changes)
     committed = (committed_limits(store, str(base.id)), committed_limits(store, str(head.id)))
@@ -179,6 +185,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += lowered_limits(store, str(head.id), changed, *committed)
     if committed[1] is None:  # HEAD's settings do not parse: no command reads the store
         findings += invalid_settings(store, str(head.id))
+    findings += _own_settings(store, str(head.id), warned, committed[1])
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
@@ -783,7 +790,20 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
         limits = Limits(*map(min, limits, committed))
     files = store.view(str(head.id)).files(limits.manifest_bytes)
     files.value_limits = limits
-    findings = warned + check_contents(files)
+    findings = check_contents(files) + _own_settings(store, str(head.id), warned, committed)
     if committed is None:  # its settings do not parse: no command reads the store
         findings += invalid_settings(store, str(head.id))
     return findings + check_history(store, rev)
+
+
+def _own_settings(store: Store, head: str, warned: list[Finding], at_head: Limits | None
+                  ) -> list[Finding]:
+    """Return ``warned`` (KI109 of the checking repository's settings) unless HEAD's KI108 says it.
+
+    In CI the checking repository's ``kistore.toml`` is the range's HEAD's (a checkout of
+    the pull request): when HEAD's settings fail (``at_head`` None), its KI108 on the same
+    file is the one finding to make.
+    """
+    if warned and at_head is None and reads_settings_of(store, head):
+        return []
+    return warned

@@ -8,7 +8,11 @@ before it could report KI108 (F1).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+from kistore.check._rules import SETTINGS_INVALID
+from kistore.cli import main
 
 from ..conftest import git
 from ..prs import Remote
@@ -42,14 +46,14 @@ def test_a_server_whose_own_settings_fail_lands_the_push_that_fixes_them(publish
     git(published, "commit", "-qam", "settings the server's kistore cannot parse")
     remote = Remote(published, tmp_path)
     bad = remote.main()
-    # a push keeping them bad is refused, for the pushed commit's settings (KI108) ...
+    # a push keeping them bad is refused, for the pushed commit's settings (KI108: the
+    # server's are the same bytes, and KI109 would say it twice) ...
     keeps = remote.pr("an unrelated change", lambda c: (c / "NOTES").write_text("x\n"))
     assert not keeps.accepted
     assert hook_lines(keeps.output) == [
         "kistore.toml:/limits/string-length: error KI108 settings-invalid: string-length "
         "must be a positive integer, found 0",
-        WARNED,
-        "FAILED: 1 ref update(s): 1 error, 1 warning, 0 info"]
+        "FAILED: 1 ref update(s): 1 error, 0 warnings, 0 info"]
     assert remote.main() == bad
     # ... and the push that fixes them lands, the server saying whose settings failed
     fixes = remote.pr("fix [limits]", lambda c: set_line(c, None))
@@ -73,3 +77,53 @@ def test_a_push_of_two_refs_says_once_that_the_servers_settings_fail(published, 
     assert pushed.accepted, pushed.output
     assert hook_lines(pushed.output) == [WARNED,
                                          "ok: 2 ref update(s): 0 errors, 1 warning, 0 info"]
+
+
+KI108_ANNOTATION = (
+    "::error file=kistore.toml,title=KI108 settings-invalid::/limits/string-length: KI108 "
+    "settings-invalid: string-length must be a positive integer, found 0. Fix: "
+    + SETTINGS_INVALID.hint)
+
+
+def test_ci_checking_the_range_from_its_own_head_reports_ki108_as_a_clean_checkout_does(
+        runner, published):
+    # F1: the workflow checks HEAD^1..HEAD in a checkout of the pull request: the invalid
+    # kistore.toml it brings is the checking repository's own. The gate could not run
+    # ("error: ..." on stderr, no annotation); it reports the finding as from BASE's checkout.
+    base = git(published, "rev-parse", "HEAD").strip()
+    set_line(published, "string-length = 0")
+    git(published, "commit", "-qam", "break [limits]")
+    broken = git(published, "rev-parse", "HEAD").strip()
+    in_ci = runner.invoke(main, ["--store", str(published), "check", "--format", "github",
+                                 f"{base}..{broken}"])
+    assert (in_ci.exit_code, in_ci.stdout.splitlines(), in_ci.stderr) == (
+        1, [KI108_ANNOTATION, f"FAILED: {base}..{broken}: 1 error, 0 warnings, 0 info"], "")
+    git(published, "checkout", "-q", base)
+    clean = runner.invoke(main, ["--store", str(published), "check", "--format", "github",
+                                 f"{base}..{broken}"])
+    assert (clean.exit_code, clean.stdout, clean.stderr) == (1, in_ci.stdout, "")
+    # --json: the finding, not an error that stopped the check
+    git(published, "checkout", "-q", broken)
+    as_json = json.loads(runner.invoke(main, ["--store", str(published), "check", "--json",
+                                              f"{base}..{broken}"]).stdout)
+    assert "errors" not in as_json
+    assert [(f["rule"], f["file"], f["pointer"]) for f in as_json["findings"]] == [
+        ("KI108", "kistore.toml", "/limits/string-length")]
+
+
+def test_a_work_tree_whose_settings_differ_from_heads_says_it_checked_with_the_defaults(
+        runner, published):
+    # a local check (pre-push, --unpushed) from a work tree whose uncommitted kistore.toml
+    # does not parse: the range is checked, with KI109 saying which limits held it
+    base = git(published, "rev-parse", "HEAD").strip()
+    (published / "NOTES").write_text("x\n")
+    git(published, "add", "NOTES")
+    git(published, "commit", "-qm", "a change")
+    set_line(published, "string-length = 0")  # not committed
+    result = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
+    assert (result.exit_code, result.stdout.splitlines()) == (0, [
+        "kistore.toml:/limits/string-length: warning KI109 checking-settings-invalid: the work "
+        "tree's kistore.toml (the checking repository's own settings) does not parse: "
+        "string-length must be a positive integer, found 0; this check holds the range to "
+        "the default limits (and to BASE's and HEAD's committed ones)",
+        f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"])
