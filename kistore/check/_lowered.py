@@ -23,8 +23,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..core import layout
-from ..core.errors import InputError
-from ..core.findings import Finding
+from ..core.errors import InputError, KistoreError
+from ..core.findings import Finding, Rule
 from ..core.limits import DEFAULT, Limits, may_pass
 from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, read_blob
 from ..git.treediff import shard_leaves
@@ -36,6 +36,7 @@ from ._rules import (
     check_object_bytes,
     check_value_limits,
 )
+from ._settings import settings_place
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -89,11 +90,14 @@ def own_limits(store: Store) -> tuple[Limits, list[Finding]]:
                      "settings, not the pushed commit's)")
         else:
             whose = "the work tree's kistore.toml (the checking repository's own settings)"
-        return DEFAULT, [Finding(
+        try:
+            data = store.settings_file()[0]
+        except InputError:  # not a regular file: the problem says so, with no line
+            data = None
+        return DEFAULT, [_settings_finding(
             CHECKING_SETTINGS_INVALID, f"{whose} does not parse: {p.message}; this check "
             "holds the range to the default limits (and to BASE's and HEAD's committed ones)",
-            file=layout.SETTINGS_FILE, pointer=p.pointer, line=p.line, column=p.column)
-            for p in e.problems]
+            data, p) for p in e.problems]
 
 
 def reads_settings_of(store: Store, rev: str) -> bool:
@@ -124,16 +128,35 @@ def invalid_settings(store: Store, rev: str) -> list[Finding]:
         rev: a commit id (the range's HEAD).
 
     Returns:
-        One KI108 finding per problem of the parse error, on ``kistore.toml`` (with its
-        JSON Pointer and line when the error names them); empty when the settings parse.
+        One KI108 finding per problem of the parse error, on ``kistore.toml``, with its
+        JSON Pointer, and its line and column: the TOML error's, or the line of the key or
+        table the pointer names (:func:`._settings.settings_place`, review r60 F14), when
+        found; empty when the settings parse.
     """
     try:
         store.limits(at=rev)
     except InputError as e:
-        return [Finding(SETTINGS_INVALID, p.message, file=layout.SETTINGS_FILE,
-                        pointer=p.pointer, line=p.line, column=p.column)
-                for p in e.problems]
-    return []
+        problems = e.problems
+    else:
+        return []
+    try:
+        data = store.settings_file(rev)[0]
+    except InputError:  # not a regular file: the problem says so, with no line
+        data = None
+    return [_settings_finding(SETTINGS_INVALID, p.message, data, p) for p in problems]
+
+
+def _settings_finding(rule: Rule, message: str, data: bytes | None, problem: KistoreError
+                 ) -> Finding:
+    """Return a finding on ``kistore.toml`` (bytes ``data``) about one settings problem.
+
+    At the problem's JSON Pointer, and its line and column: its own, else where
+    :func:`._settings.settings_place` finds them.
+    """
+    line, column = (problem.line, problem.column) if problem.line is not None else \
+        settings_place(data, problem.pointer, problem.message)
+    return Finding(rule, message, file=layout.SETTINGS_FILE, pointer=problem.pointer,
+                   line=line, column=column)
 
 
 def lowered(base: Limits | None, head: Limits | None) -> dict[str, tuple[int, int]]:

@@ -11,13 +11,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from kistore.check._rules import SETTINGS_INVALID
+from kistore.check._settings import settings_place
 from kistore.cli import main
 
 from ..conftest import git
 from ..prs import Remote
 
-WARNED = ("kistore.toml:/limits/string-length: warning KI109 checking-settings-invalid: "
+WARNED = ("kistore.toml:6:1:/limits/string-length: warning KI109 checking-settings-invalid: "
           "this repository's own kistore.toml (HEAD's: on a server, the server's settings, "
           "not the pushed commit's) does not parse: string-length must be a positive "
           "integer, found 0; this check holds the range to the default limits (and to "
@@ -51,8 +54,8 @@ def test_a_server_whose_own_settings_fail_lands_the_push_that_fixes_them(publish
     keeps = remote.pr("an unrelated change", lambda c: (c / "NOTES").write_text("x\n"))
     assert not keeps.accepted
     assert hook_lines(keeps.output) == [
-        "kistore.toml:/limits/string-length: error KI108 settings-invalid: string-length "
-        "must be a positive integer, found 0",
+        "kistore.toml:6:1:/limits/string-length: error KI108 settings-invalid: "
+        "string-length must be a positive integer, found 0",
         "FAILED: 1 ref update(s): 1 error, 0 warnings, 0 info"]
     assert remote.main() == bad
     # ... and the push that fixes them lands, the server saying whose settings failed
@@ -80,7 +83,8 @@ def test_a_push_of_two_refs_says_once_that_the_servers_settings_fail(published, 
 
 
 KI108_ANNOTATION = (
-    "::error file=kistore.toml,title=KI108 settings-invalid::/limits/string-length: KI108 "
+    "::error file=kistore.toml,line=6,col=1,title=KI108 settings-invalid::/limits/"
+    "string-length: KI108 "
     "settings-invalid: string-length must be a positive integer, found 0. Fix: "
     + SETTINGS_INVALID.hint)
 
@@ -107,8 +111,9 @@ def test_ci_checking_the_range_from_its_own_head_reports_ki108_as_a_clean_checko
     as_json = json.loads(runner.invoke(main, ["--store", str(published), "check", "--json",
                                               f"{base}..{broken}"]).stdout)
     assert "errors" not in as_json
-    assert [(f["rule"], f["file"], f["pointer"]) for f in as_json["findings"]] == [
-        ("KI108", "kistore.toml", "/limits/string-length")]
+    assert [(f["rule"], f["file"], f["pointer"], f["line"], f["column"])
+            for f in as_json["findings"]] == [("KI108", "kistore.toml", "/limits/string-length",
+                                               6, 1)]
 
 
 def test_a_work_tree_whose_settings_differ_from_heads_says_it_checked_with_the_defaults(
@@ -122,8 +127,48 @@ def test_a_work_tree_whose_settings_differ_from_heads_says_it_checked_with_the_d
     set_line(published, "string-length = 0")  # not committed
     result = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
     assert (result.exit_code, result.stdout.splitlines()) == (0, [
-        "kistore.toml:/limits/string-length: warning KI109 checking-settings-invalid: the work "
+        "kistore.toml:6:1:/limits/string-length: warning KI109 checking-settings-invalid: the work "
         "tree's kistore.toml (the checking repository's own settings) does not parse: "
         "string-length must be a positive integer, found 0; this check holds the range to "
         "the default limits (and to BASE's and HEAD's committed ones)",
         f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"])
+
+
+TEMPLATE_TOP = "# kistore store settings\n[store]\nversion = 1\n\n"
+"""Four lines before ``[limits]`` (line 5), as ``kistore init`` writes them."""
+
+
+@pytest.mark.parametrize(("settings", "pointer", "place"), [
+    # F14's own case: a table header left open (tomllib's "at line 5, column 8")
+    (TEMPLATE_TOP + "[limits\n", None, (5, 8)),
+    (TEMPLATE_TOP + "[limits]\n# a comment\nstring-length = 0\n", "/limits/string-length",
+     (7, 1)),
+    (TEMPLATE_TOP + '[limits]\n  "array-length" = "x"\n', "/limits/array-length", (6, 3)),
+    # keys of the root table, before any header
+    ("# top\nlimits.strng-length = 30\n[store]\n", "/limits/strng-length", (2, 1)),
+    ("limits = 3\n[store]\nversion = 1\n", "/limits", (1, 1)),
+    # an inline table: the line of the table's key, the nearest the look can tell
+    ("\nlimits = { manifest-bytes = 0 }\n", "/limits/manifest-bytes", (2, 1)),
+])
+def test_ki108_carries_the_line_of_the_setting_at_fault(runner, published, settings, pointer,
+                                                         place):
+    # F14: the finding had no line, so --json had none and the annotation sat on the file
+    base = git(published, "rev-parse", "HEAD").strip()
+    (published / "kistore.toml").write_text(settings)
+    git(published, "commit", "-qam", "break kistore.toml")
+    result = runner.invoke(main, ["--store", str(published), "check", "--json", f"{base}..HEAD"])
+    found = json.loads(result.stdout)["findings"]
+    assert [(f["rule"], f.get("pointer"), f["line"], f["column"]) for f in found] == [
+        ("KI108", pointer, *place)]
+    github = runner.invoke(main, ["--store", str(published), "check", "--format", "github",
+                                  f"{base}..HEAD"])
+    assert github.stdout.startswith(
+        f"::error file=kistore.toml,line={place[0]},col={place[1]},title=KI108 ")
+
+
+def test_settings_place_is_none_where_the_key_is_not_found():
+    assert settings_place(b"[limits]\n", "/limits/string-length", "x") == (None, None)
+    assert settings_place(None, "/limits/string-length", "x") == (None, None)
+    assert settings_place(b"[cite]\nstring-length = 0\n", "/limits/string-length", "x") == (
+        None, None)
+    assert settings_place(b"[limits]\nstring-length = 0\n", "", "x") == (None, None)
