@@ -61,6 +61,7 @@ from ._rules import (
     entry_from,
     sort_key,
 )
+from ._settings import check_settings
 from .lineage import check_names, check_revocations, check_shallow
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -862,8 +863,10 @@ def _quick_parse(data: bytes) -> Any:
 
 
 CHECKERS: tuple[Checker, ...] = (check_history, check_names, check_policy, check_attestations,
-                                 check_revocations, check_tree_names, check_shallow)
-"""The checks :func:`verify` runs after the contents check: history, policy, attestations.
+                                 check_revocations, check_tree_names, check_shallow,
+                                 check_settings)
+"""The checks :func:`verify` runs after the contents check: history, policy, attestations,
+``kistore.toml``'s tables and ``[cite]`` (:func:`._settings.check_settings`).
 
 The check layer's own; a caller adds those of the layers above by passing
 ``checkers=(*CHECKERS, ...)`` (``kistore verify`` adds

@@ -70,6 +70,7 @@ from ._rules import (
     VALUE_TOO_LONG,
     sort_key,
 )
+from ._settings import check_settings
 from .audit import GITATTRIBUTES, check_contents, checking_limits
 from .lineage import APPEND_ONLY_REMOVED, check_shallow, names_kept, revocations_kept
 from .reach import first_unsent
@@ -186,6 +187,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     if committed[1] is None:  # HEAD's settings do not parse: no command reads the store
         findings += invalid_settings(store, str(head.id))
     findings += _own_settings(store, str(head.id), warned, committed[1])
+    findings += check_settings(store, str(head.id))  # [cite] cite refuses, unknown tables
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
@@ -793,6 +795,7 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     findings = check_contents(files) + _own_settings(store, str(head.id), warned, committed)
     if committed is None:  # its settings do not parse: no command reads the store
         findings += invalid_settings(store, str(head.id))
+    findings += check_settings(store, str(head.id))  # [cite] cite refuses, unknown tables
     return findings + check_history(store, rev)
 
 

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from kistore.check import gate, verify
 from kistore.check._rules import SETTINGS_INVALID
-from kistore.check._settings import settings_place
+from kistore.check._settings import CITE_FIX, settings_place
 from kistore.cli import main
+from kistore.store import Store
 
-from ..conftest import git
+from ..conftest import PUBLISHED, git
 from ..prs import Remote
 
 WARNED = ("kistore.toml:6:1:/limits/string-length: warning KI109 checking-settings-invalid: "
@@ -172,3 +174,46 @@ def test_settings_place_is_none_where_the_key_is_not_found():
     assert settings_place(b"[cite]\nstring-length = 0\n", "/limits/string-length", "x") == (
         None, None)
     assert settings_place(b"[limits]\nstring-length = 0\n", "", "x") == (None, None)
+
+
+def cite_refusal(runner, root: Path) -> str:
+    """What `kistore cite` says of the work tree's [cite] (its message, after the file)."""
+    result = runner.invoke(main, ["--store", str(root), "cite", PUBLISHED["run"]])
+    assert result.exit_code == 1, result.output
+    (line,) = result.stderr.splitlines()
+    return line.removeprefix("error: kistore.toml: ")
+
+
+@pytest.mark.parametrize(("cite", "pointer", "line"), [
+    # F25's own: an unknown placeholder (export then left every permalink empty)
+    ('permalink = "https://x/{commit}/{foo}"', "/cite/permalink", 6),
+    ('permalink = "https://x/{commit}"', "/cite/permalink", 6),         # lacks {path}
+    ('permalink = "https://x/{commit}/{path!r}"', "/cite/permalink", 6),
+    ('permalink = "https://x/{commit/{path}"', "/cite/permalink", 6),  # not a template
+    ('publisher = ""', "/cite/publisher", 6),
+])
+def test_a_cite_table_that_cite_refuses_is_ki108_with_cites_message(
+        runner, published, cite, pointer, line):
+    base = git(published, "rev-parse", "HEAD").strip()
+    settings = published / "kistore.toml"
+    settings.write_text(TEMPLATE_TOP + f"[cite]\n{cite}\n")
+    git(published, "commit", "-qam", "a [cite] cite refuses")
+    said = cite_refusal(runner, published)
+    expected = [("KI108", "kistore.toml", pointer, line, said, CITE_FIX)]
+    # the gate refuses the range (it passed, and cite failed after the merge) ...
+    found = [(f.rule.id, f.file, f.pointer, f.line, f.message, f.hint)
+             for f in gate.check_range(Store(published), f"{base}..HEAD")]
+    assert found == expected
+    # ... and verify says the same of the store
+    assert [(f.rule.id, f.file, f.pointer, f.line, f.message, f.hint)
+            for f in verify(Store(published)) if f.severity == "error"] == expected
+
+
+def test_a_cite_table_cite_accepts_is_no_finding(published):
+    base = git(published, "rev-parse", "HEAD").strip()
+    (published / "kistore.toml").write_text(
+        TEMPLATE_TOP + '[cite]\npermalink = "https://h/o/r/blob/{commit}/{path}?d={digest}"\n'
+        'publisher = "Index"\n')
+    git(published, "commit", "-qam", "a [cite] cite accepts")
+    assert gate.check_range(Store(published), f"{base}..HEAD") == []
+    assert [f for f in verify(Store(published)) if f.rule.id == "KI108"] == []
