@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ..core import layout
 from ..core.errors import InputError
 from ..core.findings import Finding
-from ..core.settings import TABLES, cite_problems
+from ..core.settings import TABLES, cite_problems, unknown_tables
 from ..store import parse_settings
 from ._rules import SETTINGS_INVALID
 
@@ -61,7 +61,8 @@ def check_settings(store: Store, at: str | None = None) -> list[Finding]:
     except InputError:  # not a regular file, or not TOML: the [limits] parse's KI108
         return []
     findings = []
-    for problems, fix in ((cite_problems(settings), CITE_FIX),):
+    for problems, fix in ((unknown_tables(settings), TABLE_FIX),
+                          (cite_problems(settings), CITE_FIX)):
         for problem in problems:
             line, column = settings_place(data, problem.pointer, problem.message)
             findings.append(Finding(SETTINGS_INVALID, problem.message,

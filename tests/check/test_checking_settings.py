@@ -15,8 +15,9 @@ import pytest
 
 from kistore.check import gate, verify
 from kistore.check._rules import SETTINGS_INVALID
-from kistore.check._settings import CITE_FIX, settings_place
+from kistore.check._settings import CITE_FIX, TABLE_FIX, settings_place
 from kistore.cli import main
+from kistore.core.settings import unknown_tables
 from kistore.store import Store
 
 from ..conftest import PUBLISHED, git
@@ -217,3 +218,37 @@ def test_a_cite_table_cite_accepts_is_no_finding(published):
     git(published, "commit", "-qam", "a [cite] cite accepts")
     assert gate.check_range(Store(published), f"{base}..HEAD") == []
     assert [f for f in verify(Store(published)) if f.rule.id == "KI108"] == []
+
+
+@pytest.mark.parametrize(("table", "message"), [
+    # F18: a misspelled table lowered nothing, and nothing said so
+    ("[limit]\nmanifest-bytes = 300\n", "unknown table [limit] (did you mean [limits]?): "
+     "kistore reads only [store], [limits], [cite] and would ignore it"),
+    ("[Limits]\nmanifest-bytes = 300\n", "unknown table [Limits] (did you mean [limits]?): "
+     "kistore reads only [store], [limits], [cite] and would ignore it"),
+    ("[cites]\npublisher = \"X\"\n", "unknown table [cites] (did you mean [cite]?): "
+     "kistore reads only [store], [limits], [cite] and would ignore it"),
+    ("[tool]\nx = 1\n", "unknown table [tool]: kistore reads only [store], [limits], [cite] "
+     "and would ignore it"),
+])
+def test_a_table_kistore_does_not_read_is_ki108(published, table, message):
+    base = git(published, "rev-parse", "HEAD").strip()
+    settings = published / "kistore.toml"
+    settings.write_text(settings.read_text() + "\n" + table)
+    lines = settings.read_text().count("\n")
+    git(published, "commit", "-qam", "a settings table kistore does not read")
+    name = table[1:table.index("]")]
+    expected = [("KI108", "kistore.toml", f"/{name}", lines - 1, message, TABLE_FIX)]
+    found = [(f.rule.id, f.file, f.pointer, f.line, f.message, f.hint)
+             for f in gate.check_range(Store(published), f"{base}..HEAD")]
+    assert found == expected
+    assert [(f.rule.id, f.file, f.pointer, f.line, f.message, f.hint)
+            for f in verify(Store(published)) if f.severity == "error"] == expected
+
+
+def test_the_tables_kistore_reads_are_every_table_its_readers_read():
+    # [store] (its version), [limits] (Limits.from_toml), [cite] (cite_table): each is known
+    settings = {"store": {"version": 1}, "limits": {}, "cite": {}}
+    assert unknown_tables(settings) == []
+    assert [e.pointer for e in unknown_tables({**settings, "a/b": 1, "c~d": {}})] == [
+        "/a~1b", "/c~0d"]
