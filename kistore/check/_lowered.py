@@ -146,8 +146,8 @@ def invalid_settings(store: Store, rev: str) -> list[Finding]:
     return [_settings_finding(SETTINGS_INVALID, p.message, data, p) for p in problems]
 
 
-def _settings_finding(rule: Rule, message: str, data: bytes | None, problem: KistoreError
-                 ) -> Finding:
+def _settings_finding(rule: Rule, message: str, data: bytes | None,
+                      problem: KistoreError) -> Finding:
     """Return a finding on ``kistore.toml`` (bytes ``data``) about one settings problem.
 
     At the problem's JSON Pointer, and its line and column: its own, else where

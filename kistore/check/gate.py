@@ -154,7 +154,12 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         ``kistore.toml`` lowers a limit below BASE's, KI106/KI107 per stored file of HEAD
         past it too (:func:`._lowered.lowered_limits`; a walk of HEAD's files paid only then).
         KI108 on ``kistore.toml`` when HEAD's settings do not parse (every command would
-        refuse the store after the merge).
+        refuse the store after the merge), when its ``[cite]`` is one ``kistore cite``
+        refuses, or per table kistore does not read (:func:`._settings.check_settings`),
+        each at its line. KI109 (a warning) when the checking repository's own settings do
+        not parse: the range is then held to the default limits (and to BASE's and HEAD's
+        committed ones), unless that file is HEAD's, whose KI108 says it
+        (:func:`._lowered.own_limits`).
 
     Raises:
         InputError: a malformed range or a revision that names no commit.
@@ -576,7 +581,8 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         clock (dates in the pushed commits are the pusher's to write). For any
         other ref naming a commit (branches, tags, other namespaces): the findings of
         :func:`check_range` from the old tip (from the merge base for a new or force-pushed
-        ref), or of a whole-history check of the new tip when there is no base.
+        ref), or of a whole-history check of the new tip when there is no base. KI109 (this
+        repository's own settings do not parse) once, however many refs are checked.
 
     Raises:
         InputError: when an id names no commit.
@@ -782,7 +788,8 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     What a first push to an empty remote, or a branch starting at a root commit, is checked
     with: everything ``rev``'s tree holds and all of its history, its files held to the
     checking limits and to ``rev``'s committed ones (what ``verify`` holds them to there);
-    KI108 when ``rev``'s ``kistore.toml`` does not parse.
+    KI108 when ``rev``'s ``kistore.toml`` does not parse or holds what
+    :func:`._settings.check_settings` refuses; KI109 as :func:`check_range` says.
     """
     head = store.commit(rev)
     own, warned = own_limits(store)  # the defaults, and KI109, when they do not parse

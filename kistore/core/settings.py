@@ -10,7 +10,6 @@ kistore reads, so that a misspelled one (``[limit]``) is not silently ignored (F
 
 from __future__ import annotations
 
-import difflib
 import string
 from typing import Any
 
@@ -45,10 +44,15 @@ def unknown_tables(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
         ``/KEY`` naming the tables kistore reads and the nearest one when it looks like a
         misspelling (``[limit]``, ``[Limits]``: ``[limits]``).
     """
+    unknown = [key for key in settings if key not in TABLES]
+    if not unknown:
+        return []
+    # Lazy: difflib (heapq, a matcher) only for a file with a table kistore does not read;
+    # cite imports this module on every run page (docs/speed.md).
+    import difflib
+
     errors = []
-    for key in settings:
-        if key in TABLES:
-            continue
+    for key in unknown:
         near = difflib.get_close_matches(key.lower(), TABLES, n=1, cutoff=0.6)
         meant = f" (did you mean [{near[0]}]?)" if near else ""
         errors.append(InputError(
