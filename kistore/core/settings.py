@@ -47,8 +47,8 @@ def unknown_tables(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
     unknown = [key for key in settings if key not in TABLES]
     if not unknown:
         return []
-    # Lazy: difflib (heapq, a matcher) only for a file with a table kistore does not read;
-    # cite imports this module on every run page (docs/speed.md).
+    # cite imports this module on every run page (docs/speed.md): difflib only when needed.
+    # Lazy: difflib (heapq, a matcher) only for a file with a table kistore does not read.
     import difflib
 
     errors = []
