@@ -24,17 +24,19 @@ from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.errors import InputError, KistoreError, MultipleErrors
-from ..core.findings import Finding
-from ..core.limits import Limits, file_too_large, may_pass
+from ..core.findings import Finding, Rule
+from ..core.limits import DEFAULT, Limits, file_too_large, may_pass
 from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, read_blob
 from ..git.treediff import shard_leaves
 from ._rules import (
+    CHECKING_SETTINGS_INVALID,
     FILE_TOO_LARGE,
     SETTINGS_INVALID,
     check_metadata_bytes,
     check_object_bytes,
     check_value_limits,
 )
+from ._settings import settings_place
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -61,6 +63,59 @@ def committed_limits(store: Store, rev: str) -> Limits | None:
         return None
 
 
+def own_limits(store: Store) -> tuple[Limits, list[Finding]]:
+    """Return the checking repository's own limits, or the defaults and why when they fail.
+
+    A gate's checking limits are the repository's that runs it (:func:`kistore.check.
+    audit.checking_limits`): a server's are its HEAD's committed ``kistore.toml``. When
+    they do not parse, refusing to check (as before) refused every push, the one fixing
+    the file too, with an error that read as a complaint about the pushed commit (review
+    r60 F6); and in CI, whose work tree is the range's HEAD, the gate could not run at all
+    to report HEAD's KI108 (F1). So the gate checks with :data:`kistore.core.limits.DEFAULT`
+    (still held to BASE's and HEAD's committed limits) and says so.
+
+    Args:
+        store: the checking repository (a bare repository: HEAD's ``kistore.toml``).
+
+    Returns:
+        ``(limits, [])`` when its settings parse; else ``(DEFAULT, findings)``: one KI109
+        warning per problem, on ``kistore.toml``, naming whose file it is (the server's, or
+        the work tree's) and the parse error.
+    """
+    try:
+        return store.limits(), []
+    except InputError as e:
+        if store.root is None or store.not_checked_out() is not None:
+            whose = ("this repository's own kistore.toml (HEAD's: on a server, the server's "
+                     "settings, not the pushed commit's)")
+        else:
+            whose = "the work tree's kistore.toml (the checking repository's own settings)"
+        try:
+            data = store.settings_file()[0]
+        except InputError:  # not a regular file: the problem says so, with no line
+            data = None
+        return DEFAULT, [_settings_finding(
+            CHECKING_SETTINGS_INVALID, f"{whose} does not parse: {p.message}; this check "
+            "holds the range to the default limits (and to BASE's and HEAD's committed ones)",
+            data, p) for p in e.problems]
+
+
+def reads_settings_of(store: Store, rev: str) -> bool:
+    """Whether the checking repository's ``kistore.toml`` holds the bytes commit ``rev``'s does.
+
+    CI checks a pull request from a checkout of it: its own settings are then the range's
+    HEAD's, and HEAD's KI108 says all that :func:`own_limits`' KI109 would.
+
+    Args:
+        store: the checking repository.
+        rev: a commit id.
+    """
+    try:
+        return store.settings_file()[0] == store.settings_file(rev)[0]
+    except InputError:  # not a regular file: own_limits says so
+        return False
+
+
 def invalid_settings(store: Store, rev: str) -> list[Finding]:
     """Return KI108 on ``kistore.toml`` when commit ``rev``'s settings do not parse.
 
@@ -74,25 +129,56 @@ def invalid_settings(store: Store, rev: str) -> list[Finding]:
         rev: a commit id (the range's HEAD).
 
     Returns:
-        One KI108 finding per problem, on ``kistore.toml`` (with its JSON Pointer and
-        line when the error names them): each bad key of ``[limits]``
-        (:meth:`kistore.store.Store.limits_per_key`), or the one parse error of a file
-        that does not parse; empty when the settings parse.
+        One KI108 finding per problem, on ``kistore.toml``: each bad key of ``[limits]``
+        (:meth:`kistore.store.Store.limits_per_key`), or the one parse error of a file that
+        does not parse, with its JSON Pointer, and its line and column: the TOML error's, or
+        the line of the key or table the pointer names (:func:`._settings.settings_place`,
+        review r60 F14), when found; empty when the settings parse.
     """
-    return settings_findings(store.limits_per_key(at=rev)[1])
+    try:
+        problems = store.limits_per_key(at=rev)[1]
+    except KistoreError as e:  # not a regular file: the problem says so, with no line
+        problems = list(e.problems)
+    return settings_findings(problems, settings_bytes(store, rev)) if problems else []
 
 
-def settings_findings(problems: list[KistoreError]) -> list[Finding]:
+def settings_bytes(store: Store, rev: str | None) -> bytes | None:
+    """Return the bytes of ``kistore.toml`` at ``rev`` (None: the checking repository's).
+
+    Returns:
+        The bytes, or None when there is no such regular file.
+    """
+    try:
+        return store.settings_file(rev)[0]
+    except InputError:
+        return None
+
+
+def settings_findings(problems: list[KistoreError], data: bytes | None = None
+                      ) -> list[Finding]:
     """Return KI108 on ``kistore.toml`` for each problem of its settings.
 
     Args:
         problems: :meth:`kistore.store.Store.limits_per_key`'s.
+        data: the file's bytes, where a problem without a line is placed (None: not placed).
 
     Returns:
         One finding per problem, with its message, JSON Pointer, line and column.
     """
-    return [Finding(SETTINGS_INVALID, p.message, file=layout.SETTINGS_FILE,
-                    pointer=p.pointer, line=p.line, column=p.column) for p in problems]
+    return [_settings_finding(SETTINGS_INVALID, p.message, data, p) for p in problems]
+
+
+def _settings_finding(rule: Rule, message: str, data: bytes | None,
+                      problem: KistoreError) -> Finding:
+    """Return a finding on ``kistore.toml`` (bytes ``data``) about one settings problem.
+
+    At the problem's JSON Pointer, and its line and column: its own, else where
+    :func:`._settings.settings_place` finds them.
+    """
+    line, column = (problem.line, problem.column) if problem.line is not None else \
+        settings_place(data, problem.pointer, problem.message)
+    return Finding(rule, message, file=layout.SETTINGS_FILE, pointer=problem.pointer,
+                   line=line, column=column)
 
 
 def lowered(base: Limits | None, head: Limits | None) -> dict[str, tuple[int, int]]:

@@ -70,6 +70,11 @@ SETTINGS_INVALID = rule(
     "source-bytes, each a positive integer (leave a key out for its default); until then "
     "`add` and `import` refuse the store, and queries and `verify` hold it to each bad "
     "key's default")
+CHECKING_SETTINGS_INVALID = rule(
+    "KI109", "checking-settings-invalid", WARNING,
+    "fix kistore.toml of the repository that runs the check (a server's: HEAD's, which a "
+    "push that fixes it to that branch does, as the check lets one land); until then the "
+    "gate holds ranges to the default limits and to BASE's and HEAD's committed ones")
 NEW_FILE_TOO_LARGE = (
     "the change adds or edits this file: leave the file or the edit out of the change "
     "(`kistore add` refuses such a manifest), or raise [limits] {key} of kistore.toml in a "

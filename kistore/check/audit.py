@@ -40,7 +40,7 @@ from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
 from ._history import check_history, worktree_changes
-from ._lowered import settings_findings
+from ._lowered import settings_bytes, settings_findings
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout
 from ._paths import check_tree_names
 from ._policy import check_policy
@@ -62,6 +62,7 @@ from ._rules import (
     entry_from,
     sort_key,
 )
+from ._settings import check_settings
 from .lineage import check_names, check_revocations, check_shallow
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -82,7 +83,7 @@ def snapshot(store: Store, at: str | None = None) -> Files:
     :meth:`kistore.store.View.files` of ``store.view(at)``, read with the checking
     repository's limits (:func:`checking_limits`, also held to strings and arrays: KI107).
     A bare repository has no work tree: ``at=None`` then reads ``HEAD``. A bad key of
-    ``[limits]`` keeps its default, the file's other keys apply (:func:`check_settings`
+    ``[limits]`` keeps its default, the file's other keys apply (:func:`check_limit_settings`
     reports it: KI108).
 
     A commit of a partial clone (``git clone --filter=blob:none``) fetches, with the
@@ -97,7 +98,7 @@ def snapshot(store: Store, at: str | None = None) -> Files:
     view = store.view(at)
     snap = view.files(also=read_beside(store, at))
     # kistore.toml: fetched with the listing, if it was not here; a bad key at its default
-    # (check_settings reports it: KI108)
+    # (check_limit_settings reports it: KI108)
     limits = checking_limits(store, per_key=True)
     snap.limit = limits.manifest_bytes
     snap.value_limits = limits
@@ -127,7 +128,8 @@ def read_beside(store: Store, at: str | None) -> list[str]:
 
 
 def checking_limits(store: Store, base: str | None = None, *,
-                    committed: Limits | None = None, per_key: bool = False) -> Limits:
+                    committed: Limits | None = None, own: Limits | None = None,
+                    per_key: bool = False) -> Limits:
     """Return every limit stored files are held to (manifest-bytes: KI106; strings, arrays: KI107).
 
     The checking repository's ``[limits]`` (its work tree's kistore.toml, or ``HEAD``'s in
@@ -143,18 +145,24 @@ def checking_limits(store: Store, base: str | None = None, *,
         base: the range's BASE commit, or None (``verify``: the store's own limits).
         committed: ``base``'s committed limits when the caller has read them already (the
             gate, :func:`kistore.check._lowered.committed_limits`); None: read here.
-        per_key: read the store's ``[limits]`` key by key, each bad key at its default
-            (:meth:`kistore.store.Store.limits_per_key`: ``verify``, which reports the
-            bad keys, :func:`check_settings`); False: refuse invalid limits (the gate).
+        own: the checking repository's limits when the caller has read them already (the
+            gate, :func:`kistore.check._lowered.own_limits`: the defaults when they do not
+            parse); None: read here.
+        per_key: when reading here, read the store's ``[limits]`` key by key, each bad key
+            at its default (:meth:`kistore.store.Store.limits_per_key`: ``verify``, which
+            reports the bad keys, :func:`check_limit_settings`); False: refuse invalid
+            limits.
 
     Returns:
         The limits.
 
     Raises:
-        InputError, MultipleErrors: the store's kistore.toml sets invalid limits and not
-            ``per_key`` (BASE's invalid ones are taken as the default limits).
+        InputError, MultipleErrors: the store's kistore.toml sets invalid limits, unless
+            ``own`` is given or ``per_key`` (BASE's invalid ones are taken as the default
+            limits).
     """
-    own = store.limits_per_key()[0] if per_key else store.limits()
+    if own is None:
+        own = store.limits_per_key()[0] if per_key else store.limits()
     limits = Limits(*map(int, own))
     if base is None:
         return limits
@@ -867,7 +875,7 @@ def _quick_parse(data: bytes) -> Any:
         return None
 
 
-def check_settings(store: Store, at: str | None = None) -> list[Finding]:
+def check_limit_settings(store: Store, at: str | None = None) -> list[Finding]:
     """KI108 for each bad key of the ``[limits]`` ``verify`` checks the store under.
 
     The checking repository's ``kistore.toml`` (:func:`checking_limits`: its work tree's,
@@ -882,13 +890,15 @@ def check_settings(store: Store, at: str | None = None) -> list[Finding]:
         One KI108 finding on ``kistore.toml`` per bad key (its JSON Pointer, what is wrong),
         or one for a file that does not parse at all; empty when the settings parse.
     """
-    return settings_findings(store.limits_per_key()[1])
+    problems = store.limits_per_key()[1]
+    return settings_findings(problems, settings_bytes(store, None)) if problems else []
 
 
-CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, check_policy,
+CHECKERS: tuple[Checker, ...] = (check_limit_settings, check_history, check_names, check_policy,
                                  check_attestations, check_revocations, check_tree_names,
-                                 check_shallow)
-"""The checks :func:`verify` runs after the contents check: settings, history, policy, attestations.
+                                 check_shallow, check_settings)
+"""The checks :func:`verify` runs after the contents check: ``[limits]``, history, policy,
+attestations, ``kistore.toml``'s tables and ``[cite]`` (:func:`._settings.check_settings`).
 
 The check layer's own; a caller adds those of the layers above by passing
 ``checkers=(*CHECKERS, ...)`` (``kistore verify`` adds

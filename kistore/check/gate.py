@@ -40,7 +40,7 @@ from ..attest.trust_history import held, trust_blobs
 from ..core import canonical, layout
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, StoreStateError
-from ..core.findings import ERROR, INFO, Finding, rule
+from ..core.findings import ERROR, INFO, Finding, Rule, rule
 from ..core.layout import NOTES_REF
 from ..core.limits import DEFAULT, Limits
 from ..git import treediff
@@ -52,11 +52,24 @@ from ..store.migrate import plan_groups
 from ._focus import range_paths
 from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
-from ._lowered import committed_limits, invalid_settings, lowered_limits
+from ._lowered import (
+    committed_limits,
+    invalid_settings,
+    lowered_limits,
+    own_limits,
+    reads_settings_of,
+)
 from ._names import NAME_PATH_MISSING
 from ._paths import changed_tree_names
 from ._policy import check_policy
-from ._rules import FILE_TOO_LARGE, NEW_FILE_TOO_LARGE, VALUE_TOO_LONG, sort_key
+from ._rules import (
+    CHECKING_SETTINGS_INVALID,
+    FILE_TOO_LARGE,
+    NEW_FILE_TOO_LARGE,
+    VALUE_TOO_LONG,
+    sort_key,
+)
+from ._settings import check_settings
 from .audit import GITATTRIBUTES, check_contents, checking_limits
 from .lineage import APPEND_ONLY_REMOVED, check_shallow, names_kept, revocations_kept
 from .reach import first_unsent
@@ -141,7 +154,12 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         past it too (:func:`._lowered.lowered_limits`; a walk of HEAD's files paid only then).
         KI108 on ``kistore.toml`` for each bad key when HEAD's settings do not parse
         (``add`` and ``import`` would refuse the store after the merge, and queries and
-        ``verify`` hold it to each bad key's default).
+        ``verify`` hold it to each bad key's default), when its ``[cite]`` is one ``kistore
+        cite`` refuses, or per table kistore does not read (:func:`._settings.check_settings`),
+        each at its line. KI109 (a warning) when the checking repository's own settings do
+        not parse: the range is then held to the default limits (and to BASE's and HEAD's
+        committed ones), unless that file is HEAD's, whose KI108 says it
+        (:func:`._lowered.own_limits`).
 
     Raises:
         InputError: a malformed range or a revision that names no commit.
@@ -158,20 +176,23 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
             found=("a branch behind it" if repo.descendant_of(base.id, head.id)
                    else "diverged history"),
             extra={"base": str(base.id), "head": str(head.id)})]
-    unmigrated = _unmigrated(head.tree) or _ungrouped(store, base, head)
+    unmigrated = _unmigrated(store, head.tree) or _ungrouped(store, base, head)
     if unmigrated is not None:
         return [unmigrated]
     commits = list(ancestry(repo, head, hide=base))
+    own, warned = own_limits(store)  # the defaults, and KI109, when they do not parse
     findings = history_findings(repo, commits)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
     changed, metadata_edits = _changed_paths(store_changes)
     committed = (committed_limits(store, str(base.id)), committed_limits(store, str(head.id)))
     findings += [_new_file_fix(f) for f in check_contents(
-        _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed),
+        _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed, own),
         focus=changed)]
     findings += lowered_limits(store, str(head.id), changed, *committed)
     if committed[1] is None:  # HEAD's settings do not parse: add refuses the store
         findings += invalid_settings(store, str(head.id))
+    findings += _own_settings(store, str(head.id), warned, committed[1])
+    findings += check_settings(store, str(head.id))  # [cite] cite refuses, unknown tables
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
@@ -187,22 +208,44 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     return sorted(findings, key=sort_key)
 
 
-def _unmigrated(tree: pygit2.Tree) -> Finding | None:
+def _unmigrated(store: Store, tree: pygit2.Tree) -> Finding | None:
     """KI211 for the store when HEAD holds manifests but no ``store/names/`` at all.
 
     The gate answers "is this name taken" by looking up one names file: in a store made
     before names were paths there is none to look up, and a second claim on a name would
     pass (review 2026-12-01 F2). Such a store fails ``verify`` too (KI211 on every
     manifest); ``kistore migrate --commit`` writes the names files and forward records.
+
+    A manifest is an object file where the layout puts one (:func:`_holds_manifest`):
+    anything else under ``store/objects`` (a symlink, a stray file) in a store with no
+    manifests yet is left to the range's own checks, which say what ``verify --at HEAD``
+    says (KI110, KI111); migrate could not help it (review r60 F21: the advice looped).
     """
-    has = {path: treediff.subtree_id(tree, path) is not None
-           for path in (layout.OBJECTS_DIR, layout.NAMES_DIR)}
-    if not has[layout.OBJECTS_DIR] or has[layout.NAMES_DIR]:
+    objects = treediff.subtree_id(tree, layout.OBJECTS_DIR)
+    if (objects is None or treediff.subtree_id(tree, layout.NAMES_DIR) is not None
+            or not _holds_manifest(store.repo, objects)):
         return None
     return Finding(NAME_PATH_MISSING, "this store has manifests but no store/names/: it was "
                    "made before names were paths, and the gate cannot tell a taken name; "
                    "land the commit `kistore migrate --commit` makes first, then this change",
                    file=layout.NAMES_DIR)
+
+
+def _holds_manifest(repo: pygit2.Repository, objects: pygit2.Oid) -> bool:
+    """Whether the ``store/objects/sha256`` tree ``objects`` holds one object file.
+
+    An object file: a regular file named by 62 hex digits and ``.json`` in a shard folder
+    named by two (:func:`kistore.core.layout.is_shard_name`, ``is_leaf_name``). Stops at
+    the first: one listing of one shard in a store with manifests.
+    """
+    for shard in treediff.subtree(repo, objects):
+        if shard.type_str != "tree" or not layout.is_shard_name(shard.name or ""):
+            continue
+        if any(leaf.type_str == "blob" and _kind(leaf.filemode) == 0o100644
+               and layout.is_leaf_name(leaf.name or "")
+               for leaf in treediff.subtree(repo, shard.id)):
+            return True
+    return False
 
 
 def _ungrouped(store: Store, base: pygit2.Commit, head: pygit2.Commit) -> Finding | None:
@@ -263,7 +306,7 @@ def _behind(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, base_re
 
 
 def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tree: bool,
-                 committed: tuple[Limits | None, Limits | None]) -> Files:
+                 committed: tuple[Limits | None, Limits | None], own: Limits) -> Files:
     """Return the files of ``head`` the contents check reads (:func:`._focus.range_paths`).
 
     With ``whole_tree``, every file of ``head`` instead. Their value limits are the checking
@@ -271,11 +314,13 @@ def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tr
     as well: a pre-receive hook's checking limits are the receiver's, and a range that
     lowers a limit must not bring a file past it (``verify`` fails it after the merge).
     ``committed``: BASE's and HEAD's committed limits (None: invalid,
-    :func:`._lowered.committed_limits`).
+    :func:`._lowered.committed_limits`); ``own``: the checking repository's
+    (:func:`._lowered.own_limits`).
     """
     at_base, at_head = committed
     view = store.view(head)
-    limits = checking_limits(store, base, committed=DEFAULT if at_base is None else at_base)
+    limits = checking_limits(store, base, committed=DEFAULT if at_base is None else at_base,
+                             own=own)
     if at_head is not None:  # what verify holds them to after the merge
         limits = Limits(*map(min, limits, at_head))
     limit = limits.manifest_bytes
@@ -536,7 +581,8 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         clock (dates in the pushed commits are the pusher's to write). For any
         other ref naming a commit (branches, tags, other namespaces): the findings of
         :func:`check_range` from the old tip (from the merge base for a new or force-pushed
-        ref), or of a whole-history check of the new tip when there is no base.
+        ref), or of a whole-history check of the new tip when there is no base. KI109 (this
+        repository's own settings do not parse) once, however many refs are checked.
 
     Raises:
         InputError: when an id names no commit.
@@ -591,7 +637,20 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             findings += whole_history(store, new)
         else:
             findings += check_range(store, f"{base}..{new}", checkers=checkers)
-    return findings
+    return _once(findings, CHECKING_SETTINGS_INVALID)  # this repository's, not a ref's
+
+
+def _once(findings: list[Finding], of: Rule) -> list[Finding]:
+    """Return ``findings`` with each finding of rule ``of`` kept once (its first)."""
+    said: set[str] = set()
+    kept = []
+    for finding in findings:
+        if finding.rule is of:
+            if finding.format() in said:
+                continue
+            said.add(finding.format())
+        kept.append(finding)
+    return kept
 
 
 NOTES_LINE_REMOVED = rule(
@@ -729,16 +788,32 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     What a first push to an empty remote, or a branch starting at a root commit, is checked
     with: everything ``rev``'s tree holds and all of its history, its files held to the
     checking limits and to ``rev``'s committed ones (what ``verify`` holds them to there);
-    KI108 when ``rev``'s ``kistore.toml`` does not parse.
+    KI108 when ``rev``'s ``kistore.toml`` does not parse or holds what
+    :func:`._settings.check_settings` refuses; KI109 as :func:`check_range` says.
     """
     head = store.commit(rev)
-    limits = checking_limits(store)
+    own, warned = own_limits(store)  # the defaults, and KI109, when they do not parse
+    limits = checking_limits(store, own=own)
     committed = committed_limits(store, str(head.id))
     if committed is not None:
         limits = Limits(*map(min, limits, committed))
     files = store.view(str(head.id)).files(limits.manifest_bytes)
     files.value_limits = limits
-    findings = check_contents(files)
+    findings = check_contents(files) + _own_settings(store, str(head.id), warned, committed)
     if committed is None:  # its settings do not parse: add refuses the store
         findings += invalid_settings(store, str(head.id))
+    findings += check_settings(store, str(head.id))  # [cite] cite refuses, unknown tables
     return findings + check_history(store, rev)
+
+
+def _own_settings(store: Store, head: str, warned: list[Finding], at_head: Limits | None
+                  ) -> list[Finding]:
+    """Return ``warned`` (KI109 of the checking repository's settings) unless HEAD's KI108 says it.
+
+    In CI the checking repository's ``kistore.toml`` is the range's HEAD's (a checkout of
+    the pull request): when HEAD's settings fail (``at_head`` None), its KI108 on the same
+    file is the one finding to make.
+    """
+    if warned and at_head is None and reads_settings_of(store, head):
+        return []
+    return warned

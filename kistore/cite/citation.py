@@ -33,6 +33,7 @@ from urllib.parse import quote, urlsplit
 from ..core import hashes, layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
+from ..core.settings import cite_table, template_fields
 from ..git import treediff
 from ..git.ids import blob_id
 from ..index import refs
@@ -47,15 +48,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
     from ..store import Store, View
 
-DEFAULT_PUBLISHER = "KernelIndex"
-"""Publisher (and author, when no implementation author is known) unless kistore.toml sets
-``[cite] publisher``."""
-
 KEY_PREFIX = "kernelindex"
 """BibTeX key and CSL id prefix: ``kernelindex:`` + the digest's first 12 hex digits."""
-
-PLACEHOLDERS = ("base", "commit", "path", "blob", "digest")
-"""Fields a ``[cite] permalink`` template may use. ``{commit}`` and ``{path}`` are required."""
 
 FORGE_TEMPLATES = {
     "github": "{base}/blob/{commit}/{path}",
@@ -781,28 +775,7 @@ def read_cite_settings(store: Store, at: str | None = None) -> dict[str, str]:
     if at is None and store.root is not None:
         return _work_tree_cite_settings(store, store.root)
     text = store.settings_file(at or "HEAD")[0] or b""
-    return _cite_table(parse_settings(text, file=layout.SETTINGS_FILE))
-
-
-def _cite_table(settings: dict[str, Any]) -> dict[str, str]:
-    """Return :func:`read_cite_settings` of a parsed ``kistore.toml``.
-
-    Raises:
-        InputError: ``[cite]`` is not a table, or a value is not a non-empty string.
-    """
-    table = settings.get("cite", {})
-    if not isinstance(table, dict):
-        raise InputError("[cite] must be a table", file=layout.SETTINGS_FILE)
-    result = {"publisher": DEFAULT_PUBLISHER}
-    for key in ("permalink", "publisher"):
-        value = table.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, str) or not value.strip():
-            raise InputError(f"[cite] {key} must be a non-empty string, found {value!r}",
-                             file=layout.SETTINGS_FILE)
-        result[key] = value.strip()
-    return result
+    return cite_table(parse_settings(text, file=layout.SETTINGS_FILE))
 
 
 def _work_tree_cite_settings(store: Store, root: Path) -> dict[str, str]:
@@ -818,7 +791,7 @@ def _work_tree_cite_settings(store: Store, root: Path) -> dict[str, str]:
     path = root / layout.SETTINGS_FILE
     data = store.settings_file()[0]  # a regular file only, as Store.limits reads it
     if data is None:
-        return _cite_table({})
+        return cite_table({})
     parser = _code_id()
     kept = kept_value(store.git_dir, parser, data) if parser is not None else None
     if kept is not None:
@@ -830,7 +803,7 @@ def _work_tree_cite_settings(store: Store, root: Path) -> dict[str, str]:
                 k in ("permalink", "publisher") and isinstance(v, str)
                 for k, v in value.items()):
             return value
-    result = _cite_table(parse_settings(data, file=str(path)))
+    result = cite_table(parse_settings(data, file=str(path)))
     if parser is not None:
         keep_value(store.git_dir, parser, data, json.dumps(result, sort_keys=True))
     return result
@@ -959,7 +932,7 @@ def permalink(template: str | None, remote: Remote | None, *, commit: str, path:
                 file=layout.SETTINGS_FILE,
             )
         template = FORGE_TEMPLATES[remote.forge]
-    fields = _template_fields(template)
+    fields = template_fields(template)
     if "base" in fields and remote is None:
         raise StoreStateError(
             "[cite] permalink uses {base} but there is no `origin` remote on a web host; write "
@@ -968,36 +941,6 @@ def permalink(template: str | None, remote: Remote | None, *, commit: str, path:
     values = {"base": remote.base if remote else "", "commit": commit,
               "path": quote(path, safe="/"), "blob": blob, "digest": str(digest or "")}
     return template.format_map(values)
-
-
-def _template_fields(template: str) -> set[str]:
-    """Check a permalink template and return the placeholders it uses."""
-    # Every run page loaded `string` (~3 M instructions, 1.5% of `import click`).
-    # Lazy: only a store that sets a permalink template parses one.
-    import string
-
-    fields: set[str] = set()
-    try:
-        parsed = list(string.Formatter().parse(template))
-    except ValueError as e:
-        raise InputError(f"[cite] permalink {template!r} is not a valid template: {e}",
-                         file=layout.SETTINGS_FILE) from None
-    for _, field, spec, conversion in parsed:
-        if field is None:
-            continue
-        if field not in PLACEHOLDERS or spec or conversion:
-            raise InputError(
-                f"[cite] permalink: unknown placeholder {{{field}}}; use only "
-                + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS), file=layout.SETTINGS_FILE)
-        fields.add(field)
-    missing = [f"{{{f}}}" for f in ("commit", "path") if f not in fields]
-    if missing:
-        raise InputError(
-            f"[cite] permalink {template!r} lacks {' and '.join(missing)}: a permalink must "
-            "name the commit and the object path, or it would change meaning later",
-            file=layout.SETTINGS_FILE,
-        )
-    return fields
 
 
 # -- helpers --------------------------------------------------------------------------

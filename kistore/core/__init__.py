@@ -11,7 +11,8 @@ Nothing here imports another kistore package, pygit2, cryptography, click or sql
 * :mod:`.schema` -- ``schemas/*.json`` (JSON Schema draft 2020-12), findings with pointers;
 * :mod:`.model` -- the Manifest value; :mod:`.layout` -- where each file lives;
 * :mod:`.findings` -- findings and rule ids; :mod:`.gitattributes` -- the KI113 guard;
-* :mod:`.comparison` -- the comparison key of a run; :mod:`.workers` -- forked workers.
+* :mod:`.comparison` -- the comparison key of a run; :mod:`.workers` -- forked workers;
+* :mod:`.settings` -- the tables of ``kistore.toml`` and the ``[cite]`` rules.
 """
 
 from typing import TYPE_CHECKING

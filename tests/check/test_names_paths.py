@@ -376,6 +376,48 @@ def test_the_gate_refuses_a_change_to_a_store_never_migrated(published):
     assert check_range(Store(published), f"{base}..{migrated}") == []
 
 
+@pytest.mark.parametrize("stray", ["symlink", "file"])
+def test_a_store_with_no_manifests_gets_what_verify_says_of_a_stray_path_not_migrate(
+        store_path, stray):
+    # review r60 F21: a symlink or stray file under store/objects of a store holding no
+    # manifest got "this store has manifests ... run `kistore migrate --commit`", though
+    # migrate writes nothing there: the advice looped, and the real problem was never named.
+    from kistore.check.gate import check_range
+
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    path, expected = {
+        "symlink": ("store/objects/sha256/b7", {("KI110", "store/objects/sha256/b7"),
+                                                ("KI111", "store/objects/sha256/b7")}),
+        "file": ("store/objects/sha256/zz/junk.json",
+                 {("KI110", "store/objects/sha256/zz/junk.json")}),
+    }[stray]
+    (store_path / path).parent.mkdir(parents=True, exist_ok=True)
+    if stray == "file":
+        (store_path / path).write_text("{}")
+    else:
+        (store_path / path).symlink_to("/nonexistent")
+    head = commit_all(store_path, "a stray path, past the hooks")
+    gate = check_range(Store(store_path), f"{base}..{head}")
+    at_head = verify(Store(store_path), head)
+    assert {(f.rule.id, f.file) for f in gate} == {
+        (f.rule.id, f.file) for f in at_head if f.severity == "error"} == expected
+    assert Store(store_path).migrate() == []  # what the old advice sent the user to
+
+
+def test_a_symlink_named_as_an_object_file_is_no_manifest_to_migrate(store_path):
+    # an object file's name, but a symlink: verify's KI111, never "made before names were paths"
+    from kistore.check.gate import check_range
+
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    path = "store/objects/sha256/b7/" + "0" * 62 + ".json"
+    (store_path / path).parent.mkdir(parents=True)
+    (store_path / path).symlink_to("/nonexistent")
+    head = commit_all(store_path, "a symlink where an object file goes")
+    found = {(f.rule.id, f.file) for f in check_range(Store(store_path), f"{base}..{head}")}
+    assert ("KI111", path) in found
+    assert ("KI211", "store/names") not in found
+
+
 @pytest.mark.parametrize("batch", [1024, 1], ids=["mixed-batches", "plain-batches"])
 @pytest.mark.parametrize("workers", [1, 2])
 def test_names_files_confirmed_by_the_workers_find_what_the_parent_alone_found(

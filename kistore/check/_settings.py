@@ -1,0 +1,120 @@
+"""``kistore.toml`` in the gate and ``verify``: what else KI108 refuses, and on which line.
+
+KI108 findings carried no line, though the TOML error named one ("at line 5, column 8") and
+a bad key has one (review r60 F14): ``check --format github`` then annotated the file, not
+the changed line. :func:`settings_place` finds it: from the parse error's own words, else by
+a line-wise look for the key a JSON Pointer names (the file parsed, or the error would have
+been the parse error's).
+
+:func:`check_settings` reports as KI108 what the ``[limits]`` parse does not: a ``[cite]``
+that ``kistore cite`` would refuse (F25: the gate passed ``{foo}`` in the permalink
+template, then ``cite`` failed and ``export`` left every permalink empty), with ``cite``'s
+own message (:mod:`kistore.core.settings`), and a table kistore does not read (F18:
+``[limit]`` lowered nothing, silently).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..core import layout
+from ..core.errors import InputError
+from ..core.findings import Finding
+from ..core.settings import TABLES, cite_problems, unknown_tables
+from ..store import parse_settings
+from ._rules import SETTINGS_INVALID
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
+
+CITE_FIX = ("fix [cite] in kistore.toml as `kistore cite` asks: permalink = a template of "
+            "{base}, {commit}, {path}, {blob} and {digest} holding {commit} and {path}, "
+            "publisher = a non-empty string (docs/citation.md)")
+"""The fix of KI108 on ``[cite]`` (the rule's hint is about ``[limits]``)."""
+
+TABLE_FIX = (f"rename the table to the one meant ({', '.join(f'[{t}]' for t in TABLES)}) or "
+             "remove it: kistore reads no other, so its settings would do nothing")
+"""The fix of KI108 on a table kistore does not read."""
+
+
+def check_settings(store: Store, at: str | None = None) -> list[Finding]:
+    """Return KI108 for each table of ``kistore.toml`` kistore does not read and for ``[cite]``.
+
+    One of :data:`kistore.check.audit.CHECKERS` (``verify``), and run by the gate on the
+    range's HEAD (:func:`kistore.check.gate.check_range`). A file that is not TOML, or not
+    a regular file, is left to the ``[limits]`` parse, which says so (KI108 too).
+
+    Args:
+        store: the store (a bare repository is fine).
+        at: a commit (None: the work tree's file, ``HEAD``'s in a bare repository).
+
+    Returns:
+        KI108 on ``kistore.toml`` per top-level key not in :data:`kistore.core.settings.
+        TABLES` (``[limit]``: "did you mean [limits]?"), then per ``[cite]`` value ``kistore
+        cite`` refuses (its message), each at its JSON Pointer and line, with its fix;
+        empty when there is none.
+    """
+    try:
+        data = store.settings_file(at)[0]
+        settings = parse_settings(data or b"", file=layout.SETTINGS_FILE)
+    except InputError:  # not a regular file, or not TOML: the [limits] parse's KI108
+        return []
+    findings = []
+    for problems, fix in ((unknown_tables(settings), TABLE_FIX),
+                          (cite_problems(settings), CITE_FIX)):
+        for problem in problems:
+            line, column = settings_place(data, problem.pointer, problem.message)
+            findings.append(Finding(SETTINGS_INVALID, problem.message,
+                                    file=layout.SETTINGS_FILE, pointer=problem.pointer,
+                                    line=line, column=column, fix=fix))
+    return findings
+
+_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+"""How :mod:`tomllib` says where a syntax error is, at the end of its message."""
+
+
+def settings_place(data: bytes | None, pointer: str | None, message: str
+                   ) -> tuple[int | None, int | None]:
+    """Return the 1-based (line, column) of a problem of a ``kistore.toml``, or (None, None).
+
+    Args:
+        data: the file's bytes (None: no file).
+        pointer: the JSON Pointer of the value at fault (``/limits/string-length``,
+            ``/cite/permalink``, ``/limit`` for a table), or None/``""`` for the file.
+        message: the problem's message: a TOML syntax error ends with ``(at line N, column
+            M)``, which is taken as is.
+
+    Returns:
+        The syntax error's place; else the first line setting the key (``KEY = ...`` under
+        its ``[TABLE]`` header, ``TABLE.KEY = ...`` at the top, keys bare or quoted; or the
+        inline table holding it) or opening the table (``[TABLE]``) the pointer names, and
+        the column of its first character; (None, None) when neither is found.
+    """
+    said = _AT.search(message)
+    if said is not None:
+        return int(said[1]), int(said[2])
+    if data is None or not pointer:
+        return None, None
+    wanted = [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
+    table: list[str] = []
+    for number, raw in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith("["):
+            inner = line.lstrip("[")
+            table = _dotted(inner[:inner.find("]")] if "]" in inner else inner)
+            here = table[:len(wanted)] == wanted  # the table, or one inside it
+        else:
+            name, equals, _ = line.partition("=")
+            if not equals or line.startswith("#"):
+                continue
+            found = table + _dotted(name)  # the key, one inside it, or an inline table
+            here = found[:len(wanted)] == wanted or wanted[:len(found)] == found
+        if here:
+            return number, len(raw) - len(raw.lstrip()) + 1
+    return None, None
+
+
+def _dotted(key: str) -> list[str]:
+    """Return the parts of a TOML dotted key, unquoted and unspaced (``"a" . b``: a, b)."""
+    return [part.strip().strip("\"'") for part in key.split(".")]

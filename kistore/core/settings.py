@@ -1,0 +1,158 @@
+"""What ``kistore.toml`` may hold besides ``[limits]``: its tables and the ``[cite]`` table.
+
+Pure (no I/O): the rules ``kistore cite`` applies to ``[cite]`` when it builds a permalink,
+here so that the gate and ``verify`` (layers below ``cite``) refuse the same settings as
+KI108 before they are merged (review r60 F25: a template ``cite`` refused passed the gate,
+after which ``cite`` failed and ``export`` left every permalink empty), and the tables
+kistore reads, so that a misspelled one (``[limit]``) is not silently ignored (F18).
+:mod:`kistore.core.limits` owns ``[limits]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import layout
+from .errors import InputError, shorten
+
+TABLES = ("store", "limits", "cite")
+"""The tables of ``kistore.toml`` kistore reads: ``[store]`` (its format version),
+``[limits]`` (:meth:`kistore.core.limits.Limits.from_toml`), ``[cite]`` (:func:`cite_table`)."""
+
+DEFAULT_PUBLISHER = "KernelIndex"
+"""Publisher (and author, when no implementation author is known) unless kistore.toml sets
+``[cite] publisher``."""
+
+PLACEHOLDERS = ("base", "commit", "path", "blob", "digest")
+"""Fields a ``[cite] permalink`` template may use. ``{commit}`` and ``{path}`` are required."""
+
+
+def unknown_tables(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
+                   ) -> list[InputError]:
+    """Return one error per top-level key of a parsed ``kistore.toml`` kistore does not read.
+
+    A table kistore does not know is ignored by every reader: ``[limit]`` or ``[Limits]``
+    meant to lower a limit would lower nothing, and nothing would say so.
+
+    Args:
+        settings: the parsed file (:func:`kistore.store.parse_settings`).
+        file: the file's name, for the errors.
+
+    Returns:
+        Per key not in :data:`TABLES`, in file order: an :class:`InputError` at JSON Pointer
+        ``/KEY`` naming the tables kistore reads and the nearest one when it looks like a
+        misspelling (``[limit]``, ``[Limits]``: ``[limits]``).
+    """
+    unknown = [key for key in settings if key not in TABLES]
+    if not unknown:
+        return []
+    # cite imports this module on every run page (docs/speed.md): difflib only when needed.
+    # Lazy: difflib (heapq, a matcher) only for a file with a table kistore does not read.
+    import difflib
+
+    errors = []
+    for key in unknown:
+        near = difflib.get_close_matches(key.lower(), TABLES, n=1, cutoff=0.6)
+        meant = f" (did you mean [{near[0]}]?)" if near else ""
+        errors.append(InputError(
+            f"unknown table [{shorten(key)}]{meant}: kistore reads only "
+            f"{', '.join(f'[{t}]' for t in TABLES)} and would ignore it",
+            file=file, pointer=f"/{key.replace('~', '~0').replace('/', '~1')}"))
+    return errors
+
+
+def cite_table(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
+               ) -> dict[str, str]:
+    """Return the ``[cite]`` table of a parsed ``kistore.toml`` (``publisher`` always).
+
+    ``permalink`` is present only when set; values are stripped of surrounding blanks.
+
+    Args:
+        settings: the parsed file.
+        file: the file's name, for errors.
+
+    Raises:
+        InputError: ``[cite]`` is not a table, or a value is not a non-empty string.
+    """
+    table = settings.get("cite", {})
+    if not isinstance(table, dict):
+        raise InputError("[cite] must be a table", file=file)
+    result = {"publisher": DEFAULT_PUBLISHER}
+    for key in ("permalink", "publisher"):
+        value = table.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise InputError(f"[cite] {key} must be a non-empty string, found {value!r}",
+                             file=file)
+        result[key] = value.strip()
+    return result
+
+
+def template_fields(template: str, *, file: str = layout.SETTINGS_FILE) -> set[str]:
+    """Check a ``[cite] permalink`` template and return the placeholders it uses.
+
+    Args:
+        template: the template (``https://host/o/r/blob/{commit}/{path}``).
+        file: the settings file, for errors.
+
+    Returns:
+        The names of its placeholders (a subset of :data:`PLACEHOLDERS`).
+
+    Raises:
+        InputError: it is not a format string, uses a placeholder not in
+            :data:`PLACEHOLDERS` (or a format spec or conversion), or lacks ``{commit}`` or
+            ``{path}`` (without a commit id the link would move with a branch).
+    """
+    fields: set[str] = set()
+    # Every run page loaded `string` (~3 M instructions, 1.5% of `import click`).
+    # Lazy: only a store that sets a permalink template parses one.
+    import string
+
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as e:
+        raise InputError(f"[cite] permalink {template!r} is not a valid template: {e}",
+                         file=file) from None
+    for _, field, spec, conversion in parsed:
+        if field is None:
+            continue
+        if field not in PLACEHOLDERS or spec or conversion:
+            raise InputError(
+                f"[cite] permalink: unknown placeholder {{{field}}}; use only "
+                + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS), file=file)
+        fields.add(field)
+    missing = [f"{{{f}}}" for f in ("commit", "path") if f not in fields]
+    if missing:
+        raise InputError(
+            f"[cite] permalink {template!r} lacks {' and '.join(missing)}: a permalink must "
+            "name the commit and the object path, or it would change meaning later",
+            file=file,
+        )
+    return fields
+
+
+def cite_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
+                  ) -> list[InputError]:
+    """Return what ``kistore cite`` would refuse in a parsed ``kistore.toml``'s ``[cite]``.
+
+    :func:`cite_table`'s errors, else :func:`template_fields`' for a set ``permalink``:
+    each with ``cite``'s own message, at the JSON Pointer of the value (``/cite``,
+    ``/cite/permalink``, ``/cite/publisher``). What depends on the clone rather than the
+    file (``{base}`` with no ``origin`` remote) is not judged here.
+
+    Args:
+        settings: the parsed file.
+        file: the file's name, for the errors.
+
+    Returns:
+        At most one error; empty when ``cite`` accepts the table.
+    """
+    try:
+        table = cite_table(settings, file=file)
+        if "permalink" in table:
+            template_fields(table["permalink"], file=file)
+    except InputError as e:
+        key = next((k for k in ("permalink", "publisher") if f"[cite] {k}" in e.message), "")
+        return [InputError(e.message, file=file, pointer=f"/cite/{key}" if key else "/cite")]
+    return []

@@ -1,0 +1,254 @@
+"""The gate and a kistore.toml that does not parse, or that kistore would refuse later.
+
+Review r60 (new user): a server whose own (HEAD's) kistore.toml was invalid refused every
+push, the one fixing it too, with an error that read as a complaint about the pushed commit
+(F6); in CI, whose work tree is the range's HEAD, an invalid kistore.toml stopped the gate
+before it could report KI108 (F1).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kistore.check import gate, verify
+from kistore.check._rules import SETTINGS_INVALID
+from kistore.check._settings import CITE_FIX, TABLE_FIX, settings_place
+from kistore.cli import main
+from kistore.core.settings import unknown_tables
+from kistore.store import Store
+
+from ..conftest import PUBLISHED, git
+from ..prs import Remote
+
+WARNED = ("kistore.toml:6:1:/limits/string-length: warning KI109 checking-settings-invalid: "
+          "this repository's own kistore.toml (HEAD's: on a server, the server's settings, "
+          "not the pushed commit's) does not parse: string-length must be a positive "
+          "integer, found 0; this check holds the range to the default limits (and to "
+          "BASE's and HEAD's committed ones)")
+"""What a server whose HEAD sets ``string-length = 0`` says of its own settings."""
+
+
+def set_line(root: Path, line: str | None) -> None:
+    """Put ``line`` first in the work tree's [limits] table (None: take the bad one out)."""
+    settings = root / "kistore.toml"
+    text = settings.read_text()
+    if line is None:
+        settings.write_text(text.replace("[limits]\nstring-length = 0\n", "[limits]\n"))
+    else:
+        settings.write_text(text.replace("\n[limits]\n", f"\n[limits]\n{line}\n", 1))
+
+
+def hook_lines(output: str) -> list[str]:
+    """The lines the server's pre-receive hook printed (git prefixes them ``remote: ``)."""
+    return [line.removeprefix("remote: ").rstrip() for line in output.splitlines()
+            if line.startswith("remote: ")]
+
+
+def test_a_server_whose_own_settings_fail_lands_the_push_that_fixes_them(published, tmp_path):
+    set_line(published, "string-length = 0")  # landed before the hook ran (or by an admin)
+    git(published, "commit", "-qam", "settings the server's kistore cannot parse")
+    remote = Remote(published, tmp_path)
+    bad = remote.main()
+    # a push keeping them bad is refused, for the pushed commit's settings (KI108: the
+    # server's are the same bytes, and KI109 would say it twice) ...
+    keeps = remote.pr("an unrelated change", lambda c: (c / "NOTES").write_text("x\n"))
+    assert not keeps.accepted
+    assert hook_lines(keeps.output) == [
+        "kistore.toml:6:1:/limits/string-length: error KI108 settings-invalid: "
+        "string-length must be a positive integer, found 0",
+        "FAILED: 1 ref update(s): 1 error, 0 warnings, 0 info"]
+    assert remote.main() == bad
+    # ... and the push that fixes them lands, the server saying whose settings failed
+    fixes = remote.pr("fix [limits]", lambda c: set_line(c, None))
+    assert fixes.accepted, fixes.output
+    assert hook_lines(fixes.output) == [WARNED, "ok: 1 ref update(s): 0 errors, 1 warning, 0 info"]
+    assert remote.main() == git(remote.clone, "rev-parse", "HEAD").strip() != bad
+    # the server's settings parse again: nothing more is said of them
+    later = remote.pr("another change", lambda c: (c / "NOTES").write_text("y\n"))
+    assert later.accepted
+    assert hook_lines(later.output) == ["ok: 1 ref update(s): 0 errors, 0 warnings, 0 info"]
+
+
+def test_a_push_of_two_refs_says_once_that_the_servers_settings_fail(published, tmp_path):
+    set_line(published, "string-length = 0")
+    git(published, "commit", "-qam", "settings the server's kistore cannot parse")
+    remote = Remote(published, tmp_path)
+    set_line(remote.clone, None)
+    git(remote.clone, "commit", "-qam", "fix [limits]")
+    git(remote.clone, "branch", "topic")
+    pushed = remote.push("HEAD:main", "topic:topic")
+    assert pushed.accepted, pushed.output
+    assert hook_lines(pushed.output) == [WARNED,
+                                         "ok: 2 ref update(s): 0 errors, 1 warning, 0 info"]
+
+
+KI108_ANNOTATION = (
+    "::error file=kistore.toml,line=6,col=1,title=KI108 settings-invalid::/limits/"
+    "string-length: KI108 "
+    "settings-invalid: string-length must be a positive integer, found 0. Fix: "
+    + SETTINGS_INVALID.hint)
+
+
+def test_ci_checking_the_range_from_its_own_head_reports_ki108_as_a_clean_checkout_does(
+        runner, published):
+    # F1: the workflow checks HEAD^1..HEAD in a checkout of the pull request: the invalid
+    # kistore.toml it brings is the checking repository's own. The gate could not run
+    # ("error: ..." on stderr, no annotation); it reports the finding as from BASE's checkout.
+    base = git(published, "rev-parse", "HEAD").strip()
+    set_line(published, "string-length = 0")
+    git(published, "commit", "-qam", "break [limits]")
+    broken = git(published, "rev-parse", "HEAD").strip()
+    in_ci = runner.invoke(main, ["--store", str(published), "check", "--format", "github",
+                                 f"{base}..{broken}"])
+    assert (in_ci.exit_code, in_ci.stdout.splitlines(), in_ci.stderr) == (
+        1, [KI108_ANNOTATION, f"FAILED: {base}..{broken}: 1 error, 0 warnings, 0 info"], "")
+    git(published, "checkout", "-q", base)
+    clean = runner.invoke(main, ["--store", str(published), "check", "--format", "github",
+                                 f"{base}..{broken}"])
+    assert (clean.exit_code, clean.stdout, clean.stderr) == (1, in_ci.stdout, "")
+    # --json: the finding, not an error that stopped the check
+    git(published, "checkout", "-q", broken)
+    as_json = json.loads(runner.invoke(main, ["--store", str(published), "check", "--json",
+                                              f"{base}..{broken}"]).stdout)
+    assert "errors" not in as_json
+    assert [(f["rule"], f["file"], f["pointer"], f["line"], f["column"])
+            for f in as_json["findings"]] == [("KI108", "kistore.toml", "/limits/string-length",
+                                               6, 1)]
+
+
+def test_a_work_tree_whose_settings_differ_from_heads_says_it_checked_with_the_defaults(
+        runner, published):
+    # a local check (pre-push, --unpushed) from a work tree whose uncommitted kistore.toml
+    # does not parse: the range is checked, with KI109 saying which limits held it
+    base = git(published, "rev-parse", "HEAD").strip()
+    (published / "NOTES").write_text("x\n")
+    git(published, "add", "NOTES")
+    git(published, "commit", "-qm", "a change")
+    set_line(published, "string-length = 0")  # not committed
+    result = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
+    assert (result.exit_code, result.stdout.splitlines()) == (0, [
+        "kistore.toml:6:1:/limits/string-length: warning KI109 checking-settings-invalid: the work "
+        "tree's kistore.toml (the checking repository's own settings) does not parse: "
+        "string-length must be a positive integer, found 0; this check holds the range to "
+        "the default limits (and to BASE's and HEAD's committed ones)",
+        f"ok: {base}..HEAD: 0 errors, 1 warning, 0 info"])
+
+
+TEMPLATE_TOP = "# kistore store settings\n[store]\nversion = 1\n\n"
+"""Four lines before ``[limits]`` (line 5), as ``kistore init`` writes them."""
+
+
+@pytest.mark.parametrize(("settings", "pointer", "place"), [
+    # F14's own case: a table header left open (tomllib's "at line 5, column 8")
+    (TEMPLATE_TOP + "[limits\n", None, (5, 8)),
+    (TEMPLATE_TOP + "[limits]\n# a comment\nstring-length = 0\n", "/limits/string-length",
+     (7, 1)),
+    (TEMPLATE_TOP + '[limits]\n  "array-length" = "x"\n', "/limits/array-length", (6, 3)),
+    # keys of the root table, before any header
+    ("# top\nlimits.strng-length = 30\n[store]\n", "/limits/strng-length", (2, 1)),
+    ("limits = 3\n[store]\nversion = 1\n", "/limits", (1, 1)),
+    # an inline table: the line of the table's key, the nearest the look can tell
+    ("\nlimits = { manifest-bytes = 0 }\n", "/limits/manifest-bytes", (2, 1)),
+])
+def test_ki108_carries_the_line_of_the_setting_at_fault(runner, published, settings, pointer,
+                                                         place):
+    # F14: the finding had no line, so --json had none and the annotation sat on the file
+    base = git(published, "rev-parse", "HEAD").strip()
+    (published / "kistore.toml").write_text(settings)
+    git(published, "commit", "-qam", "break kistore.toml")
+    result = runner.invoke(main, ["--store", str(published), "check", "--json", f"{base}..HEAD"])
+    found = json.loads(result.stdout)["findings"]
+    assert [(f["rule"], f.get("pointer"), f["line"], f["column"]) for f in found] == [
+        ("KI108", pointer, *place)]
+    github = runner.invoke(main, ["--store", str(published), "check", "--format", "github",
+                                  f"{base}..HEAD"])
+    assert github.stdout.startswith(
+        f"::error file=kistore.toml,line={place[0]},col={place[1]},title=KI108 ")
+
+
+def test_settings_place_is_none_where_the_key_is_not_found():
+    assert settings_place(b"[limits]\n", "/limits/string-length", "x") == (None, None)
+    assert settings_place(None, "/limits/string-length", "x") == (None, None)
+    assert settings_place(b"[cite]\nstring-length = 0\n", "/limits/string-length", "x") == (
+        None, None)
+    assert settings_place(b"[limits]\nstring-length = 0\n", "", "x") == (None, None)
+
+
+def cite_refusal(runner, root: Path) -> str:
+    """What `kistore cite` says of the work tree's [cite] (its message, after the file)."""
+    result = runner.invoke(main, ["--store", str(root), "cite", PUBLISHED["run"]])
+    assert result.exit_code == 1, result.output
+    (line,) = result.stderr.splitlines()
+    return line.removeprefix("error: kistore.toml: ")
+
+
+@pytest.mark.parametrize(("cite", "pointer", "line"), [
+    # F25's own: an unknown placeholder (export then left every permalink empty)
+    ('permalink = "https://x/{commit}/{foo}"', "/cite/permalink", 6),
+    ('permalink = "https://x/{commit}"', "/cite/permalink", 6),         # lacks {path}
+    ('permalink = "https://x/{commit}/{path!r}"', "/cite/permalink", 6),
+    ('permalink = "https://x/{commit/{path}"', "/cite/permalink", 6),  # not a template
+    ('publisher = ""', "/cite/publisher", 6),
+])
+def test_a_cite_table_that_cite_refuses_is_ki108_with_cites_message(
+        runner, published, cite, pointer, line):
+    base = git(published, "rev-parse", "HEAD").strip()
+    settings = published / "kistore.toml"
+    settings.write_text(TEMPLATE_TOP + f"[cite]\n{cite}\n")
+    git(published, "commit", "-qam", "a [cite] cite refuses")
+    said = cite_refusal(runner, published)
+    expected = [("KI108", "kistore.toml", pointer, line, said, CITE_FIX)]
+    # the gate refuses the range (it passed, and cite failed after the merge) ...
+    found = [(f.rule.id, f.file, f.pointer, f.line, f.message, f.hint)
+             for f in gate.check_range(Store(published), f"{base}..HEAD")]
+    assert found == expected
+    # ... and verify says the same of the store
+    assert [(f.rule.id, f.file, f.pointer, f.line, f.message, f.hint)
+            for f in verify(Store(published)) if f.severity == "error"] == expected
+
+
+def test_a_cite_table_cite_accepts_is_no_finding(published):
+    base = git(published, "rev-parse", "HEAD").strip()
+    (published / "kistore.toml").write_text(
+        TEMPLATE_TOP + '[cite]\npermalink = "https://h/o/r/blob/{commit}/{path}?d={digest}"\n'
+        'publisher = "Index"\n')
+    git(published, "commit", "-qam", "a [cite] cite accepts")
+    assert gate.check_range(Store(published), f"{base}..HEAD") == []
+    assert [f for f in verify(Store(published)) if f.rule.id == "KI108"] == []
+
+
+@pytest.mark.parametrize(("table", "message"), [
+    # F18: a misspelled table lowered nothing, and nothing said so
+    ("[limit]\nmanifest-bytes = 300\n", "unknown table [limit] (did you mean [limits]?): "
+     "kistore reads only [store], [limits], [cite] and would ignore it"),
+    ("[Limits]\nmanifest-bytes = 300\n", "unknown table [Limits] (did you mean [limits]?): "
+     "kistore reads only [store], [limits], [cite] and would ignore it"),
+    ("[cites]\npublisher = \"X\"\n", "unknown table [cites] (did you mean [cite]?): "
+     "kistore reads only [store], [limits], [cite] and would ignore it"),
+    ("[tool]\nx = 1\n", "unknown table [tool]: kistore reads only [store], [limits], [cite] "
+     "and would ignore it"),
+])
+def test_a_table_kistore_does_not_read_is_ki108(published, table, message):
+    base = git(published, "rev-parse", "HEAD").strip()
+    settings = published / "kistore.toml"
+    settings.write_text(settings.read_text() + "\n" + table)
+    lines = settings.read_text().count("\n")
+    git(published, "commit", "-qam", "a settings table kistore does not read")
+    name = table[1:table.index("]")]
+    expected = [("KI108", "kistore.toml", f"/{name}", lines - 1, message, TABLE_FIX)]
+    found = [(f.rule.id, f.file, f.pointer, f.line, f.message, f.hint)
+             for f in gate.check_range(Store(published), f"{base}..HEAD")]
+    assert found == expected
+    assert [(f.rule.id, f.file, f.pointer, f.line, f.message, f.hint)
+            for f in verify(Store(published)) if f.severity == "error"] == expected
+
+
+def test_the_tables_kistore_reads_are_every_table_its_readers_read():
+    # [store] (its version), [limits] (Limits.from_toml), [cite] (cite_table): each is known
+    settings = {"store": {"version": 1}, "limits": {}, "cite": {}}
+    assert unknown_tables(settings) == []
+    assert [e.pointer for e in unknown_tables({**settings, "a/b": 1, "c~d": {}})] == [
+        "/a~1b", "/c~0d"]
