@@ -302,9 +302,8 @@ def _on_settings(store: Store, head: str, findings: list[Finding], said: dict[st
 def setting_line(data: bytes | None, key: str) -> int | None:
     """Return the line of ``[limits] KEY`` in a ``kistore.toml``, or None when not found.
 
-    A line-wise look, not a TOML parse (the file parsed already, or the range would be
-    KI108): ``KEY = ...`` under a ``[limits]`` header, or ``limits.KEY = ...`` at the top
-    (keys bare or quoted).
+    Where :func:`._settings.settings_place` finds ``/limits/KEY`` (a line-wise look, not a
+    TOML parse: the file parsed already, or the range would be KI108).
 
     Args:
         data: the file's bytes (None: no file).
@@ -313,26 +312,7 @@ def setting_line(data: bytes | None, key: str) -> int | None:
     Returns:
         The 1-based line number, or None.
     """
-    if data is None:
-        return None
-    table = ""
-    for number, raw in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
-        line = raw.strip()
-        if line.startswith("["):
-            table = _bare(line[1:line.find("]")] if "]" in line else line[1:])
-            continue
-        name, equals, _ = line.partition("=")
-        if equals and ".".join(p for p in (table, _bare(name)) if p) == f"limits.{key}":
-            return number
-    return None
-
-
-def _bare(key: str) -> str:
-    """Return a TOML dotted key with its parts unquoted and unspaced.
-
-    ``"limits" . a`` gives ``limits.a``.
-    """
-    return ".".join(part.strip().strip("\"'") for part in key.split("."))
+    return settings_place(data, f"/limits/{key}", "")[0]
 
 
 def _stored_files(repo: pygit2.Repository, tree: pygit2.Tree) -> list[tuple[str, str]]:

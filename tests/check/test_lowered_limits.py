@@ -372,10 +372,10 @@ def test_a_range_with_one_bad_key_beside_valid_ones_is_ki108_per_bad_key(
     assert result.exit_code == 1, result.output
     found = [f for f in json.loads(result.stdout)["findings"] if f["severity"] == "error"]
     assert [(f["rule"], f["file"], f["pointer"], f["message"]) for f in found] == [
-        ("KI108", "kistore.toml", "/limits/source-bytes",
-         "source-bytes must be a positive integer, found '1'"),
         ("KI108", "kistore.toml", "/limits/string-length",
-         "string-length must be a positive integer, found 0")]
+         "string-length must be a positive integer, found 0"),
+        ("KI108", "kistore.toml", "/limits/source-bytes",
+         "source-bytes must be a positive integer, found '1'")]  # in line order (F14)
 
 
 def test_a_first_push_breaking_the_settings_is_ki108_too(published, tmp_path):

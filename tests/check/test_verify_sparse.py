@@ -181,7 +181,7 @@ def test_a_bad_kistore_toml_staged_outside_the_checkout_is_ki108_as_in_a_full_cl
     for root in (clone, full):
         done = CliRunner().invoke(main, ["--store", str(root), "verify"])
         assert done.exit_code == 1
-        assert ("kistore.toml:/limits/manifest-byte: error KI108 settings-invalid: unknown "
+        assert ("kistore.toml:2:1:/limits/manifest-byte: error KI108 settings-invalid: unknown "
                 "limit 'manifest-byte'") in done.output
 
 

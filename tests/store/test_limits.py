@@ -319,13 +319,13 @@ def test_verify_reports_a_bad_limit_as_ki108_and_goes_on_under_the_valid_ones(
     text = invoke(runner, published, "verify")
     assert text.exit_code == 1
     lines = text.stdout.splitlines()
-    assert f"kistore.toml:/limits/string-length: error KI108 settings-invalid: {message}" \
-        in lines
+    assert f"kistore.toml:7:1:/limits/string-length: error KI108 settings-invalid: {message}" \
+        in lines  # at the key's line (gate60, r60 F14)
     assert any(line.startswith(f"{padded}: error KI106 file-too-large:") for line in lines)
     assert lines[-1].startswith("FAILED: store at work tree: 2 errors")
     github = invoke(runner, published, "verify", "--format", "github")
     assert github.exit_code == 1
-    assert ("::error file=kistore.toml,title=KI108 settings-invalid::/limits/string-length: "
+    assert ("::error file=kistore.toml,line=7,col=1,title=KI108 settings-invalid::/limits/string-length: "
             f"KI108 settings-invalid: {message}. Fix: {SETTINGS_HINT}") in \
         github.stdout.splitlines()
     # from Python: the same finding, after the contents
