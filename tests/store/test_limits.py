@@ -325,7 +325,8 @@ def test_verify_reports_a_bad_limit_as_ki108_and_goes_on_under_the_valid_ones(
     assert lines[-1].startswith("FAILED: store at work tree: 2 errors")
     github = invoke(runner, published, "verify", "--format", "github")
     assert github.exit_code == 1
-    assert ("::error file=kistore.toml,line=7,col=1,title=KI108 settings-invalid::/limits/string-length: "
+    assert ("::error file=kistore.toml,line=7,col=1,title=KI108 settings-invalid::"
+            "/limits/string-length: "
             f"KI108 settings-invalid: {message}. Fix: {SETTINGS_HINT}") in \
         github.stdout.splitlines()
     # from Python: the same finding, after the contents
