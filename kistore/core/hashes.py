@@ -18,7 +18,7 @@ modules uses :mod:`hashlib` throughout.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Hash(Protocol):
@@ -65,15 +65,7 @@ def sha256(data: bytes = b"") -> Hash:
     Returns:
         A running hash; its digest is SHA-256's whichever implementation computes it.
     """
-    global _left
-    if _left > 0:
-        _left -= len(data)
-        built: Hash = _builtin_sha256(data)
-        return built
-    # Lazy: OpenSSL (~12 M instructions to load) only once a process hashes in bulk.
-    import hashlib
-
-    return hashlib.sha256(data)
+    return _made(_builtin_sha256, "sha256", data)
 
 
 def sha1(data: bytes = b"") -> Hash:
@@ -88,15 +80,28 @@ def sha1(data: bytes = b"") -> Hash:
     Returns:
         A running hash; its digest is SHA-1's whichever implementation computes it.
     """
+    return _made(_builtin_sha1, "sha1", data, usedforsecurity=False)
+
+
+def _made(builtin: Any, name: str, data: bytes, **openssl: bool) -> Hash:
+    """Return Python's own hash ``builtin`` of ``data`` while the budget lasts, else OpenSSL's.
+
+    Args:
+        builtin: the builtin module's constructor (``_sha256.sha256``).
+        name: the :mod:`hashlib` constructor's name (``sha256``).
+        data: the first bytes to hash; they count against :data:`BUILTIN_BYTES`.
+        openssl: keyword arguments for OpenSSL's (``usedforsecurity=False``).
+    """
     global _left
     if _left > 0:
         _left -= len(data)
-        built: Hash = _builtin_sha1(data)
+        built: Hash = builtin(data)
         return built
     # Lazy: OpenSSL (~12 M instructions to load) only once a process hashes in bulk.
     import hashlib
 
-    return hashlib.sha1(data, usedforsecurity=False)
+    made: Hash = getattr(hashlib, name)(data, **openssl)
+    return made
 
 
 __all__ = ["BUILTIN_BYTES", "Hash", "blake2b", "sha1", "sha256"]

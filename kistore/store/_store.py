@@ -40,6 +40,7 @@ from ..core.errors import (
     StoreStateError,
 )
 from ..core.limits import Limits
+from ..core.limits import check_manifest as limits_check
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
@@ -796,11 +797,8 @@ class Store:
         here, committed = self.limits_per_key()[0], self.limits_per_key("HEAD")[0]
         if all(h <= c for h, c in zip(here, committed, strict=True)):
             return
-        # Lazy: only a raised, uncommitted limit needs the value walk here.
-        from ..core.limits import check_manifest as within
-
         past = [f"{m.kind}/{m.name}: {e.message}" for m in manifests
-                for e in within(m.document, m.object_bytes, m.metadata_bytes, committed,
+                for e in limits_check(m.document, m.object_bytes, m.metadata_bytes, committed,
                                 file=None)]
         if past:
             shown = "; ".join(past[:3]) + (f"; and {len(past) - 3} more" if len(past) > 3
