@@ -50,7 +50,19 @@ def _fixed(value: float, decimals: int) -> str:
     own = _decimals(value)
     if abs(value) >= 10.0 ** _MAX_FIXED_EXPONENT:
         return number_text(value)
-    text = f"{value:,.{own}f}"
+    # The shortest digits moved to fixed form by hand: `{value:.{own}f}` rounds the binary
+    # value again and may end one digit off (2**-24 printed ...062 for ...063).
+    sign, text = ("-", repr(float(value))[1:]) if repr(float(value)).startswith("-") \
+        else ("", repr(float(value)))
+    mantissa, _, exponent = text.partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = whole + ("" if fraction == "0" else fraction)
+    point = len(whole) + int(exponent or 0)
+    if point <= 0:
+        digits, point = "0" * (1 - point) + digits, 1
+    digits += "0" * max(0, point - len(digits))
+    after = digits[point:]
+    text = f"{sign}{int(digits[:point]):,}" + (f".{after}" if after else "")
     if decimals > own:
         text += ("." if own == 0 else "") + "0" * (decimals - own)
     return text
