@@ -34,6 +34,7 @@ This module knows git (pygit2, the index) but not manifests: it is given paths a
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import logging
 import os
@@ -48,7 +49,7 @@ from typing import Any
 
 from ..core.errors import StoreStateError
 from . import _gitindex as gitindex
-from . import pack
+from . import _loose, pack
 from ._pending_index import PendingIndex, missing_from_index, stamp
 from .lazy import pygit2  # imported on first use (~0.2 s)
 from .writer import FileStat
@@ -252,7 +253,8 @@ class BranchCommit:
                     blobs, keeps, oid, tree, written = self._commit_packed(
                         parent, files, signature, message)
                 else:
-                    blobs = {path: repo.create_blob(data) for path, data in files.items()}
+                    blobs = {path: _loose.written(functools.partial(repo.create_blob, data))
+                             for path, data in files.items()}
                     written = list(blobs.values())
                     oid, tree = self._commit_on(parent, blobs, signature, message, written)
             except (OSError, pygit2.GitError) as e:
@@ -382,7 +384,8 @@ class BranchCommit:
         base = parent.tree if parent is not None else None
         tree = _build_tree(self.repo, base, _nest(blobs), written)
         parents = [parent.id] if parent is not None else []
-        return self.repo.create_commit(None, signature, signature, message, tree, parents), tree
+        return _loose.written(functools.partial(
+            self.repo.create_commit, None, signature, signature, message, tree, parents)), tree
 
     def _commit_packed(self, parent: pygit2.Commit | None, files: Mapping[str, bytes],
                        signature: pygit2.Signature, message: str
@@ -414,14 +417,15 @@ class BranchCommit:
         try:
             odb, written = self.repo.odb, []
             for oid, body in trees:
-                made = odb.write(pygit2.enums.ObjectType.TREE, body)
+                made = _loose.written(functools.partial(odb.write, pygit2.enums.ObjectType.TREE,
+                                                        body))
                 if made.raw != oid:  # pragma: no cover - _raw_tree hashes as git does
                     raise pygit2.GitError(f"tree {made} written, {oid.hex()} expected")
                 written.append(made)
             tree_id = pygit2.Oid(raw=tree)
             parents = [parent.id] if parent is not None else []
-            commit = self.repo.create_commit(None, signature, signature, message, tree_id,
-                                             parents)
+            commit = _loose.written(functools.partial(
+                self.repo.create_commit, None, signature, signature, message, tree_id, parents))
         except BaseException:
             for keep in keeps:
                 keep.unlink(missing_ok=True)
@@ -714,7 +718,7 @@ def _build_tree(repo: pygit2.Repository, base: pygit2.Tree | None, entries: dict
         else:
             _replaces(prefix + name, mode, subtree=False)
             builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
-    tree = builder.write()
+    tree = _loose.written(builder.write)
     written.append(tree)
     return tree
 

@@ -180,3 +180,25 @@ def test_an_add_from_a_worktree_whose_index_holds_an_old_name_is_refused(
                        r"holds, or holds other bytes \(e\.g\. store/metadata/sha256/"):
         store.add([_workload("taken", "another")], commit=True)
     assert git(store_path, "rev-parse", "HEAD").strip() == head
+
+
+def test_add_commit_beside_a_prune_packed_loop_lands_every_time(store, store_path):
+    # git's prune-packed (every `git gc` and `git repack -d` runs it) removes each empty
+    # fan-out directory of .git/objects; libgit2 creates ours, then renames the object
+    # into it, so a removal in between failed the write with ENOENT: 97 of 100 one-
+    # manifest adds were refused beside a `git gc` loop (r70 F9). Each write is retried.
+    loops = [subprocess.Popen(["sh", "-c", "while :; do git prune-packed; done"],
+                              cwd=store_path, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL) for _ in range(2)]
+    try:
+        for i in range(20):
+            store.add([_workload(f"beside-prune-{i}", f"d{i}")], commit=True,
+                      message=f"add {i}")
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+    assert len(git(store_path, "rev-list", "HEAD").split()) >= 20
+    assert _fsck(store_path).returncode == 0, _fsck(store_path).stdout
+    assert git(store_path, "status", "--porcelain") == ""
+
