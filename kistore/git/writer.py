@@ -89,6 +89,7 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> os.stat_result:
 def _write(path: str, data: bytes, *, fix_mode: bool) -> os.stat_result:
     """:func:`atomic_write`; ``fix_mode``: chmod 0644 (False when the umask cannot narrow it)."""
     parent, name = os.path.split(path)
+    name = _temp_stem(name)
     tmp = os.path.join(parent, f".{name}.{os.getpid()}.{next(_temp_names)}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
     fd, renamed = -1, False
@@ -123,6 +124,20 @@ def _write(path: str, data: bytes, *, fix_mode: bool) -> os.stat_result:
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+_STEM_BYTES = 200
+"""The longest file name kept whole in a temporary name: ``.NAME.PID.N.tmp`` adds up to 45
+bytes (a 20-digit counter), and file systems allow 255 (NAME_MAX). A names file of a
+253-character name would otherwise not be written at all (r70 F12)."""
+
+
+def _temp_stem(name: str) -> str:
+    """Return ``name``, cut to :data:`_STEM_BYTES` bytes of its UTF-8 when longer."""
+    data = name.encode("utf-8", "surrogateescape")
+    if len(data) <= _STEM_BYTES:
+        return name
+    return data[:_STEM_BYTES].decode("utf-8", "ignore")  # never half a character
 
 
 TEMP_NAME = re.compile(r"\.[^/]+\.(?:[0-9]+\.[0-9]+|[A-Za-z0-9_]{8})\.tmp")

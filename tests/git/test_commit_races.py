@@ -202,3 +202,10 @@ def test_add_commit_beside_a_prune_packed_loop_lands_every_time(store, store_pat
     assert _fsck(store_path).returncode == 0, _fsck(store_path).stdout
     assert git(store_path, "status", "--porcelain") == ""
 
+
+def test_the_longest_name_the_schema_allows_is_added_and_committed(store, store_path):
+    name = "n" * 253  # the schema's longest: its names file has that name
+    store.add([_workload(name, "d")], commit=True, message="long name")
+    names = git(store_path, "ls-tree", "-r", "--name-only", "HEAD", "store/names").split()
+    assert [p.rsplit("/", 1)[1] for p in names] == [name]
+    assert git(store_path, "status", "--porcelain") == ""

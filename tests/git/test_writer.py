@@ -186,3 +186,16 @@ def test_a_child_leaves_ctrl_c_and_sigterm_to_the_parent(tmp_path, monkeypatch):
     os.kill(child.pid, signal.SIGTERM)
     batch.wait()  # the child went on: the parent decides (it undoes on its own interrupt)
     assert tree(tmp_path) == files(300)
+
+
+@pytest.mark.parametrize("length", [200, 201, 255])
+def test_a_file_name_of_up_to_255_bytes_is_written(tmp_path, length):
+    # The temporary name adds ".", ".PID.N.tmp" to the file's name: a 253-character
+    # names file (the schema's longest name) failed with ENAMETOOLONG (r70 F12).
+    name = "a" * (length - 5) + ".json"
+    atomic_write(tmp_path / "d" / name, b"{}")
+    assert os.listdir(tmp_path / "d") == [name]
+    batch = FileBatch(tmp_path / "b", {f"d/{name}": b"{}"})
+    batch.start()
+    batch.wait()
+    assert os.listdir(tmp_path / "b" / "d") == [name]
