@@ -308,12 +308,15 @@ def _time(text: str | None) -> datetime | None:
 
 
 def _read_work_tree(root: Path) -> Trust:
+    # A committed link at store/trust or keys.json: never read through it (it would merge
+    # keys from outside the repository) nor replace it (r70 F19); checked before reading.
+    refuse_links(root, [], [TRUST_FILE])
     path = root / TRUST_FILE
     return Trust.from_bytes(path.read_bytes()) if path.exists() else Trust()
 
 
 def _write(root: Path, trust: Trust) -> None:
-    refuse_links(root, [TRUST_FILE.rpartition("/")[0]])  # a committed link: never write out
+    refuse_links(root, [], [TRUST_FILE])  # a committed link: never write out
     atomic_write(root / TRUST_FILE, trust.to_bytes())
 
 

@@ -178,7 +178,8 @@ def remove_stale_temps(root: str | os.PathLike[str], directories: Iterable[str])
     return removed
 
 
-def refuse_links(root: str | os.PathLike[str], directories: Iterable[str]) -> None:
+def refuse_links(root: str | os.PathLike[str], directories: Iterable[str],
+                 files: Iterable[str] = ()) -> None:
     """Refuse to write below a symbolic link or a file where a directory belongs.
 
     A write follows a symbolic link on its path: a link committed at, say,
@@ -193,11 +194,18 @@ def refuse_links(root: str | os.PathLike[str], directories: Iterable[str]) -> No
             through links: only what is below it is checked).
         directories: ``/``-separated directories relative to ``root`` that files will be
             written into.
+        files: ``/``-separated files relative to ``root`` that will be read and replaced
+            (``store/trust/keys.json``): a link there is refused too, since reading would
+            follow it and the rename would replace the committed link by a file (new-user
+            review r70 F19). Their directories are checked as ``directories`` are.
 
     Raises:
         StoreStateError: one of the directories, or a directory above it below ``root``,
-            is a symbolic link or anything but a directory; nothing was written.
+            is a symbolic link or anything but a directory, or one of ``files`` is anything
+            but a regular file; nothing was written.
     """
+    files = list(files)
+    directories = [*directories, *(f.rpartition("/")[0] for f in files)]
     base = os.fspath(root) + "/"
     seen: set[str] = set()
     for directory in directories:
@@ -213,16 +221,27 @@ def refuse_links(root: str | os.PathLike[str], directories: Iterable[str]) -> No
                 break  # made new by the write, as every level below it
             if not stat.S_ISDIR(mode):
                 raise StoreStateError(_not_a_directory(base, rel, mode))
+    for rel in files:
+        try:
+            mode = os.lstat(base + rel).st_mode
+        except FileNotFoundError:
+            continue  # made new by the write
+        if not stat.S_ISREG(mode):
+            raise StoreStateError(_not_a_directory(base, rel, mode, kept="file"))
 
 
-def _not_a_directory(base: str, rel: str, mode: int) -> str:
+def _not_a_directory(base: str, rel: str, mode: int, kept: str = "directory") -> str:
     """Return :func:`refuse_links`'s message: what is there, what was done, what to do."""
     if stat.S_ISLNK(mode):
         found = f"a symbolic link (to {os.readlink(base + rel)!r})"
+    elif stat.S_ISREG(mode):
+        found = "a file"
     else:
-        found = "a file" if stat.S_ISREG(mode) else f"not a directory (mode {mode:o})"
-    return (f"{rel} is {found}, where the store keeps a directory: kistore writes the "
-            "store's files only into its own directories, so nothing was written. "
+        found = "a directory" if stat.S_ISDIR(mode) else f"not a {kept} (mode {mode:o})"
+    rule = ("writes the store's files only into its own directories" if kept == "directory"
+            else "reads and replaces only regular files there, never what a link points at")
+    return (f"{rel} is {found}, where the store keeps a {kept}: kistore {rule}, so nothing "
+            "was written. "
             f"`kistore verify` names it; if a commit holds it, remove it in its own reviewed "
             f"change (`git rm {rel}`), else delete it, then run this again")
 

@@ -206,6 +206,10 @@ class Store:
 
         Raises:
             InputError: ``path`` is a bare repository (a store needs a work tree).
+            StoreStateError: a file init would write (``kistore.toml``, ``.gitattributes``,
+                the ranking policy), or a directory above one (``store/``), is a symbolic
+                link or not what it should be: nothing was written
+                (:func:`kistore.git.writer.refuse_links`).
         """
         root = Path(path)
         root.mkdir(parents=True, exist_ok=True)
@@ -214,6 +218,14 @@ class Store:
             pygit2.init_repository(str(root), initial_head="main")
         store = cls(root)
         assert store.root is not None
+        # A link committed at store/, .gitattributes or kistore.toml of an existing
+        # repository: init wrote through it, outside the repository (r70 F18).
+        policy_file = f"{layout.POLICY_DIR}/ranking.json"
+        # Lazy: git.writer stays off the read paths (docs/speed.md, start-up).
+        from ..git.writer import refuse_links
+
+        refuse_links(store.root, [layout.OBJECTS_DIR, layout.METADATA_DIR],
+                     [layout.SETTINGS_FILE, ".gitattributes", policy_file])
         written = []
         settings = store.root / layout.SETTINGS_FILE
         if not settings.exists():
@@ -227,11 +239,11 @@ class Store:
             written.append(".gitattributes")
         for directory in (layout.OBJECTS_DIR, layout.METADATA_DIR):
             (store.root / directory).mkdir(parents=True, exist_ok=True)
-        policy = store.root / layout.POLICY_DIR / "ranking.json"
+        policy = store.root / policy_file
         if not policy.exists():  # the reviewed default ranking policy (kistore.query.policy)
             policy.parent.mkdir(parents=True, exist_ok=True)
             policy.write_bytes(_default_policy())
-            written.append(f"{layout.POLICY_DIR}/ranking.json")
+            written.append(policy_file)
         if is_new and written:
             # git.commit loads logging (docs/speed.md, start-up).
             # Lazy: the write path: a read such as `kistore show` never writes.

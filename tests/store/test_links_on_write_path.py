@@ -112,6 +112,32 @@ def test_trust_add_through_a_linked_trust_directory_is_refused(store, store_path
     assert list(outside.iterdir()) == []
 
 
+@pytest.mark.parametrize("command", ["add", "revoke"])
+def test_trust_never_reads_nor_replaces_a_committed_link_at_keys_json(
+        store, store_path, tmp_path, command):
+    # r70 F19: `trust add` read the linked keys.json outside the repository, merged its
+    # roles in, and wrote a regular file over the committed link.
+    from kistore.attest.trust import revoke_key
+
+    key = signing.public_key_line(fixed_key(1).public_key())
+    keyid = add_key(store.root, key, ["rerun"]).keyid
+    outside = tmp_path / "outside-keys.json"
+    (store_path / "store/trust/keys.json").rename(outside)
+    os.symlink(outside, store_path / "store/trust/keys.json")
+    commit_all(store_path, "keys.json is a link")
+    before = outside.read_bytes()
+    with pytest.raises(StoreStateError, match=(
+            r"^store/trust/keys.json is a symbolic link \(to '.*outside-keys.json'\), where "
+            r"the store keeps a file: kistore reads and replaces only regular files there, "
+            r"never what a link points at, so nothing was written")):
+        if command == "add":
+            add_key(store.root, signing.public_key_line(fixed_key(2).public_key()), ["rerun"])
+        else:
+            revoke_key(store.root, keyid)
+    assert (store_path / "store/trust/keys.json").is_symlink()
+    assert outside.read_bytes() == before
+
+
 def test_cli_says_it_without_a_traceback(store_path, tmp_path, kit):
     doc = kit.workload("gemm", name="gemm")
     manifest, outside = Manifest.from_document(doc), tmp_path / "outside"

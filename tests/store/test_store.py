@@ -130,6 +130,37 @@ def test_init_of_a_directory_inside_another_repository_makes_its_own(tmp_path, r
     assert git(tmp_path, "log", "--format=%s").strip() == "theirs"
 
 
+@pytest.mark.parametrize(("link", "target"), [
+    ("store", "dir"), (".gitattributes", "file"), ("kistore.toml", "missing")])
+def test_init_in_a_repository_never_writes_through_a_committed_link(
+        tmp_path, runner, link, target):
+    # r70 F18: init wrote store/objects, store/policy/ranking.json, the .gitattributes
+    # line and kistore.toml wherever a committed link pointed, outside the repository.
+    from kistore.cli import main
+
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    if target == "dir":
+        outside.mkdir()
+    elif target == "file":
+        outside.write_text("*.bin binary\n")
+    os.symlink(outside, repo / link)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a link")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = runner.invoke(main, ["init", str(repo)])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"error: {link} is a symbolic link (to {str(outside)!r})")
+    assert "nothing was written" in result.stderr and "Traceback" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    if target == "dir":
+        assert list(outside.iterdir()) == []
+    elif target == "file":
+        assert outside.read_text() == "*.bin binary\n"
+    assert git(repo, "status", "--porcelain") == ""
+
+
 def test_init_of_a_bare_repository_says_it_needs_a_work_tree(tmp_path, runner):
     # breaker9: an AssertionError traceback.
     from kistore.cli import main
