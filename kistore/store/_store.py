@@ -107,6 +107,22 @@ WRITES_BESIDE_HEAD = ("writes into the work tree and checks names against it, wh
 out would take a name HEAD gives another manifest: :meth:`Store.require_checkout_to_write`)."""
 
 
+def no_work_tree(command: str, git_dir: str | os.PathLike[str]) -> str:
+    """Return the refusal of a command that writes into a work tree, in a bare repository.
+
+    Args:
+        command: the command as typed (``kistore import``).
+        git_dir: the bare repository's directory (named in the ``git clone`` to run).
+
+    Returns:
+        One line: what the command needs, and the clone to make and run it in.
+    """
+    return (f"this repository has no work tree (a bare repository): `{command}` writes the "
+            "store's files into a work tree (and commits them from there with --commit); "
+            f"clone it with one (`git clone {os.fspath(git_dir)} DIR`), run `{command}` in "
+            "the clone, and push")
+
+
 class AdmissionWarning(KistoreError):
     """A problem an :data:`AdmissionCheck` reports that does not refuse the add.
 
@@ -330,14 +346,21 @@ class Store:
         manifest would be taken. ``kistore add`` and ``import`` ask it too, before reading
         their input, so a refused command reads nothing.
 
+        A bare repository (no work tree at all) is refused here too, naming ``command``
+        and the clone to make (new-user review 2026-12-02: ``import`` and ``migrate`` said
+        "`add` needs one", and none said what to do).
+
         Args:
             command: the command as the message names it (``kistore add``).
 
         Raises:
-            StoreStateError: the work tree is not checked out: the command
-                :data:`WRITES_BESIDE_HEAD`; check the files out first (``git checkout HEAD
-                -- .``).
+            StoreStateError: a bare repository: the command writes into a work tree; clone
+                the repository with one (``git clone GIT_DIR DIR``) and run it there. Or the
+                work tree is not checked out: the command :data:`WRITES_BESIDE_HEAD`; check
+                the files out first (``git checkout HEAD -- .``).
         """
+        if self.root is None:
+            raise StoreStateError(no_work_tree(command, self.git_dir))
         self.require_checkout(command, writes=WRITES_BESIDE_HEAD)
 
     def skipped(self) -> SkipWorktree | None:
@@ -747,7 +770,7 @@ class Store:
         from .admission import plan_add
 
         if self.root is None:
-            raise StoreStateError("this repository has no work tree; `add` needs one")
+            raise StoreStateError(no_work_tree("kistore add", self.git_dir))
         if commit:
             check_ready(self.repo)
             self._check_head_attributes()
@@ -954,9 +977,7 @@ class Store:
         from ..git.commit import check_ready
         from .migrate import plan_forward, plan_groups, plan_names
 
-        if self.root is None:
-            raise StoreStateError("this repository has no work tree; `migrate` needs one")
-        self.require_checkout_to_write("kistore migrate")  # a clone not checked out
+        self.require_checkout_to_write("kistore migrate")  # bare, or not checked out
         self.name_index().usable()
         with self._write_lock():
             if commit:
