@@ -978,6 +978,7 @@ class Store:
         from .migrate import plan_forward, plan_groups, plan_names
 
         self.require_checkout_to_write("kistore migrate")  # bare, or not checked out
+        assert self.root is not None  # a bare repository was refused just above
         self.name_index().usable()
         with self._write_lock():
             if commit:
