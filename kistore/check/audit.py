@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..attest.evidence import check_attestations, judging_blobs
@@ -28,7 +29,7 @@ from ..core.comparison import run_key_object, stored_spec
 from ..core.digest import Digest
 from ..core.errors import InputError, MultipleErrors
 from ..core.findings import Finding
-from ..core.gitattributes import check_gitattributes
+from ..core.gitattributes import check_gitattributes, check_info_attributes
 from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
@@ -894,11 +895,40 @@ def check_limit_settings(store: Store, at: str | None = None) -> list[Finding]:
     return settings_findings(problems, settings_bytes(store, None)) if problems else []
 
 
+def check_clone_attributes(store: Store, at: str | None = None) -> list[Finding]:
+    """KI116 when the clone's ``.git/info/attributes`` converts files under ``store/``.
+
+    Only for the work tree (``at`` None, a repository with one): git applies the file on
+    checkout and ``git add``, never to the blobs ``verify --at`` reads. The file is the
+    one every worktree of the repository shares (``$GIT_COMMON_DIR/info/attributes``).
+
+    Args:
+        store: the repository checked.
+        at: the revision verified; None: the work tree.
+
+    Returns:
+        :func:`kistore.core.gitattributes.check_info_attributes` of the file (empty when
+        absent, unreadable, or ``at`` is a revision or the repository bare).
+    """
+    if at is not None or store.root is None:
+        return []
+    # Lazy: git.commit loads logging, which only this path and the write path need.
+    from ..git.commit import common_git_dir
+
+    path = common_git_dir(Path(store.repo.path)) / "info" / "attributes"
+    try:
+        data = path.read_bytes()
+    except OSError:  # absent (the common case) or unreadable: git reads nothing either
+        return []
+    return check_info_attributes(data)
+
+
 CHECKERS: tuple[Checker, ...] = (check_limit_settings, check_history, check_names, check_policy,
                                  check_attestations, check_revocations, check_tree_names,
-                                 check_shallow, check_settings)
+                                 check_shallow, check_settings, check_clone_attributes)
 """The checks :func:`verify` runs after the contents check: ``[limits]``, history, policy,
-attestations, ``kistore.toml``'s tables and ``[cite]`` (:func:`._settings.check_settings`).
+attestations, ``kistore.toml``'s tables and ``[cite]`` (:func:`._settings.check_settings`),
+the clone's ``.git/info/attributes`` (:func:`check_clone_attributes`, KI116).
 
 The check layer's own; a caller adds those of the layers above by passing
 ``checkers=(*CHECKERS, ...)`` (``kistore verify`` adds

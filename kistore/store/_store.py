@@ -1054,22 +1054,42 @@ class Store:
             return  # rolled back: the next query updates the index from git
 
     def _check_head_attributes(self) -> None:
-        """Refuse ``--commit`` onto a HEAD whose ``.gitattributes`` lets git convert store/.
+        """Refuse ``--commit`` when git may convert store/: HEAD's or this clone's attributes.
 
         After ``kistore init .`` in an existing repository, until its files are committed:
         each commit made then fails ``verify --at`` (KI113) though the work tree verifies.
+        The clone's own ``.git/info/attributes`` wins over ``.gitattributes``: a line there
+        such as ``store/** text eol=crlf`` converted the files the commit checks out
+        (``verify`` reports it: KI116; before, it blamed the names files, KI212).
 
         Raises:
-            StoreStateError: with the commands to commit them.
+            StoreStateError: with the commands to commit them, or the line of
+                ``.git/info/attributes`` to remove.
         """
+        # the KI113 check loads findings and rules: a query's start-up loads neither
+        # Lazy: only the `--commit` path checks the attributes.
+        from ..core.gitattributes import INFO_ATTRIBUTES, check_info_attributes
+        from ..git.commit import common_git_dir
+
+        try:
+            info = (common_git_dir(Path(self.repo.path)) / "info" / "attributes").read_bytes()
+        except OSError:  # absent (the common case): git reads nothing either
+            info = None
+        found = check_info_attributes(info)
+        if found:
+            raise StoreStateError(
+                f"this clone's {INFO_ATTRIBUTES} lets git convert store/ (`{found[0].found}`"
+                ", which wins over .gitattributes' store/** line); nothing was "
+                "written. Remove that line (the file is this clone's own, never committed), "
+                "then `git checkout -- store/` to restore any file it converted (`kistore "
+                "verify` reports it: KI116)", file=INFO_ATTRIBUTES, line=found[0].line)
         if self.repo.head_is_unborn:
             return
         tree = self.commit("HEAD").tree
         entry = tree[".gitattributes"] if ".gitattributes" in tree else None
         data = (self.repo.odb.read(entry.id)[1]
                 if entry is not None and entry.type_str == "blob" else None)
-        # the KI113 check loads findings and rules: a query's start-up loads neither
-        # Lazy: only the `--commit` path checks HEAD's .gitattributes.
+        # Lazy: only the `--commit` path checks HEAD's .gitattributes (as above).
         from ..core.gitattributes import check_gitattributes
 
         found = check_gitattributes(data)
