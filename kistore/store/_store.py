@@ -666,7 +666,9 @@ class Store:
             checks: the rules of the layers above the store to ask before anything is
                 written (:data:`AdmissionCheck`), each under the write lock with the new
                 manifests. Default none: the store's own rules (bytes, schema, names,
-                metadata, references) always apply, but a rule of the query layer only
+                metadata, references; and the warning of a run stating another primary
+                statistic than its protocol, KI218, :func:`kistore.store.statistics.
+                statistics_admitted`) always apply, but a rule of the query layer only
                 when passed. ``kistore add`` and ``import`` pass
                 ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
                 a family ranked with a ``unitPointer`` should too, or a run whose unit
@@ -683,8 +685,8 @@ class Store:
         Returns:
             One :class:`AddResult` per distinct manifest, in input order. Adding what is
             already stored is a no-op reported as ``unchanged``. What a rule of
-            ``checks`` warned of (an :class:`AdmissionWarning`, e.g. KI217) is in the
-            manifest's :attr:`AddResult.warnings`.
+            ``checks`` warned of (an :class:`AdmissionWarning`, e.g. KI217), or the
+            store's own KI218, is in the manifest's :attr:`AddResult.warnings`.
 
         Writers on one clone take turns (a lock under the git directory), so the name and
         metadata checks and the write are one step: two concurrent adds can never both
@@ -768,7 +770,9 @@ class Store:
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import BranchCommit, check_ready
         from .admission import plan_add
+        from .statistics import statistics_admitted
 
+        checks = (statistics_admitted, *checks)  # the store's own warning (KI218), always
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
         if commit:
