@@ -139,3 +139,19 @@ def test_a_protocol_arriving_after_its_run_is_warned_of_in_its_own_pull_request(
     edit = _both_ways(store, f"{base}..HEAD")
     assert [f.rule.id for f in edit] == ["KI405"] and _ki218(edit) == []
     assert _ki218(verify(store)) == _expected(parts["median"], parts["protocol"])
+
+
+@pytest.mark.parametrize("native", [
+    None,
+    {"primaryStatistic": "max"},  # the key twice: the spec is parsed
+    {"note": 'copied "primaryStatistic":"max" from the log'},  # escaped in a string
+    {"note": '"primaryStatistic":'},
+])
+def test_add_reads_a_run_s_statistic_from_its_bytes_as_its_spec_says(kit, native):
+    from kistore.core.statistics import run_statistic
+    from kistore.store.statistics import stated
+
+    protocol, env = kit.protocol(statistic="p90"), kit.environment()
+    run = Manifest.from_document(kit.run(protocol, env, kit.implementation(), kit.workload(),
+                                         latency=3, native=native))
+    assert stated(run) == run_statistic(run.spec) == "p90"
