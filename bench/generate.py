@@ -86,8 +86,10 @@ def manifests(n: int, *, seed: int = 8) -> Iterator[dict[str, Any]]:
     rng = random.Random(seed)
     n_prot, n_env, n_work, n_impl = _counts(n)
     protocols, environments, workloads, implementations = [], [], [], []
+    statistics = []  # each protocol's primary statistic: its runs state it (KI218)
     for i in range(n_prot):
         family, harness, version, stat = PROTOCOLS[i]
+        statistics.append(stat)
         m = _manifest("BenchmarkProtocol", f"{family.replace('_', '-')}-{version}".lower(),
                       f"{harness} {version}", {
             "harness": {"name": harness, "version": version},
@@ -149,7 +151,8 @@ def manifests(n: int, *, seed: int = 8) -> Iterator[dict[str, Any]]:
             "status": status,
             "timing": {"latencyNs": {"mean": round(mean, 1), "median": round(mean * 0.98, 1),
                                      "min": round(mean * 0.9, 1), "max": round(mean * 1.3, 1)},
-                       "primaryStatistic": "mean", "trials": 100, "warmupTrials": 10},
+                       "primaryStatistic": statistics[w % len(protocols)], "trials": 100,
+                       "warmupTrials": 10},
             "correctness": {"passed": status == "passed",
                             "maxAbsoluteError": round(rng.random() * 1e-3, 6)},
             "observedAt": f"2026-{rng.randint(1, 9):02d}-{rng.randint(10, 28)}T"

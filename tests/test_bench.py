@@ -32,6 +32,14 @@ def test_generated_manifests_are_valid_unique_and_resolve():
         assert set(m.references().values()) <= digests
         if m.kind == "BenchmarkRun":
             assert set(m.references()) == set(model.REFERENCE_FIELDS)
+    # each run states its protocol's primary statistic (a bench store verifies with no
+    # KI218 warning: flashinfer's protocol measures the median, its runs said mean)
+    statistic = {m.digest: m.spec["measurement"]["primaryStatistic"] for m in found
+                 if m.kind == "BenchmarkProtocol"}
+    runs = [m for m in found if m.kind == "BenchmarkRun"]
+    assert {m.spec["timing"]["primaryStatistic"] == statistic[m.references()["protocolDigest"]]
+            for m in runs} == {True}
+    assert {m.spec["timing"]["primaryStatistic"] for m in runs} == {"mean", "median"}
     assert [m.digest for m in found] == [Manifest.from_document(d).digest
                                          for d in manifests(300)]  # deterministic
 

@@ -36,6 +36,13 @@ from ..core.schema import (
     nfc_problems,
     reserved_on_windows,
 )
+from ..core.statistics import (
+    RUN_POINTER,
+    STATISTIC_DISAGREES,
+    disagreement,
+    statistic_of,
+)
+from ..core.statistics import named as named_manifest
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
@@ -356,9 +363,11 @@ def _excerpt(data: bytes, offset: int, width: int = 12) -> str:
     return repr(data[offset : offset + width].decode("utf-8", "replace"))
 
 
-Clean = tuple[str, "str | None", tuple["str | None", ...]]
-"""What :func:`check_clean_pair` learns of a manifest with no finding: kind, name, and the
-reference of each of :data:`kistore.core.model.REFERENCE_FIELDS` (None where there is none)."""
+Clean = tuple[str, "str | None", tuple["str | None", ...], "str | None"]
+"""What :func:`check_clean_pair` learns of a manifest with no finding: kind, name, the
+reference of each of :data:`kistore.core.model.REFERENCE_FIELDS` (None where there is none),
+and the primary statistic a run or protocol states (:func:`kistore.core.statistics.
+statistic_of`; None for other kinds)."""
 
 
 def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
@@ -377,9 +386,9 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         metadata_data: the metadata file's bytes.
 
     Returns:
-        ``(kind, name, references)`` as :func:`entry_from` would take them from the parsed
-        files (name None unless a string; references in :data:`REFERENCE_FIELDS` order), or
-        None.
+        ``(kind, name, references, statistic)`` as :func:`entry_from` would take them from
+        the parsed files (name None unless a string; references in :data:`REFERENCE_FIELDS`
+        order), or None.
     """
     if hashlib.sha256(object_data).hexdigest() != digest_hex:
         return None
@@ -409,7 +418,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         references = tuple(map(spec.get, REFERENCE_FIELDS))
         if "sourceNative" in spec and external_id_disagreement(spec, name):
             return None
-    return obj["kind"], name if type(name) is str else None, references
+    return (obj["kind"], name if type(name) is str else None, references,
+            statistic_of(obj["kind"], spec))
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
@@ -495,6 +505,8 @@ class Entry:
             (KI101): they are not that manifest, so no run's reference is judged by their
             kind (a gate, which looks up only what a range changes, could not find the
             runs naming it either).
+        statistic: the primary statistic a run (``timing``) or protocol (``measurement``)
+            states (:func:`kistore.core.statistics.statistic_of`), else None (KI218).
     """
 
     digest: Digest
@@ -504,6 +516,7 @@ class Entry:
     has_object: bool
     has_metadata: bool
     intact: bool = True
+    statistic: str | None = None
 
 
 REFERENCE_KINDS = dict(zip(REFERENCE_FIELDS, ("Workload", "BenchmarkProtocol",
@@ -531,25 +544,35 @@ def entry_from(digest: Digest, obj: Any, metadata: Any, *, has_object: bool,
     if kind == "BenchmarkRun" and isinstance(spec, dict):
         references = {f: spec[f] for f in REFERENCE_FIELDS if is_digest(spec.get(f))}
     return Entry(digest, kind, name if isinstance(name, str) else None, references,
-                 has_object, has_metadata)
+                 has_object, has_metadata, statistic=statistic_of(kind, spec))
 
 
-def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = None
-                  ) -> list[Finding]:
+def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = None,
+                  arrived: set[Digest] | None = None) -> list[Finding]:
     """Cross-file checks over every manifest of one tree.
 
     Args:
         entries: every digest that has an object or a metadata file in the tree.
         focus: report only findings about these digests (a gate checks what a range adds;
             names and references are still resolved against all ``entries``). None: all.
+        arrived: with ``focus``, those of its digests whose object file the range adds
+            (not only their metadata); None: all of ``focus``. KI218 is reported only on a
+            run that arrives, or whose protocol arrives: what a range makes true, so a
+            gate that reads only the earlier runs a new protocol's forward directory lists
+            finds what a check of the whole tree finds.
 
     Returns:
         KI203/KI204 for unpaired files, KI205 for a ``(kind, name)`` used twice (reported
         on each later digest, naming the first), KI201 (warning) for a reference to a digest
         with no object, KI202 for a reference to an object of another kind (with ``focus``,
         also a run outside it whose dangling reference a focused manifest now answers with
-        the wrong kind). Sorted by file.
+        the wrong kind), KI218 (warning) for a run stating another primary statistic than
+        the intact protocol it names (with ``focus``: a run of ``arrived``, or one whose
+        protocol is of ``arrived``, such as an earlier run whose dangling reference the
+        protocol answers). Sorted by file.
     """
+    if focus is not None and arrived is None:
+        arrived = focus
     findings: list[Finding] = []
     owners: dict[tuple[str, str], Digest] = {}
     by_text = {str(d): e for d, e in entries.items()}  # references are digest text
@@ -571,6 +594,9 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                         and target.intact and target.kind is not None
                         and target.kind != REFERENCE_KINDS[field_name]):
                     findings.append(_wrong_kind(digest, field_name, ref, target.kind))
+            protocol = by_text.get(e.references.get("protocolDigest", ""))
+            if protocol is not None and protocol.digest in arrived:  # type: ignore[operator]
+                findings += _statistic_disagrees(e, protocol)
             continue
         if e.has_metadata and not e.has_object:
             findings.append(Finding(
@@ -589,7 +615,31 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
             elif (target.intact and target.kind is not None
                   and target.kind != REFERENCE_KINDS[field_name]):
                 findings.append(_wrong_kind(digest, field_name, ref, target.kind))
+            elif field_name == "protocolDigest" and (
+                    arrived is None or digest in arrived or target.digest in arrived):
+                findings += _statistic_disagrees(e, target)
     return sorted(findings, key=sort_key)
+
+
+def _statistic_disagrees(run: Entry, protocol: Entry) -> list[Finding]:
+    """KI218 when ``run`` states another primary statistic than ``protocol``, its protocol.
+
+    Only an intact, present BenchmarkProtocol counts (else KI201, KI202 or KI101 say what
+    is wrong), and only when both state a statistic (the schema requires each).
+    """
+    if (run.kind != "BenchmarkRun" or protocol.kind != "BenchmarkProtocol"
+            or not (protocol.has_object and protocol.intact)
+            or run.statistic is None or protocol.statistic is None):
+        return []
+    message = disagreement(
+        named_manifest("BenchmarkRun", run.name, str(run.digest)), run.statistic,
+        named_manifest("BenchmarkProtocol", protocol.name, str(protocol.digest)),
+        protocol.statistic)
+    if message is None:
+        return []
+    return [Finding(STATISTIC_DISAGREES, message, file=layout.object_path(run.digest),
+                    pointer=RUN_POINTER, expected=protocol.statistic, found=run.statistic,
+                    extra={"protocol": str(protocol.digest)})]
 
 
 def _wrong_kind(digest: Digest, field_name: str, ref: str, kind: str) -> Finding:
@@ -602,12 +652,14 @@ def _wrong_kind(digest: Digest, field_name: str, ref: str, kind: str) -> Finding
 
 def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
                   names: Sequence[str | None],
-                  references: Sequence[tuple[str | None, ...]]) -> bool:
+                  references: Sequence[tuple[str | None, ...]],
+                  statistics: Sequence[str | None]) -> bool:
     """Answer, fast, whether :func:`check_entries` finds nothing in a tree of paired manifests.
 
     The cross-file checks of a clean store, without building an :class:`Entry` (and a
     :class:`~kistore.core.digest.Digest`) per manifest: every ``(kind, name)`` used once, every
-    reference to an object of the kind its field names. Only for trees where every digest
+    reference to an object of the kind its field names, every run stating the primary
+    statistic its protocol states (KI218). Only for trees where every digest
     has both its object and its metadata file (else KI203/KI204 apply). False means "run
     :func:`check_entries`", which decides and words the findings; a test holds the two to
     the same answer.
@@ -618,12 +670,14 @@ def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
         names: each one's name as :attr:`Entry.name` holds it.
         references: each one's references in :data:`REFERENCE_FIELDS` order, None where
             the field holds no digest (:attr:`Entry.references` as a tuple).
+        statistics: each one's primary statistic as :attr:`Entry.statistic` holds it.
 
     Returns:
         True when :func:`check_entries` of the same manifests (``focus=None``) returns no
         finding; False when it may return one.
     """
-    kind_of = dict(zip(["sha256:" + h for h in hexes], kinds, strict=True))
+    keys = ["sha256:" + h for h in hexes]
+    kind_of = dict(zip(keys, kinds, strict=True))
     named = [(k, n) for k, n in zip(kinds, names, strict=True) if k is not None and n is not None]
     if len(set(named)) != len(named):
         return False  # some (kind, name) is used twice: KI205
@@ -635,7 +689,17 @@ def entries_clean(hexes: Sequence[str], kinds: Sequence[str | None],
             kind = kind_of.get(ref, missing)
             if kind is missing or (kind is not None and kind != expected):
                 return False  # KI201 unresolved or KI202 wrong kind
+    # each distinct (protocol, statistic) a run states once: a protocol's own must match
+    statistic_of_manifest = dict(zip(keys, statistics, strict=True))
+    for kind, ref, statistic in set(zip(kinds, map(itemgetter(_PROTOCOL), references),
+                                        statistics, strict=True)):
+        if kind == "BenchmarkRun" and ref is not None and statistic is not None and \
+                statistic_of_manifest[ref] not in (None, statistic):
+            return False  # KI218: a run's statistic is not its protocol's
     return True
+
+
+_PROTOCOL = REFERENCE_FIELDS.index("protocolDigest")
 
 
 _REFERENCED_KINDS = tuple(REFERENCE_KINDS[f] for f in REFERENCE_FIELDS)

@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..attest.evidence import check_attestations, judging_blobs
@@ -28,7 +29,7 @@ from ..core.comparison import run_key_object, stored_spec
 from ..core.digest import Digest
 from ..core.errors import InputError, MultipleErrors
 from ..core.findings import Finding
-from ..core.gitattributes import check_gitattributes
+from ..core.gitattributes import check_gitattributes, check_info_attributes
 from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
@@ -250,24 +251,29 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
                              *_group_findings(snap, units, results, focus, wanted))
                  if not unread or f.extra.get("run", "")[7:] not in unread]
     if focus is None and all(u[1] is not None and u[2] is not None for u in units):
-        _, kinds, names, references, _ = zip(*results, strict=True) if results else ((),) * 5
-        if entries_clean([u[0] for u in units], kinds, names, references):
+        _, kinds, names, references, _, statistics = \
+            zip(*results, strict=True) if results else ((),) * 6
+        if entries_clean([u[0] for u in units], kinds, names, references, statistics):
             return sorted(findings, key=sort_key)  # check_entries would find nothing: skip it
     entries: dict[Digest, Entry] = {}
-    for unit, (found, kind, name, references, _) in zip(units, results, strict=True):
+    for unit, (found, kind, name, references, _, statistic) in zip(units, results, strict=True):
         digest = Digest(unit[0])
         refs = {f: r for f, r in zip(REFERENCE_FIELDS, references, strict=True)
                 if r is not None}
         entries[digest] = Entry(digest, kind, name, refs, unit[1] is not None,
                                 unit[2] is not None, intact=not any(
-                                    f.rule.id == OBJECT_DIGEST_MISMATCH.id for f in found or ()))
+                                    f.rule.id == OBJECT_DIGEST_MISMATCH.id for f in found or ()),
+                                statistic=statistic)
     focus_digests = None if focus is None else {  # a deleted file's digest counts too
         d for d in entries if wanted(layout.object_path(d)) or wanted(layout.metadata_path(d))}
+    arrived = None if focus_digests is None else {  # their object: added by the range
+        d for d in focus_digests if wanted(layout.object_path(d))}
     if not snap.complete and focus_digests is not None:  # the rest of the tree: looked up
         # The earlier runs whose dangling reference a manifest of the range answers are in
-        # snap already: range_paths listed its forward directory (KI202 on those runs).
+        # snap already: range_paths listed its forward directory (KI202 on those runs, and
+        # KI218 when the manifest is their protocol).
         look_up_entries(snap.view, entries, focus_digests, snap.limit)
-    findings += check_entries(entries, focus_digests)
+    findings += check_entries(entries, focus_digests, arrived)
     return sorted(findings, key=sort_key)
 
 
@@ -647,19 +653,21 @@ def check_unit(snap: Files, unit: Unit) -> tuple[list[Finding], Entry]:
 
 _worker_snapshot: Files | None = None
 
-_Learnt = tuple["str | None", "str | None", tuple["str | None", ...]]
-"""A unit's kind, name and references (:data:`~kistore.check._rules.Clean`, kind maybe None)."""
+_Learnt = tuple["str | None", "str | None", tuple["str | None", ...], "str | None"]
+"""A unit's kind, name, references and primary statistic (:data:`~kistore.check._rules.Clean`,
+kind maybe None)."""
 
 CHUNK = 500
 """Units a worker checks per task (one pickle each way per chunk)."""
 
 _Compact = tuple["list[Finding] | None", "str | None", "str | None", tuple["str | None", ...],
-                 "str | None"]
-"""One unit's result as it crosses processes: findings (None: none), kind, name, the
-references in :data:`kistore.core.model.REFERENCE_FIELDS` order, and the manifest's names
-path when the worker found it holding exactly this manifest's record (:func:`_names_confirmed`;
-else None). Plain tuples: unpickling an Entry (a dataclass holding a Digest) cost the parent
-~40 us a manifest, more than the checks."""
+                 "str | None", "str | None"]
+"""One unit's result as it crosses processes: findings (None: none), kind, name, the references
+in :data:`kistore.core.model.REFERENCE_FIELDS` order, the manifest's names path when the
+worker found it holding exactly this manifest's record (:func:`_names_confirmed`; else
+None), and the primary statistic a run or protocol states (KI218; else None). Plain tuples:
+unpickling an Entry (a dataclass holding a Digest) cost the parent ~40 us a manifest, more
+than the checks."""
 
 
 def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int | None,
@@ -743,11 +751,11 @@ def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = Non
                 continue
             findings, entry = check_unit(snap, unit)
             checked.append((findings or None, (entry.kind, entry.name, tuple(
-                entry.references.get(f) for f in REFERENCE_FIELDS)),
+                entry.references.get(f) for f in REFERENCE_FIELDS), entry.statistic),
                 unit[1] is not None and unit[2] is not None))
         start += len(batch)
-    return [(findings, *clean, _names_confirmed(snap, unit[0], clean[0], clean[1])
-             if both else None)
+    return [(findings, clean[0], clean[1], clean[2],
+             _names_confirmed(snap, unit[0], clean[0], clean[1]) if both else None, clean[3])
             for unit, (findings, clean, both) in zip(units, checked, strict=True)]
 
 
@@ -894,11 +902,40 @@ def check_limit_settings(store: Store, at: str | None = None) -> list[Finding]:
     return settings_findings(problems, settings_bytes(store, None)) if problems else []
 
 
+def check_clone_attributes(store: Store, at: str | None = None) -> list[Finding]:
+    """KI116 when the clone's ``.git/info/attributes`` converts files under ``store/``.
+
+    Only for the work tree (``at`` None, a repository with one): git applies the file on
+    checkout and ``git add``, never to the blobs ``verify --at`` reads. The file is the
+    one every worktree of the repository shares (``$GIT_COMMON_DIR/info/attributes``).
+
+    Args:
+        store: the repository checked.
+        at: the revision verified; None: the work tree.
+
+    Returns:
+        :func:`kistore.core.gitattributes.check_info_attributes` of the file (empty when
+        absent, unreadable, or ``at`` is a revision or the repository bare).
+    """
+    if at is not None or store.root is None:
+        return []
+    # Lazy: git.commit loads logging, which only this path and the write path need.
+    from ..git.commit import common_git_dir
+
+    path = common_git_dir(Path(store.repo.path)) / "info" / "attributes"
+    try:
+        data = path.read_bytes()
+    except OSError:  # absent (the common case) or unreadable: git reads nothing either
+        return []
+    return check_info_attributes(data)
+
+
 CHECKERS: tuple[Checker, ...] = (check_limit_settings, check_history, check_names, check_policy,
                                  check_attestations, check_revocations, check_tree_names,
-                                 check_shallow, check_settings)
+                                 check_shallow, check_settings, check_clone_attributes)
 """The checks :func:`verify` runs after the contents check: ``[limits]``, history, policy,
-attestations, ``kistore.toml``'s tables and ``[cite]`` (:func:`._settings.check_settings`).
+attestations, ``kistore.toml``'s tables and ``[cite]`` (:func:`._settings.check_settings`),
+the clone's ``.git/info/attributes`` (:func:`check_clone_attributes`, KI116).
 
 The check layer's own; a caller adds those of the layers above by passing
 ``checkers=(*CHECKERS, ...)`` (``kistore verify`` adds

@@ -14,7 +14,7 @@ import click
 
 from ..core.errors import printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
-from . import StoreContext, emit_json, github_escape, machine_errors
+from . import StoreContext, emit_json, github_escape, machine_errors, output_format
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -27,7 +27,7 @@ def _format_option(command: Any) -> Any:
                            help="Output: text (default), json, or github (workflow annotations "
                            "::error file=...,line=...,col=...::message).")(command)
     return click.option("--json", "as_json", is_flag=True,
-                        help="Same as --format json.")(command)
+                        help="Same as --format json (not with another --format).")(command)
 
 
 def report(findings: list[Finding], fmt: str | None, as_json: bool, checked: str) -> None:
@@ -108,6 +108,7 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
     from ..check.audit import verify as run
     from ..query import group_rules
 
+    output_format(fmt, as_json)  # --json beside --format github: a usage error (exit 2)
     with cannot_run(fmt, as_json, f"store at {at or 'work tree'}"):  # not a store at all
         store = ctx.store()
     where = at or ("work tree" if store.root is not None else "HEAD (a bare repository)")
@@ -196,6 +197,7 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
     # unit disagrees with its group's (KI210).
     checkers = (impact.trust_and_policy_effects, group_rules.units_agree)
 
+    output_format(fmt, as_json)  # --json beside --format github: a usage error (exit 2)
     with cannot_run(fmt, as_json, range_ or ""):  # a usage error too: exit 2, and a report
         if sum(x is not None for x in (range_, updates, unpushed)) != 1:
             raise click.UsageError("give one of BASE..HEAD, --updates FILE or --unpushed "

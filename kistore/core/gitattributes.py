@@ -16,11 +16,20 @@ from typing import NamedTuple
 from .findings import ERROR, Finding, rule
 from .layout import GITATTRIBUTES_LINE
 
-__all__ = ["GITATTRIBUTES_LINE", "GITATTRIBUTES_MISSING", "check_gitattributes"]
+__all__ = ["GITATTRIBUTES_LINE", "GITATTRIBUTES_MISSING", "INFO_ATTRIBUTES",
+           "INFO_ATTRIBUTES_CONVERT", "check_gitattributes", "check_info_attributes"]
 
 GITATTRIBUTES_MISSING = rule(
     "KI113", "gitattributes-missing", ERROR,
     f"add the line `{GITATTRIBUTES_LINE}` to .gitattributes (`kistore init .` writes it)")
+INFO_ATTRIBUTES_CONVERT = rule(
+    "KI116", "info-attributes-convert", ERROR,
+    "remove the line from .git/info/attributes (this clone's own attributes, never "
+    "committed, which win over .gitattributes), then restore the converted files: `git "
+    "checkout -- store/` (`git add --renormalize store/` first if they were staged)")
+
+INFO_ATTRIBUTES = ".git/info/attributes"
+"""How findings name the clone's own attributes file (``$GIT_COMMON_DIR/info/attributes``)."""
 
 
 def check_gitattributes(data: bytes | None) -> list[Finding]:
@@ -59,6 +68,44 @@ def check_gitattributes(data: bytes | None) -> list[Finding]:
                     f"store/{f' ({missed})' if missed else ''}", file=".gitattributes",
                     expected=GITATTRIBUTES_LINE,
                     found="no such line git reads" if missed else "no such line")]
+
+
+def check_info_attributes(data: bytes | None) -> list[Finding]:
+    """Check that the clone's ``.git/info/attributes`` converts nothing under ``store/``.
+
+    git reads ``$GIT_DIR/info/attributes`` before every ``.gitattributes`` and lets it win
+    (gitattributes(5), "the highest precedence"): a line ``store/** text eol=crlf`` or
+    ``* filter=lfs`` there converts stored bytes on checkout and ``git add`` whatever the
+    committed guard line says (KI113 checks that one), and ``verify`` then blamed the bytes
+    (KI101, KI105) or the names files (KI212), not the cause. The file is this clone's
+    only: never committed, so never the gate's to see.
+
+    Args:
+        data: the file's bytes, None when absent.
+
+    Returns:
+        KI116 for the first line that may match paths under ``store/`` and sets a
+        converting attribute (``text``, ``eol``, ``filter``, ``ident``,
+        ``working-tree-encoding``, ``crlf``; ``!text`` too), unless a later ``store/**``
+        line unsets them all again (git applies the last matching line); else empty.
+    """
+    found: Finding | None = None
+    for number, raw in enumerate((data or b"").split(b"\n"), 1):
+        line = _line_git_reads(raw, number)
+        if line is None:
+            continue
+        if line.pattern in _GUARDED and _UNSET_ALL <= set(line.states):
+            found = None  # every converting attribute unset again after it
+            continue
+        converting = [w for w in line.states if _converts(w)]
+        if found is None and converting and _may_match_store(line.pattern):
+            found = Finding(INFO_ATTRIBUTES_CONVERT, f"line {number} sets "
+                            f"{' '.join(converting)} for {line.pattern}, and this clone's "
+                            "own attributes win over .gitattributes' store/** line, so git "
+                            "converts stored bytes on checkout", file=INFO_ATTRIBUTES,
+                            line=number, column=1, expected="no conversion under store/",
+                            found=line.text.strip(_BLANK))
+    return [] if found is None else [found]
 
 
 class _Line(NamedTuple):
@@ -121,6 +168,9 @@ _GUARDED = ("store/**", "/store/**")
 there, which ``store/**`` already is (gitignore's rule, which gitattributes follows)."""
 
 _CONVERTING = ("text", "eol", "filter", "ident", "working-tree-encoding", "crlf")
+
+_UNSET_ALL = {"-" + a for a in _CONVERTING if a != "crlf"}
+"""A guard line that unsets every converting attribute (``crlf`` is ``text``'s old name)."""
 
 _BLANK = " \t\r\n"
 """What separates a pattern and its attributes (git's attr.c ``blank``): no other space."""

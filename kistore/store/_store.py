@@ -107,6 +107,22 @@ WRITES_BESIDE_HEAD = ("writes into the work tree and checks names against it, wh
 out would take a name HEAD gives another manifest: :meth:`Store.require_checkout_to_write`)."""
 
 
+def no_work_tree(command: str, git_dir: str | os.PathLike[str]) -> str:
+    """Return the refusal of a command that writes into a work tree, in a bare repository.
+
+    Args:
+        command: the command as typed (``kistore import``).
+        git_dir: the bare repository's directory (named in the ``git clone`` to run).
+
+    Returns:
+        One line: what the command needs, and the clone to make and run it in.
+    """
+    return (f"this repository has no work tree (a bare repository): `{command}` writes the "
+            "store's files into a work tree (and commits them from there with --commit); "
+            f"clone it with one (`git clone {os.fspath(git_dir)} DIR`), run `{command}` in "
+            "the clone, and push")
+
+
 class AdmissionWarning(KistoreError):
     """A problem an :data:`AdmissionCheck` reports that does not refuse the add.
 
@@ -342,14 +358,21 @@ class Store:
         manifest would be taken. ``kistore add`` and ``import`` ask it too, before reading
         their input, so a refused command reads nothing.
 
+        A bare repository (no work tree at all) is refused here too, naming ``command``
+        and the clone to make (new-user review 2026-12-02: ``import`` and ``migrate`` said
+        "`add` needs one", and none said what to do).
+
         Args:
             command: the command as the message names it (``kistore add``).
 
         Raises:
-            StoreStateError: the work tree is not checked out: the command
-                :data:`WRITES_BESIDE_HEAD`; check the files out first (``git checkout HEAD
-                -- .``).
+            StoreStateError: a bare repository: the command writes into a work tree; clone
+                the repository with one (``git clone GIT_DIR DIR``) and run it there. Or the
+                work tree is not checked out: the command :data:`WRITES_BESIDE_HEAD`; check
+                the files out first (``git checkout HEAD -- .``).
         """
+        if self.root is None:
+            raise StoreStateError(no_work_tree(command, self.git_dir))
         self.require_checkout(command, writes=WRITES_BESIDE_HEAD)
 
     def skipped(self) -> SkipWorktree | None:
@@ -655,7 +678,9 @@ class Store:
             checks: the rules of the layers above the store to ask before anything is
                 written (:data:`AdmissionCheck`), each under the write lock with the new
                 manifests. Default none: the store's own rules (bytes, schema, names,
-                metadata, references) always apply, but a rule of the query layer only
+                metadata, references; and the warning of a run stating another primary
+                statistic than its protocol, KI218, :func:`kistore.store.statistics.
+                statistics_admitted`) always apply, but a rule of the query layer only
                 when passed. ``kistore add`` and ``import`` pass
                 ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
                 a family ranked with a ``unitPointer`` should too, or a run whose unit
@@ -672,8 +697,8 @@ class Store:
         Returns:
             One :class:`AddResult` per distinct manifest, in input order. Adding what is
             already stored is a no-op reported as ``unchanged``. What a rule of
-            ``checks`` warned of (an :class:`AdmissionWarning`, e.g. KI217) is in the
-            manifest's :attr:`AddResult.warnings`.
+            ``checks`` warned of (an :class:`AdmissionWarning`, e.g. KI217), or the
+            store's own KI218, is in the manifest's :attr:`AddResult.warnings`.
 
         Writers on one clone take turns (a lock under the git directory), so the name and
         metadata checks and the write are one step: two concurrent adds can never both
@@ -757,9 +782,11 @@ class Store:
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import BranchCommit, check_ready
         from .admission import plan_add
+        from .statistics import statistics_admitted
 
+        checks = (statistics_admitted, *checks)  # the store's own warning (KI218), always
         if self.root is None:
-            raise StoreStateError("this repository has no work tree; `add` needs one")
+            raise StoreStateError(no_work_tree("kistore add", self.git_dir))
         if commit:
             check_ready(self.repo)
             self._check_head_attributes()
@@ -966,9 +993,8 @@ class Store:
         from ..git.commit import check_ready
         from .migrate import plan_forward, plan_groups, plan_names
 
-        if self.root is None:
-            raise StoreStateError("this repository has no work tree; `migrate` needs one")
-        self.require_checkout_to_write("kistore migrate")  # a clone not checked out
+        self.require_checkout_to_write("kistore migrate")  # bare, or not checked out
+        assert self.root is not None  # a bare repository was refused just above
         self.name_index().usable()
         with self._write_lock():
             if commit:
@@ -1044,22 +1070,42 @@ class Store:
             return  # rolled back: the next query updates the index from git
 
     def _check_head_attributes(self) -> None:
-        """Refuse ``--commit`` onto a HEAD whose ``.gitattributes`` lets git convert store/.
+        """Refuse ``--commit`` when git may convert store/: HEAD's or this clone's attributes.
 
         After ``kistore init .`` in an existing repository, until its files are committed:
         each commit made then fails ``verify --at`` (KI113) though the work tree verifies.
+        The clone's own ``.git/info/attributes`` wins over ``.gitattributes``: a line there
+        such as ``store/** text eol=crlf`` converted the files the commit checks out
+        (``verify`` reports it: KI116; before, it blamed the names files, KI212).
 
         Raises:
-            StoreStateError: with the commands to commit them.
+            StoreStateError: with the commands to commit them, or the line of
+                ``.git/info/attributes`` to remove.
         """
+        # the KI113 check loads findings and rules: a query's start-up loads neither
+        # Lazy: only the `--commit` path checks the attributes.
+        from ..core.gitattributes import INFO_ATTRIBUTES, check_info_attributes
+        from ..git.commit import common_git_dir
+
+        try:
+            info = (common_git_dir(Path(self.repo.path)) / "info" / "attributes").read_bytes()
+        except OSError:  # absent (the common case): git reads nothing either
+            info = None
+        found = check_info_attributes(info)
+        if found:
+            raise StoreStateError(
+                f"this clone's {INFO_ATTRIBUTES} lets git convert store/ (`{found[0].found}`"
+                ", which wins over .gitattributes' store/** line); nothing was "
+                "written. Remove that line (the file is this clone's own, never committed), "
+                "then `git checkout -- store/` to restore any file it converted (`kistore "
+                "verify` reports it: KI116)", file=INFO_ATTRIBUTES, line=found[0].line)
         if self.repo.head_is_unborn:
             return
         tree = self.commit("HEAD").tree
         entry = tree[".gitattributes"] if ".gitattributes" in tree else None
         data = (self.repo.odb.read(entry.id)[1]
                 if entry is not None and entry.type_str == "blob" else None)
-        # the KI113 check loads findings and rules: a query's start-up loads neither
-        # Lazy: only the `--commit` path checks HEAD's .gitattributes.
+        # Lazy: only the `--commit` path checks HEAD's .gitattributes (as above).
         from ..core.gitattributes import check_gitattributes
 
         found = check_gitattributes(data)

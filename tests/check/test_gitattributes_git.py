@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kistore.core.gitattributes import check_gitattributes
+from kistore.core.gitattributes import check_gitattributes, check_info_attributes
 
 from ..conftest import git
 
@@ -115,3 +115,55 @@ def test_a_file_ki113_passes_protects_the_store_in_both_of_git_s_readings(repo, 
     if check_gitattributes(data) == []:
         work_tree, index = _git_reads(repo, data)
         assert _protected(work_tree) and _protected(index), data
+
+
+def _git_reads_info(root: Path, data: bytes) -> dict[str, str]:
+    """``{attribute: value}`` of PATH in the work tree, the guard committed and ``data`` as
+    the clone's ``.git/info/attributes`` (which git reads first and lets win)."""
+    (root / ".git" / "info").mkdir(exist_ok=True)
+    (root / ".git" / "info" / "attributes").write_bytes(data)
+    try:
+        return _git_reads(root, b"store/**" + GUARD + b"\n")[0]
+    finally:
+        (root / ".git" / "info" / "attributes").unlink()
+
+
+INFO_CASES = [
+    (b"", True),
+    (b"# store/** text eol=crlf\n", True),
+    (b"store/** text eol=crlf\n", False),  # the review's case: KI212 blamed the names files
+    (b"* filter=lfs\n", False),
+    (b"*.json text\n", False),
+    (b"* !text\n", False),  # unspecified again: core.autocrlf applies
+    (b"store/objects/** working-tree-encoding=UTF-16\n", False),
+    (b"docs/** text eol=crlf\n", True),
+    (b"store/** -text -eol\n", True),
+    (b"store/** text eol=crlf\nstore/**" + GUARD + b"\n", True),  # unset again after it
+]
+
+
+@pytest.mark.parametrize(("data", "ok"), INFO_CASES)
+def test_ki116_agrees_with_git_check_attr(repo, data, ok):
+    """New-user review 2026-12-02: the clone's info/attributes wins over the guard line."""
+    assert _protected(_git_reads_info(repo, data)) is ok
+    assert (check_info_attributes(data) == []) is ok
+
+
+def test_ki116_names_the_line_and_what_it_sets():
+    data = b"# ours\ndocs/** text\nstore/** text eol=crlf\n"
+    [finding] = check_info_attributes(data)
+    assert (finding.rule.id, finding.file, finding.line, finding.found) == (
+        "KI116", ".git/info/attributes", 3, "store/** text eol=crlf")
+    assert finding.message == (
+        "line 3 sets text eol=crlf for store/**, and this clone's own attributes win over "
+        ".gitattributes' store/** line, so git converts stored bytes on checkout")
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(TOKENS), max_size=14))
+def test_an_info_attributes_file_ki116_passes_protects_the_store(repo, tokens):
+    """No false pass: what KI116 accepts beside the guard line, git honours."""
+    data = "".join(tokens).encode()
+    if check_info_attributes(data) == []:
+        assert _protected(_git_reads_info(repo, data)), data

@@ -1,6 +1,7 @@
 """verify's cross-file fast paths: ``entries_clean`` says "nothing to report" only when
-``check_entries`` reports nothing (names used twice, dangling references and references to
-the wrong kind must all send the tree to the exact checks), and the streamed pairing of
+``check_entries`` reports nothing (names used twice, dangling references, references to
+the wrong kind and runs stating another statistic than their protocol, KI218, must all
+send the tree to the exact checks), and the streamed pairing of
 object and metadata files makes the units and path findings the dict of pairs made."""
 
 from __future__ import annotations
@@ -19,22 +20,29 @@ _REFS = [None, *(f"sha256:{h}" for h in _HEXES[:6]), "sha256:" + "f" * 64]
 _manifest = st.tuples(
     st.sampled_from([*KINDS, None]),
     st.sampled_from([None, "a", "b", "c"]),
-    st.tuples(*[st.sampled_from(_REFS) for _ in REFERENCE_FIELDS]))
+    st.tuples(*[st.sampled_from(_REFS) for _ in REFERENCE_FIELDS]),
+    st.sampled_from([None, "mean", "median"]))
 
 
-Manifest = tuple[str, "str | None", "str | None", tuple["str | None", ...]]
+Manifest = tuple[str, "str | None", "str | None", tuple["str | None", ...], "str | None"]
+
+
+def _stated(kind: str | None, statistic: str | None) -> str | None:
+    """A statistic as verify learns it: only runs and protocols state one."""
+    return statistic if kind in ("BenchmarkRun", "BenchmarkProtocol") else None
 
 
 def _clean(manifests: list[Manifest]) -> bool:
-    columns = zip(*manifests, strict=True) if manifests else ([], [], [], [])
+    columns = [list(c) for c in zip(*manifests, strict=True)] if manifests else [[]] * 5
+    columns[4] = [_stated(k, s) for k, s in zip(columns[1], columns[4], strict=True)]
     return verify.entries_clean(*columns)
 
 
 def _entries(manifests: list[Manifest]) -> dict[Digest, verify.Entry]:
     return {Digest(h): verify.Entry(
         Digest(h), kind, name, {f: r for f, r in zip(REFERENCE_FIELDS, refs, strict=True)
-                                if r is not None}, True, True)
-        for h, kind, name, refs in manifests}
+                                if r is not None}, True, True, statistic=_stated(kind, statistic))
+        for h, kind, name, refs, statistic in manifests}
 
 
 @settings(max_examples=1500, deadline=None)
@@ -45,11 +53,12 @@ def test_entries_clean_agrees_with_check_entries(drawn):
     assert _clean(manifests) == (verify.check_entries(_entries(manifests)) == [])
 
 
-def _tree(**run_refs: str) -> list[Manifest]:
+def _tree(statistic: str = "mean", **run_refs: str) -> list[Manifest]:
     none = (None,) * len(REFERENCE_FIELDS)
     refs = tuple(run_refs.get(f) for f in REFERENCE_FIELDS)
-    return [("1" * 64, "Workload", "w", none), ("2" * 64, "BenchmarkProtocol", "p", none),
-            ("3" * 64, "BenchmarkRun", "r", refs)]
+    return [("1" * 64, "Workload", "w", none, None),
+            ("2" * 64, "BenchmarkProtocol", "p", none, "mean"),
+            ("3" * 64, "BenchmarkRun", "r", refs, statistic)]
 
 
 def test_clean_tree_is_clean():
@@ -70,9 +79,25 @@ def test_reference_to_the_wrong_kind_goes_to_the_exact_checks():
 
 
 def test_name_used_twice_goes_to_the_exact_checks():
-    manifests = [*_tree(), ("4" * 64, "Workload", "w", (None,) * len(REFERENCE_FIELDS))]
+    manifests = [*_tree(), ("4" * 64, "Workload", "w", (None,) * len(REFERENCE_FIELDS), None)]
     assert not _clean(manifests)
     assert [f.rule.id for f in verify.check_entries(_entries(manifests))] == ["KI205"]
+
+
+def test_run_stating_another_statistic_than_its_protocol_goes_to_the_exact_checks():
+    manifests = _tree("median", protocolDigest="sha256:" + "2" * 64)
+    assert not _clean(manifests)
+    [finding] = verify.check_entries(_entries(manifests))
+    assert (finding.rule.id, finding.severity, finding.pointer, finding.expected,
+            finding.found) == ("KI218", "warning", "/spec/timing/primaryStatistic", "mean",
+                               "median")
+    assert finding.message == (
+        f"BenchmarkRun/r (sha256:{'3' * 64}) states timing.primaryStatistic 'median' but its "
+        f"protocol BenchmarkProtocol/p (sha256:{'2' * 64}) measures 'mean' "
+        "(measurement.primaryStatistic); ranking uses the protocol's 'mean', not the run's: "
+        "the run is in the protocol's 'mean' comparison group, and a family ranked by "
+        "measured latency reads its timing.latencyNs.mean")
+    assert _clean(_tree("mean", protocolDigest="sha256:" + "2" * 64))
 
 
 # -- audit._unit_chunks: pairing streamed a unit at a time, as the dict of pairs did -----

@@ -75,7 +75,7 @@ def _full_verdict(digest_hex: str, object_data: bytes, metadata_data: bytes):
 
 def _as_clean(entry) -> tuple:
     return (entry.kind, entry.name,
-            tuple(entry.references.get(f) for f in REFERENCE_FIELDS))
+            tuple(entry.references.get(f) for f in REFERENCE_FIELDS), entry.statistic)
 
 
 @pytest.mark.parametrize("name", ["run", "protocol", "environment"])
@@ -263,7 +263,8 @@ def test_check_chunk_answers_as_each_unit_alone(published, monkeypatch, read_ahe
         confirmed = audit._names_confirmed(snap, unit[0], entry.kind, entry.name) \
             if unit[1] is not None and unit[2] is not None else None
         expected.append((findings or None, entry.kind, entry.name,
-                         tuple(entry.references.get(f) for f in REFERENCE_FIELDS), confirmed))
+                         tuple(entry.references.get(f) for f in REFERENCE_FIELDS), confirmed,
+                         entry.statistic))
     got = audit._check_chunk(snap, units)
     assert got == expected
     assert sum(r[0] is not None for r in got) == 2  # the two damaged manifests

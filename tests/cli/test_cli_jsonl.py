@@ -61,3 +61,17 @@ def test_text_stays_the_default(runner, group):
     assert result.exit_code == 0
     assert result.stdout == run(runner, group, "ls", "--kind", "BenchmarkRun").stdout
     assert all(line.startswith("sha256:") for line in result.stdout.splitlines())
+
+
+@pytest.mark.parametrize("command", [["verify"], ["check", "HEAD..HEAD"],
+                                     ["check", "--unpushed", "origin"]])
+def test_verify_and_check_refuse_json_beside_format_github(runner, group, command):
+    # New-user review 2026-12-02: `verify --json --format github` printed JSON (--json won,
+    # silently), so a workflow step meant to annotate printed no annotation at all.
+    for order in (["--json", "--format", "github"], ["--format", "github", "--json"]):
+        result = run(runner, group, *command, *order)
+        assert result.exit_code == 2, result.output
+        assert result.stdout == ""  # no report in either format: which one is unknown
+        assert result.stderr.endswith(
+            "Error: --json means --format json; give --format github alone\n")
+    assert run(runner, group, *command, "--json", "--format", "json").exit_code != 2

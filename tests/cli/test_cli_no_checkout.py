@@ -303,3 +303,27 @@ def test_ls_says_it_first_and_alone_as_rank_does(runner, clones):
             at = run(runner, clone, *args, "--at", "origin/main")
             assert at.exit_code == 0, (args, at.output)
             assert at.stdout == run(runner, full, *args).stdout != "", args
+
+
+def test_add_import_and_migrate_in_a_bare_repository_name_themselves_and_the_clone(
+        runner, clones, tmp_path):
+    # New-user review 2026-12-02: in a bare repository `import` said "this repository has
+    # no work tree; `add` needs one" (after reading its input), `add` and `migrate` the
+    # same of themselves, and none said what to do.
+    full, _, _ = clones
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(full), str(bare))
+    records = tmp_path / "records.json"
+    records.write_text("not read: refused before its input is")
+    for command, args in (("add", [str(records)]), ("add", ["--commit", str(records)]),
+                          ("import", ["sol-execbench", str(records)]),
+                          ("import", ["--commit", "sol-execbench", str(records)]),
+                          ("migrate", []), ("migrate", ["--commit"])):
+        done = run(runner, bare, command, *args)
+        assert (done.exit_code, done.stdout) == (1, ""), (command, args, done.output)
+        assert done.stderr == (
+            "error: this repository has no work tree (a bare repository): "
+            f"`kistore {command}` writes the store's files into a work tree (and commits "
+            f"them from there with --commit); clone it with one (`git clone {bare} DIR`), "
+            f"run `kistore {command}` in the clone, and push\n"), (command, args)
+    assert git(bare, "log", "--format=%s", "-1").strip() == "trust a rerun key"

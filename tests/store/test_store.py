@@ -111,6 +111,52 @@ def test_add_commit_before_init_files_are_committed_is_refused(tmp_path, runner,
         "bytes" in said and "otherwise correct that line and commit it" in said
 
 
+def test_add_commit_refuses_a_clone_whose_info_attributes_converts_store(store_path, runner,
+                                                                         bundle):
+    # New-user review 2026-12-02: `store/** text eol=crlf` in .git/info/attributes (this
+    # clone's own attributes, which win over .gitattributes) was checked by neither `add
+    # --commit` nor `verify`; after a checkout `verify` blamed the names files (KI212).
+    from kistore.cli import main
+
+    (store_path / "p.json").write_text(json.dumps(bundle["protocol"]))
+    added = runner.invoke(main, ["--store", str(store_path), "add", "--commit",
+                                 str(store_path / "p.json")])
+    assert added.exit_code == 0, added.output
+    head = git(store_path, "rev-parse", "HEAD")
+    (store_path / ".git" / "info").mkdir(exist_ok=True)
+    (store_path / ".git" / "info" / "attributes").write_text("store/** text eol=crlf\n")
+    (store_path / "e.json").write_text(json.dumps(bundle["environment"]))
+    for command in (["add", "--commit", str(store_path / "e.json")], ["migrate", "--commit"]):
+        refused = runner.invoke(main, ["--store", str(store_path), *command])
+        assert refused.exit_code == 1, refused.output
+        assert refused.stderr == (
+            "error: .git/info/attributes:1:1: this clone's .git/info/attributes lets git "
+            "convert store/ (`store/** text eol=crlf`, which wins over .gitattributes' "
+            "store/** line); "
+            "nothing was written. Remove that line (the file is this clone's own, never "
+            "committed), then `git checkout -- store/` to restore any file it converted "
+            "(`kistore verify` reports it: KI116)\n"), command
+        assert git(store_path, "rev-parse", "HEAD") == head
+    # what a checkout did then: the names file holds CRLF; verify says the real cause
+    names = next(p for p in (store_path / layout.NAMES_DIR).rglob("*") if p.is_file())
+    names.unlink()
+    git(store_path, "checkout", "--", "store/")
+    assert names.read_bytes().endswith(b"\r\n")
+    verified = runner.invoke(main, ["--store", str(store_path), "verify"])
+    assert verified.exit_code == 1
+    assert ".git/info/attributes:1:1: error KI116 info-attributes-convert: line 1 sets text " \
+        "eol=crlf for store/**, and this clone's own attributes win over .gitattributes' " \
+        "store/** line, so git converts stored bytes on checkout" in verified.stdout
+    assert "KI212" in verified.stdout  # the effect, still reported beside its cause
+    at_head = runner.invoke(main, ["--store", str(store_path), "verify", "--at", "HEAD"])
+    assert at_head.exit_code == 0, at_head.output  # the commit is sound: no conversion there
+    (store_path / ".git" / "info" / "attributes").write_text("")
+    git(store_path, "checkout", "--", "store/")
+    added = runner.invoke(main, ["--store", str(store_path), "add", "--commit",
+                                 str(store_path / "e.json")])
+    assert added.exit_code == 0, added.output
+
+
 def test_init_of_a_directory_inside_another_repository_makes_its_own(tmp_path, runner):
     # breaker9: `kistore init my-index` inside any git work tree wrote kistore.toml,
     # .gitattributes and store/ at the top of the ENCLOSING repository, left my-index
