@@ -271,7 +271,8 @@ def _on_settings(store: Store, head: str, findings: list[Finding], said: dict[st
     the change to undo is in ``kistore.toml`` (``check --format github`` annotated nothing
     there). Each is the files' rule (KI106, KI107: an error, as theirs), at JSON Pointer
     ``/limits/KEY`` and the line of that key in HEAD's ``kistore.toml`` when it is found
-    (:func:`setting_line`).
+    (:func:`._settings.settings_place`: a line-wise look, not a TOML parse: the file parsed
+    already, or the range would be KI108).
 
     Args:
         store: the store.
@@ -294,25 +295,9 @@ def _on_settings(store: Store, head: str, findings: list[Finding], said: dict[st
         out.append(Finding(
             first.rule, f"{said[name]}: {len(files):,} stored file(s) hold {what}, each "
             f"reported ({first.rule.id})", file=layout.SETTINGS_FILE, pointer=f"/limits/{key}",
-            line=setting_line(data, key),
+            line=settings_place(data, f"/limits/{key}", "")[0],
             extra={"limit": key, "was": changes[name][0], "files": len(files)}))
     return out
-
-
-def setting_line(data: bytes | None, key: str) -> int | None:
-    """Return the line of ``[limits] KEY`` in a ``kistore.toml``, or None when not found.
-
-    Where :func:`._settings.settings_place` finds ``/limits/KEY`` (a line-wise look, not a
-    TOML parse: the file parsed already, or the range would be KI108).
-
-    Args:
-        data: the file's bytes (None: no file).
-        key: the limit's key (``string-length``).
-
-    Returns:
-        The 1-based line number, or None.
-    """
-    return settings_place(data, f"/limits/{key}", "")[0]
 
 
 def _stored_files(repo: pygit2.Repository, tree: pygit2.Tree) -> list[tuple[str, str]]:
