@@ -40,7 +40,6 @@ from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
 from ._history import check_history, worktree_changes
-from ._lowered import settings_bytes, settings_findings
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout
 from ._paths import check_tree_names
 from ._policy import check_policy
@@ -49,6 +48,7 @@ from ._rules import (
     FILE_TOO_LARGE,
     OBJECT_DIGEST_MISMATCH,
     REGULAR,
+    SETTINGS_INVALID,
     Entry,
     check_case_collisions,
     check_clean_pair,
@@ -62,7 +62,7 @@ from ._rules import (
     entry_from,
     sort_key,
 )
-from ._settings import check_settings
+from ._settings import check_settings, settings_finding
 from .lineage import check_names, check_revocations, check_shallow
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -144,7 +144,7 @@ def checking_limits(store: Store, base: str | None = None, *,
         store: the checking repository.
         base: the range's BASE commit, or None (``verify``: the store's own limits).
         committed: ``base``'s committed limits when the caller has read them already (the
-            gate, :func:`kistore.check._lowered.committed_limits`); None: read here.
+            gate, :meth:`kistore.store.Settings.valid_limits`); None: read here.
         own: the checking repository's limits when the caller has read them already (the
             gate, :func:`kistore.check._lowered.own_limits`: the defaults when they do not
             parse); None: read here.
@@ -890,8 +890,9 @@ def check_limit_settings(store: Store, at: str | None = None) -> list[Finding]:
         One KI108 finding on ``kistore.toml`` per bad key (its JSON Pointer, what is wrong),
         or one for a file that does not parse at all; empty when the settings parse.
     """
-    problems = store.limits_per_key()[1]
-    return settings_findings(problems, settings_bytes(store, None)) if problems else []
+    settings = store.settings()  # read and parsed once (Store.settings)
+    return [settings_finding(SETTINGS_INVALID, p.message, settings.data, p)
+            for p in settings.limit_problems()]
 
 
 CHECKERS: tuple[Checker, ...] = (check_limit_settings, check_history, check_names, check_policy,
