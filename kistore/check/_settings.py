@@ -11,9 +11,8 @@ bad key of ``[limits]`` (or the one parse error), a table kistore does not read 
 ``[limit]`` lowered nothing, silently), and a ``[cite]`` that ``kistore cite`` would
 refuse (F25: the gate passed ``{foo}`` in the permalink template, then ``cite`` failed
 and ``export`` left every permalink empty), with ``cite``'s own message
-(:mod:`kistore.core.settings`). The gate calls :func:`settings_findings` on the range's
-HEAD; ``verify`` runs :func:`check_settings` (and :func:`kistore.check.audit.
-check_limit_settings` for ``[limits]``).
+(:mod:`kistore.core.settings`). :func:`check_settings` is ``verify``'s checker of it; the
+gate calls :func:`settings_findings` on the range's HEAD.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from ..core import layout
 from ..core.errors import KistoreError
 from ..core.findings import Finding, Rule
 from ..core.settings import TABLES
-from ._rules import SETTINGS_INVALID
+from ._rules import CHECKING_SETTINGS_INVALID, SETTINGS_INVALID
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Settings, Store
@@ -39,27 +38,46 @@ TABLE_FIX = (f"rename the table to the one meant ({', '.join(f'[{t}]' for t in T
              "remove it: kistore reads no other, so its settings would do nothing")
 """The fix of KI108 on a table kistore does not read."""
 
+OWN_FIX = ("fix the checking repository's kistore.toml (the work tree's; a bare "
+           "repository's: HEAD's): `verify` holds the files of any revision to its limits")
+"""The fix of ``verify --at``'s KI109 (the rule's hint is the gate's)."""
+
 _FIXES = {"table": TABLE_FIX, "cite": CITE_FIX}
 """The fix of each kind of :meth:`kistore.store.Settings.other_problems`."""
 
 
 def check_settings(store: Store, at: str | None = None) -> list[Finding]:
-    """Return KI108 for each table of ``kistore.toml`` kistore does not read and for ``[cite]``.
+    """Return KI108 for the ``kistore.toml`` of the revision ``verify`` checks (KI109 beside).
 
-    One of :data:`kistore.check.audit.CHECKERS` (``verify``). A file that is not TOML, or
-    not a regular file, is left to the ``[limits]`` check, which says so (KI108 too).
+    One of :data:`kistore.check.audit.CHECKERS`: :func:`settings_findings` of the file at
+    ``at`` (``verify --at REV``: REV's, the settings that revision holds, not the checking
+    repository's). The stored files are held to the checking repository's limits
+    (:func:`kistore.check.audit.checking_limits`: its work tree's file, or ``HEAD``'s in a
+    bare repository): when that file is another and its ``[limits]`` is bad, one KI109
+    warning per problem says so (its bad keys keep their defaults for this check).
 
     Args:
         store: the store (a bare repository is fine).
-        at: a commit (None: the work tree's file, ``HEAD``'s in a bare repository).
+        at: the revision verified (None: the work tree's file, ``HEAD``'s in a bare
+            repository).
 
     Returns:
-        :meth:`kistore.store.Settings.other_problems` of the file, as KI108 each at its JSON
-        Pointer and line, with its fix; empty when there is none.
+        The findings, KI108 ordered by line, then KI109; empty when both files are good.
     """
-    settings = store.settings(at)
-    return [settings_finding(SETTINGS_INVALID, p.message, settings.data, p, fix=_FIXES[kind])
-            for p, kind in settings.other_problems()]
+    checked = store.settings(at)
+    findings = settings_findings(checked)
+    if at is None:
+        return findings
+    own = store.settings(None)
+    if own.data == checked.data and own.unreadable is None and checked.unreadable is None:
+        return findings  # the same bytes: KI108 said it all
+    problems = own.limit_problems()
+    whose = ("this repository's own kistore.toml (HEAD's)" if store.root is None else
+             "the work tree's kistore.toml (the checking repository's own settings)")
+    return findings + [settings_finding(
+        CHECKING_SETTINGS_INVALID, f"{whose} does not parse: {p.message}; verify holds the "
+        f"files of {at} to its valid limits, each bad one at its default", own.data, p,
+        fix=OWN_FIX) for p in problems]
 
 
 def settings_findings(settings: Settings) -> list[Finding]:

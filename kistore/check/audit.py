@@ -48,7 +48,6 @@ from ._rules import (
     FILE_TOO_LARGE,
     OBJECT_DIGEST_MISMATCH,
     REGULAR,
-    SETTINGS_INVALID,
     Entry,
     check_case_collisions,
     check_clean_pair,
@@ -62,7 +61,7 @@ from ._rules import (
     entry_from,
     sort_key,
 )
-from ._settings import check_settings, settings_finding
+from ._settings import check_settings
 from .lineage import check_names, check_revocations, check_shallow
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -83,8 +82,8 @@ def snapshot(store: Store, at: str | None = None) -> Files:
     :meth:`kistore.store.View.files` of ``store.view(at)``, read with the checking
     repository's limits (:func:`checking_limits`, also held to strings and arrays: KI107).
     A bare repository has no work tree: ``at=None`` then reads ``HEAD``. A bad key of
-    ``[limits]`` keeps its default, the file's other keys apply (:func:`check_limit_settings`
-    reports it: KI108).
+    ``[limits]`` keeps its default, the file's other keys apply (:func:`._settings.
+    check_settings` reports it: KI108 at the work tree, else KI109 beside ``at``'s KI108).
 
     A commit of a partial clone (``git clone --filter=blob:none``) fetches, with the
     blobs of the listing, every other blob :func:`verify` reads (:func:`read_beside`):
@@ -98,7 +97,7 @@ def snapshot(store: Store, at: str | None = None) -> Files:
     view = store.view(at)
     snap = view.files(also=read_beside(store, at))
     # kistore.toml: fetched with the listing, if it was not here; a bad key at its default
-    # (check_limit_settings reports it: KI108)
+    # (_settings.check_settings reports it: KI108, or KI109 for another revision's)
     limits = checking_limits(store, per_key=True)
     snap.limit = limits.manifest_bytes
     snap.value_limits = limits
@@ -150,7 +149,7 @@ def checking_limits(store: Store, base: str | None = None, *,
             parse); None: read here.
         per_key: when reading here, read the store's ``[limits]`` key by key, each bad key
             at its default (:meth:`kistore.store.Store.limits_per_key`: ``verify``, which
-            reports the bad keys, :func:`check_limit_settings`); False: refuse invalid
+            reports the bad keys, :func:`._settings.check_settings`); False: refuse invalid
             limits.
 
     Returns:
@@ -875,31 +874,12 @@ def _quick_parse(data: bytes) -> Any:
         return None
 
 
-def check_limit_settings(store: Store, at: str | None = None) -> list[Finding]:
-    """KI108 for each bad key of the ``[limits]`` ``verify`` checks the store under.
-
-    The checking repository's ``kistore.toml`` (:func:`checking_limits`: its work tree's,
-    or ``HEAD``'s in a bare repository), whatever ``at`` is: ``verify`` goes on under its
-    valid keys, each bad one at its default (:func:`snapshot`), and reports each here.
-
-    Args:
-        store: the repository checked.
-        at: the revision verified (unused: the limits are the checking repository's).
-
-    Returns:
-        One KI108 finding on ``kistore.toml`` per bad key (its JSON Pointer, what is wrong),
-        or one for a file that does not parse at all; empty when the settings parse.
-    """
-    settings = store.settings()  # read and parsed once (Store.settings)
-    return [settings_finding(SETTINGS_INVALID, p.message, settings.data, p)
-            for p in settings.limit_problems()]
-
-
-CHECKERS: tuple[Checker, ...] = (check_limit_settings, check_history, check_names, check_policy,
+CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, check_policy,
                                  check_attestations, check_revocations, check_tree_names,
-                                 check_shallow, check_settings)
-"""The checks :func:`verify` runs after the contents check: ``[limits]``, history, policy,
-attestations, ``kistore.toml``'s tables and ``[cite]`` (:func:`._settings.check_settings`).
+                                 check_shallow)
+"""The checks :func:`verify` runs after the contents check: the verified revision's
+``kistore.toml`` (its ``[limits]``, tables and ``[cite]``, one parse:
+:func:`._settings.check_settings`), history, policy, attestations.
 
 The check layer's own; a caller adds those of the layers above by passing
 ``checkers=(*CHECKERS, ...)`` (``kistore verify`` adds
