@@ -8,7 +8,8 @@ been the parse error's).
 
 :func:`settings_findings` reports, from one parse (:class:`kistore.store.Settings`), each
 bad key of ``[limits]`` (or the one parse error), a table kistore does not read (F18:
-``[limit]`` lowered nothing, silently), and a ``[cite]`` that ``kistore cite`` would
+``[limit]`` lowered nothing, silently), a ``[store] version`` this kistore does not
+write, and a ``[cite]`` that ``kistore cite`` would
 refuse (F25: the gate passed ``{foo}`` in the permalink template, then ``cite`` failed
 and ``export`` left every permalink empty), with ``cite``'s own message
 (:mod:`kistore.core.settings`). :func:`check_settings` is ``verify``'s checker of it; the
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING
 from ..core import layout
 from ..core.errors import KistoreError
 from ..core.findings import Finding, Rule
-from ..core.settings import TABLES
+from ..core.settings import STORE_FIX, TABLES
 from ._rules import CHECKING_SETTINGS_INVALID, SETTINGS_INVALID
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -42,7 +43,7 @@ OWN_FIX = ("fix the checking repository's kistore.toml (the work tree's; a bare 
            "repository's: HEAD's): `verify` holds the files of any revision to its limits")
 """The fix of ``verify --at``'s KI109 (the rule's hint is the gate's)."""
 
-_FIXES = {"table": TABLE_FIX, "cite": CITE_FIX}
+_FIXES = {"table": TABLE_FIX, "store": STORE_FIX, "cite": CITE_FIX}
 """The fix of each kind of :meth:`kistore.store.Settings.other_problems`."""
 
 
@@ -90,8 +91,9 @@ def settings_findings(settings: Settings) -> list[Finding]:
         Each bad key of ``[limits]`` (JSON Pointer ``/limits/KEY``), or the one problem of a
         file that does not parse or is not a regular file; then, for a file that parses,
         per top-level key not in :data:`kistore.core.settings.TABLES` (``[limit]``: "did
-        you mean [limits]?") and per ``[cite]`` value ``kistore cite`` refuses (its
-        message), each with its fix. Each at its JSON Pointer, line and column
+        you mean [limits]?"), a ``[store] version`` this kistore does not write
+        (:func:`kistore.core.settings.store_problems`), and per ``[cite]`` value ``kistore
+        cite`` refuses (its message), each with its fix. Each at its JSON Pointer, line and column
         (:func:`settings_place`), ordered by line (a finding with no line first); empty
         when the file is good.
     """

@@ -878,7 +878,7 @@ CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, che
                                  check_attestations, check_revocations, check_tree_names,
                                  check_shallow)
 """The checks :func:`verify` runs after the contents check: the verified revision's
-``kistore.toml`` (its ``[limits]``, tables and ``[cite]``, one parse:
+``kistore.toml`` (its ``[limits]``, tables, ``[store] version`` and ``[cite]``, one parse:
 :func:`._settings.check_settings`), history, policy, attestations.
 
 The check layer's own; a caller adds those of the layers above by passing

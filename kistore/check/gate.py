@@ -189,7 +189,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed, own),
         focus=changed)]
     findings += lowered_limits(store, str(head.id), changed, *committed, head_settings.data)
-    # KI108: [limits] (add refuses the store), tables, [cite]
+    # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
     findings += settings_findings(head_settings)
     findings += _own_settings(own_settings, head_settings, warned)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
@@ -800,7 +800,7 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     files = store.view(str(head.id)).files(limits.manifest_bytes)
     files.value_limits = limits
     findings = check_contents(files) + _own_settings(own_settings, head_settings, warned)
-    # KI108: [limits] (add refuses the store), tables, [cite]
+    # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
     findings += settings_findings(head_settings)
     return findings + check_history(store, rev)
 

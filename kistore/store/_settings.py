@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.errors import InputError, KistoreError, MultipleErrors
+from ..core.errors import InputError, KistoreError, MultipleErrors, StoreStateError
 from ..core.limits import Limits
-from ..core.settings import cite_problems, unknown_tables
+from ..core.settings import STORE_FIX, cite_problems, store_problems, unknown_tables
 
 
 @dataclass(frozen=True)
@@ -106,17 +106,39 @@ class Settings:
         """Return what else is wrong in a file that parses, each with its fix.
 
         Per table kistore does not read (:func:`kistore.core.settings.unknown_tables`),
-        then ``[cite]`` as ``kistore cite`` refuses it (:func:`kistore.core.settings.
+        then ``[store] version`` (:func:`kistore.core.settings.store_problems`), then
+        ``[cite]`` as ``kistore cite`` refuses it (:func:`kistore.core.settings.
         cite_problems`). A file that does not parse, or is not a regular file: empty
         (:meth:`limit_problems` says so).
 
         Returns:
-            ``(problem, kind)`` pairs, ``kind`` one of ``table``, ``cite``.
+            ``(problem, kind)`` pairs, ``kind`` one of ``table``, ``store``, ``cite``.
         """
         if self.parsed is None:
             return []
         return [*((p, "table") for p in unknown_tables(self.parsed, file=self.file)),
+                *((p, "store") for p in store_problems(self.parsed, file=self.file)),
                 *((p, "cite") for p in cite_problems(self.parsed, file=self.file))]
+
+
+    def refuse_other_version(self, command: str) -> None:
+        """Refuse a write into a store whose ``[store] version`` this kistore does not write.
+
+        Args:
+            command: the command as the message names it (``kistore add``).
+
+        Raises:
+            StoreStateError: ``[store] version`` is not
+                :data:`kistore.core.settings.STORE_VERSION` (or not an integer): the
+                message names the file, the version found and this kistore's, and says to
+                upgrade kistore; nothing was written.
+        """
+        if self.parsed is None:
+            return
+        for problem in store_problems(self.parsed, file=self.file):
+            raise StoreStateError(f"{problem.message}: {command} refuses to write; "
+                                  f"{STORE_FIX}; nothing was written", file=self.file,
+                                  pointer=problem.pointer)
 
 
 def parse_settings(data: bytes, *, file: str) -> dict[str, Any]:

@@ -335,12 +335,19 @@ class Store:
         Args:
             command: the command as the message names it (``kistore add``).
 
+        It also refuses a store whose ``kistore.toml`` sets a ``[store] version`` other than
+        the one this kistore writes (:data:`kistore.core.settings.STORE_VERSION`): a store
+        of a newer kistore's layout is not written into by this one
+        (:meth:`Settings.refuse_other_version`).
+
         Raises:
             StoreStateError: the work tree is not checked out: the command
                 :data:`WRITES_BESIDE_HEAD`; check the files out first (``git checkout HEAD
-                -- .``).
+                -- .``); or ``[store] version`` is not this kistore's (the message names
+                both versions and says to upgrade kistore).
         """
         self.require_checkout(command, writes=WRITES_BESIDE_HEAD)
+        self.settings().refuse_other_version(command)
 
     def skipped(self) -> SkipWorktree | None:
         """Return the store paths a sparse checkout leaves out (None: not a sparse checkout).

@@ -3,16 +3,21 @@ revision's own file.
 
 Review of 2026-12-02: ``verify --at REV`` reported KI108 from the checking repository's work
 tree, not from REV's file; ``verify`` read the file twice (``[limits]``, then the tables and
-``[cite]``), the gate HEAD's up to five times.
+``[cite]``), the gate HEAD's up to five times; and ``[store] version = 2`` (a store of a
+newer kistore) was taken silently, and written into.
 """
 
 from __future__ import annotations
 
-from kistore.check import audit, gate, verify
-from kistore.check._settings import CITE_FIX, TABLE_FIX
-from kistore.store import Store
+import pytest
 
-from ..conftest import git
+from kistore.check import audit, gate, verify
+from kistore.check._settings import CITE_FIX, TABLE_FIX, settings_findings
+from kistore.cli import main
+from kistore.core.settings import STORE_FIX
+from kistore.store import Settings, Store
+
+from ..conftest import BUNDLE, git
 
 TOP = "# kistore store settings\n[store]\nversion = 1\n\n"
 """Four lines before ``[limits]`` (line 5), as ``kistore init`` writes them."""
@@ -105,3 +110,53 @@ def test_the_gate_reads_each_revisions_settings_once(published, monkeypatch):
     assert sorted(reads, key=str) == sorted([None, head, base], key=str)
     assert [(f.rule.id, f.pointer, f.line) for f in found] == [
         ("KI108", "/limits/string-length", 6), ("KI108", "/limit", 7)]
+
+
+@pytest.mark.parametrize(("store_table", "message"), [
+    ("[store]\nversion = 2\n", "[store] version = 2: a store of version 2 is written by a "
+     "newer kistore; this kistore reads and writes store version 1 only and will not write "
+     "into it"),
+    ("[store]\nversion = 0\n", "[store] version = 0: a store of version 0 is written by no "
+     "kistore release; this kistore reads and writes store version 1 only and will not "
+     "write into it"),
+    ('[store]\nversion = "1"\n', "[store] version must be an integer, found '1'; this "
+     "kistore reads and writes store version 1"),
+])
+def test_a_store_version_this_kistore_does_not_write_is_ki108(runner, published, store_table,
+                                                              message):
+    base = git(published, "rev-parse", "HEAD").strip()
+    commit_settings(published, "# settings\n" + store_table, "another store version")
+    expected = [("KI108", "error", "/store/version", 3, 1, message)]
+    found = gate.check_range(Store(published), f"{base}..HEAD")
+    assert settings_found(found) == expected
+    assert found[0].hint == STORE_FIX
+    assert settings_found(verify(Store(published))) == expected
+    result = runner.invoke(main, ["--store", str(published), "verify"])
+    assert result.exit_code == 1
+    assert f"kistore.toml:3:1:/store/version: error KI108 settings-invalid: {message}" \
+        in result.stdout
+
+
+def test_add_and_import_refuse_to_write_into_a_store_of_a_newer_version(runner, published,
+                                                                       tmp_path):
+    commit_settings(published, TOP.replace("version = 1", "version = 2"), "version 2")
+    before = git(published, "status", "--porcelain")
+    told = (f"error: {published / 'kistore.toml'}:/store/version: [store] version = 2: a "
+            "store of version 2 is written by a newer kistore; this kistore reads and "
+            "writes store version 1 only and will not write into it: kistore {cmd} refuses "
+            f"to write; {STORE_FIX}; nothing was written\n")
+    for args, cmd in ((["add", "--commit", str(BUNDLE)], "add"),
+                      (["import", "kernelbench", str(tmp_path)], "import"),
+                      (["migrate"], "migrate")):
+        result = runner.invoke(main, ["--store", str(published), *args])
+        assert (result.exit_code, result.stdout) == (1, ""), args
+        assert result.stderr == told.format(cmd=cmd)
+    assert git(published, "status", "--porcelain") == before
+    # reading goes on: a query, and verify (which reports it)
+    assert runner.invoke(main, ["--store", str(published), "ls"]).exit_code == 0
+
+
+def test_a_store_without_a_version_is_this_versions():
+    for text in (b"", b"[limits]\n", b"[store]\n"):
+        assert settings_findings(Settings.from_bytes(text, "kistore.toml")) == []
+        Settings.from_bytes(text, "kistore.toml").refuse_other_version("kistore add")
