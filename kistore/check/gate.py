@@ -152,9 +152,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         past it too (:func:`._lowered.lowered_limits`; a walk of HEAD's files paid only then).
         KI108 on ``kistore.toml`` for each bad key when HEAD's settings do not parse
         (``add`` and ``import`` would refuse the store after the merge, and queries and
-        ``verify`` hold it to each bad key's default), when its ``[cite]`` is one ``kistore
-        cite`` refuses, or per table kistore does not read (:func:`._settings.check_settings`),
-        each at its line. KI109 (a warning) when the checking repository's own settings do
+        ``verify`` read each bad key as its default), when its ``[cite]`` is one ``kistore
+        cite`` refuses, its ``[store] version`` is not this kistore's, or per table kistore
+        does not read (:func:`._settings.settings_findings`, one parse of HEAD's file), each
+        at its line. KI109 (a warning) when the checking repository's own settings do
         not parse: the range is then held to the default limits (and to BASE's and HEAD's
         committed ones), unless that file is HEAD's, whose KI108 says it
         (:func:`._lowered.own_limits`).
@@ -788,7 +789,7 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     with: everything ``rev``'s tree holds and all of its history, its files held to the
     checking limits and to ``rev``'s committed ones (what ``verify`` holds them to there);
     KI108 when ``rev``'s ``kistore.toml`` does not parse or holds what
-    :func:`._settings.check_settings` refuses; KI109 as :func:`check_range` says.
+    :func:`._settings.settings_findings` refuses; KI109 as :func:`check_range` says.
     """
     head = store.commit(rev)
     own_settings, head_settings = store.settings(), store.settings(str(head.id))

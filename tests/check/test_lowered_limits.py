@@ -333,7 +333,7 @@ def test_a_range_breaking_the_settings_is_ki108_on_kistore_toml(
     good = settings.read_text()
     settings.write_text(good.replace("\n[limits]\n", f"\n[limits]\n{setting}\n"))
     broken = commit_all(published, "break [limits]")
-    with pytest.raises(InputError):  # every command refuses the store after the merge
+    with pytest.raises(InputError):  # add and import refuse the store after the merge
         Store(published).limits(at=broken)
     # CI checking from BASE's checkout (its own settings parse): the range fails, on the file
     git(published, "checkout", "-q", base)

@@ -286,8 +286,8 @@ def test_a_manifest_committed_past_the_limit_fails_verify_and_check_and_is_left_
 SETTINGS_HINT = (
     "fix kistore.toml: [limits] takes only manifest-bytes, string-length, array-length and "
     "source-bytes, each a positive integer (leave a key out for its default); until then "
-    "`add` and `import` refuse the store, and queries and `verify` hold it to each bad "
-    "key's default")
+    "`add` and `import` refuse the store, while queries (with a warning) and `verify` read "
+    "each bad key as its default and go on")
 
 
 def test_verify_reports_a_bad_limit_as_ki108_and_goes_on_under_the_valid_ones(
