@@ -160,3 +160,23 @@ def test_a_store_without_a_version_is_this_versions():
     for text in (b"", b"[limits]\n", b"[store]\n"):
         assert settings_findings(Settings.from_bytes(text, "kistore.toml")) == []
         Settings.from_bytes(text, "kistore.toml").refuse_other_version("kistore add")
+
+
+def test_the_checking_repositorys_settings_with_two_bad_keys_are_two_ki109_not_an_error(
+        published):
+    # own_limits caught InputError, not MultipleErrors: two bad keys in the checking
+    # repository's own file stopped the gate with an error (the case KI109 was made for)
+    base = git(published, "rev-parse", "HEAD").strip()
+    (published / "NOTES").write_text("x\n")
+    git(published, "add", "NOTES")
+    git(published, "commit", "-qm", "an unrelated change")
+    (published / "kistore.toml").write_text(BAD + "array-length = 0\n")  # not committed
+    found = gate.check_range(Store(published), f"{base}..HEAD")
+    whose = "the work tree's kistore.toml (the checking repository's own settings)"
+    rest = ("; this check holds the range to the default limits (and to BASE's and HEAD's "
+            "committed ones)")
+    assert settings_found(found) == [
+        ("KI109", "warning", "/limits/string-length", 6, 1,
+         f"{whose} does not parse: {BAD_MESSAGE}{rest}"),
+        ("KI109", "warning", "/limits/array-length", 7, 1,
+         f"{whose} does not parse: array-length must be a positive integer, found 0{rest}")]
