@@ -149,7 +149,7 @@ class Store:
         start = os.fspath(path) if path is not None else os.getcwd()
         self._repo: pygit2.Repository | None = None
         self._name_index: NameIndex | None = None
-        self._parsed: dict[tuple[bytes | None, str], Settings] = {}
+        self._parsed: dict[bytes, dict[str, Any]] = {}  # Store.settings: parses by bytes
         self.uncommitted: tuple[str, ...] = ()
         """Files :meth:`init` wrote into an existing repository and left to commit."""
         plain = _plain_work_tree(start)
@@ -420,10 +420,10 @@ class Store:
 
         The file :meth:`settings_file` reads (the work tree's, else the commit ``at``'s),
         parsed into a :class:`kistore.store.Settings`, whose methods answer the limits, the
-        problems KI108 reports and the store version. Bytes parsed before by this store
-        object (the same file name) are not parsed again: ``add`` asks for the work tree's
-        settings three times (the version, the limits, ``--commit``'s committed limits) and
-        parses them once, and HEAD's once more only when they are other bytes. A caller
+        problems KI108 reports and the store version. Bytes this store object parsed before
+        (whichever file held them) are not parsed again: ``add --commit`` asks for the work
+        tree's settings four times (the version twice, the limits, the committed-limits
+        check) and HEAD's once, and parses once when the two files hold the same bytes. A caller
         holding the value passes it on rather than ask again (the gate: one read of each
         revision's file).
 
@@ -436,13 +436,15 @@ class Store:
             data, file = self.settings_file(at)
         except InputError as e:  # not a regular file (settings_file raises nothing else)
             return Settings.not_regular(e, e.file or layout.SETTINGS_FILE)
-        key = (data, file)
-        found = self._parsed.get(key)
-        if found is None:
+        parsed = self._parsed.get(data or b"")
+        if parsed is not None:  # the same bytes (the work tree's and HEAD's, most often)
+            return Settings(data, file, parsed)
+        settings = Settings.from_bytes(data, file)
+        if settings.parsed is not None:  # a bad file is parsed again: its errors name it
             if len(self._parsed) >= 8:  # a few revisions' files at most: keep it small
                 self._parsed.clear()
-            found = self._parsed[key] = Settings.from_bytes(data, file)
-        return found
+            self._parsed[data or b""] = settings.parsed
+        return settings
 
     def settings_file(self, at: str | None = None) -> tuple[bytes | None, str]:
         """Return the bytes of the store's ``kistore.toml`` and the name errors give it.

@@ -583,3 +583,21 @@ def test_a_kistore_toml_that_is_a_directory_or_fifo_is_refused_by_name(store_pat
         Store(store_path).limits()
     settings.rmdir()  # absent: the defaults
     assert Store(store_path).limits() == DEFAULT
+
+
+def test_add_commit_parses_kistore_toml_once(runner, store_path, monkeypatch):
+    # the version check, the limits add reads its input under, and --commit's check of
+    # HEAD's committed limits ask for the settings five times: one parse (Store.settings)
+    import tomllib
+
+    parses = []
+    original = tomllib.loads
+
+    def counted(text, **kw):
+        parses.append(text)
+        return original(text, **kw)
+
+    monkeypatch.setattr(tomllib, "loads", counted)
+    result = invoke(runner, store_path, "add", "--commit", "--allow-dangling", str(BUNDLE))
+    assert result.exit_code == 0, result.output
+    assert parses == [(store_path / "kistore.toml").read_text()]
