@@ -332,13 +332,13 @@ class Store:
         manifest would be taken. ``kistore add`` and ``import`` ask it too, before reading
         their input, so a refused command reads nothing.
 
-        Args:
-            command: the command as the message names it (``kistore add``).
-
         It also refuses a store whose ``kistore.toml`` sets a ``[store] version`` other than
         the one this kistore writes (:data:`kistore.core.settings.STORE_VERSION`): a store
         of a newer kistore's layout is not written into by this one
         (:meth:`Settings.refuse_other_version`).
+
+        Args:
+            command: the command as the message names it (``kistore add``).
 
         Raises:
             StoreStateError: the work tree is not checked out: the command
