@@ -10,11 +10,12 @@ file already stored holds changed nothing under ``store/``, so the gate's per-fi
 :func:`lowered_limits` compares ``BASE``'s and ``HEAD``'s parsed ``[limits]``; only when
 ``HEAD`` lowers one of the three does it walk ``HEAD``'s object and metadata files, and
 reports on each file past a lowered limit what ``verify`` would report after the merge.
-The ordinary pull request pays two reads of ``kistore.toml``. The walk reads each file's
-size from its blob's header (:func:`kistore.git.blobs.blob_size`), never its bytes, and
-parses only a file long enough to hold a string or array past a lowered limit
-(:func:`kistore.core.limits.may_pass`): lowering ``string-length`` to 30 parses most of a
-store, lowering it to 8,192 none of ``shared/data``.
+The ordinary pull request reads ``kistore.toml`` once a revision (BASE's and HEAD's, each
+read and parsed once by the gate and passed here: :class:`kistore.store.Settings`). The
+walk reads each file's size from its blob's header (:func:`kistore.git.blobs.blob_size`),
+never its bytes, and parses only a file long enough to hold a string or array past a
+lowered limit (:func:`kistore.core.limits.may_pass`): lowering ``string-length`` to 30
+parses most of a store, lowering it to 8,192 none of ``shared/data``.
 """
 
 from __future__ import annotations
@@ -23,25 +24,23 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..core import layout
-from ..core.errors import InputError, KistoreError, MultipleErrors
-from ..core.findings import Finding, Rule
+from ..core.findings import Finding
 from ..core.limits import DEFAULT, Limits, file_too_large, may_pass
 from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, read_blob
 from ..git.treediff import shard_leaves
 from ._rules import (
     CHECKING_SETTINGS_INVALID,
     FILE_TOO_LARGE,
-    SETTINGS_INVALID,
     check_metadata_bytes,
     check_object_bytes,
     check_value_limits,
 )
-from ._settings import settings_place
+from ._settings import settings_finding, settings_place
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
-    from ..store import Store
+    from ..store import Settings, Store
 
 LOWERABLE = ("manifest_bytes", "string_length", "array_length")
 """The limits stored files are held to (``source_bytes`` bounds what ``import`` reads)."""
@@ -50,20 +49,7 @@ _UNBOUNDED = sys.maxsize
 """A limit no file reaches: the walk's value of each limit the range does not lower."""
 
 
-def committed_limits(store: Store, rev: str) -> Limits | None:
-    """Return the limits commit ``rev``'s ``kistore.toml`` sets, or None when they are invalid.
-
-    Args:
-        store: the store.
-        rev: a commit id.
-    """
-    try:
-        return store.limits(at=rev)
-    except (InputError, MultipleErrors):  # one bad key, or several
-        return None
-
-
-def own_limits(store: Store) -> tuple[Limits, list[Finding]]:
+def own_limits(store: Store, settings: Settings) -> tuple[Limits, list[Finding]]:
     """Return the checking repository's own limits, or the defaults and why when they fail.
 
     A gate's checking limits are the repository's that runs it (:func:`kistore.check.
@@ -75,110 +61,42 @@ def own_limits(store: Store) -> tuple[Limits, list[Finding]]:
     (still held to BASE's and HEAD's committed limits) and says so.
 
     Args:
-        store: the checking repository (a bare repository: HEAD's ``kistore.toml``).
+        store: the checking repository.
+        settings: its ``kistore.toml`` (:meth:`kistore.store.Store.settings` of None: a bare
+            repository's is HEAD's), read once by the caller.
 
     Returns:
         ``(limits, [])`` when its settings parse; else ``(DEFAULT, findings)``: one KI109
         warning per problem, on ``kistore.toml``, naming whose file it is (the server's, or
         the work tree's) and the parse error.
     """
-    try:
-        return store.limits(), []
-    except InputError as e:
-        if store.root is None or store.not_checked_out() is not None:
-            whose = ("this repository's own kistore.toml (HEAD's: on a server, the server's "
-                     "settings, not the pushed commit's)")
-        else:
-            whose = "the work tree's kistore.toml (the checking repository's own settings)"
-        try:
-            data = store.settings_file()[0]
-        except InputError:  # not a regular file: the problem says so, with no line
-            data = None
-        return DEFAULT, [_settings_finding(
-            CHECKING_SETTINGS_INVALID, f"{whose} does not parse: {p.message}; this check "
-            "holds the range to the default limits (and to BASE's and HEAD's committed ones)",
-            data, p) for p in e.problems]
+    limits = settings.valid_limits()
+    if limits is not None:
+        return limits, []
+    if store.root is None or store.not_checked_out() is not None:
+        whose = ("this repository's own kistore.toml (HEAD's: on a server, the server's "
+                 "settings, not the pushed commit's)")
+    else:
+        whose = "the work tree's kistore.toml (the checking repository's own settings)"
+    return DEFAULT, [settings_finding(
+        CHECKING_SETTINGS_INVALID, f"{whose} does not parse: {p.message}; this check "
+        "holds the range to the default limits (and to BASE's and HEAD's committed ones)",
+        settings.data, p) for p in settings.limit_problems()]
 
 
-def reads_settings_of(store: Store, rev: str) -> bool:
-    """Whether the checking repository's ``kistore.toml`` holds the bytes commit ``rev``'s does.
+def reads_settings_of(own: Settings, head: Settings) -> bool:
+    """Whether the checking repository's ``kistore.toml`` holds the bytes ``head``'s does.
 
     CI checks a pull request from a checkout of it: its own settings are then the range's
     HEAD's, and HEAD's KI108 says all that :func:`own_limits`' KI109 would.
 
     Args:
-        store: the checking repository.
-        rev: a commit id.
+        own: the checking repository's settings.
+        head: the range's HEAD's.
     """
-    try:
-        return store.settings_file()[0] == store.settings_file(rev)[0]
-    except InputError:  # not a regular file: own_limits says so
-        return False
-
-
-def invalid_settings(store: Store, rev: str) -> list[Finding]:
-    """Return KI108 on ``kistore.toml`` when commit ``rev``'s settings do not parse.
-
-    A range whose ``kistore.toml`` breaks ``[limits]`` (``string-length = 0``, a value that
-    is not an integer, an unknown key) lowers nothing the gate can tell
-    (:func:`committed_limits` is None), yet after the merge ``add`` and ``import`` refuse
-    the store, and queries and ``verify`` read each bad key as its default.
-
-    Args:
-        store: the store (a bare repository is fine).
-        rev: a commit id (the range's HEAD).
-
-    Returns:
-        One KI108 finding per problem, on ``kistore.toml``: each bad key of ``[limits]``
-        (:meth:`kistore.store.Store.limits_per_key`), or the one parse error of a file that
-        does not parse, with its JSON Pointer, and its line and column: the TOML error's, or
-        the line of the key or table the pointer names (:func:`._settings.settings_place`,
-        review r60 F14), when found; empty when the settings parse.
-    """
-    try:
-        problems = store.limits_per_key(at=rev)[1]
-    except KistoreError as e:  # not a regular file: the problem says so, with no line
-        problems = list(e.problems)
-    return settings_findings(problems, settings_bytes(store, rev)) if problems else []
-
-
-def settings_bytes(store: Store, rev: str | None) -> bytes | None:
-    """Return the bytes of ``kistore.toml`` at ``rev`` (None: the checking repository's).
-
-    Returns:
-        The bytes, or None when there is no such regular file.
-    """
-    try:
-        return store.settings_file(rev)[0]
-    except InputError:
-        return None
-
-
-def settings_findings(problems: list[KistoreError], data: bytes | None = None
-                      ) -> list[Finding]:
-    """Return KI108 on ``kistore.toml`` for each problem of its settings.
-
-    Args:
-        problems: :meth:`kistore.store.Store.limits_per_key`'s.
-        data: the file's bytes, where a problem without a line is placed (None: not placed).
-
-    Returns:
-        One finding per problem, with its message, JSON Pointer, line and column.
-    """
-    return [_settings_finding(SETTINGS_INVALID, p.message, data, p) for p in problems]
-
-
-def _settings_finding(rule: Rule, message: str, data: bytes | None,
-                      problem: KistoreError) -> Finding:
-    """Return a finding on ``kistore.toml`` (bytes ``data``) about one settings problem.
-
-    At the problem's JSON Pointer, and its line and column: its own, else where
-    :func:`._settings.settings_place` finds them.
-    """
-    line, column = (problem.line, problem.column) if problem.line is not None else \
-        settings_place(data, problem.pointer, problem.message)
-    return Finding(rule, message, file=layout.SETTINGS_FILE, pointer=problem.pointer,
-                   line=line, column=column)
+    if own.unreadable is not None or head.unreadable is not None:
+        return False  # not a regular file: own_limits says so
+    return own.data == head.data
 
 
 def lowered(base: Limits | None, head: Limits | None) -> dict[str, tuple[int, int]]:
@@ -197,7 +115,7 @@ def lowered(base: Limits | None, head: Limits | None) -> dict[str, tuple[int, in
 
 
 def lowered_limits(store: Store, head: str, changed: set[str], base_limits: Limits | None,
-                   head_limits: Limits | None) -> list[Finding]:
+                   head_limits: Limits | None, head_settings: bytes | None) -> list[Finding]:
     """Return KI106/KI107 for each file of ``head`` past a limit the range lowers.
 
     Args:
@@ -205,8 +123,11 @@ def lowered_limits(store: Store, head: str, changed: set[str], base_limits: Limi
         head: the range's HEAD commit id.
         changed: paths the range adds or changes (checked with the range's limits already,
             :func:`kistore.check.gate.check_range`; not walked again).
-        base_limits: BASE's committed limits (:func:`committed_limits`; None: invalid).
+        base_limits: BASE's committed limits (:meth:`kistore.store.Settings.valid_limits`;
+            None: invalid).
         head_limits: HEAD's committed limits (None: invalid).
+        head_settings: the bytes of HEAD's ``kistore.toml`` (the caller read them once), for
+            the line of a lowered key.
 
     Returns:
         Empty, without a walk, when HEAD's ``[limits]`` lowers none of ``manifest-bytes``,
@@ -260,10 +181,10 @@ def lowered_limits(store: Store, head: str, changed: set[str], base_limits: Limi
             findings.append(Finding(
                 finding.rule, f"{said[name]}: {finding.message}", file=path,
                 pointer=finding.pointer, extra={**finding.extra, "was": changes[name][0]}))
-    return findings + _on_settings(store, head, findings, said, changes)
+    return findings + _on_settings(head_settings, findings, said, changes)
 
 
-def _on_settings(store: Store, head: str, findings: list[Finding], said: dict[str, str],
+def _on_settings(data: bytes | None, findings: list[Finding], said: dict[str, str],
                  changes: dict[str, tuple[int, int]]) -> list[Finding]:
     """Return one finding on ``kistore.toml`` per lowered limit that stored files pass.
 
@@ -271,11 +192,11 @@ def _on_settings(store: Store, head: str, findings: list[Finding], said: dict[st
     the change to undo is in ``kistore.toml`` (``check --format github`` annotated nothing
     there). Each is the files' rule (KI106, KI107: an error, as theirs), at JSON Pointer
     ``/limits/KEY`` and the line of that key in HEAD's ``kistore.toml`` when it is found
-    (:func:`setting_line`).
+    (:func:`._settings.settings_place`: a line-wise look, not a TOML parse: the file parsed
+    already, or the range would be KI108).
 
     Args:
-        store: the store.
-        head: the range's HEAD commit id.
+        data: the bytes of HEAD's ``kistore.toml``.
         findings: the files' findings (:func:`lowered_limits`).
         said: per lowered field, how its message begins (``kistore.toml lowers ...``).
         changes: per lowered field, (was, now).
@@ -286,7 +207,6 @@ def _on_settings(store: Store, head: str, findings: list[Finding], said: dict[st
         past.setdefault(key, (finding, set()))[1].add(finding.file or "")
     if not past:
         return []
-    data, _ = store.settings_file(head)
     out = []
     for key, (first, files) in sorted(past.items()):
         name = key.replace("-", "_")
@@ -294,25 +214,9 @@ def _on_settings(store: Store, head: str, findings: list[Finding], said: dict[st
         out.append(Finding(
             first.rule, f"{said[name]}: {len(files):,} stored file(s) hold {what}, each "
             f"reported ({first.rule.id})", file=layout.SETTINGS_FILE, pointer=f"/limits/{key}",
-            line=setting_line(data, key),
+            line=settings_place(data, f"/limits/{key}", "")[0],
             extra={"limit": key, "was": changes[name][0], "files": len(files)}))
     return out
-
-
-def setting_line(data: bytes | None, key: str) -> int | None:
-    """Return the line of ``[limits] KEY`` in a ``kistore.toml``, or None when not found.
-
-    Where :func:`._settings.settings_place` finds ``/limits/KEY`` (a line-wise look, not a
-    TOML parse: the file parsed already, or the range would be KI108).
-
-    Args:
-        data: the file's bytes (None: no file).
-        key: the limit's key (``string-length``).
-
-    Returns:
-        The 1-based line number, or None.
-    """
-    return settings_place(data, f"/limits/{key}", "")[0]
 
 
 def _stored_files(repo: pygit2.Repository, tree: pygit2.Tree) -> list[tuple[str, str]]:

@@ -75,8 +75,8 @@ SETTINGS_INVALID = rule(
     "KI108", "settings-invalid", ERROR,
     "fix kistore.toml: [limits] takes only manifest-bytes, string-length, array-length and "
     "source-bytes, each a positive integer (leave a key out for its default); until then "
-    "`add` and `import` refuse the store, and queries and `verify` hold it to each bad "
-    "key's default")
+    "`add` and `import` refuse the store, while queries (with a warning) and `verify` read "
+    "each bad key as its default and go on")
 CHECKING_SETTINGS_INVALID = rule(
     "KI109", "checking-settings-invalid", WARNING,
     "fix kistore.toml of the repository that runs the check (a server's: HEAD's, which a "

@@ -1,4 +1,4 @@
-"""``kistore.toml`` in the gate and ``verify``: what else KI108 refuses, and on which line.
+"""``kistore.toml`` in the gate and ``verify``: every KI108 of one file, and on which line.
 
 KI108 findings carried no line, though the TOML error named one ("at line 5, column 8") and
 a bad key has one (review r60 F14): ``check --format github`` then annotated the file, not
@@ -6,11 +6,14 @@ the changed line. :func:`settings_place` finds it: from the parse error's own wo
 a line-wise look for the key a JSON Pointer names (the file parsed, or the error would have
 been the parse error's).
 
-:func:`check_settings` reports as KI108 what the ``[limits]`` parse does not: a ``[cite]``
-that ``kistore cite`` would refuse (F25: the gate passed ``{foo}`` in the permalink
-template, then ``cite`` failed and ``export`` left every permalink empty), with ``cite``'s
-own message (:mod:`kistore.core.settings`), and a table kistore does not read (F18:
-``[limit]`` lowered nothing, silently).
+:func:`settings_findings` reports, from one parse (:class:`kistore.store.Settings`), each
+bad key of ``[limits]`` (or the one parse error), a table kistore does not read (F18:
+``[limit]`` lowered nothing, silently), a ``[store] version`` this kistore does not
+write, and a ``[cite]`` that ``kistore cite`` would
+refuse (F25: the gate passed ``{foo}`` in the permalink template, then ``cite`` failed
+and ``export`` left every permalink empty), with ``cite``'s own message
+(:mod:`kistore.core.settings`). :func:`check_settings` is ``verify``'s checker of it; the
+gate calls :func:`settings_findings` on the range's HEAD.
 """
 
 from __future__ import annotations
@@ -19,14 +22,13 @@ import re
 from typing import TYPE_CHECKING
 
 from ..core import layout
-from ..core.errors import InputError
-from ..core.findings import Finding
-from ..core.settings import TABLES, cite_problems, unknown_tables
-from ..store import parse_settings
-from ._rules import SETTINGS_INVALID
+from ..core.errors import KistoreError
+from ..core.findings import Finding, Rule
+from ..core.settings import STORE_FIX, TABLES
+from ._rules import CHECKING_SETTINGS_INVALID, SETTINGS_INVALID
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from ..store import Store
+    from ..store import Settings, Store
 
 CITE_FIX = ("fix [cite] in kistore.toml as `kistore cite` asks: permalink = a template of "
             "{base}, {commit}, {path}, {blob} and {digest} holding {commit} and {path}, "
@@ -37,38 +39,91 @@ TABLE_FIX = (f"rename the table to the one meant ({', '.join(f'[{t}]' for t in T
              "remove it: kistore reads no other, so its settings would do nothing")
 """The fix of KI108 on a table kistore does not read."""
 
+OWN_FIX = ("fix the checking repository's kistore.toml (the work tree's; a bare "
+           "repository's: HEAD's): `verify` holds the files of any revision to its limits")
+"""The fix of ``verify --at``'s KI109 (the rule's hint is the gate's)."""
+
+_FIXES = {"table": TABLE_FIX, "store": STORE_FIX, "cite": CITE_FIX}
+"""The fix of each kind of :meth:`kistore.store.Settings.other_problems`."""
+
 
 def check_settings(store: Store, at: str | None = None) -> list[Finding]:
-    """Return KI108 for each table of ``kistore.toml`` kistore does not read and for ``[cite]``.
+    """Return KI108 for the ``kistore.toml`` of the revision ``verify`` checks (KI109 beside).
 
-    One of :data:`kistore.check.audit.CHECKERS` (``verify``), and run by the gate on the
-    range's HEAD (:func:`kistore.check.gate.check_range`). A file that is not TOML, or not
-    a regular file, is left to the ``[limits]`` parse, which says so (KI108 too).
+    One of :data:`kistore.check.audit.CHECKERS`: :func:`settings_findings` of the file at
+    ``at`` (``verify --at REV``: REV's, the settings that revision holds, not the checking
+    repository's). The stored files are held to the checking repository's limits
+    (:func:`kistore.check.audit.checking_limits`: its work tree's file, or ``HEAD``'s in a
+    bare repository): when that file is another and its ``[limits]`` is bad, one KI109
+    warning per problem says so (its bad keys keep their defaults for this check).
 
     Args:
         store: the store (a bare repository is fine).
-        at: a commit (None: the work tree's file, ``HEAD``'s in a bare repository).
+        at: the revision verified (None: the work tree's file, ``HEAD``'s in a bare
+            repository).
 
     Returns:
-        KI108 on ``kistore.toml`` per top-level key not in :data:`kistore.core.settings.
-        TABLES` (``[limit]``: "did you mean [limits]?"), then per ``[cite]`` value ``kistore
-        cite`` refuses (its message), each at its JSON Pointer and line, with its fix;
-        empty when there is none.
+        The findings, KI108 ordered by line, then KI109; empty when both files are good.
     """
-    try:
-        data = store.settings_file(at)[0]
-        settings = parse_settings(data or b"", file=layout.SETTINGS_FILE)
-    except InputError:  # not a regular file, or not TOML: the [limits] parse's KI108
-        return []
-    findings = []
-    for problems, fix in ((unknown_tables(settings), TABLE_FIX),
-                          (cite_problems(settings), CITE_FIX)):
-        for problem in problems:
-            line, column = settings_place(data, problem.pointer, problem.message)
-            findings.append(Finding(SETTINGS_INVALID, problem.message,
-                                    file=layout.SETTINGS_FILE, pointer=problem.pointer,
-                                    line=line, column=column, fix=fix))
-    return findings
+    checked = store.settings(at)
+    findings = settings_findings(checked)
+    if at is None:
+        return findings
+    own = store.settings(None)
+    if own.data == checked.data and own.unreadable is None and checked.unreadable is None:
+        return findings  # the same bytes: KI108 said it all
+    problems = own.limit_problems()
+    whose = ("this repository's own kistore.toml (HEAD's)" if store.root is None else
+             "the work tree's kistore.toml (the checking repository's own settings)")
+    return findings + [settings_finding(
+        CHECKING_SETTINGS_INVALID, f"{whose} does not parse: {p.message}; verify holds the "
+        f"files of {at} to its valid limits, each bad one at its default", own.data, p,
+        fix=OWN_FIX) for p in problems]
+
+
+def settings_findings(settings: Settings) -> list[Finding]:
+    """Return KI108 on ``kistore.toml`` for everything wrong with one parsed file.
+
+    Args:
+        settings: the file, read and parsed once (:meth:`kistore.store.Store.settings`).
+
+    Returns:
+        Each bad key of ``[limits]`` (JSON Pointer ``/limits/KEY``), or the one problem of a
+        file that does not parse or is not a regular file; then, for a file that parses,
+        per top-level key not in :data:`kistore.core.settings.TABLES` (``[limit]``: "did
+        you mean [limits]?"), a ``[store] version`` this kistore does not write
+        (:func:`kistore.core.settings.store_problems`), and per ``[cite]`` value ``kistore
+        cite`` refuses (its message), each with its fix. Each at its JSON Pointer, line and column
+        (:func:`settings_place`), ordered by line (a finding with no line first); empty
+        when the file is good.
+    """
+    findings = [settings_finding(SETTINGS_INVALID, p.message, settings.data, p)
+                for p in settings.limit_problems()]
+    findings += [settings_finding(SETTINGS_INVALID, p.message, settings.data, p,
+                                  fix=_FIXES[kind])
+                 for p, kind in settings.other_problems()]
+    return sorted(findings, key=lambda f: (f.line or 0, f.column or 0))
+
+
+def settings_finding(rule: Rule, message: str, data: bytes | None, problem: KistoreError,
+                     *, fix: str | None = None) -> Finding:
+    """Return a finding on ``kistore.toml`` (bytes ``data``) about one settings problem.
+
+    At the problem's JSON Pointer, and its line and column: its own, else where
+    :func:`settings_place` finds them.
+
+    Args:
+        rule: KI108 (the file checked) or KI109 (the checking repository's).
+        message: the finding's message.
+        data: the file's bytes (None: not placed).
+        problem: the problem (its pointer, and its line when the parse error had one).
+        fix: the fix, when not the rule's hint.
+    """
+    line, column = (problem.line, problem.column) if problem.line is not None else \
+        settings_place(data, problem.pointer, problem.message)
+    return Finding(rule, message, file=layout.SETTINGS_FILE, pointer=problem.pointer,
+                   line=line, column=column, fix=fix)
+
 
 _AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 """How :mod:`tomllib` says where a syntax error is, at the end of its message."""

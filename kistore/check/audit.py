@@ -41,7 +41,6 @@ from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
 from ._history import check_history, worktree_changes
-from ._lowered import settings_bytes, settings_findings
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout
 from ._paths import check_tree_names
 from ._policy import check_policy
@@ -84,8 +83,8 @@ def snapshot(store: Store, at: str | None = None) -> Files:
     :meth:`kistore.store.View.files` of ``store.view(at)``, read with the checking
     repository's limits (:func:`checking_limits`, also held to strings and arrays: KI107).
     A bare repository has no work tree: ``at=None`` then reads ``HEAD``. A bad key of
-    ``[limits]`` keeps its default, the file's other keys apply (:func:`check_limit_settings`
-    reports it: KI108).
+    ``[limits]`` keeps its default, the file's other keys apply (:func:`._settings.
+    check_settings` reports it: KI108 at the work tree, else KI109 beside ``at``'s KI108).
 
     A commit of a partial clone (``git clone --filter=blob:none``) fetches, with the
     blobs of the listing, every other blob :func:`verify` reads (:func:`read_beside`):
@@ -99,7 +98,7 @@ def snapshot(store: Store, at: str | None = None) -> Files:
     view = store.view(at)
     snap = view.files(also=read_beside(store, at))
     # kistore.toml: fetched with the listing, if it was not here; a bad key at its default
-    # (check_limit_settings reports it: KI108)
+    # (_settings.check_settings reports it: KI108, or KI109 for another revision's)
     limits = checking_limits(store, per_key=True)
     snap.limit = limits.manifest_bytes
     snap.value_limits = limits
@@ -145,13 +144,13 @@ def checking_limits(store: Store, base: str | None = None, *,
         store: the checking repository.
         base: the range's BASE commit, or None (``verify``: the store's own limits).
         committed: ``base``'s committed limits when the caller has read them already (the
-            gate, :func:`kistore.check._lowered.committed_limits`); None: read here.
+            gate, :meth:`kistore.store.Settings.valid_limits`); None: read here.
         own: the checking repository's limits when the caller has read them already (the
             gate, :func:`kistore.check._lowered.own_limits`: the defaults when they do not
             parse); None: read here.
         per_key: when reading here, read the store's ``[limits]`` key by key, each bad key
             at its default (:meth:`kistore.store.Store.limits_per_key`: ``verify``, which
-            reports the bad keys, :func:`check_limit_settings`); False: refuse invalid
+            reports the bad keys, :func:`._settings.check_settings`); False: refuse invalid
             limits.
 
     Returns:
@@ -883,25 +882,6 @@ def _quick_parse(data: bytes) -> Any:
         return None
 
 
-def check_limit_settings(store: Store, at: str | None = None) -> list[Finding]:
-    """KI108 for each bad key of the ``[limits]`` ``verify`` checks the store under.
-
-    The checking repository's ``kistore.toml`` (:func:`checking_limits`: its work tree's,
-    or ``HEAD``'s in a bare repository), whatever ``at`` is: ``verify`` goes on under its
-    valid keys, each bad one at its default (:func:`snapshot`), and reports each here.
-
-    Args:
-        store: the repository checked.
-        at: the revision verified (unused: the limits are the checking repository's).
-
-    Returns:
-        One KI108 finding on ``kistore.toml`` per bad key (its JSON Pointer, what is wrong),
-        or one for a file that does not parse at all; empty when the settings parse.
-    """
-    problems = store.limits_per_key()[1]
-    return settings_findings(problems, settings_bytes(store, None)) if problems else []
-
-
 def check_clone_attributes(store: Store, at: str | None = None) -> list[Finding]:
     """KI116 when the clone's ``.git/info/attributes`` converts files under ``store/``.
 
@@ -930,12 +910,13 @@ def check_clone_attributes(store: Store, at: str | None = None) -> list[Finding]
     return check_info_attributes(data)
 
 
-CHECKERS: tuple[Checker, ...] = (check_limit_settings, check_history, check_names, check_policy,
+CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, check_policy,
                                  check_attestations, check_revocations, check_tree_names,
-                                 check_shallow, check_settings, check_clone_attributes)
-"""The checks :func:`verify` runs after the contents check: ``[limits]``, history, policy,
-attestations, ``kistore.toml``'s tables and ``[cite]`` (:func:`._settings.check_settings`),
-the clone's ``.git/info/attributes`` (:func:`check_clone_attributes`, KI116).
+                                 check_shallow, check_clone_attributes)
+"""The checks :func:`verify` runs after the contents check: the verified revision's
+``kistore.toml`` (its ``[limits]``, tables, ``[store] version`` and ``[cite]``, one parse:
+:func:`._settings.check_settings`), history, policy, attestations, the clone's
+``.git/info/attributes`` (:func:`check_clone_attributes`, KI116).
 
 The check layer's own; a caller adds those of the layers above by passing
 ``checkers=(*CHECKERS, ...)`` (``kistore verify`` adds

@@ -53,8 +53,6 @@ from ._focus import range_paths
 from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
 from ._lowered import (
-    committed_limits,
-    invalid_settings,
     lowered_limits,
     own_limits,
     reads_settings_of,
@@ -69,7 +67,7 @@ from ._rules import (
     VALUE_TOO_LONG,
     sort_key,
 )
-from ._settings import check_settings
+from ._settings import settings_findings
 from .audit import GITATTRIBUTES, check_contents, checking_limits
 from .lineage import APPEND_ONLY_REMOVED, check_shallow, names_kept, revocations_kept
 from .reach import first_unsent
@@ -77,7 +75,7 @@ from .reach import first_unsent
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
-    from ..store import Files, Store
+    from ..store import Files, Settings, Store
 
 BASE_NOT_ANCESTOR = rule(
     "KI404", "base-not-an-ancestor", ERROR,
@@ -154,9 +152,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         past it too (:func:`._lowered.lowered_limits`; a walk of HEAD's files paid only then).
         KI108 on ``kistore.toml`` for each bad key when HEAD's settings do not parse
         (``add`` and ``import`` would refuse the store after the merge, and queries and
-        ``verify`` hold it to each bad key's default), when its ``[cite]`` is one ``kistore
-        cite`` refuses, or per table kistore does not read (:func:`._settings.check_settings`),
-        each at its line. KI109 (a warning) when the checking repository's own settings do
+        ``verify`` read each bad key as its default), when its ``[cite]`` is one ``kistore
+        cite`` refuses, its ``[store] version`` is not this kistore's, or per table kistore
+        does not read (:func:`._settings.settings_findings`, one parse of HEAD's file), each
+        at its line. KI109 (a warning) when the checking repository's own settings do
         not parse: the range is then held to the default limits (and to BASE's and HEAD's
         committed ones), unless that file is HEAD's, whose KI108 says it
         (:func:`._lowered.own_limits`).
@@ -180,19 +179,20 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     if unmigrated is not None:
         return [unmigrated]
     commits = list(ancestry(repo, head, hide=base))
-    own, warned = own_limits(store)  # the defaults, and KI109, when they do not parse
+    # each kistore.toml read and parsed once: the checking repository's, BASE's, HEAD's
+    own_settings, head_settings = store.settings(), store.settings(str(head.id))
+    own, warned = own_limits(store, own_settings)  # the defaults, and KI109
     findings = history_findings(repo, commits)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
     changed, metadata_edits = _changed_paths(store_changes)
-    committed = (committed_limits(store, str(base.id)), committed_limits(store, str(head.id)))
+    committed = (store.settings(str(base.id)).valid_limits(), head_settings.valid_limits())
     findings += [_new_file_fix(f) for f in check_contents(
         _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed, own),
         focus=changed)]
-    findings += lowered_limits(store, str(head.id), changed, *committed)
-    if committed[1] is None:  # HEAD's settings do not parse: add refuses the store
-        findings += invalid_settings(store, str(head.id))
-    findings += _own_settings(store, str(head.id), warned, committed[1])
-    findings += check_settings(store, str(head.id))  # [cite] cite refuses, unknown tables
+    findings += lowered_limits(store, str(head.id), changed, *committed, head_settings.data)
+    # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
+    findings += settings_findings(head_settings)
+    findings += _own_settings(own_settings, head_settings, warned)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
     findings += _special_files(store, str(head.id), changed)
@@ -314,7 +314,7 @@ def _range_files(store: Store, base: str, head: str, changed: set[str], whole_tr
     as well: a pre-receive hook's checking limits are the receiver's, and a range that
     lowers a limit must not bring a file past it (``verify`` fails it after the merge).
     ``committed``: BASE's and HEAD's committed limits (None: invalid,
-    :func:`._lowered.committed_limits`); ``own``: the checking repository's
+    :meth:`kistore.store.Settings.valid_limits`); ``own``: the checking repository's
     (:func:`._lowered.own_limits`).
     """
     at_base, at_head = committed
@@ -789,31 +789,30 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     with: everything ``rev``'s tree holds and all of its history, its files held to the
     checking limits and to ``rev``'s committed ones (what ``verify`` holds them to there);
     KI108 when ``rev``'s ``kistore.toml`` does not parse or holds what
-    :func:`._settings.check_settings` refuses; KI109 as :func:`check_range` says.
+    :func:`._settings.settings_findings` refuses; KI109 as :func:`check_range` says.
     """
     head = store.commit(rev)
-    own, warned = own_limits(store)  # the defaults, and KI109, when they do not parse
+    own_settings, head_settings = store.settings(), store.settings(str(head.id))
+    own, warned = own_limits(store, own_settings)  # the defaults, and KI109
     limits = checking_limits(store, own=own)
-    committed = committed_limits(store, str(head.id))
+    committed = head_settings.valid_limits()
     if committed is not None:
         limits = Limits(*map(min, limits, committed))
     files = store.view(str(head.id)).files(limits.manifest_bytes)
     files.value_limits = limits
-    findings = check_contents(files) + _own_settings(store, str(head.id), warned, committed)
-    if committed is None:  # its settings do not parse: add refuses the store
-        findings += invalid_settings(store, str(head.id))
-    findings += check_settings(store, str(head.id))  # [cite] cite refuses, unknown tables
+    findings = check_contents(files) + _own_settings(own_settings, head_settings, warned)
+    # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
+    findings += settings_findings(head_settings)
     return findings + check_history(store, rev)
 
 
-def _own_settings(store: Store, head: str, warned: list[Finding], at_head: Limits | None
-                  ) -> list[Finding]:
+def _own_settings(own: Settings, head: Settings, warned: list[Finding]) -> list[Finding]:
     """Return ``warned`` (KI109 of the checking repository's settings) unless HEAD's KI108 says it.
 
     In CI the checking repository's ``kistore.toml`` is the range's HEAD's (a checkout of
-    the pull request): when HEAD's settings fail (``at_head`` None), its KI108 on the same
-    file is the one finding to make.
+    the pull request): when HEAD's settings fail, its KI108 on the same file is the one
+    finding to make.
     """
-    if warned and at_head is None and reads_settings_of(store, head):
+    if warned and head.valid_limits() is None and reads_settings_of(own, head):
         return []
     return warned

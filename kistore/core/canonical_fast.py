@@ -96,9 +96,14 @@ def loads_lenient(data: bytes) -> Any:
     """Parse any JSON text, orjson first; the standard parser takes what orjson refuses.
 
     For files whose bytes are not being judged, only read for a field or two (a kind, a
-    name): orjson is a few times faster, and the standard library still reads what it
-    refuses (an integer beyond 64 bits, a lone surrogate), so both accept the same files.
-    Not RFC 8785 and not strict: :func:`loads` and :func:`kistore.core.canonical.loads` are.
+    name): orjson is a few times faster, and the standard library still reads what orjson
+    refuses (a lone surrogate escape ``"\\ud800"``, a number past a double's range such as
+    ``1e400``, which it reads as ``inf``; and ``NaN``, ``Infinity``, which are not JSON), so
+    both accept the same files. An integer outside 64 bits (below ``-2**63`` or above
+    ``2**64 - 1``) orjson does not refuse: it reads it as a float, rounded (``2**64`` gives
+    ``1.8446744073709552e+19``), where the standard parser gives the exact int; a caller
+    that needs such a number exact must not use this. Not RFC 8785 and not strict:
+    :func:`loads` and :func:`kistore.core.canonical.loads` are.
 
     Args:
         data: raw bytes (UTF-8; the standard parser also detects UTF-16 and UTF-32).

@@ -4,8 +4,9 @@ Pure (no I/O): the rules ``kistore cite`` applies to ``[cite]`` when it builds a
 here so that the gate and ``verify`` (layers below ``cite``) refuse the same settings as
 KI108 before they are merged (review r60 F25: a template ``cite`` refused passed the gate,
 after which ``cite`` failed and ``export`` left every permalink empty), and the tables
-kistore reads, so that a misspelled one (``[limit]``) is not silently ignored (F18).
-:mod:`kistore.core.limits` owns ``[limits]``.
+kistore reads, so that a misspelled one (``[limit]``) is not silently ignored (F18), and
+the ``[store] version`` this kistore writes (:func:`store_problems`: a store of a newer
+version is not written into). :mod:`kistore.core.limits` owns ``[limits]``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,15 @@ from .errors import InputError, shorten
 TABLES = ("store", "limits", "cite")
 """The tables of ``kistore.toml`` kistore reads: ``[store]`` (its format version),
 ``[limits]`` (:meth:`kistore.core.limits.Limits.from_toml`), ``[cite]`` (:func:`cite_table`)."""
+
+STORE_VERSION = 1
+"""The ``[store] version`` this kistore reads and writes (``kistore init`` writes it). A
+store without it (no ``[store]``, or no ``version``) is taken as this version."""
+
+STORE_FIX = ("upgrade kistore to a release that reads this store version (`pip install "
+             "--upgrade kistore`); if the version was changed by hand, set [store] version = "
+             f"{STORE_VERSION} again")
+"""What to do about a ``[store] version`` this kistore does not write."""
 
 DEFAULT_PUBLISHER = "KernelIndex"
 """Publisher (and author, when no implementation author is known) unless kistore.toml sets
@@ -156,3 +166,41 @@ def cite_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
         key = next((k for k in ("permalink", "publisher") if f"[cite] {k}" in e.message), "")
         return [InputError(e.message, file=file, pointer=f"/cite/{key}" if key else "/cite")]
     return []
+
+
+def store_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
+                   ) -> list[InputError]:
+    """Return what is wrong with a parsed ``kistore.toml``'s ``[store] version`` for this kistore.
+
+    A store whose version is not :data:`STORE_VERSION` was written by another kistore
+    (``2``: a newer one, whose layout this one may misread or damage): ``add``, ``import``
+    and ``migrate`` refuse to write into it (:meth:`kistore.store.Store.
+    require_checkout_to_write`), and ``verify`` and the gate report it (KI108).
+
+    Args:
+        settings: the parsed file.
+        file: the file's name, for the errors.
+
+    Returns:
+        At most one error, at JSON Pointer ``/store`` (not a table) or ``/store/version``
+        (not an integer, or another version: naming it and :data:`STORE_VERSION`); empty
+        when the version is this kistore's or not set.
+    """
+    table = settings.get("store")
+    if table is None:
+        return []
+    if not isinstance(table, dict):
+        return [InputError("[store] must be a table (version = 1)", file=file,
+                           pointer="/store")]
+    version = table.get("version", STORE_VERSION)
+    if isinstance(version, bool) or not isinstance(version, int):
+        return [InputError(f"[store] version must be an integer, found "
+                           f"{shorten(repr(version))}; this kistore reads and writes store "
+                           f"version {STORE_VERSION}", file=file, pointer="/store/version")]
+    if version == STORE_VERSION:
+        return []
+    who = "a newer kistore" if version > STORE_VERSION else "no kistore release"
+    return [InputError(f"[store] version = {version}: a store of version {version} is "
+                       f"written by {who}; this kistore reads and writes store version "
+                       f"{STORE_VERSION} only and will not write into it", file=file,
+                       pointer="/store/version")]

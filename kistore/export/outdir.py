@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..core.canonical_fast import loads_lenient
 from ..core.errors import InputError
 from .columns import TABLES
 from .writers import file_sha256
@@ -91,17 +92,21 @@ def read_manifest(root: Path) -> dict[str, Any]:
     SHA-256 it records; no file under a table or state directory is unlisted.
 
     Raises:
-        InputError: ``root`` holds no export of this layout; a file is missing, changed
-            or unlisted (each named, with what to do).
+        InputError: ``root`` holds no export of this layout; its ``_manifest.json`` does not
+            parse (not JSON, not UTF-8, or nested past what the parser reads: a clear error,
+            never a ``RecursionError``); a file is missing, changed or unlisted (each
+            named, with what to do).
     """
     path = root / MANIFEST
     try:
-        manifest = json.loads(path.read_text("utf-8"))
+        manifest = loads_lenient(path.read_bytes())
     except FileNotFoundError:
         raise InputError(f"no {MANIFEST} here: --since continues an export made by "
                          "`kistore export`; give its directory", file=str(root)) from None
-    except (ValueError, UnicodeDecodeError) as e:
-        raise InputError(f"not JSON ({e})", file=str(path)) from None
+    except ValueError as e:  # UnicodeDecodeError too; a file nested 3,000 deep
+        raise InputError(f"not the JSON `kistore export` writes ({e}): this directory holds "
+                         "no export --since can continue; make a full export into a new "
+                         "directory (or remove this one first)", file=str(path)) from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise InputError(f"not a {FORMAT} export (format {manifest.get('format')!r}); make "
                          "a full export into a new directory", file=str(path))

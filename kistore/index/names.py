@@ -508,7 +508,8 @@ def _kind_and_name(object_bytes: bytes | None, metadata_bytes: bytes | None
     """``(kind, metadata.name)`` of a stored manifest, or None when either file is unusable.
 
     orjson first (compiled: a full read parses 2 files a manifest); the stdlib decides what
-    orjson refuses (e.g. an integer beyond 64 bits), so both read the same files.
+    orjson refuses (e.g. a lone surrogate escape), so both read the same files
+    (:func:`kistore.core.canonical_fast.loads_lenient`; only two strings are read here).
     """
     try:
         kind = loads_lenient(object_bytes or b"")["kind"]

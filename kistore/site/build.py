@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.canonical_fast import loads_lenient
 from ..core.errors import InputError
 from ..core.layout import NOTES_REF
 from ..git.lazy import pygit2
@@ -277,11 +278,13 @@ def read_build(out: str | os.PathLike[str]) -> dict[str, Any]:
     """Return a site's ``build.json``.
 
     Raises:
-        InputError: ``out`` has no readable ``build.json`` (not a kistore site).
+        InputError: ``out`` has no readable ``build.json`` (not a kistore site): missing,
+            not JSON, or nested past what the parser reads (a clear error, never a
+            ``RecursionError``).
     """
     path = Path(out) / BUILD_FILE
     try:
-        data = json.loads(path.read_bytes())
+        data = loads_lenient(path.read_bytes())
     except (OSError, ValueError) as e:
         raise InputError(f"not a kistore site: cannot read {BUILD_FILE} ({e}); build one "
                          "with `kistore site build OUT`", file=str(path)) from None
@@ -414,8 +417,13 @@ def _remove_empty_dirs(out: Path, path: str) -> None:
 
 
 def _read_cache(out: Path) -> dict[str, Any] | None:
+    """Return the build cache of a previous build, or None (build every page) when unusable.
+
+    A cache that does not parse (even one nested 3,000 deep: ``loads_lenient`` raises a
+    ``ValueError``, not a ``RecursionError``) is no cache: the build rewrites it.
+    """
     try:
-        data = json.loads((out / CACHE_FILE).read_bytes())
+        data = loads_lenient((out / CACHE_FILE).read_bytes())
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("format") != _CACHE_FORMAT:

@@ -8,12 +8,12 @@ user hands in; :mod:`.migrate` finds what a store of an earlier layout lacks.
 from typing import TYPE_CHECKING, Any
 
 from ..core.layout import GITATTRIBUTES_LINE
+from ._settings import Settings, parse_settings
 from ._store import (
     AddInterrupted,
     AdmissionCheck,
     AdmissionWarning,
     Store,
-    parse_settings,
 )
 from ._views import (
     CommitView,
@@ -71,6 +71,7 @@ __all__ = [
     "FileTooLarge",
     "Files",
     "NamesFileDisagrees",
+    "Settings",
     "SparseWorkTreeView",
     "StagedView",
     "Store",

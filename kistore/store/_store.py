@@ -47,6 +47,7 @@ from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
+from ._settings import Settings
 from ._views import CommitView, SparseWorkTreeView, StagedView, View, WorkTreeView
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
@@ -164,6 +165,7 @@ class Store:
         start = os.fspath(path) if path is not None else os.getcwd()
         self._repo: pygit2.Repository | None = None
         self._name_index: NameIndex | None = None
+        self._parsed: dict[bytes, dict[str, Any]] = {}  # Store.settings: parses by bytes
         self.uncommitted: tuple[str, ...] = ()
         """Files :meth:`init` wrote into an existing repository and left to commit."""
         plain = _plain_work_tree(start)
@@ -360,7 +362,10 @@ class Store:
 
         A bare repository (no work tree at all) is refused here too, naming ``command``
         and the clone to make (new-user review 2026-12-02: ``import`` and ``migrate`` said
-        "`add` needs one", and none said what to do).
+        "`add` needs one", and none said what to do). It also refuses a store whose
+        ``kistore.toml`` sets a ``[store] version`` other than the one this kistore writes
+        (:data:`kistore.core.settings.STORE_VERSION`): a store of a newer kistore's layout
+        is not written into by this one (:meth:`Settings.refuse_other_version`).
 
         Args:
             command: the command as the message names it (``kistore add``).
@@ -369,11 +374,14 @@ class Store:
             StoreStateError: a bare repository: the command writes into a work tree; clone
                 the repository with one (``git clone GIT_DIR DIR``) and run it there. Or the
                 work tree is not checked out: the command :data:`WRITES_BESIDE_HEAD`; check
-                the files out first (``git checkout HEAD -- .``).
+                the files out first (``git checkout HEAD -- .``); or ``[store] version`` is
+                not this kistore's (the message names both versions and says to upgrade
+                kistore).
         """
         if self.root is None:
             raise StoreStateError(no_work_tree(command, self.git_dir))
         self.require_checkout(command, writes=WRITES_BESIDE_HEAD)
+        self.settings().refuse_other_version(command)
 
     def skipped(self) -> SkipWorktree | None:
         """Return the store paths a sparse checkout leaves out (None: not a sparse checkout).
@@ -408,7 +416,7 @@ class Store:
 
         Read through :meth:`view`: from the work tree (in a sparse checkout that leaves the
         file out, as git's index holds it: ``HEAD``'s, or a change staged to it), or from
-        the commit ``at`` (``HEAD`` in a bare repository): :meth:`settings_file`. A store
+        the commit ``at`` (``HEAD`` in a bare repository): :meth:`settings`. A store
         without the file, the table or a commit uses :data:`kistore.core.limits.DEFAULT`
         (1 MiB a manifest).
 
@@ -420,12 +428,7 @@ class Store:
                 for no file).
             MultipleErrors: several keys of ``[limits]`` are bad (an ``InputError`` each).
         """
-        limits, problems = self.limits_per_key(at)
-        if len(problems) > 1:
-            raise MultipleErrors(problems)
-        if problems:
-            raise problems[0]
-        return limits
+        return self.settings(at).limits()
 
     def limits_per_key(self, at: str | None = None) -> tuple[Limits, list[KistoreError]]:
         """Return the size limits as :meth:`limits` reads them, each bad key at its default.
@@ -444,13 +447,38 @@ class Store:
             InputError: kistore.toml is not a regular file (:meth:`settings_file`: its
                 settings are unknown, never taken for the defaults).
         """
-        data, file = self.settings_file(at)
+        return self.settings(at).limits_per_key()
+
+    def settings(self, at: str | None = None) -> Settings:
+        """Return the store's ``kistore.toml``, read once and parsed once per distinct bytes.
+
+        The file :meth:`settings_file` reads (the work tree's, else the commit ``at``'s),
+        parsed into a :class:`kistore.store.Settings`, whose methods answer the limits, the
+        problems KI108 reports and the store version. Bytes this store object parsed before
+        (whichever file held them) are not parsed again: ``add --commit`` asks for the work
+        tree's settings four times (the version twice, the limits, the committed-limits
+        check) and HEAD's once, and parses once when the two files hold the same bytes. A caller
+        holding the value passes it on rather than ask again (the gate: one read of each
+        revision's file).
+
+        Returns:
+            The settings (no commit yet, or none at ``at``: the defaults); never raises for
+            a bad file: its problems are kept (a file that is not a regular file:
+            :attr:`Settings.unreadable`).
+        """
         try:
-            settings = parse_settings(data or b"", file=file)
-        except InputError as e:
-            return Limits(), list(e.problems)
-        limits, problems = Limits.from_toml_per_key(settings.get("limits"), file=file)
-        return limits, list(problems)
+            data, file = self.settings_file(at)
+        except InputError as e:  # not a regular file (settings_file raises nothing else)
+            return Settings.not_regular(e, e.file or layout.SETTINGS_FILE)
+        parsed = self._parsed.get(data or b"")
+        if parsed is not None:  # the same bytes (the work tree's and HEAD's, most often)
+            return Settings(data, file, parsed)
+        settings = Settings.from_bytes(data, file)
+        if settings.parsed is not None:  # a bad file is parsed again: its errors name it
+            if len(self._parsed) >= 8:  # a few revisions' files at most: keep it small
+                self._parsed.clear()
+            self._parsed[data or b""] = settings.parsed
+        return settings
 
     def settings_file(self, at: str | None = None) -> tuple[bytes | None, str]:
         """Return the bytes of the store's ``kistore.toml`` and the name errors give it.
@@ -827,7 +855,9 @@ class Store:
         ``kistore.toml`` as HEAD has it, so a limit raised in the work tree and not committed
         made a commit the gate then refused (new-user review 2026-12-02 F15). Each manifest
         is checked against HEAD's limits only when the work tree's raise one: the common
-        add, with the file as committed, pays one read of HEAD's ``kistore.toml``.
+        add, with the file as committed, pays one read of HEAD's ``kistore.toml`` (the work
+        tree's was parsed already when ``add`` read its input: :meth:`settings` keeps it;
+        HEAD's is parsed only when it holds other bytes).
 
         Raises:
             StoreStateError: a manifest passes a limit HEAD's ``kistore.toml`` commits (each
@@ -1223,73 +1253,6 @@ def _default_policy() -> bytes:
     from importlib import resources
 
     return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
-
-
-def parse_settings(data: bytes, *, file: str) -> dict[str, Any]:
-    """Parse the bytes of a ``kistore.toml`` (empty bytes: no settings).
-
-    Raises:
-        InputError: the bytes are not UTF-8, or not TOML, or arrays or inline tables nest
-            deeper than Python's TOML parser reads (a few hundred levels: it recurses; the
-            error names the line and column where the nesting is deepest).
-    """
-    # Lazy: tomllib (~4 ms of start-up) only where kistore.toml is read: a warm query never.
-    import tomllib
-
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(f"not UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start}); save it "
-                         "as UTF-8", file=file) from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"not valid TOML: {e}", file=file) from None
-    except RecursionError:  # a value of 3,000 "[": a bad file, never a crash
-        depth, line, column = _deepest_nesting(text)
-        raise InputError(
-            f"not valid TOML for kistore: arrays or inline tables nest {depth} levels deep, "
-            "deeper than Python's TOML parser reads (a few hundred levels); flatten the value",
-            file=file, line=line, column=column) from None
-
-
-def _deepest_nesting(text: str) -> tuple[int, int, int]:
-    """Return ``(depth, line, column)``: how deep ``[``/``{`` nest in TOML ``text``, where.
-
-    The line and column (1-based) are those of the bracket first opening the deepest level.
-    Brackets inside strings (basic, literal, multi-line) and comments are not counted; a
-    table header (``[table]``, ``[[array]]``) counts while it is open, as shallow as it is.
-    Only an error message depends on it: :func:`parse_settings` after a ``RecursionError``.
-    """
-    depth = deepest = 0
-    line, line_start, where = 1, 0, (1, 1)
-    at, end = 0, len(text)
-    while at < end:
-        c = text[at]
-        if c in "\"'":
-            close = c * 3 if text.startswith(c * 3, at) else c
-            at += len(close)
-            while at < end and not text.startswith(close, at):
-                if text[at] == "\n":
-                    line, line_start = line + 1, at + 1
-                at += 2 if text[at] == "\\" and c == '"' and text[at + 1:at + 2] != "\n" else 1
-            at += len(close)
-            continue
-        if c == "#":
-            at = text.find("\n", at)
-            if at == -1:
-                break
-            continue
-        if c == "\n":
-            line, line_start = line + 1, at + 1
-        elif c in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest, where = depth, (line, at - line_start + 1)
-        elif c in "]}":
-            depth = max(depth - 1, 0)
-        at += 1
-    return deepest, *where
 
 
 def _plain_work_tree(start: str) -> Path | None:

@@ -177,6 +177,17 @@ def test_settings_place_is_none_where_the_key_is_not_found():
     assert settings_place(b"[limits]\nstring-length = 0\n", "", "x") == (None, None)
 
 
+def test_settings_place_finds_a_limits_key_under_limits_only():
+    # what the gate's finding on a lowered limit carries (_lowered._on_settings)
+    text = (b'[store]\nversion = 1\nstring-length = 3\n\n[limits]  # sizes\n'
+            b'manifest-bytes = 9\n"string-length" = 4\n[other]\narray-length = 5\n')
+    assert settings_place(text, "/limits/string-length", "") == (7, 1)
+    assert settings_place(text, "/limits/manifest-bytes", "") == (6, 1)
+    assert settings_place(text, "/limits/array-length", "") == (None, None)  # [other]'s
+    assert settings_place(b"limits.array-length = 5\n", "/limits/array-length", "") == (1, 1)
+    assert settings_place(None, "/limits/array-length", "") == (None, None)
+
+
 def cite_refusal(runner, root: Path) -> str:
     """What `kistore cite` says of the work tree's [cite] (its message, after the file)."""
     result = runner.invoke(main, ["--store", str(root), "cite", PUBLISHED["run"]])

@@ -333,7 +333,7 @@ def test_a_range_breaking_the_settings_is_ki108_on_kistore_toml(
     good = settings.read_text()
     settings.write_text(good.replace("\n[limits]\n", f"\n[limits]\n{setting}\n"))
     broken = commit_all(published, "break [limits]")
-    with pytest.raises(InputError):  # every command refuses the store after the merge
+    with pytest.raises(InputError):  # add and import refuse the store after the merge
         Store(published).limits(at=broken)
     # CI checking from BASE's checkout (its own settings parse): the range fails, on the file
     git(published, "checkout", "-q", base)
@@ -413,13 +413,3 @@ def test_a_lowering_range_annotates_the_lowered_key_of_kistore_toml(runner, publ
         f"65,536 to 25 in this range: {len(files)} stored file(s) hold a value past it, each "
         f"reported (KI107). Fix: {RULES['KI107'].hint}")
     assert files and all("kistore.toml lowers string-length" in a for a in annotations)
-
-
-def test_setting_line_finds_the_key_under_limits_only():
-    text = (b'[store]\nversion = 1\nstring-length = 3\n\n[limits]  # sizes\n'
-            b'manifest-bytes = 9\n"string-length" = 4\n[other]\narray-length = 5\n')
-    assert _lowered.setting_line(text, "string-length") == 7
-    assert _lowered.setting_line(text, "manifest-bytes") == 6
-    assert _lowered.setting_line(text, "array-length") is None  # [other]'s, not [limits]'
-    assert _lowered.setting_line(b"limits.array-length = 5\n", "array-length") == 1
-    assert _lowered.setting_line(None, "array-length") is None

@@ -282,3 +282,14 @@ def test_lenient_loads_still_reads_what_orjson_reads_and_what_only_the_stdlib_re
     assert canonical_fast.loads_lenient(b'["\\ud800", NaN]')[0] == "\ud800"  # orjson refuses
     with pytest.raises(json.JSONDecodeError):  # a malformed file: the stdlib's own error
         canonical_fast.loads_lenient(b'{"a": [1, 2}')
+
+
+def test_loads_lenient_reads_what_its_docstring_says():
+    # orjson takes 64-bit integers exactly and a wider one as a rounded float (not refused)
+    assert canonical_fast.loads_lenient(b"18446744073709551615") == 2**64 - 1
+    assert canonical_fast.loads_lenient(b"-9223372036854775808") == -(2**63)
+    wide = canonical_fast.loads_lenient(b"18446744073709551616")
+    assert isinstance(wide, float) and wide == 1.8446744073709552e19
+    # what orjson refuses the standard parser reads
+    assert canonical_fast.loads_lenient(b'"\\ud800"') == "\ud800"
+    assert canonical_fast.loads_lenient(b"[1e400]") == [float("inf")]

@@ -198,3 +198,18 @@ def test_an_append_that_fails_at_the_end_leaves_the_previous_export_whole(
     assert files(out) == before  # new files removed, state put back, no temporary left
     monkeypatch.undo()
     export_ok(runner, fixture.store, out, "--since", c1, "--at", c2)  # and it can go on
+
+
+def test_since_over_a_manifest_nested_3000_deep_is_an_error_not_a_crash(runner, fixture,
+                                                                         tmp_path):
+    # a bare json.loads raised RecursionError: "internal error" and a traceback
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "_manifest.json").write_bytes(b"[" * 3000 + b"]" * 3000)
+    result = cli(runner, fixture.store, "export", str(out), "--since", "HEAD")
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith(f"error: {out / '_manifest.json'}: not the JSON `kistore "
+                                    "export` writes (nesting deeper than ")
+    assert "make a full export into a new directory (or remove this one first)" in \
+        result.output
+    assert "internal error" not in result.output and "Traceback" not in result.output

@@ -379,6 +379,29 @@ def test_cli_refuses_a_directory_that_is_not_a_site(runner, fresh_demo, tmp_path
         result.stderr
 
 
+def test_a_build_json_nested_3000_deep_is_not_a_site_not_a_crash(runner, fresh_demo,
+                                                                  tmp_path):
+    # a bare json.loads raised RecursionError: "internal error" and a traceback
+    out = tmp_path / "public"
+    out.mkdir()
+    (out / BUILD_FILE).write_bytes(b"[" * 3000 + b"]" * 3000)
+    result = run_cli(runner, fresh_demo, "verify", str(out))
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"error: {out / BUILD_FILE}: not a kistore site: cannot "
+                                    "read build.json (nesting deeper than ")
+    assert "build one with `kistore site build OUT`" in result.stderr
+
+
+def test_a_cache_nested_3000_deep_is_no_cache_the_build_rewrites_it(fresh_demo, tmp_path):
+    out = tmp_path / "site"
+    build_site(fresh_demo, out)
+    cache = (out / CACHE_FILE).read_bytes()
+    (out / CACHE_FILE).write_bytes(b"[" * 3000 + b"]" * 3000)
+    again = build_site(fresh_demo, out)  # raised RecursionError
+    assert again.rendered == 52 and again.written == []
+    assert (out / CACHE_FILE).read_bytes() == cache
+
+
 def test_cli_unknown_revision_is_an_error(runner, fresh_demo, tmp_path):
     result = run_cli(runner, fresh_demo, "build", str(tmp_path / "x"), "--at", "nope")
     assert result.exit_code == 1 and "nope" in result.stderr

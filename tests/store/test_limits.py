@@ -286,8 +286,8 @@ def test_a_manifest_committed_past_the_limit_fails_verify_and_check_and_is_left_
 SETTINGS_HINT = (
     "fix kistore.toml: [limits] takes only manifest-bytes, string-length, array-length and "
     "source-bytes, each a positive integer (leave a key out for its default); until then "
-    "`add` and `import` refuse the store, and queries and `verify` hold it to each bad "
-    "key's default")
+    "`add` and `import` refuse the store, while queries (with a warning) and `verify` read "
+    "each bad key as its default and go on")
 
 
 def test_verify_reports_a_bad_limit_as_ki108_and_goes_on_under_the_valid_ones(
@@ -583,3 +583,21 @@ def test_a_kistore_toml_that_is_a_directory_or_fifo_is_refused_by_name(store_pat
         Store(store_path).limits()
     settings.rmdir()  # absent: the defaults
     assert Store(store_path).limits() == DEFAULT
+
+
+def test_add_commit_parses_kistore_toml_once(runner, store_path, monkeypatch):
+    # the version check, the limits add reads its input under, and --commit's check of
+    # HEAD's committed limits ask for the settings five times: one parse (Store.settings)
+    import tomllib
+
+    parses = []
+    original = tomllib.loads
+
+    def counted(text, **kw):
+        parses.append(text)
+        return original(text, **kw)
+
+    monkeypatch.setattr(tomllib, "loads", counted)
+    result = invoke(runner, store_path, "add", "--commit", "--allow-dangling", str(BUNDLE))
+    assert result.exit_code == 0, result.output
+    assert parses == [(store_path / "kistore.toml").read_text()]

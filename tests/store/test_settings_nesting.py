@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from kistore.core.errors import InputError
 from kistore.store import parse_settings
-from kistore.store._store import _deepest_nesting
+from kistore.store._settings import _deepest_nesting
 
 MESSAGE = ("not valid TOML for kistore: arrays or inline tables nest {depth} levels deep, "
            "deeper than Python's TOML parser reads (a few hundred levels); flatten the value")

@@ -1,0 +1,208 @@
+"""``kistore.toml`` read once: its bytes, its parse, and every answer kistore takes from it.
+
+:meth:`kistore.store.Store.settings` reads the file (the work tree's or a commit's, as
+:meth:`~kistore.store.Store.settings_file` says) and parses it once into a
+:class:`Settings`; what the limits, the gate and ``verify`` need of it are methods of that
+one value, so a run reads and parses each revision's file once (the gate read HEAD's three
+or four times: its limits, its KI108, its ``[cite]`` and tables). The rules of each table
+are the pure core's (:mod:`kistore.core.limits`, :mod:`kistore.core.settings`); this module
+only parses (:func:`parse_settings`: ``tomllib``, loaded on first use) and keeps the result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.errors import InputError, KistoreError, MultipleErrors, StoreStateError
+from ..core.limits import Limits
+from ..core.settings import STORE_FIX, cite_problems, store_problems, unknown_tables
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One ``kistore.toml``, read and parsed once (:meth:`kistore.store.Store.settings`).
+
+    Attributes:
+        data: the file's bytes; None when there is none (or no commit yet), or it is not a
+            regular file (``unreadable`` says so).
+        file: its name in errors (the work tree's path, or ``kistore.toml`` for a commit's).
+        parsed: the parsed TOML (treat as read-only); None when it does not parse or cannot
+            be read.
+        unreadable: the error of a ``kistore.toml`` that is not a regular file (a symlink,
+            a directory): its settings are unknown, never taken for the defaults.
+        parse_error: the one problem of bytes that do not parse (not UTF-8, not TOML,
+            nested too deep); empty when they parse.
+    """
+
+    data: bytes | None
+    file: str
+    parsed: dict[str, Any] | None = None
+    unreadable: InputError | None = None
+    parse_error: list[KistoreError] = field(default_factory=list)
+
+    @classmethod
+    def from_bytes(cls, data: bytes | None, file: str) -> Settings:
+        """Parse the bytes of a ``kistore.toml`` (None: no file, the default settings).
+
+        Never raises: a parse error is kept (:attr:`parse_error`).
+        """
+        try:
+            return cls(data, file, parse_settings(data or b"", file=file))
+        except InputError as e:
+            return cls(data, file, parse_error=list(e.problems))
+
+    @classmethod
+    def not_regular(cls, error: InputError, file: str) -> Settings:
+        """Return the settings of a ``kistore.toml`` that is not a regular file (``error``)."""
+        return cls(None, file, unreadable=error)
+
+    def limits_per_key(self) -> tuple[Limits, list[KistoreError]]:
+        """Return ``[limits]`` with each bad key at its default, and the problems.
+
+        Returns:
+            ``(limits, problems)``: one problem per bad key (JSON Pointer ``/limits/KEY``),
+            or the parse error with every limit at its default; no problem: the limits.
+
+        Raises:
+            InputError: the file is not a regular file (:attr:`unreadable`).
+        """
+        if self.unreadable is not None:
+            raise self.unreadable
+        if self.parsed is None:
+            return Limits(), list(self.parse_error)
+        limits, problems = Limits.from_toml_per_key(self.parsed.get("limits"), file=self.file)
+        return limits, list(problems)
+
+    def limits(self) -> Limits:
+        """Return ``[limits]``, refusing a bad file.
+
+        Raises:
+            InputError: not a regular file, not UTF-8 TOML, or one bad key of ``[limits]``.
+            MultipleErrors: several bad keys (an ``InputError`` each).
+        """
+        limits, problems = self.limits_per_key()
+        if len(problems) > 1:
+            raise MultipleErrors(problems)
+        if problems:
+            raise problems[0]
+        return limits
+
+    def valid_limits(self) -> Limits | None:
+        """Return ``[limits]``, or None when the file is not regular, not TOML or a key is bad."""
+        try:
+            return self.limits()
+        except (InputError, MultipleErrors):
+            return None
+
+    def limit_problems(self) -> list[KistoreError]:
+        """Return every problem :meth:`limits` would raise (not a regular file included)."""
+        try:
+            return self.limits_per_key()[1]
+        except InputError as e:
+            return list(e.problems)
+
+    def other_problems(self) -> list[tuple[InputError, str]]:
+        """Return what else is wrong in a file that parses, each with its fix.
+
+        Per table kistore does not read (:func:`kistore.core.settings.unknown_tables`),
+        then ``[store] version`` (:func:`kistore.core.settings.store_problems`), then
+        ``[cite]`` as ``kistore cite`` refuses it (:func:`kistore.core.settings.
+        cite_problems`). A file that does not parse, or is not a regular file: empty
+        (:meth:`limit_problems` says so).
+
+        Returns:
+            ``(problem, kind)`` pairs, ``kind`` one of ``table``, ``store``, ``cite``.
+        """
+        if self.parsed is None:
+            return []
+        return [*((p, "table") for p in unknown_tables(self.parsed, file=self.file)),
+                *((p, "store") for p in store_problems(self.parsed, file=self.file)),
+                *((p, "cite") for p in cite_problems(self.parsed, file=self.file))]
+
+
+    def refuse_other_version(self, command: str) -> None:
+        """Refuse a write into a store whose ``[store] version`` this kistore does not write.
+
+        Args:
+            command: the command as the message names it (``kistore add``).
+
+        Raises:
+            StoreStateError: ``[store] version`` is not
+                :data:`kistore.core.settings.STORE_VERSION` (or not an integer): the
+                message names the file, the version found and this kistore's, and says to
+                upgrade kistore; nothing was written.
+        """
+        if self.parsed is None:
+            return
+        for problem in store_problems(self.parsed, file=self.file):
+            raise StoreStateError(f"{problem.message}: {command} refuses to write; "
+                                  f"{STORE_FIX}; nothing was written", file=self.file,
+                                  pointer=problem.pointer)
+
+
+def parse_settings(data: bytes, *, file: str) -> dict[str, Any]:
+    """Parse the bytes of a ``kistore.toml`` (empty bytes: no settings).
+
+    Raises:
+        InputError: the bytes are not UTF-8, or not TOML, or arrays or inline tables nest
+            deeper than Python's TOML parser reads (a few hundred levels: it recurses; the
+            error names the line and column where the nesting is deepest).
+    """
+    # Lazy: tomllib (~4 ms of start-up) only where kistore.toml is read: a warm query never.
+    import tomllib
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"not UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start}); save it "
+                         "as UTF-8", file=file) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"not valid TOML: {e}", file=file) from None
+    except RecursionError:  # a value of 3,000 "[": a bad file, never a crash
+        depth, line, column = _deepest_nesting(text)
+        raise InputError(
+            f"not valid TOML for kistore: arrays or inline tables nest {depth} levels deep, "
+            "deeper than Python's TOML parser reads (a few hundred levels); flatten the value",
+            file=file, line=line, column=column) from None
+
+
+def _deepest_nesting(text: str) -> tuple[int, int, int]:
+    """Return ``(depth, line, column)``: how deep ``[``/``{`` nest in TOML ``text``, where.
+
+    The line and column (1-based) are those of the bracket first opening the deepest level.
+    Brackets inside strings (basic, literal, multi-line) and comments are not counted; a
+    table header (``[table]``, ``[[array]]``) counts while it is open, as shallow as it is.
+    Only an error message depends on it: :func:`parse_settings` after a ``RecursionError``.
+    """
+    depth = deepest = 0
+    line, line_start, where = 1, 0, (1, 1)
+    at, end = 0, len(text)
+    while at < end:
+        c = text[at]
+        if c in "\"'":
+            close = c * 3 if text.startswith(c * 3, at) else c
+            at += len(close)
+            while at < end and not text.startswith(close, at):
+                if text[at] == "\n":
+                    line, line_start = line + 1, at + 1
+                at += 2 if text[at] == "\\" and c == '"' and text[at + 1:at + 2] != "\n" else 1
+            at += len(close)
+            continue
+        if c == "#":
+            at = text.find("\n", at)
+            if at == -1:
+                break
+            continue
+        if c == "\n":
+            line, line_start = line + 1, at + 1
+        elif c in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, where = depth, (line, at - line_start + 1)
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+        at += 1
+    return deepest, *where
