@@ -339,6 +339,9 @@ def _check_index(ctx: StoreContext, at: str, as_json: bool) -> None:
             if found.kept_tree != found.tree:
                 behind.append(f"its query rows describe tree {found.kept_tree}, {at}'s is "
                               f"{found.tree}: any query (`kistore ls`) updates them")
+            elif any(d.stale and not d.table.startswith("names") for d in found.differences):
+                behind.append("its query rows were made under other [limits] of "
+                              "kistore.toml: any query (`kistore ls`) reads them again")
             if any(d.stale and d.table.startswith("names") for d in found.differences):
                 behind.append("a store directory changed since its names were read: the "
                               "next lookup by name (`kistore show KIND/NAME`, `kistore "

@@ -13,7 +13,8 @@ any two builds of the same rows):
   checked) and its listing columns (``ls``: the row's own digest bytes and ``lseal``)
   checked too; compared field by field as :class:`~.records.Record` s (a run's comparison
   key, key object, hardware, role, project; a spec key by key);
-* ``skipped`` -- the manifests of the tree left out, and why;
+* ``skipped`` -- the manifests of the tree left out, and why (past a limit of
+  ``kistore.toml``, not canonical, refused by their schema);
 * ``names`` -- ``KIND/NAME -> digest`` (:mod:`.names`) of the scope ``reindex`` rebuilds
   (the work tree; ``HEAD`` in a bare repository), and of the ``commit`` scope (the last
   commit a lookup ``--at REV`` read) against the git trees its shard rows name.
@@ -28,7 +29,8 @@ to.
 
 A difference is *stale* when the kept index is behind git, which it catches up with by
 itself at the next query: its query rows describe another tree than the one asked
-(``git reset``, ``checkout`` or ``pull`` since the last query), or a name's shard
+(``git reset``, ``checkout`` or ``pull`` since the last query) or were made under other
+``[limits]`` (``kistore.toml`` changed since), or a name's shard
 directory changed since the names last read it. Any other difference means the index
 holds what it believes current and is not: a bug, or an edit from outside kistore.
 """
@@ -52,6 +54,7 @@ from ..git.treediff import subtree
 from . import _database as database
 from . import _rows as rows
 from ._database import FORMAT, Damaged, Progress, seal
+from .catalog import limit_key
 from .index import Index
 from .names import _COLUMNS, SUMMARY, NameIndex, name_key
 from .records import Record
@@ -188,7 +191,9 @@ def _open_kept(path: Path) -> sqlite3.Connection:
     database.hold_shared(path)  # a rebuild (which replaces the file) waits for us
     uri = f"file:{urllib.parse.quote(str(path))}?mode=ro"
     conn = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
-    conn.execute("BEGIN")  # one snapshot: a writer meanwhile is not half seen
+    conn.execute("BEGIN")  # one snapshot, taken now: a writer meanwhile is not half seen
+    with contextlib.suppress(sqlite3.DatabaseError):  # not SQLite: the comparison says so
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     return conn
 
 
@@ -227,18 +232,25 @@ def _compare(store: IndexedStore, path: Path, kept: sqlite3.Connection,
         return Comparison(path, tree, kept_tree, scope, counts, [Difference(
             "index", str(path), "", "format", _text(version[1] if version else None),
             _text(FORMAT), False)])
-    stale = kept_tree != tree
+    behind = kept_tree != tree  # git moved since the last query: it catches up
     fresh_records, _ = _records(fresh)
     kept_records, untrusted = _records(kept)
     counts["records"] = len(fresh_records)
-    found += [d._replace(stale=False) for d in untrusted]
-    found += _records_differ(kept_records, fresh_records, stale)
+    found += untrusted
+    found += _records_differ(kept_records, fresh_records, behind)
     fresh_skipped, _ = _skipped(fresh)
     kept_skipped, untrusted = _skipped(kept)
     counts["skipped"] = len(fresh_skipped)
     found += untrusted
-    found += _plain_differ("skipped", kept_skipped, fresh_skipped, stale,
+    found += _plain_differ("skipped", kept_skipped, fresh_skipped, behind,
                            ("path", "problem"))
+    # rows made under other [limits] (kistore.toml changed; none recorded: an add moved
+    # it): the next query reads again what either side leaves out past a limit
+    if any(_meta(kept, key) != _meta(fresh, key) for key in ("limit", "values")):
+        again = {d for d, (_, why) in (*kept_skipped.items(), *fresh_skipped.items())
+                 if limit_key(why) is not None}
+        found = [d._replace(stale=True) if d.digest in again and d.field != "seal" else d
+                 for d in found]
     fresh_names, _ = _names(fresh, scope)
     kept_names, untrusted = _names(kept, scope)
     counts["names"] = len(fresh_names)

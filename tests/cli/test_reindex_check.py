@@ -259,3 +259,22 @@ def test_a_file_that_is_not_an_index_differs(runner, store_path):
     assert result.exit_code == 1
     assert result.stdout.splitlines()[1].startswith(
         f"index {store_path}/.git/kistore/index.sqlite: file: the index holds \"not an index: ")
+
+
+def test_rows_made_under_other_limits_are_stale_until_a_query(runner, store_path):
+    added(runner, store_path, "--commit")
+    settings = store_path / "kistore.toml"
+    settings.write_text(settings.read_text().replace("[limits]", "[limits]\nstring-length = 5",
+                                                     1))
+    result = check(runner, store_path, "--json")
+    assert result.exit_code == 1
+    found = json.loads(result.stdout)
+    assert found["stale"] is True and found["tree"] == found["indexTree"]
+    assert {(d["table"], d["digest"], d["field"]) for d in found["differences"]} == {
+        *(("records", d, "row") for d in (RUN, ENV, digest_of(DOCS["protocol"]))),
+        *(("skipped", d, "row") for d in (RUN, ENV, digest_of(DOCS["protocol"])))}
+    assert check(runner, store_path).stdout.splitlines()[-1] == (
+        "the index is behind git (its query rows were made under other [limits] of "
+        "kistore.toml: any query (`kistore ls`) reads them again), or run `kistore reindex`")
+    assert run(runner, store_path, "ls").exit_code == 0
+    assert check(runner, store_path).exit_code == 0
