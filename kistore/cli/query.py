@@ -234,7 +234,7 @@ def reindex(ctx: StoreContext, at: str, check: bool, as_json: bool) -> None:
     itself), 2 when there is no index yet or no store.
 
     \b
-    Examples:
+    Example:
       kistore reindex
       kistore reindex --check
       kistore reindex --check --json | jq '.differences[] | .table + " " + .name'
