@@ -278,3 +278,34 @@ def test_rows_made_under_other_limits_are_stale_until_a_query(runner, store_path
         "kistore.toml: any query (`kistore ls`) reads them again), or run `kistore reindex`")
     assert run(runner, store_path, "ls").exit_code == 0
     assert check(runner, store_path).exit_code == 0
+
+
+def test_an_index_grown_by_two_adds_agrees_though_its_dictionary_differs(runner, store_path,
+                                                                         tmp_path):
+    """Rows compressed with another dictionary than a fresh build's are decoded, not
+    compared as bytes: the first add's manifest chose the kept index's dictionary."""
+    first = tmp_path / "protocol.json"
+    first.write_text(json.dumps(DOCS["protocol"]))
+    assert run(runner, store_path, "add", "--commit", str(first)).exit_code == 0
+    added(runner, store_path, "--commit")
+    with kept(store_path) as conn:
+        before = conn.execute("SELECT bytes FROM dictionary").fetchone()[0]
+    result = check(runner, store_path, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["counts"]["records"] == 3
+    assert run(runner, store_path, "reindex").exit_code == 0
+    with kept(store_path) as conn:
+        assert conn.execute("SELECT bytes FROM dictionary").fetchone()[0] != before
+    with kept(store_path) as conn:  # and a forged row is still told apart from the others
+        conn.execute("UPDATE digests SET digest = ?, seal = ? WHERE digest = ?",
+                     (b"\1" * 32, database.seal((999, b"\1" * 32)), bytes.fromhex(ENV[7:])))
+    result = check(runner, store_path)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    env_name = f"ExecutionEnvironment/{DOCS['environment']['metadata']['name']}"
+    assert lines[1] == (f"records sha256:{'01' * 32} {env_name}: the index's row cannot be "
+                        'trusted: "its listing digest differs from its digest"')
+    assert lines[2].startswith(f"records {RUN} {RUN_NAME}: the index's row cannot be trusted: "
+                               '"a row that does not match its seal: ')  # it names the env
+    assert lines[3].startswith(f"records {ENV} {env_name}: missing from the index; the store "
+                               f'gives {{"hardware":"{PRODUCT}"')
