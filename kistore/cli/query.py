@@ -282,9 +282,12 @@ def _check_index(ctx: StoreContext, at: str, as_json: bool) -> None:
 
     Raises:
         click.exceptions.Exit: 1 when they differ; 2 when it cannot run (no store, no
-            commit ``at``, no index yet), after saying why on stderr.
+            commit ``at``, no index yet, a ``.git`` it cannot write the fresh build in, an
+            index locked past SQLite's timeout), after saying why on stderr.
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    import sqlite3
+
     from ..core.errors import KistoreError, shorten
     from ..index.agree import compare, kept_index
     from ..index.index import count_objects
@@ -302,6 +305,12 @@ def _check_index(ctx: StoreContext, at: str, as_json: bool) -> None:
     except KistoreError as e:  # nothing to compare: a usage-like failure (exit 2)
         for problem in e.problems:
             click.echo(f"error: {problem.format()}", err=True)
+        raise click.exceptions.Exit(2) from None
+    except (OSError, sqlite3.OperationalError) as e:  # e.g. a read-only .git: cannot run
+        where = f"{e.filename}: " if isinstance(e, OSError) and e.filename else ""
+        click.echo(f"error: {where}cannot check the index here ({e}); the fresh build is "
+                   "written under .git/kistore/ and deleted after: run it where .git is "
+                   "writable", err=True)
         raise click.exceptions.Exit(2) from None
     where = "work tree" if found.scope == "work" else "HEAD"
     if as_json:

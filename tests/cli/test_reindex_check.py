@@ -309,3 +309,22 @@ def test_an_index_grown_by_two_adds_agrees_though_its_dictionary_differs(runner,
                                '"a row that does not match its seal: ')  # it names the env
     assert lines[3].startswith(f"records {ENV} {env_name}: missing from the index; the store "
                                f'gives {{"hardware":"{PRODUCT}"')
+
+
+def test_a_git_dir_it_cannot_write_is_said_and_exits_2(runner, store_path, monkeypatch):
+    """A read-only .git (as root, a chmod does not stop writes: the refusal is simulated)."""
+    from kistore.index import agree
+
+    added(runner, store_path)
+    top = store_path / ".git" / "kistore"
+
+    def refuse(prefix, dir):
+        raise PermissionError(13, "Permission denied", str(Path(dir) / f"{prefix}x"))
+
+    monkeypatch.setattr(agree.tempfile, "mkdtemp", refuse)
+    result = check(runner, store_path)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (  # after the progress bar's label
+        f"error: {top}/check-x: cannot check the index here ([Errno 13] Permission denied: "
+        f"'{top}/check-x'); the fresh build is written under .git/kistore/ and deleted after: "
+        "run it where .git is writable")
