@@ -9,10 +9,12 @@ row, never by bytes (ids, the compression dictionary and the order of rows diffe
 any two builds of the same rows):
 
 * ``records`` -- the query rows (what ``rank``, ``compare``, ``show`` and ``ls`` read):
-  every row decoded as a query decodes it (:meth:`._rows.Codec.decode_all`, its seal
-  checked) and its listing columns (``ls``: the row's own digest bytes and ``lseal``)
-  checked too; compared field by field as :class:`~.records.Record` s (a run's comparison
-  key, key object, hardware, role, project; a spec key by key);
+  every kept row checked against its seal and its listing columns (``ls``: the row's own
+  digest bytes and ``lseal``); a row whose stored values, every id resolved, equal the
+  fresh row's under one compression dictionary decodes to the same record; any other is
+  decoded as a query decodes it (:meth:`._rows.Codec.decode_all`) and compared field by
+  field as a :class:`~.records.Record` (a run's comparison key, key object, hardware,
+  role, project; a spec key by key);
 * ``skipped`` -- the manifests of the tree left out, and why (past a limit of
   ``kistore.toml``, not canonical, refused by their schema);
 * ``names`` -- ``KIND/NAME -> digest`` (:mod:`.names`) of the scope ``reindex`` rebuilds
