@@ -288,6 +288,7 @@ def _check_index(ctx: StoreContext, at: str, as_json: bool) -> None:
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     import sqlite3
 
+    # Lazy: as above (the index and its errors load with the store).
     from ..core.errors import KistoreError, shorten
     from ..index.agree import compare, kept_index
     from ..index.index import count_objects
