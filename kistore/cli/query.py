@@ -209,9 +209,12 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
 @click.command()
 @click.option("--at", "at", metavar="REV", default="HEAD", show_default=True,
               help="Index this commit's tree.")
+@click.option("--check", is_flag=True,
+              help="Write nothing: compare the kept index with what a rebuild would hold, "
+                   "and print each difference (exit 0: they agree, 1: they differ).")
 @JSON
 @pass_ctx
-def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
+def reindex(ctx: StoreContext, at: str, check: bool, as_json: bool) -> None:
     """Rebuild the derived SQLite index under .git/kistore/ from scratch.
 
     Rebuilds the query rows of a commit's tree and the names (KIND/NAME -> digest) of the
@@ -222,10 +225,23 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
     schema refuses, KI104) are left out of the query rows and listed, as every query then
     warns.
 
+    With --check nothing of the index is written: what a rebuild would hold is built
+    into a temporary file under .git/kistore/ (deleted after) and compared with the kept
+    index row by row, by content: the query rows, the skipped list and the names (of the
+    work tree, and of the last commit read with --at). Each difference names its table,
+    digest and KIND/NAME, what the index holds and what the store gives; exit 1 when
+    there is any (a "stale" one: git moved since the last query, which catches up by
+    itself), 2 when there is no index yet or no store.
+
     \b
     Example:
       kistore reindex
+      kistore reindex --check
+      kistore reindex --check --json | jq '.differences[] | .table + " " + .name'
     """
+    if check:
+        _check_index(ctx, at, as_json)
+        return
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..index.index import Index, count_objects
 
@@ -255,6 +271,100 @@ def reindex(ctx: StoreContext, at: str, as_json: bool) -> None:
             click.echo(f"skipped {path}: {why}")
         if names is not None:
             click.echo(f"names: {names} ({'work tree' if store.root else 'HEAD'})")
+
+
+_SHOWN = 160
+"""Characters of a value a difference line shows (``--json`` gives it whole)."""
+
+
+def _check_index(ctx: StoreContext, at: str, as_json: bool) -> None:
+    """``kistore reindex --check``: compare the kept index with a fresh build; exit 0, 1 or 2.
+
+    Raises:
+        click.exceptions.Exit: 1 when they differ; 2 when it cannot run (no store, no
+            commit ``at``, no index yet, a ``.git`` it cannot write the fresh build in, an
+            index locked past SQLite's timeout), after saying why on stderr.
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    import sqlite3
+
+    # Lazy: as above (the index and its errors load with the store).
+    from ..core.errors import KistoreError, shorten
+    from ..index.agree import compare, kept_index
+    from ..index.index import count_objects
+
+    try:
+        store = ctx.store()
+        tree = store.commit(at).tree
+        kept_index(store.git_dir)  # before the bar: nothing to build for
+        total = count_objects(store.repo, tree)
+        # one bar: the manifests indexed, then the object files named (as reindex's two)
+        with click.progressbar(length=2 * total, label="checking", show_pos=True,
+                               file=sys.stderr) as bar:
+            found = compare(store, tree, store.view(), progress=bar.update,
+                            naming=bar.update)
+    except KistoreError as e:  # nothing to compare: a usage-like failure (exit 2)
+        for problem in e.problems:
+            click.echo(f"error: {problem.format()}", err=True)
+        raise click.exceptions.Exit(2) from None
+    except (OSError, sqlite3.OperationalError) as e:  # e.g. a read-only .git: cannot run
+        where = f"{e.filename}: " if isinstance(e, OSError) and e.filename else ""
+        click.echo(f"error: {where}cannot check the index here ({e}); the fresh build is "
+                   "written under .git/kistore/ and deleted after: run it where .git is "
+                   "writable", err=True)
+        raise click.exceptions.Exit(2) from None
+    where = "work tree" if found.scope == "work" else "HEAD"
+    if as_json:
+        emit_json({"path": str(found.path), "agrees": found.agrees, "stale": found.stale,
+                   "tree": found.tree, "indexTree": found.kept_tree, "names": where,
+                   "counts": found.counts,
+                   "differences": [{"table": d.table, "digest": d.digest, "name": d.name,
+                                    "field": d.field, "index": d.in_index, "store": d.in_store,
+                                    "stale": d.stale} for d in found.differences]})
+    elif found.agrees:
+        counts = found.counts
+        click.echo(f"the index {found.path} agrees with the store: {counts['records']} query "
+                   f"rows of tree {found.tree} ({at}), {counts['skipped']} skipped, "
+                   f"{counts['names']} names ({where}), {counts['commit names']} names of "
+                   "the last commit read with --at")
+    else:
+        lines = [f"the index {found.path} differs from the store in "
+                 f"{len(found.differences)} row(s):"]
+        for d in found.differences:
+            label = f"{d.table} {d.digest}" + (f" {d.name}" if d.name else "")
+            if d.field == "seal":
+                says = f"the index's row cannot be trusted: {shorten(d.in_index or '', _SHOWN)}"
+            elif d.in_index is None:
+                says = ("missing from the index; the store gives "
+                        f"{shorten(d.in_store or '', _SHOWN)}")
+            elif d.in_store is None:
+                says = (f"in the index, not in the store (a fresh build): "
+                        f"{shorten(d.in_index, _SHOWN)}")
+            else:
+                says = (f"{d.field}: the index holds {shorten(d.in_index, _SHOWN)}, the store "
+                        f"gives {shorten(d.in_store, _SHOWN)}")
+            lines.append(f"{label}: {says}" + (" (stale)" if d.stale else ""))
+        if found.stale:
+            behind = []
+            if found.kept_tree != found.tree:
+                behind.append(f"its query rows describe tree {found.kept_tree}, {at}'s is "
+                              f"{found.tree}: any query (`kistore ls`) updates them")
+            elif any(d.stale and not d.table.startswith("names") for d in found.differences):
+                behind.append("its query rows were made under other [limits] of "
+                              "kistore.toml: any query (`kistore ls`) reads them again")
+            if any(d.stale and d.table.startswith("names") for d in found.differences):
+                behind.append("a store directory changed since its names were read: the "
+                              "next lookup by name (`kistore show KIND/NAME`, `kistore "
+                              "add`) reads them again")
+            lines.append(f"the index is behind git ({'; '.join(behind)}), or run `kistore "
+                         "reindex`")
+        else:
+            lines.append("run `kistore reindex` to rebuild it from the store (deleting "
+                         f"{found.path} loses nothing); unless the file was edited outside "
+                         "kistore, this is a bug in kistore: please report what this prints")
+        click.echo("\n".join(lines))
+    if not found.agrees:
+        raise click.exceptions.Exit(1)
 
 
 COMMANDS: list[click.Command] = [rank, compare, ls, reindex]

@@ -10,7 +10,8 @@ Modules: :mod:`._database` (the file, its tables, lock, connection and seals), :
 :mod:`.catalog` (what queries read), :mod:`._worktree`, :mod:`._fresh` and :mod:`.warm` (the
 work tree overlaid on ``HEAD``'s rows), :mod:`.freshness` (stat keys, the racy window),
 :mod:`.interfaces` (what the index asks of the store layer above it), :mod:`.checked`
-(documents already checked against their schema, by their bytes).
+(documents already checked against their schema, by their bytes), :mod:`.agree` (the kept
+file compared with a fresh build: ``kistore reindex --check``).
 """
 
 from typing import TYPE_CHECKING

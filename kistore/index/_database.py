@@ -342,6 +342,24 @@ def disconnect() -> None:
         _SHARED.discard(key)
 
 
+def discard(path: Path) -> None:
+    """Close this process's connection to the file at ``path`` and let its lock go.
+
+    For a file of this process's own that it is about to delete (``reindex --check``'s
+    fresh build, :mod:`.agree`); the files themselves are the caller's to delete.
+    """
+    key = str(path)
+    known = _CONNECTIONS.pop(key, None)
+    if known is not None:
+        with contextlib.suppress(sqlite3.Error):
+            known[0].close()
+    lock = _LOCKS.pop(key, None)
+    if lock is not None:
+        lock.close()  # closing the open file lets its flock go
+    _SHARED.discard(key)
+    _EXCLUSIVE.discard(key)
+
+
 def reset_reason(path: Path) -> str | None:
     """Return why this process started the file at ``path`` again (None: it did not)."""
     return _RESET_WHY.get(str(path))

@@ -1,0 +1,330 @@
+"""``kistore reindex --check``: the kept index compared with a fresh build, row by row."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+import rfc8785
+
+from kistore.cli import main
+from kistore.index import _database as database
+from kistore.index import _rows as rows
+from kistore.index.names import _row
+from kistore.store import Store
+
+from ..conftest import BUNDLE, DATA, git, requires_data
+
+DOCS = json.loads(BUNDLE.read_text())
+
+
+def digest_of(doc: dict) -> str:
+    """The manifest's digest, computed here: SHA-256 of RFC 8785 bytes (rfc8785 package)."""
+    body = {k: doc[k] for k in ("apiVersion", "kind", "spec")}
+    return "sha256:" + hashlib.sha256(rfc8785.dumps(body)).hexdigest()
+
+
+RUN = digest_of(DOCS["run"])
+ENV = digest_of(DOCS["environment"])
+RUN_NAME = f"BenchmarkRun/{DOCS['run']['metadata']['name']}"
+PRODUCT = DOCS["environment"]["spec"]["hardware"]["product"]
+
+
+def run(runner, root: Path, *args: str):
+    return runner.invoke(main, ["--store", str(root), *args])
+
+
+def check(runner, root: Path, *args: str):
+    database.disconnect()  # as a fresh process: no connection of an earlier command kept
+    return run(runner, root, "reindex", "--check", *args)
+
+
+def kept(root: Path) -> sqlite3.Connection:
+    database.disconnect()
+    return sqlite3.connect(root / ".git" / "kistore" / "index.sqlite", isolation_level=None)
+
+
+def follow(runner, root: Path) -> None:
+    """What brings a kept index in step with git: a query, and a lookup by name."""
+    assert run(runner, root, "ls").exit_code == 0
+    assert run(runner, root, "show", RUN_NAME).exit_code in (0, 1)  # 1: no such name here
+
+
+def added(runner, root: Path, *args: str) -> Path:
+    result = run(runner, root, "add", "--allow-dangling", *args, str(BUNDLE))
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def test_digests_computed_here_are_the_published_ones():
+    assert (RUN, ENV) == ("sha256:384a96d0ed68745873c797f08184670795010f215daabb29f4d68b69757854f6",
+                          "sha256:f304afb2fedab4bbeadf8ac36a990ff517ab6e824dfe5a3ee0fe46259ff5e39f")
+
+
+def test_an_index_after_add_agrees(runner, store_path):
+    added(runner, store_path)
+    result = check(runner, store_path)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"the index {store_path}/.git/kistore/index.sqlite agrees "
+                                    "with the store: 0 query rows of tree ")
+    assert "3 names (work tree)" in result.stdout
+    assert not list((store_path / ".git" / "kistore").glob("check-*"))  # the build is gone
+
+
+def test_an_index_after_add_commit_agrees_without_a_query(runner, store_path):
+    added(runner, store_path, "--commit")
+    result = check(runner, store_path, "--json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    head = git(store_path, "rev-parse", "HEAD^{tree}").strip()
+    assert found["agrees"] is True and found["tree"] == found["indexTree"] == head
+    assert found["counts"] == {"records": 3, "skipped": 0, "names": 3, "commit names": 0}
+    assert found["differences"] == []
+
+
+@requires_data
+def test_an_index_after_import_agrees(runner, store_path):
+    board = DATA / "sol-execbench/leaderboard/kernel-121/leaderboard-snapshot.json"
+    result = run(runner, store_path, "import", "--commit", "sol-execbench", str(board))
+    assert result.exit_code == 0, result.output
+    result = check(runner, store_path, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["counts"]["records"] == 33  # 15 runs, 15 impls, 3 more
+
+
+def test_a_deleted_query_row_is_named(runner, store_path):
+    added(runner, store_path, "--commit")
+    with kept(store_path) as conn:
+        conn.execute("DELETE FROM records WHERE id = (SELECT id FROM digests WHERE digest = ?)",
+                     (bytes.fromhex(RUN[7:]),))
+    result = check(runner, store_path)
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].endswith("differs from the store in 1 row(s):")
+    assert lines[1].startswith(f"records {RUN} {RUN_NAME}: missing from the index; the store "
+                               'gives {"comparison_key":')
+    assert lines[2].startswith("run `kistore reindex` to rebuild it from the store")
+    assert run(runner, store_path, "reindex").exit_code == 0
+    assert check(runner, store_path).exit_code == 0
+
+
+def test_an_edited_query_row_is_named_sealed_or_not(runner, store_path):
+    added(runner, store_path, "--commit")
+    with kept(store_path) as conn:
+        conn.execute("UPDATE records SET hardware = 'NVIDIA H200' WHERE id = "
+                     "(SELECT id FROM digests WHERE digest = ?)", (bytes.fromhex(RUN[7:]),))
+    result = check(runner, store_path)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[1] == (
+        f"records {RUN} {RUN_NAME}: the index's row cannot be trusted: "
+        '"it does not match its listing seal"')
+    # the same edit with both seals recomputed, as someone who read kistore's code would
+    with kept(store_path) as conn:
+        row = conn.execute(f"{rows.SELECT} WHERE r.id = {rows.DIGEST_ID}",
+                           (bytes.fromhex(RUN[7:]),)).fetchone()
+        values = row[:12]
+        conn.execute("UPDATE records SET seal = ?, lseal = ? WHERE id = "
+                     "(SELECT id FROM digests WHERE digest = ?)",
+                     (rows.record_seal(values), rows._list_seal(values), bytes.fromhex(RUN[7:])))
+    result = check(runner, store_path, "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["differences"] == [{
+        "table": "records", "digest": RUN, "name": RUN_NAME, "field": "hardware",
+        "index": '"NVIDIA H200"', "store": json.dumps(PRODUCT), "stale": False}]
+    assert PRODUCT != "NVIDIA H200"
+
+
+def test_extra_rows_are_named(runner, store_path):
+    added(runner, store_path, "--commit")
+    ghost = hashlib.sha256(b"no such manifest").hexdigest()
+    with kept(store_path) as conn:
+        conn.execute("INSERT INTO names VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     _row("work", ghost, "1", "2", "Workload", "ghost"))
+        values = (f"sha256:{ghost}", "store/objects/sha256/x", "made up")
+        conn.execute("INSERT INTO skipped VALUES (?, ?, ?, ?)", (*values, database.seal(values)))
+    result = check(runner, store_path)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[1:3] == [
+        f"names (work) sha256:{ghost} Workload/ghost: in the index, not in the store (a fresh "
+        'build): "Workload/ghost"',
+        f"skipped sha256:{ghost} store/objects/sha256/x: in the index, not in the store (a "
+        'fresh build): {"path":"store/objects/sha256/x","problem":"made up"}']
+
+
+def test_an_edited_name_row_is_named(runner, store_path):
+    added(runner, store_path)
+    with kept(store_path) as conn:
+        conn.execute("UPDATE names SET name = 'renamed' WHERE digest = ?", (ENV[7:],))
+    result = check(runner, store_path)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[1] == (
+        f"names (work) {ENV} ExecutionEnvironment/renamed: the index's row cannot be trusted: "
+        '"does not match its seal"')
+
+
+def test_a_stale_index_after_reset_hard_is_named_until_a_query(runner, store_path):
+    added(runner, store_path, "--commit")
+    git(store_path, "reset", "-q", "--hard", "HEAD~1")  # the index still describes the add
+    result = check(runner, store_path)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert f"records {RUN} {RUN_NAME}: in the index, not in the store (a fresh build): " \
+        '{"comparison_key":' in "\n".join(lines)
+    assert all(line.endswith("(stale)") for line in lines[1:-1]) and len(lines) == 2 + 6
+    head = git(store_path, "rev-parse", "HEAD^{tree}").strip()
+    assert lines[-1] == (
+        "the index is behind git (its query rows describe tree "
+        f"{git(store_path, 'rev-parse', 'HEAD@{1}^{tree}').strip()}, HEAD's is {head}: any "
+        "query (`kistore ls`) updates them; a store directory changed since its names were "
+        "read: the next lookup by name (`kistore show KIND/NAME`, `kistore add`) reads them "
+        "again), or run `kistore reindex`")
+    assert run(runner, store_path, "ls").exit_code == 0  # the query rows follow
+    found = json.loads(check(runner, store_path, "--json").stdout)
+    assert {d["table"] for d in found["differences"]} == {"names (work)"}
+    assert run(runner, store_path, "show", RUN_NAME).exit_code == 1  # no such name: read
+    assert check(runner, store_path).exit_code == 0
+
+
+def test_checkout_of_another_branch_and_pull_keep_it_in_step(runner, store_path, tmp_path):
+    git(store_path, "checkout", "-q", "-b", "other")
+    added(runner, store_path, "--commit")
+    assert check(runner, store_path).exit_code == 0
+    git(store_path, "checkout", "-q", "main")
+    follow(runner, store_path)
+    result = check(runner, store_path)
+    assert result.exit_code == 0, result.output
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(store_path), str(clone))
+    follow(runner, clone)
+    git(store_path, "merge", "-q", "--ff-only", "other")
+    git(clone, "pull", "-q", "--ff-only")
+    follow(runner, clone)
+    result = check(runner, clone, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["counts"]["records"] == 3
+
+
+def test_a_bare_repository_is_checked_at_head(runner, store_path, tmp_path):
+    added(runner, store_path, "--commit")
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(store_path), str(bare))
+    assert run(runner, bare, "reindex").exit_code == 0
+    result = check(runner, bare)
+    assert result.exit_code == 0, result.output
+    assert "3 names (HEAD)" in result.stdout
+
+
+def test_the_commit_scope_is_checked_against_its_trees(runner, store_path):
+    added(runner, store_path, "--commit")
+    # what a lookup by name at a commit does in a store without store/names/ (pre-migrate)
+    assert len(Store(store_path).view("HEAD").names()) == 3
+    result = check(runner, store_path, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["counts"]["commit names"] == 3
+    with kept(store_path) as conn:
+        conn.execute("DELETE FROM names WHERE scope = 'commit' AND digest = ?", (RUN[7:],))
+    result = check(runner, store_path)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[1] == (
+        f"names (commit) {RUN} {RUN_NAME}: missing from the index; the store gives "
+        f'"{RUN_NAME}"')
+
+
+def test_no_index_yet_no_store_and_a_bad_revision_exit_2(runner, store_path, tmp_path):
+    result = check(runner, store_path)
+    assert result.exit_code == 2
+    assert result.stderr == (f"error: {store_path}/.git/kistore/index.sqlite: there is no index "
+                             "to check yet; any query (`kistore ls`) or `kistore reindex` "
+                             "builds it\n")
+    assert not (store_path / ".git" / "kistore").exists()
+    nowhere = tmp_path / "nowhere"
+    nowhere.mkdir()
+    result = check(runner, nowhere)
+    assert result.exit_code == 2 and result.stderr.startswith("error: ")
+    assert "Traceback" not in result.output
+    added(runner, store_path)
+    result = check(runner, store_path, "--at", "no-such-rev")
+    assert result.exit_code == 2 and "no-such-rev" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_a_file_that_is_not_an_index_differs(runner, store_path):
+    added(runner, store_path)
+    database.disconnect()
+    (store_path / ".git" / "kistore" / "index.sqlite").write_bytes(b"not sqlite" * 100)
+    result = check(runner, store_path)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[1].startswith(
+        f"index {store_path}/.git/kistore/index.sqlite: file: the index holds \"not an index: ")
+
+
+def test_rows_made_under_other_limits_are_stale_until_a_query(runner, store_path):
+    added(runner, store_path, "--commit")
+    settings = store_path / "kistore.toml"
+    settings.write_text(settings.read_text().replace("[limits]", "[limits]\nstring-length = 5",
+                                                     1))
+    result = check(runner, store_path, "--json")
+    assert result.exit_code == 1
+    found = json.loads(result.stdout)
+    assert found["stale"] is True and found["tree"] == found["indexTree"]
+    assert {(d["table"], d["digest"], d["field"]) for d in found["differences"]} == {
+        *(("records", d, "row") for d in (RUN, ENV, digest_of(DOCS["protocol"]))),
+        *(("skipped", d, "row") for d in (RUN, ENV, digest_of(DOCS["protocol"])))}
+    assert check(runner, store_path).stdout.splitlines()[-1] == (
+        "the index is behind git (its query rows were made under other [limits] of "
+        "kistore.toml: any query (`kistore ls`) reads them again), or run `kistore reindex`")
+    assert run(runner, store_path, "ls").exit_code == 0
+    assert check(runner, store_path).exit_code == 0
+
+
+def test_an_index_grown_by_two_adds_agrees_though_its_dictionary_differs(runner, store_path,
+                                                                         tmp_path):
+    """Rows compressed with another dictionary than a fresh build's are decoded, not
+    compared as bytes: the first add's manifest chose the kept index's dictionary."""
+    first = tmp_path / "protocol.json"
+    first.write_text(json.dumps(DOCS["protocol"]))
+    assert run(runner, store_path, "add", "--commit", str(first)).exit_code == 0
+    added(runner, store_path, "--commit")
+    with kept(store_path) as conn:
+        before = conn.execute("SELECT bytes FROM dictionary").fetchone()[0]
+    result = check(runner, store_path, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["counts"]["records"] == 3
+    assert run(runner, store_path, "reindex").exit_code == 0
+    with kept(store_path) as conn:
+        assert conn.execute("SELECT bytes FROM dictionary").fetchone()[0] != before
+    with kept(store_path) as conn:  # and a forged row is still told apart from the others
+        conn.execute("UPDATE digests SET digest = ?, seal = ? WHERE digest = ?",
+                     (b"\1" * 32, database.seal((999, b"\1" * 32)), bytes.fromhex(ENV[7:])))
+    result = check(runner, store_path)
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    env_name = f"ExecutionEnvironment/{DOCS['environment']['metadata']['name']}"
+    assert lines[1] == (f"records sha256:{'01' * 32} {env_name}: the index's row cannot be "
+                        'trusted: "its listing digest differs from its digest"')
+    assert lines[2].startswith(f"records {RUN} {RUN_NAME}: the index's row cannot be trusted: "
+                               '"a row that does not match its seal: ')  # it names the env
+    assert lines[3].startswith(f"records {ENV} {env_name}: missing from the index; the store "
+                               f'gives {{"hardware":"{PRODUCT}"')
+
+
+def test_a_git_dir_it_cannot_write_is_said_and_exits_2(runner, store_path, monkeypatch):
+    """A read-only .git (as root, a chmod does not stop writes: the refusal is simulated)."""
+    from kistore.index import agree
+
+    added(runner, store_path)
+    top = store_path / ".git" / "kistore"
+
+    def refuse(prefix, dir):
+        raise PermissionError(13, "Permission denied", str(Path(dir) / f"{prefix}x"))
+
+    monkeypatch.setattr(agree.tempfile, "mkdtemp", refuse)
+    result = check(runner, store_path)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (  # after the progress bar's label
+        f"error: {top}/check-x: cannot check the index here ([Errno 13] Permission denied: "
+        f"'{top}/check-x'); the fresh build is written under .git/kistore/ and deleted after: "
+        "run it where .git is writable")
