@@ -21,6 +21,7 @@ This module knows git (pygit2 trees, the index); it is given the git directory.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,9 @@ STAMP = "kistore-in-step"
 """The file, beside :data:`MARKER`, naming the commit and the index file (its stat data)
 that the last ``add --commit`` left in step: while both still match, the index is known
 to be in step with HEAD without reading it (:func:`missing_from_index`)."""
+
+_KEEP = re.compile(r"pack-[0-9a-f]{40,64}\.keep")
+"""A ``.keep`` file's name as :func:`kistore.git.pack.write_kept_objects` makes it."""
 
 MARKER = "kistore-index-pending"
 """The file, in a work tree's own git directory (``.git/``, or ``.git/worktrees/NAME/`` of
@@ -60,21 +64,26 @@ class PendingIndex:
         """Return True when a commit was recorded and not cleared (a commit was cut off)."""
         return self.path.exists()
 
-    def record(self, commit_id: str) -> None:
+    def record(self, commit_id: str, keeps: list[str] | None = None) -> None:
         """Record, before the branch moves to ``commit_id``, that its index is not in place.
 
         Args:
             commit_id: the commit the branch is about to hold (40 hex digits).
+            keeps: the names of its packs' ``.keep`` files (``pack-HEX.keep``), on the
+                commit's line after its id: :meth:`restage` deletes them once HEAD holds
+                the commit (a SIGKILL after the move left them, and with them ``git gc``
+                would never repack those packs).
 
         Raises:
             OSError: the file could not be written (the caller stops before the move).
         """
-        self._write([*self.carried, commit_id] if commit_id not in self.carried
+        line = " ".join([commit_id, *(keeps or [])])
+        self._write([*self.carried, line] if commit_id not in self.carried
                     else self.carried)
 
-    def _write(self, commit_ids: list[str]) -> None:
+    def _write(self, lines: list[str]) -> None:
         scratch = self.path.with_name(MARKER + ".new")
-        scratch.write_text("".join(f"{line}\n" for line in commit_ids), encoding="ascii")
+        scratch.write_text("".join(f"{line}\n" for line in lines), encoding="ascii")
         os.replace(scratch, self.path)  # never a half-written list
 
     def take_back(self) -> None:
@@ -89,9 +98,12 @@ class PendingIndex:
         self.path.unlink(missing_ok=True)
         self.carried = []
 
-    def restage(self, repo: pygit2.Repository, index: Any, root: str | os.PathLike[str]
-                ) -> list[str]:
+    def restage(self, repo: pygit2.Repository, index: Any, root: str | os.PathLike[str],
+                pack_dir: Path | None = None) -> list[str]:
         """Stage again the store files of recorded commits that ``index`` lacks.
+
+        The ``.keep`` files recorded with a commit HEAD contains are deleted from
+        ``pack_dir``: the branch holds their packs' objects now.
 
         A recorded commit that HEAD does not contain (killed before its branch moved, or
         reset away since) is skipped: its files were never committed. A path is staged
@@ -103,6 +115,7 @@ class PendingIndex:
             index: the pygit2 Index, read under git's lock (changed in memory only).
             root: the work tree, where each path's stat data is read
                 (:func:`kistore.git._gitindex.stage`).
+            pack_dir: the repository's ``objects/pack`` (None: no ``.keep`` is deleted).
 
         Returns:
             The paths staged again (``/``-separated, relative to the work tree), sorted;
@@ -112,7 +125,9 @@ class PendingIndex:
             text = self.path.read_text(encoding="ascii")
         except (OSError, UnicodeDecodeError):
             return []
-        self.carried = [line for line in text.split() if len(line) == 40]
+        records = [line.split() for line in text.splitlines()]
+        keeps = {fields[0]: fields[1:] for fields in records if fields and len(fields[0]) == 40}
+        self.carried = list(keeps)
         head = _head(repo)
         if head is None:
             return []
@@ -122,6 +137,9 @@ class PendingIndex:
             if commit is None or not (commit.id == head.id
                                       or repo.descendant_of(head.id, commit.id)):
                 continue
+            for name in keeps[commit_id]:
+                if pack_dir is not None and _KEEP.fullmatch(name):  # a name, never a path
+                    (pack_dir / name).unlink(missing_ok=True)
             parent_tree = commit.parents[0].tree if commit.parents else None
             for path, (_, added) in treediff.changed_files(repo, parent_tree,
                                                            commit.tree).items():

@@ -262,7 +262,7 @@ class BranchCommit:
             if before_move is not None:
                 before_move()
             return self._stage_and_land(blobs, branch, parent, oid, tree, written, message,
-                                        stats)
+                                        stats, keeps)
         finally:
             for keep in keeps:  # the branch holds the objects now, or they are given up
                 keep.unlink(missing_ok=True)
@@ -270,7 +270,8 @@ class BranchCommit:
     def _stage_and_land(self, blobs: dict[str, pygit2.Oid], branch: str,
                         parent: pygit2.Commit | None, oid: pygit2.Oid, tree: pygit2.Oid,
                         written: list[pygit2.Oid], message: str,
-                        stats: Mapping[str, FileStat] | None) -> pygit2.Oid:
+                        stats: Mapping[str, FileStat] | None, keeps: list[Path]
+                        ) -> pygit2.Oid:
         """Stage the files, move the branch and put the index in place: :meth:`run`'s end."""
         repo = self.repo
         # Staging, the move and the bookkeeping are one step for interrupts (Ctrl-C and
@@ -289,7 +290,7 @@ class BranchCommit:
                 update.write()
             try:
                 return self._land(branch, parent, oid, tree, written, message, update,
-                                  pending)
+                                  pending, keeps)
             except BaseException:
                 if pending is not None and not self.landed:
                     with contextlib.suppress(OSError):  # a stale record is skipped anyway
@@ -298,9 +299,13 @@ class BranchCommit:
 
     def _land(self, branch: str, parent: pygit2.Commit | None, oid: pygit2.Oid,
               tree: pygit2.Oid, written: list[pygit2.Oid], message: str,
-              update: gitindex.IndexUpdate | None, pending: PendingIndex | None
-              ) -> pygit2.Oid:
+              update: gitindex.IndexUpdate | None, pending: PendingIndex | None,
+              keeps: list[Path]) -> pygit2.Oid:
         """Move the branch (retrying while its lock is busy), then put the index in place.
+
+        ``keeps`` are the ``.keep`` files of the commit's packs, recorded with it as
+        pending: a SIGKILL after the move skips :meth:`run`'s ``finally`` that deletes them,
+        and the next ``add --commit`` deletes them instead (r70 F15).
 
         A branch that moved to another commit meanwhile is not built on again: the names
         this add checked were checked against the work tree, which holds none of that
@@ -320,7 +325,7 @@ class BranchCommit:
             else:
                 _check_objects(repo, [oid, tree, *written])
                 if pending is not None:  # a SIGKILL after the move leaves it behind
-                    _record(pending, oid)
+                    _record(pending, oid, keeps)
                 if not self._move(branch, parent, oid, message):
                     continue  # its lock is held (another git command): again shortly
             self.landed, self.oid = True, oid
@@ -363,7 +368,8 @@ class BranchCommit:
     def _restage(self, pending: PendingIndex, index: pygit2.Index) -> None:
         """Stage the files of commits cut off before their index landed; say so."""
         assert self.root is not None
-        self.restaged = pending.restage(self.repo, index, self.root)
+        self.restaged = pending.restage(self.repo, index, self.root,
+                                        objects_dir(self.repo) / "pack")
         if self.restaged:
             log.warning(
                 "note: git's index lacked %d store file(s) of commit(s) %s (an earlier "
@@ -510,10 +516,10 @@ class _IndexErrorsExplained(gitindex.IndexUpdate):
                                "updated: run `git reset -q` to bring it in step") from e
 
 
-def _record(pending: PendingIndex, oid: pygit2.Oid) -> None:
+def _record(pending: PendingIndex, oid: pygit2.Oid, keeps: list[Path]) -> None:
     """Record ``oid`` as pending (before the move); a failure stops the commit, said plainly."""
     try:
-        pending.record(str(oid))
+        pending.record(str(oid), [keep.name for keep in keeps])
     except OSError as e:
         raise StoreStateError(f"could not write {pending.path.name} ({e.strerror or e}); "
                               "nothing was committed", file=str(pending.path)) from e

@@ -273,3 +273,29 @@ def test_sigkill_before_the_branch_move_leaves_the_files_uncommitted_and_unstage
     assert again.exit_code == 0, again.output
     assert git(store_path, "rev-parse", "HEAD^").strip() == before
     assert _status(store_path) == []
+
+
+def test_the_keep_files_of_a_bulk_add_killed_after_its_branch_moved_go_with_the_next_add(
+        store_path, kit, tmp_path):
+    # r70 F15: a SIGKILL after the move skipped the add's deletion of its packs' .keep
+    # files, and nothing deleted them later: `git gc` never repacked those packs.
+    from bench.generate import manifests as generated
+
+    source = tmp_path / "bulk.jsonl"
+    source.write_text("".join(json.dumps(d) + "\n" for d in generated(40)))
+    _killed_add(_KILLED_BEFORE_INDEX_RENAME, store_path, source)
+    killed = git(store_path, "rev-parse", "HEAD").strip()
+    pack_dir = store_path / ".git" / "objects" / "pack"
+    keeps = sorted(p.name for p in pack_dir.glob("*.keep"))
+    assert keeps  # the bulk add packed its blobs, each pack kept until the branch held it
+    recorded = (store_path / ".git" / PENDING).read_text().split()
+    assert (recorded[0], sorted(recorded[1:])) == (killed, keeps)
+    (store_path / ".git" / "index.lock").unlink()
+    git(store_path, "reset", "-q")  # the README's recovery
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(kit.workload("gemm", name="after-the-kill")))
+    rerun = _cli(store_path, "add", "--commit", str(other))
+    assert rerun.returncode == 0, rerun.stderr
+    assert list(pack_dir.glob("*.keep")) == []
+    assert not (store_path / ".git" / PENDING).exists()
+    assert _git_may_fail(store_path, "fsck", "--no-dangling").returncode == 0
