@@ -91,7 +91,8 @@ def generator() -> str:
     """Return what writes pages, as a string a page's cache key covers.
 
     ``kistore <version>`` and a SHA-256 over the site package's templates, static files
-    and Python sources: any change to them makes every page be written again.
+    and Python sources, and :mod:`kistore.query.numbers` (which writes the pages' numbers):
+    any change to them makes every page be written again.
     """
     try:
         release = version("kistore")
@@ -104,6 +105,8 @@ def generator() -> str:
         for entry in sorted(base.iterdir(), key=lambda e: e.name):
             if entry.is_file() and entry.name.endswith(suffix):
                 h.update(f"{folder}/{entry.name}\0".encode() + entry.read_bytes() + b"\0")
+    numbers = resources.files("kistore.query").joinpath("numbers.py")
+    h.update(b"query/numbers.py\0" + numbers.read_bytes() + b"\0")
     return f"kistore {release} (site {h.hexdigest()[:12]})"
 
 
