@@ -19,7 +19,9 @@ with spaces (:func:`column`), never with digits.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from typing import Any
 
 from ..core.canonical import es6_number
 
@@ -71,6 +73,33 @@ def value_text(value: float, unit: str | None) -> str:
         values of a group) and parses back (less its commas) to exactly ``value``.
     """
     return grouped_text(value) if unit == "ns" else number_text(value)
+
+
+def json_text(value: Any) -> str:
+    """Return a JSON value on one line for people: its numbers as stored, keys sorted.
+
+    Strings, booleans and null as JSON writes them (``"fp16"``, ``true``, ``null``); every
+    number as :func:`number_text` (``1e-7``, not Python's ``1e-07``); arrays and objects
+    with ``, `` and ``: `` between items (``{"atol": 0.00001, "rtol": 1e-7}``).
+
+    Args:
+        value: a JSON value as the parser returns it (dict, list, str, int, float, bool,
+            None).
+
+    Returns:
+        The text.
+
+    Raises:
+        TypeError: ``value`` holds something JSON cannot write.
+    """
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return number_text(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {json_text(v)}"
+                               for k, v in sorted(value.items())) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(json_text(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def column(texts: Sequence[str]) -> list[str]:

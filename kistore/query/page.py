@@ -18,7 +18,7 @@ from ..index.catalog import Catalog
 from ..index.index import open_catalog
 from ..index.records import Record
 from .answers import rank
-from .numbers import ratio_text, value_text
+from .numbers import json_text, ratio_text, value_text
 from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -394,11 +394,15 @@ def _named(data: dict[str, Any], field: str) -> str:
 def _flat(value: Any) -> str:
     if isinstance(value, dict):
         return ", ".join(f"{k} {_flat(v)}" for k, v in value.items()) or "-"
-    return "-" if value is None else str(value)
+    if value is None:
+        return "-"
+    return value if isinstance(value, str) else json_text(value)  # numbers as stored
 
 
 def _show(value: Any) -> str:
-    return "(absent)" if value is None else str(value)
+    if value is None:
+        return "(absent)"
+    return value if isinstance(value, str) else json_text(value)  # numbers as stored
 
 
 def _key_text(obj: dict[str, str] | None) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 from functools import cache
 from importlib import resources
 from importlib.metadata import PackageNotFoundError, version
@@ -23,6 +22,7 @@ from typing import Any
 import jinja2
 import orjson
 
+from ..query.numbers import json_text
 from . import pages, summary
 
 STATIC = ("site.css", "site.js")
@@ -131,8 +131,11 @@ def data_uri(text: str, media: str = "text/plain") -> str:
 
 
 def compact(obj: Any) -> str:
-    """Write a JSON value on one line (keys sorted), for values with no better form."""
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+    """Write a JSON value on one line (keys sorted), for values with no better form.
+
+    :func:`kistore.query.numbers.json_text`: numbers as stored (``1e-7``, not ``1e-07``).
+    """
+    return json_text(obj)
 
 
 def value_text(obj: Any) -> str:

@@ -8,6 +8,7 @@ form, and the ratio of two values that differ never reads 1.
 
 from __future__ import annotations
 
+import csv
 import json
 
 import rfc8785
@@ -15,9 +16,16 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from kistore.cli import main
-from kistore.query.numbers import column, grouped_text, number_text, ratio_text, value_text
+from kistore.query.numbers import (
+    column,
+    grouped_text,
+    json_text,
+    number_text,
+    ratio_text,
+    value_text,
+)
 
-from ..conftest import add_docs
+from ..conftest import add_docs, git
 
 POINT_THREE = 0.1 + 0.2  # 0.30000000000000004
 
@@ -188,3 +196,90 @@ def test_a_ratio_of_values_that_differ_never_reads_1(a, b):
         return
     text = ratio_text(a, b)
     assert (text == "1") == (a == b)
+
+
+def _score_group(store, kit):
+    """Runs s0, s1, s2 scored 1e-7, 2**-24, 5e-324 (latencies 1.0000000596046448 ...)."""
+    (store.root / "store/policy/ranking.json").write_text(json.dumps({"families": {
+        "synthetic": {"comparison": "source-native", "metric": "/sourceNative/metrics/val",
+                      "order": "descending", "unit": "score"}}}))
+    docs = kit.group_docs([{"metrics": {"val": v}} for v in (1e-7, 2.0**-24, 5e-324)],
+                          run="s{i}")
+    runs = [d for d in docs if d["kind"] == "BenchmarkRun"]
+    for run_doc, latency in zip(runs, LATENCIES, strict=True):
+        run_doc["spec"]["timing"]["latencyNs"] = {"mean": latency}
+    runs[0]["spec"]["correctness"] = {"passed": True, "maxAbsoluteError": 0.00001,
+                                      "rtol": [1e-7, 2.0**-24]}
+    add_docs(store, docs)
+    git(store.root, "add", "-A")
+    git(store.root, "commit", "-qm", "rank by val")
+    return store
+
+
+LATENCIES = (1.0000000596046448, 16777217.000000004, 123456789012.34567)
+
+
+def test_compare_and_show_print_field_values_as_stored(runner, store, kit):
+    # review r70: compare's field diff printed Python's repr (1e-07, 5.960464477539063e-08)
+    _score_group(store, kit)
+    compared = run(runner, store.root, "compare", "BenchmarkRun/s0", "BenchmarkRun/s1")
+    assert compared.exit_code == 0, compared.output
+    assert ("  run/sourceNative/metrics/val: A 1e-7 | B 5.960464477539063e-8"
+            in compared.output.splitlines())
+    assert ("  run/timing/latencyNs/mean: A 1.0000000596046448 | B 16777217.000000004"
+            in compared.output.splitlines())
+    assert "  run/correctness/passed: A true | B (absent)" in compared.output.splitlines()
+    shown = run(runner, store.root, "show", "BenchmarkRun/s0").output
+    assert ("correctness: maxAbsoluteError 0.00001, passed true, rtol [1e-7, "
+            "5.960464477539063e-8] (checked by: ") in shown
+    assert "e-07" not in compared.output + shown and "e-05" not in shown
+
+
+def test_machine_outputs_hold_the_stored_doubles(runner, store, kit, tmp_path):
+    """rank/show/compare --json and export JSONL/CSV: each number parses to the stored one.
+
+    Their layout is their serialiser's (``--json``: Python's ``1e-07``; export: orjson's
+    ``1e-7``), not the canonical text's, but no digit differs: a JSON or CSV reader gets
+    the stored double.
+    """
+    _score_group(store, kit)
+    ranked = json.loads(run(runner, store.root, "rank", "BenchmarkRun/s0", "--json").output)
+    assert [(r["value"], r["latencyNs"]) for r in ranked] == list(zip(
+        (1e-7, 2.0**-24, 5e-324), LATENCIES, strict=True))
+    page = json.loads(run(runner, store.root, "show", "BenchmarkRun/s2", "--json").output)
+    assert page["value"] == 5e-324 and page["latencyNs"] == LATENCIES[2]
+    both = json.loads(run(runner, store.root, "compare", "BenchmarkRun/s0",
+                          "BenchmarkRun/s1", "--json").output)
+    assert (both["a"]["value"], both["b"]["value"]) == (1e-7, 2.0**-24)
+    for fmt in ("jsonl", "csv"):
+        out = tmp_path / fmt
+        result = run(runner, store.root, "export", str(out), "--format", fmt)
+        assert result.exit_code == 0, result.output
+        [part] = (out / "runs").glob(f"*.{fmt}")
+        if fmt == "jsonl":
+            rows = [json.loads(line) for line in part.read_text().splitlines()]
+            got = {r["name"]: (r["value"], r["latencyNs"]["mean"]) for r in rows}
+        else:
+            rows = list(csv.DictReader(part.open(encoding="utf-8")))
+            got = {r["name"]: (float(r["value"]), float(r["latencyNs.mean"])) for r in rows}
+        assert got == {"s0": (1e-7, LATENCIES[0]), "s1": (2.0**-24, LATENCIES[1]),
+                       "s2": (5e-324, LATENCIES[2])}, fmt
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | FINITE | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8)
+
+
+@given(JSON_VALUES)
+@example({"rtol": 1e-05, "x": [5e-324, True, None, "é"]})
+def test_json_text_parses_back_and_writes_numbers_as_stored(value):
+    text = json_text(value)
+    assert json.loads(text, parse_int=float) == value  # numbers read as doubles
+    if not isinstance(value, dict | list):
+        assert text == (number_text(value) if isinstance(value, int | float)
+                        and not isinstance(value, bool) else json.dumps(value,
+                                                                        ensure_ascii=False))
+    assert json_text({"rtol": 1e-05, "x": [5e-324, True, None, "é"]}) == (
+        '{"rtol": 0.00001, "x": [5e-324, true, null, "é"]}')

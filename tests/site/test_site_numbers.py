@@ -17,7 +17,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from kistore.cli import main
-from kistore.site import summary
+from kistore.site import render, summary
 from kistore.site.build import build_site
 
 from ..conftest import add_docs, git
@@ -111,3 +111,14 @@ def test_every_finite_positive_double_prints_digits_that_parse_back(value):
     exact = summary.exact_ns(value)
     assert exact.endswith(" ns") and float(exact[:-3].replace(",", "")) == value
     assert float(summary.number(value)) == value
+
+
+def test_table_cells_and_compare_diffs_print_numbers_as_stored():
+    # the `value` filter of correctness, environment and compare-page cells: json.dumps
+    # wrote Python's repr (1e-05, 1e-07)
+    assert render.value_text(1e-7) == "1e-7" and render.value_text(0.00001) == "0.00001"
+    assert render.value_text(2.0**-24) == "5.960464477539063e-8"
+    assert render.value_text(True) == "true" and render.value_text("fp16") == "fp16"
+    assert render.value_text(None) == "-"
+    assert render.compact({"rtol": 1e-05, "atol": [5e-324, 1e-7]}) == (
+        '{"atol": [5e-324, 1e-7], "rtol": 0.00001}')
