@@ -1,92 +1,133 @@
-"""Ranked values as text: each stored number as the manifest holds it, never rounded.
+"""Numbers as text: each stored number as the manifest holds it, never rounded.
 
-``rank`` and ``show`` once printed latencies of 0.9, 1.0 and 1.1 ns all as "1 ns" while
-ranking them apart, then (review r60, F16) printed a stored 0.3 as ``0.29999999999999999``
-(``%.17g``): a number the manifest does not hold. Every value text is now the number's
-shortest round-trip form (the digits of ``repr(float)``, as the manifest's RFC 8785 text
-holds them: ``0.3``, ``0.30000000000000004``), so it parses back to the stored value and
-distinct values never print alike. Latencies in ``ns`` keep thousands separators and fixed
-notation, padded with zeros to the group's most decimals so that a column lines up
-(``1.00``, ``1.04``, ``1.10``); padding adds only zeros, never digits the value lacks.
+The one rule (README, "numbers printed as stored"): a stored value prints as its canonical
+form, the shortest digits that parse back to the same double laid out as ECMAScript's
+``Number::toString`` lays them out (RFC 8785 §3.2.2.3, the text the manifest's canonical
+bytes hold: ``0.3``, ``1e-7``, ``5e-324``, ``16777217.000000004``). Latencies in ns may add
+thousands separators (``16,777,217.000000004``). A rounded, readable form (``13.6 ms``,
+``1.04x``) may sit beside it but is never the one called the value or "exact".
+
+History: ``rank`` and ``show`` once printed latencies of 0.9, 1.0 and 1.1 ns all as "1 ns";
+then (review r60, F16) a stored 0.3 as ``0.29999999999999999``; then (review r70, F8) padded
+each latency with zeros to the group's most decimals (``1.1000000000000000 ns`` beside a
+16-decimal run: digits the value lacks, and a run's text changed when another run was
+added), and printed scores in Python's ``repr`` (``1e-07``) instead of the stored ``1e-7``.
+The static site had its own rule (review r70, F11: ``1. ns`` for 1.0000000596046448) and now
+calls this module too. A text here depends on the value alone; a table lines its column up
+with spaces (:func:`column`), never with digits.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Sequence
+from typing import Any
 
-_MAX_FIXED_EXPONENT = 17
-"""Past 10**17 a latency prints in exponent form (fixed notation would show binary digits)."""
+from ..core.canonical import es6_number
 
 
 def number_text(value: float) -> str:
-    """Return ``value``'s shortest round-trip text, without a trailing ``.0``.
+    """Return ``value``'s canonical text: the number as the manifest's canonical bytes hold it.
 
     Args:
-        value: a finite number (int or float).
+        value: a finite number (``int`` or ``float``).
 
     Returns:
-        ``repr(float(value))`` less a trailing ``.0`` (``0.3``, ``0.30000000000000004``,
-        ``372764``, ``1e+22``); ``float(text) == value`` always holds.
+        ECMAScript ``Number::toString`` of the double (RFC 8785 §3.2.2.3): the shortest
+        digits that round-trip, in fixed notation from 1e-6 up to 1e21 and in exponent form
+        outside it (``0.3``, ``0.30000000000000004``, ``372764``, ``0.00001``, ``1e-7``,
+        ``5e-324``, ``1e+22``). ``float(text) == value`` always holds.
     """
-    text = repr(float(value))
-    return text[:-2] if text.endswith(".0") else text
+    return es6_number(float(value))
 
 
-def _decimals(value: float) -> int:
-    """Return how many decimals the shortest round-trip form of ``value`` has in fixed form."""
-    text = repr(float(value))
-    mantissa, _, exponent = text.partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    places = 0 if fraction == "0" else len(fraction)
-    return max(0, places - int(exponent or 0))
+def grouped_text(value: float) -> str:
+    """Return :func:`number_text` with thousands separators in its whole part.
 
+    Args:
+        value: a finite number (``int`` or ``float``).
 
-def _fixed(value: float, decimals: int) -> str:
-    """Return ``value`` with thousands separators and exactly ``decimals`` decimals.
-
-    The value's own shortest digits, padded with zeros (never ``{value:.{decimals}f}``, which
-    would print binary digits past the shortest form: 0.3 as ``0.29999999999999999``).
+    Returns:
+        ``16,777,217.000000004``, ``123,456,789,012.34567``, ``1.0000000596046448``; the
+        exponent forms as they are (``1e-7``, ``1e+21``). Less its commas, the text is
+        :func:`number_text`'s, so it parses back to exactly ``value``.
     """
-    own = _decimals(value)
-    if abs(value) >= 10.0 ** _MAX_FIXED_EXPONENT:
+    text = number_text(value)
+    if "e" in text:
+        return text
+    sign, digits = ("-", text[1:]) if text.startswith("-") else ("", text)
+    whole, point, fraction = digits.partition(".")
+    return f"{sign}{int(whole):,}{point}{fraction}"
+
+
+def value_text(value: float, unit: str | None) -> str:
+    """Return a value's text as ``rank``, ``show``, ``compare`` and the site print it.
+
+    Args:
+        value: the stored value.
+        unit: its unit: ``ns`` prints :func:`grouped_text` (``1,234.5``), any other unit
+            :func:`number_text`.
+
+    Returns:
+        The text, without the unit. It depends on ``value`` alone (never on the other
+        values of a group) and parses back (less its commas) to exactly ``value``.
+    """
+    return grouped_text(value) if unit == "ns" else number_text(value)
+
+
+def json_text(value: Any) -> str:
+    """Return a JSON value on one line for people: its numbers as stored, keys sorted.
+
+    Strings, booleans and null as JSON writes them (``"fp16"``, ``true``, ``null``); every
+    number as :func:`number_text` (``1e-7``, not Python's ``1e-07``); arrays and objects
+    with ``, `` and ``: `` between items (``{"atol": 0.00001, "rtol": 1e-7}``).
+
+    Args:
+        value: a JSON value as the parser returns it (dict, list, str, int, float, bool,
+            None).
+
+    Returns:
+        The text.
+
+    Raises:
+        TypeError: ``value`` holds something JSON cannot write.
+    """
+    if isinstance(value, int | float) and not isinstance(value, bool):
         return number_text(value)
-    # The shortest digits moved to fixed form by hand: `{value:.{own}f}` rounds the binary
-    # value again and may end one digit off (2**-24 printed ...062 for ...063).
-    sign, text = ("-", repr(float(value))[1:]) if repr(float(value)).startswith("-") \
-        else ("", repr(float(value)))
-    mantissa, _, exponent = text.partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = whole + ("" if fraction == "0" else fraction)
-    point = len(whole) + int(exponent or 0)
-    if point <= 0:
-        digits, point = "0" * (1 - point) + digits, 1
-    digits += "0" * max(0, point - len(digits))
-    after = digits[point:]
-    text = f"{sign}{int(digits[:point]):,}" + (f".{after}" if after else "")
-    if decimals > own:
-        text += ("." if own == 0 else "") + "0" * (decimals - own)
-    return text
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {json_text(v)}"
+                               for k, v in sorted(value.items())) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(json_text(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
 
 
-def value_texts(values: Iterable[float | None], unit: str | None) -> dict[float, str]:
-    """Return the text of each value of one group, as ``rank``, ``show`` and ``compare`` print it.
+def column(texts: Sequence[str]) -> list[str]:
+    """Return ``texts`` padded with spaces so that their decimal points line up.
+
+    A text without a point lines up where its exponent starts (``1e-7``), or its end, with
+    the others' points. Padding is spaces only: no text gains a digit (``1.1`` stays
+    ``1.1``, not ``1.1000``).
 
     Args:
-        values: the group's ranked values (None values are left out).
-        unit: their unit: ``ns`` prints ``1,234 ns``-style fixed notation with every
-            value's own decimals, padded with zeros to the group's most; any other unit
-            prints :func:`number_text`.
+        texts: number texts (e.g. of :func:`value_text`).
 
     Returns:
-        ``{value: text}`` for each distinct value (the text has no unit). Each text parses
-        back (less its commas) to exactly the stored value, so distinct values give
-        distinct texts.
+        The texts, in order, all of one width: right-aligned on their points.
     """
-    distinct = {v for v in values if v is not None}
-    if unit != "ns":
-        return {v: number_text(v) for v in distinct}
-    decimals = max((_decimals(v) for v in distinct), default=0)
-    return {v: _fixed(v, decimals) for v in distinct}
+    tails = [len(t) - _point(t) for t in texts]
+    after = max(tails, default=0)
+    padded = [t + " " * (after - tail) for t, tail in zip(texts, tails, strict=True)]
+    width = max((len(t) for t in padded), default=0)
+    return [t.rjust(width) for t in padded]
+
+
+def _point(text: str) -> int:
+    """Return where ``text``'s decimal point is, or would be (before an exponent, at the end)."""
+    for mark in (".", "e"):
+        if mark in text:
+            return text.index(mark)
+    return len(text)
 
 
 def ratio_text(a: float, b: float) -> str:

@@ -18,7 +18,7 @@ from ..index.catalog import Catalog
 from ..index.index import open_catalog
 from ..index.records import Record
 from .answers import rank
-from .numbers import number_text, ratio_text, value_texts
+from .numbers import json_text, ratio_text, value_text
 from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -116,18 +116,16 @@ class RunPage(NamedTuple):
                f"                  {_key_text(r.key_object)}",
                f"  source          {d['source'] or '-'}, external id {d['externalId'] or '-'}",
                f"  status          {r.status}"]
-        texts = self.value_texts()
         if row.latency_ns is not None:
-            shown = _text(texts, row.latency_ns) if row.unit == "ns" else None
-            out.append(f"measured: {r.statistic} latency {_ns(row.latency_ns, shown)}")
+            out.append(f"measured: {r.statistic} latency {_ns(row.latency_ns)}")
         named = f"{comparison.name} comparison, {_metric(comparison.metric)} {comparison.order}"
         if row.rank is not None:
             out.append(f"rank {row.rank} of {ranking.group_size} ({named}): "
-                       f"{_value(row.value, row.unit, texts)}")
+                       f"{_value(row.value, row.unit)}")
             first = ranking.first
             if first is not None and first.record.digest != r.digest:
                 out.append(f"  {_fmt(self.ratio_to_first())}x the value of #1 "
-                           f"{first.record.name} ({_value(first.value, first.unit, texts)})")
+                           f"{first.record.name} ({_value(first.value, first.unit)})")
         else:
             out.append(f"not ranked ({row.reason}); {ranking.group_size} ranked in the group "
                        f"({named})")
@@ -135,16 +133,13 @@ class RunPage(NamedTuple):
             out.append(f"  caveat: the workload {work.get('digest')} is not in this store, so "
                        "the group holds only the runs of it stored here; other runs of the "
                        "same workload elsewhere are not ranked with it")
-        latency_texts = value_texts([row.latency_ns, *(x["latencyNs"] for x in
-                                                       self.reference_ratios())], "ns")
         for ref in self.reference_ratios():
             ranked_by = "" if comparison.unit == "ns" and ref["unit"] == "ns" else (
-                f"; its {_metric(comparison.metric)} {_value(ref['value'], ref['unit'], texts)}"
+                f"; its {_metric(comparison.metric)} {_value(ref['value'], ref['unit'])}"
                 f", not part of this ratio")
             out.append(f"  x reference {ref['project'] or ref['name']}: "
                        f"{_fmt(ref['speedup'])}x by latency (the reference's "
-                       f"{_ns(ref['latencyNs'], _text(latency_texts, ref['latencyNs']))} / this "
-                       f"run's {_ns(row.latency_ns, _text(latency_texts, row.latency_ns))}"
+                       f"{_ns(ref['latencyNs'])} / this run's {_ns(row.latency_ns)}"
                        f"{ranked_by})")
         proto = d["protocol"]
         checked = _flat(proto.get("correctness")) if proto.get("inStore") else "-"
@@ -173,11 +168,6 @@ class RunPage(NamedTuple):
         if d["notesNotFetched"]:
             out.append(f"  {d['notesNotFetched']}")
         return [one_line(line) for line in out]
-
-    def value_texts(self) -> dict[float, str]:
-        """Return the text of each value of this run's group (:func:`value_texts`)."""
-        rows = self.ranking.rows(include_excluded=True)
-        return value_texts([x.value for x in rows], self.row.unit)
 
 
 def attestation_text(judged: dict[str, Any]) -> str:
@@ -256,11 +246,10 @@ class RunComparison(NamedTuple):
         """Return the comparison as text lines."""
         data = self.to_json()
         a, b = self.a.row, self.b.row
-        texts = (value_texts([a.value, b.value], a.unit) if a.unit == b.unit else None)
         out = [f"A: {self.a.record.name} {self.a.record.digest} "
-               f"{_rank(a)} {_value(a.value, a.unit, texts)}",
+               f"{_rank(a)} {_value(a.value, a.unit)}",
                f"B: {self.b.record.name} {self.b.record.digest} "
-               f"{_rank(b)} {_value(b.value, b.unit, texts)}"]
+               f"{_rank(b)} {_value(b.value, b.unit)}"]
         if not data["sameGroup"]:
             out.append("A and B are in different comparison groups: not comparable")
         else:
@@ -365,10 +354,6 @@ def _related_json(field: str, manifest: Manifest | None, spec: dict[str, Any]
             **manifest.spec}
 
 
-def _text(texts: dict[float, str], value: float | None) -> str | None:
-    return None if value is None else texts.get(value)
-
-
 def _ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a is not None and b else None
 
@@ -377,21 +362,21 @@ def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.4g}"
 
 
-def _ns(ns: float | None, text: str | None = None) -> str:
-    """``1,234 ns (0.001234 ms)``; ``text`` is the ns figure of the group's column, if any.
+def _ns(ns: float | None) -> str:
+    """``1,234.5 ns (0.0012345 ms)``: the stored number, then a rounded conversion.
 
-    The ns figure is the stored number (:func:`value_texts`); the ms figure is a conversion.
+    The ns figure is the stored number (:func:`value_text`, the same text whatever else is in
+    the group); the ms figure is a readable conversion (6 significant digits).
     """
     if ns is None:
         return "-"
-    return f"{text or value_texts([ns], 'ns')[ns]} ns ({ns / 1e6:.6g} ms)"
+    return f"{value_text(ns, 'ns')} ns ({ns / 1e6:.6g} ms)"
 
 
-def _value(v: float | None, unit: str | None, texts: dict[float, str] | None = None) -> str:
+def _value(v: float | None, unit: str | None) -> str:
     if v is None:
         return "no value"
-    text = (texts or {}).get(v)
-    return _ns(v, text) if unit == "ns" else f"{text or number_text(v)} {unit or ''}".rstrip()
+    return _ns(v) if unit == "ns" else f"{value_text(v, unit)} {unit or ''}".rstrip()
 
 
 def _metric(pointer: str) -> str:
@@ -409,11 +394,15 @@ def _named(data: dict[str, Any], field: str) -> str:
 def _flat(value: Any) -> str:
     if isinstance(value, dict):
         return ", ".join(f"{k} {_flat(v)}" for k, v in value.items()) or "-"
-    return "-" if value is None else str(value)
+    if value is None:
+        return "-"
+    return value if isinstance(value, str) else json_text(value)  # numbers as stored
 
 
 def _show(value: Any) -> str:
-    return "(absent)" if value is None else str(value)
+    if value is None:
+        return "(absent)"
+    return value if isinstance(value, str) else json_text(value)  # numbers as stored
 
 
 def _key_text(obj: dict[str, str] | None) -> str:

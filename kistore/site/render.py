@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 from functools import cache
 from importlib import resources
 from importlib.metadata import PackageNotFoundError, version
@@ -23,6 +22,7 @@ from typing import Any
 import jinja2
 import orjson
 
+from ..query.numbers import json_text
 from . import pages, summary
 
 STATIC = ("site.css", "site.js")
@@ -91,7 +91,8 @@ def generator() -> str:
     """Return what writes pages, as a string a page's cache key covers.
 
     ``kistore <version>`` and a SHA-256 over the site package's templates, static files
-    and Python sources: any change to them makes every page be written again.
+    and Python sources, and :mod:`kistore.query.numbers` (which writes the pages' numbers):
+    any change to them makes every page be written again.
     """
     try:
         release = version("kistore")
@@ -104,6 +105,8 @@ def generator() -> str:
         for entry in sorted(base.iterdir(), key=lambda e: e.name):
             if entry.is_file() and entry.name.endswith(suffix):
                 h.update(f"{folder}/{entry.name}\0".encode() + entry.read_bytes() + b"\0")
+    numbers = resources.files("kistore.query").joinpath("numbers.py")
+    h.update(b"query/numbers.py\0" + numbers.read_bytes() + b"\0")
     return f"kistore {release} (site {h.hexdigest()[:12]})"
 
 
@@ -128,8 +131,11 @@ def data_uri(text: str, media: str = "text/plain") -> str:
 
 
 def compact(obj: Any) -> str:
-    """Write a JSON value on one line (keys sorted), for values with no better form."""
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+    """Write a JSON value on one line (keys sorted), for values with no better form.
+
+    :func:`kistore.query.numbers.json_text`: numbers as stored (``1e-7``, not ``1e-07``).
+    """
+    return json_text(obj)
 
 
 def value_text(obj: Any) -> str:

@@ -2,12 +2,22 @@
 
 A run keeps its source's own metrics verbatim (``spec.sourceNative.metrics``). The run
 page shows the ones a reader of that source knows, in their words: for SOL-ExecBench
-"SOL score 0.5125 · 1.04× the reference · 16 of 16 cases faster". Pure; no I/O.
+"SOL score 0.51252 · 1.04× the reference · 16 of 16 cases faster". Pure; no I/O.
+
+Numbers follow the CLI's one rule (:mod:`kistore.query.numbers`): a stored value, score or
+count prints its canonical text (the shortest digits that parse back to the stored double,
+as RFC 8785 writes them), a latency in ns with thousands separators. The rounded forms
+(:func:`latency`: ``13.6 ms``; :func:`ratio`: ``1.04×``) say so by their form and sit beside
+it. Review r70, F11: the Measurements table's "Exact" column printed ``1. ns`` for a stored
+1.0000000596046448 (three decimals, zeros stripped), and scores printed ``4.94066e-324`` for
+a stored ``5e-324`` (6 significant digits).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from ..query.numbers import grouped_text, number_text
 
 _SPEEDUPS = ("avg_speedup", "speedup_factor", "speedup")
 """Metrics that state the run's speed relative to the source's reference (x reference)."""
@@ -17,13 +27,14 @@ def source_summary(spec: dict[str, Any], references: list[dict[str, Any]]
                    ) -> list[dict[str, str]]:
     """Return the run's source-native summary as ``[{"label", "text"}]`` items.
 
-    Known metric names, in this order: ``sol_score`` ("SOL score 0.5125"); the first of
-    ``avg_speedup``, ``speedup_factor``, ``speedup`` ("1.04× the reference");
-    ``fast_1_count`` with ``fast_1_total`` ("16 of 16 cases faster"); ``num_trials``
-    ("100 trials"). A source with none of them gets its first four numeric metrics by
-    name. When the source states no speed-up but the group has reference runs, the
-    latency ratio to the first reference ("1.00× the reference (SOL-ExecBench
-    Reference Implementation)") is computed from the runs' latencies instead.
+    Known metric names, in this order: ``sol_score`` ("SOL score 0.51252"); the first of
+    ``avg_speedup``, ``speedup_factor``, ``speedup`` ("1.04× the reference", rounded as
+    every ratio); ``fast_1_count`` with ``fast_1_total`` ("16 of 16 cases faster");
+    ``num_trials`` ("100 trials"). A source with none of them gets its first four numeric
+    metrics by name. Scores, counts and metrics print as stored (:func:`number`). When
+    the source states no speed-up but the group has reference runs, the latency ratio to
+    the first reference ("1.00× the reference (SOL-ExecBench Reference Implementation)")
+    is computed from the runs' latencies instead.
 
     Args:
         spec: the run's spec.
@@ -38,7 +49,7 @@ def source_summary(spec: dict[str, Any], references: list[dict[str, Any]]
     items: list[dict[str, str]] = []
     score = _number(metrics.get("sol_score"))
     if score is not None:
-        items.append({"label": "SOL score", "text": f"SOL score {score:.4g}"})
+        items.append({"label": "SOL score", "text": f"SOL score {number_text(score)}"})
     speedup = next((_number(metrics.get(k)) for k in _SPEEDUPS
                     if _number(metrics.get(k)) is not None), None)
     if speedup is not None:
@@ -52,15 +63,15 @@ def source_summary(spec: dict[str, Any], references: list[dict[str, Any]]
     count, total = _number(metrics.get("fast_1_count")), _number(metrics.get("fast_1_total"))
     if count is not None and total is not None:
         items.append({"label": "cases faster",
-                      "text": f"{count:g} of {total:g} cases faster"})
+                      "text": f"{number_text(count)} of {number_text(total)} cases faster"})
     trials = _number(metrics.get("num_trials"))
     if trials is not None:
-        items.append({"label": "trials", "text": f"{trials:g} trials"})
+        items.append({"label": "trials", "text": f"{number_text(trials)} trials"})
     if not items:
         for name, value in metrics.items():
             number = _number(value)
             if number is not None and len(items) < 4:
-                items.append({"label": str(name), "text": f"{name} {number:.6g}"})
+                items.append({"label": str(name), "text": f"{name} {number_text(number)}"})
     return items
 
 
@@ -94,18 +105,24 @@ def _sig(x: float) -> str:
 
 
 def exact_ns(ns: Any) -> str:
-    """Write a latency in ns exactly as stored, with thousands separators (``13,634,148 ns``)."""
+    """Write a latency in ns exactly as stored, with thousands separators.
+
+    :func:`kistore.query.numbers.grouped_text`: ``13,634,148 ns``,
+    ``1.0000000596046448 ns``, ``16,777,217.000000004 ns``; the text less its commas parses
+    back to the stored double. Not a number -> ``-``.
+    """
     value = _number(ns)
-    if value is None:
-        return "-"
-    text = f"{value:,.0f}" if value == int(value) else f"{value:,.3f}".rstrip("0")
-    return f"{text} ns"
+    return "-" if value is None else f"{grouped_text(value)} ns"
 
 
 def number(value: Any) -> str:
-    """Write a ranked value or score with up to 6 significant digits (``0.51252``)."""
+    """Write a ranked value or score as stored (``0.51252``, ``1e-7``, ``5e-324``).
+
+    :func:`kistore.query.numbers.number_text`, as ``rank`` and ``show`` print it. Not a
+    number -> ``-``.
+    """
     x = _number(value)
-    return "-" if x is None else f"{x:.6g}"
+    return "-" if x is None else number_text(x)
 
 
 def ratio(value: Any) -> str:

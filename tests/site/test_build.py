@@ -161,8 +161,8 @@ def test_published_record_page_shows_digest_protocol_environment_bytes_and_cite(
     assert "harness_reported" in page and "sol_execbench_leaderboard" in page
     assert "NVIDIA B200" in page and "sm_100" in page  # environment
     summary = [item["text"] for item in twin(demo_site, RUN)["data"]["summary"]]
-    assert summary == ["SOL score 0.5125", "1.04× the reference", "16 of 16 cases faster"]
-    assert "<span>SOL score 0.5125</span> · <span>1.04× the reference</span> · " \
+    assert summary == ["SOL score 0.51252", "1.04× the reference", "16 of 16 cases faster"]
+    assert "<span>SOL score 0.51252</span> · <span>1.04× the reference</span> · " \
         "<span>16 of 16 cases faster</span>" in page
     # the canonical manifest, byte for byte: unescaped, it hashes to the digest
     shown = dict(re.findall(r'<pre class="canonical" data-digest="(sha256:[0-9a-f]{64})">'

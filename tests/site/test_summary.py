@@ -12,7 +12,7 @@ def test_sol_summary_reads_as_the_published_page():
         "sol_score": 0.51252, "latency_ms": 13.634148, "avg_speedup": 1.0439,
         "fast_1_count": 16, "fast_1_total": 16}}}
     assert [i["text"] for i in summary.source_summary(spec, [])] == [
-        "SOL score 0.5125", "1.04× the reference", "16 of 16 cases faster"]
+        "SOL score 0.51252", "1.04× the reference", "16 of 16 cases faster"]
 
 
 def test_without_a_stated_speedup_the_first_reference_ratio_is_used():
@@ -38,7 +38,8 @@ def test_latency(ns, text):
 
 
 @pytest.mark.parametrize(("ns", "text"), [
-    (13634148, "13,634,148 ns"), (43076.83323794562, "43,076.833 ns"), (None, "-")])
+    (13634148, "13,634,148 ns"), (43076.83323794562, "43,076.83323794562 ns"),
+    (1.0000000596046448, "1.0000000596046448 ns"), (None, "-")])
 def test_exact_ns(ns, text):
     assert summary.exact_ns(ns) == text
 
@@ -46,6 +47,7 @@ def test_exact_ns(ns, text):
 def test_ratio_number_and_digests():
     assert summary.ratio(1) == "1.00×" and summary.ratio(0.21799) == "0.218×"
     assert summary.ratio(None) == "-" and summary.number(0.512521) == "0.512521"
+    assert summary.number(5e-324) == "5e-324" and summary.number(1e-7) == "1e-7"
     assert render.short_digest("sha256:" + "ab" * 32) == "sha256:abababababab"
     assert render.short_digest(None) == "-"
     assert render.date("2026-07-10T06:41:58.611Z") == "2026-07-10"
