@@ -19,7 +19,6 @@ from . import (
     metadata_option_hint,
     one_look,
     refuse_empty,
-    reports_errors,
     undone_add,
     warn_unreadable,
 )
@@ -236,7 +235,6 @@ def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest and digest as JSON.")
 @pass_ctx
 @one_look
-@reports_errors
 def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
          as_json: bool) -> None:
     """Show a stored manifest. REF: digest, 8+ hex prefix, or KIND/NAME.
