@@ -18,7 +18,9 @@ import json
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
@@ -59,6 +61,50 @@ class StoreContext:
             self._store = Store(self.path)
         return self._store
 
+    def settled_at(self, at: str | None) -> str | None:
+        """Return the revision a query answers: ``at``, or ``HEAD`` while the work tree is written.
+
+        ``kistore add --commit`` holds git's ``.git/index.lock`` from before its first file
+        is written until its branch has moved (:mod:`kistore.git.commit`), as git commands
+        that write the work tree do. A query of the work tree meanwhile answered from the
+        add's half-written files: manifests never committed (gone again if it was
+        interrupted), and files caught between two writes called damaged ("do not
+        verify"). So a work-tree query (``at`` None) with the lock held waits up to
+        :data:`WORK_TREE_WAIT_S` for it (a git command holds it for milliseconds) and then
+        answers from ``HEAD``, saying so on stderr. No lock: one ``lstat``, nothing else.
+
+        Args:
+            at: the ``--at`` given (None: the work tree).
+
+        Returns:
+            ``at``, or ``"HEAD"`` in place of the work tree while the lock stays held.
+        """
+        if at is not None:
+            return at
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..core.errors import StoreStateError
+
+        try:
+            store = self.store()
+        except StoreStateError:  # not a store: the command says so itself
+            return None
+        if store.root is None:  # a bare repository: its queries answer from HEAD anyway
+            return None
+        lock = Path(store.git_dir) / "index.lock"
+        if not os.path.lexists(lock):
+            return None
+        deadline = time.monotonic() + WORK_TREE_WAIT_S
+        while os.path.lexists(lock):
+            if time.monotonic() >= deadline:
+                click.echo(f"warning: {printable(str(lock))} is held: a `kistore add --commit` "
+                           "(or a git command) is writing the work tree; answering from HEAD, "
+                           "not from its half-written files. Ask again when it is done (if "
+                           "nothing is running, a crashed command left the lock: `git status` "
+                           "says what to do)", err=True)
+                return "HEAD"
+            time.sleep(0.05)
+        return None
+
     def limits(self) -> Any:
         """Return the size limits of the store, or the defaults outside any store.
 
@@ -73,6 +119,27 @@ class StoreContext:
             return self.store().limits()
         except StoreStateError:  # `kistore digest` outside a store
             return DEFAULT
+
+
+WORK_TREE_WAIT_S = 1.0
+"""How long a work-tree query waits for a held ``.git/index.lock`` before answering from
+``HEAD`` (:meth:`StoreContext.settled_at`): a git command holds it for milliseconds, an
+``add --commit`` of thousands of manifests for many seconds."""
+
+
+def settled_work_tree(command: Callable[P, R]) -> Callable[P, R]:
+    """Run a query of the work tree once no add is writing it (:meth:`StoreContext.settled_at`).
+
+    For a command given the :class:`StoreContext` first and an ``at`` keyword argument
+    (``--at``); put it below ``pass_ctx``.
+    """
+    @functools.wraps(command)
+    def settled(*args: P.args, **kwargs: P.kwargs) -> R:
+        if args and isinstance(args[0], StoreContext) and kwargs.get("at") is None:
+            kwargs["at"] = args[0].settled_at(None)
+        return command(*args, **kwargs)
+
+    return settled
 
 
 #: Every subcommand: name -> (module under ``kistore.cli``, attribute, summary). The module is
@@ -337,6 +404,12 @@ def warn_unreadable(store: Store, catalog: object, at: str | None = None) -> Non
         click.echo(f"warning: the work tree is not checked out: {len(unreadable)} committed "
                    f"manifest(s) are left out; `--at {instead}` answers from the commit",
                    err=True)
+    elif unreadable and at is None and store.root is not None and \
+            os.path.lexists(Path(store.git_dir) / "index.lock"):
+        # an add --commit began writing while this answer was read: its files, not damage
+        click.echo(f"warning: the work tree changed while this answer was read (an add or a "
+                   f"git command holds .git/index.lock now): {len(unreadable)} manifest(s) "
+                   "being written were left out; ask again when it is done", err=True)
     elif unreadable:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..core.digest import Digest
