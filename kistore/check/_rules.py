@@ -105,6 +105,11 @@ EXECUTABLE_FILE = rule(
     "KI114", "file-mode-executable", ERROR,
     "store files are data: `git update-index --chmod=-x PATH` (or `chmod -x`) and commit; "
     "only mode 100644 is allowed under store/")
+GIT_OBJECT_UNREADABLE = rule(
+    "KI117", "git-object-unreadable", ERROR,
+    "the repository is damaged: run `git fsck` to list every damaged object, then restore "
+    "them from another clone or the remote (clone again and copy your unpushed work over, "
+    "or copy the object's pack or loose file from a clone that has it)")
 REFERENCE_UNRESOLVED = rule(
     "KI201", "reference-unresolved", WARNING,
     "add the referenced manifest to the store; until then the run is recorded as dangling")

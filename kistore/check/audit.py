@@ -34,7 +34,7 @@ from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
-from ..git.blobs import is_partial_clone
+from ..git.blobs import ObjectUnreadable, is_partial_clone
 from ..git.pack import blob_id
 from ..store import Files, FileTooLarge
 from ._focus import collision_candidates, look_up_entries
@@ -47,6 +47,7 @@ from ._policy import check_policy
 from ._rules import (
     FILE_MODES,
     FILE_TOO_LARGE,
+    GIT_OBJECT_UNREADABLE,
     OBJECT_DIGEST_MISMATCH,
     REGULAR,
     Entry,
@@ -277,15 +278,16 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
 
 
 def _unread_objects(units: list[Unit], results: list[_Compact]) -> set[str]:
-    """Return the hex digests whose object file is reported past the limit (KI106).
+    """Return the hex digests whose object file is reported past the limit (KI106) or unreadable.
 
-    Such an object is not read: its run's forward records and group file cannot be judged
-    against it (KI214, KI216 would say it has no object file), so its KI106 alone is
-    reported. Its names file is judged by the metadata's name only
-    (:func:`kistore.check._names.check_names_files`).
+    Such an object is not read (KI117: git cannot read it): its run's forward records and
+    group file cannot be judged against it (KI214, KI216 would say it has no object file),
+    so its KI106 or KI117 alone is reported. Its names file is judged by the metadata's
+    name only (:func:`kistore.check._names.check_names_files`).
     """
+    unread = (FILE_TOO_LARGE.id, GIT_OBJECT_UNREADABLE.id)
     return {u[0] for u, r in zip(units, results, strict=True) if r[0] and any(
-        f.rule.id == FILE_TOO_LARGE.id and f.file == u[1] for f in r[0])}
+        f.rule.id in unread and f.file == u[1] for f in r[0])}
 
 
 def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
@@ -632,6 +634,9 @@ def check_unit(snap: Files, unit: Unit) -> tuple[list[Finding], Entry]:
                                         found=f"{e.size:,} bytes" if e.size is not None else
                                         f"more than {e.limit:,} bytes"))
             continue
+        except ObjectUnreadable as e:  # a damaged repository: said however it is checked
+            findings.append(unreadable_finding(e, path))
+            continue
         if path is None or data is None:  # absent, or a symlink or submodule (a path finding)
             continue
         if check:
@@ -648,6 +653,18 @@ def check_unit(snap: Files, unit: Unit) -> tuple[list[Finding], Entry]:
                                         metadata_path or layout.metadata_path(digest), obj, meta)
     return findings, entry_from(digest, obj, meta, has_object=object_path is not None,
                                 has_metadata=metadata_path is not None)
+
+
+def unreadable_finding(error: ObjectUnreadable, path: str | None) -> Finding:
+    """Return the KI117 finding of a git object that cannot be read (a damaged repository).
+
+    Args:
+        error: what reading it raised.
+        path: the repository path it was read for.
+    """
+    return Finding(GIT_OBJECT_UNREADABLE,
+                   f"git object {error.oid} cannot be read ({error.reason})",
+                   file=path or error.path, extra={"object": error.oid})
 
 
 _worker_snapshot: Files | None = None
@@ -795,7 +812,7 @@ def _read_pairs(snap: Files, units: list[Unit], start: int, entries: bytearray |
                     object_data, mode = snap.read_mode(object_path)  # type: ignore[arg-type]
                     entry = _git_entry(object_data, mode)
                 metadata_data = read(metadata_path)  # type: ignore[arg-type]
-            except FileTooLarge:  # check_unit reports it
+            except (FileTooLarge, ObjectUnreadable):  # check_unit reports it
                 object_data = metadata_data = None
             if object_data is not None and metadata_data is not None:
                 pair = object_data, metadata_data

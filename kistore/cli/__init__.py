@@ -18,7 +18,9 @@ import json
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
@@ -59,6 +61,50 @@ class StoreContext:
             self._store = Store(self.path)
         return self._store
 
+    def settled_at(self, at: str | None) -> str | None:
+        """Return the revision a query answers: ``at``, or ``HEAD`` while the work tree is written.
+
+        ``kistore add --commit`` holds git's ``.git/index.lock`` from before its first file
+        is written until its branch has moved (:mod:`kistore.git.commit`), as git commands
+        that write the work tree do. A query of the work tree meanwhile answered from the
+        add's half-written files: manifests never committed (gone again if it was
+        interrupted), and files caught between two writes called damaged ("do not
+        verify"). So a work-tree query (``at`` None) with the lock held waits up to
+        :data:`WORK_TREE_WAIT_S` for it (a git command holds it for milliseconds) and then
+        answers from ``HEAD``, saying so on stderr. No lock: one ``lstat``, nothing else.
+
+        Args:
+            at: the ``--at`` given (None: the work tree).
+
+        Returns:
+            ``at``, or ``"HEAD"`` in place of the work tree while the lock stays held.
+        """
+        if at is not None:
+            return at
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..core.errors import StoreStateError
+
+        try:
+            store = self.store()
+        except StoreStateError:  # not a store: the command says so itself
+            return None
+        if store.root is None:  # a bare repository: its queries answer from HEAD anyway
+            return None
+        lock = Path(store.git_dir) / "index.lock"
+        if not os.path.lexists(lock):
+            return None
+        deadline = time.monotonic() + WORK_TREE_WAIT_S
+        while os.path.lexists(lock):
+            if time.monotonic() >= deadline:
+                click.echo(f"warning: {printable(str(lock))} is held: a `kistore add --commit` "
+                           "(or a git command) is writing the work tree; answering from HEAD, "
+                           "not from its half-written files. Ask again when it is done (if "
+                           "nothing is running, a crashed command left the lock: `git status` "
+                           "says what to do)", err=True)
+                return "HEAD"
+            time.sleep(0.05)
+        return None
+
     def limits(self) -> Any:
         """Return the size limits of the store, or the defaults outside any store.
 
@@ -73,6 +119,27 @@ class StoreContext:
             return self.store().limits()
         except StoreStateError:  # `kistore digest` outside a store
             return DEFAULT
+
+
+WORK_TREE_WAIT_S = 1.0
+"""How long a work-tree query waits for a held ``.git/index.lock`` before answering from
+``HEAD`` (:meth:`StoreContext.settled_at`): a git command holds it for milliseconds, an
+``add --commit`` of thousands of manifests for many seconds."""
+
+
+def settled_work_tree(command: Callable[P, R]) -> Callable[P, R]:
+    """Run a query of the work tree once no add is writing it (:meth:`StoreContext.settled_at`).
+
+    For a command given the :class:`StoreContext` first and an ``at`` keyword argument
+    (``--at``); put it below ``pass_ctx``.
+    """
+    @functools.wraps(command)
+    def settled(*args: P.args, **kwargs: P.kwargs) -> R:
+        if args and isinstance(args[0], StoreContext) and kwargs.get("at") is None:
+            kwargs["at"] = args[0].settled_at(None)
+        return command(*args, **kwargs)
+
+    return settled
 
 
 #: Every subcommand: name -> (module under ``kistore.cli``, attribute, summary). The module is
@@ -156,6 +223,7 @@ class KistoreGroup(click.Group):
             click.UsageError: no such command (exit code 2), with "did you mean add?"
                 when some command is close to what was typed, as git does.
         """
+        ctx.meta.setdefault(_COMMAND_ARGS, list(args))  # the root's: what machine_report reads
         name = args[0] if args else None
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
             # Lazy: difflib loads only to suggest a name after a miss.
@@ -178,10 +246,17 @@ class KistoreGroup(click.Group):
             formatter.write_dl([(name, command.get_short_help_str(limit))
                                 for name, command in rows])
 
-    def invoke(self, ctx: click.Context) -> Any:  # noqa: D102 - click API
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the subcommand; say each error on stderr, and on stdout in its machine form.
+
+        A subcommand run with ``--json`` (or ``--format json|jsonl|github``) prints one
+        document for every error that stops it (:func:`machine_report`), usage errors
+        (exit 2) included, before the error is said on stderr as usual.
+        """
         try:
             return super().invoke(ctx)
         except KistoreError as e:
+            machine_report(self, ctx, e)
             if ctx.params.get("debug"):
                 raise
             for problem in e.problems:
@@ -196,21 +271,23 @@ class KistoreGroup(click.Group):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             ctx.exit(0)
         except OSError as e:  # a file we could not read or write: say which, no traceback
+            machine_report(self, ctx, e)
             if ctx.params.get("debug"):
                 raise
             where = f"{e.filename}: " if e.filename else ""
             click.echo(f"error: {where}{e.strerror or e}; nothing was left half-written",
                        err=True)
             ctx.exit(1)
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
-            raise  # usage errors (exit 2), exits and aborts: click says them
+        except (click.exceptions.Exit, click.Abort):
+            raise  # exits and aborts: click says them
+        except click.exceptions.ClickException as e:
+            machine_report(self, ctx, e)
+            raise  # usage errors (exit 2): click says them
         except Exception as e:  # a bug: one line that says so, never a traceback (--debug)
+            machine_report(self, ctx, e)
             if ctx.params.get("debug"):
                 raise
-            click.echo(f"error: {INTERNAL_ERROR} ({type(e).__name__}: "
-                       f"{shorten(str(e), 200)}); please report it with the command and "
-                       "what `kistore --debug ...` prints",
-                       err=True)
+            click.echo(f"error: {internal_error(e)}", err=True)
             ctx.exit(1)
 
 
@@ -327,6 +404,12 @@ def warn_unreadable(store: Store, catalog: object, at: str | None = None) -> Non
         click.echo(f"warning: the work tree is not checked out: {len(unreadable)} committed "
                    f"manifest(s) are left out; `--at {instead}` answers from the commit",
                    err=True)
+    elif unreadable and at is None and store.root is not None and \
+            os.path.lexists(Path(store.git_dir) / "index.lock"):
+        # an add --commit began writing while this answer was read: its files, not damage
+        click.echo(f"warning: the work tree changed while this answer was read (an add or a "
+                   f"git command holds .git/index.lock now): {len(unreadable)} manifest(s) "
+                   "being written were left out; ask again when it is done", err=True)
     elif unreadable:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..core.digest import Digest
@@ -638,34 +721,117 @@ def machine_errors(fmt: str | None, document: dict[str, Any] | None = None) -> I
     try:
         yield
     except (KistoreError, click.UsageError) as e:
-        # (message, file, pointer, line) of each problem
-        said = ([(p.message, p.file, p.pointer, p.line) for p in e.problems]
-                if isinstance(e, KistoreError) else [(e.format_message(), None, None, None)])
-        if fmt in ("json", "jsonl"):
-            report = {**(document or {}), "ok": False, "errors": [
-                {"message": m, "file": f, "pointer": p, "line": n} for m, f, p, n in said]}
-            (emit_json if fmt == "json" else emit_jsonl)(report if fmt == "json" else [report])
-        elif fmt == "github":
-            for message, file, _, line in said:
-                click.echo(github_error(message, file, line))
+        report_error(fmt, e, document)
         raise
 
 
-def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
-    """Run a command with ``--json`` (or ``--format``) under :func:`machine_errors`.
+_COMMAND_ARGS = "kistore.command_args"
+"""``ctx.meta`` key: the arguments after the group's options (the subcommand's name first)."""
 
-    For a command whose options give it ``as_json`` (and ``fmt``, :func:`format_options`):
-    ``rank --json`` in a clone not checked out printed nothing on stdout; it prints
-    ``{"ok": false, "errors": [...]}``. Put it below ``pass_ctx`` (it reads the keyword
-    arguments click passes).
+_REPORTED = "_kistore_reported"
+"""Attribute set on an exception once :func:`report_error` has printed it."""
+
+
+def report_error(fmt: str | None, error: BaseException,
+                 document: dict[str, Any] | None = None) -> None:
+    """Print ``error`` on stdout in the machine form ``fmt`` asks for, once an exception.
+
+    Args:
+        fmt: ``json`` (one JSON document, indented), ``jsonl`` (that document as one line),
+            ``github`` (one ``::error::`` workflow command a problem); any other value
+            (``text``, None) prints nothing.
+        error: what stopped the command: a :class:`KistoreError` (one entry a problem), a
+            click error (its message), an ``OSError`` (the file and the reason, as stderr
+            says it), anything else (kistore's internal error, as stderr says it).
+        document: what the JSON document holds besides ``ok`` (false) and ``errors``:
+            ``[{"message", "file", "pointer", "line"}]``.
     """
-    @functools.wraps(command)
-    def reporting(*args: P.args, **kwargs: P.kwargs) -> R:
-        fmt = "json" if kwargs.get("as_json") else kwargs.get("fmt")
-        with machine_errors(fmt if isinstance(fmt, str) else None):
-            return command(*args, **kwargs)
+    if fmt not in ("json", "jsonl", "github") or getattr(error, _REPORTED, False):
+        return
+    # (message, file, pointer, line) of each problem
+    said: list[tuple[str, str | None, str | None, int | None]]
+    if isinstance(error, KistoreError):
+        said = [(p.message, p.file, p.pointer, p.line) for p in error.problems]
+    elif isinstance(error, click.ClickException):
+        said = [(error.format_message(), None, None, None)]
+    elif isinstance(error, OSError):
+        said = [(f"{error.strerror or error}; nothing was left half-written",
+                 None if error.filename is None else str(error.filename), None, None)]
+    else:
+        said = [(internal_error(error), None, None, None)]
+    if fmt in ("json", "jsonl"):
+        report = {**(document or {}), "ok": False, "errors": [
+            {"message": m, "file": f, "pointer": p, "line": n} for m, f, p, n in said]}
+        (emit_json if fmt == "json" else emit_jsonl)(report if fmt == "json" else [report])
+    else:
+        for message, file, _, line in said:
+            click.echo(github_error(message, file, line))
+    with contextlib.suppress(AttributeError):  # an exception type without a __dict__
+        setattr(error, _REPORTED, True)
 
-    return reporting
+
+def machine_report(group: click.Group, ctx: click.Context, error: BaseException) -> None:
+    """Print the error that stopped a subcommand in the machine form its arguments asked for.
+
+    Every command that takes ``--json`` (or ``--format``) gets it, without code of its own,
+    for every error: ``add --json`` of a file that does not exist printed nothing on
+    stdout, and a usage error (``ls --kind Bogus --json``, exit 2) only click's usage text.
+    The format is read from the arguments as typed (:func:`requested_format`), since a
+    usage error stops before any option has a value. An error a command reported itself
+    (:func:`machine_errors`, with a document of its own) is not printed again.
+
+    Args:
+        group: the root group.
+        ctx: the root group's context (its ``meta`` holds the subcommand's arguments).
+        error: what stopped the subcommand.
+    """
+    if getattr(error, _REPORTED, False):
+        return
+    args = ctx.meta.get(_COMMAND_ARGS)
+    if args:
+        report_error(requested_format(group, ctx, args), error)
+
+
+def requested_format(command: click.Command, ctx: click.Context, args: Sequence[str]
+                     ) -> str | None:
+    """Return the output format ``args`` ask of ``command`` (or of its subcommand), if any.
+
+    The arguments are parsed as the command's parser reads them, unknown options kept and
+    nothing converted or checked (so ``--title --json`` is a title, and ``--kind Bogus
+    --json`` still asks for JSON); a group's first argument names the subcommand that
+    parses the rest.
+
+    Args:
+        command: the command (or group) the arguments are for.
+        ctx: the context of the group that runs it.
+        args: its arguments, as typed.
+
+    Returns:
+        ``json`` for ``--json``, else ``--format``'s value (``text``, ``jsonl``,
+        ``github``, ...), or None when neither is given or the arguments do not parse.
+    """
+    if isinstance(command, click.Group):
+        sub = command.get_command(ctx, args[0]) if args else None
+        if sub is None:
+            return None
+        sub_ctx = click.Context(sub, parent=ctx, info_name=args[0], resilient_parsing=True)
+        parser = sub.make_parser(sub_ctx)
+        parser.ignore_unknown_options = True
+        try:
+            opts, rest, _ = parser.parse_args(list(args[1:]))
+        except click.UsageError:  # an option with no value: nothing more to read
+            return None
+        if isinstance(sub, click.Group):
+            return requested_format(sub, sub_ctx, rest)
+        fmt = "json" if opts.get("as_json") else opts.get("fmt")
+        return fmt if isinstance(fmt, str) else None
+    return None
+
+
+def internal_error(error: BaseException) -> str:
+    """Return how an exception kistore did not expect is said (:data:`INTERNAL_ERROR`)."""
+    return (f"{INTERNAL_ERROR} ({type(error).__name__}: {shorten(str(error), 200)}); please "
+            "report it with the command and what `kistore --debug ...` prints")
 
 
 def github_error(message: str, file: str | None = None, line: int | None = None) -> str:

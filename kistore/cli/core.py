@@ -19,7 +19,7 @@ from . import (
     metadata_option_hint,
     one_look,
     refuse_empty,
-    reports_errors,
+    settled_work_tree,
     undone_add,
     warn_unreadable,
 )
@@ -235,8 +235,8 @@ def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
               help="For a run: rank by this comparison instead of the policy's.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest and digest as JSON.")
 @pass_ctx
+@settled_work_tree
 @one_look
-@reports_errors
 def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
          as_json: bool) -> None:
     """Show a stored manifest. REF: digest, 8+ hex prefix, or KIND/NAME.

@@ -17,7 +17,7 @@ from . import (
     format_options,
     one_look,
     output_format,
-    reports_errors,
+    settled_work_tree,
     warn_unreadable,
 )
 
@@ -46,8 +46,8 @@ JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON instead 
 @AT
 @format_options
 @pass_ctx
+@settled_work_tree
 @one_look
-@reports_errors
 def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
          show_all: bool, at: str | None, fmt: str | None, as_json: bool) -> None:
     """Rank the comparison group of run REF (digest, 8+ hex prefix, or BenchmarkRun/NAME).
@@ -114,7 +114,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
 @AT
 @JSON
 @pass_ctx
-@reports_errors
+@settled_work_tree
 def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at: str | None,
             as_json: bool) -> None:
     """Compare run A with run B (default: rank 1 of A's comparison group).
@@ -168,7 +168,7 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
 @AT
 @format_options
 @pass_ctx
-@reports_errors
+@settled_work_tree
 def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str | None,
        at: str | None, fmt: str | None, as_json: bool) -> None:
     """List stored manifests: DIGEST KIND NAME, by kind then name.

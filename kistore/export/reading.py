@@ -17,6 +17,7 @@ from ..attest.notes import ATTESTATIONS_SHA256, notes_entered
 from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import InputError
+from ..git.blobs import read_blob
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -59,8 +60,10 @@ def stored_shards(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[list[S
     Yields:
         One list of :class:`Stored` per shard directory (``store/objects/sha256/XX``), in
         digest order: one shard's files in memory at a time.
+
+    Raises:
+        ObjectUnreadable: a blob is damaged (the repository is: ``git fsck``).
     """
-    odb = repo.odb
     objects, metadata = _listing(repo, tree, layout.OBJECTS_DIR), \
         _listing(repo, tree, layout.METADATA_DIR)
     for shard in sorted(objects):
@@ -77,9 +80,10 @@ def stored_shards(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[list[S
             if digest is None or kind != "blob":
                 continue
             meta = metas.get(leaf)
-            found.append(Stored(digest, str(blob), odb.read(blob)[1],
-                                odb.read(meta[0])[1] if meta is not None and meta[1] == "blob"
-                                else None))
+            found.append(Stored(digest, str(blob),
+                                read_blob(repo, blob, layout.object_path(digest)),
+                                read_blob(repo, meta[0], layout.metadata_path(digest))
+                                if meta is not None and meta[1] == "blob" else None))
         yield found
 
 

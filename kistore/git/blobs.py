@@ -6,20 +6,72 @@ not: a blob it lacks is a ``KeyError``. :func:`read_blob` asks git for such a bl
 cat-file``, which fetches it), so that commands that read a few blobs -- the pull-request
 gate reads the range's files and a few looked-up paths -- work in a partial clone and
 fetch only what they read. In a full clone a missing blob stays a ``KeyError``.
+
+A blob that is here but cannot be read (a flipped bit in a pack or a loose object file:
+libgit2's ``GitError``, e.g. "invalid distance too far back") is
+:class:`ObjectUnreadable`, raised by :func:`read_blob` and :func:`blob_size`, the one place
+a blob read's ``GitError`` is translated: the repository is damaged, which is no bug of
+kistore. ``verify`` reports it as KI117; other commands stop with its message.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from ..core.errors import StoreStateError
-
-if TYPE_CHECKING:  # pragma: no cover - typing only
-    import pygit2
+from .lazy import pygit2  # imported on first use (~0.2 s)
 
 _GIT_BLOB = 3
 """libgit2's object type number of a blob (``GIT_OBJECT_BLOB``), as ``odb.read`` returns it."""
+
+
+class ObjectUnreadable(StoreStateError):
+    """A git object this repository holds but cannot read: its stored bytes are damaged.
+
+    A flipped bit in a pack file or a loose object file (disk, copy, or a hand edit):
+    libgit2 fails to inflate it or finds it is not what its id says. Nothing kistore can
+    repair: the object's bytes are gone from this repository; a clone or the remote still
+    holds them.
+
+    Args:
+        oid: the object's id (40 hex digits).
+        reason: what libgit2 said (its ``GitError``, without the id it starts with).
+        path: the repository path the object was read for, when known (the error's file).
+    """
+
+    def __init__(self, oid: str, reason: str, path: str | None = None) -> None:
+        self.oid = oid
+        self.reason = reason
+        self.path = path
+        super().__init__(
+            f"git object {oid} cannot be read ({reason}): the repository is damaged. Run "
+            "`git fsck` to list every damaged object, then restore them from another clone "
+            "or the remote (e.g. clone again and copy your unpushed work over, or copy the "
+            "object's pack or loose file from a clone that has it)", file=path)
+
+    def __reduce__(self) -> tuple[type[ObjectUnreadable], tuple[str, str, str | None]]:
+        """Pickle by the fields (a worker process raises it to its parent)."""
+        return type(self), (self.oid, self.reason, self.path)
+
+    def at(self, path: str) -> ObjectUnreadable:
+        """Return this error naming ``path`` (the file it was read for), if it names none."""
+        return self if self.path is not None else ObjectUnreadable(self.oid, self.reason, path)
+
+
+def unreadable(oid: str | pygit2.Oid | bytes, error: pygit2.GitError,
+               path: str | None = None) -> ObjectUnreadable:
+    """Return the :class:`ObjectUnreadable` for libgit2's ``error`` reading ``oid``.
+
+    Args:
+        oid: the object's id (``pygit2.Oid``, 40 hex digits, or 20 raw bytes).
+        error: what the read raised.
+        path: the repository path read, when known.
+    """
+    hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
+    reason = str(error)
+    if reason.startswith(hex_ + ": "):  # libgit2 starts with the id; the message names it
+        reason = reason[len(hex_) + 2:]
+    return ObjectUnreadable(hex_, reason, path)
 
 
 def is_partial_clone(repo: pygit2.Repository) -> bool:
@@ -42,35 +94,48 @@ def is_partial_clone(repo: pygit2.Repository) -> bool:
     return bool(cached)
 
 
-def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid) -> bytes:
+def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = None
+              ) -> bytes:
     """Return the bytes of the blob ``oid``, fetching it through git in a partial clone.
 
     Args:
         repo: the repository.
         oid: the blob's id (``pygit2.Oid`` or 40 hex digits).
+        path: the repository path it is read for (named by :class:`ObjectUnreadable`).
 
     Raises:
         KeyError: no such object here, and ``repo`` is not a partial clone.
+        ObjectUnreadable: the object is here but damaged (libgit2 cannot read it).
         StoreStateError: a partial clone whose remote could not give the blob.
     """
     try:
         kind, data = repo.odb.read(oid)
+        return bytes(data) if kind == _GIT_BLOB else bytes(repo[oid].read_raw())
     except KeyError:
         return fetch_blob(repo, str(oid))
-    return bytes(data) if kind == _GIT_BLOB else bytes(repo[oid].read_raw())
+    except pygit2.GitError as e:
+        raise unreadable(oid, e, path) from e
 
 
-def blob_size(repo: pygit2.Repository, oid: str | pygit2.Oid) -> int | None:
+def blob_size(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = None
+              ) -> int | None:
     """Return a blob's size in bytes from its header, or None when the blob is not here yet.
 
     Args:
         repo: the repository.
         oid: the blob's id.
+        path: the repository path it is read for (named by :class:`ObjectUnreadable`).
+
+    Raises:
+        ObjectUnreadable: the object is here but its header cannot be read (a damaged
+            loose object: its header is compressed with it).
     """
     try:
         return int(repo.odb.read_header(oid)[1])
     except KeyError:
         return None
+    except pygit2.GitError as e:
+        raise unreadable(oid, e, path) from e
 
 
 def promisor_remote(repo: pygit2.Repository) -> str | None:

@@ -281,7 +281,8 @@ def parse_validated(manifests: Iterable[Manifest], files: Mapping[str, bytes], *
     return out
 
 
-def _size(repo: pygit2.Repository | None, file: str | bytes) -> tuple[int, str | bytes]:
+def _size(repo: pygit2.Repository | None, file: str | bytes, path: str
+          ) -> tuple[int, str | bytes]:
     """Return the bytes of a :data:`Job` file: its length, or its blob's size from git.
 
     Blobs a partial clone (``--filter=blob:none``) lacks were fetched in one batch by
@@ -293,30 +294,31 @@ def _size(repo: pygit2.Repository | None, file: str | bytes) -> tuple[int, str |
 
     Raises:
         StoreStateError: a partial clone whose remote cannot give the blob.
+        ObjectUnreadable: the blob (read for repository path ``path``) is damaged.
     """
     if isinstance(file, bytes):
         return len(file), file
     assert repo is not None  # a blob id comes with its repository
-    size = blob_size(repo, file)
+    size = blob_size(repo, file, path)
     if size is not None:
         return size, file
-    data = read_blob(repo, file)
+    data = read_blob(repo, file, path)
     return len(data), data
 
 
-def _bytes(repo: pygit2.Repository | None, file: str | bytes | None) -> bytes | None:
+def _bytes(repo: pygit2.Repository | None, file: str | bytes | None, path: str
+           ) -> bytes | None:
     """Return a :data:`Job` file's bytes: as given, or its blob read from git.
 
     A blob a partial clone lacks was fetched before (:func:`read_manifests`, :func:`_size`).
+
+    Raises:
+        ObjectUnreadable: the blob (read for repository path ``path``) is damaged.
     """
     if file is None or isinstance(file, bytes):
         return file
     assert repo is not None  # a blob id comes with its repository
-    try:
-        data: bytes = repo.odb.read(file)[1]  # ~40% less than repo[id].data per blob
-    except KeyError:
-        return read_blob(repo, file)
-    return data
+    return read_blob(repo, file, path)  # odb.read: ~40% less than repo[id].data per blob
 
 
 def _read_chunk(repo: pygit2.Repository | None, jobs: list[Job],
@@ -326,17 +328,18 @@ def _read_chunk(repo: pygit2.Repository | None, jobs: list[Job],
     for digest, object_file, metadata_file in jobs:
         sizes = []
         if object_file is not None:
-            size, object_file = _size(repo, object_file)
+            size, object_file = _size(repo, object_file, layout.object_path(digest))
             sizes.append((layout.object_path(digest), size))
         if metadata_file is not None:
-            size, metadata_file = _size(repo, metadata_file)
+            size, metadata_file = _size(repo, metadata_file, layout.metadata_path(digest))
             sizes.append((layout.metadata_path(digest), size))
         large = [(path, size) for path, size in sizes if size > limit]
         if large:  # a 200 MB manifest committed past the hooks: never read (ls took 5 s)
             path, size = large[0]
             out.append((str(digest), None, None, (path, too_large(size, limit))))
             continue
-        data, meta = _bytes(repo, object_file), _bytes(repo, metadata_file)
+        data = _bytes(repo, object_file, layout.object_path(digest))
+        meta = _bytes(repo, metadata_file, layout.metadata_path(digest))
         parsed = parse_document(digest, data, meta, validate=True)
         if parsed is not None:
             document, loaded = parsed

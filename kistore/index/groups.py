@@ -42,7 +42,7 @@ from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.layout import REFERENCE_FIELD_NAMES
 from ..core.limits import Limits
-from ..git.blobs import fetch_blobs, is_partial_clone
+from ..git.blobs import ObjectUnreadable, fetch_blobs, is_partial_clone, read_blob
 from . import _database as database
 from ._build import TreeFiles, read_manifests
 from ._database import Damaged, get_meta, log
@@ -305,8 +305,8 @@ def _references_here(repo: pygit2.Repository, files: TreeFiles, runs: Sequence[D
         if oid is None or oid not in repo.odb:
             continue
         try:
-            document = orjson.loads(repo.odb.read(oid)[1])
-        except orjson.JSONDecodeError:
+            document = orjson.loads(read_blob(repo, oid))
+        except (orjson.JSONDecodeError, ObjectUnreadable):  # the read proper says it
             continue
         if isinstance(document, dict) and document.get("kind") == "BenchmarkRun":
             out += _references({str(run): ("BenchmarkRun", "", document.get("spec") or {})},

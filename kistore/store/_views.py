@@ -1049,12 +1049,13 @@ class CommitView(View):
 
         Raises:
             FileTooLarge: the blob holds more than ``limit`` bytes.
+            ObjectUnreadable: the blob is damaged (``verify``: KI117).
         """
         if limit is not None:
-            size = blob_size(self.repo, oid)  # ~5 us: a 200 MB blob is never inflated
+            size = blob_size(self.repo, oid, path)  # ~5 us: a 200 MB blob is never inflated
             if size is not None and size > limit:
                 raise FileTooLarge(path, limit, size)
-        data = read_blob(self.repo, oid)  # no Blob object; a partial clone fetches it
+        data = read_blob(self.repo, oid, path)  # no Blob object; a partial clone fetches it
         if limit is not None and len(data) > limit:  # a blob fetched just now: no header
             raise FileTooLarge(path, limit, len(data))
         return data

@@ -1,0 +1,99 @@
+"""A damaged git object (a flipped bit in a pack) is the repository's damage, not a bug.
+
+New-user review 2026-12-02 (F6): a flipped bit inside a packed blob made `verify --at HEAD`,
+`rank` and `show` exit with "internal error: this is a bug in kistore (GitError: ...:
+invalid distance too far back)". `verify`, whose job is finding damage, reports it as
+KI117 naming the path and the object id and checks the rest; the queries stop with an
+error naming both and saying to run `git fsck`.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import shutil
+from pathlib import Path
+
+from kistore.cli import main
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.git.blobs import ObjectUnreadable
+
+from ..conftest import git
+
+
+def flip_packed_blob(root: Path, path: str) -> str:
+    """Pack every object, flip the bits of one byte inside ``path``'s blob at HEAD.
+
+    Returns:
+        The blob's id (40 hex digits).
+    """
+    oid = git(root, "rev-parse", f"HEAD:{path}").strip()
+    git(root, "repack", "-a", "-d", "-q")
+    (idx,) = (root / ".git" / "objects" / "pack").glob("*.idx")
+    for line in git(root, "verify-pack", "-v", str(idx)).splitlines():
+        fields = line.split()
+        if fields and fields[0] == oid:
+            size_in_pack, offset = int(fields[3]), int(fields[4])
+            break
+    else:
+        raise AssertionError(f"{oid} is not in {idx}")
+    pack = idx.with_suffix(".pack")
+    pack.chmod(0o644)
+    data = bytearray(pack.read_bytes())
+    data[offset + size_in_pack // 2] ^= 0xFF  # inside the deflated bytes
+    pack.write_bytes(bytes(data))
+    shutil.rmtree(root / ".git" / "kistore", ignore_errors=True)  # no index answers for it
+    return oid
+
+
+def damaged(group) -> tuple[Path, str, str]:
+    """The ``group`` store with BenchmarkRun/fast's object blob damaged: (root, path, oid)."""
+    root = group.root
+    digest = Digest.from_str(
+        git(root, "show", f"HEAD:{layout.name_path('BenchmarkRun', 'fast')}").strip())
+    path = layout.object_path(digest)
+    return root, path, flip_packed_blob(root, path)
+
+
+def test_verify_reports_a_damaged_blob_as_ki117_and_checks_the_rest(runner, group):
+    root, path, oid = damaged(group)
+    result = runner.invoke(main, ["--store", str(root), "verify", "--at", "HEAD", "--json"])
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    errors = [f for f in report["findings"] if f["severity"] == "error"]
+    assert [(f["rule"], f["file"], f["extra"]) for f in errors] == [
+        ("KI117", path, {"object": oid})]  # nothing else: no KI216 "no object file" after it
+    assert errors[0]["message"].startswith(f"git object {oid} cannot be read (")
+    assert "git fsck" in errors[0]["hint"] and "clone" in errors[0]["hint"]
+    assert "internal error" not in result.output
+
+    human = runner.invoke(main, ["--store", str(root), "verify", "--at", "HEAD"])
+    assert human.exit_code == 1
+    assert f"{path}: error KI117 git-object-unreadable: git object {oid}" in human.stdout
+    assert "FAILED: store at HEAD: 1 error" in human.stdout
+
+
+def test_queries_say_the_repository_is_damaged(runner, group):
+    root, path, oid = damaged(group)
+    for args in (["rank", "BenchmarkRun/slow", "--at", "HEAD"], ["rank", "BenchmarkRun/slow"],
+                 ["show", "BenchmarkRun/fast"], ["ls"]):
+        result = runner.invoke(main, ["--store", str(root), *args])
+        assert result.exit_code == 1, (args, result.output)
+        assert "internal error" not in result.output, args
+        assert (f"error: {path}: git object {oid} cannot be read (" in result.stderr), args
+        assert "the repository is damaged. Run `git fsck`" in result.stderr, args
+
+    as_json = runner.invoke(main, ["--store", str(root), "ls", "--json"])
+    assert as_json.exit_code == 1
+    (error,) = json.loads(as_json.stdout)["errors"]
+    assert error["file"] == path and oid in error["message"]
+
+
+def test_the_error_survives_a_worker_process():
+    error = ObjectUnreadable("ab" * 20, "invalid distance too far back", "store/x.json")
+    back = pickle.loads(pickle.dumps(error))
+    assert (back.oid, back.reason, back.path, str(back)) == (
+        error.oid, error.reason, error.path, str(error))
+    assert error.at("store/y.json") is error
+    assert ObjectUnreadable("ab" * 20, "r").at("store/y.json").file == "store/y.json"
