@@ -180,6 +180,12 @@ class KistoreGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:  # noqa: D102 - click API
         try:
+            return self._invoke(ctx)
+        finally:
+            _warn_linked()
+
+    def _invoke(self, ctx: click.Context) -> Any:
+        try:
             return super().invoke(ctx)
         except KistoreError as e:
             if ctx.params.get("debug"):
@@ -212,6 +218,23 @@ class KistoreGroup(click.Group):
                        "what `kistore --debug ...` prints",
                        err=True)
             ctx.exit(1)
+
+
+def _warn_linked() -> None:
+    """Say which symlinked directories of the work tree the command's reads left out.
+
+    Reads never go through one (:meth:`kistore.store.WorkTreeView.linked_dir`); what lies
+    under it was read as absent. Nothing to say, and nothing imported, when no work tree
+    was read.
+    """
+    store = sys.modules.get("kistore.store")
+    if store is None:
+        return
+    for _, path in store.take_linked():
+        click.echo(printable(f"warning: {path}: is a symbolic link where the store keeps a "
+                             "directory; nothing under it was read (left out as absent); "
+                             "`kistore verify` reports it (KI111)"),
+                   err=True)
 
 
 def refuse_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:

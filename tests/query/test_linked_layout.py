@@ -8,6 +8,7 @@ hooks, as a hostile or careless pusher would. The reading side must leave the pa
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 
@@ -65,3 +66,77 @@ def test_a_committed_non_directory_at_a_layout_directory_is_left_out_not_a_crash
     result = run(runner, group.root, "export", str(tmp_path / "export"), "--format", "csv")
     assert result.exit_code == 0, result.output
     assert ("runs 0," in result.stdout) is objects_gone
+
+
+def _link_directory(root, path, elsewhere, edit=None):
+    """Commit ``path`` as a symlink to a copy of it outside the store (``edit``: its files')."""
+    target = root / path
+    shutil.copytree(target, elsewhere)
+    for file in elsewhere.iterdir():
+        if edit is not None:
+            file.write_bytes(edit(file.read_bytes()))
+    shutil.rmtree(target)
+    os.symlink(elsewhere, target)
+    commit_all(root, f"symlink at {path}")
+
+
+LEFT_OUT = ("warning: {}: is a symbolic link where the store keeps a directory; nothing "
+            "under it was read (left out as absent); `kistore verify` reports it (KI111)\n")
+
+
+def test_show_does_not_read_metadata_through_a_symlinked_shard_directory(
+        runner, group, tmp_path):
+    # r70 F2: `show` printed a title read from a file outside the repository, no warning
+    # (O_NOFOLLOW covers only the last name of the path)
+    from kistore.core import layout
+    from kistore.store import Store
+
+    fast = Store(group.root).resolve("BenchmarkRun/fast")
+    shard = layout.metadata_path(fast).rpartition("/")[0]
+    _link_directory(group.root, shard, tmp_path / "outside",
+                    lambda data: data.replace(b'"fast"', b'"evil"'))
+    result = run(runner, group.root, "show", str(fast))
+    assert result.exit_code == 1, result.output
+    assert "evil" not in result.output
+    assert result.stderr == (f"error: {layout.metadata_path(fast)}: object {fast} has no "
+                             "metadata file\n" + LEFT_OUT.format(shard))
+    result = run(runner, group.root, "ls", "--json")
+    assert result.exit_code == 0, result.output
+    names = [row["name"] for row in json.loads(result.stdout)]
+    assert "slow" in names and "fast" not in names and "evil" not in names
+    assert LEFT_OUT.format(shard) in result.stderr
+
+
+def test_cat_does_not_read_an_object_through_a_symlinked_objects_directory(
+        runner, group, tmp_path):
+    from kistore.core import layout
+    from kistore.store import Store
+
+    fast = Store(group.root).resolve("BenchmarkRun/fast")
+    _link_directory(group.root, layout.OBJECTS_DIR, tmp_path / "outside")
+    result = run(runner, group.root, "cat", str(fast))
+    assert result.exit_code == 1, result.output
+    assert result.stdout == ""
+    assert result.stderr.endswith(LEFT_OUT.format(layout.OBJECTS_DIR))
+
+
+def test_trust_is_not_read_through_a_symlinked_trust_directory(runner, group, tmp_path):
+    # r70 F2: `trust list` printed a key of a keys.json outside the repository (and
+    # `attestations` judged signatures against it)
+    from kistore.attest import signing
+    from kistore.core import layout
+
+    from ..conftest import fixed_key
+
+    public = fixed_key(2).public_key()
+    added = run(runner, group.root, "trust", "add", signing.public_key_line(public),
+                "--role", "rerun")
+    assert added.exit_code == 0, added.output
+    listed = run(runner, group.root, "trust", "list")
+    assert signing.keyid(public) in listed.stdout  # read from the store's own directory
+    trust_dir = layout.TRUST_FILE.rpartition("/")[0]
+    _link_directory(group.root, trust_dir, tmp_path / "outside")
+    listed = run(runner, group.root, "trust", "list")
+    assert listed.exit_code == 0, listed.output
+    assert signing.keyid(public) not in listed.stdout
+    assert listed.stderr == LEFT_OUT.format(trust_dir)
