@@ -179,6 +179,7 @@ class KistoreGroup(click.Group):
                                 for name, command in rows])
 
     def invoke(self, ctx: click.Context) -> Any:  # noqa: D102 - click API
+        _warn_linked(say=False)  # a link met before this command (a library call) is not its
         try:
             return self._invoke(ctx)
         finally:
@@ -220,8 +221,10 @@ class KistoreGroup(click.Group):
             ctx.exit(1)
 
 
-def _warn_linked() -> None:
+def _warn_linked(*, say: bool = True) -> None:
     """Say which symlinked directories of the work tree the command's reads left out.
+
+    ``say=False``: forget them unsaid.
 
     Reads never go through one (:meth:`kistore.store.WorkTreeView.linked_dir`); what lies
     under it was read as absent. Nothing to say, and nothing imported, when no work tree
@@ -230,7 +233,8 @@ def _warn_linked() -> None:
     store = sys.modules.get("kistore.store")
     if store is None:
         return
-    for _, path in store.take_linked():
+    linked = store.take_linked()
+    for _, path in linked if say else ():
         click.echo(printable(f"warning: {path}: is a symbolic link where the store keeps a "
                              "directory; nothing under it was read (left out as absent); "
                              "`kistore verify` reports it (KI111)"),
