@@ -376,6 +376,8 @@ def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict
             sub = c.tree[ATTESTATIONS_SHA256]
         except KeyError:
             continue
+        if sub.type_str != "tree":  # a symlink or file committed there (KI110/KI111)
+            continue
         for path in _paths(repo, repo[sub.id].peel(pygit2.Tree), ATTESTATIONS_SHA256, trees):
             if path not in first or when < first[path]:
                 first[path] = when

@@ -223,9 +223,7 @@ def _stored_files(repo: pygit2.Repository, tree: pygit2.Tree) -> list[tuple[str,
     """Return (path, blob id) of every object and metadata file of ``tree``, by tree walk."""
     found = []
     for top in (layout.OBJECTS_DIR, layout.METADATA_DIR):
-        try:
-            found += [(path, str(leaf.id)) for path, leaf in shard_leaves(repo, tree, top)
-                      if leaf.type_str == "blob"]
-        except TypeError:  # a file where the folder should be: KI110, not a stored file
-            continue
+        # a file where the folder should be yields nothing: KI110, not a stored file
+        found += [(path, str(leaf.id)) for path, leaf in shard_leaves(repo, tree, top)
+                  if leaf.type_str == "blob"]
     return found

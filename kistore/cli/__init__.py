@@ -251,8 +251,16 @@ class KistoreGroup(click.Group):
 
         A subcommand run with ``--json`` (or ``--format json|jsonl|github``) prints one
         document for every error that stops it (:func:`machine_report`), usage errors
-        (exit 2) included, before the error is said on stderr as usual.
+        (exit 2) included, before the error is said on stderr as usual. Then the
+        symlinked store directories its reads left out are named (:func:`_warn_linked`).
         """
+        _warn_linked(say=False)  # a link met before this command (a library call) is not its
+        try:
+            return self._invoke(ctx)
+        finally:
+            _warn_linked()
+
+    def _invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except KistoreError as e:
@@ -289,6 +297,26 @@ class KistoreGroup(click.Group):
                 raise
             click.echo(f"error: {internal_error(e)}", err=True)
             ctx.exit(1)
+
+
+def _warn_linked(*, say: bool = True) -> None:
+    """Say which symlinked directories of the work tree the command's reads left out.
+
+    ``say=False``: forget them unsaid.
+
+    Reads never go through one (:meth:`kistore.store.WorkTreeView.linked_dir`); what lies
+    under it was read as absent. Nothing to say, and nothing imported, when no work tree
+    was read.
+    """
+    store = sys.modules.get("kistore.store")
+    if store is None:
+        return
+    linked = store.take_linked()
+    for _, path in linked if say else ():
+        click.echo(printable(f"warning: {path}: is a symbolic link where the store keeps a "
+                             "directory; nothing under it was read (left out as absent); "
+                             "`kistore verify` reports it (KI111)"),
+                   err=True)
 
 
 def refuse_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:

@@ -132,7 +132,9 @@ def verify(ctx: StoreContext, out: Path, at: str | None, as_json: bool) -> None:
                    "differences": [d.to_json() for d in differences]})
     else:
         said = {"differs": "writes other bytes", "missing": "has it",
-                "unexpected": "has no such file"}
+                "unexpected": "has no such file",
+                "symbolic link": "has a folder or file here, never a link; `site build` "
+                                 "refuses to write through it"}
         for d in differences:
             click.echo(f"{out / d.path}: {d.problem} (a fresh build of {commit[:12]} "
                        f"{said.get(d.problem, '')})", err=True)

@@ -71,13 +71,13 @@ def shard_leaves(repo: pygit2.Repository, tree: pygit2.Tree, base: str
     Yields:
         The entry's repository path (``BASE/XX/NAME``) and the entry (a blob, or whatever
         else was committed there: callers check ``type_str``); nothing when ``base`` is
-        absent. Entries of ``base`` that are not folders are skipped.
+        absent or not a folder (a symlink or file committed there: ``kistore verify``
+        reports it, KI110/KI111). Entries of ``base`` that are not folders are skipped.
     """
-    try:
-        shards = subtree(repo, tree[base].id)
-    except KeyError:
+    shards_id = subtree_id(tree, base)
+    if shards_id is None:
         return
-    for shard in shards:
+    for shard in subtree(repo, shards_id):
         if shard.type_str != "tree":
             continue
         for leaf in subtree(repo, shard.id):

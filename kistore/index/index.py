@@ -29,7 +29,7 @@ from ..core.errors import KistoreError, StoreStateError
 from ..core.limits import DEFAULT, Limits, walk_bound
 from ..git import treediff
 from ..git.sparse import skip_worktree
-from ..git.treediff import shard_leaves, subtree
+from ..git.treediff import shard_leaves, subtree, subtree_id
 from . import _database as database
 from . import _rows as rows
 from . import refs, warm
@@ -867,11 +867,11 @@ def tree_digests(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[Digest]
 
 def count_objects(repo: pygit2.Repository, tree: pygit2.Tree) -> int:
     """Return how many entries the object shards of a git tree hold (for progress bars)."""
-    try:
-        objects = subtree(repo, tree[layout.OBJECTS_DIR].id)
-    except KeyError:
+    objects = subtree_id(tree, layout.OBJECTS_DIR)  # None: absent, or not a folder (KI110)
+    if objects is None:
         return 0
-    return sum(len(subtree(repo, shard.id)) for shard in objects if shard.type_str == "tree")
+    return sum(len(subtree(repo, shard.id)) for shard in subtree(repo, objects)
+               if shard.type_str == "tree")
 
 
 def settings_key(store: IndexedStore) -> str | None:

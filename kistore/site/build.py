@@ -22,7 +22,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable, Iterator
+import stat
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -231,6 +232,13 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
             or not isfile(os.path.join(base, page.path, "index.json"))]
     report = BuildReport(out, prep.snap.rev, len(prep.pages), len(todo),
                          skipped=prep.snap.skipped)
+    produced = set(keys)
+    stale = [p for p in old_keys if p not in produced] if cache is not None else \
+        sorted(_page_dirs(out) - produced)
+    site_files = _site_files(prep)
+    # every page's top folder (`groups/`), and each folder of what is written or removed
+    tops = {page.path.split("/", 1)[0] + "/" for page in prep.pages if "/" in page.path}
+    _refuse_links(out, [*tops, *(page.path for page in todo), *stale, *site_files])
     out.mkdir(parents=True, exist_ok=True)
     for page, html, data in _rendered(prep, todo):
         for name, content in (("index.html", html), ("index.json", data)):
@@ -239,11 +247,8 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
             progress(1, len(prep.pages))
     if progress and len(todo) < len(prep.pages):
         progress(len(prep.pages) - len(todo), len(prep.pages))
-    for name, content in _site_files(prep).items():
+    for name, content in site_files.items():
         _write_if_changed(out, name, content, report)
-    produced = set(keys)
-    stale = [p for p in old_keys if p not in produced] if cache is not None else \
-        sorted(_page_dirs(out) - produced)
     for path in stale:
         for name in ("index.html", "index.json"):
             with contextlib.suppress(FileNotFoundError):
@@ -263,7 +268,8 @@ class Difference:
 
     Attributes:
         path: the file, relative to the site's directory.
-        problem: ``differs``, ``missing`` or ``unexpected`` (on disk, not in a fresh build).
+        problem: ``differs``, ``missing``, ``unexpected`` (on disk, not in a fresh build) or
+            ``symbolic link`` (a link in the site: a build never writes through one).
     """
 
     path: str
@@ -344,8 +350,11 @@ def verify_site(store: Store, out: str | os.PathLike[str], *, at: str | None = N
         _compare(out, name, content, differences)
     expected.add(CACHE_FILE)  # the build's own, not served (OUT/.kistore-site-cache.json)
     on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if not p.is_dir()}
-    for path in sorted(on_disk - expected):
+    links = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_symlink()}
+    for path in sorted(on_disk - expected - links):
         differences.append(Difference(path, "unexpected"))
+    # a link in the site: a build refuses to write through one, and a server may follow it
+    differences += [Difference(path, "symbolic link") for path in sorted(links)]
     return build, differences
 
 
@@ -358,6 +367,32 @@ def _check_out(out: Path) -> None:
     if out.is_dir() and any(out.iterdir()) and not (out / BUILD_FILE).is_file():
         raise InputError(f"is not empty and holds no {BUILD_FILE}: it is not a kistore site; "
                          "give a new or empty directory (nothing was written)", file=str(out))
+
+
+def _refuse_links(out: Path, paths: Iterable[str]) -> None:
+    """Refuse a build that would write or remove a file through a symlinked directory.
+
+    ``OUT/groups -> /elsewhere`` made the build write pages outside ``OUT`` (r70 F10). Each
+    directory on the way to each file the build writes or removes (``paths``, relative to
+    ``out``; a page's path ends in ``/``) is ``lstat``-ed once; ``out`` itself is the
+    user's choice and may be a link.
+
+    Raises:
+        InputError: such a directory is a symbolic link (nothing was written).
+    """
+    base, seen = os.fspath(out), set()
+    for path in paths:
+        directory = path.rstrip("/") if path.endswith("/") else path.rpartition("/")[0]
+        while directory and directory not in seen:
+            seen.add(directory)
+            with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                if stat.S_ISLNK(os.lstat(os.path.join(base, directory)).st_mode):
+                    raise InputError(
+                        f"{directory} is a symbolic link inside the site's directory: a build "
+                        "writes only inside it, never through a link; remove the link (`rm "
+                        f"{os.path.join(base, directory)}`) and build again (nothing was "
+                        "written)", file=os.path.join(base, directory))
+            directory = directory.rpartition("/")[0]
 
 
 def _write_if_changed(out: Path, rel: str, content: bytes, report: BuildReport) -> None:

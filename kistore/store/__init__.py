@@ -24,6 +24,7 @@ from ._views import (
     StagedView,
     View,
     WorkTreeView,
+    take_linked,
 )
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each loads on first use
@@ -80,4 +81,5 @@ __all__ = [
     "atomic_write",
     "parse_settings",
     "refuse_links",
+    "take_linked",
 ]

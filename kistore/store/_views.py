@@ -553,6 +553,26 @@ class View:
 
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
+_LINKED: set[tuple[str, str]] = set()
+"""``(work tree root, repository path)`` of each symlinked directory a work-tree read
+refused in this process and no command has warned of yet (:func:`take_linked`)."""
+
+
+def take_linked() -> list[tuple[str, str]]:
+    """Return, and forget, each symlinked directory work-tree reads refused so far.
+
+    A directory of the work tree that is a symbolic link (or not a directory at all) is
+    never read through or listed (:meth:`WorkTreeView.linked_dir`); the command says so
+    once, at its end (:class:`kistore.cli.KistoreGroup`).
+
+    Returns:
+        ``(work tree root, directory's repository path)`` pairs, sorted; empty when no
+        read met one.
+    """
+    found = sorted(_LINKED)
+    _LINKED.clear()
+    return found
+
 
 class WorkTreeView(View):
     """The store as files in the work tree.
@@ -569,6 +589,7 @@ class WorkTreeView(View):
         self.name_index = name_index
         # joined as str: building a Path per file cost more than reading it
         self._prefix = os.path.join(os.fspath(root), "")
+        self._directories: dict[str, str | None] = {}  # linked_dir's looks
 
     def files(self, limit: int = DEFAULT.manifest_bytes, *, also: Iterable[str] = ()) -> Files:
         """List the work tree's files under ``store/`` (see :meth:`View.files`).
@@ -652,6 +673,11 @@ class WorkTreeView(View):
         # Only a regular file is a stored file: a symlink (to /dev/zero: a query ran out of
         # memory) or a FIFO (a query hung) put in its place reads as no file (breaker8);
         # `verify` reports them (KI111). os.open/os.read: a third of the cost of open().
+        # O_NOFOLLOW covers the last name only: a symlinked directory on the way (a
+        # committed `store/metadata/sha256/6b -> /elsewhere`) is refused here (r70 F2).
+        directory = path.rpartition("/")[0]
+        if directory and self.linked_dir(directory) is not None:
+            return None, 0
         try:
             fd = os.open(self._prefix + path, _READ_FLAGS)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
@@ -686,10 +712,46 @@ class WorkTreeView(View):
             os.close(fd)
 
     def list_dir(self, path: str) -> list[str]:  # noqa: D102
+        if self.linked_dir(path) is not None:  # never list what a symlink points to
+            return []
         try:
             return os.listdir(self.root / path)
         except (FileNotFoundError, NotADirectoryError):
             return []
+
+    def linked_dir(self, directory: str) -> str | None:
+        """Return the first directory on the way to ``directory`` that is not a directory.
+
+        One ``lstat`` per directory for the view's life (cached): a symbolic link there (or
+        a file, a FIFO) is never read through or listed, as ``add`` never writes through one
+        (:func:`kistore.git.writer.refuse_links`); ``kistore verify`` reports it
+        (KI110/KI111). Each one found is remembered for the command's warning
+        (:func:`linked_seen`).
+
+        Args:
+            directory: a directory's repository path (``store/metadata/sha256/6b``).
+
+        Returns:
+            The repository path of that directory or the first of its parents that is a
+            symbolic link or not a directory; None when each one is a directory or absent.
+        """
+        try:
+            return self._directories[directory]
+        except KeyError:
+            pass
+        parent = directory.rpartition("/")[0]
+        found = self.linked_dir(parent) if parent else None
+        if found is None:
+            try:
+                mode = os.lstat(self._prefix + directory).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                return None  # absent: nothing to read there (not cached: an add makes it)
+            if not stat.S_ISDIR(mode):
+                found = directory
+                if stat.S_ISLNK(mode):  # a file there: KI110, and no read gets past it
+                    _LINKED.add((os.fspath(self.root), directory))
+        self._directories[directory] = found
+        return found
 
 
 class SparseWorkTreeView(WorkTreeView):

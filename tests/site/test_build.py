@@ -531,3 +531,29 @@ def test_compare_workload_index_and_source_pages(demo_store, demo_site):
     assert (data["runs"], data["groups"]) == (11, 3)
     assert [(w["label"], w["runs"]) for w in data["workloads"]] == [
         ("gemm_n_4096_k_4096", 10), ("softmax_1024", 1)]
+
+
+def test_a_build_never_writes_through_a_symlinked_folder_in_the_site(
+        runner, demo_store, demo_site, tmp_path):
+    # r70 F10: with OUT/groups a symlink to a folder elsewhere, `site build` wrote the group
+    # pages there (outside OUT). Now it refuses, writing nothing, and `site verify` says it.
+    from .conftest import copy_site
+
+    out = copy_site(demo_site, tmp_path / "site")
+    elsewhere = tmp_path / "elsewhere"
+    (out / "groups").rename(elsewhere)
+    (out / "groups").symlink_to(elsewhere)
+    for page in elsewhere.rglob("index.html"):
+        page.write_text("stale")  # every group page must be written again
+    before, site_before = files(elsewhere), files(out)
+    result = run_cli(runner, demo_store, "build", str(out))
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"error: {out / 'groups'}: groups is a symbolic link inside the site's directory: a "
+        f"build writes only inside it, never through a link; remove the link (`rm "
+        f"{out / 'groups'}`) and build again (nothing was written)\n")
+    assert files(elsewhere) == before and files(out) == site_before
+    result = run_cli(runner, demo_store, "verify", str(out))
+    assert result.exit_code == 1, result.output
+    assert f"{out / 'groups'}: symbolic link (a fresh build of" in result.stderr
+    assert "never a link; `site build` refuses to write through it)" in result.stderr
