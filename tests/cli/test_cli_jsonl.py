@@ -71,7 +71,10 @@ def test_verify_and_check_refuse_json_beside_format_github(runner, group, comman
     for order in (["--json", "--format", "github"], ["--format", "github", "--json"]):
         result = run(runner, group, *command, *order)
         assert result.exit_code == 2, result.output
-        assert result.stdout == ""  # no report in either format: which one is unknown
+        # --json asked for JSON: the usage error is one JSON error document (F7)
+        assert json.loads(result.stdout) == {"ok": False, "errors": [{
+            "message": "--json means --format json; give --format github alone",
+            "file": None, "pointer": None, "line": None}]}
         assert result.stderr.endswith(
             "Error: --json means --format json; give --format github alone\n")
     assert run(runner, group, *command, "--json", "--format", "json").exit_code != 2
