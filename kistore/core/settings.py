@@ -33,6 +33,9 @@ DEFAULT_PUBLISHER = "KernelIndex"
 """Publisher (and author, when no implementation author is known) unless kistore.toml sets
 ``[cite] publisher``."""
 
+CITE_KEYS = ("permalink", "publisher")
+"""The keys of ``[cite]`` kistore reads."""
+
 PLACEHOLDERS = ("base", "commit", "path", "blob", "digest")
 """Fields a ``[cite] permalink`` template may use. ``{commit}`` and ``{path}`` are required."""
 
@@ -127,10 +130,17 @@ def template_fields(template: str, *, file: str = layout.SETTINGS_FILE) -> set[s
     for _, field, spec, conversion in parsed:
         if field is None:
             continue
-        if field not in PLACEHOLDERS or spec or conversion:
+        if field not in PLACEHOLDERS:
             raise InputError(
-                f"[cite] permalink: unknown placeholder {{{field}}}; use only "
+                f"[cite] permalink: unknown placeholder {{{shorten(field)}}}; use only "
                 + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS), file=file)
+        if spec or conversion:  # {commit:>10}, {path!r}: the value is inserted as it is
+            written = f"{{{field}{'!' + conversion if conversion else ''}" \
+                      f"{':' + spec if spec else ''}}}"
+            raise InputError(
+                f"[cite] permalink: format spec not allowed in {shorten(written)}; write "
+                f"{{{field}}} alone: the placeholder is replaced by its value as it is",
+                file=file)
         fields.add(field)
     missing = [f"{{{f}}}" for f in ("commit", "path") if f not in fields]
     if missing:
@@ -146,26 +156,32 @@ def cite_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
                   ) -> list[InputError]:
     """Return what ``kistore cite`` would refuse in a parsed ``kistore.toml``'s ``[cite]``.
 
-    :func:`cite_table`'s errors, else :func:`template_fields`' for a set ``permalink``:
-    each with ``cite``'s own message, at the JSON Pointer of the value (``/cite``,
-    ``/cite/permalink``, ``/cite/publisher``). What depends on the clone rather than the
-    file (``{base}`` with no ``origin`` remote) is not judged here.
+    One error per bad key, each with ``cite``'s own message at the JSON Pointer of the
+    value: ``/cite`` (not a table: the only error), ``/cite/permalink`` (not a non-empty
+    string, or :func:`template_fields` refuses it), ``/cite/publisher`` (not a non-empty
+    string). A bad ``publisher`` no longer hides a bad ``permalink`` (review r70 F5); a key
+    ``[cite]`` does not read is ignored. What depends on the clone rather than
+    the file (``{base}`` with no ``origin`` remote) is not judged here.
 
     Args:
         settings: the parsed file.
         file: the file's name, for the errors.
 
     Returns:
-        At most one error; empty when ``cite`` accepts the table.
+        The errors, permalink's before publisher's; empty when ``cite`` accepts the table.
     """
-    try:
-        table = cite_table(settings, file=file)
-        if "permalink" in table:
-            template_fields(table["permalink"], file=file)
-    except InputError as e:
-        key = next((k for k in ("permalink", "publisher") if f"[cite] {k}" in e.message), "")
-        return [InputError(e.message, file=file, pointer=f"/cite/{key}" if key else "/cite")]
-    return []
+    table = settings.get("cite", {})
+    if not isinstance(table, dict):
+        return [InputError("[cite] must be a table", file=file, pointer="/cite")]
+    errors = []
+    for key in CITE_KEYS:
+        try:
+            cite_table({"cite": {key: table[key]}} if key in table else {}, file=file)
+            if key == "permalink" and key in table:
+                template_fields(table[key].strip(), file=file)
+        except InputError as e:
+            errors.append(InputError(e.message, file=file, pointer=f"/cite/{key}"))
+    return errors
 
 
 def store_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE

@@ -263,3 +263,22 @@ def test_the_tables_kistore_reads_are_every_table_its_readers_read():
     assert unknown_tables(settings) == []
     assert [e.pointer for e in unknown_tables({**settings, "a/b": 1, "c~d": {}})] == [
         "/a~1b", "/c~0d"]
+
+
+def test_each_bad_cite_key_is_one_ki108(published):
+    # review r70 F5: a bad permalink was hidden by an empty publisher ("one finding per bad
+    # key"), and a format spec was called an unknown placeholder
+    base = git(published, "rev-parse", "HEAD").strip()
+    (published / "kistore.toml").write_text(
+        "[store]\nversion = 1\n[cite]\n"
+        'permalink = "https://x/{commit:>10}/{path}"\npublisher = ""\n')
+    git(published, "commit", "-qam", "bad [cite]")
+    expected = [
+        ("/cite/permalink", 4, "[cite] permalink: format spec not allowed in {commit:>10}; "
+         "write {commit} alone: the placeholder is replaced by its value as it is", CITE_FIX),
+        ("/cite/publisher", 5, "[cite] publisher must be a non-empty string, found ''",
+         CITE_FIX)]
+    assert [(f.pointer, f.line, f.message, f.hint)
+            for f in gate.check_range(Store(published), f"{base}..HEAD")] == expected
+    assert [(f.pointer, f.line, f.message, f.hint) for f in verify(Store(published))
+            if f.rule.id == "KI108"] == expected
