@@ -36,6 +36,9 @@ DEFAULT_PUBLISHER = "KernelIndex"
 CITE_KEYS = ("permalink", "publisher")
 """The keys of ``[cite]`` kistore reads."""
 
+STORE_KEYS = ("version",)
+"""The keys of ``[store]`` kistore reads."""
+
 PLACEHOLDERS = ("base", "commit", "path", "blob", "digest")
 """Fields a ``[cite] permalink`` template may use. ``{commit}`` and ``{path}`` are required."""
 
@@ -160,7 +163,7 @@ def cite_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
     value: ``/cite`` (not a table: the only error), ``/cite/permalink`` (not a non-empty
     string, or :func:`template_fields` refuses it), ``/cite/publisher`` (not a non-empty
     string). A bad ``publisher`` no longer hides a bad ``permalink`` (review r70 F5); a key
-    ``[cite]`` does not read is ignored. What depends on the clone rather than
+    ``[cite]`` does not read is :func:`table_key_problems`'. What depends on the clone rather than
     the file (``{base}`` with no ``origin`` remote) is not judged here.
 
     Args:
@@ -181,6 +184,62 @@ def cite_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
                 template_fields(table[key].strip(), file=file)
         except InputError as e:
             errors.append(InputError(e.message, file=file, pointer=f"/cite/{key}"))
+    return errors
+
+
+def table_key_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
+                       ) -> list[InputError]:
+    """Return one error per key of ``[store]`` or ``[cite]`` kistore does not read.
+
+    Args:
+        settings: the parsed file.
+        file: the file's name, for the errors.
+
+    Returns:
+        :func:`unknown_keys` of ``[store]`` (:data:`STORE_KEYS`), then of ``[cite]``
+        (:data:`CITE_KEYS`); a table that is not a table is :func:`store_problems`' and
+        :func:`cite_problems`' to report.
+    """
+    errors = []
+    for name, known in (("store", STORE_KEYS), ("cite", CITE_KEYS)):
+        table = settings.get(name)
+        if isinstance(table, dict):
+            errors += unknown_keys(table, name, known, file=file)
+    return errors
+
+
+def unknown_keys(table: dict[str, Any], name: str, known: tuple[str, ...], *,
+                 file: str = layout.SETTINGS_FILE) -> list[InputError]:
+    """Return one error per key of the table ``[name]`` that kistore does not read.
+
+    Like :func:`unknown_tables`, one level down (review r70 F3): ``[store] layout = "x"``
+    or ``[cite] publsher = ...`` would be ignored, and nothing would say so.
+
+    Args:
+        table: the parsed table.
+        name: its name (``store``, ``cite``).
+        known: the keys kistore reads in it.
+        file: the file's name, for the errors.
+
+    Returns:
+        Per key not in ``known``, in file order: an :class:`InputError` at JSON Pointer
+        ``/NAME/KEY`` naming the keys the table takes (and the nearest, when it looks like
+        a misspelling).
+    """
+    unknown = [key for key in table if key not in known]
+    if not unknown:
+        return []
+    # Lazy: difflib (heapq, a matcher) only for a file with a key kistore does not read.
+    import difflib
+
+    errors = []
+    for key in unknown:
+        near = difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.6)
+        meant = f" (did you mean {near[0]}?)" if near else ""
+        errors.append(InputError(
+            f"unknown key {shorten(key)!r} in [{name}]{meant}: kistore reads only "
+            f"{', '.join(known)} there and would ignore it", file=file,
+            pointer=f"/{name}/{key.replace('~', '~0').replace('/', '~1')}"))
     return errors
 
 

@@ -15,10 +15,10 @@ import pytest
 
 from kistore.check import gate, verify
 from kistore.check._rules import SETTINGS_INVALID
-from kistore.check._settings import CITE_FIX, TABLE_FIX, settings_place
+from kistore.check._settings import CITE_FIX, KEY_FIX, TABLE_FIX
 from kistore.cli import main
 from kistore.core.settings import unknown_tables
-from kistore.store import Store
+from kistore.store import Store, settings_place
 
 from ..conftest import PUBLISHED, git
 from ..prs import Remote
@@ -265,19 +265,23 @@ def test_the_tables_kistore_reads_are_every_table_its_readers_read():
         "/a~1b", "/c~0d"]
 
 
-def test_each_bad_cite_key_is_one_ki108(published):
+def test_each_bad_cite_key_and_each_key_kistore_does_not_read_is_one_ki108(published):
     # review r70 F5: a bad permalink was hidden by an empty publisher ("one finding per bad
-    # key"), and a format spec was called an unknown placeholder
+    # key"); F3: a key of [store] or [cite] kistore does not read was accepted silently
     base = git(published, "rev-parse", "HEAD").strip()
     (published / "kistore.toml").write_text(
-        "[store]\nversion = 1\n[cite]\n"
-        'permalink = "https://x/{commit:>10}/{path}"\npublisher = ""\n')
-    git(published, "commit", "-qam", "bad [cite]")
+        "[store]\nversion = 1\nlayout = \"x\"\n[cite]\n"
+        'permalink = "https://x/{commit:>10}/{path}"\npublisher = ""\npublsher = "X"\n')
+    git(published, "commit", "-qam", "bad [cite], unknown keys")
     expected = [
-        ("/cite/permalink", 4, "[cite] permalink: format spec not allowed in {commit:>10}; "
+        ("/store/layout", 3, "unknown key 'layout' in [store]: kistore reads only version "
+         "there and would ignore it", KEY_FIX),
+        ("/cite/permalink", 5, "[cite] permalink: format spec not allowed in {commit:>10}; "
          "write {commit} alone: the placeholder is replaced by its value as it is", CITE_FIX),
-        ("/cite/publisher", 5, "[cite] publisher must be a non-empty string, found ''",
-         CITE_FIX)]
+        ("/cite/publisher", 6, "[cite] publisher must be a non-empty string, found ''",
+         CITE_FIX),
+        ("/cite/publsher", 7, "unknown key 'publsher' in [cite] (did you mean publisher?): "
+         "kistore reads only permalink, publisher there and would ignore it", KEY_FIX)]
     assert [(f.pointer, f.line, f.message, f.hint)
             for f in gate.check_range(Store(published), f"{base}..HEAD")] == expected
     assert [(f.pointer, f.line, f.message, f.hint) for f in verify(Store(published))
