@@ -286,3 +286,22 @@ def test_each_bad_cite_key_and_each_key_kistore_does_not_read_is_one_ki108(publi
             for f in gate.check_range(Store(published), f"{base}..HEAD")] == expected
     assert [(f.pointer, f.line, f.message, f.hint) for f in verify(Store(published))
             if f.rule.id == "KI108"] == expected
+
+
+def test_a_range_that_deletes_kistore_toml_is_ki108(published):
+    # review r70 F3: a push that `git rm kistore.toml` landed with no finding: every limit,
+    # [cite] and the [store] version silently back to their defaults
+    base = git(published, "rev-parse", "HEAD").strip()
+    git(published, "rm", "-q", "kistore.toml")
+    git(published, "commit", "-qm", "no settings")
+    found = [(f.rule.id, f.file, f.pointer, f.line, f.found)
+             for f in gate.check_range(Store(published), f"{base}..HEAD")]
+    assert found == [("KI108", "kistore.toml", None, None, "no kistore.toml at HEAD")]
+    # a range that leaves it alone, or a BASE without one, says nothing of it
+    deleted = git(published, "rev-parse", "HEAD").strip()
+    git(published, "commit", "-q", "--allow-empty", "-m", "later")
+    assert gate.check_range(Store(published), f"{deleted}..HEAD") == []
+    # restoring it is fine
+    git(published, "checkout", "-q", base, "--", "kistore.toml")
+    git(published, "commit", "-qm", "settings back")
+    assert gate.check_range(Store(published), f"{base}..HEAD") == []
