@@ -157,9 +157,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         cite`` refuses, its ``[store] version`` is not this kistore's, or per table kistore
         does not read (:func:`._settings.settings_findings`, one parse of HEAD's file), each
         at its line; and when the range deletes the ``kistore.toml`` BASE holds
-        (:func:`_settings_deleted`). KI109 (a warning) when the checking repository's own settings do
-        not parse: the range is then held to the default limits (and to BASE's and HEAD's
-        committed ones), unless that file is HEAD's, whose KI108 says it
+        (:func:`_settings_deleted`). KI109 (a warning) when the checking repository's own
+        settings do not parse: the range is then held to the default limits (and to BASE's
+        and HEAD's committed ones), unless that file is HEAD's, whose KI108 says it
         (:func:`._lowered.own_limits`).
 
     Raises:
