@@ -305,3 +305,31 @@ def test_a_range_that_deletes_kistore_toml_is_ki108(published):
     git(published, "checkout", "-q", base, "--", "kistore.toml")
     git(published, "commit", "-qm", "settings back")
     assert gate.check_range(Store(published), f"{base}..HEAD") == []
+
+
+def test_ci_checkout_of_a_broken_kistore_toml_gives_heads_ki108_and_checks_the_range(
+        runner, published):
+    # review r70 F13: in CI's checkout of the pull request (the work tree's kistore.toml is
+    # HEAD's), `check --json` aborted with plain errors (no line, no KI108), reported only
+    # the [limits] problems and checked nothing else (findings: [])
+    base = git(published, "rev-parse", "HEAD").strip()
+    (published / "kistore.toml").write_text(
+        '[store]\nversion = 1\n\n[limits]\nmanifest-byte = 100\narray-length = "x"\n[limit]\n'
+        '[cite]\npermalink = "https://x/{commit}/{pth}"\n')
+    junk = published / "store" / "objects" / "sha256" / "ab" / "junk.json"
+    junk.parent.mkdir(parents=True, exist_ok=True)
+    junk.write_text("{}\n")
+    git(published, "add", "-A")
+    git(published, "commit", "-qm", "bad settings, a stray file", "--no-verify")
+    result = runner.invoke(main, ["--store", str(published), "check", "--json",
+                                  f"{base}..HEAD"])
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert "errors" not in report
+    assert [(f["rule"], f["file"], f.get("line"), f.get("pointer"))
+            for f in report["findings"]] == [
+        ("KI108", "kistore.toml", 5, "/limits/manifest-byte"),
+        ("KI108", "kistore.toml", 6, "/limits/array-length"),
+        ("KI108", "kistore.toml", 7, "/limit"),
+        ("KI108", "kistore.toml", 9, "/cite/permalink"),
+        ("KI110", "store/objects/sha256/ab/junk.json", None, None)]  # the rest is checked
