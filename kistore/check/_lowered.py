@@ -28,6 +28,7 @@ from ..core.findings import Finding
 from ..core.limits import DEFAULT, Limits, file_too_large, may_pass
 from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, read_blob
 from ..git.treediff import shard_leaves
+from ..store import settings_place
 from ._rules import (
     CHECKING_SETTINGS_INVALID,
     FILE_TOO_LARGE,
@@ -35,7 +36,7 @@ from ._rules import (
     check_object_bytes,
     check_value_limits,
 )
-from ._settings import settings_finding, settings_place
+from ._settings import settings_finding
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -192,7 +193,7 @@ def _on_settings(data: bytes | None, findings: list[Finding], said: dict[str, st
     the change to undo is in ``kistore.toml`` (``check --format github`` annotated nothing
     there). Each is the files' rule (KI106, KI107: an error, as theirs), at JSON Pointer
     ``/limits/KEY`` and the line of that key in HEAD's ``kistore.toml`` when it is found
-    (:func:`._settings.settings_place`: a line-wise look, not a TOML parse: the file parsed
+    (:func:`kistore.store.settings_place`: a line-wise look, not a TOML parse: the file parsed
     already, or the range would be KI108).
 
     Args:

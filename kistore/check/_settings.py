@@ -18,13 +18,13 @@ gate calls :func:`settings_findings` on the range's HEAD.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.errors import KistoreError
 from ..core.findings import Finding, Rule
 from ..core.settings import STORE_FIX, TABLES
+from ..store import settings_place
 from ._rules import CHECKING_SETTINGS_INVALID, SETTINGS_INVALID
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -43,7 +43,11 @@ OWN_FIX = ("fix the checking repository's kistore.toml (the work tree's; a bare 
            "repository's: HEAD's): `verify` holds the files of any revision to its limits")
 """The fix of ``verify --at``'s KI109 (the rule's hint is the gate's)."""
 
-_FIXES = {"table": TABLE_FIX, "store": STORE_FIX, "cite": CITE_FIX}
+KEY_FIX = ("rename the key to the one meant ([store] takes version; [cite] takes permalink "
+           "and publisher) or remove it: kistore reads no other, so it would do nothing")
+"""The fix of KI108 on a key of ``[store]`` or ``[cite]`` kistore does not read."""
+
+_FIXES = {"table": TABLE_FIX, "key": KEY_FIX, "store": STORE_FIX, "cite": CITE_FIX}
 """The fix of each kind of :meth:`kistore.store.Settings.other_problems`."""
 
 
@@ -123,53 +127,3 @@ def settings_finding(rule: Rule, message: str, data: bytes | None, problem: Kist
         settings_place(data, problem.pointer, problem.message)
     return Finding(rule, message, file=layout.SETTINGS_FILE, pointer=problem.pointer,
                    line=line, column=column, fix=fix)
-
-
-_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
-"""How :mod:`tomllib` says where a syntax error is, at the end of its message."""
-
-
-def settings_place(data: bytes | None, pointer: str | None, message: str
-                   ) -> tuple[int | None, int | None]:
-    """Return the 1-based (line, column) of a problem of a ``kistore.toml``, or (None, None).
-
-    Args:
-        data: the file's bytes (None: no file).
-        pointer: the JSON Pointer of the value at fault (``/limits/string-length``,
-            ``/cite/permalink``, ``/limit`` for a table), or None/``""`` for the file.
-        message: the problem's message: a TOML syntax error ends with ``(at line N, column
-            M)``, which is taken as is.
-
-    Returns:
-        The syntax error's place; else the first line setting the key (``KEY = ...`` under
-        its ``[TABLE]`` header, ``TABLE.KEY = ...`` at the top, keys bare or quoted; or the
-        inline table holding it) or opening the table (``[TABLE]``) the pointer names, and
-        the column of its first character; (None, None) when neither is found.
-    """
-    said = _AT.search(message)
-    if said is not None:
-        return int(said[1]), int(said[2])
-    if data is None or not pointer:
-        return None, None
-    wanted = [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
-    table: list[str] = []
-    for number, raw in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
-        line = raw.strip()
-        if line.startswith("["):
-            inner = line.lstrip("[")
-            table = _dotted(inner[:inner.find("]")] if "]" in inner else inner)
-            here = table[:len(wanted)] == wanted  # the table, or one inside it
-        else:
-            name, equals, _ = line.partition("=")
-            if not equals or line.startswith("#"):
-                continue
-            found = table + _dotted(name)  # the key, one inside it, or an inline table
-            here = found[:len(wanted)] == wanted or wanted[:len(found)] == found
-        if here:
-            return number, len(raw) - len(raw.lstrip()) + 1
-    return None, None
-
-
-def _dotted(key: str) -> list[str]:
-    """Return the parts of a TOML dotted key, unquoted and unspaced (``"a" . b``: a, b)."""
-    return [part.strip().strip("\"'") for part in key.split(".")]

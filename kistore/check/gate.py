@@ -64,6 +64,7 @@ from ._rules import (
     CHECKING_SETTINGS_INVALID,
     FILE_TOO_LARGE,
     NEW_FILE_TOO_LARGE,
+    SETTINGS_INVALID,
     VALUE_TOO_LONG,
     sort_key,
 )
@@ -155,9 +156,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         ``verify`` read each bad key as its default), when its ``[cite]`` is one ``kistore
         cite`` refuses, its ``[store] version`` is not this kistore's, or per table kistore
         does not read (:func:`._settings.settings_findings`, one parse of HEAD's file), each
-        at its line. KI109 (a warning) when the checking repository's own settings do
-        not parse: the range is then held to the default limits (and to BASE's and HEAD's
-        committed ones), unless that file is HEAD's, whose KI108 says it
+        at its line; and when the range deletes the ``kistore.toml`` BASE holds
+        (:func:`_settings_deleted`). KI109 (a warning) when the checking repository's own
+        settings do not parse: the range is then held to the default limits (and to BASE's
+        and HEAD's committed ones), unless that file is HEAD's, whose KI108 says it
         (:func:`._lowered.own_limits`).
 
     Raises:
@@ -185,13 +187,15 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings = history_findings(repo, commits)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
     changed, metadata_edits = _changed_paths(store_changes)
-    committed = (store.settings(str(base.id)).valid_limits(), head_settings.valid_limits())
+    base_settings = store.settings(str(base.id))
+    committed = (base_settings.valid_limits(), head_settings.valid_limits())
     findings += [_new_file_fix(f) for f in check_contents(
         _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed, own),
         focus=changed)]
     findings += lowered_limits(store, str(head.id), changed, *committed, head_settings.data)
     # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
     findings += settings_findings(head_settings)
+    findings += _settings_deleted(base_settings, head_settings)
     findings += _own_settings(own_settings, head_settings, warned)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)
@@ -804,6 +808,33 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
     findings += settings_findings(head_settings)
     return findings + check_history(store, rev)
+
+
+def _settings_deleted(base: Settings, head: Settings) -> list[Finding]:
+    """KI108 when the range deletes the ``kistore.toml`` BASE holds (review r70 F3).
+
+    A store's settings hold over its whole history, as a lowered limit is refused below a
+    stored file: a pull request that removes the reviewed file puts every limit, ``[cite]``
+    and the ``[store] version`` back to their defaults, silently. Two blob lookups the gate
+    made already (BASE's and HEAD's file): O(1), not a walk.
+
+    Args:
+        base: BASE's settings (:meth:`kistore.store.Store.settings`).
+        head: HEAD's.
+
+    Returns:
+        One KI108 on ``kistore.toml`` when BASE has the file and HEAD has none (a HEAD file
+        that is not a regular file is :func:`._settings.settings_findings`'); else empty.
+    """
+    if base.data is None or head.data is not None or head.unreadable is not None:
+        return []
+    return [Finding(
+        SETTINGS_INVALID, "the range deletes kistore.toml, which BASE holds: every limit, "
+        "[cite] and the [store] version would fall back to their defaults without a word",
+        file=layout.SETTINGS_FILE, expected="kistore.toml kept (its settings changed in "
+        "place, each change reviewed)", found="no kistore.toml at HEAD",
+        fix="restore it (`git checkout BASE -- kistore.toml`, then commit) and change the "
+        "settings in the file itself; a store's settings hold over its whole history")]
 
 
 def _own_settings(own: Settings, head: Settings, warned: list[Finding]) -> list[Finding]:

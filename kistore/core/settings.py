@@ -33,6 +33,12 @@ DEFAULT_PUBLISHER = "KernelIndex"
 """Publisher (and author, when no implementation author is known) unless kistore.toml sets
 ``[cite] publisher``."""
 
+CITE_KEYS = ("permalink", "publisher")
+"""The keys of ``[cite]`` kistore reads."""
+
+STORE_KEYS = ("version",)
+"""The keys of ``[store]`` kistore reads."""
+
 PLACEHOLDERS = ("base", "commit", "path", "blob", "digest")
 """Fields a ``[cite] permalink`` template may use. ``{commit}`` and ``{path}`` are required."""
 
@@ -127,10 +133,17 @@ def template_fields(template: str, *, file: str = layout.SETTINGS_FILE) -> set[s
     for _, field, spec, conversion in parsed:
         if field is None:
             continue
-        if field not in PLACEHOLDERS or spec or conversion:
+        if field not in PLACEHOLDERS:
             raise InputError(
-                f"[cite] permalink: unknown placeholder {{{field}}}; use only "
+                f"[cite] permalink: unknown placeholder {{{shorten(field)}}}; use only "
                 + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS), file=file)
+        if spec or conversion:  # {commit:>10}, {path!r}: the value is inserted as it is
+            written = f"{{{field}{'!' + conversion if conversion else ''}" \
+                      f"{':' + spec if spec else ''}}}"
+            raise InputError(
+                f"[cite] permalink: format spec not allowed in {shorten(written)}; write "
+                f"{{{field}}} alone: the placeholder is replaced by its value as it is",
+                file=file)
         fields.add(field)
     missing = [f"{{{f}}}" for f in ("commit", "path") if f not in fields]
     if missing:
@@ -146,26 +159,88 @@ def cite_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
                   ) -> list[InputError]:
     """Return what ``kistore cite`` would refuse in a parsed ``kistore.toml``'s ``[cite]``.
 
-    :func:`cite_table`'s errors, else :func:`template_fields`' for a set ``permalink``:
-    each with ``cite``'s own message, at the JSON Pointer of the value (``/cite``,
-    ``/cite/permalink``, ``/cite/publisher``). What depends on the clone rather than the
-    file (``{base}`` with no ``origin`` remote) is not judged here.
+    One error per bad key, each with ``cite``'s own message at the JSON Pointer of the
+    value: ``/cite`` (not a table: the only error), ``/cite/permalink`` (not a non-empty
+    string, or :func:`template_fields` refuses it), ``/cite/publisher`` (not a non-empty
+    string). A bad ``publisher`` no longer hides a bad ``permalink`` (review r70 F5); a key
+    ``[cite]`` does not read is :func:`table_key_problems`'. What depends on the clone rather than
+    the file (``{base}`` with no ``origin`` remote) is not judged here.
 
     Args:
         settings: the parsed file.
         file: the file's name, for the errors.
 
     Returns:
-        At most one error; empty when ``cite`` accepts the table.
+        The errors, permalink's before publisher's; empty when ``cite`` accepts the table.
     """
-    try:
-        table = cite_table(settings, file=file)
-        if "permalink" in table:
-            template_fields(table["permalink"], file=file)
-    except InputError as e:
-        key = next((k for k in ("permalink", "publisher") if f"[cite] {k}" in e.message), "")
-        return [InputError(e.message, file=file, pointer=f"/cite/{key}" if key else "/cite")]
-    return []
+    table = settings.get("cite", {})
+    if not isinstance(table, dict):
+        return [InputError("[cite] must be a table", file=file, pointer="/cite")]
+    errors = []
+    for key in CITE_KEYS:
+        try:
+            cite_table({"cite": {key: table[key]}} if key in table else {}, file=file)
+            if key == "permalink" and key in table:
+                template_fields(table[key].strip(), file=file)
+        except InputError as e:
+            errors.append(InputError(e.message, file=file, pointer=f"/cite/{key}"))
+    return errors
+
+
+def table_key_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
+                       ) -> list[InputError]:
+    """Return one error per key of ``[store]`` or ``[cite]`` kistore does not read.
+
+    Args:
+        settings: the parsed file.
+        file: the file's name, for the errors.
+
+    Returns:
+        :func:`unknown_keys` of ``[store]`` (:data:`STORE_KEYS`), then of ``[cite]``
+        (:data:`CITE_KEYS`); a table that is not a table is :func:`store_problems`' and
+        :func:`cite_problems`' to report.
+    """
+    errors = []
+    for name, known in (("store", STORE_KEYS), ("cite", CITE_KEYS)):
+        table = settings.get(name)
+        if isinstance(table, dict):
+            errors += unknown_keys(table, name, known, file=file)
+    return errors
+
+
+def unknown_keys(table: dict[str, Any], name: str, known: tuple[str, ...], *,
+                 file: str = layout.SETTINGS_FILE) -> list[InputError]:
+    """Return one error per key of the table ``[name]`` that kistore does not read.
+
+    Like :func:`unknown_tables`, one level down (review r70 F3): ``[store] layout = "x"``
+    or ``[cite] publsher = ...`` would be ignored, and nothing would say so.
+
+    Args:
+        table: the parsed table.
+        name: its name (``store``, ``cite``).
+        known: the keys kistore reads in it.
+        file: the file's name, for the errors.
+
+    Returns:
+        Per key not in ``known``, in file order: an :class:`InputError` at JSON Pointer
+        ``/NAME/KEY`` naming the keys the table takes (and the nearest, when it looks like
+        a misspelling).
+    """
+    unknown = [key for key in table if key not in known]
+    if not unknown:
+        return []
+    # Lazy: difflib (heapq, a matcher) only for a file with a key kistore does not read.
+    import difflib
+
+    errors = []
+    for key in unknown:
+        near = difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.6)
+        meant = f" (did you mean {near[0]}?)" if near else ""
+        errors.append(InputError(
+            f"unknown key {shorten(key)!r} in [{name}]{meant}: kistore reads only "
+            f"{', '.join(known)} there and would ignore it", file=file,
+            pointer=f"/{name}/{key.replace('~', '~0').replace('/', '~1')}"))
+    return errors
 
 
 def store_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE

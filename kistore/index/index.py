@@ -953,7 +953,8 @@ def _settings_warning(problems: Sequence[KistoreError]) -> str:
 
     Returns:
         One line: each problem (``FILE:/limits/KEY: what is wrong``) with what applies
-        instead (``string-length = 65536, its default``; an unknown key ``ignored``), then
+        instead (``string-length = 65536, its default``; an unknown key, a table or a key
+        of ``[store]``/``[cite]`` kistore does not read: ``ignored``), then
         that queries use the file's other limits until it is fixed, and how. A problem of
         the whole file (not TOML, ``[limits]`` no table): every limit at its default.
     """
@@ -965,7 +966,7 @@ def _settings_warning(problems: Sequence[KistoreError]) -> str:
         if key in fields:
             parts.append(f"{problem} ({key} = {getattr(DEFAULT, fields[key])} applies, its "
                          "default)")
-        elif (problem.pointer or "").startswith("/limits/"):
+        elif (problem.pointer or "/limits") != "/limits":  # a key, table kistore does not read
             parts.append(f"{problem} (ignored)")
         else:
             whole = True

@@ -8,7 +8,7 @@ user hands in; :mod:`.migrate` finds what a store of an earlier layout lacks.
 from typing import TYPE_CHECKING, Any
 
 from ..core.layout import GITATTRIBUTES_LINE
-from ._settings import Settings, parse_settings
+from ._settings import Settings, parse_settings, settings_place
 from ._store import (
     AddInterrupted,
     AdmissionCheck,
@@ -73,6 +73,7 @@ __all__ = [
     "Files",
     "NamesFileDisagrees",
     "Settings",
+    "settings_place",
     "SparseWorkTreeView",
     "StagedView",
     "Store",

@@ -11,12 +11,19 @@ only parses (:func:`parse_settings`: ``tomllib``, loaded on first use) and keeps
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import InputError, KistoreError, MultipleErrors, StoreStateError
 from ..core.limits import Limits
-from ..core.settings import STORE_FIX, cite_problems, store_problems, unknown_tables
+from ..core.settings import (
+    STORE_FIX,
+    cite_problems,
+    store_problems,
+    table_key_problems,
+    unknown_tables,
+)
 
 
 @dataclass(frozen=True)
@@ -106,20 +113,38 @@ class Settings:
         """Return what else is wrong in a file that parses, each with its fix.
 
         Per table kistore does not read (:func:`kistore.core.settings.unknown_tables`),
-        then ``[store] version`` (:func:`kistore.core.settings.store_problems`), then
+        per key of ``[store]`` or ``[cite]`` it does not read (:func:`kistore.core.settings.
+        table_key_problems`), then ``[store] version`` (:func:`kistore.core.settings.
+        store_problems`), then
         ``[cite]`` as ``kistore cite`` refuses it (:func:`kistore.core.settings.
         cite_problems`). A file that does not parse, or is not a regular file: empty
         (:meth:`limit_problems` says so).
 
         Returns:
-            ``(problem, kind)`` pairs, ``kind`` one of ``table``, ``store``, ``cite``.
+            ``(problem, kind)`` pairs, ``kind`` one of ``table``, ``key``, ``store``,
+            ``cite``.
         """
         if self.parsed is None:
             return []
         return [*((p, "table") for p in unknown_tables(self.parsed, file=self.file)),
+                *((p, "key") for p in table_key_problems(self.parsed, file=self.file)),
                 *((p, "store") for p in store_problems(self.parsed, file=self.file)),
                 *((p, "cite") for p in cite_problems(self.parsed, file=self.file))]
 
+    def unread_problems(self) -> list[KistoreError]:
+        """Return each table, and key of ``[store]`` or ``[cite]``, kistore does not read.
+
+        What ``add`` refuses and queries warn about beside a bad ``[limits]`` key (review
+        r70 F4, F3): ``[limit]`` or ``[Limits]`` meant to lower a limit lowers nothing, so a
+        write under it is refused as under a bad key, each at its JSON Pointer, line and
+        column (:func:`settings_place`). A file that does not parse: empty
+        (:meth:`limit_problems` says so).
+        """
+        if self.parsed is None:
+            return []
+        return [_placed(p, self.data) for p in (*unknown_tables(self.parsed, file=self.file),
+                                               *table_key_problems(self.parsed,
+                                                                   file=self.file))]
 
     def refuse_other_version(self, command: str) -> None:
         """Refuse a write into a store whose ``[store] version`` this kistore does not write.
@@ -206,3 +231,60 @@ def _deepest_nesting(text: str) -> tuple[int, int, int]:
             depth = max(depth - 1, 0)
         at += 1
     return deepest, *where
+
+
+_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+"""How :mod:`tomllib` says where a syntax error is, at the end of its message."""
+
+
+def settings_place(data: bytes | None, pointer: str | None, message: str
+                   ) -> tuple[int | None, int | None]:
+    """Return the 1-based (line, column) of a problem of a ``kistore.toml``, or (None, None).
+
+    Args:
+        data: the file's bytes (None: no file).
+        pointer: the JSON Pointer of the value at fault (``/limits/string-length``,
+            ``/cite/permalink``, ``/limit`` for a table), or None/``""`` for the file.
+        message: the problem's message: a TOML syntax error ends with ``(at line N, column
+            M)``, which is taken as is.
+
+    Returns:
+        The syntax error's place; else the first line setting the key (``KEY = ...`` under
+        its ``[TABLE]`` header, ``TABLE.KEY = ...`` at the top, keys bare or quoted; or the
+        inline table holding it) or opening the table (``[TABLE]``) the pointer names, and
+        the column of its first character; (None, None) when neither is found.
+    """
+    said = _AT.search(message)
+    if said is not None:
+        return int(said[1]), int(said[2])
+    if data is None or not pointer:
+        return None, None
+    wanted = [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
+    table: list[str] = []
+    for number, raw in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith("["):
+            inner = line.lstrip("[")
+            table = _dotted(inner[:inner.find("]")] if "]" in inner else inner)
+            here = table[:len(wanted)] == wanted  # the table, or one inside it
+        else:
+            name, equals, _ = line.partition("=")
+            if not equals or line.startswith("#"):
+                continue
+            found = table + _dotted(name)  # the key, one inside it, or an inline table
+            here = found[:len(wanted)] == wanted or wanted[:len(found)] == found
+        if here:
+            return number, len(raw) - len(raw.lstrip()) + 1
+    return None, None
+
+
+def _dotted(key: str) -> list[str]:
+    """Return the parts of a TOML dotted key, unquoted and unspaced (``"a" . b``: a, b)."""
+    return [part.strip().strip("\"'") for part in key.split(".")]
+
+
+def _placed(problem: InputError, data: bytes | None) -> InputError:
+    """Return ``problem`` with the line and column :func:`settings_place` finds in ``data``."""
+    line, column = settings_place(data, problem.pointer, problem.message)
+    return InputError(problem.message, file=problem.file, pointer=problem.pointer, line=line,
+                      column=column)

@@ -427,8 +427,17 @@ class Store:
                 file (a symlink is never followed, as git commits it: refused, not taken
                 for no file).
             MultipleErrors: several keys of ``[limits]`` are bad (an ``InputError`` each).
+
+        A table, or a key of ``[store]`` or ``[cite]``, kistore does not read is refused as
+        a bad key is (:meth:`Settings.unread_problems`: ``[limit]`` meant to lower a limit
+        lowers nothing), with its line and column.
         """
-        return self.settings(at).limits()
+        limits, problems = self.limits_per_key(at)
+        if len(problems) > 1:
+            raise MultipleErrors(problems)
+        if problems:
+            raise problems[0]
+        return limits
 
     def limits_per_key(self, at: str | None = None) -> tuple[Limits, list[KistoreError]]:
         """Return the size limits as :meth:`limits` reads them, each bad key at its default.
@@ -441,13 +450,17 @@ class Store:
             ``(limits, problems)``: the problems :meth:`limits` raises, one per bad key
             (file, JSON Pointer ``/limits/KEY``, what is wrong); a file that does not parse
             at all (not UTF-8 TOML, ``[limits]`` no table) is one problem, with every limit
-            at its default. No problem: :meth:`limits`' limits.
+            at its default. Then each table, and key of ``[store]`` or ``[cite]``, kistore
+            does not read (:meth:`Settings.unread_problems`, placed at its line), which
+            changes no limit. No problem: :meth:`limits`' limits.
 
         Raises:
             InputError: kistore.toml is not a regular file (:meth:`settings_file`: its
                 settings are unknown, never taken for the defaults).
         """
-        return self.settings(at).limits_per_key()
+        settings = self.settings(at)
+        limits, problems = settings.limits_per_key()
+        return limits, problems + settings.unread_problems()
 
     def settings(self, at: str | None = None) -> Settings:
         """Return the store's ``kistore.toml``, read once and parsed once per distinct bytes.

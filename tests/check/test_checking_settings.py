@@ -15,10 +15,10 @@ import pytest
 
 from kistore.check import gate, verify
 from kistore.check._rules import SETTINGS_INVALID
-from kistore.check._settings import CITE_FIX, TABLE_FIX, settings_place
+from kistore.check._settings import CITE_FIX, KEY_FIX, TABLE_FIX
 from kistore.cli import main
 from kistore.core.settings import unknown_tables
-from kistore.store import Store
+from kistore.store import Store, settings_place
 
 from ..conftest import PUBLISHED, git
 from ..prs import Remote
@@ -263,3 +263,73 @@ def test_the_tables_kistore_reads_are_every_table_its_readers_read():
     assert unknown_tables(settings) == []
     assert [e.pointer for e in unknown_tables({**settings, "a/b": 1, "c~d": {}})] == [
         "/a~1b", "/c~0d"]
+
+
+def test_each_bad_cite_key_and_each_key_kistore_does_not_read_is_one_ki108(published):
+    # review r70 F5: a bad permalink was hidden by an empty publisher ("one finding per bad
+    # key"); F3: a key of [store] or [cite] kistore does not read was accepted silently
+    base = git(published, "rev-parse", "HEAD").strip()
+    (published / "kistore.toml").write_text(
+        "[store]\nversion = 1\nlayout = \"x\"\n[cite]\n"
+        'permalink = "https://x/{commit:>10}/{path}"\npublisher = ""\npublsher = "X"\n')
+    git(published, "commit", "-qam", "bad [cite], unknown keys")
+    expected = [
+        ("/store/layout", 3, "unknown key 'layout' in [store]: kistore reads only version "
+         "there and would ignore it", KEY_FIX),
+        ("/cite/permalink", 5, "[cite] permalink: format spec not allowed in {commit:>10}; "
+         "write {commit} alone: the placeholder is replaced by its value as it is", CITE_FIX),
+        ("/cite/publisher", 6, "[cite] publisher must be a non-empty string, found ''",
+         CITE_FIX),
+        ("/cite/publsher", 7, "unknown key 'publsher' in [cite] (did you mean publisher?): "
+         "kistore reads only permalink, publisher there and would ignore it", KEY_FIX)]
+    assert [(f.pointer, f.line, f.message, f.hint)
+            for f in gate.check_range(Store(published), f"{base}..HEAD")] == expected
+    assert [(f.pointer, f.line, f.message, f.hint) for f in verify(Store(published))
+            if f.rule.id == "KI108"] == expected
+
+
+def test_a_range_that_deletes_kistore_toml_is_ki108(published):
+    # review r70 F3: a push that `git rm kistore.toml` landed with no finding: every limit,
+    # [cite] and the [store] version silently back to their defaults
+    base = git(published, "rev-parse", "HEAD").strip()
+    git(published, "rm", "-q", "kistore.toml")
+    git(published, "commit", "-qm", "no settings")
+    found = [(f.rule.id, f.file, f.pointer, f.line, f.found)
+             for f in gate.check_range(Store(published), f"{base}..HEAD")]
+    assert found == [("KI108", "kistore.toml", None, None, "no kistore.toml at HEAD")]
+    # a range that leaves it alone, or a BASE without one, says nothing of it
+    deleted = git(published, "rev-parse", "HEAD").strip()
+    git(published, "commit", "-q", "--allow-empty", "-m", "later")
+    assert gate.check_range(Store(published), f"{deleted}..HEAD") == []
+    # restoring it is fine
+    git(published, "checkout", "-q", base, "--", "kistore.toml")
+    git(published, "commit", "-qm", "settings back")
+    assert gate.check_range(Store(published), f"{base}..HEAD") == []
+
+
+def test_ci_checkout_of_a_broken_kistore_toml_gives_heads_ki108_and_checks_the_range(
+        runner, published):
+    # review r70 F13: in CI's checkout of the pull request (the work tree's kistore.toml is
+    # HEAD's), `check --json` aborted with plain errors (no line, no KI108), reported only
+    # the [limits] problems and checked nothing else (findings: [])
+    base = git(published, "rev-parse", "HEAD").strip()
+    (published / "kistore.toml").write_text(
+        '[store]\nversion = 1\n\n[limits]\nmanifest-byte = 100\narray-length = "x"\n[limit]\n'
+        '[cite]\npermalink = "https://x/{commit}/{pth}"\n')
+    junk = published / "store" / "objects" / "sha256" / "ab" / "junk.json"
+    junk.parent.mkdir(parents=True, exist_ok=True)
+    junk.write_text("{}\n")
+    git(published, "add", "-A")
+    git(published, "commit", "-qm", "bad settings, a stray file", "--no-verify")
+    result = runner.invoke(main, ["--store", str(published), "check", "--json",
+                                  f"{base}..HEAD"])
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert "errors" not in report
+    assert [(f["rule"], f["file"], f.get("line"), f.get("pointer"))
+            for f in report["findings"]] == [
+        ("KI108", "kistore.toml", 5, "/limits/manifest-byte"),
+        ("KI108", "kistore.toml", 6, "/limits/array-length"),
+        ("KI108", "kistore.toml", 7, "/limit"),
+        ("KI108", "kistore.toml", 9, "/cite/permalink"),
+        ("KI110", "store/objects/sha256/ab/junk.json", None, None)]  # the rest is checked

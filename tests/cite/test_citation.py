@@ -278,7 +278,10 @@ def test_template_from_kistore_toml_wins_over_the_remote(tmp_path):
     ("https://h/o/r/blob/main/{path}", "lacks {commit}: a permalink must name the commit"),
     ("https://h/o/r/blob/{commit}", "lacks {path}"),
     ("https://h/{owner}/{commit}/{path}", "unknown placeholder {owner}"),
-    ("https://h/{commit:.7}/{path}", "unknown placeholder {commit}"),
+    # review r70 F5: it said "unknown placeholder {commit}", then listed {commit} as allowed
+    ("https://h/{commit:.7}/{path}", "format spec not allowed in {commit:.7}; write {commit} "
+     "alone"),
+    ("https://h/{commit}/{path!r}", "format spec not allowed in {path!r}"),
     ("https://h/{commit/{path}", "not a valid template"),
 ])
 def test_template_that_could_move_or_is_malformed_is_refused(template, message):

@@ -601,3 +601,35 @@ def test_add_commit_parses_kistore_toml_once(runner, store_path, monkeypatch):
     result = invoke(runner, store_path, "add", "--commit", "--allow-dangling", str(BUNDLE))
     assert result.exit_code == 0, result.output
     assert parses == [(store_path / "kistore.toml").read_text()]
+
+
+@pytest.mark.parametrize(("extra", "pointer", "message"), [
+    # review r70 F4: `[limit]` meant to lower a limit lowered nothing, and add said nothing
+    ("[limit]\nmanifest-bytes = 100\n", "/limit", "unknown table [limit] (did you mean "
+     "[limits]?): kistore reads only [store], [limits], [cite] and would ignore it"),
+    ("[Limits]\nmanifest-bytes = 100\n", "/Limits", "unknown table [Limits] (did you mean "
+     "[limits]?): kistore reads only [store], [limits], [cite] and would ignore it"),
+    # F3: a key of [store] or [cite] kistore does not read
+    ("[cite.extra]\nurl = \"u\"\n", "/cite/extra", "unknown key 'extra' in [cite]: kistore "
+     "reads only permalink, publisher there and would ignore it"),
+])
+def test_a_table_or_key_kistore_does_not_read_makes_add_refuse_and_queries_warn(
+        runner, store_path, extra, pointer, message):
+    settings = store_path / "kistore.toml"
+    settings.write_text(settings.read_text() + extra)
+    line = settings.read_text().count("\n") - 1  # the table's header, or the key
+    said = f"{settings}:{line}:1:{pointer}: {message}"
+    refused = invoke(runner, store_path, "add", str(BUNDLE))
+    assert (refused.exit_code, refused.stderr) == (1, f"error: {said}\n")
+    assert not list((store_path / "store" / "objects" / "sha256").iterdir())
+    settings.write_text(settings.read_text().removesuffix(extra))
+    added = invoke(runner, store_path, "add", "--allow-dangling", str(BUNDLE))
+    assert added.exit_code == 0, added.stderr
+    settings.write_text(settings.read_text() + extra)
+    listed = subprocess.run([*KISTORE, "--store", str(store_path), "ls"], capture_output=True,
+                            text=True, check=False)
+    assert listed.returncode == 0 and PUBLISHED["run"][:8] in listed.stdout
+    assert listed.stderr == (
+        f"warning: {said} (ignored); queries use the file's other limits until kistore.toml "
+        "is fixed: correct or remove each key named (`kistore verify` reports it, KI108; "
+        "`add` refuses it)\n")
