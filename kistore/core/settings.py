@@ -11,6 +11,7 @@ version is not written into). :mod:`kistore.core.limits` owns ``[limits]``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from . import layout
@@ -59,22 +60,31 @@ def unknown_tables(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
         ``/KEY`` naming the tables kistore reads and the nearest one when it looks like a
         misspelling (``[limit]``, ``[Limits]``: ``[limits]``).
     """
-    unknown = [key for key in settings if key not in TABLES]
+    return _unread(settings, TABLES, file=file, prefix="",
+                   says=lambda key, near: (
+                       f"unknown table [{shorten(key)}]"
+                       f"{f' (did you mean [{near}]?)' if near else ''}: kistore reads only "
+                       f"{', '.join(f'[{t}]' for t in TABLES)} and would ignore it"))
+
+
+def _unread(mapping: dict[str, Any], known: tuple[str, ...], *, file: str, prefix: str,
+            says: Callable[[str, str | None], str]) -> list[InputError]:
+    """Return one error per key of ``mapping`` not in ``known``, in file order.
+
+    Each says ``says(key, the nearest known name or None)``, at JSON Pointer
+    ``PREFIX/KEY`` (RFC 6901 escapes).
+    """
+    unknown = [key for key in mapping if key not in known]
     if not unknown:
         return []
     # cite imports this module on every run page (docs/speed.md): difflib only when needed.
-    # Lazy: difflib (heapq, a matcher) only for a file with a table kistore does not read.
+    # Lazy: difflib (heapq, a matcher) only for a file with a name kistore does not read.
     import difflib
 
-    errors = []
-    for key in unknown:
-        near = difflib.get_close_matches(key.lower(), TABLES, n=1, cutoff=0.6)
-        meant = f" (did you mean [{near[0]}]?)" if near else ""
-        errors.append(InputError(
-            f"unknown table [{shorten(key)}]{meant}: kistore reads only "
-            f"{', '.join(f'[{t}]' for t in TABLES)} and would ignore it",
-            file=file, pointer=f"/{key.replace('~', '~0').replace('/', '~1')}"))
-    return errors
+    return [InputError(says(key, next(iter(difflib.get_close_matches(
+                key.lower(), known, n=1, cutoff=0.6)), None)),
+                       file=file, pointer=f"{prefix}/{key.replace('~', '~0').replace('/', '~1')}")
+            for key in unknown]
 
 
 def cite_table(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
@@ -226,21 +236,11 @@ def unknown_keys(table: dict[str, Any], name: str, known: tuple[str, ...], *,
         ``/NAME/KEY`` naming the keys the table takes (and the nearest, when it looks like
         a misspelling).
     """
-    unknown = [key for key in table if key not in known]
-    if not unknown:
-        return []
-    # Lazy: difflib (heapq, a matcher) only for a file with a key kistore does not read.
-    import difflib
-
-    errors = []
-    for key in unknown:
-        near = difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.6)
-        meant = f" (did you mean {near[0]}?)" if near else ""
-        errors.append(InputError(
-            f"unknown key {shorten(key)!r} in [{name}]{meant}: kistore reads only "
-            f"{', '.join(known)} there and would ignore it", file=file,
-            pointer=f"/{name}/{key.replace('~', '~0').replace('/', '~1')}"))
-    return errors
+    return _unread(table, known, file=file, prefix=f"/{name}",
+                   says=lambda key, near: (
+                       f"unknown key {shorten(key)!r} in [{name}]"
+                       f"{f' (did you mean {near}?)' if near else ''}: kistore reads only "
+                       f"{', '.join(known)} there and would ignore it"))
 
 
 def store_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
