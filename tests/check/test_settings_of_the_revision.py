@@ -39,6 +39,18 @@ def commit_settings(root, text: str, message: str) -> str:
     return git(root, "rev-parse", "HEAD").strip()
 
 
+def _count_reads(monkeypatch) -> list:
+    """Return the list each ``Store.settings_file(at)`` call appends its ``at`` to."""
+    reads = []
+    original = Store.settings_file
+
+    def counted(self, at=None):
+        reads.append(at)
+        return original(self, at)
+
+    monkeypatch.setattr(Store, "settings_file", counted)
+    return reads
+
 def test_verify_at_a_revision_reports_that_revisions_bad_settings(published):
     # REV's kistore.toml is bad, the work tree's good: KI108 is REV's (it was none)
     bad = commit_settings(published, BAD, "bad settings")
@@ -77,14 +89,7 @@ def test_one_checker_reads_the_file_once_and_orders_its_findings_by_line(publish
             '[limits]\narray-length = "x"\nstring-length = 0\n')
     (published / "kistore.toml").write_text(text)
     store = Store(published)
-    reads = []
-    original = Store.settings_file
-
-    def counted(self, at=None):
-        reads.append(at)
-        return original(self, at)
-
-    monkeypatch.setattr(Store, "settings_file", counted)
+    reads = _count_reads(monkeypatch)
     found = [(f.pointer, f.line, f.hint) for f in audit.check_settings(store, None)]
     assert reads == [None]
     hint = found[2][2]  # the rule's own, about [limits]
@@ -96,14 +101,7 @@ def test_one_checker_reads_the_file_once_and_orders_its_findings_by_line(publish
 def test_the_gate_reads_each_revisions_settings_once(published, monkeypatch):
     base = git(published, "rev-parse", "HEAD").strip()
     commit_settings(published, BAD + "[limit]\nx = 1\n", "bad settings")
-    reads = []
-    original = Store.settings_file
-
-    def counted(self, at=None):
-        reads.append(at)
-        return original(self, at)
-
-    monkeypatch.setattr(Store, "settings_file", counted)
+    reads = _count_reads(monkeypatch)
     found = gate.check_range(Store(published), f"{base}..HEAD")
     head = git(published, "rev-parse", "HEAD").strip()
     # the checking repository's, HEAD's and BASE's: once each (HEAD's was read 5 times)
