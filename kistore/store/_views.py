@@ -726,7 +726,7 @@ class WorkTreeView(View):
         a file, a FIFO) is never read through or listed, as ``add`` never writes through one
         (:func:`kistore.git.writer.refuse_links`); ``kistore verify`` reports it
         (KI110/KI111). Each one found is remembered for the command's warning
-        (:func:`linked_seen`).
+        (:func:`take_linked`).
 
         Args:
             directory: a directory's repository path (``store/metadata/sha256/6b``).
