@@ -395,8 +395,12 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     obj["metadata"] = metadata  # obj is this call's own parse: no copy needed
     if not validator.is_valid(obj):
         return None
-    # Asked of every manifest: ASCII bytes may hold an edge space or an escaped control.
-    if identifying_problems(obj):
+    # Identifying strings live in the object's spec. Canonical bytes hold no whitespace
+    # outside strings and escape every control (RFC 8785): ASCII bytes with no backslash,
+    # no DEL and no space beside a quote hold no string the rule refuses.
+    if not (object_data.isascii() and b"\\" not in object_data and b"\x7f" not in object_data
+            and b'" ' not in object_data and b' "' not in object_data
+            ) and identifying_problems(obj):
         return None
     name = metadata.get("name")
     if type(name) is str and reserved_on_windows(name):

@@ -5,12 +5,15 @@ Each test pushes its pull requests in turn to a bare remote running ``hooks/pre-
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kistore.check._rules import check_clean_pair
+from kistore.core import canonical
 from kistore.core.schema import identifying_problems
 
 from ..conftest import ManifestKit
@@ -113,3 +116,20 @@ def test_an_accepted_identifying_string_is_plain(value):
     assert value == unicodedata.normalize("NFKC", value)
     assert not any(unicodedata.category(c)[0] == "C" for c in value)
     assert value == value.strip()
+
+
+@pytest.mark.parametrize("product", ["NVIDIA B200 ", " NVIDIA B200", "NVIDIA\x07B200",
+                                     "NVIDIA\x7fB200", "NVIDIA\u200b B200"])
+def test_verify_fast_path_leaves_a_lookalike_to_the_full_checks(kit: ManifestKit, product):
+    # ASCII canonical bytes can hold a refused string (an edge space, an escaped control,
+    # DEL): the fast path must not call such a pair clean.
+    env = kit.environment("NVIDIA B200", name="env-look")
+    assert check_clean_pair(*_pair(env)) is not None
+    env["spec"]["hardware"]["product"] = product
+    assert check_clean_pair(*_pair(env)) is None
+
+
+def _pair(doc: dict) -> tuple[str, bytes, bytes]:
+    obj = {k: v for k, v in doc.items() if k != "metadata"}
+    data = canonical.dumps(obj)
+    return hashlib.sha256(data).hexdigest(), data, canonical.dumps(doc["metadata"])
