@@ -33,7 +33,7 @@ from ..core.schema import (
     KINDS,
     check_manifest,
     fast_validator,
-    nfc_problems,
+    identifying_problems,
     reserved_on_windows,
 )
 from ..core.statistics import (
@@ -409,9 +409,12 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     obj["metadata"] = metadata  # obj is this call's own parse: no copy needed
     if not validator.is_valid(obj):
         return None
-    # Canonical bytes hold a character beyond ASCII as itself, never escaped (RFC 8785
-    # escapes only controls, '"' and '\\'): ASCII bytes hold ASCII strings only, in NFC.
-    if not (object_data.isascii() and metadata_data.isascii()) and nfc_problems(obj):
+    # Identifying strings live in the object's spec. Canonical bytes hold no whitespace
+    # outside strings and escape every control (RFC 8785): ASCII bytes with no backslash,
+    # no DEL and no space beside a quote hold no string the rule refuses.
+    if not (object_data.isascii() and b"\\" not in object_data and b"\x7f" not in object_data
+            and b'" ' not in object_data and b' "' not in object_data
+            ) and identifying_problems(obj):
         return None
     name = metadata.get("name")
     if type(name) is str and reserved_on_windows(name):

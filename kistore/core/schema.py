@@ -302,7 +302,7 @@ def fast_validator(kind: Any) -> Any:
 
     Its ``is_valid(document)`` answering True means :func:`check_manifest` finds no schema
     error (the fast validator is never more lenient: a property test holds it to that);
-    :func:`nfc_problems` and :func:`reserved_on_windows`, the rest of
+    :func:`identifying_problems` and :func:`reserved_on_windows`, the rest of
     :func:`check_manifest`, are asked apart.
 
     Args:
@@ -412,7 +412,8 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
             f"a manifest's kind must be one of {', '.join(KINDS)}; {found}", file=file,
             pointer="/kind")]
     return (check_document(document, f"{kind}.json", file=file)
-            + nfc_problems(document, file=file) + reserved_name_problems(document, file=file))
+            + identifying_problems(document, file=file)
+            + reserved_name_problems(document, file=file))
 
 
 IDENTIFYING = {
@@ -422,42 +423,105 @@ IDENTIFYING = {
     "BenchmarkRun": ("/spec/timing/primaryStatistic",),
 }
 """Per kind, the strings that enter a comparison key (family, GPU product, statistic) or
-name something: they must be in Unicode NFC (``metadata.name`` is ASCII by its schema)."""
+name something: they must be plain text (:func:`identifying_problems`; ``metadata.name``
+is held to a plain ASCII pattern by its schema)."""
+
+_CATEGORY = {"Cc": "a control character", "Cf": "an invisible format character",
+             "Cs": "a surrogate", "Co": "a private-use character",
+             "Cn": "an unassigned code point"}
+"""The Unicode general categories "Other" (C*), which no identifying string may hold."""
 
 
-def nfc_problems(document: Any, *, file: str | None = None) -> list[SchemaError]:
-    """Return an error per identifying string of a manifest that is not in Unicode NFC.
+def _plain(value: str) -> str:
+    """Return what to write instead of ``value``: category C dropped, NFKC, no edge space."""
+    # Lazy: only a refused identifying string needs the Unicode tables.
+    import unicodedata
 
-    Two environments whose ``hardware.product`` differ only in normalisation (``é`` as one
-    code point, or ``e`` and a combining accent) would be two GPUs, two comparison groups,
-    with no warning: such strings are refused, and the message gives the NFC form.
+    for _ in range(4):  # NFKC then strip then drop reaches a fixed point at once in practice
+        fixed = unicodedata.normalize("NFKC", "".join(
+            c for c in value if unicodedata.category(c)[0] != "C")).strip()
+        if fixed == value:
+            break
+        value = fixed
+    return value
+
+
+def _identifying_problem(value: str) -> str | None:
+    """Return why ``value`` may not be an identifying string (:func:`identifying_problems`).
+
+    None when it may.
+    """
+    if value.isascii() and value.isprintable() and value == value.strip():
+        return None  # the common case, no Unicode tables: U+0020-U+007E, no edge space
+    # Lazy: only a non-ASCII or refused identifying string needs the Unicode tables (~2 ms).
+    import unicodedata
+
+    def at(i: int) -> str:
+        c = value[i]
+        name = unicodedata.name(c, "")
+        return f"U+{ord(c):04X}{' ' + name if name else ''} at character {i + 1}"
+
+    why = ("identifying strings must be plain text, or one GPU, family or statistic becomes "
+           "two that print alike")
+    fix = _plain(value)
+    write = f"write {fix!r}" if fix else "write the name in visible characters"
+    for i, c in enumerate(value):
+        category = unicodedata.category(c)
+        if category[0] == "C":
+            return (f"{value!r} holds {at(i)}, {_CATEGORY.get(category, category)} "
+                    f"(Unicode category {category}; {why}): {write}")
+    if value != value.strip():
+        i = 0 if value[0].isspace() else len(value) - 1
+        edge = "leading" if i == 0 else "trailing"
+        return f"{value!r} holds {at(i)}, {edge} whitespace ({why}): {write}"
+    if not unicodedata.is_normalized("NFC", value):
+        nfc = unicodedata.normalize("NFC", value)
+        return (f"{value!r} is not in Unicode NFC (identifying strings must be, or one GPU, "
+                f"family or statistic becomes two): write {nfc!r} "
+                f"({' '.join(f'U+{ord(c):04X}' for c in nfc)})")
+    if not unicodedata.is_normalized("NFKC", value):
+        i = next(i for i in range(len(value))
+                 if not unicodedata.is_normalized("NFKC", value[:i + 1]))
+        return (f"{value!r} holds {at(i)}, a compatibility form (not in Unicode NFKC; {why}): "
+                f"{write}")
+    return None
+
+
+def identifying_problems(document: Any, *, file: str | None = None) -> list[SchemaError]:
+    """Return an error per identifying string of a manifest that is not plain text.
+
+    The strings of :data:`IDENTIFYING` enter comparison keys: two environments whose
+    ``hardware.product`` differ only in normalisation (``é`` as one code point, or ``e``
+    and a combining accent), in an invisible character (``NVIDIA\\u200b B200``), an edge
+    space (``NVIDIA B200 ``) or a compatibility form (fullwidth ``ＮＶＩＤＩＡ``) would be two
+    GPUs, two comparison groups that print alike, with no warning (new-user review
+    2026-12-02 F16). Such strings are refused: each must hold no character of Unicode
+    category C (control Cc, format Cf such as U+200B, surrogate, private use, unassigned:
+    normalisation is stable only for assigned code points), no leading or trailing
+    whitespace, and equal its NFKC form (hence its NFC form). The message names the first
+    offending character (code point, name, 1-based position) and the string to write.
 
     Args:
         document: a parsed manifest (its ``kind`` picks the strings, :data:`IDENTIFYING`).
         file: file name to put in each error.
 
     Returns:
-        :class:`SchemaError` per string not in NFC (pointer to it); empty otherwise.
+        A :class:`SchemaError` per string refused (pointer to it); empty otherwise.
     """
     kind = document.get("kind") if isinstance(document, dict) else None
-    pointers = IDENTIFYING.get(kind) if isinstance(kind, str) else None
     errors = []
-    for pointer in pointers or ():
+    for pointer, path in _IDENTIFYING_PATHS.get(kind, ()) if isinstance(kind, str) else ():
         value: Any = document
-        for part in pointer.split("/")[1:]:
+        for part in path:
             value = value.get(part) if isinstance(value, dict) else None
-        if not isinstance(value, str) or value.isascii():
-            continue
-        # Lazy: only a non-ASCII identifying string needs the Unicode tables (~2 ms).
-        import unicodedata
-
-        if not unicodedata.is_normalized("NFC", value):
-            nfc = unicodedata.normalize("NFC", value)
-            errors.append(SchemaError(
-                f"{value!r} is not in Unicode NFC (identifying strings must be, or one GPU, "
-                f"family or statistic becomes two): write {nfc!r} "
-                f"({' '.join(f'U+{ord(c):04X}' for c in nfc)})", file=file, pointer=pointer))
+        if isinstance(value, str) and (problem := _identifying_problem(value)) is not None:
+            errors.append(SchemaError(problem, file=file, pointer=pointer))
     return errors
+
+
+_IDENTIFYING_PATHS = {kind: tuple((p, tuple(p.split("/")[1:])) for p in pointers)
+                      for kind, pointers in IDENTIFYING.items()}
+""":data:`IDENTIFYING` with each pointer split once (verify asks it of every manifest)."""
 
 
 _RESERVED_ON_WINDOWS = re.compile(r"(?:con|prn|aux|nul|com[1-9]|lpt[1-9]) *(?:\.|$)")

@@ -22,6 +22,7 @@ from kistore.attest.trust import add_key, parse_time, revoke_key
 from kistore.cli import main
 from kistore.core import canonical, layout
 from kistore.core.digest import Digest
+from kistore.core.errors import MultipleErrors
 from kistore.store import Store
 
 from ..conftest import ROOT, add_docs, commit_all, fixed_key, git, store_file, write_raw
@@ -514,17 +515,16 @@ def test_a_blob_less_clone_is_fetched_in_one_git_fetch(tmp_path):
     assert len(fetches) == 1 and fetches[0][-1] == "--stdin", fetches
 
 
-def test_a_key_object_holding_u007f_is_its_canonical_bytes(store_path, kit, runner):
+def test_a_key_object_holding_u007f_is_refused_before_any_group_file(store_path, kit):
     # review 2026-12-01 F4: RFC 8785 writes U+007F raw where jq's tojson writes \u007f, so
-    # the script called a right group file wrong (and the run groupless)
+    # the script called a right group file wrong. Since review 2026-12-02 F16 every string of
+    # a key object is held to KI104's plain-text rule, which refuses U+007F (a control):
+    # no such group file is written any more (the script keeps reading U+007F raw).
     p, e = kit.protocol(), kit.environment("GPU\x7fDEL")
     i, w = kit.implementation(), kit.workload()
-    add_docs(Store(store_path), [p, e, i, w, kit.run(p, e, i, w)])
-    [group] = [f for f in (store_path / "store/groups").rglob("*") if f.is_file()]
-    assert b'"hardwareProduct":"GPU\x7fDEL"' in group.read_bytes()
-    code, output = script(store_path)
-    assert code == 0 and output.splitlines()[-1].startswith("ok: 5 object(s)"), output
-    assert kistore_verify(store_path, runner)[0] == 0
+    with pytest.raises(MultipleErrors, match=r"U\+007F at character 4, a control character"):
+        add_docs(Store(store_path), [p, e, i, w, kit.run(p, e, i, w)])
+    assert not [f for f in (store_path / "store/groups").rglob("*") if f.is_file()]
 
 
 def test_a_bundle_holding_u007f_is_its_canonical_bytes(small, runner):
