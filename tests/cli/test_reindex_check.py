@@ -46,6 +46,15 @@ def kept(root: Path) -> sqlite3.Connection:
     return sqlite3.connect(root / ".git" / "kistore" / "index.sqlite", isolation_level=None)
 
 
+def tampered(runner, root: Path, sql: str, params: tuple) -> str:
+    """Run ``sql`` on the kept index, then the check; return its first difference line."""
+    with kept(root) as conn:
+        conn.execute(sql, params)
+    result = check(runner, root)
+    assert result.exit_code == 1, result.output
+    return result.stdout.splitlines()[1]
+
+
 def follow(runner, root: Path) -> None:
     """What brings a kept index in step with git: a query, and a lookup by name."""
     assert run(runner, root, "ls").exit_code == 0
@@ -156,11 +165,8 @@ def test_extra_rows_are_named(runner, store_path):
 
 def test_an_edited_name_row_is_named(runner, store_path):
     added(runner, store_path)
-    with kept(store_path) as conn:
-        conn.execute("UPDATE names SET name = 'renamed' WHERE digest = ?", (ENV[7:],))
-    result = check(runner, store_path)
-    assert result.exit_code == 1
-    assert result.stdout.splitlines()[1] == (
+    assert tampered(runner, store_path, "UPDATE names SET name = 'renamed' WHERE digest = ?",
+                    (ENV[7:],)) == (
         f"names (work) {ENV} ExecutionEnvironment/renamed: the index's row cannot be trusted: "
         '"does not match its seal"')
 
@@ -224,11 +230,8 @@ def test_the_commit_scope_is_checked_against_its_trees(runner, store_path):
     result = check(runner, store_path, "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["counts"]["commit names"] == 3
-    with kept(store_path) as conn:
-        conn.execute("DELETE FROM names WHERE scope = 'commit' AND digest = ?", (RUN[7:],))
-    result = check(runner, store_path)
-    assert result.exit_code == 1
-    assert result.stdout.splitlines()[1] == (
+    assert tampered(runner, store_path, "DELETE FROM names WHERE scope = 'commit' AND "
+                    "digest = ?", (RUN[7:],)) == (
         f"names (commit) {RUN} {RUN_NAME}: missing from the index; the store gives "
         f'"{RUN_NAME}"')
 
