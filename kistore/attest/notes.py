@@ -50,7 +50,7 @@ from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, StoreStateError, shorten
 from ..core.layout import NOTES_REF
-from ..git.blobs import fetch_blobs, is_partial_clone, read_blob
+from ..git.blobs import fetch_blobs, is_partial_clone, read_blob, write_blob
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import note_blob
 from ..git.notes import note_tree as _flatten
@@ -606,7 +606,7 @@ def attach(store: Store, subject: Digest, bundle_bytes: bytes, *, as_file: bool 
         refuse_links(store.root, [path.rpartition("/")[0]])  # a committed link: never write out
         atomic_write(store.root / path, bundle_bytes)
         return path
-    blob = str(store.repo.create_blob(object_bytes))  # a note needs its object in git
+    blob = str(write_blob(store.repo, object_bytes))  # a note needs its object in git
     add_lines(store.repo, blob, [bundle_bytes])
     return f"{NOTES_REF}:{blob}"
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.errors import InputError, KistoreError
+from ..git.blobs import write_blob
 from .evidence import INVALID, NOT_COUNTED, UNFIT, judge
 from .notes import Seen, add_lines, file_attestations, file_defect, parse_attestation_path
 from .trust import Trust, load_trust
@@ -87,7 +88,7 @@ def sync(store: Store) -> SyncResult:
                 "refuses such a note (KI409, KI411), which would block every later "
                 "`kistore notes push`; the file attestation stays as it is", file=path))
             continue
-        blob = store.repo.create_blob(object_bytes)  # a note needs its object in git
+        blob = write_blob(store.repo, object_bytes)  # a note needs its object in git
         count = add_lines(store.repo, str(blob), [data])
         added += count
         present += 1 - count

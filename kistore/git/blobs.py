@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..core.errors import StoreStateError
+from . import _loose
 from .lazy import pygit2  # imported on first use (~0.2 s)
 
 _GIT_BLOB = 3
@@ -230,3 +231,30 @@ def fetch_blob(repo: pygit2.Repository, oid: str) -> bytes:
             f"promisor remote ({said[-1] if said else f'git exited {done.returncode}'}): "
             "make the remote reachable, or clone without --filter", file=repo.path)
     return done.stdout
+
+
+def write_blob(repo: pygit2.Repository, data: bytes) -> pygit2.Oid:
+    """Write ``data`` as a blob of ``repo`` (a loose object), beside a running ``git gc``.
+
+    ``repo.create_blob`` alone fails now and then while a ``git gc`` or ``git repack -d``
+    runs: their ``prune-packed`` removes the object's empty fan-out directory
+    (``.git/objects/d3/``) between libgit2's ``mkdir`` and its ``rename`` (ENOENT, "No
+    such file or directory"; r70 F9). The write is made again then, as
+    :mod:`kistore.git.commit` does for every object an add writes; writing a blob twice is
+    harmless (its name is its content). Callers outside the git layer use this, never
+    ``create_blob`` itself.
+
+    Args:
+        repo: the repository written to.
+        data: the blob's bytes (git names the blob by the SHA-1 of ``blob <length>``, a
+            NUL byte, then ``data``).
+
+    Returns:
+        The blob's id.
+
+    Raises:
+        pygit2.GitError, OSError: the write failed for another reason (a full disk,
+            permissions), or the directory kept vanishing for :data:`_loose.ATTEMPTS`
+            attempts.
+    """
+    return _loose.written(lambda: repo.create_blob(data))

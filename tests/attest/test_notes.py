@@ -223,3 +223,36 @@ def test_file_committed_with_a_date_before_its_parent_is_judged_at_the_parent(re
                         "GIT_COMMITTER_DATE": "2025-01-01T00:00:00Z"})
     (seen,) = notes.collect(record_store, RUN)
     assert seen.entered_at == datetime(2026, 2, 1, tzinfo=UTC)
+
+
+_VANISHED = ("failed to rename lockfile to '.git/objects/d3/0520': No such file or directory")
+
+
+@pytest.mark.parametrize("how", ["attach", "sync"])
+def test_a_fan_out_directory_pruned_while_attesting_is_written_again(record_store, store_path,
+                                                                      monkeypatch, how):
+    # r70 F9 on the attest path: a `git gc` beside `kistore attest` (or `notes sync`)
+    # removed the object's empty fan-out directory before libgit2's rename; the write was
+    # refused with ENOENT though nothing was wrong (kistore.git.blobs.write_blob)
+    if how == "sync":
+        notes.attach(record_store, RUN, bundle_bytes(1), as_file=True)
+    repo = record_store.repo
+    real = repo.create_blob
+    calls = []
+
+    def pruned_once(data):
+        calls.append(data)
+        if len(calls) == 1:
+            raise OSError(_VANISHED)
+        return real(data)
+
+    monkeypatch.setattr(repo, "create_blob", pruned_once)
+    if how == "attach":
+        assert notes.attach(record_store, RUN, bundle_bytes(1)) == \
+            f"refs/notes/kistore:{object_blob(store_path)}"
+    else:
+        result = sync(record_store)
+        assert (result.added, result.present, result.problems) == (1, 0, [])
+    object_bytes = (store_path / layout.object_path(RUN)).read_bytes()
+    assert calls == [object_bytes, object_bytes]  # the failed write, then the one that held
+    assert notes.note_lines(repo, object_blob(store_path)) == [bundle_bytes(1)]
