@@ -18,9 +18,7 @@ import json
 import os
 import signal
 import sys
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
@@ -46,9 +44,9 @@ class StoreContext:
 
     def __init__(self, path: str | None) -> None:
         self.path = path
-        self._store: Any = None
+        self._store: Store | None = None
 
-    def store(self) -> Any:
+    def store(self) -> Store:
         """Return the :class:`kistore.store.Store` (opened once).
 
         Raises:
@@ -64,14 +62,9 @@ class StoreContext:
     def settled_at(self, at: str | None) -> str | None:
         """Return the revision a query answers: ``at``, or ``HEAD`` while the work tree is written.
 
-        ``kistore add --commit`` holds git's ``.git/index.lock`` from before its first file
-        is written until its branch has moved (:mod:`kistore.git.commit`), as git commands
-        that write the work tree do. A query of the work tree meanwhile answered from the
-        add's half-written files: manifests never committed (gone again if it was
-        interrupted), and files caught between two writes called damaged ("do not
-        verify"). So a work-tree query (``at`` None) with the lock held waits up to
-        :data:`WORK_TREE_WAIT_S` for it (a git command holds it for milliseconds) and then
-        answers from ``HEAD``, saying so on stderr. No lock: one ``lstat``, nothing else.
+        The store's rule (:meth:`kistore.store.Store.settled`): a work-tree query (``at``
+        None) with git's ``.git/index.lock`` held waits up to a second for it, then answers
+        from ``HEAD``; its note is said on stderr here. No lock: one ``lstat``.
 
         Args:
             at: the ``--at`` given (None: the work tree).
@@ -88,22 +81,10 @@ class StoreContext:
             store = self.store()
         except StoreStateError:  # not a store: the command says so itself
             return None
-        if store.root is None:  # a bare repository: its queries answer from HEAD anyway
-            return None
-        lock = Path(store.git_dir) / "index.lock"
-        if not os.path.lexists(lock):
-            return None
-        deadline = time.monotonic() + WORK_TREE_WAIT_S
-        while os.path.lexists(lock):
-            if time.monotonic() >= deadline:
-                click.echo(f"warning: {printable(str(lock))} is held: a `kistore add --commit` "
-                           "(or a git command) is writing the work tree; answering from HEAD, "
-                           "not from its half-written files. Ask again when it is done (if "
-                           "nothing is running, a crashed command left the lock: `git status` "
-                           "says what to do)", err=True)
-                return "HEAD"
-            time.sleep(0.05)
-        return None
+        settled = store.settled(None)
+        if settled.note is not None:
+            click.echo(f"warning: {settled.note}", err=True)
+        return settled.at
 
     def limits(self) -> Any:
         """Return the size limits of the store, or the defaults outside any store.
@@ -119,12 +100,6 @@ class StoreContext:
             return self.store().limits()
         except StoreStateError:  # `kistore digest` outside a store
             return DEFAULT
-
-
-WORK_TREE_WAIT_S = 1.0
-"""How long a work-tree query waits for a held ``.git/index.lock`` before answering from
-``HEAD`` (:meth:`StoreContext.settled_at`): a git command holds it for milliseconds, an
-``add --commit`` of thousands of manifests for many seconds."""
 
 
 def settled_work_tree(command: Callable[P, R]) -> Callable[P, R]:
@@ -432,8 +407,7 @@ def warn_unreadable(store: Store, catalog: object, at: str | None = None) -> Non
         click.echo(f"warning: the work tree is not checked out: {len(unreadable)} committed "
                    f"manifest(s) are left out; `--at {instead}` answers from the commit",
                    err=True)
-    elif unreadable and at is None and store.root is not None and \
-            os.path.lexists(Path(store.git_dir) / "index.lock"):
+    elif unreadable and at is None and store.work_tree_busy():
         # an add --commit began writing while this answer was read: its files, not damage
         click.echo(f"warning: the work tree changed while this answer was read (an add or a "
                    f"git command holds .git/index.lock now): {len(unreadable)} manifest(s) "

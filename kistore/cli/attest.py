@@ -24,6 +24,7 @@ from . import (
     format_options,
     output_format,
     refuse_empty,
+    settled_work_tree,
 )
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -284,6 +285,7 @@ def _sign(statement: dict[str, Any], key_path: str) -> Any:
 @click.option("--at", "at", metavar="REV", help="Read files and trust as of this commit.")
 @format_options
 @pass_ctx
+@settled_work_tree
 def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
                  as_json: bool) -> None:
     """List every attestation about REF, whether it verifies, and where it came from.

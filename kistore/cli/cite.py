@@ -7,7 +7,7 @@ import datetime as dt
 import click
 
 from ..cite.formats import FORMATS
-from . import StoreContext, emit_json, explaining_misses
+from . import StoreContext, emit_json, explaining_misses, settled_work_tree
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -23,6 +23,7 @@ pass_ctx = click.make_pass_decorator(StoreContext)
 @click.option("--json", "as_json", is_flag=True,
               help="Print the citation's facts as one JSON object (not with --format).")
 @pass_ctx
+@settled_work_tree
 def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at: str | None,
          as_json: bool) -> None:
     """Cite a stored object by the commit that first added it. REF: digest, 8+ hex, KIND/NAME.

@@ -346,6 +346,7 @@ def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None
 @click.option("--at", "at", metavar="REV", help="Read the store as of this commit.")
 @click.option("--metadata", is_flag=True, help="Print the metadata file instead of the object.")
 @pass_ctx
+@settled_work_tree
 def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool) -> None:
     """Print the exact stored bytes of an object (re-hashed before printing).
 

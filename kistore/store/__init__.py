@@ -1,14 +1,16 @@
 """The store (docs/design.md §3): a git work tree of content-addressed manifests.
 
 :class:`Store` opens one and adds to it; :mod:`._views` reads it at the work tree or a
-commit; :mod:`.admission` decides what an add may write; :mod:`.inputs` reads the files a
-user hands in; :mod:`.migrate` finds what a store of an earlier layout lacks.
+commit; :mod:`._settled` answers from ``HEAD`` while an add is writing the work tree;
+:mod:`.admission` decides what an add may write; :mod:`.inputs` reads the files a user
+hands in; :mod:`.migrate` finds what a store of an earlier layout lacks.
 """
 
 from typing import TYPE_CHECKING, Any
 
 from ..core.layout import GITATTRIBUTES_LINE
 from ._settings import Settings, parse_settings, settings_place
+from ._settled import WORK_TREE_WAIT_S, Settled
 from ._store import (
     AddInterrupted,
     AdmissionCheck,
@@ -73,11 +75,13 @@ __all__ = [
     "Files",
     "NamesFileDisagrees",
     "Settings",
+    "Settled",
     "settings_place",
     "SparseWorkTreeView",
     "StagedView",
     "Store",
     "View",
+    "WORK_TREE_WAIT_S",
     "WorkTreeView",
     "atomic_write",
     "parse_settings",

@@ -48,6 +48,7 @@ from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
 from ._settings import Settings
+from ._settled import WORK_TREE_WAIT_S, Settled, index_lock, settled_at
 from ._views import CommitView, SparseWorkTreeView, StagedView, View, WorkTreeView
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
@@ -284,6 +285,58 @@ class Store:
         if at is None and self.root is not None:
             return self._work_view(self.root)
         return CommitView(self.repo, self.commit(at or "HEAD"), self.name_index())
+
+    def settled(self, at: str | None = None, *, wait_s: float = WORK_TREE_WAIT_S) -> Settled:
+        """Return the revision a read of ``at`` answers from once no add is writing it.
+
+        The work tree (``at`` None) while git's ``.git/index.lock`` is held (an ``add
+        --commit``, or a git command, is writing it) is waited for up to ``wait_s``, then
+        read as ``HEAD``, with a note saying so (:mod:`kistore.store._settled`); a commit
+        is answered as asked. The queries of the command line ask it (``ls``, ``rank``,
+        ``show``, ``compare``, ``cat``, ``cite``, ``attestations``); ``export`` and
+        ``site build`` read a commit (``--at``, default ``HEAD``) and never the work tree.
+
+        Verifications do not: ``kistore verify`` (and ``check``, the hooks' gate) judge the
+        files they are asked about, so answering for ``HEAD`` would report "ok" of files
+        never checked; and ``git commit`` holds the index lock while its ``pre-commit`` hook
+        runs, so each hook's check would wait ``wait_s`` and then check the wrong tree.
+
+        Args:
+            at: the revision asked for (None: the work tree).
+            wait_s: how long a held lock is waited for, in seconds.
+
+        Returns:
+            :class:`Settled`: ``at``, or ``"HEAD"`` in place of the work tree while the lock
+            stays held (its ``note`` names the lock file and how to remove a stale one).
+            No work tree (a bare repository): ``at`` as asked.
+        """
+        return settled_at(None if self.root is None else self.git_dir, at, wait_s=wait_s)
+
+    def settled_view(self, at: str | None = None, *, wait_s: float = WORK_TREE_WAIT_S
+                     ) -> tuple[View, str | None]:
+        """Return :meth:`view` of the :meth:`settled` revision, and its note.
+
+        Args:
+            at: the revision asked for (None: the work tree).
+            wait_s: as :meth:`settled`.
+
+        Returns:
+            ``(view, note)``: the work tree's view, ``HEAD``'s (``note`` says why) while an
+            add writes the work tree, or the commit ``at``'s.
+
+        Raises:
+            InputError: ``at`` names no commit (or ``HEAD`` none, when the note is given).
+        """
+        settled = self.settled(at, wait_s=wait_s)
+        return self.view(settled.at), settled.note
+
+    def work_tree_busy(self) -> bool:
+        """Return True when git's ``.git/index.lock`` is held now (one ``lstat``).
+
+        An answer read from the work tree that found files being written (they did not
+        verify) can say why: an add began writing while it was read.
+        """
+        return self.root is not None and os.path.lexists(index_lock(self.git_dir))
 
     def not_checked_out(self) -> str | None:
         """Say where to read instead when the work tree lacks the store ``HEAD`` holds.

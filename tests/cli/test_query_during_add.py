@@ -5,7 +5,8 @@ manifests ran listed 1,862 manifests, a state never committed (the add was then
 interrupted and they were gone), and ``rank`` warned that 40 manifests "do not verify":
 files of the add caught between two writes. The add holds ``.git/index.lock`` from before
 its first file write until its branch has moved; a query now waits briefly for it and then
-answers from HEAD, saying so (:meth:`kistore.cli.StoreContext.settled_at`).
+answers from HEAD, saying so (:meth:`kistore.store.Store.settled`; the command line prints
+its note: :meth:`kistore.cli.StoreContext.settled_at`).
 """
 
 from __future__ import annotations
@@ -94,3 +95,14 @@ def test_a_lock_that_stays_held_answers_from_head_with_a_warning(runner, group, 
         held.stderr
     rank = runner.invoke(main, ["--store", str(root), "rank", "BenchmarkRun/fast"])
     assert rank.exit_code == 0 and "answering from HEAD" in rank.stderr
+    # cat, cite and attestations read the work tree too: the same rule (Store.settled)
+    for command in (["cat", "BenchmarkRun/fast"], ["attestations", "BenchmarkRun/fast"],
+                    ["cite", "BenchmarkRun/fast"]):
+        result = runner.invoke(main, ["--store", str(root), *command])
+        # (cite then says this store has no permalink: exit 1, after the warning)
+        assert result.exit_code == (1 if command[0] == "cite" else 0), (command, result.output)
+        assert result.stderr.startswith(f"warning: {root / '.git' / 'index.lock'} is held"), \
+            (command, result.stderr)
+    new = runner.invoke(main, ["--store", str(root), "cat", "Implementation/impl-new"])
+    assert new.exit_code == 1  # in the work tree only: HEAD has no such manifest
+    assert "answering from HEAD" in new.stderr and "at HEAD" in new.stderr
