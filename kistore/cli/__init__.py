@@ -59,6 +59,10 @@ class StoreContext:
             self._store = Store(self.path)
         return self._store
 
+    def opened(self) -> Store | None:
+        """Return the store if :meth:`store` has opened it, else None (nothing is opened)."""
+        return self._store
+
     def settled_at(self, at: str | None) -> str | None:
         """Return the revision a query answers: ``at``, or ``HEAD`` while the work tree is written.
 
@@ -229,11 +233,10 @@ class KistoreGroup(click.Group):
         (exit 2) included, before the error is said on stderr as usual. Then the
         symlinked store directories its reads left out are named (:func:`_warn_linked`).
         """
-        _warn_linked(say=False)  # a link met before this command (a library call) is not its
         try:
             return self._invoke(ctx)
         finally:
-            _warn_linked()
+            _warn_linked(ctx.obj)
 
     def _invoke(self, ctx: click.Context) -> Any:
         try:
@@ -274,20 +277,20 @@ class KistoreGroup(click.Group):
             ctx.exit(1)
 
 
-def _warn_linked(*, say: bool = True) -> None:
+def _warn_linked(context: object) -> None:
     """Say which symlinked directories of the work tree the command's reads left out.
 
-    ``say=False``: forget them unsaid.
-
     Reads never go through one (:meth:`kistore.store.WorkTreeView.linked_dir`); what lies
-    under it was read as absent. Nothing to say, and nothing imported, when no work tree
-    was read.
+    under it was read as absent. The store the command opened records them
+    (:meth:`kistore.store.Store.linked_dirs`); nothing to say, and nothing imported, when
+    it opened none.
+
+    Args:
+        context: the root context's ``obj``: the command's :class:`StoreContext` (anything
+            else, e.g. None when the group stopped before its callback, says nothing).
     """
-    store = sys.modules.get("kistore.store")
-    if store is None:
-        return
-    linked = store.take_linked()
-    for _, path in linked if say else ():
+    store = context.opened() if isinstance(context, StoreContext) else None
+    for path in store.linked_dirs() if store is not None else ():
         click.echo(printable(f"warning: {path}: is a symbolic link where the store keeps a "
                              "directory; nothing under it was read (left out as absent); "
                              "`kistore verify` reports it (KI111)"),

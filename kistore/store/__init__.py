@@ -26,7 +26,6 @@ from ._views import (
     StagedView,
     View,
     WorkTreeView,
-    take_linked,
 )
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each loads on first use
@@ -86,5 +85,4 @@ __all__ = [
     "atomic_write",
     "parse_settings",
     "refuse_links",
-    "take_linked",
 ]

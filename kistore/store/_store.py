@@ -167,6 +167,7 @@ class Store:
         self._repo: pygit2.Repository | None = None
         self._name_index: NameIndex | None = None
         self._parsed: dict[bytes, dict[str, Any]] = {}  # Store.settings: parses by bytes
+        self._linked: set[str] = set()  # the work views' record of symlinked directories
         self.uncommitted: tuple[str, ...] = ()
         """Files :meth:`init` wrote into an existing repository and left to commit."""
         plain = _plain_work_tree(start)
@@ -330,6 +331,21 @@ class Store:
         settled = self.settled(at, wait_s=wait_s)
         return self.view(settled.at), settled.note
 
+    def linked_dirs(self) -> list[str]:
+        """Return the symlinked directories of the work tree this store's reads left out.
+
+        A directory of the work tree that is a symbolic link is never read through or listed
+        (:meth:`WorkTreeView.linked_dir`): what lies under it was read as absent, and the
+        caller says so (the command line warns once, at the end of the command). Every
+        work-tree view this store made records into one set; views made elsewhere keep
+        their own (:attr:`WorkTreeView.linked`).
+
+        Returns:
+            The directories' repository paths (``store/metadata/sha256/6b``), sorted; empty
+            when no read met one.
+        """
+        return sorted(self._linked)
+
     def work_tree_busy(self) -> bool:
         """Return True when git's ``.git/index.lock`` is held now (one ``lstat``).
 
@@ -453,7 +469,7 @@ class Store:
         """
         skipped = self.skipped()
         if skipped is None:
-            return WorkTreeView(root, self.name_index())
+            return WorkTreeView(root, self.name_index(), linked=self._linked)
 
         def head() -> View | None:
             if self.repo.head_is_unborn:
@@ -462,7 +478,7 @@ class Store:
                 return StagedView(self.repo, self.commit("HEAD"), skipped.staged)
             return CommitView(self.repo, self.commit("HEAD"))
 
-        return SparseWorkTreeView(root, skipped, head, self.name_index())
+        return SparseWorkTreeView(root, skipped, head, self.name_index(), linked=self._linked)
 
     def limits(self, at: str | None = None) -> Limits:
         """Return the size limits the store's ``kistore.toml`` sets (``[limits]``).

@@ -553,40 +553,29 @@ class View:
 
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
-_LINKED: set[tuple[str, str]] = set()
-"""``(work tree root, repository path)`` of each symlinked directory a work-tree read
-refused in this process and no command has warned of yet (:func:`take_linked`)."""
-
-
-def take_linked() -> list[tuple[str, str]]:
-    """Return, and forget, each symlinked directory work-tree reads refused so far.
-
-    A directory of the work tree that is a symbolic link (or not a directory at all) is
-    never read through or listed (:meth:`WorkTreeView.linked_dir`); the command says so
-    once, at its end (:class:`kistore.cli.KistoreGroup`).
-
-    Returns:
-        ``(work tree root, directory's repository path)`` pairs, sorted; empty when no
-        read met one.
-    """
-    found = sorted(_LINKED)
-    _LINKED.clear()
-    return found
-
-
 class WorkTreeView(View):
     """The store as files in the work tree.
 
     Args:
         root: the work tree.
         name_index: the names of the index (None: names are found by reading every file).
+        linked: where the view records each symlinked directory its reads left out
+            (:attr:`linked`); None: a set of its own. The views of one
+            :class:`kistore.store.Store` share the store's (:meth:`Store.linked_dirs`).
+
+    Attributes:
+        linked: the repository paths of the directories of the work tree that are symbolic
+            links and that this view's reads met and left out (:meth:`linked_dir`), for the
+            caller to warn of; never read through.
     """
 
     scope = "work"
 
-    def __init__(self, root: Path, name_index: NameIndex | None = None) -> None:
+    def __init__(self, root: Path, name_index: NameIndex | None = None, *,
+                 linked: set[str] | None = None) -> None:
         self.root = root
         self.name_index = name_index
+        self.linked: set[str] = set() if linked is None else linked
         # joined as str: building a Path per file cost more than reading it
         self._prefix = os.path.join(os.fspath(root), "")
         self._directories: dict[str, str | None] = {}  # linked_dir's looks
@@ -725,8 +714,8 @@ class WorkTreeView(View):
         One ``lstat`` per directory for the view's life (cached): a symbolic link there (or
         a file, a FIFO) is never read through or listed, as ``add`` never writes through one
         (:func:`kistore.git.writer.refuse_links`); ``kistore verify`` reports it
-        (KI110/KI111). Each one found is remembered for the command's warning
-        (:func:`take_linked`).
+        (KI110/KI111). Each symbolic link found is recorded in :attr:`linked`, for the
+        caller's warning.
 
         Args:
             directory: a directory's repository path (``store/metadata/sha256/6b``).
@@ -749,7 +738,7 @@ class WorkTreeView(View):
             if not stat.S_ISDIR(mode):
                 found = directory
                 if stat.S_ISLNK(mode):  # a file there: KI110, and no read gets past it
-                    _LINKED.add((os.fspath(self.root), directory))
+                    self.linked.add(directory)
         self._directories[directory] = found
         return found
 
@@ -771,12 +760,13 @@ class SparseWorkTreeView(WorkTreeView):
         head: returns the :class:`CommitView` of ``HEAD``, or the :class:`StagedView` of it
             and the changes staged outside the checkout (called once, on the first read
             outside the checkout; None when the branch has no commit yet).
-        name_index: as :class:`WorkTreeView`.
+        name_index, linked: as :class:`WorkTreeView`.
     """
 
     def __init__(self, root: Path, skipped: SkipWorktree, head: Callable[[], View | None],
-                 name_index: NameIndex | None = None) -> None:
-        super().__init__(root, name_index)
+                 name_index: NameIndex | None = None, *, linked: set[str] | None = None
+                 ) -> None:
+        super().__init__(root, name_index, linked=linked)
         self.skipped = skipped
         self._load_head = head
         self._head: list[View | None] = []

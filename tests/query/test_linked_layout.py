@@ -140,3 +140,25 @@ def test_trust_is_not_read_through_a_symlinked_trust_directory(runner, group, tm
     assert listed.exit_code == 0, listed.output
     assert signing.keyid(public) not in listed.stdout
     assert listed.stderr == LEFT_OUT.format(trust_dir)
+
+
+def test_each_store_and_view_records_the_links_its_own_reads_met(group, tmp_path):
+    # no process-wide record: a library read before a command is not the command's to warn
+    # of, and two stores (or a view made apart) keep their own
+    from pathlib import Path
+
+    from kistore.core import layout
+    from kistore.store import Store, WorkTreeView
+
+    fast = Store(group.root).resolve("BenchmarkRun/fast")
+    shard = layout.metadata_path(fast).rpartition("/")[0]
+    _link_directory(group.root, shard, tmp_path / "outside")
+    reader, other = Store(group.root), Store(group.root)
+    assert reader.view().read(layout.metadata_path(fast)) is None  # never read through
+    assert reader.linked_dirs() == [shard]
+    assert reader.view().list_dir(shard) == [] and reader.linked_dirs() == [shard]
+    assert other.linked_dirs() == []
+    apart = WorkTreeView(Path(group.root))
+    assert apart.linked == set()
+    assert apart.read(layout.metadata_path(fast)) is None
+    assert apart.linked == {shard} and other.linked_dirs() == []
