@@ -16,16 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import (
-    StoreContext,
-    emit_json,
-    emit_jsonl,
-    explaining_misses,
-    format_options,
-    output_format,
-    refuse_empty,
-    settled_work_tree,
-)
+from . import refuse_empty
+from ._answers import explaining_misses
+from ._context import StoreContext, settled_work_tree
+from ._formats import format_options, output_format
+from ._machine import emit_json, emit_jsonl
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store

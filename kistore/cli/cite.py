@@ -7,7 +7,9 @@ import datetime as dt
 import click
 
 from ..cite.formats import FORMATS
-from . import StoreContext, emit_json, explaining_misses, settled_work_tree
+from ._answers import explaining_misses
+from ._context import StoreContext, settled_work_tree
+from ._machine import emit_json
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 

@@ -10,19 +10,11 @@ from typing import TYPE_CHECKING
 import click
 
 from ..core.errors import one_line
-from . import (
-    Landing,
-    StoreContext,
-    emit_json,
-    explaining_misses,
-    interrupt_says,
-    metadata_option_hint,
-    one_look,
-    refuse_empty,
-    settled_work_tree,
-    undone_add,
-    warn_unreadable,
-)
+from . import refuse_empty
+from ._adding import Landing, interrupt_says, metadata_option_hint, undone_add
+from ._answers import explaining_misses, warn_unreadable
+from ._context import StoreContext, one_look, settled_work_tree
+from ._machine import emit_json
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest

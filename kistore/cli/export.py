@@ -9,7 +9,9 @@ from typing import Any
 
 import click
 
-from . import StoreContext, emit_json, refuse_empty
+from . import refuse_empty
+from ._context import StoreContext
+from ._machine import emit_json
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 

@@ -6,15 +6,10 @@ import sys
 
 import click
 
-from . import (
-    Landing,
-    StoreContext,
-    emit_json,
-    interrupt_says,
-    metadata_option_hint,
-    refuse_empty,
-    undone_add,
-)
+from . import refuse_empty
+from ._adding import Landing, interrupt_says, metadata_option_hint, undone_add
+from ._context import StoreContext
+from ._machine import emit_json
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 

@@ -9,17 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import (
-    StoreContext,
-    emit_json,
-    emit_jsonl,
-    explaining_misses,
-    format_options,
-    one_look,
-    output_format,
-    settled_work_tree,
-    warn_unreadable,
-)
+from ._answers import explaining_misses, warn_unreadable
+from ._context import StoreContext, one_look, settled_work_tree
+from ._formats import format_options, output_format
+from ._machine import emit_json, emit_jsonl
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store

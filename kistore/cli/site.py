@@ -10,7 +10,8 @@ from typing import Any
 
 import click
 
-from . import StoreContext, emit_json
+from ._context import StoreContext
+from ._machine import emit_json
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 

@@ -14,7 +14,9 @@ import click
 
 from ..core.errors import printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
-from . import StoreContext, emit_json, github_escape, machine_errors, output_format
+from ._context import StoreContext
+from ._formats import output_format
+from ._machine import emit_json, github_escape, machine_errors
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 

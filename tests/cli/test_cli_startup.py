@@ -21,6 +21,11 @@ from ..conftest import python_c
 
 HEAVY = ("pygit2", "jsonschema", "jsonschema_rs", "cryptography")
 COMMAND_MODULES = sorted({f"kistore.cli.{module}" for module, _, _ in SUBCOMMANDS.values()})
+# a command module, or a heavy library; not the root group's own private helpers
+# (kistore.cli._machine, _context, ...: the group's error handling and ctx.obj)
+_COMMAND_MODULE = ("def _command_module(m):\n"
+                   "    return m.startswith('kistore.cli.') and \\\n"
+                   "        not m.startswith('kistore.cli._')\n")
 
 
 def _fresh(args: list[str], load_all: bool = False) -> tuple[int, str, list[str]]:
@@ -28,13 +33,13 @@ def _fresh(args: list[str], load_all: bool = False) -> tuple[int, str, list[str]
 
     With ``load_all``, every command is imported first (as an eager group would).
     """
-    code = ("import sys\nfrom kistore.cli import main\n"
+    code = ("import sys\nfrom kistore.cli import main\n" + _COMMAND_MODULE
             + ("import click\nctx = click.Context(main)\n"
                "loaded = [main.get_command(ctx, name) for name in main.list_commands(ctx)]\n"
                if load_all else "") +
             "try:\n    main(sys.argv[1:], prog_name='kistore')\n"
             "except SystemExit as e:\n    code = e.code\n"
-            "watched = [m for m in sys.modules if m.startswith('kistore.cli.')\n"
+            "watched = [m for m in sys.modules if _command_module(m)\n"
             f"           or m.split('.')[0] in {HEAVY!r}]\n"
             "print('\\n@@', code, ' '.join(sorted(watched)))")
     done = python_c(code, *args, env={**os.environ, "COLUMNS": "80"})
@@ -62,7 +67,8 @@ def test_unknown_command_is_a_usage_error_that_imports_nothing():
     code = ("import sys\nfrom kistore.cli import main\n"
             "try:\n    main(['no-such-command'], prog_name='kistore')\n"
             "except SystemExit as e:\n    print('\\n@@', e.code, "
-            "[m for m in sys.modules if m.startswith('kistore.cli.')])")
+            "[m for m in sys.modules if m.startswith('kistore.cli.')\n"
+            "    and not m.startswith('kistore.cli._')])")
     done = python_c(code)
     assert done.stdout.splitlines()[-1] == "@@ 2 []"
     assert "Error: No such command 'no-such-command'." in done.stderr

@@ -1,0 +1,203 @@
+"""What an answer of the work tree left out, and why a reference it lacks may be meant.
+
+:func:`warn_unreadable` names the manifests an answer left out as damaged (or being written
+by an add); :func:`explaining_misses` turns "not found" into what to do when the work tree
+lacks what ``HEAD`` holds. The commands that answer from the store (``ls``, ``rank``,
+``show``, ``cat``, ...) call them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
+
+
+def warn_unreadable(store: Store, catalog: object, at: str | None = None) -> None:
+    """Say on stderr which manifests an answer left out because their files are damaged.
+
+    Damaged in the work tree: an object or metadata file that does not verify, or a
+    committed manifest whose object file was deleted from the work tree (``kistore
+    verify``: KI402). Damaged as committed: a manifest the index build skipped (its
+    ``skipped`` list: non-canonical bytes, KI103; a spec its schema refuses, KI104; ...),
+    as a push that skipped the hooks can leave it. For each, one summary line, then one
+    line per damaged file (the first few) naming what is wrong with it and what to do.
+    Call after the answer: the work tree's catalog finds damaged files as it reads them.
+
+    Args:
+        store: the :class:`kistore.store.Store` answered from.
+        catalog: the catalog the answer came from (its ``unreadable`` digests, the
+            manifests its overlay of the work tree removed: :func:`deleted_from_work_tree`,
+            and its ``skipped()`` ones).
+        at: the revision answered, or None for the work tree.
+    """
+    unreadable = sorted({*getattr(catalog, "unreadable", ()), *deleted_from_work_tree(catalog)})
+    skipped = getattr(catalog, "skipped", None)
+    committed = {d: why for d, why in (skipped() if callable(skipped) else {}).items()
+                 if d not in unreadable}
+    instead = store.not_checked_out() if unreadable and at is None else None
+    if instead is not None:  # a `git clone --no-checkout`: not damage, no files at all
+        click.echo(f"warning: the work tree is not checked out: {len(unreadable)} committed "
+                   f"manifest(s) are left out; `--at {instead}` answers from the commit",
+                   err=True)
+    elif unreadable and at is None and store.work_tree_busy():
+        # an add --commit began writing while this answer was read: its files, not damage
+        click.echo(f"warning: the work tree changed while this answer was read (an add or a "
+                   f"git command holds .git/index.lock now): {len(unreadable)} manifest(s) "
+                   "being written were left out; ask again when it is done", err=True)
+    elif unreadable:
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..core.digest import Digest
+        from ..index.catalog import damage
+
+        shown = ", ".join(unreadable[:3]) + (" ..." if len(unreadable) > 3 else "")
+        click.echo(f"warning: {len(unreadable)} manifest(s) in the work tree do not verify and "
+                   f"are left out: {shown}; run `kistore verify`", err=True)
+        view = store.view(at)
+        for digest in unreadable[:3]:
+            path, problem = damage(view, Digest.from_str(digest))
+            if path:
+                role = "object" if path.startswith("store/objects/") else "metadata"
+                click.echo(f"warning: {path}: the {role} file {problem}; restore it with "
+                           f"`git checkout -- {path}`", err=True)
+    if committed:
+        listed = sorted(committed)
+        shown = ", ".join(listed[:3]) + (" ..." if len(listed) > 3 else "")
+        verify = f"kistore verify --at {at}" if at else "kistore verify"
+        click.echo(f"warning: {len(listed)} manifest(s) committed at {at or 'HEAD'} do not "
+                   f"verify and are left out: {shown}; run `{verify}`", err=True)
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..index.catalog import committed_fix
+
+        for digest in listed[:3]:
+            path, problem = committed[digest]
+            role = "object" if path.startswith("store/objects/") else "metadata"
+            click.echo(f"warning: {path}: the {role} file {problem}; "
+                       f"{committed_fix(path, problem)}", err=True)
+
+
+def deleted_from_work_tree(catalog: object) -> list[str]:
+    """Return the digests of committed manifests a work-tree answer left out as deleted.
+
+    The work tree's catalog is ``HEAD``'s index overlaid with what changed in the work tree
+    (:class:`kistore.query.catalog.OverlayCatalog`, inside a
+    :class:`kistore.query.fresh.CheckedCatalog`): a manifest whose object file is gone is
+    overlaid as removed, and is not among the catalog's ``unreadable`` digests (those have
+    an object file that does not verify). Only manifests ``HEAD``'s index holds count:
+    objects are never deleted, so each is damage to restore with ``git checkout``.
+
+    Args:
+        catalog: the catalog an answer came from (:meth:`kistore.query.catalog.Catalog.
+            deleted`); anything else has nothing deleted.
+
+    Returns:
+        Digest strings, sorted; empty when nothing was deleted or the catalog is not the
+        work tree's.
+    """
+    deleted = getattr(catalog, "deleted", None)
+    return list(deleted()) if callable(deleted) else []
+
+
+@contextlib.contextmanager
+def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, *,
+                      names_at_commits: bool = False) -> Iterator[None]:
+    """Say why a reference the work tree does not resolve may still be meant, and what to do.
+
+    Before the block, ``KIND/`` with no name is refused as incomplete, and a ``KIND/NAME``
+    among ``refs`` that two manifests of the work tree (or, with ``names_at_commits``, of
+    commit ``at``) answer to is refused, listing both (:mod:`kistore.cli.names`).
+    Within the block, a :class:`~kistore.core.errors.ResolutionError` about the work tree
+    becomes, for the first of ``refs`` that the work tree does not resolve:
+
+    * a digest or prefix of a committed manifest whose object file was deleted: the
+      :func:`kistore.query.answers.unreadable_error` of it (``the object file is missing;
+      restore it with `git checkout -- PATH```), as ``KIND/NAME`` already gets;
+    * a ``KIND/NAME`` no manifest holds: the same "no KIND named ..." with how to find a
+      name written into a metadata file in place, which a lookup does not see
+      (:meth:`kistore.store.View.find_name`): ``kistore reindex``.
+
+    Args:
+        store: the :class:`kistore.store.Store` asked.
+        refs: what the person typed (None entries are skipped).
+        at: the revision asked; only the work tree (None) is explained.
+        names_at_commits: the command resolves ``KIND/NAME`` through the index's names at
+            any revision (:meth:`kistore.store.Store.resolve`), so checking a commit's
+            names reads nothing more (``show``, ``cat``, ``cite``, ``attestations``).
+
+    Before the block, when ``refs`` names anything, and for any error about the work tree
+    within it, a clone that is not checked out (``git clone --no-checkout``) is refused,
+    saying that ``--at`` the branch's upstream gives the same answers
+    (:meth:`kistore.store.Store.require_checkout`): first and alone, before any warning
+    the block would print.
+
+    Raises:
+        InputError: ``KIND/`` with no name.
+        StoreStateError: the work tree is not checked out.
+        VerificationError: a digest or prefix the work tree lacks and ``HEAD`` holds.
+        ResolutionError: a ``KIND/NAME`` two manifests hold, listing them; a ``KIND/NAME``
+            not found, with the hint; else the original error.
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.errors import KistoreError, ResolutionError
+    from .names import refuse_incomplete_names, refuse_shared_names
+
+    refuse_incomplete_names(refs)
+    if at is None and any(ref is not None for ref in refs):
+        store.require_checkout()  # first and alone: before any warning the block prints
+    refuse_shared_names(store, refs, at, commits=names_at_commits)
+    try:
+        yield
+    except KistoreError as e:
+        if at is not None or store.root is None:
+            raise
+        store.require_checkout()  # a `git clone --no-checkout`: every file is "missing"
+        if not isinstance(e, ResolutionError):
+            raise
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..core.schema import KINDS
+
+        for ref in refs:
+            kind, slash, name = (ref or "").partition("/")
+            if ref is None or (slash and kind not in KINDS):
+                continue
+            if slash:
+                if store.view().find_name(kind, name) is None:
+                    raise ResolutionError(
+                        f"no {kind} named {name!r} in the work tree; if a metadata file was "
+                        "edited in place to give it this name, run `kistore reindex` to read "
+                        "every file again") from None
+                continue
+            if _work_tree_matches(store, ref):
+                continue  # the work tree has it, or several (an ambiguous prefix): as it failed
+            try:
+                digest = store.resolve(ref, at="HEAD")
+            except KistoreError:  # not committed either (or no HEAD): the original stands
+                continue
+            # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+            from ..query.answers import unreadable_error
+
+            raise unreadable_error(store.view(None), digest, str(digest)) from None
+        raise
+
+
+def _work_tree_matches(store: Store, ref: str) -> bool:
+    """Return True when an object file of the work tree matches digest or prefix ``ref``.
+
+    Then a failed resolution was not about a deleted file: the prefix is ambiguous, or
+    the object is there. (Resolving again to find out took an ambiguous prefix whose other
+    match was not committed for a deleted file: "could not be read; run kistore verify".)
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.digest import parse_prefix
+    from ..core.layout import OBJECTS_DIR
+
+    prefix = parse_prefix(ref)
+    if prefix is None:
+        return False
+    return any(leaf.startswith(prefix[2:])
+               for leaf in store.view().list_dir(f"{OBJECTS_DIR}/{prefix[:2]}"))
