@@ -104,18 +104,20 @@ def warn_shared_names(store: Store, shown: Iterable[Any], at: str | None) -> Non
         store: the :class:`kistore.store.Store` answered from.
         shown: what the answer shows: records or manifests (each with ``kind``, ``name``
             and ``digest``), or None entries (skipped).
-        at: the revision answered. For the work tree (None) the index's names are asked
-            about each name shown; for a commit only names the answer itself shows twice
-            are named.
+        at: the revision answered. For the work tree (None) the index's names are
+            brought up to date (whatever the answer shows) and asked about each name
+            shown; for a commit only names the answer itself shows twice are named.
     """
     # counted first: a set per name shown cost ~5 us a manifest (`ls` of 100,000 runs)
     items = [item for item in shown if item is not None]
     counts = Counter(map(attrgetter("kind", "name"), items))
-    if not counts:
-        return
     shared: dict[tuple[str, str], list[Digest]] = {}
     if at is None and store.root is not None:
-        # many names: ask for every shared name of the store (one pass; usually none)
+        # asked even when nothing is shown (an `ls` that lists nothing): the work tree's
+        # names follow it as the query rows just did, and `reindex --check` finds them
+        # current after any query, not only after one that showed a name (~5 ms: a stat
+        # of every shard directory). Many names: ask for every shared name of the store
+        # (one pass; usually none).
         asked = list(counts) if len(counts) <= _ASK_EACH else None
         shared = {key: holders for key, holders in _shared_names(store, asked, None).items()
                   if key in counts}

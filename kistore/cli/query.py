@@ -348,8 +348,8 @@ def _check_index(ctx: StoreContext, at: str, as_json: bool) -> None:
                               "kistore.toml: any query (`kistore ls`) reads them again")
             if any(d.stale and d.table.startswith("names") for d in found.differences):
                 behind.append("a store directory changed since its names were read: the "
-                              "next lookup by name (`kistore show KIND/NAME`, `kistore "
-                              "add`) reads them again")
+                              "next query or lookup by name (`kistore ls`, `kistore show "
+                              "KIND/NAME`, `kistore add`) reads them again")
             lines.append(f"the index is behind git ({'; '.join(behind)}), or run `kistore "
                          "reindex`")
         else:

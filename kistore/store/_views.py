@@ -497,6 +497,8 @@ class View:
             return confirmed
 
         def scan() -> dict[tuple[str, str], list[Digest]]:
+            if keys is not None and not keys:  # nothing asked: read no file
+                return {}
             kinds = KINDS if keys is None else sorted({kind for kind, _ in keys})
             holders: dict[tuple[str, str], list[Digest]] = {}
             for key, digest in self._scan_holders(kinds):
