@@ -19,7 +19,6 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..attest.evidence import check_attestations, judging_blobs
@@ -29,7 +28,7 @@ from ..core.comparison import run_key_object, stored_spec
 from ..core.digest import Digest
 from ..core.errors import InputError, MultipleErrors
 from ..core.findings import Finding
-from ..core.gitattributes import check_gitattributes, check_info_attributes
+from ..core.gitattributes import check_gitattributes
 from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
@@ -911,20 +910,17 @@ def check_clone_attributes(store: Store, at: str | None = None) -> list[Finding]
         at: the revision verified; None: the work tree.
 
     Returns:
-        :func:`kistore.core.gitattributes.check_info_attributes` of the file (empty when
-        absent, unreadable, or ``at`` is a revision or the repository bare).
+        :func:`kistore.git.attributes.check_clone_info_attributes` (one KI116 when the file
+        is a FIFO, a device or too large to check; empty when absent, unreadable, or ``at``
+        is a revision or the repository bare).
     """
     if at is not None or store.root is None:
         return []
-    # Lazy: git.commit loads logging, which only this path and the write path need.
-    from ..git.commit import common_git_dir
+    # Lazy: git.attributes loads git.commit (logging), which only this path and the write
+    # path need.
+    from ..git.attributes import check_clone_info_attributes
 
-    path = common_git_dir(Path(store.repo.path)) / "info" / "attributes"
-    try:
-        data = path.read_bytes()
-    except OSError:  # absent (the common case) or unreadable: git reads nothing either
-        return []
-    return check_info_attributes(data)
+    return check_clone_info_attributes(store.repo)
 
 
 CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, check_policy,

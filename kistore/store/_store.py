@@ -1196,14 +1196,16 @@ class Store:
         """
         # the KI113 check loads findings and rules: a query's start-up loads neither
         # Lazy: only the `--commit` path checks the attributes.
-        from ..core.gitattributes import INFO_ATTRIBUTES, check_info_attributes
-        from ..git.commit import common_git_dir
+        from ..core.gitattributes import INFO_ATTRIBUTES
+        from ..git.attributes import check_clone_info_attributes
 
-        try:
-            info = (common_git_dir(Path(self.repo.path)) / "info" / "attributes").read_bytes()
-        except OSError:  # absent (the common case): git reads nothing either
-            info = None
-        found = check_info_attributes(info)
+        found = check_clone_info_attributes(self.repo)
+        if found and found[0].line is None:  # a FIFO, a device, too large: not read
+            raise StoreStateError(
+                f"this clone's {INFO_ATTRIBUTES} {found[0].message}; nothing was written. "
+                "Remove it or make it a small regular file (it is this clone's own, never "
+                "committed), then `git checkout -- store/` to restore any file it converted "
+                "(`kistore verify` reports it: KI116)", file=INFO_ATTRIBUTES)
         if found:
             raise StoreStateError(
                 f"this clone's {INFO_ATTRIBUTES} lets git convert store/ (`{found[0].found}`"

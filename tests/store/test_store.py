@@ -157,6 +157,54 @@ def test_add_commit_refuses_a_clone_whose_info_attributes_converts_store(store_p
     assert added.exit_code == 0, added.output
 
 
+def test_ki116_neither_hangs_on_a_fifo_nor_reads_dev_zero_at_info_attributes(store_path,
+                                                                           bundle):
+    # r71 F23: `mkfifo .git/info/attributes` hung `verify` and `add --commit`; a symlink
+    # there to /dev/zero made them read without end (1.1 GB in 6 s). git follows a
+    # symlink there, so one to a small regular file is read and judged.
+    info = store_path / ".git" / "info" / "attributes"
+    info.parent.mkdir(exist_ok=True)
+    (store_path / "p.json").write_text(json.dumps(bundle["protocol"]))
+
+    def kistore(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "kistore", "--store", str(store_path),
+                               *args], capture_output=True, text=True, timeout=120)
+
+    head = git(store_path, "rev-parse", "HEAD")
+    not_regular = ("is not a regular file (a FIFO, a device or a directory, or a symbolic "
+                   "link to one): git's checkout would wait on it or read it without end, "
+                   "and a line there may convert store/")
+    big = store_path.parent / "big"
+    big.write_bytes(b"# x\n" * (1 << 18) + b"#\n")  # 1 MiB + 2 bytes of comments
+    for make, said in ((lambda: os.mkfifo(info), not_regular),
+                       (lambda: info.symlink_to("/dev/zero"), not_regular),
+                       (lambda: info.symlink_to(big), "is more than 1,048,576 bytes, too "
+                        "large to check; git reads it whole, so a line there may convert "
+                        "store/")):
+        make()
+        verified = kistore("verify")
+        assert verified.returncode == 1, verified.stderr
+        assert f".git/info/attributes: error KI116 info-attributes-convert: {said}" \
+            in verified.stdout
+        refused = kistore("add", "--commit", str(store_path / "p.json"))
+        assert refused.returncode == 1
+        assert refused.stderr == (
+            f"error: .git/info/attributes: this clone's .git/info/attributes {said}; "
+            "nothing was written. Remove it or make it a small regular file (it is this "
+            "clone's own, never committed), then `git checkout -- store/` to restore any "
+            "file it converted (`kistore verify` reports it: KI116)\n")
+        assert git(store_path, "rev-parse", "HEAD") == head
+        info.unlink()
+    small = store_path.parent / "small"
+    small.write_text("store/** text eol=crlf\n")
+    info.symlink_to(small)  # followed, as git follows it
+    assert "error KI116 info-attributes-convert: line 1 sets text eol=crlf for store/**" \
+        in kistore("verify").stdout
+    small.write_text("# nothing\n")
+    added = kistore("add", "--commit", str(store_path / "p.json"))
+    assert added.returncode == 0, added.stderr
+
+
 def test_init_of_a_directory_inside_another_repository_makes_its_own(tmp_path, runner):
     # breaker9: `kistore init my-index` inside any git work tree wrote kistore.toml,
     # .gitattributes and store/ at the top of the ENCLOSING repository, left my-index
