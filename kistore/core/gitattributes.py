@@ -70,7 +70,7 @@ def check_gitattributes(data: bytes | None) -> list[Finding]:
                     found="no such line git reads" if missed else "no such line")]
 
 
-def check_info_attributes(data: bytes | None) -> list[Finding]:
+def check_info_attributes(data: bytes | None, *, ignorecase: bool = False) -> list[Finding]:
     """Check that the clone's ``.git/info/attributes`` converts nothing under ``store/``.
 
     git reads ``$GIT_DIR/info/attributes`` before every ``.gitattributes`` and lets it win
@@ -82,6 +82,9 @@ def check_info_attributes(data: bytes | None) -> list[Finding]:
 
     Args:
         data: the file's bytes, None when absent.
+        ignorecase: the repository's ``core.ignorecase`` (git's default in a clone on macOS
+            or Windows): git then matches patterns case-insensitively, so ``STORE/**``
+            converts ``store/`` too (r71 F1).
 
     Returns:
         KI116 for the first line that may match paths under ``store/`` and sets a
@@ -94,11 +97,12 @@ def check_info_attributes(data: bytes | None) -> list[Finding]:
         line = _line_git_reads(raw, number)
         if line is None:
             continue
-        if line.pattern in _GUARDED and _UNSET_ALL <= set(line.states):
+        pattern = line.pattern.lower() if ignorecase else line.pattern
+        if pattern in _GUARDED and _UNSET_ALL <= set(line.states):
             found = None  # every converting attribute unset again after it
             continue
         converting = [w for w in line.states if _converts(w)]
-        if found is None and converting and _may_match_store(line.pattern):
+        if found is None and converting and _may_match_store(pattern):
             found = Finding(INFO_ATTRIBUTES_CONVERT, f"line {number} sets "
                             f"{' '.join(converting)} for {line.pattern}, and this clone's "
                             "own attributes win over .gitattributes' store/** line, so git "

@@ -84,7 +84,9 @@ def check_clone_info_attributes(repo: pygit2.Repository) -> list[Finding]:
             shares).
 
     Returns:
-        :func:`kistore.core.gitattributes.check_info_attributes` of the file; one KI116
+        :func:`kistore.core.gitattributes.check_info_attributes` of the file, matching
+        patterns case-insensitively when the repository's ``core.ignorecase`` is true, as
+        git does; one KI116
         without a line when it cannot be checked (:func:`read_attributes_file`); empty
         when absent or unreadable.
     """
@@ -94,4 +96,12 @@ def check_clone_info_attributes(repo: pygit2.Repository) -> list[Finding]:
                         expected=f"a regular file of at most {MAX_ATTRIBUTES_BYTES:,} bytes",
                         fix="remove .git/info/attributes or make it a small regular file "
                         "(this clone's own, never committed), then `git checkout -- store/`")]
-    return check_info_attributes(data)
+    return check_info_attributes(data, ignorecase=_ignorecase(repo))
+
+
+def _ignorecase(repo: pygit2.Repository) -> bool:
+    """Return the repository's ``core.ignorecase`` (False when unset or not a boolean)."""
+    try:
+        return repo.config.get_bool("core.ignorecase")
+    except (KeyError, ValueError, pygit2.GitError):
+        return False

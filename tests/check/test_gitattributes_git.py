@@ -167,3 +167,27 @@ def test_an_info_attributes_file_ki116_passes_protects_the_store(repo, tokens):
     data = "".join(tokens).encode()
     if check_info_attributes(data) == []:
         assert _protected(_git_reads_info(repo, data)), data
+
+
+@pytest.mark.parametrize(("data", "sensitive", "insensitive"), [
+    (b"STORE/** text eol=crlf\n", True, False),  # the review's case
+    (b"Store/Objects/** working-tree-encoding=UTF-16\n", True, False),
+    (b"store/** text eol=crlf\nSTORE/**" + GUARD + b"\n", False, True),  # unset again
+    (b"STORE/**" + GUARD + b"\n", True, True),
+])
+def test_ki116_matches_case_insensitively_under_core_ignorecase(tmp_path, data, sensitive,
+                                                                insensitive):
+    """r71 F1: with ``core.ignorecase=true`` (git's default on macOS and Windows) git
+    matches ``STORE/**`` to ``store/``; KI116 reads the setting from the repository."""
+    import pygit2
+
+    from kistore.git.attributes import check_clone_info_attributes
+
+    git(tmp_path, "init", "-q")
+    for ignorecase, ok in (("false", sensitive), ("true", insensitive)):
+        git(tmp_path, "config", "core.ignorecase", ignorecase)
+        assert _protected(_git_reads_info(tmp_path, data)) is ok
+        (tmp_path / ".git" / "info" / "attributes").write_bytes(data)
+        assert (check_clone_info_attributes(pygit2.Repository(str(tmp_path))) == []) is ok
+    [finding] = check_info_attributes(b"STORE/** text eol=crlf\n", ignorecase=True)
+    assert (finding.line, finding.found) == (1, "STORE/** text eol=crlf")
