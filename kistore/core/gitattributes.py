@@ -11,6 +11,7 @@ for paths under ``store/`` wins, since git applies the last matching line. Pure;
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from .findings import ERROR, Finding, rule
@@ -70,7 +71,8 @@ def check_gitattributes(data: bytes | None) -> list[Finding]:
                     found="no such line git reads" if missed else "no such line")]
 
 
-def check_info_attributes(data: bytes | None, *, ignorecase: bool = False) -> list[Finding]:
+def check_info_attributes(data: bytes | None, *, ignorecase: bool = False,
+                          macros: Sequence[bytes] = ()) -> list[Finding]:
     """Check that the clone's ``.git/info/attributes`` converts nothing under ``store/``.
 
     git reads ``$GIT_DIR/info/attributes`` before every ``.gitattributes`` and lets it win
@@ -85,23 +87,35 @@ def check_info_attributes(data: bytes | None, *, ignorecase: bool = False) -> li
         ignorecase: the repository's ``core.ignorecase`` (git's default in a clone on macOS
             or Windows): git then matches patterns case-insensitively, so ``STORE/**``
             converts ``store/`` too (r71 F1).
+        macros: the other files whose macro definitions (``[attr]kt text eol=crlf``) git
+            honours, lowest precedence first: ``core.attributesFile``, then the top-level
+            ``.gitattributes`` (gitattributes(5), "DEFINING MACRO ATTRIBUTES"). Those of
+            ``data`` itself win over them, and every one over git's built-in ``binary``.
+            A line ``store/** kt`` sets what ``kt`` stands for (r71 F2).
 
     Returns:
         KI116 for the first line that may match paths under ``store/`` and sets a
         converting attribute (``text``, ``eol``, ``filter``, ``ident``,
-        ``working-tree-encoding``, ``crlf``; ``!text`` too), unless a later ``store/**``
-        line unsets them all again (git applies the last matching line); else empty.
+        ``working-tree-encoding``, ``crlf``; ``!text`` too; directly or through a macro),
+        unless a later ``store/**`` line unsets them all again and sets none (git applies
+        the last matching line); else empty.
     """
+    defined = _macros([*macros, data or b""])
     found: Finding | None = None
     for number, raw in enumerate((data or b"").split(b"\n"), 1):
         line = _line_git_reads(raw, number)
-        if line is None:
-            continue
+        if line is None or _macro_name(line.pattern) is not None:
+            continue  # a definition matches no path
         pattern = line.pattern.lower() if ignorecase else line.pattern
-        if pattern in _GUARDED and _UNSET_ALL <= set(line.states):
+        states = _expand(line.states, defined)
+        converting = [w for w in line.states if _converts(w)]
+        for word in line.states:  # a macro: `kt (eol=crlf text)`
+            through = sorted(w for w in _expand([word], defined) if _converts(w) and w != word)
+            if word in defined and through:
+                converting.append(f"{word} ({' '.join(through)})")
+        if pattern in _GUARDED and _UNSET_ALL <= states and not converting:
             found = None  # every converting attribute unset again after it
             continue
-        converting = [w for w in line.states if _converts(w)]
         if found is None and converting and _may_match_store(pattern):
             found = Finding(INFO_ATTRIBUTES_CONVERT, f"line {number} sets "
                             f"{' '.join(converting)} for {line.pattern}, and this clone's "
@@ -110,6 +124,60 @@ def check_info_attributes(data: bytes | None, *, ignorecase: bool = False) -> li
                             line=number, column=1, expected="no conversion under store/",
                             found=line.text.strip(_BLANK))
     return [] if found is None else [found]
+
+
+_BUILTIN_MACROS = {"binary": ["-diff", "-merge", "-text"]}
+"""git's own macro (attr.c ``builtin_attr``), below every file's."""
+
+_MACRO_PREFIX = "[attr]"
+
+_ATTRIBUTE_NAME = re.compile(r"[A-Za-z0-9_.][-A-Za-z0-9_.]*")
+"""A valid attribute or macro name (attr.c ``attr_name_valid``)."""
+
+
+def _macro_name(pattern: str) -> str | None:
+    """Return the name a ``[attr]NAME`` line defines; None for a pattern (or a bad name)."""
+    if len(pattern) <= len(_MACRO_PREFIX) or not pattern.startswith(_MACRO_PREFIX):
+        return None
+    name = re.split(f"[{_BLANK}]", pattern[len(_MACRO_PREFIX):].lstrip(_BLANK))[0]
+    return name if _ATTRIBUTE_NAME.fullmatch(name) else None
+
+
+def _macros(files: Sequence[bytes]) -> dict[str, list[str]]:
+    """Map each macro ``files`` define (lowest precedence first) to its settings.
+
+    As git's ``determine_macros``: the highest-precedence definition wins, and within a
+    file the last line. A line git ignores as too long (:data:`_MAX_LINE`) still counts
+    when it might be read without its CR.
+    """
+    defined = dict(_BUILTIN_MACROS)
+    for data in files:
+        for raw in data.split(b"\n"):
+            if len(raw.removesuffix(b"\r")) >= _MAX_LINE:
+                continue
+            parsed = _split(raw.decode("utf-8", "replace"))
+            name = None if parsed is None else _macro_name(parsed[0])
+            if parsed is not None and name is not None:
+                defined[name] = parsed[1]
+    return defined
+
+
+def _expand(states: list[str], defined: dict[str, list[str]]) -> set[str]:
+    """Return ``states`` with every macro set on them replaced by what it stands for, too.
+
+    Only a macro set plainly (``kt``; not ``-kt``, ``!kt`` or ``kt=x``) expands, and within
+    it others it sets (attr.c ``macroexpand_one``). A set, not git's order: a line that
+    both unsets and sets an attribute counts as setting it, which may only over-report.
+    """
+    out: set[str] = set()
+    todo, seen = list(states), set()
+    while todo:
+        word = todo.pop()
+        out.add(word)
+        if word in defined and word not in seen:  # each macro once: a cycle ends
+            seen.add(word)
+            todo.extend(defined[word])
+    return out
 
 
 class _Line(NamedTuple):

@@ -86,7 +86,9 @@ def check_clone_info_attributes(repo: pygit2.Repository) -> list[Finding]:
     Returns:
         :func:`kistore.core.gitattributes.check_info_attributes` of the file, matching
         patterns case-insensitively when the repository's ``core.ignorecase`` is true, as
-        git does; one KI116
+        git does, and with the macros defined in ``core.attributesFile`` and the work tree's
+        top-level ``.gitattributes`` (their other lines the committed guard line overrides,
+        or KI113 reports); one KI116
         without a line when it cannot be checked (:func:`read_attributes_file`); empty
         when absent or unreadable.
     """
@@ -96,7 +98,22 @@ def check_clone_info_attributes(repo: pygit2.Repository) -> list[Finding]:
                         expected=f"a regular file of at most {MAX_ATTRIBUTES_BYTES:,} bytes",
                         fix="remove .git/info/attributes or make it a small regular file "
                         "(this clone's own, never committed), then `git checkout -- store/`")]
-    return check_info_attributes(data, ignorecase=_ignorecase(repo))
+    macros = [read_attributes_file(path) for path in (_attributes_file(repo), (
+        Path(repo.workdir) / ".gitattributes" if repo.workdir else None)) if path is not None]
+    return check_info_attributes(data, ignorecase=_ignorecase(repo),
+                                 macros=[m for m in macros if isinstance(m, bytes)])
+
+
+def _attributes_file(repo: pygit2.Repository) -> Path | None:
+    """Return the ``core.attributesFile`` git reads (its default when unset), for macros."""
+    try:
+        configured = repo.config["core.attributesFile"]
+    except (KeyError, pygit2.GitError):
+        configured = None
+    if isinstance(configured, str) and configured:
+        return Path(configured).expanduser()
+    config_home = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+    return Path(config_home) / "git" / "attributes"
 
 
 def _ignorecase(repo: pygit2.Repository) -> bool:

@@ -139,6 +139,7 @@ INFO_CASES = [
     (b"docs/** text eol=crlf\n", True),
     (b"store/** -text -eol\n", True),
     (b"store/** text eol=crlf\nstore/**" + GUARD + b"\n", True),  # unset again after it
+    (b"store/** text eol=crlf\nstore/**" + GUARD + b" text\n", False),  # set last: wins
 ]
 
 
@@ -191,3 +192,48 @@ def test_ki116_matches_case_insensitively_under_core_ignorecase(tmp_path, data, 
         assert (check_clone_info_attributes(pygit2.Repository(str(tmp_path))) == []) is ok
     [finding] = check_info_attributes(b"STORE/** text eol=crlf\n", ignorecase=True)
     assert (finding.line, finding.found) == (1, "STORE/** text eol=crlf")
+
+
+MACRO_CASES = [  # (the committed .gitattributes' macros, core.attributesFile's, info, ok)
+    (b"[attr]kt text eol=crlf\n", b"", b"store/** kt\n", False),  # the review's case
+    (b"", b"", b"[attr]kt text eol=crlf\nstore/** kt\n", False),
+    (b"", b"", b"[attr]kt text eol=crlf\n", True),  # a definition alone matches no path
+    (b"", b"[attr]kt text eol=crlf\n", b"store/** kt\n", False),  # core.attributesFile
+    (b"[attr]kt text eol=crlf\n", b"", b"[attr]kt -text\nstore/** kt\n", True),  # info wins
+    (b"[attr]a b\n[attr]b eol=crlf\n", b"", b"store/** a\n", False),  # nested
+    (b"[attr]a b\n[attr]b a eol=crlf\n", b"", b"store/** b\n", False),  # a cycle ends
+    (b"[attr]kt text eol=crlf\n", b"", b"store/** -kt !kt kt=x\n", True),  # only `kt` expands
+    (b"", b"", b"store/** binary\n", True),  # git's own: -diff -merge -text
+    (b"[attr]binary text\n", b"", b"store/** binary\n", False),  # redefined
+    (b"[attr]g" + GUARD + b"\n", b"", b"* text\nstore/** g\n", True),  # unset again
+    (b"[attr]g" + GUARD + b"\n", b"", b"* text\nstore/** g text\n", False),
+]
+
+
+@pytest.mark.parametrize(("committed", "global_", "info", "ok"), MACRO_CASES)
+def test_ki116_expands_macros_as_git_does(tmp_path, committed, global_, info, ok):
+    """r71 F2: ``store/** kt`` in info/attributes converts when ``kt`` is a macro that
+    does, defined in the top-level .gitattributes, core.attributesFile or the file itself."""
+    import pygit2
+
+    from kistore.git.attributes import check_clone_info_attributes
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    (tmp_path / "global").write_bytes(global_)
+    git(root, "config", "core.attributesFile", str(tmp_path / "global"))
+    (root / ".gitattributes").write_bytes(committed + b"store/**" + GUARD + b"\n")
+    (root / ".git" / "info").mkdir(exist_ok=True)
+    (root / ".git" / "info" / "attributes").write_bytes(info)
+    out = subprocess.run(["git", "check-attr", "-z", *ATTRS, "--", PATH], cwd=root,
+                         capture_output=True, text=True, check=True).stdout.split("\0")
+    assert _protected({out[i + 1]: out[i + 2] for i in range(0, len(out) - 2, 3)}) is ok
+    found = check_clone_info_attributes(pygit2.Repository(str(root)))
+    assert (found == []) is ok, found
+
+
+def test_ki116_names_the_macro_and_what_it_sets():
+    [finding] = check_info_attributes(b"store/** kt\n", macros=[b"[attr]kt text eol=crlf\n"])
+    assert (finding.line, finding.found) == (1, "store/** kt")
+    assert finding.message.startswith("line 1 sets kt (eol=crlf text) for store/**, ")

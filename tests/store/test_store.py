@@ -205,6 +205,26 @@ def test_ki116_neither_hangs_on_a_fifo_nor_reads_dev_zero_at_info_attributes(sto
     assert added.returncode == 0, added.stderr
 
 
+def test_add_commit_refuses_info_attributes_that_convert_through_a_macro(store_path, runner,
+                                                                         bundle):
+    # r71 F2: `[attr]kt text eol=crlf` committed in .gitattributes, `store/** kt` in the
+    # clone's info/attributes: git converts store/, and add --commit accepted it.
+    from kistore.cli import main
+
+    attributes = store_path / ".gitattributes"
+    attributes.write_bytes(b"[attr]kt text eol=crlf\n" + attributes.read_bytes())
+    git(store_path, "commit", "-qam", "macro")
+    (store_path / ".git" / "info").mkdir(exist_ok=True)
+    (store_path / ".git" / "info" / "attributes").write_text("store/** kt\n")
+    (store_path / "p.json").write_text(json.dumps(bundle["protocol"]))
+    head = git(store_path, "rev-parse", "HEAD")
+    refused = runner.invoke(main, ["--store", str(store_path), "add", "--commit",
+                                   str(store_path / "p.json")])
+    assert refused.exit_code == 1, refused.output
+    assert "lets git convert store/ (`store/** kt`, which wins" in refused.stderr
+    assert git(store_path, "rev-parse", "HEAD") == head
+
+
 def test_init_of_a_directory_inside_another_repository_makes_its_own(tmp_path, runner):
     # breaker9: `kistore init my-index` inside any git work tree wrote kistore.toml,
     # .gitattributes and store/ at the top of the ENCLOSING repository, left my-index
