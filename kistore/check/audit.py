@@ -232,15 +232,17 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
     names_paths: list[str] = []  # plain names paths, judged by _names_findings
     chunks = _unit_chunks(snap, wanted, findings, units, everything=focus is None,
                           deferred=names_paths)
-    # a work tree's group files, read by the workers beside their runs (_group_paths)
-    groups = _group_paths(snap) if focus is None and snap.view.scope == "work" else {}
     groups_read: dict[str, bytes | None] = {}
-    for chunk_units, chunk, read, group_data in _check_units_compact(
-            snap, chunks, workers, meanwhile, entries=objects_read is not None, groups=groups):
+
+    def beside() -> None:  # in this process while the workers check files
+        if meanwhile is not None:
+            meanwhile()
+        if focus is None and snap.view.scope == "work":  # a commit's: by blob id, no read
+            groups_read.update(_group_files_read(snap))
+
+    for chunk_units, chunk, read in _check_units_compact(snap, chunks, workers, beside,
+                                                         entries=objects_read is not None):
         results += chunk
-        if group_data is not None:
-            groups_read.update(zip([groups[u[0]] for u in chunk_units if u[0] in groups],
-                                   group_data, strict=True))
         if objects_read is not None and read is not None:
             for i, unit in enumerate(chunk_units):
                 if unit[1] is not None:
@@ -396,7 +398,7 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
     :func:`kistore.check._focus.range_paths`, which also reads each changed group file's
     run); a run's group path absent from the gate's snapshot is looked up in the tree.
     A whole tree whose group files all agree (:func:`_groups_agree`) is settled without
-    the rules' loop. ``given``: group files the workers read (path -> what
+    the rules' loop. ``given``: group files read while the workers checked files (path -> what
     :func:`_names_reader` gives), not read again here.
     """
     present = [p for p in snap.modes if p.startswith(_GROUPS_PREFIX) and is_group_path(p)]
@@ -496,8 +498,8 @@ def _groups_agree(snap: Files, units: list[Unit], results: list[_Compact], prese
         results: what each unit's check learnt (:data:`_Compact`: kind, references).
         present: the group file paths of the tree.
         key_of: a run's key object from its references up to :data:`_KEYED`, or None.
-        given: group files the workers read (path -> what :func:`_names_reader` gave),
-            compared here without a read.
+        given: group files read while the workers checked files (path -> what
+            :func:`_names_reader` gave), compared here without a read.
     """
     runs = [(u[0], r[3][:_KEYED]) for u, r in zip(units, results, strict=True)
             if r[1] == "BenchmarkRun" and u[1] is not None]
@@ -731,9 +733,6 @@ def unreadable_finding(error: ObjectUnreadable, path: str | None) -> Finding:
 
 _worker_snapshot: Files | None = None
 
-_worker_groups: dict[str, str] = {}
-"""The workers' :func:`_group_paths` (inherited by the fork)."""
-
 _Learnt = tuple["str | None", "str | None", tuple["str | None", ...], "str | None"]
 """A unit's kind, name, references and primary statistic (:data:`~kistore.check._rules.Clean`,
 kind maybe None)."""
@@ -752,18 +751,14 @@ than the checks."""
 
 
 def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int | None,
-                         meanwhile: Callable[[], object] | None, entries: bool = False,
-                         groups: dict[str, str] | None = None
-                         ) -> Iterator[tuple[list[Unit], list[_Compact], bytes | None,
-                                             list[bytes | None] | None]]:
-    """Yield (units, their :data:`_Compact` results, entries, group files) chunk by chunk.
+                         meanwhile: Callable[[], object] | None, entries: bool = False
+                         ) -> Iterator[tuple[list[Unit], list[_Compact], bytes | None]]:
+    """Yield (units, their :data:`_Compact` results, entries) chunk by chunk, in order.
 
-    Here or in a pool, in order. Entries: with ``entries``, the units' object entries as
-    read (:func:`_read_pairs`, :data:`ENTRY_SIZE` bytes each), else None. Group files: in a
-    pool, what :func:`_names_reader` gives for the path ``groups`` maps each unit's hex to,
-    for the units it maps, in order (:func:`_group_paths`); here None (the caller reads them).
+    Here or in a pool. Entries: with ``entries``, the units' object entries as read
+    (:func:`_read_pairs`, :data:`ENTRY_SIZE` bytes each), else None.
     """
-    global _worker_snapshot, _worker_groups
+    global _worker_snapshot
     if workers is None:  # 2 CPUs, 20,000 manifests: 7.5 s alone, 5.7 s with a pool of 2
         cpus = os.cpu_count() or 1
         manifests = len(snap.modes) // 2  # an object and a metadata file each
@@ -774,7 +769,7 @@ def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int
         for units in chunks:
             read = bytearray() if entries else None
             compact = _check_chunk(snap, units, read)
-            yield units, compact, None if read is None else bytes(read), None
+            yield units, compact, None if read is None else bytes(read)
         return
     # Lazy: the process machinery loads only when workers run (start-up).
     import multiprocessing
@@ -784,7 +779,7 @@ def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int
     # fork: workers inherit the snapshot (paths, blob ids); each task carries its units, sent
     # as soon as they are paired, so workers check while this process still pairs. Pairing
     # ends before ``meanwhile`` starts: pygit2 holds the GIL through a status of every file.
-    _worker_snapshot, _worker_groups = snap, groups or {}
+    _worker_snapshot = snap
     try:
         with forking():  # an interrupt lands after the forks, not in their at-fork hooks
             pool = multiprocessing.get_context("fork").Pool(workers, _reopen_worker_snapshot,
@@ -797,7 +792,7 @@ def _check_units_compact(snap: Files, chunks: Iterator[list[Unit]], workers: int
             for units, result in pending:
                 yield units, *result.get()
     finally:
-        _worker_snapshot, _worker_groups = None, {}
+        _worker_snapshot = None
 
 
 def _check_chunk(snap: Files, units: list[Unit], entries: bytearray | None = None
@@ -949,36 +944,23 @@ def _reopen_worker_snapshot(parent_pid: int) -> None:
 
 
 def _check_chunk_in_worker(units: list[Unit], entries: bool
-                           ) -> tuple[list[_Compact], bytes | None, list[bytes | None]]:
-    """Check some units in a worker process (:func:`_check_chunk`).
-
-    Returns:
-        Their :data:`_Compact` results, their entries (None without ``entries``), and the
-        bytes of the group file :data:`_worker_groups` maps each unit to, for the units it
-        maps, in order (:func:`_names_reader`: None for no regular file). Equal bytes are
-        one object (a group's files hold one key object), pickled once a chunk.
-    """
-    snap = _worker_snapshot
-    assert snap is not None
+                           ) -> tuple[list[_Compact], bytes | None]:
+    """Check some units in a worker process (:func:`_check_chunk`), with their entries or None."""
+    assert _worker_snapshot is not None
     read = bytearray() if entries else None
-    compact = _check_chunk(snap, units, read)
-    group_file = _names_reader(snap)
-    seen: dict[bytes | None, bytes | None] = {}
-    return compact, None if read is None else bytes(read), [
-        seen.setdefault(data, data) for data in
-        (group_file(_worker_groups[u[0]]) for u in units if u[0] in _worker_groups)]
+    return _check_chunk(_worker_snapshot, units, read), None if read is None else bytes(read)
 
 
-def _group_paths(snap: Files) -> dict[str, str]:
-    """Return run hex -> a group file path naming it, for the workers to read beside the run.
+def _group_files_read(snap: Files) -> dict[str, bytes | None]:
+    """Return each group file path of the layout -> what :func:`_names_reader` gives for it.
 
-    Any path under ``store/groups/`` whose last 64 characters are taken for a run's hex
-    (a path off the layout, or a second group file of one run, is read by the parent as
-    before: the bytes read here are only handed to :func:`_group_findings` for the path
-    they were read from). In the work tree the parent read each of the ~95,000 group files
-    of 100,000 manifests itself, serially after the workers (~1-2 s of its CPU).
+    ``verify`` of a work tree reads them while the workers check files: the parent read
+    each of the ~95,000 group files of 100,000 manifests serially after the workers
+    (~1-2 s of its CPU). Read by the workers beside their runs instead, they cost the
+    workers more than the parent saved (docs/speed.md, ninth and tenth passes).
     """
-    return {p[-64:]: p for p in snap.modes if p.startswith(_GROUPS_PREFIX)}
+    read = _names_reader(snap)
+    return {p: read(p) for p in snap.modes if p.startswith(_GROUPS_PREFIX) and is_group_path(p)}
 
 
 def _quick_parse(data: bytes) -> Any:
