@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from ..core import layout
 from ..core.findings import ERROR, Finding, rule
@@ -61,15 +61,27 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
         return []
     tree = store.commit(at or "HEAD").tree
     findings: list[Finding] = []
-    pending = [("", tree)]
+    # Each tree is read raw from the object database once (no pygit2 Tree and TreeEntry
+    # objects: ~15,000 group directories at 100,000 runs); a tree with a name that is not
+    # ASCII is read as a pygit2 Tree, whose names are decoded as they always were.
+    read = repo.odb.read
+    pending: list[tuple[str, str]] = [("", str(tree.id))]
     store_prefix = layout.STORE_DIR + "/"
     while pending:
-        prefix, current = pending.pop()
-        if prefix.startswith(store_prefix) and _HEX_FILES.fullmatch(current.read_raw()):
-            continue  # a shard of digest-named files: nothing here is .git, no file collides
-        findings += _directory(prefix, current, None)
-        pending += [(f"{prefix}{e.name}/", cast("pygit2.Tree", repo[e.id])) for e in current
-                    if e.type_str == "tree"]
+        prefix, oid = pending.pop()
+        raw = read(oid)[1]
+        if prefix.startswith(store_prefix) and _HEX_FILES.fullmatch(raw):
+            continue  # a shard or a group of digest-named files: no .git, no file collides
+        entries = _ENTRY.findall(raw)
+        if len(raw) == sum(len(m) + len(n) + 22 for m, n, _ in entries) and \
+                b"".join(n for _, n, _ in entries).isascii() and \
+                all(m in _MODES for m, _, _ in entries):  # the entries tile the raw tree
+            children = [(n.decode("ascii"), m == b"40000", i.hex()) for m, n, i in entries]
+        else:  # a name beyond ASCII, an odd mode: pygit2 reads the tree, as it always did
+            children = [(str(e.name), e.type_str == "tree", str(e.id))
+                        for e in cast("pygit2.Tree", repo[oid])]
+        findings += _entry_findings(prefix, [c[:2] for c in children], None)
+        pending += [(f"{prefix}{name}/", i) for name, is_tree, i in children if is_tree]
     return findings
 
 
@@ -114,9 +126,15 @@ def _directory(prefix: str, tree: pygit2.Tree, names: set[str] | None) -> list[F
         # the gate reads the changed names, not the ~4,000 entries of a shard at 1,000,000.
         return [_dotgit(prefix, name) for name in sorted(names)
                 if name in tree and is_dotgit(name)]
+    return _entry_findings(prefix, [(str(e.name), e.type_str == "tree") for e in tree], names)
+
+
+def _entry_findings(prefix: str, children: list[tuple[str, bool]], names: set[str] | None
+                    ) -> list[Finding]:
+    """Return findings about the entries of one directory: (name, is a tree) in tree order."""
+    in_store = prefix.startswith(layout.STORE_DIR + "/")
     findings = []
-    children = list(tree)
-    entry_names = [str(entry.name) for entry in children]
+    entry_names = [name for name, _ in children]
     keys = name_keys(entry_names)
     for name, key in zip(entry_names, keys, strict=True):
         if (names is None or name in names) and "git" in key and \
@@ -124,30 +142,37 @@ def _directory(prefix: str, tree: pygit2.Tree, names: set[str] | None) -> list[F
             findings.append(_dotgit(prefix, name))
     if len(set(keys)) == len(keys):
         return findings  # no two entries share a key: no collision here
-    by_key: dict[str, list[Any]] = {}
+    by_key: dict[str, list[tuple[str, bool]]] = {}
     for entry, key in zip(children, keys, strict=True):
         by_key.setdefault(key, []).append(entry)
     for entries in by_key.values():
         if len(entries) < 2:
             continue
-        if in_store and all(e.type_str != "tree" for e in entries):
+        if in_store and not any(is_tree for _, is_tree in entries):
             continue  # files of one store directory: rules.check_case_collisions
-        first, *rest = sorted(entries, key=lambda e: e.name)
-        for other in rest:
-            if names is not None and not ({first.name, other.name} & names):
+        (first, _), *rest = sorted(entries, key=lambda e: e[0])
+        for other, _ in rest:
+            if names is not None and not ({first, other} & names):
                 continue
             findings.append(Finding(
-                PATH_CASE_COLLISION, f"collides with {prefix + first.name} under case folding "
+                PATH_CASE_COLLISION, f"collides with {prefix + first} under case folding "
                 "or Unicode normalisation (one file on macOS and Windows)",
-                file=prefix + other.name, extra={"collides_with": prefix + first.name}))
+                file=prefix + other, extra={"collides_with": prefix + first}))
     return findings
 
 
-_HEX_FILES = re.compile(rb"(?:100644 [0-9a-f]{62}\.json\0.{20})*", re.DOTALL)
-"""A raw tree of regular files named ``<62 hex>.json`` only (an objects or metadata shard):
-no such name is ``.git`` anywhere, and collisions of files under ``store/`` are
-:func:`kistore.check._rules.check_case_collisions`'s, so :func:`check_tree_names` skips
-it (two thirds of a store's entries, ~0.4 s at 100,000 manifests, read as pygit2 entries)."""
+_HEX_FILES = re.compile(rb"(?:100644 [0-9a-f]{62}(?:\.json|[0-9a-f]{2})\0.{20})*", re.DOTALL)
+"""A raw tree of regular files named ``<62 hex>.json`` or ``<64 hex>`` only (an objects or
+metadata shard, a comparison group's directory): no such name is ``.git`` anywhere, and
+collisions of files under ``store/`` are :func:`kistore.check._rules.check_case_collisions`'s,
+so :func:`check_tree_names` skips it (two thirds of a store's entries, ~0.4 s at 100,000
+manifests, read as pygit2 entries; ~15,000 group directories in the bench's store)."""
+
+_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
+"""One entry of a raw git tree: mode (octal digits), name, the 20-byte object id."""
+
+_MODES = frozenset((b"100644", b"100755", b"120000", b"160000", b"40000"))
+"""The modes git writes in a tree (a directory is ``40000``: pygit2's ``type_str`` "tree")."""
 
 _TREE_ENTRY = b"40000 "
 """How a directory entry of a raw git tree object begins (its mode, then a space). Absent

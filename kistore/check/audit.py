@@ -231,7 +231,15 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
     names_paths: list[str] = []  # plain names paths, judged by _names_findings
     chunks = _unit_chunks(snap, wanted, findings, units, everything=focus is None,
                           deferred=names_paths)
-    for chunk_units, chunk, read in _check_units_compact(snap, chunks, workers, meanwhile,
+    groups_read: dict[str, bytes | None] = {}
+
+    def beside() -> None:  # in this process while the workers check files
+        if meanwhile is not None:
+            meanwhile()
+        if focus is None and snap.view.scope == "work":  # a commit's: by blob id, no read
+            groups_read.update(_group_files_read(snap))
+
+    for chunk_units, chunk, read in _check_units_compact(snap, chunks, workers, beside,
                                                          entries=objects_read is not None):
         results += chunk
         if objects_read is not None and read is not None:
@@ -247,7 +255,8 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
     findings += _names_findings(snap, units, results, focus, wanted, names_paths)
     unread = _unread_objects(units, results)
     findings += [f for f in (*_forward_findings(snap, units, results, focus, wanted),
-                             *_group_findings(snap, units, results, focus, wanted))
+                             *_group_findings(snap, units, results, focus, wanted,
+                                              groups_read))
                  if not unread or f.extra.get("run", "")[7:] not in unread]
     if focus is None and all(u[1] is not None and u[2] is not None for u in units):
         _, kinds, names, references, _, statistics = \
@@ -377,7 +386,8 @@ references, and the kind that manifest must be."""
 
 
 def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
-                    focus: set[str] | None, wanted: Callable[[str], bool]) -> list[Finding]:
+                    focus: set[str] | None, wanted: Callable[[str], bool],
+                    given: dict[str, bytes | None] | None = None) -> list[Finding]:
     """KI215 and KI216 (:func:`kistore.check._groups.check_group_files`) over one snapshot.
 
     Each run's key object is computed from its references and the specs of its protocol
@@ -386,14 +396,11 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
     environment object the range adds (found through their forward records by
     :func:`kistore.check._focus.range_paths`, which also reads each changed group file's
     run); a run's group path absent from the gate's snapshot is looked up in the tree.
+    A whole tree whose group files all agree (:func:`_groups_agree`) is settled without
+    the rules' loop. ``given``: group files read while the workers checked files (path -> what
+    :func:`_names_reader` gives), not read again here.
     """
     present = [p for p in snap.modes if p.startswith(_GROUPS_PREFIX) and is_group_path(p)]
-    touched = None if focus is None else {
-        u[0] for u in units
-        if wanted(layout.object_path(Digest(u[0]))) or wanted(layout.metadata_path(Digest(u[0])))}
-    arrived = set() if touched is None else {
-        h for h in touched if wanted(layout.object_path(Digest(h)))}
-    named = {p.rpartition("/")[2] for p in present}
     specs: dict[tuple[str, str], dict[str, Any] | None] = {}
 
     def spec_of(ref: str, kind: str) -> dict[str, Any] | None:
@@ -405,9 +412,26 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
             specs[ref, kind] = stored_spec(data, ref[7:], kind)
         return specs[ref, kind]
 
+    keys: dict[tuple[str | None, ...], dict[str, str] | None] = {}  # by the key's references
+
+    def key_of(keyed: tuple[str | None, ...]) -> dict[str, str] | None:
+        if keyed not in keys:
+            refs = {f: r for f, r in zip(REFERENCE_FIELDS, keyed, strict=False)
+                    if r is not None}
+            keys[keyed] = run_key_object(refs, *(
+                spec_of(refs[f], kind) if f in refs else None for f, _, kind in _KEY_REFERENCES))
+        return keys[keyed]
+
+    if focus is None and _groups_agree(snap, units, results, present, key_of, given or {}):
+        return []
+    touched = None if focus is None else {
+        u[0] for u in units
+        if wanted(layout.object_path(Digest(u[0]))) or wanted(layout.metadata_path(Digest(u[0])))}
+    arrived = set() if touched is None else {
+        h for h in touched if wanted(layout.object_path(Digest(h)))}
+    named = {p.rpartition("/")[2] for p in present}
     members = []
     judged: set[str] = set()
-    keys: dict[tuple[str | None, ...], dict[str, str] | None] = {}  # by the key's references
     for unit, res in zip(units, results, strict=True):
         references = res[3]
         if res[1] != "BenchmarkRun" or unit[1] is None:
@@ -419,13 +443,8 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
                 judged.add(unit[0])
             elif unit[0] not in named:
                 continue
-        keyed = references[:_KEYED]  # workload, protocol, environment: what a key reads
-        if keyed not in keys:
-            refs = {f: r for f, r in zip(REFERENCE_FIELDS, keyed, strict=False)
-                    if r is not None}
-            keys[keyed] = run_key_object(refs, *(
-                spec_of(refs[f], kind) if f in refs else None for f, _, kind in _KEY_REFERENCES))
-        members.append(Member(unit[0], True, keys[keyed]))
+        # workload, protocol, environment: what a key reads
+        members.append(Member(unit[0], True, key_of(references[:_KEYED])))
     listed = _names_reader(snap)
     found: dict[str, int] = {}
     if not snap.complete and focus is not None:  # the judged runs' group paths: looked up
@@ -437,6 +456,8 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
     by_blob: dict[str, bytes | None] = {}  # a group's files share one blob: read it once
 
     def read(path: str) -> bytes | None:
+        if given and path in given:
+            return given[path]
         blob = snap.view.blob_id(path)
         if blob is not None and blob in by_blob:
             return by_blob[blob]
@@ -454,6 +475,49 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
         return data
     return check_group_files(members, present, read,
                              focus=None if focus is None else wanted, focus_digests=judged)
+
+
+def _groups_agree(snap: Files, units: list[Unit], results: list[_Compact], present: list[str],
+                  key_of: Callable[[tuple[str | None, ...]], dict[str, str] | None],
+                  given: dict[str, bytes | None]) -> bool:
+    """Whether KI215 and KI216 can find nothing in a whole tree (the common case, settled fast).
+
+    True when the group file paths ``present`` are exactly the paths of the runs whose
+    key is known (:func:`kistore.check._groups.expected_file`: no run lacks its file, no
+    file names another run or key) and each is a regular file holding exactly its run's
+    key object's bytes (:meth:`kistore.store.Files.holds`: a commit's by blob id, no blob
+    read). Then :func:`kistore.check._groups.check_group_files` would return nothing: it
+    is not asked, nor are its expected paths and bytes made a run at a time (~2-3 s of
+    this process's CPU at 100,000 runs, serial after the workers). False: the caller
+    judges every file as before (whatever this found is found again there).
+
+    Args:
+        snap: the whole tree's files.
+        units: every manifest of the tree (:data:`Unit`).
+        results: what each unit's check learnt (:data:`_Compact`: kind, references).
+        present: the group file paths of the tree.
+        key_of: a run's key object from its references up to :data:`_KEYED`, or None.
+        given: group files read while the workers checked files (path -> what
+            :func:`_names_reader` gave), compared here without a read.
+    """
+    runs = [(u[0], r[3][:_KEYED]) for u, r in zip(units, results, strict=True)
+            if r[1] == "BenchmarkRun" and u[1] is not None]
+    cache: KeyCache = {}
+    groups: dict[tuple[str | None, ...], tuple[str, bytes] | None] = {}  # directory, bytes
+    for keyed in dict.fromkeys(k for _, k in runs):
+        key_object = key_of(keyed)
+        if key_object is None:
+            groups[keyed] = None
+            continue
+        first = expected_file("", key_object, cache)
+        groups[keyed] = first.path, first.data
+    expected = {group[0] + hex_: group[1] for hex_, keyed in runs
+                if (group := groups[keyed]) is not None}
+    if len(expected) != len(present) or expected.keys() != set(present):
+        return False
+    holds = snap.holds
+    return all(given[path] == data if path in given else holds(path, data)
+               for path, data in expected.items())
 
 
 def _names_reader(snap: Files) -> Callable[[str], bytes | None]:
@@ -884,6 +948,18 @@ def _check_chunk_in_worker(units: list[Unit], entries: bool
     assert _worker_snapshot is not None
     read = bytearray() if entries else None
     return _check_chunk(_worker_snapshot, units, read), None if read is None else bytes(read)
+
+
+def _group_files_read(snap: Files) -> dict[str, bytes | None]:
+    """Return each group file path of the layout -> what :func:`_names_reader` gives for it.
+
+    ``verify`` of a work tree reads them while the workers check files: the parent read
+    each of the ~95,000 group files of 100,000 manifests serially after the workers
+    (~1-2 s of its CPU). Read by the workers beside their runs instead, they cost the
+    workers more than the parent saved (docs/speed.md, ninth and tenth passes).
+    """
+    read = _names_reader(snap)
+    return {p: read(p) for p in snap.modes if p.startswith(_GROUPS_PREFIX) and is_group_path(p)}
 
 
 def _quick_parse(data: bytes) -> Any:

@@ -1,0 +1,101 @@
+"""``check_tree_names`` reads raw trees (KI115, KI112): the same findings as pygit2's trees.
+
+The walk parses each tree object's bytes itself (ASCII names, git's modes) and skips
+directories of digest-named files only (object and metadata shards, comparison groups); a
+tree it cannot parse so is read as a pygit2 Tree. The findings, in order, are held to the
+walk as it was: every tree a pygit2 Tree, shards skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import cast
+
+import pygit2
+import pytest
+
+from kistore.check._paths import _directory, check_tree_names
+
+HEX = "0123456789abcdef"
+
+
+def _reference(repo: pygit2.Repository, tree: pygit2.Tree):
+    """The walk before raw trees: pygit2 objects, only <62 hex>.json shards skipped."""
+    shard = re.compile(rb"(?:100644 [0-9a-f]{62}\.json\0.{20})*", re.DOTALL)
+    findings = []
+    pending = [("", tree)]
+    while pending:
+        prefix, current = pending.pop()
+        if prefix.startswith("store/") and shard.fullmatch(current.read_raw()):
+            continue
+        findings += _directory(prefix, current, None)
+        pending += [(f"{prefix}{e.name}/", cast(pygit2.Tree, repo[e.id])) for e in current
+                    if e.type_str == "tree"]
+    return findings
+
+
+class _Store:
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.repo = repo
+
+    def commit(self, at: str) -> pygit2.Commit:
+        return self.repo.revparse_single(at).peel(pygit2.Commit)
+
+
+def _tree(repo: pygit2.Repository, spec: dict) -> pygit2.Oid:
+    """Write a raw tree (libgit2's builder refuses .git names): name -> bytes (a file), a
+    dict (a directory), or "link", "module", "exec"."""
+    blob = repo.create_blob(b"x")
+    entries = []
+    for name, value in spec.items():
+        if isinstance(value, dict):
+            mode, oid = b"40000", _tree(repo, value)
+        elif value in ("link", "module", "exec"):
+            mode = {"link": b"120000", "module": b"160000", "exec": b"100755"}[value]
+            oid = blob
+        else:
+            mode, oid = b"100644", repo.create_blob(value)
+        raw = name.encode("utf-8")
+        entries.append((raw + b"/" if mode == b"40000" else raw, mode, raw, oid))
+    data = b"".join(m + b" " + n + b"\0" + o.raw for _, m, n, o in sorted(entries))
+    return repo.odb.write(pygit2.GIT_OBJECT_TREE, data)
+
+
+def _hexes(n: int, width: int, seed: int) -> list[str]:
+    return [("".join(HEX[(seed * 7 + i * 3 + j) % 16] for j in range(width))) for i in range(n)]
+
+
+SPECS = {
+    "clean": {"store": {
+        "objects": {"sha256": {"ab": {f"{h}.json": b"{}" for h in _hexes(3, 62, 1)}}},
+        "groups": {"sha256": {"cd": {h: {r: b"{}" for r in _hexes(2, 64, 2)}
+                                     for h in _hexes(2, 62, 3)}}}},
+        "README.md": b"x"},
+    "dotgit": {".GIT": {"hooks": b"x"}, "a": {"git~1": b"x", ".git. ": b"x"},
+               "store": {"groups": {"sha256": {"cd": {"ab" * 31: {
+                   "cd" * 32: b"{}", ".g\u200cit": b"x"}}}}}},
+    "collisions": {"Foo": {"x": b"1"}, "foo": b"2", "store": {
+        "names": {"Run": {"ab": {"a": b"1"}}, "run": b"2"},
+        "objects": {"sha256": {"ab": {"AB.json": b"1", "ab.json": b"2"}}}}},
+    "unicode": {"caf\u00e9": b"1", "cafe\u0301": {"x": b"2"}, "\u00c9t\u00e9": {
+        ".git": b"x"}},
+    "modes": {"tool": "exec", "link": "link", "module": "module", "Module": {"a": b"1"},
+              "store": {"objects": {"sha256": {"ab": {
+                  f"{'ab' * 31}.json": "exec", f"{'cd' * 31}.json": b"{}"}}}}},
+}
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_raw_trees_give_the_pygit2_walks_findings(tmp_path, name):
+    repo = pygit2.init_repository(str(tmp_path / "r"), bare=True)
+    tree = _tree(repo, SPECS[name])
+    sig = pygit2.Signature("t", "t@example.org", 0, 0)
+    repo.create_commit("refs/heads/main", sig, sig, "m", tree, [])
+    repo.set_head("refs/heads/main")
+    findings = check_tree_names(_Store(repo), "HEAD")  # type: ignore[arg-type]
+    assert findings == _reference(repo, repo[tree])
+    rules = sorted({f.rule.id for f in findings})
+    assert rules == {"clean": [], "dotgit": ["KI115"], "collisions": ["KI112"],
+                     "unicode": ["KI112", "KI115"], "modes": ["KI112"]}[name]
+    if name == "dotgit":  # the group directory holding a non-hex name is read, not skipped
+        assert any(f.file.endswith("/.g\u200cit") for f in findings)
