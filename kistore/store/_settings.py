@@ -20,6 +20,7 @@ from ..core.limits import Limits
 from ..core.settings import (
     STORE_FIX,
     cite_problems,
+    store_fix,
     store_problems,
     table_key_problems,
     unknown_tables,
@@ -121,14 +122,16 @@ class Settings:
         (:meth:`limit_problems` says so).
 
         Returns:
-            ``(problem, kind)`` pairs, ``kind`` one of ``table``, ``key``, ``store``,
-            ``cite``.
+            ``(problem, kind)`` pairs, ``kind`` one of ``table``, ``key``, ``store`` (a
+            newer kistore's version), ``store-value`` (a version no release writes: ``"1"``,
+            ``1.0``, ``0``), ``cite``.
         """
         if self.parsed is None:
             return []
         return [*((p, "table") for p in unknown_tables(self.parsed, file=self.file)),
                 *((p, "key") for p in table_key_problems(self.parsed, file=self.file)),
-                *((p, "store") for p in store_problems(self.parsed, file=self.file)),
+                *((p, "store" if store_fix(self.parsed) == STORE_FIX else "store-value")
+                  for p in store_problems(self.parsed, file=self.file)),
                 *((p, "cite") for p in cite_problems(self.parsed, file=self.file))]
 
     def unread_problems(self) -> list[KistoreError]:
@@ -156,13 +159,16 @@ class Settings:
             StoreStateError: ``[store] version`` is not
                 :data:`kistore.core.settings.STORE_VERSION` (or not an integer): the
                 message names the file, the version found and this kistore's, and says to
-                upgrade kistore; nothing was written.
+                upgrade kistore (a newer version) or to set the integer 1 (a value no
+                release writes: :func:`kistore.core.settings.store_fix`); nothing was
+                written.
         """
         if self.parsed is None:
             return
         for problem in store_problems(self.parsed, file=self.file):
             raise StoreStateError(f"{problem.message}: {command} refuses to write; "
-                                  f"{STORE_FIX}; nothing was written", file=self.file,
+                                  f"{store_fix(self.parsed)}; nothing was written",
+                                  file=self.file,
                                   pointer=problem.pointer)
 
 
