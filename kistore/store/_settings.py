@@ -19,6 +19,7 @@ from ..core.errors import InputError, KistoreError, MultipleErrors, StoreStateEr
 from ..core.limits import Limits
 from ..core.settings import (
     STORE_FIX,
+    STORE_VERSION,
     cite_problems,
     store_fix,
     store_problems,
@@ -148,6 +149,27 @@ class Settings:
         return [_placed(p, self.data) for p in (*unknown_tables(self.parsed, file=self.file),
                                                *table_key_problems(self.parsed,
                                                                    file=self.file))]
+
+    def version_problems(self) -> list[InputError]:
+        """Return what a query says of a ``[store] version`` this kistore does not write.
+
+        Queries still read such a store (docs/design.md): a newer kistore's layout may be
+        misread, so each query warns (review 2026-12-02, F29), with the fix
+        :func:`kistore.core.settings.store_fix` gives. A file that does not parse: empty
+        (:meth:`limit_problems` says so).
+
+        Returns:
+            At most one error at ``/store`` or ``/store/version`` (and its line and
+            column: :func:`settings_place`): what
+            :func:`kistore.core.settings.store_problems` says, that queries read the store
+            as this kistore's version and may misread it, and the fix.
+        """
+        if self.parsed is None:
+            return []
+        return [_placed(InputError(
+            f"{p.message}: queries read it as store version {STORE_VERSION} and may misread "
+            f"it; {store_fix(self.parsed)}", file=p.file, pointer=p.pointer), self.data)
+            for p in store_problems(self.parsed, file=self.file)]
 
     def refuse_other_version(self, command: str) -> None:
         """Refuse a write into a store whose ``[store] version`` this kistore does not write.

@@ -531,6 +531,19 @@ class Store:
         limits, problems = settings.limits_per_key()
         return limits, problems + settings.unread_problems()
 
+    def version_problems(self) -> list[InputError]:
+        """Return what a query says of the ``[store] version`` of :meth:`limits_per_key`'s file.
+
+        The work tree's ``kistore.toml`` (a bare repository's: ``HEAD``'s), as for the
+        limits: :meth:`Settings.version_problems` (a newer kistore's store: answers may
+        be misread). Empty when the version is this kistore's, not set, or the file does
+        not parse (its limits' problems say so).
+
+        Raises:
+            InputError: kistore.toml is not a regular file (as :meth:`limits_per_key`).
+        """
+        return self.settings().version_problems()
+
     def settings(self, at: str | None = None) -> Settings:
         """Return the store's ``kistore.toml``, read once and parsed once per distinct bytes.
 

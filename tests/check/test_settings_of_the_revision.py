@@ -9,6 +9,9 @@ newer kistore) was taken silently, and written into.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from kistore.check import audit, gate, verify
@@ -184,3 +187,31 @@ def test_the_checking_repositorys_settings_with_two_bad_keys_are_two_ki109_not_a
          f"{whose} does not parse: {BAD_MESSAGE}{rest}"),
         ("KI109", "warning", "/limits/array-length", 7, 1,
          f"{whose} does not parse: array-length must be a positive integer, found 0{rest}")]
+
+
+def test_queries_of_a_store_of_a_newer_version_warn_each_time(runner, published):
+    # F29 (review 2026-12-02): docs/design.md says this kistore "may misread" a version 2
+    # store that queries still read; each query now says so, once, the index warm or cold
+    commit_settings(published, TOP.replace("version = 1", "version = 2"), "version 2")
+    said = (f"warning: {published / 'kistore.toml'}:3:1:/store/version: [store] version = 2: a "
+            "store of version 2 is written by a newer kistore; this kistore reads and writes "
+            "store version 1 only and will not write into it: queries read it as store "
+            f"version 1 and may misread it; {STORE_FIX}\n")
+    for _ in range(2):  # the second query finds the index built under the same settings
+        result = ls(published)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr == said
+    commit_settings(published, TOP.replace("version = 1", 'version = "1"'), "typo")
+    typo = ls(published)
+    assert typo.returncode == 0 and typo.stderr == (
+        f"warning: {published / 'kistore.toml'}:3:1:/store/version: [store] version must be the "
+        "integer 1, found '1'; this kistore reads and writes store version 1: queries read "
+        f"it as store version 1 and may misread it; {STORE_VALUE_FIX}\n")
+    commit_settings(published, TOP, "version 1 again")
+    assert ls(published).stderr == ""
+
+
+def ls(root) -> subprocess.CompletedProcess[str]:
+    """Run ``kistore ls`` in a process of its own (its warnings go to stderr once each)."""
+    return subprocess.run([sys.executable, "-m", "kistore", "--store", str(root), "ls"],
+                          capture_output=True, text=True, check=False)
