@@ -38,6 +38,7 @@ from ..core.errors import (
     MultipleErrors,
     ResolutionError,
     StoreStateError,
+    printable,
 )
 from ..core.limits import Limits
 from ..core.limits import check_manifest as limits_check
@@ -641,15 +642,49 @@ class Store:
         try:
             named = self.repo.revparse_single(rev)
         except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-            raise InputError(
+            unborn = self._unborn_head(rev)
+            raise InputError(unborn or (
                 f"no commit named {rev!r} in this repository: give a branch, a tag or a "
-                "commit id (`git log --oneline` lists commits)") from None
+                "commit id (`git log --oneline` lists commits)")) from None
         try:
             return named.peel(pygit2.Commit)
         except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
             raise InputError(
                 f"{rev!r} names a {named.type_str} ({str(named.id)[:12]}), not a commit: "
                 "give a branch, a tag or a commit id") from None
+
+    def _unborn_head(self, rev: str) -> str | None:
+        """Say why ``HEAD`` names no commit when its branch has none yet, else None.
+
+        A ``git init --bare`` without ``-b main`` points ``HEAD`` at ``master`` (or
+        ``init.defaultBranch``); a push of ``main`` leaves it unborn (review 2026-12-02,
+        F27). The message names the unborn branch, the branches there are, and the two
+        ways on: ``--at BRANCH``, or ``git symbolic-ref HEAD refs/heads/BRANCH``.
+
+        Args:
+            rev: the revision that named no commit.
+
+        Returns:
+            The message, or None when ``rev`` is not ``HEAD`` or ``HEAD`` is not unborn.
+        """
+        if rev != "HEAD":
+            return None
+        try:
+            if not self.repo.head_is_unborn:
+                return None
+            target = str(self.repo.references["HEAD"].target)
+            branches = sorted(self.repo.branches.local)
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        shown = printable(target.removeprefix("refs/heads/"))
+        if not branches:
+            return (f"HEAD names the branch {shown!r}, which has no commit yet, and this "
+                    "repository has no branch with a commit: push or commit one first")
+        one = printable(branches[0])
+        return (f"HEAD names the branch {shown!r}, which has no commit yet (an unborn branch: "
+                "a `git init --bare` without `-b main` makes one); the branches here are "
+                f"{', '.join(printable(b) for b in branches)}: give one (`--at {one}`), or "
+                f"point HEAD at it (`git symbolic-ref HEAD refs/heads/{one}`)")
 
     def resolve(self, ref: str, *, at: str | None = None) -> Digest:
         """Resolve what a person typed to one stored digest.
