@@ -169,6 +169,9 @@ class Store:
         self._name_index: NameIndex | None = None
         self._parsed: dict[bytes, dict[str, Any]] = {}  # Store.settings: parses by bytes
         self._linked: set[str] = set()  # the work views' record of symlinked directories
+        # Store.settled answered HEAD in place of the work tree (an add held the lock):
+        # Store.where then says so, not "leave out --at" to one who gave none (F14)
+        self._head_for_work_tree = False
         self.uncommitted: tuple[str, ...] = ()
         """Files :meth:`init` wrote into an existing repository and left to commit."""
         plain = _plain_work_tree(start)
@@ -312,7 +315,10 @@ class Store:
             stays held (its ``note`` names the lock file and how to remove a stale one).
             No work tree (a bare repository): ``at`` as asked.
         """
-        return settled_at(None if self.root is None else self.git_dir, at, wait_s=wait_s)
+        settled = settled_at(None if self.root is None else self.git_dir, at, wait_s=wait_s)
+        if at is None and settled.at is not None:
+            self._head_for_work_tree = True
+        return settled
 
     def settled_view(self, at: str | None = None, *, wait_s: float = WORK_TREE_WAIT_S
                      ) -> tuple[View, str | None]:
@@ -778,13 +784,19 @@ class Store:
         Returns:
             ``"in the work tree"``, or ``"at REV (commit <12 hex>); it may have come
             later: leave out --at to ask the work tree"`` (a revision's store is the store
-            as it was).
+            as it was); ``HEAD`` read in place of the work tree by :meth:`settled` (no
+            ``--at`` given, an add held the lock): that the answer is ``HEAD``'s because an
+            add was writing, and to ask again when it is done.
 
         Raises:
             InputError: ``at`` names no commit (:meth:`commit`).
         """
         if at is None:
             return "in the work tree" if self.root is not None else "at HEAD"
+        if at == "HEAD" and self._head_for_work_tree:  # no --at given: HEAD in its place
+            return (f"at HEAD (commit {str(self.commit(at).id)[:12]}), read in place of the "
+                    "work tree while an add was writing it: it may be in the work tree, not "
+                    "committed yet; ask again when the add is done")
         return (f"at {at} (commit {str(self.commit(at).id)[:12]}); it may have come later: "
                 "leave out --at to ask the work tree")
 

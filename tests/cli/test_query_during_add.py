@@ -106,6 +106,25 @@ def test_a_lock_that_stays_held_answers_from_head_with_a_warning(runner, group, 
     new = runner.invoke(main, ["--store", str(root), "cat", "Implementation/impl-new"])
     assert new.exit_code == 1  # in the work tree only: HEAD has no such manifest
     assert "answering from HEAD" in new.stderr and "at HEAD" in new.stderr
+    # F14 (review 2026-12-02): no "leave out --at" to one who gave none
+    head = git_head(root)[:12]
+    for command in ("cat", "show", "rank"):
+        result = runner.invoke(main, ["--store", str(root), command, "Implementation/impl-new"
+                                      if command != "rank" else "BenchmarkRun/new"])
+        assert result.exit_code == 1, (command, result.output)
+        assert "leave out --at" not in result.stderr, command
+        assert result.stderr.splitlines()[-1].endswith(
+            f"at HEAD (commit {head}), read in place of the work tree while an add was "
+            "writing it: it may be in the work tree, not committed yet; ask again when the "
+            "add is done"), (command, result.stderr)
+    given = runner.invoke(main, ["--store", str(root), "show", "Implementation/impl-new",
+                                 "--at", "HEAD"])  # --at given: the advice stands
+    assert "leave out --at to ask the work tree" in given.stderr
+
+
+def git_head(root: Path) -> str:
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                          text=True, check=True).stdout.strip()
 
 
 def test_verify_during_an_add_judges_the_files_and_says_the_lock_was_held(runner, group):
