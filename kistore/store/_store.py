@@ -231,8 +231,11 @@ class Store:
         Raises:
             InputError: ``path`` is a bare repository (a store needs a work tree).
             StoreStateError: a file init would write (``kistore.toml``, ``.gitattributes``,
-                the ranking policy), or a directory above one (``store/``), is a symbolic
-                link or not what it should be: nothing was written
+                the ranking policy), or a directory above one (``store/``), or a directory
+                or file the store's writes use (``store/names``, ``store/forward``,
+                ``store/groups``, ``store/attestations``, ``store/trust``, its
+                ``keys.json``), is a symbolic link or not what it should be: nothing was
+                written
                 (:func:`kistore.git.writer.refuse_links`).
         """
         root = Path(path)
@@ -248,8 +251,12 @@ class Store:
         # Lazy: git.writer stays off the read paths (docs/speed.md, start-up).
         from ..git.writer import refuse_links
 
-        refuse_links(store.root, [layout.OBJECTS_DIR, layout.METADATA_DIR],
-                     [layout.SETTINGS_FILE, ".gitattributes", policy_file])
+        # And the directories only add, attest and trust write (review 2026-12-02, F17):
+        # a link there is a store no add can write to, failing verify from its first commit.
+        refuse_links(store.root, [layout.OBJECTS_DIR, layout.METADATA_DIR, layout.NAMES_DIR,
+                                  layout.FORWARD_DIR, layout.GROUPS_DIR,
+                                  layout.ATTESTATIONS_DIR, layout.TRUST_DIR],
+                     [layout.SETTINGS_FILE, ".gitattributes", policy_file, layout.TRUST_FILE])
         written = []
         settings = store.root / layout.SETTINGS_FILE
         if not settings.exists():
