@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from ..core import layout
 from ..core.errors import KistoreError
 from ..core.findings import Finding, Rule
-from ..core.settings import STORE_FIX, TABLES
+from ..core.settings import STORE_FIX, STORE_VALUE_FIX, TABLES
 from ..store import settings_place
 from ._rules import CHECKING_SETTINGS_INVALID, SETTINGS_INVALID
 
@@ -47,7 +47,8 @@ KEY_FIX = ("rename the key to the one meant ([store] takes version; [cite] takes
            "and publisher) or remove it: kistore reads no other, so it would do nothing")
 """The fix of KI108 on a key of ``[store]`` or ``[cite]`` kistore does not read."""
 
-_FIXES = {"table": TABLE_FIX, "key": KEY_FIX, "store": STORE_FIX, "cite": CITE_FIX}
+_FIXES = {"table": TABLE_FIX, "key": KEY_FIX, "store": STORE_FIX,
+          "store-value": STORE_VALUE_FIX, "cite": CITE_FIX}
 """The fix of each kind of :meth:`kistore.store.Settings.other_problems`."""
 
 

@@ -27,7 +27,7 @@ from ..core.canonical_fast import loads_lenient
 from ..core.comparison import run_key_object, stored_spec
 from ..core.digest import Digest
 from ..core.errors import InputError, MultipleErrors
-from ..core.findings import Finding
+from ..core.findings import WARNING, Finding, rule
 from ..core.gitattributes import check_gitattributes
 from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
@@ -35,7 +35,7 @@ from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
 from ..git.blobs import ObjectUnreadable, is_partial_clone
 from ..git.pack import blob_id
-from ..store import Files, FileTooLarge
+from ..store import Files, FileTooLarge, index_lock
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
@@ -75,6 +75,15 @@ Progress = Callable[[int], None]
 """Called with the number of files just checked (drives a progress bar)."""
 
 GITATTRIBUTES = ".gitattributes"
+
+WORK_TREE_WRITTEN = rule(
+    "KI418", "work-tree-written-meanwhile", WARNING,
+    "an add or git command was writing while verify read: run `kistore verify` again when "
+    "it ends (its half-written files are reported above as if damaged); if nothing is "
+    "running, a crashed command left the lock: remove it, then run `git reset -q`")
+"""``verify`` of the work tree while git's ``.git/index.lock`` was held (new-user review
+2026-12-02, F15): the files are still judged as asked (no gate, :meth:`Store.settled`), and
+this says their errors may be an add's half-written files."""
 
 
 def snapshot(store: Store, at: str | None = None) -> Files:
@@ -1032,13 +1041,26 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         workers: processes checking files, as :func:`check_contents` takes it.
 
     Returns:
-        Every finding, contents first (sorted by file), then each checker's.
+        Every finding, contents first (sorted by file), then each checker's; first of
+        all, for the work tree, KI418 when git's index lock was held before, during or
+        after the read (:meth:`Store.work_tree_busy`: an add was writing).
         :func:`kistore.core.findings.exit_code` of it is the command's exit code.
 
     Raises:
         InputError: when ``at`` names no commit.
     """
+    # Is an add (or a git command) writing the work tree while it is read? Looked at before,
+    # at each progress step until seen (one lstat), and after (Store.work_tree_busy).
+    watching = at is None and store.root is not None
+    busy = watching and store.work_tree_busy()
     snap = snapshot(store, at) if snap is None else snap
+
+    def step(done: int) -> None:
+        nonlocal busy
+        busy = busy or store.work_tree_busy()
+        if progress is not None:
+            progress(done)
+
     later: list[Finding] = []
     # The work tree's part of the history check (what the index and work tree change in
     # HEAD's objects) waits for the workers: the blob ids of the objects they read settle
@@ -1058,13 +1080,33 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     if at is None and store.root is not None and snap.view.scope == "work" and not any(
             p.endswith("/" + GITATTRIBUTES) for p in snap.modes):  # git would read those
         objects_read = {}
-    contents = check_contents(snap, progress=progress, workers=workers,
-                              meanwhile=run_checkers, objects_read=objects_read)
+    contents = check_contents(snap, progress=step if watching else progress,
+                              workers=workers, meanwhile=run_checkers,
+                              objects_read=objects_read)
     if history:  # check_history's findings, the work tree's among them, sorted as it sorts
         start, end = history
         later[start:end] = sorted(later[start:end] + worktree_changes(store, objects_read),
                                   key=sort_key)
+    if watching and (busy or store.work_tree_busy()):
+        return [written_meanwhile(store), *contents, *later]
     return contents + later
+
+
+def written_meanwhile(store: Store) -> Finding:
+    """Return the KI418 finding: the work tree was being written while verify read it.
+
+    Args:
+        store: the store whose work tree was read (its git directory names the lock).
+
+    Returns:
+        A warning naming the lock (``extra.lock``, an absolute path), first of the findings.
+    """
+    lock = str(index_lock(store.git_dir))
+    return Finding(WORK_TREE_WRITTEN,
+                   f"{lock} was held while verify read the work tree: an add or git command "
+                   "was writing it, so errors below may be files caught half-written, not "
+                   "damage; run `kistore verify` again when it ends",
+                   extra={"lock": lock})
 
 
 def count_files(snap: Files) -> int:

@@ -128,8 +128,9 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
         for line in r.warnings:
             click.echo(printable(f"warning: {line}"), err=True)
     if as_json:
-        emit_json([{"digest": str(r.digest), "kind": r.kind, "name": r.name, "status": r.status}
-                   for r in results])
+        # the warnings too (KI217, KI218): a script reads them here, not on stderr (F21)
+        emit_json([{"digest": str(r.digest), "kind": r.kind, "name": r.name, "status": r.status,
+                    "warnings": list(r.warnings)} for r in results])
     elif results:  # one write: a bulk add prints 100,000 lines
         click.echo("\n".join(f"{r.digest} {r.kind} {r.name}" for r in results))
 

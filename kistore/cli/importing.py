@@ -88,9 +88,10 @@ def import_(ctx: StoreContext, source: str, files: tuple[str, ...], do_commit: b
         emit_json({
             "source": source, "records": report.records, "runs": report.runs,
             "counts": counts, "skipped": [p.format() for p in report.skipped],
-            "ignored": report.ignored,
+            "ignored": report.ignored, "warnings": list(report.warnings),
             "manifests": [{"digest": str(r.digest), "kind": r.kind, "name": r.name,
-                           "status": r.status} for r in report.results],
+                           "status": r.status, "warnings": list(r.warnings)}
+                          for r in report.results],
         })
         return
     updated = "" if not update_metadata else f"{'updated':>9}"

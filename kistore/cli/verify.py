@@ -32,7 +32,8 @@ def _format_option(command: Any) -> Any:
                         help="Same as --format json (not with another --format).")(command)
 
 
-def report(findings: list[Finding], fmt: str | None, as_json: bool, checked: str) -> None:
+def report(findings: list[Finding], fmt: str | None, as_json: bool, checked: str,
+           footer: str | None = None) -> None:
     """Print findings in the chosen format and exit with their exit code.
 
     Args:
@@ -40,6 +41,8 @@ def report(findings: list[Finding], fmt: str | None, as_json: bool, checked: str
         fmt: ``text``, ``json`` or ``github`` (None: text, or json with ``as_json``).
         as_json: the ``--json`` flag.
         checked: what was checked, for the summary (e.g. ``store at HEAD``).
+        footer: a line said after the summary of the text format (``warning: ...``), to
+            be read last; the findings carry it for the other formats.
     """
     fmt = "json" if as_json else (fmt or "text")
     counts = {s: sum(f.severity == s for f in findings) for s in (ERROR, WARNING, INFO)}
@@ -53,6 +56,8 @@ def report(findings: list[Finding], fmt: str | None, as_json: bool, checked: str
         summary = ", ".join(f"{n} {s}{'s' if n != 1 and s != INFO else ''}"
                             for s, n in counts.items())
         click.echo(f"{'ok' if code == 0 else 'FAILED'}: {checked}: {summary}")
+        if footer is not None:
+            click.echo(f"warning: {footer}")
     click.get_current_context().exit(code)
 
 
@@ -106,7 +111,7 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
       kistore verify --jobs 4
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..check.audit import CHECKERS, count_files, snapshot
+    from ..check.audit import CHECKERS, WORK_TREE_WRITTEN, count_files, snapshot
     from ..check.audit import verify as run
     from ..query import group_rules
 
@@ -123,7 +128,10 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
             findings = run(store, at, snap=snap, progress=bar.update, workers=jobs,
                            # and comparison groups whose runs disagree in unit (KI210)
                            checkers=(*CHECKERS, group_rules.check_units))
-    report(_strict(findings) if strict else findings, fmt, as_json, f"store at {where}")
+    # an add was writing while the work tree was read (KI418, first): said last too
+    written = any(f.rule is WORK_TREE_WRITTEN for f in findings)
+    report(_strict(findings) if strict else findings, fmt, as_json, f"store at {where}",
+           footer=WORK_TREE_WRITTEN.hint if written else None)
 
 
 def cannot_run(fmt: str | None, as_json: bool, checked: str) -> AbstractContextManager[None]:

@@ -28,7 +28,15 @@ store without it (no ``[store]``, or no ``version``) is taken as this version.""
 STORE_FIX = ("upgrade kistore to a release that reads this store version (`pip install "
              "--upgrade kistore`); if the version was changed by hand, set [store] version = "
              f"{STORE_VERSION} again")
-"""What to do about a ``[store] version`` this kistore does not write."""
+"""What to do about a ``[store] version`` of a newer kistore (an integer past
+:data:`STORE_VERSION`)."""
+
+STORE_VALUE_FIX = (f"set [store] version = {STORE_VERSION}, the integer {STORE_VERSION} (no "
+                   "quotes, no decimal point): no kistore release writes a store of this "
+                   "version, so upgrading kistore cannot help")
+"""What to do about a ``[store] version`` no kistore writes (``"1"``, ``1.0``, ``0``, a
+``[store]`` that is not a table): a typo, which upgrading cannot fix (review 2026-12-02,
+F20)."""
 
 DEFAULT_PUBLISHER = "KernelIndex"
 """Publisher (and author, when no implementation author is known) unless kistore.toml sets
@@ -269,7 +277,7 @@ def store_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
                            pointer="/store")]
     version = table.get("version", STORE_VERSION)
     if isinstance(version, bool) or not isinstance(version, int):
-        return [InputError(f"[store] version must be an integer, found "
+        return [InputError(f"[store] version must be the integer {STORE_VERSION}, found "
                            f"{shorten(repr(version))}; this kistore reads and writes store "
                            f"version {STORE_VERSION}", file=file, pointer="/store/version")]
     if version == STORE_VERSION:
@@ -279,3 +287,21 @@ def store_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
                        f"written by {who}; this kistore reads and writes store version "
                        f"{STORE_VERSION} only and will not write into it", file=file,
                        pointer="/store/version")]
+
+
+def store_fix(settings: dict[str, Any]) -> str:
+    """Return the fix of a parsed ``kistore.toml``'s ``[store] version`` (:func:`store_problems`).
+
+    Args:
+        settings: the parsed file.
+
+    Returns:
+        :data:`STORE_FIX` (upgrade kistore) for an integer version past
+        :data:`STORE_VERSION`, a newer kistore's; else :data:`STORE_VALUE_FIX` (set it to
+        the integer :data:`STORE_VERSION`): no release writes ``"1"``, ``1.0`` or ``0``.
+    """
+    table = settings.get("store")
+    version = table.get("version") if isinstance(table, dict) else None
+    newer = isinstance(version, int) and not isinstance(version, bool) \
+        and version > STORE_VERSION
+    return STORE_FIX if newer else STORE_VALUE_FIX

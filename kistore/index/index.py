@@ -926,7 +926,9 @@ def read_limits(store: IndexedStore) -> tuple[Limits, str | None]:
     Returns:
         ``(limits, None)`` when kistore.toml parses (or the store has no settings);
         ``(limits, warning text)`` when some key does not (:func:`_settings_warning`,
-        without the ``warning:`` prefix), each bad key at its default.
+        without the ``warning:`` prefix), each bad key at its default, or ``[store]
+        version`` is not this kistore's (:meth:`kistore.store.Store.version_problems`, a
+        line of its own).
     """
     try:
         limits, problems = store.limits_per_key()
@@ -935,7 +937,13 @@ def read_limits(store: IndexedStore) -> tuple[Limits, str | None]:
     except AttributeError:  # a store-like object of a test: no settings
         return DEFAULT, None
     limits = limits if isinstance(limits, Limits) else DEFAULT
-    return limits, (_settings_warning(problems) if problems else None)
+    said = [_settings_warning(problems)] if problems else []
+    try:  # a newer kistore's store version: answers may be misread (review 2026-12-02, F29)
+        said += [str(p) for p in store.version_problems()]
+    except KistoreError:  # not a regular file: the limits' problems said so
+        pass
+    # one warning a line (the caller says the first's ``warning:``)
+    return limits, ("\nwarning: ".join(said) if said else None)
 
 
 def _say(said: str | None) -> None:

@@ -8,7 +8,7 @@ store's classes satisfy them structurally, and mypy checks that they do at each 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -84,6 +84,10 @@ class IndexedStore(Protocol):
 
     def limits_per_key(self, at: str | None = None) -> tuple[Limits, list[KistoreError]]:
         """Return the size limits, each bad key of ``[limits]`` at its default, and the problems."""
+        ...
+
+    def version_problems(self) -> Sequence[KistoreError]:
+        """Return what a query says of a ``[store] version`` this kistore does not write."""
         ...
 
     def settings_file(self, at: str | None = None) -> tuple[bytes | None, str]:

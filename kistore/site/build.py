@@ -224,12 +224,15 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
     old_keys: dict[str, str] = (cache or {}).get("pages", {})
     # A page whose key is unchanged is rendered again only when a file of it is gone; the
     # check is a stat per file on plain strings (pathlib's objects cost 3x the stats).
+    # A page file or page folder replaced by a symbolic link is done again too, as --full
+    # does (review 2026-12-02, F18): a file link is replaced, a folder link refused.
     base = os.fspath(out)
-    isfile = os.path.isfile
+    islink = os.path.islink
     todo = [page for page in prep.pages
             if full or old_keys.get(page.path) != keys[page.path]
-            or not isfile(os.path.join(base, page.path, "index.html"))
-            or not isfile(os.path.join(base, page.path, "index.json"))]
+            or (page.path and islink(os.path.join(base, page.path.rstrip("/"))))
+            or not _is_regular(os.path.join(base, page.path, "index.html"))
+            or not _is_regular(os.path.join(base, page.path, "index.json"))]
     report = BuildReport(out, prep.snap.rev, len(prep.pages), len(todo),
                          skipped=prep.snap.skipped)
     produced = set(keys)
@@ -393,6 +396,14 @@ def _refuse_links(out: Path, paths: Iterable[str]) -> None:
                         f"{os.path.join(base, directory)}`) and build again (nothing was "
                         "written)", file=os.path.join(base, directory))
             directory = directory.rpartition("/")[0]
+
+
+def _is_regular(path: str) -> bool:
+    """Return True when ``path`` is a regular file itself (one ``lstat``; a link is not)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _write_if_changed(out: Path, rel: str, content: bytes, report: BuildReport) -> None:

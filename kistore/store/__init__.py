@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.layout import GITATTRIBUTES_LINE
 from ._settings import Settings, parse_settings, settings_place
-from ._settled import WORK_TREE_WAIT_S, Settled
+from ._settled import WORK_TREE_WAIT_S, Settled, index_lock
 from ._store import (
     AddInterrupted,
     AdmissionCheck,
@@ -75,6 +75,7 @@ __all__ = [
     "NamesFileDisagrees",
     "Settings",
     "Settled",
+    "index_lock",
     "settings_place",
     "SparseWorkTreeView",
     "StagedView",

@@ -19,7 +19,9 @@ from ..core.errors import InputError, KistoreError, MultipleErrors, StoreStateEr
 from ..core.limits import Limits
 from ..core.settings import (
     STORE_FIX,
+    STORE_VERSION,
     cite_problems,
+    store_fix,
     store_problems,
     table_key_problems,
     unknown_tables,
@@ -121,14 +123,16 @@ class Settings:
         (:meth:`limit_problems` says so).
 
         Returns:
-            ``(problem, kind)`` pairs, ``kind`` one of ``table``, ``key``, ``store``,
-            ``cite``.
+            ``(problem, kind)`` pairs, ``kind`` one of ``table``, ``key``, ``store`` (a
+            newer kistore's version), ``store-value`` (a version no release writes: ``"1"``,
+            ``1.0``, ``0``), ``cite``.
         """
         if self.parsed is None:
             return []
         return [*((p, "table") for p in unknown_tables(self.parsed, file=self.file)),
                 *((p, "key") for p in table_key_problems(self.parsed, file=self.file)),
-                *((p, "store") for p in store_problems(self.parsed, file=self.file)),
+                *((p, "store" if store_fix(self.parsed) == STORE_FIX else "store-value")
+                  for p in store_problems(self.parsed, file=self.file)),
                 *((p, "cite") for p in cite_problems(self.parsed, file=self.file))]
 
     def unread_problems(self) -> list[KistoreError]:
@@ -146,6 +150,27 @@ class Settings:
                                                *table_key_problems(self.parsed,
                                                                    file=self.file))]
 
+    def version_problems(self) -> list[InputError]:
+        """Return what a query says of a ``[store] version`` this kistore does not write.
+
+        Queries still read such a store (docs/design.md): a newer kistore's layout may be
+        misread, so each query warns (review 2026-12-02, F29), with the fix
+        :func:`kistore.core.settings.store_fix` gives. A file that does not parse: empty
+        (:meth:`limit_problems` says so).
+
+        Returns:
+            At most one error at ``/store`` or ``/store/version`` (and its line and
+            column: :func:`settings_place`): what
+            :func:`kistore.core.settings.store_problems` says, that queries read the store
+            as this kistore's version and may misread it, and the fix.
+        """
+        if self.parsed is None:
+            return []
+        return [_placed(InputError(
+            f"{p.message}: queries read it as store version {STORE_VERSION} and may misread "
+            f"it; {store_fix(self.parsed)}", file=p.file, pointer=p.pointer), self.data)
+            for p in store_problems(self.parsed, file=self.file)]
+
     def refuse_other_version(self, command: str) -> None:
         """Refuse a write into a store whose ``[store] version`` this kistore does not write.
 
@@ -156,13 +181,16 @@ class Settings:
             StoreStateError: ``[store] version`` is not
                 :data:`kistore.core.settings.STORE_VERSION` (or not an integer): the
                 message names the file, the version found and this kistore's, and says to
-                upgrade kistore; nothing was written.
+                upgrade kistore (a newer version) or to set the integer 1 (a value no
+                release writes: :func:`kistore.core.settings.store_fix`); nothing was
+                written.
         """
         if self.parsed is None:
             return
         for problem in store_problems(self.parsed, file=self.file):
             raise StoreStateError(f"{problem.message}: {command} refuses to write; "
-                                  f"{STORE_FIX}; nothing was written", file=self.file,
+                                  f"{store_fix(self.parsed)}; nothing was written",
+                                  file=self.file,
                                   pointer=problem.pointer)
 
 

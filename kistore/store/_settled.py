@@ -94,11 +94,14 @@ def held_note(lock: Path) -> str:
 
     Returns:
         One sentence: who holds the lock, that the answer is ``HEAD``'s, to ask again, and
-        how to remove the lock when nothing holds it any more (a crashed command).
+        how to remove the lock when nothing holds it any more (a crashed command): ``rm``
+        it, then ``git reset -q``, the advice ``add --commit`` gives for the same lock
+        (:mod:`kistore.git.commit`); ``git status`` says nothing of the lock.
     """
     shown = printable(str(lock))
     return (f"{shown} is held: a `kistore add --commit` (or a git command) is writing the "
             "work tree; answering from HEAD, not from its half-written files. Ask again "
             "when it is done; if nothing is running, a crashed command left the lock: "
-            f"remove it with `rm {shlex.quote(shown)}` (`git status` then says what else "
-            "the crash left)")
+            f"remove it with `rm {shlex.quote(shown)}`, then run `git reset -q` (a command "
+            "killed after its branch moved leaves the index behind HEAD; this brings it in "
+            "step and keeps the work tree)")

@@ -38,6 +38,7 @@ from ..core.errors import (
     MultipleErrors,
     ResolutionError,
     StoreStateError,
+    printable,
 )
 from ..core.limits import Limits
 from ..core.limits import check_manifest as limits_check
@@ -168,6 +169,9 @@ class Store:
         self._name_index: NameIndex | None = None
         self._parsed: dict[bytes, dict[str, Any]] = {}  # Store.settings: parses by bytes
         self._linked: set[str] = set()  # the work views' record of symlinked directories
+        # Store.settled answered HEAD in place of the work tree (an add held the lock):
+        # Store.where then says so, not "leave out --at" to one who gave none (F14)
+        self._head_for_work_tree = False
         self.uncommitted: tuple[str, ...] = ()
         """Files :meth:`init` wrote into an existing repository and left to commit."""
         plain = _plain_work_tree(start)
@@ -227,8 +231,11 @@ class Store:
         Raises:
             InputError: ``path`` is a bare repository (a store needs a work tree).
             StoreStateError: a file init would write (``kistore.toml``, ``.gitattributes``,
-                the ranking policy), or a directory above one (``store/``), is a symbolic
-                link or not what it should be: nothing was written
+                the ranking policy), or a directory above one (``store/``), or a directory
+                or file the store's writes use (``store/names``, ``store/forward``,
+                ``store/groups``, ``store/attestations``, ``store/trust``, its
+                ``keys.json``), is a symbolic link or not what it should be: nothing was
+                written
                 (:func:`kistore.git.writer.refuse_links`).
         """
         root = Path(path)
@@ -244,8 +251,12 @@ class Store:
         # Lazy: git.writer stays off the read paths (docs/speed.md, start-up).
         from ..git.writer import refuse_links
 
-        refuse_links(store.root, [layout.OBJECTS_DIR, layout.METADATA_DIR],
-                     [layout.SETTINGS_FILE, ".gitattributes", policy_file])
+        # And the directories only add, attest and trust write (review 2026-12-02, F17):
+        # a link there is a store no add can write to, failing verify from its first commit.
+        refuse_links(store.root, [layout.OBJECTS_DIR, layout.METADATA_DIR, layout.NAMES_DIR,
+                                  layout.FORWARD_DIR, layout.GROUPS_DIR,
+                                  layout.ATTESTATIONS_DIR, layout.TRUST_DIR],
+                     [layout.SETTINGS_FILE, ".gitattributes", policy_file, layout.TRUST_FILE])
         written = []
         settings = store.root / layout.SETTINGS_FILE
         if not settings.exists():
@@ -311,7 +322,10 @@ class Store:
             stays held (its ``note`` names the lock file and how to remove a stale one).
             No work tree (a bare repository): ``at`` as asked.
         """
-        return settled_at(None if self.root is None else self.git_dir, at, wait_s=wait_s)
+        settled = settled_at(None if self.root is None else self.git_dir, at, wait_s=wait_s)
+        if at is None and settled.at is not None:
+            self._head_for_work_tree = True
+        return settled
 
     def settled_view(self, at: str | None = None, *, wait_s: float = WORK_TREE_WAIT_S
                      ) -> tuple[View, str | None]:
@@ -531,6 +545,19 @@ class Store:
         limits, problems = settings.limits_per_key()
         return limits, problems + settings.unread_problems()
 
+    def version_problems(self) -> list[InputError]:
+        """Return what a query says of the ``[store] version`` of :meth:`limits_per_key`'s file.
+
+        The work tree's ``kistore.toml`` (a bare repository's: ``HEAD``'s), as for the
+        limits: :meth:`Settings.version_problems` (a newer kistore's store: answers may
+        be misread). Empty when the version is this kistore's, not set, or the file does
+        not parse (its limits' problems say so).
+
+        Raises:
+            InputError: kistore.toml is not a regular file (as :meth:`limits_per_key`).
+        """
+        return self.settings().version_problems()
+
     def settings(self, at: str | None = None) -> Settings:
         """Return the store's ``kistore.toml``, read once and parsed once per distinct bytes.
 
@@ -628,15 +655,49 @@ class Store:
         try:
             named = self.repo.revparse_single(rev)
         except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-            raise InputError(
+            unborn = self._unborn_head(rev)
+            raise InputError(unborn or (
                 f"no commit named {rev!r} in this repository: give a branch, a tag or a "
-                "commit id (`git log --oneline` lists commits)") from None
+                "commit id (`git log --oneline` lists commits)")) from None
         try:
             return named.peel(pygit2.Commit)
         except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
             raise InputError(
                 f"{rev!r} names a {named.type_str} ({str(named.id)[:12]}), not a commit: "
                 "give a branch, a tag or a commit id") from None
+
+    def _unborn_head(self, rev: str) -> str | None:
+        """Say why ``HEAD`` names no commit when its branch has none yet, else None.
+
+        A ``git init --bare`` without ``-b main`` points ``HEAD`` at ``master`` (or
+        ``init.defaultBranch``); a push of ``main`` leaves it unborn (review 2026-12-02,
+        F27). The message names the unborn branch, the branches there are, and the two
+        ways on: ``--at BRANCH``, or ``git symbolic-ref HEAD refs/heads/BRANCH``.
+
+        Args:
+            rev: the revision that named no commit.
+
+        Returns:
+            The message, or None when ``rev`` is not ``HEAD`` or ``HEAD`` is not unborn.
+        """
+        if rev != "HEAD":
+            return None
+        try:
+            if not self.repo.head_is_unborn:
+                return None
+            target = str(self.repo.references["HEAD"].target)
+            branches = sorted(self.repo.branches.local)
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        shown = printable(target.removeprefix("refs/heads/"))
+        if not branches:
+            return (f"HEAD names the branch {shown!r}, which has no commit yet, and this "
+                    "repository has no branch with a commit: push or commit one first")
+        one = printable(branches[0])
+        return (f"HEAD names the branch {shown!r}, which has no commit yet (an unborn branch: "
+                "a `git init --bare` without `-b main` makes one); the branches here are "
+                f"{', '.join(printable(b) for b in branches)}: give one (`--at {one}`), or "
+                f"point HEAD at it (`git symbolic-ref HEAD refs/heads/{one}`)")
 
     def resolve(self, ref: str, *, at: str | None = None) -> Digest:
         """Resolve what a person typed to one stored digest.
@@ -730,13 +791,19 @@ class Store:
         Returns:
             ``"in the work tree"``, or ``"at REV (commit <12 hex>); it may have come
             later: leave out --at to ask the work tree"`` (a revision's store is the store
-            as it was).
+            as it was); ``HEAD`` read in place of the work tree by :meth:`settled` (no
+            ``--at`` given, an add held the lock): that the answer is ``HEAD``'s because an
+            add was writing, and to ask again when it is done.
 
         Raises:
             InputError: ``at`` names no commit (:meth:`commit`).
         """
         if at is None:
             return "in the work tree" if self.root is not None else "at HEAD"
+        if at == "HEAD" and self._head_for_work_tree:  # no --at given: HEAD in its place
+            return (f"at HEAD (commit {str(self.commit(at).id)[:12]}), read in place of the "
+                    "work tree while an add was writing it: it may be in the work tree, not "
+                    "committed yet; ask again when the add is done")
         return (f"at {at} (commit {str(self.commit(at).id)[:12]}); it may have come later: "
                 "leave out --at to ask the work tree")
 

@@ -9,12 +9,15 @@ newer kistore) was taken silently, and written into.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from kistore.check import audit, gate, verify
 from kistore.check._settings import CITE_FIX, TABLE_FIX, settings_findings
 from kistore.cli import main
-from kistore.core.settings import STORE_FIX
+from kistore.core.settings import STORE_FIX, STORE_VALUE_FIX
 from kistore.store import Settings, Store
 
 from ..conftest import BUNDLE, git
@@ -110,25 +113,31 @@ def test_the_gate_reads_each_revisions_settings_once(published, monkeypatch):
         ("KI108", "/limits/string-length", 6), ("KI108", "/limit", 7)]
 
 
-@pytest.mark.parametrize(("store_table", "message"), [
+@pytest.mark.parametrize(("store_table", "message", "fix"), [
     ("[store]\nversion = 2\n", "[store] version = 2: a store of version 2 is written by a "
      "newer kistore; this kistore reads and writes store version 1 only and will not write "
-     "into it"),
+     "into it", STORE_FIX),
+    # F20 (review 2026-12-02): a typo is never "upgrade kistore": set the integer 1
     ("[store]\nversion = 0\n", "[store] version = 0: a store of version 0 is written by no "
      "kistore release; this kistore reads and writes store version 1 only and will not "
-     "write into it"),
-    ('[store]\nversion = "1"\n', "[store] version must be an integer, found '1'; this "
-     "kistore reads and writes store version 1"),
+     "write into it", STORE_VALUE_FIX),
+    ('[store]\nversion = "1"\n', "[store] version must be the integer 1, found '1'; this "
+     "kistore reads and writes store version 1", STORE_VALUE_FIX),
+    ("[store]\nversion = 1.0\n", "[store] version must be the integer 1, found 1.0; this "
+     "kistore reads and writes store version 1", STORE_VALUE_FIX),
 ])
 def test_a_store_version_this_kistore_does_not_write_is_ki108(runner, published, store_table,
-                                                              message):
+                                                              message, fix):
     base = git(published, "rev-parse", "HEAD").strip()
     commit_settings(published, "# settings\n" + store_table, "another store version")
     expected = [("KI108", "error", "/store/version", 3, 1, message)]
     found = gate.check_range(Store(published), f"{base}..HEAD")
     assert settings_found(found) == expected
-    assert found[0].hint == STORE_FIX
+    assert found[0].hint == fix
     assert settings_found(verify(Store(published))) == expected
+    add = runner.invoke(main, ["--store", str(published), "add", str(BUNDLE)])
+    assert add.exit_code == 1 and add.stderr.endswith(f"; {fix}; nothing was written\n")
+    assert ("upgrade kistore" in add.stderr) == (fix == STORE_FIX)
     result = runner.invoke(main, ["--store", str(published), "verify"])
     assert result.exit_code == 1
     assert f"kistore.toml:3:1:/store/version: error KI108 settings-invalid: {message}" \
@@ -178,3 +187,31 @@ def test_the_checking_repositorys_settings_with_two_bad_keys_are_two_ki109_not_a
          f"{whose} does not parse: {BAD_MESSAGE}{rest}"),
         ("KI109", "warning", "/limits/array-length", 7, 1,
          f"{whose} does not parse: array-length must be a positive integer, found 0{rest}")]
+
+
+def test_queries_of_a_store_of_a_newer_version_warn_each_time(runner, published):
+    # F29 (review 2026-12-02): docs/design.md says this kistore "may misread" a version 2
+    # store that queries still read; each query now says so, once, the index warm or cold
+    commit_settings(published, TOP.replace("version = 1", "version = 2"), "version 2")
+    said = (f"warning: {published / 'kistore.toml'}:3:1:/store/version: [store] version = 2: a "
+            "store of version 2 is written by a newer kistore; this kistore reads and writes "
+            "store version 1 only and will not write into it: queries read it as store "
+            f"version 1 and may misread it; {STORE_FIX}\n")
+    for _ in range(2):  # the second query finds the index built under the same settings
+        result = ls(published)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr == said
+    commit_settings(published, TOP.replace("version = 1", 'version = "1"'), "typo")
+    typo = ls(published)
+    assert typo.returncode == 0 and typo.stderr == (
+        f"warning: {published / 'kistore.toml'}:3:1:/store/version: [store] version must be the "
+        "integer 1, found '1'; this kistore reads and writes store version 1: queries read "
+        f"it as store version 1 and may misread it; {STORE_VALUE_FIX}\n")
+    commit_settings(published, TOP, "version 1 again")
+    assert ls(published).stderr == ""
+
+
+def ls(root) -> subprocess.CompletedProcess[str]:
+    """Run ``kistore ls`` in a process of its own (its warnings go to stderr once each)."""
+    return subprocess.run([sys.executable, "-m", "kistore", "--store", str(root), "ls"],
+                          capture_output=True, text=True, check=False)

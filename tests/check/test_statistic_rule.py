@@ -86,6 +86,20 @@ def test_add_warns_and_adds(store, runner, parts, tmp_path):
                                         f"{digests[1]} BenchmarkRun run-mean"]
 
 
+def test_add_json_carries_the_warning(store, runner, parts, tmp_path):
+    # F21 (review 2026-12-02): --json left KI218 out (stderr text only)
+    add_docs(store, [parts["protocol"], *parts["base"]])
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(parts["median"]) + "\n" + json.dumps(parts["mean"]) + "\n")
+    done = runner.invoke(main, ["--store", str(store.root), "add", "--json", str(path)])
+    assert done.exit_code == 0, done.output
+    said = (f"{path}:1:1:/spec/timing/primaryStatistic: "
+            f"{_message(parts['median'], parts['protocol'])}; {HINT}")
+    assert done.stderr == f"warning: {said}\n"
+    assert [(r["name"], r["status"], r["warnings"]) for r in json.loads(done.stdout)] == [
+        ("run-median", "added", [said]), ("run-mean", "added", [])]
+
+
 def test_add_of_a_protocol_warns_of_the_earlier_runs_it_answers(store, parts):
     # the run arrives first, dangling; the protocol later: its add names the run
     add_docs(store, [*parts["base"], parts["median"]], allow_dangling=True)

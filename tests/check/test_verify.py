@@ -283,10 +283,14 @@ def test_verify_json_of_a_bare_repository_it_cannot_verify_says_so(tmp_path):
     report = json.loads(result.stdout)
     assert (report["checked"], report["ok"], report["findings"]) == (
         "store at HEAD (a bare repository)", False, [])
-    assert report["errors"][0]["message"].startswith("no commit named 'HEAD'")
+    # F27 (review 2026-12-02): an empty repository's HEAD names an unborn branch
+    assert report["errors"][0]["message"].startswith("HEAD names the branch ")
+    assert report["errors"][0]["message"].endswith(
+        "which has no commit yet, and this repository has no branch with a commit: push or "
+        "commit one first")
     result = CliRunner().invoke(main, ["--store", str(bare), "verify", "--format", "github"])
     assert result.exit_code == 1
-    assert result.stdout.startswith("::error title=kistore::no commit named 'HEAD'")
+    assert result.stdout.startswith("::error title=kistore::HEAD names the branch ")
 
 
 def test_a_pool_of_workers_finds_exactly_what_one_process_finds(published, bundle,

@@ -106,3 +106,70 @@ def test_a_lock_that_stays_held_answers_from_head_with_a_warning(runner, group, 
     new = runner.invoke(main, ["--store", str(root), "cat", "Implementation/impl-new"])
     assert new.exit_code == 1  # in the work tree only: HEAD has no such manifest
     assert "answering from HEAD" in new.stderr and "at HEAD" in new.stderr
+    # F14 (review 2026-12-02): no "leave out --at" to one who gave none
+    head = git_head(root)[:12]
+    for command in ("cat", "show", "rank"):
+        result = runner.invoke(main, ["--store", str(root), command, "Implementation/impl-new"
+                                      if command != "rank" else "BenchmarkRun/new"])
+        assert result.exit_code == 1, (command, result.output)
+        assert "leave out --at" not in result.stderr, command
+        assert result.stderr.splitlines()[-1].endswith(
+            f"at HEAD (commit {head}), read in place of the work tree while an add was "
+            "writing it: it may be in the work tree, not committed yet; ask again when the "
+            "add is done"), (command, result.stderr)
+    given = runner.invoke(main, ["--store", str(root), "show", "Implementation/impl-new",
+                                 "--at", "HEAD"])  # --at given: the advice stands
+    assert "leave out --at to ask the work tree" in given.stderr
+
+
+def git_head(root: Path) -> str:
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
+def test_verify_during_an_add_judges_the_files_and_says_the_lock_was_held(runner, group):
+    # F15 (review 2026-12-02): verify while an add wrote reported hundreds of errors with no
+    # word about the lock. It still judges the work tree (no gate), and says so: KI418
+    # first, in --json, and again after the summary
+    root = group.root
+    clean = runner.invoke(main, ["--store", str(root), "verify", "--json"])
+    assert clean.exit_code == 0 and "KI418" not in clean.stdout
+    lock = root / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    # a file the add has written, its metadata not yet: KI204 object-without-metadata
+    half = root / "store" / "objects" / "sha256" / "ab" / ("ab" + "0" * 62 + ".json")
+    half.parent.mkdir(parents=True, exist_ok=True)
+    half.write_bytes(b'{"kind":"Protocol"}\n')
+    text = runner.invoke(main, ["--store", str(root), "verify"])
+    assert text.exit_code == 1  # the files read are judged as asked
+    lines = text.stdout.splitlines()
+    assert lines[0] == (
+        f"(store): warning KI418 work-tree-written-meanwhile: {lock} was held while verify "
+        "read the work tree: an add or git command was writing it, so errors below may be "
+        "files caught half-written, not damage; run `kistore verify` again when it ends")
+    assert lines[-2].startswith("FAILED: store at work tree: ")
+    assert lines[-1] == (
+        "warning: an add or git command was writing while verify read: run `kistore verify` "
+        "again when it ends (its half-written files are reported above as if damaged); if "
+        "nothing is running, a crashed command left the lock: remove it, then run "
+        "`git reset -q`")
+    data = json.loads(runner.invoke(main, ["--store", str(root), "verify", "--json"]).stdout)
+    first = data["findings"][0]
+    assert (first["rule"], first["severity"], first["extra"]) == (
+        "KI418", "warning", {"lock": str(lock)})
+    assert data["counts"]["warning"] >= 1 and not data["ok"]
+    # a commit is read from git objects: no lock is looked at
+    at_head = runner.invoke(main, ["--store", str(root), "verify", "--at", "HEAD", "--json"])
+    assert "KI418" not in at_head.stdout
+
+
+def test_verify_notices_a_lock_taken_while_it_reads(group, monkeypatch):
+    # an add that began after verify's first look is seen at a progress step or at the end
+    from kistore.check.audit import verify
+    from kistore.store import Store
+
+    looks = iter([False])  # free at the first look, held from then on
+    monkeypatch.setattr(Store, "work_tree_busy", lambda self: next(looks, True))
+    findings = verify(Store(group.root))
+    assert findings[0].rule.id == "KI418"
+    assert sum(f.rule.id == "KI418" for f in findings) == 1

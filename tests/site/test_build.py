@@ -557,3 +557,30 @@ def test_a_build_never_writes_through_a_symlinked_folder_in_the_site(
     assert result.exit_code == 1, result.output
     assert f"{out / 'groups'}: symbolic link (a fresh build of" in result.stderr
     assert "never a link; `site build` refuses to write through it)" in result.stderr
+
+
+def test_an_incremental_build_replaces_a_linked_page_and_refuses_a_linked_page_folder(
+        runner, demo_store, demo_site, tmp_path):
+    # F18 (review 2026-12-02): an incremental build kept both (exit 0, "0 files written")
+    from .conftest import copy_site
+
+    out = copy_site(demo_site, tmp_path / "site")
+    page = sorted(out.glob("runs/*/index.html"))[0]
+    kept = page.read_bytes()
+    secret = tmp_path / "secret"
+    secret.write_text("not the site's")
+    page.unlink()
+    page.symlink_to(secret)
+    result = run_cli(runner, demo_store, "build", str(out))
+    assert result.exit_code == 0, result.output
+    assert not page.is_symlink() and page.read_bytes() == kept  # replaced, as --full does
+    assert secret.read_text() == "not the site's"
+    folder = sorted(p for p in out.glob("runs/*/*") if p.is_dir())[0]
+    elsewhere = tmp_path / "elsewhere"
+    folder.rename(elsewhere)
+    folder.symlink_to(elsewhere)
+    rel = folder.relative_to(out).as_posix()
+    result = run_cli(runner, demo_store, "build", str(out))
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(
+        f"error: {folder}: {rel} is a symbolic link inside the site's directory")

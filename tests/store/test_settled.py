@@ -86,7 +86,9 @@ def test_a_stale_lock_is_named_with_how_to_remove_it(busy, monkeypatch):
     assert settled.note is not None
     assert settled.note.endswith(
         "if nothing is running, a crashed command left the lock: remove it with "
-        f"`rm {shlex.quote(str(lock))}` (`git status` then says what else the crash left)")
+        f"`rm {shlex.quote(str(lock))}`, then run `git reset -q` (a command killed after "
+        "its branch moved leaves the index behind HEAD; this brings it in step and keeps "
+        "the work tree)")
     assert Path(shlex.split(settled.note.split("`rm ")[1].split("`")[0])[0]) == lock
 
 

@@ -275,6 +275,26 @@ def test_init_in_a_repository_never_writes_through_a_committed_link(
     assert git(repo, "status", "--porcelain") == ""
 
 
+@pytest.mark.parametrize("link", ["store/names", "store/forward", "store/groups",
+                                  "store/trust", "store/attestations", "store/trust/keys.json"])
+def test_init_refuses_a_committed_link_where_the_store_writes_later(tmp_path, runner, link):
+    # F17 (review 2026-12-02): init succeeded, leaving a store no add could write to
+    from kistore.cli import main
+
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    (repo / link).parent.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    outside.mkdir()
+    os.symlink(outside, repo / link)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a link")
+    result = runner.invoke(main, ["init", str(repo)])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"error: {link} is a symbolic link (to {str(outside)!r})")
+    assert "nothing was written" in result.stderr
+    assert git(repo, "status", "--porcelain") == "" and list(outside.iterdir()) == []
+
+
 def test_init_of_a_bare_repository_says_it_needs_a_work_tree(tmp_path, runner):
     # breaker9: an AssertionError traceback.
     from kistore.cli import main
