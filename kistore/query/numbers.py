@@ -41,6 +41,34 @@ def number_text(value: float) -> str:
     return es6_number(float(value))
 
 
+def rounded_text(value: float, digits: int, *, keep_zeros: bool = True) -> str:
+    """Return a readable, rounded text of ``value``: ``digits`` significant digits.
+
+    The form that may sit beside a stored number (module docstring), never the one called
+    the value: the site's summary line (``SOL score 0.5125``, ``1.04×``), ``show``'s ms
+    conversion (``0.0012345 ms``). Python's ``g`` format chooses fixed or exponent form
+    (exponent when the decimal exponent is below -4 or at least ``digits``); an exponent is
+    written as :func:`number_text` writes one (ECMAScript ``Number::toString``: ``1.1e-6``,
+    ``9.0072e+9``), never Python's ``1.1e-06``.
+
+    Args:
+        value: a finite number (``int`` or ``float``).
+        digits: significant digits, at least 1.
+        keep_zeros: keep trailing zeros, as a measurement's precision is written
+            (``1.00``, ``0.5000``; Python's ``#g``); ``False`` strips them (``1``, ``0.5``).
+
+    Returns:
+        The text (``0.5125``, ``1.00``, ``4.941e-324``, ``1.235e+22``); never ends in ``.``.
+    """
+    text = format(float(value), f"{'#' if keep_zeros else ''}.{digits}g")
+    mantissa, mark, exponent = text.partition("e")
+    mantissa = mantissa.rstrip(".")
+    if not mark:
+        return mantissa
+    power = int(exponent)
+    return f"{mantissa}e{'+' if power >= 0 else '-'}{abs(power)}"
+
+
 def grouped_text(value: float) -> str:
     """Return :func:`number_text` with thousands separators in its whole part.
 
@@ -146,7 +174,7 @@ def ratio_text(a: float, b: float) -> str:
         The text.
     """
     ratio = a / b
-    text = f"{ratio:.4g}"
+    text = rounded_text(ratio, 4, keep_zeros=False)
     if a == b or float(text) != 1.0:
         return text
     if ratio == 1.0:
