@@ -240,6 +240,16 @@ def test_group_page_shows_ties_unranked_and_reference_rows(demo_store, demo_site
     assert page.count('<td class="num" data-value="2">2</td>') == 2
 
 
+def test_a_run_without_a_value_says_it_has_no_ranked_value(demo_store, demo_site):
+    # the standing line said "value no value" (the value macro's "no value" after "value")
+    page = (demo_site / "runs" / _short(demo_store, "gemm-novalue") / "index.html").read_text()
+    assert "no value at /timing/latencyNs/mean; 5 ranked in its" in page
+    assert "mean, lower first</span>\n        · no ranked value · observed" in page
+    assert "value no value" not in page
+    first = (demo_site / "runs" / _short(demo_store, "gemm-first") / "index.html").read_text()
+    assert "mean, lower first</span>\n        · value 100 µs · observed" in first
+
+
 def test_run_in_no_group_says_so(demo_store, demo_site):
     orphan = _short(demo_store, "gemm-orphan")
     data = twin(demo_site, "runs/" + orphan)["data"]
