@@ -20,6 +20,7 @@ from ..core.limits import Limits
 from ..core.settings import (
     STORE_FIX,
     cite_problems,
+    cite_table,
     store_problems,
     table_key_problems,
     unknown_tables,
@@ -145,6 +146,25 @@ class Settings:
         return [_placed(p, self.data) for p in (*unknown_tables(self.parsed, file=self.file),
                                                *table_key_problems(self.parsed,
                                                                    file=self.file))]
+
+    def cite(self) -> dict[str, str]:
+        """Return ``[cite]`` as ``kistore cite`` reads it (:func:`~.settings.cite_table`).
+
+        Returns:
+            ``publisher`` always (the default when unset), ``permalink`` when set.
+
+        Raises:
+            InputError: the file is not a regular file (:attr:`unreadable`), does not parse
+                (:attr:`parse_error`), or ``[cite]`` is not a table of non-empty strings.
+            MultipleErrors: the parse error was several problems.
+        """
+        if self.unreadable is not None:
+            raise self.unreadable
+        if self.parsed is None:
+            if len(self.parse_error) == 1:
+                raise self.parse_error[0]
+            raise MultipleErrors(self.parse_error)
+        return cite_table(self.parsed, file=self.file)
 
     def refuse_other_version(self, command: str) -> None:
         """Refuse a write into a store whose ``[store] version`` this kistore does not write.

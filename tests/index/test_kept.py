@@ -9,11 +9,10 @@ import sys
 
 import pytest
 
-from kistore.cite import citation
 from kistore.cite.citation import read_cite_settings
 from kistore.core.errors import InputError
 from kistore.index import kept
-from kistore.store import Store
+from kistore.store import Store, _settings
 
 from ..cite.test_citation import new_store
 
@@ -65,9 +64,9 @@ def test_cite_settings_parse_once_per_bytes(tmp_path, monkeypatch):
     path, store = cite_store(tmp_path, '\n[cite]\npublisher = "  Kernel Lab "\n')
     assert read_cite_settings(store) == {"publisher": "Kernel Lab"}
     assert len(kept_files(store.git_dir)) == 1
-    with monkeypatch.context() as m:  # the same bytes: no TOML parsed
-        m.setattr(citation, "parse_settings", lambda *a, **k: pytest.fail("parsed again"))
-        assert read_cite_settings(store) == {"publisher": "Kernel Lab"}
+    with monkeypatch.context() as m:  # the same bytes, another process: no TOML parsed
+        m.setattr(_settings, "parse_settings", lambda *a, **k: pytest.fail("parsed again"))
+        assert read_cite_settings(Store(path)) == {"publisher": "Kernel Lab"}
     settings = path / "kistore.toml"
     settings.write_text(settings.read_text().replace("Kernel Lab", "Other Lab")
                         + 'permalink = "https://example.org/{commit}/{path}"\n')
