@@ -505,7 +505,7 @@ def _first_commit_kept_or_by_git(root: Path, git_dir: Path, path: str, blob: str
     if kept is not None:
         try:
             value = json.loads(kept)
-        except ValueError:
+        except (ValueError, RecursionError):  # damaged, even nested 3,000 deep: a miss
             value = None
         if (isinstance(value, list) and len(value) == 3 and value[0] == head
                 and isinstance(value[1], str) and re.fullmatch(r"[0-9a-f]{40,64}", value[1])
@@ -796,7 +796,7 @@ def _work_tree_cite_settings(store: Store) -> dict[str, str]:
     if kept is not None:
         try:
             value = json.loads(kept)
-        except ValueError:
+        except (ValueError, RecursionError):  # damaged, even nested 3,000 deep: a miss
             value = None
         if isinstance(value, dict) and isinstance(value.get("publisher"), str) and all(
                 k in ("permalink", "publisher") and isinstance(v, str)
