@@ -155,7 +155,9 @@ class Settings:
 
         Raises:
             InputError: the file is not a regular file (:attr:`unreadable`), does not parse
-                (:attr:`parse_error`), or ``[cite]`` is not a table of non-empty strings.
+                (:attr:`parse_error`, naming :attr:`file`), or ``[cite]`` is not a table of
+                non-empty strings (named ``kistore.toml``, as ``cite``'s other ``[cite]``
+                errors, its template's, name it).
             MultipleErrors: the parse error was several problems.
         """
         if self.unreadable is not None:
@@ -164,7 +166,7 @@ class Settings:
             if len(self.parse_error) == 1:
                 raise self.parse_error[0]
             raise MultipleErrors(self.parse_error)
-        return cite_table(self.parsed, file=self.file)
+        return cite_table(self.parsed)
 
     def refuse_other_version(self, command: str) -> None:
         """Refuse a write into a store whose ``[store] version`` this kistore does not write.
