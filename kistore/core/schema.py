@@ -448,6 +448,7 @@ def _plain(value: str) -> str:
     # Lazy: only a refused identifying string needs the Unicode tables.
     import unicodedata
 
+    # Lazy: the rules of scripts and invisible characters, with the Unicode tables.
     from ._plain_text import default_ignorable
 
     for _ in range(4):  # NFKC then strip then drop reaches a fixed point at once in practice
@@ -471,6 +472,7 @@ def _identifying_problem(value: str) -> str | None:
     # Lazy: only a non-ASCII or refused identifying string needs the Unicode tables (~2 ms).
     import unicodedata
 
+    # Lazy: the rules of scripts and invisible characters, with the Unicode tables.
     from ._plain_text import default_ignorable, mixed_script, script
 
     def at(i: int) -> str:
