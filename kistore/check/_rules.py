@@ -411,10 +411,11 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         return None
     # Identifying strings live in the object's spec. Canonical bytes hold no whitespace
     # outside strings and escape every control (RFC 8785): ASCII bytes with no backslash,
-    # no DEL and no space beside a quote hold no string the rule refuses.
+    # no DEL, no space beside a quote and no two spaces in a row hold no string the rule
+    # refuses (ASCII holds no invisible character and no second script).
     if not (object_data.isascii() and b"\\" not in object_data and b"\x7f" not in object_data
             and b'" ' not in object_data and b' "' not in object_data
-            ) and identifying_problems(obj):
+            and b"  " not in object_data) and identifying_problems(obj):
         return None
     name = metadata.get("name")
     if type(name) is str and reserved_on_windows(name):

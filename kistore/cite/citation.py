@@ -38,7 +38,6 @@ from ..git import treediff
 from ..git.ids import blob_id
 from ..index import refs
 from ..index.kept import keep_value, kept_value
-from ..store import parse_settings
 from . import _origin
 from .formats import FORMATS, names, render
 
@@ -506,7 +505,7 @@ def _first_commit_kept_or_by_git(root: Path, git_dir: Path, path: str, blob: str
     if kept is not None:
         try:
             value = json.loads(kept)
-        except ValueError:
+        except (ValueError, RecursionError):  # damaged, even nested 3,000 deep: a miss
             value = None
         if (isinstance(value, list) and len(value) == 3 and value[0] == head
                 and isinstance(value[1], str) and re.fullmatch(r"[0-9a-f]{40,64}", value[1])
@@ -773,22 +772,22 @@ def read_cite_settings(store: Store, at: str | None = None) -> dict[str, str]:
             :meth:`kistore.store.Store.settings_file`).
     """
     if at is None and store.root is not None:
-        return _work_tree_cite_settings(store, store.root)
-    text = store.settings_file(at or "HEAD")[0] or b""
-    return cite_table(parse_settings(text, file=layout.SETTINGS_FILE))
+        return _work_tree_cite_settings(store)
+    return store.settings(at or "HEAD").cite()
 
 
-def _work_tree_cite_settings(store: Store, root: Path) -> dict[str, str]:
+def _work_tree_cite_settings(store: Store) -> dict[str, str]:
     """:func:`read_cite_settings` of the work tree's ``kistore.toml``, parsed once per bytes.
 
     What the bytes gave is kept beside the index (:mod:`kistore.index.kept`, under
     :func:`_code_id`), so a run page whose ``kistore.toml`` is as before loads
-    no TOML parser. Bytes that fail to parse are never kept: each read says why again.
+    no TOML parser. Otherwise the file is read and parsed as every reader of it does
+    (:meth:`kistore.store.Store.settings`, :meth:`kistore.store.Settings.cite`). Bytes that
+    fail to parse are never kept: each read says why again.
 
     Raises:
         InputError: as :func:`read_cite_settings`.
     """
-    path = root / layout.SETTINGS_FILE
     data = store.settings_file()[0]  # a regular file only, as Store.limits reads it
     if data is None:
         return cite_table({})
@@ -797,13 +796,13 @@ def _work_tree_cite_settings(store: Store, root: Path) -> dict[str, str]:
     if kept is not None:
         try:
             value = json.loads(kept)
-        except ValueError:
+        except (ValueError, RecursionError):  # damaged, even nested 3,000 deep: a miss
             value = None
         if isinstance(value, dict) and isinstance(value.get("publisher"), str) and all(
                 k in ("permalink", "publisher") and isinstance(v, str)
                 for k, v in value.items()):
             return value
-    result = cite_table(parse_settings(data, file=str(path)))
+    result = store.settings().cite()
     if parser is not None:
         keep_value(store.git_dir, parser, data, json.dumps(result, sort_keys=True))
     return result

@@ -10,7 +10,6 @@ command's JSON output goes through.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -25,21 +24,33 @@ INTERNAL_ERROR = "internal error: this is a bug in kistore, not a problem with y
 def emit_json(value: Any) -> None:
     """Print ``value`` as indented JSON on stdout (UTF-8, keys in stable order).
 
-    A string that is not Unicode text (a file name that is not UTF-8, held as surrogate
-    escapes) makes the whole document ASCII with ``\\u`` escapes, which any JSON reader takes.
+    Numbers are written as the stored manifests and the readable output write them
+    (:func:`kistore.query.numbers.json_document`: ``1e-7``, ``0.00001``, not Python's
+    ``1e-07``, ``1e-05``); keys in the order the command gives them. A string that is not
+    Unicode text (a file name that is not UTF-8, held as surrogate escapes) makes the whole
+    document ASCII with ``\\u`` escapes, which any JSON reader takes.
     """
-    text = json.dumps(value, indent=2, ensure_ascii=False)
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..query.numbers import json_document
+
+    text = json_document(value)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a file name that is not UTF-8: escaped, as JSON allows
-        text = json.dumps(value, indent=2, ensure_ascii=True)
+        text = json_document(value, ensure_ascii=True)
     click.echo(text)
 
 
 def emit_jsonl(items: Iterable[Any]) -> None:
-    """Print each item as one line of compact JSON on stdout (JSON Lines, UTF-8)."""
+    """Print each item as one line of compact JSON on stdout (JSON Lines, UTF-8).
+
+    Numbers as :func:`emit_json` writes them (:func:`kistore.query.numbers.json_document`).
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..query.numbers import json_document
+
     for item in items:
-        click.echo(json.dumps(item, ensure_ascii=False, separators=(",", ":")))
+        click.echo(json_document(item, indent=None))
 
 
 @contextlib.contextmanager

@@ -191,6 +191,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
 
     store = ctx.store()
     store.require_checkout("kistore attest", writes=_ATTEST_NEEDS)
+    store.settings().refuse_other_version("kistore attest")  # as add, import and migrate
     with explaining_misses(store, [ref], None):
         digest = store.resolve(ref)
     given = None
@@ -516,6 +517,7 @@ def trust_add(ctx: StoreContext, key_arg: str, roles: tuple[str, ...], valid_fro
     if store.root is None:
         raise StoreStateError("this repository has no work tree")
     store.require_checkout("kistore trust add", writes=_TRUST_NEEDS)
+    store.settings().refuse_other_version("kistore trust add")  # as add, import and migrate
     if comment is not None and not _is_utf8(comment):  # bytes that are not UTF-8
         raise InputError(f"--comment {printable(comment)!r} is not UTF-8 text: write it in "
                          "UTF-8")
@@ -568,6 +570,7 @@ def trust_revoke(ctx: StoreContext, keyid: str, at: str | None, as_json: bool) -
     if store.root is None:
         raise StoreStateError("this repository has no work tree")
     store.require_checkout("kistore trust revoke", writes=_TRUST_NEEDS)
+    store.settings().refuse_other_version("kistore trust revoke")
     entry = revoke_key(store.root, keyid, at=parse_time(at) if at else None)
     if as_json:
         emit_json(entry.to_json())

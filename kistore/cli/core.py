@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import json
 import sys
 from typing import TYPE_CHECKING
 
@@ -297,7 +296,10 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     click.echo(f"title:    {one_line(manifest.title)}")
     if note:
         click.echo(f"note:     {note}")
-    click.echo(json.dumps(manifest.spec, indent=2, ensure_ascii=False))
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..query.numbers import json_document
+
+    click.echo(json_document(manifest.spec))  # numbers as stored: 1e-7, never 1e-07
 
 
 def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None,

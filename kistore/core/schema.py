@@ -74,12 +74,17 @@ def _schema_dir() -> Traversable:
         return resources.files("kistore").joinpath("..", "schemas")
 
 
+_CHECKER_SOURCES = (__file__, os.path.join(os.path.dirname(__file__), "_plain_text.py"))
+"""The sources of :func:`check_manifest`'s checks besides the schemas (:func:`checker_id`)."""
+
+
 @cache
 def checker_id() -> bytes:
     """Return what identifies :func:`check_manifest`'s verdicts: 32 bytes, same while it is.
 
-    BLAKE2b of this module's source (the checks beside the schemas: NFC, date-time) and of
-    every shipped schema file, name and bytes. A verdict recorded under one id
+    BLAKE2b of this module's source and of :mod:`kistore.core._plain_text`'s (the checks
+    beside the schemas: NFC, scripts, date-time) and of every shipped schema file, name and
+    bytes. A verdict recorded under one id
     (:mod:`kistore.index.checked`) is not taken for another: upgrading kistore, or editing
     a schema in a checkout, checks documents again.
 
@@ -88,8 +93,9 @@ def checker_id() -> bytes:
     """
     digest = hashes.blake2b(digest_size=32)
     try:
-        with open(__file__, "rb") as f:
-            digest.update(f.read())
+        for source in _CHECKER_SOURCES:
+            with open(source, "rb") as f:
+                digest.update(f.read())
         for name in schema_names():
             data = _schema_dir().joinpath(name).read_bytes()
             digest.update(b"%d:%s\n%d:" % (len(name), name.encode(), len(data)) + data)
@@ -433,13 +439,22 @@ _CATEGORY = {"Cc": "a control character", "Cf": "an invisible format character",
 
 
 def _plain(value: str) -> str:
-    """Return what to write instead of ``value``: category C dropped, NFKC, no edge space."""
+    """Return what to write instead of ``value``.
+
+    Category C and default-ignorable characters dropped, NFKC, no edge space, each run of
+    whitespace one space. A mix of scripts is left as it is (which letter was meant is not
+    known).
+    """
     # Lazy: only a refused identifying string needs the Unicode tables.
     import unicodedata
 
+    # Lazy: the rules of scripts and invisible characters, with the Unicode tables.
+    from ._plain_text import default_ignorable
+
     for _ in range(4):  # NFKC then strip then drop reaches a fixed point at once in practice
-        fixed = unicodedata.normalize("NFKC", "".join(
-            c for c in value if unicodedata.category(c)[0] != "C")).strip()
+        fixed = " ".join(unicodedata.normalize("NFKC", "".join(
+            c for c in value if unicodedata.category(c)[0] != "C"
+            and not default_ignorable(c))).split())
         if fixed == value:
             break
         value = fixed
@@ -451,10 +466,14 @@ def _identifying_problem(value: str) -> str | None:
 
     None when it may.
     """
-    if value.isascii() and value.isprintable() and value == value.strip():
-        return None  # the common case, no Unicode tables: U+0020-U+007E, no edge space
+    if value.isascii() and value.isprintable() and value == value.strip() \
+            and "  " not in value:
+        return None  # the common case, no Unicode tables: U+0020-U+007E, single spaces
     # Lazy: only a non-ASCII or refused identifying string needs the Unicode tables (~2 ms).
     import unicodedata
+
+    # Lazy: the rules of scripts and invisible characters, with the Unicode tables.
+    from ._plain_text import default_ignorable, mixed_script, script
 
     def at(i: int) -> str:
         c = value[i]
@@ -470,10 +489,18 @@ def _identifying_problem(value: str) -> str | None:
         if category[0] == "C":
             return (f"{value!r} holds {at(i)}, {_CATEGORY.get(category, category)} "
                     f"(Unicode category {category}; {why}): {write}")
+    for i, c in enumerate(value):
+        if default_ignorable(c):
+            return (f"{value!r} holds {at(i)}, an invisible character (Unicode "
+                    f"Default_Ignorable_Code_Point; {why}): {write}")
     if value != value.strip():
         i = 0 if value[0].isspace() else len(value) - 1
         edge = "leading" if i == 0 else "trailing"
         return f"{value!r} holds {at(i)}, {edge} whitespace ({why}): {write}"
+    for i in range(1, len(value)):
+        if value[i].isspace() and value[i - 1].isspace():
+            return (f"{value!r} holds {at(i)}, whitespace after whitespace (one space "
+                    f"between words; {why}): {write}")
     if not unicodedata.is_normalized("NFC", value):
         nfc = unicodedata.normalize("NFC", value)
         return (f"{value!r} is not in Unicode NFC (identifying strings must be, or one GPU, "
@@ -484,6 +511,15 @@ def _identifying_problem(value: str) -> str | None:
                  if not unicodedata.is_normalized("NFKC", value[:i + 1]))
         return (f"{value!r} holds {at(i)}, a compatibility form (not in Unicode NFKC; {why}): "
                 f"{write}")
+    mixed = mixed_script(value)
+    if mixed is not None:
+        first, other = mixed
+        theirs, ours = script(value[other]), script(value[first])
+        return (f"{value!r} holds {at(other)}, of the {theirs} script, after {at(first)}, "
+                f"of the {ours} script (one string, one script: a look-alike of another "
+                f"script makes one GPU, family or statistic two that print alike): retype "
+                f"character {other + 1} in the {ours} script, or write the whole string in "
+                f"one script")
     return None
 
 

@@ -222,7 +222,10 @@ def unpack_listing(stored: bytes | str) -> dict[str, str]:
         ValueError: a stored value that is neither form (the index is damaged).
     """
     if isinstance(stored, str):
-        return dict(json.loads(stored))
+        try:
+            return dict(json.loads(stored))
+        except (RecursionError, TypeError):  # nested 3,000 deep, or no pairs: damaged
+            raise ValueError("a shard listing that is not a JSON object of names") from None
     if len(stored) % _ENTRY:
         raise ValueError("a packed shard listing of a length no entries make")
     return {f"{stored[i:i + 31].hex()}.json": stored[i + 31:i + _ENTRY].hex()
@@ -246,7 +249,9 @@ def annotated_blobs(store: IndexedStore, conn: sqlite3.Connection) -> frozenset[
         return frozenset()
     cached = _meta(conn, "annotated")
     if cached is not None:
-        with contextlib.suppress(ValueError, TypeError, KeyError):  # damaged: a miss
+        # damaged (even nested 3,000 deep: RecursionError, as the site's and export's
+        # readers of their own files refuse it): a miss, listed again
+        with contextlib.suppress(ValueError, TypeError, KeyError, RecursionError):
             value = json.loads(cached)
             if value["tip"] == tip:
                 return frozenset(str(b) for b in value["blobs"])

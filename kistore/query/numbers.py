@@ -20,7 +20,9 @@ with spaces (:func:`column`), never with digits.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
 from ..core.canonical import es6_number
@@ -39,6 +41,34 @@ def number_text(value: float) -> str:
         ``5e-324``, ``1e+22``). ``float(text) == value`` always holds.
     """
     return es6_number(float(value))
+
+
+def rounded_text(value: float, digits: int, *, keep_zeros: bool = True) -> str:
+    """Return a readable, rounded text of ``value``: ``digits`` significant digits.
+
+    The form that may sit beside a stored number (module docstring), never the one called
+    the value: the site's summary line (``SOL score 0.5125``, ``1.04×``), ``show``'s ms
+    conversion (``0.0012345 ms``). Python's ``g`` format chooses fixed or exponent form
+    (exponent when the decimal exponent is below -4 or at least ``digits``); an exponent is
+    written as :func:`number_text` writes one (ECMAScript ``Number::toString``: ``1.1e-6``,
+    ``9.0072e+9``), never Python's ``1.1e-06``.
+
+    Args:
+        value: a finite number (``int`` or ``float``).
+        digits: significant digits, at least 1.
+        keep_zeros: keep trailing zeros, as a measurement's precision is written
+            (``1.00``, ``0.5000``; Python's ``#g``); ``False`` strips them (``1``, ``0.5``).
+
+    Returns:
+        The text (``0.5125``, ``1.00``, ``4.941e-324``, ``1.235e+22``); never ends in ``.``.
+    """
+    text = format(float(value), f"{'#' if keep_zeros else ''}.{digits}g")
+    mantissa, mark, exponent = text.partition("e")
+    mantissa = mantissa.rstrip(".")
+    if not mark:
+        return mantissa
+    power = int(exponent)
+    return f"{mantissa}e{'+' if power >= 0 else '-'}{abs(power)}"
 
 
 def grouped_text(value: float) -> str:
@@ -102,6 +132,80 @@ def json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def json_document(value: Any, *, indent: int | None = 2, ensure_ascii: bool = False) -> str:
+    """Return ``value`` as a JSON document whose numbers are written as stored.
+
+    What ``--json`` prints: the layout of ``json.dumps(value, indent=indent,
+    ensure_ascii=ensure_ascii)`` (keys in the order given, never sorted; with ``indent``
+    None, one compact line, ``","`` and ``":"`` between items), except that every float is
+    its canonical text (:func:`number_text`: ``1e-7``, ``0.00001``, ``1``, as the manifest's
+    canonical bytes and the readable output hold it) instead of Python's ``repr``
+    (``1e-07``, ``1e-05``, ``1.0``). A reader parses each number back to the same double.
+    Integers print all their digits; NaN and infinities as ``json.dumps`` writes them.
+
+    Args:
+        value: dicts, lists, tuples, str, int, float, bool and None, nested.
+        indent: spaces per level, or None for one compact line (JSON Lines).
+        ensure_ascii: escape every non-ASCII character (``\\u`` escapes).
+
+    Returns:
+        The text, without a final newline.
+
+    Raises:
+        TypeError: ``value`` holds something else (a set, bytes, an object), as
+            ``json.dumps`` raises; or a key that is not str, int, float, bool or None.
+    """
+    quote = encode_basestring_ascii if ensure_ascii else encode_basestring
+    parts: list[str] = []
+    _encode(value, quote, indent, 0, parts)
+    return "".join(parts)
+
+
+def _json_number(value: float | int) -> str:
+    if isinstance(value, float):
+        return number_text(value) if math.isfinite(value) else json.dumps(value)
+    return int.__repr__(value)
+
+
+def _json_key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if key is None or isinstance(key, bool):
+        return json.dumps(key)
+    if isinstance(key, int | float):
+        return _json_number(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+
+
+def _encode(value: Any, quote: Any, indent: int | None, level: int, out: list[str]) -> None:
+    """Append ``value``'s JSON text to ``out`` (the layout of :func:`json_document`)."""
+    if isinstance(value, str):
+        out.append(quote(value))
+    elif value is None or value is True or value is False:
+        out.append("null" if value is None else "true" if value else "false")
+    elif isinstance(value, int | float):
+        out.append(_json_number(value))
+    elif isinstance(value, list | tuple | dict):
+        items = list(value.items()) if isinstance(value, dict) else value
+        opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+        if not items:
+            out.append(opening + closing)
+            return
+        inner = "" if indent is None else "\n" + " " * (indent * (level + 1))
+        outer = "" if indent is None else "\n" + " " * (indent * level)
+        separator = ","
+        out.append(opening)
+        for i, item in enumerate(items):
+            out.append(inner if i == 0 else separator + inner)
+            if isinstance(value, dict):
+                out.append(quote(_json_key(item[0])) + (": " if indent is not None else ":"))
+                item = item[1]
+            _encode(item, quote, indent, level + 1, out)
+        out.append(outer + closing)
+    else:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def column(texts: Sequence[str]) -> list[str]:
     """Return ``texts`` padded with spaces so that their decimal points line up.
 
@@ -146,7 +250,7 @@ def ratio_text(a: float, b: float) -> str:
         The text.
     """
     ratio = a / b
-    text = f"{ratio:.4g}"
+    text = rounded_text(ratio, 4, keep_zeros=False)
     if a == b or float(text) != 1.0:
         return text
     if ratio == 1.0:

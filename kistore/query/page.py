@@ -18,7 +18,7 @@ from ..index.catalog import Catalog
 from ..index.index import open_catalog
 from ..index.records import Record
 from .answers import rank
-from .numbers import json_text, ratio_text, value_text
+from .numbers import json_text, ratio_text, rounded_text, value_text
 from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -359,18 +359,21 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 
 def _fmt(x: float | None) -> str:
-    return "-" if x is None else f"{x:.4g}"
+    """Write a ratio with 4 significant digits (``3.333``, ``1.2e-5``: :func:`rounded_text`)."""
+    return "-" if x is None else rounded_text(x, 4, keep_zeros=False)
 
 
 def _ns(ns: float | None) -> str:
     """``1,234.5 ns (0.0012345 ms)``: the stored number, then a rounded conversion.
 
     The ns figure is the stored number (:func:`value_text`, the same text whatever else is in
-    the group); the ms figure is a readable conversion (6 significant digits).
+    the group); the ms figure is a readable conversion (6 significant digits, zeros
+    stripped, an exponent written as the stored numbers write one: ``1.1e-6``, not Python's
+    ``1.1e-06``; :func:`rounded_text`).
     """
     if ns is None:
         return "-"
-    return f"{value_text(ns, 'ns')} ns ({ns / 1e6:.6g} ms)"
+    return f"{value_text(ns, 'ns')} ns ({rounded_text(ns / 1e6, 6, keep_zeros=False)} ms)"
 
 
 def _value(v: float | None, unit: str | None) -> str:

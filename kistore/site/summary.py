@@ -2,22 +2,25 @@
 
 A run keeps its source's own metrics verbatim (``spec.sourceNative.metrics``). The run
 page shows the ones a reader of that source knows, in their words: for SOL-ExecBench
-"SOL score 0.51252 · 1.04× the reference · 16 of 16 cases faster". Pure; no I/O.
+"SOL score 0.5125 · 1.04× the reference · 16 of 16 cases faster", as the published run page
+(``shared/examples/run-page.md``, item 4) writes it. Pure; no I/O.
 
 Numbers follow the CLI's one rule (:mod:`kistore.query.numbers`): a stored value, score or
 count prints its canonical text (the shortest digits that parse back to the stored double,
 as RFC 8785 writes them), a latency in ns with thousands separators. The rounded forms
 (:func:`latency`: ``13.6 ms``; :func:`ratio`: ``1.04×``) say so by their form and sit beside
-it. Review r70, F11: the Measurements table's "Exact" column printed ``1. ns`` for a stored
-1.0000000596046448 (three decimals, zeros stripped), and scores printed ``4.94066e-324`` for
-a stored ``5e-324`` (6 significant digits).
+it; the summary line is such a readable line (its score rounded to 4 significant digits,
+its ratio to 3, :func:`kistore.query.numbers.rounded_text`), and the run page's standing
+line prints the score exactly. Review r70, F11: the Measurements table's "Exact" column
+printed ``1. ns`` for a stored 1.0000000596046448 (three decimals, zeros stripped), and
+scores printed ``4.94066e-324`` for a stored ``5e-324`` (6 significant digits).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..query.numbers import grouped_text, number_text
+from ..query.numbers import grouped_text, number_text, rounded_text
 
 _SPEEDUPS = ("avg_speedup", "speedup_factor", "speedup")
 """Metrics that state the run's speed relative to the source's reference (x reference)."""
@@ -27,11 +30,13 @@ def source_summary(spec: dict[str, Any], references: list[dict[str, Any]]
                    ) -> list[dict[str, str]]:
     """Return the run's source-native summary as ``[{"label", "text"}]`` items.
 
-    Known metric names, in this order: ``sol_score`` ("SOL score 0.51252"); the first of
-    ``avg_speedup``, ``speedup_factor``, ``speedup`` ("1.04× the reference", rounded as
-    every ratio); ``fast_1_count`` with ``fast_1_total`` ("16 of 16 cases faster");
+    Known metric names, in this order: ``sol_score`` ("SOL score 0.5125": a stored
+    0.51252 rounded to 4 significant digits, trailing zeros kept, as the published page
+    writes it; the standing line prints it exactly); the first of ``avg_speedup``,
+    ``speedup_factor``, ``speedup`` ("1.04× the reference", 3 significant digits, as every
+    ratio); ``fast_1_count`` with ``fast_1_total`` ("16 of 16 cases faster");
     ``num_trials`` ("100 trials"). A source with none of them gets its first four numeric
-    metrics by name. Scores, counts and metrics print as stored (:func:`number`). When
+    metrics by name. Counts and other metrics print as stored (:func:`number`). When
     the source states no speed-up but the group has reference runs, the latency ratio to
     the first reference ("1.00× the reference (SOL-ExecBench Reference Implementation)")
     is computed from the runs' latencies instead.
@@ -49,16 +54,16 @@ def source_summary(spec: dict[str, Any], references: list[dict[str, Any]]
     items: list[dict[str, str]] = []
     score = _number(metrics.get("sol_score"))
     if score is not None:
-        items.append({"label": "SOL score", "text": f"SOL score {number_text(score)}"})
+        items.append({"label": "SOL score", "text": f"SOL score {rounded_text(score, 4)}"})
     speedup = next((_number(metrics.get(k)) for k in _SPEEDUPS
                     if _number(metrics.get(k)) is not None), None)
     if speedup is not None:
-        items.append({"label": "x reference", "text": f"{speedup:#.3g}× the reference"})
+        items.append({"label": "x reference", "text": f"{ratio(speedup)} the reference"})
     else:
         ref = next((r for r in references if r.get("speedup") is not None), None)
         if ref is not None:
             items.append({"label": "x reference",
-                          "text": f"{ref['speedup']:#.3g}× the reference "
+                          "text": f"{ratio(ref['speedup'])} the reference "
                                   f"({ref.get('project') or ref.get('name')})"})
     count, total = _number(metrics.get("fast_1_count")), _number(metrics.get("fast_1_total"))
     if count is not None and total is not None:
@@ -126,6 +131,9 @@ def number(value: Any) -> str:
 
 
 def ratio(value: Any) -> str:
-    """Write a ratio as ``1.04×`` (3 significant digits, ``1.00×``), ``-`` when unknown."""
+    """Write a ratio as ``1.04×`` (3 significant digits, ``1.00×``), ``-`` when unknown.
+
+    :func:`kistore.query.numbers.rounded_text` (``1.00e-7×``, never Python's ``1.00e-07``).
+    """
     x = _number(value)
-    return "-" if x is None else f"{x:#.3g}×"
+    return "-" if x is None else f"{rounded_text(x, 3)}×"

@@ -21,6 +21,7 @@ from ..core.settings import (
     STORE_FIX,
     STORE_VERSION,
     cite_problems,
+    cite_table,
     store_fix,
     store_problems,
     table_key_problems,
@@ -170,6 +171,27 @@ class Settings:
             f"{p.message}: queries read it as store version {STORE_VERSION} and may misread "
             f"it; {store_fix(self.parsed)}", file=p.file, pointer=p.pointer), self.data)
             for p in store_problems(self.parsed, file=self.file)]
+
+    def cite(self) -> dict[str, str]:
+        """Return ``[cite]`` as ``kistore cite`` reads it (:func:`~.settings.cite_table`).
+
+        Returns:
+            ``publisher`` always (the default when unset), ``permalink`` when set.
+
+        Raises:
+            InputError: the file is not a regular file (:attr:`unreadable`), does not parse
+                (:attr:`parse_error`, naming :attr:`file`), or ``[cite]`` is not a table of
+                non-empty strings (named ``kistore.toml``, as ``cite``'s other ``[cite]``
+                errors, its template's, name it).
+            MultipleErrors: the parse error was several problems.
+        """
+        if self.unreadable is not None:
+            raise self.unreadable
+        if self.parsed is None:
+            if len(self.parse_error) == 1:
+                raise self.parse_error[0]
+            raise MultipleErrors(self.parse_error)
+        return cite_table(self.parsed)
 
     def refuse_other_version(self, command: str) -> None:
         """Refuse a write into a store whose ``[store] version`` this kistore does not write.

@@ -44,6 +44,7 @@ from ..core.limits import Limits
 from ..core.limits import check_manifest as limits_check
 from ..core.model import Manifest
 from ..core.schema import KINDS
+from ..core.settings import STORE_VERSION
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
@@ -58,10 +59,10 @@ if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexe
     from .admission import AddResult
     from .migrate import ForwardWritten, GroupWritten, NameWritten
 
-SETTINGS_TEMPLATE = """\
+SETTINGS_TEMPLATE = f"""\
 # kistore store settings (https://kernelindex.dev). Reviewed like code.
 [store]
-version = 1
+version = {STORE_VERSION}
 
 [limits]
 # Sizes kistore refuses past, while reading (add, import, verify, check, the hooks).
@@ -71,10 +72,13 @@ version = 1
 # array-length = 10000       # items of any array in a manifest
 
 [cite]
-# Permalink template for `kistore cite`; {commit} and {path} are filled in.
+# Permalink template for `kistore cite`; {{commit}} and {{path}} are filled in.
 # When unset, it is derived from the `origin` remote (GitHub, GitLab, Gitea forms).
-# permalink = "https://github.com/OWNER/REPO/blob/{commit}/{path}"
+# permalink = "https://github.com/OWNER/REPO/blob/{{commit}}/{{path}}"
 """
+"""What ``kistore init`` writes to ``kistore.toml``: ``[store] version`` is
+:data:`kistore.core.settings.STORE_VERSION`, the other settings commented out at their
+defaults."""
 
 
 

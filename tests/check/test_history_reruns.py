@@ -85,7 +85,7 @@ def test_rerun_on_another_gpu_does_not_verify_the_run(remote, bundle):
     shown = remote.kistore("show", PUBLISHED["run"]).stdout
     keyid = signing.keyid(RERUN_KEY.public_key())
     assert (f"rerun by {keyid} (verifies): measured 1,234.5 ns (0.0012345 ms), the run "
-            "13,634,148 ns (13.6341 ms), ratio 9.054e-05x") in shown
+            "13,634,148 ns (13.6341 ms), ratio 9.054e-5x") in shown
     [rerun] = json.loads(remote.kistore("show", PUBLISHED["run"], "--json").stdout)["reruns"]
     assert (rerun["measuredNs"], rerun["runNs"]) == (1234.5, 13634148)
 

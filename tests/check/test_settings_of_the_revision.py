@@ -163,6 +163,55 @@ def test_add_and_import_refuse_to_write_into_a_store_of_a_newer_version(runner, 
     assert runner.invoke(main, ["--store", str(published), "ls"]).exit_code == 0
 
 
+def test_attest_and_trust_refuse_to_write_into_a_store_of_a_newer_version(runner, published,
+                                                                         tmp_path):
+    # they wrote notes, attestation files and store/trust into it, as add no longer did
+    key = tmp_path / "k"
+    assert runner.invoke(main, ["key", "generate", str(key)]).exit_code == 0
+    trusted = runner.invoke(main, ["--store", str(published), "trust", "add", f"{key}.pub",
+                                   "--role", "rerun"])
+    assert trusted.exit_code == 0, trusted.output
+    keyid = trusted.stdout.split()[1]
+    git(published, "add", "-A")
+    git(published, "commit", "-qm", "trust a key")
+    commit_settings(published, TOP.replace("version = 1", "version = 2"), "version 2")
+    before = (git(published, "status", "--porcelain"), git(published, "notes", "--ref",
+                                                           "kistore", "list"))
+    told = (f"error: {published / 'kistore.toml'}:/store/version: [store] version = 2: a "
+            "store of version 2 is written by a newer kistore; this kistore reads and "
+            "writes store version 1 only and will not write into it: kistore {cmd} refuses "
+            f"to write; {STORE_FIX}; nothing was written\n")
+    for args, cmd in (
+            (["attest", "384a96d0", "--type", "reproduction", "--key", str(key)], "attest"),
+            (["attest", "384a96d0", "--type", "note", "--message", "m", "--key", str(key),
+              "--file"], "attest"),
+            (["trust", "add", f"{key}.pub", "--role", "rerun"], "trust add"),
+            (["trust", "revoke", keyid], "trust revoke")):
+        result = runner.invoke(main, ["--store", str(published), *args])
+        assert (result.exit_code, result.stdout) == (1, ""), args
+        assert result.stderr == told.format(cmd=cmd)
+    assert (git(published, "status", "--porcelain"),
+            git(published, "notes", "--ref", "kistore", "list")) == before
+    # reading goes on
+    listed = runner.invoke(main, ["--store", str(published), "trust", "list"])
+    assert listed.exit_code == 0 and keyid in listed.stdout
+
+
+def test_init_writes_the_one_store_version_constant(tmp_path):
+    import tomllib
+
+    from kistore.core.settings import STORE_VERSION
+    from kistore.store._store import SETTINGS_TEMPLATE
+
+    Store.init(tmp_path / "s")
+    text = (tmp_path / "s" / "kistore.toml").read_text()
+    assert text == SETTINGS_TEMPLATE and "\n[store]\nversion = 1\n\n[limits]\n" in text
+    assert tomllib.loads(text) == {"store": {"version": STORE_VERSION}, "limits": {},
+                                   "cite": {}} and STORE_VERSION == 1
+    # the template's placeholders are the permalink's, not the f-string's
+    assert '# permalink = "https://github.com/OWNER/REPO/blob/{commit}/{path}"\n' in text
+
+
 def test_a_store_without_a_version_is_this_versions():
     for text in (b"", b"[limits]\n", b"[store]\n"):
         assert settings_findings(Settings.from_bytes(text, "kistore.toml")) == []

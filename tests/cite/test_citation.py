@@ -409,6 +409,10 @@ def test_cli_malformed_cite_setting_exit_1(runner, tmp_path):
     assert result.exit_code == 1
     assert result.stderr == ("error: kistore.toml: [cite] publisher must be a non-empty string, "
                              "found 3\n")
+    # a revision's alike (Store.settings of the commit)
+    result = run_cli(runner, path, "384a96d0", "--at", "HEAD")
+    assert (result.exit_code, result.stderr) == (1, "error: kistore.toml: [cite] publisher "
+                                                    "must be a non-empty string, found 3\n")
 
 
 # -- authors and the run page line ----------------------------------------------------

@@ -4,6 +4,7 @@ no schema for bytes that passed before, and checks any other bytes as it always 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -119,7 +120,31 @@ def test_checker_id_follows_the_schemas(monkeypatch, tmp_path):
         schema.checker_id.cache_clear()
 
 
-def test_a_repository_kistore_cannot_write_records_nothing_and_raises_nothing(tmp_path):
+def test_checker_id_follows_the_plain_text_rules(monkeypatch, tmp_path):
+    # KI104's script and invisible-character rules live in core/_plain_text.py: a verdict
+    # kept under an older copy of them must not be taken (show would skip the new rule)
+    import shutil
+
+    from kistore.core import schema
+
+    copies = []
+    for source in schema._CHECKER_SOURCES:
+        copies.append(tmp_path / Path(source).name)
+        shutil.copyfile(source, copies[-1])
+    assert [p.name for p in copies] == ["schema.py", "_plain_text.py"]
+    before = schema.checker_id()
+    schema.checker_id.cache_clear()
+    monkeypatch.setattr(schema, "_CHECKER_SOURCES", tuple(map(str, copies)))
+    try:
+        assert schema.checker_id() == before  # same files, same id
+        schema.checker_id.cache_clear()
+        copies[1].write_bytes(copies[1].read_bytes().replace(b"(0x3164, 0x3164), ", b""))
+        assert schema.checker_id() != before
+    finally:
+        schema.checker_id.cache_clear()
+
+
+
     git_dir = tmp_path / ".git"
     (git_dir / "kistore").mkdir(parents=True)
     (git_dir / "kistore" / checked.DIRECTORY).write_bytes(b"not a directory")  # OSError

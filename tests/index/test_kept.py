@@ -13,7 +13,7 @@ from kistore.cite import citation
 from kistore.cite.citation import read_cite_settings
 from kistore.core.errors import InputError
 from kistore.index import kept
-from kistore.store import Store
+from kistore.store import Store, _settings
 
 from ..cite.test_citation import new_store
 
@@ -65,9 +65,9 @@ def test_cite_settings_parse_once_per_bytes(tmp_path, monkeypatch):
     path, store = cite_store(tmp_path, '\n[cite]\npublisher = "  Kernel Lab "\n')
     assert read_cite_settings(store) == {"publisher": "Kernel Lab"}
     assert len(kept_files(store.git_dir)) == 1
-    with monkeypatch.context() as m:  # the same bytes: no TOML parsed
-        m.setattr(citation, "parse_settings", lambda *a, **k: pytest.fail("parsed again"))
-        assert read_cite_settings(store) == {"publisher": "Kernel Lab"}
+    with monkeypatch.context() as m:  # the same bytes, another process: no TOML parsed
+        m.setattr(_settings, "parse_settings", lambda *a, **k: pytest.fail("parsed again"))
+        assert read_cite_settings(Store(path)) == {"publisher": "Kernel Lab"}
     settings = path / "kistore.toml"
     settings.write_text(settings.read_text().replace("Kernel Lab", "Other Lab")
                         + 'permalink = "https://example.org/{commit}/{path}"\n')
@@ -84,6 +84,16 @@ def test_a_kept_value_edited_by_hand_is_not_believed(tmp_path):
     with open(path, "w", encoding="utf-8") as f:
         f.write(f'{{"publisher": "Forged"}}\n{seal}\n')
     assert read_cite_settings(store) == {"publisher": "Kernel Lab"}
+
+
+def test_a_kept_value_nested_3000_deep_is_a_miss(tmp_path):
+    # the kept value was read with a bare json.loads: 3,000 "[" under a valid seal (a plain
+    # BLAKE2b: whoever writes .git/kistore can make one) was a RecursionError traceback
+    path, store = cite_store(tmp_path, '\n[cite]\npublisher = "Kernel Lab"\n')
+    data = (path / "kistore.toml").read_bytes()
+    kept.keep_value(store.git_dir, citation._code_id(), data, "[" * 3000 + "]" * 3000)
+    assert kept.kept_value(store.git_dir, citation._code_id(), data) == "[" * 3000 + "]" * 3000
+    assert read_cite_settings(Store(path)) == {"publisher": "Kernel Lab"}
 
 
 def test_bad_settings_are_refused_every_time_and_never_kept(tmp_path):

@@ -128,6 +128,39 @@ def test_notes_change_is_seen_by_the_next_warm_rank(store, kit, world, monkeypat
     assert warm_ranks(store.root, monkeypatch) == [("b", 1), ("a", 2)]
 
 
+def test_caches_nested_3000_deep_are_misses_not_a_recursion_error(store, kit, world,
+                                                                 monkeypatch):
+    # warm.py read its own sealed caches with a bare json.loads: a value of 3,000 "["
+    # (the seal is a plain BLAKE2b: whoever writes the file can make one) was a traceback
+    import sqlite3
+
+    from kistore.attest import signing
+    from kistore.attest.trust import add_key
+    from kistore.index._database import index_path, seal, set_meta
+
+    digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                               *new_run(kit, world, "b", 10)])
+    add_key(store.root, signing.public_key_line(MAINTAINER_KEY.public_key()), ["maintainer"],
+            valid_from=SINCE)
+    attach(store, digests[-1], MAINTAINER_KEY, "withdrawal", digests[1])
+    assert warm_ranks(store.root, monkeypatch, attested=True) == [("a", 1)]
+    deep = "[" * 3000 + "]" * 3000
+    with pytest.raises(RecursionError):
+        json.loads(deep)
+    conn = sqlite3.connect(index_path(store.git_dir))
+    with conn:
+        set_meta(conn, annotated=deep)
+        shards = [s for (s,) in conn.execute("SELECT shard FROM shard_listings")]
+        conn.executemany("UPDATE shard_listings SET listing = ?, seal = ? WHERE shard = ?",
+                         [(deep, seal((s, deep)), s) for s in shards])
+    conn.close()
+    assert ranks(store.root) == [("a", 1)]  # listed again, as any damaged cache
+    with pytest.raises(ValueError, match="not a JSON object of names"):
+        warm.unpack_listing(deep)
+    with pytest.raises(ValueError, match="not a JSON object of names"):
+        warm.unpack_listing("5")
+
+
 def test_work_tree_edits_are_seen_by_the_next_warm_rank(store, kit, world, monkeypatch):
     digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
                                *new_run(kit, world, "b", 10)])

@@ -21,7 +21,7 @@ def run(runner, store_path, *args):
 def test_show_labels_the_reference_ratio_a_latency_ratio(runner, group):
     out = run(runner, group.root, "show", "BenchmarkRun/slow").output
     assert ("  x reference proj-ref: 3.333x by latency (the reference's 100 ns (0.0001 ms) / "
-            "this run's 30 ns (3e-05 ms))") in out.splitlines()
+            "this run's 30 ns (3e-5 ms))") in out.splitlines()
 
 
 def test_show_says_the_status_where_the_source_recorded_no_correctness(runner, group):

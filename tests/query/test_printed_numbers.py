@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 
+import pytest
 import rfc8785
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -19,9 +20,11 @@ from kistore.cli import main
 from kistore.query.numbers import (
     column,
     grouped_text,
+    json_document,
     json_text,
     number_text,
     ratio_text,
+    rounded_text,
     value_text,
 )
 
@@ -97,14 +100,14 @@ def test_a_run_prints_the_same_latency_whatever_else_joins_its_group(runner, sto
                                ("b", 1.0000000596046448)])
     add_docs(store, docs[:-2])
     before = run(runner, store.root, "show", "BenchmarkRun/a").output
-    assert "measured: mean latency 1.1 ns (1.1e-06 ms)" in before.splitlines()
+    assert "measured: mean latency 1.1 ns (1.1e-6 ms)" in before.splitlines()
     add_docs(store, docs[-2:])
     after = run(runner, store.root, "show", "BenchmarkRun/a").output.splitlines()
-    assert "measured: mean latency 1.1 ns (1.1e-06 ms)" in after
-    assert "rank 2 of 3 (measured comparison, mean ascending): 1.1 ns (1.1e-06 ms)" in after
-    assert "  1.1x the value of #1 b (1.0000000596046448 ns (1e-06 ms))" in after
+    assert "measured: mean latency 1.1 ns (1.1e-6 ms)" in after
+    assert "rank 2 of 3 (measured comparison, mean ascending): 1.1 ns (1.1e-6 ms)" in after
+    assert "  1.1x the value of #1 b (1.0000000596046448 ns (1e-6 ms))" in after
     big = run(runner, store.root, "show", "BenchmarkRun/big").output
-    assert "measured: mean latency 9,007,199,254,740,991 ns (9.0072e+09 ms)" in big
+    assert "measured: mean latency 9,007,199,254,740,991 ns (9.0072e+9 ms)" in big
     ranked = run(runner, store.root, "rank", "BenchmarkRun/a").output
     assert [line.split()[1] for line in ranked.splitlines()[1:]] == [
         "1.0000000596046448", "1.1", "9,007,199,254,740,991"]
@@ -149,6 +152,17 @@ def test_numbers_by_hand():
     assert value_text(123456789.0, None) == "123456789"
     assert column(["1", "1.04", "-", "1,234.5", "1e-7"]) == [
         "    1   ", "    1.04", "    -   ", "1,234.5 ", "    1e-7"]
+
+
+def test_rounded_text_writes_exponents_as_stored_numbers_do():
+    # review 2026-12-02: show's ms conversion wrote Python's 1.1e-06 beside the stored 1.1
+    assert rounded_text(1.1e-6, 6, keep_zeros=False) == "1.1e-6"
+    assert rounded_text(9007199254.740991, 6, keep_zeros=False) == "9.0072e+9"
+    assert rounded_text(0.0012345, 6, keep_zeros=False) == "0.0012345"
+    assert rounded_text(13.634148, 6, keep_zeros=False) == "13.6341"
+    assert rounded_text(0.51252, 4) == "0.5125" and rounded_text(1, 3) == "1.00"
+    assert rounded_text(1e-7, 1) == "1e-7" and rounded_text(100, 3) == "100"
+    assert rounded_text(-2.5e21, 2) == "-2.5e+21" and rounded_text(0, 4) == "0.000"
 
 
 def test_ratio_text_never_claims_1_for_values_that_differ():
@@ -238,12 +252,17 @@ def test_compare_and_show_print_field_values_as_stored(runner, store, kit):
 def test_machine_outputs_hold_the_stored_doubles(runner, store, kit, tmp_path):
     """rank/show/compare --json and export JSONL/CSV: each number parses to the stored one.
 
-    Their layout is their serialiser's (``--json``: Python's ``1e-07``; export: orjson's
-    ``1e-7``), not the canonical text's, but no digit differs: a JSON or CSV reader gets
-    the stored double.
+    ``--json`` writes the canonical text (``1e-7``, as the manifests and the readable output
+    do; it wrote Python's ``1e-07`` until 2026-12-02); export writes orjson's layout. No
+    digit differs: a JSON or CSV reader gets the stored double.
     """
     _score_group(store, kit)
-    ranked = json.loads(run(runner, store.root, "rank", "BenchmarkRun/s0", "--json").output)
+    text = run(runner, store.root, "rank", "BenchmarkRun/s0", "--json").output
+    assert '"value": 1e-7,' in text and '"value": 5.960464477539063e-8,' in text
+    assert "e-07" not in text and "e-08" not in text
+    lines = run(runner, store.root, "rank", "BenchmarkRun/s0", "--format", "jsonl").output
+    assert '"value":1e-7,' in lines and "e-07" not in lines
+    ranked = json.loads(text)
     assert [(r["value"], r["latencyNs"]) for r in ranked] == list(zip(
         (1e-7, 2.0**-24, 5e-324), LATENCIES, strict=True))
     page = json.loads(run(runner, store.root, "show", "BenchmarkRun/s2", "--json").output)
@@ -271,6 +290,46 @@ JSON_VALUES = st.recursive(
     st.none() | st.booleans() | FINITE | st.integers(-(2**53) + 1, 2**53 - 1) | KEYS,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3),
     max_leaves=6)
+
+
+def test_json_document_is_json_dumps_with_numbers_as_stored():
+    value = {"z": [1e-7, 1.0, 0.00001, 2**60 + 1, -0.0], "a": {}, "é": [], "b": [{"k": None}],
+             3: True}
+    assert json_document(value) == (
+        '{\n  "z": [\n    1e-7,\n    1,\n    0.00001,\n    1152921504606846977,\n    0\n  ],\n'
+        '  "a": {},\n  "é": [],\n  "b": [\n    {\n      "k": null\n    }\n  ],\n'
+        '  "3": true\n}')
+    assert json_document(value, indent=None, ensure_ascii=True) == (
+        '{"z":[1e-7,1,0.00001,1152921504606846977,0],"a":{},"\\u00e9":[],"b":[{"k":null}],'
+        '"3":true}')
+    with pytest.raises(TypeError, match="set is not JSON serializable"):
+        json_document({"x": {1}})
+
+
+# a recursive strategy: generation took over the health check's limit on a loaded machine
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(JSON_VALUES, st.sampled_from([None, 2, 0]), st.booleans())
+def test_json_document_parses_back_and_is_json_dumps_but_for_numbers(value, indent, ascii_):
+    text = json_document(value, indent=indent, ensure_ascii=ascii_)
+    assert json.loads(text, parse_int=float) == value  # the same doubles
+    # the layout is json.dumps's: its text once each number is written as stored
+    numbers: list[str] = []
+
+    def mark(v):
+        if isinstance(v, dict):
+            return {k: mark(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [mark(x) for x in v]
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            numbers.append(number_text(v))
+            return f"@@{len(numbers) - 1}@@"  # longer than any generated string
+        return v
+
+    same = json.dumps(mark(value), indent=indent, ensure_ascii=ascii_,
+                      separators=(",", ":") if indent is None else None)
+    for i, number in enumerate(numbers):
+        same = same.replace(f'"@@{i}@@"', number, 1)
+    assert text == same
 
 
 # a recursive strategy: generation took over the health check's limit on a loaded machine

@@ -17,7 +17,7 @@ from kistore.cli import main
 from kistore.site.build import BUILD_FILE, CACHE_FILE, build_site, verify_site
 from kistore.store import Store
 
-from ..conftest import git
+from ..conftest import SHARED, git
 from .conftest import files
 from .demo import PERMALINK, PUBLISHED, XSS_AUTHOR, XSS_TITLE, add_run, build_demo_store
 from .links import check_site
@@ -153,6 +153,19 @@ def test_script_in_a_title_renders_as_text(demo_store, demo_site):
     assert twin(demo_site, f"runs/{xss}")["data"]["title"] == XSS_TITLE  # data as it is
 
 
+PUBLISHED_SUMMARY = "SOL score 0.5125 · 1.04x the reference · 16 of 16 cases faster"
+"""Item 4 of the published run page (shared/examples/run-page.md), as it writes it."""
+
+
+def test_the_published_summary_line_is_the_published_pages():
+    page = SHARED / "examples" / "run-page.md"
+    if not page.is_file():
+        pytest.skip(f"needs the published run page, {page} (set KISTORE_SHARED)")
+    [item] = re.findall(r"^4\. \*\*Source summary line\*\*: (.*?) \(from", page.read_text(),
+                        re.S | re.M)
+    assert " ".join(item.split()) == PUBLISHED_SUMMARY
+
+
 def test_published_record_page_shows_digest_protocol_environment_bytes_and_cite(
         demo_store, demo_site):
     page = (demo_site / RUN / "index.html").read_text()
@@ -160,10 +173,13 @@ def test_published_record_page_shows_digest_protocol_environment_bytes_and_cite(
     assert "SOL-ExecBench evaluation stack v1.1" in page  # protocol: harness and version
     assert "harness_reported" in page and "sol_execbench_leaderboard" in page
     assert "NVIDIA B200" in page and "sm_100" in page  # environment
+    # item 4 of the published page, its "x" written "×"; the score rounded there, while the
+    # standing line prints the stored 0.51252 exactly
     summary = [item["text"] for item in twin(demo_site, RUN)["data"]["summary"]]
-    assert summary == ["SOL score 0.51252", "1.04× the reference", "16 of 16 cases faster"]
-    assert "<span>SOL score 0.51252</span> · <span>1.04× the reference</span> · " \
+    assert " · ".join(summary) == PUBLISHED_SUMMARY.replace("x the", "× the")
+    assert "<span>SOL score 0.5125</span> · <span>1.04× the reference</span> · " \
         "<span>16 of 16 cases faster</span>" in page
+    assert "sol_score, higher first</span>\n        · value 0.51252 score" in page
     # the canonical manifest, byte for byte: unescaped, it hashes to the digest
     shown = dict(re.findall(r'<pre class="canonical" data-digest="(sha256:[0-9a-f]{64})">'
                             r"(.*?)</pre>", page, re.S))
@@ -222,6 +238,16 @@ def test_group_page_shows_ties_unranked_and_reference_rows(demo_store, demo_site
         len(data["excluded"])
     assert page.count('<span class="badge ev-source-native" title="evidence level">') == rows
     assert page.count('<td class="num" data-value="2">2</td>') == 2
+
+
+def test_a_run_without_a_value_says_it_has_no_ranked_value(demo_store, demo_site):
+    # the standing line said "value no value" (the value macro's "no value" after "value")
+    page = (demo_site / "runs" / _short(demo_store, "gemm-novalue") / "index.html").read_text()
+    assert "no value at /timing/latencyNs/mean; 5 ranked in its" in page
+    assert "mean, lower first</span>\n        · no ranked value · observed" in page
+    assert "value no value" not in page
+    first = (demo_site / "runs" / _short(demo_store, "gemm-first") / "index.html").read_text()
+    assert "mean, lower first</span>\n        · value 100 µs · observed" in first
 
 
 def test_run_in_no_group_says_so(demo_store, demo_site):

@@ -89,11 +89,13 @@ def test_the_site_and_show_print_a_run_alike(runner, store, kit, tmp_path):
     assert "mean latency · 123,456,789,012.34567 ns" in page and "value 1e-7 score" in page
 
 
-def test_the_source_summary_prints_stored_scores_and_counts():
+def test_the_source_summary_prints_stored_counts_and_a_rounded_score():
+    # the SOL score is the readable line's (4 significant digits, as the published page);
+    # counts and unknown metrics as stored
     spec = {"sourceNative": {"metrics": {"sol_score": 5e-324, "fast_1_count": 1e6,
                                          "fast_1_total": 2e6, "num_trials": 1234567}}}
     assert [i["text"] for i in summary.source_summary(spec, [])] == [
-        "SOL score 5e-324", "1000000 of 2000000 cases faster", "1234567 trials"]
+        "SOL score 4.941e-324", "1000000 of 2000000 cases faster", "1234567 trials"]
     spec = {"sourceNative": {"metrics": {"tiny": 2.0**-24, "x": 0.30000000000000004}}}
     assert [i["text"] for i in summary.source_summary(spec, [])] == [
         "tiny 5.960464477539063e-8", "x 0.30000000000000004"]

@@ -12,7 +12,18 @@ def test_sol_summary_reads_as_the_published_page():
         "sol_score": 0.51252, "latency_ms": 13.634148, "avg_speedup": 1.0439,
         "fast_1_count": 16, "fast_1_total": 16}}}
     assert [i["text"] for i in summary.source_summary(spec, [])] == [
-        "SOL score 0.51252", "1.04× the reference", "16 of 16 cases faster"]
+        "SOL score 0.5125", "1.04× the reference", "16 of 16 cases faster"]
+
+
+@pytest.mark.parametrize(("score", "text"), [
+    (0.51252, "SOL score 0.5125"), (0.5, "SOL score 0.5000"), (0.99996, "SOL score 1.000"),
+    (1, "SOL score 1.000"), (12345.6, "SOL score 1.235e+4"), (5e-324, "SOL score 4.941e-324"),
+    (0.00012346, "SOL score 0.0001235"), (1e-7, "SOL score 1.000e-7")])
+def test_the_summary_score_is_rounded_to_4_significant_digits(score, text):
+    # the readable line: 4 significant digits, zeros kept, as the ratio beside it keeps
+    # them (1.00×); an exponent as the stored numbers write one (e-7, never Python's e-07)
+    spec = {"sourceNative": {"metrics": {"sol_score": score}}}
+    assert summary.source_summary(spec, []) == [{"label": "SOL score", "text": text}]
 
 
 def test_without_a_stated_speedup_the_first_reference_ratio_is_used():
@@ -46,6 +57,7 @@ def test_exact_ns(ns, text):
 
 def test_ratio_number_and_digests():
     assert summary.ratio(1) == "1.00×" and summary.ratio(0.21799) == "0.218×"
+    assert summary.ratio(1e-7) == "1.00e-7×" and summary.ratio(123456) == "1.23e+5×"
     assert summary.ratio(None) == "-" and summary.number(0.512521) == "0.512521"
     assert summary.number(5e-324) == "5e-324" and summary.number(1e-7) == "1e-7"
     assert render.short_digest("sha256:" + "ab" * 32) == "sha256:abababababab"
