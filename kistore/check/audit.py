@@ -662,9 +662,10 @@ def unreadable_finding(error: ObjectUnreadable, path: str | None) -> Finding:
         error: what reading it raised.
         path: the repository path it was read for.
     """
-    return Finding(GIT_OBJECT_UNREADABLE,
-                   f"git object {error.oid} cannot be read ({error.reason})",
-                   file=path or error.path, extra={"object": error.oid})
+    what = "a git object" if error.oid == "?" else f"git object {error.oid}"
+    return Finding(GIT_OBJECT_UNREADABLE, f"{what} cannot be read ({error.reason})",
+                   file=path or error.path,
+                   extra={} if error.oid == "?" else {"object": error.oid})
 
 
 _worker_snapshot: Files | None = None

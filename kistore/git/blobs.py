@@ -16,6 +16,7 @@ kistore. ``verify`` reports it as KI117; other commands stop with its message.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from ..core.errors import StoreStateError
@@ -34,7 +35,7 @@ class ObjectUnreadable(StoreStateError):
     holds them.
 
     Args:
-        oid: the object's id (40 hex digits).
+        oid: the object's id (40 hex digits; ``?`` when libgit2 did not say it).
         reason: what libgit2 said (its ``GitError``, without the id it starts with).
         path: the repository path the object was read for, when known (the error's file).
     """
@@ -43,8 +44,9 @@ class ObjectUnreadable(StoreStateError):
         self.oid = oid
         self.reason = reason
         self.path = path
+        what = "a git object" if oid == "?" else f"git object {oid}"
         super().__init__(
-            f"git object {oid} cannot be read ({reason}): the repository is damaged. Run "
+            f"{what} cannot be read ({reason}): the repository is damaged. Run "
             "`git fsck` to list every damaged object, then restore them from another clone "
             "or the remote (e.g. clone again and copy your unpushed work over, or copy the "
             "object's pack or loose file from a clone that has it)", file=path)
@@ -72,6 +74,36 @@ def unreadable(oid: str | pygit2.Oid | bytes, error: pygit2.GitError,
     if reason.startswith(hex_ + ": "):  # libgit2 starts with the id; the message names it
         reason = reason[len(hex_) + 2:]
     return ObjectUnreadable(hex_, reason, path)
+
+
+_OID_PREFIX = re.compile(r"([0-9a-f]{40}): ")
+
+
+def damage(error: BaseException, path: str | None = None) -> ObjectUnreadable | None:
+    """Return the :class:`ObjectUnreadable` a libgit2 read error says, or None.
+
+    For a read that names no single object id up front (a tree walked by path, a note's
+    commit): libgit2's ``GitError`` of a damaged object ("failed to inflate loose object",
+    "incorrect data check", "object hash mismatch", ...), with the id libgit2's message
+    starts with when it names one (``?`` otherwise: ``git fsck`` finds it).
+
+    Args:
+        error: what a pygit2 call raised.
+        path: the repository path it was read for, when known.
+
+    Returns:
+        The error to raise, or None when ``error`` is not libgit2's ``GitError``.
+    """
+    if isinstance(error, ObjectUnreadable):
+        return error.at(path) if path is not None else error
+    if type(error).__name__ != "GitError" or type(error).__module__.split(".")[0] not in (
+            "pygit2", "_pygit2"):
+        return None
+    reason = str(error)
+    found = _OID_PREFIX.match(reason)
+    if found is not None:
+        return ObjectUnreadable(found.group(1), reason[found.end():], path)
+    return ObjectUnreadable("?", reason, path)
 
 
 def is_partial_clone(repo: pygit2.Repository) -> bool:

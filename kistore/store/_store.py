@@ -43,6 +43,7 @@ from ..core.limits import Limits
 from ..core.limits import check_manifest as limits_check
 from ..core.model import Manifest
 from ..core.schema import KINDS
+from ..git.blobs import damage
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
@@ -555,10 +556,18 @@ class Store:
 
         Raises:
             InputError: when ``rev`` names no commit.
+            ObjectUnreadable: the commit (or a commit on the way, ``HEAD~2``) is damaged.
         """
         try:
             named = self.repo.revparse_single(rev)
-        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        except (KeyError, ValueError, pygit2.InvalidSpecError):
+            raise InputError(
+                f"no commit named {rev!r} in this repository: give a branch, a tag or a "
+                "commit id (`git log --oneline` lists commits)") from None
+        except pygit2.GitError as e:  # named, but damaged (the repository is: git fsck)
+            damaged = damage(e)
+            if damaged is not None and not str(e).startswith(("revspec", "invalid")):
+                raise damaged from e
             raise InputError(
                 f"no commit named {rev!r} in this repository: give a branch, a tag or a "
                 "commit id (`git log --oneline` lists commits)") from None
