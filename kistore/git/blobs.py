@@ -78,6 +78,13 @@ def unreadable(oid: str | pygit2.Oid | bytes, error: pygit2.GitError,
 
 _OID_PREFIX = re.compile(r"([0-9a-f]{40}): ")
 
+_DAMAGE_WORDS = re.compile(
+    r"inflate|data check|distance too far|invalid (stored )?block|invalid code|"
+    r"unknown compression|header check|hash mismatch|corrupt|truncated|"
+    r"failed to parse (loose object|tree|commit|object)|invalid header|"
+    r"packfile|incorrect (header|length)", re.IGNORECASE)
+"""What libgit2 says when an object's stored bytes are damaged (zlib's and its own words)."""
+
 
 def damage(error: BaseException, path: str | None = None) -> ObjectUnreadable | None:
     """Return the :class:`ObjectUnreadable` a libgit2 read error says, or None.
@@ -92,7 +99,8 @@ def damage(error: BaseException, path: str | None = None) -> ObjectUnreadable | 
         path: the repository path it was read for, when known.
 
     Returns:
-        The error to raise, or None when ``error`` is not libgit2's ``GitError``.
+        The error to raise, or None when ``error`` is not libgit2's ``GitError`` of a
+        damaged object (:data:`_DAMAGE_WORDS`: a lock or ref failure is no damage).
     """
     if isinstance(error, ObjectUnreadable):
         return error.at(path) if path is not None else error
@@ -100,6 +108,8 @@ def damage(error: BaseException, path: str | None = None) -> ObjectUnreadable | 
             "pygit2", "_pygit2"):
         return None
     reason = str(error)
+    if not _DAMAGE_WORDS.search(reason):  # another libgit2 failure (a lock, a ref): no damage
+        return None
     found = _OID_PREFIX.match(reason)
     if found is not None:
         return ObjectUnreadable(found.group(1), reason[found.end():], path)

@@ -150,3 +150,19 @@ def test_a_damaged_commit_is_no_missing_commit(runner, group):
     (finding,) = json.loads(checked.stdout)["findings"]
     assert finding["rule"] == "KI117" and "failed to inflate loose object" in finding["message"]
     assert "internal error" not in checked.output
+
+
+def test_only_libgit2_words_of_damage_are_said_as_damage():
+    import pygit2
+
+    from kistore.git.blobs import damage
+
+    said = damage(pygit2.GitError(f"{'ab' * 20}: incorrect data check"), "store/x")
+    assert (said.oid, said.reason, said.path) == ("ab" * 20, "incorrect data check", "store/x")
+    assert damage(pygit2.GitError("failed to inflate loose object")).oid == "?"
+    assert str(damage(pygit2.GitError("failed to inflate loose object"))).startswith(
+        "a git object cannot be read (failed to inflate loose object): the repository is "
+        "damaged. Run `git fsck`")
+    # a lock or a ref is no damage: said as what it is (kistore's internal error)
+    assert damage(pygit2.GitError("failed to lock file '.git/index.lock' for writing")) is None
+    assert damage(KeyError("x")) is None
