@@ -52,12 +52,13 @@ OBJECT_RENAMED = rule(
 
 
 def objects_tree(repo: pygit2.Repository, tree: pygit2.Tree) -> Any:
-    """Return the ``store/objects/sha256`` subtree of a root tree, or None when absent."""
-    try:
-        entry = tree[layout.OBJECTS_DIR]
-    except KeyError:
-        return None
-    return repo[entry.id] if entry.type_str == "tree" else None
+    """Return the ``store/objects/sha256`` subtree of a root tree, or None when absent.
+
+    Raises:
+        ObjectUnreadable: a tree on the way is damaged.
+    """
+    entry = treediff.subtree_id(tree, layout.OBJECTS_DIR)
+    return None if entry is None else treediff.subtree(repo, entry)
 
 
 def history_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]:

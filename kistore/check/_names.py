@@ -155,8 +155,13 @@ def _disagreement(path: str, data: bytes, owner: Digest | None, by_hex: Mapping[
         if m.name is None or m.name == name:
             return None
         found = f"(object not read)/{m.name}"
+    elif m.name is None:
+        # The metadata file was not read or holds no name: past [limits] (KI106), not
+        # JSON (KI102), of no schema (KI104). Its own finding says so; a KI212 "which is
+        # KIND/(no name)" after it was a cascade (review 2026-12-02 F17).
+        return None
     elif m.kind is not None and (m.kind, m.name) != (kind, name):
-        found = f"{m.kind}/{m.name or '(no name)'}"
+        found = f"{m.kind}/{m.name}"
     else:
         return None
     return Finding(

@@ -229,7 +229,7 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         return []  # nothing under store/ changed: skip reading the tree
     findings: list[Finding] = []
     if focus is None or GITATTRIBUTES in focus:
-        findings += check_gitattributes(snap.read(GITATTRIBUTES))
+        findings += _gitattributes_findings(snap)
     listed = snap.modes.keys() if snap.complete else \
         snap.modes.keys() | collision_candidates(snap.view, focus or ())
     findings += [f for f in check_case_collisions(listed)
@@ -292,6 +292,27 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
         look_up_entries(snap.view, entries, focus_digests, snap.limit)
     findings += check_entries(entries, focus_digests, arrived)
     return sorted(findings, key=sort_key)
+
+
+OWN_FILE_BYTES = DEFAULT.manifest_bytes
+"""Most bytes read of a file under ``store/`` that is no manifest (a names file, forward
+record, group file) and of ``.gitattributes``: ``[limits] manifest-bytes`` is for manifests."""
+
+
+def _gitattributes_findings(snap: Files) -> list[Finding]:
+    """KI113 of ``.gitattributes``, read up to 1 MiB whatever ``[limits] manifest-bytes`` is.
+
+    ``manifest-bytes`` limits manifests: a store that set it to 10 bytes stopped ``verify``
+    at its 58-byte ``.gitattributes`` (review 2026-12-02 F17). A ``.gitattributes`` past
+    1 MiB is KI106 on it (and not read).
+    """
+    try:
+        return check_gitattributes(snap.read(GITATTRIBUTES, OWN_FILE_BYTES))
+    except FileTooLarge as e:
+        return [Finding(FILE_TOO_LARGE, e.message, file=GITATTRIBUTES,
+                        expected=f"at most {e.limit:,} bytes",
+                        found=f"{e.size:,} bytes" if e.size is not None else
+                        f"more than {e.limit:,} bytes")]
 
 
 def _unread_objects(units: list[Unit], results: list[_Compact]) -> set[str]:
@@ -476,7 +497,7 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
             return None
         else:
             try:
-                data = snap.view.read(path, snap.limit)
+                data = snap.view.read(path, OWN_FILE_BYTES)
             except FileTooLarge:
                 data = b""  # not a key object: KI216
         if blob is not None:
@@ -530,12 +551,17 @@ def _groups_agree(snap: Files, units: list[Unit], results: list[_Compact], prese
 
 
 def _names_reader(snap: Files) -> Callable[[str], bytes | None]:
-    """``read(path)``: a names file's bytes, None for no regular file or one past the limit."""
+    """``read(path)``: a names file's bytes, None for no regular file or one past the limit.
+
+    Also forward records and group files. Read up to 1 MiB (:data:`OWN_FILE_BYTES`), never
+    ``[limits] manifest-bytes``: they are kistore's own small files, not manifests (a
+    store limiting manifests to 10 bytes got a KI212 for every names file).
+    """
     def read(path: str) -> bytes | None:
         if snap.modes.get(path) not in FILE_MODES:
             return None
         try:
-            return snap.read(path)
+            return snap.read(path, OWN_FILE_BYTES)
         except FileTooLarge:
             return b""  # not a digest: KI212 (a names file is 72 bytes)
     return read
@@ -734,9 +760,10 @@ def unreadable_finding(error: ObjectUnreadable, path: str | None) -> Finding:
         error: what reading it raised.
         path: the repository path it was read for.
     """
-    return Finding(GIT_OBJECT_UNREADABLE,
-                   f"git object {error.oid} cannot be read ({error.reason})",
-                   file=path or error.path, extra={"object": error.oid})
+    what = "a git object" if error.oid == "?" else f"git object {error.oid}"
+    return Finding(GIT_OBJECT_UNREADABLE, f"{what} cannot be read ({error.reason})",
+                   file=path or error.path,
+                   extra={} if error.oid == "?" else {"object": error.oid})
 
 
 _worker_snapshot: Files | None = None

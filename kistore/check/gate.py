@@ -824,10 +824,14 @@ def _settings_deleted(base: Settings, head: Settings) -> list[Finding]:
 
     Returns:
         One KI108 on ``kistore.toml`` when BASE has the file and HEAD has none (a HEAD file
-        that is not a regular file is :func:`._settings.settings_findings`'); else empty.
+        that is not a regular file is :func:`._settings.settings_findings`'), or when HEAD's
+        file drops the ``[store]`` table BASE's has (:func:`_store_table_removed`); else
+        empty.
     """
-    if base.data is None or head.data is not None or head.unreadable is not None:
+    if base.data is None or head.unreadable is not None:
         return []
+    if head.data is not None:
+        return _store_table_removed(base, head)
     return [Finding(
         SETTINGS_INVALID, "the range deletes kistore.toml, which BASE holds: every limit, "
         "[cite] and the [store] version would fall back to their defaults without a word",
@@ -835,6 +839,26 @@ def _settings_deleted(base: Settings, head: Settings) -> list[Finding]:
         "place, each change reviewed)", found="no kistore.toml at HEAD",
         fix="restore it (`git checkout BASE -- kistore.toml`, then commit) and change the "
         "settings in the file itself; a store's settings hold over its whole history")]
+
+
+def _store_table_removed(base: Settings, head: Settings) -> list[Finding]:
+    """KI108 when HEAD's ``kistore.toml`` drops the ``[store]`` table BASE's holds (F3).
+
+    A file without ``[store]`` is read as store version 1, silently: one pull request
+    removing the table passed, and the next (or a kistore of another version) relied on
+    it. Only a removal is refused; a store that never had the table is left as it is.
+    """
+    if base.parsed is None or head.parsed is None:  # a parse error: KI108 says it
+        return []
+    if not isinstance(base.parsed.get("store"), dict) or "store" in head.parsed:
+        return []
+    return [Finding(
+        SETTINGS_INVALID, "the range removes the [store] table of kistore.toml, which BASE "
+        "holds: without it the store's version is read as 1 without a word",
+        file=layout.SETTINGS_FILE, pointer="/store", expected="[store] kept (version = 1)",
+        found="no [store] table at HEAD",
+        fix="put the table back (`[store]` then `version = 1`, as `kistore init` writes it) "
+        "and commit; a store's settings hold over its whole history")]
 
 
 def _own_settings(own: Settings, head: Settings, warned: list[Finding]) -> list[Finding]:

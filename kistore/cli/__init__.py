@@ -156,12 +156,7 @@ class KistoreGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KistoreError as e:
-            machine_report(self, ctx, e)
-            if ctx.params.get("debug"):
-                raise
-            for problem in e.problems:
-                click.echo(f"error: {problem.format()}", err=True)
-            ctx.exit(max(p.exit_code for p in (e, *e.problems)))
+            self._say(ctx, e)
         except KeyboardInterrupt:  # not one an add reports: nothing of this command's lasts
             if ctx.params.get("debug"):
                 raise
@@ -184,11 +179,42 @@ class KistoreGroup(click.Group):
             machine_report(self, ctx, e)
             raise  # usage errors (exit 2): click says them
         except Exception as e:  # a bug: one line that says so, never a traceback (--debug)
+            damaged = _damaged(e)
+            if damaged is not None:  # a damaged git object: the repository's, not a bug
+                if ctx.params.get("debug"):
+                    raise
+                self._say(ctx, damaged)
             machine_report(self, ctx, e)
             if ctx.params.get("debug"):
                 raise
             click.echo(f"error: {internal_error(e)}", err=True)
             ctx.exit(1)
+
+    def _say(self, ctx: click.Context, e: KistoreError) -> None:
+        """Say a kistore error on stderr (and stdout's machine form) and exit with its code."""
+        machine_report(self, ctx, e)
+        if ctx.params.get("debug"):
+            raise e
+        for problem in e.problems:
+            click.echo(f"error: {problem.format()}", err=True)
+        ctx.exit(max(p.exit_code for p in (e, *e.problems)))
+
+
+def _damaged(error: BaseException) -> KistoreError | None:
+    """Return the error libgit2's ``GitError`` of a damaged git object is said as, or None.
+
+    A tree, commit or note read that fails (a loose object file overwritten, a flipped bit
+    in a pack) raises libgit2's ``GitError`` wherever kistore reads it; it is the
+    repository's damage, said with ``git fsck`` (:class:`kistore.git.blobs.ObjectUnreadable`),
+    never kistore's "internal error". None when ``error`` is something else (pygit2 not
+    even loaded).
+    """
+    if "pygit2" not in sys.modules:
+        return None
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..git.blobs import damage
+
+    return damage(error)
 
 
 def refuse_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:

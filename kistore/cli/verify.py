@@ -6,6 +6,7 @@ Both print findings (text, JSON, or GitHub annotations) and exit with
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from contextlib import AbstractContextManager
 from typing import Any
@@ -122,12 +123,15 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
     with cannot_run(fmt, as_json, f"store at {where}"):
         if at is None:  # a `git clone --no-checkout`: one error, not a KI402 per object
             store.require_checkout("kistore verify")
-        snap = snapshot(store, at)
-        with click.progressbar(length=count_files(snap), label="verifying",
-                               file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:
-            findings = run(store, at, snap=snap, progress=bar.update, workers=jobs,
-                           # and comparison groups whose runs disagree in unit (KI210)
-                           checkers=(*CHECKERS, group_rules.check_units))
+        try:
+            snap = snapshot(store, at)
+            with click.progressbar(length=count_files(snap), label="verifying",
+                                   file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:
+                findings = run(store, at, snap=snap, progress=bar.update, workers=jobs,
+                               # and comparison groups whose runs disagree in unit (KI210)
+                               checkers=(*CHECKERS, group_rules.check_units))
+        except Exception as e:  # a damaged tree or commit stops it: KI117, said so
+            findings = _damaged(e)
     # an add was writing while the work tree was read (KI418, first): said last too
     written = any(f.rule is WORK_TREE_WRITTEN for f in findings)
     report(_strict(findings) if strict else findings, fmt, as_json, f"store at {where}",
@@ -153,6 +157,32 @@ def cannot_run(fmt: str | None, as_json: bool, checked: str) -> AbstractContextM
     return machine_errors("json" if as_json else fmt, {
         "checked": checked, "ok": False, "counts": {ERROR: 0, WARNING: 0, INFO: 0},
         "findings": []})
+
+
+def _damaged(error: Exception) -> list[Finding]:
+    """Return the KI117 finding of the damaged git object that stopped a check.
+
+    A tree or commit that cannot be read (a blob is reported where it is read, and the
+    check goes on) leaves nothing below it to check: the check stops with one KI117
+    finding, naming the object and the path it was read for, which says to run
+    ``git fsck``. Anything else is raised again.
+
+    Args:
+        error: what the check raised.
+
+    Returns:
+        ``[KI117]``.
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..check.audit import unreadable_finding
+    from ..git.blobs import damage
+
+    damaged = damage(error)
+    if damaged is None:
+        raise error
+    finding = unreadable_finding(damaged, damaged.path)
+    return [dataclasses.replace(finding, message=finding.message + (
+        "; the check stopped there (nothing below it can be read): run `git fsck`"))]
 
 
 def _strict(findings: list[Finding]) -> list[Finding]:
@@ -246,7 +276,10 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
     else:
         checked = range_ or ""
         with cannot_run(fmt, as_json, checked):
-            findings = check_range(ctx.store(), checked, checkers=checkers)
+            try:
+                findings = check_range(ctx.store(), checked, checkers=checkers)
+            except Exception as e:  # a damaged tree or commit stops it: KI117, said so
+                findings = _damaged(e)
     report(_strict(findings) if strict else findings, fmt, as_json, checked)
 
 

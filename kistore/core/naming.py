@@ -11,6 +11,7 @@ they import to it.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 _NOT_NAME = re.compile(r"[^a-z0-9.]+")
@@ -21,7 +22,8 @@ def slug(*parts: Any, dots: bool = True) -> str:
 
     Args:
         parts: strings or numbers; each becomes lowercase with every run of other
-            characters replaced by one ``-``.
+            characters replaced by one ``-``, after accented letters lose their accents
+            (NFKD, combining marks dropped: ``Ünïcödé`` is ``unicode``, not ``n-c-d``).
         dots: keep ``.`` (False turns ``v1.1`` into ``v1-1``, as published names do).
 
     Returns:
@@ -29,13 +31,25 @@ def slug(*parts: Any, dots: bool = True) -> str:
     """
     words = []
     for part in parts:
-        text = str(part).lower()
+        text = _ascii_folded(str(part)).lower()
         if not dots:
             text = text.replace(".", "-")
         word = _NOT_NAME.sub("-", text).strip("-.")
         if word:
             words.append(word)
     return re.sub(r"-{2,}", "-", "-".join(words))
+
+
+def _ascii_folded(text: str) -> str:
+    """Return ``text`` in NFKD with its combining marks dropped (``é`` -> ``e``, ``ﬁ`` -> ``fi``).
+
+    Letters with no such decomposition (``ß``, ``ø``, CJK) stay, and :func:`slug` then
+    turns them into ``-`` as before.
+    """
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text)
+                   if not unicodedata.combining(c))
 
 
 EXTERNAL_ID_NAMES: dict[str, tuple[str, ...]] = {

@@ -16,6 +16,7 @@ kistore. ``verify`` reports it as KI117; other commands stop with its message.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from ..core.errors import StoreStateError
@@ -35,7 +36,7 @@ class ObjectUnreadable(StoreStateError):
     holds them.
 
     Args:
-        oid: the object's id (40 hex digits).
+        oid: the object's id (40 hex digits; ``?`` when libgit2 did not say it).
         reason: what libgit2 said (its ``GitError``, without the id it starts with).
         path: the repository path the object was read for, when known (the error's file).
     """
@@ -44,8 +45,9 @@ class ObjectUnreadable(StoreStateError):
         self.oid = oid
         self.reason = reason
         self.path = path
+        what = "a git object" if oid == "?" else f"git object {oid}"
         super().__init__(
-            f"git object {oid} cannot be read ({reason}): the repository is damaged. Run "
+            f"{what} cannot be read ({reason}): the repository is damaged. Run "
             "`git fsck` to list every damaged object, then restore them from another clone "
             "or the remote (e.g. clone again and copy your unpushed work over, or copy the "
             "object's pack or loose file from a clone that has it)", file=path)
@@ -73,6 +75,46 @@ def unreadable(oid: str | pygit2.Oid | bytes, error: pygit2.GitError,
     if reason.startswith(hex_ + ": "):  # libgit2 starts with the id; the message names it
         reason = reason[len(hex_) + 2:]
     return ObjectUnreadable(hex_, reason, path)
+
+
+_OID_PREFIX = re.compile(r"([0-9a-f]{40}): ")
+
+_DAMAGE_WORDS = re.compile(
+    r"inflate|data check|distance too far|invalid (stored )?block|invalid code|"
+    r"unknown compression|header check|hash mismatch|corrupt|truncated|"
+    r"failed to parse (loose object|tree|commit|object)|invalid header|"
+    r"packfile|incorrect (header|length)", re.IGNORECASE)
+"""What libgit2 says when an object's stored bytes are damaged (zlib's and its own words)."""
+
+
+def damage(error: BaseException, path: str | None = None) -> ObjectUnreadable | None:
+    """Return the :class:`ObjectUnreadable` a libgit2 read error says, or None.
+
+    For a read that names no single object id up front (a tree walked by path, a note's
+    commit): libgit2's ``GitError`` of a damaged object ("failed to inflate loose object",
+    "incorrect data check", "object hash mismatch", ...), with the id libgit2's message
+    starts with when it names one (``?`` otherwise: ``git fsck`` finds it).
+
+    Args:
+        error: what a pygit2 call raised.
+        path: the repository path it was read for, when known.
+
+    Returns:
+        The error to raise, or None when ``error`` is not libgit2's ``GitError`` of a
+        damaged object (:data:`_DAMAGE_WORDS`: a lock or ref failure is no damage).
+    """
+    if isinstance(error, ObjectUnreadable):
+        return error.at(path) if path is not None else error
+    if type(error).__name__ != "GitError" or type(error).__module__.split(".")[0] not in (
+            "pygit2", "_pygit2"):
+        return None
+    reason = str(error)
+    if not _DAMAGE_WORDS.search(reason):  # another libgit2 failure (a lock, a ref): no damage
+        return None
+    found = _OID_PREFIX.match(reason)
+    if found is not None:
+        return ObjectUnreadable(found.group(1), reason[found.end():], path)
+    return ObjectUnreadable("?", reason, path)
 
 
 def is_partial_clone(repo: pygit2.Repository) -> bool:

@@ -17,7 +17,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
+from .blobs import ObjectUnreadable, damage, unreadable
 from .ids import TREE, object_id
+from .lazy import pygit2 as _pygit2  # imported on first use
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -55,8 +57,12 @@ def subtree(repo: pygit2.Repository, oid: pygit2.Oid | str) -> pygit2.Tree:
 
     Raises:
         KeyError: no object has that id.
+        ObjectUnreadable: the tree is here but damaged (``git fsck``).
     """
-    return cast("pygit2.Tree", repo[oid])
+    try:
+        return cast("pygit2.Tree", repo[oid])
+    except _pygit2.GitError as e:
+        raise unreadable(oid, e) from e
 
 
 def shard_leaves(repo: pygit2.Repository, tree: pygit2.Tree, base: str
@@ -151,6 +157,7 @@ def files_below(repo: pygit2.Repository, top: pygit2.Oid, prefix: str = ""
 
     Raises:
         KeyError: a tree is missing from the repository.
+        ObjectUnreadable: a tree is damaged (named with its path).
     """
     odb = repo.odb
     modes: dict[str, int] = {}
@@ -158,7 +165,10 @@ def files_below(repo: pygit2.Repository, top: pygit2.Oid, prefix: str = ""
     pending: list[tuple[str, pygit2.Oid | bytes]] = [(prefix, top)]
     while pending:
         where, oid = pending.pop()
-        _, data = odb.read(oid.hex() if isinstance(oid, bytes) else str(oid))
+        try:
+            _, data = odb.read(oid.hex() if isinstance(oid, bytes) else str(oid))
+        except _pygit2.GitError as e:  # a damaged tree: the repository is (git fsck)
+            raise unreadable(oid, e, where.rstrip("/") or None) from e
         found = _entry_pattern().findall(data)
         if not found:
             continue
@@ -237,6 +247,9 @@ def subtree_id(tree: pygit2.Tree | None, path: str) -> Any | None:
 
     None when ``tree`` (a pygit2 Tree) is None, has no such path, or the path is not a
     directory.
+
+    Raises:
+        ObjectUnreadable: a directory on the way is damaged (:func:`damaged_on_path`).
     """
     if tree is None:
         return None
@@ -244,7 +257,39 @@ def subtree_id(tree: pygit2.Tree | None, path: str) -> Any | None:
         entry = tree[path]
     except KeyError:
         return None
+    except _pygit2.GitError as e:
+        raise damaged_on_path(tree, path, e) from e
     return entry.id if entry.type_str == "tree" else None
+
+
+def damaged_on_path(tree: pygit2.Tree, path: str, error: BaseException) -> ObjectUnreadable:
+    """Return the :class:`~.blobs.ObjectUnreadable` of a tree walk by path that failed.
+
+    ``tree[path]`` reads every directory on the way; libgit2's error of a damaged one
+    names no object. Walking one name at a time finds the directory that cannot be read.
+
+    Args:
+        tree: the pygit2 Tree the walk started at.
+        path: the ``/``-separated path looked up.
+        error: what the lookup raised (libgit2's ``GitError``).
+
+    Returns:
+        The error naming the damaged tree's id and its repository path (relative to
+        ``tree``); libgit2's words and no id when the walk does not fail again.
+    """
+    here: Any = tree
+    walked: list[str] = []
+    for name in path.split("/"):
+        try:
+            here = here[name]
+        except KeyError:
+            break
+        except _pygit2.GitError as e:
+            return unreadable(here.id, e, "/".join(walked) or None)
+        walked.append(name)
+    found = damage(error, path)
+    assert found is not None  # a GitError
+    return found
 
 
 def _listing(odb: Any, tree_id: Any | None) -> dict[bytes, RawEntry]:
@@ -257,7 +302,10 @@ def _listing(odb: Any, tree_id: Any | None) -> dict[bytes, RawEntry]:
     key = tree_id.hex() if isinstance(tree_id, bytes) else str(tree_id)
     listing = _LISTINGS.get(key)
     if listing is None:
-        _, data = odb.read(key)
+        try:
+            _, data = odb.read(key)
+        except _pygit2.GitError as e:  # a damaged tree: the repository is (git fsck)
+            raise unreadable(key, e) from e
         found = _entry_pattern().findall(data)
         listing = dict(zip(map(_NAME, found), found, strict=True))  # no Python loop: ~4,000 a shard
         if len(_LISTINGS) >= _LISTINGS_KEPT:

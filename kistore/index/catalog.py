@@ -113,9 +113,43 @@ def damage(view: StoreView, digest: Digest) -> tuple[str, str]:
 
     Returns:
         ``(path, problem)`` as :func:`problem`; ``("", "")`` when both files read well.
+        A file read as absent that is there but no regular file (a symbolic link, a FIFO,
+        a directory: never read) is said so, not "is missing" (review 2026-12-02 F17).
     """
-    return problem(digest, view.read(layout.object_path(digest)),
-                   view.read(layout.metadata_path(digest)))
+    path, said = problem(digest, view.read(layout.object_path(digest)),
+                         view.read(layout.metadata_path(digest)))
+    if said == "is missing":
+        said = _not_regular(view, path) or said
+    return path, said
+
+
+_NOT_REGULAR = {
+    0o120000: "is a symbolic link: the store keeps only regular files and never reads "
+              "through a link (`kistore verify`: KI111)",
+    0o160000: "is a submodule, not a file (`kistore verify`: KI111)",
+    0o040000: "is a directory, not a file (`kistore verify`: KI110)",
+}
+"""What a stored path that is there but no regular file is, by the git mode it lists as."""
+
+
+def _not_regular(view: StoreView, path: str) -> str | None:
+    """Return what ``path`` is when ``view`` lists it with a mode no regular file has.
+
+    Args:
+        view: the view read.
+        path: a stored file's repository path that read as absent.
+
+    Returns:
+        E.g. ``is a symbolic link: ...``; None when the path is absent.
+    """
+    modes_of = getattr(view, "modes_of", None)  # a View's (index's protocol lacks it)
+    if modes_of is None:
+        return None
+    mode = modes_of([path]).get(path)
+    if mode is None or mode in (0o100644, 0o100755):
+        return None
+    return _NOT_REGULAR.get(mode, "is a FIFO, socket or device, not a regular file "
+                                  "(`kistore verify`: KI111)")
 
 
 _TOO_LARGE = "; `kistore verify` reports KI106"

@@ -220,7 +220,8 @@ def parse_settings(data: bytes, *, file: str) -> dict[str, Any]:
     """Parse the bytes of a ``kistore.toml`` (empty bytes: no settings).
 
     Raises:
-        InputError: the bytes are not UTF-8, or not TOML, or arrays or inline tables nest
+        InputError: the bytes are not UTF-8, start with a byte-order mark, or are not
+            TOML, or arrays or inline tables nest
             deeper than Python's TOML parser reads (a few hundred levels: it recurses; the
             error names the line and column where the nesting is deepest).
     """
@@ -232,6 +233,9 @@ def parse_settings(data: bytes, *, file: str) -> dict[str, Any]:
     except UnicodeDecodeError as e:
         raise InputError(f"not UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start}); save it "
                          "as UTF-8", file=file) from None
+    if text.startswith("\ufeff"):  # tomllib: "Invalid statement" at 1:1, which hides it
+        raise InputError("kistore.toml starts with a byte-order mark (U+FEFF); save it as "
+                         "UTF-8 without BOM", file=file, line=1, column=1)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

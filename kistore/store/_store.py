@@ -45,6 +45,7 @@ from ..core.limits import check_manifest as limits_check
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..core.settings import STORE_VERSION
+from ..git.blobs import damage
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
@@ -655,10 +656,14 @@ class Store:
 
         Raises:
             InputError: when ``rev`` names no commit.
+            ObjectUnreadable: the commit (or a commit on the way, ``HEAD~2``) is damaged.
         """
         try:
             named = self.repo.revparse_single(rev)
-        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as e:
+            damaged = damage(e) if isinstance(e, pygit2.GitError) else None
+            if damaged is not None and not str(e).startswith(("revspec", "invalid")):
+                raise damaged from e  # named, but damaged (the repository is: git fsck)
             unborn = self._unborn_head(rev)
             raise InputError(unborn or (
                 f"no commit named {rev!r} in this repository: give a branch, a tag or a "

@@ -113,15 +113,20 @@ class Files:
         self.complete = complete
         self.value_limits: Limits = DEFAULT
 
-    def read(self, path: str) -> bytes | None:
+    def read(self, path: str, limit: int | None = None) -> bytes | None:
         """Return a file's bytes, or None when there is no such regular file.
 
+        Args:
+            path: the repository path.
+            limit: most bytes read; None: :attr:`limit` (``manifest-bytes``, which is for
+                manifests: ``.gitattributes`` is read with its own).
+
         Raises:
-            FileTooLarge: the file holds more than :attr:`limit` bytes (never read past it).
+            FileTooLarge: the file holds more than the limit (never read past it).
         """
         if self.modes.get(path, 0o100644) not in REGULAR_MODES:
             return None
-        return self.view.read(path, self.limit)
+        return self.view.read(path, self.limit if limit is None else limit)
 
     def read_mode(self, path: str) -> tuple[bytes | None, int]:
         """Return :meth:`read` of ``path`` and the git mode of what was read.

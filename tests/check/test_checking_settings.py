@@ -151,7 +151,8 @@ TEMPLATE_TOP = "# kistore store settings\n[store]\nversion = 1\n\n"
     ("# top\nlimits.strng-length = 30\n[store]\n", "/limits/strng-length", (2, 1)),
     ("limits = 3\n[store]\nversion = 1\n", "/limits", (1, 1)),
     # an inline table: the line of the table's key, the nearest the look can tell
-    ("\nlimits = { manifest-bytes = 0 }\n", "/limits/manifest-bytes", (2, 1)),
+    ("\nlimits = { manifest-bytes = 0 }\n[store]\nversion = 1\n", "/limits/manifest-bytes",
+     (2, 1)),
 ])
 def test_ki108_carries_the_line_of_the_setting_at_fault(runner, published, settings, pointer,
                                                          place):
@@ -304,6 +305,34 @@ def test_a_range_that_deletes_kistore_toml_is_ki108(published):
     # restoring it is fine
     git(published, "checkout", "-q", base, "--", "kistore.toml")
     git(published, "commit", "-qm", "settings back")
+    assert gate.check_range(Store(published), f"{base}..HEAD") == []
+
+
+def test_a_range_that_removes_the_store_table_is_ki108_and_the_next_one_is_held_to_it(
+        published):
+    # review 2026-12-02 F3: a kistore.toml with no [store] table is read as version 1
+    # silently; one pull request removing the table must not pass for the next to rely on
+    text = (published / "kistore.toml").read_text()
+    assert text.count("[store]\nversion = 1\n") == 1  # as `kistore init` writes it
+    base = git(published, "rev-parse", "HEAD").strip()
+    (published / "kistore.toml").write_text(text.replace("[store]\nversion = 1\n", ""))
+    git(published, "commit", "-qam", "PR 1: no [store] table")
+    first = [(f.rule.id, f.file, f.pointer, f.found)
+             for f in gate.check_range(Store(published), f"{base}..HEAD")]
+    assert first == [("KI108", "kistore.toml", "/store", "no [store] table at HEAD")]
+    # the second pull request, on top of the first (merged past the gate), is checked
+    # against its own BASE, which has no table: nothing new to say; the two together are
+    # still refused
+    merged = git(published, "rev-parse", "HEAD").strip()
+    (published / "kistore.toml").write_text(text.replace("[store]\nversion = 1\n", "")
+                                            + "\n# PR 2\n")
+    git(published, "commit", "-qam", "PR 2: relies on the default version")
+    assert gate.check_range(Store(published), f"{merged}..HEAD") == []
+    assert [f.rule.id for f in gate.check_range(Store(published), f"{base}..HEAD")] == [
+        "KI108"]
+    # putting the table back is fine
+    (published / "kistore.toml").write_text(text)
+    git(published, "commit", "-qam", "the table back")
     assert gate.check_range(Store(published), f"{base}..HEAD") == []
 
 

@@ -413,3 +413,19 @@ def test_a_lowering_range_annotates_the_lowered_key_of_kistore_toml(runner, publ
         f"65,536 to 25 in this range: {len(files)} stored file(s) hold a value past it, each "
         f"reported (KI107). Fix: {RULES['KI107'].hint}")
     assert files and all("kistore.toml lowers string-length" in a for a in annotations)
+
+
+def test_a_tiny_manifest_bytes_limits_manifests_only(runner, published):
+    # review 2026-12-02 F17: `manifest-bytes = 10` stopped verify at .gitattributes
+    # ("error: .gitattributes: the file holds 58 bytes, more than the limit of 10") and
+    # made every names file a KI212 "found b''": the limit is for manifests
+    sizes = stored_sizes(published)
+    set_limits(published, manifest_bytes=10)
+    for args in (["verify", "--json"], ["verify", "--at", "HEAD", "--json"],
+                 ["check", "HEAD~1..HEAD", "--json"]):
+        result = invoke(runner, published, *args)
+        assert result.exit_code == 1, (args, result.output)
+        report = json.loads(result.stdout)
+        assert "errors" not in report, args  # findings, not an error that stops the check
+        assert placed(report["findings"]) - {("KI106", "kistore.toml", "/limits/manifest-bytes")} \
+            == {("KI106", path, None) for path in sizes}, args

@@ -233,6 +233,16 @@ def test_parse_error_in_metadata(published):
     assert [(f.file, f.line, f.column) for f in findings] == [(meta, 1, 10)]
 
 
+def test_a_metadata_file_that_does_not_parse_is_one_finding_not_a_names_cascade(published):
+    # review 2026-12-02 F17: KI212 "claims ... which is BenchmarkProtocol/(no name)" followed
+    # the metadata file's own KI102
+    meta = store_file(PUBLISHED["protocol"], "metadata")
+    (published / meta).write_bytes(b'{"x":')
+    errors = [(f.rule.id, f.file) for f in audit.verify(Store(published))
+              if f.severity == "error" and f.rule.id != "KI401"]  # the edit in the work tree
+    assert errors == [("KI102", meta)]
+
+
 def test_missing_gitattributes_is_reported(published):
     (published / ".gitattributes").unlink()
     assert ("KI113", ".gitattributes") in verify_ids(published)

@@ -97,3 +97,72 @@ def test_the_error_survives_a_worker_process():
         error.oid, error.reason, error.path, str(error))
     assert error.at("store/y.json") is error
     assert ObjectUnreadable("ab" * 20, "r").at("store/y.json").file == "store/y.json"
+
+
+def overwrite_loose(root: Path, oid: str) -> None:
+    """Overwrite the loose object file of ``oid`` with bytes that are no zlib stream.
+
+    (Not truncated: libgit2 1.9.7 loops forever inflating a truncated loose object,
+    libgit2/libgit2#7342, fixed after it.)
+    """
+    file = root / ".git" / "objects" / oid[:2] / oid[2:]
+    assert file.is_file(), f"{oid} is not a loose object"
+    file.chmod(0o644)
+    file.write_bytes(b"garbage garbage garbage")
+    shutil.rmtree(root / ".git" / "kistore", ignore_errors=True)  # no index answers for it
+
+
+def test_a_damaged_tree_is_ki117_in_verify_and_check_and_an_error_in_queries(runner, group):
+    # review 2026-12-02 F6: a damaged tree ended in "internal error" in the tree diff of
+    # `check`, in verify's history walk, in the listing of `verify --at` and in every query
+    root = group.root
+    oid = git(root, "rev-parse", "HEAD:store/objects").strip()
+    overwrite_loose(root, oid)
+    for args in (["verify"], ["verify", "--at", "HEAD"], ["check", "HEAD~1..HEAD"]):
+        result = runner.invoke(main, ["--store", str(root), *args, "--json"])
+        assert result.exit_code == 1, (args, result.output)
+        (finding,) = json.loads(result.stdout)["findings"]
+        assert (finding["rule"], finding["file"], finding["extra"]) == (
+            "KI117", "store/objects", {"object": oid}), args
+        assert finding["message"].startswith(
+            f"git object {oid} cannot be read (failed to inflate loose object)"), args
+        assert "git fsck" in finding["message"] and "git fsck" in finding["hint"], args
+    for args in (["ls"], ["ls", "--at", "HEAD"], ["show", "BenchmarkRun/fast"],
+                 ["rank", "BenchmarkRun/slow", "--at", "HEAD"]):
+        result = runner.invoke(main, ["--store", str(root), *args])
+        assert result.exit_code == 1, (args, result.output)
+        assert "internal error" not in result.output, args
+        assert (f"error: store/objects: git object {oid} cannot be read (failed to inflate "
+                "loose object): the repository is damaged. Run `git fsck`") in result.stderr
+
+
+def test_a_damaged_commit_is_no_missing_commit(runner, group):
+    # the branch names it, so "no commit named 'HEAD'" sent the user looking for a typo
+    root = group.root
+    oid = git(root, "rev-parse", "HEAD").strip()
+    overwrite_loose(root, oid)
+    result = runner.invoke(main, ["--store", str(root), "ls"])
+    assert result.exit_code == 1, result.output
+    assert "no commit named" not in result.stderr and "internal error" not in result.stderr
+    assert f"git object {oid} cannot be read (failed to inflate loose object)" in result.stderr
+    checked = runner.invoke(main, ["--store", str(root), "check", "HEAD~1..HEAD", "--json"])
+    assert checked.exit_code == 1, checked.output
+    (finding,) = json.loads(checked.stdout)["findings"]
+    assert finding["rule"] == "KI117" and "failed to inflate loose object" in finding["message"]
+    assert "internal error" not in checked.output
+
+
+def test_only_libgit2_words_of_damage_are_said_as_damage():
+    import pygit2
+
+    from kistore.git.blobs import damage
+
+    said = damage(pygit2.GitError(f"{'ab' * 20}: incorrect data check"), "store/x")
+    assert (said.oid, said.reason, said.path) == ("ab" * 20, "incorrect data check", "store/x")
+    assert damage(pygit2.GitError("failed to inflate loose object")).oid == "?"
+    assert str(damage(pygit2.GitError("failed to inflate loose object"))).startswith(
+        "a git object cannot be read (failed to inflate loose object): the repository is "
+        "damaged. Run `git fsck`")
+    # a lock or a ref is no damage: said as what it is (kistore's internal error)
+    assert damage(pygit2.GitError("failed to lock file '.git/index.lock' for writing")) is None
+    assert damage(KeyError("x")) is None

@@ -79,6 +79,15 @@ def test_slug_makes_valid_unique_names():
         "kernelbench-level1-1-square-matrix-multiplication"
 
 
+def test_slug_keeps_accented_letters_readable():
+    # review 2026-12-02 F17: an upstream id "Ünïcödé" became "n-c-d"
+    assert slug("Ünïcödé") == "unicode"
+    assert slug("sol-local", "Café Crème", "ﬁt") == "sol-local-cafe-creme-fit"  # NFKD: ﬁ -> fi
+    assert slug("straße", "Ørsted", "核") == "stra-e-rsted"  # no decomposition: a "-", as before
+    nfc, nfd = "\u00dcn\u00efc\u00f6d\u00e9", "U\u0308ni\u0308co\u0308de\u0301"
+    assert slug(nfc) == slug(nfd) == "unicode"
+
+
 # -- the published record ------------------------------------------------------------------
 
 

@@ -518,3 +518,23 @@ def test_compare_of_the_first_run_says_it_was_compared_with_itself(runner, group
     assert result.stderr == SELF_NOTE.format("BenchmarkRun/fast") + "\n"
     result = run(runner, group.root, "compare", "BenchmarkRun/slow")
     assert (result.exit_code, result.stderr) == (0, "")
+
+
+def test_a_symlinked_object_file_is_said_to_be_a_link_not_missing(runner, group, tmp_path):
+    # review 2026-12-02 F17: an object file replaced by a symlink to its own bytes was
+    # "missing" (or "corrupt"): the store never reads through a link; say it is one
+    from kistore.core import layout
+    from kistore.store import Store
+
+    fast = str(Store(group.root).resolve("BenchmarkRun/fast"))
+    rel = layout.object_path(Store(group.root).resolve(fast))
+    target = tmp_path / "object.json"
+    target.write_bytes((group.root / rel).read_bytes())
+    (group.root / rel).unlink()
+    (group.root / rel).symlink_to(target)
+    line = (f"error: {rel}: BenchmarkRun/fast: the object file is a symbolic link: the store "
+            "keeps only regular files and never reads through a link (`kistore verify`: "
+            f"KI111); restore it with `git checkout -- {rel}`, and run `kistore verify` to "
+            "find any other damaged file")
+    result = run(runner, group.root, "show", "BenchmarkRun/fast")
+    assert (result.exit_code, result.stderr.splitlines()) == (1, [line])

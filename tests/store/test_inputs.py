@@ -337,3 +337,30 @@ def test_utf8_offsets_in_json_lines_parsed_by_workers_are_the_file_offsets(paral
     assert line.startswith("runs.jsonl:10:")
     assert f"invalid UTF-8 byte 0xe9 at byte offset {offset} of the file (byte " \
         f"{offset - data.index(good[9])} of line 10)" in line
+
+
+def test_a_directory_walk_refuses_what_it_would_pass_over_unsaid(tmp_path):
+    # review 2026-12-02 F17: `kistore add DIR` skipped a FIFO named x.json and a symlinked
+    # directory without a word; a FIFO is never opened (no hang)
+    import os
+    from pathlib import Path
+
+    bundle = Path(__file__).parents[2] / "examples" / "sol-execbench-submission-20464.bundle.json"
+    top = tmp_path / "in"
+    top.mkdir()
+    (top / "real.json").write_bytes(bundle.read_bytes())
+    (top / "link.json").symlink_to("real.json")  # a link to a file is read as the file
+    assert len(inputs.read_inputs([str(top)])) == 6
+    os.mkfifo(top / "pipe.json")
+    (top / "broken.json").symlink_to(tmp_path / "nothing")
+    (tmp_path / "elsewhere").mkdir()
+    (top / "sub").symlink_to(tmp_path / "elsewhere")
+    os.mkfifo(top / "pipe.txt")  # not named as a manifest: not read, not refused
+    with pytest.raises(MultipleErrors) as caught:
+        inputs.read_inputs([str(top)])
+    assert [(e.file, e.message.split(":")[0]) for e in caught.value.errors] == [
+        (str(top / "broken.json"), "a symbolic link to nothing (a broken link); remove it or "
+                                   "fix its target"),
+        (str(top / "pipe.json"), "a FIFO, socket or device, not a regular file"),
+        (str(top / "sub"), "a symbolic link to a directory"),
+    ]

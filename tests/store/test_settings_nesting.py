@@ -140,3 +140,28 @@ def test_the_deepest_nesting_is_where_the_value_nests_deepest(value, data):
     line = text.count("\n", 0, writer.opened) + 1
     column = writer.opened - text.rfind("\n", 0, writer.opened)
     assert _deepest_nesting(text) == (deepest, line, column), text
+
+
+BOM = ("kistore.toml starts with a byte-order mark (U+FEFF); save it as UTF-8 without BOM")
+
+
+def test_a_byte_order_mark_is_said_as_such(tmp_path):
+    # review 2026-12-02 F17: a BOM (Windows Notepad's "UTF-8") was "Invalid statement" at 1:1
+    data = b"\xef\xbb\xbf[store]\nversion = 1\n"
+    with pytest.raises(InputError) as caught:
+        parse_settings(data, file="kistore.toml")
+    assert str(caught.value) == f"kistore.toml:1:1: {BOM}"
+    assert parse_settings(data[3:], file="kistore.toml") == {"store": {"version": 1}}
+
+    from click.testing import CliRunner
+
+    from kistore.cli import main
+    from kistore.store import Store
+
+    store = Store.init(tmp_path / "s")
+    (tmp_path / "s" / "kistore.toml").write_bytes(data)
+    result = CliRunner().invoke(main, ["--store", str(tmp_path / "s"), "verify", "--json"])
+    assert result.exit_code == 1, result.output
+    (finding,) = [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "KI108"]
+    assert (finding["file"], finding["line"], finding["message"]) == ("kistore.toml", 1, BOM)
+    assert store.root is not None
