@@ -26,9 +26,11 @@ file is created.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import sqlite3
+import stat
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -202,6 +204,34 @@ def index_path(git_dir: str | os.PathLike[str]) -> Path:
     return Path(git_dir) / "kistore" / FILE
 
 
+def refuse_odd_path(path: Path) -> None:
+    """Refuse an index path that is not a regular file, before anything opens or creates it.
+
+    A directory at ``index.sqlite`` made ``kistore reindex`` fail with "internal error"
+    (SQLite's "unable to open database file"); review 2026-12-02, F11. Checked with
+    ``lstat``: nothing is followed.
+
+    Args:
+        path: the index file (:func:`index_path`); absent is fine (it is created).
+
+    Raises:
+        IsADirectoryError: a directory (or anything else not a regular file) is there;
+            ``filename`` is ``path``, ``strerror`` says what to do.
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except NotADirectoryError:  # a parent that is a file: SQLite says it when opening
+        return
+    if not stat.S_ISREG(st.st_mode) and not stat.S_ISLNK(st.st_mode):
+        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise IsADirectoryError(errno.EISDIR, (
+            f"the index file is {what}, which kistore does not open or replace; the index "
+            f"is derived (deleting it loses nothing): remove it (`rm -r {path}`) and run "
+            "`kistore reindex`"), str(path))
+
+
 # -- the lock ---------------------------------------------------------------------------
 
 _LOCKS: dict[str, TextIO] = {}
@@ -291,7 +321,8 @@ def connection(path: Path) -> sqlite3.Connection:
 
     Raises:
         OSError, sqlite3.OperationalError: the file cannot be created or opened (e.g. a
-            read-only ``.git``); callers answer by reading the store instead.
+            read-only ``.git``, or a directory at ``path``: :func:`refuse_odd_path`);
+            callers answer by reading the store instead.
     """
     key = str(path)
     known = _CONNECTIONS.get(key)
@@ -299,6 +330,7 @@ def connection(path: Path) -> sqlite3.Connection:
         if known[1] == _identity(path):
             return known[0]
         del _CONNECTIONS[key]
+    refuse_odd_path(path)
     hold_shared(path)
     try:
         conn = _open(path)

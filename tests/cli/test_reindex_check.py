@@ -329,3 +329,32 @@ def test_a_git_dir_it_cannot_write_is_said_and_exits_2(runner, store_path, monke
         f"error: {top}/check-x: cannot check the index here ([Errno 13] Permission denied: "
         f"'{top}/check-x'); the fresh build is written under .git/kistore/ and deleted after: "
         "run it where .git is writable")
+
+
+def test_a_directory_at_the_index_path_is_named_by_reindex_and_check(runner, store_path):
+    """review 2026-12-02, F11: "internal error" from reindex; --check advised a query."""
+    added(runner, store_path)
+    database.disconnect()
+    path = store_path / ".git" / "kistore" / "index.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    path.mkdir()
+    result = run(runner, store_path, "reindex")
+    assert result.exit_code == 1, result.output
+    assert "internal error" not in result.output
+    assert result.stderr.splitlines()[-1] == (
+        f"error: {path}: the index file is a directory, which kistore does not open or "
+        f"replace; the index is derived (deleting it loses nothing): remove it (`rm -r "
+        f"{path}`) and run `kistore reindex`; nothing was left half-written")
+    result = check(runner, store_path)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error: {path}: the index file is a directory, which kistore does not open or "
+        f"replace; the index is derived (deleting it loses nothing): remove it (`rm -r "
+        f"{path}`) and run `kistore reindex`\n")
+    database.disconnect()
+    assert run(runner, store_path, "ls").exit_code == 0  # answered by reading the store
+    assert path.is_dir()
+    path.rmdir()
+    assert run(runner, store_path, "reindex").exit_code == 0
+    assert check(runner, store_path).exit_code == 0
