@@ -208,23 +208,31 @@ def refuse_odd_path(path: Path) -> None:
     """Refuse an index path that is not a regular file, before anything opens or creates it.
 
     A directory at ``index.sqlite`` made ``kistore reindex`` fail with "internal error"
-    (SQLite's "unable to open database file"); review 2026-12-02, F11. Checked with
-    ``lstat``: nothing is followed.
+    (SQLite's "unable to open database file"); review 2026-12-02, F11. A symbolic link
+    there, or at the ``kistore`` directory, was followed: a query created or rewrote an
+    index (and its ``-wal``/``-shm``) at the link's target, outside ``.git``; F24. Checked
+    with ``lstat``: nothing is followed.
 
     Args:
         path: the index file (:func:`index_path`); absent is fine (it is created).
 
     Raises:
-        IsADirectoryError: a directory (or anything else not a regular file) is there;
-            ``filename`` is ``path``, ``strerror`` says what to do.
+        OSError: a symbolic link is at ``path`` or at its directory, or a directory (or
+            anything else not a regular file) is at ``path``; ``filename`` is the path at
+            fault, ``strerror`` says what to do.
     """
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return
-    except NotADirectoryError:  # a parent that is a file: SQLite says it when opening
-        return
-    if not stat.S_ISREG(st.st_mode) and not stat.S_ISLNK(st.st_mode):
+    for where in (path.parent, path):
+        try:
+            st = os.lstat(where)
+        except (FileNotFoundError, NotADirectoryError):  # created, or SQLite says it
+            return
+        if stat.S_ISLNK(st.st_mode):
+            what = "directory" if where == path.parent else "file"
+            raise OSError(errno.ELOOP, (
+                f"the index {what} is a symbolic link, which kistore does not write "
+                "through; the index is derived (deleting it loses nothing): remove the "
+                f"link (`rm {where}`) and run `kistore reindex`"), str(where))
+    if not stat.S_ISREG(st.st_mode):
         what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
         raise IsADirectoryError(errno.EISDIR, (
             f"the index file is {what}, which kistore does not open or replace; the index "
@@ -243,10 +251,15 @@ _SHARED: set[str] = set()
 
 
 def _lock_file(path: Path) -> TextIO | None:
-    """Return this process's lock file of ``path`` (None when it cannot be created)."""
+    """Return this process's lock file of ``path`` (None when it cannot be created).
+
+    Raises:
+        OSError: a link or a directory where the index belongs (:func:`refuse_odd_path`).
+    """
     key = str(path)
     lock = _LOCKS.get(key)
     if lock is None:
+        refuse_odd_path(path)  # no lock file made through a link (F24)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             lock = _LOCKS[key] = open(f"{path}.lock", "a")  # noqa: SIM115 - kept open
@@ -260,6 +273,9 @@ def hold_shared(path: Path) -> None:
 
     Waits while another process resets or rebuilds the file. Without a writable ``.git``
     there is no lock file, and nothing to hold.
+
+    Raises:
+        OSError: a link or a directory where the index belongs (:func:`refuse_odd_path`).
     """
     key = str(path)
     if key in _SHARED or key in _EXCLUSIVE:
@@ -277,6 +293,9 @@ def exclusive(path: Path) -> Iterator[None]:
     Waits until every other process that opened the file has exited. Re-entrant. A
     conversion from shared releases the shared lock first (flock(2)), so two processes
     converting at once do not deadlock: one goes first, the other waits for it to exit.
+
+    Raises:
+        OSError: a link or a directory where the index belongs (:func:`refuse_odd_path`).
     """
     key = str(path)
     if key in _EXCLUSIVE:

@@ -358,3 +358,48 @@ def test_a_directory_at_the_index_path_is_named_by_reindex_and_check(runner, sto
     path.rmdir()
     assert run(runner, store_path, "reindex").exit_code == 0
     assert check(runner, store_path).exit_code == 0
+
+
+def test_a_link_at_the_index_file_or_directory_is_not_written_through(runner, store_path,
+                                                                     tmp_path):
+    """review 2026-12-02, F24: a query created the index at the link's target, outside .git."""
+    added(runner, store_path)
+    database.disconnect()
+    directory = store_path / ".git" / "kistore"
+    path = directory / "index.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    target = tmp_path / "outside"
+    target.mkdir()
+    path.symlink_to(target / "created.sqlite")
+    said = (f"the index file is a symbolic link, which kistore does not write through; the "
+            f"index is derived (deleting it loses nothing): remove the link (`rm {path}`) and "
+            "run `kistore reindex`")
+    assert run(runner, store_path, "ls").exit_code == 0  # answered by reading the store
+    database.disconnect()
+    result = run(runner, store_path, "reindex")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines()[-1] == (
+        f"error: {path}: {said}; nothing was left half-written")
+    result = check(runner, store_path)
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {path}: {said}\n"
+    assert sorted(target.iterdir()) == []  # nothing made at the link's target
+    assert path.is_symlink()
+    path.unlink()
+    # the directory a link: its target gets no index, no lock file
+    moved = tmp_path / "moved-kistore"
+    directory.rename(moved)
+    directory.symlink_to(moved)
+    before = sorted(p.name for p in moved.iterdir())
+    database.disconnect()
+    assert run(runner, store_path, "ls").exit_code == 0
+    database.disconnect()
+    result = run(runner, store_path, "reindex")
+    assert result.exit_code == 1, result.output
+    assert f"error: {directory}: the index directory is a symbolic link" in result.stderr
+    assert sorted(p.name for p in moved.iterdir()) == before
+    directory.unlink()
+    database.disconnect()
+    assert run(runner, store_path, "reindex").exit_code == 0
+    assert path.is_file() and not path.is_symlink()
