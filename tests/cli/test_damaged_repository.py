@@ -97,3 +97,22 @@ def test_the_error_survives_a_worker_process():
         error.oid, error.reason, error.path, str(error))
     assert error.at("store/y.json") is error
     assert ObjectUnreadable("ab" * 20, "r").at("store/y.json").file == "store/y.json"
+
+
+def test_reindex_check_of_a_damaged_object_exits_2_with_one_json_document(runner, group):
+    """review 2026-12-02, F12/F22: no JSON; exit 2, which the help kept for "no index yet"."""
+    root = group.root
+    assert runner.invoke(main, ["--store", str(root), "reindex"]).exit_code == 0
+    kept = root.parent / "kept-index"
+    shutil.copytree(root / ".git" / "kistore", kept)
+    _, path, oid = damaged(group)
+    shutil.copytree(kept, root / ".git" / "kistore")
+    result = runner.invoke(main, ["--store", str(root), "reindex", "--check", "--json"])
+    assert result.exit_code == 2, result.output
+    (error,) = json.loads(result.stdout)["errors"]
+    assert error["file"] == path and oid in error["message"]
+    assert f"error: {path}: {error['message']}" in result.stderr
+    assert "internal error" not in result.output
+    help_text = runner.invoke(main, ["reindex", "--help"]).output
+    assert "2 when it cannot compare" in help_text
+    assert "an object of the store git cannot read" in " ".join(help_text.split())

@@ -403,3 +403,38 @@ def test_a_link_at_the_index_file_or_directory_is_not_written_through(runner, st
     database.disconnect()
     assert run(runner, store_path, "reindex").exit_code == 0
     assert path.is_file() and not path.is_symlink()
+
+
+def test_json_errors_are_one_json_document(runner, store_path):
+    """review 2026-12-02, F12: --check --json printed nothing on stdout for any error."""
+    path = store_path / ".git" / "kistore" / "index.sqlite"
+    result = check(runner, store_path, "--json")
+    assert result.exit_code == 2
+    assert json.loads(result.stdout) == {"ok": False, "errors": [{
+        "message": "there is no index to check yet; any query (`kistore ls`) or `kistore "
+                   "reindex` builds it", "file": str(path), "pointer": None, "line": None}]}
+    assert result.stderr.startswith(f"error: {path}: there is no index to check yet")
+    added(runner, store_path)
+    result = check(runner, store_path, "--json", "--at", "no-such-rev")
+    assert result.exit_code == 2
+    (error,) = json.loads(result.stdout)["errors"]
+    assert error["message"].startswith("no commit named 'no-such-rev' in this repository")
+    assert error["message"] in result.stderr
+
+
+def test_a_git_dir_it_cannot_write_is_a_json_document_too(runner, store_path, monkeypatch):
+    # Lazy: the module whose temporary directory is refused.
+    from kistore.index import agree
+
+    added(runner, store_path)
+
+    def refuse(prefix, dir):
+        raise PermissionError(13, "Permission denied", str(dir))
+
+    monkeypatch.setattr(agree.tempfile, "mkdtemp", refuse)
+    result = check(runner, store_path, "--json")
+    assert result.exit_code == 2
+    (error,) = json.loads(result.stdout)["errors"]
+    assert error["file"] == str(store_path / ".git" / "kistore")
+    assert error["message"].startswith("cannot check the index here ([Errno 13] Permission")
+    assert result.stderr.splitlines()[-1] == f"error: {error['file']}: {error['message']}"
