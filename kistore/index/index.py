@@ -744,13 +744,18 @@ def _counted(conn: sqlite3.Connection) -> None:
 
     Raises:
         Miscounted: the counts differ (the caller rebuilds the rows: :meth:`Index.catalog`).
+        Damaged: the recorded count does not match its seal (rebuilt as well).
     """
-    held = get_meta(conn, "rows")
-    found = _row_counts(conn)
-    if held is None:
+    # one statement, one snapshot: an add committing meanwhile is seen whole or not at all
+    row = conn.execute("SELECT key, value, seal, (SELECT count(*) FROM records), "
+                       "(SELECT count(*) FROM skipped) FROM meta WHERE key = 'rows'"
+                       ).fetchone()
+    if row is None:  # counted under the write lock: no add commits in between
         with contextlib.suppress(sqlite3.OperationalError), transaction(conn):
-            set_meta(conn, rows=found)  # a read-only .git: checked once it can be recorded
+            if get_meta(conn, "rows") is None:  # a read-only .git: counted once it can be
+                set_meta(conn, rows=_row_counts(conn))
         return
+    held, found = str(unsealed(row[:3])[1]), f"{row[3]} {row[4]}"
     if held != found:
         records, skipped = held.split()
         now_records, now_skipped = found.split()

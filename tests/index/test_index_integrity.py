@@ -295,3 +295,18 @@ def test_a_deleted_row_is_said_once_and_the_next_command_trusts_the_rebuild(grou
             and "(a row deleted or copied from outside kistore)" in first.stderr)
     again = kistore(group, "ls", "--kind", "BenchmarkRun")
     assert (again.stdout, again.stderr) == (first.stdout, "")
+
+
+def test_an_index_without_a_count_records_it_then_checks_it(group):
+    # an index made before the count (no meta `rows`) records it on its first query
+    assert ranked(group) == RANKED
+    edit(group, "DELETE FROM meta WHERE key = 'rows'")
+    assert ranked(group) == RANKED
+    database.disconnect()
+    conn = sqlite3.connect(database.index_path(group.git_dir))
+    (held,) = conn.execute("SELECT value FROM meta WHERE key = 'rows'").fetchone()
+    records = conn.execute("SELECT count(*) FROM records").fetchone()[0]
+    conn.close()
+    assert held == f"{records} 0"
+    edit(group, "DELETE FROM records WHERE name = 'slow'")
+    assert ranked(group) == RANKED
