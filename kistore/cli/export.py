@@ -48,6 +48,7 @@ def export(ctx: StoreContext, out: str, fmt: str | None, at: str, since: str | N
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.errors import InputError, printable
     from ..export import export as run_export
+    from ..export.pipeline import NOT_INDEXED
 
     try:
         out.encode("utf-8")
@@ -75,8 +76,18 @@ def export(ctx: StoreContext, out: str, fmt: str | None, at: str, since: str | N
                    + ", ".join(f"{name} {n:,}" for name, n in result.rows.items())
                    + f"; {len(result.files)} file(s)")
     if result.skipped:
-        click.echo(f"error: {len(result.skipped)} manifest(s) not exported because their files "
-                   f"do not verify; run `kistore verify --at {at}`", err=True)
+        # a row gone from the index is no fault of the files: verify finds nothing there
+        # (review 2026-12-02, F10)
+        unindexed = sum(problem == NOT_INDEXED for _, _, problem in result.skipped)
+        said = []
+        if len(result.skipped) > unindexed:
+            said.append(f"{len(result.skipped) - unindexed} manifest(s) not exported because "
+                        f"their files do not verify; run `kistore verify --at {at}`")
+        if unindexed:
+            said.append(f"{unindexed} manifest(s) not exported because the index lacks "
+                        "them (the files verify); run `kistore reindex --check`, then "
+                        f"`kistore reindex --at {at}`")
+        click.echo(f"error: {'; '.join(said)}", err=True)
         sys.exit(1)
 
 

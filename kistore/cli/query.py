@@ -12,7 +12,7 @@ import click
 from ._answers import explaining_misses, warn_unreadable
 from ._context import StoreContext, one_look, settled_work_tree
 from ._formats import format_options, output_format
-from ._machine import emit_json, emit_jsonl
+from ._machine import emit_json, emit_jsonl, report_error
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -205,7 +205,8 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
               help="Index this commit's tree.")
 @click.option("--check", is_flag=True,
               help="Write nothing: compare the kept index with what a rebuild would hold, "
-                   "and print each difference (exit 0: they agree, 1: they differ).")
+                   "and print each difference (exit 0: they agree, 1: they differ, 2: "
+                   "it cannot compare).")
 @JSON
 @pass_ctx
 def reindex(ctx: StoreContext, at: str, check: bool, as_json: bool) -> None:
@@ -225,7 +226,10 @@ def reindex(ctx: StoreContext, at: str, check: bool, as_json: bool) -> None:
     work tree, and of the last commit read with --at). Each difference names its table,
     digest and KIND/NAME, what the index holds and what the store gives; exit 1 when
     there is any (a "stale" one: git moved since the last query, which catches up by
-    itself), 2 when there is no index yet or no store.
+    itself), 2 when it cannot compare: no store, no commit REV, no index yet (or a
+    directory or a link where it belongs), or an object of the store git cannot read
+    (as `kistore verify --at REV` then reports). With --json every error is one JSON
+    document too: {"ok": false, "errors": [...]}.
 
     \b
     Example:
@@ -276,8 +280,9 @@ def _check_index(ctx: StoreContext, at: str, as_json: bool) -> None:
 
     Raises:
         click.exceptions.Exit: 1 when they differ; 2 when it cannot run (no store, no
-            commit ``at``, no index yet, a ``.git`` it cannot write the fresh build in, an
-            index locked past SQLite's timeout), after saying why on stderr.
+            commit ``at``, no index yet, an object git cannot read, a ``.git`` it cannot
+            write the fresh build in, an index locked past SQLite's timeout), after saying
+            why on stderr (and, with ``as_json``, in one JSON error document on stdout).
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     import sqlite3
@@ -297,15 +302,20 @@ def _check_index(ctx: StoreContext, at: str, as_json: bool) -> None:
                                file=sys.stderr) as bar:
             found = compare(store, tree, store.view(), progress=bar.update,
                             naming=bar.update)
-    except KistoreError as e:  # nothing to compare: a usage-like failure (exit 2)
+    except KistoreError as e:  # nothing to compare: it could not run (exit 2)
+        # one JSON document for --json, as every other command (review 2026-12-02, F12)
+        report_error("json" if as_json else None, e)
         for problem in e.problems:
             click.echo(f"error: {problem.format()}", err=True)
         raise click.exceptions.Exit(2) from None
     except (OSError, sqlite3.OperationalError) as e:  # e.g. a read-only .git: cannot run
-        where = f"{e.filename}: " if isinstance(e, OSError) and e.filename else ""
-        click.echo(f"error: {where}cannot check the index here ({e}); the fresh build is "
-                   "written under .git/kistore/ and deleted after: run it where .git is "
-                   "writable", err=True)
+        file = str(e.filename) if isinstance(e, OSError) and e.filename else None
+        message = (f"cannot check the index here ({e}); the fresh build is written under "
+                   ".git/kistore/ and deleted after: run it where .git is writable")
+        if as_json:
+            emit_json({"ok": False, "errors": [{"message": message, "file": file,
+                                                "pointer": None, "line": None}]})
+        click.echo(f"error: {file + ': ' if file else ''}{message}", err=True)
         raise click.exceptions.Exit(2) from None
     where = "work tree" if found.scope == "work" else "HEAD"
     if as_json:

@@ -70,6 +70,11 @@ Progress = Callable[[str, "int | None"], Callable[[int], None]]
 unknown) and returns the function to call with each increment done."""
 
 
+NOT_INDEXED = ("is not in the index of this commit; run `kistore reindex --check` to see "
+               "what the index lacks, `kistore reindex --at REV` to rebuild it")
+"""The problem of a manifest the store holds and the index lacks (a row deleted from it)."""
+
+
 @dataclass(slots=True)
 class ExportResult:
     """What an export wrote.
@@ -282,8 +287,7 @@ def _read_objects(repo: pygit2.Repository, tree: pygit2.Tree, scratch: Scratch,
                 metrics.update(row[at_native])
                 scratch.stage(RUNS.name, partition(RUNS, row), digest, digest, row)
             elif document["kind"] == "BenchmarkRun" or digest not in known:
-                result.skipped.append((digest, path, "is not in the index of this commit; "
-                                       "run `kistore reindex --at REV`"))
+                result.skipped.append((digest, path, NOT_INDEXED))
                 continue
             row = manifest_row(digest, document, stored.data, stored.meta or b"", metadata,
                                where)

@@ -26,9 +26,11 @@ file is created.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import sqlite3
+import stat
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -202,6 +204,42 @@ def index_path(git_dir: str | os.PathLike[str]) -> Path:
     return Path(git_dir) / "kistore" / FILE
 
 
+def refuse_odd_path(path: Path) -> None:
+    """Refuse an index path that is not a regular file, before anything opens or creates it.
+
+    A directory at ``index.sqlite`` made ``kistore reindex`` fail with "internal error"
+    (SQLite's "unable to open database file"); review 2026-12-02, F11. A symbolic link
+    there, or at the ``kistore`` directory, was followed: a query created or rewrote an
+    index (and its ``-wal``/``-shm``) at the link's target, outside ``.git``; F24. Checked
+    with ``lstat``: nothing is followed.
+
+    Args:
+        path: the index file (:func:`index_path`); absent is fine (it is created).
+
+    Raises:
+        OSError: a symbolic link is at ``path`` or at its directory, or a directory (or
+            anything else not a regular file) is at ``path``; ``filename`` is the path at
+            fault, ``strerror`` says what to do.
+    """
+    for where in (path.parent, path):
+        try:
+            st = os.lstat(where)
+        except (FileNotFoundError, NotADirectoryError):  # created, or SQLite says it
+            return
+        if stat.S_ISLNK(st.st_mode):
+            what = "directory" if where == path.parent else "file"
+            raise OSError(errno.ELOOP, (
+                f"the index {what} is a symbolic link, which kistore does not write "
+                "through; the index is derived (deleting it loses nothing): remove the "
+                f"link (`rm {where}`) and run `kistore reindex`"), str(where))
+    if not stat.S_ISREG(st.st_mode):
+        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise IsADirectoryError(errno.EISDIR, (
+            f"the index file is {what}, which kistore does not open or replace; the index "
+            f"is derived (deleting it loses nothing): remove it (`rm -r {path}`) and run "
+            "`kistore reindex`"), str(path))
+
+
 # -- the lock ---------------------------------------------------------------------------
 
 _LOCKS: dict[str, TextIO] = {}
@@ -213,10 +251,15 @@ _SHARED: set[str] = set()
 
 
 def _lock_file(path: Path) -> TextIO | None:
-    """Return this process's lock file of ``path`` (None when it cannot be created)."""
+    """Return this process's lock file of ``path`` (None when it cannot be created).
+
+    Raises:
+        OSError: a link or a directory where the index belongs (:func:`refuse_odd_path`).
+    """
     key = str(path)
     lock = _LOCKS.get(key)
     if lock is None:
+        refuse_odd_path(path)  # no lock file made through a link (F24)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             lock = _LOCKS[key] = open(f"{path}.lock", "a")  # noqa: SIM115 - kept open
@@ -230,6 +273,9 @@ def hold_shared(path: Path) -> None:
 
     Waits while another process resets or rebuilds the file. Without a writable ``.git``
     there is no lock file, and nothing to hold.
+
+    Raises:
+        OSError: a link or a directory where the index belongs (:func:`refuse_odd_path`).
     """
     key = str(path)
     if key in _SHARED or key in _EXCLUSIVE:
@@ -247,6 +293,9 @@ def exclusive(path: Path) -> Iterator[None]:
     Waits until every other process that opened the file has exited. Re-entrant. A
     conversion from shared releases the shared lock first (flock(2)), so two processes
     converting at once do not deadlock: one goes first, the other waits for it to exit.
+
+    Raises:
+        OSError: a link or a directory where the index belongs (:func:`refuse_odd_path`).
     """
     key = str(path)
     if key in _EXCLUSIVE:
@@ -291,7 +340,8 @@ def connection(path: Path) -> sqlite3.Connection:
 
     Raises:
         OSError, sqlite3.OperationalError: the file cannot be created or opened (e.g. a
-            read-only ``.git``); callers answer by reading the store instead.
+            read-only ``.git``, or a directory at ``path``: :func:`refuse_odd_path`);
+            callers answer by reading the store instead.
     """
     key = str(path)
     known = _CONNECTIONS.get(key)
@@ -299,6 +349,7 @@ def connection(path: Path) -> sqlite3.Connection:
         if known[1] == _identity(path):
             return known[0]
         del _CONNECTIONS[key]
+    refuse_odd_path(path)
     hold_shared(path)
     try:
         conn = _open(path)

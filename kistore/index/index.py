@@ -16,6 +16,7 @@ by :mod:`._worktree` without stating every file).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import sqlite3
 import zlib
@@ -369,6 +370,9 @@ class Index:
         try:
             self._sync(conn, tree_id, load, progress)
             codec = _probe(conn)
+        except Miscounted as e:  # said: it was no format change or a page SQLite lost
+            log.warning("note: rebuilding the index %s: %s", self.path, e)
+            conn = self.rebuild(load(), progress)
         except (*DAMAGE, IndexDamaged):
             conn = self.rebuild(load(), progress)  # never trusted when it fails to read
         return IndexCatalog(conn, tree_id, codec,
@@ -456,6 +460,7 @@ class Index:
         if get_meta(conn, "tree") == target and key is not None:
             held_key, _, held_said = (get_meta(conn, "settings") or "").partition("\n")
             if held_key == key:
+                _counted(conn)
                 if held_said:  # the file still does not parse: every query says so (r60 F2)
                     _say(held_said)
                 return
@@ -476,6 +481,7 @@ class Index:
                 self._relimit(conn, tree or load(), limits, held)
             if key is not None:  # and what the file's limits said, repeated while it holds
                 set_meta(conn, settings=key if said is None else f"{key}\n{said}")
+            set_meta(conn, rows=_row_counts(conn))
 
     def _relimit(self, conn: sqlite3.Connection, tree: pygit2.Tree, limits: Limits,
                  held: Mapping[str, str | None]) -> None:
@@ -628,7 +634,7 @@ class Index:
                 for name in _QUERY_INDEXES:
                     conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON "
                                  f"{database.INDEXES[name]}")
-            set_meta(conn, tree=str(tree.id))
+            set_meta(conn, tree=str(tree.id), rows=_row_counts(conn))
         return True
 
     def _apply(self, conn: sqlite3.Connection, old: str, tree: pygit2.Tree,
@@ -710,6 +716,53 @@ class Index:
         except (KeyError, ValueError):
             return None
         return shard_diff(self.repo, old_tree, tree)
+
+
+class Miscounted(database.Damaged):
+    """The index holds more or fewer query rows than it recorded with its tree."""
+
+
+def _row_counts(conn: sqlite3.Connection) -> str:
+    """Return how many query rows the index holds: ``"RECORDS SKIPPED"`` (meta ``rows``).
+
+    Recorded (sealed) with the tree whenever the rows change; compared by every query
+    (:func:`_counted`).
+    """
+    records = conn.execute("SELECT count(*) FROM records").fetchone()[0]
+    skipped = conn.execute("SELECT count(*) FROM skipped").fetchone()[0]
+    return f"{records} {skipped}"
+
+
+def _counted(conn: sqlite3.Connection) -> None:
+    """Check that the index holds as many query rows as it recorded with its tree.
+
+    A row deleted from ``records`` (or one copied in) matches its seal, so nothing else
+    noticed it: the run dropped silently out of ``rank``, ``ls`` and the site, through
+    later adds, until a ``kistore reindex``; review 2026-12-02, F10. Counting costs a walk
+    of the smallest SQL index of each table (docs/speed.md, "the row count of a query").
+    An index made before this count (no meta ``rows``) records it now.
+
+    Raises:
+        Miscounted: the counts differ (the caller rebuilds the rows: :meth:`Index.catalog`).
+        Damaged: the recorded count does not match its seal (rebuilt as well).
+    """
+    # one statement, one snapshot: an add committing meanwhile is seen whole or not at all
+    row = conn.execute("SELECT key, value, seal, (SELECT count(*) FROM records), "
+                       "(SELECT count(*) FROM skipped) FROM meta WHERE key = 'rows'"
+                       ).fetchone()
+    if row is None:  # counted under the write lock: no add commits in between
+        with contextlib.suppress(sqlite3.OperationalError), transaction(conn):
+            if get_meta(conn, "rows") is None:  # a read-only .git: counted once it can be
+                set_meta(conn, rows=_row_counts(conn))
+        return
+    held, found = str(unsealed(row[:3])[1]), f"{row[3]} {row[4]}"
+    if held != found:
+        records, skipped = held.split()
+        now_records, now_skipped = found.split()
+        raise Miscounted(
+            f"it holds {now_records} query rows and {now_skipped} skipped, but recorded "
+            f"{records} and {skipped} with its tree (a row deleted or copied from outside "
+            "kistore)")
 
 
 def _fallback(loaded: Mapping[str, Loaded | None], catalog: IndexCatalog

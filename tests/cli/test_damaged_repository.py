@@ -166,3 +166,22 @@ def test_only_libgit2_words_of_damage_are_said_as_damage():
     # a lock or a ref is no damage: said as what it is (kistore's internal error)
     assert damage(pygit2.GitError("failed to lock file '.git/index.lock' for writing")) is None
     assert damage(KeyError("x")) is None
+
+
+def test_reindex_check_of_a_damaged_object_exits_2_with_one_json_document(runner, group):
+    """review 2026-12-02, F12/F22: no JSON; exit 2, which the help kept for "no index yet"."""
+    root = group.root
+    assert runner.invoke(main, ["--store", str(root), "reindex"]).exit_code == 0
+    kept = root.parent / "kept-index"
+    shutil.copytree(root / ".git" / "kistore", kept)
+    _, path, oid = damaged(group)
+    shutil.copytree(kept, root / ".git" / "kistore")
+    result = runner.invoke(main, ["--store", str(root), "reindex", "--check", "--json"])
+    assert result.exit_code == 2, result.output
+    (error,) = json.loads(result.stdout)["errors"]
+    assert error["file"] == path and oid in error["message"]
+    assert f"error: {path}: {error['message']}" in result.stderr
+    assert "internal error" not in result.output
+    help_text = runner.invoke(main, ["reindex", "--help"]).output
+    assert "2 when it cannot compare" in help_text
+    assert "an object of the store git cannot read" in " ".join(help_text.split())

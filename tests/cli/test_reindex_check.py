@@ -329,3 +329,112 @@ def test_a_git_dir_it_cannot_write_is_said_and_exits_2(runner, store_path, monke
         f"error: {top}/check-x: cannot check the index here ([Errno 13] Permission denied: "
         f"'{top}/check-x'); the fresh build is written under .git/kistore/ and deleted after: "
         "run it where .git is writable")
+
+
+def test_a_directory_at_the_index_path_is_named_by_reindex_and_check(runner, store_path):
+    """review 2026-12-02, F11: "internal error" from reindex; --check advised a query."""
+    added(runner, store_path)
+    database.disconnect()
+    path = store_path / ".git" / "kistore" / "index.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    path.mkdir()
+    result = run(runner, store_path, "reindex")
+    assert result.exit_code == 1, result.output
+    assert "internal error" not in result.output
+    assert result.stderr.splitlines()[-1] == (
+        f"error: {path}: the index file is a directory, which kistore does not open or "
+        f"replace; the index is derived (deleting it loses nothing): remove it (`rm -r "
+        f"{path}`) and run `kistore reindex`; nothing was left half-written")
+    result = check(runner, store_path)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error: {path}: the index file is a directory, which kistore does not open or "
+        f"replace; the index is derived (deleting it loses nothing): remove it (`rm -r "
+        f"{path}`) and run `kistore reindex`\n")
+    database.disconnect()
+    assert run(runner, store_path, "ls").exit_code == 0  # answered by reading the store
+    assert path.is_dir()
+    path.rmdir()
+    assert run(runner, store_path, "reindex").exit_code == 0
+    assert check(runner, store_path).exit_code == 0
+
+
+def test_a_link_at_the_index_file_or_directory_is_not_written_through(runner, store_path,
+                                                                     tmp_path):
+    """review 2026-12-02, F24: a query created the index at the link's target, outside .git."""
+    added(runner, store_path)
+    database.disconnect()
+    directory = store_path / ".git" / "kistore"
+    path = directory / "index.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    target = tmp_path / "outside"
+    target.mkdir()
+    path.symlink_to(target / "created.sqlite")
+    said = (f"the index file is a symbolic link, which kistore does not write through; the "
+            f"index is derived (deleting it loses nothing): remove the link (`rm {path}`) and "
+            "run `kistore reindex`")
+    assert run(runner, store_path, "ls").exit_code == 0  # answered by reading the store
+    database.disconnect()
+    result = run(runner, store_path, "reindex")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines()[-1] == (
+        f"error: {path}: {said}; nothing was left half-written")
+    result = check(runner, store_path)
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {path}: {said}\n"
+    assert sorted(target.iterdir()) == []  # nothing made at the link's target
+    assert path.is_symlink()
+    path.unlink()
+    # the directory a link: its target gets no index, no lock file
+    moved = tmp_path / "moved-kistore"
+    directory.rename(moved)
+    directory.symlink_to(moved)
+    before = sorted(p.name for p in moved.iterdir())
+    database.disconnect()
+    assert run(runner, store_path, "ls").exit_code == 0
+    database.disconnect()
+    result = run(runner, store_path, "reindex")
+    assert result.exit_code == 1, result.output
+    assert f"error: {directory}: the index directory is a symbolic link" in result.stderr
+    assert sorted(p.name for p in moved.iterdir()) == before
+    directory.unlink()
+    database.disconnect()
+    assert run(runner, store_path, "reindex").exit_code == 0
+    assert path.is_file() and not path.is_symlink()
+
+
+def test_json_errors_are_one_json_document(runner, store_path):
+    """review 2026-12-02, F12: --check --json printed nothing on stdout for any error."""
+    path = store_path / ".git" / "kistore" / "index.sqlite"
+    result = check(runner, store_path, "--json")
+    assert result.exit_code == 2
+    assert json.loads(result.stdout) == {"ok": False, "errors": [{
+        "message": "there is no index to check yet; any query (`kistore ls`) or `kistore "
+                   "reindex` builds it", "file": str(path), "pointer": None, "line": None}]}
+    assert result.stderr.startswith(f"error: {path}: there is no index to check yet")
+    added(runner, store_path)
+    result = check(runner, store_path, "--json", "--at", "no-such-rev")
+    assert result.exit_code == 2
+    (error,) = json.loads(result.stdout)["errors"]
+    assert error["message"].startswith("no commit named 'no-such-rev' in this repository")
+    assert error["message"] in result.stderr
+
+
+def test_a_git_dir_it_cannot_write_is_a_json_document_too(runner, store_path, monkeypatch):
+    # Lazy: the module whose temporary directory is refused.
+    from kistore.index import agree
+
+    added(runner, store_path)
+
+    def refuse(prefix, dir):
+        raise PermissionError(13, "Permission denied", str(dir))
+
+    monkeypatch.setattr(agree.tempfile, "mkdtemp", refuse)
+    result = check(runner, store_path, "--json")
+    assert result.exit_code == 2
+    (error,) = json.loads(result.stdout)["errors"]
+    assert error["file"] == str(store_path / ".git" / "kistore")
+    assert error["message"].startswith("cannot check the index here ([Errno 13] Permission")
+    assert result.stderr.splitlines()[-1] == f"error: {error['file']}: {error['message']}"

@@ -225,3 +225,33 @@ def test_export_with_an_unknown_format_is_a_usage_error(runner, fixture, tmp_pat
     result = cli(runner, fixture.store, "export", str(tmp_path / "out"), "--format", "xlsx")
     assert result.exit_code == 2
     assert "Invalid value for '--format'" in result.output
+
+
+def test_a_row_gone_from_the_index_points_at_reindex_check_not_verify(runner, fixture,
+                                                                       tmp_path, monkeypatch):
+    # review 2026-12-02, F10: "their files do not verify; run `kistore verify`", which
+    # then found nothing. A deleted row is now counted and rebuilt (tests/index/
+    # test_index_integrity.py); one the count misses (a row deleted, another copied in)
+    # is simulated by not counting
+    import sqlite3
+
+    from kistore.index import _database as database
+    from kistore.index import index
+
+    monkeypatch.setattr(index, "_counted", lambda conn: None)
+
+    store, target = fixture.store, fixture.digests["sol-a"]
+    assert cli(runner, store, "ls").exit_code == 0  # the index is built
+    database.disconnect()
+    conn = sqlite3.connect(store.git_dir / "kistore" / "index.sqlite", isolation_level=None)
+    with conn:
+        assert conn.execute("DELETE FROM records WHERE name = 'sol-a'").rowcount == 1
+    conn.close()
+    result = cli(runner, store, "export", str(tmp_path / "out"))
+    assert result.exit_code == 1
+    assert (f"{store_file(target)}: not exported ({target}): the file is not in the index of "
+            "this commit; run `kistore reindex --check`") in result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        "error: 1 manifest(s) not exported because the index lacks them (the files "
+        "verify); run `kistore reindex --check`, then `kistore reindex --at HEAD`")
+    assert "kistore verify" not in result.stderr
