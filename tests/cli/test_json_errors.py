@@ -99,24 +99,25 @@ def test_the_reviewers_commands_print_their_errors_as_json(runner, store, tmp_pa
     root = str(store.root)
     bad = tmp_path / "bad1.json"
     bad.write_text('{"a":1}')
+    missing = str(tmp_path / "nonexistent")  # under tmp_path: a /nonexistent made by hand broke it
     cases = [
-        (["add", "--json", "/nonexistent"], 1, {
+        (["add", "--json", missing], 1, {
             "message": "no such file or directory; check the path (give - to read standard "
-                       "input)", "file": "/nonexistent", "pointer": None, "line": None}),
+                       "input)", "file": missing, "pointer": None, "line": None}),
         (["add", "--json", str(bad)], 1, {
             "message": "a manifest's kind must be one of Workload, BenchmarkProtocol, "
                        "ExecutionEnvironment, Implementation, BenchmarkRun; it has none",
             "file": str(bad), "pointer": "/kind", "line": None}),
-        (["import", "--json", "kernelbench", "/nonexistent"], 1, {
-            "message": "no such file or directory", "file": "/nonexistent", "pointer": None,
+        (["import", "--json", "kernelbench", missing], 1, {
+            "message": "no such file or directory", "file": missing, "pointer": None,
             "line": None}),
         (["export", str(tmp_path / "e"), "--json", "--at", "nosuch"], 1, {
             "message": "no commit named 'nosuch' in this repository: give a branch, a tag or "
                        "a commit id (`git log --oneline` lists commits)",
             "file": None, "pointer": None, "line": None}),
-        (["digest", "--json", "/nonexistent"], 1, {
+        (["digest", "--json", missing], 1, {
             "message": "no such file or directory; check the path (give - to read standard "
-                       "input)", "file": "/nonexistent", "pointer": None, "line": None}),
+                       "input)", "file": missing, "pointer": None, "line": None}),
         (["ls", "--kind", "Bogus", "--json", "--at", "HEAD"], 2, {
             "message": "Invalid value for '--kind': 'Bogus' is not one of 'Workload', "
                        "'BenchmarkProtocol', 'ExecutionEnvironment', 'Implementation', "
