@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
+from ..core import watchdog
 from ..core.errors import KistoreError, MetadataConflictError, printable, shorten
 
 INTERNAL_ERROR = "internal error: this is a bug in kistore, not a problem with your input"
@@ -395,6 +396,7 @@ def _terminated(signum: int, frame: Any) -> None:
     "Exception ignored in ... Index.__del__" and the add went on), so there it comes back
     10 ms later as SIGALRM, to the same handler.
     """
+    watchdog.answered()  # the main thread runs Python: not stuck in C (review F3)
     caller = frame
     while caller is not None:
         if caller.f_code.co_name == "__del__":
@@ -676,6 +678,7 @@ class Landing:
 
     def _note(self, number: int, frame: Any) -> None:
         """Signal handler past the landing: remember, raise nothing."""
+        watchdog.answered()
         self.late.append(number)
 
     def say(self, noun: str, count: int) -> None:
