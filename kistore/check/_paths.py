@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ..core import layout
 from ..core.findings import ERROR, Finding, rule
+from ..git import treediff
 from ._rules import PATH_CASE_COLLISION, name_key, name_keys
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -68,7 +69,7 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
         if prefix.startswith(store_prefix) and _HEX_FILES.fullmatch(current.read_raw()):
             continue  # a shard of digest-named files: nothing here is .git, no file collides
         findings += _directory(prefix, current, None)
-        pending += [(f"{prefix}{e.name}/", cast("pygit2.Tree", repo[e.id])) for e in current
+        pending += [(f"{prefix}{e.name}/", treediff.subtree(repo, e.id)) for e in current
                     if e.type_str == "tree"]
     return findings
 
@@ -101,7 +102,7 @@ def changed_tree_names(repo: pygit2.Repository, tree: pygit2.Tree, paths: Iterab
                 continue  # deleted along the way
             if entry.type_str != "tree":
                 continue
-            current = cast("pygit2.Tree", repo[entry.id])
+            current = treediff.subtree(repo, entry.id)
         findings += _directory(directory + "/" if directory else "", current, names)
     return findings
 

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
+from .blobs import loose_object
 from .ids import TREE, object_id
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -56,6 +57,7 @@ def subtree(repo: pygit2.Repository, oid: pygit2.Oid | str) -> pygit2.Tree:
     Raises:
         KeyError: no object has that id.
     """
+    loose_object(repo, oid)  # a loose tree cut short: libgit2 loops on it (review F3)
     return cast("pygit2.Tree", repo[oid])
 
 
@@ -102,12 +104,11 @@ def changed_leaves(repo: pygit2.Repository, old: Any | None, new: Any | None, pr
         ``{path: (entry before or None, entry after or None)}``, paths ``/``-separated
         (names decoded as UTF-8, an undecodable byte replaced).
     """
-    odb = repo.odb
     changed: dict[str, Change] = {}
     pending = [(prefix, old, new)]
     while pending:
         where, old_id, new_id = pending.pop()
-        before, after = _listing(odb, old_id), _listing(odb, new_id)
+        before, after = _listing(repo, old_id), _listing(repo, new_id)
         # names whose (id, mode) differ; an equal directory's contents are equal: skipped
         for name in {name for name, _ in before.items() ^ after.items()}:
             was, now = before.get(name), after.get(name)
@@ -158,7 +159,9 @@ def files_below(repo: pygit2.Repository, top: pygit2.Oid, prefix: str = ""
     pending: list[tuple[str, pygit2.Oid | bytes]] = [(prefix, top)]
     while pending:
         where, oid = pending.pop()
-        _, data = odb.read(oid.hex() if isinstance(oid, bytes) else str(oid))
+        # read here first when loose: libgit2 loops on one cut short (review F3)
+        _, data = loose_object(repo, oid, where.rstrip("/") or None) or \
+            odb.read(oid.hex() if isinstance(oid, bytes) else str(oid))
         found = _entry_pattern().findall(data)
         if not found:
             continue
@@ -247,7 +250,7 @@ def subtree_id(tree: pygit2.Tree | None, path: str) -> Any | None:
     return entry.id if entry.type_str == "tree" else None
 
 
-def _listing(odb: Any, tree_id: Any | None) -> dict[bytes, RawEntry]:
+def _listing(repo: pygit2.Repository, tree_id: Any | None) -> dict[bytes, RawEntry]:
     """Return ``{name: (octal mode, name, 20-byte id)}`` of one tree's own entries, raw.
 
     ``tree_id`` is a pygit2 Oid or a raw 20-byte id (a parent listing's), or None.
@@ -257,7 +260,8 @@ def _listing(odb: Any, tree_id: Any | None) -> dict[bytes, RawEntry]:
     key = tree_id.hex() if isinstance(tree_id, bytes) else str(tree_id)
     listing = _LISTINGS.get(key)
     if listing is None:
-        _, data = odb.read(key)
+        # read here first when loose: libgit2 loops on one cut short (review F3)
+        _, data = loose_object(repo, key) or repo.odb.read(key)
         found = _entry_pattern().findall(data)
         listing = dict(zip(map(_NAME, found), found, strict=True))  # no Python loop: ~4,000 a shard
         if len(_LISTINGS) >= _LISTINGS_KEPT:
