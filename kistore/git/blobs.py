@@ -280,8 +280,13 @@ def loose_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
         from .commit import objects_dir
 
         objects = _objects_dirs[git_dir] = str(objects_dir(repo))
+    return _read_loose(os.path.join(objects, hex_[:2], hex_[2:]), hex_, path)
+
+
+def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | None:
+    """:func:`loose_object` of the loose object file ``file`` (of id ``hex_``)."""
     try:
-        with open(os.path.join(objects, hex_[:2], hex_[2:]), "rb") as f:
+        with open(file, "rb") as f:
             data = f.read()
     except OSError:  # no loose file (packed, absent), or none to read: libgit2 says
         return None
@@ -303,3 +308,17 @@ def loose_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
         raise ObjectUnreadable(hex_, "its loose object file holds another object's bytes",
                                path)
     return _TYPES[kind], body
+
+
+def loose_object_of_any(oid: str | pygit2.Oid | bytes, path: str | None = None) -> None:
+    """Check ``oid``'s loose file in each repository :func:`loose_object` has read from.
+
+    For a read that has a tree but not its repository (pygit2's ``tree[path]``); a
+    process reads one repository, whose commit was read through :func:`loose_object` first.
+
+    Raises:
+        ObjectUnreadable: as :func:`loose_object`.
+    """
+    hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
+    for objects in set(_objects_dirs.values()):
+        _read_loose(os.path.join(objects, hex_[:2], hex_[2:]), hex_, path)

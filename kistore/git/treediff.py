@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
-from .blobs import loose_object
+from .blobs import loose_object, loose_object_of_any
 from .ids import TREE, object_id
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -244,10 +244,29 @@ def subtree_id(tree: pygit2.Tree | None, path: str) -> Any | None:
     if tree is None:
         return None
     try:
+        _read_loose_on_the_way(tree, path)
         entry = tree[path]
     except KeyError:
         return None
     return entry.id if entry.type_str == "tree" else None
+
+
+def _read_loose_on_the_way(tree: pygit2.Tree, path: str) -> None:
+    """Read first each directory ``tree[path]`` reads, if loose (libgit2 loops on a cut one).
+
+    ``tree[path]`` makes libgit2 read every tree on the way (review F3).
+
+    Raises:
+        KeyError: a directory on the way is absent.
+        ObjectUnreadable: one is a damaged loose object.
+    """
+    parts = path.split("/")
+    current: Any = tree
+    for depth, name in enumerate(parts[:-1], 1):
+        current = current[name]
+        if current.type_str != "tree":
+            return
+        loose_object_of_any(current.id, "/".join(parts[:depth]))
 
 
 def _listing(repo: pygit2.Repository, tree_id: Any | None) -> dict[bytes, RawEntry]:
