@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import zlib
 from collections.abc import Iterable
 
@@ -322,3 +323,41 @@ def loose_object_of_any(oid: str | pygit2.Oid | bytes, path: str | None = None) 
     hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
     for objects in set(_objects_dirs.values()):
         _read_loose(os.path.join(objects, hex_[:2], hex_[2:]), hex_, path)
+
+
+_read_histories: set[tuple[str, str]] = set()
+"""(git directory, tip) of each history :func:`read_loose_history` has read."""
+
+
+def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
+    """Read first every loose commit reachable from ``tip``, before a ``repo.walk`` does.
+
+    libgit2's walk reads each commit on the way; one whose loose file is cut short loops
+    for ever (review F3). A packed commit is read through libgit2 (that read does not
+    loop) for its parents. Once per tip and process.
+
+    Raises:
+        ObjectUnreadable: a loose commit of the history is damaged.
+    """
+    key = (repo.path, str(tip))
+    if key in _read_histories:
+        return
+    seen: set[str] = set()
+    pending = [str(tip)]
+    while pending:
+        oid = pending.pop()
+        if oid in seen:
+            continue
+        seen.add(oid)
+        loose = loose_object(repo, oid)
+        if loose is not None:
+            pending += [p.decode() for p in _PARENT.findall(loose[1])]
+            continue
+        try:
+            pending += [str(p) for p in repo[oid].peel(pygit2.Commit).parent_ids]
+        except (KeyError, ValueError, AttributeError, pygit2.GitError):
+            continue  # absent (a shallow clone's edge) or no commit: the walk says
+    _read_histories.add(key)
+
+
+_PARENT = re.compile(rb"^parent ([0-9a-f]{40})$", re.MULTILINE)
