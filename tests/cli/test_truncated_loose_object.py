@@ -72,6 +72,7 @@ CUT = {
     "tree": lambda root: git(root, "rev-parse", "HEAD^{tree}").strip(),
     "subtree": lambda root: git(root, "rev-parse", "HEAD:store/metadata").strip(),
     "commit": lambda root: git(root, "rev-parse", "HEAD").strip(),
+    "parent": lambda root: git(root, "rev-parse", "HEAD~1").strip(),  # read by history walks
 }
 
 RUN = "BenchmarkRun/sol-submission-20464"
