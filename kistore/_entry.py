@@ -56,4 +56,8 @@ def run() -> None:
         raise SystemExit(INTERRUPTED) from None
     finally:
         gc.enable()
+    # Lazy: as the command line, once SIGINT is ours (the module imports only signal).
+    from .core import watchdog
+
+    watchdog.start()  # a command stuck in C code still stops on Ctrl-C and SIGTERM
     main()

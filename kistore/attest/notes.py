@@ -50,7 +50,13 @@ from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, StoreStateError, shorten
 from ..core.layout import NOTES_REF
-from ..git.blobs import fetch_blobs, is_partial_clone, read_blob, write_blob
+from ..git.blobs import (
+    fetch_blobs,
+    is_partial_clone,
+    read_blob,
+    read_loose_history,
+    write_blob,
+)
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import note_blob
 from ..git.notes import note_tree as _flatten
@@ -205,6 +211,7 @@ def _history(repo: pygit2.Repository, tip: pygit2.Oid | str) -> _History:
     cached = _HISTORY_CACHE.get(key)
     if cached is None:
         clock = _Clock()
+        read_loose_history(repo, tip)  # libgit2 loops on a cut loose commit (F3)
         cached = _History([(clock.time_of(c), c.tree_id)
                            for c in repo.walk(tip, _parents_first())], {})
         _HISTORY_CACHE.clear()
@@ -261,6 +268,7 @@ def _fetch_note_blobs(repo: pygit2.Repository, tips: Iterable[pygit2.Oid | str],
     """
     walker: pygit2.Walker | None = None
     for tip in tips:
+        read_loose_history(repo, tip)  # libgit2 loops on a cut loose commit (F3)
         if walker is None:
             walker = repo.walk(tip)
         else:
@@ -370,6 +378,7 @@ def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict
     first: dict[str, datetime] = {}
     trees: dict[str, dict[str, str]] = {}
     clock = _Clock()
+    read_loose_history(repo, commit.id)  # libgit2 loops on a cut loose commit (F3)
     for c in repo.walk(commit.id, _parents_first()):
         when = clock.time_of(c)
         try:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.errors import KistoreError
-from ..git.blobs import fetch_blobs
+from ..git.blobs import fetch_blobs, read_loose_history
 from ..git.pathlog import first_parent_versions
 from . import signing
 from .notes import _Clock, _parents_first
@@ -228,6 +228,7 @@ _SINCE_CACHE: dict[tuple[str, str], dict[str, datetime]] = {}
 def _times(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
     """Return the trusted time of every commit reachable from ``rev`` (by 40-hex id)."""
     clock = _Clock()
+    read_loose_history(repo, rev)  # libgit2 loops on a cut loose commit (F3)
     return {str(c.id): clock.time_of(c) for c in repo.walk(repo[rev].id, _parents_first())}
 
 

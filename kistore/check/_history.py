@@ -29,6 +29,7 @@ from ..core.errors import StoreStateError
 from ..core.findings import ERROR, Finding, rule
 from ..core.gitattributes import GITATTRIBUTES_LINE, GITATTRIBUTES_MISSING, check_gitattributes
 from ..git import treediff
+from ..git.blobs import read_loose_history
 from ..git.sparse import SkipWorktree, git_status
 from ._rules import sort_key
 
@@ -253,6 +254,7 @@ def ancestry(repo: pygit2.Repository, head: Any, hide: Any = None) -> Iterator[A
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
+    read_loose_history(repo, head.id)  # libgit2 loops on a cut loose commit (F3)
     walker = repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL)
     if hide is not None:
         walker.hide(hide.id)

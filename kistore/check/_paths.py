@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, cast
 
 from ..core import layout
 from ..core.findings import ERROR, Finding, rule
+from ..git import treediff
+from ..git.blobs import loose_object
 from ._rules import PATH_CASE_COLLISION, name_key, name_keys
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -69,7 +71,9 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
     store_prefix = layout.STORE_DIR + "/"
     while pending:
         prefix, oid = pending.pop()
-        raw = read(oid)[1]
+        # a loose tree is read first: libgit2 loops on one cut short (review F3)
+        loose = loose_object(repo, oid, prefix.rstrip("/") or None)
+        raw = loose[1] if loose is not None else read(oid)[1]
         if prefix.startswith(store_prefix) and _HEX_FILES.fullmatch(raw):
             continue  # a shard or a group of digest-named files: no .git, no file collides
         entries = _ENTRY.findall(raw)
@@ -113,7 +117,7 @@ def changed_tree_names(repo: pygit2.Repository, tree: pygit2.Tree, paths: Iterab
                 continue  # deleted along the way
             if entry.type_str != "tree":
                 continue
-            current = cast("pygit2.Tree", repo[entry.id])
+            current = treediff.subtree(repo, entry.id)
         findings += _directory(directory + "/" if directory else "", current, names)
     return findings
 

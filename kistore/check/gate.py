@@ -44,7 +44,7 @@ from ..core.findings import ERROR, INFO, Finding, Rule, rule
 from ..core.layout import NOTES_REF
 from ..core.limits import DEFAULT, Limits
 from ..git import treediff
-from ..git.blobs import fetch_blobs, is_partial_clone, read_blob
+from ..git.blobs import fetch_blobs, is_partial_clone, read_blob, read_loose_history
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
@@ -291,6 +291,8 @@ def _behind(repo: pygit2.Repository, base: pygit2.Oid, head: pygit2.Oid, base_re
     needs a merge or a rebase, not an apology for rewriting anything; a HEAD sharing no
     history with BASE, or whose fork point BASE's first-parent line never passed, rewrote it.
     """
+    for tip in (base, head):  # libgit2 loops on a cut loose commit (F3)
+        read_loose_history(repo, tip)
     fork = repo.merge_base(base, head)
     if fork is None:
         return "the two share no history (the range rewrites it)"

@@ -35,6 +35,7 @@ from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
 from ..core.settings import cite_table, template_fields
 from ..git import treediff
+from ..git.blobs import read_loose_history
 from ..git.ids import blob_id
 from ..index import refs
 from ..index.kept import keep_value, kept_value
@@ -610,6 +611,7 @@ def first_commit(repo: pygit2.Repository, path: str, blob: str,
     import pygit2
 
     order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
+    read_loose_history(repo, start.id)  # libgit2 loops on a cut loose commit (F3)
     for commit in repo.walk(start.id, order):
         try:
             entry = commit.tree[path]
@@ -663,6 +665,7 @@ def first_commits(repo: pygit2.Repository, wanted: Mapping[str, str], start: pyg
     pending = dict(wanted)
     found: dict[str, pygit2.Commit] = {}
     order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
+    read_loose_history(repo, start.id)  # libgit2 loops on a cut loose commit (F3)
     walker = repo.walk(start.id, order)
     if hide is not None:
         walker.hide(hide)
@@ -706,6 +709,7 @@ def object_first_commits(repo: pygit2.Repository, start: pygit2.Commit
 
     order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
     shards: dict[str, dict[str, Any]] = {}  # objects tree id -> {shard name: shard tree id}
+    read_loose_history(repo, start.id)  # libgit2 loops on a cut loose commit (F3)
     for commit in repo.walk(start.id, order):
         now = _shards(repo, commit.tree, shards)
         before = _shards(repo, commit.parents[0].tree, shards) if commit.parents else {}

@@ -26,6 +26,7 @@ from typing import Any
 
 import click
 
+from ..core import watchdog
 from ..core.errors import KistoreError
 from ._adding import INTERRUPTED
 from ._context import StoreContext as StoreContext  # re-exported: ctx.obj of every command
@@ -293,6 +294,7 @@ def _terminated(signum: int, frame: Any) -> None:
     "Exception ignored in ... Index.__del__" and the add went on), so there it comes back
     10 ms later as SIGALRM, to the same handler.
     """
+    watchdog.answered()  # the main thread runs Python: not stuck in C (review F3)
     caller = frame
     while caller is not None:
         if caller.f_code.co_name == "__del__":

@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from ..core import watchdog
 from ..core.errors import KistoreError, MetadataConflictError
 
 INTERRUPTED = 130
@@ -102,6 +103,7 @@ class Landing:
 
     def _note(self, number: int, frame: Any) -> None:
         """Signal handler past the landing: remember, raise nothing."""
+        watchdog.answered()
         self.late.append(number)
 
     def say(self, noun: str, count: int) -> None:

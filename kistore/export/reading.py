@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ..attest.notes import ATTESTATIONS_SHA256, notes_entered
 from ..core import layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import InputError
+from ..git import treediff
 from ..git.blobs import read_blob
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -165,4 +166,4 @@ def _listing(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str | None
         if entry.type_str != "tree":
             return {}
         tree_id = entry.id
-    return {str(e.name): (e.id, e.type_str) for e in cast("pygit2.Tree", repo[tree_id])}
+    return {str(e.name): (e.id, e.type_str) for e in treediff.subtree(repo, tree_id)}

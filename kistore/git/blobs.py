@@ -16,7 +16,10 @@ kistore. ``verify`` reports it as KI117; other commands stop with its message.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import zlib
 from collections.abc import Iterable
 
 from ..core.errors import StoreStateError
@@ -151,6 +154,9 @@ def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None =
         ObjectUnreadable: the object is here but damaged (libgit2 cannot read it).
         StoreStateError: a partial clone whose remote could not give the blob.
     """
+    loose = loose_object(repo, oid, path)  # libgit2 loops on a cut one (review F3)
+    if loose is not None and loose[0] == _GIT_BLOB:
+        return loose[1]
     try:
         kind, data = repo.odb.read(oid)
         return bytes(data) if kind == _GIT_BLOB else bytes(repo[oid].read_raw())
@@ -173,6 +179,9 @@ def blob_size(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None =
         ObjectUnreadable: the object is here but its header cannot be read (a damaged
             loose object: its header is compressed with it).
     """
+    loose = loose_object(repo, oid, path)  # libgit2 loops on a cut one (review F3)
+    if loose is not None:
+        return len(loose[1])
     try:
         return int(repo.odb.read_header(oid)[1])
     except KeyError:
@@ -300,3 +309,124 @@ def write_blob(repo: pygit2.Repository, data: bytes) -> pygit2.Oid:
             attempts.
     """
     return _loose.written(lambda: repo.create_blob(data))
+
+
+_TYPES = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
+"""libgit2's object type numbers, by the name a loose object's header gives."""
+
+_objects_dirs: dict[str, str] = {}
+"""Each repository's object directory, by its git directory (``repo.path``)."""
+
+
+def loose_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
+                 path: str | None = None) -> tuple[int, bytes] | None:
+    """Read ``oid``'s loose object file with Python's zlib, before libgit2 may read it.
+
+    libgit2 1.9 (pygit2 1.21) loops for ever at 100% CPU, deaf to SIGTERM, inflating a
+    loose object file cut short (libgit2/libgit2#7342, review F3): every read of it, of
+    its header too. Python's zlib says such a stream did not end. So each object kistore
+    reads by id is checked here first: the read costs one ``open`` that fails when the
+    object is packed (~3 us), and replaces libgit2's inflate when it is loose.
+
+    Args:
+        repo: the repository.
+        oid: the object's id (``pygit2.Oid``, 40 hex digits, or 20 raw bytes).
+        path: the repository path it is read for (named by :class:`ObjectUnreadable`).
+
+    Returns:
+        (libgit2's type number, the object's bytes) of a whole loose object; None when
+        the repository holds no loose file of it (packed, in an alternate, or absent:
+        libgit2 reads or refuses it itself).
+
+    Raises:
+        ObjectUnreadable: the loose file is cut short, does not inflate, has a header
+            that does not say its length, or holds bytes of another id.
+    """
+    hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
+    git_dir = repo.path
+    objects = _objects_dirs.get(git_dir)
+    if objects is None:
+        # Lazy: commit imports this module's package; the object directory once a repository.
+        from .commit import objects_dir
+
+        objects = _objects_dirs[git_dir] = str(objects_dir(repo))
+    return _read_loose(os.path.join(objects, hex_[:2], hex_[2:]), hex_, path)
+
+
+def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | None:
+    """:func:`loose_object` of the loose object file ``file`` (of id ``hex_``)."""
+    try:
+        with open(file, "rb") as f:
+            data = f.read()
+    except OSError:  # no loose file (packed, absent), or none to read: libgit2 says
+        return None
+    stream = zlib.decompressobj()
+    try:
+        raw = stream.decompress(data)
+    except zlib.error as e:
+        raise ObjectUnreadable(hex_, f"its loose object file does not inflate ({e})",
+                               path) from None
+    if not stream.eof:
+        raise ObjectUnreadable(
+            hex_, "its loose object file is cut short: the compressed data ends early", path)
+    head, _, body = raw.partition(b"\0")
+    kind, _, size = head.partition(b" ")
+    if kind not in _TYPES or not size.isdigit() or int(size) != len(body):
+        raise ObjectUnreadable(
+            hex_, "its loose object file's header does not say its type and length", path)
+    if hashlib.sha1(raw).hexdigest() != hex_:
+        raise ObjectUnreadable(hex_, "its loose object file holds another object's bytes",
+                               path)
+    return _TYPES[kind], body
+
+
+def loose_object_of_any(oid: str | pygit2.Oid | bytes, path: str | None = None) -> None:
+    """Check ``oid``'s loose file in each repository :func:`loose_object` has read from.
+
+    For a read that has a tree but not its repository (pygit2's ``tree[path]``); a
+    process reads one repository, whose commit was read through :func:`loose_object` first.
+
+    Raises:
+        ObjectUnreadable: as :func:`loose_object`.
+    """
+    hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
+    for objects in set(_objects_dirs.values()):
+        _read_loose(os.path.join(objects, hex_[:2], hex_[2:]), hex_, path)
+
+
+_read_histories: set[tuple[str, str]] = set()
+"""(git directory, tip) of each history :func:`read_loose_history` has read."""
+
+
+def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
+    """Read first every loose commit reachable from ``tip``, before a ``repo.walk`` does.
+
+    libgit2's walk reads each commit on the way; one whose loose file is cut short loops
+    for ever (review F3). A packed commit is read through libgit2 (that read does not
+    loop) for its parents. Once per tip and process.
+
+    Raises:
+        ObjectUnreadable: a loose commit of the history is damaged.
+    """
+    key = (repo.path, str(tip))
+    if key in _read_histories:
+        return
+    seen: set[str] = set()
+    pending = [str(tip)]
+    while pending:
+        oid = pending.pop()
+        if oid in seen:
+            continue
+        seen.add(oid)
+        loose = loose_object(repo, oid)
+        if loose is not None:
+            pending += [p.decode() for p in _PARENT.findall(loose[1])]
+            continue
+        try:
+            pending += [str(p) for p in repo[oid].peel(pygit2.Commit).parent_ids]
+        except (KeyError, ValueError, AttributeError, pygit2.GitError):
+            continue  # absent (a shallow clone's edge) or no commit: the walk says
+    _read_histories.add(key)
+
+
+_PARENT = re.compile(rb"^parent ([0-9a-f]{40})$", re.MULTILINE)

@@ -47,6 +47,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..core import watchdog
 from ..core.errors import StoreStateError
 from . import _gitindex as gitindex
 from . import _loose, pack
@@ -625,26 +626,28 @@ def interrupts_deferred() -> Iterator[None]:
     the ``return``). A handler installed inside the block (``BranchCommit``'s
     ``on_landed``) stays, and is the one the held signals are delivered to.
     """
-    blocked = {signal.SIGINT, signal.SIGTERM, signal.SIGALRM}
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
-    # The mask holds the signal for this thread only: sent to the process while another
-    # thread runs (a process pool's manager thread), it is handled at once, and Python
-    # raises it here. So the main thread also swaps in handlers that only note it.
-    saved = {}
-    if threading.current_thread() is threading.main_thread():
-        saved = {number: signal.signal(number, _note) for number in blocked}
-    try:
-        yield
-    finally:
-        for number, handler in saved.items():
-            if signal.getsignal(number) is _note:  # else the block installed its own
-                signal.signal(number, handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-        if saved and _CAUGHT:
-            caught = list(dict.fromkeys(_CAUGHT))
-            _CAUGHT.clear()
-            for late in caught:  # delivered now, after the block (to an outer block's _note)
-                signal.raise_signal(late)
+    # The watcher of a command stuck in C code kills nothing while a write is held here.
+    with watchdog.deferring():
+        blocked = {signal.SIGINT, signal.SIGTERM, signal.SIGALRM}
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+        # The mask holds the signal for this thread only: sent to the process while another
+        # thread runs (a process pool's manager thread), it is handled at once, and Python
+        # raises it here. So the main thread also swaps in handlers that only note it.
+        saved = {}
+        if threading.current_thread() is threading.main_thread():
+            saved = {number: signal.signal(number, _note) for number in blocked}
+        try:
+            yield
+        finally:
+            for number, handler in saved.items():
+                if signal.getsignal(number) is _note:  # else the block installed its own
+                    signal.signal(number, handler)
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+            if saved and _CAUGHT:
+                caught = list(dict.fromkeys(_CAUGHT))
+                _CAUGHT.clear()
+                for late in caught:  # delivered now, after the block (to an outer block's _note)
+                    signal.raise_signal(late)
 
 
 _CAUGHT: list[int] = []
@@ -653,6 +656,7 @@ _CAUGHT: list[int] = []
 
 def _note(number: int, frame: Any) -> None:
     """Signal handler inside :func:`interrupts_deferred`: remember the signal, raise nothing."""
+    watchdog.answered()
     _CAUGHT.append(number)
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
-from .blobs import ObjectUnreadable, damage, unreadable
+from .blobs import ObjectUnreadable, damage, loose_object, loose_object_of_any, unreadable
 from .ids import TREE, object_id
 from .lazy import pygit2 as _pygit2  # imported on first use
 
@@ -59,6 +59,7 @@ def subtree(repo: pygit2.Repository, oid: pygit2.Oid | str) -> pygit2.Tree:
         KeyError: no object has that id.
         ObjectUnreadable: the tree is here but damaged (``git fsck``).
     """
+    loose_object(repo, oid)  # a loose tree cut short: libgit2 loops on it (review F3)
     try:
         return cast("pygit2.Tree", repo[oid])
     except _pygit2.GitError as e:
@@ -108,12 +109,11 @@ def changed_leaves(repo: pygit2.Repository, old: Any | None, new: Any | None, pr
         ``{path: (entry before or None, entry after or None)}``, paths ``/``-separated
         (names decoded as UTF-8, an undecodable byte replaced).
     """
-    odb = repo.odb
     changed: dict[str, Change] = {}
     pending = [(prefix, old, new)]
     while pending:
         where, old_id, new_id = pending.pop()
-        before, after = _listing(odb, old_id), _listing(odb, new_id)
+        before, after = _listing(repo, old_id), _listing(repo, new_id)
         # names whose (id, mode) differ; an equal directory's contents are equal: skipped
         for name in {name for name, _ in before.items() ^ after.items()}:
             was, now = before.get(name), after.get(name)
@@ -165,8 +165,10 @@ def files_below(repo: pygit2.Repository, top: pygit2.Oid, prefix: str = ""
     pending: list[tuple[str, pygit2.Oid | bytes]] = [(prefix, top)]
     while pending:
         where, oid = pending.pop()
+        # read here first when loose: libgit2 loops on one cut short (review F3)
+        loose = loose_object(repo, oid, where.rstrip("/") or None)
         try:
-            _, data = odb.read(oid.hex() if isinstance(oid, bytes) else str(oid))
+            _, data = loose or odb.read(oid.hex() if isinstance(oid, bytes) else str(oid))
         except _pygit2.GitError as e:  # a damaged tree: the repository is (git fsck)
             raise unreadable(oid, e, where.rstrip("/") or None) from e
         found = _entry_pattern().findall(data)
@@ -254,6 +256,7 @@ def subtree_id(tree: pygit2.Tree | None, path: str) -> Any | None:
     if tree is None:
         return None
     try:
+        _read_loose_on_the_way(tree, path)
         entry = tree[path]
     except KeyError:
         return None
@@ -292,7 +295,25 @@ def damaged_on_path(tree: pygit2.Tree, path: str, error: BaseException) -> Objec
     return found
 
 
-def _listing(odb: Any, tree_id: Any | None) -> dict[bytes, RawEntry]:
+def _read_loose_on_the_way(tree: pygit2.Tree, path: str) -> None:
+    """Read first each directory ``tree[path]`` reads, if loose (libgit2 loops on a cut one).
+
+    ``tree[path]`` makes libgit2 read every tree on the way (review F3).
+
+    Raises:
+        KeyError: a directory on the way is absent.
+        ObjectUnreadable: one is a damaged loose object.
+    """
+    parts = path.split("/")
+    current: Any = tree
+    for depth, name in enumerate(parts[:-1], 1):
+        current = current[name]
+        if current.type_str != "tree":
+            return
+        loose_object_of_any(current.id, "/".join(parts[:depth]))
+
+
+def _listing(repo: pygit2.Repository, tree_id: Any | None) -> dict[bytes, RawEntry]:
     """Return ``{name: (octal mode, name, 20-byte id)}`` of one tree's own entries, raw.
 
     ``tree_id`` is a pygit2 Oid or a raw 20-byte id (a parent listing's), or None.
@@ -302,8 +323,10 @@ def _listing(odb: Any, tree_id: Any | None) -> dict[bytes, RawEntry]:
     key = tree_id.hex() if isinstance(tree_id, bytes) else str(tree_id)
     listing = _LISTINGS.get(key)
     if listing is None:
+        # read here first when loose: libgit2 loops on one cut short (review F3)
+        loose = loose_object(repo, key)
         try:
-            _, data = odb.read(key)
+            _, data = loose or repo.odb.read(key)
         except _pygit2.GitError as e:  # a damaged tree: the repository is (git fsck)
             raise unreadable(key, e) from e
         found = _entry_pattern().findall(data)

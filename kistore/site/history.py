@@ -29,6 +29,7 @@ from ..attest.notes import note_blobs
 from ..core import layout
 from ..core.digest import is_digest
 from ..git import treediff
+from ..git.blobs import read_loose_history
 from ..git.lazy import pygit2
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -135,6 +136,7 @@ def last_changed(repo: pygit2.Repository, head: Any, known: Touches | None = Non
     """
     chain: list[tuple[str, dict[str, None]]] = []  # newest first: (commit, keys it touched)
     stop: int | None = None
+    read_loose_history(repo, head.id)  # libgit2 loops on a cut loose commit (F3)
     commit = head
     while commit is not None:
         cid = str(commit.id)

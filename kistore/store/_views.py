@@ -27,7 +27,7 @@ from ..core.limits import DEFAULT, Limits, file_too_large
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git import treediff
-from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, read_blob
+from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, loose_object, read_blob
 from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.quarantine import admit_quarantine
@@ -942,6 +942,7 @@ class CommitView(View):
                  name_index: NameIndex | None = None) -> None:
         self.repo = repo
         self.commit = commit
+        loose_object(repo, commit.tree_id)  # libgit2 loops on a cut loose tree (review F3)
         self.tree = commit.tree
         self.name_index = name_index
         self._trees: dict[str, pygit2.Tree | None] = {}
@@ -1036,6 +1037,7 @@ class CommitView(View):
         for top in ("objects", "metadata"):
             entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256")
             if entry is not None and entry.type == pygit2.GIT_OBJECT_TREE:
+                loose_object(self.repo, entry.id)  # libgit2 loops on a cut one (review F3)
                 for e in self.repo[entry.id].peel(pygit2.Tree):
                     if e.type == pygit2.GIT_OBJECT_TREE:
                         keys[f"{top}/{e.name}"] = str(e.id)
@@ -1047,6 +1049,7 @@ class CommitView(View):
         entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256/{shard}")
         if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
             return {}
+        loose_object(self.repo, entry.id)  # libgit2 loops on a cut loose tree (review F3)
         return {str(e.name): str(e.id) for e in self.repo[entry.id].peel(pygit2.Tree)
                 if e.type == pygit2.GIT_OBJECT_BLOB}
 
@@ -1069,6 +1072,8 @@ class CommitView(View):
         if path not in self._trees:
             entry = self._entry(path)  # a submodule's commit is no object of this repository
             is_tree = entry is not None and entry.type == pygit2.GIT_OBJECT_TREE
+            if is_tree and entry is not None:  # libgit2 loops on a cut loose tree (review F3)
+                loose_object(self.repo, entry.id, path)
             tree = self.repo[entry.id] if is_tree and entry is not None else None
             self._trees[path] = tree if isinstance(tree, pygit2.Tree) else None
         return self._trees[path]
@@ -1127,6 +1132,7 @@ class CommitView(View):
         entry = self._entry(path)
         if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
             return []
+        loose_object(self.repo, entry.id, path)  # libgit2 loops on a cut one (review F3)
         tree = self.repo[entry.id]
         assert isinstance(tree, pygit2.Tree)
         return [str(e.name) for e in tree]

@@ -1,0 +1,143 @@
+"""A command stuck inside C code still stops on Ctrl-C or SIGTERM (review F3).
+
+The command line turns SIGINT and SIGTERM into a Python exception
+(``kistore.cli._terminated``). Python runs that handler only between bytecodes: while the
+main thread loops inside C code it never runs, and the process ignored both signals for
+ever. libgit2 does loop so on a truncated loose object (libgit2/libgit2#7342: inflate's
+``Z_BUF_ERROR`` taken as "no output yet"; every read of the object spins at 100% CPU,
+fixed upstream after the libgit2 1.9.x that pygit2 1.21 bundles). No Python thread can
+help: the looping thread holds the GIL.
+
+So :func:`start` forks a small watcher process. Python's own C-level signal handler writes
+each signal's number to the watcher's pipe (:func:`signal.set_wakeup_fd`), and every
+kistore handler that runs says so (:func:`answered`). A SIGINT or SIGTERM left unanswered
+for :data:`GRACE` seconds means the main thread is stuck in C: the watcher says so on
+stderr and kills the process (SIGKILL, the only signal that needs no handler to run).
+Inside a block that defers interrupts (``kistore.git.commit.interrupts_deferred``: a write
+in progress, which :func:`deferring` marks) the watcher never kills; the grace starts
+again when the block ends. The watcher ends with the process (end of file on its pipe;
+on Linux also ``PR_SET_PDEATHSIG``).
+
+Started only by the console script (``kistore`` and ``python -m kistore``), where every
+SIGINT and SIGTERM handler is kistore's and answers; a program or test importing kistore
+keeps its own signal handling.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+
+from . import workers
+
+GRACE = 3.0
+"""Seconds a SIGINT or SIGTERM may wait for its handler before the process is killed."""
+
+STUCK = (
+    "kistore: interrupted, but the command was stuck inside git's C code (libgit2) and "
+    "could not stop by itself, so it was killed. A damaged "
+    "loose git object makes libgit2 loop so: run `git fsck` and restore the objects it "
+    "names from another clone or the remote\n")
+"""What the watcher says on stderr before it kills a stuck command."""
+
+_ANSWERED = 0xF0
+_ENTER = 0xF1
+_LEAVE = 0xF2
+
+_fd: int | None = None
+"""The write end of the watcher's pipe, in the process that started it; else None."""
+
+_owner = 0
+"""The pid of the process that started the watcher (a forked worker inherits ``_fd``)."""
+
+
+def start() -> None:
+    """Fork the watcher and point Python's signal wake-up at it; once per process.
+
+    Call from the main thread, after the command's handlers are chosen (they must call
+    :func:`answered`). Does nothing off the main thread, when already started, or where
+    ``fork`` does not exist.
+    """
+    global _fd, _owner
+    if _fd is not None or not hasattr(os, "fork") or \
+            threading.current_thread() is not threading.main_thread():
+        return
+    parent = os.getpid()
+    read_end, write_end = os.pipe()
+    with workers.forking():
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the watcher (tests/cli/test_stuck_in_c.py)
+            try:
+                workers.start_worker(parent, ignore_sigterm=True)
+                os.close(write_end)
+                _watch(read_end, parent)
+            finally:
+                os._exit(0)
+    os.close(read_end)
+    os.set_blocking(write_end, False)
+    signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    _fd, _owner = write_end, parent
+
+
+def answered() -> None:
+    """Tell the watcher a Python signal handler ran (call first in each kistore handler)."""
+    _send(_ANSWERED)
+
+
+@contextlib.contextmanager
+def deferring() -> Iterator[None]:
+    """Mark a block that defers interrupts: the watcher kills nothing while it runs."""
+    _send(_ENTER)
+    try:
+        yield
+    finally:
+        _send(_LEAVE)
+
+
+def _send(byte: int) -> None:
+    """Write one byte to the watcher, if this process started one; never block or raise."""
+    if _fd is None or os.getpid() != _owner:
+        return
+    with contextlib.suppress(OSError):  # a full pipe (never drained?) or a watcher gone
+        os.write(_fd, bytes((byte,)))
+
+
+def _watch(read_end: int, parent: int) -> None:  # pragma: no cover - runs in the watcher
+    """Read the pipe until it closes; kill ``parent`` when a signal goes unanswered."""
+    # Lazy: only the watcher process waits with a timeout.
+    import select
+
+    waiting_since: float | None = None  # the first unanswered SIGINT or SIGTERM
+    depth = 0  # interrupt-deferring blocks open in the parent
+    while True:
+        timeout = None
+        if waiting_since is not None and depth == 0:
+            timeout = max(0.0, waiting_since + GRACE - time.monotonic())
+        ready, _, _ = select.select([read_end], [], [], timeout)
+        if not ready:
+            if os.getppid() == parent:
+                with contextlib.suppress(OSError):
+                    os.write(2, STUCK.encode())
+                with contextlib.suppress(OSError):
+                    os.kill(parent, signal.SIGKILL)
+            return
+        data = os.read(read_end, 4096)
+        if not data:
+            return
+        for byte in data:
+            if byte in (signal.SIGINT, signal.SIGTERM):
+                if waiting_since is None:
+                    waiting_since = time.monotonic()
+            elif byte == _ANSWERED:
+                waiting_since = None
+            elif byte == _ENTER:
+                depth += 1
+            elif byte == _LEAVE:
+                depth = max(0, depth - 1)
+                if depth == 0 and waiting_since is not None:
+                    waiting_since = time.monotonic()
+
