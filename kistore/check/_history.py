@@ -58,7 +58,7 @@ def objects_tree(repo: pygit2.Repository, tree: pygit2.Tree) -> Any:
     Raises:
         ObjectUnreadable: a tree on the way is damaged.
     """
-    entry = treediff.subtree_id(tree, layout.OBJECTS_DIR)
+    entry = treediff.subtree_id(repo, tree, layout.OBJECTS_DIR)
     return None if entry is None else treediff.subtree(repo, entry)
 
 

@@ -1028,8 +1028,7 @@ def check_clone_attributes(store: Store, at: str | None = None) -> list[Finding]
     """
     if at is not None or store.root is None:
         return []
-    # Lazy: git.attributes loads git.commit (logging), which only this path and the write
-    # path need.
+    # Lazy: git.attributes loads git.commit (logging): only this path and writes need it.
     from ..git.attributes import check_clone_info_attributes
 
     return check_clone_info_attributes(store.repo)

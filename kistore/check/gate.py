@@ -225,8 +225,8 @@ def _unmigrated(store: Store, tree: pygit2.Tree) -> Finding | None:
     manifests yet is left to the range's own checks, which say what ``verify --at HEAD``
     says (KI110, KI111); migrate could not help it (review r60 F21: the advice looped).
     """
-    objects = treediff.subtree_id(tree, layout.OBJECTS_DIR)
-    if (objects is None or treediff.subtree_id(tree, layout.NAMES_DIR) is not None
+    objects = treediff.subtree_id(store.repo, tree, layout.OBJECTS_DIR)
+    if (objects is None or treediff.subtree_id(store.repo, tree, layout.NAMES_DIR) is not None
             or not _holds_manifest(store.repo, objects)):
         return None
     return Finding(NAME_PATH_MISSING, "this store has manifests but no store/names/: it was "
@@ -265,8 +265,8 @@ def _ungrouped(store: Store, base: pygit2.Commit, head: pygit2.Commit) -> Findin
     itself completes are the range's own checks' (per run, KI215). That look is O(store),
     paid only until a store's first group file lands.
     """
-    if (treediff.subtree_id(base.tree, layout.OBJECTS_DIR) is None
-            or treediff.subtree_id(base.tree, layout.GROUPS_DIR) is not None):
+    if (treediff.subtree_id(store.repo, base.tree, layout.OBJECTS_DIR) is None
+            or treediff.subtree_id(store.repo, base.tree, layout.GROUPS_DIR) is not None):
         return None
     try:
         needed = plan_groups(store.view(str(base.id)))
@@ -454,8 +454,8 @@ def _store_changes(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree: p
     :func:`kistore.git.treediff.changed_leaves`: unchanged shards are not read (libgit2's
     ``diff_to_tree`` read every shard of both trees, 0.4 s a diff at 100,000 manifests).
     """
-    changes = treediff.changed_leaves(repo, treediff.subtree_id(base_tree, layout.STORE_DIR),
-                                      treediff.subtree_id(head_tree, layout.STORE_DIR),
+    changes = treediff.changed_leaves(repo, treediff.subtree_id(repo, base_tree, layout.STORE_DIR),
+                                      treediff.subtree_id(repo, head_tree, layout.STORE_DIR),
                                       layout.STORE_DIR + "/")
     before, after = _top_entry(base_tree), _top_entry(head_tree)
     if before != after:

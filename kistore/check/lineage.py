@@ -176,9 +176,9 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]
                         *_names_files_kept(repo, commit, bases, layout.GROUPS_DIR)]:
             findings.setdefault((finding.file or "", finding.expected or "",
                                  finding.found or ""), finding)
-        new = treediff.subtree_id(commit.tree, layout.METADATA_DIR)
+        new = treediff.subtree_id(repo, commit.tree, layout.METADATA_DIR)
         for parent in commit.parents:
-            old = treediff.subtree_id(parent.tree, layout.METADATA_DIR)
+            old = treediff.subtree_id(repo, parent.tree, layout.METADATA_DIR)
             if old is None or old == new:
                 continue
             changes = treediff.changed_leaves(repo, old, new, layout.METADATA_DIR + "/")
@@ -210,12 +210,12 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
     its history) only when the two parents' merge base held the path; otherwise (both sides
     added the path with other digests, or a side never had it) it is the merge's own.
     """
-    new = treediff.subtree_id(commit.tree, directory)
+    new = treediff.subtree_id(repo, commit.tree, directory)
     names = directory == layout.NAMES_DIR
     groups = directory == layout.GROUPS_DIR
     found = []
     for parent in commit.parents:
-        old = treediff.subtree_id(parent.tree, directory)
+        old = treediff.subtree_id(repo, parent.tree, directory)
         if old == new or (old is None and (names or groups)):
             continue  # a first names or groups directory only adds (the contents check's)
         others = [p for p in commit.parents if p.id != parent.id]

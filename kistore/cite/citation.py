@@ -732,7 +732,7 @@ def _shards(repo: pygit2.Repository, tree: pygit2.Tree, cache: dict[str, dict[st
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
-    objects = treediff.subtree_id(tree, layout.OBJECTS_DIR)
+    objects = treediff.subtree_id(repo, tree, layout.OBJECTS_DIR)
     if objects is None:
         return {}
     key = str(objects)

@@ -380,20 +380,6 @@ def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | N
     return _TYPES[kind], body
 
 
-def loose_object_of_any(oid: str | pygit2.Oid | bytes, path: str | None = None) -> None:
-    """Check ``oid``'s loose file in each repository :func:`loose_object` has read from.
-
-    For a read that has a tree but not its repository (pygit2's ``tree[path]``); a
-    process reads one repository, whose commit was read through :func:`loose_object` first.
-
-    Raises:
-        ObjectUnreadable: as :func:`loose_object`.
-    """
-    hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
-    for objects in set(_objects_dirs.values()):
-        _read_loose(os.path.join(objects, hex_[:2], hex_[2:]), hex_, path)
-
-
 _read_histories: set[tuple[str, str]] = set()
 """(git directory, tip) of each history :func:`read_loose_history` has read."""
 

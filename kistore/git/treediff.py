@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
-from .blobs import ObjectUnreadable, damage, loose_object, loose_object_of_any, unreadable
+from .blobs import ObjectUnreadable, damage, loose_object, unreadable
 from .ids import TREE, object_id
 from .lazy import pygit2 as _pygit2  # imported on first use
 
@@ -81,7 +81,7 @@ def shard_leaves(repo: pygit2.Repository, tree: pygit2.Tree, base: str
         absent or not a folder (a symlink or file committed there: ``kistore verify``
         reports it, KI110/KI111). Entries of ``base`` that are not folders are skipped.
     """
-    shards_id = subtree_id(tree, base)
+    shards_id = subtree_id(repo, tree, base)
     if shards_id is None:
         return
     for shard in subtree(repo, shards_id):
@@ -239,16 +239,17 @@ def changed_files(repo: pygit2.Repository, old: Any | None, new: Any | None) -> 
     changed: dict[str, Change] = {}
     for base in (layout.OBJECTS_DIR, layout.METADATA_DIR, layout.NAMES_DIR, layout.FORWARD_DIR,
                  layout.GROUPS_DIR):
-        changed.update(changed_leaves(repo, subtree_id(old, base), subtree_id(new, base),
-                                      base + "/"))
+        changed.update(changed_leaves(repo, subtree_id(repo, old, base),
+                                      subtree_id(repo, new, base), base + "/"))
     return changed
 
 
-def subtree_id(tree: pygit2.Tree | None, path: str) -> Any | None:
+def subtree_id(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str) -> Any | None:
     """Return the id (pygit2 Oid) of the directory ``path`` of ``tree``, or None.
 
-    None when ``tree`` (a pygit2 Tree) is None, has no such path, or the path is not a
-    directory.
+    None when ``tree`` (a pygit2 Tree of ``repo``) is None, has no such path, or the path
+    is not a directory. Each loose directory on the way is read by kistore first
+    (:func:`~.blobs.loose_object`: libgit2 loops on one cut short, review F3).
 
     Raises:
         ObjectUnreadable: a directory on the way is damaged (:func:`damaged_on_path`).
@@ -256,7 +257,7 @@ def subtree_id(tree: pygit2.Tree | None, path: str) -> Any | None:
     if tree is None:
         return None
     try:
-        _read_loose_on_the_way(tree, path)
+        _read_loose_on_the_way(repo, tree, path)
         entry = tree[path]
     except KeyError:
         return None
@@ -295,7 +296,7 @@ def damaged_on_path(tree: pygit2.Tree, path: str, error: BaseException) -> Objec
     return found
 
 
-def _read_loose_on_the_way(tree: pygit2.Tree, path: str) -> None:
+def _read_loose_on_the_way(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> None:
     """Read first each directory ``tree[path]`` reads, if loose (libgit2 loops on a cut one).
 
     ``tree[path]`` makes libgit2 read every tree on the way (review F3).
@@ -310,7 +311,7 @@ def _read_loose_on_the_way(tree: pygit2.Tree, path: str) -> None:
         current = current[name]
         if current.type_str != "tree":
             return
-        loose_object_of_any(current.id, "/".join(parts[:depth]))
+        loose_object(repo, current.id, "/".join(parts[:depth]))
 
 
 def _listing(repo: pygit2.Repository, tree_id: Any | None) -> dict[bytes, RawEntry]:

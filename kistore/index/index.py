@@ -920,7 +920,7 @@ def tree_digests(repo: pygit2.Repository, tree: pygit2.Tree) -> Iterator[Digest]
 
 def count_objects(repo: pygit2.Repository, tree: pygit2.Tree) -> int:
     """Return how many entries the object shards of a git tree hold (for progress bars)."""
-    objects = subtree_id(tree, layout.OBJECTS_DIR)  # None: absent, or not a folder (KI110)
+    objects = subtree_id(repo, tree, layout.OBJECTS_DIR)  # None: absent, or not a folder (KI110)
     if objects is None:
         return 0
     return sum(len(subtree(repo, shard.id)) for shard in subtree(repo, objects)

@@ -162,8 +162,8 @@ def last_changed(repo: pygit2.Repository, head: Any, known: Touches | None = Non
 def _touched(repo: pygit2.Repository, old: Any | None, new: Any) -> dict[str, None]:
     """Return the source keys whose files differ between two root trees (an ordered set)."""
     keys: dict[str, None] = {}
-    store_old = treediff.subtree_id(old, layout.STORE_DIR)
-    store_new = treediff.subtree_id(new, layout.STORE_DIR)
+    store_old = treediff.subtree_id(repo, old, layout.STORE_DIR)
+    store_new = treediff.subtree_id(repo, new, layout.STORE_DIR)
     if store_old != store_new:
         for path in treediff.changed_leaves(repo, store_old, store_new,
                                             layout.STORE_DIR + "/"):
@@ -190,7 +190,7 @@ def object_blobs(repo: pygit2.Repository, tree: pygit2.Tree) -> dict[str, str]:
     One raw read of the object shards (:func:`kistore.git.treediff.changed_leaves` against
     the empty tree), no file contents.
     """
-    objects = treediff.subtree_id(tree, layout.OBJECTS_DIR)
+    objects = treediff.subtree_id(repo, tree, layout.OBJECTS_DIR)
     blobs: dict[str, str] = {}
     for path, (_, after) in treediff.changed_leaves(repo, None, objects,
                                                     layout.OBJECTS_DIR + "/").items():

@@ -154,3 +154,29 @@ def test_a_damaged_loose_file_is_object_unreadable(store, data, reason):
     with pytest.raises(ObjectUnreadable, match=reason) as raised:
         loose_object(store.repo, HELLO, "a/path")
     assert (raised.value.oid, raised.value.path) == (HELLO, "a/path")
+
+
+def test_a_cut_tree_of_one_repository_is_not_read_for_another(tmp_path):
+    # The same tree (same id) in two repositories, cut in one: a path lookup in the other
+    # reads its own whole file. (The first merge of this guard checked every repository the
+    # process had read, and a test's damaged store failed the next test's reindex.)
+    import pygit2
+
+    from kistore.git import treediff
+
+    ids = []
+    for name in ("damaged", "whole"):
+        repo = pygit2.init_repository(str(tmp_path / name))
+        inner = repo.TreeBuilder()
+        inner.insert("f", repo.create_blob(b"x"), pygit2.GIT_FILEMODE_BLOB)
+        outer = repo.TreeBuilder()
+        outer.insert("a", inner.write(), pygit2.GIT_FILEMODE_TREE)
+        ids.append((repo, outer.write(), repo[outer.write()]["a"].id))
+    (damaged, root, inner_id), (whole, whole_root, _) = ids
+    assert root == whole_root
+    cut(tmp_path / "damaged", str(inner_id))
+    with pytest.raises(ObjectUnreadable) as raised:
+        treediff.subtree_id(damaged, damaged[root], "a/f")
+    assert raised.value.oid == str(inner_id) and raised.value.path == "a"
+    assert treediff.subtree_id(whole, whole[root], "a/f") is None  # a file, not a directory
+    assert treediff.subtree_id(whole, whole[root], "a") == inner_id

@@ -119,7 +119,9 @@ def test_sigkill_between_the_branch_move_and_the_index_rename(
             "branch moved?): if no git command is running, delete it, then run `git reset " \
             "-q` to bring the index in step with HEAD (the work tree is kept)" \
             in " ".join(result.output.split())
-    assert "FAILED: store at work tree: 3 errors, 0 warnings" in result.output
+    # and the stale lock is KI418 (verify read while it was held: review 2026-12-02 F15)
+    assert "FAILED: store at work tree: 3 errors, 1 warning" in result.output
+    assert "warning KI418 work-tree-written-meanwhile" in result.output
     at_head = runner.invoke(main, ["--store", str(store_path), "verify", "--at", "HEAD"])
     assert at_head.exit_code == 0, at_head.output  # the commit itself is whole
 
