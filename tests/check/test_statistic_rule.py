@@ -73,12 +73,18 @@ def _both_ways(store, spec):
     return fast
 
 
-def test_add_warns_and_adds(store, runner, parts, tmp_path):
+def add_two_runs(store, runner, parts, tmp_path, flag):
+    """``kistore add FLAG`` of the median run (warned) then the mean run: (result, path)."""
     add_docs(store, [parts["protocol"], *parts["base"]])
     path = tmp_path / "runs.jsonl"
     path.write_text(json.dumps(parts["median"]) + "\n" + json.dumps(parts["mean"]) + "\n")
-    done = runner.invoke(main, ["--store", str(store.root), "add", "--commit", str(path)])
+    done = runner.invoke(main, ["--store", str(store.root), "add", flag, str(path)])
     assert done.exit_code == 0, done.output
+    return done, path
+
+
+def test_add_warns_and_adds(store, runner, parts, tmp_path):
+    done, path = add_two_runs(store, runner, parts, tmp_path, "--commit")
     assert done.stderr == (f"warning: {path}:1:1:/spec/timing/primaryStatistic: "
                            f"{_message(parts['median'], parts['protocol'])}; {HINT}\n")
     digests = [ManifestKit.digest(parts[k]) for k in ("median", "mean")]
@@ -88,11 +94,7 @@ def test_add_warns_and_adds(store, runner, parts, tmp_path):
 
 def test_add_json_carries_the_warning(store, runner, parts, tmp_path):
     # F21 (review 2026-12-02): --json left KI218 out (stderr text only)
-    add_docs(store, [parts["protocol"], *parts["base"]])
-    path = tmp_path / "runs.jsonl"
-    path.write_text(json.dumps(parts["median"]) + "\n" + json.dumps(parts["mean"]) + "\n")
-    done = runner.invoke(main, ["--store", str(store.root), "add", "--json", str(path)])
-    assert done.exit_code == 0, done.output
+    done, path = add_two_runs(store, runner, parts, tmp_path, "--json")
     said = (f"{path}:1:1:/spec/timing/primaryStatistic: "
             f"{_message(parts['median'], parts['protocol'])}; {HINT}")
     assert done.stderr == f"warning: {said}\n"
