@@ -251,8 +251,7 @@ def page_data(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
 
 def _run_page(snap: Snapshot, run: Record) -> tuple[RunPage, str | None]:
     """Return a run's :class:`RunPage` and, when its group cannot be ranked, why not."""
-    manifest = snap.manifest(run.digest)
-    assert manifest is not None  # the catalog read it from this commit
+    manifest = snap.required(run.digest)  # a blob damaged since the index: its error
     related = snap.related(manifest)
     evidence = snap.evidence(run)
     if run.comparison_key is None:

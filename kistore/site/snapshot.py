@@ -177,6 +177,29 @@ class Snapshot:
             self._runs.popitem(last=False)
         return found
 
+    def required(self, digest: str) -> Manifest:
+        """Return a manifest the catalog lists at this commit, or the error reading it says.
+
+        The catalog (the index) lists a run without reading its object; a page of it needs
+        the object itself. A blob damaged since the index was built (review 2026-12-02 F26:
+        the page asserted and the build ended in "internal error") stops the build here.
+
+        Args:
+            digest: the manifest's digest string (``sha256:`` + 64 hex).
+
+        Returns:
+            The manifest, re-hashed on read (:meth:`manifest`).
+
+        Raises:
+            KistoreError: what the read says: the git object cannot be read
+                (:class:`kistore.git.blobs.ObjectUnreadable`, naming the path, the object
+                and `git fsck`), or the object is absent or does not verify.
+        """
+        found = self.manifest(digest)
+        if found is None:  # read again, to raise what the cached miss swallowed
+            return self.view.manifest(Digest.from_str(digest))
+        return found
+
     def related(self, run: Manifest) -> dict[str, Manifest | None]:
         """Return the manifests a run references, by field (None: not in the store)."""
         return {field: self.manifest(str(digest))
