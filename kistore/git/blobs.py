@@ -415,4 +415,61 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
     _read_histories.add(key)
 
 
+def read_loose_revision(repo: pygit2.Repository, rev: str) -> None:
+    """Read first, if loose, each commit a revision walks through, and the last one's tree.
+
+    libgit2 loops for ever on a loose object file cut short (libgit2/libgit2#7342, review
+    F3); :func:`loose_object` says it is damaged instead. A name (a branch, a tag, a full
+    commit id), or a name and parent steps (``HEAD~2``, ``main^``, ``HEAD^2~1``), as
+    git-rev-parse(1) reads them: each commit on the way is read here first. Anything else
+    (``main^{tree}``, ``@{1}``), and a packed commit met on the way, is left to libgit2,
+    which reads those without looping.
+
+    Args:
+        repo: the repository.
+        rev: the revision as typed.
+
+    Raises:
+        ObjectUnreadable: a commit's, or the last commit's root tree's, loose file is
+            damaged.
+    """
+    form = _REVISION.fullmatch(rev)
+    if form is None:
+        return
+    name, steps = form.groups()
+    try:
+        oid = str(repo.lookup_reference_dwim(name).resolve().target)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        if re.fullmatch(r"[0-9a-f]{40}", name) is None:
+            return
+        oid = name
+    for step, count in _STEP.findall(steps):
+        n = int(count) if count else 1
+        for _ in range(n if step == "~" else 1):
+            loose = loose_object(repo, oid)
+            if loose is None:
+                return  # packed (libgit2 reads those) or absent: libgit2 says
+            parents = _PARENT.findall(loose[1])
+            index = 0 if step == "~" else n - 1
+            if loose[0] != _TYPES[b"commit"] or index >= len(parents) or \
+                    (step == "^" and n == 0):
+                return
+            oid = parents[index].decode()
+    loose = loose_object(repo, oid)
+    if loose is not None and loose[0] == _TYPES[b"commit"]:
+        tree = _TREE.match(loose[1])
+        if tree is not None:
+            loose_object(repo, tree.group(1).decode())
+
+
 _PARENT = re.compile(rb"^parent ([0-9a-f]{40})$", re.MULTILINE)
+"""A commit object's parent lines (git's commit format)."""
+
+_TREE = re.compile(rb"tree ([0-9a-f]{40})\n")
+"""A commit object's first line: its root tree."""
+
+_REVISION = re.compile(r"([^~^@:{}]+)((?:[~^][0-9]*)*)")
+"""A name, then ``~N`` / ``^N`` parent steps (git-rev-parse(1)); anything else: libgit2's."""
+
+_STEP = re.compile(r"([~^])([0-9]*)")
+"""One parent step of :data:`_REVISION`."""

@@ -25,7 +25,6 @@ import contextlib
 import dataclasses
 import fcntl
 import os
-import re
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -46,7 +45,7 @@ from ..core.limits import check_manifest as limits_check
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..core.settings import STORE_VERSION
-from ..git.blobs import damage, loose_object
+from ..git.blobs import damage, read_loose_revision
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
@@ -659,7 +658,7 @@ class Store:
             InputError: when ``rev`` names no commit.
             ObjectUnreadable: the commit (or a commit on the way, ``HEAD~2``) is damaged.
         """
-        self._read_loose_first(rev)
+        read_loose_revision(self.repo, rev)  # libgit2 loops on a cut loose commit (F3)
         try:
             named = self.repo.revparse_single(rev)
         except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as e:
@@ -709,47 +708,6 @@ class Store:
                 "a `git init --bare` without `-b main` makes one); the branches here are "
                 f"{', '.join(printable(b) for b in branches)}: give one (`--at {one}`), or "
                 f"point HEAD at it (`git symbolic-ref HEAD refs/heads/{one}`)")
-
-    def _read_loose_first(self, rev: str) -> None:
-        """Read the commit a branch, tag or full id names first if loose, and its tree.
-
-        libgit2 loops for ever on a loose object file cut short (libgit2/libgit2#7342,
-        review F3); :func:`kistore.git.blobs.loose_object` says it is damaged instead.
-        A name, or a name and parent steps (``HEAD~2``, ``main^``, ``HEAD^2~1``): each
-        commit on the way is read here first. Anything else (``main^{tree}``, ``@{1}``) is
-        left to libgit2.
-
-        Raises:
-            ObjectUnreadable: a commit's or the last commit's root tree's loose file is
-                damaged.
-        """
-        form = re.fullmatch(r"([^~^@:{}]+)((?:[~^][0-9]*)*)", rev)
-        if form is None:
-            return
-        name, steps = form.groups()
-        try:
-            oid = str(self.repo.lookup_reference_dwim(name).resolve().target)
-        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-            if re.fullmatch(r"[0-9a-f]{40}", name) is None:
-                return
-            oid = name
-        for step, count in re.findall(r"([~^])([0-9]*)", steps):
-            n = int(count) if count else 1
-            for _ in range(n if step == "~" else 1):
-                loose = loose_object(self.repo, oid)
-                if loose is None:
-                    return  # packed (libgit2 reads those) or not a commit: libgit2's
-                parents = re.findall(rb"^parent ([0-9a-f]{40})$", loose[1], re.MULTILINE)
-                index = 0 if step == "~" else n - 1
-                if loose[0] != pygit2.GIT_OBJECT_COMMIT or index >= len(parents) or \
-                        (step == "^" and n == 0):
-                    return
-                oid = parents[index].decode()
-        loose = loose_object(self.repo, oid)
-        if loose is not None and loose[0] == pygit2.GIT_OBJECT_COMMIT:
-            found = re.match(rb"tree ([0-9a-f]{40})\n", loose[1])
-            if found is not None:
-                loose_object(self.repo, found.group(1).decode())
 
     def resolve(self, ref: str, *, at: str | None = None) -> Digest:
         """Resolve what a person typed to one stored digest.
