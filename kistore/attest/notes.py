@@ -149,7 +149,7 @@ def note_lines(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> list
         tip = repo.references[ref].peel(pygit2.Commit)
         found = note_blob(repo, tip.tree, blob)  # its one path, not the whole tree
         return [] if found is None else _lines(read_blob(repo, found))
-    return _lines(repo[note.id].read_raw())
+    return _lines(read_blob(repo, note.id))
 
 
 def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
@@ -178,7 +178,7 @@ def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
     for when, tree in history.dated:
         for annotated, note_blob_id in _mapping(repo, history, tree).items():
             if note_blob_id not in blobs:
-                blobs[note_blob_id] = _lines(repo[note_blob_id].read_raw())
+                blobs[note_blob_id] = _lines(read_blob(repo, note_blob_id))
             seen = times.setdefault(annotated, {})
             for line in blobs[note_blob_id]:
                 if line not in seen or when < seen[line]:
@@ -747,7 +747,7 @@ def _count_lines(repo: pygit2.Repository) -> int:
     counts: dict[str, int] = {}  # notes of equal bytes share a blob: read it once
     for blob in notes.values():
         if blob not in counts:
-            counts[blob] = len(set(_lines(repo[blob].read_raw())))
+            counts[blob] = len(set(_lines(read_blob(repo, blob))))
     return sum(counts[blob] for blob in notes.values())
 
 

@@ -180,3 +180,24 @@ def test_a_cut_tree_of_one_repository_is_not_read_for_another(tmp_path):
     assert raised.value.oid == str(inner_id) and raised.value.path == "a"
     assert treediff.subtree_id(whole, whole[root], "a/f") is None  # a file, not a directory
     assert treediff.subtree_id(whole, whole[root], "a") == inner_id
+
+
+@pytest.mark.parametrize("command", [["show", RUN], ["rank", RUN], ["attestations", RUN],
+                                     ["verify"]])
+def test_a_cut_loose_note_blob_stops_the_command_with_the_object_named(
+        two_commits, tmp_path, command):
+    # review r72-3: a cut attestation note blob (refs/notes/kistore) made every command loop
+    # in libgit2: the note's lines were read by repo[id].read_raw(), not git.blobs.read_blob
+    key = tmp_path / "key"
+    for args in (["key", "generate", str(key)],
+                 ["attest", RUN, "--type", "reproduction", "--key", str(key)]):
+        status, out, err = kistore(two_commits, *args)
+        assert status == 0, out + err
+    note = git(two_commits, "ls-tree", "-r", "refs/notes/kistore").split()[2]
+    cut(two_commits, note)
+    status, out, err = kistore(two_commits, *command)
+    assert status is not None, f"{command} still ran after {LIMIT} s"
+    assert status != 0
+    said = out + err
+    assert f"git object {note} cannot be read (its loose object file is cut short" in said
+    assert "internal error" not in said
