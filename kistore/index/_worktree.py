@@ -32,6 +32,7 @@ match its seal, means the whole pass runs as before.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -44,7 +45,7 @@ from ..git.ids import blob_id
 from ..git.sparse import SkipWorktree
 from ._database import seal
 from ._transaction import transaction
-from .freshness import is_racy, shard_dirs
+from .freshness import is_racy, real_dir, shard_dirs
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .warm import HeadTree
@@ -150,6 +151,9 @@ def _compare(root: Path, rel: str, want: dict[str, str],
              skipped: SkipWorktree | None = None) -> set[Digest]:
     """Digests of files in work-tree dir ``rel`` whose name is not in ``want`` or the reverse.
 
+    A ``rel`` that is (or lies under) a symbolic link holds nothing: every name of ``want``
+    differs (the store's reads never go through one either).
+
     Args:
         root: the work tree.
         rel: the shard directory (repository path).
@@ -157,10 +161,10 @@ def _compare(root: Path, rel: str, want: dict[str, str],
         skipped: paths outside a sparse checkout: a name of ``want`` absent from the work
             tree there is not a difference.
     """
-    try:
-        have = set(os.listdir(os.path.join(root, rel)))
-    except (FileNotFoundError, NotADirectoryError):
-        have = set()
+    have: set[str] = set()
+    if real_dir(os.fspath(root), rel):  # never list through a symlink: not the store's
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            have = set(os.listdir(os.path.join(root, rel)))
     differ = have.symmetric_difference(want)
     if skipped is not None and differ:
         differ -= {name for name in differ - have if f"{rel}/{name}" in skipped}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -99,15 +100,20 @@ def shard_dirs(top: str) -> ShardDirs:
         ``(rel, is_dir, mtime_ns)`` per entry named as a shard (:func:`kistore.core.layout.
         is_shard_name`): ``rel`` is ``store/objects/sha256/XX`` or ``store/metadata/sha256/
         XX``; ``is_dir`` whether it is a directory itself (not a symlink to one); the mtime
-        its ``stat`` gives (through a symlink). An entry gone between the listing and its
-        stat is left out, as a missing base is. Inside :func:`one_scan`, the first look's
-        answer for ``top``.
+        of the entry itself (``lstat``: a symlink's own, never its target's). A base with a
+        symbolic link (or anything but a directory) on its way (``store/metadata`` linked
+        elsewhere) is not listed: it holds nothing of the store, as the store's reads
+        treat it (:meth:`kistore.store.WorkTreeView.linked_dir`, ``verify``'s KI111). An
+        entry gone between the listing and its stat is left out, as a missing base is.
+        Inside :func:`one_scan`, the first look's answer for ``top``.
     """
     if _scans is not None and top in _scans:
         return _scans[top]
     now = time.time_ns()
     entries = []
     for base in (layout.OBJECTS_DIR, layout.METADATA_DIR):
+        if not real_dir(top, base):
+            continue
         try:
             with os.scandir(os.path.join(top, base)) as listing:
                 for entry in listing:
@@ -115,7 +121,7 @@ def shard_dirs(top: str) -> ShardDirs:
                     if not layout.is_shard_name(name):
                         continue
                     try:
-                        mtime = entry.stat().st_mtime_ns
+                        mtime = entry.stat(follow_symlinks=False).st_mtime_ns
                     except (FileNotFoundError, NotADirectoryError):
                         continue
                     entries.append((f"{base}/{name}", entry.is_dir(follow_symlinks=False),
@@ -126,3 +132,26 @@ def shard_dirs(top: str) -> ShardDirs:
     if _scans is not None:
         _scans[top] = found
     return found
+
+
+def real_dir(top: str, rel: str) -> bool:
+    """Return True when ``rel`` and each directory on its way under ``top`` is a directory.
+
+    One ``lstat`` per name of ``rel``: a symbolic link anywhere on the way (``store``,
+    ``store/metadata``, ``store/metadata/sha256/6b``) or a file there means False, as
+    does a missing one; what lies behind a link is never part of the store.
+
+    Args:
+        top: the work tree's root directory (not checked itself).
+        rel: a repository path of a directory, ``/``-separated
+            (``store/metadata/sha256/6b``).
+    """
+    path = top
+    for name in rel.split("/"):
+        path = os.path.join(path, name)
+        try:
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                return False
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+    return True

@@ -644,8 +644,13 @@ class WorkTreeView(View):
         return keys
 
     def file_keys(self, shard_dir: str) -> dict[str, str]:
-        """Map each file in a shard to its :func:`kistore.index.freshness.stat_key`."""
+        """Map each file in a shard to its :func:`kistore.index.freshness.stat_key`.
+
+        A shard with a symbolic link on its way (:meth:`linked_dir`) has no files.
+        """
         top, _, shard = shard_dir.partition("/")
+        if self.linked_dir(f"{layout.STORE_DIR}/{top}/sha256/{shard}") is not None:
+            return {}
         base = self.root / layout.STORE_DIR / top / "sha256" / shard
         keys = {}
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
