@@ -31,6 +31,7 @@ from ..core.gitattributes import GITATTRIBUTES_LINE, GITATTRIBUTES_MISSING, chec
 from ..git import treediff
 from ..git.blobs import read_loose_history
 from ..git.sparse import SkipWorktree, git_status
+from ..store import index_lock
 from ._rules import sort_key
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -362,7 +363,7 @@ def _worktree_changes(repo: pygit2.Repository, skipped: SkipWorktree | None = No
             f"the git index cannot be read ({e}): a split index is not supported; "
             "run `git update-index --no-split-index`, or "
             "verify a commit with --at HEAD", file=str(Path(repo.path) / "index")) from None
-    lock = Path(repo.path) / "index.lock"
+    lock = index_lock(repo.path)
     for path, status in sorted(statuses.items()):
         if not path.startswith(layout.OBJECTS_DIR + "/"):
             continue
