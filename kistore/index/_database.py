@@ -204,40 +204,97 @@ def index_path(git_dir: str | os.PathLike[str]) -> Path:
     return Path(git_dir) / "kistore" / FILE
 
 
+class OddIndexPath(OSError):
+    """A link, a directory or a file where the index keeps another kind of entry.
+
+    Raised by :func:`refuse_odd_path`, before anything is opened or created: ``filename``
+    is the path at fault, ``strerror`` says what is there and what to do.
+    """
+
+
+_SIDE_FILES = (("-wal", "the index's write-ahead log"), ("-shm", "the index's shared-memory "
+               "file"), (".lock", "the index's lock file"))
+"""The files SQLite (``-wal``, ``-shm``) and :func:`hold_shared` (``.lock``) keep beside the
+index file: suffix, and how an error names it."""
+
+
 def refuse_odd_path(path: Path) -> None:
     """Refuse an index path that is not a regular file, before anything opens or creates it.
 
     A directory at ``index.sqlite`` made ``kistore reindex`` fail with "internal error"
     (SQLite's "unable to open database file"); review 2026-12-02, F11. A symbolic link
     there, or at the ``kistore`` directory, was followed: a query created or rewrote an
-    index (and its ``-wal``/``-shm``) at the link's target, outside ``.git``; F24. Checked
-    with ``lstat``: nothing is followed.
+    index (and its ``-wal``/``-shm``) at the link's target, outside ``.git``; F24. The
+    files beside it (``-wal``, ``-shm``, ``.lock``) are checked as the file is: SQLite and
+    the lock write through a link there too. A file at ``.git/kistore`` is said as well
+    (it made every query read the store, unsaid). Checked with one ``lstat`` a path,
+    nothing followed.
 
     Args:
-        path: the index file (:func:`index_path`); absent is fine (it is created).
+        path: the index file (:func:`index_path`); absent is fine (it is created), as are
+            its directory and the files beside it.
 
     Raises:
-        OSError: a symbolic link is at ``path`` or at its directory, or a directory (or
-            anything else not a regular file) is at ``path``; ``filename`` is the path at
-            fault, ``strerror`` says what to do.
+        OddIndexPath: a symbolic link is at ``path``, at its directory or at a file beside
+            it; anything but a directory is at its directory; anything but a regular file
+            is at ``path`` or beside it. ``filename`` is the path at fault, ``strerror``
+            says what to do.
     """
-    for where in (path.parent, path):
+    directory = path.parent
+    try:
+        st = os.lstat(directory)
+    except (FileNotFoundError, NotADirectoryError):  # created, or SQLite says it
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise _odd_link("the index directory", directory)
+    if not stat.S_ISDIR(st.st_mode):
+        raise OddIndexPath(errno.ENOTDIR, (
+            "the index directory is a file, not a directory, which kistore does not replace; "
+            f"the index is derived (deleting it loses nothing): remove it (`rm {directory}`) "
+            "and run `kistore reindex`"), str(directory))
+    for where, what in ((path, "the index file"),
+                        *((Path(f"{path}{suffix}"), named) for suffix, named in _SIDE_FILES)):
         try:
             st = os.lstat(where)
-        except (FileNotFoundError, NotADirectoryError):  # created, or SQLite says it
-            return
+        except FileNotFoundError:
+            continue
         if stat.S_ISLNK(st.st_mode):
-            what = "directory" if where == path.parent else "file"
-            raise OSError(errno.ELOOP, (
-                f"the index {what} is a symbolic link, which kistore does not write "
-                "through; the index is derived (deleting it loses nothing): remove the "
-                f"link (`rm {where}`) and run `kistore reindex`"), str(where))
-    if not stat.S_ISREG(st.st_mode):
-        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise IsADirectoryError(errno.EISDIR, (
-            f"the index file is {what}, which kistore does not open or replace; the index "
-            f"is derived (deleting it loses nothing): remove it (`rm -r {path}`) and run "
-            "`kistore reindex`"), str(path))
+            raise _odd_link(what, where)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+            raise OddIndexPath(errno.EISDIR, (
+                f"{what} is {kind}, which kistore does not open or replace; the index "
+                f"is derived (deleting it loses nothing): remove it (`rm -r {where}`) and run "
+                "`kistore reindex`"), str(where))
+
+
+def _odd_link(what: str, where: Path) -> OddIndexPath:
+    """Return :func:`refuse_odd_path`'s error for a symbolic link at ``where`` (``what`` it is)."""
+    return OddIndexPath(errno.ELOOP, (
+        f"{what} is a symbolic link, which kistore does not write through; the index is "
+        f"derived (deleting it loses nothing): remove the link (`rm {where}`) and run "
+        "`kistore reindex`"), str(where))
+
+
+_SAID_ODD: set[str] = set()
+"""The odd index paths :func:`say_fallback` has said this process (until :func:`disconnect`)."""
+
+
+def say_fallback(error: BaseException) -> None:
+    """Say, once a process a path, that a query reads the store because the index path is odd.
+
+    A query that cannot open the index answers by reading the store: slower, same answers.
+    A read-only ``.git`` is no one's fault and is not said; a link or a directory where
+    the index belongs (:class:`OddIndexPath`) is the user's to remove, so the query says
+    so on :data:`log` (stderr): ``warning: PATH: what is there and what to do; ...``.
+
+    Args:
+        error: what opening the index raised; anything but :class:`OddIndexPath` is not said.
+    """
+    if isinstance(error, OddIndexPath) and error.filename not in _SAID_ODD:
+        _SAID_ODD.add(error.filename)
+        log.warning("warning: %s: %s; until then queries read the store (slower, same answers)",
+                    error.filename, error.strerror)
 
 
 # -- the lock ---------------------------------------------------------------------------
@@ -254,7 +311,7 @@ def _lock_file(path: Path) -> TextIO | None:
     """Return this process's lock file of ``path`` (None when it cannot be created).
 
     Raises:
-        OSError: a link or a directory where the index belongs (:func:`refuse_odd_path`).
+        OddIndexPath: a link or a directory where the index belongs (:func:`refuse_odd_path`).
     """
     key = str(path)
     lock = _LOCKS.get(key)
@@ -275,7 +332,7 @@ def hold_shared(path: Path) -> None:
     there is no lock file, and nothing to hold.
 
     Raises:
-        OSError: a link or a directory where the index belongs (:func:`refuse_odd_path`).
+        OddIndexPath: a link or a directory where the index belongs (:func:`refuse_odd_path`).
     """
     key = str(path)
     if key in _SHARED or key in _EXCLUSIVE:
@@ -295,7 +352,7 @@ def exclusive(path: Path) -> Iterator[None]:
     converting at once do not deadlock: one goes first, the other waits for it to exit.
 
     Raises:
-        OSError: a link or a directory where the index belongs (:func:`refuse_odd_path`).
+        OddIndexPath: a link or a directory where the index belongs (:func:`refuse_odd_path`).
     """
     key = str(path)
     if key in _EXCLUSIVE:
@@ -340,8 +397,8 @@ def connection(path: Path) -> sqlite3.Connection:
 
     Raises:
         OSError, sqlite3.OperationalError: the file cannot be created or opened (e.g. a
-            read-only ``.git``, or a directory at ``path``: :func:`refuse_odd_path`);
-            callers answer by reading the store instead.
+            read-only ``.git``, or a directory at ``path``: :class:`OddIndexPath`);
+            callers answer by reading the store instead (:func:`say_fallback`).
     """
     key = str(path)
     known = _CONNECTIONS.get(key)
@@ -349,7 +406,8 @@ def connection(path: Path) -> sqlite3.Connection:
         if known[1] == _identity(path):
             return known[0]
         del _CONNECTIONS[key]
-    refuse_odd_path(path)
+    if key in _LOCKS:  # else hold_shared's first look checks it: one lstat a path an open
+        refuse_odd_path(path)
     hold_shared(path)
     try:
         conn = _open(path)
@@ -378,7 +436,8 @@ def disconnect() -> None:
 
     For a long-lived caller done with the index, and for tests that change the file as if
     between two processes (e.g. garbage written over it in place, which keeps its inode).
-    Any catalog still holding a closed connection fails on its next use. The shared locks
+    Any catalog still holding a closed connection fails on its next use; an odd index path
+    is said again (:func:`say_fallback`). The shared locks
     this process holds are let go too (not one held exclusively): another process may now
     reset the file without waiting for this one to exit.
     """
@@ -386,6 +445,7 @@ def disconnect() -> None:
         with contextlib.suppress(sqlite3.Error):
             conn.close()
     _CONNECTIONS.clear()
+    _SAID_ODD.clear()
     for key in list(_SHARED):
         lock = _LOCKS.pop(key, None)
         if lock is not None:

@@ -152,13 +152,14 @@ def kept_index(git_dir: Path) -> Path:
 
     Raises:
         NoIndex: there is none (no query, add or reindex has built it yet), or a
-            directory is where it belongs (:func:`._database.refuse_odd_path`).
+            directory, a link or a file is where it or a file beside it belongs
+            (:func:`._database.refuse_odd_path`; ``file`` names that path).
     """
     path = database.index_path(git_dir)
     try:
         database.refuse_odd_path(path)
     except OSError as e:  # a directory there: no query builds it (review 2026-12-02, F11)
-        raise NoIndex(e.strerror or str(e), file=str(path)) from None
+        raise NoIndex(e.strerror or str(e), file=str(e.filename or path)) from None
     if not path.is_file():
         raise NoIndex("there is no index to check yet; any query (`kistore ls`) or "
                       "`kistore reindex` builds it", file=str(path))

@@ -147,7 +147,8 @@ class NameIndex:
             return False
         try:
             database.connection(self.path)
-        except (sqlite3.Error, OSError):
+        except (sqlite3.Error, OSError) as e:
+            database.say_fallback(e)  # a link or a directory there: the user's to remove
             self._unusable = True
         return not self._unusable
 
