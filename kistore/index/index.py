@@ -722,14 +722,18 @@ class Miscounted(database.Damaged):
     """The index holds more or fewer query rows than it recorded with its tree."""
 
 
+_COUNTS = "(SELECT count(*) FROM records), (SELECT count(*) FROM skipped)"
+"""The two counts of the query rows as SQL result columns: the one statement of both
+:func:`_row_counts` and :func:`_counted`."""
+
+
 def _row_counts(conn: sqlite3.Connection) -> str:
     """Return how many query rows the index holds: ``"RECORDS SKIPPED"`` (meta ``rows``).
 
     Recorded (sealed) with the tree whenever the rows change; compared by every query
     (:func:`_counted`).
     """
-    records = conn.execute("SELECT count(*) FROM records").fetchone()[0]
-    skipped = conn.execute("SELECT count(*) FROM skipped").fetchone()[0]
+    records, skipped = conn.execute(f"SELECT {_COUNTS}").fetchone()
     return f"{records} {skipped}"
 
 
@@ -747,8 +751,7 @@ def _counted(conn: sqlite3.Connection) -> None:
         Damaged: the recorded count does not match its seal (rebuilt as well).
     """
     # one statement, one snapshot: an add committing meanwhile is seen whole or not at all
-    row = conn.execute("SELECT key, value, seal, (SELECT count(*) FROM records), "
-                       "(SELECT count(*) FROM skipped) FROM meta WHERE key = 'rows'"
+    row = conn.execute(f"SELECT key, value, seal, {_COUNTS} FROM meta WHERE key = 'rows'"
                        ).fetchone()
     if row is None:  # counted under the write lock: no add commits in between
         with contextlib.suppress(sqlite3.OperationalError), transaction(conn):
@@ -813,8 +816,10 @@ def open_catalog(store: IndexedStore, at: str | None = None, *, use_index: bool 
         progress: passed to :meth:`Index.catalog`.
 
     When the index cannot be written (a read-only ``.git``), the store is scanned instead:
-    slower, same answers. A work-tree query whose ``HEAD`` and notes tip are those the
-    index last saw reads git through no pygit2 at all (:mod:`.warm`).
+    slower, same answers; when a link or a directory is where the index belongs, that is
+    said once on stderr too (:func:`._database.say_fallback`). A work-tree query whose
+    ``HEAD`` and notes tip are those the index last saw reads git through no pygit2 at all
+    (:mod:`.warm`).
 
     Raises:
         InputError: ``at`` names no commit.
@@ -833,7 +838,8 @@ def open_catalog(store: IndexedStore, at: str | None = None, *, use_index: bool 
                 return catalog
         tree = store.commit(at or "HEAD").tree  # (at is None only with a work tree)
         return Index(store).catalog(str(tree.id), lambda: tree, progress)
-    except (OSError, sqlite3.Error):  # e.g. a read-only .git: answer by scanning
+    except (OSError, sqlite3.Error) as e:  # e.g. a read-only .git: answer by scanning
+        database.say_fallback(e)  # a link or a directory there: the user's to remove
         return MemoryCatalog.from_view(store.view(at))
 
 
