@@ -138,3 +138,21 @@ def test_the_warning_is_on_stderr_of_a_real_process(group):
         f"warning: {path}: the index file is a directory, which kistore does not open or "
         "replace; the index is derived (deleting it loses nothing): remove it "
         f"(`rm -r {path}`) and run `kistore reindex`{FALLBACK}\n")
+
+
+def test_an_open_checks_the_paths_once(group, monkeypatch):
+    # index72 leftover: connection() checked them, then the lock file's first use again
+    path = _emptied(group.root)
+    looked = []
+    real = database.refuse_odd_path
+    monkeypatch.setattr(database, "refuse_odd_path", lambda p: (looked.append(p), real(p)))
+    database.connection(path)
+    assert looked == [path]
+    database.disconnect()  # the lock is let go: the next open makes its lock file again
+    looked.clear()
+    database.connection(path)
+    assert looked == [path]
+    del database._CONNECTIONS[str(path)]  # a file replaced: reopened, the lock still held
+    looked.clear()
+    database.connection(path)
+    assert looked == [path]
