@@ -90,3 +90,17 @@ def test_a_link_replaced_by_the_directory_again_is_read_again(runner, group, tmp
     listed = run(runner, group.root, "ls", "--json")
     assert _runs(listed) == ["broken", "fast", "ref", "slow"]
     assert listed.stderr == ""
+
+
+def test_a_linked_store_directory_holds_nothing_for_ls_rank_and_reindex_check(
+        runner, group, tmp_path):
+    assert _runs(run(runner, group.root, "ls", "--json")) == ["broken", "fast", "ref", "slow"]
+    _link_elsewhere(group.root, layout.STORE_DIR, tmp_path / "outside")
+    listed = run(runner, group.root, "ls", "--json")
+    assert _runs(listed) == []  # on main: all four, listed through the link
+    assert LEFT_OUT.format(layout.STORE_DIR) in listed.stderr
+    ranked = run(runner, group.root, "rank", "BenchmarkRun/slow")
+    assert ranked.exit_code == 1, ranked.output
+    assert "BenchmarkRun/slow: the object file is missing" in ranked.stderr
+    checked = run(runner, group.root, "reindex", "--check")
+    assert checked.exit_code == 0, checked.output
