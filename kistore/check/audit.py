@@ -33,14 +33,14 @@ from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
-from ..git.blobs import ObjectUnreadable, is_partial_clone
+from ..git.blobs import ObjectUnreadable, is_partial_clone, loose_object
 from ..git.pack import blob_id
-from ..store import Files, FileTooLarge, index_lock
+from ..store import CommitView, Files, FileTooLarge, index_lock
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
 from ._history import check_history, worktree_changes
-from ._names import Named, check_names_files, is_names_path, names_path_in_layout
+from ._names import Named, check_names_files, is_names_path, names_path_in_layout, owned_path
 from ._paths import check_tree_names
 from ._policy import check_policy
 from ._rules import (
@@ -348,8 +348,13 @@ def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
     prefix = layout.NAMES_DIR + "/"
     present = [p for p in snap.modes  # the confirmed ones are present too: not listed again
                if p.startswith(prefix) and p not in confirmed and names_path_in_layout(p)]
-    read = _names_reader(snap)
+    damaged: dict[str, Finding] = {}
+    read = _names_reader(snap, damaged)
     asked = {h for h in map(_record_hex, map(read, present)) if h}
+    if damaged:  # KI117 alone: no KI211 of its manifest, no KI212 of its unread bytes
+        findings += [damaged[p] for p in sorted(damaged) if wanted(p)]
+        present = [p for p in present if p not in damaged]
+        confirmed = {**confirmed, **_owners_of(units, results, damaged)}
     skip = set(confirmed.values()) - asked
     manifests = [Named(u[0], r[1], r[2], u[1] is not None, u[2] is not None)
                  for u, r in zip(units, results, strict=True) if u[0] not in skip]
@@ -359,6 +364,23 @@ def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
     return findings + check_names_files(manifests, present, read,
                                         focus=None if focus is None else wanted,
                                         focus_digests=focus_digests, confirmed=confirmed)
+
+
+def _owners_of(units: list[Unit], results: list[_Compact], paths: Iterable[str]
+               ) -> dict[str, str]:
+    """Return each of ``paths`` -> the hex digest of the manifest whose names path it is.
+
+    For names files that cannot be read (KI117): their manifests are judged no further
+    (:func:`kistore.check._names.check_names_files`'s ``confirmed``), as an unread object's
+    names file is judged by its metadata only. A path no manifest owns is left out.
+    """
+    wanted = set(paths)
+    owners: dict[str, str] = {}
+    for u, r in zip(units, results, strict=True):
+        path = owned_path(Named(u[0], r[1], r[2], u[1] is not None, u[2] is not None))
+        if path in wanted:
+            owners[path] = u[0]
+    return owners
 
 
 def _record_hex(data: bytes | None) -> str | None:
@@ -550,12 +572,19 @@ def _groups_agree(snap: Files, units: list[Unit], results: list[_Compact], prese
                for path, data in expected.items())
 
 
-def _names_reader(snap: Files) -> Callable[[str], bytes | None]:
+def _names_reader(snap: Files, damaged: dict[str, Finding] | None = None
+                  ) -> Callable[[str], bytes | None]:
     """``read(path)``: a names file's bytes, None for no regular file or one past the limit.
 
     Also forward records and group files. Read up to 1 MiB (:data:`OWN_FILE_BYTES`), never
     ``[limits] manifest-bytes``: they are kistore's own small files, not manifests (a
     store limiting manifests to 10 bytes got a KI212 for every names file).
+
+    Args:
+        snap: where to read.
+        damaged: when given, a git object that cannot be read (:class:`ObjectUnreadable`,
+            a flipped bit in a committed names file: review F6) puts its KI117 finding
+            here, by path, and reads as None; else the error is raised.
     """
     def read(path: str) -> bytes | None:
         if snap.modes.get(path) not in FILE_MODES:
@@ -564,6 +593,11 @@ def _names_reader(snap: Files) -> Callable[[str], bytes | None]:
             return snap.read(path, OWN_FILE_BYTES)
         except FileTooLarge:
             return b""  # not a digest: KI212 (a names file is 72 bytes)
+        except ObjectUnreadable as e:
+            if damaged is None:
+                raise
+            damaged[path] = unreadable_finding(e, path)
+            return None
     return read
 
 
@@ -964,7 +998,18 @@ def _names_confirmed(snap: Files, hex_: str, kind: str | None, name: str | None)
     if snap.modes.get(path) not in FILE_MODES:
         return None
     # a commit's names file by its blob id against the record's, no blob read (Files.holds)
-    return path if snap.holds(path, b"sha256:%s\n" % hex_.encode("ascii")) else None
+    record = b"sha256:%s\n" % hex_.encode("ascii")
+    if not snap.holds(path, record):
+        return None
+    if isinstance(snap.view, CommitView):
+        # Equal ids are equal bytes only if the object is whole: a flipped bit in its loose
+        # file (review F6) is seen by one open of that file (fails at once when packed) and
+        # left unconfirmed: the parent reads it and reports KI117 (_names_findings).
+        try:
+            loose_object(snap.view.repo, blob_id(record), path)
+        except ObjectUnreadable:
+            return None
+    return path
 
 
 def _reopen_worker_snapshot(parent_pid: int) -> None:
