@@ -1079,8 +1079,41 @@ def check_clone_attributes(store: Store, at: str | None = None) -> list[Finding]
     return check_clone_info_attributes(store.repo)
 
 
+def check_notes_and_attestations(store: Store, at: str | None = None) -> list[Finding]:
+    """:func:`kistore.attest.evidence.check_attestations`, a damaged note blob as KI117.
+
+    A flipped bit in a note blob under ``refs/notes/kistore`` stopped ``verify`` with one
+    KI117 naming no note (review R72-5). Each such blob is now one KI117 naming the note
+    (file ``refs/notes/kistore:<annotated blob>``; ``extra``: the note blob as ``object``,
+    the notes ref, the annotated blob and the manifest whose object it is, when one is),
+    and the other attestations are checked as ever (its lines are not read).
+
+    Args:
+        store: the repository checked.
+        at: the revision verified; None: the work tree.
+
+    Returns:
+        The KI117 findings first, then :func:`~kistore.attest.evidence.check_attestations`'.
+    """
+    damaged: list[tuple[ObjectUnreadable, Digest | None]] = []
+    findings = check_attestations(store, at, damaged=damaged)
+    return [*(_damaged_note(e, subject) for e, subject in damaged), *findings]
+
+
+def _damaged_note(error: ObjectUnreadable, subject: Digest | None) -> Finding:
+    """Return the KI117 finding of an unreadable note blob (``error.path``: ``REF:<blob>``)."""
+    ref, _, annotated = (error.path or "").rpartition(":")
+    finding = unreadable_finding(error, error.path)
+    on = f"the object of {subject}" if subject is not None else f"git object {annotated}"
+    return Finding(finding.rule, f"{finding.message}: it is the note in {ref} on {on}, whose "
+                   "attestations were not read", file=finding.file,
+                   extra={**finding.extra, "notesRef": ref, "annotated": annotated,
+                          **({} if subject is None else {"subject": str(subject)})})
+
+
 CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, check_policy,
-                                 check_attestations, check_revocations, check_tree_names,
+                                 check_notes_and_attestations, check_revocations,
+                                 check_tree_names,
                                  check_shallow, check_clone_attributes)
 """The checks :func:`verify` runs after the contents check: the verified revision's
 ``kistore.toml`` (its ``[limits]``, tables, ``[store] version`` and ``[cite]``, one parse:
