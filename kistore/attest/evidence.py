@@ -37,7 +37,7 @@ from ..core import canonical, layout
 from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, WARNING, Finding, rule
 from ..core.layout import NOTES_REF
-from ..git.blobs import fetch_blobs, is_partial_clone
+from ..git.blobs import ObjectUnreadable, fetch_blobs, is_partial_clone
 from ..git.pack import blob_id
 from .levels import SOURCE_NATIVE as SOURCE_NATIVE  # re-exported: defined in .levels
 from .levels import VERIFIED as VERIFIED
@@ -53,6 +53,7 @@ from .notes import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..core.digest import Digest
     from ..store import Store, View
 
 INVALID = "invalid"
@@ -478,7 +479,9 @@ def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
         return Trust(unreadable=e.problems[0].format()), e.problems
 
 
-def check_attestations(store: Store, at: str | None = None) -> list[Finding]:
+def check_attestations(store: Store, at: str | None = None, *,
+                       damaged: list[tuple[ObjectUnreadable, Digest | None]] | None = None
+                       ) -> list[Finding]:
     """Check every attestation of the store (notes and files) and return findings.
 
     Reports: invalid bundles (KI301), role claims a key lacks at entry time (KI302),
@@ -491,9 +494,16 @@ def check_attestations(store: Store, at: str | None = None) -> list[Finding]:
     Args:
         store: a :class:`kistore.store.Store`.
         at: revision, or None for the work tree.
+        damaged: None: a note blob that cannot be read (a flipped bit) is raised. A list:
+            each such blob is appended to it instead, with the digest of the manifest whose
+            object the note is on (None when no object of the view has that blob), and its
+            lines are left out; the rest is checked (``verify`` reports them: KI117).
 
     Returns:
         Findings in a stable order (file problems, then per attestation, then the summary).
+
+    Raises:
+        ObjectUnreadable: a note blob is damaged and ``damaged`` is None.
     """
     view = store.view(at)
     findings: list[Finding] = []
@@ -517,14 +527,17 @@ def check_attestations(store: Store, at: str | None = None) -> list[Finding]:
         if not view.has_object(subject):
             findings.append(Finding(FILE_SUBJECT_MISSING, f"no object {subject} in the store",
                                     file=path))
-    annotated = set(notes_entered(store.repo))
+    unread: list[ObjectUnreadable] | None = None if damaged is None else []
+    annotated = set(notes_entered(store.repo, unread))
     # hashing every object into a blob id is only needed when there are notes to place
-    blobs = {blob_id(view.read(layout.object_path(d)) or b"").hex()
-             for d in view.digests()} if annotated else set()
-    for blob in sorted(annotated - blobs):
+    blobs = {blob_id(view.read(layout.object_path(d)) or b"").hex(): d
+             for d in view.digests()} if annotated or unread else {}
+    for blob in sorted(annotated - blobs.keys()):
         findings.append(Finding(NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}",
                                 file=f"{NOTES_REF}:{blob}"))
-    seen = collect(store, at=at)
+    if damaged is not None and unread:  # the note's path: refs/notes/kistore:<its blob>
+        damaged += [(e, blobs.get((e.path or "").rpartition(":")[2])) for e in unread]
+    seen = collect(store, at=at, damaged=None if damaged is None else [])  # said above
     for s, j in zip(seen, judge_all(seen, trust, view), strict=True):
         if not s.defect:  # a defective file is already reported above (KI305)
             findings.append(_finding(j))
@@ -538,7 +551,7 @@ def check_attestations(store: Store, at: str | None = None) -> list[Finding]:
     missing_notes = notes_not_fetched(store)
     if missing_notes:
         message += f"; {missing_notes}"
-    elif not noted:
+    elif not noted and not unread:  # a damaged note is said as KI117, not as no notes
         message += f"; no notes here: `kistore notes fetch origin` fetches {NOTES_REF}"
     findings.append(Finding(ATTESTATIONS_SEEN, message,
                             extra={"notes": len(seen) - len(files), "files": len(files),

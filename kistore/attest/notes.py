@@ -51,6 +51,7 @@ from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, StoreStateError, shorten
 from ..core.layout import NOTES_REF
 from ..git.blobs import (
+    ObjectUnreadable,
     fetch_blobs,
     is_partial_clone,
     read_blob,
@@ -152,7 +153,8 @@ def note_lines(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> list
     return _lines(read_blob(repo, note.id))
 
 
-def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
+def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | None = None
+                  ) -> dict[str, dict[bytes, datetime]]:
     """Return every current note line with its entry time: ``{blob hex: {line: time}}``.
 
     Walks the history of :data:`NOTES_REF` once (cached per tip); a line's time is the
@@ -160,37 +162,62 @@ def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
     current tip are returned. A partial clone first fetches the note blobs of that history
     it lacks, in one ``git fetch``.
 
+    Args:
+        repo: the repository.
+        damaged: None: a note blob that cannot be read (a flipped bit) is raised. A list:
+            each such blob's :class:`ObjectUnreadable` is appended to it instead (its
+            ``path`` ``refs/notes/kistore:<annotated blob>``, the note it holds), and the
+            note counts as holding no line (``verify`` reports it as KI117 and checks on).
+
     Raises:
         StoreStateError: a partial clone whose remote could not give the note blobs.
+        ObjectUnreadable: a note blob is damaged and ``damaged`` is None; it names the
+            note (``refs/notes/kistore:<annotated blob>``) and the blob.
     """
     tip = repo.references.get(NOTES_REF)
     if tip is None:
         return {}
     key = (repo.path, str(tip.target))
     cached = _ENTERED_CACHE.get(key)
-    if cached is not None:
-        return cached
+    if cached is None:
+        cached = _ENTERED_CACHE[key] = _entered(repo, tip.target)
+    result, unread = cached
+    if unread and damaged is None:
+        raise unread[0]
+    if damaged is not None:
+        damaged += unread
+    return result
+
+
+def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str
+             ) -> tuple[dict[str, dict[bytes, datetime]], list[ObjectUnreadable]]:
+    """:func:`notes_entered` of ``tip`` and the note blobs that could not be read, in order."""
     times: dict[str, dict[bytes, datetime]] = {}
     blobs: dict[str, list[bytes]] = {}
-    history = _history(repo, tip.target)
+    unread: list[ObjectUnreadable] = []
+    history = _history(repo, tip)
     if is_partial_clone(repo):  # libgit2 reads only the blobs that are here
         fetch_blobs(repo, _blobs_of(repo, history))
     for when, tree in history.dated:
         for annotated, note_blob_id in _mapping(repo, history, tree).items():
             if note_blob_id not in blobs:
-                blobs[note_blob_id] = _lines(read_blob(repo, note_blob_id))
+                try:
+                    blobs[note_blob_id] = _lines(read_blob(repo, note_blob_id,
+                                                           f"{NOTES_REF}:{annotated}"))
+                except ObjectUnreadable as e:  # a flipped bit: no line read from it
+                    blobs[note_blob_id] = []
+                    unread.append(e)
             seen = times.setdefault(annotated, {})
             for line in blobs[note_blob_id]:
                 if line not in seen or when < seen[line]:
                     seen[line] = when
-    current = _mapping(repo, history, repo[tip.target].peel(pygit2.Commit).tree_id)
-    result = {a: {line: times[a][line] for line in blobs[b]} for a, b in current.items()}
+    current = _mapping(repo, history, repo[tip].peel(pygit2.Commit).tree_id)
     _ENTERED_CACHE.clear()  # keep one repository state; tips move on every write
-    _ENTERED_CACHE[key] = result
-    return result
+    return {a: {line: times[a][line] for line in blobs[b]} for a, b in current.items()}, unread
 
 
-_ENTERED_CACHE: dict[tuple[str, str], dict[str, dict[bytes, datetime]]] = {}
+_ENTERED_CACHE: dict[tuple[str, str], tuple[dict[str, dict[bytes, datetime]],
+                                            list[ObjectUnreadable]]] = {}
 
 
 @dataclass(slots=True)
@@ -419,7 +446,8 @@ def _flatten_paths(repo: pygit2.Repository, tree: pygit2.Tree, cache: dict[str, 
     return list(hit)
 
 
-def collect(store: Store, subject: Digest | None = None, *, at: str | None = None) -> list[Seen]:
+def collect(store: Store, subject: Digest | None = None, *, at: str | None = None,
+            damaged: list[ObjectUnreadable] | None = None) -> list[Seen]:
     """Return every attestation bundle in the store (or about ``subject``), notes then files.
 
     Notes are read from :data:`NOTES_REF` as it is now (notes are not part of a commit);
@@ -431,14 +459,19 @@ def collect(store: Store, subject: Digest | None = None, *, at: str | None = Non
         store: a :class:`kistore.store.Store`.
         subject: only attestations about this digest, or None for all.
         at: revision, or None for the work tree.
+        damaged: as :func:`notes_entered` takes it, for the whole store (``subject`` None;
+            with a subject, a damaged note blob is raised).
 
     Returns:
         :class:`Seen` items: note lines in blob then byte order, then files in path order.
+
+    Raises:
+        ObjectUnreadable: a note blob is damaged and ``damaged`` is None (or ``subject`` given).
     """
     if subject is not None:
         return collect_many(store, [subject], at=at)[subject]
     view = store.view(at)
-    return [*_noted(store, view, view.digests()),
+    return [*_noted(store, view, view.digests(), damaged),
             *_filed(store, at, file_attestations(view))]
 
 
@@ -471,9 +504,13 @@ def collect_many(store: Store, subjects: Iterable[Digest], *, at: str | None = N
     return found
 
 
-def _noted(store: Store, view: View, subjects: Iterable[Digest]) -> Iterator[Seen]:
-    """Yield the note lines on each subject's object blob in ``view``, subject by subject."""
-    entered = notes_entered(store.repo)
+def _noted(store: Store, view: View, subjects: Iterable[Digest],
+           damaged: list[ObjectUnreadable] | None = None) -> Iterator[Seen]:
+    """Yield the note lines on each subject's object blob in ``view``, subject by subject.
+
+    ``damaged``: as :func:`notes_entered` takes it.
+    """
+    entered = notes_entered(store.repo, damaged)
     if not entered:
         return
     subjects = list(subjects)

@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..attest.evidence import check_attestations, judging_blobs
@@ -33,14 +34,14 @@ from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
-from ..git.blobs import ObjectUnreadable, is_partial_clone
+from ..git.blobs import ObjectUnreadable, is_partial_clone, loose_object
 from ..git.pack import blob_id
-from ..store import Files, FileTooLarge, index_lock
+from ..store import CommitView, Files, FileTooLarge, index_lock
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
 from ._history import check_history, worktree_changes
-from ._names import Named, check_names_files, is_names_path, names_path_in_layout
+from ._names import Named, check_names_files, is_names_path, names_path_in_layout, owned_path
 from ._paths import check_tree_names
 from ._policy import check_policy
 from ._rules import (
@@ -348,8 +349,13 @@ def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
     prefix = layout.NAMES_DIR + "/"
     present = [p for p in snap.modes  # the confirmed ones are present too: not listed again
                if p.startswith(prefix) and p not in confirmed and names_path_in_layout(p)]
-    read = _names_reader(snap)
+    damaged: dict[str, Finding] = {}
+    read = _names_reader(snap, damaged)
     asked = {h for h in map(_record_hex, map(read, present)) if h}
+    if damaged:  # KI117 alone: no KI211 of its manifest, no KI212 of its unread bytes
+        findings += [damaged[p] for p in sorted(damaged) if wanted(p)]
+        present = [p for p in present if p not in damaged]
+        confirmed = {**confirmed, **_owners_of(units, results, damaged)}
     skip = set(confirmed.values()) - asked
     manifests = [Named(u[0], r[1], r[2], u[1] is not None, u[2] is not None)
                  for u, r in zip(units, results, strict=True) if u[0] not in skip]
@@ -359,6 +365,23 @@ def _names_findings(snap: Files, units: list[Unit], results: list[_Compact],
     return findings + check_names_files(manifests, present, read,
                                         focus=None if focus is None else wanted,
                                         focus_digests=focus_digests, confirmed=confirmed)
+
+
+def _owners_of(units: list[Unit], results: list[_Compact], paths: Iterable[str]
+               ) -> dict[str, str]:
+    """Return each of ``paths`` -> the hex digest of the manifest whose names path it is.
+
+    For names files that cannot be read (KI117): their manifests are judged no further
+    (:func:`kistore.check._names.check_names_files`'s ``confirmed``), as an unread object's
+    names file is judged by its metadata only. A path no manifest owns is left out.
+    """
+    wanted = set(paths)
+    owners: dict[str, str] = {}
+    for u, r in zip(units, results, strict=True):
+        path = owned_path(Named(u[0], r[1], r[2], u[1] is not None, u[2] is not None))
+        if path in wanted:
+            owners[path] = u[0]
+    return owners
 
 
 def _record_hex(data: bytes | None) -> str | None:
@@ -550,12 +573,19 @@ def _groups_agree(snap: Files, units: list[Unit], results: list[_Compact], prese
                for path, data in expected.items())
 
 
-def _names_reader(snap: Files) -> Callable[[str], bytes | None]:
+def _names_reader(snap: Files, damaged: dict[str, Finding] | None = None
+                  ) -> Callable[[str], bytes | None]:
     """``read(path)``: a names file's bytes, None for no regular file or one past the limit.
 
     Also forward records and group files. Read up to 1 MiB (:data:`OWN_FILE_BYTES`), never
     ``[limits] manifest-bytes``: they are kistore's own small files, not manifests (a
     store limiting manifests to 10 bytes got a KI212 for every names file).
+
+    Args:
+        snap: where to read.
+        damaged: when given, a git object that cannot be read (:class:`ObjectUnreadable`,
+            a flipped bit in a committed names file: review F6) puts its KI117 finding
+            here, by path, and reads as None; else the error is raised.
     """
     def read(path: str) -> bytes | None:
         if snap.modes.get(path) not in FILE_MODES:
@@ -564,6 +594,11 @@ def _names_reader(snap: Files) -> Callable[[str], bytes | None]:
             return snap.read(path, OWN_FILE_BYTES)
         except FileTooLarge:
             return b""  # not a digest: KI212 (a names file is 72 bytes)
+        except ObjectUnreadable as e:
+            if damaged is None:
+                raise
+            damaged[path] = unreadable_finding(e, path)
+            return None
     return read
 
 
@@ -964,7 +999,18 @@ def _names_confirmed(snap: Files, hex_: str, kind: str | None, name: str | None)
     if snap.modes.get(path) not in FILE_MODES:
         return None
     # a commit's names file by its blob id against the record's, no blob read (Files.holds)
-    return path if snap.holds(path, b"sha256:%s\n" % hex_.encode("ascii")) else None
+    record = b"sha256:%s\n" % hex_.encode("ascii")
+    if not snap.holds(path, record):
+        return None
+    if isinstance(snap.view, CommitView):
+        # Equal ids are equal bytes only if the object is whole: a flipped bit in its loose
+        # file (review F6) is seen by one open of that file (fails at once when packed) and
+        # left unconfirmed: the parent reads it and reports KI117 (_names_findings).
+        try:
+            loose_object(snap.view.repo, blob_id(record), path)
+        except ObjectUnreadable:
+            return None
+    return path
 
 
 def _reopen_worker_snapshot(parent_pid: int) -> None:
@@ -1034,8 +1080,41 @@ def check_clone_attributes(store: Store, at: str | None = None) -> list[Finding]
     return check_clone_info_attributes(store.repo)
 
 
+def check_notes_and_attestations(store: Store, at: str | None = None) -> list[Finding]:
+    """:func:`kistore.attest.evidence.check_attestations`, a damaged note blob as KI117.
+
+    A flipped bit in a note blob under ``refs/notes/kistore`` stopped ``verify`` with one
+    KI117 naming no note (review R72-5). Each such blob is now one KI117 naming the note
+    (file ``refs/notes/kistore:<annotated blob>``; ``extra``: the note blob as ``object``,
+    the notes ref, the annotated blob and the manifest whose object it is, when one is),
+    and the other attestations are checked as ever (its lines are not read).
+
+    Args:
+        store: the repository checked.
+        at: the revision verified; None: the work tree.
+
+    Returns:
+        The KI117 findings first, then :func:`~kistore.attest.evidence.check_attestations`'.
+    """
+    damaged: list[tuple[ObjectUnreadable, Digest | None]] = []
+    findings = check_attestations(store, at, damaged=damaged)
+    return [*(_damaged_note(e, subject) for e, subject in damaged), *findings]
+
+
+def _damaged_note(error: ObjectUnreadable, subject: Digest | None) -> Finding:
+    """Return the KI117 finding of an unreadable note blob (``error.path``: ``REF:<blob>``)."""
+    ref, _, annotated = (error.path or "").rpartition(":")
+    finding = unreadable_finding(error, error.path)
+    on = f"the object of {subject}" if subject is not None else f"git object {annotated}"
+    return Finding(finding.rule, f"{finding.message}: it is the note in {ref} on {on}, whose "
+                   "attestations were not read", file=finding.file,
+                   extra={**finding.extra, "notesRef": ref, "annotated": annotated,
+                          **({} if subject is None else {"subject": str(subject)})})
+
+
 CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, check_policy,
-                                 check_attestations, check_revocations, check_tree_names,
+                                 check_notes_and_attestations, check_revocations,
+                                 check_tree_names,
                                  check_shallow, check_clone_attributes)
 """The checks :func:`verify` runs after the contents check: the verified revision's
 ``kistore.toml`` (its ``[limits]``, tables, ``[store] version`` and ``[cite]``, one parse:
@@ -1076,14 +1155,14 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         InputError: when ``at`` names no commit.
     """
     # Is an add (or a git command) writing the work tree while it is read? Looked at before,
-    # at each progress step until seen (one lstat), and after (Store.work_tree_busy).
+    # at each progress step until seen, and after (_held_lock: an lstat and a flock).
     watching = at is None and store.root is not None
-    busy = watching and store.work_tree_busy()
+    busy = _held_lock(store) if watching else None
     snap = snapshot(store, at) if snap is None else snap
 
     def step(done: int) -> None:
         nonlocal busy
-        busy = busy or store.work_tree_busy()
+        busy = busy or _held_lock(store)
         if progress is not None:
             progress(done)
 
@@ -1113,26 +1192,42 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         start, end = history
         later[start:end] = sorted(later[start:end] + worktree_changes(store, objects_read),
                                   key=sort_key)
-    if watching and (busy or store.work_tree_busy()):
-        return [written_meanwhile(store), *contents, *later]
+    if watching and (busy := busy or _held_lock(store)) is not None:
+        return [written_meanwhile(store, busy), *contents, *later]
     return contents + later
 
 
-def written_meanwhile(store: Store) -> Finding:
+def _held_lock(store: Store) -> Path | None:
+    """Return the lock a writer of the work tree holds now, or None.
+
+    git's ``.git/index.lock`` (``add --commit``, a git command: one ``lstat``,
+    :meth:`Store.work_tree_busy`), else kistore's write lock, which every ``kistore add``
+    holds, a plain one too (:meth:`Store.write_lock_held`: review R72-8, whose verify
+    during a plain add reported its half-written files as damage, with no word of it).
+    """
+    if store.work_tree_busy():
+        return index_lock(store.git_dir)
+    return store.write_lock_held()
+
+
+def written_meanwhile(store: Store, lock: Path | None = None) -> Finding:
     """Return the KI418 finding: the work tree was being written while verify read it.
 
     Args:
         store: the store whose work tree was read (its git directory names the lock).
+        lock: the lock seen held (:func:`_held_lock`); None: git's index lock.
 
     Returns:
         A warning naming the lock (``extra.lock``, an absolute path), first of the findings.
     """
-    lock = str(index_lock(store.git_dir))
+    held = index_lock(store.git_dir) if lock is None else lock
+    who = ("an add or git command" if held == index_lock(store.git_dir) else
+           "a `kistore add` or `kistore migrate` (which hold it while they write)")
     return Finding(WORK_TREE_WRITTEN,
-                   f"{lock} was held while verify read the work tree: an add or git command "
-                   "was writing it, so errors below may be files caught half-written, not "
-                   "damage; run `kistore verify` again when it ends",
-                   extra={"lock": lock})
+                   f"{held} was held while verify read the work tree: {who} was writing it, "
+                   "so errors below may be files caught half-written, not damage; run "
+                   "`kistore verify` again when it ends",
+                   extra={"lock": str(held)})
 
 
 def count_files(snap: Files) -> int:

@@ -373,6 +373,45 @@ class Store:
         """
         return self.root is not None and os.path.lexists(index_lock(self.git_dir))
 
+    def write_lock_held(self) -> Path | None:
+        """Return the store's write lock file when a kistore writer holds it now, else None.
+
+        Every ``kistore add`` (a plain one too, which takes no git lock) and ``migrate``
+        holds it from its checks until its last file is written (:meth:`_write_lock`): a
+        ``verify`` of the work tree meanwhile read files caught between two writes (review
+        R72-8). One ``open`` of the file (read-only: never created here) and a
+        non-blocking shared ``flock`` let go at once; a writer killed holds nothing (the
+        kernel drops its ``flock``), so no stale lock is ever reported. A writer of another
+        linked worktree of the repository holds the same lock.
+
+        Returns:
+            The lock file's path (``kistore-write.lock`` in the common git directory), or
+            None: no writer, no work tree, or no such file (no add ever ran here).
+        """
+        if self.root is None:
+            return None
+        lock = self._write_lock_path()
+        try:
+            fd = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:  # absent (no writer ever), or no file to lock
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:  # a writer holds it (LOCK_EX)
+            return lock
+        except OSError:  # a file system without flock: nothing can be said
+            return None
+        finally:
+            os.close(fd)  # and with it the shared lock, if taken
+        return None
+
+    def _write_lock_path(self) -> Path:
+        """Return ``kistore-write.lock`` in the git directory all worktrees share."""
+        # Lazy: git.commit loads logging: only the write path and verify's look need it.
+        from ..git.commit import common_git_dir
+
+        return common_git_dir(Path(self.git_dir)) / "kistore-write.lock"
+
     def not_checked_out(self) -> str | None:
         """Say where to read instead when the work tree lacks the store ``HEAD`` holds.
 
@@ -941,11 +980,7 @@ class Store:
         In the git directory all worktrees share: adds from two linked worktrees of one
         repository take turns too (they may commit to one branch).
         """
-        # git.commit loads logging; admission and migrate are large (docs/speed.md).
-        # Lazy: the write path: a read such as `kistore show` never writes.
-        from ..git.commit import common_git_dir
-
-        with open(common_git_dir(Path(self.git_dir)) / "kistore-write.lock", "a") as lock:
+        with open(self._write_lock_path(), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 yield

@@ -28,7 +28,15 @@ def flip_packed_blob(root: Path, path: str) -> str:
     Returns:
         The blob's id (40 hex digits).
     """
-    oid = git(root, "rev-parse", f"HEAD:{path}").strip()
+    return flip_packed(root, git(root, "rev-parse", f"HEAD:{path}").strip())
+
+
+def flip_packed(root: Path, oid: str) -> str:
+    """Pack every object, flip the bits of one byte inside the deflated bytes of ``oid``.
+
+    Returns:
+        ``oid``.
+    """
     git(root, "repack", "-a", "-d", "-q")
     (idx,) = (root / ".git" / "objects" / "pack").glob("*.idx")
     for line in git(root, "verify-pack", "-v", str(idx)).splitlines():
