@@ -469,19 +469,16 @@ def _identifying_problem(value: str) -> str | None:
         if value[i].isspace() and value[i - 1].isspace():
             return (f"{value!r} holds {at(i)}, whitespace after whitespace (one U+0020 SPACE "
                     f"between words; {why}): {write}")
-    for i, c in enumerate(value):
-        if text.other_whitespace(c):
-            return (f"{value!r} holds {at(i)}, whitespace other than U+0020 SPACE (the only "
-                    f"whitespace allowed, one between words; {why}): {write}")
-    for i, c in enumerate(value):
-        category = unicodedata.category(c)
-        if category[0] == "C":
-            return (f"{value!r} holds {at(i)}, {_CATEGORY.get(category, category)} "
-                    f"(Unicode category {category}; {why}): {write}")
-    for i, c in enumerate(value):
-        if text.default_ignorable(c):
-            return (f"{value!r} holds {at(i)}, an invisible character (Unicode "
-                    f"Default_Ignorable_Code_Point; {why}): {write}")
+    if (n := _first(value, text.other_whitespace)) is not None:
+        return (f"{value!r} holds {at(n)}, whitespace other than U+0020 SPACE (the only "
+                f"whitespace allowed, one between words; {why}): {write}")
+    if (n := _first(value, lambda c: unicodedata.category(c)[0] == "C")) is not None:
+        category = unicodedata.category(value[n])
+        return (f"{value!r} holds {at(n)}, {_CATEGORY.get(category, category)} "
+                f"(Unicode category {category}; {why}): {write}")
+    if (n := _first(value, text.default_ignorable)) is not None:
+        return (f"{value!r} holds {at(n)}, an invisible character (Unicode "
+                f"Default_Ignorable_Code_Point; {why}): {write}")
     if not unicodedata.is_normalized("NFC", value):
         nfc = unicodedata.normalize("NFC", value)
         return (f"{value!r} is not in Unicode NFC (identifying strings must be, or one GPU, "
@@ -500,6 +497,11 @@ def _identifying_problem(value: str) -> str | None:
     if mixed is not None:
         return _mixed_script_problem(value, *mixed, at=at)
     return None
+
+
+def _first(value: str, holds: Callable[[str], bool]) -> int | None:
+    """Return the 0-based index of the first character of ``value`` that ``holds``, or None."""
+    return next((i for i, c in enumerate(value) if holds(c)), None)
 
 
 def _mixed_script_problem(value: str, first: int, other: int, *,
