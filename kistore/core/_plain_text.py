@@ -147,7 +147,8 @@ def stray_mark(value: str) -> tuple[int, str] | None:
             return i, "an enclosing mark (Unicode category Me), which frames its base"
         if base is None:
             return i, "a combining mark with no letter before it"
-        named = f"U+{ord(base):04X}{' ' + char_name(base) if char_name(base) else ''}"
+        name = char_name(base)
+        named = f"U+{ord(base):04X}{' ' + name if name else ''}"
         if unicodedata.category(base)[0] != "L":
             return i, f"a combining mark on {named}, not a letter"
         if base.isascii():

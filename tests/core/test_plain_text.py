@@ -220,7 +220,7 @@ def test_a_character_of_each_refused_class_is_refused_wherever_it_stands(kind, d
 def test_what_the_advice_says_to_write_is_accepted_unless_scripts_mix(value):
     fix = plain(value)
     said = problem(fix) if fix else None
-    assert said is None or "script" in said, (fix, said)
+    assert said is None or "(one string, one script" in said, (fix, said)
     assert stray_mark(fix) is None
     assert not any(other_whitespace(c) for c in fix)
 
