@@ -365,7 +365,9 @@ def notes_sync(ctx: StoreContext, as_json: bool) -> None:
     from ..attest.sync import sync
     from ..core.errors import MultipleErrors
 
-    result = sync(ctx.store())
+    store = ctx.store()
+    store.settings().refuse_other_version("kistore notes sync")  # as attest and trust add
+    result = sync(store)
     if as_json:
         emit_json({"added": result.added, "present": result.present,
                    "problems": [p.format() for p in result.problems]})
@@ -389,7 +391,9 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import fetch
 
-    gained = fetch(ctx.store(), remote)
+    store = ctx.store()
+    store.settings().refuse_other_version("kistore notes fetch")  # it writes our notes ref
+    gained = fetch(store, remote)
     if as_json:
         emit_json({"remote": remote, "gained": gained})
     else:
@@ -410,7 +414,9 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import push
 
-    gained = push(ctx.store(), remote)
+    store = ctx.store()
+    store.settings().refuse_other_version("kistore notes push")  # it merges into ours first
+    gained = push(store, remote)
     if as_json:
         emit_json({"remote": remote, "gained": gained, "pushed": True})
     else:

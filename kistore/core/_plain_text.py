@@ -1,9 +1,19 @@
-"""What makes a string look like another one: invisible characters and mixed scripts.
+"""What makes a string look like another one: whitespace, invisible characters, stray marks.
 
-The rules :func:`kistore.core.schema.identifying_problems` adds to its category C,
-whitespace and NFC/NFKC rules (KI104). Pure; only :mod:`unicodedata`, whose tables are
-Python's (Unicode 14.0 in Python 3.11, 15.0 in 3.12).
+The rules :func:`kistore.core.schema.identifying_problems` adds to its category C and
+NFC/NFKC rules (KI104), and what to write instead (:func:`plain`). Pure; only
+:mod:`unicodedata`, whose tables are Python's (Unicode 14.0 in Python 3.11, 15.0 in 3.12).
 
+- **One kind of whitespace** (:func:`other_whitespace`): U+0020 SPACE is the only
+  whitespace an identifying string may hold. Every other character Python's
+  :meth:`str.isspace` calls whitespace is refused wherever it stands: general category Zs,
+  Zl or Zp (U+00A0, U+1680 OGHAM SPACE MARK, U+2000-U+200A, U+2028 LINE SEPARATOR, U+2029
+  PARAGRAPH SEPARATOR, U+202F, U+205F, U+3000) or bidirectional class WS, B or S (the
+  controls U+0009-U+000D, U+001C-U+001F, U+0085). That is every code point of Unicode's
+  ``White_Space`` property (PropList.txt, which :mod:`unicodedata` does not expose) and
+  the four information separators U+001C-U+001F besides, all category C anyway. Some
+  (U+00A0, U+3000) were refused already as not NFKC; U+1680, U+2028 and U+2029 have no
+  compatibility mapping and were not.
 - **Default-ignorable code points** (:func:`default_ignorable`): characters a renderer
   draws as nothing unless it supports them, from Unicode's ``Default_Ignorable_Code_Point``
   property (UAX #44 §5.3; the ranges of ``DerivedCoreProperties.txt``, Unicode 15.1, which
@@ -12,16 +22,34 @@ Python's (Unicode 14.0 in Python 3.11, 15.0 in 3.12).
   Mongolian free variation selectors (Mn), the combining grapheme joiner U+034F (Mn),
   Khmer inherent vowels U+17B4-U+17B5 (Mn), and the Hangul fillers U+115F, U+1160, U+3164
   and U+FFA0 (Lo).
+- **A combining mark belongs to a letter of a script that writes it** (:func:`stray_mark`):
+  a character of general category M (Mn, Mc, Me) is refused unless its base (the nearest
+  character before it that is not a mark) is a letter (category L) outside ASCII, and it
+  is not an enclosing mark (Me). The string must also be in NFC (the schema's rule), and
+  NFC makes each accented ASCII letter Unicode encodes (``é``, ``ñ``, Vietnamese ``ệ``) one
+  code point; so a mark left on an ASCII letter is one no orthography needs a code point
+  for, drawn over a plain ``H`` or ``A`` (``H\\u0336100``, a struck-through ``H``), and a
+  mark on a digit, a space, punctuation or a symbol (``A100\\u0301``) or at the start is
+  decoration, not writing. Marks on the letters of other scripts (Devanagari vowel signs
+  and virama, Thai tone marks, Hebrew points, Arabic harakat) and on non-ASCII Latin
+  letters with no precomposed form (Yoruba ``ẹ́``, Navajo ``ą́``) are how those are
+  written, and pass. Enclosing marks (U+20DD COMBINING ENCLOSING CIRCLE, the keycap
+  U+20E3) draw a frame round their base and are no script's letters: refused everywhere.
 - **One script a string** (:func:`script`, :func:`mixed_script`): a simplified form of
   UTS #39's "single script" restriction level (§5.2): each letter (category L) and each
   decimal digit outside ASCII (Nd) belongs to the script that begins its Unicode name
   (``LATIN CAPITAL LETTER A``: Latin; ``CYRILLIC CAPITAL LETTER A``: Cyrillic;
-  ``CJK UNIFIED IDEOGRAPH-4E00``: CJK; ``ARABIC-INDIC DIGIT ONE``: Arabic); every other
+  ``CJK UNIFIED IDEOGRAPH-4E00``: Han; ``ARABIC-INDIC DIGIT ONE``: Arabic); every other
   character (spaces, punctuation, symbols, ASCII digits, combining marks) is Common or
-  Inherited. A string's letters and digits must all be of one script. Unlike UTS #39's
-  "highly restrictive" level, no combination is allowed (not Latin with Han, Hiragana and
-  Katakana, nor Han with Hangul): identifying strings (GPU products, families, statistics)
-  are Latin in every source so far, and a rule with no exceptions is one to check by eye.
+  Inherited. A string's letters and digits must all be of one script, where, as in UTS
+  #39's augmented script sets (§5.1), the scripts of one East Asian writing system count
+  as one: Han with Hiragana and Katakana (Japanese, ``Jpan``), Han with Hangul (Korean,
+  ``Kore``), Han with Bopomofo (Chinese, ``Hanb``); a Japanese name such as
+  ``東京エレクトロン`` (Han and Katakana) is written in one script in this sense. Unlike
+  UTS #39's "highly restrictive" level, Latin goes with no other script (not with Han, nor
+  Hiragana and Katakana, nor Hangul): identifying strings (GPU products, families,
+  statistics) are Latin in every source so far, and a rule with no exceptions is one to
+  check by eye.
 """
 
 from __future__ import annotations
@@ -55,7 +83,117 @@ def default_ignorable(c: str) -> bool:
     return any(low <= point <= high for low, high in DEFAULT_IGNORABLE)
 
 
+CONTROL_NAMES = {
+    0x09: "CHARACTER TABULATION", 0x0A: "LINE FEED", 0x0B: "LINE TABULATION",
+    0x0C: "FORM FEED", 0x0D: "CARRIAGE RETURN", 0x1C: "INFORMATION SEPARATOR FOUR",
+    0x1D: "INFORMATION SEPARATOR THREE", 0x1E: "INFORMATION SEPARATOR TWO",
+    0x1F: "INFORMATION SEPARATOR ONE", 0x85: "NEXT LINE",
+}
+"""The whitespace controls' names, which :func:`unicodedata.name` does not give (controls
+have none): their ``control`` aliases of Unicode's ``NameAliases.txt``, which
+:func:`unicodedata.lookup` reads back."""
+
+
+def char_name(c: str) -> str:
+    """Return the Unicode name of ``c``, or for a whitespace control its alias; else ``""``.
+
+    Args:
+        c: one character.
+
+    Returns:
+        ``LATIN CAPITAL LETTER A``; ``CHARACTER TABULATION`` for U+0009
+        (:data:`CONTROL_NAMES`); ``""`` for another control or an unassigned code point.
+    """
+    return unicodedata.name(c, "") or CONTROL_NAMES.get(ord(c), "")
+
+
+def other_whitespace(c: str) -> bool:
+    """Whether ``c`` is whitespace other than U+0020 SPACE (the module's first rule).
+
+    Args:
+        c: one character.
+
+    Returns:
+        True when :meth:`str.isspace` holds (category Zs, Zl or Zp, or bidirectional class
+        WS, B or S) and ``c`` is not ``" "``: a tab, U+00A0, U+1680, U+2028, U+3000 ...
+    """
+    return c != " " and c.isspace()
+
+
+def stray_mark(value: str) -> tuple[int, str] | None:
+    """Return the first combining mark of ``value`` no script writes there, and why.
+
+    The rule of the module docstring: a mark (category M) passes only on a base letter
+    (the nearest character before it that is not a mark) of category L outside ASCII, and
+    never when it is an enclosing mark (Me).
+
+    Args:
+        value: a string (in NFC, for the rule to mean what the docstring says).
+
+    Returns:
+        (0-based index of the mark, a phrase that says what is wrong: ``"an enclosing
+        mark (Unicode category Me), which frames its base"``, ``"a combining mark with no
+        letter before it"``, ``"a combining mark on U+0030 DIGIT ZERO, not a letter"``,
+        ``"a combining mark on U+0048 LATIN CAPITAL LETTER H, an ASCII letter"``); None
+        when every mark passes (or there is none).
+    """
+    base: str | None = None
+    for i, c in enumerate(value):
+        category = unicodedata.category(c)
+        if category[0] != "M":
+            base = c
+            continue
+        if category == "Me":
+            return i, "an enclosing mark (Unicode category Me), which frames its base"
+        if base is None:
+            return i, "a combining mark with no letter before it"
+        name = char_name(base)
+        named = f"U+{ord(base):04X}{' ' + name if name else ''}"
+        if unicodedata.category(base)[0] != "L":
+            return i, f"a combining mark on {named}, not a letter"
+        if base.isascii():
+            return i, f"a combining mark on {named}, an ASCII letter"
+    return None
+
+
+def plain(value: str) -> str:
+    """Return what to write instead of ``value``: it with every refused character mended.
+
+    Each run of whitespace becomes one U+0020 SPACE and edge whitespace goes; category C
+    and default-ignorable characters are dropped; NFKC; refused marks
+    (:func:`stray_mark`) are dropped; repeated to a fixed point. A mix of scripts is left
+    as it is (which letter was meant is not known).
+
+    Args:
+        value: a string.
+
+    Returns:
+        The mended string (``"A\\tB"``: ``"A B"``; ``"A100\\u0301"``: ``"A100"``); ``""``
+        when nothing visible is left.
+    """
+    for _ in range(4):  # each pass reaches a fixed point at once in practice
+        kept = "".join(c for c in " ".join(value.split())
+                       if unicodedata.category(c)[0] != "C" and not default_ignorable(c))
+        fixed = " ".join(unicodedata.normalize("NFKC", kept).split())
+        while (stray := stray_mark(fixed)) is not None:
+            fixed = fixed[:stray[0]] + fixed[stray[0] + 1:]
+        if fixed == value:
+            break
+        value = fixed
+    return value
+
+
 _SPLIT = str.maketrans("-", " ")
+
+_SCRIPT_ALIASES = {"Cjk": "Han", "Ideographic": "Han"}
+"""First words of names that are not their script's name: ``CJK UNIFIED IDEOGRAPH-4E00``,
+``CJK COMPATIBILITY IDEOGRAPH-F900`` and ``IDEOGRAPHIC ITERATION MARK`` (U+3005, U+3006)
+are Han (Scripts.txt)."""
+
+EAST_ASIAN = (frozenset({"Han", "Hiragana", "Katakana"}), frozenset({"Han", "Hangul"}),
+              frozenset({"Han", "Bopomofo"}))
+"""The scripts that count as one (UTS #39 §5.1 augmented script sets ``Jpan``, ``Kore``,
+``Hanb``): Japanese, Korean and Chinese writing."""
 
 
 def script(c: str) -> str | None:
@@ -67,10 +205,10 @@ def script(c: str) -> str | None:
     Returns:
         For a letter (category L) or a decimal digit outside ASCII (Nd): the first word of
         its name, up to a space or hyphen, capitalised (``Latin``, ``Cyrillic``, ``Greek``,
-        ``Cjk``, ``Hiragana``, ``Arabic``); ``EXTENDED`` is skipped (``EXTENDED
-        ARABIC-INDIC DIGIT ONE``: Arabic). None for every other character (Common or
-        Inherited: spaces, punctuation, symbols, marks, ``0``-``9``) and for a letter
-        without a name.
+        ``Hiragana``, ``Arabic``); ``EXTENDED`` is skipped (``EXTENDED ARABIC-INDIC DIGIT
+        ONE``: Arabic); ``CJK`` and ``IDEOGRAPHIC`` are ``Han``. None for every other
+        character (Common or Inherited: spaces, punctuation, symbols, marks, ``0``-``9``)
+        and for a letter without a name.
     """
     category = unicodedata.category(c)
     if category[0] != "L" and (category != "Nd" or c.isascii()):
@@ -78,30 +216,60 @@ def script(c: str) -> str | None:
     words = unicodedata.name(c, "").translate(_SPLIT).split()
     if words[:1] == ["EXTENDED"]:
         words = words[1:]
-    return words[0].capitalize() if words else None
+    if not words:
+        return None
+    first = words[0].capitalize()
+    return _SCRIPT_ALIASES.get(first, first)
+
+
+def one_writing_system(first: str, other: str) -> bool:
+    """Whether the scripts ``first`` and ``other`` may share a string (:func:`mixed_script`).
+
+    Args:
+        first: a script name of :func:`script`.
+        other: another.
+
+    Returns:
+        True when they are the same, or both in one set of :data:`EAST_ASIAN` (Han with
+        Katakana; Hiragana with Katakana; Han with Hangul); False otherwise (Latin with
+        Han, Hiragana with Hangul, Latin with Cyrillic).
+    """
+    return first == other or any(first in kin and other in kin for kin in EAST_ASIAN)
 
 
 def mixed_script(value: str) -> tuple[int, int] | None:
-    """Return where ``value`` mixes scripts: (first letter's index, other script's), or None.
+    """Return where ``value`` mixes scripts: (one letter's index, other script's), or None.
 
     Args:
         value: a string.
 
     Returns:
-        The 0-based indices of the first character with a script (:func:`script`) and of
-        the first character whose script differs from it; None when all its letters and
-        digits are of one script (or it has none).
+        The 0-based indices of the first character of a script and of the first character
+        after it whose script may not share a string with that one
+        (:func:`one_writing_system`); None when all its letters and digits are of one
+        script, or of one East Asian writing system (or it has none).
     """
-    first: int | None = None
-    first_script = None
+    seen: dict[str, int] = {}  # script -> index of its first character
     for i, c in enumerate(value):
         if c.isascii() and not c.isalpha():
             continue  # the common case: ASCII digits, spaces, punctuation
         found = script(c)
-        if found is None:
+        if found is None or found in seen:
             continue
-        if first is None:
-            first, first_script = i, found
-        elif found != first_script:
-            return first, i
+        for other, first in seen.items():
+            if not one_writing_system(other, found):
+                return first, i
+        seen[found] = i
     return None
+
+
+def east_asian(name: str) -> bool:
+    """Whether the script ``name`` is of an East Asian writing system (:data:`EAST_ASIAN`).
+
+    Args:
+        name: a script name of :func:`script`.
+
+    Returns:
+        True for ``Han``, ``Hiragana``, ``Katakana``, ``Hangul`` and ``Bopomofo``.
+    """
+    return any(name in kin for kin in EAST_ASIAN)

@@ -41,6 +41,7 @@ from .canonical import escape_pointer
 from .errors import QUOTE_WIDTH, InstallationError, SchemaError, shorten
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from collections.abc import Callable
     from importlib.resources.abc import Traversable
 
 API_VERSION = "kernelindex.dev/v1alpha1"
@@ -438,29 +439,6 @@ _CATEGORY = {"Cc": "a control character", "Cf": "an invisible format character",
 """The Unicode general categories "Other" (C*), which no identifying string may hold."""
 
 
-def _plain(value: str) -> str:
-    """Return what to write instead of ``value``.
-
-    Category C and default-ignorable characters dropped, NFKC, no edge space, each run of
-    whitespace one space. A mix of scripts is left as it is (which letter was meant is not
-    known).
-    """
-    # Lazy: only a refused identifying string needs the Unicode tables.
-    import unicodedata
-
-    # Lazy: the rules of scripts and invisible characters, with the Unicode tables.
-    from ._plain_text import default_ignorable
-
-    for _ in range(4):  # NFKC then strip then drop reaches a fixed point at once in practice
-        fixed = " ".join(unicodedata.normalize("NFKC", "".join(
-            c for c in value if unicodedata.category(c)[0] != "C"
-            and not default_ignorable(c))).split())
-        if fixed == value:
-            break
-        value = fixed
-    return value
-
-
 def _identifying_problem(value: str) -> str | None:
     """Return why ``value`` may not be an identifying string (:func:`identifying_problems`).
 
@@ -472,35 +450,35 @@ def _identifying_problem(value: str) -> str | None:
     # Lazy: only a non-ASCII or refused identifying string needs the Unicode tables (~2 ms).
     import unicodedata
 
-    # Lazy: the rules of scripts and invisible characters, with the Unicode tables.
-    from ._plain_text import default_ignorable, mixed_script, script
+    # Lazy: the rules of whitespace, scripts, marks and invisible characters, with the tables.
+    from . import _plain_text as text
 
     def at(i: int) -> str:
-        c = value[i]
-        name = unicodedata.name(c, "")
-        return f"U+{ord(c):04X}{' ' + name if name else ''} at character {i + 1}"
+        name = text.char_name(value[i])
+        return f"U+{ord(value[i]):04X}{' ' + name if name else ''} at character {i + 1}"
 
     why = ("identifying strings must be plain text, or one GPU, family or statistic becomes "
            "two that print alike")
-    fix = _plain(value)
+    fix = text.plain(value)
     write = f"write {fix!r}" if fix else "write the name in visible characters"
-    for i, c in enumerate(value):
-        category = unicodedata.category(c)
-        if category[0] == "C":
-            return (f"{value!r} holds {at(i)}, {_CATEGORY.get(category, category)} "
-                    f"(Unicode category {category}; {why}): {write}")
-    for i, c in enumerate(value):
-        if default_ignorable(c):
-            return (f"{value!r} holds {at(i)}, an invisible character (Unicode "
-                    f"Default_Ignorable_Code_Point; {why}): {write}")
     if value != value.strip():
         i = 0 if value[0].isspace() else len(value) - 1
         edge = "leading" if i == 0 else "trailing"
         return f"{value!r} holds {at(i)}, {edge} whitespace ({why}): {write}"
     for i in range(1, len(value)):
         if value[i].isspace() and value[i - 1].isspace():
-            return (f"{value!r} holds {at(i)}, whitespace after whitespace (one space "
+            return (f"{value!r} holds {at(i)}, whitespace after whitespace (one U+0020 SPACE "
                     f"between words; {why}): {write}")
+    if (n := _first(value, text.other_whitespace)) is not None:
+        return (f"{value!r} holds {at(n)}, whitespace other than U+0020 SPACE (the only "
+                f"whitespace allowed, one between words; {why}): {write}")
+    if (n := _first(value, lambda c: unicodedata.category(c)[0] == "C")) is not None:
+        category = unicodedata.category(value[n])
+        return (f"{value!r} holds {at(n)}, {_CATEGORY.get(category, category)} "
+                f"(Unicode category {category}; {why}): {write}")
+    if (n := _first(value, text.default_ignorable)) is not None:
+        return (f"{value!r} holds {at(n)}, an invisible character (Unicode "
+                f"Default_Ignorable_Code_Point; {why}): {write}")
     if not unicodedata.is_normalized("NFC", value):
         nfc = unicodedata.normalize("NFC", value)
         return (f"{value!r} is not in Unicode NFC (identifying strings must be, or one GPU, "
@@ -511,16 +489,48 @@ def _identifying_problem(value: str) -> str | None:
                  if not unicodedata.is_normalized("NFKC", value[:i + 1]))
         return (f"{value!r} holds {at(i)}, a compatibility form (not in Unicode NFKC; {why}): "
                 f"{write}")
-    mixed = mixed_script(value)
+    stray = text.stray_mark(value)
+    if stray is not None:
+        return (f"{value!r} holds {at(stray[0])}, {stray[1]} (a combining mark must belong "
+                f"to a non-ASCII letter, as in the writing of its script; {why}): {write}")
+    mixed = text.mixed_script(value)
     if mixed is not None:
-        first, other = mixed
-        theirs, ours = script(value[other]), script(value[first])
-        return (f"{value!r} holds {at(other)}, of the {theirs} script, after {at(first)}, "
-                f"of the {ours} script (one string, one script: a look-alike of another "
-                f"script makes one GPU, family or statistic two that print alike): retype "
-                f"character {other + 1} in the {ours} script, or write the whole string in "
-                f"one script")
+        return _mixed_script_problem(value, *mixed, at=at)
     return None
+
+
+def _first(value: str, holds: Callable[[str], bool]) -> int | None:
+    """Return the 0-based index of the first character of ``value`` that ``holds``, or None."""
+    return next((i for i, c in enumerate(value) if holds(c)), None)
+
+
+def _mixed_script_problem(value: str, first: int, other: int, *,
+                          at: Callable[[int], str]) -> str:
+    """Return the finding of a mix of scripts (:func:`kistore.core._plain_text.mixed_script`).
+
+    ``first`` and ``other`` are the 0-based indices of two characters of ``value`` whose
+    scripts may not share a string; ``at(i)`` names character ``i``. Retyping is the advice
+    only between alphabets with look-alikes (Latin, Cyrillic, Greek...), not when one
+    script is East Asian.
+    """
+    # Lazy: the rules of scripts, with the Unicode tables.
+    from ._plain_text import east_asian, script
+
+    theirs, ours = script(value[other]) or "", script(value[first]) or ""
+    said = f"{value!r} holds {at(other)}, of the {theirs} script, after {at(first)}, of the " \
+        f"{ours} script (one string, one script"
+    if east_asian(ours) or east_asian(theirs):
+        # No letter of the one is a look-alike of the other's: retyping is no advice.
+        return (f"{said}, so that no letter passes for a look-alike of another script's, such "
+                f"as a Cyrillic \u0412 in a Latin name): write the whole string in one "
+                f"script, in {ours} with no {theirs} letter or in {theirs} with no {ours} "
+                f"letter (a GPU, family or statistic as its vendor or source prints it, most "
+                f"often in Latin letters; ASCII digits, spaces and punctuation go with any "
+                f"script, and Han with Hiragana and Katakana (Japanese), with Hangul "
+                f"(Korean) or with Bopomofo (Chinese))")
+    return (f"{said}: a look-alike of another script makes one GPU, family or statistic two "
+            f"that print alike): retype character {other + 1} in the {ours} script, or write "
+            f"the whole string in one script")
 
 
 def identifying_problems(document: Any, *, file: str | None = None) -> list[SchemaError]:
@@ -534,8 +544,12 @@ def identifying_problems(document: Any, *, file: str | None = None) -> list[Sche
     2026-12-02 F16). Such strings are refused: each must hold no character of Unicode
     category C (control Cc, format Cf such as U+200B, surrogate, private use, unassigned:
     normalisation is stable only for assigned code points), no leading or trailing
-    whitespace, and equal its NFKC form (hence its NFC form). The message names the first
-    offending character (code point, name, 1-based position) and the string to write.
+    whitespace, and equal its NFKC form (hence its NFC form); and the rules of
+    :mod:`kistore.core._plain_text`: no whitespace but single U+0020 SPACEs (not a tab,
+    U+1680, U+2028 or U+2029), no default-ignorable character, no combining mark but one
+    on a non-ASCII letter (not ``A100\u0301`` nor ``H\u0336100``), letters of one script
+    (or of one East Asian writing system). The message names the first offending
+    character (code point, name, 1-based position) and the string to write.
 
     Args:
         document: a parsed manifest (its ``kind`` picks the strings, :data:`IDENTIFYING`).

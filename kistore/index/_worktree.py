@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core import hashes, layout
-from ..core.digest import Digest
+from ..core.digest import Digest, is_digest
 from ..git.ids import blob_id
 from ..git.sparse import SkipWorktree
 from ._database import seal
@@ -57,6 +57,23 @@ the digests that differ (JSON list)."""
 
 SUMMARY = "*"
 """The ``dir`` of the row that answers for every directory at once (no shard is named so)."""
+
+
+def _listed(changed: object) -> set[Digest] | None:
+    """Return the digests a row's ``changed`` column lists; None when it does not parse.
+
+    A sealed row of another form (resealed by hand, or written by another kistore) is a
+    stale row: None makes the caller compare the directories again and write it anew.
+    """
+    if changed == "[]":
+        return set()  # the common case: a clean directory
+    try:
+        items = json.loads(changed) if isinstance(changed, str) else None
+    except ValueError:
+        return None
+    if not isinstance(items, list) or not all(is_digest(d) for d in items):
+        return None
+    return {Digest.from_str(d) for d in items}
 
 
 def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection,
@@ -86,8 +103,9 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection,
     if whole is not None:
         row = conn.execute("SELECT dir, mtime_ns, tree, changed, seal FROM worktree "
                            "WHERE dir = ?", (SUMMARY,)).fetchone()
-        if row is not None and row[4] == seal(row[:4]) and row[2] == whole:
-            return {Digest.from_str(d) for d in json.loads(row[3])}
+        if row is not None and row[4] == seal(row[:4]) and row[2] == whole \
+                and (listed := _listed(row[3])) is not None:
+            return listed
     cached = {row[0]: row[1:4] for row in conn.execute(
         "SELECT dir, mtime_ns, tree, changed, seal FROM worktree")
         if row[4] == seal(row[:4])}  # a row that does not match its seal is a miss
@@ -108,9 +126,9 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection,
                 if mtime is None:
                     mtime = -1  # absent: its row is kept by tree id and skipped files
             hit = cached.get(rel)
-            if hit is not None and mtime is not None and hit[0] == mtime and hit[1] == key:
-                if hit[2] != "[]":  # the common case: a clean directory
-                    found.update(Digest.from_str(d) for d in json.loads(hit[2]))
+            if hit is not None and mtime is not None and hit[0] == mtime and hit[1] == key \
+                    and (listed := _listed(hit[2])) is not None:
+                found |= listed
                 continue
             changed = _compare(root, rel, head.listing(shard_id), skipped)
             found |= changed

@@ -148,10 +148,7 @@ def test_add_and_import_refuse_to_write_into_a_store_of_a_newer_version(runner, 
                                                                        tmp_path):
     commit_settings(published, TOP.replace("version = 1", "version = 2"), "version 2")
     before = git(published, "status", "--porcelain")
-    told = (f"error: {published / 'kistore.toml'}:/store/version: [store] version = 2: a "
-            "store of version 2 is written by a newer kistore; this kistore reads and "
-            "writes store version 1 only and will not write into it: kistore {cmd} refuses "
-            f"to write; {STORE_FIX}; nothing was written\n")
+    told = refused(published)
     for args, cmd in ((["add", "--commit", str(BUNDLE)], "add"),
                       (["import", "kernelbench", str(tmp_path)], "import"),
                       (["migrate"], "migrate")):
@@ -161,6 +158,20 @@ def test_add_and_import_refuse_to_write_into_a_store_of_a_newer_version(runner, 
     assert git(published, "status", "--porcelain") == before
     # reading goes on: a query, and verify (which reports it)
     assert runner.invoke(main, ["--store", str(published), "ls"]).exit_code == 0
+
+
+def refused(published) -> str:
+    """What a write into ``published`` at version 2 prints ({cmd} left to fill in)."""
+    return (f"error: {published / 'kistore.toml'}:/store/version: [store] version = 2: a "
+            "store of version 2 is written by a newer kistore; this kistore reads and "
+            "writes store version 1 only and will not write into it: kistore {cmd} refuses "
+            f"to write; {STORE_FIX}; nothing was written\n")
+
+
+def written(published) -> tuple[str, str]:
+    """The work tree's status and the notes ref's listing: what a write would change."""
+    return (git(published, "status", "--porcelain"),
+            git(published, "notes", "--ref", "kistore", "list"))
 
 
 def test_attest_and_trust_refuse_to_write_into_a_store_of_a_newer_version(runner, published,
@@ -175,12 +186,8 @@ def test_attest_and_trust_refuse_to_write_into_a_store_of_a_newer_version(runner
     git(published, "add", "-A")
     git(published, "commit", "-qm", "trust a key")
     commit_settings(published, TOP.replace("version = 1", "version = 2"), "version 2")
-    before = (git(published, "status", "--porcelain"), git(published, "notes", "--ref",
-                                                           "kistore", "list"))
-    told = (f"error: {published / 'kistore.toml'}:/store/version: [store] version = 2: a "
-            "store of version 2 is written by a newer kistore; this kistore reads and "
-            "writes store version 1 only and will not write into it: kistore {cmd} refuses "
-            f"to write; {STORE_FIX}; nothing was written\n")
+    before = written(published)
+    told = refused(published)
     for args, cmd in (
             (["attest", "384a96d0", "--type", "reproduction", "--key", str(key)], "attest"),
             (["attest", "384a96d0", "--type", "note", "--message", "m", "--key", str(key),
@@ -190,11 +197,34 @@ def test_attest_and_trust_refuse_to_write_into_a_store_of_a_newer_version(runner
         result = runner.invoke(main, ["--store", str(published), *args])
         assert (result.exit_code, result.stdout) == (1, ""), args
         assert result.stderr == told.format(cmd=cmd)
-    assert (git(published, "status", "--porcelain"),
-            git(published, "notes", "--ref", "kistore", "list")) == before
+    assert written(published) == before
     # reading goes on
     listed = runner.invoke(main, ["--store", str(published), "trust", "list"])
     assert listed.exit_code == 0 and keyid in listed.stdout
+
+
+def test_notes_sync_fetch_and_push_refuse_a_store_of_a_newer_version(runner, published,
+                                                                    tmp_path):
+    # they write refs/notes/kistore as attest does (review leftover: they did not refuse)
+    key = tmp_path / "k"
+    assert runner.invoke(main, ["key", "generate", str(key)]).exit_code == 0
+    filed = runner.invoke(main, ["--store", str(published), "attest", "384a96d0", "--type",
+                                 "note", "--message", "m", "--key", str(key), "--file"])
+    assert filed.exit_code == 0, filed.output  # a file sync would attach as a note
+    git(published, "add", "-A")
+    git(published, "commit", "-qm", "an attestation file")
+    commit_settings(published, TOP.replace("version = 1", "version = 2"), "version 2")
+    before = written(published)
+    told = refused(published)
+    for args in (["sync"], ["fetch", str(published)], ["push", str(published)]):
+        result = runner.invoke(main, ["--store", str(published), "notes", *args])
+        assert (result.exit_code, result.stdout) == (1, ""), args
+        assert result.stderr == told.format(cmd=f"notes {args[0]}")
+    assert written(published) == before
+    commit_settings(published, TOP, "version 1 again")
+    synced = runner.invoke(main, ["--store", str(published), "notes", "sync"])
+    assert (synced.exit_code, synced.stdout) == (0, "1 attestation(s) attached, 0 already "
+                                                    "present\n")
 
 
 def test_init_writes_the_one_store_version_constant(tmp_path):
