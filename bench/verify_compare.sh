@@ -13,6 +13,10 @@
 #   BEFORE_SRC  a directory holding the old kistore/ and schemas/ (git archive main kistore schemas)
 #   AFTER_SRC   the same for the new code (default: this checkout, as its .venv imports it);
 #               a copy keeps the runs steady while the checkout is edited
+#   PY (environment) the python to run (default: this checkout's .venv)
+#   BEFORE_STORE (environment) the store the old code verifies, when it cannot read
+#               STORE_REPO's layout (default STORE_REPO): the same manifests added by the
+#               old code (its `kistore add`), e.g. before the names files (issue 22)
 # Prints wall seconds, manifests/s (n = object files) and the ratio to sha256sum's rate (its
 # wall time over verify's) for each run, and the CPU seconds (user + sys, workers included),
 # which move less than wall time on a shared machine. Each round also times `sha256sum` of
@@ -20,8 +24,9 @@
 # medians end with both ratios, by wall time and by CPU time.
 set -euo pipefail
 store=$1 before=$2 after=${3:-}
+before_store=${BEFORE_STORE:-$store}
 here=$(cd "$(dirname "$0")/.." && pwd)
-py=$here/.venv/bin/python
+py=${PY:-$here/.venv/bin/python}
 list=$(mktemp) objects=$(mktemp)
 find "$store/store" -type f -print0 > "$list"
 find "$store/store/objects" -type f -print0 > "$objects"
@@ -51,7 +56,7 @@ for round in $(seq "${ROUNDS:-3}"); do
     "$round" "$osha" "$(echo "$n/$osha" | bc -l)" "$oshac" "$shac"
   for at in "" "--at HEAD"; do
     # shellcheck disable=SC2086
-    b=$(KI_SRC=$before t "$py" -c "$run" --store "$store" verify $at); bc_=$(c)
+    b=$(KI_SRC=$before t "$py" -c "$run" --store "$before_store" verify $at); bc_=$(c)
     # shellcheck disable=SC2086
     a=$(KI_SRC=$after t "$py" -c "$run" --store "$store" verify $at); ac=$(c)
     printf "round %s %-10s n=%s sha256sum %.2fs (%.0f/s) | before %.2fs (%.0f/s, %.3fx) cpu %.2fs | after %.2fs (%.0f/s, %.3fx) cpu %.2fs\n" \

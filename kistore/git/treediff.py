@@ -332,20 +332,44 @@ def _listing(repo: pygit2.Repository, tree_id: Any | None) -> dict[bytes, RawEnt
             raise unreadable(key, e) from e
         found = _entry_pattern().findall(data)
         listing = dict(zip(map(_NAME, found), found, strict=True))  # no Python loop: ~4,000 a shard
-        if len(_LISTINGS) >= _LISTINGS_KEPT:
-            del _LISTINGS[next(iter(_LISTINGS))]  # the oldest
-        _LISTINGS[key] = listing
+        _keep(key, listing)
     return listing
+
+
+def _keep(key: str, listing: dict[bytes, RawEntry]) -> None:
+    """Add a listing to :data:`_LISTINGS`, the oldest out past either bound.
+
+    Past :data:`_LISTINGS_KEPT` listings *and* :data:`_ENTRIES_KEPT` entries in all, the
+    oldest go first: many small shard trees stay (``verify``'s history walk reads each
+    commit's changed shards again as its parent's), a few large ones do not fill memory.
+    """
+    global _entries_kept
+    while _LISTINGS and len(_LISTINGS) >= _LISTINGS_KEPT and \
+            _entries_kept + len(listing) > _ENTRIES_KEPT:
+        _entries_kept -= len(_LISTINGS.pop(next(iter(_LISTINGS))))  # the oldest
+    _LISTINGS[key] = listing
+    _entries_kept += len(listing)
 
 
 _LISTINGS: dict[str, dict[bytes, RawEntry]] = {}
 """Listings read lately, by tree id. A tree id names its bytes, in any repository, so a
 listing never goes stale: the gate diffs BASE..HEAD several times (paths changed, files
 deleted, names on the way, each commit), and at 1,000,000 manifests each changed shard
-tree is ~370 KB to inflate and parse."""
+tree is ~370 KB to inflate and parse. ``verify``'s history check (:func:`kistore.check.
+lineage.names_kept`) reads each commit's changed names, groups, forward and metadata
+shards, then the same trees again as the next commit's parent: at 20,000 manifests in 4
+commits, 18,453 tree reads where 64 listings kept none of them (docs/speed.md, issue 22)."""
 
 _LISTINGS_KEPT = 64
-"""Most listings kept (a shard tree's is ~1 MB of Python objects at 1,000,000 manifests)."""
+"""Listings always kept, however many entries they hold (a shard tree's is ~1 MB of Python
+objects at 1,000,000 manifests)."""
+
+_ENTRIES_KEPT = 200_000
+"""Entries (of all listings) kept beyond the first :data:`_LISTINGS_KEPT` listings: ~50 MB
+of Python objects at most (~250 bytes an entry)."""
+
+_entries_kept = 0
+"""Entries of the listings in :data:`_LISTINGS`."""
 
 
 def _entry(raw: RawEntry) -> Entry:

@@ -129,3 +129,37 @@ def test_files_below_is_git_ls_tree_of_every_step(tmp_path):
             p: (m, o if m in (0o100644, 0o100755) else None) for p, (m, o) in expected.items()}
         leaves = treediff.changed_leaves(repo, None, store, "store/")
         assert modes == {p: now[1] for p, (_, now) in leaves.items()}  # type: ignore[index]
+
+
+def test_a_history_walk_reads_each_changed_shard_tree_once(tmp_path, monkeypatch):
+    """Issue 22: a walk diffing each commit with its parent reads the parent's trees again.
+
+    100 shards changed by each of 3 commits: 64 kept listings held none of them by the
+    next diff, and each shard tree of the middle commit was inflated twice.
+    """
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    shards = [f"{i:02x}" for i in range(100)]
+    commits = [_commit(root, {f"{_OBJ}/{s}/{s}{str(step) * 60}.json": "x" for s in shards
+                              for step in range(1, n + 1)}) for n in range(1, 4)]
+    repo = pygit2.Repository(str(root))
+    base = {c: treediff.subtree_id(repo, repo[c].tree, _OBJ) for c in commits}
+    monkeypatch.setattr(treediff, "_LISTINGS", {})
+    monkeypatch.setattr(treediff, "_entries_kept", 0)
+    reads: list[str] = []
+    real = treediff.loose_object
+
+    def counted(repo_: pygit2.Repository, oid: object, path: str | None = None) -> object:
+        reads.append(str(oid))
+        return real(repo_, oid, path)
+
+    monkeypatch.setattr(treediff, "loose_object", counted)
+    for old, new in [(commits[1], commits[2]), (commits[0], commits[1])]:  # newest first
+        changed = treediff.changed_leaves(repo, base[old], base[new], _OBJ + "/")
+        assert len(changed) == 100
+    # the objects directory of 3 commits and its 100 shards in each: each tree read once
+    # (before, the 101 trees of the middle commit were read twice: 404 reads)
+    assert len(reads) == len(set(reads)) == 303
