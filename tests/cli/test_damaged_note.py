@@ -12,6 +12,7 @@ process by their tip).
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from pathlib import Path
 
@@ -25,23 +26,28 @@ PROTOCOL = "BenchmarkProtocol/sol-execbench-leaderboard-v1-1"
 
 
 def flip_loose(root: Path, oid: str) -> str:
-    """Flip one bit in the body of ``oid``'s loose object file (it stays a zlib stream)."""
+    """Flip one bit in the body of ``oid``'s loose object file (it stays a zlib stream).
+
+    Returns the pattern of the reason the error gives (the guard's own words).
+    """
     file = root / ".git" / "objects" / oid[:2] / oid[2:]
     raw = bytearray(zlib.decompress(file.read_bytes()))
     raw[len(raw) // 2] ^= 1
     file.chmod(0o644)
     file.write_bytes(zlib.compress(bytes(raw)))
-    return "its loose object file holds another object's bytes"
+    return re.escape("its loose object file holds another object's bytes")
 
 
 def flip_in_pack(root: Path, oid: str) -> str:
     """Flip a byte of ``oid``'s deflated bytes in a pack of every object, none a delta.
 
-    (A delta of the other note on it would be damaged too, as ``git fsck`` says.)
+    (A delta of the other note on it would be damaged too, as ``git fsck`` says.) Returns
+    the pattern of the reason: zlib's words through libgit2, which depend on where the
+    flipped byte falls in the stream (the note holds a fresh signature each run).
     """
     git(root, "config", "pack.window", "0")
     flip_packed(root, oid)
-    return "incorrect data check"
+    return r"incorrect data check|invalid [a-z ]+|incorrect header check|[a-z ]*inflate[a-z ]*"
 
 
 @pytest.fixture
@@ -84,9 +90,10 @@ def test_verify_reports_a_damaged_note_blob_naming_the_note_and_checks_the_rest(
         ("KI117", f"refs/notes/kistore:{annotated}",
          {"object": note, "notesRef": "refs/notes/kistore", "annotated": annotated,
           "subject": PUBLISHED["run"]})]
-    assert errors[0]["message"] == (
-        f"git object {note} cannot be read ({reason}): it is the note in refs/notes/kistore "
-        f"on the object of {PUBLISHED['run']}, whose attestations were not read")
+    assert re.fullmatch(
+        re.escape(f"git object {note} cannot be read (") + f"(?:{reason})" + re.escape(
+            f"): it is the note in refs/notes/kistore on the object of {PUBLISHED['run']}, "
+            "whose attestations were not read"), errors[0]["message"])
     # the rest was checked: the protocol's attestation (its note is whole), the summary
     community = [f for f in findings if f["rule"] == "KI306"]
     protocol = git(root, "rev-parse", f"HEAD:{_object_path(PUBLISHED['protocol'])}").strip()
@@ -98,8 +105,10 @@ def test_verify_reports_a_damaged_note_blob_naming_the_note_and_checks_the_rest(
 
     status, out, err = kistore(root, "verify", *at)
     assert status == 1
-    assert (f"refs/notes/kistore:{annotated}: error KI117 git-object-unreadable: git object "
-            f"{note} cannot be read ({reason}): it is the note in refs/notes/kistore") in out
+    assert re.search(
+        re.escape(f"refs/notes/kistore:{annotated}: error KI117 git-object-unreadable: git "
+                  f"object {note} cannot be read (") + f"(?:{reason})"
+        + re.escape("): it is the note in refs/notes/kistore"), out)
     assert "the check stopped there" not in out
 
 
@@ -116,14 +125,15 @@ QUERIES = {
 def test_a_damaged_note_blob_stops_a_query_with_one_line_naming_the_note(
         noted, tmp_path, command):
     root, annotated, note = noted
-    flip_in_pack(root, note)
+    reason = flip_in_pack(root, note)
     args = [a.replace("{out}", str(tmp_path / "out")) for a in QUERIES[command]]
     status, out, err = kistore(root, *args)
     assert status == 1, out + err
     assert "internal error" not in out + err
-    assert err.splitlines()[0] == (
-        f"error: refs/notes/kistore:{annotated}: git object {note} cannot be read (incorrect "
-        "data check): the repository is damaged. Run `git fsck` to list every damaged "
-        "object, then restore them from another clone or the remote (e.g. clone again and "
-        "copy your unpushed work over, or copy the object's pack or loose file from a clone "
-        "that has it)"), err
+    assert re.fullmatch(
+        re.escape(f"error: refs/notes/kistore:{annotated}: git object {note} cannot be read (")
+        + f"(?:{reason})" + re.escape(
+            "): the repository is damaged. Run `git fsck` to list every damaged "
+            "object, then restore them from another clone or the remote (e.g. clone again and "
+            "copy your unpushed work over, or copy the object's pack or loose file from a "
+            "clone that has it)"), err.splitlines()[0]), err
