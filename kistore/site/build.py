@@ -462,15 +462,21 @@ def _staging_dir(out: Path) -> str:
     A build writes every file it changes here first, so a build that fails (a damaged
     object, a full disk, Ctrl-C) leaves ``out`` as it was, and the next build is not
     refused (a fresh build once left pages and no ``build.json``). Beside the real
-    directory (``out``'s link resolved), so on its filesystem: moving in is a rename.
+    directory (``out``'s link resolved), so on its filesystem: moving in is a rename. When
+    ``out`` is a mount point (a volume: its parent is another filesystem), inside it
+    instead, as ``OUT/.kistore-staging-XXXXXXXX``.
 
     Raises:
         OSError: the folder holding ``out`` cannot be created or written.
     """
     real = os.path.realpath(out)
-    os.makedirs(os.path.dirname(real), exist_ok=True)
+    if os.path.ismount(real):
+        prefix = os.path.join(real, ".kistore-staging-")
+    else:
+        os.makedirs(os.path.dirname(real), exist_ok=True)
+        prefix = f"{real}.tmp-"
     while True:
-        path = f"{real}.tmp-{secrets.token_hex(4)}"
+        path = prefix + secrets.token_hex(4)
         try:
             os.mkdir(path)  # the mode a plain mkdir gives (umask), not mkdtemp's 0700
             return path
@@ -481,9 +487,14 @@ def _staging_dir(out: Path) -> str:
 def _install_whole(staging: str, out: Path) -> None:
     """Move a fresh build's staging directory to ``out`` (absent or empty) in one rename.
 
-    An empty ``out`` keeps its permissions; a link ``out`` keeps pointing at the site.
+    An empty ``out`` keeps its permissions; a link ``out`` keeps pointing at the site. A
+    staging directory inside ``out`` (a mount point) has its entries renamed into it.
     """
     real = os.path.realpath(out)
+    if os.path.dirname(staging) == real:
+        for name in os.listdir(staging):
+            os.replace(os.path.join(staging, name), os.path.join(real, name))
+        return
     with contextlib.suppress(FileNotFoundError):
         os.chmod(staging, stat.S_IMODE(os.stat(real).st_mode))
     os.replace(staging, real)  # POSIX rename replaces an empty directory

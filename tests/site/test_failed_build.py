@@ -48,21 +48,29 @@ def tree(out: Path) -> dict[str, tuple[bytes, int]]:
             for p in sorted(out.rglob("*")) if p.is_file()}
 
 
+def built_files(out: Path) -> list[str]:
+    return sorted(p.name for p in out.iterdir())
+
+
 def leftovers(out: Path) -> list[str]:
     return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(out.name + "."))
 
 
-@pytest.mark.parametrize("before", ["absent", "empty"])
+@pytest.mark.parametrize("before", ["absent", "empty", "an empty mount point"])
 def test_a_fresh_build_that_fails_leaves_out_as_it_was_and_the_retry_succeeds(
-        runner, fresh_demo, tmp_path, before):
+        runner, fresh_demo, tmp_path, before, monkeypatch):
     reference = tmp_path / "reference"
     assert build(runner, fresh_demo, reference).exit_code == 0  # and the index lists the run
     digest = add_run(fresh_demo, "gemm-late", 120_000)
     assert build(runner, fresh_demo, reference).exit_code == 0
     oid, path, whole = cut_run_object(fresh_demo, digest)
     out = tmp_path / "site"
-    if before == "empty":
+    if before != "absent":
         out.mkdir()
+    if before == "an empty mount point":  # staged inside it: its parent is another disk
+        mount_point = os.path.realpath(out)
+        is_mount = os.path.ismount
+        monkeypatch.setattr(os.path, "ismount", lambda p: p == mount_point or is_mount(p))
     failed = build(runner, fresh_demo, out)
     assert failed.exit_code == 1, failed.output
     assert f"git object {oid} cannot be read (its loose object file is cut short" \
@@ -79,6 +87,7 @@ def test_a_fresh_build_that_fails_leaves_out_as_it_was_and_the_retry_succeeds(
     assert files(out) == files(reference)  # the bytes of a build that never failed
     assert (out / CACHE_FILE).read_bytes() == (reference / CACHE_FILE).read_bytes()
     assert leftovers(out) == []
+    assert built_files(out) == built_files(reference)  # no .kistore-staging-* left inside
 
 
 def test_an_incremental_build_that_fails_leaves_the_old_site_untouched(
