@@ -46,7 +46,15 @@ def number_text(value: float) -> str:
         outside it (``0.3``, ``0.30000000000000004``, ``372764``, ``0.00001``, ``1e-7``,
         ``5e-324``, ``1e+22``). ``float(text) == value`` always holds.
     """
-    return es6_number(float(value))
+    number = float(value)
+    text = float.__repr__(number)
+    if "e" in text or "n" in text:  # an exponent (or inf, nan): ECMAScript's layout
+        return es6_number(number)
+    # 1e-4 <= |value| < 1e16 (or 0): repr and ECMAScript write the same shortest digits in
+    # fixed notation, but for repr's ".0" (5x faster than es6_number: every --json float)
+    if text.endswith(".0"):
+        return "0" if text == "-0.0" else text[:-2]
+    return text
 
 
 def rounded_text(value: float, digits: int, *, keep_zeros: bool = True) -> str:
