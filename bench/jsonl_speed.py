@@ -9,8 +9,8 @@ than wall time):
 
 * ``new``: :func:`kistore.query.numbers.json_document` (the standard library's encoders,
   floats canonical);
-* ``old``: the hand-written encoder it replaced (kept as the reference of
-  tests/query/test_json_document.py);
+* ``old``: the hand-written encoder it replaced, its numbers by ``es6_number`` as then
+  (kept as the reference of tests/query/test_json_document.py);
 * ``json.dumps``: the standard library with Python's float ``repr`` (``1e-07``): the floor.
 
 Rows: one line each (``indent=None``, JSON Lines); the document: all rows as one list,

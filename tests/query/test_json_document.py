@@ -21,11 +21,15 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from kistore.query.numbers import json_document, number_text
+from kistore.core.canonical import es6_number
+from kistore.query.numbers import json_document
 
 
 def old_json_document(value: Any, *, indent: int | None = 2, ensure_ascii: bool = False) -> str:
-    """The hand-written encoder of kistore/query/numbers.py before small73, verbatim."""
+    """The hand-written encoder of kistore/query/numbers.py before small73, verbatim.
+
+    Its ``number_text`` was ``es6_number(float(value))`` (kistore.core), as called here.
+    """
     quote = encode_basestring_ascii if ensure_ascii else encode_basestring
     parts: list[str] = []
     _encode(value, quote, indent, 0, parts)
@@ -33,8 +37,8 @@ def old_json_document(value: Any, *, indent: int | None = 2, ensure_ascii: bool 
 
 
 def _json_number(value: float | int) -> str:
-    if isinstance(value, float):
-        return number_text(value) if math.isfinite(value) else json.dumps(value)
+    if isinstance(value, float):  # number_text was es6_number(float(value)) then
+        return es6_number(value) if math.isfinite(value) else json.dumps(value)
     return int.__repr__(value)
 
 
