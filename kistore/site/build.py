@@ -462,19 +462,27 @@ def _staging_dir(out: Path) -> str:
     A build writes every file it changes here first, so a build that fails (a damaged
     object, a full disk, Ctrl-C) leaves ``out`` as it was, and the next build is not
     refused (a fresh build once left pages and no ``build.json``). Beside the real
-    directory (``out``'s link resolved), so on its filesystem: moving in is a rename. When
-    ``out`` is a mount point (a volume: its parent is another filesystem), inside it
-    instead, as ``OUT/.kistore-staging-XXXXXXXX``.
+    directory (``out``'s link resolved), so on its filesystem: moving in is a rename. Inside
+    an existing ``out`` instead, as ``OUT/.kistore-staging-XXXXXXXX``, when ``out`` is a
+    mount point (a volume: its parent is another filesystem) or its parent may not be
+    written (``/var/www/site`` writable, ``/var/www`` not).
 
     Raises:
-        OSError: the folder holding ``out`` cannot be created or written.
+        OSError: neither place can be written (nor the folders to ``out`` created).
     """
     real = os.path.realpath(out)
-    if os.path.ismount(real):
-        prefix = os.path.join(real, ".kistore-staging-")
-    else:
-        os.makedirs(os.path.dirname(real), exist_ok=True)
-        prefix = f"{real}.tmp-"
+    if not os.path.ismount(real):
+        try:
+            os.makedirs(os.path.dirname(real), exist_ok=True)
+            return _new_dir(f"{real}.tmp-")
+        except PermissionError:
+            if not os.path.isdir(real):
+                raise
+    return _new_dir(os.path.join(real, ".kistore-staging-"))
+
+
+def _new_dir(prefix: str) -> str:
+    """Make a new directory ``prefix`` + 8 random hex digits; return its path."""
     while True:
         path = prefix + secrets.token_hex(4)
         try:
@@ -488,7 +496,7 @@ def _install_whole(staging: str, out: Path) -> None:
     """Move a fresh build's staging directory to ``out`` (absent or empty) in one rename.
 
     An empty ``out`` keeps its permissions; a link ``out`` keeps pointing at the site. A
-    staging directory inside ``out`` (a mount point) has its entries renamed into it.
+    staging directory inside ``out`` (:func:`_staging_dir`) has its entries renamed into it.
     """
     real = os.path.realpath(out)
     if os.path.dirname(staging) == real:
