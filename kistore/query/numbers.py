@@ -21,8 +21,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from _json import make_encoder  # the C encoder json.dumps uses
 from collections.abc import Sequence
-from json.encoder import encode_basestring, encode_basestring_ascii
+from json.encoder import (  # type: ignore[attr-defined]  # json.dumps's indenting encoder
+    _make_iterencode,
+    encode_basestring,
+    encode_basestring_ascii,
+)
 from typing import Any
 
 from ..core.canonical import es6_number
@@ -40,7 +46,15 @@ def number_text(value: float) -> str:
         outside it (``0.3``, ``0.30000000000000004``, ``372764``, ``0.00001``, ``1e-7``,
         ``5e-324``, ``1e+22``). ``float(text) == value`` always holds.
     """
-    return es6_number(float(value))
+    number = float(value)
+    text = float.__repr__(number)
+    if "e" in text or "n" in text:  # an exponent (or inf, nan): ECMAScript's layout
+        return es6_number(number)
+    # 1e-4 <= |value| < 1e16 (or 0): repr and ECMAScript write the same shortest digits in
+    # fixed notation, but for repr's ".0" (5x faster than es6_number: every --json float)
+    if text.endswith(".0"):
+        return "0" if text == "-0.0" else text[:-2]
+    return text
 
 
 def rounded_text(value: float, digits: int, *, keep_zeros: bool = True) -> str:
@@ -143,6 +157,14 @@ def json_document(value: Any, *, indent: int | None = 2, ensure_ascii: bool = Fa
     (``1e-07``, ``1e-05``, ``1.0``). A reader parses each number back to the same double.
     Integers print all their digits; NaN and infinities as ``json.dumps`` writes them.
 
+    How (the same text either way; tests/query/test_json_document.py holds both to the
+    encoder this replaced): with ``indent`` None (JSON Lines, ``--format jsonl``) the
+    standard library's C encoder writes the line, then the few float texts that differ
+    are rewritten outside strings (:func:`_canonical_floats`); an indented document is
+    written by the standard library's own indenting encoder (``json.encoder``, pure Python
+    in 3.11, as ``json.dumps(indent=...)`` is) with :func:`number_text` as its float hook.
+    docs/speed.md, "JSON output", has the costs.
+
     Args:
         value: dicts, lists, tuples, str, int, float, bool and None, nested.
         indent: spaces per level, or None for one compact line (JSON Lines).
@@ -154,56 +176,82 @@ def json_document(value: Any, *, indent: int | None = 2, ensure_ascii: bool = Fa
     Raises:
         TypeError: ``value`` holds something else (a set, bytes, an object), as
             ``json.dumps`` raises; or a key that is not str, int, float, bool or None.
+        RecursionError: ``value`` holds itself, or nests past Python's recursion limit.
     """
-    quote = encode_basestring_ascii if ensure_ascii else encode_basestring
+    if indent is not None or not isinstance(value, dict | list | tuple):
+        # (a lone number has no "[", "," or ":" before it for _REPR_FLOAT to see)
+        return _indented(value, indent, ensure_ascii)
+    text = "".join(_COMPACT[ensure_ascii](value, 0))
+    # every float repr writes otherwise holds one of these (three scans in C, ~0.3 us a row)
+    if ".0" not in text and "e-" not in text and "e+" not in text:
+        return text
+    if "\\" in text or _REPR_FLOAT_KEY.search(text):
+        # an escape inside a string (a quote is then not always a string's end), or a
+        # float key (the C encoder writes it as repr, in quotes): the exact, slower way
+        return _indented(value, None, ensure_ascii)
+    return _canonical_floats(text)
+
+
+def _not_serializable(value: Any) -> Any:
+    """Refuse what is not JSON, as ``json.dumps`` does (the encoders' ``default``)."""
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _float_text(value: float) -> str:
+    """Return a float as :func:`json_document` writes it (NaN and infinities as JSON's)."""
+    return number_text(value) if math.isfinite(value) else json.dumps(value)
+
+
+_COMPACT = {ascii_: make_encoder(None, _not_serializable,
+                                 encode_basestring_ascii if ascii_ else encode_basestring,
+                                 None, ":", ",", False, False, True)
+            for ascii_ in (False, True)}
+"""The standard library's C encoders (``json.dumps``'s), compact, by ``ensure_ascii``."""
+
+_REPR_FLOAT = re.compile(r"[\[,:](-?\d++(?:\.0(?![0-9])|(?:\.\d++)?+e[-+]\d++))")
+"""A float whose Python ``repr`` differs from its canonical text, as the C encoder writes
+it after ``[``, ``,`` or ``:``: integral (``1.0``, ``-0.0``, ``372764.0``) or with an
+exponent (``1e-07``, ``1e+16``, ``1.5e-05``). Elsewhere (``0.5``, ``13.6``, ``0.0001``)
+both are the same shortest digits. The leading character class lets the regex engine
+skip to those three characters (searching from any digit cost 9 us a rank row)."""
+
+_REPR_FLOAT_KEY = re.compile(r'"-?\d+(?:\.0|(?:\.\d+)?e[-+]\d+)":')
+"""A key that may be a float the C encoder wrote as ``repr`` (``"1e-07":``)."""
+
+
+def _canonical_floats(text: str) -> str:
+    """Rewrite every float of the C encoder's compact ``text`` in its canonical form.
+
+    ``text`` holds no backslash, so a ``"`` always opens or closes a string: a match of
+    :data:`_REPR_FLOAT` after an even count of quotes is a number, after an odd count it
+    is inside a string and stays as it is.
+    """
     parts: list[str] = []
-    _encode(value, quote, indent, 0, parts)
+    last = seen = quotes = 0
+    for match in _REPR_FLOAT.finditer(text):
+        start, end = match.span(1)
+        quotes += text.count('"', seen, start)
+        seen = start
+        if quotes & 1:
+            continue
+        token = match.group(1)
+        parts.append(text[last:start])
+        if "e" in token:
+            parts.append(number_text(float(token)))
+        else:  # an integral float below 1e16: repr's digits less ".0"
+            parts.append("0" if token == "-0.0" else token[:-2])
+        last = end
+    parts.append(text[last:])
     return "".join(parts)
 
 
-def _json_number(value: float | int) -> str:
-    if isinstance(value, float):
-        return number_text(value) if math.isfinite(value) else json.dumps(value)
-    return int.__repr__(value)
-
-
-def _json_key(key: Any) -> str:
-    if isinstance(key, str):
-        return key
-    if key is None or isinstance(key, bool):
-        return json.dumps(key)
-    if isinstance(key, int | float):
-        return _json_number(key)
-    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
-
-
-def _encode(value: Any, quote: Any, indent: int | None, level: int, out: list[str]) -> None:
-    """Append ``value``'s JSON text to ``out`` (the layout of :func:`json_document`)."""
-    if isinstance(value, str):
-        out.append(quote(value))
-    elif value is None or value is True or value is False:
-        out.append("null" if value is None else "true" if value else "false")
-    elif isinstance(value, int | float):
-        out.append(_json_number(value))
-    elif isinstance(value, list | tuple | dict):
-        items = list(value.items()) if isinstance(value, dict) else value
-        opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
-        if not items:
-            out.append(opening + closing)
-            return
-        inner = "" if indent is None else "\n" + " " * (indent * (level + 1))
-        outer = "" if indent is None else "\n" + " " * (indent * level)
-        separator = ","
-        out.append(opening)
-        for i, item in enumerate(items):
-            out.append(inner if i == 0 else separator + inner)
-            if isinstance(value, dict):
-                out.append(quote(_json_key(item[0])) + (": " if indent is not None else ":"))
-                item = item[1]
-            _encode(item, quote, indent, level + 1, out)
-        out.append(outer + closing)
-    else:
-        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+def _indented(value: Any, indent: int | None, ensure_ascii: bool) -> str:
+    """Write ``value`` with ``json.encoder``'s Python encoder, floats canonical."""
+    encode = _make_iterencode(
+        None, _not_serializable, encode_basestring_ascii if ensure_ascii else encode_basestring,
+        None if indent is None else " " * indent, _float_text,
+        ": " if indent is not None else ":", ",", False, False, True)
+    return "".join(encode(value, 0))
 
 
 def column(texts: Sequence[str]) -> list[str]:

@@ -3,7 +3,15 @@
 :func:`build_site` writes every page of a commit under ``OUT`` (see :mod:`.pages` for the
 layout), plus ``site.css``, ``site.js`` and ``build.json`` (the commit, the notes tip and
 the parameters built with). A file is written only when its bytes differ from what is on
-disk (to a temporary name, then renamed), so an unchanged page keeps its file.
+disk, so an unchanged page keeps its file.
+
+A failed build leaves ``OUT`` as it was. Every file a build writes goes first to a staging
+directory beside ``OUT`` (``OUT.tmp-XXXXXXXX``, same filesystem); only when every page is
+rendered does a fresh build rename the staging directory to ``OUT`` (one rename), and an
+incremental one rename each changed file into place (``build.json`` last), then remove
+stale pages and write the cache. A damaged object met halfway (a fresh build once left
+``groups/`` and ``index.html`` but no ``build.json``, and the retry was refused) or Ctrl-C
+leaves no half-written site; a retry builds it whole.
 
 A rebuild is incremental. ``OUT/.kistore-site-cache.json`` remembers, from the last build,
 each page's cache key (:meth:`.pages.Page.key`: its commit, what else it depends on, the
@@ -22,6 +30,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
+import shutil
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -209,8 +219,10 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
         OSError: a file under ``out`` cannot be written.
 
     Side effects:
-        Writes ``out`` (pages, static files, ``build.json``, the cache); may update the
-        derived query index under ``.git/kistore/``. The store is not written.
+        Writes ``out`` (pages, static files, ``build.json``, the cache), through a staging
+        directory beside it that is removed afterwards: when the build fails, ``out`` is
+        left as it was (absent, empty or the previous site). May update the derived query
+        index under ``.git/kistore/``. The store is not written.
     """
     out = Path(out)
     store.refuse_output_inside(out)
@@ -242,26 +254,36 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
     # every page's top folder (`groups/`), and each folder of what is written or removed
     tops = {page.path.split("/", 1)[0] + "/" for page in prep.pages if "/" in page.path}
     _refuse_links(out, [*tops, *(page.path for page in todo), *stale, *site_files])
-    out.mkdir(parents=True, exist_ok=True)
-    for page, html, data in _rendered(prep, todo):
-        for name, content in (("index.html", html), ("index.json", data)):
-            _write_if_changed(out, page.path + name, content, report)
-        if progress:
-            progress(1, len(prep.pages))
-    if progress and len(todo) < len(prep.pages):
-        progress(len(prep.pages) - len(todo), len(prep.pages))
-    for name, content in site_files.items():
-        _write_if_changed(out, name, content, report)
+    fresh = not out.is_dir() or not any(out.iterdir())
+    cache_data = {"format": _CACHE_FORMAT, "head": prep.snap.rev,
+                  "touches": prep.touches.to_json(),
+                  "firstAdded": dict(sorted(prep.citations.first_added.items())),
+                  "pages": dict(sorted(keys.items()))}
+    staging = _staging_dir(out)
+    try:
+        for page, html, data in _rendered(prep, todo):
+            for name, content in (("index.html", html), ("index.json", data)):
+                _write_if_changed(out, staging, page.path + name, content, report)
+            if progress:
+                progress(1, len(prep.pages))
+        if progress and len(todo) < len(prep.pages):
+            progress(len(prep.pages) - len(todo), len(prep.pages))
+        for name, content in site_files.items():
+            _write_if_changed(out, staging, name, content, report)
+        if fresh:
+            _write_cache(staging, cache_data)
+            _install_whole(staging, out)
+            return report
+        _install_files(staging, out, report.written)
+    finally:  # after a failure: OUT as it was; after success: only empty folders are left
+        shutil.rmtree(staging, ignore_errors=True)
     for path in stale:
         for name in ("index.html", "index.json"):
             with contextlib.suppress(FileNotFoundError):
                 (out / path / name).unlink()
                 report.removed.append(path + name)
         _remove_empty_dirs(out, path)
-    _write_cache(out, {"format": _CACHE_FORMAT, "head": prep.snap.rev,
-                       "touches": prep.touches.to_json(),
-                       "firstAdded": dict(sorted(prep.citations.first_added.items())),
-                       "pages": dict(sorted(keys.items()))})
+    _write_cache(out, cache_data)
     return report
 
 
@@ -406,24 +428,101 @@ def _is_regular(path: str) -> bool:
         return False
 
 
-def _write_if_changed(out: Path, rel: str, content: bytes, report: BuildReport) -> None:
-    """Write ``out/rel`` when its bytes differ (temporary file, then rename)."""
-    path = os.path.join(out, rel)
+def _write_if_changed(out: Path, staging: str, rel: str, content: bytes,
+                      report: BuildReport) -> None:
+    """Write ``rel`` into ``staging`` when its bytes differ from ``out/rel``'s.
+
+    Args:
+        out: the site's directory (what is compared against; not written).
+        staging: the build's staging directory (:func:`_staging_dir`).
+        rel: the file, relative to both, ``/``-separated.
+        content: the file's bytes.
+        report: records ``rel`` as written, or counts it unchanged.
+    """
     try:
-        with open(path, "rb") as f:
+        with open(os.path.join(out, rel), "rb") as f:
             if f.read() == content:
                 report.unchanged += 1
                 return
     except FileNotFoundError:
-        parent = os.path.dirname(path)
-        if parent not in report.made:
-            os.makedirs(parent, exist_ok=True)
-            report.made.add(parent)
-    temp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    with open(temp, "wb") as f:
+        pass
+    path = os.path.join(staging, rel)
+    parent = os.path.dirname(path)
+    if parent not in report.made:
+        os.makedirs(parent, exist_ok=True)
+        report.made.add(parent)
+    with open(path, "wb") as f:
         f.write(content)
-    os.replace(temp, path)
     report.written.append(rel)
+
+
+def _staging_dir(out: Path) -> str:
+    """Make and return the build's staging directory: ``OUT.tmp-XXXXXXXX`` beside ``out``.
+
+    A build writes every file it changes here first, so a build that fails (a damaged
+    object, a full disk, Ctrl-C) leaves ``out`` as it was, and the next build is not
+    refused (a fresh build once left pages and no ``build.json``). Beside the real
+    directory (``out``'s link resolved), so on its filesystem: moving in is a rename. Inside
+    an existing ``out`` instead, as ``OUT/.kistore-staging-XXXXXXXX``, when ``out`` is a
+    mount point (a volume: its parent is another filesystem) or its parent may not be
+    written (``/var/www/site`` writable, ``/var/www`` not).
+
+    Raises:
+        OSError: neither place can be written (nor the folders to ``out`` created).
+    """
+    real = os.path.realpath(out)
+    if not os.path.ismount(real):
+        try:
+            os.makedirs(os.path.dirname(real), exist_ok=True)
+            return _new_dir(f"{real}.tmp-")
+        except PermissionError:
+            if not os.path.isdir(real):
+                raise
+    return _new_dir(os.path.join(real, ".kistore-staging-"))
+
+
+def _new_dir(prefix: str) -> str:
+    """Make a new directory ``prefix`` + 8 random hex digits; return its path."""
+    while True:
+        path = prefix + secrets.token_hex(4)
+        try:
+            os.mkdir(path)  # the mode a plain mkdir gives (umask), not mkdtemp's 0700
+            return path
+        except FileExistsError:  # pragma: no cover - 32 random bits already taken
+            continue
+
+
+def _install_whole(staging: str, out: Path) -> None:
+    """Move a fresh build's staging directory to ``out`` (absent or empty) in one rename.
+
+    An empty ``out`` keeps its permissions; a link ``out`` keeps pointing at the site. A
+    staging directory inside ``out`` (:func:`_staging_dir`) has its entries renamed into it.
+    """
+    real = os.path.realpath(out)
+    if os.path.dirname(staging) == real:
+        for name in os.listdir(staging):
+            os.replace(os.path.join(staging, name), os.path.join(real, name))
+        return
+    with contextlib.suppress(FileNotFoundError):
+        os.chmod(staging, stat.S_IMODE(os.stat(real).st_mode))
+    os.replace(staging, real)  # POSIX rename replaces an empty directory
+
+
+def _install_files(staging: str, out: Path, written: list[str]) -> None:
+    """Move an incremental build's changed files from ``staging`` into ``out``.
+
+    Each move is a rename, so every file is either its old or its new bytes; ``build.json``
+    moves last, so a site whose moves were cut short still names the old build, and the
+    next build (its cache unchanged) renders those pages again.
+    """
+    made: set[str] = set()
+    for rel in sorted(written, key=lambda rel: rel == BUILD_FILE):
+        path = os.path.join(out, rel)
+        parent = os.path.dirname(path)
+        if parent not in made:
+            os.makedirs(parent, exist_ok=True)
+            made.add(parent)
+        os.replace(os.path.join(staging, rel), path)
 
 
 def _compare(out: Path, rel: str, content: bytes, differences: list[Difference]) -> None:
@@ -479,8 +578,8 @@ def _read_cache(out: Path) -> dict[str, Any] | None:
     return data
 
 
-def _write_cache(out: Path, data: dict[str, Any]) -> None:
-    path = out / CACHE_FILE
+def _write_cache(out: Path | str, data: dict[str, Any]) -> None:
+    path = Path(out) / CACHE_FILE
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temp.write_text(json.dumps(data, separators=(",", ":")))
     os.replace(temp, path)
