@@ -161,6 +161,7 @@ def test_a_command_that_loads_no_pygit2_forks_no_watcher(store_path):
 def test_a_watcher_started_inside_a_deferring_block_waits_for_its_end(monkeypatch):
     sent = []
     monkeypatch.setattr(watchdog, "_send", sent.append)
+    monkeypatch.setattr(watchdog, "_owner", watchdog._owner)  # restored after the test
     with watchdog.deferring(), watchdog.deferring():
         assert watchdog._depth == 2
         monkeypatch.setattr(watchdog, "_fd", None)
@@ -173,3 +174,5 @@ def test_a_watcher_started_inside_a_deferring_block_waits_for_its_end(monkeypatc
         assert sent == [watchdog._ENTER, watchdog._ENTER]  # told of both open blocks
     assert watchdog._depth == 0
     assert sent[-2:] == [watchdog._LEAVE, watchdog._LEAVE]
+    assert watchdog._fd is not None
+    os.close(watchdog._fd)  # the pipe start() made (no watcher read it)
