@@ -57,7 +57,7 @@ def run() -> None:
     finally:
         gc.enable()
     # Lazy: as the command line, once SIGINT is ours (the module imports only signal).
-    from .core import watchdog
+    from .git import watchdog
 
-    watchdog.start()  # a command stuck in C code still stops on Ctrl-C and SIGTERM
+    watchdog.arm()  # a command stuck in libgit2 still stops on Ctrl-C and SIGTERM
     main()

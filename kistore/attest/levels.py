@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.layout import NOTES_REF
-from ..index.refs import RefsUnreadable, resolve
+from ..git.refs import RefsUnreadable, resolve
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -60,7 +60,7 @@ def notes_not_fetched(store: Store) -> str | None:
         The message, or None when the notes ref is here (or there is nowhere to fetch it).
     """
     git_dir = Path(store.git_dir)
-    try:  # plain files first: a warm query loads no libgit2 (kistore.index.refs)
+    try:  # plain files first: a warm query loads no libgit2 (kistore.git.refs)
         if resolve(git_dir, NOTES_REF) is not None:
             return None
         remotes = '[remote "' in (git_dir / "config").read_text(errors="replace")

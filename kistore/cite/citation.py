@@ -34,10 +34,9 @@ from ..core import hashes, layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
 from ..core.settings import cite_table, template_fields
-from ..git import treediff
+from ..git import refs, treediff
 from ..git.blobs import read_loose_history
 from ..git.ids import blob_id
-from ..index import refs
 from ..index.kept import keep_value, kept_value
 from . import _origin
 from .formats import FORMATS, names, render
@@ -451,7 +450,7 @@ def _history_of(git_dir: Path) -> str | None:
     by id, and ids do not change), unless git is told to rewrite the graph: replace refs
     (``refs/replace/``, loose or packed), a grafts file, a shallow clone's cut, or one of
     :data:`_HISTORY_ENVIRONMENT`. Any of those, or ``HEAD`` unborn or not readable from plain
-    files (:func:`kistore.index.refs.resolve`): None, and nothing is kept or believed.
+    files (:func:`kistore.git.refs.resolve`): None, and nothing is kept or believed.
     """
     if any(os.environ.get(name) for name in _HISTORY_ENVIRONMENT):
         return None

@@ -26,8 +26,8 @@ from typing import Any
 
 import click
 
-from ..core import watchdog
 from ..core.errors import KistoreError
+from ..git import watchdog
 from ._adding import INTERRUPTED
 from ._context import StoreContext as StoreContext  # re-exported: ctx.obj of every command
 from ._links import warn_linked

@@ -15,8 +15,8 @@ from typing import Any
 
 import click
 
-from ..core import watchdog
 from ..core.errors import KistoreError, MetadataConflictError
+from ..git import watchdog
 
 INTERRUPTED = 130
 """Exit code of a command stopped by Ctrl-C or SIGTERM before it finished (128 + SIGINT)."""

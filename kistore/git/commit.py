@@ -47,10 +47,9 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..core import watchdog
 from ..core.errors import StoreStateError
 from . import _gitindex as gitindex
-from . import _loose, pack
+from . import _loose, pack, watchdog
 from ._pending_index import PendingIndex, missing_from_index, stamp
 from .lazy import pygit2  # imported on first use (~0.2 s)
 from .writer import FileStat

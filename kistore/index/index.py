@@ -28,12 +28,12 @@ from ..core import hashes, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError, StoreStateError
 from ..core.limits import DEFAULT, Limits, walk_bound
-from ..git import treediff
+from ..git import refs, treediff
 from ..git.sparse import skip_worktree
 from ..git.treediff import shard_leaves, subtree, subtree_id
 from . import _database as database
 from . import _rows as rows
-from . import refs, warm
+from . import warm
 from ._build import Read, oversized, parse_known, parse_validated, read_manifests
 from ._database import EMPTY_TREE, LARGE_READ, Progress, get_meta, log, seal, set_meta, unsealed
 from ._fresh import CheckedCatalog, FileCheck

@@ -4,7 +4,7 @@ A query of the work tree asks git four things: ``HEAD``'s tree, the shard direct
 that tree (to compare the work tree with), which object blobs carry a note under
 ``refs/notes/kistore``, and -- only for runs that have attestations -- the notes and files
 themselves. The first three are cached in the index's ``meta`` and ``head_shards`` tables
-under keys read from the files under ``.git`` (:mod:`.refs`):
+under keys read from the files under ``.git`` (:mod:`kistore.git.refs`):
 ``HEAD``'s commit id and the notes tip. When both match, nothing changed in git since the
 index last looked, and the answer needs no pygit2 (importing it costs ~0.1-0.2 s a
 process). When a key differs, or the refs cannot be read as files, the value is read
@@ -33,9 +33,9 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.layout import NOTES_REF
 from ..git import notes as git_notes
+from ..git import refs
 from ..git.sparse import SkipWorktree
 from ..git.treediff import subtree
-from . import refs
 from ._database import Damaged, get_meta, seal, set_meta
 from ._transaction import transaction
 from ._worktree import blob_id_of_file

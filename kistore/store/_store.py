@@ -47,6 +47,7 @@ from ..core.schema import KINDS
 from ..core.settings import STORE_VERSION
 from ..git.blobs import damage, read_loose_revision
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
+from ..git.refs import RefsUnreadable, git_dir_of
 from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
@@ -182,7 +183,7 @@ class Store:
         plain = _plain_work_tree(start)
         if plain is not None:  # the common case, found without importing pygit2
             self.root: Path | None = plain
-            self.git_dir = plain / ".git"
+            self.git_dir = git_dir_of(plain)  # .git, or a linked worktree's git directory
             return
         found = pygit2.discover_repository(start)
         if found is None:
@@ -1454,11 +1455,12 @@ def _default_policy() -> bytes:
 def _plain_work_tree(start: str) -> Path | None:
     """Return the work tree around ``start`` when it is an ordinary one, else None.
 
-    Ordinary: the nearest ``.git`` above ``start`` is a directory holding ``HEAD``, its
-    config (and ``config.worktree``, which a sparse checkout uses) sets no ``core.worktree``,
-    and no ``GIT_*`` variable redirects git. Everything
-    else (bare repositories, linked worktrees, submodules, GIT_DIR ...) is left to
-    libgit2's discovery, so both always agree.
+    Ordinary: the nearest ``.git`` above ``start`` is a directory holding ``HEAD``, or the
+    ``.git`` file of a linked worktree (``gitdir:`` naming a directory with ``HEAD`` and
+    ``commondir``: :func:`kistore.git.refs.git_dir_of`); its config (and
+    ``config.worktree``, which a sparse checkout uses) sets no ``core.worktree``, and no
+    ``GIT_*`` variable redirects git. Everything else (bare repositories, submodules,
+    GIT_DIR ...) is left to libgit2's discovery, so both always agree.
     """
     if any(k in os.environ for k in ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES",
                                      "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_COMMON_DIR")):
@@ -1467,14 +1469,24 @@ def _plain_work_tree(start: str) -> Path | None:
     for directory in (here, *here.parents):
         dotgit = directory / ".git"
         if os.path.lexists(dotgit):
-            if not (dotgit.is_dir() and not dotgit.is_symlink() and (dotgit / "HEAD").is_file()):
+            if dotgit.is_symlink():
+                return None
+            if dotgit.is_dir():
+                git_dir = common = dotgit
+            else:  # a linked worktree's .git file; not a submodule's (no commondir)
+                try:
+                    git_dir = git_dir_of(directory)
+                    common = git_dir / (git_dir / "commondir").read_text("utf-8").strip()
+                except (RefsUnreadable, OSError, UnicodeDecodeError):
+                    return None
+            if not (git_dir / "HEAD").is_file():
                 return None
             try:
-                config = (dotgit / "config").read_text("utf-8", errors="replace").lower()
+                config = (common / "config").read_text("utf-8", errors="replace").lower()
                 if "worktreeconfig" in config:  # `git sparse-checkout` sets it: read both
                     config = config.replace("worktreeconfig", "")
                     with contextlib.suppress(FileNotFoundError):
-                        config += (dotgit / "config.worktree").read_text(
+                        config += (git_dir / "config.worktree").read_text(
                             "utf-8", errors="replace").lower()
             except OSError:
                 return None

@@ -3,7 +3,7 @@
 A truncated loose git object makes libgit2 1.9 loop for ever at 100% CPU
 (libgit2/libgit2#7342), and the command line's Python handlers for SIGINT and SIGTERM never
 run while C code loops: only SIGKILL stopped it. The console script's watcher
-(:mod:`kistore.core.watchdog`) kills a command whose interrupt goes unanswered. Each run
+(:mod:`kistore.git.watchdog`) kills a command whose interrupt goes unanswered. Each run
 here is a real process in its own session, killed whole if it outlives its timeout, so a
 regression fails instead of hanging the test run.
 """
@@ -20,26 +20,33 @@ from pathlib import Path
 
 import pytest
 
-from kistore.core import watchdog
+from kistore.git import watchdog
 
 from ..conftest import git
 
 STUCK_IN_LIBGIT2 = (
-    "import sys, pygit2\n"
+    "import sys\n"
     "from kistore import _entry\n"
     "from kistore.check import audit\n"
-    "from kistore.core import watchdog\n"
+    "from kistore.git import watchdog\n"
     "root, oid, mode = sys.argv[1:]\n"
+    "if mode != 'imported-late':\n"
+    "    import pygit2\n"
     "if mode == 'no-watcher':\n"
     "    watchdog.start = lambda: None\n"
     "def stuck(*args, **kwargs):\n"
+    "    import pygit2  # imported-late: the first import, after the command started\n"
     "    repo = pygit2.Repository(root)\n"
     "    sys.stdout.write('s'); sys.stdout.flush()\n"
     "    repo.odb.read(oid)  # loops in inflate (libgit2#7342)\n"
     "audit.verify = stuck\n"
     "sys.argv = ['kistore', '--store', root, 'verify']\n"
     "_entry.run()\n")
-"""``kistore verify`` whose verify reads a truncated loose object with libgit2 itself."""
+"""``kistore verify`` whose verify reads a truncated loose object with libgit2 itself.
+
+Modes: ``watcher`` (pygit2 imported before the command starts: the watcher forks at once),
+``imported-late`` (pygit2's first import is inside the command: the watcher forks then),
+``no-watcher`` (the control)."""
 
 
 def truncate_loose(root: Path, oid: str, keep: int = 20) -> None:
@@ -84,12 +91,13 @@ def truncated_tree(store_path: Path) -> tuple[Path, str]:
     return store_path, tree
 
 
+@pytest.mark.parametrize("mode", ["watcher", "imported-late"])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_command_looping_in_libgit2_is_killed_on_an_unanswered_interrupt(
-        truncated_tree, signum):
+        truncated_tree, signum, mode):
     root, tree = truncated_tree
     status, err = stopped_by(signum, [sys.executable, "-c", STUCK_IN_LIBGIT2, str(root), tree,
-                                      "watcher"])
+                                      mode])
     assert status == -signal.SIGKILL, err
     assert err == watchdog.STUCK
 
@@ -120,3 +128,51 @@ def test_an_answered_interrupt_is_never_killed(store_path):
             "_entry.run()\n")
     status, err = stopped_by(signal.SIGTERM, [sys.executable, "-c", code, str(store_path)])
     assert (status, err) == (130, "interrupted\n")
+
+
+FORKS = (
+    "import os, sys\n"
+    "forks = []\n"
+    "os.register_at_fork(before=lambda: forks.append(1))\n"
+    "from kistore import _entry\n"
+    "from kistore.git import watchdog\n"
+    "sys.argv = ['kistore', *sys.argv[1:]]\n"
+    "try:\n"
+    "    _entry.run()\n"
+    "except SystemExit as e:\n"
+    "    code = e.code\n"
+    "print('@@', code, len(forks), watchdog._fd is not None, 'pygit2' in sys.modules,\n"
+    "      file=sys.stderr)\n")
+"""The console script, then: exit code, forks made, watcher started, pygit2 loaded."""
+
+
+def forks_of(*args: str) -> str:
+    done = subprocess.run([sys.executable, "-c", FORKS, *args], capture_output=True,
+                          text=True, timeout=120)
+    return done.stderr.rpartition("@@ ")[2].strip()
+
+
+def test_a_command_that_loads_no_pygit2_forks_no_watcher(store_path):
+    assert forks_of("--help") == "0 0 False False"
+    assert forks_of("--store", str(store_path), "ls") == "0 1 True True"  # cold: libgit2
+    assert forks_of("--store", str(store_path), "ls") == "0 0 False False"  # warm: none
+
+
+def test_a_watcher_started_inside_a_deferring_block_waits_for_its_end(monkeypatch):
+    sent = []
+    monkeypatch.setattr(watchdog, "_send", sent.append)
+    monkeypatch.setattr(watchdog, "_owner", watchdog._owner)  # restored after the test
+    with watchdog.deferring(), watchdog.deferring():
+        assert watchdog._depth == 2
+        monkeypatch.setattr(watchdog, "_fd", None)
+        with monkeypatch.context() as m:
+            m.setattr(watchdog.os, "fork", lambda: 1)  # the parent's side of start()
+            m.setattr(watchdog.os, "set_blocking", lambda fd, flag: None)
+            m.setattr(watchdog.signal, "set_wakeup_fd", lambda fd, **kw: -1)
+            sent.clear()
+            watchdog.start()
+        assert sent == [watchdog._ENTER, watchdog._ENTER]  # told of both open blocks
+    assert watchdog._depth == 0
+    assert sent[-2:] == [watchdog._LEAVE, watchdog._LEAVE]
+    assert watchdog._fd is not None
+    os.close(watchdog._fd)  # the pipe start() made (no watcher read it)

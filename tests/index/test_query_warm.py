@@ -67,10 +67,15 @@ def settle(root):
         os.utime(directory, ns=(past, past))
 
 
-def test_warm_rank_as_a_fresh_process_imports_no_pygit2(store, kit, world):
+@pytest.mark.parametrize("where", ["main", "linked-worktree"])
+def test_warm_rank_as_a_fresh_process_imports_no_pygit2(store, kit, world, tmp_path, where):
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
                      *new_run(kit, world, "b", 10)])
-    settle(store.root)
+    root = store.root
+    if where == "linked-worktree":  # found through its .git file, refs read via commondir
+        root = tmp_path / "linked"
+        git(store.root, "worktree", "add", "-q", str(root), "-b", "linked")
+    settle(root)
     code = ("import json, sys\n"
             "from kistore.cli import main\n"
             "try:\n"
@@ -81,7 +86,7 @@ def test_warm_rank_as_a_fresh_process_imports_no_pygit2(store, kit, world):
             " file=sys.stderr)\n")
 
     def fresh():
-        done = subprocess.run([sys.executable, "-c", code, str(store.root)],
+        done = subprocess.run([sys.executable, "-c", code, str(root)],
                               capture_output=True, text=True, check=True)
         rows = [(r["name"], r["rank"]) for r in json.loads(done.stdout)]
         return rows, json.loads(done.stderr.strip().splitlines()[-1])
@@ -222,15 +227,33 @@ def test_notes_ref_is_the_one_kistore_notes_writes():
     assert warm.NOTES_REF == notes.NOTES_REF
 
 
-def test_linked_worktree_reads_refs_through_libgit2_with_the_same_answer(store, kit, world,
-                                                                        tmp_path):
+def test_a_linked_worktree_is_ranked_warm_from_its_own_refs(store, kit, world, tmp_path,
+                                                             monkeypatch):
+    # its .git file and commondir are read as files (kistore.git.refs): warm, no pygit2
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
                      *new_run(kit, world, "b", 10)])
-    git(store.root, "worktree", "add", "-q", str(tmp_path / "linked"), "-b", "linked")
-    linked = Store(tmp_path / "linked")
-    assert (linked.git_dir / "commondir").exists()  # refs are not plain files here
-    assert ranks(tmp_path / "linked") == [("b", 1), ("a", 2)]
-    assert ranks(store.root) == [("b", 1), ("a", 2)]
+    linked = tmp_path / "linked"
+    git(store.root, "worktree", "add", "-q", str(linked), "-b", "linked")
+    assert (Store(linked).git_dir / "commondir").exists()
+    assert warm_ranks(linked, monkeypatch) == [("b", 1), ("a", 2)]
+    add_docs(Store(linked), new_run(kit, world, "c", 5))  # commits to its branch
+    assert warm_ranks(linked, monkeypatch) == [("c", 1), ("b", 2), ("a", 3)]
+    assert warm_ranks(store.root, monkeypatch) == [("b", 1), ("a", 2)]  # main: not moved
+    git(store.root, "pack-refs", "--all")
+    git(store.root, "merge", "-q", "--ff-only", "linked")  # main moves; linked reads the same
+    assert warm_ranks(store.root, monkeypatch) == [("c", 1), ("b", 2), ("a", 3)]
+    assert warm_ranks(linked, monkeypatch) == [("c", 1), ("b", 2), ("a", 3)]
+
+
+def test_an_amended_commit_is_seen_by_the_next_warm_rank(store, kit, world, monkeypatch):
+    digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                               *new_run(kit, world, "b", 10)])
+    assert warm_ranks(store.root, monkeypatch) == [("b", 1), ("a", 2)]
+    b = digests[-1]
+    git(store.root, "rm", "-q", f"store/objects/sha256/{b[7:9]}/{b[9:]}.json")
+    git(store.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--amend",
+        "-m", "without b")
+    assert warm_ranks(store.root, monkeypatch) == [("a", 1)]
 
 
 def test_freshly_written_directories_are_compared_without_pygit2(store, kit, world,

@@ -18,21 +18,29 @@ in progress, which :func:`deferring` marks) the watcher never kills; the grace s
 again when the block ends. The watcher ends with the process (end of file on its pipe;
 on Linux also ``PR_SET_PDEATHSIG``).
 
-Started only by the console script (``kistore`` and ``python -m kistore``), where every
-SIGINT and SIGTERM handler is kistore's and answers; a program or test importing kistore
-keeps its own signal handling.
+Armed only by the console script (``kistore`` and ``python -m kistore``, :func:`arm`),
+where every SIGINT and SIGTERM handler is kistore's and answers; a program or test
+importing kistore keeps its own signal handling. The fork is made only where libgit2 can
+run: when pygit2 is first imported, by any module (a :data:`sys.meta_path` finder), before
+its first line runs; at once when it already is. ``kistore --help``, a work-tree ``add``
+and a warm ``rank`` or ``show`` load no pygit2 and fork nothing (the fork cost ~6% of
+their start-up).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
 
-from . import workers
+from ..core import workers
 
 GRACE = 3.0
 """Seconds a SIGINT or SIGTERM may wait for its handler before the process is killed."""
@@ -53,6 +61,45 @@ _fd: int | None = None
 
 _owner = 0
 """The pid of the process that started the watcher (a forked worker inherits ``_fd``)."""
+
+_armed = 0
+"""The pid of the process :func:`arm` armed (a forked worker inherits it, and is not)."""
+
+_depth = 0
+"""Interrupt-deferring blocks open in this process (told to a watcher started inside one)."""
+
+
+class _StartOnImport:
+    """A :data:`sys.meta_path` finder that starts the watcher when pygit2 is first imported.
+
+    It finds nothing itself (``find_spec`` returns None: the usual finders import pygit2
+    after it) and leaves :data:`sys.meta_path` at its first call for pygit2.
+    """
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
+        """Start the watcher when ``fullname`` is ``pygit2``; always return None."""
+        if fullname == "pygit2":
+            with contextlib.suppress(ValueError):
+                sys.meta_path.remove(self)
+            if os.getpid() == _armed:
+                start()
+        return None
+
+
+def arm() -> None:
+    """Start the watcher when pygit2 is first imported in this process (now, if it is).
+
+    Call once from the console script, on the main thread, after the command's handlers
+    are chosen (they must call :func:`answered`). A process that never imports pygit2
+    forks no watcher: no libgit2 call can be stuck there.
+    """
+    global _armed
+    _armed = os.getpid()
+    if "pygit2" in sys.modules:
+        start()
+    elif not any(isinstance(finder, _StartOnImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _StartOnImport())
 
 
 def start() -> None:
@@ -81,6 +128,8 @@ def start() -> None:
     os.set_blocking(write_end, False)
     signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
     _fd, _owner = write_end, parent
+    for _ in range(_depth):  # started inside interrupt-deferring blocks: the watcher waits
+        _send(_ENTER)
 
 
 def answered() -> None:
@@ -91,10 +140,13 @@ def answered() -> None:
 @contextlib.contextmanager
 def deferring() -> Iterator[None]:
     """Mark a block that defers interrupts: the watcher kills nothing while it runs."""
+    global _depth
+    _depth += 1
     _send(_ENTER)
     try:
         yield
     finally:
+        _depth -= 1
         _send(_LEAVE)
 
 
@@ -108,9 +160,6 @@ def _send(byte: int) -> None:
 
 def _watch(read_end: int, parent: int) -> None:  # pragma: no cover - runs in the watcher
     """Read the pipe until it closes; kill ``parent`` when a signal goes unanswered."""
-    # Lazy: only the watcher process waits with a timeout.
-    import select
-
     waiting_since: float | None = None  # the first unanswered SIGINT or SIGTERM
     depth = 0  # interrupt-deferring blocks open in the parent
     while True:

@@ -1,0 +1,161 @@
+"""Git refs read from the files under ``.git``, without libgit2.
+
+A warm query only needs to know whether anything changed since the index last looked:
+``HEAD``'s commit and the tip of ``refs/notes/kistore``. Importing pygit2 to read two refs
+costs ~0.1-0.2 s a process; reading them as git's "files" ref backend stores them costs
+microseconds (gitrepository-layout(5)): ``HEAD`` holds ``ref: <name>`` or an object id; a
+ref is a loose file ``<git dir>/<name>`` or a line ``<id> <name>`` of ``packed-refs`` (a
+``^<id>`` line after it is the peeled id of an annotated tag; the loose file wins over a
+packed line, as git reads it). A linked worktree's git directory (``.git/worktrees/NAME``,
+named by the work tree's ``.git`` file, ``gitdir: <path>``) holds its own ``HEAD`` and the
+per-worktree refs (``refs/bisect``, ``refs/worktree``, ``refs/rewritten``); every other
+ref lives in the directory its ``commondir`` file names (git-worktree(1), "Refs").
+
+Anything else -- a reftable repository, a ref file that is not one of those forms, a
+symbolic-ref loop, a name git would not write -- raises :class:`RefsUnreadable`, and the
+caller asks libgit2 instead: never a wrong answer. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+"""A SHA-1 (40 hex) or SHA-256 (64 hex) object id, as git writes it."""
+
+_MAX_SYMREF_DEPTH = 5
+"""How many ``ref:`` hops are followed (git's own limit is 5)."""
+
+_PER_WORKTREE = ("refs/bisect/", "refs/worktree/", "refs/rewritten/")
+"""Refs a linked worktree keeps in its own git directory (besides ``HEAD``)."""
+
+
+class RefsUnreadable(Exception):
+    """The refs of this repository cannot be read from plain files here: ask libgit2."""
+
+
+def git_dir_of(work_tree: Path) -> Path:
+    """Return the git directory of a work tree: its ``.git`` directory, or where its file points.
+
+    Args:
+        work_tree: the top directory of a work tree.
+
+    Returns:
+        ``work_tree/.git`` when that is a directory; for a ``.git`` file (a linked worktree,
+        a submodule) the directory its ``gitdir: <path>`` line names, relative to
+        ``work_tree`` when not absolute.
+
+    Raises:
+        RefsUnreadable: no ``.git`` there, or a ``.git`` file in no form git writes.
+    """
+    dotgit = work_tree / ".git"
+    if dotgit.is_dir():
+        return dotgit
+    try:
+        text = dotgit.read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError) as e:
+        raise RefsUnreadable(f"cannot read {dotgit}: {e}") from None
+    if not text.startswith("gitdir:") or "\n" in text:
+        raise RefsUnreadable(f"{dotgit} holds {text[:80]!r}, not one 'gitdir: <path>' line")
+    target = Path(text[len("gitdir:"):].strip())
+    return target if target.is_absolute() else work_tree / target
+
+
+def resolve(git_dir: Path, name: str) -> str | None:
+    """Return the object id (hex) a ref names, following ``ref:`` links, or None when absent.
+
+    Args:
+        git_dir: the repository's git directory (``.git`` of an ordinary work tree, a
+            linked worktree's ``.git/worktrees/NAME``: :func:`git_dir_of`).
+        name: ``HEAD`` or a full ref name (``refs/notes/kistore``).
+
+    Returns:
+        The lowercase hex object id, or None when the ref does not exist (for ``HEAD``: an
+        unborn branch).
+
+    Raises:
+        RefsUnreadable: the repository does not keep refs as plain files (reftable), a
+            ``commondir`` file cannot be read, or a ref file is in no form git writes.
+    """
+    common = _common_dir(git_dir)
+    packed: dict[str, str] | None = None
+    for _ in range(_MAX_SYMREF_DEPTH):
+        if name != "HEAD" and not _is_ref_name(name):
+            raise RefsUnreadable(f"not a ref name git writes: {name!r}")
+        own = name == "HEAD" or name.startswith(_PER_WORKTREE)
+        value = _loose((git_dir if own else common) / name)
+        if value is None and name != "HEAD" and (not own or common == git_dir):
+            if packed is None:
+                packed = _packed(common / "packed-refs")
+            value = packed.get(name)
+        if value is None:
+            return None
+        if value.startswith("ref:"):
+            name = value[4:].strip()
+            continue
+        if _OBJECT_ID.fullmatch(value):
+            return value
+        raise RefsUnreadable(f"ref {name} holds {value[:80]!r}")
+    raise RefsUnreadable(f"ref {name}: symbolic refs nest deeper than {_MAX_SYMREF_DEPTH}")
+
+
+def _common_dir(git_dir: Path) -> Path:
+    """Return the git directory shared by every worktree (``commondir``), checked for files.
+
+    Raises:
+        RefsUnreadable: no ``HEAD`` file, a ``reftable`` directory, or an unreadable
+            ``commondir``.
+    """
+    if not os.path.isfile(git_dir / "HEAD"):
+        raise RefsUnreadable(f"{git_dir} holds no HEAD file")
+    common = git_dir
+    if os.path.lexists(git_dir / "commondir"):
+        text = _loose(git_dir / "commondir")
+        if not text:
+            raise RefsUnreadable(f"cannot read {git_dir / 'commondir'}")
+        common = git_dir / text  # relative to git_dir, or absolute (Path keeps the latter)
+    if os.path.lexists(git_dir / "reftable") or os.path.lexists(common / "reftable"):
+        raise RefsUnreadable(f"{git_dir} keeps its refs in a reftable")
+    return common
+
+
+def _is_ref_name(name: str) -> bool:
+    """Return True for ``refs/...`` with no empty, ``.``-led or ``..`` component."""
+    parts = name.split("/")
+    return parts[0] == "refs" and len(parts) > 1 and all(
+        p and p not in (".", "..") and not p.startswith(".") for p in parts)
+
+
+def _loose(path: Path) -> str | None:
+    """Return a loose ref file's text (stripped), or None when there is no such file."""
+    try:
+        return path.read_text("ascii").strip()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        raise RefsUnreadable(f"cannot read {path}: {e}") from None
+
+
+def _packed(path: Path) -> dict[str, str]:
+    """Return ``{ref name: object id}`` of a ``packed-refs`` file (empty when absent).
+
+    Raises:
+        RefsUnreadable: the file cannot be read, or holds a line in no form git writes.
+    """
+    try:
+        text = path.read_text("ascii")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as e:
+        raise RefsUnreadable(f"cannot read {path}: {e}") from None
+    refs = {}
+    for line in text.splitlines():
+        if not line or line[0] in "#^":  # header, or the peeled id of the tag above
+            continue
+        object_id, _, name = line.partition(" ")
+        if not _OBJECT_ID.fullmatch(object_id):
+            raise RefsUnreadable(f"{path}: unexpected line {line[:80]!r}")
+        refs[name] = object_id
+    return refs
