@@ -52,6 +52,7 @@ from ..core.errors import InputError, StoreStateError, shorten
 from ..core.layout import NOTES_REF
 from ..git.blobs import (
     fetch_blobs,
+    head_commit,
     is_partial_clone,
     read_blob,
     read_loose_history,
@@ -514,10 +515,7 @@ def file_defect(data: bytes, name: str) -> str:
 def _commit_of(store: Store, at: str | None) -> pygit2.Commit | None:
     if at is not None:
         return store.commit(at)
-    try:
-        return store.repo.head.peel(pygit2.Commit)
-    except (pygit2.GitError, KeyError):
-        return None
+    return head_commit(store.repo)  # guarded: libgit2 loops on a cut loose HEAD (r72-2)
 
 
 # -- writing ---------------------------------------------------------------------------

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import zlib
 from collections.abc import Iterable
+from pathlib import Path
 
 from ..core import hashes
 from ..core.errors import StoreStateError
@@ -89,6 +91,18 @@ _DAMAGE_WORDS = re.compile(
     r"packfile|incorrect (header|length)", re.IGNORECASE)
 """What libgit2 says when an object's stored bytes are damaged (zlib's and its own words)."""
 
+_NOT_FOUND = re.compile(
+    r"object not found - no match for id \(([0-9a-f]{40})\)|Unable to read tree ([0-9a-f]{40})")
+"""What libgit2 and pygit2 say of an object a tree or commit names that is not here: a tree
+walked by path (``tree["a/b"]``), a walk's parent commit, a commit's ``.tree``."""
+
+_MISSING_BY = ("missing: neither a loose file nor a pack of this repository holds it, "
+               "though {}")
+""":attr:`ObjectUnreadable.reason` of an object that is not here, and what names it."""
+
+MISSING = _MISSING_BY.format("a tree or commit names it")
+""":attr:`ObjectUnreadable.reason` of an object a tree or commit names that is not here."""
+
 
 def damage(error: BaseException, path: str | None = None) -> ObjectUnreadable | None:
     """Return the :class:`ObjectUnreadable` a libgit2 read error says, or None.
@@ -108,12 +122,15 @@ def damage(error: BaseException, path: str | None = None) -> ObjectUnreadable | 
     """
     if isinstance(error, ObjectUnreadable):
         return error.at(path) if path is not None else error
-    if type(error).__name__ != "GitError" or type(error).__module__.split(".")[0] not in (
-            "pygit2", "_pygit2"):
+    if type(error).__name__ not in ("GitError", "NotFoundError") or \
+            type(error).__module__.split(".")[0] not in ("pygit2", "_pygit2"):
         return None
     reason = str(error)
-    if not _DAMAGE_WORDS.search(reason):  # another libgit2 failure (a lock, a ref): no damage
-        return None
+    if not _DAMAGE_WORDS.search(reason) and not _NOT_FOUND.search(reason):
+        return None  # another libgit2 failure (a lock, a ref): no damage
+    absent = _NOT_FOUND.search(reason)
+    if absent is not None:  # a tree walked by path names a tree this repository lacks
+        return ObjectUnreadable(absent.group(1) or absent.group(2), MISSING, path)
     found = _OID_PREFIX.match(reason)
     if found is not None:
         return ObjectUnreadable(found.group(1), reason[found.end():], path)
@@ -150,8 +167,9 @@ def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None =
         path: the repository path it is read for (named by :class:`ObjectUnreadable`).
 
     Raises:
-        KeyError: no such object here, and ``repo`` is not a partial clone.
-        ObjectUnreadable: the object is here but damaged (libgit2 cannot read it).
+        ObjectUnreadable: the object is damaged (libgit2 cannot read it), or missing from a
+            repository that is no partial clone (a tree names it, so it must be here:
+            :func:`missing`).
         StoreStateError: a partial clone whose remote could not give the blob.
     """
     loose = loose_object(repo, oid, path)  # libgit2 loops on a cut one (review F3)
@@ -160,10 +178,127 @@ def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None =
     try:
         kind, data = repo.odb.read(oid)
         return bytes(data) if kind == _GIT_BLOB else bytes(repo[oid].read_raw())
-    except KeyError:
+    except KeyError:  # pygit2's NotFoundError too (a KeyError and a GitError)
+        if not is_partial_clone(repo):
+            raise missing(repo, oid, path) from None
         return fetch_blob(repo, str(oid))
     except pygit2.GitError as e:
         raise unreadable(oid, e, path) from e
+
+
+def read_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
+                path: str | None = None) -> tuple[int, bytes]:
+    """Return (libgit2's type number, bytes) of an object a tree or commit names.
+
+    The guarded read of a tree or commit by id: the loose file first
+    (:func:`loose_object`: libgit2 loops on one cut short), then libgit2's object database.
+
+    Args:
+        repo: the repository.
+        oid: the object's id (``pygit2.Oid``, 40 hex digits, or 20 raw bytes).
+        path: the repository path it is read for (named by :class:`ObjectUnreadable`).
+
+    Raises:
+        ObjectUnreadable: the object is damaged, or missing (:func:`missing`).
+    """
+    loose = loose_object(repo, oid, path)
+    if loose is not None:
+        return loose
+    hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
+    try:
+        kind, data = repo.odb.read(hex_)
+    except KeyError:  # pygit2's NotFoundError too (a KeyError and a GitError)
+        raise missing(repo, hex_, path) from None
+    except pygit2.GitError as e:
+        raise unreadable(hex_, e, path) from e
+    return int(kind), bytes(data)
+
+
+def lookup(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = None
+           ) -> pygit2.Object:
+    """Return ``repo[oid]`` (a pygit2 object: a commit, a tree, a tag) read through the guard.
+
+    For an object a reference, a commit or a tree names: its loose file is read first
+    (:func:`loose_object`), and libgit2's ``KeyError`` (it is not here) is the
+    repository's damage, not a bug.
+
+    Args:
+        repo: the repository.
+        oid: the object's id.
+        path: the repository path (or reference) it is read for.
+
+    Raises:
+        ObjectUnreadable: the object is damaged, or missing (:func:`missing`).
+    """
+    loose_object(repo, oid, path)
+    try:
+        return repo[oid]
+    except KeyError:
+        raise missing(repo, oid, path) from None
+    except pygit2.GitError as e:
+        raise unreadable(oid, e, path) from e
+
+
+def missing(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes, path: str | None = None,
+            named_by: str = "a tree or commit names it") -> ObjectUnreadable:
+    """Return the :class:`ObjectUnreadable` of an object ``repo`` lacks but must hold.
+
+    An object a commit or tree names is part of the repository; libgit2's ``KeyError``
+    for it (its loose file deleted, its pack gone, the alternate it was borrowed from
+    pruned) is damage. The reason names the alternates the repository borrows from
+    (``objects/info/alternates``), the one that does not exist first.
+
+    Args:
+        repo: the repository.
+        oid: the object's id.
+        path: the repository path it was read for, when known.
+        named_by: what names it (``"refs/heads/main points at it"``).
+    """
+    hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
+    said = _MISSING_BY.format(named_by)
+    borrowed = _object_dirs(repo)[1:]
+    gone = [d for d in borrowed if not os.path.isdir(d)]
+    if gone:
+        reason = (f"{said}; this repository borrows objects from the alternate {gone[0]} "
+                  "(its objects/info/alternates), which does not exist: restore that "
+                  "repository, or point objects/info/alternates at one that holds its "
+                  "objects")
+    elif borrowed:
+        reason = (f"{said}, nor does the alternate it borrows objects from "
+                  f"({', '.join(borrowed)}, its objects/info/alternates): restore the "
+                  "object there")
+    else:
+        reason = said
+    return ObjectUnreadable(hex_, reason, path)
+
+
+def missing_target(repo: pygit2.Repository, rev: str) -> ObjectUnreadable | None:
+    """Return the error of a revision whose branch or tag points at a commit not here, or None.
+
+    A deleted loose commit (or a pruned alternate) leaves ``HEAD`` pointing at nothing;
+    libgit2 then says it finds no ``HEAD``, as if the name were mistyped (review r72-11).
+    Called when a revision did not resolve, so it costs nothing when it does.
+
+    Args:
+        repo: the repository.
+        rev: the revision as typed (``HEAD``, ``main~2``: its name is looked up).
+
+    Returns:
+        :func:`missing` of the commit the name's reference points at, naming the
+        reference; None when the name is no reference, or its commit is here.
+    """
+    form = _REVISION.fullmatch(rev)
+    if form is None:
+        return None
+    try:
+        ref = repo.lookup_reference_dwim(form.group(1)).resolve()
+        target = str(ref.target)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+    if target in repo.odb:
+        return None
+    via = f" (which {form.group(1)} names)" if ref.name != form.group(1) else ""
+    return missing(repo, target, None, named_by=f"{ref.name}{via} points at it")
 
 
 def blob_size(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = None
@@ -314,8 +449,53 @@ def write_blob(repo: pygit2.Repository, data: bytes) -> pygit2.Oid:
 _TYPES = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
 """libgit2's object type numbers, by the name a loose object's header gives."""
 
-_objects_dirs: dict[str, str] = {}
-"""Each repository's object directory, by its git directory (``repo.path``)."""
+_objects_dirs: dict[str, tuple[str, ...]] = {}
+"""Each repository's object directories (its own, then its alternates), by ``repo.path``."""
+
+_ALTERNATE_DEPTH = 5
+"""How deep git follows alternates of alternates (``sha1-file.c``: deeper ones are ignored)."""
+
+
+def _object_dirs(repo: pygit2.Repository) -> tuple[str, ...]:
+    """Return ``repo``'s object directory, then each alternate's, read once per repository.
+
+    The alternates are those git reads: the lines of ``objects/info/alternates`` (blank
+    and ``#`` lines skipped; a relative path is relative to the object directory holding
+    the file), recursively to :data:`_ALTERNATE_DEPTH`, each once. One that does not exist
+    is kept (:func:`missing` names it).
+    """
+    git_dir = repo.path
+    found = _objects_dirs.get(git_dir)
+    if found is None:
+        # Lazy: commit imports this module's package; the object directory once a repository.
+        from .commit import objects_dir
+
+        found = _objects_dirs[git_dir] = _with_alternates(str(objects_dir(repo)))
+    return found
+
+
+def _with_alternates(objects: str) -> tuple[str, ...]:
+    """Return ``objects`` and the alternates it names, recursively (:func:`_object_dirs`)."""
+    dirs = [os.path.normpath(objects)]
+    pending = [(dirs[0], 0)]
+    while pending:
+        here, depth = pending.pop(0)
+        if depth >= _ALTERNATE_DEPTH:
+            continue
+        try:
+            with open(os.path.join(here, "info", "alternates"), "rb") as f:
+                lines = f.read().decode("utf-8", "replace").splitlines()
+        except OSError:  # none (the common case), or none to read: git reads none either
+            continue
+        for line in lines:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            other = os.path.normpath(os.path.join(here, line))
+            if other not in dirs:
+                dirs.append(other)
+                pending.append((other, depth + 1))
+    return tuple(dirs)
 
 
 def loose_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
@@ -326,7 +506,9 @@ def loose_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
     loose object file cut short (libgit2/libgit2#7342, review F3): every read of it, of
     its header too. Python's zlib says such a stream did not end. So each object kistore
     reads by id is checked here first: the read costs one ``open`` that fails when the
-    object is packed (~3 us), and replaces libgit2's inflate when it is loose.
+    object is packed (~3 us), and replaces libgit2's inflate when it is loose. The loose
+    files of the repository's alternates (``objects/info/alternates``, as git follows
+    them) are checked too, after its own: libgit2 reads those as well.
 
     Args:
         repo: the repository.
@@ -335,31 +517,43 @@ def loose_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
 
     Returns:
         (libgit2's type number, the object's bytes) of a whole loose object; None when
-        the repository holds no loose file of it (packed, in an alternate, or absent:
-        libgit2 reads or refuses it itself).
+        neither the repository nor an alternate holds a loose file of it (packed, or
+        absent: libgit2 reads or refuses it itself).
 
     Raises:
         ObjectUnreadable: the loose file is cut short, does not inflate, has a header
-            that does not say its length, or holds bytes of another id.
+            that does not say its length, or holds bytes of another id; or a directory
+            (a FIFO, a device) stands where the loose file would be.
     """
     hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
-    git_dir = repo.path
-    objects = _objects_dirs.get(git_dir)
-    if objects is None:
-        # Lazy: commit imports this module's package; the object directory once a repository.
-        from .commit import objects_dir
-
-        objects = _objects_dirs[git_dir] = str(objects_dir(repo))
-    return _read_loose(os.path.join(objects, hex_[:2], hex_[2:]), hex_, path)
+    name = os.path.join(hex_[:2], hex_[2:])
+    for objects in _object_dirs(repo):
+        found = _read_loose(os.path.join(objects, name), hex_, path)
+        if found is not None:
+            return found
+    return None
 
 
 def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | None:
     """:func:`loose_object` of the loose object file ``file`` (of id ``hex_``)."""
     try:
-        with open(file, "rb") as f:
-            data = f.read()
-    except OSError:  # no loose file (packed, absent), or none to read: libgit2 says
+        # O_NONBLOCK: a FIFO there opens at once (to be refused below), never waits
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:  # not here (packed, absent), or none to read (permissions): libgit2 says
         return None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            what = "a directory" if stat.S_ISDIR(mode) else "a FIFO, socket or device"
+            raise ObjectUnreadable(
+                hex_, f"{what} stands where its loose object file should be ({file}): "
+                "remove it", path)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
     stream = zlib.decompressobj()
     try:
         raw = stream.decompress(data)
@@ -392,12 +586,14 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
     loop) for its parents. Once per tip and process.
 
     Raises:
-        ObjectUnreadable: a loose commit of the history is damaged.
+        ObjectUnreadable: a loose commit of the history is damaged, or a commit it names
+            (a parent) is missing (a shallow clone's edge, listed in ``shallow``, is not).
     """
     key = (repo.path, str(tip))
     if key in _read_histories:
         return
     seen: set[str] = set()
+    shallow = _shallow(repo)
     pending = [str(tip)]
     while pending:
         oid = pending.pop()
@@ -406,13 +602,37 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
         seen.add(oid)
         loose = loose_object(repo, oid)
         if loose is not None:
-            pending += [p.decode() for p in _PARENT.findall(loose[1])]
+            if oid not in shallow:
+                pending += [p.decode() for p in _PARENT.findall(loose[1])]
             continue
         try:
-            pending += [str(p) for p in repo[oid].peel(pygit2.Commit).parent_ids]
-        except (KeyError, ValueError, AttributeError, pygit2.GitError):
-            continue  # absent (a shallow clone's edge) or no commit: the walk says
+            found = repo[oid]
+        except KeyError:  # a commit named as a parent (or the tip) that is not here
+            raise missing(repo, oid, named_by="a commit of the history names it as a parent"
+                          ) from None
+        except (ValueError, pygit2.GitError):
+            continue  # libgit2's walk says
+        if oid not in shallow:
+            try:
+                pending += [str(p) for p in found.peel(pygit2.Commit).parent_ids]
+            except (KeyError, ValueError, AttributeError, pygit2.GitError):
+                continue  # no commit (a tag of a tree): the walk says
     _read_histories.add(key)
+
+
+def _shallow(repo: pygit2.Repository) -> frozenset[str]:
+    """Return the commits of a shallow clone's edge (``shallow``: their parents are not here).
+
+    Empty for a full clone (no ``shallow`` file in the git directory).
+    """
+    # Lazy: commit imports this module's package.
+    from .commit import common_git_dir
+
+    try:
+        text = (common_git_dir(Path(repo.path)) / "shallow").read_text("ascii", "replace")
+    except OSError:
+        return frozenset()
+    return frozenset(text.split())
 
 
 def read_loose_revision(repo: pygit2.Repository, rev: str) -> None:
@@ -473,3 +693,34 @@ _REVISION = re.compile(r"([^~^@:{}]+)((?:[~^][0-9]*)*)")
 
 _STEP = re.compile(r"([~^])([0-9]*)")
 """One parent step of :data:`_REVISION`."""
+
+
+def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
+    """Return the commit ``HEAD`` names, read through the loose-object guard.
+
+    ``repo.head.peel(pygit2.Commit)`` reads HEAD's commit with libgit2, which loops for
+    ever on a loose commit cut short (review r72-2); this reads it first
+    (:func:`read_loose_revision`), and says a missing one as :func:`missing_target` does.
+
+    Args:
+        repo: the repository.
+
+    Returns:
+        HEAD's commit (pygit2 Commit), or None when HEAD is unborn (no commit yet).
+
+    Raises:
+        ObjectUnreadable: HEAD's commit (or its root tree) is damaged or missing.
+    """
+    try:
+        if repo.head_is_unborn:
+            return None
+    except pygit2.GitError:  # HEAD itself unreadable: no commit to read
+        return None
+    read_loose_revision(repo, "HEAD")
+    try:
+        return repo.head.peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError) as e:
+        gone = missing_target(repo, "HEAD") or damage(e)
+        if gone is None:
+            raise
+        raise gone from e

@@ -205,7 +205,7 @@ def oversized(repo: pygit2.Repository, tree: pygit2.Tree, limit: int) -> set[Dig
         for path, leaf in shard_leaves(repo, tree, base):
             if leaf.type_str != "blob":
                 continue
-            size = blob_size(repo, leaf.id)
+            size = blob_size(repo, leaf.id, path)
             if size is None or size > limit:
                 digest = layout.digest_from_path(path)
                 if digest is not None:
