@@ -151,8 +151,8 @@ def note_lines(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> list
             return []
         tree = notes_tree(repo, repo.references[ref].target, ref)  # guarded reads
         found = note_blob(repo, tree, blob)  # its one path, not the whole tree
-        return [] if found is None else _lines(read_blob(repo, found))
-    return _lines(read_blob(repo, note.id))
+        return [] if found is None else _lines(read_blob(repo, found, f"{ref}:{blob}"))
+    return _lines(read_blob(repo, note.id, f"{ref}:{blob}"))
 
 
 def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
@@ -181,7 +181,8 @@ def notes_entered(repo: pygit2.Repository) -> dict[str, dict[bytes, datetime]]:
     for when, tree in history.dated:
         for annotated, note_blob_id in _mapping(repo, history, tree).items():
             if note_blob_id not in blobs:
-                blobs[note_blob_id] = _lines(read_blob(repo, note_blob_id))
+                blobs[note_blob_id] = _lines(read_blob(repo, note_blob_id,
+                                                       f"{NOTES_REF}:{annotated}"))
             seen = times.setdefault(annotated, {})
             for line in blobs[note_blob_id]:
                 if line not in seen or when < seen[line]:
@@ -746,9 +747,9 @@ def _count_lines(repo: pygit2.Repository) -> int:
         return 0
     notes = _flatten(repo, notes_tree(repo, tip.target, NOTES_REF), "", {})
     counts: dict[str, int] = {}  # notes of equal bytes share a blob: read it once
-    for blob in notes.values():
+    for annotated, blob in notes.items():
         if blob not in counts:
-            counts[blob] = len(set(_lines(read_blob(repo, blob))))
+            counts[blob] = len(set(_lines(read_blob(repo, blob, f"{NOTES_REF}:{annotated}"))))
     return sum(counts[blob] for blob in notes.values())
 
 

@@ -264,9 +264,8 @@ def missing(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes, path: str | 
                   "repository, or point objects/info/alternates at one that holds its "
                   "objects")
     elif borrowed:
-        reason = (f"{said}, nor does the alternate it borrows objects from "
-                  f"({', '.join(borrowed)}, its objects/info/alternates): restore the "
-                  "object there")
+        reason = (f"{said}; the alternate it borrows objects from ({', '.join(borrowed)}, "
+                  "its objects/info/alternates) lacks it too: restore the object there")
     else:
         reason = said
     return ObjectUnreadable(hex_, reason, path)

@@ -456,8 +456,12 @@ class View:
         except (KistoreError, KeyError, TypeError):
             stored_kind = None
         if stored_name is None or stored_kind is None:
-            # the owner's files are damaged or missing: not the names file's fault; the
-            # caller's fallback (the index) names the damaged file and how to restore it
+            # the owner's files are damaged or missing: not the names file's fault; a git
+            # object that cannot be read is said as it is (its id, `git fsck`: r72) ...
+            for file in (layout.metadata_path(owner), layout.object_path(owner)):
+                with contextlib.suppress(FileTooLarge):  # (no file inflated past 0 bytes)
+                    self.read(file, 0)
+            # ... else the caller's fallback (the index) names the damaged file and the fix
             raise ResolutionError(
                 f"{kind}/{name}: its names file names {owner}, whose "
                 f"{'metadata' if stored_name is None else 'object'} file is missing or "

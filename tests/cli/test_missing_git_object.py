@@ -1,0 +1,235 @@
+"""A missing or odd git object is a clear error in every command (review r72-1/2/4/9/10/11).
+
+A loose object a tree, commit or branch names that is deleted, replaced by a directory,
+or missing from the alternate of a ``git clone --shared`` clone ended in "internal error
+(KeyError)" in export, site build, reindex, verify --at, show/cat --at and (a note blob)
+every command reading attestations; a cut loose HEAD commit hung ``attestations``; a
+deleted HEAD commit said "no commit named 'HEAD'". Each command runs as a real process
+with a timeout (:func:`.test_truncated_loose_object.kistore`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kistore.git.blobs import ObjectUnreadable, loose_object, missing, read_blob
+
+from ..conftest import git
+from .test_truncated_loose_object import (
+    CUT,
+    HELLO,
+    LIMIT,
+    RUN,
+    cut,
+    kistore,
+    metadata_path,
+    put_loose,
+)
+
+
+@pytest.fixture
+def stored(record_store, store_path: Path) -> Path:
+    """The published record committed on top of ``kistore init``'s commit, all loose."""
+    return store_path
+
+
+MISSING = "missing: neither a loose file nor a pack of this repository holds it"
+
+
+def loose_path(root: Path, oid: str) -> Path:
+    """The loose object file of ``oid`` in the repository at ``root``."""
+    return root / ".git" / "objects" / oid[:2] / oid[2:]
+
+
+def delete(root: Path, oid: str) -> None:
+    """Delete ``oid``'s loose object file (it must be loose)."""
+    loose_path(root, oid).unlink()
+
+
+def directory(root: Path, oid: str) -> None:
+    """Put an empty directory where ``oid``'s loose object file was."""
+    delete(root, oid)
+    loose_path(root, oid).mkdir()
+
+
+DAMAGE = {"deleted": (delete, MISSING),
+          "directory": (directory, "a directory stands where its loose object file should be")}
+
+COMMANDS = {
+    "verify --at HEAD": ["verify", "--at", "HEAD"],
+    "show --at HEAD": ["show", RUN, "--at", "HEAD"],
+    "cat --at HEAD": ["cat", RUN, "--at", "HEAD", "--metadata"],
+    "export --at HEAD": ["export", "{out}", "--at", "HEAD"],
+    "site build --at HEAD": ["site", "build", "{out}", "--at", "HEAD"],
+    "reindex": ["reindex"],
+}
+
+
+def said_clearly(root: Path, args: list[str], oid: str, out_dir: Path) -> str:
+    """Run kistore; assert it stopped, failed, named ``oid`` and said no internal error."""
+    status, out, err = kistore(root, *[a.replace("{out}", str(out_dir)) for a in args])
+    said = out + err
+    assert status is not None, f"{args} still ran after {LIMIT} s"
+    assert status != 0, said
+    assert f"git object {oid} cannot be read (" in said, said
+    assert "internal error" not in said and "Traceback" not in said, said
+    assert "no commit named" not in said, said
+    return said
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+@pytest.mark.parametrize("kind", ["blob", "tree", "subtree", "parent"])
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_missing_object_stops_the_command_with_the_object_named(
+        stored, tmp_path, kind, damage, command):
+    if kind == "parent" and command in ("cat --at HEAD", "reindex"):
+        pytest.skip("reads no history: HEAD's own objects are all there")
+    oid = CUT[kind](stored)
+    how, reason = DAMAGE[damage]
+    how(stored, oid)
+    said = said_clearly(stored, COMMANDS[command], oid, tmp_path / "out")
+    assert reason in said, said
+    if kind == "blob":
+        assert metadata_path() in said, said  # the repository path it was read for
+
+
+def test_verify_at_head_reports_a_missing_blob_as_ki117_and_checks_the_rest(stored):
+    oid = CUT["blob"](stored)
+    delete(stored, oid)
+    status, out, err = kistore(stored, "verify", "--at", "HEAD")
+    assert status == 1, err
+    assert (f"{metadata_path()}: error KI117 git-object-unreadable: git object {oid} cannot "
+            f"be read ({MISSING}, though a tree or commit names it)") in out
+    assert "KI201" in out  # the rest was checked: the published run's dangling references
+
+
+@pytest.mark.parametrize("command", [["verify", "--at", "HEAD"], ["show", RUN, "--at", "HEAD"],
+                                     ["export", "{out}", "--at", "HEAD"]])
+def test_a_missing_head_commit_names_the_branch_not_a_wrong_name(stored, tmp_path,
+                                                                  command):
+    # review r72-11: "no commit named 'HEAD'", as if the user had mistyped it
+    oid = CUT["commit"](stored)
+    delete(stored, oid)
+    said = said_clearly(stored, command, oid, tmp_path / "out")
+    assert (f"{MISSING}, though refs/heads/main (which HEAD names) points at it") in said
+
+
+@pytest.mark.parametrize("command", [["attestations", RUN], ["cite", RUN],
+                                     ["verify", "--at", "HEAD"]])
+def test_a_cut_loose_head_commit_stops_attestations_and_cite(stored, tmp_path,
+                                                              command):
+    # review r72-2: attestations read HEAD's commit by repo.head.peel(), unguarded: a loop
+    git(stored, "remote", "add", "origin", "https://github.com/o/r.git")  # cite's link
+    oid = CUT["commit"](stored)
+    cut(stored, oid)
+    said = said_clearly(stored, command, oid, tmp_path / "out")
+    assert "its loose object file is cut short" in said
+
+
+def attested(root: Path, tmp_path: Path) -> str:
+    """Attest the run (a note under refs/notes/kistore); return the note blob's id."""
+    key = tmp_path / "key"
+    for args in (["key", "generate", str(key)],
+                 ["attest", RUN, "--type", "reproduction", "--key", str(key)]):
+        status, out, err = kistore(root, *args)
+        assert status == 0, out + err
+    return git(root, "ls-tree", "-r", "refs/notes/kistore").split()[2]
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+@pytest.mark.parametrize("command", [["attestations", RUN], ["show", RUN], ["rank", RUN],
+                                     ["verify", "--at", "HEAD"]])
+def test_a_missing_note_blob_stops_the_command_with_the_note_named(
+        stored, tmp_path, damage, command):
+    note = attested(stored, tmp_path)
+    how, reason = DAMAGE[damage]
+    how(stored, note)
+    said = said_clearly(stored, command, note, tmp_path / "out")
+    assert reason in said, said
+    assert "refs/notes/kistore:" in said, said  # the note (of which object) it was read for
+
+
+# -- a clone that borrows its objects (git clone --shared) -----------------------------
+
+@pytest.fixture
+def shared(stored, tmp_path) -> tuple[Path, Path]:
+    """(the source store, a ``git clone --shared`` of it holding no object of its own)."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--shared", str(stored), str(clone)],
+                   check=True, capture_output=True)
+    assert (clone / ".git" / "objects" / "info" / "alternates").is_file()
+    assert not list((clone / ".git" / "objects").glob("??/*"))
+    return stored, clone
+
+
+def test_an_object_missing_from_the_alternate_names_the_alternate(shared, tmp_path):
+    source, clone = shared
+    oid = CUT["blob"](source)
+    delete(source, oid)
+    said = said_clearly(clone, ["show", RUN, "--at", "HEAD"], oid, tmp_path / "out")
+    assert (f"the alternate it borrows objects from ({source / '.git' / 'objects'}, its "
+            "objects/info/alternates) lacks it too") in said, said
+
+
+def test_an_alternate_that_is_gone_is_named(shared, tmp_path):
+    source, clone = shared
+    oid = CUT["commit"](source)
+    shutil.rmtree(source)
+    said = said_clearly(clone, ["export", "{out}", "--at", "HEAD"], oid, tmp_path / "out")
+    assert (f"borrows objects from the alternate {source / '.git' / 'objects'} (its "
+            "objects/info/alternates), which does not exist") in said, said
+
+
+@pytest.mark.parametrize("kind", ["blob", "tree", "commit"])
+def test_a_cut_loose_object_of_the_alternate_does_not_hang(shared, tmp_path, kind):
+    source, clone = shared
+    oid = CUT[kind](source)
+    cut(source, oid)
+    said = said_clearly(clone, ["verify", "--at", "HEAD"], oid, tmp_path / "out")
+    assert "its loose object file is cut short" in said
+
+
+# -- the readers themselves -------------------------------------------------------------
+
+def test_a_directory_or_fifo_at_a_loose_object_path_is_damage(store):
+    path = put_loose(store.root, HELLO, b"")
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(ObjectUnreadable, match="a directory stands where") as raised:
+        loose_object(store.repo, HELLO, "a/path")
+    assert (raised.value.oid, raised.value.path) == (HELLO, "a/path")
+    path.rmdir()
+    os.mkfifo(path)  # opened without waiting for a writer
+    with pytest.raises(ObjectUnreadable, match="a FIFO, socket or device stands where"):
+        loose_object(store.repo, HELLO)
+
+
+def test_read_blob_of_a_missing_blob_is_object_unreadable_not_key_error(store):
+    with pytest.raises(ObjectUnreadable) as raised:
+        read_blob(store.repo, HELLO, "store/objects/x.json")
+    assert (raised.value.oid, raised.value.path) == (HELLO, "store/objects/x.json")
+    assert raised.value.reason == f"{MISSING}, though a tree or commit names it"
+
+
+def test_alternates_are_followed_as_git_follows_them(tmp_path):
+    # relative to the objects directory holding the file, recursively, comments skipped
+    import pygit2
+
+    repo = pygit2.init_repository(str(tmp_path / "r"))
+    deep = tmp_path / "deep" / "objects"
+    middle = tmp_path / "middle" / "objects"
+    for objects, line in ((middle, "../../deep/objects"), (tmp_path / "r" / ".git" / "objects",
+                                                           f"# a comment\n{middle}")):
+        (objects / "info").mkdir(parents=True, exist_ok=True)
+        (objects / "info" / "alternates").write_text(line + "\n")
+    (deep / HELLO[:2]).mkdir(parents=True)
+    (deep / HELLO[:2] / HELLO[2:]).write_bytes(b"x\x9c")  # cut short, two alternates down
+    with pytest.raises(ObjectUnreadable, match="cut short"):
+        loose_object(repo, HELLO)
+    said = missing(repo, "0" * 40).reason
+    assert f"({middle}, {deep}, its objects/info/alternates) lacks it too" in said
