@@ -63,7 +63,7 @@ from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import note_blob, notes_tree
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
-from ..git.treediff import subtree
+from ..git.treediff import entry_at, subtree
 from ..store import atomic_write, refuse_links
 from .levels import NOT_FETCHED as NOT_FETCHED  # re-exported: moved to .levels (start-up)
 from .levels import notes_not_fetched as notes_not_fetched
@@ -386,11 +386,8 @@ def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict
     read_loose_history(repo, commit.id)  # libgit2 loops on a cut loose commit (F3)
     for c in repo.walk(commit.id, _parents_first()):
         when = clock.time_of(c)
-        try:
-            sub = c.tree[ATTESTATIONS_SHA256]
-        except KeyError:
-            continue
-        if sub.type_str != "tree":  # a symlink or file committed there (KI110/KI111)
+        sub = entry_at(repo, c.tree, ATTESTATIONS_SHA256)  # guarded (a cut older tree)
+        if sub is None or sub.type_str != "tree":  # a symlink or file there (KI110/KI111)
             continue
         for path in _paths(repo, subtree(repo, sub.id), ATTESTATIONS_SHA256, trees):
             if path not in first or when < first[path]:

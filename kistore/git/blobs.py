@@ -601,6 +601,9 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
         seen.add(oid)
         loose = loose_object(repo, oid)
         if loose is not None:
+            tree = _TREE.match(loose[1])
+            if tree is not None:  # the walker's caller reads commit.tree: guarded here
+                loose_object(repo, tree.group(1).decode())
             if oid not in shallow:
                 pending += [p.decode() for p in _PARENT.findall(loose[1])]
             continue
@@ -611,11 +614,13 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
                           ) from None
         except (ValueError, pygit2.GitError):
             continue  # libgit2's walk says
+        try:
+            commit = found.peel(pygit2.Commit)
+        except (KeyError, ValueError, AttributeError, pygit2.GitError):
+            continue  # no commit (a tag of a tree): the walk says
+        loose_object(repo, str(commit.tree_id))  # a packed commit's tree may be loose
         if oid not in shallow:
-            try:
-                pending += [str(p) for p in found.peel(pygit2.Commit).parent_ids]
-            except (KeyError, ValueError, AttributeError, pygit2.GitError):
-                continue  # no commit (a tag of a tree): the walk says
+            pending += [str(p) for p in commit.parent_ids]
     _read_histories.add(key)
 
 
@@ -662,6 +667,7 @@ def read_loose_revision(repo: pygit2.Repository, rev: str) -> None:
         if re.fullmatch(r"[0-9a-f]{40}", name) is None:
             return
         oid = name
+    oid = _peeled(repo, oid)
     for step, count in _STEP.findall(steps):
         n = int(count) if count else 1
         for _ in range(n if step == "~" else 1):
@@ -680,6 +686,38 @@ def read_loose_revision(repo: pygit2.Repository, rev: str) -> None:
         if tree is not None:
             loose_object(repo, tree.group(1).decode())
 
+
+def _peeled(repo: pygit2.Repository, oid: str) -> str:
+    """Return the object an annotated tag (or a tag of a tag) names, each read guarded.
+
+    ``oid`` itself when it is no tag (or cannot be read here: libgit2 says why).
+
+    Raises:
+        ObjectUnreadable: a loose tag on the way is damaged.
+    """
+    for _ in range(_TAG_DEPTH):
+        loose = loose_object(repo, oid)
+        if loose is not None:
+            target = _OBJECT.match(loose[1]) if loose[0] == _TYPES[b"tag"] else None
+            if target is None:
+                return oid
+            oid = target.group(1).decode()
+            continue
+        try:
+            found = repo[oid]
+        except (KeyError, ValueError, pygit2.GitError):
+            return oid
+        if not isinstance(found, pygit2.Tag):
+            return oid
+        oid = str(found.target)
+    return oid
+
+
+_TAG_DEPTH = 16
+"""Most tags of tags followed (git gives up on a longer chain too)."""
+
+_OBJECT = re.compile(rb"object ([0-9a-f]{40})\n")
+"""An annotated tag object's first line: the object it tags (git's tag format)."""
 
 _PARENT = re.compile(rb"^parent ([0-9a-f]{40})$", re.MULTILINE)
 """A commit object's parent lines (git's commit format)."""

@@ -243,16 +243,38 @@ def subtree_id(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str) -> 
     Raises:
         ObjectUnreadable: a directory on the way is damaged (:func:`damaged_on_path`).
     """
+    entry = entry_at(repo, tree, path)
+    return entry.id if entry is not None and entry.type_str == "tree" else None
+
+
+def entry_at(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str) -> Any | None:
+    """Return ``tree[path]`` (a pygit2 Object: a blob, a tree, ...), read through the guard.
+
+    Each loose directory on the way is read by kistore first (libgit2 loops on one cut
+    short, review F3): what a history walk's ``commit.tree[path]`` must do for an older
+    commit, whose trees may be loose.
+
+    Args:
+        repo: the repository holding ``tree``.
+        tree: a pygit2 Tree (None: nothing there).
+        path: a ``/``-separated path below it.
+
+    Returns:
+        The entry, or None when ``tree`` is None or has no such path.
+
+    Raises:
+        ObjectUnreadable: a directory on the way is damaged or missing
+            (:func:`damaged_on_path`).
+    """
     if tree is None:
         return None
     try:
         _read_loose_on_the_way(repo, tree, path)
-        entry = tree[path]
+        return tree[path]
     except KeyError:
         return None
     except _pygit2.GitError as e:
         raise damaged_on_path(tree, path, e) from e
-    return entry.id if entry.type_str == "tree" else None
 
 
 def damaged_on_path(tree: pygit2.Tree, path: str, error: BaseException) -> ObjectUnreadable:

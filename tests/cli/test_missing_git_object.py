@@ -19,7 +19,7 @@ import pytest
 
 from kistore.git.blobs import ObjectUnreadable, loose_object, missing, read_blob
 
-from ..conftest import git
+from ..conftest import BUNDLE, git
 from .test_truncated_loose_object import (
     CUT,
     HELLO,
@@ -33,8 +33,15 @@ from .test_truncated_loose_object import (
 
 
 @pytest.fixture
-def stored(record_store, store_path: Path) -> Path:
-    """The published record committed on top of ``kistore init``'s commit, all loose."""
+def stored(store_path: Path) -> Path:
+    """The published record committed on top of ``kistore init``'s commit, all loose.
+
+    Added by a ``kistore`` process: no store of this process holds the index open (a
+    ``reindex`` would wait for it).
+    """
+    status, out, err = kistore(store_path, "add", "--commit", "--allow-dangling", str(BUNDLE))
+    assert status == 0, out + err
+    assert not list((store_path / ".git" / "objects" / "pack").glob("*.pack"))
     return store_path
 
 
