@@ -240,3 +240,17 @@ def test_alternates_are_followed_as_git_follows_them(tmp_path):
         loose_object(repo, HELLO)
     said = missing(repo, "0" * 40).reason
     assert f"({middle}, {deep}, its objects/info/alternates) lacks it too" in said
+
+
+@pytest.mark.parametrize("what", ["parent", "note"])
+def test_verify_says_a_missing_commit_or_note_once_and_checks_the_rest(stored, tmp_path, what):
+    # a missing parent stopped every check of verify (one KI117, nothing else), then four
+    # checks each said it; a missing note blob likewise
+    oid = attested(stored, tmp_path) if what == "note" else CUT["parent"](stored)
+    delete(stored, oid)
+    status, out, err = kistore(stored, "verify", "--at", "HEAD")
+    assert status == 1, out + err
+    assert out.count(f"error KI117 git-object-unreadable: git object {oid} cannot be read "
+                     f"({MISSING}") == 1, out
+    assert "KI201" in out, out  # the other checks went on: the dangling references
+    assert "internal error" not in out + err
