@@ -5,7 +5,9 @@ git fetches a missing one from the promisor remote when a command reads it. libg
 not: a blob it lacks is a ``KeyError``. :func:`read_blob` asks git for such a blob (``git
 cat-file``, which fetches it), so that commands that read a few blobs -- the pull-request
 gate reads the range's files and a few looked-up paths -- work in a partial clone and
-fetch only what they read. In a full clone a missing blob stays a ``KeyError``.
+fetch only what they read. In a full clone a missing object that a tree, commit or branch
+names is the repository's damage: :func:`missing` (:class:`ObjectUnreadable`, "missing",
+naming the alternates the clone borrows objects from), never a ``KeyError``.
 
 A blob that is here but cannot be read (a flipped bit in a pack or a loose object file:
 libgit2's ``GitError``, e.g. "invalid distance too far back") is
@@ -118,7 +120,8 @@ def damage(error: BaseException, path: str | None = None) -> ObjectUnreadable | 
 
     Returns:
         The error to raise, or None when ``error`` is not libgit2's ``GitError`` of a
-        damaged object (:data:`_DAMAGE_WORDS`: a lock or ref failure is no damage).
+        damaged object (:data:`_DAMAGE_WORDS`: a lock or ref failure is no damage) nor
+        its "not found" of an object a tree or commit names (:data:`_NOT_FOUND`: missing).
     """
     if isinstance(error, ObjectUnreadable):
         return error.at(path) if path is not None else error
@@ -126,11 +129,11 @@ def damage(error: BaseException, path: str | None = None) -> ObjectUnreadable | 
             type(error).__module__.split(".")[0] not in ("pygit2", "_pygit2"):
         return None
     reason = str(error)
-    if not _DAMAGE_WORDS.search(reason) and not _NOT_FOUND.search(reason):
-        return None  # another libgit2 failure (a lock, a ref): no damage
     absent = _NOT_FOUND.search(reason)
     if absent is not None:  # a tree walked by path names a tree this repository lacks
         return ObjectUnreadable(absent.group(1) or absent.group(2), MISSING, path)
+    if not _DAMAGE_WORDS.search(reason):  # another libgit2 failure (a lock, a ref): no damage
+        return None
     found = _OID_PREFIX.match(reason)
     if found is not None:
         return ObjectUnreadable(found.group(1), reason[found.end():], path)
