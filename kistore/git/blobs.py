@@ -286,8 +286,9 @@ def missing_target(repo: pygit2.Repository, rev: str) -> ObjectUnreadable | None
         rev: the revision as typed (``HEAD``, ``main~2``: its name is looked up).
 
     Returns:
-        :func:`missing` of the commit the name's reference points at, naming the
-        reference; None when the name is no reference, or its commit is here.
+        :func:`missing` of the commit the name's reference points at (naming the
+        reference), or of a parent its steps (``~2``, ``^2``) walk to; None when the name
+        is no reference, or every commit on the way is here.
     """
     form = _REVISION.fullmatch(rev)
     if form is None:
@@ -297,10 +298,22 @@ def missing_target(repo: pygit2.Repository, rev: str) -> ObjectUnreadable | None
         target = str(ref.target)
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
         return None
-    if target in repo.odb:
-        return None
-    via = f" (which {form.group(1)} names)" if ref.name != form.group(1) else ""
-    return missing(repo, target, None, named_by=f"{ref.name}{via} points at it")
+    if target not in repo.odb:
+        via = f" (which {form.group(1)} names)" if ref.name != form.group(1) else ""
+        return missing(repo, target, None, named_by=f"{ref.name}{via} points at it")
+    oid = _peeled(repo, target)
+    for step, count in _STEP.findall(form.group(2)):  # HEAD~2: a parent on the way
+        n = int(count) if count else 1
+        for _ in range(n if step == "~" else min(n, 1)):
+            commit = repo.get(oid)
+            index = 0 if step == "~" else n - 1
+            if not isinstance(commit, pygit2.Commit) or index >= len(commit.parent_ids):
+                return None
+            oid = str(commit.parent_ids[index])
+            if oid not in repo.odb:
+                return missing(repo, oid, None, named_by=(
+                    f"{rev!r} names it: a parent of commit {commit.id}"))
+    return None
 
 
 def blob_size(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = None

@@ -256,3 +256,20 @@ def test_verify_says_a_missing_commit_or_note_once_and_checks_the_rest(stored, t
                      f"({MISSING}") == 1, out
     assert "KI201" in out, out  # the other checks went on: the dangling references
     assert "internal error" not in out + err
+
+
+def test_check_of_a_range_whose_base_is_missing_names_the_parent(stored, tmp_path):
+    # said "no commit named 'HEAD~1'", as if mistyped
+    oid = CUT["parent"](stored)
+    delete(stored, oid)
+    said = said_clearly(stored, ["check", "HEAD~1..HEAD"], oid, tmp_path / "out")
+    head = CUT["commit"](stored)
+    assert f"though 'HEAD~1' names it: a parent of commit {head}" in said, said
+
+
+def test_verify_of_the_work_tree_reports_a_missing_tree_of_head(stored, tmp_path):
+    # the tree-names check read HEAD's trees by odb.read: a KeyError (internal error)
+    oid = CUT["subtree"](stored)
+    delete(stored, oid)
+    said = said_clearly(stored, ["verify"], oid, tmp_path / "out")
+    assert f"store/metadata: error KI117 git-object-unreadable: git object {oid}" in said
