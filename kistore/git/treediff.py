@@ -271,8 +271,10 @@ def entry_at(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str) -> An
     try:
         _read_loose_on_the_way(repo, tree, path)
         return tree[path]
-    except KeyError:
-        return None
+    except KeyError as e:  # pygit2's NotFoundError too: a directory on the way is missing
+        if damage(e) is None:
+            return None  # no such path
+        raise damaged_on_path(tree, path, e) from e
     except _pygit2.GitError as e:
         raise damaged_on_path(tree, path, e) from e
 
@@ -280,7 +282,7 @@ def entry_at(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str) -> An
 def damaged_on_path(tree: pygit2.Tree, path: str, error: BaseException) -> ObjectUnreadable:
     """Return the :class:`~.blobs.ObjectUnreadable` of a tree walk by path that failed.
 
-    ``tree[path]`` reads every directory on the way; libgit2's error of a damaged one
+    ``tree[path]`` reads every directory on the way; libgit2's error of a damaged (or missing) one
     names no object. Walking one name at a time finds the directory that cannot be read.
 
     Args:
@@ -297,8 +299,11 @@ def damaged_on_path(tree: pygit2.Tree, path: str, error: BaseException) -> Objec
     for name in path.split("/"):
         try:
             here = here[name]
-        except KeyError:
-            break
+        except KeyError as e:  # NotFoundError too: ``here`` is a tree this repository lacks
+            found = damage(e, "/".join(walked) or None)
+            if found is None:
+                break
+            return found
         except _pygit2.GitError as e:
             return unreadable(here.id, e, "/".join(walked) or None)
         walked.append(name)
