@@ -273,3 +273,13 @@ def test_verify_of_the_work_tree_reports_a_missing_tree_of_head(stored, tmp_path
     delete(stored, oid)
     said = said_clearly(stored, ["verify"], oid, tmp_path / "out")
     assert f"store/metadata: error KI117 git-object-unreadable: git object {oid}" in said
+
+
+def test_a_cut_commit_behind_an_annotated_tag_does_not_hang(stored, tmp_path):
+    # the revision's pre-read stopped at the (loose, whole) tag object: libgit2 then peeled
+    # it to the cut commit and looped
+    git(stored, "tag", "-a", "v1", "-m", "a release")
+    oid = CUT["commit"](stored)
+    cut(stored, oid)
+    said = said_clearly(stored, ["show", RUN, "--at", "v1"], oid, tmp_path / "out")
+    assert "its loose object file is cut short" in said
