@@ -557,18 +557,18 @@ def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | N
     except OSError:  # not here (packed, absent), or none to read (permissions): libgit2 says
         return None
     try:
-        mode = os.fstat(fd).st_mode
+        status = os.fstat(fd)
+        mode = status.st_mode
         if not stat.S_ISREG(mode):
             what = "a directory" if stat.S_ISDIR(mode) else "a FIFO, socket or device"
             raise ObjectUnreadable(
                 hex_, f"{what} stands where its loose object file should be ({file}): "
                 "remove it", path)
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
+        data = os.read(fd, status.st_size + 1)  # a regular file: whole in one read
+        while chunk := os.read(fd, 1 << 20):  # (none: unless it grew meanwhile)
+            data += chunk
     finally:
         os.close(fd)
-    data = b"".join(chunks)
     stream = zlib.decompressobj()
     try:
         raw = stream.decompress(data)
