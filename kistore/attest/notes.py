@@ -53,15 +53,18 @@ from ..core.layout import NOTES_REF
 from ..git.blobs import (
     ObjectUnreadable,
     fetch_blobs,
+    head_commit,
     is_partial_clone,
+    lookup,
     read_blob,
     read_loose_history,
     write_blob,
 )
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
-from ..git.notes import note_blob
+from ..git.notes import note_blob, notes_tree
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
+from ..git.treediff import entry_at, subtree
 from ..store import atomic_write, refuse_links
 from .levels import NOT_FETCHED as NOT_FETCHED  # re-exported: moved to .levels (start-up)
 from .levels import notes_not_fetched as notes_not_fetched
@@ -147,10 +150,10 @@ def note_lines(repo: pygit2.Repository, blob: str, ref: str = NOTES_REF) -> list
     except (KeyError, pygit2.GitError):
         if not is_partial_clone(repo) or ref not in repo.references:
             return []
-        tip = repo.references[ref].peel(pygit2.Commit)
-        found = note_blob(repo, tip.tree, blob)  # its one path, not the whole tree
-        return [] if found is None else _lines(read_blob(repo, found))
-    return _lines(read_blob(repo, note.id))
+        tree = notes_tree(repo, repo.references[ref].target, ref)  # guarded reads
+        found = note_blob(repo, tree, blob)  # its one path, not the whole tree
+        return [] if found is None else _lines(read_blob(repo, found, f"{ref}:{blob}"))
+    return _lines(read_blob(repo, note.id, f"{ref}:{blob}"))
 
 
 def notes_entered(repo: pygit2.Repository, damaged: list[ObjectUnreadable] | None = None
@@ -211,7 +214,8 @@ def _entered(repo: pygit2.Repository, tip: pygit2.Oid | str
             for line in blobs[note_blob_id]:
                 if line not in seen or when < seen[line]:
                     seen[line] = when
-    current = _mapping(repo, history, repo[tip].peel(pygit2.Commit).tree_id)
+    current = _mapping(repo, history, lookup(repo, tip, NOTES_REF).peel(
+        pygit2.Commit).tree_id)
     _ENTERED_CACHE.clear()  # keep one repository state; tips move on every write
     return {a: {line: times[a][line] for line in blobs[b]} for a, b in current.items()}, unread
 
@@ -254,7 +258,7 @@ def _mapping(repo: pygit2.Repository, history: _History, tree: pygit2.Oid
     """Return one notes tree's ``{annotated: note blob}`` (the cached dict: do not change it)."""
     hit = history.trees.get(str(tree))
     if hit is None:
-        _flatten(repo, repo[tree].peel(pygit2.Tree), "", history.trees)
+        _flatten(repo, subtree(repo, tree), "", history.trees)
         hit = history.trees[str(tree)]
     return hit
 
@@ -408,13 +412,10 @@ def files_entered(repo: pygit2.Repository, commit: pygit2.Commit | None) -> dict
     read_loose_history(repo, commit.id)  # libgit2 loops on a cut loose commit (F3)
     for c in repo.walk(commit.id, _parents_first()):
         when = clock.time_of(c)
-        try:
-            sub = c.tree[ATTESTATIONS_SHA256]
-        except KeyError:
+        sub = entry_at(repo, c.tree, ATTESTATIONS_SHA256)  # guarded (a cut older tree)
+        if sub is None or sub.type_str != "tree":  # a symlink or file there (KI110/KI111)
             continue
-        if sub.type_str != "tree":  # a symlink or file committed there (KI110/KI111)
-            continue
-        for path in _paths(repo, repo[sub.id].peel(pygit2.Tree), ATTESTATIONS_SHA256, trees):
+        for path in _paths(repo, subtree(repo, sub.id), ATTESTATIONS_SHA256, trees):
             if path not in first or when < first[path]:
                 first[path] = when
     _FILES_CACHE.clear()
@@ -438,7 +439,7 @@ def _flatten_paths(repo: pygit2.Repository, tree: pygit2.Tree, cache: dict[str, 
         for entry in tree:
             name = str(entry.name)
             if entry.type == pygit2.GIT_OBJECT_TREE:
-                for p in _flatten_paths(repo, repo[entry.id].peel(pygit2.Tree), cache):
+                for p in _flatten_paths(repo, subtree(repo, entry.id), cache):
                     hit[f"{name}/{p}"] = ""
             else:
                 hit[name] = ""
@@ -551,10 +552,7 @@ def file_defect(data: bytes, name: str) -> str:
 def _commit_of(store: Store, at: str | None) -> pygit2.Commit | None:
     if at is not None:
         return store.commit(at)
-    try:
-        return store.repo.head.peel(pygit2.Commit)
-    except (pygit2.GitError, KeyError):
-        return None
+    return head_commit(store.repo)  # guarded: libgit2 loops on a cut loose HEAD (r72-2)
 
 
 # -- writing ---------------------------------------------------------------------------
@@ -780,11 +778,11 @@ def _count_lines(repo: pygit2.Repository) -> int:
     tip = repo.references.get(NOTES_REF)
     if tip is None:
         return 0
-    notes = _flatten(repo, repo[tip.target].peel(pygit2.Commit).tree, "", {})
+    notes = _flatten(repo, notes_tree(repo, tip.target, NOTES_REF), "", {})
     counts: dict[str, int] = {}  # notes of equal bytes share a blob: read it once
-    for blob in notes.values():
+    for annotated, blob in notes.items():
         if blob not in counts:
-            counts[blob] = len(set(_lines(read_blob(repo, blob))))
+            counts[blob] = len(set(_lines(read_blob(repo, blob, f"{NOTES_REF}:{annotated}"))))
     return sum(counts[blob] for blob in notes.values())
 
 

@@ -29,7 +29,7 @@ from ..core.errors import StoreStateError
 from ..core.findings import ERROR, Finding, rule
 from ..core.gitattributes import GITATTRIBUTES_LINE, GITATTRIBUTES_MISSING, check_gitattributes
 from ..git import treediff
-from ..git.blobs import read_loose_history
+from ..git.blobs import head_commit, read_loose_history
 from ..git.sparse import SkipWorktree, git_status
 from ..store import index_lock
 from ._rules import sort_key
@@ -425,9 +425,9 @@ def _objects_unchanged(repo: pygit2.Repository, objects: dict[str, bytes],
     stricter: a file changed behind an unchanged stat fails here, and git is asked.
     """
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-    import pygit2
 
-    head = objects_tree(repo, repo.head.peel(pygit2.Commit).tree)
+    commit = head_commit(repo)  # guarded: libgit2 loops on a cut loose HEAD (r72-2)
+    head = objects_tree(repo, commit.tree) if commit is not None else None
     if head is None or not _no_conversion(repo):
         return False
     # git ignores the executable bit when core.filemode is false: a file is then 100644

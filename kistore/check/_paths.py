@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, cast
 from ..core import layout
 from ..core.findings import ERROR, Finding, rule
 from ..git import treediff
-from ..git.blobs import loose_object
+from ..git.blobs import read_object
 from ._rules import PATH_CASE_COLLISION, name_key, name_keys
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -66,14 +66,12 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
     # Each tree is read raw from the object database once (no pygit2 Tree and TreeEntry
     # objects: ~15,000 group directories at 100,000 runs); a tree with a name that is not
     # ASCII is read as a pygit2 Tree, whose names are decoded as they always were.
-    read = repo.odb.read
     pending: list[tuple[str, str]] = [("", str(tree.id))]
     store_prefix = layout.STORE_DIR + "/"
     while pending:
         prefix, oid = pending.pop()
-        # a loose tree is read first: libgit2 loops on one cut short (review F3)
-        loose = loose_object(repo, oid, prefix.rstrip("/") or None)
-        raw = loose[1] if loose is not None else read(oid)[1]
+        # guarded: libgit2 loops on a cut loose tree (review F3); a missing one is damage
+        raw = read_object(repo, oid, prefix.rstrip("/") or None)[1]
         if prefix.startswith(store_prefix) and _HEX_FILES.fullmatch(raw):
             continue  # a shard or a group of digest-named files: no .git, no file collides
         entries = _ENTRY.findall(raw)

@@ -17,6 +17,7 @@ from ..core.errors import KistoreError
 from ..core.findings import ERROR, Finding, rule
 from ..core.layout import POLICY_FILE
 from ..core.schema import check_document
+from ..git.treediff import entry_at
 from ._history import ancestry
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -67,11 +68,8 @@ def _policy_removed(store: Store, at: str | None) -> list[Finding]:
     if at is None and repo.head_is_unborn:
         return []
     for commit in ancestry(repo, store.commit(at or "HEAD")):  # newest first; rare path
-        try:
-            entry = commit.tree[POLICY_FILE]
-        except KeyError:
-            continue
-        if entry.type_str == "blob":
+        entry = entry_at(repo, commit.tree, POLICY_FILE)  # guarded (a cut older tree)
+        if entry is not None and entry.type_str == "blob":
             return [Finding(
                 POLICY_MISSING, f"commit {str(commit.id)[:12]} has the reviewed ranking policy "
                 "but this tree lacks it: `kistore rank` would fall back to the shipped default",

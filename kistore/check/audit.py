@@ -15,6 +15,7 @@ plug in through :data:`CHECKERS`: each is ``checker(store, at) -> list[Finding]`
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -801,6 +802,20 @@ def unreadable_finding(error: ObjectUnreadable, path: str | None) -> Finding:
                    extra={} if error.oid == "?" else {"object": error.oid})
 
 
+def stopped_finding(error: ObjectUnreadable) -> Finding:
+    """Return the KI117 finding of a damaged or missing git object that stopped one check.
+
+    A tree, commit or note that cannot be read leaves nothing below it to check: that
+    check stops with this finding (the object, the path it was read for, ``git fsck``).
+
+    Args:
+        error: what reading it raised.
+    """
+    finding = unreadable_finding(error, error.path)
+    return dataclasses.replace(finding, message=finding.message + (
+        "; the check stopped there (nothing below it can be read): run `git fsck`"))
+
+
 _worker_snapshot: Files | None = None
 
 _Learnt = tuple["str | None", "str | None", tuple["str | None", ...], "str | None"]
@@ -1175,12 +1190,19 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
 
     def run_checkers() -> None:  # in this process while the workers check files
         for checker in CHECKERS if checkers is None else checkers:
-            if checker is check_history and objects_read is not None:
-                history.append(len(later))
-                later.extend(check_history(store, at, worktree=False))
-                history.append(len(later))
-            else:
-                later.extend(checker(store, at))
+            try:
+                if checker is check_history and objects_read is not None:
+                    history.append(len(later))
+                    later.extend(check_history(store, at, worktree=False))
+                    history.append(len(later))
+                else:
+                    later.extend(checker(store, at))
+            except ObjectUnreadable as e:  # a commit, tree or note it reads: the rest go on
+                stopped = stopped_finding(e)
+                if stopped not in later:  # the same object stops several checks: said once
+                    later.append(stopped)
+                if len(history) == 1:  # check_history stopped: its findings end here
+                    history.append(len(later))
 
     if at is None and store.root is not None and snap.view.scope == "work" and not any(
             p.endswith("/" + GITATTRIBUTES) for p in snap.modes):  # git would read those

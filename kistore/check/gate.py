@@ -44,7 +44,7 @@ from ..core.findings import ERROR, INFO, Finding, Rule, rule
 from ..core.layout import NOTES_REF
 from ..core.limits import DEFAULT, Limits
 from ..git import treediff
-from ..git.blobs import fetch_blobs, is_partial_clone, read_blob, read_loose_history
+from ..git.blobs import fetch_blobs, is_partial_clone, lookup, read_blob, read_loose_history
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
@@ -724,17 +724,21 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
     view = store.view(trust_revs[-1]) if trust_revs else None  # main as pushed, or as it is
 
     def notes_of(rev: str) -> dict[str, str]:
-        return {} if rev == ZERO else note_blobs(repo, repo[rev].peel(pygit2.Commit))
+        return {} if rev == ZERO else note_blobs(repo, lookup(repo, rev, NOTES_REF).peel(
+            pygit2.Commit))
 
     before, after = notes_of(old), notes_of(new)
     if is_partial_clone(repo):  # a pre-push hook in a blob-less clone: what is read, in one
         _fetch_changed_notes(repo, before, after,
                              [blob for rev in trust_revs for blob in trust_blobs(store, rev)])
+    def note(obj: str, blob: str) -> bytes:  # guarded: libgit2 loops on a cut loose blob
+        return read_blob(repo, blob, f"{NOTES_REF}:{obj}")
+
     findings: list[Finding] = []
     for obj, blob in sorted(after.items()):
         if before.get(obj) == blob:
             continue
-        data = repo[blob].read_raw()
+        data = note(obj, blob)
         lines = lines_of(data)
         if data != b"".join(line + b"\n" for line in sorted(set(lines))) or not all(
                 canonical.is_canonical(line) for line in lines):
@@ -743,7 +747,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
                 "bundle bytes (what `kistore attest` and `git notes merge -s cat_sort_uniq` "
                 "write)", file=f"{NOTES_REF}:{obj}"))
             continue
-        had = set(lines_of(repo[before[obj]].read_raw())) if obj in before else set()
+        had = set(lines_of(note(obj, before[obj]))) if obj in before else set()
         for line in lines:
             if line in had:
                 continue
@@ -766,8 +770,8 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
     for obj, blob in sorted(before.items()):
         if after.get(obj) == blob:  # the same note: every line kept (no blob read)
             continue
-        kept = set(lines_of(repo[after[obj]].read_raw())) if obj in after else set()
-        lost = [line for line in lines_of(repo[blob].read_raw()) if line not in kept]
+        kept = set(lines_of(note(obj, after[obj]))) if obj in after else set()
+        lost = [line for line in lines_of(note(obj, blob)) if line not in kept]
         if lost:
             findings.append(Finding(NOTES_LINE_REMOVED, f"the push removes {len(lost)} "
                                     f"attestation line(s) from the note on {obj}",

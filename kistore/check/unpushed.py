@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from ..core import layout
 from ..core.errors import InputError, StoreStateError
 from ..core.findings import Finding
+from ..git.blobs import head_commit
 from .gate import RangeChecker, check_range, whole_history
 from .reach import first_unsent, names_commit, refs_under, remote_tips
 
@@ -68,10 +69,7 @@ def unpushed_refs(store: Store, remote: str) -> list[tuple[str, str | None, str]
             if entry is not None:
                 found.append(entry)
                 tips.add(entry[2])
-    try:
-        head = repo.head.peel(pygit2.Commit)
-    except (pygit2.GitError, KeyError, ValueError):  # unborn HEAD
-        head = None
+    head = head_commit(repo)  # None: unborn; guarded: libgit2 loops on a cut loose HEAD
     if head is not None and str(head.id) not in tips:
         entry = _unpushed(repo, "HEAD", str(head.id), held)
         if entry is not None:

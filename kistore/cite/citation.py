@@ -612,9 +612,8 @@ def first_commit(repo: pygit2.Repository, path: str, blob: str,
     order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
     read_loose_history(repo, start.id)  # libgit2 loops on a cut loose commit (F3)
     for commit in repo.walk(start.id, order):
-        try:
-            entry = commit.tree[path]
-        except KeyError:
+        entry = treediff.entry_at(repo, commit.tree, path)  # guarded (a cut older tree)
+        if entry is None:
             continue
         if str(entry.id) == blob:
             if str(commit.id) in _shallow_boundary(repo):
@@ -728,9 +727,6 @@ def _shards(repo: pygit2.Repository, tree: pygit2.Tree, cache: dict[str, dict[st
 
     Remembers the last two listings (a commit's and its parent's), keyed by tree id.
     """
-    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-    import pygit2
-
     objects = treediff.subtree_id(repo, tree, layout.OBJECTS_DIR)
     if objects is None:
         return {}
@@ -738,7 +734,7 @@ def _shards(repo: pygit2.Repository, tree: pygit2.Tree, cache: dict[str, dict[st
     if key not in cache:
         if len(cache) > 2:
             cache.clear()
-        listing = repo[objects].peel(pygit2.Tree)
+        listing = treediff.subtree(repo, objects)  # guarded: libgit2 loops on a cut one
         cache[key] = {str(e.name): e.id for e in listing if e.type_str == "tree"}
     return cache[key]
 

@@ -6,7 +6,6 @@ Both print findings (text, JSON, or GitHub annotations) and exit with
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from contextlib import AbstractContextManager
 from typing import Any
@@ -174,15 +173,13 @@ def _damaged(error: Exception) -> list[Finding]:
         ``[KI117]``.
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..check.audit import unreadable_finding
+    from ..check.audit import stopped_finding
     from ..git.blobs import damage
 
     damaged = damage(error)
     if damaged is None:
         raise error
-    finding = unreadable_finding(damaged, damaged.path)
-    return [dataclasses.replace(finding, message=finding.message + (
-        "; the check stopped there (nothing below it can be read): run `git fsck`"))]
+    return [stopped_finding(damaged)]
 
 
 def _strict(findings: list[Finding]) -> list[Finding]:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _gitindex as gitindex
 from . import treediff
+from .blobs import head_commit
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -157,7 +158,7 @@ class PendingIndex:
 
 def _head(repo: pygit2.Repository) -> Any | None:
     """Return HEAD's commit, or None on an unborn branch."""
-    return None if repo.head_is_unborn else repo[repo.head.target]
+    return head_commit(repo)  # guarded: libgit2 loops on a cut loose HEAD (r72-2)
 
 
 def _commit(repo: pygit2.Repository, commit_id: str) -> Any | None:

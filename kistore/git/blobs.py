@@ -5,7 +5,9 @@ git fetches a missing one from the promisor remote when a command reads it. libg
 not: a blob it lacks is a ``KeyError``. :func:`read_blob` asks git for such a blob (``git
 cat-file``, which fetches it), so that commands that read a few blobs -- the pull-request
 gate reads the range's files and a few looked-up paths -- work in a partial clone and
-fetch only what they read. In a full clone a missing blob stays a ``KeyError``.
+fetch only what they read. In a full clone a missing object that a tree, commit or branch
+names is the repository's damage: :func:`missing` (:class:`ObjectUnreadable`, "missing",
+naming the alternates the clone borrows objects from), never a ``KeyError``.
 
 A blob that is here but cannot be read (a flipped bit in a pack or a loose object file:
 libgit2's ``GitError``, e.g. "invalid distance too far back") is
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import zlib
 from collections.abc import Iterable
+from pathlib import Path
 
 from ..core import hashes
 from ..core.errors import StoreStateError
@@ -89,6 +93,18 @@ _DAMAGE_WORDS = re.compile(
     r"packfile|incorrect (header|length)", re.IGNORECASE)
 """What libgit2 says when an object's stored bytes are damaged (zlib's and its own words)."""
 
+_NOT_FOUND = re.compile(
+    r"object not found - no match for id \(([0-9a-f]{40})\)|Unable to read tree ([0-9a-f]{40})")
+"""What libgit2 and pygit2 say of an object a tree or commit names that is not here: a tree
+walked by path (``tree["a/b"]``), a walk's parent commit, a commit's ``.tree``."""
+
+_MISSING_BY = ("missing: neither a loose file nor a pack of this repository holds it, "
+               "though {}")
+""":attr:`ObjectUnreadable.reason` of an object that is not here, and what names it."""
+
+MISSING = _MISSING_BY.format("a tree or commit names it")
+""":attr:`ObjectUnreadable.reason` of an object a tree or commit names that is not here."""
+
 
 def damage(error: BaseException, path: str | None = None) -> ObjectUnreadable | None:
     """Return the :class:`ObjectUnreadable` a libgit2 read error says, or None.
@@ -104,14 +120,18 @@ def damage(error: BaseException, path: str | None = None) -> ObjectUnreadable | 
 
     Returns:
         The error to raise, or None when ``error`` is not libgit2's ``GitError`` of a
-        damaged object (:data:`_DAMAGE_WORDS`: a lock or ref failure is no damage).
+        damaged object (:data:`_DAMAGE_WORDS`: a lock or ref failure is no damage) nor
+        its "not found" of an object a tree or commit names (:data:`_NOT_FOUND`: missing).
     """
     if isinstance(error, ObjectUnreadable):
         return error.at(path) if path is not None else error
-    if type(error).__name__ != "GitError" or type(error).__module__.split(".")[0] not in (
-            "pygit2", "_pygit2"):
+    if type(error).__name__ not in ("GitError", "NotFoundError") or \
+            type(error).__module__.split(".")[0] not in ("pygit2", "_pygit2"):
         return None
     reason = str(error)
+    absent = _NOT_FOUND.search(reason)
+    if absent is not None:  # a tree walked by path names a tree this repository lacks
+        return ObjectUnreadable(absent.group(1) or absent.group(2), MISSING, path)
     if not _DAMAGE_WORDS.search(reason):  # another libgit2 failure (a lock, a ref): no damage
         return None
     found = _OID_PREFIX.match(reason)
@@ -150,8 +170,9 @@ def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None =
         path: the repository path it is read for (named by :class:`ObjectUnreadable`).
 
     Raises:
-        KeyError: no such object here, and ``repo`` is not a partial clone.
-        ObjectUnreadable: the object is here but damaged (libgit2 cannot read it).
+        ObjectUnreadable: the object is damaged (libgit2 cannot read it), or missing from a
+            repository that is no partial clone (a tree names it, so it must be here:
+            :func:`missing`).
         StoreStateError: a partial clone whose remote could not give the blob.
     """
     loose = loose_object(repo, oid, path)  # libgit2 loops on a cut one (review F3)
@@ -160,10 +181,139 @@ def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None =
     try:
         kind, data = repo.odb.read(oid)
         return bytes(data) if kind == _GIT_BLOB else bytes(repo[oid].read_raw())
-    except KeyError:
+    except KeyError:  # pygit2's NotFoundError too (a KeyError and a GitError)
+        if not is_partial_clone(repo):
+            raise missing(repo, oid, path) from None
         return fetch_blob(repo, str(oid))
     except pygit2.GitError as e:
         raise unreadable(oid, e, path) from e
+
+
+def read_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
+                path: str | None = None) -> tuple[int, bytes]:
+    """Return (libgit2's type number, bytes) of an object a tree or commit names.
+
+    The guarded read of a tree or commit by id: the loose file first
+    (:func:`loose_object`: libgit2 loops on one cut short), then libgit2's object database.
+
+    Args:
+        repo: the repository.
+        oid: the object's id (``pygit2.Oid``, 40 hex digits, or 20 raw bytes).
+        path: the repository path it is read for (named by :class:`ObjectUnreadable`).
+
+    Raises:
+        ObjectUnreadable: the object is damaged, or missing (:func:`missing`).
+    """
+    loose = loose_object(repo, oid, path)
+    if loose is not None:
+        return loose
+    hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
+    try:
+        kind, data = repo.odb.read(hex_)
+    except KeyError:  # pygit2's NotFoundError too (a KeyError and a GitError)
+        raise missing(repo, hex_, path) from None
+    except pygit2.GitError as e:
+        raise unreadable(hex_, e, path) from e
+    return int(kind), bytes(data)
+
+
+def lookup(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = None
+           ) -> pygit2.Object:
+    """Return ``repo[oid]`` (a pygit2 object: a commit, a tree, a tag) read through the guard.
+
+    For an object a reference, a commit or a tree names: its loose file is read first
+    (:func:`loose_object`), and libgit2's ``KeyError`` (it is not here) is the
+    repository's damage, not a bug.
+
+    Args:
+        repo: the repository.
+        oid: the object's id.
+        path: the repository path (or reference) it is read for.
+
+    Raises:
+        ObjectUnreadable: the object is damaged, or missing (:func:`missing`).
+    """
+    loose_object(repo, oid, path)
+    try:
+        return repo[oid]
+    except KeyError:
+        raise missing(repo, oid, path) from None
+    except pygit2.GitError as e:
+        raise unreadable(oid, e, path) from e
+
+
+def missing(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes, path: str | None = None,
+            named_by: str = "a tree or commit names it") -> ObjectUnreadable:
+    """Return the :class:`ObjectUnreadable` of an object ``repo`` lacks but must hold.
+
+    An object a commit or tree names is part of the repository; libgit2's ``KeyError``
+    for it (its loose file deleted, its pack gone, the alternate it was borrowed from
+    pruned) is damage. The reason names the alternates the repository borrows from
+    (``objects/info/alternates``), the one that does not exist first.
+
+    Args:
+        repo: the repository.
+        oid: the object's id.
+        path: the repository path it was read for, when known.
+        named_by: what names it (``"refs/heads/main points at it"``).
+    """
+    hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
+    said = _MISSING_BY.format(named_by)
+    borrowed = _object_dirs(repo)[1:]
+    gone = [d for d in borrowed if not os.path.isdir(d)]
+    if gone:
+        reason = (f"{said}; this repository borrows objects from the alternate {gone[0]} "
+                  "(its objects/info/alternates), which does not exist: restore that "
+                  "repository, or point objects/info/alternates at one that holds its "
+                  "objects")
+    elif borrowed:
+        reason = (f"{said}; the alternate it borrows objects from ({', '.join(borrowed)}, "
+                  "its objects/info/alternates) lacks it too: restore the object there")
+    else:
+        reason = said
+    return ObjectUnreadable(hex_, reason, path)
+
+
+def missing_target(repo: pygit2.Repository, rev: str) -> ObjectUnreadable | None:
+    """Return the error of a revision whose branch or tag points at a commit not here, or None.
+
+    A deleted loose commit (or a pruned alternate) leaves ``HEAD`` pointing at nothing;
+    libgit2 then says it finds no ``HEAD``, as if the name were mistyped (review r72-11).
+    Called when a revision did not resolve, so it costs nothing when it does.
+
+    Args:
+        repo: the repository.
+        rev: the revision as typed (``HEAD``, ``main~2``: its name is looked up).
+
+    Returns:
+        :func:`missing` of the commit the name's reference points at (naming the
+        reference), or of a parent its steps (``~2``, ``^2``) walk to; None when the name
+        is no reference, or every commit on the way is here.
+    """
+    form = _REVISION.fullmatch(rev)
+    if form is None:
+        return None
+    try:
+        ref = repo.lookup_reference_dwim(form.group(1)).resolve()
+        target = str(ref.target)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+    if target not in repo.odb:
+        via = f" (which {form.group(1)} names)" if ref.name != form.group(1) else ""
+        return missing(repo, target, None, named_by=f"{ref.name}{via} points at it")
+    oid = _peeled(repo, target)
+    for step, count in _STEP.findall(form.group(2)):  # HEAD~2: a parent on the way
+        n = int(count) if count else 1
+        for _ in range(n if step == "~" else min(n, 1)):
+            commit = repo.get(oid)
+            index = 0 if step == "~" else n - 1
+            if not isinstance(commit, pygit2.Commit) or index >= len(commit.parent_ids):
+                return None
+            oid = str(commit.parent_ids[index])
+            if oid not in repo.odb:
+                return missing(repo, oid, None, named_by=(
+                    f"{rev!r} names it: a parent of commit {commit.id}"))
+    return None
 
 
 def blob_size(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = None
@@ -314,8 +464,53 @@ def write_blob(repo: pygit2.Repository, data: bytes) -> pygit2.Oid:
 _TYPES = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
 """libgit2's object type numbers, by the name a loose object's header gives."""
 
-_objects_dirs: dict[str, str] = {}
-"""Each repository's object directory, by its git directory (``repo.path``)."""
+_objects_dirs: dict[str, tuple[str, ...]] = {}
+"""Each repository's object directories (its own, then its alternates), by ``repo.path``."""
+
+_ALTERNATE_DEPTH = 5
+"""How deep git follows alternates of alternates (``sha1-file.c``: deeper ones are ignored)."""
+
+
+def _object_dirs(repo: pygit2.Repository) -> tuple[str, ...]:
+    """Return ``repo``'s object directory, then each alternate's, read once per repository.
+
+    The alternates are those git reads: the lines of ``objects/info/alternates`` (blank
+    and ``#`` lines skipped; a relative path is relative to the object directory holding
+    the file), recursively to :data:`_ALTERNATE_DEPTH`, each once. One that does not exist
+    is kept (:func:`missing` names it).
+    """
+    git_dir = repo.path
+    found = _objects_dirs.get(git_dir)
+    if found is None:
+        # Lazy: commit imports this module's package; the object directory once a repository.
+        from .commit import objects_dir
+
+        found = _objects_dirs[git_dir] = _with_alternates(str(objects_dir(repo)))
+    return found
+
+
+def _with_alternates(objects: str) -> tuple[str, ...]:
+    """Return ``objects`` and the alternates it names, recursively (:func:`_object_dirs`)."""
+    dirs = [os.path.normpath(objects)]
+    pending = [(dirs[0], 0)]
+    while pending:
+        here, depth = pending.pop(0)
+        if depth >= _ALTERNATE_DEPTH:
+            continue
+        try:
+            with open(os.path.join(here, "info", "alternates"), "rb") as f:
+                lines = f.read().decode("utf-8", "replace").splitlines()
+        except OSError:  # none (the common case), or none to read: git reads none either
+            continue
+        for line in lines:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            other = os.path.normpath(os.path.join(here, line))
+            if other not in dirs:
+                dirs.append(other)
+                pending.append((other, depth + 1))
+    return tuple(dirs)
 
 
 def loose_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
@@ -326,7 +521,9 @@ def loose_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
     loose object file cut short (libgit2/libgit2#7342, review F3): every read of it, of
     its header too. Python's zlib says such a stream did not end. So each object kistore
     reads by id is checked here first: the read costs one ``open`` that fails when the
-    object is packed (~3 us), and replaces libgit2's inflate when it is loose.
+    object is packed (~3 us), and replaces libgit2's inflate when it is loose. The loose
+    files of the repository's alternates (``objects/info/alternates``, as git follows
+    them) are checked too, after its own: libgit2 reads those as well.
 
     Args:
         repo: the repository.
@@ -335,31 +532,43 @@ def loose_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
 
     Returns:
         (libgit2's type number, the object's bytes) of a whole loose object; None when
-        the repository holds no loose file of it (packed, in an alternate, or absent:
-        libgit2 reads or refuses it itself).
+        neither the repository nor an alternate holds a loose file of it (packed, or
+        absent: libgit2 reads or refuses it itself).
 
     Raises:
         ObjectUnreadable: the loose file is cut short, does not inflate, has a header
-            that does not say its length, or holds bytes of another id.
+            that does not say its length, or holds bytes of another id; or a directory
+            (a FIFO, a device) stands where the loose file would be.
     """
     hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
-    git_dir = repo.path
-    objects = _objects_dirs.get(git_dir)
-    if objects is None:
-        # Lazy: commit imports this module's package; the object directory once a repository.
-        from .commit import objects_dir
-
-        objects = _objects_dirs[git_dir] = str(objects_dir(repo))
-    return _read_loose(os.path.join(objects, hex_[:2], hex_[2:]), hex_, path)
+    name = os.path.join(hex_[:2], hex_[2:])
+    for objects in _object_dirs(repo):
+        found = _read_loose(os.path.join(objects, name), hex_, path)
+        if found is not None:
+            return found
+    return None
 
 
 def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | None:
     """:func:`loose_object` of the loose object file ``file`` (of id ``hex_``)."""
     try:
-        with open(file, "rb") as f:
-            data = f.read()
-    except OSError:  # no loose file (packed, absent), or none to read: libgit2 says
+        # O_NONBLOCK: a FIFO there opens at once (to be refused below), never waits
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:  # not here (packed, absent), or none to read (permissions): libgit2 says
         return None
+    try:
+        status = os.fstat(fd)
+        mode = status.st_mode
+        if not stat.S_ISREG(mode):
+            what = "a directory" if stat.S_ISDIR(mode) else "a FIFO, socket or device"
+            raise ObjectUnreadable(
+                hex_, f"{what} stands where its loose object file should be ({file}): "
+                "remove it", path)
+        data = os.read(fd, status.st_size + 1)  # a regular file: whole in one read
+        while chunk := os.read(fd, 1 << 20):  # (none: unless it grew meanwhile)
+            data += chunk
+    finally:
+        os.close(fd)
     stream = zlib.decompressobj()
     try:
         raw = stream.decompress(data)
@@ -392,12 +601,14 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
     loop) for its parents. Once per tip and process.
 
     Raises:
-        ObjectUnreadable: a loose commit of the history is damaged.
+        ObjectUnreadable: a loose commit of the history is damaged, or a commit it names
+            (a parent) is missing (a shallow clone's edge, listed in ``shallow``, is not).
     """
     key = (repo.path, str(tip))
     if key in _read_histories:
         return
     seen: set[str] = set()
+    shallow = _shallow(repo)
     pending = [str(tip)]
     while pending:
         oid = pending.pop()
@@ -406,13 +617,42 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
         seen.add(oid)
         loose = loose_object(repo, oid)
         if loose is not None:
-            pending += [p.decode() for p in _PARENT.findall(loose[1])]
+            tree = _TREE.match(loose[1])
+            if tree is not None:  # the walker's caller reads commit.tree: guarded here
+                loose_object(repo, tree.group(1).decode())
+            if oid not in shallow:
+                pending += [p.decode() for p in _PARENT.findall(loose[1])]
             continue
         try:
-            pending += [str(p) for p in repo[oid].peel(pygit2.Commit).parent_ids]
+            found = repo[oid]
+        except KeyError:  # a commit named as a parent (or the tip) that is not here
+            raise missing(repo, oid, named_by="a commit of the history names it as a parent"
+                          ) from None
+        except (ValueError, pygit2.GitError):
+            continue  # libgit2's walk says
+        try:
+            commit = found.peel(pygit2.Commit)
         except (KeyError, ValueError, AttributeError, pygit2.GitError):
-            continue  # absent (a shallow clone's edge) or no commit: the walk says
+            continue  # no commit (a tag of a tree): the walk says
+        loose_object(repo, str(commit.tree_id))  # a packed commit's tree may be loose
+        if oid not in shallow:
+            pending += [str(p) for p in commit.parent_ids]
     _read_histories.add(key)
+
+
+def _shallow(repo: pygit2.Repository) -> frozenset[str]:
+    """Return the commits of a shallow clone's edge (``shallow``: their parents are not here).
+
+    Empty for a full clone (no ``shallow`` file in the git directory).
+    """
+    # Lazy: commit imports this module's package.
+    from .commit import common_git_dir
+
+    try:
+        text = (common_git_dir(Path(repo.path)) / "shallow").read_text("ascii", "replace")
+    except OSError:
+        return frozenset()
+    return frozenset(text.split())
 
 
 def read_loose_revision(repo: pygit2.Repository, rev: str) -> None:
@@ -443,6 +683,7 @@ def read_loose_revision(repo: pygit2.Repository, rev: str) -> None:
         if re.fullmatch(r"[0-9a-f]{40}", name) is None:
             return
         oid = name
+    oid = _peeled(repo, oid)
     for step, count in _STEP.findall(steps):
         n = int(count) if count else 1
         for _ in range(n if step == "~" else 1):
@@ -462,6 +703,38 @@ def read_loose_revision(repo: pygit2.Repository, rev: str) -> None:
             loose_object(repo, tree.group(1).decode())
 
 
+def _peeled(repo: pygit2.Repository, oid: str) -> str:
+    """Return the object an annotated tag (or a tag of a tag) names, each read guarded.
+
+    ``oid`` itself when it is no tag (or cannot be read here: libgit2 says why).
+
+    Raises:
+        ObjectUnreadable: a loose tag on the way is damaged.
+    """
+    for _ in range(_TAG_DEPTH):
+        loose = loose_object(repo, oid)
+        if loose is not None:
+            target = _OBJECT.match(loose[1]) if loose[0] == _TYPES[b"tag"] else None
+            if target is None:
+                return oid
+            oid = target.group(1).decode()
+            continue
+        try:
+            found = repo[oid]
+        except (KeyError, ValueError, pygit2.GitError):
+            return oid
+        if not isinstance(found, pygit2.Tag):
+            return oid
+        oid = str(found.target)
+    return oid
+
+
+_TAG_DEPTH = 16
+"""Most tags of tags followed (git gives up on a longer chain too)."""
+
+_OBJECT = re.compile(rb"object ([0-9a-f]{40})\n")
+"""An annotated tag object's first line: the object it tags (git's tag format)."""
+
 _PARENT = re.compile(rb"^parent ([0-9a-f]{40})$", re.MULTILINE)
 """A commit object's parent lines (git's commit format)."""
 
@@ -473,3 +746,34 @@ _REVISION = re.compile(r"([^~^@:{}]+)((?:[~^][0-9]*)*)")
 
 _STEP = re.compile(r"([~^])([0-9]*)")
 """One parent step of :data:`_REVISION`."""
+
+
+def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
+    """Return the commit ``HEAD`` names, read through the loose-object guard.
+
+    ``repo.head.peel(pygit2.Commit)`` reads HEAD's commit with libgit2, which loops for
+    ever on a loose commit cut short (review r72-2); this reads it first
+    (:func:`read_loose_revision`), and says a missing one as :func:`missing_target` does.
+
+    Args:
+        repo: the repository.
+
+    Returns:
+        HEAD's commit (pygit2 Commit), or None when HEAD is unborn (no commit yet).
+
+    Raises:
+        ObjectUnreadable: HEAD's commit (or its root tree) is damaged or missing.
+    """
+    try:
+        if repo.head_is_unborn:
+            return None
+    except pygit2.GitError:  # HEAD itself unreadable: no commit to read
+        return None
+    read_loose_revision(repo, "HEAD")
+    try:
+        return repo.head.peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError) as e:
+        gone = missing_target(repo, "HEAD") or damage(e)
+        if gone is None:
+            raise
+        raise gone from e

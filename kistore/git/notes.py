@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .blobs import lookup
 from .lazy import pygit2  # imported on first use (~0.2 s)
+from .treediff import subtree
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from pygit2 import Repository, Tree
+    from pygit2 import Oid, Repository, Tree
 
-__all__ = ["annotated_blobs", "note_blob", "note_tree"]
+__all__ = ["annotated_blobs", "note_blob", "note_tree", "notes_tree"]
 
 
 def note_tree(repo: Repository, tree: Tree, prefix: str = "",
@@ -39,7 +41,7 @@ def note_tree(repo: Repository, tree: Tree, prefix: str = "",
     for entry in tree:
         name = str(entry.name)
         if entry.type == pygit2.GIT_OBJECT_TREE:
-            out.update(note_tree(repo, repo[entry.id].peel(pygit2.Tree), name, cache))
+            out.update(note_tree(repo, subtree(repo, entry.id), name, cache))
         elif entry.type == pygit2.GIT_OBJECT_BLOB:
             out[name] = str(entry.id)
     cache[str(tree.id)] = out
@@ -70,7 +72,7 @@ def note_blob(repo: Repository, tree: Tree, annotated: str) -> str | None:
         if len(fan) == 2 and fan in tree:
             entry = tree[fan]
             if entry.type == pygit2.GIT_OBJECT_TREE:
-                tree = repo[entry.id].peel(pygit2.Tree)
+                tree = subtree(repo, entry.id)
                 depth += 2
                 continue
         if rest and rest in tree:
@@ -92,4 +94,22 @@ def annotated_blobs(repo: Repository, ref: str) -> frozenset[str]:
     tip = repo.references.get(ref)
     if tip is None:
         return frozenset()
-    return frozenset(note_tree(repo, repo[tip.target].peel(pygit2.Commit).tree))
+    return frozenset(note_tree(repo, notes_tree(repo, tip.target, ref)))
+
+
+def notes_tree(repo: Repository, commit: Oid | str, ref: str) -> Tree:
+    """Return the root tree of the notes commit ``commit`` (the tip of ``ref``), guarded.
+
+    Both are read through :func:`~.blobs.lookup` (libgit2 loops on a loose object cut
+    short; a missing one is the repository's damage, not a ``KeyError``).
+
+    Args:
+        repo: the repository.
+        commit: the notes commit's id.
+        ref: the notes ref it was read for (named by the error).
+
+    Raises:
+        ObjectUnreadable: the commit or its tree is damaged or missing.
+    """
+    tip = lookup(repo, commit, ref).peel(pygit2.Commit)
+    return subtree(repo, tip.tree_id)

@@ -13,9 +13,11 @@ This module knows git (the ``git`` binary, pygit2 objects), nothing of what the 
 from __future__ import annotations
 
 import subprocess
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..core.errors import InputError
+from .blobs import lookup, read_loose_history
+from .treediff import entry_at, subtree
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -38,22 +40,24 @@ def first_parent_versions(repo: pygit2.Repository, rev: str, path: str
 
     Raises:
         InputError: git could not list the history (``rev`` names no commit).
+        ObjectUnreadable: a commit of the history (or a tree read) is damaged or missing.
     """
     done = subprocess.run(["git", "--git-dir", repo.path, "rev-list", "--first-parent", rev,
                            "--", path], capture_output=True, text=True)
     if done.returncode != 0:
+        read_loose_history(repo, rev)  # a damaged or missing commit: said as it is
         raise InputError(f"git rev-list {rev} -- {path} failed: {done.stderr.strip()}")
     versions = []
     for commit_id in done.stdout.split():
-        versions.append((commit_id, blob_at(repo, repo[commit_id].tree, path)))
+        commit = cast("pygit2.Commit", lookup(repo, commit_id))  # guarded (a cut loose one)
+        versions.append((commit_id, blob_at(repo, subtree(repo, commit.tree_id), path)))
     return versions
 
 
 def blob_at(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> str | None:
     """Return the blob id (40 hex digits) of the regular file at ``path`` in ``tree``, or None."""
-    try:
-        entry = tree[path]
-    except KeyError:
+    entry = entry_at(repo, tree, path)  # guarded: the trees on the way
+    if entry is None:
         return None
     return str(entry.id) if entry.type_str == "blob" and entry.filemode in (
         0o100644, 0o100755) else None

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
-from .blobs import ObjectUnreadable, damage, loose_object, unreadable
+from .blobs import ObjectUnreadable, damage, lookup, loose_object, read_object, unreadable
 from .ids import TREE, object_id
 from .lazy import pygit2 as _pygit2  # imported on first use
 
@@ -56,14 +56,9 @@ def subtree(repo: pygit2.Repository, oid: pygit2.Oid | str) -> pygit2.Tree:
     result is a tree (iterating anything else raises TypeError, as before).
 
     Raises:
-        KeyError: no object has that id.
-        ObjectUnreadable: the tree is here but damaged (``git fsck``).
+        ObjectUnreadable: the tree is damaged (``git fsck``), or missing (a tree names it).
     """
-    loose_object(repo, oid)  # a loose tree cut short: libgit2 loops on it (review F3)
-    try:
-        return cast("pygit2.Tree", repo[oid])
-    except _pygit2.GitError as e:
-        raise unreadable(oid, e) from e
+    return cast("pygit2.Tree", lookup(repo, oid))  # guarded: libgit2 loops on a cut one
 
 
 def shard_leaves(repo: pygit2.Repository, tree: pygit2.Tree, base: str
@@ -156,21 +151,15 @@ def files_below(repo: pygit2.Repository, top: pygit2.Oid, prefix: str = ""
         byte replaced), in no set order.
 
     Raises:
-        KeyError: a tree is missing from the repository.
-        ObjectUnreadable: a tree is damaged (named with its path).
+        ObjectUnreadable: a tree is damaged or missing (named with its path).
     """
-    odb = repo.odb
     modes: dict[str, int] = {}
     ids: dict[str, bytes] = {}
     pending: list[tuple[str, pygit2.Oid | bytes]] = [(prefix, top)]
     while pending:
         where, oid = pending.pop()
         # read here first when loose: libgit2 loops on one cut short (review F3)
-        loose = loose_object(repo, oid, where.rstrip("/") or None)
-        try:
-            _, data = loose or odb.read(oid.hex() if isinstance(oid, bytes) else str(oid))
-        except _pygit2.GitError as e:  # a damaged tree: the repository is (git fsck)
-            raise unreadable(oid, e, where.rstrip("/") or None) from e
+        _, data = read_object(repo, oid, where.rstrip("/") or None)  # damaged, missing
         found = _entry_pattern().findall(data)
         if not found:
             continue
@@ -254,22 +243,46 @@ def subtree_id(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str) -> 
     Raises:
         ObjectUnreadable: a directory on the way is damaged (:func:`damaged_on_path`).
     """
+    entry = entry_at(repo, tree, path)
+    return entry.id if entry is not None and entry.type_str == "tree" else None
+
+
+def entry_at(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str) -> Any | None:
+    """Return ``tree[path]`` (a pygit2 Object: a blob, a tree, ...), read through the guard.
+
+    Each loose directory on the way is read by kistore first (libgit2 loops on one cut
+    short, review F3): what a history walk's ``commit.tree[path]`` must do for an older
+    commit, whose trees may be loose.
+
+    Args:
+        repo: the repository holding ``tree``.
+        tree: a pygit2 Tree (None: nothing there).
+        path: a ``/``-separated path below it.
+
+    Returns:
+        The entry, or None when ``tree`` is None or has no such path.
+
+    Raises:
+        ObjectUnreadable: a directory on the way is damaged or missing
+            (:func:`damaged_on_path`).
+    """
     if tree is None:
         return None
     try:
         _read_loose_on_the_way(repo, tree, path)
-        entry = tree[path]
-    except KeyError:
-        return None
+        return tree[path]
+    except KeyError as e:  # pygit2's NotFoundError too: a directory on the way is missing
+        if damage(e) is None:
+            return None  # no such path
+        raise damaged_on_path(tree, path, e) from e
     except _pygit2.GitError as e:
         raise damaged_on_path(tree, path, e) from e
-    return entry.id if entry.type_str == "tree" else None
 
 
 def damaged_on_path(tree: pygit2.Tree, path: str, error: BaseException) -> ObjectUnreadable:
     """Return the :class:`~.blobs.ObjectUnreadable` of a tree walk by path that failed.
 
-    ``tree[path]`` reads every directory on the way; libgit2's error of a damaged one
+    ``tree[path]`` reads every directory on the way; libgit2's error of a damaged (or missing) one
     names no object. Walking one name at a time finds the directory that cannot be read.
 
     Args:
@@ -286,8 +299,11 @@ def damaged_on_path(tree: pygit2.Tree, path: str, error: BaseException) -> Objec
     for name in path.split("/"):
         try:
             here = here[name]
-        except KeyError:
-            break
+        except KeyError as e:  # NotFoundError too: ``here`` is a tree this repository lacks
+            found = damage(e, "/".join(walked) or None)
+            if found is None:
+                break
+            return found
         except _pygit2.GitError as e:
             return unreadable(here.id, e, "/".join(walked) or None)
         walked.append(name)
@@ -325,11 +341,7 @@ def _listing(repo: pygit2.Repository, tree_id: Any | None) -> dict[bytes, RawEnt
     listing = _LISTINGS.get(key)
     if listing is None:
         # read here first when loose: libgit2 loops on one cut short (review F3)
-        loose = loose_object(repo, key)
-        try:
-            _, data = loose or repo.odb.read(key)
-        except _pygit2.GitError as e:  # a damaged tree: the repository is (git fsck)
-            raise unreadable(key, e) from e
+        _, data = read_object(repo, key)  # damaged or missing: ObjectUnreadable
         found = _entry_pattern().findall(data)
         listing = dict(zip(map(_NAME, found), found, strict=True))  # no Python loop: ~4,000 a shard
         _keep(key, listing)

@@ -22,7 +22,7 @@ from ..core.digest import Digest
 from ..core.limits import DEFAULT, Limits, long_values, walk_bound
 from ..core.model import Manifest
 from ..git.blobs import blob_size, fetch_blobs, read_blob
-from ..git.treediff import shard_leaves, subtree
+from ..git.treediff import entry_at, shard_leaves, subtree
 from .catalog import Loaded, parse_document, problem, too_large, too_long
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: pygit2 loads on first use
@@ -87,10 +87,8 @@ class TreeFiles:
 
     def is_dir(self, path: str) -> bool:
         """Return True when ``path`` is a directory of the tree (one lookup, no blob read)."""
-        try:
-            return bool(self.tree[path].type_str == "tree")
-        except KeyError:
-            return False
+        entry = entry_at(self.repo, self.tree, path)  # guarded: the trees on the way
+        return entry is not None and entry.type_str == "tree"
 
     def _lookup(self, directory: str, name: str) -> str | None:
         """Return the blob id of ``name`` in ``directory`` by libgit2's search of its tree."""
@@ -108,20 +106,16 @@ class TreeFiles:
     def _subtree(self, directory: str) -> pygit2.Tree | None:
         if not directory:
             return self.tree
-        try:
-            entry = self.tree[directory]
-        except KeyError:
+        entry = entry_at(self.repo, self.tree, directory)  # guarded: the trees on the way
+        if entry is None:
             return None
         return subtree(self.repo, entry.id) if entry.type_str == "tree" else None
 
     def _listing(self, directory: str) -> dict[str, str]:
         if not directory:  # the top of the tree (kistore.toml)
             return {str(e.name): str(e.id) for e in self.tree if e.type_str == "blob"}
-        try:
-            entry = self.tree[directory]
-        except KeyError:
-            return {}
-        if entry.type_str != "tree":
+        entry = entry_at(self.repo, self.tree, directory)  # guarded: the trees on the way
+        if entry is None or entry.type_str != "tree":
             return {}
         return {str(e.name): str(e.id) for e in subtree(self.repo, entry.id)
                 if e.type_str == "blob"}
@@ -205,7 +199,7 @@ def oversized(repo: pygit2.Repository, tree: pygit2.Tree, limit: int) -> set[Dig
         for path, leaf in shard_leaves(repo, tree, base):
             if leaf.type_str != "blob":
                 continue
-            size = blob_size(repo, leaf.id)
+            size = blob_size(repo, leaf.id, path)
             if size is None or size > limit:
                 digest = layout.digest_from_path(path)
                 if digest is not None:

@@ -45,7 +45,7 @@ from ..core.limits import check_manifest as limits_check
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..core.settings import STORE_VERSION
-from ..git.blobs import damage, read_loose_revision
+from ..git.blobs import damage, missing_target, read_loose_revision
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.refs import RefsUnreadable, git_dir_of
 from ..git.sparse import SkipWorktree, skip_worktree
@@ -696,7 +696,8 @@ class Store:
 
         Raises:
             InputError: when ``rev`` names no commit.
-            ObjectUnreadable: the commit (or a commit on the way, ``HEAD~2``) is damaged.
+            ObjectUnreadable: the commit (or a commit on the way, ``HEAD~2``) is damaged, or
+                missing (the branch points at a commit the repository lacks).
         """
         read_loose_revision(self.repo, rev)  # libgit2 loops on a cut loose commit (F3)
         try:
@@ -705,6 +706,9 @@ class Store:
             damaged = damage(e) if isinstance(e, pygit2.GitError) else None
             if damaged is not None and not str(e).startswith(("revspec", "invalid")):
                 raise damaged from e  # named, but damaged (the repository is: git fsck)
+            gone = missing_target(self.repo, rev)
+            if gone is not None:
+                raise gone from None  # a branch pointing at a commit not here (r72-11)
             unborn = self._unborn_head(rev)
             raise InputError(unborn or (
                 f"no commit named {rev!r} in this repository: give a branch, a tag or a "

@@ -27,7 +27,14 @@ from ..core.limits import DEFAULT, Limits, file_too_large
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git import treediff
-from ..git.blobs import blob_size, fetch_blobs, is_partial_clone, loose_object, read_blob
+from ..git.blobs import (
+    blob_size,
+    fetch_blobs,
+    is_partial_clone,
+    lookup,
+    loose_object,
+    read_blob,
+)
 from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.quarantine import admit_quarantine
@@ -456,8 +463,12 @@ class View:
         except (KistoreError, KeyError, TypeError):
             stored_kind = None
         if stored_name is None or stored_kind is None:
-            # the owner's files are damaged or missing: not the names file's fault; the
-            # caller's fallback (the index) names the damaged file and how to restore it
+            # the owner's files are damaged or missing: not the names file's fault; a git
+            # object that cannot be read is said as it is (its id, `git fsck`: r72) ...
+            for file in (layout.metadata_path(owner), layout.object_path(owner)):
+                with contextlib.suppress(FileTooLarge):  # (no file inflated past 0 bytes)
+                    self.read(file, 0)
+            # ... else the caller's fallback (the index) names the damaged file and the fix
             raise ResolutionError(
                 f"{kind}/{name}: its names file names {owner}, whose "
                 f"{'metadata' if stored_name is None else 'object'} file is missing or "
@@ -1077,9 +1088,8 @@ class CommitView(View):
         if path not in self._trees:
             entry = self._entry(path)  # a submodule's commit is no object of this repository
             is_tree = entry is not None and entry.type == pygit2.GIT_OBJECT_TREE
-            if is_tree and entry is not None:  # libgit2 loops on a cut loose tree (review F3)
-                loose_object(self.repo, entry.id, path)
-            tree = self.repo[entry.id] if is_tree and entry is not None else None
+            # guarded: libgit2 loops on a cut loose tree (review F3); a missing one is damage
+            tree = lookup(self.repo, entry.id, path) if is_tree and entry is not None else None
             self._trees[path] = tree if isinstance(tree, pygit2.Tree) else None
         return self._trees[path]
 
