@@ -150,13 +150,13 @@ def test_a_history_walk_reads_each_changed_shard_tree_once(tmp_path, monkeypatch
     monkeypatch.setattr(treediff, "_LISTINGS", {})
     monkeypatch.setattr(treediff, "_entries_kept", 0)
     reads: list[str] = []
-    real = treediff.loose_object
+    real = treediff.read_object
 
     def counted(repo_: pygit2.Repository, oid: object, path: str | None = None) -> object:
         reads.append(str(oid))
         return real(repo_, oid, path)
 
-    monkeypatch.setattr(treediff, "loose_object", counted)
+    monkeypatch.setattr(treediff, "read_object", counted)
     for old, new in [(commits[1], commits[2]), (commits[0], commits[1])]:  # newest first
         changed = treediff.changed_leaves(repo, base[old], base[new], _OBJ + "/")
         assert len(changed) == 100
