@@ -172,7 +172,8 @@ def test_any_sequence_of_ref_changes_reads_as_git_reads_it(tmp_path_factory, ste
         elif step == "pack":
             git(root, "pack-refs", "--all")
         elif step == "branch":
-            git(root, "branch", "-f", "b", "HEAD")
+            # update-ref, not `branch -f`: git refuses to force the branch checked out
+            git(root, "update-ref", "refs/heads/b", "HEAD")
         elif step == "switch":
             git(root, "checkout", "-q", "-B", "b")
         elif step == "detach":
