@@ -424,8 +424,6 @@ def _objects_unchanged(repo: pygit2.Repository, objects: dict[str, bytes],
     Where ``git status`` trusts a file's stat data and this reads its bytes, this is the
     stricter: a file changed behind an unchanged stat fails here, and git is asked.
     """
-    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-
     commit = head_commit(repo)  # guarded: libgit2 loops on a cut loose HEAD (r72-2)
     head = objects_tree(repo, commit.tree) if commit is not None else None
     if head is None or not _no_conversion(repo):

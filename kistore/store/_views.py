@@ -28,6 +28,7 @@ from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..git import treediff
 from ..git.blobs import (
+    ObjectUnreadable,
     blob_size,
     fetch_blobs,
     is_partial_clone,
@@ -1101,9 +1102,10 @@ class CommitView(View):
         bytes, so equal ids are equal bytes, and a file holding any other bytes (a tampered
         names file) has another id. ``verify --at`` confirms 100,000 names files so without
         inflating one (a read was ~20-40 us each). Equal ids also need the object to be
-        here (a lookup in the pack index, no inflate): a deleted blob is False, so the
-        caller reads it and reports the read's error (KI117; review73 F14: verify --at
-        passed a repository whose names and group blobs were deleted). A partial clone
+        here and whole: a loose one is read (:func:`~kistore.git.blobs.loose_object`, one
+        open, failing at once when it is packed: a flipped bit in it, review F6), else the
+        pack index is asked (no inflate: a deleted blob, review73 F14); either is False,
+        so the caller reads the file and reports the read's error (KI117). A partial clone
         lacks blobs by design: there the ids alone decide. Other paths are read
         (:meth:`View.holds`).
 
@@ -1117,6 +1119,11 @@ class CommitView(View):
             return False
         raw = oid if isinstance(oid, bytes) else oid.raw
         if blob_id(data) != raw:
+            return False
+        try:
+            if loose_object(self.repo, raw, path) is not None:
+                return True
+        except ObjectUnreadable:  # damaged: the caller's read says so
             return False
         return raw.hex() in self.repo.odb or is_partial_clone(self.repo)
 

@@ -102,3 +102,21 @@ def test_verify_at_head_reports_a_deleted_group_blob_as_ki117(runner, record_sto
     errors = [(f["rule"], f["file"], f["extra"]) for f in json.loads(result.stdout)["findings"]
               if f["severity"] == "error"]
     assert errors == [("KI117", path, {"object": oid})]
+
+
+def test_verify_at_head_reports_a_flipped_group_blob_as_ki117(runner, record_store):
+    # a group file is confirmed by blob id as a names file is (CommitView.holds): its loose
+    # file is read there too, so a flipped bit in it is found as in a names file (F6)
+    root = Path(record_store.root)
+    [listed] = git(root, "ls-tree", "-r", "HEAD", "store/groups").splitlines()
+    _, _, oid, path = listed.split(maxsplit=3)
+    loose = root / ".git" / "objects" / oid[:2] / oid[2:]
+    inflated = zlib.decompress(loose.read_bytes())
+    loose.chmod(0o644)
+    loose.write_bytes(zlib.compress(flip(inflated)))
+
+    result = runner.invoke(main, ["--store", str(root), "verify", "--at", "HEAD", "--json"])
+    assert result.exit_code == 1, result.output
+    errors = [(f["rule"], f["file"], f["extra"]) for f in json.loads(result.stdout)["findings"]
+              if f["severity"] == "error"]
+    assert errors == [("KI117", path, {"object": oid})]
