@@ -90,33 +90,35 @@ def test_verify_at_head_reports_a_deleted_names_blob_as_ki117(runner, record_sto
     assert errors == [("KI117", NAMES_PATH, {"object": oid})]
 
 
+def _group_blob(root: Path) -> tuple[str, Path, str]:
+    """The published run's group file: (its path, its loose object file, its blob id)."""
+    [listed] = git(root, "ls-tree", "-r", "HEAD", "store/groups").splitlines()
+    _, _, oid, path = listed.split(maxsplit=3)
+    return path, root / ".git" / "objects" / oid[:2] / oid[2:], oid
+
+
+def _verify_at_head_errors(runner, root: Path) -> list[tuple[str, str, dict[str, str]]]:
+    """``verify --at HEAD --json`` (exit 1 asserted): (rule, file, extra) of each error."""
+    result = runner.invoke(main, ["--store", str(root), "verify", "--at", "HEAD", "--json"])
+    assert result.exit_code == 1, result.output
+    return [(f["rule"], f["file"], f["extra"]) for f in json.loads(result.stdout)["findings"]
+            if f["severity"] == "error"]
+
+
 def test_verify_at_head_reports_a_deleted_group_blob_as_ki117(runner, record_store):
     # review73 F14: a group file's blob is compared by id too (CommitView.holds)
     root = Path(record_store.root)
-    [listed] = git(root, "ls-tree", "-r", "HEAD", "store/groups").splitlines()
-    _, _, oid, path = listed.split(maxsplit=3)
-    (root / ".git" / "objects" / oid[:2] / oid[2:]).unlink()
-
-    result = runner.invoke(main, ["--store", str(root), "verify", "--at", "HEAD", "--json"])
-    assert result.exit_code == 1, result.output
-    errors = [(f["rule"], f["file"], f["extra"]) for f in json.loads(result.stdout)["findings"]
-              if f["severity"] == "error"]
-    assert errors == [("KI117", path, {"object": oid})]
+    path, loose, oid = _group_blob(root)
+    loose.unlink()
+    assert _verify_at_head_errors(runner, root) == [("KI117", path, {"object": oid})]
 
 
 def test_verify_at_head_reports_a_flipped_group_blob_as_ki117(runner, record_store):
     # a group file is confirmed by blob id as a names file is (CommitView.holds): its loose
     # file is read there too, so a flipped bit in it is found as in a names file (F6)
     root = Path(record_store.root)
-    [listed] = git(root, "ls-tree", "-r", "HEAD", "store/groups").splitlines()
-    _, _, oid, path = listed.split(maxsplit=3)
-    loose = root / ".git" / "objects" / oid[:2] / oid[2:]
+    path, loose, oid = _group_blob(root)
     inflated = zlib.decompress(loose.read_bytes())
     loose.chmod(0o644)
     loose.write_bytes(zlib.compress(flip(inflated)))
-
-    result = runner.invoke(main, ["--store", str(root), "verify", "--at", "HEAD", "--json"])
-    assert result.exit_code == 1, result.output
-    errors = [(f["rule"], f["file"], f["extra"]) for f in json.loads(result.stdout)["findings"]
-              if f["severity"] == "error"]
-    assert errors == [("KI117", path, {"object": oid})]
+    assert _verify_at_head_errors(runner, root) == [("KI117", path, {"object": oid})]
