@@ -18,7 +18,7 @@ import pygit2
 
 from ..core.findings import Finding
 from ..core.gitattributes import INFO_ATTRIBUTES, INFO_ATTRIBUTES_CONVERT, check_info_attributes
-from .commit import common_git_dir
+from .refs import common_git_dir
 
 __all__ = ["MAX_ATTRIBUTES_BYTES", "check_clone_info_attributes", "read_attributes_file"]
 

@@ -29,6 +29,7 @@ from ..core import hashes
 from ..core.errors import StoreStateError
 from . import _loose
 from .lazy import pygit2  # imported on first use (~0.2 s)
+from .refs import common_git_dir
 
 _GIT_BLOB = 3
 """libgit2's object type number of a blob (``GIT_OBJECT_BLOB``), as ``odb.read`` returns it."""
@@ -645,9 +646,6 @@ def _shallow(repo: pygit2.Repository) -> frozenset[str]:
 
     Empty for a full clone (no ``shallow`` file in the git directory).
     """
-    # Lazy: commit imports this module's package.
-    from .commit import common_git_dir
-
     try:
         text = (common_git_dir(Path(repo.path)) / "shallow").read_text("ascii", "replace")
     except OSError:

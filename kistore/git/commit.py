@@ -52,6 +52,7 @@ from . import _gitindex as gitindex
 from . import _loose, pack, watchdog
 from ._pending_index import PendingIndex, missing_from_index, stamp
 from .lazy import pygit2  # imported on first use (~0.2 s)
+from .refs import common_git_dir
 from .writer import FileStat
 
 PACK_THRESHOLD = 64
@@ -662,19 +663,6 @@ def _note(number: int, frame: Any) -> None:
 def objects_dir(repo: pygit2.Repository) -> Path:
     """Return the repository's object directory (linked worktrees share it: ``commondir``)."""
     return common_git_dir(Path(repo.path)) / "objects"
-
-
-def common_git_dir(git_dir: Path) -> Path:
-    """Return the git directory every worktree of ``git_dir``'s repository shares.
-
-    A linked worktree's own git directory (``.git/worktrees/NAME``) names it in its
-    ``commondir`` file; for the main worktree it is ``git_dir`` itself. Objects, branches
-    and kistore's write lock live there.
-    """
-    common = git_dir / "commondir"
-    if common.is_file():
-        return (git_dir / common.read_text("utf-8").strip()).resolve()
-    return git_dir
 
 
 def commit_signature(repo: pygit2.Repository) -> pygit2.Signature:

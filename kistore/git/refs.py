@@ -63,6 +63,28 @@ def git_dir_of(work_tree: Path) -> Path:
     return target if target.is_absolute() else work_tree / target
 
 
+def common_git_dir(git_dir: Path) -> Path:
+    """Return the git directory every worktree of ``git_dir``'s repository shares.
+
+    A linked worktree's own git directory (``.git/worktrees/NAME``) names it in its
+    ``commondir`` file (gitrepository-layout(5)); for the main worktree it is ``git_dir``
+    itself. Objects, branches and kistore's write lock live there.
+
+    Args:
+        git_dir: a git directory (:func:`git_dir_of`).
+
+    Returns:
+        The shared git directory, resolved.
+
+    Raises:
+        OSError, UnicodeDecodeError: ``commondir`` is there but cannot be read.
+    """
+    common = git_dir / "commondir"
+    if common.is_file():
+        return (git_dir / common.read_text("utf-8").strip()).resolve()
+    return git_dir
+
+
 def resolve(git_dir: Path, name: str) -> str | None:
     """Return the object id (hex) a ref names, following ``ref:`` links, or None when absent.
 

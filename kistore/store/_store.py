@@ -47,7 +47,7 @@ from ..core.schema import KINDS
 from ..core.settings import STORE_VERSION
 from ..git.blobs import damage, missing_target, read_loose_revision
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
-from ..git.refs import RefsUnreadable, git_dir_of
+from ..git.refs import RefsUnreadable, common_git_dir, git_dir_of
 from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
@@ -408,9 +408,6 @@ class Store:
 
     def _write_lock_path(self) -> Path:
         """Return ``kistore-write.lock`` in the git directory all worktrees share."""
-        # Lazy: git.commit loads logging: only the write path and verify's look need it.
-        from ..git.commit import common_git_dir
-
         return common_git_dir(Path(self.git_dir)) / "kistore-write.lock"
 
     def not_checked_out(self) -> str | None:
@@ -1480,7 +1477,9 @@ def _plain_work_tree(start: str) -> Path | None:
             else:  # a linked worktree's .git file; not a submodule's (no commondir)
                 try:
                     git_dir = git_dir_of(directory)
-                    common = git_dir / (git_dir / "commondir").read_text("utf-8").strip()
+                    if not (git_dir / "commondir").is_file():
+                        return None
+                    common = common_git_dir(git_dir)
                 except (RefsUnreadable, OSError, UnicodeDecodeError):
                     return None
             if not (git_dir / "HEAD").is_file():

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.errors import ConflictError, StoreStateError
-from ..git.commit import common_git_dir
+from ..git.refs import common_git_dir
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ._store import Store
