@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
@@ -67,22 +68,43 @@ def common_git_dir(git_dir: Path) -> Path:
     """Return the git directory every worktree of ``git_dir``'s repository shares.
 
     A linked worktree's own git directory (``.git/worktrees/NAME``) names it in its
-    ``commondir`` file (gitrepository-layout(5)); for the main worktree it is ``git_dir``
-    itself. Objects, branches and kistore's write lock live there.
+    ``commondir`` file, relative to ``git_dir`` or absolute (gitrepository-layout(5)); for
+    the main worktree (no ``commondir``) it is ``git_dir`` itself. Objects, branches,
+    ``packed-refs`` and kistore's write lock live there. The one reader of ``commondir``:
+    :func:`resolve`, store discovery, the write lock, hooks, ``info/attributes``, the
+    object directory and ``shallow`` all ask here.
 
     Args:
         git_dir: a git directory (:func:`git_dir_of`).
 
     Returns:
-        The shared git directory, resolved.
+        ``git_dir`` unchanged when it holds no ``commondir``; else the directory that file
+        names, resolved (symbolic links and ``..`` taken out: ``.git``, not
+        ``.git/worktrees/NAME/../..``).
 
     Raises:
-        OSError, UnicodeDecodeError: ``commondir`` is there but cannot be read.
+        RefsUnreadable: a ``commondir`` is there but is not a regular file (a directory, a
+            FIFO, a link to nothing), cannot be read, or is empty; the message names it.
     """
     common = git_dir / "commondir"
-    if common.is_file():
-        return (git_dir / common.read_text("utf-8").strip()).resolve()
-    return git_dir
+    try:
+        mode = os.lstat(common).st_mode  # one lstat for the main worktree's absent file
+        if stat.S_ISLNK(mode):
+            mode = os.stat(common).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        if not os.path.lexists(common):
+            return git_dir
+        mode = stat.S_IFLNK  # a symbolic link to nothing
+    except OSError as e:
+        raise RefsUnreadable(f"cannot read {common}: {e}") from None
+    if not stat.S_ISREG(mode):
+        raise RefsUnreadable(f"{common} is not a regular file: expected one line naming the "
+                             "git directory the worktrees share (`git worktree repair`)")
+    text = _loose(common)
+    if not text:
+        raise RefsUnreadable(f"{common} is empty: expected one line naming the git directory "
+                             "the worktrees share (`git worktree repair`)")
+    return (git_dir / text).resolve()  # relative to git_dir, or absolute (Path keeps it)
 
 
 def resolve(git_dir: Path, name: str) -> str | None:
@@ -101,7 +123,7 @@ def resolve(git_dir: Path, name: str) -> str | None:
         RefsUnreadable: the repository does not keep refs as plain files (reftable), a
             ``commondir`` file cannot be read, or a ref file is in no form git writes.
     """
-    common = _common_dir(git_dir)
+    common = _refs_dir(git_dir)
     packed: dict[str, str] | None = None
     for _ in range(_MAX_SYMREF_DEPTH):
         if name != "HEAD" and not _is_ref_name(name):
@@ -123,21 +145,16 @@ def resolve(git_dir: Path, name: str) -> str | None:
     raise RefsUnreadable(f"ref {name}: symbolic refs nest deeper than {_MAX_SYMREF_DEPTH}")
 
 
-def _common_dir(git_dir: Path) -> Path:
-    """Return the git directory shared by every worktree (``commondir``), checked for files.
+def _refs_dir(git_dir: Path) -> Path:
+    """Return :func:`common_git_dir`, once ``git_dir`` is known to keep its refs as files.
 
     Raises:
-        RefsUnreadable: no ``HEAD`` file, a ``reftable`` directory, or an unreadable
-            ``commondir``.
+        RefsUnreadable: no ``HEAD`` file, a ``reftable`` directory (in ``git_dir`` or the
+            common one), or a ``commondir`` :func:`common_git_dir` refuses.
     """
     if not os.path.isfile(git_dir / "HEAD"):
         raise RefsUnreadable(f"{git_dir} holds no HEAD file")
-    common = git_dir
-    if os.path.lexists(git_dir / "commondir"):
-        text = _loose(git_dir / "commondir")
-        if not text:
-            raise RefsUnreadable(f"cannot read {git_dir / 'commondir'}")
-        common = git_dir / text  # relative to git_dir, or absolute (Path keeps the latter)
+    common = common_git_dir(git_dir)
     if os.path.lexists(git_dir / "reftable") or os.path.lexists(common / "reftable"):
         raise RefsUnreadable(f"{git_dir} keeps its refs in a reftable")
     return common

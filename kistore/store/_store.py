@@ -1480,7 +1480,7 @@ def _plain_work_tree(start: str) -> Path | None:
                     if not (git_dir / "commondir").is_file():
                         return None
                     common = common_git_dir(git_dir)
-                except (RefsUnreadable, OSError, UnicodeDecodeError):
+                except RefsUnreadable:  # git_dir_of's .git file, common_git_dir's commondir
                     return None
             if not (git_dir / "HEAD").is_file():
                 return None

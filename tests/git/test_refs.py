@@ -113,6 +113,43 @@ def test_git_dir_of_a_relative_gitdir_file(repo, tmp_path):
     assert refs.git_dir_of(repo) == repo / ".git"
 
 
+def test_common_git_dir_of_the_main_and_of_a_linked_worktree(repo, tmp_path):
+    git(repo, "worktree", "add", "-q", str(tmp_path / "linked"))
+    own = refs.git_dir_of(tmp_path / "linked")
+    assert (own / "commondir").read_text() == "../..\n"  # as git writes it
+    assert refs.common_git_dir(own) == (repo / ".git").resolve()
+    assert refs.common_git_dir(repo / ".git") == repo / ".git"  # no commondir: unchanged
+    (own / "commondir").write_text(f"{repo / '.git'}\n")  # an absolute path, as git reads it
+    assert refs.common_git_dir(own) == (repo / ".git").resolve()
+    (own / "commondir").unlink()
+    (own / "commondir").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "elsewhere").write_text("../..\n")  # through a link to a file: read
+    assert refs.common_git_dir(own) == (repo / ".git").resolve()
+
+
+@pytest.mark.parametrize(("case", "said"), [("empty", "is empty"),
+                                            ("blank", "is empty"),
+                                            ("directory", "is not a regular file"),
+                                            ("dangling-link", "is not a regular file")])
+def test_common_git_dir_refuses_a_commondir_git_would_not_write(repo, tmp_path, case, said):
+    git(repo, "worktree", "add", "-q", str(tmp_path / "linked"))
+    own = refs.git_dir_of(tmp_path / "linked")
+    common = own / "commondir"
+    common.unlink()
+    if case in ("empty", "blank"):
+        common.write_text("" if case == "empty" else " \n")
+    elif case == "directory":
+        common.mkdir()
+    else:
+        common.symlink_to(tmp_path / "nothing")
+    with pytest.raises(refs.RefsUnreadable) as caught:
+        refs.common_git_dir(own)
+    assert str(caught.value).startswith(f"{common} {said}")
+    assert "git worktree repair" in str(caught.value)
+    with pytest.raises(refs.RefsUnreadable):  # the ref reader asks the same function
+        refs.resolve(own, "HEAD")
+
+
 @pytest.mark.parametrize("text", ["", "gitdir:\nsecond line", "worktree: x"])
 def test_a_dotgit_file_in_no_form_git_writes_is_left_to_libgit2(tmp_path, text):
     (tmp_path / ".git").write_text(text)
