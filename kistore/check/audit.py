@@ -1178,6 +1178,10 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     objects_read: dict[str, bytes] | None = None
     history: list[int] = []  # where check_history's findings start and end in ``later``
 
+    def history_has_no_end() -> bool:
+        """Return True when check_history began (its start noted) and stopped before its end."""
+        return len(history) == 1
+
     def run_checkers() -> None:  # in this process while the workers check files
         for checker in CHECKERS if checkers is None else checkers:
             try:
@@ -1191,7 +1195,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
                 stopped = stopped_finding(e)
                 if stopped not in later:  # the same object stops several checks: said once
                     later.append(stopped)
-                if len(history) == 1:  # check_history stopped: its findings end here
+                if history_has_no_end():  # its findings end after the stop's
                     history.append(len(later))
 
     if at is None and store.root is not None and snap.view.scope == "work" and not any(

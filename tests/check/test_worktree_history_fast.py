@@ -15,6 +15,9 @@ import pytest
 
 from kistore.check import _history as history
 from kistore.check import audit
+from kistore.check._rules import sort_key
+from kistore.core.findings import Finding
+from kistore.git.blobs import ObjectUnreadable
 from kistore.store import Store
 
 from ..conftest import PUBLISHED, git, store_file
@@ -159,3 +162,26 @@ def test_a_staged_change_is_found_from_a_subdirectory(published, monkeypatch):
     got = _history_findings(audit.verify(Store(published), workers=1))
     assert [f[:3] for f in got] == [
         ("KI401", PROTOCOL, "modified in the work tree or index (HEAD holds other bytes)")]
+
+
+def test_a_history_check_stopped_by_a_damaged_object_still_gets_the_work_trees_findings(
+        published, monkeypatch):
+    """check_history raised: its range in verify's findings ends after the stop's KI117.
+
+    The work tree's history findings (``worktree_changes``) are then sorted into that range,
+    with the stop, before the next checker's findings.
+    """
+    def stops(store, at, worktree=True):
+        raise ObjectUnreadable("ab" * 20, "inflate failed", path="store/trust/keys.json")
+
+    after = Finding(audit.WORK_TREE_WRITTEN, "the next checker's")
+    monkeypatch.setattr(audit, "check_history", stops)
+    _edit(published, PROTOCOL)
+    found = audit.verify(Store(published), workers=1,
+                         checkers=[stops, lambda store, at: [after]])
+    stop = audit.stopped_finding(ObjectUnreadable("ab" * 20, "inflate failed",
+                                                  path="store/trust/keys.json"))
+    changed = [f for f in found if f.rule.id == "KI401"]
+    assert [(f.file, f.message) for f in changed] == [
+        (PROTOCOL, "modified in the work tree or index (HEAD holds other bytes)")]
+    assert found[-3:] == [*sorted([stop, *changed], key=sort_key), after]
