@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .locks import lock_file
 from .pack import blob_id
 from .writer import FileStat, file_stat
 
@@ -65,7 +66,7 @@ class IndexUpdate:
 
     def __init__(self, index_file: Path, wait_s: float = 5.0) -> None:
         self.index_file = index_file
-        self.lock = index_file.with_name(index_file.name + ".lock")
+        self.lock = lock_file(index_file)
         self.scratch = index_file.with_name("kistore-index.new")
         self.wait_s = wait_s
         self.index: pygit2.Index

@@ -52,6 +52,7 @@ from . import _gitindex as gitindex
 from . import _loose, pack, watchdog
 from ._pending_index import PendingIndex, missing_from_index, stamp
 from .lazy import pygit2  # imported on first use (~0.2 s)
+from .locks import index_lock, lock_file
 from .refs import common_git_dir
 from .writer import FileStat
 
@@ -96,17 +97,11 @@ def check_ready(repo: pygit2.Repository) -> None:
                 f"--continue`) or abort it (`git {verb} --abort`), then run the add again",
                 file=str(git_dir / marker))
     index_file = git_dir / "index"
-    lock = index_file.with_name("index.lock")
+    lock = index_lock(git_dir)
     deadline = time.monotonic() + INDEX_WAIT_S
     while lock.exists():
         if time.monotonic() >= deadline:
-            raise StoreStateError(
-                "this lock file exists: another git command is changing the index, or one crashed "
-                "and left it. Wait for it, or, if no git command is running, delete the file "
-                "and run `git reset -q` (a `git commit` or `kistore add --commit` killed after "
-                "its branch moved leaves the index behind HEAD; this brings it in step and "
-                "keeps the work tree), then run `git status`; nothing was written",
-                file=str(lock))
+            raise _index_lock_held(lock, "nothing was written")
         time.sleep(0.05)
     # Split and sparse indexes leave a trace: a shared index file, a sparse-checkout file.
     # Only then is the whole index read here, to fail before any file is written.
@@ -477,7 +472,7 @@ class BranchCommit:
     def _lost_race(self, branch: str) -> StoreStateError:
         """Return the error after too many lost swaps: a lock file left, or a busy branch."""
         git_dir = Path(self.repo.path)
-        for lock in (git_dir / f"{branch}.lock", git_dir / "packed-refs.lock"):
+        for lock in (lock_file(git_dir / branch), lock_file(git_dir / "packed-refs")):
             if lock.exists():
                 return StoreStateError(
                     f"this lock file exists: another git command is updating {branch}, or one "
@@ -593,14 +588,20 @@ def _stop_if_interrupted() -> None:
         raise KeyboardInterrupt
 
 
+def _index_lock_held(lock: Path, outcome: str) -> StoreStateError:
+    """Say that git's index lock stayed held (:data:`INDEX_WAIT_S`), and what to do."""
+    return StoreStateError(
+        "this lock file exists: another git command is changing the index, or one crashed "
+        "and left it. Wait for it, or, if no git command is running, delete the file "
+        "and run `git reset -q` (a `git commit` or `kistore add --commit` killed after "
+        "its branch moved leaves the index behind HEAD; this brings it in step and "
+        f"keeps the work tree), then run `git status`; {outcome}", file=str(lock))
+
+
 def _index_error(index_file: Path, e: BaseException, outcome: str) -> StoreStateError:
     """Say why the git index could not be updated, and what to do."""
     if isinstance(e, FileExistsError):
-        lock = index_file.with_name("index.lock")
-        return StoreStateError(
-            "this lock file exists: another git command is changing the index, or one crashed "
-            f"and left it. Wait for it, or delete the file if no git command is running; "
-            f"{outcome}", file=str(lock))
+        return _index_lock_held(lock_file(index_file), outcome)
     if "'sdir'" in str(e):  # libgit2: "unsupported mandatory extension: 'sdir'"
         return StoreStateError(
             f"this sparse checkout keeps a sparse index (`--sparse-index`), which libgit2 "

@@ -9,8 +9,9 @@ hands in; :mod:`.migrate` finds what a store of an earlier layout lacks.
 from typing import TYPE_CHECKING, Any
 
 from ..core.layout import GITATTRIBUTES_LINE
+from ..git.locks import index_lock
 from ._settings import Settings, parse_settings, settings_place
-from ._settled import WORK_TREE_WAIT_S, Settled, index_lock
+from ._settled import WORK_TREE_WAIT_S, Settled
 from ._store import (
     AddInterrupted,
     AdmissionCheck,

@@ -20,6 +20,7 @@ from time import monotonic, sleep
 from typing import NamedTuple
 
 from ..core.errors import printable
+from ..git.locks import index_lock
 
 WORK_TREE_WAIT_S = 1.0
 """How long a read of the work tree waits for a held ``.git/index.lock`` before it answers
@@ -43,16 +44,6 @@ class Settled(NamedTuple):
 
     at: str | None
     note: str | None = None
-
-
-def index_lock(git_dir: str | os.PathLike[str]) -> Path:
-    """Return git's index lock file of a work tree: ``GIT_DIR/index.lock``.
-
-    Args:
-        git_dir: the work tree's git directory (a linked worktree's own
-            ``.git/worktrees/NAME``, which holds its own index).
-    """
-    return Path(git_dir) / "index.lock"
 
 
 def settled_at(git_dir: str | os.PathLike[str] | None, at: str | None, *,
@@ -90,7 +81,7 @@ def held_note(lock: Path) -> str:
     """Return the note of an answer read from ``HEAD`` because ``lock`` stayed held.
 
     Args:
-        lock: the index lock file (:func:`index_lock`).
+        lock: the index lock file (:func:`kistore.git.locks.index_lock`).
 
     Returns:
         One sentence: who holds the lock, that the answer is ``HEAD``'s, to ask again, and

@@ -47,12 +47,13 @@ from ..core.schema import KINDS
 from ..core.settings import STORE_VERSION
 from ..git.blobs import damage, missing_target, read_loose_revision
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
+from ..git.locks import index_lock
 from ..git.refs import RefsUnreadable, common_git_dir, git_dir_of
 from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
 from ._settings import Settings
-from ._settled import WORK_TREE_WAIT_S, Settled, index_lock, settled_at
+from ._settled import WORK_TREE_WAIT_S, Settled, settled_at
 from ._views import CommitView, SparseWorkTreeView, StagedView, View, WorkTreeView
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
