@@ -6,7 +6,8 @@ manifests beyond the store's layout (core). Modules: :mod:`.ids` (blob ids), :mo
 :mod:`._gitindex` and :mod:`._pending_index` (git's index under its lock), :mod:`.writer`
 (atomic work-tree writes with undo), :mod:`.commit` (trees, commits, compare-and-swap branch moves),
 :mod:`.notes` (which objects a notes ref annotates), :mod:`.quarantine` (objects a push
-is still bringing in, inside ``pre-receive``).
+is still bringing in, inside ``pre-receive``), :mod:`.locks` (git's lock-file names),
+:mod:`.realdirs` (a symbolic link or a file on the way to a work-tree directory).
 """
 
 from typing import TYPE_CHECKING

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..core.errors import StoreStateError
 from ..core.workers import forking, start_worker
+from .realdirs import ABSENT, first_not_dir
 
 BULK_LISTING = 64
 """From this many files on, a batch lists each target directory once instead of probing
@@ -187,7 +188,8 @@ def refuse_links(root: str | os.PathLike[str], directories: Iterable[str],
     add write its files wherever the link points, outside the repository, and ``add
     --commit`` then replace the committed link with a directory (new-user review
     2026-12-02 F20). Checked before anything is written or removed, with one ``lstat``
-    per directory level (a bulk add's 1,000 shard directories: about a millisecond).
+    per directory level (a bulk add's 1,000 shard directories: about a millisecond;
+    :func:`kistore.git.realdirs.first_not_dir`, the look the store's reads take too).
 
     Args:
         root: the work tree the directories are relative to (its own path may be reached
@@ -207,20 +209,11 @@ def refuse_links(root: str | os.PathLike[str], directories: Iterable[str],
     files = list(files)
     directories = [*directories, *(f.rpartition("/")[0] for f in files)]
     base = os.fspath(root) + "/"
-    seen: set[str] = set()
+    modes: dict[str, int] = {}  # each level looked at once (first_not_dir)
     for directory in directories:
-        parts = directory.split("/")
-        for end in range(1, len(parts) + 1):
-            rel = "/".join(parts[:end])
-            if rel in seen:
-                continue
-            seen.add(rel)
-            try:
-                mode = os.lstat(base + rel).st_mode
-            except FileNotFoundError:
-                break  # made new by the write, as every level below it
-            if not stat.S_ISDIR(mode):
-                raise StoreStateError(_not_a_directory(base, rel, mode))
+        found = first_not_dir(root, directory, modes)
+        if found is not None and found[1] != ABSENT:  # absent: made new by the write
+            raise StoreStateError(_not_a_directory(base, *found))
     for rel in files:
         try:
             mode = os.lstat(base + rel).st_mode

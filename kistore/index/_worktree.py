@@ -42,10 +42,11 @@ from typing import TYPE_CHECKING
 from ..core import hashes, layout
 from ..core.digest import Digest, is_digest
 from ..git.ids import blob_id
+from ..git.realdirs import first_not_dir
 from ..git.sparse import SkipWorktree
 from ._database import seal
 from ._transaction import transaction
-from .freshness import is_racy, real_dir, shard_dirs
+from .freshness import is_racy, shard_dirs
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .warm import HeadTree
@@ -180,7 +181,7 @@ def _compare(root: Path, rel: str, want: dict[str, str],
             tree there is not a difference.
     """
     have: set[str] = set()
-    if real_dir(os.fspath(root), rel):  # never list through a symlink: not the store's
+    if first_not_dir(root, rel) is None:  # never list through a symlink: not the store's
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             have = set(os.listdir(os.path.join(root, rel)))
     differ = have.symmetric_difference(want)

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..core import layout
+from ..git.realdirs import first_not_dir
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: git.writer is of the write path
     from ..git.writer import FileStat
@@ -112,7 +112,7 @@ def shard_dirs(top: str) -> ShardDirs:
     now = time.time_ns()
     entries = []
     for base in (layout.OBJECTS_DIR, layout.METADATA_DIR):
-        if not real_dir(top, base):
+        if first_not_dir(top, base) is not None:  # a link or file on the way, or absent
             continue
         try:
             with os.scandir(os.path.join(top, base)) as listing:
@@ -134,24 +134,3 @@ def shard_dirs(top: str) -> ShardDirs:
     return found
 
 
-def real_dir(top: str, rel: str) -> bool:
-    """Return True when ``rel`` and each directory on its way under ``top`` is a directory.
-
-    One ``lstat`` per name of ``rel``: a symbolic link anywhere on the way (``store``,
-    ``store/metadata``, ``store/metadata/sha256/6b``) or a file there means False, as
-    does a missing one; what lies behind a link is never part of the store.
-
-    Args:
-        top: the work tree's root directory (not checked itself).
-        rel: a repository path of a directory, ``/``-separated
-            (``store/metadata/sha256/6b``).
-    """
-    path = top
-    for name in rel.split("/"):
-        path = os.path.join(path, name)
-        try:
-            if not stat.S_ISDIR(os.lstat(path).st_mode):
-                return False
-        except (FileNotFoundError, NotADirectoryError):
-            return False
-    return True

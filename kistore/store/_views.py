@@ -39,6 +39,7 @@ from ..git.blobs import (
 from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.quarantine import admit_quarantine
+from ..git.realdirs import ABSENT, first_not_dir
 from ..git.sparse import SkipWorktree, StagedEntry
 from ..index import freshness
 from ..index.names import NameIndex
@@ -597,7 +598,8 @@ class WorkTreeView(View):
         self.linked: set[str] = set() if linked is None else linked
         # joined as str: building a Path per file cost more than reading it
         self._prefix = os.path.join(os.fspath(root), "")
-        self._directories: dict[str, str | None] = {}  # linked_dir's looks
+        self._directories: dict[str, str | None] = {}  # linked_dir's answers
+        self._modes: dict[str, int] = {}  # and the lstat modes of the names it looked at
 
     def files(self, limit: int = DEFAULT.manifest_bytes, *, also: Iterable[str] = ()) -> Files:
         """List the work tree's files under ``store/`` (see :meth:`View.files`).
@@ -735,8 +737,9 @@ class WorkTreeView(View):
     def linked_dir(self, directory: str) -> str | None:
         """Return the first directory on the way to ``directory`` that is not a directory.
 
-        One ``lstat`` per directory for the view's life (cached): a symbolic link there (or
-        a file, a FIFO) is never read through or listed, as ``add`` never writes through one
+        One ``lstat`` per directory for the view's life (cached;
+        :func:`kistore.git.realdirs.first_not_dir`): a symbolic link there (or a file, a
+        FIFO) is never read through or listed, as ``add`` never writes through one
         (:func:`kistore.git.writer.refuse_links`); ``kistore verify`` reports it
         (KI110/KI111). Each symbolic link found is recorded in :attr:`linked`, for the
         caller's warning.
@@ -752,19 +755,17 @@ class WorkTreeView(View):
             return self._directories[directory]
         except KeyError:
             pass
-        parent = directory.rpartition("/")[0]
-        found = self.linked_dir(parent) if parent else None
+        found = first_not_dir(self._prefix, directory, self._modes)
         if found is None:
-            try:
-                mode = os.lstat(self._prefix + directory).st_mode
-            except (FileNotFoundError, NotADirectoryError):
-                return None  # absent: nothing to read there (not cached: an add makes it)
-            if not stat.S_ISDIR(mode):
-                found = directory
-                if stat.S_ISLNK(mode):  # a file there: KI110, and no read gets past it
-                    self.linked.add(directory)
-        self._directories[directory] = found
-        return found
+            answer = None
+        elif found[1] == ABSENT:
+            return None  # nothing to read there (not kept: an add makes it)
+        else:
+            answer = found[0]  # a file there: KI110, and no read gets past it
+            if stat.S_ISLNK(found[1]):
+                self.linked.add(answer)
+        self._directories[directory] = answer
+        return answer
 
 
 class SparseWorkTreeView(WorkTreeView):
