@@ -10,6 +10,7 @@ refuse_odd_path`) and said once by a query that answers by reading the store ins
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -156,3 +157,66 @@ def test_an_open_checks_the_paths_once(group, monkeypatch):
     looked.clear()
     database.connection(path)
     assert looked == [path]
+
+
+def _odd(path: Path) -> str | None:
+    """Return ``refuse_odd_path``'s ``filename: strerror``, or None when it refuses nothing."""
+    try:
+        database.refuse_odd_path(path)
+    except database.OddIndexPath as e:
+        return f"{e.filename}: {e.strerror}"
+    return None
+
+
+@pytest.mark.parametrize("look", ["listed", "looked up"])
+def test_each_odd_entry_is_refused_the_same_by_a_listing_and_by_lstat(tmp_path, monkeypatch,
+                                                                     look):
+    # tidy75: one listing of the directory instead of an lstat a path; a directory that
+    # cannot be listed (here: opened for writing, EISDIR) is looked at an lstat a path
+    if look == "looked up":
+        monkeypatch.setattr(database, "_DIRECTORY_FLAGS", database.os.O_WRONLY)
+    path = tmp_path / ".git" / "kistore" / "index.sqlite"
+    assert _odd(path) is None  # no directory yet: created
+    path.parent.mkdir(parents=True)
+    for other in ("index.sqlite.bak", "index.sqlite-journal", "names"):  # not the index's
+        (path.parent / other).mkdir()
+    assert _odd(path) is None
+    for suffix in ("", ".lock"):
+        Path(f"{path}{suffix}").write_bytes(b"")
+    assert _odd(path) is None
+    os.mkfifo(f"{path}-wal")
+    wal = f"{path}-wal"
+    assert _odd(path) == (
+        f"{wal}: the index's write-ahead log is not a regular file, which kistore does not "
+        f"open or replace; the index is derived (deleting it loses nothing): remove it "
+        f"(`rm -r {wal}`) and run `kistore reindex`")
+    os.unlink(wal)
+    Path(f"{path}-shm").symlink_to(path)  # a link to a regular file is still a link
+    shm = f"{path}-shm"
+    assert _odd(path) == (
+        f"{shm}: the index's shared-memory file is a symbolic link, which kistore does not "
+        f"write through; the index is derived (deleting it loses nothing): remove the link "
+        f"(`rm {shm}`) and run `kistore reindex`")
+    path.unlink()
+    path.mkdir()  # two odd entries: the index file's is said first, as before
+    assert _odd(path) == (
+        f"{path}: the index file is a directory, which kistore does not open or replace; "
+        f"the index is derived (deleting it loses nothing): remove it (`rm -r {path}`) and "
+        "run `kistore reindex`")
+
+
+def test_a_link_or_file_at_the_index_directory_is_refused(tmp_path):
+    path = tmp_path / ".git" / "kistore" / "index.sqlite"
+    path.parent.parent.mkdir()
+    (tmp_path / "real").mkdir()
+    path.parent.symlink_to(tmp_path / "real")  # to a directory: still a link, not listed
+    assert _odd(path) == (
+        f"{path.parent}: the index directory is a symbolic link, which kistore does not "
+        "write through; the index is derived (deleting it loses nothing): remove the link "
+        f"(`rm {path.parent}`) and run `kistore reindex`")
+    path.parent.unlink()
+    os.mkfifo(path.parent)
+    assert _odd(path) == (
+        f"{path.parent}: the index directory is a file, not a directory, which kistore does "
+        "not replace; the index is derived (deleting it loses nothing): remove it "
+        f"(`rm {path.parent}`) and run `kistore reindex`")
