@@ -81,8 +81,9 @@ GITATTRIBUTES = ".gitattributes"
 WORK_TREE_WRITTEN = rule(
     "KI418", "work-tree-written-meanwhile", WARNING,
     "an add or git command was writing while verify read: run `kistore verify` again when "
-    "it ends (its half-written files are reported above as if damaged); if nothing is "
-    "running, a crashed command left the lock: remove it, then run `git reset -q`")
+    "it ends (its half-written files are reported above as if damaged; an add in another "
+    "worktree, named above, wrote there, not here); if nothing is running, a crashed git "
+    "command left .git/index.lock: remove it, then run `git reset -q`")
 """``verify`` of the work tree while git's ``.git/index.lock`` was held (new-user review
 2026-12-02, F15): the files are still judged as asked (no gate, :meth:`Store.settled`), and
 this says their errors may be an add's half-written files."""
@@ -1235,10 +1236,28 @@ def written_meanwhile(store: Store, lock: Path | None = None) -> Finding:
 
     Returns:
         A warning naming the lock (``extra.lock``, an absolute path), first of the findings.
+        For kistore's write lock, which every linked worktree of the repository shares, the
+        holder's line in it (:meth:`Store.write_lock_holder`) says whose: an add in another
+        worktree is named (``extra.worktree``: it writes there, not here); with no line
+        the message says another worktree may be the one adding.
     """
     held = index_lock(store.git_dir) if lock is None else lock
-    who = ("an add or git command" if held == index_lock(store.git_dir) else
-           "a `kistore add` or `kistore migrate` (which hold it while they write)")
+    if held == index_lock(store.git_dir):  # this worktree's own index
+        who = "an add or git command"
+    else:
+        holder = store.write_lock_holder()
+        here = os.path.realpath(store.root or store.git_dir)
+        if holder is not None and os.path.realpath(holder[1]) != here:
+            return Finding(WORK_TREE_WRITTEN, (
+                f"{held} was held while verify read the work tree: a `kistore add` or "
+                f"`kistore migrate` in another worktree of this repository ({holder[1]}, "
+                f"process {holder[0]}) holds it while it writes there (the worktrees share "
+                "it), not here: errors below are not its half-written files"),
+                extra={"lock": str(held), "worktree": holder[1]})
+        who = ("a `kistore add` or `kistore migrate` (which hold it while they write)" if
+               holder is not None else "a `kistore add` or `kistore migrate` (which hold it "
+               "while they write; another worktree of this repository may be adding: they "
+               "share it)")
     return Finding(WORK_TREE_WRITTEN,
                    f"{held} was held while verify read the work tree: {who} was writing it, "
                    "so errors below may be files caught half-written, not damage; run "

@@ -407,6 +407,32 @@ class Store:
             os.close(fd)  # and with it the shared lock, if taken
         return None
 
+    def write_lock_holder(self) -> tuple[int, str] | None:
+        """Return who holds the store's write lock, as the holder wrote it in the lock file.
+
+        :meth:`_write_lock` writes ``<pid> <work tree>`` into the file once it holds the
+        lock and empties it before letting go, so that a ``verify`` in another linked
+        worktree of the repository (which shares the lock) can say the add is not in its
+        own work tree. Read as it is now: call it while :meth:`write_lock_held` says held.
+
+        Returns:
+            ``(process id, work tree path)``; None when the file is absent, empty (no
+            holder, or one that has not written yet, or a kistore from before this), or
+            not in that form.
+        """
+        try:
+            fd = os.open(self._write_lock_path(), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            text = os.read(fd, 4096).decode("utf-8", "replace")
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        pid, _, where = text.rstrip("\n").partition(" ")
+        return (int(pid), where) if pid.isdigit() and where else None
+
     def _write_lock_path(self) -> Path:
         """Return ``kistore-write.lock`` in the git directory all worktrees share."""
         return common_git_dir(Path(self.git_dir)) / "kistore-write.lock"
@@ -981,13 +1007,21 @@ class Store:
         """Hold the store's write lock (``flock`` on ``kistore-write.lock`` in the git dir).
 
         In the git directory all worktrees share: adds from two linked worktrees of one
-        repository take turns too (they may commit to one branch).
+        repository take turns too (they may commit to one branch). Held, the file says
+        ``<pid> <work tree>`` (:meth:`write_lock_holder`), and is emptied before it is let
+        go; a holder killed leaves its line, written over by the next.
         """
         with open(self._write_lock_path(), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
+                with contextlib.suppress(OSError):  # only a verify's message needs it
+                    lock.truncate(0)
+                    lock.write(f"{os.getpid()} {self.root or self.git_dir}\n")
+                    lock.flush()
                 yield
             finally:
+                with contextlib.suppress(OSError):
+                    lock.truncate(0)
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
     def _add(

@@ -150,9 +150,9 @@ def test_verify_during_an_add_judges_the_files_and_says_the_lock_was_held(runner
     assert lines[-2].startswith("FAILED: store at work tree: ")
     assert lines[-1] == (
         "warning: an add or git command was writing while verify read: run `kistore verify` "
-        "again when it ends (its half-written files are reported above as if damaged); if "
-        "nothing is running, a crashed command left the lock: remove it, then run "
-        "`git reset -q`")
+        "again when it ends (its half-written files are reported above as if damaged; an add "
+        "in another worktree, named above, wrote there, not here); if nothing is running, a "
+        "crashed git command left .git/index.lock: remove it, then run `git reset -q`")
     data = json.loads(runner.invoke(main, ["--store", str(root), "verify", "--json"]).stdout)
     first = data["findings"][0]
     assert (first["rule"], first["severity"], first["extra"]) == (

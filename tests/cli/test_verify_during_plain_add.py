@@ -11,12 +11,17 @@ first file by a patched writer in a real process, so the test is no race.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from kistore.check import audit
 from kistore.cli import main
+from kistore.store import Store
+
+from ..conftest import git
 
 PAUSED_ADD = r"""
 import sys, time
@@ -115,3 +120,42 @@ def test_an_unheld_or_absent_write_lock_is_not_held(store):
         # held by this process's own other open file: a flock of another open file conflicts
         assert store.write_lock_held() == lock
     assert store.write_lock_held() is None
+
+
+def test_an_add_in_another_linked_worktree_is_named_by_ki418(group, tmp_path):
+    # tidy75: the write lock is in the common git directory, so an add in another worktree
+    # made this one's verify say KI418 with a hint of half-written files here
+    root = Path(group.root)
+    linked = tmp_path / "linked"
+    git(root, "worktree", "add", "-q", "-b", "side", str(linked))
+    lock = Path(git(root, "rev-parse", "--git-common-dir").strip())
+    lock = (lock if lock.is_absolute() else root / lock).resolve() / "kistore-write.lock"
+    other = Store(linked)
+    with other._write_lock():
+        assert other.write_lock_holder() == (os.getpid(), str(other.root))
+        assert lock.read_text() == f"{os.getpid()} {other.root}\n"
+        found = audit.verify(Store(root), workers=1)
+        assert Store(root).write_lock_held() == lock
+    assert lock.read_text() == "" and other.write_lock_holder() is None  # emptied, let go
+    first = found[0]
+    assert (first.rule.id, first.extra) == (
+        "KI418", {"lock": str(lock), "worktree": str(other.root)})
+    assert first.message == (
+        f"{lock} was held while verify read the work tree: a `kistore add` or `kistore "
+        f"migrate` in another worktree of this repository ({other.root}, process "
+        f"{os.getpid()}) holds it while it writes there (the worktrees share it), not here: "
+        "errors below are not its half-written files")
+    assert [f for f in found if f.severity == "error"] == []
+
+
+def test_ki418_of_a_write_lock_with_no_holder_line_says_another_worktree_may_be_adding(store):
+    with store._write_lock():
+        lock = store._write_lock_path()
+        lock.write_text("")  # a holder that has not written its line yet, or an older kistore
+        assert store.write_lock_holder() is None
+        finding = audit.written_meanwhile(store, store.write_lock_held())
+    assert finding.message == (
+        f"{lock} was held while verify read the work tree: a `kistore add` or `kistore "
+        "migrate` (which hold it while they write; another worktree of this repository may "
+        "be adding: they share it) was writing it, so errors below may be files caught "
+        "half-written, not damage; run `kistore verify` again when it ends")
