@@ -760,8 +760,8 @@ class WorkTreeView(View):
             answer = None
         elif found[1] == ABSENT:
             return None  # nothing to read there (not kept: an add makes it)
-        else:
-            answer = found[0]  # a file there: KI110, and no read gets past it
+        else:  # a link, or a file (KI110): no read gets past it
+            answer = found[0]
             if stat.S_ISLNK(found[1]):
                 self.linked.add(answer)
         self._directories[directory] = answer
