@@ -10,6 +10,7 @@ listed nothing with exit 0. Each command runs as a real process
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -185,3 +186,24 @@ def test_a_store_that_lost_kistore_toml_is_still_read(stored):
     (stored / "kistore.toml").unlink()
     status, out, err = kistore(stored, "ls")
     assert status == 0 and RUN.split("/")[1] in out, out + err
+
+
+# -- 4. HEAD's commit missing, the derived index rebuilt: HEAD's commit is named ---------
+
+@pytest.mark.parametrize("detached", [False, True], ids=["branch", "detached"])
+@pytest.mark.parametrize("args", [["ls"], ["show", RUN], ["rank", RUN]])
+def test_a_missing_head_commit_with_the_index_rebuilt_is_named(stored, args, detached):
+    head = git(stored, "rev-parse", "HEAD").strip()
+    if detached:
+        git(stored, "checkout", "-q", "--detach")
+    (stored / ".git" / "objects" / head[:2] / head[2:]).unlink()
+    shutil.rmtree(stored / ".git" / "kistore")  # the derived index: built again from HEAD
+    status, out, err = kistore(stored, *args)
+    # was "no commit named '<id>': give a branch, a tag or a commit id", given none
+    names = "HEAD" if detached else "refs/heads/main (which HEAD names)"
+    assert (status, err) == (1, (
+        f"error: git object {head} cannot be read (missing: neither a loose file nor a pack "
+        f"of this repository holds it, though {names} points at it): the repository is "
+        "damaged. Run `git fsck` to list every damaged object, then restore them from "
+        "another clone or the remote (e.g. clone again and copy your unpushed work over, "
+        "or copy the object's pack or loose file from a clone that has it)\n")), out + err
