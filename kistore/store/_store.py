@@ -632,19 +632,24 @@ class Store:
         Args:
             at: what the command reads: the work tree (None) or a commit.
 
+        Only names are looked at (a commit's trees, never a blob: a query at a commit
+        whose kistore.toml blob is lost still answers, as it did).
+
         Raises:
             StoreStateError: neither is there, naming the repository (and the commit) and
                 saying to run ``kistore init``. Nothing raised when there is no commit to
-                read (the command says so itself).
+                read, or the work tree is a clone not checked out (:meth:`not_checked_out`):
+                the command says those itself.
+            ObjectUnreadable: a tree on the way is damaged or missing.
         """
-        if self.settings(at).data is not None:
-            return
         work_tree = at is None and self.root is not None
         try:
             view = self.view(None if work_tree else at or "HEAD")
         except InputError:  # no such commit, or none yet: the command's own error says it
             return
         if view.modes_of([layout.SETTINGS_FILE]) or view.list_dir(layout.STORE_DIR):
+            return
+        if work_tree and self.not_checked_out() is not None:
             return
         where = str(self.root) if self.root is not None else str(self.git_dir)
         whose = "" if work_tree else f" at {at or 'HEAD'}"

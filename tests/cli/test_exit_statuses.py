@@ -207,3 +207,23 @@ def test_a_missing_head_commit_with_the_index_rebuilt_is_named(stored, args, det
         "damaged. Run `git fsck` to list every damaged object, then restore them from "
         "another clone or the remote (e.g. clone again and copy your unpushed work over, "
         "or copy the object's pack or loose file from a clone that has it)\n")), out + err
+
+
+# -- 5. export with kistore.toml's blob unreadable fails as site build does --------------
+
+def test_export_with_kistore_toml_unreadable_fails_as_site_build_does(stored, tmp_path):
+    blob = git(stored, "rev-parse", "HEAD:kistore.toml").strip()
+    (stored / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    said = (f"error: kistore.toml: git object {blob} cannot be read (missing: neither a "
+            "loose file nor a pack of this repository holds it, though a tree or commit "
+            "names it): the repository is damaged. Run `git fsck` to list every damaged "
+            "object, then restore them from another clone or the remote (e.g. clone again "
+            "and copy your unpushed work over, or copy the object's pack or loose file from "
+            "a clone that has it)\n")
+    for args in (["site", "build", str(tmp_path / "site")], ["export", str(tmp_path / "out")]):
+        status, out, err = kistore(stored, *args)
+        # export exited 0, every permalink null, with "warning: permalinks left empty: ..."
+        assert (status, err) == (1, said), (args, out + err)
+    assert not (tmp_path / "out").exists() and not (tmp_path / "site").exists()
+    status, out, err = kistore(stored, "show", RUN, "--at", "HEAD")  # reads no kistore.toml
+    assert status == 0, out + err
