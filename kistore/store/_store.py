@@ -187,12 +187,11 @@ class Store:
             self.root: Path | None = plain
             self.git_dir = git_dir_of(plain)  # .git, or a linked worktree's git directory
             return
+        failed: pygit2.GitError | None = None
         try:
             found = pygit2.discover_repository(start)
         except pygit2.GitError as e:  # a malformed .git file on the way up
             found, failed = None, e
-        else:
-            failed = None
         if found is None:
             # git stops at a .git that leads nowhere: name it (which, what it holds, what
             # to do), never "run `kistore init`", which fails on it too

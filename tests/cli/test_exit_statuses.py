@@ -90,13 +90,6 @@ def test_rank_into_head_through_a_shell_is_141_with_nothing_on_stderr(stored):
     assert (done.stdout, done.stderr) == (f"{BROKEN_PIPE}\n", "")
 
 
-def test_a_reader_that_takes_everything_changes_nothing(damaged):
-    child = subprocess.run([sys.executable, "-m", "kistore", "--store", str(damaged),
-                            "verify"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=LIMIT)
-    assert child.returncode == 1
-
-
 # -- 2. a .git that leads nowhere is named, for init and for a reading command ----------
 
 BROKEN = {
