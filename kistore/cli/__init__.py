@@ -264,7 +264,9 @@ def _reader_gone() -> None:
             continue
         if broken:
             with contextlib.suppress(OSError, ValueError):
-                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, stream.fileno())
+                os.close(null)
 
 
 def _damaged(error: BaseException) -> KistoreError | None:

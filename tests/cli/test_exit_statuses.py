@@ -75,6 +75,16 @@ def test_any_command_into_a_reader_gone_is_141_and_silent(stored, args):
     assert reader_leaves(stored, *args) == (BROKEN_PIPE, "")
 
 
+@pytest.mark.parametrize("args", [["verify"], ["show", "ffffffff"], ["nosuch"]])
+def test_stdout_and_stderr_into_one_reader_gone_is_141(damaged, args):
+    # `kistore verify 2>&1 | head -1`: the error lines meet the closed pipe too
+    child = subprocess.Popen([sys.executable, "-m", "kistore", "--store", str(damaged), *args],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert child.stdout is not None
+    child.stdout.close()
+    assert child.wait(timeout=LIMIT) == BROKEN_PIPE
+
+
 def test_an_error_report_into_a_reader_gone_is_141(stored):
     # the JSON document of the error meets the closed pipe inside the error's handler
     status, err = reader_leaves(stored, "show", "ffffffff", "--json")
