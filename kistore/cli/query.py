@@ -243,7 +243,7 @@ def reindex(ctx: StoreContext, at: str, check: bool, as_json: bool) -> None:
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..index.index import Index, count_objects
 
-    store = ctx.store()
+    store = ctx.read_store(at)
     tree = store.commit(at).tree
     index = Index(store)
     total = count_objects(store.repo, tree)
@@ -293,7 +293,7 @@ def _check_index(ctx: StoreContext, at: str, as_json: bool) -> None:
     from ..index.index import count_objects
 
     try:
-        store = ctx.store()
+        store = ctx.read_store(at)
         tree = store.commit(at).tree
         kept_index(store.git_dir)  # before the bar: nothing to build for
         total = count_objects(store.repo, tree)
