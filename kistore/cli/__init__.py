@@ -1,7 +1,8 @@
 """The ``kistore`` command line: one click group, thin subcommands (docs/design.md §8).
 
 Every subcommand parses options, calls the library, prints, and sets the exit code:
-0 success, 1 invalid input or failed verification, 2 usage error. Errors go to stderr,
+0 success, 1 invalid input or failed verification, 2 usage error, 130 interrupted (Ctrl-C,
+SIGTERM), 141 its output's reader went away first (:data:`BROKEN_PIPE`). Errors go to stderr,
 one problem a line (``FILE[:LINE:COL]:/json/pointer: message``); a traceback only with
 ``--debug``. Heavy libraries (pygit2, jsonschema, cryptography) are imported inside the
 commands that need them, and each subcommand's module is imported only when that
@@ -18,6 +19,7 @@ warning of symlinked store directories left out).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import signal
@@ -33,6 +35,18 @@ from ._context import StoreContext as StoreContext  # re-exported: ctx.obj of ev
 from ._links import warn_linked
 from ._machine import COMMAND_ARGS, internal_error, machine_report
 from ._machine import INTERNAL_ERROR as INTERNAL_ERROR  # re-exported: what a bug says
+
+BROKEN_PIPE = 128 + signal.SIGPIPE
+"""Exit status of every command whose stdout (or stderr) reader went away before it finished.
+
+141, what a shell reports for git and coreutils, which die of SIGPIPE: ``kistore verify |
+head -1`` on a damaged store exited 0 (until 2026-12-03 a broken pipe was success for every
+command), and a command whose status is its answer cannot give it unfinished. The same for
+all commands, with nothing said: ``rank | head -1`` is 141 too when ``head`` leaves first
+(the pipeline's status is ``head``'s unless ``set -o pipefail``); what a command had written
+(an add that landed) stays written. A reader that took all the output before leaving
+changes nothing.
+"""
 
 #: Every subcommand: name -> (module under ``kistore.cli``, attribute, summary). The module is
 #: imported only when the subcommand runs; ``kistore --help`` lists the summary instead
@@ -89,6 +103,30 @@ class KistoreGroup(click.Group):
     :class:`KistoreError` prints each of its problems; an ``OSError`` (a file that could not
     be read or written) prints the file and the reason. ``--debug`` shows the traceback.
     """
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Run click's ``main``; a broken pipe while click says a usage error exits 141.
+
+        Raises:
+            SystemExit: as click's, or :data:`BROKEN_PIPE` when stderr's reader had gone.
+        """
+        try:
+            return super().main(*args, **kwargs)
+        except BrokenPipeError:
+            _reader_gone()
+            sys.exit(BROKEN_PIPE)
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        """Parse the root's options; a broken pipe under ``--help`` or ``--version``: 141.
+
+        Raises:
+            click.exceptions.Exit: :data:`BROKEN_PIPE` when stdout's reader had gone.
+        """
+        try:
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError:
+            _reader_gone()
+            raise click.exceptions.Exit(BROKEN_PIPE) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Return every subcommand name, imported or not, sorted."""
@@ -148,14 +186,22 @@ class KistoreGroup(click.Group):
         (:func:`kistore.cli._links.warn_linked`).
         """
         try:
-            return self._invoke(ctx)
-        finally:
-            context = ctx.obj
-            warn_linked(context.opened() if isinstance(context, StoreContext) else None)
+            try:
+                return self._invoke(ctx)
+            finally:
+                context = ctx.obj
+                warn_linked(context.opened() if isinstance(context, StoreContext) else None)
+        except BrokenPipeError:  # anywhere: the command, its error's report, the warning
+            if ctx.params.get("debug"):
+                raise
+            _reader_gone()
+            ctx.exit(BROKEN_PIPE)
 
     def _invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a closed pipe is met here, not by Python's flush at exit
+            return result
         except KistoreError as e:
             self._say(ctx, e)
         except KeyboardInterrupt:  # not one an add reports: nothing of this command's lasts
@@ -163,9 +209,8 @@ class KistoreGroup(click.Group):
                 raise
             click.echo("interrupted", err=True)
             ctx.exit(INTERRUPTED)
-        except BrokenPipeError:  # `kistore rank ... | head`: the reader has what it wants
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            ctx.exit(0)
+        except BrokenPipeError:
+            raise  # not an OSError to report: the reader went away (invoke, BROKEN_PIPE)
         except OSError as e:  # a file we could not read or write: say which, no traceback
             machine_report(self, ctx, e)
             if ctx.params.get("debug"):
@@ -199,6 +244,29 @@ class KistoreGroup(click.Group):
         for problem in e.problems:
             click.echo(f"error: {problem.format()}", err=True)
         ctx.exit(max(p.exit_code for p in (e, *e.problems)))
+
+
+def _reader_gone() -> None:
+    """Point stdout, and stderr if its reader left too, at /dev/null after a broken pipe.
+
+    What Python still holds for a closed pipe is flushed when it exits; that flush failed
+    ("Exception ignored ... BrokenPipeError") and made the exit status 120, not
+    :data:`BROKEN_PIPE`. A stream whose flush fails with a broken pipe is the one that
+    broke; stdout always goes (the usual pipe, and what it held is the reader's loss).
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+            broken = stream is sys.stdout
+        except BrokenPipeError:
+            broken = True
+        except (OSError, ValueError):  # closed or unwritable otherwise: not ours to mend
+            continue
+        if broken:
+            with contextlib.suppress(OSError, ValueError):
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, stream.fileno())
+                os.close(null)
 
 
 def _damaged(error: BaseException) -> KistoreError | None:

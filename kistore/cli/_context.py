@@ -46,6 +46,20 @@ class StoreContext:
             self._store = Store(self.path)
         return self._store
 
+    def read_store(self, at: str | None) -> Store:
+        """Return the store for a command that reads it at ``at``: never a repository that is none.
+
+        Args:
+            at: the revision the command reads (None: the work tree).
+
+        Raises:
+            StoreStateError: no git repository here, or one that holds neither kistore.toml
+                nor store/ (:meth:`kistore.store.Store.require_store`).
+        """
+        store = self.store()
+        store.require_store(at)
+        return store
+
     def opened(self) -> Store | None:
         """Return the store if :meth:`store` has opened it, else None (nothing is opened)."""
         return self._store

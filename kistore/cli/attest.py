@@ -302,7 +302,7 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
     from ..attest.notes import notes_not_fetched
 
     fmt = output_format(fmt, as_json)
-    store = ctx.store()
+    store = ctx.read_store(at)
     prefetch_evidence(store, ref, at=at)  # a partial clone: what is read, in one or two fetches
     with explaining_misses(store, [ref], at, names_at_commits=True):
         digest = store.resolve(ref, at=at)

@@ -53,7 +53,7 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 
-    store = ctx.store()
+    store = ctx.read_store(at)
     with explaining_misses(store, [ref], at, names_at_commits=True):
         citation = build(store, ref, at=at, accessed=accessed.date() if accessed else None)
     warn_shared_names(store, [citation], at)

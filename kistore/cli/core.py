@@ -246,7 +246,7 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     from ..core.digest import Digest
     from ..core.errors import ResolutionError
 
-    store = ctx.store()
+    store = ctx.read_store(at)
     catalog = None
     with explaining_misses(store, [ref], at, names_at_commits=True):
         try:  # schema-checked below unless the index vouches for it (no schema compiled)
@@ -349,7 +349,7 @@ def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool) -> None:
     Example:
       kistore cat 384a96d0 | sha256sum
     """
-    store = ctx.store()
+    store = ctx.read_store(at)
     with explaining_misses(store, [ref], at, names_at_commits=True):
         manifest = store.read(ref, at=at)
     data = manifest.metadata_bytes if metadata else manifest.object_bytes

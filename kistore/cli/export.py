@@ -56,7 +56,7 @@ def export(ctx: StoreContext, out: str, fmt: str | None, at: str, since: str | N
         raise InputError(f"'{printable(out)}' is not UTF-8 text: the tables and their "
                          "readers need UTF-8 paths; choose another directory name") from None
 
-    store = ctx.store()
+    store = ctx.read_store(at or "HEAD")
     with ExitStack() as bars:
         result = run_export(store, out, fmt=fmt, at=at, since=since,
                             progress=_progress(bars))

@@ -60,7 +60,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     from ..query.answers import run_catalog
 
     fmt = output_format(fmt, as_json)
-    store = ctx.store()
+    store = ctx.read_store(at)
     with explaining_misses(store, [ref], at):  # not checked out: said first, and alone
         catalog = run_catalog(store, [ref], at)  # a blob-less clone: the group's listing
         _warn_default_policy(store, at)
@@ -124,7 +124,7 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     from ..query.answers import run_catalog
     from ..query.page import compare as compare_runs
 
-    store = ctx.store()
+    store = ctx.read_store(at)
     with explaining_misses(store, [a, b], at):  # not checked out: said first, and alone
         # a blob-less clone: A's group (which holds its #1) and B's, from their listings
         catalog = run_catalog(store, [a] if b is None else [a, b], at)
@@ -177,7 +177,7 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
     from ..query.listing import list_entries
 
     fmt = output_format(fmt, as_json)
-    store = ctx.store()
+    store = ctx.read_store(at)
     if at is None:  # a `git clone --no-checkout`: said first and alone, as rank and show do
         store.require_checkout()
     catalog = open_catalog(store, at)
@@ -243,7 +243,7 @@ def reindex(ctx: StoreContext, at: str, check: bool, as_json: bool) -> None:
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..index.index import Index, count_objects
 
-    store = ctx.store()
+    store = ctx.read_store(at)
     tree = store.commit(at).tree
     index = Index(store)
     total = count_objects(store.repo, tree)
@@ -293,7 +293,7 @@ def _check_index(ctx: StoreContext, at: str, as_json: bool) -> None:
     from ..index.index import count_objects
 
     try:
-        store = ctx.store()
+        store = ctx.read_store(at)
         tree = store.commit(at).tree
         kept_index(store.git_dir)  # before the bar: nothing to build for
         total = count_objects(store.repo, tree)

@@ -80,7 +80,7 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..site.build import build_site
 
-    store = ctx.store()
+    store = ctx.read_store(at or "HEAD")
     with _pages_bar() as step:
         report = build_site(store, out, at=at, permalink=permalink, comparison=comparison,
                             full=full, progress=step)

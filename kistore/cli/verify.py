@@ -117,7 +117,7 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
 
     output_format(fmt, as_json)  # --json beside --format github: a usage error (exit 2)
     with cannot_run(fmt, as_json, f"store at {at or 'work tree'}"):  # not a store at all
-        store = ctx.store()
+        store = ctx.read_store(at)
     where = at or ("work tree" if store.root is not None else "HEAD (a bare repository)")
     with cannot_run(fmt, as_json, f"store at {where}"):
         if at is None:  # a `git clone --no-checkout`: one error, not a KI402 per object

@@ -50,6 +50,7 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, StoreStateError
 from ..core.layout import NOTES_REF
+from ..git.blobs import ObjectUnreadable
 from ..index.index import count_objects, open_catalog
 from ..query.policy import load_policy
 from . import outdir
@@ -319,11 +320,20 @@ def _history(store: Store, commit: Any, scratch: Scratch, result: ExportResult) 
 
 def _linker(store: Store, at: str, result: ExportResult
             ) -> Callable[[str, str, Any], str | None]:
-    """Return ``link(commit, path, stored)``: the permalink, or None when none can be made."""
+    """Return ``link(commit, path, stored)``: the permalink, or None when none can be made.
+
+    Raises:
+        ObjectUnreadable: ``kistore.toml``'s blob at ``at`` is damaged or missing: the
+            repository's damage stops the export, as it stops ``site build`` (it exited 0
+            with every permalink null, review73 F12). Other problems of the permalinks
+            (no forge, a bad ``[cite]``) are warnings, and the links left empty.
+    """
     try:
         template = read_cite_settings(store, at).get("permalink")
         remote = parse_remote(origin_url(store) or "")
         permalink(template, remote, commit="0" * 40, path=layout.OBJECTS_DIR)
+    except ObjectUnreadable:
+        raise
     except KistoreError as e:
         result.warnings.append(f"permalinks left empty: {e.message}")
         return lambda commit, path, stored: None

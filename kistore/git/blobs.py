@@ -288,8 +288,10 @@ def missing_target(repo: pygit2.Repository, rev: str) -> ObjectUnreadable | None
 
     Returns:
         :func:`missing` of the commit the name's reference points at (naming the
-        reference), or of a parent its steps (``~2``, ``^2``) walk to; None when the name
-        is no reference, or every commit on the way is here.
+        reference), or of a parent its steps (``~2``, ``^2``) walk to; also of ``HEAD``'s
+        commit asked for by its id (the derived index reads ``HEAD`` from git's files and
+        asks for that id: "no commit named '<id>'" to one who gave none, review73 F2).
+        None when the name is no reference, or every commit on the way is here.
     """
     form = _REVISION.fullmatch(rev)
     if form is None:
@@ -298,7 +300,7 @@ def missing_target(repo: pygit2.Repository, rev: str) -> ObjectUnreadable | None
         ref = repo.lookup_reference_dwim(form.group(1)).resolve()
         target = str(ref.target)
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-        return None
+        return None if form.group(2) else _missing_head(repo, form.group(1))
     if target not in repo.odb:
         via = f" (which {form.group(1)} names)" if ref.name != form.group(1) else ""
         return missing(repo, target, None, named_by=f"{ref.name}{via} points at it")
@@ -315,6 +317,25 @@ def missing_target(repo: pygit2.Repository, rev: str) -> ObjectUnreadable | None
                 return missing(repo, oid, None, named_by=(
                     f"{rev!r} names it: a parent of commit {commit.id}"))
     return None
+
+
+def _missing_head(repo: pygit2.Repository, oid: str) -> ObjectUnreadable | None:
+    """Return :func:`missing` of ``oid`` when it is ``HEAD``'s commit and not here, else None.
+
+    Args:
+        repo: the repository.
+        oid: a revision that named no reference: a full object id, or anything else.
+    """
+    if re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", oid) is None or oid in repo.odb:
+        return None
+    try:
+        head = repo.lookup_reference("HEAD").resolve()
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+    if str(head.target) != oid:
+        return None
+    via = " (which HEAD names)" if head.name != "HEAD" else ""
+    return missing(repo, oid, None, named_by=f"{head.name}{via} points at it")
 
 
 def blob_size(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = None

@@ -64,6 +64,53 @@ def git_dir_of(work_tree: Path) -> Path:
     return target if target.is_absolute() else work_tree / target
 
 
+DOTGIT_HINT = ("fix its gitdir line, or remove it (`kistore init` then makes a new "
+               "repository there)")
+"""What to do about a ``.git`` that leads nowhere: what :func:`broken_dotgit` ends with."""
+
+
+def broken_dotgit(directory: Path) -> str | None:
+    """Say what is wrong with ``directory/.git`` when it is there but leads to no git directory.
+
+    git stops at such a ``.git`` ("fatal: not a git repository: /nonexistent", "invalid
+    gitfile format"); libgit2 finds no repository or raises "malformed"; kistore said
+    "internal error" (``init``) or "not inside a git repository; run `kistore init`", which
+    led back to it (review 2026-12-03).
+
+    Args:
+        directory: the directory whose ``.git`` is looked at.
+
+    Returns:
+        One sentence naming the ``.git`` path, what it holds and what to do
+        (:data:`DOTGIT_HINT`); None when there is no ``.git`` there, or it is a directory,
+        or a file whose ``gitdir:`` line names a directory holding ``HEAD``.
+    """
+    dotgit = directory / ".git"
+    if not os.path.lexists(dotgit) or dotgit.is_dir():
+        return None
+    if not dotgit.exists():  # a symbolic link to nothing
+        return (f"{dotgit} is a symbolic link to {os.readlink(dotgit)}, which does not "
+                f"exist; point it at a git directory, or remove it (`kistore init` then "
+                f"makes a new repository there)")
+    try:
+        data = dotgit.read_bytes()[:4096]
+    except OSError as e:
+        return f"{dotgit} cannot be read ({e.strerror or e}); {DOTGIT_HINT}"
+    text = data.decode("utf-8", "replace").strip()
+    if not text.startswith("gitdir:") or "\n" in text:
+        return (f"{dotgit} is a file holding {data[:40]!r}{'...' if len(data) > 40 else ''}, "
+                f"not a 'gitdir: <path>' line naming a git directory; {DOTGIT_HINT}")
+    named = text[len("gitdir:"):].strip()
+    target = Path(named) if os.path.isabs(named) else directory / named
+    if not target.is_dir():
+        why = "does not exist" if not os.path.lexists(target) else "is not a directory"
+    elif not (target / "HEAD").is_file():
+        why = "is not a git directory (it holds no HEAD)"
+    else:
+        return None
+    return f"{dotgit} says 'gitdir: {named}', which {why}; {DOTGIT_HINT}"
+
+
 def common_git_dir(git_dir: Path) -> Path:
     """Return the git directory every worktree of ``git_dir``'s repository shares.
 

@@ -48,7 +48,7 @@ from ..core.settings import STORE_VERSION
 from ..git.blobs import damage, missing_target, read_loose_revision
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.locks import index_lock
-from ..git.refs import RefsUnreadable, common_git_dir, git_dir_of
+from ..git.refs import RefsUnreadable, broken_dotgit, common_git_dir, git_dir_of
 from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
@@ -167,7 +167,9 @@ class Store:
             bare repository (then only ``at=REV`` reads work; the default is ``HEAD``).
 
     Raises:
-        StoreStateError: when ``path`` is not inside a git repository.
+        StoreStateError: when ``path`` is not inside a git repository, or the nearest
+            ``.git`` above it leads to no git directory (which, what it holds, what to do:
+            :func:`kistore.git.refs.broken_dotgit`).
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
@@ -186,8 +188,20 @@ class Store:
             self.root: Path | None = plain
             self.git_dir = git_dir_of(plain)  # .git, or a linked worktree's git directory
             return
-        found = pygit2.discover_repository(start)
+        failed: pygit2.GitError | None = None
+        try:
+            found = pygit2.discover_repository(start)
+        except pygit2.GitError as e:  # a malformed .git file on the way up
+            found, failed = None, e
         if found is None:
+            # git stops at a .git that leads nowhere: name it (which, what it holds, what
+            # to do), never "run `kistore init`", which fails on it too
+            broken = _nearest_broken_dotgit(start)
+            if broken is not None:
+                raise StoreStateError(broken)
+            if failed is not None:
+                raise StoreStateError(f"git cannot open the repository around it: {failed}",
+                                      file=start)
             raise StoreStateError(
                 "not inside a git repository; run `kistore init PATH` or pass --store PATH",
                 file=start,
@@ -237,7 +251,9 @@ class Store:
 
         Raises:
             InputError: ``path`` is a bare repository (a store needs a work tree).
-            StoreStateError: a file init would write (``kistore.toml``, ``.gitattributes``,
+            StoreStateError: ``path``'s ``.git`` is a file or symbolic link that leads to no
+                git directory (:func:`kistore.git.refs.broken_dotgit`): nothing was written.
+                Or a file init would write (``kistore.toml``, ``.gitattributes``,
                 the ranking policy), or a directory above one (``store/``), or a directory
                 or file the store's writes use (``store/names``, ``store/forward``,
                 ``store/groups``, ``store/attestations``, ``store/trust``, its
@@ -247,6 +263,9 @@ class Store:
         """
         root = Path(path)
         root.mkdir(parents=True, exist_ok=True)
+        broken = broken_dotgit(root)
+        if broken is not None:  # libgit2 said "internal error (AlreadyExistsError)"
+            raise StoreStateError(f"cannot make a store here: {broken}")
         is_new = not _is_repository_top(root)
         if is_new:  # as `git init PATH`: inside another repository's work tree too
             pygit2.init_repository(str(root), initial_head="main")
@@ -626,6 +645,44 @@ class Store:
             InputError: kistore.toml is not a regular file (as :meth:`limits_per_key`).
         """
         return self.settings().version_problems()
+
+    def require_store(self, at: str | None = None) -> None:
+        """Refuse a repository that is no store: neither ``kistore.toml`` nor ``store/``.
+
+        What every reading command asks first (:meth:`kistore.cli.StoreContext.read_store`):
+        ``ls`` in a git repository that ``kistore init`` never touched printed nothing and
+        exited 0, ``rank``/``show`` said "no object with digest prefix ..." and ``verify``
+        reported only ``.gitattributes`` (review 2026-12-03). A store that lost one of the
+        two is still a store (``verify`` reports what it lacks).
+
+        Args:
+            at: what the command reads: the work tree (None) or a commit.
+
+        Only names are looked at (a commit's trees, never a blob: a query at a commit
+        whose kistore.toml blob is lost still answers, as it did).
+
+        Raises:
+            StoreStateError: neither is there, naming the repository (and the commit) and
+                saying to run ``kistore init``. Nothing raised when there is no commit to
+                read, or the work tree is a clone not checked out (:meth:`not_checked_out`):
+                the command says those itself.
+            ObjectUnreadable: a tree on the way is damaged or missing.
+        """
+        work_tree = at is None and self.root is not None
+        try:
+            view = self.view(None if work_tree else at or "HEAD")
+        except InputError:  # no such commit, or none yet: the command's own error says it
+            return
+        if view.modes_of([layout.SETTINGS_FILE]) or view.list_dir(layout.STORE_DIR):
+            return
+        if work_tree and self.not_checked_out() is not None:
+            return
+        where = str(self.root) if self.root is not None else str(self.git_dir)
+        whose = "" if work_tree else f" at {at or 'HEAD'}"
+        raise StoreStateError(
+            f"a git repository, but not a kistore store: it holds no {layout.SETTINGS_FILE} "
+            f"and no {layout.STORE_DIR}/ directory{whose}; `kistore init {where}` makes it "
+            "one, or pass --store PATH of a store", file=where)
 
     def settings(self, at: str | None = None) -> Settings:
         """Return the store's ``kistore.toml``, read once and parsed once per distinct bytes.
@@ -1534,6 +1591,22 @@ def _plain_work_tree(start: str) -> Path | None:
     return None
 
 
+def _nearest_broken_dotgit(start: str) -> str | None:
+    """Say what is wrong with the nearest ``.git`` at or above ``start`` that leads nowhere.
+
+    Returns:
+        :func:`kistore.git.refs.broken_dotgit`'s sentence for the nearest such ``.git``, or
+        None when the nearest ``.git`` is sound or there is none.
+    """
+    here = Path(os.path.abspath(start))
+    for directory in (here, *here.parents):
+        if os.path.lexists(directory / ".git"):
+            broken = broken_dotgit(directory)
+            if broken is not None or (directory / ".git").is_dir():
+                return broken
+    return None
+
+
 def _has_name(view: View, digest: Digest, name: str) -> bool:
     """Return True when the work tree's metadata file of ``digest`` still says ``name``.
 
@@ -1556,7 +1629,10 @@ def _is_repository_top(root: Path) -> bool:
     Raises:
         InputError: ``root`` is a bare repository.
     """
-    found = pygit2.discover_repository(str(root))
+    try:
+        found = pygit2.discover_repository(str(root))
+    except pygit2.GitError:  # a malformed .git above root: root gets its own, as `git init`
+        return False
     if found is None:
         return False
     repo = pygit2.Repository(found)
