@@ -486,12 +486,20 @@ def _object_dirs(repo: pygit2.Repository) -> tuple[str, ...]:
         # Lazy: commit imports this module's package; the object directory once a repository.
         from .commit import objects_dir
 
-        found = _objects_dirs[git_dir] = _with_alternates(str(objects_dir(repo)))
+        found = _objects_dirs[git_dir] = with_alternates(str(objects_dir(repo)))
     return found
 
 
-def _with_alternates(objects: str) -> tuple[str, ...]:
-    """Return ``objects`` and the alternates it names, recursively (:func:`_object_dirs`)."""
+def with_alternates(objects: str) -> tuple[str, ...]:
+    """Return ``objects`` and the alternates it names, recursively (:func:`_object_dirs`).
+
+    Args:
+        objects: an object directory (``.git/objects``; a linked worktree's common one).
+
+    Returns:
+        The object directories git reads objects from, ``objects`` first (normalised paths;
+        an alternate that does not exist is kept).
+    """
     dirs = [os.path.normpath(objects)]
     pending = [(dirs[0], 0)]
     while pending:
