@@ -317,6 +317,43 @@ def missing_target(repo: pygit2.Repository, rev: str) -> ObjectUnreadable | None
     return None
 
 
+def ref_commit(repo: pygit2.Repository, name: str) -> pygit2.Commit | None:
+    """Return the commit reference ``name`` points at (through annotated tags), read guarded.
+
+    ``repo.references[name].peel(pygit2.Commit)`` reads the tip with libgit2, which loops
+    for ever on a loose commit cut short (review F3) and says a missing one as a bare
+    ``KeyError`` ("internal error" in a push hook). Here the tip, and each tag on the way,
+    is read first (:func:`loose_object`); one that is not here is :func:`missing`, named
+    as the reference's.
+
+    Args:
+        repo: the repository.
+        name: a full reference name (``refs/heads/main``, ``refs/remotes/origin/main``);
+            a symbolic one is followed.
+
+    Returns:
+        The commit (pygit2 Commit); None when there is no such reference, or it names no
+        commit (a tag of a tree or a blob).
+
+    Raises:
+        ObjectUnreadable: the object the reference (or a tag on the way) names is damaged
+            or missing; its ``path`` is ``name``.
+    """
+    try:
+        ref = repo.references[name].resolve()
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+    target = str(ref.target)
+    oid = _peeled(repo, target, name)
+    if oid not in repo.odb:
+        via = "" if oid == target else f" (through the tag {target})"
+        fix = (f"; it only says what the remote held: `git update-ref -d {ref.name}`, then "
+               "`git fetch`, sets it again" if ref.name.startswith("refs/remotes/") else "")
+        raise missing(repo, oid, name, named_by=f"{ref.name}{via} points at it{fix}")
+    found = lookup(repo, oid, name)
+    return found if isinstance(found, pygit2.Commit) else None
+
+
 def blob_size(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = None
               ) -> int | None:
     """Return a blob's size in bytes from its header, or None when the blob is not here yet.
@@ -709,16 +746,17 @@ def read_loose_revision(repo: pygit2.Repository, rev: str) -> None:
             loose_object(repo, tree.group(1).decode())
 
 
-def _peeled(repo: pygit2.Repository, oid: str) -> str:
+def _peeled(repo: pygit2.Repository, oid: str, path: str | None = None) -> str:
     """Return the object an annotated tag (or a tag of a tag) names, each read guarded.
 
-    ``oid`` itself when it is no tag (or cannot be read here: libgit2 says why).
+    ``oid`` itself when it is no tag (or cannot be read here: libgit2 says why). ``path``:
+    what it is read for (a reference's name), named by :class:`ObjectUnreadable`.
 
     Raises:
         ObjectUnreadable: a loose tag on the way is damaged.
     """
     for _ in range(_TAG_DEPTH):
-        loose = loose_object(repo, oid)
+        loose = loose_object(repo, oid, path)
         if loose is not None:
             target = _OBJECT.match(loose[1]) if loose[0] == _TYPES[b"tag"] else None
             if target is None:
