@@ -928,6 +928,7 @@ def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
 
     Raises:
         ObjectUnreadable: HEAD's commit (or its root tree) is damaged or missing.
+        StoreStateError: a ``tree:0`` clone could not fetch its trees (:func:`fetch_trees`).
     """
     try:
         if repo.head_is_unborn:

@@ -159,3 +159,13 @@ def test_a_notes_tip_gone_or_cut_stops_the_site_build(stored, tmp_path, damage):
     hurt(stored, tip)
     status, said = kistore(stored, "site", "build", str(tmp_path / "out"))
     assert reason in one_clear_line(status, said, "refs/notes/kistore", tip)
+
+
+def test_a_pushed_tip_cut_short_is_said_not_a_hang(stored):
+    # check_updates asked libgit2 whether the pushed id exists: a loop on a cut loose commit
+    tip = side_commit(stored, "feature")
+    cut(stored, tip)
+    status, said = kistore(stored, "check", "--updates", "-",
+                           stdin=f"{ZERO} {tip} refs/heads/feature\n")
+    line = one_clear_line(status, said, "refs/heads/feature", tip)
+    assert "its loose object file is cut short" in line
