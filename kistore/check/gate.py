@@ -18,6 +18,7 @@ hands ``pre-receive``), and refuses non-fast-forward updates of protected refs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -44,7 +45,15 @@ from ..core.findings import ERROR, INFO, Finding, Rule, rule
 from ..core.layout import NOTES_REF
 from ..core.limits import DEFAULT, Limits
 from ..git import treediff
-from ..git.blobs import fetch_blobs, is_partial_clone, lookup, read_blob, read_loose_history
+from ..git.blobs import (
+    fetch_blobs,
+    is_partial_clone,
+    lookup,
+    loose_object,
+    read_blob,
+    read_loose_history,
+    ref_commit,
+)
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
@@ -102,6 +111,9 @@ change to trust or policy does to evidence and rankings, KI413-KI415) and
 
 ZERO = "0" * 40
 """The object id git uses for 'no commit' (a created or deleted ref)."""
+
+_HEX = re.compile(r"[0-9a-f]{40}")
+"""A full commit id as a hook gives it (40 lowercase hex digits)."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 """A placeholder entry time: :func:`_judged_now` judges new attestations at the clock."""
@@ -599,6 +611,9 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
     updates = list(updates)
     findings: list[Finding] = []
     for old, new, ref in updates:
+        for oid in (old, new):  # libgit2 loops on a cut loose commit (F3): said here
+            if oid != ZERO and _HEX.fullmatch(oid):
+                loose_object(repo, oid, ref)
         if new != ZERO and repo.get(new) is None:
             raise InputError(f"{ref}: no object {new} in this repository; check --updates "
                              "takes the OLD NEW REF lines git gives a hook")
@@ -696,15 +711,23 @@ def _fetch_changed_notes(repo: pygit2.Repository, before: dict[str, str],
 def _trust_revs(store: Store, updates: list[tuple[str, str, str]], protected: set[str]
                 ) -> list[str]:
     """Return the commits whose trust file judges new notes: protected branches, as pushed too."""
-    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-    import pygit2
-
     repo = store.repo
-    revs = [str(repo.references[r].peel(pygit2.Commit).id) for r in sorted(protected)
-            if r.startswith("refs/heads/") and r in repo.references]
+    revs = _branch_tips(repo, protected)
     revs += [new for _old, new, ref in updates
              if ref in protected and ref.startswith("refs/heads/") and new != ZERO]
     return revs
+
+
+def _branch_tips(repo: pygit2.Repository, refs: Iterable[str]) -> list[str]:
+    """Return the commit ids of the branches (``refs/heads/*``) of ``refs`` that exist.
+
+    Read through the guard (:func:`kistore.git.blobs.ref_commit`).
+
+    Raises:
+        ObjectUnreadable: a branch's commit is damaged or missing (named with the branch).
+    """
+    tips = [ref_commit(repo, r) for r in sorted(refs) if r.startswith("refs/heads/")]
+    return [str(tip.id) for tip in tips if tip is not None]
 
 
 def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> list[Finding]:
@@ -783,8 +806,7 @@ def _merge_base(store: Store, new: str, old: str, protected: set[str]) -> str | 
     """Return where a new or force-pushed branch left its old tip or a protected branch."""
     repo = store.repo
     candidates = [old] if old != ZERO else []
-    candidates += [str(repo.references[r].target) for r in sorted(protected)
-                   if r.startswith("refs/heads/") and r in repo.references]
+    candidates += _branch_tips(repo, protected)
     for other in candidates:
         oid = repo.merge_base(new, other)
         if oid is not None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..git.blobs import ref_commit
+
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
@@ -19,10 +21,31 @@ def remote_tips(repo: pygit2.Repository, remote: str) -> list[str]:
 
     ``remote`` is a remote's name; any other string (a URL) names no refs and gives ``[]``.
     Symbolic refs (``refs/remotes/REMOTE/HEAD``) and refs naming no commit are left out.
+
+    Raises:
+        ObjectUnreadable: a ref's commit is damaged or missing (:func:`ref_tips`).
     """
-    prefix = f"refs/remotes/{remote}/"
-    return [str(ref.peel(commit_type()).id) for ref in refs_under(repo, prefix)
-            if names_commit(ref)]
+    return [tip for _, tip in ref_tips(repo, f"refs/remotes/{remote}/")]
+
+
+def ref_tips(repo: pygit2.Repository, *prefixes: str) -> list[tuple[str, str]]:
+    """Return ``(ref name, commit id)`` of each ref under ``prefixes`` that names a commit.
+
+    In :func:`refs_under` order, prefix by prefix; a tag of a tree or a blob is left out.
+    Each tip is read through the guard (:func:`kistore.git.blobs.ref_commit`): a commit
+    cut short or gone is the repository's damage, said, never skipped (it would make a
+    push hook check the wrong range) nor a hang or an "internal error".
+
+    Raises:
+        ObjectUnreadable: a ref's commit (or a tag on the way) is damaged or missing.
+    """
+    tips = []
+    for prefix in prefixes:
+        for ref in refs_under(repo, prefix):
+            commit = ref_commit(repo, ref.name)
+            if commit is not None:
+                tips.append((ref.name, str(commit.id)))
+    return tips
 
 
 def first_unsent(repo: pygit2.Repository, tip: str, held: list[str]) -> Any | None:
@@ -51,23 +74,3 @@ def refs_under(repo: pygit2.Repository, prefix: str) -> list[Any]:
     """Return ``repo``'s references whose names start with ``prefix``, by name, no ``*/HEAD``."""
     return [repo.references[name] for name in sorted(repo.references)
             if name.startswith(prefix) and not name.endswith("/HEAD")]
-
-
-def names_commit(ref: Any) -> bool:
-    """Return whether reference ``ref`` peels to a commit (not a tag of a tree or blob)."""
-    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-    import pygit2
-
-    try:
-        ref.peel(pygit2.Commit)
-    except (pygit2.GitError, pygit2.InvalidSpecError, ValueError, KeyError):
-        return False
-    return True
-
-
-def commit_type() -> Any:
-    """Return ``pygit2.Commit`` (imported late: pygit2 loads slowly)."""
-    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-    import pygit2
-
-    return pygit2.Commit

@@ -31,7 +31,7 @@ from ..core.errors import InputError, StoreStateError
 from ..core.findings import Finding
 from ..git.blobs import head_commit
 from .gate import RangeChecker, check_range, whole_history
-from .reach import first_unsent, names_commit, refs_under, remote_tips
+from .reach import first_unsent, ref_tips, remote_tips
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -55,20 +55,15 @@ def unpushed_refs(store: Store, remote: str) -> list[tuple[str, str | None, str]
         the ref's oldest such commit (None: it is a root commit). Refs that name no commit
         (a tag of a tree) are left out.
     """
-    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-    import pygit2
-
     repo = store.repo
     held = remote_tips(repo, remote)
     found: list[tuple[str, str | None, str]] = []
     tips: set[str] = set()
-    candidates = [r for prefix in ("refs/heads/", "refs/tags/") for r in refs_under(repo, prefix)]
-    for ref in candidates:
-        if names_commit(ref):
-            entry = _unpushed(repo, ref.name, str(ref.peel(pygit2.Commit).id), held)
-            if entry is not None:
-                found.append(entry)
-                tips.add(entry[2])
+    for name, tip in ref_tips(repo, "refs/heads/", "refs/tags/"):
+        entry = _unpushed(repo, name, tip, held)
+        if entry is not None:
+            found.append(entry)
+            tips.add(entry[2])
     head = head_commit(repo)  # None: unborn; guarded: libgit2 loops on a cut loose HEAD
     if head is not None and str(head.id) not in tips:
         entry = _unpushed(repo, "HEAD", str(head.id), held)

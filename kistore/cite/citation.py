@@ -37,6 +37,7 @@ from ..core.settings import cite_table, template_fields
 from ..git import refs, treediff
 from ..git.blobs import read_loose_history
 from ..git.ids import blob_id
+from ..git.present import holds
 from ..index.kept import keep_value, kept_value
 from . import _origin
 from .formats import FORMATS, names, render
@@ -489,9 +490,11 @@ def _first_commit_kept_or_by_git(root: Path, git_dir: Path, path: str, blob: str
     What ``git`` answered for ``(path, blob)`` from ``HEAD``'s commit is kept beside the
     index (:mod:`kistore.index.kept`, one file per object file and blob, holding the
     ``HEAD`` id it was asked from), and believed only while ``HEAD`` is that same commit and
-    history from it is that id's alone (:func:`_history_of`). ``HEAD`` moved, a replace
-    ref, a graft or a shallow cut appeared: ``git`` is asked again, from the id just read,
-    and the new answer is kept only if nothing of that changed while it answered.
+    history from it is that id's alone (:func:`_history_of`), and the kept commit is still
+    in the repository (:func:`kistore.git.present.holds`: a citation never names a commit
+    the repository lacks, review r73 F3). ``HEAD`` moved, a replace ref, a graft or a
+    shallow cut appeared, the commit is gone: ``git`` is asked again, from the id just
+    read, and the new answer is kept only if nothing of that changed while it answered.
 
     Returns:
         As :func:`first_commit_by_git`.
@@ -509,7 +512,8 @@ def _first_commit_kept_or_by_git(root: Path, git_dir: Path, path: str, blob: str
             value = None
         if (isinstance(value, list) and len(value) == 3 and value[0] == head
                 and isinstance(value[1], str) and re.fullmatch(r"[0-9a-f]{40,64}", value[1])
-                and type(value[2]) is int):
+                and type(value[2]) is int
+                and holds(git_dir, value[1])):  # never cite a commit that is gone (r73 F3)
             return GitCommit(value[1], value[2])
     first = first_commit_by_git(root, git_dir, path, blob, start=head)
     if first is not None and _history_of(git_dir) == head:

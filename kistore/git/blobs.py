@@ -7,7 +7,10 @@ cat-file``, which fetches it), so that commands that read a few blobs -- the pul
 gate reads the range's files and a few looked-up paths -- work in a partial clone and
 fetch only what they read. In a full clone a missing object that a tree, commit or branch
 names is the repository's damage: :func:`missing` (:class:`ObjectUnreadable`, "missing",
-naming the alternates the clone borrows objects from), never a ``KeyError``.
+naming the alternates the clone borrows objects from), never a ``KeyError``. A clone
+whose filter leaves trees out (``--filter=tree:0``) has the trees of each commit read
+fetched in one ``git fetch`` without blobs (:func:`fetch_trees`): it then reads as a
+blob-less clone does.
 
 A blob that is here but cannot be read (a flipped bit in a pack or a loose object file:
 libgit2's ``GitError``, e.g. "invalid distance too far back") is
@@ -24,6 +27,7 @@ import stat
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import cast
 
 from ..core import hashes
 from ..core.errors import StoreStateError
@@ -161,6 +165,32 @@ def is_partial_clone(repo: pygit2.Repository) -> bool:
     return bool(cached)
 
 
+def tree_filter(repo: pygit2.Repository) -> str | None:
+    """Return a partial clone's filter when it leaves trees out (``tree:0``), else None.
+
+    git writes the filter a clone was made with as ``remote.<name>.partialclonefilter``;
+    ``blob:none`` and ``blob:limit=N`` keep every tree (None here), ``tree:N``,
+    ``sparse:oid=...`` and a ``combine:`` of either leave trees out (:data:`_LEAVES_TREES`).
+
+    Args:
+        repo: the repository.
+    """
+    if "_kistore_tree_filter" not in repo.__dict__:
+        found: str | None = None
+        if is_partial_clone(repo):
+            found = next((str(e.value) for e in repo.config
+                          if e.name.startswith("remote.")
+                          and e.name.endswith(".partialclonefilter")
+                          and _LEAVES_TREES.search(str(e.value))), None)
+        repo.__dict__["_kistore_tree_filter"] = found
+    return cast("str | None", repo.__dict__["_kistore_tree_filter"])
+
+
+_LEAVES_TREES = re.compile(r"(^|[:+])(tree|sparse)(:|%3a)", re.IGNORECASE)
+"""A filter spec that leaves trees out: ``tree:N``, ``sparse:...``, or in a ``combine:``
+(whose parts git writes URL-encoded: ``combine:tree%3A0+blob%3Anone``)."""
+
+
 def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = None
               ) -> bytes:
     """Return the bytes of the blob ``oid``, fetching it through git in a partial clone.
@@ -204,18 +234,23 @@ def read_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
 
     Raises:
         ObjectUnreadable: the object is damaged, or missing (:func:`missing`).
+        StoreStateError: a tree a ``tree:0`` clone lacks could not be fetched
+            (:func:`fetch_trees`).
     """
     loose = loose_object(repo, oid, path)
     if loose is not None:
         return loose
     hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
-    try:
-        kind, data = repo.odb.read(hex_)
-    except KeyError:  # pygit2's NotFoundError too (a KeyError and a GitError)
-        raise missing(repo, hex_, path) from None
-    except pygit2.GitError as e:
-        raise unreadable(hex_, e, path) from e
-    return int(kind), bytes(data)
+    for _ in range(2):  # a tree a tree:0 clone lacks: fetched, then read again
+        try:
+            kind, data = repo.odb.read(hex_)
+            return int(kind), bytes(data)
+        except KeyError:  # pygit2's NotFoundError too (a KeyError and a GitError)
+            if not fetch_trees(repo, [hex_]):
+                break
+        except pygit2.GitError as e:
+            raise unreadable(hex_, e, path) from e
+    raise missing(repo, hex_, path)
 
 
 def lookup(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = None
@@ -233,14 +268,19 @@ def lookup(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = No
 
     Raises:
         ObjectUnreadable: the object is damaged, or missing (:func:`missing`).
+        StoreStateError: a tree a ``tree:0`` clone lacks could not be fetched
+            (:func:`fetch_trees`).
     """
     loose_object(repo, oid, path)
-    try:
-        return repo[oid]
-    except KeyError:
-        raise missing(repo, oid, path) from None
-    except pygit2.GitError as e:
-        raise unreadable(oid, e, path) from e
+    for _ in range(2):  # a tree a tree:0 clone lacks: fetched, then read again
+        try:
+            return repo[oid]
+        except KeyError:
+            if not fetch_trees(repo, [str(oid)]):
+                break
+        except pygit2.GitError as e:
+            raise unreadable(oid, e, path) from e
+    raise missing(repo, oid, path)
 
 
 def missing(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes, path: str | None = None,
@@ -338,6 +378,43 @@ def _missing_head(repo: pygit2.Repository, oid: str) -> ObjectUnreadable | None:
     return missing(repo, oid, None, named_by=f"{head.name}{via} points at it")
 
 
+def ref_commit(repo: pygit2.Repository, name: str) -> pygit2.Commit | None:
+    """Return the commit reference ``name`` points at (through annotated tags), read guarded.
+
+    ``repo.references[name].peel(pygit2.Commit)`` reads the tip with libgit2, which loops
+    for ever on a loose commit cut short (review F3) and says a missing one as a bare
+    ``KeyError`` ("internal error" in a push hook). Here the tip, and each tag on the way,
+    is read first (:func:`loose_object`); one that is not here is :func:`missing`, named
+    as the reference's.
+
+    Args:
+        repo: the repository.
+        name: a full reference name (``refs/heads/main``, ``refs/remotes/origin/main``);
+            a symbolic one is followed.
+
+    Returns:
+        The commit (pygit2 Commit); None when there is no such reference, or it names no
+        commit (a tag of a tree or a blob).
+
+    Raises:
+        ObjectUnreadable: the object the reference (or a tag on the way) names is damaged
+            or missing; its ``path`` is ``name``.
+    """
+    try:
+        ref = repo.references[name].resolve()
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+    target = str(ref.target)
+    oid = _peeled(repo, target, name)
+    if oid not in repo.odb:
+        via = "" if oid == target else f" (through the tag {target})"
+        fix = (f"; it only says what the remote held: `git update-ref -d {ref.name}`, then "
+               "`git fetch`, sets it again" if ref.name.startswith("refs/remotes/") else "")
+        raise missing(repo, oid, name, named_by=f"{ref.name}{via} points at it{fix}")
+    found = lookup(repo, oid, name)
+    return found if isinstance(found, pygit2.Commit) else None
+
+
 def blob_size(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = None
               ) -> int | None:
     """Return a blob's size in bytes from its header, or None when the blob is not here yet.
@@ -409,6 +486,25 @@ def fetch_blobs(repo: pygit2.Repository, oids: Iterable[str]) -> int:
     remote = promisor_remote(repo)
     if not wanted or remote is None:
         return 0
+    failed = _fetch(repo, remote, wanted)
+    if failed is not None:
+        raise StoreStateError(
+            f"{len(wanted)} blob(s) (e.g. {wanted[0]}) are not in this partial clone and git "
+            f"could not fetch them from its promisor remote {remote!r} ({failed}): make the "
+            "remote reachable, or clone without --filter", file=repo.path)
+    return len(wanted)
+
+
+def _fetch(repo: pygit2.Repository, remote: str, oids: list[str]) -> str | None:
+    """Fetch ``oids`` (and, of a tree, its subtrees: no blobs) from ``remote`` in one process.
+
+    ``git -c fetch.negotiationAlgorithm=noop fetch REMOTE --no-tags --no-write-fetch-head
+    --recurse-submodules=no --filter=blob:none --stdin``, the ids on stdin: what git's own
+    lazy fetch of a partial clone runs for one object.
+
+    Returns:
+        None when git fetched them; else the last line git said (or its exit status).
+    """
     # A warm `rank` imports this module and never fetches.
     # Lazy: subprocess (+ selectors: ~2-3 ms of start-up) only when a partial clone fetches.
     import subprocess
@@ -417,16 +513,70 @@ def fetch_blobs(repo: pygit2.Repository, oids: Iterable[str]) -> int:
         ["git", "--git-dir", repo.path, "-c", "fetch.negotiationAlgorithm=noop", "fetch",
          remote, "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
          "--filter=blob:none", "--stdin"],
-        input="".join(f"{oid}\n" for oid in wanted).encode(), capture_output=True,
+        input="".join(f"{oid}\n" for oid in oids).encode(), capture_output=True,
         check=False)
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    if done.returncode == 0:
+        return None
+    said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return said[-1] if said else f"git exited {done.returncode}"
+
+
+_whole_trees: set[tuple[str, str]] = set()
+"""(git directory, tree id) of each tree :func:`fetch_trees` found whole (every subtree here)."""
+
+
+def fetch_trees(repo: pygit2.Repository, trees: Iterable[str]) -> int:
+    """Fetch, in a clone whose filter leaves trees out, every tree ``trees`` lack, in one fetch.
+
+    A ``--filter=tree:0`` clone lacks the trees of every commit it has not checked out;
+    libgit2 reads them and does not fetch (git does, one process per tree). Each tree of
+    ``trees`` and its subtrees are looked for here (a few ms for a store's ~1,000 trees;
+    those found whole are not walked again this process); the roots of those not whole are
+    fetched with their subtrees, no blobs (:func:`_fetch`, ``--filter=blob:none``), so the
+    commit is then what a blob-less clone holds: blobs are fetched as they are read.
+    Nothing is done in any other repository (:func:`tree_filter`).
+
+    Args:
+        repo: the repository.
+        trees: root tree ids (40 hex digits) of the commits about to be read.
+
+    Returns:
+        How many trees were fetched (0: none lacked, or the clone keeps its trees).
+
+    Raises:
+        StoreStateError: git could not fetch them (the remote is gone or refuses).
+    """
+    if tree_filter(repo) is None:
+        return 0
+    wanted = sorted({t for t in trees if not _whole(repo, t)})
+    remote = promisor_remote(repo)
+    if not wanted or remote is None:
+        return 0
+    failed = _fetch(repo, remote, wanted)
+    if failed is not None:
         raise StoreStateError(
-            f"{len(wanted)} blob(s) (e.g. {wanted[0]}) are not in this partial clone and git "
-            f"could not fetch them from its promisor remote {remote!r} "
-            f"({said[-1] if said else f'git exited {done.returncode}'}): make the remote "
-            "reachable, or clone without --filter", file=repo.path)
+            f"tree {wanted[0]} (of {len(wanted)}) is not in this partial clone, whose filter "
+            f"({tree_filter(repo)}) leaves trees out, and git could not fetch it from its "
+            f"promisor remote {remote!r} ({failed}): make the remote reachable, or clone "
+            "again with `--filter=blob:none` (every commit and tree)", file=repo.path)
     return len(wanted)
+
+
+def _whole(repo: pygit2.Repository, tree: str) -> bool:
+    """Whether ``tree`` and every tree below it are here (each read through the guard)."""
+    pending = [tree]
+    walked: list[str] = []
+    while pending:
+        oid = pending.pop()
+        if (repo.path, oid) in _whole_trees:
+            continue
+        if oid not in repo.odb:
+            return False
+        listing = cast("pygit2.Tree", lookup(repo, oid))  # guarded: a cut loose tree
+        pending += [str(e.id) for e in listing if e.type_str == "tree"]
+        walked.append(oid)
+    _whole_trees.update((repo.path, oid) for oid in walked)
+    return True
 
 
 def fetch_blob(repo: pygit2.Repository, oid: str) -> bytes:
@@ -507,12 +657,20 @@ def _object_dirs(repo: pygit2.Repository) -> tuple[str, ...]:
         # Lazy: commit imports this module's package; the object directory once a repository.
         from .commit import objects_dir
 
-        found = _objects_dirs[git_dir] = _with_alternates(str(objects_dir(repo)))
+        found = _objects_dirs[git_dir] = with_alternates(str(objects_dir(repo)))
     return found
 
 
-def _with_alternates(objects: str) -> tuple[str, ...]:
-    """Return ``objects`` and the alternates it names, recursively (:func:`_object_dirs`)."""
+def with_alternates(objects: str) -> tuple[str, ...]:
+    """Return ``objects`` and the alternates it names, recursively (:func:`_object_dirs`).
+
+    Args:
+        objects: an object directory (``.git/objects``; a linked worktree's common one).
+
+    Returns:
+        The object directories git reads objects from, ``objects`` first (normalised paths;
+        an alternate that does not exist is kept).
+    """
     dirs = [os.path.normpath(objects)]
     pending = [(dirs[0], 0)]
     while pending:
@@ -622,14 +780,19 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
     for ever (review F3). A packed commit is read through libgit2 (that read does not
     loop) for its parents. Once per tip and process.
 
+    In a ``tree:0`` clone, the root trees of the history's commits are fetched here too,
+    in one ``git fetch`` (:func:`fetch_trees`).
+
     Raises:
         ObjectUnreadable: a loose commit of the history is damaged, or a commit it names
             (a parent) is missing (a shallow clone's edge, listed in ``shallow``, is not).
+        StoreStateError: a ``tree:0`` clone's trees could not be fetched.
     """
     key = (repo.path, str(tip))
     if key in _read_histories:
         return
     seen: set[str] = set()
+    trees: list[str] = []  # each commit's root tree: fetched in one, in a tree:0 clone
     shallow = _shallow(repo)
     pending = [str(tip)]
     while pending:
@@ -642,6 +805,7 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
             tree = _TREE.match(loose[1])
             if tree is not None:  # the walker's caller reads commit.tree: guarded here
                 loose_object(repo, tree.group(1).decode())
+                trees.append(tree.group(1).decode())
             if oid not in shallow:
                 pending += [p.decode() for p in _PARENT.findall(loose[1])]
             continue
@@ -657,8 +821,10 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
         except (KeyError, ValueError, AttributeError, pygit2.GitError):
             continue  # no commit (a tag of a tree): the walk says
         loose_object(repo, str(commit.tree_id))  # a packed commit's tree may be loose
+        trees.append(str(commit.tree_id))
         if oid not in shallow:
             pending += [str(p) for p in commit.parent_ids]
+    fetch_trees(repo, trees)
     _read_histories.add(key)
 
 
@@ -722,16 +888,17 @@ def read_loose_revision(repo: pygit2.Repository, rev: str) -> None:
             loose_object(repo, tree.group(1).decode())
 
 
-def _peeled(repo: pygit2.Repository, oid: str) -> str:
+def _peeled(repo: pygit2.Repository, oid: str, path: str | None = None) -> str:
     """Return the object an annotated tag (or a tag of a tag) names, each read guarded.
 
-    ``oid`` itself when it is no tag (or cannot be read here: libgit2 says why).
+    ``oid`` itself when it is no tag (or cannot be read here: libgit2 says why). ``path``:
+    what it is read for (a reference's name), named by :class:`ObjectUnreadable`.
 
     Raises:
         ObjectUnreadable: a loose tag on the way is damaged.
     """
     for _ in range(_TAG_DEPTH):
-        loose = loose_object(repo, oid)
+        loose = loose_object(repo, oid, path)
         if loose is not None:
             target = _OBJECT.match(loose[1]) if loose[0] == _TYPES[b"tag"] else None
             if target is None:
@@ -782,6 +949,7 @@ def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
 
     Raises:
         ObjectUnreadable: HEAD's commit (or its root tree) is damaged or missing.
+        StoreStateError: a ``tree:0`` clone could not fetch its trees (:func:`fetch_trees`).
     """
     try:
         if repo.head_is_unborn:
@@ -790,9 +958,11 @@ def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
         return None
     read_loose_revision(repo, "HEAD")
     try:
-        return repo.head.peel(pygit2.Commit)
+        commit = repo.head.peel(pygit2.Commit)
     except (KeyError, ValueError, pygit2.GitError) as e:
         gone = missing_target(repo, "HEAD") or damage(e)
         if gone is None:
             raise
         raise gone from e
+    fetch_trees(repo, [str(commit.tree_id)])  # a tree:0 clone's: its trees, in one fetch
+    return commit

@@ -402,7 +402,11 @@ def exclusive(path: Path) -> Iterator[None]:
     if lock is None:
         yield
         return
-    fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:  # another process has the file open: say why this waits
+        log.warning("note: %s", waiting_note(Path(f"{path}.lock")))
+        fcntl.flock(lock, fcntl.LOCK_EX)
     _EXCLUSIVE.add(key)
     _SHARED.discard(key)
     try:
@@ -411,6 +415,67 @@ def exclusive(path: Path) -> Iterator[None]:
         _EXCLUSIVE.discard(key)
         fcntl.flock(lock, fcntl.LOCK_SH)  # still reading what was written
         _SHARED.add(key)
+
+
+def waiting_note(lock_path: Path) -> str:
+    """Say why a reset or rebuild of the index waits: which processes hold its lock.
+
+    Every process that opened the index holds ``lock_path`` shared until it exits
+    (:func:`hold_shared`): another ``kistore`` command, or a long-lived Python process
+    that made a :class:`kistore.store.Store` and queried it (a notebook, a server, a test
+    run). A rebuild waits for all of them, silently until robust75 (``kistore reindex``
+    seemed to hang). On Linux their process ids are read from ``/proc/locks`` (the
+    ``FLOCK`` lines of the lock file's device and inode).
+
+    Args:
+        lock_path: the lock file (``index.sqlite.lock``).
+
+    Returns:
+        One line (no ``note:`` prefix): the lock file, the process ids when known, and what
+        to do.
+    """
+    pids = _flock_holders(lock_path)
+    if len(pids) > 1:
+        who, they, hold, exit_ = f"processes {', '.join(map(str, pids))}", "they", "hold", \
+            "they exit"
+    else:
+        who = f"process {pids[0]}" if pids else "another process"
+        they, hold, exit_ = "it", "holds", "it exits"
+    return (f"waiting for {who} to exit: {they} opened the index and {hold} {lock_path} "
+            f"until {exit_} (another kistore command, or a Python process holding a "
+            "kistore Store); a rebuild of the index waits for every process that reads it. "
+            f"End {'them' if len(pids) > 1 else 'it'}, or press Ctrl-C here (nothing is "
+            "written yet)")
+
+
+def _flock_holders(lock_path: Path) -> list[int]:
+    """Return the ids of the other processes holding a ``flock`` on ``lock_path`` (Linux).
+
+    ``/proc/locks`` lines are ``N: FLOCK ADVISORY READ|WRITE PID MAJ:MIN:INODE 0 EOF``
+    (the device numbers in hex); a waiting lock's line has ``->`` and is not a holder.
+    Empty when there is no ``/proc/locks`` or nothing can be read.
+    """
+    try:
+        st = os.stat(lock_path)
+        with open("/proc/locks", encoding="ascii", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    pids: set[int] = set()
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 6 or "->" in fields or fields[1] != "FLOCK":
+            continue
+        where = fields[5].split(":")
+        try:
+            major, minor, inode = int(where[0], 16), int(where[1], 16), int(where[2])
+            pid = int(fields[4])
+        except (ValueError, IndexError):
+            continue
+        if (inode == st.st_ino and major == os.major(st.st_dev)
+                and minor == os.minor(st.st_dev) and pid != os.getpid()):
+            pids.add(pid)
+    return sorted(pids)
 
 
 # -- the connection ---------------------------------------------------------------------

@@ -30,6 +30,7 @@ from ..cite.formats import render
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, StoreStateError
+from ..git.blobs import lookup
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -115,6 +116,10 @@ class Citations:
             ``formats``: ``text``, ``bibtex``, ``csl-json`` and ``cff`` texts. Without one:
             ``available`` false, ``reason``, and the digest, path, blob and commit a
             reader can cite by hand.
+
+        Raises:
+            ObjectUnreadable: the first-adding commit is damaged or gone (its object file's
+                path named).
         """
         digest = str(manifest.digest)
         commit_id = self.first_added.get(digest)
@@ -122,7 +127,8 @@ class Citations:
                                  "shallow": commit_id in self.shallow}
         if commit_id is None:
             return {**facts, "available": False, "reason": "the run is in no commit"}
-        first = snap.store.repo[commit_id]
+        first: Any = lookup(snap.store.repo, commit_id,  # a commit id: first_commits found it
+                            layout.object_path(manifest.digest))
         try:
             citation = citation_of(snap.view, manifest, first, template=self.template,
                                    remote=None, publisher=self.publisher, accessed=None)

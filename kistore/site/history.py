@@ -29,7 +29,7 @@ from ..attest.notes import note_blobs
 from ..core import layout
 from ..core.digest import is_digest
 from ..git import treediff
-from ..git.blobs import read_loose_history
+from ..git.blobs import read_loose_history, ref_commit
 from ..git.lazy import pygit2
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -208,9 +208,11 @@ def notes_of(repo: pygit2.Repository, ref: str) -> tuple[str | None, dict[str, s
 
     Returns:
         ``(tip commit id or None, mapping)``; ``(None, {})`` when the ref does not exist.
+
+    Raises:
+        ObjectUnreadable: the ref's commit is damaged or missing (named with ``ref``).
     """
-    ref_obj = repo.references.get(ref)
-    if ref_obj is None:
+    commit = ref_commit(repo, ref)  # guarded: a tip cut short or gone is said, with ref
+    if commit is None:
         return None, {}
-    commit = repo[ref_obj.target].peel(pygit2.Commit)
     return str(commit.id), note_blobs(repo, commit)

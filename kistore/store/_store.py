@@ -45,7 +45,7 @@ from ..core.limits import check_manifest as limits_check
 from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..core.settings import STORE_VERSION
-from ..git.blobs import damage, missing_target, read_loose_revision
+from ..git.blobs import damage, fetch_trees, missing_target, read_loose_revision
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.locks import index_lock
 from ..git.refs import RefsUnreadable, broken_dotgit, common_git_dir, git_dir_of
@@ -779,6 +779,8 @@ class Store:
             InputError: when ``rev`` names no commit.
             ObjectUnreadable: the commit (or a commit on the way, ``HEAD~2``) is damaged, or
                 missing (the branch points at a commit the repository lacks).
+            StoreStateError: a ``--filter=tree:0`` clone could not fetch the commit's trees
+                (:func:`kistore.git.blobs.fetch_trees`).
         """
         read_loose_revision(self.repo, rev)  # libgit2 loops on a cut loose commit (F3)
         try:
@@ -795,11 +797,13 @@ class Store:
                 f"no commit named {rev!r} in this repository: give a branch, a tag or a "
                 "commit id (`git log --oneline` lists commits)")) from None
         try:
-            return named.peel(pygit2.Commit)
+            commit = named.peel(pygit2.Commit)
         except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
             raise InputError(
                 f"{rev!r} names a {named.type_str} ({str(named.id)[:12]}), not a commit: "
                 "give a branch, a tag or a commit id") from None
+        fetch_trees(self.repo, [str(commit.tree_id)])  # a tree:0 clone's: in one fetch
+        return commit
 
     def _unborn_head(self, rev: str) -> str | None:
         """Say why ``HEAD`` names no commit when its branch has none yet, else None.

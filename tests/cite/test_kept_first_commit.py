@@ -16,6 +16,7 @@ import pytest
 
 from kistore.cite import citation
 from kistore.cite.citation import cite, first_commit
+from kistore.git.blobs import ObjectUnreadable
 from kistore.index import kept
 from kistore.store import Store
 
@@ -183,3 +184,28 @@ def test_a_shallow_clone_keeps_nothing_and_says_why_as_before(tmp_path, monkeypa
         with pytest.raises(citation.StoreStateError, match=f"stops at {c2}"):
             cite(Store(shallow), RUN)
     assert not any(files for _, _, files in os.walk(shallow / ".git" / "kistore"))
+
+
+def test_a_kept_first_commit_that_is_gone_is_never_cited(cited, monkeypatch):
+    """review r73 F3: the kept answer named a commit the repository no longer holds (its
+    loose file deleted): a citation of a commit nobody can fetch. Checked before it is
+    believed: git is asked again, and the history's damage is said, naming that commit."""
+    path, c1 = cited
+    started = children(monkeypatch)
+    assert cite(Store(path), RUN).commit == c1
+    (path / ".git" / "objects" / c1[:2] / c1[2:]).unlink()
+    with pytest.raises(ObjectUnreadable, match=f"git object {c1} cannot be read \\(missing: "):
+        cite(Store(path), RUN)
+    assert started[0] == "log" and len(started) > 1  # asked again, not believed
+
+
+def test_a_kept_first_commit_in_a_pack_is_believed(cited, monkeypatch):
+    """The check reads pack indexes too: after `git gc` (every object packed, none loose),
+    the kept answer still starts no child."""
+    path, c1 = cited
+    cite(Store(path), RUN)
+    git(path, "gc", "-q")
+    assert not (path / ".git" / "objects" / c1[:2] / c1[2:]).exists()
+    started = children(monkeypatch)
+    assert cite(Store(path), RUN).commit == c1
+    assert started == []

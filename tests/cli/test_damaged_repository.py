@@ -216,3 +216,33 @@ def test_a_blob_damaged_after_the_site_was_built_stops_the_site_with_its_error(
         assert "internal error" not in result.output, args
         assert f"error: {path}: git object {oid} cannot be read (" in result.stderr, args
         assert "Run `git fsck`" in result.stderr, args
+
+
+def test_one_damaged_blob_stops_queries_of_every_run_until_it_is_restored(
+        runner, group, tmp_path):
+    """review r73 F10, decided (README, "damaged repository"): a query whose index is built
+    from a commit reads every manifest of it, and one it cannot read stops the query, even
+    of another run, with one line naming the file, the object and what to do. Nothing of
+    the damage is kept: once the object is restored (here: the pack copied from a clone),
+    the next query answers without a reindex."""
+    root = group.root
+    backup = tmp_path / "backup"
+    git(tmp_path, "clone", "-q", "--no-local", str(root), str(backup))
+    root, path, oid = damaged(group)
+    for args in (["show", "BenchmarkRun/slow"], ["ls"], ["rank", "BenchmarkRun/slow"]):
+        result = runner.invoke(main, ["--store", str(root), *args])
+        assert result.exit_code == 1, (args, result.output)
+        errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1 and errors[0].startswith(
+            f"error: {path}: git object {oid} cannot be read ("), (args, result.stderr)
+        assert "Run `git fsck`" in errors[0] and "BenchmarkRun/slow" not in result.stdout
+    pack = root / ".git" / "objects" / "pack"
+    for file in pack.glob("pack-*"):
+        file.unlink()
+    for file in (backup / ".git" / "objects" / "pack").glob("pack-*"):
+        shutil.copy(file, pack / file.name)
+    listed = runner.invoke(main, ["--store", str(root), "ls"])
+    assert listed.exit_code == 0, listed.output
+    assert " BenchmarkRun fast\n" in listed.stdout and " BenchmarkRun slow\n" in listed.stdout
+    shown = runner.invoke(main, ["--store", str(root), "show", "BenchmarkRun/slow"])
+    assert shown.exit_code == 0 and "error" not in shown.stderr, shown.output
