@@ -1242,7 +1242,7 @@ def pack_findings(store: Store, damaged: list[PackDamage], reported: list[Findin
             continue
         inside = os.path.commonpath([base, damage.file]) == os.path.normpath(base)
         file = os.path.relpath(damage.file, base) if inside else damage.file
-        message = f"pack file is damaged: {damage.reason}"
+        message = f"this file of git's object store is damaged: {damage.reason}"
         if left:
             message += (f"; its damaged objects no file of the store was read from: "
                         f"{', '.join(left)}")

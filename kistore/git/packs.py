@@ -113,22 +113,29 @@ def check_packs(repo: pygit2.Repository) -> list[PackDamage]:
                     found += _cached(algo, Path(f"{stem}.pack"), Path(f"{stem}.idx"),
                                      Path(f"{stem}.rev"))
         found += _cached(algo, pack_dir / "multi-pack-index")
-    _damaged[repo.path] = {oid: damage for damage in found for oid in damage.objects}
+    damaged = {oid: damage for damage in found for oid in damage.objects}
+    if damaged:
+        _damaged[repo.path] = damaged
+    else:  # none kept: damaged_copy costs one test of an empty dict a blob
+        _damaged.pop(repo.path, None)
     return found
 
 
-def damaged_copy(repo: pygit2.Repository, oid: str | bytes) -> PackDamage | None:
+def damaged_copy(repo: pygit2.Repository, oid: str | bytes | pygit2.Oid) -> PackDamage | None:
     """Return the damage of the pack holding a damaged copy of ``oid``, as last checked.
 
     Answers from the last :func:`check_packs` of this repository in this process (or the
-    process it was forked from); None when none ran: nothing is hashed here.
+    process it was forked from); None when none ran or it found no damaged object: nothing
+    is hashed here.
 
     Args:
         repo: the repository.
-        oid: the object's id (40 hex digits or 20 raw bytes).
+        oid: the object's id (``pygit2.Oid``, 40 hex digits, or 20 raw bytes).
     """
+    if not _damaged:  # the common case: one test of an empty dict
+        return None
     damaged = _damaged.get(repo.path)
-    if not damaged:
+    if damaged is None:
         return None
     return damaged.get(oid.hex() if isinstance(oid, bytes) else str(oid))
 
@@ -162,18 +169,18 @@ def _cached(algo: str, *files: Path) -> list[PackDamage]:
 
 
 def _digest(algo: str, data: bytes | memoryview) -> bytes:
-    """The ``algo`` digest of ``data`` (hashlib releases the GIL while it hashes)."""
+    """Return the ``algo`` digest of ``data`` (hashlib releases the GIL while it hashes)."""
     return hashlib.new(algo, data, usedforsecurity=False).digest()
 
 
 def _trailer_sound(algo: str, data: bytes | memoryview) -> bool:
-    """True when ``data`` ends with the ``algo`` digest of every byte before it."""
+    """Return True when ``data`` ends with the ``algo`` digest of every byte before it."""
     size = hashlib.new(algo).digest_size
     return len(data) > size and _digest(algo, data[:-size]) == bytes(data[-size:])
 
 
 def _check_midx(algo: str, file: Path) -> list[PackDamage]:
-    """The damage of a ``multi-pack-index`` whose trailing checksum fails (else none)."""
+    """Return the damage of a ``multi-pack-index`` whose trailing checksum fails (or none)."""
     data = file.read_bytes()
     if data[:4] == b"MIDX" and _trailer_sound(algo, data):
         return []
@@ -183,7 +190,7 @@ def _check_midx(algo: str, file: Path) -> list[PackDamage]:
 
 
 def _check_rev(algo: str, rev: Path, pack: Path) -> list[PackDamage]:
-    """The damage of a ``.rev`` reverse index: its own checksum, and the pack's it names."""
+    """Return the damage of a ``.rev`` reverse index (its checksum, its pack's), or none."""
     size = hashlib.new(algo).digest_size
     data = rev.read_bytes()
     with open(pack, "rb") as f:
@@ -197,7 +204,7 @@ def _check_rev(algo: str, rev: Path, pack: Path) -> list[PackDamage]:
 
 
 def _check_pack(algo: str, pack: Path, idx: Path) -> list[PackDamage]:
-    """The damage of one pack and its ``.idx``: their checksums, then each object's CRC-32.
+    """Return the damage of a pack and its ``.idx``: their checksums, then each CRC-32.
 
     The pack is mapped, not read: hashing it costs no copy.
     """
@@ -274,11 +281,11 @@ def _index_entries(index: bytes, size: int) -> _Entries | None:
 
 
 def _damaged_objects(view: memoryview, size: int, entries: _Entries) -> tuple[str, ...]:
-    """Return the ids (hex, sorted) whose packed bytes fail their CRC-32, or whose delta
-    base (at any depth, in this pack) does.
+    """Return the ids (hex, sorted) of the damaged objects of a pack.
 
-    Each object's packed bytes run from its offset to the next object's (the last: to the
-    trailing checksum).
+    Those whose packed bytes fail their CRC-32, and the deltas on one (at any depth, in
+    this pack). Each object's packed bytes run from its offset to the next object's (the
+    last: to the trailing checksum).
     """
     end = len(view) - size
     bad: set[int] = set()
@@ -293,7 +300,8 @@ def _damaged_objects(view: memoryview, size: int, entries: _Entries) -> tuple[st
         if base is not None:
             base_of[offset] = base
     for offset in base_of:  # a delta on a damaged base (at any depth) cannot be read either
-        chain, here = [], offset
+        chain: list[int] = []
+        here = offset
         while here in base_of and here not in bad and len(chain) <= len(base_of):
             chain.append(here)
             here = base_of[here]
@@ -304,11 +312,11 @@ def _damaged_objects(view: memoryview, size: int, entries: _Entries) -> tuple[st
 
 def _delta_base(view: memoryview, offset: int, size: int, at_id: dict[bytes, int]
                 ) -> int | None:
-    """Return the offset of the base of the delta at ``offset`` (None: no delta, or a base
-    in no object of this pack).
+    """Return the offset of the base of the delta at ``offset``, or None.
 
-    gitformat-pack(5): a type-and-size varint, then for ``OFS_DELTA`` the base's negative
-    offset (git's offset encoding), for ``REF_DELTA`` the base's id.
+    None: no delta, or a base in no object of this pack. gitformat-pack(5): a
+    type-and-size varint, then for ``OFS_DELTA`` the base's negative offset (git's offset
+    encoding), for ``REF_DELTA`` the base's id.
     """
     byte = view[offset]
     kind = (byte >> 4) & 7

@@ -1151,7 +1151,7 @@ class CommitView(View):
             ObjectUnreadable: the blob is damaged (``verify``: KI117), also when its packed
                 bytes failed the pack check (:func:`~kistore.git.packs.damaged_copy`).
         """
-        damage = damaged_copy(self.repo, str(oid))
+        damage = damaged_copy(self.repo, oid)
         if damage is not None:
             raise ObjectUnreadable(str(oid), damaged_reason(damage), path)
         if limit is not None:

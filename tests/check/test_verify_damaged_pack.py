@@ -103,8 +103,8 @@ def test_a_flipped_byte_in_the_pack_trailer_is_ki117_naming_the_pack(runner, rec
     assert [(f["rule"], f.get("file"), f.get("extra", {})) for f in errors] == [
         ("KI117", None, {"object": head}), ("KI117", relative, {})], errors
     assert errors[1]["message"] == (
-        "pack file is damaged: its checksum does not match its bytes: its trailing checksum "
-        "is damaged (every object's bytes match the index's CRC-32)")
+        "this file of git's object store is damaged: its checksum does not match its "
+        "bytes: its trailing checksum is damaged (every object's bytes match the index's CRC-32)")
 
 
 def test_a_flipped_byte_in_the_pack_index_is_ki117_naming_the_index(runner, record_store):
@@ -115,7 +115,8 @@ def test_a_flipped_byte_in_the_pack_index_is_ki117_naming_the_index(runner, reco
     errors = _errors(runner, root)
     assert [(f["rule"], f.get("file"), f.get("extra", {})) for f in errors] == [
         ("KI117", os.path.relpath(idx, root), {})]
-    assert errors[0]["message"] == "pack file is damaged: its checksum does not match its bytes"
+    assert errors[0]["message"] == ("this file of git's object store is damaged: its "
+                                    "checksum does not match its bytes")
     assert errors[0]["hint"] == (
         f"the pack is sound: write its index again with `git index-pack {pack}`")
 
@@ -160,3 +161,38 @@ def test_a_delta_on_a_damaged_base_is_damaged_too(record_store):
     _flip(idx.with_suffix(".pack"), offset + length - 2)
     [damage] = packs.check_packs(record_store.repo)
     assert base in damage.objects and delta in damage.objects
+
+
+def test_a_damaged_multi_pack_index_is_ki117_naming_it(runner, record_store):
+    root = Path(record_store.root)
+    _packed(root)
+    git(root, "multi-pack-index", "write")
+    midx = root / ".git" / "objects" / "pack" / "multi-pack-index"
+    result = runner.invoke(main, ["--store", str(root), "verify", "--at", "HEAD", "--json"])
+    assert result.exit_code == 0, result.output  # a sound one is read, and passes
+    _flip(midx, -3)
+    errors = _errors(runner, root)
+    assert [(f["rule"], f.get("file"), f.get("extra", {})) for f in errors] == [
+        ("KI117", os.path.relpath(midx, root), {})], errors
+    assert errors[0]["message"] == ("this file of git's object store is damaged: its "
+                                    "checksum does not match its bytes")
+    assert errors[0]["hint"] == ("remove it (git and libgit2 read the packs without it) or "
+                                  "write it again: `git multi-pack-index write`")
+
+
+def test_a_flipped_byte_in_a_kept_pack_of_an_alternate_is_ki117(runner, record_store, tmp_path):
+    # a clone borrowing its objects (`git clone --shared`: objects/info/alternates) reads
+    # the names blob from the origin's pack, a .keep pack here: it is checked as its own
+    root = Path(record_store.root)
+    pack, idx = _packed(root)
+    pack.with_suffix(".keep").write_text("kept\n")
+    clone = tmp_path / "borrowing"
+    git(tmp_path, "clone", "-q", "--shared", str(root), str(clone))
+    assert not list((clone / ".git" / "objects" / "pack").glob("*.pack"))
+    oid = git(clone, "rev-parse", f"HEAD:{NAMES_PATH}").strip()
+    offset, length = _offsets(idx)[oid]
+    _flip(pack, offset + length // 2)
+    errors = _errors(runner, clone)
+    assert [(f["rule"], f.get("file"), f.get("extra", {})) for f in errors] == [
+        ("KI117", NAMES_PATH, {"object": oid})], errors
+    assert str(pack) in errors[0]["message"]
