@@ -1233,7 +1233,8 @@ def pack_findings(store: Store, damaged: list[PackDamage], reported: list[Findin
     Returns:
         The findings, each naming the damaged file (as ``file``) and what to do (``fix``).
     """
-    said = {f.extra.get("object") for f in reported if f.rule is GIT_OBJECT_UNREADABLE}
+    # by id: a worker's finding crossed a pickle, its rule is a copy
+    said = {f.extra.get("object") for f in reported if f.rule.id == GIT_OBJECT_UNREADABLE.id}
     base = str(store.root) if store.root is not None else store.repo.path
     findings = []
     for damage in damaged:

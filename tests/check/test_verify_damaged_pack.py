@@ -18,9 +18,10 @@ import pytest
 
 from kistore.cli import main
 from kistore.core import layout
+from kistore.core.digest import Digest
 from kistore.git import packs
 
-from ..conftest import git
+from ..conftest import PUBLISHED, git
 
 NAMES_PATH = layout.name_path("BenchmarkRun", "sol-submission-20464")
 """The published run's names file (committed by the ``record_store`` fixture)."""
@@ -89,6 +90,22 @@ def test_a_flipped_byte_in_a_packed_blob_is_ki117_naming_object_and_pack(
     assert errors[0]["message"].startswith(
         f"git object {oid} cannot be read (its packed bytes in {pack} fail the pack index's "
         "CRC-32, or are a delta on such bytes)")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_damaged_packed_manifest_is_one_ki117_on_its_file(runner, record_store, jobs):
+    # a manifest is read (in a worker with --jobs 2): its KI117 names the pack, and the
+    # pack's damage is not said a second time
+    root = Path(record_store.root)
+    path = layout.object_path(Digest.from_str(PUBLISHED["run"]))
+    oid = git(root, "rev-parse", f"HEAD:{path}").strip()
+    pack, idx = _packed(root)
+    offset, length = _offsets(idx)[oid]
+    _flip(pack, offset + length // 2)
+    errors = _errors(runner, root, jobs)
+    assert [(f["rule"], f.get("file"), f.get("extra", {})) for f in errors] == [
+        ("KI117", path, {"object": oid})], errors
+    assert str(pack) in errors[0]["message"]
 
 
 def test_a_flipped_byte_in_the_pack_trailer_is_ki117_naming_the_pack(runner, record_store):
