@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,6 +17,9 @@ from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
 from ._context import StoreContext
 from ._formats import output_format
 from ._machine import emit_json, github_escape, machine_errors
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -158,7 +161,7 @@ def cannot_run(fmt: str | None, as_json: bool, checked: str) -> AbstractContextM
         "findings": []})
 
 
-def _damaged(error: Exception, store: Any = None) -> list[Finding]:
+def _damaged(error: Exception, store: Store | None = None) -> list[Finding]:
     """Return the KI117 finding of the damaged git object that stopped a check.
 
     A tree or commit that cannot be read (a blob is reported where it is read, and the

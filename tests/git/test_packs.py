@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -65,3 +66,20 @@ def test_a_sound_pack_is_hashed_once_and_a_sha256_repository_by_sha256(tmp_path)
     [damage] = packs.check_packs(repo)
     assert damage.file == str(pack.with_suffix(".idx"))
 
+
+
+def test_a_reverse_index_is_checked_by_its_checksums(tmp_path):
+    repo, pack, _ = _repo_with_pack(tmp_path, [b"one\n", b"two\n", b"three\n"])
+    subprocess.run(["git", "index-pack", "--rev-index", str(pack)], cwd=tmp_path, check=True,
+                   capture_output=True)
+    rev = pack.with_suffix(".rev")
+    assert rev.read_bytes()[:4] == b"RIDX"
+    assert packs.check_packs(repo) == []
+    data = bytearray(rev.read_bytes())
+    data[13] ^= 1  # the first entry: no object read names it
+    rev.chmod(0o644)
+    rev.write_bytes(bytes(data))
+    [damage] = packs.check_packs(repo)
+    assert (damage.file, damage.objects) == (str(rev), ())
+    assert damage.advice == ("remove it (libgit2 does not read it; git reads the pack "
+                             f"without it) or write it again: `git index-pack --rev-index {pack}`")
