@@ -1215,6 +1215,10 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
     return contents + later
 
 
+_OBJECTS_SHOWN = 5
+"""Most object ids a damaged pack's KI117 message lists (``extra.objects`` holds all)."""
+
+
 def pack_findings(store: Store, damaged: list[PackDamage], reported: list[Finding]
                   ) -> list[Finding]:
     """Return the KI117 findings of damaged pack files not already said by a file's KI117.
@@ -1244,9 +1248,10 @@ def pack_findings(store: Store, damaged: list[PackDamage], reported: list[Findin
         inside = os.path.commonpath([base, damage.file]) == os.path.normpath(base)
         file = os.path.relpath(damage.file, base) if inside else damage.file
         message = f"this file of git's object store is damaged: {damage.reason}"
-        if left:
-            message += (f"; its damaged objects no file of the store was read from: "
-                        f"{', '.join(left)}")
+        if left:  # all of them in ``extra``; the message names the first few
+            shown = ", ".join(left[:_OBJECTS_SHOWN]) + (
+                f" and {len(left) - _OBJECTS_SHOWN} more" if len(left) > _OBJECTS_SHOWN else "")
+            message += f"; its damaged objects no file of the store was read from: {shown}"
         findings.append(Finding(GIT_OBJECT_UNREADABLE, message, file=file,
                                 extra={"objects": left} if left else {}, fix=damage.advice))
     return findings

@@ -13,12 +13,16 @@ import os
 import struct
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from kistore.check._rules import GIT_OBJECT_UNREADABLE
+from kistore.check.audit import pack_findings
 from kistore.cli import main
 from kistore.core import layout
 from kistore.core.digest import Digest
+from kistore.core.findings import Finding
 from kistore.git import packs
 
 from ..conftest import PUBLISHED, git
@@ -213,3 +217,25 @@ def test_a_flipped_byte_in_a_kept_pack_of_an_alternate_is_ki117(runner, record_s
     assert [(f["rule"], f.get("file"), f.get("extra", {})) for f in errors] == [
         ("KI117", NAMES_PATH, {"object": oid})], errors
     assert str(pack) in errors[0]["message"]
+
+
+def test_a_pack_finding_lists_only_the_objects_no_file_said_and_five_in_its_message():
+    ids = [f"{i:040x}" for i in range(1, 9)]
+    damage = packs.PackDamage("/r/.git/objects/pack/pack-1.pack",
+                              "its checksum does not match its bytes", tuple(ids))
+    said = Finding(GIT_OBJECT_UNREADABLE, "read", file="store/x", extra={"object": ids[0]})
+    store = SimpleNamespace(root=Path("/r"), repo=SimpleNamespace(path="/r/.git/"))
+    [finding] = pack_findings(store, [damage], [said])
+    assert finding.file == ".git/objects/pack/pack-1.pack"
+    assert finding.extra == {"objects": ids[1:]}
+    assert finding.message == (
+        "this file of git's object store is damaged: its checksum does not match its "
+        "bytes; its damaged objects no file of the store was read from: "
+        f"{', '.join(ids[1:6])} and 2 more")
+    assert finding.hint == packs.FSCK
+    # every object said by a file's finding: nothing more to say of that pack
+    everyone = [Finding(GIT_OBJECT_UNREADABLE, "read", extra={"object": i}) for i in ids]
+    assert pack_findings(store, [damage], everyone) == []
+    # an alternate's pack (outside the repository): its absolute path
+    far = packs.PackDamage("/shared/objects/pack/pack-2.pack", "it is cut short")
+    assert [f.file for f in pack_findings(store, [far], [])] == [far.file]
