@@ -164,6 +164,10 @@ def _cached(algo: str, *files: Path) -> list[PackDamage]:
         except OSError as e:  # none to read (permissions), or gone meanwhile (a repack)
             return [PackDamage(str(e.filename or files[0]),
                                f"it cannot be read ({e.strerror or e})")]
+        except (struct.error, IndexError, ValueError):  # an index whose checksum holds but
+            # whose tables run past its end (no file git wrote)
+            return [PackDamage(str(files[-1] if len(files) == 1 else files[1]),
+                               "it is no index git can read (its tables run past its end)")]
         _checked[tuple(key)] = cached
     return cached
 

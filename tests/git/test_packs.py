@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import struct
 import subprocess
 import tempfile
@@ -83,3 +84,19 @@ def test_a_reverse_index_is_checked_by_its_checksums(tmp_path):
     assert (damage.file, damage.objects) == (str(rev), ())
     assert damage.advice == ("remove it (libgit2 does not read it; git reads the pack "
                              f"without it) or write it again: `git index-pack --rev-index {pack}`")
+
+
+def test_an_index_whose_tables_run_past_its_end_is_damage_not_a_traceback(tmp_path):
+    # its checksum holds (written so), its object count is past its end, its pack damaged
+    repo, pack, idx = _repo_with_pack(tmp_path, [b"one\n", b"two\n"])
+    index = bytearray(idx.read_bytes()[:-20])
+    struct.pack_into(">I", index, 8 + 255 * 4, 10**6)
+    idx.chmod(0o644)
+    idx.write_bytes(bytes(index) + hashlib.sha1(bytes(index)).digest())
+    data = bytearray(pack.read_bytes())
+    data[14] ^= 1
+    pack.chmod(0o644)
+    pack.write_bytes(bytes(data))
+    [damage] = packs.check_packs(repo)
+    assert (damage.file, damage.reason) == (
+        str(idx), "it is no index git can read (its tables run past its end)")
