@@ -37,6 +37,7 @@ from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
 from ..git.blobs import ObjectUnreadable, is_partial_clone
 from ..git.pack import blob_id
+from ..git.packs import PackDamage, check_packs
 from ..store import Files, FileTooLarge, index_lock
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
@@ -1199,6 +1200,9 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
                 if history_has_no_end():  # its findings end after the stop's
                     history.append(len(later))
 
+    # a commit's files are confirmed by blob id: its packs by their checksums first (each
+    # file hashed once; the workers forked below inherit what was found)
+    packs = check_packs(store.repo) if snap.view.scope == "commit" else []
     if at is None and store.root is not None and snap.view.scope == "work" and not any(
             p.endswith("/" + GITATTRIBUTES) for p in snap.modes):  # git would read those
         objects_read = {}
@@ -1209,9 +1213,53 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
         start, end = history
         later[start:end] = sorted(later[start:end] + worktree_changes(store, objects_read),
                                   key=sort_key)
+    if packs:
+        contents += pack_findings(store, packs, contents)
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]
     return contents + later
+
+
+_OBJECTS_SHOWN = 5
+"""Most object ids a damaged pack's KI117 message lists (``extra.objects`` holds all)."""
+
+
+def pack_findings(store: Store, damaged: list[PackDamage], reported: list[Finding]
+                  ) -> list[Finding]:
+    """Return the KI117 findings of damaged pack files not already said by a file's KI117.
+
+    A damaged object a file of the store was read or confirmed from is KI117 of that file,
+    naming the object and its pack (:meth:`kistore.store.CommitView.holds`). This adds one
+    KI117 for each damaged pack file whose damage no such finding says: a checksum, a
+    header or an index (no object's bytes), or objects no file of the store was read from
+    (a commit, tree, note or older file's blob), listed.
+
+    Args:
+        store: the store (its work tree, or git directory, shortens the files' paths).
+        damaged: :func:`kistore.git.packs.check_packs`' findings.
+        reported: the findings so far (their ``object`` extras are the objects said).
+
+    Returns:
+        The findings, each naming the damaged file (as ``file``) and what to do (``fix``).
+    """
+    # by id: a worker's finding crossed a pickle, its rule is a copy
+    said = {f.extra.get("object") for f in reported if f.rule.id == GIT_OBJECT_UNREADABLE.id}
+    base = str(store.root) if store.root is not None else store.repo.path
+    findings = []
+    for damage in damaged:
+        left = [oid for oid in damage.objects if oid not in said]
+        if damage.objects and not left:
+            continue
+        inside = os.path.commonpath([base, damage.file]) == os.path.normpath(base)
+        file = os.path.relpath(damage.file, base) if inside else damage.file
+        message = f"this file of git's object store is damaged: {damage.reason}"
+        if left:  # all of them in ``extra``; the message names the first few
+            shown = ", ".join(left[:_OBJECTS_SHOWN]) + (
+                f" and {len(left) - _OBJECTS_SHOWN} more" if len(left) > _OBJECTS_SHOWN else "")
+            message += f"; its damaged objects no file of the store was read from: {shown}"
+        findings.append(Finding(GIT_OBJECT_UNREADABLE, message, file=file,
+                                extra={"objects": left} if left else {}, fix=damage.advice))
+    return findings
 
 
 def _held_lock(store: Store) -> Path | None:

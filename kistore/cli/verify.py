@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,6 +17,9 @@ from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
 from ._context import StoreContext
 from ._formats import output_format
 from ._machine import emit_json, github_escape, machine_errors
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -130,7 +133,7 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
                                # and comparison groups whose runs disagree in unit (KI210)
                                checkers=(*CHECKERS, group_rules.check_units))
         except Exception as e:  # a damaged tree or commit stops it: KI117, said so
-            findings = _damaged(e)
+            findings = _damaged(e, store)
     # an add was writing while the work tree was read (KI418, first): said last too
     written = any(f.rule is WORK_TREE_WRITTEN for f in findings)
     report(_strict(findings) if strict else findings, fmt, as_json, f"store at {where}",
@@ -158,7 +161,7 @@ def cannot_run(fmt: str | None, as_json: bool, checked: str) -> AbstractContextM
         "findings": []})
 
 
-def _damaged(error: Exception) -> list[Finding]:
+def _damaged(error: Exception, store: Store | None = None) -> list[Finding]:
     """Return the KI117 finding of the damaged git object that stopped a check.
 
     A tree or commit that cannot be read (a blob is reported where it is read, and the
@@ -168,18 +171,24 @@ def _damaged(error: Exception) -> list[Finding]:
 
     Args:
         error: what the check raised.
+        store: ``verify``'s store: its damaged pack files are said too (a flipped byte
+            in a pack's trailer stops libgit2 reading any object of it), else None.
 
     Returns:
-        ``[KI117]``.
+        ``[KI117]``, then a KI117 of each damaged pack file
+        (:func:`kistore.check.audit.pack_findings`).
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..check.audit import stopped_finding
+    from ..check.audit import pack_findings, stopped_finding
     from ..git.blobs import damage
+    from ..git.packs import check_packs
 
     damaged = damage(error)
     if damaged is None:
         raise error
-    return [stopped_finding(damaged)]
+    stopped = [stopped_finding(damaged)]
+    return stopped + (pack_findings(store, check_packs(store.repo), stopped)
+                      if store is not None else [])
 
 
 def _strict(findings: list[Finding]) -> list[Finding]:

@@ -38,6 +38,7 @@ from ..git.blobs import (
 )
 from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
+from ..git.packs import damaged_copy, damaged_reason
 from ..git.quarantine import admit_quarantine
 from ..git.realdirs import ABSENT, first_not_dir
 from ..git.sparse import SkipWorktree, StagedEntry
@@ -1105,8 +1106,10 @@ class CommitView(View):
         inflating one (a read was ~20-40 us each). Equal ids also need the object to be
         here and whole: a loose one is read (:func:`~kistore.git.blobs.loose_object`, one
         open, failing at once when it is packed: a flipped bit in it, review F6), else the
-        pack index is asked (no inflate: a deleted blob, review73 F14); either is False,
-        so the caller reads the file and reports the read's error (KI117). A partial clone
+        pack index is asked (no inflate: a deleted blob, review73 F14), and a packed one is
+        whole when its pack's checksums hold (:func:`~kistore.git.packs.check_packs`, which
+        ``verify --at`` runs first: a flipped byte in a pack, pack75); each failure is
+        False, so the caller reads the file and reports the read's error (KI117). A partial clone
         lacks blobs by design: there the ids alone decide. Other paths are read
         (:meth:`View.holds`).
 
@@ -1126,6 +1129,8 @@ class CommitView(View):
                 return True
         except ObjectUnreadable:  # damaged: the caller's read says so
             return False
+        if damaged_copy(self.repo, raw) is not None:  # a pack check found it damaged
+            return False
         return raw.hex() in self.repo.odb or is_partial_clone(self.repo)
 
     def read(self, path: str, limit: int | None = None) -> bytes | None:  # noqa: D102
@@ -1144,8 +1149,12 @@ class CommitView(View):
 
         Raises:
             FileTooLarge: the blob holds more than ``limit`` bytes.
-            ObjectUnreadable: the blob is damaged (``verify``: KI117).
+            ObjectUnreadable: the blob is damaged (``verify``: KI117), also when its packed
+                bytes failed the pack check (:func:`~kistore.git.packs.damaged_copy`).
         """
+        damage = damaged_copy(self.repo, oid)
+        if damage is not None:
+            raise ObjectUnreadable(str(oid), damaged_reason(damage), path)
         if limit is not None:
             size = blob_size(self.repo, oid, path)  # ~5 us: a 200 MB blob is never inflated
             if size is not None and size > limit:
