@@ -149,6 +149,7 @@ def test_a_history_walk_reads_each_changed_shard_tree_once(tmp_path, monkeypatch
     base = {c: treediff.subtree_id(repo, repo[c].tree, _OBJ) for c in commits}
     monkeypatch.setattr(treediff, "_LISTINGS", {})
     monkeypatch.setattr(treediff, "_entries_kept", 0)
+    monkeypatch.setattr(treediff, "_tiled", set())
     reads: list[str] = []
     real = treediff.read_object
 
