@@ -1213,8 +1213,12 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
                               objects_read=objects_read)
     if history:  # check_history's findings, the work tree's among them, sorted as it sorts
         start, end = history
-        later[start:end] = sorted(later[start:end] + worktree_changes(store, objects_read),
-                                  key=sort_key)
+        try:
+            changes = worktree_changes(store, objects_read)
+        except ObjectUnreadable as e:  # a tree of HEAD's objects git's status could not read
+            stopped = stopped_finding(e)
+            changes = [] if stopped in later else [stopped]  # said once
+        later[start:end] = sorted(later[start:end] + changes, key=sort_key)
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]
     return contents + later
