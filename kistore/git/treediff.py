@@ -86,8 +86,8 @@ def shard_leaves(repo: pygit2.Repository, tree: pygit2.Tree, base: str
             yield f"{base}/{shard.name}/{leaf.name}", leaf
 
 
-def changed_leaves(repo: pygit2.Repository, old: Any | None, new: Any | None, prefix: str = ""
-                   ) -> dict[str, Change]:
+def changed_leaves(repo: pygit2.Repository, old: Any | None, new: Any | None, prefix: str = "",
+                   *, added: bool = True) -> dict[str, Change]:
     """Return every non-directory entry that differs between two trees, at any depth.
 
     As ``git diff-tree -r`` (no rename or copy detection): an entry whose object id or
@@ -99,6 +99,10 @@ def changed_leaves(repo: pygit2.Repository, old: Any | None, new: Any | None, pr
         old: the id (pygit2 Oid) of the tree before, or None (the empty tree).
         new: the id of the tree after, or None (the empty tree).
         prefix: prepended to every path returned (e.g. ``"store/objects/sha256/"``).
+        added: False: leave out the entries only ``new`` has (files added), and read no
+            directory only ``new`` has: what a check of append-only files asks
+            (:func:`kistore.check.lineage.names_kept`: a names, group or metadata file
+            may be added, never changed or deleted). The rest is as with True.
 
     Returns:
         ``{path: (entry before or None, entry after or None)}``, paths ``/``-separated
@@ -109,16 +113,20 @@ def changed_leaves(repo: pygit2.Repository, old: Any | None, new: Any | None, pr
     while pending:
         where, old_id, new_id = pending.pop()
         before, after = _listing(repo, old_id), _listing(repo, new_id)
-        # names whose (id, mode) differ; an equal directory's contents are equal: skipped
-        for name in {name for name, _ in before.items() ^ after.items()}:
+        if not added and before.items() <= after.items():
+            continue  # each entry kept as it was (a shard that only grew): a lookup each
+        # names whose (id, mode) differ; an equal directory's contents are equal: skipped.
+        # Without ``added``: only names ``before`` holds.
+        for name in {name for name, _ in before.items() ^ after.items()} if added else \
+                [name for name, _ in before.items() - after.items()]:
             was, now = before.get(name), after.get(name)
             path = where + name.decode("utf-8", "replace")
             was_dir = was is not None and was[0] == _TREE_MODE
             now_dir = now is not None and now[0] == _TREE_MODE
-            if was_dir or now_dir:
+            if was_dir or (now_dir and added):  # a directory only ``new`` has: all added
                 pending.append((path + "/", was[2] if was_dir else None,  # type: ignore[index]
                                 now[2] if now_dir else None))  # type: ignore[index]
-            if (was is not None and not was_dir) or (now is not None and not now_dir):
+            if (was is not None and not was_dir) or (added and now is not None and not now_dir):
                 changed[path] = (None if was is None or was_dir else _entry(was),
                                  None if now is None or now_dir else _entry(now))
     return changed

@@ -164,3 +164,41 @@ def test_a_history_walk_reads_each_changed_shard_tree_once(tmp_path, monkeypatch
     # the objects directory of 3 commits and its 100 shards in each: each tree read once
     # (before, the 101 trees of the middle commit were read twice: 404 reads)
     assert len(reads) == len(set(reads)) == 303
+
+
+def test_changed_leaves_without_additions_is_the_rest_of_the_diff(tmp_path, monkeypatch):
+    """``added=False`` (issue 22: the append-only checks of history) gives every change but
+    the files ``new`` alone holds, and reads no directory ``new`` alone holds."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    steps = [*_STEPS, {f"{_OBJ}/cd/new/{'d' * 62}.json": "a new directory"},
+             {f"{_OBJ}/cd": "a file where a directory was"}]
+    commits = [_commit(root, files) for files in steps]
+    repo = pygit2.Repository(str(root))
+    base = {c: treediff.subtree_id(repo, repo[c].tree, "store") for c in commits}
+    real = treediff.read_object
+    reads: list[str] = []
+
+    def counted(repo_: pygit2.Repository, oid: object, path: str | None = None) -> object:
+        reads.append(str(oid))
+        return real(repo_, oid, path)
+
+    monkeypatch.setattr(treediff, "read_object", counted)
+    seen_deleted = seen_modified = 0
+    for old in commits:
+        for new in commits:
+            every = treediff.changed_leaves(repo, base[old], base[new], "store/")
+            monkeypatch.setattr(treediff, "_LISTINGS", {})
+            monkeypatch.setattr(treediff, "_entries_kept", 0)
+            monkeypatch.setattr(treediff, "_tiled", set())
+            reads.clear()
+            rest = treediff.changed_leaves(repo, base[old], base[new], "store/", added=False)
+            assert rest == {p: c for p, c in every.items() if c[0] is not None}, (old, new)
+            seen_deleted += sum(c[1] is None for c in rest.values())
+            seen_modified += sum(c[1] is not None for c in rest.values())
+            if old == commits[0] and new == commits[-2]:  # all added: only the two tops read
+                assert rest == {} and reads == [str(base[new])] * (base[new] is not None)
+    assert seen_deleted and seen_modified
