@@ -18,6 +18,8 @@ from kistore.check import _paths
 from kistore.check._paths import _directory, check_tree_names
 from kistore.git import treediff
 
+from ..git.test_treediff import count_reads, forget_listings
+
 HEX = "0123456789abcdef"
 
 
@@ -87,13 +89,19 @@ SPECS = {
 }
 
 
-@pytest.mark.parametrize("name", list(SPECS))
-def test_raw_trees_give_the_pygit2_walks_findings(tmp_path, name):
+def _committed(tmp_path, name: str) -> tuple[pygit2.Repository, pygit2.Oid]:
+    """A bare repository whose HEAD commit has the tree of ``SPECS[name]``."""
     repo = pygit2.init_repository(str(tmp_path / "r"), bare=True)
     tree = _tree(repo, SPECS[name])
     sig = pygit2.Signature("t", "t@example.org", 0, 0)
     repo.create_commit("refs/heads/main", sig, sig, "m", tree, [])
     repo.set_head("refs/heads/main")
+    return repo, tree
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_raw_trees_give_the_pygit2_walks_findings(tmp_path, name):
+    repo, tree = _committed(tmp_path, name)
     findings = check_tree_names(_Store(repo), "HEAD")  # type: ignore[arg-type]
     assert findings == _reference(repo, repo[tree])
     rules = sorted({f.rule.id for f in findings})
@@ -117,27 +125,14 @@ def test_trees_the_history_check_kept_give_the_same_findings_unread(tmp_path, na
     """Issue 22: trees :mod:`kistore.git.treediff` kept (the history check read them just
     before) are not read again; the findings are the raw walk's, and a tree not kept is
     read as before."""
-    repo = pygit2.init_repository(str(tmp_path / "r"), bare=True)
-    tree = _tree(repo, SPECS[name])
-    sig = pygit2.Signature("t", "t@example.org", 0, 0)
-    repo.create_commit("refs/heads/main", sig, sig, "m", tree, [])
-    repo.set_head("refs/heads/main")
+    repo, tree = _committed(tmp_path, name)
     expected = check_tree_names(_Store(repo), "HEAD")  # type: ignore[arg-type]
-    monkeypatch.setattr(treediff, "_LISTINGS", {})
-    monkeypatch.setattr(treediff, "_entries_kept", 0)
-    monkeypatch.setattr(treediff, "_tiled", set())
+    forget_listings(monkeypatch)
     trees = _all_trees(repo, repo[tree])
     unkept = trees[-1]  # the last directory listed is read again, the rest are kept
     for oid in trees[:-1]:
         treediff._listing(repo, oid)
-    reads: list[str] = []
-    real = _paths.read_object
-
-    def counted(repo_: pygit2.Repository, oid: object, path: str | None = None) -> object:
-        reads.append(str(oid))
-        return real(repo_, oid, path)
-
-    monkeypatch.setattr(_paths, "read_object", counted)
+    reads = count_reads(monkeypatch, _paths)
     assert check_tree_names(_Store(repo), "HEAD") == expected  # type: ignore[arg-type]
     assert reads == [str(unkept)]
 
@@ -149,9 +144,7 @@ def test_a_kept_listing_that_is_not_the_whole_tree_is_not_given(tmp_path, monkey
     twice = b"100644 a\0" + blob.raw
     tree = repo.odb.write(pygit2.GIT_OBJECT_TREE, twice * 2)
     once = repo.odb.write(pygit2.GIT_OBJECT_TREE, twice)
-    monkeypatch.setattr(treediff, "_LISTINGS", {})
-    monkeypatch.setattr(treediff, "_entries_kept", 0)
-    monkeypatch.setattr(treediff, "_tiled", set())
+    forget_listings(monkeypatch)
     treediff._listing(repo, tree)
     treediff._listing(repo, once)
     assert treediff.kept_entries(str(tree)) is None
