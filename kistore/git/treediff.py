@@ -364,7 +364,7 @@ def kept_entries(tree_id: str) -> list[RawEntry] | None:
 
     What ``verify``'s whole-tree name check (:func:`kistore.check._paths.check_tree_names`)
     would read again: the history walk before it (:func:`kistore.check.lineage.names_kept`)
-    has just read most trees of ``HEAD`` (at 20,000 manifests in 4 commits, 3,745 of its
+    has just read most trees of ``HEAD`` (at 20,000 manifests in 4 commits, 3,685 of its
     4,487). Given only when the entries are the whole tree: no two share a name and their
     bytes add up to the tree's (a malformed tree is read again, whole, by the caller).
 
