@@ -64,20 +64,28 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
     tree = store.commit(at or "HEAD").tree
     findings: list[Finding] = []
     # Each tree is read raw from the object database once (no pygit2 Tree and TreeEntry
-    # objects: ~15,000 group directories at 100,000 runs); a tree with a name that is not
-    # ASCII is read as a pygit2 Tree, whose names are decoded as they always were.
+    # objects: ~15,000 group directories at 100,000 runs), or not at all when the history
+    # check kept its entries (treediff.kept_entries); a tree with a name that is not ASCII
+    # is read as a pygit2 Tree, whose names are decoded as they always were.
     pending: list[tuple[str, str]] = [("", str(tree.id))]
     store_prefix = layout.STORE_DIR + "/"
     while pending:
         prefix, oid = pending.pop()
-        # guarded: libgit2 loops on a cut loose tree (review F3); a missing one is damage
-        raw = read_object(repo, oid, prefix.rstrip("/") or None)[1]
-        if prefix.startswith(store_prefix) and _HEX_FILES.fullmatch(raw):
-            continue  # a shard or a group of digest-named files: no .git, no file collides
-        entries = _ENTRY.findall(raw)
-        if len(raw) == sum(len(m) + len(n) + 22 for m, n, _ in entries) and \
-                b"".join(n for _, n, _ in entries).isascii() and \
-                all(m in _MODES for m, _, _ in entries):  # the entries tile the raw tree
+        # the history check (lineage.check_names, just before) read most trees already
+        entries = treediff.kept_entries(oid)
+        if entries is not None:
+            whole = True
+            if prefix.startswith(store_prefix) and _hex_files(entries):
+                continue  # as _HEX_FILES below
+        else:
+            # guarded: libgit2 loops on a cut loose tree (review F3); a missing one is damage
+            raw = read_object(repo, oid, prefix.rstrip("/") or None)[1]
+            if prefix.startswith(store_prefix) and _HEX_FILES.fullmatch(raw):
+                continue  # a shard or a group of digest-named files: no .git, no file collides
+            entries = _ENTRY.findall(raw)  # the entries tile the raw tree:
+            whole = len(raw) == sum(len(m) + len(n) + 22 for m, n, _ in entries)
+        if whole and b"".join(n for _, n, _ in entries).isascii() and \
+                all(m in _MODES for m, _, _ in entries):
             children = [(n.decode("ascii"), m == b"40000", i.hex()) for m, n, i in entries]
         else:  # a name beyond ASCII, an odd mode: pygit2 reads the tree, as it always did
             children = [(str(e.name), e.type_str == "tree", str(e.id))
@@ -169,6 +177,19 @@ metadata shard, a comparison group's directory): no such name is ``.git`` anywhe
 collisions of files under ``store/`` are :func:`kistore.check._rules.check_case_collisions`'s,
 so :func:`check_tree_names` skips it (two thirds of a store's entries, ~0.4 s at 100,000
 manifests, read as pygit2 entries; ~15,000 group directories in the bench's store)."""
+
+_HEX_NAMES = re.compile(rb"(?:[0-9a-f]{62}(?:\.json|[0-9a-f]{2})\0)*")
+"""The names of a tree :data:`_HEX_FILES` matches, each followed by a NUL."""
+
+
+def _hex_files(entries: list[tuple[bytes, bytes, bytes]]) -> bool:
+    """Whether a tree's entries (mode, name, id) are what :data:`_HEX_FILES` matches.
+
+    Regular files (``100644``) named ``<62 hex>.json`` or ``<64 hex>`` only, or none.
+    """
+    return all(m == b"100644" for m, _, _ in entries) and \
+        _HEX_NAMES.fullmatch(b"".join(n + b"\0" for _, n, _ in entries)) is not None
+
 
 _ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
 """One entry of a raw git tree: mode (octal digits), name, the 20-byte object id."""

@@ -244,13 +244,14 @@ def check_contents(snap: Files, *, focus: set[str] | None = None,
     names_paths: list[str] = []  # plain names paths, judged by _names_findings
     chunks = _unit_chunks(snap, wanted, findings, units, everything=focus is None,
                           deferred=names_paths)
-    groups_read: dict[str, bytes | None] = {}
+    groups_read: dict[str, bytes | None] | None = None  # every group file, when read
 
     def beside() -> None:  # in this process while the workers check files
+        nonlocal groups_read
         if meanwhile is not None:
             meanwhile()
         if focus is None and snap.view.scope == "work":  # a commit's: by blob id, no read
-            groups_read.update(_group_files_read(snap))
+            groups_read = _group_files_read(snap)
 
     for chunk_units, chunk, read in _check_units_compact(snap, chunks, workers, beside,
                                                          entries=objects_read is not None):
@@ -453,10 +454,12 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
     :func:`kistore.check._focus.range_paths`, which also reads each changed group file's
     run); a run's group path absent from the gate's snapshot is looked up in the tree.
     A whole tree whose group files all agree (:func:`_groups_agree`) is settled without
-    the rules' loop. ``given``: group files read while the workers checked files (path -> what
-    :func:`_names_reader` gives), not read again here.
+    the rules' loop. ``given``: every group file of the layout read while the workers
+    checked files (:func:`_group_files_read`: path -> what :func:`_names_reader` gives),
+    neither listed (its paths are the tree's group files) nor read again here.
     """
-    present = [p for p in snap.modes if p.startswith(_GROUPS_PREFIX) and is_group_path(p)]
+    present = list(given) if given is not None else [
+        p for p in snap.modes if p.startswith(_GROUPS_PREFIX) and is_group_path(p)]
     specs: dict[tuple[str, str], dict[str, Any] | None] = {}
 
     def spec_of(ref: str, kind: str) -> dict[str, Any] | None:
@@ -478,7 +481,7 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
                 spec_of(refs[f], kind) if f in refs else None for f, _, kind in _KEY_REFERENCES))
         return keys[keyed]
 
-    if focus is None and _groups_agree(snap, units, results, present, key_of, given or {}):
+    if focus is None and _groups_agree(snap, units, results, present, key_of, given):
         return []
     touched = None if focus is None else {
         u[0] for u in units
@@ -512,7 +515,7 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
     by_blob: dict[str, bytes | None] = {}  # a group's files share one blob: read it once
 
     def read(path: str) -> bytes | None:
-        if given and path in given:
+        if given is not None and path in given:
             return given[path]
         blob = snap.view.blob_id(path)
         if blob is not None and blob in by_blob:
@@ -535,7 +538,7 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
 
 def _groups_agree(snap: Files, units: list[Unit], results: list[_Compact], present: list[str],
                   key_of: Callable[[tuple[str | None, ...]], dict[str, str] | None],
-                  given: dict[str, bytes | None]) -> bool:
+                  given: dict[str, bytes | None] | None) -> bool:
     """Whether KI215 and KI216 can find nothing in a whole tree (the common case, settled fast).
 
     True when the group file paths ``present`` are exactly the paths of the runs whose
@@ -553,8 +556,9 @@ def _groups_agree(snap: Files, units: list[Unit], results: list[_Compact], prese
         results: what each unit's check learnt (:data:`_Compact`: kind, references).
         present: the group file paths of the tree.
         key_of: a run's key object from its references up to :data:`_KEYED`, or None.
-        given: group files read while the workers checked files (path -> what
-            :func:`_names_reader` gave), compared here without a read.
+        given: every group file read while the workers checked files (path -> what
+            :func:`_names_reader` gave: its paths are ``present``), compared here without
+            a read; None: none read (a commit's: :meth:`kistore.store.Files.holds`).
     """
     runs = [(u[0], r[3][:_KEYED]) for u, r in zip(units, results, strict=True)
             if r[1] == "BenchmarkRun" and u[1] is not None]
@@ -569,11 +573,18 @@ def _groups_agree(snap: Files, units: list[Unit], results: list[_Compact], prese
         groups[keyed] = first.path, first.data
     expected = {group[0] + hex_: group[1] for hex_, keyed in runs
                 if (group := groups[keyed]) is not None}
-    if len(expected) != len(present) or expected.keys() != set(present):
+    if len(expected) != len(present):
+        return False
+    if given is not None:  # as many paths, each one read: the same paths
+        return all(given.get(path, _NOT_GIVEN) == data for path, data in expected.items())
+    if expected.keys() != set(present):
         return False
     holds = snap.holds
-    return all(given[path] == data if path in given else holds(path, data)
-               for path, data in expected.items())
+    return all(holds(path, data) for path, data in expected.items())
+
+
+_NOT_GIVEN = object()
+"""A path no group file was read at (:func:`_groups_agree`): equal to no bytes."""
 
 
 def _names_reader(snap: Files, damaged: dict[str, Finding] | None = None
@@ -1211,8 +1222,12 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
                               objects_read=objects_read)
     if history:  # check_history's findings, the work tree's among them, sorted as it sorts
         start, end = history
-        later[start:end] = sorted(later[start:end] + worktree_changes(store, objects_read),
-                                  key=sort_key)
+        try:
+            changes = worktree_changes(store, objects_read)
+        except ObjectUnreadable as e:  # a tree of HEAD's objects git's status could not read
+            stopped = stopped_finding(e)
+            changes = [] if stopped in later else [stopped]  # said once
+        later[start:end] = sorted(later[start:end] + changes, key=sort_key)
     if packs:
         contents += pack_findings(store, packs, contents)
     if watching and (busy := busy or _held_lock(store)) is not None:

@@ -181,7 +181,9 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]
             old = treediff.subtree_id(repo, parent.tree, layout.METADATA_DIR)
             if old is None or old == new:
                 continue
-            changes = treediff.changed_leaves(repo, old, new, layout.METADATA_DIR + "/")
+            # a metadata file added or deleted says nothing of its name (KI402 is history's)
+            changes = treediff.changed_leaves(repo, old, new, layout.METADATA_DIR + "/",
+                                              added=False)
             for path, (was, now) in sorted(changes.items()):
                 if was is None or now is None:
                     continue
@@ -219,8 +221,10 @@ def _names_files_kept(repo: pygit2.Repository, commit: Any, bases: dict[tuple[st
         if old == new or (old is None and (names or groups)):
             continue  # a first names or groups directory only adds (the contents check's)
         others = [p for p in commit.parents if p.id != parent.id]
+        # a names or group file added is the contents check's: not listed, and a
+        # directory only this commit has not read (a new comparison group's)
         for path, (was, now) in sorted(treediff.changed_leaves(
-                repo, old, new, directory + "/").items()):
+                repo, old, new, directory + "/", added=not (names or groups)).items()):
             if was is None:
                 # added: a name claimed, a group joined (the contents check judges them),
                 # or a record

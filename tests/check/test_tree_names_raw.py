@@ -14,7 +14,11 @@ from typing import cast
 import pygit2
 import pytest
 
+from kistore.check import _paths
 from kistore.check._paths import _directory, check_tree_names
+from kistore.git import treediff
+
+from ..git.test_treediff import count_reads, forget_listings
 
 HEX = "0123456789abcdef"
 
@@ -85,13 +89,19 @@ SPECS = {
 }
 
 
-@pytest.mark.parametrize("name", list(SPECS))
-def test_raw_trees_give_the_pygit2_walks_findings(tmp_path, name):
+def _committed(tmp_path, name: str) -> tuple[pygit2.Repository, pygit2.Oid]:
+    """A bare repository whose HEAD commit has the tree of ``SPECS[name]``."""
     repo = pygit2.init_repository(str(tmp_path / "r"), bare=True)
     tree = _tree(repo, SPECS[name])
     sig = pygit2.Signature("t", "t@example.org", 0, 0)
     repo.create_commit("refs/heads/main", sig, sig, "m", tree, [])
     repo.set_head("refs/heads/main")
+    return repo, tree
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_raw_trees_give_the_pygit2_walks_findings(tmp_path, name):
+    repo, tree = _committed(tmp_path, name)
     findings = check_tree_names(_Store(repo), "HEAD")  # type: ignore[arg-type]
     assert findings == _reference(repo, repo[tree])
     rules = sorted({f.rule.id for f in findings})
@@ -99,3 +109,44 @@ def test_raw_trees_give_the_pygit2_walks_findings(tmp_path, name):
                      "unicode": ["KI112", "KI115"], "modes": ["KI112"]}[name]
     if name == "dotgit":  # the group directory holding a non-hex name is read, not skipped
         assert any(f.file.endswith("/.g\u200cit") for f in findings)
+
+
+def _all_trees(repo: pygit2.Repository, tree: pygit2.Tree) -> list[pygit2.Oid]:
+    found = [tree.id]
+    for e in tree:
+        if e.type_str == "tree":
+            found += _all_trees(repo, cast(pygit2.Tree, repo[e.id]))
+    return found
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_trees_the_history_check_kept_give_the_same_findings_unread(tmp_path, name,
+                                                                    monkeypatch):
+    """Issue 22: trees :mod:`kistore.git.treediff` kept (the history check read them just
+    before) are not read again; the findings are the raw walk's, and a tree not kept is
+    read as before."""
+    repo, tree = _committed(tmp_path, name)
+    expected = check_tree_names(_Store(repo), "HEAD")  # type: ignore[arg-type]
+    forget_listings(monkeypatch)
+    trees = _all_trees(repo, repo[tree])
+    unkept = trees[-1]  # the last directory listed is read again, the rest are kept
+    for oid in trees[:-1]:
+        treediff._listing(repo, oid)
+    reads = count_reads(monkeypatch, _paths)
+    assert check_tree_names(_Store(repo), "HEAD") == expected  # type: ignore[arg-type]
+    assert reads == [str(unkept)]
+
+
+def test_a_kept_listing_that_is_not_the_whole_tree_is_not_given(tmp_path, monkeypatch):
+    """Two entries of one name (a malformed tree) are one in a listing: not the tree."""
+    repo = pygit2.init_repository(str(tmp_path / "r"), bare=True)
+    blob = repo.create_blob(b"x")
+    twice = b"100644 a\0" + blob.raw
+    tree = repo.odb.write(pygit2.GIT_OBJECT_TREE, twice * 2)
+    once = repo.odb.write(pygit2.GIT_OBJECT_TREE, twice)
+    forget_listings(monkeypatch)
+    treediff._listing(repo, tree)
+    treediff._listing(repo, once)
+    assert treediff.kept_entries(str(tree)) is None
+    assert treediff.kept_entries(str(once)) == [(b"100644", b"a", blob.raw)]
+    assert treediff.kept_entries("0" * 40) is None

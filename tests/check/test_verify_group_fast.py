@@ -68,6 +68,9 @@ def _damage(store_path, runs, late, files: dict[str, bytes], change: str, at: in
         write_raw(root, layout.group_path(key2, run), data)
     elif change == "no-run":  # KI216: a run that is not stored
         write_raw(root, layout.group_path(key, Digest("ab" * 32)), data)
+    elif change == "replaced":  # KI215 and KI216, as many files as runs: other paths
+        (root / first).unlink()
+        write_raw(root, layout.group_path(key, Digest("ab" * 32)), data)
     elif change == "unknown":  # KI216: a stored run whose key is not known
         write_raw(root, layout.group_path(key, Digest(_hex(late))), data)
     elif change == "symlink":  # KI111 (no regular file): the group rules say nothing
@@ -81,8 +84,8 @@ def _damage(store_path, runs, late, files: dict[str, bytes], change: str, at: in
         raise AssertionError(change)
 
 
-CHANGES = ["missing", "bytes", "newline", "other-group", "moved", "no-run", "unknown",
-           "symlink", "empty"]
+CHANGES = ["missing", "bytes", "newline", "other-group", "moved", "no-run", "replaced",
+           "unknown", "symlink", "empty"]
 
 
 def _by_the_loop(monkeypatch, store, at, workers):

@@ -283,3 +283,20 @@ def test_a_cut_commit_behind_an_annotated_tag_does_not_hang(stored, tmp_path):
     cut(stored, oid)
     said = said_clearly(stored, ["show", RUN, "--at", "v1"], oid, tmp_path / "out")
     assert "its loose object file is cut short" in said
+
+
+@pytest.mark.parametrize("tree", ["store/objects", "store/objects/sha256", "a shard"])
+def test_verify_of_the_work_tree_names_a_missing_objects_tree_not_a_split_index(
+        stored, tmp_path, tree):
+    # review73 F1: git's status of the work tree could not read HEAD's objects shard, and
+    # verify blamed a split git index ("run git update-index --no-split-index") where
+    # `verify --at HEAD` names the tree (KI117)
+    if tree == "a shard":
+        tree = "store/objects/sha256/" + git(
+            stored, "ls-tree", "--name-only", "HEAD:store/objects/sha256").split()[0]
+    oid = git(stored, "rev-parse", f"HEAD:{tree}").strip()
+    delete(stored, oid)
+    said = said_clearly(stored, ["verify"], oid, tmp_path / "out")
+    assert "split" not in said, said
+    assert f"{tree}: error KI117 git-object-unreadable: git object {oid} cannot be read " \
+        f"({MISSING}" in said, said

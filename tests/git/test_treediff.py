@@ -58,6 +58,26 @@ def _ours(repo: pygit2.Repository, old: str, new: str) -> dict[str, tuple[str, s
     return {p: (side(a)[0], side(b)[0], side(a)[1], side(b)[1]) for p, (a, b) in found.items()}
 
 
+def forget_listings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start with no tree listing kept (:data:`kistore.git.treediff._LISTINGS`)."""
+    monkeypatch.setattr(treediff, "_LISTINGS", {})
+    monkeypatch.setattr(treediff, "_entries_kept", 0)
+    monkeypatch.setattr(treediff, "_tiled", set())
+
+
+def count_reads(monkeypatch: pytest.MonkeyPatch, module: object) -> list[str]:
+    """Return the list each ``module.read_object`` call appends its object id to, from now."""
+    reads: list[str] = []
+    real = module.read_object  # type: ignore[attr-defined]
+
+    def counted(repo_: pygit2.Repository, oid: object, path: str | None = None) -> object:
+        reads.append(str(oid))
+        return real(repo_, oid, path)
+
+    monkeypatch.setattr(module, "read_object", counted)
+    return reads
+
+
 _STEPS = [
     {},
     {_A: "a", "other/x": "outside the store"},
@@ -147,19 +167,40 @@ def test_a_history_walk_reads_each_changed_shard_tree_once(tmp_path, monkeypatch
                               for step in range(1, n + 1)}) for n in range(1, 4)]
     repo = pygit2.Repository(str(root))
     base = {c: treediff.subtree_id(repo, repo[c].tree, _OBJ) for c in commits}
-    monkeypatch.setattr(treediff, "_LISTINGS", {})
-    monkeypatch.setattr(treediff, "_entries_kept", 0)
-    reads: list[str] = []
-    real = treediff.read_object
-
-    def counted(repo_: pygit2.Repository, oid: object, path: str | None = None) -> object:
-        reads.append(str(oid))
-        return real(repo_, oid, path)
-
-    monkeypatch.setattr(treediff, "read_object", counted)
+    forget_listings(monkeypatch)
+    reads = count_reads(monkeypatch, treediff)
     for old, new in [(commits[1], commits[2]), (commits[0], commits[1])]:  # newest first
         changed = treediff.changed_leaves(repo, base[old], base[new], _OBJ + "/")
         assert len(changed) == 100
     # the objects directory of 3 commits and its 100 shards in each: each tree read once
     # (before, the 101 trees of the middle commit were read twice: 404 reads)
     assert len(reads) == len(set(reads)) == 303
+
+
+def test_changed_leaves_without_additions_is_the_rest_of_the_diff(tmp_path, monkeypatch):
+    """``added=False`` (issue 22: the append-only checks of history) gives every change but
+    the files ``new`` alone holds, and reads no directory ``new`` alone holds."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    steps = [*_STEPS, {f"{_OBJ}/cd/new/{'d' * 62}.json": "a new directory"},
+             {f"{_OBJ}/cd": "a file where a directory was"}]
+    commits = [_commit(root, files) for files in steps]
+    repo = pygit2.Repository(str(root))
+    base = {c: treediff.subtree_id(repo, repo[c].tree, "store") for c in commits}
+    reads = count_reads(monkeypatch, treediff)
+    seen_deleted = seen_modified = 0
+    for old in commits:
+        for new in commits:
+            every = treediff.changed_leaves(repo, base[old], base[new], "store/")
+            forget_listings(monkeypatch)
+            reads.clear()
+            rest = treediff.changed_leaves(repo, base[old], base[new], "store/", added=False)
+            assert rest == {p: c for p, c in every.items() if c[0] is not None}, (old, new)
+            seen_deleted += sum(c[1] is None for c in rest.values())
+            seen_modified += sum(c[1] is not None for c in rest.values())
+            if old == commits[0] and new == commits[-2]:  # all added: only the two tops read
+                assert rest == {} and reads == [str(base[new])] * (base[new] is not None)
+    assert seen_deleted and seen_modified
