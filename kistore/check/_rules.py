@@ -409,13 +409,17 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     obj["metadata"] = metadata  # obj is this call's own parse: no copy needed
     if not validator.is_valid(obj):
         return None
-    # Identifying strings live in the object's spec. Canonical bytes hold no whitespace
-    # outside strings and escape every control (RFC 8785): ASCII bytes with no backslash,
-    # no DEL, no space beside a quote and no two spaces in a row hold no string the rule
-    # refuses (ASCII holds no invisible character and no second script).
+    # Identifying strings live in the object's spec, prose in both files. Canonical bytes
+    # hold no whitespace outside strings and escape every control (RFC 8785): ASCII bytes
+    # with no backslash, no DEL, no space beside a quote and no two spaces in a row hold no
+    # string the rules refuse (ASCII holds no invisible character and no second script);
+    # metadata holds only prose (its name has a pattern), refused only for a control
+    # (escaped: a backslash) or a bidirectional control (not ASCII).
     if not (object_data.isascii() and b"\\" not in object_data and b"\x7f" not in object_data
             and b'" ' not in object_data and b' "' not in object_data
-            and b"  " not in object_data) and identifying_problems(obj):
+            and b"  " not in object_data and metadata_data.isascii()
+            and b"\\" not in metadata_data and b"\x7f" not in metadata_data) \
+            and identifying_problems(obj):
         return None
     name = metadata.get("name")
     if type(name) is str and reserved_on_windows(name):

@@ -41,7 +41,7 @@ from .canonical import escape_pointer
 from .errors import QUOTE_WIDTH, InstallationError, SchemaError, shorten
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from importlib.resources.abc import Traversable
 
 API_VERSION = "kernelindex.dev/v1alpha1"
@@ -346,6 +346,7 @@ def check_document(document: Any, schema: str, *, file: str | None = None) -> li
             pointer = "".join(f"/{escape_pointer(str(p))}" for p in error.absolute_path)
             findings.extend(_unexpected_keys(error, pointer, file)
                             or _missing_key(error, pointer, file)
+                            or _name_problem(error, pointer, file)
                             or [SchemaError(describe_error(error), file=file, pointer=pointer)])
     except Unresolvable as e:  # met only when validation reaches the broken $ref
         check_schema_references()
@@ -398,6 +399,57 @@ def _missing_key(error: Any, pointer: str, file: str | None) -> list[SchemaError
                         pointer=f"{pointer}/{escape_pointer(key)}")]
 
 
+NAME_RULE = ("a name is 1 to 253 characters: lowercase ASCII letters a-z, digits 0-9, '-' and "
+             "'.', beginning and ending with a letter or digit (it is a file name in every "
+             "checkout and a part of every citation's URL)")
+"""``common.json#/$defs/name`` in words."""
+
+
+def _name_problem(error: Any, pointer: str, file: str | None) -> list[SchemaError]:
+    """Return the finding of a ``metadata.name`` its pattern refuses, in words, with a fix.
+
+    jsonschema says only that the value does not match the regular expression (review73
+    F7). The finding says what a name may hold (:data:`NAME_RULE`) and, when there is
+    one, the nearest valid name (:func:`nearest_name`). Returns [] for any other error.
+    """
+    if pointer != "/metadata/name" or error.validator not in ("pattern", "minLength") \
+            or not isinstance(error.instance, str):
+        return []
+    name = error.instance
+    fix = nearest_name(name)
+    write = f"write {fix!r}" if fix else "choose a name of those characters"
+    return [SchemaError(f"{shorten(repr(name))} is not a valid name: {NAME_RULE}; {write}",
+                        file=file, pointer=pointer)]
+
+
+_NAME = re.compile(r"[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?")
+"""``common.json#/$defs/name`` (a test holds the two equal)."""
+
+
+def nearest_name(text: str) -> str | None:
+    """Return the valid ``metadata.name`` nearest ``text``, or None when none is near.
+
+    Lowercase, accents dropped, each run of other characters one ``-``
+    (:func:`kistore.core.naming.slug`), cut to 253 characters: ``"NVIDIA_B200 Run"`` ->
+    ``"nvidia-b200-run"``.
+
+    Args:
+        text: a refused name.
+
+    Returns:
+        A name ``common.json#/$defs/name`` accepts and Windows does not reserve
+        (:func:`reserved_on_windows`), other than ``text``; None when nothing of ``text``
+        is left (``"東京"``) or what is left is reserved.
+    """
+    # Lazy: naming imports unicodedata (~2 ms of start-up), needed only for a refused name.
+    from .naming import slug
+
+    fixed = slug(text)[:253].rstrip("-.")
+    if fixed == text or _NAME.fullmatch(fixed) is None or reserved_on_windows(fixed):
+        return None
+    return fixed
+
+
 def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaError]:
     """Validate a manifest against the schema of its ``kind``.
 
@@ -423,15 +475,67 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
             + reserved_name_problems(document, file=file))
 
 
-IDENTIFYING = {
-    "BenchmarkProtocol": ("/spec/comparability/family", "/spec/measurement/primaryStatistic"),
-    "ExecutionEnvironment": ("/spec/hardware/vendor", "/spec/hardware/product",
-                             "/spec/hardware/architecture"),
-    "BenchmarkRun": ("/spec/timing/primaryStatistic",),
+_EVERY_KIND_PROSE = ("/metadata/title", "/metadata/description", "/metadata/labels/*",
+                     "/metadata/annotations/*")
+
+TEXT_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "Workload": {
+        "identifying": ("/spec/suite/name", "/spec/suite/version", "/spec/suite/collection",
+                        "/spec/definition", "/spec/opType", "/spec/tags/*", "/spec/dtypes/*",
+                        "/spec/reference/language", "/spec/reference/path",
+                        "/spec/sourceNative/source"),
+        "prose": ("/spec/description",),
+    },
+    "BenchmarkProtocol": {
+        "identifying": ("/spec/harness/name", "/spec/harness/version", "/spec/harness/revision",
+                        "/spec/measurement/timer", "/spec/measurement/primaryStatistic",
+                        "/spec/correctness/reference", "/spec/correctness/comparator",
+                        "/spec/comparability/family"),
+        "prose": ("/spec/measurement/notes", "/spec/correctness/notes",
+                  "/spec/comparability/notes"),
+    },
+    "ExecutionEnvironment": {
+        "identifying": ("/spec/hardware/vendor", "/spec/hardware/product",
+                        "/spec/hardware/architecture", "/spec/software/driver",
+                        "/spec/software/cuda", "/spec/software/os", "/spec/software/python",
+                        "/spec/software/libraries/@", "/spec/software/libraries/*",
+                        "/spec/provider"),
+        "prose": (),
+    },
+    "Implementation": {
+        "identifying": ("/spec/project", "/spec/revision", "/spec/language", "/spec/framework",
+                        "/spec/source/url", "/spec/source/path", "/spec/artifacts/*/name",
+                        "/spec/sourceNative/source"),
+        "prose": ("/spec/author", "/spec/description"),
+    },
+    "BenchmarkRun": {
+        "identifying": ("/spec/timing/primaryStatistic", "/spec/sourceNative/source",
+                        "/spec/sourceNative/benchmark", "/spec/sourceNative/externalId",
+                        "/spec/sourceNative/metrics/@"),
+        "prose": ("/spec/sourceNative/metrics/*",),
+    },
 }
-"""Per kind, the strings that enter a comparison key (family, GPU product, statistic) or
-name something: they must be plain text (:func:`identifying_problems`; ``metadata.name``
-is held to a plain ASCII pattern by its schema)."""
+"""The one table of which strings of a manifest are checked as text, per kind, by JSON
+Pointer pattern (RFC 6901; ``*`` stands for every member of an object or item of an
+array, ``@`` for every key of an object); :func:`identifying_problems` applies it.
+
+- ``identifying``: strings that name or key something: a comparison key's family, GPU
+  product and statistic; a suite, problem, harness, project, library and its version; a
+  source's benchmark and external id (a run's name is made from it); a metric's key (a
+  column of every export, the key a ranking policy's pointer reads). They must be plain
+  text (:func:`_identifying_problem`): one script set, no invisible or compatibility
+  character, single U+0020 spaces, or one thing becomes two that print alike
+  (``sоl_score`` with a Cyrillic ``о`` a second DuckDB column beside ``sol_score``).
+- ``prose``: free text shown to people (descriptions, notes, titles, an author, labels,
+  annotations, a metric's string value): any script and character but a control
+  character other than LINE FEED and a bidirectional control (:func:`_prose_problem`).
+  The metadata fields of every kind (:data:`_EVERY_KIND_PROSE`) are prose too.
+
+Not listed, so not checked as text: source code (a workload's ``reference.source``, which
+holds tabs and newlines as its language does) and the free objects a source keeps as it
+wrote them (``cases``, ``axes``, ``inputs``, ``clocks``, ``tolerance``, a run's
+``correctness``). ``metadata.name`` is held to a plain ASCII pattern by its schema
+(:func:`_name_problem` says it in words)."""
 
 _CATEGORY = {"Cc": "a control character", "Cf": "an invisible format character",
              "Cs": "a surrogate", "Co": "a private-use character",
@@ -439,10 +543,13 @@ _CATEGORY = {"Cc": "a control character", "Cf": "an invisible format character",
 """The Unicode general categories "Other" (C*), which no identifying string may hold."""
 
 
-def _identifying_problem(value: str) -> str | None:
+def _identifying_problem(value: str, *, advise: bool = True) -> str | None:
     """Return why ``value`` may not be an identifying string (:func:`identifying_problems`).
 
-    None when it may.
+    None when it may. With ``advise``, the message ends in the string to write
+    (:func:`kistore.core._plain_text.plain`) only when that string is accepted itself
+    (review73 F5: ``H100 µ`` was told to write ``H100 μ``, Greek beside Latin); else it
+    says why there is none.
     """
     if value.isascii() and value.isprintable() and value == value.strip() \
             and "  " not in value:
@@ -457,46 +564,62 @@ def _identifying_problem(value: str) -> str | None:
         name = text.char_name(value[i])
         return f"U+{ord(value[i]):04X}{' ' + name if name else ''} at character {i + 1}"
 
-    why = ("identifying strings must be plain text, or one GPU, family or statistic becomes "
+    why = ("identifying strings must be plain text, or one GPU, name or key becomes "
            "two that print alike")
-    fix = text.plain(value)
-    write = f"write {fix!r}" if fix else "write the name in visible characters"
+    def write() -> str:
+        return _advice(value, text.plain(value)) if advise else "refused"
     if value != value.strip():
         i = 0 if value[0].isspace() else len(value) - 1
         edge = "leading" if i == 0 else "trailing"
-        return f"{value!r} holds {at(i)}, {edge} whitespace ({why}): {write}"
+        return f"{value!r} holds {at(i)}, {edge} whitespace ({why}): {write()}"
     for i in range(1, len(value)):
         if value[i].isspace() and value[i - 1].isspace():
             return (f"{value!r} holds {at(i)}, whitespace after whitespace (one U+0020 SPACE "
-                    f"between words; {why}): {write}")
+                    f"between words; {why}): {write()}")
     if (n := _first(value, text.other_whitespace)) is not None:
         return (f"{value!r} holds {at(n)}, whitespace other than U+0020 SPACE (the only "
-                f"whitespace allowed, one between words; {why}): {write}")
+                f"whitespace allowed, one between words; {why}): {write()}")
     if (n := _first(value, lambda c: unicodedata.category(c)[0] == "C")) is not None:
         category = unicodedata.category(value[n])
         return (f"{value!r} holds {at(n)}, {_CATEGORY.get(category, category)} "
-                f"(Unicode category {category}; {why}): {write}")
+                f"(Unicode category {category}; {why}): {write()}")
     if (n := _first(value, text.default_ignorable)) is not None:
         return (f"{value!r} holds {at(n)}, an invisible character (Unicode "
-                f"Default_Ignorable_Code_Point; {why}): {write}")
+                f"Default_Ignorable_Code_Point; {why}): {write()}")
     if not unicodedata.is_normalized("NFC", value):
         nfc = unicodedata.normalize("NFC", value)
-        return (f"{value!r} is not in Unicode NFC (identifying strings must be, or one GPU, "
-                f"family or statistic becomes two): write {nfc!r} "
-                f"({' '.join(f'U+{ord(c):04X}' for c in nfc)})")
+        said = f"{value!r} is not in Unicode NFC (identifying strings must be, or one GPU, " \
+            "name or key becomes two)"
+        if advise and _identifying_problem(nfc, advise=False) is None:
+            return f"{said}: write {nfc!r} ({' '.join(f'U+{ord(c):04X}' for c in nfc)})"
+        return f"{said}: {write()}"
     if not unicodedata.is_normalized("NFKC", value):
         i = next(i for i in range(len(value))
                  if not unicodedata.is_normalized("NFKC", value[:i + 1]))
         return (f"{value!r} holds {at(i)}, a compatibility form (not in Unicode NFKC; {why}): "
-                f"{write}")
+                f"{write()}")
     stray = text.stray_mark(value)
     if stray is not None:
         return (f"{value!r} holds {at(stray[0])}, {stray[1]} (a combining mark must belong "
-                f"to a non-ASCII letter, as in the writing of its script; {why}): {write}")
+                f"to a non-ASCII letter, as in the writing of its script; {why}): {write()}")
     mixed = text.mixed_script(value)
     if mixed is not None:
         return _mixed_script_problem(value, *mixed, at=at)
     return None
+
+
+def _advice(value: str, fix: str) -> str:
+    """Return what :func:`_identifying_problem` tells to write instead of ``value``.
+
+    ``fix`` is ``value`` mended (:func:`kistore.core._plain_text.plain`): ``write 'FIX'``
+    when it is accepted; else (only a mix of scripts can remain) no string, and why.
+    """
+    if not fix:
+        return "write the name in visible characters"
+    if _identifying_problem(fix, advise=False) is None:
+        return f"write {fix!r}"
+    return (f"write it in one script ({fix!r}, it with that character mended, mixes "
+            f"scripts)")
 
 
 def _first(value: str, holds: Callable[[str], bool]) -> int | None:
@@ -518,25 +641,26 @@ def _mixed_script_problem(value: str, first: int, other: int, *,
 
     theirs, ours = script(value[other]) or "", script(value[first]) or ""
     said = f"{value!r} holds {at(other)}, of the {theirs} script, after {at(first)}, of the " \
-        f"{ours} script (one string, one script"
+        f"{ours} script (letters of one script, or Latin with Japanese, Chinese or Korean " \
+        "writing"
     if east_asian(ours) or east_asian(theirs):
         # No letter of the one is a look-alike of the other's: retyping is no advice.
         return (f"{said}, so that no letter passes for a look-alike of another script's, such "
-                f"as a Cyrillic \u0412 in a Latin name): write the whole string in one "
-                f"script, in {ours} with no {theirs} letter or in {theirs} with no {ours} "
-                f"letter (a GPU, family or statistic as its vendor or source prints it, most "
-                f"often in Latin letters; ASCII digits, spaces and punctuation go with any "
-                f"script, and Han with Hiragana and Katakana (Japanese), with Hangul "
+                f"as a Cyrillic \u0412 in a Latin name): write the whole string in {ours} "
+                f"with no {theirs} letter or in {theirs} with no {ours} letter (a GPU, name "
+                f"or key as its vendor or source prints it; ASCII digits, spaces and "
+                f"punctuation go with any script, and as UTS #39 \"highly restrictive\" "
+                f"allows, Latin and Han go with Hiragana and Katakana (Japanese), with Hangul "
                 f"(Korean) or with Bopomofo (Chinese))")
-    return (f"{said}: a look-alike of another script makes one GPU, family or statistic two "
+    return (f"{said}: a look-alike of another script makes one GPU, name or key two "
             f"that print alike): retype character {other + 1} in the {ours} script, or write "
             f"the whole string in one script")
 
 
 def identifying_problems(document: Any, *, file: str | None = None) -> list[SchemaError]:
-    """Return an error per identifying string of a manifest that is not plain text.
+    """Return an error per string of a manifest that :data:`TEXT_FIELDS` refuses.
 
-    The strings of :data:`IDENTIFYING` enter comparison keys: two environments whose
+    Identifying strings enter comparison keys, names and columns: two environments whose
     ``hardware.product`` differ only in normalisation (``é`` as one code point, or ``e``
     and a combining accent), in an invisible character (``NVIDIA\\u200b B200``), an edge
     space (``NVIDIA B200 ``) or a compatibility form (fullwidth ``ＮＶＩＤＩＡ``) would be two
@@ -547,31 +671,100 @@ def identifying_problems(document: Any, *, file: str | None = None) -> list[Sche
     whitespace, and equal its NFKC form (hence its NFC form); and the rules of
     :mod:`kistore.core._plain_text`: no whitespace but single U+0020 SPACEs (not a tab,
     U+1680, U+2028 or U+2029), no default-ignorable character, no combining mark but one
-    on a non-ASCII letter (not ``A100\u0301`` nor ``H\u0336100``), letters of one script
-    (or of one East Asian writing system). The message names the first offending
-    character (code point, name, 1-based position) and the string to write.
+    on a non-ASCII letter (not ``A100\u0301`` nor ``H\u0336100``), scripts as UTS #39's
+    "highly restrictive" level allows (one script, or Latin with Han and Kana, with Han
+    and Bopomofo, or with Han and Hangul). The message names the first offending character
+    (code point, name, 1-based position) and, when there is one that passes, the string to
+    write. Prose (:data:`TEXT_FIELDS`) may hold no control character but LINE FEED and no
+    bidirectional control (review73 F8: a raw tab reached the site's HTML).
 
     Args:
-        document: a parsed manifest (its ``kind`` picks the strings, :data:`IDENTIFYING`).
+        document: a parsed manifest (its ``kind`` picks the fields, :data:`TEXT_FIELDS`).
         file: file name to put in each error.
 
     Returns:
-        A :class:`SchemaError` per string refused (pointer to it); empty otherwise.
+        A :class:`SchemaError` per string (or key) refused, at its JSON Pointer (a key's
+        error at the pointer of its member), sorted by pointer; empty otherwise.
     """
     kind = document.get("kind") if isinstance(document, dict) else None
     errors = []
-    for pointer, path in _IDENTIFYING_PATHS.get(kind, ()) if isinstance(kind, str) else ():
-        value: Any = document
-        for part in path:
-            value = value.get(part) if isinstance(value, dict) else None
-        if isinstance(value, str) and (problem := _identifying_problem(value)) is not None:
-            errors.append(SchemaError(problem, file=file, pointer=pointer))
-    return errors
+    for pattern, prose in _TEXT_PATTERNS.get(kind, ()) if isinstance(kind, str) else ():
+        for pointer, value, is_key in _strings_at(document, pattern, ""):
+            problem = _prose_problem(value) if prose else _identifying_problem(value)
+            if problem is not None:
+                errors.append(SchemaError(f"the key {problem}" if is_key else problem,
+                                          file=file, pointer=pointer))
+    return sorted(errors, key=lambda e: e.pointer or "")
 
 
-_IDENTIFYING_PATHS = {kind: tuple((p, tuple(p.split("/")[1:])) for p in pointers)
-                      for kind, pointers in IDENTIFYING.items()}
-""":data:`IDENTIFYING` with each pointer split once (verify asks it of every manifest)."""
+def _strings_at(value: Any, pattern: tuple[str, ...], pointer: str
+                ) -> Iterator[tuple[str, str, bool]]:
+    """Yield ``(JSON Pointer, string, is a key)`` for each string ``pattern`` reaches.
+
+    ``pattern`` is a :data:`TEXT_FIELDS` pointer split at ``/``: a key, ``*`` (every member
+    or item) or, last, ``@`` (every key of the object, at its member's pointer).
+    """
+    if not pattern:
+        if isinstance(value, str):
+            yield pointer, value, False
+        return
+    head, rest = pattern[0], pattern[1:]
+    if head == "@":
+        if isinstance(value, dict):
+            for key in value:
+                yield f"{pointer}/{escape_pointer(key)}", key, True
+        return
+    members: Any
+    if head == "*":
+        members = value.items() if isinstance(value, dict) else \
+            enumerate(value) if isinstance(value, list) else ()
+    else:
+        members = ((head, value[head]),) if isinstance(value, dict) and head in value else ()
+    for key, member in members:
+        yield from _strings_at(member, rest, f"{pointer}/{escape_pointer(str(key))}")
+
+
+_TEXT_PATTERNS = {
+    kind: tuple((tuple(p.split("/")[1:]), prose)
+                for prose, patterns in ((False, fields["identifying"]),
+                                        (True, fields["prose"] + _EVERY_KIND_PROSE))
+                for p in patterns)
+    for kind, fields in TEXT_FIELDS.items()}
+""":data:`TEXT_FIELDS` with each pattern split once (verify asks it of every manifest),
+with whether it is prose."""
+
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                           "\u2066\u2067\u2068\u2069")
+"""Unicode's ``Bidi_Control`` property (PropList.txt): the marks, embeddings, overrides and
+isolates that reorder the text shown around them (CVE-2021-42574, "Trojan Source")."""
+
+
+def _prose_problem(value: str) -> str | None:
+    """Return why ``value`` may not be free text (:data:`TEXT_FIELDS` ``prose``), or None.
+
+    Refused: a control character (category Cc) other than U+000A LINE FEED, and a
+    bidirectional control (:data:`_BIDI_CONTROLS`).
+    """
+    if value.isascii() and (value.isprintable() or value.replace("\n", "").isprintable()):
+        return None  # the common case: printable ASCII, perhaps in lines
+    # Lazy: only prose with a control or beyond ASCII needs the Unicode tables.
+    import unicodedata
+
+    # Lazy: the Unicode names of characters, with the tables.
+    from ._plain_text import char_name
+
+    for i, c in enumerate(value):
+        if c in _BIDI_CONTROLS:
+            what = "a bidirectional control, which reorders the text shown around it"
+        elif c != "\n" and unicodedata.category(c) == "Cc":
+            what = "a control character (free text may hold line feeds, no other control)"
+        else:
+            continue
+        name = char_name(c)
+        return (f"{shorten(repr(value))} holds U+{ord(c):04X}{' ' + name if name else ''} at "
+                f"character {i + 1}, {what}: "
+                f"{'replace it by a space' if c.isspace() else 'remove it'}")
+    return None
 
 
 _RESERVED_ON_WINDOWS = re.compile(r"(?:con|prn|aux|nul|com[1-9]|lpt[1-9]) *(?:\.|$)")
