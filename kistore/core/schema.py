@@ -39,9 +39,10 @@ from typing import TYPE_CHECKING, Any
 from . import hashes
 from .canonical import escape_pointer
 from .errors import QUOTE_WIDTH, InstallationError, SchemaError, shorten
+from .layout import is_name
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
     from importlib.resources.abc import Traversable
 
 API_VERSION = "kernelindex.dev/v1alpha1"
@@ -422,10 +423,6 @@ def _name_problem(error: Any, pointer: str, file: str | None) -> list[SchemaErro
                         file=file, pointer=pointer)]
 
 
-_NAME = re.compile(r"[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?")
-"""``common.json#/$defs/name`` (a test holds the two equal)."""
-
-
 def nearest_name(text: str) -> str | None:
     """Return the valid ``metadata.name`` nearest ``text``, or None when none is near.
 
@@ -445,7 +442,7 @@ def nearest_name(text: str) -> str | None:
     from .naming import slug
 
     fixed = slug(text)[:253].rstrip("-.")
-    if fixed == text or _NAME.fullmatch(fixed) is None or reserved_on_windows(fixed):
+    if fixed == text or not is_name(fixed) or reserved_on_windows(fixed):
         return None
     return fixed
 
@@ -475,8 +472,8 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
             + reserved_name_problems(document, file=file))
 
 
-_EVERY_KIND_PROSE = ("/metadata/title", "/metadata/description", "/metadata/labels/*",
-                     "/metadata/annotations/*")
+_EVERY_KIND_PROSE = ("/metadata/title", "/metadata/description", "/metadata/labels/@",
+                     "/metadata/labels/*", "/metadata/annotations/@", "/metadata/annotations/*")
 
 TEXT_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
     "Workload": {
@@ -526,8 +523,8 @@ array, ``@`` for every key of an object); :func:`identifying_problems` applies i
   text (:func:`_identifying_problem`): one script set, no invisible or compatibility
   character, single U+0020 spaces, or one thing becomes two that print alike
   (``sоl_score`` with a Cyrillic ``о`` a second DuckDB column beside ``sol_score``).
-- ``prose``: free text shown to people (descriptions, notes, titles, an author, labels,
-  annotations, a metric's string value): any script and character but a control
+- ``prose``: free text shown to people (descriptions, notes, titles, an author, labels and
+  annotations, keys and values, a metric's string value): any script and character but a control
   character other than LINE FEED and a bidirectional control (:func:`_prose_problem`).
   The metadata fields of every kind (:data:`_EVERY_KIND_PROSE`) are prose too.
 
@@ -688,83 +685,91 @@ def identifying_problems(document: Any, *, file: str | None = None) -> list[Sche
     """
     kind = document.get("kind") if isinstance(document, dict) else None
     errors = []
-    for pattern, prose in _TEXT_PATTERNS.get(kind, ()) if isinstance(kind, str) else ():
-        for pointer, value, is_key in _strings_at(document, pattern, ""):
+    for pattern, prose, literal in _TEXT_PATTERNS.get(kind, ()) if isinstance(kind, str) else ():
+        if literal:  # most fields: no wildcard, one lookup per key
+            value: Any = document
+            for part in pattern:
+                value = value.get(part) if isinstance(value, dict) else None
+            if not isinstance(value, str):
+                continue
+            found: Any = ((pattern, value, False),)
+        else:
+            found = _strings_at(document, pattern)
+        for path, value, is_key in found:
             problem = _prose_problem(value) if prose else _identifying_problem(value)
             if problem is not None:
+                pointer = "".join(f"/{escape_pointer(str(part))}" for part in path)
                 errors.append(SchemaError(f"the key {problem}" if is_key else problem,
                                           file=file, pointer=pointer))
     return sorted(errors, key=lambda e: e.pointer or "")
 
 
-def _strings_at(value: Any, pattern: tuple[str, ...], pointer: str
-                ) -> Iterator[tuple[str, str, bool]]:
-    """Yield ``(JSON Pointer, string, is a key)`` for each string ``pattern`` reaches.
+def _strings_at(document: Any, pattern: tuple[str, ...]
+                ) -> list[tuple[tuple[str | int, ...], str, bool]]:
+    """Return ``(path, string, is a key)`` for each string ``pattern`` reaches in ``document``.
 
-    ``pattern`` is a :data:`TEXT_FIELDS` pointer split at ``/``: a key, ``*`` (every member
-    or item) or, last, ``@`` (every key of the object, at its member's pointer).
+    ``pattern`` is a :data:`TEXT_FIELDS` pointer split at ``/``: keys, ``*`` (every member
+    or item) or, last, ``@`` (every key of the object, at its member's path). ``path`` is
+    the keys and indices from the root (a JSON Pointer once escaped).
     """
-    if not pattern:
-        if isinstance(value, str):
-            yield pointer, value, False
-        return
-    head, rest = pattern[0], pattern[1:]
-    if head == "@":
-        if isinstance(value, dict):
-            for key in value:
-                yield f"{pointer}/{escape_pointer(key)}", key, True
-        return
-    members: Any
-    if head == "*":
-        members = value.items() if isinstance(value, dict) else \
-            enumerate(value) if isinstance(value, list) else ()
-    else:
-        members = ((head, value[head]),) if isinstance(value, dict) and head in value else ()
-    for key, member in members:
-        yield from _strings_at(member, rest, f"{pointer}/{escape_pointer(str(key))}")
+    nodes: list[tuple[tuple[str | int, ...], Any]] = [((), document)]
+    for head in pattern:
+        if head == "@":
+            return [((*path, key), key, True) for path, value in nodes
+                    if isinstance(value, dict) for key in value]
+        reached: list[tuple[tuple[str | int, ...], Any]] = []
+        for path, value in nodes:
+            if head != "*":
+                if isinstance(value, dict) and head in value:
+                    reached.append(((*path, head), value[head]))
+            elif isinstance(value, dict):
+                reached.extend(((*path, key), member) for key, member in value.items())
+            elif isinstance(value, list):
+                reached.extend(((*path, i), item) for i, item in enumerate(value))
+        if not reached:
+            return []
+        nodes = reached
+    return [(path, value, False) for path, value in nodes if isinstance(value, str)]
 
 
 _TEXT_PATTERNS = {
-    kind: tuple((tuple(p.split("/")[1:]), prose)
+    kind: tuple((tuple(p.split("/")[1:]), prose, "*" not in p and "@" not in p)
                 for prose, patterns in ((False, fields["identifying"]),
                                         (True, fields["prose"] + _EVERY_KIND_PROSE))
                 for p in patterns)
     for kind, fields in TEXT_FIELDS.items()}
 """:data:`TEXT_FIELDS` with each pattern split once (verify asks it of every manifest),
-with whether it is prose."""
+whether it is prose, and whether it is literal (no ``*`` nor ``@``)."""
 
-_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-                           "\u2066\u2067\u2068\u2069")
-"""Unicode's ``Bidi_Control`` property (PropList.txt): the marks, embeddings, overrides and
-isolates that reorder the text shown around them (CVE-2021-42574, "Trojan Source")."""
+_NOT_PROSE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                        "\u2066-\u2069]")
+"""What prose may not hold: a control character (general category Cc, U+0000-U+001F and
+U+007F-U+009F, fixed by Unicode's stability policy) but U+000A LINE FEED, and a character
+of Unicode's ``Bidi_Control`` property (PropList.txt: U+061C, U+200E, U+200F,
+U+202A-U+202E, U+2066-U+2069), which reorders the text shown around it
+(CVE-2021-42574, "Trojan Source")."""
 
 
 def _prose_problem(value: str) -> str | None:
     """Return why ``value`` may not be free text (:data:`TEXT_FIELDS` ``prose``), or None.
 
-    Refused: a control character (category Cc) other than U+000A LINE FEED, and a
-    bidirectional control (:data:`_BIDI_CONTROLS`).
+    Refused: a character of :data:`_NOT_PROSE` (a control but LINE FEED, a bidirectional
+    control); the message names the first, its position, and what to do.
     """
-    if value.isascii() and (value.isprintable() or value.replace("\n", "").isprintable()):
-        return None  # the common case: printable ASCII, perhaps in lines
-    # Lazy: only prose with a control or beyond ASCII needs the Unicode tables.
-    import unicodedata
-
-    # Lazy: the Unicode names of characters, with the tables.
+    found = _NOT_PROSE.search(value)
+    if found is None:
+        return None
+    # Lazy: the Unicode names of characters, with the tables, only for a refusal.
     from ._plain_text import char_name
 
-    for i, c in enumerate(value):
-        if c in _BIDI_CONTROLS:
-            what = "a bidirectional control, which reorders the text shown around it"
-        elif c != "\n" and unicodedata.category(c) == "Cc":
-            what = "a control character (free text may hold line feeds, no other control)"
-        else:
-            continue
-        name = char_name(c)
-        return (f"{shorten(repr(value))} holds U+{ord(c):04X}{' ' + name if name else ''} at "
-                f"character {i + 1}, {what}: "
-                f"{'replace it by a space' if c.isspace() else 'remove it'}")
-    return None
+    c = found.group()
+    name = char_name(c)
+    what = ("a control character (free text may hold line feeds, no other control)"
+            if ord(c) < 0xA0 else
+            "a bidirectional control, which reorders the text shown around it")
+    return (f"{shorten(repr(value))} holds U+{ord(c):04X}{' ' + name if name else ''} at "
+            f"character {found.start() + 1}, {what}: "
+            f"{'replace it by a space' if c.isspace() else 'remove it'}")
 
 
 _RESERVED_ON_WINDOWS = re.compile(r"(?:con|prn|aux|nul|com[1-9]|lpt[1-9]) *(?:\.|$)")
