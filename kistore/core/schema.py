@@ -509,7 +509,7 @@ TEXT_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
         "identifying": ("/spec/timing/primaryStatistic", "/spec/sourceNative/source",
                         "/spec/sourceNative/benchmark", "/spec/sourceNative/externalId",
                         "/spec/sourceNative/metrics/@"),
-        "prose": ("/spec/sourceNative/metrics/*",),
+        "prose": (),
     },
 }
 """The one table of which strings of a manifest are checked as text, per kind, by JSON
@@ -524,14 +524,15 @@ array, ``@`` for every key of an object); :func:`identifying_problems` applies i
   character, single U+0020 spaces, or one thing becomes two that print alike
   (``sоl_score`` with a Cyrillic ``о`` a second DuckDB column beside ``sol_score``).
 - ``prose``: free text shown to people (descriptions, notes, titles, an author, labels and
-  annotations, keys and values, a metric's string value): any script and character but a control
+  annotations, keys and values): any script and character but a control
   character other than LINE FEED and a bidirectional control (:func:`_prose_problem`).
   The metadata fields of every kind (:data:`_EVERY_KIND_PROSE`) are prose too.
 
 Not listed, so not checked as text: source code (a workload's ``reference.source``, which
-holds tabs and newlines as its language does) and the free objects a source keeps as it
-wrote them (``cases``, ``axes``, ``inputs``, ``clocks``, ``tolerance``, a run's
-``correctness``). ``metadata.name`` is held to a plain ASCII pattern by its schema
+holds tabs and newlines as its language does) and the values a source keeps as it wrote
+them (``cases``, ``axes``, ``inputs``, ``clocks``, ``tolerance``, a run's ``correctness``,
+a metric's value: data, not text; the canonical-form vectors of ``conformance/`` hold a
+tab, U+001F and DEL there). ``metadata.name`` is held to a plain ASCII pattern by its schema
 (:func:`_name_problem` says it in words)."""
 
 _CATEGORY = {"Cc": "a control character", "Cf": "an invisible format character",
