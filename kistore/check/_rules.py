@@ -30,13 +30,7 @@ from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.limits import Limits, long_value_message, long_values, may_pass
 from ..core.model import REFERENCE_FIELDS
 from ..core.naming import external_id_disagreement
-from ..core.schema import (
-    KINDS,
-    check_manifest,
-    fast_validator,
-    identifying_problems,
-    reserved_on_windows,
-)
+from ..core.schema import KINDS, check_manifest, fast_validator, reserved_on_windows
 from ..core.statistics import (
     RUN_POINTER,
     STATISTIC_DISAGREES,
@@ -44,6 +38,7 @@ from ..core.statistics import (
     statistic_of,
 )
 from ..core.statistics import named as named_manifest
+from ..core.text_fields import identifying_problems
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
@@ -445,7 +440,7 @@ _NOT_PROSE_UTF8 = re.compile(
 def _plain_prose(data: bytes) -> bool:
     """Whether canonical JSON bytes (RFC 8785, UTF-8) surely spell no string prose refuses.
 
-    Prose (:data:`kistore.core.schema.TEXT_FIELDS`) may not hold a control but LINE FEED
+    Prose (:data:`kistore.core.text_fields.TEXT_FIELDS`) may not hold a control but LINE FEED
     nor a bidirectional control. In canonical bytes a C0 control is an escape other than
     ``\\n`` (an escaped backslash or quote is taken for one too: False only sends the
     pair to the exact checks); DEL is the byte 7F; a C1 control (U+0080-U+009F) is C2

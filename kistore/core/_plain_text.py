@@ -1,6 +1,6 @@
 """What makes a string look like another one: whitespace, invisible characters, stray marks.
 
-The rules :func:`kistore.core.schema.identifying_problems` adds to its category C and
+The rules :func:`kistore.core.text_fields.identifying_problems` adds to its category C and
 NFC/NFKC rules (KI104), and what to write instead (:func:`plain`). Pure; only
 :mod:`unicodedata`, whose tables are Python's (Unicode 14.0 in Python 3.11, 15.0 in 3.12).
 
@@ -168,7 +168,7 @@ def plain(value: str) -> str:
     different name); NFKC; refused marks (:func:`stray_mark`) are dropped; repeated to a
     fixed point. A mix of scripts is left as it is (which letter was meant is not known):
     the result can still be refused for that alone (``H100 µ``: ``H100 μ``, Greek beside
-    Latin), and :func:`kistore.core.schema.identifying_problems` then suggests nothing.
+    Latin), and :func:`kistore.core.text_fields.identifying_problems` then suggests nothing.
 
     Args:
         value: a string.

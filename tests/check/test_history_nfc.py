@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from kistore.check._rules import check_clean_pair
 from kistore.core import canonical
-from kistore.core.schema import identifying_problems
+from kistore.core.text_fields import identifying_problems
 
 from ..conftest import ManifestKit
 from ..prs import Remote

@@ -23,7 +23,7 @@ from kistore.core._plain_text import (
     plain,
     stray_mark,
 )
-from kistore.core.schema import _identifying_problem, identifying_problems
+from kistore.core.text_fields import _identifying_problem, identifying_problems
 
 WHY = ("identifying strings must be plain text, or one GPU, name or key becomes "
        "two that print alike")

@@ -1,4 +1,4 @@
-"""KI104 applied by one table, schema.TEXT_FIELDS: which strings are identifying, which prose.
+"""KI104 applied by one table, text_fields.TEXT_FIELDS: which strings are identifying, which prose.
 
 Review73 F8: a Workload's definition, a suite's name, a run's sourceNative.benchmark and
 metric keys, a library's name and version and a harness's name were not checked (a
@@ -20,15 +20,8 @@ from kistore.check._rules import check_clean_pair, check_manifest_pair
 from kistore.core import canonical
 from kistore.core.errors import MultipleErrors
 from kistore.core.model import Manifest
-from kistore.core.schema import (
-    KINDS,
-    NAME_RULE,
-    TEXT_FIELDS,
-    check_manifest,
-    identifying_problems,
-    load_schema,
-    nearest_name,
-)
+from kistore.core.schema import KINDS, NAME_RULE, check_manifest, load_schema, nearest_name
+from kistore.core.text_fields import TEXT_FIELDS, identifying_problems
 from tests.conftest import ManifestKit
 
 CYRILLIC_O = "\u043e"
@@ -254,7 +247,7 @@ def test_the_nearest_name_is_always_valid(text):
     "\t\n\x07\x7f\x85\u061c\u200e\u202e\u2067\u00b7\u2014\\\""), max_size=12))
 def test_the_byte_screen_of_metadata_misses_no_refused_prose(value):
     from kistore.check._rules import _plain_prose
-    from kistore.core.schema import _prose_problem
+    from kistore.core.text_fields import _prose_problem
 
     data = canonical.dumps({"name": "n", "title": value})
     if _prose_problem(value) is not None:
