@@ -10,6 +10,7 @@ run name instead of a refusal. F7: a refused metadata.name showed only the regex
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import pytest
@@ -22,7 +23,7 @@ from kistore.core.errors import MultipleErrors
 from kistore.core.model import Manifest
 from kistore.core.schema import KINDS, NAME_RULE, check_manifest, load_schema, nearest_name
 from kistore.core.text_fields import TEXT_FIELDS, identifying_problems
-from tests.conftest import ManifestKit
+from tests.conftest import ManifestKit, snapshot
 
 CYRILLIC_O = "\u043e"
 
@@ -269,3 +270,30 @@ def test_the_bench_manifests_never_reach_the_text_rules(monkeypatch):
         digest, data, metadata = _pair(document)
         assert rules.check_clean_pair(digest, data, metadata) is not None
     assert calls == []
+
+
+# -- end to end: kistore add --------------------------------------------------------------
+
+def test_add_takes_a_real_chinese_gpu_name_and_refuses_a_lookalike_metric_key(
+        runner, store_path, tmp_path, kit: ManifestKit):
+    # review73 F4 and F8 through the command people run: exit 0, then exit 1 with the file,
+    # the JSON Pointer and the character, and nothing written
+    from kistore.cli import main
+
+    protocol, workload, impl = kit.protocol(), kit.workload(), kit.implementation()
+    env = kit.environment("\u6469\u5c14\u7ebf\u7a0b MTT S80", name="env-mtt")
+    source = tmp_path / "docs.jsonl"
+    source.write_text("".join(json.dumps(d) + "\n" for d in (protocol, workload, impl, env)))
+    added = runner.invoke(main, ["--store", str(store_path), "add", str(source)])
+    assert added.exit_code == 0, added.output
+    key = f"s{CYRILLIC_O}l_score"
+    run = kit.run(protocol, env, impl, workload, latency=1000.0, native={"metrics": {key: 1}},
+                  name="run-mtt")
+    source.write_text(json.dumps(run))
+    before = snapshot(store_path)
+    refused = runner.invoke(main, ["--store", str(store_path), "add", str(source)])
+    assert refused.exit_code == 1
+    assert f"error: {source}:1:1:/spec/sourceNative/metrics/{key}: the key {key!r} holds U+043E " \
+           "CYRILLIC SMALL LETTER O at character 2" in refused.stderr
+    assert "Traceback" not in refused.output
+    assert snapshot(store_path) == before
