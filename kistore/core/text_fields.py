@@ -7,7 +7,7 @@ identifying strings (names, keys, versions, a comparison key's parts) must be pl
 "highly restrictive" allows: :mod:`kistore.core._plain_text`); prose (descriptions,
 titles, notes) may hold no control but LINE FEED and no bidirectional control.
 :func:`kistore.core.schema.check_manifest` reports these beside the JSON Schema's
-findings, as KI104 (review73 F8: the rules were applied to five fields, by a list beside
+findings, as KI104 (review73 F8: the rules were applied to six fields, by a list beside
 the schema code).
 """
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 _EVERY_KIND_PROSE = ("/metadata/title", "/metadata/description", "/metadata/labels/@",
                      "/metadata/labels/*", "/metadata/annotations/@", "/metadata/annotations/*")
+"""The metadata strings every kind has: prose (``metadata.name`` has its schema pattern)."""
 
 TEXT_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
     "Workload": {
