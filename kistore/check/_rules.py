@@ -16,6 +16,7 @@ metadata and names, KI3xx attestations (elsewhere), KI4xx history and the gate.
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,13 +30,7 @@ from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.limits import Limits, long_value_message, long_values, may_pass
 from ..core.model import REFERENCE_FIELDS
 from ..core.naming import external_id_disagreement
-from ..core.schema import (
-    KINDS,
-    check_manifest,
-    fast_validator,
-    identifying_problems,
-    reserved_on_windows,
-)
+from ..core.schema import KINDS, check_manifest, fast_validator, reserved_on_windows
 from ..core.statistics import (
     RUN_POINTER,
     STATISTIC_DISAGREES,
@@ -43,6 +38,7 @@ from ..core.statistics import (
     statistic_of,
 )
 from ..core.statistics import named as named_manifest
+from ..core.text_fields import identifying_problems
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
@@ -409,13 +405,16 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     obj["metadata"] = metadata  # obj is this call's own parse: no copy needed
     if not validator.is_valid(obj):
         return None
-    # Identifying strings live in the object's spec. Canonical bytes hold no whitespace
-    # outside strings and escape every control (RFC 8785): ASCII bytes with no backslash,
-    # no DEL, no space beside a quote and no two spaces in a row hold no string the rule
-    # refuses (ASCII holds no invisible character and no second script).
+    # Identifying strings live in the object's spec, prose in both files. Canonical bytes
+    # hold no whitespace outside strings and escape every control (RFC 8785): ASCII bytes
+    # with no backslash, no DEL, no space beside a quote and no two spaces in a row hold no
+    # string the rules refuse (ASCII holds no invisible character and no second script).
+    # Metadata holds only prose (and a name its pattern holds to ASCII): bytes with no
+    # escape but \n, no DEL or C1 control and no bidirectional control hold no refused one.
     if not (object_data.isascii() and b"\\" not in object_data and b"\x7f" not in object_data
             and b'" ' not in object_data and b' "' not in object_data
-            and b"  " not in object_data) and identifying_problems(obj):
+            and b"  " not in object_data and _plain_prose(metadata_data)) \
+            and identifying_problems(obj):
         return None
     name = metadata.get("name")
     if type(name) is str and reserved_on_windows(name):
@@ -432,6 +431,35 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
 
 
 _NO_REFERENCES = (None,) * len(REFERENCE_FIELDS)
+
+_ESCAPE_BUT_LF = re.compile(rb"\\[^n]")
+_NOT_PROSE_UTF8 = re.compile(
+    rb"\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def _plain_prose(data: bytes) -> bool:
+    """Whether canonical JSON bytes (RFC 8785, UTF-8) surely spell no string prose refuses.
+
+    Prose (:data:`kistore.core.text_fields.TEXT_FIELDS`) may not hold a control but LINE FEED
+    nor a bidirectional control. In canonical bytes a C0 control is an escape other than
+    ``\\n`` (an escaped backslash or quote is taken for one too: False only sends the
+    pair to the exact checks); DEL is the byte 7F; a C1 control (U+0080-U+009F) is C2
+    80-9F; a bidirectional control (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069)
+    D8 9C, E2 80 8E/8F/AA-AE or E2 81 A6-A9, each looked for only at its lead byte
+    (``find`` is a fast scan; a regular expression over every byte cost ~10 us a
+    metadata file of the real data, whose titles hold ``·``).
+    """
+    if data.find(b"\x7f") >= 0 or (data.find(b"\\") >= 0 and _ESCAPE_BUT_LF.search(data)):
+        return False
+    if data.isascii():
+        return True
+    for lead in (b"\xc2", b"\xd8", b"\xe2"):
+        at = data.find(lead)
+        while at >= 0:
+            if _NOT_PROSE_UTF8.match(data, at):
+                return False
+            at = data.find(lead, at + 1)
+    return True
 def check_value_limits(path: str, value: Any, size: int, limits: Limits) -> list[Finding]:
     """Check a parsed object or metadata file's strings and arrays against the limits.
 

@@ -1,6 +1,6 @@
 """What makes a string look like another one: whitespace, invisible characters, stray marks.
 
-The rules :func:`kistore.core.schema.identifying_problems` adds to its category C and
+The rules :func:`kistore.core.text_fields.identifying_problems` adds to its category C and
 NFC/NFKC rules (KI104), and what to write instead (:func:`plain`). Pure; only
 :mod:`unicodedata`, whose tables are Python's (Unicode 14.0 in Python 3.11, 15.0 in 3.12).
 
@@ -35,21 +35,24 @@ NFC/NFKC rules (KI104), and what to write instead (:func:`plain`). Pure; only
   letters with no precomposed form (Yoruba ``ẹ́``, Navajo ``ą́``) are how those are
   written, and pass. Enclosing marks (U+20DD COMBINING ENCLOSING CIRCLE, the keycap
   U+20E3) draw a frame round their base and are no script's letters: refused everywhere.
-- **One script a string** (:func:`script`, :func:`mixed_script`): a simplified form of
-  UTS #39's "single script" restriction level (§5.2): each letter (category L) and each
-  decimal digit outside ASCII (Nd) belongs to the script that begins its Unicode name
-  (``LATIN CAPITAL LETTER A``: Latin; ``CYRILLIC CAPITAL LETTER A``: Cyrillic;
-  ``CJK UNIFIED IDEOGRAPH-4E00``: Han; ``ARABIC-INDIC DIGIT ONE``: Arabic); every other
-  character (spaces, punctuation, symbols, ASCII digits, combining marks) is Common or
-  Inherited. A string's letters and digits must all be of one script, where, as in UTS
-  #39's augmented script sets (§5.1), the scripts of one East Asian writing system count
-  as one: Han with Hiragana and Katakana (Japanese, ``Jpan``), Han with Hangul (Korean,
-  ``Kore``), Han with Bopomofo (Chinese, ``Hanb``); a Japanese name such as
-  ``東京エレクトロン`` (Han and Katakana) is written in one script in this sense. Unlike
-  UTS #39's "highly restrictive" level, Latin goes with no other script (not with Han, nor
-  Hiragana and Katakana, nor Hangul): identifying strings (GPU products, families,
-  statistics) are Latin in every source so far, and a rule with no exceptions is one to
-  check by eye.
+- **Scripts as UTS #39 "highly restrictive"** (:func:`script`, :func:`mixed_script`):
+  the restriction level of UTS #39 (Unicode Security Mechanisms) §5.2, simplified in how
+  a character's script is found. Each letter (category L) and each decimal digit outside
+  ASCII (Nd) belongs to the script that begins its Unicode name (``LATIN CAPITAL LETTER
+  A``: Latin; ``CYRILLIC CAPITAL LETTER A``: Cyrillic; ``CJK UNIFIED IDEOGRAPH-4E00``:
+  Han; ``ARABIC-INDIC DIGIT ONE``: Arabic); every other character (spaces, punctuation,
+  symbols, ASCII digits, combining marks) is Common or Inherited and ignored. A string is
+  accepted when its scripts are one script, or are all within one of the three sets
+  §5.2 names (:data:`HIGHLY_RESTRICTIVE`): Latin + Han + Hiragana + Katakana (Latin with
+  Japanese, ``Latn`` + ``Jpan``), Latin + Han + Bopomofo (with Chinese, ``Hanb``), Latin
+  + Han + Hangul (with Korean, ``Kore``). So real names such as ``摩尔线程 MTT S80``,
+  ``昇腾 910B`` or ``東京エレクトロン`` pass, while Latin with Cyrillic or Greek (the
+  scripts of look-alike letters, ``NVIDIA В200``), Hiragana with Hangul, or Cyrillic with
+  Han do not. A set is allowed exactly when each two of its scripts are (each set above
+  holds Latin and Han; Hiragana/Katakana, Bopomofo and Hangul share none), so the check
+  is pairwise (:func:`one_writing_system`). Not done: UTS #39's confusable skeletons
+  (§4), which would also catch look-alikes within one script (``nvıdia`` with a dotless
+  ``ı``, U+0131, is one Latin string); a symbol or emoji is Common and passes.
 """
 
 from __future__ import annotations
@@ -160,9 +163,12 @@ def plain(value: str) -> str:
     """Return what to write instead of ``value``: it with every refused character mended.
 
     Each run of whitespace becomes one U+0020 SPACE and edge whitespace goes; category C
-    and default-ignorable characters are dropped; NFKC; refused marks
-    (:func:`stray_mark`) are dropped; repeated to a fixed point. A mix of scripts is left
-    as it is (which letter was meant is not known).
+    and default-ignorable characters are dropped; a run of superscripts or subscripts
+    becomes ``^`` or ``_`` and their NFKC form (``b200²``: ``b200^2``, not ``b2002``, a
+    different name); NFKC; refused marks (:func:`stray_mark`) are dropped; repeated to a
+    fixed point. A mix of scripts is left as it is (which letter was meant is not known):
+    the result can still be refused for that alone (``H100 µ``: ``H100 μ``, Greek beside
+    Latin), and :func:`kistore.core.text_fields.identifying_problems` then suggests nothing.
 
     Args:
         value: a string.
@@ -174,13 +180,38 @@ def plain(value: str) -> str:
     for _ in range(4):  # each pass reaches a fixed point at once in practice
         kept = "".join(c for c in " ".join(value.split())
                        if unicodedata.category(c)[0] != "C" and not default_ignorable(c))
-        fixed = " ".join(unicodedata.normalize("NFKC", kept).split())
+        fixed = " ".join(unicodedata.normalize("NFKC", _raised_and_lowered(kept)).split())
         while (stray := stray_mark(fixed)) is not None:
             fixed = fixed[:stray[0]] + fixed[stray[0] + 1:]
         if fixed == value:
             break
         value = fixed
     return value
+
+
+_MARKERS = {"<super>": "^", "<sub>": "_"}
+"""The compatibility tags of superscripts and subscripts (UnicodeData.txt decomposition
+field), and the ASCII that says "raised" or "lowered" in plain text (``m^2``, ``H_2O``)."""
+
+
+def _raised_and_lowered(value: str) -> str:
+    """Return ``value`` with each run of superscripts (subscripts) as ``^`` (``_``) and it.
+
+    ``"b200²"``: ``"b200^2"``; ``"x²³"``: ``"x^²³"`` (NFKC then reads ``x^23``); other
+    characters unchanged. NFKC alone would glue the digit on (``b2002``).
+    """
+    if value.isascii():
+        return value
+    out: list[str] = []
+    previous = ""
+    for c in value:
+        tag = unicodedata.decomposition(c).partition(" ")[0]
+        marker = _MARKERS.get(tag, "")
+        if marker and marker != previous:
+            out.append(marker)
+        previous = marker
+        out.append(c)
+    return "".join(out)
 
 
 _SPLIT = str.maketrans("-", " ")
@@ -190,10 +221,15 @@ _SCRIPT_ALIASES = {"Cjk": "Han", "Ideographic": "Han"}
 ``CJK COMPATIBILITY IDEOGRAPH-F900`` and ``IDEOGRAPHIC ITERATION MARK`` (U+3005, U+3006)
 are Han (Scripts.txt)."""
 
-EAST_ASIAN = (frozenset({"Han", "Hiragana", "Katakana"}), frozenset({"Han", "Hangul"}),
-              frozenset({"Han", "Bopomofo"}))
-"""The scripts that count as one (UTS #39 §5.1 augmented script sets ``Jpan``, ``Kore``,
-``Hanb``): Japanese, Korean and Chinese writing."""
+HIGHLY_RESTRICTIVE = (frozenset({"Latin", "Han", "Hiragana", "Katakana"}),
+                      frozenset({"Latin", "Han", "Bopomofo"}),
+                      frozenset({"Latin", "Han", "Hangul"}))
+"""The sets of scripts UTS #39 §5.2 "Highly Restrictive" lets share a string besides one
+script alone: Latin with Japanese (``Jpan``), Chinese (``Hanb``) or Korean (``Kore``)
+writing, as its augmented script sets (§5.1) define them."""
+
+EAST_ASIAN = frozenset({"Han", "Hiragana", "Katakana", "Bopomofo", "Hangul"})
+"""The scripts of :data:`HIGHLY_RESTRICTIVE` other than Latin: East Asian writing."""
 
 
 def script(c: str) -> str | None:
@@ -230,11 +266,11 @@ def one_writing_system(first: str, other: str) -> bool:
         other: another.
 
     Returns:
-        True when they are the same, or both in one set of :data:`EAST_ASIAN` (Han with
-        Katakana; Hiragana with Katakana; Han with Hangul); False otherwise (Latin with
-        Han, Hiragana with Hangul, Latin with Cyrillic).
+        True when they are the same, or both in one set of :data:`HIGHLY_RESTRICTIVE`
+        (Latin with Han or Katakana; Hiragana with Katakana; Han with Hangul); False
+        otherwise (Hiragana with Hangul, Latin with Cyrillic, Cyrillic with Han).
     """
-    return first == other or any(first in kin and other in kin for kin in EAST_ASIAN)
+    return first == other or any(first in kin and other in kin for kin in HIGHLY_RESTRICTIVE)
 
 
 def mixed_script(value: str) -> tuple[int, int] | None:
@@ -247,7 +283,7 @@ def mixed_script(value: str) -> tuple[int, int] | None:
         The 0-based indices of the first character of a script and of the first character
         after it whose script may not share a string with that one
         (:func:`one_writing_system`); None when all its letters and digits are of one
-        script, or of one East Asian writing system (or it has none).
+        script, or of one set of :data:`HIGHLY_RESTRICTIVE` (or it has none).
     """
     seen: dict[str, int] = {}  # script -> index of its first character
     for i, c in enumerate(value):
@@ -264,7 +300,7 @@ def mixed_script(value: str) -> tuple[int, int] | None:
 
 
 def east_asian(name: str) -> bool:
-    """Whether the script ``name`` is of an East Asian writing system (:data:`EAST_ASIAN`).
+    """Whether the script ``name`` is of East Asian writing (:data:`EAST_ASIAN`).
 
     Args:
         name: a script name of :func:`script`.
@@ -272,4 +308,4 @@ def east_asian(name: str) -> bool:
     Returns:
         True for ``Han``, ``Hiragana``, ``Katakana``, ``Hangul`` and ``Bopomofo``.
     """
-    return any(name in kin for kin in EAST_ASIAN)
+    return name in EAST_ASIAN

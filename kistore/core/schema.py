@@ -39,9 +39,10 @@ from typing import TYPE_CHECKING, Any
 from . import hashes
 from .canonical import escape_pointer
 from .errors import QUOTE_WIDTH, InstallationError, SchemaError, shorten
+from .layout import is_name
+from .text_fields import identifying_problems
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from collections.abc import Callable
     from importlib.resources.abc import Traversable
 
 API_VERSION = "kernelindex.dev/v1alpha1"
@@ -75,7 +76,8 @@ def _schema_dir() -> Traversable:
         return resources.files("kistore").joinpath("..", "schemas")
 
 
-_CHECKER_SOURCES = (__file__, os.path.join(os.path.dirname(__file__), "_plain_text.py"))
+_CHECKER_SOURCES = (__file__, os.path.join(os.path.dirname(__file__), "text_fields.py"),
+                    os.path.join(os.path.dirname(__file__), "_plain_text.py"))
 """The sources of :func:`check_manifest`'s checks besides the schemas (:func:`checker_id`)."""
 
 
@@ -83,11 +85,11 @@ _CHECKER_SOURCES = (__file__, os.path.join(os.path.dirname(__file__), "_plain_te
 def checker_id() -> bytes:
     """Return what identifies :func:`check_manifest`'s verdicts: 32 bytes, same while it is.
 
-    BLAKE2b of this module's source and of :mod:`kistore.core._plain_text`'s (the checks
-    beside the schemas: NFC, scripts, date-time) and of every shipped schema file, name and
-    bytes. A verdict recorded under one id
-    (:mod:`kistore.index.checked`) is not taken for another: upgrading kistore, or editing
-    a schema in a checkout, checks documents again.
+    BLAKE2b of this module's source and of :mod:`kistore.core.text_fields`' and
+    :mod:`kistore.core._plain_text`'s (the checks beside the schemas: NFC, scripts,
+    prose, date-time) and of every shipped schema file, name and bytes. A verdict
+    recorded under one id (:mod:`kistore.index.checked`) is not taken for another:
+    upgrading kistore, or editing a schema in a checkout, checks documents again.
 
     Raises:
         InstallationError: a shipped schema, or this module's source, cannot be read.
@@ -346,6 +348,7 @@ def check_document(document: Any, schema: str, *, file: str | None = None) -> li
             pointer = "".join(f"/{escape_pointer(str(p))}" for p in error.absolute_path)
             findings.extend(_unexpected_keys(error, pointer, file)
                             or _missing_key(error, pointer, file)
+                            or _name_problem(error, pointer, file)
                             or [SchemaError(describe_error(error), file=file, pointer=pointer)])
     except Unresolvable as e:  # met only when validation reaches the broken $ref
         check_schema_references()
@@ -398,6 +401,53 @@ def _missing_key(error: Any, pointer: str, file: str | None) -> list[SchemaError
                         pointer=f"{pointer}/{escape_pointer(key)}")]
 
 
+NAME_RULE = ("a name is 1 to 253 characters: lowercase ASCII letters a-z, digits 0-9, '-' and "
+             "'.', beginning and ending with a letter or digit (it is a file name in every "
+             "checkout and a part of every citation's URL)")
+"""``common.json#/$defs/name`` in words."""
+
+
+def _name_problem(error: Any, pointer: str, file: str | None) -> list[SchemaError]:
+    """Return the finding of a ``metadata.name`` its pattern refuses, in words, with a fix.
+
+    jsonschema says only that the value does not match the regular expression (review73
+    F7). The finding says what a name may hold (:data:`NAME_RULE`) and, when there is
+    one, the nearest valid name (:func:`nearest_name`). Returns [] for any other error.
+    """
+    if pointer != "/metadata/name" or error.validator not in ("pattern", "minLength") \
+            or not isinstance(error.instance, str):
+        return []
+    name = error.instance
+    fix = nearest_name(name)
+    write = f"write {fix!r}" if fix else "choose a name of those characters"
+    return [SchemaError(f"{shorten(repr(name))} is not a valid name: {NAME_RULE}; {write}",
+                        file=file, pointer=pointer)]
+
+
+def nearest_name(text: str) -> str | None:
+    """Return the valid ``metadata.name`` nearest ``text``, or None when none is near.
+
+    Lowercase, accents dropped, each run of other characters one ``-``
+    (:func:`kistore.core.naming.slug`), cut to 253 characters: ``"NVIDIA_B200 Run"`` ->
+    ``"nvidia-b200-run"``.
+
+    Args:
+        text: a refused name.
+
+    Returns:
+        A name ``common.json#/$defs/name`` accepts and Windows does not reserve
+        (:func:`reserved_on_windows`), other than ``text``; None when nothing of ``text``
+        is left (``"東京"``) or what is left is reserved.
+    """
+    # Lazy: naming imports unicodedata (~2 ms of start-up), needed only for a refused name.
+    from .naming import slug
+
+    fixed = slug(text)[:253].rstrip("-.")
+    if fixed == text or not is_name(fixed) or reserved_on_windows(fixed):
+        return None
+    return fixed
+
+
 def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaError]:
     """Validate a manifest against the schema of its ``kind``.
 
@@ -421,157 +471,6 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
     return (check_document(document, f"{kind}.json", file=file)
             + identifying_problems(document, file=file)
             + reserved_name_problems(document, file=file))
-
-
-IDENTIFYING = {
-    "BenchmarkProtocol": ("/spec/comparability/family", "/spec/measurement/primaryStatistic"),
-    "ExecutionEnvironment": ("/spec/hardware/vendor", "/spec/hardware/product",
-                             "/spec/hardware/architecture"),
-    "BenchmarkRun": ("/spec/timing/primaryStatistic",),
-}
-"""Per kind, the strings that enter a comparison key (family, GPU product, statistic) or
-name something: they must be plain text (:func:`identifying_problems`; ``metadata.name``
-is held to a plain ASCII pattern by its schema)."""
-
-_CATEGORY = {"Cc": "a control character", "Cf": "an invisible format character",
-             "Cs": "a surrogate", "Co": "a private-use character",
-             "Cn": "an unassigned code point"}
-"""The Unicode general categories "Other" (C*), which no identifying string may hold."""
-
-
-def _identifying_problem(value: str) -> str | None:
-    """Return why ``value`` may not be an identifying string (:func:`identifying_problems`).
-
-    None when it may.
-    """
-    if value.isascii() and value.isprintable() and value == value.strip() \
-            and "  " not in value:
-        return None  # the common case, no Unicode tables: U+0020-U+007E, single spaces
-    # Lazy: only a non-ASCII or refused identifying string needs the Unicode tables (~2 ms).
-    import unicodedata
-
-    # Lazy: the rules of whitespace, scripts, marks and invisible characters, with the tables.
-    from . import _plain_text as text
-
-    def at(i: int) -> str:
-        name = text.char_name(value[i])
-        return f"U+{ord(value[i]):04X}{' ' + name if name else ''} at character {i + 1}"
-
-    why = ("identifying strings must be plain text, or one GPU, family or statistic becomes "
-           "two that print alike")
-    fix = text.plain(value)
-    write = f"write {fix!r}" if fix else "write the name in visible characters"
-    if value != value.strip():
-        i = 0 if value[0].isspace() else len(value) - 1
-        edge = "leading" if i == 0 else "trailing"
-        return f"{value!r} holds {at(i)}, {edge} whitespace ({why}): {write}"
-    for i in range(1, len(value)):
-        if value[i].isspace() and value[i - 1].isspace():
-            return (f"{value!r} holds {at(i)}, whitespace after whitespace (one U+0020 SPACE "
-                    f"between words; {why}): {write}")
-    if (n := _first(value, text.other_whitespace)) is not None:
-        return (f"{value!r} holds {at(n)}, whitespace other than U+0020 SPACE (the only "
-                f"whitespace allowed, one between words; {why}): {write}")
-    if (n := _first(value, lambda c: unicodedata.category(c)[0] == "C")) is not None:
-        category = unicodedata.category(value[n])
-        return (f"{value!r} holds {at(n)}, {_CATEGORY.get(category, category)} "
-                f"(Unicode category {category}; {why}): {write}")
-    if (n := _first(value, text.default_ignorable)) is not None:
-        return (f"{value!r} holds {at(n)}, an invisible character (Unicode "
-                f"Default_Ignorable_Code_Point; {why}): {write}")
-    if not unicodedata.is_normalized("NFC", value):
-        nfc = unicodedata.normalize("NFC", value)
-        return (f"{value!r} is not in Unicode NFC (identifying strings must be, or one GPU, "
-                f"family or statistic becomes two): write {nfc!r} "
-                f"({' '.join(f'U+{ord(c):04X}' for c in nfc)})")
-    if not unicodedata.is_normalized("NFKC", value):
-        i = next(i for i in range(len(value))
-                 if not unicodedata.is_normalized("NFKC", value[:i + 1]))
-        return (f"{value!r} holds {at(i)}, a compatibility form (not in Unicode NFKC; {why}): "
-                f"{write}")
-    stray = text.stray_mark(value)
-    if stray is not None:
-        return (f"{value!r} holds {at(stray[0])}, {stray[1]} (a combining mark must belong "
-                f"to a non-ASCII letter, as in the writing of its script; {why}): {write}")
-    mixed = text.mixed_script(value)
-    if mixed is not None:
-        return _mixed_script_problem(value, *mixed, at=at)
-    return None
-
-
-def _first(value: str, holds: Callable[[str], bool]) -> int | None:
-    """Return the 0-based index of the first character of ``value`` that ``holds``, or None."""
-    return next((i for i, c in enumerate(value) if holds(c)), None)
-
-
-def _mixed_script_problem(value: str, first: int, other: int, *,
-                          at: Callable[[int], str]) -> str:
-    """Return the finding of a mix of scripts (:func:`kistore.core._plain_text.mixed_script`).
-
-    ``first`` and ``other`` are the 0-based indices of two characters of ``value`` whose
-    scripts may not share a string; ``at(i)`` names character ``i``. Retyping is the advice
-    only between alphabets with look-alikes (Latin, Cyrillic, Greek...), not when one
-    script is East Asian.
-    """
-    # Lazy: the rules of scripts, with the Unicode tables.
-    from ._plain_text import east_asian, script
-
-    theirs, ours = script(value[other]) or "", script(value[first]) or ""
-    said = f"{value!r} holds {at(other)}, of the {theirs} script, after {at(first)}, of the " \
-        f"{ours} script (one string, one script"
-    if east_asian(ours) or east_asian(theirs):
-        # No letter of the one is a look-alike of the other's: retyping is no advice.
-        return (f"{said}, so that no letter passes for a look-alike of another script's, such "
-                f"as a Cyrillic \u0412 in a Latin name): write the whole string in one "
-                f"script, in {ours} with no {theirs} letter or in {theirs} with no {ours} "
-                f"letter (a GPU, family or statistic as its vendor or source prints it, most "
-                f"often in Latin letters; ASCII digits, spaces and punctuation go with any "
-                f"script, and Han with Hiragana and Katakana (Japanese), with Hangul "
-                f"(Korean) or with Bopomofo (Chinese))")
-    return (f"{said}: a look-alike of another script makes one GPU, family or statistic two "
-            f"that print alike): retype character {other + 1} in the {ours} script, or write "
-            f"the whole string in one script")
-
-
-def identifying_problems(document: Any, *, file: str | None = None) -> list[SchemaError]:
-    """Return an error per identifying string of a manifest that is not plain text.
-
-    The strings of :data:`IDENTIFYING` enter comparison keys: two environments whose
-    ``hardware.product`` differ only in normalisation (``é`` as one code point, or ``e``
-    and a combining accent), in an invisible character (``NVIDIA\\u200b B200``), an edge
-    space (``NVIDIA B200 ``) or a compatibility form (fullwidth ``ＮＶＩＤＩＡ``) would be two
-    GPUs, two comparison groups that print alike, with no warning (new-user review
-    2026-12-02 F16). Such strings are refused: each must hold no character of Unicode
-    category C (control Cc, format Cf such as U+200B, surrogate, private use, unassigned:
-    normalisation is stable only for assigned code points), no leading or trailing
-    whitespace, and equal its NFKC form (hence its NFC form); and the rules of
-    :mod:`kistore.core._plain_text`: no whitespace but single U+0020 SPACEs (not a tab,
-    U+1680, U+2028 or U+2029), no default-ignorable character, no combining mark but one
-    on a non-ASCII letter (not ``A100\u0301`` nor ``H\u0336100``), letters of one script
-    (or of one East Asian writing system). The message names the first offending
-    character (code point, name, 1-based position) and the string to write.
-
-    Args:
-        document: a parsed manifest (its ``kind`` picks the strings, :data:`IDENTIFYING`).
-        file: file name to put in each error.
-
-    Returns:
-        A :class:`SchemaError` per string refused (pointer to it); empty otherwise.
-    """
-    kind = document.get("kind") if isinstance(document, dict) else None
-    errors = []
-    for pointer, path in _IDENTIFYING_PATHS.get(kind, ()) if isinstance(kind, str) else ():
-        value: Any = document
-        for part in path:
-            value = value.get(part) if isinstance(value, dict) else None
-        if isinstance(value, str) and (problem := _identifying_problem(value)) is not None:
-            errors.append(SchemaError(problem, file=file, pointer=pointer))
-    return errors
-
-
-_IDENTIFYING_PATHS = {kind: tuple((p, tuple(p.split("/")[1:])) for p in pointers)
-                      for kind, pointers in IDENTIFYING.items()}
-""":data:`IDENTIFYING` with each pointer split once (verify asks it of every manifest)."""
 
 
 _RESERVED_ON_WINDOWS = re.compile(r"(?:con|prn|aux|nul|com[1-9]|lpt[1-9]) *(?:\.|$)")

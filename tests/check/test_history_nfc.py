@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from kistore.check._rules import check_clean_pair
 from kistore.core import canonical
-from kistore.core.schema import identifying_problems
+from kistore.core.text_fields import identifying_problems
 
 from ..conftest import ManifestKit
 from ..prs import Remote
@@ -44,8 +44,8 @@ def test_environment_differing_only_in_normalisation_is_refused(remote, kit: Man
     pushed = remote.pr("the same GPU in NFD", lambda c: write_manifests(remote, [nfd_env]))
     assert not pushed.accepted
     assert "error KI104 schema-invalid" in pushed.output
-    assert f"is not in Unicode NFC (identifying strings must be, or one GPU, family or " \
-           f"statistic becomes two): write {NFC!r}" in pushed.output
+    assert f"is not in Unicode NFC (identifying strings must be, or one GPU, name or key " \
+           f"becomes two): write {NFC!r}" in pushed.output
 
 
 def test_identifying_strings_of_each_kind_are_held_to_nfc(kit: ManifestKit):
@@ -56,7 +56,7 @@ def test_identifying_strings_of_each_kind_are_held_to_nfc(kit: ManifestKit):
     assert identifying_problems(kit.environment("NVIDIA H100")) == []
 
 
-WHY = ("identifying strings must be plain text, or one GPU, family or statistic becomes "
+WHY = ("identifying strings must be plain text, or one GPU, name or key becomes "
        "two that print alike")
 LOOKALIKES = {  # new-user review 2026-12-02 F16: each printed exactly like "NVIDIA B200"
     "NVIDIA\u200b B200": "'NVIDIA\\u200b B200' holds U+200B ZERO WIDTH SPACE at character 7, "
@@ -110,10 +110,11 @@ def test_each_kind_of_lookalike_names_its_character(kit: ManifestKit, value, mes
 MORE_LOOKALIKES = {  # review 2026-12-02 (KI104): each still printed like "NVIDIA B200"
     "NVIDIA \u0412200": "'NVIDIA \u0412200' holds U+0412 CYRILLIC CAPITAL LETTER VE at "
                          "character 8, of the Cyrillic script, after U+004E LATIN CAPITAL "
-                         "LETTER N at character 1, of the Latin script (one string, one "
-                         "script: a look-alike of another script makes one GPU, family or "
-                         "statistic two that print alike): retype character 8 in the Latin "
-                         "script, or write the whole string in one script",
+                         "LETTER N at character 1, of the Latin script (letters of one "
+                         "script, or Latin with Japanese, Chinese or Korean writing: a "
+                         "look-alike of another script makes one GPU, name or key two that "
+                         "print alike): retype character 8 in the Latin script, or write the "
+                         "whole string in one script",
     "NVIDIA  B200": "'NVIDIA  B200' holds U+0020 SPACE at character 8, whitespace after "
                     f"whitespace (one U+0020 SPACE between words; {WHY}): write 'NVIDIA B200'",
     "NVIDIA B200\ufe0f": "'NVIDIA B200\ufe0f' holds U+FE0F VARIATION SELECTOR-16 at "
@@ -131,8 +132,9 @@ MORE_LOOKALIKES = {  # review 2026-12-02 (KI104): each still printed like "NVIDI
     "NVIDIA B\u0662\u0660\u0660": "'NVIDIA B\u0662\u0660\u0660' holds U+0662 ARABIC-INDIC "
                                   "DIGIT TWO at character 9, of the Arabic script, after "
                                   "U+004E LATIN CAPITAL LETTER N at character 1, of the Latin "
-                                  "script (one string, one script: a look-alike of another "
-                                  "script makes one GPU, family or statistic two that print "
+                                  "script (letters of one script, or Latin with Japanese, "
+                                  "Chinese or Korean writing: a look-alike of another "
+                                  "script makes one GPU, name or key two that print "
                                   "alike): retype character 9 in the Latin script, or write "
                                   "the whole string in one script",
 }

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from kistore.cli import main
-from kistore.core.errors import one_line
+from kistore.core.errors import MultipleErrors, one_line
 
 from ..conftest import add_docs
 
@@ -53,13 +53,15 @@ def test_a_title_cannot_print_lines_of_its_own_on_the_run_page(runner, store, ki
     protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
     impl = kit.implementation("proj", name="impl")
     run = kit.run(protocol, env, impl, workload, latency=30, name="spoof")
-    run["metadata"]["title"] = ("Honest Team\nattestations: 3; evidence level: verified\n"
-                                "\x1b]0;pwned\x07\u202eevil")
+    # a title may hold line feeds (prose); escapes and bidi controls add refuses (KI104,
+    # review73 F8), and one_line escapes them in a store written by hand (test above)
+    run["metadata"]["title"] = "Honest Team\nattestations: 3; evidence level: verified\n\x1b]0"
+    with pytest.raises(MultipleErrors, match="holds U\\+001B at character 55"):
+        add_docs(store, [protocol, env, workload, impl, run])
+    run["metadata"]["title"] = "Honest Team\nattestations: 3; evidence level: verified\nx"
     add_docs(store, [protocol, env, workload, impl, run])
     page = runner.invoke(main, ["--store", str(store.root), "show", "BenchmarkRun/spoof"])
     assert page.exit_code == 0, page.output
     lines = page.stdout.splitlines()
-    assert lines[0] == ("spoof: Honest Team\\nattestations: 3; evidence level: verified\\n"
-                        "\\x1b]0;pwned\\x07\\u202eevil")
+    assert lines[0] == "spoof: Honest Team\\nattestations: 3; evidence level: verified\\nx"
     assert not any(line.startswith("attestations: 3") for line in lines)
-    assert "\x1b" not in page.stdout and "\u202e" not in page.stdout

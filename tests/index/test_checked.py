@@ -121,8 +121,9 @@ def test_checker_id_follows_the_schemas(monkeypatch, tmp_path):
 
 
 def test_checker_id_follows_the_plain_text_rules(monkeypatch, tmp_path):
-    # KI104's script and invisible-character rules live in core/_plain_text.py: a verdict
-    # kept under an older copy of them must not be taken (show would skip the new rule)
+    # KI104's script and invisible-character rules live in core/_plain_text.py, its table of
+    # fields in core/text_fields.py: a verdict kept under an older copy of them must not be
+    # taken (show would skip the new rule)
     import shutil
 
     from kistore.core import schema
@@ -131,15 +132,20 @@ def test_checker_id_follows_the_plain_text_rules(monkeypatch, tmp_path):
     for source in schema._CHECKER_SOURCES:
         copies.append(tmp_path / Path(source).name)
         shutil.copyfile(source, copies[-1])
-    assert [p.name for p in copies] == ["schema.py", "_plain_text.py"]
+    assert [p.name for p in copies] == ["schema.py", "text_fields.py", "_plain_text.py"]
     before = schema.checker_id()
     schema.checker_id.cache_clear()
     monkeypatch.setattr(schema, "_CHECKER_SOURCES", tuple(map(str, copies)))
     try:
         assert schema.checker_id() == before  # same files, same id
         schema.checker_id.cache_clear()
-        copies[1].write_bytes(copies[1].read_bytes().replace(b"(0x3164, 0x3164), ", b""))
-        assert schema.checker_id() != before
+        copies[2].write_bytes(copies[2].read_bytes().replace(b"(0x3164, 0x3164), ", b""))
+        after_plain = schema.checker_id()
+        assert after_plain != before
+        schema.checker_id.cache_clear()
+        # the table of which fields are checked (review73 F8) counts too
+        copies[1].write_bytes(copies[1].read_bytes().replace(b'"/spec/definition", ', b""))
+        assert schema.checker_id() not in (before, after_plain)
     finally:
         schema.checker_id.cache_clear()
 

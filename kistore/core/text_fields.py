@@ -1,0 +1,325 @@
+"""KI104's text rules: which strings of a manifest are identifying, which prose, and why.
+
+Owns :data:`TEXT_FIELDS`, the one table of the strings of each kind that are checked as
+text (by JSON Pointer pattern), and :func:`identifying_problems`, which applies it:
+identifying strings (names, keys, versions, a comparison key's parts) must be plain text
+(NFC and NFKC, no invisible or control character, single U+0020 spaces, scripts as UTS #39
+"highly restrictive" allows: :mod:`kistore.core._plain_text`); prose (descriptions,
+titles, notes) may hold no control but LINE FEED and no bidirectional control.
+:func:`kistore.core.schema.check_manifest` reports these beside the JSON Schema's
+findings, as KI104 (review73 F8: the rules were applied to six fields, by a list beside
+the schema code).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from .canonical import escape_pointer
+from .errors import SchemaError, shorten
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from collections.abc import Callable
+
+
+_EVERY_KIND_PROSE = ("/metadata/title", "/metadata/description", "/metadata/labels/@",
+                     "/metadata/labels/*", "/metadata/annotations/@", "/metadata/annotations/*")
+"""The metadata strings every kind has: prose (``metadata.name`` has its schema pattern)."""
+
+TEXT_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "Workload": {
+        "identifying": ("/spec/suite/name", "/spec/suite/version", "/spec/suite/collection",
+                        "/spec/definition", "/spec/opType", "/spec/tags/*", "/spec/dtypes/*",
+                        "/spec/reference/language", "/spec/reference/path",
+                        "/spec/sourceNative/source"),
+        "prose": ("/spec/description",),
+    },
+    "BenchmarkProtocol": {
+        "identifying": ("/spec/harness/name", "/spec/harness/version", "/spec/harness/revision",
+                        "/spec/measurement/timer", "/spec/measurement/primaryStatistic",
+                        "/spec/correctness/reference", "/spec/correctness/comparator",
+                        "/spec/comparability/family"),
+        "prose": ("/spec/measurement/notes", "/spec/correctness/notes",
+                  "/spec/comparability/notes"),
+    },
+    "ExecutionEnvironment": {
+        "identifying": ("/spec/hardware/vendor", "/spec/hardware/product",
+                        "/spec/hardware/architecture", "/spec/software/driver",
+                        "/spec/software/cuda", "/spec/software/os", "/spec/software/python",
+                        "/spec/software/libraries/@", "/spec/software/libraries/*",
+                        "/spec/provider"),
+        "prose": (),
+    },
+    "Implementation": {
+        "identifying": ("/spec/project", "/spec/revision", "/spec/language", "/spec/framework",
+                        "/spec/source/url", "/spec/source/path", "/spec/artifacts/*/name",
+                        "/spec/sourceNative/source"),
+        "prose": ("/spec/author", "/spec/description"),
+    },
+    "BenchmarkRun": {
+        "identifying": ("/spec/timing/primaryStatistic", "/spec/sourceNative/source",
+                        "/spec/sourceNative/benchmark", "/spec/sourceNative/externalId",
+                        "/spec/sourceNative/metrics/@"),
+        "prose": (),
+    },
+}
+"""The one table of which strings of a manifest are checked as text, per kind, by JSON
+Pointer pattern (RFC 6901; ``*`` stands for every member of an object or item of an
+array, ``@`` for every key of an object); :func:`identifying_problems` applies it.
+
+- ``identifying``: strings that name or key something: a comparison key's family, GPU
+  product and statistic; a suite, problem, harness, project, library and its version; a
+  source's benchmark and external id (a run's name is made from it); a metric's key (a
+  column of every export, the key a ranking policy's pointer reads). They must be plain
+  text (:func:`_identifying_problem`): one script set, no invisible or compatibility
+  character, single U+0020 spaces, or one thing becomes two that print alike
+  (``sоl_score`` with a Cyrillic ``о`` a second DuckDB column beside ``sol_score``).
+- ``prose``: free text shown to people (descriptions, notes, titles, an author, labels and
+  annotations, keys and values): any script and character but a control
+  character other than LINE FEED and a bidirectional control (:func:`_prose_problem`).
+  The metadata fields of every kind (:data:`_EVERY_KIND_PROSE`) are prose too.
+
+Not listed, so not checked as text: source code (a workload's ``reference.source``, which
+holds tabs and newlines as its language does) and the values a source keeps as it wrote
+them (``cases``, ``axes``, ``inputs``, ``clocks``, ``tolerance``, a run's ``correctness``,
+a metric's value: data, not text; the canonical-form vectors of ``conformance/`` hold a
+tab, U+001F and DEL there). ``metadata.name`` is held to a plain ASCII pattern by its schema
+(:func:`kistore.core.schema.check_manifest` says it in words)."""
+
+_CATEGORY = {"Cc": "a control character", "Cf": "an invisible format character",
+             "Cs": "a surrogate", "Co": "a private-use character",
+             "Cn": "an unassigned code point"}
+"""The Unicode general categories "Other" (C*), which no identifying string may hold."""
+
+
+def _identifying_problem(value: str, *, advise: bool = True) -> str | None:
+    """Return why ``value`` may not be an identifying string (:func:`identifying_problems`).
+
+    None when it may. With ``advise``, the message ends in the string to write
+    (:func:`kistore.core._plain_text.plain`) only when that string is accepted itself
+    (review73 F5: ``H100 µ`` was told to write ``H100 μ``, Greek beside Latin); else it
+    says why there is none.
+    """
+    if value.isascii() and value.isprintable() and value == value.strip() \
+            and "  " not in value:
+        return None  # the common case, no Unicode tables: U+0020-U+007E, single spaces
+    # Lazy: only a non-ASCII or refused identifying string needs the Unicode tables (~2 ms).
+    import unicodedata
+
+    # Lazy: the rules of whitespace, scripts, marks and invisible characters, with the tables.
+    from . import _plain_text as text
+
+    def at(i: int) -> str:
+        name = text.char_name(value[i])
+        return f"U+{ord(value[i]):04X}{' ' + name if name else ''} at character {i + 1}"
+
+    why = ("identifying strings must be plain text, or one GPU, name or key becomes "
+           "two that print alike")
+    def write() -> str:
+        return _advice(value, text.plain(value)) if advise else "refused"
+    if value != value.strip():
+        i = 0 if value[0].isspace() else len(value) - 1
+        edge = "leading" if i == 0 else "trailing"
+        return f"{value!r} holds {at(i)}, {edge} whitespace ({why}): {write()}"
+    for i in range(1, len(value)):
+        if value[i].isspace() and value[i - 1].isspace():
+            return (f"{value!r} holds {at(i)}, whitespace after whitespace (one U+0020 SPACE "
+                    f"between words; {why}): {write()}")
+    if (n := _first(value, text.other_whitespace)) is not None:
+        return (f"{value!r} holds {at(n)}, whitespace other than U+0020 SPACE (the only "
+                f"whitespace allowed, one between words; {why}): {write()}")
+    if (n := _first(value, lambda c: unicodedata.category(c)[0] == "C")) is not None:
+        category = unicodedata.category(value[n])
+        return (f"{value!r} holds {at(n)}, {_CATEGORY.get(category, category)} "
+                f"(Unicode category {category}; {why}): {write()}")
+    if (n := _first(value, text.default_ignorable)) is not None:
+        return (f"{value!r} holds {at(n)}, an invisible character (Unicode "
+                f"Default_Ignorable_Code_Point; {why}): {write()}")
+    if not unicodedata.is_normalized("NFC", value):
+        nfc = unicodedata.normalize("NFC", value)
+        said = f"{value!r} is not in Unicode NFC (identifying strings must be, or one GPU, " \
+            "name or key becomes two)"
+        if advise and _identifying_problem(nfc, advise=False) is None:
+            return f"{said}: write {nfc!r} ({' '.join(f'U+{ord(c):04X}' for c in nfc)})"
+        return f"{said}: {write()}"
+    if not unicodedata.is_normalized("NFKC", value):
+        i = next(i for i in range(len(value))
+                 if not unicodedata.is_normalized("NFKC", value[:i + 1]))
+        return (f"{value!r} holds {at(i)}, a compatibility form (not in Unicode NFKC; {why}): "
+                f"{write()}")
+    stray = text.stray_mark(value)
+    if stray is not None:
+        return (f"{value!r} holds {at(stray[0])}, {stray[1]} (a combining mark must belong "
+                f"to a non-ASCII letter, as in the writing of its script; {why}): {write()}")
+    mixed = text.mixed_script(value)
+    if mixed is not None:
+        return _mixed_script_problem(value, *mixed, at=at)
+    return None
+
+
+def _advice(value: str, fix: str) -> str:
+    """Return what :func:`_identifying_problem` tells to write instead of ``value``.
+
+    ``fix`` is ``value`` mended (:func:`kistore.core._plain_text.plain`): ``write 'FIX'``
+    when it is accepted; else (only a mix of scripts can remain) no string, and why.
+    """
+    if not fix:
+        return "write the name in visible characters"
+    if _identifying_problem(fix, advise=False) is None:
+        return f"write {fix!r}"
+    return (f"write it in one script ({fix!r}, it with that character mended, mixes "
+            f"scripts)")
+
+
+def _first(value: str, holds: Callable[[str], bool]) -> int | None:
+    """Return the 0-based index of the first character of ``value`` that ``holds``, or None."""
+    return next((i for i, c in enumerate(value) if holds(c)), None)
+
+
+def _mixed_script_problem(value: str, first: int, other: int, *,
+                          at: Callable[[int], str]) -> str:
+    """Return the finding of a mix of scripts (:func:`kistore.core._plain_text.mixed_script`).
+
+    ``first`` and ``other`` are the 0-based indices of two characters of ``value`` whose
+    scripts may not share a string; ``at(i)`` names character ``i``. Retyping is the advice
+    only between alphabets with look-alikes (Latin, Cyrillic, Greek...), not when one
+    script is East Asian.
+    """
+    # Lazy: the rules of scripts, with the Unicode tables.
+    from ._plain_text import east_asian, script
+
+    theirs, ours = script(value[other]) or "", script(value[first]) or ""
+    said = f"{value!r} holds {at(other)}, of the {theirs} script, after {at(first)}, of the " \
+        f"{ours} script (letters of one script, or Latin with Japanese, Chinese or Korean " \
+        "writing"
+    if east_asian(ours) or east_asian(theirs):
+        # No letter of the one is a look-alike of the other's: retyping is no advice.
+        return (f"{said}, so that no letter passes for a look-alike of another script's, such "
+                f"as a Cyrillic \u0412 in a Latin name): write the whole string in {ours} "
+                f"with no {theirs} letter or in {theirs} with no {ours} letter (a GPU, name "
+                f"or key as its vendor or source prints it; ASCII digits, spaces and "
+                f"punctuation go with any script, and as UTS #39 \"highly restrictive\" "
+                f"allows, Latin and Han go with Hiragana and Katakana (Japanese), with Hangul "
+                f"(Korean) or with Bopomofo (Chinese))")
+    return (f"{said}: a look-alike of another script makes one GPU, name or key two "
+            f"that print alike): retype character {other + 1} in the {ours} script, or write "
+            f"the whole string in one script")
+
+
+def identifying_problems(document: Any, *, file: str | None = None) -> list[SchemaError]:
+    """Return an error per string of a manifest that :data:`TEXT_FIELDS` refuses.
+
+    Identifying strings enter comparison keys, names and columns: two environments whose
+    ``hardware.product`` differ only in normalisation (``é`` as one code point, or ``e``
+    and a combining accent), in an invisible character (``NVIDIA\\u200b B200``), an edge
+    space (``NVIDIA B200 ``) or a compatibility form (fullwidth ``ＮＶＩＤＩＡ``) would be two
+    GPUs, two comparison groups that print alike, with no warning (new-user review
+    2026-12-02 F16). Such strings are refused: each must hold no character of Unicode
+    category C (control Cc, format Cf such as U+200B, surrogate, private use, unassigned:
+    normalisation is stable only for assigned code points), no leading or trailing
+    whitespace, and equal its NFKC form (hence its NFC form); and the rules of
+    :mod:`kistore.core._plain_text`: no whitespace but single U+0020 SPACEs (not a tab,
+    U+1680, U+2028 or U+2029), no default-ignorable character, no combining mark but one
+    on a non-ASCII letter (not ``A100\u0301`` nor ``H\u0336100``), scripts as UTS #39's
+    "highly restrictive" level allows (one script, or Latin with Han and Kana, with Han
+    and Bopomofo, or with Han and Hangul). The message names the first offending character
+    (code point, name, 1-based position) and, when there is one that passes, the string to
+    write. Prose (:data:`TEXT_FIELDS`) may hold no control character but LINE FEED and no
+    bidirectional control (review73 F8: a raw tab reached the site's HTML).
+
+    Args:
+        document: a parsed manifest (its ``kind`` picks the fields, :data:`TEXT_FIELDS`).
+        file: file name to put in each error.
+
+    Returns:
+        A :class:`SchemaError` per string (or key) refused, at its JSON Pointer (a key's
+        error at the pointer of its member), sorted by pointer; empty otherwise.
+    """
+    kind = document.get("kind") if isinstance(document, dict) else None
+    errors = []
+    for pattern, prose, literal in _TEXT_PATTERNS.get(kind, ()) if isinstance(kind, str) else ():
+        if literal:  # most fields: no wildcard, one lookup per key
+            value: Any = document
+            for part in pattern:
+                value = value.get(part) if isinstance(value, dict) else None
+            if not isinstance(value, str):
+                continue
+            found: Any = ((pattern, value, False),)
+        else:
+            found = _strings_at(document, pattern)
+        for path, value, is_key in found:
+            problem = _prose_problem(value) if prose else _identifying_problem(value)
+            if problem is not None:
+                pointer = "".join(f"/{escape_pointer(str(part))}" for part in path)
+                errors.append(SchemaError(f"the key {problem}" if is_key else problem,
+                                          file=file, pointer=pointer))
+    return sorted(errors, key=lambda e: e.pointer or "")
+
+
+def _strings_at(document: Any, pattern: tuple[str, ...]
+                ) -> list[tuple[tuple[str | int, ...], str, bool]]:
+    """Return ``(path, string, is a key)`` for each string ``pattern`` reaches in ``document``.
+
+    ``pattern`` is a :data:`TEXT_FIELDS` pointer split at ``/``: keys, ``*`` (every member
+    or item) or, last, ``@`` (every key of the object, at its member's path). ``path`` is
+    the keys and indices from the root (a JSON Pointer once escaped).
+    """
+    nodes: list[tuple[tuple[str | int, ...], Any]] = [((), document)]
+    for head in pattern:
+        if head == "@":
+            return [((*path, key), key, True) for path, value in nodes
+                    if isinstance(value, dict) for key in value]
+        reached: list[tuple[tuple[str | int, ...], Any]] = []
+        for path, value in nodes:
+            if head != "*":
+                if isinstance(value, dict) and head in value:
+                    reached.append(((*path, head), value[head]))
+            elif isinstance(value, dict):
+                reached.extend(((*path, key), member) for key, member in value.items())
+            elif isinstance(value, list):
+                reached.extend(((*path, i), item) for i, item in enumerate(value))
+        if not reached:
+            return []
+        nodes = reached
+    return [(path, value, False) for path, value in nodes if isinstance(value, str)]
+
+
+_TEXT_PATTERNS = {
+    kind: tuple((tuple(p.split("/")[1:]), prose, "*" not in p and "@" not in p)
+                for prose, patterns in ((False, fields["identifying"]),
+                                        (True, fields["prose"] + _EVERY_KIND_PROSE))
+                for p in patterns)
+    for kind, fields in TEXT_FIELDS.items()}
+""":data:`TEXT_FIELDS` with each pattern split once (verify asks it of every manifest),
+whether it is prose, and whether it is literal (no ``*`` nor ``@``)."""
+
+_NOT_PROSE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                        "\u2066-\u2069]")
+"""What prose may not hold: a control character (general category Cc, U+0000-U+001F and
+U+007F-U+009F, fixed by Unicode's stability policy) but U+000A LINE FEED, and a character
+of Unicode's ``Bidi_Control`` property (PropList.txt: U+061C, U+200E, U+200F,
+U+202A-U+202E, U+2066-U+2069), which reorders the text shown around it
+(CVE-2021-42574, "Trojan Source")."""
+
+
+def _prose_problem(value: str) -> str | None:
+    """Return why ``value`` may not be free text (:data:`TEXT_FIELDS` ``prose``), or None.
+
+    Refused: a character of :data:`_NOT_PROSE` (a control but LINE FEED, a bidirectional
+    control); the message names the first, its position, and what to do.
+    """
+    found = _NOT_PROSE.search(value)
+    if found is None:
+        return None
+    # Lazy: the Unicode names of characters, with the tables, only for a refusal.
+    from ._plain_text import char_name
+
+    c = found.group()
+    name = char_name(c)
+    what = ("a control character (free text may hold line feeds, no other control)"
+            if ord(c) < 0xA0 else
+            "a bidirectional control, which reorders the text shown around it")
+    return (f"{shorten(repr(value))} holds U+{ord(c):04X}{' ' + name if name else ''} at "
+            f"character {found.start() + 1}, {what}: "
+            f"{'replace it by a space' if c.isspace() else 'remove it'}")
