@@ -386,13 +386,13 @@ def verify_site(store: Store, out: str | os.PathLike[str], *, at: str | None = N
             build's install was cut short (its journal is there: build to finish it).
     """
     out = Path(out)
-    build = read_build(out)
     if read_journal(out) is not None:
         raise InputError(
             "the install of the last build into this site was cut short (the build was "
             "killed, or a disk error stopped it): some pages are new, some old, and "
             f"{BUILD_FILE} may not say which; run `kistore site build {out}` to finish that "
             "install, then verify", file=str(out / JOURNAL))
+    build = read_build(out)
     rev = at or build["commit"]
     try:
         commit = store.commit(rev)
