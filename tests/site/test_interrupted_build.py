@@ -30,7 +30,7 @@ from kistore.cli import main
 from kistore.core.errors import InputError
 from kistore.site import render
 from kistore.site.build import CACHE_FILE, build_site, verify_site
-from kistore.site.install import JOURNAL, MARKER, InstallCutShort
+from kistore.site.install import JOURNAL, MARKER
 from kistore.store import Store
 
 from .conftest import files
@@ -194,3 +194,167 @@ def test_a_build_killed_during_the_install_is_finished_by_the_next(
 
 
 REPLACE = os.replace
+
+
+CHILD = """
+import os, sys
+import pytest
+from tests.site.test_interrupted_build import as_mount_point, on_move
+from kistore.cli import main
+when, number, where, *args = sys.argv[1:]
+patch = pytest.MonkeyPatch()
+if where == "mount":
+    as_mount_point(args[-1], patch)
+on_move(patch, when, lambda: os.kill(os.getpid(), int(number)))
+main(args=args, prog_name="kistore")
+"""
+"""A ``kistore`` process that sends itself a signal as its install makes move ``when``."""
+
+
+def child(store: Store, out: Path, when: str, number: int, where: str):
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run(
+        [sys.executable, "-c", CHILD, when, str(number), where, "--store", str(store.root),
+         "site", "build", str(out)], capture_output=True, text=True, env=env, cwd=root,
+        timeout=600)
+
+
+@pytest.mark.parametrize("where", ["beside", "mount"])
+def test_sigterm_in_the_last_moment_says_the_site_was_installed_exit_0(
+        runner, fresh_demo, tmp_path, monkeypatch, where):
+    # F9: SIGTERM as build.json moved in said "interrupted", exit 130, of a replaced site
+    out, reference, _ = prepare(runner, fresh_demo, tmp_path, monkeypatch, where)
+    done = child(fresh_demo, out, "build.json", signal.SIGTERM, where)
+    assert done.returncode == 0, done.stderr
+    head = fresh_demo.repo.head.target
+    assert done.stderr == f"interrupted after the new site was installed: {out} is the " \
+        f"whole site of commit {head}; nothing was undone\n"
+    assert_new(runner, fresh_demo, out, reference)
+
+
+def test_kill_9_during_the_install_is_finished_by_the_next_build(
+        runner, fresh_demo, tmp_path, monkeypatch):
+    out, reference, _ = prepare(runner, fresh_demo, tmp_path, monkeypatch, "mount")
+    killed = child(fresh_demo, out, "sixth", signal.SIGKILL, "mount")
+    assert killed.returncode == -signal.SIGKILL
+    assert (out / JOURNAL).is_file() and len(list(out.glob(".kistore-staging-*"))) == 1
+    assert verify(runner, fresh_demo, out).exit_code == 1  # cut short: says to build
+    done = build(runner, fresh_demo, out, "--json")
+    assert done.exit_code == 0, done.output
+    assert '"written": []' in done.stdout  # the journal moved them: nothing rendered again
+    assert_new(runner, fresh_demo, out, reference)
+
+
+def test_a_disk_error_during_the_install_says_so_and_the_retry_finishes_it(
+        runner, fresh_demo, tmp_path, monkeypatch):
+    out, reference, _ = prepare(runner, fresh_demo, tmp_path, monkeypatch, "mount")
+
+    def full():
+        raise OSError(errno.ENOSPC, "No space left on device", "x")
+
+    moves = on_move(monkeypatch, "sixth", full)
+    failed = build(runner, fresh_demo, out)
+    assert failed.exit_code == 1 and len(moves) == 5
+    assert failed.stderr == (
+        f"error: {out / JOURNAL}: the install of the new site was cut short (x: No space "
+        "left on device): some pages are new, some old; free the space or fix the cause, "
+        f"then run `kistore site build {out}` again: it finishes this install first (the "
+        f"journal {JOURNAL} lists what is left)\n")
+    assert "nothing was left half-written" not in failed.output
+    monkeypatch.setattr(os, "replace", REPLACE)
+    retry = build(runner, fresh_demo, out)
+    assert retry.exit_code == 0, retry.output
+    assert_new(runner, fresh_demo, out, reference)
+
+
+def test_the_next_build_removes_only_the_leftovers_provably_a_builds(
+        runner, fresh_demo, tmp_path):
+    out = tmp_path / "site"
+    assert build(runner, fresh_demo, out).exit_code == 0
+
+    def left(name: str, *, marker: bool, file: bool, parent: Path = tmp_path) -> Path:
+        path = parent / name
+        (path / "groups" / "g").mkdir(parents=True)
+        if marker:
+            (path / MARKER).write_text("")
+        if file:
+            (path / "groups" / "g" / "index.html").write_text("half")
+        return path
+
+    killed = left("site.tmp-0123abcd", marker=True, file=True)  # a killed build's
+    emptied = left("site.tmp-89abcdef", marker=False, file=False)  # an old kistore's: F9
+    unknown = left("site.tmp-deadbeef", marker=False, file=True)  # whose? kept
+    not_ours = left("site.tmp-xyz", marker=True, file=True)  # not a build's name
+    running = left("site.tmp-feedf00d", marker=True, file=True)  # a build still running
+    inside = left(".kistore-staging-0badc0de", marker=True, file=True, parent=out)
+    result = verify(runner, fresh_demo, out)
+    assert result.exit_code == 1
+    assert f"{out}/.kistore-staging-0badc0de: leftover (a fresh build of " in result.stderr
+    assert "has none: a stopped build's staging directory; the next `site build` removes " \
+        "it)" in result.stderr
+    assert result.stderr.count(".kistore-staging-0badc0de") == 1  # one line, not a file each
+    fd = os.open(running, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        assert build(runner, fresh_demo, out).exit_code == 0
+    finally:
+        os.close(fd)
+    assert not killed.exists() and not emptied.exists() and not inside.exists()
+    assert (unknown / "groups" / "g" / "index.html").read_text() == "half"
+    assert not_ours.is_dir() and (running / MARKER).is_file()
+    assert verify(runner, fresh_demo, out).exit_code == 0
+
+
+@pytest.mark.parametrize("number", [errno.EACCES, errno.EROFS, errno.EXDEV])
+def test_a_site_whose_parent_is_read_only_or_another_mount_is_staged_inside_it(
+        runner, fresh_demo, tmp_path, monkeypatch, number):
+    # F11: /var/www/site a writable volume, /var/www read-only (EROFS, not a
+    # PermissionError), or a bind mount ismount() does not see (a rename into it: EXDEV)
+    out = tmp_path / "site"
+    assert build(runner, fresh_demo, out).exit_code == 0
+    add_run(fresh_demo, "gemm-late", 120_000)
+    reference = tmp_path / "reference"
+    assert build(runner, fresh_demo, reference).exit_code == 0
+    made = []
+    mkdir, rename, replace = os.mkdir, os.rename, os.replace
+
+    def refuse_beside(path, *args, **kwargs):
+        if os.path.dirname(path) == str(tmp_path) and number != errno.EXDEV:
+            raise OSError(number, os.strerror(number), path)
+        made.append(os.path.relpath(path, out))
+        return mkdir(path, *args, **kwargs)
+
+    def across_mounts(move):
+        def moved(src, dst, *args, **kwargs):
+            beside = str(tmp_path / "site.tmp-")
+            if number == errno.EXDEV and beside in os.fspath(src) \
+                    and beside not in os.fspath(dst):
+                raise OSError(errno.EXDEV, "Invalid cross-device link", src)
+            return move(src, dst, *args, **kwargs)
+        return moved
+
+    monkeypatch.setattr(os, "mkdir", refuse_beside)
+    monkeypatch.setattr(os, "rename", across_mounts(rename))
+    monkeypatch.setattr(os, "replace", across_mounts(replace))
+    again = build(runner, fresh_demo, out)
+    assert again.exit_code == 0, again.output
+    staged = sorted(m for m in made if "/" not in m and ("staging" in m or ".tmp-" in m))
+    assert staged[-1].startswith(".kistore-staging-")  # inside the site, at last
+    assert files(out) == files(reference)
+    assert stray(out) == []
+
+
+def test_a_fresh_build_that_fails_removes_the_folders_it_made_on_the_way(
+        runner, fresh_demo, tmp_path, monkeypatch):
+    out = tmp_path / "a" / "b" / "site"
+
+    def damaged(twin):
+        raise OSError(errno.EIO, "Input/output error", "somewhere")
+
+    monkeypatch.setattr(render, "render_json", damaged)
+    failed = build(runner, fresh_demo, out)
+    assert failed.exit_code == 1
+    assert failed.stderr == "error: somewhere: Input/output error; nothing was left " \
+        "half-written\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store"]  # no a/, no a/b/
