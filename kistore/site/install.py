@@ -180,15 +180,21 @@ def stage(out: str | os.PathLike[str]) -> Staging:
 
 
 def _renames_into(staging: str, real: str) -> bool:
-    """Return True when a file renames from ``staging`` into the directory ``real``."""
-    probe = os.path.join(real, f"{INSIDE}probe-{secrets.token_hex(4)}")
+    """Return True when an entry renames from ``staging`` into the directory ``real``.
+
+    The probe is an empty folder with a staging directory's name: one a ``kill -9``
+    leaves in ``real`` holds no file, so the next build removes it.
+    """
+    probe = os.path.join(staging, "probe")
+    os.mkdir(probe)
+    target = os.path.join(real, INSIDE + secrets.token_hex(4))
     try:
-        os.rename(os.path.join(staging, MARKER), probe)
+        os.rename(probe, target)
     except OSError as e:
         if e.errno in (errno.EXDEV, *_NOT_WRITABLE):
             return False
         raise
-    os.rename(probe, os.path.join(staging, MARKER))
+    os.rmdir(target)
     return True
 
 
@@ -438,14 +444,37 @@ def remove_leftovers(out: str | os.PathLike[str]) -> list[str]:
 
     Proof: the marker file (:data:`MARKER`), or no file at all under it (only folders: an
     earlier kistore's staging directory, emptied by its install). Anything else with such a
-    name is left alone.
+    name is left alone. Also a journal's temporary file (``.kistore-install.json.PID.tmp``)
+    whose process is gone.
     """
     removed = []
     for path in leftovers(out):
         if os.path.isfile(os.path.join(path, MARKER)) or not _holds_a_file(path):
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
+    real = os.path.realpath(out)
+    with contextlib.suppress(OSError):
+        for name in os.listdir(real):
+            match = _JOURNAL_TEMP.fullmatch(name)
+            if match and not _alive(int(match[1])):
+                with contextlib.suppress(OSError):
+                    os.remove(os.path.join(real, name))
+                    removed.append(os.path.join(real, name))
     return removed
+
+
+_JOURNAL_TEMP = re.compile(re.escape(JOURNAL) + r"\.([0-9]{1,10})\.tmp")
+
+
+def _alive(pid: int) -> bool:
+    """Return True when process ``pid`` exists (or cannot be told apart from one that does)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 def _holds_a_file(path: str) -> bool:

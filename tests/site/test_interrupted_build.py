@@ -288,6 +288,14 @@ def test_the_next_build_removes_only_the_leftovers_provably_a_builds(
     not_ours = left("site.tmp-xyz", marker=True, file=True)  # not a build's name
     running = left("site.tmp-feedf00d", marker=True, file=True)  # a build still running
     inside = left(".kistore-staging-0badc0de", marker=True, file=True, parent=out)
+    probe = out / ".kistore-staging-12345678"  # a killed build's rename probe: empty
+    probe.mkdir()
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    journal_temp = out / f"{JOURNAL}.{gone.pid}.tmp"  # killed while writing its journal
+    journal_temp.write_text("{")
+    live_temp = out / f"{JOURNAL}.{os.getppid()}.tmp"  # a live process's: kept
+    live_temp.write_text("{")
     result = verify(runner, fresh_demo, out)
     assert result.exit_code == 1
     assert f"{out}/.kistore-staging-0badc0de: leftover (a fresh build of " in result.stderr
@@ -301,6 +309,9 @@ def test_the_next_build_removes_only_the_leftovers_provably_a_builds(
     finally:
         os.close(fd)
     assert not killed.exists() and not emptied.exists() and not inside.exists()
+    assert not probe.exists() and not journal_temp.exists()
+    assert live_temp.is_file()
+    live_temp.unlink()
     assert (unknown / "groups" / "g" / "index.html").read_text() == "half"
     assert not_ours.is_dir() and (running / MARKER).is_file()
     assert verify(runner, fresh_demo, out).exit_code == 0
