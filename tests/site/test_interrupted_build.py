@@ -33,25 +33,15 @@ from kistore.site.build import CACHE_FILE, build_site, verify_site
 from kistore.site.install import JOURNAL, MARKER
 from kistore.store import Store
 
-from .conftest import files
+from .conftest import build, files, tree
 from .demo import add_run
 
 STAGED = re.compile(r"(\.tmp-|\.kistore-staging-)[0-9a-f]{8}(/|$)")
 """A path in (or of) a staging directory."""
 
 
-def build(runner, store: Store, out: Path, *args: str):
-    return runner.invoke(main, ["--store", str(store.root), "site", "build", str(out), *args])
-
-
 def verify(runner, store: Store, out: Path, *args: str):
     return runner.invoke(main, ["--store", str(store.root), "site", "verify", str(out), *args])
-
-
-def tree(out: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file under ``out`` (the cache too): its bytes and its mtime in ns."""
-    return {p.relative_to(out).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(out.rglob("*")) if p.is_file()}
 
 
 def stray(out: Path) -> list[str]:
@@ -320,7 +310,7 @@ def test_the_next_build_removes_only_the_leftovers_provably_a_builds(
 @pytest.mark.parametrize("number", [errno.EACCES, errno.EROFS, errno.EXDEV])
 def test_a_site_whose_parent_is_read_only_or_another_mount_is_staged_inside_it(
         runner, fresh_demo, tmp_path, monkeypatch, number):
-    # F11: /var/www/site a writable volume, /var/www read-only (EROFS, not a
+    # /var/www/site writable, /var/www not (EACCES); F11: /var/www read-only (EROFS, not a
     # PermissionError), or a bind mount ismount() does not see (a rename into it: EXDEV)
     out = tmp_path / "site"
     assert build(runner, fresh_demo, out).exit_code == 0
