@@ -480,7 +480,7 @@ def _write_if_changed(out: Path, staging: str, rel: str, content: bytes,
 
     Args:
         out: the site's directory (what is compared against; not written).
-        staging: the build's staging directory (:func:`_staging_dir`).
+        staging: the build's staging directory (:func:`.install.stage`).
         rel: the file, relative to both, ``/``-separated.
         content: the file's bytes.
         report: records ``rel`` as written, or counts it unchanged.

@@ -138,7 +138,12 @@ def _make_parents(directory: str) -> list[str]:
 
 
 def remove_made(made: list[str]) -> None:
-    """Remove the folders a failed build created on the way to ``OUT``, if still empty."""
+    """Remove the folders a failed build created on the way to ``OUT``, if still empty.
+
+    Args:
+        made: absolute paths, outermost first (:attr:`Staging.made`); removed innermost
+            first, and one that is not empty (or already gone) is left as it is.
+    """
     for path in reversed(made):
         with contextlib.suppress(OSError):
             os.rmdir(path)
@@ -172,8 +177,12 @@ def stage(out: str | os.PathLike[str]) -> Staging:
                 raise
         else:
             staging = Staging(path, False, made, _fd=fd)
-            if not os.path.isdir(real) or _renames_into(path, real):
-                return staging
+            try:
+                if not os.path.isdir(real) or _renames_into(path, real):
+                    return staging
+            except BaseException:
+                discard(staging)
+                raise
             discard(staging)
     path, fd = _locked_dir(os.path.join(real, INSIDE))
     return Staging(path, True, [], _fd=fd)
@@ -212,7 +221,10 @@ def discard(staging: Staging) -> None:
 
 
 class InstallCutShort(StoreStateError):
-    """An install stopped between two moves (a disk error): the next build finishes it."""
+    """An install stopped between two moves (a disk error): the next build finishes it.
+
+    Its message names the journal, the error, and the command that finishes the install.
+    """
 
 
 def install(staging: Staging, out: str | os.PathLike[str], moves: list[str],
