@@ -19,6 +19,7 @@ import errno
 import fcntl
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -30,10 +31,10 @@ from kistore.cli import main
 from kistore.core.errors import InputError
 from kistore.site import render
 from kistore.site.build import CACHE_FILE, build_site, verify_site
-from kistore.site.install import JOURNAL, MARKER
+from kistore.site.install import JOURNAL, MARKER, recover
 from kistore.store import Store
 
-from .conftest import build, files, tree
+from .conftest import build, copy_site, files, tree
 from .demo import add_run
 
 STAGED = re.compile(r"(\.tmp-|\.kistore-staging-)[0-9a-f]{8}(/|$)")
@@ -59,10 +60,11 @@ def as_mount_point(out: Path, monkeypatch) -> None:
     monkeypatch.setattr(os.path, "ismount", lambda p: p == mount_point or is_mount(p))
 
 
-def on_move(monkeypatch, when: str, act) -> list[str]:
+def on_move(monkeypatch, when: str | int, act) -> list[str]:
     """Call ``act()`` as the install makes move ``when`` out of staging; return the moves.
 
-    ``when``: ``first``, ``sixth``, ``build.json`` or ``cache`` (the last move).
+    ``when``: ``first``, ``sixth``, ``build.json``, ``cache`` (the last move) or the
+    move's index.
     """
     moves: list[str] = []
     replace = os.replace
@@ -71,7 +73,7 @@ def on_move(monkeypatch, when: str, act) -> list[str]:
         src, dst = os.fspath(src), os.fspath(dst)
         if STAGED.search(src) and not STAGED.search(dst):
             name = os.path.basename(dst)
-            if (when, len(moves)) in (("first", 0), ("sixth", 5)) \
+            if (when, len(moves)) in (("first", 0), ("sixth", 5)) or when == len(moves) \
                     or name == {"build.json": "build.json", "cache": CACHE_FILE}.get(when):
                 act()
             moves.append(dst)
@@ -184,6 +186,32 @@ def test_a_build_killed_during_the_install_is_finished_by_the_next(
 
 
 REPLACE = os.replace
+
+
+def test_a_build_killed_at_every_move_of_its_install_is_rolled_forward(
+        runner, fresh_demo, tmp_path, monkeypatch):
+    """Every k: killed after k moves, ``recover`` alone (no render) makes it the new site."""
+    out, reference, _ = prepare(runner, fresh_demo, tmp_path, monkeypatch, "mount")
+    pristine = copy_site(out, tmp_path / "pristine")
+    counted = on_move(monkeypatch, -1, die)
+    build_site(fresh_demo, out)
+    total = len(counted)
+    assert total > 10 and files(out) == files(reference)
+    shutil.rmtree(out)
+    copy_site(pristine, out)
+    for k in range(total):
+        moves = on_move(monkeypatch, k, die)
+        with pytest.raises(Killed):
+            build_site(fresh_demo, out)
+        assert len(moves) == k
+        monkeypatch.setattr(os, "replace", REPLACE)
+        assert recover(out) is True
+        assert files(out) == files(reference), k
+        assert (out / CACHE_FILE).read_bytes() == (reference / CACHE_FILE).read_bytes()
+        assert stray(out) == []
+        shutil.rmtree(out)
+        copy_site(pristine, out)
+    assert verify(runner, fresh_demo, out, "--at", "HEAD~1").exit_code == 0  # the old site
 
 
 CHILD = """
