@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from ._adding import Landing, interrupt_says
 from ._context import StoreContext
 from ._machine import emit_json
 
@@ -81,9 +82,15 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
     from ..site.build import build_site
 
     store = ctx.read_store(at or "HEAD")
-    with _pages_bar() as step:
+    # Ctrl-C and SIGTERM are held over the install (kistore.site.install): before it the
+    # site is as it was (exit 130); from it on they are only noted, and said (exit 0).
+    landing = Landing()
+    with interrupt_says(f"before the new site was installed: {out} is as it was (nothing of "
+                        "this build is in it); build again to update it"), \
+            _pages_bar() as step:
         report = build_site(store, out, at=at, permalink=permalink, comparison=comparison,
-                            full=full, progress=step)
+                            full=full, progress=step,
+                            on_installed=lambda done: landing.landed(done.commit))
     if report.skipped:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..index.catalog import committed_fix, limit_key
@@ -93,6 +100,9 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
             fix = f"; {committed_fix(path, problem)}" if limit_key(problem) else ""
             click.echo(f"warning: {path}: {problem}; left out of the site ({digest}){fix}",
                        err=True)
+    if landing.late:
+        click.echo(f"interrupted after the new site was installed: {out} is the whole site "
+                   f"of commit {report.commit}; nothing was undone", err=True)
     if as_json:
         emit_json(report.to_json())
         return
@@ -135,7 +145,9 @@ def verify(ctx: StoreContext, out: Path, at: str | None, as_json: bool) -> None:
         said = {"differs": "writes other bytes", "missing": "has it",
                 "unexpected": "has no such file",
                 "symbolic link": "has a folder or file here, never a link; `site build` "
-                                 "refuses to write through it"}
+                                 "refuses to write through it",
+                "leftover": "has none: a stopped build's staging directory; the next `site "
+                            "build` removes it"}
         for d in differences:
             click.echo(f"{out / d.path}: {d.problem} (a fresh build of {commit[:12]} "
                        f"{said.get(d.problem, '')})", err=True)

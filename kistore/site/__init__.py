@@ -8,7 +8,8 @@ Modules, in the order data flows: :mod:`.history` (when each source of a page la
 changed), :mod:`.snapshot` (the store at one commit), :mod:`.citing` (cite blocks),
 :mod:`.summary` (source-native summaries, numbers), :mod:`.pages` (which pages, and the
 data of each), :mod:`.render` (jinja2, autoescaped), :mod:`.build` (writing, the cache,
-verification), :mod:`.serve` (a local preview). Sits above :mod:`kistore.query` and
+verification), :mod:`.install` (staging, the install as a commit point, its recovery),
+:mod:`.serve` (a local preview). Sits above :mod:`kistore.query` and
 :mod:`kistore.cite`, below :mod:`kistore.cli`. Layout and fields: docs/site.md.
 """
 

@@ -5,13 +5,19 @@ layout), plus ``site.css``, ``site.js`` and ``build.json`` (the commit, the note
 the parameters built with). A file is written only when its bytes differ from what is on
 disk, so an unchanged page keeps its file.
 
-A failed build leaves ``OUT`` as it was. Every file a build writes goes first to a staging
-directory beside ``OUT`` (``OUT.tmp-XXXXXXXX``, same filesystem); only when every page is
-rendered does a fresh build rename the staging directory to ``OUT`` (one rename), and an
-incremental one rename each changed file into place (``build.json`` last), then remove
-stale pages and write the cache. A damaged object met halfway (a fresh build once left
-``groups/`` and ``index.html`` but no ``build.json``, and the retry was refused) or Ctrl-C
-leaves no half-written site; a retry builds it whole.
+A build leaves ``OUT`` entirely the old site or entirely the new one. Every file a build
+writes goes first to a staging directory beside ``OUT`` (``OUT.tmp-XXXXXXXX``, same
+filesystem; inside ``OUT`` when it is a mount point); only when every page is rendered
+does the install, the build's commit point, put them in place (:mod:`.install`): a fresh
+build renames the staging directory to ``OUT`` (one rename), an incremental one writes a
+journal, removes stale pages, renames each changed file into place (``build.json``, then
+the cache, last). Ctrl-C and SIGTERM are held over the install, so they land before it
+(``OUT`` as it was) or after it (the new site, whole, and the command says so); what
+cannot be held (``kill -9``, a disk error while moving) leaves the journal, and the next
+build finishes that install before anything else, and removes staging directories
+stopped builds left. A damaged object met halfway (a fresh build once left ``groups/``
+and ``index.html`` but no ``build.json``, and the retry was refused) leaves no
+half-written site either.
 
 A rebuild is incremental. ``OUT/.kistore-site-cache.json`` remembers, from the last build,
 each page's cache key (:meth:`.pages.Page.key`: its commit, what else it depends on, the
@@ -22,7 +28,7 @@ nothing but time; ``--full`` ignores it.
 
 :func:`verify_site` builds the site again in memory, from the commit and parameters
 ``build.json`` names (or ``at``), and lists every file that differs, is missing or should
-not be there.
+not be there; it refuses a site whose install was cut short (a journal) and says to build.
 """
 
 from __future__ import annotations
@@ -30,8 +36,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
-import shutil
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -41,10 +45,22 @@ from typing import TYPE_CHECKING, Any
 from ..core.canonical_fast import loads_lenient
 from ..core.errors import InputError
 from ..core.layout import NOTES_REF
+from ..git.commit import interrupts_deferred
 from ..git.lazy import pygit2
 from . import render
 from .citing import Citations, permalink_template
 from .history import Touches, last_changed, notes_of, object_blobs
+from .install import (
+    INSIDE,
+    JOURNAL,
+    MARKER,
+    discard,
+    install,
+    read_journal,
+    recover,
+    remove_leftovers,
+    stage,
+)
 from .pages import FORMAT, Context, Page, page_data, plan, runs_shown
 from .snapshot import Snapshot
 
@@ -63,6 +79,8 @@ TEMPLATES = {"index": "index.html", "run": "run.html", "compare": "compare.html"
 
 Progress = Callable[[int, int], None]
 """``progress(pages handled since the last call, pages in the site)``."""
+Installed = Callable[["BuildReport"], None]
+"""``on_installed(report)``: called the moment the new site is in place (signals held)."""
 
 
 @dataclass
@@ -190,7 +208,8 @@ def _site_files(prep: _Prepared) -> dict[str, bytes]:
 
 def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
                permalink: str | None = None, comparison: str | None = None,
-               full: bool = False, progress: Progress | None = None) -> BuildReport:
+               full: bool = False, progress: Progress | None = None,
+               on_installed: Installed | None = None) -> BuildReport:
     """Write the static site of commit ``at`` under ``out``.
 
     Args:
@@ -206,6 +225,11 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
             are unchanged are still left alone).
         progress: called with the number of pages handled since the last call and the
             number of pages (:data:`Progress`).
+        on_installed: called with the report once the new site is in place, while SIGINT
+            and SIGTERM are still held (:data:`Installed`): a handler it installs takes
+            the ones that came during the install (the command line notes them and says
+            the site is whole). Without it they are raised after the install, as
+            ``KeyboardInterrupt`` from a build whose site is in place.
 
     Returns:
         A :class:`BuildReport`.
@@ -216,16 +240,25 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
             non-empty directory that is not a site; ``kistore.toml`` at ``at`` is not valid.
         StoreStateError: two runs, groups or workloads share the first 16 hex digits of
             their digests.
+        InstallCutShort: a move into ``out`` failed (a full disk): the next build
+            finishes the install (:mod:`.install`).
         OSError: a file under ``out`` cannot be written.
 
     Side effects:
-        Writes ``out`` (pages, static files, ``build.json``, the cache), through a staging
-        directory beside it that is removed afterwards: when the build fails, ``out`` is
-        left as it was (absent, empty or the previous site). May update the derived query
-        index under ``.git/kistore/``. The store is not written.
+        First finishes an install a stopped build left (its journal) and removes staging
+        directories stopped builds left (:func:`.install.recover`,
+        :func:`.install.remove_leftovers`). Writes ``out`` (pages, static files,
+        ``build.json``, the cache), through a staging directory that is removed
+        afterwards: when the build fails before its install, ``out`` is left as it was
+        (absent, empty or the previous site), and Ctrl-C or SIGTERM is held over the
+        install. May update the derived query index under ``.git/kistore/``. The store is
+        not written.
     """
     out = Path(out)
     store.refuse_output_inside(out)
+    if out.is_dir():
+        recover(out)
+    remove_leftovers(out)
     _check_out(out)
     commit = store.commit(at)
     cache = None if full else _read_cache(out)
@@ -259,31 +292,29 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
                   "touches": prep.touches.to_json(),
                   "firstAdded": dict(sorted(prep.citations.first_added.items())),
                   "pages": dict(sorted(keys.items()))}
-    staging = _staging_dir(out)
+    staging = stage(out)
     try:
         for page, html, data in _rendered(prep, todo):
             for name, content in (("index.html", html), ("index.json", data)):
-                _write_if_changed(out, staging, page.path + name, content, report)
+                _write_if_changed(out, staging.path, page.path + name, content, report)
             if progress:
                 progress(1, len(prep.pages))
         if progress and len(todo) < len(prep.pages):
             progress(len(prep.pages) - len(todo), len(prep.pages))
         for name, content in site_files.items():
-            _write_if_changed(out, staging, name, content, report)
-        if fresh:
-            _write_cache(staging, cache_data)
-            _install_whole(staging, out)
-            return report
-        _install_files(staging, out, report.written)
-    finally:  # after a failure: OUT as it was; after success: only empty folders are left
-        shutil.rmtree(staging, ignore_errors=True)
-    for path in stale:
-        for name in ("index.html", "index.json"):
-            with contextlib.suppress(FileNotFoundError):
-                (out / path / name).unlink()
-                report.removed.append(path + name)
-        _remove_empty_dirs(out, path)
-    _write_cache(out, cache_data)
+            _write_if_changed(out, staging.path, name, content, report)
+        _write_cache(staging.path, cache_data)
+        names = [n for n in (os.listdir(staging.path) if fresh else report.written)
+                 if n not in (MARKER, CACHE_FILE)]
+        moves = [*sorted(names, key=lambda rel: rel == BUILD_FILE), CACHE_FILE]
+        # The commit point: a Ctrl-C or SIGTERM lands before it or after it, never inside.
+        with interrupts_deferred():
+            report.removed = install(staging, out, moves, stale, drop=[CACHE_FILE],
+                                     fresh=fresh)
+            if on_installed:
+                on_installed(report)
+    finally:  # after a failure before the install: OUT as it was, the staging removed
+        discard(staging)
     return report
 
 
@@ -293,8 +324,10 @@ class Difference:
 
     Attributes:
         path: the file, relative to the site's directory.
-        problem: ``differs``, ``missing``, ``unexpected`` (on disk, not in a fresh build) or
-            ``symbolic link`` (a link in the site: a build never writes through one).
+        problem: ``differs``, ``missing``, ``unexpected`` (on disk, not in a fresh build),
+            ``symbolic link`` (a link in the site: a build never writes through one) or
+            ``leftover`` (``.kistore-staging-XXXXXXXX/``, a stopped build's staging
+            directory: the next build removes it).
     """
 
     path: str
@@ -334,7 +367,8 @@ def verify_site(store: Store, out: str | os.PathLike[str], *, at: str | None = N
     it names, made in memory (nothing is written; the cache is not used). Files compared:
     every page's ``index.html`` and ``index.json``, the static files and ``build.json``;
     any other file on disk (a page the fresh build lacks, a file put there by hand) but the
-    build cache is ``unexpected``.
+    build cache is ``unexpected``; a stopped build's staging directory inside ``out`` is
+    one ``leftover``.
 
     Args:
         store: a :class:`kistore.store.Store` holding the commit.
@@ -348,9 +382,16 @@ def verify_site(store: Store, out: str | os.PathLike[str], *, at: str | None = N
         the build of that commit.
 
     Raises:
-        InputError: ``out`` is not a site; the commit is not in the store.
+        InputError: ``out`` is not a site; the commit is not in the store; the last
+            build's install was cut short (its journal is there: build to finish it).
     """
     out = Path(out)
+    if read_journal(out) is not None:
+        raise InputError(
+            "the install of the last build into this site was cut short (the build was "
+            "killed, or a disk error stopped it): some pages are new, some old, and "
+            f"{BUILD_FILE} may not say which; run `kistore site build {out}` to finish that "
+            "install, then verify", file=str(out / JOURNAL))
     build = read_build(out)
     rev = at or build["commit"]
     try:
@@ -376,8 +417,13 @@ def verify_site(store: Store, out: str | os.PathLike[str], *, at: str | None = N
     expected.add(CACHE_FILE)  # the build's own, not served (OUT/.kistore-site-cache.json)
     on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if not p.is_dir()}
     links = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_symlink()}
+    # a stopped build's staging directory: one line for it, not one per file in it
+    left = {path.split("/", 1)[0] + "/" for path in on_disk - links
+            if path.startswith(INSIDE) and "/" in path}
     for path in sorted(on_disk - expected - links):
-        differences.append(Difference(path, "unexpected"))
+        if path.split("/", 1)[0] + "/" not in left:
+            differences.append(Difference(path, "unexpected"))
+    differences += [Difference(path, "leftover") for path in sorted(left)]
     # a link in the site: a build refuses to write through one, and a server may follow it
     differences += [Difference(path, "symbolic link") for path in sorted(links)]
     return build, differences
@@ -434,7 +480,7 @@ def _write_if_changed(out: Path, staging: str, rel: str, content: bytes,
 
     Args:
         out: the site's directory (what is compared against; not written).
-        staging: the build's staging directory (:func:`_staging_dir`).
+        staging: the build's staging directory (:func:`.install.stage`).
         rel: the file, relative to both, ``/``-separated.
         content: the file's bytes.
         report: records ``rel`` as written, or counts it unchanged.
@@ -454,75 +500,6 @@ def _write_if_changed(out: Path, staging: str, rel: str, content: bytes,
     with open(path, "wb") as f:
         f.write(content)
     report.written.append(rel)
-
-
-def _staging_dir(out: Path) -> str:
-    """Make and return the build's staging directory: ``OUT.tmp-XXXXXXXX`` beside ``out``.
-
-    A build writes every file it changes here first, so a build that fails (a damaged
-    object, a full disk, Ctrl-C) leaves ``out`` as it was, and the next build is not
-    refused (a fresh build once left pages and no ``build.json``). Beside the real
-    directory (``out``'s link resolved), so on its filesystem: moving in is a rename. Inside
-    an existing ``out`` instead, as ``OUT/.kistore-staging-XXXXXXXX``, when ``out`` is a
-    mount point (a volume: its parent is another filesystem) or its parent may not be
-    written (``/var/www/site`` writable, ``/var/www`` not).
-
-    Raises:
-        OSError: neither place can be written (nor the folders to ``out`` created).
-    """
-    real = os.path.realpath(out)
-    if not os.path.ismount(real):
-        try:
-            os.makedirs(os.path.dirname(real), exist_ok=True)
-            return _new_dir(f"{real}.tmp-")
-        except PermissionError:
-            if not os.path.isdir(real):
-                raise
-    return _new_dir(os.path.join(real, ".kistore-staging-"))
-
-
-def _new_dir(prefix: str) -> str:
-    """Make a new directory ``prefix`` + 8 random hex digits; return its path."""
-    while True:
-        path = prefix + secrets.token_hex(4)
-        try:
-            os.mkdir(path)  # the mode a plain mkdir gives (umask), not mkdtemp's 0700
-            return path
-        except FileExistsError:  # pragma: no cover - 32 random bits already taken
-            continue
-
-
-def _install_whole(staging: str, out: Path) -> None:
-    """Move a fresh build's staging directory to ``out`` (absent or empty) in one rename.
-
-    An empty ``out`` keeps its permissions; a link ``out`` keeps pointing at the site. A
-    staging directory inside ``out`` (:func:`_staging_dir`) has its entries renamed into it.
-    """
-    real = os.path.realpath(out)
-    if os.path.dirname(staging) == real:
-        for name in os.listdir(staging):
-            os.replace(os.path.join(staging, name), os.path.join(real, name))
-        return
-    with contextlib.suppress(FileNotFoundError):
-        os.chmod(staging, stat.S_IMODE(os.stat(real).st_mode))
-    os.replace(staging, real)  # POSIX rename replaces an empty directory
-
-
-def _install_files(staging: str, out: Path, written: list[str]) -> None:
-    """Move an incremental build's changed files from ``staging`` into ``out``.
-
-    Each move is a rename, so every file is either its old or its new bytes; ``build.json``
-    moves last, so a site whose moves were cut short still names the old build, and the
-    next build (its cache unchanged) renders those pages again.
-    """
-    made: set[str] = set()
-    for rel in sorted(written, key=lambda rel: rel == BUILD_FILE):
-        path = os.path.join(out, rel)
-        parent = os.path.dirname(path)
-        if parent not in made:
-            os.makedirs(parent, exist_ok=True)
-            made.add(parent)
-        os.replace(os.path.join(staging, rel), path)
 
 
 def _compare(out: Path, rel: str, content: bytes, differences: list[Difference]) -> None:
@@ -549,16 +526,6 @@ def _page_dirs(out: Path) -> set[str]:
         parent = rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
         dirs.add(parent)
     return dirs
-
-
-def _remove_empty_dirs(out: Path, path: str) -> None:
-    here = out / path
-    while here != out and here.is_dir():
-        try:
-            here.rmdir()
-        except OSError:
-            return
-        here = here.parent
 
 
 def _read_cache(out: Path) -> dict[str, Any] | None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from kistore.cli import main
 from kistore.site.build import CACHE_FILE, build_site
 from kistore.store import Store
 
@@ -46,6 +47,17 @@ def files(out: Path) -> dict[str, bytes]:
     """Every file of a site (the build cache left out), by path relative to ``out``."""
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
             if p.is_file() and p.name != CACHE_FILE}
+
+
+def build(runner, store: Store, out: Path, *args: str):
+    """Run ``kistore site build OUT ARGS`` on ``store`` (click's CliRunner result)."""
+    return runner.invoke(main, ["--store", str(store.root), "site", "build", str(out), *args])
+
+
+def tree(out: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``out`` (the cache too): its bytes and its mtime in ns."""
+    return {p.relative_to(out).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(out.rglob("*")) if p.is_file()}
 
 
 def copy_site(src: Path, dst: Path) -> Path:

@@ -22,7 +22,7 @@ from kistore.site.build import CACHE_FILE, build_site
 from kistore.store import Store
 
 from ..conftest import git
-from .conftest import copy_site, files
+from .conftest import build, copy_site, files, tree
 from .demo import add_run
 
 
@@ -36,16 +36,6 @@ def cut_run_object(store: Store, digest: str) -> tuple[str, Path, bytes]:
     path.chmod(0o644)
     path.write_bytes(whole[:20])
     return oid, path, whole
-
-
-def build(runner, store: Store, out: Path, *args: str):
-    return runner.invoke(main, ["--store", str(store.root), "site", "build", str(out), *args])
-
-
-def tree(out: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file under ``out`` (the cache too): its bytes and its mtime in ns."""
-    return {p.relative_to(out).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(out.rglob("*")) if p.is_file()}
 
 
 def built_files(out: Path) -> list[str]:
@@ -126,29 +116,3 @@ def test_a_linked_empty_out_keeps_its_link_and_its_mode(fresh_demo, tmp_path):
     assert os.stat(target).st_mode & 0o777 == 0o751
     assert files(out) == files(copy_site(target, tmp_path / "copy"))
     assert leftovers(target) == []
-
-
-def test_a_site_whose_parent_may_not_be_written_is_staged_inside_it(
-        runner, fresh_demo, tmp_path, monkeypatch):
-    # /var/www/site writable, /var/www not: the staging directory goes inside the site
-    out = tmp_path / "site"
-    assert build(runner, fresh_demo, out).exit_code == 0
-    add_run(fresh_demo, "gemm-late", 120_000)
-    reference = tmp_path / "reference"
-    assert build(runner, fresh_demo, reference).exit_code == 0
-    made = []
-    mkdir = os.mkdir
-
-    def refuse_beside(path, *args, **kwargs):
-        if os.path.dirname(path) == str(tmp_path):
-            raise PermissionError(13, "Permission denied", path)
-        made.append(os.path.relpath(path, out))
-        return mkdir(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "mkdir", refuse_beside)
-    again = build(runner, fresh_demo, out)
-    assert again.exit_code == 0, again.output
-    (staged,) = {m for m in made if "/" not in m and ("staging" in m or ".tmp-" in m)}
-    assert staged.startswith(".kistore-staging-")  # inside the site
-    assert files(out) == files(reference)
-    assert built_files(out) == built_files(reference)  # the staging directory is gone
