@@ -425,9 +425,9 @@ class BranchCommit:
         """
         raw: dict[str, bytes] = {}
         entries: dict[bytes, bytes] = {}  # blob id -> pack entry, from `ahead`
-        blob_id, made = pack.blob_id, ahead.get
+        blob_id, ready = pack.blob_id, ahead.get
         for path, data in files.items():
-            hit = made(data)
+            hit = ready(data)
             if hit is None:
                 raw[path] = blob_id(data)
             else:
