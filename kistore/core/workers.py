@@ -26,6 +26,14 @@ _HELD = frozenset({signal.SIGINT, signal.SIGTERM})
 """The signals held while forking: those the CLI turns into an interrupt."""
 
 
+def cpus() -> int:
+    """Return how many CPUs this process may run on (its affinity, else the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
 @contextlib.contextmanager
 def forking() -> Iterator[None]:
     """Hold Ctrl-C and SIGTERM in this thread while its body forks worker processes.

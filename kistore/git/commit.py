@@ -209,7 +209,8 @@ class BranchCommit:
 
     def run(self, files: Mapping[str, bytes], message: str, *,
             before_move: Callable[[], None] | None = None,
-            stats: Mapping[str, FileStat] | None = None) -> pygit2.Oid:
+            stats: Mapping[str, FileStat] | None = None,
+            ahead: pack.PackAhead | None = None) -> pygit2.Oid:
         """Commit ``files`` on top of the checked-out branch; move it with compare-and-swap.
 
         Args:
@@ -222,6 +223,10 @@ class BranchCommit:
             stats: path -> stat data of the work-tree file written with those bytes (filled
                 by the time ``before_move`` returns), staged without reading the file again
                 (:mod:`kistore.git._gitindex`).
+            ahead: ids and pack entries of (some of) the files' bytes, made in a child
+                process meanwhile (:class:`kistore.git.pack.PackAhead`, started by the
+                caller): a packed commit takes them instead of hashing and compressing
+                those blobs again. The caller stops it (``close``) when this returns.
 
         Returns:
             The commit the branch now holds. When HEAD's tree already has every file (a
@@ -247,7 +252,8 @@ class BranchCommit:
                 signature = commit_signature(repo)
                 if len(files) >= PACK_THRESHOLD:  # the blobs in packs: a few files, not one each
                     blobs, keeps, oid, tree, written = self._commit_packed(
-                        parent, files, signature, message)
+                        parent, files, signature, message,
+                        ahead.result() if ahead is not None else {})
                 else:
                     blobs = {path: _loose.written(functools.partial(repo.create_blob, data))
                              for path, data in files.items()}
@@ -390,7 +396,8 @@ class BranchCommit:
             self.repo.create_commit, None, signature, signature, message, tree, parents)), tree
 
     def _commit_packed(self, parent: pygit2.Commit | None, files: Mapping[str, bytes],
-                       signature: pygit2.Signature, message: str
+                       signature: pygit2.Signature, message: str,
+                       ahead: Mapping[bytes, tuple[bytes, bytes]]
                        ) -> tuple[dict[str, pygit2.Oid], list[Path], pygit2.Oid, pygit2.Oid,
                                   list[pygit2.Oid]]:
         """Write ``files``' blobs as packs, then the trees holding them, then the commit.
@@ -402,20 +409,32 @@ class BranchCommit:
         packed object that is not a delta as it is: trees packed here left a
         20,000-manifest repository 43 bytes a manifest larger after ``git gc``.
 
+        ``ahead`` maps blob contents to the ``(id, pack entry)`` made of them already
+        (:class:`kistore.git.pack.PackAhead`); the other blobs are hashed and compressed here.
+
         Returns:
             Path -> blob id, the packs' ``.keep`` files (the caller deletes them once the
             branch reaches the objects, or gives them up: until then ``git repack -a -d``
             leaves the packs alone, as git keeps an incoming push's pack; breaker9), the
             commit, its tree, and the trees written.
         """
-        raw = {path: pack.blob_id(data) for path, data in files.items()}
+        raw: dict[str, bytes] = {}
+        entries: dict[bytes, bytes] = {}  # blob id -> pack entry, from `ahead`
+        blob_id, ready = pack.blob_id, ahead.get
+        for path, data in files.items():
+            hit = ready(data)
+            if hit is None:
+                raw[path] = blob_id(data)
+            else:
+                raw[path] = hit[0]
+                entries[hit[0]] = hit[1]
         trees: list[tuple[bytes, bytes]] = []
         base = parent.tree_id.raw if parent is not None else None
         tree = _raw_tree(self.repo.odb, base, _nest(raw), trees)
         keeps = pack.write_kept_objects(
             objects_dir(self.repo) / "pack",
             zip(raw.values(), itertools.repeat(pack.BLOB), files.values()),
-            f"kistore add --commit (pid {os.getpid()})")
+            f"kistore add --commit (pid {os.getpid()})", entries=entries)
         try:
             odb, written = self.repo.odb, []
             for oid, body in trees:

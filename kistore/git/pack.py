@@ -14,14 +14,18 @@ format; kistore's own digests are SHA-256 and unrelated). No pygit2 here: bytes 
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import itertools
+import marshal
 import os
 import struct
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
+from ..core.workers import forking, start_worker
 from .ids import BLOB as BLOB  # re-exported: written here first
 from .ids import TREE as TREE
 from .ids import blob_id as blob_id
@@ -52,7 +56,8 @@ _PER_PACK = 512
 
 
 def write_kept_objects(pack_dir: Path, objects: Iterable[tuple[bytes, int, bytes]], keep: str,
-                       *, level: int = 1) -> list[Path]:
+                       *, level: int = 1, entries: Mapping[bytes, bytes] | None = None
+                       ) -> list[Path]:
     """Write blobs and trees into new packs, each pack's ``.keep`` file first.
 
     The ``.keep`` file is git's marker (gitrepository-layout(5)): ``git repack -a -d`` and
@@ -76,6 +81,9 @@ def write_kept_objects(pack_dir: Path, objects: Iterable[tuple[bytes, int, bytes
             :data:`TREE`, and its contents; an id met twice is written once.
         keep: the ``.keep`` files' text (who holds the packs).
         level: zlib level, as :func:`write_blobs`.
+        entries: object id -> that object's pack entry made already (:func:`pack_entry` at
+            ``level``, e.g. by :class:`PackAhead`): written as given (trusted), not
+            compressed again. Default: none; every object is compressed here.
 
     Returns:
         The ``.keep`` files' paths; the caller deletes them once a ref reaches the objects.
@@ -92,7 +100,7 @@ def write_kept_objects(pack_dir: Path, objects: Iterable[tuple[bytes, int, bytes
     written: list[Path] = []
     try:
         for part in dealt:
-            written.append(_write(pack_dir, part, level, keep))
+            written.append(_write(pack_dir, part, level, keep, entries or {}))
     except BaseException:
         for name in written:  # no ref reaches these objects: nothing else needs them
             for suffix in (".keep", ".idx", ".pack"):
@@ -125,13 +133,32 @@ def write_blobs(pack_dir: Path, blobs: Iterable[bytes], *, level: int = 1) -> li
     """
     blobs = list(blobs)
     ids = [blob_id(data) for data in blobs]
-    _write(pack_dir, zip(ids, itertools.repeat(BLOB), blobs), level, None)
+    _write(pack_dir, zip(ids, itertools.repeat(BLOB), blobs), level, None, {})
     return ids
 
 
+def pack_entry(kind: int, data: bytes, level: int = 1) -> bytes:
+    """Return an undeltified object's pack entry: its type-and-size header, then its zlib data.
+
+    Args:
+        kind: :data:`BLOB` or :data:`TREE`.
+        data: the object's contents.
+        level: zlib level (:func:`write_blobs`).
+
+    Returns:
+        The bytes a pack holds for the object (gitformat-pack(5), "Object entries").
+    """
+    size = len(data)  # the header: one byte below 16, two below 2,048
+    return (bytes(((kind << 4) | size,)) if size < 16 else
+            bytes(((kind << 4) | 0x80 | (size & 0x0F), size >> 4))
+            if size < 2048 else _object_header(kind, size)) + zlib.compress(data, level)
+
+
 def _write(pack_dir: Path, objects: Iterable[tuple[bytes, int, bytes]], level: int,
-           keep: str | None) -> Path:
+           keep: str | None, made: Mapping[bytes, bytes]) -> Path:
     """Write ``(id, kind, data)`` objects as a pack, the ``.keep`` file first when given.
+
+    ``made`` maps an object id to its pack entry made already (:func:`pack_entry`).
 
     Returns:
         The pack's path without its suffix.
@@ -149,14 +176,11 @@ def _write(pack_dir: Path, objects: Iterable[tuple[bytes, int, bytes]], level: i
         with os.fdopen(fd, "wb") as out:
             chunks = [b""]  # the pack's header goes first, once the count is known
             offset = 12
-            compress, crc32 = zlib.compress, zlib.crc32
+            crc32, ready = zlib.crc32, made.get
             for oid, kind, data in objects:
                 if oid in entries:
                     continue
-                size = len(data)  # the entry header: one byte below 16, two below 2,048
-                packed = (bytes(((kind << 4) | size,)) if size < 16 else
-                          bytes(((kind << 4) | 0x80 | (size & 0x0F), size >> 4))
-                          if size < 2048 else _object_header(kind, size)) + compress(data, level)
+                packed = ready(oid) or pack_entry(kind, data, level)
                 entries[oid] = (offset, crc32(packed))
                 chunks.append(packed)
                 offset += len(packed)
@@ -215,3 +239,93 @@ def _index_v2(entries: dict[bytes, tuple[int, int]], pack_sum: bytes) -> bytes:
         struct.pack(f">{len(large)}Q", *large), pack_sum,
     ])
     return body + hashlib.sha1(body, usedforsecurity=False).digest()
+
+
+class PackAhead:
+    """Blob ids and pack entries made in a forked child process while this one works on.
+
+    A bulk ``add --commit`` knows its manifests' bytes (every object and metadata file)
+    before it has decided which files it writes (its checks read the work tree, one CPU);
+    the child hashes and compresses them meanwhile on another, and the pack writer takes
+    the entries made (:func:`write_kept_objects`'s ``entries``) instead of making them:
+    the same bytes, off this process's path (docs/speed.md, "issue 22 pass ... bulk75").
+
+    Args:
+        blobs: the blobs' contents. The child reads them after the fork: build the
+            sequence first and do not change it.
+        level: zlib level of the entries (:func:`write_blobs`).
+
+    Nothing is written anywhere: a child that cannot start, dies or is stopped costs only
+    the work, which the pack writer then does itself.
+    """
+
+    def __init__(self, blobs: Sequence[bytes], *, level: int = 1) -> None:
+        self.blobs = blobs
+        self.level = level
+        self._child: Any = None
+        self._reply: Any = None
+
+    def start(self) -> None:
+        """Fork the child that makes the entries; without fork (or processes), do nothing."""
+        # Lazy: the process machinery loads only for a bulk add (start-up).
+        import multiprocessing
+
+        try:
+            context = multiprocessing.get_context("fork")
+            reply, send = context.Pipe(duplex=False)
+            child = context.Process(target=_pack_ahead, daemon=True,
+                                    args=(send, reply, self.blobs, self.level, os.getpid()))
+            with forking():  # an interrupt lands after the fork, not in its hooks
+                child.start()
+            send.close()
+        except (ValueError, OSError):  # no fork here, or no processes allowed
+            return
+        self._child, self._reply = child, reply
+
+    def result(self) -> dict[bytes, tuple[bytes, bytes]]:
+        """Wait for the child; return blob contents -> ``(id, pack entry)``, then stop it.
+
+        Returns:
+            Each blob's git id (20 raw bytes, :func:`blob_id`) and :func:`pack_entry` of
+            it as a :data:`BLOB` at ``level``; empty when no child ran or it failed.
+        """
+        if self._reply is None:
+            return {}
+        try:
+            ids, entries = marshal.loads(self._reply.recv_bytes())
+        except (EOFError, OSError, ValueError, TypeError):  # died, killed: made here instead
+            return {}
+        finally:
+            self.close()
+        if len(entries) != len(self.blobs) or len(ids) != 20 * len(entries):
+            return {}
+        return {data: (ids[20 * i:20 * i + 20], entry)
+                for i, (data, entry) in enumerate(zip(self.blobs, entries, strict=True))}
+
+    def close(self) -> None:
+        """Stop the child if it still runs and reap it (idempotent)."""
+        child, reply, self._child, self._reply = self._child, self._reply, None, None
+        if child is None:
+            return
+        if child.is_alive():
+            child.terminate()  # it only computes: nothing to undo
+        child.join()
+        reply.close()
+
+
+def _pack_ahead(send: Any, reply: Any, blobs: Sequence[bytes], level: int,
+                parent_pid: int) -> None:
+    """Child of :class:`PackAhead`: send the blobs' ids (joined) and pack entries, marshalled.
+
+    It closes its copy of the read end first, so that with the parent gone its send fails
+    instead of blocking; it dies with the parent (:func:`kistore.core.workers.start_worker`).
+    """
+    start_worker(parent_pid)
+    reply.close()
+    # a collection would walk (and so copy) every page shared with the parent
+    gc.disable()
+    ids = b"".join([blob_id(data) for data in blobs])
+    entries = [pack_entry(BLOB, data, level) for data in blobs]
+    with contextlib.suppress(OSError):  # the parent is gone: nobody to tell
+        send.send_bytes(marshal.dumps((ids, entries)))
+    send.close()

@@ -37,7 +37,7 @@ from ..core.errors import (
 )
 from ..core.limits import DEFAULT, Limits, read_bounded, read_lines_bounded, read_up_to, too_large
 from ..core.model import Manifest
-from ..core.workers import forking, start_worker
+from ..core.workers import cpus, forking, start_worker
 
 JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 MANIFEST_SUFFIXES = (".json", *JSON_LINES_SUFFIXES)
@@ -361,11 +361,8 @@ _shared_lines: tuple[list[bytes], str, Limits] | None = None
 
 
 def _cpus() -> int:
-    """Return how many CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+    """Return how many CPUs this process may run on (:func:`kistore.core.workers.cpus`)."""
+    return cpus()
 
 
 def _parse_ranges_in_parallel(lines: list[bytes], file: str, limits: Limits

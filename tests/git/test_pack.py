@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -142,3 +143,40 @@ def test_a_failed_spread_leaves_no_pack_behind(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="No space"):
         write_kept_objects(pack_dir, objects, "test")
     assert sorted(p.name for p in pack_dir.iterdir()) == []
+
+
+def test_pack_ahead_makes_the_ids_and_entries_the_writer_would(tmp_path):
+    # A child process hashes and compresses; its entries are exactly the pack writer's own.
+    blobs = [b"first", b"y" * 15, b"y" * 16, b"z" * 2048, b"first"]
+    ahead = pack.PackAhead(blobs)
+    ahead.start()
+    made = ahead.result()
+    assert made == {data: (blob_id(data), pack.pack_entry(BLOB, data)) for data in blobs}
+    assert made[b"first"][0].hex() == "fe4f02ad058b43f6ed467fdf65b935107529564b"  # hash-object
+    assert made[b"y" * 15][1][:1] == bytes([0x3F])  # blob, size 15: one header byte
+    assert ahead.result() == {}  # reaped: asked again, nothing (the writer makes its own)
+
+
+def test_entries_made_ahead_are_written_as_given_and_read_by_git(tmp_path):
+    git(tmp_path, "init", "-q")
+    blobs = [b"made ahead", b"made here"]
+    ids = [blob_id(data) for data in blobs]
+    level9 = pack.pack_entry(BLOB, blobs[0], level=9)  # other bytes than level 1's
+    (keep,) = write_kept_objects(tmp_path / ".git" / "objects" / "pack",
+                                 [(oid, BLOB, data) for oid, data in zip(ids, blobs, strict=True)],
+                                 "test", entries={ids[0]: level9})
+    assert level9 in keep.with_suffix(".pack").read_bytes()  # taken as given
+    assert pack.pack_entry(BLOB, blobs[1]) in keep.with_suffix(".pack").read_bytes()
+    for data, oid in zip(blobs, ids, strict=True):
+        assert git(tmp_path, "cat-file", "blob", oid.hex()) == data
+    git(tmp_path, "fsck", "--strict")
+
+
+def test_pack_ahead_killed_or_never_started_gives_nothing(monkeypatch):
+    ahead = pack.PackAhead([b"x" * 1000] * 3)
+    assert ahead.result() == {}  # not started
+    # the child dies before it answers (killed, out of memory): the writer makes its own
+    monkeypatch.setattr(pack, "_pack_ahead", lambda *args: os._exit(9))
+    ahead.start()
+    assert ahead.result() == {}
+    assert ahead._child is None  # noqa: SLF001 - reaped

@@ -76,3 +76,37 @@ def test_a_directory_at_an_object_path_is_no_object(store, store_path, lookup):
     with pytest.raises(MultipleErrors) as caught:
         store.add([m for m in referenced if m is not workload] + runs)
     assert all(f"workloadDigest={workload.digest}" in str(e) for e in caught.value.errors)
+
+
+def test_a_commit_packs_the_entries_made_ahead_and_the_same_tree(tmp_path, monkeypatch):
+    """From PACK_AHEAD manifests on, a child hashes and compresses the object and metadata
+    bytes while the add checks them; the commit takes those (and makes the rest itself):
+    the same commit tree as an add that makes every entry itself."""
+    # Lazy: the commit side of the store is only needed here
+    from kistore.git import pack
+    from kistore.store import Store, _store
+
+    monkeypatch.setattr(_store, "PACK_THRESHOLD", 4)
+    monkeypatch.setattr(_store, "cpus", lambda: 2)
+    taken: list[dict[bytes, tuple[bytes, bytes]]] = []
+    real = pack.PackAhead.result
+
+    def result(self):
+        taken.append(real(self))
+        return taken[-1]
+
+    monkeypatch.setattr(pack.PackAhead, "result", result)
+    found = batch()
+    trees = []
+    for ahead in (2, 10**9):  # with the child, then without it
+        monkeypatch.setattr(_store, "PACK_AHEAD", ahead)
+        store = Store.init(tmp_path / f"s{ahead}")
+        store.add(found, commit=True, message="bulk", allow_dangling=True)
+        trees.append(store.repo.head.peel().tree_id)
+    assert trees[0] == trees[1]
+    assert len(taken) == 1  # the add without it asked nothing
+    assert taken[0] == {data: (pack.blob_id(data), pack.pack_entry(pack.BLOB, data))
+                        for m in found for data in (m.object_bytes, m.metadata_bytes)}
+    commit_tree = Store(tmp_path / "s2").repo[trees[0]]
+    for m in found[:3]:
+        assert commit_tree[layout.object_path(m.digest)].data == m.object_bytes
