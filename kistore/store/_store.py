@@ -46,7 +46,13 @@ from ..core.model import Manifest
 from ..core.schema import KINDS
 from ..core.settings import STORE_VERSION
 from ..core.workers import cpus
-from ..git.blobs import damage, fetch_trees, missing_target, read_loose_revision
+from ..git.blobs import (
+    ObjectUnreadable,
+    damage,
+    fetch_trees,
+    missing_target,
+    read_loose_revision,
+)
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.locks import index_lock
 from ..git.refs import RefsUnreadable, broken_dotgit, common_git_dir, git_dir_of
@@ -667,14 +673,14 @@ class Store:
             StoreStateError: neither is there, naming the repository (and the commit) and
                 saying to run ``kistore init``. Nothing raised when there is no commit to
                 read, or the work tree is a clone not checked out (:meth:`not_checked_out`):
-                the command says those itself.
-            ObjectUnreadable: a tree on the way is damaged or missing.
+                the command says those itself; nor when a commit or tree on the way is
+                damaged or missing (the command's own read reports it, with its context).
         """
         work_tree = at is None and self.root is not None
         try:
             view = self.view(None if work_tree else at or "HEAD")
-        except InputError:  # no such commit, or none yet: the command's own error says it
-            return
+        except (InputError, ObjectUnreadable):  # no such commit, none yet, or damage: the
+            return  # command's own reading says it (verify as a KI117 finding, with the pack)
         if view.modes_of([layout.SETTINGS_FILE]) or view.list_dir(layout.STORE_DIR):
             return
         if work_tree and self.not_checked_out() is not None:
