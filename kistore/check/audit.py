@@ -1229,7 +1229,7 @@ def verify(store: Store, at: str | None = None, *, progress: Progress | None = N
             changes = [] if stopped in later else [stopped]  # said once
         later[start:end] = sorted(later[start:end] + changes, key=sort_key)
     if packs:
-        contents += pack_findings(store, packs, contents)
+        contents += pack_findings(store, packs, contents + later)  # a note's KI117 too
     if watching and (busy := busy or _held_lock(store)) is not None:
         return [written_meanwhile(store, busy), *contents, *later]
     return contents + later

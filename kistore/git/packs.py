@@ -24,7 +24,6 @@ hashing (a pull-request gate does not pay for the packs' check).
 
 from __future__ import annotations
 
-import hashlib
 import mmap
 import os
 import struct
@@ -172,14 +171,21 @@ def _cached(algo: str, *files: Path) -> list[PackDamage]:
     return cached
 
 
+_DIGEST_SIZE = {"sha1": 20, "sha256": 32}
+"""Bytes of a git object format's digest: a pack's trailer, an index's checksums."""
+
+
 def _digest(algo: str, data: bytes | memoryview) -> bytes:
     """Return the ``algo`` digest of ``data`` (hashlib releases the GIL while it hashes)."""
+    # Lazy: hashlib loads OpenSSL; queries import this module, only verify --at hashes.
+    import hashlib
+
     return hashlib.new(algo, data, usedforsecurity=False).digest()
 
 
 def _trailer_sound(algo: str, data: bytes | memoryview) -> bool:
     """Return True when ``data`` ends with the ``algo`` digest of every byte before it."""
-    size = hashlib.new(algo).digest_size
+    size = _DIGEST_SIZE[algo]
     return len(data) > size and _digest(algo, data[:-size]) == bytes(data[-size:])
 
 
@@ -195,7 +201,7 @@ def _check_midx(algo: str, file: Path) -> list[PackDamage]:
 
 def _check_rev(algo: str, rev: Path, pack: Path) -> list[PackDamage]:
     """Return the damage of a ``.rev`` reverse index (its checksum, its pack's), or none."""
-    size = hashlib.new(algo).digest_size
+    size = _DIGEST_SIZE[algo]
     data = rev.read_bytes()
     with open(pack, "rb") as f:
         f.seek(-size, os.SEEK_END)
@@ -212,7 +218,7 @@ def _check_pack(algo: str, pack: Path, idx: Path) -> list[PackDamage]:
 
     The pack is mapped, not read: hashing it costs no copy.
     """
-    size = hashlib.new(algo).digest_size
+    size = _DIGEST_SIZE[algo]
     index = idx.read_bytes()
     with open(pack, "rb") as f:
         length = os.fstat(f.fileno()).st_size
