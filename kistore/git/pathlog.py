@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..core.errors import InputError
 from .blobs import lookup, read_loose_history
+from .lazy import pygit2 as _pygit2  # imported on first use
 from .treediff import entry_at, subtree
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -46,12 +47,36 @@ def first_parent_versions(repo: pygit2.Repository, rev: str, path: str
                            "--", path], capture_output=True, text=True)
     if done.returncode != 0:
         read_loose_history(repo, rev)  # a damaged or missing commit: said as it is
+        _read_path_history(repo, rev, path)  # a damaged or missing tree: said as it is
         raise InputError(f"git rev-list {rev} -- {path} failed: {done.stderr.strip()}")
     versions = []
     for commit_id in done.stdout.split():
         commit = cast("pygit2.Commit", lookup(repo, commit_id))  # guarded (a cut loose one)
         versions.append((commit_id, blob_at(repo, subtree(repo, commit.tree_id), path)))
     return versions
+
+
+def _read_path_history(repo: pygit2.Repository, rev: str, path: str) -> None:
+    """Read, through the guard, the trees on the way to ``path`` of each first-parent commit.
+
+    What ``git rev-list --first-parent REV -- PATH`` read when it failed: a tree of the way
+    that is missing or damaged is then named (its path and id, KI117's ``git fsck`` advice)
+    rather than git's "unable to read tree". Run only after the list failed.
+
+    Raises:
+        ObjectUnreadable: a commit, or a tree on the way to ``path``, is damaged or missing.
+    """
+    try:
+        tip = repo.revparse_single(rev).peel(_pygit2.Commit).id
+    except (KeyError, ValueError, _pygit2.GitError):
+        return  # no commit: rev-list's own words say it
+    commit: pygit2.Commit | None = cast("pygit2.Commit", lookup(repo, tip))
+    while commit is not None:
+        blob_at(repo, subtree(repo, commit.tree_id), path)
+        parents = commit.parent_ids  # one not here: a shallow clone's edge (the history
+        # read above raised for any other)
+        commit = (cast("pygit2.Commit", lookup(repo, parents[0]))
+                  if parents and parents[0] in repo else None)
 
 
 def blob_at(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> str | None:

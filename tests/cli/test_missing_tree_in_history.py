@@ -1,0 +1,52 @@
+"""A missing tree of the history is KI117 naming it, not git's words (robust76).
+
+Work-tree ``kistore verify`` with the loose tree of ``store/`` at HEAD deleted said
+"error: git rev-list <HEAD> -- store/trust/keys.json failed: fatal: unable to read tree
+<id>" (the trust history's path-limited list, :mod:`kistore.git.pathlog`), with no path,
+no rule and no advice. Each command runs as a real process with a timeout
+(:func:`.test_truncated_loose_object.kistore`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ..conftest import git
+from .test_missing_git_object import MISSING, delete, stored  # noqa: F401 (a fixture)
+from .test_truncated_loose_object import kistore
+
+FSCK = ("the repository is damaged: run `git fsck` to list every damaged object, then "
+        "restore them from another clone or the remote")
+
+
+@pytest.mark.parametrize("rev", ["HEAD", "HEAD~1"])
+@pytest.mark.parametrize("args", [["verify"], ["verify", "--at", "HEAD"],
+                                  ["check", "HEAD~1..HEAD"]])
+def test_a_missing_store_tree_is_ki117_with_its_path_and_id(
+        stored: Path, rev: str, args: list[str]) -> None:  # noqa: F811
+    oid = git(stored, "rev-parse", f"{rev}:store").strip()
+    delete(stored, oid)
+    status, out, err = kistore(stored, *args, "--json")
+    assert status == 1, out + err
+    assert "rev-list" not in out + err and "internal error" not in out + err
+    errors = [f for f in json.loads(out)["findings"] if f["severity"] == "error"]
+    assert [(f["rule"], f["file"], f["extra"]) for f in errors] == [
+        ("KI117", "store", {"object": oid})], errors
+    assert errors[0]["message"] == (
+        f"git object {oid} cannot be read ({MISSING}, though a tree or commit names it); "
+        "the check stopped there (nothing below it can be read): run `git fsck`")
+    assert errors[0]["hint"].startswith(FSCK)
+
+
+def test_the_human_report_names_the_tree(stored: Path) -> None:  # noqa: F811
+    oid = git(stored, "rev-parse", "HEAD:store").strip()
+    delete(stored, oid)
+    status, out, err = kistore(stored, "verify")
+    assert status == 1, out + err
+    assert (f"store: error KI117 git-object-unreadable: git object {oid} cannot be read "
+            f"({MISSING}") in out, out
+    assert "FAILED: store at work tree: 1 error" in out
+    assert err == ""
