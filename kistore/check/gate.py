@@ -189,6 +189,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
             found=("a branch behind it" if repo.descendant_of(base.id, head.id)
                    else "diverged history"),
             extra={"base": str(base.id), "head": str(head.id)})]
+    read_loose_history(repo, head.id)  # before any .tree: a damaged one named (ancestry's)
     unmigrated = _unmigrated(store, head.tree) or _ungrouped(store, base, head)
     if unmigrated is not None:
         return [unmigrated]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..git.blobs import ref_commit
+from ..git.blobs import read_loose_history, ref_commit
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -59,13 +59,22 @@ def first_unsent(repo: pygit2.Repository, tip: str, held: list[str]) -> Any | No
     Returns:
         The first such commit in topological order (its parents are all held, or it is a
         root commit), or None when every commit of ``tip`` is held.
+
+    Raises:
+        ObjectUnreadable: a commit of ``tip``'s or a held commit's history (or its root
+            tree) is damaged, or a parent is missing
+            (:func:`kistore.git.blobs.read_loose_history`: libgit2's walk loops for ever
+            on a loose commit cut short, review F3; a push to a remote with no
+            remote-tracking refs walked the whole history unguarded).
     """
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
 
+    read_loose_history(repo, tip)
     walker = repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
     for oid in held:
-        if repo.get(oid) is not None:
+        if oid in repo:  # hidden: its history is walked as far as the walk needs
+            read_loose_history(repo, oid)
             walker.hide(oid)
     return next(iter(walker), None)
 

@@ -95,8 +95,13 @@ _DAMAGE_WORDS = re.compile(
     r"inflate|data check|distance too far|invalid (stored )?block|invalid code|"
     r"unknown compression|header check|hash mismatch|corrupt|truncated|"
     r"failed to parse (loose object|tree|commit|object)|invalid header|"
-    r"packfile|incorrect (header|length)", re.IGNORECASE)
-"""What libgit2 says when an object's stored bytes are damaged (zlib's and its own words)."""
+    r"packfile|incorrect (header|length)|invalid (distance|literal|bit length|window)|"
+    r"too many length or distance|unknown header flags|header crc", re.IGNORECASE)
+"""What libgit2 says when an object's stored bytes are damaged (zlib's and its own words).
+
+Every message of zlib's ``inflate`` (zlib 1.3 ``inflate.c``: "invalid distance code",
+"invalid literal/length code", ... a flipped bit in a pack gives one of them, which it
+depends on the bit), and libgit2's own."""
 
 _NOT_FOUND = re.compile(
     r"object not found - no match for id \(([0-9a-f]{40})\)|Unable to read tree ([0-9a-f]{40})")
@@ -783,11 +788,14 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
     loop) for its parents. Once per tip and process.
 
     In a ``tree:0`` clone, the root trees of the history's commits are fetched here too,
-    in one ``git fetch`` (:func:`fetch_trees`).
+    in one ``git fetch`` (:func:`fetch_trees`). Each commit's root tree that is not loose
+    is read through libgit2 too: a damaged packed one is then named here, by its id, not
+    met in a walk's ``commit.tree`` (a ``GitError`` naming no object).
 
     Raises:
-        ObjectUnreadable: a loose commit of the history is damaged, or a commit it names
-            (a parent) is missing (a shallow clone's edge, listed in ``shallow``, is not).
+        ObjectUnreadable: a commit of the history, or its root tree, is damaged, or a
+            commit it names (a parent) is missing (a shallow clone's edge, listed in
+            ``shallow``, is not).
         StoreStateError: a ``tree:0`` clone's trees could not be fetched.
     """
     key = (repo.path, str(tip))
@@ -795,6 +803,7 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
         return
     seen: set[str] = set()
     trees: list[str] = []  # each commit's root tree: fetched in one, in a tree:0 clone
+    packed: list[str] = []  # those not loose: read through libgit2 once fetched
     shallow = _shallow(repo)
     pending = [str(tip)]
     while pending:
@@ -806,7 +815,8 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
         if loose is not None:
             tree = _TREE.match(loose[1])
             if tree is not None:  # the walker's caller reads commit.tree: guarded here
-                loose_object(repo, tree.group(1).decode())
+                if loose_object(repo, tree.group(1).decode()) is None:
+                    packed.append(tree.group(1).decode())
                 trees.append(tree.group(1).decode())
             if oid not in shallow:
                 pending += [p.decode() for p in _PARENT.findall(loose[1])]
@@ -816,17 +826,27 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
         except KeyError:  # a commit named as a parent (or the tip) that is not here
             raise missing(repo, oid, named_by="a commit of the history names it as a parent"
                           ) from None
-        except (ValueError, pygit2.GitError):
+        except pygit2.GitError as e:  # a damaged packed commit: named, with its id
+            raise unreadable(oid, e) from e
+        except ValueError:
             continue  # libgit2's walk says
         try:
             commit = found.peel(pygit2.Commit)
         except (KeyError, ValueError, AttributeError, pygit2.GitError):
             continue  # no commit (a tag of a tree): the walk says
-        loose_object(repo, str(commit.tree_id))  # a packed commit's tree may be loose
+        if loose_object(repo, str(commit.tree_id)) is None:  # a packed commit's tree
+            packed.append(str(commit.tree_id))  # may be loose
         trees.append(str(commit.tree_id))
         if oid not in shallow:
             pending += [str(p) for p in commit.parent_ids]
     fetch_trees(repo, trees)
+    for tree_id in packed:
+        try:
+            repo[tree_id]
+        except KeyError:
+            pass  # not here: its reader says so, with the path it read it for
+        except pygit2.GitError as e:
+            raise unreadable(tree_id, e) from e
     _read_histories.add(key)
 
 
