@@ -107,8 +107,42 @@ def broken_dotgit(directory: Path) -> str | None:
     elif not (target / "HEAD").is_file():
         why = "is not a git directory (it holds no HEAD)"
     else:
-        return None
+        return _broken_commondir(dotgit, named, target)
     return f"{dotgit} says 'gitdir: {named}', which {why}; {DOTGIT_HINT}"
+
+
+def _broken_commondir(dotgit: Path, named: str, target: Path) -> str | None:
+    """Say what is wrong with the ``commondir`` of a linked worktree's git directory, or None.
+
+    ``target`` (``.git/worktrees/NAME``, which ``dotgit``'s ``gitdir: named`` line names)
+    holds ``HEAD``; its ``commondir`` file names the git directory every worktree shares
+    (objects, branches). Empty, or naming no git directory, git and libgit2 open no
+    repository here (git fails in every worktree of it: "failed to read .../commondir").
+
+    Returns:
+        One sentence naming ``dotgit``, the ``commondir`` file, what is wrong and what to
+        do; None when there is no ``commondir`` (a submodule) or it names a directory
+        holding ``objects``.
+    """
+    file = target / "commondir"
+    if not os.path.lexists(file):
+        return None
+    where = f"{dotgit} names the linked worktree's git directory {named}, but "
+    try:
+        common = common_git_dir(target)
+    except RefsUnreadable as e:
+        return where + str(e)
+    if (common / "objects").is_dir():
+        return None
+    why = "does not exist" if not os.path.lexists(common) else "is no git directory (no objects)"
+    return (where + f"its commondir file names {common}, which {why}: "
+            f"{_COMMONDIR_FIX.format(file=file)}")
+
+
+_COMMONDIR_FIX = ("write the line `git worktree add` writes there, `echo ../.. > {file}` (the "
+                  "git directory two levels up), or delete {file.parent} to drop the "
+                  "worktree")
+"""What to do about a linked worktree's ``commondir`` that names no git directory."""
 
 
 def common_git_dir(git_dir: Path) -> Path:
@@ -146,11 +180,12 @@ def common_git_dir(git_dir: Path) -> Path:
         raise RefsUnreadable(f"cannot read {common}: {e}") from None
     if not stat.S_ISREG(mode):
         raise RefsUnreadable(f"{common} is not a regular file: expected one line naming the "
-                             "git directory the worktrees share (`git worktree repair`)")
+                             "git directory the worktrees share; remove it and "
+                             + _COMMONDIR_FIX.format(file=common))
     text = _loose(common)
-    if not text:
+    if not text:  # git itself then fails in every worktree ("failed to read ...commondir")
         raise RefsUnreadable(f"{common} is empty: expected one line naming the git directory "
-                             "the worktrees share (`git worktree repair`)")
+                             "the worktrees share; " + _COMMONDIR_FIX.format(file=common))
     return (git_dir / text).resolve()  # relative to git_dir, or absolute (Path keeps it)
 
 

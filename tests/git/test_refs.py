@@ -145,7 +145,7 @@ def test_common_git_dir_refuses_a_commondir_git_would_not_write(repo, tmp_path, 
     with pytest.raises(refs.RefsUnreadable) as caught:
         refs.common_git_dir(own)
     assert str(caught.value).startswith(f"{common} {said}")
-    assert "git worktree repair" in str(caught.value)
+    assert f"`echo ../.. > {common}`" in str(caught.value)  # (git worktree repair fails too)
     with pytest.raises(refs.RefsUnreadable):  # the ref reader asks the same function
         refs.resolve(own, "HEAD")
 
