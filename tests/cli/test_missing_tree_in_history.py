@@ -15,8 +15,12 @@ from pathlib import Path
 import pytest
 
 from ..conftest import git
-from .test_missing_git_object import MISSING, delete, stored  # noqa: F401 (a fixture)
+from . import test_missing_git_object
+from .test_missing_git_object import MISSING, delete
 from .test_truncated_loose_object import kistore
+
+stored = test_missing_git_object.stored
+"""The published record committed on top of ``kistore init``'s commit, all loose."""
 
 FSCK = ("the repository is damaged: run `git fsck` to list every damaged object, then "
         "restore them from another clone or the remote")
@@ -26,7 +30,7 @@ FSCK = ("the repository is damaged: run `git fsck` to list every damaged object,
 @pytest.mark.parametrize("args", [["verify"], ["verify", "--at", "HEAD"],
                                   ["check", "HEAD~1..HEAD"]])
 def test_a_missing_store_tree_is_ki117_with_its_path_and_id(
-        stored: Path, rev: str, args: list[str]) -> None:  # noqa: F811
+        stored: Path, rev: str, args: list[str]) -> None:
     oid = git(stored, "rev-parse", f"{rev}:store").strip()
     delete(stored, oid)
     status, out, err = kistore(stored, *args, "--json")
@@ -41,7 +45,7 @@ def test_a_missing_store_tree_is_ki117_with_its_path_and_id(
     assert errors[0]["hint"].startswith(FSCK)
 
 
-def test_the_human_report_names_the_tree(stored: Path) -> None:  # noqa: F811
+def test_the_human_report_names_the_tree(stored: Path) -> None:
     oid = git(stored, "rev-parse", "HEAD:store").strip()
     delete(stored, oid)
     status, out, err = kistore(stored, "verify")
