@@ -100,7 +100,7 @@ _DAMAGE_WORDS = re.compile(
 """What libgit2 says when an object's stored bytes are damaged (zlib's and its own words).
 
 Every message of zlib's ``inflate`` (zlib 1.3 ``inflate.c``: "invalid distance code",
-"invalid literal/length code", ... a flipped bit in a pack gives one of them, which it
+"invalid literal/length code", ...: a flipped bit in a pack gives one of them, which one
 depends on the bit), and libgit2's own."""
 
 _NOT_FOUND = re.compile(
