@@ -29,7 +29,7 @@ from ..attest.notes import note_blobs
 from ..core import layout
 from ..core.digest import is_digest
 from ..git import treediff
-from ..git.blobs import read_loose_history, ref_commit
+from ..git.blobs import ObjectUnreadable, read_loose_history, ref_commit
 from ..git.lazy import pygit2
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -133,6 +133,10 @@ def last_changed(repo: pygit2.Repository, head: Any, known: Touches | None = Non
 
     Returns:
         The :class:`Touches` of ``head``.
+
+    Raises:
+        ObjectUnreadable: a commit or tree of the chain is damaged or missing (a ``store/``
+            tree named with its path).
     """
     chain: list[tuple[str, dict[str, None]]] = []  # newest first: (commit, keys it touched)
     stop: int | None = None
@@ -165,8 +169,14 @@ def _touched(repo: pygit2.Repository, old: Any | None, new: Any) -> dict[str, No
     store_old = treediff.subtree_id(repo, old, layout.STORE_DIR)
     store_new = treediff.subtree_id(repo, new, layout.STORE_DIR)
     if store_old != store_new:
-        for path in treediff.changed_leaves(repo, store_old, store_new,
-                                            layout.STORE_DIR + "/"):
+        try:
+            changed = treediff.changed_leaves(repo, store_old, store_new,
+                                              layout.STORE_DIR + "/")
+        except ObjectUnreadable as e:  # the store/ tree itself: named as cite and check do
+            if e.oid in (str(store_old), str(store_new)):
+                raise e.at(layout.STORE_DIR) from e
+            raise
+        for path in changed:
             key = source_key(path)
             if key is not None:
                 keys[key] = None

@@ -129,6 +129,9 @@ def test_a_missing_object_of_the_parent_is_named(stored: Path, tmp_path: Path, k
     args, stdin = commands(stored, tmp_path / "site", head)[command]
     said = said_clearly(stored, args, oid, stdin)
     assert MISSING.split(",")[0] in said, said
+    if kind == "store tree":  # its path too (site build said none)
+        assert (f"store: git object {oid}" in said
+                or f"store: error KI117 git-object-unreadable: git object {oid}" in said), said
 
 
 @pytest.mark.parametrize("ref", ["refs/heads/side", "refs/tags/v1"])
