@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.errors import KistoreError
-from ..git.blobs import fetch_blobs, read_loose_history
+from ..git.blobs import fetch_blobs, read_blob, read_loose_history
 from ..git.pathlog import first_parent_versions
 from . import signing
 from .notes import _Clock, _parents_first
@@ -99,12 +99,14 @@ def ever_revoked(repo: pygit2.Repository, rev: str | None, more: Iterable[tuple[
 
     Raises:
         InputError: ``rev`` names no commit.
+        ObjectUnreadable: a version of the trust file (or a tree on its way) is damaged or
+            missing (named with its path and id, not libgit2's ``KeyError``).
     """
     versions: list[tuple[str, bytes]] = []
     if rev is not None:
         for commit, blob in reversed(_versions(repo, rev)):
             if blob is not None:  # oldest first: a revocation is named where it began
-                versions.append((commit, repo[blob].read_raw()))
+                versions.append((commit, read_blob(repo, blob, layout.TRUST_FILE)))  # guarded
     versions += list(more)
     earliest: dict[str, Revocation] = {}
     parsed: dict[bytes, dict[str, datetime]] = {}
@@ -201,6 +203,8 @@ def listed_since(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
 
     Raises:
         InputError: ``rev`` names no commit.
+        ObjectUnreadable: a version of the trust file (or a tree on its way) is damaged or
+            missing (named with its path and id, not libgit2's ``KeyError``).
     """
     cached = _SINCE_CACHE.get((repo.path, rev))
     if cached is not None:
@@ -211,7 +215,8 @@ def listed_since(repo: pygit2.Repository, rev: str) -> dict[str, datetime]:
     since: dict[str, datetime] = {}
     alive: set[str] | None = None
     for commit, blob in versions:
-        keys = keyids_in(repo[blob].read_raw()) if blob is not None else set()
+        keys = (keyids_in(read_blob(repo, blob, layout.TRUST_FILE))  # guarded: gone or cut
+                if blob is not None else set())
         alive = keys if alive is None else alive & keys
         if not alive:
             break

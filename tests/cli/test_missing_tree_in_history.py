@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import git
+from ..conftest import commit_all, git
 from . import test_missing_git_object
 from .test_missing_git_object import MISSING, delete
 from .test_truncated_loose_object import kistore
@@ -54,3 +54,31 @@ def test_the_human_report_names_the_tree(stored: Path) -> None:
             f"({MISSING}") in out, out
     assert "FAILED: store at work tree: 1 error" in out
     assert err == ""
+
+
+def trusted(root: Path, tmp_path: Path) -> None:
+    """Commit a trust file (``store/trust/keys.json``) listing one new key."""
+    key = tmp_path / "key"
+    for args in (["key", "generate", str(key)], ["trust", "add", f"{key}.pub", "--role",
+                                                 "rerun"]):
+        status, out, err = kistore(root, *args)
+        assert status == 0, out + err
+    commit_all(root, "trust")
+
+
+@pytest.mark.parametrize("what", ["store/trust", "store/trust/keys.json"])
+def test_a_missing_trust_tree_or_file_of_head_is_ki117(stored: Path, tmp_path: Path,
+                                                       what: str) -> None:
+    # the keys file's blob: "internal error (KeyError)" from the trust history's read
+    trusted(stored, tmp_path)
+    oid = git(stored, "rev-parse", f"HEAD:{what}").strip()
+    delete(stored, oid)
+    status, out, err = kistore(stored, "verify", "--json")
+    assert status == 1, out + err
+    assert "internal error" not in out + err and "rev-list" not in out + err
+    errors = [f for f in json.loads(out)["findings"] if f["severity"] == "error"]
+    assert ("KI117", what, {"object": oid}) in [
+        (f["rule"], f["file"], f.get("extra")) for f in errors], errors
+    # the trust reader says it too (KI309, the same object): both name it
+    assert all(f"git object {oid} cannot be read ({MISSING}" in f["message"]
+               for f in errors), errors
