@@ -156,3 +156,30 @@ def test_a_view_refuses_a_swapped_loose_blob_under_a_limit(repo, reads):
         view.read("store/f.json", 5)  # past the limit too: damage first, not its size
     view.files()  # lists the blob ids: holds compares ids, then asks the guard
     assert not view.holds("store/f.json", b"hello\n")  # the id matches; the file does not
+
+
+def test_a_view_lists_a_directory_once_and_gives_a_copy(repo, monkeypatch):
+    view = _view_of_one_blob(repo, b"hello\n")
+    looked: list[str] = []
+    real = blobs.lookup
+
+    def counted(repo_, oid, path=None):
+        looked.append(path)
+        return real(repo_, oid, path)
+
+    monkeypatch.setattr("kistore.store._views.lookup", counted)
+    names = view.list_dir("store")
+    assert names == ["f.json"]
+    names.append("changed by the caller")
+    assert view.list_dir("store") == ["f.json"]
+    assert looked == ["store"]  # one read of the tree, whatever the calls
+    assert view.list_dir("store/f.json") == [] and view.list_dir("nothing") == []
+
+
+def test_a_view_says_a_missing_directory_tree_is_missing(repo):
+    view = _view_of_one_blob(repo, b"hello\n")
+    inner = str(view.tree["store"].id)
+    os.remove(loose_file(repo, inner))
+    with pytest.raises(ObjectUnreadable, match="missing") as raised:
+        view.list_dir("store")
+    assert (raised.value.oid, raised.value.path) == (inner, "store")
