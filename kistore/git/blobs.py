@@ -200,6 +200,9 @@ def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None =
               ) -> bytes:
     """Return the bytes of the blob ``oid``, fetching it through git in a partial clone.
 
+    A loose blob's bytes are those the guard inflated (:func:`loose_object`: its SHA-1
+    is ``oid``), not inflated again by libgit2.
+
     Args:
         repo: the repository.
         oid: the blob's id (``pygit2.Oid`` or 40 hex digits).
@@ -211,9 +214,41 @@ def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None =
             :func:`missing`).
         StoreStateError: a partial clone whose remote could not give the blob.
     """
+    return cast("bytes", read_blob_within(repo, oid, None, path))  # no limit: no size
+
+
+def read_blob_within(repo: pygit2.Repository, oid: str | pygit2.Oid, limit: int | None,
+                     path: str | None = None) -> bytes | int:
+    """Return the bytes of the blob ``oid`` (as :func:`read_blob`), or its size past ``limit``.
+
+    One read: a loose blob is inflated once, by the guard (:func:`loose_object`), its
+    length taken from the bytes (before, :func:`blob_size` and :func:`read_blob` each
+    inflated it); a packed one's size comes from its pack header (~5 us), so a blob past
+    ``limit`` is never inflated. A blob a partial clone fetches now has no header: its
+    bytes are returned, whatever their length (the caller compares).
+
+    Args:
+        repo: the repository.
+        oid: the blob's id (``pygit2.Oid`` or 40 hex digits).
+        limit: the most bytes wanted (None: any).
+        path: the repository path it is read for (named by :class:`ObjectUnreadable`).
+
+    Returns:
+        The blob's bytes; or, when it holds more than ``limit`` bytes, that size (an int).
+
+    Raises:
+        ObjectUnreadable, StoreStateError: as :func:`read_blob`.
+    """
     loose = loose_object(repo, oid, path)  # libgit2 loops on a cut one (review F3)
-    if loose is not None and loose[0] == _GIT_BLOB:
-        return loose[1]
+    if loose is not None:
+        if limit is not None and len(loose[1]) > limit:
+            return len(loose[1])
+        if loose[0] == _GIT_BLOB:
+            return loose[1]
+    elif limit is not None:
+        size = _header_size(repo, oid, path)
+        if size is not None and size > limit:
+            return size
     try:
         kind, data = repo.odb.read(oid)
         return bytes(data) if kind == _GIT_BLOB else bytes(repo[oid].read_raw())
@@ -263,7 +298,7 @@ def lookup(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = No
     """Return ``repo[oid]`` (a pygit2 object: a commit, a tree, a tag) read through the guard.
 
     For an object a reference, a commit or a tree names: its loose file is read first
-    (:func:`loose_object`), and libgit2's ``KeyError`` (it is not here) is the
+    (:func:`loose_checked`: once a process), and libgit2's ``KeyError`` (it is not here) is the
     repository's damage, not a bug.
 
     Args:
@@ -276,7 +311,7 @@ def lookup(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None = No
         StoreStateError: a tree a ``tree:0`` clone lacks could not be fetched
             (:func:`fetch_trees`).
     """
-    loose_object(repo, oid, path)
+    loose_checked(repo, oid, path)
     for _ in range(2):  # a tree a tree:0 clone lacks: fetched, then read again
         try:
             return repo[oid]
@@ -436,6 +471,12 @@ def blob_size(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None =
     loose = loose_object(repo, oid, path)  # libgit2 loops on a cut one (review F3)
     if loose is not None:
         return len(loose[1])
+    return _header_size(repo, oid, path)
+
+
+def _header_size(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | None
+                 ) -> int | None:
+    """:func:`blob_size` of an object no loose file holds: libgit2's header (None: not here)."""
     try:
         return int(repo.odb.read_header(oid)[1])
     except KeyError:
@@ -736,6 +777,52 @@ def loose_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
     return None
 
 
+def loose_checked(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
+                  path: str | None = None) -> bool:
+    """Guard a libgit2 read of ``oid`` as :func:`loose_object` does, once per loose file.
+
+    For a caller that reads the object through libgit2 next (a pygit2 tree, commit or
+    tag) and has no use for its bytes: a loose file this process has already read whole
+    (:func:`loose_object`, its SHA-1 the id) is not inflated again while it is the same
+    file (same inode, size and modification time: git replaces an object file by a
+    rename, so a cut or swapped copy is another file, read again). A check of one tree
+    listed 82,552 times (``check``'s name-collision candidates) cost a Python inflate and
+    SHA-1 each; a ``stat`` now.
+
+    Args:
+        repo: the repository.
+        oid: the object's id (``pygit2.Oid``, 40 hex digits, or 20 raw bytes).
+        path: the repository path it is read for (named by :class:`ObjectUnreadable`).
+
+    Returns:
+        True when a whole loose file holds the object (here or in an alternate); False
+        when none does (packed, or absent: libgit2 reads or refuses it itself).
+
+    Raises:
+        ObjectUnreadable: as :func:`loose_object`.
+    """
+    hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
+    name = f"/{hex_[:2]}/{hex_[2:]}"
+    for objects in _object_dirs(repo):
+        file = objects + name
+        try:
+            status = os.stat(file)
+        except OSError:  # not here: packed, absent (or none to read: _read_loose's rule)
+            continue
+        if _whole_loose.get(file) == (status.st_ino, status.st_size, status.st_mtime_ns):
+            return True
+        if _read_loose(file, hex_, path) is not None:
+            return True
+    return False
+
+
+_whole_loose: dict[str, tuple[int, int, int]] = {}
+"""Each loose object file :func:`_read_loose` found whole: (inode, size, mtime in ns), by path."""
+
+_WHOLE_LOOSE_MAX = 500_000
+"""Most files :data:`_whole_loose` remembers (~60 MB at most); past it, it starts afresh."""
+
+
 def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | None:
     """:func:`loose_object` of the loose object file ``file`` (of id ``hex_``)."""
     try:
@@ -773,6 +860,9 @@ def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | N
     if hashes.sha1(raw).hexdigest() != hex_:  # no OpenSSL on a warm answer (core.hashes)
         raise ObjectUnreadable(hex_, "its loose object file holds another object's bytes",
                                path)
+    if len(_whole_loose) >= _WHOLE_LOOSE_MAX:
+        _whole_loose.clear()
+    _whole_loose[file] = (status.st_ino, status.st_size, status.st_mtime_ns)
     return _TYPES[kind], body
 
 

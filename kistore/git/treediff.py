@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
-from .blobs import ObjectUnreadable, damage, lookup, loose_object, read_object, unreadable
+from .blobs import ObjectUnreadable, damage, lookup, loose_checked, read_object, unreadable
 from .ids import TREE, object_id
 from .lazy import pygit2 as _pygit2  # imported on first use
 
@@ -246,7 +246,7 @@ def subtree_id(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str) -> 
 
     None when ``tree`` (a pygit2 Tree of ``repo``) is None, has no such path, or the path
     is not a directory. Each loose directory on the way is read by kistore first
-    (:func:`~.blobs.loose_object`: libgit2 loops on one cut short, review F3).
+    (:func:`~.blobs.loose_checked`: libgit2 loops on one cut short, review F3).
 
     Raises:
         ObjectUnreadable: a directory on the way is damaged (:func:`damaged_on_path`).
@@ -335,7 +335,7 @@ def _read_loose_on_the_way(repo: pygit2.Repository, tree: pygit2.Tree, path: str
         current = current[name]
         if current.type_str != "tree":
             return
-        loose_object(repo, current.id, "/".join(parts[:depth]))
+        loose_checked(repo, current.id, "/".join(parts[:depth]))
 
 
 def _listing(repo: pygit2.Repository, tree_id: Any | None) -> dict[bytes, RawEntry]:

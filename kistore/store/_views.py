@@ -29,12 +29,11 @@ from ..core.schema import KINDS
 from ..git import treediff
 from ..git.blobs import (
     ObjectUnreadable,
-    blob_size,
     fetch_blobs,
     is_partial_clone,
     lookup,
-    loose_object,
-    read_blob,
+    loose_checked,
+    read_blob_within,
 )
 from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
@@ -961,10 +960,11 @@ class CommitView(View):
                  name_index: NameIndex | None = None) -> None:
         self.repo = repo
         self.commit = commit
-        loose_object(repo, commit.tree_id)  # libgit2 loops on a cut loose tree (review F3)
+        loose_checked(repo, commit.tree_id)  # libgit2 loops on a cut loose tree (review F3)
         self.tree = commit.tree
         self.name_index = name_index
         self._trees: dict[str, pygit2.Tree | None] = {}
+        self._listings: dict[str, list[str]] = {}  # directory -> its names, by list_dir()
         self._ids: dict[str, bytes | pygit2.Oid] = {}  # regular file -> blob id, by files()
 
     def files(self, limit: int = DEFAULT.manifest_bytes, *, also: Iterable[str] = ()) -> Files:
@@ -1056,7 +1056,7 @@ class CommitView(View):
         for top in ("objects", "metadata"):
             entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256")
             if entry is not None and entry.type == pygit2.GIT_OBJECT_TREE:
-                loose_object(self.repo, entry.id)  # libgit2 loops on a cut one (review F3)
+                loose_checked(self.repo, entry.id)  # libgit2 loops on a cut one (review F3)
                 for e in self.repo[entry.id].peel(pygit2.Tree):
                     if e.type == pygit2.GIT_OBJECT_TREE:
                         keys[f"{top}/{e.name}"] = str(e.id)
@@ -1068,7 +1068,7 @@ class CommitView(View):
         entry = self._entry(f"{layout.STORE_DIR}/{top}/sha256/{shard}")
         if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
             return {}
-        loose_object(self.repo, entry.id)  # libgit2 loops on a cut loose tree (review F3)
+        loose_checked(self.repo, entry.id)  # libgit2 loops on a cut loose tree (review F3)
         return {str(e.name): str(e.id) for e in self.repo[entry.id].peel(pygit2.Tree)
                 if e.type == pygit2.GIT_OBJECT_BLOB}
 
@@ -1104,8 +1104,9 @@ class CommitView(View):
         bytes, so equal ids are equal bytes, and a file holding any other bytes (a tampered
         names file) has another id. ``verify --at`` confirms 100,000 names files so without
         inflating one (a read was ~20-40 us each). Equal ids also need the object to be
-        here and whole: a loose one is read (:func:`~kistore.git.blobs.loose_object`, one
-        open, failing at once when it is packed: a flipped bit in it, review F6), else the
+        here and whole: a loose one is read (:func:`~kistore.git.blobs.loose_checked`: once
+        a process; a ``stat`` failing at once when it is packed; a flipped bit in it,
+        review F6), else the
         pack index is asked (no inflate: a deleted blob, review73 F14), and a packed one is
         whole when its pack's checksums hold (:func:`~kistore.git.packs.check_packs`, which
         ``verify --at`` runs first: a flipped byte in a pack, pack75); each failure is
@@ -1125,7 +1126,7 @@ class CommitView(View):
         if blob_id(data) != raw:
             return False
         try:
-            if loose_object(self.repo, raw, path) is not None:
+            if loose_checked(self.repo, raw, path):
                 return True
         except ObjectUnreadable:  # damaged: the caller's read says so
             return False
@@ -1155,27 +1156,47 @@ class CommitView(View):
         damage = damaged_copy(self.repo, oid)
         if damage is not None:
             raise ObjectUnreadable(str(oid), damaged_reason(damage), path)
-        if limit is not None:
-            size = blob_size(self.repo, oid, path)  # ~5 us: a 200 MB blob is never inflated
-            if size is not None and size > limit:
-                raise FileTooLarge(path, limit, size)
-        data = read_blob(self.repo, oid, path)  # no Blob object; a partial clone fetches it
-        if limit is not None and len(data) > limit:  # a blob fetched just now: no header
-            raise FileTooLarge(path, limit, len(data))
+        # one read: a loose blob inflated once (its length from its bytes), a packed one's
+        # size from its header (~5 us: a 200 MB blob is never inflated); no Blob object; a
+        # partial clone fetches it
+        data = read_blob_within(self.repo, oid, limit, path)
+        size = data if isinstance(data, int) else len(data)
+        if limit is not None and size > limit:  # also a blob fetched just now: no header
+            raise FileTooLarge(path, limit, size)
+        assert isinstance(data, bytes)  # within the limit: the bytes
         return data
 
     def blob_id(self, path: str) -> str | None:  # noqa: D102 - on View
         oid = self._ids.get(path)
         return None if oid is None else str(oid)
 
-    def list_dir(self, path: str) -> list[str]:  # noqa: D102
-        entry = self._entry(path)
-        if entry is None or entry.type != pygit2.GIT_OBJECT_TREE:
-            return []
-        loose_object(self.repo, entry.id, path)  # libgit2 loops on a cut one (review F3)
-        tree = self.repo[entry.id]
-        assert isinstance(tree, pygit2.Tree)
-        return [str(e.name) for e in tree]
+    def list_dir(self, path: str) -> list[str]:
+        """List the names in the commit's directory ``path`` (see :meth:`View.list_dir`).
+
+        The last :data:`_LISTINGS_KEPT` listings are kept: ``check``'s name-collision
+        candidates list each directory above every changed path (82,552 listings for a
+        commit of 5,000 manifests), and libgit2 caches no tree over 4 KiB, so each was a
+        read, an inflate and a parse of the tree again.
+
+        Raises:
+            ObjectUnreadable: the tree is damaged or missing.
+        """
+        kept = self._listings.get(path)
+        if kept is None:
+            entry = self._entry(path)
+            kept = []
+            if entry is not None and entry.type == pygit2.GIT_OBJECT_TREE:
+                tree = lookup(self.repo, entry.id, path)  # guarded: a cut loose tree (F3)
+                assert isinstance(tree, pygit2.Tree)
+                kept = [str(e.name) for e in tree]
+            if len(self._listings) >= _LISTINGS_KEPT:
+                del self._listings[next(iter(self._listings))]  # the oldest
+            self._listings[path] = kept
+        return list(kept)  # the caller's to change
+
+
+_LISTINGS_KEPT = 1024
+"""Most directory listings a :class:`CommitView` keeps (a store's shards: 512 and more)."""
 
 
 class StagedView(CommitView):
