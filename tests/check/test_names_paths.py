@@ -482,9 +482,9 @@ def test_names_files_of_a_commit_are_confirmed_by_blob_id_and_tampered_ones_stil
         return sorted((f.rule.id, f.file, f.message) for f in findings)
 
     read: list[str] = []
-    real = _views.read_blob
-    monkeypatch.setattr(_views, "read_blob", lambda repo, oid, path=None:
-                        read.append(str(oid)) or real(repo, oid, path))
+    real = _views.read_blob_within
+    monkeypatch.setattr(_views, "read_blob_within", lambda repo, oid, limit, path=None:
+                        read.append(str(oid)) or real(repo, oid, limit, path))
     confirmed = rules(verify(Store(published), "HEAD", workers=workers))
     if workers == 1:  # the pool's reads are in other processes
         assert blob_id(layout.name_record(ENVIRONMENT)).hex() not in read  # confirmed
