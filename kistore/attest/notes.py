@@ -60,6 +60,7 @@ from ..git.blobs import (
     read_loose_history,
     write_blob,
 )
+from ..git.child import git_environment
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import note_blob, notes_tree
 from ..git.notes import note_tree as _flatten
@@ -801,7 +802,7 @@ def _git(repo: pygit2.Repository, *args: str, check: bool = True
          ) -> subprocess.CompletedProcess[str]:
     # git echoes a remote name that is not UTF-8 back: shown escaped, never a decode error
     result = subprocess.run(["git", "--git-dir", repo.path, *args], capture_output=True,
-                            text=True, errors="backslashreplace")
+                            text=True, errors="backslashreplace", env=git_environment())
     if check and result.returncode != 0:
         raise StoreStateError(f"git {' '.join(args)} failed: {result.stderr.strip()}")
     return result

@@ -30,6 +30,7 @@ from ..core.findings import ERROR, Finding, rule
 from ..core.gitattributes import GITATTRIBUTES_LINE, GITATTRIBUTES_MISSING, check_gitattributes
 from ..git import treediff
 from ..git.blobs import head_commit, read_loose_history
+from ..git.child import git_environment
 from ..git.sparse import SkipWorktree, git_status
 from ..store import index_lock
 from ._rules import sort_key
@@ -488,7 +489,7 @@ def _index_holds_head_objects(repo: pygit2.Repository, skipped: SkipWorktree | N
             ["git", "-C", repo.workdir, "--git-dir", repo.path, "--work-tree", repo.workdir,
              "diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv", "--no-relative",
              "HEAD", "--", layout.OBJECTS_DIR + "/"],
-            capture_output=True, check=False)
+            capture_output=True, check=False, env=git_environment())
     except OSError:  # no git command
         return False
     return done.returncode == 0

@@ -26,6 +26,7 @@ import re
 import stat
 from pathlib import Path
 
+from ..git.child import git_environment
 from ..index.kept import keep_value, kept_value
 
 SYSTEM_ASKED_ONCE = "?"
@@ -210,7 +211,7 @@ def learn_system_file(git_dir: Path, code: bytes) -> None:
     try:
         done = subprocess.run(["git", "config", "--system", "--show-origin", "-z", "--list"],
                               capture_output=True, check=False, timeout=60,
-                              env={**os.environ, "LC_ALL": "C", "LANGUAGE": "C"})
+                              env=git_environment({"LC_ALL": "C", "LANGUAGE": "C"}))
     except (OSError, subprocess.SubprocessError):
         done = None
     if done is not None and done.returncode == 0 and done.stdout.startswith(b"file:"):

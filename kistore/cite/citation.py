@@ -36,6 +36,7 @@ from ..core.errors import InputError, ResolutionError, StoreStateError
 from ..core.settings import cite_table, template_fields
 from ..git import refs, treediff
 from ..git.blobs import read_loose_history
+from ..git.child import git_environment
 from ..git.ids import blob_id
 from ..git.present import holds
 from ..index.kept import keep_value, kept_value
@@ -349,7 +350,7 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str,
         listed = subprocess.run(
             [*git, "rev-list", "--full-history", "--no-commit-header",
              "--format=%H %ct %P", start, "--", path],
-            capture_output=True, text=True, check=False, timeout=60)
+            capture_output=True, text=True, check=False, timeout=60, env=git_environment())
         if listed.returncode != 0:
             return None
         commits = [line.split() for line in listed.stdout.splitlines() if line.strip()]
@@ -357,7 +358,7 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str,
             [f"{p}:{path}" for _, _, *parents in commits for p in parents]
         checked = subprocess.run([*git, "cat-file", "--batch-check=%(objectname)"],
                                  input="\n".join(asked) + "\n", capture_output=True,
-                                 text=True, check=False, timeout=60)
+                                 text=True, check=False, timeout=60, env=git_environment())
     except (OSError, subprocess.SubprocessError):
         return None
     answers = checked.stdout.splitlines()
@@ -407,7 +408,7 @@ def _first_commit_by_log(git: list[str], path: str, blob: str, start: str = "HEA
     try:
         log = subprocess.run([*git, "-c", "log.follow=false", "log", *_LOG_OPTIONS, start,
                               "--", path], capture_output=True, text=True, check=False,
-                             timeout=60)
+                             timeout=60, env=git_environment())
     except (OSError, subprocess.SubprocessError):
         return "ask"
     if log.returncode != 0:
@@ -575,7 +576,8 @@ def _remote_url_asked(store: Store, name: str) -> tuple[str | None, bool]:
 
     try:
         done = subprocess.run(["git", "-C", str(store.root), "remote", "get-url", name],
-                              capture_output=True, text=True, check=False, timeout=60)
+                              capture_output=True, text=True, check=False, timeout=60,
+                              env=git_environment())
     except (OSError, subprocess.SubprocessError):
         return origin_url(store, name), False
     if done.returncode == 2 or (done.returncode != 0 and "No such remote" in done.stderr):

@@ -32,6 +32,7 @@ from typing import cast
 from ..core import hashes
 from ..core.errors import StoreStateError
 from . import _loose
+from .child import git_environment
 from .lazy import pygit2  # imported on first use (~0.2 s)
 from .refs import common_git_dir
 
@@ -560,7 +561,7 @@ def _fetch(repo: pygit2.Repository, remote: str, oids: list[str]) -> str | None:
          remote, "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
          "--filter=blob:none", "--stdin"],
         input="".join(f"{oid}\n" for oid in oids).encode(), capture_output=True,
-        check=False)
+        check=False, env=git_environment())
     if done.returncode == 0:
         return None
     said = done.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -642,7 +643,7 @@ def fetch_blob(repo: pygit2.Repository, oid: str) -> bytes:
     import subprocess
 
     done = subprocess.run(["git", "--git-dir", repo.path, "cat-file", "blob", oid],
-                          capture_output=True, check=False)
+                          capture_output=True, check=False, env=git_environment())
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise StoreStateError(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..core.errors import InputError
 from .blobs import lookup, read_loose_history
+from .child import git_environment
 from .lazy import pygit2 as _pygit2  # imported on first use
 from .treediff import entry_at, subtree
 
@@ -44,7 +45,8 @@ def first_parent_versions(repo: pygit2.Repository, rev: str, path: str
         ObjectUnreadable: a commit of the history (or a tree read) is damaged or missing.
     """
     done = subprocess.run(["git", "--git-dir", repo.path, "rev-list", "--first-parent", rev,
-                           "--", path], capture_output=True, text=True)
+                           "--", path], capture_output=True, text=True,
+                          env=git_environment())
     if done.returncode != 0:
         read_loose_history(repo, rev)  # a damaged or missing commit: said as it is
         _read_path_history(repo, rev, path)  # a damaged or missing tree: said as it is

@@ -43,6 +43,7 @@ from pathlib import Path
 
 from ..core import hashes, layout
 from ..core.errors import StoreStateError
+from .child import git_environment
 
 __all__ = ["SkipWorktree", "StagedEntry", "git_status", "skip_worktree"]
 
@@ -368,7 +369,7 @@ def _git(work_tree: Path, args: list[str], why: str, file: Path, *, check: bool 
 
     try:
         done = subprocess.run(["git", "-C", os.fspath(work_tree), *args],
-                              capture_output=True, check=False)
+                              capture_output=True, check=False, env=git_environment())
     except OSError as e:
         raise StoreStateError(f"git could not be run ({e}) to {why}: install git",
                               file=os.fspath(file)) from None
