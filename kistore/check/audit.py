@@ -46,6 +46,7 @@ from ._history import check_history, worktree_changes
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout, owned_path
 from ._paths import check_tree_names
 from ._policy import check_policy
+from ._refs import check_replace_refs
 from ._rules import (
     FILE_MODES,
     FILE_TOO_LARGE,
@@ -1133,10 +1134,11 @@ def _damaged_note(error: ObjectUnreadable, subject: Digest | None) -> Finding:
 CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, check_policy,
                                  check_notes_and_attestations, check_revocations,
                                  check_tree_names,
-                                 check_shallow, check_clone_attributes)
+                                 check_shallow, check_replace_refs, check_clone_attributes)
 """The checks :func:`verify` runs after the contents check: the verified revision's
 ``kistore.toml`` (its ``[limits]``, tables, ``[store] version`` and ``[cite]``, one parse:
-:func:`._settings.check_settings`), history, policy, attestations, the clone's
+:func:`._settings.check_settings`), history, policy, attestations, a shallow clone
+(KI416), replace refs (:func:`._refs.check_replace_refs`, KI421), the clone's
 ``.git/info/attributes`` (:func:`check_clone_attributes`, KI116).
 
 The check layer's own; a caller adds those of the layers above by passing

@@ -13,7 +13,8 @@ from git objects, never the work tree, so the gate runs in a bare repository (a
 ``pre-receive`` hook).
 
 :func:`check_updates` applies the gate to the ref updates a push brings (the lines git
-hands ``pre-receive``), and refuses non-fast-forward updates of protected refs.
+hands ``pre-receive``), and refuses non-fast-forward updates of protected refs, any
+``refs/replace/`` ref and a ref naming no commit (:mod:`._refs`, KI419, KI420).
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ from ._lowered import (
 from ._names import NAME_PATH_MISSING
 from ._paths import changed_tree_names
 from ._policy import check_policy
+from ._refs import REPLACE_REFS_PRESENT, check_replace_refs, pushed_ref_problem
 from ._rules import (
     CHECKING_SETTINGS_INVALID,
     FILE_TOO_LARGE,
@@ -221,7 +223,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         findings += revocations_kept(store, base, head, commits)
     for checker in checkers:
         findings += checker(store, str(base.id), str(head.id), changed)
-    findings += check_shallow(store)
+    findings += check_shallow(store) + check_replace_refs(store)
     return sorted(findings, key=sort_key)
 
 
@@ -598,7 +600,10 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         new line whose key the trust file of a protected branch (as it is, and as this push
         sets it) revokes, has expired or does not trust for its role at this machine's
         clock (dates in the pushed commits are the pusher's to write). For any
-        other ref naming a commit (branches, tags, other namespaces): the findings of
+        ref under ``refs/replace/`` created or updated: KI419; for any other ref whose
+        value is not a commit or an annotated tag of one: KI420
+        (:func:`._refs.pushed_ref_problem`). For any other ref (branches, tags, other
+        namespaces): the findings of
         :func:`check_range` from the old tip (from the merge base for a new or force-pushed
         ref), or of a whole-history check of the new tip when there is no base. KI109 (this
         repository's own settings do not parse) once, however many refs are checked.
@@ -633,13 +638,14 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             continue
         if new == ZERO:
             continue
+        refused = pushed_ref_problem(repo, new, ref)  # KI419 refs/replace/, KI420 a blob
+        if refused is not None:
+            findings.append(refused)
+            continue
         if ref == NOTES_REF:
             findings += _notes_update(store, old, new, _trust_revs(store, updates, protected))
             continue
-        try:
-            new = str(store.commit(new).id)  # an annotated tag: check the commit it names
-        except InputError:  # a tag of a tree or blob: nothing of the store's history
-            continue
+        new = str(store.commit(new).id)  # an annotated tag: check the commit it names
         if old != ZERO:
             try:
                 old = str(store.commit(old).id)
@@ -659,15 +665,16 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             findings += whole_history(store, new)
         else:
             findings += check_range(store, f"{base}..{new}", checkers=checkers)
-    return _once(findings, CHECKING_SETTINGS_INVALID)  # this repository's, not a ref's
+    # KI109, KI421: this repository's, not a ref's
+    return _once(findings, CHECKING_SETTINGS_INVALID, REPLACE_REFS_PRESENT)
 
 
-def _once(findings: list[Finding], of: Rule) -> list[Finding]:
-    """Return ``findings`` with each finding of rule ``of`` kept once (its first)."""
+def _once(findings: list[Finding], *of: Rule) -> list[Finding]:
+    """Return ``findings`` with each finding of the rules ``of`` kept once (its first)."""
     said: set[str] = set()
     kept = []
     for finding in findings:
-        if finding.rule is of:
+        if finding.rule in of:
             if finding.format() in said:
                 continue
             said.add(finding.format())

@@ -1,0 +1,119 @@
+"""Refs that make git serve other bytes than the store holds: replace refs, non-commit refs.
+
+git honours ``refs/replace/*`` in every command by default: a replace ref whose name is a
+stored blob (or tree, or commit) and whose value is another object makes ``git show``,
+``git archive``, ``git checkout``, ``git log`` and every mirror (``git clone --mirror``
+fetches ``refs/replace/*``) serve the other object's bytes in its place, while kistore,
+reading through libgit2, which ignores them, says all is well (review r75 F1). The rules:
+
+* **KI419** (error, ``check --updates``): a push creating or updating a ref under
+  ``refs/replace/`` is refused, whatever its value (a blob, a tree, or a commit that
+  deletes nothing yet moves which commit ``git log`` says added an object). Deleting one
+  is allowed: that undoes it.
+* **KI420** (error, ``check --updates``): a pushed ref (other than under ``refs/replace/``)
+  whose value is not a commit or an annotated tag of one (a tag of a blob or a tree): the
+  gate has no history to check for it.
+* **KI421** (warning, ``verify``, ``verify --at`` and ``check``): the repository holds
+  refs under ``refs/replace/``: git and kistore read different bytes there.
+
+kistore's own ``git`` children never honour replace refs (:mod:`kistore.git.child`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..core.findings import ERROR, WARNING, Finding, rule
+from ..git.blobs import lookup
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from ..store import Store
+
+REPLACE_PREFIX = "refs/replace/"
+"""git's namespace of replace refs (git-replace(1)): ``refs/replace/<replaced object's id>``."""
+
+REPLACE_REF_PUSHED = rule(
+    "KI419", "replace-ref-pushed", ERROR,
+    "push no refs/replace/ refs: stored objects are never replaced; drop it "
+    "(`git replace -d ID`, or `git push origin --delete refs/replace/ID` where one landed) "
+    "and add a corrected manifest as a new object, or withdraw a run with an attestation")
+REF_NOT_A_COMMIT = rule(
+    "KI420", "ref-not-a-commit", ERROR,
+    "push only branches and tags of commits: a ref naming a blob or a tree has no history "
+    "the gate can check; delete it (`git tag -d NAME`) and push a commit instead")
+REPLACE_REFS_PRESENT = rule(
+    "KI421", "replace-refs-present", WARNING,
+    "git reads these replacements, kistore does not: delete them (`git replace -d ID`, or "
+    "`git for-each-ref --format='delete %(refname)' refs/replace/ | git update-ref --stdin`) "
+    "and refuse them on the server (hooks/pre-receive does, KI419)")
+
+
+def pushed_ref_problem(repo: pygit2.Repository, new: str, ref: str) -> Finding | None:
+    """KI419 or KI420 for a ref a push creates or updates to ``new``, else None.
+
+    Args:
+        repo: the receiving (or pushing) repository; ``new`` is in it.
+        new: the ref's new value, 40 hex digits (not all zeros: a deletion is fine).
+        ref: the full ref name, e.g. ``refs/replace/<id>`` or ``refs/tags/v1``.
+
+    Returns:
+        KI419 for any ref under ``refs/replace/``; KI420 when ``new``, followed through
+        annotated tags, is a blob or a tree; None for a commit or a tag of one (the gate's
+        range check then applies).
+
+    Raises:
+        ObjectUnreadable: ``new`` (or a tag on the way) is damaged or missing.
+    """
+    target = _peeled(repo, new)
+    if ref.startswith(REPLACE_PREFIX):
+        replaced = ref[len(REPLACE_PREFIX):]
+        return Finding(
+            REPLACE_REF_PUSHED, f"{ref}: a replace ref makes git (show, archive, checkout, "
+            f"log, every mirror) serve {target.type_str} {new[:12]} in place of "
+            f"{replaced[:12] or 'an object'}, while kistore reads the stored bytes",
+            expected="no ref under refs/replace/", found=f"{ref} -> {new}",
+            extra={"ref": ref, "new": new})
+    if target.type_str == "commit":
+        return None
+    return Finding(
+        REF_NOT_A_COMMIT, f"{ref} names a {target.type_str} ({str(target.id)[:12]}), not a "
+        "commit or an annotated tag of one: the gate has no history to check",
+        expected="a commit or an annotated tag of one", found=f"a {target.type_str}",
+        extra={"ref": ref, "new": new})
+
+
+def _peeled(repo: pygit2.Repository, oid: str) -> pygit2.Object:
+    """Return the object ``oid`` names, followed through annotated tags, each read guarded."""
+    target = lookup(repo, oid)
+    seen = 0
+    while target.type_str == "tag" and seen < 100:  # a tag's target, read through the guard
+        target = lookup(repo, str(target.target))  # type: ignore[attr-defined]
+        seen += 1
+    return target
+
+
+def check_replace_refs(store: Store, at: str | None = None) -> list[Finding]:
+    """KI421 when the repository holds refs under ``refs/replace/``.
+
+    git honours them (``git show``, ``archive``, ``checkout``, ``log``), kistore does not:
+    the two read different bytes for each replaced object. One of
+    :data:`kistore.check.audit.CHECKERS` (``verify``, ``verify --at``) and of the gate.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        at: unused (the refs are the repository's, whatever revision is read).
+
+    Returns:
+        One KI421 warning naming the replace refs (the first five, all in
+        ``extra.refs``), or nothing when there are none.
+    """
+    refs = sorted(name for name in store.repo.references if name.startswith(REPLACE_PREFIX))
+    if not refs:
+        return []
+    shown = ", ".join(refs[:5]) + (" ..." if len(refs) > 5 else "")
+    return [Finding(
+        REPLACE_REFS_PRESENT, f"this repository holds {len(refs)} replace ref(s) ({shown}): "
+        "git serves the replacement's bytes for each replaced object (git show, archive, "
+        "checkout, log), kistore the stored ones", extra={"refs": refs})]
