@@ -81,7 +81,13 @@ from ._rules import (
 )
 from ._settings import settings_findings
 from .audit import GITATTRIBUTES, check_contents, checking_limits
-from .lineage import APPEND_ONLY_REMOVED, check_shallow, names_kept, revocations_kept
+from .lineage import (
+    APPEND_ONLY_REMOVED,
+    check_shallow,
+    names_kept,
+    revocations_kept,
+    shallow_cut,
+)
 from .reach import first_unsent
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -150,7 +156,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
             rules only. ``kistore check`` passes the query layer's (KI210, KI413-KI415).
 
     Returns:
-        KI404 alone when ``BASE`` is not an ancestor of ``HEAD``. Otherwise: KI401-KI403 for
+        KI404 alone when ``BASE`` is not an ancestor of ``HEAD``; KI416 alone (an error)
+        when it cannot be told because a shallow clone's boundary is in ``HEAD``'s history
+        (:func:`.lineage.shallow_cut`). Otherwise: KI401-KI403 for
         any commit in the range that modifies, renames or deletes an object; every KI1xx and
         KI2xx finding about a path the range adds or changes under ``store/`` (or
         ``.gitattributes``); KI405 (info) per metadata file changed, naming the changed
@@ -184,6 +192,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     admit_quarantine(repo)
     base, head = store.commit(base_rev), store.commit(head_rev)
     if base.id != head.id and not repo.descendant_of(head.id, base.id):
+        cut = shallow_cut(store, base, head, base_rev, head_rev)
+        if cut is not None:  # a shallow clone's boundary on the way: not known to rewrite
+            return [cut]
         return [Finding(
             BASE_NOT_ANCESTOR, f"{base_rev} ({str(base.id)[:12]}) is not an ancestor of "
             f"{head_rev} ({str(head.id)[:12]}): {_behind(repo, base.id, head.id, base_rev)}",

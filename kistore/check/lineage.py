@@ -372,6 +372,53 @@ def check_shallow(store: Store, at: str | None = None) -> list[Finding]:
                     extra={"boundary": boundary})]
 
 
+def shallow_cut(store: Store, base: Any, head: Any, base_rev: str, head_rev: str
+                ) -> Finding | None:
+    """KI416 (an error) when ``base`` is out of ``head``'s reach only because the clone is shallow.
+
+    In a depth-1 clone of both branches a pull request's tip is a boundary commit: its
+    parent, the tip of the target branch, is in the clone, but the boundary hides the link,
+    so ``base`` looks like no ancestor of ``head`` (review r75 F7: KI404 "the range rewrites
+    it" for a legitimate one-commit pull request). When the commits of ``head`` that
+    ``base`` does not reach include a boundary commit, whether ``base`` is an ancestor
+    cannot be told here: nothing of the range is checked, and the finding says to fetch
+    more history. An error, not a warning: the range was not checked at all.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        base: BASE's ``pygit2.Commit``.
+        head: HEAD's, not a descendant of ``base`` here.
+        base_rev: BASE as the user wrote it (``origin/main``).
+        head_rev: HEAD as the user wrote it.
+
+    Returns:
+        One KI416 error naming the boundary commits met, or None (a full clone, or HEAD's
+        history is whole here: then BASE really is no ancestor, KI404).
+    """
+    shallow = check_shallow(store)
+    if not shallow:
+        return None
+    boundary = set(shallow[0].extra["boundary"])
+    walker = store.repo.walk(head.id)
+    walker.hide(base.id)
+    met = sorted(str(c.id) for c in walker if str(c.id) in boundary)
+    if not met:
+        return None
+    return Finding(
+        replace(HISTORY_SHALLOW, severity=ERROR),
+        f"{base_rev} ({str(base.id)[:12]}) is not in the history of {head_rev} "
+        f"({str(head.id)[:12]}) this clone holds: the clone is shallow and that history stops "
+        f"at {', '.join(m[:12] for m in met[:5])} before reaching it, so whether the range "
+        "rewrites history cannot be told and nothing of the range was checked: fetch more "
+        "history (`git fetch --unshallow`, or `git fetch --deepen=N` until BASE is reached) "
+        "and check again",
+        expected=f"{base_rev} in the history of {head_rev}",
+        found=f"a shallow boundary at {met[0][:12]}",
+        fix="fetch more history and check again: `git fetch --unshallow` (or "
+        "`git fetch --deepen=N origin` until BASE is reached); CI: fetch depth 0",
+        extra={"base": str(base.id), "head": str(head.id), "boundary": met})
+
+
 def strict(findings: list[Finding]) -> list[Finding]:
     """Return ``findings`` with KI416 (a shallow clone) as an error (``--strict``)."""
     upgraded = replace(HISTORY_SHALLOW, severity=ERROR)

@@ -71,3 +71,38 @@ def test_shallow_clone_of_a_history_that_deleted_an_object_is_not_reported_ok(re
     assert whole.returncode == 1
     assert "KI402 object-deleted" in whole.stdout
     assert "KI416" not in whole.stdout
+
+
+def test_depth_1_clone_of_a_legitimate_pull_request_says_shallow_not_rewritten(published,
+                                                                               tmp_path):
+    # Review r75 F7: in a depth-1 clone of both branches the pull request's parent is the
+    # tip of main, but the boundary hides the link: KI404 "the range rewrites it" blamed
+    # the contributor. The clone is what is short: KI416, and what to fetch.
+    git(published, "checkout", "-q", "-b", "pr")
+    (published / "README.md").write_text("a pull request\n")
+    git(published, "add", "README.md")
+    git(published, "commit", "-q", "--no-verify", "-m", "pull request")
+    git(published, "checkout", "-q", "main")
+    main, pr = (git(published, "rev-parse", b).strip() for b in ("main", "pr"))
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--no-single-branch",
+        f"file://{published}", str(shallow))
+    shallow_reader = Remote.__new__(Remote)
+    shallow_reader.clone = shallow
+
+    checked = shallow_reader.kistore("check", "origin/main..origin/pr", check=False)
+
+    assert checked.returncode == 1  # nothing was checked: never "ok"
+    assert "KI404" not in checked.stdout
+    assert (f"(store): error KI416 history-shallow: origin/main ({main[:12]}) is not in the "
+            f"history of origin/pr ({pr[:12]}) this clone holds: the clone is shallow and "
+            f"that history stops at {pr[:12]} before reaching it, so whether the range "
+            "rewrites history cannot be told and nothing of the range was checked: fetch "
+            "more history (`git fetch --unshallow`, or `git fetch --deepen=N` until BASE is "
+            "reached) and check again (expected origin/main in the history of origin/pr, "
+            f"found a shallow boundary at {pr[:12]})") in checked.stdout
+
+    git(shallow, "fetch", "-q", "--deepen", "1", "origin", "pr")
+    deeper = shallow_reader.kistore("check", "origin/main..origin/pr", check=False)
+    assert deeper.returncode == 0, deeper.stdout
+    assert "warning KI416 history-shallow: a shallow clone" in deeper.stdout
