@@ -203,7 +203,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
                    else "diverged history"),
             extra={"base": str(base.id), "head": str(head.id)})]
     read_loose_history(repo, head.id)  # before any .tree: a damaged one named (ancestry's)
-    unmigrated = _unmigrated(store, head.tree) or _ungrouped(store, base, head)
+    unmigrated = _unmigrated(store, base.tree, head.tree) or _ungrouped(store, base, head)
     if unmigrated is not None:
         return [unmigrated]
     commits = list(ancestry(repo, head, hide=base))
@@ -238,8 +238,12 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     return sorted(findings, key=sort_key)
 
 
-def _unmigrated(store: Store, tree: pygit2.Tree) -> Finding | None:
+def _unmigrated(store: Store, base: pygit2.Tree, tree: pygit2.Tree) -> Finding | None:
     """KI211 for the store when HEAD holds manifests but no ``store/names/`` at all.
+
+    Only when BASE has none either: a range that deletes the ``store/names/`` BASE holds
+    is that deletion, a KI208 per names file (:func:`.lineage.names_kept`), not a store
+    made before names were paths (review r75 F14: migrate was the wrong advice).
 
     The gate answers "is this name taken" by looking up one names file: in a store made
     before names were paths there is none to look up, and a second claim on a name would
@@ -252,7 +256,8 @@ def _unmigrated(store: Store, tree: pygit2.Tree) -> Finding | None:
     says (KI110, KI111); migrate could not help it (review r60 F21: the advice looped).
     """
     objects = treediff.subtree_id(store.repo, tree, layout.OBJECTS_DIR)
-    if (objects is None or treediff.subtree_id(store.repo, tree, layout.NAMES_DIR) is not None
+    if (objects is None or any(treediff.subtree_id(store.repo, t, layout.NAMES_DIR) is not None
+                               for t in (tree, base))
             or not _holds_manifest(store.repo, objects)):
         return None
     return Finding(NAME_PATH_MISSING, "this store has manifests but no store/names/: it was "

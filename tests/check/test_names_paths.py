@@ -501,3 +501,28 @@ def test_names_files_of_a_commit_are_confirmed_by_blob_id_and_tampered_ones_stil
     assert snap.holds(protocol_names, layout.name_record(PROTOCOL))
     assert not snap.holds(protocol_names, layout.name_record(PROTOCOL)[:-1])
     assert not snap.holds(protocol_names, layout.name_record(RUN))
+
+
+def test_a_range_deleting_store_names_is_the_deletion_not_an_old_store(published):
+    # review r75 F14: BASE holds store/names/, the range deletes it: that was "made before
+    # names were paths ... land `kistore migrate --commit` first", the wrong way to send a
+    # reviewer. It is a KI208 per names file deleted (and KI211 per manifest left nameless).
+    from kistore.check.gate import check_range
+
+    base = git(published, "rev-parse", "HEAD").strip()
+    deleted = sorted(str(p.relative_to(published))
+                     for p in (published / layout.NAMES_DIR).rglob("*") if p.is_file())
+    assert len(deleted) == 3  # the published record: a run, its protocol, its environment
+    shutil.rmtree(published / layout.NAMES_DIR)
+    head = commit_all(published, "drop names")
+
+    found = check_range(Store(published), f"{base}..{head}")
+
+    assert sorted(f.file for f in found if f.rule.id == "KI208") == deleted
+    assert {f.rule.id for f in found} == {"KI208", "KI211"}
+    assert ("KI211", "store/names") not in {(f.rule.id, f.file) for f in found}
+    assert not any("migrate" in f.message for f in found)
+    first = next(f for f in found if f.rule.id == "KI208")
+    assert first.message == (f"commit {head[:12]} deletes this names file: a names file is "
+                             "never modified, renamed or deleted (a name never moves, nor goes "
+                             "to another manifest)")
