@@ -41,7 +41,7 @@ from ..attest.trust import load_trust
 from ..attest.trust_history import held, trust_blobs
 from ..core import canonical, layout
 from ..core.digest import Digest
-from ..core.errors import InputError, KistoreError, StoreStateError
+from ..core.errors import InputError, KistoreError, StoreStateError, one_line
 from ..core.findings import ERROR, INFO, Finding, Rule, rule
 from ..core.layout import NOTES_REF
 from ..core.limits import DEFAULT, Limits
@@ -179,10 +179,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         cite`` refuses, its ``[store] version`` is not this kistore's, or per table kistore
         does not read (:func:`._settings.settings_findings`, one parse of HEAD's file), each
         at its line; and when the range deletes the ``kistore.toml`` BASE holds
-        (:func:`_settings_deleted`). KI109 (a warning) when the checking repository's own
-        settings do not parse: the range is then held to the default limits (and to BASE's
-        and HEAD's committed ones), unless that file is HEAD's, whose KI108 says it
-        (:func:`._lowered.own_limits`).
+        (:func:`_settings_deleted`). KI109 (a warning)
+        when the checking repository's own settings do not parse: the range is then held
+        to the default limits (and to BASE's and HEAD's committed ones), unless that file
+        is HEAD's, whose KI108 says it (:func:`._lowered.own_limits`).
 
     Raises:
         InputError: a malformed range or a revision that names no commit.
@@ -543,12 +543,17 @@ def _changed_paths(store_changes: dict[str, treediff.Change]
 
 
 def _metadata_update(repo: pygit2.Repository, path: str, old: Any, new: Any) -> Finding:
+    """KI405 for a metadata file the range edits: each changed field, old and new value.
 
+    The values are a pull request's text: a bidirectional control in one (U+202E) would
+    reorder the reviewer's terminal or CI log, so the line is escaped as ``show`` escapes
+    manifest values (:func:`kistore.core.errors.one_line`; review r75 F15).
+    """
     try:
         what = metadata_difference(read_blob(repo, old), read_blob(repo, new))
     except InputError:  # bad bytes are reported by the contents check
         what = "bytes changed"
-    return Finding(METADATA_UPDATED, f"metadata changed: {what}", file=path)
+    return Finding(METADATA_UPDATED, f"metadata changed: {one_line(what)}", file=path)
 
 
 def _already_present(repo: pygit2.Repository, commits: Iterable[Any], base_tree: pygit2.Tree

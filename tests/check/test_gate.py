@@ -52,6 +52,25 @@ def test_metadata_edit_is_information_listing_changed_fields(runner, published, 
                                   'stack v1.1", given "B200 (corrected)"')
 
 
+def test_metadata_edit_line_escapes_bidi_controls_as_the_ki104_line_does(runner, published):
+    # review r75 F15: ESC was escaped on the KI405 line but U+202E/U+202C printed raw, so
+    # a reviewer's terminal or CI log showed the label reordered ("ok exe.png").
+    base = head(published)
+    meta = published / store_file(PUBLISHED["environment"], "metadata")
+    doc = json.loads(meta.read_bytes())
+    doc.setdefault("labels", {})["note"] = "ok \u202egnp.exe\u202c \u200f\u001b[31mRED"
+    meta.write_text(json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
+    commit_all(published, "a label with bidi controls, past the hooks")
+    result = invoke(runner, published, "check", f"{base}..HEAD")
+    assert result.exit_code == 1  # KI104: prose holds no bidirectional control
+    [line] = [x for x in result.output.splitlines() if "KI405" in x]
+    assert line == (f"{store_file(PUBLISHED['environment'], 'metadata')}: info KI405 "
+                    'metadata-updated: metadata changed: /labels: stored (absent), given '
+                    '{"note": "ok \\u202egnp.exe\\u202c \\u200f\\u001b[31mRED"}')
+    assert not any(c in result.output for c in "\u202e\u202c\u200f\x1b")
+    assert "\\u202e" in next(x for x in result.output.splitlines() if "KI104" in x)
+
+
 def test_metadata_edit_that_also_changes_the_object_is_refused(runner, published):
     base = head(published)
     meta = published / store_file(PUBLISHED["protocol"], "metadata")
