@@ -19,11 +19,12 @@ gate calls :func:`settings_findings` on the range's HEAD.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from ..core import layout
-from ..core.errors import KistoreError
-from ..core.findings import Finding, Rule
-from ..core.settings import STORE_FIX, STORE_VALUE_FIX, TABLES
+from ..core.errors import KistoreError, shorten
+from ..core.findings import WARNING, Finding, Rule, rule
+from ..core.settings import STORE_FIX, STORE_VALUE_FIX, TABLES, cite_table, template_fields
 from ..store import settings_place
 from ._rules import CHECKING_SETTINGS_INVALID, SETTINGS_INVALID
 
@@ -50,6 +51,62 @@ KEY_FIX = ("rename the key to the one meant ([store] takes version; [cite] takes
 _FIXES = {"table": TABLE_FIX, "key": KEY_FIX, "store": STORE_FIX,
           "store-value": STORE_VALUE_FIX, "cite": CITE_FIX}
 """The fix of each kind of :meth:`kistore.store.Settings.other_problems`."""
+
+
+PERMALINK_CHANGED = rule(
+    "KI422", "cite-permalink-changed", WARNING,
+    "review the new [cite] permalink like code: every citation (`kistore cite`, export, the "
+    "site) links there after the merge; keep BASE's unless the store has really moved "
+    "(`git checkout BASE -- kistore.toml` undoes it)")
+
+
+def permalink_changed(base: Settings, head: Settings) -> list[Finding]:
+    """KI422 when a range changes ``[cite] permalink`` of ``kistore.toml`` (review r75 F16).
+
+    The template makes the permalink of every citation ``kistore cite``, ``export`` and
+    the site write; without one, they derive it from the remote's URL. A pull request that
+    sets, changes or removes it re-points every citation, perhaps to another host: valid,
+    so no KI108, but never silent. Two values the gate parsed already: O(1).
+
+    Args:
+        base: BASE's settings (:meth:`kistore.store.Store.settings`).
+        head: HEAD's.
+
+    Returns:
+        One warning on ``kistore.toml`` at ``/cite/permalink`` (its line at HEAD, or the
+        file's when HEAD removes it) naming both templates and hosts; empty when the
+        template is the same, or when either file's ``[cite]`` is one KI108 refuses.
+    """
+    try:
+        before, after = (cite_table(s.parsed or {}).get("permalink") for s in (base, head))
+        if after is not None:
+            template_fields(after)
+    except KistoreError:  # a [cite] that cite refuses: settings_findings says it (KI108)
+        return []
+    if before == after:
+        return []
+    line, column = settings_place(head.data, "/cite/permalink", "") if after else (None, None)
+    return [Finding(
+        PERMALINK_CHANGED, f"the range changes [cite] permalink from {_template(before)} to "
+        f"{_template(after)}: every citation links to {_host(after)} after the merge, not "
+        f"{_host(before)}", file=layout.SETTINGS_FILE, pointer="/cite/permalink", line=line,
+        column=column, extra={"base": before, "head": after})]
+
+
+def _template(value: str | None) -> str:
+    """Return a permalink template as a message quotes it, or what citations use without one."""
+    return shorten(repr(value)) if value else "none (derived from the remote's URL)"
+
+
+def _host(value: str | None) -> str:
+    """Return the host a permalink template links to, as a message names it."""
+    if not value or value.startswith("{base}"):
+        return "the remote's host"
+    try:
+        host = urlsplit(value).hostname
+    except ValueError:
+        host = None
+    return shorten(repr(host)) if host else shorten(repr(value))
 
 
 def check_settings(store: Store, at: str | None = None) -> list[Finding]:

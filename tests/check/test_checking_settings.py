@@ -228,8 +228,44 @@ def test_a_cite_table_cite_accepts_is_no_finding(published):
         TEMPLATE_TOP + '[cite]\npermalink = "https://h/o/r/blob/{commit}/{path}?d={digest}"\n'
         'publisher = "Index"\n')
     git(published, "commit", "-qam", "a [cite] cite accepts")
-    assert gate.check_range(Store(published), f"{base}..HEAD") == []
+    # no KI108; setting the permalink re-points every citation: KI422 says so (r75 F16)
+    assert [f.rule.id for f in gate.check_range(Store(published), f"{base}..HEAD")] == [
+        "KI422"]
     assert [f for f in verify(Store(published)) if f.rule.id == "KI108"] == []
+
+
+def test_a_range_re_pointing_the_permalink_to_another_host_is_a_warning(runner, published):
+    # review r75 F16: `permalink = "https://evil.example/{commit}/{path}"` passed with 0
+    # findings and re-pointed every citation's permalink
+    def settings(permalink: str) -> None:
+        (published / "kistore.toml").write_text(
+            TEMPLATE_TOP + f'[cite]\npermalink = "{permalink}"\n')
+        git(published, "commit", "-qam", "cite")
+
+    settings("https://github.com/o/r/blob/{commit}/{path}")
+    base = git(published, "rev-parse", "HEAD").strip()
+    settings("https://evil.example/{commit}/{path}")
+    result = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
+    assert result.exit_code == 0  # a warning: a store may move; reviewers must see it
+    assert result.output.splitlines() == [
+        "kistore.toml:6:1:/cite/permalink: warning KI422 cite-permalink-changed: the range "
+        "changes [cite] permalink from 'https://github.com/o/r/blob/{commit}/{path}' to "
+        "'https://evil.example/{commit}/{path}': every citation links to 'evil.example' "
+        "after the merge, not 'github.com'",
+        "ok: " + f"{base}..HEAD: 0 errors, 1 warning, 0 info"]
+    # removing it falls back to the remote's URL: said too; the same template: nothing
+    changed = git(published, "rev-parse", "HEAD").strip()
+    (published / "kistore.toml").write_text(TEMPLATE_TOP)
+    git(published, "commit", "-qam", "no cite")
+    [removed] = gate.check_range(Store(published), f"{changed}..HEAD")
+    assert (removed.rule.id, removed.line, removed.message) == (
+        "KI422", None, "the range changes [cite] permalink from "
+        "'https://evil.example/{commit}/{path}' to none (derived from the remote's URL): "
+        "every citation links to the remote's host after the merge, not 'evil.example'")
+    (published / "kistore.toml").write_text(
+        TEMPLATE_TOP + '[cite]\npublisher = "Index"\n')
+    git(published, "commit", "-qam", "a publisher, no permalink")
+    assert gate.check_range(Store(published), "HEAD~1..HEAD") == []
 
 
 @pytest.mark.parametrize(("table", "message"), [
