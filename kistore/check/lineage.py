@@ -42,7 +42,7 @@ from ..core.errors import KistoreError
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import TRUST_FILE
 from ..git import treediff
-from ..git.blobs import read_blob
+from ..git.blobs import read_blob, read_loose_history
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.pathlog import blob_at
 from ._history import ancestry
@@ -399,6 +399,7 @@ def shallow_cut(store: Store, base: Any, head: Any, base_rev: str, head_rev: str
     if not shallow:
         return None
     boundary = set(shallow[0].extra["boundary"])
+    read_loose_history(store.repo, head.id)  # libgit2 loops on a cut loose commit (F3)
     walker = store.repo.walk(head.id)
     walker.hide(base.id)
     met = sorted(str(c.id) for c in walker if str(c.id) in boundary)

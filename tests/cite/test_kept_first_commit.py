@@ -103,8 +103,10 @@ def test_a_commit_on_top_asks_git_again(cited, monkeypatch):
 
 
 def test_a_replace_ref_is_never_read_past(cited, monkeypatch):
-    """`git replace` gives C1 another date: git now lists the replacement; the kept answer
-    (the original commit) is not believed while the replace ref exists, loose or packed."""
+    """`git replace` gives C1 another date: the kept answer is not believed while the
+    replace ref exists, loose or packed, and git, asked again, still names the stored C1:
+    kistore's git children ignore replace refs (GIT_NO_REPLACE_OBJECTS, review r75 F1;
+    until 2026-12-03 the citation followed the replacement, and the site did not)."""
     path, c1 = cited
     started = children(monkeypatch)
     before = cite(Store(path), RUN)
@@ -114,9 +116,10 @@ def test_a_replace_ref_is_never_read_past(cited, monkeypatch):
     as_git_says = citation.first_commit_by_git(path, path / ".git", RUN_PATH, before.blob)
     after = cite(Store(path), RUN)
     assert started == ["log", "log", "log"]  # the direct ask, and the citation's
-    assert after.published == before.published.replace(day=before.published.day + 8)
-    assert (after.commit, after.published.timestamp()) == (
-        as_git_says.id, as_git_says.commit_time)
+    assert (after.commit, after.published) == (c1, before.published)  # not the stand-in's
+    assert (as_git_says.id, as_git_says.commit_time) == (c1, before.published.timestamp())
+    assert git(path, "show", "-s", "--format=%ct", c1) != str(
+        as_git_says.commit_time)  # the git binary itself does read the replacement
     git(path, "pack-refs", "--all")  # packed: refs/replace/ may be empty or gone
     assert not list((path / ".git" / "refs" / "replace").glob("*"))
     assert cite(Store(path), RUN).published == after.published
