@@ -299,7 +299,9 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.evidence import evidence_for, prefetch_evidence
+    from ..attest.levels import attestation_text
     from ..attest.notes import notes_not_fetched
+    from ..core.errors import one_line
 
     fmt = output_format(fmt, as_json)
     store = ctx.read_store(at)
@@ -319,10 +321,8 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
         click.echo(f"evidence:  {evidence.level}"
                    + (" (withdrawn)" if evidence.withdrawn else ""))
         click.echo(f"community: {evidence.community}")
-        for a in evidence.attestations:
-            valid = "valid" if a["valid"] else "INVALID"
-            click.echo(f"{a['type'] or '?'} {a['keyid'] or '?'} {valid} {a['effect']} "
-                       f"{a['source']}" + (f": {a['reason']}" if a["reason"] else ""))
+        for a in evidence.attestations:  # a dispute's reason too, escaped (review r75 F10)
+            click.echo(one_line(attestation_text(a)))
         if missing:
             click.echo(missing)
     # Only bundles that do not verify fail the command: a verifying attestation that does
