@@ -187,7 +187,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     from ..attest.subjects import subject_problem
     from ..attest.trust import format_time
     from ..core import canonical, layout
-    from ..core.errors import InputError
+    from ..core.errors import InputError, MultipleErrors
 
     store = ctx.store()
     store.require_checkout("kistore attest", writes=_ATTEST_NEEDS)
@@ -202,6 +202,10 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
                              pointer="")
     predicate = attestation.build_predicate(type_name, given, outcome=outcome, message=message,
                                             now=format_time(datetime.now(UTC)))
+    refused = attestation.text_problems(  # said of -m when -m wrote it (KI312's rule)
+        predicate, file="-m/--message" if message else predicate_file)
+    if refused:
+        raise MultipleErrors(refused)
     statement = attestation.make_statement(digest, layout.object_path(digest), type_name,
                                            predicate,
                                            # named so, a field missing says where to give it

@@ -152,7 +152,8 @@ def test_attest_refuses_a_text_holding_esc_or_bidi(group, runner, tmp_path):
     assert cli(runner, store, "key", "generate", str(key)).exit_code == 0
     done = cli(runner, store, "attest", "BenchmarkRun/c", "--type", "dispute", "-m", HOSTILE,
                "--key", str(key))
-    assert done.exit_code == 1 and REFUSED in done.stderr, done.output
+    assert done.exit_code == 1, done.output
+    assert done.stderr == f"error: -m/--message:/reason: {REFUSED}\n"
     bidi = cli(runner, store, "attest", "BenchmarkRun/c", "--type", "note", "-m",
                "fine \u202eevil", "--key", str(key))
     assert bidi.exit_code == 1 and "U+202E" in bidi.stderr and "bidirectional" in bidi.stderr
