@@ -163,10 +163,7 @@ def test_attest_refuses_a_text_holding_esc_or_bidi(group, runner, tmp_path):
 def test_a_stored_hostile_text_is_ki312_and_printed_escaped(group, runner, monkeypatch,
                                                             tmp_path):
     store, run, _ = group
-    with monkeypatch.context() as m:  # signed by another tool, or before the rule
-        m.setattr(attestation, "text_problems", lambda predicate, file=None: [])
-        data = _dispute(run, HOSTILE)
-    notes.attach(store, run, data)
+    notes.attach(store, run, _hostile_dispute(monkeypatch, run))
     [finding] = [f for f in verify(store) if f.rule.id == "KI312"]
     assert finding.severity == "error" and finding.rule.name == "attestation-text-refused"
     assert finding.message.endswith(f"(note): its text /reason: {REFUSED}")
@@ -181,3 +178,30 @@ def test_a_stored_hostile_text_is_ki312_and_printed_escaped(group, runner, monke
     html = (run_dir / "index.html").read_text()
     assert "\x1b" not in html and "\u202e" not in html
     assert '<span class="says">x \\x1b[2J \\u202eevil</span>' in html
+
+
+def _hostile_dispute(monkeypatch, run: Digest) -> bytes:
+    with monkeypatch.context() as m:  # signed by another tool: kistore refuses to sign it
+        m.setattr(attestation, "text_problems", lambda predicate, file=None: [])
+        return _dispute(run, HOSTILE)
+
+
+def test_the_gate_refuses_such_a_note_line_and_such_a_file(group, monkeypatch):
+    from kistore.check.gate import check_range, check_updates
+    from kistore.core.layout import NOTES_REF
+
+    from ..conftest import git
+
+    store, run, _ = group
+    data = _hostile_dispute(monkeypatch, run)
+    notes.attach(store, run, data)
+    tip = git(store.root, "rev-parse", NOTES_REF).strip()
+    said = [(f.rule.id, f.message) for f in check_updates(store, [("0" * 40, tip, NOTES_REF)])
+            if f.severity == "error"]
+    assert said == [("KI409", f"dispute's reason: {REFUSED}")]
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    notes.attach(store, run, data, as_file=True)
+    commit_all(store.root, "a pull request's attestation file")
+    found = [(f.rule.id, f.file) for f in check_range(store, f"{base}..HEAD")
+             if f.severity == "error"]
+    assert found == [("KI312", notes.attestation_path(run, data))]
