@@ -192,6 +192,7 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
         text_problems,
         verify_bundle,
     )
+
     # Lazy: as above (subjects reads the run only when an attestation is about it).
     from .subjects import rerun_disagreement, subject_problem
 
