@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kistore.attest import attestation, notes, signing
 from kistore.attest.evidence import evidence_for
@@ -205,3 +207,26 @@ def test_the_gate_refuses_such_a_note_line_and_such_a_file(group, monkeypatch):
     found = [(f.rule.id, f.file) for f in check_range(store, f"{base}..HEAD")
              if f.severity == "error"]
     assert found == [("KI312", notes.attestation_path(run, data))]
+
+
+class _OneRun:
+    """A view holding one run object, whatever path is asked (rerun_disagreement reads it)."""
+
+    def __init__(self, mean: float) -> None:
+        self.data = json.dumps({"kind": "BenchmarkRun", "spec": {"timing": {
+            "primaryStatistic": "mean", "latencyNs": {"mean": mean}}}}).encode()
+
+    def read(self, path, limit=None):
+        return self.data
+
+
+_LATENCY = st.floats(min_value=1e-3, max_value=1e12, allow_nan=False, allow_infinity=False)
+
+
+@given(_LATENCY, _LATENCY)
+def test_a_rerun_disagrees_exactly_when_its_ratio_is_outside_half_to_two(ours, theirs):
+    from kistore.attest.subjects import rerun_disagreement
+
+    said = rerun_disagreement(_OneRun(ours), Digest("0" * 64), {"timing": {
+        "primaryStatistic": "mean", "latencyNs": {"mean": theirs}}})
+    assert (said is None) == (0.5 <= theirs / ours <= 2.0)
