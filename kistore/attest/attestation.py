@@ -35,8 +35,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import canonical
 from ..core.digest import Digest, is_digest
-from ..core.errors import InputError, KistoreError, MultipleErrors, VerificationError
+from ..core.errors import (
+    InputError,
+    KistoreError,
+    MultipleErrors,
+    SchemaError,
+    VerificationError,
+)
 from ..core.schema import check_document
+from ..core.text_fields import prose_problem
 from . import signing, sshsig
 
 if TYPE_CHECKING:
@@ -53,6 +60,54 @@ PREDICATE_TYPES = {t: f"{PREDICATE_BASE}{t}/v1" for t in TYPES}
 
 ROLE_FOR_TYPE = {"rerun": "rerun", "withdrawal": "maintainer"}
 """Types whose effect needs a trusted role; other types are community attestations."""
+
+TEXT_KEY = {"reproduction": "text", "rerun": "text", "note": "text", "dispute": "reason",
+            "withdrawal": "reason"}
+"""The predicate member holding each type's free text, what its signer says in words."""
+
+
+def stated_text(type_name: str | None, predicate: dict[str, Any]) -> str | None:
+    """Return what an attestation says in words: a note's ``text``, a dispute's ``reason``.
+
+    Args:
+        type_name: the attestation type (:data:`TYPES`), None when unknown.
+        predicate: the statement's predicate.
+
+    Returns:
+        The string at the type's :data:`TEXT_KEY` member, or None (no such member, not a
+        string, an unknown type). As signed: a reader escapes it where it prints it.
+    """
+    value = predicate.get(TEXT_KEY.get(type_name or "", ""))
+    return value if isinstance(value, str) else None
+
+
+def text_problems(predicate: dict[str, Any], *, file: str | None = None
+                  ) -> list[KistoreError]:
+    """Return an error per free text of a predicate that a manifest's prose could not hold.
+
+    A note's ``text``, a dispute's or withdrawal's ``reason`` (and a reproduction's or
+    rerun's ``text``) are printed by ``attestations``, ``show``, the site and ``export``:
+    they are held to the rule of a manifest's prose (:func:`kistore.core.text_fields.
+    prose_problem`: no control character but LINE FEED, no bidirectional control), so ESC
+    (a terminal's escape sequences) or U+202E (text shown reversed) is refused when
+    signing and reported in a stored one (KI312).
+
+    Args:
+        predicate: a predicate object.
+        file: where it came from, named in the errors.
+
+    Returns:
+        A :class:`kistore.core.errors.SchemaError` per refused member (``/text``,
+        ``/reason``), in that order; empty when none.
+    """
+    errors: list[KistoreError] = []
+    for key in ("text", "reason"):
+        value = predicate.get(key)
+        problem = prose_problem(value) if isinstance(value, str) else None
+        if problem is not None:
+            errors.append(SchemaError(problem, file=file, pointer=f"/{key}"))
+    return errors
+
 
 def predicate_schema(type_name: str) -> str:
     """Return the schema file name of a type's predicate, e.g. ``predicate-rerun.json``."""
@@ -233,12 +288,15 @@ def make_statement(subject: Digest, subject_name: str, type_name: str,
 
     Raises:
         InputError: an unknown type.
-        MultipleErrors: the predicate does not validate (each problem with its pointer).
+        MultipleErrors: the predicate does not validate (each problem with its pointer),
+            or its free text holds a control or bidirectional character
+            (:func:`text_problems`).
     """
     if type_name not in PREDICATE_TYPES:
         raise InputError(f"unknown attestation type {type_name!r}; expected one of "
                          f"{', '.join(TYPES)}")
-    problems = check_document(predicate, predicate_schema(type_name), file=file)
+    problems = [*check_document(predicate, predicate_schema(type_name), file=file),
+                *text_problems(predicate, file=file)]
     if problems:
 
         raise MultipleErrors(list(problems))

@@ -2,7 +2,7 @@
 
 This module is the seam between attestations and queries: queries ask
 :func:`evidence_for` and never read attestations themselves; ``verify`` asks
-:func:`check_attestations` for findings (rules KI301-KI309).
+:func:`check_attestations` for findings (rules KI301-KI312).
 
 How one attestation is judged (:func:`judge`):
 
@@ -18,7 +18,10 @@ How one attestation is judged (:func:`judge`):
    * key in trust but lacking the role, expired, not yet valid or revoked then: **not
      counted**, with the reason (an error finding: a role claim the key lacks);
    * key trusted for the role then: a ``rerun`` with outcome ``reproduced`` makes the run
-     **verified**; a ``withdrawal`` makes it **withdrawn**;
+     **verified** when its latency agrees with the run's within
+     :data:`kistore.attest.subjects.REPRODUCTION_TOLERANCE` (else it is
+     ``out-of-tolerance``: listed with the ratio, the level unchanged, a KI311 warning);
+     a ``withdrawal`` makes it **withdrawn**;
 3. every other valid attestation (reproduction, note, dispute) is a community attestation.
 
 ``Evidence.community`` counts distinct signing keys among valid community attestations:
@@ -64,6 +67,7 @@ WITHDRAWS = "withdraws"
 DISAGREES = "disagrees"
 UNFIT = "does-not-fit"
 SUPERSEDED = "superseded"
+OUT_OF_TOLERANCE = "out-of-tolerance"
 
 ATTESTATION_INVALID = rule(
     "KI301", "attestation-invalid", ERROR,
@@ -98,6 +102,18 @@ ATTESTATION_UNFIT = rule(
     "A withdrawal is about a BenchmarkRun; a rerun names an ExecutionEnvironment in the "
     "store with the run's GPU product and times the run's primary statistic. Attest again "
     "about the right subject, with the right predicate.")
+RERUN_OUT_OF_TOLERANCE = rule(
+    "KI311", "rerun-outside-tolerance", WARNING,
+    "A trusted rerun saying `reproduced` verifies the run only when its latency is within a "
+    "factor of 2 of the run's (kistore.attest.subjects.REPRODUCTION_TOLERANCE); check the "
+    "rerun's timing (units: ns), and have its signer attest again, with the measurement "
+    "or with outcome `not-reproduced`.")
+ATTESTATION_TEXT_REFUSED = rule(
+    "KI312", "attestation-text-refused", ERROR,
+    "An attestation's text (a note's `text`, a dispute's or withdrawal's `reason`) may hold "
+    "line feeds but no other control character (ESC) and no bidirectional control, as a "
+    "manifest's prose; `kistore attest` refuses such a text. It is shown escaped; have its "
+    "signer attest again with plain text.")
 TRUST_FILE_INVALID = rule(
     "KI309", "trust-file-invalid", ERROR,
     "Fix store/trust/keys.json (schemas/trust-keys.json), e.g. with `kistore trust add`.")
@@ -122,6 +138,11 @@ class Judgement:
         outcome: the predicate's ``outcome`` for reproduction/rerun, else None.
         measured_ns: for a verified reproduction or rerun, the latency it measured at its
             timing's primary statistic (ns), else None (``show`` sets it beside the run's).
+        text: what a verified attestation says in words (a note's ``text``, a dispute's or
+            withdrawal's ``reason``: :func:`kistore.attest.attestation.stated_text`), as
+            signed; None when it says nothing (or does not verify). Printed escaped.
+        text_problem: why that text (or another free text of the predicate) may not be
+            stored (:func:`kistore.attest.attestation.text_problems`, KI312), else None.
     """
 
     type: str | None
@@ -134,13 +155,19 @@ class Judgement:
     entered_at: datetime
     outcome: str | None = None
     measured_ns: float | None = None
+    text: str | None = None
+    text_problem: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """Return the judgement as JSON (the ``attestations --json`` object)."""
+        """Return the judgement as JSON (the ``attestations --json`` object).
+
+        ``text`` is what the attestation says in words (a dispute's reason), as signed;
+        ``reason`` is why it was judged so.
+        """
         return {"type": self.type, "keyid": self.keyid, "valid": self.valid,
                 "effect": self.effect, "reason": self.reason, "source": self.source,
                 "location": self.location, "enteredAt": _when(self),
-                "outcome": self.outcome, "measuredNs": self.measured_ns}
+                "outcome": self.outcome, "measuredNs": self.measured_ns, "text": self.text}
 
 
 def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
@@ -157,8 +184,17 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
         The :class:`Judgement` (never raises for bad bundles: they are judged invalid).
     """
     # Lazy: judging loads keys and signatures (~15 ms); a ranking of unattested runs never does.
-    from .attestation import ROLE_FOR_TYPE, Bundle, bundle_keyid, verify_bundle
-    from .subjects import subject_problem
+    from .attestation import (
+        ROLE_FOR_TYPE,
+        Bundle,
+        bundle_keyid,
+        stated_text,
+        text_problems,
+        verify_bundle,
+    )
+
+    # Lazy: as above (subjects reads the run only when an attestation is about it).
+    from .subjects import rerun_disagreement, subject_problem
 
     base = {"source": seen.source, "location": seen.location, "entered_at": seen.entered_at}
     if seen.defect:
@@ -176,6 +212,9 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     assert keyid is not None  # verify_bundle read the key
     outcome = statement.predicate.get("outcome")
     base["measured_ns"] = _measured(statement.predicate)
+    base["text"] = stated_text(statement.type, statement.predicate)
+    refused = text_problems(statement.predicate)
+    base["text_problem"] = "; ".join(f"{e.pointer}: {e.message}" for e in refused) or None
     if view is not None:
         problem = subject_problem(view, statement.type, seen.subject, statement.predicate)
         if problem:
@@ -195,6 +234,10 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
         return Judgement(statement.type, keyid, True, WITHDRAWS, "trusted maintainer key",
                          **base)
     if outcome == "reproduced":
+        off = rerun_disagreement(view, seen.subject, statement.predicate) if view else None
+        if off is not None:  # KI311: "reproduced", by a measurement that does not agree
+            return Judgement(statement.type, keyid, True, OUT_OF_TOLERANCE,
+                             f"trusted rerun key, but {off}", outcome=outcome, **base)
         return Judgement(statement.type, keyid, True, VERIFIES, "trusted rerun key",
                          outcome=outcome, **base)
     return Judgement(statement.type, keyid, True, DISAGREES,
@@ -268,18 +311,22 @@ def judge_all(seen: list[Any], trust: Any, view: View | None = None) -> list[Jud
     judged = [judge(replace(s, entered_at=earliest[s.data]), trust, view) for s in seen]
     latest: dict[tuple[str, str | None], int] = {}
     for i, (s, j) in enumerate(zip(seen, judged, strict=True)):
-        if j.effect in (VERIFIES, DISAGREES):
+        if j.effect in _STANDING:
             key = (str(s.subject), j.keyid)
             if key not in latest or j.entered_at >= judged[latest[key]].entered_at:
                 latest[key] = i
     for i, (s, j) in enumerate(zip(seen, judged, strict=True)):
-        if j.effect in (VERIFIES, DISAGREES):
+        if j.effect in _STANDING:
             last = judged[latest[(str(s.subject), j.keyid)]]
             if last.outcome != j.outcome:  # what the key said last stands
                 judged[i] = replace(j, effect=SUPERSEDED, reason=(
                     f"superseded by the same key's later rerun ({last.outcome}, entered "
                     f"{_when(last)})"))
     return judged
+
+
+_STANDING = (VERIFIES, DISAGREES, OUT_OF_TOLERANCE)
+"""Effects of a trusted rerun: the same key's latest one stands (:func:`judge_all`)."""
 
 
 def _when(j: Judgement) -> str:
@@ -487,7 +534,10 @@ def check_attestations(store: Store, at: str | None = None, *,
     Reports: invalid bundles (KI301), role claims a key lacks at entry time (KI302),
     files whose subject is not in the store (KI303), notes on blobs that are no object of
     the view (KI304), misplaced or non-canonical files (KI305), community (KI306) and
-    trusted (KI307) attestations as info, an invalid trust file (KI309), and one KI308
+    trusted (KI307) attestations as info, an invalid trust file (KI309), a rerun or
+    withdrawal that does not fit its subject (KI310), a trusted ``reproduced`` rerun whose
+    latency is off the run's by more than the tolerance (KI311, a warning), a text holding
+    a control or bidirectional character (KI312, an error beside its judgement), and one KI308
     info saying how many attestations were seen from notes and from files (and how many
     files are not yet in notes), so a clone without notes knows what it is missing.
 
@@ -541,6 +591,10 @@ def check_attestations(store: Store, at: str | None = None, *,
     for s, j in zip(seen, judge_all(seen, trust, view), strict=True):
         if not s.defect:  # a defective file is already reported above (KI305)
             findings.append(_finding(j))
+        if j.text_problem:  # KI312: a text `attest` refuses, stored all the same
+            findings.append(Finding(
+                ATTESTATION_TEXT_REFUSED, f"{j.type} by {j.keyid} ({j.source}): its text "
+                f"{j.text_problem}", file=j.location, extra=j.to_json()))
     noted = {s.data for s in seen if s.source == "note"}
     files = [s for s in seen if s.source == "file"]
     missing = sum(1 for s in files if s.data not in noted)
@@ -562,6 +616,7 @@ def check_attestations(store: Store, at: str | None = None, *,
 def _finding(j: Judgement) -> Finding:
     rule_ = {INVALID: ATTESTATION_INVALID, NOT_COUNTED: ROLE_NOT_TRUSTED,
              COMMUNITY: COMMUNITY_ATTESTATION, UNFIT: ATTESTATION_UNFIT,
+             OUT_OF_TOLERANCE: RERUN_OUT_OF_TOLERANCE,
              }.get(j.effect, TRUSTED_ATTESTATION)
     what = f"{j.type or 'attestation'} by {j.keyid or 'an unreadable key'} ({j.source})"
     message = f"{what}: {j.reason}" if j.reason else what

@@ -69,3 +69,25 @@ def notes_not_fetched(store: Store) -> str | None:
             return None
         remotes = bool(list(store.repo.remotes))
     return NOT_FETCHED if remotes else None
+
+
+TEXT_LABEL = {"dispute": "reason", "withdrawal": "reason"}
+"""What an attestation's text is called where it is printed (``text`` for other types)."""
+
+
+def attestation_text(judged: dict[str, Any]) -> str:
+    """Return one attestation judgement (``attestations --json`` object) as a line of text.
+
+    ``TYPE KEYID valid|INVALID EFFECT SOURCE[: REASON][; says: TEXT]``, as ``kistore
+    attestations`` and ``show`` list them; ``?`` for a type or keyid an unreadable bundle
+    lacks. ``TEXT`` is what the attestation says (a dispute's or withdrawal's ``reason``,
+    a note's ``text``: ``; reason: timer excludes sync``), as signed: the caller escapes
+    the line for the terminal (:func:`kistore.core.errors.one_line`).
+    """
+    valid = "valid" if judged.get("valid") else "INVALID"
+    reason = judged.get("reason")
+    text = judged.get("text")
+    label = TEXT_LABEL.get(judged.get("type") or "", "text")
+    return (f"{judged.get('type') or '?'} {judged.get('keyid') or '?'} {valid} "
+            f"{judged.get('effect')} {judged.get('source')}" + (f": {reason}" if reason else "")
+            + (f"; {label}: {text}" if text else ""))

@@ -10,6 +10,10 @@ manifest. Two kinds of attestation have an effect, so they are held to their sub
   product (``hardware.product``), and its timing must use the run's primary statistic and
   state a value for it (``latencyNs[primaryStatistic]``).
 
+A trusted rerun saying ``reproduced`` verifies the run only when its measurement agrees:
+its latency within a factor of :data:`REPRODUCTION_TOLERANCE` of the run's, at the run's
+primary statistic (:func:`rerun_disagreement`; else KI311, the level unchanged).
+
 :func:`subject_problem` says what is wrong, or None. ``kistore attest`` refuses such an
 attestation; ``verify`` and ``check`` report it (KI310); evidence does not count it.
 """
@@ -54,6 +58,58 @@ def subject_problem(view: View, type_name: str | None, subject: Digest,
         return None
     spec = run.get("spec")
     return _rerun_problem(view, spec if isinstance(spec, dict) else {}, predicate)
+
+
+REPRODUCTION_TOLERANCE = 2.0
+"""How far a trusted rerun's latency may be from the run's and still reproduce it: the ratio
+rerun / run lies in [1 / 2, 2], both included. Wide enough for one GPU product under other
+clocks, drivers or software versions (the rerun's environment need not be the run's); a
+measurement twice as slow or fast, or 1 ns against 13.6 ms (review r75 F18: a ratio of
+7.3e-8 verified the run), does not say the run's number was reproduced."""
+
+
+def rerun_disagreement(view: View, subject: Digest, predicate: dict[str, Any]) -> str | None:
+    """Say how a rerun's latency disagrees with its run's beyond the tolerance, or None.
+
+    Args:
+        view: the store view the run is read from.
+        subject: the run's digest.
+        predicate: the rerun's verified predicate (``timing.latencyNs`` in ns).
+
+    Returns:
+        One line naming both latencies (ns), their ratio and the bound
+        (:data:`REPRODUCTION_TOLERANCE`); None when they agree, or when either states no
+        positive latency at the run's primary statistic (nothing to compare: the run is
+        not a BenchmarkRun, has no latency, or the rerun does not fit it, KI310).
+    """
+    run = _read(view, subject)
+    spec = run.get("spec") if run is not None and run.get("kind") == "BenchmarkRun" else None
+    timing = spec.get("timing") if isinstance(spec, dict) else None
+    if not isinstance(timing, dict):
+        return None
+    statistic = timing.get("primaryStatistic")
+    ours = _latency_at(timing, statistic)
+    rerun_timing = predicate.get("timing")
+    theirs = _latency_at(rerun_timing, statistic) if isinstance(rerun_timing, dict) else None
+    if ours is None or theirs is None:
+        return None
+    ratio = theirs / ours
+    if 1 / REPRODUCTION_TOLERANCE <= ratio <= REPRODUCTION_TOLERANCE:
+        return None
+    return (f"it measured {theirs:,.10g} ns ({statistic}), the run {ours:,.10g} ns: a ratio of "
+            f"{ratio:.4g}x, outside [{1 / REPRODUCTION_TOLERANCE:g}, "
+            f"{REPRODUCTION_TOLERANCE:g}]; a measurement that far off does not reproduce the "
+            "run, so it does not verify it")
+
+
+def _latency_at(timing: dict[str, Any], statistic: Any) -> float | None:
+    """Return a positive ``timing.latencyNs[statistic]`` (ns), else None."""
+    latency = timing.get("latencyNs")
+    value = latency.get(statistic) if isinstance(latency, dict) and isinstance(
+        statistic, str) else None
+    if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:
+        return None
+    return float(value)
 
 
 def _rerun_problem(view: View, spec: dict[str, Any], predicate: dict[str, Any]) -> str | None:

@@ -24,6 +24,7 @@ from operator import itemgetter
 from typing import Any
 
 from ..core import canonical, canonical_fast, layout
+from ..core.contradictions import run_contradictions
 from ..core.digest import Digest, is_digest
 from ..core.errors import CanonicalFormError, ParseError, with_article
 from ..core.findings import ERROR, WARNING, Finding, rule
@@ -128,6 +129,18 @@ NAME_DISAGREES_WITH_SOURCE = rule(
     "KI209", "name-disagrees-with-source", ERROR,
     "name an imported run as its importer does, from its source's external id "
     "(spec.sourceNative.externalId), or fix the external id")
+
+RUN_CONTRADICTS_ITSELF = rule(
+    "KI222", "run-status-contradicts-itself", ERROR,
+    "state the status the run's correctness check and its source found (`incorrect` for a "
+    "numerical mismatch), or correct correctness.passed or sourceNative.status; objects are "
+    "never edited: add the corrected run as a new object (a stored one is left out of "
+    "rankings)")
+METRIC_OUT_OF_RANGE = rule(
+    "KI223", "metric-out-of-range", ERROR,
+    "state the metric as its source published it, on its source's scale; objects are never "
+    "edited: add the corrected run as a new object (a stored one is left out of rankings)")
+_CONTRADICTION_RULES = {"KI222": RUN_CONTRADICTS_ITSELF, "KI223": METRIC_OUT_OF_RANGE}
 
 ALLOWED_FILES = frozenset({layout.TRUST_FILE, layout.POLICY_FILE})
 """The only files of ``store/trust/`` and ``store/policy/``: kistore reads no other name
@@ -426,6 +439,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         references = tuple(map(spec.get, REFERENCE_FIELDS))
         if "sourceNative" in spec and external_id_disagreement(spec, name):
             return None
+        if run_contradictions(spec):  # KI222, KI223: the slow path says which
+            return None
     return (obj["kind"], name if type(name) is str else None, references,
             statistic_of(obj["kind"], spec))
 
@@ -501,7 +516,9 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
         One KI104 finding per schema violation, placed in the file that holds the value:
         pointers under ``/metadata`` go to the metadata file (relative to its root); KI209
         when a run's name disagrees with its source's external id
-        (:func:`kistore.core.naming.external_id_disagreement`).
+        (:func:`kistore.core.naming.external_id_disagreement`); KI222 and KI223 when a run
+        contradicts itself or its source's scale (:func:`kistore.core.contradictions.
+        run_contradictions`), on the object at the value's pointer.
     """
     if not isinstance(obj, dict):
         return [Finding(SCHEMA_INVALID, "a manifest must be a JSON object", file=object_path,
@@ -524,6 +541,10 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
         if disagreement:
             findings.append(Finding(NAME_DISAGREES_WITH_SOURCE, disagreement,
                                     file=metadata_path, pointer="/name"))
+    if document.get("kind") == "BenchmarkRun":
+        findings += [Finding(_CONTRADICTION_RULES[c.rule], c.message, file=object_path,
+                             pointer=c.pointer)
+                     for c in run_contradictions(document.get("spec"))]
     return findings
 
 

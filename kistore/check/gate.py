@@ -25,7 +25,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ..attest.attestation import Bundle, verify_bundle
+from ..attest.attestation import Bundle, text_problems, verify_bundle
 from ..attest.evidence import (
     COMMUNITY,
     DISAGREES,
@@ -819,6 +819,12 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
                 if view is not None else None
             if problem:  # a withdrawal of a Workload, a rerun on another GPU (KI310)
                 findings.append(Finding(NOTES_LINE_INVALID, problem, file=f"{NOTES_REF}:{obj}"))
+                continue
+            refused = text_problems(statement.predicate)  # ESC, bidi: attest refuses (KI312)
+            if refused:
+                findings += [Finding(NOTES_LINE_INVALID, f"{statement.type}'s "
+                                     f"{(e.pointer or '/')[1:]}: {e.message}",
+                                     file=f"{NOTES_REF}:{obj}") for e in refused]
                 continue
             fresh.append(Seen(line, subject, "note", f"{NOTES_REF}:{obj}", _EPOCH))
     for obj, blob in sorted(before.items()):

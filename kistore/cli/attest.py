@@ -187,7 +187,7 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
     from ..attest.subjects import subject_problem
     from ..attest.trust import format_time
     from ..core import canonical, layout
-    from ..core.errors import InputError
+    from ..core.errors import InputError, MultipleErrors
 
     store = ctx.store()
     store.require_checkout("kistore attest", writes=_ATTEST_NEEDS)
@@ -202,6 +202,10 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
                              pointer="")
     predicate = attestation.build_predicate(type_name, given, outcome=outcome, message=message,
                                             now=format_time(datetime.now(UTC)))
+    refused = attestation.text_problems(  # said of -m when -m wrote it (KI312's rule)
+        predicate, file="-m/--message" if message else predicate_file)
+    if refused:
+        raise MultipleErrors(refused)
     statement = attestation.make_statement(digest, layout.object_path(digest), type_name,
                                            predicate,
                                            # named so, a field missing says where to give it
@@ -299,7 +303,9 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.evidence import evidence_for, prefetch_evidence
+    from ..attest.levels import attestation_text
     from ..attest.notes import notes_not_fetched
+    from ..core.errors import one_line
 
     fmt = output_format(fmt, as_json)
     store = ctx.read_store(at)
@@ -319,10 +325,8 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
         click.echo(f"evidence:  {evidence.level}"
                    + (" (withdrawn)" if evidence.withdrawn else ""))
         click.echo(f"community: {evidence.community}")
-        for a in evidence.attestations:
-            valid = "valid" if a["valid"] else "INVALID"
-            click.echo(f"{a['type'] or '?'} {a['keyid'] or '?'} {valid} {a['effect']} "
-                       f"{a['source']}" + (f": {a['reason']}" if a["reason"] else ""))
+        for a in evidence.attestations:  # a dispute's reason too, escaped (review r75 F10)
+            click.echo(one_line(attestation_text(a)))
         if missing:
             click.echo(missing)
     # Only bundles that do not verify fail the command: a verifying attestation that does

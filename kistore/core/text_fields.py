@@ -77,7 +77,7 @@ array, ``@`` for every key of an object); :func:`identifying_problems` applies i
   (``sоl_score`` with a Cyrillic ``о`` a second DuckDB column beside ``sol_score``).
 - ``prose``: free text shown to people (descriptions, notes, titles, an author, labels and
   annotations, keys and values): any script and character but a control
-  character other than LINE FEED and a bidirectional control (:func:`_prose_problem`).
+  character other than LINE FEED and a bidirectional control (:func:`prose_problem`).
   The metadata fields of every kind (:data:`_EVERY_KIND_PROSE`) are prose too.
 
 Not listed, so not checked as text: source code (a workload's ``reference.source``, which
@@ -249,7 +249,7 @@ def identifying_problems(document: Any, *, file: str | None = None) -> list[Sche
         else:
             found = _strings_at(document, pattern)
         for path, value, is_key in found:
-            problem = _prose_problem(value) if prose else _identifying_problem(value)
+            problem = prose_problem(value) if prose else _identifying_problem(value)
             if problem is not None:
                 pointer = "".join(f"/{escape_pointer(str(part))}" for part in path)
                 errors.append(SchemaError(f"the key {problem}" if is_key else problem,
@@ -303,11 +303,20 @@ U+202A-U+202E, U+2066-U+2069), which reorders the text shown around it
 (CVE-2021-42574, "Trojan Source")."""
 
 
-def _prose_problem(value: str) -> str | None:
+def prose_problem(value: str) -> str | None:
     """Return why ``value`` may not be free text (:data:`TEXT_FIELDS` ``prose``), or None.
 
-    Refused: a character of :data:`_NOT_PROSE` (a control but LINE FEED, a bidirectional
-    control); the message names the first, its position, and what to do.
+    The one rule of free text kistore stores: a manifest's prose, and an attestation's
+    text (a note's ``text``, a dispute's or withdrawal's ``reason``:
+    :func:`kistore.attest.attestation.text_problems`, KI312).
+
+    Args:
+        value: the text.
+
+    Returns:
+        None when it may be stored; else one sentence naming the first character of
+        :data:`_NOT_PROSE` (a control but LINE FEED, a bidirectional control), its
+        1-based position, and what to do (the value itself shortened, ``repr`` escaped).
     """
     found = _NOT_PROSE.search(value)
     if found is None:

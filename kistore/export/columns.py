@@ -184,10 +184,14 @@ ATTESTATIONS = Table("attestations", (
        "invalid bundle, what it claims (null when unreadable)"),
     _c("keyid", STRING, "OpenSSH SHA-256 fingerprint of the signing key"),
     _c("valid", BOOL, "the signature verifies and any role claim holds"),
-    _c("effect", STRING, "`community`, `verifies`, `withdraws`, `disagrees`, `not-counted` "
-       "or `invalid` (docs/attestations.md)"),
+    _c("effect", STRING, "`community`, `verifies`, `withdraws`, `disagrees`, "
+       "`out-of-tolerance`, `superseded`, `does-not-fit`, `not-counted` or `invalid` "
+       "(docs/attestations.md)"),
     _c("reason", STRING, "why, in one line (empty for a plain valid attestation)"),
     _c("outcome", STRING, "the predicate's `outcome` (reproduction, rerun), else null"),
+    _c("text", STRING, "what it says in words, as signed: a dispute's or withdrawal's "
+       "`reason`, a note's (or a reproduction's, a rerun's) `text`; null when it says none "
+       "or does not verify"),
     _c("source", STRING, "`note` (refs/notes/kistore) or `file` (store/attestations/)"),
     _c("location", STRING, "`refs/notes/kistore:<blob>` or the file's path"),
     _c("enteredAt", TIMESTAMP, "when it first entered the repository (UTC); trust is "

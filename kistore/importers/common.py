@@ -25,6 +25,7 @@ from typing import Any
 
 from ..core import canonical
 from ..core.canonical import escape_pointer
+from ..core.contradictions import TRACE_STATUSES as TRACE_STATUSES  # re-exported
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, MultipleErrors
 from ..core.limits import DEFAULT, read_bounded
@@ -45,17 +46,6 @@ GPU_ARCHITECTURES = {
 UNSTATED_LICENSE = "UNCLEAR: not stated"
 """The licence recorded where an importer knows none: a file at a path inside its
 ``SOURCE.md`` folder that no licence of the importer's is known by."""
-
-TRACE_STATUSES = {
-    "PASSED": "passed",
-    "INCORRECT": "incorrect", "INCORRECT_SHAPE": "incorrect",
-    "INCORRECT_NUMERICAL": "incorrect", "INCORRECT_DTYPE": "incorrect",
-    "RUNTIME_ERROR": "runtime-error",
-    "COMPILE_ERROR": "compile-error",
-    "TIMEOUT": "timeout",
-}
-"""A trace's ``evaluation.status`` (FlashInfer Trace and SOL-ExecBench, which derives from it)
--> BenchmarkRun ``spec.status``; the raw value is kept in ``sourceNative.status``."""
 
 
 @dataclass

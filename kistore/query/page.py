@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..attest.levels import SOURCE_NATIVE, notes_not_fetched
+from ..attest.levels import attestation_text as attestation_text  # re-exported
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, one_line
 from ..core.model import Manifest
@@ -168,18 +169,6 @@ class RunPage(NamedTuple):
         if d["notesNotFetched"]:
             out.append(f"  {d['notesNotFetched']}")
         return [one_line(line) for line in out]
-
-
-def attestation_text(judged: dict[str, Any]) -> str:
-    """Return one attestation judgement (``attestations --json`` object) as a line of text.
-
-    ``TYPE KEYID valid|INVALID EFFECT SOURCE[: REASON]``, as ``kistore attestations`` lists
-    them; ``?`` for a type or keyid an unreadable bundle lacks.
-    """
-    valid = "valid" if judged.get("valid") else "INVALID"
-    reason = judged.get("reason")
-    return (f"{judged.get('type') or '?'} {judged.get('keyid') or '?'} {valid} "
-            f"{judged.get('effect')} {judged.get('source')}" + (f": {reason}" if reason else ""))
 
 
 def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str | None = None,

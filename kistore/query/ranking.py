@@ -3,7 +3,9 @@
 Rules:
 
 * ranked: status ``passed``, not withdrawn, implementation role not ``reference``, at least
-  the asked evidence level, and a numeric value for the comparison;
+  the asked evidence level, and a numeric value for the comparison; a run that contradicts
+  itself or its source's scale (:func:`kistore.core.contradictions.run_contradictions`,
+  KI222, KI223) is excluded, with the reason;
 * order: by value (the comparison's order), ties share a rank -- competition ranking
   (1, 2, 2, 4) -- and rows of equal value are listed by digest;
 * a candidate that passed but lacks the value is *unranked* (rank None), never first or last;
@@ -22,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ..attest.levels import SOURCE_NATIVE, VERIFIED, Evidence
+from ..core.contradictions import run_contradictions
 from ..core.errors import InputError
 from ..core.layout import POLICY_FILE
 from ..index.records import Record
@@ -192,6 +195,10 @@ def _excluded(record: Record, evidence: Evidence, floor: int) -> str | None:
     """Return why a candidate is not ranked, or None when it may be."""
     if record.status != "passed":
         return f"status {record.status}"
+    contradictions = run_contradictions(record.spec)  # KI222, KI223: refused since 2026-12-03
+    if contradictions:
+        return "contradicts itself: " + "; ".join(
+            f"{c.short} ({c.rule})" for c in contradictions)
     if evidence.withdrawn:
         return "withdrawn"
     level = EVIDENCE_LEVELS.index(evidence.level) if evidence.level in EVIDENCE_LEVELS else 0

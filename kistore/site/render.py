@@ -22,6 +22,7 @@ from typing import Any
 import jinja2
 import orjson
 
+from ..core.errors import one_line
 from ..query.numbers import json_text
 from . import pages, summary
 
@@ -49,7 +50,8 @@ def environment() -> Any:
         cases_text=pages.cases_text,
         latency=summary.latency, exact_ns=summary.exact_ns, number=summary.number,
         ratio=summary.ratio, short=short_digest, date=date, data_uri=data_uri,
-        compact=compact, value=value_text)
+        compact=compact, value=value_text,
+        visible=one_line)  # an attestation's text as signed: controls and bidi escaped
     return env
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from ..core import canonical, layout
 from ..core.canonical_fast import loads_lenient
 from ..core.comparison import comparison_key, run_key_object, stored_spec
+from ..core.contradictions import run_contradictions
 from ..core.digest import Digest, is_digest
 from ..core.errors import (
     ConflictError,
@@ -197,6 +198,9 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             disagreement = external_id_disagreement(m.spec, m.name)
             if disagreement is not None:
                 problems.append(InputError(disagreement, pointer="/metadata/name"))
+        if m.kind == "BenchmarkRun" and status == "added":  # verify's KI222, KI223
+            problems += [InputError(f"{c.message} ({c.rule})", pointer=c.pointer)
+                         for c in run_contradictions(m.spec)]
         if status == "added" and not allow_dangling:
             missing = [(field, ref) for field, ref in zip(REFERENCE_FIELDS, m.reference_hex,
                                                           strict=False)

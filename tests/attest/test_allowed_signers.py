@@ -18,7 +18,7 @@ from ..sshsig_kit import needs_ssh_keygen, sk_key, sk_sign
 RUN = Digest.from_str(PUBLISHED["run"])
 MEASURED = {"outcome": "reproduced", "observedAt": "2026-07-10T06:41:58Z",
             "environmentDigest": PUBLISHED["environment"],
-            "timing": {"latencyNs": {"mean": 1234.5}, "primaryStatistic": "mean"}}
+            "timing": {"latencyNs": {"mean": 13_500_000}, "primaryStatistic": "mean"}}
 SK_PRIVATE = fixed_key(4)
 SK = sk_key(SK_PRIVATE)
 SINCE = parse_time("2019-01-01")

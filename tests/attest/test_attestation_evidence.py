@@ -27,7 +27,7 @@ RUN = Digest.from_str(PUBLISHED["run"])
 PROTOCOL = Digest.from_str(PUBLISHED["protocol"])
 MEASURED = {"outcome": "reproduced", "observedAt": "2026-07-10T06:41:58Z",
             "environmentDigest": PUBLISHED["environment"],
-            "timing": {"latencyNs": {"mean": 1234.5}, "primaryStatistic": "mean"}}
+            "timing": {"latencyNs": {"mean": 13_500_000}, "primaryStatistic": "mean"}}
 RERUN_KEY, MAINTAINER_KEY, STRANGER = fixed_key(1), fixed_key(2), fixed_key(3)
 
 

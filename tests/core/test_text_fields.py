@@ -248,10 +248,10 @@ def test_the_nearest_name_is_always_valid(text):
     "\t\n\x07\x7f\x85\u061c\u200e\u202e\u2067\u00b7\u2014\\\""), max_size=12))
 def test_the_byte_screen_of_metadata_misses_no_refused_prose(value):
     from kistore.check._rules import _plain_prose
-    from kistore.core.text_fields import _prose_problem
+    from kistore.core.text_fields import prose_problem
 
     data = canonical.dumps({"name": "n", "title": value})
-    if _prose_problem(value) is not None:
+    if prose_problem(value) is not None:
         assert not _plain_prose(data), value
     if value.isascii() and value.isprintable() and "\\" not in value and '"' not in value:
         assert _plain_prose(data)
