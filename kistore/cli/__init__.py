@@ -293,6 +293,9 @@ def _reader_gone() -> None:
 def _damaged(error: BaseException) -> KistoreError | None:
     """Return the error libgit2's ``GitError`` of a damaged git object is said as, or None.
 
+    Also a repository git refuses because another user owns it
+    (:func:`kistore.git.opening.not_owned`), wherever a pygit2 call met it.
+
     A tree, commit or note read that fails (a loose object file overwritten, a flipped bit
     in a pack) raises libgit2's ``GitError`` wherever kistore reads it; it is the
     repository's damage, said with ``git fsck`` (:class:`kistore.git.blobs.ObjectUnreadable`),
@@ -304,7 +307,10 @@ def _damaged(error: BaseException) -> KistoreError | None:
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..git.blobs import damage
 
-    return damage(error)
+    # Lazy: as above; a repository another user owns, met by a pygit2 call of its own.
+    from ..git.opening import not_owned
+
+    return damage(error) or not_owned(error)
 
 
 def refuse_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
