@@ -8,7 +8,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kistore.core.pathnames import component
-from kistore.export.rows import SHORT_MARK, escape_partition, partition_value
 
 
 def test_a_value_of_at_most_128_bytes_is_written_whole():
@@ -27,23 +26,9 @@ def test_the_kept_beginning_ends_on_a_whole_character():
     assert component(value).startswith("é" * 32 + "~")
 
 
-def test_the_kept_beginning_counts_written_bytes_and_never_splits_an_escape():
-    value = "/" * 100  # each written as %2F (3 bytes): 21 fit 64 bytes
-    shortened = partition_value(value)
-    assert shortened == "%2F" * 21 + "%7E" + hashlib.sha256(value.encode()).hexdigest()[:16]
-
-
-@given(st.text(max_size=400))
-def test_every_partition_value_fits_a_directory_name_and_never_looks_shortened(value):
-    written = partition_value(value)
-    assert len(f"hardware={written}".encode("utf-8", "surrogatepass")) <= 255
-    if written == escape_partition(value):
-        assert SHORT_MARK not in written
-    else:
-        assert written.count(SHORT_MARK) == 1
-
-
-@given(st.text(max_size=300), st.text(max_size=300))
-def test_two_values_written_whole_or_short_never_share_a_name_unless_equal(a, b):
-    if a != b:
-        assert partition_value(a) != partition_value(b)
+@given(st.text(alphabet=st.characters(blacklist_characters="~"), max_size=400))
+def test_every_value_fits_a_file_name_and_only_a_long_one_is_marked(value):
+    name = component(value)
+    assert len(name.encode("utf-8", "surrogatepass")) <= 128
+    assert ("~" in name) == (len(value.encode("utf-8", "surrogatepass")) > 128)
+    assert name == component(value)  # deterministic

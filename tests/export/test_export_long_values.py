@@ -5,6 +5,11 @@ from __future__ import annotations
 import csv
 import hashlib
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kistore.export.rows import SHORT_MARK, escape_partition, partition_value
+
 from .conftest import cli, duck, export_ok, files
 
 LONG_SOURCE = "s" * 300
@@ -70,3 +75,25 @@ def test_csv_keeps_the_full_long_values(runner, store, kit, tmp_path):
     with open(out / "runs" / "part-00000.csv", newline="", encoding="utf-8") as f:
         (row,) = list(csv.DictReader(f))
     assert (row["source"], row["hardware"]) == (LONG_SOURCE, LONG_PRODUCT)
+
+
+def test_the_kept_beginning_counts_written_bytes_and_never_splits_an_escape():
+    value = "/" * 100  # each written as %2F (3 bytes): 21 fit 64 bytes
+    shortened = partition_value(value)
+    assert shortened == "%2F" * 21 + "%7E" + hashlib.sha256(value.encode()).hexdigest()[:16]
+
+
+@given(st.text(max_size=400))
+def test_every_partition_value_fits_a_directory_name_and_never_looks_shortened(value):
+    written = partition_value(value)
+    assert len(f"hardware={written}".encode("utf-8", "surrogatepass")) <= 255
+    if written == escape_partition(value):
+        assert SHORT_MARK not in written
+    else:
+        assert written.count(SHORT_MARK) == 1
+
+
+@given(st.text(max_size=300), st.text(max_size=300))
+def test_two_values_written_whole_or_short_never_share_a_name_unless_equal(a, b):
+    if a != b:
+        assert partition_value(a) != partition_value(b)
