@@ -26,7 +26,8 @@ PIPE_HOLDS = 1 << 16
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory) -> Path:
-    """A store whose `ls` (plain and --json) and one manifest's `show`/`cat` pass 200 KB."""
+    """A store whose `ls` (plain and --json), a group's `rank --json` and one manifest's
+    `show`/`cat` pass 200 KB."""
     from kistore.store import Store
 
     from ..conftest import ManifestKit
@@ -34,11 +35,12 @@ def big(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("big") / "store"
     Store.init(path)
     kit = ManifestKit()
-    docs = [kit.implementation(f"proj-{i}", name=f"impl-{i:04d}-" + "x" * 240)
+    docs = [kit.implementation(f"listed-{i}", name=f"impl-{i:04d}-" + "x" * 240)
             for i in range(700)]
     workload = kit.workload("huge", name="huge")
     workload["spec"]["reference"] = {"language": "python", "source": ("𝑥" * 59 + "\n") * 1_000}
-    add_docs(Store(path), [*docs, workload])
+    group = kit.group_docs([None] * 500, run="grp-{i}")  # rank --json: ~260 KB
+    add_docs(Store(path), [*docs, workload, *group])
     return path
 
 
@@ -62,7 +64,8 @@ def kistore_into(root: Path, *args: str, take: int, buffered: bool = False
 
 
 def test_the_answers_are_longer_than_a_pipe_holds(big):
-    for args in (["ls"], ["ls", "--json"], ["show", "Workload/huge"],
+    for args in (["ls"], ["ls", "--json"], ["rank", "BenchmarkRun/grp-0", "--json"],
+                 ["show", "Workload/huge"],
                  ["show", "Workload/huge", "--json"], ["cat", "Workload/huge"]):
         done = subprocess.run([sys.executable, "-m", "kistore", "--store", str(big), *args],
                               capture_output=True, timeout=LIMIT)
@@ -71,6 +74,7 @@ def test_the_answers_are_longer_than_a_pipe_holds(big):
 
 
 @pytest.mark.parametrize("args", [["ls"], ["ls", "--json"], ["ls", "--format", "jsonl"],
+                                  ["rank", "BenchmarkRun/grp-0", "--json"],
                                   ["show", "Workload/huge"],
                                   ["show", "Workload/huge", "--json"],
                                   ["cat", "Workload/huge"]])
