@@ -30,6 +30,7 @@ import click
 
 from ..core.errors import KistoreError
 from ..git import watchdog
+from . import _streams
 from ._adding import INTERRUPTED
 from ._context import StoreContext as StoreContext  # re-exported: ctx.obj of every command
 from ._links import warn_linked
@@ -183,11 +184,12 @@ class KistoreGroup(click.Group):
         document for every error that stops it (:func:`._machine.machine_report`), usage errors
         (exit 2) included, before the error is said on stderr as usual. Then the
         symlinked store directories its reads left out are named
-        (:func:`kistore.cli._links.warn_linked`).
+        (:func:`kistore.cli._links.warn_linked`). A command that succeeded but wrote to a
+        closed stdout exits 1 saying so (:func:`_said_lost_output`).
         """
         try:
             try:
-                return self._invoke(ctx)
+                result = self._invoke(ctx)
             finally:
                 context = ctx.obj
                 warn_linked(context.opened() if isinstance(context, StoreContext) else None)
@@ -196,6 +198,12 @@ class KistoreGroup(click.Group):
                 raise
             _reader_gone()
             ctx.exit(BROKEN_PIPE)
+        except click.exceptions.Exit as e:
+            if e.exit_code == 0:
+                _said_lost_output(ctx)
+            raise
+        _said_lost_output(ctx)
+        return result
 
     def _invoke(self, ctx: click.Context) -> Any:
         try:
@@ -246,6 +254,19 @@ class KistoreGroup(click.Group):
         ctx.exit(max(p.exit_code for p in (e, *e.problems)))
 
 
+def _said_lost_output(ctx: click.Context) -> None:
+    """Exit 1 saying so when a command that succeeded wrote its answer to a closed stdout.
+
+    Raises:
+        click.exceptions.Exit: 1, after the error line on stderr, when anything was written
+            to a closed stdout (``>&-``, :func:`._streams.lost_output`); else nothing.
+    """
+    size = _streams.lost_output()
+    if size:
+        click.echo(f"error: {_streams.STDOUT_CLOSED.format(size=size)}", err=True)
+        ctx.exit(1)
+
+
 def _reader_gone() -> None:
     """Point stdout, and stderr if its reader left too, at /dev/null after a broken pipe.
 
@@ -272,6 +293,9 @@ def _reader_gone() -> None:
 def _damaged(error: BaseException) -> KistoreError | None:
     """Return the error libgit2's ``GitError`` of a damaged git object is said as, or None.
 
+    Also a repository git refuses because another user owns it
+    (:func:`kistore.git.opening.not_owned`), wherever a pygit2 call met it.
+
     A tree, commit or note read that fails (a loose object file overwritten, a flipped bit
     in a pack) raises libgit2's ``GitError`` wherever kistore reads it; it is the
     repository's damage, said with ``git fsck`` (:class:`kistore.git.blobs.ObjectUnreadable`),
@@ -283,7 +307,10 @@ def _damaged(error: BaseException) -> KistoreError | None:
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..git.blobs import damage
 
-    return damage(error)
+    # Lazy: as above; a repository another user owns, met by a pygit2 call of its own.
+    from ..git.opening import not_owned
+
+    return damage(error) or not_owned(error)
 
 
 def refuse_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
@@ -331,6 +358,7 @@ def main(ctx: click.Context, store_path: str | None, debug: bool) -> None:
         # the console script's quiet exit while starting: a Ctrl-C is now the command's
         signal.signal(signal.SIGINT, _terminated)
     signal.signal(signal.SIGTERM, _terminated)
+    _streams.guard()
     _escape_unencodable_output()
     ctx.obj = StoreContext(store_path)
 

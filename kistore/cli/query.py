@@ -362,6 +362,10 @@ def _check_index(ctx: StoreContext, at: str, as_json: bool) -> None:
                               "KIND/NAME`, `kistore add`) reads them again")
             lines.append(f"the index is behind git ({'; '.join(behind)}), or run `kistore "
                          "reindex`")
+        elif any(d.table == "index" and (d.in_index or "").startswith('"damaged')
+                 for d in found.differences):
+            lines.append("the index file is damaged: run `kistore reindex` to rebuild it from "
+                         f"the store (deleting {found.path} loses nothing)")
         else:
             lines.append("run `kistore reindex` to rebuild it from the store (deleting "
                          f"{found.path} loses nothing); unless the file was edited outside "

@@ -12,6 +12,7 @@ import functools
 from typing import Any
 
 from ..core.digest import Digest
+from ..core.pathnames import component
 from .columns import ATTESTATIONS, HIVE_NULL, MANIFESTS, RUNS, Table
 
 Found = tuple[str | None, str | None, str | None]
@@ -97,13 +98,34 @@ def partition(table: Table, row: list[Any]) -> str:
     """Return the Hive-style partition directory of a staged row (``""`` for none).
 
     ``source=kernelbench/hardware=NVIDIA H100 PCIe``: each value escaped as Hive and Spark
-    escape partition values (:func:`escape_partition`), a null as :data:`HIVE_NULL`.
+    escape partition values (:func:`escape_partition`), a null as :data:`HIVE_NULL`, and a
+    value whose escaped form is longer than 128 bytes in its short form
+    (:func:`partition_value`).
     """
     parts = []
     for column in table.partition:
         value = row[table.index(column)]
-        parts.append(f"{column}={HIVE_NULL if value is None else escape_partition(str(value))}")
+        parts.append(f"{column}={HIVE_NULL if value is None else partition_value(str(value))}")
     return "/".join(parts)
+
+
+SHORT_MARK = "%7E"
+"""What separates a shortened partition value's beginning from its hash: ``~`` escaped,
+which :func:`escape_partition` never writes (``~`` is not escaped), so no value written
+whole looks like a short form; readers unescape it to ``~``."""
+
+
+@functools.lru_cache(maxsize=4096)
+def partition_value(value: str) -> str:
+    """Return a partition value as its directory name, in the short form when it is long.
+
+    ``escape_partition(value)`` when that is at most 128 bytes (UTF-8); else the escaped
+    beginning of the value (at most 64 bytes), ``%7E`` and 16 hex digits of the SHA-256 of
+    the whole value (:func:`kistore.core.pathnames.component`), so that any value the
+    schemas admit fits one directory name (255 bytes). Readers see the short form (with
+    ``~``) as the column's value: Hive readers take a partition column from the path.
+    """
+    return component(value, escape_partition, SHORT_MARK)
 
 
 _ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(0x20)}

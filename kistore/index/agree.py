@@ -45,6 +45,7 @@ keys that make a difference stale, and gathers the rest.
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 import sqlite3
 import tempfile
@@ -192,7 +193,6 @@ def _fresh(parent: Path) -> Iterator[Path]:
 def _compare(store: IndexedStore, path: Path, kept: sqlite3.Connection,
              fresh: sqlite3.Connection, tree: str, scope: str) -> Comparison:
     """Compare the two files (see :func:`compare`)."""
-    found: list[Difference] = []
     counts = {"records": 0, "skipped": 0, "names": 0, "commit names": 0}
     try:
         tables = {row[0] for row in kept.execute("SELECT name FROM sqlite_master")}
@@ -212,6 +212,32 @@ def _compare(store: IndexedStore, path: Path, kept: sqlite3.Connection,
         return Comparison(path, tree, kept_tree, scope, counts, [Difference(
             "index", str(path), "", "format", text(version[1] if version else None),
             text(FORMAT), False)])
+    try:
+        return _compare_rows(store, path, kept, fresh, Comparison(
+            path, tree, kept_tree, scope, counts, []))
+    except sqlite3.DatabaseError as e:
+        # the kept rows cannot be read whole (a flipped byte: text that is not UTF-8, "database
+        # disk image is malformed"): the file is damaged, a difference, never "cannot check"
+        if isinstance(e, sqlite3.OperationalError) and _BUSY.search(str(e)):
+            raise  # a writer kept it locked: it could not run (exit 2)
+        return Comparison(path, tree, kept_tree, scope, counts, [Difference(
+            "index", str(path), "", "file", text(f"damaged: its rows cannot be read ({e})"),
+            text(f"a {FORMAT} index"), False)])
+
+
+_BUSY = re.compile(r"locked|busy", re.IGNORECASE)
+"""SQLite's errors of a file another connection holds (not damage)."""
+
+
+def _compare_rows(store: IndexedStore, path: Path, kept: sqlite3.Connection,
+                  fresh: sqlite3.Connection, start: Comparison) -> Comparison:
+    """Compare the rows of two files whose tables and format agree (see :func:`compare`).
+
+    Raises:
+        sqlite3.DatabaseError: a kept row cannot be read (damage), or the file is locked.
+    """
+    tree, kept_tree, scope, counts = start.tree, start.kept_tree, start.scope, start.counts
+    found: list[Difference] = []
     behind = kept_tree != tree  # git moved since the last query: it catches up
     records_found, counts["records"] = compare_records(kept, fresh, behind)
     found += records_found

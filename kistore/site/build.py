@@ -242,6 +242,8 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
             their digests.
         InstallCutShort: a move into ``out`` failed (a full disk): the next build
             finishes the install (:mod:`.install`).
+        InstalledMeanwhile: ``out`` was absent or empty, and another build installed a
+            site there while this one built (nothing of this one was installed).
         OSError: a file under ``out`` cannot be written.
 
     Side effects:

@@ -220,6 +220,26 @@ def discard(staging: Staging) -> None:
     staging.close()
 
 
+class InstalledMeanwhile(StoreStateError):
+    """Another build installed a site into ``OUT`` while this one built it from empty.
+
+    A build into an absent or empty ``OUT`` installs with one rename, which fails once
+    ``OUT`` holds files (r75 finding 17: two builds at once into a new directory, one
+    said a raw "OUT.tmp-XXXXXXXX: Directory not empty"). ``OUT`` is then the other
+    build's whole site; nothing of this one was installed, and its staging directory goes.
+
+    Args:
+        real: the site's directory (its link resolved).
+    """
+
+    def __init__(self, real: str) -> None:
+        super().__init__(
+            "another `kistore site build` installed a site here while this one was building "
+            "it (the directory was empty when this build began); nothing of this build was "
+            "installed, and the directory holds that build's whole site. Run `kistore site "
+            f"build {real}` again to bring it to this build's commit", file=real)
+
+
 class InstallCutShort(StoreStateError):
     """An install stopped between two moves (a disk error): the next build finishes it.
 
@@ -251,13 +271,21 @@ def install(staging: Staging, out: str | os.PathLike[str], moves: list[str],
     Raises:
         InstallCutShort: a move failed (a full disk, a file system gone read-only): the
             journal stays, and the next build (or this one again) finishes the install.
+        InstalledMeanwhile: ``fresh``, and another build installed a site into ``out``
+            meanwhile: nothing of this build was installed.
     """
     real = os.path.realpath(out)
     if fresh and not staging.inside:
         os.remove(os.path.join(staging.path, MARKER))
         with contextlib.suppress(FileNotFoundError):
             os.chmod(staging.path, stat.S_IMODE(os.stat(real).st_mode))
-        os.replace(staging.path, real)  # POSIX rename replaces an empty directory
+        try:
+            os.replace(staging.path, real)  # POSIX rename replaces an empty directory
+        except OSError as e:
+            if e.errno in (errno.ENOTEMPTY, errno.EEXIST) and os.path.isdir(real) and \
+                    os.listdir(real):
+                raise InstalledMeanwhile(real) from None
+            raise
         staging.committed = True
         return []
     journal = {"kistoreInstall": _JOURNAL_FORMAT, "staging": os.path.basename(staging.path),

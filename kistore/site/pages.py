@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..attest.evidence import Evidence
+from ..core.pathnames import component
 from ..index.records import Record
 from ..query.page import RunPage, compare_pages
 from ..query.policy import ASCENDING, MEASURED, Comparison
@@ -97,8 +98,14 @@ def workload_path(digest: str) -> str:
 
 
 def source_path(source: str) -> str:
-    """Return the directory of a source's page."""
-    return f"sources/{source}/"
+    """Return the directory of a source's page: ``sources/<source>/``.
+
+    A source longer than 128 characters is named in its short form
+    (:func:`kistore.core.pathnames.component`: its first 64 characters, ``~`` -- which no
+    source contains -- and 16 hex digits of its SHA-256), so every source fits one
+    directory name.
+    """
+    return f"sources/{component(source)}/"
 
 
 def name_path(name: str) -> str:

@@ -35,8 +35,9 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 NAME = re.compile(r"^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$")
 """A metadata name as ``schemas/common.json`` allows it (safe as one path segment)."""
 
-SOURCE = re.compile(r"^[a-z0-9][a-z0-9.-]{0,99}$")
-"""A ``sourceNative.source`` as the run schema allows it (capped: it names a directory)."""
+SOURCE = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
+"""A ``sourceNative.source`` as the run schema allows it (any length: a long one names its
+page's directory in the short form, :func:`kistore.site.pages.source_path`)."""
 
 NO_SOURCE = "_unspecified"
 """The page of runs that name no source (``_`` never starts a source name)."""

@@ -55,6 +55,7 @@ from ..git.blobs import (
 )
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.locks import index_lock
+from ..git.opening import open_repository
 from ..git.refs import RefsUnreadable, broken_dotgit, common_git_dir, git_dir_of
 from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
@@ -214,7 +215,7 @@ class Store:
                 "not inside a git repository; run `kistore init PATH` or pass --store PATH",
                 file=start,
             )
-        self._repo = pygit2.Repository(found)
+        self._repo = open_repository(found)
         workdir = self._repo.workdir
         self.root = Path(workdir) if workdir else None
         self.git_dir = Path(self._repo.path)
@@ -223,7 +224,7 @@ class Store:
     def repo(self) -> pygit2.Repository:
         """The pygit2 repository, opened on first use (a work-tree ``add`` never opens it)."""
         if self._repo is None:
-            self._repo = pygit2.Repository(str(self.root))
+            self._repo = open_repository(str(self.root))
         return self._repo
 
     def name_index(self) -> NameIndex:
@@ -1681,7 +1682,7 @@ def _is_repository_top(root: Path) -> bool:
         return False
     if found is None:
         return False
-    repo = pygit2.Repository(found)
+    repo = open_repository(found)
     if repo.is_bare:
         if Path(found).resolve() == root.resolve():
             raise InputError(

@@ -37,6 +37,7 @@ from ..git.blobs import (
 )
 from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
+from ..git.opening import open_repository
 from ..git.packs import damaged_copy, damaged_reason
 from ..git.quarantine import admit_quarantine
 from ..git.realdirs import ABSENT, first_not_dir
@@ -1043,7 +1044,7 @@ class CommitView(View):
 
     def reopen(self) -> None:
         """Open the repository again (libgit2's handles do not cross a fork)."""
-        self.repo = pygit2.Repository(self.repo.path)
+        self.repo = open_repository(self.repo.path)
         admit_quarantine(self.repo)
         self.commit = self.repo[self.commit.id].peel(pygit2.Commit)
         self.tree = self.commit.tree

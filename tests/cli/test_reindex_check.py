@@ -438,3 +438,24 @@ def test_a_git_dir_it_cannot_write_is_a_json_document_too(runner, store_path, mo
     assert error["file"] == str(store_path / ".git" / "kistore")
     assert error["message"].startswith("cannot check the index here ([Errno 13] Permission")
     assert result.stderr.splitlines()[-1] == f"error: {error['file']}: {error['message']}"
+
+
+def test_a_damaged_index_is_a_difference_that_says_to_reindex(runner, store_path):
+    # r75 finding 13: a flipped byte in a name (text that is not UTF-8) exited 2 with
+    # "cannot check the index here ...: run it where .git is writable"
+    added(runner, store_path, "--commit")
+    follow(runner, store_path)
+    with kept(store_path) as conn:
+        conn.execute("UPDATE names SET name = CAST(X'73ff6c' AS TEXT)")
+    path = f"{store_path}/.git/kistore/index.sqlite"
+    result = check(runner, store_path)
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines()[1:] == [
+        f"index {path}: file: the index holds \"damaged: its rows cannot be read (Could not "
+        "decode to UTF-8 column 'name' with text 's\ufffdl')\", the store gives "
+        "\"a kistore-index-9 index\"",
+        f"the index file is damaged: run `kistore reindex` to rebuild it from the store "
+        f"(deleting {path} loses nothing)"]
+    assert "writable" not in result.output
+    assert run(runner, store_path, "reindex").exit_code == 0
+    assert check(runner, store_path).exit_code == 0

@@ -1,0 +1,59 @@
+"""A value of any length as one path component: the short form export and the site share.
+
+Pure (no I/O). A file name holds at most 255 bytes (``NAME_MAX`` on Linux and macOS), but
+the schemas cap neither ``sourceNative.source`` nor ``hardware.product`` (only the 65,536
+character limit of every string). Where such a value names a directory -- an export's Hive
+partition ``runs/source=VALUE/``, the site's ``sources/VALUE/`` page -- a value longer than
+:data:`LIMIT` bytes is written in a short form instead: its first characters, a mark that
+no written value contains, and 16 hex digits of the SHA-256 of the whole value. Short
+forms are deterministic (two exports or builds write the same names) and two values never
+share one (the mark keeps a short form apart from every value written whole; two long
+values share one only if the first 64 bits of their SHA-256 digests are equal).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+LIMIT = 128
+"""The most bytes (UTF-8) of a value written whole; a longer one is shortened."""
+
+KEEP = 64
+"""The most bytes of the value's beginning a short form keeps (whole characters)."""
+
+HASH_HEX = 16
+"""Hex digits of the whole value's SHA-256 that end a short form (64 bits)."""
+
+
+def component(value: str, written: Callable[[str], str] = str, mark: str = "~") -> str:
+    """Return how a value is written as one path component, shortened when it is long.
+
+    Args:
+        value: the value (any string).
+        written: how a value is written in the name (e.g. escaped as Hive escapes partition
+            values); it must map each character on its own (``written(a + b) ==
+            written(a) + written(b)``) and never produce ``mark``.
+        mark: what separates a short form's beginning from its hash; the caller picks one
+            that ``written`` never produces, so that no value written whole looks like a
+            short form.
+
+    Returns:
+        ``written(value)`` when that is at most :data:`LIMIT` bytes of UTF-8; else the short
+        form ``written(P) + mark + H``: ``P`` the longest beginning of ``value`` whose
+        written form has at most :data:`KEEP` bytes, ``H`` the first :data:`HASH_HEX` hex
+        digits of the SHA-256 of ``value`` as UTF-8 (surrogates as ``surrogatepass``
+        writes them). E.g. ``"s" * 300`` is ``"s" * 64 + "~" + "2955c7328c57ca39"``.
+    """
+    whole = written(value)
+    if len(whole.encode("utf-8", "surrogatepass")) <= LIMIT:
+        return whole
+    kept, size = [], 0
+    for char in value:
+        part = written(char)
+        size += len(part.encode("utf-8", "surrogatepass"))
+        if size > KEEP:
+            break
+        kept.append(part)
+    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+    return "".join(kept) + mark + digest[:HASH_HEX]

@@ -1,0 +1,79 @@
+"""Opening a repository, and git's refusal of one owned by another user, said plainly.
+
+git and libgit2 refuse a repository whose directory another user owns unless
+``safe.directory`` lists it (CVE-2022-24765: "dubious ownership"), the usual case of a
+checkout mounted into a CI container. libgit2's ``GitError`` ("repository path '...' is
+not owned by current user") reached the command line as "internal error: this is a bug"
+(r75 finding 8). :func:`open_repository` opens a repository and says what the refusal is
+and what to do; :func:`not_owned` recognises it in an error raised anywhere else.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..core.errors import StoreStateError
+from .lazy import pygit2
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2 as _pygit2
+
+_NOT_OWNED = re.compile(r"repository path '(?P<path>[^']*)' is not owned by current user"
+                        r"|dubious ownership in repository at '(?P<git>[^']*)'")
+"""libgit2's message for a repository another user owns, and git's own."""
+
+
+class NotOwned(StoreStateError):
+    """git refuses the repository: another user owns it and ``safe.directory`` does not list it.
+
+    Args:
+        path: the repository's directory, as git named it.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(
+            "git refuses to open this repository: it is owned by another user (git's "
+            "\"dubious ownership\" check). If you trust it, run `git config --global --add "
+            f"safe.directory {path}` and try again; or run kistore as the user who owns it",
+            file=path)
+
+
+def not_owned(error: BaseException) -> NotOwned | None:
+    """Return the :class:`NotOwned` error a git or libgit2 error stands for, or None.
+
+    Args:
+        error: what a pygit2 call (or a git process's message, as an exception) raised.
+
+    Returns:
+        The error to raise instead, or None when ``error`` is not the ownership refusal.
+    """
+    if isinstance(error, NotOwned):
+        return error
+    found = _NOT_OWNED.search(str(error))
+    if found is None:
+        return None
+    return NotOwned(found.group("path") or found.group("git") or "")
+
+
+def open_repository(path: str) -> _pygit2.Repository:
+    """Open the repository at ``path`` (a work tree or a git directory) with pygit2.
+
+    Args:
+        path: the repository's path.
+
+    Returns:
+        The pygit2 repository.
+
+    Raises:
+        NotOwned: another user owns it and ``safe.directory`` does not list it (exit 1).
+        pygit2.GitError: git cannot open it for another reason.
+    """
+    try:
+        return pygit2.Repository(path)
+    except pygit2.GitError as e:
+        refused = not_owned(e)
+        if refused is not None:
+            raise refused from None
+        raise
