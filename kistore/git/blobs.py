@@ -382,8 +382,7 @@ def missing_target(repo: pygit2.Repository, rev: str) -> ObjectUnreadable | None
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
         return None if form.group(2) else _missing_head(repo, form.group(1))
     if target not in repo.odb:
-        via = f" (which {form.group(1)} names)" if ref.name != form.group(1) else ""
-        return missing(repo, target, None, named_by=f"{ref.name}{via} points at it")
+        return _ref_target_missing(repo, target, ref.name, typed=form.group(1))
     oid = _peeled(repo, target)
     for step, count in _STEP.findall(form.group(2)):  # HEAD~2: a parent on the way
         n = int(count) if count else 1
@@ -414,8 +413,33 @@ def _missing_head(repo: pygit2.Repository, oid: str) -> ObjectUnreadable | None:
         return None
     if str(head.target) != oid:
         return None
-    via = " (which HEAD names)" if head.name != "HEAD" else ""
-    return missing(repo, oid, None, named_by=f"{head.name}{via} points at it")
+    return _ref_target_missing(repo, oid, head.name, typed="HEAD")
+
+
+def _ref_target_missing(repo: pygit2.Repository, oid: str, ref_name: str, *,
+                        typed: str | None = None, tag: str | None = None,
+                        path: str | None = None, fix: str = "") -> ObjectUnreadable:
+    """Return :func:`missing` of ``oid``, named as what reference ``ref_name`` points at.
+
+    The one wording of a reference whose commit is not here:
+    ``"<ref>[ (which <typed> names)| (through the tag <tag>)] points at it[<fix>]"``.
+
+    Args:
+        repo: the repository.
+        oid: the missing commit's id (hex).
+        ref_name: the full name of the reference (``refs/heads/main``) or ``HEAD``.
+        typed: the name as given, when it differs from ``ref_name`` (``HEAD``, ``main``).
+        tag: the annotated tag's id the reference names, when ``oid`` is reached through it.
+        path: the repository path or reference the read was for (see :func:`missing`).
+        fix: what to do, appended as is (``"; ..."``), or empty.
+
+    Returns:
+        The :class:`ObjectUnreadable` (not raised).
+    """
+    via = f" (which {typed} names)" if typed is not None and typed != ref_name else ""
+    if tag is not None:
+        via = f" (through the tag {tag})"
+    return missing(repo, oid, path, named_by=f"{ref_name}{via} points at it{fix}")
 
 
 def ref_commit(repo: pygit2.Repository, name: str) -> pygit2.Commit | None:
@@ -447,10 +471,10 @@ def ref_commit(repo: pygit2.Repository, name: str) -> pygit2.Commit | None:
     target = str(ref.target)
     oid = _peeled(repo, target, name)
     if oid not in repo.odb:
-        via = "" if oid == target else f" (through the tag {target})"
         fix = (f"; it only says what the remote held: `git update-ref -d {ref.name}`, then "
                "`git fetch`, sets it again" if ref.name.startswith("refs/remotes/") else "")
-        raise missing(repo, oid, name, named_by=f"{ref.name}{via} points at it{fix}")
+        raise _ref_target_missing(repo, oid, ref.name, tag=None if oid == target else target,
+                                  path=name, fix=fix)
     found = lookup(repo, oid, name)
     return found if isinstance(found, pygit2.Commit) else None
 
