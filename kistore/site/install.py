@@ -35,6 +35,7 @@ from typing import Any
 
 from ..core.canonical_fast import loads_lenient
 from ..core.errors import InputError, StoreStateError
+from ..core.processes import alive
 from .staging import MARKER, Staging, is_staging_name, lock_of
 
 JOURNAL = ".kistore-install.json"
@@ -237,7 +238,7 @@ def remove_journal_temps(out: str | os.PathLike[str]) -> list[str]:
     with contextlib.suppress(OSError):
         for name in os.listdir(real):
             match = _JOURNAL_TEMP.fullmatch(name)
-            if match and not _alive(int(match[1])):
+            if match and not alive(int(match[1])):
                 with contextlib.suppress(OSError):
                     os.remove(os.path.join(real, name))
                     removed.append(os.path.join(real, name))
@@ -245,17 +246,6 @@ def remove_journal_temps(out: str | os.PathLike[str]) -> list[str]:
 
 
 _JOURNAL_TEMP = re.compile(re.escape(JOURNAL) + r"\.([0-9]{1,10})\.tmp")
-
-
-def _alive(pid: int) -> bool:
-    """Return True when process ``pid`` exists (or cannot be told apart from one that does)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True
 
 
 __all__ = ["JOURNAL", "InstallCutShort", "install", "read_journal", "recover",
