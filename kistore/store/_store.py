@@ -50,7 +50,7 @@ from ..git.blobs import (
     damage,
     fetch_trees,
     missing_target,
-    read_loose_revision,
+    read_revision_guarded,
 )
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.locks import index_lock
@@ -768,7 +768,7 @@ class Store:
             StoreStateError: a ``--filter=tree:0`` clone could not fetch the commit's trees
                 (:func:`kistore.git.blobs.fetch_trees`).
         """
-        read_loose_revision(self.repo, rev)  # libgit2 loops on a cut loose commit (F3)
+        read_revision_guarded(self.repo, rev)  # a cut loose commit: libgit2 loops (F3)
         try:
             named = self.repo.revparse_single(rev)
         except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as e:
