@@ -13,12 +13,12 @@ from __future__ import annotations
 import pytest
 
 from ..conftest import git
-from .test_missing_git_object import (
-    MISSING,
-    delete,
-    stored,  # noqa: F401 - the fixture
-)
+from . import test_missing_git_object
+from .test_missing_git_object import MISSING, delete
 from .test_truncated_loose_object import LIMIT, RUN, cut, kistore
+
+stored = test_missing_git_object.stored
+"""The published record committed on top of ``kistore init``'s commit, all loose."""
 
 COMMANDS = {
     "ls": ["ls", "--at", "HEAD"],
@@ -35,8 +35,7 @@ TREES = {"root tree": "HEAD^{tree}", "store/ tree": "HEAD:store"}
 @pytest.mark.parametrize("tree", sorted(TREES))
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
 @pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_the_reading_command_names_the_damaged_tree(stored, tmp_path, command,  # noqa: F811
-                                                     damage, tree):
+def test_the_reading_command_names_the_damaged_tree(stored, tmp_path, command, damage, tree):
     oid = git(stored, "rev-parse", TREES[tree]).strip()
     hurt, reason = DAMAGE[damage]
     hurt(stored, oid)
