@@ -527,7 +527,8 @@ def _trust_or_empty(store: Store, at: str | None) -> tuple[Any, list[Any]]:
 
 
 def check_attestations(store: Store, at: str | None = None, *,
-                       damaged: list[tuple[ObjectUnreadable, Digest | None]] | None = None
+                       damaged: list[tuple[ObjectUnreadable, Digest | None]] | None = None,
+                       trust_damaged: list[ObjectUnreadable] | None = None
                        ) -> list[Finding]:
     """Check every attestation of the store (notes and files) and return findings.
 
@@ -548,6 +549,10 @@ def check_attestations(store: Store, at: str | None = None, *,
             each such blob is appended to it instead, with the digest of the manifest whose
             object the note is on (None when no object of the view has that blob), and its
             lines are left out; the rest is checked (``verify`` reports them: KI117).
+        trust_damaged: None: a git object of the trust file or its history that cannot
+            be read (missing, damaged) is a KI309 finding. A list: it is appended to it
+            instead (``verify`` says it once, as KI117, which its trust-history check
+            meets too). Either way the attestations are judged with no key trusted.
 
     Returns:
         Findings in a stable order (file problems, then per attestation, then the summary).
@@ -559,6 +564,9 @@ def check_attestations(store: Store, at: str | None = None, *,
     findings: list[Finding] = []
     trust, problems = _trust_or_empty(store, at)
     for p in problems:
+        if trust_damaged is not None and isinstance(p, ObjectUnreadable):
+            trust_damaged.append(p)
+            continue
         findings.append(Finding(TRUST_FILE_INVALID, p.message, file=p.file or layout.TRUST_FILE,
                                 pointer=p.pointer, line=p.line, column=p.column))
     for path, data in file_attestations(view):

@@ -1106,7 +1106,10 @@ def check_notes_and_attestations(store: Store, at: str | None = None) -> list[Fi
     KI117 naming no note (review R72-5). Each such blob is now one KI117 naming the note
     (file ``refs/notes/kistore:<annotated blob>``; ``extra``: the note blob as ``object``,
     the notes ref, the annotated blob and the manifest whose object it is, when one is),
-    and the other attestations are checked as ever (its lines are not read).
+    and the other attestations are checked as ever (its lines are not read). A missing or
+    damaged object of the trust file (or of an older version of it) is the KI117 of
+    :func:`stopped_finding`, the one the trust-history check (:data:`CHECKERS`' later
+    ``check_revocations``) stops with on it: :func:`verify` says it once, not as KI309 too.
 
     Args:
         store: the repository checked.
@@ -1116,8 +1119,10 @@ def check_notes_and_attestations(store: Store, at: str | None = None) -> list[Fi
         The KI117 findings first, then :func:`~kistore.attest.evidence.check_attestations`'.
     """
     damaged: list[tuple[ObjectUnreadable, Digest | None]] = []
-    findings = check_attestations(store, at, damaged=damaged)
-    return [*(_damaged_note(e, subject) for e, subject in damaged), *findings]
+    trust_damaged: list[ObjectUnreadable] = []
+    findings = check_attestations(store, at, damaged=damaged, trust_damaged=trust_damaged)
+    return [*map(stopped_finding, trust_damaged),
+            *(_damaged_note(e, subject) for e, subject in damaged), *findings]
 
 
 def _damaged_note(error: ObjectUnreadable, subject: Digest | None) -> Finding:

@@ -383,8 +383,7 @@ def missing_target(repo: pygit2.Repository, rev: str) -> ObjectUnreadable | None
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
         return None if form.group(2) else _missing_head(repo, form.group(1))
     if target not in repo.odb:
-        via = f" (which {form.group(1)} names)" if ref.name != form.group(1) else ""
-        return missing(repo, target, None, named_by=f"{ref.name}{via} points at it")
+        return _ref_target_missing(repo, target, ref.name, typed=form.group(1))
     oid = _peeled(repo, target)
     for step, count in _STEP.findall(form.group(2)):  # HEAD~2: a parent on the way
         n = int(count) if count else 1
@@ -415,8 +414,33 @@ def _missing_head(repo: pygit2.Repository, oid: str) -> ObjectUnreadable | None:
         return None
     if str(head.target) != oid:
         return None
-    via = " (which HEAD names)" if head.name != "HEAD" else ""
-    return missing(repo, oid, None, named_by=f"{head.name}{via} points at it")
+    return _ref_target_missing(repo, oid, head.name, typed="HEAD")
+
+
+def _ref_target_missing(repo: pygit2.Repository, oid: str, ref_name: str, *,
+                        typed: str | None = None, tag: str | None = None,
+                        path: str | None = None, fix: str = "") -> ObjectUnreadable:
+    """Return :func:`missing` of ``oid``, named as what reference ``ref_name`` points at.
+
+    The one wording of a reference whose commit is not here:
+    ``"<ref>[ (which <typed> names)| (through the tag <tag>)] points at it[<fix>]"``.
+
+    Args:
+        repo: the repository.
+        oid: the missing commit's id (hex).
+        ref_name: the full name of the reference (``refs/heads/main``) or ``HEAD``.
+        typed: the name as given, when it differs from ``ref_name`` (``HEAD``, ``main``).
+        tag: the annotated tag's id the reference names, when ``oid`` is reached through it.
+        path: the repository path or reference the read was for (see :func:`missing`).
+        fix: what to do, appended as is (``"; ..."``), or empty.
+
+    Returns:
+        The :class:`ObjectUnreadable` (not raised).
+    """
+    via = f" (which {typed} names)" if typed is not None and typed != ref_name else ""
+    if tag is not None:
+        via = f" (through the tag {tag})"
+    return missing(repo, oid, path, named_by=f"{ref_name}{via} points at it{fix}")
 
 
 def ref_commit(repo: pygit2.Repository, name: str) -> pygit2.Commit | None:
@@ -448,10 +472,10 @@ def ref_commit(repo: pygit2.Repository, name: str) -> pygit2.Commit | None:
     target = str(ref.target)
     oid = _peeled(repo, target, name)
     if oid not in repo.odb:
-        via = "" if oid == target else f" (through the tag {target})"
         fix = (f"; it only says what the remote held: `git update-ref -d {ref.name}`, then "
                "`git fetch`, sets it again" if ref.name.startswith("refs/remotes/") else "")
-        raise missing(repo, oid, name, named_by=f"{ref.name}{via} points at it{fix}")
+        raise _ref_target_missing(repo, oid, ref.name, tag=None if oid == target else target,
+                                  path=name, fix=fix)
     found = lookup(repo, oid, name)
     return found if isinstance(found, pygit2.Commit) else None
 
@@ -953,23 +977,25 @@ def _shallow(repo: pygit2.Repository) -> frozenset[str]:
     return frozenset(text.split())
 
 
-def read_loose_revision(repo: pygit2.Repository, rev: str) -> None:
-    """Read first, if loose, each commit a revision walks through, and the last one's tree.
+def read_revision_guarded(repo: pygit2.Repository, rev: str) -> None:
+    """Read first each commit a revision walks through, and the last one's tree if loose.
 
     libgit2 loops for ever on a loose object file cut short (libgit2/libgit2#7342, review
-    F3); :func:`loose_object` says it is damaged instead. A name (a branch, a tag, a full
-    commit id), or a name and parent steps (``HEAD~2``, ``main^``, ``HEAD^2~1``), as
-    git-rev-parse(1) reads them: each commit on the way is read here first. Anything else
-    (``main^{tree}``, ``@{1}``), and a packed commit met on the way, is left to libgit2,
-    which reads those without looping.
+    F3); :func:`loose_object` says it is damaged instead. A packed commit is read with
+    libgit2 here (:func:`_object_guarded`): one damaged (a flipped bit in the pack) is
+    named by its id, where libgit2's own walk says only "HEAD~1: incorrect data check"
+    (tidy77). A name (a branch, a tag, a full commit id), or a name and parent steps
+    (``HEAD~2``, ``main^``, ``HEAD^2~1``), as git-rev-parse(1) reads them: each commit on
+    the way is read here first. Anything else (``main^{tree}``, ``@{1}``), and a commit
+    not here, is left to libgit2.
 
     Args:
         repo: the repository.
         rev: the revision as typed.
 
     Raises:
-        ObjectUnreadable: a commit's, or the last commit's root tree's, loose file is
-            damaged.
+        ObjectUnreadable: a commit's (loose or packed), or the last commit's root tree's
+            loose file, is damaged.
     """
     form = _REVISION.fullmatch(rev)
     if form is None:
@@ -985,20 +1011,45 @@ def read_loose_revision(repo: pygit2.Repository, rev: str) -> None:
     for step, count in _STEP.findall(steps):
         n = int(count) if count else 1
         for _ in range(n if step == "~" else 1):
-            loose = loose_object(repo, oid)
-            if loose is None:
-                return  # packed (libgit2 reads those) or absent: libgit2 says
-            parents = _PARENT.findall(loose[1])
+            read = _object_guarded(repo, oid)
+            if read is None:
+                return  # not here: libgit2 says
+            parents = _PARENT.findall(read[1])
             index = 0 if step == "~" else n - 1
-            if loose[0] != _TYPES[b"commit"] or index >= len(parents) or \
+            if read[0] != _TYPES[b"commit"] or index >= len(parents) or \
                     (step == "^" and n == 0):
                 return
             oid = parents[index].decode()
-    loose = loose_object(repo, oid)
-    if loose is not None and loose[0] == _TYPES[b"commit"]:
-        tree = _TREE.match(loose[1])
+    read = _object_guarded(repo, oid)
+    if read is not None and read[0] == _TYPES[b"commit"]:
+        tree = _TREE.match(read[1])
         if tree is not None:
             loose_object(repo, tree.group(1).decode())
+
+
+def _object_guarded(repo: pygit2.Repository, oid: str) -> tuple[int, bytes] | None:
+    """Return ``oid``'s ``(type number, bytes)``: loose (:func:`loose_object`) or packed.
+
+    Returns:
+        None when the repository does not hold it (or libgit2 fails on it for another
+        reason than damage: libgit2 says it where it is read next).
+
+    Raises:
+        ObjectUnreadable: its loose file or its packed bytes are damaged (named by its id).
+    """
+    loose = loose_object(repo, oid)
+    if loose is not None:
+        return loose
+    try:
+        kind, data = repo.odb.read(oid)
+    except KeyError:  # not here (pygit2's NotFoundError is a KeyError and a GitError)
+        return None
+    except (ValueError, pygit2.GitError) as e:
+        found = damage(e)
+        if found is None:
+            return None
+        raise found from e
+    return int(kind), data
 
 
 def _peeled(repo: pygit2.Repository, oid: str, path: str | None = None) -> str:
@@ -1052,7 +1103,7 @@ def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
 
     ``repo.head.peel(pygit2.Commit)`` reads HEAD's commit with libgit2, which loops for
     ever on a loose commit cut short (review r72-2); this reads it first
-    (:func:`read_loose_revision`), and says a missing one as :func:`missing_target` does.
+    (:func:`read_revision_guarded`), and says a missing one as :func:`missing_target` does.
 
     Args:
         repo: the repository.
@@ -1069,7 +1120,7 @@ def head_commit(repo: pygit2.Repository) -> pygit2.Commit | None:
             return None
     except pygit2.GitError:  # HEAD itself unreadable: no commit to read
         return None
-    read_loose_revision(repo, "HEAD")
+    read_revision_guarded(repo, "HEAD")
     try:
         commit = repo.head.peel(pygit2.Commit)
     except (KeyError, ValueError, pygit2.GitError) as e:

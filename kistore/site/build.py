@@ -50,19 +50,10 @@ from ..git.lazy import pygit2
 from . import render
 from .citing import Citations, permalink_template
 from .history import Touches, last_changed, notes_of, object_blobs
-from .install import (
-    INSIDE,
-    JOURNAL,
-    MARKER,
-    discard,
-    install,
-    read_journal,
-    recover,
-    remove_leftovers,
-    stage,
-)
+from .install import JOURNAL, install, read_journal, recover, remove_journal_temps
 from .pages import FORMAT, Context, Page, page_data, plan, runs_shown
 from .snapshot import Snapshot
+from .staging import INSIDE, MARKER, discard, remove_leftovers, stage
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -248,8 +239,9 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
 
     Side effects:
         First finishes an install a stopped build left (its journal) and removes staging
-        directories stopped builds left (:func:`.install.recover`,
-        :func:`.install.remove_leftovers`). Writes ``out`` (pages, static files,
+        directories and journal temporary files stopped builds left
+        (:func:`.install.recover`, :func:`.staging.remove_leftovers`,
+        :func:`.install.remove_journal_temps`). Writes ``out`` (pages, static files,
         ``build.json``, the cache), through a staging directory that is removed
         afterwards: when the build fails before its install, ``out`` is left as it was
         (absent, empty or the previous site), and Ctrl-C or SIGTERM is held over the
@@ -261,6 +253,7 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
     if out.is_dir():
         recover(out)
     remove_leftovers(out)
+    remove_journal_temps(out)
     _check_out(out)
     commit = store.commit(at)
     cache = None if full else _read_cache(out)
@@ -482,7 +475,7 @@ def _write_if_changed(out: Path, staging: str, rel: str, content: bytes,
 
     Args:
         out: the site's directory (what is compared against; not written).
-        staging: the build's staging directory (:func:`.install.stage`).
+        staging: the build's staging directory (:func:`.staging.stage`).
         rel: the file, relative to both, ``/``-separated.
         content: the file's bytes.
         report: records ``rel`` as written, or counts it unchanged.

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import fcntl
 import os
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -51,7 +50,7 @@ from ..git.blobs import (
     damage,
     fetch_trees,
     missing_target,
-    read_loose_revision,
+    read_revision_guarded,
 )
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.locks import index_lock
@@ -60,6 +59,7 @@ from ..git.refs import RefsUnreadable, broken_dotgit, common_git_dir, git_dir_of
 from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
+from . import _write_lock
 from ._settings import Settings
 from ._settled import WORK_TREE_WAIT_S, Settled, settled_at
 from ._views import CommitView, SparseWorkTreeView, StagedView, View, WorkTreeView
@@ -409,10 +409,9 @@ class Store:
         Every ``kistore add`` (a plain one too, which takes no git lock) and ``migrate``
         holds it from its checks until its last file is written (:meth:`_write_lock`): a
         ``verify`` of the work tree meanwhile read files caught between two writes (review
-        R72-8). One ``open`` of the file (read-only: never created here) and a
-        non-blocking shared ``flock`` let go at once; a writer killed holds nothing (the
-        kernel drops its ``flock``), so no stale lock is ever reported. A writer of another
-        linked worktree of the repository holds the same lock.
+        R72-8). A writer killed holds nothing, so no stale lock is ever reported; a writer
+        of another linked worktree of the repository holds the same lock
+        (:func:`kistore.store._write_lock.held`).
 
         Returns:
             The lock file's path (``kistore-write.lock`` in the common git directory), or
@@ -421,19 +420,7 @@ class Store:
         if self.root is None:
             return None
         lock = self._write_lock_path()
-        try:
-            fd = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:  # absent (no writer ever), or no file to lock
-            return None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:  # a writer holds it (LOCK_EX)
-            return lock
-        except OSError:  # a file system without flock: nothing can be said
-            return None
-        finally:
-            os.close(fd)  # and with it the shared lock, if taken
-        return None
+        return lock if _write_lock.held(lock) else None
 
     def write_lock_holder(self) -> tuple[int, str] | None:
         """Return who holds the store's write lock, as the holder wrote it in the lock file.
@@ -441,25 +428,16 @@ class Store:
         :meth:`_write_lock` writes ``<pid> <work tree>`` into the file once it holds the
         lock and empties it before letting go, so that a ``verify`` in another linked
         worktree of the repository (which shares the lock) can say the add is not in its
-        own work tree. Read as it is now: call it while :meth:`write_lock_held` says held.
+        own work tree. Call it while :meth:`write_lock_held` says held: a holder whose line
+        is not there yet (between its ``flock`` and its write) is waited for, up to
+        :data:`kistore.store._write_lock.HOLDER_WAIT_S` (:func:`kistore.store._write_lock.holder`).
 
         Returns:
-            ``(process id, work tree path)``; None when the file is absent, empty (no
-            holder, or one that has not written yet, or a kistore from before this), or
-            not in that form.
+            ``(process id, work tree path)`` of a live process; None when the file is
+            absent, says no live holder (no holder, a killed one's line, or a kistore from
+            before this, which writes none), or is not in that form.
         """
-        try:
-            fd = os.open(self._write_lock_path(), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            return None
-        try:
-            text = os.read(fd, 4096).decode("utf-8", "replace")
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
-        pid, _, where = text.rstrip("\n").partition(" ")
-        return (int(pid), where) if pid.isdigit() and where else None
+        return _write_lock.holder(self._write_lock_path())
 
     def _write_lock_path(self) -> Path:
         """Return ``kistore-write.lock`` in the git directory all worktrees share."""
@@ -791,7 +769,7 @@ class Store:
             StoreStateError: a ``--filter=tree:0`` clone could not fetch the commit's trees
                 (:func:`kistore.git.blobs.fetch_trees`).
         """
-        read_loose_revision(self.repo, rev)  # libgit2 loops on a cut loose commit (F3)
+        read_revision_guarded(self.repo, rev)  # a cut loose commit: libgit2 loops (F3)
         try:
             named = self.repo.revparse_single(rev)
         except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as e:
@@ -1079,20 +1057,11 @@ class Store:
         In the git directory all worktrees share: adds from two linked worktrees of one
         repository take turns too (they may commit to one branch). Held, the file says
         ``<pid> <work tree>`` (:meth:`write_lock_holder`), and is emptied before it is let
-        go; a holder killed leaves its line, written over by the next.
+        go; a holder killed leaves its line, written over by the next
+        (:func:`kistore.store._write_lock.hold`).
         """
-        with open(self._write_lock_path(), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                with contextlib.suppress(OSError):  # only a verify's message needs it
-                    lock.truncate(0)
-                    lock.write(f"{os.getpid()} {self.root or self.git_dir}\n")
-                    lock.flush()
-                yield
-            finally:
-                with contextlib.suppress(OSError):
-                    lock.truncate(0)
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        with _write_lock.hold(self._write_lock_path(), str(self.root or self.git_dir)):
+            yield
 
     def _add(
         self,

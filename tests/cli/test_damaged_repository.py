@@ -247,3 +247,19 @@ def test_one_damaged_blob_stops_queries_of_every_run_until_it_is_restored(
     assert " BenchmarkRun fast\n" in listed.stdout and " BenchmarkRun slow\n" in listed.stdout
     shown = runner.invoke(main, ["--store", str(root), "show", "BenchmarkRun/slow"])
     assert shown.exit_code == 0 and "error" not in shown.stderr, shown.output
+
+
+def test_a_damaged_packed_parent_commit_is_named_by_its_id_in_check(runner, group):
+    # tidy77: libgit2's walk of HEAD~1 says "HEAD~1: incorrect data check", no id: `check`
+    # said "a git object cannot be read (HEAD~1: ...)" with no `extra.object`
+    root = group.root
+    oid = flip_packed(root, git(root, "rev-parse", "HEAD~1").strip())
+    result = runner.invoke(main, ["--store", str(root), "check", "HEAD~1..HEAD", "--json"])
+    assert result.exit_code == 1, result.output
+    (finding,) = json.loads(result.stdout)["findings"]
+    assert (finding["rule"], finding.get("extra")) == ("KI117", {"object": oid})
+    assert finding["message"].startswith(f"git object {oid} cannot be read (incorrect data "
+                                         "check); the check stopped there"), finding
+    shown = runner.invoke(main, ["--store", str(root), "ls", "--at", "HEAD~1"])
+    assert shown.exit_code == 1, shown.output
+    assert f"git object {oid} cannot be read (incorrect data check)" in shown.stderr

@@ -151,7 +151,7 @@ def test_an_add_in_another_linked_worktree_is_named_by_ki418(group, tmp_path):
 def test_ki418_of_a_write_lock_with_no_holder_line_says_another_worktree_may_be_adding(store):
     with store._write_lock():
         lock = store._write_lock_path()
-        lock.write_text("")  # a holder that has not written its line yet, or an older kistore
+        lock.write_text("")  # an older kistore, which writes no line (waited for 0.5 s)
         assert store.write_lock_holder() is None
         finding = audit.written_meanwhile(store, store.write_lock_held())
     assert finding.message == (

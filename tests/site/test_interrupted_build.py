@@ -31,7 +31,8 @@ from kistore.cli import main
 from kistore.core.errors import InputError
 from kistore.site import render
 from kistore.site.build import CACHE_FILE, build_site, verify_site
-from kistore.site.install import JOURNAL, MARKER, recover
+from kistore.site.install import JOURNAL, recover
+from kistore.site.staging import MARKER
 from kistore.store import Store
 
 from .conftest import build, copy_site, files, tree
