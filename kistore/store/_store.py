@@ -60,7 +60,7 @@ from ..git.sparse import SkipWorktree, skip_worktree
 from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
 from ._settings import Settings
-from ._settled import WORK_TREE_WAIT_S, Settled, settled_at
+from ._settled import WORK_TREE_WAIT_S, Settled, settled_at, writing_note
 from ._views import CommitView, SparseWorkTreeView, StagedView, View, WorkTreeView
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
@@ -351,14 +351,27 @@ class Store:
             at: the revision asked for (None: the work tree).
             wait_s: how long a held lock is waited for, in seconds.
 
+        A plain ``kistore add`` (or ``migrate``) takes no git lock but holds the store's
+        write lock (:meth:`write_lock_held`) while it writes: the work tree is read then as
+        it is, and the note warns that the answer may include that add in progress (review
+        r75 F6). Free, that look is an ``open``, a ``flock`` and a ``close`` of the lock
+        file (one failed ``open`` where no add ever ran): a few microseconds.
+
         Returns:
             :class:`Settled`: ``at``, or ``"HEAD"`` in place of the work tree while the lock
-            stays held (its ``note`` names the lock file and how to remove a stale one).
-            No work tree (a bare repository): ``at`` as asked.
+            stays held (its ``note`` names the lock file and how to remove a stale one);
+            the work tree with a note while a kistore writer of this work tree holds the
+            write lock. No work tree (a bare repository): ``at`` as asked.
         """
         settled = settled_at(None if self.root is None else self.git_dir, at, wait_s=wait_s)
         if at is None and settled.at is not None:
             self._head_for_work_tree = True
+        elif at is None and self.root is not None:
+            lock = self.write_lock_held()
+            holder = self.write_lock_holder() if lock is not None else None
+            if lock is not None and (holder is None or os.path.realpath(holder[1])
+                                     == os.path.realpath(self.root)):  # not another worktree's
+                return Settled(None, writing_note(lock))
         return settled
 
     def settled_view(self, at: str | None = None, *, wait_s: float = WORK_TREE_WAIT_S
