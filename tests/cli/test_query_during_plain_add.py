@@ -9,18 +9,14 @@ The add is paused after its first file by a patched writer in a real process (no
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 from kistore.cli import main
 from kistore.store import Store
 
 from ..conftest import git
-from .test_verify_during_plain_add import PAUSED_ADD
+from .test_verify_during_plain_add import paused_plain_add
 
 
 def warning(lock: Path) -> str:
@@ -32,34 +28,15 @@ def warning(lock: Path) -> str:
 
 def test_ls_rank_and_show_during_a_plain_add_say_so_on_stderr(runner, group, kit, tmp_path):
     root = Path(group.root)
-    manifests = tmp_path / "new.jsonl"
-    protocol, environment = kit.protocol(family="other"), kit.environment("NVIDIA B200")
-    workload, impl = kit.workload("softmax"), kit.implementation("late", name="impl-late")
-    docs = [protocol, environment, workload, impl,
-            kit.run(protocol, environment, impl, workload, latency=5, name="late")]
-    manifests.write_text("".join(json.dumps(d) + "\n" for d in docs))
-    written, go = tmp_path / "written", tmp_path / "go"
     lock = root / ".git" / "kistore-write.lock"
     queries = (["ls"], ["rank", "BenchmarkRun/fast"], ["show", "BenchmarkRun/fast"])
-    add = subprocess.Popen([sys.executable, "-c", PAUSED_ADD, str(root), str(manifests),
-                            str(written), str(go)], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 60
-        while not written.exists():
-            assert add.poll() is None, add.communicate()
-            assert time.monotonic() < deadline, "the add wrote no file in 60 s"
-            time.sleep(0.02)
+    with paused_plain_add(root, kit, tmp_path):
         for args in queries:
             during = runner.invoke(main, ["--store", str(root), *args])
             assert during.exit_code == 0, (args, during.output)
             assert during.stderr.splitlines()[0] == warning(lock), args
             at_head = runner.invoke(main, ["--store", str(root), *args, "--at", "HEAD"])
             assert str(lock) not in at_head.stderr  # a commit is no work tree being written
-    finally:
-        go.write_text("")
-        out, err = add.communicate(timeout=120)
-    assert add.returncode == 0, out + err
     for args in queries:
         after = runner.invoke(main, ["--store", str(root), *args])
         assert after.exit_code == 0 and "is held" not in after.stderr, args
