@@ -29,7 +29,7 @@ from ..core.digest import Digest, is_digest
 from ..core.errors import CanonicalFormError, ParseError, with_article
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.limits import Limits, long_value_message, long_values, may_pass
-from ..core.model import REFERENCE_FIELDS
+from ..core.model import REFERENCE_FIELDS, REFERENCE_KINDS, wrong_kind
 from ..core.naming import external_id_disagreement
 from ..core.schema import KINDS, check_manifest, fast_validator, reserved_on_windows
 from ..core.statistics import (
@@ -577,10 +577,6 @@ class Entry:
     statistic: str | None = None
 
 
-REFERENCE_KINDS = dict(zip(REFERENCE_FIELDS, ("Workload", "BenchmarkProtocol",
-                                              "ExecutionEnvironment", "Implementation"),
-                           strict=True))
-"""The kind each BenchmarkRun reference field must point at."""
 
 
 def entry_from(digest: Digest, obj: Any, metadata: Any, *, has_object: bool,
@@ -650,7 +646,7 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                 target = by_text.get(ref)
                 if (target is not None and target.digest in focus and target.has_object
                         and target.intact and target.kind is not None
-                        and target.kind != REFERENCE_KINDS[field_name]):
+                        and wrong_kind(field_name, target.kind)):
                     findings.append(_wrong_kind(digest, field_name, ref, target.kind))
             protocol = by_text.get(e.references.get("protocolDigest", ""))
             if protocol is not None and protocol.digest in arrived:  # type: ignore[operator]
@@ -671,7 +667,7 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                 findings.append(Finding(REFERENCE_UNRESOLVED, f"{ref} is not in the store",
                                         file=layout.object_path(digest), pointer=pointer))
             elif (target.intact and target.kind is not None
-                  and target.kind != REFERENCE_KINDS[field_name]):
+                  and wrong_kind(field_name, target.kind)):
                 findings.append(_wrong_kind(digest, field_name, ref, target.kind))
             elif field_name == "protocolDigest" and (
                     arrived is None or digest in arrived or target.digest in arrived):

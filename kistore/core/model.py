@@ -27,6 +27,34 @@ from .schema import KINDS, check_manifest
 REFERENCE_FIELDS = ("workloadDigest", "protocolDigest", "environmentDigest", "implementationDigest")
 """The ``spec`` fields of a BenchmarkRun that reference other manifests by digest."""
 
+REFERENCE_KINDS = dict(zip(REFERENCE_FIELDS, ("Workload", "BenchmarkProtocol",
+                                              "ExecutionEnvironment", "Implementation"),
+                           strict=True))
+"""The kind each BenchmarkRun reference field must name (rule KI202, docs/rules.md)."""
+
+
+def wrong_kind(field_name: str, kind: str | None) -> str | None:
+    """Return the kind a run's reference field must name when ``kind`` is another (KI202).
+
+    The one statement of rule KI202: ``add`` refuses with it (a run it adds, and an earlier
+    run whose dangling reference a manifest it adds answers), ``verify`` and ``check``
+    report it.
+
+    Args:
+        field_name: one of :data:`REFERENCE_FIELDS`.
+        kind: the ``kind`` of the manifest the field names; None when it has none (an
+            object that does not parse: other rules say so).
+
+    Returns:
+        The expected kind (``"Workload"`` for ``workloadDigest``) when ``kind`` is a kind
+        and not that one; None when it fits or is unknown.
+
+    Raises:
+        KeyError: ``field_name`` is no reference field.
+    """
+    expected = REFERENCE_KINDS[field_name]
+    return expected if kind is not None and kind != expected else None
+
 _KINDS = {kind: kind for kind in KINDS}
 """Each kind name to its one shared string (a million manifests hold five strings)."""
 

@@ -14,9 +14,11 @@ instead (:class:`~.catalog.OverlayCatalog`) and the question asked again.
 
 A rank stats the files of its comparison group only. A listing (``ls``,
 :meth:`CheckedCatalog.listing`) is checked per shard directory only (:mod:`._worktree`):
-stating both files of each of 100,000 manifests cost more than the whole listing, so a
-file rewritten in place (or replaced by a rename under its own name) is listed as
-``HEAD``'s index has it; ``list_manifests``, ``rank`` and ``show`` check it.
+stating both files of each of 100,000 manifests cost more than the whole listing. A file
+replaced by a rename under its own name changes its directory's mtime, and the files of
+such a directory are checked here by stat data (:func:`._worktree.changed_digests`); a
+file rewritten in place is listed as ``HEAD``'s index has it; ``list_manifests``, ``rank``
+and ``show`` check it.
 What the index does not return is not checked here: an in-place edit of a metadata file
 that gives a manifest a *new* name is found by that name once ``kistore reindex`` has
 rebuilt the index's names (a miss says so: :func:`kistore.query.answers.find`); an object
@@ -257,8 +259,10 @@ class CheckedCatalog(Catalog):
         # Checked per shard directory (changed_digests), not per file: stating both files
         # of every manifest cost more than the listing itself (100,000 runs: 200,000
         # lstat calls, 1.1-1.8 s here, where `git ls-tree -r` of the metadata takes ~0.1 s).
-        # A file rewritten in place, in a directory whose mtime did not change, is listed
-        # as HEAD's index has it; answers about a manifest (rank, show, records) check it.
+        # A directory whose mtime changed has its files checked by stat data there (a file
+        # replaced by a rename, `sed -i`: left out and warned of, review r75 F12). A file
+        # rewritten in place, in a directory whose mtime did not change, is listed as
+        # HEAD's index has it; answers about a manifest (rank, show, records) check it.
         return self.inner.listing(kind=kind, workload=workload, hardware=hardware,
                                   details=details)
 

@@ -36,6 +36,7 @@ import contextlib
 import json
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,7 +79,8 @@ def _listed(changed: object) -> set[Digest] | None:
 
 
 def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection,
-                    skipped: SkipWorktree | None = None) -> set[Digest]:
+                    skipped: SkipWorktree | None = None,
+                    stale: Callable[[list[str]], set[str]] | None = None) -> set[Digest]:
     """Return the digests whose object or metadata file differs between work tree and ``head``.
 
     Args:
@@ -92,10 +94,20 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection,
             whole shard outside it is not listed at all. A shard's row is then keyed by
             which of its files are skipped too, and one absent from the work tree is kept
             (as ``mtime_ns`` -1).
+        stale: ``stale(digest strings)``: those whose files no longer hold ``HEAD``'s
+            blobs (:meth:`kistore.index._fresh.FileCheck.stale`: stat data, a hash only
+            when it changed). Asked of the files a shard directory keeps under ``HEAD``'s
+            names, only when that directory's mtime changed since it was last listed: a
+            file replaced under its own name by a rename (``sed -i``, an editor's save, a
+            ``git checkout``) changes its directory's mtime, so ``ls`` finds it and names it
+            damaged without a ``stat`` per file of the store (review r75 F12). None: names
+            only.
 
     Returns:
         Digests with a file added or removed under ``store/objects`` or ``store/metadata``
-        relative to ``head`` (a file replaced under its own name is :mod:`._fresh`'s to find).
+        relative to ``head``, and with ``stale``, those of a changed directory whose file
+        does not hold ``HEAD``'s blob. A file rewritten in place (its directory's mtime
+        unchanged) is :mod:`._fresh`'s to find, per answer.
     """
     top = os.fspath(root)
     now, mtimes = _shard_mtimes(top)
@@ -131,7 +143,13 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection,
                     and (listed := _listed(hit[2])) is not None:
                 found |= listed
                 continue
-            changed = _compare(root, rel, head.listing(shard_id), skipped)
+            want = head.listing(shard_id)
+            changed = _compare(root, rel, want, skipped)
+            if stale is not None and want:  # the names kept: replaced under the same name?
+                gone = {d.hex for d in changed}
+                kept = [f"sha256:{hex_}" for name in want if layout.is_leaf_name(name)
+                        and (hex_ := rel[-2:] + name[:62]) not in gone]
+                changed |= {Digest.from_str(d) for d in stale(kept)}
             found |= changed
             if mtime is not None and not is_racy(mtime, now):
                 updates.append((rel, mtime, key, json.dumps(sorted(map(str, changed)))))

@@ -899,10 +899,11 @@ def _work_tree_catalog(store: IndexedStore, root: Path, progress: Progress | Non
     base = index.catalog(tree_id, load, progress, conn=conn)
     head = warm.HeadTree(store, base.conn, tree_id, load)
     skipped = skip_worktree(store.git_dir, root)  # a sparse checkout's paths outside it
-    changed = changed_digests(root, head, base.conn, skipped)
+    check = FileCheck(root, base.conn, head, skipped)
+    # a directory whose mtime changed has its kept names' files checked by stat (ls, F12)
+    changed = changed_digests(root, head, base.conn, skipped, check.stale)
     if skipped is not None:  # a change staged outside the checkout: read from the view
         changed |= {d for path in skipped.staged if (d := layout.digest_from_path(path))}
-    check = FileCheck(root, base.conn, head, skipped)
     # what HEAD's index skipped as damaged is read again where the work tree changed it
     changed |= {Digest.from_str(d) for d in check.stale(base.skipped())}
     # every answer's files are checked by stat data: an in-place rewrite shows (.fresh)

@@ -37,9 +37,11 @@ class Settled(NamedTuple):
     Attributes:
         at: the revision to read (``--at`` as given, ``"HEAD"`` in place of a work tree
             being written), or None for the work tree.
-        note: None when ``at`` is what was asked; else why the answer comes from ``HEAD``
-            (one sentence naming the lock file and how to remove a stale one), for the
-            caller to show (the command line prints it after ``warning:``).
+        note: None when ``at`` is what was asked and nothing is writing it; else why the
+            answer comes from ``HEAD`` (one sentence naming the lock file and how to remove
+            a stale one), or that the work tree read is being written by a plain ``kistore
+            add`` (:func:`writing_note`), for the caller to show (the command line prints
+            it after ``warning:``).
     """
 
     at: str | None
@@ -96,3 +98,22 @@ def held_note(lock: Path) -> str:
             f"remove it with `rm {shlex.quote(shown)}`, then run `git reset -q` (a command "
             "killed after its branch moved leaves the index behind HEAD; this brings it in "
             "step and keeps the work tree)")
+
+
+def writing_note(lock: Path) -> str:
+    """Return the note of a work-tree answer read while a kistore writer holds ``lock``.
+
+    A plain ``kistore add`` (or ``kistore migrate``) writes the work tree under the store's
+    write lock and takes no git lock: the answer is read from the work tree as it is, and
+    may count manifests the add has half written, or that it undoes if interrupted.
+
+    Args:
+        lock: the store's write lock file (``kistore-write.lock`` in the git directory).
+
+    Returns:
+        One sentence naming the lock file, what it means for the answer, and what to do.
+    """
+    return (f"{printable(str(lock))} is held: a `kistore add` (or `kistore migrate`) is "
+            "writing the work tree, so this answer may include an add in progress (files it "
+            "has half written, or will remove if it is interrupted); ask again when it is "
+            "done, or ask HEAD with `--at HEAD`")

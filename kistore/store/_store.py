@@ -25,7 +25,7 @@ import contextlib
 import dataclasses
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,7 +61,7 @@ from ..index.freshness import stat_key
 from ..index.names import NameIndex, open_name_index
 from . import _write_lock
 from ._settings import Settings
-from ._settled import WORK_TREE_WAIT_S, Settled, settled_at
+from ._settled import WORK_TREE_WAIT_S, Settled, settled_at, writing_note
 from ._views import CommitView, SparseWorkTreeView, StagedView, View, WorkTreeView
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
@@ -352,14 +352,27 @@ class Store:
             at: the revision asked for (None: the work tree).
             wait_s: how long a held lock is waited for, in seconds.
 
+        A plain ``kistore add`` (or ``migrate``) takes no git lock but holds the store's
+        write lock (:meth:`write_lock_held`) while it writes: the work tree is read then as
+        it is, and the note warns that the answer may include that add in progress (review
+        r75 F6). Free, that look is an ``open``, a ``flock`` and a ``close`` of the lock
+        file (one failed ``open`` where no add ever ran): a few microseconds.
+
         Returns:
             :class:`Settled`: ``at``, or ``"HEAD"`` in place of the work tree while the lock
-            stays held (its ``note`` names the lock file and how to remove a stale one).
-            No work tree (a bare repository): ``at`` as asked.
+            stays held (its ``note`` names the lock file and how to remove a stale one);
+            the work tree with a note while a kistore writer of this work tree holds the
+            write lock. No work tree (a bare repository): ``at`` as asked.
         """
         settled = settled_at(None if self.root is None else self.git_dir, at, wait_s=wait_s)
         if at is None and settled.at is not None:
             self._head_for_work_tree = True
+        elif at is None and self.root is not None:
+            lock = self.write_lock_held()
+            holder = self.write_lock_holder() if lock is not None else None
+            if lock is not None and (holder is None or os.path.realpath(holder[1])
+                                     == os.path.realpath(self.root)):  # not another worktree's
+                return Settled(None, writing_note(lock))
         return settled
 
     def settled_view(self, at: str | None = None, *, wait_s: float = WORK_TREE_WAIT_S
@@ -1108,7 +1121,8 @@ class Store:
                                                message=self._message(message, results),
                                                results=results,
                                                manifests=[w[0] for w in written],
-                                               on_landed=on_landed, ahead=ahead)
+                                               on_landed=on_landed, ahead=ahead,
+                                               work_tree_only=plan.work_tree_only)
         finally:
             if ahead is not None:
                 ahead.close()
@@ -1118,7 +1132,8 @@ class Store:
                     os.unlink(self.root / path)
             self._record_names(view, written, stats)
             if oid is not None:
-                self._index_commit(oid, files, prepared[0] if prepared else None)
+                self._index_commit(oid, _committed(files, plan.work_tree_only),
+                                   prepared[0] if prepared else None)
         except KeyboardInterrupt:
             raise AddInterrupted(results, oid) from None
         return results
@@ -1189,7 +1204,7 @@ class Store:
     def _write(self, files: Mapping[str, bytes], *, commit: bool, message: str,
                results: list[AddResult], manifests: Sequence[Manifest] = (),
                on_landed: Callable[[str | None], None] | None = None,
-               ahead: PackAhead | None = None,
+               ahead: PackAhead | None = None, work_tree_only: Collection[str] = (),
                ) -> tuple[Mapping[str, FileStat], pygit2.Oid | None, list[Prepared]]:
         """Write ``files`` into the work tree, all or nothing, and commit them when asked.
 
@@ -1206,6 +1221,8 @@ class Store:
             on_landed: as :meth:`add`'s.
             ahead: blob ids and pack entries being made meanwhile (:func:`_pack_ahead`),
                 for the commit's pack.
+            work_tree_only: paths of ``files`` written but left out of the commit
+                (:attr:`kistore.store.admission.AddPlan.work_tree_only`).
 
         Returns:
             The :data:`FileStat` of each file written, the new commit (None without
@@ -1226,13 +1243,14 @@ class Store:
         refuse_links(self.root, directories)  # before anything is written or removed
         remove_stale_temps(self.root, directories)  # killed adds
         batch = FileBatch(self.root, files)
+        committed = _committed(files, work_tree_only)
         told = False  # on_landed was called without a commit
         landed = None if on_landed is None else (lambda oid: on_landed(str(oid)))
         committer = BranchCommit(self.repo, self.root, landed) if commit else None
         prepared: list[Prepared] = []  # the index's rows of `files`, made while they are written
         # With --commit, git's index lock is held while the files are written, too: until
         # staged they are untracked, and a `git stash -u` or `git add -A` would take them.
-        with committer.index_held(files.keys()) if committer else contextlib.nullcontext():
+        with committer.index_held(committed.keys()) if committer else contextlib.nullcontext():
             try:
                 if committer is not None and len(files) >= _pack_threshold() and WRITERS:
                     # Child processes write the work-tree files while this one builds the
@@ -1241,15 +1259,15 @@ class Store:
                     batch.start(processes=WRITERS)
 
                     def before_move() -> None:
-                        prepared.extend(self._index_prepare(files, manifests))
+                        prepared.extend(self._index_prepare(committed, manifests))
                         batch.wait()
 
-                    committer.run(files, message, before_move=before_move, stats=batch.stats,
-                                  ahead=ahead)
+                    committer.run(committed, message, before_move=before_move,
+                                  stats=batch.stats, ahead=ahead)
                 else:
                     batch.run()
                     if committer is not None:
-                        committer.run(files, message, stats=batch.stats, ahead=ahead)
+                        committer.run(committed, message, stats=batch.stats, ahead=ahead)
                     elif on_landed is not None:  # every file in place: nothing to undo
                         with interrupts_deferred():
                             told = True
@@ -1301,16 +1319,17 @@ class Store:
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import check_ready
-        from .migrate import plan_forward, plan_groups, plan_names
+        from .migrate import plan_forward, plan_groups, plan_names, uncommitted
 
         self.require_checkout_to_write("kistore migrate")  # bare, or not checked out
         assert self.root is not None  # a bare repository was refused just above
         self.name_index().usable()
         with self._write_lock():
+            view = self._work_view(self.root)
             if commit:
                 check_ready(self.repo)
                 self._check_head_attributes()
-            view = self._work_view(self.root)
+                self._refuse_uncommitted(uncommitted(view, self._head_or_none()))
             holds = self._head_holds() if commit else None
             wanted = plan_names(view, holds)
             forward = plan_forward(view, holds)
@@ -1335,6 +1354,33 @@ class Store:
             except KeyboardInterrupt:
                 raise AddInterrupted([], oid) from None
             return [*wanted, *forward, *groups]
+
+    def _head_or_none(self) -> View | None:
+        """Return HEAD's view, or None when the branch has no commit yet."""
+        try:
+            return self.view("HEAD")
+        except InputError:
+            return None
+
+    @staticmethod
+    def _refuse_uncommitted(pending: Sequence[Digest]) -> None:
+        """Refuse ``migrate --commit`` while the work tree holds manifests HEAD does not.
+
+        Raises:
+            StoreStateError: ``pending`` is not empty (the first five named, then how many
+                more); nothing was written.
+        """
+        if not pending:
+            return
+        shown = ", ".join(str(d) for d in pending[:5]) + (
+            f" and {len(pending) - 5} more" if len(pending) > 5 else "")
+        raise StoreStateError(
+            f"{len(pending)} manifest(s) in the work tree are not committed (HEAD lacks their "
+            f"object or metadata file, or holds other bytes): {shown}. A migration commit "
+            "would hold names files and group files for them, which `kistore verify --at "
+            "HEAD` and the gate refuse (KI212, KI216): commit them first (`git add store && "
+            "git commit`, or add them again with `kistore add --commit FILE`), or remove "
+            "them, or run `kistore migrate` without --commit; nothing was written")
 
     def _index_prepare(self, files: Mapping[str, bytes], manifests: Sequence[Manifest] = ()
                        ) -> list[Prepared]:
@@ -1659,3 +1705,11 @@ def _is_repository_top(root: Path) -> bool:
                 f"clone {root} my-index`) and run `kistore init` in the clone")
         return False
     return repo.workdir is not None and Path(repo.workdir).resolve() == root.resolve()
+
+
+def _committed(files: Mapping[str, bytes], work_tree_only: Collection[str]
+               ) -> Mapping[str, bytes]:
+    """Return the files of an add that its commit holds: ``files`` less ``work_tree_only``."""
+    if not work_tree_only:
+        return files
+    return {path: data for path, data in files.items() if path not in work_tree_only}

@@ -29,7 +29,7 @@ from ..core.errors import (
     VerificationError,
     with_article,
 )
-from ..core.model import REFERENCE_FIELDS, Manifest
+from ..core.model import REFERENCE_FIELDS, Manifest, wrong_kind
 from ..core.naming import external_id_disagreement
 from ._views import WorkTreeView
 
@@ -73,12 +73,18 @@ class AddPlan:
             (for the index's names).
         stale: names files to remove once the files are written: the old name of a
             manifest renamed (``--update-metadata``) before it was ever committed.
+        work_tree_only: paths of ``files`` an add that commits writes but leaves out of its
+            commit: the group file of an earlier run HEAD does not hold (added without
+            ``--commit``), which would put into HEAD's comparison groups a run HEAD lacks
+            (KI216). The run's own ``add --commit`` commits it later. Empty without
+            ``commit``.
     """
 
     results: list[AddResult] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)
     written: list[tuple[Manifest, str, str]] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
+    work_tree_only: set[str] = field(default_factory=set)
 
 
 def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_dangling: bool,
@@ -231,10 +237,130 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             for problem in problems:
                 locate(problem, (origins or {}).get(digest))
             errors.extend(problems)
+    earlier = _earlier_runs(view, unique, files)
+    for arriving, refusal in _answered_with_wrong_kind(view, unique, earlier):
+        locate(refusal, (origins or {}).get(arriving))
+        errors.append(refusal)
+    if commit:
+        errors += _uncommitted_references(view, unique, stored, origins, head_holds)
     if errors:
         raise MultipleErrors(errors)
-    files.update(_group_files(view, unique, files, commit=commit, head_holds=head_holds))
-    return AddPlan(results, files, written, stale)
+    groups, work_tree_only = _group_files(view, unique, files, earlier, commit=commit,
+                                          head_holds=head_holds)
+    files.update(groups)
+    return AddPlan(results, files, written, stale, work_tree_only)
+
+
+Earlier = dict[str, dict[str, tuple[bytes, dict[str, str]]]]
+"""Per arriving manifest's hex: each earlier run (hex) whose dangling reference names it,
+with the run's object bytes and its references (field -> ``sha256:<hex>``)."""
+
+
+def _earlier_runs(view: WorkTreeView, batch: Mapping[str, Manifest],
+                  files: Mapping[str, bytes]) -> Earlier:
+    """Return the stored runs whose dangling references the add's new manifests answer.
+
+    Found through the forward records of each manifest whose object the add writes
+    (``store/forward/sha256/XX/<62 hex>/``, :func:`kistore.core.layout.forward_dir`), as
+    the gate finds them (:mod:`kistore.check._focus`): one directory listing per arriving
+    manifest, or from :data:`BULK_LOOKUP` manifests on one listing per forward shard, so
+    a bulk add of runs nothing names pays at most 256 listings. Runs the add writes itself
+    are left out (their references are checked as they arrive), as are records whose run
+    has no object that parses as a run (``verify`` reports those: KI214).
+    """
+    arriving = [h for h, m in batch.items() if layout.object_path(m.digest) in files]
+    if len(arriving) >= BULK_LOOKUP:
+        shards: dict[str, set[str]] = {}
+        for shard in {h[:2] for h in arriving}:
+            shards[shard] = set(view.list_dir(f"{layout.FORWARD_DIR}/{shard}"))
+        arriving = [h for h in arriving if h[2:] in shards[h[:2]]]
+    found: Earlier = {}
+    for hex_ in arriving:
+        for leaf in sorted(view.list_dir(layout.forward_dir(Digest(hex_)))):
+            if len(leaf) != 64 or not _HEX.issuperset(leaf) or (
+                    leaf in batch and layout.object_path(batch[leaf].digest) in files):
+                continue
+            data = view.read(layout.object_path(Digest(leaf)))
+            references = _run_references(data)
+            if data is not None and references is not None:
+                found.setdefault(hex_, {})[leaf] = (data, references)
+    return found
+
+
+def _answered_with_wrong_kind(view: WorkTreeView, batch: Mapping[str, Manifest],
+                              earlier: Earlier) -> list[tuple[Digest, KistoreError]]:
+    """Refuse a manifest that answers an earlier run's dangling reference with another kind.
+
+    The run was stored with ``--allow-dangling`` naming a digest that nothing held; the
+    manifest of that digest arrives now, and must be of the kind the run's field names
+    (:func:`kistore.core.model.wrong_kind`, rule KI202, which ``verify`` and ``check``
+    report on the run). A stored run never changes, so such a manifest can never be added
+    while the run is stored.
+
+    Returns:
+        ``(arriving digest, error)`` per (arriving manifest, earlier run, field), the error
+        naming the run, its object file and JSON Pointer, and the kind expected.
+    """
+    problems: list[tuple[Digest, KistoreError]] = []
+    for hex_, runs in earlier.items():
+        m, text = batch[hex_], f"sha256:{hex_}"
+        for run_hex, (_, references) in sorted(runs.items()):
+            run = Digest(run_hex)
+            for field_name, ref in sorted(references.items()):
+                expected = wrong_kind(field_name, m.kind) if ref == text else None
+                if expected is None:
+                    continue
+                name = _stored_name(view.read(layout.metadata_path(run)))
+                shown = f"BenchmarkRun {name} ({run})" if name else str(run)
+                problems.append((m.digest, ResolutionError(
+                    f"{m.kind} {m.name} ({m.digest}) answers the dangling reference of the "
+                    f"earlier {shown}: {layout.object_path(run)}:/spec/{field_name} names "
+                    f"this digest and must name {with_article(expected)}, not "
+                    f"{with_article(m.kind)} (`kistore verify` would report KI202 on the "
+                    "run); a stored run never changes, so this manifest cannot be added "
+                    "while that run is stored: check which digest the run meant",
+                    pointer="/kind")))
+    return problems
+
+
+def _uncommitted_references(view: WorkTreeView, batch: Mapping[str, Manifest],
+                            stored: set[str], origins: Mapping[Digest, Any] | None,
+                            head_holds: Callable[[str, bytes], bool]) -> list[KistoreError]:
+    """Refuse an ``add --commit`` of a run naming a manifest only the work tree holds.
+
+    A manifest added without ``--commit`` is in the work tree, not in HEAD: a run that
+    names it is no dangling reference there (no forward record is written), so the commit
+    would hold a run whose reference HEAD cannot resolve and has no record of (KI213 at
+    HEAD). The referenced manifest must be committed first, or with the run (give its file
+    to the same ``add --commit``). Each distinct reference is read once.
+
+    Returns:
+        One error per run naming such manifests, naming each field and digest; empty when
+        every stored reference is committed.
+    """
+    committed: dict[str, bool] = {}
+    errors: list[KistoreError] = []
+    for m in batch.values():
+        pending = []
+        for field_name, ref in zip(REFERENCE_FIELDS, m.reference_hex, strict=False):
+            if not ref or ref in batch or ref not in stored:
+                continue
+            if ref not in committed:
+                path = layout.object_path(Digest(ref))
+                data = view.read(path)
+                committed[ref] = data is not None and head_holds(path, data)
+            if not committed[ref]:
+                pending.append(f"{field_name}={Digest(ref)}")
+        if pending:
+            errors.append(ResolutionError(
+                f"{m.kind} {m.name} ({m.digest}) names manifests that are in the work tree but "
+                f"not committed: {', '.join(pending)}; a commit holding the run without them "
+                "fails `kistore verify --at HEAD` and the gate (KI213): commit them first "
+                "(`kistore add --commit FILE` of their files, or `git add store && git "
+                "commit`), or give their files to this same `add --commit`",
+                pointer="/spec"))
+            locate(errors[-1], (origins or {}).get(m.digest))
+    return errors
 
 
 _KEY_KINDS = {"protocolDigest": "BenchmarkProtocol", "environmentDigest": "ExecutionEnvironment"}
@@ -245,17 +371,24 @@ key_object`): runs that agree in them share a key object, made once an add."""
 
 
 def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mapping[str, bytes],
-                 *, commit: bool, head_holds: Callable[[str, bytes], bool]) -> dict[str, bytes]:
+                 earlier: Earlier, *, commit: bool, head_holds: Callable[[str, bytes], bool]
+                 ) -> tuple[dict[str, bytes], set[str]]:
     """Return the group files (:func:`kistore.core.layout.group_path`) an add writes.
 
     One per run whose comparison key the add makes known: each run of the batch whose
     object it writes (or, committing, any run of the batch) with its protocol and
     environment stored or in the batch; and each earlier run whose protocol or environment
     arrives with this add, found through the forward records of the arriving digest
-    (``store/forward/sha256/XX/<62 hex>/``, one directory listing per arriving manifest).
+    (``earlier``: :func:`_earlier_runs`).
     The file holds :func:`kistore.core.layout.group_record` of the run's key object. A
     file already in the work tree is not written again (a group file never changes), unless
     the add commits and HEAD lacks it. Each group directory is listed once.
+
+    Returns:
+        ``(files, work_tree_only)``: path -> bytes to write; and, when the add commits,
+        the paths of the earlier runs HEAD does not hold (added without ``--commit``):
+        written into the work tree beside their run, left out of the commit (HEAD's
+        groups hold only HEAD's runs, KI216).
     """
     specs: dict[tuple[str, str], dict[str, Any] | None] = {}
 
@@ -273,14 +406,15 @@ def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mappi
         if m.kind == "BenchmarkRun" and (commit or layout.object_path(m.digest) in files):
             runs[hex_] = {f: f"sha256:{h}" for f, h in zip(REFERENCE_FIELDS, m.reference_hex,
                                                            strict=False) if h}
-    for m in batch.values():  # earlier runs whose key an arriving manifest completes
-        if m.kind not in _KEY_KINDS.values() or layout.object_path(m.digest) not in files:
+    uncommitted: set[str] = set()  # earlier runs HEAD does not hold
+    for hex_, found in earlier.items():  # earlier runs whose key an arriving manifest completes
+        if batch[hex_].kind not in _KEY_KINDS.values():
             continue
-        for leaf in sorted(view.list_dir(layout.forward_dir(m.digest))):
-            if len(leaf) == 64 and _HEX.issuperset(leaf) and leaf not in runs:
-                references = _run_references(view.read(layout.object_path(Digest(leaf))))
-                if references is not None:
-                    runs[leaf] = references
+        for leaf, (data, references) in found.items():
+            if leaf not in runs:
+                runs[leaf] = references
+                if commit and not head_holds(layout.object_path(Digest(leaf)), data):
+                    uncommitted.add(leaf)
     wanted: dict[str, bytes] = {}
     groups: dict[tuple[str | None, ...], tuple[str, bytes] | None] = {}  # by what a key reads
     for hex_, references in runs.items():
@@ -296,15 +430,19 @@ def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mappi
             wanted[f"{group[0]}/{hex_}"] = group[1]
     listings: dict[str, set[str]] = {}
     written = {}
+    work_tree_only = set()
     for path, record in wanted.items():
         folder, _, leaf = path.rpartition("/")
         if folder not in listings:  # through the view: a sparse checkout's too
             listings[folder] = set(view.list_dir(folder))
         if leaf not in listings[folder]:
             written[path] = record
-        elif commit and not head_holds(path, record) and view.read(path) == record:
+            if leaf in uncommitted:
+                work_tree_only.add(path)
+        elif (commit and leaf not in uncommitted and not head_holds(path, record)
+              and view.read(path) == record):
             written[path] = record
-    return written
+    return written, work_tree_only
 
 
 _HEX = frozenset("0123456789abcdef")
@@ -349,10 +487,6 @@ def _forward_records(view: WorkTreeView, m: Manifest, batch: Mapping[str, Manife
     return records
 
 
-REFERENCED_KINDS = dict(zip(REFERENCE_FIELDS, ("Workload", "BenchmarkProtocol",
-                                                "ExecutionEnvironment", "Implementation"),
-                            strict=True))
-"""The kind each BenchmarkRun reference field must name (``verify``'s KI202)."""
 
 
 def _wrong_kinds(view: WorkTreeView, m: Manifest, batch: Mapping[str, Manifest],
@@ -375,8 +509,8 @@ def _wrong_kinds(view: WorkTreeView, m: Manifest, batch: Mapping[str, Manifest],
             kind = kinds_read[ref]
         else:
             continue  # dangling: refused or allowed below
-        expected = REFERENCED_KINDS[field_name]
-        if kind is not None and kind != expected:
+        expected = wrong_kind(field_name, kind)
+        if kind is not None and expected is not None:
             problems.append(ResolutionError(
                 f"{m.kind} {m.name} ({m.digest}): {field_name} {Digest(ref)} is "
                 f"{with_article(kind)}, not {with_article(expected)}; point it at "

@@ -244,6 +244,37 @@ def _run_specs(view: View, digests: Iterable[Digest]) -> Iterator[tuple[Digest, 
             yield digest, spec
 
 
+def uncommitted(view: WorkTreeView, head: View | None) -> list[Digest]:
+    """Return the manifests of the work tree that HEAD does not hold byte for byte.
+
+    What ``kistore migrate --commit`` refuses to commit beside: a names file, forward
+    record or group file is written for every manifest of the work tree, and one committed
+    for a manifest HEAD lacks (added without ``--commit``) would fail ``verify --at HEAD``
+    and the gate (KI212, KI216; a committed run naming such a manifest would lack its
+    forward record, KI213). Each object and metadata file is read once and compared with
+    HEAD's blob id (:meth:`View.holds`: no blob is read).
+
+    Args:
+        view: the work tree.
+        head: HEAD's view; None when there is no commit yet (every manifest is new).
+
+    Returns:
+        The digests whose object or metadata file HEAD lacks or holds other bytes of (a
+        metadata file replaced without ``--commit``), sorted.
+    """
+    found = []
+    for digest in sorted(view.digests(), key=lambda d: d.hex):
+        paths = (layout.object_path(digest), layout.metadata_path(digest))
+        if head is not None:
+            head.modes_of(paths)  # a commit's view keeps their blob ids: no blob is read
+        for path in paths:
+            data = view.read(path)
+            if data is not None and (head is None or not head.holds(path, data)):
+                found.append(digest)
+                break
+    return found
+
+
 Written = TypeVar("Written", NameWritten, ForwardWritten, GroupWritten)
 
 

@@ -17,8 +17,9 @@ from kistore.check import verify
 from kistore.check.gate import check_range
 from kistore.core import layout
 from kistore.core.digest import Digest
+from kistore.core.errors import MultipleErrors
 from kistore.core.model import Manifest
-from kistore.store import CommitView, Store
+from kistore.store import CommitView, Store, admission
 
 from ..conftest import PUBLISHED, ManifestKit, add_docs, commit_all, git, write_raw
 
@@ -174,7 +175,12 @@ def test_a_pull_request_answering_a_dangling_reference_never_lists_the_tree(
     store = Store(store_path)
     add_docs(store, [p, i, run], allow_dangling=True)
     base = git(store_path, "rev-parse", "HEAD").strip()
+    if swap:  # `add` refuses it (review r75 F4): the gate is for whoever writes past it
+        with pytest.raises(MultipleErrors, match="answers the dangling reference"):
+            add_docs(store, [e])
+        monkeypatch.setattr(admission, "_answered_with_wrong_kind", lambda *args: [])
     add_docs(store, [e])  # the environment arrives (where the workload goes when swapped)
+    monkeypatch.undo()
     head = git(store_path, "rev-parse", "HEAD").strip()
     whole = check_range(store, f"{base}..{head}", whole_tree=True)
 

@@ -78,7 +78,10 @@ def test_dangling_reference_answered_later_by_a_manifest_of_another_kind_is_refu
     run_path = layout.object_path(Manifest.from_document(run).digest)
     assert (f"{run_path}:/spec/workloadDigest: error KI202 reference-wrong-kind: "
             f"{kit.digest(trap)} is an Implementation") in pushed.output
-    assert alone.returncode == 0  # `add` checks the references of what it adds; the gate, both ways
+    # `add` refuses it too (review r75 F4), naming the earlier run and its field
+    assert alone.returncode == 1
+    assert (f"{run_path}:/spec/workloadDigest names this digest and must name a Workload, "
+            "not an Implementation") in alone.stderr
 
 
 def unit_policy(remote: Remote) -> None:

@@ -10,11 +10,13 @@ first file by a patched writer in a real process, so the test is no race.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from kistore.check import audit
@@ -53,9 +55,10 @@ run()
 """
 
 
-def test_verify_during_a_plain_add_says_ki418_naming_kistores_write_lock(runner, group, kit,
-                                                                         tmp_path):
-    root = Path(group.root)
+@contextlib.contextmanager
+def paused_plain_add(root: Path, kit, tmp_path: Path) -> Iterator[Path]:
+    """Run a plain ``kistore add`` of five new manifests in a real process, paused after its
+    first file; yield that file's path; then let it finish, and check that it succeeded."""
     manifests = tmp_path / "new.jsonl"
     protocol, environment = kit.protocol(family="other"), kit.environment("NVIDIA B200")
     workload, impl = kit.workload("softmax"), kit.implementation("late", name="impl-late")
@@ -72,6 +75,17 @@ def test_verify_during_a_plain_add_says_ki418_naming_kistores_write_lock(runner,
             assert add.poll() is None, add.communicate()
             assert time.monotonic() < deadline, "the add wrote no file in 60 s"
             time.sleep(0.02)
+        yield Path(written.read_text())
+    finally:
+        go.write_text("")
+        out, err = add.communicate(timeout=120)
+    assert add.returncode == 0, out + err
+
+
+def test_verify_during_a_plain_add_says_ki418_naming_kistores_write_lock(runner, group, kit,
+                                                                         tmp_path):
+    root = Path(group.root)
+    with paused_plain_add(root, kit, tmp_path) as written:
         assert not (root / ".git" / "index.lock").exists()  # a plain add: no git lock
 
         during = runner.invoke(main, ["--store", str(root), "verify", "--json"])
@@ -86,10 +100,9 @@ def test_verify_during_a_plain_add_says_ki418_naming_kistores_write_lock(runner,
             "be files caught half-written, not damage; run `kistore verify` again when it "
             "ends")
         assert sum(f["rule"] == "KI418" for f in data["findings"]) == 1
-        # the half-written add's files are still judged as read (as beside index.lock)
         # the half-written add's files are still judged as read (as beside index.lock):
         # its first file, an object whose metadata file is not written yet
-        first_file = Path(written.read_text()).relative_to(root).as_posix()
+        first_file = written.relative_to(root).as_posix()
         assert first_file.startswith("store/objects/")
         assert [(f["rule"], f["file"]) for f in data["findings"]
                 if f["severity"] == "error"] == [("KI204", first_file)]
@@ -100,10 +113,6 @@ def test_verify_during_a_plain_add_says_ki418_naming_kistores_write_lock(runner,
             f"(store): warning KI418 work-tree-written-meanwhile: {lock} was held")
         assert text.stdout.splitlines()[-1].startswith(
             "warning: an add or git command was writing while verify read")
-    finally:
-        go.write_text("")
-        out, err = add.communicate(timeout=120)
-    assert add.returncode == 0, out + err
 
     after = runner.invoke(main, ["--store", str(root), "verify", "--json"])
     assert after.exit_code == 0, after.stdout
