@@ -25,6 +25,7 @@ a Ctrl-C end the command saying "interrupted" of a site already replaced. Both, 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
