@@ -59,7 +59,7 @@ from .derive import Context, derive_all
 from .reading import attested_subjects, object_digest, stored_shards
 from .rows import attestation_row, commit_time, manifest_row, partition, run_row
 from .scratch import Scratch
-from .writers import FORMATS, Shape, Written, write_table
+from .writers import FORMATS, PartitionWriteError, Shape, Written, write_table
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -148,8 +148,11 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
         StoreStateError: the repository has no commit.
         ModuleNotFoundError: Parquet without pyarrow (``pip install 'kistore[export]'``).
         ParseError, MultipleErrors: the commit's ranking policy is not valid.
-        OSError: a file could not be written (nothing is left half-written: a full export
-            is removed, a ``--since`` one's new files are removed).
+        PartitionWriteError: a table's file could not be written (disk full,
+            permissions): named by its partition and a row of it
+            (:class:`kistore.export.writers.PartitionWriteError`).
+        OSError: another file could not be written. Nothing is left half-written either
+            way: a full export is removed, a ``--since`` one's new files are removed.
     """
     out = Path(out)
     store.refuse_output_inside(out)
@@ -356,8 +359,13 @@ def _write(temp: Path, scratch: Scratch, result: ExportResult, shape: Shape,
     for name, table in TABLES.items():
         advance = _phase(progress, f"writing {name}", None)
         rows = scratch.rows(name, changed_only=previous is not None)
-        written = write_table(temp, table, _counted(rows, advance), result.format,
-                              result.generation, shape)
+        try:
+            written = write_table(temp, table, _counted(rows, advance), result.format,
+                                  result.generation, shape)
+        except PartitionWriteError as e:  # said of OUT, which the files were written for
+            e.file = str(result.out)
+            e.args = (e.format(),)
+            raise
         result.files.extend(written)
         result.rows[name] = sum(w.rows for w in written)
     state = [{"path": outdir.state_path(name), "sha256":
