@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 
-from ..core.errors import KistoreError, one_line
+from ..core.errors import KistoreError, one_line, shorten
 from .columns import LATENCY, METRICS, TIMESTAMP, Table, arrow_type
 
 FORMATS = ("parquet", "jsonl", "csv")
@@ -198,7 +198,8 @@ def _cannot_write(table: Table, rel: str, row: list[Any], e: OSError, root: Path
 
 
 def _quoted(value: Any) -> str:
-    return "null" if value is None else json.dumps(value, ensure_ascii=False)
+    """Return a partition value as JSON, shortened past 80 characters (sources are uncapped)."""
+    return "null" if value is None else shorten(json.dumps(value, ensure_ascii=False))
 
 
 def _arrow_column(column: Any, values: list[Any], shape: Shape) -> list[Any]:

@@ -97,3 +97,20 @@ def test_a_csv_table_that_cannot_be_written_is_named(runner, fixture, tmp_path,
         "written to the export directory: free space or fix the cause (its permissions, a "
         "file system that refuses the name), then export again\n")
     assert not out.exists()
+
+
+def test_a_long_partition_value_is_quoted_short(runner, store, kit, tmp_path, monkeypatch):
+    from .test_export_long_values import PRODUCT_DIR, SOURCE_DIR, long_store
+
+    long_store(store, kit)
+    _disk_full_for(monkeypatch, "runs/source=")
+    out = tmp_path / "out"
+    result = cli(runner, store, "export", str(out))
+    assert result.exit_code == 1
+    # each value quoted as JSON cut to 56 characters (of 302, 309 with the quotes)
+    assert result.output.startswith(
+        f'error: {out}: cannot write the runs of source="{"s" * 55}... (302 characters), '
+        f'hardware="NVIDIA {"B" * 48}... (309 characters) (among them run long-run, ')
+    assert f"as runs/source={SOURCE_DIR}/hardware={PRODUCT_DIR}/part-00000.parquet: No " \
+           "space left on device" in result.output
+    assert "s" * 100 not in result.output
