@@ -41,7 +41,7 @@ from ..attest.trust import load_trust
 from ..attest.trust_history import held, trust_blobs
 from ..core import canonical, layout
 from ..core.digest import Digest
-from ..core.errors import InputError, KistoreError, StoreStateError, one_line
+from ..core.errors import InputError, KistoreError, StoreStateError
 from ..core.findings import ERROR, INFO, Finding, Rule, rule
 from ..core.layout import NOTES_REF
 from ..core.limits import DEFAULT, Limits
@@ -548,14 +548,15 @@ def _metadata_update(repo: pygit2.Repository, path: str, old: Any, new: Any) -> 
     """KI405 for a metadata file the range edits: each changed field, old and new value.
 
     The values are a pull request's text: a bidirectional control in one (U+202E) would
-    reorder the reviewer's terminal or CI log, so the line is escaped as ``show`` escapes
-    manifest values (:func:`kistore.core.errors.one_line`; review r75 F15).
+    reorder the reviewer's terminal or CI log, so :func:`metadata_difference` escapes the
+    line as ``show`` escapes manifest values (:func:`kistore.core.errors.one_line`;
+    review r75 F15).
     """
     try:
         what = metadata_difference(read_blob(repo, old), read_blob(repo, new))
     except InputError:  # bad bytes are reported by the contents check
         what = "bytes changed"
-    return Finding(METADATA_UPDATED, f"metadata changed: {one_line(what)}", file=path)
+    return Finding(METADATA_UPDATED, f"metadata changed: {what}", file=path)
 
 
 def _already_present(repo: pygit2.Repository, commits: Iterable[Any], base_tree: pygit2.Tree

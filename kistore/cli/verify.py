@@ -39,6 +39,13 @@ def report(findings: list[Finding], fmt: str | None, as_json: bool, checked: str
            footer: str | None = None) -> None:
     """Print findings in the chosen format and exit with their exit code.
 
+    The answer is written whole, in one write, in every format: a reader that leaves
+    before the end of it (``| head -1``) meets text and JSON alike. An answer larger than
+    the pipe holds, or a reader gone before it, is exit 141 (the root group's
+    ``BrokenPipeError``); one the pipe held whole when the reader left ends with the
+    findings' code (1 for an error finding), as ``seq 3 | head -1`` is 0: the writer is
+    told of no reader leaving after its last write.
+
     Args:
         findings: what the checks returned.
         fmt: ``text``, ``json`` or ``github`` (None: text, or json with ``as_json``).
@@ -53,14 +60,14 @@ def report(findings: list[Finding], fmt: str | None, as_json: bool, checked: str
     if fmt == "json":
         emit_json({"checked": checked, "ok": code == 0, "counts": counts,
                    "findings": [f.to_json() for f in findings]})
-    else:
-        for finding in findings:
-            click.echo(github_annotation(finding) if fmt == "github" else finding.format())
+    else:  # one write, as the JSON document is: a reader leaving meets both alike
+        lines = [github_annotation(f) if fmt == "github" else f.format() for f in findings]
         summary = ", ".join(f"{n} {s}{'s' if n != 1 and s != INFO else ''}"
                             for s, n in counts.items())
-        click.echo(f"{'ok' if code == 0 else 'FAILED'}: {checked}: {summary}")
+        lines.append(f"{'ok' if code == 0 else 'FAILED'}: {checked}: {summary}")
         if footer is not None:
-            click.echo(f"warning: {footer}")
+            lines.append(f"warning: {footer}")
+        click.echo("\n".join(lines))
     click.get_current_context().exit(code)
 
 

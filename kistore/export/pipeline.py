@@ -59,7 +59,7 @@ from .derive import Context, derive_all
 from .reading import attested_subjects, object_digest, stored_shards
 from .rows import attestation_row, commit_time, manifest_row, partition, run_row
 from .scratch import Scratch
-from .writers import FORMATS, Shape, Written, write_table
+from .writers import FORMATS, PartitionWriteError, Shape, Written, write_table
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -143,12 +143,16 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
             holds no matching export (``since``),
             ``since`` is not the commit it was made at, the format differs, an unknown
             format, a revision naming no commit; for ``since``, rows vanished or the
-            columns changed (make a full export instead). Nothing is written then.
+            columns changed (a column a newer kistore adds, named; make a full export
+            instead). Nothing is written then.
         StoreStateError: the repository has no commit.
         ModuleNotFoundError: Parquet without pyarrow (``pip install 'kistore[export]'``).
         ParseError, MultipleErrors: the commit's ranking policy is not valid.
-        OSError: a file could not be written (nothing is left half-written: a full export
-            is removed, a ``--since`` one's new files are removed).
+        PartitionWriteError: a table's file could not be written (disk full,
+            permissions): named by its partition and a row of it
+            (:class:`kistore.export.writers.PartitionWriteError`).
+        OSError: another file could not be written. Nothing is left half-written either
+            way: a full export is removed, a ``--since`` one's new files are removed.
     """
     out = Path(out)
     store.refuse_output_inside(out)
@@ -355,8 +359,13 @@ def _write(temp: Path, scratch: Scratch, result: ExportResult, shape: Shape,
     for name, table in TABLES.items():
         advance = _phase(progress, f"writing {name}", None)
         rows = scratch.rows(name, changed_only=previous is not None)
-        written = write_table(temp, table, _counted(rows, advance), result.format,
-                              result.generation, shape)
+        try:
+            written = write_table(temp, table, _counted(rows, advance), result.format,
+                                  result.generation, shape)
+        except PartitionWriteError as e:  # said of OUT, which the files were written for
+            e.file = str(result.out)
+            e.args = (e.format(),)
+            raise
         result.files.extend(written)
         result.rows[name] = sum(w.rows for w in written)
     state = [{"path": outdir.state_path(name), "sha256":
@@ -413,11 +422,37 @@ def _check_continues(scratch: Scratch, previous: dict[str, Any], shape: Shape,
                 f"{count} {name} row(s) of the export at {previous['commit'][:12]} are gone "
                 f"at {result.commit[:12]} (e.g. {', '.join(first)}); append-only files cannot "
                 "say so: make a full export into a new directory", file=str(root))
-    if previous["tables"] != _columns(shape, result.format):
+    now = _columns(shape, result.format)
+    if previous["tables"] != now:
         raise InputError(
-            f"the columns changed since the export at {previous['commit'][:12]} (a new latency "
-            "statistic or, in CSV, a new source-native metric): make a full export into a "
-            "new directory", file=str(root))
+            f"the columns changed since the export at {previous['commit'][:12]} "
+            f"({_column_change(previous, now)}): files already written cannot take the new "
+            "columns; make a full export into a new directory", file=str(root))
+
+
+def _column_change(previous: dict[str, Any], now: dict[str, Any]) -> str:
+    """Say which columns differ between an export's ``_manifest.json`` and this export.
+
+    Args:
+        previous: the earlier ``_manifest.json`` (its ``tables``).
+        now: this export's tables (:func:`_columns`).
+
+    Returns:
+        A clause: the columns this kistore writes that the earlier export lacks (an export
+        made before ``attestations.text`` existed), or has that this kistore no longer
+        writes, named ``table.column``; else the data-dependent fields (a new latency
+        statistic, or in CSV a new source-native metric).
+    """
+    names = {t: [c["name"] for c in v["columns"]] for t, v in previous["tables"].items()}
+    added = [f"{t}.{c['name']}" for t, v in now.items() for c in v["columns"]
+             if c["name"] not in names.get(t, ())]
+    gone = [f"{t}.{n}" for t, ns in names.items() for n in ns
+            if n not in {c["name"] for c in now.get(t, {}).get("columns", ())}]
+    if added or gone:
+        said = [f"it has no {', '.join(added)}, which this kistore writes"] if added else []
+        said += [f"it has {', '.join(gone)}, which this kistore no longer writes"] if gone else []
+        return "; ".join(said)
+    return "a new latency statistic or, in CSV, a new source-native metric"
 
 
 def _columns(shape: Shape, fmt: str) -> dict[str, Any]:

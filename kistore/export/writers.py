@@ -24,14 +24,17 @@ import csv
 import datetime as dt
 import hashlib
 import itertools
+import json
 import math
+import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from ..core.errors import KistoreError, one_line, shorten
 from .columns import LATENCY, METRICS, TIMESTAMP, Table, arrow_type
 
 FORMATS = ("parquet", "jsonl", "csv")
@@ -107,7 +110,8 @@ def write_table(root: Path, table: Table, rows: Iterable[tuple[str, list[Any], b
 
     Raises:
         ModuleNotFoundError: ``parquet`` without pyarrow installed.
-        OSError: a file could not be written.
+        PartitionWriteError: a file could not be written (disk full, permissions): it
+            names the partition and a row of it, not the temporary path.
     """
     at = table.index("generation")
     staged = ((part, [*row[:at], generation, *row[at + 1:]]) for part, row, _ in rows)
@@ -135,24 +139,67 @@ def _parquet(root: Path, table: Table, rows: Iterator[tuple[str, list[Any]]], ge
     for part, group in _by_partition(rows):
         rel = "/".join(p for p in (table.name, part, f"part-{generation:05d}.parquet") if p)
         path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
+        first = next(group)
         count = 0
-        with pq.ParquetWriter(path, schema, memory_pool=pool, **PARQUET_OPTIONS) as writer:
-            pending: list[Any] = []  # Arrow record batches of the row group being built
-            for batch in _batches(group, chunk):
-                arrays = [pa.array(_arrow_column(c, [row[i] for row in batch], shape),
-                                   type=schema.field(c.name).type, memory_pool=pool)
-                          for c, i in zip(columns, kept, strict=True)]
-                pending.append(pa.RecordBatch.from_arrays(arrays, schema=schema))
-                count += len(batch)
-                if count % size == 0:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with pq.ParquetWriter(path, schema, memory_pool=pool, **PARQUET_OPTIONS) as writer:
+                pending: list[Any] = []  # Arrow record batches of the row group being built
+                for batch in _batches(_chain(first, group), chunk):
+                    arrays = [pa.array(_arrow_column(c, [row[i] for row in batch], shape),
+                                       type=schema.field(c.name).type, memory_pool=pool)
+                              for c, i in zip(columns, kept, strict=True)]
+                    pending.append(pa.RecordBatch.from_arrays(arrays, schema=schema))
+                    count += len(batch)
+                    if count % size == 0:
+                        writer.write_table(pa.Table.from_batches(pending, schema),
+                                           row_group_size=size)
+                        pending = []
+                if pending:
                     writer.write_table(pa.Table.from_batches(pending, schema),
                                        row_group_size=size)
-                    pending = []
-            if pending:
-                writer.write_table(pa.Table.from_batches(pending, schema), row_group_size=size)
-        written.append(Written(rel, table.name, count, file_sha256(path)))
+            written.append(Written(rel, table.name, count, file_sha256(path)))
+        except OSError as e:
+            raise PartitionWriteError(_cannot_write(table, rel, first, e, root)) from e
     return written
+
+
+class PartitionWriteError(KistoreError):
+    """A file of an export could not be written (disk full, permissions, a refused name).
+
+    Its message names the table's partition (``source=..., hardware=...``), one row of it
+    (a run's digest and name) and the file as it would be in the export directory, never
+    the temporary directory it was being written in.
+    """
+
+
+def _cannot_write(table: Table, rel: str, row: list[Any], e: OSError, root: Path) -> str:
+    """Say which partition (and which row of it) a failed write was for, and what to do.
+
+    Args:
+        table: the table being written.
+        rel: the file's path in the export directory.
+        row: the partition's first staged row.
+        e: the failure; its system message is said without the temporary path.
+        root: the temporary directory written in.
+
+    Returns:
+        One line for :class:`PartitionWriteError`.
+    """
+    values = ", ".join(f"{c}={_quoted(row[table.index(c)])}" for c in table.partition)
+    where = f"the {table.name} of {values}" if values else f"the {table.name} table"
+    names = [str(row[table.index(c)]) for c in ("name", "digest") if c in table.names]
+    one = f" (among them {table.name.rstrip('s')} {', '.join(names)})" if names else ""
+    why = os.strerror(e.errno) if e.errno else str(e).replace(f"{root}{os.sep}", "")
+    return one_line(
+        f"cannot write {where}{one} as {rel}: {why}; nothing was written to the export "
+        "directory: free space or fix the cause (its permissions, a file system that "
+        "refuses the name), then export again")
+
+
+def _quoted(value: Any) -> str:
+    """Return a partition value as JSON, shortened past 80 characters (sources are uncapped)."""
+    return "null" if value is None else shorten(json.dumps(value, ensure_ascii=False))
 
 
 def _arrow_column(column: Any, values: list[Any], shape: Shape) -> list[Any]:
@@ -185,19 +232,24 @@ def _text(root: Path, rel: str, table: Table, rows: Iterator[tuple[str, list[Any
     if first is None:
         return []
     path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
     count = 0
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        if fmt == "csv":
-            out = csv.writer(f, lineterminator="\n")
-            out.writerow(_csv_header(table, shape))
-        for _, row in _chain(first, rows):
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="") as f:
             if fmt == "csv":
-                out.writerow(_csv_cells(table, row, shape))
-            else:
-                f.write(orjson.dumps(dict(zip(table.names, row, strict=True))).decode() + "\n")
-            count += 1
-    return [Written(rel, table.name, count, file_sha256(path))]
+                out = csv.writer(f, lineterminator="\n")
+                out.writerow(_csv_header(table, shape))
+            for _, row in _chain(first, rows):
+                if fmt == "csv":
+                    out.writerow(_csv_cells(table, row, shape))
+                else:
+                    f.write(orjson.dumps(dict(zip(table.names, row, strict=True))).decode()
+                            + "\n")
+                count += 1
+        return [Written(rel, table.name, count, file_sha256(path))]
+    except OSError as e:  # one file a table: no partition to name
+        raise PartitionWriteError(_cannot_write(
+            replace(table, partition=()), rel, first[1], e, root)) from e
 
 
 def _csv_header(table: Table, shape: Shape) -> list[str]:

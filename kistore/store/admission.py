@@ -27,6 +27,7 @@ from ..core.errors import (
     MultipleErrors,
     ResolutionError,
     VerificationError,
+    one_line,
     with_article,
 )
 from ..core.model import REFERENCE_FIELDS, Manifest, wrong_kind
@@ -642,7 +643,10 @@ def metadata_difference(old: bytes, new: bytes, was: str = "stored", now: str = 
 
     Returns:
         ``POINTER: stored VALUE, given VALUE`` per difference, joined by ``; ``; a sentence
-        saying so when ``old`` is not strict JSON (e.g. nested past 64 levels).
+        saying so when ``old`` is not strict JSON (e.g. nested past 64 levels). One line,
+        safe to print: a control or bidirectional control in a value or key (stored
+        metadata committed past the hooks may hold U+202E) is escaped, as ``show`` escapes
+        manifest values (:func:`kistore.core.errors.one_line`).
 
     Raises:
         InputError: ``new`` is not strict JSON (:func:`kistore.core.canonical.loads`).
@@ -664,7 +668,7 @@ def metadata_difference(old: bytes, new: bytes, was: str = "stored", now: str = 
     except InputError:
         return "the stored metadata file is not valid JSON: `kistore verify` reports it"
     walk(stored, canonical.loads(new), "")
-    return "; ".join(changes)
+    return one_line("; ".join(changes))
 
 
 _ABSENT = object()

@@ -179,6 +179,28 @@ def test_a_new_source_native_metric_appends_in_parquet_and_is_refused_in_csv(
     assert files(tmp_path / "csv") == before
 
 
+def test_an_export_made_before_attestations_text_is_refused_naming_the_column(
+        runner, fixture, changed, tmp_path):
+    # An export made before trust77 added `attestations.text` (6dfe21d6) lists the other
+    # columns only; its `--since` said "a new latency statistic or ... metric", which no
+    # run had. Its _manifest.json as that kistore wrote it: the same, without `text`.
+    c1, c2, _ = changed
+    out = tmp_path / "out"
+    export_ok(runner, fixture.store, out, "--at", c1)
+    manifest = json.loads((out / "_manifest.json").read_text())
+    columns = manifest["tables"]["attestations"]["columns"]
+    columns[:] = [c for c in columns if c["name"] != "text"]
+    (out / "_manifest.json").write_text(json.dumps(manifest))
+    before = files(out)
+    result = cli(runner, fixture.store, "export", str(out), "--since", c1, "--at", c2)
+    assert result.exit_code == 1
+    assert result.output == (
+        f"error: {out}: the columns changed since the export at {c1[:12]} (it has no "
+        "attestations.text, which this kistore writes): files already written cannot take "
+        "the new columns; make a full export into a new directory\n")
+    assert files(out) == before
+
+
 def test_an_append_that_fails_at_the_end_leaves_the_previous_export_whole(
         runner, fixture, changed, tmp_path, monkeypatch):
     from kistore.export import outdir
