@@ -190,9 +190,9 @@ class HeadTree:
         Read once per shard and object (the callers only read it: do not change it): the
         first query after a bulk add checks both files of every manifest by hash
         (:meth:`._fresh.FileCheck.stale`), and read, sealed and unpacked again for each
-        file the listing of its shard cost 26 s of 44 at 20,000 manifests (cProfile).
-        Then from the ``shard_listings`` cache in the index, or else from the tree (and
-        cached there).
+        file the listing of its shard cost 8-9 s of that query's 12-13 s of CPU at 20,000
+        manifests (docs/speed.md, branch ``limits78``). Then from the ``shard_listings``
+        cache in the index, or else from the tree (and cached there).
         """
         if shard_id is None:
             return {}
