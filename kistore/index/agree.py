@@ -246,8 +246,9 @@ def _compare_rows(store: IndexedStore, path: Path, kept: sqlite3.Connection,
     counts["skipped"] = len(fresh_skipped)
     found += untrusted
     found += plain_differ("skipped", kept_skipped, fresh_skipped, behind, ("path", "problem"))
-    # rows made under other [limits] (kistore.toml changed; none recorded: an add moved
-    # it): the next query reads again what either side leaves out past a limit
+    # rows made under other [limits] (kistore.toml changed; none recorded: an index an
+    # earlier kistore's add built): the next query reads again what either side leaves out
+    # past a limit
     if any(_meta(kept, key) != _meta(fresh, key) for key in ("limit", "values")):
         again = {d for d, (_, why) in (*kept_skipped.items(), *fresh_skipped.items())
                  if limit_key(why) is not None}

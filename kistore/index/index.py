@@ -88,17 +88,21 @@ class Prepared:
         tree: the tree the index's rows described when ``records`` were made.
         records: digest string -> :class:`~.records.Record` of each parsed manifest.
         compressed: ``(dictionary, {digest string: stored document deflated with it})``.
+        limits: the store's ``[limits]`` ``parsed`` was made under (None: not known; the
+            add reads them).
     """
 
-    __slots__ = ("compressed", "parsed", "records", "tree")
+    __slots__ = ("compressed", "limits", "parsed", "records", "tree")
 
     def __init__(self, parsed: dict[str, Read], tree: str | None = None,
                  records: dict[str, Record] | None = None,
-                 compressed: tuple[bytes, dict[str, bytes]] | None = None) -> None:
+                 compressed: tuple[bytes, dict[str, bytes]] | None = None,
+                 limits: Limits | None = None) -> None:
         self.parsed = parsed
         self.tree = tree
         self.records = records
         self.compressed = compressed
+        self.limits = limits
 
 
 class IndexDamaged(StoreStateError):
@@ -556,7 +560,7 @@ class Index:
                 if meta is not None:
                     rest[layout.metadata_path(digest)] = meta
         parsed.update(parse_known(rest, limits=limits))
-        prepared = Prepared(parsed)
+        prepared = Prepared(parsed, limits=limits)
         try:
             conn = self.open()
             tree = get_meta(conn, "tree") or EMPTY_TREE
@@ -586,7 +590,12 @@ class Index:
         describes ``parent`` (or a tree with the same manifests, or one a few manifests
         behind it, which are read from git first) is moved; any other is left for the next
         query. Never ahead of the branch: called after it moved, and a failure or an
-        interrupt rolls the transaction back.
+        interrupt rolls the transaction back. Every row it makes is made under one
+        ``[limits]`` (``prepared``'s, else the store's now); an index it builds from
+        nothing records them (meta ``limit`` and ``values``, as :meth:`_sync` does), so
+        the next query does not take their absence for a change of the limits and read
+        the size of every manifest's file again (:meth:`_relimit`; issue 22: 490 s at
+        100,000).
 
         Args:
             parent: the tree id (hex) of the commit's parent; None for a first commit.
@@ -602,6 +611,9 @@ class Index:
                 it was: derived data, the next query updates it).
         """
         parent = parent or EMPTY_TREE
+        ready = prepared or Prepared({})
+        # one set of limits for every row this add makes (what its parse was made under)
+        limits = ready.limits if ready.limits is not None else store_limits(self.store)
         conn = self.open()
         changed = {d for path in files if (d := layout.digest_from_path(path)) is not None}
         with transaction(conn):
@@ -617,19 +629,20 @@ class Index:
                 if behind is None or len(behind) > CATCH_UP:
                     return False  # the next query updates it (as before this add)
                 if behind and base is not None:
-                    self._apply(conn, old, base, None, changed=behind)
+                    self._apply(conn, old, base, None, changed=behind, limits=limits)
+            if old == EMPTY_TREE:  # a build from nothing: record its limits, as _sync does,
+                set_meta(conn, **held_limits(limits))  # or the next query reads every size
             bulk = len(changed) >= BULK and conn.execute(
                 "SELECT 1 FROM records LIMIT 1").fetchone() is None
             if bulk:  # filling a table, then indexing it, is faster (as a rebuild does)
                 for name in _QUERY_INDEXES:
                     conn.execute(f"DROP INDEX IF EXISTS {name}")
-            ready = prepared or Prepared({})
             # the records hold when the rows are those they were described from: the same
             # tree, and nothing caught up since (a first add: `old` is empty, not `parent`)
             current = old == ready.tree and not behind
             self._apply(conn, parent, tree, None, changed=changed, known=files, quiet=True,
                         parsed=ready.parsed, described=ready.records if current else None,
-                        compressed=ready.compressed)
+                        compressed=ready.compressed, limits=limits)
             if bulk:
                 for name in _QUERY_INDEXES:
                     conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON "

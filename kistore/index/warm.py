@@ -115,6 +115,7 @@ class HeadTree:
         self._shards: dict[str, str] | None = None
         self._asked: dict[str, str | None] = {}
         self._cached: bool | None = None
+        self._listings: dict[str, dict[str, str]] = {}
 
     def shards(self) -> dict[str, str]:
         """Return ``{"store/objects/sha256/XX": git tree id, ...}`` for both shard bases."""
@@ -184,9 +185,25 @@ class HeadTree:
         return bool(entry.type_str == "tree")
 
     def listing(self, shard_id: str | None) -> dict[str, str]:
-        """Return ``{file name: blob id}`` of a shard tree (empty for None); cached by id."""
+        """Return ``{file name: blob id}`` of a shard tree (empty for None); cached by id.
+
+        Read once per shard and object (the callers only read it: do not change it): the
+        first query after a bulk add checks both files of every manifest by hash
+        (:meth:`._fresh.FileCheck.stale`), and read, sealed and unpacked again for each
+        file the listing of its shard cost 8-9 s of that query's 12-13 s of CPU at 20,000
+        manifests (docs/speed.md, branch ``limits78``). Then from the ``shard_listings``
+        cache in the index, or else from the tree (and cached there).
+        """
         if shard_id is None:
             return {}
+        if (known := self._listings.get(shard_id)) is not None:
+            return known
+        found = self._read_listing(shard_id)
+        self._listings[shard_id] = found
+        return found
+
+    def _read_listing(self, shard_id: str) -> dict[str, str]:
+        """:meth:`listing`, from the index's ``shard_listings`` row or else from the tree."""
         row = self.conn.execute("SELECT shard, listing, seal FROM shard_listings WHERE shard = ?",
                                 (shard_id,)).fetchone()
         if row is not None and row[2] == seal(row[:2]):

@@ -493,6 +493,33 @@ def test_shard_listings_are_packed_as_bytes_and_read_back_alike():
     assert pack_listing({}) == b"" and unpack_listing(b"") == {}
 
 
+def test_a_shard_listing_is_read_once_per_query(store, kit, world, monkeypatch):
+    """The first query after a bulk add hashes both files of every manifest against
+    HEAD's listing of its shard: it read, sealed and unpacked that listing again for each
+    file (20,000 manifests: 40,000 reads of 512 listings, most of the query's time)."""
+    from kistore.core import layout
+    from kistore.core.digest import Digest
+    from kistore.index import _database as database
+
+    digests = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
+    tree = Store(store.root).commit("HEAD").tree
+    directory, _, leaf = layout.object_path(Digest.from_str(digests[-1])).rpartition("/")
+    conn = database.connection(database.index_path(store.git_dir))
+
+    def head():
+        return warm.HeadTree(Store(store.root), conn, str(tree.id), lambda: tree)
+
+    want = {e.name: str(e.id) for e in tree[directory]}
+    assert leaf in want and head().listing(head().shard(directory)) == want  # now cached
+    unpacked = []
+    real = warm.unpack_listing
+    monkeypatch.setattr(warm, "unpack_listing", lambda v: unpacked.append(v) or real(v))
+    one = head()
+    shard = one.shard(directory)
+    assert [one.listing(shard) for _ in range(3)] == [want] * 3
+    assert len(unpacked) == 1  # the cached row, read once by this HeadTree
+
+
 def test_a_listing_is_what_records_give(store, kit, world, monkeypatch):
     """`Catalog.listing` (what `ls` reads) equals the records' own fields, for the index of
     HEAD, the work tree overlaid with an uncommitted run, and a scan, with every filter."""
