@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import pytest
 
+from kistore.index._database import index_path
+
 from ..conftest import git
 from . import test_missing_git_object
 from .test_missing_git_object import MISSING, delete
@@ -39,6 +41,10 @@ def test_the_reading_command_names_the_damaged_tree(stored, tmp_path, command, d
     oid = git(stored, "rev-parse", TREES[tree]).strip()
     hurt, reason = DAMAGE[damage]
     hurt(stored, oid)
+    # the add's query index describes HEAD's tree (its limits recorded since limits78):
+    # `ls` answers from those rows alone, made while the tree was whole; without them
+    # every command must read the tree, and that read names the damage
+    index_path(stored / ".git").unlink()
     out_dir = tmp_path / "out"
     args = [a.replace("{out}", str(out_dir)) for a in COMMANDS[command]]
     status, out, err = kistore(stored, *args)
@@ -52,3 +58,16 @@ def test_the_reading_command_names_the_damaged_tree(stored, tmp_path, command, d
     assert "not a kistore store" not in said and "Traceback" not in said, said
     assert "internal error" not in said, said
     assert not out_dir.exists() or not any(out_dir.iterdir()), said  # nothing half-written
+
+
+def test_a_warm_index_lists_what_it_was_made_from_and_verify_names_the_damage(stored):
+    """`ls --at HEAD` answers from the query index's rows for HEAD's tree id (made by the
+    add while the tree was whole: a derived index, like git's commit-graph); `verify`
+    reads every object and names the damaged tree."""
+    before = kistore(stored, "ls", "--at", "HEAD")
+    oid = git(stored, "rev-parse", TREES["store/ tree"]).strip()
+    cut(stored, oid)
+    assert kistore(stored, "ls", "--at", "HEAD") == before
+    status, out, err = kistore(stored, "verify", "--at", "HEAD")
+    assert status == 1, out + err
+    assert f"{oid}" in out + err and "KI117" in out + err, out + err
