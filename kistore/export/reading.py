@@ -159,11 +159,8 @@ def _listing(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str | None
     """
     if tree_id is None:
         assert tree is not None and path is not None  # the other form of the call
-        try:
-            entry = tree[path]
-        except KeyError:
-            return {}
-        if entry.type_str != "tree":
+        entry = treediff.entry_at(repo, tree, path)  # guarded: a damaged directory named
+        if entry is None or entry.type_str != "tree":
             return {}
         tree_id = entry.id
     return {str(e.name): (e.id, e.type_str) for e in treediff.subtree(repo, tree_id)}
