@@ -287,14 +287,22 @@ def parse_time(text: str) -> datetime:
     """Parse an RFC 3339 date-time, or a date (midnight UTC); naive times are taken as UTC.
 
     Raises:
-        InputError: not a date or date-time.
+        InputError: not a date or date-time, or an instant outside the years 1-9999 in
+            UTC (``9999-12-31T23:59:59-12:00``: every comparison with it overflowed,
+            review r78 F10).
     """
     try:
         value = datetime.fromisoformat(text)
     except ValueError:
         raise InputError(f"{text!r} is not an RFC 3339 date-time (e.g. 2026-07-10T06:41:58Z) "
                          "or a date (2026-07-10)") from None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+    value = value if value.tzinfo else value.replace(tzinfo=UTC)
+    try:
+        value.astimezone(UTC)
+    except OverflowError:
+        raise InputError(f"{text!r} is outside the years 0001-9999 in UTC: give the time "
+                         "in UTC (e.g. 9999-12-31T23:59:59Z)") from None
+    return value
 
 
 def format_time(value: datetime) -> str:

@@ -217,12 +217,14 @@ def _arrow_column(column: Any, values: list[Any], shape: Shape) -> list[Any]:
 def parse_time(text: str) -> dt.datetime | None:
     """Return an RFC 3339 date-time as an aware UTC datetime (microseconds), or None.
 
-    None for what Python cannot represent (a leap second ``:60``); the text stays in the
-    ``manifests`` table's ``object``.
+    None for what Python cannot represent (a leap second ``:60``; an instant whose UTC
+    year is past 9999 or before 1, ``9999-12-31T23:59:59-12:00``, which RFC 3339 and the
+    schema admit: review r78 F4 stopped every Parquet export with it); the text stays in
+    the ``manifests`` table's ``object``.
     """
     try:
         return dt.datetime.fromisoformat(text).astimezone(dt.UTC)
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
 
 

@@ -121,6 +121,14 @@ def test_times_parse_and_format_as_rfc3339_utc():
         parse_time("next tuesday")
 
 
+def test_a_time_past_year_9999_in_utc_is_refused_not_an_overflow():
+    # RFC 3339 admits it (review r78 F10: check and verify said "internal error")
+    assert format_time(parse_time("9999-12-31T23:59:59Z")) == "9999-12-31T23:59:59Z"
+    for text in ("9999-12-31T23:59:59-12:00", "0001-01-01T00:00:00+14:00"):
+        with pytest.raises(InputError, match="outside the years 0001-9999 in UTC"):
+            parse_time(text)
+
+
 def test_no_trust_file_means_no_trusted_keys(store):
     assert load_trust(store.view()).keys == {}
 
