@@ -13,8 +13,9 @@ values share one only if the first 64 bits of their SHA-256 digests are equal).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
+
+from . import hashes
 
 LIMIT = 128
 """The most bytes (UTF-8) of a value written whole; a longer one is shortened."""
@@ -55,5 +56,5 @@ def component(value: str, written: Callable[[str], str] = str, mark: str = "~") 
         if size > KEEP:
             break
         kept.append(part)
-    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+    digest = hashes.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
     return "".join(kept) + mark + digest[:HASH_HEX]
