@@ -14,7 +14,7 @@ import hashlib
 from kistore.export.rows import partition_value
 
 from ..conftest import add_docs
-from .conftest import cli, duck, export_ok
+from .conftest import duck, export_ok
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 WRITTEN = HIVE_NULL + "%7E" + hashlib.sha256(HIVE_NULL.encode()).hexdigest()[:16]
@@ -50,8 +50,8 @@ def test_duckdb_and_pyarrow_read_it_apart_from_the_null_partition(runner, store,
     _store(store, kit)
     out = tmp_path / "out"
     export_ok(runner, store, out)
-    assert sorted(p.name for p in (out / "runs" / "source=synthetic").iterdir()) == [f"hardware={HIVE_NULL}",
-                                                    f"hardware={WRITTEN}"]
+    assert sorted(p.name for p in (out / "runs" / "source=synthetic").iterdir()) == [
+        f"hardware={HIVE_NULL}", f"hardware={WRITTEN}"]
     expected = [("dangling-env", None), ("hive-null-gpu", READ)]
     assert duck(out, "SELECT name, hardware FROM {runs} ORDER BY name") == expected
     table = ds.dataset(out / "runs", partitioning="hive").to_table(
@@ -64,9 +64,7 @@ def test_duckdb_and_pyarrow_read_it_apart_from_the_null_partition(runner, store,
 
 def test_csv_keeps_the_gpu_name_whole(runner, store, kit, tmp_path):
     _store(store, kit)
-    out = tmp_path / "out"
-    result = cli(runner, store, "export", str(out), "--format", "csv")
-    assert result.exit_code == 0, result.output
-    with open(out / "runs" / "part-00000.csv", newline="", encoding="utf-8") as f:
-        rows = {r["name"]: r["hardware"] for r in csv.DictReader(f)}
-    assert rows == {"dangling-env": "", "hive-null-gpu": HIVE_NULL}
+    export_ok(runner, store, tmp_path / "csv", "--format", "csv")
+    text = (tmp_path / "csv" / "runs" / "part-00000.csv").read_text(encoding="utf-8")
+    assert {r["name"]: r["hardware"] for r in csv.DictReader(text.splitlines())} == {
+        "dangling-env": "", "hive-null-gpu": HIVE_NULL}
