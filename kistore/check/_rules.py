@@ -140,7 +140,12 @@ METRIC_OUT_OF_RANGE = rule(
     "KI223", "metric-out-of-range", ERROR,
     "state the metric as its source published it, on its source's scale; objects are never "
     "edited: add the corrected run as a new object (a stored one is left out of rankings)")
-_CONTRADICTION_RULES = {"KI222": RUN_CONTRADICTS_ITSELF, "KI223": METRIC_OUT_OF_RANGE}
+METRIC_KEYS_DIFFER_IN_CASE = rule(
+    "KI224", "metric-keys-differ-only-in-case", ERROR,
+    "keep one spelling of each metric key (the source's own); objects are never edited: add "
+    "the corrected run as a new object (a stored one is left out of rankings)")
+_CONTRADICTION_RULES = {"KI222": RUN_CONTRADICTS_ITSELF, "KI223": METRIC_OUT_OF_RANGE,
+                        "KI224": METRIC_KEYS_DIFFER_IN_CASE}
 
 ALLOWED_FILES = frozenset({layout.TRUST_FILE, layout.POLICY_FILE})
 """The only files of ``store/trust/`` and ``store/policy/``: kistore reads no other name
@@ -439,7 +444,7 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         references = tuple(map(spec.get, REFERENCE_FIELDS))
         if "sourceNative" in spec and external_id_disagreement(spec, name):
             return None
-        if run_contradictions(spec):  # KI222, KI223: the slow path says which
+        if run_contradictions(spec):  # KI222-KI224: the slow path says which
             return None
     return (obj["kind"], name if type(name) is str else None, references,
             statistic_of(obj["kind"], spec))
@@ -516,8 +521,9 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
         One KI104 finding per schema violation, placed in the file that holds the value:
         pointers under ``/metadata`` go to the metadata file (relative to its root); KI209
         when a run's name disagrees with its source's external id
-        (:func:`kistore.core.naming.external_id_disagreement`); KI222 and KI223 when a run
-        contradicts itself or its source's scale (:func:`kistore.core.contradictions.
+        (:func:`kistore.core.naming.external_id_disagreement`); KI222, KI223 and KI224 when
+        a run contradicts itself or its source's scale or states two metric keys that
+        differ only in case (:func:`kistore.core.contradictions.
         run_contradictions`), on the object at the value's pointer.
     """
     if not isinstance(obj, dict):

@@ -14,11 +14,19 @@ error, and ``rank`` leaves a stored one out, saying why.
   sources of :data:`TRACE_SOURCES`) that means another ``status`` than the run's.
 * **KI223** (``metric-out-of-range``): a metric of :data:`METRIC_BOUNDS` lies outside its
   source's scale (a SOL-ExecBench SOL score outside [0, 1]).
+* **KI224** (``metric-keys-differ-only-in-case``): two keys of ``sourceNative.metrics``
+  are equal after Unicode case folding (``LATENCY_MS`` beside ``latency_ms``). SQL
+  engines (DuckDB, Spark, Trino) name columns and struct fields case-insensitively, so
+  the two are one export column: DuckDB refused the run's JSON Lines row (review r78 F8).
+  Within one run only; across runs ``kistore export`` writes such keys apart
+  (:mod:`kistore.export.columns`, :func:`metric_columns`).
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
+
+from .canonical import escape_pointer
 
 TRACE_STATUSES = {
     "PASSED": "passed",
@@ -52,7 +60,7 @@ class Contradiction(NamedTuple):
     """One thing a run states that its other fields or its source's scale deny.
 
     Attributes:
-        rule: ``KI222`` or ``KI223``.
+        rule: ``KI222``, ``KI223`` or ``KI224``.
         pointer: JSON Pointer of the value at fault, in the object (``/spec/status``).
         message: one sentence for people: what the run says, what denies it.
         short: a few words for ``rank``'s reason column.
@@ -72,7 +80,9 @@ def run_contradictions(spec: Any) -> list[Contradiction]:
             of the wrong type, is the schema's to report, and yields nothing here).
 
     Returns:
-        The contradictions, KI222 first; empty for a run that makes sense.
+        The contradictions, KI222 first, then KI223, then KI224 (one per key that folds to
+        an earlier key's case, in code-point order of the keys); empty for a run that
+        makes sense.
     """
     if not isinstance(spec, dict):
         return []
@@ -110,4 +120,31 @@ def run_contradictions(spec: Any) -> list[Contradiction]:
                     f"{source}'s {key} lies in [{low:g}, {high:g}] ({meaning}); the run "
                     f"states {value!r}, which no run can score",
                     f"{key} {value!r} outside [{low:g}, {high:g}]"))
+    if isinstance(metrics, dict):
+        found += _case_collisions(metrics)
+    return found
+
+
+def _case_collisions(metrics: dict[str, Any]) -> list[Contradiction]:
+    """KI224: each metric key equal, after :meth:`str.casefold`, to a key before it.
+
+    Args:
+        metrics: a run's ``sourceNative.metrics`` (keys are strings: JSON).
+
+    Returns:
+        One contradiction per key after the first of each case-folded class (keys in
+        code-point order), at that key's JSON Pointer (RFC 6901).
+    """
+    first: dict[str, str] = {}
+    found = []
+    for key in sorted(metrics):
+        kept = first.setdefault(key.casefold(), key)
+        if kept != key:
+            found.append(Contradiction(
+                "KI224", f"/spec/sourceNative/metrics/{escape_pointer(key)}",
+                f"the run states metrics {kept!r} and {key!r}, keys that differ only in "
+                "letter case: DuckDB, Spark and Trino read column and field names without "
+                "case, so an export cannot tell them apart (DuckDB reads the wrong CSV "
+                "column and refuses the JSON Lines row)",
+                f"metrics {kept!r} and {key!r} differ only in case"))
     return found

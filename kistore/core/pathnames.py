@@ -27,7 +27,8 @@ HASH_HEX = 16
 """Hex digits of the whole value's SHA-256 that end a short form (64 bits)."""
 
 
-def component(value: str, written: Callable[[str], str] = str, mark: str = "~") -> str:
+def component(value: str, written: Callable[[str], str] = str, mark: str = "~", *,
+              always: bool = False) -> str:
     """Return how a value is written as one path component, shortened when it is long.
 
     Args:
@@ -38,16 +39,19 @@ def component(value: str, written: Callable[[str], str] = str, mark: str = "~") 
         mark: what separates a short form's beginning from its hash; the caller picks one
             that ``written`` never produces, so that no value written whole looks like a
             short form.
+        always: write the short form whatever the length (a value that a reader would
+            take, written whole, for something else: Hive's null partition name).
 
     Returns:
-        ``written(value)`` when that is at most :data:`LIMIT` bytes of UTF-8; else the short
+        ``written(value)`` when that is at most :data:`LIMIT` bytes of UTF-8 (and not
+        ``always``); else the short
         form ``written(P) + mark + H``: ``P`` the longest beginning of ``value`` whose
         written form has at most :data:`KEEP` bytes, ``H`` the first :data:`HASH_HEX` hex
         digits of the SHA-256 of ``value`` as UTF-8 (surrogates as ``surrogatepass``
         writes them). E.g. ``"s" * 300`` is ``"s" * 64 + "~" + "2955c7328c57ca39"``.
     """
     whole = written(value)
-    if len(whole.encode("utf-8", "surrogatepass")) <= LIMIT:
+    if not always and len(whole.encode("utf-8", "surrogatepass")) <= LIMIT:
         return whole
     kept, size = [], 0
     for char in value:

@@ -13,8 +13,12 @@ them, booleans, null, and two objects -- ``latencyNs`` (statistic -> ns) and
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..core import hashes
+from ..core.errors import InputError
 
 STRING = "string"
 INT = "int64"
@@ -262,3 +266,52 @@ def markdown(table: Table) -> str:
     for c in table.columns:
         lines.append(f"| `{c.name}` | `{c.type}` | {c.unit or ''} | {c.meaning} |")
     return "\n".join(lines) + "\n"
+
+
+METRIC_MARK = "~"
+"""What separates a metric key from the hash that tells it apart (:func:`metric_names`)."""
+
+
+def metric_names(metrics: Iterable[str]) -> dict[str, str]:
+    """Return the metric keys that CSV and JSON Lines write under another name, and that name.
+
+    DuckDB, Spark and Trino name columns and struct fields without case, so two metric keys
+    of an export that are equal after :meth:`str.casefold` (``latency_ms`` of most runs,
+    ``LATENCY_MS`` of one) would be one CSV column (DuckDB renamed the real one and read
+    the other for every run) and one JSON Lines field (DuckDB refused the file): review r78
+    F8. Of each such class one key keeps its spelling: the one written in its case-folded
+    form (``latency_ms``) when the class has it, else the first in code-point order; each
+    other key is written as ``KEY~H``, ``H`` the first 16 hex digits of the SHA-256 of the
+    key (UTF-8), e.g. ``LATENCY_MS~ce467cc873d21bd0``. Deterministic: the same keys give the
+    same names. Parquet keeps every key as it is (``sourceNative`` is a map).
+
+    Args:
+        metrics: every ``sourceNative`` metric key of the export's runs.
+
+    Returns:
+        ``{key: written name}`` for the keys written under another name (empty when no two
+        keys differ only in case).
+
+    Raises:
+        InputError: a written name differs only in case from another key (a metric key
+            spelled as another's written name, ``latency_ms~...``): the export cannot write
+            them apart.
+    """
+    classes: dict[str, list[str]] = {}
+    for key in sorted(set(metrics)):
+        classes.setdefault(key.casefold(), []).append(key)
+    renamed: dict[str, str] = {}
+    for folded, keys in classes.items():
+        kept = folded if folded in keys else keys[0]
+        for key in keys:
+            if key != kept:
+                digest = hashes.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+                renamed[key] = f"{key}{METRIC_MARK}{digest[:16]}"
+    for key, name in renamed.items():
+        if name.casefold() in classes:
+            raise InputError(
+                f"the runs' metric keys {key!r} and {classes[name.casefold()][0]!r} cannot be "
+                f"written apart: {key!r} differs only in case from another key, and its "
+                f"distinct name {name!r} is another metric's key; CSV and JSON Lines name "
+                "columns without case: export as Parquet (sourceNative is a map there)")
+    return renamed

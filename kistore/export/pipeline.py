@@ -54,7 +54,15 @@ from ..git.blobs import ObjectUnreadable
 from ..index.index import count_objects, open_catalog
 from ..query.policy import load_policy
 from . import outdir
-from .columns import ATTESTATIONS, MANIFESTS, NAMED_STATISTICS, RUNS, TABLES, statistic_order
+from .columns import (
+    ATTESTATIONS,
+    MANIFESTS,
+    NAMED_STATISTICS,
+    RUNS,
+    TABLES,
+    metric_names,
+    statistic_order,
+)
 from .derive import Context, derive_all
 from .reading import attested_subjects, object_digest, stored_shards
 from .rows import attestation_row, commit_time, manifest_row, partition, run_row
@@ -297,7 +305,8 @@ def _read_objects(repo: pygit2.Repository, tree: pygit2.Tree, scratch: Scratch,
             row = manifest_row(digest, document, stored.data, stored.meta or b"", metadata,
                                where)
             scratch.stage(MANIFESTS.name, partition(MANIFESTS, row), digest, digest, row)
-    return Shape(tuple(sorted(statistics, key=statistic_order)), tuple(sorted(metrics)))
+    return Shape(tuple(sorted(statistics, key=statistic_order)), tuple(sorted(metrics)),
+                 metric_names(metrics) if result.format != "parquet" else {})
 
 
 def _history(store: Store, commit: Any, scratch: Scratch, result: ExportResult) -> None:
@@ -440,8 +449,10 @@ def _column_change(previous: dict[str, Any], now: dict[str, Any]) -> str:
     Returns:
         A clause: the columns this kistore writes that the earlier export lacks (an export
         made before ``attestations.text`` existed), or has that this kistore no longer
-        writes, named ``table.column``; else the data-dependent fields (a new latency
-        statistic, or in CSV a new source-native metric).
+        writes, named ``table.column``; else the metric keys written under another name
+        that changed (CSV, JSON Lines: :func:`kistore.export.columns.metric_names`); else
+        the data-dependent fields (a new latency statistic, or in CSV a new source-native
+        metric).
     """
     names = {t: [c["name"] for c in v["columns"]] for t, v in previous["tables"].items()}
     added = [f"{t}.{c['name']}" for t, v in now.items() for c in v["columns"]
@@ -452,7 +463,22 @@ def _column_change(previous: dict[str, Any], now: dict[str, Any]) -> str:
         said = [f"it has no {', '.join(added)}, which this kistore writes"] if added else []
         said += [f"it has {', '.join(gone)}, which this kistore no longer writes"] if gone else []
         return "; ".join(said)
+    before, after = _renamed(previous["tables"].get("runs", {})), _renamed(now["runs"])
+    if before != after:
+        changed = [f"{k!r} as {after[k]!r}" if k in after else f"{k!r} whole"
+                   for k in sorted({*before, *after}) if before.get(k) != after.get(k)]
+        return ("a source-native metric key now differs only in case from another, which "
+                f"changes the names metrics are written under ({', '.join(changed)}; "
+                "docs/export.md, \"Metric keys that differ only in case\")")
     return "a new latency statistic or, in CSV, a new source-native metric"
+
+
+def _renamed(table: dict[str, Any]) -> dict[str, str]:
+    """Return the ``renamed`` metric keys a ``_manifest.json`` table records (``{}``)."""
+    for column in table.get("columns", ()):
+        if column.get("name") == "sourceNative":
+            return dict(column.get("renamed", {}))
+    return {}
 
 
 def _columns(shape: Shape, fmt: str) -> dict[str, Any]:
@@ -460,7 +486,10 @@ def _columns(shape: Shape, fmt: str) -> dict[str, Any]:
 
     The data-dependent columns are recorded where they shape the files: the ``latencyNs``
     fields in Parquet (a struct) and CSV (flattened), the ``sourceNative`` metric names in
-    CSV only (a map in Parquet, an object in JSON Lines, whatever its keys).
+    CSV only (a map in Parquet, an object in JSON Lines, whatever its keys); in CSV and
+    JSON Lines, ``renamed``: the metric keys written under another name (only when some
+    are: :func:`kistore.export.columns.metric_names`), so that ``--since`` refuses to
+    append once a new key differs only in case from another.
     """
     tables = {}
     for name, table in TABLES.items():
@@ -471,6 +500,8 @@ def _columns(shape: Shape, fmt: str) -> dict[str, Any]:
                 entry["fields"] = list(shape.statistics)
             elif c.name == "sourceNative" and fmt == "csv":
                 entry["fields"] = list(shape.metrics)
+            if c.name == "sourceNative" and shape.renamed:  # CSV, JSON Lines (review r78 F8)
+                entry["renamed"] = dict(shape.renamed)
             columns.append(entry)
         tables[name] = {"columns": columns, "partition": list(table.partition),
                         "sort": list(table.sort)}

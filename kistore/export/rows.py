@@ -124,8 +124,14 @@ def partition_value(value: str) -> str:
     the whole value (:func:`kistore.core.pathnames.component`), so that any value the
     schemas admit fits one directory name (255 bytes). Readers see the short form (with
     ``~``) as the column's value: Hive readers take a partition column from the path.
+
+    A value equal to :data:`HIVE_NULL` (a GPU product spelled ``__HIVE_DEFAULT_PARTITION__``)
+    is written in the short form too, ``__HIVE_DEFAULT_PARTITION__%7E8ec3cd044a1b2ac4``:
+    written whole it is the null partition (review r78 F12), and no escape of it reads
+    back whole everywhere: DuckDB and Spark compare the raw directory name with Hive's,
+    but pyarrow (pandas) decodes ``%5F`` first and reads null.
     """
-    return component(value, escape_partition, SHORT_MARK)
+    return component(value, escape_partition, SHORT_MARK, always=value == HIVE_NULL)
 
 
 _ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(0x20)}

@@ -16,6 +16,8 @@ rows in memory. Output is a pure function of the rows: the same rows give the sa
   ``sourceNative.<metric>`` flattened into columns, null as an empty field, booleans
   ``true``/``false``, numbers as JSON writes them.
 * **JSON Lines** (orjson): one object a line, keys in column order, nulls kept.
+* In both, a metric key that differs only in case from another is written under a
+  distinct name (:attr:`Shape.renamed`, :func:`kistore.export.columns.metric_names`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import json
 import math
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -87,10 +89,13 @@ class Shape:
         statistics: the ``latencyNs`` fields (every statistic a run of the export states),
             in :func:`kistore.export.columns.statistic_order`.
         metrics: the ``sourceNative`` metric names (CSV columns), sorted.
+        renamed: the metric keys CSV and JSON Lines write under another name, and that name
+            (:func:`kistore.export.columns.metric_names`: keys that differ only in case).
     """
 
     statistics: tuple[str, ...]
     metrics: tuple[str, ...]
+    renamed: dict[str, str] = field(default_factory=dict)
 
 
 def write_table(root: Path, table: Table, rows: Iterable[tuple[str, list[Any], bytes]],
@@ -245,13 +250,23 @@ def _text(root: Path, rel: str, table: Table, rows: Iterator[tuple[str, list[Any
                 if fmt == "csv":
                     out.writerow(_csv_cells(table, row, shape))
                 else:
-                    f.write(orjson.dumps(dict(zip(table.names, row, strict=True))).decode()
-                            + "\n")
+                    f.write(orjson.dumps(_json_row(table, row, shape)).decode() + "\n")
                 count += 1
         return [Written(rel, table.name, count, file_sha256(path))]
     except OSError as e:  # one file a table: no partition to name
         raise PartitionWriteError(_cannot_write(
             replace(table, partition=()), rel, first[1], e, root)) from e
+
+
+def _json_row(table: Table, row: list[Any], shape: Shape) -> dict[str, Any]:
+    """Return a staged row as its JSON Lines object: metric keys as ``shape.renamed`` says."""
+    values = dict(zip(table.names, row, strict=True))
+    if shape.renamed:
+        for c in table.columns:
+            if c.type == METRICS and isinstance(values[c.name], dict):
+                values[c.name] = {shape.renamed.get(k, k): v
+                                  for k, v in values[c.name].items()}
+    return values
 
 
 def _csv_header(table: Table, shape: Shape) -> list[str]:
@@ -260,7 +275,7 @@ def _csv_header(table: Table, shape: Shape) -> list[str]:
         if c.type == LATENCY:
             header += [f"{c.name}.{s}" for s in shape.statistics]
         elif c.type == METRICS:
-            header += [f"{c.name}.{m}" for m in shape.metrics]
+            header += [f"{c.name}.{shape.renamed.get(m, m)}" for m in shape.metrics]
         else:
             header.append(c.name)
     return header

@@ -5,7 +5,7 @@ Rules:
 * ranked: status ``passed``, not withdrawn, implementation role not ``reference``, at least
   the asked evidence level, and a numeric value for the comparison; a run that contradicts
   itself or its source's scale (:func:`kistore.core.contradictions.run_contradictions`,
-  KI222, KI223) is excluded, with the reason;
+  KI222-KI224) is excluded, with the reason;
 * order: by value (the comparison's order), ties share a rank -- competition ranking
   (1, 2, 2, 4) -- and rows of equal value are listed by digest;
 * a candidate that passed but lacks the value is *unranked* (rank None), never first or last;
@@ -195,7 +195,7 @@ def _excluded(record: Record, evidence: Evidence, floor: int) -> str | None:
     """Return why a candidate is not ranked, or None when it may be."""
     if record.status != "passed":
         return f"status {record.status}"
-    contradictions = run_contradictions(record.spec)  # KI222, KI223: refused since 2026-12-03
+    contradictions = run_contradictions(record.spec)  # KI222-KI224: refused since 2026-12-03
     if contradictions:
         return "contradicts itself: " + "; ".join(
             f"{c.short} ({c.rule})" for c in contradictions)

@@ -205,7 +205,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             disagreement = external_id_disagreement(m.spec, m.name)
             if disagreement is not None:
                 problems.append(InputError(disagreement, pointer="/metadata/name"))
-        if m.kind == "BenchmarkRun" and status == "added":  # verify's KI222, KI223
+        if m.kind == "BenchmarkRun" and status == "added":  # verify's KI222-KI224
             problems += [InputError(f"{c.message} ({c.rule})", pointer=c.pointer)
                          for c in run_contradictions(m.spec)]
         if status == "added" and not allow_dangling:
