@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from ..core import layout
 from ..core.errors import KistoreError, shorten
 from ..core.findings import WARNING, Finding, Rule, rule
+from ..core.limits import DEFAULT
 from ..core.settings import STORE_FIX, STORE_VALUE_FIX, TABLES, cite_table, template_fields
 from ..store import settings_place
 from ._rules import CHECKING_SETTINGS_INVALID, SETTINGS_INVALID
@@ -91,6 +92,54 @@ def permalink_changed(base: Settings, head: Settings) -> list[Finding]:
         f"{_template(after)}: every citation links to {_host(after)} after the merge, not "
         f"{_host(before)}", file=layout.SETTINGS_FILE, pointer="/cite/permalink", line=line,
         column=column, extra={"base": before, "head": after})]
+
+
+LIMIT_RAISED = rule(
+    "KI426", "limit-raised", WARNING,
+    "review a raised limit like code: once merged, a manifest up to the new size can land, "
+    "and since objects are never deleted the limit can never be lowered below it again; "
+    "keep BASE's value unless a real manifest needs more (`git checkout BASE -- "
+    "kistore.toml` undoes it)")
+
+
+def limits_raised(base: Settings, head: Settings) -> list[Finding]:
+    """KI426 per ``[limits]`` key a range raises in ``kistore.toml`` (review r78 F9).
+
+    A raised limit is valid (below its ceiling: no KI108), but it is the first half of a
+    two-step: the next pull request adds a manifest the old limit refused, and once it is
+    stored the limit cannot come down again (KI106 on the stored file). So a raise is never
+    silent: setting a key BASE left out above its default counts, as does removing a key
+    BASE set below its default. Each value is the one that applies (a bad key: its default,
+    whose KI108 is :func:`settings_findings`'). Two files the gate parsed already: O(1).
+
+    Args:
+        base: BASE's settings (:meth:`kistore.store.Store.settings`).
+        head: HEAD's.
+
+    Returns:
+        One warning per raised key, in the order of :class:`kistore.core.limits.Limits`, on
+        ``kistore.toml`` at ``/limits/KEY`` (its line at HEAD; else the line of HEAD's
+        ``[limits]``, or none), naming the
+        old value, the new value and the default (``extra``: ``base``, ``head``,
+        ``default``); empty when no limit goes up.
+    """
+    before, after = base.limits_per_key()[0], head.limits_per_key()[0]
+    findings = []
+    for name, old, new, default in zip(DEFAULT._fields, before, after, DEFAULT, strict=True):
+        if new <= old:
+            continue
+        key = name.replace("_", "-")
+        pointer = f"/limits/{key}"
+        line, column = settings_place(head.data, pointer, "")
+        if line is None:  # removed at HEAD: the [limits] table's line, if any
+            line, column = settings_place(head.data, "/limits", "")
+        findings.append(Finding(
+            LIMIT_RAISED, f"the range raises [limits] {key} from {old:,} to {new:,} (the "
+            f"default is {default:,}): a manifest up to the new size can land after the "
+            "merge, and the limit cannot be lowered below it again", file=layout.SETTINGS_FILE,
+            pointer=pointer, line=line, column=column,
+            extra={"base": old, "head": new, "default": default}))
+    return findings
 
 
 def _template(value: str | None) -> str:

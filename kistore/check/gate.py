@@ -79,7 +79,7 @@ from ._rules import (
     VALUE_TOO_LONG,
     sort_key,
 )
-from ._settings import permalink_changed, settings_findings
+from ._settings import limits_raised, permalink_changed, settings_findings
 from .audit import GITATTRIBUTES, check_contents, checking_limits
 from .lineage import (
     APPEND_ONLY_REMOVED,
@@ -180,7 +180,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         does not read (:func:`._settings.settings_findings`, one parse of HEAD's file), each
         at its line; and when the range deletes the ``kistore.toml`` BASE holds
         (:func:`_settings_deleted`). KI422 (a warning) when it sets, changes or removes
-        ``[cite] permalink`` (:func:`._settings.permalink_changed`). KI109 (a warning)
+        ``[cite] permalink`` (:func:`._settings.permalink_changed`); KI426 (a warning) per
+        ``[limits]`` key it raises (:func:`._settings.limits_raised`). KI109 (a warning)
         when the checking repository's own settings do not parse: the range is then held
         to the default limits (and to BASE's and HEAD's committed ones), unless that file
         is HEAD's, whose KI108 says it (:func:`._lowered.own_limits`).
@@ -224,6 +225,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += settings_findings(head_settings)
     findings += _settings_deleted(base_settings, head_settings)
     findings += permalink_changed(base_settings, head_settings)  # KI422
+    findings += limits_raised(base_settings, head_settings)  # KI426
     findings += _own_settings(own_settings, head_settings, warned)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
     findings += _already_present(repo, commits, base.tree)

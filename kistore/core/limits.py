@@ -23,7 +23,10 @@ endless or huge input costs at most that much memory and time.
 ==================  ===================  ==============================================
 
 They are set in the ``[limits]`` table of ``kistore.toml`` (:meth:`Limits.from_toml`); a
-store without one uses :data:`DEFAULT`. This module reads files and standard input but
+store without one uses :data:`DEFAULT`. No key may be set above its :data:`CEILING` (16
+times its default; a thousand times the largest real manifest): a value past it is a bad
+key, as ``0`` is (KI108), so one merged "tidy" of ``kistore.toml`` cannot open the store
+to 1 GB manifests (review r78 F9). This module reads files and standard input but
 knows nothing of git or of the store.
 """
 
@@ -94,7 +97,8 @@ class Limits(NamedTuple):
             file: the settings file, for errors.
 
         Returns:
-            ``(limits, problems)``: one :class:`InputError` per bad key (JSON Pointer
+            ``(limits, problems)``: one :class:`InputError` per bad key (a value above
+            its :data:`CEILING` is one too; JSON Pointer
             ``/limits/KEY``), in the table's order; one on ``/limits`` (and every limit at
             its default) when ``[limits]`` is not a table. No problem: exactly
             :meth:`from_toml`'s limits.
@@ -116,6 +120,12 @@ class Limits(NamedTuple):
                 problems.append(InputError(
                     f"{key} must be a positive integer, found {shorten(repr(value))}",
                     file=file, pointer=f"/limits/{key}"))
+            elif value > getattr(CEILING, known[key]):
+                problems.append(InputError(
+                    f"{key} = {value:,} is above its ceiling of "
+                    f"{getattr(CEILING, known[key]):,}: no public index needs more "
+                    "(docs/rules.md KI108); keep it at or below the ceiling",
+                    file=file, pointer=f"/limits/{key}"))
             else:
                 values[known[key]] = value
         return cls(**values), problems
@@ -123,6 +133,13 @@ class Limits(NamedTuple):
 
 DEFAULT = Limits()
 """The limits of a store whose ``kistore.toml`` has no ``[limits]`` table."""
+
+CEILING = Limits(manifest_bytes=16 << 20, source_bytes=1 << 30, string_length=1 << 20,
+                 array_length=160_000)
+"""The most each ``[limits]`` key may be set to: 16 times its default (16 MiB, 1 GiB,
+1,048,576 characters, 160,000 items). The largest real manifest is ~16 KB and the largest
+source file ~83 KB: a value past its ceiling is a mistake or an attack, never a need
+(review r78 F9); :meth:`Limits.from_toml_per_key` refuses it as a bad key (KI108)."""
 
 SETTINGS_HINT = "raise [limits] {key} in kistore.toml if this size is meant"
 """How a message says which setting raises a limit."""

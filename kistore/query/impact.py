@@ -1,39 +1,49 @@
-"""What a change to trust or to the ranking policy does to the store (``check``'s listing).
+"""What a change to trust, the ranking policy or attestation files does (``check``'s listing).
 
 A pull request that changes ``store/trust/keys.json`` or ``store/policy/`` changes no
 object, yet it can verify runs, withdraw them and re-order leaderboards: trusting a key
-with a ``validFrom`` in the past makes every attestation it signed before count. The diff
-of the file does not show that; :func:`trust_and_policy_effects` does, as info findings
-``kistore check`` prints for reviewers:
+with a ``validFrom`` in the past makes every attestation it signed before count. So can
+one that adds an attestation file (an opaque base64 DSSE envelope: a trusted maintainer's
+withdrawal of a group's #1, review r78 F11). The diff of the file does not show that;
+:func:`trust_and_policy_effects` does, as info findings ``kistore check`` prints for
+reviewers:
 
+* KI427 per key the trust file newly trusts, or trusts for a new role (who, for what, from
+  and until when), even before it has signed anything;
 * KI413 per attestation that starts or stops counting (its judgement under the trust file
   at ``BASE`` and at ``HEAD``, the same attestations judged at the same entry times);
 * KI414 per run whose evidence level or withdrawal changes;
 * KI415 per comparison group whose ranking order changes (old and new order).
 
-It reads the whole store at ``HEAD`` (its catalog, scanned without writing an index, and
-its attestations), so it costs what ``rank`` does, and only for a range that changes trust
-or policy. It is a :data:`kistore.check.gate.RangeChecker`: ``kistore check`` passes it
-to the gate (``checkers=``), which cannot import the query layer.
+For a trust or policy change it reads the whole store at ``HEAD`` (its catalog, scanned
+without writing an index, and its attestations), so it costs what ``rank`` does, and only
+for such a range. For a range adding attestation files alone it reads the groups of the
+runs they name, from their listings (O(change)). It is a
+:data:`kistore.check.gate.RangeChecker`: ``kistore check`` passes it to the gate
+(``checkers=``), which cannot import the query layer.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..attest.evidence import Evidence, Judgement, judge_all, summarise
-from ..attest.notes import collect
-from ..attest.trust import Trust, load_trust
+from ..attest.evidence import Evidence, Judgement, evidence_for_many, judge_all, summarise
+from ..attest.notes import collect, parse_attestation_path
+from ..attest.trust import Trust, TrustedKey, format_time, load_trust
 from ..attest.trust_history import dated, held
 from ..core import layout
 from ..core.digest import Digest
-from ..core.errors import KistoreError
+from ..core.errors import KistoreError, shorten
 from ..core.findings import INFO, Finding, rule
+from ..index.groups import NoListing, group_catalog
 from ..index.index import open_catalog
 from .policy import load_policy
 from .ranking import rank_group
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from datetime import datetime
+
+    from ..index.catalog import Catalog
     from ..store import Store
 
 ATTESTATION_EFFECT = rule(
@@ -41,10 +51,17 @@ ATTESTATION_EFFECT = rule(
     "review it: the range's trust change makes this attestation count, or stop counting")
 EVIDENCE_EFFECT = rule(
     "KI414", "evidence-level-changes", INFO,
-    "review it: the range's trust change changes this run's evidence level or withdrawal")
+    "review it: the range's trust or attestation change changes this run's evidence level "
+    "or withdrawal")
 RANKING_EFFECT = rule(
     "KI415", "ranking-order-changes", INFO,
-    "review it: the range's trust or policy change re-orders this comparison group")
+    "review it: the range's trust, policy or attestation change re-orders this comparison "
+    "group")
+KEY_TRUSTED = rule(
+    "KI427", "key-newly-trusted", INFO,
+    "review it like code: attestations this key signs (a withdrawal, a rerun) change "
+    "evidence and rankings from now on, and, with a validFrom in the past, what it "
+    "signed since then")
 
 SHOWN = 8
 """Rows of a group's order shown in a KI415 message (the rest are counted)."""
@@ -52,7 +69,7 @@ SHOWN = 8
 
 def trust_and_policy_effects(store: Store, base: str, head: str, changed: set[str]
                              ) -> list[Finding]:
-    """List what a range's change to trust or policy changes (KI413-KI415, info).
+    """List what a range's change to trust, policy or attestation files changes (info).
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -61,17 +78,28 @@ def trust_and_policy_effects(store: Store, base: str, head: str, changed: set[st
         changed: the paths the range changes (the gate's net diff).
 
     Returns:
-        Nothing when the range changes neither ``store/trust/keys.json`` nor a file under
-        ``store/policy/``; else the findings above, attestations first, then runs, then
-        groups. An unreadable trust file or policy at either end is the gate's to report
-        (KI309, KI206): it is compared as trusting no key / as the shipped default.
+        Nothing when the range changes neither ``store/trust/keys.json``, a file under
+        ``store/policy/`` nor one under ``store/attestations/``; else KI427 per key the
+        trust file newly trusts (:func:`newly_trusted`), KI413 per attestation a trust
+        change makes count or stop counting, KI414 per run whose evidence level or
+        withdrawal changes, KI415 per group whose order changes: attestations first, then
+        runs, then groups. A range that adds attestation files (review r78 F11: a
+        withdrawal of a group's #1 got 0 findings) has each run they name judged from
+        BASE's attestations under BASE's trust and from HEAD's under HEAD's; with neither
+        trust nor policy changed only those runs' groups are ranked, read from their
+        listings under ``store/groups/`` (:func:`kistore.index.groups.group_catalog`):
+        O(the groups), not O(store). A push of notes is not a range: its new lines are
+        judged by the gate alone (KI411), not listed here. An unreadable trust file or
+        policy at either end is the gate's to report (KI309, KI206): it is compared as
+        trusting no key / as the shipped default.
     """
     trust_changed = layout.TRUST_FILE in changed
     policy_changed = any(p.startswith(layout.POLICY_DIR + "/") for p in changed)
-    if not (trust_changed or policy_changed):
+    attested = _attested(changed)
+    if not (trust_changed or policy_changed or attested):
         return []
 
-    findings: list[Finding] = []
+    findings: list[Finding] = newly_trusted(store, base, head) if trust_changed else []
     before: dict[str, Evidence] = {}
     after: dict[str, Evidence] = {}
     if trust_changed:
@@ -89,14 +117,110 @@ def trust_and_policy_effects(store: Store, base: str, head: str, changed: set[st
                     f"{s.subject}: {_effect(old)} -> {_effect(new)}", file=s.location,
                     extra={"subject": str(s.subject), "before": old.effect,
                            "after": new.effect}))
-        for run, (old_j, new_j) in sorted(by_run.items()):
+        for run, (old_j, new_j) in by_run.items():
             before[run], after[run] = summarise(old_j), summarise(new_j)
-            was, now = _state(before[run]), _state(after[run])
-            if was != now:
-                findings.append(Finding(EVIDENCE_EFFECT, f"run {run}: {was} -> {now}",
-                                        file=_object_path(run),
-                                        extra={"before": was, "after": now}))
-    return findings + _rankings(store, base, head, before, after, policy_changed)
+    catalog: Catalog | None = None
+    if attested:
+        if not (trust_changed or policy_changed):
+            catalog = _groups_of(store, head, attested)
+            attested |= {Digest.from_str(r.digest) for key in _keys(catalog, attested)
+                         for r in catalog.group(key)}
+        for rev, evidence in ((base, before), (head, after)):
+            evidence.update((str(d), e) for d, e in evidence_for_many(store, attested,
+                                                                       at=rev).items())
+    for run in sorted(set(before) | set(after)):
+        was, now = _state(before.get(run, Evidence())), _state(after.get(run, Evidence()))
+        if was != now:
+            findings.append(Finding(EVIDENCE_EFFECT, f"run {run}: {was} -> {now}",
+                                    file=_object_path(run),
+                                    extra={"before": was, "after": now}))
+    return findings + _rankings(store, base, head, before, after, policy_changed, catalog)
+
+
+def _attested(changed: set[str]) -> set[Digest]:
+    """Return the subjects of the attestation files among the range's changed paths."""
+    return {found[0] for path in changed
+            if (found := parse_attestation_path(path)) is not None}
+
+
+def _groups_of(store: Store, head: str, runs: set[Digest]) -> Catalog:
+    """Return a catalog of ``runs``' comparison groups at ``head``: their listings, else all.
+
+    A commit without group listings (a store from before them, which the gate refuses:
+    KI215) is read whole, as a trust change's ranking is.
+    """
+    try:
+        return group_catalog(store.repo, store.commit(head).tree, sorted(runs, key=str),
+                             limits=lambda: store.settings(head).limits_per_key()[0],
+                             rev=head[:12])
+    except NoListing:
+        return open_catalog(store, head, use_index=False)
+
+
+def _keys(catalog: Catalog, runs: set[Digest]) -> set[str]:
+    """Return the comparison keys of those of ``runs`` that are ranked runs in ``catalog``."""
+    records = (catalog.record(str(d)) for d in runs)
+    return {r.comparison_key for r in records
+            if r is not None and r.comparison_key is not None and r.family is not None}
+
+
+def newly_trusted(store: Store, base: str, head: str) -> list[Finding]:
+    """KI427 per key HEAD's trust file trusts for a role BASE's does not (review r78 F11).
+
+    Trusting a maintainer key lists nothing else when it has signed nothing yet, and the
+    next pull request's withdrawal signed with it counts at once: the reviewer of the
+    first is told who is trusted, for what, and from when. Two reads of the trust file.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        base: the range's base commit id.
+        head: its head commit id.
+
+    Returns:
+        One info finding on ``store/trust/keys.json`` at ``/keys/N`` (the key's entry at
+        HEAD) per key new at HEAD or trusted for a role it was not at BASE, naming its
+        keyid, comment, roles and validity (``validFrom``, ``validUntil``, ``revokedAt``);
+        empty when the file is unreadable at HEAD (KI309 says so), or trusts no key or
+        role anew. An unreadable file at BASE trusted no key.
+    """
+    old, new = (_raw_trust(store, rev) for rev in (base, head))
+    findings = []
+    for index, (keyid, key) in enumerate(new.keys.items()):
+        had = old.keys.get(keyid)
+        roles = [r for r in key.roles if had is None or r not in had.roles]
+        if not roles:
+            continue
+        holder = f" ({shorten(key.comment)})" if key.comment else ""
+        also = f" too (already {', '.join(had.roles)})" if had is not None else ""
+        findings.append(Finding(
+            KEY_TRUSTED, f"the range trusts key {keyid}{holder} for {', '.join(roles)}{also}: "
+            f"{_validity(key)}", file=layout.TRUST_FILE, pointer=f"/keys/{index}",
+            extra={"keyid": keyid, "roles": roles, "validity": {
+                "validFrom": _when(key.valid_from), "validUntil": _when(key.valid_until),
+                "revokedAt": _when(key.revoked_at)}}))
+    return findings
+
+
+def _raw_trust(store: Store, rev: str) -> Trust:
+    """Return the trust file of ``rev`` as written (an unreadable one: no key)."""
+    try:
+        return load_trust(store.view(rev))
+    except KistoreError:
+        return Trust()
+
+
+def _validity(key: TrustedKey) -> str:
+    """Return when a key counts, as KI427 says it."""
+    since = (f"valid from {format_time(key.valid_from)} (what it signed since then counts)"
+             if key.valid_from is not None else
+             "valid from when it enters the trust file")
+    until = f", until {format_time(key.valid_until)}" if key.valid_until else ", no expiry"
+    revoked = f", revoked at {format_time(key.revoked_at)}" if key.revoked_at else ""
+    return since + until + revoked
+
+
+def _when(value: datetime | None) -> str | None:
+    return format_time(value) if value is not None else None
 
 
 def _trust(store: Store, rev: str) -> Any:
@@ -122,13 +246,19 @@ def _object_path(digest: str) -> str:
 
 
 def _rankings(store: Store, base: str, head: str, before: dict[str, Evidence],
-              after: dict[str, Evidence], policy_changed: bool) -> list[Finding]:
-    """KI415 per group whose ranked order differs between BASE's and HEAD's trust and policy."""
+              after: dict[str, Evidence], policy_changed: bool,
+              catalog: Catalog | None = None) -> list[Finding]:
+    """KI415 per group whose ranked order differs between BASE's and HEAD's evidence and policy.
+
+    ``catalog``: the groups to rank (an attestation range's, :func:`_groups_of`); None:
+    every group of HEAD, scanned.
+    """
     moved = {d for d in set(before) | set(after)
              if _state(before.get(d, Evidence())) != _state(after.get(d, Evidence()))}
     if not moved and not policy_changed:
         return []
-    catalog = open_catalog(store, head, use_index=False)
+    if catalog is None:
+        catalog = open_catalog(store, head, use_index=False)
     policies = []
     for rev in (base, head):
         try:

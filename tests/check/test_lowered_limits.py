@@ -180,7 +180,9 @@ def test_raising_a_limit_or_leaving_it_passes_without_a_walk(runner, published, 
     monkeypatch.setattr(_lowered, "_stored_files", no_walk)
     base = head(published)
     set_limits(published, string_length=100_000, manifest_bytes=2 << 20)
-    assert gate.check_range(Store(published), f"{base}..HEAD") == []
+    # no walk, no error: a warning per raised key (KI426, review r78 F9)
+    assert [(f.rule.id, f.pointer) for f in gate.check_range(Store(published), f"{base}..HEAD")
+            ] == [("KI426", "/limits/string-length"), ("KI426", "/limits/manifest-bytes")]
     base = head(published)  # an ordinary pull request: a manifest, limits unchanged
     path = tmp_path / "env.json"
     path.write_text(json.dumps(other_environment(json.loads(BUNDLE.read_text()))))

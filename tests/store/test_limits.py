@@ -438,7 +438,7 @@ def test_a_value_past_the_limits_committed_past_add_is_one_ki107(runner, publish
     (published.parent / "padded.json").write_text(json.dumps(env))
     refused = invoke(runner, published, "add", str(published.parent / "padded.json"))
     assert refused.exit_code != 0, refused.output
-    limited(published, **{key: 20_000_000})  # raised to add it, lowered again to commit it
+    limited(published, **{key: 100_000})  # raised to add it, lowered again to commit it
     added = invoke(runner, published, "add", str(published.parent / "padded.json"))
     assert added.exit_code == 0, added.output
     settings.write_text(before)
