@@ -26,7 +26,9 @@ from ..git.notes import bad_note_paths, notes_tree
 from ..git.treediff import entry_at
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    import pygit2
+    from pygit2 import Repository, Tree
+
+__all__ = ["NOTES_PATH_NOT_CANONICAL", "Doubled", "doubled_notes", "path_findings"]
 
 NOTES_PATH_NOT_CANONICAL = rule(
     "KI424", "notes-path-not-canonical", ERROR,
@@ -35,7 +37,7 @@ NOTES_PATH_NOT_CANONICAL = rule(
     "notes `kistore attest` and `kistore notes push` wrote, never a hand-made tree")
 
 
-def path_findings(repo: pygit2.Repository, old: pygit2.Tree | None, new: pygit2.Tree
+def path_findings(repo: Repository, old: Tree | None, new: Tree
                   ) -> list[Finding]:
     """KI424 for each path of notes tree ``new`` (beside ``old``) git and kistore read apart.
 
@@ -71,7 +73,7 @@ class Doubled:
     lines: tuple[bytes, ...]
 
 
-def doubled_notes(repo: pygit2.Repository) -> dict[str, Doubled]:
+def doubled_notes(repo: Repository) -> dict[str, Doubled]:
     """Return ``{annotated object id: Doubled}`` for the tip of :data:`NOTES_REF`.
 
     Walks the tip's whole tree once a process and tip (cached): readers of notes call it

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from kistore.git.notes import bad_note_paths, note_paths
 
+from ..conftest import write_tree
+
 IDS = st.lists(st.text("0123456789abcdef", min_size=40, max_size=40), min_size=1,
                max_size=6, unique=True)
 DEPTH = st.integers(0, 3)
@@ -28,24 +30,7 @@ def form(annotated: str, depth: int) -> str:
 
 def build(repo: pygit2.Repository, placed: dict[str, pygit2.Oid]) -> pygit2.Tree:
     """Write the tree holding each blob at its path (directories as needed)."""
-    root: dict = {}
-    for path, oid in placed.items():
-        *dirs, leaf = path.split("/")
-        node = root
-        for name in dirs:
-            node = node.setdefault(name, {})
-        node[leaf] = oid
-
-    def write(node: dict) -> pygit2.Oid:
-        builder = repo.TreeBuilder()
-        for name, child in node.items():
-            if isinstance(child, dict):
-                builder.insert(name, write(child), pygit2.GIT_FILEMODE_TREE)
-            else:
-                builder.insert(name, child, pygit2.GIT_FILEMODE_BLOB)
-        return builder.write()
-
-    return repo[write(root)]
+    return repo[write_tree(repo, placed)]
 
 
 @pytest.fixture(scope="module")
