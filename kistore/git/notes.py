@@ -205,7 +205,7 @@ def bad_note_paths(repo: Repository, old: Tree | None, new: Tree) -> list[BadNot
         ObjectUnreadable: a tree on the way is damaged or missing.
     """
     bad: list[BadNotePath] = []
-    notes: list[str] = []
+    notes: list[tuple[str, str]] = []  # (annotated, its path), each changed note
     pending: list[tuple[str, int, Tree | None, Tree]] = [("", 0, old, new)]
     while pending:
         where, depth, before, after = pending.pop()
@@ -224,15 +224,16 @@ def bad_note_paths(repo: Repository, old: Tree | None, new: Tree) -> list[BadNot
                                 subtree(repo, entry.id)))
             elif entry.filemode == _NOTE_MODE and _NOTE_NAME.fullmatch(name) and \
                     len(name) == _HEX_DIGITS - 2 * depth:
-                notes.append(shown.replace("/", ""))
+                notes.append((shown.replace("/", ""), shown))
             else:
                 bad.append(BadNotePath(shown, None, (), _not_a_note(shown, depth)))
-    said: set[str] = set()
-    for annotated in sorted(notes):
-        if annotated in said:
-            continue
-        said.add(annotated)
-        paths = note_paths(repo, new, annotated)
+    walked: dict[str, list[str]] = {}
+    for annotated, path in notes:
+        walked.setdefault(annotated, []).append(path)
+    for annotated in sorted(walked):
+        # the whole tree was walked: its paths are all here; else look each form up
+        paths = sorted(walked[annotated], key=lambda p: p.count("/")) if old is None \
+            else note_paths(repo, new, annotated)
         if len(paths) > 1:
             bad.append(BadNotePath(paths[0], annotated, tuple(sorted(paths)), (
                 f"the notes tree annotates {annotated} at {len(paths)} paths "
