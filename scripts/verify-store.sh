@@ -31,6 +31,9 @@
 #      accept it over the DSSE PAE of the payload under the bundled key; and a rerun or
 #      withdrawal by a key listed in ALLOWED_SIGNERS must verify there with principal
 #      `rerun` or `maintainer` at the date its payload states (-Overify-time).
+#   4. the notes tree of refs/notes/kistore holds one path per annotated object, each a
+#      blob of mode 100644 named by the id in lowercase hex under 2-digit fan-out
+#      directories (KI424: git reads every fan-out form of an id, concatenated).
 # ALLOWED_SIGNERS defaults to one built from store/trust/keys.json at REV with jq, byte for
 # byte what `kistore trust export --allowed-signers` writes (-o FILE keeps a copy); each
 # key's keyid must be its `ssh-keygen -l` fingerprint.
@@ -648,6 +651,23 @@ for i in "${!paths[@]}"; do
 done
 
 if git rev-parse -q --verify "$NOTES_REF" >/dev/null; then
+  # 4. one canonical path per annotated object (KI424): git serves every fan-out form of an
+  #    id concatenated (8a483e... and 8a/483e...), kistore reads one
+  declare -A note_path_of=()
+  while IFS= read -r -d '' entry; do
+    meta=${entry%%$'\t'*} path=${entry#*$'\t'}
+    id=${path//\//}
+    if [ "${meta% *}" != "100644 blob" ] || ! [[ $path =~ ^([0-9a-f]{2}/)*[0-9a-f]+$ ]] \
+        || [ ${#id} -ne 40 ]; then
+      fail "$NOTES_REF:$path: no note path git and kistore read alike (a blob of mode" \
+           "100644 named by the id in lowercase hex, under 2-digit fan-out directories)"
+    elif [ -n "${note_path_of[$id]:-}" ]; then
+      fail "$NOTES_REF:$path: $id is annotated at a second path (${note_path_of[$id]}):" \
+           "git serves both, concatenated"
+    else
+      note_path_of[$id]=$path
+    fi
+  done < <(git ls-tree -r -z --full-tree "$NOTES_REF")
   while read -r note annotated; do
     subject=${object_of_blob[$annotated]:-}
     if [ -z "$subject" ]; then

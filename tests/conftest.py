@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -50,6 +51,35 @@ def git(cwd: Path, *args: str) -> str:
     """Run the real git binary and return its stdout."""
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
                           text=True).stdout
+
+
+def write_tree(repo, placed: dict[str, Any]) -> Any:
+    """Write the git tree holding each blob id of ``placed`` at its ``/``-path; return its id.
+
+    Directories are made as the paths need them (entries of mode 100644 and 040000), with
+    pygit2's TreeBuilder: a hand-made notes tree (fan-out forms), say.
+    """
+    # Lazy: pygit2 loads only for the tests that build trees.
+    import pygit2
+
+    root: dict = {}
+    for path, oid in placed.items():
+        *dirs, leaf = path.split("/")
+        node = root
+        for name in dirs:
+            node = node.setdefault(name, {})
+        node[leaf] = oid
+
+    def write(node: dict) -> Any:
+        builder = repo.TreeBuilder()
+        for name, child in node.items():
+            if isinstance(child, dict):
+                builder.insert(name, write(child), pygit2.GIT_FILEMODE_TREE)
+            else:
+                builder.insert(name, child, pygit2.GIT_FILEMODE_BLOB)
+        return builder.write()
+
+    return write(root)
 
 
 def python_c(code: str, *args: str, check: bool = True,

@@ -41,10 +41,12 @@ from ..core.errors import InputError, KistoreError
 from ..core.findings import ERROR, INFO, WARNING, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git.blobs import ObjectUnreadable, fetch_blobs, is_partial_clone
+from ..git.notes import notes_tree
 from ..git.pack import blob_id
 from .levels import SOURCE_NATIVE as SOURCE_NATIVE  # re-exported: defined in .levels
 from .levels import VERIFIED as VERIFIED
 from .levels import Evidence as Evidence
+from .notepaths import path_findings
 from .notes import (
     collect,
     collect_many,
@@ -534,7 +536,9 @@ def check_attestations(store: Store, at: str | None = None, *,
 
     Reports: invalid bundles (KI301), role claims a key lacks at entry time (KI302),
     files whose subject is not in the store (KI303), notes on blobs that are no object of
-    the view (KI304), misplaced or non-canonical files (KI305), community (KI306) and
+    the view (KI304), a notes tree path git reads otherwise than kistore (KI424,
+    :mod:`.notepaths`: a second path for one object, whose lines are then each invalid),
+    misplaced or non-canonical files (KI305), community (KI306) and
     trusted (KI307) attestations as info, an invalid trust file (KI309), a rerun or
     withdrawal that does not fit its subject (KI310), a trusted ``reproduced`` rerun whose
     latency is off the run's by more than the tolerance (KI311, a warning), a text holding
@@ -593,6 +597,10 @@ def check_attestations(store: Store, at: str | None = None, *,
     for blob in sorted(annotated - blobs.keys()):
         findings.append(Finding(NOTE_ON_UNKNOWN_OBJECT, f"note on git object {blob}",
                                 file=f"{NOTES_REF}:{blob}"))
+    tip = store.repo.references.get(NOTES_REF)
+    if tip is not None:  # KI424: paths git reads otherwise (a second path for an object)
+        findings += path_findings(store.repo, None, notes_tree(store.repo, tip.target,
+                                                               NOTES_REF))
     if damaged is not None and unread:  # the note's path: refs/notes/kistore:<its blob>
         damaged += [(e, blobs.get((e.path or "").rpartition(":")[2])) for e in unread]
     seen = collect(store, at=at, damaged=None if damaged is None else [])  # said above

@@ -69,6 +69,7 @@ from ..git.treediff import entry_at, subtree
 from ..store import atomic_write, refuse_links
 from .levels import NOT_FETCHED as NOT_FETCHED  # re-exported: moved to .levels (start-up)
 from .levels import notes_not_fetched as notes_not_fetched
+from .notepaths import doubled_notes, path_findings
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -92,7 +93,8 @@ class Seen:
         entered_at: when it first entered the repository (UTC).
         committed: False for a work-tree file not yet committed (``entered_at`` is then now).
         defect: why the bundle cannot count whatever its signature says (a file whose name
-            is not the sha256 of its canonical bytes), or "" when there is none.
+            is not the sha256 of its canonical bytes; a note line on an object the notes
+            tree annotates at more than one path, KI424), or "" when there is none.
     """
 
     data: bytes
@@ -515,6 +517,7 @@ def _noted(store: Store, view: View, subjects: Iterable[Digest],
     entered = notes_entered(store.repo, damaged)
     if not entered:
         return
+    doubled = doubled_notes(store.repo)  # KI424: git serves every path's lines; none counts
     subjects = list(subjects)
     view.prefetch(layout.object_path(d) for d in subjects)  # a partial clone: in one fetch
     for digest in subjects:
@@ -522,7 +525,15 @@ def _noted(store: Store, view: View, subjects: Iterable[Digest],
         if data is None:
             continue
         blob = blob_id(data).hex()
-        for line, when in sorted(entered.get(blob, {}).items()):
+        times = entered.get(blob, {})
+        twice = doubled.get(blob)
+        if twice is not None:
+            now = datetime.now(UTC)
+            for line in twice.lines:
+                yield Seen(line, digest, "note", f"{NOTES_REF}:{blob}", times.get(line, now),
+                           defect=twice.reason)
+            continue
+        for line, when in sorted(times.items()):
             yield Seen(line, digest, "note", f"{NOTES_REF}:{blob}", when)
 
 
@@ -710,6 +721,7 @@ def fetch(store: Store, remote: str) -> int:
         if "couldn't find remote ref" in result.stderr:
             return 0
         raise StoreStateError(f"git fetch {remote} failed: {result.stderr.strip()}")
+    _refuse_unchecked(repo, remote, tracking)
     if is_partial_clone(repo):
         ours = repo.references.get(NOTES_REF)
         _fetch_note_blobs(repo, [repo.references[tracking].target,
@@ -719,6 +731,31 @@ def fetch(store: Store, remote: str) -> int:
         if _merge_into_notes(repo, tracking):
             return _count_lines(repo) - before
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+def _refuse_unchecked(repo: pygit2.Repository, remote: str, tracking: str) -> None:
+    """Refuse to merge fetched notes whose tree git and kistore read apart (KI424).
+
+    git's merge reads every path of a doubly annotated object and writes one: the lines
+    no gate checked would become this clone's note, and its next push be refused (KI409)
+    with no word of their origin. Judged against this clone's own notes (the paths the
+    fetched tree adds or changes; the whole tree on a first fetch).
+
+    Raises:
+        StoreStateError: naming the object (or path), the remote and what to do.
+    """
+    ours = repo.references.get(NOTES_REF)
+    theirs = notes_tree(repo, repo.references[tracking].target, tracking)
+    found = path_findings(repo, None if ours is None else notes_tree(
+        repo, ours.target, NOTES_REF), theirs)
+    if found:
+        raise StoreStateError(
+            f"{remote}'s {NOTES_REF} holds note lines no gate checked, not merged: "
+            f"{found[0].message} (KI424" + (f"; {len(found) - 1} more" if len(found) > 1
+                                            else "") +
+            f"). Its server lacks kistore's hooks/pre-receive, or predates KI424: ask its "
+            f"maintainer to repair {NOTES_REF} there (one path per object); your notes "
+            "are unchanged")
 
 
 def push(store: Store, remote: str) -> int:

@@ -35,6 +35,7 @@ from ..attest.evidence import (
     check_attestations,
     judge,
 )
+from ..attest.notepaths import path_findings
 from ..attest.notes import ATTESTATIONS_SHA256, Seen, lines_of, note_blobs, parse_attestation_path
 from ..attest.subjects import subject_problem
 from ..attest.trust import load_trust
@@ -55,6 +56,7 @@ from ..git.blobs import (
     read_loose_history,
     ref_commit,
 )
+from ..git.notes import notes_tree
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
@@ -621,11 +623,14 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
 
     Returns:
         KI407 for a non-fast-forward update or deletion of a protected ref. For
-        ``refs/notes/kistore``: KI408 for any attestation line the push removes, KI409 for a
-        new line that is not a bundle verifying against the object it annotates, KI411 for a
-        new line whose key the trust file of a protected branch (as it is, and as this push
-        sets it) revokes, has expired or does not trust for its role at this machine's
-        clock (dates in the pushed commits are the pusher's to write). For any
+        ``refs/notes/kistore``: KI424 for a path the push adds or changes that git reads
+        otherwise than kistore (a second fan-out path for an annotated object beside the
+        one kistore reads, a name not of lowercase hex, any other entry:
+        :mod:`kistore.attest.notepaths`), KI408 for any attestation line the push removes,
+        KI409 for a new line that is not a bundle verifying against the object it annotates,
+        KI411 for a new line whose key the trust file of a protected branch (as it is, and
+        as this push sets it) revokes, has expired or does not trust for its role at this
+        machine's clock (dates in the pushed commits are the pusher's to write). For any
         ref under ``refs/replace/`` created or updated: KI419; for any other ref whose
         value is not a commit or an annotated tag of one: KI420
         (:func:`._refs.pushed_ref_problem`). For any other ref (branches, tags, other
@@ -767,6 +772,9 @@ def _branch_tips(repo: pygit2.Repository, refs: Iterable[str]) -> list[str]:
 def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> list[Finding]:
     """Check a push of ``refs/notes/kistore``: every old line stays, every new line verifies.
 
+    First its tree's shape (KI424): every path it changes is a note path git reads as
+    kistore does, and no object it annotates has a second path (an unchanged one too).
+
     Notes are append-only evidence: removing a line would silently undo a withdrawal or a
     rerun in every clone that fetches; an unreadable or unverifiable line would fail
     ``verify`` everywhere. A new line whose key trust (at ``trust_revs``) does not accept
@@ -780,10 +788,15 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
     fresh: list[Seen] = []
     view = store.view(trust_revs[-1]) if trust_revs else None  # main as pushed, or as it is
 
-    def notes_of(rev: str) -> dict[str, str]:
-        return {} if rev == ZERO else note_blobs(repo, lookup(repo, rev, NOTES_REF).peel(
-            pygit2.Commit))
+    def notes_of(rev: str) -> dict[str, str]:  # a key of no object id: KI424 says it
+        return {} if rev == ZERO else {obj: blob for obj, blob in note_blobs(
+            repo, lookup(repo, rev, NOTES_REF).peel(pygit2.Commit)).items()
+            if _HEX.fullmatch(obj)}
 
+    # KI424: a path git reads otherwise, or a second path for one object (whose lines
+    # the checks below, reading one path an object, never see): the paths the push changes
+    shape = path_findings(repo, None if old == ZERO else notes_tree(repo, old, NOTES_REF),
+                          notes_tree(repo, new, NOTES_REF))
     before, after = notes_of(old), notes_of(new)
     if is_partial_clone(repo):  # a pre-push hook in a blob-less clone: what is read, in one
         _fetch_changed_notes(repo, before, after,
@@ -839,7 +852,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
             findings.append(Finding(NOTES_LINE_REMOVED, f"the push removes {len(lost)} "
                                     f"attestation line(s) from the note on {obj}",
                                     file=f"{NOTES_REF}:{obj}"))
-    return findings + (_judged_now(store, fresh, trust_revs) if fresh else [])
+    return shape + findings + (_judged_now(store, fresh, trust_revs) if fresh else [])
 
 
 def _merge_base(store: Store, new: str, old: str, protected: set[str]) -> str | None:

@@ -7,6 +7,8 @@ what a note *means* (attestation bundles, their entry times) is :mod:`kistore.at
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .blobs import lookup
@@ -16,7 +18,17 @@ from .treediff import subtree
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from pygit2 import Oid, Repository, Tree
 
-__all__ = ["annotated_blobs", "note_blob", "note_tree", "notes_tree"]
+__all__ = ["BadNotePath", "annotated_blobs", "bad_note_paths", "note_blob", "note_paths",
+           "note_tree", "notes_tree"]
+
+_HEX_DIGITS = 40
+"""Hex digits of an annotated object's id (SHA-1 repositories: what kistore writes)."""
+
+_NOTE_MODE = 0o100644
+"""The mode of a note blob as git and libgit2 write it."""
+
+_FAN = re.compile(rb"[0-9a-f]{2}")
+_NOTE_NAME = re.compile(rb"[0-9a-f]+")
 
 
 def note_tree(repo: Repository, tree: Tree, prefix: str = "",
@@ -113,3 +125,127 @@ def notes_tree(repo: Repository, commit: Oid | str, ref: str) -> Tree:
     """
     tip = lookup(repo, commit, ref).peel(pygit2.Commit)
     return subtree(repo, tip.tree_id)
+
+
+@dataclass(frozen=True, slots=True)
+class BadNotePath:
+    """One path of a notes tree that git and kistore would not read alike (KI424).
+
+    Attributes:
+        path: the entry's path in the notes tree, ``/``-joined (names decoded as UTF-8, an
+            undecodable byte escaped).
+        annotated: the object the path annotates (40 hex digits) when it is a note path
+            annotating an object at more than one path, else None (the path is no note
+            path git reads as kistore does).
+        paths: for a doubly annotated object, every path annotating it, sorted.
+        reason: what is wrong, for people.
+    """
+
+    path: str
+    annotated: str | None
+    paths: tuple[str, ...]
+    reason: str
+
+
+def note_paths(repo: Repository, tree: Tree, annotated: str) -> list[str]:
+    """Return every path of a notes tree at which git reads a note on ``annotated``.
+
+    git reads a note at each fan-out form of the id (``abcd...``, ``ab/cd...``,
+    ``ab/cd/ef...``: notes.c's ``load_subtree``) and concatenates them all; a canonical
+    tree holds one. Each form is a single-path lookup (its directories, then the name),
+    so the cost is the depth, not the size of the tree.
+
+    Args:
+        repo: the repository holding the tree.
+        tree: the root tree of one notes commit.
+        annotated: the annotated object's id (40 lowercase hex digits).
+
+    Returns:
+        The paths holding a regular file named by the id's remaining digits, shallowest
+        first (``["8a483e...", "8a/483e..."]`` for a doubly annotated object).
+    """
+    found: list[str] = []
+    node: Tree | None = tree
+    depth = 0
+    while node is not None:
+        rest = annotated[2 * depth:]
+        path = "/".join([*(annotated[2 * i:2 * i + 2] for i in range(depth)), rest])
+        if rest in node and node[rest].filemode in (0o100644, 0o100755):
+            found.append(path)
+        fan = rest[:2]
+        if len(rest) <= 2 or fan not in node or node[fan].type != pygit2.GIT_OBJECT_TREE:
+            break
+        node = subtree(repo, node[fan].id)
+        depth += 1
+    return found
+
+
+def bad_note_paths(repo: Repository, old: Tree | None, new: Tree) -> list[BadNotePath]:
+    """Return the paths that ``new`` adds or changes beside ``old`` that git and kistore read apart.
+
+    Reads only the subtrees that differ (equal ids are skipped), so the cost follows the
+    change: a push judges what it changes; with ``old`` None the whole tree is judged
+    (``verify``, ``notes fetch``). A note path git reads as kistore does is a chain of
+    fan-out directories of exactly two lowercase hex digits each, ending in a blob of
+    mode 100644 named by the rest of the annotated id in lowercase hex (40 digits in
+    all). git reads uppercase hex as the same object, ignores (carries along) any other
+    entry, and reads *every* fan-out form of one id, concatenated; kistore reads one.
+
+    Args:
+        repo: the repository holding the trees.
+        old: the root tree of the notes commit before (None: the empty tree).
+        new: the root tree of the notes commit after.
+
+    Returns:
+        One :class:`BadNotePath` per changed entry that is no such note path, and one per
+        object a changed note annotates at more than one path of ``new`` (each fan-out
+        form is looked up: the other path may be an unchanged one). In path order.
+
+    Raises:
+        ObjectUnreadable: a tree on the way is damaged or missing.
+    """
+    bad: list[BadNotePath] = []
+    notes: list[tuple[str, str]] = []  # (annotated, its path), each changed note
+    pending: list[tuple[str, int, Tree | None, Tree]] = [("", 0, old, new)]
+    while pending:
+        where, depth, before, after = pending.pop()
+        kept = {} if before is None else {e.raw_name: (e.filemode, e.id) for e in before}
+        for entry in after:
+            name = entry.raw_name or b""
+            if kept.get(name) == (entry.filemode, entry.id):
+                continue
+            shown = where + name.decode("utf-8", "backslashreplace")
+            if entry.type == pygit2.GIT_OBJECT_TREE and _FAN.fullmatch(name) and \
+                    2 * depth + 2 < _HEX_DIGITS:
+                was = before[name.decode()] if before is not None and name in kept else None
+                pending.append((shown + "/", depth + 1,
+                                subtree(repo, was.id) if was is not None and
+                                was.type == pygit2.GIT_OBJECT_TREE else None,
+                                subtree(repo, entry.id)))
+            elif entry.filemode == _NOTE_MODE and _NOTE_NAME.fullmatch(name) and \
+                    len(name) == _HEX_DIGITS - 2 * depth:
+                notes.append((shown.replace("/", ""), shown))
+            else:
+                bad.append(BadNotePath(shown, None, (), _not_a_note(shown, depth)))
+    walked: dict[str, list[str]] = {}
+    for annotated, path in notes:
+        walked.setdefault(annotated, []).append(path)
+    for annotated in sorted(walked):
+        # the whole tree was walked: its paths are all here; else look each form up
+        paths = sorted(walked[annotated], key=lambda p: p.count("/")) if old is None \
+            else note_paths(repo, new, annotated)
+        if len(paths) > 1:
+            bad.append(BadNotePath(paths[0], annotated, tuple(sorted(paths)), (
+                f"the notes tree annotates {annotated} at {len(paths)} paths "
+                f"({', '.join(sorted(paths))}): git reads all of them, concatenated, "
+                "kistore one, so the lines of the others are never checked")))
+    return sorted(bad, key=lambda b: b.path)
+
+
+def _not_a_note(shown: str, depth: int) -> str:
+    """Say why a notes-tree entry is no note path git and kistore read alike."""
+    left = _HEX_DIGITS - 2 * depth
+    return (f"{shown!r} is no note path: a note is a blob (mode 100644) named by the "
+            f"annotated object's remaining {left} hex digits in lowercase, under fan-out "
+            "directories of exactly 2 lowercase hex digits (git ignores other entries, "
+            "reads uppercase hex as the same object; kistore reads them otherwise)")

@@ -30,7 +30,7 @@ from kistore.core import layout
 from kistore.git import notes as gitnotes
 from kistore.store import Store
 
-from ..conftest import ManifestKit, add_docs, git
+from ..conftest import ManifestKit, add_docs, git, write_tree
 from ..partial import git_processes, missing
 
 KISTORE = str(Path(sys.executable).with_name("kistore"))
@@ -296,24 +296,8 @@ def _note_layouts(repo: pygit2.Repository, notes_by_object: dict[str, bytes]
     each; it fans out as notes grow), and mixed (some flat, some fanned out)."""
 
     def build(split) -> pygit2.Oid:
-        tree: dict = {}
-        for obj, text in notes_by_object.items():
-            parts = split(obj)
-            node = tree
-            for part in parts[:-1]:
-                node = node.setdefault(part, {})
-            node[parts[-1]] = repo.create_blob(text)
-
-        def write(node: dict) -> pygit2.Oid:
-            builder = repo.TreeBuilder()
-            for name, value in node.items():
-                if isinstance(value, dict):
-                    builder.insert(name, write(value), pygit2.GIT_FILEMODE_TREE)
-                else:
-                    builder.insert(name, value, pygit2.GIT_FILEMODE_BLOB)
-            return builder.write()
-
-        return write(tree)
+        return write_tree(repo, {"/".join(split(obj)): repo.create_blob(text)
+                                 for obj, text in notes_by_object.items()})
 
     return {"flat": build(lambda o: [o]),
             "2/38": build(lambda o: [o[:2], o[2:]]),

@@ -268,8 +268,27 @@ def stray_file_and_upper_case_copy(s: Small) -> None:
     commit_all(s.path, "strays")
 
 
+def note_at_a_second_fanout_path(s: Small) -> None:
+    # r78 F2: a second, valid bundle at B[:2]/B[2:] beside the note at B; git serves both
+    s.attach(s.bundle())
+    note, annotated = git(s.path, "notes", "--ref=kistore", "list").split()
+    other = s.path.parent / "other"
+    other.write_bytes(s.bundle(private=OTHER) + b"\n")
+    second = git(s.path, "hash-object", "-w", str(other)).strip()
+
+    def mktree(text: str) -> str:
+        return subprocess.run(["git", "mktree"], cwd=s.path, input=text, check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    tree = mktree(f"100644 blob {note}\t{annotated}\n040000 tree "
+                  + mktree(f"100644 blob {second}\t{annotated[2:]}\n") + f"\t{annotated[:2]}\n")
+    commit = git(s.path, "commit-tree", tree, "-p", "refs/notes/kistore", "-m", "n").strip()
+    git(s.path, "update-ref", "refs/notes/kistore", commit)
+
+
 CASES: list[tuple[Callable[[Small], None], int, str]] = [
     (good_note_and_file, 0, "2 SSHSIG checked with ssh-keygen, 0 raw"),
+    (note_at_a_second_fanout_path, 1, "is annotated at a second path"),
     (sk_key_note, 0, "1 SSHSIG checked"),
     (raw_ed25519_note, 0, "0 SSHSIG checked with ssh-keygen, 1 raw Ed25519"),
     (trusted_rerun, 0, "1 SSHSIG checked"),

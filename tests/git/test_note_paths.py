@@ -1,0 +1,73 @@
+"""git/notes.py: which paths of a notes tree git reads otherwise than kistore (KI424, r78 F2).
+
+git reads the note on an object at every fan-out form of its id (``abcd...``,
+``ab/cd...``, ``ab/cd/ef...``) and concatenates them; kistore reads one. A tree placing
+each object at one form, at any depth, is canonical; a second form of one object is found
+whether the push adds it beside an unchanged note or adds both.
+"""
+
+from __future__ import annotations
+
+import pygit2
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kistore.git.notes import bad_note_paths, note_paths
+
+from ..conftest import write_tree
+
+IDS = st.lists(st.text("0123456789abcdef", min_size=40, max_size=40), min_size=1,
+               max_size=6, unique=True)
+DEPTH = st.integers(0, 3)
+
+
+def form(annotated: str, depth: int) -> str:
+    """The path of the note on ``annotated`` under ``depth`` fan-out directories."""
+    return "/".join([*(annotated[2 * i:2 * i + 2] for i in range(depth)),
+                     annotated[2 * depth:]])
+
+
+def build(repo: pygit2.Repository, placed: dict[str, pygit2.Oid]) -> pygit2.Tree:
+    """Write the tree holding each blob at its path (directories as needed)."""
+    return repo[write_tree(repo, placed)]
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> pygit2.Repository:
+    """One bare repository for every example (trees are content-addressed: none clash)."""
+    return pygit2.init_repository(str(tmp_path_factory.mktemp("notes")), bare=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ids=IDS, depths=st.lists(DEPTH, min_size=6, max_size=6), which=st.integers(0, 5),
+       second=DEPTH)
+def test_one_form_each_is_canonical_and_a_second_form_is_found(repo, ids, depths, which,
+                                                               second):
+    note = repo.create_blob(b"line\n")
+    placed = {form(obj, depths[i]): note for i, obj in enumerate(ids)}
+    tree = build(repo, placed)
+    assert bad_note_paths(repo, None, tree) == []
+    for i, obj in enumerate(ids):
+        assert note_paths(repo, tree, obj) == [form(obj, depths[i])]
+    obj = ids[which % len(ids)]
+    first = depths[which % len(ids)]
+    if second == first:
+        return
+    doubled = build(repo, {**placed, form(obj, second): repo.create_blob(b"hidden\n")})
+    paths = tuple(sorted([form(obj, first), form(obj, second)]))
+    for old in (None, tree):  # the whole tree; what a push beside an unchanged note changes
+        found = bad_note_paths(repo, old, doubled)
+        assert [(b.annotated, b.paths) for b in found] == [(obj, paths)]
+        assert found[0].reason.startswith(f"the notes tree annotates {obj} at 2 paths (")
+
+
+def test_a_path_git_reads_otherwise_is_named_and_an_unchanged_one_is_not_judged(repo):
+    note = repo.create_blob(b"line\n")
+    obj = "8a483ed84dcfee5e78f3cf2ae81ebda6cb81b795"
+    stray = build(repo, {obj: note, "README": note})
+    assert [b.path for b in bad_note_paths(repo, None, stray)] == ["README"]
+    more = build(repo, {obj: note, "README": note, obj.replace("8a", "9a", 1): note,
+                        obj.upper().replace("8A", "7A", 1): note})
+    assert [b.path for b in bad_note_paths(repo, stray, more)] == [
+        obj.upper().replace("8A", "7A", 1)]  # README unchanged: O(change) reads it no more
