@@ -112,15 +112,18 @@ def first_commit(repo: pygit2.Repository, path: str, blob: str,
         StoreStateError: the repository is a shallow clone whose cut holds the file, so an
             older commit may have added it first.
     """
-    cut = shallow_boundary(repo)
-    for commit in history_order(repo, start):
+    order, cut = history_order(repo, start), shallow_boundary(repo)
+    if cut:  # only the cut commits this history reaches
+        cut &= {str(c.id) for c in order}
+    for commit in order:
         if not holds(repo, commit, path, blob) or parent_holds(repo, commit, path, blob):
             continue
-        if cut and _cut_holds(repo, cut, path, blob):
+        held = _cut_holding(repo, cut, path, blob)
+        if held is not None:
             raise StoreStateError(
-                f"this is a shallow clone and its history stops at a commit that holds the "
-                f"object: the commit that first added it may be older than {commit.id}; run "
-                "`git fetch --unshallow` and cite again", file=path,
+                f"this is a shallow clone and its history stops at {held}, which holds the "
+                "object: the commit that first added it may be older; run `git fetch "
+                "--unshallow` and cite again", file=path,
             )
         return commit
     raise ResolutionError(
@@ -130,16 +133,16 @@ def first_commit(repo: pygit2.Repository, path: str, blob: str,
     )
 
 
-def _cut_holds(repo: pygit2.Repository, cut: set[str], path: str, blob: str) -> bool:
-    """Whether a commit a shallow clone's history is cut at holds ``path`` with ``blob``."""
-    for hex_ in cut:
+def _cut_holding(repo: pygit2.Repository, cut: set[str], path: str, blob: str) -> str | None:
+    """Return a commit (40 hex) a shallow clone is cut at that holds ``path`` with ``blob``."""
+    for hex_ in sorted(cut):
         try:
             commit = repo[hex_]
         except KeyError:
             continue
         if holds(repo, commit, path, blob):
-            return True
-    return False
+            return hex_
+    return None
 
 
 def first_commits(repo: pygit2.Repository, wanted: Mapping[str, str], start: pygit2.Commit,
