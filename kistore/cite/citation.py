@@ -324,9 +324,9 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str,
     docs/speed.md); ``git`` answers instead, in the common case: a full (not shallow)
     clone whose history holds exactly one commit that introduces ``path`` with ``blob``
     (holds it, while none of its parents does). That commit is what :func:`first_commit`
-    returns: the earliest introducer, and here the only one. ``git log --full-history -- PATH`` lists every
-    introducer (each differs from all its parents at ``path``). When no listed commit is a
-    merge, one ``git log --raw`` child says what each held before and after
+    returns: the earliest introducer, and here the only one. ``git log --full-history --
+    PATH`` lists every introducer (each differs from all its parents at ``path``). When no
+    listed commit is a merge, one ``git log --raw`` child says what each held before and after
     (:func:`_first_commit_by_log`); otherwise ``git cat-file --batch-check`` says which
     commits and parents hold the blob (a second child).
 

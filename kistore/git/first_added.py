@@ -81,11 +81,8 @@ def parent_holds(repo: pygit2.Repository, commit: pygit2.Commit, path: str, blob
         skip_first: leave out the first parent (the caller compared with it already).
     """
     for parent_id in commit.parent_ids[1 if skip_first else 0:]:
-        try:
-            parent = repo[parent_id]
-        except KeyError:
-            continue
-        if holds(repo, parent, path, blob):
+        parent = repo.get(parent_id)
+        if isinstance(parent, _pygit2.Commit) and holds(repo, parent, path, blob):
             return True
     return False
 
@@ -136,11 +133,8 @@ def first_commit(repo: pygit2.Repository, path: str, blob: str,
 def _cut_holding(repo: pygit2.Repository, cut: set[str], path: str, blob: str) -> str | None:
     """Return a commit (40 hex) a shallow clone is cut at that holds ``path`` with ``blob``."""
     for hex_ in sorted(cut):
-        try:
-            commit = repo[hex_]
-        except KeyError:
-            continue
-        if holds(repo, commit, path, blob):
+        commit = repo.get(hex_)
+        if isinstance(commit, _pygit2.Commit) and holds(repo, commit, path, blob):
             return hex_
     return None
 
