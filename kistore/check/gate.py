@@ -617,7 +617,9 @@ def _citations_moved(repo: pygit2.Repository, re_added: Iterable[tuple[str, str,
     rule, from ``base`` and from ``head``. Only an object the range re-adds can move (the
     rule picks the earliest of the commits introducing the bytes, and only a new one can
     come first), so only those are walked for: two walks of history when the range
-    re-adds any, none otherwise. A re-add that moves nothing stays KI406 (info) alone.
+    re-adds any (a re-add, or main merged into the branch as its second parent: against
+    the first, the merge adds what main added since the fork), none otherwise. A re-add
+    that moves nothing stays KI406 (info) alone.
     """
     wanted = {path: blob for path, blob, _ in re_added}
     if not wanted:
