@@ -56,6 +56,7 @@ from ..git.blobs import (
     read_loose_history,
     ref_commit,
 )
+from ..git.first_added import first_commits
 from ..git.notes import notes_tree
 from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
@@ -107,6 +108,11 @@ METADATA_UPDATED = rule(
 ALREADY_PRESENT = rule(
     "KI406", "manifest-already-present", INFO,
     "nothing to fix: re-adding an identical manifest is a no-op")
+CITATION_MOVED = rule(
+    "KI425", "citation-moved", ERROR,
+    "rebase the branch onto BASE (`git rebase BASE`) instead of merging BASE into it, or "
+    "drop the commit that re-adds the object: a citation names the commit that first added "
+    "an object, and must never move")
 REF_NOT_FAST_FORWARD = rule(
     "KI407", "protected-ref-rewritten", ERROR,
     "push only fast-forward updates of the main branch and refs/notes/kistore: "
@@ -165,6 +171,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         KI2xx finding about a path the range adds or changes under ``store/`` (or
         ``.gitattributes``); KI405 (info) per metadata file changed, naming the changed
         fields; KI406 (info) per object a commit re-added that ``BASE`` already holds;
+        KI425 per such object whose first-adding commit (what citations name,
+        :mod:`kistore.git.first_added`) is another at ``HEAD`` than at ``BASE``;
         KI410 per attestation, trust or policy file deleted; KI411 per attestation file
         added whose key the trust file at ``BASE`` or ``HEAD`` does not accept now; KI412
         per key any earlier version of the trust file revoked (along BASE's first-parent history,
@@ -230,7 +238,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += limits_raised(base_settings, head_settings)  # KI426
     findings += _own_settings(own_settings, head_settings, warned)
     findings += [_metadata_update(repo, path, old, new) for path, old, new in metadata_edits]
-    findings += _already_present(repo, commits, base.tree)
+    re_added = _re_added(repo, commits, base.tree)
+    findings += _already_present(re_added)
+    findings += _citations_moved(repo, re_added, base, head)  # KI425
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)
@@ -563,29 +573,81 @@ def _metadata_update(repo: pygit2.Repository, path: str, old: Any, new: Any) -> 
     return Finding(METADATA_UPDATED, f"metadata changed: {what}", file=path)
 
 
-def _already_present(repo: pygit2.Repository, commits: Iterable[Any], base_tree: pygit2.Tree
-                     ) -> list[Finding]:
-    """Objects a commit in the range adds that ``base_tree`` already holds, byte for byte."""
-    findings = []
+def _re_added(repo: pygit2.Repository, commits: Iterable[Any], base_tree: pygit2.Tree
+              ) -> list[tuple[str, str, Any]]:
+    """Objects a commit in the range adds that ``base_tree`` already holds, byte for byte.
+
+    Each commit is compared with its first parent (a root commit with nothing: an orphan
+    history merged in adds all it holds), reading only the ``store/objects/sha256``
+    subtrees that differ.
+
+    Returns:
+        ``(path, blob, commit)`` per such addition: the object file's path, its git blob
+        id (40 hex) and the pygit2 commit that adds it, in the order of ``commits``.
+    """
+    found = []
     for commit in commits:
-        for parent in commit.parents[:1]:
-            old, new = (objects_tree(repo, c.tree) for c in (parent, commit))
-            if new is None or (old is not None and old.id == new.id):
+        parents = commit.parents
+        old = objects_tree(repo, parents[0].tree) if parents else None
+        new = objects_tree(repo, commit.tree)
+        if new is None or (old is not None and old.id == new.id):
+            continue
+        added = treediff.changed_leaves(repo, old.id if old is not None else None, new.id,
+                                        layout.OBJECTS_DIR + "/")
+        for path, (was, now) in added.items():
+            if was is not None or now is None:
                 continue
-            added = treediff.changed_leaves(repo, old.id if old is not None else None, new.id,
-                                            layout.OBJECTS_DIR + "/")
-            for path, (was, now) in added.items():
-                if was is not None or now is None:
-                    continue
-                try:
-                    same = str(base_tree[path].id) == now[0]
-                except KeyError:
-                    same = False
-                if same:
-                    findings.append(Finding(
-                        ALREADY_PRESENT, f"commit {str(commit.id)[:12]} re-adds an object the "
-                        "base already holds (no-op)", file=path))
+            try:
+                same = str(base_tree[path].id) == now[0]
+            except KeyError:
+                same = False
+            if same:
+                found.append((path, now[0], commit))
+    return found
+
+
+def _already_present(re_added: Iterable[tuple[str, str, Any]]) -> list[Finding]:
+    """KI406 (info) per object a commit of the range re-adds (:func:`_re_added`)."""
+    return [Finding(ALREADY_PRESENT, f"commit {str(commit.id)[:12]} re-adds an object the "
+                    "base already holds (no-op)", file=path) for path, _, commit in re_added]
+
+
+def _citations_moved(repo: pygit2.Repository, re_added: Iterable[tuple[str, str, Any]],
+                     base: pygit2.Commit, head: pygit2.Commit) -> list[Finding]:
+    """KI425 per re-added object whose first-adding commit differs at ``head`` and ``base``.
+
+    The first-adding commit is what every citation names (``kistore cite``, the site,
+    export's ``firstCommit``): :func:`kistore.git.first_added.first_commits`, the same
+    rule, from ``base`` and from ``head``. Only an object the range re-adds can move (the
+    rule picks the earliest of the commits introducing the bytes, and only a new one can
+    come first), so only those are walked for: two walks of history when the range
+    re-adds any (a re-add, or main merged into the branch as its second parent: against
+    the first, the merge adds what main added since the fork), none otherwise. A re-add
+    that moves nothing stays KI406 (info) alone.
+    """
+    wanted = {path: blob for path, blob, _ in re_added}
+    if not wanted:
+        return []
+    before = first_commits(repo, wanted, base)
+    after = first_commits(repo, wanted, head)
+    findings = []
+    for path in sorted(wanted):
+        old, new = before.get(path), after.get(path)
+        if old is None or new is None or old.id == new.id:
+            continue
+        findings.append(Finding(
+            CITATION_MOVED, f"the range moves this object's citation from commit "
+            f"{str(old.id)[:12]} ({_utc(old.commit_time)}), which first added it, to commit "
+            f"{str(new.id)[:12]} ({_utc(new.commit_time)}), which adds the same bytes with an "
+            "earlier committer time: `kistore cite`, the site and export would name it from "
+            "then on", file=path, expected=f"first added by {old.id}",
+            found=f"first added by {new.id}", extra={"old": str(old.id), "new": str(new.id)}))
     return findings
+
+
+def _utc(seconds: int) -> str:
+    """Return a committer time as ``YYYY-MM-DDTHH:MM:SSZ``."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def protected_refs(store: Store) -> set[str]:

@@ -11,10 +11,12 @@ re-hashing object bytes on read (:class:`kistore.store.View`), and printing
 (:mod:`kistore.cli.cite`). pygit2 is imported inside the functions that walk history, so
 importing this module stays cheap.
 
-Cost of :func:`first_commit`: one libgit2 revision walk (topological, reverse) over the
-commits reachable from the start commit, O(commits) to sort, then one tree lookup of the
-object's path per commit until the first that holds the object's blob: linear in history,
-never quadratic.
+Which commit first added an object is :mod:`kistore.git.first_added`'s rule (the earliest
+introducer by committer time, then id; the pull-request gate holds the same rule, so it
+lives below both): :func:`first_commit`, :func:`first_commits`, :func:`object_first_commits`
+and :func:`shallow_boundary` are its, named here too. Cost of :func:`first_commit`: one
+walk of the commits reachable from the start commit and a sort by time, then one tree
+lookup of the object's path per commit until the first that introduces the object's blob.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from urllib.parse import quote, urlsplit
@@ -34,9 +36,14 @@ from ..core import hashes, layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
 from ..core.settings import cite_table, template_fields
-from ..git import refs, treediff
-from ..git.blobs import read_loose_history
+from ..git import refs
 from ..git.child import git_environment
+from ..git.first_added import (
+    first_commit,
+    first_commits,
+    object_first_commits,
+    shallow_boundary,
+)
 from ..git.ids import blob_id
 from ..git.present import holds
 from ..index.kept import keep_value, kept_value
@@ -317,10 +324,9 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str,
     docs/speed.md); ``git`` answers instead, in the common case: a full (not shallow)
     clone whose history holds exactly one commit that introduces ``path`` with ``blob``
     (holds it, while none of its parents does). That commit is what :func:`first_commit`
-    returns: the first holder of a parents-first walk has no parent holding it, so it is
-    an introducer, and here the only one. ``git log --full-history -- PATH`` lists every
-    introducer (each differs from all its parents at ``path``). When no listed commit is a
-    merge, one ``git log --raw`` child says what each held before and after
+    returns: the earliest introducer, and here the only one. ``git log --full-history --
+    PATH`` lists every introducer (each differs from all its parents at ``path``). When no
+    listed commit is a merge, one ``git log --raw`` child says what each held before and after
     (:func:`_first_commit_by_log`); otherwise ``git cat-file --batch-check`` says which
     commits and parents hold the blob (a second child).
 
@@ -585,180 +591,6 @@ def _remote_url_asked(store: Store, name: str) -> tuple[str | None, bool]:
     if done.returncode != 0:
         return origin_url(store, name), False
     return done.stdout.strip() or None, True
-
-
-def first_commit(repo: pygit2.Repository, path: str, blob: str,
-                 start: pygit2.Commit) -> pygit2.Commit:
-    """Return the commit that first added ``path`` with blob ``blob``, walking from ``start``.
-
-    Walks every commit reachable from ``start`` once, parents before children (libgit2
-    revwalk, topological + reverse), and returns the first whose tree has ``path`` with
-    exactly that blob. Because parents come first, none of its parents holds the object:
-    it is the commit that introduced it, whatever landed later (more commits, merges, a
-    metadata correction). An object added on a side branch is found on that branch, not at
-    the merge. Cost: O(reachable commits) to sort plus one path lookup per commit visited.
-
-    Args:
-        repo: the pygit2 repository.
-        path: repository path of the object file.
-        blob: expected git blob id (40 hex) at ``path``.
-        start: the commit the walk starts from (HEAD or ``--at``).
-
-    Returns:
-        The introducing commit.
-
-    Raises:
-        ResolutionError: no reachable commit has ``path`` with that blob (not committed).
-        StoreStateError: the repository is a shallow clone cut at the commit found, so an
-            older commit may have added the object first.
-    """
-    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-    import pygit2
-
-    order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
-    read_loose_history(repo, start.id)  # libgit2 loops on a cut loose commit (F3)
-    for commit in repo.walk(start.id, order):
-        entry = treediff.entry_at(repo, commit.tree, path)  # guarded (a cut older tree)
-        if entry is None:
-            continue
-        if str(entry.id) == blob:
-            if str(commit.id) in _shallow_boundary(repo):
-                raise StoreStateError(
-                    f"this is a shallow clone and its history stops at {commit.id}, which "
-                    "holds the object: the commit that first added it may be older; run "
-                    "`git fetch --unshallow` and cite again", file=path,
-                )
-            return commit
-    raise ResolutionError(
-        f"the object file is in no commit reachable from {str(start.id)[:12]} (added to the "
-        "work tree but not committed?): commit it (`git commit` or `kistore add --commit`) "
-        "before citing it", file=path,
-    )
-
-
-def first_commits(repo: pygit2.Repository, wanted: Mapping[str, str], start: pygit2.Commit,
-                  *, hide: str | None = None) -> dict[str, pygit2.Commit]:
-    """Return :func:`first_commit` of many store files at once, in one history walk.
-
-    The same walk as :func:`first_commit` (every commit reachable from ``start``, parents
-    before children), but each commit is compared with its first parent (with no parent:
-    the empty tree) by :func:`kistore.git.treediff.changed_files`, which reads only the
-    subtrees that differ, and a wanted file is assigned to the first commit whose
-    comparison shows it with its blob. That is the commit :func:`first_commit` returns:
-    the first commit in the walk to hold the file has no parent that holds it (each came
-    earlier), so its first parent lacks it; and no earlier commit holds it, so none
-    showed it before. The walk stops once every file is found. Cost: O(commits) to sort,
-    then the changed subtrees of each commit visited, instead of one walk per file.
-
-    Args:
-        repo: the pygit2 repository.
-        wanted: repository path of an object or metadata file -> its git blob id (40 hex).
-        start: the commit the walk starts from.
-        hide: a commit (40 hex) whose history is left out of the walk: files known to be
-            absent from it (new since an earlier answer) are found among the commits
-            since, without walking the rest of history.
-
-    Returns:
-        ``{path: commit}`` for each wanted file some reachable commit holds with its blob;
-        a file no commit holds is left out. A commit in :func:`shallow_boundary` may not
-        be the first (the clone's history stops there): the caller says so.
-    """
-    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-    import pygit2
-
-    pending = dict(wanted)
-    found: dict[str, pygit2.Commit] = {}
-    order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
-    read_loose_history(repo, start.id)  # libgit2 loops on a cut loose commit (F3)
-    walker = repo.walk(start.id, order)
-    if hide is not None:
-        walker.hide(hide)
-    for commit in walker:
-        if not pending:
-            break
-        parent = commit.parents[0].tree if commit.parents else None
-        for path, (_, after) in treediff.changed_files(repo, parent, commit.tree).items():
-            if after is not None and pending.get(path) == after[0]:
-                found[path] = commit
-                del pending[path]
-    return found
-
-
-def object_first_commits(repo: pygit2.Repository, start: pygit2.Commit
-                         ) -> Iterator[tuple[str, str, pygit2.Commit]]:
-    """Yield, for every object file in history, the commit that first added it: one walk.
-
-    :func:`first_commit` for all objects at once (``kistore export`` needs every one). The
-    same walk (every commit reachable from ``start``, parents first: libgit2 revwalk,
-    topological + reverse); each commit's ``store/objects/sha256`` tree is compared with
-    its first parent's (a root commit's with nothing), shard by shard, reading only the
-    shards whose tree ids differ (:func:`kistore.git.treediff.changed_leaves`), so the
-    cost follows what history changed, and memory one shard directory.
-
-    A ``(path, blob)`` pair may be yielded again later (a merge brings in, against its
-    first parent, what its other parent added); the **first** yield of a pair is the
-    commit :func:`first_commit` returns for it, because parents come first: keep the first.
-
-    Args:
-        repo: the pygit2 repository.
-        start: the commit the walk starts from (the revision exported or cited).
-
-    Yields:
-        ``(path, blob, commit)``: an object file's repository path, its git blob id (40
-        hex) in that commit, and the commit (pygit2). A commit on the shallow boundary
-        (:func:`shallow_boundary`) may not be the first: its parents are missing here.
-    """
-    # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
-    import pygit2
-
-    order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
-    shards: dict[str, dict[str, Any]] = {}  # objects tree id -> {shard name: shard tree id}
-    read_loose_history(repo, start.id)  # libgit2 loops on a cut loose commit (F3)
-    for commit in repo.walk(start.id, order):
-        now = _shards(repo, commit.tree, shards)
-        before = _shards(repo, commit.parents[0].tree, shards) if commit.parents else {}
-        for name, shard in sorted(now.items()):
-            if before.get(name) == shard:
-                continue
-            changed = treediff.changed_leaves(repo, before.get(name), shard,
-                                              f"{layout.OBJECTS_DIR}/{name}/")
-            for path, (_, entry) in sorted(changed.items()):
-                if entry is not None:
-                    yield path, entry[0], commit
-
-
-def _shards(repo: pygit2.Repository, tree: pygit2.Tree, cache: dict[str, dict[str, Any]]
-            ) -> dict[str, Any]:
-    """Return ``{shard name: tree id}`` of a root tree's ``store/objects/sha256``.
-
-    Remembers the last two listings (a commit's and its parent's), keyed by tree id.
-    """
-    objects = treediff.subtree_id(repo, tree, layout.OBJECTS_DIR)
-    if objects is None:
-        return {}
-    key = str(objects)
-    if key not in cache:
-        if len(cache) > 2:
-            cache.clear()
-        listing = treediff.subtree(repo, objects)  # guarded: libgit2 loops on a cut one
-        cache[key] = {str(e.name): e.id for e in listing if e.type_str == "tree"}
-    return cache[key]
-
-
-def shallow_boundary(repo: pygit2.Repository) -> set[str]:
-    """Return the ids of the commits a shallow clone's history is cut at (empty if none)."""
-    return _shallow_boundary(repo)
-
-
-def _shallow_boundary(repo: pygit2.Repository) -> set[str]:
-    """Return the ids of the commits a shallow clone's history is cut at (empty if none)."""
-    if not repo.is_shallow:
-        return set()
-    try:
-        text = (Path(repo.path) / "shallow").read_text("ascii")
-    except FileNotFoundError:
-        return set()
-    return {line.strip() for line in text.splitlines() if line.strip()}
 
 
 # -- settings and permalinks ----------------------------------------------------------

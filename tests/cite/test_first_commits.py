@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from kistore.cite.citation import first_commit, object_first_commits, shallow_boundary
+from kistore.cite.citation import (
+    first_commit,
+    first_commits,
+    object_first_commits,
+    shallow_boundary,
+)
 from kistore.core import layout
 from kistore.store import Store
 
@@ -253,3 +258,24 @@ def test_the_remote_is_asked_only_when_the_link_uses_it(tmp_path, monkeypatch, t
                 "{base}/blob/{commit}/{path}": f"{base}/blob/{citation.commit}/{RUN_PATH}"}
     assert citation.permalink == expected.get(
         template, f"https://example.org/r/{citation.commit}/{RUN_PATH}")
+
+
+def test_a_merge_dated_before_its_side_is_not_the_first_adder_in_any_walk(tmp_path):
+    # the side adds the record on day 5; main merges it with a merge commit dated day 3
+    # (a clock behind): the merge comes first in time but holds what its side parent holds,
+    # so it introduces nothing; every walk names the side commit (review r78 F3's rule)
+    path = new_store(tmp_path / "store")
+    git(path, "checkout", "-q", "-b", "side")
+    add(path, BUNDLE)
+    side = commit_all(path, "add the record on a branch", day=5)
+    git(path, "checkout", "-q", "main")
+    (path / "README.md").write_text("main work\n")
+    commit_all(path, "main work", day=1)
+    git(path, "merge", "-q", "--no-ff", "--no-gpg-sign", "-m", "merge side", "side", day=3)
+    store = Store(path)
+    head = store.commit("HEAD")
+    blob = git(path, "rev-parse", f"HEAD:{RUN_PATH}")
+
+    assert str(first_commit(store.repo, RUN_PATH, blob, head).id) == side
+    assert firsts(store, head)[(RUN_PATH, blob)] == side
+    assert str(first_commits(store.repo, {RUN_PATH: blob}, head)[RUN_PATH].id) == side
