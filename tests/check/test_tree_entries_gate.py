@@ -22,6 +22,7 @@ from kistore.cli import main
 from kistore.store import Store
 
 from ..conftest import PUBLISHED, ROOT, git, store_file
+from .test_hooks import add_env
 
 PROTOCOL = store_file(PUBLISHED["protocol"])
 KISTORE = str(Path(sys.executable).with_name("kistore"))
@@ -175,13 +176,19 @@ def test_an_older_commit_of_the_range_is_checked_too(published):
         (PROTOCOL, f"commit {bad[:12]}")]
 
 
-def test_pre_receive_refuses_the_r78_push(published, tmp_path, monkeypatch):
-    monkeypatch.setenv("KISTORE", KISTORE)
+def _server_and_clone(published: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A bare server with hooks/pre-receive (as the README sets one up), and a clone of it."""
     server = tmp_path / "server.git"
     git(tmp_path, "clone", "-q", "--bare", str(published), str(server))
     shutil.copy(ROOT / "hooks" / "pre-receive", server / "hooks" / "pre-receive")
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(server), str(clone))
+    return server, clone
+
+
+def test_pre_receive_refuses_the_r78_push(published, tmp_path, monkeypatch):
+    monkeypatch.setenv("KISTORE", KISTORE)
+    server, clone = _server_and_clone(published, tmp_path)
     before = git(server, "rev-parse", "refs/heads/main")
     commit, path = shadow_entry(clone)
     pushed = subprocess.run(["git", "push", "origin", f"{commit}:refs/heads/main"], cwd=clone,
@@ -191,3 +198,21 @@ def test_pre_receive_refuses_the_r78_push(published, tmp_path, monkeypatch):
         in pushed.stderr
     assert "pre-receive hook declined" in pushed.stderr
     assert git(server, "rev-parse", "refs/heads/main") == before
+
+
+def test_receive_fsck_objects_as_advised_takes_kistore_pushes_and_refuses_the_r78_one(
+        published, tmp_path, monkeypatch):
+    monkeypatch.setenv("KISTORE", KISTORE)
+    server, clone = _server_and_clone(published, tmp_path)
+    git(server, "config", "receive.fsckObjects", "true")
+    add_env(clone, "NVIDIA H100")
+    pushed = subprocess.run(["git", "push", "origin", "main"], cwd=clone, capture_output=True,
+                            text=True)
+    assert pushed.returncode == 0, pushed.stderr
+    assert "ok: 1 ref update(s): 0 errors" in pushed.stderr
+    commit, _ = shadow_entry(clone)
+    pushed = subprocess.run(["git", "push", "origin", f"{commit}:refs/heads/main"], cwd=clone,
+                            capture_output=True, text=True)
+    assert pushed.returncode != 0
+    assert "fullPathname: contains full pathnames" in pushed.stderr  # git's own refusal
+    assert git(server, "rev-parse", "refs/heads/main") == git(clone, "rev-parse", "main")
