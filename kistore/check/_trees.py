@@ -24,26 +24,29 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ..core import tree_entries as te
 from ..core.errors import one_line
 from ..core.findings import ERROR, Finding, rule
-from ..core.tree_entries import (
-    BAD_TREE,
-    DIRECTORY_MODE,
-    DUPLICATE_ENTRIES,
-    EMPTY_NAME,
-    FULL_PATHNAME,
-    HAS_DOT,
-    HAS_DOTDOT,
-    TREE_NOT_SORTED,
-    TreeEntry,
-    entry_problems,
-    parse_tree,
-)
 from ..git import treediff
 from ..git.blobs import read_object
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
+
+_WHAT_GIT_DOES = {
+    te.FULL_PATHNAME: "a name holding '/': git checkout and git archive write it as the "
+    "file {path}, in place of what the tree's own directories hold there, while kistore "
+    "and `git show REV:PATH` read the directories",
+    te.EMPTY_NAME: "an empty name: git checkout refuses the path (\"invalid path\")",
+    te.HAS_DOT: "the name '.': git checkout refuses the path (\"invalid path\")",
+    te.HAS_DOTDOT: "the name '..': git checkout refuses the path (\"invalid path\"); other "
+    "tools would write outside the directory",
+    te.DUPLICATE_ENTRIES: "a second entry of this name: git checkout writes one of the two, "
+    "and kistore may read the other",
+    te.TREE_NOT_SORTED: "entries out of git's order: lookups by path (kistore, `git show "
+    "REV:PATH`) may miss an entry that git checkout writes",
+}
+"""What git does with each kind of entry its fsck refuses (the finding's message)."""
 
 TREE_ENTRY_INVALID = rule(
     "KI423", "tree-entry-invalid", ERROR,
@@ -51,22 +54,8 @@ TREE_ENTRY_INVALID = rule(
     "`git rebase -i BASE`, then `git add` the files and commit again); a server should also "
     "set `receive.fsckObjects = true`")
 
-_WHAT_GIT_DOES = {
-    FULL_PATHNAME: "a name holding '/': git checkout and git archive write it as the file "
-                   "{path}, in place of what the tree's own directories hold there, while "
-                   "kistore and `git show REV:PATH` read the directories",
-    EMPTY_NAME: "an empty name: git checkout refuses the path (\"invalid path\")",
-    HAS_DOT: "the name '.': git checkout refuses the path (\"invalid path\")",
-    HAS_DOTDOT: "the name '..': git checkout refuses the path (\"invalid path\"); other "
-                "tools would write outside the directory",
-    DUPLICATE_ENTRIES: "a second entry of this name: git checkout keeps one of the two, and "
-                       "which one is not what kistore reads",
-    TREE_NOT_SORTED: "entries out of git's order: lookups by path (kistore, `git show "
-                     "REV:PATH`) may miss an entry that git checkout writes",
-}
 
-
-def tree_findings(where: str, prefix: str, tree_id: str, entries: list[TreeEntry],
+def tree_findings(where: str, prefix: str, tree_id: str, entries: list[te.TreeEntry],
                   whole: bool) -> list[Finding]:
     """KI423 for each entry of one tree that git's fsck refuses, and for bytes past them.
 
@@ -85,7 +74,7 @@ def tree_findings(where: str, prefix: str, tree_id: str, entries: list[TreeEntry
     """
     tree_path = prefix.rstrip("/") or "the root tree"
     findings = []
-    for index, problem in entry_problems(entries):
+    for index, problem in te.entry_problems(entries):
         name = entries[index][1].decode("utf-8", "replace")
         path = prefix + name
         findings.append(Finding(
@@ -99,14 +88,14 @@ def tree_findings(where: str, prefix: str, tree_id: str, entries: list[TreeEntry
         findings.append(Finding(
             TREE_ENTRY_INVALID,
             f"{where}: tree {one_line(tree_path)} ({tree_id[:12]}) holds bytes that are no "
-            f"entry (git fsck: {BAD_TREE}): git and kistore may read different entries",
-            file=tree_path, expected="a tree git writes", found=BAD_TREE,
-            extra={"tree": tree_id, "fsck": BAD_TREE}))
+            f"entry (git fsck: {te.BAD_TREE}): git and kistore may read different entries",
+            file=tree_path, expected="a tree git writes", found=te.BAD_TREE,
+            extra={"tree": tree_id, "fsck": te.BAD_TREE}))
     return findings
 
 
 def read_tree(repo: pygit2.Repository, tree_id: str, prefix: str
-              ) -> tuple[list[TreeEntry], bool]:
+              ) -> tuple[list[te.TreeEntry], bool]:
     """Return a tree's entries in its order and whether they are the whole tree.
 
     A tree the gate's diffs read lately is not read again
@@ -118,7 +107,7 @@ def read_tree(repo: pygit2.Repository, tree_id: str, prefix: str
     kept = treediff.kept_entries(tree_id)
     if kept is not None:
         return kept, True
-    return parse_tree(read_object(repo, tree_id, prefix.rstrip("/") or None)[1])
+    return te.parse_tree(read_object(repo, tree_id, prefix.rstrip("/") or None)[1])
 
 
 def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]:
@@ -154,12 +143,12 @@ def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[F
             findings += tree_findings(where, prefix, tree_id, entries, whole)
             before = [_directories(read_tree(repo, old, prefix)[0]) for old in olds]
             for mode, name, child in entries:
-                if mode == DIRECTORY_MODE:
+                if mode == te.DIRECTORY_MODE:
                     pending.append((f"{prefix}{name.decode('utf-8', 'replace')}/", child.hex(),
                                     [b[name] for b in before if name in b]))
     return findings
 
 
-def _directories(entries: list[TreeEntry]) -> dict[bytes, str]:
+def _directories(entries: list[te.TreeEntry]) -> dict[bytes, str]:
     """Return ``{name: tree id (hex)}`` of a tree's directory entries."""
-    return {name: oid.hex() for mode, name, oid in entries if mode == DIRECTORY_MODE}
+    return {name: oid.hex() for mode, name, oid in entries if mode == te.DIRECTORY_MODE}
