@@ -28,7 +28,6 @@ from ..core import tree_entries as te
 from ..core.errors import one_line
 from ..core.findings import ERROR, Finding, rule
 from ..git import treediff
-from ..git.blobs import read_object
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -94,22 +93,6 @@ def tree_findings(where: str, prefix: str, tree_id: str, entries: list[te.TreeEn
     return findings
 
 
-def read_tree(repo: pygit2.Repository, tree_id: str, prefix: str
-              ) -> tuple[list[te.TreeEntry], bool]:
-    """Return a tree's entries in its order and whether they are the whole tree.
-
-    A tree the gate's diffs read lately is not read again
-    (:func:`kistore.git.treediff.kept_entries`, whole and without two equal names).
-
-    Raises:
-        ObjectUnreadable: the tree is damaged or missing (named with ``prefix``).
-    """
-    kept = treediff.kept_entries(tree_id)
-    if kept is not None:
-        return kept, True
-    return te.parse_tree(read_object(repo, tree_id, prefix.rstrip("/") or None)[1])
-
-
 def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]:
     """KI423 in every tree the commits bring: trees no parent has at that path.
 
@@ -139,9 +122,10 @@ def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[F
             if tree_id in olds or tree_id in read:
                 continue
             read.add(tree_id)
-            entries, whole = read_tree(repo, tree_id, prefix)
+            path = prefix.rstrip("/") or None
+            entries, whole = treediff.tree_entries(repo, tree_id, path)
             findings += tree_findings(where, prefix, tree_id, entries, whole)
-            before = [_directories(read_tree(repo, old, prefix)[0]) for old in olds]
+            before = [_directories(treediff.tree_entries(repo, old, path)[0]) for old in olds]
             for mode, name, child in entries:
                 if mode == te.DIRECTORY_MODE:
                     pending.append((f"{prefix}{name.decode('utf-8', 'replace')}/", child.hex(),

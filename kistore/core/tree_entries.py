@@ -20,6 +20,7 @@ This module knows bytes only: no git, no I/O.
 
 from __future__ import annotations
 
+import operator
 import re
 
 TreeEntry = tuple[bytes, bytes, bytes]
@@ -39,6 +40,8 @@ BAD_TREE = "badTree"
 and :func:`parse_tree`'s callers name what is wrong."""
 
 _ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
+_MODE = operator.itemgetter(0)
+_NAME = operator.itemgetter(1)
 
 
 def parse_tree(raw: bytes) -> tuple[list[TreeEntry], bool]:
@@ -54,7 +57,9 @@ def parse_tree(raw: bytes) -> tuple[list[TreeEntry], bool]:
         equal names are all kept (a dict of them would hide one).
     """
     entries = _ENTRY.findall(raw)
-    covered = sum(len(mode) + len(name) + 22 for mode, name, _ in entries)
+    # a space, a NUL and the id besides mode and name; summed without a Python loop
+    covered = 22 * len(entries) + sum(map(len, map(_MODE, entries))) + sum(
+        map(len, map(_NAME, entries)))
     return entries, covered == len(raw)
 
 
