@@ -98,7 +98,8 @@ def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[F
 
     From each commit's root tree down, a tree whose id equals the one a parent has at the
     same path is skipped, and so is its whole subtree (judged with that parent, or already
-    held); a tree read for one commit is not read again for another.
+    held); a tree read for one commit is not read again for another. A parent a shallow
+    clone lacks counts as none (every tree of the commit is read).
 
     Args:
         repo: the ``pygit2.Repository``.
@@ -115,8 +116,9 @@ def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[F
     read: set[str] = set()
     for commit in commits:
         where = f"commit {str(commit.id)[:12]}"
+        parents: list[Any] = [repo.get(p) for p in commit.parent_ids]  # None: past a shallow cut
         pending: list[tuple[str, str, list[str]]] = [
-            ("", str(commit.tree_id), [str(p.tree_id) for p in commit.parents])]
+            ("", str(commit.tree_id), [str(p.tree_id) for p in parents if p is not None])]
         while pending:
             prefix, tree_id, olds = pending.pop()
             if tree_id in olds or tree_id in read:
