@@ -18,6 +18,7 @@ import pygit2
 import pytest
 
 from kistore.check import gate
+from kistore.check._paths import check_tree_names
 from kistore.cli import main
 from kistore.store import Store
 
@@ -134,22 +135,33 @@ def _shard(path: str) -> str:
 
 
 def test_check_refuses_a_duplicated_entry(published):
+    commit = _duplicated_in_shard(published)
+    findings = gate.check_range(Store(published), f"{commit}^..{commit}")
+    assert (PROTOCOL, "duplicateEntries") in _ki423(findings)
+
+
+def _duplicated_in_shard(published: Path) -> str:
+    """A commit whose protocol shard lists the protocol's file twice (tampered bytes second)."""
     tampered = (published / PROTOCOL).read_bytes().replace(b"v1.1", b"v1.2")
     blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=published,
                           input=tampered, capture_output=True, check=True).stdout.decode().strip()
     name = PROTOCOL.rsplit("/", 1)[1].encode()
+    return crafted_commit(published, _shard(PROTOCOL), lambda es: [
+        e for entry in es for e in ([entry, (0o100644, name, blob)] if entry[1] == name
+                                    else [entry])])
 
-    def twice(entries):
-        out = []
-        for entry in entries:
-            out.append(entry)
-            if entry[1] == name:
-                out.append((0o100644, name, blob))
-        return out
 
-    commit = crafted_commit(published, _shard(PROTOCOL), twice)
-    findings = gate.check_range(Store(published), f"{commit}^..{commit}")
-    assert (PROTOCOL, "duplicateEntries") in _ki423(findings)
+def test_verify_reads_a_digest_shard_whole_when_it_is_not_sorted_or_unique(published):
+    # verify skips shards of digest-named files unless sorted and unique (the fast path)
+    commit = _duplicated_in_shard(published)
+    assert _ki423(check_tree_names(Store(published), commit)) == [
+        (PROTOCOL, "duplicateEntries")]
+    # a digest-named file that sorts first, written last
+    first = (0o100644, b"0" * 62 + b".json", git(published, "rev-parse", f"HEAD:{PROTOCOL}"
+                                                   ).strip())
+    unsorted = crafted_commit(published, _shard(PROTOCOL), lambda es: [*es, first])
+    assert _ki423(check_tree_names(Store(published), unsorted)) == [
+        (f"{_shard(PROTOCOL)}/{'0' * 62}.json", "treeNotSorted")]
 
 
 def test_check_refuses_an_unsorted_tree(published):
