@@ -25,9 +25,11 @@ from typing import TYPE_CHECKING, cast
 
 from ..core import layout
 from ..core.findings import ERROR, Finding, rule
+from ..core.tree_entries import parse_tree
 from ..git import treediff
 from ..git.blobs import read_object
 from ._rules import PATH_CASE_COLLISION, name_key, name_keys
+from ._trees import tree_findings
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -53,7 +55,10 @@ _DOTGIT_KEYS = (".git", "git~1")
 
 
 def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
-    """KI115 and KI112 over every directory of the tree of ``at`` (or ``HEAD``) (``verify``).
+    """KI115, KI112 and KI423 over every directory of the tree of ``at`` (or ``HEAD``) (``verify``).
+
+    KI423 (:func:`._trees.tree_findings`): an entry git's fsck refuses (a name with ``/``,
+    empty, ``.``, ``..``; two of one name; out of order), in any tree read.
 
     Returns:
         Findings; none in a repository without commits.
@@ -61,7 +66,8 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
     repo = store.repo
     if at is None and repo.head_is_unborn:
         return []
-    tree = store.commit(at or "HEAD").tree
+    tree_commit = store.commit(at or "HEAD")
+    tree = tree_commit.tree
     findings: list[Finding] = []
     # Each tree is read raw from the object database once (no pygit2 Tree and TreeEntry
     # objects: ~15,000 group directories at 100,000 runs), or not at all when the history
@@ -69,21 +75,24 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
     # is read as a pygit2 Tree, whose names are decoded as they always were.
     pending: list[tuple[str, str]] = [("", str(tree.id))]
     store_prefix = layout.STORE_DIR + "/"
+    where = f"commit {str(tree_commit.id)[:12]}"
     while pending:
         prefix, oid = pending.pop()
         # the history check (lineage.check_names, just before) read most trees already
         entries = treediff.kept_entries(oid)
         if entries is not None:
             whole = True
-            if prefix.startswith(store_prefix) and _hex_files(entries):
+            if prefix.startswith(store_prefix) and _hex_files(entries) and \
+                    _ascending([n for _, n, _ in entries]):
                 continue  # as _HEX_FILES below
         else:
             # guarded: libgit2 loops on a cut loose tree (review F3); a missing one is damage
             raw = read_object(repo, oid, prefix.rstrip("/") or None)[1]
-            if prefix.startswith(store_prefix) and _HEX_FILES.fullmatch(raw):
+            if prefix.startswith(store_prefix) and _HEX_FILES.fullmatch(raw) and \
+                    _ascending(_HEX_FILE_NAME.findall(raw)):
                 continue  # a shard or a group of digest-named files: no .git, no file collides
-            entries = _ENTRY.findall(raw)  # the entries tile the raw tree:
-            whole = len(raw) == sum(len(m) + len(n) + 22 for m, n, _ in entries)
+            entries, whole = parse_tree(raw)
+        findings += tree_findings(where, prefix, oid, entries, whole)  # KI423
         if whole and b"".join(n for _, n, _ in entries).isascii() and \
                 all(m in _MODES for m, _, _ in entries):
             children = [(n.decode("ascii"), m == b"40000", i.hex()) for m, n, i in entries]
@@ -182,6 +191,15 @@ _HEX_NAMES = re.compile(rb"(?:[0-9a-f]{62}(?:\.json|[0-9a-f]{2})\0)*")
 """The names of a tree :data:`_HEX_FILES` matches, each followed by a NUL."""
 
 
+_HEX_FILE_NAME = re.compile(rb"100644 ([0-9a-f]{62}(?:\.json|[0-9a-f]{2}))\0.{20}", re.DOTALL)
+"""The name of each entry of a raw tree :data:`_HEX_FILES` matches (findall, from the start)."""
+
+
+def _ascending(names: list[bytes]) -> bool:
+    """Whether names are in git's order for files, none twice (KI423 has nothing to say)."""
+    return sorted(set(names)) == names
+
+
 def _hex_files(entries: list[tuple[bytes, bytes, bytes]]) -> bool:
     """Whether a tree's entries (mode, name, id) are what :data:`_HEX_FILES` matches.
 
@@ -190,9 +208,6 @@ def _hex_files(entries: list[tuple[bytes, bytes, bytes]]) -> bool:
     return all(m == b"100644" for m, _, _ in entries) and \
         _HEX_NAMES.fullmatch(b"".join(n + b"\0" for _, n, _ in entries)) is not None
 
-
-_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
-"""One entry of a raw git tree: mode (octal digits), name, the 20-byte object id."""
 
 _MODES = frozenset((b"100644", b"100755", b"120000", b"160000", b"40000"))
 """The modes git writes in a tree (a directory is ``40000``: pygit2's ``type_str`` "tree")."""

@@ -83,6 +83,7 @@ from ._rules import (
     sort_key,
 )
 from ._settings import limits_raised, permalink_changed, settings_findings
+from ._trees import new_tree_findings
 from .audit import GITATTRIBUTES, check_contents, checking_limits
 from .lineage import (
     APPEND_ONLY_REMOVED,
@@ -166,7 +167,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     Returns:
         KI404 alone when ``BASE`` is not an ancestor of ``HEAD``; KI416 alone (an error)
         when it cannot be told because a shallow clone's boundary is in ``HEAD``'s history
-        (:func:`.lineage.shallow_cut`). Otherwise: KI401-KI403 for
+        (:func:`.lineage.shallow_cut`). KI423 alone (errors), one per entry git's fsck
+        refuses of a tree a commit of the range brings, when there is one
+        (:func:`._trees.new_tree_findings`). Otherwise: KI401-KI403 for
         any commit in the range that modifies, renames or deletes an object; every KI1xx and
         KI2xx finding about a path the range adds or changes under ``store/`` (or
         ``.gitattributes``); KI405 (info) per metadata file changed, naming the changed
@@ -215,10 +218,15 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
                    else "diverged history"),
             extra={"base": str(base.id), "head": str(head.id)})]
     read_loose_history(repo, head.id)  # before any .tree: a damaged one named (ancestry's)
+    commits = list(ancestry(repo, head, hide=base))
+    # KI423 first, read raw: libgit2 cannot parse some such trees (an empty name), and
+    # git and kistore read different files from the others, so nothing else is judged
+    malformed = new_tree_findings(repo, commits)
+    if malformed:
+        return sorted(malformed, key=sort_key)
     unmigrated = _unmigrated(store, base.tree, head.tree) or _ungrouped(store, base, head)
     if unmigrated is not None:
         return [unmigrated]
-    commits = list(ancestry(repo, head, hide=base))
     # each kistore.toml read and parsed once: the checking repository's, BASE's, HEAD's
     own_settings, head_settings = store.settings(), store.settings(str(head.id))
     own, warned = own_limits(store, own_settings)  # the defaults, and KI109

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
+from ..core.tree_entries import parse_tree
 from .blobs import ObjectUnreadable, damage, lookup, loose_checked, read_object, unreadable
 from .ids import TREE, object_id
 from .lazy import pygit2 as _pygit2  # imported on first use
@@ -348,15 +349,51 @@ def _listing(repo: pygit2.Repository, tree_id: Any | None) -> dict[bytes, RawEnt
     key = tree_id.hex() if isinstance(tree_id, bytes) else str(tree_id)
     listing = _LISTINGS.get(key)
     if listing is None:
-        # read here first when loose: libgit2 loops on one cut short (review F3)
-        _, data = read_object(repo, key)  # damaged or missing: ObjectUnreadable
-        found = _entry_pattern().findall(data)
-        listing = dict(zip(map(_NAME, found), found, strict=True))  # no Python loop: ~4,000 a shard
-        _keep(key, listing)
-        if len(listing) == len(found) and len(data) == _ENTRY_BYTES * len(found) + sum(
-                map(len, map(_MODE, found))) + sum(map(len, listing)):
-            _tiled.add(key)  # every byte of the tree is in its entries (kept_entries)
+        listing = _read_listing(repo, key, None)[2]
     return listing
+
+
+def _read_listing(repo: pygit2.Repository, key: str, path: str | None
+                  ) -> tuple[list[RawEntry], bool, dict[bytes, RawEntry]]:
+    """Read a tree (40 hex digits), keep its listing, and return (entries, whole, listing).
+
+    Raises:
+        ObjectUnreadable: the tree is damaged or missing (named with ``path``).
+    """
+    # read here first when loose: libgit2 loops on one cut short (review F3)
+    _, data = read_object(repo, key, path)  # damaged or missing: ObjectUnreadable
+    found, whole = parse_tree(data)
+    listing = dict(zip(map(_NAME, found), found, strict=True))  # no Python loop: ~4,000 a shard
+    _keep(key, listing)
+    if whole and len(listing) == len(found):
+        _tiled.add(key)  # every byte of the tree is in its entries (kept_entries)
+    return found, whole, listing
+
+
+def tree_entries(repo: pygit2.Repository, tree_id: str, path: str | None = None
+                 ) -> tuple[list[RawEntry], bool]:
+    """Return a tree's entries as its object holds them, in its order, read raw and kept.
+
+    What :func:`changed_leaves` reads of a tree, and from the same kept listings (a tree
+    read here is not read again by a diff, and the other way round), but every entry: two
+    of one name are both returned (a listing by name keeps one).
+
+    Args:
+        repo: the pygit2 Repository holding the tree.
+        tree_id: the tree's id (40 hex digits).
+        path: the repository path it is read for (named by ``ObjectUnreadable``).
+
+    Returns:
+        ``(entries, whole)``: :func:`kistore.core.tree_entries.parse_tree` of the tree.
+
+    Raises:
+        ObjectUnreadable: the tree is damaged or missing.
+    """
+    kept = kept_entries(tree_id)
+    if kept is not None:
+        return kept, True
+    found, whole, _ = _read_listing(repo, tree_id, path)
+    return found, whole
 
 
 def kept_entries(tree_id: str) -> list[RawEntry] | None:
@@ -419,11 +456,6 @@ _entries_kept = 0
 
 _tiled: set[str] = set()
 """The keys of :data:`_LISTINGS` whose listing is the whole tree (:func:`kept_entries`)."""
-
-_ENTRY_BYTES = 22
-"""Bytes of a raw tree entry besides its mode and name: a space, a NUL, the 20-byte id."""
-
-_MODE = operator.itemgetter(0)
 
 
 def _entry(raw: RawEntry) -> Entry:

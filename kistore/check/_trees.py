@@ -1,0 +1,140 @@
+"""KI423: tree objects git itself would refuse.
+
+A name with ``/``, ``.``, ``..``, or empty; two entries of one name; entries out of order;
+bytes that are no entry.
+
+git checks trees only when asked (``git fsck``, ``receive.fsckObjects``, both off on a
+push by default), and a checkout or ``git archive`` flattens a tree to paths: an entry of
+``store/`` *named* ``objects/sha256/9c/x.json`` is written as that file, over the one the
+``objects`` subtree holds, while kistore (libgit2, lookups by path) reads the subtree's
+(review r78 F1). Which entries git refuses is :mod:`kistore.core.tree_entries`'; this
+module reads the trees and words the findings.
+
+* :func:`new_tree_findings` (the gate, ``check BASE..HEAD`` and ``pre-receive``): each tree
+  a commit of the range brings, one that differs from the tree every parent has at its path:
+  what the range changes, from the root down, inside and outside ``store/``. Trees
+  equal to a parent's are not read (their parent's commit was judged, or is history
+  already held): the cost follows the change (issue 22).
+* :func:`tree_findings` (``verify``, through :func:`kistore.check._paths.check_tree_names`):
+  one tree already read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from ..core import tree_entries as te
+from ..core.errors import one_line
+from ..core.findings import ERROR, Finding, rule
+from ..git import treediff
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+_WHAT_GIT_DOES = {
+    te.FULL_PATHNAME: "a name holding '/': git checkout and git archive write it as the "
+    "file {path}, in place of what the tree's own directories hold there, while kistore "
+    "and `git show REV:PATH` read the directories",
+    te.EMPTY_NAME: "an empty name: git checkout refuses the path (\"invalid path\")",
+    te.HAS_DOT: "the name '.': git checkout refuses the path (\"invalid path\")",
+    te.HAS_DOTDOT: "the name '..': git checkout refuses the path (\"invalid path\"); other "
+    "tools would write outside the directory",
+    te.DUPLICATE_ENTRIES: "a second entry of this name: git checkout writes one of the two, "
+    "and kistore may read the other",
+    te.TREE_NOT_SORTED: "entries out of git's order: lookups by path (kistore, `git show "
+    "REV:PATH`) may miss an entry that git checkout writes",
+}
+"""What git does with each kind of entry its fsck refuses (the finding's message)."""
+
+TREE_ENTRY_INVALID = rule(
+    "KI423", "tree-entry-invalid", ERROR,
+    "git never writes such a tree: rebuild the commit with git itself (drop it with "
+    "`git rebase -i BASE`, then `git add` the files and commit again); a server should also "
+    "set `receive.fsckObjects = true`")
+
+
+def tree_findings(where: str, prefix: str, tree_id: str, entries: list[te.TreeEntry],
+                  whole: bool) -> list[Finding]:
+    """KI423 for each entry of one tree that git's fsck refuses, and for bytes past them.
+
+    Args:
+        where: the commit, as the message names it (``"commit 0123456789ab"``).
+        prefix: the tree's path, ``""`` for the root tree, else ending in ``/``.
+        tree_id: the tree's id (40 hex digits).
+        entries: its entries in its order (:func:`kistore.core.tree_entries.parse_tree`).
+        whole: False when bytes of the tree are no entry.
+
+    Returns:
+        One finding per problem (:func:`kistore.core.tree_entries.entry_problems`), on
+        the path a checkout would write (``prefix`` + name), each naming the commit, the
+        tree (path and id), the entry (escaped: :func:`kistore.core.errors.one_line`) and
+        what git does with it; ``extra``: ``tree``, ``entry``, ``fsck`` (git's message id).
+    """
+    tree_path = prefix.rstrip("/") or "the root tree"
+    findings = []
+    for index, problem in te.entry_problems(entries):
+        name = entries[index][1].decode("utf-8", "replace")
+        path = prefix + name
+        findings.append(Finding(
+            TREE_ENTRY_INVALID,
+            f"{where}: tree {one_line(tree_path)} ({tree_id[:12]}) has an entry "
+            f"{one_line(repr(name))} (git fsck: {problem}): "
+            + _WHAT_GIT_DOES[problem].format(path=one_line(path)),
+            file=path or tree_path, expected="a tree git writes", found=problem,
+            extra={"tree": tree_id, "entry": name, "fsck": problem}))
+    if not whole:
+        findings.append(Finding(
+            TREE_ENTRY_INVALID,
+            f"{where}: tree {one_line(tree_path)} ({tree_id[:12]}) holds bytes that are no "
+            f"entry (git fsck: {te.BAD_TREE}): git and kistore may read different entries",
+            file=tree_path, expected="a tree git writes", found=te.BAD_TREE,
+            extra={"tree": tree_id, "fsck": te.BAD_TREE}))
+    return findings
+
+
+def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]:
+    """KI423 in every tree the commits bring: trees no parent has at that path.
+
+    From each commit's root tree down, a tree whose id equals the one a parent has at the
+    same path is skipped, and so is its whole subtree (judged with that parent, or already
+    held); a tree read for one commit is not read again for another. A parent a shallow
+    clone lacks counts as none (every tree of the commit is read).
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        commits: the range's commits (``pygit2.Commit``).
+
+    Returns:
+        :func:`tree_findings` of each such tree (with duplicate entries, each of them is
+        walked).
+
+    Raises:
+        ObjectUnreadable: a tree is damaged or missing.
+    """
+    findings: list[Finding] = []
+    read: set[str] = set()
+    for commit in commits:
+        where = f"commit {str(commit.id)[:12]}"
+        parents: list[Any] = [repo.get(p) for p in commit.parent_ids]  # None: past a shallow cut
+        pending: list[tuple[str, str, list[str]]] = [
+            ("", str(commit.tree_id), [str(p.tree_id) for p in parents if p is not None])]
+        while pending:
+            prefix, tree_id, olds = pending.pop()
+            if tree_id in olds or tree_id in read:
+                continue
+            read.add(tree_id)
+            path = prefix.rstrip("/") or None
+            entries, whole = treediff.tree_entries(repo, tree_id, path)
+            findings += tree_findings(where, prefix, tree_id, entries, whole)
+            before = [_directories(treediff.tree_entries(repo, old, path)[0]) for old in olds]
+            for mode, name, child in entries:
+                if mode == te.DIRECTORY_MODE:
+                    pending.append((f"{prefix}{name.decode('utf-8', 'replace')}/", child.hex(),
+                                    [b[name] for b in before if name in b]))
+    return findings
+
+
+def _directories(entries: list[te.TreeEntry]) -> dict[bytes, str]:
+    """Return ``{name: tree id (hex)}`` of a tree's directory entries."""
+    return {name: oid.hex() for mode, name, oid in entries if mode == te.DIRECTORY_MODE}

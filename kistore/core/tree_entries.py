@@ -1,0 +1,106 @@
+"""Git tree objects as bytes: their entries, and which of them git's own fsck refuses.
+
+A tree object is ``<octal mode> <name>\\0<20-byte id>`` repeated (git's format, SHA-1
+repositories). Any program can write any bytes as a tree (``git hash-object -t tree
+--literally``, libgit2), and git serves such a tree unless the server runs ``fsck`` on
+receive (``receive.fsckObjects``, off by default). A checkout or ``git archive`` flattens
+the tree to paths, so an entry *named* ``objects/sha256/9c/x.json`` becomes the file
+``objects/sha256/9c/x.json``, beside or over what the subtrees hold (review r78 F1).
+
+:func:`parse_tree` reads the entries; :func:`entry_problems` says which break git's rules
+for a tree (``fsck.c``'s ``fsck_tree`` and ``verify_ordered``): a name holding ``/``
+(fsck ``fullPathname``), an empty name (``emptyName``), ``.`` (``hasDot``), ``..``
+(``hasDotdot``), two entries of one name (``duplicateEntries``), entries out of git's
+order (``treeNotSorted``). A name that is ``.git`` on some file system (fsck
+``hasDotgit``) is :func:`kistore.check._paths.is_dotgit`'s (KI115). A NUL cannot be in a
+name: it ends one.
+
+This module knows bytes only: no git, no I/O.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+
+TreeEntry = tuple[bytes, bytes, bytes]
+"""One entry as the tree object holds it: (octal mode, name, 20-byte object id)."""
+
+DIRECTORY_MODE = b"40000"
+"""git's mode of a directory entry as a tree spells it (no leading zero)."""
+
+FULL_PATHNAME = "fullPathname"
+EMPTY_NAME = "emptyName"
+HAS_DOT = "hasDot"
+HAS_DOTDOT = "hasDotdot"
+DUPLICATE_ENTRIES = "duplicateEntries"
+TREE_NOT_SORTED = "treeNotSorted"
+BAD_TREE = "badTree"
+"""git fsck's message ids (``git help fsck``, "FSCK MESSAGES"), as :func:`entry_problems`
+and :func:`parse_tree`'s callers name what is wrong."""
+
+_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
+_MODE = operator.itemgetter(0)
+_NAME = operator.itemgetter(1)
+
+
+def parse_tree(raw: bytes) -> tuple[list[TreeEntry], bool]:
+    """Return the entries of a raw git tree object, in the order it holds them.
+
+    Args:
+        raw: the tree object's content (no ``tree <size>\\0`` header).
+
+    Returns:
+        ``(entries, whole)``: each entry ``(mode, name, id)`` as bytes; ``whole`` is False
+        when bytes are left over that are no entry (a mode that is not octal digits, a
+        name with no NUL after it, an id cut short: git fsck's ``badTree``). Entries with
+        equal names are all kept (a dict of them would hide one).
+    """
+    entries = _ENTRY.findall(raw)
+    # a space, a NUL and the id besides mode and name; summed without a Python loop
+    covered = 22 * len(entries) + sum(map(len, map(_MODE, entries))) + sum(
+        map(len, map(_NAME, entries)))
+    return entries, covered == len(raw)
+
+
+def entry_problems(entries: list[TreeEntry]) -> list[tuple[int, str]]:
+    """Return what git's fsck refuses in one tree's entries, as ``(index, message id)``.
+
+    Args:
+        entries: a tree's entries in its order (:func:`parse_tree`).
+
+    Returns:
+        One pair per problem, in entry order: the index into ``entries`` and the fsck
+        message id (:data:`FULL_PATHNAME`, :data:`EMPTY_NAME`, :data:`HAS_DOT`,
+        :data:`HAS_DOTDOT`; :data:`DUPLICATE_ENTRIES` on the second of two equal names,
+        :data:`TREE_NOT_SORTED` on an entry that should come before the one ahead of it).
+        git orders entries by name bytes, a directory's name as if it ended in ``/``
+        (``base_name_compare``); a file and a directory of one name are duplicates too.
+        Empty when git would write the tree so.
+    """
+    problems: list[tuple[int, str]] = []
+    names = [name for _, name, _ in entries]
+    keys = [name + b"/" if mode == DIRECTORY_MODE else name for mode, name, _ in entries]
+    if all(keys[i] < keys[i + 1] for i in range(len(keys) - 1)) and len(set(names)) == len(
+            names) and not any(_BAD_NAME.search(n) or n in _DOTS for n in names):
+        return problems  # the usual tree: one pass, no per-entry findings
+    seen: set[bytes] = set()
+    for index, name in enumerate(names):
+        if b"/" in name:
+            problems.append((index, FULL_PATHNAME))
+        elif not name:
+            problems.append((index, EMPTY_NAME))
+        elif name == b".":
+            problems.append((index, HAS_DOT))
+        elif name == b"..":
+            problems.append((index, HAS_DOTDOT))
+        if name in seen:
+            problems.append((index, DUPLICATE_ENTRIES))
+        elif index and keys[index] < keys[index - 1]:
+            problems.append((index, TREE_NOT_SORTED))
+        seen.add(name)
+    return problems
+
+
+_BAD_NAME = re.compile(rb"/|^$")
+_DOTS = (b".", b"..")

@@ -1,0 +1,121 @@
+"""kistore.core.tree_entries: raw git tree objects, and the entries git's fsck refuses.
+
+Known answers against the real ``git``: ``git mktree`` writes a tree, and the parser reads
+back exactly its entries; ``git fsck`` names the same message ids for a tree written with
+``git hash-object -t tree --literally`` as :func:`entry_problems` does.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kistore.core.tree_entries import entry_problems, parse_tree
+
+ID = bytes(range(20))
+DIR = b"40000"
+FILE = b"100644"
+
+
+def _raw(entries) -> bytes:
+    return b"".join(m + b" " + n + b"\0" + i for m, n, i in entries)
+
+
+def _git_order(entries):
+    return sorted(entries, key=lambda e: e[1] + b"/" if e[0] == DIR else e[1])
+
+
+def test_parse_tree_reads_what_git_mktree_wrote(tmp_path: Path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=tmp_path, input=b"x",
+                          capture_output=True, check=True).stdout.decode().strip()
+    empty = subprocess.run(["git", "mktree"], cwd=tmp_path, input=b"", capture_output=True,
+                           check=True).stdout.decode().strip()
+    listing = (f"100644 blob {blob}\ta-b\n040000 tree {empty}\ta\n"
+               f"100755 blob {blob}\ta.c\n").encode()
+    tree = subprocess.run(["git", "mktree", "--missing"], cwd=tmp_path, input=listing,
+                          capture_output=True, check=True).stdout.decode().strip()
+    raw = subprocess.run(["git", "cat-file", "tree", tree], cwd=tmp_path, capture_output=True,
+                         check=True).stdout
+    entries, whole = parse_tree(raw)
+    # git's order: "a" (a directory) sorts as "a/", after "a-b" and "a.c"
+    assert entries == [(b"100644", b"a-b", bytes.fromhex(blob)),
+                       (b"100755", b"a.c", bytes.fromhex(blob)),
+                       (DIR, b"a", bytes.fromhex(empty))]
+    assert whole and entry_problems(entries) == []
+
+
+def test_a_name_holding_a_slash_is_full_pathname():
+    entries = [(DIR, b"objects", ID),
+               (FILE, b"objects/sha256/9c/" + b"4" * 62 + b".json", ID)]
+    assert entry_problems(_git_order(entries)) == [(1, "fullPathname")]
+
+
+def test_each_name_git_refuses_is_named_with_its_fsck_id():
+    for name, problem in ((b"", "emptyName"), (b".", "hasDot"), (b"..", "hasDotdot"),
+                          (b"a/b", "fullPathname"), (b"/", "fullPathname")):
+        assert entry_problems([(FILE, name, ID)]) == [(0, problem)], name
+
+
+def test_two_entries_of_one_name_are_duplicates_file_or_directory():
+    assert entry_problems([(FILE, b"a", ID), (FILE, b"a", ID)]) == [(1, "duplicateEntries")]
+    # a file "a" and a directory "a": git orders them apart ("a" < "a-b" < "a/")
+    assert entry_problems([(FILE, b"a", ID), (FILE, b"a-b", ID), (DIR, b"a", ID)]) == [
+        (2, "duplicateEntries")]
+
+
+def test_entries_out_of_git_order_are_not_sorted():
+    assert entry_problems([(FILE, b"b", ID), (FILE, b"a", ID)]) == [(1, "treeNotSorted")]
+    # bytewise "a" < "a-b", but the directory "a" sorts as "a/", after "a-b"
+    assert entry_problems([(DIR, b"a", ID), (FILE, b"a-b", ID)]) == [(1, "treeNotSorted")]
+
+
+def test_bytes_that_are_no_entry_leave_the_tree_not_whole():
+    good = _raw([(FILE, b"a", ID)])
+    assert parse_tree(good) == ([(FILE, b"a", ID)], True)
+    assert parse_tree(good + b"100644 b\0" + ID[:5])[1] is False  # id cut short
+    assert parse_tree(b"1x0644 a\0" + ID)[1] is False  # a mode that is not octal
+    assert parse_tree(b"") == ([], True)
+
+
+SAFE = st.binary(min_size=1, max_size=12).filter(
+    lambda n: b"/" not in n and b"\0" not in n and n not in (b".", b".."))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(SAFE, st.booleans(), max_size=12))
+def test_any_tree_git_would_write_parses_whole_with_no_problem(names):
+    entries = _git_order([(DIR if is_dir else FILE, name, ID) for name, is_dir in names.items()])
+    parsed, whole = parse_tree(_raw(entries))
+    assert (parsed, whole) == (entries, True)
+    assert entry_problems(parsed) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(SAFE, st.booleans(), max_size=8), SAFE, SAFE, st.booleans())
+def test_a_name_with_a_slash_always_fails(names, left, right, is_dir):
+    bad = left + b"/" + right
+    entries = _git_order([(DIR if d else FILE, n, ID) for n, d in names.items()]
+                         + [(DIR if is_dir else FILE, bad, ID)])
+    parsed, whole = parse_tree(_raw(entries))
+    assert whole
+    index = [n for _, n, _ in parsed].index(bad)
+    assert (index, "fullPathname") in entry_problems(parsed)
+
+
+def test_git_fsck_names_the_same_problems(tmp_path: Path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    blob = bytes.fromhex(subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"], cwd=tmp_path, input=b"x", capture_output=True,
+        check=True).stdout.decode().strip())
+    entries = [(FILE, b"a", blob), (FILE, b"a", blob), (FILE, b"b/c", blob),
+               (FILE, b"..", blob)]
+    subprocess.run(["git", "hash-object", "-t", "tree", "-w", "--literally", "--stdin"],
+                   cwd=tmp_path, input=_raw(entries), capture_output=True, check=True)
+    fsck = subprocess.run(["git", "fsck"], cwd=tmp_path, capture_output=True, text=True).stderr
+    named = {line.split(": ")[1] for line in fsck.splitlines() if " in tree " in line}
+    assert named == {"fullPathname", "hasDotdot", "duplicateEntries", "treeNotSorted"}
+    assert {problem for _, problem in entry_problems(entries)} == named
