@@ -33,7 +33,7 @@ from urllib.parse import quote, urlsplit
 from ..core import hashes, layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
-from ..core.settings import cite_table, template_fields
+from ..core.settings import cite_table, refuse_non_web_link, template_fields
 from ..git import refs, treediff
 from ..git.blobs import read_loose_history
 from ..git.child import git_environment
@@ -917,7 +917,8 @@ def permalink(template: str | None, remote: Remote | None, *, commit: str, path:
 
     Raises:
         InputError: the template has an unknown placeholder, a format spec, or lacks
-            ``{commit}`` or ``{path}``.
+            ``{commit}`` or ``{path}``; or the link is not an absolute ``https:``/``http:``
+            URL with a host (:func:`kistore.core.settings.refuse_non_web_link`).
         StoreStateError: no template and no remote on a known forge (the message says how to
             set ``[cite] permalink`` in kistore.toml); or ``{base}`` with no usable remote.
     """
@@ -944,7 +945,9 @@ def permalink(template: str | None, remote: Remote | None, *, commit: str, path:
         )
     values = {"base": remote.base if remote else "", "commit": commit,
               "path": quote(path, safe="/"), "blob": blob, "digest": str(digest or "")}
-    return template.format_map(values)
+    url = template.format_map(values)
+    refuse_non_web_link(url, template)  # {base} from this clone's remote: judged here
+    return url
 
 
 # -- helpers --------------------------------------------------------------------------

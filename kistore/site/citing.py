@@ -30,6 +30,7 @@ from ..cite.formats import render
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, StoreStateError
+from ..core.settings import template_fields
 from ..git.blobs import lookup
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -44,13 +45,17 @@ def permalink_template(store: Store, rev: str, given: str | None) -> str | None:
     GitLab, Gitea) with its URL; None when there is none (each cite block then says so).
 
     Raises:
-        InputError: ``kistore.toml`` at ``rev`` is not valid (as
-            :func:`kistore.cite.citation.read_cite_settings`).
+        InputError: ``given`` is not a template ``kistore cite`` takes (KI108's message:
+            :func:`kistore.core.settings.template_fields`, which refuses a link that is not
+            ``https:``/``http:``, review r78 F5); ``kistore.toml`` at ``rev`` is not valid
+            (as :func:`kistore.cite.citation.read_cite_settings`).
     """
     if given:
+        template_fields(given, file="--permalink")
         return given
     settings = read_cite_settings(store, rev)
-    if "permalink" in settings:
+    if "permalink" in settings:  # refused as `cite` and the gate (KI108) refuse it
+        template_fields(settings["permalink"])
         return settings["permalink"]
     remote = parse_remote(origin_url(store) or "")
     if remote is None or remote.forge is None:
