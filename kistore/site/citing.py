@@ -13,9 +13,9 @@ The permalink template is fixed for a build (:func:`permalink_template`) and rec
 In a shallow clone (a CI checkout of depth 1), a run whose object file the walk first finds
 in a commit on the clone's edge has no known first-adding commit: an older one, cut off,
 may have added it (review r78 F7: every page named the edge commit). Its block gives no
-permalink and no first commit, and says why (:func:`kistore.cite.citation.
-beyond_shallow_edge`, ``kistore cite``'s rule); :meth:`Citations.shallow_warning` is the
-build's one warning.
+permalink and no first commit, and says why
+(:func:`kistore.cite.citation.beyond_shallow_edge`, ``kistore cite``'s rule);
+:meth:`Citations.shallow_warning` is the build's one warning.
 """
 
 from __future__ import annotations
