@@ -35,10 +35,11 @@ from urllib.parse import quote, urlsplit
 from ..core import hashes, layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
-from ..core.settings import cite_table, template_fields
+from ..core.settings import cite_table, refuse_non_web_link, template_fields
 from ..git import refs
 from ..git.child import git_environment
 from ..git.first_added import (
+    beyond_shallow_edge,
     first_commit,
     first_commits,
     object_first_commits,
@@ -74,9 +75,10 @@ _SCP_LIKE = re.compile(r"^(?:[^@/:]+@)?(?P<host>[^@/:]+):(?P<path>[^/].*)$")
 """``git@host:owner/repo.git``: git's scp-like ssh syntax (no scheme, a colon, no slash
 before it)."""
 
-__all__ = ["FORMATS", "Citation", "Remote", "cite", "citation_of", "first_commit", "first_commits",
-           "object_first_commits", "origin_url", "parse_remote", "permalink", "read_cite_settings",
-           "remote_branches_holding", "render", "shallow_boundary", "short_citation"]
+__all__ = ["FORMATS", "Citation", "Remote", "beyond_shallow_edge", "cite", "citation_of",
+           "first_commit", "first_commits", "object_first_commits", "origin_url",
+           "parse_remote", "permalink", "read_cite_settings", "remote_branches_holding",
+           "render", "shallow_boundary", "short_citation"]
 
 _EXAMPLE_TEMPLATE = 'permalink = "https://HOST/OWNER/REPO/blob/{commit}/{path}"'
 
@@ -749,7 +751,8 @@ def permalink(template: str | None, remote: Remote | None, *, commit: str, path:
 
     Raises:
         InputError: the template has an unknown placeholder, a format spec, or lacks
-            ``{commit}`` or ``{path}``.
+            ``{commit}`` or ``{path}``; or the link is not an absolute ``https:``/``http:``
+            URL with a host (:func:`kistore.core.settings.refuse_non_web_link`).
         StoreStateError: no template and no remote on a known forge (the message says how to
             set ``[cite] permalink`` in kistore.toml); or ``{base}`` with no usable remote.
     """
@@ -776,7 +779,9 @@ def permalink(template: str | None, remote: Remote | None, *, commit: str, path:
         )
     values = {"base": remote.base if remote else "", "commit": commit,
               "path": quote(path, safe="/"), "blob": blob, "digest": str(digest or "")}
-    return template.format_map(values)
+    url = template.format_map(values)
+    refuse_non_web_link(url, template)  # {base} from this clone's remote: judged here
+    return url
 
 
 # -- helpers --------------------------------------------------------------------------

@@ -100,6 +100,8 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
             fix = f"; {committed_fix(path, problem)}" if limit_key(problem) else ""
             click.echo(f"warning: {path}: {problem}; left out of the site ({digest}){fix}",
                        err=True)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if landing.late:
         click.echo(f"interrupted after the new site was installed: {out} is the whole site "
                    f"of commit {report.commit}; nothing was undone", err=True)

@@ -51,6 +51,17 @@ STORE_KEYS = ("version",)
 PLACEHOLDERS = ("base", "commit", "path", "blob", "digest")
 """Fields a ``[cite] permalink`` template may use. ``{commit}`` and ``{path}`` are required."""
 
+_SAMPLE = {"base": "https://forge.example/owner/repo", "commit": "0" * 40,
+           "path": "store/objects/sha256/00/00.json", "blob": "0" * 40,
+           "digest": "sha256:" + "0" * 64}
+"""Placeholder values of the shape a permalink gets (``{base}``: a remote's web URL, always
+``https://HOST/PATH`` or ``http://...``), to judge the link a template makes before a
+commit or a remote is known."""
+
+LINK_FIX = ("write an absolute https:// (or http://) URL with a host, such as "
+            "https://HOST/OWNER/REPO/blob/{commit}/{path} (docs/citation.md)")
+"""What to do about a permalink template whose link is not a web link."""
+
 
 def unknown_tables(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE
                    ) -> list[InputError]:
@@ -170,7 +181,71 @@ def template_fields(template: str, *, file: str = layout.SETTINGS_FILE) -> set[s
             "name the commit and the object path, or it would change meaning later",
             file=file,
         )
+    refuse_non_web_link(template.format_map(_SAMPLE), template, file=file)
     return fields
+
+
+def refuse_non_web_link(url: str, template: str, *, file: str = layout.SETTINGS_FILE) -> None:
+    """Refuse a permalink that is not a web link a page may carry (review r78 F5).
+
+    A permalink becomes a clickable ``href`` on every run page of the site, and the
+    ``url`` of every BibTeX, CSL-JSON and CFF text: ``javascript:...`` would run in the
+    site's origin, ``data:`` would open what the template says. :func:`web_link_problem`
+    says what is wrong.
+
+    Args:
+        url: the permalink made from ``template`` (with sample values, or real ones).
+        template: the template, as the message quotes it.
+        file: the settings file (or ``--permalink``), for the error.
+
+    Raises:
+        InputError: ``url`` is not an absolute ``https:``/``http:`` URL with a host, or
+            holds what browsers read differently (the message says which, and the fix).
+    """
+    problem = web_link_problem(url)
+    if problem is not None:
+        raise InputError(f"[cite] permalink {shorten(repr(template))} does not make a web "
+                         f"link: {problem}; {LINK_FIX}", file=file)
+
+
+def web_link_problem(url: str) -> str | None:
+    """Say why ``url`` is not an absolute ``https:``/``http:`` link to a host, or None.
+
+    Parsed with :func:`urllib.parse.urlsplit` (RFC 3986), after refusing what a browser
+    reads otherwise than that parse does (the WHATWG URL standard): whitespace and control
+    characters (stripped or skipped: `` javascript:`` is a ``javascript:`` link), a
+    backslash (read as ``/``: ``https:\\evil.example``), and user information
+    (``https://forge.example@evil.example/`` goes to ``evil.example``).
+
+    Args:
+        url: the link.
+
+    Returns:
+        What is wrong, as a message says it; None for a good link.
+    """
+    # Lazy: urllib.parse only where a permalink template is judged (not on every page).
+    from urllib.parse import urlsplit
+
+    odd = next((c for c in url if c.isspace() or ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0),
+               None)
+    if odd is not None:
+        return f"it holds the character U+{ord(odd):04X} (whitespace or a control character)"
+    if "\\" in url:
+        return "it holds a backslash, which browsers read as /"
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # a port that is not a number in 0-65535: ValueError
+    except ValueError as e:
+        return f"it is not a URL ({e})"
+    if parts.scheme not in ("https", "http"):
+        scheme = f"the scheme {parts.scheme + ':'!r}" if parts.scheme else "no scheme"
+        return f"it has {scheme}, not https: or http:"
+    if "@" in parts.netloc:
+        return ("it has user information (USER@HOST) before its host, which browsers "
+                "leave for the host after the @")
+    if not parts.hostname:
+        return f"it has no host after {parts.scheme}://"
+    return None
 
 
 def cite_problems(settings: dict[str, Any], *, file: str = layout.SETTINGS_FILE

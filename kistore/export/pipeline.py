@@ -39,6 +39,7 @@ import orjson
 from .. import __version__
 from ..attest.evidence import judged_many, summarise
 from ..cite.citation import (
+    beyond_shallow_edge,
     object_first_commits,
     origin_url,
     parse_remote,
@@ -316,7 +317,7 @@ def _history(store: Store, commit: Any, scratch: Scratch, result: ExportResult) 
     batch: list[tuple[str, str, int]] = []
     for path, blob, first in object_first_commits(store.repo, commit):
         hex_ = str(first.id)
-        if hex_ in boundary:
+        if beyond_shallow_edge(hex_, boundary) is not None:
             continue  # the first commit here; an older one may have added it first
         if hex_ not in numbers:
             numbers[hex_] = len(numbers)

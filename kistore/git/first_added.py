@@ -117,11 +117,8 @@ def first_commit(repo: pygit2.Repository, path: str, blob: str,
             continue
         held = _cut_holding(repo, cut, path, blob)
         if held is not None:
-            raise StoreStateError(
-                f"this is a shallow clone and its history stops at {held}, which holds the "
-                "object: the commit that first added it may be older; run `git fetch "
-                "--unshallow` and cite again", file=path,
-            )
+            raise StoreStateError(f"{beyond_shallow_edge(held, {held})} and cite again",
+                                  file=path)
         return commit
     raise ResolutionError(
         f"the object file is in no commit reachable from {str(start.id)[:12]} (added to the "
@@ -244,6 +241,28 @@ def _shards(repo: pygit2.Repository, tree: pygit2.Tree, cache: dict[str, dict[st
         listing = treediff.subtree(repo, objects)  # guarded: libgit2 loops on a cut one
         cache[key] = {str(e.name): e.id for e in listing if e.type_str == "tree"}
     return cache[key]
+
+
+def beyond_shallow_edge(commit: str, boundary: set[str]) -> str | None:
+    """Say why ``commit``, found first to hold an object, may not be the first (or None).
+
+    The one rule of every citation (review r78 F7): a commit on a shallow clone's edge
+    (:func:`shallow_boundary`) has its parents cut off, so an older commit may have added
+    the object first: ``kistore cite`` refuses, ``export`` leaves ``firstCommit`` null and
+    the site gives no permalink, each saying why.
+
+    Args:
+        commit: the commit found (40 hex).
+        boundary: :func:`shallow_boundary` of the repository.
+
+    Returns:
+        The reason, ending with the fix (``git fetch --unshallow``, without "and do it
+        again": the caller says what again); None when ``commit`` is not on the edge.
+    """
+    if commit not in boundary:
+        return None
+    return (f"this is a shallow clone and its history stops at {commit}, which holds the "
+            "object: the commit that first added it may be older; run `git fetch --unshallow`")
 
 
 def shallow_boundary(repo: pygit2.Repository) -> set[str]:

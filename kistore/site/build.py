@@ -88,6 +88,8 @@ class BuildReport:
         removed: files removed because no page has them any more.
         unchanged: files rendered whose bytes were already on disk.
         skipped: damaged manifests left out (digest -> (path, problem)).
+        warnings: what the person should know of the pages built: runs a shallow clone
+            cannot cite (:meth:`.citing.Citations.shallow_warning`).
     """
 
     out: Path
@@ -98,6 +100,7 @@ class BuildReport:
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
     skipped: dict[str, tuple[str, str]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
     made: set[str] = field(default_factory=set, repr=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -106,7 +109,8 @@ class BuildReport:
                 "rendered": self.rendered, "written": self.written, "removed": self.removed,
                 "unchanged": self.unchanged,
                 "skipped": [{"digest": d, "path": p, "problem": why}
-                            for d, (p, why) in sorted(self.skipped.items())]}
+                            for d, (p, why) in sorted(self.skipped.items())],
+                "warnings": self.warnings}
 
 
 @dataclass
@@ -275,6 +279,9 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
             or not _is_regular(os.path.join(base, page.path, "index.json"))]
     report = BuildReport(out, prep.snap.rev, len(prep.pages), len(todo),
                          skipped=prep.snap.skipped)
+    shallow = prep.citations.shallow_warning()
+    if shallow is not None:
+        report.warnings.append(shallow)
     produced = set(keys)
     stale = [p for p in old_keys if p not in produced] if cache is not None else \
         sorted(_page_dirs(out) - produced)
@@ -283,7 +290,12 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
     tops = {page.path.split("/", 1)[0] + "/" for page in prep.pages if "/" in page.path}
     _refuse_links(out, [*tops, *(page.path for page in todo), *stale, *site_files])
     fresh = not out.is_dir() or not any(out.iterdir())
-    cache_data = {"format": _CACHE_FORMAT, "head": prep.snap.rev,
+    # What a shallow clone's history gives is not kept for the next build (no `head`: it
+    # walks the history again, cheap in such a clone): its edge commit is each file's
+    # last change and its runs' first-adding commits are not known (review r78 F7), and
+    # after `git fetch --unshallow` the next build would keep those answers.
+    cache_data = {"format": _CACHE_FORMAT,
+                  "head": None if store.repo.is_shallow else prep.snap.rev,
                   "touches": prep.touches.to_json(),
                   "firstAdded": dict(sorted(prep.citations.first_added.items())),
                   "pages": dict(sorted(keys.items()))}

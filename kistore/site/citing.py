@@ -9,6 +9,13 @@ texts leave the field out.
 
 The permalink template is fixed for a build (:func:`permalink_template`) and recorded in
 ``build.json``, so ``kistore site verify`` rebuilds with the same one.
+
+In a shallow clone (a CI checkout of depth 1), a run whose object file the walk first finds
+in a commit on the clone's edge has no known first-adding commit: an older one, cut off,
+may have added it (review r78 F7: every page named the edge commit). Its block gives no
+permalink and no first commit, and says why
+(:func:`kistore.cite.citation.beyond_shallow_edge`, ``kistore cite``'s rule);
+:meth:`Citations.shallow_warning` is the build's one warning.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cite.citation import (
     FORGE_TEMPLATES,
+    beyond_shallow_edge,
     citation_of,
     first_commits,
     origin_url,
@@ -30,6 +38,7 @@ from ..cite.formats import render
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, StoreStateError
+from ..core.settings import template_fields
 from ..git.blobs import lookup
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -44,13 +53,17 @@ def permalink_template(store: Store, rev: str, given: str | None) -> str | None:
     GitLab, Gitea) with its URL; None when there is none (each cite block then says so).
 
     Raises:
-        InputError: ``kistore.toml`` at ``rev`` is not valid (as
-            :func:`kistore.cite.citation.read_cite_settings`).
+        InputError: ``given`` is not a template ``kistore cite`` takes (KI108's message:
+            :func:`kistore.core.settings.template_fields`, which refuses a link that is not
+            ``https:``/``http:``, review r78 F5); ``kistore.toml`` at ``rev`` is not valid
+            (as :func:`kistore.cite.citation.read_cite_settings`).
     """
     if given:
+        template_fields(given, file="--permalink")
         return given
     settings = read_cite_settings(store, rev)
-    if "permalink" in settings:
+    if "permalink" in settings:  # refused as `cite` and the gate (KI108) refuse it
+        template_fields(settings["permalink"])
         return settings["permalink"]
     remote = parse_remote(origin_url(store) or "")
     if remote is None or remote.forge is None:
@@ -66,14 +79,16 @@ class Citations:
     Attributes:
         template: the permalink template (:func:`permalink_template`), or None.
         publisher: ``[cite] publisher`` at the built commit.
-        first_added: run digest -> id of the commit that first added its object file.
-        shallow: commits a shallow clone's history is cut at.
+        first_added: run digest -> id of the commit that first added its object file (only
+            the commits known to be the first: none on a shallow clone's edge).
+        cut: run digest -> why its first-adding commit is not known (the walk found its
+            object file first in a commit on a shallow clone's edge).
     """
 
     template: str | None
     publisher: str
     first_added: dict[str, str]
-    shallow: set[str]
+    cut: dict[str, str]
 
     @classmethod
     def of(cls, store: Store, commit: Any, template: str | None, blobs: dict[str, str],
@@ -104,8 +119,29 @@ class Citations:
             commits = first_commits(store.repo, {p: blobs[d] for p, d in wanted.items()},
                                     commit, hide=hide)
             found.update({wanted[p]: str(c.id) for p, c in commits.items()})
+        edge = shallow_boundary(store.repo)
+        cut = {d: why for d, c in found.items()
+               if (why := beyond_shallow_edge(c, edge)) is not None}
         settings = read_cite_settings(store, str(commit.id))
-        return cls(template, settings["publisher"], found, shallow_boundary(store.repo))
+        return cls(template, settings["publisher"],
+                   {d: c for d, c in found.items() if d not in cut}, cut)
+
+    def shallow_warning(self) -> str | None:
+        """Return the build's one warning about runs cut off by a shallow clone, or None.
+
+        Returns:
+            How many run pages give no permalink or first-adding commit, why, and the fix
+            (``git fetch --unshallow``; CI: a full checkout), as ``site build`` prints it;
+            None when every run's first-adding commit is known.
+        """
+        if not self.cut:
+            return None
+        total = len(self.cut) + len(self.first_added)
+        return (f"this is a shallow clone: {len(self.cut)} of {total} run pages give no "
+                "permalink and no first-adding commit (its history stops at a commit that "
+                "holds their objects, and an older one may have added them); run `git fetch "
+                "--unshallow` (CI: check out the whole history, e.g. actions/checkout with "
+                "fetch-depth: 0) and build again")
 
     def block(self, snap: Any, manifest: Any) -> dict[str, Any]:
         """Return the cite block's data for a run (its JSON twin's ``citation``).
@@ -115,7 +151,8 @@ class Citations:
             (:meth:`kistore.cite.citation.Citation.to_json`, ``accessed`` null), and
             ``formats``: ``text``, ``bibtex``, ``csl-json`` and ``cff`` texts. Without one:
             ``available`` false, ``reason``, and the digest, path, blob and commit a
-            reader can cite by hand.
+            reader can cite by hand. ``shallow`` is true for a run in :attr:`cut` (its
+            ``commit`` null: not known).
 
         Raises:
             ObjectUnreadable: the first-adding commit is damaged or gone (its object file's
@@ -124,7 +161,10 @@ class Citations:
         digest = str(manifest.digest)
         commit_id = self.first_added.get(digest)
         facts: dict[str, Any] = {"digest": digest, "commit": commit_id,
-                                 "shallow": commit_id in self.shallow}
+                                 "shallow": digest in self.cut}
+        if digest in self.cut:
+            return {**facts, "available": False,
+                    "reason": f"{self.cut[digest]} and build the site again"}
         if commit_id is None:
             return {**facts, "available": False, "reason": "the run is in no commit"}
         first: Any = lookup(snap.store.repo, commit_id,  # a commit id: first_commits found it

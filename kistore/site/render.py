@@ -5,7 +5,10 @@ environment with autoescaping on for every template (``<script>`` in a title bec
 ``&lt;script&gt;``), ``StrictUndefined`` (a misspelt field fails the build instead of
 printing nothing), and no ``|safe`` anywhere: the only markup is the templates' own.
 Links are relative (``page.root`` + a path under the site root), so the site works from
-any path prefix and from ``file://``.
+any path prefix and from ``file://``. The one link made from data, a citation's permalink,
+is an ``href`` only when it is an absolute ``https:``/``http:`` URL with a host (the test
+``web_link``; :func:`kistore.cite.citation.permalink` refuses any other already), and
+every page carries :data:`CSP` (base.html), so no script but ``site.js`` runs.
 
 The bytes written are a pure function of the data: no time, no randomness, sorted JSON.
 """
@@ -23,8 +26,15 @@ import jinja2
 import orjson
 
 from ..core.errors import one_line
+from ..core.settings import web_link_problem
 from ..query.numbers import json_text
 from . import pages, summary
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+       "object-src 'none'; base-uri 'none'; form-action 'none'")
+"""The Content-Security-Policy of every page (a ``<meta http-equiv>`` in base.html, so it
+holds wherever the files are served from): the site's own ``site.js`` and ``site.css``
+only; no inline script, no plug-in, no ``<base>``, no form (review r78 F5)."""
 
 STATIC = ("site.css", "site.js")
 """Files under ``kistore/site/static/`` copied to the site root."""
@@ -52,6 +62,8 @@ def environment() -> Any:
         ratio=summary.ratio, short=short_digest, date=date, data_uri=data_uri,
         compact=compact, value=value_text,
         visible=one_line)  # an attestation's text as signed: controls and bidi escaped
+    env.tests["web_link"] = lambda url: isinstance(url, str) and web_link_problem(url) is None
+    env.globals["csp"] = CSP
     return env
 
 

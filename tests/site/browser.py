@@ -6,8 +6,9 @@ apt-get; where they are missing, each browser test is skipped with the reason. A
 that is installed but fails to start is a failure, not a skip.
 
 Every page load records calls to ``alert``/``confirm``/``prompt`` in
-``window.__kistoreAlerts`` (a script added to every new document through the DevTools
-protocol), so a test can prove no alert fired.
+``window.__kistoreAlerts``, and what the page's Content-Security-Policy blocked in
+``window.__kistoreBlocked`` (a script added to every new document through the DevTools
+protocol), so a test can prove no alert fired and the policy blocked nothing of the site's.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ window.__kistoreAlerts = [];
 for (const name of ["alert", "confirm", "prompt"]) {
   window[name] = function (message) { window.__kistoreAlerts.push(name + ":" + message); };
 }
+window.__kistoreBlocked = [];
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.__kistoreBlocked.push(e.effectiveDirective + " " + (e.blockedURI || "inline"));
+});
 """
 
 

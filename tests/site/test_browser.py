@@ -13,6 +13,8 @@ from urllib.parse import urldefrag
 
 import pytest
 
+from kistore.site.render import CSP
+
 from .browser import serve, start
 from .demo import PERMALINK, PUBLISHED, XSS_TITLE
 
@@ -40,6 +42,11 @@ def all_css(driver, selector):
 
 def alerts(driver) -> list[str]:
     return driver.execute_script("return window.__kistoreAlerts")
+
+
+def blocked(driver) -> list[str]:
+    """What the page's Content-Security-Policy blocked (``DIRECTIVE URI`` each)."""
+    return driver.execute_script("return window.__kistoreBlocked")
 
 
 def run_url(site_url, store, name):
@@ -104,6 +111,13 @@ def test_every_link_resolves_in_the_browser(browser, site_url):
         pages += 1
         assert browser.find_elements("css selector", 'meta[name="kistore-commit"]'), url
         assert alerts(browser) == [], url
+        # review r78 F5: every page has the policy, and it blocks nothing the site uses
+        assert browser.execute_script(
+            "return document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]')"
+            ".content") == CSP, url
+        assert blocked(browser) == [], url
+        assert browser.execute_script(
+            "return document.documentElement.classList.contains('js')"), url  # site.js ran
         for href in browser.execute_script(
                 "return Array.from(document.querySelectorAll('a[href]')).map(a => a.href)"):
             target, fragment = urldefrag(href)
@@ -148,10 +162,27 @@ def test_script_in_a_title_is_text_and_no_alert_fires(browser, site_url, demo_st
     assert alerts(browser) == [] and not browser.find_elements("css selector", "b")
 
 
+def test_the_pages_policy_blocks_an_inline_script(browser, site_url, tmp_path):
+    # review r78 F5: the policy every page carries is in force: a script in the page (as
+    # a javascript: link or an injected <script> would be) does not run; site.js does
+    browser.get(site_url + RUN)
+    meta = by_css(browser, 'meta[http-equiv="Content-Security-Policy"]')
+    trap = tmp_path / "trap.html"
+    trap.write_text(f'<!doctype html><meta http-equiv="Content-Security-Policy" '
+                    f'content="{meta.get_attribute("content")}"><title>t</title>'
+                    '<script>alert(1)</script>')
+    browser.get(trap.as_uri())
+    assert alerts(browser) == []
+    assert blocked(browser) == ["script-src-elem inline"]
+
+
 def test_site_works_from_file_urls_under_any_prefix(browser, demo_site, tmp_path):
     moved = tmp_path / "a deep" / "prefix" / "site"
     shutil.copytree(demo_site, moved)
     browser.get((moved / "index.html").as_uri())
+    # the policy's 'self' takes the site's own site.js from file:// too
+    assert browser.execute_script("return document.documentElement.classList.contains('js')")
+    assert blocked(browser) == []
     steps = [("#sources a[href*='demo-source']", "sources/demo-source/index.html"),
              ("#workloads tbody a", "workloads/"),
              ("#groups tbody a", "groups/"),
