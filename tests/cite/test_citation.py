@@ -63,6 +63,22 @@ def commit_all(path: Path, message: str, day: int) -> str:
     return git(path, "rev-parse", "HEAD")
 
 
+def side_branch_merged(path: Path, *, side_day: int, main_day: int, merge_day: int) -> str:
+    """Add BUNDLE on a branch ``side``, commit other work on main, merge side into main.
+
+    Each commit on the day given; return the side commit's id (the object's introducer).
+    """
+    git(path, "checkout", "-q", "-b", "side")
+    add(path, BUNDLE)
+    side = commit_all(path, "add the record on a branch", day=side_day)
+    git(path, "checkout", "-q", "main")
+    (path / "README.md").write_text("main work\n")
+    commit_all(path, "main work", day=main_day)
+    git(path, "merge", "-q", "--no-ff", "--no-gpg-sign", "-m", "merge side", "side",
+        day=merge_day)
+    return side
+
+
 def new_store(path: Path, *, remote: str | None = GITHUB, cite_table: str = "") -> Path:
     """A store whose first commit (day 0) holds fixed settings bytes and nothing else."""
     path.mkdir(parents=True)
@@ -140,13 +156,7 @@ def test_cite_names_the_commit_that_first_added_the_object_not_head(tmp_path):
 
 def test_object_added_on_a_side_branch_cites_the_side_commit_not_the_merge(tmp_path):
     path = new_store(tmp_path / "store")
-    git(path, "checkout", "-q", "-b", "side")
-    add(path, BUNDLE)
-    s1 = commit_all(path, "add the record on a branch", day=1)
-    git(path, "checkout", "-q", "main")
-    (path / "README.md").write_text("main moves on\n")
-    commit_all(path, "main work", day=2)
-    git(path, "merge", "-q", "--no-ff", "--no-gpg-sign", "-m", "merge side", "side", day=3)
+    s1 = side_branch_merged(path, side_day=1, main_day=2, merge_day=3)
 
     citation = cite(Store(path), "BenchmarkRun/sol-submission-20464")
 

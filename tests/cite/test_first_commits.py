@@ -22,6 +22,7 @@ from .test_citation import (
     first_added_by_git,
     git,
     new_store,
+    side_branch_merged,
 )
 
 
@@ -265,13 +266,7 @@ def test_a_merge_dated_before_its_side_is_not_the_first_adder_in_any_walk(tmp_pa
     # (a clock behind): the merge comes first in time but holds what its side parent holds,
     # so it introduces nothing; every walk names the side commit (review r78 F3's rule)
     path = new_store(tmp_path / "store")
-    git(path, "checkout", "-q", "-b", "side")
-    add(path, BUNDLE)
-    side = commit_all(path, "add the record on a branch", day=5)
-    git(path, "checkout", "-q", "main")
-    (path / "README.md").write_text("main work\n")
-    commit_all(path, "main work", day=1)
-    git(path, "merge", "-q", "--no-ff", "--no-gpg-sign", "-m", "merge side", "side", day=3)
+    side = side_branch_merged(path, side_day=5, main_day=1, merge_day=3)
     store = Store(path)
     head = store.commit("HEAD")
     blob = git(path, "rev-parse", f"HEAD:{RUN_PATH}")
