@@ -53,12 +53,13 @@ def test_the_gate_installs_the_base_branchs_code_and_never_checks_out_the_pull_r
     assert steps.index(checkouts[0]) < install < fetch < check
     # the pull request's commits arrive as objects: nothing after the fetch checks out,
     # installs or runs a file of the work tree but the base's installed kistore
-    assert "refs/pull/${PR_NUMBER}/head" in steps[fetch]["run"]
+    assert "refs/pull/${PR_NUMBER}/merge" in steps[fetch]["run"]
     after = " ".join(run for i, run in runs if i > fetch)
     for word in ("checkout", "switch", "make", "pip", "python", "worktree", "reset"):
         assert word not in after, word
-    assert '.venv/bin/kistore check --format github "$BASE..$PR_HEAD_SHA"' in steps[check]["run"]
-    assert steps[check]["env"]["PR_HEAD_SHA"] == "${{ github.event.pull_request.head.sha }}"
+    # judged as it would land: against the base's tip, the merge included (review r78 F6)
+    assert steps[check]["run"].strip() == (
+        '.venv/bin/kistore check --format github "pull/merge^1..pull/merge"')
 
 
 def test_the_gate_has_a_read_only_token_no_secrets_no_cache_no_injection():
