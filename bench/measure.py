@@ -26,6 +26,7 @@ from kistore.core.model import REFERENCE_FIELDS, Manifest
 from kistore.store import GITATTRIBUTES_LINE
 
 from .generate import extra_run, manifests
+from .memory import run_sampled
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "kistore bench", "GIT_AUTHOR_EMAIL": "bench@kistore.invalid",
@@ -255,7 +256,11 @@ def write_floor(base: Path, batches: Iterable[list[tuple[str, bytes]]]
 
 
 def bulk_add(workdir: Path, n: int, prepared: dict[str, Any]) -> list[Row]:
-    """Bulk ``kistore add --commit`` of N manifests vs ``git fast-import`` of the same bytes."""
+    """Bulk ``kistore add --commit`` of N manifests vs ``git fast-import`` of the same bytes.
+
+    The add's peak memory is sampled with its forked children (:mod:`bench.memory`): the
+    largest RSS of its own process, and the largest sum of Pss over the process tree.
+    """
     git_repo = workdir / "fast-import.git"
     run(["git", "init", "-q", "--bare", str(git_repo)])
     cpu = children_cpu()
@@ -265,8 +270,12 @@ def bulk_add(workdir: Path, n: int, prepared: dict[str, Any]) -> list[Row]:
     store = workdir / "store"
     run([kistore_bin(), "init", str(store)])
     cpu = children_cpu()
-    ki_s, _ = run([kistore_bin(), "--store", str(store), "add", "--commit", "-m", "bench",
-                   str(prepared["jsonl"])])
+    add = [kistore_bin(), "--store", str(store), "add", "--commit", "-m", "bench",
+           str(prepared["jsonl"])]
+    ki_s, added, peaks = run_sampled(add, env=env())
+    if added.returncode != 0:
+        raise RuntimeError(f"{' '.join(add)} exited {added.returncode}: "
+                           f"{added.stderr.decode(errors='replace')[-2000:]}")
     ki_cpu = children_cpu() - cpu
     _, status = run(["git", "-C", str(store), "status", "--porcelain"])
     dirty = len(status.stdout.splitlines())
@@ -279,10 +288,15 @@ def bulk_add(workdir: Path, n: int, prepared: dict[str, Any]) -> list[Row]:
                 ratio >= 1 / 3,
                 f"kistore {ki_s:.1f} s, fast-import {git_s:.1f} s "
                 f"({prepared['paths'] / git_s:,.0f} blobs/s); CPU {ki_cpu:.1f} s against "
-                f"{git_cpu:.1f} s ({git_cpu / ki_cpu:.2f}x by CPU); git status after: "
+                f"{git_cpu:.1f} s ({git_cpu / ki_cpu:.2f}x by CPU); peak memory: "
+                f"{peaks['parent_rss'] / 2**20:,.0f} MB RSS, {peaks['tree_pss'] / 2**20:,.0f} "
+                f"MB Pss with its children ({peaks['tree_pss'] / n / 1024:,.1f} KB a "
+                "manifest); git status after: "
                 f"{'clean' if dirty == 0 else f'{dirty} paths dirty'}",
                 {"kistore_s": ki_s, "fast_import_s": git_s, "git_status_dirty": dirty,
-                 "kistore_cpu_s": ki_cpu, "fast_import_cpu_s": git_cpu}),
+                 "kistore_cpu_s": ki_cpu, "fast_import_cpu_s": git_cpu,
+                 "peak_rss_bytes": peaks["parent_rss"], "peak_tree_pss_bytes": peaks["tree_pss"],
+                 "peak_child_rss_bytes": peaks["child_rss"]}),
             Row(n, "bulk add vs work-tree floor", ki_rate, "manifests/s",
                 "writing the same 3N files only (temp + rename)", n / floor_s,
                 ki_rate / (n / floor_s), "", None,

@@ -8,6 +8,9 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
+
+import pytest
 
 from bench.generate import manifests
 from bench.partial_page import group_files, pull_request_on_groups
@@ -107,6 +110,9 @@ def test_bench_smoke_at_200(tmp_path):
     rows = {r["what"]: r for r in data["rows"]}
     assert rows["bulk add --commit"]["value"] > 0
     assert rows["bulk add --commit"]["extra"]["git_status_dirty"] == 0
+    if Path("/proc/self/smaps_rollup").exists():  # the add's peak memory (issue 22)
+        assert rows["bulk add --commit"]["extra"]["peak_tree_pss_bytes"] > 10 * 2**20
+        assert "MB Pss with its children" in done.stdout
     assert rows["repository after git gc"]["value"] > 0
     full = rows["repository after git repack -a -d -f"]  # issue 22's bytes target
     assert full["target"] == "<= 800 bytes" and full["met"] == (full["value"] <= 800)
@@ -243,3 +249,24 @@ def test_a_one_run_pull_request_on_a_store_given_its_group_files(tmp_path):
     lacking = git(clone, "commit-tree", tree, "-p", base, "-m", "no group file").strip()
     done = subprocess.run([*kistore, f"{base}..{lacking}"], capture_output=True, text=True)
     assert done.returncode != 0 and "KI215" in done.stdout + done.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps_rollup").exists(), reason="reads /proc (Linux)")
+def test_run_sampled_sums_a_forked_childs_memory_with_its_parents():
+    """ru_maxrss of RUSAGE_CHILDREN is the largest process; the bench wants the tree's sum."""
+    from bench.memory import run_sampled
+
+    code = ("import os, time\n"
+            "a = bytearray(os.urandom(1)) * (60 * 2**20)\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    b = bytearray(os.urandom(1)) * (60 * 2**20)\n"
+            "    time.sleep(1.5)\n"
+            "    os._exit(0)\n"
+            "os.waitpid(pid, 0)\n")
+    seconds, done, peaks = run_sampled([sys.executable, "-c", code])
+    assert done.returncode == 0 and seconds >= 1.5
+    assert peaks["processes"] == 2
+    assert peaks["child_rss"] >= 60 * 2**20  # the child's own 60 MB (and the parent's, shared)
+    assert 120 * 2**20 <= peaks["tree_pss"] < 200 * 2**20  # 60 + 60 MB, the shared once
+    assert 60 * 2**20 <= peaks["parent_rss"] < 120 * 2**20

@@ -216,6 +216,28 @@ class Manifest:
             object.__setattr__(self, "_document", document)
         return document
 
+    def passing_spec(self) -> dict[str, Any]:
+        """Return the manifest's ``spec``, parsed for one look and not kept (unless it was).
+
+        For a check that reads every manifest of a batch once (``add``'s KI209, KI222 and
+        KI223 of each run, KI210's groups): :attr:`spec` keeps every run's parsed document
+        on its manifest until the batch is let go, which made a bulk add's memory grow by
+        kilobytes a run (issue 22). A document already parsed is returned as
+        is; otherwise the object bytes are parsed (not the metadata) and nothing is kept.
+
+        Returns:
+            The ``spec`` object (equal to :attr:`spec`); the caller must not change it.
+
+        Raises:
+            ParseError: never for a manifest built by this class (its bytes are canonical).
+        """
+        document = self._document
+        if document is not None:
+            spec: dict[str, Any] = document["spec"]
+            return spec
+        parsed: dict[str, Any] = canonical.loads(self.object_bytes, file="-")["spec"]
+        return parsed
+
     @property
     def title(self) -> str:
         """``metadata.title``, or the name when there is none."""

@@ -69,17 +69,18 @@ def units_admitted(store: Store, manifests: Sequence[Manifest]
     from ..index.index import open_catalog
 
     catalog = open_catalog(store, None)
-    batch = {str(m.digest): (m.kind, m.spec) for m in manifests}
+    # no spec parsed ahead: a run's only for its record, and not kept on it (issue 22)
+    batch = {str(m.digest): m for m in manifests}
 
     def lookup(digest: str) -> tuple[str, dict[str, Any]] | None:
-        if digest in batch:
-            return batch[digest]
+        if digest in batch:  # a protocol, workload ... the runs share: parsed once, kept
+            return batch[digest].kind, batch[digest].spec
         record = catalog.record(digest)
         return None if record is None else (record.kind, record.spec)
 
     groups: dict[str, list[Record]] = {}
     for m in runs:
-        record = describe(str(m.digest), m.kind, m.name, m.spec, lookup)
+        record = describe(str(m.digest), m.kind, m.name, m.passing_spec(), lookup)
         if record.comparison_key is not None and record.family is not None:
             groups.setdefault(record.comparison_key, []).append(record)
     added = {str(m.digest) for m in runs}

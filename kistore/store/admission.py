@@ -201,13 +201,15 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                         stale.append(old)
         if status == "added" and m.reference_hex:
             problems += _wrong_kinds(view, m, unique, stored, kinds_read)
-        if m.kind == "BenchmarkRun" and status != "unchanged":  # verify's KI209, before writing
-            disagreement = external_id_disagreement(m.spec, m.name)
+        # a run's spec parsed once for both, and not kept on the manifest (issue 22)
+        spec = m.passing_spec() if m.kind == "BenchmarkRun" and status != "unchanged" else None
+        if spec is not None:  # verify's KI209, before writing
+            disagreement = external_id_disagreement(spec, m.name)
             if disagreement is not None:
                 problems.append(InputError(disagreement, pointer="/metadata/name"))
-        if m.kind == "BenchmarkRun" and status == "added":  # verify's KI222-KI224
+        if spec is not None and status == "added":  # verify's KI222-KI224
             problems += [InputError(f"{c.message} ({c.rule})", pointer=c.pointer)
-                         for c in run_contradictions(m.spec)]
+                         for c in run_contradictions(spec)]
         if status == "added" and not allow_dangling:
             missing = [(field, ref) for field, ref in zip(REFERENCE_FIELDS, m.reference_hex,
                                                           strict=False)

@@ -110,3 +110,35 @@ def test_a_commit_packs_the_entries_made_ahead_and_the_same_tree(tmp_path, monke
     commit_tree = Store(tmp_path / "s2").repo[trees[0]]
     for m in found[:3]:
         assert commit_tree[layout.object_path(m.digest)].data == m.object_bytes
+
+
+def test_a_bulk_add_keeps_no_parsed_document_on_its_runs(store, lookup):
+    """Issue 22: the add's run checks (KI209, KI222, KI223) parsed each run's document and
+    kept it on the manifest (``Manifest.spec``), ~13 KB a run held to the end of the add:
+    the 1,000,000-manifest add was OOM-killed. Each run is now parsed for the look only."""
+    found = batch()
+    _, runs = split(found)
+    results = store.add(found, commit=True)
+    assert [r.status for r in results].count("added") == len(results)
+    assert [m.name for m in runs if m._document is not None] == []
+
+
+def test_passing_spec_is_the_spec_and_keeps_nothing():
+    run = next(m for m in batch() if m.kind == "BenchmarkRun")
+    spec = run.passing_spec()
+    assert run._document is None
+    assert spec == run.spec  # parsed and kept from here on ...
+    assert run.passing_spec() is run.spec  # ... and then handed out, not parsed again
+
+
+def test_a_generated_bulk_add_commits_the_tree_it_always_did(store, store_path, monkeypatch):
+    """The commit tree of 300 generated manifests (pack path, and pack-ahead forced): the id
+    main (dda59679) wrote before the memory change of issue 22, byte for byte."""
+    import pygit2
+
+    from kistore.store import _store
+
+    monkeypatch.setattr(_store, "PACK_AHEAD", 100)
+    store.add([Manifest.from_document(d) for d in manifests(300)], commit=True, message="m")
+    tree = pygit2.Repository(str(store_path)).head.peel(pygit2.Commit).tree_id
+    assert str(tree) == "840b63c62c62cdad471f632adf0590bd209a54d2"
