@@ -54,6 +54,10 @@ def test_the_gate_installs_the_base_branchs_code_and_never_checks_out_the_pull_r
     # the pull request's commits arrive as objects: nothing after the fetch checks out,
     # installs or runs a file of the work tree but the base's installed kistore
     assert "refs/pull/${PR_NUMBER}/merge" in steps[fetch]["run"]
+    # GitHub updates the merge ref asynchronously: only a merge of the head in the event
+    # is judged (review r79 F5)
+    assert '"$(git rev-parse pull/merge^2)" != "$PR_HEAD_SHA"' in steps[fetch]["run"]
+    assert steps[fetch]["env"]["PR_HEAD_SHA"] == "${{ github.event.pull_request.head.sha }}"
     after = " ".join(run for i, run in runs if i > fetch)
     for word in ("checkout", "switch", "make", "pip", "python", "worktree", "reset"):
         assert word not in after, word
