@@ -14,9 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-yaml = pytest.importorskip("yaml")
+import yaml  # PyYAML: a test dependency (pyproject.toml), so a missing one fails
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / ".github" / "workflows" / "pull-request.yml"

@@ -46,6 +46,7 @@ from ..core.errors import InputError, KistoreError, StoreStateError
 from ..core.findings import ERROR, INFO, Finding, Rule, rule
 from ..core.layout import NOTES_REF
 from ..core.limits import DEFAULT, Limits
+from ..core.times import utc_text
 from ..git import treediff
 from ..git.blobs import (
     fetch_blobs,
@@ -645,17 +646,12 @@ def _citations_moved(repo: pygit2.Repository, re_added: Iterable[tuple[str, str,
             continue
         findings.append(Finding(
             CITATION_MOVED, f"the range moves this object's citation from commit "
-            f"{str(old.id)[:12]} ({_utc(old.commit_time)}), which first added it, to commit "
-            f"{str(new.id)[:12]} ({_utc(new.commit_time)}), which adds the same bytes with an "
+            f"{str(old.id)[:12]} ({utc_text(old.commit_time)}), which first added it, to commit "
+            f"{str(new.id)[:12]} ({utc_text(new.commit_time)}), which adds the same bytes with an "
             "earlier committer time: `kistore cite`, the site and export would name it from "
             "then on", file=path, expected=f"first added by {old.id}",
             found=f"first added by {new.id}", extra={"old": str(old.id), "new": str(new.id)}))
     return findings
-
-
-def _utc(seconds: int) -> str:
-    """Return a committer time as ``YYYY-MM-DDTHH:MM:SSZ``."""
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def protected_refs(store: Store) -> set[str]:

@@ -7,12 +7,12 @@ from a manifest is taken from the bytes read at the exported commit, never from 
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 from typing import Any
 
 from ..core.digest import Digest
 from ..core.pathnames import component
+from ..core.times import utc_text
 from .columns import ATTESTATIONS, HIVE_NULL, MANIFESTS, RUNS, Table
 
 Found = tuple[str | None, str | None, str | None]
@@ -151,10 +151,9 @@ def escape_partition(value: str) -> str:
     return "".join(f"%{ord(c):02X}" if c in _ESCAPED else c for c in value)
 
 
-@functools.lru_cache(maxsize=4096)
-def commit_time(seconds: int) -> str:
-    """Return a commit time (seconds since the epoch) as RFC 3339 UTC: ``...T...Z``."""
-    return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+commit_time = functools.lru_cache(maxsize=4096)(utc_text)
+"""A commit time (seconds since the epoch) as RFC 3339 UTC, ``...T...Z``
+(:func:`kistore.core.times.utc_text`), kept for the commits an export meets again."""
 
 
 def _number(value: Any) -> bool:

@@ -10,13 +10,12 @@ This module knows git trees (pygit2 objects) and the store's layout, nothing of 
 
 from __future__ import annotations
 
-import functools
 import operator
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import layout
+from ..core import tree_entries as te
 from ..core.tree_entries import parse_tree
 from .blobs import ObjectUnreadable, damage, lookup, loose_checked, read_object, unreadable
 from .ids import TREE, object_id
@@ -31,23 +30,12 @@ Entry = tuple[str, int]
 Change = tuple["Entry | None", "Entry | None"]
 """A file's entry before and after (None: absent on that side)."""
 
-RawEntry = tuple[bytes, bytes, bytes]
+RawEntry = te.TreeEntry
 """A tree entry as a raw tree object holds it: (octal mode, name, 20-byte id)."""
 
 _NAME = operator.itemgetter(1)
 
-_TREE_MODE = b"40000"
-"""git's file mode of a directory entry, as a tree object spells it (no leading zero)."""
-
-@functools.cache
-def _entry_pattern() -> re.Pattern[bytes]:
-    """Return the pattern of one entry of a raw tree object (compiled on first use).
-
-    ``<octal mode> <name>\\0<20-byte id>`` (git's format). Parsed from the bytes: a pygit2
-    entry object per name cost 2.3x more (its file mode is an enum), and history reads two
-    listings of 256 shards per commit.
-    """
-    return re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
+_TREE_MODE = te.DIRECTORY_MODE
 
 
 def subtree(repo: pygit2.Repository, oid: pygit2.Oid | str) -> pygit2.Tree:
@@ -169,7 +157,7 @@ def files_below(repo: pygit2.Repository, top: pygit2.Oid, prefix: str = ""
         where, oid = pending.pop()
         # read here first when loose: libgit2 loops on one cut short (review F3)
         _, data = read_object(repo, oid, where.rstrip("/") or None)  # damaged, missing
-        found = _entry_pattern().findall(data)
+        found = te.entries(data)
         if not found:
             continue
         kinds = set(next(zip(*found, strict=True)))
