@@ -83,7 +83,8 @@ def check_info_attributes(data: bytes | None, *, ignorecase: bool = False,
     only: never committed, so never the gate's to see.
 
     Args:
-        data: the file's bytes, None when absent.
+        data: the file's bytes, None when absent (a UTF-8 byte order mark before line 1
+            is skipped, as git skips it reading the file).
         ignorecase: the repository's ``core.ignorecase`` (git's default in a clone on macOS
             or Windows): git then matches patterns case-insensitively, so ``STORE/**``
             converts ``store/`` too (r71 F1).
@@ -100,9 +101,12 @@ def check_info_attributes(data: bytes | None, *, ignorecase: bool = False,
         unless a later ``store/**`` line unsets them all again and sets none (git applies
         the last matching line); else empty.
     """
-    defined = _macros([*macros, data or b""])
+    # git reads these as files (attr.c ``read_attr_from_file``), skipping a UTF-8 byte
+    # order mark before line 1: `\ufeffstore/** text` converts store/ (CI, 2026-12-03)
+    data = (data or b"").removeprefix(_BOM.encode())
+    defined = _macros([*(m.removeprefix(_BOM.encode()) for m in macros), data])
     found: Finding | None = None
-    for number, raw in enumerate((data or b"").split(b"\n"), 1):
+    for number, raw in enumerate(data.split(b"\n"), 1):
         line = _line_git_reads(raw, number)
         if line is None or _macro_name(line.pattern) is not None:
             continue  # a definition matches no path
