@@ -110,7 +110,9 @@ def limits_raised(base: Settings, head: Settings) -> list[Finding]:
     stored the limit cannot come down again (KI106 on the stored file). So a raise is never
     silent: setting a key BASE left out above its default counts, as does removing a key
     BASE set below its default. Each value is the one that applies (a bad key: its default,
-    whose KI108 is :func:`settings_findings`'). Two files the gate parsed already: O(1).
+    whose KI108 is :func:`settings_findings`'), but BASE's value past its ceiling is BASE's
+    as stated (:meth:`kistore.store.Settings.stated_limits`: setting the ceiling then lowers
+    it). Two files the gate parsed already: O(1).
 
     Args:
         base: BASE's settings (:meth:`kistore.store.Store.settings`).
@@ -123,7 +125,7 @@ def limits_raised(base: Settings, head: Settings) -> list[Finding]:
         old value, the new value and the default (``extra``: ``base``, ``head``,
         ``default``); empty when no limit goes up.
     """
-    before, after = base.limits_per_key()[0], head.limits_per_key()[0]
+    before, after = base.stated_limits() or DEFAULT, head.limits_per_key()[0]
     findings = []
     for name, old, new, default in zip(DEFAULT._fields, before, after, DEFAULT, strict=True):
         if new <= old:

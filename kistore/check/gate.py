@@ -239,7 +239,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += [_new_file_fix(f) for f in check_contents(
         _range_files(store, str(base.id), str(head.id), changed, whole_tree, committed, own),
         focus=changed)]
-    findings += lowered_limits(store, str(head.id), changed, *committed, head_settings.data)
+    # lowered from what BASE states, a value past its ceiling too (reviewer r79 F9)
+    findings += lowered_limits(store, str(head.id), changed, base_settings.stated_limits(),
+                               committed[1], head_settings.data)
     # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
     findings += settings_findings(head_settings)
     findings += _settings_deleted(base_settings, head_settings)

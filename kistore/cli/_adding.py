@@ -7,6 +7,7 @@ metadata conflict: :func:`metadata_option_hint` names the command's option.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import signal
 import sys
@@ -100,6 +101,8 @@ class Landing:
         self.commit = commit
         for number in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM):
             signal.signal(number, self._note)
+        atexit.unregister(_hold_signals_to_the_end)  # once, however many landings
+        atexit.register(_hold_signals_to_the_end)
 
     def _note(self, number: int, frame: Any) -> None:
         """Signal handler past the landing: remember, raise nothing."""
@@ -119,6 +122,19 @@ class Landing:
         what = "files are written" if noun == "migration" else "manifests are stored"
         click.echo(f"interrupted after the {noun} had landed: all {count} {what} "
                    f"and {where}; nothing was undone", err=True)
+
+
+def _hold_signals_to_the_end() -> None:
+    """Block Ctrl-C and SIGTERM for the rest of the exit of a command whose write landed.
+
+    Python's teardown puts every handler back to the default after the last Python code has
+    run, so a SIGTERM in the last milliseconds of an exit ended a landed add with exit 143
+    and no word (reviewer r80 F8). Blocked, such a late signal stays pending and dies with
+    the process: the exit status stays 0 and what was said stays true. Runs as an
+    :mod:`atexit` function, when no child process is started any more (a blocked mask is
+    inherited across ``exec``).
+    """
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
 def undone_add(noun: str, *, commit: bool, update_metadata: bool = False) -> str:

@@ -84,7 +84,7 @@ class Limits(NamedTuple):
         return limits
 
     @classmethod
-    def from_toml_per_key(cls, table: Any, *, file: str = "kistore.toml"
+    def from_toml_per_key(cls, table: Any, *, file: str = "kistore.toml", ceiling: bool = True
                           ) -> tuple[Limits, list[InputError]]:
         """Return the limits a ``[limits]`` table sets, each bad key at its default.
 
@@ -95,10 +95,13 @@ class Limits(NamedTuple):
         Args:
             table: the parsed ``[limits]`` table (None when the file has none).
             file: the settings file, for errors.
+            ceiling: False: a value above its :data:`CEILING` applies as stated (what a
+                store set before the ceilings existed: :meth:`kistore.store.Settings.
+                stated_limits`).
 
         Returns:
             ``(limits, problems)``: one :class:`InputError` per bad key (a value above
-            its :data:`CEILING` is one too; JSON Pointer
+            its :data:`CEILING` is one too, unless ``ceiling`` is False; JSON Pointer
             ``/limits/KEY``), in the table's order; one on ``/limits`` (and every limit at
             its default) when ``[limits]`` is not a table. No problem: exactly
             :meth:`from_toml`'s limits.
@@ -120,7 +123,7 @@ class Limits(NamedTuple):
                 problems.append(InputError(
                     f"{key} must be a positive integer, found {shorten(repr(value))}",
                     file=file, pointer=f"/limits/{key}"))
-            elif value > getattr(CEILING, known[key]):
+            elif ceiling and value > getattr(CEILING, known[key]):
                 problems.append(InputError(
                     f"{key} = {value:,} is above its ceiling of "
                     f"{getattr(CEILING, known[key]):,}: no public index needs more "

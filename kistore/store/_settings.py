@@ -84,6 +84,25 @@ class Settings:
         limits, problems = Limits.from_toml_per_key(self.parsed.get("limits"), file=self.file)
         return limits, list(problems)
 
+    def stated_limits(self) -> Limits | None:
+        """Return the ``[limits]`` the file states, a value past its ceiling as stated.
+
+        What a range's change to a limit is judged from (reviewer r79 F9): a store that
+        set ``manifest-bytes`` to 32 MiB before the ceilings existed (2026-12-03) holds
+        files up to that size, so setting the 16 MiB ceiling lowers the limit below them
+        (KI106), it does not raise it from the default (KI426). Each other bad key keeps
+        its default, as in :meth:`limits_per_key`.
+
+        Returns:
+            The limits, or None when the file is not a regular file (its settings unknown).
+        """
+        if self.unreadable is not None:
+            return None
+        if self.parsed is None:
+            return Limits()
+        return Limits.from_toml_per_key(self.parsed.get("limits"), file=self.file,
+                                        ceiling=False)[0]
+
     def limits(self) -> Limits:
         """Return ``[limits]``, refusing a bad file.
 

@@ -431,3 +431,41 @@ def test_a_tiny_manifest_bytes_limits_manifests_only(runner, published):
         assert "errors" not in report, args  # findings, not an error that stops the check
         assert placed(report["findings"]) - {("KI106", "kistore.toml", "/limits/manifest-bytes")} \
             == {("KI106", path, None) for path in sizes}, args
+
+
+def test_setting_the_ceiling_in_a_store_past_it_is_a_lowering_not_a_raise(
+        runner, published, tmp_path, monkeypatch):
+    # Reviewer r79 F9: a store that set a limit past today's ceiling before the ceilings
+    # existed (2026-12-03) holds files up to it. Setting the ceiling lowered the limit
+    # below such a file, yet the gate called it a raise from the default (KI426, a
+    # warning) and let it through; verify then failed on the stored file for good.
+    ceiling = 1 << 20
+    monkeypatch.setattr("kistore.core.limits.CEILING",
+                        Limits(16 << 20, 1 << 30, 4 << 20, 160_000))  # before 2026-12-03
+    set_limits(published, manifest_bytes=3 << 20, string_length=2 * ceiling)
+    env = other_environment(json.loads(BUNDLE.read_text()))
+    env["spec"]["hardware"]["architecture"] = "T" * (ceiling + 10)  # no maxLength there
+    (tmp_path / "long.json").write_text(json.dumps(env))
+    added = invoke(runner, published, "add", "--commit", str(tmp_path / "long.json"))
+    assert added.exit_code == 0, added.output
+    monkeypatch.undo()  # today's ceilings: 2 * 1,048,576 is past string-length's
+    added_paths = git(published, "show", "--name-only", "--format=", "HEAD").split()
+    objects = [p for p in added_paths if p.startswith("store/objects/")]
+    assert len(objects) == 1, added_paths
+    long_object = objects[0]
+    base = head(published)
+    settings = published / "kistore.toml"
+    settings.write_text(settings.read_text().replace(f"= {2 * ceiling}", f"= {ceiling}"))
+    commit_all(published, "limits: the new ceiling")
+    result = invoke(runner, published, "check", f"{base}..HEAD", "--json")
+    assert result.exit_code == 1, result.output
+    findings = json.loads(result.output)["findings"]
+    assert "KI426" not in {f["rule"] for f in findings}  # not a raise from 65,536
+    errors = {f["file"]: f for f in findings if f["severity"] == "error"}
+    assert set(errors) == {long_object, "kistore.toml"}  # the file, and the key lowered
+    error = errors[long_object]
+    assert (error["rule"], error["file"], error["pointer"]) == ("KI107", long_object,
+                                                               "/spec/hardware/architecture")
+    assert error["message"].startswith(
+        f"kistore.toml lowers string-length from {2 * ceiling:,} to {ceiling:,} in this "
+        f"range: a string of {ceiling + 10:,} characters")
