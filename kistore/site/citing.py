@@ -20,7 +20,6 @@ permalink and no first commit, and says why
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +38,7 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, StoreStateError
 from ..core.settings import template_fields
+from ..core.times import commit_datetime
 from ..git.blobs import lookup
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -173,7 +173,7 @@ class Citations:
             citation = citation_of(snap.view, manifest, first, template=self.template,
                                    remote=None, publisher=self.publisher, accessed=None)
         except (StoreStateError, InputError) as e:
-            published = dt.datetime.fromtimestamp(first.commit_time, dt.UTC)
+            published = commit_datetime(first.commit_time)
             return {**facts, "available": False, "reason": e.message,
                     "path": layout.object_path(manifest.digest),
                     "published": published.strftime("%Y-%m-%dT%H:%M:%SZ")}
