@@ -38,11 +38,11 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
     from ..store import Store
 
-COMMIT_DATE_IMPLAUSIBLE = rule(
-    "KI428", "commit-date-implausible", ERROR,
-    "make the commit again with today's dates: `git commit --amend --reset-author --no-edit` "
-    "for the branch's last commit, `git rebase --force-rebase --ignore-date BASE` for every "
-    "commit of the branch (both set author and committer dates to now)")
+_MAKE_AGAIN = ("make the commit again with today's dates: `git commit --amend --reset-author "
+               "--no-edit` for the branch's last commit, `git rebase --force-rebase "
+               "--ignore-date BASE` for every commit of the branch (both set author and "
+               "committer dates to now)")
+COMMIT_DATE_IMPLAUSIBLE = rule("KI428", "commit-date-implausible", ERROR, _MAKE_AGAIN)
 STORED_DATE_IMPLAUSIBLE = replace(COMMIT_DATE_IMPLAUSIBLE, severity=WARNING, hint=(
     "nothing to rewrite (history is never rewritten): kistore reads such a date clamped into "
     "years 1970-9999, and an attestation's entry time does not believe a date past the clock; "

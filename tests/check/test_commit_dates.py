@@ -234,6 +234,9 @@ def test_attestations_and_the_site_finish(year_10000, tmp_path):
     assert run_cli(year_10000, "attestations", str(RUN)).exit_code == 0
     built = run_cli(year_10000, "site", "build", str(tmp_path / "site"))
     assert built.exit_code == 0, built.output
+    commit = git(year_10000, "rev-parse", "HEAD")
+    assert (f"warning: commit {commit}, which first added 1 run(s), has a committer date of "
+            "253402300800 s since the epoch, past 9999-12-31T23:59:59Z") in built.output
 
 
 def test_the_guarded_reader_clamps():
