@@ -34,6 +34,7 @@ from kistore.store import Store
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, RUN, bundle
 from ..cite.test_citation import T0, add, commit_all, git, new_store
 from ..conftest import BUNDLE
+from ..prs import Remote
 
 YEAR_10000 = 253402300800  # 10000-01-01T00:00:00Z, `GIT_COMMITTER_DATE='@253402300800 +0000'`
 DAY = 86400
@@ -269,3 +270,20 @@ def test_a_future_commit_does_not_push_later_entry_times_into_the_future(record_
     entered = notes.files_entered(record_store.repo, record_store.repo.head.peel())
     assert entered[path] == dt.datetime.fromtimestamp(today, dt.UTC)
     assert evidence_for(record_store, RUN).withdrawn
+
+
+def test_the_pre_receive_hook_refuses_a_push_dated_year_10000_or_2099(published, tmp_path):
+    # r79 repro 02b: the push was `remote: ok: ... 0 errors`, and `verify` on the server
+    # crashed from then on
+    remote = Remote(published, tmp_path)
+    before = remote.main()
+
+    def change(clone):
+        (clone / "README.md").write_text("a change\n")
+
+    for date in ("@253402300800 +0000", "2099-01-01T00:00:00Z"):
+        pushed = remote.pr("dated far ahead", change, date=date)
+        assert not pushed.accepted, pushed.output
+        assert "error KI428 commit-date-implausible" in pushed.output
+        assert remote.main() == before
+    assert remote.pr("dated now", change).accepted
