@@ -13,8 +13,9 @@ range brings must have both dates
 
 its committer date
 
-(c) no earlier than any parent's committer date minus the same day (a pull request dated
-    2001 became the publication year of what it added).
+(c) no earlier than any parent's committer date (or the checking clock, when that is
+    earlier: a parent from the future bounds nothing) minus the same day (a pull request
+    dated 2001 became the publication year of what it added).
 
 :func:`range_dates` is the gate's (errors); :func:`check_commit_dates` is ``verify``'s over
 the whole history read, (a) and (b) only, as warnings: stored history cannot be rewritten,
@@ -54,14 +55,15 @@ def range_dates(repo: pygit2.Repository, commits: Iterable[Any], now: datetime |
     """KI428 errors for the commits a range brings: (a), (b) and (c) of the module.
 
     Args:
-        repo: the repository (unused but for reading parents, which may lie outside the
-            range: BASE's tip).
+        repo: the repository, to read each commit's parents (BASE's tip among them).
         commits: the range's commits (``pygit2.Commit``; :func:`._history.ancestry`).
         now: the checking clock (aware); None: this machine's.
 
     Returns:
         One finding per commit and date at fault, naming the commit, the date read (as
-        RFC 3339 and as seconds since the epoch) and what was expected.
+        RFC 3339 and as seconds since the epoch) and what was expected. A parent dated
+        past the clock (landed without the gate) is compared as if dated at the clock, so
+        such history does not refuse every later pull request.
     """
     clock = int((now or datetime.now(UTC)).timestamp())
     findings: list[Finding] = []
@@ -69,15 +71,17 @@ def range_dates(repo: pygit2.Repository, commits: Iterable[Any], now: datetime |
         findings += _dated_wrong(commit, clock, COMMIT_DATE_IMPLAUSIBLE)
         for parent_id in commit.parent_ids:
             parent: Any = repo[parent_id]
-            if commit.commit_time < parent.commit_time - CLOCK_SKEW:
+            # a parent dated past the clock (history that landed without the gate) bounds
+            # nothing: its date is not believed, and every later commit would be refused
+            floor = min(parent.commit_time, clock) - CLOCK_SKEW
+            if commit.commit_time < floor:
                 findings.append(_finding(
                     COMMIT_DATE_IMPLAUSIBLE, commit, "committer", commit.commit_time,
                     f"is earlier than that of its parent {str(parent.id)[:12]} "
                     f"({commit_text(parent.commit_time)}) by more than a day: a commit is "
                     "not made before the commit it is built on, and its date would become "
                     "the publication date of what it adds (docs/citation.md)",
-                    "a committer date no earlier than "
-                    f"{commit_text(parent.commit_time - CLOCK_SKEW)}"))
+                    f"a committer date no earlier than {commit_text(floor)}"))
     return findings
 
 

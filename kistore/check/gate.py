@@ -7,7 +7,9 @@ renames or deletes an object, and ``BASE`` is an ancestor of ``HEAD`` (a range t
 history is refused), an attestation file it adds is judged at this machine's clock (KI411:
 its commit date is the key holder's to write), a revocation in the trust file is never
 lifted, moved later or removed, judged against every version the trust file ever had
-(KI412), and no commit renames an object (KI208): :mod:`kistore.check.lineage`. Metadata
+(KI412), and no commit renames an object (KI208): :mod:`kistore.check.lineage`; no commit is
+dated outside years 1970-9999 or more than a day past this machine's clock, nor (committer
+date) more than a day before its parent (KI428: :mod:`kistore.check._dates`). Metadata
 edits and re-added identical manifests are reported as information. Everything is read
 from git objects, never the work tree, so the gate runs in a bare repository (a
 ``pre-receive`` hook).

@@ -156,12 +156,14 @@ def test_a_sequence_of_pull_requests_each_passing_stays_within_a_day_of_its_cloc
 
 
 @settings(max_examples=60, deadline=None)
-@given(parent=st.integers(0, 2 ** 33), delta=st.integers(-3 * DAY, 3 * DAY),
-       ahead=st.integers(-3 * DAY, 3 * DAY))
+@given(parent=st.one_of(st.integers(0, 2 ** 33),  # and around the end of year 9999
+                        st.integers(253402300799 - 3 * DAY, 253402300799 + 3 * DAY)),
+       delta=st.integers(-3 * DAY, 3 * DAY), ahead=st.integers(-3 * DAY, 3 * DAY))
 def test_range_dates_property(tmp_path_factory, parent, delta, ahead):
     # in a bare repository: a parent at `parent`, a child `delta` later; the clock `ahead`
-    # seconds before the child's date. KI428 iff a date is out of range, the child is more than a
-    # day past the clock, or more than a day before its parent
+    # seconds before the child's date. KI428 iff a date of the child is out of range or
+    # more than a day past the clock, or it is more than a day before its parent (or the
+    # clock, when the parent is dated later)
     child_time = parent + delta
     clock = child_time - ahead
     if child_time < 0 or not 0 <= clock <= 253402300799:
@@ -177,7 +179,8 @@ def test_range_dates_property(tmp_path_factory, parent, delta, ahead):
     child = made(child_time, [first.id])
     found = range_dates(repo, [child], dt.datetime.fromtimestamp(clock, dt.UTC))
     wrong = child_time > 253402300799 or ahead > DAY  # (a) or (b): author and committer
-    assert len(found) == 2 * wrong + (delta < -DAY)
+    behind = child_time < min(parent, clock) - DAY  # (c): a parent past the clock, at it
+    assert len(found) == 2 * wrong + behind
     assert {f.extra["commit"] for f in found} <= {str(child.id)}
 
 
@@ -287,3 +290,21 @@ def test_the_pre_receive_hook_refuses_a_push_dated_year_10000_or_2099(published,
         assert "error KI428 commit-date-implausible" in pushed.output
         assert remote.main() == before
     assert remote.pr("dated now", change).accepted
+
+
+def test_a_future_commit_that_landed_anyway_does_not_refuse_every_later_pull_request(
+        tmp_path):
+    # a 2099 commit landed past the gate (a host without the hook): the next honest pull
+    # request, dated now, is earlier than its parent, and must still pass
+    path, _ = pr_dated(tmp_path, 4070908800)  # 2099-01-01T00:00:00Z
+    git(path, "checkout", "-q", "main")
+    git(path, "merge", "-q", "--ff-only", "pr")
+    git(path, "checkout", "-q", "-b", "pr2")
+    (path / "README.md").write_text("honest\n")
+    commit_dated(path, "honest", int(NOW.timestamp()))
+    assert ki428(check_range(Store(path), "main..pr2", now=NOW)) == []
+    (path / "README.md").write_text("backdated\n")
+    backdated = commit_dated(path, "two days back", int(NOW.timestamp()) - 2 * DAY - 1)
+    [finding] = ki428(check_range(Store(path), "main..pr2", now=NOW))
+    assert finding.extra["commit"] == backdated
+    assert finding.expected == "a committer date no earlier than 2026-08-11T00:00:00Z"
