@@ -10,6 +10,7 @@ the clone is reset to it, so the next pull request starts from what the index ho
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import shutil
 import subprocess
@@ -33,6 +34,14 @@ class Push:
     @property
     def accepted(self) -> bool:
         return self.returncode == 0
+
+
+def soon(hours: int) -> str:
+    """A git date ``hours`` from now (UTC, whole seconds): later than the commits a test
+    just made, yet within the day past the clock the gate believes (KI428; a date such as
+    2030 is refused, and an entry time does not believe it)."""
+    when = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(hours=hours)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class Remote:

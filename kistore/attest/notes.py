@@ -43,13 +43,14 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical, layout
 from ..core.digest import Digest, is_digest
 from ..core.errors import InputError, StoreStateError, shorten
 from ..core.layout import NOTES_REF
+from ..core.times import CLOCK_SKEW, commit_datetime
 from ..git.blobs import (
     ObjectUnreadable,
     fetch_blobs,
@@ -313,27 +314,47 @@ def _fetch_note_blobs(repo: pygit2.Repository, tips: Iterable[pygit2.Oid | str],
 
 
 class _Clock:
-    """Commit times that never run backwards: a commit is no older than any ancestor.
+    """Commit times that never run backwards, nor past the clock reading them.
 
     A committer date is whatever the committer wrote. A commit dated before its parent
     (``GIT_COMMITTER_DATE=... git commit-tree -p PARENT``) claims to predate a commit it
-    was built on; that claim is not believed. The time used is the latest committer date
-    among the commit and all its ancestors (each ancestor's date written by whoever made
-    it), so backdating below the history one builds on gains nothing.
+    was built on; that claim is not believed. The time used is the latest trusted time
+    among the commit and all its ancestors, so backdating below the history one builds on
+    gains nothing.
+
+    A date later than the clock reading the history (plus :data:`CLOCK_SKEW`, one day) is
+    not believed either: nothing here was committed after now. Such a commit gets the
+    earliest time it can have, its parents' latest trusted time (a root commit: the
+    clock's time), and passes that on, not its date: one commit dated 2099 used to make
+    every later attestation file "enter" in 2099, so keys valid until 2030 signed nothing
+    that counted (review r79 F6). A time outside years 1970-9999 is read clamped
+    (:func:`kistore.core.times.commit_datetime`). ``kistore check`` refuses such dates in
+    new commits (KI428).
 
     Feed commits parents first (:func:`_parents_first`).
+
+    Args:
+        now: the clock (UTC); None: this machine's, when the clock is made.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, now: datetime | None = None) -> None:
         self.times: dict[Any, datetime] = {}
+        self.now = now if now is not None else datetime.now(UTC)
+        self.latest = self.now + timedelta(seconds=CLOCK_SKEW)
 
     def time_of(self, commit: pygit2.Commit) -> datetime:
-        """Return the commit's trusted time (UTC): its date, or a later ancestor's."""
-        when = datetime.fromtimestamp(commit.commit_time, UTC)
-        for parent in commit.parent_ids:
-            earlier = self.times.get(parent)
-            if earlier is not None and earlier > when:
-                when = earlier
+        """Return the commit's trusted time (UTC): its date, or a later ancestor's.
+
+        A date past the clock (plus one day) gives way to the parents' latest time (a
+        root commit: the clock's time).
+        """
+        built_on = max((self.times[p] for p in commit.parent_ids if p in self.times),
+                       default=None)
+        when = commit_datetime(commit.commit_time)
+        if when > self.latest:  # from the future: not believed
+            when = built_on if built_on is not None else self.now
+        elif built_on is not None and built_on > when:
+            when = built_on
         self.times[commit.id] = when
         return when
 

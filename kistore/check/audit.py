@@ -39,6 +39,7 @@ from ..git.blobs import ObjectUnreadable, is_partial_clone
 from ..git.pack import blob_id
 from ..git.packs import PackDamage, check_packs
 from ..store import Files, FileTooLarge, index_lock
+from ._dates import check_commit_dates
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
@@ -1139,12 +1140,14 @@ def _damaged_note(error: ObjectUnreadable, subject: Digest | None) -> Finding:
 CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, check_policy,
                                  check_notes_and_attestations, check_revocations,
                                  check_tree_names,
-                                 check_shallow, check_replace_refs, check_clone_attributes)
+                                 check_shallow, check_replace_refs, check_clone_attributes,
+                                 check_commit_dates)
 """The checks :func:`verify` runs after the contents check: the verified revision's
 ``kistore.toml`` (its ``[limits]``, tables, ``[store] version`` and ``[cite]``, one parse:
 :func:`._settings.check_settings`), history, policy, attestations, a shallow clone
 (KI416), replace refs (:func:`._refs.check_replace_refs`, KI421), the clone's
-``.git/info/attributes`` (:func:`check_clone_attributes`, KI116).
+``.git/info/attributes`` (:func:`check_clone_attributes`, KI116), commit dates
+(:func:`._dates.check_commit_dates`, KI428 as a warning).
 
 The check layer's own; a caller adds those of the layers above by passing
 ``checkers=(*CHECKERS, ...)`` (``kistore verify`` adds

@@ -7,7 +7,9 @@ renames or deletes an object, and ``BASE`` is an ancestor of ``HEAD`` (a range t
 history is refused), an attestation file it adds is judged at this machine's clock (KI411:
 its commit date is the key holder's to write), a revocation in the trust file is never
 lifted, moved later or removed, judged against every version the trust file ever had
-(KI412), and no commit renames an object (KI208): :mod:`kistore.check.lineage`. Metadata
+(KI412), and no commit renames an object (KI208): :mod:`kistore.check.lineage`; no commit is
+dated outside years 1970-9999 or more than a day past this machine's clock, nor (committer
+date) more than a day before its parent (KI428: :mod:`kistore.check._dates`). Metadata
 edits and re-added identical manifests are reported as information. Everything is read
 from git objects, never the work tree, so the gate runs in a bare repository (a
 ``pre-receive`` hook).
@@ -46,7 +48,7 @@ from ..core.errors import InputError, KistoreError, StoreStateError
 from ..core.findings import ERROR, INFO, Finding, Rule, rule
 from ..core.layout import NOTES_REF
 from ..core.limits import DEFAULT, Limits
-from ..core.times import utc_text
+from ..core.times import commit_text
 from ..git import treediff
 from ..git.blobs import (
     fetch_blobs,
@@ -63,6 +65,7 @@ from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
+from ._dates import range_dates
 from ._focus import range_paths
 from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
@@ -150,7 +153,8 @@ def parse_range(spec: str) -> tuple[str, str]:
 
 
 def check_range(store: Store, spec: str, *, whole_tree: bool = False,
-                checkers: Sequence[RangeChecker] = ()) -> list[Finding]:
+                checkers: Sequence[RangeChecker] = (), now: datetime | None = None
+                ) -> list[Finding]:
     """Check what the commits in ``BASE..HEAD`` add to the store (the pull-request gate).
 
     Costs what the range changes: the cross-file rules look up single paths of ``HEAD``'s
@@ -164,10 +168,14 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         checkers: the rules of the layers above this one to apply too (each
             :data:`RangeChecker`, after this module's); default none: the check layer's
             rules only. ``kistore check`` passes the query layer's (KI210, KI413-KI415).
+        now: the checking clock KI428 holds commit dates to (aware); None: this machine's.
 
     Returns:
-        KI404 alone when ``BASE`` is not an ancestor of ``HEAD``; KI416 alone (an error)
-        when it cannot be told because a shallow clone's boundary is in ``HEAD``'s history
+        KI428 per commit of the range whose author or committer date lies outside years
+        1970-9999 or more than a day past ``now``, or whose committer date lies more than
+        a day before a parent's (:mod:`._dates`). KI404 alone when ``BASE`` is not an
+        ancestor of ``HEAD``; KI416 alone (an error) when it cannot be told because a
+        shallow clone's boundary is in ``HEAD``'s history
         (:func:`.lineage.shallow_cut`). KI423 alone (errors), one per entry git's fsck
         refuses of a tree a commit of the range brings, when there is one
         (:func:`._trees.new_tree_findings`). Otherwise: KI401-KI403 for
@@ -232,6 +240,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     own_settings, head_settings = store.settings(), store.settings(str(head.id))
     own, warned = own_limits(store, own_settings)  # the defaults, and KI109
     findings = history_findings(repo, commits)
+    findings += range_dates(repo, commits, now)  # KI428
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
     changed, metadata_edits = _changed_paths(store_changes)
     base_settings = store.settings(str(base.id))
@@ -648,8 +657,9 @@ def _citations_moved(repo: pygit2.Repository, re_added: Iterable[tuple[str, str,
             continue
         findings.append(Finding(
             CITATION_MOVED, f"the range moves this object's citation from commit "
-            f"{str(old.id)[:12]} ({utc_text(old.commit_time)}), which first added it, to commit "
-            f"{str(new.id)[:12]} ({utc_text(new.commit_time)}), which adds the same bytes with an "
+            f"{str(old.id)[:12]} ({commit_text(old.commit_time)}), which first added it, to "
+            f"commit {str(new.id)[:12]} ({commit_text(new.commit_time)}), which adds the same "
+            "bytes with an "
             "earlier committer time: `kistore cite`, the site and export would name it from "
             "then on", file=path, expected=f"first added by {old.id}",
             found=f"first added by {new.id}", extra={"old": str(old.id), "new": str(new.id)}))
@@ -941,6 +951,7 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     What a first push to an empty remote, or a branch starting at a root commit, is checked
     with: everything ``rev``'s tree holds and all of its history, its files held to the
     checking limits and to ``rev``'s committed ones (what ``verify`` holds them to there);
+    KI428 for every commit of its history dated as :func:`._dates.range_dates` refuses;
     KI108 when ``rev``'s ``kistore.toml`` does not parse or holds what
     :func:`._settings.settings_findings` refuses; KI109 as :func:`check_range` says.
     """
@@ -956,6 +967,7 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     findings = check_contents(files) + _own_settings(own_settings, head_settings, warned)
     # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
     findings += settings_findings(head_settings)
+    findings += range_dates(store.repo, ancestry(store.repo, head))  # KI428
     return findings + check_history(store, rev)
 
 

@@ -36,6 +36,7 @@ from ..core import hashes, layout
 from ..core.digest import Digest
 from ..core.errors import InputError, ResolutionError, StoreStateError
 from ..core.settings import cite_table, refuse_non_web_link, template_fields
+from ..core.times import commit_datetime, out_of_range
 from ..git import refs
 from ..git.child import git_environment
 from ..git.first_added import (
@@ -124,6 +125,10 @@ class Citation(NamedTuple):
         permalink: URL of the object file at ``commit``; never changes meaning.
         authors: author names, each a literal (an organisation or a person as written).
         publisher: the index that publishes the object (``[cite] publisher``).
+        date_problem: None, or why ``published`` is not the commit's own date: git took a
+            committer date outside years 1970-9999, read clamped
+            (:func:`kistore.core.times.out_of_range`; ``kistore check`` refuses such
+            commits, KI428); the CLI prints it as a warning.
     """
 
     digest: Digest
@@ -138,6 +143,7 @@ class Citation(NamedTuple):
     permalink: str
     authors: tuple[str, ...]
     publisher: str
+    date_problem: str | None = None
 
     @property
     def key(self) -> str:
@@ -247,12 +253,13 @@ def citation_of(view: View, manifest: Manifest, first: FirstCommit, *, template:
         path=path,
         blob=blob,
         commit=commit,
-        published=dt.datetime.fromtimestamp(first.commit_time, dt.UTC),
+        published=commit_datetime(first.commit_time),
         accessed=accessed,
         permalink=permalink(template, remote, commit=commit, path=path, blob=blob,
                             digest=manifest.digest),
         authors=_authors(view, manifest, publisher, schema=schema),
         publisher=publisher,
+        date_problem=out_of_range(first.commit_time),
     )
 
 
@@ -284,7 +291,12 @@ def short_citation(store: Store, digest: Digest, at: str | None = None, *,
         if isinstance(e, ResolutionError) and not store.view(at).has_object(digest):
             raise
         return f"Cite: {digest} (no permalink yet: {e.message})"
-    return (f"Cite: {names(citation.authors)} ({citation.published.year}). {citation.title}. "
+    year = citation.published.year
+    if citation.date_problem is not None:  # KI428: say the year is not the commit's own
+        year_text = f"{year}; commit {citation.commit[:12]}'s date {citation.date_problem}"
+    else:
+        year_text = str(year)
+    return (f"Cite: {names(citation.authors)} ({year_text}). {citation.title}. "
             f"{citation.publisher}. {citation.permalink} ({citation.digest})")
 
 

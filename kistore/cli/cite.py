@@ -65,6 +65,10 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
                    "branch -r --contains` lists none): the permalink leads nowhere until it "
                    "is pushed; push it (then `git fetch`) before you publish this citation",
                    err=True)
+    if citation.date_problem is not None:
+        click.echo(f"warning: commit {citation.commit}, which first added the object, has a "
+                   f"committer date of {citation.date_problem} (KI428): the published date "
+                   "is not the commit's own", err=True)
     if as_json:
         emit_json(citation.to_json())
     else:

@@ -23,3 +23,80 @@ def utc_text(seconds: int) -> str:
             :class:`datetime.datetime`); a caller reading a stored commit must guard it.
     """
     return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+LAST_SECOND = 253402300799
+"""9999-12-31T23:59:59Z: the last second Python's :class:`datetime.datetime` holds."""
+
+FIRST_SECOND = 0
+"""1970-01-01T00:00:00Z: the first second a git commit time can say (git writes none before)."""
+
+
+def representable(seconds: int) -> bool:
+    """Tell whether a commit time lies in years 1970-9999, which kistore can represent.
+
+    Args:
+        seconds: seconds since the Unix epoch (a git author or committer time).
+
+    Returns:
+        True when ``FIRST_SECOND <= seconds <= LAST_SECOND``.
+    """
+    return FIRST_SECOND <= seconds <= LAST_SECOND
+
+
+def commit_datetime(seconds: int) -> dt.datetime:
+    """Return a stored commit's time as an aware UTC datetime, never raising.
+
+    The one reader of commit times for datetimes (citations, entry times of attestations):
+    git accepts any time a committer writes (``GIT_COMMITTER_DATE='@253402300800 +0000'``
+    is year 10000, review r79 F2), and a stored commit cannot be rewritten, so a time
+    outside years 1970-9999 is clamped to the nearest second kistore can represent
+    (:data:`FIRST_SECOND`, :data:`LAST_SECOND`); :func:`out_of_range` says so for a
+    caller's warning. ``kistore check`` refuses such commits (KI428).
+
+    Args:
+        seconds: seconds since the Unix epoch.
+
+    Returns:
+        The time, clamped into 1970-01-01T00:00:00Z..9999-12-31T23:59:59Z.
+    """
+    return dt.datetime.fromtimestamp(min(max(seconds, FIRST_SECOND), LAST_SECOND), dt.UTC)
+
+
+def commit_text(seconds: int) -> str:
+    """Return a stored commit's time as :func:`utc_text` does, clamped as :func:`commit_datetime`.
+
+    Args:
+        seconds: seconds since the Unix epoch.
+
+    Returns:
+        ``YYYY-MM-DDTHH:MM:SSZ`` between ``1970-01-01T00:00:00Z`` and ``9999-12-31T23:59:59Z``.
+    """
+    return utc_text(min(max(seconds, FIRST_SECOND), LAST_SECOND))
+
+
+def out_of_range(seconds: int) -> str | None:
+    """Say why a commit time cannot be represented, or None when it can.
+
+    Args:
+        seconds: seconds since the Unix epoch.
+
+    Returns:
+        e.g. ``"253402300800 s since the epoch, past 9999-12-31T23:59:59Z (the last second
+        kistore can represent), read as 9999-12-31T23:59:59Z"``; None for a time in years
+        1970-9999.
+    """
+    if representable(seconds):
+        return None
+    bound, side = ((LAST_SECOND, "past") if seconds > LAST_SECOND
+                   else (FIRST_SECOND, "before"))
+    edge = "last" if side == "past" else "first"
+    return (f"{seconds} s since the epoch, {side} {utc_text(bound)} (the {edge} second "
+            f"kistore can represent), read as {utc_text(bound)}")
+
+
+CLOCK_SKEW = 86_400
+"""Seconds (one day) a commit may be dated after the checking clock, or its committer date
+before a parent's, and still be believed (clocks of honest machines disagree a little).
+``kistore check`` refuses commits past it (KI428); entry times of attestations
+(:mod:`kistore.attest.notes`) do not believe a date past the clock by more."""

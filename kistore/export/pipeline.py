@@ -51,6 +51,7 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, StoreStateError
 from ..core.layout import NOTES_REF
+from ..core.times import out_of_range
 from ..git.blobs import ObjectUnreadable
 from ..index.index import count_objects, open_catalog
 from ..query.policy import load_policy
@@ -322,6 +323,10 @@ def _history(store: Store, commit: Any, scratch: Scratch, result: ExportResult) 
         if hex_ not in numbers:
             numbers[hex_] = len(numbers)
             scratch.put_commit(numbers[hex_], hex_, first.commit_time)
+            unreadable = out_of_range(first.commit_time)
+            if unreadable is not None:  # KI428: git took any date; the row says the clamped one
+                result.warnings.append(f"commit {hex_}, which first added objects, has a "
+                                       f"committer date of {unreadable} in addedAt (KI428)")
         batch.append((object_digest(path), blob, numbers[hex_]))
         if len(batch) >= 5000:
             scratch.put_firsts(batch)

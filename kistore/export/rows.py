@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core.digest import Digest
 from ..core.pathnames import component
-from ..core.times import utc_text
+from ..core.times import commit_text
 from .columns import ATTESTATIONS, HIVE_NULL, MANIFESTS, RUNS, Table
 
 Found = tuple[str | None, str | None, str | None]
@@ -151,9 +151,10 @@ def escape_partition(value: str) -> str:
     return "".join(f"%{ord(c):02X}" if c in _ESCAPED else c for c in value)
 
 
-commit_time = functools.lru_cache(maxsize=4096)(utc_text)
+commit_time = functools.lru_cache(maxsize=4096)(commit_text)
 """A commit time (seconds since the epoch) as RFC 3339 UTC, ``...T...Z``
-(:func:`kistore.core.times.utc_text`), kept for the commits an export meets again."""
+(:func:`kistore.core.times.commit_text`: a time past year 9999 reads as
+9999-12-31T23:59:59Z), kept for the commits an export meets again."""
 
 
 def _number(value: Any) -> bool:

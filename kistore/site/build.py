@@ -282,6 +282,7 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
     shallow = prep.citations.shallow_warning()
     if shallow is not None:
         report.warnings.append(shallow)
+    report.warnings += prep.citations.date_warnings(prep.snap.store.repo)
     produced = set(keys)
     stale = [p for p in old_keys if p not in produced] if cache is not None else \
         sorted(_page_dirs(out) - produced)

@@ -20,7 +20,6 @@ permalink and no first commit, and says why
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,9 +38,12 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, StoreStateError
 from ..core.settings import template_fields
+from ..core.times import commit_datetime, out_of_range
 from ..git.blobs import lookup
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
     from ..store import Store
 
 
@@ -143,6 +145,34 @@ class Citations:
                 "--unshallow` (CI: check out the whole history, e.g. actions/checkout with "
                 "fetch-depth: 0) and build again")
 
+    def date_warnings(self, repo: pygit2.Repository) -> list[str]:
+        """Return one warning per first-adding commit dated outside years 1970-9999 (KI428).
+
+        Such a date (git takes any) is read clamped
+        (:func:`kistore.core.times.commit_datetime`): the run pages it cites say
+        ``published`` 9999-12-31 (or 1970-01-01), not the date the commit claims. One
+        commit lookup per distinct first-adding commit.
+
+        Args:
+            repo: the repository the commits are in.
+
+        Returns:
+            ``commit ID, which first added N run(s), has a committer date of ...``, in
+            commit id order; empty when every date is representable.
+        """
+        counts: dict[str, int] = {}
+        for commit_id in self.first_added.values():
+            counts[commit_id] = counts.get(commit_id, 0) + 1
+        warnings = []
+        for commit_id in sorted(counts):
+            commit: Any = repo[commit_id]
+            problem = out_of_range(commit.commit_time)
+            if problem is not None:
+                warnings.append(f"commit {commit_id}, which first added {counts[commit_id]} "
+                                f"run(s), has a committer date of {problem} on their pages' "
+                                "citations (KI428)")
+        return warnings
+
     def block(self, snap: Any, manifest: Any) -> dict[str, Any]:
         """Return the cite block's data for a run (its JSON twin's ``citation``).
 
@@ -173,7 +203,7 @@ class Citations:
             citation = citation_of(snap.view, manifest, first, template=self.template,
                                    remote=None, publisher=self.publisher, accessed=None)
         except (StoreStateError, InputError) as e:
-            published = dt.datetime.fromtimestamp(first.commit_time, dt.UTC)
+            published = commit_datetime(first.commit_time)
             return {**facts, "available": False, "reason": e.message,
                     "path": layout.object_path(manifest.digest),
                     "published": published.strftime("%Y-%m-%dT%H:%M:%SZ")}

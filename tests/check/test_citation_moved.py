@@ -250,8 +250,8 @@ def test_what_the_gate_accepts_never_moves_a_citation(template, history):
         held.append(holds)
     head = str(ids[-1])
     findings = check_range(store, f"{ids[base]}..{head}")
-    if errors(findings):
-        assert {f.rule.id for f in errors(findings)} == {"KI425"}, findings
+    if errors(findings):  # KI428: a commit dated over a day before its parent
+        assert {f.rule.id for f in errors(findings)} <= {"KI425", "KI428"}, findings
         return
     for k in sorted(held[base]):
         assert (cite(store, digests[k], at=str(ids[base])).commit

@@ -15,6 +15,7 @@ from kistore.core.findings import RULES, Finding
 from kistore.store import Store
 
 from ..conftest import PUBLISHED, commit_all, git, other_environment, store_file, write_raw
+from ..prs import soon
 
 ZERO = "0" * 40
 
@@ -89,15 +90,15 @@ def test_metadata_edit_that_also_changes_the_object_is_refused(runner, published
 def test_re_adding_an_identical_manifest_is_a_no_op(runner, published, tmp_path):
     # main got the manifest in a commit of its own; a pull request forked before it adds
     # the same bytes, committed later (an earlier committer time would move the object's
-    # citation to the pull request: KI425, tests/check/test_citation_moved.py), and merges
-    # main in
+    # citation to the pull request: KI425, tests/check/test_citation_moved.py; a date past
+    # tomorrow is KI428), and merges main in
     fork = head(published)
     digest = add_env(runner, published, tmp_path, "NVIDIA H100", "-m", "on main")
     git(published, "checkout", "-q", "-b", "pr", fork)
     assert add_env(runner, published, tmp_path, "NVIDIA H100", "-m", "same, on pr") == digest
     subprocess.run(["git", "commit", "-q", "--amend", "--no-edit", "--no-gpg-sign"],
                    cwd=published, check=True, env={**os.environ,
-                                                   "GIT_COMMITTER_DATE": "2099-01-01T00:00:00Z"})
+                                                   "GIT_COMMITTER_DATE": soon(2)})
     git(published, "merge", "-q", "--no-edit", "main")
     result = invoke(runner, published, "check", "main..pr", "--json")
     assert result.exit_code == 0, result.output

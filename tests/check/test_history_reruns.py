@@ -15,7 +15,7 @@ from kistore.store import Store
 
 from ..attest.test_attestation_evidence import MAINTAINER_KEY, RERUN_KEY, RUN, bundle
 from ..conftest import PUBLISHED, other_environment
-from ..prs import Remote
+from ..prs import Remote, soon
 
 WORKLOAD = Digest.from_str(PUBLISHED["protocol"])  # any non-run object of the record
 
@@ -80,7 +80,7 @@ def test_rerun_on_another_gpu_does_not_verify_the_run(remote, bundle):
         in pushed.output
     assert level(remote) == "source-native"
     assert remote.pr("a fitting rerun", attest_file(remote, bundle_for(RERUN_KEY)),
-                     date="2030-01-01T00:00:00Z").accepted  # after the trust's second
+                     date=soon(1)).accepted  # after the trust's second
     assert level(remote) == "verified"
     shown = remote.kistore("show", PUBLISHED["run"]).stdout
     keyid = signing.keyid(RERUN_KEY.public_key())
@@ -98,11 +98,11 @@ def test_a_keys_later_not_reproduced_rerun_takes_back_its_earlier_reproduced(rem
     # One key said both: the run stayed `verified` on its first word however often the
     # key said otherwise later. Its latest statement stands.
     assert remote.pr("reproduced", attest_file(remote, bundle_for(RERUN_KEY)),
-                     date="2030-01-01T00:00:00Z").accepted
+                     date=soon(1)).accepted
     assert level(remote) == "verified"
     later = bundle_for(RERUN_KEY, outcome="not-reproduced", observedAt="2026-08-01T00:00:00Z")
     assert remote.pr("not reproduced", attest_file(remote, later),
-                     date="2030-01-02T00:00:00Z").accepted
+                     date=soon(2)).accepted
     assert level(remote) == "source-native"
     effects = [a["effect"] for a in json.loads(remote.kistore(
         "attestations", PUBLISHED["run"], "--json").stdout)["attestations"]]

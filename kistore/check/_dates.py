@@ -1,0 +1,143 @@
+"""Commit dates kistore can believe: KI428 (review r79 F2, F6, F8).
+
+git takes any author and committer date a committer writes, and kistore reads committer
+dates: a citation's publication date and the first-adding commit (docs/citation.md, KI425),
+the entry time of an attestation file (:mod:`kistore.attest.notes`). So every commit a
+range brings must have both dates
+
+(a) in years 1970-9999 (:func:`kistore.core.times.representable`: Python's datetime stops
+    at 9999, and one commit dated in year 10000 stopped ``verify``, export, the site and
+    ``attestations`` for good),
+(b) no later than the checking clock plus :data:`kistore.core.times.CLOCK_SKEW` (one day:
+    one commit dated 2099 made every later attestation file enter in 2099), and
+
+its committer date
+
+(c) no earlier than any parent's committer date (or the checking clock, when that is
+    earlier: a parent from the future bounds nothing) minus the same day (a pull request
+    dated 2001 became the publication year of what it added).
+
+:func:`range_dates` is the gate's (errors); :func:`check_commit_dates` is ``verify``'s over
+the whole history read, (a) and (b) only, as warnings: stored history cannot be rewritten,
+and readers clamp or disbelieve such dates (:func:`kistore.core.times.commit_datetime`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from ..core.findings import ERROR, WARNING, Finding, Rule, rule
+from ..core.times import CLOCK_SKEW, commit_text, representable
+from ..git.blobs import read_loose_history
+from ._history import ancestry
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
+    from ..store import Store
+
+_MAKE_AGAIN = ("make the commit again with today's dates: `git commit --amend --reset-author "
+               "--no-edit` for the branch's last commit, `git rebase --force-rebase "
+               "--ignore-date BASE` for every commit of the branch (both set author and "
+               "committer dates to now)")
+COMMIT_DATE_IMPLAUSIBLE = rule("KI428", "commit-date-implausible", ERROR, _MAKE_AGAIN)
+STORED_DATE_IMPLAUSIBLE = replace(COMMIT_DATE_IMPLAUSIBLE, severity=WARNING, hint=(
+    "nothing to rewrite (history is never rewritten): kistore reads such a date clamped into "
+    "years 1970-9999, and an attestation's entry time does not believe a date past the clock; "
+    "`kistore check` refuses such dates in new commits"))
+
+
+def range_dates(repo: pygit2.Repository, commits: Iterable[Any], now: datetime | None = None
+                ) -> list[Finding]:
+    """KI428 errors for the commits a range brings: (a), (b) and (c) of the module.
+
+    Args:
+        repo: the repository, to read each commit's parents (BASE's tip among them).
+        commits: the range's commits (``pygit2.Commit``; :func:`._history.ancestry`).
+        now: the checking clock (aware); None: this machine's.
+
+    Returns:
+        One finding per commit and date at fault, naming the commit, the date read (as
+        RFC 3339 and as seconds since the epoch) and what was expected. A parent dated
+        past the clock (landed without the gate) is compared as if dated at the clock, so
+        such history does not refuse every later pull request.
+    """
+    clock = int((now or datetime.now(UTC)).timestamp())
+    findings: list[Finding] = []
+    for commit in commits:
+        findings += _dated_wrong(commit, clock, COMMIT_DATE_IMPLAUSIBLE)
+        for parent_id in commit.parent_ids:
+            parent: Any = repo[parent_id]
+            # a parent dated past the clock (history that landed without the gate) bounds
+            # nothing: its date is not believed, and every later commit would be refused
+            floor = min(parent.commit_time, clock) - CLOCK_SKEW
+            if commit.commit_time < floor:
+                findings.append(_finding(
+                    COMMIT_DATE_IMPLAUSIBLE, commit, "committer", commit.commit_time,
+                    f"is earlier than that of its parent {str(parent.id)[:12]} "
+                    f"({commit_text(parent.commit_time)}) by more than a day: a commit is "
+                    "not made before the commit it is built on, and its date would become "
+                    "the publication date of what it adds (docs/citation.md)",
+                    f"a committer date no earlier than {commit_text(floor)}"))
+    return findings
+
+
+def check_commit_dates(store: Store, at: str | None = None, *, now: datetime | None = None
+                       ) -> list[Finding]:
+    """KI428 warnings for ``verify``: commits of the history read dated (a) or (b) wrong.
+
+    Walks every commit reachable from ``at`` (or ``HEAD``); reads commits, no trees.
+
+    Args:
+        store: the store.
+        at: revision, or None for ``HEAD`` (nothing for an unborn branch).
+        now: the checking clock (aware); None: this machine's.
+
+    Returns:
+        Warnings (stored history is never rewritten), one per commit and date at fault.
+
+    Raises:
+        InputError: ``at`` names no commit.
+    """
+    repo = store.repo
+    if at is None and repo.head_is_unborn:
+        return []
+    head = store.commit(at or "HEAD")
+    read_loose_history(repo, head.id)  # libgit2 loops on a cut loose commit (F3)
+    clock = int((now or datetime.now(UTC)).timestamp())
+    return [f for commit in ancestry(repo, head)
+            for f in _dated_wrong(commit, clock, STORED_DATE_IMPLAUSIBLE)]
+
+
+def _dated_wrong(commit: Any, clock: int, kind: Rule) -> list[Finding]:
+    """Return KI428 findings of (a) and (b) for a commit's author and committer dates."""
+    found = []
+    for who, seconds in (("author", commit.author.time), ("committer", commit.commit_time)):
+        if not representable(seconds):
+            found.append(_finding(
+                kind, commit, who, seconds,
+                "lies outside years 1970-9999, which kistore can represent (Python's datetime "
+                "stops at 9999; git writes no date before 1970): kistore reads it as "
+                f"{commit_text(seconds)}", "a date in years 1970-9999"))
+        elif seconds > clock + CLOCK_SKEW:
+            found.append(_finding(
+                kind, commit, who, seconds,
+                f"lies in the future: after this machine's clock ({commit_text(clock)}) by "
+                "more than a day; kistore reads committer dates as publication dates and as "
+                "the entry time of attestations",
+                f"a date no later than {commit_text(clock + CLOCK_SKEW)}"))
+    return found
+
+
+def _finding(kind: Rule, commit: Any, who: str, seconds: int, why: str, expected: str
+             ) -> Finding:
+    """One KI428 finding about ``who``'s date of ``commit``."""
+    said = (f"{commit_text(seconds)} ({seconds} s since the epoch)"
+            if representable(seconds) else f"{seconds} s since the epoch")
+    return Finding(
+        kind, f"commit {str(commit.id)[:12]}: its {who} date {said} {why}",
+        expected=expected, found=said,
+        extra={"commit": str(commit.id), "date": who, "seconds": seconds})
