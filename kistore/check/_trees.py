@@ -1,7 +1,9 @@
 """KI423: tree objects git itself would refuse.
 
 A name with ``/``, ``.``, ``..``, or empty; two entries of one name; entries out of order;
-bytes that are no entry.
+bytes that are no entry; a symbolic link git reads as ``.gitmodules``, ``.gitattributes``,
+``.gitignore`` or ``.mailmap``. And, kistore's own, a submodule or a ``.gitmodules`` of any
+kind (a store repository holds none; review r79 F1).
 
 git checks trees only when asked (``git fsck``, ``receive.fsckObjects``, both off on a
 push by default), and a checkout or ``git archive`` flattens a tree to paths: an entry of
@@ -15,8 +17,10 @@ module reads the trees and words the findings.
   what the range changes, from the root down, inside and outside ``store/``. Trees
   equal to a parent's are not read (their parent's commit was judged, or is history
   already held): the cost follows the change (issue 22).
+  A push of ``refs/notes/kistore`` too: its trees are read the same way before any note
+  is judged (review r80 F4: libgit2 reads the last entry of a name, git serves all).
 * :func:`tree_findings` (``verify``, through :func:`kistore.check._paths.check_tree_names`):
-  one tree already read.
+  one tree already read; :func:`notes_tree_findings`: every tree of the notes ref's tip.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ the notes ref's tip.
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,9 +23,13 @@ from kistore.check.gate import check_updates
 from kistore.core import layout
 from kistore.core.digest import Digest
 from kistore.core.layout import NOTES_REF
+from kistore.store import Store
 
 from ..attest.test_attestation_evidence import RUN, STRANGER, bundle
 from ..conftest import PUBLISHED, git
+from .test_tree_entries_gate import _server_and_clone
+
+KISTORE = str(Path(sys.executable).with_name("kistore"))
 
 
 def _raw_tree(root: Path, entries: list[tuple[bytes, bytes, str]]) -> str:
@@ -92,3 +97,18 @@ def test_an_honest_notes_push_passes(record_store, store_path):
     assert check_updates(record_store, [("0" * 40, tip, NOTES_REF)]) == []
     assert [f for f in audit.check_notes_and_attestations(record_store)
             if f.rule.id == "KI423"] == []
+
+
+def test_pre_receive_refuses_the_r80_push(published, tmp_path, monkeypatch):
+    monkeypatch.setenv("KISTORE", KISTORE)
+    server, clone = _server_and_clone(published, tmp_path)
+    tip, annotated, honest, garbage = _honest_notes(Store(clone), clone)
+    accepted = subprocess.run(["git", "push", "origin", NOTES_REF], cwd=clone,
+                              capture_output=True, text=True)
+    assert accepted.returncode == 0, accepted.stderr
+    tree, _ = _shapes(clone, annotated, honest, garbage)["duplicate-entry"]
+    pushed = subprocess.run(["git", "push", "origin", f"{_notes_commit(clone, tree, tip)}:"
+                             f"{NOTES_REF}"], cwd=clone, capture_output=True, text=True)
+    assert pushed.returncode != 0
+    assert f"remote: {NOTES_REF}:{annotated}: error KI423 tree-entry-invalid" in pushed.stderr
+    assert git(server, "rev-parse", NOTES_REF).strip() == tip
