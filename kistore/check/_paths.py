@@ -7,7 +7,12 @@ in a tree (``.GIT``, ``.git.``, ``git~1``, ``.g\\u200cit``: one on some system) 
 repository's own directory there: a checkout writes its hooks and config (the attack of
 CVE-2014-9390). So, anywhere in the tree, not only under ``store/``:
 
-* KI115 ``dotgit-path-component``: a path component that is ``.git`` on some file system;
+* KI115 ``dotgit-path-component``: a path component that is ``.git`` on some file system
+  (git's own test, :func:`kistore.core.git_names.is_dotgit`: NTFS's ``.git::$INDEX_ALLOCATION``,
+  ``.git:x``, ``.git\\hooks``, ``GIT~1``; HFS+'s ``.g\u200cit``);
+* KI118 ``path-invalid-on-windows``: a path component Git for Windows cannot check out
+  (:func:`kistore.core.git_names.windows_problem`: ``aux.txt``, ``notes:today``, ``docs.``):
+  every Windows clone's checkout fails, as KI112 says of a collision;
 * KI112 ``path-case-collision``: two entries of one directory whose names are equal under
   case folding and Unicode normalisation (files of one ``store/`` directory are left to
   :func:`kistore.check._rules.check_case_collisions`, which ``verify`` and ``check`` run on
@@ -23,7 +28,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, cast
 
-from ..core import layout
+from ..core import git_names, layout
 from ..core.findings import ERROR, Finding, rule
 from ..core.tree_entries import parse_tree
 from ..git import treediff
@@ -41,14 +46,27 @@ DOTGIT = rule(
     "rename the file or directory: a checkout on some file system would write it into the "
     "repository's own .git directory")
 
+WINDOWS_INVALID = rule(
+    "KI118", "path-invalid-on-windows", ERROR,
+    "rename the file or directory: Git for Windows refuses to check out such a path, so "
+    "every Windows clone's checkout would fail")
+
+
 def is_dotgit(name: str) -> bool:
     """Whether a path component is ``.git`` on some file system.
 
-    ``.git`` under case folding and HFS+'s ignored code points, with trailing dots and
-    spaces dropped (Windows drops them), or NTFS's short name ``git~1``.
+    git's own test (:func:`kistore.core.git_names.is_dotgit`: ASCII case, HFS+'s ignored
+    code points, trailing dots and spaces, NTFS's ``:`` and ``\\``, its short name
+    ``git~1``), or ``.git`` under full Unicode case folding with trailing dots and spaces
+    dropped.
+
+    Args:
+        name: one path component.
+
+    Returns:
+        True when a checkout on some file system would write it as the ``.git`` directory.
     """
-    key = name_key(name).rstrip(". ")
-    return key in _DOTGIT_KEYS
+    return git_names.is_dotgit(name) or name_key(name).rstrip(". ") in _DOTGIT_KEYS
 
 
 _DOTGIT_KEYS = (".git", "git~1")
@@ -143,8 +161,8 @@ def _directory(prefix: str, tree: pygit2.Tree, names: set[str] | None) -> list[F
     if names is not None and in_store and _TREE_ENTRY not in tree.read_raw():
         # Files only (a shard): their collisions are check_case_collisions' (below), so
         # the gate reads the changed names, not the ~4,000 entries of a shard at 1,000,000.
-        return [_dotgit(prefix, name) for name in sorted(names)
-                if name in tree and is_dotgit(name)]
+        return [finding for name in sorted(names) if name in tree
+                for finding in _name_findings(prefix, name)]
     return _entry_findings(prefix, [(str(e.name), e.type_str == "tree") for e in tree], names)
 
 
@@ -156,9 +174,12 @@ def _entry_findings(prefix: str, children: list[tuple[str, bool]], names: set[st
     entry_names = [name for name, _ in children]
     keys = name_keys(entry_names)
     for name, key in zip(entry_names, keys, strict=True):
-        if (names is None or name in names) and "git" in key and \
-                key.rstrip(". ") in _DOTGIT_KEYS:  # is_dotgit(name), its key at hand
-            findings.append(_dotgit(prefix, name))
+        if names is not None and name not in names:
+            continue
+        if "git" in key and is_dotgit(name):  # every .git spelling holds "git" in its key
+            findings.append(_dotgit(prefix, name))  # (KI115 says it: no KI118 for .git.)
+        elif _MAYBE_WINDOWS_INVALID.search(name):
+            findings += _windows(prefix, name)
     if len(set(keys)) == len(keys):
         return findings  # no two entries share a key: no collision here
     by_key: dict[str, list[tuple[str, bool]]] = {}
@@ -220,3 +241,23 @@ these bytes too), so the entries are read one by one."""
 
 def _dotgit(prefix: str, name: str) -> Finding:
     return Finding(DOTGIT, f"{name!r} is .git on some file system", file=prefix + name)
+
+
+def _windows(prefix: str, name: str) -> list[Finding]:
+    """KI118 when Git for Windows cannot check out the component ``name`` of ``prefix``."""
+    problem = git_names.windows_problem(name)
+    if problem is None:
+        return []
+    return [Finding(WINDOWS_INVALID, f"{name!r} holds {problem}: Git for Windows "
+                    "(core.protectNTFS, its default) refuses to check out the path",
+                    file=prefix + name, expected="a name Windows can hold", found=problem)]
+
+
+def _name_findings(prefix: str, name: str) -> list[Finding]:
+    """KI115 (or else KI118) about the one component ``name`` of directory ``prefix``."""
+    return [_dotgit(prefix, name)] if is_dotgit(name) else _windows(prefix, name)
+
+
+_MAYBE_WINDOWS_INVALID = re.compile(r'[<>:"|?*\\\x00-\x1f]|[. ]$|^(?i:con|prn|aux|nul|com|lpt)')
+"""What every name :func:`kistore.core.git_names.windows_problem` refuses holds (a cheap
+test before it)."""

@@ -1,7 +1,9 @@
 """KI423: tree objects git itself would refuse.
 
 A name with ``/``, ``.``, ``..``, or empty; two entries of one name; entries out of order;
-bytes that are no entry.
+bytes that are no entry; a symbolic link git reads as ``.gitmodules``, ``.gitattributes``,
+``.gitignore`` or ``.mailmap``. And, kistore's own, a submodule or a ``.gitmodules`` of any
+kind (a store repository holds none; review r79 F1).
 
 git checks trees only when asked (``git fsck``, ``receive.fsckObjects``, both off on a
 push by default), and a checkout or ``git archive`` flattens a tree to paths: an entry of
@@ -15,8 +17,10 @@ module reads the trees and words the findings.
   what the range changes, from the root down, inside and outside ``store/``. Trees
   equal to a parent's are not read (their parent's commit was judged, or is history
   already held): the cost follows the change (issue 22).
+  A push of ``refs/notes/kistore`` too: its trees are read the same way before any note
+  is judged (review r80 F4: libgit2 reads the last entry of a name, git serves all).
 * :func:`tree_findings` (``verify``, through :func:`kistore.check._paths.check_tree_names`):
-  one tree already read.
+  one tree already read; :func:`notes_tree_findings`: every tree of the notes ref's tip.
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ from typing import TYPE_CHECKING, Any
 from ..core import tree_entries as te
 from ..core.errors import one_line
 from ..core.findings import ERROR, Finding, rule
+from ..core.layout import NOTES_REF
 from ..git import treediff
+from ..git.notes import notes_tree
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -44,8 +50,25 @@ _WHAT_GIT_DOES = {
     "and kistore may read the other",
     te.TREE_NOT_SORTED: "entries out of git's order: lookups by path (kistore, `git show "
     "REV:PATH`) may miss an entry that git checkout writes",
+    te.GITMODULES_SYMLINK: "a symbolic link git reads as .gitmodules on some file system: "
+    "git checkout refuses the path (\"invalid path\"), so every clone fails its checkout",
+    te.GITATTRIBUTES_SYMLINK: "a symbolic link git reads as .gitattributes on some file "
+    "system: git checkout refuses the path and git does not follow it, so the attributes "
+    "that keep stored bytes unconverted (KI113) would not hold",
+    te.GITIGNORE_SYMLINK: "a symbolic link git reads as .gitignore on some file system: git "
+    "checkout refuses the path (\"invalid path\")",
+    te.MAILMAP_SYMLINK: "a symbolic link git reads as .mailmap on some file system: git "
+    "checkout refuses the path (\"invalid path\")",
+    te.SUBMODULE: "a submodule (gitlink): a store repository holds none (under store/ it is "
+    "KI111 too); with a .gitmodules it makes clones fetch and check out another repository",
+    te.GITMODULES: "a .gitmodules file (on some file system): a store repository holds no "
+    "submodule, and git fsck refuses only some of what one can say (gitmodulesName, "
+    "gitmodulesUrl, gitmodulesPath: a name like ../../.git/hooks, a url starting with '-')",
 }
 """What git does with each kind of entry its fsck refuses (the finding's message)."""
+
+_SOURCE = {False: "git fsck", True: "kistore, not git fsck"}
+"""Who refuses an entry (the finding's message): git's fsck, or kistore alone."""
 
 TREE_ENTRY_INVALID = rule(
     "KI423", "tree-entry-invalid", ERROR,
@@ -71,7 +94,8 @@ def tree_findings(where: str, prefix: str, tree_id: str, entries: list[te.TreeEn
         tree (path and id), the entry (escaped: :func:`kistore.core.errors.one_line`) and
         what git does with it; ``extra``: ``tree``, ``entry``, ``fsck`` (git's message id).
     """
-    tree_path = prefix.rstrip("/") or "the root tree"
+    tree_path = (f"the root tree of {prefix[:-1]}" if prefix.endswith(":")
+                 else prefix.rstrip("/") or "the root tree")
     findings = []
     for index, problem in te.entry_problems(entries):
         name = entries[index][1].decode("utf-8", "replace")
@@ -79,7 +103,7 @@ def tree_findings(where: str, prefix: str, tree_id: str, entries: list[te.TreeEn
         findings.append(Finding(
             TREE_ENTRY_INVALID,
             f"{where}: tree {one_line(tree_path)} ({tree_id[:12]}) has an entry "
-            f"{one_line(repr(name))} (git fsck: {problem}): "
+            f"{one_line(repr(name))} ({_SOURCE[problem in te.KISTORE_ONLY]}: {problem}): "
             + _WHAT_GIT_DOES[problem].format(path=one_line(path)),
             file=path or tree_path, expected="a tree git writes", found=problem,
             extra={"tree": tree_id, "entry": name, "fsck": problem}))
@@ -93,7 +117,8 @@ def tree_findings(where: str, prefix: str, tree_id: str, entries: list[te.TreeEn
     return findings
 
 
-def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]:
+def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any], root: str = ""
+                      ) -> list[Finding]:
     """KI423 in every tree the commits bring: trees no parent has at that path.
 
     From each commit's root tree down, a tree whose id equals the one a parent has at the
@@ -104,6 +129,8 @@ def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[F
     Args:
         repo: the ``pygit2.Repository``.
         commits: the range's commits (``pygit2.Commit``).
+        root: what the findings' paths start with: ``""`` for a branch, ``"REF:"`` for the
+            commits of a notes ref (``refs/notes/kistore:8a/483e...``).
 
     Returns:
         :func:`tree_findings` of each such tree (with duplicate entries, each of them is
@@ -118,13 +145,13 @@ def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[F
         where = f"commit {str(commit.id)[:12]}"
         parents: list[Any] = [repo.get(p) for p in commit.parent_ids]  # None: past a shallow cut
         pending: list[tuple[str, str, list[str]]] = [
-            ("", str(commit.tree_id), [str(p.tree_id) for p in parents if p is not None])]
+            (root, str(commit.tree_id), [str(p.tree_id) for p in parents if p is not None])]
         while pending:
             prefix, tree_id, olds = pending.pop()
             if tree_id in olds or tree_id in read:
                 continue
             read.add(tree_id)
-            path = prefix.rstrip("/") or None
+            path = prefix.rstrip("/").rstrip(":") or None
             entries, whole = treediff.tree_entries(repo, tree_id, path)
             findings += tree_findings(where, prefix, tree_id, entries, whole)
             before = [_directories(treediff.tree_entries(repo, old, path)[0]) for old in olds]
@@ -138,3 +165,54 @@ def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[F
 def _directories(entries: list[te.TreeEntry]) -> dict[bytes, str]:
     """Return ``{name: tree id (hex)}`` of a tree's directory entries."""
     return {name: oid.hex() for mode, name, oid in entries if mode == te.DIRECTORY_MODE}
+
+
+def whole_tree_findings(repo: pygit2.Repository, where: str, tree_id: str, root: str = ""
+                        ) -> list[Finding]:
+    """KI423 in one tree and every tree under it (``verify`` of a notes ref's tip).
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        where: the commit, as the message names it (``"commit 0123456789ab"``).
+        tree_id: the root tree's id (40 hex digits).
+        root: what the findings' paths start with (``"refs/notes/kistore:"``).
+
+    Returns:
+        :func:`tree_findings` of each tree (with duplicate entries, each of them is walked).
+
+    Raises:
+        ObjectUnreadable: a tree is damaged or missing.
+    """
+    findings: list[Finding] = []
+    pending, read = [(root, tree_id)], set()
+    while pending:
+        prefix, oid = pending.pop()
+        if oid in read:
+            continue
+        read.add(oid)
+        entries, whole = treediff.tree_entries(repo, oid, prefix.rstrip("/").rstrip(":") or None)
+        findings += tree_findings(where, prefix, oid, entries, whole)
+        pending += [(f"{prefix}{name.decode('utf-8', 'replace')}/", child.hex())
+                    for mode, name, child in entries if mode == te.DIRECTORY_MODE]
+    return findings
+
+
+def notes_tree_findings(repo: pygit2.Repository) -> list[Finding]:
+    """KI423 in every tree of the tip of ``refs/notes/kistore`` (``verify``).
+
+    git serves every entry of a notes tree, libgit2 (and so kistore) the last of a name:
+    a note named twice, or two fan-out subtrees of one name, is read apart (review r80 F4).
+
+    Returns:
+        :func:`whole_tree_findings` of the tip's tree, paths ``refs/notes/kistore:...``;
+        none without notes.
+
+    Raises:
+        ObjectUnreadable: a tree is damaged or missing.
+    """
+    tip = repo.references.get(NOTES_REF)
+    if tip is None:
+        return []
+    tree = notes_tree(repo, tip.target, NOTES_REF)
+    return whole_tree_findings(repo, f"notes commit {str(tip.target)[:12]}", str(tree.id),
+                               f"{NOTES_REF}:")

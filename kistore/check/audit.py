@@ -68,6 +68,7 @@ from ._rules import (
     sort_key,
 )
 from ._settings import check_settings
+from ._trees import notes_tree_findings
 from .lineage import check_names, check_revocations, check_shallow
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -1117,12 +1118,15 @@ def check_notes_and_attestations(store: Store, at: str | None = None) -> list[Fi
         at: the revision verified; None: the work tree.
 
     Returns:
-        The KI117 findings first, then :func:`~kistore.attest.evidence.check_attestations`'.
+        KI423 for each entry of a tree of ``refs/notes/kistore``'s tip git's fsck refuses
+        (:func:`._trees.notes_tree_findings`: git and kistore read such a tree apart), the
+        KI117 findings, then :func:`~kistore.attest.evidence.check_attestations`'.
     """
     damaged: list[tuple[ObjectUnreadable, Digest | None]] = []
     trust_damaged: list[ObjectUnreadable] = []
+    malformed = notes_tree_findings(store.repo)  # KI423: a notes tree git's fsck refuses
     findings = check_attestations(store, at, damaged=damaged, trust_damaged=trust_damaged)
-    return [*map(stopped_finding, trust_damaged),
+    return [*malformed, *map(stopped_finding, trust_damaged),
             *(_damaged_note(e, subject) for e, subject in damaged), *findings]
 
 

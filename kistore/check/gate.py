@@ -701,9 +701,10 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
 
     Returns:
         KI407 for a non-fast-forward update or deletion of a protected ref. For
-        ``refs/notes/kistore``: KI424 for a path the push adds or changes that git reads
-        otherwise than kistore (a second fan-out path for an annotated object beside the
-        one kistore reads, a name not of lowercase hex, any other entry:
+        ``refs/notes/kistore``: KI423 alone for a notes tree the push brings that git's
+        fsck refuses (:func:`._trees.new_tree_findings`); else KI424 for a path the push
+        adds or changes that git reads otherwise than kistore (a second fan-out path for an
+        annotated object beside the one kistore reads, a name not of lowercase hex, any other entry:
         :mod:`kistore.attest.notepaths`), KI408 for any attestation line the push removes,
         KI409 for a new line that is not a bundle verifying against the object it annotates,
         KI411 for a new line whose key the trust file of a protected branch (as it is, and
@@ -850,7 +851,9 @@ def _branch_tips(repo: pygit2.Repository, refs: Iterable[str]) -> list[str]:
 def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> list[Finding]:
     """Check a push of ``refs/notes/kistore``: every old line stays, every new line verifies.
 
-    First its tree's shape (KI424): every path it changes is a note path git reads as
+    First every notes tree the push brings, read raw (KI423 alone when one holds an entry
+    git's fsck refuses: a name twice, two fan-out subtrees of one name, out of order),
+    then its tree's shape (KI424): every path it changes is a note path git reads as
     kistore does, and no object it annotates has a second path (an unchanged one too).
 
     Notes are append-only evidence: removing a line would silently undo a withdrawal or a
@@ -863,6 +866,13 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
 
 
     repo = store.repo
+    # KI423 first: every notes tree the push brings, read raw (a name twice, two fan-out
+    # subtrees of one name: libgit2 reads the last, git serves both; review r80 F4)
+    tip = lookup(repo, new, NOTES_REF).peel(pygit2.Commit)
+    malformed = new_tree_findings(repo, ancestry(repo, tip, None if old == ZERO else lookup(
+        repo, old, NOTES_REF).peel(pygit2.Commit)), f"{NOTES_REF}:")
+    if malformed:
+        return sorted(malformed, key=sort_key)
     fresh: list[Seen] = []
     view = store.view(trust_revs[-1]) if trust_revs else None  # main as pushed, or as it is
 

@@ -11,7 +11,15 @@ the tree to paths, so an entry *named* ``objects/sha256/9c/x.json`` becomes the 
 for a tree (``fsck.c``'s ``fsck_tree`` and ``verify_ordered``): a name holding ``/``
 (fsck ``fullPathname``), an empty name (``emptyName``), ``.`` (``hasDot``), ``..``
 (``hasDotdot``), two entries of one name (``duplicateEntries``), entries out of git's
-order (``treeNotSorted``). A name that is ``.git`` on some file system (fsck
+order (``treeNotSorted``); a symbolic link git reads as ``.gitmodules`` on some file
+system (fsck ``gitmodulesSymlink``, an error; :func:`kistore.core.git_names.special_file`),
+or as ``.gitattributes``, ``.gitignore`` or ``.mailmap`` (``gitattributesSymlink``,
+``gitignoreSymlink``, ``mailmapSymlink``: fsck warnings; git checkout refuses all four
+links). And two things fsck lets pass that a store repository never holds: a submodule
+(a gitlink, mode ``160000``: :data:`SUBMODULE`) and a ``.gitmodules`` of any other kind
+(:data:`GITMODULES`; fsck checks the submodule names, urls and paths such a file gives,
+``gitmodulesName``, ``gitmodulesUrl``, ``gitmodulesPath``: refusing the file refuses all of
+them and every one git may add). A name that is ``.git`` on some file system (fsck
 ``hasDotgit``) is :func:`kistore.check._paths.is_dotgit`'s (KI115). A NUL cannot be in a
 name: it ends one.
 
@@ -22,6 +30,8 @@ from __future__ import annotations
 
 import operator
 import re
+
+from .git_names import special_file
 
 TreeEntry = tuple[bytes, bytes, bytes]
 """One entry as the tree object holds it: (octal mode, name, 20-byte object id)."""
@@ -36,8 +46,27 @@ HAS_DOTDOT = "hasDotdot"
 DUPLICATE_ENTRIES = "duplicateEntries"
 TREE_NOT_SORTED = "treeNotSorted"
 BAD_TREE = "badTree"
+GITMODULES_SYMLINK = "gitmodulesSymlink"
+GITATTRIBUTES_SYMLINK = "gitattributesSymlink"
+GITIGNORE_SYMLINK = "gitignoreSymlink"
+MAILMAP_SYMLINK = "mailmapSymlink"
 """git fsck's message ids (``git help fsck``, "FSCK MESSAGES"), as :func:`entry_problems`
 and :func:`parse_tree`'s callers name what is wrong."""
+
+SUBMODULE = "submodule"
+GITMODULES = "gitmodules"
+"""What kistore refuses that git's fsck lets pass (no fsck message id): a gitlink entry,
+a ``.gitmodules`` that is no symbolic link (:data:`KISTORE_ONLY`)."""
+
+KISTORE_ONLY = frozenset((SUBMODULE, GITMODULES))
+"""The ids of :func:`entry_problems` that are kistore's, not git fsck's."""
+
+SYMLINK_MODE = b"120000"
+GITLINK_MODE = b"160000"
+
+_SYMLINK_PROBLEM = {".gitmodules": GITMODULES_SYMLINK,
+                    ".gitattributes": GITATTRIBUTES_SYMLINK,
+                    ".gitignore": GITIGNORE_SYMLINK, ".mailmap": MAILMAP_SYMLINK}
 
 _ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
 _MODE = operator.itemgetter(0)
@@ -89,7 +118,10 @@ def entry_problems(entries: list[TreeEntry]) -> list[tuple[int, str]]:
         One pair per problem, in entry order: the index into ``entries`` and the fsck
         message id (:data:`FULL_PATHNAME`, :data:`EMPTY_NAME`, :data:`HAS_DOT`,
         :data:`HAS_DOTDOT`; :data:`DUPLICATE_ENTRIES` on the second of two equal names,
-        :data:`TREE_NOT_SORTED` on an entry that should come before the one ahead of it).
+        :data:`TREE_NOT_SORTED` on an entry that should come before the one ahead of it;
+        :data:`GITMODULES_SYMLINK` and its siblings on a symbolic link git reads as one of
+        its files) or kistore's (:data:`SUBMODULE` on a gitlink, :data:`GITMODULES` on any
+        other ``.gitmodules``).
         git orders entries by name bytes, a directory's name as if it ended in ``/``
         (``base_name_compare``); a file and a directory of one name are duplicates too.
         Empty when git would write the tree so.
@@ -98,7 +130,9 @@ def entry_problems(entries: list[TreeEntry]) -> list[tuple[int, str]]:
     names = [name for _, name, _ in entries]
     keys = [name + b"/" if mode == DIRECTORY_MODE else name for mode, name, _ in entries]
     if all(keys[i] < keys[i + 1] for i in range(len(keys) - 1)) and len(set(names)) == len(
-            names) and not any(_BAD_NAME.search(n) or n in _DOTS for n in names):
+            names) and not any(_BAD_NAME.search(n) or n in _DOTS or _MAYBE_SPECIAL.search(n)
+                               for n in names) and not any(
+            mode == GITLINK_MODE for mode, _, _ in entries):
         return problems  # the usual tree: one pass, no per-entry findings
     seen: set[bytes] = set()
     for index, name in enumerate(names):
@@ -110,6 +144,15 @@ def entry_problems(entries: list[TreeEntry]) -> list[tuple[int, str]]:
             problems.append((index, HAS_DOT))
         elif name == b"..":
             problems.append((index, HAS_DOTDOT))
+        mode = entries[index][0]
+        special = special_file(name.decode("utf-8", "surrogateescape")) \
+            if _MAYBE_SPECIAL.search(name) else None
+        if special is not None and mode == SYMLINK_MODE:
+            problems.append((index, _SYMLINK_PROBLEM[special]))
+        elif special == ".gitmodules":
+            problems.append((index, GITMODULES))
+        if mode == GITLINK_MODE:
+            problems.append((index, SUBMODULE))
         if name in seen:
             problems.append((index, DUPLICATE_ENTRIES))
         elif index and keys[index] < keys[index - 1]:
@@ -119,4 +162,8 @@ def entry_problems(entries: list[TreeEntry]) -> list[tuple[int, str]]:
 
 
 _BAD_NAME = re.compile(rb"/|^$")
+_MAYBE_SPECIAL = re.compile(rb"^[.\xe2\xef]|[~\\]")
+"""Bytes every name :func:`kistore.core.git_names.special_file` knows holds: a leading
+``.`` (or a code point HFS+ ignores before it: U+200C-U+206F and U+FEFF begin with these
+bytes in UTF-8), an 8.3 short name's ``~``, a ``\\`` (each part after one is read too)."""
 _DOTS = (b".", b"..")
