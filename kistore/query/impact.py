@@ -229,9 +229,13 @@ def widened(before: TrustedKey, after: TrustedKey) -> dict[str, str]:
         HEAD's expiry is later than BASE's or removed (``-> none``), and ``{"validFrom":
         ...}`` likewise when its start is earlier or removed (``-> none``: from when it
         entered the trust file, which may be earlier); empty when neither widens. A window
-        narrowed, or a ``validFrom`` set where BASE had none, counts at no new time.
+        narrowed, a ``validFrom`` set where BASE had none, or an empty window at HEAD
+        (``validUntil`` not after ``validFrom``: valid at no time) counts at no new time.
     """
-    found = {}
+    found: dict[str, str] = {}
+    if (after.valid_from is not None and after.valid_until is not None
+            and after.valid_until <= after.valid_from):
+        return found
     if before.valid_until is not None and (
             after.valid_until is None or after.valid_until > before.valid_until):
         found["validUntil"] = (f"validUntil {format_time(before.valid_until)} -> "

@@ -83,12 +83,12 @@ def pr(path: Path, name: str, docs: list[dict], date: str, *, dangling: bool = F
     return f"main..gate-{name}"
 
 
-def land_both(path: Path) -> tuple[str, str, str]:
-    """Merge ``prA`` then ``prB`` into main (no conflict); return main before, between,
-    after."""
+def land_both(path: Path, first: str = "prA", second: str = "prB") -> tuple[str, str, str]:
+    """Merge ``first`` then ``second`` into main (no conflict); return main before,
+    between, after."""
     old = git(path, "rev-parse", "main").strip()
-    mid = merge_dated(path, "prA", "2026-04-01T00:00:00Z")
-    new = merge_dated(path, "prB", "2026-04-02T00:00:00Z")
+    mid = merge_dated(path, first, "2026-04-01T00:00:00Z")
+    new = merge_dated(path, second, "2026-04-02T00:00:00Z")
     return old, mid, new
 
 
@@ -116,8 +116,10 @@ def test_two_green_prs_adding_the_same_run_move_its_citation_and_the_push_job_sa
 
 
 @pytest.mark.parametrize("answer, rule_id", [("env", "KI215"), ("workload", "KI202")])
+@pytest.mark.parametrize("order", [("prA", "prB"), ("prB", "prA")], ids=["run-first",
+                                                                      "manifest-first"])
 def test_a_dangling_reference_and_its_manifest_in_two_green_prs_break_main_and_the_push_job_says_so(
-        main, kit, answer, rule_id):
+        main, kit, answer, rule_id, order):
     path = main["path"]
     # the manifest of the dangling digest: a new environment (its run's group file is in
     # neither pull request), or a new Workload (a reference of the wrong kind)
@@ -130,13 +132,12 @@ def test_a_dangling_reference_and_its_manifest_in_two_green_prs_break_main_and_t
     store = Store(path)
     assert errors(check_range(store, gate_a)) == [] == errors(check_range(store, gate_b))
     assert ids(check_range(store, gate_a)) == ["KI201"]  # a dangling reference: a warning
-    old, mid, new = land_both(path)
+    old, mid, new = land_both(path, *order)
     assert rule_id in errors(verify(store, at=new))  # main broken, each gate green
-    for base in (mid, old):  # the push job of B's merge; one push of both
+    for base in (mid, old):  # the push job of the second merge; one push of both
         assert rule_id in errors(check_range(store, f"{base}..{new}"))
-    # the gate of B re-run against main with A merged (an up-to-date branch, the merge
-    # queue) refuses B by itself: that requirement is the whole fix
-    git(path, "checkout", "-q", "-b", "gate-prB-again", mid)
-    merge_dated(path, "prB", "2026-04-02T00:00:00Z")
-    again = check_range(store, f"{mid}..gate-prB-again")
-    assert rule_id in errors(again)
+    # the second's gate re-run against main with the first merged (an up-to-date branch,
+    # the merge queue) refuses it by itself: that requirement is the whole fix
+    git(path, "checkout", "-q", "-b", "gate-again", mid)
+    merge_dated(path, order[1], "2026-04-02T00:00:00Z")
+    assert rule_id in errors(check_range(store, f"{mid}..gate-again"))

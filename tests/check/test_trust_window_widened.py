@@ -12,8 +12,11 @@ check`` does.
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kistore.attest.trust import TrustedKey, parse_time
 from kistore.check.gate import check_range
@@ -102,3 +105,22 @@ def test_widened_compares_each_end():
     no_start = TrustedKey(MAINTAINER_ID, MAINTAINER_PUB, ("maintainer",))
     assert impact.widened(no_start, key) == {}  # a validFrom set where there was none
     assert sorted(impact.widened(key, no_start)) == ["validFrom", "validUntil"]
+
+
+YEARS = st.none() | st.integers(2020, 2030).map(lambda y: datetime(y, 1, 1, tzinfo=UTC))
+PROBES = [datetime(y, m, 1, tzinfo=UTC) for y in range(2019, 2032) for m in (1, 7)]
+
+
+def valid(key: TrustedKey, when: datetime) -> bool:
+    """The window alone: from ``validFrom`` (None: always) until before ``validUntil``."""
+    return ((key.valid_from is None or when >= key.valid_from)
+            and (key.valid_until is None or when < key.valid_until))
+
+
+@given(YEARS, YEARS, YEARS, YEARS)
+def test_widened_says_so_exactly_when_the_key_counts_at_a_new_time(from0, until0, from1, until1):
+    before, after = (TrustedKey(MAINTAINER_ID, MAINTAINER_PUB, ("maintainer",),
+                                valid_from=f, valid_until=u)
+                     for f, u in ((from0, until0), (from1, until1)))
+    new_time = any(valid(after, t) and not valid(before, t) for t in PROBES)
+    assert bool(impact.widened(before, after)) == new_time
