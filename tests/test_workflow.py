@@ -14,11 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml  # PyYAML: a test dependency (pyproject.toml), so a missing one fails
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / ".github" / "workflows" / "pull-request.yml"
-BASE_SHA = "${{ github.event.pull_request.base.sha }}"
+BASE_SHA = "${{ github.event.pull_request.base.sha || github.event.merge_group.base_sha }}"
 
 
 def workflow() -> dict[Any, Any]:
@@ -31,12 +32,15 @@ def gate_steps() -> list[dict[str, Any]]:
     return workflow()["jobs"]["gate"]["steps"]
 
 
-def test_the_gate_runs_on_pull_request_target_only():
+def test_the_gate_runs_on_pull_request_target_and_in_the_merge_queue_only():
     doc = workflow()
     assert "pull_request_target" in doc["on"]
-    assert doc["jobs"]["gate"]["if"] == "github.event_name == 'pull_request_target'"
+    assert doc["jobs"]["gate"]["if"] == (
+        "github.event_name == 'pull_request_target' || github.event_name == 'merge_group'")
     # the test job runs the pull request's own code: never with the base's token
-    assert doc["jobs"]["test"]["if"] == "github.event_name != 'pull_request_target'"
+    assert doc["jobs"]["test"]["if"] == ("github.event_name == 'pull_request' || "
+                                         "github.event_name == 'push' || "
+                                         "github.event_name == 'merge_group'")
 
 
 def test_the_gate_installs_the_base_branchs_code_and_never_checks_out_the_pull_request():
@@ -46,32 +50,87 @@ def test_the_gate_installs_the_base_branchs_code_and_never_checks_out_the_pull_r
     assert checkouts[0]["with"]["persist-credentials"] is False
     runs = [(i, s["run"]) for i, s in enumerate(steps) if "run" in s]
     install = next(i for i, run in runs if run.strip() == "make install")
-    fetch = next(i for i, run in runs if "git fetch" in run)
+    fetch = next(i for i, run in runs if "refs/pull/" in run)
     check = next(i for i, run in runs if "kistore check" in run)
     assert steps.index(checkouts[0]) < install < fetch < check
+    assert steps[fetch]["if"] == "github.event_name == 'pull_request_target'"
     # the pull request's commits arrive as objects: nothing after the fetch checks out,
     # installs or runs a file of the work tree but the base's installed kistore
-    assert "refs/pull/${PR_NUMBER}/merge" in steps[fetch]["run"]
+    assert "refs/pull/${PR_NUMBER}/merge:refs/remotes/gate/head" in steps[fetch]["run"]
     # GitHub updates the merge ref asynchronously: only a merge of the head in the event
     # is judged (review r79 F5)
-    assert '"$(git rev-parse pull/merge^2)" != "$PR_HEAD_SHA"' in steps[fetch]["run"]
+    assert '"$(git rev-parse gate/head^2)" != "$PR_HEAD_SHA"' in steps[fetch]["run"]
     assert steps[fetch]["env"]["PR_HEAD_SHA"] == "${{ github.event.pull_request.head.sha }}"
+    # judged as it would land: against the base's tip, the merge included (review r78 F6)
+    assert "git update-ref refs/remotes/gate/base gate/head^1" in steps[fetch]["run"]
     after = " ".join(run for i, run in runs if i > fetch)
     for word in ("checkout", "switch", "make", "pip", "python", "worktree", "reset"):
         assert word not in after, word
-    # judged as it would land: against the base's tip, the merge included (review r78 F6)
     assert steps[check]["run"].strip() == (
-        '.venv/bin/kistore check --format github "pull/merge^1..pull/merge"')
+        '.venv/bin/kistore check --format github "gate/base..gate/head"')
+    assert "if" not in steps[check]  # both events end in the same check
 
 
-def test_the_gate_has_a_read_only_token_no_secrets_no_cache_no_injection():
+@pytest.mark.parametrize("job", ["gate", "landed"])
+def test_the_gate_has_a_read_only_token_no_secrets_no_cache_no_injection(job):
     doc = workflow()
     assert doc["permissions"] == {"contents": "read"}
-    assert doc["jobs"]["gate"]["permissions"] == {"contents": "read"}
-    steps = gate_steps()
-    text = yaml.safe_dump(doc["jobs"]["gate"])
+    assert doc["jobs"][job]["permissions"] == {"contents": "read"}
+    steps = doc["jobs"][job]["steps"]
+    text = yaml.safe_dump(doc["jobs"][job])
     assert "secrets." not in text
     assert not any("cache" in str(s.get("uses", "")) or "cache" in s.get("with", {})
                    for s in steps)
     # pull request data reaches a shell only through env, never spliced into a script
     assert all("${{" not in s["run"] for s in steps if "run" in s)
+
+
+# Review r80 F1, F2, F7: a green gate was judged against the main of its moment. Two pull
+# requests each green on their own moved a citation (KI425) or broke main's verify (KI215,
+# KI202) once both merged, and a pull request retargeted to main kept the green it got
+# against another branch. tests/check/test_pr_sequences.py runs those sequences locally.
+
+def test_the_gate_re_runs_when_the_base_branch_is_edited_and_judges_only_main():
+    on = workflow()["on"]
+    assert on["pull_request_target"] == {
+        "types": ["opened", "synchronize", "reopened", "edited"], "branches": ["main"]}
+    first = gate_steps()[0]  # before anything is checked out or installed
+    assert first["env"]["BASE_REF"] == (
+        "${{ github.event.pull_request.base.ref || github.event.merge_group.base_ref }}")
+    assert '"${BASE_REF#refs/heads/}" != "main"' in first["run"]
+    assert "exit 1" in first["run"]
+
+
+def test_the_merge_queue_gates_the_exact_commits_that_will_land():
+    on = workflow()["on"]
+    assert on["merge_group"] == {"types": ["checks_requested"], "branches": ["main"]}
+    steps = gate_steps()
+    queue = next(s for s in steps if s.get("if") == "github.event_name == 'merge_group'")
+    assert queue["env"] == {
+        "QUEUE_REF": "${{ github.event.merge_group.head_ref }}",
+        "QUEUE_HEAD_SHA": "${{ github.event.merge_group.head_sha }}",
+        "QUEUE_BASE_SHA": "${{ github.event.merge_group.base_sha }}"}
+    assert '"+${QUEUE_REF}:refs/remotes/gate/head"' in queue["run"]
+    assert '"$(git rev-parse gate/head)" != "$QUEUE_HEAD_SHA"' in queue["run"]
+    # base_sha..head_sha: every pull request queued ahead of this one is in the base
+    assert 'git update-ref refs/remotes/gate/base "$QUEUE_BASE_SHA"' in queue["run"]
+    assert steps.index(queue) < next(i for i, s in enumerate(steps)
+                                     if "kistore check" in s.get("run", ""))
+
+
+def test_a_push_to_main_is_checked_against_the_main_it_landed_on():
+    doc = workflow()
+    assert doc["on"]["push"] == {"branches": ["main"]}
+    job = doc["jobs"]["landed"]
+    assert job["if"] == ("github.event_name == 'push' && github.event.before != "
+                         "'0000000000000000000000000000000000000000'")
+    steps = job["steps"]
+    checkout = steps[0]
+    assert checkout["uses"] == "actions/checkout@v4"
+    assert checkout["with"]["ref"] == "${{ github.event.before }}"  # the judge's code
+    assert checkout["with"]["fetch-depth"] == 0
+    check = steps[-1]
+    assert check["env"] == {"BEFORE": "${{ github.event.before }}",
+                            "AFTER": "${{ github.event.after }}"}
+    assert '.venv/bin/kistore check --format github "${BEFORE}..${AFTER}" || {' in check["run"]
+    assert "::error::main took" in check["run"] and "exit 1" in check["run"]

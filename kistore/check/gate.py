@@ -67,6 +67,7 @@ from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
 from ._dates import range_dates
 from ._focus import range_paths
+from ._gate_code import gate_code_changed
 from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
 from ._lowered import (
@@ -206,7 +207,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         ``[limits]`` key it raises (:func:`._settings.limits_raised`). KI109 (a warning)
         when the checking repository's own settings do not parse: the range is then held
         to the default limits (and to BASE's and HEAD's committed ones), unless that file
-        is HEAD's, whose KI108 says it (:func:`._lowered.own_limits`).
+        is HEAD's, whose KI108 says it (:func:`._lowered.own_limits`). KI429 (a warning)
+        when it adds, changes or deletes a file the gate installs or runs (``kistore/``,
+        ``Makefile``, the workflows: :func:`._gate_code.gate_code_changed`).
 
     Raises:
         InputError: a malformed range or a revision that names no commit.
@@ -266,6 +269,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits)
     findings += changed_tree_names(repo, head.tree, _tree_changes(repo, base.tree, head.tree))
+    findings += gate_code_changed(repo, base.tree, head.tree)  # KI429
     if _trust_touched(repo, base, commits):
         findings += revocations_kept(store, base, head, commits)
     for checker in checkers:

@@ -8,8 +8,9 @@ withdrawal of a group's #1, review r78 F11). The diff of the file does not show 
 :func:`trust_and_policy_effects` does, as info findings ``kistore check`` prints for
 reviewers:
 
-* KI427 per key the trust file newly trusts, or trusts for a new role (who, for what, from
-  and until when), even before it has signed anything;
+* KI427 per key the trust file newly trusts, trusts for a new role, or trusts at times it
+  did not (a ``validUntil`` later or removed, a ``validFrom`` earlier or removed: who, for
+  what, from and until when), even before it has signed anything;
 * KI413 per attestation that starts or stops counting (its judgement under the trust file
   at ``BASE`` and at ``HEAD``, the same attestations judged at the same entry times);
 * KI414 per run whose evidence level or withdrawal changes;
@@ -165,11 +166,15 @@ def _keys(catalog: Catalog, runs: set[Digest]) -> set[str]:
 
 
 def newly_trusted(store: Store, base: str, head: str) -> list[Finding]:
-    """KI427 per key HEAD's trust file trusts for a role BASE's does not (review r78 F11).
+    """KI427 per key HEAD's trust file trusts at a time or for a role BASE's does not.
 
     Trusting a maintainer key lists nothing else when it has signed nothing yet, and the
     next pull request's withdrawal signed with it counts at once: the reviewer of the
-    first is told who is trusted, for what, and from when. Two reads of the trust file.
+    first is told who is trusted, for what, and from when (review r78 F11). Widening a
+    trusted key's window is the same step with a key once trusted (review r80 F3): an
+    expired key whose ``validUntil`` is moved later or removed, or a key whose
+    ``validFrom`` is moved earlier or removed (what it signed before counts). Two reads of
+    the trust file.
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -178,27 +183,72 @@ def newly_trusted(store: Store, base: str, head: str) -> list[Finding]:
 
     Returns:
         One info finding on ``store/trust/keys.json`` at ``/keys/N`` (the key's entry at
-        HEAD) per key new at HEAD or trusted for a role it was not at BASE, naming its
-        keyid, comment, roles and validity (``validFrom``, ``validUntil``, ``revokedAt``);
-        empty when the file is unreadable at HEAD (KI309 says so), or trusts no key or
-        role anew. An unreadable file at BASE trusted no key.
+        HEAD) per key new at HEAD, trusted for a role it was not at BASE, or whose window
+        HEAD widens (:func:`widened`), naming its keyid, comment, roles, what widened and
+        its validity (``extra``: ``keyid``, ``roles`` (the new ones; a widened window: all
+        of them), ``widened`` (a list of ``validFrom``/``validUntil``), ``validity``:
+        ``validFrom``, ``validUntil``, ``revokedAt``); empty when the file is unreadable at
+        HEAD (KI309 says so), or trusts no key, role or time anew. An unreadable file at
+        BASE trusted no key. A ``revokedAt`` lifted is KI412's (:mod:`kistore.check.lineage`).
     """
     old, new = (_raw_trust(store, rev) for rev in (base, head))
     findings = []
     for index, (keyid, key) in enumerate(new.keys.items()):
         had = old.keys.get(keyid)
         roles = [r for r in key.roles if had is None or r not in had.roles]
-        if not roles:
+        wider = widened(had, key) if had is not None else {}
+        if not roles and not wider:
             continue
         holder = f" ({shorten(key.comment)})" if key.comment else ""
-        also = f" too (already {', '.join(had.roles)})" if had is not None else ""
+        if roles:
+            also = f" too (already {', '.join(had.roles)})" if had is not None else ""
+            said = f"the range trusts key {keyid}{holder} for {', '.join(roles)}{also}"
+        else:
+            roles = list(key.roles)
+            said = f"the range widens when key {keyid}{holder} counts for {', '.join(roles)}"
+        if wider:
+            said += " (" + "; ".join(wider.values()) + ")"
         findings.append(Finding(
-            KEY_TRUSTED, f"the range trusts key {keyid}{holder} for {', '.join(roles)}{also}: "
-            f"{_validity(key)}", file=layout.TRUST_FILE, pointer=f"/keys/{index}",
-            extra={"keyid": keyid, "roles": roles, "validity": {
+            KEY_TRUSTED, f"{said}: {_validity(key)}", file=layout.TRUST_FILE,
+            pointer=f"/keys/{index}",
+            extra={"keyid": keyid, "roles": roles, "widened": sorted(wider), "validity": {
                 "validFrom": _when(key.valid_from), "validUntil": _when(key.valid_until),
                 "revokedAt": _when(key.revoked_at)}}))
     return findings
+
+
+def widened(before: TrustedKey, after: TrustedKey) -> dict[str, str]:
+    """Say how ``after`` makes a key count at times ``before`` did not (review r80 F3).
+
+    Args:
+        before: the key's entry at BASE.
+        after: its entry at HEAD (the same keyid).
+
+    Returns:
+        ``{"validUntil": "validUntil 2026-01-01T00:00:00Z -> 2030-01-01T00:00:00Z"}`` when
+        HEAD's expiry is later than BASE's or removed (``-> none``), and ``{"validFrom":
+        ...}`` likewise when its start is earlier or removed (``-> none``: from when it
+        entered the trust file, which may be earlier); empty when neither widens. A window
+        narrowed, a ``validFrom`` set where BASE had none, or an empty window at HEAD
+        (``validUntil`` not after ``validFrom``: valid at no time) counts at no new time.
+    """
+    found: dict[str, str] = {}
+    if (after.valid_from is not None and after.valid_until is not None
+            and after.valid_until <= after.valid_from):
+        return found
+    if before.valid_until is not None and (
+            after.valid_until is None or after.valid_until > before.valid_until):
+        found["validUntil"] = (f"validUntil {format_time(before.valid_until)} -> "
+                               f"{_shown(after.valid_until)}")
+    if before.valid_from is not None and (
+            after.valid_from is None or after.valid_from < before.valid_from):
+        found["validFrom"] = (f"validFrom {format_time(before.valid_from)} -> "
+                              f"{_shown(after.valid_from)}")
+    return found
+
+
+def _shown(value: datetime | None) -> str:
+    return format_time(value) if value is not None else "none"
 
 
 def _raw_trust(store: Store, rev: str) -> Trust:

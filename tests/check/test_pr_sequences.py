@@ -1,0 +1,143 @@
+"""Two pull requests, each green against the main of its moment, merged one after the other.
+
+Review r80 F1, F2: the CI gate judges ``MERGE^1..MERGE`` when a pull request is opened or
+pushed to, and nothing re-ran it when main moved. Two contributors adding the same run
+(B committed first, A merged first) moved its citation from A's commit to B's once both
+merged (F1); a run with a dangling ``environmentDigest`` in one pull request and the
+manifest of that digest in another left main failing ``verify`` (KI215 when it is the
+environment, KI202 for good when it is a Workload) (F2). Each gate said ok.
+
+The workflow now gates the merge queue's exact commits and, on every push to main, runs
+``kistore check BEFORE..AFTER`` (``tests/test_workflow.py``). These tests are the local
+stand-in: each "gate" is ``check main..X`` of a ``git merge --no-ff`` of the branch into
+the main of its moment, as the CI job runs it, and the last assertion of each is what
+the push job (or a gate re-run against the new base: "require branches to be up to
+date", a merge queue) says about the second merge.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kistore.check.audit import verify
+from kistore.check.gate import check_range
+from kistore.cite.citation import cite
+from kistore.core.findings import ERROR
+from kistore.store import Store
+
+from ..conftest import add_docs, git, redate_history
+
+
+def commit_dated(path: Path, message: str, date: str) -> str:
+    """Stage everything and commit it with author and committer date ``date``."""
+    env = {**os.environ, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date}
+    git(path, "add", "-A")
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", message], cwd=path, env=env,
+                   check=True, capture_output=True)
+    return git(path, "rev-parse", "HEAD").strip()
+
+
+def merge_dated(path: Path, branch: str, date: str) -> str:
+    """``git merge --no-ff BRANCH`` into the checked-out branch (GitHub's merge commit)."""
+    env = {**os.environ, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date}
+    subprocess.run(["git", "merge", "-q", "--no-ff", "--no-edit", branch], cwd=path, env=env,
+                   check=True, capture_output=True)
+    return git(path, "rev-parse", "HEAD").strip()
+
+
+def ids(findings) -> list[str]:
+    return [f.rule.id for f in findings]
+
+
+def errors(findings) -> list[str]:
+    return [f.rule.id for f in findings if f.rule.severity == ERROR]
+
+
+@pytest.fixture
+def main(store, kit) -> dict:
+    """A store on ``main`` with a protocol, an environment, a workload and an
+    implementation, dated 2026-01-01 (so that the branches' dates come after it)."""
+    path = Path(store.root)
+    docs = {"protocol": kit.protocol(), "env": kit.environment(), "workload": kit.workload(),
+            "impl": kit.implementation()}
+    add_docs(store, list(docs.values()))
+    redate_history(path, "2026-01-01T00:00:00Z")
+    git(path, "branch", "-M", "main")
+    git(path, "remote", "add", "origin", "https://github.com/o/r.git")  # for cite's permalink
+    return {"path": path, **docs}
+
+
+def pr(path: Path, name: str, docs: list[dict], date: str, *, dangling: bool = False) -> str:
+    """Branch ``name`` off main adding ``docs`` in one commit dated ``date``; the gate's
+    verdict on it (``check main..MERGE`` of its merge into main as it is now)."""
+    git(path, "checkout", "-q", "-b", name, "main")
+    add_docs(Store(path), docs, commit=False, allow_dangling=dangling)
+    commit_dated(path, f"{name}: add", date)
+    git(path, "checkout", "-q", "-b", f"gate-{name}", "main")
+    merge_dated(path, name, date)
+    git(path, "checkout", "-q", "main")
+    return f"main..gate-{name}"
+
+
+def land_both(path: Path, first: str = "prA", second: str = "prB") -> tuple[str, str, str]:
+    """Merge ``first`` then ``second`` into main (no conflict); return main before,
+    between, after."""
+    old = git(path, "rev-parse", "main").strip()
+    mid = merge_dated(path, first, "2026-04-01T00:00:00Z")
+    new = merge_dated(path, second, "2026-04-02T00:00:00Z")
+    return old, mid, new
+
+
+def test_two_green_prs_adding_the_same_run_move_its_citation_and_the_push_job_says_so(main, kit):
+    path = main["path"]
+    run = kit.run(main["protocol"], main["env"], main["impl"], main["workload"], latency=10,
+                  name="samerun")
+    # B commits first, A later; both add the same bytes; each gate green against main
+    gate_b = pr(path, "prB", [run], "2026-02-01T00:00:00Z")
+    gate_a = pr(path, "prA", [run], "2026-03-01T00:00:00Z")
+    store = Store(path)
+    assert ids(check_range(store, gate_a)) == ids(check_range(store, gate_b)) == []
+    old, mid, new = land_both(path)
+    assert git(path, "diff", "--name-only", mid, new).strip() == ""  # B merged: no change
+    pra, prb = (git(path, "rev-parse", b).strip() for b in ("prA", "prB"))
+    assert cite(store, "BenchmarkRun/samerun", at=mid).commit == pra
+    assert cite(store, "BenchmarkRun/samerun", at=new).commit == prb  # moved: r80 F1
+    # the push job of B's merge (BEFORE..AFTER: main with A merged, main with B merged),
+    # and a gate re-run against that base (an up-to-date branch, the merge queue): KI425
+    found = check_range(store, f"{mid}..{new}")
+    assert errors(found) == ["KI425"], found
+    assert found[-1].extra == {"old": pra, "new": prb}
+    # both merges in one push: main never cited A's commit, so nothing moved
+    assert errors(check_range(store, f"{old}..{new}")) == []
+
+
+@pytest.mark.parametrize("answer, rule_id", [("env", "KI215"), ("workload", "KI202")])
+@pytest.mark.parametrize("order", [("prA", "prB"), ("prB", "prA")], ids=["run-first",
+                                                                      "manifest-first"])
+def test_a_dangling_reference_and_its_manifest_in_two_green_prs_break_main_and_the_push_job_says_so(
+        main, kit, answer, rule_id, order):
+    path = main["path"]
+    # the manifest of the dangling digest: a new environment (its run's group file is in
+    # neither pull request), or a new Workload (a reference of the wrong kind)
+    target = (kit.environment("NVIDIA B999", name="env-b999") if answer == "env"
+              else kit.workload("softmax", name="wl-softmax"))
+    run = kit.run(main["protocol"], target, main["impl"], main["workload"], latency=10,
+                  name="twoprs")
+    gate_a = pr(path, "prA", [run], "2026-02-01T00:00:00Z", dangling=True)
+    gate_b = pr(path, "prB", [target], "2026-03-01T00:00:00Z")
+    store = Store(path)
+    assert errors(check_range(store, gate_a)) == [] == errors(check_range(store, gate_b))
+    assert ids(check_range(store, gate_a)) == ["KI201"]  # a dangling reference: a warning
+    old, mid, new = land_both(path, *order)
+    assert rule_id in errors(verify(store, at=new))  # main broken, each gate green
+    for base in (mid, old):  # the push job of the second merge; one push of both
+        assert rule_id in errors(check_range(store, f"{base}..{new}"))
+    # the second's gate re-run against main with the first merged (an up-to-date branch,
+    # the merge queue) refuses it by itself: that requirement is the whole fix
+    git(path, "checkout", "-q", "-b", "gate-again", mid)
+    merge_dated(path, order[1], "2026-04-02T00:00:00Z")
+    assert rule_id in errors(check_range(store, f"{mid}..gate-again"))
