@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import urllib.parse
 
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kistore.check._rules import name_key
@@ -57,6 +57,7 @@ def _sha16(value):
 VALUES = st.text(alphabet="aAbBßSs éÄä\u0301/%~=_", min_size=1, max_size=6)
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a shared machine
 @given(st.sets(VALUES, max_size=12), st.sets(VALUES, max_size=4))
 def test_no_two_directories_are_one_name_after_case_folding(values, before):
     """Any set of values, and any names an earlier generation wrote whole."""
