@@ -39,13 +39,13 @@ import orjson
 from .. import __version__
 from ..attest.evidence import judged_many, summarise
 from ..cite.citation import (
-    beyond_shallow_edge,
     object_first_commits,
     origin_url,
     parse_remote,
     permalink,
     read_cite_settings,
-    shallow_boundary,
+    shallow_cut,
+    shallow_doubt,
 )
 from ..core import layout
 from ..core.digest import Digest
@@ -362,14 +362,18 @@ def _partition_names(values: dict[str, dict[str, set[str]]],
 
 
 def _history(store: Store, commit: Any, scratch: Scratch, result: ExportResult) -> None:
-    """Phase 2: keep the commit that first added each object blob (:func:`object_first_commits`)."""
+    """Phase 2: keep the commit that first added each object blob (:func:`object_first_commits`).
+
+    In a shallow clone, an object file a commit on the cut holds is left without one
+    (:func:`kistore.cite.citation.shallow_doubt`, the rule ``cite`` and the site follow).
+    """
     numbers: dict[str, int] = {}
-    boundary = shallow_boundary(store.repo)
+    cut = shallow_cut(store.repo, commit)
     batch: list[tuple[str, str, int]] = []
     for path, blob, first in object_first_commits(store.repo, commit):
         hex_ = str(first.id)
-        if beyond_shallow_edge(hex_, boundary) is not None:
-            continue  # the first commit here; an older one may have added it first
+        if cut and (hex_ in cut or shallow_doubt(store.repo, cut, path, blob) is not None):
+            continue  # a commit on the cut holds it: an older one may have added it first
         if hex_ not in numbers:
             numbers[hex_] = len(numbers)
             scratch.put_commit(numbers[hex_], hex_, first.commit_time)
@@ -378,7 +382,7 @@ def _history(store: Store, commit: Any, scratch: Scratch, result: ExportResult) 
             scratch.put_firsts(batch)
             batch = []
     scratch.put_firsts(batch)
-    if boundary:
+    if cut:
         result.warnings.append("this is a shallow clone: objects its history does not reach "
                                "back to have no firstCommit (`git fetch --unshallow`)")
 
