@@ -14,7 +14,8 @@ importing this module stays cheap.
 Which commit first added an object is :mod:`kistore.git.first_added`'s rule (the earliest
 introducer by committer time, then id; the pull-request gate holds the same rule, so it
 lives below both): :func:`first_commit`, :func:`first_commits`, :func:`object_first_commits`
-and :func:`shallow_boundary` are its, named here too. Cost of :func:`first_commit`: one
+and :func:`shallow_boundary`, with its one shallow-clone rule :func:`shallow_doubt` (of
+:func:`shallow_cut`), are its, named here too. Cost of :func:`first_commit`: one
 walk of the commits reachable from the start commit and a sort by time, then one tree
 lookup of the object's path per commit until the first that introduces the object's blob.
 """
@@ -45,6 +46,8 @@ from ..git.first_added import (
     first_commits,
     object_first_commits,
     shallow_boundary,
+    shallow_cut,
+    shallow_doubt,
 )
 from ..git.ids import blob_id
 from ..git.present import holds
@@ -79,7 +82,7 @@ before it)."""
 __all__ = ["FORMATS", "Citation", "Remote", "beyond_shallow_edge", "cite", "citation_of",
            "first_commit", "first_commits", "object_first_commits", "origin_url",
            "parse_remote", "permalink", "read_cite_settings", "remote_branches_holding",
-           "render", "shallow_boundary", "short_citation"]
+           "render", "shallow_boundary", "shallow_cut", "shallow_doubt", "short_citation"]
 
 _EXAMPLE_TEMPLATE = 'permalink = "https://HOST/OWNER/REPO/blob/{commit}/{path}"'
 

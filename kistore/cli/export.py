@@ -18,7 +18,9 @@ pass_ctx = click.make_pass_decorator(StoreContext)
 
 @click.command()
 @click.argument("out", type=click.Path(file_okay=False), callback=refuse_empty)
-@click.option("--format", "fmt", type=click.Choice(["parquet", "jsonl", "csv"]),
+# the *file* format, named apart from the output format `fmt` of other commands: the
+# machine-readable error report reads `fmt` (`--format jsonl` printed a JSON error, r79 F7)
+@click.option("--format", "file_format", type=click.Choice(["parquet", "jsonl", "csv"]),
               help="File format (default: parquet; with --since, the export's own).")
 @click.option("--at", "at", metavar="REV", default="HEAD", show_default=True,
               help="Export this commit.")
@@ -27,8 +29,8 @@ pass_ctx = click.make_pass_decorator(StoreContext)
                    "that changed since.")
 @click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
 @pass_ctx
-def export(ctx: StoreContext, out: str, fmt: str | None, at: str, since: str | None,
-           as_json: bool) -> None:
+def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
+           since: str | None, as_json: bool) -> None:
     """Export the store at a commit as tables: runs, groups, attestations, manifests.
 
     Every object is re-hashed as it is read; one whose bytes do not hash to its name (or
@@ -58,7 +60,7 @@ def export(ctx: StoreContext, out: str, fmt: str | None, at: str, since: str | N
 
     store = ctx.read_store(at or "HEAD")
     with ExitStack() as bars:
-        result = run_export(store, out, fmt=fmt, at=at, since=since,
+        result = run_export(store, out, fmt=file_format, at=at, since=since,
                             progress=_progress(bars))
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import hashes
-from ..core.errors import InputError
 
 STRING = "string"
 INT = "int64"
@@ -282,36 +281,37 @@ def metric_names(metrics: Iterable[str]) -> dict[str, str]:
     F8. Of each such class one key keeps its spelling: the one written in its case-folded
     form (``latency_ms``) when the class has it, else the first in code-point order; each
     other key is written as ``KEY~H``, ``H`` the first 16 hex digits of the SHA-256 of the
-    key (UTF-8), e.g. ``LATENCY_MS~ce467cc873d21bd0``. Deterministic: the same keys give the
-    same names. Parquet keeps every key as it is (``sourceNative`` is a map).
+    key (UTF-8), e.g. ``LATENCY_MS~ce467cc873d21bd0``. When that name is taken (equal after
+    case folding to a key of the export, a literal ``LATENCY_MS~ce467cc873d21bd0``, or to a
+    name given before), the mark and hash are added again, of the name so far, until the
+    name is free: ``LATENCY_MS~ce467cc873d21bd0~H2``, ``H2`` of
+    ``LATENCY_MS~ce467cc873d21bd0`` (review r79 F3: the export refused such keys, and every
+    CSV and JSON Lines export of every later commit failed). Keys are named in code-point
+    order, so the same keys give the same names. Parquet keeps every key as it is
+    (``sourceNative`` is a map).
 
     Args:
         metrics: every ``sourceNative`` metric key of the export's runs.
 
     Returns:
         ``{key: written name}`` for the keys written under another name (empty when no two
-        keys differ only in case).
-
-    Raises:
-        InputError: a written name differs only in case from another key (a metric key
-            spelled as another's written name, ``latency_ms~...``): the export cannot write
-            them apart.
+        keys differ only in case). No two written names (keys kept and names given) are
+        equal after case folding, whatever the keys.
     """
     classes: dict[str, list[str]] = {}
     for key in sorted(set(metrics)):
         classes.setdefault(key.casefold(), []).append(key)
+    taken = set(classes)
     renamed: dict[str, str] = {}
-    for folded, keys in classes.items():
+    for folded, keys in sorted(classes.items()):
         kept = folded if folded in keys else keys[0]
         for key in keys:
-            if key != kept:
-                digest = hashes.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
-                renamed[key] = f"{key}{METRIC_MARK}{digest[:16]}"
-    for key, name in renamed.items():
-        if name.casefold() in classes:
-            raise InputError(
-                f"the runs' metric keys {key!r} and {classes[name.casefold()][0]!r} cannot be "
-                f"written apart: {key!r} differs only in case from another key, and its "
-                f"distinct name {name!r} is another metric's key; CSV and JSON Lines name "
-                "columns without case: export as Parquet (sourceNative is a map there)")
+            if key == kept:
+                continue
+            name = key
+            while name == key or name.casefold() in taken:
+                digest = hashes.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
+                name = f"{name}{METRIC_MARK}{digest[:16]}"
+            taken.add(name.casefold())
+            renamed[key] = name
     return renamed

@@ -39,13 +39,13 @@ import orjson
 from .. import __version__
 from ..attest.evidence import judged_many, summarise
 from ..cite.citation import (
-    beyond_shallow_edge,
     object_first_commits,
     origin_url,
     parse_remote,
     permalink,
     read_cite_settings,
-    shallow_boundary,
+    shallow_cut,
+    shallow_doubt,
 )
 from ..core import layout
 from ..core.digest import Digest
@@ -62,12 +62,20 @@ from .columns import (
     NAMED_STATISTICS,
     RUNS,
     TABLES,
+    Table,
     metric_names,
     statistic_order,
 )
 from .derive import Context, derive_all
 from .reading import attested_subjects, object_digest, stored_shards
-from .rows import attestation_row, commit_time, manifest_row, partition, run_row
+from .rows import (
+    attestation_row,
+    commit_time,
+    manifest_row,
+    partition,
+    partition_names,
+    run_row,
+)
 from .scratch import Scratch
 from .writers import FORMATS, PartitionWriteError, Shape, Written, write_table
 
@@ -188,7 +196,7 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
     try:
         scratch = Scratch(temp / "scratch.sqlite")
         try:
-            shape = _stage(store, commit, scratch, result, progress)
+            shape = _stage(store, commit, scratch, result, previous, progress)
             manifest = _write(temp, scratch, result, shape, previous, store, progress)
         finally:
             scratch.close()
@@ -216,8 +224,12 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
 
 
 def _stage(store: Store, commit: Any, scratch: Scratch, result: ExportResult,
-           progress: Progress | None) -> Shape:
-    """Phases 1-3: stage every row of every table; return the data-dependent columns."""
+           previous: dict[str, Any] | None, progress: Progress | None) -> Shape:
+    """Phases 1-3: stage every row of every table; return the data-dependent columns.
+
+    ``previous``: the ``_manifest.json`` of the export a ``--since`` export continues (its
+    partition directories keep their names), else None.
+    """
     hex_ = str(commit.id)
     repo, tree, view = store.repo, commit.tree, store.view(hex_)
     total = count_objects(repo, tree)
@@ -247,7 +259,7 @@ def _stage(store: Store, commit: Any, scratch: Scratch, result: ExportResult,
     known = {d for k in ("Workload", "BenchmarkProtocol", "Implementation")
              for d in catalog.names(k)} | {r.digest for r in environments}
     shape = _read_objects(repo, tree, scratch, result, known, catalog.skipped(), link,
-                          _phase(progress, "reading", total))
+                          _phase(progress, "reading", total), previous)
     scratch.index_rows()
     result.current = {name: scratch.count(name) for name in TABLES}
     return shape
@@ -257,7 +269,7 @@ def _read_objects(repo: pygit2.Repository, tree: pygit2.Tree, scratch: Scratch,
                   result: ExportResult,
                   known: set[str], skipped: dict[str, tuple[str, str]],
                   link: Callable[[str, str, Any], str | None],
-                  advance: Callable[[int], None]) -> Shape:
+                  advance: Callable[[int], None], previous: dict[str, Any] | None) -> Shape:
     """Phase 3: read, verify and stage every manifest, one shard directory at a time.
 
     Args:
@@ -269,12 +281,16 @@ def _read_objects(repo: pygit2.Repository, tree: pygit2.Tree, scratch: Scratch,
         skipped: what the index left out, and why (:meth:`Catalog.skipped`).
         link: the permalink maker.
         advance: progress, per manifest.
+        previous: the ``_manifest.json`` of the export continued (``--since``), or None.
 
     Returns:
-        The data-dependent columns (latency statistics, source-native metric names).
+        The data-dependent columns (latency statistics, source-native metric names, the
+        partition values written under a case-distinct name).
     """
     statistics: set[str] = set(NAMED_STATISTICS)
     metrics: set[str] = set()
+    values: dict[str, dict[str, set[str]]] = {
+        t.name: {c: set() for c in t.partition} for t in (RUNS, MANIFESTS)}
     at_latency, at_native = RUNS.index("latencyNs"), RUNS.index("sourceNative")
     for shard in stored_shards(repo, tree):
         advance(len(shard))
@@ -300,26 +316,65 @@ def _read_objects(repo: pygit2.Repository, tree: pygit2.Tree, scratch: Scratch,
                 row = run_row(digest, document, metadata, derived[digest], where)
                 statistics.update(row[at_latency])
                 metrics.update(row[at_native])
+                _keep_values(values, RUNS, row)
                 scratch.stage(RUNS.name, partition(RUNS, row), digest, digest, row)
             elif document["kind"] == "BenchmarkRun" or digest not in known:
                 result.skipped.append((digest, path, NOT_INDEXED))
                 continue
             row = manifest_row(digest, document, stored.data, stored.meta or b"", metadata,
                                where)
+            _keep_values(values, MANIFESTS, row)
             scratch.stage(MANIFESTS.name, partition(MANIFESTS, row), digest, digest, row)
+    parquet = result.format == "parquet"
     return Shape(tuple(sorted(statistics, key=statistic_order)), tuple(sorted(metrics)),
-                 metric_names(metrics) if result.format != "parquet" else {})
+                 metric_names(metrics) if not parquet else {},
+                 _partition_names(values, previous) if parquet else {})
+
+
+def _keep_values(values: dict[str, dict[str, set[str]]], table: Table, row: list[Any]
+                 ) -> None:
+    """Add a staged row's partition values (not null) to ``values[table][column]``."""
+    for column in table.partition:
+        value = row[table.index(column)]
+        if value is not None:
+            values[table.name][column].add(str(value))
+
+
+def _partition_names(values: dict[str, dict[str, set[str]]],
+                     previous: dict[str, Any] | None) -> dict[str, dict[str, dict[str, str]]]:
+    """Return, per table and partition column, the values written under a case-distinct name.
+
+    :func:`kistore.export.rows.partition_names` of each column's values; a ``--since``
+    export keeps the directories the export continued wrote (from its ``files``), so a
+    value's rows of every generation share one directory. Only columns with such values.
+    """
+    written: dict[tuple[str, str], set[str]] = {}
+    for entry in previous["files"] if previous else ():
+        table, *parts = entry["path"].split("/")[:-1]
+        for part in parts:
+            column, _, name = part.partition("=")
+            written.setdefault((table, column), set()).add(name)
+    names: dict[str, dict[str, dict[str, str]]] = {}
+    for table, columns in values.items():
+        for column, seen in columns.items():
+            if moved := partition_names(seen, written.get((table, column), set())):
+                names.setdefault(table, {})[column] = moved
+    return names
 
 
 def _history(store: Store, commit: Any, scratch: Scratch, result: ExportResult) -> None:
-    """Phase 2: keep the commit that first added each object blob (:func:`object_first_commits`)."""
+    """Phase 2: keep the commit that first added each object blob (:func:`object_first_commits`).
+
+    In a shallow clone, an object file a commit on the cut holds is left without one
+    (:func:`kistore.cite.citation.shallow_doubt`, the rule ``cite`` and the site follow).
+    """
     numbers: dict[str, int] = {}
-    boundary = shallow_boundary(store.repo)
+    cut = shallow_cut(store.repo, commit)
     batch: list[tuple[str, str, int]] = []
     for path, blob, first in object_first_commits(store.repo, commit):
         hex_ = str(first.id)
-        if beyond_shallow_edge(hex_, boundary) is not None:
-            continue  # the first commit here; an older one may have added it first
+        if cut and (hex_ in cut or shallow_doubt(store.repo, cut, path, blob) is not None):
+            continue  # a commit on the cut holds it: an older one may have added it first
         if hex_ not in numbers:
             numbers[hex_] = len(numbers)
             scratch.put_commit(numbers[hex_], hex_, first.commit_time)
@@ -332,7 +387,7 @@ def _history(store: Store, commit: Any, scratch: Scratch, result: ExportResult) 
             scratch.put_firsts(batch)
             batch = []
     scratch.put_firsts(batch)
-    if boundary:
+    if cut:
         result.warnings.append("this is a shallow clone: objects its history does not reach "
                                "back to have no firstCommit (`git fetch --unshallow`)")
 
@@ -438,7 +493,7 @@ def _check_continues(scratch: Scratch, previous: dict[str, Any], shape: Shape,
                 f"at {result.commit[:12]} (e.g. {', '.join(first)}); append-only files cannot "
                 "say so: make a full export into a new directory", file=str(root))
     now = _columns(shape, result.format)
-    if previous["tables"] != now:
+    if _without_partition_names(previous["tables"]) != _without_partition_names(now):
         raise InputError(
             f"the columns changed since the export at {previous['commit'][:12]} "
             f"({_column_change(previous, now)}): files already written cannot take the new "
@@ -495,7 +550,8 @@ def _columns(shape: Shape, fmt: str) -> dict[str, Any]:
     CSV only (a map in Parquet, an object in JSON Lines, whatever its keys); in CSV and
     JSON Lines, ``renamed``: the metric keys written under another name (only when some
     are: :func:`kistore.export.columns.metric_names`), so that ``--since`` refuses to
-    append once a new key differs only in case from another.
+    append once a new key differs only in case from another; in Parquet,
+    :data:`PARTITION_NAMES` (only when some value is written so).
     """
     tables = {}
     for name, table in TABLES.items():
@@ -511,7 +567,22 @@ def _columns(shape: Shape, fmt: str) -> dict[str, Any]:
             columns.append(entry)
         tables[name] = {"columns": columns, "partition": list(table.partition),
                         "sort": list(table.sort)}
+        if shape.partitions.get(name):  # Parquet (review r80 F6)
+            tables[name][PARTITION_NAMES] = shape.partitions[name]
     return tables
+
+
+PARTITION_NAMES = "partitionNames"
+"""A table's ``_manifest.json`` key: per partition column, the values written under a
+case-distinct directory name, and that name (:func:`kistore.export.rows.partition_names`).
+A ``--since`` export may add to them (a new value that differs only in case from another):
+that changes no column, so it is left out where ``--since`` compares the columns."""
+
+
+def _without_partition_names(tables: dict[str, Any]) -> dict[str, Any]:
+    """Return ``_manifest.json`` tables without :data:`PARTITION_NAMES` (``--since`` compares)."""
+    return {name: {k: v for k, v in table.items() if k != PARTITION_NAMES}
+            for name, table in tables.items()}
 
 
 # -- helpers -----------------------------------------------------------------------------

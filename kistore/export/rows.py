@@ -8,10 +8,13 @@ from a manifest is taken from the bytes read at the exported commit, never from 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from typing import Any
 
+from ..check._rules import name_key
+from ..core import hashes
 from ..core.digest import Digest
-from ..core.pathnames import component
+from ..core.pathnames import HASH_HEX, component
 from ..core.times import commit_text
 from .columns import ATTESTATIONS, HIVE_NULL, MANIFESTS, RUNS, Table
 
@@ -132,6 +135,61 @@ def partition_value(value: str) -> str:
     but pyarrow (pandas) decodes ``%5F`` first and reads null.
     """
     return component(value, escape_partition, SHORT_MARK, always=value == HIVE_NULL)
+
+
+def partition_names(values: Iterable[str], whole: Iterable[str] = ()) -> dict[str, str]:
+    """Return the values of one partition column written under a case-distinct name.
+
+    Two values whose directory names (:func:`partition_value`) are one name on a
+    case-insensitive file system (:func:`kistore.check._rules.name_key`: case folding and
+    Unicode normalisation, as APFS and NTFS compare; ``NVIDIA B200`` and ``nvidia b200``)
+    would share a directory there: one partition's file overwrote the other's (review r80
+    F6). Of each such class one value keeps its name: the one ``whole`` names (an earlier
+    generation of the export wrote it so), else the first in code-point order. Each other
+    value is written with every ASCII letter escaped too (``%6E%76%69%64%69%61 %62200``),
+    which DuckDB, pyarrow, Spark and Trino unescape: they read the value back exactly. A
+    value whose letters are all alike in both cases there (``Ä`` beside ``ä``), or whose
+    escaped name is longer than 128 bytes, gets the short form instead (beginning, ``%7E``,
+    16 hex of the SHA-256 of the value), which readers read with ``~`` and the hash.
+    Deterministic: the same values (and ``whole``) give the same names.
+
+    Args:
+        values: the distinct non-null values of the column in the export.
+        whole: directory names (as :func:`partition_value` writes them) that an earlier
+            generation of the export wrote, so that ``--since`` keeps each value's
+            directory.
+
+    Returns:
+        ``{value: directory name}`` for the values not written under
+        :func:`partition_value`; no two directory names of the column (these and the
+        others) share a :func:`~kistore.check._rules.name_key`.
+    """
+    written = set(whole)
+    classes: dict[str, list[str]] = {}
+    for value in sorted(set(values)):
+        classes.setdefault(name_key(partition_value(value)), []).append(value)
+    taken = set(classes)
+    names: dict[str, str] = {}
+    for _, members in sorted(classes.items()):
+        kept = next((v for v in members if partition_value(v) in written), members[0])
+        for value in members:
+            if value == kept:
+                continue
+            name = component(value, _escape_letters, SHORT_MARK, always=value == HIVE_NULL)
+            if name_key(name) in taken:
+                name = component(value, _escape_letters, SHORT_MARK, always=True)
+            while name_key(name) in taken:  # 16 hex digits alike: hash the name on
+                digest = hashes.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
+                name = f"{name}{SHORT_MARK}{digest[:HASH_HEX]}"
+            taken.add(name_key(name))
+            names[value] = name
+    return names
+
+
+def _escape_letters(value: str) -> str:
+    """Return :func:`escape_partition` of ``value`` with every ASCII letter escaped too."""
+    return "".join(f"%{ord(c):02X}" if c in _ESCAPED or (c.isascii() and c.isalpha())
+                   else c for c in value)
 
 
 _ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(0x20)}

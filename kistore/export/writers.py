@@ -38,6 +38,7 @@ import orjson
 
 from ..core.errors import KistoreError, one_line, shorten
 from .columns import LATENCY, METRICS, TIMESTAMP, Table, arrow_type
+from .rows import partition_value
 
 FORMATS = ("parquet", "jsonl", "csv")
 """File formats ``kistore export`` writes."""
@@ -91,11 +92,26 @@ class Shape:
         metrics: the ``sourceNative`` metric names (CSV columns), sorted.
         renamed: the metric keys CSV and JSON Lines write under another name, and that name
             (:func:`kistore.export.columns.metric_names`: keys that differ only in case).
+        partitions: Parquet: per table, per partition column, the values written under a
+            case-distinct directory name, and that name
+            (:func:`kistore.export.rows.partition_names`).
     """
 
     statistics: tuple[str, ...]
     metrics: tuple[str, ...]
     renamed: dict[str, str] = field(default_factory=dict)
+    partitions: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+
+    def directory(self, table: str, part: str) -> str:
+        """Return a staged partition (``source=x/hardware=y``) as its directory in the export.
+
+        Each ``column=name`` whose value :attr:`partitions` names otherwise is written
+        ``column=<that name>``; the others as staged (:func:`kistore.export.rows.partition`).
+        """
+        moved = {f"{column}={partition_value(value)}": f"{column}={name}"
+                 for column, names in self.partitions.get(table, {}).items()
+                 for value, name in names.items()}
+        return "/".join(moved.get(c, c) for c in part.split("/")) if moved else part
 
 
 def write_table(root: Path, table: Table, rows: Iterable[tuple[str, list[Any], bytes]],
@@ -142,7 +158,8 @@ def _parquet(root: Path, table: Table, rows: Iterator[tuple[str, list[Any]]], ge
     pool = pa.system_memory_pool()
     written: list[Written] = []
     for part, group in _by_partition(rows):
-        rel = "/".join(p for p in (table.name, part, f"part-{generation:05d}.parquet") if p)
+        rel = "/".join(p for p in (table.name, shape.directory(table.name, part),
+                                   f"part-{generation:05d}.parquet") if p)
         path = root / rel
         first = next(group)
         count = 0

@@ -107,18 +107,16 @@ def first_commit(repo: pygit2.Repository, path: str, blob: str,
     Raises:
         ResolutionError: no reachable commit has ``path`` with that blob (not committed).
         StoreStateError: the repository is a shallow clone whose cut holds the file, so an
-            older commit may have added it first.
+            older commit may have added it first (:func:`shallow_doubt`).
     """
-    order, cut = history_order(repo, start), shallow_boundary(repo)
-    if cut:  # only the cut commits this history reaches
-        cut &= {str(c.id) for c in order}
+    order = history_order(repo, start)
+    cut = _reached(shallow_boundary(repo), order)
     for commit in order:
         if not holds(repo, commit, path, blob) or parent_holds(repo, commit, path, blob):
             continue
-        held = _cut_holding(repo, cut, path, blob)
-        if held is not None:
-            raise StoreStateError(f"{beyond_shallow_edge(held, {held})} and cite again",
-                                  file=path)
+        why = shallow_doubt(repo, cut, path, blob)
+        if why is not None:
+            raise StoreStateError(f"{why} and cite again", file=path)
         return commit
     raise ResolutionError(
         f"the object file is in no commit reachable from {str(start.id)[:12]} (added to the "
@@ -127,12 +125,56 @@ def first_commit(repo: pygit2.Repository, path: str, blob: str,
     )
 
 
-def _cut_holding(repo: pygit2.Repository, cut: set[str], path: str, blob: str) -> str | None:
-    """Return a commit (40 hex) a shallow clone is cut at that holds ``path`` with ``blob``."""
+def shallow_cut(repo: pygit2.Repository, start: pygit2.Commit) -> set[str]:
+    """Return the commits a shallow clone is cut at that ``start``'s history reaches.
+
+    What :func:`shallow_doubt` is asked with. Empty (and no walk) when the repository is
+    not shallow; else one walk of the history the clone has (:func:`history_order`).
+
+    Args:
+        repo: the pygit2 repository.
+        start: the commit cited, exported or built from.
+
+    Returns:
+        Ids (40 hex) of the commits in :func:`shallow_boundary` reachable from ``start``.
+    """
+    boundary = shallow_boundary(repo)
+    return _reached(boundary, history_order(repo, start)) if boundary else set()
+
+
+def _reached(boundary: set[str], order: list[pygit2.Commit]) -> set[str]:
+    """Return the commits of ``boundary`` that are in ``order`` (a walk's commits)."""
+    return boundary & {str(c.id) for c in order} if boundary else set()
+
+
+def shallow_doubt(repo: pygit2.Repository, cut: set[str], path: str, blob: str
+                  ) -> str | None:
+    """Say why the first-adding commit of ``path`` with ``blob`` is not known here (or None).
+
+    The one shallow-clone rule of every citation -- ``kistore cite`` refuses, ``export``
+    leaves ``firstCommit`` null, the site gives no permalink (review r78 F7, r79 F4): when a
+    commit the clone's history is cut at holds the file with that blob, a commit beyond the
+    cut may have added it first, whichever commit the walk finds first. That is so even
+    when the walk finds an introducer inside the history the clone has: a later re-add
+    (KI406, from a branch forked before the object landed) is not the first-adding commit
+    a full clone names (r79 F4: export and the site published it). Files no commit on the
+    cut holds were added inside the history the clone has: the walk's answer is the full
+    clone's.
+
+    Args:
+        repo: the pygit2 repository.
+        cut: :func:`shallow_cut` of the start commit (empty: not shallow, always None).
+        path: the file's repository path.
+        blob: its git blob id (40 hex).
+
+    Returns:
+        The reason, ending with the fix (``run `git fetch --unshallow```; the caller adds
+        what to do again), naming the cut commit that holds the file; None when none does.
+    """
     for hex_ in sorted(cut):
         commit = repo.get(hex_)
         if isinstance(commit, _pygit2.Commit) and holds(repo, commit, path, blob):
-            return hex_
+            return beyond_shallow_edge(hex_, {hex_})
     return None
 
 
@@ -157,8 +199,8 @@ def first_commits(repo: pygit2.Repository, wanted: Mapping[str, str], start: pyg
 
     Returns:
         ``{path: commit}`` for each wanted file some reachable commit holds with its blob;
-        a file no commit holds is left out. A commit in :func:`shallow_boundary` may not
-        be the first (the clone's history stops there): the caller says so.
+        a file no commit holds is left out. In a shallow clone the commit found may not be
+        the first: the caller asks :func:`shallow_doubt`.
     """
     pending = dict(wanted)
     found: dict[str, pygit2.Commit] = {}
@@ -195,8 +237,8 @@ def object_first_commits(repo: pygit2.Repository, start: pygit2.Commit
 
     Yields:
         ``(path, blob, commit)``: an object file's repository path, its git blob id (40
-        hex) in that commit, and the commit (pygit2). A commit on the shallow boundary
-        (:func:`shallow_boundary`) may not be the first: its parents are missing here.
+        hex) in that commit, and the commit (pygit2). In a shallow clone the first may not
+        be the first-adding commit: the caller asks :func:`shallow_doubt`.
     """
     shards: dict[str, dict[str, Any]] = {}  # objects tree id -> {shard name: shard tree id}
     for commit in history_order(repo, start):
@@ -244,12 +286,11 @@ def _shards(repo: pygit2.Repository, tree: pygit2.Tree, cache: dict[str, dict[st
 
 
 def beyond_shallow_edge(commit: str, boundary: set[str]) -> str | None:
-    """Say why ``commit``, found first to hold an object, may not be the first (or None).
+    """Say why ``commit``, which holds an object, shows its first commit is not known here.
 
-    The one rule of every citation (review r78 F7): a commit on a shallow clone's edge
-    (:func:`shallow_boundary`) has its parents cut off, so an older commit may have added
-    the object first: ``kistore cite`` refuses, ``export`` leaves ``firstCommit`` null and
-    the site gives no permalink, each saying why.
+    The wording of :func:`shallow_doubt`, the one rule of every citation: a commit on a
+    shallow clone's edge (:func:`shallow_boundary`) has its parents cut off, so an older
+    commit may have added the object first.
 
     Args:
         commit: the commit found (40 hex).

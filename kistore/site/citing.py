@@ -10,11 +10,11 @@ texts leave the field out.
 The permalink template is fixed for a build (:func:`permalink_template`) and recorded in
 ``build.json``, so ``kistore site verify`` rebuilds with the same one.
 
-In a shallow clone (a CI checkout of depth 1), a run whose object file the walk first finds
-in a commit on the clone's edge has no known first-adding commit: an older one, cut off,
-may have added it (review r78 F7: every page named the edge commit). Its block gives no
-permalink and no first commit, and says why
-(:func:`kistore.cite.citation.beyond_shallow_edge`, ``kistore cite``'s rule);
+In a shallow clone (a CI checkout of depth 1), a run whose object file a commit on the
+clone's edge holds has no known first-adding commit: an older one, cut off, may have added
+it (review r78 F7: every page named the edge commit), even when the walk finds a later
+re-add inside the history the clone has (r79 F4). Its block gives no permalink and no first
+commit, and says why (:func:`kistore.cite.citation.shallow_doubt`, ``kistore cite``'s rule);
 :meth:`Citations.shallow_warning` is the build's one warning.
 """
 
@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..cite.citation import (
     FORGE_TEMPLATES,
-    beyond_shallow_edge,
     citation_of,
     first_commits,
     origin_url,
     parse_remote,
     read_cite_settings,
-    shallow_boundary,
+    shallow_cut,
+    shallow_doubt,
 )
 from ..cite.formats import render
 from ..core import layout
@@ -83,8 +83,8 @@ class Citations:
         publisher: ``[cite] publisher`` at the built commit.
         first_added: run digest -> id of the commit that first added its object file (only
             the commits known to be the first: none on a shallow clone's edge).
-        cut: run digest -> why its first-adding commit is not known (the walk found its
-            object file first in a commit on a shallow clone's edge).
+        cut: run digest -> why its first-adding commit is not known (a commit on a shallow
+            clone's edge holds its object file: :func:`kistore.cite.citation.shallow_doubt`).
     """
 
     template: str | None
@@ -121,9 +121,9 @@ class Citations:
             commits = first_commits(store.repo, {p: blobs[d] for p, d in wanted.items()},
                                     commit, hide=hide)
             found.update({wanted[p]: str(c.id) for p, c in commits.items()})
-        edge = shallow_boundary(store.repo)
-        cut = {d: why for d, c in found.items()
-               if (why := beyond_shallow_edge(c, edge)) is not None}
+        edge = shallow_cut(store.repo, commit)
+        cut = {d: why for d in found if edge and d in blobs and (why := shallow_doubt(
+            store.repo, edge, layout.object_path(Digest.from_str(d)), blobs[d])) is not None}
         settings = read_cite_settings(store, str(commit.id))
         return cls(template, settings["publisher"],
                    {d: c for d, c in found.items() if d not in cut}, cut)

@@ -177,3 +177,22 @@ def test_an_option_value_spelled_dash_dash_json_asks_for_no_json(runner, store):
     assert result.exit_code == 2
     assert result.stdout == ""  # the workload named "--json": text output, click's usage text
     assert "No such option '--bogus'" in result.stderr
+
+
+@pytest.mark.parametrize("file_format", ["jsonl", "csv", "parquet"])
+def test_export_file_format_asks_for_no_json(runner, store, tmp_path, file_format):
+    """r79 F7: ``export --format jsonl`` (the *file* format) printed the error as JSON on
+    stdout, as if ``--json`` were given; csv and parquet printed nothing."""
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "x").write_text("")
+    args = ["--store", str(store.root), "export", str(full), "--format", file_format]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert result.stdout == ""
+    assert result.stderr == f"error: {full}: exists and is not empty; choose a new directory\n"
+    asked = runner.invoke(main, [*args, "--json"])  # --json still asks for the document
+    assert asked.exit_code == 1
+    assert error_document(asked)["errors"] == [{
+        "message": "exists and is not empty; choose a new directory", "file": str(full),
+        "pointer": None, "line": None}]

@@ -13,10 +13,9 @@ import hashlib
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kistore.core.errors import InputError
 from kistore.export.columns import metric_names
 
 from ..conftest import add_docs, git
@@ -56,19 +55,35 @@ def test_the_written_names():
     assert metric_names(["Latency_MS", "LATENCY_MS"]) == {
         "Latency_MS": "Latency_MS~" + hashlib.sha256(b"Latency_MS").hexdigest()[:16]}
     assert metric_names(["a", "b"]) == {}
-    with pytest.raises(InputError, match="cannot be written apart"):
-        metric_names(["latency_ms", "LATENCY_MS", UPPER.lower()])
 
 
-@given(st.sets(st.text(alphabet="aAbBß_~", min_size=1, max_size=4)))
-def test_every_written_name_differs_from_every_other_in_case(keys):
-    try:
-        renamed = metric_names(keys)
-    except InputError:
-        return
+def test_a_key_spelled_as_the_written_name_moves_the_name_on():
+    """r79 F3: ``LATENCY_MS~ce46...`` as a key of its own made every CSV export fail."""
+    again = UPPER + "~" + hashlib.sha256(UPPER.encode()).hexdigest()[:16]
+    assert again == "LATENCY_MS~ce467cc873d21bd0~3da653ad42b7432b"
+    for taken in (UPPER, UPPER.lower()):
+        assert metric_names(["latency_ms", "LATENCY_MS", taken]) == {"LATENCY_MS": again}
+    # taken twice over: the mark and hash are added until the name is free
+    assert metric_names(["latency_ms", "LATENCY_MS", UPPER, again.lower()]) == {
+        "LATENCY_MS": again + "~" + hashlib.sha256(again.encode()).hexdigest()[:16]}
+
+
+def _first_name(key):
+    return key + "~" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a shared machine
+@given(st.sets(st.text(alphabet="aAbBß_~", min_size=1, max_size=4), max_size=10),
+       st.sets(st.text(alphabet="aAbBß_~", min_size=1, max_size=4), max_size=4), st.booleans())
+def test_every_written_name_differs_from_every_other_in_case(keys, squatted, upper):
+    # some keys spelled as another key's first written name (in either case)
+    squats = {(_first_name(k).upper() if upper else _first_name(k)) for k in squatted}
+    keys = keys | squats
+    renamed = metric_names(keys)
     written = [renamed.get(k, k).casefold() for k in keys]
     assert len(set(written)) == len(keys)
     assert {k.casefold() for k in keys} <= set(written)  # one of each class keeps its name
+    assert metric_names(sorted(keys, reverse=True)) == renamed  # order does not matter
 
 
 def test_duckdb_reads_every_csv_column_of_every_run(runner, cased, tmp_path):
@@ -130,3 +145,31 @@ def test_since_refuses_a_new_key_that_differs_only_in_case(runner, store, kit, t
             "that differ only in case\")): files already written cannot take the new "
             "columns; make a full export into a new directory") in done.output
     assert sorted(p.name for p in (out / "runs").iterdir()) == before
+
+
+def test_a_stored_key_spelled_as_the_written_name_still_exports(runner, store, kit, tmp_path):
+    """r79 F3: one run's ``LATENCY_MS`` and ``LATENCY_MS~ce46...`` (which the gate and KI224
+    accept) beside another's ``latency_ms`` stopped every CSV and JSON Lines export."""
+    import duckdb
+
+    docs, base = _docs(kit)
+    add_docs(store, [*docs, _run(kit, base, 0, "lower", {"latency_ms": 1.5}),
+                     _run(kit, base, 1, "squat", {"LATENCY_MS": 999.0, UPPER: 5.0})])
+    again = "LATENCY_MS~ce467cc873d21bd0~3da653ad42b7432b"
+    csv_out, jsonl_out = tmp_path / "csv", tmp_path / "jsonl"
+    export_ok(runner, store, csv_out, "--format", "csv")
+    rows = duckdb.connect().execute(
+        f"""SELECT name, "sourceNative.latency_ms", "sourceNative.{UPPER}",
+                   "sourceNative.{again}"
+            FROM read_csv('{csv_out}/runs/*.csv') ORDER BY name""").fetchall()
+    assert rows == [("lower", 1.5, None, None), ("squat", None, 5.0, 999.0)]
+    export_ok(runner, store, jsonl_out, "--format", "jsonl")
+    rows = duckdb.connect().execute(
+        f"""SELECT name, sourceNative.latency_ms, sourceNative."{UPPER}",
+                   sourceNative."{again}"
+            FROM read_json('{jsonl_out}/runs/*.jsonl') ORDER BY name""").fetchall()
+    assert rows == [("lower", 1.5, None, None), ("squat", None, 5.0, 999.0)]
+    manifest = json.loads((jsonl_out / "_manifest.json").read_text())
+    (native,) = [c for c in manifest["tables"]["runs"]["columns"]
+                 if c["name"] == "sourceNative"]
+    assert native["renamed"] == {"LATENCY_MS": again}
