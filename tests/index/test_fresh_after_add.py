@@ -183,3 +183,16 @@ def test_a_shard_of_saved_rows_is_looked_up_not_the_whole_table_read(tmp_path):
     assert found == {f"sha256:{i:064x}": b"%32d" % i for i in range(0, 4000, 2)}
     assert len(statements) == 8  # 500 keys a statement
     assert all("WHERE digest IN" in s for s in statements)
+
+
+@pytest.mark.parametrize("count", [4000, _fresh.SCAN_FROM])
+def test_a_row_edited_to_hold_no_bytes_is_a_miss_not_a_traceback(tmp_path, count):
+    """``seen`` is sliced in two: a number or text put there from outside is no row."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute(_database.TABLES["manifest_stat"])
+    conn.executemany("INSERT INTO manifest_stat VALUES (?, ?)", [
+        ((1).to_bytes(32, "big"), 7), ((2).to_bytes(32, "big"), "text"),
+        ("sha256:03", b"x" * 32), ((4).to_bytes(32, "big"), b"y" * 32)])
+    asked = [f"sha256:{i:064x}" for i in range(count)]
+    found = _fresh.FileCheck(tmp_path, conn, None)._saved(asked)  # type: ignore[arg-type]
+    assert found == {f"sha256:{4:064x}": b"y" * 32}
