@@ -155,6 +155,7 @@ def test_added_file_rewritten_in_place_after_the_add_is_still_found(grown):
     digest = next(d for d in new[1::2] if json.loads(
         metadata_path(root, d).read_bytes())["name"] == first)
     renamed = "z" + first[1:]
+    assert digest in stat_rows(root)  # recorded by the add: its stat data must not pass
     rewrite_in_place(metadata_path(root, digest), f'"name":"{first}"'.encode(),
                      f'"name":"{renamed}"'.encode())
     assert ranks(root, "BenchmarkRun/b")[:3] == [("b", 1), ("a", 2), (renamed, 3)]
@@ -164,6 +165,7 @@ def test_added_file_rewritten_in_place_after_the_add_is_still_found(grown):
 def test_untouched_file_of_a_touched_shard_rewritten_in_place_is_still_found(grown):
     """Run ``a``, which the add did not write, renamed ``c`` in place in a shard it wrote to."""
     root, old, new = grown
+    assert old[4] in stat_rows(root)  # seen clean before the add's commit to its shard
     rewrite_in_place(metadata_path(root, old[4]), b'"name":"a"', b'"name":"c"')
     assert ranks(root, "BenchmarkRun/b")[:3] == [("b", 1), ("c", 2), (run_names(root, new)[0], 3)]
     assert "c" in {r.name for r in list_manifests(Store(root), kind="BenchmarkRun")}
