@@ -21,6 +21,7 @@ from .._exports import lazy_exports
 if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads on first use
     from ._database import FORMAT as FORMAT
     from ._database import index_path as index_path
+    from ._fresh import record_written as record_written
     from .catalog import Catalog as Catalog
     from .catalog import MemoryCatalog as MemoryCatalog
     from .catalog import damage as damage
@@ -45,6 +46,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "catalog": ["Catalog", "MemoryCatalog", "damage"],
     "checked": ["is_checked", "record_checked"],
     "_database": ["FORMAT", "index_path"],
+    "_fresh": ["record_written"],
     "freshness": ["RACY_NS", "is_racy", "stat_key"],
     "index": ["Index", "IndexCatalog", "count_objects", "open_catalog"],
     "kept": ["keep_value", "kept_value"],

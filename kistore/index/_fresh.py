@@ -8,9 +8,12 @@ mtime alone. Stating every file of the store on every query would find it too, b
 answer from the index of ``HEAD`` -- and every manifest that record was derived from (a
 run's workload, protocol, environment, implementation) -- has its two files' stat data
 (``mtime_ns:ctime_ns:size:inode``) compared with what was stat'ed when their bytes were
-last seen to be ``HEAD``'s blobs (table ``manifest_stat``). A file whose stat data differs is
-hashed again; when its blob is not ``HEAD``'s, the manifest is read from the work tree
-instead (:class:`~.catalog.OverlayCatalog`) and the question asked again.
+last seen (table ``manifest_stat``), and the blob ids they held then with ``HEAD``'s. A file
+whose stat data differs is hashed again; when its blob is not ``HEAD``'s, the manifest is
+read from the work tree instead (:class:`~.catalog.OverlayCatalog`) and the question asked
+again. ``kistore add`` records the files it wrote (:func:`record_written`), and a commit
+that changes a shard leaves the rows of its other files valid (their blob ids in the new
+tree are the old ones): the first query after a bulk add hashes no file it wrote or kept.
 
 A rank stats the files of its comparison group only. A listing (``ls``,
 :meth:`CheckedCatalog.listing`) is checked per shard directory only (:mod:`._worktree`):
@@ -35,7 +38,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from stat import S_ISREG
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from ..core import hashes, layout
 from ..core.digest import Digest
@@ -47,28 +50,93 @@ from .records import Listed, Record
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..git.sparse import SkipWorktree
+    from ..git.writer import FileStat
     from .interfaces import StoreView
     from .warm import HeadTree
 
 TABLE = "manifest_stat"
 """The table of :data:`kistore.index._database.TABLES` this module fills: one row per
-manifest whose two work-tree files were last seen holding ``HEAD``'s blobs: the digest's
-32 bytes, and :func:`seen_key` of their stat keys and of the git tree ids of their shards
-in ``HEAD`` then (a commit touching either shard makes it check again). As text
-(71-character digest, both stat keys, both tree ids) a row and its primary key took ~330
-bytes: after an ``ls`` of 100,000 manifests, 33 MB of the index."""
+manifest whose two work-tree files were last seen holding known blobs: the digest's 32
+bytes, and 32 bytes of :func:`seen_key`: of their stat keys and their own blob ids (16),
+then of their stat keys and the git tree ids of their shards in ``HEAD`` then (16). The
+second half answers a query with no look at ``HEAD``'s listing; when a commit changed a
+shard (an ``add --commit`` of other files there), the first half still does, from the
+file's own blob id in the new listing (:meth:`FileCheck.stale`). As text (71-character
+digest, both stat keys, both tree ids) a row and its primary key took ~330 bytes: after an
+``ls`` of 100,000 manifests, 33 MB of the index."""
 
 _T = TypeVar("_T")
+StatLike: TypeAlias = "os.stat_result | FileStat"
+"""A file's stat data: an ``os.stat_result``, or what a write reported (``FileStat``)."""
 
 
-def seen_key(stat_keys: str, shard_ids: str) -> bytes:
-    """Return what ``manifest_stat`` keeps of a manifest's last clean check (16 bytes).
+def seen_key(stat_keys: str, ids: str) -> bytes:
+    """Return 16 bytes of what ``manifest_stat`` keeps of a manifest's last clean check.
 
-    BLAKE2b of ``OBJECT/METADATA`` :func:`.freshness.stat_key` and the ``OBJECT METADATA`` shard
-    tree ids: compared for equality only. A file rewritten in place matches only if its
-    stat data (ctime included, which no user can set) and shard ids collide in 128 bits.
+    BLAKE2b of ``OBJECT/METADATA`` :func:`.freshness.stat_key` and ``ids``: either the
+    ``OBJECT METADATA`` shard tree ids, or ``blobs OBJECT METADATA``, the files' own git
+    blob ids (:func:`blob_ids`); compared for equality only. A file rewritten in place
+    matches only if its stat data (ctime included, which no user can set) and ids collide
+    in 128 bits.
     """
-    return hashes.blake2b(f"{stat_keys}|{shard_ids}".encode(), digest_size=16).digest()
+    return hashes.blake2b(f"{stat_keys}|{ids}".encode(), digest_size=16).digest()
+
+
+def blob_ids(object_blob: str, metadata_blob: str) -> str:
+    """Return the ``ids`` of :func:`seen_key` for two files' git blob ids (hex)."""
+    return f"blobs {object_blob} {metadata_blob}"
+
+
+UNKNOWN_SHARDS = bytes(16)
+"""The second half of a row :func:`record_written` makes: no shard ids are known (it
+matches no :func:`seen_key`; the first check of the row looks the blob ids up instead)."""
+
+
+def record_written(conn: sqlite3.Connection,
+                   files: Iterable[tuple[str, StatLike, StatLike, str, str]]) -> int:
+    """Record that files just written hold the blobs written there (table ``manifest_stat``).
+
+    For ``kistore add`` (with or without ``--commit``), which knows the bytes it wrote and
+    their stat data after the rename into place: the next query finds those files' rows
+    and proves them ``HEAD``'s by their stat data and their blob ids in ``HEAD``'s listing,
+    without reading them (issue 22: the first ``rank`` after ten chunked adds of 100,000
+    read and hashed every file of each touched shard, 852 s at 1,000,000). A row records
+    which bytes a file held, not that they are ``HEAD``'s: a work-tree add's files become
+    ``HEAD``'s when committed by ``git commit``, and a file a later commit replaces no
+    longer matches. A file changed within :data:`.freshness.RACY_NS` of now is not
+    recorded (its stat data could hide a write in the same clock tick: "racy git"); the
+    next query hashes it.
+
+    Args:
+        conn: the index connection.
+        files: ``(digest, object stat, metadata stat, object blob id, metadata blob id)``
+            per manifest: the digest string (``sha256:<hex>``), each file's
+            :data:`kistore.git.writer.FileStat` (or ``os.stat_result``) as written, and
+            the git blob id (hex) of the bytes written there.
+
+    Returns:
+        How many rows were recorded (the rest were racy).
+
+    Raises:
+        sqlite3.Error: the index cannot be written (derived data: the caller goes on).
+    """
+    now, rows = time.time_ns(), []
+    for digest, obj, meta, object_blob, metadata_blob in files:
+        if is_racy(max(_times(obj) + _times(meta)), now):
+            continue  # this clock tick: the next look hashes it
+        own = seen_key(f"{stat_key(obj)}/{stat_key(meta)}", blob_ids(object_blob, metadata_blob))
+        rows.append((bytes.fromhex(digest[7:]), own + UNKNOWN_SHARDS))
+    if rows:
+        with transaction(conn):
+            conn.executemany("INSERT OR REPLACE INTO manifest_stat VALUES (?, ?)", rows)
+    return len(rows)
+
+
+def _times(st: StatLike) -> tuple[int, int]:
+    """Return ``(mtime_ns, ctime_ns)`` of a stat result or a written file's ``FileStat``."""
+    if isinstance(st, os.stat_result):
+        return st.st_mtime_ns, st.st_ctime_ns
+    return st[0], st[3]
 
 
 class FileCheck:
@@ -90,6 +158,7 @@ class FileCheck:
         self.head = head
         self.skipped = skipped
         self._known: dict[str, bool] = {}
+        self._listings: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
 
     def stale(self, digests: Iterable[str]) -> set[str]:
         """Return the digests (strings) with a file that no longer holds ``HEAD``'s blob.
@@ -117,16 +186,24 @@ class FileCheck:
             if not (regular(obj.st_mode) and regular(meta.st_mode)):
                 known[digest] = False
                 continue
-            seen = seen_key(f"{stat_key(obj)}/{stat_key(meta)}",
-                            f"{shard_id(objects + shard) or ''} {shard_id(metadata + shard) or ''}")
-            if saved.get(digest) == seen:
+            keys = f"{stat_key(obj)}/{stat_key(meta)}"
+            fast = seen_key(keys, f"{shard_id(objects + shard) or ''} "
+                                  f"{shard_id(metadata + shard) or ''}")
+            row = saved.get(digest, b"")
+            if row[16:] == fast:  # unchanged since seen, in the same shard trees: no listing
                 known[digest] = True
                 continue
-            clean = all(self._holds_head_blob(path) for path in _paths(digest))
+            # a commit changed a shard, or `add` recorded the row: the files' own blob ids
+            # in HEAD's listing decide, one listing read a shard (issue 22: not every file
+            # of each shard an `add --commit` touched hashed again)
+            blobs = self._head_blobs(shard, leaf)
+            own = None if blobs is None else seen_key(keys, blob_ids(*blobs))
+            clean = own is not None and (
+                row[:16] == own or all(self._holds_head_blob(path) for path in _paths(digest)))
             known[digest] = clean
             newest = max(obj.st_mtime_ns, obj.st_ctime_ns, meta.st_mtime_ns, meta.st_ctime_ns)
-            if clean and not is_racy(newest, now):  # else: this clock tick, check again
-                updates.append((bytes.fromhex(digest[7:]), seen))
+            if own is not None and clean and not is_racy(newest, now):  # else: check again
+                updates.append((bytes.fromhex(digest[7:]), own + fast))
         if updates:
             with transaction(self.conn):
                 self.conn.executemany("INSERT OR REPLACE INTO manifest_stat VALUES (?, ?)",
@@ -153,6 +230,27 @@ class FileCheck:
                 return False
         return True
 
+    def _head_blobs(self, shard: str, leaf: str) -> tuple[str, str] | None:
+        """Return ``HEAD``'s blob ids (hex) of a manifest's object and metadata file.
+
+        Args:
+            shard: the two hex digits of its shard directory.
+            leaf: the file name in it.
+
+        Returns:
+            ``(object blob, metadata blob)``; None when ``HEAD`` lacks either file.
+        """
+        pair = self._listings.get(shard)
+        if pair is None:  # both shards' listings, looked up once a check (20,000 files: 0.8 s)
+            head = self.head
+            pair = self._listings[shard] = (
+                head.listing(head.shard(f"{layout.OBJECTS_DIR}/{shard}")),
+                head.listing(head.shard(f"{layout.METADATA_DIR}/{shard}")))
+        object_blob, metadata_blob = pair[0].get(leaf), pair[1].get(leaf)
+        if object_blob is None or metadata_blob is None:
+            return None
+        return object_blob, metadata_blob
+
     def _holds_head_blob(self, path: str) -> bool:
         """Return True when the work-tree file at ``path`` is ``HEAD``'s blob, by hashing it."""
         directory, _, name = path.rpartition("/")
@@ -161,19 +259,33 @@ class FileCheck:
             blob_id_of_file(Path(self.top, path)) == self.head.listing(shard).get(name)
 
     def _saved(self, digests: list[str]) -> dict[str, bytes]:
-        """Return the saved :func:`seen_key` of those of ``digests`` that have one."""
-        if len(digests) > 2000:  # e.g. `ls` of everything: one pass beats 500-key IN lookups
+        """Return the saved row (:data:`TABLE`) of those of ``digests`` that have one.
+
+        Looked up 500 keys a statement (~5.5 us a key); a pass over the whole table costs
+        ~2.7 us a row, so it is taken only for :data:`SCAN_FROM` digests or more: a shard
+        directory's files, which an add into it has checked (~3,900 manifests at 1,000,000),
+        once cost a pass over a table of a million rows (2.6 s against 22 ms; issue 22,
+        "rank after adding one manifest").
+        """
+        # a value that is not bytes (edited from outside kistore) is no row: a miss
+        if len(digests) >= SCAN_FROM:  # one pass beats 500-key IN lookups
             wanted = set(digests)
             return {d: seen for raw, seen in self.conn.execute(
                 "SELECT digest, seen FROM manifest_stat")
-                if (d := f"sha256:{raw.hex()}") in wanted}
+                if isinstance(raw, bytes) and isinstance(seen, bytes)
+                and (d := f"sha256:{raw.hex()}") in wanted}
         found: dict[str, bytes] = {}
         for i in range(0, len(digests), 500):  # SQLite's limit on bound parameters
             chunk = [bytes.fromhex(d[7:]) for d in digests[i:i + 500]]
             found.update((f"sha256:{raw.hex()}", seen) for raw, seen in self.conn.execute(
                 "SELECT digest, seen FROM manifest_stat WHERE digest IN "
-                f"({', '.join('?' * len(chunk))})", chunk))
+                f"({', '.join('?' * len(chunk))})", chunk) if isinstance(seen, bytes))
         return found
+
+
+SCAN_FROM = 20_000
+"""From this many digests on, :meth:`FileCheck.stale` reads the saved rows in one pass over
+the table instead of looking each up (it was 2,000: at 1,000,000 manifests, a shard's)."""
 
 
 def _paths(digest: str) -> tuple[str, str]:

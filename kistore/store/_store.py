@@ -52,6 +52,7 @@ from ..git.blobs import (
     missing_target,
     read_revision_guarded,
 )
+from ..git.ids import blob_id
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.locks import index_lock
 from ..git.opening import open_repository
@@ -1134,6 +1135,7 @@ class Store:
             if oid is not None:
                 self._index_commit(oid, _committed(files, plan.work_tree_only),
                                    prepared[0] if prepared else None)
+            _record_files(view, written, files, stats)
         except KeyboardInterrupt:
             raise AddInterrupted(results, oid) from None
         return results
@@ -1549,6 +1551,32 @@ class Store:
                                           if d.rpartition("/")[2] in shards})
         except sqlite3.Error:  # a derived cache (disk full?): the next sync re-reads
             return              # these shards, whose keys it does not have
+
+
+def _record_files(view: WorkTreeView, written: list[tuple[Manifest, str, str]],
+                  files: Mapping[str, bytes], stats: Mapping[str, FileStat]) -> None:
+    """Tell the index's file check which blobs the manifest files ``add`` wrote hold.
+
+    So the next query proves them by stat data, not by reading them back
+    (:func:`kistore.index.record_written`; issue 22). Only files written now, with the stat
+    data their write reported; derived data: an index that cannot be written is left as is.
+
+    Args:
+        view: the work tree written to (its name index's file is the index).
+        written: each manifest written with its object and metadata paths.
+        files: path -> the bytes written there.
+        stats: the :data:`FileStat` of each file written.
+    """
+    # Lazy: the index's file check (catalogs, records) is a query's; only a write loads it here.
+    from ..index import record_written
+
+    name_index = view.name_index
+    if name_index is None:
+        return
+    done = [(str(m.digest), stats[o], stats[md], blob_id(files[o]).hex(), blob_id(files[md]).hex())
+            for m, o, md in written if o in stats and md in stats and o in files and md in files]
+    with contextlib.suppress(OSError, sqlite3.Error):
+        record_written(name_index.db, done)
 
 
 PACK_AHEAD = 2000

@@ -1,0 +1,200 @@
+"""After ``add``, the first query proves the store's files by stat data, reading none of them.
+
+Issue 22: the first ``rank`` after ten chunked ``add --commit`` of 100,000 took 852 s at
+1,000,000 manifests: every file of each shard directory an add touched was read and
+hashed to prove it ``HEAD``'s, because the add recorded nothing about the files it wrote
+and a commit to a shard voided the rows of every other file there (``manifest_stat`` was
+keyed by the shards' tree ids). Now the add records the blob ids of the files it wrote
+(:func:`kistore.index._fresh.record_written`) and a row holds its files' own blob ids: these
+tests count the files the freshness check reads (none), and hold it to finding an in-place
+rewrite of a file the add wrote, and of one it did not write in a shard it wrote to.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+
+import pytest
+
+from kistore.cli import main
+from kistore.core.model import Manifest
+from kistore.index import _database, _fresh, freshness
+from kistore.query.answers import list_manifests
+from kistore.store import Store
+
+from ..conftest import add_docs, git
+from .test_query_warm import new_run, ranks
+
+
+@pytest.fixture
+def world(kit, monkeypatch):
+    """A protocol, environment and workload; nothing written counts as racy."""
+    monkeypatch.setattr(freshness, "RACY_NS", 0)
+    return {"protocol": kit.protocol(), "env": kit.environment(), "workload": kit.workload()}
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The work-tree files the freshness check reads and hashes (repository paths)."""
+    seen: list[str] = []
+    real = _fresh.blob_id_of_file
+
+    def counted(path):
+        seen.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(_fresh, "blob_id_of_file", counted)
+    return seen
+
+
+def shard_of(doc: dict) -> str:
+    return str(Manifest.from_document(doc).digest)[7:9]
+
+
+def runs_into(kit, world, shards: set[str], count: int) -> list[dict]:
+    """``count`` runs (each after its implementation), the first with a file in ``shards``.
+
+    So the add writes into a shard directory that holds a file it does not write. Run
+    ``nNNNN`` has latency 40 + NNNN: slower than the first store's ``b`` (10) and ``a`` (30).
+    """
+    docs: list[dict] = []
+    for i in range(5000):
+        pair = new_run(kit, world, f"n{i:04d}", 40 + i)
+        if not docs and not shards & {shard_of(d) for d in pair}:
+            continue
+        docs += pair
+        if len(docs) >= 2 * count:
+            return docs
+    raise AssertionError("no run landed in the shards asked for")  # 5,000 draws of 1/256
+
+
+def metadata_path(root, digest: str):
+    return root / "store/metadata/sha256" / digest[7:9] / f"{digest[9:]}.json"
+
+
+def rewrite_in_place(path, old: bytes, new: bytes) -> None:
+    """Rewrite ``path`` through ``open(path, "r+b")``, same size, its mtime put back.
+
+    Its directory's mtime does not move; only the file's ctime does (no user can set it).
+    """
+    assert len(old) == len(new)
+    before = os.stat(path)
+    time.sleep(0.02)  # past the file system's clock tick: the ctime must move
+    data = path.read_bytes()
+    assert old in data
+    with open(path, "r+b") as f:
+        f.write(data.replace(old, new))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_mtime_ns, after.st_size) == (before.st_mtime_ns, before.st_size)
+    assert after.st_ctime_ns != before.st_ctime_ns
+
+
+def stat_rows(root) -> dict[str, bytes]:
+    conn = _database.connection(_database.index_path(root / ".git"))
+    return {f"sha256:{raw.hex()}": seen for raw, seen in conn.execute(
+        "SELECT digest, seen FROM manifest_stat")}
+
+
+@pytest.fixture
+def grown(store, kit, world, monkeypatch, request):
+    """A committed store of one group, queried, then grown by an add of 12 runs.
+
+    Param ``bulk``: the add writes its files in child processes (as one of 64 files or
+    more does); ``worktree``: ``add`` without --commit, then ``git commit`` of its files.
+    Returns the store's root, the first store's digests and the added ones.
+    """
+    old = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                           *new_run(kit, world, "b", 10)])
+    assert ranks(store.root) == [("b", 1), ("a", 2)]  # the first query records their rows
+    docs = runs_into(kit, world, {old[4][7:9]}, 12)  # run a's shard: [..., impl-a, a, ...]
+    if request.param == "bulk":
+        monkeypatch.setattr("kistore.store._store.PACK_THRESHOLD", 1, raising=False)
+    new = add_docs(store, docs, commit=request.param != "worktree")
+    if request.param == "worktree":
+        git(store.root, "add", "store")
+        git(store.root, "commit", "-q", "-m", "the add's files")
+    assert old[4][7:9] in {d[7:9] for d in new}  # run a's shard holds added files
+    return store.root, old, new
+
+
+ADDS = ["bulk", "single-process", "worktree"]
+
+
+def run_names(root, new: list[str]) -> list[str]:
+    """The added runs' names, fastest first (``new_run`` gives [implementation, run])."""
+    return sorted((json.loads(metadata_path(root, d).read_bytes())["name"] for d in new[1::2]),
+                  key=lambda name: int(name[1:]))
+
+
+@pytest.mark.parametrize("grown", ADDS, indirect=True)
+def test_first_queries_after_an_add_read_no_manifest_file(grown, reads, runner):
+    root, old, new = grown
+    assert set(new) <= set(stat_rows(root))  # the add recorded every file it wrote
+    added = run_names(root, new)
+    assert len(added) == 12
+    ranked = [("b", 1), ("a", 2), *((name, i + 3) for i, name in enumerate(added))]
+    assert ranks(root, "BenchmarkRun/b") == ranked
+    listed = [r.name for r in list_manifests(Store(root), kind="BenchmarkRun")]
+    assert listed == sorted(["a", "b", *added])
+    shown = runner.invoke(main, ["--store", str(root), "show", f"BenchmarkRun/{added[0]}"])
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.startswith(f"{added[0]}: {added[0]}\n  digest ")
+    cli = runner.invoke(main, ["--store", str(root), "rank", "BenchmarkRun/b"])
+    assert cli.exit_code == 0, cli.output
+    assert reads == []  # no file read back to prove it HEAD's (before: every file of a shard)
+
+
+@pytest.mark.parametrize("grown", ADDS, indirect=True)
+def test_added_file_rewritten_in_place_after_the_add_is_still_found(grown):
+    root, old, new = grown
+    first = run_names(root, new)[0]
+    digest = next(d for d in new[1::2] if json.loads(
+        metadata_path(root, d).read_bytes())["name"] == first)
+    renamed = "z" + first[1:]
+    assert digest in stat_rows(root)  # recorded by the add: its stat data must not pass
+    rewrite_in_place(metadata_path(root, digest), f'"name":"{first}"'.encode(),
+                     f'"name":"{renamed}"'.encode())
+    assert ranks(root, "BenchmarkRun/b")[:3] == [("b", 1), ("a", 2), (renamed, 3)]
+
+
+@pytest.mark.parametrize("grown", ADDS, indirect=True)
+def test_untouched_file_of_a_touched_shard_rewritten_in_place_is_still_found(grown):
+    """Run ``a``, which the add did not write, renamed ``c`` in place in a shard it wrote to."""
+    root, old, new = grown
+    assert old[4] in stat_rows(root)  # seen clean before the add's commit to its shard
+    rewrite_in_place(metadata_path(root, old[4]), b'"name":"a"', b'"name":"c"')
+    assert ranks(root, "BenchmarkRun/b")[:3] == [("b", 1), ("c", 2), (run_names(root, new)[0], 3)]
+    assert "c" in {r.name for r in list_manifests(Store(root), kind="BenchmarkRun")}
+
+
+def test_a_shard_of_saved_rows_is_looked_up_not_the_whole_table_read(tmp_path):
+    """4,000 digests (a shard directory's files at 1,000,000 manifests) are looked up by
+    key: a pass over the table of a million rows cost 2.6 s of a rank after one add."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute(_database.TABLES["manifest_stat"])
+    rows = [(i.to_bytes(32, "big"), b"%32d" % i) for i in range(0, 8000, 2)]  # even ones
+    conn.executemany("INSERT INTO manifest_stat VALUES (?, ?)", rows)
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    asked = [f"sha256:{i:064x}" for i in range(4000)]
+    found = _fresh.FileCheck(tmp_path, conn, None)._saved(asked)  # type: ignore[arg-type]
+    assert found == {f"sha256:{i:064x}": b"%32d" % i for i in range(0, 4000, 2)}
+    assert len(statements) == 8  # 500 keys a statement
+    assert all("WHERE digest IN" in s for s in statements)
+
+
+@pytest.mark.parametrize("count", [4000, _fresh.SCAN_FROM])
+def test_a_row_edited_to_hold_no_bytes_is_a_miss_not_a_traceback(tmp_path, count):
+    """``seen`` is sliced in two: a number or text put there from outside is no row."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute(_database.TABLES["manifest_stat"])
+    conn.executemany("INSERT INTO manifest_stat VALUES (?, ?)", [
+        ((1).to_bytes(32, "big"), 7), ((2).to_bytes(32, "big"), "text"),
+        ("sha256:03", b"x" * 32), ((4).to_bytes(32, "big"), b"y" * 32)])
+    asked = [f"sha256:{i:064x}" for i in range(count)]
+    found = _fresh.FileCheck(tmp_path, conn, None)._saved(asked)  # type: ignore[arg-type]
+    assert found == {f"sha256:{4:064x}": b"y" * 32}
