@@ -288,7 +288,9 @@ class BranchCommit:
                 pending = PendingIndex(repo.path)
                 if self._held is None:  # else restaged when the lock was taken
                     self._restage(pending, update.index)
-                gitindex.stage(update.index, blobs, stats or {}, self.root)
+                plain = update.version == gitindex.INDEX_VERSION_PLAIN and parent is not None
+                gitindex.stage(update.index, blobs, stats or {}, self.root,
+                               trees=(parent.tree, repo[tree]) if plain else None)
                 update.write()
             try:
                 return self._land(branch, parent, oid, tree, written, message, update,
