@@ -189,13 +189,14 @@ def open_index(path: Path) -> pygit2.Index:
 
 
 BULK_STAGE = 100_000
-"""Staging this many paths or more into an index in step with the parent commit first
-reads the new commit's tree into it (:func:`_read_new_tree`) instead of inserting each
-path: libgit2 inserts an entry at its sorted place by moving every entry after it, so N
-paths staged into an index of M entries move O(N x M) pointers (measured: 50,000 into
-1,000,000 entries, 24 s; a chunk of 100,000 manifests into a store of 900,000 would move
-~400,000 x 3,300,000). Reading the tree costs O(M) once (~5 us an entry, about the cost of
-50,000 insertions into the same index), so below this many paths inserting is cheaper."""
+"""Staging this many paths or more into an index of this many entries or more, in step
+with the parent commit, first reads the new commit's tree into it (:func:`_read_new_tree`)
+instead of inserting each path: libgit2 inserts an entry at its sorted place by moving
+every entry after it, so N paths staged into an index of M entries move O(N x M)
+pointers (measured: 50,000 into 1,000,000 entries, 24 s; a chunk of 100,000 manifests
+into a store of 900,000 moves ~400,000 x 3,300,000). Reading the tree costs O(M + N) once
+(a few us an entry); with fewer paths, or into a small index (a first bulk add into an
+empty store appends at the end: nothing moves), inserting is cheaper."""
 
 INDEX_VERSION_PLAIN = 2
 """An index file of this version has no entry with extended flags (``skip-worktree``,
@@ -219,9 +220,10 @@ def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
         trees: ``(parent commit's tree, new commit's tree)``, the new one holding exactly
             the parent's entries and ``blobs``; given only for an index file of version
             :data:`INDEX_VERSION_PLAIN` (:attr:`IndexUpdate.version`). With
-            :data:`BULK_STAGE` paths or more and an index holding exactly the parent's
-            tree, the new tree is read into it first (:func:`_read_new_tree`): the same
-            entries, stat data and all, in O(index) instead of O(paths x index).
+            :data:`BULK_STAGE` paths or more, into an index of as many entries or more
+            holding exactly the parent's tree, the new tree is read into it first
+            (:func:`_read_new_tree`): the same entries, stat data and all, in O(index)
+            instead of O(paths x index).
 
     A file edited after it was written no longer matches its recorded stat data, so git
     hashes it and reports the edit as unstaged. Paths are added in sorted order: libgit2
@@ -232,7 +234,8 @@ def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
         pygit2.GitError: libgit2 refused an entry.
     """
     add_entry = _entry_adder(index)
-    if trees is not None and add_entry is not None and len(blobs) >= BULK_STAGE:
+    if (trees is not None and add_entry is not None and len(blobs) >= BULK_STAGE
+            and len(index) >= BULK_STAGE):
         _read_new_tree(index, *trees)
     for path in sorted(blobs):
         oid, st = blobs[path], stats.get(path)
