@@ -63,6 +63,7 @@ class StatTable(Mapping[str, FileStat]):
     def __init__(self) -> None:
         self._at: dict[str, int] = {}
         self._values = array("q")
+        self._negative = False  # a value below 0 is held (read then field by field)
 
     def extend(self, paths: Iterable[str], values: array[int]) -> None:
         """Add ``paths`` with their stats: ``values`` holds 7 per path, in the same order.
@@ -77,10 +78,22 @@ class StatTable(Mapping[str, FileStat]):
         if len(values) != _FIELDS * count:
             raise ValueError(f"{len(values)} stat values for {count} paths")
         self._values.extend(values)
+        self._negative = self._negative or (len(values) > 0 and min(values) < 0)
 
     def __getitem__(self, path: str) -> FileStat:
-        i = self._at[path] * _FIELDS
-        v = self._values[i:i + _FIELDS]  # the times signed; the rest as unsigned
+        return self._at_position(self._at[path])
+
+    def get(self, path: str, default: Any = None) -> Any:
+        """Return the stat of ``path``, or ``default`` (as ``dict.get``, without a raise)."""
+        position = self._at.get(path)
+        return default if position is None else self._at_position(position)
+
+    def _at_position(self, position: int) -> FileStat:
+        i = position * _FIELDS
+        v = self._values[i:i + _FIELDS]
+        if not self._negative:  # no time before 1970, no field wrapped: as stored
+            return tuple(v)  # type: ignore[return-value]  # 7 values
+        # the times signed; the rest unsigned, kept wrapped past 2**63
         return v[0], v[1] % _WRAP, v[2] % _WRAP, v[3], v[4] % _WRAP, v[5] % _WRAP, v[6] % _WRAP
 
     def __iter__(self) -> Iterator[str]:
@@ -90,9 +103,17 @@ class StatTable(Mapping[str, FileStat]):
         return len(self._at)
 
 
-def _packed(st: os.stat_result) -> list[int]:
-    """Return a stat result's :data:`FileStat` with each unsigned field fitted to int64."""
-    return [v - _WRAP if v >= _SIGNED else v for v in file_stat(st)]
+def _append_stat(values: array[int], st: os.stat_result) -> None:
+    """Append a stat result's :data:`FileStat` to ``values``.
+
+    Unsigned fields past 2**63 are wrapped to fit int64 (:class:`StatTable` gives them back).
+    """
+    found = file_stat(st)
+    try:
+        values.extend(found)
+    except OverflowError:  # a device or inode number past 2**63: rare
+        del values[len(values) - len(values) % _FIELDS:]  # what extend appended before it
+        values.extend(v - _WRAP if v >= _SIGNED else v for v in found)
 
 
 STOP_CHECK = 128
@@ -509,7 +530,7 @@ class FileBatch:
         for count, (rel, data) in enumerate(files.items()):
             if stop is not None and count % STOP_CHECK == 0 and stop.poll():
                 raise OSError("stopped: the add was interrupted")
-            stats.extend(_packed(_write(root + rel, data, fix_mode=fix_mode)))
+            _append_stat(stats, _write(root + rel, data, fix_mode=fix_mode))
         return stats
 
     def _listing(self, directories: Iterable[str]) -> dict[str, set[str]]:

@@ -204,7 +204,7 @@ def test_a_file_name_of_up_to_255_bytes_is_written(tmp_path, length):
 def test_the_stat_table_gives_each_stat_back_unsigned_fields_past_2_63_too():
     from array import array
 
-    from kistore.git.writer import StatTable, _packed
+    from kistore.git.writer import StatTable, _append_stat
 
     class Stat:  # what file_stat reads of an os.stat_result
         def __init__(self, *values: int) -> None:
@@ -217,9 +217,10 @@ def test_the_stat_table_gives_each_stat_back_unsigned_fields_past_2_63_too():
     table = StatTable()
     values = array("q")
     for stats in wanted.values():
-        values.extend(_packed(Stat(*stats)))  # type: ignore[arg-type]
+        _append_stat(values, Stat(*stats))  # type: ignore[arg-type]
     table.extend(wanted, values)
     assert dict(table) == wanted
+    assert table.get("a") == wanted["a"] and table.get("c") is None
     assert len(table) == 2 and list(table) == ["a", "b"] and "c" not in table
     with pytest.raises(ValueError, match="7 stat values for 2 paths"):
         StatTable().extend(["x", "y"], array("q", range(7)))
