@@ -189,14 +189,21 @@ def open_index(path: Path) -> pygit2.Index:
 
 
 BULK_STAGE = 100_000
-"""Staging this many paths or more into an index of this many entries or more, in step
-with the parent commit, first reads the new commit's tree into it (:func:`_read_new_tree`)
-instead of inserting each path: libgit2 inserts an entry at its sorted place by moving
-every entry after it, so N paths staged into an index of M entries move O(N x M)
-pointers (measured: 50,000 into 1,000,000 entries, 24 s; a chunk of 100,000 manifests
-into a store of 900,000 moves ~400,000 x 3,300,000). Reading the tree costs O(M + N) once
-(a few us an entry); with fewer paths, or into a small index (a first bulk add into an
-empty store appends at the end: nothing moves), inserting is cheaper."""
+"""Staging this many paths or more into an index of :data:`BULK_INDEX` entries or more, in
+step with the parent commit, first reads the new commit's tree into it
+(:func:`_read_new_tree`) instead of inserting each path: libgit2 inserts an entry at its
+sorted place by moving every entry after it, so N paths staged into an index of M entries
+move O(N x M) pointers (measured: 100,000 into 1,000,000 entries, 16.6 s of CPU; a chunk
+of 100,000 manifests into a store of 900,000 moves ~400,000 x 3,300,000). Reading the tree
+costs O(M + N) once, but a few us to ~40 us an entry (a store's trees are loose objects,
+read twice): 120,000 paths into 240,000 entries cost ~6 s more read than inserted. With
+fewer paths, or into a smaller index (a first bulk add into an empty store appends at the
+end: nothing moves), inserting is cheaper."""
+
+BULK_INDEX = 1_000_000
+"""The index size (entries; ~300,000 manifests) from which :data:`BULK_STAGE` paths are
+staged by reading the new tree: where a move costs ~0.5 ns an entry (cache misses), past
+what reading an entry of the tree costs over 100,000 insertions."""
 
 INDEX_VERSION_PLAIN = 2
 """An index file of this version has no entry with extended flags (``skip-worktree``,
@@ -220,8 +227,8 @@ def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
         trees: ``(parent commit's tree, new commit's tree)``, the new one holding exactly
             the parent's entries and ``blobs``; given only for an index file of version
             :data:`INDEX_VERSION_PLAIN` (:attr:`IndexUpdate.version`). With
-            :data:`BULK_STAGE` paths or more, into an index of as many entries or more
-            holding exactly the parent's tree, the new tree is read into it first
+            :data:`BULK_STAGE` paths or more, into an index of :data:`BULK_INDEX` entries
+            or more holding exactly the parent's tree, the new tree is read into it first
             (:func:`_read_new_tree`): the same entries, stat data and all, in O(index)
             instead of O(paths x index).
 
@@ -235,7 +242,7 @@ def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
     """
     add_entry = _entry_adder(index)
     if (trees is not None and add_entry is not None and len(blobs) >= BULK_STAGE
-            and len(index) >= BULK_STAGE):
+            and len(index) >= BULK_INDEX):
         _read_new_tree(index, *trees)
     for path in sorted(blobs):
         oid, st = blobs[path], stats.get(path)

@@ -58,6 +58,7 @@ def _tree_lines(store_path) -> list[str]:
 def test_a_bulk_stage_reads_the_tree_and_keeps_every_entry_and_its_stat(
         store, store_path, monkeypatch, read_tree_calls):
     monkeypatch.setattr(gitindex, "BULK_STAGE", 1)
+    monkeypatch.setattr(gitindex, "BULK_INDEX", 1)
     batch = [Manifest.from_document(d) for d in manifests(300)]
     store.add(batch[:120], commit=True, message="first")
     before = git(store_path, "ls-files", "--debug")
@@ -77,6 +78,7 @@ def test_inserting_and_reading_the_tree_leave_the_same_index(tmp_path, monkeypat
     listings = []
     for bulk in (10**9, 1):
         monkeypatch.setattr(gitindex, "BULK_STAGE", bulk)
+        monkeypatch.setattr(gitindex, "BULK_INDEX", bulk)
         Store.init(tmp_path / str(bulk))
         _add_generated(Store(tmp_path / str(bulk)))
         assert git(tmp_path / str(bulk), "rev-parse", "HEAD^{tree}").strip() == GENERATED_TREE
@@ -88,6 +90,7 @@ def test_inserting_and_reading_the_tree_leave_the_same_index(tmp_path, monkeypat
 def test_a_change_staged_by_hand_is_kept_the_tree_is_not_read(
         store, store_path, monkeypatch, read_tree_calls):
     monkeypatch.setattr(gitindex, "BULK_STAGE", 1)
+    monkeypatch.setattr(gitindex, "BULK_INDEX", 1)
     batch = [Manifest.from_document(d) for d in manifests(60)]
     store.add(batch[:20], commit=True, message="first")
     (store_path / "NOTES.md").write_text("staged, not committed\n")
@@ -103,6 +106,7 @@ def test_an_index_with_extended_flags_is_never_read_over(store, store_path, monk
                                                          read_tree_calls):
     # An intent-to-add entry makes git write index version 3: a tree read would drop it.
     monkeypatch.setattr(gitindex, "BULK_STAGE", 1)
+    monkeypatch.setattr(gitindex, "BULK_INDEX", 1)
     batch = [Manifest.from_document(d) for d in manifests(60)]
     store.add(batch[:20], commit=True, message="first")
     (store_path / "LATER.md").write_text("intent to add\n")
@@ -112,3 +116,12 @@ def test_an_index_with_extended_flags_is_never_read_over(store, store_path, monk
     assert read_tree_calls == [True]  # the first add's; the second inserted its entries
     assert git(store_path, "status", "--porcelain") == " A LATER.md\n"  # still intent-to-add
     assert git(store_path, "diff-files", "--name-only") == "LATER.md\n"
+
+
+def test_below_the_index_size_entries_are_inserted(store, monkeypatch, read_tree_calls):
+    # A kistore store's trees are loose objects: reading them costs more than inserting
+    # into an index of fewer than BULK_INDEX entries (120,000 paths into 240,000: ~6 s more).
+    monkeypatch.setattr(gitindex, "BULK_STAGE", 1)
+    assert gitindex.BULK_INDEX == 1_000_000
+    _add_generated(store, 60, 20)
+    assert read_tree_calls == []
