@@ -24,9 +24,19 @@ GENERATED_TREE = "840b63c62c62cdad471f632adf0590bd209a54d2"
 
 def _add_generated(store: Store, n: int = 300, first: int = 120) -> None:
     """Add the bench's first ``n`` manifests in two ``add --commit``s: ``first``, then the rest."""
-    batch = [Manifest.from_document(d) for d in manifests(n)]
+    batch = _batch(n)
     store.add(batch[:first], commit=True, message="first")
     store.add(batch[first:], commit=True, message="second")
+
+
+def always_read(monkeypatch, threshold: int = 1) -> None:
+    """Read the tree from ``threshold`` paths into an index of as many entries on."""
+    monkeypatch.setattr(gitindex, "BULK_STAGE", threshold)
+    monkeypatch.setattr(gitindex, "BULK_INDEX", threshold)
+
+
+def _batch(n: int) -> list[Manifest]:
+    return [Manifest.from_document(d) for d in manifests(n)]
 
 
 @pytest.fixture
@@ -57,9 +67,8 @@ def _tree_lines(store_path) -> list[str]:
 
 def test_a_bulk_stage_reads_the_tree_and_keeps_every_entry_and_its_stat(
         store, store_path, monkeypatch, read_tree_calls):
-    monkeypatch.setattr(gitindex, "BULK_STAGE", 1)
-    monkeypatch.setattr(gitindex, "BULK_INDEX", 1)
-    batch = [Manifest.from_document(d) for d in manifests(300)]
+    always_read(monkeypatch)
+    batch = _batch(300)
     store.add(batch[:120], commit=True, message="first")
     before = git(store_path, "ls-files", "--debug")
     store.add(batch[120:], commit=True, message="second")
@@ -77,8 +86,7 @@ def test_a_bulk_stage_reads_the_tree_and_keeps_every_entry_and_its_stat(
 def test_inserting_and_reading_the_tree_leave_the_same_index(tmp_path, monkeypatch):
     listings = []
     for bulk in (10**9, 1):
-        monkeypatch.setattr(gitindex, "BULK_STAGE", bulk)
-        monkeypatch.setattr(gitindex, "BULK_INDEX", bulk)
+        always_read(monkeypatch, bulk)
         Store.init(tmp_path / str(bulk))
         _add_generated(Store(tmp_path / str(bulk)))
         assert git(tmp_path / str(bulk), "rev-parse", "HEAD^{tree}").strip() == GENERATED_TREE
@@ -89,9 +97,8 @@ def test_inserting_and_reading_the_tree_leave_the_same_index(tmp_path, monkeypat
 
 def test_a_change_staged_by_hand_is_kept_the_tree_is_not_read(
         store, store_path, monkeypatch, read_tree_calls):
-    monkeypatch.setattr(gitindex, "BULK_STAGE", 1)
-    monkeypatch.setattr(gitindex, "BULK_INDEX", 1)
-    batch = [Manifest.from_document(d) for d in manifests(60)]
+    always_read(monkeypatch)
+    batch = _batch(60)
     store.add(batch[:20], commit=True, message="first")
     (store_path / "NOTES.md").write_text("staged, not committed\n")
     git(store_path, "add", "NOTES.md")
@@ -105,9 +112,8 @@ def test_a_change_staged_by_hand_is_kept_the_tree_is_not_read(
 def test_an_index_with_extended_flags_is_never_read_over(store, store_path, monkeypatch,
                                                          read_tree_calls):
     # An intent-to-add entry makes git write index version 3: a tree read would drop it.
-    monkeypatch.setattr(gitindex, "BULK_STAGE", 1)
-    monkeypatch.setattr(gitindex, "BULK_INDEX", 1)
-    batch = [Manifest.from_document(d) for d in manifests(60)]
+    always_read(monkeypatch)
+    batch = _batch(60)
     store.add(batch[:20], commit=True, message="first")
     (store_path / "LATER.md").write_text("intent to add\n")
     git(store_path, "add", "-N", "LATER.md")
