@@ -288,7 +288,10 @@ class BranchCommit:
                 pending = PendingIndex(repo.path)
                 if self._held is None:  # else restaged when the lock was taken
                     self._restage(pending, update.index)
-                gitindex.stage(update.index, blobs, stats or {}, self.root)
+                trees = None  # an index with no extended flags may take the new tree whole
+                if update.version == gitindex.INDEX_VERSION_PLAIN and parent is not None:
+                    trees = (parent.tree, repo[tree].peel(pygit2.Tree))
+                gitindex.stage(update.index, blobs, stats or {}, self.root, trees=trees)
                 update.write()
             try:
                 return self._land(branch, parent, oid, tree, written, message, update,

@@ -411,23 +411,48 @@ class NameIndex:
         """Return the digest holding each ``(kind, name)`` in ``keys`` that is taken.
 
         When two manifests share a name (``verify`` reports it), the larger digest is given.
-        A large batch is answered from one scan of its kinds instead of a query per key.
+        The keys are looked up by ``name_key``, 500 at a time (:meth:`_keyed_rows`): O(keys
+        log store), whatever the store's size. (A batch of more than 256 keys once read
+        every name of its kinds instead: at 50,000 manifests 1.9 s of an add of 10,000,
+        and a dict of the whole store's names in memory, growing with every chunk.)
+
+        Args:
+            scope: ``work`` or ``commit``.
+            keys: the ``(kind, name)`` pairs asked about.
+
+        Returns:
+            ``(kind, name) -> digest`` for each key taken (absent: free).
 
         Raises:
             Damaged: a row read does not match its seal (:meth:`trusted` repairs and asks
                 again).
         """
-        wanted = list(keys)
-        if len(wanted) > 256:
-            names = self.names(scope, sorted({kind for kind, _ in wanted}))
-            return {key: names[key] for key in wanted if key in names}
-        found: dict[tuple[str, str], Digest] = {}
-        for kind, name in wanted:
-            holders = [d for k, n, d in self._rows(scope, "name_key=?", (name_key(kind, name),))
-                       if (k, n) == (kind, name)]
-            if holders:
-                found[(kind, name)] = Digest(max(holders))
-        return found
+        holders: dict[tuple[str, str], str] = {}
+        for kind, name, digest in self._keyed_rows(scope, keys):
+            key = (kind, name)
+            if digest > holders.get(key, ""):
+                holders[key] = digest
+        return {key: Digest(digest) for key, digest in holders.items()}
+
+    def _keyed_rows(self, scope: str, keys: Iterable[tuple[str, str]]
+                    ) -> list[tuple[str, str, str]]:
+        """Return ``(kind, name, digest hex)`` of the rows of ``scope`` named by ``keys``.
+
+        Looked up by ``name_key`` (the ``names_by_key`` index), 500 keys a query; a row
+        whose key collides but whose ``(kind, name)`` was not asked about is left out.
+
+        Raises:
+            Damaged: as :meth:`_rows`.
+        """
+        asked = set(keys)
+        codes = sorted({name_key(kind, name) for kind, name in asked})
+        rows: list[tuple[str, str, str]] = []
+        for i in range(0, len(codes), 500):
+            chunk = codes[i:i + 500]
+            rows += [row for row in self._rows(
+                scope, f"name_key IN ({','.join('?' * len(chunk))})", chunk)
+                if row[:2] in asked]
+        return rows
 
     def shared(self, scope: str, keys: Iterable[tuple[str, str]] | None = None
                ) -> dict[tuple[str, str], list[Digest]]:
@@ -456,14 +481,7 @@ class NameIndex:
             asked = None if wanted is None else set(wanted)
             rows = [row for row in rows if asked is None or row[:2] in asked]
         else:
-            rows = []
-            codes = sorted({name_key(kind, name) for kind, name in wanted})
-            asked = set(wanted)
-            for i in range(0, len(codes), 500):
-                chunk = codes[i:i + 500]
-                rows += [row for row in self._rows(
-                    scope, f"name_key IN ({','.join('?' * len(chunk))})", chunk)
-                    if row[:2] in asked]
+            rows = self._keyed_rows(scope, wanted)
         holders: dict[tuple[str, str], list[str]] = {}
         for kind, name, digest in rows:
             holders.setdefault((kind, name), []).append(digest)

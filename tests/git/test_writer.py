@@ -199,3 +199,46 @@ def test_a_file_name_of_up_to_255_bytes_is_written(tmp_path, length):
     batch.start()
     batch.wait()
     assert os.listdir(tmp_path / "b" / "d") == [name]
+
+
+def test_the_stat_table_gives_each_stat_back_unsigned_fields_past_2_63_too():
+    from array import array
+
+    from kistore.git.writer import StatTable, _append_stat
+
+    class Stat:  # what file_stat reads of an os.stat_result
+        def __init__(self, *values: int) -> None:
+            (self.st_mtime_ns, self.st_size, self.st_ino, self.st_ctime_ns, self.st_dev,
+             self.st_uid, self.st_gid) = values
+
+    wanted = {"a": (-5, 0, 2**64 - 1, 2**62, 2**63, 0, 2**32 - 1),  # before 1970; odd ids
+              "b": (1_764_720_000_123_456_789, 9, 77, 1_764_720_001_000_000_042, 2049, 1000,
+                    1001)}
+    table = StatTable()
+    values = array("q")
+    for stats in wanted.values():
+        _append_stat(values, Stat(*stats))  # type: ignore[arg-type]
+    table.extend(wanted, values)
+    assert dict(table) == wanted
+    assert table.get("a") == wanted["a"] and table.get("c") is None
+    assert len(table) == 2 and list(table) == ["a", "b"] and "c" not in table
+    with pytest.raises(ValueError, match="7 stat values for 2 paths"):
+        StatTable().extend(["x", "y"], array("q", range(7)))
+
+
+def test_a_child_batch_s_stats_cost_the_parent_under_150_bytes_a_file(tmp_path):
+    # A dict of tuples unmarshalled from the child held ~550 bytes a file (a tuple, seven
+    # ints, a second copy of the path): ~2.2 KB a manifest of a bulk add's parent.
+    import tracemalloc
+
+    written = files(5_000)
+    batch = FileBatch(tmp_path, written)
+    batch.start(2)
+    tracemalloc.start()
+    try:
+        batch.wait()
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(batch.stats) == 5_000
+    assert held / 5_000 < 150, held / 5_000
