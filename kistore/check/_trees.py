@@ -50,6 +50,11 @@ _WHAT_GIT_DOES = {
     "and kistore may read the other",
     te.TREE_NOT_SORTED: "entries out of git's order: lookups by path (kistore, `git show "
     "REV:PATH`) may miss an entry that git checkout writes",
+    te.ZERO_PADDED_FILEMODE: "a mode with a leading zero: git reads it as the mode without "
+    "it (040000: a directory, which a walk of the modes git writes would not look into), "
+    "git never writes it",
+    te.BAD_FILEMODE: "a mode git does not write (it writes 40000, 100644, 100755, 120000 and "
+    "160000): git reads it as the nearest of those",
     te.GITMODULES_SYMLINK: "a symbolic link git reads as .gitmodules on some file system: "
     "git checkout refuses the path (\"invalid path\"), so every clone fails its checkout",
     te.GITATTRIBUTES_SYMLINK: "a symbolic link git reads as .gitattributes on some file "

@@ -8,20 +8,21 @@ the tree to paths, so an entry *named* ``objects/sha256/9c/x.json`` becomes the 
 ``objects/sha256/9c/x.json``, beside or over what the subtrees hold (review r78 F1).
 
 :func:`parse_tree` reads the entries; :func:`entry_problems` says which break git's rules
-for a tree (``fsck.c``'s ``fsck_tree`` and ``verify_ordered``): a name holding ``/``
-(fsck ``fullPathname``), an empty name (``emptyName``), ``.`` (``hasDot``), ``..``
-(``hasDotdot``), two entries of one name (``duplicateEntries``), entries out of git's
-order (``treeNotSorted``); a symbolic link git reads as ``.gitmodules`` on some file
-system (fsck ``gitmodulesSymlink``, an error; :func:`kistore.core.git_names.special_file`),
-or as ``.gitattributes``, ``.gitignore`` or ``.mailmap`` (``gitattributesSymlink``,
-``gitignoreSymlink``, ``mailmapSymlink``: fsck warnings; git checkout refuses all four
-links). And two things fsck lets pass that a store repository never holds: a submodule
-(a gitlink, mode ``160000``: :data:`SUBMODULE`) and a ``.gitmodules`` of any other kind
-(:data:`GITMODULES`; fsck checks the submodule names, urls and paths such a file gives,
-``gitmodulesName``, ``gitmodulesUrl``, ``gitmodulesPath``: refusing the file refuses all of
-them and every one git may add). A name that is ``.git`` on some file system (fsck
-``hasDotgit``) is :func:`kistore.check._paths.is_dotgit`'s (KI115). A NUL cannot be in a
-name: it ends one.
+for a tree (``fsck.c``'s ``fsck_tree`` and ``verify_ordered``): a name holding ``/`` (fsck
+``fullPathname``), an empty name (``emptyName``), ``.`` (``hasDot``), ``..``
+(``hasDotdot``), two entries of one name (``duplicateEntries``), entries out of git's order
+(``treeNotSorted``), a mode git does not write (``zeroPaddedFilemode``, a warning of fsck,
+``badFilemode``, an info: refused here, git never writes them); a symbolic link git reads as
+``.gitmodules`` on some file system (fsck ``gitmodulesSymlink``, an error;
+:func:`kistore.core.git_names.special_file`), or as ``.gitattributes``, ``.gitignore`` or
+``.mailmap`` (``gitattributesSymlink``, ``gitignoreSymlink``, ``mailmapSymlink``: fsck
+warnings; git checkout refuses all four links). And two things fsck lets pass that a store
+repository never holds: a submodule (a gitlink, mode ``160000``: :data:`SUBMODULE`) and a
+``.gitmodules`` of any other kind (:data:`GITMODULES`; fsck checks the submodule names, urls
+and paths such a file gives, ``gitmodulesName``, ``gitmodulesUrl``, ``gitmodulesPath``:
+refusing the file refuses all of them and every one git may add). A name that is ``.git`` on
+some file system (fsck ``hasDotgit``) is :func:`kistore.check._paths.is_dotgit`'s (KI115). A
+NUL cannot be in a name: it ends one.
 
 This module knows bytes only: no git, no I/O.
 """
@@ -46,6 +47,8 @@ HAS_DOTDOT = "hasDotdot"
 DUPLICATE_ENTRIES = "duplicateEntries"
 TREE_NOT_SORTED = "treeNotSorted"
 BAD_TREE = "badTree"
+ZERO_PADDED_FILEMODE = "zeroPaddedFilemode"
+BAD_FILEMODE = "badFilemode"
 GITMODULES_SYMLINK = "gitmodulesSymlink"
 GITATTRIBUTES_SYMLINK = "gitattributesSymlink"
 GITIGNORE_SYMLINK = "gitignoreSymlink"
@@ -63,6 +66,10 @@ KISTORE_ONLY = frozenset((SUBMODULE, GITMODULES))
 
 SYMLINK_MODE = b"120000"
 GITLINK_MODE = b"160000"
+CANONICAL_MODES = frozenset((DIRECTORY_MODE, b"100644", b"100755", SYMLINK_MODE, GITLINK_MODE))
+"""The modes git writes. git reads others too: ``040000`` as a tree (fsck's
+``zeroPaddedFilemode``, a warning), ``100600`` as a file (``badFilemode``): a walk that
+compares modes as git writes them would not look into such a tree (reviewer r81 F10)."""
 
 _SYMLINK_PROBLEM = {".gitmodules": GITMODULES_SYMLINK,
                     ".gitattributes": GITATTRIBUTES_SYMLINK,
@@ -117,7 +124,9 @@ def entry_problems(entries: list[TreeEntry]) -> list[tuple[int, str]]:
     Returns:
         One pair per problem, in entry order: the index into ``entries`` and the fsck
         message id (:data:`FULL_PATHNAME`, :data:`EMPTY_NAME`, :data:`HAS_DOT`,
-        :data:`HAS_DOTDOT`; :data:`DUPLICATE_ENTRIES` on the second of two equal names,
+        :data:`HAS_DOTDOT`; :data:`ZERO_PADDED_FILEMODE` or :data:`BAD_FILEMODE` on a mode
+        git does not write (:data:`CANONICAL_MODES`); :data:`DUPLICATE_ENTRIES` on the
+        second of two equal names,
         :data:`TREE_NOT_SORTED` on an entry that should come before the one ahead of it;
         :data:`GITMODULES_SYMLINK` and its siblings on a symbolic link git reads as one of
         its files) or kistore's (:data:`SUBMODULE` on a gitlink, :data:`GITMODULES` on any
@@ -132,7 +141,7 @@ def entry_problems(entries: list[TreeEntry]) -> list[tuple[int, str]]:
     if all(keys[i] < keys[i + 1] for i in range(len(keys) - 1)) and len(set(names)) == len(
             names) and not any(_BAD_NAME.search(n) or n in _DOTS or _MAYBE_SPECIAL.search(n)
                                for n in names) and not any(
-            mode == GITLINK_MODE for mode, _, _ in entries):
+            mode == GITLINK_MODE or mode not in CANONICAL_MODES for mode, _, _ in entries):
         return problems  # the usual tree: one pass, no per-entry findings
     seen: set[bytes] = set()
     for index, name in enumerate(names):
@@ -145,6 +154,9 @@ def entry_problems(entries: list[TreeEntry]) -> list[tuple[int, str]]:
         elif name == b"..":
             problems.append((index, HAS_DOTDOT))
         mode = entries[index][0]
+        if mode not in CANONICAL_MODES:
+            problems.append((index, ZERO_PADDED_FILEMODE if mode.startswith(b"0")
+                             else BAD_FILEMODE))
         special = special_file(name.decode("utf-8", "surrogateescape")) \
             if _MAYBE_SPECIAL.search(name) else None
         if special is not None and mode == SYMLINK_MODE:

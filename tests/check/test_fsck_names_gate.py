@@ -156,3 +156,29 @@ def test_pre_receive_refuses_the_r79_push(published, tmp_path, monkeypatch):
     assert pushed.returncode != 0
     assert "remote: .git::$INDEX_ALLOCATION: error KI115 dotgit-path-component" in pushed.stderr
     assert git(server, "rev-parse", "refs/heads/main") == before
+
+
+def test_a_zero_padded_directory_mode_is_ki423_not_a_tree_left_unread(published, tmp_path):
+    # Reviewer r81 F10: a root entry `040000 docs` (git reads it as a tree; fsck only warns,
+    # zeroPaddedFilemode) holding `.git/hooks/post-checkout` passed check and pre-receive
+    # with 0 findings: the walks compared modes with git's spelling `40000` and never
+    # looked inside. Every fresh clone then failed its checkout.
+    import pygit2
+
+    dotgit = subprocess.run(["git", "mktree"], cwd=published,
+                            input=f"040000 tree {_hooks_tree(published)}\t.git\n",
+                            capture_output=True, text=True, check=True).stdout.strip()
+    repo = pygit2.Repository(str(published))
+    root = repo.revparse_single("HEAD").peel(pygit2.Tree)
+    entries = [(b"%o" % int(e.filemode), e.name.encode(), e.id.raw) for e in root]
+    entries.append((b"040000", b"docs", bytes.fromhex(dotgit)))
+    entries.sort(key=lambda e: e[1] + b"/" if e[0] in (b"40000", b"040000") else e[1])
+    tree = subprocess.run(["git", "hash-object", "-t", "tree", "-w", "--literally", "--stdin"],
+                          cwd=published, input=b"".join(b"%s %s\0%s" % e for e in entries),
+                          capture_output=True, check=True).stdout.decode().strip()
+    commit = git(published, "commit-tree", tree, "-p", "HEAD", "-m", "docs: tidy").strip()
+    assert "invalid path 'docs/.git/hooks/post-checkout'" in _git_checkout_refuses(
+        published, commit, tmp_path)  # git reads the tree
+    findings = gate.check_range(Store(published), f"{commit}^..{commit}")
+    assert [(f.rule.id, f.file, f.found) for f in findings if f.severity == "error"] == [
+        ("KI423", "docs", "zeroPaddedFilemode")]

@@ -119,3 +119,28 @@ def test_git_fsck_names_the_same_problems(tmp_path: Path):
     named = {line.split(": ")[1] for line in fsck.splitlines() if " in tree " in line}
     assert named == {"fullPathname", "hasDotdot", "duplicateEntries", "treeNotSorted"}
     assert {problem for _, problem in entry_problems(entries)} == named
+
+
+def test_modes_git_does_not_write_are_named_as_git_fsck_names_them(tmp_path: Path):
+    # Reviewer r81 F10: git reads a zero-padded `040000` as a tree, but every walk that
+    # compared modes as git writes them (`40000`) did not look into it: a `.git` inside
+    # passed the gate. git fsck warns (zeroPaddedFilemode) and, asked, notes 100600
+    # (badFilemode, an info by default).
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+
+    def written(kind: str, data: bytes) -> bytes:
+        return bytes.fromhex(subprocess.run(
+            ["git", "hash-object", "-t", kind, "-w", "--literally", "--stdin"], cwd=tmp_path,
+            input=data, capture_output=True, check=True).stdout.decode().strip())
+
+    blob = written("blob", b"x")
+    inner = written("tree", _raw([(FILE, b"f", blob)]))
+    entries = [(b"040000", b"docs", inner), (b"100600", b"g", blob), (FILE, b"h", blob)]
+    written("tree", _raw(entries))
+    fsck = subprocess.run(["git", "-c", "fsck.badFilemode=warn", "fsck"], cwd=tmp_path,
+                          capture_output=True, text=True).stderr
+    named = {line.split(": ")[1] for line in fsck.splitlines() if " in tree " in line}
+    assert named == {"zeroPaddedFilemode", "badFilemode"}
+    assert entry_problems(entries) == [(0, "zeroPaddedFilemode"), (1, "badFilemode")]
+    for mode in (DIR, FILE, b"100755", b"120000"):
+        assert entry_problems([(mode, b"a", blob)]) == []
