@@ -24,6 +24,7 @@ and readers clamp or disbelieve such dates (:func:`kistore.core.times.commit_dat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -112,9 +113,31 @@ def check_commit_dates(store: Store, at: str | None = None, *, now: datetime | N
             for f in _dated_wrong(commit, clock, STORED_DATE_IMPLAUSIBLE)]
 
 
+_IDENT = re.compile(rb"^(author|committer) [^<>\n]*<[^<>\n]*> (0|[1-9][0-9]*) [+-][0-9]{4}$",
+                    re.MULTILINE)
+"""An author or committer line as git's fsck accepts it (``fsck_ident``): a date of digits
+with no leading zero, then a time zone, then the end of the line."""
+
+
 def _dated_wrong(commit: Any, clock: int, kind: Rule) -> list[Finding]:
-    """Return KI428 findings of (a) and (b) for a commit's author and committer dates."""
+    """Return KI428 findings of (a) and (b), and of a date line git cannot read, for a commit.
+
+    A date line git's fsck refuses (``badDate``, ``missingTimezone``, ``zeroPaddedDate``,
+    bytes after the zone) is read one way by libgit2 (a number, or 0) and another by git
+    (``%ct`` empty, or a later field): the first-adding commit's date then differs between
+    the site and ``cite`` (reviewer r81 F2).
+    """
     found = []
+    header = commit.read_raw().partition(b"\n\n")[0]
+    seen = {m.group(1).decode() for m in _IDENT.finditer(header)}
+    for who in ("author", "committer"):
+        if who not in seen:
+            found.append(Finding(
+                kind, f"commit {str(commit.id)[:12]}: its {who} line does not read as git "
+                "writes one (`NAME <EMAIL> SECONDS +ZONE`; git fsck: badDate, "
+                "missingTimezone or zeroPaddedDate): git and libgit2 read different dates "
+                "from it", expected="a date line as git writes it", found=who,
+                extra={"commit": str(commit.id), "date": who, "seconds": None}))
     for who, seconds in (("author", commit.author.time), ("committer", commit.commit_time)):
         if not representable(seconds):
             found.append(_finding(

@@ -377,6 +377,10 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str,
         if listed.returncode != 0:
             return None
         commits = [line.split() for line in listed.stdout.splitlines() if line.strip()]
+        if any(len(c) < 2 or not c[1].isdigit() or len(c[1]) == 40 for c in commits):
+            # a date git cannot read prints an empty %ct (fsck badDate; libgit2 reads a
+            # number): the parents' ids would shift into it (reviewer r81 F2)
+            return None
         asked = [f"{c}:{path}" for c, *_ in commits] + \
             [f"{p}:{path}" for _, _, *parents in commits for p in parents]
         checked = subprocess.run([*git, "cat-file", "--batch-check=%(objectname)"],

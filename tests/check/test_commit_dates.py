@@ -312,3 +312,57 @@ def test_a_future_commit_that_landed_anyway_does_not_refuse_every_later_pull_req
     [finding] = ki428(check_range(Store(path), "main..pr2", now=NOW))
     assert finding.extra["commit"] == backdated
     assert finding.expected == "a committer date no earlier than 2026-08-11T00:00:00Z"
+
+
+# -- a date line git cannot read (reviewer r81 F2) ----------------------------------------
+
+
+@pytest.mark.parametrize(("committer", "git_ct"), [
+    (b"committer t <t@x> 1796312100", ""),  # no time zone: git fsck missingTimezone
+    (b"committer t <t@x> 1796312100 +0000 >1000000000 +0000", "1000000000"),  # badDate
+    (b"committer t <t@x> 01796312100 +0000", None),  # zeroPaddedDate
+])
+def test_a_date_line_git_cannot_read_is_ki428(tmp_path, committer, git_ct):
+    # git and libgit2 read different dates from such a line (git's %ct empty, or the later
+    # field), so the site said "first added 1970-01-01" where cite said 2001, and cite and
+    # show stopped with "internal error (ValueError: invalid literal for int())"
+    repo = pygit2.init_repository(str(tmp_path / "r"), bare=True)
+    tree = repo.TreeBuilder().write()
+
+    def written(line: bytes):
+        raw = b"tree %s\nauthor t <t@x> 1796312100 +0000\n%s\n\nm\n" % (str(tree).encode(), line)
+        return repo[repo.write(pygit2.GIT_OBJECT_COMMIT, raw)]
+
+    good, bad = written(b"committer t <t@x> 1796312100 +0000"), written(committer)
+    now = dt.datetime.fromtimestamp(1796312100, dt.UTC)
+    assert range_dates(repo, [good], now) == []
+    [finding] = range_dates(repo, [bad], now)
+    assert (finding.rule.id, finding.severity, finding.found) == ("KI428", ERROR, "committer")
+    assert finding.message == (
+        f"commit {str(bad.id)[:12]}: its committer line does not read as git writes one "
+        "(`NAME <EMAIL> SECONDS +ZONE`; git fsck: badDate, missingTimezone or zeroPaddedDate):"
+        " git and libgit2 read different dates from it")
+    if git_ct is not None:  # what git itself reads: not libgit2's number
+        shown = subprocess.run(["git", "--git-dir", str(tmp_path / "r"), "show", "-s",
+                                "--format=%ct", str(bad.id)], capture_output=True, text=True,
+                               check=True).stdout.strip()
+        assert shown == git_ct and str(bad.commit_time) != shown  # libgit2 reads another
+
+
+def test_cite_asks_libgit2_when_git_prints_no_date(tmp_path):
+    # first_commit_by_git split `%H %ct %P` of a commit whose %ct is empty, took a parent's
+    # id for the time, and cite stopped with an internal error: it now leaves it to libgit2
+    from kistore.cite.citation import first_commit_by_git
+
+    path = tmp_path / "w"
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=path, input=b"x",
+                          capture_output=True, check=True).stdout.decode().strip()
+    tree = subprocess.run(["git", "mktree"], cwd=path, input=f"100644 blob {blob}\tf\n",
+                          capture_output=True, text=True, check=True).stdout.strip()
+    first = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "-w", "--literally", "--stdin"], cwd=path,
+        input=f"tree {tree}\nauthor t <t@x> 1796312100 +0000\ncommitter t <t@x> "
+              "1796312100\n\nm\n".encode(), capture_output=True, check=True).stdout.decode()
+    git(path, "update-ref", "HEAD", first.strip())
+    assert first_commit_by_git(path, path / ".git", "f", blob) is None
