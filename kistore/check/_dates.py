@@ -123,15 +123,24 @@ def _dated_wrong(commit: Any, clock: int, kind: Rule) -> list[Finding]:
     """Return KI428 findings of (a) and (b), and of a date line git cannot read, for a commit.
 
     A date line git's fsck refuses (``badDate``, ``missingTimezone``, ``zeroPaddedDate``,
-    bytes after the zone) is read one way by libgit2 (a number, or 0) and another by git
-    (``%ct`` empty, or a later field): the first-adding commit's date then differs between
-    the site and ``cite`` (reviewer r81 F2).
+    bytes after the zone), or a second author or committer line, is read one way by libgit2
+    (a number, or 0, or the first line) and another by git (``%ct`` empty, a later field, or
+    the last line): the first-adding commit's date then differs between the site and
+    ``cite`` (reviewer r81 F2, F11).
     """
     found = []
     header = commit.read_raw().partition(b"\n\n")[0]
-    seen = {m.group(1).decode() for m in _IDENT.finditer(header)}
+    valid = [m.group(1).decode() for m in _IDENT.finditer(header)]
+    lines = header.split(b"\n")
     for who in ("author", "committer"):
-        if who not in seen:
+        count = sum(line.startswith(f"{who} ".encode()) for line in lines)
+        if count != 1:  # libgit2 reads the first, git the last (reviewer r81 F11)
+            found.append(Finding(
+                kind, f"commit {str(commit.id)[:12]}: it has {count} {who} lines, where git "
+                "writes one: git reads the last and libgit2 the first, so they read "
+                "different dates", expected=f"one {who} line", found=who,
+                extra={"commit": str(commit.id), "date": who, "seconds": None}))
+        elif who not in valid:
             found.append(Finding(
                 kind, f"commit {str(commit.id)[:12]}: its {who} line does not read as git "
                 "writes one (`NAME <EMAIL> SECONDS +ZONE`; git fsck: badDate, "

@@ -366,3 +366,17 @@ def test_cite_asks_libgit2_when_git_prints_no_date(tmp_path):
               "1796312100\n\nm\n".encode(), capture_output=True, check=True).stdout.decode()
     git(path, "update-ref", "HEAD", first.strip())
     assert first_commit_by_git(path, path / ".git", "f", blob) is None
+
+
+def test_two_committer_lines_are_ki428(tmp_path):
+    # Reviewer r81 F11: libgit2 read the first committer line (now: the gate passed), git
+    # the last (2001: cite said "KernelIndex (2001)"); git fsck --strict says nothing
+    repo = pygit2.init_repository(str(tmp_path / "r"), bare=True)
+    raw = (b"tree %s\nauthor t <t@x> 1796312100 +0000\ncommitter t <t@x> 1796312100 +0000\n"
+           b"committer t <t@x> 978307200 +0000\n\nm\n" % str(repo.TreeBuilder().write()).encode())
+    commit = repo[repo.write(pygit2.GIT_OBJECT_COMMIT, raw)]
+    assert commit.commit_time == 1796312100  # libgit2's reading
+    [finding] = range_dates(repo, [commit], dt.datetime.fromtimestamp(1796312100, dt.UTC))
+    assert finding.message == (
+        f"commit {str(commit.id)[:12]}: it has 2 committer lines, where git writes one: git "
+        "reads the last and libgit2 the first, so they read different dates")
