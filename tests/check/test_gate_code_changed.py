@@ -78,7 +78,15 @@ def test_pr1_changing_only_the_gates_code_is_flagged_for_review(repo, runner, mo
     (lambda r: (r / ".ci").mkdir() or (r / ".ci" / "run").write_text("true\n"), [".ci/run"]),
     (lambda r: shutil.rmtree(r / "kistore") or (r / "kistore").write_text("a file now\n"),
      ["kistore", "kistore/check/gate.py"]),  # a directory replaced by a file
-], ids=["Makefile", "pyproject", "workflow-deleted", "hooks", "schemas", "ci", "dir-to-file"])
+    # reviewer r81 F3: make reads GNUmakefile first; python -m venv .venv keeps a .pth
+    (lambda r: (r / "GNUmakefile").write_text("include Makefile\ninstall:\n\ttrue\n"),
+     ["GNUmakefile"]),
+    (lambda r: (r / ".venv" / "lib").mkdir(parents=True) or (r / ".venv" / "lib" / "zz.pth"
+                                                              ).write_text("import os\n"),
+     [".venv/lib/zz.pth"]),
+    (lambda r: (r / "MANIFEST.in").write_text("include x\n"), ["MANIFEST.in"]),
+], ids=["Makefile", "pyproject", "workflow-deleted", "hooks", "schemas", "ci", "dir-to-file",
+        "GNUmakefile", "venv-pth", "manifest-in"])
 def test_each_place_the_gate_installs_or_runs_counts(repo, change, paths):
     change(repo)
     commit_all(repo, "change")
@@ -91,7 +99,8 @@ def test_a_store_or_docs_change_says_nothing(repo, bundle):
     (repo / "docs").mkdir()
     (repo / "docs" / "kistore.md").write_text("x\n")
     (repo / "kistore.toml").write_text((repo / "kistore.toml").read_text() + "\n")
-    (repo / "run.json").write_text(json.dumps(bundle))
+    (repo / "examples").mkdir()
+    (repo / "examples" / "run.json").write_text(json.dumps(bundle))
     commit_all(repo, "docs and settings")
     assert ki429(repo)[0] == []
 
