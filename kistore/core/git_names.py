@@ -135,7 +135,7 @@ def special_file(name: str) -> str | None:
     return None
 
 
-_RESERVED = re.compile(r"(?:CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9]|CONIN\$|CONOUT\$) *(?:[.:]|$)",
+_RESERVED = re.compile(r"(?:CON|PRN|AUX|NUL|COM[1-9]|LPT[0-9]|CONIN\$|CONOUT\$) *(?:[.:]|$)",
                        re.IGNORECASE)
 _INVALID_CHARACTER = re.compile(r'[<>:"|?*\x01-\x1f]')
 
@@ -151,10 +151,12 @@ def windows_problem(name: str) -> str | None:
 
     Returns:
         ``"a reserved device name"`` (``CON``, ``PRN``, ``AUX``, ``NUL``, ``COM1``-``COM9``,
-        ``LPT1``-``LPT9``, ``CONIN$``, ``CONOUT$`` in any case, then only spaces up to the
-        end, a ``.`` (any extension) or a ``:``), ``"the character X"`` (one of
-        ``<>:"|?*`` or a control character), ``"a trailing dot or space"`` (``.`` and
-        ``..`` excepted); else None.
+            ``LPT0``-``LPT9`` (its ``is_valid_win32_path`` takes any digit after ``LPT``),
+            ``CONIN$``, ``CONOUT$`` in any case, then only spaces up to the end, a ``.``
+            (any extension) or a ``:``), ``"the character X"`` (one of ``<>:"|?*`` or a
+            control character), ``"a trailing dot or space"`` (``.`` and ``..`` excepted),
+            ``"the character '\\\\'"`` (a name holding a backslash, which Git for Windows
+            refuses in any path since CVE-2019-1354: reviewer r81 F4); else None.
     """
     for part in name.split("\\"):
         if _RESERVED.match(part):
@@ -164,4 +166,6 @@ def windows_problem(name: str) -> str | None:
             return f"the character {bad.group()!r}"
         if part.endswith((".", " ")) and part not in (".", ".."):
             return "a trailing dot or space"
+    if "\\" in name:  # Git for Windows' verify_path refuses it (CVE-2019-1354)
+        return "the character '\\\\'"
     return None

@@ -473,7 +473,7 @@ def check_manifest(document: Any, *, file: str | None = None) -> list[SchemaErro
             + reserved_name_problems(document, file=file))
 
 
-_RESERVED_ON_WINDOWS = re.compile(r"(?:con|prn|aux|nul|com[1-9]|lpt[1-9]) *(?:\.|$)")
+_RESERVED_ON_WINDOWS = re.compile(r"(?:con|prn|aux|nul|com[1-9]|lpt[0-9]) *(?:\.|$)")
 """Device names Windows reserves for a path component, with any extension (``aux.txt``)."""
 
 
@@ -487,7 +487,7 @@ def reserved_name_problems(document: Any, *, file: str | None = None) -> list[Sc
 
     A name becomes a file, ``store/names/KIND/XX/NAME``, that is never renamed or deleted
     (KI208); Git for Windows refuses to check out a path component named ``CON``, ``PRN``,
-    ``AUX``, ``NUL``, ``COM1``-``COM9`` or ``LPT1``-``LPT9`` in any case, with or without
+    ``AUX``, ``NUL``, ``COM1``-``COM9`` or ``LPT0``-``LPT9`` in any case, with or without
     an extension (its ``is_valid_win32_path``), so one such name would break every Windows
     checkout of the store for good (new-user review 2026-12-02 F19).
 
@@ -504,7 +504,7 @@ def reserved_name_problems(document: Any, *, file: str | None = None) -> list[Sc
         return []
     return [SchemaError(
         f"{name!r} is a device name Windows reserves (CON, PRN, AUX, NUL, COM1-COM9, "
-        "LPT1-LPT9, with or without an extension): Git for Windows cannot check out its "
+        "LPT0-LPT9, with or without an extension): Git for Windows cannot check out its "
         "names file, and a name is never freed; choose another name", file=file,
         pointer="/metadata/name")]
 

@@ -155,7 +155,10 @@ WINDOWS = {"aux.txt": "a reserved device name", "CON": "a reserved device name",
            "a|b": "the character '|'", "what?": "the character '?'", "*.md": "the character '*'",
            "tab\there": "the character '\\t'", "docs.": "a trailing dot or space",
            "readme ": "a trailing dot or space", "...": "a trailing dot or space",
-           "ok\\aux": "a reserved device name"}
+           "ok\\aux": "a reserved device name",
+           # reviewer r81 F4: LPT takes any digit; a backslash anywhere (CVE-2019-1354)
+           "lpt0": "a reserved device name", "LPT0.log": "a reserved device name",
+           "docs\\readme": "the character '\\\\'", "..\\..\\evil.txt": "the character '\\\\'"}
 """r79 F10's eight names and the rest of Git for Windows' ``is_valid_win32_path`` (read from
 ``compat/mingw.c``; not checkable against git here: Linux git does not apply it)."""
 

@@ -19,12 +19,12 @@ from kistore.core.schema import check_manifest, reserved_on_windows
 
 from ..conftest import commit_all, git, store_file, write_raw
 
-RESERVED = ["con", "prn", "aux", "nul", "com1", "com9", "lpt1", "lpt9", "aux.txt",
+RESERVED = ["con", "prn", "aux", "nul", "com1", "com9", "lpt1", "lpt9", "lpt0", "aux.txt",
             "nul.tar.gz", "con.1", "CON", "Aux.Txt"]
 FREE = ["console", "com0", "com10", "lpt", "auxiliary", "con-1", "nul-x", "a.con", "prn2",
         "icon", "comm1"]
 
-MESSAGE = ("is a device name Windows reserves (CON, PRN, AUX, NUL, COM1-COM9, LPT1-LPT9, "
+MESSAGE = ("is a device name Windows reserves (CON, PRN, AUX, NUL, COM1-COM9, LPT0-LPT9, "
            "with or without an extension): Git for Windows cannot check out its names file, "
            "and a name is never freed; choose another name")
 
