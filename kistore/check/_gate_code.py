@@ -9,15 +9,14 @@ once merged, PR 2's tampered object got "ok". Nothing but review judges such a c
 and the gate gave the reviewer no hint. :func:`gate_code_changed` is that hint: one
 warning per range naming the files under :data:`GATE_CODE` it adds, changes or deletes.
 
-What the gate job reads is more than a list can hold (reviewer r81 F3: a ``GNUmakefile``,
-which GNU make reads before ``Makefile``, decided what ``make install`` ran; a ``.pth``
-file committed under ``.venv/``, which ``python -m venv .venv`` keeps, ran at every start
-of the job's Python): ``make install`` installs ``pyproject.toml``'s package and
-dependencies, with whatever files make, pip and setuptools read beside them. So the rule
-runs the other way round: every changed path counts except under the top-level names of
-:data:`NOT_RUN` (the store, documentation, tests and other files the gate job neither
-installs nor runs) and a top-level ``*.md``. Cost: the two root trees compared, then a diff
-of the top-level directories that differ and count (O(change)).
+The list is what the gate job installs and runs: ``make install`` (``Makefile``) installs
+``pyproject.toml``'s package and dependencies, which ship ``kistore/``, ``schemas/``
+(``kistore.schemas``: the schemas KI104 holds manifests to) and ``hooks/``
+(``kistore.hooks``, the server's ``pre-receive``); ``setup.py``/``setup.cfg`` would be
+read by pip too; ``.github/`` holds the workflows (a merge queue's run takes the
+workflow from the queued merge) and ``.ci/`` the CI entry point. In a store that holds none
+of them the rule never fires. Cost: one lookup per name at each end, and a diff of the
+directories among them that differ (O(change)).
 """
 
 from __future__ import annotations
@@ -30,14 +29,12 @@ from ..git import treediff
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
-NOT_RUN = frozenset(("store", "docs", "tests", "bench", "conformance", "examples", "scripts",
-                     "kistore.toml", ".gitattributes", ".gitignore", ".pre-commit-hooks.yaml",
-                     "LICENSE"))
-"""Top-level names whose change does not change what the gate job runs: the store (its
-own rules judge it), ``kistore.toml`` (read as data, KI108, KI422, KI426), documentation,
-the test suite, the bench, examples and scripts (the ``test`` job runs them with the pull
-request's code anyway) and git's attribute and ignore files (KI113; ``.gitignore`` does not
-change what a checkout holds)."""
+GATE_CODE = (".ci", ".github", ".venv", "GNUmakefile", "MANIFEST.in", "Makefile", "hooks",
+             "kistore", "makefile", "pyproject.toml", "schemas", "setup.cfg", "setup.py")
+"""Top-level names of the repository whose change changes what the gate runs. Since
+2026-12-03 also ``GNUmakefile`` and ``makefile`` (GNU make reads them before ``Makefile``),
+``.venv`` (``python -m venv .venv`` keeps what a checkout put there: a ``.pth`` runs at every
+start of the job's Python) and ``MANIFEST.in`` (read by setuptools): reviewer r81 F3."""
 
 SHOWN = 10
 """Paths a KI429 message names (the rest are counted; ``extra["paths"]`` holds them all)."""
@@ -61,15 +58,12 @@ def gate_code_changed(repo: pygit2.Repository, base_tree: Any, head_tree: Any
     Returns:
         One warning, on the first such path (sorted), naming up to :data:`SHOWN` of them
         and counting the rest (``extra``: ``paths``, every one, sorted; ``count``); empty
-        when every path the range changes is under :data:`NOT_RUN` or a top-level
-        ``*.md``.
+        when the range changes none of :data:`GATE_CODE`.
 
     Raises:
         ObjectUnreadable: a directory on the way is damaged (:mod:`kistore.git.treediff`).
     """
-    names = {e.name for tree in (base_tree, head_tree) for e in tree}
-    paths = sorted(p for name in names if not _not_run(name)
-                   for p in _changed(repo, base_tree, head_tree, name))
+    paths = sorted(p for name in GATE_CODE for p in _changed(repo, base_tree, head_tree, name))
     if not paths:
         return []
     shown = ", ".join(paths[:SHOWN])
@@ -79,11 +73,6 @@ def gate_code_changed(repo: pygit2.Repository, base_tree: Any, head_tree: Any
         f"file{'s' if len(paths) != 1 else ''}: {shown}{more}): it takes effect for the next "
         "pull request, judged by review alone", file=paths[0],
         extra={"paths": paths, "count": len(paths)})]
-
-
-def _not_run(name: str) -> bool:
-    """Whether a top-level name is one whose change the gate job does not run."""
-    return name in NOT_RUN or (name.endswith(".md") and name != ".md")
 
 
 def _changed(repo: pygit2.Repository, base_tree: Any, head_tree: Any, name: str) -> list[str]:
