@@ -424,7 +424,7 @@ def _write(temp: Path, scratch: Scratch, result: ExportResult, shape: Shape,
            progress: Progress | None) -> dict[str, Any]:
     """Phase 4: write the tables and the state into ``temp``; return ``_manifest.json``."""
     if previous is not None:
-        _check_continues(scratch, previous, shape, result)
+        _check_continues(scratch, previous, shape, result, bool(store.repo.is_shallow))
     columns = _columns(shape, result.format)
     for name, table in TABLES.items():
         advance = _phase(progress, f"writing {name}", None)
@@ -481,8 +481,12 @@ def _append(temp: Path, out: Path, result: ExportResult, manifest: dict[str, Any
 
 
 def _check_continues(scratch: Scratch, previous: dict[str, Any], shape: Shape,
-                     result: ExportResult) -> None:
-    """Refuse a ``--since`` export whose rows vanished or whose columns changed."""
+                     result: ExportResult, shallow: bool) -> None:
+    """Refuse a ``--since`` export whose rows vanished or whose columns changed.
+
+    In a shallow clone (``shallow``), also one that would write a row again without its
+    ``firstCommit`` (:func:`_refuse_uncited`). Raises InputError, naming what and why.
+    """
     root = result.out
     for name in TABLES:
         scratch.put_previous(name, outdir.read_state(root, name))
@@ -492,12 +496,49 @@ def _check_continues(scratch: Scratch, previous: dict[str, Any], shape: Shape,
                 f"{count} {name} row(s) of the export at {previous['commit'][:12]} are gone "
                 f"at {result.commit[:12]} (e.g. {', '.join(first)}); append-only files cannot "
                 "say so: make a full export into a new directory", file=str(root))
+        if shallow:
+            _refuse_uncited(scratch, name, previous, root)
     now = _columns(shape, result.format)
     if _without_partition_names(previous["tables"]) != _without_partition_names(now):
         raise InputError(
             f"the columns changed since the export at {previous['commit'][:12]} "
             f"({_column_change(previous, now)}): files already written cannot take the new "
             "columns; make a full export into a new directory", file=str(root))
+
+
+def _refuse_uncited(scratch: Scratch, name: str, previous: dict[str, Any], root: Path
+                    ) -> None:
+    """Refuse a shallow ``--since`` that would rewrite a row with ``firstCommit`` null.
+
+    Args: the scratch database (previous state put), the table name, the ``_manifest.json``
+    continued, the export directory (named in the error). Review r81 F9.
+
+    The clone's history stops before the commits that first added those objects
+    (:func:`kistore.cite.citation.shallow_doubt`), so it cannot say them; the earlier row may
+    have, and the row of the highest generation is the current one: appending would take
+    the citation away. A new row without one is written (the shallow-clone warning).
+
+    Raises:
+        InputError: how many rows of table ``name``, the first few keys, what to fetch.
+    """
+    table = TABLES[name]
+    if "firstCommit" not in table.names:
+        return
+    at, count, first = table.index("firstCommit"), 0, list[str]()
+    for key, row in scratch.rewritten(name):
+        if row[at] is None:
+            count += 1
+            if len(first) < 3:
+                first.append(key)
+    if count:
+        raise InputError(
+            f"this is a shallow clone: {count} {name} row(s) of the export at "
+            f"{previous['commit'][:12]} would be written again with no firstCommit or "
+            f"permalink (e.g. {', '.join(first)}), which would replace their citation (the "
+            "row of the highest generation is current); its history does not reach the "
+            "commits that first added them. Nothing was written: `git fetch --unshallow` "
+            "(CI: a full checkout, e.g. actions/checkout with fetch-depth: 0) and export "
+            "again", file=str(root))
 
 
 def _column_change(previous: dict[str, Any], now: dict[str, Any]) -> str:

@@ -203,5 +203,18 @@ class Scratch:
         return int(count), first
 
 
+    def rewritten(self, table: str) -> Iterator[tuple[str, list[Any]]]:
+        """Yield ``(key, row)`` of each row of ``table`` a ``--since`` export writes again.
+
+        Those the previous export has under their key with another fingerprint, by key.
+        """
+        cursor = self.conn.execute(
+            "SELECT r.key, r.row FROM rows r JOIN previous p ON p.tbl = r.tbl AND p.key = r.key "
+            "WHERE r.tbl = ? AND p.fp != r.fp ORDER BY r.key", (table,))
+        while batch := cursor.fetchmany(_BATCH):
+            for key, data in batch:
+                yield key, orjson.loads(data)
+
+
 _UNCHANGED = ("EXISTS (SELECT 1 FROM previous p WHERE p.tbl = r.tbl AND p.key = r.key "
               "AND p.fp = r.fp)")
