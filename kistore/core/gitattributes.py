@@ -43,10 +43,13 @@ def check_gitattributes(data: bytes | None) -> list[Finding]:
         KI113 when no line ``store/** ...`` unsets ``text``, ``eol`` and ``filter`` as git
         reads the committed file (a C-quoted ``"store/**"`` counts, and ``/store/**``; a
         line 1 starting with a byte order mark or a line of 2,048 bytes or more does not), or
-        when
-        a later line that may match paths under ``store/`` sets a converting attribute again
-        (git applies the last matching line: ``store/objects/** working-tree-encoding=UTF-16``
-        would re-encode every object in new clones).
+        when a later line that may match paths under ``store/`` sets a converting attribute
+        again (git applies the last matching line: ``store/objects/** working-tree-encoding=
+        UTF-16`` would re-encode every object in new clones). A pattern may match under
+        either of git's case rules: ``STORE/** text`` counts, since git matches it to
+        ``store/`` case-insensitively in a clone with ``core.ignorecase=true`` (what ``git
+        clone`` sets on macOS and Windows), while the guard line must be ``store/**`` as
+        written, to hold on a case-sensitive file system too.
     """
     guarded, missed = None, ""
     for number, raw in enumerate((data or b"").split(b"\n"), 1):
@@ -57,10 +60,13 @@ def check_gitattributes(data: bytes | None) -> list[Finding]:
             guarded = number
         missed = missed or line.ignored
         converting = [w for w in line.states if _converts(w)] if line.applies else []
-        if guarded is not None and converting and _may_match_store(line.pattern):
+        # Either case rule: a clone on macOS or Windows has core.ignorecase=true (r81 F7)
+        if guarded is not None and converting and _may_match_store(line.pattern.lower()):
+            where = "" if _may_match_store(line.pattern) else _IGNORECASE
             return [Finding(GITATTRIBUTES_MISSING, f"line {number} sets "
                             f"{' '.join(converting)} for {line.pattern} after the store/** "
-                            "line, so git would convert stored bytes", file=".gitattributes",
+                            f"line, so git would convert stored bytes{where}",
+                            file=".gitattributes",
                             line=number, column=1, expected="no conversion under store/",
                             found=line.text.strip(_BLANK))]
     if guarded is not None:
@@ -238,6 +244,10 @@ def _line_git_reads(raw: bytes, number: int) -> _Line | None:
             "without it"), False)
     return _Line(text, pattern, states, False, "", True)
 
+
+_IGNORECASE = (" in a clone with core.ignorecase=true (git's default on macOS and Windows), "
+               "where git matches patterns case-insensitively")
+"""Why a pattern matching ``store/`` only case-insensitively still counts (KI113)."""
 
 _GUARDED = ("store/**", "/store/**")
 """Patterns of a guard line: in the top-level file a leading ``/`` only anchors the pattern

@@ -33,13 +33,17 @@ def repo(tmp_path_factory) -> Path:
     return root
 
 
-def _git_reads(root: Path, data: bytes) -> tuple[dict[str, str], dict[str, str]]:
-    """``{attribute: value}`` of PATH as git reads ``data``: the work tree's file, the index's."""
+def _git_reads(root: Path, data: bytes, *, ignorecase: bool | None = None,
+               ) -> tuple[dict[str, str], dict[str, str]]:
+    """``{attribute: value}`` of PATH as git reads ``data``: the work tree's file, the index's
+    (with ``core.ignorecase`` as given, true being git's default in a clone on macOS and
+    Windows; None: the repository's own setting)."""
     (root / ".gitattributes").write_bytes(data)
     git(root, "add", ".gitattributes")
     found = []
+    config = [] if ignorecase is None else ["-c", f"core.ignorecase={str(ignorecase).lower()}"]
     for cached in ([], ["--cached"]):
-        out = subprocess.run(["git", "check-attr", "-z", *cached, *ATTRS, "--", PATH],
+        out = subprocess.run(["git", *config, "check-attr", "-z", *cached, *ATTRS, "--", PATH],
                              cwd=root, capture_output=True, text=True, check=True).stdout
         items = out.split("\0")  # PATH NUL attribute NUL value NUL, per attribute
         found.append({items[i + 1]: items[i + 2] for i in range(0, len(items) - 2, 3)})
@@ -100,7 +104,7 @@ def test_a_quoted_line_that_re_enables_text_is_named(repo):
 
 
 TOKENS = ["store/**", "/store/**", "/", '"store/**"', '"stor\\145/**"', "store/objects/**",
-          "*.json", "*",
+          "*.json", "*", "STORE/**", "Store/objects/**", "DOCS/**",
           "-text", "-eol", "-filter", "text", "eol=crlf", "!text", "-ident", "filter=x",
           " ", " ", "\t", "\r", "\x0c", "\ufeff", "#", '"', "\\", "\n", "\n"]
 
@@ -108,13 +112,57 @@ TOKENS = ["store/**", "/store/**", "/", '"store/**"', '"stor\\145/**"', "store/o
 @settings(max_examples=80, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.booleans(), st.lists(st.sampled_from(TOKENS), max_size=14))
+@example(guarded=True, tokens=["STORE/**", " ", "text"])  # r81 F7: passed on int80
 def test_a_file_ki113_passes_protects_the_store_in_both_of_git_s_readings(repo, guarded,
                                                                         tokens):
-    """No false pass: what KI113 accepts, git honours in both readings."""
+    """No false pass: what KI113 accepts, git honours in both readings, under either case
+    rule (``core.ignorecase``)."""
     data = (b"store/**" + GUARD + b"\n" if guarded else b"") + "".join(tokens).encode()
     if check_gitattributes(data) == []:
-        work_tree, index = _git_reads(repo, data)
-        assert _protected(work_tree) and _protected(index), data
+        for ignorecase in (False, True):
+            work_tree, index = _git_reads(repo, data, ignorecase=ignorecase)
+            assert _protected(work_tree) and _protected(index), (data, ignorecase)
+
+
+CASE_CASES = [
+    (b"STORE/** text eol=crlf\n", False),  # r81 F7: converted every file on macOS, Windows
+    (b"Store/objects/** working-tree-encoding=UTF-16\n", False),
+    (b'"STORE/**" text\n', False),
+    (b"/STORE/objects/** eol=crlf\n", False),
+    (b"DOCS/** text eol=crlf\n", True),  # matches nothing in store/ under either rule
+    (b"Stores/** text\n", True),
+    (b"STORE/** -text -eol\n", True),  # unsets only
+]
+
+
+@pytest.mark.parametrize(("line", "ok"), CASE_CASES)
+def test_ki113_judges_a_later_line_under_either_case_rule(repo, line, ok):
+    """Reviewer r81 F7: git matches ``STORE/**`` to ``store/`` when ``core.ignorecase`` is
+    true (what ``git clone`` sets on a case-insensitive file system), so the line after the
+    guard converts every store file there while Linux CI saw nothing: KI113 refuses it."""
+    data = b"store/**" + GUARD + b"\n" + line
+    assert all(_protected(v) for v in _git_reads(repo, data, ignorecase=False))
+    assert all(_protected(v) for v in _git_reads(repo, data, ignorecase=True)) is ok
+    assert (check_gitattributes(data) == []) is ok
+
+
+def test_a_line_matching_store_only_case_insensitively_says_where():
+    [finding] = check_gitattributes(b"store/**" + GUARD + b"\nSTORE/** text eol=crlf\n")
+    assert (finding.rule.id, finding.line, finding.found) == (
+        "KI113", 2, "STORE/** text eol=crlf")
+    assert finding.message == (
+        "line 2 sets text eol=crlf for STORE/** after the store/** line, so git would convert "
+        "stored bytes in a clone with core.ignorecase=true (git's default on macOS and "
+        "Windows), where git matches patterns case-insensitively")
+
+
+def test_a_guard_line_in_another_case_guards_nothing_on_linux(repo):
+    """The guard must hold under both rules: ``STORE/**`` protects nothing case-sensitively."""
+    data = b"STORE/**" + GUARD + b"\n"
+    assert not _protected(_git_reads(repo, data)[0])
+    assert _protected(_git_reads(repo, data, ignorecase=True)[0])
+    [finding] = check_gitattributes(data)
+    assert (finding.rule.id, finding.found) == ("KI113", "no such line")
 
 
 def _git_reads_info(root: Path, data: bytes) -> dict[str, str]:

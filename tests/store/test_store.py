@@ -1370,3 +1370,28 @@ def test_adds_from_two_worktrees_of_one_repository_take_turns(store, store_path,
     assert waited, (out, err)
     assert add.returncode == 0, err
     assert not (store_path / ".git" / "worktrees" / "linked" / "kistore-write.lock").exists()
+
+
+def test_a_later_upper_case_store_line_is_refused_by_check_and_add_commit(store_path, runner,
+                                                                          bundle):
+    # Reviewer r81 F7: `STORE/** text eol=crlf` appended after the guard got "ok" from
+    # `check` and `add --commit`; git matches it to store/ in every clone with
+    # core.ignorecase=true (macOS, Windows), where verify then failed with 1,444 errors.
+    from kistore.cli import main
+
+    base = git(store_path, "rev-parse", "HEAD").strip()
+    with (store_path / ".gitattributes").open("a") as f:
+        f.write("STORE/** text eol=crlf\n")
+    git(store_path, "commit", "-q", "-am", "attributes: tidy")
+    line = len((store_path / ".gitattributes").read_text().splitlines())
+    checked = runner.invoke(main, ["--store", str(store_path), "check", f"{base}..HEAD"])
+    assert checked.exit_code == 1, checked.output
+    assert f".gitattributes:{line}:1: error KI113" in checked.output
+    (store_path / "p.json").write_text(json.dumps(bundle["protocol"]))
+    refused = runner.invoke(main, ["--store", str(store_path), "add", "--commit",
+                                   str(store_path / "p.json")])
+    assert refused.exit_code == 1
+    assert f"line {line} sets text eol=crlf for STORE/** after the store/** line, so git " \
+        "would convert stored bytes in a clone with core.ignorecase=true" in \
+        " ".join(refused.output.split())
+    assert git(store_path, "log", "-1", "--format=%s").strip() == "attributes: tidy"
