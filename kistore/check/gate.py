@@ -713,7 +713,8 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         KI409 for a new line that is not a bundle verifying against the object it annotates,
         KI411 for a new line whose key the trust file of a protected branch (as it is, and
         as this push sets it) revokes, has expired or does not trust for its role at this
-        machine's clock (dates in the pushed commits are the pusher's to write). For any
+        machine's clock (dates in the pushed commits are the pusher's to write), KI428 for
+        a notes commit the push brings dated as :func:`._dates.range_dates` refuses. For any
         ref under ``refs/replace/`` created or updated: KI419; for any other ref whose
         value is not a commit or an annotated tag of one: KI420
         (:func:`._refs.pushed_ref_problem`). For any other ref (branches, tags, other
@@ -863,7 +864,9 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
     Notes are append-only evidence: removing a line would silently undo a withdrawal or a
     rerun in every clone that fetches; an unreadable or unverifiable line would fail
     ``verify`` everywhere. A new line whose key trust (at ``trust_revs``) does not accept
-    now is refused (KI411): its notes commit's date is the pusher's to write.
+    now is refused (KI411): its notes commit's date is the pusher's to write. Every notes
+    commit the push brings (and no older one) is held to KI428's dates
+    (:func:`._dates.range_dates`, at this machine's clock, as branches are).
     """
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
@@ -873,10 +876,15 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
     # KI423 first: every notes tree the push brings, read raw (a name twice, two fan-out
     # subtrees of one name: libgit2 reads the last, git serves both; review r80 F4)
     tip = lookup(repo, new, NOTES_REF).peel(pygit2.Commit)
-    malformed = new_tree_findings(repo, ancestry(repo, tip, None if old == ZERO else lookup(
-        repo, old, NOTES_REF).peel(pygit2.Commit)), f"{NOTES_REF}:")
+    brought = list(ancestry(repo, tip, None if old == ZERO else lookup(
+        repo, old, NOTES_REF).peel(pygit2.Commit)))
+    malformed = new_tree_findings(repo, brought, f"{NOTES_REF}:")
     if malformed:
         return sorted(malformed, key=sort_key)
+    # KI428 on the notes commits the push brings, at the clock branches are judged at: a
+    # notes commit dated ahead became believed once the clock came within a day of it, and
+    # every line added since then "entered" at its date (reviewer r81 F5)
+    dated = range_dates(repo, brought)
     fresh: list[Seen] = []
     view = store.view(trust_revs[-1]) if trust_revs else None  # main as pushed, or as it is
 
@@ -944,7 +952,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
             findings.append(Finding(NOTES_LINE_REMOVED, f"the push removes {len(lost)} "
                                     f"attestation line(s) from the note on {obj}",
                                     file=f"{NOTES_REF}:{obj}"))
-    return shape + findings + (_judged_now(store, fresh, trust_revs) if fresh else [])
+    return dated + shape + findings + (_judged_now(store, fresh, trust_revs) if fresh else [])
 
 
 def _merge_base(store: Store, new: str, old: str, protected: set[str]) -> str | None:

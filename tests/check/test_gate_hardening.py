@@ -260,9 +260,11 @@ def test_push_of_a_backdated_notes_commit_by_a_revoked_key_is_refused(record_sto
     _backdate_notes_tip(store_path, "2025-12-01T00:00:00Z")
     found = [f for f in check_updates(record_store, [(old, _notes_tip(store_path), NOTES_REF)])
              if f.severity == "error"]
-    assert [f.rule.id for f in found] == ["KI411"]
-    assert "a new rerun attestation by SHA256:" in found[0].message
-    assert "was revoked at 2026-01-01T00:00:00Z" in found[0].message
+    # KI428 too (since reviewer r81 F5): the notes commit is dated a year before its parent
+    assert [f.rule.id for f in found] == ["KI428", "KI411"]
+    assert "is earlier than that of its parent" in found[0].message
+    assert "a new rerun attestation by SHA256:" in found[1].message
+    assert "was revoked at 2026-01-01T00:00:00Z" in found[1].message
 
 
 def test_push_of_a_note_by_a_key_the_pushed_main_revokes_is_refused(record_store, store_path):

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,56 @@ def test_pre_receive_refuses_a_backdated_note_by_a_revoked_key(server, clone):
 
     with pytest.raises(StoreStateError, match="KI411 new-attestation-key-not-trusted"):
         notes.push(Store(clone), "origin")
+
+
+def _redate_notes(clone: Path, when: str) -> str:
+    """Commit refs/notes/kistore's tree again, on its parents, dated ``when``; return it."""
+    tree = git(clone, "rev-parse", "refs/notes/kistore^{tree}").strip()
+    parents = git(clone, "log", "-1", "--format=%P", "refs/notes/kistore").split()
+    made = subprocess.run(
+        ["git", "commit-tree", tree, *(a for p in parents for a in ("-p", p)), "-m", "notes"],
+        cwd=clone, check=True, capture_output=True, text=True,
+        env={**os.environ, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_DATE": when}).stdout.strip()
+    git(clone, "update-ref", "refs/notes/kistore", made)
+    return made
+
+
+def test_pre_receive_refuses_a_notes_commit_dated_ahead(server, clone):
+    # reviewer r81 F5: a notes commit dated 2 days ahead passed (`0 errors`); once the clock
+    # came within a day of it, every notes line added on top of it entered at its date, and
+    # a maintainer's withdrawal was judged as entered after the key expired
+    now = int(time.time())
+    _attest(clone, 3)
+    ahead = _redate_notes(clone, f"@{now + 2 * 86400 + 60} +0000")
+    pushed = run_git(clone, "push", "origin", "refs/notes/kistore")
+    assert pushed.returncode != 0
+    assert f"error KI428 commit-date-implausible: commit {ahead[:12]}: its committer date " \
+        in pushed.stderr
+    assert "lies in the future" in pushed.stderr
+    assert run_git(server, "rev-parse", "--verify", "-q", "refs/notes/kistore").stdout == ""
+    # the same notes, committed now, pass
+    _redate_notes(clone, f"@{now} +0000")
+    pushed = run_git(clone, "push", "origin", "refs/notes/kistore")
+    assert pushed.returncode == 0, pushed.stderr
+
+
+def test_a_notes_commit_dated_ahead_that_landed_is_not_judged_again(server, clone):
+    # KI428 judges the notes commits a push brings only: one dated ahead that landed past
+    # the gate (a host without the hook) does not refuse every later notes push
+    from kistore.check.gate import check_updates
+    from kistore.store import Store
+
+    now = int(time.time())
+    _attest(clone, 3)
+    landed = _redate_notes(clone, f"@{now + 30 * 86400} +0000")
+    _attest(clone, 4)
+    later = git(clone, "rev-parse", "refs/notes/kistore").strip()
+    found = check_updates(Store(clone), [(landed, later, "refs/notes/kistore")])
+    assert [f.format() for f in found if f.rule.severity == "error"] == []
+    found = check_updates(Store(clone), [("0" * 40, later, "refs/notes/kistore")])
+    # pushed whole (no notes on the server yet), the landed commit is judged, and refused
+    assert sorted((f.extra["commit"], f.extra["date"]) for f in found
+                  if f.rule.id == "KI428") == [(landed, "author"), (landed, "committer")]
 
 
 def _public_key_file(clone: Path, key) -> str:
