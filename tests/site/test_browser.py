@@ -180,8 +180,12 @@ def test_site_works_from_file_urls_under_any_prefix(browser, demo_site, tmp_path
     moved = tmp_path / "a deep" / "prefix" / "site"
     shutil.copytree(demo_site, moved)
     browser.get((moved / "index.html").as_uri())
-    # the policy's 'self' takes the site's own site.js from file:// too
-    assert browser.execute_script("return document.documentElement.classList.contains('js')")
+    # the policy's 'self' takes the site's own site.js from file:// too (waited for: once,
+    # under two concurrent CI runs, the class was not there yet when first asked)
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script(
+        "return document.documentElement.classList.contains('js')"))
     assert blocked(browser) == []
     steps = [("#sources a[href*='demo-source']", "sources/demo-source/index.html"),
              ("#workloads tbody a", "workloads/"),
