@@ -135,18 +135,16 @@ def _dated_wrong(commit: Any, clock: int, kind: Rule) -> list[Finding]:
     for who in ("author", "committer"):
         count = sum(line.startswith(f"{who} ".encode()) for line in lines)
         if count != 1:  # libgit2 reads the first, git the last (reviewer r81 F11)
-            found.append(Finding(
-                kind, f"commit {str(commit.id)[:12]}: it has {count} {who} lines, where git "
-                "writes one: git reads the last and libgit2 the first, so they read "
-                "different dates", expected=f"one {who} line", found=who,
-                extra={"commit": str(commit.id), "date": who, "seconds": None}))
+            found.append(_line_finding(
+                kind, commit, who, f"it has {count} {who} lines, where git writes one: git "
+                "reads the last and libgit2 the first, so they read different dates",
+                f"one {who} line"))
         elif who not in valid:
-            found.append(Finding(
-                kind, f"commit {str(commit.id)[:12]}: its {who} line does not read as git "
-                "writes one (`NAME <EMAIL> SECONDS +ZONE`; git fsck: badDate, "
-                "missingTimezone or zeroPaddedDate): git and libgit2 read different dates "
-                "from it", expected="a date line as git writes it", found=who,
-                extra={"commit": str(commit.id), "date": who, "seconds": None}))
+            found.append(_line_finding(
+                kind, commit, who, f"its {who} line does not read as git writes one (`NAME "
+                "<EMAIL> SECONDS +ZONE`; git fsck: badDate, missingTimezone or "
+                "zeroPaddedDate): git and libgit2 read different dates from it",
+                "a date line as git writes it"))
     for who, seconds in (("author", commit.author.time), ("committer", commit.commit_time)):
         if not representable(seconds):
             found.append(_finding(
@@ -162,6 +160,12 @@ def _dated_wrong(commit: Any, clock: int, kind: Rule) -> list[Finding]:
                 "the entry time of attestations",
                 f"a date no later than {commit_text(clock + CLOCK_SKEW)}"))
     return found
+
+
+def _line_finding(kind: Rule, commit: Any, who: str, why: str, expected: str) -> Finding:
+    """One KI428 finding about ``who``'s header line of ``commit`` (no date read from it)."""
+    return Finding(kind, f"commit {str(commit.id)[:12]}: {why}", expected=expected, found=who,
+                   extra={"commit": str(commit.id), "date": who, "seconds": None})
 
 
 def _finding(kind: Rule, commit: Any, who: str, seconds: int, why: str, expected: str

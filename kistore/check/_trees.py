@@ -147,23 +147,39 @@ def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any], root: str
     findings: list[Finding] = []
     read: set[str] = set()
     for commit in commits:
-        where = f"commit {str(commit.id)[:12]}"
         parents: list[Any] = [repo.get(p) for p in commit.parent_ids]  # None: past a shallow cut
-        pending: list[tuple[str, str, list[str]]] = [
-            (root, str(commit.tree_id), [str(p.tree_id) for p in parents if p is not None])]
-        while pending:
-            prefix, tree_id, olds = pending.pop()
-            if tree_id in olds or tree_id in read:
-                continue
-            read.add(tree_id)
-            path = prefix.rstrip("/").rstrip(":") or None
-            entries, whole = treediff.tree_entries(repo, tree_id, path)
-            findings += tree_findings(where, prefix, tree_id, entries, whole)
-            before = [_directories(treediff.tree_entries(repo, old, path)[0]) for old in olds]
-            for mode, name, child in entries:
-                if mode == te.DIRECTORY_MODE:
-                    pending.append((f"{prefix}{name.decode('utf-8', 'replace')}/", child.hex(),
-                                    [b[name] for b in before if name in b]))
+        findings += _walk(repo, f"commit {str(commit.id)[:12]}", root, str(commit.tree_id),
+                          [str(p.tree_id) for p in parents if p is not None], read)
+    return findings
+
+
+def _walk(repo: pygit2.Repository, where: str, root: str, tree_id: str, olds: list[str],
+          read: set[str]) -> list[Finding]:
+    """:func:`tree_findings` of ``tree_id`` and the trees below it that ``olds`` lack.
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        where: the commit, as the message names it.
+        root: the tree's path (its findings' paths start with it).
+        tree_id: the tree (40 hex).
+        olds: the trees the parents have at that path (empty: every tree below is read).
+        read: the trees read already (not read again; this walk adds to it).
+    """
+    findings: list[Finding] = []
+    pending: list[tuple[str, str, list[str]]] = [(root, tree_id, olds)]
+    while pending:
+        prefix, tree_id, olds = pending.pop()
+        if tree_id in olds or tree_id in read:
+            continue
+        read.add(tree_id)
+        path = prefix.rstrip("/").rstrip(":") or None
+        entries, whole = treediff.tree_entries(repo, tree_id, path)
+        findings += tree_findings(where, prefix, tree_id, entries, whole)
+        before = [_directories(treediff.tree_entries(repo, old, path)[0]) for old in olds]
+        for mode, name, child in entries:
+            if mode == te.DIRECTORY_MODE:
+                pending.append((f"{prefix}{name.decode('utf-8', 'replace')}/", child.hex(),
+                                [b[name] for b in before if name in b]))
     return findings
 
 
@@ -188,18 +204,7 @@ def whole_tree_findings(repo: pygit2.Repository, where: str, tree_id: str, root:
     Raises:
         ObjectUnreadable: a tree is damaged or missing.
     """
-    findings: list[Finding] = []
-    pending, read = [(root, tree_id)], set()
-    while pending:
-        prefix, oid = pending.pop()
-        if oid in read:
-            continue
-        read.add(oid)
-        entries, whole = treediff.tree_entries(repo, oid, prefix.rstrip("/").rstrip(":") or None)
-        findings += tree_findings(where, prefix, oid, entries, whole)
-        pending += [(f"{prefix}{name.decode('utf-8', 'replace')}/", child.hex())
-                    for mode, name, child in entries if mode == te.DIRECTORY_MODE]
-    return findings
+    return _walk(repo, where, root, tree_id, [], set())
 
 
 def notes_tree_findings(repo: pygit2.Repository) -> list[Finding]:

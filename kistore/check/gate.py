@@ -663,9 +663,8 @@ def _citations_moved(repo: pygit2.Repository, re_added: Iterable[tuple[str, str,
             CITATION_MOVED, f"the range moves this object's citation from commit "
             f"{str(old.id)[:12]} ({commit_text(old.commit_time)}), which first added it, to "
             f"commit {str(new.id)[:12]} ({commit_text(new.commit_time)}), which adds the same "
-            "bytes with an "
-            "earlier committer time: `kistore cite`, the site and export would name it from "
-            "then on", file=path, expected=f"first added by {old.id}",
+            "bytes with an earlier committer time: `kistore cite`, the site and export would "
+            "name it from then on", file=path, expected=f"first added by {old.id}",
             found=f"first added by {new.id}", extra={"old": str(old.id), "new": str(new.id)}))
     return findings
 

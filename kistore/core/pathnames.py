@@ -27,6 +27,29 @@ HASH_HEX = 16
 """Hex digits of the whole value's SHA-256 that end a short form (64 bits)."""
 
 
+def hashed_on(name: str, mark: str = "~") -> str:
+    """Return ``name`` with ``mark`` and the first :data:`HASH_HEX` hex digits of its SHA-256.
+
+    The step a writer takes again and again until a name is free (a metric key or a
+    partition value whose written name another already has): ``LATENCY_MS`` ->
+    ``LATENCY_MS~ce467cc873d21bd0``. Deterministic; UTF-8 with lone surrogates kept.
+
+    Args:
+        name: the name so far.
+        mark: what separates it from the hash (``~``, or ``%7E`` in a partition directory).
+
+    Returns:
+        ``name + mark + H``, ``H`` the first :data:`HASH_HEX` hex digits of the SHA-256 of
+        ``name`` as UTF-8 (``surrogatepass``).
+    """
+    return f"{name}{mark}{_hash_hex(name)}"
+
+
+def _hash_hex(value: str) -> str:
+    """Return the first :data:`HASH_HEX` hex digits of the SHA-256 of ``value`` as UTF-8."""
+    return hashes.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:HASH_HEX]
+
+
 def component(value: str, written: Callable[[str], str] = str, mark: str = "~", *,
               always: bool = False) -> str:
     """Return how a value is written as one path component, shortened when it is long.
@@ -60,5 +83,4 @@ def component(value: str, written: Callable[[str], str] = str, mark: str = "~", 
         if size > KEEP:
             break
         kept.append(part)
-    digest = hashes.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
-    return "".join(kept) + mark + digest[:HASH_HEX]
+    return "".join(kept) + mark + _hash_hex(value)

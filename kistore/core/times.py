@@ -60,7 +60,7 @@ def commit_datetime(seconds: int) -> dt.datetime:
     Returns:
         The time, clamped into 1970-01-01T00:00:00Z..9999-12-31T23:59:59Z.
     """
-    return dt.datetime.fromtimestamp(min(max(seconds, FIRST_SECOND), LAST_SECOND), dt.UTC)
+    return dt.datetime.fromtimestamp(_clamped(seconds), dt.UTC)
 
 
 def commit_text(seconds: int) -> str:
@@ -72,7 +72,12 @@ def commit_text(seconds: int) -> str:
     Returns:
         ``YYYY-MM-DDTHH:MM:SSZ`` between ``1970-01-01T00:00:00Z`` and ``9999-12-31T23:59:59Z``.
     """
-    return utc_text(min(max(seconds, FIRST_SECOND), LAST_SECOND))
+    return utc_text(_clamped(seconds))
+
+
+def _clamped(seconds: int) -> int:
+    """Return ``seconds`` moved into :data:`FIRST_SECOND`..:data:`LAST_SECOND`."""
+    return min(max(seconds, FIRST_SECOND), LAST_SECOND)
 
 
 def out_of_range(seconds: int) -> str | None:

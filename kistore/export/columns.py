@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core import hashes
+from ..core.pathnames import hashed_on
 
 STRING = "string"
 INT = "int64"
@@ -308,10 +308,9 @@ def metric_names(metrics: Iterable[str]) -> dict[str, str]:
         for key in keys:
             if key == kept:
                 continue
-            name = key
-            while name == key or name.casefold() in taken:
-                digest = hashes.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
-                name = f"{name}{METRIC_MARK}{digest[:16]}"
+            name = hashed_on(key, METRIC_MARK)
+            while name.casefold() in taken:
+                name = hashed_on(name, METRIC_MARK)
             taken.add(name.casefold())
             renamed[key] = name
     return renamed

@@ -12,9 +12,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..check._rules import name_key
-from ..core import hashes
 from ..core.digest import Digest
-from ..core.pathnames import HASH_HEX, component
+from ..core.pathnames import component, hashed_on
 from ..core.times import commit_text
 from .columns import ATTESTATIONS, HIVE_NULL, MANIFESTS, RUNS, Table
 
@@ -179,8 +178,7 @@ def partition_names(values: Iterable[str], whole: Iterable[str] = ()) -> dict[st
             if name_key(name) in taken:
                 name = component(value, _escape_letters, SHORT_MARK, always=True)
             while name_key(name) in taken:  # 16 hex digits alike: hash the name on
-                digest = hashes.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
-                name = f"{name}{SHORT_MARK}{digest[:HASH_HEX]}"
+                name = hashed_on(name, SHORT_MARK)
             taken.add(name_key(name))
             names[value] = name
     return names

@@ -239,16 +239,12 @@ def widened(before: TrustedKey, after: TrustedKey) -> dict[str, str]:
     if before.valid_until is not None and (
             after.valid_until is None or after.valid_until > before.valid_until):
         found["validUntil"] = (f"validUntil {format_time(before.valid_until)} -> "
-                               f"{_shown(after.valid_until)}")
+                               f"{_when(after.valid_until) or 'none'}")
     if before.valid_from is not None and (
             after.valid_from is None or after.valid_from < before.valid_from):
         found["validFrom"] = (f"validFrom {format_time(before.valid_from)} -> "
-                              f"{_shown(after.valid_from)}")
+                              f"{_when(after.valid_from) or 'none'}")
     return found
-
-
-def _shown(value: datetime | None) -> str:
-    return format_time(value) if value is not None else "none"
 
 
 def _raw_trust(store: Store, rev: str) -> Trust:

@@ -20,6 +20,7 @@ commit, and says why (:func:`kistore.cite.citation.shallow_doubt`, ``kistore cit
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +39,7 @@ from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import InputError, StoreStateError
 from ..core.settings import template_fields
-from ..core.times import commit_datetime, out_of_range
+from ..core.times import commit_text, out_of_range
 from ..git.blobs import lookup
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -160,9 +161,7 @@ class Citations:
             ``commit ID, which first added N run(s), has a committer date of ...``, in
             commit id order; empty when every date is representable.
         """
-        counts: dict[str, int] = {}
-        for commit_id in self.first_added.values():
-            counts[commit_id] = counts.get(commit_id, 0) + 1
+        counts = Counter(self.first_added.values())
         warnings = []
         for commit_id in sorted(counts):
             commit: Any = repo[commit_id]
@@ -203,10 +202,9 @@ class Citations:
             citation = citation_of(snap.view, manifest, first, template=self.template,
                                    remote=None, publisher=self.publisher, accessed=None)
         except (StoreStateError, InputError) as e:
-            published = commit_datetime(first.commit_time)
             return {**facts, "available": False, "reason": e.message,
                     "path": layout.object_path(manifest.digest),
-                    "published": published.strftime("%Y-%m-%dT%H:%M:%SZ")}
+                    "published": commit_text(first.commit_time)}
         return {**facts, **citation.to_json(), "available": True,
                 "formats": {fmt: render(citation, fmt)
                             for fmt in ("text", "bibtex", "csl-json", "cff")}}
