@@ -301,3 +301,20 @@ def test_a_commit_deleting_one_object_and_adding_another_says_deleted(published,
     assert [(f.rule.id, f.file, f.message) for f in
             history.check_history(Store(published), "HEAD")] == [
         ("KI402", ENVIRONMENT, f"deleted in commit {sha[:12]} (swap)")]
+
+
+
+@pytest.mark.parametrize(("config", "message", "said"), [
+    ([], "", "(no message)"), (["-c", "i18n.commitEncoding=VISCII"], "drop it", "(drop it)")],
+    ids=["empty-message", "viscii-encoding"])
+def test_a_commit_message_python_cannot_decode_is_named_not_an_internal_error(
+        published, config, message, said):
+    # Reviewer r82 F1: `git commit --allow-empty-message -m ''` (no first line) and a
+    # commit whose `encoding` header Python does not know (git writes VISCII as given)
+    # stopped check and verify with an internal error, for good once on main
+    git(published, "rm", "-q", ENVIRONMENT)
+    git(published, *config, "commit", "-q", "--allow-empty-message", "-m", message)
+    sha = head(published)
+    assert [(f.rule.id, f.file, f.message)
+            for f in history.check_history(Store(published), "HEAD")] == [
+        ("KI402", ENVIRONMENT, f"deleted in commit {sha[:12]} {said}")]
