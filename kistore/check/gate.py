@@ -15,7 +15,9 @@ from git objects, never the work tree, so the gate runs in a bare repository (a
 ``pre-receive`` hook).
 
 :func:`check_updates` applies the gate to the ref updates a push brings (the lines git
-hands ``pre-receive``), and refuses non-fast-forward updates of protected refs, any
+hands ``pre-receive``), and refuses non-fast-forward updates of protected refs, a
+protected branch's update whose new first-parent line leaves out its old tip (KI430,
+KI431: :mod:`._first_parent`), any
 ``refs/replace/`` ref and a ref naming no commit (:mod:`._refs`, KI419, KI420).
 """
 
@@ -66,6 +68,7 @@ from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
 from ._dates import range_dates
+from ._first_parent import first_parent_findings
 from ._focus import range_paths
 from ._gate_code import gate_code_changed
 from ._groups import GROUP_MISSING
@@ -154,8 +157,8 @@ def parse_range(spec: str) -> tuple[str, str]:
 
 
 def check_range(store: Store, spec: str, *, whole_tree: bool = False,
-                checkers: Sequence[RangeChecker] = (), now: datetime | None = None
-                ) -> list[Finding]:
+                checkers: Sequence[RangeChecker] = (), now: datetime | None = None,
+                landed: bool = False) -> list[Finding]:
     """Check what the commits in ``BASE..HEAD`` add to the store (the pull-request gate).
 
     Costs what the range changes: the cross-file rules look up single paths of ``HEAD``'s
@@ -170,11 +173,18 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
             :data:`RangeChecker`, after this module's); default none: the check layer's
             rules only. ``kistore check`` passes the query layer's (KI210, KI413-KI415).
         now: the checking clock KI428 holds commit dates to (aware); None: this machine's.
+        landed: the range is a move of the protected branch from ``BASE`` to ``HEAD``
+            (pre-receive, the workflow's ``landed`` job: ``check --landed``), not a pull
+            request's branch: ``BASE`` must be on ``HEAD``'s first-parent line (KI430) and
+            that line's new commits dated no earlier than ``BASE`` minus a day (KI431,
+            :mod:`._first_parent`). False: a branch that merged ``BASE`` in is normal.
 
     Returns:
         KI428 per commit of the range whose author or committer date lies outside years
         1970-9999 or more than a day past ``now``, or whose committer date lies more than
-        a day before a parent's (:mod:`._dates`). KI404 alone when ``BASE`` is not an
+        a day before a parent's (:mod:`._dates`). With ``landed``: KI430 when ``BASE`` is
+        not on ``HEAD``'s first-parent line, else KI431 per commit of that line after
+        ``BASE`` dated more than a day before it. KI404 alone when ``BASE`` is not an
         ancestor of ``HEAD``; KI416 alone (an error) when it cannot be told because a
         shallow clone's boundary is in ``HEAD``'s history
         (:func:`.lineage.shallow_cut`). KI423 alone (errors), one per entry git's fsck
@@ -244,6 +254,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     own, warned = own_limits(store, own_settings)  # the defaults, and KI109
     findings = history_findings(repo, commits)
     findings += range_dates(repo, commits, now)  # KI428
+    if landed:  # KI430, KI431: main's first-parent line only grows
+        findings += first_parent_findings(base, head, commits, spec, now, landed=True)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees
     changed, metadata_edits = _changed_paths(store_changes)
     base_settings = store.settings(str(base.id))
@@ -703,7 +715,10 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         checkers: handed to each :func:`check_range` (the rules of the layers above).
 
     Returns:
-        KI407 for a non-fast-forward update or deletion of a protected ref. For
+        KI407 for a non-fast-forward update or deletion of a protected ref. For a
+        protected branch's update: KI430 when its old tip is not on the new tip's
+        first-parent line, else KI431 per commit of that line after it dated more than a
+        day before it (:mod:`._first_parent`; not for ``refs/notes/kistore``). For
         ``refs/notes/kistore``: KI423 alone for a notes tree the push brings that git's
         fsck refuses (:func:`._trees.new_tree_findings`); else KI424 for a path the push
         adds or changes that git reads otherwise than kistore (a second fan-out path for an
@@ -775,6 +790,10 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             base = old
         else:
             base = _merge_base(store, new, old, protected)
+        if ref in protected and ref.startswith("refs/heads/") and old != ZERO:
+            # a protected branch's move: OLD stays on its first-parent line (KI430, KI431)
+            tip, was = store.commit(new), store.commit(old)
+            findings += first_parent_findings(was, tip, ancestry(repo, tip, hide=was), ref)
         if base is None:
             findings += whole_history(store, new)
         else:

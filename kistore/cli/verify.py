@@ -219,12 +219,18 @@ def _strict(findings: list[Finding]) -> list[Finding]:
               help="Instead of a range, check every local branch, tag and HEAD holding "
               "commits REMOTE's remote-tracking refs lack: all a push could send (the "
               "pre-commit framework's hook; it is handed only the first pushed ref).")
+@click.option("--landed", is_flag=True,
+              help="BASE..HEAD is a move of main from BASE to HEAD (a push that landed), not "
+              "a pull request's branch: BASE must be on HEAD's first-parent line (KI430) "
+              "and that line's new commits no older than BASE (KI431). --updates applies "
+              "this to the main branch by itself.")
 @click.option("--strict", is_flag=True,
               help="Fail (exit 1) in a shallow clone, whose early history was not checked.")
 @_format_option
 @pass_ctx
 def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | None,
-          unpushed: str | None, strict: bool, fmt: str | None, as_json: bool) -> None:
+          unpushed: str | None, landed: bool, strict: bool, fmt: str | None,
+          as_json: bool) -> None:
     """Check what the commits BASE..HEAD add (the pull-request gate).
 
     Everything verify checks, on the files the range adds or changes, plus: no
@@ -236,6 +242,7 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
     Example:
       kistore check origin/main..HEAD
       kistore check --format github "$BASE_SHA..$HEAD_SHA"
+      kistore check --landed "$BEFORE..$AFTER"  # after a push to main
       kistore check --updates -        # in a pre-receive hook
       kistore check --updates - --remote "$1"  # in a pre-push hook
       kistore check --unpushed origin  # before a push: whatever it sends
@@ -257,6 +264,9 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
                                    "REMOTE")
         if remote is not None and updates is None:
             raise click.UsageError("--remote goes with --updates (a pre-push hook's lines)")
+        if landed and range_ is None:
+            raise click.UsageError("--landed goes with BASE..HEAD (--updates judges the "
+                                   "main branch's moves so by itself)")
         if range_ is not None:
             try:
                 parse_range(range_)
@@ -290,7 +300,8 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
         checked = range_ or ""
         with cannot_run(fmt, as_json, checked):
             try:
-                findings = check_range(ctx.store(), checked, checkers=checkers)
+                findings = check_range(ctx.store(), checked, checkers=checkers,
+                                       landed=landed)
             except Exception as e:  # a damaged tree or commit stops it: KI117, said so
                 findings = _damaged(e)
     report(_strict(findings) if strict else findings, fmt, as_json, checked)
