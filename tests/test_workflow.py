@@ -11,6 +11,8 @@ it (PyYAML) and hold the gate job to that shape.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -132,5 +134,22 @@ def test_a_push_to_main_is_checked_against_the_main_it_landed_on():
     check = steps[-1]
     assert check["env"] == {"BEFORE": "${{ github.event.before }}",
                             "AFTER": "${{ github.event.after }}"}
-    assert '.venv/bin/kistore check --format github "${BEFORE}..${AFTER}" || {' in check["run"]
+    assert ('.venv/bin/kistore check --format github $landed "${BEFORE}..${AFTER}" || {'
+            in check["run"])
+    # a move of main, judged as one (KI430, KI431), by a kistore that knows the option
+    assert ('if .venv/bin/kistore check --help | grep -q -- "--landed"; then '
+            'landed="--landed"; fi') in check["run"]
     assert "::error::main took" in check["run"] and "exit 1" in check["run"]
+    assert "this job cannot undo the push" in check["run"]
+
+
+def test_the_landed_job_s_script_passes_landed_to_this_kistore(tmp_path):
+    # the step's own lines, run against this checkout's kistore: the option is found
+    run = workflow()["jobs"]["landed"]["steps"][-1]["run"]
+    probe = next(line for line in run.splitlines() if "--help" in line).strip()
+    kistore = Path(sys.executable).with_name("kistore")
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "kistore").symlink_to(kistore)
+    done = subprocess.run(["bash", "-c", f'landed=""\n{probe}\necho "[$landed]"'],
+                          cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert done.stdout == "[--landed]\n"
