@@ -26,16 +26,28 @@ runs they name, from their listings (O(change)). It is a
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..attest.evidence import Evidence, Judgement, evidence_for_many, judge_all, summarise
+from ..attest.evidence import (
+    COMMUNITY,
+    INVALID,
+    NOT_COUNTED,
+    Evidence,
+    Judgement,
+    evidence_for_many,
+    judge_all,
+    summarise,
+)
 from ..attest.notes import collect, parse_attestation_path
 from ..attest.trust import Trust, TrustedKey, format_time, load_trust
-from ..attest.trust_history import dated, held
+from ..attest.trust_history import dated, held, listed_since
 from ..core import layout
 from ..core.digest import Digest
 from ..core.errors import KistoreError, shorten
 from ..core.findings import INFO, Finding, rule
+from ..core.times import commit_datetime
 from ..index.groups import NoListing, group_catalog
 from ..index.index import open_catalog
 from .policy import load_policy
@@ -100,7 +112,8 @@ def trust_and_policy_effects(store: Store, base: str, head: str, changed: set[st
     if not (trust_changed or policy_changed or attested):
         return []
 
-    findings: list[Finding] = newly_trusted(store, base, head) if trust_changed else []
+    keys: list[Finding] = newly_trusted(store, base, head) if trust_changed else []
+    findings: list[Finding] = []
     before: dict[str, Evidence] = {}
     after: dict[str, Evidence] = {}
     if trust_changed:
@@ -108,10 +121,15 @@ def trust_and_policy_effects(store: Store, base: str, head: str, changed: set[st
         view = store.view(head)
         judged = [judge_all(seen, _trust(store, rev), view) for rev in (base, head)]
         by_run: dict[str, tuple[list[Any], list[Any]]] = {}
+        landed_at = commit_datetime(store.commit(base).commit_time)
+        earlier: dict[str, Counter[str]] = {}  # keyid -> types that entered before and count
         for s, old, new in zip(seen, *judged, strict=True):
             by_run.setdefault(str(s.subject), ([], []))
             by_run[str(s.subject)][0].append(old)
             by_run[str(s.subject)][1].append(new)
+            if (old.effect in _UNCOUNTED and new.effect not in _UNCOUNTED + (INVALID,)
+                    and new.entered_at <= landed_at and new.keyid is not None):
+                earlier.setdefault(new.keyid, Counter())[new.type or "attestation"] += 1
             if old.effect != new.effect:
                 findings.append(Finding(
                     ATTESTATION_EFFECT, f"{new.type or 'attestation'} by {new.keyid} on "
@@ -120,6 +138,8 @@ def trust_and_policy_effects(store: Store, base: str, head: str, changed: set[st
                            "after": new.effect}))
         for run, (old_j, new_j) in by_run.items():
             before[run], after[run] = summarise(old_j), summarise(new_j)
+        keys = [_earlier(f, earlier.get(f.extra["keyid"])) for f in keys]
+    findings = keys + findings
     catalog: Catalog | None = None
     if attested:
         if not (trust_changed or policy_changed):
@@ -193,23 +213,32 @@ def newly_trusted(store: Store, base: str, head: str) -> list[Finding]:
     """
     old, new = (_raw_trust(store, rev) for rev in (base, head))
     findings = []
+    entered: dict[str, datetime] | None = None  # BASE's keys' start times, read when needed
     for index, (keyid, key) in enumerate(new.keys.items()):
         had = old.keys.get(keyid)
         roles = [r for r in key.roles if had is None or r not in had.roles]
-        wider = widened(had, key) if had is not None else {}
+        joined = None  # when a key BASE trusts entered its trust file (first-parent line)
+        if had is not None and (had.valid_from is None or key.valid_from is None):
+            if entered is None:
+                entered = listed_since(store.repo, str(store.commit(base).id))
+            joined = entered.get(keyid)
+        wider = widened(had, key, joined) if had is not None else {}
         if not roles and not wider:
             continue
         holder = f" ({shorten(key.comment)})" if key.comment else ""
         if roles:
             also = f" too (already {', '.join(had.roles)})" if had is not None else ""
             said = f"the range trusts key {keyid}{holder} for {', '.join(roles)}{also}"
+            if had is not None:  # roles are not dated: the key's start holds for the new one
+                said += (f", from the key's start, not from this change (roles are not "
+                         f"dated): what it signed since then counts for {', '.join(roles)}")
         else:
             roles = list(key.roles)
             said = f"the range widens when key {keyid}{holder} counts for {', '.join(roles)}"
         if wider:
             said += " (" + "; ".join(wider.values()) + ")"
         findings.append(Finding(
-            KEY_TRUSTED, f"{said}: {_validity(key)}", file=layout.TRUST_FILE,
+            KEY_TRUSTED, f"{said}: {_validity(key, joined)}", file=layout.TRUST_FILE,
             pointer=f"/keys/{index}",
             extra={"keyid": keyid, "roles": roles, "widened": sorted(wider), "validity": {
                 "validFrom": _when(key.valid_from), "validUntil": _when(key.valid_until),
@@ -217,20 +246,27 @@ def newly_trusted(store: Store, base: str, head: str) -> list[Finding]:
     return findings
 
 
-def widened(before: TrustedKey, after: TrustedKey) -> dict[str, str]:
+def widened(before: TrustedKey, after: TrustedKey, entered: datetime | None = None
+            ) -> dict[str, str]:
     """Say how ``after`` makes a key count at times ``before`` did not (review r80 F3).
 
     Args:
         before: the key's entry at BASE.
         after: its entry at HEAD (the same keyid).
+        entered: when the key counted from at BASE when ``before`` has no ``validFrom``
+            (the time it entered the trust file along BASE's first-parent line,
+            :func:`kistore.attest.trust_history.listed_since`); None: unknown.
 
     Returns:
         ``{"validUntil": "validUntil 2026-01-01T00:00:00Z -> 2030-01-01T00:00:00Z"}`` when
         HEAD's expiry is later than BASE's or removed (``-> none``), and ``{"validFrom":
         ...}`` likewise when its start is earlier or removed (``-> none``: from when it
-        entered the trust file, which may be earlier); empty when neither widens. A window
-        narrowed, a ``validFrom`` set where BASE had none, or an empty window at HEAD
-        (``validUntil`` not after ``validFrom``: valid at no time) counts at no new time.
+        entered the trust file, which may be earlier), or set where BASE had none earlier
+        than ``entered`` (``validFrom none (from when it entered the trust file, T) ->
+        ...``: reviewers r81 F14, r82 F9); empty when neither widens. A window narrowed, a
+        ``validFrom`` set no earlier than ``entered`` (or ``entered`` unknown), or an empty
+        window at HEAD (``validUntil`` not after ``validFrom``: valid at no time) counts at
+        no new time.
     """
     found: dict[str, str] = {}
     if (after.valid_from is not None and after.valid_until is not None
@@ -244,7 +280,31 @@ def widened(before: TrustedKey, after: TrustedKey) -> dict[str, str]:
             after.valid_from is None or after.valid_from < before.valid_from):
         found["validFrom"] = (f"validFrom {format_time(before.valid_from)} -> "
                               f"{_when(after.valid_from) or 'none'}")
+    elif (before.valid_from is None and after.valid_from is not None and entered is not None
+          and after.valid_from < entered):
+        found["validFrom"] = (f"validFrom none (from when it entered the trust file, "
+                              f"{format_time(entered)}) -> {format_time(after.valid_from)}")
     return found
+
+
+_UNCOUNTED = (COMMUNITY, NOT_COUNTED)
+"""Effects of an attestation that changes nothing (listed, or a role claim that fails)."""
+
+
+def _earlier(finding: Finding, started: Counter[str] | None) -> Finding:
+    """KI427 ``finding`` saying which attestations of its key that entered before now count.
+
+    ``started``: attestation type -> how many of the key's attestations that entered the
+    repository no later than BASE's tip count at HEAD and did not at BASE (None: none).
+    """
+    if not started:
+        return finding
+    told = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in sorted(started.items()))
+    withdraws = " (a withdrawal that entered earlier takes effect now)" if started.get(
+        "withdrawal") else ""
+    return replace(finding, message=f"{finding.message}; attestations it signed that entered "
+                   f"before this change now count: {told}{withdraws} (KI413 lists each)",
+                   extra={**finding.extra, "earlier": dict(sorted(started.items()))})
 
 
 def _raw_trust(store: Store, rev: str) -> Trust:
@@ -255,10 +315,16 @@ def _raw_trust(store: Store, rev: str) -> Trust:
         return Trust()
 
 
-def _validity(key: TrustedKey) -> str:
-    """Return when a key counts, as KI427 says it."""
+def _validity(key: TrustedKey, entered: datetime | None = None) -> str:
+    """Return when a key counts, as KI427 says it.
+
+    ``entered``: when a key BASE already trusted without ``validFrom`` entered the trust
+    file (it counts from then, not from this change); None: a new key.
+    """
     since = (f"valid from {format_time(key.valid_from)} (what it signed since then counts)"
              if key.valid_from is not None else
+             f"valid from {format_time(entered)}, when it entered the trust file (what it "
+             "signed since then counts)" if entered is not None else
              "valid from when it enters the trust file")
     until = f", until {format_time(key.valid_until)}" if key.valid_until else ", no expiry"
     revoked = f", revoked at {format_time(key.revoked_at)}" if key.revoked_at else ""
