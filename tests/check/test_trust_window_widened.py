@@ -63,12 +63,16 @@ VALIDITY = "valid from {} (what it signed since then counts), {}"
      "validFrom 2025-01-01T00:00:00Z -> 1970-01-01T00:00:00Z",
      VALIDITY.format("1970-01-01T00:00:00Z", "until 2026-01-01T00:00:00Z")),
     (edited(validFrom=None), "validFrom 2025-01-01T00:00:00Z -> none",
-     "valid from when it enters the trust file, until 2026-01-01T00:00:00Z"),
+     "valid from {entered}, when it entered the trust file (what it signed since then "
+     "counts), until 2026-01-01T00:00:00Z"),
 ], ids=["until-removed", "until-later", "from-earlier", "from-removed"])
 def test_a_widened_window_is_listed_like_a_new_key(record_store, entry, widened, validity):
     [finding], found = gate(record_store, entry)
+    # a validFrom removed: the key counts from when it entered BASE's trust file (its commit)
+    base = record_store.repo.revparse_single("HEAD~1")
+    entered = datetime.fromtimestamp(base.commit_time, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     assert finding.message == (f"the range widens when key {MAINTAINER_ID} counts for "
-                               f"maintainer ({widened}): {validity}")
+                               f"maintainer ({widened}): {validity.format(entered=entered)}")
     assert finding.rule.severity == "info"
     assert (finding.file, finding.pointer) == (TRUST_FILE, "/keys/0")
     assert finding.extra["roles"] == ["maintainer"]
@@ -81,8 +85,9 @@ def test_both_ends_widened_and_a_role_added_make_one_finding(record_store):
         validFrom="2024-01-01T00:00:00Z", validUntil="2027-01-01T00:00:00Z",
         roles=["maintainer", "rerun"]))
     assert finding.message == (
-        f"the range trusts key {MAINTAINER_ID} for rerun too (already maintainer) "
-        "(validUntil 2026-01-01T00:00:00Z -> 2027-01-01T00:00:00Z; validFrom "
+        f"the range trusts key {MAINTAINER_ID} for rerun too (already maintainer), from "
+        "the key's start, not from this change (roles are not dated): what it signed since "
+        "then counts for rerun (validUntil 2026-01-01T00:00:00Z -> 2027-01-01T00:00:00Z; validFrom "
         "2025-01-01T00:00:00Z -> 2024-01-01T00:00:00Z): "
         + VALIDITY.format("2024-01-01T00:00:00Z", "until 2027-01-01T00:00:00Z"))
     assert finding.extra["roles"] == ["rerun"]
