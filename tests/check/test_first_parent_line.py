@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kistore.attest.trust_history import listed_since
@@ -246,18 +246,24 @@ def test_a_notes_merge_whose_first_parent_is_the_local_notes_is_accepted(remote)
 
 @st.composite
 def dags(draw):
-    """A random commit DAG: each commit's parents (indexes of earlier commits, in order)."""
+    """A random commit DAG: each commit's parents (indexes of earlier commits, in order),
+    a root now and then; the old tip any commit, the new tip mostly the last (a descendant
+    of most), so that both verdicts come often."""
     n = draw(st.integers(2, 9))
     parents: list[list[int]] = [[]]
     for i in range(1, n):
-        count = draw(st.integers(0 if i > 1 else 1, min(2, i)))
-        parents.append(draw(st.lists(st.integers(0, i - 1), min_size=count, max_size=count,
-                                     unique=True)))
-    return parents, draw(st.integers(0, n - 1)), draw(st.integers(0, n - 1))
+        count = draw(st.sampled_from([1, 2, 2, 0] if i > 1 else [1]))
+        parents.append(draw(st.lists(st.integers(0, i - 1), min_size=min(count, i),
+                                     max_size=min(count, i), unique=True)))
+    new = draw(st.sampled_from([n - 1, n - 1, n - 1, draw(st.integers(0, n - 1))]))
+    return parents, draw(st.integers(0, n - 1)), new
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(dags())
+@example(([[], [0], [0], [2, 1]], 1, 3))  # main merged into the branch: refused
+@example(([[], [0], [0], [1, 2]], 1, 3))  # the branch merged into main: accepted
+@example(([[], [0], [1], [2]], 1, 3))     # a linear fast-forward: accepted
 def test_ki430_refuses_exactly_the_moves_whose_old_tip_is_off_the_first_parent_line(dag):
     parents, old_i, new_i = dag
     with tempfile.TemporaryDirectory() as where:
