@@ -48,19 +48,6 @@ from ..core.times import CLOCK_SKEW, commit_text
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
-FIRST_PARENT_LINE_BROKEN = rule(
-    "KI430", "first-parent-line-broken", ERROR,
-    "merge the branch into main with a merge commit whose first parent is main (`git "
-    "merge --no-ff BRANCH` from main), or rebase it onto main; never fast-forward main to a "
-    "merge of main into a branch")
-LANDED_BEFORE_BASE = rule(
-    "KI431", "landed-before-base", ERROR,
-    "make the commits again with today's dates (`git rebase --force-rebase --ignore-date "
-    "main`), or land the branch with a merge commit made now")
-
-SHOWN = 4
-"""First-parent commits a KI430 message names (the walk is counted in ``extra``)."""
-
 
 _MERGE = ("merge the branch into main with a merge commit whose first parent is main (`git "
           "checkout main && git merge --no-ff BRANCH`, what GitHub's merge button makes), or "
@@ -72,6 +59,12 @@ _LANDED = ("main has already moved and this check cannot undo it: restore the li
            "merge commit whose first parent is {old} (`git checkout -B repair {old} && git "
            "merge --no-ff {new}`, pushed to main: a fast-forward that loses nothing; its own "
            "check names {new} once), and protect main from such pushes (docs/threats.md)")
+FIRST_PARENT_LINE_BROKEN = rule("KI430", "first-parent-line-broken", ERROR, _MERGE + (
+    "; never fast-forward main to a merge of main into a branch"))
+LANDED_BEFORE_BASE = rule("KI431", "landed-before-base", ERROR, _REDATE)
+
+SHOWN = 4
+"""First-parent commits a KI430 message names (the walk is counted in ``extra``)."""
 
 
 def first_parent_findings(old: pygit2.Commit, new: pygit2.Commit, brought: Iterable[Any],

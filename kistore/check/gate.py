@@ -790,14 +790,14 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             base = old
         else:
             base = _merge_base(store, new, old, protected)
-        if ref in protected and ref.startswith("refs/heads/") and old != ZERO:
-            # a protected branch's move: OLD stays on its first-parent line (KI430, KI431)
-            tip, was = store.commit(new), store.commit(old)
-            findings += first_parent_findings(was, tip, ancestry(repo, tip, hide=was), ref)
         if base is None:
             findings += whole_history(store, new)
         else:
             findings += check_range(store, f"{base}..{new}", checkers=checkers)
+        if ref in protected and ref.startswith("refs/heads/") and old != ZERO:
+            # a protected branch's move: OLD stays on its first-parent line (KI430, KI431)
+            tip, was = store.commit(new), store.commit(old)
+            findings += first_parent_findings(was, tip, ancestry(repo, tip, hide=was), ref)
     # KI109, KI421: this repository's, not a ref's
     return _once(findings, CHECKING_SETTINGS_INVALID, REPLACE_REFS_PRESENT)
 
