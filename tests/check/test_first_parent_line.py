@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from kistore.attest.trust_history import listed_since
 from kistore.check._first_parent import first_parent_findings
 from kistore.check._history import ancestry
-from kistore.check.gate import check_range
+from kistore.check.gate import check_range, check_updates
 from kistore.store import Store
 
 from ..conftest import redate_history
@@ -120,6 +120,10 @@ def test_a_fast_forward_to_main_merged_into_an_old_branch_is_refused(remote):
             "main`), and push that (expected") in pushed.output
     assert remote.main() == trusted
     assert trust_since(remote) == since  # the key still counts from its trust commit
+    # the pre-push hook (check --updates --remote: what the remote holds) says it first
+    before_push = check_updates(Store(remote.clone), [(trusted, tip, "refs/heads/main")],
+                                held=[trusted])
+    assert [f.rule.id for f in before_push if f.rule.severity == "error"] == ["KI430"]
 
     # the same branch landed as GitHub's merge button lands it: accepted, trust unchanged
     landed_push = land_with_merge_commit(remote, "pr")
@@ -285,3 +289,10 @@ def test_ki430_refuses_exactly_the_moves_whose_old_tip_is_off_the_first_parent_l
         found = first_parent_findings(old, new, ancestry(repo, new, hide=old), "main",
                                       now=dt.datetime(2024, 1, 1, tzinfo=dt.UTC))
         assert [f.rule.id for f in found] == ([] if old.id in line else ["KI430"])
+
+
+def test_landed_goes_with_a_range_only(remote):
+    done = remote.kistore("check", "--landed", "--updates", "-", check=False)
+    assert done.returncode == 2
+    assert "--landed goes with BASE..HEAD (--updates judges the main branch's moves so by " \
+           "itself)" in done.stderr
