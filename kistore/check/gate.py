@@ -174,8 +174,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
             rules only. ``kistore check`` passes the query layer's (KI210, KI413-KI415).
         now: the checking clock KI428 holds commit dates to (aware); None: this machine's.
         landed: the range is a move of the protected branch from ``BASE`` to ``HEAD``
-            (pre-receive, the workflow's ``landed`` job: ``check --landed``), not a pull
-            request's branch: ``BASE`` must be on ``HEAD``'s first-parent line (KI430) and
+            (the workflow's ``landed`` job: ``check --landed``; :func:`check_updates`
+            applies the same rules to a protected branch itself), not a pull request's
+            branch: ``BASE`` must be on ``HEAD``'s first-parent line (KI430) and
             that line's new commits dated no earlier than ``BASE`` minus a day (KI431,
             :mod:`._first_parent`). False: a branch that merged ``BASE`` in is normal.
 
