@@ -34,9 +34,10 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
     first added it (found in history, so later commits and metadata edits never move it),
     a permalink to the object file at that commit, the published date (the date of the
     commit that brought it onto the first-parent line, UTC: that commit itself in a linear
-    history, else the merge) and the access date; warns (stderr) when that commit is on no remote-tracking
-    branch, as a commit never pushed has no permalink yet. The permalink template is [cite]
-    permalink in kistore.toml, else derived from the origin remote (GitHub, GitLab, Gitea).
+    history, else the merge) and the access date; warns (stderr) when that commit is on no
+    remote-tracking branch, as a commit never pushed has no permalink yet. The permalink
+    template is [cite] permalink in kistore.toml, else derived from the origin remote
+    (GitHub, GitLab, Gitea).
 
     \b
     Example:

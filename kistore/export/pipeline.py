@@ -367,8 +367,10 @@ def _partition_names(values: dict[str, dict[str, set[str]]],
 
 
 def _history(store: Store, commit: Any, scratch: Scratch, result: ExportResult) -> None:
-    """Phase 2: keep the commit that first added each object blob (:func:`object_first_commits`)
-    and the one that brought it onto the first-parent line (:func:`kistore.git.landing.
+    """Phase 2: keep the commits that first added and that landed each object blob.
+
+    The first (:func:`object_first_commits`: ``firstCommit``, ``addedAt``) and the one that
+    brought it onto the first-parent line (:func:`kistore.git.landing.
     object_landing_commits`: ``landingCommit``, ``publishedAt``).
 
     In a shallow clone, an object file a commit on the cut holds is left without either

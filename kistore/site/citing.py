@@ -4,10 +4,10 @@ A citation names the commit that *first added* the run's object file; the site f
 every run in one history walk (:func:`kistore.cite.citation.first_commits`), and the commit
 that brought it onto the built commit's first-parent line, whose date the citation
 publishes, in one first-parent walk (:func:`kistore.git.landing.landing_commits`), and
-builds each block with :func:`kistore.cite.citation.citation_of`. A page is written before anyone reads
-it, so its citation has no access date: the page states "the date you read this" (filled
-in by the browser when it runs the optional script) and the BibTeX, CSL-JSON and CFF
-texts leave the field out.
+builds each block with :func:`kistore.cite.citation.citation_of`. A page is written before
+anyone reads it, so its citation has no access date: the page states "the date you read
+this" (filled in by the browser when it runs the optional script) and the BibTeX, CSL-JSON
+and CFF texts leave the field out.
 
 The permalink template is fixed for a build (:func:`permalink_template`) and recorded in
 ``build.json``, so ``kistore site verify`` rebuilds with the same one.
