@@ -7,6 +7,7 @@ import json
 import pytest
 
 from kistore.cite.citation import cite, render
+from kistore.cli import main
 from kistore.store import Store
 
 from ..cite.test_landing import old_fork_merged, orphan_root_merged
@@ -34,3 +35,25 @@ def test_the_run_page_publishes_the_merge_date_cite_gives(runner, tmp_path, shap
     assert f"by commit <code>{merge}</code>, which brought it onto the first-parent line" \
         in html
     assert "Published 2027-08-17 · " in html  # the footer
+
+
+def test_a_site_built_from_the_pull_request_then_from_main_publishes_the_merge_date(
+        runner, tmp_path):
+    """Built from the pull request first (the run lands there at its own commit), then,
+    incrementally, from main after the merge: the page publishes the merge's date, as a
+    fresh build does (``site verify``)."""
+    path, added, merge = old_fork_merged(tmp_path)
+    store = Store(path)
+    out = tmp_path / "site"
+    assert build(runner, store, out, "--at", "pr").exit_code == 0
+    (page,) = (out / "runs").glob("*/index.json")
+    before = json.loads(page.read_text())["data"]["citation"]
+    assert (before["commit"], before.get("landed"), before["published"]) == (
+        added, None, "2026-07-15T08:00:00Z")
+    result = build(runner, store, out)
+    assert result.exit_code == 0, result.output
+    after = json.loads(page.read_text())["data"]["citation"]
+    assert (after["commit"], after["landed"], after["published"]) == (
+        added, merge, "2027-08-17T08:00:00Z")
+    verified = runner.invoke(main, ["--store", str(path), "site", "verify", str(out)])
+    assert verified.exit_code == 0, verified.output
