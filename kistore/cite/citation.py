@@ -18,6 +18,11 @@ and :func:`shallow_boundary`, with its one shallow-clone rule :func:`shallow_dou
 :func:`shallow_cut`), are its, named here too. Cost of :func:`first_commit`: one
 walk of the commits reachable from the start commit and a sort by time, then one tree
 lookup of the object's path per commit until the first that introduces the object's blob.
+
+The published date is not that commit's: it is the date of the commit that brought the
+object onto the start commit's first-parent line (:mod:`kistore.git.landing`, reviews r81
+F1, r82 F4: a contributor dates their own commit, the forge dates the merge);
+:attr:`Citation.landed` names that commit when it is another.
 """
 
 from __future__ import annotations
@@ -562,12 +567,14 @@ def _first_commit_kept_or_by_git(root: Path, git_dir: Path, path: str, blob: str
 
     What ``git`` answered for ``(path, blob)`` from ``HEAD``'s commit is kept beside the
     index (:mod:`kistore.index.kept`, one file per object file and blob, holding the
-    ``HEAD`` id it was asked from), and believed only while ``HEAD`` is that same commit and
-    history from it is that id's alone (:func:`_history_of`), and the kept commit is still
-    in the repository (:func:`kistore.git.present.holds`: a citation never names a commit
-    the repository lacks, review r73 F3). ``HEAD`` moved, a replace ref, a graft or a
-    shallow cut appeared, the commit is gone: ``git`` is asked again, from the id just
-    read, and the new answer is kept only if nothing of that changed while it answered.
+    ``HEAD`` id it was asked from, then the first-adding and the landing commit's id and
+    committer time; a value of another shape, as kept before landing commits, is a miss),
+    and believed only while ``HEAD`` is that same commit and history from it is that id's
+    alone (:func:`_history_of`), and the kept commits are still in the repository
+    (:func:`kistore.git.present.holds`: a citation never names a commit the repository
+    lacks, review r73 F3). ``HEAD`` moved, a replace ref, a graft or a shallow cut appeared,
+    the commit is gone: ``git`` is asked again, from the id just read, and the new answer is
+    kept only if nothing of that changed while it answered.
 
     Returns:
         As :func:`first_and_landing_by_git`.
