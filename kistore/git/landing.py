@@ -24,9 +24,9 @@ and callers ask that function before they use either answer.
 
 Cost: :func:`landing_commit` one first-parent walk and one path lookup per commit of the
 line; :func:`landing_commits` and :func:`object_landing_commits` one first-parent walk and
-one tree comparison per commit with its first parent (reading only the subtrees that
-differ), for every file at once. :func:`landing_by_git` answers from ``git`` children
-without libgit2 (``kistore cite``'s fast path).
+one comparison per commit of its objects tree with its first parent's (reading only the
+shards that differ), for every object file at once. :func:`landing_by_git` answers from
+``git`` children without libgit2 (``kistore cite``'s fast path).
 
 This module knows git trees and commits (pygit2, imported on first use) and the store's
 layout, nothing of what the files mean.
@@ -91,16 +91,15 @@ def landing_commit(repo: pygit2.Repository, path: str, blob: str, start: pygit2.
 
 def landing_commits(repo: pygit2.Repository, wanted: Mapping[str, str],
                     start: pygit2.Commit) -> dict[str, pygit2.Commit]:
-    """Return :func:`landing_commit` of many files at once, in one first-parent walk.
+    """Return :func:`landing_commit` of many object files at once, in one first-parent walk.
 
-    The line is walked oldest first; each commit is compared with the one before it on
-    the line (its first parent; the oldest with the empty tree) by
-    :func:`kistore.git.treediff.changed_files`, and the first commit whose comparison shows
-    a wanted file with its blob is that file's landing commit.
+    The first yield of each wanted ``(path, blob)`` by :func:`object_landing_commits`; the
+    walk stops once every file is found.
 
     Args:
         repo: the pygit2 repository.
-        wanted: repository path -> its git blob id (40 hex).
+        wanted: object file path (``store/objects/sha256/XX/REST.json``) -> its git blob id
+            (40 hex).
         start: the commit the line starts from.
 
     Returns:
@@ -108,15 +107,12 @@ def landing_commits(repo: pygit2.Repository, wanted: Mapping[str, str],
     """
     pending = dict(wanted)
     found: dict[str, pygit2.Commit] = {}
-    line = first_parent_line(repo, start)
-    for at in range(len(line) - 1, -1, -1):
+    for path, blob, commit in object_landing_commits(repo, start):
         if not pending:
             break
-        before = line[at + 1].tree if at + 1 < len(line) else None
-        for path, (_, after) in treediff.changed_files(repo, before, line[at].tree).items():
-            if after is not None and pending.get(path) == after[0]:
-                found[path] = line[at]
-                del pending[path]
+        if pending.get(path) == blob:
+            found[path] = commit
+            del pending[path]
     return found
 
 
