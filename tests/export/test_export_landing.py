@@ -8,6 +8,7 @@ import pytest
 
 from kistore.store import Store
 
+from ..cite.test_citation import git
 from ..cite.test_landing import old_fork_merged, orphan_root_merged
 from .conftest import cli, duck, export_ok
 
@@ -31,3 +32,26 @@ def test_publishedAt_is_the_merge_date_cite_gives_and_addedAt_keeps_its_meaning(
     # the run's other manifests came in the same commit: the same landing in `manifests`
     assert set(duck(out, "SELECT landingCommit, firstCommit FROM {manifests}")) == {
         (merge, added)}
+
+
+def test_an_export_made_before_publishedAt_is_refused_by_since_naming_the_column(
+        runner, tmp_path):
+    # An export an earlier kistore wrote lists no landingCommit or publishedAt: appending
+    # rows with them to its files is refused, with what to do (a full export).
+    path, _, merge = old_fork_merged(tmp_path)
+    store = Store(path)
+    out = tmp_path / "out"
+    export_ok(runner, store, out, "--at", f"{merge}^1")
+    manifest = json.loads((out / "_manifest.json").read_text())
+    for table in ("runs", "manifests"):
+        columns = manifest["tables"][table]["columns"]
+        columns[:] = [c for c in columns if c["name"] not in ("landingCommit", "publishedAt")]
+    (out / "_manifest.json").write_text(json.dumps(manifest))
+    result = cli(runner, store, "export", str(out), "--since", f"{merge}^1")
+    assert result.exit_code == 1
+    base = git(path, "rev-parse", f"{merge}^1")
+    assert result.output == (
+        f"error: {out}: the columns changed since the export at {base[:12]} (it has no "
+        "runs.landingCommit, runs.publishedAt, manifests.landingCommit, manifests.publishedAt, "
+        "which this kistore writes): files already written cannot take the new columns; make "
+        "a full export into a new directory\n")
