@@ -55,3 +55,17 @@ def test_an_export_made_before_publishedAt_is_refused_by_since_naming_the_column
         "runs.landingCommit, runs.publishedAt, manifests.landingCommit, manifests.publishedAt, "
         "which this kistore writes): files already written cannot take the new columns; make "
         "a full export into a new directory\n")
+
+
+def test_a_shallow_clone_whose_cut_holds_the_run_gives_no_landing_either(runner, tmp_path):
+    # The first-adding commit's shallow rule (shallow_doubt): the cut (the merge) holds the
+    # run, so neither where it was first added nor where it landed is known there.
+    path, _, merge = old_fork_merged(tmp_path)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{path}", str(clone))
+    assert git(clone, "rev-parse", "HEAD") == merge
+    out = tmp_path / "out"
+    result = export_ok(runner, Store(clone), out)
+    assert "this is a shallow clone" in result.output
+    assert duck(out, "SELECT firstCommit, landingCommit, publishedAt FROM {runs}") == [
+        (None, None, None)]
