@@ -18,6 +18,11 @@ and :func:`shallow_boundary`, with its one shallow-clone rule :func:`shallow_dou
 :func:`shallow_cut`), are its, named here too. Cost of :func:`first_commit`: one
 walk of the commits reachable from the start commit and a sort by time, then one tree
 lookup of the object's path per commit until the first that introduces the object's blob.
+
+The published date is not that commit's: it is the date of the commit that brought the
+object onto the start commit's first-parent line (:mod:`kistore.git.landing`, reviews r81
+F1, r82 F4: a contributor dates their own commit, the forge dates the merge);
+:attr:`Citation.landed` names that commit when it is another.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from ..git.first_added import (
     shallow_doubt,
 )
 from ..git.ids import blob_id
+from ..git.landing import landing_by_git, landing_commit
 from ..git.present import holds
 from ..index.kept import keep_value, kept_value
 from . import _origin
@@ -121,7 +127,11 @@ class Citation(NamedTuple):
         path: repository path of the object file, ``store/objects/sha256/XX/REST.json``.
         blob: git blob id (40 hex) of the object file: ``git hash-object`` of its bytes.
         commit: id (40 hex) of the commit that first added the object file.
-        published: that commit's committer time, in UTC.
+        published: the committer time, in UTC, of the commit that brought the object file
+            onto the cited commit's first-parent line (:mod:`kistore.git.landing`): the
+            first-adding commit's own in a linear history, else the merge (squash, rebase)
+            commit that landed it (reviews r81 F1, r82 F4: the contributor dates the
+            first-adding commit).
         accessed: the access date (a calendar date, no time), or None when the citation
             is written before anyone reads it (a static page): each reader adds the date
             they read it, and every format leaves the field out.
@@ -132,6 +142,9 @@ class Citation(NamedTuple):
             committer date outside years 1970-9999, read clamped
             (:func:`kistore.core.times.out_of_range`; ``kistore check`` refuses such
             commits, KI428); the CLI prints it as a warning.
+        landed: None when the first-adding commit is on the first-parent line (its date is
+            ``published``); else the id (40 hex) of the commit that brought the object
+            onto it, whose date ``published`` is.
     """
 
     digest: Digest
@@ -147,6 +160,7 @@ class Citation(NamedTuple):
     authors: tuple[str, ...]
     publisher: str
     date_problem: str | None = None
+    landed: str | None = None
 
     @property
     def key(self) -> str:
@@ -154,8 +168,11 @@ class Citation(NamedTuple):
         return f"{KEY_PREFIX}:{self.digest.short}"
 
     def to_json(self) -> dict[str, Any]:
-        """Return the citation as a JSON object (dates as ``YYYY-MM-DD``, times RFC 3339 UTC)."""
-        return {
+        """Return the citation as a JSON object (dates as ``YYYY-MM-DD``, times RFC 3339 UTC).
+
+        ``landed`` (the commit whose date ``published`` is) only when it is not ``commit``.
+        """
+        facts = {
             "key": self.key,
             "digest": str(self.digest),
             "kind": self.kind,
@@ -170,6 +187,7 @@ class Citation(NamedTuple):
             "authors": list(self.authors),
             "publisher": self.publisher,
         }
+        return {**facts, "landed": self.landed} if self.landed is not None else facts
 
 
 # -- building a citation --------------------------------------------------------------
@@ -205,17 +223,20 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
     view = store.view(at)
     manifest = view.manifest(digest, schema=schema)
     path, blob = layout.object_path(digest), blob_id(manifest.object_bytes).hex()
-    first: FirstCommit | None = None
+    found: tuple[FirstCommit, FirstCommit | None] | None = None
     if at is None and store.root is not None:  # HEAD of a work tree: no libgit2 if it can
-        first = _first_commit_kept_or_by_git(store.root, store.git_dir, path, blob)
-    if first is None:
-        first = first_commit(store.repo, path, blob, _start_commit(store, at))
+        found = _first_commit_kept_or_by_git(store.root, store.git_dir, path, blob)
+    if found is None:
+        start = _start_commit(store, at)
+        found = (first_commit(store.repo, path, blob, start),
+                 landing_commit(store.repo, path, blob, start))
+    first, landing = found
     settings = read_cite_settings(store, at)
     template = settings.get("permalink")
     url = None
     if template is None or "{base}" in template:  # else the remote is not in the link
         url = _origin_url_by_git(store) if first_is_git(first) else origin_url(store)
-    return citation_of(view, manifest, first, template=template,
+    return citation_of(view, manifest, first, landing=landing, template=template,
                        remote=parse_remote(url or ""),
                        publisher=settings["publisher"],
                        accessed=accessed or dt.datetime.now(dt.UTC).date(), schema=schema)
@@ -223,7 +244,7 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
 
 def citation_of(view: View, manifest: Manifest, first: FirstCommit, *, template: str | None,
                 remote: Remote | None, publisher: str, accessed: dt.date | None,
-                schema: bool = True) -> Citation:
+                schema: bool = True, landing: FirstCommit | None = None) -> Citation:
     """Build the citation of a manifest whose first-adding commit is already known.
 
     What :func:`cite` does after resolving and walking history; a caller citing many
@@ -241,6 +262,9 @@ def citation_of(view: View, manifest: Manifest, first: FirstCommit, *, template:
         accessed: the access date, or None to leave it to the reader (a static page).
         schema: check a run's implementation against its schema when it is read (as
             :func:`cite`).
+        landing: the commit that brought the object file onto the first-parent line
+            (:func:`kistore.git.landing.landing_commit`), whose date is published; None:
+            ``first`` (none of the line holds it).
 
     Raises:
         InputError, StoreStateError: as :func:`permalink`.
@@ -248,6 +272,7 @@ def citation_of(view: View, manifest: Manifest, first: FirstCommit, *, template:
     path = layout.object_path(manifest.digest)
     blob = blob_id(manifest.object_bytes).hex()
     commit = str(first.id)
+    dated = landing if landing is not None else first
     return Citation(
         digest=manifest.digest,
         kind=manifest.kind,
@@ -256,13 +281,14 @@ def citation_of(view: View, manifest: Manifest, first: FirstCommit, *, template:
         path=path,
         blob=blob,
         commit=commit,
-        published=commit_datetime(first.commit_time),
+        published=commit_datetime(dated.commit_time),
         accessed=accessed,
         permalink=permalink(template, remote, commit=commit, path=path, blob=blob,
                             digest=manifest.digest),
         authors=_authors(view, manifest, publisher, schema=schema),
         publisher=publisher,
-        date_problem=out_of_range(first.commit_time),
+        date_problem=out_of_range(dated.commit_time),
+        landed=str(dated.id) if str(dated.id) != commit else None,
     )
 
 
@@ -296,7 +322,8 @@ def short_citation(store: Store, digest: Digest, at: str | None = None, *,
         return f"Cite: {digest} (no permalink yet: {e.message})"
     year = citation.published.year
     if citation.date_problem is not None:  # KI428: say the year is not the commit's own
-        year_text = f"{year}; commit {citation.commit[:12]}'s date {citation.date_problem}"
+        dated = citation.landed or citation.commit
+        year_text = f"{year}; commit {dated[:12]}'s date {citation.date_problem}"
     else:
         year_text = str(year)
     return (f"Cite: {names(citation.authors)} ({year_text}). {citation.title}. "
@@ -337,6 +364,16 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str,
                         start: str = "HEAD") -> GitCommit | None:
     """:func:`first_commit` from ``HEAD`` asked of the ``git`` command, without libgit2.
 
+    :func:`first_and_landing_by_git`'s first answer (the same arguments and None).
+    """
+    found = first_and_landing_by_git(root, git_dir, path, blob, start)
+    return found[0] if found is not None else None
+
+
+def first_and_landing_by_git(root: Path, git_dir: Path, path: str, blob: str,
+                             start: str = "HEAD") -> tuple[GitCommit, GitCommit] | None:
+    """:func:`first_commit` and its landing commit, asked of ``git``, without libgit2.
+
     Importing pygit2 costs more CPU than the rest of a run page (``kistore show``,
     docs/speed.md); ``git`` answers instead, in the common case: a full (not shallow)
     clone whose history holds exactly one commit that introduces ``path`` with ``blob``
@@ -347,6 +384,13 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str,
     (:func:`_first_commit_by_log`); otherwise ``git cat-file --batch-check`` says which
     commits and parents hold the blob (a second child).
 
+    The landing commit (:func:`kistore.git.landing.landing_commit`, whose date a citation
+    publishes) holds the file while its first parent does not, so ``git log`` lists it;
+    when no listed commit is a merge it is an introducer, the one found. Otherwise the
+    listed commits that hold the blob while their first parent does not are its
+    candidates, and a third child, :func:`kistore.git.landing.landing_by_git`, finds the
+    oldest of them on the first-parent line.
+
     Args:
         root: the work tree (``git -C``).
         git_dir: its git directory (a ``shallow`` file there: not answered here).
@@ -356,8 +400,9 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str,
             as (then the answer is that commit's, whatever ``HEAD`` is by then).
 
     Returns:
-        The introducing commit; None when this cannot answer for certain (a shallow clone,
-        no or several introducers, no ``git``, any error): the caller walks with libgit2.
+        ``(introducing commit, landing commit)``; None when this cannot answer for certain
+        (a shallow clone, no or several introducers, no landing commit, no ``git``, any
+        error): the caller walks with libgit2.
     """
     # A run page whose first commit and remote URL are kept asks git nothing.
     # Lazy: subprocess (+ selectors, select: ~2 ms of start-up) only when git is asked.
@@ -367,8 +412,8 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str,
         return None
     git = ["git", "-C", str(root), "-c", "core.quotePath=false"]
     answer = _first_commit_by_log(git, path, blob, start)
-    if answer != "ask":
-        return answer if isinstance(answer, GitCommit) else None
+    if answer != "ask":  # no merge touches the file: it landed where it was introduced
+        return (answer, answer) if isinstance(answer, GitCommit) else None
     try:
         listed = subprocess.run(
             [*git, "rev-list", "--full-history", "--no-commit-header",
@@ -394,7 +439,12 @@ def first_commit_by_git(root: Path, git_dir: Path, path: str, blob: str,
     holds = dict(zip(asked, (a.strip() == blob for a in answers), strict=True))
     introducers = [GitCommit(c, int(t)) for c, t, *parents in commits
                    if holds[f"{c}:{path}"] and not any(holds[f"{p}:{path}"] for p in parents)]
-    return introducers[0] if len(introducers) == 1 else None
+    if len(introducers) != 1:
+        return None
+    landings = {c: int(t) for c, t, *parents in commits
+                if holds[f"{c}:{path}"] and not (parents and holds[f"{parents[0]}:{path}"])}
+    landed = landing_by_git(git, start, landings)
+    return (introducers[0], GitCommit(*landed)) if landed is not None else None
 
 
 _LOG_OPTIONS = ("--full-history", "--format=%x01%H %ct %P", "--raw", "--no-abbrev", "--root",
@@ -512,25 +562,27 @@ def _any_entry(directory: Path) -> bool:
 
 
 def _first_commit_kept_or_by_git(root: Path, git_dir: Path, path: str, blob: str
-                                 ) -> GitCommit | None:
-    """:func:`first_commit_by_git`, kept for ``HEAD``'s commit id (no child when kept).
+                                 ) -> tuple[GitCommit, GitCommit] | None:
+    """:func:`first_and_landing_by_git`, kept for ``HEAD``'s commit id (no child when kept).
 
     What ``git`` answered for ``(path, blob)`` from ``HEAD``'s commit is kept beside the
     index (:mod:`kistore.index.kept`, one file per object file and blob, holding the
-    ``HEAD`` id it was asked from), and believed only while ``HEAD`` is that same commit and
-    history from it is that id's alone (:func:`_history_of`), and the kept commit is still
-    in the repository (:func:`kistore.git.present.holds`: a citation never names a commit
-    the repository lacks, review r73 F3). ``HEAD`` moved, a replace ref, a graft or a
-    shallow cut appeared, the commit is gone: ``git`` is asked again, from the id just
-    read, and the new answer is kept only if nothing of that changed while it answered.
+    ``HEAD`` id it was asked from, then the first-adding and the landing commit's id and
+    committer time; a value of another shape, as kept before landing commits, is a miss),
+    and believed only while ``HEAD`` is that same commit and history from it is that id's
+    alone (:func:`_history_of`), and the kept commits are still in the repository
+    (:func:`kistore.git.present.holds`: a citation never names a commit the repository
+    lacks, review r73 F3). ``HEAD`` moved, a replace ref, a graft or a shallow cut appeared,
+    the commit is gone: ``git`` is asked again, from the id just read, and the new answer is
+    kept only if nothing of that changed while it answered.
 
     Returns:
-        As :func:`first_commit_by_git`.
+        As :func:`first_and_landing_by_git`.
     """
     code = _code_id()
     head = _history_of(git_dir) if code is not None else None
     if code is None or head is None:
-        return first_commit_by_git(root, git_dir, path, blob)
+        return first_and_landing_by_git(root, git_dir, path, blob)
     key = b"first commit\0%s\0%s" % (path.encode("utf-8"), blob.encode("ascii"))
     kept = kept_value(git_dir, code, key)
     if kept is not None:
@@ -538,15 +590,18 @@ def _first_commit_kept_or_by_git(root: Path, git_dir: Path, path: str, blob: str
             value = json.loads(kept)
         except (ValueError, RecursionError):  # damaged, even nested 3,000 deep: a miss
             value = None
-        if (isinstance(value, list) and len(value) == 3 and value[0] == head
-                and isinstance(value[1], str) and re.fullmatch(r"[0-9a-f]{40,64}", value[1])
-                and type(value[2]) is int
-                and holds(git_dir, value[1])):  # never cite a commit that is gone (r73 F3)
-            return GitCommit(value[1], value[2])
-    first = first_commit_by_git(root, git_dir, path, blob, start=head)
-    if first is not None and _history_of(git_dir) == head:
-        keep_value(git_dir, code, key, json.dumps([head, first.id, first.commit_time]))
-    return first
+        if (isinstance(value, list) and len(value) == 5 and value[0] == head
+                and all(isinstance(value[i], str) and re.fullmatch(r"[0-9a-f]{40,64}", value[i])
+                        and type(value[i + 1]) is int for i in (1, 3))
+                and holds(git_dir, value[1])  # never cite a commit that is gone (r73 F3)
+                and holds(git_dir, value[3])):
+            return GitCommit(value[1], value[2]), GitCommit(value[3], value[4])
+    found = first_and_landing_by_git(root, git_dir, path, blob, start=head)
+    if found is not None and _history_of(git_dir) == head:
+        first, landed = found
+        keep_value(git_dir, code, key, json.dumps(
+            [head, first.id, first.commit_time, landed.id, landed.commit_time]))
+    return found
 
 
 def __getattr__(name: str) -> Any:

@@ -37,7 +37,9 @@ def render(citation: Citation, fmt: str = "text") -> str:
 def to_text(c: Citation) -> str:
     """Write plain text: ``AUTHORS (YEAR). TITLE [Data set]. PUBLISHER. PERMALINK`` + fields.
 
-    Without an access date (``accessed`` None) the ``accessed:`` line is left out.
+    Without an access date (``accessed`` None) the ``accessed:`` line is left out. When
+    the object landed on the first-parent line in another commit than the one that first
+    added it (:attr:`Citation.landed`), the ``published:`` line names that commit.
     """
     lines = [
         f"{names(c.authors)} ({c.published.year}). {c.title} [Data set]. {c.publisher}. "
@@ -46,10 +48,22 @@ def to_text(c: Citation) -> str:
         f"  kind:      {c.kind}/{c.name}",
         f"  blob:      {c.blob}",
         f"  commit:    {c.commit} (first added the object)",
-        f"  published: {c.published.date().isoformat()} (commit date, UTC)",
+        f"  published: {c.published.date().isoformat()} ({_dated_by(c)}, UTC)",
         *([f"  accessed:  {c.accessed.isoformat()}"] if c.accessed else []),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _dated_by(c: Citation) -> str:
+    """Say whose date ``published`` is: ``commit date``, or the commit that landed it."""
+    if c.landed is None:
+        return "commit date"
+    return f"date of commit {c.landed}, which brought it onto the first-parent line"
+
+
+def _landed_note(c: Citation, sep: str = ", ") -> str:
+    """Return ``SEP + published by commit X`` when :attr:`Citation.landed` is set, else ""."""
+    return f"{sep}published by commit {c.landed}" if c.landed is not None else ""
 
 
 _BIBTEX_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
@@ -63,7 +77,8 @@ def to_bibtex(c: Citation) -> str:
     ``title`` (double-braced, so styles keep its capitals), ``howpublished`` (``\\url{}``)
     and ``url`` (the permalink), ``year``/``month`` (published), ``urldate`` (accessed;
     left out when the citation has no access date),
-    ``publisher``, ``note`` (digest, blob, commit). Text is LaTeX-escaped.
+    ``publisher``, ``note`` (digest, blob, commit, and the commit whose date is published
+    when it is another). Text is LaTeX-escaped.
     """
     url = _bibtex_url(c.permalink)
     fields = [
@@ -76,7 +91,7 @@ def to_bibtex(c: Citation) -> str:
         ("urldate", c.accessed.isoformat() if c.accessed else None),
         ("publisher", _latex(c.publisher)),
         ("note", _latex(f"{c.kind} {c.name}, digest {c.digest}, git blob {c.blob}, "
-                        f"first added in commit {c.commit}")),
+                        f"first added in commit {c.commit}{_landed_note(c)}")),
     ]
     lines = [f"@misc{{{c.key},"]
     for name, value in fields:
@@ -110,7 +125,8 @@ def to_csl_json_item(c: Citation) -> dict[str, Any]:
         "version": c.commit,
         # The digest, blob and commit live in fields every CSL-JSON schema version knows
         # (CSL 1.0.2's "custom" would be refused by older consumers).
-        "note": f"digest {c.digest}; git blob {c.blob}; first added in commit {c.commit}",
+        "note": f"digest {c.digest}; git blob {c.blob}; first added in commit {c.commit}"
+                f"{_landed_note(c, '; ')}",
     }
     if c.accessed is None:  # no access date: the reader adds the date they read it
         del item["accessed"]

@@ -32,10 +32,12 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
 
     Prints the title, the full digest, the git blob id of the object file, the commit that
     first added it (found in history, so later commits and metadata edits never move it),
-    a permalink to the object file at that commit, the published date (that commit's date,
-    UTC) and the access date; warns (stderr) when that commit is on no remote-tracking
-    branch, as a commit never pushed has no permalink yet. The permalink template is [cite]
-    permalink in kistore.toml, else derived from the origin remote (GitHub, GitLab, Gitea).
+    a permalink to the object file at that commit, the published date (the date of the
+    commit that brought it onto the first-parent line, UTC: that commit itself in a linear
+    history, else the merge) and the access date; warns (stderr) when that commit is on no
+    remote-tracking branch, as a commit never pushed has no permalink yet. The permalink
+    template is [cite] permalink in kistore.toml, else derived from the origin remote
+    (GitHub, GitLab, Gitea).
 
     \b
     Example:
@@ -66,9 +68,11 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
                    "is pushed; push it (then `git fetch`) before you publish this citation",
                    err=True)
     if citation.date_problem is not None:
-        click.echo(f"warning: commit {citation.commit}, which first added the object, has a "
-                   f"committer date of {citation.date_problem} (KI428): the published date "
-                   "is not the commit's own", err=True)
+        which = (f"commit {citation.landed}, which brought the object onto the first-parent "
+                 "line" if citation.landed else
+                 f"commit {citation.commit}, which first added the object")
+        click.echo(f"warning: {which}, has a committer date of {citation.date_problem} "
+                   "(KI428): the published date is not the commit's own", err=True)
     if as_json:
         emit_json(citation.to_json())
     else:

@@ -94,6 +94,15 @@ GENERATION = _c("generation", INT, "the export that wrote the row: 0 for a full 
                 "then 1, 2, ... for each `--since` export appended to it (the latest row per "
                 "key is current)")
 
+LANDING = (
+    _c("landingCommit", STRING, "the commit that brought the object file onto the exported "
+       "commit's first-parent line: the oldest commit of that line holding it (40 hex; "
+       "`firstCommit` in a linear history, else the merge)"),
+    _c("publishedAt", TIMESTAMP, "that commit's committer time (UTC): the published date "
+       "`kistore cite` gives"),
+)
+"""Where a citation's published date comes from (:mod:`kistore.git.landing`)."""
+
 RUNS = Table("runs", (
     _c("digest", STRING, "the run's digest, `sha256:<64 hex>`"),
     _c("name", STRING, "`metadata.name`"),
@@ -151,6 +160,7 @@ RUNS = Table("runs", (
     _c("addedAt", TIMESTAMP, "that commit's committer time (UTC)"),
     _c("permalink", STRING, "the object file at `firstCommit` (`kistore cite`); null when "
        "the store has no permalink template and no known forge remote"),
+    *LANDING,
     GENERATION,
 ), partition=("source", "hardware"), sort=("digest",))
 
@@ -216,6 +226,7 @@ MANIFESTS = Table("manifests", (
     _c("firstCommit", STRING, "the commit that first added the object file (40 hex)"),
     _c("addedAt", TIMESTAMP, "that commit's committer time (UTC)"),
     _c("permalink", STRING, "the object file at `firstCommit`, or null"),
+    *LANDING,
     GENERATION,
 ), partition=("kind",), sort=("digest",))
 

@@ -53,6 +53,7 @@ from ..core.errors import InputError, KistoreError, StoreStateError
 from ..core.layout import NOTES_REF
 from ..core.times import out_of_range
 from ..git.blobs import ObjectUnreadable
+from ..git.landing import object_landing_commits
 from ..index.index import count_objects, open_catalog
 from ..query.policy import load_policy
 from . import outdir
@@ -305,13 +306,16 @@ def _read_objects(repo: pygit2.Repository, tree: pygit2.Tree, scratch: Scratch,
                     layout.metadata_path(stored.digest), "is missing"))))
             else:
                 readable.append((stored, digest, path))
-        firsts = scratch.firsts({digest: stored.blob for stored, digest, _ in readable})
+        blobs = {digest: stored.blob for stored, digest, _ in readable}
+        firsts, landings = scratch.firsts(blobs), scratch.firsts(blobs, "landings")
         derived = scratch.derived_many([digest for _, digest, _ in readable])
         for stored, digest, path in readable:
             document, metadata = orjson.loads(stored.data), orjson.loads(stored.meta or b"")
             found = firsts.get(digest)
-            where = (found[0], commit_time(found[1]), link(found[0], path, stored)) \
-                if found else (None, None, None)
+            landed = landings.get(digest, found)
+            where = (found[0], commit_time(found[1]), link(found[0], path, stored),
+                     landed[0] if landed else None, commit_time(landed[1]) if landed else None
+                     ) if found else (None, None, None, None, None)
             if document["kind"] == "BenchmarkRun" and digest in derived:
                 row = run_row(digest, document, metadata, derived[digest], where)
                 statistics.update(row[at_latency])
@@ -363,30 +367,39 @@ def _partition_names(values: dict[str, dict[str, set[str]]],
 
 
 def _history(store: Store, commit: Any, scratch: Scratch, result: ExportResult) -> None:
-    """Phase 2: keep the commit that first added each object blob (:func:`object_first_commits`).
+    """Phase 2: keep the commits that first added and that landed each object blob.
 
-    In a shallow clone, an object file a commit on the cut holds is left without one
+    The first (:func:`object_first_commits`: ``firstCommit``, ``addedAt``) and the one that
+    brought it onto the first-parent line (:func:`kistore.git.landing.
+    object_landing_commits`: ``landingCommit``, ``publishedAt``).
+
+    In a shallow clone, an object file a commit on the cut holds is left without either
     (:func:`kistore.cite.citation.shallow_doubt`, the rule ``cite`` and the site follow).
     """
     numbers: dict[str, int] = {}
+    warned: set[tuple[str, str]] = set()
     cut = shallow_cut(store.repo, commit)
-    batch: list[tuple[str, str, int]] = []
-    for path, blob, first in object_first_commits(store.repo, commit):
-        hex_ = str(first.id)
-        if cut and (hex_ in cut or shallow_doubt(store.repo, cut, path, blob) is not None):
-            continue  # a commit on the cut holds it: an older one may have added it first
-        if hex_ not in numbers:
-            numbers[hex_] = len(numbers)
-            scratch.put_commit(numbers[hex_], hex_, first.commit_time)
-            unreadable = out_of_range(first.commit_time)
-            if unreadable is not None:  # KI428: git took any date; the row says the clamped one
-                result.warnings.append(f"commit {hex_}, which first added objects, has a "
-                                       f"committer date of {unreadable} in addedAt (KI428)")
-        batch.append((object_digest(path), blob, numbers[hex_]))
-        if len(batch) >= 5000:
-            scratch.put_firsts(batch)
-            batch = []
-    scratch.put_firsts(batch)
+    for table, walk, column, did in (
+            ("firsts", object_first_commits, "addedAt", "first added"),
+            ("landings", object_landing_commits, "publishedAt", "landed")):
+        batch: list[tuple[str, str, int]] = []
+        for path, blob, found in walk(store.repo, commit):
+            hex_ = str(found.id)
+            if cut and (hex_ in cut or shallow_doubt(store.repo, cut, path, blob) is not None):
+                continue  # a commit on the cut holds it: an older one may have added it first
+            if hex_ not in numbers:
+                numbers[hex_] = len(numbers)
+                scratch.put_commit(numbers[hex_], hex_, found.commit_time)
+            unreadable = out_of_range(found.commit_time)
+            if unreadable is not None and (hex_, column) not in warned:
+                warned.add((hex_, column))  # KI428: git took any date; the row says it clamped
+                result.warnings.append(f"commit {hex_}, which {did} objects, has a committer "
+                                       f"date of {unreadable} in {column} (KI428)")
+            batch.append((object_digest(path), blob, numbers[hex_]))
+            if len(batch) >= 5000:
+                scratch.put_firsts(batch, table)
+                batch = []
+        scratch.put_firsts(batch, table)
     if cut:
         result.warnings.append("this is a shallow clone: objects its history does not reach "
                                "back to have no firstCommit (`git fetch --unshallow`)")

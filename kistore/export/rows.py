@@ -17,8 +17,9 @@ from ..core.pathnames import component, hashed_on
 from ..core.times import commit_text
 from .columns import ATTESTATIONS, HIVE_NULL, MANIFESTS, RUNS, Table
 
-Found = tuple[str | None, str | None, str | None]
-"""Where an object was first added: ``(commit hex, addedAt RFC 3339, permalink)``."""
+Found = tuple[str | None, str | None, str | None, str | None, str | None]
+"""Where an object was first added and where it landed on the first-parent line:
+``(firstCommit, addedAt RFC 3339, permalink, landingCommit, publishedAt RFC 3339)``."""
 
 
 def run_row(digest: str, document: dict[str, Any], metadata: dict[str, Any],
@@ -56,8 +57,7 @@ def run_row(digest: str, document: dict[str, Any], metadata: dict[str, Any],
         "implementationDigest": spec.get("implementationDigest"),
         "source": _text(native.get("source")), "externalId": _text(native.get("externalId")),
         "sourceNative": {k: v for k, v in sorted(metrics.items()) if _number(v)},
-        "firstCommit": found[0], "addedAt": found[1], "permalink": found[2],
-        "generation": 0,
+        **_where(found), "generation": 0,
     }
     return [values[name] for name in RUNS.names]
 
@@ -77,9 +77,14 @@ def manifest_row(digest: str, document: dict[str, Any], data: bytes, meta: bytes
     values = {"digest": digest, "kind": document.get("kind"),
               "apiVersion": document.get("apiVersion"), "name": metadata.get("name"),
               "title": metadata.get("title"), "object": data.decode("utf-8"),
-              "metadata": meta.decode("utf-8"), "firstCommit": found[0],
-              "addedAt": found[1], "permalink": found[2], "generation": 0}
+              "metadata": meta.decode("utf-8"), **_where(found), "generation": 0}
     return [values[name] for name in MANIFESTS.names]
+
+
+def _where(found: Found) -> dict[str, str | None]:
+    """Return the columns of :data:`Found` by name."""
+    return dict(zip(("firstCommit", "addedAt", "permalink", "landingCommit", "publishedAt"),
+                    found, strict=True))
 
 
 def attestation_row(subject: str, seen: Any, judgement: Any) -> list[Any]:

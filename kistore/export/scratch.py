@@ -6,6 +6,9 @@ with it) and the writers read the rows back sorted, one partition at a time:
 
 * ``derived``: per run, what its comparison group says (rank, group size, evidence, ...);
 * ``firsts`` and ``commits``: the commit that first added each object file;
+* ``landings``: the commit that brought each object file onto the exported commit's
+  first-parent line (:mod:`kistore.git.landing`: the published date), numbered in
+  ``commits`` too;
 * ``rows``: every staged row of every table, with its partition, sort key, --since key and
   fingerprint;
 * ``previous``: the keys and fingerprints of the export a ``--since`` export continues.
@@ -29,6 +32,8 @@ CREATE TABLE derived (digest TEXT NOT NULL, data BLOB NOT NULL);
 CREATE TABLE commits (id INTEGER PRIMARY KEY, hex TEXT NOT NULL, time INTEGER NOT NULL);
 CREATE TABLE firsts (seq INTEGER PRIMARY KEY, digest TEXT NOT NULL, blob TEXT NOT NULL,
                      commit_id INTEGER NOT NULL);
+CREATE TABLE landings (seq INTEGER PRIMARY KEY, digest TEXT NOT NULL, blob TEXT NOT NULL,
+                       commit_id INTEGER NOT NULL);
 CREATE TABLE rows (tbl TEXT NOT NULL, part TEXT NOT NULL, sort TEXT NOT NULL,
                    key TEXT NOT NULL, fp BLOB NOT NULL, row BLOB NOT NULL);
 CREATE TABLE previous (tbl TEXT NOT NULL, key TEXT NOT NULL, fp BLOB NOT NULL,
@@ -92,29 +97,39 @@ class Scratch:
         """Keep a commit of history: its number here, id (40 hex) and committer time (s)."""
         self.conn.execute("INSERT INTO commits VALUES (?, ?, ?)", (number, hex_, time))
 
-    def put_firsts(self, items: Iterable[tuple[str, str, int]]) -> None:
-        """Keep ``(digest, blob, commit number)``; the first kept per (digest, blob) counts."""
-        self.conn.executemany("INSERT INTO firsts (digest, blob, commit_id) VALUES (?, ?, ?)",
-                              items)
+    def put_firsts(self, items: Iterable[tuple[str, str, int]], table: str = "firsts"
+                   ) -> None:
+        """Keep ``(digest, blob, commit number)``; the first kept per (digest, blob) counts.
+
+        ``table``: ``firsts`` (the commits that first added them) or ``landings`` (the
+        commits that brought them onto the first-parent line).
+        """
+        self.conn.executemany(
+            f"INSERT INTO {_walk_table(table)} (digest, blob, commit_id) VALUES (?, ?, ?)",
+            items)
 
     def index_lookups(self) -> None:
         """Index ``derived`` and ``firsts`` for lookups (after the last put of either)."""
         self.conn.execute("CREATE INDEX derived_digest ON derived (digest)")
         self.conn.execute("CREATE INDEX firsts_digest ON firsts (digest, blob, seq)")
+        self.conn.execute("CREATE INDEX landings_digest ON landings (digest, blob, seq)")
 
-    def firsts(self, blobs: dict[str, str]) -> dict[str, tuple[str, int]]:
+    def firsts(self, blobs: dict[str, str], table: str = "firsts"
+               ) -> dict[str, tuple[str, int]]:
         """Return, per digest, ``(commit hex, committer time)`` that first added its blob.
 
         Args:
             blobs: digest -> the git blob id of its object file in the exported commit.
+            table: ``firsts``, or ``landings`` for the commit that brought the blob onto
+                the first-parent line (:meth:`put_firsts`).
 
         Returns:
             Only digests whose blob history holds (all, unless history was cut short).
         """
         found: dict[str, tuple[str, int]] = {}
         for digest, blob, hex_, time in self._in(
-                "SELECT f.digest, f.blob, c.hex, c.time FROM firsts f JOIN commits c "
-                "ON c.id = f.commit_id WHERE f.digest", list(blobs), order="f.seq"):
+                f"SELECT f.digest, f.blob, c.hex, c.time FROM {_walk_table(table)} f "
+                "JOIN commits c ON c.id = f.commit_id WHERE f.digest", list(blobs), order="f.seq"):
             if blobs[digest] == blob:
                 found.setdefault(digest, (hex_, time))  # the first added, in walk order
         return found
@@ -218,3 +233,14 @@ class Scratch:
 
 _UNCHANGED = ("EXISTS (SELECT 1 FROM previous p WHERE p.tbl = r.tbl AND p.key = r.key "
               "AND p.fp = r.fp)")
+
+
+def _walk_table(name: str) -> str:
+    """Return ``name`` when it is a table of history walks (``firsts``, ``landings``).
+
+    Raises:
+        ValueError: any other name (a table name is written into the SQL text).
+    """
+    if name not in ("firsts", "landings"):
+        raise ValueError(f"no walk table {name!r}")
+    return name

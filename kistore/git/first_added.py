@@ -242,10 +242,10 @@ def object_first_commits(repo: pygit2.Repository, start: pygit2.Commit
     """
     shards: dict[str, dict[str, Any]] = {}  # objects tree id -> {shard name: shard tree id}
     for commit in history_order(repo, start):
-        now = _shards(repo, commit.tree, shards)
+        now = object_shards(repo, commit.tree, shards)
         parents = commit.parents
-        before = _shards(repo, parents[0].tree, shards) if parents else {}
-        others = [_shards(repo, p.tree, shards) for p in parents[1:]]
+        before = object_shards(repo, parents[0].tree, shards) if parents else {}
+        others = [object_shards(repo, p.tree, shards) for p in parents[1:]]
         for name, shard in sorted(now.items()):
             if before.get(name) == shard or any(o.get(name) == shard for o in others):
                 continue  # nothing new, or all of it the other parent's
@@ -267,11 +267,21 @@ def _same_blob(differences: Mapping[str, treediff.Change], path: str, blob: str)
     return change is None or (change[0] is not None and change[0][0] == blob)
 
 
-def _shards(repo: pygit2.Repository, tree: pygit2.Tree, cache: dict[str, dict[str, Any]]
+def object_shards(repo: pygit2.Repository, tree: pygit2.Tree, cache: dict[str, dict[str, Any]]
             ) -> dict[str, Any]:
     """Return ``{shard name: tree id}`` of a root tree's ``store/objects/sha256``.
 
-    Remembers the last three listings (a commit's and its parent's), keyed by tree id.
+    Remembers the last three listings (a commit's and its parent's), keyed by tree id, in
+    ``cache`` (the caller's, one per walk). Used by :func:`object_first_commits` and
+    :func:`kistore.git.landing.object_landing_commits`.
+
+    Args:
+        repo: the pygit2 repository.
+        tree: a commit's root tree.
+        cache: the walk's listings, filled here.
+
+    Returns:
+        Each shard directory's name and tree id (empty: no objects directory).
     """
     objects = treediff.subtree_id(repo, tree, layout.OBJECTS_DIR)
     if objects is None:

@@ -161,7 +161,7 @@ def _prepare(store: Store, commit: Any, *, template: str | None, comparison: str
     citations = Citations.of(store, commit, template, blobs, [r.digest for r in snap.runs],
                              known=cache.get("firstAdded") if cache and ancestor else None,
                              known_head=known_head if ancestor else None)
-    pages = plan(snap, touches, citations.first_added, notes)
+    pages = plan(snap, touches, citations.first_added, notes, citations.landed)
     ctx = Context(site=citations.publisher, citations=citations, notes_tip=notes_tip)
     return _Prepared(snap, pages, ctx, parameters, touches, citations, notes_tip)
 

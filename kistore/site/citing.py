@@ -1,11 +1,13 @@
 """The "Cite this record" block of a run page (docs/design.md §7), for every run at once.
 
 A citation names the commit that *first added* the run's object file; the site finds it for
-every run in one history walk (:func:`kistore.cite.citation.first_commits`) and builds each
-block with :func:`kistore.cite.citation.citation_of`. A page is written before anyone reads
-it, so its citation has no access date: the page states "the date you read this" (filled
-in by the browser when it runs the optional script) and the BibTeX, CSL-JSON and CFF
-texts leave the field out.
+every run in one history walk (:func:`kistore.cite.citation.first_commits`), and the commit
+that brought it onto the built commit's first-parent line, whose date the citation
+publishes, in one first-parent walk (:func:`kistore.git.landing.landing_commits`), and
+builds each block with :func:`kistore.cite.citation.citation_of`. A page is written before
+anyone reads it, so its citation has no access date: the page states "the date you read
+this" (filled in by the browser when it runs the optional script) and the BibTeX, CSL-JSON
+and CFF texts leave the field out.
 
 The permalink template is fixed for a build (:func:`permalink_template`) and recorded in
 ``build.json``, so ``kistore site verify`` rebuilds with the same one.
@@ -41,6 +43,7 @@ from ..core.errors import InputError, StoreStateError
 from ..core.settings import template_fields
 from ..core.times import commit_text, out_of_range
 from ..git.blobs import lookup
+from ..git.landing import landing_commits
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -86,18 +89,22 @@ class Citations:
             the commits known to be the first: none on a shallow clone's edge).
         cut: run digest -> why its first-adding commit is not known (a commit on a shallow
             clone's edge holds its object file: :func:`kistore.cite.citation.shallow_doubt`).
+        landed: run digest -> id of the commit that brought its object file onto the built
+            commit's first-parent line (its date is published), for the runs of
+            :attr:`first_added`.
     """
 
     template: str | None
     publisher: str
     first_added: dict[str, str]
     cut: dict[str, str]
+    landed: dict[str, str]
 
     @classmethod
     def of(cls, store: Store, commit: Any, template: str | None, blobs: dict[str, str],
            runs: list[str], known: dict[str, str] | None = None,
            known_head: str | None = None) -> Citations:
-        """Find the first-adding commit of every run, and read the publisher.
+        """Find the first-adding and the landing commit of every run; read the publisher.
 
         Args:
             store: the store.
@@ -111,7 +118,8 @@ class Citations:
                 commit since then (objects are never deleted), so only those commits are
                 walked. A fresh build (``kistore site verify``) walks all of history and
                 would show any difference.
-            known_head: the commit ``known`` was found from.
+            known_head: the commit ``known`` was found from. (Landing commits are found
+                again each build: one first-parent walk.)
         """
         known = known or {}
         found = {d: known[d] for d in runs if d in known}
@@ -126,8 +134,11 @@ class Citations:
         cut = {d: why for d in found if edge and d in blobs and (why := shallow_doubt(
             store.repo, edge, layout.object_path(Digest.from_str(d)), blobs[d])) is not None}
         settings = read_cite_settings(store, str(commit.id))
-        return cls(template, settings["publisher"],
-                   {d: c for d, c in found.items() if d not in cut}, cut)
+        first_added = {d: c for d, c in found.items() if d not in cut}
+        paths = {layout.object_path(Digest.from_str(d)): d for d in first_added if d in blobs}
+        landed = landing_commits(store.repo, {p: blobs[d] for p, d in paths.items()}, commit)
+        return cls(template, settings["publisher"], first_added, cut,
+                   {paths[p]: str(c.id) for p, c in landed.items()})
 
     def shallow_warning(self) -> str | None:
         """Return the build's one warning about runs cut off by a shallow clone, or None.
@@ -147,29 +158,33 @@ class Citations:
                 "fetch-depth: 0) and build again")
 
     def date_warnings(self, repo: pygit2.Repository) -> list[str]:
-        """Return one warning per first-adding commit dated outside years 1970-9999 (KI428).
+        """Return one warning per published commit dated outside years 1970-9999 (KI428).
 
-        Such a date (git takes any) is read clamped
-        (:func:`kistore.core.times.commit_datetime`): the run pages it cites say
+        The published commit of a run is its landing commit (:attr:`landed`; the
+        first-adding commit in a linear history). Such a date (git takes any) is read
+        clamped (:func:`kistore.core.times.commit_datetime`): the run pages it dates say
         ``published`` 9999-12-31 (or 1970-01-01), not the date the commit claims. One
-        commit lookup per distinct first-adding commit.
+        commit lookup per distinct commit.
 
         Args:
             repo: the repository the commits are in.
 
         Returns:
-            ``commit ID, which first added N run(s), has a committer date of ...``, in
-            commit id order; empty when every date is representable.
+            ``commit ID, which first added N run(s), has a committer date of ...`` (``which
+            brought N run(s) onto the first-parent line`` when it is not their first-adding
+            commit), in commit id order; empty when every date is representable.
         """
-        counts = Counter(self.first_added.values())
+        counts = Counter((self.landed.get(d, c), self.landed.get(d, c) == c)
+                         for d, c in self.first_added.items())
         warnings = []
-        for commit_id in sorted(counts):
+        for (commit_id, added), count in sorted(counts.items()):
             commit: Any = repo[commit_id]
             problem = out_of_range(commit.commit_time)
             if problem is not None:
-                warnings.append(f"commit {commit_id}, which first added {counts[commit_id]} "
-                                f"run(s), has a committer date of {problem} on their pages' "
-                                "citations (KI428)")
+                did = "first added" if added else "brought onto the first-parent line"
+                warnings.append(f"commit {commit_id}, which {did} {count} run(s), has a "
+                                f"committer date of {problem} on their pages' citations "
+                                "(KI428)")
         return warnings
 
     def block(self, snap: Any, manifest: Any) -> dict[str, Any]:
@@ -196,15 +211,18 @@ class Citations:
                     "reason": f"{self.cut[digest]} and build the site again"}
         if commit_id is None:
             return {**facts, "available": False, "reason": "the run is in no commit"}
-        first: Any = lookup(snap.store.repo, commit_id,  # a commit id: first_commits found it
-                            layout.object_path(manifest.digest))
+        path = layout.object_path(manifest.digest)
+        first: Any = lookup(snap.store.repo, commit_id, path)  # a commit first_commits found
+        landed_id = self.landed.get(digest, commit_id)
+        landing: Any = lookup(snap.store.repo, landed_id, path) if landed_id != commit_id \
+            else first
         try:
             citation = citation_of(snap.view, manifest, first, template=self.template,
-                                   remote=None, publisher=self.publisher, accessed=None)
+                                   remote=None, publisher=self.publisher, accessed=None,
+                                   landing=landing)
         except (StoreStateError, InputError) as e:
-            return {**facts, "available": False, "reason": e.message,
-                    "path": layout.object_path(manifest.digest),
-                    "published": commit_text(first.commit_time)}
+            return {**facts, "available": False, "reason": e.message, "path": path,
+                    "published": commit_text(landing.commit_time)}
         return {**facts, **citation.to_json(), "available": True,
                 "formats": {fmt: render(citation, fmt)
                             for fmt in ("text", "bibtex", "csl-json", "cff")}}

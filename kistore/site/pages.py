@@ -55,7 +55,8 @@ class Page:
             first-parent chain that changed a file the page is made from; the built commit
             itself for the index.
         extra: what else its bytes depend on, for its cache key: the commit that first
-            added a run (its citation), the note blobs of the runs it shows.
+            added a run (its citation), the note blobs of the runs it shows, and the commit
+            that landed the run on the first-parent line (its published date).
     """
 
     kind: str
@@ -125,7 +126,7 @@ def _newest(*stamps: Stamp) -> Stamp:
 
 
 def plan(snap: Snapshot, touches: Touches, first_added: dict[str, str],
-         notes: dict[str, str]) -> list[Page]:
+         notes: dict[str, str], landed: dict[str, str] | None = None) -> list[Page]:
     """List every page of the snapshot, each with its commit and what else it depends on.
 
     Cheap: no manifest is read; each page's commit comes from :class:`.history.Touches`
@@ -145,6 +146,8 @@ def plan(snap: Snapshot, touches: Touches, first_added: dict[str, str],
         first_added: run digest -> commit id that first added its object file.
         notes: run digest -> note blob id, for runs with notes (a page showing a run's
             evidence depends on its note).
+        landed: run digest -> commit id that brought its object file onto the built
+            commit's first-parent line (its citation's published date), or None.
 
     Returns:
         The pages in a fixed order (index, groups, runs, compare, names, workloads,
@@ -177,7 +180,8 @@ def plan(snap: Snapshot, touches: Touches, first_added: dict[str, str],
         s = group_stamp[grouped] if grouped is not None else _newest(common, own[run.digest])
         shown = group_notes[grouped] if grouped is not None else _notes([run], notes)
         pages.append(Page("run", run.digest, run_path(run.digest), commit_of(s),
-                          (first_added.get(run.digest), shown)))
+                          (first_added.get(run.digest), shown,
+                           *((landed.get(run.digest),) if landed else ()))))
     pages += [Page("compare", r.digest, run_path(r.digest) + "compare/",
                    commit_of(group_stamp[r.comparison_key]), (group_notes[r.comparison_key],))
               for r in snap.runs if r.comparison_key is not None]

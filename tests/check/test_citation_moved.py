@@ -71,7 +71,12 @@ def test_pr_merging_main_then_fast_forwarded_keeps_the_citation(tmp_path):
     citation = cite(Store(path), RUN, accessed=dt.date(2026, 12, 1))
 
     assert citation.commit == a != b  # main's code named B here: the citation moved
-    assert citation.published == dt.datetime(2026, 7, 15, 8, 0, tzinfo=dt.UTC)
+    # the fast-forward made the branch's line main's first-parent line (A is now a second
+    # parent), so the object landed on it at B (day 3): the published date is B's. Such an
+    # update rewrites main's first-parent line, the pre-receive hook's to refuse
+    # (docs/citation.md, "The published date"); the permalink stays A's.
+    assert (citation.landed, citation.published) == (
+        b, dt.datetime(2026, 7, 16, 8, 0, tzinfo=dt.UTC))
     assert cite(Store(path), RUN, at=a).commit == a
 
 

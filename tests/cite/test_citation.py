@@ -161,7 +161,9 @@ def test_object_added_on_a_side_branch_cites_the_side_commit_not_the_merge(tmp_p
     citation = cite(Store(path), "BenchmarkRun/sol-submission-20464")
 
     assert citation.commit == s1 == first_added_by_git(path, RUN_PATH)
-    assert citation.published.date() == dt.date(2026, 7, 14)
+    # published: the merge's date, where it landed on main (r81 F1), not the side commit's
+    assert citation.landed == git(path, "rev-parse", "HEAD")
+    assert citation.published.date() == dt.date(2026, 7, 16)
 
 
 def test_cite_at_rev_walks_history_from_that_rev(tmp_path):

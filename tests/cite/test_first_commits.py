@@ -213,7 +213,8 @@ def test_git_log_is_not_misled_by_the_users_configuration(tmp_path, monkeypatch)
 def test_a_merge_on_the_path_asks_git_per_commit(tmp_path, kit, monkeypatch):
     """A manifest added on a side branch, then merged (the merge differs from main at its
     path, so `git log` lists it): `git log --raw` steps aside, and `rev-list` +
-    `cat-file` answer the side commit, as libgit2's walk does."""
+    `cat-file` answer the side commit, as libgit2's walk does; a third child (`rev-list
+    --first-parent`) finds the merge, which landed it on the first-parent line."""
     from kistore.cite.citation import first_commit_by_git
 
     path = new_store(tmp_path / "store")
@@ -234,7 +235,7 @@ def test_a_merge_on_the_path_asks_git_per_commit(tmp_path, kit, monkeypatch):
     by_git = first_commit_by_git(path, path / ".git", file, blob)
     assert by_git is not None and by_git.id == side
     assert by_git.id == str(first_commit(store.repo, file, blob, store.commit("HEAD")).id)
-    assert started == [["log"], ["rev-list"], ["cat-file"]]
+    assert started == [["log"], ["rev-list"], ["cat-file"], ["rev-list"]]
 
 
 @pytest.mark.parametrize("template, remote_asked", [

@@ -154,12 +154,12 @@ def test_a_kept_answer_for_another_head_or_edited_is_not_believed(cited, monkeyp
     blob = git(path, "rev-parse", f"HEAD:{RUN_PATH}")
     key = b"first commit\0%s\0%s" % (RUN_PATH.encode(), blob.encode())
     head = git(path, "rev-parse", "HEAD")
-    assert json.loads(kept.kept_value(git_dir, code, key)) == [
-        head, c1, int(git(path, "show", "-s", "--format=%ct", c1))]
+    c1_time = int(git(path, "show", "-s", "--format=%ct", c1))
+    assert json.loads(kept.kept_value(git_dir, code, key)) == [head, c1, c1_time, c1, c1_time]
     forged = "f" * 40
     # a sealed value for another HEAD: git is asked (and the real answer kept again)
     kept.keep_value(git_dir, code, key, json.dumps([git(path, "rev-parse", "HEAD~1"),
-                                                     forged, 0]))
+                                                     forged, 0, forged, 0]))
     assert cite(Store(path), RUN).commit == c1
     # the value edited in place, its seal left: not believed either
     file = kept._path(git_dir, code, key)
