@@ -76,7 +76,7 @@ from ._lowered import (
     reads_settings_of,
 )
 from ._names import NAME_PATH_MISSING
-from ._paths import changed_tree_names
+from ._paths import walk_judge
 from ._policy import check_policy
 from ._refs import REPLACE_REFS_PRESENT, check_replace_refs, pushed_ref_problem
 from ._rules import (
@@ -88,7 +88,7 @@ from ._rules import (
     sort_key,
 )
 from ._settings import limits_raised, permalink_changed, settings_findings
-from ._trees import new_tree_findings
+from ._trees import TREE_ENTRY_INVALID, new_tree_findings
 from .audit import GITATTRIBUTES, check_contents, checking_limits
 from .lineage import (
     APPEND_ONLY_REMOVED,
@@ -233,7 +233,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     commits = list(ancestry(repo, head, hide=base))
     # KI423 first, read raw: libgit2 cannot parse some such trees (an empty name), and
     # git and kistore read different files from the others, so nothing else is judged
-    malformed = new_tree_findings(repo, commits)
+    # and on the same walk KI115, KI118 and KI112 of each name a commit brings (r82 F6)
+    walked = new_tree_findings(repo, commits, judge=walk_judge)
+    malformed = [f for f in walked if f.rule is TREE_ENTRY_INVALID]
     if malformed:
         return sorted(malformed, key=sort_key)
     unmigrated = _unmigrated(store, base.tree, head.tree) or _ungrouped(store, base, head)
@@ -268,7 +270,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits)
-    findings += changed_tree_names(repo, head.tree, _tree_changes(repo, base.tree, head.tree))
+    findings += [_removed_since(repo, head.tree, f) for f in walked]  # KI115, KI118, KI112
     findings += gate_code_changed(repo, base.tree, head.tree)  # KI429
     if _trust_touched(repo, base, commits):
         findings += revocations_kept(store, base, head, commits)
@@ -419,10 +421,18 @@ def _new_file_fix(finding: Finding) -> Finding:
     return replace(finding, fix=NEW_FILE_TOO_LARGE.format(key=key))
 
 
-def _tree_changes(repo: pygit2.Repository, base_tree: Any, head_tree: Any) -> list[str]:
-    """Every path of the whole tree the range adds or changes (not under ``store/`` only)."""
-    return [path for path, (_, now) in treediff.changed_leaves(
-        repo, base_tree.id, head_tree.id).items() if now is not None]
+def _removed_since(repo: pygit2.Repository, head_tree: Any, finding: Finding) -> Finding:
+    """Say so in a finding about a path a commit of the range brings that ``HEAD`` lacks.
+
+    A name added by one commit and removed by a later one stays in the history: a checkout
+    of that commit (``git bisect``, ``git checkout OLD``) writes or refuses it there.
+    """
+    if finding.file is None or treediff.entry_at(repo, head_tree, finding.file) is not None:
+        return finding
+    return replace(finding, message=f"{finding.message} ({finding.extra['commit']} brings "
+                   "it; a later commit of the range removes it, but that commit stays in "
+                   "the history, where a checkout of it meets the path: rebuild the range "
+                   "without it, e.g. `git rebase -i BASE`)")
 
 
 def _trust_touched(repo: pygit2.Repository, base: Any, commits: list[Any]) -> bool:

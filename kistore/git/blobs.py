@@ -510,6 +510,73 @@ def _header_size(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | Non
         raise unreadable(oid, e, path) from e
 
 
+def object_type(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
+                path: str | None = None) -> int | None:
+    """Return the type of an object a tree names, read from its header only, or None.
+
+    What a tree entry's mode must agree with (KI423: ``git fsck``'s "is a tree, not a
+    blob"). A loose object file is opened and only its first bytes are inflated (libgit2
+    loops on a loose file cut short: never asked about one); a packed object's type is
+    libgit2's ``odb.read_header``, which does not inflate the object either.
+
+    Args:
+        repo: the repository.
+        oid: the object's id (``pygit2.Oid``, 40 hex digits, or 20 raw bytes).
+        path: the repository path it is read for (named by :class:`ObjectUnreadable`).
+
+    Returns:
+        libgit2's type number (1 commit, 2 tree, 3 blob, 4 tag); None when neither the
+        repository nor an alternate holds the object (a partial clone's promised blob, or
+        one the tree names and nobody wrote).
+
+    Raises:
+        ObjectUnreadable: the loose file's header does not inflate or says no type; a
+            directory or a FIFO stands where the loose file would be; a pack is damaged.
+    """
+    hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
+    name = f"/{hex_[:2]}/{hex_[2:]}"
+    for objects in _object_dirs(repo):
+        kind = _loose_type(objects + name, hex_, path)
+        if kind is not None:
+            return kind
+    try:
+        return int(repo.odb.read_header(hex_)[0])
+    except KeyError:  # pygit2's NotFoundError too (a KeyError and a GitError)
+        return None
+    except pygit2.GitError as e:
+        raise unreadable(hex_, e, path) from e
+
+
+_HEADER_BYTES = 64
+"""Inflated bytes that hold any loose object's header (``blob 12345678901234567890\\0``)."""
+
+
+def _loose_type(file: str, hex_: str, path: str | None) -> int | None:
+    """:func:`object_type` of the loose object file ``file``; None when there is none."""
+    try:
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once (refused)
+    except OSError:  # not here (packed, absent): libgit2's odb says
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ObjectUnreadable(
+                hex_, f"something other than a file stands where its loose object file "
+                f"should be ({file}): remove it", path)
+        data = os.read(fd, 4096)
+    finally:
+        os.close(fd)
+    try:
+        head = zlib.decompressobj().decompress(data, _HEADER_BYTES)
+    except zlib.error as e:
+        raise ObjectUnreadable(hex_, f"its loose object file does not inflate ({e})",
+                               path) from None
+    kind, space, rest = head.partition(b"\0")[0].partition(b" ")
+    if kind not in _TYPES or not space or not rest.isdigit():
+        raise ObjectUnreadable(
+            hex_, "its loose object file's header does not say its type and length", path)
+    return _TYPES[kind]
+
+
 def promisor_remote(repo: pygit2.Repository) -> str | None:
     """Return the name of the remote a partial clone fetches missing objects from, or None.
 
