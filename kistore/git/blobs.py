@@ -533,10 +533,9 @@ def object_type(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
         ObjectUnreadable: the loose file's header does not inflate or says no type; a
             directory or a FIFO stands where the loose file would be; a pack is damaged.
     """
-    hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
-    name = f"/{hex_[:2]}/{hex_[2:]}"
-    for objects in _object_dirs(repo):
-        kind = _loose_type(objects + name, hex_, path)
+    hex_, files = _loose_files(repo, oid)
+    for file in files:
+        kind = _loose_type(file, hex_, path)
         if kind is not None:
             return kind
     try:
@@ -858,15 +857,25 @@ def loose_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
             that does not say its length, or holds bytes of another id; or a directory
             (a FIFO, a device) stands where the loose file would be.
     """
+    hex_, files = _loose_files(repo, oid)
+    for file in files:
+        found = _read_loose(file, hex_, path)
+        if found is not None:
+            return found
+    return None
+
+
+def _loose_files(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes
+                 ) -> tuple[str, list[str]]:
+    """Return ``oid`` as 40 hex digits and where its loose file would be, in git's order.
+
+    The repository's object directory first, then each alternate's (:func:`_object_dirs`).
+    """
     hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
     # joined by hand: two os.path.join a read were ~10% of a history walk's tree reads (the
     # directories are normalised: no trailing separator)
     name = f"/{hex_[:2]}/{hex_[2:]}"
-    for objects in _object_dirs(repo):
-        found = _read_loose(objects + name, hex_, path)
-        if found is not None:
-            return found
-    return None
+    return hex_, [objects + name for objects in _object_dirs(repo)]
 
 
 def loose_checked(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
