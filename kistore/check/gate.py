@@ -70,6 +70,7 @@ from ._focus import range_paths
 from ._gate_code import gate_code_changed
 from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
+from ._ignored import range_gitignores
 from ._lowered import (
     lowered_limits,
     own_limits,
@@ -271,6 +272,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits)
     findings += [_removed_since(repo, head.tree, f) for f in walked]  # KI115, KI118, KI112
+    findings += range_gitignores(repo, base.tree, head.tree, store_changes)  # KI119
     findings += gate_code_changed(repo, base.tree, head.tree)  # KI429
     if _trust_touched(repo, base, commits):
         findings += revocations_kept(store, base, head, commits)
