@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .findings import ERROR, Finding, rule
+from .gitattributes import IGNORECASE
 from .layout import STORE_DIR
 from .schema import KINDS
 
@@ -106,9 +107,7 @@ def check_gitignore(path: str, data: bytes | None) -> list[Finding]:
             continue
         for ignorecase in (False, True):
             if _may_match_store(line, base, ignorecase):
-                where = "" if not ignorecase else (
-                    " in a clone with core.ignorecase=true (git's default on macOS and "
-                    "Windows), where git matches patterns case-insensitively")
+                where = IGNORECASE if ignorecase else ""  # KI113's words for it
                 findings.append(Finding(
                     GITIGNORE_STORE, f"line {number} ({line.text!r}) may match paths under "
                     f"store/{where}: git add would skip them", file=path, line=number,
