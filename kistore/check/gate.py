@@ -179,14 +179,19 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         ancestor of ``HEAD``; KI416 alone (an error) when it cannot be told because a
         shallow clone's boundary is in ``HEAD``'s history
         (:func:`.lineage.shallow_cut`). KI423 alone (errors), one per entry git's fsck
-        refuses of a tree a commit of the range brings, when there is one
+        refuses of a tree a commit of the range brings (an entry whose object is not of
+        the type its mode names, or is missing, too), when there is one
         (:func:`._trees.new_tree_findings`). Otherwise: KI401-KI403 for
         any commit in the range that modifies, renames or deletes an object; every KI1xx and
         KI2xx finding about a path the range adds or changes under ``store/`` (or
-        ``.gitattributes``); KI405 (info) per metadata file changed, naming the changed
-        fields; KI406 (info) per object a commit re-added that ``BASE`` already holds;
-        KI425 per such object whose first-adding commit (what citations name,
-        :mod:`kistore.git.first_added`) is another at ``HEAD`` than at ``BASE``;
+        ``.gitattributes``); KI115, KI118 and KI112 per name a commit of the range brings,
+        anywhere in the tree, found on KI423's walk (:func:`._paths.walk_judge`; one a
+        later commit removes says so: :func:`_removed_since`); KI119 per line of a
+        ``.gitignore`` the range adds or changes that may match a path under ``store/``
+        (:func:`._ignored.range_gitignores`); KI405 (info) per metadata file changed,
+        naming the changed fields; KI406 (info) per object a commit re-added that
+        ``BASE`` already holds; KI425 per such object whose first-adding commit (what
+        citations name, :mod:`kistore.git.first_added`) is another at ``HEAD`` than at ``BASE``;
         KI410 per attestation, trust or policy file deleted; KI411 per attestation file
         added whose key the trust file at ``BASE`` or ``HEAD`` does not accept now; KI412
         per key any earlier version of the trust file revoked (along BASE's first-parent history,
