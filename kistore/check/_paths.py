@@ -79,11 +79,15 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
     KI423 (:func:`._trees.tree_findings`): an entry git's fsck refuses (a name with ``/``,
     empty, ``.``, ``..``; two of one name; out of order), in any tree read; and
     (:func:`._trees.type_findings`) an entry whose object is not of the type its mode
-    names, or is missing: every entry outside ``store/``, the directories under it (its
-    files ``verify`` reads whole: a tree there fails their content rules).
+    names: every entry outside ``store/``, the directories under it (its files ``verify``
+    reads whole: a tree there fails their content rules).
 
     Returns:
         Findings; none in a repository without commits.
+
+    Raises:
+        ObjectUnreadable: a tree is damaged or missing, or a blob outside ``store/`` is
+            missing (not in a partial clone): ``verify`` reports it as KI117.
     """
     repo = store.repo
     if at is None and repo.head_is_unborn:

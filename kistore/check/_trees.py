@@ -33,7 +33,7 @@ from ..core.errors import one_line
 from ..core.findings import ERROR, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git import treediff
-from ..git.blobs import is_partial_clone, object_type
+from ..git.blobs import is_partial_clone, missing, object_type
 from ..git.notes import notes_tree
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -214,7 +214,7 @@ def _walk(repo: pygit2.Repository, where: str, root: str, tree_id: str, olds: li
 def type_findings(repo: pygit2.Repository, where: str, prefix: str, tree_id: str,
                   entries: Iterable[te.TreeEntry], partial: bool
                   ) -> tuple[list[Finding], set[bytes]]:
-    """KI423 for each entry whose object is not of the type its mode names, or is missing.
+    """KI423 for each entry whose object is not of the type its mode names.
 
     git's fsck: "object 3ffd76ca... is a tree, not a blob" (an error); a checkout of such
     an entry fails ("unable to read sha1 file of docs"), so every clone's does (reviewer
@@ -232,13 +232,14 @@ def type_findings(repo: pygit2.Repository, where: str, prefix: str, tree_id: str
 
     Returns:
         ``(findings, refused)``: the findings (``extra["fsck"]``:
-        :data:`kistore.core.tree_entries.WRONG_OBJECT_TYPE` or
-        :data:`~kistore.core.tree_entries.MISSING_OBJECT`, ``extra["type"]``: what the
-        object is, ``"missing"`` when absent) and the ids of the directory entries not to
-        walk into (not a tree, or not here).
+        :data:`kistore.core.tree_entries.WRONG_OBJECT_TYPE`; ``found``: what the object
+        is) and the ids of the directory entries not to walk into (not a tree).
 
     Raises:
-        ObjectUnreadable: an object's header cannot be read (a damaged loose file or pack).
+        ObjectUnreadable: an object's header cannot be read (a damaged loose file or
+            pack); a blob the entry names is not in the repository (nor an alternate),
+            which is not a partial clone (:func:`kistore.git.blobs.missing`: KI117 on the
+            entry's path, "missing", as for a tree the walk cannot find).
     """
     findings: list[Finding] = []
     refused: set[bytes] = set()
@@ -249,25 +250,24 @@ def type_findings(repo: pygit2.Repository, where: str, prefix: str, tree_id: str
             continue
         entry = name.decode("utf-8", "replace")
         number = object_type(repo, oid, prefix + entry)
-        found = _TYPE_NAMES.get(number, "missing") if number is not None else "missing"
-        if found == wanted or (number is None and partial):
+        if number is None:
+            if wanted == "tree" or partial:  # a tree: the walk reads it (fetched, or KI117)
+                continue  # a blob a partial clone lacks is promised, not missing
+            raise missing(repo, oid, prefix + entry)
+        found = _TYPE_NAMES.get(number, str(number))
+        if found == wanted:
             continue
         if wanted == "tree":
             refused.add(oid)
-        if number is None:
-            what, problem = (f"names {wanted} {oid.hex()}, which this repository does not "
-                             f"hold (git fsck: \"missing {wanted}\")"), te.MISSING_OBJECT
-        else:
-            what, problem = (f"names {oid.hex()}, which is a {found}, not a {wanted} (git "
-                             f"fsck: \"is a {found}, not a {wanted}\")"), te.WRONG_OBJECT_TYPE
         findings.append(Finding(
             TREE_ENTRY_INVALID,
             f"{where}: tree {one_line(tree_path)} ({tree_id[:12]}) has an entry "
-            f"{one_line(repr(entry))} of mode {mode.decode()} that {what}: git checkout "
-            f"cannot write {one_line(prefix + entry)} (\"unable to read sha1 file\"), so "
-            "every clone's checkout fails", file=prefix + entry,
+            f"{one_line(repr(entry))} of mode {mode.decode()} that names {oid.hex()}, which "
+            f"is a {found}, not a {wanted} (git fsck: \"is a {found}, not a {wanted}\"): git "
+            f"checkout cannot write {one_line(prefix + entry)} (\"unable to read sha1 "
+            "file\"), so every clone's checkout fails", file=prefix + entry,
             expected=f"a {wanted}", found=found,
-            extra={"tree": tree_id, "entry": entry, "fsck": problem, "type": found}))
+            extra={"tree": tree_id, "entry": entry, "fsck": te.WRONG_OBJECT_TYPE}))
     return findings, refused
 
 

@@ -180,7 +180,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         shallow clone's boundary is in ``HEAD``'s history
         (:func:`.lineage.shallow_cut`). KI423 alone (errors), one per entry git's fsck
         refuses of a tree a commit of the range brings (an entry whose object is not of
-        the type its mode names, or is missing, too), when there is one
+        the type its mode names too), when there is one
         (:func:`._trees.new_tree_findings`). Otherwise: KI401-KI403 for
         any commit in the range that modifies, renames or deletes an object; every KI1xx and
         KI2xx finding about a path the range adds or changes under ``store/`` (or

@@ -57,11 +57,9 @@ MAILMAP_SYMLINK = "mailmapSymlink"
 and :func:`parse_tree`'s callers name what is wrong."""
 
 WRONG_OBJECT_TYPE = "wrongObjectType"
-MISSING_OBJECT = "missingObject"
-"""What git's fsck refuses about the object an entry names, which it gives no message id:
-an object of another type than the entry's mode names ("object 3ffd76ca... is a tree, not
-a blob"), and an object the repository does not hold ("missing blob 3ffd76ca..."), both
-errors. Named here after what they say (:func:`named_type`)."""
+"""What git's fsck refuses, with no message id, of an entry naming an object of another
+type than its mode names ("object 3ffd76ca... is a tree, not a blob", an error; the type
+the mode names: :func:`named_type`). Named here after what it says."""
 
 SUBMODULE = "submodule"
 GITMODULES = "gitmodules"

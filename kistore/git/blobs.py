@@ -530,7 +530,7 @@ def object_type(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
         one the tree names and nobody wrote).
 
     Raises:
-        ObjectUnreadable: the loose file's header does not inflate or says no type; a
+        ObjectUnreadable: the loose file is damaged (:func:`loose_object`'s words); a
             directory or a FIFO stands where the loose file would be; a pack is damaged.
     """
     hex_, files = _loose_files(repo, oid)
@@ -551,29 +551,29 @@ _HEADER_BYTES = 64
 
 
 def _loose_type(file: str, hex_: str, path: str | None) -> int | None:
-    """:func:`object_type` of the loose object file ``file``; None when there is none."""
-    try:
-        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once (refused)
-    except OSError:  # not here (packed, absent): libgit2's odb says
+    """:func:`object_type` of the loose object file ``file``; None when there is none.
+
+    Its first 4 KiB, inflated up to the header; a file whose first bytes give no header is
+    read whole (:func:`_read_loose`), which says what is wrong with it as every read does
+    ("cut short", "does not inflate").
+    """
+    opened = _open_loose(file, hex_, path)
+    if opened is None:
         return None
+    fd, _ = opened
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ObjectUnreadable(
-                hex_, f"something other than a file stands where its loose object file "
-                f"should be ({file}): remove it", path)
         data = os.read(fd, 4096)
     finally:
         os.close(fd)
     try:
         head = zlib.decompressobj().decompress(data, _HEADER_BYTES)
-    except zlib.error as e:
-        raise ObjectUnreadable(hex_, f"its loose object file does not inflate ({e})",
-                               path) from None
-    kind, space, rest = head.partition(b"\0")[0].partition(b" ")
-    if kind not in _TYPES or not space or not rest.isdigit():
-        raise ObjectUnreadable(
-            hex_, "its loose object file's header does not say its type and length", path)
-    return _TYPES[kind]
+    except zlib.error:
+        head = b""
+    kind, space, size = head.partition(b"\0")[0].partition(b" ")
+    if b"\0" in head and kind in _TYPES and space and size.isdigit():
+        return _TYPES[kind]
+    found = _read_loose(file, hex_, path)
+    return None if found is None else found[0]
 
 
 def promisor_remote(repo: pygit2.Repository) -> str | None:
@@ -924,21 +924,34 @@ _WHOLE_LOOSE_MAX = 500_000
 """Most files :data:`_whole_loose` remembers (~60 MB at most); past it, it starts afresh."""
 
 
-def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | None:
-    """:func:`loose_object` of the loose object file ``file`` (of id ``hex_``)."""
+def _open_loose(file: str, hex_: str, path: str | None) -> tuple[int, os.stat_result] | None:
+    """Open the loose object file ``file``: (descriptor, its status), None when none is there.
+
+    Raises:
+        ObjectUnreadable: a directory, a FIFO, a socket or a device stands there.
+    """
     try:
         # O_NONBLOCK: a FIFO there opens at once (to be refused below), never waits
         fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:  # not here (packed, absent), or none to read (permissions): libgit2 says
         return None
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(fd)
+        what = "a directory" if stat.S_ISDIR(status.st_mode) else "a FIFO, socket or device"
+        raise ObjectUnreadable(
+            hex_, f"{what} stands where its loose object file should be ({file}): remove it",
+            path)
+    return fd, status
+
+
+def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | None:
+    """:func:`loose_object` of the loose object file ``file`` (of id ``hex_``)."""
+    opened = _open_loose(file, hex_, path)
+    if opened is None:
+        return None
+    fd, status = opened
     try:
-        status = os.fstat(fd)
-        mode = status.st_mode
-        if not stat.S_ISREG(mode):
-            what = "a directory" if stat.S_ISDIR(mode) else "a FIFO, socket or device"
-            raise ObjectUnreadable(
-                hex_, f"{what} stands where its loose object file should be ({file}): "
-                "remove it", path)
         data = os.read(fd, status.st_size + 1)  # a regular file: whole in one read
         while chunk := os.read(fd, 1 << 20):  # (none: unless it grew meanwhile)
             data += chunk

@@ -4,9 +4,10 @@ r82's repro 02: a root entry ``100644 docs`` naming a *tree* (one holding
 ``.git/hooks/post-checkout``) got ``ok: 0 errors`` from ``check`` and the pre-receive hook,
 and ``verify`` of the server said ok; every fresh clone then failed its checkout ("unable
 to read sha1 file of docs"). git's fsck: "is a tree, not a blob". The same with ``120000``
-naming a tree and ``100644`` naming a commit or a tag; and an entry naming an object the
-repository does not hold. Now KI423 in ``check``, pre-receive (branches and notes) and
-``verify``, each object's type read from its header only.
+naming a tree and ``100644`` naming a commit or a tag. Now KI423 in ``check``, pre-receive
+(branches and notes) and ``verify``, each object's type read from its header only. An entry
+naming a blob the repository does not hold passed too: now KI117 ("missing", on the entry's
+path), as a missing tree is, not an internal error.
 """
 
 from __future__ import annotations
@@ -90,17 +91,16 @@ def test_the_r82_clone_fails_its_checkout(published, tmp_path):
 
 
 @pytest.mark.parametrize("mode", [0o100644, DIR])
-def test_an_entry_naming_a_missing_object_is_ki423_not_an_internal_error(published, runner,
-                                                                          mode):
+@pytest.mark.parametrize("command", [["check", "{c}^..{c}"], ["verify", "--at", "{c}"]])
+def test_an_entry_naming_a_missing_object_is_ki117_not_an_internal_error(published, runner,
+                                                                          mode, command):
+    """A blob no loose file nor pack holds: named as a tree the walk cannot find is."""
     commit = _root_entry(published, mode, "docs", MISSING)
-    wanted = "tree" if mode == DIR else "blob"
-    findings = gate.check_range(Store(published), f"{commit}^..{commit}")
-    assert _ki423(findings) == [("docs", "missingObject", "missing")]
-    assert f"that names {wanted} {MISSING}, which this repository does not hold (git fsck: " \
-        f"\"missing {wanted}\")" in findings[0].message
-    result = runner.invoke(main, ["--store", str(published), "verify", "--at", commit])
+    result = runner.invoke(main, ["--store", str(published),
+                                  *[a.format(c=commit) for a in command]])
     assert result.exit_code == 1, result.output
-    assert "docs: error KI423 tree-entry-invalid: " in result.output
+    assert f"docs: error KI117 git-object-unreadable: git object {MISSING} cannot be read " \
+        "(missing: " in result.output
     assert "internal error" not in result.output
 
 
@@ -110,8 +110,8 @@ def test_a_missing_blob_of_a_partial_clone_is_promised_not_refused(published):
     tree = git(published, "rev-parse", f"{commit}^{{tree}}").strip()
     entries = [(b"100644", b"docs", bytes.fromhex(MISSING))]
     assert _trees.type_findings(repo, "commit x", "", tree, entries, partial=True) == ([], set())
-    found, refused = _trees.type_findings(repo, "commit x", "", tree, entries, partial=False)
-    assert [f.extra["fsck"] for f in found] == ["missingObject"] and refused == set()
+    with pytest.raises(blobs.ObjectUnreadable, match="missing"):
+        _trees.type_findings(repo, "commit x", "", tree, entries, partial=False)
 
 
 def test_a_file_of_the_store_naming_a_tree_is_ki423(published):
