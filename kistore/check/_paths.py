@@ -18,23 +18,24 @@ CVE-2014-9390). So, anywhere in the tree, not only under ``store/``:
   :func:`kistore.check._rules.check_case_collisions`, which ``verify`` and ``check`` run on
   every file under ``store/``).
 
-:func:`check_tree_names` reads every directory (``verify``); :func:`changed_tree_names`
-only the directories on the paths a range changes (the gate: the cost follows the change).
+:func:`check_tree_names` reads every directory (``verify``); :func:`walk_judge` each tree
+a commit of a range brings, on the walk KI423 makes (the gate: the cost follows the change;
+a name added by one commit and removed by the next is judged too).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
 from ..core import git_names, layout
 from ..core.findings import ERROR, Finding, rule
-from ..core.tree_entries import parse_tree
+from ..core.tree_entries import DIRECTORY_MODE, TreeEntry, named_type, parse_tree
 from ..git import treediff
-from ..git.blobs import read_object
+from ..git.blobs import is_partial_clone, read_object
 from ._rules import PATH_CASE_COLLISION, name_key, name_keys
-from ._trees import tree_findings
+from ._trees import tree_findings, type_findings
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -76,10 +77,17 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
     """KI115, KI112 and KI423 over every directory of the tree of ``at`` (or ``HEAD``) (``verify``).
 
     KI423 (:func:`._trees.tree_findings`): an entry git's fsck refuses (a name with ``/``,
-    empty, ``.``, ``..``; two of one name; out of order), in any tree read.
+    empty, ``.``, ``..``; two of one name; out of order), in any tree read; and
+    (:func:`._trees.type_findings`) an entry whose object is not of the type its mode
+    names: every entry outside ``store/``, the directories under it (its files ``verify``
+    reads whole: a tree there fails their content rules).
 
     Returns:
         Findings; none in a repository without commits.
+
+    Raises:
+        ObjectUnreadable: a tree is damaged or missing, or a blob outside ``store/`` is
+            missing (not in a partial clone): ``verify`` reports it as KI117.
     """
     repo = store.repo
     if at is None and repo.head_is_unborn:
@@ -94,6 +102,7 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
     pending: list[tuple[str, str]] = [("", str(tree.id))]
     store_prefix = layout.STORE_DIR + "/"
     where = f"commit {str(tree_commit.id)[:12]}"
+    partial = is_partial_clone(repo)
     while pending:
         prefix, oid = pending.pop()
         # the history check (lineage.check_names, just before) read most trees already
@@ -111,6 +120,11 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
                 continue  # a shard or a group of digest-named files: no .git, no file collides
             entries, whole = parse_tree(raw)
         findings += tree_findings(where, prefix, oid, entries, whole)  # KI423
+        # KI423 on the objects' types: every entry outside store/ (one header read each);
+        # under it the directories (verify reads every file there: a tree is no content)
+        typed, refused = type_findings(repo, where, prefix, oid, entries if not prefix.startswith(
+            store_prefix) else [e for e in entries if e[0] == DIRECTORY_MODE], partial)
+        findings += typed
         if whole and b"".join(n for _, n, _ in entries).isascii() and \
                 all(m in _MODES for m, _, _ in entries):
             children = [(n.decode("ascii"), m == b"40000", i.hex()) for m, n, i in entries]
@@ -118,52 +132,44 @@ def check_tree_names(store: Store, at: str | None = None) -> list[Finding]:
             children = [(str(e.name), e.type_str == "tree", str(e.id))
                         for e in cast("pygit2.Tree", repo[oid])]
         findings += _entry_findings(prefix, [c[:2] for c in children], None)
-        pending += [(f"{prefix}{name}/", i) for name, is_tree, i in children if is_tree]
+        pending += [(f"{prefix}{name}/", i) for name, is_tree, i in children
+                    if is_tree and bytes.fromhex(i) not in refused]
     return findings
 
 
-def changed_tree_names(repo: pygit2.Repository, tree: pygit2.Tree, paths: Iterable[str]
-                       ) -> list[Finding]:
-    """KI115 and KI112 in the directories of ``tree`` on the way to each of ``paths``.
+def walk_judge(where: str, prefix: str, entries: list[TreeEntry], names: set[bytes] | None
+               ) -> list[Finding]:
+    """KI115, KI118 and KI112 in one tree a commit of a range brings (the gate).
+
+    The judge :func:`kistore.check._trees.new_tree_findings` applies to each tree it reads
+    for KI423 (the one walk of the range's new trees: a path a commit adds and a later one
+    removes stays in the history, a checkout of that commit on some machine writes or
+    refuses it: reviewer r81 F13, r82 F6), each tree read once.
 
     Args:
-        repo: the ``pygit2.Repository``.
-        tree: the root tree of the range's head.
-        paths: the paths the range adds or changes (anywhere in the tree).
+        where: the commit, as messages name it (``"commit 0123456789ab"``).
+        prefix: the tree's path (``""``: the root tree; else ending in ``/``).
+        entries: its entries (:func:`kistore.core.tree_entries.parse_tree`).
+        names: the names it brings (an entry no parent's tree there has); None: all.
 
     Returns:
-        Findings about names on those paths, and collisions of such a name with another
-        entry of its directory.
+        Findings about those names, and collisions of one with another entry of the tree
+        (files of one directory under ``store/`` are left to
+        :func:`kistore.check._rules.check_case_collisions`), each with ``extra["commit"]``
+        (the 40-hex-free ``where``). Names are decoded as pygit2 decodes them (UTF-8,
+        ``surrogateescape``).
     """
-    wanted: dict[str, set[str]] = {}
-    for path in paths:
-        parts = path.split("/")
-        for i in range(len(parts)):
-            wanted.setdefault("/".join(parts[:i]), set()).add(parts[i])
-    findings = []
-    for directory, names in sorted(wanted.items()):
-        current = tree
-        if directory:
-            try:
-                entry = tree[directory]
-            except KeyError:
-                continue  # deleted along the way
-            if entry.type_str != "tree":
-                continue
-            current = treediff.subtree(repo, entry.id)
-        findings += _directory(directory + "/" if directory else "", current, names)
-    return findings
-
-
-def _directory(prefix: str, tree: pygit2.Tree, names: set[str] | None) -> list[Finding]:
-    """Return findings about the entries of one directory (those in ``names``, if given)."""
-    in_store = prefix.startswith(layout.STORE_DIR + "/")
-    if names is not None and in_store and _TREE_ENTRY not in tree.read_raw():
+    children = [(n.decode("utf-8", "surrogateescape"), named_type(m) == "tree")
+                for m, n, _ in entries]
+    wanted = None if names is None else {n.decode("utf-8", "surrogateescape") for n in names}
+    if wanted is not None and prefix.startswith(layout.STORE_DIR + "/") and \
+            not any(is_tree for _, is_tree in children):
         # Files only (a shard): their collisions are check_case_collisions' (below), so
-        # the gate reads the changed names, not the ~4,000 entries of a shard at 1,000,000.
-        return [finding for name in sorted(names) if name in tree
-                for finding in _name_findings(prefix, name)]
-    return _entry_findings(prefix, [(str(e.name), e.type_str == "tree") for e in tree], names)
+        # the gate reads the new names, not the ~4,000 entries of a shard at 1,000,000.
+        found = [f for name in sorted(wanted) for f in _name_findings(prefix, name)]
+    else:
+        found = _entry_findings(prefix, children, wanted)
+    return [replace(f, extra={**f.extra, "commit": where}) for f in found]
 
 
 def _entry_findings(prefix: str, children: list[tuple[str, bool]], names: set[str] | None
@@ -232,12 +238,6 @@ def _hex_files(entries: list[tuple[bytes, bytes, bytes]]) -> bool:
 
 _MODES = frozenset((b"100644", b"100755", b"120000", b"160000", b"40000"))
 """The modes git writes in a tree (a directory is ``40000``: pygit2's ``type_str`` "tree")."""
-
-_TREE_ENTRY = b"40000 "
-"""How a directory entry of a raw git tree object begins (its mode, then a space). Absent
-from the bytes: no entry is a directory. Present: maybe one is (an id or a name may hold
-these bytes too), so the entries are read one by one."""
-
 
 def _dotgit(prefix: str, name: str) -> Finding:
     return Finding(DOTGIT, f"{name!r} is .git on some file system", file=prefix + name)

@@ -25,7 +25,7 @@ module reads the trees and words the findings.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..core import tree_entries as te
@@ -33,6 +33,7 @@ from ..core.errors import one_line
 from ..core.findings import ERROR, Finding, rule
 from ..core.layout import NOTES_REF
 from ..git import treediff
+from ..git.blobs import is_partial_clone, missing, object_type
 from ..git.notes import notes_tree
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -99,8 +100,7 @@ def tree_findings(where: str, prefix: str, tree_id: str, entries: list[te.TreeEn
         tree (path and id), the entry (escaped: :func:`kistore.core.errors.one_line`) and
         what git does with it; ``extra``: ``tree``, ``entry``, ``fsck`` (git's message id).
     """
-    tree_path = (f"the root tree of {prefix[:-1]}" if prefix.endswith(":")
-                 else prefix.rstrip("/") or "the root tree")
+    tree_path = _tree_path(prefix)
     findings = []
     for index, problem in te.entry_problems(entries):
         name = entries[index][1].decode("utf-8", "replace")
@@ -122,39 +122,57 @@ def tree_findings(where: str, prefix: str, tree_id: str, entries: list[te.TreeEn
     return findings
 
 
-def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any], root: str = ""
-                      ) -> list[Finding]:
+Judge = Callable[[str, str, list[te.TreeEntry], "set[bytes] | None"], list[Finding]]
+"""More rules over one tree a walk reads (:func:`kistore.check._paths.walk_judge`): given
+the commit (as messages name it), the tree's path prefix, its entries and the names it
+brings (None: all of them are new), it returns its findings."""
+
+
+def new_tree_findings(repo: pygit2.Repository, commits: Iterable[Any], root: str = "",
+                      judge: Judge | None = None) -> list[Finding]:
     """KI423 in every tree the commits bring: trees no parent has at that path.
 
     From each commit's root tree down, a tree whose id equals the one a parent has at the
     same path is skipped, and so is its whole subtree (judged with that parent, or already
     held); a tree read for one commit is not read again for another. A parent a shallow
-    clone lacks counts as none (every tree of the commit is read).
+    clone lacks counts as none (every tree of the commit is read). Of a tree read, each
+    entry no parent's tree there has with the same mode and id is held to the type its mode
+    names (:func:`type_findings`: a header read, not the object).
 
     Args:
         repo: the ``pygit2.Repository``.
         commits: the range's commits (``pygit2.Commit``).
         root: what the findings' paths start with: ``""`` for a branch, ``"REF:"`` for the
             commits of a notes ref (``refs/notes/kistore:8a/483e...``).
+        judge: more rules for each tree read, on the same read (KI115, KI118, KI112 on a
+            branch's trees: :func:`kistore.check._paths.walk_judge`); None: KI423 only.
 
     Returns:
-        :func:`tree_findings` of each such tree (with duplicate entries, each of them is
-        walked).
+        :func:`tree_findings` and :func:`type_findings` of each such tree (with duplicate
+        entries, each of them is walked), then the judge's findings, each once.
 
     Raises:
-        ObjectUnreadable: a tree is damaged or missing.
+        ObjectUnreadable: a tree is damaged, or missing in a partial clone that cannot
+            fetch it.
     """
     findings: list[Finding] = []
     read: set[str] = set()
     for commit in commits:
         parents: list[Any] = [repo.get(p) for p in commit.parent_ids]  # None: past a shallow cut
         findings += _walk(repo, f"commit {str(commit.id)[:12]}", root, str(commit.tree_id),
-                          [str(p.tree_id) for p in parents if p is not None], read)
-    return findings
+                          [str(p.tree_id) for p in parents if p is not None], read, judge)
+    once: list[Finding] = []
+    said: set[tuple[str, str | None, str]] = set()  # a name added twice: said once
+    for finding in findings:
+        key = (finding.rule.id, finding.file, finding.message)
+        if key not in said:
+            said.add(key)
+            once.append(finding)
+    return once
 
 
 def _walk(repo: pygit2.Repository, where: str, root: str, tree_id: str, olds: list[str],
-          read: set[str]) -> list[Finding]:
+          read: set[str], judge: Judge | None = None) -> list[Finding]:
     """:func:`tree_findings` of ``tree_id`` and the trees below it that ``olds`` lack.
 
     Args:
@@ -164,8 +182,10 @@ def _walk(repo: pygit2.Repository, where: str, root: str, tree_id: str, olds: li
         tree_id: the tree (40 hex).
         olds: the trees the parents have at that path (empty: every tree below is read).
         read: the trees read already (not read again; this walk adds to it).
+        judge: more rules for each tree read (:data:`Judge`), or None.
     """
     findings: list[Finding] = []
+    partial = is_partial_clone(repo)
     pending: list[tuple[str, str, list[str]]] = [(root, tree_id, olds)]
     while pending:
         prefix, tree_id, olds = pending.pop()
@@ -175,12 +195,90 @@ def _walk(repo: pygit2.Repository, where: str, root: str, tree_id: str, olds: li
         path = prefix.rstrip("/").rstrip(":") or None
         entries, whole = treediff.tree_entries(repo, tree_id, path)
         findings += tree_findings(where, prefix, tree_id, entries, whole)
-        before = [_directories(treediff.tree_entries(repo, old, path)[0]) for old in olds]
+        old_entries = [treediff.tree_entries(repo, old, path)[0] for old in olds]
+        held = {entry for listing in old_entries for entry in listing}
+        fresh = [entry for entry in entries if entry not in held]
+        typed, refused = type_findings(repo, where, prefix, tree_id, fresh, partial)
+        findings += typed
+        if judge is not None:
+            findings += judge(where, prefix, entries,
+                              {name for _, name, _ in fresh} if olds else None)
+        before = [_directories(listing) for listing in old_entries]
         for mode, name, child in entries:
-            if mode == te.DIRECTORY_MODE:
+            if mode == te.DIRECTORY_MODE and child not in refused:
                 pending.append((f"{prefix}{name.decode('utf-8', 'replace')}/", child.hex(),
                                 [b[name] for b in before if name in b]))
     return findings
+
+
+def type_findings(repo: pygit2.Repository, where: str, prefix: str, tree_id: str,
+                  entries: Iterable[te.TreeEntry], partial: bool
+                  ) -> tuple[list[Finding], set[bytes]]:
+    """KI423 for each entry whose object is not of the type its mode names.
+
+    git's fsck: "object 3ffd76ca... is a tree, not a blob" (an error); a checkout of such
+    an entry fails ("unable to read sha1 file of docs"), so every clone's does (reviewer
+    r82 F2: ``100644 docs`` naming a tree that holds ``.git/hooks/post-checkout``). Each
+    object's type is read from its header (:func:`kistore.git.blobs.object_type`).
+
+    Args:
+        repo: the ``pygit2.Repository``.
+        where: the commit, as the message names it.
+        prefix: the tree's path (``""`` for the root tree, else ending in ``/`` or ``:``).
+        tree_id: the tree's id (40 hex digits).
+        entries: the entries to hold to their modes (a gitlink's commit is not looked for).
+        partial: the repository is a partial clone: a blob it lacks is promised, not
+            missing (a tree it lacks is fetched by the walk).
+
+    Returns:
+        ``(findings, refused)``: the findings (``extra["fsck"]``:
+        :data:`kistore.core.tree_entries.WRONG_OBJECT_TYPE`; ``found``: what the object
+        is) and the ids of the directory entries not to walk into (not a tree).
+
+    Raises:
+        ObjectUnreadable: an object's header cannot be read (a damaged loose file or
+            pack); a blob the entry names is not in the repository (nor an alternate),
+            which is not a partial clone (:func:`kistore.git.blobs.missing`: KI117 on the
+            entry's path, "missing", as for a tree the walk cannot find).
+    """
+    findings: list[Finding] = []
+    refused: set[bytes] = set()
+    tree_path = _tree_path(prefix)
+    for mode, name, oid in entries:
+        wanted = te.named_type(mode)
+        if wanted is None:
+            continue
+        entry = name.decode("utf-8", "replace")
+        number = object_type(repo, oid, prefix + entry)
+        if number is None:
+            if wanted == "tree" or partial:  # a tree: the walk reads it (fetched, or KI117)
+                continue  # a blob a partial clone lacks is promised, not missing
+            raise missing(repo, oid, prefix + entry)
+        found = _TYPE_NAMES.get(number, str(number))
+        if found == wanted:
+            continue
+        if wanted == "tree":
+            refused.add(oid)
+        findings.append(Finding(
+            TREE_ENTRY_INVALID,
+            f"{where}: tree {one_line(tree_path)} ({tree_id[:12]}) has an entry "
+            f"{one_line(repr(entry))} of mode {mode.decode()} that names {oid.hex()}, which "
+            f"is a {found}, not a {wanted} (git fsck: \"is a {found}, not a {wanted}\"): git "
+            f"checkout cannot write {one_line(prefix + entry)} (\"unable to read sha1 "
+            "file\"), so every clone's checkout fails", file=prefix + entry,
+            expected=f"a {wanted}", found=found,
+            extra={"tree": tree_id, "entry": entry, "fsck": te.WRONG_OBJECT_TYPE}))
+    return findings, refused
+
+
+_TYPE_NAMES = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}
+"""libgit2's object type numbers, by name (:func:`kistore.git.blobs.object_type`)."""
+
+
+def _tree_path(prefix: str) -> str:
+    """How a message names the tree at ``prefix`` (``the root tree``, ``store``)."""
+    return (f"the root tree of {prefix[:-1]}" if prefix.endswith(":")
+            else prefix.rstrip("/") or "the root tree")
 
 
 def _directories(entries: list[te.TreeEntry]) -> dict[bytes, str]:

@@ -44,6 +44,7 @@ from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
 from ._groups import KeyCache, Member, check_group_files, expected_file, is_group_path
 from ._history import check_history, worktree_changes
+from ._ignored import check_ignored
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout, owned_path
 from ._paths import check_tree_names
 from ._policy import check_policy
@@ -1143,13 +1144,14 @@ def _damaged_note(error: ObjectUnreadable, subject: Digest | None) -> Finding:
 
 CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, check_policy,
                                  check_notes_and_attestations, check_revocations,
-                                 check_tree_names,
+                                 check_tree_names, check_ignored,
                                  check_shallow, check_replace_refs, check_clone_attributes,
                                  check_commit_dates)
 """The checks :func:`verify` runs after the contents check: the verified revision's
 ``kistore.toml`` (its ``[limits]``, tables, ``[store] version`` and ``[cite]``, one parse:
 :func:`._settings.check_settings`), history, policy, attestations, a shallow clone
-(KI416), replace refs (:func:`._refs.check_replace_refs`, KI421), the clone's
+(KI416), replace refs (:func:`._refs.check_replace_refs`, KI421), ignore rules over
+``store/`` (:func:`._ignored.check_ignored`, KI119), the clone's
 ``.git/info/attributes`` (:func:`check_clone_attributes`, KI116), commit dates
 (:func:`._dates.check_commit_dates`, KI428 as a warning).
 

@@ -73,13 +73,14 @@ from ._focus import range_paths
 from ._gate_code import gate_code_changed
 from ._groups import GROUP_MISSING
 from ._history import ancestry, check_history, history_findings, objects_tree
+from ._ignored import range_gitignores
 from ._lowered import (
     lowered_limits,
     own_limits,
     reads_settings_of,
 )
 from ._names import NAME_PATH_MISSING
-from ._paths import changed_tree_names
+from ._paths import walk_judge
 from ._policy import check_policy
 from ._refs import REPLACE_REFS_PRESENT, check_replace_refs, pushed_ref_problem
 from ._rules import (
@@ -91,7 +92,7 @@ from ._rules import (
     sort_key,
 )
 from ._settings import limits_raised, permalink_changed, settings_findings
-from ._trees import new_tree_findings
+from ._trees import TREE_ENTRY_INVALID, new_tree_findings
 from .audit import GITATTRIBUTES, check_contents, checking_limits
 from .lineage import (
     APPEND_ONLY_REMOVED,
@@ -189,14 +190,19 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         ancestor of ``HEAD``; KI416 alone (an error) when it cannot be told because a
         shallow clone's boundary is in ``HEAD``'s history
         (:func:`.lineage.shallow_cut`). KI423 alone (errors), one per entry git's fsck
-        refuses of a tree a commit of the range brings, when there is one
+        refuses of a tree a commit of the range brings (an entry whose object is not of
+        the type its mode names too), when there is one
         (:func:`._trees.new_tree_findings`). Otherwise: KI401-KI403 for
         any commit in the range that modifies, renames or deletes an object; every KI1xx and
         KI2xx finding about a path the range adds or changes under ``store/`` (or
-        ``.gitattributes``); KI405 (info) per metadata file changed, naming the changed
-        fields; KI406 (info) per object a commit re-added that ``BASE`` already holds;
-        KI425 per such object whose first-adding commit (what citations name,
-        :mod:`kistore.git.first_added`) is another at ``HEAD`` than at ``BASE``;
+        ``.gitattributes``); KI115, KI118 and KI112 per name a commit of the range brings,
+        anywhere in the tree, found on KI423's walk (:func:`._paths.walk_judge`; one a
+        later commit removes says so: :func:`_removed_since`); KI119 per line of a
+        ``.gitignore`` the range adds or changes that may match a path under ``store/``
+        (:func:`._ignored.range_gitignores`); KI405 (info) per metadata file changed,
+        naming the changed fields; KI406 (info) per object a commit re-added that
+        ``BASE`` already holds; KI425 per such object whose first-adding commit (what
+        citations name, :mod:`kistore.git.first_added`) is another at ``HEAD`` than at ``BASE``;
         KI410 per attestation, trust or policy file deleted; KI411 per attestation file
         added whose key the trust file at ``BASE`` or ``HEAD`` does not accept now; KI412
         per key any earlier version of the trust file revoked (along BASE's first-parent history,
@@ -244,7 +250,9 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     commits = list(ancestry(repo, head, hide=base))
     # KI423 first, read raw: libgit2 cannot parse some such trees (an empty name), and
     # git and kistore read different files from the others, so nothing else is judged
-    malformed = new_tree_findings(repo, commits)
+    # and on the same walk KI115, KI118 and KI112 of each name a commit brings (r82 F6)
+    walked = new_tree_findings(repo, commits, judge=walk_judge)
+    malformed = [f for f in walked if f.rule is TREE_ENTRY_INVALID]
     if malformed:
         return sorted(malformed, key=sort_key)
     unmigrated = _unmigrated(store, base.tree, head.tree) or _ungrouped(store, base, head)
@@ -281,7 +289,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)
     findings += names_kept(repo, commits)
-    findings += changed_tree_names(repo, head.tree, _tree_changes(repo, base.tree, head.tree))
+    findings += [_removed_since(repo, head.tree, f) for f in walked]  # KI115, KI118, KI112
+    findings += range_gitignores(repo, base.tree, head.tree, store_changes)  # KI119
     findings += gate_code_changed(repo, base.tree, head.tree)  # KI429
     if _trust_touched(repo, base, commits):
         findings += revocations_kept(store, base, head, commits)
@@ -432,10 +441,18 @@ def _new_file_fix(finding: Finding) -> Finding:
     return replace(finding, fix=NEW_FILE_TOO_LARGE.format(key=key))
 
 
-def _tree_changes(repo: pygit2.Repository, base_tree: Any, head_tree: Any) -> list[str]:
-    """Every path of the whole tree the range adds or changes (not under ``store/`` only)."""
-    return [path for path, (_, now) in treediff.changed_leaves(
-        repo, base_tree.id, head_tree.id).items() if now is not None]
+def _removed_since(repo: pygit2.Repository, head_tree: Any, finding: Finding) -> Finding:
+    """Say so in a finding about a path a commit of the range brings that ``HEAD`` lacks.
+
+    A name added by one commit and removed by a later one stays in the history: a checkout
+    of that commit (``git bisect``, ``git checkout OLD``) writes or refuses it there.
+    """
+    if finding.file is None or treediff.entry_at(repo, head_tree, finding.file) is not None:
+        return finding
+    return replace(finding, message=f"{finding.message} ({finding.extra['commit']} brings "
+                   "it; a later commit of the range removes it, but that commit stays in "
+                   "the history, where a checkout of it meets the path: rebuild the range "
+                   "without it, e.g. `git rebase -i BASE`)")
 
 
 def _trust_touched(repo: pygit2.Repository, base: Any, commits: list[Any]) -> bool:

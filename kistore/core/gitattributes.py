@@ -62,7 +62,7 @@ def check_gitattributes(data: bytes | None) -> list[Finding]:
         converting = [w for w in line.states if _converts(w)] if line.applies else []
         # Either case rule: a clone on macOS or Windows has core.ignorecase=true (r81 F7)
         if guarded is not None and converting and _may_match_store(line.pattern.lower()):
-            where = "" if _may_match_store(line.pattern) else _IGNORECASE
+            where = "" if _may_match_store(line.pattern) else IGNORECASE
             return [Finding(GITATTRIBUTES_MISSING, f"line {number} sets "
                             f"{' '.join(converting)} for {line.pattern} after the store/** "
                             f"line, so git would convert stored bytes{where}",
@@ -245,9 +245,9 @@ def _line_git_reads(raw: bytes, number: int) -> _Line | None:
     return _Line(text, pattern, states, False, "", True)
 
 
-_IGNORECASE = (" in a clone with core.ignorecase=true (git's default on macOS and Windows), "
+IGNORECASE = (" in a clone with core.ignorecase=true (git's default on macOS and Windows), "
                "where git matches patterns case-insensitively")
-"""Why a pattern matching ``store/`` only case-insensitively still counts (KI113)."""
+"""Why a pattern matching ``store/`` only case-insensitively still counts (KI113, KI119)."""
 
 _GUARDED = ("store/**", "/store/**")
 """Patterns of a guard line: in the top-level file a leading ``/`` only anchors the pattern

@@ -56,6 +56,11 @@ MAILMAP_SYMLINK = "mailmapSymlink"
 """git fsck's message ids (``git help fsck``, "FSCK MESSAGES"), as :func:`entry_problems`
 and :func:`parse_tree`'s callers name what is wrong."""
 
+WRONG_OBJECT_TYPE = "wrongObjectType"
+"""What git's fsck refuses, with no message id, of an entry naming an object of another
+type than its mode names ("object 3ffd76ca... is a tree, not a blob", an error; the type
+the mode names: :func:`named_type`). Named here after what it says."""
+
 SUBMODULE = "submodule"
 GITMODULES = "gitmodules"
 """What kistore refuses that git's fsck lets pass (no fsck message id): a gitlink entry,
@@ -78,6 +83,27 @@ _SYMLINK_PROBLEM = {".gitmodules": GITMODULES_SYMLINK,
 _ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
 _MODE = operator.itemgetter(0)
 _NAME = operator.itemgetter(1)
+
+
+def named_type(mode: bytes) -> str | None:
+    """Return the type of object git reads a tree entry of this mode as naming.
+
+    As git's fsck walks a tree (``fsck_walk_tree``): a directory names a tree, a regular
+    file or a symbolic link a blob, a gitlink a commit of another repository (not looked
+    for); any other mode is :data:`BAD_FILEMODE` already.
+
+    Args:
+        mode: the entry's octal mode as the tree spells it (``b"100644"``, ``b"40000"``).
+
+    Returns:
+        ``"tree"`` (``40000``, ``040000``), ``"blob"`` (``100644``, ``100755``, ``120000``,
+        any ``100xxx``), else None (a gitlink, or a mode naming no type).
+    """
+    return _NAMED_TYPES.get(int(mode, 8) & 0o170000) if mode.isdigit() else None
+
+
+_NAMED_TYPES = {0o040000: "tree", 0o100000: "blob", 0o120000: "blob"}
+"""The object type each file-type bits of a mode name (``S_IFMT``; a gitlink left out)."""
 
 
 def entries(raw: bytes) -> list[TreeEntry]:

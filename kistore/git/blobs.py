@@ -510,6 +510,72 @@ def _header_size(repo: pygit2.Repository, oid: str | pygit2.Oid, path: str | Non
         raise unreadable(oid, e, path) from e
 
 
+def object_type(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
+                path: str | None = None) -> int | None:
+    """Return the type of an object a tree names, read from its header only, or None.
+
+    What a tree entry's mode must agree with (KI423: ``git fsck``'s "is a tree, not a
+    blob"). A loose object file is opened and only its first bytes are inflated (libgit2
+    loops on a loose file cut short: never asked about one); a packed object's type is
+    libgit2's ``odb.read_header``, which does not inflate the object either.
+
+    Args:
+        repo: the repository.
+        oid: the object's id (``pygit2.Oid``, 40 hex digits, or 20 raw bytes).
+        path: the repository path it is read for (named by :class:`ObjectUnreadable`).
+
+    Returns:
+        libgit2's type number (1 commit, 2 tree, 3 blob, 4 tag); None when neither the
+        repository nor an alternate holds the object (a partial clone's promised blob, or
+        one the tree names and nobody wrote).
+
+    Raises:
+        ObjectUnreadable: the loose file is damaged (:func:`loose_object`'s words); a
+            directory or a FIFO stands where the loose file would be; a pack is damaged.
+    """
+    hex_, files = _loose_files(repo, oid)
+    for file in files:
+        kind = _loose_type(file, hex_, path)
+        if kind is not None:
+            return kind
+    try:
+        return int(repo.odb.read_header(hex_)[0])
+    except KeyError:  # pygit2's NotFoundError too (a KeyError and a GitError)
+        return None
+    except pygit2.GitError as e:
+        raise unreadable(hex_, e, path) from e
+
+
+_HEADER_BYTES = 64
+"""Inflated bytes that hold any loose object's header (``blob 12345678901234567890\\0``)."""
+
+
+def _loose_type(file: str, hex_: str, path: str | None) -> int | None:
+    """:func:`object_type` of the loose object file ``file``; None when there is none.
+
+    Its first 4 KiB, inflated up to the header; a file whose first bytes give no header is
+    read whole (:func:`_read_loose`), which says what is wrong with it as every read does
+    ("cut short", "does not inflate").
+    """
+    opened = _open_loose(file, hex_, path)
+    if opened is None:
+        return None
+    fd, _ = opened
+    try:
+        data = os.read(fd, 4096)
+    finally:
+        os.close(fd)
+    try:
+        head = zlib.decompressobj().decompress(data, _HEADER_BYTES)
+    except zlib.error:
+        head = b""
+    kind, space, size = head.partition(b"\0")[0].partition(b" ")
+    if b"\0" in head and kind in _TYPES and space and size.isdigit():
+        return _TYPES[kind]
+    found = _read_loose(file, hex_, path)
+    return None if found is None else found[0]
+
+
 def promisor_remote(repo: pygit2.Repository) -> str | None:
     """Return the name of the remote a partial clone fetches missing objects from, or None.
 
@@ -791,15 +857,25 @@ def loose_object(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
             that does not say its length, or holds bytes of another id; or a directory
             (a FIFO, a device) stands where the loose file would be.
     """
+    hex_, files = _loose_files(repo, oid)
+    for file in files:
+        found = _read_loose(file, hex_, path)
+        if found is not None:
+            return found
+    return None
+
+
+def _loose_files(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes
+                 ) -> tuple[str, list[str]]:
+    """Return ``oid`` as 40 hex digits and where its loose file would be, in git's order.
+
+    The repository's object directory first, then each alternate's (:func:`_object_dirs`).
+    """
     hex_ = oid.hex() if isinstance(oid, bytes) else str(oid)
     # joined by hand: two os.path.join a read were ~10% of a history walk's tree reads (the
     # directories are normalised: no trailing separator)
     name = f"/{hex_[:2]}/{hex_[2:]}"
-    for objects in _object_dirs(repo):
-        found = _read_loose(objects + name, hex_, path)
-        if found is not None:
-            return found
-    return None
+    return hex_, [objects + name for objects in _object_dirs(repo)]
 
 
 def loose_checked(repo: pygit2.Repository, oid: str | pygit2.Oid | bytes,
@@ -848,21 +924,34 @@ _WHOLE_LOOSE_MAX = 500_000
 """Most files :data:`_whole_loose` remembers (~60 MB at most); past it, it starts afresh."""
 
 
-def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | None:
-    """:func:`loose_object` of the loose object file ``file`` (of id ``hex_``)."""
+def _open_loose(file: str, hex_: str, path: str | None) -> tuple[int, os.stat_result] | None:
+    """Open the loose object file ``file``: (descriptor, its status), None when none is there.
+
+    Raises:
+        ObjectUnreadable: a directory, a FIFO, a socket or a device stands there.
+    """
     try:
         # O_NONBLOCK: a FIFO there opens at once (to be refused below), never waits
         fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:  # not here (packed, absent), or none to read (permissions): libgit2 says
         return None
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(fd)
+        what = "a directory" if stat.S_ISDIR(status.st_mode) else "a FIFO, socket or device"
+        raise ObjectUnreadable(
+            hex_, f"{what} stands where its loose object file should be ({file}): remove it",
+            path)
+    return fd, status
+
+
+def _read_loose(file: str, hex_: str, path: str | None) -> tuple[int, bytes] | None:
+    """:func:`loose_object` of the loose object file ``file`` (of id ``hex_``)."""
+    opened = _open_loose(file, hex_, path)
+    if opened is None:
+        return None
+    fd, status = opened
     try:
-        status = os.fstat(fd)
-        mode = status.st_mode
-        if not stat.S_ISREG(mode):
-            what = "a directory" if stat.S_ISDIR(mode) else "a FIFO, socket or device"
-            raise ObjectUnreadable(
-                hex_, f"{what} stands where its loose object file should be ({file}): "
-                "remove it", path)
         data = os.read(fd, status.st_size + 1)  # a regular file: whole in one read
         while chunk := os.read(fd, 1 << 20):  # (none: unless it grew meanwhile)
             data += chunk

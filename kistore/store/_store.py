@@ -1032,8 +1032,9 @@ class Store:
                 disagrees with its comparison group's, KI210).
             StoreStateError: no work tree, a work tree not checked out (a ``git clone
                 --no-checkout``: :meth:`require_checkout_to_write`, before anything is
-                read), or the branch kept moving under a concurrent writer; the store is
-                left as it was.
+                read), a file to write that git ignores (KI119,
+                :meth:`_check_not_ignored`), or the branch kept moving under a concurrent
+                writer; the store is left as it was.
             KeyboardInterrupt: Ctrl-C or SIGTERM before the add landed: it was undone.
             AddInterrupted: (a ``KeyboardInterrupt``) one after it landed: nothing was
                 undone; it carries the results and the commit. Past ``on_landed``, only
@@ -1118,6 +1119,7 @@ class Store:
                 if commit:  # a re-run after an add killed past its branch move: its index
                     BranchCommit(self.repo, self.root).repair_index()
                 return results
+            self._check_not_ignored(files)
             stats, oid, prepared = self._write(files, commit=commit,
                                                message=self._message(message, results),
                                                results=results,
@@ -1139,6 +1141,34 @@ class Store:
         except KeyboardInterrupt:
             raise AddInterrupted(results, oid) from None
         return results
+
+    def _check_not_ignored(self, files: Mapping[str, bytes]) -> None:
+        """Refuse an add that would write a file git ignores (KI119; reviewer r82 F8).
+
+        ``git add store`` (what README says after a plain ``add``) skips an ignored file
+        without a word and ``git status`` does not show it: the commit would lack the
+        object, and the pull request fail on other files. ``add --commit`` would commit
+        it, but the work tree's rule stays for every later add. Asked of git's own rules
+        (the work tree's ``.gitignore`` files, ``.git/info/exclude``,
+        ``core.excludesFile``: :func:`kistore.git.ignored.ignored_paths`), ~16 us a file.
+
+        Raises:
+            StoreStateError: git ignores a file the add would write (the first three
+                named, and how many more); nothing was written.
+        """
+        # Lazy: the write path only (a read such as `kistore show` never asks).
+        from ..git.ignored import ignored_paths
+
+        ignored = ignored_paths(self.repo, files)
+        if ignored:
+            shown = ", ".join(ignored[:3]) + (f" and {len(ignored) - 3} more"
+                                              if len(ignored) > 3 else "")
+            raise StoreStateError(
+                f"git ignores {shown}, which this add would write: `git add store` would "
+                "leave it out of the commit without a word, and `git status` would not show "
+                "it (KI119). Remove the rule that matches it (`git check-ignore -v "
+                "--no-index PATH` names the .gitignore line, .git/info/exclude or "
+                "core.excludesFile), then add again; nothing was written")
 
     def _check_committed_limits(self, manifests: Sequence[Manifest]) -> None:
         """Refuse an ``add --commit`` that fits only limits the work tree has not committed.

@@ -15,7 +15,7 @@ import pygit2
 import pytest
 
 from kistore.check import _paths
-from kistore.check._paths import _directory, check_tree_names
+from kistore.check._paths import _entry_findings, check_tree_names
 from kistore.git import treediff
 
 from ..git.test_treediff import count_reads, forget_listings
@@ -32,7 +32,8 @@ def _reference(repo: pygit2.Repository, tree: pygit2.Tree):
         prefix, current = pending.pop()
         if prefix.startswith("store/") and shard.fullmatch(current.read_raw()):
             continue
-        findings += _directory(prefix, current, None)
+        findings += _entry_findings(prefix, [(str(e.name), e.type_str == "tree")
+                                             for e in current], None)
         pending += [(f"{prefix}{e.name}/", cast(pygit2.Tree, repo[e.id])) for e in current
                     if e.type_str == "tree"]
     return findings
