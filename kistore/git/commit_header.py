@@ -76,21 +76,17 @@ def commit_fault(raw: bytes) -> Fault | None:
             return Fault(f"its line {at + 1} is not `parent <40 hex digits>`",
                          "badParentSha1", True)
         at += 1
-    if at == len(lines) or not lines[at].startswith(b"author "):
-        found = "nothing" if at == len(lines) else f"`{_shown(lines[at])}`"
-        return Fault(f"it has no author line after its tree and parent lines ({found} "
-                     "there), where git writes `author NAME <EMAIL> SECONDS +ZONE`",
-                     "missingAuthor", True)
+    missing = _missing(lines, at, "author", "tree and parent lines", "missingAuthor")
+    if missing is not None:
+        return missing
     while at < len(lines) and lines[at].startswith(b"author "):
         bad = _email_fault(lines[at])
         if bad is not None:
             return Fault(f"its author line (line {at + 1}) has no e-mail in `<>`", bad, True)
         at += 1
-    if at == len(lines) or not lines[at].startswith(b"committer "):
-        found = "nothing" if at == len(lines) else f"`{_shown(lines[at])}`"
-        return Fault(f"it has no committer line after its author line ({found} there), "
-                     "where git writes `committer NAME <EMAIL> SECONDS +ZONE`",
-                     "missingCommitter", True)
+    missing = _missing(lines, at, "committer", "author line", "missingCommitter")
+    if missing is not None:
+        return missing
     bad = _email_fault(lines[at])
     if bad is not None:
         return Fault(f"its committer line (line {at + 1}) has no e-mail in `<>`", bad, True)
@@ -98,6 +94,15 @@ def commit_fault(raw: bytes) -> Fault | None:
         return Fault("its last header line has no line end (and there is no blank line "
                      "before a message)", "unterminatedHeader", at == len(lines) - 1)
     return None
+
+
+def _missing(lines: list[bytes], at: int, who: str, after: str, fsck: str) -> Fault | None:
+    """Return the fault of no ``who`` line at ``lines[at]`` (after ``after``), or None."""
+    if at < len(lines) and lines[at].startswith(f"{who} ".encode()):
+        return None
+    found = "nothing" if at == len(lines) else f"`{_shown(lines[at])}`"
+    return Fault(f"it has no {who} line after its {after} ({found} there), where git "
+                 f"writes `{who} NAME <EMAIL> SECONDS +ZONE`", fsck, True)
 
 
 def _email_fault(line: bytes) -> str | None:
