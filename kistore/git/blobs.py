@@ -114,6 +114,11 @@ def unparsable(oid: str, raw: bytes) -> CommitUnparsable | None:
     Args:
         oid: the commit's id.
         raw: its bytes (loose or packed, read without libgit2's parser).
+
+    Returns:
+        The error to raise (its reason: what is wrong, git fsck's id and the commit's first
+        message line), or None when libgit2 parses the commit (a fault git fsck alone
+        refuses, ``unterminatedHeader``, is the gate's: :mod:`kistore.check._commits`).
     """
     fault = commit_fault(raw)
     if fault is None or not fault.fatal:
