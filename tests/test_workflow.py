@@ -153,3 +153,22 @@ def test_the_landed_job_s_script_passes_landed_to_this_kistore(tmp_path):
     done = subprocess.run(["bash", "-c", f'landed=""\n{probe}\necho "[$landed]"'],
                           cwd=tmp_path, capture_output=True, text=True, check=True)
     assert done.stdout == "[--landed]\n"
+
+
+def test_the_docs_require_the_gate_as_a_workflow_not_a_check_name():
+    """Reviewer r81 F6: a check is required by name, and a pull request's own workflow (run
+    on ``pull_request``) can define a job named ``gate``; the docs say to require the
+    base's workflow instead, and the one ``gate`` job here runs only as the base's."""
+    jobs = {path.name: (yaml.safe_load(path.read_text()) or {}).get("jobs", {})
+            for path in (ROOT / ".github" / "workflows").glob("*.y*ml")}
+    assert [name for name, found in jobs.items() if "gate" in found] == ["pull-request.yml"]
+    assert "pull_request" not in workflow()["jobs"]["gate"]["if"].replace(
+        "pull_request_target", "")
+    threats = " ".join((ROOT / "docs" / "threats.md").read_text().split())
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    for text in (threats, readme):
+        assert '"Require workflows to pass before merging" naming' in text
+        assert "`.github/workflows/pull-request.yml`" in text and "`refs/heads/main`" in text
+        assert "`pull_request_target`" in text
+    assert "**So require the gate as a workflow, not as a name**" in threats
+    assert "make `gate` a required status check" not in threats + readme

@@ -17,10 +17,19 @@ read by pip too; ``.github/`` holds the workflows (a merge queue's run takes the
 workflow from the queued merge) and ``.ci/`` the CI entry point. In a store that holds none
 of them the rule never fires. Cost: one lookup per name at each end, and a diff of the
 directories among them that differ (O(change)).
+
+Beside the list, :func:`runs_from_root` names what ``python -m MODULE`` run at the
+checkout's root imports instead of the standard library's module (reviewer r82 F3): the
+job's ``make install`` ran ``python3 -m venv`` and ``python -m compileall`` there, and
+Python puts the working directory first on ``sys.path``, so a root ``compileall.py`` or
+``venv/__main__.py`` ran as the job installed the judge (the Makefile now runs Python with
+``-P``; the warning stays for a Makefile that does not). And ``.pre-commit-hooks.yaml``,
+which other stores' pre-commit runs (reviewer r81 F3).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 from ..core.findings import WARNING, Finding, rule
@@ -29,12 +38,19 @@ from ..git import treediff
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
-GATE_CODE = (".ci", ".github", ".venv", "GNUmakefile", "MANIFEST.in", "Makefile", "hooks",
-             "kistore", "makefile", "pyproject.toml", "schemas", "setup.cfg", "setup.py")
+GATE_CODE = (".ci", ".github", ".pre-commit-hooks.yaml", ".venv", "GNUmakefile", "MANIFEST.in",
+             "Makefile", "hooks", "kistore", "makefile", "pyproject.toml", "schemas",
+             "setup.cfg", "setup.py")
 """Top-level names of the repository whose change changes what the gate runs. Since
 2026-12-03 also ``GNUmakefile`` and ``makefile`` (GNU make reads them before ``Makefile``),
 ``.venv`` (``python -m venv .venv`` keeps what a checkout put there: a ``.pth`` runs at every
-start of the job's Python) and ``MANIFEST.in`` (read by setuptools): reviewer r81 F3."""
+start of the job's Python) and ``MANIFEST.in`` (read by setuptools): reviewer r81 F3; since
+2026-12-03 (fifth) ``.pre-commit-hooks.yaml`` (the hook other stores' pre-commit runs)."""
+
+MODULE_SUFFIXES = (".py", ".pyc", ".pyw", ".pyd", ".so")
+"""Endings of a file Python imports as a module from a ``sys.path`` directory
+(``importlib.machinery.all_suffixes()``: ``.py``, ``.pyc``, ``.so`` and its
+``.cpython-311-x86_64-linux-gnu.so`` forms on Linux; ``.pyw``, ``.pyd`` on Windows)."""
 
 SHOWN = 10
 """Paths a KI429 message names (the rest are counted; ``extra["paths"]`` holds them all)."""
@@ -58,12 +74,14 @@ def gate_code_changed(repo: pygit2.Repository, base_tree: Any, head_tree: Any
     Returns:
         One warning, on the first such path (sorted), naming up to :data:`SHOWN` of them
         and counting the rest (``extra``: ``paths``, every one, sorted; ``count``); empty
-        when the range changes none of :data:`GATE_CODE`.
+        when the range changes none of :data:`GATE_CODE` and of what
+        :func:`runs_from_root` names at either end.
 
     Raises:
         ObjectUnreadable: a directory on the way is damaged (:mod:`kistore.git.treediff`).
     """
-    paths = sorted(p for name in GATE_CODE for p in _changed(repo, base_tree, head_tree, name))
+    names = set(GATE_CODE) | runs_from_root(base_tree) | runs_from_root(head_tree)
+    paths = sorted(p for name in names for p in _changed(repo, base_tree, head_tree, name))
     if not paths:
         return []
     shown = ", ".join(paths[:SHOWN])
@@ -73,6 +91,29 @@ def gate_code_changed(repo: pygit2.Repository, base_tree: Any, head_tree: Any
         f"file{'s' if len(paths) != 1 else ''}: {shown}{more}): it takes effect for the next "
         "pull request, judged by review alone", file=paths[0],
         extra={"paths": paths, "count": len(paths)})]
+
+
+def runs_from_root(tree: Any) -> set[str]:
+    """Name the root entries ``python -m MODULE`` run at the checkout's root could import.
+
+    ``python -m`` (and ``python -c``) put the working directory first on ``sys.path``, so a
+    module there is imported before the standard library's of that name: every root file
+    ending in one of :data:`MODULE_SUFFIXES` (``compileall.py``, ``venv.py``,
+    ``py_compile.pyc``: any name, since a module the job's tools import may be added to
+    the standard library or to a dependency), and every root directory named as a module
+    of the standard library (``sys.stdlib_module_names``: ``venv/``, ``ensurepip/``).
+
+    Args:
+        tree: a root tree (a pygit2 Tree), or None (no side).
+
+    Returns:
+        The entry names, as in the tree (empty for None).
+    """
+    if tree is None:
+        return set()
+    return {entry.name for entry in tree if entry.name is not None and (
+        entry.name.endswith(MODULE_SUFFIXES) if entry.type_str != "tree"
+        else entry.name in sys.stdlib_module_names)}
 
 
 def _changed(repo: pygit2.Repository, base_tree: Any, head_tree: Any, name: str) -> list[str]:

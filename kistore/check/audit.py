@@ -35,10 +35,11 @@ from ..core.limits import DEFAULT, Limits, within_value_limits
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS, fast_validator
 from ..core.workers import forking, start_worker
-from ..git.blobs import ObjectUnreadable, is_partial_clone
+from ..git.blobs import CommitUnparsable, ObjectUnreadable, is_partial_clone
 from ..git.pack import blob_id
 from ..git.packs import PackDamage, check_packs
 from ..store import Files, FileTooLarge, index_lock
+from ._commits import unparsable_finding
 from ._dates import check_commit_dates
 from ._focus import collision_candidates, look_up_entries
 from ._forward import Run, check_forward_files, is_forward_path
@@ -825,9 +826,14 @@ def stopped_finding(error: ObjectUnreadable) -> Finding:
     A tree, commit or note that cannot be read leaves nothing below it to check: that
     check stops with this finding (the object, the path it was read for, ``git fsck``).
 
+    A commit libgit2 cannot parse (:class:`kistore.git.blobs.CommitUnparsable`: no author
+    line...) is KI225 instead (:func:`._commits.unparsable_finding`): nothing is damaged.
+
     Args:
         error: what reading it raised.
     """
+    if isinstance(error, CommitUnparsable):
+        return unparsable_finding(error)
     finding = unreadable_finding(error, error.path)
     return dataclasses.replace(finding, message=finding.message + (
         "; the check stopped there (nothing below it can be read): run `git fsck`"))

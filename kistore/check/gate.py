@@ -53,12 +53,14 @@ from ..core.limits import DEFAULT, Limits
 from ..core.times import commit_text
 from ..git import treediff
 from ..git.blobs import (
+    CommitUnparsable,
     fetch_blobs,
     is_partial_clone,
     lookup,
     loose_object,
     read_blob,
     read_loose_history,
+    read_revision_guarded,
     ref_commit,
 )
 from ..git.first_added import first_commits
@@ -67,6 +69,7 @@ from ..git.pathlog import blob_at
 from ..git.quarantine import admit_quarantine
 from ..store.admission import metadata_difference
 from ..store.migrate import plan_groups
+from ._commits import commit_findings, unparsable_finding
 from ._dates import range_dates
 from ._first_parent import first_parent_findings
 from ._focus import range_paths
@@ -189,10 +192,11 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         ``BASE`` dated more than a day before it. KI404 alone when ``BASE`` is not an
         ancestor of ``HEAD``; KI416 alone (an error) when it cannot be told because a
         shallow clone's boundary is in ``HEAD``'s history
-        (:func:`.lineage.shallow_cut`). KI423 alone (errors), one per entry git's fsck
-        refuses of a tree a commit of the range brings (an entry whose object is not of
-        the type its mode names too), when there is one
-        (:func:`._trees.new_tree_findings`). Otherwise: KI401-KI403 for
+        (:func:`.lineage.shallow_cut`). KI225 and KI423 alone (errors), one per commit
+        of the range whose header lines git's fsck refuses (:func:`._commits.commit_findings`)
+        and one per entry git's fsck refuses of a tree a commit of the range brings (an
+        entry whose object is not of the type its mode names too)
+        (:func:`._trees.new_tree_findings`), when there is one. Otherwise: KI401-KI403 for
         any commit in the range that modifies, renames or deletes an object; every KI1xx and
         KI2xx finding about a path the range adds or changes under ``store/`` (or
         ``.gitattributes``); KI115, KI118 and KI112 per name a commit of the range brings,
@@ -230,11 +234,17 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
 
     Raises:
         InputError: a malformed range or a revision that names no commit.
+        CommitUnparsable: a commit of HEAD's history is one libgit2 cannot parse (no author
+            line...); ``kistore check`` reports it as KI225
+            (:func:`kistore.check.audit.stopped_finding`).
     """
     base_rev, head_rev = parse_range(spec)
     repo = store.repo
     admit_quarantine(repo)
     base, head = store.commit(base_rev), store.commit(head_rev)
+    # every commit of HEAD's history read before libgit2 walks any: one it cannot parse
+    # stopped descendant_of with an internal error (KI225 now: reviewer r82 F1)
+    read_loose_history(repo, head.id)
     if base.id != head.id and not repo.descendant_of(head.id, base.id):
         cut = shallow_cut(store, base, head, base_rev, head_rev)
         if cut is not None:  # a shallow clone's boundary on the way: not known to rewrite
@@ -246,13 +256,13 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
             found=("a branch behind it" if repo.descendant_of(base.id, head.id)
                    else "diverged history"),
             extra={"base": str(base.id), "head": str(head.id)})]
-    read_loose_history(repo, head.id)  # before any .tree: a damaged one named (ancestry's)
     commits = list(ancestry(repo, head, hide=base))
     # KI423 first, read raw: libgit2 cannot parse some such trees (an empty name), and
     # git and kistore read different files from the others, so nothing else is judged
-    # and on the same walk KI115, KI118 and KI112 of each name a commit brings (r82 F6)
+    # (so for a commit git's fsck refuses: KI225); on the same walk KI115, KI118 and
+    # KI112 of each name a commit brings (r82 F6)
     walked = new_tree_findings(repo, commits, judge=walk_judge)
-    malformed = [f for f in walked if f.rule is TREE_ENTRY_INVALID]
+    malformed = commit_findings(commits) + [f for f in walked if f.rule is TREE_ENTRY_INVALID]
     if malformed:
         return sorted(malformed, key=sort_key)
     unmigrated = _unmigrated(store, base.tree, head.tree) or _ungrouped(store, base, head)
@@ -755,8 +765,26 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         ref), or of a whole-history check of the new tip when there is no base. KI109 (this
         repository's own settings do not parse) once, however many refs are checked.
 
+    A commit libgit2 cannot parse (no author line: git fsck ``missingAuthor``) brought by
+    any ref: KI225 alone (:func:`._commits.unparsable_finding`), the push refused whole
+    (reviewer r82 F1: "internal error (InvalidError ...)").
+
     Raises:
         InputError: when an id names no commit.
+    """
+    try:
+        return _check_updates(store, updates, protected, held, checkers)
+    except CommitUnparsable as e:  # libgit2 walks nothing through it: the other refs wait
+        return [unparsable_finding(e)]
+
+
+def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
+                   protected: set[str] | None, held: list[str] | None,
+                   checkers: Sequence[RangeChecker]) -> list[Finding]:
+    """:func:`check_updates` but for a commit libgit2 cannot parse, which it raises.
+
+    Raises:
+        CommitUnparsable: a commit a ref brings (or its history holds) is one.
     """
     protected = protected_refs(store) if protected is None else protected
     repo = store.repo
@@ -767,9 +795,15 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         for oid in (old, new):  # libgit2 loops on a cut loose commit (F3): said here
             if oid != ZERO and _HEX.fullmatch(oid):
                 loose_object(repo, oid, ref)
+        if new != ZERO and _HEX.fullmatch(new):
+            # a commit libgit2 cannot parse (no author line): KI225, not its InvalidError
+            # from repo.get (reviewer r82 F1)
+            read_revision_guarded(repo, new)
         if new != ZERO and repo.get(new) is None:
             raise InputError(f"{ref}: no object {new} in this repository; check --updates "
                              "takes the OLD NEW REF lines git gives a hook")
+        if new != ZERO:  # every commit it brings, before libgit2's walks (KI225)
+            read_loose_history(repo, new)
         if old != ZERO and repo.get(old) is None:  # pre-push: the remote moved, not fetched
             if ref in protected:
                 findings.append(Finding(

@@ -138,7 +138,33 @@ def partition_value(value: str) -> str:
     back whole everywhere: DuckDB and Spark compare the raw directory name with Hive's,
     but pyarrow (pandas) decodes ``%5F`` first and reads null.
     """
-    return component(value, escape_partition, SHORT_MARK, always=value == HIVE_NULL)
+    return windows_end(component(value, escape_partition, SHORT_MARK,
+                                 always=value == HIVE_NULL))
+
+
+_WINDOWS_ENDS = {".": "%2E", " ": "%20"}
+"""A directory name's last character Windows drops, and its escape (reviewer r82 F5)."""
+
+
+def windows_end(name: str) -> str:
+    """Return a directory name with a final ``.`` or space escaped (``%2E``, ``%20``).
+
+    Win32 drops trailing dots and spaces of a path component, so ``hardware=NVIDIA B200.``
+    *is* ``hardware=NVIDIA B200`` on Windows: two partitions shared one directory and one
+    ``part-00000.parquet`` replaced the other (reviewer r82 F5). Only the last character
+    is escaped (the name then ends in a hex digit); readers unescape it, so the value reads
+    back exactly. (A reserved device name, ``CON``, cannot be a partition directory: each
+    begins ``COLUMN=``.)
+
+    Args:
+        name: a partition value as written (:func:`escape_partition` or a short form).
+
+    Returns:
+        The name, its last character escaped when it is ``.`` or a space.
+    """
+    if name and name[-1] in _WINDOWS_ENDS:
+        return name[:-1] + _WINDOWS_ENDS[name[-1]]
+    return name
 
 
 def partition_names(values: Iterable[str], whole: Iterable[str] = ()) -> dict[str, str]:
@@ -179,7 +205,8 @@ def partition_names(values: Iterable[str], whole: Iterable[str] = ()) -> dict[st
         for value in members:
             if value == kept:
                 continue
-            name = component(value, _escape_letters, SHORT_MARK, always=value == HIVE_NULL)
+            name = windows_end(component(value, _escape_letters, SHORT_MARK,
+                                         always=value == HIVE_NULL))
             if name_key(name) in taken:
                 name = component(value, _escape_letters, SHORT_MARK, always=True)
             while name_key(name) in taken:  # 16 hex digits alike: hash the name on
@@ -195,16 +222,19 @@ def _escape_letters(value: str) -> str:
                    else c for c in value)
 
 
-_ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(0x20)}
-"""Characters Hive (``FileUtils.escapePathName``) and Spark escape in partition values."""
+_ESCAPED = set('"#%\'*/:=?\\\x7f{[]^<>|') | {chr(c) for c in range(0x20)}
+"""Characters Hive (``FileUtils.escapePathName``) and Spark escape in partition values, and
+``<``, ``>``, ``|``, which Windows refuses in a name (Hive escapes them on Windows; since
+2026-12-03, reviewer r82 F5)."""
 
 
 @functools.lru_cache(maxsize=4096)
 def escape_partition(value: str) -> str:
     """Return a partition value as a directory name: ``%XX`` for each escaped character.
 
-    The characters Hive and Spark escape (path separators, ``=``, ``%``, controls, ...),
-    so DuckDB, Spark and Trino read the value back unchanged; an empty value is
+    The characters Hive and Spark escape (path separators, ``=``, ``%``, controls, ...) and
+    those Windows refuses (:data:`_ESCAPED`), so DuckDB, Spark and Trino read the value back
+    unchanged (a final ``.`` or space: :func:`windows_end`); an empty value is
     :data:`HIVE_NULL` as in Hive (the sources and GPU products are never empty).
     """
     if value == "":

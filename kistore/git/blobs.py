@@ -33,6 +33,7 @@ from ..core import hashes
 from ..core.errors import StoreStateError
 from . import _loose
 from .child import git_environment
+from .commit_header import commit_fault, subject
 from .lazy import pygit2  # imported on first use (~0.2 s)
 from .refs import common_git_dir
 
@@ -72,6 +73,58 @@ class ObjectUnreadable(StoreStateError):
     def at(self, path: str) -> ObjectUnreadable:
         """Return this error naming ``path`` (the file it was read for), if it names none."""
         return self if self.path is not None else ObjectUnreadable(self.oid, self.reason, path)
+
+
+class CommitUnparsable(ObjectUnreadable):
+    """A commit libgit2 cannot parse: its header lines are not as git writes them.
+
+    Its bytes are whole (no damage): ``git hash-object -t commit --literally`` or another
+    tool wrote a commit with no ``author`` line, ``committer`` before ``author`` (git fsck
+    ``missingAuthor``), an ident with no ``<EMAIL>``... (:func:`.commit_header.commit_fault`).
+    Every libgit2 lookup and walk through it fails, so nothing of a history holding it can
+    be read (reviewer r82 F1: an internal error). The gate reports it as KI225, ``verify``
+    too; other commands stop with this message.
+
+    Args:
+        oid: the commit's id (40 hex digits).
+        reason: what is wrong (:attr:`.commit_header.Fault.what`), with git fsck's id.
+        path: what it was read for, when known.
+    """
+
+    def __init__(self, oid: str, reason: str, path: str | None = None) -> None:
+        self.oid = oid
+        self.reason = reason
+        self.path = path
+        StoreStateError.__init__(
+            self, f"commit {oid} cannot be read by libgit2, which kistore reads history "
+            f"with: {reason}. Nothing of a history holding it can be read; git did not "
+            "write it so (`git hash-object --literally` or another tool did). Make the "
+            "commit again with git (`git commit`, `git commit-tree` write the author and "
+            "committer lines) and the commits after it on top of it (`git rebase`), or move "
+            "the branch back to before it", file=path)
+
+    def at(self, path: str) -> ObjectUnreadable:
+        """Return this error naming ``path`` (the file it was read for), if it names none."""
+        return self if self.path is not None else CommitUnparsable(self.oid, self.reason, path)
+
+
+def unparsable(oid: str, raw: bytes) -> CommitUnparsable | None:
+    """Return the :class:`CommitUnparsable` for a commit's bytes libgit2 cannot parse, or None.
+
+    Args:
+        oid: the commit's id.
+        raw: its bytes (loose or packed, read without libgit2's parser).
+
+    Returns:
+        The error to raise (its reason: what is wrong, git fsck's id and the commit's first
+        message line), or None when libgit2 parses the commit (a fault git fsck alone
+        refuses, ``unterminatedHeader``, is the gate's: :mod:`kistore.check._commits`).
+    """
+    fault = commit_fault(raw)
+    if fault is None or not fault.fatal:
+        return None
+    return CommitUnparsable(oid, f"{fault.what} (git fsck: {fault.fsck}; its message: "
+                                 f"\"{subject(raw)}\")")
 
 
 def unreadable(oid: str | pygit2.Oid | bytes, error: pygit2.GitError,
@@ -1000,6 +1053,8 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
         ObjectUnreadable: a commit of the history, or its root tree, is damaged, or a
             commit it names (a parent) is missing (a shallow clone's edge, listed in
             ``shallow``, is not).
+        CommitUnparsable: a commit of the history is one libgit2 cannot parse (no author
+            line...: :func:`.commit_header.commit_fault`), loose or packed.
         StoreStateError: a ``tree:0`` clone's trees could not be fetched.
     """
     key = (repo.path, str(tip))
@@ -1017,6 +1072,9 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
         seen.add(oid)
         loose = loose_object(repo, oid)
         if loose is not None:
+            refused = unparsable(oid, loose[1]) if loose[0] == _TYPES[b"commit"] else None
+            if refused is not None:  # every libgit2 walk through it fails (r82 F1)
+                raise refused
             tree = _TREE.match(loose[1])
             if tree is not None:  # the walker's caller reads commit.tree: guarded here
                 if loose_object(repo, tree.group(1).decode()) is None:
@@ -1031,7 +1089,7 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
             raise missing(repo, oid, named_by="a commit of the history names it as a parent"
                           ) from None
         except pygit2.GitError as e:  # a damaged packed commit: named, with its id
-            raise unreadable(oid, e) from e
+            raise _packed_unparsable(repo, oid) or unreadable(oid, e) from e
         except ValueError:
             continue  # libgit2's walk says
         try:
@@ -1052,6 +1110,19 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
         except pygit2.GitError as e:
             raise unreadable(tree_id, e) from e
     _read_histories.add(key)
+
+
+def _packed_unparsable(repo: pygit2.Repository, oid: str) -> CommitUnparsable | None:
+    """Return the :class:`CommitUnparsable` of a packed commit libgit2 refused, or None.
+
+    Read through the object database, which does not parse (None when that fails too, or
+    the object is no commit, or its bytes are as git writes them: damage, then).
+    """
+    try:
+        kind, data = repo.odb.read(oid)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    return unparsable(oid, data) if int(kind) == _TYPES[b"commit"] else None
 
 
 def _shallow(repo: pygit2.Repository) -> frozenset[str]:
@@ -1085,6 +1156,7 @@ def read_revision_guarded(repo: pygit2.Repository, rev: str) -> None:
     Raises:
         ObjectUnreadable: a commit's (loose or packed), or the last commit's root tree's
             loose file, is damaged.
+        CommitUnparsable: a commit on the way is one libgit2 cannot parse.
     """
     form = _REVISION.fullmatch(rev)
     if form is None:
@@ -1103,6 +1175,9 @@ def read_revision_guarded(repo: pygit2.Repository, rev: str) -> None:
             read = _object_guarded(repo, oid)
             if read is None:
                 return  # not here: libgit2 says
+            refused = unparsable(oid, read[1]) if read[0] == _TYPES[b"commit"] else None
+            if refused is not None:  # libgit2's "no commit named", or its InvalidError
+                raise refused
             parents = _PARENT.findall(read[1])
             index = 0 if step == "~" else n - 1
             if read[0] != _TYPES[b"commit"] or index >= len(parents) or \
@@ -1111,6 +1186,9 @@ def read_revision_guarded(repo: pygit2.Repository, rev: str) -> None:
             oid = parents[index].decode()
     read = _object_guarded(repo, oid)
     if read is not None and read[0] == _TYPES[b"commit"]:
+        refused = unparsable(oid, read[1])
+        if refused is not None:
+            raise refused
         tree = _TREE.match(read[1])
         if tree is not None:
             loose_object(repo, tree.group(1).decode())

@@ -85,8 +85,21 @@ def test_pr1_changing_only_the_gates_code_is_flagged_for_review(repo, runner, mo
                                                               ).write_text("import os\n"),
      [".venv/lib/zz.pth"]),
     (lambda r: (r / "MANIFEST.in").write_text("include x\n"), ["MANIFEST.in"]),
+    # reviewer r82 F3: `python -m venv`/`-m compileall` at the root import the root first
+    (lambda r: (r / "compileall.py").write_text("import os\n"), ["compileall.py"]),
+    (lambda r: (r / "venv").mkdir() or (r / "venv" / "__main__.py").write_text("import os\n"),
+     ["venv/__main__.py"]),
+    (lambda r: (r / "ensurepip").mkdir() or (r / "ensurepip" / "__init__.py").write_text(""),
+     ["ensurepip/__init__.py"]),
+    (lambda r: (r / "py_compile.cpython-311.pyc").write_bytes(b"\x00"),
+     ["py_compile.cpython-311.pyc"]),
+    (lambda r: (r / "helper.py").write_text("x = 1\n"), ["helper.py"]),  # any root module
+    # reviewer r81 F3: the hook other stores' pre-commit runs
+    (lambda r: (r / ".pre-commit-hooks.yaml").write_text("- id: kistore-verify\n"),
+     [".pre-commit-hooks.yaml"]),
 ], ids=["Makefile", "pyproject", "workflow-deleted", "hooks", "schemas", "ci", "dir-to-file",
-        "GNUmakefile", "venv-pth", "manifest-in"])
+        "GNUmakefile", "venv-pth", "manifest-in", "root-compileall", "root-venv-main",
+        "root-ensurepip", "root-pyc", "root-any-py", "pre-commit-hooks"])
 def test_each_place_the_gate_installs_or_runs_counts(repo, change, paths):
     change(repo)
     commit_all(repo, "change")
@@ -101,6 +114,9 @@ def test_a_store_or_docs_change_says_nothing(repo, bundle):
     (repo / "kistore.toml").write_text((repo / "kistore.toml").read_text() + "\n")
     (repo / "examples").mkdir()
     (repo / "examples" / "run.json").write_text(json.dumps(bundle))
+    (repo / "examples" / "venv.py").write_text("x = 1\n")  # below the root: never imported
+    (repo / "tests").mkdir()  # a root directory no standard module is named as
+    (repo / "tests" / "__init__.py").write_text("")
     commit_all(repo, "docs and settings")
     assert ki429(repo)[0] == []
 
@@ -125,3 +141,27 @@ def test_a_two_commit_range_that_restores_the_code_says_nothing(repo):
     commit_all(repo, "undo")
     # the net change is what lands and what judges the next pull request
     assert ki429(repo, base)[0] == []
+
+
+def test_a_root_module_deleted_counts_too(repo):
+    (repo / "compileall.py").write_text("import os\n")
+    commit_all(repo, "add")
+    (repo / "compileall.py").unlink()
+    commit_all(repo, "remove")
+    [finding], _ = ki429(repo)
+    assert finding.extra["paths"] == ["compileall.py"]
+
+
+def test_the_makefile_runs_python_modules_without_the_root_on_sys_path():
+    """Reviewer r82 F3's other half: each ``python -m`` of the Makefile runs with ``-P``.
+
+    ``-P`` (Python 3.11+, as ``requires-python``) leaves the working directory off
+    ``sys.path``, so a root ``compileall.py`` is not what ``make install`` runs.
+    """
+    makefile = (Path(__file__).parents[2] / "Makefile").read_text()
+    runs = [line.strip() for line in makefile.splitlines()
+            if line.startswith("\t") and " -m " in line and " -m bench" not in line]
+    assert runs[:3] == ["$(PYTHON) -P -m venv $(VENV)",  # make install, the gate job's
+                        "$(BIN)/python -P -m compileall -q kistore",
+                        "$(BIN)/python -P -m pytest -q"], runs  # make test
+    assert all(" -P -m " in line for line in runs), runs
