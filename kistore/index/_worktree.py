@@ -20,6 +20,14 @@ query answers is checked against its files' stat data by :mod:`._fresh`, which f
 Hashing every file of a changed directory instead cost ~0.6 s after each one-manifest add
 at 1,000,000 manifests (~3,900 files a shard), and stating each ~0.25 s.
 
+``kistore add`` keeps the rows of the directories it writes into (:func:`dirs_before_add`,
+:func:`record_added`): it knows every file it put there, so a directory in step before
+the add is in step after it, as of its new mtime, unless another writer changed it in
+between; the directory is listed (names and inode numbers: one ``getdents`` pass, no
+``stat`` a file) before and after the write to rule that out. Without it, the first query
+after an ``add --commit`` of 10,000 at 1,000,000 manifests stated every file of every
+shard it touched (~2,000,000 ``lstat`` calls, 67 s; issue 22).
+
 When nothing moved, the 512 directories' rows are not read either: one row
 (:data:`SUMMARY`) keeps the answer of the last whole pass under the BLAKE2b of ``HEAD``'s
 tree id and every work-tree shard directory's name and mtime (its ``tree`` column), the
@@ -144,9 +152,12 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection,
                 if mtime is None:
                     mtime = -1  # absent: its row is kept by tree id and skipped files
             hit = cached.get(rel)
-            if hit is not None and mtime is not None and hit[0] == mtime and hit[1] == key \
+            if hit is not None and mtime is not None and hit[0] == mtime \
+                    and _row_holds(top, rel, hit[1], key) \
                     and (listed := _listed(hit[2])) is not None:
                 found |= listed
+                if hit[1] != key and not is_racy(mtime, now):  # listed as the add left it
+                    updates.append((rel, mtime, key, hit[2]))  # past the racy window now
                 continue
             want = head.listing(shard_id)
             changed = _compare(root, rel, want, skipped)
@@ -165,6 +176,31 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection,
             conn.executemany("INSERT OR REPLACE INTO worktree VALUES (?, ?, ?, ?, ?)",
                              [(*row, seal(row)) for row in updates])
     return found
+
+
+LISTED = "#"
+"""Between a row's shard key and the :func:`_listing_key` of the directory in the ``tree``
+column of a row :func:`record_added` made at a racy mtime."""
+
+
+def _row_holds(top: str, rel: str, kept: object, key: str) -> bool:
+    """Return True when a row of ``rel`` kept under ``kept`` answers for shard key ``key``.
+
+    A row of a racy mtime (``KEY#LISTING``, :func:`record_added`) answers only while the
+    directory lists as it did then (names and inode numbers): a write in the same clock
+    tick as the add's last one, which left the mtime as it was, shows in the listing.
+    """
+    if kept == key:
+        return True
+    if not isinstance(kept, str) or not kept.startswith(key + LISTED):
+        return False
+    listing = _entries(top, rel)
+    return listing is not None and kept == f"{key}{LISTED}{_listing_key(listing)}"
+
+
+def _listing_key(listing: dict[str, int]) -> str:
+    """Return the hex BLAKE2b (16 bytes) of a directory's sorted names and inode numbers."""
+    return hashes.blake2b(repr(sorted(listing.items())).encode(), digest_size=16).hexdigest()
 
 
 def _shard_mtimes(top: str) -> tuple[int, dict[str, int]]:
@@ -312,7 +348,8 @@ def dirs_before_add(root: Path, conn: sqlite3.Connection, tree: str, keys: dict[
             mtime = os.lstat(os.path.join(top, rel)).st_mtime_ns
         except OSError:
             continue
-        if held is None or row is None or row[1] != mtime or row[2] != key:
+        if held is None or row is None or row[1] != mtime or (
+                row[2] != key and row[2] != f"{key}{LISTED}{_listing_key(held)}"):
             continue
         listed = _listed(row[3])
         if listed is not None:
@@ -332,10 +369,14 @@ def record_added(root: Path, conn: sqlite3.Connection, before: AddedDirs, base: 
     add wrote there, each with the inode its write reported, and every name kept holds
     the inode it held: a file another writer added, removed or renamed over meanwhile
     (between the listing before and the one after) leaves the row stale. And, as
-    :func:`changed_digests` records a directory, never when its mtime is within
-    :data:`.freshness.RACY_NS` of the look (a write in the same clock tick after the
-    listing would leave it unchanged: "racy git"); the next query compares such a
-    directory itself.
+    :func:`changed_digests` records a directory, never by its mtime alone when that is
+    within :data:`.freshness.RACY_NS` of the look: a write in the same clock tick after the
+    listing would leave it unchanged ("racy git"). Such a row (the common case for a small
+    add, recorded right after its write) also keeps the :func:`_listing_key` of the
+    listing after, and a query trusts it only while the directory lists the same (one
+    ``getdents`` pass, no ``stat`` a file; :func:`_row_holds`), as git compares a racily
+    clean entry's content instead of trusting its stat data; once past the window, the
+    query records the row by its mtime alone.
 
     Args:
         root: the work tree.
@@ -372,11 +413,13 @@ def record_added(root: Path, conn: sqlite3.Connection, before: AddedDirs, base: 
             mtime = os.lstat(os.path.join(top, rel)).st_mtime_ns
         except OSError:
             continue
-        after = None if is_racy(mtime, now) else _entries(top, rel)  # the mtime first
+        after = _entries(top, rel)  # listed after its mtime was taken
         if after is None or after.keys() != held.keys() | mine.keys() or any(
                 inode != (mine[name][0] if name in mine else held[name])
                 for name, inode in after.items()):
-            continue  # racy, or another writer's change: the next query compares it
+            continue  # another writer's change: the next query compares the directory
+        if is_racy(mtime, now):  # trusted while it lists as now (a same-tick write shows)
+            key = f"{key}{LISTED}{_listing_key(after)}"
         digests = {name: str(d) for name in mine
                    if (d := layout.digest_from_path(f"{rel}/{name}")) is not None}
         differ = (changed - set(digests.values())) | {

@@ -352,17 +352,54 @@ def test_a_write_between_the_adds_write_and_its_record_leaves_the_row_stale(
 
 
 
-@pytest.mark.parametrize("kind", ADDS)
-def test_a_directory_written_within_the_racy_window_is_not_recorded(
-        store, kit, world, monkeypatch, kind):
-    """As a file's stat data, a directory's mtime this recent could hide a write in the same
-    clock tick after the add's listing: its row is left for the next query to compare."""
+@pytest.fixture
+def racy_add(store, kit, world, monkeypatch, request):
+    """``added``, but every mtime the add leaves is within the racy window (its 2 s)."""
     old = listed_store(store, kit, world)
     monkeypatch.setattr(freshness, "RACY_NS", 10**12)  # everything written is "now"
-    new = add_docs(store, runs_into(kit, world, {old[4][7:9]}, 3), commit=kind != "worktree")
-    rows = worktree_rows(store.root)
-    assert all(rows.get(rel, (None,))[0] != os.stat(store.root / rel).st_mtime_ns
-               for rel in touched_dirs(new))
+    if request.param == "bulk":
+        monkeypatch.setattr(_store, "PACK_THRESHOLD", 1, raising=False)
+    new = add_docs(store, runs_into(kit, world, {old[4][7:9]}, 3),
+                   commit=request.param != "worktree")
+    return store.root, old, new, request.param
+
+
+@pytest.mark.parametrize("racy_add", ADDS, indirect=True)
+def test_a_racy_directory_is_recorded_with_its_listing_and_trusted_by_it(
+        racy_add, lstats, reads, runner):
+    """As git compares a racily clean entry's content: a directory written within the
+    racy window is trusted while it lists the same names and inodes, no file stated."""
+    root, old, new, kind = racy_add
+    rows = worktree_rows(root)
+    for rel in touched_dirs(new):
+        mtime, tree, _ = rows[rel]
+        assert mtime == os.stat(root / rel).st_mtime_ns
+        assert re.fullmatch(r"([0-9a-f]{40})?#[0-9a-f]{32}", tree), tree
+    listed = runner.invoke(main, ["--store", str(root), "ls", "--kind", "BenchmarkRun"])
+    assert [line.split()[2] for line in listed.output.splitlines()] == \
+        sorted(["a", "b", *run_names(root, new)])
+    if kind == "worktree":  # the added files differ from HEAD: read from the work tree
+        lstats = [path for path in lstats if path not in files_of(new)]
+    assert lstats == []
+    assert reads == []
+
+
+@pytest.mark.parametrize("how", FOREIGN)
+@pytest.mark.parametrize("racy_add", ADDS, indirect=True)
+def test_a_write_hidden_behind_a_racy_rows_mtime_is_found(racy_add, how, runner):
+    """A write in the same clock tick as the add's (here: the mtime put back) keeps the
+    directory's mtime; its listing differs, so the row is not trusted."""
+    root, old, new, _ = racy_add
+    shard = metadata_path(root, old[4]).parent
+    before = os.stat(shard)
+    foreign_write(root, old, how)
+    os.utime(shard, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(shard).st_mtime_ns == worktree_rows(root)[str(shard.relative_to(root))][0]
+    listed = runner.invoke(main, ["--store", str(root), "ls", "--kind", "BenchmarkRun"])
+    names = [line.split()[2] for line in listed.output.splitlines()
+             if line.startswith("sha256:")]  # a removed file is warned of too
+    expected = {"renamed-over": ["b", "c"], "removed": ["b"], "added-beside": ["a", "b"]}[how]
+    assert names == sorted([*expected, *run_names(root, new)])
 
 
 @pytest.mark.parametrize("added", ADDS, indirect=True)
