@@ -313,10 +313,11 @@ def dirs_before_add(root: Path, conn: sqlite3.Connection, tree: str, keys: dict[
     Under the add's write lock, before its first write. A directory is in step when its
     row matches its seal, was made against the same shard tree of ``HEAD`` (``keys``), and
     holds the directory's mtime as ``lstat`` gives it now, after the listing: no write
-    since the row's look (which never recorded a racy mtime) so the listing is what the
-    row describes. A directory absent from the work tree and from ``HEAD`` is in step too
-    (the add creates it). Others are left out: their rows stay stale, and the next query
-    compares them as before (correctness first).
+    since the row's look (which recorded a racy mtime only with the key of its listing,
+    then compared with this listing) so the listing is what the row describes. A
+    directory absent from the work tree and from ``HEAD`` is in step too (the add creates
+    it). Others are left out: their rows stay stale, and the next query compares them as
+    before (correctness first).
 
     Args:
         root: the work tree.
