@@ -257,8 +257,8 @@ def stage(index: pygit2.Index, blobs: Mapping[str, pygit2.Oid],
             index.add(pygit2.IndexEntry(path, oid, pygit2.enums.FileMode.BLOB))
 
 
-def _read_new_tree(index: pygit2.Index, parent: pygit2.Tree, tree: pygit2.Tree) -> bool:
-    """Read ``tree`` into ``index`` when the index holds exactly ``parent``; True if done.
+def _read_new_tree(index: pygit2.Index, parent: pygit2.Tree, tree: pygit2.Tree) -> None:
+    """Read ``tree`` into ``index`` when the index holds exactly ``parent``.
 
     libgit2's ``git_index_read_tree`` keeps an entry's stat data when the tree holds its
     path with the same mode and blob id, so every entry of ``parent`` keeps its own; the
@@ -266,10 +266,8 @@ def _read_new_tree(index: pygit2.Index, parent: pygit2.Tree, tree: pygit2.Tree) 
     (in place: no entry moves). When the index differs from ``parent`` in any entry (a
     change staged by hand, a conflict), nothing is done: reading the tree would drop it.
     """
-    if len(parent.diff_to_index(index)) != 0:
-        return False
-    index.read_tree(tree)
-    return True
+    if len(parent.diff_to_index(index)) == 0:
+        index.read_tree(tree)
 
 
 def _stat_if_holding(path: str, oid: bytes) -> FileStat | None:

@@ -143,6 +143,9 @@ class BranchCommit:
             during the move is delivered, so a caller that catches the interrupt knows
             whether the work-tree files now belong to a commit (keep them) or not (undo).
         oid: the commit the branch holds after :meth:`run` (None before it lands).
+        blobs: path -> git blob id of each file :meth:`run` committed (empty before it
+            ran): the ids it hashed, for a caller that records them (the index's file
+            check) without hashing the bytes again.
         restaged: the paths an earlier commit, killed after its branch moved, had left
             out of git's index, staged again by :meth:`run` or :meth:`repair_index`
             (:mod:`kistore.git._pending_index`); also said on the ``kistore.git.commit`` logger.
@@ -155,6 +158,7 @@ class BranchCommit:
         self.on_landed = on_landed
         self.landed = False
         self.oid: pygit2.Oid | None = None
+        self.blobs: dict[str, pygit2.Oid] = {}
         self._held: gitindex.IndexUpdate | None = None
         self._branch: str | None = None  # the branch checked out when the lock was taken
         self._tip: pygit2.Oid | None = None  # and its tip then
@@ -261,6 +265,7 @@ class BranchCommit:
                     oid, tree = self._commit_on(parent, blobs, signature, message, written)
             except (OSError, pygit2.GitError) as e:
                 raise _objects_error(e) from e
+            self.blobs = blobs
             if before_move is not None:
                 before_move()
             return self._stage_and_land(blobs, branch, parent, oid, tree, written, message,

@@ -20,6 +20,14 @@ query answers is checked against its files' stat data by :mod:`._fresh`, which f
 Hashing every file of a changed directory instead cost ~0.6 s after each one-manifest add
 at 1,000,000 manifests (~3,900 files a shard), and stating each ~0.25 s.
 
+``kistore add`` keeps the rows of the directories it writes into (:func:`dirs_before_add`,
+:func:`record_added`): it knows every file it put there, so a directory in step before
+the add is in step after it, as of its new mtime, unless another writer changed it in
+between; the directory is listed (names and inode numbers: one ``getdents`` pass, no
+``stat`` a file) before and after the write to rule that out. Without it, the first query
+after an ``add --commit`` of 10,000 at 1,000,000 manifests stated every file of every
+shard it touched (~2,000,000 ``lstat`` calls, 67 s; issue 22).
+
 When nothing moved, the 512 directories' rows are not read either: one row
 (:data:`SUMMARY`) keeps the answer of the last whole pass under the BLAKE2b of ``HEAD``'s
 tree id and every work-tree shard directory's name and mtime (its ``tree`` column), the
@@ -36,20 +44,25 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core import hashes, layout
 from ..core.digest import Digest, is_digest
 from ..git.ids import blob_id
-from ..git.realdirs import first_not_dir
+from ..git.realdirs import ABSENT, first_not_dir
 from ..git.sparse import SkipWorktree
+from ..git.treediff import subtree, subtree_id
 from ._database import seal
 from ._transaction import transaction
 from .freshness import is_racy, shard_dirs
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pygit2
+
     from .warm import HeadTree
 
 TABLE = "worktree"
@@ -139,9 +152,12 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection,
                 if mtime is None:
                     mtime = -1  # absent: its row is kept by tree id and skipped files
             hit = cached.get(rel)
-            if hit is not None and mtime is not None and hit[0] == mtime and hit[1] == key \
+            if hit is not None and mtime is not None and hit[0] == mtime \
+                    and _row_holds(top, rel, hit[1], key) \
                     and (listed := _listed(hit[2])) is not None:
                 found |= listed
+                if hit[1] != key and not is_racy(mtime, now):  # listed as the add left it
+                    updates.append((rel, mtime, key, hit[2]))  # past the racy window now
                 continue
             want = head.listing(shard_id)
             changed = _compare(root, rel, want, skipped)
@@ -160,6 +176,31 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection,
             conn.executemany("INSERT OR REPLACE INTO worktree VALUES (?, ?, ?, ?, ?)",
                              [(*row, seal(row)) for row in updates])
     return found
+
+
+LISTED = "#"
+"""Between a row's shard key and the :func:`_listing_key` of the directory in the ``tree``
+column of a row :func:`record_added` made at a racy mtime."""
+
+
+def _row_holds(top: str, rel: str, kept: object, key: str) -> bool:
+    """Return True when a row of ``rel`` kept under ``kept`` answers for shard key ``key``.
+
+    A row of a racy mtime (``KEY#LISTING``, :func:`record_added`) answers only while the
+    directory lists as it did then (names and inode numbers): a write in the same clock
+    tick as the add's last one, which left the mtime as it was, shows in the listing.
+    """
+    if kept == key:
+        return True
+    if not isinstance(kept, str) or not kept.startswith(key + LISTED):
+        return False
+    listing = _entries(top, rel)
+    return listing is not None and kept == f"{key}{LISTED}{_listing_key(listing)}"
+
+
+def _listing_key(listing: dict[str, int]) -> str:
+    """Return the hex BLAKE2b (16 bytes) of a directory's sorted names and inode numbers."""
+    return hashes.blake2b(repr(sorted(listing.items())).encode(), digest_size=16).hexdigest()
 
 
 def _shard_mtimes(top: str) -> tuple[int, dict[str, int]]:
@@ -219,3 +260,186 @@ def blob_id_of_file(path: Path) -> str | None:
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
     return blob_id(data).hex()
+
+
+@dataclass(frozen=True)
+class AddedDirs:
+    """The shard directories an add is about to write into whose rows are in step now.
+
+    What :func:`record_added` needs to leave them in step after the write
+    (:func:`dirs_before_add` makes it).
+
+    Attributes:
+        tree: the id (hex) of ``HEAD``'s tree the rows were compared with.
+        dirs: ``{"store/objects/sha256/XX": (held, changed)}``: the directory's entries as
+            listed before the write (name -> inode number, ``d_ino``: a file renamed over
+            another under its name has another inode) and its row's differing digests
+            (strings; ``[]`` when the directory is ``HEAD``'s).
+    """
+
+    tree: str
+    dirs: dict[str, tuple[dict[str, int], frozenset[str]]]
+
+
+def shard_keys(repo: pygit2.Repository, tree: pygit2.Tree, dirs: Iterable[str]
+               ) -> dict[str, str]:
+    """Return each shard directory's row key in ``tree``: its git tree id (hex), "" if absent.
+
+    Args:
+        repo: the repository.
+        tree: a commit's tree.
+        dirs: shard directories (``store/objects/sha256/XX``, ``store/metadata/sha256/XX``).
+
+    Raises:
+        kistore.git.blobs.ObjectUnreadable: a tree on the way is damaged.
+    """
+    wanted = set(dirs)
+    keys = dict.fromkeys(wanted, "")
+    for base in {rel.rpartition("/")[0] for rel in wanted}:
+        base_id = subtree_id(repo, tree, base)
+        if base_id is None:
+            continue
+        for entry in subtree(repo, base_id):  # one read of the base, not one per shard
+            rel = f"{base}/{entry.name}"
+            if rel in wanted and entry.type_str == "tree":
+                keys[rel] = str(entry.id)
+    return keys
+
+
+def dirs_before_add(root: Path, conn: sqlite3.Connection, tree: str, keys: dict[str, str]
+                    ) -> AddedDirs:
+    """Return the directories of ``keys`` whose ``worktree`` row is in step, before an add writes.
+
+    Under the add's write lock, before its first write. A directory is in step when its
+    row matches its seal, was made against the same shard tree of ``HEAD`` (``keys``), and
+    holds the directory's mtime as ``lstat`` gives it now, after the listing: no write
+    since the row's look (which recorded a racy mtime only with the key of its listing,
+    then compared with this listing) so the listing is what the row describes. A
+    directory absent from the work tree and from ``HEAD`` is in step too (the add creates
+    it). Others are left out: their rows stay stale, and the next query compares them as
+    before (correctness first).
+
+    Args:
+        root: the work tree.
+        conn: the index connection.
+        tree: ``HEAD``'s tree id (hex).
+        keys: directory -> its :func:`shard_keys` in that tree.
+
+    Returns:
+        The in-step directories, with their listings.
+    """
+    top = os.fspath(root)
+    rows: dict[str, tuple[object, ...]] = {}
+    names = sorted(keys)
+    for i in range(0, len(names), 500):  # SQLite's limit on bound parameters
+        chunk = names[i:i + 500]
+        rows.update((row[0], row) for row in conn.execute(
+            "SELECT dir, mtime_ns, tree, changed, seal FROM worktree WHERE dir IN "
+            f"({', '.join('?' * len(chunk))})", chunk) if row[4] == seal(row[:4]))
+    found: dict[str, tuple[dict[str, int], frozenset[str]]] = {}
+    for rel, key in keys.items():
+        not_dir = first_not_dir(top, rel)
+        if not_dir is not None:
+            if not_dir == (rel, ABSENT) and key == "":  # new here and in HEAD: nothing differs
+                found[rel] = ({}, frozenset())
+            continue
+        held = _entries(top, rel)  # listed first, then its mtime: a write between moves it
+        row = rows.get(rel)
+        try:
+            mtime = os.lstat(os.path.join(top, rel)).st_mtime_ns
+        except OSError:
+            continue
+        if held is None or row is None or row[1] != mtime or (
+                row[2] != key and row[2] != f"{key}{LISTED}{_listing_key(held)}"):
+            continue
+        listed = _listed(row[3])
+        if listed is not None:
+            found[rel] = (held, frozenset(map(str, listed)))
+    return AddedDirs(tree, found)
+
+
+def record_added(root: Path, conn: sqlite3.Connection, before: AddedDirs, base: str,
+                 keys: dict[str, str], written: dict[str, tuple[int, bool]]) -> int:
+    """Record the ``worktree`` rows of the directories an add wrote into, as of after its write.
+
+    So the first query after an add trusts them by their mtime instead of comparing each
+    again and stating every file it keeps (issue 22: 67 s of the first ``rank`` after an
+    ``add --commit`` of 10,000 at 1,000,000 manifests). For each directory
+    :func:`dirs_before_add` found in step, its mtime is taken, then it is listed again: the
+    row is recorded only when the listing is the one before plus exactly the files the
+    add wrote there, each with the inode its write reported, and every name kept holds
+    the inode it held: a file another writer added, removed or renamed over meanwhile
+    (between the listing before and the one after) leaves the row stale. And, as
+    :func:`changed_digests` records a directory, never by its mtime alone when that is
+    within :data:`.freshness.RACY_NS` of the look: a write in the same clock tick after the
+    listing would leave it unchanged ("racy git"). Such a row (the common case for a small
+    add, recorded right after its write) also keeps the :func:`_listing_key` of the
+    listing after, and a query trusts it only while the directory lists the same (one
+    ``getdents`` pass, no ``stat`` a file; :func:`_row_holds`), as git compares a racily
+    clean entry's content instead of trusting its stat data; once past the window, the
+    query records the row by its mtime alone.
+
+    Args:
+        root: the work tree.
+        conn: the index connection.
+        before: :func:`dirs_before_add` of the add.
+        base: the tree id (hex) the add's result was made from (its commit's parent's, or
+            ``HEAD``'s now for an add without a commit); another than ``before.tree``
+            (``HEAD`` moved meanwhile) records nothing.
+        keys: each directory's :func:`shard_keys` in ``HEAD``'s tree after the add.
+        written: path of each file the add wrote -> (its inode number as written, True when
+            ``HEAD``'s tree after the add holds exactly those bytes there).
+
+    Returns:
+        How many rows were recorded.
+
+    Raises:
+        sqlite3.Error: the index cannot be written (derived data: the caller goes on).
+    """
+    if base != before.tree:
+        return 0
+    top = os.fspath(root)
+    ours: dict[str, dict[str, tuple[int, bool]]] = {}
+    for path, value in written.items():
+        rel, _, name = path.rpartition("/")
+        if rel in before.dirs:
+            ours.setdefault(rel, {})[name] = value
+    rows = []
+    for rel, (held, changed) in before.dirs.items():
+        mine, key = ours.get(rel, {}), keys.get(rel)
+        if key is None or first_not_dir(top, rel) is not None:
+            continue
+        now = time.time_ns()
+        try:
+            mtime = os.lstat(os.path.join(top, rel)).st_mtime_ns
+        except OSError:
+            continue
+        after = _entries(top, rel)  # listed after its mtime was taken
+        if after is None or after.keys() != held.keys() | mine.keys() or any(
+                inode != (mine[name][0] if name in mine else held[name])
+                for name, inode in after.items()):
+            continue  # another writer's change: the next query compares the directory
+        if is_racy(mtime, now):  # trusted while it lists as now (a same-tick write shows)
+            key = f"{key}{LISTED}{_listing_key(after)}"
+        digests = {name: str(d) for name in mine
+                   if (d := layout.digest_from_path(f"{rel}/{name}")) is not None}
+        differ = (changed - set(digests.values())) | {
+            d for name, d in digests.items() if not mine[name][1]}
+        rows.append((rel, mtime, key, json.dumps(sorted(differ))))
+    if rows:
+        with transaction(conn):
+            conn.executemany("INSERT OR REPLACE INTO worktree VALUES (?, ?, ?, ?, ?)",
+                             [(*row, seal(row)) for row in rows])
+    return len(rows)
+
+
+def _entries(top: str, rel: str) -> dict[str, int] | None:
+    """Return a directory's entries, name -> inode number (``d_ino``: no ``stat`` a file).
+
+    None when it cannot be listed.
+    """
+    try:
+        with os.scandir(os.path.join(top, rel)) as listing:
+            return {entry.name: entry.inode() for entry in listing}
+    except OSError:
+        return None

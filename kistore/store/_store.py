@@ -68,6 +68,7 @@ from ._views import CommitView, SparseWorkTreeView, StagedView, View, WorkTreeVi
 if TYPE_CHECKING:  # pragma: no cover - typing only: loaded when a commit indexes its rows
     from ..git.pack import PackAhead
     from ..git.writer import FileStat
+    from ..index import AddedDirs
     from ..index.index import Prepared
     from .admission import AddResult
     from .migrate import ForwardWritten, GroupWritten, NameWritten
@@ -1120,7 +1121,8 @@ class Store:
                     BranchCommit(self.repo, self.root).repair_index()
                 return results
             self._check_not_ignored(files)
-            stats, oid, prepared = self._write(files, commit=commit,
+            dirs = _dirs_before(self, view, files)  # the last look before the first write
+            stats, oid, prepared, blobs = self._write(files, commit=commit,
                                                message=self._message(message, results),
                                                results=results,
                                                manifests=[w[0] for w in written],
@@ -1137,7 +1139,9 @@ class Store:
             if oid is not None:
                 self._index_commit(oid, _committed(files, plan.work_tree_only),
                                    prepared[0] if prepared else None)
-            _record_files(view, written, files, stats)
+            ids = _blob_ids(written, files, blobs)
+            _record_files(view, written, stats, ids)
+            _record_dirs(self, view, dirs, stats, ids, oid, blobs)
         except KeyboardInterrupt:
             raise AddInterrupted(results, oid) from None
         return results
@@ -1237,7 +1241,8 @@ class Store:
                results: list[AddResult], manifests: Sequence[Manifest] = (),
                on_landed: Callable[[str | None], None] | None = None,
                ahead: PackAhead | None = None, work_tree_only: Collection[str] = (),
-               ) -> tuple[Mapping[str, FileStat], pygit2.Oid | None, list[Prepared]]:
+               ) -> tuple[Mapping[str, FileStat], pygit2.Oid | None, list[Prepared],
+                          Mapping[str, pygit2.Oid]]:
         """Write ``files`` into the work tree, all or nothing, and commit them when asked.
 
         Under the write lock, after the checks. Files go to temporary names and are renamed
@@ -1258,8 +1263,9 @@ class Store:
 
         Returns:
             The :data:`FileStat` of each file written, the new commit (None without
-            ``commit``), and the index's rows of ``files`` when a bulk commit made them
-            while the files were written (:meth:`_index_prepare`; else empty).
+            ``commit``), the index's rows of ``files`` when a bulk commit made them
+            while the files were written (:meth:`_index_prepare`; else empty), and the
+            git blob id of each file the commit holds (empty without ``commit``).
 
         Raises:
             AddInterrupted: Ctrl-C or SIGTERM arrived after the commit landed.
@@ -1317,7 +1323,9 @@ class Store:
                     with interrupts_deferred():
                         batch.undo()
                 raise
-        return batch.stats, committer.oid if committer else None, prepared
+        if committer is None:
+            return batch.stats, None, prepared, {}
+        return batch.stats, committer.oid, prepared, committer.blobs
 
     def migrate(self, *, commit: bool = False, message: str | None = None,
                 on_landed: Callable[[str | None], None] | None = None,
@@ -1378,7 +1386,7 @@ class Store:
             said += [f"{len(groups)} group file(s) under {layout.GROUPS_DIR}/ (comparison "
                      "groups as paths)"] if groups else []
             text = message or f"kistore migrate: {'; '.join(said)}"
-            _, oid, _ = self._write(files, commit=commit, message=text, results=[],
+            _, oid, _, _ = self._write(files, commit=commit, message=text, results=[],
                                     on_landed=on_landed)
             try:  # landed: an interrupt from here on undoes nothing
                 if oid is not None:
@@ -1583,8 +1591,29 @@ class Store:
             return              # these shards, whose keys it does not have
 
 
+def _blob_ids(written: list[tuple[Manifest, str, str]], files: Mapping[str, bytes],
+              blobs: Mapping[str, pygit2.Oid]) -> dict[str, str]:
+    """Return the git blob id (hex) of each manifest file an add wrote.
+
+    Args:
+        written: each manifest written with its object and metadata paths.
+        files: path -> the bytes written there.
+        blobs: the ids the add's commit hashed (:attr:`kistore.git.commit.BranchCommit.
+            blobs`; empty without ``--commit``): taken as they are, the rest hashed here.
+    """
+    ids: dict[str, str] = {}
+    for _, object_path, metadata_path in written:
+        for path in (object_path, metadata_path):
+            oid, data = blobs.get(path), files.get(path)
+            if oid is not None:
+                ids[path] = str(oid)
+            elif data is not None:
+                ids[path] = blob_id(data).hex()
+    return ids
+
+
 def _record_files(view: WorkTreeView, written: list[tuple[Manifest, str, str]],
-                  files: Mapping[str, bytes], stats: Mapping[str, FileStat]) -> None:
+                  stats: Mapping[str, FileStat], ids: Mapping[str, str]) -> None:
     """Tell the index's file check which blobs the manifest files ``add`` wrote hold.
 
     So the next query proves them by stat data, not by reading them back
@@ -1594,8 +1623,8 @@ def _record_files(view: WorkTreeView, written: list[tuple[Manifest, str, str]],
     Args:
         view: the work tree written to (its name index's file is the index).
         written: each manifest written with its object and metadata paths.
-        files: path -> the bytes written there.
         stats: the :data:`FileStat` of each file written.
+        ids: :func:`_blob_ids` of the files written.
     """
     # Lazy: the index's file check (catalogs, records) is a query's; only a write loads it here.
     from ..index import record_written
@@ -1603,10 +1632,78 @@ def _record_files(view: WorkTreeView, written: list[tuple[Manifest, str, str]],
     name_index = view.name_index
     if name_index is None:
         return
-    done = [(str(m.digest), stats[o], stats[md], blob_id(files[o]).hex(), blob_id(files[md]).hex())
-            for m, o, md in written if o in stats and md in stats and o in files and md in files]
+    done = [(str(m.digest), stats[o], stats[md], ids[o], ids[md])
+            for m, o, md in written if o in stats and md in stats and o in ids and md in ids]
     with contextlib.suppress(OSError, sqlite3.Error):
         record_written(name_index.db, done)
+
+
+def _dirs_before(store: Store, view: WorkTreeView, files: Mapping[str, bytes]
+                 ) -> AddedDirs | None:
+    """Return the shard directories ``files`` go into whose work-tree rows are in step now.
+
+    Before an add's first write, under its lock (:func:`kistore.index.dirs_before_add`):
+    :func:`_record_dirs` leaves them in step after it. None when there is nothing to keep
+    (no index yet, an unborn branch, a sparse checkout, no manifest file written) or the
+    index cannot be read: derived data, the add goes on.
+    """
+    name_index = view.name_index
+    dirs = {path.rpartition("/")[0] for path in files if layout.digest_from_path(path)}
+    if name_index is None or not dirs or store.root is None or store.skipped() is not None:
+        return None
+    # Lazy: the index's work-tree rows are a query's; only a write loads them here.
+    from ..index import dirs_before_add, shard_keys
+
+    try:
+        if store.repo.head_is_unborn:
+            return None
+        tree = store.repo.head.peel(pygit2.Commit).tree
+        return dirs_before_add(store.root, name_index.db, str(tree.id),
+                               shard_keys(store.repo, tree, dirs))
+    except (OSError, sqlite3.Error, pygit2.GitError, ObjectUnreadable):
+        return None
+
+
+def _record_dirs(store: Store, view: WorkTreeView, dirs: AddedDirs | None,
+                 stats: Mapping[str, FileStat], ids: Mapping[str, str],
+                 oid: pygit2.Oid | None, blobs: Mapping[str, pygit2.Oid]) -> None:
+    """Record the rows of the directories :func:`_dirs_before` found in step, after the write.
+
+    (:func:`kistore.index.record_added`.) With a commit (``oid``), a file is ``HEAD``'s
+    when the commit holds it (``blobs``); without, when ``HEAD``'s tree holds its blob id
+    (``ids``) at its path already. Derived data: nothing here fails the add.
+    """
+    name_index = view.name_index
+    if dirs is None or not dirs.dirs or name_index is None or store.root is None:
+        return
+    # Lazy: the index's work-tree rows and tree reads are a query's; only a write loads them.
+    from ..git.treediff import subtree
+    from ..index import record_added, shard_keys
+
+    repo = store.repo
+    try:
+        commit = repo[oid] if oid is not None else repo.head.peel(pygit2.Commit)
+        if not isinstance(commit, pygit2.Commit):
+            return
+        base = str(commit.tree_id) if oid is None else \
+            str(commit.parents[0].tree_id) if commit.parents else ""
+        keys = shard_keys(repo, commit.tree, dirs.dirs)
+        listings: dict[str, dict[str, str]] = {}
+
+        def held(path: str) -> bool:
+            if oid is not None:
+                return path in blobs  # the commit holds exactly the bytes written
+            rel, _, name = path.rpartition("/")
+            if rel not in listings:  # HEAD's shard, read once
+                listings[rel] = {str(e.name): str(e.id) for e in subtree(repo, keys[rel])} \
+                    if keys[rel] else {}
+            return listings[rel].get(name) == ids[path]
+
+        written = {path: (stats[path][2], held(path)) for path in ids
+                   if path in stats and path.rpartition("/")[0] in dirs.dirs}
+        record_added(store.root, name_index.db, dirs, base, keys, written)
+    except (OSError, sqlite3.Error, pygit2.GitError, ObjectUnreadable):
+        return
 
 
 PACK_AHEAD = 2000

@@ -41,13 +41,13 @@ def _batch(n: int) -> list[Manifest]:
 
 @pytest.fixture
 def read_tree_calls(monkeypatch) -> list[bool]:
-    """Every answer of ``_read_new_tree`` (True: the tree was read into the index)."""
+    """One entry a call of ``_read_new_tree``: True when the index then held the new tree."""
     calls: list[bool] = []
     real = gitindex._read_new_tree
 
-    def spy(*args):
-        calls.append(real(*args))
-        return calls[-1]
+    def spy(index, parent, tree):
+        real(index, parent, tree)
+        calls.append(len(tree.diff_to_index(index)) == 0)  # read: exactly the tree's entries
 
     monkeypatch.setattr(gitindex, "_read_new_tree", spy)
     return calls

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import time
 
@@ -23,7 +24,7 @@ from kistore.cli import main
 from kistore.core.model import Manifest
 from kistore.index import _database, _fresh, freshness
 from kistore.query.answers import list_manifests
-from kistore.store import Store
+from kistore.store import Store, _store
 
 from ..conftest import add_docs, git
 from .test_query_warm import new_run, ranks
@@ -198,3 +199,215 @@ def test_a_row_edited_to_hold_no_bytes_is_a_miss_not_a_traceback(tmp_path, count
     asked = [f"sha256:{i:064x}" for i in range(count)]
     found = _fresh.FileCheck(tmp_path, conn, None)._saved(asked)  # type: ignore[arg-type]
     assert found == {f"sha256:{4:064x}": b"y" * 32}
+
+
+# -- the touched directories' rows (worktree table), recorded by the add -----------------
+
+MANIFEST_FILE = re.compile(r"store/(objects|metadata)/sha256/[0-9a-f]{2}/[0-9a-f]{62}\.json$")
+
+
+@pytest.fixture
+def lstats(monkeypatch):
+    """The manifest files ``os.lstat`` is asked about (repository paths, in order)."""
+    seen: list[str] = []
+    real = os.lstat
+
+    def counted(path, *args, **kwargs):
+        found = MANIFEST_FILE.search(os.fspath(path))
+        if found is not None:
+            seen.append(found[0])
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "lstat", counted)
+    return seen
+
+
+def worktree_rows(root) -> dict[str, tuple[int, str, str]]:
+    conn = _database.connection(_database.index_path(root / ".git"))
+    return {d: (m, t, c) for d, m, t, c in conn.execute(
+        "SELECT dir, mtime_ns, tree, changed FROM worktree WHERE dir != '*'")}
+
+
+def touched_dirs(new: list[str]) -> set[str]:
+    return {f"store/{base}/sha256/{d[7:9]}" for d in new for base in ("objects", "metadata")}
+
+
+def files_of(digests) -> set[str]:
+    return {f"store/{base}/sha256/{d[7:9]}/{d[9:]}.json" for d in digests
+            for base in ("objects", "metadata")}
+
+
+@pytest.fixture
+def added(store, kit, world, monkeypatch, request):
+    """A committed store of one group, listed, then grown by an add of 12 runs.
+
+    Params as ``grown``'s, but ``worktree`` is an add without --commit left uncommitted
+    (no ``git commit``: HEAD then holds other shard trees than the add recorded against).
+    Returns the store's root, the first store's digests, the added ones and the param.
+    """
+    old = listed_store(store, kit, world)
+    docs = runs_into(kit, world, {old[4][7:9]}, 12)
+    if request.param == "bulk":
+        monkeypatch.setattr("kistore.store._store.PACK_THRESHOLD", 1, raising=False)
+    new = add_docs(store, docs, commit=request.param != "worktree")
+    assert old[4][7:9] in {d[7:9] for d in new}
+    return store.root, old, new, request.param
+
+
+def listed_store(store, kit, world) -> list[str]:
+    """Commit a protocol, environment, workload and runs a, b; list them (rows recorded)."""
+    old = add_docs(store, [*world.values(), *new_run(kit, world, "a", 30),
+                           *new_run(kit, world, "b", 10)])
+    assert [r.name for r in list_manifests(Store(store.root), kind="BenchmarkRun")] == ["a", "b"]
+    return old
+
+
+@pytest.mark.parametrize("added", ADDS, indirect=True)
+def test_the_add_records_the_rows_of_the_directories_it_wrote(added):
+    root, old, new, kind = added
+    rows, dirs = worktree_rows(root), touched_dirs(new)
+    for rel in dirs:  # each row holds the directory's mtime after the add
+        assert rows[rel][0] == os.stat(root / rel).st_mtime_ns, rel
+    head = git(root, "rev-parse", "HEAD^{tree}").strip()
+    keys = {rel: git(root, "rev-parse", f"{head}:{rel}").strip() for rel in dirs
+            if rel[-2:] in {d[7:9] for d in old}}  # HEAD's shard trees (the old shards)
+    assert all(rows[rel][1] == key for rel, key in keys.items())
+    if kind == "worktree":  # uncommitted: each added file differs from HEAD, in both folders
+        differ = {rel: sorted(d for d in new if d[7:9] == rel[-2:]) for rel in dirs}
+        assert {rel: json.loads(rows[rel][2]) for rel in dirs} == differ
+    else:
+        assert all(rows[rel][2] == "[]" for rel in dirs)
+
+
+@pytest.mark.parametrize("added", ADDS, indirect=True)
+def test_the_first_listing_after_an_add_stats_no_manifest_file(added, lstats, reads, runner):
+    """``ls`` checks the work tree per directory: the add's rows answer for those it wrote."""
+    root, old, new, kind = added
+    listed = runner.invoke(main, ["--store", str(root), "ls", "--kind", "BenchmarkRun"])
+    assert listed.exit_code == 0, listed.output
+    names = [line.split()[2] for line in listed.output.splitlines()]
+    assert names == sorted(["a", "b", *run_names(root, new)])
+    if kind == "worktree":  # the added files differ from HEAD: read from the work tree
+        lstats = [path for path in lstats if path not in files_of(new)]
+    assert lstats == []  # before: every file the touched directories kept, run a's included
+    assert reads == []
+
+
+def rename_over(path, old: bytes, new: bytes) -> None:
+    """Replace ``path`` by a new file renamed over it (``sed -i``): a new inode, same name."""
+    data = path.read_bytes()
+    assert old in data
+    temporary = path.with_name("edit.tmp")
+    temporary.write_bytes(data.replace(old, new))
+    os.replace(temporary, path)
+
+
+FOREIGN = ["renamed-over", "removed", "added-beside"]
+
+
+def foreign_write(root, old: list[str], how: str) -> None:
+    """Change run ``a``'s metadata directory as another writer would (not through kistore)."""
+    path = metadata_path(root, old[4])
+    if how == "renamed-over":
+        rename_over(path, b'"name":"a"', b'"name":"c"')
+    elif how == "removed":
+        path.unlink()
+    else:  # a file of another name in the same directory (a copy of a's, renamed "c")
+        copy = path.with_name("0" * 62 + ".json")
+        copy.write_bytes(path.read_bytes().replace(b'"name":"a"', b'"name":"c"'))
+
+
+@pytest.mark.parametrize("how", FOREIGN)
+@pytest.mark.parametrize("kind", ADDS)
+def test_a_write_between_the_adds_write_and_its_record_leaves_the_row_stale(
+        store, kit, world, monkeypatch, how, kind):
+    """Another writer's change to a directory the add wrote into, after the add's files
+    were written and before it recorded the rows, is never hidden behind the new mtime."""
+    old = listed_store(store, kit, world)
+    shard = metadata_path(store.root, old[4]).parent
+
+    def racing(*args, **kwargs):
+        foreign_write(store.root, old, how)
+        return real(*args, **kwargs)
+
+    real = _store._record_files
+    monkeypatch.setattr(_store, "_record_files", racing)
+    if kind == "bulk":
+        monkeypatch.setattr(_store, "PACK_THRESHOLD", 1, raising=False)
+    new = add_docs(store, runs_into(kit, world, {old[4][7:9]}, 3), commit=kind != "worktree")
+    rows = worktree_rows(store.root)
+    rel = str(shard.relative_to(store.root))
+    assert rows[rel][0] != os.stat(shard).st_mtime_ns  # left stale: the query compares it
+    assert all(rows[r][0] == os.stat(store.root / r).st_mtime_ns
+               for r in touched_dirs(new) - {rel})  # the other directories: recorded
+    names = [r.name for r in list_manifests(Store(store.root), kind="BenchmarkRun")]
+    added_names = run_names(store.root, new)
+    if how == "renamed-over":
+        assert names == sorted(["c", "b", *added_names])
+    elif how == "removed":
+        assert names == sorted(["b", *added_names])
+    else:  # the copy holds no valid manifest for its name: still, the directory is compared
+        assert "0" * 62 + ".json" in os.listdir(shard)
+        assert names == sorted(["a", "b", *added_names])
+
+
+
+@pytest.fixture
+def racy_add(store, kit, world, monkeypatch, request):
+    """``added``, but every mtime the add leaves is within the racy window (its 2 s)."""
+    old = listed_store(store, kit, world)
+    monkeypatch.setattr(freshness, "RACY_NS", 10**12)  # everything written is "now"
+    if request.param == "bulk":
+        monkeypatch.setattr(_store, "PACK_THRESHOLD", 1, raising=False)
+    new = add_docs(store, runs_into(kit, world, {old[4][7:9]}, 3),
+                   commit=request.param != "worktree")
+    return store.root, old, new, request.param
+
+
+@pytest.mark.parametrize("racy_add", ADDS, indirect=True)
+def test_a_racy_directory_is_recorded_with_its_listing_and_trusted_by_it(
+        racy_add, lstats, reads, runner):
+    """As git compares a racily clean entry's content: a directory written within the
+    racy window is trusted while it lists the same names and inodes, no file stated."""
+    root, old, new, kind = racy_add
+    rows = worktree_rows(root)
+    for rel in touched_dirs(new):
+        mtime, tree, _ = rows[rel]
+        assert mtime == os.stat(root / rel).st_mtime_ns
+        assert re.fullmatch(r"([0-9a-f]{40})?#[0-9a-f]{32}", tree), tree
+    listed = runner.invoke(main, ["--store", str(root), "ls", "--kind", "BenchmarkRun"])
+    assert [line.split()[2] for line in listed.output.splitlines()] == \
+        sorted(["a", "b", *run_names(root, new)])
+    if kind == "worktree":  # the added files differ from HEAD: read from the work tree
+        lstats = [path for path in lstats if path not in files_of(new)]
+    assert lstats == []
+    assert reads == []
+
+
+@pytest.mark.parametrize("how", FOREIGN)
+@pytest.mark.parametrize("racy_add", ADDS, indirect=True)
+def test_a_write_hidden_behind_a_racy_rows_mtime_is_found(racy_add, how, runner):
+    """A write in the same clock tick as the add's (here: the mtime put back) keeps the
+    directory's mtime; its listing differs, so the row is not trusted."""
+    root, old, new, _ = racy_add
+    shard = metadata_path(root, old[4]).parent
+    before = os.stat(shard)
+    foreign_write(root, old, how)
+    os.utime(shard, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(shard).st_mtime_ns == worktree_rows(root)[str(shard.relative_to(root))][0]
+    listed = runner.invoke(main, ["--store", str(root), "ls", "--kind", "BenchmarkRun"])
+    names = [line.split()[2] for line in listed.output.splitlines()
+             if line.startswith("sha256:")]  # a removed file is warned of too
+    expected = {"renamed-over": ["b", "c"], "removed": ["b"], "added-beside": ["a", "b"]}[how]
+    assert names == sorted([*expected, *run_names(root, new)])
+
+
+@pytest.mark.parametrize("added", ADDS, indirect=True)
+def test_a_write_into_a_recorded_directory_after_the_add_is_found(added, runner):
+    root, old, new, _ = added
+    time.sleep(0.02)  # past the file system's clock tick (RACY_NS is 0 here)
+    rename_over(metadata_path(root, old[4]), b'"name":"a"', b'"name":"c"')
+    listed = runner.invoke(main, ["--store", str(root), "ls", "--kind", "BenchmarkRun"])
+    assert listed.exit_code == 0, listed.output
+    assert [line.split()[2] for line in listed.output.splitlines()] == \
+        sorted(["b", "c", *run_names(root, new)])
