@@ -185,7 +185,7 @@ def test_written_parquet_paths_are_apart_and_read_back(products):
     staged = []
     for i, product in enumerate(sorted(products)):
         row = run_row(f"sha256:{i:064x}", {"spec": {"sourceNative": {"source": "src"}}},
-                      {"name": f"run-{i}"}, {}, (None, None, None))
+                      {"name": f"run-{i}"}, {}, (None,) * 5)
         row[RUNS.index("hardware")] = product
         staged.append((partition(RUNS, row), row, b""))
     staged.sort(key=lambda item: item[0])
