@@ -93,7 +93,7 @@ def gate_code_changed(repo: pygit2.Repository, base_tree: Any, head_tree: Any
         extra={"paths": paths, "count": len(paths)})]
 
 
-def runs_from_root(tree: Any) -> set[str]:
+def runs_from_root(tree: pygit2.Tree | None) -> set[str]:
     """Name the root entries ``python -m MODULE`` run at the checkout's root could import.
 
     ``python -m`` (and ``python -c``) put the working directory first on ``sys.path``, so a

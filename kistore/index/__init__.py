@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; at run time each name loads
     from ._worktree import AddedDirs as AddedDirs
     from ._worktree import dirs_before_add as dirs_before_add
     from ._worktree import record_added as record_added
+    from ._worktree import rows_of_dirs as rows_of_dirs
     from ._worktree import shard_keys as shard_keys
     from .catalog import Catalog as Catalog
     from .catalog import MemoryCatalog as MemoryCatalog
@@ -51,7 +52,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "checked": ["is_checked", "record_checked"],
     "_database": ["FORMAT", "index_path"],
     "_fresh": ["record_written"],
-    "_worktree": ["AddedDirs", "dirs_before_add", "record_added", "shard_keys"],
+    "_worktree": ["AddedDirs", "dirs_before_add", "record_added", "rows_of_dirs", "shard_keys"],
     "freshness": ["RACY_NS", "is_racy", "stat_key"],
     "index": ["Index", "IndexCatalog", "count_objects", "open_catalog"],
     "kept": ["keep_value", "kept_value"],

@@ -306,6 +306,25 @@ def shard_keys(repo: pygit2.Repository, tree: pygit2.Tree, dirs: Iterable[str]
     return keys
 
 
+def rows_of_dirs(conn: sqlite3.Connection, dirs: Iterable[str]) -> dict[str, tuple[object, ...]]:
+    """Return the sealed ``worktree`` rows of ``dirs``: dir -> (dir, mtime_ns, tree, changed, seal).
+
+    One query per 500 directories (SQLite's limit on bound parameters); a row whose seal
+    does not match its values is left out (a torn or hand-edited row).
+
+    Raises:
+        sqlite3.Error: the index cannot be read.
+    """
+    rows: dict[str, tuple[object, ...]] = {}
+    names = sorted(dirs)
+    for i in range(0, len(names), 500):
+        chunk = names[i:i + 500]
+        rows.update((row[0], row) for row in conn.execute(
+            "SELECT dir, mtime_ns, tree, changed, seal FROM worktree WHERE dir IN "
+            f"({', '.join('?' * len(chunk))})", chunk) if row[4] == seal(row[:4]))
+    return rows
+
+
 def dirs_before_add(root: Path, conn: sqlite3.Connection, tree: str, keys: dict[str, str]
                     ) -> AddedDirs:
     """Return the directories of ``keys`` whose ``worktree`` row is in step, before an add writes.
@@ -329,13 +348,7 @@ def dirs_before_add(root: Path, conn: sqlite3.Connection, tree: str, keys: dict[
         The in-step directories, with their listings.
     """
     top = os.fspath(root)
-    rows: dict[str, tuple[object, ...]] = {}
-    names = sorted(keys)
-    for i in range(0, len(names), 500):  # SQLite's limit on bound parameters
-        chunk = names[i:i + 500]
-        rows.update((row[0], row) for row in conn.execute(
-            "SELECT dir, mtime_ns, tree, changed, seal FROM worktree WHERE dir IN "
-            f"({', '.join('?' * len(chunk))})", chunk) if row[4] == seal(row[:4]))
+    rows = rows_of_dirs(conn, keys)
     found: dict[str, tuple[dict[str, int], frozenset[str]]] = {}
     for rel, key in keys.items():
         not_dir = first_not_dir(top, rel)

@@ -1161,8 +1161,11 @@ class Store:
                 named, and how many more); nothing was written.
         """
         # Lazy: the write path only (a read such as `kistore show` never asks).
-        from ..git.ignored import ignored_paths
+        from ..git.ignored import ignored_paths, may_ignore
 
+        if self.root is None or not may_ignore(
+                Path(self.root), Path(self.git_dir), common_git_dir(Path(self.git_dir)), files):
+            return  # no rule git reads could ignore them: libgit2 is not opened (start-up)
         ignored = ignored_paths(self.repo, files)
         if ignored:
             shown = ", ".join(ignored[:3]) + (f" and {len(ignored) - 3} more"
@@ -1652,9 +1655,11 @@ def _dirs_before(store: Store, view: WorkTreeView, files: Mapping[str, bytes]
     if name_index is None or not dirs or store.root is None or store.skipped() is not None:
         return None
     # Lazy: the index's work-tree rows are a query's; only a write loads them here.
-    from ..index import dirs_before_add, shard_keys
+    from ..index import dirs_before_add, rows_of_dirs, shard_keys
 
     try:
+        if not rows_of_dirs(name_index.db, dirs):
+            return None  # no row to keep in step: the repository is not opened (start-up)
         if store.repo.head_is_unborn:
             return None
         tree = store.repo.head.peel(pygit2.Commit).tree

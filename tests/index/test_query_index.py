@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sqlite3
 
 import pytest
@@ -185,9 +184,9 @@ def test_work_tree_scan_is_cached_per_directory_and_invalidated_by_mtime(store, 
     add_docs(store, [*world.values(), *new_run(kit, world, "a", 30)])
     assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
     conn = sqlite3.connect(database.index_path(store.git_dir))
-    # all racy: only the add's rows, each kept by its directory's listing (KEY#LISTING)
-    kept = [tree for (tree,) in conn.execute("SELECT tree FROM worktree")]
-    assert kept and all(re.fullmatch(r"[0-9a-f]{40}#[0-9a-f]{32}", tree) for tree in kept)
+    # all racy, and the add kept no row: the store had none to keep in step (the add does
+    # not open the repository then: tests/test_bench.py's work-tree add imports no pygit2)
+    assert conn.execute("SELECT count(*) FROM worktree").fetchone()[0] == 0
     monkeypatch.setattr(freshness, "RACY_NS", 0)
     assert names_by_rank(store, "BenchmarkRun/a") == [("a", 1)]
     cached = conn.execute("SELECT count(*) FROM worktree WHERE dir != '*'").fetchone()[0]
