@@ -1,0 +1,72 @@
+"""git/ignored.may_ignore: libgit2 is asked only when a rule git reads could exist."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kistore.git.ignored import ignored_paths, may_ignore
+
+PATHS = ["store/objects/sha256/ab/" + "ab" * 32 + ".json"]
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    for name in ("GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL"):
+        monkeypatch.delenv(name, raising=False)
+    root = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".git" / "info").mkdir(exist_ok=True)
+    (root / ".git" / "info" / "exclude").write_text("# comments only\n\n")
+    return root
+
+
+def asks(root: Path) -> bool:
+    return may_ignore(root, root / ".git", root / ".git", PATHS)
+
+
+def test_no_source_of_rules_asks_nothing(repo):
+    if Path("/etc/gitconfig").exists() and b"exclude" in Path("/etc/gitconfig").read_bytes():
+        pytest.skip("this machine's /etc/gitconfig names an excludes file")
+    assert asks(repo) is False
+
+
+@pytest.mark.parametrize("where", [".gitignore", "store/.gitignore",
+                                   "store/objects/sha256/ab/.gitignore"])
+def test_a_gitignore_on_the_way_asks_git(repo, where):
+    (repo / where).parent.mkdir(parents=True, exist_ok=True)
+    (repo / where).write_text("*.json\n")
+    assert asks(repo) is True
+    import pygit2
+    assert ignored_paths(pygit2.Repository(str(repo)), PATHS) == PATHS
+
+
+def test_a_gitignore_elsewhere_does_not(repo):
+    (repo / "docs").mkdir()
+    (repo / "docs" / ".gitignore").write_text("*.json\n")
+    if Path("/etc/gitconfig").exists() and b"exclude" in Path("/etc/gitconfig").read_bytes():
+        pytest.skip("this machine's /etc/gitconfig names an excludes file")
+    assert asks(repo) is False
+
+
+def test_exclude_global_ignore_and_config_ask_git(repo, monkeypatch):
+    (repo / ".git" / "info" / "exclude").write_text("# c\nstore/\n")
+    assert asks(repo) is True
+    (repo / ".git" / "info" / "exclude").write_text("")
+    ignore = Path.home() / ".config" / "git" / "ignore"
+    ignore.parent.mkdir(parents=True)
+    ignore.write_text("*.json\n")
+    assert asks(repo) is True
+    ignore.unlink()
+    subprocess.run(["git", "-C", str(repo), "config", "core.excludesFile", "/x"], check=True)
+    assert asks(repo) is True
+    subprocess.run(["git", "-C", str(repo), "config", "--unset", "core.excludesFile"],
+                   check=True)
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    assert asks(repo) is True
