@@ -31,6 +31,7 @@ from ..core.gitattributes import GITATTRIBUTES_LINE, GITATTRIBUTES_MISSING, chec
 from ..git import treediff
 from ..git.blobs import head_commit, read_loose_history
 from ..git.child import git_environment
+from ..git.commit_header import first_line
 from ..git.sparse import SkipWorktree, git_status
 from ..store import index_lock
 from ._rules import sort_key
@@ -101,7 +102,7 @@ def history_findings(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Fi
         FIND_EXACT_MATCH_ONLY
     for commit in commits:
         new = objects_tree(repo, commit.tree)
-        where = f"in commit {str(commit.id)[:12]} ({_subject(commit)})"
+        where = f"in commit {str(commit.id)[:12]} ({first_line(commit.raw_message)})"
         # what this commit does to each path, against each parent it does it to: a merge
         # that differs from both parents in the same way is one finding naming both
         mine: dict[tuple[Any, ...], list[str]] = {}
@@ -594,22 +595,4 @@ def _mode_change(repo: pygit2.Repository, path: str) -> tuple[int, int] | None:
         if mode != head.filemode:
             return head.filemode, mode
     return None
-
-
-def _subject(commit: Any) -> str:
-    """Return a commit's first message line (at most 60 characters), as a finding names it.
-
-    From the raw bytes: ``commit.message`` decodes with the commit's ``encoding`` header,
-    and git writes any name there (``VISCII``: LookupError), and an empty message has no
-    first line (IndexError); either stopped ``check`` and ``verify`` with an internal error
-    for good (reviewer r82 F1).
-
-    Args:
-        commit: a ``pygit2.Commit``.
-
-    Returns:
-        The line (UTF-8, undecodable bytes replaced), or ``no message``.
-    """
-    lines = commit.raw_message.decode("utf-8", "replace").splitlines()
-    return lines[0][:60] if lines and lines[0] else "no message"
 

@@ -136,5 +136,21 @@ def subject(raw: bytes) -> str:
     Returns:
         The line (UTF-8, undecodable bytes replaced), or ``no message``.
     """
-    lines = raw.partition(b"\n\n")[2].decode("utf-8", "replace").splitlines()
+    return first_line(raw.partition(b"\n\n")[2])
+
+
+def first_line(message: bytes) -> str:
+    """Return a commit message's first line as a finding names it (at most 60 characters).
+
+    From bytes: pygit2's ``commit.message`` decodes with the commit's ``encoding`` header,
+    where git writes any name (``VISCII``: LookupError), and an empty message has no first
+    line (reviewer r82 F1).
+
+    Args:
+        message: the message bytes (``commit.raw_message``, or what follows the headers).
+
+    Returns:
+        The line (UTF-8, undecodable bytes replaced), or ``no message``.
+    """
+    lines = message.decode("utf-8", "replace").splitlines()
     return lines[0][:60] if lines and lines[0] else "no message"

@@ -82,11 +82,10 @@ def landing_commit(repo: pygit2.Repository, path: str, blob: str, start: pygit2.
         first-adding commit). In a shallow clone the caller asks
         :func:`kistore.git.first_added.shallow_doubt` first.
     """
-    oldest = None
-    for commit in first_parent_line(repo, start):
+    for commit in reversed(first_parent_line(repo, start)):  # oldest first: no lookup after
         if holds(repo, commit, path, blob):
-            oldest = commit
-    return oldest
+            return commit
+    return None
 
 
 def landing_commits(repo: pygit2.Repository, wanted: Mapping[str, str],
@@ -107,12 +106,14 @@ def landing_commits(repo: pygit2.Repository, wanted: Mapping[str, str],
     """
     pending = dict(wanted)
     found: dict[str, pygit2.Commit] = {}
+    if not pending:
+        return found
     for path, blob, commit in object_landing_commits(repo, start):
-        if not pending:
-            break
         if pending.get(path) == blob:
             found[path] = commit
             del pending[path]
+            if not pending:
+                break  # no more diffs once the last file is found
     return found
 
 

@@ -312,6 +312,13 @@ def rows_of_dirs(conn: sqlite3.Connection, dirs: Iterable[str]) -> dict[str, tup
     One query per 500 directories (SQLite's limit on bound parameters); a row whose seal
     does not match its values is left out (a torn or hand-edited row).
 
+    Args:
+        conn: the index connection.
+        dirs: work-tree directories (POSIX, relative to the root).
+
+    Returns:
+        ``{dir: row}`` for each directory with a sealed row.
+
     Raises:
         sqlite3.Error: the index cannot be read.
     """
@@ -325,8 +332,8 @@ def rows_of_dirs(conn: sqlite3.Connection, dirs: Iterable[str]) -> dict[str, tup
     return rows
 
 
-def dirs_before_add(root: Path, conn: sqlite3.Connection, tree: str, keys: dict[str, str]
-                    ) -> AddedDirs:
+def dirs_before_add(root: Path, tree: str, keys: dict[str, str],
+                    rows: dict[str, tuple[object, ...]]) -> AddedDirs:
     """Return the directories of ``keys`` whose ``worktree`` row is in step, before an add writes.
 
     Under the add's write lock, before its first write. A directory is in step when its
@@ -340,15 +347,14 @@ def dirs_before_add(root: Path, conn: sqlite3.Connection, tree: str, keys: dict[
 
     Args:
         root: the work tree.
-        conn: the index connection.
         tree: ``HEAD``'s tree id (hex).
         keys: directory -> its :func:`shard_keys` in that tree.
+        rows: the directories' sealed rows (:func:`rows_of_dirs`, read once by the caller).
 
     Returns:
         The in-step directories, with their listings.
     """
     top = os.fspath(root)
-    rows = rows_of_dirs(conn, keys)
     found: dict[str, tuple[dict[str, int], frozenset[str]]] = {}
     for rel, key in keys.items():
         not_dir = first_not_dir(top, rel)

@@ -1658,13 +1658,14 @@ def _dirs_before(store: Store, view: WorkTreeView, files: Mapping[str, bytes]
     from ..index import dirs_before_add, rows_of_dirs, shard_keys
 
     try:
-        if not rows_of_dirs(name_index.db, dirs):
+        rows = rows_of_dirs(name_index.db, dirs)
+        if not rows:
             return None  # no row to keep in step: the repository is not opened (start-up)
         if store.repo.head_is_unborn:
             return None
         tree = store.repo.head.peel(pygit2.Commit).tree
-        return dirs_before_add(store.root, name_index.db, str(tree.id),
-                               shard_keys(store.repo, tree, dirs))
+        return dirs_before_add(store.root, str(tree.id), shard_keys(store.repo, tree, dirs),
+                               rows)
     except (OSError, sqlite3.Error, pygit2.GitError, ObjectUnreadable):
         return None
 
