@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.gitignore import check_gitignore
 from ..core.layout import STORE_DIR
 from .child import git_environment
 
@@ -40,11 +41,13 @@ def may_ignore(root: Path, git_dir: Path, common_dir: Path, paths: Iterable[str]
 
     A prefilter for :func:`ignored_paths` that needs no libgit2 (a plain work-tree ``add``
     never opens the repository: ~0.2 s of start-up) and costs one ``lstat`` per directory
-    on the paths: False only when no source of ignore rules exists: no ``.gitignore`` in
-    the work tree's root or any directory on ``paths``, no pattern in ``info/exclude``, no
-    global ignore file (``$XDG_CONFIG_HOME/git/ignore``), and no configuration file that
-    names ``core.excludesFile`` or includes another (read as text: a mention is enough to
-    ask git). Any doubt answers True.
+    on the paths: False only when no rule git reads may match a store path: each
+    ``.gitignore`` in the work tree's root or a directory on ``paths``, ``info/exclude``
+    and the global ignore file (``$XDG_CONFIG_HOME/git/ignore``, both anchored at the
+    root) hold no line :func:`kistore.core.gitignore.check_gitignore` finds may match one
+    (the KI119 judge, held to ``git check-ignore``), and no configuration file names
+    ``core.excludesFile`` or includes another (read as text: a mention is enough to ask
+    git). Any doubt answers True.
 
     Args:
         root: the work tree's root.
@@ -63,19 +66,19 @@ def may_ignore(root: Path, git_dir: Path, common_dir: Path, paths: Iterable[str]
         while parent not in dirs:
             dirs.add(parent)
             parent = posixpath.dirname(parent)
-    if any(os.path.lexists(root / d / ".gitignore") for d in dirs):
-        return True
     xdg = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    if os.path.lexists(xdg / "git" / "ignore"):
-        return True
-    try:
-        exclude = (common_dir / "info" / "exclude").read_bytes()
-    except FileNotFoundError:
-        exclude = b""
-    except OSError:
-        return True
-    if any(line.strip() and not line.startswith(b"#") for line in exclude.splitlines()):
-        return True
+    sources = [(posixpath.join(d, ".gitignore"), root / d / ".gitignore") for d in dirs]
+    sources += [(".gitignore", common_dir / "info" / "exclude"),
+                (".gitignore", xdg / "git" / "ignore")]  # both read as the root's
+    for path, file in sources:
+        try:
+            data = file.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError:
+            return True
+        if check_gitignore(path, data):
+            return True
     for config in _config_files(git_dir, common_dir):
         try:
             text = config.read_bytes().lower()

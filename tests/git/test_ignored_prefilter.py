@@ -47,6 +47,17 @@ def test_a_gitignore_on_the_way_asks_git(repo, where):
     assert ignored_paths(pygit2.Repository(str(repo)), PATHS) == PATHS
 
 
+def test_rules_that_reach_no_store_path_ask_nothing(repo):
+    # this repository's own kind of .gitignore: anchored lines outside store/, negations
+    (repo / ".gitignore").write_text("/.venv/\n/build/\n!store/\n# *.json\n")
+    (repo / ".git" / "info" / "exclude").write_text("/dist/\n")
+    if Path("/etc/gitconfig").exists() and b"exclude" in Path("/etc/gitconfig").read_bytes():
+        pytest.skip("this machine's /etc/gitconfig names an excludes file")
+    assert asks(repo) is False
+    (repo / ".gitignore").write_text("/.venv/\nsha256/\n")  # reaches store/objects/sha256/
+    assert asks(repo) is True
+
+
 def test_a_gitignore_elsewhere_does_not(repo):
     (repo / "docs").mkdir()
     (repo / "docs" / ".gitignore").write_text("*.json\n")
