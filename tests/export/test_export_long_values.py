@@ -8,7 +8,7 @@ import hashlib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kistore.export.rows import SHORT_MARK, escape_partition, partition_value
+from kistore.export.rows import SHORT_MARK, escape_partition, partition_value, windows_end
 
 from .conftest import cli, duck, export_ok, files
 
@@ -87,7 +87,8 @@ def test_the_kept_beginning_counts_written_bytes_and_never_splits_an_escape():
 def test_every_partition_value_fits_a_directory_name_and_never_looks_shortened(value):
     written = partition_value(value)
     assert len(f"hardware={written}".encode("utf-8", "surrogatepass")) <= 255
-    if written == escape_partition(value):
+    # Written whole: escaped, its final "." or space escaped too (windows_end, r82 F5)
+    if written == windows_end(escape_partition(value)):
         assert SHORT_MARK not in written
     else:
         assert written.count(SHORT_MARK) == 1
@@ -97,3 +98,10 @@ def test_every_partition_value_fits_a_directory_name_and_never_looks_shortened(v
 def test_two_values_written_whole_or_short_never_share_a_name_unless_equal(a, b):
     if a != b:
         assert partition_value(a) != partition_value(b)
+
+
+def test_a_value_ending_in_a_dot_or_space_is_written_whole_with_that_end_escaped():
+    # Found by hypothesis in CI (value "."): whole, not shortened, and no short mark
+    assert partition_value(".") == "%2E"
+    assert partition_value("NVIDIA B200 ") == "NVIDIA B200%20"
+    assert SHORT_MARK not in partition_value(".")
