@@ -59,6 +59,11 @@ def first_parent_line(repo: pygit2.Repository, start: pygit2.Commit) -> list[pyg
 
     Returns:
         The commits (pygit2), ``start`` first.
+
+    Raises:
+        ObjectUnreadable: a commit of the line, or a tree it reads, is damaged or missing
+            (:func:`kistore.git.blobs.read_loose_history`).
+        CommitUnparsable: a commit of the line is one libgit2 cannot parse (KI225).
     """
     read_loose_history(repo, start.id)  # libgit2 loops on a cut loose commit (F3)
     walker = repo.walk(start.id, _pygit2.enums.SortMode.TOPOLOGICAL)
@@ -81,6 +86,11 @@ def landing_commit(repo: pygit2.Repository, path: str, blob: str, start: pygit2.
         (the file came in on a side branch whose merge dropped it: callers then use the
         first-adding commit). In a shallow clone the caller asks
         :func:`kistore.git.first_added.shallow_doubt` first.
+
+    Raises:
+        ObjectUnreadable: a commit of the line, or a tree it reads, is damaged or missing
+            (:func:`kistore.git.blobs.read_loose_history`).
+        CommitUnparsable: a commit of the line is one libgit2 cannot parse (KI225).
     """
     for commit in reversed(first_parent_line(repo, start)):  # oldest first: no lookup after
         if holds(repo, commit, path, blob):
@@ -103,6 +113,11 @@ def landing_commits(repo: pygit2.Repository, wanted: Mapping[str, str],
 
     Returns:
         ``{path: commit}`` for each wanted file the line holds; others left out.
+
+    Raises:
+        ObjectUnreadable: a commit of the line, or a tree it reads, is damaged or missing
+            (:func:`kistore.git.blobs.read_loose_history`).
+        CommitUnparsable: a commit of the line is one libgit2 cannot parse (KI225).
     """
     pending = dict(wanted)
     found: dict[str, pygit2.Commit] = {}
@@ -136,6 +151,11 @@ def object_landing_commits(repo: pygit2.Repository, start: pygit2.Commit
         ``(path, blob, commit)``: an object file's repository path, its git blob id (40
         hex), and the commit of the line whose tree holds it while the previous one's does
         not.
+
+    Raises:
+        ObjectUnreadable: a commit of the line, or a tree it reads, is damaged or missing
+            (:func:`kistore.git.blobs.read_loose_history`).
+        CommitUnparsable: a commit of the line is one libgit2 cannot parse (KI225).
     """
     shards: dict[str, dict[str, Any]] = {}
     line = first_parent_line(repo, start)
