@@ -32,8 +32,9 @@ from collections.abc import Iterable, MutableMapping
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.digest import Digest
+from ..core.git_names import name_key, name_keys
 from ..store import FileTooLarge, View
-from ._rules import Entry, entry_from, name_key, name_keys
+from ._rules import Entry, entry_from
 
 
 def range_paths(view: View, before: View | None, changed: Iterable[str],

@@ -31,10 +31,11 @@ from typing import TYPE_CHECKING, cast
 
 from ..core import git_names, layout
 from ..core.findings import ERROR, Finding, rule
+from ..core.git_names import name_key, name_keys
 from ..core.tree_entries import DIRECTORY_MODE, TreeEntry, named_type, parse_tree
 from ..git import treediff
 from ..git.blobs import is_partial_clone, read_object
-from ._rules import PATH_CASE_COLLISION, name_key, name_keys
+from ._rules import PATH_CASE_COLLISION
 from ._trees import tree_findings, type_findings
 
 if TYPE_CHECKING:  # pragma: no cover - typing only

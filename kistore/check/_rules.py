@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -28,6 +27,7 @@ from ..core.contradictions import run_contradictions
 from ..core.digest import Digest, is_digest
 from ..core.errors import CanonicalFormError, ParseError, with_article
 from ..core.findings import ERROR, WARNING, Finding, rule
+from ..core.git_names import name_key, name_keys
 from ..core.limits import Limits, long_value_message, long_values, may_pass
 from ..core.model import REFERENCE_FIELDS, REFERENCE_KINDS, wrong_kind
 from ..core.naming import external_id_disagreement
@@ -217,35 +217,6 @@ def _in_layout(path: str) -> bool:
 _NAMES_PREFIX = layout.NAMES_DIR + "/"
 _FORWARD_PREFIX = layout.FORWARD_DIR + "/"
 _GROUPS_PREFIX = layout.GROUPS_DIR + "/"
-
-
-_IGNORED = dict.fromkeys([*range(0x200C, 0x2010), *range(0x202A, 0x202F),
-                          *range(0x206A, 0x2070), 0xFEFF])
-"""Code points HFS+ ignores in names (git's ``is_hfs_dotgit``): removed before comparing."""
-
-
-def name_key(name: str) -> str:
-    """Return the key under which two names (or paths) are one file on some file system.
-
-    Unicode canonical caseless matching (NFD, case fold, NFD again; Unicode §3.13), with
-    the code points HFS+ ignores removed: ``Foo``/``foo`` and NFC/NFD forms share a key.
-    """
-    if name.isascii():
-        return name.casefold()
-    folded = unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
-    return folded.translate(_IGNORED)
-
-
-def name_keys(names: Iterable[str]) -> list[str]:
-    """Return :func:`name_key` of each of ``names`` (none holds a NUL, as no git name can).
-
-    One call over the names joined by NUL: case folding and NFD map code points one by one
-    or within a run of combining marks, and NUL starts a run, so the keys split apart
-    again (a property test holds this to :func:`name_key`). A shard's ~4,000 names at
-    1,000,000 manifests cost one call, not 4,000.
-    """
-    names = list(names)
-    return name_key("\0".join(names)).split("\0") if names else []
 
 
 def check_case_collisions(paths: Iterable[str]) -> list[Finding]:

@@ -23,11 +23,15 @@ and ``compat/mingw.c`` (not copied) and held to the real ``git fsck`` by the tes
   check a name out (``is_valid_win32_path``): a reserved device name (``CON``, ``aux.txt``,
   ``NUL.json``, ``COM1``, ``LPT9``, ``CONIN$``), one of ``<>:"|?*`` or a control
   character, or a trailing dot or space.
+* :func:`name_key`: the key under which two names are one file on a case-insensitive or
+  normalising file system (APFS, HFS+, NTFS): ``Foo``/``foo``, NFC/NFD forms.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Iterable
 
 HFS_IGNORED = frozenset(
     [0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x206A, 0x2070), 0xFEFF])
@@ -169,3 +173,34 @@ def windows_problem(name: str) -> str | None:
     if "\\" in name:  # Git for Windows' verify_path refuses it (CVE-2019-1354)
         return "the character '\\\\'"
     return None
+
+
+def name_key(name: str) -> str:
+    """Return the key under which two names (or paths) are one file on some file system.
+
+    Unicode canonical caseless matching (NFD, case fold, NFD again; Unicode §3.13), with
+    the code points HFS+ ignores removed (:data:`HFS_IGNORED`): ``Foo``/``foo`` and NFC/NFD
+    forms share a key.
+
+    Args:
+        name: a name or a ``/``-separated path (str; lone surrogates kept).
+
+    Returns:
+        The key (str): equal for two names that are one file on APFS, HFS+ or NTFS.
+    """
+    if name.isascii():
+        return name.casefold()
+    folded = unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
+    return folded.translate(_HFS_DROP)
+
+
+def name_keys(names: Iterable[str]) -> list[str]:
+    """Return :func:`name_key` of each of ``names`` (none holds a NUL, as no git name can).
+
+    One call over the names joined by NUL: case folding and NFD map code points one by one
+    or within a run of combining marks, and NUL starts a run, so the keys split apart
+    again (a property test holds this to :func:`name_key`). A shard's ~4,000 names at
+    1,000,000 manifests cost one call, not 4,000.
+    """
+    names = list(names)
+    return name_key("\0".join(names)).split("\0") if names else []

@@ -11,8 +11,8 @@ import functools
 from collections.abc import Iterable
 from typing import Any
 
-from ..check._rules import name_key
 from ..core.digest import Digest
+from ..core.git_names import name_key
 from ..core.pathnames import component, hashed_on
 from ..core.times import commit_text
 from .columns import ATTESTATIONS, HIVE_NULL, MANIFESTS, RUNS, Table
@@ -171,7 +171,7 @@ def partition_names(values: Iterable[str], whole: Iterable[str] = ()) -> dict[st
     """Return the values of one partition column written under a case-distinct name.
 
     Two values whose directory names (:func:`partition_value`) are one name on a
-    case-insensitive file system (:func:`kistore.check._rules.name_key`: case folding and
+    case-insensitive file system (:func:`kistore.core.git_names.name_key`: case folding and
     Unicode normalisation, as APFS and NTFS compare; ``NVIDIA B200`` and ``nvidia b200``)
     would share a directory there: one partition's file overwrote the other's (review r80
     F6). Of each such class one value keeps its name: the one ``whole`` names (an earlier
@@ -192,7 +192,7 @@ def partition_names(values: Iterable[str], whole: Iterable[str] = ()) -> dict[st
     Returns:
         ``{value: directory name}`` for the values not written under
         :func:`partition_value`; no two directory names of the column (these and the
-        others) share a :func:`~kistore.check._rules.name_key`.
+        others) share a :func:`~kistore.core.git_names.name_key`.
     """
     written = set(whole)
     classes: dict[str, list[str]] = {}

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kistore.check._paths import is_dotgit
-from kistore.check._rules import name_key, name_keys
+from kistore.core.git_names import name_key, name_keys
 
 from ..conftest import ManifestKit, git
 from ..prs import Remote

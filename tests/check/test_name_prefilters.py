@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kistore.check._paths import _MAYBE_WINDOWS_INVALID
-from kistore.check._rules import name_key
 from kistore.core import git_names
+from kistore.core.git_names import name_key
 from kistore.core.tree_entries import _MAYBE_SPECIAL
 
 PIECES = [".git", "git~1", ".gitmodules", "gitmod~1", "gi7eba~1", ".mailmap", "maba30~1",

@@ -16,7 +16,7 @@ import urllib.parse
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from kistore.check._rules import name_key
+from kistore.core.git_names import name_key
 from kistore.export.rows import partition_names, partition_value
 
 from ..conftest import add_docs, git
