@@ -127,7 +127,11 @@ def write_table(root: Path, table: Table, rows: Iterable[tuple[str, list[Any], b
         shape: the data-dependent columns.
 
     Returns:
-        The files written, in path order (none when there are no rows).
+        The files written, in path order. A table with no rows gets none, except an
+        unpartitioned table (``groups``, ``attestations``) in a full export (``generation``
+        0), which gets one file of no rows: its columns are there for a query to read
+        (``read_parquet('OUT/attestations/*.parquet')`` in docs/export.md would fail on a
+        store with no attestations, reviewer r83 F14).
 
     Raises:
         ModuleNotFoundError: ``parquet`` without pyarrow installed.
@@ -136,14 +140,15 @@ def write_table(root: Path, table: Table, rows: Iterable[tuple[str, list[Any], b
     """
     at = table.index("generation")
     staged = ((part, [*row[:at], generation, *row[at + 1:]]) for part, row, _ in rows)
+    always = generation == 0 and not table.partition  # a file even of no rows
     if fmt == "parquet":
-        return _parquet(root, table, staged, generation, shape)
+        return _parquet(root, table, staged, generation, shape, always)
     name = f"{table.name}/part-{generation:05d}.{fmt}"
-    return _text(root, name, table, staged, fmt, shape)
+    return _text(root, name, table, staged, fmt, shape, always)
 
 
 def _parquet(root: Path, table: Table, rows: Iterator[tuple[str, list[Any]]], generation: int,
-             shape: Shape) -> list[Written]:
+             shape: Shape, always: bool = False) -> list[Written]:
     # Lazy: pyarrow is optional (the `export` extra); CSV and JSON Lines need none.
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -157,7 +162,18 @@ def _parquet(root: Path, table: Table, rows: Iterator[tuple[str, list[Any]]], ge
     # mapped (anonymous memory at 100,000 manifests: 185 MB against 115 MB)
     pool = pa.system_memory_pool()
     written: list[Written] = []
-    for part, group in _by_partition(rows):
+    first_row = next(rows, None)
+    if first_row is None:
+        if always:
+            rel = f"{table.name}/part-{generation:05d}.parquet"
+            try:
+                (root / table.name).mkdir(parents=True, exist_ok=True)
+                pq.write_table(schema.empty_table(), root / rel, **PARQUET_OPTIONS)
+            except OSError as e:
+                raise PartitionWriteError(_cannot_write(table, rel, None, e, root)) from e
+            written.append(Written(rel, table.name, 0, file_sha256(root / rel)))
+        return written
+    for part, group in _by_partition(_chain(first_row, rows)):
         rel = "/".join(p for p in (table.name, shape.directory(table.name, part),
                                    f"part-{generation:05d}.parquet") if p)
         path = root / rel
@@ -195,22 +211,25 @@ class PartitionWriteError(KistoreError):
     """
 
 
-def _cannot_write(table: Table, rel: str, row: list[Any], e: OSError, root: Path) -> str:
+def _cannot_write(table: Table, rel: str, row: list[Any] | None, e: OSError, root: Path
+                  ) -> str:
     """Say which partition (and which row of it) a failed write was for, and what to do.
 
     Args:
         table: the table being written.
         rel: the file's path in the export directory.
-        row: the partition's first staged row.
+        row: the partition's first staged row (None: a table of no rows).
         e: the failure; its system message is said without the temporary path.
         root: the temporary directory written in.
 
     Returns:
         One line for :class:`PartitionWriteError`.
     """
+    if row is None:
+        row, table = [], replace(table, partition=())
     values = ", ".join(f"{c}={_quoted(row[table.index(c)])}" for c in table.partition)
     where = f"the {table.name} of {values}" if values else f"the {table.name} table"
-    names = [str(row[table.index(c)]) for c in ("name", "digest") if c in table.names]
+    names = [str(row[table.index(c)]) for c in ("name", "digest") if c in table.names and row]
     one = f" (among them {table.name.rstrip('s')} {', '.join(names)})" if names else ""
     why = os.strerror(e.errno) if e.errno else str(e).replace(f"{root}{os.sep}", "")
     return one_line(
@@ -251,9 +270,9 @@ def parse_time(text: str) -> dt.datetime | None:
 
 
 def _text(root: Path, rel: str, table: Table, rows: Iterator[tuple[str, list[Any]]],
-          fmt: str, shape: Shape) -> list[Written]:
+          fmt: str, shape: Shape, always: bool = False) -> list[Written]:
     first = next(rows, None)
-    if first is None:
+    if first is None and not always:
         return []
     path = root / rel
     count = 0
@@ -263,6 +282,8 @@ def _text(root: Path, rel: str, table: Table, rows: Iterator[tuple[str, list[Any
             if fmt == "csv":
                 out = csv.writer(f, lineterminator="\n")
                 out.writerow(_csv_header(table, shape))
+            if first is None:  # a table of no rows: its header (CSV) or an empty file
+                return [Written(rel, table.name, 0, file_sha256(path))]
             for _, row in _chain(first, rows):
                 if fmt == "csv":
                     out.writerow(_csv_cells(table, row, shape))
@@ -272,7 +293,7 @@ def _text(root: Path, rel: str, table: Table, rows: Iterator[tuple[str, list[Any
         return [Written(rel, table.name, count, file_sha256(path))]
     except OSError as e:  # one file a table: no partition to name
         raise PartitionWriteError(_cannot_write(
-            replace(table, partition=()), rel, first[1], e, root)) from e
+            replace(table, partition=()), rel, first[1] if first else None, e, root)) from e
 
 
 def _json_row(table: Table, row: list[Any], shape: Shape) -> dict[str, Any]:
