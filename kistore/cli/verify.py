@@ -254,8 +254,9 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
 
     # The query layer's rules of a range, which the gate (below it) cannot import: what a
     # trust or policy change does to evidence and rankings (KI413-KI415), and a run whose
-    # unit disagrees with its group's (KI210).
-    checkers = (impact.trust_and_policy_effects, group_rules.units_agree)
+    # unit disagrees with its group's (KI210), and a ranked value that is no number (KI221).
+    checkers = (impact.trust_and_policy_effects, group_rules.units_agree,
+                group_rules.values_are_numbers)
 
     output_format(fmt, as_json)  # --json beside --format github: a usage error (exit 2)
     with cannot_run(fmt, as_json, range_ or ""):  # a usage error too: exit 2, and a report

@@ -9,6 +9,8 @@ deleted. So the gate refuses it when it arrives (KI210), and ``verify`` reports 
   range adds, against the other runs of its group at HEAD; and, when the range changes
   ``store/policy/``, every group of a family whose comparison changed;
 * :func:`check_units` (a :data:`kistore.check.audit.Checker`): every group;
+* :func:`values_are_numbers` (a :data:`kistore.check.gate.RangeChecker`): KI221, each
+  run the range adds whose ranked value is there but no number (a warning);
 * :func:`kistore.query.units.units_admitted` (a :data:`kistore.store.AdmissionCheck`
   ``kistore add`` and ``import`` pass to the store): each run an add would add, against
   the other runs of its group in the work tree and in the batch, before anything is
@@ -28,14 +30,86 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core import layout
-from ..core.findings import Finding
+from ..core.digest import Digest
+from ..core.errors import KistoreError
+from ..core.findings import WARNING, Finding, rule
 from ..index.index import open_catalog
+from .policy import shown_value
 from .units import group_units, policy_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..index.catalog import Catalog
     from ..index.records import Record
     from ..store import Store
+
+VALUE_NOT_A_NUMBER = rule(
+    "KI221", "ranked-value-not-a-number", WARNING,
+    "state the ranked value as a JSON number (0.5, not \"0.5\"); as it is, `rank` leaves "
+    "the run unranked")
+
+
+def _added_runs(store: Store, base: str, head: str, changed: set[str]) -> set[str]:
+    """Return the digests of the objects the range adds, and of the runs they complete.
+
+    An earlier run whose dangling reference a new manifest answers now has a comparison
+    key (a new protocol or environment completes it): its group is judged as if the run
+    were added (review 2026-12-01 F1). Its forward records name it: one listing each.
+    """
+    base_view, head_view = store.view(base), store.view(head)
+    added = set()
+    for path in changed:
+        found = layout.digest_from_path(path)
+        if (found is not None and path == layout.object_path(found)
+                and not base_view.has_object(found)):
+            added.add(str(found))
+            added.update(f"sha256:{leaf}" for leaf in head_view.list_dir(
+                layout.forward_dir(found)) if len(leaf) == 64)
+    return added
+
+
+def values_are_numbers(store: Store, base: str, head: str, changed: set[str]
+                       ) -> list[Finding]:
+    """KI221 (warning) for each run the range adds whose ranked value is there but no number.
+
+    A source-native family ranks the value at its policy ``metric`` (a JSON Pointer into
+    the run spec); a run stating ``"0.5"`` there passes the schemas (source metrics are
+    free-form) and ``rank`` leaves it unranked (reviewer r83). O(change): one record per
+    run the range adds.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+        base: the range's base commit id.
+        head: its head commit id.
+        changed: the paths the range changes.
+
+    Returns:
+        A KI221 finding per such run, on its object file with the JSON Pointer of the value
+        (``/spec`` + the metric).
+    """
+    added = _added_runs(store, base, head, changed)
+    policy = policy_of(store, head) if added else None
+    if policy is None:
+        return []
+    catalog = open_catalog(store, head, use_index=False)
+    findings = []
+    for digest in sorted(added):
+        record = catalog.record(digest)
+        if record is None or record.kind != "BenchmarkRun" or record.family is None:
+            continue
+        try:
+            comparison = policy.comparison(record.family, record.statistic or "mean")
+        except KistoreError:  # a family with no metric: KI206's or rank's to say
+            continue
+        stated = comparison.misstated_value(record.spec)
+        if stated is not None:
+            found = shown_value(stated)
+            findings.append(Finding(
+                VALUE_NOT_A_NUMBER, f"states {found} at {comparison.metric}, the value its "
+                f"family {record.family!r} is ranked by, which is no number",
+                file=layout.object_path(Digest.from_str(digest)),
+                pointer="/spec" + comparison.metric, expected="a number", found=found))
+    return findings
+
 
 def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[Finding]:
     """KI210 for each run the range adds whose unit disagrees with its group's (gate).
@@ -54,19 +128,7 @@ def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[F
         ``unitPointer``.
     """
     policy_changed = any(p.startswith(layout.POLICY_DIR + "/") for p in changed)
-    base_view, head_view = store.view(base), store.view(head)
-    added = set()
-    for path in changed:
-        found = layout.digest_from_path(path)
-        if (found is not None and path == layout.object_path(found)
-                and not base_view.has_object(found)):
-            added.add(str(found))
-            # An earlier run whose dangling reference this manifest answers now has a
-            # comparison key (a new protocol or environment completes it): its group is
-            # checked as if the run were added (review 2026-12-01 F1). Its forward records
-            # name it: one directory listing.
-            added.update(f"sha256:{leaf}" for leaf in head_view.list_dir(
-                layout.forward_dir(found)) if len(leaf) == 64)
+    added = _added_runs(store, base, head, changed)
     if not added and not policy_changed:
         return []
     policy = policy_of(store, head)

@@ -59,6 +59,23 @@ def default_policy_bytes() -> bytes:
         return resources.files("kistore.query").joinpath("default_policy.json").read_bytes()
 
 
+def shown_value(value: Any, limit: int = 40) -> str:
+    """Return a JSON value as a person reads it in one message: its JSON, cut at ``limit``.
+
+    Args:
+        value: any JSON value (a run's misstated ranked value, say).
+        limit: the most characters kept before ``...``.
+
+    Returns:
+        ``json.dumps(value)`` (non-ASCII escaped: no control or bidi character printed),
+        ``...`` ending it when it was longer than ``limit``.
+    """
+    import json  # a message for a misstated value only: not on every rank's start-up
+
+    text = json.dumps(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 class Comparison(NamedTuple):
     """How one comparison group is ordered.
 
@@ -92,6 +109,18 @@ class Comparison(NamedTuple):
             found = resolve_pointer(spec, self.unit_pointer)
             unit = found if isinstance(found, str) else None
         return value, unit  # as stored: an integral latency stays an integer in --json
+
+    def misstated_value(self, spec: dict[str, Any]) -> Any:
+        """Return what a run spec states at :attr:`metric` when it is there but no number.
+
+        None when the value is a number, or nothing (or JSON ``null``) is there. A string
+        such as ``"0.5"``, a boolean, an array or an object is returned as found: ``rank``
+        leaves the run unranked and says why; ``check`` warns of an added run (KI221).
+        """
+        value = resolve_pointer(spec, self.metric)
+        if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+            return None
+        return value
 
     def judged_unit(self, spec: dict[str, Any]) -> str | None:
         """Return the unit of a run that must agree with its group's, or None.

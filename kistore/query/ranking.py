@@ -28,7 +28,7 @@ from ..core.contradictions import run_contradictions
 from ..core.errors import InputError
 from ..core.layout import POLICY_FILE
 from ..index.records import Record
-from .policy import DESCENDING, Comparison, resolve_pointer
+from .policy import DESCENDING, Comparison, resolve_pointer, shown_value
 
 EVIDENCE_LEVELS = (SOURCE_NATIVE, VERIFIED)
 """Evidence levels, weakest first: ``--evidence L`` keeps runs at L or stronger."""
@@ -146,13 +146,16 @@ def rank_group(key: str, records: list[Record], comparison: Comparison,
         if judged is not None:
             units.setdefault(judged, record.digest)
         missing = f"no value at {comparison.metric}"
+        stated = comparison.misstated_value(record.spec)
+        if stated is not None:  # "0.5" where 0.5 was meant (KI221 warns in check)
+            missing = f"{shown_value(stated)} at {comparison.metric} is not a number"
         if value is not None and unit is None:
             value = None  # a value without a unit cannot be compared: say which is missing
             missing = (f"no unit at {comparison.unit_pointer}" if comparison.unit_pointer
                        else "no unit: the ranking policy gives none")
-            stated = comparison.misstated_unit(record.spec)
-            if stated is not None:  # e.g. the number 1 where "1" was meant
-                missing += f" ({json.dumps(stated)} is not a string)"
+            misstated = comparison.misstated_unit(record.spec)
+            if misstated is not None:  # e.g. the number 1 where "1" was meant
+                missing += f" ({json.dumps(misstated)} is not a string)"
         reason = _excluded(record, ev, floor)
         row = Row(record, value, unit, None, ev, reason, latency)
         if record.is_reference:

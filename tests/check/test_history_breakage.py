@@ -141,3 +141,28 @@ def test_a_protocol_completing_the_group_of_runs_in_two_units_is_refused(
     pushed = remote.pr("the protocol", lambda c: write_manifests(remote, [protocol]))
     assert not pushed.accepted
     assert "error KI210 unit-disagrees-with-group" in pushed.output
+
+
+def test_a_ranked_value_that_is_no_number_is_warned_of_and_rank_says_why(
+        remote, kit: ManifestKit):
+    # reviewer r83: "0.5" at the policy's metric passed every check and `rank` left the run
+    # unranked as "no value at ...", as if it stated nothing
+    policy = remote.read_json("store/policy/ranking.json")
+    policy["families"]["synthetic"] = {
+        "comparison": "source-native", "metric": "/sourceNative/metrics/score",
+        "order": "descending", "unit": "score"}
+    remote.write_json("store/policy/ranking.json", policy)
+    parts = [kit.protocol(), kit.environment(), kit.workload()]
+    good = scored_run(kit, parts, "a", 2.0, "score")
+    odd = scored_run(kit, parts, "b", 1.0, "score")
+    odd[1]["spec"]["sourceNative"]["metrics"]["score"] = "0.5"
+    pushed = remote.pr("policy and two runs", lambda c: add_file(remote, parts + good + odd))
+    assert pushed.accepted, pushed.output  # a warning: the schemas admit it
+    odd_path = layout.object_path(Manifest.from_document(odd[1]).digest)
+    assert (f"{odd_path}:/spec/sourceNative/metrics/score: warning KI221 "
+            "ranked-value-not-a-number: states \"0.5\" at /sourceNative/metrics/score, the "
+            "value its family 'synthetic' is ranked by, which is no number") in pushed.output
+    assert pushed.output.count("KI221") == 1  # the run stating 2.0 is not named
+    ranked = remote.kistore("rank", "BenchmarkRun/b")
+    assert ranked.returncode == 0, ranked.stderr
+    assert "\"0.5\" at /sourceNative/metrics/score is not a number" in ranked.stdout
