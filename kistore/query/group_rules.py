@@ -77,10 +77,8 @@ def values_are_numbers(store: Store, base: str, head: str, changed: set[str]
     run the range adds.
 
     Args:
-        store: a :class:`kistore.store.Store`.
-        base: the range's base commit id.
-        head: its head commit id.
-        changed: the paths the range changes.
+        store, base, head, changed: as :func:`units_agree`'s (a
+            :data:`kistore.check.gate.RangeChecker`).
 
     Returns:
         A KI221 finding per such run, on its object file with the JSON Pointer of the value
