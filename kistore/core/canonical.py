@@ -129,6 +129,8 @@ def _loads_exact(data: bytes, file: str) -> Any:
             "byte-order mark at start of file; save the file as UTF-8 without BOM",
             file=file, pointer="", line=1, column=1,
         )
+    if b"\x00" in data[:2]:  # JSON text never holds a NUL byte; UTF-16 text opens with one
+        _refuse_utf16(data, file)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -146,6 +148,28 @@ def _loads_exact(data: bytes, file: str) -> Any:
     if ("\\u" in text and _has_surrogate_escape(text)) or deep:
         _Scanner(text, file).parse()
     return value
+
+
+def _refuse_utf16(data: bytes, file: str) -> None:
+    """Raise the error for UTF-16 text saved without a byte-order mark, when ``data`` is.
+
+    JSON text opens with an ASCII character (``{``, ``[``, a space), which UTF-16 writes
+    as that byte and a 0 (little-endian) or a 0 and that byte (big-endian): every other
+    byte of the first few is 0. Otherwise nothing is raised here (the NUL is reported
+    where it is, as any character JSON does not allow).
+
+    Raises:
+        ParseError: ``data`` looks like UTF-16 without a byte-order mark.
+    """
+    head = data[:64]
+    for order, zeros, chars in (("little", head[1::2], head[0::2]),
+                                ("big", head[0::2], head[1::2])):
+        if len(head) >= 4 and not zeros.strip(b"\x00") and b"\x00" not in chars:
+            raise ParseError(
+                f"the file is UTF-16 ({order}-endian, without a byte-order mark: every "
+                "other byte is 0): save it as UTF-8, e.g. `iconv -f UTF-16"
+                f"{'LE' if order == 'little' else 'BE'} -t UTF-8`",
+                file=file, pointer="", line=1, column=1)
 
 
 def _invalid_utf8(data: bytes, start: int, file: str) -> EncodingError:

@@ -77,8 +77,10 @@ def values_are_numbers(store: Store, base: str, head: str, changed: set[str]
     run the range adds.
 
     Args:
-        store, base, head, changed: as :func:`units_agree`'s (a
-            :data:`kistore.check.gate.RangeChecker`).
+        store: the store; its views at ``base`` and ``head`` are read.
+        base: the commit id the range starts from.
+        head: the commit id it ends at (a :data:`kistore.check.gate.RangeChecker`'s).
+        changed: the paths the range changes; the object files of runs it adds are judged.
 
     Returns:
         A KI221 finding per such run, on its object file with the JSON Pointer of the value

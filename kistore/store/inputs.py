@@ -265,10 +265,16 @@ def _with_hint(error: ParseError, file: str) -> ParseError:
 def _parse_lines(data: bytes, file: str, limits: Limits) -> list[Located]:
     lines = data.split(b"\n")
     found: list[Located] | None = None
-    if len(lines) >= PARALLEL_LINES and _cpus() > 1:
-        found = _parse_ranges_in_parallel(lines, file, limits)
-    if found is None:  # small input, one CPU, or no worker processes allowed
-        found = _parse_range(lines, file, 0, len(lines), limits)
+    try:
+        if len(lines) >= PARALLEL_LINES and _cpus() > 1:
+            found = _parse_ranges_in_parallel(lines, file, limits)
+        if found is None:  # small input, one CPU, or no worker processes allowed
+            found = _parse_range(lines, file, 0, len(lines), limits)
+    except MultipleErrors:
+        opening = _pretty_printed(lines)
+        if opening is not None:  # one error that says what the file is, not one a line
+            raise MultipleErrors([_pretty_in_json_lines(file, opening)]) from None
+        raise
     if not found:
         raise MultipleErrors([ParseError("no manifests in JSON Lines input: every line is blank; "
                                          "give one manifest a line", file=file)])
@@ -313,6 +319,29 @@ def _parse_range(lines: list[bytes], file: str, start: int, end: int,
 
 
 _BOM = b"\xef\xbb\xbf"
+
+
+def _pretty_printed(lines: list[bytes]) -> int | None:
+    """Return the number of the line opening a pretty-printed JSON value, or None.
+
+    JSON Lines never hold ``{`` or ``[`` alone on a line (a manifest is an object on one
+    line); a pretty-printed manifest, bundle or ``jq .`` output always opens with one.
+    Asked only of input that failed to parse, so a good file costs nothing.
+    """
+    for number, raw in enumerate(lines, 1):
+        if raw.strip():
+            return number if raw.strip() in (b"{", b"[") else None
+    return None
+
+
+def _pretty_in_json_lines(file: str, line: int) -> ParseError:
+    """Return the error for pretty-printed JSON (values over many lines) in JSON Lines."""
+    shown = "-" if file == "-" else file
+    return ParseError(
+        f"pretty-printed JSON (a value spread over several lines) where JSON Lines hold one "
+        f"manifest a line: write each manifest on one line (`jq -c . {shown}`), or give the "
+        "value as a .json file (a manifest, or a bundle: an object or array of manifests)",
+        file=file, pointer="", line=line, column=1)
 
 
 class _LineOffsets:

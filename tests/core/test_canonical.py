@@ -202,7 +202,29 @@ INVALID_UTF8 = [
      "e.g. `iconv -f LATIN1 -t UTF-8`"),
     ('{"a": 1}'.encode("utf-16"), "m.json:1:1: invalid UTF-8 byte 0xff at byte offset 0; "
      "the file is UTF-16 (it starts with a UTF-16 byte-order mark): save it as UTF-8"),
+    # reviewer r83: without the mark, "expected a string object key" at 1:2
+    ('{"a": 1}'.encode("utf-16-le"), "m.json:1:1: the file is UTF-16 (little-endian, without "
+     "a byte-order mark: every other byte is 0): save it as UTF-8, e.g. `iconv -f UTF-16LE "
+     "-t UTF-8`"),
+    ('{"a": 1}'.encode("utf-16-be"), "m.json:1:1: the file is UTF-16 (big-endian, without "
+     "a byte-order mark: every other byte is 0): save it as UTF-8, e.g. `iconv -f UTF-16BE "
+     "-t UTF-8`"),
 ]
+
+
+@given(st.dictionaries(st.text(max_size=8), st.integers() | st.text(max_size=8), max_size=4),
+       st.sampled_from([("utf-16-le", "little"), ("utf-16-be", "big")]))
+def test_any_json_text_saved_as_utf16_without_a_mark_is_named_utf16(value, encoding):
+    codec, order = encoding
+    with pytest.raises(ParseError) as caught:
+        canonical.loads(json.dumps(value).encode(codec), file="m.json")
+    assert f"the file is UTF-16 ({order}-endian, without a byte-order mark" in str(caught.value)
+
+
+def test_a_nul_byte_that_is_not_utf16_is_reported_where_it_is():
+    with pytest.raises(ParseError) as caught:
+        canonical.loads(b'{"a": "\x00"}', file="m.json")
+    assert "UTF-16" not in str(caught.value) and str(caught.value).startswith("m.json:1:8")
 
 
 @pytest.mark.parametrize(("data", "expected"), PARSE_ERRORS + INVALID_UTF8)

@@ -364,3 +364,22 @@ def test_a_directory_walk_refuses_what_it_would_pass_over_unsaid(tmp_path):
         (str(top / "pipe.json"), "a FIFO, socket or device, not a regular file"),
         (str(top / "sub"), "a symbolic link to a directory"),
     ]
+
+
+@pytest.mark.parametrize("text", ['{\n  "kind": "Workload",\n  "name": "x"\n}\n',
+                                  '\n[\n {"a": 1},\n {"b": 2}\n]\n'])
+def test_pretty_printed_json_in_json_lines_is_one_error_saying_so(text):
+    # reviewer r83: one error a line ("a second JSON value on this line", "cut off")
+    found = errors_of(text.encode(), "p.jsonl")
+    line = 2 if text.startswith("\n") else 1
+    assert found == [
+        f"p.jsonl:{line}:1: pretty-printed JSON (a value spread over several lines) where "
+        "JSON Lines hold one manifest a line: write each manifest on one line (`jq -c . "
+        "p.jsonl`), or give the value as a .json file (a manifest, or a bundle: an object "
+        "or array of manifests)"]
+
+
+def test_json_lines_with_one_bad_line_keep_their_errors_a_line():
+    data = jsonl(5) + b"{\"a\": 1\n"
+    found = errors_of(data, "x.jsonl")
+    assert len(found) == 1 and found[0].startswith("x.jsonl:6:")
