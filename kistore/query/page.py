@@ -102,6 +102,19 @@ class RunPage(NamedTuple):
                          "environmentDigest")},
         }
 
+    def _tie(self) -> str:
+        """``, tied with b`` (up to 3 names, then how many more) when others share the rank.
+
+        Ties share a rank (competition ranking, lowest digest listed first); without this a
+        reader saw "rank 2 of 4" and nothing of the run listed beside it (reviewer r83).
+        """
+        tied = [x.record.name for x in self.ranking.ranked
+                if x.rank == self.row.rank and x.record.digest != self.record.digest]
+        if not tied:
+            return ""
+        more = f" and {len(tied) - 3} more" if len(tied) > 3 else ""
+        return f", tied with {', '.join(tied[:3])}{more}"
+
     def lines(self) -> list[str]:
         """Return the page as text lines (no trailing newlines), identity first."""
         d, r, row, ranking = self.to_json(), self.record, self.row, self.ranking
@@ -121,11 +134,13 @@ class RunPage(NamedTuple):
             out.append(f"measured: {r.statistic} latency {_ns(row.latency_ns)}")
         named = f"{comparison.name} comparison, {_metric(comparison.metric)} {comparison.order}"
         if row.rank is not None:
-            out.append(f"rank {row.rank} of {ranking.group_size} ({named}): "
+            out.append(f"rank {row.rank} of {ranking.group_size}{self._tie()} ({named}): "
                        f"{_value(row.value, row.unit)}")
             first = ranking.first
             if first is not None and first.record.digest != r.digest:
-                out.append(f"  {_fmt(self.ratio_to_first())}x the value of #1 "
+                ratio = "-" if row.value is None or not first.value else ratio_text(
+                    row.value, first.value)  # never "1x" for two values that differ
+                out.append(f"  {ratio}x the value of #1 "
                            f"{first.record.name} ({_value(first.value, first.unit)})")
         else:
             out.append(f"not ranked ({row.reason}); {ranking.group_size} ranked in the group "

@@ -345,3 +345,23 @@ def test_json_text_parses_back_and_writes_numbers_as_stored(value):
                                                                         ensure_ascii=False))
     assert json_text({"rtol": 1e-05, "x": [5e-324, True, None, "é"]}) == (
         '{"rtol": 0.00001, "x": [5e-324, true, null, "é"]}')
+
+
+def test_show_names_the_runs_tied_with_it_and_never_says_1x_for_a_slower_run(
+        runner, store, kit):
+    # reviewer r83: "rank 2 of 4" said nothing of the run tied with it, and 10.0002 ns
+    # against #1's 10.0001 ns read "1x the value of #1"
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    docs = [protocol, env, workload]
+    for name, latency in [("a", 10.0001), ("b", 10.0002), ("c", 10.0002), ("d", 12.0)]:
+        impl = kit.implementation(f"proj-{name}", name=f"impl-{name}")
+        docs += [impl, kit.run(protocol, env, impl, workload, latency=latency, name=name)]
+    add_docs(store, docs)
+    page = run(runner, store.root, "show", "BenchmarkRun/c").output.splitlines()
+    assert page[page.index(next(x for x in page if x.startswith("rank "))):][:2] == [
+        "rank 2 of 4, tied with b (measured comparison, mean ascending): 10.0002 ns "
+        "(1.00002e-5 ms)",
+        "  1.000009999900001x the value of #1 a (10.0001 ns (1.00001e-5 ms))"]
+    alone = run(runner, store.root, "show", "BenchmarkRun/d").output
+    assert "rank 4 of 4 (measured comparison" in alone and "tied" not in alone
+    assert "  1.2x the value of #1 a (10.0001 ns" in alone
