@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 from ..core.findings import Finding
 from ..core.git_names import special_file
 from ..core.gitignore import GITIGNORE, GITIGNORE_STORE, check_gitignore
+from ..core.limits import DEFAULT
 from ..git import treediff
-from ..git.blobs import read_blob
+from ..git.blobs import read_blob_within
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -38,6 +39,29 @@ IGNORED_FIX = ("remove the rule that matches it (`git check-ignore -v --no-index
                "then `git add store`; `git add -f` adds this file but leaves the rule for "
                "the next")
 """How to fix a store file git ignores in the work tree (KI119 on the file)."""
+
+GITIGNORE_BYTES = DEFAULT.manifest_bytes
+"""Most bytes of a ``.gitignore`` read (1 MiB, as ``.gitattributes``): a pull request's
+gigabyte ``.gitignore`` is not inflated whole by the gate."""
+
+
+def _judged(path: str, data: bytes | int) -> list[Finding]:
+    """:func:`check_gitignore` of a ``.gitignore``'s bytes; KI119 when it was too large to read.
+
+    Args:
+        path: the file's repository path.
+        data: its bytes, or its size (int) when past :data:`GITIGNORE_BYTES`.
+    """
+    if isinstance(data, bytes):
+        if len(data) <= GITIGNORE_BYTES:
+            return check_gitignore(path, data)
+        data = len(data)  # a partial clone's fetched blob: its bytes, whatever their length
+    return [Finding(
+        GITIGNORE_STORE, f"the file holds {data:,} bytes, more than the {GITIGNORE_BYTES:,} "
+        "kistore reads of a .gitignore: whether a line of it ignores store paths is not "
+        "known", file=path, expected=f"at most {GITIGNORE_BYTES:,} bytes",
+        found=f"{data:,} bytes", fix="keep each .gitignore under 1 MiB (put rules in the "
+        "directories they are for)")]
 
 
 def range_gitignores(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree: pygit2.Tree,
@@ -63,7 +87,7 @@ def range_gitignores(repo: pygit2.Repository, base_tree: pygit2.Tree, head_tree:
     for path in sorted(changed):
         entry = treediff.entry_at(repo, head_tree, path)
         if entry is not None and entry.type_str == "blob":
-            findings += check_gitignore(path, read_blob(repo, entry.id, path))
+            findings += _judged(path, read_blob_within(repo, entry.id, GITIGNORE_BYTES, path))
     return findings
 
 
@@ -94,9 +118,9 @@ def check_ignored(store: Store, at: str | None = None) -> list[Finding]:
             return []
         tree = store.commit(at or "HEAD").tree
         return [f for name, oid in sorted(_root_ignores(tree).items())
-                for f in check_gitignore(name, read_blob(repo, oid, name))]
+                for f in _judged(name, read_blob_within(repo, oid, GITIGNORE_BYTES, name))]
     findings = [f for name, data in _work_tree_ignores(store.root)
-                for f in check_gitignore(name, data)]
+                for f in _judged(name, data)]
     # Lazy: a git child process, for a work tree's verify only.
     from ..git.ignored import ignored_untracked
 
@@ -110,12 +134,13 @@ def check_ignored(store: Store, at: str | None = None) -> list[Finding]:
         for path in found]
 
 
-def _work_tree_ignores(root: Any) -> list[tuple[str, bytes]]:
+def _work_tree_ignores(root: Any) -> list[tuple[str, bytes | int]]:
     """Return (name, bytes) of each file at a work tree's root git reads as ``.gitignore``.
 
-    Regular files only: a FIFO or a directory there is not read.
+    Regular files only: a FIFO or a directory there is not read. A file past
+    :data:`GITIGNORE_BYTES` is (name, its size): not read whole.
     """
-    found = []
+    found: list[tuple[str, bytes | int]] = []
     try:
         names = sorted(os.listdir(root))
     except OSError:
@@ -127,7 +152,9 @@ def _work_tree_ignores(root: Any) -> list[tuple[str, bytes]]:
         try:
             if stat.S_ISREG(os.lstat(path).st_mode):
                 with open(path, "rb") as f:
-                    found.append((name, f.read()))
+                    data = f.read(GITIGNORE_BYTES + 1)
+                    found.append((name, data if len(data) <= GITIGNORE_BYTES
+                                  else os.fstat(f.fileno()).st_size))
         except OSError:
             continue
     return found

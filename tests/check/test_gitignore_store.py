@@ -141,3 +141,21 @@ def test_verify_of_a_work_tree_names_a_store_file_git_ignores(published, tmp_pat
     assert "error KI119 gitignore-store: git ignores this" in result.output
     (published / ".git" / "info" / "exclude").write_text("")
     assert _ki119(check_ignored(Store(published))) == []
+
+
+BIG = b"/build/\n" * (131072 + 1)  # 1,048,584 bytes: past the 1 MiB kistore reads
+TOO_BIG = ("the file holds 1,048,584 bytes, more than the 1,048,576 kistore reads of a "
+           ".gitignore: whether a line of it ignores store paths is not known")
+
+
+def test_a_gitignore_past_1_mib_is_not_read_whole_and_says_so(published, runner):
+    # review leftover of int83: the gate read a pull request's .gitignore with no cap
+    commit = _with_file(published, "", b".gitignore", BIG)
+    assert _ki119(gate.check_range(Store(published), f"{commit}^..{commit}")) == [
+        (".gitignore", None, TOO_BIG)]
+    at = runner.invoke(main, ["--store", str(published), "verify", "--at", commit])
+    assert f".gitignore: error KI119 gitignore-store: {TOO_BIG}" in at.output
+    (published / ".gitignore").write_bytes(BIG)
+    assert _ki119(check_ignored(Store(published))) == [(".gitignore", None, TOO_BIG)]
+    (published / ".gitignore").write_bytes(BIG[:1048576])  # exactly the limit: read
+    assert _ki119(check_ignored(Store(published))) == []
