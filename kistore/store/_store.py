@@ -1152,24 +1152,28 @@ class Store:
         ``git add store`` (what README says after a plain ``add``) skips an ignored file
         without a word and ``git status`` does not show it: the commit would lack the
         object, and the pull request fail on other files. ``add --commit`` would commit
-        it, but the work tree's rule stays for every later add. Asked of git's own rules
-        (the work tree's ``.gitignore`` files, ``.git/info/exclude``,
-        ``core.excludesFile``: :func:`kistore.git.ignored.ignored_paths`), ~16 us a file.
+        it, but the work tree's rule stays for every later add. Asked of git itself, one
+        ``git check-ignore`` for every file (:func:`kistore.git.ignored.ignored_paths`: the
+        work tree's ``.gitignore`` files, ``.git/info/exclude``, ``core.excludesFile``
+        however it is configured, the environment's ``GIT_CONFIG_*`` too), and only when
+        :func:`kistore.git.ignored.may_ignore` finds a rule that may match.
 
         Raises:
             StoreStateError: git ignores a file the add would write (the first three
-                named, and how many more); nothing was written.
+                named, each with the rule that ignores it: source, line and pattern, as
+                ``git check-ignore -v`` reports it; and how many more); or git could not
+                be asked; nothing was written.
         """
         # Lazy: the write path only (a read such as `kistore show` never asks).
         from ..git.ignored import ignored_paths, may_ignore
 
         if self.root is None or not may_ignore(
                 Path(self.root), Path(self.git_dir), common_git_dir(Path(self.git_dir)), files):
-            return  # no rule git reads could ignore them: libgit2 is not opened (start-up)
-        ignored = ignored_paths(self.repo, files)
+            return  # no rule git reads could ignore them: no git process is started
+        ignored = ignored_paths(Path(self.root), files)
         if ignored:
-            shown = ", ".join(ignored[:3]) + (f" and {len(ignored) - 3} more"
-                                              if len(ignored) > 3 else "")
+            shown = ", ".join(f"{m.path} (by {m.rule()})" for m in ignored[:3]) + (
+                f" and {len(ignored) - 3} more" if len(ignored) > 3 else "")
             raise StoreStateError(
                 f"git ignores {shown}, which this add would write: `git add store` would "
                 "leave it out of the commit without a word, and `git status` would not show "
