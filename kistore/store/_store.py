@@ -1113,7 +1113,7 @@ class Store:
                             head_holds=self._head_holds())
             results, files, written = plan.results, plan.files, plan.written
             if checks:
-                warned = self._admit(checks, manifests, results, origins)
+                warned = self._admit(checks, manifests, plan.checked, origins)
                 results = [dataclasses.replace(r, warnings=tuple(warned[r.digest]))
                            if r.digest in warned else r for r in results]
             if not files:
@@ -1213,9 +1213,17 @@ class Store:
                 "add without --commit; nothing was written")
 
     def _admit(self, checks: Sequence[AdmissionCheck], manifests: Sequence[Manifest],
-               results: Sequence[Any], origins: Mapping[Digest, Any] | None
+               checked: Collection[str], origins: Mapping[Digest, Any] | None
                ) -> dict[Digest, list[str]]:
         """Run ``checks`` on the manifests an add would add; raise what they find.
+
+        Args:
+            checks: the admission checks (:data:`AdmissionCheck`).
+            manifests: the add's manifests.
+            checked: hex digests of those it checks as new
+                (:attr:`kistore.store.admission.AddPlan.checked`: those it adds, and
+                with ``--commit`` those HEAD lacks).
+            origins: where each manifest came from, as :meth:`add`'s.
 
         Returns:
             Each :class:`AdmissionWarning` found (located, one line), by manifest digest.
@@ -1227,8 +1235,7 @@ class Store:
         # Lazy: the write path (admission is large, docs/speed.md).
         from .admission import locate
 
-        added = {r.digest for r in results if r.status == "added"}
-        new = list({m.digest: m for m in manifests if m.digest in added}.values())
+        new = list({m.digest: m for m in manifests if m.digest.hex in checked}.values())
         warned: dict[Digest, list[str]] = {}
         if not new:
             return warned
