@@ -22,7 +22,7 @@ from kistore.cli import main
 from kistore.core import layout
 from kistore.core.model import Manifest
 
-from ..conftest import group_files, write_raw
+from ..conftest import group_files, python_c, write_raw
 
 
 def git(root, *args: str) -> str:
@@ -244,5 +244,42 @@ def test_a_whole_run_whose_key_this_add_completes_stays_unchanged(store, base, k
     [(path, data)] = group_files([run], [*base_manifests(base),
                                          Manifest.from_document(env)]).items()
     assert (store.root / path).read_bytes() == data
+    verified = runner.invoke(main, ["--store", str(store.root), "verify"])
+    assert verified.exit_code == 0, verified.output
+
+
+_KILLED_AFTER_FIRST_FILE = r"""
+import os, signal, sys
+from kistore.store.inputs import read_inputs
+from kistore.store import Store
+
+real, renamed = os.replace, []
+
+def rename_or_die(src, dst):  # the first file is renamed into place, then SIGKILL
+    if renamed:
+        os.kill(os.getpid(), signal.SIGKILL)
+    renamed.append(dst)
+    real(src, dst)
+
+os.replace = rename_or_die
+Store(sys.argv[1]).add([x.manifest for x in read_inputs([sys.argv[2]])], commit=True)
+"""
+
+
+def test_a_real_sigkill_after_the_object_then_the_readme_steps_then_add_again(
+        store, base, kit, runner, tmp_path):
+    path, m = run_file(kit, base, tmp_path)
+    killed = python_c(_KILLED_AFTER_FIRST_FILE, str(store.root), str(path), check=False)
+    assert killed.returncode == -9, killed.stderr
+    assert (store.root / layout.object_path(m.digest)).read_bytes() == m.object_bytes
+    assert not (store.root / layout.metadata_path(m.digest)).exists()
+    # README, "SIGKILL": delete the lock once no git command runs, `git reset -q`, add again
+    (store.root / ".git" / "index.lock").unlink(missing_ok=True)
+    git(store.root, "reset", "-q")
+    result = runner.invoke(main, ["--store", str(store.root), "add", "--commit", str(path)])
+    assert result.exit_code == 0, result.output
+    assert git(store.root, "log", "-1", "--format=%B").strip() == "kistore add: BenchmarkRun/r"
+    assert set(files_of(m, base_manifests(base))) <= set(
+        git(store.root, "ls-tree", "-r", "--name-only", "HEAD").split())
     verified = runner.invoke(main, ["--store", str(store.root), "verify"])
     assert verified.exit_code == 0, verified.output
