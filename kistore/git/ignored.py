@@ -3,10 +3,11 @@
 A committed ``.gitignore`` is judged line by line (KI119,
 :mod:`kistore.core.gitignore`); a clone also has its own rules, never committed
 (``.git/info/exclude``, ``core.excludesFile``), and a ``.gitignore`` not committed yet.
-Here git itself (libgit2's ignore rules, the same files git reads) says which paths it
-ignores: ``kistore add`` asks before it writes, ``verify`` of a work tree lists the files
-under ``store/`` git ignores and no commit holds (reviewer r82 F8: such an object file was
-left out of the contributor's commit without a word).
+Here git itself (the ``git`` binary: it reads every rule and every configuration git
+does, libgit2 does not) says which paths it ignores: ``kistore add`` asks before it
+writes, ``verify`` of a work tree lists the files under ``store/`` git ignores and no
+commit holds (reviewer r82 F8: such an object file was left out of the contributor's
+commit without a word).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import posixpath
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
+from ..core.errors import StoreStateError
 from ..core.gitignore import check_gitignore
 from ..core.layout import STORE_DIR
 from .child import git_environment
@@ -39,8 +41,9 @@ def _config_files(git_dir: Path, common_dir: Path) -> list[Path]:
 def may_ignore(root: Path, git_dir: Path, common_dir: Path, paths: Iterable[str]) -> bool:
     """Tell whether any rule git reads could make it ignore one of ``paths``.
 
-    A prefilter for :func:`ignored_paths` that needs no libgit2 (a plain work-tree ``add``
-    never opens the repository: ~0.2 s of start-up) and costs one ``lstat`` per directory
+    A prefilter for :func:`ignored_paths` that starts no ``git`` process and opens no
+    libgit2 repository (a plain work-tree ``add`` never opens one: ~0.2 s of start-up)
+    and costs one ``lstat`` per directory
     on the paths: False only when no rule git reads may match a store path: each
     ``.gitignore`` in the work tree's root or a directory on ``paths``, ``info/exclude``
     and the global ignore file (``$XDG_CONFIG_HOME/git/ignore``, both anchored at the
@@ -91,22 +94,75 @@ def may_ignore(root: Path, git_dir: Path, common_dir: Path, paths: Iterable[str]
     return False
 
 
-def ignored_paths(repo: pygit2.Repository, paths: Iterable[str]) -> list[str]:
-    """Return those of ``paths`` git ignores in this work tree, in their order.
+class IgnoreMatch(NamedTuple):
+    """A path git ignores and the rule that ignores it, as ``git check-ignore -v`` names it.
 
-    As ``git check-ignore --no-index`` answers (libgit2's ``git_ignore_path_is_ignored``):
-    a file git ignores, or one under a directory it ignores, whether committed or not.
+    Attributes:
+        path: the repository path (POSIX, relative to the work tree's root).
+        source: the file holding the rule, as git names it (``.gitignore``,
+            ``store/.gitignore``, ``.git/info/exclude``, or the ``core.excludesFile``
+            path as configured).
+        line: the rule's line number in ``source`` (1-based).
+        pattern: the rule as written there.
+    """
+
+    path: str
+    source: str
+    line: int
+    pattern: str
+
+    def rule(self) -> str:
+        """Return ``SOURCE:LINE: PATTERN``, where the rule is (as ``git check-ignore -v``)."""
+        return f"{self.source}:{self.line}: {self.pattern}"
+
+
+def ignored_paths(root: Path, paths: Iterable[str]) -> list[IgnoreMatch]:
+    """Return those of ``paths`` git ignores in the work tree ``root``, in git's order.
+
+    One ``git check-ignore --no-index --stdin -z -v`` for all of them: a file git ignores,
+    or one under a directory it ignores, whether committed or not, by every rule git
+    itself reads, the configuration the environment gives included (``GIT_CONFIG_GLOBAL``,
+    ``GIT_CONFIG_SYSTEM``, ``GIT_CONFIG_COUNT``/``KEY_n``/``VALUE_n``,
+    ``GIT_CONFIG_PARAMETERS``: libgit2, asked here before, reads none of these, so a
+    ``core.excludesFile`` set through them was not honoured: reviewer r84 F3). A path
+    whose last matching rule is a negation (``!keep.json``) is not ignored; git's
+    verbose output names it all the same, and it is left out.
 
     Args:
-        repo: the repository (a bare one ignores nothing: none returned).
-        paths: repository paths of files (POSIX, relative to the work tree's root).
+        root: the work tree's root.
+        paths: repository paths of files (POSIX, relative to ``root``).
 
     Returns:
-        The ignored ones.
+        One :class:`IgnoreMatch` per ignored path.
+
+    Raises:
+        StoreStateError: git could not be run or failed (its last line of stderr said).
     """
-    if repo.is_bare or repo.workdir is None:
+    given = list(paths)
+    if not given:
         return []
-    return [path for path in paths if repo.path_is_ignored(path)]
+    try:
+        done = subprocess.run(
+            ["git", "-C", os.fspath(root), "check-ignore", "--no-index", "--stdin", "-z",
+             "-v"], input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0"
+                                   for p in given),
+            capture_output=True, env=git_environment(), check=False)
+    except OSError as e:
+        raise StoreStateError(
+            f"git could not be run ({e.strerror}) to ask which files it ignores (KI119); "
+            "install git, then add again; nothing was written") from e
+    if done.returncode not in (0, 1):  # 1: none ignored
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise StoreStateError(
+            "`git check-ignore` failed asking which files git ignores (KI119: "
+            f"{said[-1] if said else f'exit {done.returncode}'}); nothing was written")
+    fields = [f.decode("utf-8", "surrogateescape") for f in done.stdout.split(b"\0")]
+    found = []
+    for i in range(0, len(fields) - 3, 4):  # SOURCE NUL LINE NUL PATTERN NUL PATH NUL
+        source, line, pattern, path = fields[i:i + 4]
+        if source and not pattern.startswith("!"):
+            found.append(IgnoreMatch(path, source, int(line), pattern))
+    return found
 
 
 def ignored_untracked(repo: pygit2.Repository) -> list[str] | str:

@@ -1113,7 +1113,7 @@ class Store:
                             head_holds=self._head_holds())
             results, files, written = plan.results, plan.files, plan.written
             if checks:
-                warned = self._admit(checks, manifests, results, origins)
+                warned = self._admit(checks, manifests, plan.checked, origins)
                 results = [dataclasses.replace(r, warnings=tuple(warned[r.digest]))
                            if r.digest in warned else r for r in results]
             if not files:
@@ -1152,24 +1152,28 @@ class Store:
         ``git add store`` (what README says after a plain ``add``) skips an ignored file
         without a word and ``git status`` does not show it: the commit would lack the
         object, and the pull request fail on other files. ``add --commit`` would commit
-        it, but the work tree's rule stays for every later add. Asked of git's own rules
-        (the work tree's ``.gitignore`` files, ``.git/info/exclude``,
-        ``core.excludesFile``: :func:`kistore.git.ignored.ignored_paths`), ~16 us a file.
+        it, but the work tree's rule stays for every later add. Asked of git itself, one
+        ``git check-ignore`` for every file (:func:`kistore.git.ignored.ignored_paths`: the
+        work tree's ``.gitignore`` files, ``.git/info/exclude``, ``core.excludesFile``
+        however it is configured, the environment's ``GIT_CONFIG_*`` too), and only when
+        :func:`kistore.git.ignored.may_ignore` finds a rule that may match.
 
         Raises:
             StoreStateError: git ignores a file the add would write (the first three
-                named, and how many more); nothing was written.
+                named, each with the rule that ignores it: source, line and pattern, as
+                ``git check-ignore -v`` reports it; and how many more); or git could not
+                be asked; nothing was written.
         """
         # Lazy: the write path only (a read such as `kistore show` never asks).
         from ..git.ignored import ignored_paths, may_ignore
 
         if self.root is None or not may_ignore(
                 Path(self.root), Path(self.git_dir), common_git_dir(Path(self.git_dir)), files):
-            return  # no rule git reads could ignore them: libgit2 is not opened (start-up)
-        ignored = ignored_paths(self.repo, files)
+            return  # no rule git reads could ignore them: no git process is started
+        ignored = ignored_paths(Path(self.root), files)
         if ignored:
-            shown = ", ".join(ignored[:3]) + (f" and {len(ignored) - 3} more"
-                                              if len(ignored) > 3 else "")
+            shown = ", ".join(f"{m.path} (by {m.rule()})" for m in ignored[:3]) + (
+                f" and {len(ignored) - 3} more" if len(ignored) > 3 else "")
             raise StoreStateError(
                 f"git ignores {shown}, which this add would write: `git add store` would "
                 "leave it out of the commit without a word, and `git status` would not show "
@@ -1209,9 +1213,17 @@ class Store:
                 "add without --commit; nothing was written")
 
     def _admit(self, checks: Sequence[AdmissionCheck], manifests: Sequence[Manifest],
-               results: Sequence[Any], origins: Mapping[Digest, Any] | None
+               checked: Collection[str], origins: Mapping[Digest, Any] | None
                ) -> dict[Digest, list[str]]:
         """Run ``checks`` on the manifests an add would add; raise what they find.
+
+        Args:
+            checks: the admission checks (:data:`AdmissionCheck`).
+            manifests: the add's manifests.
+            checked: hex digests of those it checks as new
+                (:attr:`kistore.store.admission.AddPlan.checked`: those it adds, and
+                with ``--commit`` those HEAD lacks).
+            origins: where each manifest came from, as :meth:`add`'s.
 
         Returns:
             Each :class:`AdmissionWarning` found (located, one line), by manifest digest.
@@ -1223,8 +1235,7 @@ class Store:
         # Lazy: the write path (admission is large, docs/speed.md).
         from .admission import locate
 
-        added = {r.digest for r in results if r.status == "added"}
-        new = list({m.digest: m for m in manifests if m.digest in added}.values())
+        new = list({m.digest: m for m in manifests if m.digest.hex in checked}.values())
         warned: dict[Digest, list[str]] = {}
         if not new:
             return warned

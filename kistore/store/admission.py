@@ -10,8 +10,8 @@ them (and commits them) under its write lock.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core import canonical, layout
@@ -43,7 +43,8 @@ class AddResult:
         digest: the manifest's digest.
         kind: its kind.
         name: its ``metadata.name``.
-        status: ``added`` (new object), ``unchanged`` (already stored, same metadata) or
+        status: ``added`` (new object, or one whose files an add killed mid-write left
+            unfinished), ``unchanged`` (already stored, same metadata) or
             ``metadata-updated`` (already stored; metadata replaced on request).
         warnings: what an admission check warned of about this manifest without refusing
             it (:class:`kistore.store.AdmissionWarning`), each in the one-line form
@@ -79,6 +80,10 @@ class AddPlan:
             ``--commit``), which would put into HEAD's comparison groups a run HEAD lacks
             (KI216). The run's own ``add --commit`` commits it later. Empty without
             ``commit``.
+        checked: the hex digests of the manifests checked as new (every rule of an add
+            ran on them, :func:`plan_add`): those it adds, the leftovers of a killed add
+            among them (:func:`_left_unfinished`), and with ``commit`` every manifest HEAD
+            lacks (one a plain add wrote too). The layers' admission checks run on these.
     """
 
     results: list[AddResult] = field(default_factory=list)
@@ -86,6 +91,7 @@ class AddPlan:
     written: list[tuple[Manifest, str, str]] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     work_tree_only: set[str] = field(default_factory=set)
+    checked: set[str] = field(default_factory=set)
 
 
 def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_dangling: bool,
@@ -141,6 +147,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
     files: dict[str, bytes] = {}
     written: list[tuple[Manifest, str, str]] = []  # for the index's names
     stale: list[str] = []
+    checked: set[str] = set()
     for hex_, m in unique.items():
         digest = m.digest
         problems: list[KistoreError] = []
@@ -160,10 +167,12 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             if owner != digest:
                 problems.append(ConflictError(
                     f"{m.kind} name {m.name!r} is already used by {owner}{where}; names "
-                    "are unique per kind: choose another metadata.name",
+                    f"are unique per kind: {_name_advice(view, owner, unique, head_holds)}",
                     pointer="/metadata/name"))
         object_path, metadata_path = layout.object_path(digest), layout.metadata_path(digest)
         status = "added"
+        # stored, not committed: this add commits it (an earlier plain add's, or a leftover)
+        uncommitted = commit and hex_ in stored and not head_holds(object_path, m.object_bytes)
         if hex_ in stored:
             stored_metadata = view.read(metadata_path)
             if view.read(object_path) != m.object_bytes:
@@ -172,6 +181,9 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                     "this manifest's canonical bytes); restore it with `git checkout -- "
                     f"{object_path}` or delete it and add again", pointer="",
                 ))
+            elif (stored_metadata is None or claimed != digest) and _left_unfinished(
+                    view, m, stored_metadata, claimed, head_holds):
+                pass  # "added": checked and written as if its files were not there
             elif stored_metadata == m.metadata_bytes:
                 status = "unchanged"
             elif stored_metadata is not None and not update_metadata and (
@@ -199,29 +211,25 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                     if view.read(old) == layout.name_record(digest) and \
                             not head_holds(old, layout.name_record(digest)):
                         stale.append(old)
-        if status == "added" and m.reference_hex:
-            problems += _wrong_kinds(view, m, unique, stored, kinds_read)
-        # a run's spec parsed once for both, and not kept on the manifest (issue 22)
-        spec = m.passing_spec() if m.kind == "BenchmarkRun" and status != "unchanged" else None
+        # What this add writes or commits for the first time is checked as new: an object
+        # file a killed add left, or one only a plain add wrote, is no proof of checks run.
+        # (A whole plain add lacks no forward record: it let each reference dangle.)
+        fresh = status == "added" or uncommitted
+        if not commit and status == "unchanged" and m.kind == "BenchmarkRun" and \
+                _forward_records(view, m, unique, stored, commit=False, head_holds=head_holds):
+            fresh, status = True, "added"  # killed before its forward records
+        # a run's spec parsed once for all, and not kept on the manifest (issue 22)
+        spec = m.passing_spec() if m.kind == "BenchmarkRun" and (
+            fresh or status != "unchanged") else None
         if spec is not None:  # verify's KI209, before writing
             disagreement = external_id_disagreement(spec, m.name)
             if disagreement is not None:
                 problems.append(InputError(disagreement, pointer="/metadata/name"))
-        if spec is not None and status == "added":  # verify's KI222-KI224
-            problems += [InputError(f"{c.message} ({c.rule})", pointer=c.pointer)
-                         for c in run_contradictions(spec)]
-        if status == "added" and not allow_dangling:
-            missing = [(field, ref) for field, ref in zip(REFERENCE_FIELDS, m.reference_hex,
-                                                          strict=False)
-                       if ref and ref not in unique and ref not in stored]
-            if missing:
-                listed = ", ".join(f"{field}={Digest(ref)}" for field, ref in missing)
-                problems.append(ResolutionError(
-                    f"{m.kind} {m.name} ({digest}) references digests that are not in the "
-                    f"store nor in this input: {listed}; add them first, or pass "
-                    "--allow-dangling to record the run anyway", pointer="/spec",
-                ))
-        if status == "added" or (commit and not head_holds(object_path, m.object_bytes)):
+        if fresh:
+            checked.add(hex_)
+            problems += _problems_as_new(view, m, spec, unique, stored, kinds_read,
+                                         allow_dangling=allow_dangling,
+                                         recorded=status != "added")
             files[object_path] = m.object_bytes
         if status != "unchanged" or object_path in files or (
                 commit and not head_holds(metadata_path, m.metadata_bytes)):
@@ -246,12 +254,62 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
         errors.append(refusal)
     if commit:
         errors += _uncommitted_references(view, unique, stored, origins, head_holds)
+    # a plain add's run whose group file is missing was left by an add killed before it
+    # (group files come last); it is checked as new, and its file written. (Not one whose
+    # key this add makes known: a manifest it names arrives now.)
+    new_here = {h for h in unique if h in checked}
+    whole = set() if commit else {h for h, m in unique.items() if m.kind == "BenchmarkRun"
+                                  and h not in checked and h in stored
+                                  and new_here.isdisjoint(m.reference_hex)}
+    groups, work_tree_only = _group_files(view, unique, files, earlier, commit=commit,
+                                          head_holds=head_holds, also=whole)
+    unfinished = whole & {path.rpartition("/")[2] for path in groups}
+    for i, result in enumerate(results):
+        if result.digest.hex in unfinished:
+            m = unique[result.digest.hex]
+            problems = _problems_as_new(view, m, m.passing_spec(), unique, stored, kinds_read,
+                                        allow_dangling=allow_dangling, recorded=True)
+            for problem in problems:
+                locate(problem, (origins or {}).get(m.digest))
+            errors += problems
+            checked.add(m.digest.hex)
+            results[i] = replace(result, status="added")
+            written.append((m, layout.object_path(m.digest), layout.metadata_path(m.digest)))
     if errors:
         raise MultipleErrors(errors)
-    groups, work_tree_only = _group_files(view, unique, files, earlier, commit=commit,
-                                          head_holds=head_holds)
     files.update(groups)
-    return AddPlan(results, files, written, stale, work_tree_only)
+    return AddPlan(results, files, written, stale, work_tree_only, checked)
+
+
+def _problems_as_new(view: WorkTreeView, m: Manifest, spec: dict[str, Any] | None,
+                     batch: Mapping[str, Manifest], stored: set[str],
+                     kinds_read: dict[str, str | None], *, allow_dangling: bool,
+                     recorded: bool) -> list[KistoreError]:
+    """Return what refuses ``m`` as a manifest this add adds (the rules of a new one).
+
+    Its references' kinds (KI202, :func:`_wrong_kinds`), a run's contradictions
+    (KI222-KI224) and, unless ``allow_dangling``, the references neither stored nor in
+    ``batch``. With ``recorded`` (its files were there already), a reference whose forward
+    record for ``m`` is in the work tree is not refused: the add that wrote it whole let
+    it dangle.
+    """
+    problems = _wrong_kinds(view, m, batch, stored, kinds_read) if m.reference_hex else []
+    if spec is not None:
+        problems += [InputError(f"{c.message} ({c.rule})", pointer=c.pointer)
+                     for c in run_contradictions(spec)]
+    if allow_dangling:
+        return problems
+    missing = [(field_name, ref) for field_name, ref in zip(
+        REFERENCE_FIELDS, m.reference_hex, strict=False)
+        if ref and ref not in batch and ref not in stored and not (
+            recorded and view.read(layout.forward_path(Digest(ref), m.digest)) is not None)]
+    if missing:
+        listed = ", ".join(f"{field_name}={Digest(ref)}" for field_name, ref in missing)
+        problems.append(ResolutionError(
+            f"{m.kind} {m.name} ({m.digest}) references digests that are not in the "
+            f"store nor in this input: {listed}; add them first, or pass "
+            "--allow-dangling to record the run anyway", pointer="/spec"))
+    return problems
 
 
 Earlier = dict[str, dict[str, tuple[bytes, dict[str, str]]]]
@@ -374,15 +432,16 @@ key_object`): runs that agree in them share a key object, made once an add."""
 
 
 def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mapping[str, bytes],
-                 earlier: Earlier, *, commit: bool, head_holds: Callable[[str, bytes], bool]
-                 ) -> tuple[dict[str, bytes], set[str]]:
+                 earlier: Earlier, *, commit: bool, head_holds: Callable[[str, bytes], bool],
+                 also: Collection[str] = ()) -> tuple[dict[str, bytes], set[str]]:
     """Return the group files (:func:`kistore.core.layout.group_path`) an add writes.
 
     One per run whose comparison key the add makes known: each run of the batch whose
     object it writes (or, committing, any run of the batch) with its protocol and
-    environment stored or in the batch; and each earlier run whose protocol or environment
-    arrives with this add, found through the forward records of the arriving digest
-    (``earlier``: :func:`_earlier_runs`).
+    environment stored or in the batch (and each run of ``also``, hex digests: a plain
+    add's re-added runs, whose missing group file an add killed before it left); and
+    each earlier run whose protocol or environment arrives with this add, found through
+    the forward records of the arriving digest (``earlier``: :func:`_earlier_runs`).
     The file holds :func:`kistore.core.layout.group_record` of the run's key object. A
     file already in the work tree is not written again (a group file never changes), unless
     the add commits and HEAD lacks it. Each group directory is listed once.
@@ -406,7 +465,8 @@ def _group_files(view: WorkTreeView, batch: Mapping[str, Manifest], files: Mappi
 
     runs: dict[str, dict[str, str]] = {}  # run hex -> its references
     for hex_, m in batch.items():
-        if m.kind == "BenchmarkRun" and (commit or layout.object_path(m.digest) in files):
+        if m.kind == "BenchmarkRun" and (commit or hex_ in also
+                                         or layout.object_path(m.digest) in files):
             runs[hex_] = {f: f"sha256:{h}" for f, h in zip(REFERENCE_FIELDS, m.reference_hex,
                                                            strict=False) if h}
     uncommitted: set[str] = set()  # earlier runs HEAD does not hold
@@ -522,6 +582,30 @@ def _wrong_kinds(view: WorkTreeView, m: Manifest, batch: Mapping[str, Manifest],
     return problems
 
 
+def _left_unfinished(view: WorkTreeView, m: Manifest, stored_metadata: bytes | None,
+                     claimed: Digest | None, head_holds: Callable[[str, bytes], bool]) -> bool:
+    """Return True when ``m``'s object file is the leftover of an add killed mid-write.
+
+    An add writes a manifest's object, then its metadata, then its names file (a bulk
+    add's writer processes each take whole directories, in any order), and was killed
+    by SIGKILL (or power loss) somewhere in between: an object file HEAD does not hold
+    with no metadata file beside it, or metadata whose name no names file gives to this
+    digest, is such a leftover (``verify``: KI204, KI211; a metadata file that holds no
+    valid name is damage, not a leftover: each file is renamed into place whole). It
+    proves no check ran, so the next add of the manifest checks and writes it as new
+    (reviewer r83 F1: it was taken for a stored manifest, its run checks skipped, and
+    committed as "metadata replaced"). ``head_holds`` is asked only of such a file: a
+    whole add's files cost no git read.
+    """
+    name = _stored_name(stored_metadata)
+    if stored_metadata is not None and not layout.is_name(name):
+        return False  # damaged, not left half-written (each file is renamed into place)
+    if name is not None and (claimed if name == m.name else layout.digest_from_record(
+            view.read(layout.name_path(m.kind, name)) or b"")) == m.digest:
+        return False
+    return not head_holds(layout.object_path(m.digest), m.object_bytes)
+
+
 def _owns(view: WorkTreeView, owner: Digest, key: tuple[str, str]) -> bool:
     """Return True when the stored manifest ``owner`` is of kind and name ``key``.
 
@@ -531,14 +615,34 @@ def _owns(view: WorkTreeView, owner: Digest, key: tuple[str, str]) -> bool:
             and _stored_name(view.read(layout.metadata_path(owner))) == key[1])
 
 
+def _name_advice(view: WorkTreeView, owner: Digest, batch: Mapping[str, Manifest],
+                 head_holds: Callable[[str, bytes], bool]) -> str:
+    """Say what to do about a name ``owner`` holds: choose another, or drop ``owner``.
+
+    A name HEAD's manifest holds is never freed. One only the work tree's holds (a plain
+    ``add``'s, or the leftover of an add killed before it committed: reviewer r83) is
+    freed by deleting its files, which ``git clean`` does; a manifest of this input or
+    HEAD's is asked of no more than one read.
+    """
+    path = layout.object_path(owner)
+    data = None if owner.hex in batch else view.read(path)
+    if data is None or head_holds(path, data):
+        return "choose another metadata.name"
+    return (f"{owner} is in the work tree but not committed (added without --commit, or "
+            "by an add killed before it committed: `git status --short store` shows its "
+            "files). If it is not wanted, `git clean -n store/` lists every uncommitted "
+            "file under store/ and `git clean -f store/` deletes them, that manifest's "
+            "included; then add again. Otherwise choose another metadata.name")
+
+
 def _bogus_claim(key: tuple[str, str], owner: Digest) -> str:
     """Return the refusal of a name held only by a names file naming no such manifest."""
     path = layout.name_path(*key)
     return (f"{key[0]} name {key[1]!r} is held by the names file {path}, but it names "
             f"{owner}, which is no stored {key[0]} of that name (a bogus names file: "
-            "`kistore verify` reports it as KI212). If the file is not committed, delete it "
-            "and add again; a committed names file is never rewritten, so then choose "
-            "another metadata.name")
+            "`kistore verify` reports it as KI212; an add killed mid-write may leave one). "
+            "If the file is not committed, delete it and add again; a committed names file "
+            "is never rewritten, so then choose another metadata.name")
 
 
 def _stored_kind(data: bytes | None) -> str | None:
