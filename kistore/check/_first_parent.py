@@ -24,7 +24,7 @@ first-parent line, and every commit that line gains must be dated no earlier tha
 GitHub's merge button (a merge commit whose first parent is main, or a squash or rebase
 made now) and its merge queue never produce either shape. Both apply where a move of the
 protected branch is judged: ``check --updates`` (``hooks/pre-receive``) for each protected
-branch (:func:`kistore.check.gate.protected_refs`), and ``check --landed BEFORE..AFTER``
+branch (:func:`kistore.check._refs.protected_refs`), and ``check --landed BEFORE..AFTER``
 (the workflow's ``landed`` job, after the push). A pull request's own range
 (``check BASE..HEAD`` with HEAD a branch that merged main in) has the shape KI430 refuses,
 and is normal there: GitHub lands it with a merge commit of its own; it is not judged so.

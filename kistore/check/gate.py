@@ -85,7 +85,17 @@ from ._lowered import (
 from ._names import NAME_PATH_MISSING
 from ._paths import walk_judge
 from ._policy import check_policy
-from ._refs import REPLACE_REFS_PRESENT, check_replace_refs, pushed_ref_problem
+from ._refs import (
+    REF_NOT_FAST_FORWARD,
+    REPLACE_REFS_PRESENT,
+    ZERO,
+    check_replace_refs,
+    protected_refs,
+    pushed_ref_problem,
+    stale_alias,
+    symbolic_target,
+    update_name,
+)
 from ._rules import (
     CHECKING_SETTINGS_INVALID,
     FILE_TOO_LARGE,
@@ -126,20 +136,12 @@ CITATION_MOVED = rule(
     "rebase the branch onto BASE (`git rebase BASE`) instead of merging BASE into it, or "
     "drop the commit that re-adds the object: a citation names the commit that first added "
     "an object, and must never move")
-REF_NOT_FAST_FORWARD = rule(
-    "KI407", "protected-ref-rewritten", ERROR,
-    "push only fast-forward updates of the main branch and refs/notes/kistore: "
-    "fetch, merge or rebase onto the remote tip, and push again")
-
 RangeChecker = Callable[["Store", str, str, set[str]], list[Finding]]
 """A further check of a range, ``checker(store, base id, head id, changed paths)``, of a
 layer above this one, which the caller of :func:`check_range` passes (``checkers=``):
 ``kistore check`` passes :func:`kistore.query.impact.trust_and_policy_effects` (what a
 change to trust or policy does to evidence and rankings, KI413-KI415) and
 :func:`kistore.query.group_rules.units_agree` (KI210)."""
-
-ZERO = "0" * 40
-"""The object id git uses for 'no commit' (a created or deleted ref)."""
 
 _HEX = re.compile(r"[0-9a-f]{40}")
 """A full commit id as a hook gives it (40 lowercase hex digits)."""
@@ -709,24 +711,17 @@ def _citations_moved(repo: pygit2.Repository, re_added: Iterable[tuple[str, str,
     return findings
 
 
-def protected_refs(store: Store) -> set[str]:
-    """Return the refs whose updates must fast-forward: the default branch and the notes.
-
-    The default branch is what ``HEAD`` points at (in a bare repository, the branch clones
-    check out), and ``refs/heads/main`` always.
-    """
-    refs = {"refs/heads/main", NOTES_REF}
-    head = store.repo.references.get("HEAD")
-    if head is not None and isinstance(head.target, str):
-        refs.add(head.target)
-    return refs
-
-
 def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                   protected: set[str] | None = None,
                   held: list[str] | None = None,
                   checkers: Sequence[RangeChecker] = ()) -> list[Finding]:
     """Apply the gate to the ref updates of one push (``pre-receive``/``pre-push``).
+
+    Each update is judged as one of the ref it moves: in the receiving repository
+    (``pre-receive``) a pushed symbolic ref moves its target, at any depth
+    (:func:`._refs.symbolic_target`; reviewer r84 F1), so a push to ``refs/heads/master``
+    -> ``refs/heads/main`` is held to main's rules, and findings name it as
+    ``refs/heads/main (pushed as refs/heads/master, a symbolic ref to it)``.
 
     Args:
         store: the receiving (or pushing) :class:`kistore.store.Store`.
@@ -743,7 +738,9 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         checkers: handed to each :func:`check_range` (the rules of the layers above).
 
     Returns:
-        KI407 for a non-fast-forward update or deletion of a protected ref. For a
+        KI407 for a non-fast-forward update or deletion of a protected ref (through a
+        symbolic ref too), and for an update through a symbolic ref to a protected ref
+        whose old value is not that ref's (:func:`._refs.stale_alias`). For a
         protected branch's update: KI430 when its old tip is not on the new tip's
         first-parent line, else KI431 per commit of that line after it dated more than a
         day before it (:mod:`._first_parent`; not for ``refs/notes/kistore``). For
@@ -789,33 +786,44 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
     protected = protected_refs(store) if protected is None else protected
     repo = store.repo
     admit_quarantine(repo)
-    updates = list(updates)
+    aimed = _aimed(repo, updates, held)
     findings: list[Finding] = []
-    for old, new, ref in updates:
+    judged: set[tuple[str, str, str]] = set()
+    for old, new, ref, pushed in aimed:
+        if (old, new, ref) in judged:  # git hands a symbolic ref and its target both
+            continue
+        judged.add((old, new, ref))
+        name = update_name(ref, pushed)
+        if ref != pushed and ref in protected:
+            stale = stale_alias(repo, old, ref, pushed)  # KI407: judged from a tip it lacks
+            if stale is not None:
+                findings.append(stale)
+                continue
         for oid in (old, new):  # libgit2 loops on a cut loose commit (F3): said here
             if oid != ZERO and _HEX.fullmatch(oid):
-                loose_object(repo, oid, ref)
+                loose_object(repo, oid, name)
         if new != ZERO and _HEX.fullmatch(new):
             # a commit libgit2 cannot parse (no author line): KI225, not its InvalidError
             # from repo.get (reviewer r82 F1)
             read_revision_guarded(repo, new)
         if new != ZERO and repo.get(new) is None:
-            raise InputError(f"{ref}: no object {new} in this repository; check --updates "
+            raise InputError(f"{name}: no object {new} in this repository; check --updates "
                              "takes the OLD NEW REF lines git gives a hook")
         if new != ZERO:  # every commit it brings, before libgit2's walks (KI225)
             read_loose_history(repo, new)
         if old != ZERO and repo.get(old) is None:  # pre-push: the remote moved, not fetched
             if ref in protected:
                 findings.append(Finding(
-                    REF_NOT_FAST_FORWARD, f"{ref} is at {old[:12]}, which this clone does not "
+                    REF_NOT_FAST_FORWARD, f"{name} is at {old[:12]}, which this clone does not "
                     "have: fetch and merge it before pushing", extra={"ref": ref, "old": old}))
                 continue
             old = ZERO
         fast_forward = old == ZERO or (new != ZERO and repo.descendant_of(new, old)) or old == new
         if ref in protected and (new == ZERO or not fast_forward):
             what = "deletion" if new == ZERO else f"non-fast-forward update {old[:12]}..{new[:12]}"
-            findings.append(Finding(REF_NOT_FAST_FORWARD, f"{what} of {ref} refused",
-                                    extra={"ref": ref, "old": old, "new": new}))
+            findings.append(Finding(REF_NOT_FAST_FORWARD, f"{what} of {name} refused",
+                                    extra={"ref": ref, "old": old, "new": new,
+                                           "pushed": pushed}))
             continue
         if new == ZERO:
             continue
@@ -824,7 +832,8 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             findings.append(refused)
             continue
         if ref == NOTES_REF:
-            findings += _notes_update(store, old, new, _trust_revs(store, updates, protected))
+            findings += _notes_update(store, old, new, _trust_revs(
+                store, [(o, n, r) for o, n, r, _ in aimed], protected))
             continue
         new = str(store.commit(new).id)  # an annotated tag: check the commit it names
         if old != ZERO:
@@ -849,9 +858,22 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         if ref in protected and ref.startswith("refs/heads/") and old != ZERO:
             # a protected branch's move: OLD stays on its first-parent line (KI430, KI431)
             tip, was = store.commit(new), store.commit(old)
-            findings += first_parent_findings(was, tip, ancestry(repo, tip, hide=was), ref)
+            findings += first_parent_findings(was, tip, ancestry(repo, tip, hide=was), name)
     # KI109, KI421: this repository's, not a ref's
     return _once(findings, CHECKING_SETTINGS_INVALID, REPLACE_REFS_PRESENT)
+
+
+def _aimed(repo: pygit2.Repository, updates: Iterable[tuple[str, str, str]],
+           held: list[str] | None) -> list[tuple[str, str, str, str]]:
+    """Return ``(old, new, ref, pushed)`` per update: ``ref`` is what the push moves.
+
+    In the receiving repository (``held`` None: ``pre-receive``) a pushed symbolic ref
+    moves its target (:func:`._refs.symbolic_target`, reviewer r84 F1). A ``pre-push``
+    hook's names are the remote's, of whose symbolic refs this clone knows nothing: each
+    is taken as pushed.
+    """
+    return [(old, new, pushed if held is not None else symbolic_target(repo, pushed), pushed)
+            for old, new, pushed in updates]
 
 
 def _once(findings: list[Finding], *of: Rule) -> list[Finding]:
