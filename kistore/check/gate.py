@@ -714,7 +714,8 @@ def _citations_moved(repo: pygit2.Repository, re_added: Iterable[tuple[str, str,
 def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                   protected: set[str] | None = None,
                   held: list[str] | None = None,
-                  checkers: Sequence[RangeChecker] = ()) -> list[Finding]:
+                  checkers: Sequence[RangeChecker] = (),
+                  now: datetime | None = None) -> list[Finding]:
     """Apply the gate to the ref updates of one push (``pre-receive``/``pre-push``).
 
     Each update is judged as one of the ref it moves: in the receiving repository
@@ -736,6 +737,8 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             local branches are the receiver's, and a new ref is checked from where it left
             its old tip or a protected branch.
         checkers: handed to each :func:`check_range` (the rules of the layers above).
+        now: the push's clock (aware), read once for every ref: KI428's dates, and the
+            floor of KI431; None: this machine's clock when the call starts.
 
     Returns:
         KI407 for a non-fast-forward update or deletion of a protected ref (through a
@@ -743,7 +746,7 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         whose old value is not that ref's (:func:`._refs.stale_alias`). For a
         protected branch's update: KI430 when its old tip is not on the new tip's
         first-parent line, else KI431 per commit of that line after it dated more than a
-        day before it (:mod:`._first_parent`; not for ``refs/notes/kistore``). For
+        day before ``now`` (:mod:`._first_parent`; not for ``refs/notes/kistore``). For
         ``refs/notes/kistore``: KI423 alone for a notes tree the push brings that git's
         fsck refuses (:func:`._trees.new_tree_findings`); else KI424 for a path the push
         adds or changes that git reads otherwise than kistore (a second fan-out path for an
@@ -770,14 +773,15 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         InputError: when an id names no commit.
     """
     try:
-        return _check_updates(store, updates, protected, held, checkers)
+        return _check_updates(store, updates, protected, held, checkers, now)
     except CommitUnparsable as e:  # libgit2 walks nothing through it: the other refs wait
         return [unparsable_finding(e)]
 
 
 def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                    protected: set[str] | None, held: list[str] | None,
-                   checkers: Sequence[RangeChecker]) -> list[Finding]:
+                   checkers: Sequence[RangeChecker], now: datetime | None
+                   ) -> list[Finding]:
     """:func:`check_updates` but for a commit libgit2 cannot parse, which it raises.
 
     Raises:
@@ -786,6 +790,7 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
     protected = protected_refs(store) if protected is None else protected
     repo = store.repo
     admit_quarantine(repo)
+    now = now or datetime.now(UTC)  # one clock for the whole push
     aimed = _aimed(repo, updates, held)
     findings: list[Finding] = []
     judged: set[tuple[str, str, str]] = set()
@@ -833,7 +838,7 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             continue
         if ref == NOTES_REF:
             findings += _notes_update(store, old, new, _trust_revs(
-                store, [(o, n, r) for o, n, r, _ in aimed], protected))
+                store, [(o, n, r) for o, n, r, _ in aimed], protected), now)
             continue
         new = str(store.commit(new).id)  # an annotated tag: check the commit it names
         if old != ZERO:
@@ -852,13 +857,15 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         else:
             base = _merge_base(store, new, old, protected)
         if base is None:
-            findings += whole_history(store, new)
+            findings += whole_history(store, new, now)
         else:
-            findings += check_range(store, f"{base}..{new}", checkers=checkers)
+            findings += check_range(store, f"{base}..{new}", checkers=checkers, now=now)
         if ref in protected and ref.startswith("refs/heads/") and old != ZERO:
-            # a protected branch's move: OLD stays on its first-parent line (KI430, KI431)
+            # a protected branch's move: OLD stays on its first-parent line (KI430), and
+            # nothing lands on it dated more than a day before this push (KI431)
             tip, was = store.commit(new), store.commit(old)
-            findings += first_parent_findings(was, tip, ancestry(repo, tip, hide=was), name)
+            findings += first_parent_findings(was, tip, ancestry(repo, tip, hide=was), name,
+                                              now)
     # KI109, KI421: this repository's, not a ref's
     return _once(findings, CHECKING_SETTINGS_INVALID, REPLACE_REFS_PRESENT)
 
@@ -945,7 +952,8 @@ def _branch_tips(repo: pygit2.Repository, refs: Iterable[str]) -> list[str]:
     return [str(tip.id) for tip in tips if tip is not None]
 
 
-def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> list[Finding]:
+def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
+                  now: datetime | None = None) -> list[Finding]:
     """Check a push of ``refs/notes/kistore``: every old line stays, every new line verifies.
 
     First every notes tree the push brings, read raw (KI423 alone when one holds an entry
@@ -958,7 +966,8 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
     ``verify`` everywhere. A new line whose key trust (at ``trust_revs``) does not accept
     now is refused (KI411): its notes commit's date is the pusher's to write. Every notes
     commit the push brings (and no older one) is held to KI428's dates
-    (:func:`._dates.range_dates`, at this machine's clock, as branches are).
+    (:func:`._dates.range_dates`, at ``now``, the push's clock branches are judged at;
+    None: this machine's).
     """
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
@@ -976,7 +985,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
     # KI428 on the notes commits the push brings, at the clock branches are judged at: a
     # notes commit dated ahead became believed once the clock came within a day of it, and
     # every line added since then "entered" at its date (reviewer r81 F5)
-    dated = range_dates(repo, brought)
+    dated = range_dates(repo, brought, now)
     fresh: list[Seen] = []
     view = store.view(trust_revs[-1]) if trust_revs else None  # main as pushed, or as it is
 
@@ -1059,7 +1068,7 @@ def _merge_base(store: Store, new: str, old: str, protected: set[str]) -> str | 
     return None
 
 
-def whole_history(store: Store, rev: str) -> list[Finding]:
+def whole_history(store: Store, rev: str, now: datetime | None = None) -> list[Finding]:
     """Return every contents and history finding of commit ``rev``: the gate with no base.
 
     What a first push to an empty remote, or a branch starting at a root commit, is checked
@@ -1068,6 +1077,7 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     KI428 for every commit of its history dated as :func:`._dates.range_dates` refuses;
     KI108 when ``rev``'s ``kistore.toml`` does not parse or holds what
     :func:`._settings.settings_findings` refuses; KI109 as :func:`check_range` says.
+    ``now``: the checking clock KI428 holds the dates to (aware); None: this machine's.
     """
     head = store.commit(rev)
     own_settings, head_settings = store.settings(), store.settings(str(head.id))
@@ -1081,7 +1091,7 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     findings = check_contents(files) + _own_settings(own_settings, head_settings, warned)
     # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
     findings += settings_findings(head_settings)
-    findings += range_dates(store.repo, ancestry(store.repo, head))  # KI428
+    findings += range_dates(store.repo, ancestry(store.repo, head), now)  # KI428
     return findings + check_history(store, rev)
 
 
