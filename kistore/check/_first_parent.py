@@ -1,4 +1,4 @@
-"""The protected branch's first-parent line only grows: KI430, KI431 (r81 F12, F15; r82 F7).
+"""The protected branch's first-parent line only grows: KI430, KI431 (r81 F12, F15; r82 F7; r84 F2).
 
 kistore reads main along its first-parent line: a key without ``validFrom`` counts from the
 oldest first-parent version of ``store/trust/keys.json`` in the unbroken run that lists it
@@ -9,7 +9,8 @@ then a fast-forward push) makes every main commit since the fork a side line: ea
 trusted since then silently counts from the merge, and what it signed stops counting. A
 trust commit dated at the old fork and brought onto the line that way counts from that
 date. So a move of the protected branch from OLD to NEW must keep OLD on NEW's
-first-parent line, and every commit that line gains must be dated no earlier than OLD:
+first-parent line, and every commit that line gains must be dated no earlier than OLD, nor
+than the clock of the push that brings it:
 
 * **KI430** (error): OLD is not on NEW's first-parent line. Found by walking first parents
   from NEW through the commits the move brings (``OLD..NEW``): every commit before OLD on
@@ -17,15 +18,24 @@ first-parent line, and every commit that line gains must be dated no earlier tha
   is not (an ancestor of OLD other than OLD, or a root) proves OLD is off the line. The walk
   is bounded by the size of the range.
 * **KI431** (error): a commit of the new segment (OLD excluded .. NEW) whose committer date
-  is more than :data:`kistore.core.times.CLOCK_SKEW` (one day) before OLD's (a tip dated past
-  the clock: the clock). KI428 bounds a commit only by its parents, so a chain of commits
-  each 23 hours before its parent walked back a year while each passed.
+  is more than :data:`kistore.core.times.CLOCK_SKEW` (one day) before the push's clock
+  (``check --updates``), or, judged after the push (``check --landed``, which has no push
+  clock), before OLD's (a tip dated past the clock: the clock). KI428 bounds a commit only
+  by its parents, so a chain of commits each 23 hours before its parent walked back a year
+  while each passed; and a fast-forward of a quiet main (last moved a year ago) to a
+  commit dated then landed today with a year-old publication date
+  (:mod:`kistore.git.landing`: a run is published at its landing commit's committer date),
+  and ten pushes each dated 23 hours before main's tip walked it back nine days (r84 F2).
+  The push clock bounds both: what lands is dated within a day of its landing. A commit
+  dated past the clock is KI428's (b) (:mod:`._dates`), on every commit the push brings.
 
 GitHub's merge button (a merge commit whose first parent is main, or a squash or rebase
 made now) and its merge queue never produce either shape. Both apply where a move of the
 protected branch is judged: ``check --updates`` (``hooks/pre-receive``) for each protected
-branch (:func:`kistore.check.gate.protected_refs`), and ``check --landed BEFORE..AFTER``
-(the workflow's ``landed`` job, after the push). A pull request's own range
+branch (:func:`kistore.check._refs.protected_refs`), and ``check --landed BEFORE..AFTER``
+(the workflow's ``landed`` job, after the push: its clock is the job's, not the push's, so
+only OLD's date bounds the line there, and a quiet main fast-forwarded to an old commit is
+seen by the hook alone). A pull request's own range
 (``check BASE..HEAD`` with HEAD a branch that merged main in) has the shape KI430 refuses,
 and is normal there: GitHub lands it with a merge commit of its own; it is not judged so.
 
@@ -52,9 +62,11 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 _MERGE = ("merge the branch into main with a merge commit whose first parent is main (`git "
           "checkout main && git merge --no-ff BRANCH`, what GitHub's merge button makes), or "
           "rebase the branch onto main (`git rebase main`), and push that")
-_REDATE = ("make the commits again with today's dates (`git rebase --force-rebase "
-           "--ignore-date main` on the branch), or land it with a merge commit made now "
-           "(`git merge --no-ff BRANCH` from main)")
+_REDATE = ("land the branch with a merge commit made now (`git checkout main && git merge "
+           "--no-ff BRANCH`, what GitHub's merge button makes: only the merge joins the "
+           "first-parent line), or make its commits again with the committer dated now "
+           "(`git commit --amend --no-edit` for a branch of one commit, `git rebase "
+           "--force-rebase main` on the branch for every commit), and push that")
 _LANDED = ("main has already moved and this check cannot undo it: restore the line with a "
            "merge commit whose first parent is {old} (`git checkout -B repair {old} && git "
            "merge --no-ff {new}`, pushed to main: a fast-forward that loses nothing; its own "
@@ -78,18 +90,22 @@ def first_parent_findings(old: pygit2.Commit, new: pygit2.Commit, brought: Itera
         brought: the commits of ``old..new`` (:func:`._history.ancestry` with ``old``
             hidden), each a ``pygit2.Commit``.
         where: what moves, for the message: ``refs/heads/main`` or ``BASE..HEAD``.
-        now: the checking clock (aware); None: this machine's. An ``old`` dated past it
-            (plus a day) bounds nothing past the clock.
-        landed: the move has happened (the workflow's ``landed`` job): the message says
-            that it cannot be undone and how to restore the line, instead of how to push.
+        now: the push's clock (aware); None: this machine's. The segment's commits must
+            be dated no more than a day before it.
+        landed: the move has happened (the workflow's ``landed`` job), and ``now`` is not
+            the push's clock but a later one: the segment is bounded by ``old``'s date
+            instead (an ``old`` dated past ``now`` counts as dated at it), and the message
+            says that the move cannot be undone and how to restore the line, instead of
+            how to push.
 
     Returns:
         One KI430 when ``old`` is not on ``new``'s first-parent line (naming the first
         commits of that line and where it leaves the range; ``extra``: ``old``, ``new``,
         ``left_at``: the commit off the range, or None at a root). Otherwise one KI431 per
         commit of the first-parent segment after ``old`` whose committer date is more than
-        a day before ``old``'s (``extra``: ``commit``, ``seconds``, ``floor``). Empty when
-        ``old`` is ``new``.
+        a day before ``now`` (``landed``: before ``old``'s) (``extra``: ``commit``,
+        ``seconds``, ``floor``, ``bound``: ``"push"`` or ``"old tip"``). Empty when ``old``
+        is ``new``.
     """
     if old.id == new.id:
         return []
@@ -107,16 +123,23 @@ def first_parent_findings(old: pygit2.Commit, new: pygit2.Commit, brought: Itera
         if at is None:  # not brought, not OLD: an ancestor of OLD
             return [_broken(old, new, line, first, where, landed)]
     clock = int((now or datetime.now(UTC)).timestamp())
-    floor = min(old.commit_time, clock) - CLOCK_SKEW
+    if landed:  # after the push: its clock is gone, the old tip's date is what is known
+        floor = min(old.commit_time, clock) - CLOCK_SKEW
+        before = (f"{str(old.id)[:12]} ({commit_text(old.commit_time)}), the tip it is "
+                  "built on")
+    else:  # the push's clock bounds the old tip's date too (min(old, clock) <= clock)
+        floor = clock - CLOCK_SKEW
+        before = (f"this push ({commit_text(clock)}; the old tip {str(old.id)[:12]} is dated "
+                  f"{commit_text(old.commit_time)})")
     return [Finding(
         LANDED_BEFORE_BASE, f"{where}: commit {str(c.id)[:12]} on the new first-parent line "
-        f"is dated {commit_text(c.commit_time)}, more than a day before {str(old.id)[:12]} "
-        f"({commit_text(old.commit_time)}), the tip it is built on: a key it trusts would "
-        "count, and what it adds would be published, from that earlier date: "
+        f"is dated {commit_text(c.commit_time)}, more than a day before {before}: a key it "
+        "trusts would count, and what it adds would be published, from that earlier date: "
         f"{_what_now(old, new, landed, _REDATE)}",
         expected=f"a committer date no earlier than {commit_text(floor)}",
         found=commit_text(c.commit_time),
-        extra={"commit": str(c.id), "seconds": c.commit_time, "floor": floor})
+        extra={"commit": str(c.id), "seconds": c.commit_time, "floor": floor,
+               "bound": "old tip" if landed else "push"})
         for c in line if c.commit_time < floor]
 
 

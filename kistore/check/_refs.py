@@ -1,4 +1,4 @@
-"""Refs that make git serve other bytes than the store holds: replace refs, non-commit refs.
+"""Which ref a push moves, which refs are protected, and refs that make git serve other bytes.
 
 git honours ``refs/replace/*`` in every command by default: a replace ref whose name is a
 stored blob (or tree, or commit) and whose value is another object makes ``git show``,
@@ -17,6 +17,15 @@ reading through libgit2, which ignores them, says all is well (review r75 F1). T
   refs under ``refs/replace/``: git and kistore read different bytes there.
 
 kistore's own ``git`` children never honour replace refs (:mod:`kistore.git.child`).
+
+A push names refs, and git moves what they resolve to: in the receiving repository a
+symbolic ref ``refs/heads/master`` -> ``refs/heads/main`` makes a push to ``master`` move
+``main`` (and a deletion of ``master`` delete ``main``), while ``pre-receive`` is handed
+``refs/heads/master`` (reviewer r84 F1: a reshaped first-parent line and a force-push of
+main to its root each printed ``ok``). So ``check --updates`` judges each update as one of
+the ref it moves (:func:`symbolic_target`, any depth), protected when that ref is
+(:func:`protected_refs`, KI407 and KI430/KI431 apply), and refuses one whose old value is
+not what that protected ref holds (:func:`stale_alias`, KI407).
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.findings import ERROR, WARNING, Finding, rule
+from ..core.layout import NOTES_REF
 from ..git.blobs import lookup
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -31,9 +41,20 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
     from ..store import Store
 
+ZERO = "0" * 40
+"""The object id git uses for 'no commit' (a created or deleted ref)."""
+
+SYMREF_DEPTH = 5
+"""Symbolic refs git follows at most to find the ref an update moves (``SYMREF_MAXDEPTH``
+in git's ``refs.h``): deeper, git refuses the update itself."""
+
 REPLACE_PREFIX = "refs/replace/"
 """git's namespace of replace refs (git-replace(1)): ``refs/replace/<replaced object's id>``."""
 
+REF_NOT_FAST_FORWARD = rule(
+    "KI407", "protected-ref-rewritten", ERROR,
+    "push only fast-forward updates of the main branch and refs/notes/kistore: "
+    "fetch, merge or rebase onto the remote tip, and push again")
 REPLACE_REF_PUSHED = rule(
     "KI419", "replace-ref-pushed", ERROR,
     "push no refs/replace/ refs: stored objects are never replaced; drop it "
@@ -48,6 +69,82 @@ REPLACE_REFS_PRESENT = rule(
     "git reads these replacements, kistore does not: delete them (`git replace -d ID`, or "
     "`git for-each-ref --format='delete %(refname)' refs/replace/ | git update-ref --stdin`) "
     "and refuse them on the server (hooks/pre-receive does, KI419)")
+
+
+def protected_refs(store: Store) -> set[str]:
+    """Return the refs whose updates must fast-forward: the default branch and the notes.
+
+    The default branch is what ``HEAD`` points at (in a bare repository, the branch clones
+    check out), named as ``HEAD`` names it and followed through symbolic refs to the ref
+    it resolves to (:func:`symbolic_target`), and ``refs/heads/main`` always.
+    """
+    refs = {"refs/heads/main", NOTES_REF}
+    head = store.repo.references.get("HEAD")
+    if head is not None and isinstance(head.target, str):
+        refs |= {head.target, symbolic_target(store.repo, "HEAD")}
+    return refs
+
+
+def symbolic_target(repo: pygit2.Repository, name: str) -> str:
+    """Return the ref an update of ``name`` moves: ``name`` followed through symbolic refs.
+
+    git's ``receive-pack`` updates (and deletes) what a pushed name resolves to, at any
+    depth up to :data:`SYMREF_DEPTH`; a target need not exist yet (a push creates it).
+
+    Args:
+        repo: the receiving repository (its symbolic refs are the ones git follows).
+        name: a full ref name as pushed (``refs/heads/master``) or ``HEAD``.
+
+    Returns:
+        The last name of the chain (``name`` itself when it is no symbolic ref): git
+        resolves no deeper than :data:`SYMREF_DEPTH`, and refuses such an update itself.
+    """
+    for _ in range(SYMREF_DEPTH):
+        ref = repo.references.get(name)  # None: no such ref (or a name git would refuse)
+        if ref is None or not isinstance(ref.target, str):
+            break
+        name = ref.target
+    return name
+
+
+def update_name(ref: str, pushed: str) -> str:
+    """Return how findings name an update of ``ref`` pushed as ``pushed``.
+
+    Returns:
+        ``ref``, or for a symbolic ref (``pushed`` resolving to ``ref``,
+        :func:`symbolic_target`) ``"REF (pushed as PUSHED, a symbolic ref to it)"``.
+    """
+    return ref if ref == pushed else f"{ref} (pushed as {pushed}, a symbolic ref to it)"
+
+
+def stale_alias(repo: pygit2.Repository, old: str, ref: str, pushed: str) -> Finding | None:
+    """KI407 when a push through a symbolic ref gives an old value ``ref`` does not hold.
+
+    git hands the hook the old value the pusher saw for the name pushed; through a
+    symbolic ref to a protected branch that must be the branch's own value, or the
+    update is judged from a tip the branch does not have.
+
+    Args:
+        repo: the receiving repository, before the push moves anything.
+        old: the old value the update line gives (40 hex digits; all zeros: none).
+        ref: the protected ref ``pushed`` resolves to (:func:`symbolic_target`).
+        pushed: the name pushed, a symbolic ref (not ``ref`` itself).
+
+    Returns:
+        The finding (``extra``: ``ref``, ``pushed``, ``old``, ``held``), or None when
+        ``old`` is what ``ref`` holds (all zeros when ``ref`` does not exist yet).
+    """
+    current = repo.references.get(ref)
+    target = None if current is None else current.target
+    held = ZERO if target is None or isinstance(target, str) else str(target)
+    if old == held:
+        return None
+    return Finding(
+        REF_NOT_FAST_FORWARD, f"{pushed} is a symbolic ref to {ref}, so this push moves "
+        f"{ref}, but gives its old value as {old[:12]} while {ref} is at {held[:12]}: "
+        f"push to {ref} itself, from its current tip",
+        expected=f"old value {held}", found=old,
+        extra={"ref": ref, "pushed": pushed, "old": old, "held": held})
 
 
 def pushed_ref_problem(repo: pygit2.Repository, new: str, ref: str) -> Finding | None:

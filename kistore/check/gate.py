@@ -85,7 +85,17 @@ from ._lowered import (
 from ._names import NAME_PATH_MISSING
 from ._paths import walk_judge
 from ._policy import check_policy
-from ._refs import REPLACE_REFS_PRESENT, check_replace_refs, pushed_ref_problem
+from ._refs import (
+    REF_NOT_FAST_FORWARD,
+    REPLACE_REFS_PRESENT,
+    ZERO,
+    check_replace_refs,
+    protected_refs,
+    pushed_ref_problem,
+    stale_alias,
+    symbolic_target,
+    update_name,
+)
 from ._rules import (
     CHECKING_SETTINGS_INVALID,
     FILE_TOO_LARGE,
@@ -126,20 +136,12 @@ CITATION_MOVED = rule(
     "rebase the branch onto BASE (`git rebase BASE`) instead of merging BASE into it, or "
     "drop the commit that re-adds the object: a citation names the commit that first added "
     "an object, and must never move")
-REF_NOT_FAST_FORWARD = rule(
-    "KI407", "protected-ref-rewritten", ERROR,
-    "push only fast-forward updates of the main branch and refs/notes/kistore: "
-    "fetch, merge or rebase onto the remote tip, and push again")
-
 RangeChecker = Callable[["Store", str, str, set[str]], list[Finding]]
 """A further check of a range, ``checker(store, base id, head id, changed paths)``, of a
 layer above this one, which the caller of :func:`check_range` passes (``checkers=``):
 ``kistore check`` passes :func:`kistore.query.impact.trust_and_policy_effects` (what a
 change to trust or policy does to evidence and rankings, KI413-KI415) and
 :func:`kistore.query.group_rules.units_agree` (KI210)."""
-
-ZERO = "0" * 40
-"""The object id git uses for 'no commit' (a created or deleted ref)."""
 
 _HEX = re.compile(r"[0-9a-f]{40}")
 """A full commit id as a hook gives it (40 lowercase hex digits)."""
@@ -709,24 +711,18 @@ def _citations_moved(repo: pygit2.Repository, re_added: Iterable[tuple[str, str,
     return findings
 
 
-def protected_refs(store: Store) -> set[str]:
-    """Return the refs whose updates must fast-forward: the default branch and the notes.
-
-    The default branch is what ``HEAD`` points at (in a bare repository, the branch clones
-    check out), and ``refs/heads/main`` always.
-    """
-    refs = {"refs/heads/main", NOTES_REF}
-    head = store.repo.references.get("HEAD")
-    if head is not None and isinstance(head.target, str):
-        refs.add(head.target)
-    return refs
-
-
 def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                   protected: set[str] | None = None,
                   held: list[str] | None = None,
-                  checkers: Sequence[RangeChecker] = ()) -> list[Finding]:
+                  checkers: Sequence[RangeChecker] = (),
+                  now: datetime | None = None) -> list[Finding]:
     """Apply the gate to the ref updates of one push (``pre-receive``/``pre-push``).
+
+    Each update is judged as one of the ref it moves: in the receiving repository
+    (``pre-receive``) a pushed symbolic ref moves its target, at any depth
+    (:func:`._refs.symbolic_target`; reviewer r84 F1), so a push to ``refs/heads/master``
+    -> ``refs/heads/main`` is held to main's rules, and findings name it as
+    ``refs/heads/main (pushed as refs/heads/master, a symbolic ref to it)``.
 
     Args:
         store: the receiving (or pushing) :class:`kistore.store.Store`.
@@ -741,12 +737,16 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             local branches are the receiver's, and a new ref is checked from where it left
             its old tip or a protected branch.
         checkers: handed to each :func:`check_range` (the rules of the layers above).
+        now: the push's clock (aware), read once for every ref: KI428's dates, and the
+            floor of KI431; None: this machine's clock when the call starts.
 
     Returns:
-        KI407 for a non-fast-forward update or deletion of a protected ref. For a
+        KI407 for a non-fast-forward update or deletion of a protected ref (through a
+        symbolic ref too), and for an update through a symbolic ref to a protected ref
+        whose old value is not that ref's (:func:`._refs.stale_alias`). For a
         protected branch's update: KI430 when its old tip is not on the new tip's
         first-parent line, else KI431 per commit of that line after it dated more than a
-        day before it (:mod:`._first_parent`; not for ``refs/notes/kistore``). For
+        day before ``now`` (:mod:`._first_parent`; not for ``refs/notes/kistore``). For
         ``refs/notes/kistore``: KI423 alone for a notes tree the push brings that git's
         fsck refuses (:func:`._trees.new_tree_findings`); else KI424 for a path the push
         adds or changes that git reads otherwise than kistore (a second fan-out path for an
@@ -773,14 +773,15 @@ def check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         InputError: when an id names no commit.
     """
     try:
-        return _check_updates(store, updates, protected, held, checkers)
+        return _check_updates(store, updates, protected, held, checkers, now)
     except CommitUnparsable as e:  # libgit2 walks nothing through it: the other refs wait
         return [unparsable_finding(e)]
 
 
 def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
                    protected: set[str] | None, held: list[str] | None,
-                   checkers: Sequence[RangeChecker]) -> list[Finding]:
+                   checkers: Sequence[RangeChecker], now: datetime | None
+                   ) -> list[Finding]:
     """:func:`check_updates` but for a commit libgit2 cannot parse, which it raises.
 
     Raises:
@@ -789,33 +790,45 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
     protected = protected_refs(store) if protected is None else protected
     repo = store.repo
     admit_quarantine(repo)
-    updates = list(updates)
+    now = now or datetime.now(UTC)  # one clock for the whole push
+    aimed = _aimed(repo, updates, held)
     findings: list[Finding] = []
-    for old, new, ref in updates:
+    judged: set[tuple[str, str, str]] = set()
+    for old, new, ref, pushed in aimed:
+        if (old, new, ref) in judged:  # git hands a symbolic ref and its target both
+            continue
+        judged.add((old, new, ref))
+        name = update_name(ref, pushed)
+        if ref != pushed and ref in protected:
+            stale = stale_alias(repo, old, ref, pushed)  # KI407: judged from a tip it lacks
+            if stale is not None:
+                findings.append(stale)
+                continue
         for oid in (old, new):  # libgit2 loops on a cut loose commit (F3): said here
             if oid != ZERO and _HEX.fullmatch(oid):
-                loose_object(repo, oid, ref)
+                loose_object(repo, oid, name)
         if new != ZERO and _HEX.fullmatch(new):
             # a commit libgit2 cannot parse (no author line): KI225, not its InvalidError
             # from repo.get (reviewer r82 F1)
             read_revision_guarded(repo, new)
         if new != ZERO and repo.get(new) is None:
-            raise InputError(f"{ref}: no object {new} in this repository; check --updates "
+            raise InputError(f"{name}: no object {new} in this repository; check --updates "
                              "takes the OLD NEW REF lines git gives a hook")
         if new != ZERO:  # every commit it brings, before libgit2's walks (KI225)
             read_loose_history(repo, new)
         if old != ZERO and repo.get(old) is None:  # pre-push: the remote moved, not fetched
             if ref in protected:
                 findings.append(Finding(
-                    REF_NOT_FAST_FORWARD, f"{ref} is at {old[:12]}, which this clone does not "
+                    REF_NOT_FAST_FORWARD, f"{name} is at {old[:12]}, which this clone does not "
                     "have: fetch and merge it before pushing", extra={"ref": ref, "old": old}))
                 continue
             old = ZERO
         fast_forward = old == ZERO or (new != ZERO and repo.descendant_of(new, old)) or old == new
         if ref in protected and (new == ZERO or not fast_forward):
             what = "deletion" if new == ZERO else f"non-fast-forward update {old[:12]}..{new[:12]}"
-            findings.append(Finding(REF_NOT_FAST_FORWARD, f"{what} of {ref} refused",
-                                    extra={"ref": ref, "old": old, "new": new}))
+            findings.append(Finding(REF_NOT_FAST_FORWARD, f"{what} of {name} refused",
+                                    extra={"ref": ref, "old": old, "new": new,
+                                           "pushed": pushed}))
             continue
         if new == ZERO:
             continue
@@ -824,7 +837,8 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
             findings.append(refused)
             continue
         if ref == NOTES_REF:
-            findings += _notes_update(store, old, new, _trust_revs(store, updates, protected))
+            findings += _notes_update(store, old, new, _trust_revs(
+                store, [(o, n, r) for o, n, r, _ in aimed], protected), now)
             continue
         new = str(store.commit(new).id)  # an annotated tag: check the commit it names
         if old != ZERO:
@@ -843,15 +857,30 @@ def _check_updates(store: Store, updates: Iterable[tuple[str, str, str]],
         else:
             base = _merge_base(store, new, old, protected)
         if base is None:
-            findings += whole_history(store, new)
+            findings += whole_history(store, new, now)
         else:
-            findings += check_range(store, f"{base}..{new}", checkers=checkers)
+            findings += check_range(store, f"{base}..{new}", checkers=checkers, now=now)
         if ref in protected and ref.startswith("refs/heads/") and old != ZERO:
-            # a protected branch's move: OLD stays on its first-parent line (KI430, KI431)
+            # a protected branch's move: OLD stays on its first-parent line (KI430), and
+            # nothing lands on it dated more than a day before this push (KI431)
             tip, was = store.commit(new), store.commit(old)
-            findings += first_parent_findings(was, tip, ancestry(repo, tip, hide=was), ref)
+            findings += first_parent_findings(was, tip, ancestry(repo, tip, hide=was), name,
+                                              now)
     # KI109, KI421: this repository's, not a ref's
     return _once(findings, CHECKING_SETTINGS_INVALID, REPLACE_REFS_PRESENT)
+
+
+def _aimed(repo: pygit2.Repository, updates: Iterable[tuple[str, str, str]],
+           held: list[str] | None) -> list[tuple[str, str, str, str]]:
+    """Return ``(old, new, ref, pushed)`` per update: ``ref`` is what the push moves.
+
+    In the receiving repository (``held`` None: ``pre-receive``) a pushed symbolic ref
+    moves its target (:func:`._refs.symbolic_target`, reviewer r84 F1). A ``pre-push``
+    hook's names are the remote's, of whose symbolic refs this clone knows nothing: each
+    is taken as pushed.
+    """
+    return [(old, new, pushed if held is not None else symbolic_target(repo, pushed), pushed)
+            for old, new, pushed in updates]
 
 
 def _once(findings: list[Finding], *of: Rule) -> list[Finding]:
@@ -923,7 +952,8 @@ def _branch_tips(repo: pygit2.Repository, refs: Iterable[str]) -> list[str]:
     return [str(tip.id) for tip in tips if tip is not None]
 
 
-def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> list[Finding]:
+def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
+                  now: datetime | None = None) -> list[Finding]:
     """Check a push of ``refs/notes/kistore``: every old line stays, every new line verifies.
 
     First every notes tree the push brings, read raw (KI423 alone when one holds an entry
@@ -936,7 +966,8 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
     ``verify`` everywhere. A new line whose key trust (at ``trust_revs``) does not accept
     now is refused (KI411): its notes commit's date is the pusher's to write. Every notes
     commit the push brings (and no older one) is held to KI428's dates
-    (:func:`._dates.range_dates`, at this machine's clock, as branches are).
+    (:func:`._dates.range_dates`, at ``now``, the push's clock branches are judged at;
+    None: this machine's).
     """
     # Lazy: pygit2 loads only when a command touches git (`kistore --help` must not).
     import pygit2
@@ -954,7 +985,7 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str]) -> li
     # KI428 on the notes commits the push brings, at the clock branches are judged at: a
     # notes commit dated ahead became believed once the clock came within a day of it, and
     # every line added since then "entered" at its date (reviewer r81 F5)
-    dated = range_dates(repo, brought)
+    dated = range_dates(repo, brought, now)
     fresh: list[Seen] = []
     view = store.view(trust_revs[-1]) if trust_revs else None  # main as pushed, or as it is
 
@@ -1037,7 +1068,7 @@ def _merge_base(store: Store, new: str, old: str, protected: set[str]) -> str | 
     return None
 
 
-def whole_history(store: Store, rev: str) -> list[Finding]:
+def whole_history(store: Store, rev: str, now: datetime | None = None) -> list[Finding]:
     """Return every contents and history finding of commit ``rev``: the gate with no base.
 
     What a first push to an empty remote, or a branch starting at a root commit, is checked
@@ -1046,6 +1077,7 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     KI428 for every commit of its history dated as :func:`._dates.range_dates` refuses;
     KI108 when ``rev``'s ``kistore.toml`` does not parse or holds what
     :func:`._settings.settings_findings` refuses; KI109 as :func:`check_range` says.
+    ``now``: the checking clock KI428 holds the dates to (aware); None: this machine's.
     """
     head = store.commit(rev)
     own_settings, head_settings = store.settings(), store.settings(str(head.id))
@@ -1059,7 +1091,7 @@ def whole_history(store: Store, rev: str) -> list[Finding]:
     findings = check_contents(files) + _own_settings(own_settings, head_settings, warned)
     # KI108: [limits] (add refuses the store), tables, [store] version, [cite]
     findings += settings_findings(head_settings)
-    findings += range_dates(store.repo, ancestry(store.repo, head))  # KI428
+    findings += range_dates(store.repo, ancestry(store.repo, head), now)  # KI428
     return findings + check_history(store, rev)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -25,6 +26,7 @@ from kistore.attest.trust_history import listed_since
 from kistore.check._first_parent import first_parent_findings
 from kistore.check._history import ancestry
 from kistore.check.gate import check_range, check_updates
+from kistore.git.landing import landing_commit
 from kistore.store import Store
 
 from ..conftest import redate_history
@@ -164,16 +166,23 @@ def test_commits_each_a_day_older_than_their_parent_are_refused_on_main(remote):
     store = Store(remote.clone)
     as_pr = check_range(store, f"{old}..{made[-1]}")
     assert [f.rule.id for f in as_pr if f.rule.severity == "error"] == []  # KI428 passes each
-    floor = (start - dt.timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    before = dt.datetime.now(dt.UTC).replace(microsecond=0)
     pushed = push(remote)
+    after = dt.datetime.now(dt.UTC)
     assert not pushed.accepted
     assert pushed.output.count("error KI431 landed-before-base") == 2
     for commit in made[1:]:
         assert f"refs/heads/main: commit {commit[:12]} on the new first-parent line" in \
             pushed.output
     assert f"commit {made[0][:12]} on the new" not in pushed.output
-    assert f"(expected a committer date no earlier than {floor}, found" in pushed.output
-    assert "--ignore-date main` on the branch), or land it with a merge commit" in pushed.output
+    # the floor is a day before the push's clock (r84 F2), which is later than the old tip
+    floor = dt.datetime.fromisoformat(re.search(
+        r"\(expected a committer date no earlier than (\S+), found", pushed.output)[1])
+    assert before - dt.timedelta(days=1) <= floor <= after - dt.timedelta(days=1)
+    assert "more than a day before this push (" in pushed.output
+    assert f"the old tip {old[:12]} is dated {start:%Y-%m-%dT%H:%M:%SZ})" in pushed.output
+    assert "(`git commit --amend --no-edit` for a branch of one commit, `git rebase " \
+           "--force-rebase main` on the branch for every commit), and push that" in pushed.output
     assert remote.main() == old
 
 
@@ -287,7 +296,7 @@ def test_ki430_refuses_exactly_the_moves_whose_old_tip_is_off_the_first_parent_l
                 break
             at = repo[at.parent_ids[0]]
         found = first_parent_findings(old, new, ancestry(repo, new, hide=old), "main",
-                                      now=dt.datetime(2024, 1, 1, tzinfo=dt.UTC))
+                                      now=dt.datetime.fromtimestamp(1_700_000_000, dt.UTC))
         assert [f.rule.id for f in found] == ([] if old.id in line else ["KI430"])
 
 
@@ -296,3 +305,156 @@ def test_landed_goes_with_a_range_only(remote):
     assert done.returncode == 2
     assert "--landed goes with BASE..HEAD (--updates judges the main branch's moves so by " \
            "itself)" in done.stderr
+
+
+# r84 F2: KI431 is bounded by the push's clock too, not only by the old tip's date.
+
+QUIET = "2025-01-01T00:00:00Z"
+LATE = "2025-01-01T12:00:00Z"
+
+
+def quiet_remote(published: Path, tmp_path: Path) -> Remote:
+    """A server whose main last moved on 2025-01-01 (its whole history dated then)."""
+    redate_history(published, QUIET)
+    return Remote(published, tmp_path)
+
+
+def test_a_quiet_main_fast_forwarded_to_a_commit_dated_when_it_last_moved_is_refused(
+        published, tmp_path):
+    # Twelve hours after the old tip, so KI431's old bound (a day before the tip) passed it,
+    # and its run would have been published as of 2025 (landing commit's committer date).
+    remote = quiet_remote(published, tmp_path)
+    quiet = remote.main()
+    late = docs_commit(remote, "late", date=LATE)
+    before = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    pushed = push(remote)
+    assert not pushed.accepted
+    assert (f"error KI431 landed-before-base: refs/heads/main: commit {late[:12]} on the new "
+            f"first-parent line is dated {LATE}, more than a day before this push (") \
+        in pushed.output
+    assert f"the old tip {quiet[:12]} is dated {QUIET}): a key it trusts would count" \
+        in pushed.output
+    assert "land the branch with a merge commit made now (`git checkout main && git merge " \
+           "--no-ff BRANCH`" in pushed.output
+    assert remote.main() == quiet
+    # the landed job runs after the push, with no push clock: the old tip alone bounds it
+    landed = remote.kistore("check", "--landed", f"{quiet}..{late}", check=False)
+    assert landed.returncode == 0, landed.stdout + landed.stderr
+    assert "KI431" not in landed.stdout
+    # what the message says: the committer re-dated now, and the same change lands
+    run(remote.clone, "commit", "-q", "--amend", "--no-edit", "--no-verify")
+    amended = push(remote)
+    assert amended.accepted, amended.output
+    assert commit_time(remote, "HEAD") >= before
+    assert run(remote.clone, "log", "-1", "--format=%aI", "HEAD").strip() == \
+        "2025-01-01T12:00:00+00:00"  # the author date is kept: KI431 reads the committer's
+
+
+def test_a_backdated_branch_lands_on_a_quiet_main_with_a_merge_commit_made_now(
+        published, tmp_path):
+    remote = quiet_remote(published, tmp_path)
+    quiet = remote.main()
+    run(remote.clone, "checkout", "-q", "-b", "late")
+    late = docs_commit(remote, "late", date=LATE)
+    before = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    landed = land_with_merge_commit(remote, "late")
+    assert landed.accepted, landed.output
+    line = run(remote.clone, "rev-list", "--first-parent", "main").split()
+    assert line[1] == quiet  # only the merge joined the line; the branch is its side
+    assert run(remote.clone, "rev-parse", "main^2").strip() == late
+    assert commit_time(remote, "main") >= before
+
+
+def test_ten_pushes_each_dated_23_hours_before_main_cannot_walk_it_back(remote):
+    # Each commit is 23 hours before main's tip: KI428 (c) and the old bound of KI431 passed
+    # all ten, and main's tip ended dated nine days before the last push.
+    docs_commit(remote, "today")
+    assert push(remote).accepted
+    accepted = 0
+    for n in range(10):
+        when = commit_time(remote, remote.main()) - dt.timedelta(hours=23)
+        made = docs_commit(remote, f"walk{n}", date=when.strftime("%Y-%m-%dT%H:%M:%SZ"))
+        clock = dt.datetime.now(dt.UTC).replace(microsecond=0)
+        pushed = push(remote)
+        if pushed.accepted:
+            accepted += 1
+            assert commit_time(remote, made) >= clock - dt.timedelta(days=1)
+        else:
+            assert f"error KI431 landed-before-base: refs/heads/main: commit {made[:12]}" \
+                in pushed.output
+            run(remote.clone, "fetch", "-q", "origin")
+            run(remote.clone, "reset", "-q", "--hard", "origin/main")
+    assert accepted == 1  # 23 hours before now passes; 46 hours before does not
+    assert commit_time(remote, remote.main()) >= dt.datetime.now(dt.UTC) - dt.timedelta(days=1)
+
+
+def test_ki431_holds_the_new_line_to_a_day_before_the_push_clock(published):
+    # the push's clock as check --updates takes it (now=): the bound, to the second
+    redate_history(published, QUIET)
+    quiet = run(published, "rev-parse", "HEAD").strip()
+    (published / "late.md").write_text("late\n")
+    run(published, "add", "late.md")
+    run(published, "commit", "-q", "--no-verify", "-m", "late", date=LATE)
+    late = run(published, "rev-parse", "HEAD").strip()
+    store = Store(published)
+    update = [(quiet, late, "refs/heads/main")]
+
+    def errors(now: dt.datetime) -> list:
+        return [f for f in check_updates(store, update, now=now) if f.rule.severity == "error"]
+
+    assert errors(dt.datetime(2025, 1, 2, 12, 0, 0, tzinfo=dt.UTC)) == []  # a day: believed
+    refused = errors(dt.datetime(2025, 1, 2, 12, 0, 1, tzinfo=dt.UTC))
+    assert [f.rule.id for f in refused] == ["KI431"]
+    assert refused[0].message.startswith(
+        f"refs/heads/main: commit {late[:12]} on the new first-parent line is dated {LATE}, "
+        f"more than a day before this push (2025-01-02T12:00:01Z; the old tip {quiet[:12]} "
+        f"is dated {QUIET}): a key it trusts would count, and what it adds would be "
+        "published, from that earlier date: land the branch with a merge commit made now")
+    assert (refused[0].expected, refused[0].found) == (
+        "a committer date no earlier than 2025-01-01T12:00:01Z", LATE)
+    assert refused[0].extra["bound"] == "push"
+    # the future side: a commit dated more than a day past the push clock is KI428's (b)
+    ahead = errors(dt.datetime(2024, 12, 31, 11, 59, 59, tzinfo=dt.UTC))
+    assert [f.rule.id for f in ahead] == ["KI428", "KI428"]  # its author and committer dates
+    assert all("lies in the future" in f.message for f in ahead)
+
+
+DAY = 86_400
+T0 = 1_700_000_000
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 400 * DAY), st.integers(-400 * DAY, 2 * 3600),
+                          st.booleans()), min_size=1, max_size=8))
+@example([(365 * DAY, -365 * DAY, False)])  # a quiet main fast-forwarded to a year-old commit
+@example([(0, -23 * 3600, False)] * 10)  # ten pushes, each 23 hours before the tip
+@example([(365 * DAY, -365 * DAY, True)])  # the same landed with a merge made at the push
+def test_no_file_is_published_more_than_a_day_before_the_push_that_landed_it(pushes):
+    # Each push: the clock moves on by `gap`, a commit adding file f<i> on main's tip is dated
+    # `offset` from the clock, and main moves to it (or to a merge of it made at the clock)
+    # when KI430/KI431 say nothing. The publication date of f<i> is its landing commit's
+    # committer date (kistore.git.landing): never more than a day before its push.
+    with tempfile.TemporaryDirectory() as where:
+        repo = pygit2.init_repository(where, bare=True)
+
+        def commit(tree, parents, seconds, message):
+            sig = pygit2.Signature("t", "t@example.com", seconds, 0)
+            return repo[repo.create_commit(None, sig, sig, message, tree, parents)]
+
+        main = commit(repo.TreeBuilder().write(), [], T0, "root")
+        clock, landed = T0, {}
+        for i, (gap, offset, merge) in enumerate(pushes):
+            clock += gap
+            files = repo.TreeBuilder(main.tree)
+            blob = repo.create_blob(f"{i}\n".encode())
+            files.insert(f"f{i}", blob, pygit2.GIT_FILEMODE_BLOB)
+            change = commit(files.write(), [main.id], clock + offset, f"f{i}")
+            new = commit(change.tree.id, [main.id, change.id], clock, "merge") if merge \
+                else change
+            found = first_parent_findings(main, new, ancestry(repo, new, hide=main), "main",
+                                          now=dt.datetime.fromtimestamp(clock, dt.UTC))
+            if not found:
+                main, landed[f"f{i}"] = new, (str(blob), clock)
+        for path, (blob, pushed_at) in landed.items():
+            published_at = landing_commit(repo, path, blob, main).commit_time
+            assert published_at >= pushed_at - DAY, (path, published_at, pushed_at)
