@@ -5,7 +5,9 @@ line, ``committer`` before ``author`` (git fsck ``missingAuthor``), an ident wit
 ``<EMAIL>``, a last header line with no line end (``unterminatedHeader``). libgit2, which
 kistore reads history with, cannot parse most of them: ``check main..pr`` said "no commit
 named 'pr'", pre-receive "internal error (InvalidError ...)", and once such a commit was
-in a history, ``verify``, ``export`` and the site stopped with an internal error.
+in a history, ``verify``, ``export`` and the site stopped with an internal error. So did an
+author or committer date libgit2 cannot read (20 digits: git fsck ``badDateOverflow``), and
+a ``parent`` line naming a tree, in ``check`` and ``verify --at`` (reviewer r84 F4).
 
 The git layer reads commit bytes before libgit2 parses them and raises
 :class:`kistore.git.blobs.CommitUnparsable` for one libgit2 cannot parse

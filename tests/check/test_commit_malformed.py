@@ -123,13 +123,20 @@ def test_a_history_holding_one_verify_says_so_export_and_site_stop_saying_it(
     assert (f"error KI225 commit-malformed: commit {bad} cannot be read by libgit2: "
             + what) in done.output
     assert "internal error" not in done.output
+    run = "BenchmarkRun/sol-submission-20464"
     for args in (["export", str(tmp_path / "out")], ["site", "build", str(tmp_path / "site")],
-                 ["attestations", "BenchmarkRun/sol-submission-20464"]):
+                 ["attestations", run], ["cite", "--at", "HEAD", run],
+                 ["show", "--at", "HEAD", run]):
         done = runner.invoke(cli, args)
         assert done.exit_code == 1, (args, done.output)
         assert (f"error: commit {bad} cannot be read by libgit2, which kistore reads history "
                 "with: " + what) in done.output, args
         assert "internal error" not in done.output
+    # cite and show of the work tree read history through `git log`, which reads it
+    git(published, "remote", "add", "origin", "https://github.com/o/r")  # cite's permalink
+    for args in (["cite", run], ["show", run]):
+        done = runner.invoke(cli, args)
+        assert done.exit_code == 0, (args, done.output)
 
 
 @pytest.mark.parametrize("who, line", [("committer", 4), ("author", 3)])
