@@ -33,7 +33,7 @@ from ..core import hashes
 from ..core.errors import StoreStateError
 from . import _loose
 from .child import git_environment
-from .commit_header import commit_fault, header, subject
+from .commit_header import Header, commit_fault, first_line, header, subject
 from .lazy import pygit2  # imported on first use (~0.2 s)
 from .refs import common_git_dir
 
@@ -108,23 +108,25 @@ class CommitUnparsable(ObjectUnreadable):
         return self if self.path is not None else CommitUnparsable(self.oid, self.reason, path)
 
 
-def unparsable(oid: str, raw: bytes) -> CommitUnparsable | None:
+def unparsable(oid: str, raw: bytes | Header) -> CommitUnparsable | None:
     """Return the :class:`CommitUnparsable` for a commit's bytes libgit2 cannot parse, or None.
 
     Args:
         oid: the commit's id.
-        raw: its bytes (loose or packed, read without libgit2's parser).
+        raw: its bytes (loose or packed, read without libgit2's parser), or their
+            :func:`.commit_header.header`.
 
     Returns:
         The error to raise (its reason: what is wrong, git fsck's id and the commit's first
         message line), or None when libgit2 parses the commit (a fault git fsck alone
         refuses, ``unterminatedHeader``, is the gate's: :mod:`kistore.check._commits`).
     """
-    fault = commit_fault(raw)
+    split = raw if isinstance(raw, Header) else header(raw)
+    fault = commit_fault(split)
     if fault is None or not fault.fatal:
         return None
     return CommitUnparsable(oid, f"{fault.what} (git fsck: {fault.fsck}; its message: "
-                                 f"\"{subject(raw)}\")")
+                                 f"\"{first_line(split.message)}\")")
 
 
 def unreadable(oid: str | pygit2.Oid | bytes, error: pygit2.GitError,
@@ -1078,10 +1080,10 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
                 if child is not None:  # libgit2's walk: "object is no commit object"
                     raise _parent_not_commit(repo, child, oid, loose[0])
                 continue
-            refused = unparsable(oid, loose[1])
+            split = header(loose[1])
+            refused = unparsable(oid, split)
             if refused is not None:  # every libgit2 walk through it fails (r82 F1)
                 raise refused
-            split = header(loose[1])
             tree = split.tree
             if tree is not None:  # the walker's caller reads commit.tree: guarded here
                 if loose_object(repo, tree) is None:
@@ -1211,10 +1213,11 @@ def read_revision_guarded(repo: pygit2.Repository, rev: str) -> None:
                 if child is not None:  # libgit2's "no commit named" (r84 F4)
                     raise _parent_not_commit(repo, child, oid, read[0])
                 return
-            refused = unparsable(oid, read[1])
+            split = header(read[1])
+            refused = unparsable(oid, split)
             if refused is not None:  # libgit2's "no commit named", or its InvalidError
                 raise refused
-            parents = header(read[1]).parents
+            parents = split.parents
             index = 0 if step == "~" else n - 1
             if index >= len(parents) or (step == "^" and n == 0):
                 return
@@ -1223,10 +1226,11 @@ def read_revision_guarded(repo: pygit2.Repository, rev: str) -> None:
     if read is not None and read[0] != _TYPES[b"commit"] and child is not None:
         raise _parent_not_commit(repo, child, oid, read[0])
     if read is not None and read[0] == _TYPES[b"commit"]:
-        refused = unparsable(oid, read[1])
+        split = header(read[1])
+        refused = unparsable(oid, split)
         if refused is not None:
             raise refused
-        tree = header(read[1]).tree
+        tree = split.tree
         if tree is not None:
             loose_object(repo, tree)
 
