@@ -170,20 +170,26 @@ def test_an_overflowing_date_is_refused_by_check_and_the_pre_receive_hook(
     assert git(server, "rev-parse", "refs/heads/main").strip() == base
 
 
-def _tree_parent(repo) -> str:
-    """A commit whose parent line names HEAD's tree (git's own client cannot push it)."""
-    tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
-    data = f"tree {tree}\nparent {tree}\n{AUTHOR}\n{COMMITTER}\n\nbuild: tidy\n"
+def _tree_parent(repo, tree: str) -> str:
+    """A commit of HEAD's tree whose parent line names ``tree`` (git cannot push it)."""
+    head = git(repo, "rev-parse", "HEAD^{tree}").strip()
+    data = f"tree {head}\nparent {tree}\n{AUTHOR}\n{COMMITTER}\n\nbuild: tidy\n"
     return subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--literally", "--stdin"],
                           cwd=repo, input=data.encode(), capture_output=True, check=True
                           ).stdout.decode().strip()
 
 
-def test_a_parent_line_naming_a_tree_is_ki225(published, runner, monkeypatch, tmp_path):
+@pytest.mark.parametrize("loose", [False, True], ids=["packed-tree", "loose-tree"])
+def test_a_parent_line_naming_a_tree_is_ki225(published, runner, monkeypatch, tmp_path, loose):
     """Reviewer r84 F4: an internal error ("object is no commit object") in check, verify --at."""
     base = git(published, "rev-parse", "HEAD").strip()
     tree = git(published, "rev-parse", "HEAD^{tree}").strip()
-    bad = _tree_parent(published)
+    git(published, "repack", "-adq")  # HEAD's tree: packed
+    if loose:  # a tree of its own, written now: a loose object
+        tree = subprocess.run(["git", "mktree"], cwd=published, input=f"040000 tree {tree}\tx\n",
+                              capture_output=True, text=True, check=True).stdout.strip()
+    assert (published / ".git/objects" / tree[:2] / tree[2:]).exists() is loose
+    bad = _tree_parent(published, tree)
     what = (f"commit {bad} cannot be read by libgit2: its parent line names {tree}, which is "
             "a tree, not a commit (git: \"bad parent\"; its message: \"build: tidy\")")
     monkeypatch.chdir(published)
