@@ -5,7 +5,9 @@ line, ``committer`` before ``author`` (git fsck ``missingAuthor``), an ident wit
 ``<EMAIL>``, a last header line with no line end (``unterminatedHeader``). libgit2, which
 kistore reads history with, cannot parse most of them: ``check main..pr`` said "no commit
 named 'pr'", pre-receive "internal error (InvalidError ...)", and once such a commit was
-in a history, ``verify``, ``export`` and the site stopped with an internal error.
+in a history, ``verify``, ``export`` and the site stopped with an internal error. So did an
+author or committer date libgit2 cannot read (20 digits: git fsck ``badDateOverflow``), and
+a ``parent`` line naming a tree, in ``check`` and ``verify --at`` (reviewer r84 F4).
 
 The git layer reads commit bytes before libgit2 parses them and raises
 :class:`kistore.git.blobs.CommitUnparsable` for one libgit2 cannot parse
@@ -17,11 +19,11 @@ them, as KI423 refuses such trees.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ..core.findings import ERROR, Finding, rule
-from ..git.commit_header import commit_fault, subject
+from ..git.commit_header import Header, commit_fault, first_line
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..git.blobs import CommitUnparsable
@@ -50,22 +52,23 @@ def unparsable_finding(error: CommitUnparsable) -> Finding:
         file=error.path, extra={"commit": error.oid})
 
 
-def commit_findings(commits: Iterable[Any]) -> list[Finding]:
+def commit_findings(headers: Mapping[str, Header]) -> list[Finding]:
     """Return KI225 for each commit of a range whose header lines git's fsck refuses.
 
     Args:
-        commits: the range's commits (``pygit2.Commit``: libgit2 parsed them).
+        headers: the header (:func:`kistore.git.commit_header.header`) of each of the
+            range's commits (libgit2 parsed them), by the commit's id.
 
     Returns:
         One error per commit at fault (``unterminatedHeader``, ``nulInHeader``: those
         libgit2 parses), naming the commit, its first message line and git fsck's id.
     """
     found = []
-    for commit in commits:
-        raw = commit.read_raw()
-        fault = commit_fault(raw)
+    for oid, split in headers.items():
+        fault = commit_fault(split)
         if fault is not None:
             found.append(Finding(
-                COMMIT_MALFORMED, f"commit {commit.id} (\"{subject(raw)}\"): {fault.what} "
-                f"(git fsck: {fault.fsck})", extra={"commit": str(commit.id), "fsck": fault.fsck}))
+                COMMIT_MALFORMED, f"commit {oid} (\"{first_line(split.message)}\"): "
+                f"{fault.what} (git fsck: {fault.fsck})",
+                extra={"commit": oid, "fsck": fault.fsck}))
     return found

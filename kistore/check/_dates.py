@@ -25,7 +25,7 @@ and readers clamp or disbelieve such dates (:func:`kistore.core.times.commit_dat
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.findings import ERROR, WARNING, Finding, Rule, rule
 from ..core.times import CLOCK_SKEW, commit_text, representable
 from ..git.blobs import read_loose_history
+from ..git.commit_header import Header, header
 from ._history import ancestry
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -51,14 +52,16 @@ STORED_DATE_IMPLAUSIBLE = replace(COMMIT_DATE_IMPLAUSIBLE, severity=WARNING, hin
     "`kistore check` refuses such dates in new commits"))
 
 
-def range_dates(repo: pygit2.Repository, commits: Iterable[Any], now: datetime | None = None
-                ) -> list[Finding]:
+def range_dates(repo: pygit2.Repository, commits: Iterable[Any], now: datetime | None = None,
+                headers: Mapping[str, Header] | None = None) -> list[Finding]:
     """KI428 errors for the commits a range brings: (a), (b) and (c) of the module.
 
     Args:
         repo: the repository, to read each commit's parents (BASE's tip among them).
         commits: the range's commits (``pygit2.Commit``; :func:`._history.ancestry`).
         now: the checking clock (aware); None: this machine's.
+        headers: each commit's header (:func:`kistore.git.commit_header.header`) by its
+            id, already read (the gate's KI225 read them); a commit not in it is read.
 
     Returns:
         One finding per commit and date at fault, naming the commit, the date read (as
@@ -69,7 +72,8 @@ def range_dates(repo: pygit2.Repository, commits: Iterable[Any], now: datetime |
     clock = int((now or datetime.now(UTC)).timestamp())
     findings: list[Finding] = []
     for commit in commits:
-        findings += _dated_wrong(commit, clock, COMMIT_DATE_IMPLAUSIBLE)
+        split = headers.get(str(commit.id)) if headers is not None else None
+        findings += _dated_wrong(commit, split, clock, COMMIT_DATE_IMPLAUSIBLE)
         for parent_id in commit.parent_ids:
             parent: Any = repo[parent_id]
             # a parent dated past the clock (history that landed without the gate) bounds
@@ -110,28 +114,26 @@ def check_commit_dates(store: Store, at: str | None = None, *, now: datetime | N
     read_loose_history(repo, head.id)  # libgit2 loops on a cut loose commit (F3)
     clock = int((now or datetime.now(UTC)).timestamp())
     return [f for commit in ancestry(repo, head)
-            for f in _dated_wrong(commit, clock, STORED_DATE_IMPLAUSIBLE)]
+            for f in _dated_wrong(commit, None, clock, STORED_DATE_IMPLAUSIBLE)]
 
 
-_IDENT = re.compile(rb"^(author|committer) [^<>\n]*<[^<>\n]*> (0|[1-9][0-9]*) [+-][0-9]{4}$",
-                    re.MULTILINE)
+_IDENT = re.compile(rb"(author|committer) [^<>\n]*<[^<>\n]*> (0|[1-9][0-9]*) [+-][0-9]{4}")
 """An author or committer line as git's fsck accepts it (``fsck_ident``): a date of digits
 with no leading zero, then a time zone, then the end of the line."""
 
 
-def _dated_wrong(commit: Any, clock: int, kind: Rule) -> list[Finding]:
+def _dated_wrong(commit: Any, split: Header | None, clock: int, kind: Rule) -> list[Finding]:
     """Return KI428 findings of (a) and (b), and of a date line git cannot read, for a commit.
 
     A date line git's fsck refuses (``badDate``, ``missingTimezone``, ``zeroPaddedDate``,
     bytes after the zone), or a second author or committer line, is read one way by libgit2
     (a number, or 0, or the first line) and another by git (``%ct`` empty, a later field, or
     the last line): the first-adding commit's date then differs between the site and
-    ``cite`` (reviewer r81 F2, F11).
+    ``cite`` (reviewer r81 F2, F11). ``split``: the commit's header, or None to read it.
     """
     found = []
-    header = commit.read_raw().partition(b"\n\n")[0]
-    valid = [m.group(1).decode() for m in _IDENT.finditer(header)]
-    lines = header.split(b"\n")
+    lines = (split or header(commit.read_raw())).lines
+    valid = [m.group(1).decode() for m in map(_IDENT.fullmatch, lines) if m is not None]
     for who in ("author", "committer"):
         count = sum(line.startswith(f"{who} ".encode()) for line in lines)
         if count != 1:  # libgit2 reads the first, git the last (reviewer r81 F11)

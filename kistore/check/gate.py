@@ -63,6 +63,7 @@ from ..git.blobs import (
     read_revision_guarded,
     ref_commit,
 )
+from ..git.commit_header import header
 from ..git.first_added import first_commits
 from ..git.notes import notes_tree
 from ..git.pathlog import blob_at
@@ -264,7 +265,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     # (so for a commit git's fsck refuses: KI225); on the same walk KI115, KI118 and
     # KI112 of each name a commit brings (r82 F6)
     walked = new_tree_findings(repo, commits, judge=walk_judge)
-    malformed = commit_findings(commits) + [f for f in walked if f.rule is TREE_ENTRY_INVALID]
+    headers = {str(c.id): header(c.read_raw()) for c in commits}  # read once: KI225, KI428
+    malformed = commit_findings(headers) + [f for f in walked if f.rule is TREE_ENTRY_INVALID]
     if malformed:
         return sorted(malformed, key=sort_key)
     unmigrated = _unmigrated(store, base.tree, head.tree) or _ungrouped(store, base, head)
@@ -274,7 +276,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     own_settings, head_settings = store.settings(), store.settings(str(head.id))
     own, warned = own_limits(store, own_settings)  # the defaults, and KI109
     findings = history_findings(repo, commits)
-    findings += range_dates(repo, commits, now)  # KI428
+    findings += range_dates(repo, commits, now, headers)  # KI428
     if landed:  # KI430, KI431: main's first-parent line only grows
         findings += first_parent_findings(base, head, commits, spec, now, landed=True)
     store_changes = _store_changes(repo, base.tree, head.tree)  # read once: shard trees

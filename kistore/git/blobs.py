@@ -33,7 +33,7 @@ from ..core import hashes
 from ..core.errors import StoreStateError
 from . import _loose
 from .child import git_environment
-from .commit_header import commit_fault, subject
+from .commit_header import Header, commit_fault, first_line, header, subject
 from .lazy import pygit2  # imported on first use (~0.2 s)
 from .refs import common_git_dir
 
@@ -108,23 +108,25 @@ class CommitUnparsable(ObjectUnreadable):
         return self if self.path is not None else CommitUnparsable(self.oid, self.reason, path)
 
 
-def unparsable(oid: str, raw: bytes) -> CommitUnparsable | None:
+def unparsable(oid: str, raw: bytes | Header) -> CommitUnparsable | None:
     """Return the :class:`CommitUnparsable` for a commit's bytes libgit2 cannot parse, or None.
 
     Args:
         oid: the commit's id.
-        raw: its bytes (loose or packed, read without libgit2's parser).
+        raw: its bytes (loose or packed, read without libgit2's parser), or their
+            :func:`.commit_header.header`.
 
     Returns:
         The error to raise (its reason: what is wrong, git fsck's id and the commit's first
         message line), or None when libgit2 parses the commit (a fault git fsck alone
         refuses, ``unterminatedHeader``, is the gate's: :mod:`kistore.check._commits`).
     """
-    fault = commit_fault(raw)
+    split = raw if isinstance(raw, Header) else header(raw)
+    fault = commit_fault(split)
     if fault is None or not fault.fatal:
         return None
     return CommitUnparsable(oid, f"{fault.what} (git fsck: {fault.fsck}; its message: "
-                                 f"\"{subject(raw)}\")")
+                                 f"\"{first_line(split.message)}\")")
 
 
 def unreadable(oid: str | pygit2.Oid | bytes, error: pygit2.GitError,
@@ -1054,7 +1056,9 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
             commit it names (a parent) is missing (a shallow clone's edge, listed in
             ``shallow``, is not).
         CommitUnparsable: a commit of the history is one libgit2 cannot parse (no author
-            line...: :func:`.commit_header.commit_fault`), loose or packed.
+            line, a date past a 64-bit number...: :func:`.commit_header.commit_fault`),
+            loose or packed, or one whose ``parent`` line names a tree or a blob (libgit2
+            parses it, but its walk fails there: reviewer r84 F4).
         StoreStateError: a ``tree:0`` clone's trees could not be fetched.
     """
     key = (repo.path, str(tip))
@@ -1064,24 +1068,29 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
     trees: list[str] = []  # each commit's root tree: fetched in one, in a tree:0 clone
     packed: list[str] = []  # those not loose: read through libgit2 once fetched
     shallow = _shallow(repo)
-    pending = [str(tip)]
+    pending: list[tuple[str, str | None]] = [(str(tip), None)]  # (commit, the child naming it)
     while pending:
-        oid = pending.pop()
+        oid, child = pending.pop()
         if oid in seen:
             continue
         seen.add(oid)
         loose = loose_object(repo, oid)
         if loose is not None:
-            refused = unparsable(oid, loose[1]) if loose[0] == _TYPES[b"commit"] else None
+            if loose[0] != _TYPES[b"commit"]:
+                if child is not None:  # libgit2's walk: "object is no commit object"
+                    raise _parent_not_commit(repo, child, oid, loose[0])
+                continue
+            split = header(loose[1])
+            refused = unparsable(oid, split)
             if refused is not None:  # every libgit2 walk through it fails (r82 F1)
                 raise refused
-            tree = _TREE.match(loose[1])
+            tree = split.tree
             if tree is not None:  # the walker's caller reads commit.tree: guarded here
-                if loose_object(repo, tree.group(1).decode()) is None:
-                    packed.append(tree.group(1).decode())
-                trees.append(tree.group(1).decode())
+                if loose_object(repo, tree) is None:
+                    packed.append(tree)
+                trees.append(tree)
             if oid not in shallow:
-                pending += [p.decode() for p in _PARENT.findall(loose[1])]
+                pending += [(parent, oid) for parent in split.parents]
             continue
         try:
             found = repo[oid]
@@ -1092,6 +1101,8 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
             raise _packed_unparsable(repo, oid) or unreadable(oid, e) from e
         except ValueError:
             continue  # libgit2's walk says
+        if child is not None and not isinstance(found, pygit2.Commit):
+            raise _parent_not_commit(repo, child, oid, int(found.type))
         try:
             commit = found.peel(pygit2.Commit)
         except (KeyError, ValueError, AttributeError, pygit2.GitError):
@@ -1100,7 +1111,7 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
             packed.append(str(commit.tree_id))  # may be loose
         trees.append(str(commit.tree_id))
         if oid not in shallow:
-            pending += [str(p) for p in commit.parent_ids]
+            pending += [(str(p), oid) for p in commit.parent_ids]
     fetch_trees(repo, trees)
     for tree_id in packed:
         try:
@@ -1110,6 +1121,27 @@ def read_loose_history(repo: pygit2.Repository, tip: str | pygit2.Oid) -> None:
         except pygit2.GitError as e:
             raise unreadable(tree_id, e) from e
     _read_histories.add(key)
+
+
+def _parent_not_commit(repo: pygit2.Repository, child: str, parent: str, kind: int
+                       ) -> CommitUnparsable:
+    """Return the :class:`CommitUnparsable` of commit ``child`` naming a non-commit parent.
+
+    libgit2 parses such a commit but every walk through it fails ("object is no commit
+    object"), git's own parser refuses it too ("bad parent"); its bytes cannot show it
+    (reviewer r84 F4).
+
+    Args:
+        repo: the repository (``child``'s bytes read again, for its first message line).
+        child: the commit's id.
+        parent: the id its ``parent`` line names.
+        kind: the type number of the object ``parent`` names (a tree, a blob, a tag).
+    """
+    read = _object_guarded(repo, child)
+    said = f"; its message: \"{subject(read[1])}\"" if read is not None else ""
+    what = next((k.decode() for k, n in _TYPES.items() if n == kind), "another object")
+    return CommitUnparsable(child, f"its parent line names {parent}, which is a {what}, not a "
+                                   f"commit (git: \"bad parent\"{said})")
 
 
 def _packed_unparsable(repo: pygit2.Repository, oid: str) -> CommitUnparsable | None:
@@ -1156,7 +1188,8 @@ def read_revision_guarded(repo: pygit2.Repository, rev: str) -> None:
     Raises:
         ObjectUnreadable: a commit's (loose or packed), or the last commit's root tree's
             loose file, is damaged.
-        CommitUnparsable: a commit on the way is one libgit2 cannot parse.
+        CommitUnparsable: a commit on the way is one libgit2 cannot parse, or one whose
+            ``parent`` line, stepped through, names no commit.
     """
     form = _REVISION.fullmatch(rev)
     if form is None:
@@ -1169,29 +1202,37 @@ def read_revision_guarded(repo: pygit2.Repository, rev: str) -> None:
             return
         oid = name
     oid = _peeled(repo, oid)
+    child: str | None = None  # the commit whose parent line named oid
     for step, count in _STEP.findall(steps):
         n = int(count) if count else 1
         for _ in range(n if step == "~" else 1):
             read = _object_guarded(repo, oid)
             if read is None:
                 return  # not here: libgit2 says
-            refused = unparsable(oid, read[1]) if read[0] == _TYPES[b"commit"] else None
+            if read[0] != _TYPES[b"commit"]:
+                if child is not None:  # libgit2's "no commit named" (r84 F4)
+                    raise _parent_not_commit(repo, child, oid, read[0])
+                return
+            split = header(read[1])
+            refused = unparsable(oid, split)
             if refused is not None:  # libgit2's "no commit named", or its InvalidError
                 raise refused
-            parents = _PARENT.findall(read[1])
+            parents = split.parents
             index = 0 if step == "~" else n - 1
-            if read[0] != _TYPES[b"commit"] or index >= len(parents) or \
-                    (step == "^" and n == 0):
+            if index >= len(parents) or (step == "^" and n == 0):
                 return
-            oid = parents[index].decode()
+            child, oid = oid, parents[index]
     read = _object_guarded(repo, oid)
+    if read is not None and read[0] != _TYPES[b"commit"] and child is not None:
+        raise _parent_not_commit(repo, child, oid, read[0])
     if read is not None and read[0] == _TYPES[b"commit"]:
-        refused = unparsable(oid, read[1])
+        split = header(read[1])
+        refused = unparsable(oid, split)
         if refused is not None:
             raise refused
-        tree = _TREE.match(read[1])
+        tree = split.tree
         if tree is not None:
-            loose_object(repo, tree.group(1).decode())
+            loose_object(repo, tree)
 
 
 def _object_guarded(repo: pygit2.Repository, oid: str) -> tuple[int, bytes] | None:
@@ -1251,12 +1292,6 @@ _TAG_DEPTH = 16
 
 _OBJECT = re.compile(rb"object ([0-9a-f]{40})\n")
 """An annotated tag object's first line: the object it tags (git's tag format)."""
-
-_PARENT = re.compile(rb"^parent ([0-9a-f]{40})$", re.MULTILINE)
-"""A commit object's parent lines (git's commit format)."""
-
-_TREE = re.compile(rb"tree ([0-9a-f]{40})\n")
-"""A commit object's first line: its root tree."""
 
 _REVISION = re.compile(r"([^~^@:{}]+)((?:[~^][0-9]*)*)")
 """A name, then ``~N`` / ``^N`` parent steps (git-rev-parse(1)); anything else: libgit2's."""

@@ -5,7 +5,9 @@ A commit with no ``author`` line, or ``committer`` before ``author`` (git fsck
 lookup and walk through it: ``check`` said "no commit named 'pr'", pre-receive "internal
 error". :func:`commit_fault` names the fault from the bytes; these tests hold it to git
 fsck's words and to libgit2's own parser (a fault is ``fatal`` exactly when libgit2 refuses
-the commit).
+the commit). An author or committer date past a signed 64-bit number (git fsck
+``badDateOverflow``) or with no digits (``badDate``) is one too (reviewer r84 F4), and
+:func:`header` is the one split of a commit's header every reader takes.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from kistore.git.commit_header import commit_fault, subject
+from kistore.git.commit_header import commit_fault, header, subject
 
 from ..conftest import git
 
@@ -51,6 +53,12 @@ CASES = [  # (bytes, git fsck's message id or None, libgit2 refuses it)
     (raw(TREE, "parent 12", AUTHOR, COMMITTER), "badParentSha1", True),
     (raw(TREE, AUTHOR, COMMITTER, message=None) + b"msg", "unterminatedHeader", False),
     (raw(TREE, AUTHOR, COMMITTER, message=None).rstrip(b"\n"), "unterminatedHeader", True),
+    # reviewer r84 F4: libgit2's "invalid Unix timestamp"; 2^63 - 1 is the last it reads
+    (raw(TREE, AUTHOR, "committer t <t@x> 99999999999999999999 +0000"), "badDateOverflow",
+     True),
+    (raw(TREE, "author t <t@x> 9223372036854775808 +0000", COMMITTER), "badDateOverflow", True),
+    (raw(TREE, AUTHOR, "committer t <t@x> 9223372036854775807 +0000"), None, False),
+    (raw(TREE, AUTHOR, "committer t <t@x> abc +0000"), "badDate", True),
 ]
 
 
@@ -106,12 +114,16 @@ def test_the_message_names_what_is_there():
 
 LINES = st.sampled_from([TREE, PARENT, AUTHOR, COMMITTER, "encoding UTF-8", "x y",
                          "author t t@x 1 +0000", "committer <t@x> 1 +0000", "tree 12",
-                         "parent zz", "author ", "committer t >x< 1 +0000"])
+                         "parent zz", "author ", "committer t >x< 1 +0000",
+                         "author t <t@x> 99999999999999999999 +0000", "committer t <t@x> x",
+                         "committer t <t@x> -9223372036854775809 +0000", "author t <t@x>  "])
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.
                                                function_scoped_fixture])
 @example(lines=[TREE, COMMITTER, AUTHOR], message="m\n", cut=False)
+@example(lines=[TREE, AUTHOR, "author t <t@x> 99999999999999999999 +0000", COMMITTER],
+         message="m\n", cut=False)  # libgit2 reads every author line's date (r84 F4)
 @given(st.lists(LINES, min_size=1, max_size=6), st.sampled_from(["m\n", "", None]),
        st.booleans())
 def test_fatal_is_exactly_what_libgit2_refuses(repo, lines, message, cut):
@@ -121,3 +133,43 @@ def test_fatal_is_exactly_what_libgit2_refuses(repo, lines, message, cut):
         data = data.rstrip(b"\n")
     fault = commit_fault(data)
     assert (fault is not None and fault.fatal) is _libgit2_refuses(repo, data), fault
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.
+                                               function_scoped_fixture])
+@example(date="99999999999999999999 +0000", who="committer")  # reviewer r84 F4
+@example(date="-9223372036854775808 +0000", who="author")  # the least libgit2 reads
+@example(date="\t+", who="author")
+@given(st.text(alphabet="0123456789+- \tx", max_size=24),
+       st.sampled_from(["author", "committer"]))
+def test_a_date_is_fatal_exactly_when_libgit2_refuses_it(repo, date, who):
+    """Any bytes after an ident's ``>``: fatal (a date fault) agrees with libgit2."""
+    line = f"{who} t <t@x>{date}"
+    data = raw(TREE, line if who == "author" else AUTHOR,
+               line if who == "committer" else COMMITTER)
+    fault = commit_fault(data)
+    assert (fault is not None and fault.fatal) is _libgit2_refuses(repo, data), fault
+
+
+def test_the_overflow_is_named_in_the_message():
+    fault = commit_fault(raw(TREE, AUTHOR, "committer A <a@b> 99999999999999999999 +0000"))
+    assert fault == (
+        "its committer line (line 3) has a date libgit2 cannot read (`99999999999999999999 "
+        "+0000`): past 9223372036854775807 s since the epoch, the most a signed 64-bit "
+        "number holds", "badDateOverflow", True)
+
+
+def test_the_header_is_split_once_as_git_reads_it():
+    """Tree, parents (those after the tree line only), lines, line end and message."""
+    other = "parent " + "2" * 40
+    split = header(raw(TREE, PARENT, other, AUTHOR, COMMITTER, "parent " + "3" * 40,
+                       message=f"subject\n{other}\n"))
+    assert split.tree == "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+    assert split.parents == ("1" * 40, "2" * 40)  # not the late header, not the message
+    assert split.lines[3:5] == (AUTHOR.encode(), COMMITTER.encode())
+    assert (split.terminated, split.message) == (True, f"subject\n{other}\n".encode())
+    only = header(raw(TREE, AUTHOR, COMMITTER, message=None))  # headers only: no blank line
+    assert (only.lines[-1], only.terminated, only.message) == (COMMITTER.encode(), True, b"")
+    cut = header(raw(TREE, AUTHOR, COMMITTER, message=None).rstrip(b"\n"))
+    assert (cut.lines[-1], cut.terminated) == (COMMITTER.encode(), False)
+    assert header(raw("tree 12", AUTHOR, COMMITTER)).tree is None
