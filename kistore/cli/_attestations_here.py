@@ -1,0 +1,76 @@
+"""Whether a clone holds the attestations a publishing command would print (reviewer r83 F11).
+
+``git clone`` does not fetch ``refs/notes/kistore``, where attestations live: in such a
+clone ``site build`` and ``export`` saw no withdrawal, no verification, and published a
+withdrawn run ranked #1 and empty attestation columns without a word (``show`` and
+``verify`` warn). :func:`require_attestations` refuses there, with the fetch command, unless
+``--without-attestations`` (:data:`WITHOUT_ATTESTATIONS`) says to publish without them; it
+then warns. Which repositories lack the notes is :func:`kistore.attest.levels.
+notes_not_fetched`'s rule: one with a remote and no local notes ref. A store with no remote
+(a fresh local store, ``make demo``) has nowhere to fetch notes from and is never refused.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from ..core.errors import StoreStateError, printable
+from ..core.layout import NOTES_REF
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
+
+WITHOUT_ATTESTATIONS = click.option(
+    "--without-attestations", is_flag=True,
+    help=f"Publish even when this clone lacks {NOTES_REF} (git clone does not fetch it): "
+         "withdrawn runs are then ranked and no run is verified. Without it, such a clone "
+         "is refused.")
+"""The flag of ``site build`` and ``export`` that publishes a clone lacking the notes."""
+
+
+def fetch_command(store: Store) -> str:
+    """Return the git command that fetches the notes ref from the store's remote.
+
+    Args:
+        store: a :class:`kistore.store.Store` with at least one remote.
+
+    Returns:
+        ``git fetch REMOTE refs/notes/kistore:refs/notes/kistore``; REMOTE is ``origin``
+        when the repository has one, else its first remote (by name).
+    """
+    names = sorted(remote.name or "" for remote in store.repo.remotes)
+    remote = "origin" if "origin" in names or not names else names[0]
+    return f"git fetch {printable(remote)} {NOTES_REF}:{NOTES_REF}"
+
+
+def require_attestations(store: Store, without: bool, doing: str) -> None:
+    """Refuse to publish from a clone that lacks ``refs/notes/kistore``, or warn with the flag.
+
+    Args:
+        store: the store published from.
+        without: ``--without-attestations`` was given: warn on stderr instead of refusing.
+        doing: what the command does, for the messages (``build the site``, ``export``).
+
+    Raises:
+        StoreStateError: the repository has a remote and no ``refs/notes/kistore`` and
+            ``without`` is False (exit 1); the message names the ref, what its absence
+            does, the fetch command and the flag.
+    """
+    # Lazy: the notes check loads on a publishing run only (`--help` loads no store code).
+    from ..attest.levels import notes_not_fetched
+
+    if notes_not_fetched(store) is None:
+        return
+    fetch = fetch_command(store)
+    lacking = (f"{NOTES_REF} is not in this clone (git clone does not fetch it), so its "
+               "attestations are not here: a withdrawn run would be ranked and no run "
+               "verified")
+    if not without:
+        raise StoreStateError(
+            f"refusing to {doing}: {lacking}; run `{fetch}` and {doing} again, or pass "
+            f"--without-attestations to {doing} without them (as when the remote has no "
+            f"{NOTES_REF} either: no attestation was ever made)")
+    click.echo(f"warning: {doing} without attestations (--without-attestations): {lacking}; "
+               f"`{fetch}` fetches them", err=True)
