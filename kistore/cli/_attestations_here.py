@@ -8,6 +8,10 @@ withdrawn run ranked #1 and empty attestation columns without a word (``show`` a
 then warns. Which repositories lack the notes is :func:`kistore.attest.levels.
 notes_not_fetched`'s rule: one with a remote and no local notes ref. A store with no remote
 (a fresh local store, ``make demo``) has nowhere to fetch notes from and is never refused.
+Nor is a clone whose published commit trusts no key (no ``store/trust/keys.json``, or
+one listing none): only a trusted key's attestation withdraws or verifies a run, so the
+notes could change no rank or evidence level there; it is warned that community
+attestations are left out, with the fetch command.
 """
 
 from __future__ import annotations
@@ -45,18 +49,42 @@ def fetch_command(store: Store) -> str:
     return f"git fetch {printable(remote)} {NOTES_REF}:{NOTES_REF}"
 
 
-def require_attestations(store: Store, without: bool, doing: str) -> None:
+def trusts_a_key(store: Store, at: str) -> bool:
+    """Whether the trust file at ``at`` lists a key (whose attestations could count).
+
+    Args:
+        store: the store.
+        at: the published revision.
+
+    Returns:
+        True when ``store/trust/keys.json`` at ``at`` lists a key, or cannot be read (a
+        reader judges it; refusing is the safe answer here); False without the file or
+        with no key in it.
+    """
+    # Lazy: the trust file is read on a publishing run only.
+    from ..attest.trust import load_trust
+    from ..core.errors import KistoreError
+
+    try:
+        return bool(load_trust(store.view(at)).keys)
+    except KistoreError:
+        return True
+
+
+def require_attestations(store: Store, without: bool, doing: str, at: str) -> None:
     """Refuse to publish from a clone that lacks ``refs/notes/kistore``, or warn with the flag.
 
     Args:
         store: the store published from.
         without: ``--without-attestations`` was given: warn on stderr instead of refusing.
         doing: what the command does, for the messages (``build the site``, ``export``).
+        at: the published revision (its trust file decides whether notes could count).
 
     Raises:
-        StoreStateError: the repository has a remote and no ``refs/notes/kistore`` and
-            ``without`` is False (exit 1); the message names the ref, what its absence
-            does, the fetch command and the flag.
+        StoreStateError: the repository has a remote and no ``refs/notes/kistore``, the
+            trust file at ``at`` lists a key (:func:`trusts_a_key`), and ``without`` is
+            False (exit 1); the message names the ref, what its absence does, the fetch
+            command and the flag.
     """
     # Lazy: the notes check loads on a publishing run only (`--help` loads no store code).
     from ..attest.levels import notes_not_fetched
@@ -64,6 +92,12 @@ def require_attestations(store: Store, without: bool, doing: str) -> None:
     if notes_not_fetched(store) is None:
         return
     fetch = fetch_command(store)
+    if not trusts_a_key(store, at):
+        click.echo(f"warning: {NOTES_REF} is not in this clone (git clone does not fetch it): "
+                   "community attestations are left out (no key is trusted at "
+                   f"{printable(at)}, so none could withdraw or verify a run); `{fetch}` "
+                   "fetches them", err=True)
+        return
     lacking = (f"{NOTES_REF} is not in this clone (git clone does not fetch it), so its "
                "attestations are not here: a withdrawn run would be ranked and no run "
                "verified")

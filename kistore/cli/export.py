@@ -63,7 +63,7 @@ def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
                          "readers need UTF-8 paths; choose another directory name") from None
 
     store = ctx.read_store(at or "HEAD")
-    require_attestations(store, without_attestations, "export")
+    require_attestations(store, without_attestations, "export", at or "HEAD")
     with ExitStack() as bars:
         result = run_export(store, out, fmt=file_format, at=at, since=since,
                             progress=_progress(bars))

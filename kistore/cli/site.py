@@ -86,7 +86,7 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
     from ..site.build import build_site
 
     store = ctx.read_store(at or "HEAD")
-    require_attestations(store, without_attestations, "build the site")
+    require_attestations(store, without_attestations, "build the site", at or "HEAD")
     # Ctrl-C and SIGTERM are held over the install (kistore.site.install): before it the
     # site is as it was (exit 130); from it on they are only noted, and said (exit 0).
     landing = Landing()

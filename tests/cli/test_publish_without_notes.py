@@ -127,3 +127,16 @@ def test_the_remote_named_is_the_clones_own(clone, tmp_path):
     assert result.exit_code == 1
     assert "run `git fetch upstream refs/notes/kistore:refs/notes/kistore`" in result.stderr
     assert isinstance(Store(clone), Store)
+
+
+def test_a_clone_whose_commit_trusts_no_key_is_built_with_a_warning(group, tmp_path):
+    # only a trusted key's note withdraws or verifies: without one the notes change no rank
+    git(tmp_path, "clone", "-q", str(group.root), "clone")
+    for command in (["site", "build", str(tmp_path / "site")],
+                    ["export", str(tmp_path / "out")]):
+        result = kistore(tmp_path / "clone", *command)
+        assert result.exit_code == 0, result.output
+        assert result.stderr.startswith(
+            "warning: refs/notes/kistore is not in this clone (git clone does not fetch it): "
+            "community attestations are left out (no key is trusted at HEAD, so none could "
+            f"withdraw or verify a run); `{FETCH}` fetches them\n"), result.stderr
