@@ -444,7 +444,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
     name = metadata.get("name")
     if type(name) is str and reserved_on_windows(name):
         return None  # the exact path says why
-    if any(b in metadata_data or (b in object_data and obj["kind"] == "Implementation")
+    implementation = obj["kind"] == "Implementation"  # only its object holds cited text
+    if any(b in metadata_data or (implementation and b in object_data)
            for b in _LINE_BREAK_BYTES):
         return None  # a title or author may break a line (KI219): the slow path says
     spec = obj.get("spec")
