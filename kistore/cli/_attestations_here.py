@@ -30,7 +30,7 @@ WITHOUT_ATTESTATIONS = click.option(
     "--without-attestations", is_flag=True,
     help=f"Publish even when this clone lacks {NOTES_REF} (git clone does not fetch it): "
          "withdrawn runs are then ranked and no run is verified. Without it, such a clone "
-         "is refused.")
+         "whose commit trusts a key is refused.")
 """The flag of ``site build`` and ``export`` that publishes a clone lacking the notes."""
 
 

@@ -41,8 +41,8 @@ def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
     manifests by kind) for DuckDB, Spark and Trino; CSV and JSON Lines are one file per
     table. OUT/_manifest.json names the commit, the kistore version and each file's
     sha256. Columns, units and query examples: docs/export.md. A clone without
-    refs/notes/kistore (git clone does not fetch it) is refused unless
-    --without-attestations: its attestation columns would be empty.
+    refs/notes/kistore (git clone does not fetch it) whose commit trusts a key is
+    refused unless --without-attestations: its attestation columns would be empty.
 
     \b
     Example:

@@ -74,7 +74,8 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
     index; each with index.json beside index.html. Every page states its commit and is
     byte-identical when built again; a rebuild writes only pages whose bytes changed.
     Layout: docs/site.md. A clone without refs/notes/kistore (git clone does not fetch
-    it: no withdrawal or verification is here) is refused unless --without-attestations.
+    it: no withdrawal or verification is here) whose commit trusts a key is refused
+    unless --without-attestations.
 
     \b
     Example:
