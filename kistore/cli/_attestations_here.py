@@ -57,9 +57,10 @@ def trusts_a_key(store: Store, at: str) -> bool:
         at: the published revision.
 
     Returns:
-        True when ``store/trust/keys.json`` at ``at`` lists a key, or cannot be read (a
-        reader judges it; refusing is the safe answer here); False without the file or
-        with no key in it.
+        True when ``store/trust/keys.json`` at ``at`` lists a key; False without the file,
+        with no key in it, or when it cannot be read or parsed: the judges then trust no
+        key either (:class:`kistore.attest.trust.Trust`), and the command goes on to name
+        the damage as it reads (a missing git object, KI117), not this refusal.
     """
     # Lazy: the trust file is read on a publishing run only.
     from ..attest.trust import load_trust
@@ -68,7 +69,7 @@ def trusts_a_key(store: Store, at: str) -> bool:
     try:
         return bool(load_trust(store.view(at)).keys)
     except KistoreError:
-        return True
+        return False
 
 
 def require_attestations(store: Store, without: bool, doing: str, at: str) -> None:
