@@ -45,6 +45,7 @@ from ..git.notes import notes_tree
 from ..git.pack import blob_id
 from .levels import SOURCE_NATIVE as SOURCE_NATIVE  # re-exported: defined in .levels
 from .levels import VERIFIED as VERIFIED
+from .levels import WITHDRAWS as WITHDRAWS
 from .levels import Evidence as Evidence
 from .notepaths import path_findings
 from .notes import (
@@ -65,7 +66,6 @@ INVALID = "invalid"
 NOT_COUNTED = "not-counted"
 COMMUNITY = "community"
 VERIFIES = "verifies"
-WITHDRAWS = "withdraws"
 DISAGREES = "disagrees"
 UNFIT = "does-not-fit"
 SUPERSEDED = "superseded"

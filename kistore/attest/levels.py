@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 SOURCE_NATIVE = "source-native"
 VERIFIED = "verified"
+WITHDRAWS = "withdraws"
+"""The effect of a valid maintainer withdrawal (:mod:`.evidence` judges it so)."""
 
 NOT_FETCHED = f"notes not fetched: run `kistore notes fetch` ({NOTES_REF} is not in this clone)"
 """What ``attestations``, ``show`` and ``verify`` say in a clone without the notes."""
@@ -69,6 +71,24 @@ def notes_not_fetched(store: Store) -> str | None:
             return None
         remotes = bool(list(store.repo.remotes))
     return NOT_FETCHED if remotes else None
+
+
+def withdrawal_said(evidence: Evidence) -> str | None:
+    """Name the withdrawal that applies to a run, for a line of text; None when none does.
+
+    Args:
+        evidence: the run's :class:`Evidence`.
+
+    Returns:
+        ``withdrawn by KEYID: REASON`` (the first valid withdrawal's key and what it says,
+        as signed: the caller escapes the line, :func:`kistore.core.errors.one_line`), or
+        ``withdrawn by KEYID`` when it says nothing; None when the run is not withdrawn.
+    """
+    if not evidence.withdrawn:
+        return None
+    said = next((a for a in evidence.attestations if a.get("effect") == WITHDRAWS), {})
+    text = said.get("text")
+    return f"withdrawn by {said.get('keyid') or '?'}" + (f": {text}" if text else "")
 
 
 TEXT_LABEL = {"dispute": "reason", "withdrawal": "reason"}

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ..core.errors import one_line
+
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .citation import Citation
 
@@ -40,6 +42,13 @@ def to_text(c: Citation) -> str:
     Without an access date (``accessed`` None) the ``accessed:`` line is left out. When
     the object landed on the first-parent line in another commit than the one that first
     added it (:attr:`Citation.landed`), the ``published:`` line names that commit.
+
+    A person reads this text (the terminal, the site's cite block), so each line is
+    escaped as ``show`` escapes manifest values (:func:`kistore.core.errors.one_line`): a
+    title, author or publisher holding a line break, another control or a bidirectional
+    control prints it as ``\\n``, ``\\x0d``, ``\\u202e``, never as a line a submitter wrote
+    ("rank 1", "digest: sha256:<another>"; reviewer r83 F4). The machine formats keep the
+    text exact in their own syntax.
     """
     lines = [
         f"{names(c.authors)} ({c.published.year}). {c.title} [Data set]. {c.publisher}. "
@@ -51,7 +60,7 @@ def to_text(c: Citation) -> str:
         f"  published: {c.published.date().isoformat()} ({_dated_by(c)}, UTC)",
         *([f"  accessed:  {c.accessed.isoformat()}"] if c.accessed else []),
     ]
-    return "\n".join(lines) + "\n"
+    return "\n".join(one_line(line) for line in lines) + "\n"
 
 
 def _dated_by(c: Citation) -> str:

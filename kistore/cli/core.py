@@ -332,7 +332,8 @@ def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None
     else:
         for line in page.lines():
             click.echo(line)
-        click.echo(citation)  # the index page ends with how to cite it
+        # the index page ends with how to cite it: one line whatever the title holds
+        click.echo(one_line(citation))
     return None
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from . import refuse_empty
+from ._attestations_here import WITHOUT_ATTESTATIONS, require_attestations
 from ._context import StoreContext
 from ._machine import emit_json
 
@@ -27,10 +28,11 @@ pass_ctx = click.make_pass_decorator(StoreContext)
 @click.option("--since", metavar="REV",
               help="OUT holds an export made at REV: append, as new files, only the rows "
                    "that changed since.")
+@WITHOUT_ATTESTATIONS
 @click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
 @pass_ctx
 def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
-           since: str | None, as_json: bool) -> None:
+           since: str | None, without_attestations: bool, as_json: bool) -> None:
     """Export the store at a commit as tables: runs, groups, attestations, manifests.
 
     Every object is re-hashed as it is read; one whose bytes do not hash to its name (or
@@ -38,7 +40,9 @@ def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
     listed, and the command exits 1. Parquet is partitioned (runs by source and hardware,
     manifests by kind) for DuckDB, Spark and Trino; CSV and JSON Lines are one file per
     table. OUT/_manifest.json names the commit, the kistore version and each file's
-    sha256. Columns, units and query examples: docs/export.md.
+    sha256. Columns, units and query examples: docs/export.md. A clone without
+    refs/notes/kistore (git clone does not fetch it) whose commit trusts a key is
+    refused unless --without-attestations: its attestation columns would be empty.
 
     \b
     Example:
@@ -59,6 +63,7 @@ def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
                          "readers need UTF-8 paths; choose another directory name") from None
 
     store = ctx.read_store(at or "HEAD")
+    require_attestations(store, without_attestations, "export", at or "HEAD")
     with ExitStack() as bars:
         result = run_export(store, out, fmt=file_format, at=at, since=since,
                             progress=_progress(bars))

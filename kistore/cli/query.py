@@ -9,12 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..core.errors import one_line
 from ._answers import explaining_misses, warn_unreadable
 from ._context import StoreContext, one_look, settled_work_tree
 from ._formats import format_options, output_format
 from ._machine import emit_json, emit_jsonl, report_error
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..query.ranking import Row
     from ..store import Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
@@ -65,9 +67,10 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
         catalog = run_catalog(store, [ref], at)  # a blob-less clone: the group's listing
         _warn_default_policy(store, at)
         with _warning_before_no_group(store, catalog, at):
-            _, ranking = rank_group(store, ref, at=at, comparison=comparison,
-                                    min_evidence=min_evidence, catalog=catalog)
+            asked, ranking = rank_group(store, ref, at=at, comparison=comparison,
+                                        min_evidence=min_evidence, catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
+    _warn_withdrawn(ref, asked.digest, ranking.rows(include_excluded=True), show_all)
     rows = ranking.rows(include_excluded=show_all)
     # Lazy: `rank --help` imports no other module (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
@@ -137,6 +140,14 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     from .names import warn_shared_names
 
     warn_shared_names(store, [result.a.record, result.b.record], at)
+    for label, page in (("A", result.a), ("B", result.b)):
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ..attest.levels import withdrawal_said
+
+        said = withdrawal_said(page.row.evidence)
+        if said is not None and (label == "A" or page.record.digest != result.a.record.digest):
+            click.echo(one_line(f"warning: {label}, {page.record.name}, is {said}: A / B "
+                                "compares with a withdrawn result"), err=True)
     if b is None and result.a.record.digest == result.b.record.digest:
         click.echo(f"note: {a} is rank 1 of its comparison group, so it was compared with "
                    "itself; give B to compare it with another run (`kistore rank "
@@ -389,6 +400,36 @@ def _say_products(catalog: Any, hardware: str) -> None:
     known = ", ".join(repr(p) for p in products[:10]) + (" ..." if len(products) > 10 else "")
     click.echo(f"note: no environment has the GPU product {hardware!r} (matched exactly, as "
                f"the driver names it); products here: {known or 'none'}", err=True)
+
+
+def _warn_withdrawn(ref: str, digest: str, rows: list[Row], show_all: bool) -> None:
+    """Say on stderr which runs of a ranking are withdrawn that a reader would take as sound.
+
+    The run ``rank`` was asked about (REF), when it is withdrawn: left out of the ranking
+    unless ``--all``, it vanished from the answer without a word; and each withdrawn
+    reference run, still listed with the references, whose value is no baseline (reviewer
+    r83 F2). Each line names the withdrawal (its key and reason).
+
+    Args:
+        ref: what was asked (as typed).
+        digest: its run's digest.
+        rows: every row of the ranking (``include_excluded=True``).
+        show_all: ``--all`` was given (the withdrawn REF is listed then).
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.levels import withdrawal_said
+
+    withdrawn = [(row, said) for row in rows if (said := withdrawal_said(row.evidence))]
+    for row, said in withdrawn:
+        if row.record.digest == digest:
+            listed = ("a reference run: listed, its value no baseline" if row.record.is_reference
+                      else "listed with --all" if show_all else "not listed (--all lists it)")
+            click.echo(one_line(f"warning: {ref} is {said}: it is not ranked, {listed}"),
+                       err=True)
+    for row, said in withdrawn:
+        if row.record.is_reference and row.record.digest != digest:
+            click.echo(one_line(f"warning: reference run {row.record.name} is {said}: its "
+                                "value is no baseline"), err=True)
 
 
 def _warn_default_policy(store: Store, at: str | None) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ._adding import Landing, interrupt_says
+from ._attestations_here import WITHOUT_ATTESTATIONS, require_attestations
 from ._context import StoreContext
 from ._machine import emit_json
 
@@ -60,17 +61,21 @@ def site() -> None:
               help="Rank every group this way instead of by the ranking policy.")
 @click.option("--full", is_flag=True,
               help="Ignore the build cache: gather and render every page again.")
+@WITHOUT_ATTESTATIONS
 @click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
 @pass_ctx
 def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
-          comparison: str | None, full: bool, as_json: bool) -> None:
+          comparison: str | None, full: bool, without_attestations: bool,
+          as_json: bool) -> None:
     """Write the static site of a commit under OUT: HTML pages and their JSON twins.
 
     A run page per run, a leaderboard per comparison group, a page per workload, per
     source and per run name, a compare page per run (against #1 of its group), and an
     index; each with index.json beside index.html. Every page states its commit and is
     byte-identical when built again; a rebuild writes only pages whose bytes changed.
-    Layout: docs/site.md.
+    Layout: docs/site.md. A clone without refs/notes/kistore (git clone does not fetch
+    it: no withdrawal or verification is here) whose commit trusts a key is refused
+    unless --without-attestations.
 
     \b
     Example:
@@ -82,6 +87,7 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
     from ..site.build import build_site
 
     store = ctx.read_store(at or "HEAD")
+    require_attestations(store, without_attestations, "build the site", at or "HEAD")
     # Ctrl-C and SIGTERM are held over the install (kistore.site.install): before it the
     # site is as it was (exit 130); from it on they are only noted, and said (exit 0).
     landing = Landing()

@@ -79,18 +79,21 @@ _CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))
 
 
 _LINE_ESCAPES = {**_CONTROL_ESCAPES, 0x0A: "\\n",
-                 **{c: f"\\u{c:04x}" for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                 **{c: f"\\u{c:04x}" for c in (0x061C, 0x200E, 0x200F, 0x2028, 0x2029,
+                                                 *range(0x202A, 0x202F),
                                                  *range(0x2066, 0x206A))}}
-"""As :data:`_CONTROL_ESCAPES`, and newline and every bidirectional control prose may not
-hold (:data:`kistore.core.text_fields._NOT_PROSE`): the marks U+061C, U+200E, U+200F, the
-embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069."""
+"""As :data:`_CONTROL_ESCAPES`, and newline, U+2028 LINE SEPARATOR and U+2029 PARAGRAPH
+SEPARATOR (line breaks to Unicode and to :meth:`str.splitlines`, which prose may hold), and
+every bidirectional control prose may not hold (:data:`kistore.core.text_fields._NOT_PROSE`):
+the marks U+061C, U+200E, U+200F, the embeddings and overrides U+202A-U+202E, the isolates
+U+2066-U+2069."""
 
 
 def one_line(text: str) -> str:
     """Return a value from a manifest safe to print as part of one line of a terminal page.
 
-    As :func:`printable`, and a newline (a title holding one could print a fake
-    "evidence level: verified" line under it) and the Unicode bidirectional controls
+    As :func:`printable`, and a newline or U+2028/U+2029 (a title holding one could print
+    a fake "evidence level: verified" line under it) and the Unicode bidirectional controls
     (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069, which reorder the text around
     them) are escaped too, as ``\\u202e``.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..attest.levels import SOURCE_NATIVE, notes_not_fetched
+from ..attest.levels import SOURCE_NATIVE, notes_not_fetched, withdrawal_said
 from ..attest.levels import attestation_text as attestation_text  # re-exported
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, one_line
@@ -68,11 +68,15 @@ class RunPage(NamedTuple):
         """Return, for each reference run, its latency divided by this run's ("x reference").
 
         A ratio above 1 means this run is that many times faster than the reference.
+        ``withdrawal`` names a maintainer's withdrawal of the reference run
+        (:func:`kistore.attest.levels.withdrawal_said`), None when there is none: the ratio
+        is then against a withdrawn result, and the page says so (reviewer r83 F2).
         """
         return [{"name": ref.record.name, "project": ref.record.project,
                  "digest": ref.record.digest, "value": ref.value, "unit": ref.unit,
                  "latencyNs": ref.latency_ns, "speedup": _ratio(ref.latency_ns,
-                                                                self.row.latency_ns)}
+                                                                self.row.latency_ns),
+                 "withdrawal": withdrawal_said(ref.evidence)}
                 for ref in self.ranking.references]
 
     def to_json(self) -> dict[str, Any]:
@@ -156,7 +160,9 @@ class RunPage(NamedTuple):
             out.append(f"  x reference {ref['project'] or ref['name']}: "
                        f"{_fmt(ref['speedup'])}x by latency (the reference's "
                        f"{_ns(ref['latencyNs'])} / this run's {_ns(row.latency_ns)}"
-                       f"{ranked_by})")
+                       f"{ranked_by})" + (f"; the reference is {ref['withdrawal']}: a "
+                                          "withdrawn result, no baseline"
+                                          if ref["withdrawal"] else ""))
         proto = d["protocol"]
         checked = _flat(proto.get("correctness")) if proto.get("inStore") else "-"
         if d["correctness"]:

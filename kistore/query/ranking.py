@@ -158,9 +158,9 @@ def rank_group(key: str, records: list[Record], comparison: Comparison,
                 missing += f" ({json.dumps(misstated)} is not a string)"
         reason = _excluded(record, ev, floor)
         row = Row(record, value, unit, None, ev, reason, latency)
-        if record.is_reference:
-            references.append(Row(record, value, unit, None, ev, "reference, never ranked",
-                                  latency))
+        if record.is_reference:  # a withdrawn one is listed, said so: no baseline (r83 F2)
+            said = "reference, never ranked" + ("; withdrawn" if ev.withdrawn else "")
+            references.append(Row(record, value, unit, None, ev, said, latency))
         elif reason is not None:
             excluded.append(row)
         elif value is None:

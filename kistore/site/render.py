@@ -61,10 +61,20 @@ def environment() -> Any:
         latency=summary.latency, exact_ns=summary.exact_ns, number=summary.number,
         ratio=summary.ratio, short=short_digest, date=date, data_uri=data_uri,
         compact=compact, value=value_text,
-        visible=one_line)  # an attestation's text as signed: controls and bidi escaped
+        visible=visible)
     env.tests["web_link"] = lambda url: isinstance(url, str) and web_link_problem(url) is None
     env.globals["csp"] = CSP
     return env
+
+
+def visible(value: Any) -> Any:
+    """Return a string with controls, line breaks and bidi controls escaped (``visible``).
+
+    For text a submitter wrote that a person reads (an attestation's text as signed; a
+    title or author, which could otherwise break the page's lines or reorder them: reviewer
+    r83 F4), as :func:`kistore.core.errors.one_line`; any other value (None) unchanged.
+    """
+    return one_line(value) if isinstance(value, str) else value
 
 
 def render_html(template: str, page: Any, twin: dict[str, Any]) -> bytes:

@@ -1,0 +1,111 @@
+"""Whether a clone holds the attestations a publishing command would print (reviewer r83 F11).
+
+``git clone`` does not fetch ``refs/notes/kistore``, where attestations live: in such a
+clone ``site build`` and ``export`` saw no withdrawal, no verification, and published a
+withdrawn run ranked #1 and empty attestation columns without a word (``show`` and
+``verify`` warn). :func:`require_attestations` refuses there, with the fetch command, unless
+``--without-attestations`` (:data:`WITHOUT_ATTESTATIONS`) says to publish without them; it
+then warns. Which repositories lack the notes is :func:`kistore.attest.levels.
+notes_not_fetched`'s rule: one with a remote and no local notes ref. A store with no remote
+(a fresh local store, ``make demo``) has nowhere to fetch notes from and is never refused.
+Nor is a clone whose published commit trusts no key (no ``store/trust/keys.json``, or
+one listing none): only a trusted key's attestation withdraws or verifies a run, so the
+notes could change no rank or evidence level there; it is warned that community
+attestations are left out, with the fetch command.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from ..core.errors import StoreStateError, printable
+from ..core.layout import NOTES_REF
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..store import Store
+
+WITHOUT_ATTESTATIONS = click.option(
+    "--without-attestations", is_flag=True,
+    help=f"Publish even when this clone lacks {NOTES_REF} (git clone does not fetch it): "
+         "withdrawn runs are then ranked and no run is verified. Without it, such a clone "
+         "whose commit trusts a key is refused.")
+"""The flag of ``site build`` and ``export`` that publishes a clone lacking the notes."""
+
+
+def fetch_command(store: Store) -> str:
+    """Return the git command that fetches the notes ref from the store's remote.
+
+    Args:
+        store: a :class:`kistore.store.Store` with at least one remote.
+
+    Returns:
+        ``git fetch REMOTE refs/notes/kistore:refs/notes/kistore``; REMOTE is ``origin``
+        when the repository has one, else its first remote (by name).
+    """
+    names = sorted(remote.name or "" for remote in store.repo.remotes)
+    remote = "origin" if "origin" in names or not names else names[0]
+    return f"git fetch {printable(remote)} {NOTES_REF}:{NOTES_REF}"
+
+
+def trusts_a_key(store: Store, at: str) -> bool:
+    """Whether the trust file at ``at`` lists a key (whose attestations could count).
+
+    Args:
+        store: the store.
+        at: the published revision.
+
+    Returns:
+        True when ``store/trust/keys.json`` at ``at`` lists a key; False without the file,
+        with no key in it, or when it cannot be read or parsed: the judges then trust no
+        key either (:class:`kistore.attest.trust.Trust`), and the command goes on to name
+        the damage as it reads (a missing git object, KI117), not this refusal.
+    """
+    # Lazy: the trust file is read on a publishing run only.
+    from ..attest.trust import load_trust
+    from ..core.errors import KistoreError
+
+    try:
+        return bool(load_trust(store.view(at)).keys)
+    except KistoreError:
+        return False
+
+
+def require_attestations(store: Store, without: bool, doing: str, at: str) -> None:
+    """Refuse to publish from a clone that lacks ``refs/notes/kistore``, or warn with the flag.
+
+    Args:
+        store: the store published from.
+        without: ``--without-attestations`` was given: warn on stderr instead of refusing.
+        doing: what the command does, for the messages (``build the site``, ``export``).
+        at: the published revision (its trust file decides whether notes could count).
+
+    Raises:
+        StoreStateError: the repository has a remote and no ``refs/notes/kistore``, the
+            trust file at ``at`` lists a key (:func:`trusts_a_key`), and ``without`` is
+            False (exit 1); the message names the ref, what its absence does, the fetch
+            command and the flag.
+    """
+    # Lazy: the notes check loads on a publishing run only (`--help` loads no store code).
+    from ..attest.levels import notes_not_fetched
+
+    if notes_not_fetched(store) is None:
+        return
+    fetch = fetch_command(store)
+    if not trusts_a_key(store, at):
+        click.echo(f"warning: {NOTES_REF} is not in this clone (git clone does not fetch it): "
+                   "community attestations are left out (no key is trusted at "
+                   f"{printable(at)}, so none could withdraw or verify a run); `{fetch}` "
+                   "fetches them", err=True)
+        return
+    lacking = (f"{NOTES_REF} is not in this clone (git clone does not fetch it), so its "
+               "attestations are not here: a withdrawn run would be ranked and no run "
+               "verified")
+    if not without:
+        raise StoreStateError(
+            f"refusing to {doing}: {lacking}; run `{fetch}` and {doing} again, or pass "
+            f"--without-attestations to {doing} without them (as when the remote has no "
+            f"{NOTES_REF} either: no attestation was ever made)")
+    click.echo(f"warning: {doing} without attestations (--without-attestations): {lacking}; "
+               f"`{fetch}` fetches them", err=True)

@@ -1,0 +1,95 @@
+"""A withdrawn run that ``rank``, ``show`` and ``compare`` would let a reader take as sound.
+
+``rank REF`` with REF withdrawn listed the group without REF and without a word, and a
+withdrawn reference run stayed "reference, never ranked", its value the baseline of every
+"x reference" ratio of ``show`` (reviewer r83 F2). Now each says so, naming the withdrawal
+(its key and reason); the answers on stdout are unchanged but for that mark.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from kistore.cli import main
+
+from ..sparse import trust_maintainer, withdraw
+
+WITHDRAWAL = r"withdrawn by SHA256:[A-Za-z0-9+/]{43}: harness bug"
+
+
+def kistore(store, *args: str):
+    result = CliRunner().invoke(main, ["--store", str(store.root), *args])
+    assert result.exit_code == 0, result.output
+    return result
+
+
+@pytest.fixture
+def withdrawn(group):
+    """The ``group`` store (fast 10 ns, slow 30 ns, ref 100 ns a reference, broken) with
+    ``fast`` and the reference ``ref`` withdrawn by a trusted maintainer's notes."""
+    trust_maintainer(group)
+    for name in ("fast", "ref"):
+        subject = group.view("HEAD").find_name("BenchmarkRun", name)
+        assert subject is not None
+        withdraw(group, subject, as_file=False)
+    return group
+
+
+def test_rank_of_a_withdrawn_run_says_it_is_withdrawn_and_not_listed(withdrawn):
+    result = kistore(withdrawn, "rank", "BenchmarkRun/fast")
+    assert re.fullmatch(
+        rf"warning: BenchmarkRun/fast is {WITHDRAWAL}: it is not ranked, not listed "
+        rf"\(--all lists it\)\nwarning: reference run ref is {WITHDRAWAL}: its value is no "
+        r"baseline\n", result.stderr), result.stderr
+    assert " fast " not in result.stdout
+    assert "(reference, never ranked; withdrawn)" in result.stdout
+
+
+def test_rank_all_lists_the_withdrawn_run_and_says_so(withdrawn):
+    result = kistore(withdrawn, "rank", "BenchmarkRun/fast", "--all")
+    assert re.match(rf"warning: BenchmarkRun/fast is {WITHDRAWAL}: it is not ranked, listed "
+                    "with --all\n", result.stderr), result.stderr
+    assert re.search(r"^\s+- .* fast \[source-native\]  \(withdrawn\)$", result.stdout, re.M)
+
+
+def test_rank_of_a_withdrawn_reference_says_its_value_is_no_baseline(withdrawn):
+    result = kistore(withdrawn, "rank", "BenchmarkRun/ref")
+    assert re.fullmatch(rf"warning: BenchmarkRun/ref is {WITHDRAWAL}: it is not ranked, a "
+                        r"reference run: listed, its value no baseline\n", result.stderr)
+    assert "ref [source-native]  (reference, never ranked; withdrawn)" in result.stdout
+
+
+def test_rank_json_marks_the_withdrawn_reference(withdrawn):
+    rows = json.loads(kistore(withdrawn, "rank", "BenchmarkRun/slow", "--json").stdout)
+    ref = next(r for r in rows if r["name"] == "ref")
+    assert (ref["withdrawn"], ref["reason"]) == (True, "reference, never ranked; withdrawn")
+    assert [r["name"] for r in rows if r["rank"] is not None] == ["slow"]
+
+
+def test_show_says_a_reference_ratio_is_against_a_withdrawn_result(withdrawn):
+    shown = kistore(withdrawn, "show", "BenchmarkRun/slow").stdout
+    line = next(x for x in shown.splitlines() if x.startswith("  x reference "))
+    assert re.fullmatch(r"  x reference proj-ref: 3\.333x by latency \(the reference's "
+                        r"100 ns \(0\.0001 ms\) / this run's 30 ns \(3e-5 ms\)\); the reference is "
+                        rf"{WITHDRAWAL}: a withdrawn result, no baseline", line), line
+    data = json.loads(kistore(withdrawn, "show", "BenchmarkRun/slow", "--json").stdout)
+    assert re.fullmatch(WITHDRAWAL, data["references"][0]["withdrawal"])
+
+
+def test_compare_with_a_withdrawn_run_says_so(withdrawn):
+    result = kistore(withdrawn, "compare", "BenchmarkRun/slow", "BenchmarkRun/fast")
+    assert re.fullmatch(rf"warning: B, fast, is {WITHDRAWAL}: A / B compares with a "
+                        r"withdrawn result\n", result.stderr), result.stderr
+    assert "A / B = 3" in result.stdout
+
+
+def test_a_group_with_no_withdrawal_warns_of_none(group):
+    assert kistore(group, "rank", "BenchmarkRun/fast").stderr == ""
+    assert kistore(group, "compare", "BenchmarkRun/slow", "BenchmarkRun/fast").stderr == ""
+    shown = kistore(group, "show", "BenchmarkRun/slow").stdout
+    assert "x reference proj-ref: 3.333x by latency (the reference's 100 ns (0.0001 ms) / " \
+           "this run's 30 ns (3e-5 ms))\n" in shown
