@@ -9,6 +9,14 @@ store's work-tree view, which hands the name tables their keys:
 
 * :func:`stat_key`: a file's ``mtime_ns:ctime_ns:size:inode``;
 * :data:`RACY_NS`: stat data this recent is never trusted (:func:`is_racy`).
+
+A directory whose mtime is that recent is trusted only by its listing instead (its names
+and inode numbers: one ``getdents`` pass, no ``stat`` a file; :func:`listing_key`), as git
+compares a racily clean entry's content: a write in the same clock tick as the look leaves
+the mtime as it was, never the listing (an add, a removal, a rename over a name). The
+work-tree comparison (:mod:`._worktree`) and the names (:mod:`.names`) keep such a
+directory as ``KEY#LISTING`` (:data:`LISTED`); an add records the directories it wrote so
+(:func:`look_before`, :func:`look_after`).
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..core import layout
+from ..core import hashes, layout
 from ..git.realdirs import first_not_dir
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: git.writer is of the write path
@@ -62,6 +70,86 @@ def is_racy(changed_ns: int, now_ns: int | None = None) -> bool:
     """
     now = time.time_ns() if now_ns is None else now_ns
     return now - changed_ns <= RACY_NS
+
+
+RECENT = ":recent"
+"""Appended to the mtime of a work-tree shard key within :data:`RACY_NS` of the look
+(:meth:`kistore.store.WorkTreeView.shard_keys`): such a key is never trusted by itself."""
+
+LISTED = "#"
+"""Between a directory's key and its :func:`listing_key` in a row kept at a racy mtime."""
+
+
+def listing(top: str, rel: str) -> dict[str, int] | None:
+    """Return a directory's entries, name -> inode number (``d_ino``: no ``stat`` a file).
+
+    Args:
+        top: the work tree's root directory.
+        rel: the directory, relative to ``top`` (POSIX).
+
+    Returns:
+        Every entry's name and inode number; None when the directory cannot be listed.
+    """
+    try:
+        with os.scandir(os.path.join(top, rel)) as entries:
+            return {entry.name: entry.inode() for entry in entries}
+    except OSError:
+        return None
+
+
+def listing_key(entries: dict[str, int]) -> str:
+    """Return the hex BLAKE2b (16 bytes) of a :func:`listing`'s sorted names and inode numbers."""
+    return hashes.blake2b(repr(sorted(entries.items())).encode(), digest_size=16).hexdigest()
+
+
+def look_before(top: str, rel: str) -> tuple[dict[str, int], int] | None:
+    """Return a directory's :func:`listing` and then its ``st_mtime_ns``, before a write.
+
+    Listed first: a write between the listing and the ``lstat`` moves the mtime, so a
+    caller that finds the mtime it recorded knows the listing is what it recorded.
+
+    Returns:
+        ``(listing, mtime_ns)``; None when the directory cannot be listed or stat'ed.
+    """
+    held = listing(top, rel)
+    try:
+        mtime = os.lstat(os.path.join(top, rel)).st_mtime_ns
+    except OSError:
+        return None
+    return None if held is None else (held, mtime)
+
+
+def look_after(top: str, rel: str, held: dict[str, int], mine: dict[str, int]
+               ) -> tuple[int, str | None] | None:
+    """Return a directory's mtime after a write, when it lists as ``held`` plus ``mine``.
+
+    The mtime is taken first, then the directory listed: the listing must be ``held`` (the
+    :func:`look_before` of the writer) with exactly the writer's files ``mine`` added or
+    renamed over, each with the inode its write reported, and every other name on the
+    inode it had. A file another writer added, removed or renamed over meanwhile fails it.
+
+    Args:
+        top: the work tree's root directory.
+        rel: the directory, relative to ``top``.
+        held: its listing before the write.
+        mine: name -> inode number of each file the writer put there.
+
+    Returns:
+        ``(mtime_ns, None)``, or ``(mtime_ns, listing key)`` when the mtime is within
+        :data:`RACY_NS` of the look (trust it only while it lists the same); None when the
+        listing is not the writer's alone, or the directory cannot be read.
+    """
+    now = time.time_ns()
+    try:
+        mtime = os.lstat(os.path.join(top, rel)).st_mtime_ns
+    except OSError:
+        return None
+    after = listing(top, rel)
+    if after is None or after.keys() != held.keys() | mine.keys() or any(
+            inode != (mine[name] if name in mine else held[name])
+            for name, inode in after.items()):
+        return None
+    return mtime, listing_key(after) if is_racy(mtime, now) else None
 
 
 ShardDirs = tuple[int, list[tuple[str, bool, int]]]
