@@ -126,8 +126,12 @@ def _add_one(py: str, store: Path, env: dict[str, str], cwd: Path, template: byt
                    "last line (work tree, untimed) to that tree's store.")
 @click.option("--settle", default=0.0, show_default=True,
               help="With --after-add: seconds between the add and the timed rank.")
+@click.option("--add-from", "add_from", default=900_000, show_default=True,
+              help="With --after-add: the first new run's number (sol-submission-single-N); "
+                   "another series on the same stores needs others (a run added again is "
+                   "unchanged: nothing is written).")
 def main(stores: tuple[Path, ...], ref: str, sources: tuple[Path, ...], repeat: int,
-         runs: int, after_add: Path | None, settle: float) -> None:
+         runs: int, after_add: Path | None, settle: float, add_from: int) -> None:
     """Time `kistore rank REF` per source tree, alternating, with the index warm.
 
     \b
@@ -156,7 +160,7 @@ def main(stores: tuple[Path, ...], ref: str, sources: tuple[Path, ...], repeat: 
     for round_ in range(repeat):  # alternate, so load on a shared machine hits every tree alike
         for i, (command, env, src) in enumerate(commands):
             if after_add is not None:
-                _add_one(py, pairs[i][1], env, src, template, 900_000 + round_)
+                _add_one(py, pairs[i][1], env, src, template, add_from + round_)
                 time.sleep(settle)
             wall, used = _timed_cpu(command, env, src)
             fresh[i].append(wall)
