@@ -58,7 +58,7 @@ from ..git.locks import index_lock
 from ..git.opening import open_repository
 from ..git.refs import RefsUnreadable, broken_dotgit, common_git_dir, git_dir_of
 from ..git.sparse import SkipWorktree, skip_worktree
-from ..index.freshness import stat_key
+from ..index.freshness import one_write, stat_key
 from ..index.names import NameIndex, open_name_index
 from . import _write_lock
 from ._settings import Settings
@@ -1053,7 +1053,8 @@ class Store:
 
         results: list[AddResult] | None = None
         try:
-            with names.resets_deferred(), self._write_lock():
+            # one look at each directory written, before and after, for both its records
+            with names.resets_deferred(), self._write_lock(), one_write():
                 results = self._add(manifests, allow_dangling=allow_dangling,
                                     update_metadata=update_metadata, commit=commit,
                                     message=message, origins=origins, checks=checks,

@@ -651,10 +651,11 @@ class WorkTreeView(View):
         """Map each shard directory to its ``st_mtime_ns`` (see :mod:`kistore.index.names`).
 
         A directory changed within :data:`kistore.index.freshness.RACY_NS` of the look gets
-        a key that will not match later: its mtime may not yet reflect a write made in the
-        same clock tick (git's "racy clean" problem), so the names list it again once the
-        moment has passed. The look is :func:`kistore.index.freshness.shard_dirs` (inside
-        ``one_scan``, the one the work-tree comparison judges too).
+        a key marked :data:`kistore.index.freshness.RECENT`, never trusted by itself: its
+        mtime may not yet reflect a write made in the same clock tick (git's "racy clean"
+        problem), so the names trust it only by its listing (:meth:`listing_key`). The look
+        is :func:`kistore.index.freshness.shard_dirs` (inside ``one_scan``, the one the
+        work-tree comparison judges too).
         """
         now, entries = freshness.shard_dirs(os.fspath(self.root))
         keys = {}

@@ -331,8 +331,9 @@ def test_a_write_between_the_adds_write_and_its_record_leaves_the_row_stale(
         foreign_write(store.root, old, how)
         return real(*args, **kwargs)
 
-    real = _store._record_files
-    monkeypatch.setattr(_store, "_record_files", racing)
+    # before the records' one look after the write (freshness.one_write): the names' first
+    real = _store.Store._record_names
+    monkeypatch.setattr(_store.Store, "_record_names", racing)
     if kind == "bulk":
         monkeypatch.setattr(_store, "PACK_THRESHOLD", 1, raising=False)
     new = add_docs(store, runs_into(kit, world, {old[4][7:9]}, 3), commit=kind != "worktree")
