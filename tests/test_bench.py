@@ -195,6 +195,26 @@ def test_rank_speed_runs_on_a_small_store(tmp_path, runner):
     assert result.output.count("fresh process: p50") == 2
 
 
+def test_rank_speed_after_an_add_adds_one_run_a_round_to_each_store(tmp_path, runner):
+    """``--after-add``: each timed rank follows a work-tree add of one new run (issue 22)."""
+    from bench.generate import write_jsonl
+    from bench.rank_speed import main as rank_speed
+
+    write_jsonl(tmp_path / "m.jsonl", 60)
+    stores = [tmp_path / "a", tmp_path / "b"]
+    for path in stores:
+        Store.init(path).add([Manifest.from_document(d) for d in manifests(60)], commit=True)
+    result = runner.invoke(rank_speed, [
+        "--store", str(stores[0]), "--store", str(stores[1]), "--src", str(ROOT), "--src",
+        str(ROOT), "-n", "2", "-k", "5", "--after-add", str(tmp_path / "m.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("each right after an add (+0.0 s)") == 2
+    for path in stores:  # two rounds: two new runs, uncommitted
+        listed = Store(path).view().names(["BenchmarkRun"])
+        assert {name for _, name in listed if name.startswith("sol-submission-single-")} == \
+            {"sol-submission-single-900000", "sol-submission-single-900001"}
+
+
 
 def test_a_one_run_pull_request_on_a_store_given_its_group_files(tmp_path):
     # bench/partial_page.py: a store written before group files gets them committed on its

@@ -112,6 +112,10 @@ class _RecordedTrees:
         """Fetch nothing (a partial clone's missing blob reads as absent: no name)."""
         return 0
 
+    def listing_key(self, shard_dir: str) -> str | None:
+        """None: git tree ids are never racy, nothing is trusted by a listing."""
+        return None
+
 
 def commit_scope(store: IndexedStore, kept: sqlite3.Connection,
                  fresh: Callable[[Path], AbstractContextManager[Path]]

@@ -44,7 +44,6 @@ import contextlib
 import json
 import os
 import sqlite3
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,7 +57,15 @@ from ..git.sparse import SkipWorktree
 from ..git.treediff import subtree, subtree_id
 from ._database import seal
 from ._transaction import transaction
-from .freshness import is_racy, shard_dirs
+from .freshness import (
+    LISTED,
+    is_racy,
+    listing,
+    listing_key,
+    look_after,
+    look_before,
+    shard_dirs,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -178,11 +185,6 @@ def changed_digests(root: Path, head: HeadTree, conn: sqlite3.Connection,
     return found
 
 
-LISTED = "#"
-"""Between a row's shard key and the :func:`_listing_key` of the directory in the ``tree``
-column of a row :func:`record_added` made at a racy mtime."""
-
-
 def _row_holds(top: str, rel: str, kept: object, key: str) -> bool:
     """Return True when a row of ``rel`` kept under ``kept`` answers for shard key ``key``.
 
@@ -194,13 +196,8 @@ def _row_holds(top: str, rel: str, kept: object, key: str) -> bool:
         return True
     if not isinstance(kept, str) or not kept.startswith(key + LISTED):
         return False
-    listing = _entries(top, rel)
-    return listing is not None and kept == f"{key}{LISTED}{_listing_key(listing)}"
-
-
-def _listing_key(listing: dict[str, int]) -> str:
-    """Return the hex BLAKE2b (16 bytes) of a directory's sorted names and inode numbers."""
-    return hashes.blake2b(repr(sorted(listing.items())).encode(), digest_size=16).hexdigest()
+    entries = listing(top, rel)
+    return entries is not None and kept == f"{key}{LISTED}{listing_key(entries)}"
 
 
 def _shard_mtimes(top: str) -> tuple[int, dict[str, int]]:
@@ -362,14 +359,11 @@ def dirs_before_add(root: Path, tree: str, keys: dict[str, str],
             if not_dir == (rel, ABSENT) and key == "":  # new here and in HEAD: nothing differs
                 found[rel] = ({}, frozenset())
             continue
-        held = _entries(top, rel)  # listed first, then its mtime: a write between moves it
-        row = rows.get(rel)
-        try:
-            mtime = os.lstat(os.path.join(top, rel)).st_mtime_ns
-        except OSError:
+        look, row = look_before(top, rel), rows.get(rel)
+        if look is None or row is None:
             continue
-        if held is None or row is None or row[1] != mtime or (
-                row[2] != key and row[2] != f"{key}{LISTED}{_listing_key(held)}"):
+        held, mtime = look
+        if row[1] != mtime or (row[2] != key and row[2] != f"{key}{LISTED}{listing_key(held)}"):
             continue
         listed = _listed(row[3])
         if listed is not None:
@@ -392,7 +386,7 @@ def record_added(root: Path, conn: sqlite3.Connection, before: AddedDirs, base: 
     :func:`changed_digests` records a directory, never by its mtime alone when that is
     within :data:`.freshness.RACY_NS` of the look: a write in the same clock tick after the
     listing would leave it unchanged ("racy git"). Such a row (the common case for a small
-    add, recorded right after its write) also keeps the :func:`_listing_key` of the
+    add, recorded right after its write) also keeps the :func:`.freshness.listing_key` of the
     listing after, and a query trusts it only while the directory lists the same (one
     ``getdents`` pass, no ``stat`` a file; :func:`_row_holds`), as git compares a racily
     clean entry's content instead of trusting its stat data; once past the window, the
@@ -428,18 +422,12 @@ def record_added(root: Path, conn: sqlite3.Connection, before: AddedDirs, base: 
         mine, key = ours.get(rel, {}), keys.get(rel)
         if key is None or first_not_dir(top, rel) is not None:
             continue
-        now = time.time_ns()
-        try:
-            mtime = os.lstat(os.path.join(top, rel)).st_mtime_ns
-        except OSError:
-            continue
-        after = _entries(top, rel)  # listed after its mtime was taken
-        if after is None or after.keys() != held.keys() | mine.keys() or any(
-                inode != (mine[name][0] if name in mine else held[name])
-                for name, inode in after.items()):
+        look = look_after(top, rel, held, {name: value[0] for name, value in mine.items()})
+        if look is None:
             continue  # another writer's change: the next query compares the directory
-        if is_racy(mtime, now):  # trusted while it lists as now (a same-tick write shows)
-            key = f"{key}{LISTED}{_listing_key(after)}"
+        mtime, racy = look
+        if racy is not None:  # trusted while it lists as now (a same-tick write shows)
+            key = f"{key}{LISTED}{racy}"
         digests = {name: str(d) for name in mine
                    if (d := layout.digest_from_path(f"{rel}/{name}")) is not None}
         differ = (changed - set(digests.values())) | {
@@ -450,15 +438,3 @@ def record_added(root: Path, conn: sqlite3.Connection, before: AddedDirs, base: 
             conn.executemany("INSERT OR REPLACE INTO worktree VALUES (?, ?, ?, ?, ?)",
                              [(*row, seal(row)) for row in rows])
     return len(rows)
-
-
-def _entries(top: str, rel: str) -> dict[str, int] | None:
-    """Return a directory's entries, name -> inode number (``d_ino``: no ``stat`` a file).
-
-    None when it cannot be listed.
-    """
-    try:
-        with os.scandir(os.path.join(top, rel)) as listing:
-            return {entry.name: entry.inode() for entry in listing}
-    except OSError:
-        return None

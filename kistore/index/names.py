@@ -16,6 +16,12 @@ the key it indexed the shard at, and per manifest the keys of its two files:
   only blobs with new ids are read;
 * work scope: keys are the directory's ``st_mtime_ns`` and each file's
   :func:`.freshness.stat_key`, as git's own index trusts stat data (:mod:`.freshness`).
+  A directory changed within :data:`.freshness.RACY_NS` of the look is kept by its listing
+  (``MTIME#LISTING``, :func:`.freshness.listing_key`: names and inode numbers) and trusted
+  only while it lists the same: a write in the same clock tick leaves the mtime as it was,
+  never the listing. ``kistore add`` records so the shards it wrote
+  (:mod:`._names_added`), when they were in step before its write: the first query after
+  an add lists no shard the add wrote (issue 22).
   Every add, removal or rename in a shard changes the directory's mtime, so it is seen; an
   in-place edit of a file in a shard whose directory did not change is not seen by a
   plain :meth:`NameIndex.sync` (``kistore verify`` and the pull-request gate read every
@@ -27,11 +33,12 @@ the key it indexed the shard at, and per manifest the keys of its two files:
   (:meth:`kistore.store.View.find_name`). ``sync(every_shard=True)`` compares every file's
   key, O(store) stats, for callers that must see such edits.
 
-When no shard's key moved, the 512 shard rows are not read either: one row per scope
-(directory :data:`SUMMARY`) holds the BLAKE2b of every shard's key as of the last whole
-sync; a sync whose keys give the same value has nothing to do (one sealed row read instead
-of 512: ~3 ms of each fresh ``rank`` or ``show``, docs/speed.md, "Start-up, second pass"),
-as the rows equal to those keys would have had. Every write of the shard rows but a sync
+When no shard's key moved and none is racy, the 512 shard rows are not read either: one
+row per scope (directory :data:`SUMMARY`) holds the BLAKE2b of every shard's key as of the
+last whole sync; a sync whose keys give the same value has nothing to do (one sealed row
+read instead of 512: ~3 ms of each fresh ``rank`` or ``show``, docs/speed.md, "Start-up,
+second pass"), as the rows equal to those keys would have had. A racy key is trusted by
+its listing alone, never by the summary. Every write of the shard rows but a sync
 (:meth:`NameIndex.record`, :meth:`NameIndex.forget`, a repair, :meth:`NameIndex.clear`)
 deletes it.
 
@@ -54,6 +61,7 @@ from ..core.hashes import blake2b
 from . import _database as database
 from ._database import INDEXES, LARGE_READ, Damaged, Progress, index_path, log, seal
 from ._transaction import transaction
+from .freshness import LISTED, RECENT
 
 _NAME_INDEX = f"CREATE INDEX IF NOT EXISTS names_by_key ON {INDEXES['names_by_key']}"
 _T = TypeVar("_T")
@@ -78,6 +86,13 @@ class Source(Protocol):
 
     def file_keys(self, shard_dir: str) -> dict[str, str]:
         """Map each file name in a shard directory to its change key."""
+        ...
+
+    def listing_key(self, shard_dir: str) -> str | None:
+        """Return the :func:`.freshness.listing_key` of a shard directory (None: no listing).
+
+        Asked only of a directory whose key is racy (:data:`.freshness.RECENT` in it).
+        """
         ...
 
     def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
@@ -107,6 +122,8 @@ class _ShardPlan(NamedTuple):
     changed."""
     gone: list[str]
     """The digests (hex) of rows whose files are gone."""
+    keys: dict[str, str]
+    """The keys to keep of its racy directories: ``MTIME#LISTING``, listed before its files."""
 
 
 class NameIndex:
@@ -203,10 +220,11 @@ class NameIndex:
         """
         db, scope = self.db, source.scope
         current = source.shard_keys()
-        # the summary stands for rows equal to `current` (a racy key is as its row: a
-        # "recent" key never matches the settled key that follows it)
+        # the summary stands for rows equal to `current`; a racy key is trusted only by its
+        # listing, so with one the rows are read and the summary is not written
+        racy = any(RECENT in key for key in current.values())
         whole = blake2b(repr(sorted(current.items())).encode(), digest_size=16).hexdigest()
-        if not every_shard:
+        if not every_shard and not racy:
             row = db.execute("SELECT scope, dir, key, seal FROM name_shards WHERE scope=? AND "
                              "dir=?", (scope, SUMMARY)).fetchone()
             if row is not None and row[3] == seal(row[:3]) and row[2] == whole:
@@ -215,21 +233,25 @@ class NameIndex:
             "SELECT scope, dir, key, seal FROM name_shards WHERE scope=? AND dir!=?",
             (scope, SUMMARY))
             if row[3] == seal(row[:3])}  # a row that does not match its seal: re-listed
+        kept = {} if every_shard else _kept_by_listing(source, known, current)
         changed = sorted({d.rpartition("/")[2] for d in current.keys() | known.keys()
-                          if every_shard or current.get(d) != known.get(d)})
+                          if every_shard or (d not in kept and (
+                              current.get(d) != known.get(d) or RECENT in current[d]))})
         if not changed:
             # the rows agree: the next sync reads the summary alone (a file kistore cannot
-            # write now, read-only or busy, is read as before)
+            # write now, read-only or busy, is read as before); a racy row stays as it is
+            settled = [(d, key) for d, key in kept.items() if key != known[d]]
             with contextlib.suppress(sqlite3.OperationalError), transaction(db):
-                db.execute("INSERT OR REPLACE INTO name_shards VALUES (?, ?, ?, ?)",
-                           (scope, SUMMARY, whole, seal((scope, SUMMARY, whole))))
+                db.executemany("INSERT OR REPLACE INTO name_shards VALUES (?, ?, ?, ?)",
+                               [(scope, d, k, seal((scope, d, k))) for d, k in
+                                [*settled, *([] if racy else [(SUMMARY, whole)])]])
             return 0
         empty = db.execute("SELECT 1 FROM names WHERE scope=? LIMIT 1",
                            (scope,)).fetchone() is None
         with transaction(db):
             if empty:  # filling a table, then indexing it, is faster
                 db.execute("DROP INDEX IF EXISTS names_by_key")
-            plans = [self._plan_shard(db, source, shard) for shard in changed]
+            plans = [self._plan_shard(db, source, shard, current) for shard in changed]
             if empty and progress is None:  # the first 8 shards tell a large store
                 self._announce(sum(len(p.objects) for p in plans[:8]) * len(changed)
                                // min(8, len(changed)))
@@ -243,7 +265,8 @@ class NameIndex:
                 if progress is not None:
                     progress(count)
             db.execute("DELETE FROM name_shards WHERE scope=?", (scope,))
-            rows = [*current.items(), (SUMMARY, whole)]
+            keys = {**current, **kept, **{d: k for plan in plans for d, k in plan.keys.items()}}
+            rows = [*keys.items(), *([] if racy else [(SUMMARY, whole)])]
             db.executemany("INSERT INTO name_shards VALUES (?, ?, ?, ?)",
                            [(scope, d, k, seal((scope, d, k))) for d, k in rows])
             db.execute(_NAME_INDEX)
@@ -257,12 +280,22 @@ class NameIndex:
         log.warning("note: building the names of the index %s (%s): reading ~%s manifests "
                     "once; at 1,000,000 this takes minutes", self.path, why, f"{estimate:,}")
 
-    def _plan_shard(self, db: sqlite3.Connection, source: Source, shard: str) -> _ShardPlan:
+    def _plan_shard(self, db: sqlite3.Connection, source: Source, shard: str,
+                    current: Mapping[str, str]) -> _ShardPlan:
         """List one shard (``objects/XX`` and ``metadata/XX``): what :meth:`_sync_shard` reads.
 
-        Reads no file: its keys and the shard's rows only.
+        Reads no file: its keys and the shard's rows only. A directory whose key in
+        ``current`` is racy is listed (names, inodes) before its files' keys are taken: a
+        write after that listing shows in the next one, and is not hidden behind the
+        ``MTIME#LISTING`` key kept.
         """
         scope = source.scope
+        keys = {}
+        for d in (f"objects/{shard}", f"metadata/{shard}"):
+            key = current.get(d)
+            if key is not None and RECENT in key \
+                    and (listed := source.listing_key(d)) is not None:
+                keys[d] = f"{key.replace(RECENT, '')}{LISTED}{listed}"
         objects = source.file_keys(f"objects/{shard}")
         metadata = source.file_keys(f"metadata/{shard}")
         rows = db.execute(f"SELECT {_COLUMNS} FROM names WHERE scope=? AND digest >= ? AND "
@@ -279,7 +312,7 @@ class NameIndex:
             if stored.get(hex_) != (objects[leaf], metadata[leaf]):
                 reads.append(leaf)
         return _ShardPlan(shard, objects, metadata, reads,
-                          [d for d in {row[1] for row in rows} - seen])
+                          [d for d in {row[1] for row in rows} - seen], keys)
 
     def _sync_shard(self, db: sqlite3.Connection, source: Source, plan: _ShardPlan) -> int:
         """Sync one listed shard (:meth:`_plan_shard`); return its object file count."""
@@ -338,13 +371,16 @@ class NameIndex:
                             (scope, SUMMARY)])
 
     def record(self, scope: str, rows: Iterable[tuple[Digest, str, str, str, str]],
-               shard_keys: Mapping[str, str]) -> None:
+               shard_keys: Mapping[str, str], stale: Iterable[str] = ()) -> None:
         """Record manifests the caller just wrote, and the shard keys after its write.
 
         Args:
             scope: ``work`` or ``commit``.
             rows: ``(digest, object_key, metadata_key, kind, name)`` per written manifest.
-            shard_keys: new keys of the shard directories written (only those).
+            shard_keys: new keys of the shard directories written whose rows are in step
+                after the write (:func:`._names_added.keys_after_add`).
+            stale: shard directories written whose rows are not: dropped, so the next
+                :meth:`sync` lists them again.
         """
         db = self.db
         with transaction(db):
@@ -352,7 +388,27 @@ class NameIndex:
                            [_row(scope, d.hex, ok, mk, k, n) for d, ok, mk, k, n in rows])
             db.executemany("INSERT OR REPLACE INTO name_shards VALUES (?, ?, ?, ?)",
                            [(scope, d, k, seal((scope, d, k))) for d, k in shard_keys.items()])
-            db.execute("DELETE FROM name_shards WHERE scope=? AND dir=?", (scope, SUMMARY))
+            db.executemany("DELETE FROM name_shards WHERE scope=? AND dir=?",
+                           [(scope, d) for d in (*stale, SUMMARY)])
+
+    def shard_rows(self, scope: str, dirs: Iterable[str]) -> dict[str, str]:
+        """Return the keys the sealed ``name_shards`` rows of ``dirs`` hold (dir -> key).
+
+        Args:
+            scope: ``work`` or ``commit``.
+            dirs: shard directories (``objects/XX``, ``metadata/XX``).
+
+        Raises:
+            sqlite3.Error: the index cannot be read.
+        """
+        found: dict[str, str] = {}
+        wanted = sorted(set(dirs))
+        for i in range(0, len(wanted), 500):  # SQLite's limit on bound parameters
+            chunk = wanted[i:i + 500]
+            found.update((row[1], row[2]) for row in self.db.execute(
+                "SELECT scope, dir, key, seal FROM name_shards WHERE scope=? AND dir IN "
+                f"({','.join('?' * len(chunk))})", (scope, *chunk)) if row[3] == seal(row[:3]))
+        return found
 
     def _rows(self, scope: str, where: str, args: Iterable[object]) -> list[tuple[str, str, str]]:
         """Return ``(kind, name, digest hex)`` of the rows of ``scope`` matching ``where``.
@@ -498,6 +554,24 @@ class NameIndex:
         rows = sorted((digest, kind, name) for kind, name, digest in self._rows(scope, "1", ())
                       if kind in wanted)
         return {(kind, name): Digest(digest) for digest, kind, name in rows}
+
+
+def _kept_by_listing(source: Source, known: Mapping[str, str], current: Mapping[str, str]
+                     ) -> dict[str, str]:
+    """Return the directories whose ``MTIME#LISTING`` row holds, with the key to keep.
+
+    A row kept by its listing holds while the directory has that mtime (racy or settled
+    now) and lists the same names and inode numbers. Past the racy window its key becomes
+    the settled one (the mtime alone, as a sync records it); within it, the row's own.
+    """
+    kept = {}
+    for d, key in known.items():
+        mtime, listed, listing = key.partition(LISTED)
+        now = current.get(d)
+        if listed and now is not None and now.replace(RECENT, "") == mtime \
+                and source.listing_key(d) == listing:
+            kept[d] = key if RECENT in now else now
+    return kept
 
 
 _COLUMNS = "scope, digest, object_key, metadata_key, kind, name, name_key, seal"

@@ -58,7 +58,7 @@ from ..git.locks import index_lock
 from ..git.opening import open_repository
 from ..git.refs import RefsUnreadable, broken_dotgit, common_git_dir, git_dir_of
 from ..git.sparse import SkipWorktree, skip_worktree
-from ..index.freshness import stat_key
+from ..index.freshness import one_write, stat_key
 from ..index.names import NameIndex, open_name_index
 from . import _write_lock
 from ._settings import Settings
@@ -1053,7 +1053,8 @@ class Store:
 
         results: list[AddResult] | None = None
         try:
-            with names.resets_deferred(), self._write_lock():
+            # one look at each directory written, before and after, for both its records
+            with names.resets_deferred(), self._write_lock(), one_write():
                 results = self._add(manifests, allow_dangling=allow_dangling,
                                     update_metadata=update_metadata, commit=commit,
                                     message=message, origins=origins, checks=checks,
@@ -1122,6 +1123,7 @@ class Store:
                 return results
             self._check_not_ignored(files)
             dirs = _dirs_before(self, view, files)  # the last look before the first write
+            in_step = _names_before(self, view, files)
             stats, oid, prepared, blobs = self._write(files, commit=commit,
                                                message=self._message(message, results),
                                                results=results,
@@ -1135,7 +1137,7 @@ class Store:
             for path in plan.stale:  # never committed: nothing else holds it (best effort)
                 with contextlib.suppress(OSError):
                     os.unlink(self.root / path)
-            self._record_names(view, written, stats)
+            self._record_names(view, written, stats, in_step)
             if oid is not None:
                 self._index_commit(oid, _committed(files, plan.work_tree_only),
                                    prepared[0] if prepared else None)
@@ -1572,19 +1574,26 @@ class Store:
         return holds
 
     def _record_names(self, view: WorkTreeView, written: list[tuple[Manifest, str, str]],
-                      stats: Mapping[str, FileStat]) -> None:
-        """Tell the index's names what ``add`` just wrote, so the next add need not re-read it.
+                      stats: Mapping[str, FileStat], in_step: dict[str, dict[str, int]]
+                      ) -> None:
+        """Tell the index's names what ``add`` just wrote, so the next query need not list it.
 
         Args:
             view: the work tree written to.
             written: each manifest written with its object and metadata paths.
             stats: the :data:`FileStat` of each file this add wrote (others are stat-ed).
+            in_step: :func:`_names_before` of the add.
 
-        The shard keys recorded are those after this write; a shard that another writer
-        changed between this add's name sync and now is left for the next sync to re-read.
+        The shard keys recorded are those after this write of the directories that were in
+        step before it and list as the add left them
+        (:func:`kistore.index._names_added.keys_after_add`); the other directories written
+        lose their rows, and the next sync lists them (issue 22).
         """
+        # Lazy: the names' add rows are the write path's; a query never loads them.
+        from ..index._names_added import keys_after_add
+
         name_index = view.name_index
-        if name_index is None or not written:
+        if name_index is None or not written or self.root is None:
             return
         rows = []
         root = f"{view.root}/"
@@ -1596,11 +1605,10 @@ class Store:
             except OSError:
                 return
             rows.append((m.digest, object_key, metadata_key, m.kind, m.name))
-        shards = {m.digest.hex[:2] for m, _, _ in written}
-        current = view.shard_keys()
+        inodes = {path: stat[2] for path, stat in stats.items()}
+        keys, stale = keys_after_add(self.root, in_step, inodes)
         try:
-            name_index.record("work", rows, {d: k for d, k in current.items()
-                                          if d.rpartition("/")[2] in shards})
+            name_index.record("work", rows, keys, stale)
         except sqlite3.Error:  # a derived cache (disk full?): the next sync re-reads
             return              # these shards, whose keys it does not have
 
@@ -1679,6 +1687,29 @@ def _dirs_before(store: Store, view: WorkTreeView, files: Mapping[str, bytes]
                                rows)
     except (OSError, sqlite3.Error, pygit2.GitError, ObjectUnreadable):
         return None
+
+
+def _names_before(store: Store, view: WorkTreeView, files: Mapping[str, bytes]
+                  ) -> dict[str, dict[str, int]]:
+    """Return the names' shard directories ``files`` go into whose rows are in step now.
+
+    Before an add's first write, under its lock
+    (:func:`kistore.index._names_added.names_before_add`): :meth:`Store._record_names`
+    keeps them in step after it. Empty when there is no index, in a sparse checkout (its
+    keys hold skipped files too), or when the index cannot be read: derived data, the add
+    goes on.
+    """
+    # Lazy: the names' add rows are the write path's; a query never loads them.
+    from ..index._names_added import names_before_add, shard_dir_of
+
+    name_index = view.name_index
+    dirs = {d for path in files if (d := shard_dir_of(path)) is not None}
+    if name_index is None or not dirs or store.root is None or store.skipped() is not None:
+        return {}
+    try:
+        return names_before_add(name_index, store.root, dirs)
+    except (OSError, sqlite3.Error):
+        return {}
 
 
 def _record_dirs(store: Store, view: WorkTreeView, dirs: AddedDirs | None,

@@ -301,6 +301,14 @@ class View:
         """Map each file name in a shard directory (``objects/XX``) to its change key."""
         raise NotImplementedError
 
+    def listing_key(self, shard_dir: str) -> str | None:
+        """Return the listing key of a racy shard directory; a commit's keys are never racy.
+
+        What :class:`kistore.index.names.Source` asks of a work-tree view
+        (:meth:`WorkTreeView.listing_key`); here None: nothing is trusted by a listing.
+        """
+        return None
+
     def read_file(self, shard_dir: str, leaf: str) -> bytes | None:
         """Return the bytes of ``store/<objects|metadata>/sha256/<XX>/<leaf>`` (None: absent)."""
         top, _, shard = shard_dir.partition("/")
@@ -643,10 +651,11 @@ class WorkTreeView(View):
         """Map each shard directory to its ``st_mtime_ns`` (see :mod:`kistore.index.names`).
 
         A directory changed within :data:`kistore.index.freshness.RACY_NS` of the look gets
-        a key that will not match later: its mtime may not yet reflect a write made in the
-        same clock tick (git's "racy clean" problem), so the names list it again once the
-        moment has passed. The look is :func:`kistore.index.freshness.shard_dirs` (inside
-        ``one_scan``, the one the work-tree comparison judges too).
+        a key marked :data:`kistore.index.freshness.RECENT`, never trusted by itself: its
+        mtime may not yet reflect a write made in the same clock tick (git's "racy clean"
+        problem), so the names trust it only by its listing (:meth:`listing_key`). The look
+        is :func:`kistore.index.freshness.shard_dirs` (inside ``one_scan``, the one the
+        work-tree comparison judges too).
         """
         now, entries = freshness.shard_dirs(os.fspath(self.root))
         keys = {}
@@ -655,8 +664,22 @@ class WorkTreeView(View):
             if is_dir:
                 top = "objects" if rel.startswith(layout.OBJECTS_DIR) else "metadata"
                 keys[f"{top}/{rel[-2:]}"] = (
-                    f"{mtime}:recent" if freshness.is_racy(mtime, now) else str(mtime))
+                    f"{mtime}{freshness.RECENT}" if freshness.is_racy(mtime, now) else str(mtime))
         return keys
+
+    def listing_key(self, shard_dir: str) -> str | None:
+        """Return the :func:`kistore.index.freshness.listing_key` of a shard directory.
+
+        Its names and inode numbers (one ``getdents`` pass, no ``stat`` a file): what a
+        racy directory of the names is trusted by (:mod:`kistore.index.names`). None when
+        it cannot be listed or has a symbolic link on its way (:meth:`linked_dir`).
+        """
+        top, _, shard = shard_dir.partition("/")
+        rel = f"{layout.STORE_DIR}/{top}/sha256/{shard}"
+        if self.linked_dir(rel) is not None:
+            return None
+        entries = freshness.listing(os.fspath(self.root), rel)
+        return None if entries is None else freshness.listing_key(entries)
 
     def file_keys(self, shard_dir: str) -> dict[str, str]:
         """Map each file in a shard to its :func:`kistore.index.freshness.stat_key`.

@@ -21,6 +21,7 @@ import time
 import pytest
 
 from kistore.cli import main
+from kistore.core import layout
 from kistore.core.model import Manifest
 from kistore.index import _database, _fresh, freshness
 from kistore.query.answers import list_manifests
@@ -330,8 +331,9 @@ def test_a_write_between_the_adds_write_and_its_record_leaves_the_row_stale(
         foreign_write(store.root, old, how)
         return real(*args, **kwargs)
 
-    real = _store._record_files
-    monkeypatch.setattr(_store, "_record_files", racing)
+    # before the records' one look after the write (freshness.one_write): the names' first
+    real = _store.Store._record_names
+    monkeypatch.setattr(_store.Store, "_record_names", racing)
     if kind == "bulk":
         monkeypatch.setattr(_store, "PACK_THRESHOLD", 1, raising=False)
     new = add_docs(store, runs_into(kit, world, {old[4][7:9]}, 3), commit=kind != "worktree")
@@ -384,22 +386,50 @@ def test_a_racy_directory_is_recorded_with_its_listing_and_trusted_by_it(
     assert reads == []
 
 
+def run_beside(kit, world, old: list[str], shards: set[str]) -> Manifest:
+    """Run ``c`` of run ``a``'s implementation, its digest in one of ``shards``."""
+    impl = kit.implementation("proj-a", name="impl-a")
+    assert str(Manifest.from_document(impl).digest) == old[3]  # run a's, as stored
+    for latency in range(50, 5050):  # 5,000 draws of a few shards in 256
+        run = Manifest.from_document(kit.run(world["protocol"], world["env"], impl,
+                                             world["workload"], latency=latency, name="c"))
+        if run.digest.hex[:2] in shards:
+            return run
+    raise AssertionError("no run landed in the shards asked for")
+
+
 @pytest.mark.parametrize("how", FOREIGN)
 @pytest.mark.parametrize("racy_add", ADDS, indirect=True)
-def test_a_write_hidden_behind_a_racy_rows_mtime_is_found(racy_add, how, runner):
-    """A write in the same clock tick as the add's (here: the mtime put back) keeps the
-    directory's mtime; its listing differs, so the row is not trusted."""
+def test_a_write_hidden_behind_a_racy_rows_mtime_is_found(racy_add, how, runner, kit, world):
+    """A write in the same clock tick as the add's (here: the mtimes put back) keeps the
+    directories' mtimes; their listings differ, so the rows are not trusted.
+
+    ``added-beside`` writes a whole manifest (run ``c``: object and metadata files) into a
+    shard the add wrote: a row trusted by its mtime alone would leave it out of ``ls``.
+    """
     root, old, new, _ = racy_add
-    shard = metadata_path(root, old[4]).parent
-    before = os.stat(shard)
-    foreign_write(root, old, how)
-    os.utime(shard, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert os.stat(shard).st_mtime_ns == worktree_rows(root)[str(shard.relative_to(root))][0]
+    if how == "added-beside":
+        run = run_beside(kit, world, old, {d[7:9] for d in new})
+        paths = [root / layout.object_path(run.digest), root / layout.metadata_path(run.digest)]
+        data = [run.object_bytes, run.metadata_bytes]
+    else:
+        paths = [metadata_path(root, old[4])]
+    shards = [path.parent for path in paths]
+    before = [os.stat(shard) for shard in shards]
+    if how == "added-beside":
+        for path, content in zip(paths, data, strict=True):
+            path.write_bytes(content)
+    else:
+        foreign_write(root, old, how)
+    for shard, was in zip(shards, before, strict=True):
+        os.utime(shard, ns=(was.st_atime_ns, was.st_mtime_ns))
+        row = worktree_rows(root)[str(shard.relative_to(root))]
+        assert (os.stat(shard).st_mtime_ns, "#" in row[1]) == (row[0], True)  # racy row
     listed = runner.invoke(main, ["--store", str(root), "ls", "--kind", "BenchmarkRun"])
     names = [line.split()[2] for line in listed.output.splitlines()
              if line.startswith("sha256:")]  # a removed file is warned of too
-    expected = {"renamed-over": ["b", "c"], "removed": ["b"], "added-beside": ["a", "b"]}[how]
-    assert names == sorted([*expected, *run_names(root, new)])
+    expected = {"renamed-over": ["b", "c"], "removed": ["b"], "added-beside": ["a", "b", "c"]}
+    assert names == sorted([*expected[how], *run_names(root, new)])
 
 
 @pytest.mark.parametrize("added", ADDS, indirect=True)
