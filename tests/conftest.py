@@ -47,6 +47,15 @@ def read_archive_member(archive: str, member: str) -> bytes:
         return extracted.read()
 
 
+def findings_lines(output: str) -> list[str]:
+    """The lines of a text report of `verify` or `check` without its ``fix KI...`` lines.
+
+    For tests about the findings themselves; tests/check/test_fix_lines.py holds the fix
+    lines to their own text.
+    """
+    return [line for line in output.splitlines() if not line.startswith("fix KI")]
+
+
 def git(cwd: Path, *args: str) -> str:
     """Run the real git binary and return its stdout."""
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..core.errors import printable
-from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
+from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code, fix_lines
 from ._context import StoreContext
 from ._formats import output_format
 from ._machine import emit_json, github_escape, machine_errors
@@ -62,6 +62,8 @@ def report(findings: list[Finding], fmt: str | None, as_json: bool, checked: str
                    "findings": [f.to_json() for f in findings]})
     else:  # one write, as the JSON document is: a reader leaving meets both alike
         lines = [github_annotation(f) if fmt == "github" else f.format() for f in findings]
+        if fmt == "text":  # github's annotations carry their fix ("Fix: ...")
+            lines += fix_lines(findings)
         summary = ", ".join(f"{n} {s}{'s' if n != 1 and s != INFO else ''}"
                             for s, n in counts.items())
         lines.append(f"{'ok' if code == 0 else 'FAILED'}: {checked}: {summary}")

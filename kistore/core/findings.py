@@ -114,6 +114,29 @@ class Finding:
                 "hint": self.hint, **{k: v for k, v in data.items() if v not in (None, {})}}
 
 
+def fix_lines(findings: list[Finding]) -> list[str]:
+    """Return how to fix the findings, as text output says it: one line per distinct fix.
+
+    ``fix KI101 (2 findings): restore the object's ...``: each error's and warning's
+    :attr:`Finding.hint`, once per (rule, hint), in the order the findings first name it;
+    info findings need no fix. A thousand KI201 warnings print one line, not a thousand
+    (reviewer r85 F5: the text output, and so the git hooks, printed no fix at all).
+
+    Args:
+        findings: the findings, in the order they are printed.
+
+    Returns:
+        The lines (none when no finding is an error or a warning).
+    """
+    counts: dict[tuple[str, str], int] = {}
+    for f in findings:
+        if f.severity != INFO:
+            key = (f.rule.id, f.hint)
+            counts[key] = counts.get(key, 0) + 1
+    return [printable(f"fix {rule_id} ({n} finding{'s' if n != 1 else ''}): {one_line(hint)}")
+            for (rule_id, hint), n in counts.items()]
+
+
 def exit_code(findings: list[Finding]) -> int:
     """Return 1 when any finding is an error, else 0 (a function of the findings only)."""
     return 1 if any(f.severity == ERROR for f in findings) else 0

@@ -20,7 +20,7 @@ from kistore.cli import main
 from kistore.core.settings import unknown_tables
 from kistore.store import Store, settings_place
 
-from ..conftest import PUBLISHED, git
+from ..conftest import PUBLISHED, findings_lines, git
 from ..prs import Remote
 
 WARNED = ("kistore.toml:6:1:/limits/string-length: warning KI109 checking-settings-invalid: "
@@ -42,9 +42,10 @@ def set_line(root: Path, line: str | None) -> None:
 
 
 def hook_lines(output: str) -> list[str]:
-    """The lines the server's pre-receive hook printed (git prefixes them ``remote: ``)."""
+    """The findings and summary the server's pre-receive hook printed (git prefixes them
+    ``remote: ``), without the fix lines (tests/check/test_fix_lines.py)."""
     return [line.removeprefix("remote: ").rstrip() for line in output.splitlines()
-            if line.startswith("remote: ")]
+            if line.startswith("remote: ") and not line.startswith("remote: fix KI")]
 
 
 def test_a_server_whose_own_settings_fail_lands_the_push_that_fixes_them(published, tmp_path):
@@ -129,7 +130,7 @@ def test_a_work_tree_whose_settings_differ_from_heads_says_it_checked_with_the_d
     git(published, "commit", "-qm", "a change")
     set_line(published, "string-length = 0")  # not committed
     result = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
-    assert (result.exit_code, result.stdout.splitlines()) == (0, [
+    assert (result.exit_code, findings_lines(result.stdout)) == (0, [
         "kistore.toml:6:1:/limits/string-length: warning KI109 checking-settings-invalid: the work "
         "tree's kistore.toml (the checking repository's own settings) does not parse: "
         "string-length must be a positive integer, found 0; this check holds the range to "
@@ -247,7 +248,7 @@ def test_a_range_re_pointing_the_permalink_to_another_host_is_a_warning(runner, 
     settings("https://evil.example/{commit}/{path}")
     result = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
     assert result.exit_code == 0  # a warning: a store may move; reviewers must see it
-    assert result.output.splitlines() == [
+    assert findings_lines(result.output) == [
         "kistore.toml:6:1:/cite/permalink: warning KI422 cite-permalink-changed: the range "
         "changes [cite] permalink from 'https://github.com/o/r/blob/{commit}/{path}' to "
         "'https://evil.example/{commit}/{path}': every citation links to 'evil.example' "

@@ -17,7 +17,7 @@ from kistore.cli import main
 from kistore.core.limits import CEILING, DEFAULT, Limits
 from kistore.store import Store
 
-from ..conftest import commit_all, git
+from ..conftest import commit_all, findings_lines, git
 
 REPO = Path(__file__).resolve().parents[2]
 """This repository: itself a store (its ``store/`` and ``kistore.toml``)."""
@@ -39,7 +39,7 @@ def test_the_reviewers_thousandfold_raise_is_refused_as_past_the_ceiling(runner,
     write_limits(published, "manifest-bytes = 1000000000\nstring-length = 1000000000\n")
     result = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
     assert result.exit_code == 1
-    assert result.output.splitlines() == [
+    assert findings_lines(result.output) == [
         "kistore.toml:5:1:/limits/manifest-bytes: error KI108 settings-invalid: "
         "manifest-bytes = 1,000,000,000 is above its ceiling of 16,777,216: no public index "
         "needs more (docs/rules.md KI108); keep it at or below the ceiling",
@@ -72,7 +72,7 @@ def test_raising_limits_below_the_ceiling_is_a_warning_per_key(runner, published
                  "array-length = 20000\n")
     result = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
     assert result.exit_code == 0  # a warning: a reviewed raise may be meant
-    assert result.output.splitlines() == [
+    assert findings_lines(result.output) == [
         "kistore.toml:6:1:/limits/manifest-bytes: warning KI426 limit-raised: the range "
         "raises [limits] manifest-bytes from 1,048,576 to 2,097,152 (the default is "
         "1,048,576): a manifest up to the new size can land after the merge, and the limit "

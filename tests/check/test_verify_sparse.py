@@ -18,7 +18,7 @@ from kistore.check import audit
 from kistore.cli import main
 from kistore.store import Store
 
-from ..conftest import commit_all, git, store_file, write_raw
+from ..conftest import commit_all, findings_lines, git, store_file, write_raw
 from ..sparse import MODES, sparse_clone, sparse_clone_set
 
 
@@ -49,7 +49,7 @@ def test_an_object_deleted_inside_the_checkout_is_still_ki402(group, tmp_path, m
     os.unlink(os.path.join(clone, path))
     done = _verify(clone)
     assert done.exit_code == 1
-    deleted = [line for line in done.output.splitlines() if "KI402" in line]
+    deleted = [line for line in findings_lines(done.output) if "KI402" in line]
     assert deleted == [f"{path}: error KI402 object-deleted: deleted in the work tree or index "
                        "(present in HEAD)"]
 

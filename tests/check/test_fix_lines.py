@@ -1,0 +1,65 @@
+"""Text output says how to fix what it found (reviewer r85 F5).
+
+`verify`, `check` and so the git hooks printed each finding and the summary in text, and
+the fix only in `--json` ("hint") and `--format github` ("Fix: ..."). Text now ends, before
+the summary, with one ``fix KI... (N findings): HINT`` line per distinct rule and hint of
+its errors and warnings.
+"""
+
+from __future__ import annotations
+
+import json
+
+from kistore.check._rules import OBJECT_DIGEST_MISMATCH
+from kistore.cli import main
+from kistore.core.findings import ERROR, INFO, Finding, Rule, fix_lines
+
+from ..conftest import add_docs
+
+
+def _tampered(store, kit) -> list[str]:
+    """Two stored objects with a byte appended: two KI101 and two KI103 errors."""
+    docs = [kit.workload("a", name="wa"), kit.workload("b", name="wb")]
+    add_docs(store, docs)
+    paths = sorted((store.root / "store/objects/sha256").rglob("*.json"))[:2]
+    for path in paths:
+        path.chmod(0o644)
+        path.write_bytes(path.read_bytes() + b" ")
+    return [str(p.relative_to(store.root)) for p in paths]
+
+
+def test_text_output_ends_with_one_fix_line_per_rule_before_the_summary(runner, store, kit):
+    _tampered(store, kit)
+    result = runner.invoke(main, ["--store", str(store.root), "verify"])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    fixes = [line for line in lines if line.startswith("fix ")]
+    assert fixes[0] == ("fix KI101 (2 findings): restore the object's original bytes from "
+                        "git (`git checkout -- PATH`); objects are never edited: add a new "
+                        "manifest instead")
+    assert [f.split(" (")[0] for f in fixes] == ["fix KI101", "fix KI103", "fix KI401"]
+    assert lines[-1].startswith("FAILED: store at work tree: 6 errors")
+    assert lines[-1 - len(fixes):-1] == fixes  # after every finding, before the summary
+    assert not any(f.startswith("fix KI308") for f in fixes)  # info: nothing to fix
+
+
+def test_json_and_github_formats_are_unchanged(runner, store, kit):
+    _tampered(store, kit)
+    as_json = runner.invoke(main, ["--store", str(store.root), "verify", "--json"])
+    document = json.loads(as_json.output)
+    assert "fix " not in as_json.output.split('"findings"')[0]
+    assert {f["rule"] for f in document["findings"]} >= {"KI101", "KI103"}
+    github = runner.invoke(main, ["--store", str(store.root), "verify", "--format", "github"])
+    assert not any(line.startswith("fix ") for line in github.output.splitlines())
+    assert ". Fix: restore the object's original bytes" in github.output
+
+
+def test_fix_lines_count_per_rule_and_hint_in_first_order():
+    other = Rule("KI999", "test-only", INFO, "nothing")  # not registered
+    a = Finding(OBJECT_DIGEST_MISMATCH, "x", file="a")
+    b = Finding(OBJECT_DIGEST_MISMATCH, "y", file="b", fix="a fix of its own\nsecond line")
+    assert OBJECT_DIGEST_MISMATCH.severity == ERROR
+    assert fix_lines([b, a, Finding(other, "z"), a]) == [
+        "fix KI101 (1 finding): a fix of its own\\nsecond line",  # one line, escaped
+        f"fix KI101 (2 findings): {OBJECT_DIGEST_MISMATCH.hint}"]
+    assert fix_lines([Finding(other, "z")]) == []
