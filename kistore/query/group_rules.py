@@ -27,10 +27,11 @@ rules explicitly: ``kistore check`` hands :func:`units_agree` to
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..core import layout
-from ..core.digest import Digest
+from ..attest.levels import SOURCE_NATIVE
+from ..core import canonical, layout
+from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError
 from ..core.findings import WARNING, Finding, rule
 from ..index.index import open_catalog
@@ -40,7 +41,7 @@ from .units import group_units, policy_of
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..index.catalog import Catalog
     from ..index.records import Record
-    from ..store import Store
+    from ..store import Store, View
 
 VALUE_NOT_A_NUMBER = rule(
     "KI221", "ranked-value-not-a-number", WARNING,
@@ -88,27 +89,61 @@ def values_are_numbers(store: Store, base: str, head: str, changed: set[str]
     """
     added = _added_runs(store, base, head, changed)
     policy = policy_of(store, head) if added else None
-    if policy is None:
-        return []
-    catalog = open_catalog(store, head, use_index=False)
+    if policy is None or not any(e.get("comparison") == SOURCE_NATIVE
+                                 for e in policy.families.values()):
+        return []  # a measured latency is a number by the schema
+    view = store.view(head)
     findings = []
     for digest in sorted(added):
-        record = catalog.record(digest)
-        if record is None or record.kind != "BenchmarkRun" or record.family is None:
-            continue
+        # two object files, no catalog: in a partial clone one more blob (the protocol)
+        run = _spec_of(view, digest, "BenchmarkRun")
+        protocol = _spec_of(view, run.get("protocolDigest"), "BenchmarkProtocol") if run \
+            else None
+        family = _at(protocol, "comparability", "family")
+        if run is None or not isinstance(family, str):
+            continue  # no protocol stored (KI201) or not one (KI202): nothing ranks it yet
+        statistic = _at(protocol, "measurement", "primaryStatistic")
         try:
-            comparison = policy.comparison(record.family, record.statistic or "mean")
+            comparison = policy.comparison(family, statistic if isinstance(statistic, str)
+                                           else "mean")
         except KistoreError:  # a family with no metric: KI206's or rank's to say
             continue
-        stated = comparison.misstated_value(record.spec)
+        stated = comparison.misstated_value(run)
         if stated is not None:
             found = shown_value(stated)
             findings.append(Finding(
                 VALUE_NOT_A_NUMBER, f"states {found} at {comparison.metric}, the value its "
-                f"family {record.family!r} is ranked by, which is no number",
+                f"family {family!r} is ranked by, which is no number",
                 file=layout.object_path(Digest.from_str(digest)),
                 pointer="/spec" + comparison.metric, expected="a number", found=found))
     return findings
+
+
+def _spec_of(view: View, digest: Any, kind: str) -> dict[str, Any] | None:
+    """Return the ``spec`` of the stored object ``digest`` when it is a ``kind``, else None.
+
+    Unreadable, unparsable or missing objects are other rules' findings (KI101-KI117,
+    KI201): None here.
+    """
+    if not isinstance(digest, str) or not is_digest(digest):
+        return None
+    try:
+        document = canonical.loads(view.object_bytes(Digest.from_str(digest)))
+    except (KistoreError, OSError):
+        return None
+    if not isinstance(document, dict) or document.get("kind") != kind:
+        return None
+    spec = document.get("spec")
+    return spec if isinstance(spec, dict) else None
+
+
+def _at(spec: dict[str, Any] | None, *keys: str) -> Any:
+    """Return ``spec[k1][k2]...``, or None where a step is missing or not an object."""
+    for key in keys:
+        if not isinstance(spec, dict):
+            return None
+        spec = spec.get(key)
+    return spec
 
 
 def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[Finding]:
