@@ -49,12 +49,12 @@ def fetch_command(store: Store) -> str:
     return f"git fetch {printable(remote)} {NOTES_REF}:{NOTES_REF}"
 
 
-def trusts_a_key(store: Store, at: str) -> bool:
+def trusts_a_key(store: Store, at: str | None) -> bool:
     """Whether the trust file at ``at`` lists a key (whose attestations could count).
 
     Args:
         store: the store.
-        at: the published revision.
+        at: the published revision (None: the work tree).
 
     Returns:
         True when ``store/trust/keys.json`` at ``at`` lists a key; False without the file,
@@ -109,3 +109,26 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
             f"{NOTES_REF} either: no attestation was ever made)")
     click.echo(f"warning: {doing} without attestations (--without-attestations): {lacking}; "
                f"`{fetch}` fetches them", err=True)
+
+
+def warn_notes_missing(store: Store, at: str | None) -> None:
+    """Warn on stderr that a ranking answer lacks the notes, in a clone that lacks them.
+
+    ``rank`` and ``compare`` answered from a plain ``git clone`` as if no run were withdrawn
+    or verified, without a word (reviewer r85 F15; ``show`` says so on its attestations
+    line). Said where :func:`require_attestations` would refuse to publish: a remote, no
+    local ``refs/notes/kistore``, and a trusted key at ``at`` (else the notes could change
+    no rank).
+
+    Args:
+        store: the store queried.
+        at: the revision answered from (None: the work tree).
+    """
+    # Lazy: plain files first (kistore.git.refs): a warm query loads no libgit2.
+    from ..attest.levels import notes_not_fetched
+
+    if notes_not_fetched(store) is None or not trusts_a_key(store, at):
+        return
+    click.echo(f"warning: {NOTES_REF} is not in this clone (git clone does not fetch it): "
+               "withdrawals and reruns are not applied to this answer; "
+               f"`{fetch_command(store)}` fetches them", err=True)

@@ -70,6 +70,10 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
             asked, ranking = rank_group(store, ref, at=at, comparison=comparison,
                                         min_evidence=min_evidence, catalog=catalog)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
+    # Lazy: `rank --help` imports no other module (tests/cli/test_cli_startup.py).
+    from ._attestations_here import warn_notes_missing
+
+    warn_notes_missing(store, at)
     _warn_withdrawn(ref, asked.digest, ranking.rows(include_excluded=True), show_all)
     rows = ranking.rows(include_excluded=show_all)
     # Lazy: `rank --help` imports no other module (tests/cli/test_cli_startup.py).
@@ -136,6 +140,10 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
             result = compare_runs(store, a, b, at=at, comparison=comparison,
                                   catalog=catalog)
     warn_unreadable(store, catalog, at)
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ._attestations_here import warn_notes_missing
+
+    warn_notes_missing(store, at)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from .names import warn_shared_names
 

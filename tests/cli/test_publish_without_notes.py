@@ -108,7 +108,7 @@ def test_with_the_flag_the_export_is_written_and_says_what_it_lacks(clone, tmp_p
     assert result.exit_code == 0, result.output
     assert "warning: export without attestations (--without-attestations): " \
            "refs/notes/kistore is not in this clone" in result.stderr
-    assert not (tmp_path / "out" / "attestations").exists()  # no table: no attestation
+    assert exported(tmp_path / "out", "attestations") == []  # the table, of no rows
     assert not any(r["withdrawn"] for r in exported(tmp_path / "out", "runs"))
 
 
@@ -140,3 +140,18 @@ def test_a_clone_whose_commit_trusts_no_key_is_built_with_a_warning(group, tmp_p
             "warning: refs/notes/kistore is not in this clone (git clone does not fetch it): "
             "community attestations are left out (no key is trusted at HEAD, so none could "
             f"withdraw or verify a run); `{FETCH}` fetches them\n"), result.stderr
+
+
+@pytest.mark.parametrize("command", [["rank"], ["compare"]])
+def test_rank_and_compare_in_such_a_clone_warn_that_withdrawals_are_not_applied(clone,
+                                                                               command):
+    # reviewer r85 F15: the withdrawn run ranked #1 in rank and compare without a word
+    warning = ("warning: refs/notes/kistore is not in this clone (git clone does not fetch "
+               "it): withdrawals and reruns are not applied to this answer; "
+               f"`{FETCH}` fetches them\n")
+    result = kistore(clone, *command, "BenchmarkRun/slow")
+    assert result.exit_code == 0, result.output
+    assert warning in result.stderr
+    git(clone, *FETCH.split()[1:])
+    fetched = kistore(clone, *command, "BenchmarkRun/slow")
+    assert fetched.exit_code == 0 and "refs/notes/kistore" not in fetched.stderr
