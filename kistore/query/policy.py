@@ -70,7 +70,8 @@ def shown_value(value: Any, limit: int = 40) -> str:
         ``json.dumps(value)`` (non-ASCII escaped: no control or bidi character printed),
         ``...`` ending it when it was longer than ``limit``.
     """
-    import json  # a message for a misstated value only: not on every rank's start-up
+    # Lazy: a message for a misstated value only, not on every rank's start-up.
+    import json
 
     text = json.dumps(value)
     return text if len(text) <= limit else text[:limit] + "..."
