@@ -150,12 +150,15 @@ QUOTE_WIDTH = 80
 """Most characters of a value an error message quotes (a 5,000-digit integer was echoed)."""
 
 
-def shorten(text: str, width: int = QUOTE_WIDTH) -> str:
+def shorten(text: str, width: int = QUOTE_WIDTH, *, length: int | None = None) -> str:
     """Return ``text`` for quoting in a message: whole, or cut to about ``width`` characters.
 
     Args:
         text: the value as it would be quoted (e.g. its ``repr`` or JSON text).
         width: most characters kept whole.
+        length: the value's own length, said when it is cut; default ``len(text)``. Give it
+            for a quoted value: ``repr`` of 254 letters is 256 characters with its quotes
+            (reviewer r85 F1).
 
     Returns:
         ``text`` when at most ``width`` characters; else its first ``width - 24`` characters,
@@ -163,7 +166,7 @@ def shorten(text: str, width: int = QUOTE_WIDTH) -> str:
     """
     if len(text) <= width:
         return text
-    return f"{text[:width - 24]}... ({len(text):,} characters)"
+    return f"{text[:width - 24]}... ({len(text) if length is None else length:,} characters)"
 
 
 class InputError(KistoreError):

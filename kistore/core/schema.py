@@ -420,7 +420,8 @@ def _name_problem(error: Any, pointer: str, file: str | None) -> list[SchemaErro
     name = error.instance
     fix = nearest_name(name)
     write = f"write {fix!r}" if fix else "choose a name of those characters"
-    return [SchemaError(f"{shorten(repr(name))} is not a valid name: {NAME_RULE}; {write}",
+    return [SchemaError(f"{shorten(repr(name), length=len(name))} is not a valid name: "
+                        f"{NAME_RULE}; {write}",
                         file=file, pointer=pointer)]
 
 
@@ -521,9 +522,17 @@ def describe_error(error: Any) -> str:
     field = error.absolute_path[-1] if error.absolute_path else None
     message: str = error.message
     quoted = repr(error.instance)
+    length = len(error.instance) if isinstance(error.instance, str | list | dict) else None
     if len(quoted) > QUOTE_WIDTH:  # jsonschema quotes the whole value: a 5,000-digit number
-        message = message.replace(quoted, shorten(quoted))
-    if error.validator == "format":
+        message = message.replace(quoted, shorten(quoted, length=length))
+    if error.validator in ("maxLength", "minLength") and isinstance(error.instance, str):
+        bound = "at most" if error.validator == "maxLength" else "at least"
+        shown = shorten(quoted, length=length)  # a cut value says its length itself
+        counted = f" ({length:,} characters)" if shown == quoted else ""
+        message = (f"{shown}{counted} is too "
+                   f"{'long' if error.validator == 'maxLength' else 'short'}: the schema "
+                   f"allows {bound} {error.validator_value:,} characters")
+    elif error.validator == "format":
         message = f"{shorten(quoted)} is not an RFC 3339 {error.validator_value}"
         message += " (e.g. 2026-07-10T06:41:58.611Z)"
     elif error.validator == "pattern" and isinstance(error.instance, str):
