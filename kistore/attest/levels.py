@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.layout import NOTES_REF
-from ..git.refs import RefsUnreadable, resolve
+from ..git.refs import RefsUnreadable, common_git_dir, resolve
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -65,7 +65,9 @@ def notes_not_fetched(store: Store) -> str | None:
     try:  # plain files first: a warm query loads no libgit2 (kistore.git.refs)
         if resolve(git_dir, NOTES_REF) is not None:
             return None
-        remotes = '[remote "' in (git_dir / "config").read_text(errors="replace")
+        # a linked worktree's config is its common git directory's
+        config = common_git_dir(git_dir) / "config"
+        remotes = '[remote "' in config.read_text(errors="replace")
     except (RefsUnreadable, OSError):
         if NOTES_REF in store.repo.references:
             return None

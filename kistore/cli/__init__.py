@@ -251,6 +251,10 @@ class KistoreGroup(click.Group):
             raise e
         for problem in e.problems:
             click.echo(f"error: {problem.format()}", err=True)
+        if len(e.problems) > 1:  # 3,000 lines scroll away: the last one says the whole
+            written = ("; nothing was added" if ctx.invoked_subcommand in ("add", "import")
+                       else "")
+            click.echo(f"error: {len(e.problems):,} problems in all{written}", err=True)
         ctx.exit(max(p.exit_code for p in (e, *e.problems)))
 
 

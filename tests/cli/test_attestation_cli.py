@@ -191,7 +191,8 @@ def test_predicate_file_names_every_missing_and_wrong_field_at_its_pointer(
         "\"not-reproduced\", found \"maybe\"",
         f"error: {path}:/timing/latencyNs/mean: field 'mean': -1 is less than the minimum of 1",
         f"error: {path}:/timing/primaryStatistic: missing required field 'primaryStatistic': "
-        "add it"]
+        "add it",
+        "error: 5 problems in all"]
 
 
 def test_bad_predicate_file_names_file_and_pointer(runner, record_store, store_path, key_file,

@@ -232,6 +232,7 @@ def test_cli_add_stdin_json_lines_reports_every_bad_line_not_a_jsonl_name_hint(
         "error: -:3:16:/apiVersion: unterminated string; close it with '\"'",
         "error: -:4:10:/a: duplicate object key 'a'; a key may appear once: delete one of "
         "them",
+        "error: 3 problems in all; nothing was added",
     ]
 
 
@@ -296,7 +297,8 @@ def test_cli_add_of_an_empty_array_says_it_holds_no_manifests(runner, store_path
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         f"error: {path}:2:1: {expected}",
-        f"error: {path}:3:1: a manifest must be a JSON object: expected an object, found null"]
+        f"error: {path}:3:1: a manifest must be a JSON object: expected an object, found null",
+        "error: 2 problems in all; nothing was added"]
 
 
 def test_an_invalid_utf8_byte_in_json_lines_is_placed_by_its_file_offset(runner, store_path,
@@ -321,7 +323,9 @@ def test_an_invalid_utf8_byte_in_json_lines_is_placed_by_its_file_offset(runner,
     assert errors_of(data, str(path)) == [f"{path}{e}" for e in expected]
     result = add(runner, store_path, "-", input=data)  # stdin: JSON Lines found by content
     assert result.exit_code == 1
-    assert result.stderr.splitlines() == [f"error: -{e}" for e in expected]
+    assert result.stderr.splitlines() == [*(f"error: -{e}" for e in expected),
+                                          f"error: {len(expected)} problems in all; nothing "
+                                          "was added"]
     # one JSON text: the offset was the file's already, and says so as before
     assert errors_of(b'{"apiVersion":"x\xe9"}', "m.json") == [
         f"m.json:1:17:/apiVersion: invalid UTF-8 byte 0xe9 at byte offset 16; {fix}"]
