@@ -130,5 +130,6 @@ def warn_notes_missing(store: Store, at: str | None) -> None:
     if notes_not_fetched(store) is None or not trusts_a_key(store, at):
         return
     click.echo(f"warning: {NOTES_REF} is not in this clone (git clone does not fetch it): "
-               "withdrawals and reruns are not applied to this answer; "
+               "the attestations it holds (withdrawals, reruns) are not applied to this "
+               "answer; "
                f"`{fetch_command(store)}` fetches them", err=True)

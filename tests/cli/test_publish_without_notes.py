@@ -147,7 +147,8 @@ def test_rank_and_compare_in_such_a_clone_warn_that_withdrawals_are_not_applied(
                                                                                command):
     # reviewer r85 F15: the withdrawn run ranked #1 in rank and compare without a word
     warning = ("warning: refs/notes/kistore is not in this clone (git clone does not fetch "
-               "it): withdrawals and reruns are not applied to this answer; "
+               "it): the attestations it holds (withdrawals, reruns) are not applied to "
+               "this answer; "
                f"`{FETCH}` fetches them\n")
     result = kistore(clone, *command, "BenchmarkRun/slow")
     assert result.exit_code == 0, result.output
