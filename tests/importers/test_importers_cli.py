@@ -378,6 +378,7 @@ def test_reimport_from_the_source_folder_needs_and_takes_update_metadata(runner,
     refused = run(runner, store_path, "import", "sol-execbench", str(BOARD))
     assert refused.exit_code == 1
     errors = [line for line in refused.stderr.splitlines() if line.startswith("error:")]
+    assert errors.pop() == "error: 15 problems in all; nothing was added"  # r85 F11
     assert len(errors) == 15
     prefix = f"error: {BOARD.as_posix()}:/metadata: "
     assert {line[len(prefix):len(prefix) + 71] for line in errors} == runs
