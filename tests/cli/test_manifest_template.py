@@ -6,9 +6,16 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from kistore.cli import main
+from kistore.cli.core import add_able
+from kistore.core.model import Manifest
+from kistore.store.inputs import parse_manifests
 
 from ..conftest import BUNDLE, PUBLISHED, snapshot
+from ..core.test_canonical import json_values
 
 SHOWN = ("as `kistore show --json` prints it, not a manifest: `kistore add` takes {apiVersion, "
          "kind, metadata, spec} and computes the digest; `kistore cat --manifest REF` prints "
@@ -126,3 +133,18 @@ def test_a_bundle_member_from_show_json_is_named_at_its_pointer(runner, record_s
     assert result.output.splitlines()[0] == (
         f"error: {path}:/environment/digest: this is a stored ExecutionEnvironment with its "
         f"digest, {SHOWN}")
+
+
+@settings(max_examples=200, deadline=None)
+@given(native=st.dictionaries(st.text(max_size=6), json_values, max_size=4),
+       title=st.text(st.characters(exclude_categories=["Cc", "Cf", "Cs"]), max_size=40))
+def test_what_cat_manifest_prints_parses_back_to_the_same_object_and_metadata(native, title):
+    document = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload",
+                "metadata": {"name": "w", "title": title},
+                "spec": {"suite": {"name": "s"}, "definition": "d",
+                         "sourceNative": {**native, "source": "demo"}}}
+    stored = Manifest.from_document(document)
+    [again] = parse_manifests(add_able(stored), file="-")
+    assert again.manifest.digest == stored.digest
+    assert again.manifest.object_bytes == stored.object_bytes
+    assert again.manifest.metadata_bytes == stored.metadata_bytes
