@@ -103,6 +103,23 @@ def python_c(code: str, *args: str, check: bool = True,
                           text=True, check=check, env=env)
 
 
+def reader_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a reader running a doc's commands: this kistore first on PATH.
+
+    A fresh HOME (under ``tmp_path``) whose git config only names ``main`` the default
+    branch, a git identity, and none of this process's ``GIT_*`` or ``KISTORE*`` settings.
+    """
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "KISTORE"))}
+    return env | {
+        "HOME": str(home), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
+        "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "A Reader",
+        "GIT_AUTHOR_EMAIL": "reader@example.org", "GIT_COMMITTER_NAME": "A Reader",
+        "GIT_COMMITTER_EMAIL": "reader@example.org"}
+
+
 @pytest.fixture
 def store_path(tmp_path: Path) -> Path:
     from kistore.store import Store

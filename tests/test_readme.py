@@ -9,13 +9,10 @@ run only where it is; elsewhere they are left out, as the data is not in a clone
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 
-from .conftest import DATA, ROOT
+from .conftest import DATA, ROOT, reader_env
 
 EXAMPLE_STARTS = ("kistore ", "git ")
 UNTIL_STOPPED = ("kistore site serve",)
@@ -48,14 +45,7 @@ def test_the_readme_examples_run_as_written_from_a_fresh_clone(tmp_path):
     script = "set -euo pipefail\n" + "".join(
         f"echo '>>> {x.replace(chr(39), chr(39) + chr(92) + chr(39) + chr(39))}'\n{x}\n"
         for x in lines)
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "KISTORE"))}
-    env |= {"HOME": str(home), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
-            "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "A Reader",
-            "GIT_AUTHOR_EMAIL": "reader@example.org", "GIT_COMMITTER_NAME": "A Reader",
-            "GIT_COMMITTER_EMAIL": "reader@example.org"}
-    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    env = reader_env(tmp_path)
     done = subprocess.run(["bash", "-c", script], cwd=clone, env=env, capture_output=True,
                           text=True)
     assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])

@@ -225,7 +225,9 @@ def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
 @click.option("--at", "at", metavar="REV", help="Read the store as of this commit.")
 @click.option("--comparison", type=click.Choice(["measured", "source-native"]),
               help="For a run: rank by this comparison instead of the policy's.")
-@click.option("--json", "as_json", is_flag=True, help="Print the manifest and digest as JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the manifest and digest (a run: its page) as JSON; not what `add` "
+              "takes: `cat --manifest REF` prints that.")
 @pass_ctx
 @settled_work_tree
 @one_look
@@ -341,21 +343,55 @@ def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None
 @click.argument("ref")
 @click.option("--at", "at", metavar="REV", help="Read the store as of this commit.")
 @click.option("--metadata", is_flag=True, help="Print the metadata file instead of the object.")
+@click.option("--manifest", "whole", is_flag=True,
+              help="Print the whole manifest (apiVersion, kind, metadata, spec), indented: "
+              "what `kistore add` takes, to copy and edit.")
 @pass_ctx
 @settled_work_tree
-def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool) -> None:
+def cat(ctx: StoreContext, ref: str, at: str | None, metadata: bool, whole: bool) -> None:
     """Print the exact stored bytes of an object (re-hashed before printing).
+
+    The object is {apiVersion, kind, spec}, whose sha256 is its digest; --metadata prints
+    the metadata file beside it. --manifest prints both as one manifest, the form `kistore
+    add` takes (docs/contributing.md): a template for a manifest of your own (`show --json`
+    prints a page, with the digest, which `add` refuses).
 
     \b
     Example:
       kistore cat 384a96d0 | sha256sum
+      kistore cat --manifest BenchmarkRun/sol-submission-20464 > run.json
     """
+    if metadata and whole:
+        raise click.UsageError("--metadata and --manifest exclude each other: --manifest "
+                               "prints the metadata inside the manifest")
     store = ctx.read_store(at)
     with explaining_misses(store, [ref], at, names_at_commits=True):
         manifest = store.read(ref, at=at)
-    data = manifest.metadata_bytes if metadata else manifest.object_bytes
+    if whole:
+        data = add_able(manifest)
+    else:
+        data = manifest.metadata_bytes if metadata else manifest.object_bytes
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
+
+
+def add_able(manifest: Manifest) -> bytes:
+    """Return ``manifest`` as the JSON document ``kistore add`` takes, indented, UTF-8.
+
+    Args:
+        manifest: a stored manifest (its bytes already re-hashed by the read).
+
+    Returns:
+        ``{apiVersion, kind, metadata, spec}`` in that order, two spaces an indent, numbers
+        as the canonical bytes hold them (``1e-7``), and a final newline. Adding these bytes
+        gives ``manifest.digest`` again (the digest hashes apiVersion, kind and spec only).
+    """
+    # Lazy: numbers as stored (1e-7, never 1e-07) only for this output.
+    from ..query.numbers import json_document
+
+    document = manifest.document
+    ordered = {key: document[key] for key in ("apiVersion", "kind", "metadata", "spec")}
+    return (json_document(ordered) + "\n").encode("utf-8")
 
 
 COMMANDS = [init, add, migrate, digest, show, cat]

@@ -486,6 +486,30 @@ def _unpack(packed: bytes, file: str) -> list[Located]:
             for parts, pointer, line in marshal.loads(packed)]
 
 
+def _shown(value: Any) -> bool:
+    """Whether ``value`` is ``kistore show --json`` output: an object with a string digest."""
+    return isinstance(value, dict) and isinstance(value.get("digest"), str)
+
+
+def _shown_not_a_manifest(value: dict[str, Any], file: str, pointer: str,
+                          line: int | None) -> InputError:
+    """Return the error for ``kistore show --json`` output given to ``add`` (r85 F16).
+
+    A top-level string ``digest`` is what ``show --json`` prints beside a manifest (or, for
+    a run, beside its page: rank, ratios, ``manifest``); no manifest has one (its digest is
+    computed from its bytes, never given) and no bundle member is a string. Without this,
+    a run page gave one error per page field and a manifest "unexpected key 'digest'".
+    """
+    kind = value.get("kind")
+    given = "a run page" if "manifest" in value and "rank" in value else (
+        f"a stored {kind} with its digest" if isinstance(kind, str) else "an object with a digest")
+    return InputError(
+        f"this is {given}, as `kistore show --json` prints it, not a manifest: `kistore "
+        f"add` takes {{apiVersion, kind, metadata, spec}} and computes the digest; `kistore "
+        f"cat --manifest REF` prints a stored manifest to copy and edit "
+        f"(docs/contributing.md)", file=file, pointer=f"{pointer}/digest", line=line)
+
+
 def _from_value(value: Any, file: str, *, line: int | None,
                 limits: Limits = DEFAULT) -> list[Located]:
     """Split a parsed value into manifests (a manifest, a bundle object or an array).
@@ -494,6 +518,8 @@ def _from_value(value: Any, file: str, *, line: int | None,
     bundle; its other members are reported where they are (``/b: ...``), not the whole
     file as one bad manifest.
     """
+    if _shown(value):  # before the bundle test: a run page holds its manifest as a member
+        raise MultipleErrors([_shown_not_a_manifest(value, file, "", line)])
     if isinstance(value, dict) and "kind" not in value and "apiVersion" not in value and any(
         isinstance(v, dict) and "kind" in v for v in value.values()
     ):  # a bundle: every member must be a manifest (a non-manifest member is reported)
@@ -509,6 +535,9 @@ def _from_value(value: Any, file: str, *, line: int | None,
     found: list[Located] = []
     errors: list[KistoreError] = []
     for pointer, document in entries:
+        if _shown(document):  # a bundle of `show --json` outputs
+            errors.append(_shown_not_a_manifest(document, file, pointer, line))
+            continue
         try:
             found.append(Located(Manifest.from_document(document, file=file, pointer=pointer,
                                                         limits=limits),
