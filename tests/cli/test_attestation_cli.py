@@ -468,6 +468,15 @@ def test_files_attached_by_notes_sync_are_each_one_attestation_everywhere_people
     assert "· 4 attestations, 3 community signers." in " ".join(page.split())
     assert len(re.findall(r"<td><code>refs/notes/kistore:", page)) == 4
     assert sum(page.count(f"<code>{f}</code>") for f in files) == 3
+    # export keeps a row per place; docs/export.md's count is of distinct bundles
+    from ..export.conftest import duck
+
+    out = tmp_path / "out"
+    assert run(runner, store_path, "export", str(out)).exit_code == 0
+    assert duck(out, "SELECT count(*), count(DISTINCT bundleDigest) FROM {attestations}") == [
+        (7, 4)]
+    assert duck(out, "SELECT subject, count(DISTINCT bundleDigest) FROM {attestations} "
+                     "GROUP BY subject") == [(PUBLISHED["run"], 4)]
 
 
 def _measured(tmp_path):
