@@ -12,6 +12,7 @@ Kept apart from :mod:`kistore.attest.notes` (the transports), which calls it.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ..core import layout
@@ -26,6 +27,9 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
 
 __all__ = ["subjects_missing", "unsent_message"]
+
+_HEX = re.compile(r"[0-9a-f]{40}")
+"""An annotated object id as a canonical note path spells it (SHA-1)."""
 
 _PATHS_ASKED = 256
 """Object paths named to ``git ls-tree`` at most; more list the whole objects folder."""
@@ -47,8 +51,8 @@ def subjects_missing(repo: pygit2.Repository, remote: str, theirs: str | None) -
 
     Returns:
         Annotated object ids (hex), sorted; empty when the remote holds every subject.
-        A note whose object this clone cannot read (no object file blob) is left to the
-        server to judge.
+        A note on what this clone holds as no blob (or a path that is no object id, KI424)
+        is left to the server to judge.
 
     Raises:
         StoreStateError: ``git ls-remote`` failed (the fetch just before succeeded).
@@ -60,10 +64,12 @@ def subjects_missing(repo: pygit2.Repository, remote: str, theirs: str | None) -
     before = {} if theirs is None else note_tree(repo, notes_tree(repo, theirs, NOTES_REF))
     paths: dict[str, str] = {}  # annotated object -> its object path
     for obj, blob in after.items():
-        if before.get(obj) == blob or repo.get(obj) is None:
+        if before.get(obj) == blob or not _HEX.fullmatch(obj):  # KI424 names a bad path
             continue
-        data = read_blob(repo, obj, f"{NOTES_REF}:{obj}")
-        paths[obj] = layout.object_path(Digest.of(data))
+        target = repo.get(obj)
+        if target is None or target.type_str != "blob":  # the gate judges what this is
+            continue
+        paths[obj] = layout.object_path(Digest.of(read_blob(repo, obj, f"{NOTES_REF}:{obj}")))
     if not paths:
         return []
     missing = dict(paths)
