@@ -145,6 +145,10 @@ class Judgement:
             signed; None when it says nothing (or does not verify). Printed escaped.
         text_problem: why that text (or another free text of the predicate) may not be
             stored (:func:`kistore.attest.attestation.text_problems`, KI312), else None.
+        bundle: hex SHA-256 of the bundle's bytes (its identity), "" when not known.
+        places: every ``(source, location)`` the same bundle was found at, judged alike
+            (:func:`summarise`: a file attached as a note by ``kistore notes sync`` is one
+            attestation found twice); empty means ``((source, location),)``.
     """
 
     type: str | None
@@ -159,17 +163,23 @@ class Judgement:
     measured_ns: float | None = None
     text: str | None = None
     text_problem: str | None = None
+    bundle: str = ""
+    places: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Return the judgement as JSON (the ``attestations --json`` object).
 
         ``text`` is what the attestation says in words (a dispute's reason), as signed;
-        ``reason`` is why it was judged so.
+        ``reason`` is why it was judged so. ``source`` and ``location`` are the first place
+        the bundle was found (a note before a file); ``places`` lists every one, as
+        ``{"source", "location"}`` objects.
         """
+        places = self.places or ((self.source, self.location),)
         return {"type": self.type, "keyid": self.keyid, "valid": self.valid,
                 "effect": self.effect, "reason": self.reason, "source": self.source,
                 "location": self.location, "enteredAt": _when(self),
-                "outcome": self.outcome, "measuredNs": self.measured_ns, "text": self.text}
+                "outcome": self.outcome, "measuredNs": self.measured_ns, "text": self.text,
+                "places": [{"source": s, "location": at} for s, at in places]}
 
 
 def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
@@ -198,7 +208,8 @@ def judge(seen: Any, trust: Any, view: View | None = None) -> Judgement:
     # Lazy: as above (subjects reads the run only when an attestation is about it).
     from .subjects import rerun_disagreement, subject_problem
 
-    base = {"source": seen.source, "location": seen.location, "entered_at": seen.entered_at}
+    base = {"source": seen.source, "location": seen.location, "entered_at": seen.entered_at,
+            "bundle": hashlib.sha256(seen.data).hexdigest()}
     if seen.defect:
         return Judgement(None, None, False, INVALID, seen.defect, **base)
     try:
@@ -338,8 +349,40 @@ def _when(j: Judgement) -> str:
     return format_time(j.entered_at)
 
 
+def distinct(judgements: list[Judgement]) -> list[Judgement]:
+    """Return one judgement per bundle: copies judged alike become one, naming every place.
+
+    After the documented ``kistore notes sync`` each attestation file is also a note: the
+    same bundle bytes, found twice, judged alike (:func:`judge_all`). People read one
+    attestation (reviewer r85 F9: ``show`` said 7 of 4), found in both places. Copies
+    judged apart (a file whose name is not its sha256, a doubled note: KI424) stay apart.
+
+    Args:
+        judgements: about one subject, in :func:`kistore.attest.notes.collect` order.
+
+    Returns:
+        The judgements in the same order, each bundle's first copy standing for the others,
+        its ``places`` the ``(source, location)`` of each copy.
+    """
+    out: list[Judgement] = []
+    first: dict[tuple[str, str, bool, str], int] = {}
+    for j in judgements:
+        same = (j.bundle, j.effect, j.valid, j.reason)
+        i = first.get(same) if j.bundle else None
+        if i is None:
+            first[same] = len(out)
+            out.append(replace(j, places=((j.source, j.location),)))
+        else:
+            out[i] = replace(out[i], places=(*out[i].places, (j.source, j.location)))
+    return out
+
+
 def summarise(judgements: list[Judgement]) -> Evidence:
-    """Fold judgements about one run into its :class:`Evidence`."""
+    """Fold judgements about one run into its :class:`Evidence`, one per bundle.
+
+    Copies of one bundle are one attestation (:func:`distinct`).
+    """
+    judgements = distinct(judgements)
     level = VERIFIED if any(j.effect == VERIFIES for j in judgements) else SOURCE_NATIVE
     withdrawn = any(j.effect == WITHDRAWS for j in judgements)
     community = len({j.keyid for j in judgements if j.effect == COMMUNITY})

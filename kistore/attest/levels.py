@@ -102,14 +102,17 @@ def attestation_text(judged: dict[str, Any]) -> str:
 
     ``TYPE KEYID valid|INVALID EFFECT SOURCE[: REASON][; says: TEXT]``, as ``kistore
     attestations`` and ``show`` list them; ``?`` for a type or keyid an unreadable bundle
-    lacks. ``TEXT`` is what the attestation says (a dispute's or withdrawal's ``reason``,
-    a note's ``text``: ``; reason: timer excludes sync``), as signed: the caller escapes
-    the line for the terminal (:func:`kistore.core.errors.one_line`).
+    lacks; SOURCE is each place the bundle was found (``note+file`` after ``kistore notes
+    sync`` attached a file). ``TEXT`` is what the attestation says (a dispute's or
+    withdrawal's ``reason``, a note's ``text``: ``; reason: timer excludes sync``), as
+    signed: the caller escapes the line for the terminal (:func:`kistore.core.errors.one_line`).
     """
     valid = "valid" if judged.get("valid") else "INVALID"
     reason = judged.get("reason")
     text = judged.get("text")
     label = TEXT_LABEL.get(judged.get("type") or "", "text")
+    places = judged.get("places") or [judged]
+    source = "+".join(dict.fromkeys(str(p.get("source")) for p in places))
     return (f"{judged.get('type') or '?'} {judged.get('keyid') or '?'} {valid} "
-            f"{judged.get('effect')} {judged.get('source')}" + (f": {reason}" if reason else "")
+            f"{judged.get('effect')} {source}" + (f": {reason}" if reason else "")
             + (f"; {label}: {text}" if text else ""))

@@ -71,6 +71,7 @@ from ..store import atomic_write, refuse_links
 from .levels import NOT_FETCHED as NOT_FETCHED  # re-exported: moved to .levels (start-up)
 from .levels import notes_not_fetched as notes_not_fetched
 from .notepaths import doubled_notes, path_findings
+from .unsent import subjects_missing, unsent_message
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -782,11 +783,16 @@ def _refuse_unchecked(repo: pygit2.Repository, remote: str, tracking: str) -> No
 def push(store: Store, remote: str) -> int:
     """Fetch and merge the remote's notes, then push ours; retry when the remote moved.
 
+    Refused, pushing nothing, when a note to push is on an object none of the remote's
+    branches holds (:func:`kistore.attest.unsent.subjects_missing`): its pre-receive hook
+    would refuse the whole notes update (KI409), and every later one.
+
     Returns:
         The number of note lines fetched from the remote along the way.
 
     Raises:
-        StoreStateError: git failed, or the remote kept moving for several attempts.
+        StoreStateError: git failed; the remote kept moving for several attempts; or it
+            lacks the subject of a note to push (each named, with the commands on).
     """
     repo = store.repo
     gained = 0
@@ -794,6 +800,10 @@ def push(store: Store, remote: str) -> int:
         gained += fetch(store, remote)
         if repo.references.get(NOTES_REF) is None:
             return gained  # nothing to push
+        theirs = repo.references.get(remote_ref(remote if _is_name(remote) else "url"))
+        missing = subjects_missing(repo, remote, None if theirs is None else str(theirs.target))
+        if missing:  # the server would refuse the whole update, and every later one (F24)
+            raise StoreStateError(unsent_message(repo, remote, missing))
         result = _git(repo, "push", "--quiet", remote, f"{NOTES_REF}:{NOTES_REF}", check=False)
         if result.returncode == 0:
             return gained

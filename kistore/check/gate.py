@@ -908,6 +908,14 @@ NOTES_LINE_INVALID = rule(
     "(`kistore attest` writes them)")
 
 
+_SUBJECT_NOT_HERE = (
+    "the note's subject object {obj} is not in this repository: the run it is about was "
+    "added on a branch or commit this server never received. Push that commit first, then "
+    "`kistore notes push` again; or remove the note (`git notes --ref kistore remove {obj}`) "
+    "and push the notes")
+"""KI409's message for a note on an object the server lacks (one finding per note)."""
+
+
 def _fetch_changed_notes(repo: pygit2.Repository, before: dict[str, str],
                          after: dict[str, str], trust: list[str]) -> None:
     """Fetch what :func:`_notes_update` reads that a partial clone lacks, in one ``git fetch``.
@@ -1024,6 +1032,10 @@ def _notes_update(store: Store, old: str, new: str, trust_revs: list[str],
         for line in lines:
             if line in had:
                 continue
+            if repo.get(obj) is None:  # not "copied onto another subject" (reviewer r85 F24)
+                findings.append(Finding(NOTES_LINE_INVALID, _SUBJECT_NOT_HERE.format(obj=obj),
+                                        file=f"{NOTES_REF}:{obj}"))
+                break
             try:
                 target = repo.get(obj)  # notes annotate object-file blobs; anything else
                 subject = (Digest.of(bytes(target.data)) if isinstance(target, pygit2.Blob)

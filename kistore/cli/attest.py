@@ -411,6 +411,10 @@ def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
 def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     """Merge REMOTE's notes into ours, then push refs/notes/kistore (retried if it moved).
 
+    Exits 1, pushing nothing, when a note to push is about an object none of REMOTE's
+    branches holds (a run on a branch not pushed yet): its server would refuse the whole
+    update. Each such note is named, with the commands to push its branch or remove it.
+
     \b
     Example:
       kistore notes push origin
