@@ -44,8 +44,9 @@ from ..core.text_fields import identifying_problems
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
-    "restore the object's original bytes from git (`git checkout -- PATH`); "
-    "objects are never edited: add a new manifest instead")
+    "restore the object's original bytes from git (`git checkout -- PATH`), or, for an "
+    "object never committed (a plain `kistore add`), `kistore drop DIGEST` and add the "
+    "corrected manifest again; objects are never edited: add a new manifest instead")
 JSON_PARSE_ERROR = rule(
     "KI102", "json-parse-error", ERROR,
     "restore the file from git, or re-add the manifest with `kistore add`")
