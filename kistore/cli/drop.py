@@ -45,3 +45,6 @@ def drop(ctx: StoreContext, refs: tuple[str, ...], dry_run: bool, as_json: bool)
     count = sum(len(d.paths) for d in dropped)
     said = "would be removed (dry run: nothing was)" if dry_run else "removed"
     click.echo(f"{len(dropped)} manifest(s), {count} file(s) {said}", err=True)
+
+
+COMMANDS = [drop]
