@@ -120,7 +120,8 @@ METADATA_WITHOUT_OBJECT = rule(
     "add the object the metadata belongs to (`kistore add`), or remove the metadata file")
 OBJECT_WITHOUT_METADATA = rule(
     "KI204", "object-without-metadata", ERROR,
-    "restore the metadata file from git, or re-add the manifest with `kistore add`")
+    "restore the metadata file from git, or re-add the manifest with `kistore add`; an "
+    "uncommitted leftover of a killed add goes with `kistore drop DIGEST`")
 NAME_NOT_UNIQUE = rule(
     "KI205", "name-not-unique", ERROR,
     "names never move (KI208): the pull request adding the later manifest gives it another "

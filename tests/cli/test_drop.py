@@ -112,3 +112,18 @@ def test_a_committed_damaged_object_still_says_git_checkout(runner, group):
 
     assert f"restore it with `git checkout -- {path}`, and run" in shown.output
     assert "kistore drop" not in shown.output
+
+
+def test_json_lists_each_manifest_and_its_files(runner, group, kit, tmp_path):
+    doc = kit.workload("listed", name="listed")
+    (tmp_path / "w.json").write_text(json.dumps(doc))
+    assert kistore(runner, group.root, "add", str(tmp_path / "w.json")).exit_code == 0
+    digest = Manifest.from_document(doc).digest
+
+    result = kistore(runner, group.root, "drop", "--json", "--dry-run", "Workload/listed")
+
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == [{
+        "digest": str(digest), "kind": "Workload", "name": "listed", "removed": False,
+        "paths": [layout.name_path("Workload", "listed"), layout.metadata_path(digest),
+                  layout.object_path(digest)]}]
