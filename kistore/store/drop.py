@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -227,7 +228,7 @@ def _remove(store: Store, dropped: Sequence[Dropped]) -> None:
     # digests makes sure a same-second removal is noticed too
     names = store.name_index()
     for d in dropped:
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(sqlite3.Error, OSError):  # derived: a reindex rebuilds it
             names.forget("work", d.digest)
 
 
