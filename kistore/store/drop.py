@@ -80,10 +80,10 @@ def drop(store: Store, refs: Sequence[str], *, dry_run: bool = False) -> list[Dr
     store.require_checkout_to_write("kistore drop")
     if store.root is None:
         raise StoreStateError(no_work_tree("kistore drop", store.git_dir))
-    with store._write_lock():  # noqa: SLF001 - the store's own lock, as add takes it
+    with store._write_lock():  # the store's own lock (this package's), as add takes it
         digests = list(dict.fromkeys(store.resolve(ref) for ref in refs))
         view = store.view(None)
-        head = store._head_or_none()  # noqa: SLF001
+        head = store._head_or_none()
         problems: list[KistoreError] = [_committed(d) for d in digests
                                         if head is not None and head.has_object(d)]
         problems += _referenced(store, digests)
