@@ -44,8 +44,9 @@ from ..core.text_fields import identifying_problems
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
-    "restore the object's original bytes from git (`git checkout -- PATH`); "
-    "objects are never edited: add a new manifest instead")
+    "restore the object's original bytes from git (`git checkout -- PATH`), or, for an "
+    "object never committed (a plain `kistore add`), `kistore drop DIGEST` and add the "
+    "corrected manifest again; objects are never edited: add a new manifest instead")
 JSON_PARSE_ERROR = rule(
     "KI102", "json-parse-error", ERROR,
     "restore the file from git, or re-add the manifest with `kistore add`")
@@ -119,7 +120,8 @@ METADATA_WITHOUT_OBJECT = rule(
     "add the object the metadata belongs to (`kistore add`), or remove the metadata file")
 OBJECT_WITHOUT_METADATA = rule(
     "KI204", "object-without-metadata", ERROR,
-    "restore the metadata file from git, or re-add the manifest with `kistore add`")
+    "restore the metadata file from git, or re-add the manifest with `kistore add`; an "
+    "uncommitted leftover of a killed add goes with `kistore drop DIGEST`")
 NAME_NOT_UNIQUE = rule(
     "KI205", "name-not-unique", ERROR,
     "names never move (KI208): the pull request adding the later manifest gives it another "

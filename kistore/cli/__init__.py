@@ -68,6 +68,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
                 "Compare run A with run B (default: rank 1 of A's comparison group)."),
     "digest": ("core", "digest",
                "Print the digest of each manifest without storing anything."),
+    "drop": ("drop", "drop", "Remove from the work tree an add that was never committed, to "
+             "add it corrected."),
     "export": ("export", "export",
                "Export the store at a commit as tables: runs, groups, attestations, manifests."),
     "import": ("importing", "import_",

@@ -63,8 +63,8 @@ def warn_unreadable(store: Store, catalog: object, at: str | None = None) -> Non
             path, problem = damage(view, Digest.from_str(digest))
             if path:
                 role = "object" if path.startswith("store/objects/") else "metadata"
-                click.echo(f"warning: {path}: the {role} file {problem}; restore it with "
-                           f"`git checkout -- {path}`", err=True)
+                advice = view.restore_advice(path, Digest.from_str(digest))
+                click.echo(f"warning: {path}: the {role} file {problem}; {advice}", err=True)
     if committed:
         listed = sorted(committed)
         shown = ", ".join(listed[:3]) + (" ..." if len(listed) > 3 else "")

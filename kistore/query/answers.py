@@ -124,7 +124,8 @@ def unreadable_error(view: View, digest: Digest, ref: str, *, committed: bool = 
         A :class:`~kistore.core.errors.VerificationError` at the bad file (its path holds the
         digest), e.g. ``store/objects/sha256/95/4b...json: BenchmarkRun/x: the object file
         is corrupt: its sha256 is ...; restore it with `git checkout -- store/objects/...`,
-        and run `kistore verify` to find any other damaged file``.
+        and run `kistore verify` to find any other damaged file`` (a file HEAD lacks, from a
+        plain add: ```kistore drop DIGEST` removes the files of its add ...``).
     """
     path, problem = damage(view, digest)
     if not path and skipped is not None:  # sound bytes the index left out: past a limit
@@ -138,7 +139,7 @@ def unreadable_error(view: View, digest: Digest, ref: str, *, committed: bool = 
     if committed:
         fix = committed_fix(path, problem)
     elif view.scope == "work":
-        fix = (f"restore it with `git checkout -- {path}`, and run `kistore verify` to find "
+        fix = (f"{view.restore_advice(path, digest)}, and run `kistore verify` to find "
                "any other damaged file")
     else:
         fix = "this commit holds it so: run `kistore verify --at REV` on it, or ask another"

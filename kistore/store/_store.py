@@ -573,7 +573,9 @@ class Store:
         """
         skipped = self.skipped()
         if skipped is None:
-            return WorkTreeView(root, self.name_index(), linked=self._linked)
+            view = WorkTreeView(root, self.name_index(), linked=self._linked)
+            view.head_has = self.head_has
+            return view
 
         def head() -> View | None:
             if self.repo.head_is_unborn:
@@ -582,7 +584,9 @@ class Store:
                 return StagedView(self.repo, self.commit("HEAD"), skipped.staged)
             return CommitView(self.repo, self.commit("HEAD"))
 
-        return SparseWorkTreeView(root, skipped, head, self.name_index(), linked=self._linked)
+        sparse = SparseWorkTreeView(root, skipped, head, self.name_index(), linked=self._linked)
+        sparse.head_has = self.head_has
+        return sparse
 
     def limits(self, at: str | None = None) -> Limits:
         """Return the size limits the store's ``kistore.toml`` sets (``[limits]``).
@@ -1416,6 +1420,23 @@ class Store:
         try:
             return self.view("HEAD")
         except InputError:
+            return None
+
+    def head_has(self, path: str) -> bool | None:
+        """Return whether ``HEAD``'s tree has a file at ``path`` (its bytes unread).
+
+        Asked by messages about a damaged or unwanted file: one ``HEAD`` holds comes back
+        with ``git checkout``, one only a plain add wrote goes with ``kistore drop``
+        (:func:`kistore.core.restore.restore_advice`). Opens git: for error paths only.
+
+        Returns:
+            False on a branch with no commit yet; None when git cannot tell (a damaged
+            repository, a file past the size limit).
+        """
+        try:
+            head = self._head_or_none()
+            return head is not None and head.read(path) is not None
+        except (KistoreError, OSError, pygit2.GitError):
             return None
 
     @staticmethod

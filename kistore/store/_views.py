@@ -25,6 +25,7 @@ from ..core.digest import Digest
 from ..core.errors import KistoreError, ResolutionError, VerificationError
 from ..core.limits import DEFAULT, Limits, file_too_large
 from ..core.model import Manifest
+from ..core.restore import restore_advice
 from ..core.schema import KINDS
 from ..git import treediff
 from ..git.blobs import (
@@ -175,6 +176,21 @@ class View:
     Name lookups go through the names of the derived index (:mod:`kistore.index.names`)
     when the view has them, and fall back to reading every file when it has none.
     """
+
+    head_has: Callable[[str], bool | None] | None = None
+    """Whether HEAD holds a path (:meth:`kistore.store.Store.head_has`): set on the work
+    tree's view by the store, for what a message advises (:meth:`restore_advice`)."""
+
+    def restore_advice(self, path: str, digest: Digest) -> str:
+        """Return how to restore ``path`` of ``digest``.
+
+        :func:`kistore.core.restore.restore_advice`: at a commit, and for a work-tree file
+        HEAD holds, ``git checkout``; for one only a plain add wrote, ``kistore drop``; both
+        when HEAD cannot be asked.
+        """
+        if self.scope != "work":
+            return restore_advice(path, digest, True)
+        return restore_advice(path, digest, self.head_has(path) if self.head_has else None)
 
     scope = ""
     name_index: NameIndex | None = None
@@ -341,7 +357,7 @@ class View:
         if found != digest:
             raise VerificationError(
                 f"the object file is corrupt: its sha256 is {str(found)[:19]}..., not the "
-                f"digest in its name; restore it with `git checkout -- {path}`, and run "
+                f"digest in its name; {self.restore_advice(path, digest)}, and run "
                 "`kistore verify` to find any other damaged file",
                 file=path,
             )
@@ -375,9 +391,10 @@ class View:
             try:  # errors are located in the object file: name the metadata file if it is bad
                 canonical.loads(metadata, file=path)
             except KistoreError as e:
-                restore = f"`git checkout -- {path}`" if self.scope == "work" else "it"
+                restore = self.restore_advice(path, digest) if self.scope == "work" \
+                    else "restore it"
                 raise VerificationError(f"the metadata file does not parse ({e.message}); "
-                                        f"restore {restore}", file=path, line=e.line,
+                                        f"{restore}", file=path, line=e.line,
                                         column=e.column, pointer=e.pointer) from None
             raise
 

@@ -32,6 +32,7 @@ from ..core.errors import (
 )
 from ..core.model import REFERENCE_FIELDS, Manifest, wrong_kind
 from ..core.naming import external_id_disagreement
+from ..core.restore import restore_advice
 from ._views import WorkTreeView
 
 
@@ -178,8 +179,9 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             if view.read(object_path) != m.object_bytes:
                 problems.append(VerificationError(
                     f"the stored object file {object_path} is corrupt (its bytes are not "
-                    "this manifest's canonical bytes); restore it with `git checkout -- "
-                    f"{object_path}` or delete it and add again", pointer="",
+                    "this manifest's canonical bytes); " + restore_advice(
+                        object_path, digest, head_holds(object_path, m.object_bytes)),
+                    pointer="",
                 ))
             elif (stored_metadata is None or claimed != digest) and _left_unfinished(
                     view, m, stored_metadata, claimed, head_holds):
@@ -621,8 +623,9 @@ def _name_advice(view: WorkTreeView, owner: Digest, batch: Mapping[str, Manifest
 
     A name HEAD's manifest holds is never freed. One only the work tree's holds (a plain
     ``add``'s, or the leftover of an add killed before it committed: reviewer r83) is
-    freed by deleting its files, which ``git clean`` does; a manifest of this input or
-    HEAD's is asked of no more than one read.
+    freed by removing that add's files, which ``kistore drop`` does (only them: ``git clean
+    -f store/`` would delete every pending add); a manifest of this input or HEAD's is asked
+    of no more than one read.
     """
     path = layout.object_path(owner)
     data = None if owner.hex in batch else view.read(path)
@@ -630,9 +633,9 @@ def _name_advice(view: WorkTreeView, owner: Digest, batch: Mapping[str, Manifest
         return "choose another metadata.name"
     return (f"{owner} is in the work tree but not committed (added without --commit, or "
             "by an add killed before it committed: `git status --short store` shows its "
-            "files). If it is not wanted, `git clean -n store/` lists every uncommitted "
-            "file under store/ and `git clean -f store/` deletes them, that manifest's "
-            "included; then add again. Otherwise choose another metadata.name")
+            f"files). If it is not wanted, `kistore drop {owner}` removes its files (and only "
+            "them; `--dry-run` lists them first); then add again. Otherwise choose another "
+            "metadata.name")
 
 
 def _bogus_claim(key: tuple[str, str], owner: Digest) -> str:

@@ -288,8 +288,8 @@ def test_rank_and_show_of_a_run_with_a_corrupt_metadata_file_name_that_file(runn
     [line] = result.stderr.splitlines()
     assert line.startswith(f"error: {rel}:1:")
     assert line.endswith(f"the metadata file does not parse (expected ',' or '}}' in object: "
-                         "the text is cut off, complete it or close with '}'); restore "
-                         f"`git checkout -- {rel}`")
+                         "the text is cut off, complete it or close with '}'); restore it "
+                         f"with `git checkout -- {rel}`")
 
 
 def test_show_and_compare_warn_about_corrupt_runs_they_leave_out(runner, group):

@@ -178,7 +178,8 @@ def test_a_whole_plain_add_let_dangle_is_committed_without_the_flag_again(
 def test_a_name_a_leftover_holds_is_refused_with_advice_that_works(
         store, base, kit, runner, tmp_path, state):
     # the LOW note of r83: "choose another name" was the only advice; the leftover's files
-    # free the name once deleted, which `git clean` does
+    # free the name once removed, which `kistore drop` does (reviewer r85 F3: the advice
+    # was `git clean -f store/`, which deletes every pending add too)
     _, left = run_file(kit, base, tmp_path)
     leave(store.root, files_of(left, base_manifests(base)), state)
     other = kit.run(base["p"], base["e"], base["i"], base["w"], latency=12, name="r")
@@ -189,13 +190,12 @@ def test_a_name_a_leftover_holds_is_refused_with_advice_that_works(
     assert (f"BenchmarkRun name 'r' is already used by {left.digest}") in result.output
     assert (f"names are unique per kind: {left.digest} is in the work tree but not committed "
             "(added without --commit, or by an add killed before it committed: `git status "
-            "--short store` shows its files). If it is not wanted, `git clean -n store/` "
-            "lists every uncommitted file under store/ and `git clean -f store/` deletes "
-            "them, that manifest's included; then add again. Otherwise choose another "
-            "metadata.name") in " ".join(result.output.split())
-    listed = git(store.root, "clean", "-n", "store/")  # a directory git does not track: once
-    assert f"Would remove {layout.object_path(left.digest).rpartition('/')[0]}/" in listed
-    git(store.root, "clean", "-f", "store/")
+            f"--short store` shows its files). If it is not wanted, `kistore drop {left.digest}` "
+            "removes its files (and only them; `--dry-run` lists them first); then add "
+            "again. Otherwise choose another metadata.name") in " ".join(result.output.split())
+    assert "git clean" not in result.output
+    dropped = runner.invoke(main, ["--store", str(store.root), "drop", str(left.digest)])
+    assert dropped.exit_code == 0, dropped.output
     assert not (store.root / layout.object_path(left.digest)).exists()
     result = runner.invoke(main, ["--store", str(store.root), "add", "--commit", str(path)])
     assert result.exit_code == 0, result.output
@@ -281,5 +281,21 @@ def test_a_real_sigkill_after_the_object_then_the_readme_steps_then_add_again(
     assert git(store.root, "log", "-1", "--format=%B").strip() == "kistore add: BenchmarkRun/r"
     assert set(files_of(m, base_manifests(base))) <= set(
         git(store.root, "ls-tree", "-r", "--name-only", "HEAD").split())
+    verified = runner.invoke(main, ["--store", str(store.root), "verify"])
+    assert verified.exit_code == 0, verified.output
+
+
+@pytest.mark.parametrize("state", [s for s in STATES if "O" in s])
+def test_drop_removes_a_leftover_that_fails_its_checks_and_verify_passes_again(
+        store, base, kit, runner, tmp_path, state):
+    # add84's leftover: a killed add of a run failing KI222 kept `verify` failing, and
+    # nothing but deleting files by hand took it away
+    _, m = run_file(kit, base, tmp_path, failed=True)
+    leave(store.root, files_of(m, base_manifests(base)), state)
+    assert runner.invoke(main, ["--store", str(store.root), "verify"]).exit_code == 1
+    dropped = runner.invoke(main, ["--store", str(store.root), "drop", str(m.digest)])
+    assert dropped.exit_code == 0, dropped.output
+    assert dropped.stdout.count(str(m.digest)) == len(state)  # one line per file it left
+    assert git(store.root, "status", "--porcelain", "--untracked-files=all") == ""
     verified = runner.invoke(main, ["--store", str(store.root), "verify"])
     assert verified.exit_code == 0, verified.output

@@ -1,0 +1,253 @@
+"""``kistore drop``: take back an add that was never committed (docs/design.md §3, "Dropping").
+
+A plain ``kistore add`` writes a manifest's files into the work tree only. Until they are
+committed nothing else holds them, so a contributor who notices a wrong value may remove
+them and add the corrected manifest, under the same name. :func:`drop` removes exactly the
+files an add writes for one manifest (:func:`manifest_files`) and nothing else; an object
+``HEAD`` holds is never removed (objects are never deleted, KI402).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import sqlite3
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..core import layout
+from ..core.canonical_fast import loads_lenient
+from ..core.comparison import comparison_key, run_key_object, stored_spec
+from ..core.digest import Digest
+from ..core.errors import ConflictError, KistoreError, MultipleErrors, StoreStateError
+from ..core.model import REFERENCE_FIELDS
+from ..core.schema import KINDS
+from ._store import no_work_tree
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ._store import Store
+    from ._views import View
+
+_KEY_KINDS = {"protocolDigest": "BenchmarkProtocol", "environmentDigest": "ExecutionEnvironment"}
+"""The references a run's comparison key reads the spec of (as an add computes it)."""
+_KEPT_DEPTH = 3
+"""Parents of a removed file with more path parts than this (``store/objects/sha256``,
+``store/names/KIND``) are removed when left empty: git keeps no empty directory."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Dropped:
+    """One manifest :func:`drop` removed (or, in a dry run, would remove).
+
+    Attributes:
+        digest: the manifest's digest.
+        kind: its ``kind``, or None when its object file does not parse.
+        name: its ``metadata.name``, or None when its metadata file is missing or damaged.
+        paths: the repository paths (POSIX) of its files, in the order they are removed.
+    """
+
+    digest: Digest
+    kind: str | None
+    name: str | None
+    paths: tuple[str, ...]
+
+
+def drop(store: Store, refs: Sequence[str], *, dry_run: bool = False) -> list[Dropped]:
+    """Remove from the work tree the files earlier adds wrote for manifests HEAD lacks.
+
+    Under the store's write lock (a concurrent ``add`` waits): each ref is resolved in the
+    work tree, every refusal is found before anything is removed, then each manifest's
+    files (:func:`manifest_files`) are unlinked and directories left empty removed.
+
+    Args:
+        store: a store with a work tree.
+        refs: what the user typed: digests, prefixes of 8+ hex digits, or ``KIND/NAME``
+            (:meth:`Store.resolve`); the same manifest twice counts once.
+        dry_run: only say which files would be removed.
+
+    Returns:
+        One :class:`Dropped` per distinct manifest, in the order given.
+
+    Raises:
+        ResolutionError, InputError: a ref names no stored manifest (:meth:`Store.resolve`).
+        MultipleErrors: nothing was removed: a manifest whose object HEAD holds (committed
+            objects stay, KI402), or one that a stored manifest not dropped with it
+            references (each named).
+        StoreStateError: no work tree, or not checked out; or a file could not be removed
+            (the message names the files removed and those that remain).
+    """
+    store.require_checkout_to_write("kistore drop")
+    if store.root is None:
+        raise StoreStateError(no_work_tree("kistore drop", store.git_dir))
+    with store._write_lock():  # the store's own lock (this package's), as add takes it
+        digests = list(dict.fromkeys(store.resolve(ref) for ref in refs))
+        view = store.view(None)
+        head = store._head_or_none()
+        problems: list[KistoreError] = [_committed(d) for d in digests
+                                        if head is not None and head.has_object(d)]
+        problems += _referenced(store, digests)
+        if problems:
+            raise MultipleErrors(problems)
+        dropped = [_files(view, head, d) for d in digests]
+        if not dry_run:
+            _remove(store, dropped)
+    return dropped
+
+
+def manifest_files(view: View, digest: Digest) -> tuple[str | None, str | None, list[str]]:
+    """Return the files an add wrote for ``digest`` that are in the work tree now.
+
+    Its object and metadata files; its names file, only when it names ``digest``; for a
+    run, the forward record of each reference (:func:`kistore.core.layout.forward_path`)
+    and its group file (:func:`kistore.core.layout.group_path`, the key computed as an add
+    computes it). Nothing another manifest's add wrote.
+
+    Args:
+        view: the work tree.
+        digest: a stored manifest.
+
+    Returns:
+        ``(kind, name, paths)``: kind and name as its files say them (None when unreadable),
+        and the paths, the object's last (a drop stopped midway can be run again by digest).
+    """
+    object_path = layout.object_path(digest)
+    data = view.read(object_path)
+    doc = _parsed(data)
+    metadata = _parsed(view.read(layout.metadata_path(digest)))
+    kind, name = doc.get("kind"), metadata.get("name")
+    kind = kind if isinstance(kind, str) else None
+    name = name if isinstance(name, str) and layout.is_name(name) else None
+    paths = []
+    spec = doc.get("spec")
+    if kind == "BenchmarkRun" and isinstance(spec, dict):
+        references = {f: spec[f] for f in REFERENCE_FIELDS
+                      if isinstance(spec.get(f), str) and spec[f].startswith("sha256:")}
+        for ref in dict.fromkeys(references.values()):
+            with contextlib.suppress(ValueError):
+                paths.append(layout.forward_path(Digest(ref[7:]), digest))
+        obj = run_key_object(references, *(
+            stored_spec(view.read(layout.object_path(Digest(references[f][7:]))),
+                        references[f][7:], k) if f in references else None
+            for f, k in _KEY_KINDS.items()))
+        if obj is not None:
+            paths.append(layout.group_path(comparison_key(obj), digest))
+    if kind is not None and name is not None:
+        with contextlib.suppress(ValueError):
+            names_path = layout.name_path(kind, name)
+            if layout.digest_from_record(view.read(names_path) or b"") == digest:
+                paths.append(names_path)
+    elif kind in KINDS:  # no metadata (an add killed before it wrote one): no name known
+        paths += _names_files_of(view, kind, digest)
+    paths += [layout.metadata_path(digest), object_path]
+    return kind, name, [p for p in paths if view.read(p) is not None]
+
+
+def _names_files_of(view: View, kind: str, digest: Digest) -> list[str]:
+    """Return the names files of ``kind`` that hold ``digest``, every one read.
+
+    For a leftover whose metadata file an add killed before writing (its name unknown):
+    O(names of the kind), on that rare path only.
+    """
+    top = f"{layout.NAMES_DIR}/{kind}"
+    found = []
+    for shard in view.list_dir(top):
+        for leaf in view.list_dir(f"{top}/{shard}"):
+            path = f"{top}/{shard}/{leaf}"
+            if layout.digest_from_record(view.read(path) or b"") == digest:
+                found.append(path)
+    return found
+
+
+def _files(view: View, head: View | None, digest: Digest) -> Dropped:
+    """Return :class:`Dropped` of ``digest``: its files the work tree holds and HEAD lacks."""
+    kind, name, paths = manifest_files(view, digest)
+    kept = [p for p in paths if head is None or head.read(p) is None]
+    return Dropped(digest, kind, name, tuple(kept))
+
+
+def _committed(digest: Digest) -> KistoreError:
+    """Return the refusal of a manifest whose object HEAD holds."""
+    return ConflictError(
+        f"{digest} is committed (HEAD holds its object): a committed object stays in the "
+        "store for good (objects are never deleted, KI402), and so does its name; add the "
+        "corrected manifest as a new one, with another metadata.name",
+        file=layout.object_path(digest))
+
+
+def _referenced(store: Store, digests: Sequence[Digest]) -> list[KistoreError]:
+    """Return a refusal per dropped manifest that a manifest not dropped references.
+
+    Asked of the work tree's catalog (HEAD's index with the uncommitted files over it),
+    under the write lock: no run can be added meanwhile.
+    """
+    # Lazy: the index loads only for a drop (a read such as `kistore show` never drops).
+    from ..index.index import open_catalog
+
+    wanted = {str(d) for d in digests}
+    referrers: dict[str, list[str]] = {}
+    for record in open_catalog(store, None).referencing(wanted):
+        if record.digest in wanted:
+            continue  # dropped in the same command
+        for field_name in REFERENCE_FIELDS:
+            target = getattr(record.spec, "get", lambda _: None)(field_name)
+            if target in wanted:
+                referrers.setdefault(target, []).append(
+                    f"{record.kind}/{record.name} ({record.digest}, {field_name})")
+    return [ConflictError(
+        f"{target} is referenced by {', '.join(sorted(named))}: dropping it would leave "
+        "them dangling; drop them in the same command, or keep it",
+        file=layout.object_path(Digest(target[7:])))
+        for target, named in referrers.items()]
+
+
+def _remove(store: Store, dropped: Sequence[Dropped]) -> None:
+    """Unlink every path of ``dropped``, then the directories left empty.
+
+    Raises:
+        StoreStateError: a file could not be removed; the message lists what was removed
+            and what remains (``kistore drop`` of the same digest removes the rest).
+    """
+    assert store.root is not None
+    removed: list[str] = []
+    paths = [p for d in dropped for p in d.paths]
+    for i, path in enumerate(paths):
+        try:
+            os.unlink(store.root / path)
+        except FileNotFoundError:
+            pass  # gone meanwhile (by hand): nothing to remove
+        except OSError as e:
+            raise StoreStateError(
+                f"could not remove it ({e.strerror}); removed: "
+                f"{', '.join(removed) or 'nothing'}; still there: {', '.join(paths[i:])}. "
+                "Fix the cause and run `kistore drop` again with the digest",
+                file=path) from e
+        removed.append(path)
+        _prune(store, path)
+    # the name index notices removed files by their directories' mtimes; forgetting the
+    # digests makes sure a same-second removal is noticed too
+    names = store.name_index()
+    for d in dropped:
+        with contextlib.suppress(sqlite3.Error, OSError):  # derived: a reindex rebuilds it
+            names.forget("work", d.digest)
+
+
+def _prune(store: Store, path: str) -> None:
+    """Remove the parents of ``path`` left empty, never the layout's top directories."""
+    assert store.root is not None
+    parts = path.split("/")[:-1]
+    while len(parts) > _KEPT_DEPTH:
+        try:
+            os.rmdir(store.root.joinpath(*parts))
+        except OSError:  # not empty (or gone): its parents are not empty either
+            return
+        parts.pop()
+
+
+def _parsed(data: bytes | None) -> dict[str, object]:
+    """Return stored bytes parsed leniently as an object, or ``{}`` (absent, damaged)."""
+    try:
+        doc = loads_lenient(data) if data is not None else None
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    return doc if isinstance(doc, dict) else {}

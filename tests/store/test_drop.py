@@ -1,0 +1,174 @@
+"""``kistore drop``'s store operation (kistore/store/drop.py; reviewer r85 F3).
+
+A plain add's files are removed, every kind and nothing else; committed objects and
+referenced manifests are refused with nothing removed; a dry run removes nothing; the
+removal happens under the store's write lock; a removal that fails says what remains.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from kistore.core import layout
+from kistore.core.digest import Digest
+from kistore.core.errors import MultipleErrors, StoreStateError
+from kistore.core.model import Manifest
+from kistore.store import Store
+from kistore.store import drop as drop_module
+from kistore.store.drop import drop
+
+from ..conftest import add_docs, group_files, snapshot
+
+
+def status(root) -> str:
+    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=root,
+                          check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def base(store, kit):
+    """A store whose HEAD holds a protocol, an environment, a workload and an implementation."""
+    docs = {"p": kit.protocol(), "e": kit.environment(), "w": kit.workload(),
+            "i": kit.implementation()}
+    add_docs(store, list(docs.values()))
+    return docs
+
+
+def test_drop_removes_exactly_the_files_of_a_plain_add(store, kit, base):
+    before = snapshot(store.root)
+    doc = kit.run(base["p"], base["e"], base["i"], base["w"], latency=10, name="r")
+    run = Manifest.from_document(doc)
+    add_docs(store, [doc], commit=False)
+    stored = [Manifest.from_document(d) for d in base.values()]
+    (group_path,) = group_files([run], stored)
+    expected = {layout.object_path(run.digest), layout.metadata_path(run.digest),
+                layout.name_path("BenchmarkRun", "r"), group_path}
+    assert set(snapshot(store.root)) - set(before) == expected  # what the add wrote
+
+    (dropped,) = drop(store, ["BenchmarkRun/r"])
+
+    assert dropped.digest == run.digest and (dropped.kind, dropped.name) == ("BenchmarkRun", "r")
+    assert set(dropped.paths) == expected
+    assert dropped.paths[-1] == layout.object_path(run.digest)  # the object last
+    assert snapshot(store.root) == before
+    assert status(store.root) == ""  # no empty directory left either (git shows none)
+    assert not (store.root / group_path).parent.exists()
+
+
+def test_drop_removes_a_dangling_runs_forward_records(store, kit, base):
+    missing = kit.workload("absent")
+    doc = kit.run(base["p"], base["e"], base["i"], missing, latency=10, name="dangling")
+    run = Manifest.from_document(doc)
+    before = snapshot(store.root)
+    add_docs(store, [doc], commit=False, allow_dangling=True)
+    record = layout.forward_path(Manifest.from_document(missing).digest, run.digest)
+    assert (store.root / record).read_bytes() == b"workloadDigest\n"
+
+    (dropped,) = drop(store, [str(run.digest)])
+
+    assert record in dropped.paths
+    assert snapshot(store.root) == before
+
+
+def test_a_committed_object_is_refused_and_nothing_removed(store, kit, base):
+    doc = kit.run(base["p"], base["e"], base["i"], base["w"], latency=10, name="kept")
+    (digest,) = add_docs(store, [doc])
+    before = snapshot(store.root)
+
+    with pytest.raises(MultipleErrors) as caught:
+        drop(store, [digest])
+
+    (error,) = caught.value.problems
+    assert error.file == layout.object_path(Digest.from_str(digest))
+    assert "KI402" in error.message and "committed object stays" in error.message
+    assert "new one, with another metadata.name" in error.message
+    assert snapshot(store.root) == before
+
+
+def test_a_referenced_manifest_is_refused_unless_dropped_with_its_referrer(store, kit, base):
+    workload = kit.workload("other", name="w2")
+    doc = kit.run(base["p"], base["e"], base["i"], workload, latency=5, name="r3")
+    w2, r3 = add_docs(store, [workload, doc], commit=False)
+    before = snapshot(store.root)
+
+    with pytest.raises(MultipleErrors) as caught:
+        drop(store, ["Workload/w2"])
+
+    (error,) = caught.value.problems
+    assert error.message == (
+        f"{w2} is referenced by BenchmarkRun/r3 ({r3}, workloadDigest): dropping it would "
+        "leave them dangling; drop them in the same command, or keep it")
+    assert snapshot(store.root) == before
+
+    dropped = drop(store, ["Workload/w2", "BenchmarkRun/r3"])
+    assert [str(d.digest) for d in dropped] == [w2, r3]
+    assert status(store.root) == ""
+
+
+def test_dry_run_lists_and_removes_nothing(store, kit, base):
+    doc = kit.run(base["p"], base["e"], base["i"], base["w"], latency=10, name="r")
+    (digest,) = add_docs(store, [doc], commit=False)
+    before = snapshot(store.root)
+
+    (dropped,) = drop(store, [digest[7:15], digest], dry_run=True)  # one manifest, twice
+
+    assert len(dropped.paths) == 4
+    assert snapshot(store.root) == before
+
+
+def test_files_are_removed_under_the_write_lock(store, kit, base, monkeypatch):
+    doc = kit.run(base["p"], base["e"], base["i"], base["w"], latency=10, name="r")
+    add_docs(store, [doc], commit=False)
+    held = []
+    unlink = os.unlink
+
+    def watched(path):
+        held.append(Store(store.root).write_lock_held() is not None)
+        unlink(path)
+
+    monkeypatch.setattr(drop_module.os, "unlink", watched)
+    drop(store, ["BenchmarkRun/r"])
+    assert held == [True] * 4
+
+
+def test_a_failed_removal_names_what_remains_and_a_second_drop_finishes(store, kit, base,
+                                                                        monkeypatch):
+    doc = kit.run(base["p"], base["e"], base["i"], base["w"], latency=10, name="r")
+    run = Manifest.from_document(doc)
+    before = snapshot(store.root)
+    add_docs(store, [doc], commit=False)
+    metadata = layout.metadata_path(run.digest)
+    unlink = os.unlink
+
+    def refuse_metadata(path):
+        if str(path).endswith(metadata):
+            raise PermissionError(13, "Permission denied")
+        unlink(path)
+
+    monkeypatch.setattr(drop_module.os, "unlink", refuse_metadata)
+    with pytest.raises(StoreStateError) as caught:
+        drop(store, [str(run.digest)])
+    assert caught.value.file == metadata
+    assert "could not remove it (Permission denied); removed: " in caught.value.message
+    assert f"still there: {metadata}, {layout.object_path(run.digest)}" in caught.value.message
+
+    monkeypatch.setattr(drop_module.os, "unlink", unlink)
+    (dropped,) = drop(store, [str(run.digest)])
+    assert dropped.paths == (metadata, layout.object_path(run.digest))
+    assert snapshot(store.root) == before
+
+
+def test_a_name_held_by_an_uncommitted_add_points_at_drop_not_git_clean(store, kit, base):
+    doc = kit.run(base["p"], base["e"], base["i"], base["w"], latency=10, name="r")
+    (digest,) = add_docs(store, [doc], commit=False)
+    corrected = kit.run(base["p"], base["e"], base["i"], base["w"], latency=12, name="r")
+
+    with pytest.raises(MultipleErrors) as caught:
+        add_docs(store, [corrected], commit=False)
+
+    message = caught.value.problems[0].message
+    assert f"`kistore drop {digest}` removes its files (and only them" in message
+    assert "git clean" not in message
