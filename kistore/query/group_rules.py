@@ -35,7 +35,7 @@ from ..core.digest import Digest, is_digest
 from ..core.errors import KistoreError
 from ..core.findings import WARNING, Finding, rule
 from ..index.index import open_catalog
-from .policy import shown_value
+from .policy import resolve_pointer, shown_value
 from .units import group_units, policy_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -99,10 +99,10 @@ def values_are_numbers(store: Store, base: str, head: str, changed: set[str]
         run = _spec_of(view, digest, "BenchmarkRun")
         protocol = _spec_of(view, run.get("protocolDigest"), "BenchmarkProtocol") if run \
             else None
-        family = _at(protocol, "comparability", "family")
+        family = resolve_pointer(protocol, "/comparability/family")
         if run is None or not isinstance(family, str):
             continue  # no protocol stored (KI201) or not one (KI202): nothing ranks it yet
-        statistic = _at(protocol, "measurement", "primaryStatistic")
+        statistic = resolve_pointer(protocol, "/measurement/primaryStatistic")
         try:
             comparison = policy.comparison(family, statistic if isinstance(statistic, str)
                                            else "mean")
@@ -135,15 +135,6 @@ def _spec_of(view: View, digest: Any, kind: str) -> dict[str, Any] | None:
         return None
     spec = document.get("spec")
     return spec if isinstance(spec, dict) else None
-
-
-def _at(spec: dict[str, Any] | None, *keys: str) -> Any:
-    """Return ``spec[k1][k2]...``, or None where a step is missing or not an object."""
-    for key in keys:
-        if not isinstance(spec, dict):
-            return None
-        spec = spec.get(key)
-    return spec
 
 
 def units_agree(store: Store, base: str, head: str, changed: set[str]) -> list[Finding]:
