@@ -72,6 +72,30 @@ def trusts_a_key(store: Store, at: str | None) -> bool:
         return False
 
 
+def notes_missing(store: Store, at: str | None) -> tuple[str, bool] | None:
+    """Say whether this clone lacks the notes, and whether they could change an answer.
+
+    The one test behind :func:`require_attestations` and :func:`warn_notes_missing`.
+
+    Args:
+        store: the store answered or published from.
+        at: the revision answered from (None: the work tree); its trust file decides.
+
+    Returns:
+        None when the notes are here or there is nowhere to fetch them from (no remote:
+        :func:`kistore.attest.levels.notes_not_fetched`); else ``(fetch, trusted)``: the
+        fetch command (:func:`fetch_command`) and whether ``at`` trusts a key
+        (:func:`trusts_a_key`; False: the notes hold only community attestations, which
+        change no rank or evidence level).
+    """
+    # Lazy: plain files first (kistore.git.refs): a warm query loads no libgit2.
+    from ..attest.levels import notes_not_fetched
+
+    if notes_not_fetched(store) is None:
+        return None
+    return fetch_command(store), trusts_a_key(store, at)
+
+
 def require_attestations(store: Store, without: bool, doing: str, at: str) -> None:
     """Refuse to publish from a clone that lacks ``refs/notes/kistore``, or warn with the flag.
 
@@ -87,13 +111,11 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
             False (exit 1); the message names the ref, what its absence does, the fetch
             command and the flag.
     """
-    # Lazy: the notes check loads on a publishing run only (`--help` loads no store code).
-    from ..attest.levels import notes_not_fetched
-
-    if notes_not_fetched(store) is None:
+    missing = notes_missing(store, at)
+    if missing is None:
         return
-    fetch = fetch_command(store)
-    if not trusts_a_key(store, at):
+    fetch, trusted = missing
+    if not trusted:
         click.echo(f"warning: {NOTES_REF} is not in this clone (git clone does not fetch it): "
                    "community attestations are left out (no key is trusted at "
                    f"{printable(at)}, so none could withdraw or verify a run); `{fetch}` "
@@ -124,12 +146,9 @@ def warn_notes_missing(store: Store, at: str | None) -> None:
         store: the store queried.
         at: the revision answered from (None: the work tree).
     """
-    # Lazy: plain files first (kistore.git.refs): a warm query loads no libgit2.
-    from ..attest.levels import notes_not_fetched
-
-    if notes_not_fetched(store) is None or not trusts_a_key(store, at):
+    missing = notes_missing(store, at)
+    if missing is None or not missing[1]:
         return
     click.echo(f"warning: {NOTES_REF} is not in this clone (git clone does not fetch it): "
                "the attestations it holds (withdrawals, reruns) are not applied to this "
-               "answer; "
-               f"`{fetch_command(store)}` fetches them", err=True)
+               f"answer; `{missing[0]}` fetches them", err=True)
