@@ -146,7 +146,7 @@ def rank_group(key: str, records: list[Record], comparison: Comparison,
         if judged is not None:
             units.setdefault(judged, record.digest)
         missing = f"no value at {comparison.metric}"
-        stated = comparison.misstated_value(record.spec)
+        stated = None if value is not None else comparison.misstated_value(record.spec)
         if stated is not None:  # "0.5" where 0.5 was meant (KI221 warns in check)
             missing = f"{shown_value(stated)} at {comparison.metric} is not a number"
         if value is not None and unit is None:
