@@ -27,6 +27,7 @@ import stat
 from pathlib import Path
 
 from ..git.child import git_environment
+from ..git.config_files import user_config_files
 from ..index.kept import keep_value, kept_value
 
 SYSTEM_ASKED_ONCE = "?"
@@ -90,20 +91,6 @@ def _file(path: str) -> bytes | None:
     return _part(os.fsencode(path)) + _part(data)
 
 
-def _user_files() -> list[str]:
-    """Return the user's configuration files git may read (more only makes the key longer)."""
-    files = []
-    if os.environ.get("GIT_CONFIG_GLOBAL"):
-        files.append(os.environ["GIT_CONFIG_GLOBAL"])
-    home = os.environ.get("HOME")
-    if home:
-        files.append(os.path.join(home, ".gitconfig"))
-        files.append(os.path.join(home, ".config", "git", "config"))
-    if os.environ.get("XDG_CONFIG_HOME"):
-        files.append(os.path.join(os.environ["XDG_CONFIG_HOME"], "git", "config"))
-    return files
-
-
 def _system_state(git_dir: Path, code: bytes, program: bytes, environment: bytes) -> str | None:
     """Return where the system file is (``path:P``), or a state: see the module constants."""
     nosystem = os.environ.get("GIT_CONFIG_NOSYSTEM", "").strip().lower()
@@ -138,8 +125,9 @@ def origin_key(root: Path, git_dir: Path, code: bytes) -> tuple[bytes | None, st
     state = _system_state(git_dir, code, program, environment)
     if state is None or state in (SYSTEM_ASKED_ONCE, SYSTEM_UNKNOWN):
         return None, state
-    files = [str(git_dir / name) for name in (
-        "config", "config.worktree", "remotes/origin", "branches/origin")] + _user_files()
+    files = [str(path) for path in (
+        *(git_dir / name for name in ("config", "config.worktree", "remotes/origin",
+                                      "branches/origin")), *user_config_files())]
     if state.startswith("path:"):
         files.append(state[len("path:"):])
     parts = [_part(program), environment]

@@ -18,6 +18,7 @@ import pygit2
 
 from ..core.findings import Finding
 from ..core.gitattributes import INFO_ATTRIBUTES, INFO_ATTRIBUTES_CONVERT, check_info_attributes
+from .config_files import xdg_config_home
 from .refs import common_git_dir
 
 __all__ = ["MAX_ATTRIBUTES_BYTES", "check_clone_info_attributes", "read_attributes_file"]
@@ -112,8 +113,7 @@ def _attributes_file(repo: pygit2.Repository) -> Path | None:
         configured = None
     if isinstance(configured, str) and configured:
         return Path(configured).expanduser()
-    config_home = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
-    return Path(config_home) / "git" / "attributes"
+    return xdg_config_home() / "git" / "attributes"
 
 
 def _ignorecase(repo: pygit2.Repository) -> bool:

@@ -23,6 +23,7 @@ from ..core.errors import StoreStateError
 from ..core.gitignore import check_gitignore
 from ..core.layout import STORE_DIR
 from .child import git_environment
+from .config_files import user_config_files, xdg_config_home
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pygit2
@@ -30,12 +31,9 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 def _config_files(git_dir: Path, common_dir: Path) -> list[Path]:
     """Every git configuration file git reads for this repository (system, global, local)."""
-    home = Path.home()
-    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    named = [os.environ.get(name) for name in ("GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL")]
-    return [Path("/etc/gitconfig"), home / ".gitconfig", xdg / "git" / "config",
-            common_dir / "config", git_dir / "config.worktree",
-            *(Path(name) for name in named if name)]
+    system = os.environ.get("GIT_CONFIG_SYSTEM")
+    return [Path("/etc/gitconfig"), *user_config_files(), common_dir / "config",
+            git_dir / "config.worktree", *([Path(system)] if system else [])]
 
 
 def may_ignore(root: Path, git_dir: Path, common_dir: Path, paths: Iterable[str]) -> bool:
@@ -69,10 +67,9 @@ def may_ignore(root: Path, git_dir: Path, common_dir: Path, paths: Iterable[str]
         while parent not in dirs:
             dirs.add(parent)
             parent = posixpath.dirname(parent)
-    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
     sources = [(posixpath.join(d, ".gitignore"), root / d / ".gitignore") for d in dirs]
     sources += [(".gitignore", common_dir / "info" / "exclude"),
-                (".gitignore", xdg / "git" / "ignore")]  # both read as the root's
+                (".gitignore", xdg_config_home() / "git" / "ignore")]  # both read as the root's
     for path, file in sources:
         try:
             data = file.read_bytes()
