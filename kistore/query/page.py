@@ -350,10 +350,17 @@ def _leaves(value: Any, pointer: str) -> dict[str, Any]:
 
 
 def _brief(page: RunPage) -> dict[str, Any]:
-    return {"digest": page.record.digest, "name": page.record.name, "rank": page.row.rank,
-            "value": page.row.value, "unit": page.row.unit,
+    """One side of a comparison as data; ``reason`` and ``withdrawal`` say why it is unranked.
+
+    A withdrawn run compared with #1 showed its ratio and no word of the withdrawal on the
+    site's compare page and in ``compare --json`` (reviewer r86 F18).
+    """
+    row = page.row
+    return {"digest": page.record.digest, "name": page.record.name, "rank": row.rank,
+            "value": row.value, "unit": row.unit,
             "comparisonKey": page.record.comparison_key,
-            "evidenceLevel": page.row.evidence.level}
+            "evidenceLevel": row.evidence.level, "reason": row.reason,
+            "withdrawn": row.evidence.withdrawn, "withdrawal": withdrawal_said(row.evidence)}
 
 
 def _related_json(field: str, manifest: Manifest | None, spec: dict[str, Any]
@@ -424,5 +431,8 @@ def _key_text(obj: dict[str, str] | None) -> str:
 
 
 def _rank(row: Any) -> str:
-    """``rank N``, or why the run has none (a reference or unranked run)."""
-    return f"rank {row.rank}" if row.rank is not None else "not ranked"
+    """``rank N``, or ``not ranked (WHY)``: a reference, withdrawn or unranked run."""
+    if row.rank is not None:
+        return f"rank {row.rank}"
+    why = withdrawal_said(row.evidence) or row.reason
+    return f"not ranked ({why})" if why else "not ranked"

@@ -93,3 +93,32 @@ def test_a_group_with_no_withdrawal_warns_of_none(group):
     shown = kistore(group, "show", "BenchmarkRun/slow").stdout
     assert "x reference proj-ref: 3.333x by latency (the reference's 100 ns (0.0001 ms) / " \
            "this run's 30 ns (3e-5 ms))\n" in shown
+
+
+def test_compare_of_a_withdrawn_run_says_why_it_is_unranked(withdrawn):
+    """Reviewer r86 F18: compare's text, JSON and the site's compare page named no withdrawal."""
+    result = kistore(withdrawn, "compare", "BenchmarkRun/fast", "BenchmarkRun/slow")
+    first = result.stdout.splitlines()[0]
+    assert re.fullmatch(rf"A: fast sha256:[0-9a-f]{{64}} not ranked \({WITHDRAWAL}\) "
+                        r"10 ns \(1e-5 ms\)", first), first
+    data = json.loads(kistore(withdrawn, "compare", "BenchmarkRun/fast", "BenchmarkRun/slow",
+                              "--json").stdout)
+    assert (data["a"]["withdrawn"], data["a"]["reason"]) == (True, "withdrawn")
+    assert re.fullmatch(WITHDRAWAL, data["a"]["withdrawal"])
+    assert (data["b"]["withdrawn"], data["b"]["reason"], data["b"]["withdrawal"]) == (
+        False, None, None)
+
+
+def test_the_site_compare_page_of_a_withdrawn_run_says_so(withdrawn, tmp_path):
+    from kistore.site.build import build_site
+
+    out = tmp_path / "site"
+    build_site(withdrawn, out)
+    fast = withdrawn.view("HEAD").find_name("BenchmarkRun", "fast")
+    page = (out / "runs" / str(fast)[7:23] / "compare" / "index.html").read_text()
+    assert '<span class="badge withdrawn">withdrawn</span>' in page
+    said = re.search(r'<p class="unranked">A is not ranked: (.*?)</p>', page)
+    assert said is not None, page
+    assert re.fullmatch(rf"{WITHDRAWAL}; A ÷ B compares with a withdrawn result\.", said[1])
+    twin = json.loads((out / "runs" / str(fast)[7:23] / "compare" / "index.json").read_text())
+    assert twin["data"]["a"]["withdrawn"] is True
