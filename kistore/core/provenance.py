@@ -41,6 +41,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from .canonical import escape_pointer
+from .errors import shorten
 
 KERNELBENCH = "kernelbench"
 """KernelBench's source id (``sourceNative.source`` of what its importer makes)."""
@@ -168,14 +169,14 @@ def unproven_claim(digest_hex: str | None, spec: Any, metadata: Any) -> Unproven
     if not claims:
         return None
     said = ", ".join(
-        f"{'metadata' if c.in_metadata else 'object'} {c.pointer} {c.value!r}" for c in claims)
+        f"{'metadata' if c.in_metadata else 'object'} {c.pointer} "
+        f"{shorten(repr(c.value), 160, length=len(c.value))}" for c in claims)
     digest = f"sha256:{digest_hex}" if digest_hex else "its digest"
     message = (
         f"the run claims to be KernelBench's data ({said}), but kistore's KernelBench "
         f"importer does not make this run ({digest}) from any upstream file it knows "
         f"(kistore/core/{CATALOGUE_FILE} lists the {len(catalogue())} it makes): a run "
-        "you measured yourself names no source, or its own (not 'kernelbench', nor the "
-        "importer's kernelindex.dev/source, upstream or source-file annotations naming it)")
+        "you measured yourself names no source, or its own")
     return UnprovenClaim("KI226", claims[0].in_metadata, claims[0].pointer, message,
                          "claims kernelbench, not an import")
 

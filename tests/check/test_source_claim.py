@@ -35,8 +35,7 @@ def _message(digest: str, claims: str) -> str:
     return (f"the run claims to be KernelBench's data ({claims}), but kistore's KernelBench "
             f"importer does not make this run ({digest}) from any upstream file it knows "
             "(kistore/core/kernelbench_runs.txt lists the 750 it makes): a run you measured "
-            "yourself names no source, or its own (not 'kernelbench', nor the importer's "
-            "kernelindex.dev/source, upstream or source-file annotations naming it)")
+            "yourself names no source, or its own")
 
 
 ALL_THREE = ("object /spec/sourceNative/source 'kernelbench', metadata "

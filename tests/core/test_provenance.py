@@ -119,11 +119,17 @@ def test_the_f20_run_claims_in_three_places_and_is_unproven():
         f"metadata /annotations/kernelindex.dev~1upstream '{UPSTREAM}'), but kistore's "
         f"KernelBench importer does not make this run (sha256:{'ab' * 32}) from any upstream "
         "file it knows (kistore/core/kernelbench_runs.txt lists the 750 it makes): a run you "
-        "measured yourself names no source, or its own (not 'kernelbench', nor the "
-        "importer's kernelindex.dev/source, upstream or source-file annotations naming it)")
+        "measured yourself names no source, or its own")
     # the same bytes under a catalogued digest are proven, whatever the metadata says
     proven = min(catalogue())
     assert unproven_claim(proven, FAKE_SPEC, FAKE_METADATA) is None
+
+
+def test_a_long_claimed_value_is_cut_in_the_message():
+    upstream = UPSTREAM + "x" * 70_000
+    found = unproven_claim("ab" * 32, {}, {"annotations": {"kernelindex.dev/upstream": upstream}})
+    assert found is not None and len(found.message) < 600
+    assert f"... ({len(upstream):,} characters)" in found.message
 
 
 def test_metadata_alone_is_a_claim_and_each_reserved_annotation_counts():
