@@ -7,7 +7,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test tools lint demo bench clean hooks browser screenshots
+.PHONY: install test tools lint demo bench clean hooks browser screenshots catalogue
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -P -m venv $(VENV)
@@ -68,6 +68,12 @@ lint: $(STAMP) ## ruff (with docstring rules), the layer contract (import-linter
 
 demo: $(STAMP) ## the main job: import the real data into a fresh store and rank it
 	bash scripts/demo.sh
+
+# KI226's catalogue: the digest of every run `kistore import kernelbench` makes from the
+# upstream files it knows, added to those already listed (append-only; review the diff).
+KISTORE_SHARED ?= ../shared
+catalogue: $(STAMP) ## regenerate kistore/core/kernelbench_runs.txt from $(KISTORE_SHARED)/data
+	$(BIN)/python -P -m kistore.importers.catalogue $(KISTORE_SHARED)/data
 
 hooks: ## use hooks/ (pre-commit, pre-push) in this clone: git config core.hooksPath hooks
 	git config core.hooksPath hooks

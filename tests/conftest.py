@@ -372,6 +372,21 @@ def kit() -> ManifestKit:
     return ManifestKit()
 
 
+def add_past_a_refusal(store, monkeypatch, docs, refused, *, rule: str, finds_nothing):
+    """Add ``docs``, then the ``refused`` documents with the ``rule`` add asks (a dotted
+    name) answering ``finds_nothing``: manifests committed by hand, or before their rule.
+
+    Returns:
+        The commit before ``refused`` (a range's base), as 40 hex digits.
+    """
+    add_docs(store, docs)
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    with monkeypatch.context() as m:
+        m.setattr(rule, finds_nothing)
+        add_docs(store, refused)
+    return base
+
+
 def add_docs(store, docs, *, commit: bool = True, allow_dangling: bool = False):
     """Add parsed manifests to a store (committed by default); return their digests."""
     from kistore.core.model import Manifest

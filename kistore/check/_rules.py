@@ -32,6 +32,7 @@ from ..core.git_names import name_key, name_keys
 from ..core.limits import Limits, long_value_message, long_values, may_pass
 from ..core.model import REFERENCE_FIELDS, REFERENCE_KINDS, wrong_kind
 from ..core.naming import external_id_disagreement
+from ..core.provenance import unproven_claim
 from ..core.schema import KINDS, check_manifest, fast_validator, reserved_on_windows
 from ..core.statistics import (
     RUN_POINTER,
@@ -147,6 +148,13 @@ METRIC_KEYS_DIFFER_IN_CASE = rule(
     "KI224", "metric-keys-differ-only-in-case", ERROR,
     "keep one spelling of each metric key (the source's own); objects are never edited: add "
     "the corrected run as a new object (a stored one is left out of rankings)")
+SOURCE_CLAIM_UNPROVEN = rule(
+    "KI226", "source-claim-unproven", ERROR,
+    "a run you measured yourself names no source, or its own: not 'kernelbench' in "
+    "spec.sourceNative.source, nor the kernelindex.dev/source, upstream or source-file "
+    "annotations naming it; KernelBench's data comes in with `kistore import kernelbench`. "
+    "Objects are never edited: add the corrected run as a new object (a stored one is left "
+    "out of rankings); a claim in the metadata only: `kistore add --update-metadata`")
 CITED_TEXT_BREAKS_LINE = rule(
     "KI219", "cited-text-breaks-line", WARNING,
     "write the title (an implementation's author) on one line: a citation prints it within "
@@ -429,6 +437,8 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
             return None
         if run_contradictions(spec):  # KI222-KI224: the slow path says which
             return None
+        if unproven_claim(digest_hex, spec, metadata) is not None:  # KI226: likewise
+            return None
     return (obj["kind"], name if type(name) is str else None, references,
             statistic_of(obj["kind"], spec))
 
@@ -507,7 +517,10 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
         (:func:`kistore.core.naming.external_id_disagreement`); KI222, KI223 and KI224 when
         a run contradicts itself or its source's scale or states two metric keys that
         differ only in case (:func:`kistore.core.contradictions.
-        run_contradictions`), on the object at the value's pointer.
+        run_contradictions`), on the object at the value's pointer; KI226 when a run
+        claims KernelBench's data but its importer does not make it
+        (:func:`kistore.core.provenance.unproven_claim`, the digest read from
+        ``object_path``), at the first claim, in the object or the metadata file.
     """
     if not isinstance(obj, dict):
         return [Finding(SCHEMA_INVALID, "a manifest must be a JSON object", file=object_path,
@@ -534,6 +547,13 @@ def check_manifest_pair(object_path: str, metadata_path: str, obj: Any, metadata
         findings += [Finding(_CONTRADICTION_RULES[c.rule], c.message, file=object_path,
                              pointer=c.pointer)
                      for c in run_contradictions(document.get("spec"))]
+        digest = layout.digest_from_path(object_path)
+        unproven = unproven_claim(digest.hex if digest else None, document.get("spec"),
+                                  metadata)
+        if unproven is not None:
+            findings.append(Finding(SOURCE_CLAIM_UNPROVEN, unproven.message,
+                                    file=metadata_path if unproven.in_metadata else object_path,
+                                    pointer=unproven.pointer))
     return findings + cited_text_findings(object_path, metadata_path, document, metadata)
 
 

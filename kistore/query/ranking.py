@@ -5,7 +5,9 @@ Rules:
 * ranked: status ``passed``, not withdrawn, implementation role not ``reference``, at least
   the asked evidence level, and a numeric value for the comparison; a run that contradicts
   itself or its source's scale (:func:`kistore.core.contradictions.run_contradictions`,
-  KI222-KI224) is excluded, with the reason;
+  KI222-KI224) is excluded, with the reason, and so is one whose object claims KernelBench
+  as its source but which KernelBench's importer does not make
+  (:func:`kistore.core.provenance.unproven_claim`, KI226);
 * order: by value (the comparison's order), ties share a rank -- competition ranking
   (1, 2, 2, 4) -- and rows of equal value are listed by digest;
 * a candidate that passed but lacks the value is *unranked* (rank None), never first or last;
@@ -27,6 +29,7 @@ from ..attest.levels import SOURCE_NATIVE, VERIFIED, Evidence
 from ..core.contradictions import run_contradictions
 from ..core.errors import InputError
 from ..core.layout import POLICY_FILE
+from ..core.provenance import unproven_claim
 from ..index.records import Record
 from .policy import DESCENDING, Comparison, resolve_pointer, shown_value
 
@@ -202,6 +205,10 @@ def _excluded(record: Record, evidence: Evidence, floor: int) -> str | None:
     if contradictions:
         return "contradicts itself: " + "; ".join(
             f"{c.short} ({c.rule})" for c in contradictions)
+    # KI226 on the object's claim (rank reads no metadata): refused since 2026-12-04
+    unproven = unproven_claim(record.digest.removeprefix("sha256:"), record.spec, None)
+    if unproven is not None:
+        return f"{unproven.short} ({unproven.rule})"
     if evidence.withdrawn:
         return "withdrawn"
     level = EVIDENCE_LEVELS.index(evidence.level) if evidence.level in EVIDENCE_LEVELS else 0

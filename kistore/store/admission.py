@@ -32,6 +32,7 @@ from ..core.errors import (
 )
 from ..core.model import REFERENCE_FIELDS, Manifest, wrong_kind
 from ..core.naming import external_id_disagreement
+from ..core.provenance import catalogue, unproven_claim
 from ..core.restore import restore_advice
 from ._views import WorkTreeView
 
@@ -227,6 +228,7 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
             disagreement = external_id_disagreement(spec, m.name)
             if disagreement is not None:
                 problems.append(InputError(disagreement, pointer="/metadata/name"))
+            problems += _unproven_claim(m, spec)  # KI226: a new run, or its new metadata
         if fresh:
             checked.add(hex_)
             problems += _problems_as_new(view, m, spec, unique, stored, kinds_read,
@@ -312,6 +314,23 @@ def _problems_as_new(view: WorkTreeView, m: Manifest, spec: dict[str, Any] | Non
             f"store nor in this input: {listed}; add them first, or pass "
             "--allow-dangling to record the run anyway", pointer="/spec"))
     return problems
+
+
+def _unproven_claim(m: Manifest, spec: dict[str, Any]) -> list[KistoreError]:
+    """KI226: ``m`` (a run) claims KernelBench's data but its importer does not make it.
+
+    The metadata is parsed only for a run outside the catalogue whose metadata holds
+    annotations (the claims it may make are annotations): an import's runs, and runs
+    with no annotations, cost a set lookup and a byte search.
+    """
+    if m.digest.hex in catalogue():
+        return []
+    metadata = json.loads(m.metadata_bytes) if b'"annotations"' in m.metadata_bytes else None
+    unproven = unproven_claim(m.digest.hex, spec, metadata)
+    if unproven is None:
+        return []
+    where = "/metadata" if unproven.in_metadata else ""
+    return [InputError(f"{unproven.message} ({unproven.rule})", pointer=where + unproven.pointer)]
 
 
 Earlier = dict[str, dict[str, tuple[bytes, dict[str, str]]]]

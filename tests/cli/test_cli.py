@@ -209,6 +209,7 @@ def test_wheel_ships_schemas_and_runs_outside_the_source_tree(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert "kistore/schemas/BenchmarkRun.json" in names
     assert {"kistore/hooks/pre-commit", "kistore/hooks/pre-push"} <= set(names)  # init --hooks
+    assert "kistore/core/kernelbench_runs.txt" in names  # KI226's catalogue
     for module in ROOT.glob("kistore/**/*.py"):  # every subpackage is listed in pyproject
         assert module.relative_to(ROOT).as_posix() in names
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",

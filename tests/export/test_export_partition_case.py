@@ -112,20 +112,20 @@ def _assert_apart(out):
 
 def test_export_writes_cased_values_apart_and_duckdb_reads_them_back(
         runner, store, kit, tmp_path):
-    add_docs(store, _Cased(kit).docs(("upper-kb", "kernelbench", "NVIDIA B200"),
+    add_docs(store, _Cased(kit).docs(("upper-kb", "my-lab", "NVIDIA B200"),
                                      ("upper-other", "other", "NVIDIA B200"),
-                                     ("lower-kb", "kernelbench", "nvidia b200")))
+                                     ("lower-kb", "my-lab", "nvidia b200")))
     out = tmp_path / "pq"
     export_ok(runner, store, out)
     _assert_apart(out)
     runs = sorted(p for p in _paths(out) if p.startswith("runs/") and p.endswith(".parquet"))
     assert runs == [
-        f"runs/source=kernelbench/hardware={B200_ESCAPED}/part-00000.parquet",
-        "runs/source=kernelbench/hardware=NVIDIA B200/part-00000.parquet",
+        f"runs/source=my-lab/hardware={B200_ESCAPED}/part-00000.parquet",
+        "runs/source=my-lab/hardware=NVIDIA B200/part-00000.parquet",
         "runs/source=other/hardware=NVIDIA B200/part-00000.parquet",
     ]
-    expected = [("lower-kb", "kernelbench", "nvidia b200"),
-                ("upper-kb", "kernelbench", "NVIDIA B200"),
+    expected = [("lower-kb", "my-lab", "nvidia b200"),
+                ("upper-kb", "my-lab", "NVIDIA B200"),
                 ("upper-other", "other", "NVIDIA B200")]
     assert duck(out, "SELECT name, source, hardware FROM {runs} ORDER BY name") == expected
     import pyarrow.dataset as ds
@@ -142,25 +142,25 @@ def test_export_writes_cased_values_apart_and_duckdb_reads_them_back(
 def test_since_keeps_each_directory_and_adds_the_new_value_apart(
         runner, store, kit, tmp_path):
     cased = _Cased(kit)
-    add_docs(store, cased.docs(("lower-kb", "kernelbench", "nvidia b200")))
+    add_docs(store, cased.docs(("lower-kb", "my-lab", "nvidia b200")))
     first = git(store.root, "rev-parse", "HEAD").strip()
     out = tmp_path / "pq"
     export_ok(runner, store, out)
     before = set(_paths(out))
-    assert "runs/source=kernelbench/hardware=nvidia b200/part-00000.parquet" in before
-    add_docs(store, cased.docs(("lower-kb", "kernelbench", "nvidia b200"),
-                               ("upper-kb", "kernelbench", "NVIDIA B200")))
+    assert "runs/source=my-lab/hardware=nvidia b200/part-00000.parquet" in before
+    add_docs(store, cased.docs(("lower-kb", "my-lab", "nvidia b200"),
+                               ("upper-kb", "my-lab", "NVIDIA B200")))
     export_ok(runner, store, out, "--since", first)
     _assert_apart(out)
     # a full export would keep NVIDIA B200 (first in code-point order); generation 0 wrote
     # nvidia b200 whole, so it keeps its directory and the new value is written apart
     new = sorted(p for p in set(_paths(out)) - before
                  if p.startswith("runs/") and p.endswith(".parquet"))
-    assert new == ["runs/source=kernelbench/hardware=%4E%56%49%44%49%41 %42200/"
+    assert new == ["runs/source=my-lab/hardware=%4E%56%49%44%49%41 %42200/"
                    "part-00001.parquet"]
     assert duck(out, "SELECT name, source, hardware FROM {runs} ORDER BY name") == [
-        ("lower-kb", "kernelbench", "nvidia b200"),
-        ("upper-kb", "kernelbench", "NVIDIA B200")]
+        ("lower-kb", "my-lab", "nvidia b200"),
+        ("upper-kb", "my-lab", "NVIDIA B200")]
     manifest = json.loads((out / "_manifest.json").read_text())
     assert manifest["tables"]["runs"]["partitionNames"] == {
         "hardware": {"NVIDIA B200": "%4E%56%49%44%49%41 %42200"}}

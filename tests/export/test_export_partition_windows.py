@@ -73,17 +73,17 @@ def test_export_writes_each_product_apart_and_readers_read_it_back(
         env = kit.environment(product, name=f"env-{i}")
         impl = kit.implementation(f"proj-{i}", name=f"impl-{i}")
         docs += [env, impl, kit.run(protocol, env, impl, workload, latency=10 + i,
-                                    name=f"run-{i}", native={"source": "kernelbench",
+                                    name=f"run-{i}", native={"source": "my-lab",
                                                              "externalId": f"run-{i}"})]
     add_docs(store, docs)
     out = tmp_path / "pq"
     export_ok(runner, store, out)
     runs = sorted(p.relative_to(out / "runs").parent.as_posix()
                   for p in (out / "runs").rglob("*.parquet"))
-    assert runs == ["source=kernelbench/hardware=NVIDIA B200",
-                    "source=kernelbench/hardware=NVIDIA B200%2E",
-                    "source=kernelbench/hardware=a%3Cb%3E",
-                    "source=kernelbench/hardware=a%7Cb"]
+    assert runs == ["source=my-lab/hardware=NVIDIA B200",
+                    "source=my-lab/hardware=NVIDIA B200%2E",
+                    "source=my-lab/hardware=a%3Cb%3E",
+                    "source=my-lab/hardware=a%7Cb"]
     assert all(windows_problem(part) is None for path in runs for part in path.split("/"))
     expected = sorted((f"run-{i}", product) for i, product in enumerate(PRODUCTS))
     assert duck(out, "SELECT name, hardware FROM {runs} ORDER BY name") == expected

@@ -1,0 +1,229 @@
+"""KI226: a run may not claim KernelBench's data unless kistore's importer makes it (r85 F20).
+
+A hand-written BenchmarkRun with ``sourceNative.source: kernelbench``, an importer-style
+name and the importer's annotations (source, MIT licence, upstream commit) passed ``add``,
+the hooks and ``check`` with 0 findings and ranked #1 above KernelBench's real measurement.
+``add`` and ``import`` now refuse it, ``check`` and ``verify`` report it as an error, and
+``rank`` leaves a stored one out saying why; the metadata alone claims too, so a pull
+request that only edits a run's metadata into a KernelBench claim is refused as well.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kistore.check.audit import verify
+from kistore.check.gate import check_range
+from kistore.cli import main
+from kistore.core import canonical, layout
+from kistore.core.errors import KistoreError
+from kistore.core.model import Manifest
+from kistore.query.answers import rank
+
+from ..conftest import DATA, add_docs, add_past_a_refusal, git, requires_data
+
+UPSTREAM = ("github.com/ScalingIntelligence/KernelBench@"
+            "423217d9fda91e0c2d67e4a43bf62f96f6d104f1")
+CLAIMING = {"kernelindex.dev/source": "kernelbench", "kernelindex.dev/license": "MIT",
+            "kernelindex.dev/upstream": UPSTREAM}
+SHORT = "claims kernelbench, not an import (KI226)"
+
+
+def _message(digest: str, claims: str) -> str:
+    return (f"the run claims to be KernelBench's data ({claims}), but kistore's KernelBench "
+            f"importer does not make this run ({digest}) from any upstream file it knows "
+            "(kistore/core/kernelbench_runs.txt lists the 750 it makes): a run you measured "
+            "yourself names no source, or its own")
+
+
+ALL_THREE = ("object /spec/sourceNative/source 'kernelbench', metadata "
+             "/annotations/kernelindex.dev~1source 'kernelbench', metadata "
+             f"/annotations/kernelindex.dev~1upstream '{UPSTREAM}'")
+
+
+def _fake(kit):
+    """An honest group of one run and F20's fake beside it: (docs, fake)."""
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impls = [kit.implementation(f"proj-{i}", name=f"impl-{i}") for i in range(2)]
+    honest = kit.run(protocol, env, impls[0], workload, latency=2_660_000, name="honest")
+    fake = kit.run(protocol, env, impls[1], workload, latency=500_000,
+                   name="kernelbench-h100-modal-eager-level1-1-fast",
+                   native={"benchmark": "level1/1_Square_matrix_multiplication_.py",
+                           "metrics": {"mean": 0.5}})
+    fake["spec"]["sourceNative"]["source"] = "kernelbench"
+    fake["metadata"]["annotations"] = dict(CLAIMING)
+    return [protocol, env, workload, *impls, honest], fake
+
+
+def test_add_refuses_the_f20_run(store, kit, runner, tmp_path):
+    docs, fake = _fake(kit)
+    add_docs(store, docs)
+    digest = str(Manifest.from_document(fake).digest)
+    with pytest.raises(KistoreError) as caught:
+        store.add([Manifest.from_document(fake)], commit=True)
+    assert [(p.pointer, p.message) for p in caught.value.problems] == [
+        ("/spec/sourceNative/source", _message(digest, ALL_THREE) + " (KI226)")]
+    path = tmp_path / "fake.json"
+    path.write_text(json.dumps(fake))
+    done = runner.invoke(main, ["--store", str(store.root), "add", "--commit", str(path)])
+    assert done.exit_code == 1, done.output
+    assert done.stderr.startswith(f"error: {path}:/spec/sourceNative/source: the run claims ")
+    assert done.stderr.rstrip().endswith("(KI226)")
+    assert not (store.root / layout.object_path(Manifest.from_document(fake).digest)).exists()
+
+
+def test_a_run_naming_its_own_source_is_added(store, kit):
+    docs, fake = _fake(kit)
+    fake["spec"]["sourceNative"]["source"] = "my-lab"
+    fake["metadata"]["annotations"] = {"kernelindex.dev/license": "MIT"}
+    add_docs(store, [*docs, fake])  # no error
+
+
+@pytest.fixture
+def past_the_gate(store, kit, monkeypatch):
+    """F20's run committed past add's refusal (by hand, or by a kistore before KI226)."""
+    docs, fake = _fake(kit)
+    base = add_past_a_refusal(store, monkeypatch, docs, [fake], finds_nothing=lambda *a: None,
+                              rule="kistore.store.admission.unproven_claim")
+    return base, fake
+
+
+def _said(findings):
+    return [(f.rule.id, f.severity, f.file, f.pointer, f.message) for f in findings
+            if f.rule.id == "KI226"]
+
+
+def test_check_and_verify_report_it_as_an_error(store, past_the_gate):
+    base, fake = past_the_gate
+    digest = Manifest.from_document(fake).digest
+    expected = [("KI226", "error", layout.object_path(digest), "/spec/sourceNative/source",
+                 _message(str(digest), ALL_THREE))]
+    assert _said(check_range(store, f"{base}..HEAD")) == expected
+    for at in (None, "HEAD"):
+        assert _said(verify(store, at)) == expected
+
+
+def test_rank_leaves_it_out_saying_why(store, past_the_gate, runner):
+    _, ranking = rank(store, "BenchmarkRun/honest")
+    assert [(r.record.name, r.rank) for r in ranking.ranked] == [("honest", 1)]
+    assert [(r.record.name, r.reason) for r in ranking.excluded] == [
+        ("kernelbench-h100-modal-eager-level1-1-fast", SHORT)]
+    done = runner.invoke(main, ["--store", str(store.root), "rank", "--all",
+                                "BenchmarkRun/honest"])
+    assert done.exit_code == 0, done.output
+    said = [line for line in done.stdout.splitlines() if "-fast" in line]
+    assert said[0].startswith("    -") and said[0].endswith(f"({SHORT})")
+
+
+def _retitle(store, doc, annotations, *, by_hand: bool):
+    """Give a stored run new annotations: with ``add --update-metadata`` or written and
+    committed by hand (what a pull request can do without kistore)."""
+    doc = json.loads(json.dumps(doc))
+    doc["metadata"]["annotations"] = annotations
+    manifest = Manifest.from_document(doc)
+    if not by_hand:
+        store.add([manifest], update_metadata=True, commit=True)
+        return
+    path = layout.metadata_path(manifest.digest)
+    (store.root / path).write_bytes(canonical.dumps(doc["metadata"]))
+    git(store.root, "add", path)
+    git(store.root, "commit", "-q", "-m", "metadata only")
+
+
+def test_a_metadata_only_claim_is_refused_in_a_later_pull_request(store, kit):
+    """PR1 adds a run naming no source (passes); PR2 only edits its metadata into
+    KernelBench's annotations: add refuses it, and the gate reports the PR written by hand
+    on the metadata file; PR3 taking the claim back passes again."""
+    docs, run = _fake(kit)
+    del run["spec"]["sourceNative"]
+    run["metadata"]["annotations"] = {}
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    add_docs(store, [*docs, run])
+    pr1 = git(store.root, "rev-parse", "HEAD").strip()
+    assert _said(check_range(store, f"{base}..{pr1}")) == []
+    digest = Manifest.from_document(run).digest
+    claim = {"kernelindex.dev/source": "KernelBench"}
+    with pytest.raises(KistoreError) as caught:
+        _retitle(store, run, claim, by_hand=False)
+    said = _message(str(digest), "metadata /annotations/kernelindex.dev~1source "
+                                 "'KernelBench'")
+    assert [(p.pointer, p.message) for p in caught.value.problems] == [
+        ("/metadata/annotations/kernelindex.dev~1source", said + " (KI226)")]
+    _retitle(store, run, claim, by_hand=True)
+    pr2 = git(store.root, "rev-parse", "HEAD").strip()
+    found = check_range(store, f"{pr1}..{pr2}")
+    assert _said(found) == [("KI226", "error", layout.metadata_path(digest),
+                             "/annotations/kernelindex.dev~1source", said)]
+    assert "KI405" in {f.rule.id for f in found}  # the metadata edit, as before
+    assert _said(verify(store)) == _said(found)
+    _, ranking = rank(store, "BenchmarkRun/honest")  # rank reads objects: no source here
+    assert [r.record.name for r in ranking.ranked][0] == run["metadata"]["name"]
+    _retitle(store, run, {"kernelindex.dev/source": "my-lab"}, by_hand=True)
+    assert _said(check_range(store, f"{pr2}..HEAD")) == []
+    assert _said(verify(store)) == []
+
+
+@requires_data
+def test_the_real_import_passes_and_the_fake_beside_it_is_refused(tmp_path, runner):
+    """The repro on the real data: import KernelBench's H100 Modal file, then add F20's
+    run (the importer's protocol, environment, implementation and workload digests)."""
+    from kistore.store import Store
+
+    root = tmp_path / "store"
+    Store.init(root)
+    timing = DATA / "kernelbench" / "H100_Modal" / "baseline_time_torch.json"
+    done = runner.invoke(main, ["--store", str(root), "import", "--commit", "kernelbench",
+                                str(timing)])
+    assert done.exit_code == 0, done.output
+    fake = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "spec": {
+        "environmentDigest": "sha256:768687503cbd649126b2e86f3267e2d6e548b20eb2216494743f09f"
+                             "92266d338",
+        "implementationDigest": "sha256:9d3d8489c70a94d62a77d481c83945cdc4cad9aa6b958be96a2"
+                                "fd9b3d95e6476",
+        "protocolDigest": "sha256:9edd3b9f8443c0971ebae5fdfb2c42974ff5ac21c8d1dd0bbdef22df51"
+                          "3ef637",
+        "workloadDigest": "sha256:dc34fbd1aa0327655a7870cf7049cf92522543127fa0a1430847f09847"
+                          "bdb1d0",
+        "observedAt": "2025-12-31T00:00:00.000Z", "status": "passed",
+        "sourceNative": {"source": "kernelbench",
+                         "benchmark": "level1/1_Square_matrix_multiplication_.py",
+                         "metrics": {"mean": 0.5}},
+        "timing": {"latencyNs": {"mean": 500000}, "primaryStatistic": "mean",
+                   "trials": 100}},
+        "metadata": {"name": "kernelbench-h100-modal-eager-level1-1-fast",
+                     "title": "KernelBench level1/1 (H100 Modal)", "annotations": CLAIMING}}
+    path = tmp_path / "fake.json"
+    path.write_text(json.dumps(fake))
+    done = runner.invoke(main, ["--store", str(root), "add", "--commit", str(path)])
+    assert done.exit_code == 1 and "(KI226)" in done.stderr, done.output
+    store = Store(root)
+    assert _said(verify(store)) == []
+    _, ranking = rank(store, "BenchmarkRun/kernelbench-h100-modal-eager-level1-1-square-"
+                             "matrix-multiplication")
+    assert ranking.ranked[0].record.digest == (
+        "sha256:bb1ce6354d4b07ff0d72ebb3812e288865f7b6074b27aab0367c26bacb94678e")
+
+
+def test_no_imported_run_of_the_real_data_is_refused(imported_store):
+    """All three sources of shared/data: KernelBench's 750 runs are catalogued, and the
+    runs of the open sources claim nothing of KernelBench."""
+    assert _said(verify(imported_store)) == []
+
+
+@requires_data
+def test_import_refuses_runs_its_catalogue_does_not_list(tmp_path, runner, monkeypatch):
+    """An importer changed without ``make catalogue`` (here: an empty catalogue) makes runs
+    the catalogue does not list: its own import is refused, each run naming KI226."""
+    monkeypatch.setattr("kistore.core.provenance.catalogue", lambda: frozenset())
+    monkeypatch.setattr("kistore.store.admission.catalogue", lambda: frozenset())
+    root = tmp_path / "store"
+    runner.invoke(main, ["init", str(root)])
+    timing = DATA / "kernelbench" / "H100_Modal" / "baseline_time_torch.json"
+    done = runner.invoke(main, ["--store", str(root), "import", "kernelbench", str(timing)])
+    assert done.exit_code == 1, done.output
+    refused = [line for line in done.stderr.splitlines() if line.endswith("(KI226)")]
+    assert len(refused) == 250
+    assert "/spec/sourceNative/source: the run claims to be KernelBench's data" in refused[0]
+    assert not list((root / "store" / "objects").rglob("*.json"))

@@ -1,0 +1,198 @@
+"""KI226's trust root: the catalogue of KernelBench run digests, and what claims KernelBench.
+
+A hand-written run claiming KernelBench's data passed every gate (review r85 F20). The
+runs kistore's KernelBench importer makes are a finite, known set (it imports only files it
+knows by their SHA-256): their digests ship as reviewed data, and only those may claim it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kistore.core import provenance
+from kistore.core.provenance import (
+    CATALOGUE_FILE,
+    Claim,
+    catalogue,
+    catalogue_text,
+    kernelbench_claims,
+    spelled,
+    unproven_claim,
+)
+from kistore.importers import kernelbench
+
+from ..conftest import DATA, ROOT, requires_data
+
+SHIPPED = ROOT / "kistore" / "core" / CATALOGUE_FILE
+
+REAL_LEVEL1_1_MODAL = "bb1ce6354d4b07ff0d72ebb3812e288865f7b6074b27aab0367c26bacb94678e"
+"""KernelBench's real H100 Modal eager level1/1 run (2.66 ms mean), the one F20's fake beat
+(``sha256sum`` of store/objects/sha256/bb/1ce6...678e.json, named
+``kernelbench-h100-modal-eager-level1-1-square-matrix-multiplication``)."""
+
+UPSTREAM = ("github.com/ScalingIntelligence/KernelBench@"
+            "423217d9fda91e0c2d67e4a43bf62f96f6d104f1")
+FAKE_SPEC = {"status": "passed", "sourceNative": {
+    "source": "kernelbench", "benchmark": "level1/1_Square_matrix_multiplication_.py",
+    "metrics": {"mean": 0.5}}}
+FAKE_METADATA = {"name": "kernelbench-h100-modal-eager-level1-1-fast", "annotations": {
+    "kernelindex.dev/source": "kernelbench", "kernelindex.dev/license": "MIT",
+    "kernelindex.dev/upstream": UPSTREAM}}
+
+
+def test_the_shipped_catalogue_is_sorted_unique_digests_one_a_line():
+    text = SHIPPED.read_text(encoding="ascii")
+    lines = text.splitlines()
+    assert text.endswith("\n") and len(lines) == 750
+    assert all(re.fullmatch(r"sha256:[0-9a-f]{64}", line) for line in lines)
+    assert lines == sorted(set(lines))
+    assert catalogue() == frozenset(line[7:] for line in lines)
+    assert REAL_LEVEL1_1_MODAL in catalogue()
+
+
+def test_the_catalogue_ships_in_the_wheel():
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert f'"kistore.core" = ["{CATALOGUE_FILE}"]' in pyproject
+
+
+def test_the_importer_and_the_rule_name_one_source_and_repository():
+    assert kernelbench.SOURCE == provenance.KERNELBENCH
+    assert kernelbench.REPOSITORIES == {provenance.KERNELBENCH_REPOSITORY}
+
+
+def test_regenerating_keeps_every_digest_it_had():
+    """Append-only: a digest an earlier release's importer made stays when it makes others."""
+    old, new = "sha256:" + "a" * 64, "sha256:" + "b" * 64
+    assert catalogue_text([old, ""], [new]) == f"{old}\n{new}\n"
+    assert catalogue_text([new, old], [new]) == f"{old}\n{new}\n"
+    assert catalogue_text([], []) == ""
+
+
+@requires_data
+def test_the_importer_makes_exactly_the_catalogued_runs():
+    """Re-import the three known files: every run digest is catalogued, and regenerating
+    the file from them gives the shipped bytes (no digest of the catalogue is lost)."""
+    from kistore.importers.catalogue import run_digests
+
+    made = run_digests([str(DATA / "kernelbench")])
+    assert len(made) == 750 and {d[7:] for d in made} <= catalogue()
+    shipped = SHIPPED.read_text(encoding="ascii")
+    assert catalogue_text(shipped.splitlines(), made) == shipped
+    assert catalogue_text([], made) == shipped  # none kept from an earlier release, yet
+
+
+def test_every_run_of_this_repository_claiming_kernelbench_is_catalogued():
+    """Runs already stored keep passing: this repository's own store/ (no shared data)."""
+    claiming = 0
+    for path in (ROOT / "store" / "objects").rglob("*.json"):
+        document = json.loads(path.read_bytes())
+        if document["kind"] != "BenchmarkRun":
+            continue
+        digest = path.parent.name + path.stem
+        metadata = json.loads((ROOT / "store" / "metadata" / "sha256" / path.parent.name
+                               / path.name).read_bytes())
+        if kernelbench_claims(document["spec"], metadata):
+            claiming += 1
+            assert digest in catalogue(), path
+            assert unproven_claim(digest, document["spec"], metadata) is None
+    assert claiming == 750
+
+
+def test_the_f20_run_claims_in_three_places_and_is_unproven():
+    assert kernelbench_claims(FAKE_SPEC, FAKE_METADATA) == [
+        Claim(False, "/spec/sourceNative/source", "kernelbench"),
+        Claim(True, "/annotations/kernelindex.dev~1source", "kernelbench"),
+        Claim(True, "/annotations/kernelindex.dev~1upstream", UPSTREAM)]
+    found = unproven_claim("ab" * 32, FAKE_SPEC, FAKE_METADATA)
+    assert found is not None
+    assert (found.rule, found.in_metadata, found.pointer, found.short) == (
+        "KI226", False, "/spec/sourceNative/source", "claims kernelbench, not an import")
+    assert found.message == (
+        "the run claims to be KernelBench's data (object /spec/sourceNative/source "
+        "'kernelbench', metadata /annotations/kernelindex.dev~1source 'kernelbench', "
+        f"metadata /annotations/kernelindex.dev~1upstream '{UPSTREAM}'), but kistore's "
+        f"KernelBench importer does not make this run (sha256:{'ab' * 32}) from any upstream "
+        "file it knows (kistore/core/kernelbench_runs.txt lists the 750 it makes): a run you "
+        "measured yourself names no source, or its own")
+    # the same bytes under a catalogued digest are proven, whatever the metadata says
+    proven = min(catalogue())
+    assert unproven_claim(proven, FAKE_SPEC, FAKE_METADATA) is None
+
+
+def test_a_long_claimed_value_is_cut_in_the_message():
+    upstream = UPSTREAM + "x" * 70_000
+    found = unproven_claim("ab" * 32, {}, {"annotations": {"kernelindex.dev/upstream": upstream}})
+    assert found is not None and len(found.message) < 600
+    assert f"... ({len(upstream):,} characters)" in found.message
+
+
+def test_metadata_alone_is_a_claim_and_each_reserved_annotation_counts():
+    spec = {"status": "passed"}
+    for key, value in (("kernelindex.dev/source", "KernelBench"),
+                       ("kernelindex.dev/upstream", "https://github.com/scalingintelligence/"
+                                                    "kernelbench"),
+                       ("kernelindex.dev/source-file",
+                        "kernelbench/H100_Modal/baseline_time_torch.json"),
+                       ("Kernelindex.dev/Source", "kernelbench")):
+        found = unproven_claim("ab" * 32, spec, {"annotations": {key: value}})
+        assert found is not None and found.in_metadata, key
+        assert found.pointer == "/annotations/" + key.replace("/", "~1")
+
+
+def test_what_is_not_a_claim():
+    spec = {"status": "passed", "sourceNative": {"source": "kernelbench-mine",
+                                                 "benchmark": "level1/1_Square.py"}}
+    metadata = {"name": "kernelbench-level1-1-my-kernel", "annotations": {
+        "kernelindex.dev/license": "MIT", "kernelindex.dev/source": "sol-execbench",
+        "kernelindex.dev/upstream": "github.com/me/my-kernels@abc",
+        "kernelindex.dev/source-file": "mine/kernelbench.json",
+        "note": "measured with KernelBench's harness at github.com/ScalingIntelligence/"
+                "KernelBench"}}
+    assert kernelbench_claims(spec, metadata) == []
+    assert unproven_claim("ab" * 32, spec, metadata) is None
+    assert kernelbench_claims(None, None) == kernelbench_claims({"sourceNative": 3}, []) == []
+    # look-alike letters of another script are not folded (a Cyrillic 'е')
+    assert kernelbench_claims({"sourceNative": {"source": "kernelb\u0435nch"}}, None) == []
+
+
+def test_rank_reads_the_object_only():
+    assert [c.in_metadata for c in kernelbench_claims(FAKE_SPEC, None)] == [False]
+
+
+_NOISE = st.sampled_from([" ", "-", "_", ".", "\u00a0", "\u3000", "/", ""])
+
+
+@st.composite
+def _kernelbench_spellings(draw):
+    """'kernelbench' with each letter in either case or its fullwidth form, and noise
+    (spaces, dashes, no-break and ideographic spaces...) before, between and after."""
+    out = draw(_NOISE)
+    for letter in "kernelbench":
+        form = draw(st.sampled_from([letter, letter.upper(), chr(ord(letter) + 0xFEE0)]))
+        out += form + draw(_NOISE)
+    return out
+
+
+@given(_kernelbench_spellings())
+def test_every_spelling_of_kernelbench_claims_it(text):
+    assert spelled(text) == "kernelbench"
+    assert [c.pointer for c in kernelbench_claims(
+        {"sourceNative": {"source": text}}, {"annotations": {"kernelindex.dev/source": text}}
+    )] == ["/spec/sourceNative/source", "/annotations/kernelindex.dev~1source"]
+
+
+@given(st.text(max_size=20))
+def test_a_source_claims_kernelbench_exactly_when_it_spells_it(text):
+    claims = kernelbench_claims({"sourceNative": {"source": text}}, None)
+    folded = [c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum()]
+    assert bool(claims) == ("".join(folded) == "kernelbench")
+
+
+def test_the_catalogue_is_read_beside_the_module():
+    assert Path(provenance.__file__).parent / CATALOGUE_FILE == SHIPPED
