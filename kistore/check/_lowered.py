@@ -2,18 +2,19 @@
 
 Rules of a store hold over its whole history, and ``verify`` holds every stored file to the
 limits of ``kistore.toml`` (:func:`kistore.check.audit.checking_limits`). A pull request
-that lowers ``[limits] manifest-bytes``, ``string-length`` or ``array-length`` below what a
-file already stored holds changed nothing under ``store/``, so the gate's per-file checks
-(what the range adds or changes) saw nothing, and after the merge every ``verify`` failed
+that lowers ``[limits] manifest-bytes``, ``string-length``, ``array-length`` or
+``object-members`` below what a file already stored holds changed nothing under ``store/``,
+so the gate's per-file checks (what the range adds or changes) saw nothing, and after the
+merge every ``verify`` failed
 (review 2026-12-02: 12,308 KI107 of a store whose string-length was lowered to 30).
 
 :func:`lowered_limits` compares ``BASE``'s and ``HEAD``'s parsed ``[limits]``; only when
-``HEAD`` lowers one of the three does it walk ``HEAD``'s object and metadata files, and
+``HEAD`` lowers one of the four does it walk ``HEAD``'s object and metadata files, and
 reports on each file past a lowered limit what ``verify`` would report after the merge.
 The ordinary pull request reads ``kistore.toml`` once a revision (BASE's and HEAD's, each
 read and parsed once by the gate and passed here: :class:`kistore.store.Settings`). The
 walk reads each file's size from its blob's header (:func:`kistore.git.blobs.blob_size`),
-never its bytes, and parses only a file long enough to hold a string or array past a
+never its bytes, and parses only a file long enough to hold a string, array or object past a
 lowered limit (:func:`kistore.core.limits.may_pass`): lowering ``string-length`` to 30
 parses most of a store, lowering it to 8,192 none of ``shared/data``.
 """
@@ -43,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
     from ..store import Settings, Store
 
-LOWERABLE = ("manifest_bytes", "string_length", "array_length")
+LOWERABLE = ("manifest_bytes", "string_length", "array_length", "object_members")
 """The limits stored files are held to (``source_bytes`` bounds what ``import`` reads)."""
 
 _UNBOUNDED = sys.maxsize
@@ -132,12 +133,12 @@ def lowered_limits(store: Store, head: str, changed: set[str], base_limits: Limi
 
     Returns:
         Empty, without a walk, when HEAD's ``[limits]`` lowers none of ``manifest-bytes``,
-        ``string-length`` and ``array-length`` below BASE's. Otherwise per object or
-        metadata file of HEAD (not in ``changed``): KI106 when its blob holds more bytes than
-        a lowered ``manifest-bytes``; else KI107 per string or array past a lowered
-        ``string-length``/``array-length``, at its JSON Pointer. Each message names the
-        change of the limit; the hint (the rule's) says to keep the limit: a committed file
-        is never deleted.
+        ``string-length``, ``array-length`` and ``object-members`` below BASE's. Otherwise
+        per object or metadata file of HEAD (not in ``changed``): KI106 when its blob holds
+        more bytes than a lowered ``manifest-bytes``; else KI107 per string, array or object
+        past a lowered ``string-length``/``array-length``/``object-members``, at its JSON
+        Pointer. Each message names the change of the limit; the hint (the rule's) says to
+        keep the limit: a committed file is never deleted.
 
     Raises:
         StoreStateError: a partial clone could not fetch the blobs it needs (their sizes).

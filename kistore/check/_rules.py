@@ -69,14 +69,15 @@ FILE_TOO_LARGE = rule(
 VALUE_TOO_LONG = rule(
     "KI107", "value-too-long", ERROR,
     "a committed file stays (objects are never deleted, KI402): keep [limits] string-length "
-    "(65,536 characters by default) or array-length (10,000 items) of kistore.toml at "
-    "least this value's size (raise it again where a change lowered it)")
+    "(65,536 characters by default), array-length (10,000 items) or object-members (1,000 "
+    "members) of kistore.toml at least this value's size (raise it again where a change "
+    "lowered it)")
 SETTINGS_INVALID = rule(
     "KI108", "settings-invalid", ERROR,
-    "fix kistore.toml: [limits] takes only manifest-bytes, string-length, array-length and "
-    "source-bytes, each a positive integer (leave a key out for its default); until then "
-    "`add` and `import` refuse the store, while queries (with a warning) and `verify` read "
-    "each bad key as its default and go on")
+    "fix kistore.toml: [limits] takes only manifest-bytes, string-length, array-length, "
+    "object-members and source-bytes, each a positive integer (leave a key out for its "
+    "default); until then `add` and `import` refuse the store, while queries (with a "
+    "warning) and `verify` read each bad key as its default and go on")
 CHECKING_SETTINGS_INVALID = rule(
     "KI109", "checking-settings-invalid", WARNING,
     "fix kistore.toml of the repository that runs the check (a server's: HEAD's, which a "
@@ -474,7 +475,7 @@ def _plain_prose(data: bytes) -> bool:
             at = data.find(lead, at + 1)
     return True
 def check_value_limits(path: str, value: Any, size: int, limits: Limits) -> list[Finding]:
-    """Check a parsed object or metadata file's strings and arrays against the limits.
+    """Check a parsed object or metadata file's strings, arrays and objects against the limits.
 
     What ``add`` refuses (:func:`kistore.core.limits.check_value`) must not pass once
     committed by hand, or under a limit since lowered. The walk is skipped when ``size``
@@ -484,13 +485,15 @@ def check_value_limits(path: str, value: Any, size: int, limits: Limits) -> list
         path: repository path of the file.
         value: the file's parsed JSON value.
         size: the file's length in bytes.
-        limits: the checking repository's limits (``string_length``, ``array_length``).
+        limits: the checking repository's limits (``string_length``, ``array_length``,
+            ``object_members``).
 
     Returns:
-        One KI107 finding per string (or key) longer than ``string_length`` characters or
-        array longer than ``array_length`` items, at its JSON Pointer, with the setting it
-        passes in ``extra["limit"]`` (``string-length`` or ``array-length``); empty
-        otherwise.
+        One KI107 finding per string (or key) longer than ``string_length`` characters,
+        array longer than ``array_length`` items or object of more than
+        ``object_members`` members, at its JSON Pointer, with the setting it passes in
+        ``extra["limit"]`` (``string-length``, ``array-length`` or ``object-members``);
+        empty otherwise.
     """
     if not may_pass(size, limits):
         return []

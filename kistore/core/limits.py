@@ -1,4 +1,4 @@
-"""Size limits on what kistore reads: a manifest's bytes, a string's length, an array's length.
+"""Size limits on what kistore reads: a manifest's bytes, strings, arrays and objects.
 
 Without them ``kistore add /dev/zero`` grew to 23 GB before it was killed, and a 200 MB
 manifest was stored, after which ``ls`` took 5 s and ``show`` printed 200 MB. The limits are
@@ -20,7 +20,15 @@ endless or huge input costs at most that much memory and time.
                                          read (KI107)
 ``array-length``    10,000 items         every array of a manifest; of each stored
                                          file ``verify``/``check`` read (KI107)
+``object-members``  1,000 members        every object of a manifest (``sourceNative.
+                                         metrics``, ``annotations``, ``labels``: the
+                                         keys a contributor chooses); of each stored
+                                         file ``verify``/``check`` read (KI107)
 ==================  ===================  ==============================================
+
+``object-members`` (review r85 F18): one run with 9,000 metric keys passed every other
+limit and made the CSV export 9,065 columns wide; the largest object of the real data
+has 11 members (``sourceNative.metrics`` of a sol-execbench run), of a source file 110.
 
 They are set in the ``[limits]`` table of ``kistore.toml`` (:meth:`Limits.from_toml`); a
 store without one uses :data:`DEFAULT`. No key may be set above its :data:`CEILING` (16
@@ -54,12 +62,14 @@ class Limits(NamedTuple):
         source_bytes: most bytes of one file an importer reads.
         string_length: most characters of one string (a key or a value).
         array_length: most items of one array.
+        object_members: most members (keys) of one object.
     """
 
     manifest_bytes: int = 1 << 20
     source_bytes: int = 64 << 20
     string_length: int = 65_536
     array_length: int = 10_000
+    object_members: int = 1_000
 
     @classmethod
     def from_toml(cls, table: Any, *, file: str = "kistore.toml") -> Limits:
@@ -138,10 +148,11 @@ DEFAULT = Limits()
 """The limits of a store whose ``kistore.toml`` has no ``[limits]`` table."""
 
 CEILING = Limits(manifest_bytes=16 << 20, source_bytes=1 << 30, string_length=1 << 20,
-                 array_length=160_000)
+                 array_length=160_000, object_members=16_000)
 """The most each ``[limits]`` key may be set to: 16 times its default (16 MiB, 1 GiB,
-1,048,576 characters, 160,000 items). The largest real manifest is ~16 KB and the largest
-source file ~83 KB: a value past its ceiling is a mistake or an attack, never a need
+1,048,576 characters, 160,000 items, 16,000 members). The largest real manifest is ~16 KB
+and the largest source file ~83 KB: a value past its ceiling is a mistake or an attack, never
+a need
 (review r78 F9); :meth:`Limits.from_toml_per_key` refuses it as a bad key (KI108)."""
 
 SETTINGS_HINT = "raise [limits] {key} in kistore.toml if this size is meant"
@@ -327,16 +338,19 @@ def _check_lines(data: bytes, limit: int, file: str, before: int, *, head: int =
 
 
 class LongValue(NamedTuple):
-    """One string, key or array of a JSON value past the limits (:func:`long_values`).
+    """One string, key, array or object of a JSON value past the limits (:func:`long_values`).
 
     Attributes:
         pointer: JSON Pointer of the value (of the object holding it, for a key).
         what: what it is, with its size: ``a string of 70,000 characters``, ``an object
-            key of 70,000 characters``, ``an array of 12,000 items``.
-        limit: the limit it passes (characters or items).
-        key: the ``kistore.toml`` key of that limit (``string-length``, ``array-length``).
+            key of 70,000 characters``, ``an array of 12,000 items``, ``an object of 9,000
+            members``.
+        limit: the limit it passes (characters, items or members).
+        key: the ``kistore.toml`` key of that limit (``string-length``, ``array-length``,
+            ``object-members``).
         excerpt: what quotes it (:func:`quote_long`): ``: 'whole'`` when its ``repr`` fits
-            in ~80 characters, else ``; its first 40 characters: '...'``; empty for an array.
+            in ~80 characters, else ``; its first 40 characters: '...'``; empty for an array
+            or an object.
     """
 
     pointer: str
@@ -347,25 +361,27 @@ class LongValue(NamedTuple):
 
 
 def long_values(value: Any, limits: Limits, pointer: str = "") -> list[LongValue]:
-    """Return every string (keys too) and array of a parsed JSON value past the limits.
+    """Return every string (keys too), array and object of a parsed JSON value past the limits.
 
-    The one walk over a value's strings and arrays: :func:`check_value` words its errors
-    from it (``add``), ``verify`` its KI107 findings, the query index the reason it leaves
-    a manifest out. An array past the limit is not walked further, nor the value of a key
-    past it.
+    The one walk over a value's strings, arrays and objects: :func:`check_value` words its
+    errors from it (``add``), ``verify`` its KI107 findings, the query index the reason it
+    leaves a manifest out. An array or object past the limit is not walked further, nor the
+    value of a key past it.
 
     Args:
         value: the parsed value (a manifest, an object or metadata file).
-        limits: the limits to apply (``string_length``, ``array_length``).
+        limits: the limits to apply (``string_length``, ``array_length``,
+            ``object_members``).
         pointer: JSON Pointer of ``value`` inside its input.
 
     Returns:
-        One :class:`LongValue` per string longer than ``string_length`` characters or
-        array longer than ``array_length`` items, by JSON Pointer; empty when none is.
+        One :class:`LongValue` per string longer than ``string_length`` characters, array
+        longer than ``array_length`` items or object of more than ``object_members``
+        members, by JSON Pointer; empty when none is.
     """
     found: list[LongValue] = []
     stack: list[tuple[Any, str]] = [(value, pointer)]
-    strings, arrays = limits.string_length, limits.array_length
+    strings, arrays, members = limits.string_length, limits.array_length, limits.object_members
     while stack:
         item, where = stack.pop()
         if isinstance(item, str):
@@ -373,6 +389,10 @@ def long_values(value: Any, limits: Limits, pointer: str = "") -> list[LongValue
                 found.append(LongValue(where, f"a string of {len(item):,} characters", strings,
                                        "string-length", quote_long(item)))
         elif isinstance(item, dict):
+            if len(item) > members:
+                found.append(LongValue(where, f"an object of {len(item):,} members", members,
+                                       "object-members", ""))
+                continue
             for key, child in item.items():
                 if len(key) > strings:
                     found.append(LongValue(where, f"an object key of {len(key):,} characters",
@@ -415,7 +435,7 @@ def quote_long(text: str) -> str:
 
 def check_value(value: Any, limits: Limits, *, file: str | None, pointer: str = "",
                 line: int | None = None) -> list[InputError]:
-    """Return an error for each string and array of a parsed JSON value past the limits.
+    """Return an error for each string, array and object of a parsed JSON value past the limits.
 
     Args:
         value: the parsed value (a manifest, usually).
@@ -426,9 +446,9 @@ def check_value(value: Any, limits: Limits, *, file: str | None, pointer: str = 
 
     Returns:
         One :class:`InputError` per string longer than ``string_length`` characters (keys
-        too) or array longer than ``array_length`` items (:func:`long_values`), at its JSON
-        Pointer, quoting at most ~80 characters of the value; empty when every value is
-        within the limits.
+        too), array longer than ``array_length`` items or object of more than
+        ``object_members`` members (:func:`long_values`), at its JSON Pointer, quoting at
+        most ~80 characters of a string; empty when every value is within the limits.
     """
     return [InputError(long_value_message(v), file=file, pointer=v.pointer, line=line)
             for v in long_values(value, limits, pointer)]
@@ -443,21 +463,23 @@ def long_value_message(value: LongValue) -> str:
     Returns:
         ``a string of 70,000 characters, more than the limit of 65,536 (string-length);
         its first 40 characters: 'xxx'; raise ...`` (:func:`quote_long`; nothing quoted of
-        an array).
+        an array or an object).
     """
     return (f"{past_limit(value.what, value.limit, value.key)}{value.excerpt}; "
             f"{SETTINGS_HINT.format(key=value.key)}")
 
 
 def may_pass(size: int, limits: Limits) -> bool:
-    """Return whether ``size`` bytes of JSON could hold a string or an array past the limits.
+    """Return whether ``size`` bytes of JSON could hold a value past the limits.
 
-    A string of N characters takes at least N bytes, an array of N items at least 2N - 1:
-    fewer bytes than both bounds cannot hold one, and :func:`check_value` need not walk them.
+    A string of N characters takes at least N bytes, an array of N items at least 2N - 1,
+    an object of N members at least 5N + 1 (``{"":0,...}``): fewer bytes than every bound
+    cannot hold one, and :func:`check_value` need not walk them.
 
     Args:
         size: bytes of the JSON text (a manifest's canonical object or metadata bytes).
-        limits: the limits to apply (``string_length``, ``array_length``).
+        limits: the limits to apply (``string_length``, ``array_length``,
+            ``object_members``).
 
     Returns:
         True when the walk is needed (``size`` > :func:`walk_bound`).
@@ -474,9 +496,10 @@ def walk_bound(limits: Limits, held: Limits | None) -> int | None: ...
 
 
 def walk_bound(limits: Limits, held: Limits | None = None) -> int | None:
-    """Return the most bytes of JSON that cannot hold a string or an array the limits refuse.
+    """Return the most bytes of JSON that cannot hold a value the limits refuse.
 
-    A string of N characters takes at least N bytes, an array of N items at least 2N - 1:
+    A string of N characters takes at least N bytes, an array of N items at least 2N - 1,
+    an object of N members at least 5N + 1 (each ``"":0`` and its comma, two braces):
     a file of at most this many bytes need not be parsed and walked (:func:`may_pass` as
     one number, for a caller comparing many sizes: the query index reading a tree, one
     comparison a file). With ``held``, the limits a reader (the query index) checked its
@@ -484,25 +507,29 @@ def walk_bound(limits: Limits, held: Limits | None = None) -> int | None:
     kept adds nothing (a value within it was within before).
 
     Args:
-        limits: the limits now (``string_length``, ``array_length``).
+        limits: the limits now (``string_length``, ``array_length``, ``object_members``).
         held: the limits the files were checked under; None (the default) when none were
             (every limit counts).
 
     Returns:
-        The smaller of ``string_length`` and ``2 * array_length - 1`` bytes, of the limits
-        that count; None when none counts (``held`` given and neither limit lowered: no
-        file needs reading again). Never None without ``held``.
+        The smallest of ``string_length``, ``2 * array_length - 1`` and
+        ``5 * object_members + 1`` bytes (5,001 by default: one stored file of this
+        repository is larger), of the limits that count; None when none counts (``held``
+        given and no limit lowered: no file needs reading again). Never None without
+        ``held``.
     """
     bounds = []
     if held is None or limits.string_length < held.string_length:
         bounds.append(limits.string_length)
     if held is None or limits.array_length < held.array_length:
         bounds.append(2 * limits.array_length - 1)
+    if held is None or limits.object_members < held.object_members:
+        bounds.append(5 * limits.object_members + 1)
     return min(bounds) if bounds else None
 
 
 def within_value_limits(data: bytes, limits: Limits) -> bool:
-    """Answer, fast, whether a stored file's strings and arrays are within the limits.
+    """Answer, fast, whether a stored file's strings, arrays and objects are within the limits.
 
     True at once for a file too short to hold a value past them (:func:`may_pass`), every
     real manifest; a longer one is parsed and walked (:func:`long_values`). False means
@@ -511,7 +538,8 @@ def within_value_limits(data: bytes, limits: Limits) -> bool:
 
     Args:
         data: an object or metadata file's bytes.
-        limits: the limits to apply (``string_length``, ``array_length``).
+        limits: the limits to apply (``string_length``, ``array_length``,
+            ``object_members``).
     """
     if not may_pass(len(data), limits):
         return True
@@ -521,12 +549,11 @@ def within_value_limits(data: bytes, limits: Limits) -> bool:
 
 def check_manifest(document: Any, object_bytes: bytes, metadata_bytes: bytes, limits: Limits,
                    *, file: str | None, pointer: str = "") -> list[InputError]:
-    """Return every limit a manifest passes: its canonical bytes, its strings and arrays.
+    """Return every limit a manifest passes: its canonical bytes, strings, arrays, objects.
 
     The walk over its values is skipped when the canonical bytes are too few to hold a
-    string or an array past the limits (a string of N characters takes at least N bytes,
-    an array of N items at least 2N - 1), as for every real manifest (16 KB at most in
-    shared/data): a bulk add pays one length check a manifest.
+    value past the limits (:func:`walk_bound`), as for all but one real manifest (16 KB
+    at most in shared/data): a bulk add pays one length check a manifest.
 
     Args:
         document: the parsed manifest.

@@ -283,23 +283,24 @@ METRIC_MARK = "~"
 
 
 def metric_names(metrics: Iterable[str]) -> dict[str, str]:
-    """Return the metric keys that CSV and JSON Lines write under another name, and that name.
+    """Return the metric keys that JSON Lines writes under another name, and that name.
 
     DuckDB, Spark and Trino name columns and struct fields without case, so two metric keys
     of an export that are equal after :meth:`str.casefold` (``latency_ms`` of most runs,
-    ``LATENCY_MS`` of one) would be one CSV column (DuckDB renamed the real one and read
-    the other for every run) and one JSON Lines field (DuckDB refused the file): review r78
-    F8. Of each such class one key keeps its spelling: the one written in its case-folded
-    form (``latency_ms``) when the class has it, else the first in code-point order; each
-    other key is written as ``KEY~H``, ``H`` the first 16 hex digits of the SHA-256 of the
-    key (UTF-8), e.g. ``LATENCY_MS~ce467cc873d21bd0``. When that name is taken (equal after
-    case folding to a key of the export, a literal ``LATENCY_MS~ce467cc873d21bd0``, or to a
-    name given before), the mark and hash are added again, of the name so far, until the
-    name is free: ``LATENCY_MS~ce467cc873d21bd0~H2``, ``H2`` of
-    ``LATENCY_MS~ce467cc873d21bd0`` (review r79 F3: the export refused such keys, and every
-    CSV and JSON Lines export of every later commit failed). Keys are named in code-point
-    order, so the same keys give the same names. Parquet keeps every key as it is
-    (``sourceNative`` is a map).
+    ``LATENCY_MS`` of one) would be one JSON Lines field (DuckDB refused the file), and were
+    one CSV column while CSV had a column per key (DuckDB renamed the real one and read the
+    other for every run): review r78 F8. CSV now writes the metrics as JSON text, keys as
+    they are (review r85 F18). Of each such class one key keeps its spelling: the one
+    written in its case-folded form (``latency_ms``) when the class has it, else the first
+    in code-point order; each other key is written as ``KEY~H``, ``H`` the first 16 hex
+    digits of the SHA-256 of the key (UTF-8), e.g. ``LATENCY_MS~ce467cc873d21bd0``. When
+    that name is taken (equal after case folding to a key of the export, a literal
+    ``LATENCY_MS~ce467cc873d21bd0``, or to a name given before), the mark and hash are added
+    again, of the name so far, until the name is free: ``LATENCY_MS~ce467cc873d21bd0~H2``,
+    ``H2`` of ``LATENCY_MS~ce467cc873d21bd0`` (review r79 F3: the export refused such keys,
+    and every CSV and JSON Lines export of every later commit failed). Keys are named in
+    code-point order, so the same keys give the same names. Parquet and CSV keep every key
+    as it is (``sourceNative`` is a map; JSON text).
 
     Args:
         metrics: every ``sourceNative`` metric key of the export's runs.

@@ -60,6 +60,7 @@ from . import outdir
 from .columns import (
     ATTESTATIONS,
     MANIFESTS,
+    METRICS,
     NAMED_STATISTICS,
     RUNS,
     TABLES,
@@ -285,8 +286,9 @@ def _read_objects(repo: pygit2.Repository, tree: pygit2.Tree, scratch: Scratch,
         previous: the ``_manifest.json`` of the export continued (``--since``), or None.
 
     Returns:
-        The data-dependent columns (latency statistics, source-native metric names, the
-        partition values written under a case-distinct name).
+        The data-dependent shape (latency statistics, in JSON Lines the metric keys
+        written under another name, in Parquet the partition values written under a
+        case-distinct name).
     """
     statistics: set[str] = set(NAMED_STATISTICS)
     metrics: set[str] = set()
@@ -330,8 +332,8 @@ def _read_objects(repo: pygit2.Repository, tree: pygit2.Tree, scratch: Scratch,
             _keep_values(values, MANIFESTS, row)
             scratch.stage(MANIFESTS.name, partition(MANIFESTS, row), digest, digest, row)
     parquet = result.format == "parquet"
-    return Shape(tuple(sorted(statistics, key=statistic_order)), tuple(sorted(metrics)),
-                 metric_names(metrics) if not parquet else {},
+    return Shape(tuple(sorted(statistics, key=statistic_order)),
+                 metric_names(metrics) if result.format == "jsonl" else {},
                  _partition_names(values, previous) if parquet else {})
 
 
@@ -564,10 +566,11 @@ def _column_change(previous: dict[str, Any], now: dict[str, Any]) -> str:
     Returns:
         A clause: the columns this kistore writes that the earlier export lacks (an export
         made before ``attestations.text`` existed), or has that this kistore no longer
-        writes, named ``table.column``; else the metric keys written under another name
-        that changed (CSV, JSON Lines: :func:`kistore.export.columns.metric_names`); else
-        the data-dependent fields (a new latency statistic, or in CSV a new source-native
-        metric).
+        writes, named ``table.column``; else a CSV export made before ``sourceNative``
+        was one JSON column (2026-12-04, review r85 F18); else the metric keys written
+        under another name that changed (JSON Lines:
+        :func:`kistore.export.columns.metric_names`); else the data-dependent fields (a
+        new latency statistic).
     """
     names = {t: [c["name"] for c in v["columns"]] for t, v in previous["tables"].items()}
     added = [f"{t}.{c['name']}" for t, v in now.items() for c in v["columns"]
@@ -578,6 +581,9 @@ def _column_change(previous: dict[str, Any], now: dict[str, Any]) -> str:
         said = [f"it has no {', '.join(added)}, which this kistore writes"] if added else []
         said += [f"it has {', '.join(gone)}, which this kistore no longer writes"] if gone else []
         return "; ".join(said)
+    if "fields" in _native(previous["tables"].get("runs", {})):
+        return ("it writes runs.sourceNative as one column per metric key, which this "
+                "kistore writes as one column of JSON text (docs/export.md)")
     before, after = _renamed(previous["tables"].get("runs", {})), _renamed(now["runs"])
     if before != after:
         changed = [f"{k!r} as {after[k]!r}" if k in after else f"{k!r} whole"
@@ -585,26 +591,32 @@ def _column_change(previous: dict[str, Any], now: dict[str, Any]) -> str:
         return ("a source-native metric key now differs only in case from another, which "
                 f"changes the names metrics are written under ({', '.join(changed)}; "
                 "docs/export.md, \"Metric keys that differ only in case\")")
-    return "a new latency statistic or, in CSV, a new source-native metric"
+    return "a new latency statistic"
+
+
+def _native(table: dict[str, Any]) -> dict[str, Any]:
+    """Return the ``sourceNative`` column a ``_manifest.json`` table records (``{}``)."""
+    for column in table.get("columns", ()):
+        if column.get("name") == "sourceNative":
+            return dict(column)
+    return {}
 
 
 def _renamed(table: dict[str, Any]) -> dict[str, str]:
     """Return the ``renamed`` metric keys a ``_manifest.json`` table records (``{}``)."""
-    for column in table.get("columns", ()):
-        if column.get("name") == "sourceNative":
-            return dict(column.get("renamed", {}))
-    return {}
+    return dict(_native(table).get("renamed", {}))
 
 
 def _columns(shape: Shape, fmt: str) -> dict[str, Any]:
     """Return each table's columns as ``_manifest.json`` records them.
 
     The data-dependent columns are recorded where they shape the files: the ``latencyNs``
-    fields in Parquet (a struct) and CSV (flattened), the ``sourceNative`` metric names in
-    CSV only (a map in Parquet, an object in JSON Lines, whatever its keys); in CSV and
-    JSON Lines, ``renamed``: the metric keys written under another name (only when some
-    are: :func:`kistore.export.columns.metric_names`), so that ``--since`` refuses to
-    append once a new key differs only in case from another; in Parquet,
+    fields in Parquet (a struct) and CSV (flattened); no metric key shapes a file
+    (``sourceNative`` is a map in Parquet, an object in JSON Lines, and in CSV one column of
+    RFC 8785 JSON text, recorded as ``"encoding": "json"``); in JSON Lines, ``renamed``: the
+    metric keys written under another name (only when some are:
+    :func:`kistore.export.columns.metric_names`), so that ``--since`` refuses to append
+    once a new key differs only in case from another; in Parquet,
     :data:`PARTITION_NAMES` (only when some value is written so).
     """
     tables = {}
@@ -614,9 +626,9 @@ def _columns(shape: Shape, fmt: str) -> dict[str, Any]:
             entry: dict[str, Any] = {"name": c.name, "type": c.type}
             if c.name == "latencyNs" and fmt in ("parquet", "csv"):
                 entry["fields"] = list(shape.statistics)
-            elif c.name == "sourceNative" and fmt == "csv":
-                entry["fields"] = list(shape.metrics)
-            if c.name == "sourceNative" and shape.renamed:  # CSV, JSON Lines (review r78 F8)
+            elif c.type == METRICS and fmt == "csv":  # one column of JSON text (r85 F18)
+                entry["encoding"] = "json"
+            if c.name == "sourceNative" and shape.renamed:  # JSON Lines (review r78 F8)
                 entry["renamed"] = dict(shape.renamed)
             columns.append(entry)
         tables[name] = {"columns": columns, "partition": list(table.partition),

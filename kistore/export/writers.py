@@ -12,12 +12,12 @@ rows in memory. Output is a pure function of the rows: the same rows give the sa
   options pinned (:data:`PARQUET_OPTIONS`). pyarrow writes no time into a file; its
   ``created_by`` names the pyarrow version, so byte-identical output needs the same
   pyarrow (``_manifest.json`` records it).
-* **CSV** (stdlib :mod:`csv`): one header line, ``latencyNs.<statistic>`` and
-  ``sourceNative.<metric>`` flattened into columns, null as an empty field, booleans
-  ``true``/``false``, numbers as JSON writes them.
-* **JSON Lines** (orjson): one object a line, keys in column order, nulls kept.
-* In both, a metric key that differs only in case from another is written under a
-  distinct name (:attr:`Shape.renamed`, :func:`kistore.export.columns.metric_names`).
+* **CSV** (stdlib :mod:`csv`): one header line, ``latencyNs.<statistic>`` flattened into
+  columns, ``sourceNative`` one column of RFC 8785 JSON text (:func:`metrics_text`), null as
+  an empty field, booleans ``true``/``false``, numbers as JSON writes them.
+* **JSON Lines** (orjson): one object a line, keys in column order, nulls kept; a metric
+  key that differs only in case from another is written under a distinct name
+  (:attr:`Shape.renamed`, :func:`kistore.export.columns.metric_names`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from typing import Any
 
 import orjson
 
-from ..core.errors import KistoreError, one_line, shorten
+from ..core import canonical
+from ..core.errors import CanonicalFormError, KistoreError, one_line, shorten
 from .columns import LATENCY, METRICS, TIMESTAMP, Table, arrow_type
 from .rows import partition_value
 
@@ -84,13 +85,16 @@ class Written:
 
 @dataclass(frozen=True, slots=True)
 class Shape:
-    """The columns that depend on the data: latency statistics and source-native metrics.
+    """What of the files depends on the data: latency statistics, metric and partition names.
+
+    No column depends on the metric keys a run states (review r85 F18: one run's 9,000 keys
+    made every CSV row 9,065 columns wide): CSV writes ``sourceNative`` as one JSON column.
 
     Attributes:
         statistics: the ``latencyNs`` fields (every statistic a run of the export states),
-            in :func:`kistore.export.columns.statistic_order`.
-        metrics: the ``sourceNative`` metric names (CSV columns), sorted.
-        renamed: the metric keys CSV and JSON Lines write under another name, and that name
+            in :func:`kistore.export.columns.statistic_order`: at most 106 (the schema's
+            six named ones and ``p0`` to ``p99``).
+        renamed: the metric keys JSON Lines writes under another name, and that name
             (:func:`kistore.export.columns.metric_names`: keys that differ only in case).
         partitions: Parquet: per table, per partition column, the values written under a
             case-distinct directory name, and that name
@@ -98,7 +102,6 @@ class Shape:
     """
 
     statistics: tuple[str, ...]
-    metrics: tuple[str, ...]
     renamed: dict[str, str] = field(default_factory=dict)
     partitions: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
 
@@ -312,8 +315,6 @@ def _csv_header(table: Table, shape: Shape) -> list[str]:
     for c in table.columns:
         if c.type == LATENCY:
             header += [f"{c.name}.{s}" for s in shape.statistics]
-        elif c.type == METRICS:
-            header += [f"{c.name}.{shape.renamed.get(m, m)}" for m in shape.metrics]
         else:
             header.append(c.name)
     return header
@@ -325,10 +326,30 @@ def _csv_cells(table: Table, row: list[Any], shape: Shape) -> list[str]:
         if c.type == LATENCY:
             cells += [_cell((value or {}).get(s)) for s in shape.statistics]
         elif c.type == METRICS:
-            cells += [_cell((value or {}).get(m)) for m in shape.metrics]
+            cells.append("" if value is None else metrics_text(value))
         else:
             cells.append(_cell(value))
     return cells
+
+
+def metrics_text(metrics: dict[str, Any]) -> str:
+    """Return a run's metrics as its CSV ``sourceNative`` cell: RFC 8785 JSON text.
+
+    Keys as the run states them (none renamed: JSON text holds case-distinct keys apart),
+    sorted as RFC 8785 sorts them, numbers in its form (``{"sol_score":0.75}``); a stored
+    object committed past the hooks may hold a number RFC 8785 has no form for (an integer
+    past 2**53 - 1): such metrics are written by :func:`json.dumps` with sorted keys.
+
+    Args:
+        metrics: metric name -> number (the staged ``sourceNative``).
+
+    Returns:
+        The JSON text (``{}`` for a run with no numeric metric).
+    """
+    try:
+        return canonical.dumps(metrics).decode("utf-8")
+    except CanonicalFormError:
+        return json.dumps(metrics, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def _cell(value: Any) -> str:

@@ -135,9 +135,10 @@ def read_manifests(repo: pygit2.Repository, tree: pygit2.Tree, digests: list[Dig
         progress: called with the number of manifests read since the last call.
         limits: the store's ``[limits]``: a manifest with an object or metadata file past
             ``manifest-bytes`` is not read and is skipped (``kistore verify``: KI106); one
-            holding a string or an array past ``string-length`` or ``array-length`` is
-            skipped too (KI107; only a file too long for :func:`~kistore.core.limits.
-            walk_bound` is walked: one length comparison for every real manifest).
+            holding a string, an array or an object past ``string-length``,
+            ``array-length`` or ``object-members`` is skipped too (KI107; only a file too
+            long for :func:`~kistore.core.limits.walk_bound` is walked: one length
+            comparison a manifest).
         known: path -> the exact bytes ``tree`` holds at that path, when the caller knows
             them (``add --commit`` built the tree from them): those are not read from git,
             and nothing else changes (each is parsed and checked as a blob read).
@@ -182,9 +183,9 @@ def oversized(repo: pygit2.Repository, tree: pygit2.Tree, limit: int) -> set[Dig
     Reads each file's size from its blob's header (:func:`kistore.git.blobs.blob_size`),
     never its bytes: what an index whose ``[limits]`` were lowered reads again
     (:meth:`kistore.index.index.Index._relimit`): past a lowered ``manifest-bytes``, or
-    long enough to hold a value past a lowered ``string-length`` or ``array-length``
-    (:func:`~kistore.core.limits.walk_bound`). A blob a partial clone lacks counts as past
-    the limit (reading it again fetches it, and finds out).
+    long enough to hold a value past a lowered ``string-length``, ``array-length`` or
+    ``object-members`` (:func:`~kistore.core.limits.walk_bound`). A blob a partial clone
+    lacks counts as past the limit (reading it again fetches it, and finds out).
 
     Args:
         repo: the pygit2 repository.

@@ -45,9 +45,11 @@ FILE = "index.sqlite"
 LEGACY_FILES = ("catalog.sqlite",)
 """Files earlier kistore versions kept beside it (the name catalog), deleted on creation."""
 
-FORMAT = "kistore-index-9"
+FORMAT = "kistore-index-10"
 """The file's format, in ``meta``; any other value (or none) makes the file start again.
-9: a ``skipped`` row's problem past a limit worded as every other message past a limit
+10: rows held to ``[limits] object-members`` too (review r85 F18; an index of 9 kept a
+manifest with an object past it, and its tree and settings key were unchanged); 9: a
+``skipped`` row's problem past a limit worded as every other message past a limit
 (:func:`kistore.core.limits.past_limit`), which :func:`.catalog.limit_key` reads;
 8: a ``records`` row's listing seal (``lseal``) and own digest's bytes, and the covering
 SQL index ``records_list`` (``ls`` reads neither a stored document nor a table row); 7:

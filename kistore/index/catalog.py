@@ -176,13 +176,16 @@ def is_too_large(problem: str) -> bool:
     return problem.startswith("holds ") and problem.endswith(_TOO_LARGE)
 
 
+VALUE_KEYS = ("string-length", "array-length", "object-members")
+"""The ``[limits]`` keys a value inside a file passes (KI107), as :func:`too_long` names them."""
+
 _TOO_LONG = "; `kistore verify` reports KI107"
-"""How the problem of a file with a value past ``[limits] string-length`` or
-``array-length`` ends (:func:`too_long`)."""
+"""How the problem of a file with a value past ``[limits] string-length``,
+``array-length`` or ``object-members`` ends (:func:`too_long`)."""
 
 
 def too_long(value: LongValue) -> str:
-    """Return the problem of a stored file holding a string or an array past its limit.
+    """Return the problem of a stored file holding a string, array or object past its limit.
 
     Args:
         value: the first such value of the file (:func:`kistore.core.limits.long_values`).
@@ -204,15 +207,16 @@ def limit_key(problem: str) -> str | None:
         problem: :func:`problem`'s, or a ``skipped`` row's.
 
     Returns:
-        ``manifest-bytes`` for :func:`too_large`'s, ``string-length`` or ``array-length``
-        for :func:`too_long`'s; None for any other problem (damage, not a limit).
+        ``manifest-bytes`` for :func:`too_large`'s, ``string-length``, ``array-length``
+        or ``object-members`` for :func:`too_long`'s; None for any other problem (damage,
+        not a limit).
     """
     if is_too_large(problem):
         return "manifest-bytes"
     if problem.startswith("has ") and problem.endswith(f"){_TOO_LONG}"):
         said = problem[:-len(_TOO_LONG) - 1]
         key = said[said.rfind("(") + 1:]
-        return key if key in ("string-length", "array-length") else None
+        return key if key in VALUE_KEYS else None
     return None
 
 
@@ -224,16 +228,16 @@ def committed_fix(path: str, problem: str) -> str:
         problem: what is wrong with it (:func:`problem`, :func:`too_large`, :func:`too_long`).
 
     Returns:
-        For a file past a ``[limits]`` setting (``manifest-bytes``; ``string-length`` or
-        ``array-length`` for a value in it): that it is left out while the limit stands,
-        and how to raise it (the file may be sound: committed under a higher limit since
-        lowered). Otherwise: it was committed so (past the hooks), and that a metadata
-        file is fixed by committing a corrected one, while an object never changes and
-        stays left out.
+        For a file past a ``[limits]`` setting (``manifest-bytes``; ``string-length``,
+        ``array-length`` or ``object-members`` for a value in it): that it is left out
+        while the limit stands, and how to raise it (the file may be sound: committed
+        under a higher limit since lowered). Otherwise: it was committed so (past the
+        hooks), and that a metadata file is fixed by committing a corrected one, while an
+        object never changes and stays left out.
     """
     key = limit_key(problem)
     if key is not None:
-        what = "size" if key == "manifest-bytes" else "length"
+        what = "length" if key in ("string-length", "array-length") else "size"
         return (f"it is left out while the limit stands: raise [limits] {key} in "
                 f"kistore.toml if this {what} is meant")
     if path.startswith(layout.METADATA_DIR):

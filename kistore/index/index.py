@@ -452,13 +452,13 @@ class Index:
         """Move the index to tree ``target`` under the store's limits, in one transaction.
 
         What the rows hold is decided by the tree and by ``[limits]``: a file past
-        ``manifest-bytes`` is skipped, not read; a manifest with a string or an array past
-        ``string-length`` or ``array-length`` is skipped. The index records the tree and
-        the limits (meta ``tree``, ``limit`` and ``values``: :func:`held_limits`), and the
-        key of the settings the limits were read from (meta ``settings``,
-        :func:`settings_key`: no TOML is parsed while the file is unchanged). Another tree
-        applies the tree diff; other limits read again the manifests they change
-        (:meth:`_relimit`).
+        ``manifest-bytes`` is skipped, not read; a manifest with a string, an array or an
+        object past ``string-length``, ``array-length`` or ``object-members`` is skipped.
+        The index records the tree and the limits (meta ``tree``, ``limit`` and ``values``:
+        :func:`held_limits`), and the key of the settings the limits were read from (meta
+        ``settings``, :func:`settings_key`: no TOML is parsed while the file is unchanged).
+        Another tree applies the tree diff; other limits read again the manifests they
+        change (:meth:`_relimit`).
         """
         key = settings_key(self.store)
         if get_meta(conn, "tree") == target and key is not None:
@@ -495,9 +495,9 @@ class Index:
         understood: not known, an index from before it was recorded). Read again: every
         manifest skipped as past a limit (it may pass now, and its message names the
         limit), and every manifest with a file that may pass a limit now lower (or not
-        known): past ``manifest-bytes``, or long enough to hold a string or an array past
-        a lowered ``string-length`` or ``array-length`` (:func:`~kistore.core.limits.
-        walk_bound` with the limits held).
+        known): past ``manifest-bytes``, or long enough to hold a string, an array or an
+        object past a lowered ``string-length``, ``array-length`` or ``object-members``
+        (:func:`~kistore.core.limits.walk_bound` with the limits held).
         Those are found by :func:`._build.oversized` from blob headers (no file read); a
         real manifest (16 KB at most) is below both bounds unless a limit is set below
         it. Runs that reference them are described again (:meth:`_apply`).
@@ -1069,24 +1069,27 @@ def held_limits(limits: Limits) -> dict[str, str]:
     """Return how the index records the limits its rows are made under (its meta values).
 
     Returns:
-        ``{"limit": manifest-bytes, "values": "string-length array-length"}``, as text.
+        ``{"limit": manifest-bytes, "values": "string-length array-length
+        object-members"}``, as text.
     """
     return {"limit": str(limits.manifest_bytes),
-            "values": f"{limits.string_length} {limits.array_length}"}
+            "values": f"{limits.string_length} {limits.array_length} {limits.object_members}"}
 
 
 def _parse_held(held: Mapping[str, str | None]) -> tuple[int | None, Limits | None]:
     """Read :func:`held_limits`' meta values back.
 
     Returns:
-        ``(manifest-bytes, limits holding string-length and array-length)``; what is
-        absent or not understood is None.
+        ``(manifest-bytes, limits holding string-length, array-length and
+        object-members)``; what is absent or not understood is None (an index from before
+        ``object-members``, 2026-12-04, recorded two values: its rows were not held to it).
     """
     limit = held.get("limit")
     values = (held.get("values") or "").split()
-    known = len(values) == 2 and all(v.isdigit() and int(v) > 0 for v in values)
+    known = len(values) == 3 and all(v.isdigit() and int(v) > 0 for v in values)
     return (int(limit) if limit is not None and limit.isdigit() else None,
-            DEFAULT._replace(string_length=int(values[0]), array_length=int(values[1]))
+            DEFAULT._replace(string_length=int(values[0]), array_length=int(values[1]),
+                             object_members=int(values[2]))
             if known else None)
 
 

@@ -84,6 +84,7 @@ version = {STORE_VERSION}
 # source-bytes = 67108864    # one file `kistore import` reads
 # string-length = 65536      # characters of any string in a manifest
 # array-length = 10000       # items of any array in a manifest
+# object-members = 1000      # members (keys) of any object in a manifest
 
 [cite]
 # Permalink template for `kistore cite`; {{commit}} and {{path}} are filled in.

@@ -111,9 +111,10 @@ class Files:
             looked up through :attr:`view`, one path at a time.
 
     Attributes:
-        value_limits: the limits a check holds each file's strings and arrays to
-            (``[limits] string-length``, ``array-length``; KI107): :data:`DEFAULT` unless the
-            checker sets the checking repository's own (``kistore.check.audit.snapshot``).
+        value_limits: the limits a check holds each file's strings, arrays and objects to
+            (``[limits] string-length``, ``array-length``, ``object-members``; KI107):
+            :data:`DEFAULT` unless the checker sets the checking repository's own
+            (``kistore.check.audit.snapshot``).
     """
 
     def __init__(self, view: View, modes: dict[str, int],

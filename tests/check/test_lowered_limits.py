@@ -326,7 +326,7 @@ def test_a_ki107_finding_names_its_limit_in_extra():
     ('array-length = "10k"', "array-length must be a positive integer, found '10k'",
      "/limits/array-length"),
     ("strng-length = 30", "unknown limit 'strng-length'; the limits are manifest-bytes, "
-     "source-bytes, string-length, array-length", "/limits/strng-length"),
+     "source-bytes, string-length, array-length, object-members", "/limits/strng-length"),
 ])
 def test_a_range_breaking_the_settings_is_ki108_on_kistore_toml(
         runner, published, tmp_path, setting, message, pointer):

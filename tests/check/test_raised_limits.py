@@ -63,7 +63,7 @@ def test_each_ceiling_is_the_largest_value_taken():
         assert (limits, problem.pointer) == (DEFAULT, f"/limits/{key}")
         assert problem.message.startswith(f"{key} = {ceiling + 1:,} is above its ceiling of "
                                           f"{ceiling:,}")
-    assert CEILING == Limits(16 << 20, 1 << 30, 1 << 20, 160_000)
+    assert CEILING == Limits(16 << 20, 1 << 30, 1 << 20, 160_000, 16_000)
 
 
 def test_raising_limits_below_the_ceiling_is_a_warning_per_key(runner, published):

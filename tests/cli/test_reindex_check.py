@@ -453,7 +453,7 @@ def test_a_damaged_index_is_a_difference_that_says_to_reindex(runner, store_path
     assert result.stdout.splitlines()[1:] == [
         f"index {path}: file: the index holds \"damaged: its rows cannot be read (Could not "
         "decode to UTF-8 column 'name' with text 's\ufffdl')\", the store gives "
-        "\"a kistore-index-9 index\"",
+        "\"a kistore-index-10 index\"",
         f"the index file is damaged: run `kistore reindex` to rebuild it from the store "
         f"(deleting {path} loses nothing)"]
     assert "writable" not in result.output

@@ -94,11 +94,25 @@ def test_nested_columns(con):
         ("sol-c", 0.75, 1), ("sol-b", 0.5, 2), ("sol-a", 0.25, 3)]
 
 
+def test_metrics_from_the_csv(runner, fixture, tmp_path):
+    # r85 F18: CSV writes a run's metrics as one column of JSON text
+    import duckdb
+
+    out = tmp_path / "runs-csv"
+    export_ok(runner, fixture.store, out, "--format", "csv")
+    sql = block("metrics from the CSV")
+    assert "'runs-csv/" in sql
+    rows = duckdb.connect().execute(sql.replace("'runs-csv/", f"'{out}/")).fetchall()
+    assert rows == [("sol-c", 0.75, ["sol_score", "speedup_factor"]),
+                    ("sol-b", 0.5, ["sol_score", "speedup_factor"]),
+                    ("sol-a", 0.25, ["sol_score", "speedup_factor"])]
+
+
 def test_every_sql_block_is_tested():
     titles = {b.splitlines()[0] for b in SQL}
     assert titles == {"-- views: the current row of every key", "-- best run per workload per GPU",
                       "-- one implementation across GPUs", "-- verified runs",
-                      "-- objects verify", "-- nested columns"}
+                      "-- objects verify", "-- nested columns", "-- metrics from the CSV"}
 
 
 def test_views_keep_the_latest_generation_of_each_key(runner, fixture, kit, tmp_path):
@@ -152,9 +166,11 @@ def test_every_query_runs_on_a_store_without_attestations(runner, store, kit, tm
     _store_without_attestations(store, kit)
     out = tmp_path / "out"
     export_ok(runner, store, out)
+    export_ok(runner, store, tmp_path / "runs-csv", "--format", "csv")  # the CSV's query
     connection = duckdb.connect()
     for sql in SQL:
-        connection.execute(sql.replace("'OUT/", f"'{out}/"))
+        connection.execute(sql.replace("'OUT/", f"'{out}/")
+                           .replace("'runs-csv/", f"'{tmp_path}/runs-csv/"))
     assert connection.execute("SELECT count(*) FROM attestations").fetchall() == [(0,)]
     assert connection.execute("SELECT count(*) FROM runs").fetchall() == [(2,)]
     columns = [r[0] for r in connection.execute("DESCRIBE attestations").fetchall()]

@@ -10,10 +10,12 @@ import pytest
 from kistore.export import writers
 from kistore.export.rows import escape_partition
 
+from ..conftest import add_docs
 from .conftest import duck, export_ok
 
 
-def test_csv_flattens_latency_and_source_native_metrics(runner, fixture, tmp_path):
+def test_csv_flattens_latency_and_writes_source_native_metrics_as_json(runner, fixture,
+                                                                       tmp_path):
     out = tmp_path / "out"
     export_ok(runner, fixture.store, out, "--format", "csv")
     with open(out / "runs" / "part-00000.csv", newline="", encoding="utf-8") as f:
@@ -23,17 +25,19 @@ def test_csv_flattens_latency_and_source_native_metrics(runner, fixture, tmp_pat
     assert header[header.index("latencyNs.mean"):header.index("latencyNs.mean") + 7] == [
         "latencyNs.mean", "latencyNs.median", "latencyNs.min", "latencyNs.max",
         "latencyNs.std", "latencyNs.geomean", "latencyNs.p95"]
-    assert [h for h in header if h.startswith("sourceNative.")] == [
-        "sourceNative.sol_score", "sourceNative.speedup_factor"]
-    assert "sourceNative" not in header and "latencyNs" not in header
+    # one column of RFC 8785 JSON text, whatever metric keys the runs state (r85 F18)
+    assert [h for h in header if h.startswith("sourceNative")] == [
+        "sourceNativeRank", "sourceNativeGroupSize", "sourceNativeValue", "sourceNativeUnit",
+        "sourceNative"]
+    assert "latencyNs" not in header and len(header) == 50
     by_name = {r["name"]: r for r in rows}
     sol = by_name["sol-c"]
-    assert (sol["sourceNative.sol_score"], sol["sourceNative.speedup_factor"], sol["rank"],
-            sol["source"], sol["hardware"], sol["withdrawn"]) == (
-        "0.75", "2", "1", "synthetic", "NVIDIA B200", "false")
+    assert (sol["sourceNative"], sol["rank"], sol["source"], sol["hardware"],
+            sol["withdrawn"]) == ('{"sol_score":0.75,"speedup_factor":2}', "1", "synthetic",
+                                  "NVIDIA B200", "false")
     a = by_name["h100-a"]
-    assert (a["latencyNs.mean"], a["latencyNs.p95"], a["latencyNs.min"],
-            a["sourceNative.sol_score"], a["title"]) == ("10", "12", "", "", "")
+    assert (a["latencyNs.mean"], a["latencyNs.p95"], a["latencyNs.min"], a["sourceNative"],
+            a["title"]) == ("10", "12", "", "{}", "")
     assert by_name["b200-a"]["latencyNs.mean"] == "20.5"
     assert sorted(p.name for p in out.iterdir()) == [
         "_manifest.json", "_state", "attestations", "groups", "manifests", "runs"]
@@ -49,6 +53,33 @@ def test_csv_reads_back_in_duckdb_with_the_parquet_values(runner, fixture, tmp_p
         "ORDER BY digest").fetchall()
     assert from_csv == duck(tmp_path / "pq", "SELECT digest, rank, latencyNs.mean FROM {runs} "
                                              "ORDER BY digest")
+
+
+def test_csv_columns_do_not_depend_on_the_metric_keys_runs_state(runner, fixture, kit,
+                                                                 tmp_path):
+    # r85 F18: one run with 9,000 metric keys made every row 9,065 columns wide (a column
+    # per key any run states); now a run with 1,000 keys of its own changes no column
+    import duckdb
+
+    def header(out):
+        with open(out / "runs" / "part-00000.csv", newline="", encoding="utf-8") as f:
+            return next(csv.reader(f))
+
+    export_ok(runner, fixture.store, tmp_path / "before", "--format", "csv")
+    impl = kit.implementation("proj-m", name="impl-m")
+    run = kit.run(kit.protocol("sol_execbench_leaderboard", name="proto-sol"),
+                  kit.environment("NVIDIA B200", name="env-b200"), impl,
+                  kit.workload("gemm", name="gemm"), latency=70, name="sol-m",
+                  native={"metrics": {f"m{i}": i for i in range(1_000)}})
+    add_docs(fixture.store, [impl, run])
+    export_ok(runner, fixture.store, tmp_path / "after", "--format", "csv")
+    assert header(tmp_path / "after") == header(tmp_path / "before")
+    assert len(header(tmp_path / "after")) == 50
+    assert duckdb.connect().execute(
+        "SELECT json_array_length(json_keys(sourceNative)), "
+        "CAST(sourceNative ->> '$.m999' AS INTEGER), sourceNative ->> '$.sol_score' "
+        f"FROM read_csv('{tmp_path}/after/runs/*.csv') WHERE name IN ('sol-m', 'sol-c') "
+        "ORDER BY name").fetchall() == [(2, None, "0.75"), (1_000, 999, None)]
 
 
 def test_jsonl_one_object_a_line_with_nested_latency_and_metrics(runner, fixture, tmp_path):

@@ -1,10 +1,12 @@
-"""Metric keys that differ only in case are written apart in CSV and JSON Lines (r78 F8).
+"""Metric keys that differ only in case are written apart in JSON Lines and CSV (r78 F8).
 
 One run stating ``LATENCY_MS`` made DuckDB rename every run's real
 ``sourceNative.latency_ms`` CSV column and read the other one (1 value instead of 253),
 and refuse the JSON Lines export (``Duplicate name "LATENCY_MS" in struct``). Within one run
-KI224 now refuses such keys; across runs (and for a run stored before KI224) the export
-writes each key of a case-folded class but one as ``KEY~H`` (16 hex of its SHA-256).
+KI224 now refuses such keys; across runs (and for a run stored before KI224) the JSON Lines
+export writes each key of a case-folded class but one as ``KEY~H`` (16 hex of its SHA-256).
+CSV writes every run's metrics as one column of JSON text (r85 F18), whose keys DuckDB's
+JSON paths tell apart as they are.
 """
 
 from __future__ import annotations
@@ -86,23 +88,27 @@ def test_every_written_name_differs_from_every_other_in_case(keys, squatted, upp
     assert metric_names(sorted(keys, reverse=True)) == renamed  # order does not matter
 
 
-def test_duckdb_reads_every_csv_column_of_every_run(runner, cased, tmp_path):
+def test_duckdb_reads_every_metric_of_every_run_from_the_csv_json_column(runner, cased,
+                                                                         tmp_path):
     import duckdb
 
     out = tmp_path / "csv"
     export_ok(runner, cased, out, "--format", "csv")
     header = (out / "runs" / "part-00000.csv").read_text().splitlines()[0].split(",")
-    assert [h for h in header if h.startswith("sourceNative.")] == [
-        f"sourceNative.{UPPER}", "sourceNative.latency_ms"]
+    assert [h for h in header if h.startswith("sourceNative.")] == []
     rows = duckdb.connect().execute(
-        f"""SELECT name, "sourceNative.latency_ms", "sourceNative.{UPPER}"
+        f"""SELECT name, sourceNative, CAST(sourceNative ->> '$.latency_ms' AS DOUBLE),
+                   CAST(sourceNative ->> '$.LATENCY_MS' AS DOUBLE)
             FROM read_csv('{out}/runs/*.csv') ORDER BY name""").fetchall()
-    assert rows == [("both", 2.5, 7.0), ("lower", 1.5, None), ("upper", None, 999.0)]
+    assert rows == [("both", '{"LATENCY_MS":7,"latency_ms":2.5}', 2.5, 7.0),
+                    ("lower", '{"latency_ms":1.5}', 1.5, None),
+                    ("upper", '{"LATENCY_MS":999}', None, 999.0)]
     manifest = json.loads((out / "_manifest.json").read_text())
     (native,) = [c for c in manifest["tables"]["runs"]["columns"]
                  if c["name"] == "sourceNative"]
+    # keys as stated: nothing renamed, no column per key
     assert native == {"name": "sourceNative", "type": "map<string, double>",
-                      "fields": ["LATENCY_MS", "latency_ms"], "renamed": {"LATENCY_MS": UPPER}}
+                      "encoding": "json"}
 
 
 def test_duckdb_loads_the_json_lines(runner, cased, tmp_path):
@@ -159,10 +165,10 @@ def test_a_stored_key_spelled_as_the_written_name_still_exports(runner, store, k
     csv_out, jsonl_out = tmp_path / "csv", tmp_path / "jsonl"
     export_ok(runner, store, csv_out, "--format", "csv")
     rows = duckdb.connect().execute(
-        f"""SELECT name, "sourceNative.latency_ms", "sourceNative.{UPPER}",
-                   "sourceNative.{again}"
+        f"""SELECT name, sourceNative ->> '$.latency_ms', sourceNative ->> '$."{UPPER}"',
+                   sourceNative ->> '$.LATENCY_MS'
             FROM read_csv('{csv_out}/runs/*.csv') ORDER BY name""").fetchall()
-    assert rows == [("lower", 1.5, None, None), ("squat", None, 5.0, 999.0)]
+    assert rows == [("lower", "1.5", None, None), ("squat", None, "5", "999")]
     export_ok(runner, store, jsonl_out, "--format", "jsonl")
     rows = duckdb.connect().execute(
         f"""SELECT name, sourceNative.latency_ms, sourceNative."{UPPER}",

@@ -189,7 +189,7 @@ def test_written_parquet_paths_are_apart_and_read_back(products):
         row[RUNS.index("hardware")] = product
         staged.append((partition(RUNS, row), row, b""))
     staged.sort(key=lambda item: item[0])
-    shape = Shape(("mean",), (), {}, {"runs": {"hardware": partition_names(products)}})
+    shape = Shape(("mean",), {}, {"runs": {"hardware": partition_names(products)}})
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         written = write_table(root, RUNS, staged, "parquet", 0, shape)

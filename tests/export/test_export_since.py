@@ -162,21 +162,53 @@ def _new_metric(store, kit) -> None:
     add_docs(store, [impl, run])
 
 
-def test_a_new_source_native_metric_appends_in_parquet_and_is_refused_in_csv(
-        runner, fixture, kit, tmp_path):
+def test_a_new_source_native_metric_appends_in_parquet_and_in_csv(runner, fixture, kit,
+                                                                  tmp_path):
+    # r85 F18: CSV had a column per metric key, so a new key changed the columns (and
+    # --since refused it); now one JSON column holds every run's metrics
     store = fixture.store
     c1 = git(store.root, "rev-parse", "HEAD").strip()
     export_ok(runner, store, tmp_path / "pq")
     export_ok(runner, store, tmp_path / "csv", "--format", "csv")
+    header = (tmp_path / "csv" / "runs" / "part-00000.csv").read_text().splitlines()[0]
     _new_metric(store, kit)
     export_ok(runner, store, tmp_path / "pq", "--since", c1)  # a map: any metric name
     assert duck(tmp_path / "pq", "SELECT sourceNative['brand_new_metric'] FROM {runs} "
                                  "WHERE name = 'sol-n'") == [(3,)]
-    before = files(tmp_path / "csv")
-    result = cli(runner, store, "export", str(tmp_path / "csv"), "--since", c1)
+    export_ok(runner, store, tmp_path / "csv", "--since", c1)
+    appended = (tmp_path / "csv" / "runs" / "part-00001.csv").read_text().splitlines()
+    assert appended[0] == header
+    import duckdb
+
+    assert duckdb.connect().execute(
+        f"SELECT sourceNative, CAST(sourceNative ->> '$.brand_new_metric' AS INTEGER) "
+        f"FROM read_csv('{tmp_path}/csv/runs/*.csv') WHERE name = 'sol-n'").fetchall() == [
+        ('{"brand_new_metric":3,"sol_score":0.1}', 3)]
+
+
+def test_a_csv_export_with_a_column_per_metric_is_refused_naming_the_change(
+        runner, fixture, kit, tmp_path):
+    # a CSV export made before r85 F18 recorded its metric columns as `fields`
+    store = fixture.store
+    c1 = git(store.root, "rev-parse", "HEAD").strip()
+    out = tmp_path / "csv"
+    export_ok(runner, store, out, "--format", "csv")
+    manifest = json.loads((out / "_manifest.json").read_text())
+    (native,) = [c for c in manifest["tables"]["runs"]["columns"]
+                 if c["name"] == "sourceNative"]
+    assert native.pop("encoding") == "json"
+    native["fields"] = ["sol_score", "speedup_factor"]
+    (out / "_manifest.json").write_text(json.dumps(manifest))
+    _new_metric(store, kit)
+    before = files(out)
+    result = cli(runner, store, "export", str(out), "--since", c1)
     assert result.exit_code == 1
-    assert "the columns changed since the export at" in result.output
-    assert files(tmp_path / "csv") == before
+    assert result.output == (
+        f"error: {out}: the columns changed since the export at {c1[:12]} (it writes "
+        "runs.sourceNative as one column per metric key, which this kistore writes as one "
+        "column of JSON text (docs/export.md)): files already written cannot take the new "
+        "columns; make a full export into a new directory\n")
+    assert files(out) == before
 
 
 def test_an_export_made_before_attestations_text_is_refused_naming_the_column(

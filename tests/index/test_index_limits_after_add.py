@@ -50,7 +50,7 @@ def test_a_bulk_add_then_one_add_never_reads_every_size_again(runner, tmp_path, 
     docs = kit.group_docs([{} for _ in range(3)])
     add_docs(store, docs)  # into a new store: the index is built by the add
     head = str(store.commit("HEAD").tree.id)
-    assert held(store) == {"tree": head, "limit": "1048576", "values": "65536 10000"}
+    assert held(store) == {"tree": head, "limit": "1048576", "values": "65536 10000 1000"}
     assert ranked(runner, store.root) == (["run-0", "run-1", "run-2"], "")
     assert sized == []  # the limits the add recorded hold: no size read
     protocol, env, workload, impl = docs[:4]  # one manifest more: a run of impl-0

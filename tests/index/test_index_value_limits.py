@@ -254,8 +254,14 @@ def test_the_problem_names_the_value_the_limit_and_the_rule():
 
 
 def test_the_bounds_of_what_may_hold_a_value_past_the_limits():
-    assert walk_bound(DEFAULT) == 19_999  # 10,000 items take 19,999 bytes at least
+    # 1,000 members take 5,001 bytes at least ({"":0,...}); 10,000 items 19,999
+    assert walk_bound(DEFAULT) == 5_001
+    assert walk_bound(DEFAULT._replace(object_members=8_000)) == 19_999
     assert walk_bound(Limits(string_length=1000, array_length=500)) == 999
+    assert walk_bound(Limits(string_length=1000, array_length=500, object_members=100)) == 501
+    members = Limits(object_members=100)
+    assert walk_bound(members, DEFAULT) == 501  # only object-members was lowered
+    assert walk_bound(DEFAULT, members) is None
     high, low = Limits(string_length=4096, array_length=500), Limits(string_length=1000,
                                                                      array_length=500)
     assert walk_bound(low, high) == 1000  # only the string limit was lowered
@@ -302,7 +308,8 @@ def test_each_bad_key_is_named_in_the_one_warning(runner, long_store, caplog):
         f"warning: {file}:/limits/array-length: array-length must be a positive integer, "
         "found '50' (array-length = 10000 applies, its default); "
         f"{file}:/limits/strng-length: unknown limit 'strng-length'; the limits are "
-        "manifest-bytes, source-bytes, string-length, array-length (ignored); queries use "
+        "manifest-bytes, source-bytes, string-length, array-length, object-members "
+        "(ignored); queries use "
         "the file's other limits until kistore.toml is fixed: correct or remove each key "
         "named (`kistore verify` reports it, KI108; `add` refuses it)"]
     # what refuses the file still refuses it, naming each bad key

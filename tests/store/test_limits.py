@@ -244,7 +244,7 @@ def test_limits_in_kistore_toml_are_checked(runner, store_path):
     assert (result.exit_code, result.stderr) == (1, (
         f"error: {store_path / 'kistore.toml'}:/limits/manifest-byte: unknown limit "
         "'manifest-byte'; the limits are manifest-bytes, source-bytes, string-length, "
-        "array-length\n"))
+        "array-length, object-members\n"))
     assert Limits.from_toml({"array-length": 5}) == Limits(array_length=5)
     with pytest.raises(InputError, match="string-length must be a positive integer, found 0"):
         Limits.from_toml({"string-length": 0})
@@ -284,10 +284,10 @@ def test_a_manifest_committed_past_the_limit_fails_verify_and_check_and_is_left_
 
 
 SETTINGS_HINT = (
-    "fix kistore.toml: [limits] takes only manifest-bytes, string-length, array-length and "
-    "source-bytes, each a positive integer (leave a key out for its default); until then "
-    "`add` and `import` refuse the store, while queries (with a warning) and `verify` read "
-    "each bad key as its default and go on")
+    "fix kistore.toml: [limits] takes only manifest-bytes, string-length, array-length, "
+    "object-members and source-bytes, each a positive integer (leave a key out for its "
+    "default); until then `add` and `import` refuse the store, while queries (with a "
+    "warning) and `verify` read each bad key as its default and go on")
 
 
 def test_verify_reports_a_bad_limit_as_ki108_and_goes_on_under_the_valid_ones(
