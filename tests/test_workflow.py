@@ -172,3 +172,20 @@ def test_the_docs_require_the_gate_as_a_workflow_not_a_check_name():
         assert "`pull_request_target`" in text
     assert "**So require the gate as a workflow, not as a name**" in threats
     assert "make `gate` a required status check" not in threats + readme
+
+
+@pytest.mark.parametrize("job", ["gate", "landed"])
+def test_the_gate_fetches_the_attestation_notes_before_it_checks(job):
+    """Reviewer r86 F23: actions/checkout fetches no refs/notes/*, so a pull request trusting
+    a key was judged without the attestations it makes count (KI413-KI415 never shown)."""
+    steps = workflow()["jobs"][job]["steps"]
+    runs = [(i, s["run"]) for i, s in enumerate(steps) if "run" in s]
+    install = next(i for i, run in runs if run.strip() == "make install")
+    notes = next(i for i, run in runs if "refs/notes/kistore" in run)
+    check = next(i for i, run in runs if "kistore check" in run)
+    assert install < notes < check
+    assert "if" not in steps[notes]  # both events of the gate, and every push to main
+    assert ('git fetch --no-tags origin "+refs/notes/kistore:refs/notes/kistore"'
+            in steps[notes]["run"])
+    # a remote without notes (none ever pushed) is no failure
+    assert "git ls-remote --exit-code origin refs/notes/kistore" in steps[notes]["run"]
