@@ -901,19 +901,31 @@ class Store:
         ]
         return match_prefix(prefix, candidates)
 
-    def refuse_output_inside(self, out: str | os.PathLike[str]) -> None:
+    def refuse_output_inside(self, out: str | os.PathLike[str], *,
+                             writes: Collection[str] = (), inside_work_tree: bool = False) -> None:
         """Refuse an output directory (an export, a site) inside ``store/`` or the git dir.
 
         Everything under ``store/`` is the layout's (``verify`` reports any other file as
         KI110) and ``.git`` is git's: written there, an export or a site would break the
         store it was made from (new-user review 2026-12-02 F22). Links are resolved first.
+        Elsewhere in the work tree, unless ``inside_work_tree``, an output git does not
+        ignore is refused too: its files (a site is thousands) are untracked, one ``git
+        add -A`` commits them beside the store, and the gate, which judges ``store/``,
+        lets them through (reviewer r85 F8).
 
         Args:
             out: the directory the command would write (it may not exist yet).
+            writes: files the command writes under ``out`` (relative): git must ignore
+                each for ``out`` to be accepted inside the work tree
+                (:func:`kistore.git.ignored.output_ignored`); empty: not checked.
+            inside_work_tree: accept ``out`` anywhere in the work tree but ``store/``.
 
         Raises:
             InputError: ``out`` is, or is inside, the work tree's ``store/`` directory or
-                the repository's git directory; nothing was written.
+                the repository's git directory; or (``writes`` given, ``inside_work_tree``
+                not) it is inside the work tree and git does not ignore what it would
+                write there. Nothing was written.
+            StoreStateError: git could not be run to ask what it ignores.
         """
         target = Path(os.path.realpath(out))
         kept = [(Path(os.path.realpath(self.git_dir)), "the repository's git directory")]
@@ -925,6 +937,26 @@ class Store:
             if target == directory or directory in target.parents:
                 raise InputError(f"is inside {what}; choose a directory outside it",
                                  file=str(out))
+        if self.root is None or inside_work_tree or not writes:
+            return
+        root = Path(os.path.realpath(self.root))
+        if target != root and root not in target.parents:
+            return
+        # Lazy: runs `git check-ignore`, only for an output inside the work tree.
+        from ..git.ignored import output_ignored
+
+        rel = target.relative_to(root).as_posix()
+        if output_ignored(root, "" if rel == "." else rel, writes):
+            return
+        example = "" if rel == "." else f" (such as {root.parent / target.name})"
+        ignore = "" if rel == "." else f"have git ignore it (a line `/{rel}/` in .gitignore), " \
+            "or "
+        raise InputError(
+            f"is inside the store's git work tree {root} and git does not ignore it: the "
+            "files written there would be untracked, one `git add -A` would commit them "
+            "beside the store, and `kistore check` judges only store/. Write it outside "
+            f"the work tree{example}, or {ignore}pass --inside-work-tree to write it "
+            "here anyway; nothing was written", file=str(out))
 
     def where(self, at: str | None) -> str:
         """Return where an answer was looked for, for a message that found nothing.
