@@ -514,3 +514,28 @@ def test_skip_invalid_leaves_out_a_record_whose_name_the_store_gives_another_run
     assert f"'sol-kernel-10-sol-bound' ({original.digest.hex[:12]}) has the name of " \
         f"{clash.digest} already in the store" in problem.message
     assert store.resolve("BenchmarkRun/sol-kernel-10-sol-bound") == clash.digest
+
+
+def test_a_stored_workload_of_that_name_must_be_of_the_trace_definition_and_axes():
+    # a name is a slug: two axes may share one (`M-1` and `m-1`); the stored Workload found
+    # by name joins a trace only when it is this source's, of its definition, at its axes
+    from types import SimpleNamespace
+
+    from kistore.importers.flashinfer_trace import Index
+
+    def stored_as(source, definition, axes):
+        spec = {"sourceNative": {"source": source}, "definition": definition,
+                "cases": [{"axes": axes}]}
+        return lambda kind, name: SimpleNamespace(spec=spec, document={"spec": spec})
+
+    index = Index({})
+    assert index.stored_workload("d", {"M": 2}) is None  # no store joined
+    index.join_stored(stored_as("flashinfer-trace", "d", {"M": 2}))
+    assert index.stored_workload("d", {"M": 2})["spec"]["definition"] == "d"
+    assert index.stored_workload("d", {"M": 3}) is None
+    assert index.stored_workload("d", {"m": 2}) is None
+    assert index.stored_workload("e", {"M": 2}) is None
+    index.join_stored(stored_as("kernelbench", "d", {"M": 2}))
+    assert index.stored_workload("d", {"M": 2}) is None
+    index.join_stored(lambda kind, name: None)
+    assert index.stored_workload("d", {"M": 2}) is None
