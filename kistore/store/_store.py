@@ -1104,6 +1104,20 @@ class Store:
         return results
 
     @contextlib.contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """Hold the store's write lock, as :meth:`add` does, while writing the work tree.
+
+        For another writer of ``store/`` (``kistore drop``, :mod:`kistore.store.drop`): a
+        concurrent add waits for it, and it for the add.
+
+        Side effects:
+            As :meth:`_write_lock`: the lock file in the git directory says ``<pid> <work
+            tree>`` while held.
+        """
+        with self._write_lock():
+            yield
+
+    @contextlib.contextmanager
     def _write_lock(self) -> Iterator[None]:
         """Hold the store's write lock (``flock`` on ``kistore-write.lock`` in the git dir).
 
@@ -1421,7 +1435,7 @@ class Store:
             if commit:
                 check_ready(self.repo)
                 self._check_head_attributes()
-                self._refuse_uncommitted(uncommitted(view, self._head_or_none()))
+                self._refuse_uncommitted(uncommitted(view, self.head_or_none()))
             holds = self._head_holds() if commit else None
             wanted = plan_names(view, holds)
             forward = plan_forward(view, holds)
@@ -1447,7 +1461,7 @@ class Store:
                 raise AddInterrupted([], oid) from None
             return [*wanted, *forward, *groups]
 
-    def _head_or_none(self) -> View | None:
+    def head_or_none(self) -> View | None:
         """Return HEAD's view, or None when the branch has no commit yet."""
         try:
             return self.view("HEAD")
@@ -1466,7 +1480,7 @@ class Store:
             repository, a file past the size limit).
         """
         try:
-            head = self._head_or_none()
+            head = self.head_or_none()
             return head is not None and head.read(path) is not None
         except (KistoreError, OSError, pygit2.GitError):
             return None
