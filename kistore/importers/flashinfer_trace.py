@@ -198,10 +198,11 @@ class Index:
         self.workloads: dict[tuple[str, bytes], list[tuple[SourceFile, int, Any]]] = {}
         self._definitions: dict[str, dict[str, Any]] = {}
         self._stored: Stored | None = None
+        self._stored_found: dict[tuple[str, bytes], dict[str, Any] | None] = {}
 
     def join_stored(self, stored: Stored) -> None:
         """Join traces and workload lines to the store's Workloads too (``Plan.join_stored``)."""
-        self._stored = stored
+        self._stored, self._stored_found = stored, {}
 
     def stored_workload(self, definition: str, axes: Any) -> dict[str, Any] | None:
         """Return the stored Workload of a definition at these axes (its document), or None.
@@ -215,16 +216,16 @@ class Index:
         """
         if self._stored is None or not isinstance(axes, dict):
             return None
-        found = self._stored("Workload", workload_name(definition, axes))
-        if found is None:
-            return None
-        spec = found.spec
-        cases = spec.get("cases")
-        if (spec.get("sourceNative") or {}).get("source") != SOURCE or \
-                spec.get("definition") != definition or not isinstance(cases, list) or \
-                len(cases) != 1 or _axes_key(cases[0].get("axes")) != _axes_key(axes):
-            return None
-        return found.document
+        key = (definition, _axes_key(axes))
+        if key not in self._stored_found:  # the traces of one workload read it once
+            found = self._stored("Workload", workload_name(definition, axes))
+            spec = found.spec if found is not None else {}
+            cases = spec.get("cases")
+            held = (spec.get("sourceNative") or {}).get("source") == SOURCE and \
+                spec.get("definition") == definition and isinstance(cases, list) and \
+                len(cases) == 1 and _axes_key(cases[0].get("axes")) == key[1]
+            self._stored_found[key] = found.document if found is not None and held else None
+        return self._stored_found[key]
 
     def add_workload(self, source: SourceFile, line: int, value: Any) -> None:
         """Remember a workload line under its definition and axes (bad lines are skipped)."""
