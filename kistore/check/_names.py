@@ -37,7 +37,8 @@ NAME_PATH_DISAGREES = rule(
     "KI212", "name-path-disagrees", ERROR,
     "a names file holds exactly `sha256:<64 hex>` and a newline, the digest of the manifest "
     "of that kind whose metadata.name is the file's name: remove a names file no manifest "
-    "owns (a name cannot be claimed without its manifest), restore one changed by hand "
+    "owns (a name cannot be claimed without its manifest; one no commit holds, left by an "
+    "add killed before its object: `kistore drop KIND/NAME`), restore one changed by hand "
     "(`git checkout -- PATH`)")
 
 

@@ -108,7 +108,8 @@ def tree_findings(where: str, prefix: str, tree_id: str, entries: list[te.TreeEn
         findings.append(Finding(
             TREE_ENTRY_INVALID,
             f"{where}: tree {one_line(tree_path)} ({tree_id[:12]}) has an entry "
-            f"{one_line(repr(name))} ({_SOURCE[problem in te.KISTORE_ONLY]}: {problem}): "
+            f"{one_line(repr(name), escaped=True)} "
+            f"({_SOURCE[problem in te.KISTORE_ONLY]}: {problem}): "
             + _WHAT_GIT_DOES[problem].format(path=one_line(path)),
             file=path or tree_path, expected="a tree git writes", found=problem,
             extra={"tree": tree_id, "entry": name, "fsck": problem}))
@@ -262,7 +263,8 @@ def type_findings(repo: pygit2.Repository, where: str, prefix: str, tree_id: str
         findings.append(Finding(
             TREE_ENTRY_INVALID,
             f"{where}: tree {one_line(tree_path)} ({tree_id[:12]}) has an entry "
-            f"{one_line(repr(entry))} of mode {mode.decode()} that names {oid.hex()}, which "
+            f"{one_line(repr(entry), escaped=True)} of mode {mode.decode()} that names "
+            f"{oid.hex()}, which "
             f"is a {found}, not a {wanted} (git fsck: \"is a {found}, not a {wanted}\"): git "
             f"checkout cannot write {one_line(prefix + entry)} (\"unable to read sha1 "
             "file\"), so every clone's checkout fails", file=prefix + entry,

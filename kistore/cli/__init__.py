@@ -319,6 +319,13 @@ def _damaged(error: BaseException) -> KistoreError | None:
     return damage(error) or not_owned(error)
 
 
+INSIDE_WORK_TREE = click.option(
+    "--inside-work-tree", is_flag=True,
+    help="Write OUT inside the store's git work tree even though git does not ignore it "
+         "(without it, refused: `git add -A` would commit every file written there).")
+"""The flag of ``site build`` and ``export`` that writes into the work tree (r85 F8)."""
+
+
 def refuse_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """Click callback: refuse an empty path, which the file system reads as "here".
 

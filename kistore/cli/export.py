@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from . import refuse_empty
+from . import INSIDE_WORK_TREE, refuse_empty
 from ._attestations_here import WITHOUT_ATTESTATIONS, require_attestations
 from ._context import StoreContext
 from ._machine import emit_json
@@ -29,10 +29,12 @@ pass_ctx = click.make_pass_decorator(StoreContext)
               help="OUT holds an export made at REV: append, as new files, only the rows "
                    "that changed since.")
 @WITHOUT_ATTESTATIONS
+@INSIDE_WORK_TREE
 @click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
 @pass_ctx
 def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
-           since: str | None, without_attestations: bool, as_json: bool) -> None:
+           since: str | None, without_attestations: bool, inside_work_tree: bool,
+           as_json: bool) -> None:
     """Export the store at a commit as tables: runs, groups, attestations, manifests.
 
     Every object is re-hashed as it is read; one whose bytes do not hash to its name (or
@@ -43,13 +45,15 @@ def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
     sha256. Columns, units and query examples: docs/export.md. A clone without
     refs/notes/kistore (git clone does not fetch it) whose commit trusts a key is
     refused unless --without-attestations: its attestation columns would be empty.
+    OUT inside the store's git work tree is refused unless git ignores it (or
+    --inside-work-tree): `git add -A` would commit the export beside the store.
 
     \b
     Example:
-      kistore export out/
-      duckdb -c "SELECT count(*) FROM read_parquet('out/runs/**/*.parquet', hive_partitioning=true)"
-      kistore export out/ --since v1 --at v2      # append what changed from v1 to v2
-      kistore export runs-csv/ --format csv --at v1
+      kistore export ../out/
+      duckdb -c "SELECT count(*) FROM read_parquet('../out/runs/**/*.parquet')"
+      kistore export ../out/ --since v1 --at v2      # append what changed from v1 to v2
+      kistore export ../runs-csv/ --format csv --at v1
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..core.errors import InputError, printable
@@ -66,7 +70,7 @@ def export(ctx: StoreContext, out: str, file_format: str | None, at: str,
     require_attestations(store, without_attestations, "export", at or "HEAD")
     with ExitStack() as bars:
         result = run_export(store, out, fmt=file_format, at=at, since=since,
-                            progress=_progress(bars))
+                            progress=_progress(bars), inside_work_tree=inside_work_tree)
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     for digest, path, problem in result.skipped:

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from . import INSIDE_WORK_TREE
 from ._adding import Landing, interrupt_says
 from ._attestations_here import WITHOUT_ATTESTATIONS, require_attestations
 from ._context import StoreContext
@@ -43,9 +44,9 @@ def site() -> None:
 
     \b
     Example:
-      kistore site build public
-      kistore site verify public
-      kistore site serve public
+      kistore site build ../public
+      kistore site verify ../public
+      kistore site serve ../public
     """
 
 
@@ -62,11 +63,12 @@ def site() -> None:
 @click.option("--full", is_flag=True,
               help="Ignore the build cache: gather and render every page again.")
 @WITHOUT_ATTESTATIONS
+@INSIDE_WORK_TREE
 @click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
 @pass_ctx
 def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
           comparison: str | None, full: bool, without_attestations: bool,
-          as_json: bool) -> None:
+          inside_work_tree: bool, as_json: bool) -> None:
     """Write the static site of a commit under OUT: HTML pages and their JSON twins.
 
     A run page per run, a leaderboard per comparison group, a page per workload, per
@@ -75,12 +77,14 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
     byte-identical when built again; a rebuild writes only pages whose bytes changed.
     Layout: docs/site.md. A clone without refs/notes/kistore (git clone does not fetch
     it: no withdrawal or verification is here) whose commit trusts a key is refused
-    unless --without-attestations.
+    unless --without-attestations. OUT inside the store's git work tree is refused
+    unless git ignores it (or --inside-work-tree): `git add -A` would commit the site's
+    thousands of files beside the store.
 
     \b
     Example:
-      kistore site build public
-      kistore site build public --at v2026.07 --permalink \\
+      kistore site build ../public
+      kistore site build ../public --at v2026.07 --permalink \\
           'https://github.com/OWNER/REPO/blob/{commit}/{path}'
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
@@ -95,7 +99,7 @@ def build(ctx: StoreContext, out: Path, at: str, permalink: str | None,
                         "this build is in it); build again to update it"), \
             _pages_bar() as step:
         report = build_site(store, out, at=at, permalink=permalink, comparison=comparison,
-                            full=full, progress=step,
+                            full=full, progress=step, inside_work_tree=inside_work_tree,
                             on_installed=lambda done: landing.landed(done.commit))
     if report.skipped:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).

@@ -78,32 +78,43 @@ _CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))
 """C0 controls but newline, DEL and C1 controls -> ``\\xNN``."""
 
 
-_LINE_ESCAPES = {**_CONTROL_ESCAPES, 0x0A: "\\n",
-                 **{c: f"\\u{c:04x}" for c in (0x061C, 0x200E, 0x200F, 0x2028, 0x2029,
-                                                 *range(0x202A, 0x202F),
-                                                 *range(0x2066, 0x206A))}}
+_ESCAPED_LINE_ESCAPES = {**_CONTROL_ESCAPES, 0x0A: "\\n",
+                         **{c: f"\\u{c:04x}" for c in (0x061C, 0x200E, 0x200F, 0x2028, 0x2029,
+                                                         *range(0x202A, 0x202F),
+                                                         *range(0x2066, 0x206A))}}
 """As :data:`_CONTROL_ESCAPES`, and newline, U+2028 LINE SEPARATOR and U+2029 PARAGRAPH
 SEPARATOR (line breaks to Unicode and to :meth:`str.splitlines`, which prose may hold), and
 every bidirectional control prose may not hold (:data:`kistore.core.text_fields._NOT_PROSE`):
 the marks U+061C, U+200E, U+200F, the embeddings and overrides U+202A-U+202E, the isolates
 U+2066-U+2069."""
 
+_LINE_ESCAPES = {**_ESCAPED_LINE_ESCAPES, ord("\\"): "\\\\"}
+"""As :data:`_ESCAPED_LINE_ESCAPES`, and a backslash -> two: the escapes are then the only
+single backslashes, and the escaping is injective."""
 
-def one_line(text: str) -> str:
+
+def one_line(text: str, *, escaped: bool = False) -> str:
     """Return a value from a manifest safe to print as part of one line of a terminal page.
 
     As :func:`printable`, and a newline or U+2028/U+2029 (a title holding one could print
     a fake "evidence level: verified" line under it) and the Unicode bidirectional controls
     (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069, which reorder the text around
-    them) are escaped too, as ``\\u202e``.
+    them) are escaped too, as ``\\u202e``; and a backslash as two (``\\\\``), so that the
+    escapes are the only backslashes printed: a title holding the two characters ``\\n``
+    prints ``\\\\n``, one holding a line feed ``\\n`` (text84 leftover). Two different
+    texts (without lone surrogates: no manifest string holds one, the parser refuses
+    them) never print alike.
 
     Args:
         text: one line of ``show``/``compare`` output, built from manifest values.
+        escaped: ``text`` already writes its values in a notation whose backslashes are
+            escapes (JSON, ``repr``): its backslashes are left as they are (doubling them
+            would print ``\\\\n`` for JSON's ``\\n``).
 
     Returns:
         ``text`` itself when it holds none of them, else the escaped form.
     """
-    return printable(text.translate(_LINE_ESCAPES))
+    return printable(text.translate(_ESCAPED_LINE_ESCAPES if escaped else _LINE_ESCAPES))
 
 
 def with_article(word: str) -> str:

@@ -95,6 +95,11 @@ NOT_INDEXED = ("is not in the index of this commit; run `kistore reindex --check
                "what the index lacks, `kistore reindex --at REV` to rebuild it")
 """The problem of a manifest the store holds and the index lacks (a row deleted from it)."""
 
+WRITES = (outdir.MANIFEST, outdir.state_path("runs"), "runs/part-00000.parquet",
+          "manifests/part-00000.csv")
+"""Files an export has: git must ignore them all for ``out`` to be written inside the
+store's work tree (:meth:`kistore.store.Store.refuse_output_inside`)."""
+
 
 @dataclass(slots=True)
 class ExportResult:
@@ -139,8 +144,8 @@ class ExportResult:
 
 
 def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
-           at: str = "HEAD", since: str | None = None, progress: Progress | None = None
-           ) -> ExportResult:
+           at: str = "HEAD", since: str | None = None, progress: Progress | None = None,
+           inside_work_tree: bool = False) -> ExportResult:
     """Export the store at commit ``at`` into directory ``out``.
 
     Args:
@@ -153,13 +158,16 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
         since: the commit the export in ``out`` was made at (its last generation's): write
             only what changed since, as new files.
         progress: see :data:`Progress`.
+        inside_work_tree: export into the store's work tree even where git does not ignore
+            ``out`` (else refused: reviewer r85 F8).
 
     Returns:
         The :class:`ExportResult`.
 
     Raises:
-        InputError: ``out`` is inside ``store/`` or the git directory
-            (:meth:`~kistore.store.Store.refuse_output_inside`), is not empty (full) or
+        InputError: ``out`` is inside ``store/`` or the git directory, or inside the work
+            tree and not ignored by git (unless ``inside_work_tree``:
+            :meth:`~kistore.store.Store.refuse_output_inside`), is not empty (full) or
             holds no matching export (``since``),
             ``since`` is not the commit it was made at, the format differs, an unknown
             format, a revision naming no commit; for ``since``, rows vanished or the
@@ -175,7 +183,7 @@ def export(store: Store, out: str | os.PathLike[str], *, fmt: str | None = None,
             way: a full export is removed, a ``--since`` one's new files are removed.
     """
     out = Path(out)
-    store.refuse_output_inside(out)
+    store.refuse_output_inside(out, writes=WRITES, inside_work_tree=inside_work_tree)
     commit = _commit(store, at)
     previous = _previous(out, store, since) if since is not None else None
     fmt = fmt or (previous["fileFormat"] if previous else "parquet")

@@ -238,7 +238,7 @@ def _cannot_write(table: Table, rel: str, row: list[Any] | None, e: OSError, roo
     return one_line(
         f"cannot write {where}{one} as {rel}: {why}; nothing was written to the export "
         "directory: free space or fix the cause (its permissions, a file system that "
-        "refuses the name), then export again")
+        "refuses the name), then export again", escaped=True)  # values as JSON
 
 
 def _quoted(value: Any) -> str:

@@ -189,3 +189,25 @@ def ignored_untracked(repo: pygit2.Repository) -> list[str] | str:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"git ls-files failed ({said[-1] if said else f'exit {done.returncode}'})"
     return sorted(p.decode("utf-8", "surrogateescape") for p in done.stdout.split(b"\0") if p)
+
+
+def output_ignored(root: Path, directory: str, writes: Iterable[str]) -> bool:
+    """Tell whether git ignores every file a command would write under ``directory``.
+
+    An export or a site written into the work tree and not ignored is thousands of
+    untracked files that one ``git add -A`` commits beside the store (reviewer r85 F8).
+
+    Args:
+        root: the work tree's root.
+        directory: the output directory, relative to ``root`` (POSIX; ``""`` for the root).
+        writes: files the command writes, relative to ``directory`` (its top files and one
+            deeper page or table file).
+
+    Returns:
+        True when git ignores each of them (a rule such as ``/public/``); False otherwise.
+
+    Raises:
+        StoreStateError: git could not be run or failed (:func:`ignored_paths`).
+    """
+    paths = {posixpath.join(directory, name) for name in writes}
+    return {match.path for match in ignored_paths(root, paths)} >= paths

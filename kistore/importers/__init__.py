@@ -32,7 +32,7 @@ from ..core.model import Manifest
 from ..core.schema import KINDS
 from . import flashinfer_trace, kernelbench, sol_execbench
 from ._provenance import Recorded, warning
-from .common import Plan, Record, expand, source_folder, typed_names
+from .common import Plan, Record, Stored, expand, source_folder, typed_names
 
 if TYPE_CHECKING:
     from ..store import AddResult, AdmissionCheck, Store
@@ -222,6 +222,8 @@ def run_import(
     accepted: list[tuple[Record, list[Manifest]]] = []
     groups: dict[Path | None, Recorded] = {}
     limits = store.limits()
+    if plan.join_stored is not None:
+        plan.join_stored(_stored_manifests(store))
     for record in plan.records:
         try:
             built = _build(record, cache, limits)
@@ -282,6 +284,20 @@ def import_files(store: Store, source: str, paths: Sequence[str], **options: Any
         As :func:`plan_import` and :func:`run_import`.
     """
     return run_import(store, source, plan_import(source, paths), **options)
+
+
+def _stored_manifests(store: Store) -> Stored:
+    """Return :data:`~.common.Stored` over the store's work tree (the add's own view).
+
+    Raises (when called): as :meth:`kistore.store.View.manifest` for a damaged file.
+    """
+    view = store.view()
+
+    def stored(kind: str, name: str) -> Manifest | None:
+        digest = view.find_name(kind, name)
+        return None if digest is None else view.manifest(digest)
+
+    return stored
 
 
 def _without_stored_names(store: Store, accepted: list[tuple[Record, list[Manifest]]],

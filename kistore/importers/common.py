@@ -29,7 +29,7 @@ from ..core.contradictions import TRACE_STATUSES as TRACE_STATUSES  # re-exporte
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, MultipleErrors
 from ..core.limits import DEFAULT, read_bounded
-from ..core.model import object_document
+from ..core.model import Manifest, object_document
 from ..core.naming import slug
 from ..core.schema import API_VERSION, describe_error
 
@@ -86,6 +86,11 @@ class SourceFile:
     limit: int = DEFAULT.source_bytes
 
 
+Stored = Callable[[str, str], "Manifest | None"]
+"""``stored(kind, name)``: the store's manifest of that kind and ``metadata.name`` (its
+object re-hashed), or None when no manifest has that name."""
+
+
 @dataclass
 class Plan:
     """What an importer made of its files, before anything is built.
@@ -111,6 +116,10 @@ class Plan:
     typed: dict[str, str] = field(default_factory=dict)
     """A source file's or folder's name relative to the data root (:attr:`SourceFile.name`,
     the provenance name) -> the path as the person typed it (:func:`typed_names`)."""
+    join_stored: Callable[[Stored], None] | None = None
+    """Given the store's lookup before any record is built (:func:`kistore.importers.
+    run_import`), for a source whose records may join manifests a previous import stored
+    rather than files given now (a FlashInfer trace its Workload: reviewer r85 F6)."""
 
     def as_typed(self, name: str) -> str:
         """Return the path the person typed for a data-root name (``fi/x.json``).

@@ -11,10 +11,12 @@ Reads (``shared/data/flashinfer-trace/SOURCE.md`` describes every field):
   by :data:`~.common.TRACE_STATUSES`).
   A trace carries no workload uuid: it joins its workload on ``axes``, as the source says.
 
-Every trace needs its definition and workload among the files imported (name the whole
-``flashinfer-trace`` folder); a trace whose definition or workload is missing is a bad
-record. The solution files were not copied, so an Implementation records the solution's
-name only.
+Every trace needs its workload: a workload line (and its definition) among the files
+imported, or the Workload a previous import stored from them (found by its name and
+checked for its definition and axes: importing one new trace file after the whole folder
+works, reviewer r85 F6); a trace whose workload is in neither is a bad record, and so is a
+workload line whose definition is in neither. The solution files were not copied, so an
+Implementation records the solution's name only.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .common import (
     Plan,
     Record,
     SourceFile,
+    Stored,
     check_shape,
     digest_of,
     fail,
@@ -169,6 +172,7 @@ def plan(files: list[SourceFile]) -> Plan:
     if unknown:
         raise MultipleErrors(unknown)
     index = Index(definitions)
+    result.join_stored = index.join_stored
     for source in workload_files:
         for line, value in load_lines(source):
             index.add_workload(source, line, value)
@@ -193,6 +197,35 @@ class Index:
         self.definition_files = definitions
         self.workloads: dict[tuple[str, bytes], list[tuple[SourceFile, int, Any]]] = {}
         self._definitions: dict[str, dict[str, Any]] = {}
+        self._stored: Stored | None = None
+        self._stored_found: dict[tuple[str, bytes], dict[str, Any] | None] = {}
+
+    def join_stored(self, stored: Stored) -> None:
+        """Join traces and workload lines to the store's Workloads too (``Plan.join_stored``)."""
+        self._stored, self._stored_found = stored, {}
+
+    def stored_workload(self, definition: str, axes: Any) -> dict[str, Any] | None:
+        """Return the stored Workload of a definition at these axes (its document), or None.
+
+        Found by the name an import gives it (:func:`workload_name`), then held to what it
+        must be: this source's, of ``definition``, with one case at exactly ``axes``.
+
+        Raises:
+            KistoreError: the stored manifest of that name is damaged
+                (:meth:`kistore.store.View.manifest`).
+        """
+        if self._stored is None or not isinstance(axes, dict):
+            return None
+        key = (definition, _axes_key(axes))
+        if key not in self._stored_found:  # the traces of one workload read it once
+            found = self._stored("Workload", workload_name(definition, axes))
+            spec = found.spec if found is not None else {}
+            cases = spec.get("cases")
+            held = (spec.get("sourceNative") or {}).get("source") == SOURCE and \
+                spec.get("definition") == definition and isinstance(cases, list) and \
+                len(cases) == 1 and _axes_key(cases[0].get("axes")) == key[1]
+            self._stored_found[key] = found.document if found is not None and held else None
+        return self._stored_found[key]
 
     def add_workload(self, source: SourceFile, line: int, value: Any) -> None:
         """Remember a workload line under its definition and axes (bad lines are skipped)."""
@@ -204,14 +237,16 @@ class Index:
         """Return a definition's file and checked content.
 
         Raises:
-            InputError: no definition file of that name among the imported files.
+            InputError: no definition file of that name among the imported files (the
+                caller looked for the stored Workload first).
             MultipleErrors: the definition does not have the source format.
         """
         source = self.definition_files.get(name)
         if source is None:
-            raise fail(f"definition {name!r} is not among the imported files; import the "
-                       "definitions/ folder with the traces", file=file, line=line,
-                       pointer="/definition")
+            raise fail(f"definition {name!r} is not among the imported files, nor is the "
+                       "Workload of this line in the store; import the definitions/ folder "
+                       "with the traces (or the whole folder: kistore import flashinfer-trace "
+                       "DIR)", file=file, line=line, pointer="/definition")
         if name not in self._definitions:
             value = load_json(source)
             check_shape(value, DEFINITION_SHAPE, file=source.name)
@@ -221,15 +256,23 @@ class Index:
     def workload(self, source: SourceFile, line: int, value: Any) -> dict[str, Any]:
         """Build the Workload of one workload line (its definition + this one case).
 
+        Returns:
+            The Workload document; the stored one when the definition is not among the
+            files and the store holds this workload (:meth:`stored_workload`).
+
         Raises:
             KistoreError: a line that does not parse, has not the source format, or names
-                a definition that is not imported.
+                a definition neither imported nor stored with this workload.
         """
         if isinstance(value, KistoreError):
             raise value
         check_shape(value, WORKLOAD_SHAPE, file=source.name, line=line)
-        def_file, definition = self.definition(value["definition"], file=source.name, line=line)
         case = value["workload"]
+        if value["definition"] not in self.definition_files:
+            stored = self.stored_workload(value["definition"], case["axes"])
+            if stored is not None:  # imported before, definition and all
+                return stored
+        def_file, definition = self.definition(value["definition"], file=source.name, line=line)
         spec: dict[str, Any] = {"suite": {"name": SUITE}, "definition": definition["name"]}
         if definition.get("type"):
             spec["suite"]["collection"] = definition["type"]
@@ -245,7 +288,7 @@ class Index:
             "sourceNative": {"source": SOURCE, "uuid": case["uuid"]},
         })
         return manifest(
-            "Workload", slug("flashinfer-trace", definition["name"], _axes_name(case["axes"])),
+            "Workload", workload_name(definition["name"], case["axes"]),
             spec, title=f"{definition['name']} {_axes_title(case['axes'])}",
             annotations=provenance(SOURCE, license=LICENSE, upstream=UPSTREAM,
                                    file=source.name, definition_file=def_file.name),
@@ -261,7 +304,8 @@ class Index:
         Raises:
             KistoreError: a line that does not parse or has not the source format; a
                 passed trace whose latency is not positive (:func:`.common.latency_ns`); no
-                imported workload (or several) with the trace's definition and axes.
+                workload with the trace's definition and axes imported or stored (or
+                several imported).
         """
         if isinstance(value, KistoreError):
             raise value
@@ -272,15 +316,23 @@ class Index:
             # a passed trace takes time: 0 ms would rank first (every importer's guard)
             latency_ns({"latency_ms": latency}, file=source.name, line=line,
                        pointer="/evaluation/performance")
-        matches = self.workloads.get((value["definition"], _axes_key(value["workload"]["axes"])),
-                                     [])
-        if len(matches) != 1:
-            found = "no workload line" if not matches else f"{len(matches)} workload lines"
-            raise fail(f"{found} of definition {value['definition']!r} with axes "
-                       f"{value['workload']['axes']} among the imported files; a trace joins "
-                       "its workload on axes: import traces/workloads/ with the traces",
+        axes = value["workload"]["axes"]
+        matches = self.workloads.get((value["definition"], _axes_key(axes)), [])
+        if len(matches) > 1:
+            raise fail(f"{len(matches)} workload lines of definition {value['definition']!r} "
+                       f"with axes {axes} among the imported files; a trace joins its "
+                       "workload on axes: import each workload line once",
                        file=source.name, line=line, pointer="/workload/axes")
-        workload = self.workload(*matches[0])
+        workload = self.workload(*matches[0]) if matches else \
+            self.stored_workload(value["definition"], axes)
+        if workload is None:
+            raise fail(f"no workload line of definition {value['definition']!r} with axes "
+                       f"{axes} among the imported files, and the store holds no Workload "
+                       f"{workload_name(value['definition'], axes)!r} made from one; "
+                       "a trace joins its workload on axes: import traces/workloads/ and "
+                       "definitions/ with the traces (or the whole folder: kistore import "
+                       "flashinfer-trace DIR)",
+                       file=source.name, line=line, pointer="/workload/axes")
         protocol, environment = protocol_manifest(), environment_manifest(evaluation["environment"])
         implementation = manifest(
             "Implementation", slug("flashinfer-trace", value["solution"]),
@@ -351,6 +403,11 @@ def environment_manifest(environment: dict[str, Any]) -> dict[str, Any]:
                        if libs else ""),
         annotations=provenance(SOURCE, license=LICENSE, upstream=UPSTREAM),
     )
+
+
+def workload_name(definition: str, axes: dict[str, Any]) -> str:
+    """Return the ``metadata.name`` of the Workload of a definition at these axes."""
+    return slug("flashinfer-trace", definition, _axes_name(axes))
 
 
 def _axes_key(axes: Any) -> bytes:

@@ -63,6 +63,10 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 BUILD_FILE = "build.json"
 CACHE_FILE = ".kistore-site-cache.json"
 _CACHE_FORMAT = 1
+WRITES = ("index.html", "index.json", BUILD_FILE, CACHE_FILE, "site.css", "site.js",
+          "runs/x/index.html")
+"""Files every site has (one page deeper too): git must ignore them all for ``out`` to be
+built inside the store's work tree (:meth:`kistore.store.Store.refuse_output_inside`)."""
 
 TEMPLATES = {"index": "index.html", "run": "run.html", "compare": "compare.html",
              "name": "name.html", "group": "group.html", "workload": "workload.html",
@@ -204,7 +208,8 @@ def _site_files(prep: _Prepared) -> dict[str, bytes]:
 def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
                permalink: str | None = None, comparison: str | None = None,
                full: bool = False, progress: Progress | None = None,
-               on_installed: Installed | None = None) -> BuildReport:
+               on_installed: Installed | None = None,
+               inside_work_tree: bool = False) -> BuildReport:
     """Write the static site of commit ``at`` under ``out``.
 
     Args:
@@ -225,13 +230,16 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
             the ones that came during the install (the command line notes them and says
             the site is whole). Without it they are raised after the install, as
             ``KeyboardInterrupt`` from a build whose site is in place.
+        inside_work_tree: build into the store's work tree even where git does not ignore
+            ``out`` (else refused: reviewer r85 F8).
 
     Returns:
         A :class:`BuildReport`.
 
     Raises:
         InputError: ``at`` names no commit; ``out`` is inside ``store/`` or the git
-            directory (:meth:`~kistore.store.Store.refuse_output_inside`), a file, or a
+            directory, or inside the work tree and not ignored by git (unless
+            ``inside_work_tree``: :meth:`~kistore.store.Store.refuse_output_inside`), a file, or a
             non-empty directory that is not a site; ``kistore.toml`` at ``at`` is not valid.
         StoreStateError: two runs, groups or workloads share the first 16 hex digits of
             their digests.
@@ -253,7 +261,7 @@ def build_site(store: Store, out: str | os.PathLike[str], *, at: str = "HEAD",
         not written.
     """
     out = Path(out)
-    store.refuse_output_inside(out)
+    store.refuse_output_inside(out, writes=WRITES, inside_work_tree=inside_work_tree)
     if out.is_dir():
         recover(out)
     remove_leftovers(out)

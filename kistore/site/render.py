@@ -68,7 +68,7 @@ def environment() -> Any:
 
 
 def visible(value: Any) -> Any:
-    """Return a string with controls, line breaks and bidi controls escaped (``visible``).
+    """Return a string with controls, line breaks, bidi controls and backslashes escaped.
 
     For text a submitter wrote that a person reads (an attestation's text as signed; a
     title or author, which could otherwise break the page's lines or reorder them: reviewer

@@ -902,19 +902,31 @@ class Store:
         ]
         return match_prefix(prefix, candidates)
 
-    def refuse_output_inside(self, out: str | os.PathLike[str]) -> None:
+    def refuse_output_inside(self, out: str | os.PathLike[str], *,
+                             writes: Collection[str] = (), inside_work_tree: bool = False) -> None:
         """Refuse an output directory (an export, a site) inside ``store/`` or the git dir.
 
         Everything under ``store/`` is the layout's (``verify`` reports any other file as
         KI110) and ``.git`` is git's: written there, an export or a site would break the
         store it was made from (new-user review 2026-12-02 F22). Links are resolved first.
+        Elsewhere in the work tree, unless ``inside_work_tree``, an output git does not
+        ignore is refused too: its files (a site is thousands) are untracked, one ``git
+        add -A`` commits them beside the store, and the gate, which judges ``store/``,
+        lets them through (reviewer r85 F8).
 
         Args:
             out: the directory the command would write (it may not exist yet).
+            writes: files the command writes under ``out`` (relative): git must ignore
+                each for ``out`` to be accepted inside the work tree
+                (:func:`kistore.git.ignored.output_ignored`); empty: not checked.
+            inside_work_tree: accept ``out`` anywhere in the work tree but ``store/``.
 
         Raises:
             InputError: ``out`` is, or is inside, the work tree's ``store/`` directory or
-                the repository's git directory; nothing was written.
+                the repository's git directory; or (``writes`` given, ``inside_work_tree``
+                not) it is inside the work tree and git does not ignore what it would
+                write there. Nothing was written.
+            StoreStateError: git could not be run to ask what it ignores.
         """
         target = Path(os.path.realpath(out))
         kept = [(Path(os.path.realpath(self.git_dir)), "the repository's git directory")]
@@ -926,6 +938,26 @@ class Store:
             if target == directory or directory in target.parents:
                 raise InputError(f"is inside {what}; choose a directory outside it",
                                  file=str(out))
+        if self.root is None or inside_work_tree or not writes:
+            return
+        root = Path(os.path.realpath(self.root))
+        if target != root and root not in target.parents:
+            return
+        # Lazy: runs `git check-ignore`, only for an output inside the work tree.
+        from ..git.ignored import output_ignored
+
+        rel = target.relative_to(root).as_posix()
+        if output_ignored(root, "" if rel == "." else rel, writes):
+            return
+        example = "" if rel == "." else f" (such as {root.parent / target.name})"
+        ignore = "" if rel == "." else f"have git ignore it (a line `/{rel}/` in .gitignore), " \
+            "or "
+        raise InputError(
+            f"is inside the store's git work tree {root} and git does not ignore it: the "
+            "files written there would be untracked, one `git add -A` would commit them "
+            "beside the store, and `kistore check` judges only store/. Write it outside "
+            f"the work tree{example}, or {ignore}pass --inside-work-tree to write it "
+            "here anyway; nothing was written", file=str(out))
 
     def where(self, at: str | None) -> str:
         """Return where an answer was looked for, for a message that found nothing.
@@ -1071,6 +1103,20 @@ class Store:
             commit_id = pygit2.Oid(hex=landed[0]) if landed[0] is not None else None
             raise AddInterrupted(results, commit_id) from None
         return results
+
+    @contextlib.contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """Hold the store's write lock, as :meth:`add` does, while writing the work tree.
+
+        For another writer of ``store/`` (``kistore drop``, :mod:`kistore.store.drop`): a
+        concurrent add waits for it, and it for the add.
+
+        Side effects:
+            As :meth:`_write_lock`: the lock file in the git directory says ``<pid> <work
+            tree>`` while held.
+        """
+        with self._write_lock():
+            yield
 
     @contextlib.contextmanager
     def _write_lock(self) -> Iterator[None]:
@@ -1390,7 +1436,7 @@ class Store:
             if commit:
                 check_ready(self.repo)
                 self._check_head_attributes()
-                self._refuse_uncommitted(uncommitted(view, self._head_or_none()))
+                self._refuse_uncommitted(uncommitted(view, self.head_or_none()))
             holds = self._head_holds() if commit else None
             wanted = plan_names(view, holds)
             forward = plan_forward(view, holds)
@@ -1416,7 +1462,7 @@ class Store:
                 raise AddInterrupted([], oid) from None
             return [*wanted, *forward, *groups]
 
-    def _head_or_none(self) -> View | None:
+    def head_or_none(self) -> View | None:
         """Return HEAD's view, or None when the branch has no commit yet."""
         try:
             return self.view("HEAD")
@@ -1435,7 +1481,7 @@ class Store:
             repository, a file past the size limit).
         """
         try:
-            head = self._head_or_none()
+            head = self.head_or_none()
             return head is not None and head.read(path) is not None
         except (KistoreError, OSError, pygit2.GitError):
             return None

@@ -796,7 +796,7 @@ def metadata_difference(old: bytes, new: bytes, was: str = "stored", now: str = 
     except InputError:
         return "the stored metadata file is not valid JSON: `kistore verify` reports it"
     walk(stored, canonical.loads(new), "")
-    return one_line("; ".join(changes))
+    return one_line("; ".join(changes), escaped=True)  # JSON values: their escapes stay
 
 
 _ABSENT = object()

@@ -20,7 +20,13 @@ from ..core import layout
 from ..core.canonical_fast import loads_lenient
 from ..core.comparison import comparison_key, run_key_object, stored_spec
 from ..core.digest import Digest
-from ..core.errors import ConflictError, KistoreError, MultipleErrors, StoreStateError
+from ..core.errors import (
+    ConflictError,
+    KistoreError,
+    MultipleErrors,
+    ResolutionError,
+    StoreStateError,
+)
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS
 from ._store import no_work_tree
@@ -69,30 +75,77 @@ def drop(store: Store, refs: Sequence[str], *, dry_run: bool = False) -> list[Dr
     Returns:
         One :class:`Dropped` per distinct manifest, in the order given.
 
+    A ``KIND/NAME`` whose names file is all that is left (its digest has no object and no
+    metadata file: an add killed between the two) drops that names file
+    (:func:`_names_file_only`).
+
     Raises:
-        ResolutionError, InputError: a ref names no stored manifest (:meth:`Store.resolve`).
+        ResolutionError, InputError: a ref names no stored manifest (:meth:`Store.resolve`)
+            and is no names-file-only leftover.
         MultipleErrors: nothing was removed: a manifest whose object HEAD holds (committed
-            objects stay, KI402), or one that a stored manifest not dropped with it
-            references (each named).
+            objects stay, KI402), a names-file-only leftover HEAD holds (KI208), or one
+            that a stored manifest not dropped with it references (each named).
         StoreStateError: no work tree, or not checked out; or a file could not be removed
             (the message names the files removed and those that remain).
     """
     store.require_checkout_to_write("kistore drop")
     if store.root is None:
         raise StoreStateError(no_work_tree("kistore drop", store.git_dir))
-    with store._write_lock():  # the store's own lock (this package's), as add takes it
-        digests = list(dict.fromkeys(store.resolve(ref) for ref in refs))
+    with store.write_lock():  # as add takes it: no add writes meanwhile
         view = store.view(None)
-        head = store._head_or_none()
+        head = store.head_or_none()
+        wanted: list[Digest | Dropped] = []
+        for ref in refs:
+            try:
+                wanted.append(store.resolve(ref))
+            except ResolutionError:
+                leftover = _names_file_only(view, ref)
+                if leftover is None:
+                    raise
+                wanted.append(leftover)
+        wanted = list(dict.fromkeys(wanted))
+        digests = [d for d in wanted if isinstance(d, Digest)]
         problems: list[KistoreError] = [_committed(d) for d in digests
                                         if head is not None and head.has_object(d)]
+        problems += [_committed_name(d) for d in wanted if isinstance(d, Dropped)
+                     and head is not None and head.read(d.paths[0]) is not None]
         problems += _referenced(store, digests)
         if problems:
             raise MultipleErrors(problems)
-        dropped = [_files(view, head, d) for d in digests]
+        dropped = [_files(view, head, d) if isinstance(d, Digest) else d for d in wanted]
         if not dry_run:
             _remove(store, dropped)
     return dropped
+
+
+def _names_file_only(view: View, ref: str) -> Dropped | None:
+    """Return the names file ``KIND/NAME`` names when it is all that is left of a manifest.
+
+    An add killed after writing the names file and before the object leaves it (reviewer
+    drop85 leftover): ``KIND/NAME`` resolves to no manifest, and ``verify`` reports KI212
+    ("a name is taken only by a manifest"). Such a file is dropped alone.
+
+    Args:
+        view: the work tree.
+        ref: what the user typed.
+
+    Returns:
+        A :class:`Dropped` of the names file (its digest, kind, name); None when ``ref`` is
+        not ``KIND/NAME``, there is no such names file, it holds no digest, or its digest
+        has an object or a metadata file (then it is no names-file-only leftover).
+    """
+    kind, slash, name = ref.partition("/")
+    if not slash or kind not in KINDS:
+        return None
+    try:
+        path = layout.name_path(kind, name)
+    except ValueError:
+        return None
+    owner = layout.digest_from_record(view.read(path) or b"")
+    if owner is None or view.has_object(owner) or \
+            view.read(layout.metadata_path(owner)) is not None:
+        return None
+    return Dropped(owner, kind, name, (path,))
 
 
 def manifest_files(view: View, digest: Digest) -> tuple[str | None, str | None, list[str]]:
@@ -173,6 +226,15 @@ def _committed(digest: Digest) -> KistoreError:
         "store for good (objects are never deleted, KI402), and so does its name; add the "
         "corrected manifest as a new one, with another metadata.name",
         file=layout.object_path(digest))
+
+
+def _committed_name(leftover: Dropped) -> KistoreError:
+    """Return the refusal of a names-file-only leftover that HEAD holds (a committed name)."""
+    return ConflictError(
+        f"{leftover.kind}/{leftover.name} is committed (HEAD holds its names file, which names "
+        f"{leftover.digest}, a manifest the store does not hold): a committed name never "
+        "moves (KI208), and drop removes only what was never committed; add the manifest "
+        "it names, or restore its files from git", file=leftover.paths[0])
 
 
 def _referenced(store: Store, digests: Sequence[Digest]) -> list[KistoreError]:

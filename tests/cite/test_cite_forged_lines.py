@@ -105,3 +105,14 @@ def test_the_site_cite_block_and_header_show_a_forged_title_escaped(tmp_path):
     assert "<title>Proud Wren\\nrank 1" in page
     twin = json.loads(next((tmp_path / "site" / "runs").glob("*/index.json")).read_text())
     assert twin["data"]["citation"]["title"] == FORGED.replace("\r", "")  # exact as data
+
+
+def test_a_title_holding_a_backslash_and_n_prints_apart_from_one_holding_a_line_feed():
+    # text84 leftover: the two characters `\n` printed as a line feed's escape did
+    typed, broken = "Proud Wren\\nrank 1", "Proud Wren\nrank 1"
+    firsts = [to_text(sample(title=t)).splitlines()[0] for t in (typed, broken)]
+    assert firsts[0].startswith("KernelIndex (2026). Proud Wren\\\\nrank 1 [Data set].")
+    assert firsts[1].startswith("KernelIndex (2026). Proud Wren\\nrank 1 [Data set].")
+    from kistore.site.render import visible
+
+    assert (visible(typed), visible(broken)) == ("Proud Wren\\\\nrank 1", "Proud Wren\\nrank 1")

@@ -46,3 +46,63 @@ def test_beside_the_store_is_fine(published, runner, tmp_path):
     done = runner.invoke(main, ["--store", str(published), "export", "--format", "csv",
                                 str(tmp_path / "out")])
     assert done.exit_code == 0, done.output
+
+
+def _untracked_refused(root, out: str, beside: str, line: str) -> str:
+    """The message of an output inside the work tree git does not ignore (r85 F8)."""
+    return (f"error: {out}: is inside the store's git work tree {root} and git does not "
+            "ignore it: the files written there would be untracked, one `git add -A` would "
+            "commit them beside the store, and `kistore check` judges only store/. Write it "
+            f"outside the work tree (such as {beside}), or have git ignore it (a line "
+            f"`{line}` in .gitignore), or pass --inside-work-tree to write it here anyway; "
+            "nothing was written\n")
+
+
+@pytest.mark.parametrize("command", [["export", "--format", "csv"], ["site", "build"]])
+@pytest.mark.parametrize(("out", "line"), [("public", "/public/"),
+                                           ("docs/site", "/docs/site/")])
+def test_an_output_in_the_work_tree_git_does_not_ignore_is_refused(published, runner,
+                                                                   monkeypatch, command, out,
+                                                                   line):
+    # r85 F8: `kistore site build public` from the store's top left ~8,000 untracked files
+    # that `git add -A` committed, and the gate passed them.
+    root = published.resolve()
+    before = git(published, "status", "--porcelain", "--ignored")
+    monkeypatch.chdir(published)
+    done = runner.invoke(main, [*command, out])
+    assert done.exit_code == 1, done.output
+    beside = root.parent / out.rsplit("/", 1)[-1]
+    assert done.output == _untracked_refused(root, out, beside, line)
+    assert git(published, "status", "--porcelain", "--ignored") == before
+
+
+def test_the_work_tree_itself_is_refused_with_no_ignore_line(published, runner,
+                                                             monkeypatch):
+    monkeypatch.chdir(published)
+    done = runner.invoke(main, ["site", "build", "."])
+    assert done.exit_code == 1
+    assert done.output == (
+        f"error: .: is inside the store's git work tree {published.resolve()} and git does "
+        "not ignore it: the files written there would be untracked, one `git add -A` would "
+        "commit them beside the store, and `kistore check` judges only store/. Write it "
+        "outside the work tree, or pass --inside-work-tree to write it here anyway; nothing "
+        "was written\n")
+
+
+@pytest.mark.parametrize("command", [["export", "--format", "csv"], ["site", "build"]])
+def test_an_output_git_ignores_is_written_and_git_add_takes_none_of_it(published, runner,
+                                                                      monkeypatch, command):
+    (published / ".gitignore").write_text("/public/\n")
+    monkeypatch.chdir(published)
+    done = runner.invoke(main, [*command, "public"])
+    assert done.exit_code == 0, done.output
+    assert (published / "public").is_dir()
+    assert git(published, "status", "--porcelain") == "?? .gitignore\n"
+
+
+@pytest.mark.parametrize("command", [["export", "--format", "csv"], ["site", "build"]])
+def test_inside_work_tree_writes_there_when_asked(published, runner, monkeypatch, command):
+    monkeypatch.chdir(published)
+    done = runner.invoke(main, [*command, "--inside-work-tree", "public"])
+    assert done.exit_code == 0, done.output
+    assert git(published, "status", "--porcelain") == "?? public/\n"

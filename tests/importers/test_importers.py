@@ -389,7 +389,63 @@ def test_trace_without_its_workload_is_a_bad_record(store, tmp_path):
                      [str(data / "traces/gemm/gemm_n_28672_k_4096.jsonl"),
                       str(data / "definitions")])
     assert len(caught.value.problems) == 43
-    assert "import traces/workloads/ with the traces" in caught.value.problems[0].message
+    first = caught.value.problems[0]
+    assert first.message == (
+        "no workload line of definition 'gemm_n_28672_k_4096' with axes {'M': 256} among the "
+        "imported files, and the store holds no Workload "
+        "'flashinfer-trace-gemm-n-28672-k-4096-m-256' made from one; a trace joins its "
+        "workload on axes: import traces/workloads/ and definitions/ with the traces (or the "
+        "whole folder: kistore import flashinfer-trace DIR)")
+
+
+@requires_data
+def test_one_new_trace_file_joins_the_workloads_a_previous_import_stored(store, tmp_path):
+    # r85 F6: after the whole folder was imported, one trace file alone failed 129 times
+    # ("no workload line ... among the imported files") though every Workload was stored.
+    data = _copy(tmp_path, "flashinfer-trace")
+    import_files(store, "flashinfer-trace", [str(data)], commit=True)
+    traces = data / "traces/gemm/gemm_n_4096_k_4096.jsonl"
+    again = import_files(store, "flashinfer-trace", [str(traces)])
+    assert again.runs == 129
+    assert {r.status for r in again.results} == {"unchanged"}
+    line = json.loads(traces.read_text().splitlines()[0])
+    line["evaluation"]["timestamp"] = "2031-01-02T03:04:05"  # a new run of that workload
+    new = tmp_path / "data" / "flashinfer-trace" / "traces" / "gemm" / "new.jsonl"
+    new.write_text(json.dumps(line) + "\n")
+    report = import_files(store, "flashinfer-trace", [str(new)])
+    added = {(r.kind, r.status) for r in report.results}
+    assert added == {("Workload", "unchanged"), ("BenchmarkProtocol", "unchanged"),
+                     ("ExecutionEnvironment", "unchanged"), ("Implementation", "unchanged"),
+                     ("BenchmarkRun", "added")}
+    view = store.view()
+    [run] = [r for r in report.results if r.kind == "BenchmarkRun"]
+    stored = view.find_name("Workload", "flashinfer-trace-gemm-n-4096-k-4096-m-256")
+    assert str(view.manifest(run.digest).spec["workloadDigest"]) == str(stored)
+
+
+@requires_data
+def test_workload_lines_without_definitions_join_the_stored_workloads(store, tmp_path):
+    # r85 F6: `import .../traces/` after the whole folder asked for definitions/ 43 times
+    data = _copy(tmp_path, "flashinfer-trace")
+    import_files(store, "flashinfer-trace", [str(data)], commit=True)
+    report = import_files(store, "flashinfer-trace", [str(data / "traces")])
+    assert report.runs == 172
+    assert {r.status for r in report.results} == {"unchanged"}
+
+
+@requires_data
+def test_workload_lines_without_definitions_in_an_empty_store_name_what_is_missing(store,
+                                                                                 tmp_path):
+    data = _copy(tmp_path, "flashinfer-trace")
+    with pytest.raises(MultipleErrors) as caught:
+        import_files(store, "flashinfer-trace", [str(data / "traces/workloads")])
+    assert len(caught.value.problems) == 86
+    first = caught.value.problems[0]
+    assert (first.line, first.pointer) == (1, "/definition")
+    assert first.message == (
+        "definition 'gemm_n_28672_k_4096' is not among the imported files, nor is the "
+        "Workload of this line in the store; import the definitions/ folder with the traces "
+        "(or the whole folder: kistore import flashinfer-trace DIR)")
 
 
 @requires_data
@@ -458,3 +514,28 @@ def test_skip_invalid_leaves_out_a_record_whose_name_the_store_gives_another_run
     assert f"'sol-kernel-10-sol-bound' ({original.digest.hex[:12]}) has the name of " \
         f"{clash.digest} already in the store" in problem.message
     assert store.resolve("BenchmarkRun/sol-kernel-10-sol-bound") == clash.digest
+
+
+def test_a_stored_workload_of_that_name_must_be_of_the_trace_definition_and_axes():
+    # a name is a slug: two axes may share one (`M-1` and `m-1`); the stored Workload found
+    # by name joins a trace only when it is this source's, of its definition, at its axes
+    from types import SimpleNamespace
+
+    from kistore.importers.flashinfer_trace import Index
+
+    def stored_as(source, definition, axes):
+        spec = {"sourceNative": {"source": source}, "definition": definition,
+                "cases": [{"axes": axes}]}
+        return lambda kind, name: SimpleNamespace(spec=spec, document={"spec": spec})
+
+    index = Index({})
+    assert index.stored_workload("d", {"M": 2}) is None  # no store joined
+    index.join_stored(stored_as("flashinfer-trace", "d", {"M": 2}))
+    assert index.stored_workload("d", {"M": 2})["spec"]["definition"] == "d"
+    assert index.stored_workload("d", {"M": 3}) is None
+    assert index.stored_workload("d", {"m": 2}) is None
+    assert index.stored_workload("e", {"M": 2}) is None
+    index.join_stored(stored_as("kernelbench", "d", {"M": 2}))
+    assert index.stored_workload("d", {"M": 2}) is None
+    index.join_stored(lambda kind, name: None)
+    assert index.stored_workload("d", {"M": 2}) is None

@@ -14,7 +14,7 @@ import pytest
 
 from kistore.core import layout
 from kistore.core.digest import Digest
-from kistore.core.errors import MultipleErrors, StoreStateError
+from kistore.core.errors import MultipleErrors, ResolutionError, StoreStateError
 from kistore.core.model import Manifest
 from kistore.store import Store
 from kistore.store import drop as drop_module
@@ -130,8 +130,17 @@ def test_files_are_removed_under_the_write_lock(store, kit, base, monkeypatch):
         unlink(path)
 
     monkeypatch.setattr(drop_module.os, "unlink", watched)
+    taken = []
+    public = Store.write_lock
+
+    def lock(self):
+        taken.append(self.root)
+        return public(self)
+
+    monkeypatch.setattr(Store, "write_lock", lock)  # main had none: drop took _write_lock
     drop(store, ["BenchmarkRun/r"])
     assert held == [True] * 4
+    assert taken == [store.root]  # the store's public method (drop85 leftover)
 
 
 def test_a_failed_removal_names_what_remains_and_a_second_drop_finishes(store, kit, base,
@@ -172,3 +181,58 @@ def test_a_name_held_by_an_uncommitted_add_points_at_drop_not_git_clean(store, k
     message = caught.value.problems[0].message
     assert f"`kistore drop {digest}` removes its files (and only them" in message
     assert "git clean" not in message
+
+
+ORPHAN = "sha256:" + "ab" * 32
+"""The digest a leftover names file holds: no object, no metadata file (drop85 leftover)."""
+
+
+def _names_file_only(store, kind="Workload", name="orphan") -> str:
+    """Write the names file a killed add leaves when it dies before the object; its path."""
+    path = layout.name_path(kind, name)
+    (store.root / path).parent.mkdir(parents=True, exist_ok=True)
+    (store.root / path).write_bytes(f"{ORPHAN}\n".encode())
+    return path
+
+
+def test_a_names_file_left_alone_is_dropped_by_kind_and_name(store, kit, base):
+    # drop85 leftover: `drop Workload/orphan` said "its names file names ..., whose metadata
+    # file is missing or unreadable; run `kistore verify`", and verify's KI212 said to remove it
+    before = snapshot(store.root)
+    path = _names_file_only(store)
+
+    (seen,) = drop(store, ["Workload/orphan"], dry_run=True)
+    assert (str(seen.digest), seen.kind, seen.name, seen.paths) == (
+        ORPHAN, "Workload", "orphan", (path,))
+    assert (store.root / path).exists()
+
+    (dropped,) = drop(store, ["Workload/orphan"])
+    assert dropped == seen
+    assert snapshot(store.root) == before
+
+
+def test_a_committed_names_file_left_alone_is_refused(store, kit, base):
+    path = _names_file_only(store)
+    subprocess.run(["git", "add", "-A"], cwd=store.root, check=True)
+    subprocess.run(["git", "commit", "-qm", "a name without its manifest"], cwd=store.root,
+                   check=True)
+    with pytest.raises(MultipleErrors) as caught:
+        drop(store, ["Workload/orphan"])
+    [problem] = caught.value.problems
+    assert problem.file == path
+    assert problem.message == (
+        f"Workload/orphan is committed (HEAD holds its names file, which names {ORPHAN}, a "
+        "manifest the store does not hold): a committed name never moves (KI208), and drop "
+        "removes only what was never committed; add the manifest it names, or restore its "
+        "files from git")
+    assert (store.root / path).exists()
+
+
+def test_a_names_file_whose_digest_has_metadata_is_no_leftover_of_that_kind(store, kit, base):
+    path = _names_file_only(store)
+    metadata = store.root / layout.metadata_path(Digest(ORPHAN[7:]))
+    metadata.parent.mkdir(parents=True, exist_ok=True)
+    metadata.write_bytes(b'{"name":"orphan"}')
+    with pytest.raises(ResolutionError):
+        drop(store, ["Workload/orphan"])
+    assert (store.root / path).exists()
