@@ -201,6 +201,12 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
         if not isinstance(given, dict):
             raise InputError("the predicate must be a JSON object", file=predicate_file,
                              pointer="")
+    needs = {"note": "text", "dispute": "reason", "withdrawal": "reason"}.get(type_name)
+    if needs is not None and not message and needs not in (given or {}):
+        # r86 F1: the schema's "--predicate FILE (not given):/text: missing" sent people to
+        # write a predicate file for what -m gives
+        raise InputError(f"a {type_name} needs its {needs}: give -m/--message TEXT (or a "
+                         f"--predicate FILE holding \"{needs}\")", file=predicate_file)
     predicate = attestation.build_predicate(type_name, given, outcome=outcome, message=message,
                                             now=format_time(datetime.now(UTC)))
     refused = attestation.text_problems(  # said of -m when -m wrote it (KI312's rule)

@@ -506,3 +506,15 @@ def test_a_withdrawal_by_a_trusted_maintainer_says_nothing_more(runner, record_s
                  "harness bug", "--key", str(key_file))
     assert result.exit_code == 0, result.output
     assert result.stderr == ""
+
+
+@pytest.mark.parametrize(("type_name", "field"), [("note", "text"), ("dispute", "reason"),
+                                                  ("withdrawal", "reason")])
+def test_a_note_without_its_text_is_sent_to_m(runner, record_store, store_path, key_file,
+                                              type_name, field):
+    """Reviewer r86 F1: the error named `--predicate FILE (not given)`, not -m."""
+    result = run(runner, store_path, "attest", RUN_REF, "--type", type_name, "--key",
+                 str(key_file))
+    assert result.exit_code == 1
+    assert result.stderr == (f"error: a {type_name} needs its {field}: give -m/--message TEXT "
+                             f"(or a --predicate FILE holding \"{field}\")\n")
