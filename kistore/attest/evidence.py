@@ -47,6 +47,7 @@ from .levels import SOURCE_NATIVE as SOURCE_NATIVE  # re-exported: defined in .l
 from .levels import VERIFIED as VERIFIED
 from .levels import WITHDRAWS as WITHDRAWS
 from .levels import Evidence as Evidence
+from .levels import notes_remote
 from .notepaths import path_findings
 from .notes import (
     collect,
@@ -665,7 +666,10 @@ def check_attestations(store: Store, at: str | None = None, *,
     if missing_notes:
         message += f"; {missing_notes}"
     elif not noted and not unread:  # a damaged note is said as KI117, not as no notes
-        message += f"; no notes here: `kistore notes fetch origin` fetches {NOTES_REF}"
+        remote = notes_remote(store)  # none: advice to fetch from origin failed (r86 F11)
+        message += (f"; no notes here: `kistore notes fetch {remote}` fetches {NOTES_REF}"
+                    if remote is not None else "; no notes here and no remote to fetch "
+                    "them from: no attestation was made in this store yet")
     findings.append(Finding(ATTESTATIONS_SEEN, message,
                             extra={"notes": len(seen) - len(files), "files": len(files),
                                    "filesNotInNotes": missing}))

@@ -75,6 +75,22 @@ def notes_not_fetched(store: Store) -> str | None:
     return NOT_FETCHED if remotes else None
 
 
+def notes_remote(store: Store) -> str | None:
+    """Return the remote to fetch the notes from: ``origin`` when there is one, else the first.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+
+    Returns:
+        A remote's name (by name order after ``origin``), or None when there is no remote
+        (a store made here: its attestations are those made here, nothing to fetch).
+    """
+    names = sorted(remote.name or "" for remote in store.repo.remotes)
+    if not names:
+        return None
+    return "origin" if "origin" in names else names[0]
+
+
 def withdrawal_said(evidence: Evidence) -> str | None:
     """Name the withdrawal that applies to a run, for a line of text; None when none does.
 

@@ -44,9 +44,10 @@ def fetch_command(store: Store) -> str:
         ``git fetch REMOTE refs/notes/kistore:refs/notes/kistore``; REMOTE is ``origin``
         when the repository has one, else its first remote (by name).
     """
-    names = sorted(remote.name or "" for remote in store.repo.remotes)
-    remote = "origin" if "origin" in names or not names else names[0]
-    return f"git fetch {printable(remote)} {NOTES_REF}:{NOTES_REF}"
+    # Lazy: a publishing or ranking run in a clone without notes only.
+    from ..attest.levels import notes_remote
+
+    return f"git fetch {printable(notes_remote(store) or 'origin')} {NOTES_REF}:{NOTES_REF}"
 
 
 def trusts_a_key(store: Store, at: str | None) -> bool:

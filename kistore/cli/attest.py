@@ -23,6 +23,7 @@ from ._formats import format_options, output_format
 from ._machine import emit_json, emit_jsonl
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..core.digest import Digest
     from ..store import Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
@@ -200,6 +201,12 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
         if not isinstance(given, dict):
             raise InputError("the predicate must be a JSON object", file=predicate_file,
                              pointer="")
+    needs = {"note": "text", "dispute": "reason", "withdrawal": "reason"}.get(type_name)
+    if needs is not None and not message and needs not in (given or {}):
+        # r86 F1: the schema's "--predicate FILE (not given):/text: missing" sent people to
+        # write a predicate file for what -m gives
+        raise InputError(f"a {type_name} needs its {needs}: give -m/--message TEXT (or a "
+                         f"--predicate FILE holding \"{needs}\")", file=predicate_file)
     predicate = attestation.build_predicate(type_name, given, outcome=outcome, message=message,
                                             now=format_time(datetime.now(UTC)))
     refused = attestation.text_problems(  # said of -m when -m wrote it (KI312's rule)
@@ -223,6 +230,36 @@ def attest(ctx: StoreContext, ref: str, type_name: str, key_path: str, outcome: 
                    "bundle": bundle.to_json()})
     else:
         click.echo(f"{type_name} by {keyid} about {digest}: {location}")
+    if type_name in _COUNTS_AS:
+        _say_if_it_does_not_count(store, digest, type_name, location)
+
+
+_COUNTS_AS = {"withdrawal": ("withdraws", "withdraw the run"),
+              "rerun": ("verifies", "verify the run")}
+"""The attestation types a trusted key makes count: the effect they then have, in words."""
+
+
+def _say_if_it_does_not_count(store: Store, digest: Digest, type_name: str,
+                              location: str) -> None:
+    """Warn on stderr when a withdrawal or rerun just made changes nothing (reviewer r86 F22).
+
+    Signed by a key the trust file does not trust for the role (a community attestation),
+    or judged unfit or out of tolerance: ``attest`` printed success and only ``show`` said
+    the run stayed ranked. A trusted rerun that did not reproduce (``disagrees``) is what
+    it says and is not warned of.
+    """
+    # Lazy: judged once, after signing (attest of other types never loads it).
+    from ..attest.evidence import DISAGREES, evidence_for
+    from ..core.errors import one_line
+
+    effect, words = _COUNTS_AS[type_name]
+    judged = next((a for a in evidence_for(store, digest).attestations
+                   if any(p["location"] == location for p in a["places"])), None)
+    if judged is None or judged["effect"] in (effect, DISAGREES):
+        return
+    click.echo(one_line(f"warning: this {type_name} does not {words}: it counts as "
+                        f"{judged['effect']} ({judged['reason'] or 'no key trusted for it'}); "
+                        f"`kistore attestations {digest}` lists it"), err=True)
 
 
 _ATTEST_NEEDS = ("reads the manifest, what it references and the trust file from the work "

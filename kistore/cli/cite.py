@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
 
 import click
 
@@ -10,6 +11,10 @@ from ..cite.formats import FORMATS
 from ._answers import explaining_misses
 from ._context import StoreContext, settled_work_tree
 from ._machine import emit_json
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from ..cite.citation import Citation
+    from ..store import Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
 
@@ -73,10 +78,30 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
                  f"commit {citation.commit}, which first added the object")
         click.echo(f"warning: {which}, has a committer date of {citation.date_problem} "
                    "(KI428): the published date is not the commit's own", err=True)
+    if citation.kind == "BenchmarkRun":
+        _warn_withdrawn(store, citation, at)
     if as_json:
         emit_json(citation.to_json())
     else:
         click.echo(render(citation, fmt), nl=False)
+
+
+def _warn_withdrawn(store: Store, citation: Citation, at: str | None) -> None:
+    """Warn on stderr when the cited run is withdrawn (reviewer r86 F24).
+
+    ``rank``, ``show`` and ``compare`` said so and ``cite`` gave a clean citation: a paper
+    citing the run should say it is withdrawn. The citation itself is unchanged: it names
+    the object and the commit, which a later withdrawal does not move.
+    """
+    # Lazy: a run's citation only.
+    from ..attest.evidence import evidence_for
+    from ..attest.levels import withdrawal_said
+    from ..core.errors import one_line
+
+    said = withdrawal_said(evidence_for(store, citation.digest, at=at))
+    if said is not None:
+        click.echo(one_line(f"warning: {citation.kind}/{citation.name} is {said}: cite it as "
+                            "a withdrawn result"), err=True)
 
 
 COMMANDS = [cite]

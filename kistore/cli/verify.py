@@ -307,7 +307,27 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
                                        landed=landed)
             except Exception as e:  # a damaged tree or commit stops it: KI117, said so
                 findings = _damaged(e)
+            else:
+                _say_if_empty(ctx.store(), checked)
     report(_strict(findings) if strict else findings, fmt, as_json, checked)
+
+
+def _say_if_empty(store: Any, range_: str) -> None:
+    """Say on stderr that ``BASE..HEAD`` names one commit twice: nothing was checked.
+
+    A contributor who pushed to their fork's main before running the guide's ``check
+    origin/main..HEAD`` got a bare ``ok`` for a range of no commit (reviewer r86 F19).
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..check.gate import parse_range
+
+    base, head = parse_range(range_)
+    commit = store.commit(head).id
+    if store.commit(base).id == commit:
+        click.echo(f"note: {base} and {head} are one commit ({str(commit)[:12]}): the range "
+                   "holds no commit, so nothing was checked; a pull request's range is "
+                   "BASE..BRANCH, BASE the branch it merges into (upstream/main when origin "
+                   "is your fork)", err=True)
 
 
 COMMANDS = [verify, check]

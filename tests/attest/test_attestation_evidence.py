@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 
+import pygit2
 import pytest
 
 from kistore.attest import attestation, notes, signing
@@ -270,10 +271,34 @@ def test_check_says_where_attestations_came_from(trusted):
     assert not [f for f in findings if f.severity == "error"]
 
 
-def test_clone_without_notes_is_told_what_it_is_missing(record_store):
+def test_a_store_without_notes_or_remote_is_not_sent_to_fetch_them(record_store):
+    # reviewer r86 F11: the advice `kistore notes fetch origin` failed: no such remote
     (summary,) = check_attestations(record_store)
     assert summary.rule.id == "KI308"
-    assert "no notes here: `kistore notes fetch origin`" in summary.message
+    assert summary.message == (
+        "0 attestation(s) from notes (refs/notes/kistore), 0 from files (store/attestations/); "
+        "no notes here and no remote to fetch them from: no attestation was made in this "
+        "store yet")
+
+
+@pytest.mark.parametrize(("remotes", "named"), [(["upstream"], "upstream"),
+                                                (["zz", "origin"], "origin"),
+                                                (["b", "a"], "a")])
+def test_a_clone_without_notes_is_told_to_fetch_from_a_remote_it_has(record_store, remotes,
+                                                                     named):
+    for name in remotes:
+        record_store.repo.remotes.create(name, f"https://example.invalid/{name}.git")
+    (summary,) = check_attestations(record_store)
+    assert summary.message.endswith(
+        "; notes not fetched: run `kistore notes fetch` (refs/notes/kistore is not in this "
+        "clone)")  # notes_not_fetched: the ref is not here, a remote is
+    repo = record_store.repo  # notes fetched, holding none
+    signature = pygit2.Signature("t", "t@example.invalid")
+    repo.create_commit("refs/notes/kistore", signature, signature, "no notes",
+                       repo.TreeBuilder().write(), [])
+    (summary,) = check_attestations(record_store)
+    assert summary.message.endswith(
+        f"; no notes here: `kistore notes fetch {named}` fetches refs/notes/kistore")
 
 
 def test_role_claim_the_key_lacks_is_an_error_finding(trusted):

@@ -483,3 +483,38 @@ def _measured(tmp_path):
     path = tmp_path / "measured.json"
     path.write_text(json.dumps(MEASURED))
     return path
+
+
+def test_a_withdrawal_by_an_untrusted_key_says_it_withdraws_nothing(runner, record_store,
+                                                                      store_path, key_file):
+    """Reviewer r86 F22: attest printed success; the run stayed ranked, said only by show."""
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "withdrawal", "-m",
+                 "I say so", "--key", str(key_file))
+    assert result.exit_code == 0, result.output
+    keyid = signing.keyid(fixed_key(1).public_key())
+    assert result.stderr == (
+        f"warning: this withdrawal does not withdraw the run: it counts as community (key "
+        f"{keyid} is not in store/trust/keys.json: a community attestation); `kistore "
+        f"attestations {PUBLISHED['run']}` lists it\n")
+
+
+def test_a_withdrawal_by_a_trusted_maintainer_says_nothing_more(runner, record_store,
+                                                               store_path, key_file):
+    assert run(runner, store_path, "trust", "add", str(key_file), "--role", "maintainer",
+               "--valid-from", "2026-01-01").exit_code == 0
+    result = run(runner, store_path, "attest", RUN_REF, "--type", "withdrawal", "-m",
+                 "harness bug", "--key", str(key_file))
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+
+
+@pytest.mark.parametrize(("type_name", "field"), [("note", "text"), ("dispute", "reason"),
+                                                  ("withdrawal", "reason")])
+def test_a_note_without_its_text_is_sent_to_m(runner, record_store, store_path, key_file,
+                                              type_name, field):
+    """Reviewer r86 F1: the error named `--predicate FILE (not given)`, not -m."""
+    result = run(runner, store_path, "attest", RUN_REF, "--type", type_name, "--key",
+                 str(key_file))
+    assert result.exit_code == 1
+    assert result.stderr == (f"error: a {type_name} needs its {field}: give -m/--message TEXT "
+                             f"(or a --predicate FILE holding \"{field}\")\n")

@@ -122,3 +122,14 @@ def test_the_site_compare_page_of_a_withdrawn_run_says_so(withdrawn, tmp_path):
     assert re.fullmatch(rf"{WITHDRAWAL}; A ÷ B compares with a withdrawn result\.", said[1])
     twin = json.loads((out / "runs" / str(fast)[7:23] / "compare" / "index.json").read_text())
     assert twin["data"]["a"]["withdrawn"] is True
+
+
+def test_cite_of_a_withdrawn_run_warns_and_cites_it_all_the_same(withdrawn):
+    """Reviewer r86 F24: a clean citation of a withdrawn result, without a word."""
+    withdrawn.repo.remotes.create("origin", "https://github.com/example/index.git")
+    result = kistore(withdrawn, "cite", "BenchmarkRun/fast", "--accessed", "2026-12-04")
+    assert re.search(rf"^warning: BenchmarkRun/fast is {WITHDRAWAL}: cite it as a withdrawn "
+                     r"result$", result.stderr, re.M), result.stderr
+    assert result.stdout.startswith("KernelIndex (2026). fast [Data set].")
+    quiet = kistore(withdrawn, "cite", "BenchmarkRun/slow", "--accessed", "2026-12-04")
+    assert "withdrawn" not in quiet.stderr
