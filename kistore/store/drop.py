@@ -109,7 +109,7 @@ def drop(store: Store, refs: Sequence[str], *, dry_run: bool = False) -> list[Dr
                                         if head is not None and head.has_object(d)]
         problems += [_committed_name(d) for d in wanted if isinstance(d, Dropped)
                      and head is not None and head.read(d.paths[0]) is not None]
-        problems += _referenced(store, digests)
+        problems += _referenced(store, digests, head)
         if problems:
             raise MultipleErrors(problems)
         dropped = [_files(view, head, d) if isinstance(d, Digest) else d for d in wanted]
@@ -174,17 +174,18 @@ def manifest_files(view: View, digest: Digest) -> tuple[str | None, str | None, 
     paths = []
     spec = doc.get("spec")
     if kind == "BenchmarkRun" and isinstance(spec, dict):
-        references = {f: spec[f] for f in REFERENCE_FIELDS
-                      if isinstance(spec.get(f), str) and spec[f].startswith("sha256:")}
-        for ref in dict.fromkeys(references.values()):
+        for ref in dict.fromkeys(_references(spec).values()):
             with contextlib.suppress(ValueError):
                 paths.append(layout.forward_path(Digest(ref[7:]), digest))
-        obj = run_key_object(references, *(
-            stored_spec(view.read(layout.object_path(Digest(references[f][7:]))),
-                        references[f][7:], k) if f in references else None
-            for f, k in _KEY_KINDS.items()))
-        if obj is not None:
-            paths.append(layout.group_path(comparison_key(obj), digest))
+        paths += _group_file(view, digest, spec)
+    elif kind in _KEY_KINDS.values():
+        # the add of a protocol or environment an earlier run named (dangling) wrote that
+        # run's group file: its key could be computed from then on (reviewer r86 F15)
+        for run in view.list_dir(layout.forward_dir(digest)):
+            with contextlib.suppress(ValueError):
+                run_spec = _parsed(view.read(layout.object_path(Digest(run)))).get("spec")
+                if isinstance(run_spec, dict):
+                    paths += _group_file(view, Digest(run), run_spec)
     if kind is not None and name is not None:
         with contextlib.suppress(ValueError):
             names_path = layout.name_path(kind, name)
@@ -194,6 +195,25 @@ def manifest_files(view: View, digest: Digest) -> tuple[str | None, str | None, 
         paths += _names_files_of(view, kind, digest)
     paths += [layout.metadata_path(digest), object_path]
     return kind, name, [p for p in paths if view.read(p) is not None]
+
+
+def _references(spec: dict[str, object]) -> dict[str, str]:
+    """Return a run spec's reference fields that hold a digest: field -> ``sha256:<hex>``."""
+    return {f: v for f in REFERENCE_FIELDS
+            if isinstance(v := spec.get(f), str) and v.startswith("sha256:")}
+
+
+def _group_file(view: View, run: Digest, spec: dict[str, object]) -> list[str]:
+    """Return the group file of a run as an add computes it from the work tree, if any.
+
+    Empty when its key cannot be computed (its protocol or environment is not stored).
+    """
+    references = _references(spec)
+    obj = run_key_object(references, *(
+        stored_spec(view.read(layout.object_path(Digest(references[f][7:]))),
+                    references[f][7:], k) if f in references else None
+        for f, k in _KEY_KINDS.items()))
+    return [] if obj is None else [layout.group_path(comparison_key(obj), run)]
 
 
 def _names_files_of(view: View, kind: str, digest: Digest) -> list[str]:
@@ -237,11 +257,15 @@ def _committed_name(leftover: Dropped) -> KistoreError:
         "it names, or restore its files from git", file=leftover.paths[0])
 
 
-def _referenced(store: Store, digests: Sequence[Digest]) -> list[KistoreError]:
-    """Return a refusal per dropped manifest that a manifest not dropped references.
+def _referenced(store: Store, digests: Sequence[Digest], head: View | None
+                ) -> list[KistoreError]:
+    """Return a refusal per dropped manifest that an uncommitted manifest not dropped references.
 
     Asked of the work tree's catalog (HEAD's index with the uncommitted files over it),
-    under the write lock: no run can be added meanwhile.
+    under the write lock: no run can be added meanwhile. A referrer ``HEAD`` holds does
+    not count: ``HEAD`` holds it with that reference dangling (the dropped manifest is not
+    committed), so the drop returns to a state ``HEAD`` had (KI201, a warning), and the
+    advice "drop them in the same command" was refused for it (KI402; reviewer r86 F15).
     """
     # Lazy: the index loads only for a drop (a read such as `kistore show` never drops).
     from ..index.index import open_catalog
@@ -251,6 +275,8 @@ def _referenced(store: Store, digests: Sequence[Digest]) -> list[KistoreError]:
     for record in open_catalog(store, None).referencing(wanted):
         if record.digest in wanted:
             continue  # dropped in the same command
+        if head is not None and head.has_object(Digest(record.digest[7:])):
+            continue  # committed dangling: HEAD's own state
         for field_name in REFERENCE_FIELDS:
             target = getattr(record.spec, "get", lambda _: None)(field_name)
             if target in wanted:

@@ -236,3 +236,22 @@ def test_a_names_file_whose_digest_has_metadata_is_no_leftover_of_that_kind(stor
     with pytest.raises(ResolutionError):
         drop(store, ["Workload/orphan"])
     assert (store.root / path).exists()
+
+
+def test_a_manifest_only_a_committed_run_references_is_dropped(store, kit, base):
+    """Reviewer r86 F15: a committed run dangling at HEAD, then a plain add of what it names:
+    drop refused it ("drop them in the same command"), and dropping the run was refused."""
+    environment = kit.environment("later")
+    doc = kit.run(base["p"], environment, base["i"], base["w"], latency=7, name="dg")
+    add_docs(store, [doc], allow_dangling=True)  # committed, dangling
+    before = snapshot(store.root)
+    (env,) = add_docs(store, [environment], commit=False)
+    stored = [Manifest.from_document(d) for d in (*base.values(), environment)]
+    (group_path,) = group_files([Manifest.from_document(doc)], stored)
+    assert group_path not in before  # the environment's add wrote the run's group file
+
+    (dropped,) = drop(store, [env])
+
+    assert str(dropped.digest) == env and group_path in dropped.paths
+    assert snapshot(store.root) == before  # HEAD's state: the run dangling, as committed
+    assert status(store.root) == ""
