@@ -574,7 +574,7 @@ class Store:
         skipped = self.skipped()
         if skipped is None:
             view = WorkTreeView(root, self.name_index(), linked=self._linked)
-            view.head_has = self.head_has
+            view.head_has, view.unmerged = self.head_has, self.unmerged
             return view
 
         def head() -> View | None:
@@ -585,7 +585,7 @@ class Store:
             return CommitView(self.repo, self.commit("HEAD"))
 
         sparse = SparseWorkTreeView(root, skipped, head, self.name_index(), linked=self._linked)
-        sparse.head_has = self.head_has
+        sparse.head_has, sparse.unmerged = self.head_has, self.unmerged
         return sparse
 
     def limits(self, at: str | None = None) -> Limits:
@@ -1438,6 +1438,21 @@ class Store:
             return head is not None and head.read(path) is not None
         except (KistoreError, OSError, pygit2.GitError):
             return None
+
+    def unmerged(self, path: str) -> bool:
+        """Return whether git's index holds ``path`` unmerged (stages 1-3: a merge's conflict).
+
+        Asked by messages about a damaged file (:func:`kistore.core.restore.restore_advice`):
+        ``git checkout -- PATH`` fails on such a path. Opens git: for error paths only.
+
+        Returns:
+            False too when git cannot tell (no index, a damaged one).
+        """
+        try:
+            conflicts = self.repo.index.conflicts
+            return conflicts is not None and path in conflicts
+        except (KistoreError, OSError, pygit2.GitError):
+            return False
 
     @staticmethod
     def _refuse_uncommitted(pending: Sequence[Digest]) -> None:

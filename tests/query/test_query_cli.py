@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
 from kistore.cli import main
 from kistore.query.policy import default_policy_bytes
 
-from ..conftest import BUNDLE, PUBLISHED, add_docs
+from ..conftest import BUNDLE, PUBLISHED, add_docs, git
 from .test_query_comparison import VECTOR_KEY
 
 
@@ -271,6 +272,38 @@ def test_rank_show_compare_of_a_corrupt_run_name_the_file_and_how_to_restore_it(
         result = run(runner, group.root, *args)
         assert result.exit_code == 1, args
         assert result.stderr.splitlines() == [f"error: {rel}: {ref}{fix}"], args
+
+
+def test_show_of_a_metadata_file_a_merge_left_unmerged_gives_advice_that_works(runner, group):
+    # reviewer r85 F22: two branches retitle one run; the merge stops on its metadata file,
+    # and `show` advised `git checkout -- PATH`, which git refuses on an unmerged path.
+    from kistore.core import layout
+    from kistore.store import Store
+
+    digest = Store(group.root).resolve("BenchmarkRun/fast")
+    rel = layout.metadata_path(digest)
+    git(group.root, "checkout", "-q", "-b", "meta-a")
+    for branch, title in (("meta-a", "A"), ("meta-b", "B")):
+        if branch == "meta-b":
+            git(group.root, "checkout", "-q", "-b", branch, "HEAD~1")
+        (group.root / rel).write_text(f'{{"name":"fast","title":"{title}"}}')
+        git(group.root, "commit", "-q", "--no-verify", "-am", f"title {title}")
+    merged = subprocess.run(["git", "merge", "-q", "meta-a"], cwd=group.root,
+                            capture_output=True, text=True)
+    assert merged.returncode == 1 and f"Merge conflict in {rel}" in merged.stdout
+    result = run(runner, group.root, "show", "BenchmarkRun/fast")
+    assert result.exit_code == 1
+    [line] = result.stderr.splitlines()
+    assert line.endswith(
+        f"; a merge is in progress and {rel} is unmerged (both sides changed it), so `git "
+        f"checkout -- {rel}` fails: take one side with `git checkout --ours {rel}` or `git "
+        f"checkout --theirs {rel}`, or write the metadata wanted with `kistore add "
+        "--update-metadata FILE` (FILE: the manifest holding it), then `git add "
+        f"{rel}` (a file merged by hand is not canonical: KI103), and run `kistore verify` "
+        "to find any other damaged file")
+    git(group.root, "checkout", "--theirs", rel)  # the advice works
+    git(group.root, "add", rel)
+    assert run(runner, group.root, "show", "BenchmarkRun/fast").exit_code == 0
 
 
 def test_rank_and_show_of_a_run_with_a_corrupt_metadata_file_name_that_file(runner, group):
