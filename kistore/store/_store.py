@@ -1002,8 +1002,9 @@ class Store:
                 manifests. Default none: the store's own rules (bytes, schema, names,
                 metadata, references; and the warning of a run stating another primary
                 statistic than its protocol, KI218, :func:`kistore.store.statistics.
-                statistics_admitted`) always apply, but a rule of the query layer only
-                when passed. ``kistore add`` and ``import`` pass
+                statistics_admitted`; of a run observed after the clock or before 2000,
+                KI227, :func:`kistore.store.observed.observed_admitted`) always apply,
+                but a rule of the query layer only when passed. ``kistore add`` and ``import`` pass
                 ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
                 a family ranked with a ``unitPointer`` should too, or a run whose unit
                 disagrees with its group's lands (``check`` and ``verify`` still report
@@ -1101,9 +1102,11 @@ class Store:
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import BranchCommit, check_ready
         from .admission import plan_add
+        from .observed import observed_admitted
         from .statistics import statistics_admitted
 
-        checks = (statistics_admitted, *checks)  # the store's own warning (KI218), always
+        # the store's own warnings (KI218, KI227), always
+        checks = (statistics_admitted, observed_admitted, *checks)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
         if commit:
