@@ -11,7 +11,7 @@ import click
 from ..core.errors import one_line
 from . import refuse_empty
 from ._adding import Landing, interrupt_says, metadata_option_hint, undone_add
-from ._answers import explaining_misses, warn_unreadable
+from ._answers import explaining_misses, warn_default_policy, warn_unreadable
 from ._context import StoreContext, one_look, settled_work_tree
 from ._machine import emit_json
 
@@ -286,6 +286,7 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     warn_shared_names(store, [manifest], at)
     note = None
     if catalog is not None and manifest.kind == "BenchmarkRun":
+        warn_default_policy(store, at)  # its rank is by that policy, as `rank` says
         note = _show_run(store, catalog, manifest, at, comparison, as_json)
         if note is None:
             return

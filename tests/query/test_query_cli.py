@@ -10,7 +10,7 @@ import pytest
 from kistore.cli import main
 from kistore.query.policy import default_policy_bytes
 
-from ..conftest import BUNDLE, PUBLISHED, add_docs, git
+from ..conftest import BUNDLE, PUBLISHED, ROOT, add_docs, git
 from .test_query_comparison import VECTOR_KEY
 
 
@@ -209,9 +209,20 @@ def test_store_without_policy_file_uses_the_shipped_default(runner, store_path):
     compared = run(runner, store_path, "compare", "BenchmarkRun/sol-submission-20464")
     assert compared.exit_code == 0, compared.output
     assert compared.stderr.startswith("warning: no store/policy/ranking.json here")
+    # show ranks the run by the same policy: it says so too (reviewer r85 F14)
+    shown = run(runner, store_path, "show", "BenchmarkRun/sol-submission-20464")
+    assert shown.exit_code == 0, shown.output
+    assert shown.stderr == result.stderr
     (store_path / "store/policy/ranking.json").write_bytes(default_policy_bytes())
-    result = run(runner, store_path, "rank", "BenchmarkRun/sol-submission-20464", "--json")
-    assert (result.exit_code, result.stderr) == (0, "")
+    for command in ("rank", "show"):
+        result = run(runner, store_path, command, "BenchmarkRun/sol-submission-20464")
+        assert (result.exit_code, result.stderr) == (0, ""), command
+
+
+def test_this_repository_commits_the_reviewed_default_policy():
+    # reviewer r85 F14: this repository's own store had no policy file, so every `rank` in
+    # a fresh clone warned; `kistore init` writes the shipped default, and so does it now
+    assert (ROOT / "store/policy/ranking.json").read_bytes() == default_policy_bytes()
 
 
 def test_rank_warns_about_a_corrupt_work_tree_run_it_leaves_out(runner, group, kit):
