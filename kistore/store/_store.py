@@ -979,6 +979,7 @@ class Store:
         origins: Mapping[Digest, Any] | None = None,
         checks: Sequence[AdmissionCheck] = (),
         on_landed: Callable[[str | None], None] | None = None,
+        refused: Sequence[KistoreError] = (),
     ) -> list[AddResult]:
         """Add manifests to the store, all or nothing.
 
@@ -1016,6 +1017,11 @@ class Store:
                 the one they reach: ``kistore add`` installs one that only notes them,
                 and no interrupt can then stop it between the landing and its report.
                 Not called when nothing was written.
+            refused: problems of inputs left out of ``manifests`` (a file failing its
+                schema, :func:`kistore.store.inputs.read_inputs_apart`): nothing is
+                written, and they are raised with every refusal of ``manifests``, which
+                are checked all the same (reviewer r85 F2: the other files' problems came
+                only on the next try).
 
         Returns:
             One :class:`AddResult` per distinct manifest, in input order. Adding what is
@@ -1035,7 +1041,7 @@ class Store:
                 even with ``update_metadata``); a ``metadata.name`` already used by another
                 manifest of the same kind; dangling references (each missing digest listed) unless
                 ``allow_dangling``; what a rule of ``checks`` finds (e.g. a run whose unit
-                disagrees with its comparison group's, KI210).
+                disagrees with its comparison group's, KI210); ``refused``, first.
             StoreStateError: no work tree, a work tree not checked out (a ``git clone
                 --no-checkout``: :meth:`require_checkout_to_write`, before anything is
                 read), a file to write that git ignores (KI119,
@@ -1063,7 +1069,7 @@ class Store:
                 results = self._add(manifests, allow_dangling=allow_dangling,
                                     update_metadata=update_metadata, commit=commit,
                                     message=message, origins=origins, checks=checks,
-                                    on_landed=note)
+                                    on_landed=note, refused=refused)
         except KeyboardInterrupt as e:
             if isinstance(e, AddInterrupted) or not landed or results is None:
                 raise
@@ -1096,6 +1102,7 @@ class Store:
         origins: Mapping[Digest, Any] | None,
         checks: Sequence[AdmissionCheck],
         on_landed: Callable[[str | None], None] | None,
+        refused: Sequence[KistoreError] = (),
     ) -> list[AddResult]:
         """:meth:`add` under the write lock."""
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
@@ -1116,14 +1123,19 @@ class Store:
         view = self._work_view(self.root)
         ahead = _pack_ahead(manifests) if commit else None  # while the checks below run
         try:
-            plan = plan_add(view, manifests, allow_dangling=allow_dangling,
-                            update_metadata=update_metadata, commit=commit, origins=origins,
-                            head_holds=self._head_holds())
-            results, files, written = plan.results, plan.files, plan.written
-            if checks:
-                warned = self._admit(checks, manifests, plan.checked, origins)
-                results = [dataclasses.replace(r, warnings=tuple(warned[r.digest]))
-                           if r.digest in warned else r for r in results]
+            try:
+                plan = plan_add(view, manifests, allow_dangling=allow_dangling,
+                                update_metadata=update_metadata, commit=commit,
+                                origins=origins, head_holds=self._head_holds())
+                results, files, written = plan.results, plan.files, plan.written
+                if checks:
+                    warned = self._admit(checks, manifests, plan.checked, origins)
+                    results = [dataclasses.replace(r, warnings=tuple(warned[r.digest]))
+                               if r.digest in warned else r for r in results]
+            except MultipleErrors as e:  # the refused inputs' problems first
+                raise MultipleErrors([*refused, *e.problems]) from None
+            if refused:  # the other inputs passed: the refused ones' problems alone
+                raise MultipleErrors(list(refused))
             if not files:
                 if commit:  # a re-run after an add killed past its branch move: its index
                     BranchCommit(self.repo, self.root).repair_index()
