@@ -139,9 +139,9 @@ def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker
 def verdict_lines(verdicts: list[RefVerdict], remote: str) -> list[str]:
     """Return the text output's findings, grouped under the ref whose commits carry them.
 
-    A header a ref (``refs/heads/pr-t2: 2 errors, 0 warnings, 0 infos in the commits origin
-    lacks from da141f1a68b0:``), then the ref's findings not said under an earlier ref;
-    a ref with none is ``refs/heads/feature1: ok (...)``.
+    A header a ref (``refs/heads/pr-t2: 2 error(s), 0 warning(s), 0 info in the commits
+    origin lacks from da141f1a68b0:``), then the ref's findings not said under an earlier
+    ref, indented; a ref with none is ``refs/heads/feature1: ok (in the commits ...)``.
 
     Args:
         verdicts: :func:`check_unpushed`'s, in its order.
