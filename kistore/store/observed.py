@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..core.digest import Digest
 from ..core.errors import KistoreError
 from ..core.model import Manifest
-from ..core.observed import OBSERVED_IMPLAUSIBLE, POINTER, observed_problem, observed_seconds
+from ..core.observed import OBSERVED_IMPLAUSIBLE, POINTER, observed_problem, run_observed
 from ._store import AdmissionWarning
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -40,7 +40,8 @@ def observed_admitted(store: Store, manifests: Sequence[Manifest], *,
     clock = int(time.time() if now is None else now)
     problems: list[tuple[Digest, KistoreError]] = []
     for m in manifests:
-        observed = observed_seconds(m.spec) if m.kind == "BenchmarkRun" else None
+        # from the canonical bytes: m.spec would keep each run's parsed document (issue 22)
+        observed = run_observed(m.object_bytes) if m.kind == "BenchmarkRun" else None
         said = None if observed is None else observed_problem(
             observed, clock, "this add, by this machine's clock")
         if said is not None:
