@@ -47,6 +47,7 @@ from ._groups import KeyCache, Member, check_group_files, expected_file, is_grou
 from ._history import check_history, worktree_changes
 from ._ignored import check_ignored
 from ._names import Named, check_names_files, is_names_path, names_path_in_layout, owned_path
+from ._observed import check_observed
 from ._paths import check_tree_names
 from ._policy import check_policy
 from ._refs import check_replace_refs
@@ -1152,14 +1153,15 @@ CHECKERS: tuple[Checker, ...] = (check_settings, check_history, check_names, che
                                  check_notes_and_attestations, check_revocations,
                                  check_tree_names, check_ignored,
                                  check_shallow, check_replace_refs, check_clone_attributes,
-                                 check_commit_dates)
+                                 check_commit_dates, check_observed)
 """The checks :func:`verify` runs after the contents check: the verified revision's
 ``kistore.toml`` (its ``[limits]``, tables, ``[store] version`` and ``[cite]``, one parse:
 :func:`._settings.check_settings`), history, policy, attestations, a shallow clone
 (KI416), replace refs (:func:`._refs.check_replace_refs`, KI421), ignore rules over
 ``store/`` (:func:`._ignored.check_ignored`, KI119), the clone's
 ``.git/info/attributes`` (:func:`check_clone_attributes`, KI116), commit dates
-(:func:`._dates.check_commit_dates`, KI428 as a warning).
+(:func:`._dates.check_commit_dates`, KI428 as a warning), runs observed after the commit
+that added them or before 2000 (:func:`._observed.check_observed`, KI227).
 
 The check layer's own; a caller adds those of the layers above by passing
 ``checkers=(*CHECKERS, ...)`` (``kistore verify`` adds

@@ -84,6 +84,7 @@ from ._lowered import (
     reads_settings_of,
 )
 from ._names import NAME_PATH_MISSING
+from ._observed import range_observed
 from ._paths import walk_judge
 from ._policy import check_policy
 from ._refs import (
@@ -299,6 +300,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     re_added = _re_added(repo, commits, base.tree)
     findings += _already_present(re_added)
     findings += _citations_moved(repo, re_added, base, head)  # KI425
+    findings += range_observed(repo, base, head, changed)  # KI227
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..core import layout
-from ..core.errors import InputError, StoreStateError
-from ..core.findings import Finding
+from ..core.errors import InputError, StoreStateError, printable
+from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code
 from ..git.blobs import head_commit
 from .gate import RangeChecker, check_range, whole_history
 from .reach import first_unsent, ref_tips, remote_tips
@@ -39,8 +40,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
 
 
-def unpushed_refs(store: Store, remote: str) -> list[tuple[str, str | None, str]]:
-    """Return ``(ref, base or None, tip)`` for each local ref holding commits ``remote`` lacks.
+def unpushed_refs(store: Store, remote: str) -> list[tuple[str, str | None, str, str]]:
+    """Return ``(ref, base or None, tip, first)`` per local ref with commits ``remote`` lacks.
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -52,12 +53,12 @@ def unpushed_refs(store: Store, remote: str) -> list[tuple[str, str | None, str]
         One entry per branch, tag and ``HEAD`` (a detached or unborn ``HEAD`` too) with a
         commit no remote-tracking ref of ``remote`` reaches, in ref-name order, ``HEAD``
         last and only when no listed ref has its commit; ``base`` is the first parent of
-        the ref's oldest such commit (None: it is a root commit). Refs that name no commit
-        (a tag of a tree) are left out.
+        the ref's oldest such commit ``first`` (None: it is a root commit). Refs that name
+        no commit (a tag of a tree) are left out.
     """
     repo = store.repo
     held = remote_tips(repo, remote)
-    found: list[tuple[str, str | None, str]] = []
+    found: list[tuple[str, str | None, str, str]] = []
     tips: set[str] = set()
     for name, tip in ref_tips(repo, "refs/heads/", "refs/tags/"):
         entry = _unpushed(repo, name, tip, held)
@@ -72,8 +73,24 @@ def unpushed_refs(store: Store, remote: str) -> list[tuple[str, str | None, str]
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class RefVerdict:
+    """What the gate found in one local ref's commits that the remote lacks.
+
+    Attributes:
+        ref: the ref's full name (``refs/heads/pr-t2``, ``HEAD``).
+        first: the id of its oldest commit the remote lacks.
+        findings: the gate's findings on its range, shared ones too (each also under the
+            other refs that carry it).
+    """
+
+    ref: str
+    first: str
+    findings: list[Finding]
+
+
 def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker] = ()
-                   ) -> tuple[list[Finding], int]:
+                   ) -> tuple[list[Finding], list[RefVerdict]]:
     """Run the gate on every local ref holding commits ``remote`` lacks.
 
     Args:
@@ -83,8 +100,11 @@ def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker
             the layers above the check layer, :data:`kistore.check.gate.RangeChecker`).
 
     Returns:
-        ``(findings, refs)``: every finding of every such ref's range (each finding once,
-        however many refs share the commit), and how many refs were checked.
+        ``(findings, verdicts)``: every finding of every such ref's range once, however
+        many refs share the commit, grouped by the first ref (in :func:`unpushed_refs`
+        order) carrying it, each with ``extra["refs"]``: the refs whose new commits carry
+        it (reviewer r85 F12: a push was refused for "5 local ref(s)" without naming the
+        one at fault); and one :class:`RefVerdict` per ref checked.
 
     Raises:
         InputError: ``remote`` is empty or starts with ``-``, or names no remote of the
@@ -96,17 +116,87 @@ def check_unpushed(store: Store, remote: str, *, checkers: Sequence[RangeChecker
         raise InputError(f"{remote!r} is not a remote name")
     require_store(store)
     require_remote(store, remote)
-    findings: list[Finding] = []
-    seen: set[str] = set()
-    refs = unpushed_refs(store, remote)
-    for _, base, tip in refs:
+    verdicts = []
+    carriers: dict[str, list[str]] = {}  # a finding's line -> the refs carrying it
+    for ref, base, tip, first in unpushed_refs(store, remote):
         found = (check_range(store, f"{base}..{tip}", checkers=checkers) if base
                  else whole_history(store, tip))
+        verdicts.append(RefVerdict(ref, first, found))
         for finding in found:
-            if finding.format() not in seen:
-                seen.add(finding.format())
-                findings.append(finding)
-    return findings, len(refs)
+            refs = carriers.setdefault(finding.format(), [])
+            if ref not in refs:
+                refs.append(ref)
+    findings: list[Finding] = []
+    for verdict in verdicts:
+        for finding in verdict.findings:
+            line = finding.format()
+            if line in carriers:  # said once, under the first ref carrying it
+                findings.append(replace(finding, extra={**finding.extra,
+                                                        "refs": carriers.pop(line)}))
+    return findings, verdicts
+
+
+def verdict_lines(verdicts: list[RefVerdict], remote: str) -> list[str]:
+    """Return the text output's findings, grouped under the ref whose commits carry them.
+
+    A header a ref (``refs/heads/pr-t2: 2 error(s), 0 warning(s), 0 info in the commits
+    origin lacks from da141f1a68b0:``), then the ref's findings not said under an earlier
+    ref, indented; a ref with none is ``refs/heads/feature1: ok (in the commits ...)``.
+
+    Args:
+        verdicts: :func:`check_unpushed`'s, in its order.
+        remote: the remote pushed to, as given.
+
+    Returns:
+        The lines.
+    """
+    lines: list[str] = []
+    said: set[str] = set()
+    for verdict in verdicts:
+        counts = [sum(f.severity == s for f in verdict.findings) for s in (ERROR, WARNING, INFO)]
+        where = f"in the commits {remote} lacks from {verdict.first[:12]}"
+        if not verdict.findings:
+            lines.append(f"{verdict.ref}: ok ({where})")
+            continue
+        new = [f.format() for f in verdict.findings if f.format() not in said]
+        shown = f" ({len(verdict.findings) - len(new)} said above)" if len(new) < len(
+            verdict.findings) else ""
+        lines.append(f"{verdict.ref}: {counts[0]} error(s), {counts[1]} warning(s), "
+                     f"{counts[2]} info {where}{shown}:")
+        said.update(new)
+        lines += [f"  {line}" for line in new]
+    return [printable(line) for line in lines]
+
+
+def push_advice(verdicts: list[RefVerdict], remote: str) -> str | None:
+    """Return why a push of a clean ref is refused and how to push it, or None.
+
+    None when no ref carries an error. Else: the hook judges every local ref holding
+    commits ``remote`` lacks (the pre-commit framework hands it only the first pushed ref,
+    so what is pushed is unknown): name the refs to fix or delete, the clean ones that a
+    push waits for, and git's own ``pre-push`` hook, which judges only the pushed refs.
+
+    Args:
+        verdicts: :func:`check_unpushed`'s.
+        remote: the remote pushed to, as given.
+
+    Returns:
+        One sentence, or None.
+    """
+    bad = [v.ref for v in verdicts if exit_code(v.findings)]
+    if not bad:
+        return None
+    clean = [v.ref for v in verdicts if not exit_code(v.findings)]
+    branches = [ref.removeprefix("refs/heads/") for ref in bad if ref.startswith("refs/heads/")]
+    delete = f" (`git branch -D {' '.join(branches)}`)" if branches else ""
+    carry = "carries" if len(clean) == 1 else "carry"
+    waiting = (f"; to push {', '.join(clean)}, which {carry} no error, " if clean
+               else "; to push, ")
+    return (f"errors in {', '.join(bad)}: every local ref with commits {remote} lacks is "
+            "judged, not only the refs this push sends (the pre-commit framework hands its "
+            f"push hook only the first pushed ref){waiting}fix or delete "
+            f"{'it' if len(bad) == 1 else 'them'}{delete}, or use kistore's own pre-push hook "
+            "(`kistore init --hooks`), which judges exactly the refs pushed")
 
 
 def require_store(store: Store) -> None:
@@ -164,9 +254,9 @@ def require_remote(store: Store, remote: str) -> None:
 
 
 def _unpushed(repo: pygit2.Repository, name: str, tip: str, held: list[str]
-              ) -> tuple[str, str | None, str] | None:
-    """Return ``(name, base, tip)`` when ``tip`` has a commit no ``held`` commit reaches."""
+              ) -> tuple[str, str | None, str, str] | None:
+    """Return ``(name, base, tip, first)`` when ``tip`` has a commit no ``held`` commit reaches."""
     first = first_unsent(repo, tip, held)
     if first is None:
         return None
-    return name, str(first.parent_ids[0]) if first.parent_ids else None, tip
+    return name, str(first.parent_ids[0]) if first.parent_ids else None, tip, str(first.id)

@@ -67,7 +67,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "compare": ("query", "compare",
                 "Compare run A with run B (default: rank 1 of A's comparison group)."),
     "digest": ("core", "digest",
-               "Print the digest of each manifest without storing anything."),
+               "Print the digest of each manifest without storing or checking it against a store."),
     "drop": ("drop", "drop", "Remove from the work tree an add that was never committed, to "
              "add it corrected."),
     "export": ("export", "export",

@@ -81,6 +81,21 @@ def warn_unreadable(store: Store, catalog: object, at: str | None = None) -> Non
                        f"{committed_fix(path, problem)}", err=True)
 
 
+def warn_default_policy(store: Store, at: str | None) -> None:
+    """Say on stderr when the view has no ranking policy, so the default is not used silently.
+
+    ``rank``, ``compare`` and ``show`` of a run (its rank) say it alike (reviewer r85 F14:
+    ``show`` ranked by the same default and said nothing).
+    """
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.layout import POLICY_FILE
+
+    if store.view(at).read(POLICY_FILE) is None:
+        click.echo(f"warning: no {POLICY_FILE} here: ranked by kistore's shipped default "
+                   "policy (`kistore verify` reports KI207 if the store's history had one)",
+                   err=True)
+
+
 def deleted_from_work_tree(catalog: object) -> list[str]:
     """Return the digests of committed manifests a work-tree answer left out as deleted.
 

@@ -11,7 +11,7 @@ import click
 from ..core.errors import one_line
 from . import refuse_empty
 from ._adding import Landing, interrupt_says, metadata_option_hint, undone_add
-from ._answers import explaining_misses, warn_unreadable
+from ._answers import explaining_misses, warn_default_policy, warn_unreadable
 from ._context import StoreContext, one_look, settled_work_tree
 from ._machine import emit_json
 
@@ -92,7 +92,8 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
       cat runs.jsonl | kistore add -
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..store.inputs import read_inputs
+    from ..core.errors import MultipleErrors
+    from ..store.inputs import read_inputs_apart
 
     if message and not do_commit:
         raise click.UsageError("-m/--message needs --commit")
@@ -103,7 +104,9 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
     store = ctx.store()
     store.require_checkout_to_write("kistore add")  # Store.add refuses too: before reading
     with interrupt_says("while reading the input: nothing was added or written"):
-        located = read_inputs(files, store.limits())
+        located, refused = read_inputs_apart(files, store.limits())
+    if refused and not located:
+        raise MultipleErrors(refused)
     checks: tuple[AdmissionCheck, ...] = ()
     if any(x.manifest.kind == "BenchmarkRun" for x in located):
         # Lazy: a run's unit is judged against its group's (KI210) only when runs are added.
@@ -117,7 +120,7 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
         results = store.add([x.manifest for x in located], allow_dangling=allow_dangling,
                             update_metadata=update_metadata, commit=do_commit,
                             message=message, origins={x.manifest.digest: x for x in located},
-                            checks=checks, on_landed=landing.landed)
+                            checks=checks, on_landed=landing.landed, refused=refused)
         landing.landed(landing.commit)  # nothing was written, or it landed: print it all
     landing.say("add", len(results))
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
@@ -198,10 +201,13 @@ def migrate(ctx: StoreContext, do_commit: bool, message: str | None, as_json: bo
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of lines.")
 @pass_ctx
 def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
-    """Print the digest of each manifest without storing anything.
+    """Print the digest of each manifest without storing or checking it against a store.
 
     The digest is sha256 of the RFC 8785 canonical bytes of {apiVersion, kind, spec}.
-    Inside a store, its kistore.toml [limits] apply; elsewhere the default limits.
+    Each manifest is parsed and held to its schema and the size limits only, not to what
+    add checks against a store (a name taken, references, a source's naming rule): add
+    may still refuse a manifest digest prints (text output says so on stderr). Inside a
+    store, its kistore.toml [limits] apply; elsewhere the default limits.
 
     \b
     Example:
@@ -218,6 +224,9 @@ def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
     else:
         for x in found:
             click.echo(f"{x.manifest.digest} {x.manifest.kind} {x.manifest.name}")
+        click.echo("note: digests of canonical bytes, each manifest held to its schema only: "
+                   "not checked against a store (names taken, references, a source's naming "
+                   "rule), so `kistore add` may still refuse one", err=True)
 
 
 @click.command()
@@ -286,6 +295,7 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     warn_shared_names(store, [manifest], at)
     note = None
     if catalog is not None and manifest.kind == "BenchmarkRun":
+        warn_default_policy(store, at)  # its rank is by that policy, as `rank` says
         note = _show_run(store, catalog, manifest, at, comparison, as_json)
         if note is None:
             return

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..core.errors import one_line
-from ._answers import explaining_misses, warn_unreadable
+from ._answers import explaining_misses, warn_default_policy, warn_unreadable
 from ._context import StoreContext, one_look, settled_work_tree
 from ._formats import format_options, output_format
 from ._machine import emit_json, emit_jsonl, report_error
@@ -65,7 +65,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     store = ctx.read_store(at)
     with explaining_misses(store, [ref], at):  # not checked out: said first, and alone
         catalog = run_catalog(store, [ref], at)  # a blob-less clone: the group's listing
-        _warn_default_policy(store, at)
+        warn_default_policy(store, at)
         with _warning_before_no_group(store, catalog, at):
             asked, ranking = rank_group(store, ref, at=at, comparison=comparison,
                                         min_evidence=min_evidence, catalog=catalog)
@@ -135,7 +135,7 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     with explaining_misses(store, [a, b], at):  # not checked out: said first, and alone
         # a blob-less clone: A's group (which holds its #1) and B's, from their listings
         catalog = run_catalog(store, [a] if b is None else [a, b], at)
-        _warn_default_policy(store, at)
+        warn_default_policy(store, at)
         with _warning_before_no_group(store, catalog, at):
             result = compare_runs(store, a, b, at=at, comparison=comparison,
                                   catalog=catalog)
@@ -438,17 +438,6 @@ def _warn_withdrawn(ref: str, digest: str, rows: list[Row], show_all: bool) -> N
         if row.record.is_reference and row.record.digest != digest:
             click.echo(one_line(f"warning: reference run {row.record.name} is {said}: its "
                                 "value is no baseline"), err=True)
-
-
-def _warn_default_policy(store: Store, at: str | None) -> None:
-    """Say on stderr when the view has no ranking policy, so the default is not used silently."""
-    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..core.layout import POLICY_FILE
-
-    if store.view(at).read(POLICY_FILE) is None:
-        click.echo(f"warning: no {POLICY_FILE} here: ranked by kistore's shipped default "
-                   "policy (`kistore verify` reports KI207 if the store's history had one)",
-                   err=True)
 
 
 @contextlib.contextmanager

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -36,7 +37,7 @@ def _format_option(command: Any) -> Any:
 
 
 def report(findings: list[Finding], fmt: str | None, as_json: bool, checked: str,
-           footer: str | None = None) -> None:
+           footer: str | None = None, lines: list[str] | None = None) -> None:
     """Print findings in the chosen format and exit with their exit code.
 
     The answer is written whole, in one write, in every format: a reader that leaves
@@ -53,6 +54,9 @@ def report(findings: list[Finding], fmt: str | None, as_json: bool, checked: str
         checked: what was checked, for the summary (e.g. ``store at HEAD``).
         footer: a line said after the summary of the text format (``warning: ...``), to
             be read last; the findings carry it for the other formats.
+        lines: the text format's lines of the findings, when not one a finding in order
+            (``check --unpushed`` groups them under the ref that carries them); None: one
+            line a finding (:meth:`Finding.format`).
     """
     fmt = "json" if as_json else (fmt or "text")
     counts = {s: sum(f.severity == s for f in findings) for s in (ERROR, WARNING, INFO)}
@@ -61,14 +65,15 @@ def report(findings: list[Finding], fmt: str | None, as_json: bool, checked: str
         emit_json({"checked": checked, "ok": code == 0, "counts": counts,
                    "findings": [f.to_json() for f in findings]})
     else:  # one write, as the JSON document is: a reader leaving meets both alike
-        lines = [github_annotation(f) if fmt == "github" else f.format() for f in findings]
+        if fmt == "github" or lines is None:
+            lines = [github_annotation(f) if fmt == "github" else f.format() for f in findings]
         if fmt == "text":  # github's annotations carry their fix ("Fix: ...")
             lines += fix_lines(findings)
         summary = ", ".join(f"{n} {s}{'s' if n != 1 and s != INFO else ''}"
                             for s, n in counts.items())
         lines.append(f"{'ok' if code == 0 else 'FAILED'}: {checked}: {summary}")
         if footer is not None:
-            lines.append(f"warning: {footer}")
+            lines.append(footer)
         click.echo("\n".join(lines))
     click.get_current_context().exit(code)
 
@@ -146,7 +151,7 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
     # an add was writing while the work tree was read (KI418, first): said last too
     written = any(f.rule is WORK_TREE_WRITTEN for f in findings)
     report(_strict(findings) if strict else findings, fmt, as_json, f"store at {where}",
-           footer=WORK_TREE_WRITTEN.hint if written else None)
+           footer=f"warning: {WORK_TREE_WRITTEN.hint}" if written else None)
 
 
 def cannot_run(fmt: str | None, as_json: bool, checked: str) -> AbstractContextManager[None]:
@@ -277,12 +282,18 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
                 raise click.BadParameter(e.message, param_hint="BASE..HEAD") from None
     if unpushed is not None:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-        from ..check.unpushed import check_unpushed
+        from ..check.unpushed import check_unpushed, push_advice, verdict_lines
 
         with cannot_run(fmt, as_json, f"local refs with commits {unpushed} lacks"):
-            findings, refs = check_unpushed(ctx.store(), unpushed, checkers=checkers)
-        report(_strict(findings) if strict else findings, fmt, as_json,
-               f"{refs} local ref(s) with commits {unpushed} lacks")
+            findings, verdicts = check_unpushed(ctx.store(), unpushed, checkers=checkers)
+        if strict:
+            findings = _strict(findings)
+            verdicts = [replace(v, findings=_strict(v.findings)) for v in verdicts]
+        advice = push_advice(verdicts, unpushed)
+        report(findings, fmt, as_json,
+               f"{len(verdicts)} local ref(s) with commits {unpushed} lacks",
+               footer=f"note: {advice}" if advice else None,
+               lines=verdict_lines(verdicts, unpushed))
         return
     if updates is not None:
         lines = [line.split() for line in updates if line.strip()]

@@ -3,16 +3,20 @@
 A file ``HEAD`` holds comes back with ``git checkout -- PATH``; a file only a plain
 ``kistore add`` wrote (never committed) has no copy in git, so that command fails on it
 (reviewer r85 F3): ``kistore drop DIGEST`` removes that add's files instead, and the
-corrected manifest is added again, under the same name if wanted. One owner of the
-wording, for ``show``, ``add`` and ``verify``.
+corrected manifest is added again, under the same name if wanted. A file a merge left
+unmerged (git's index holds its stages 1-3) fails ``git checkout -- PATH`` too ("path is
+unmerged", reviewer r85 F22): one side is taken, or the metadata written again, then
+``git add PATH``. One owner of the wording, for ``show``, ``add`` and ``verify``.
 """
 
 from __future__ import annotations
 
+from . import layout
 from .digest import Digest
 
 
-def restore_advice(path: str, digest: Digest | None, in_head: bool | None) -> str:
+def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
+                   unmerged: bool = False) -> str:
     """Return how to restore or take back the stored file ``path``.
 
     Args:
@@ -21,10 +25,20 @@ def restore_advice(path: str, digest: Digest | None, in_head: bool | None) -> st
             path names none (then only git's way is said).
         in_head: whether ``HEAD`` holds ``path``; None when the caller cannot tell cheaply
             (both ways are said, each with when it applies).
+        unmerged: whether git's index holds ``path`` unmerged (a merge stopped on a
+            conflict in it); then only the ways that work on such a path are said.
 
     Returns:
         A clause to follow "; " in a message, starting in lower case, no final period.
     """
+    if unmerged:
+        rewrite = (" or write the metadata wanted with `kistore add --update-metadata FILE` "
+                   "(FILE: the manifest holding it),"
+                   if digest is not None and path == layout.metadata_path(digest) else "")
+        return (f"a merge is in progress and {path} is unmerged (both sides changed it), so "
+                f"`git checkout -- {path}` fails: take one side with `git checkout --ours "
+                f"{path}` or `git checkout --theirs {path}`,{rewrite} then `git add {path}` "
+                "(a file merged by hand is not canonical: KI103)")
     checkout = f"restore it with `git checkout -- {path}`"
     if digest is None or in_head:
         return checkout

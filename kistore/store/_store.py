@@ -575,7 +575,7 @@ class Store:
         skipped = self.skipped()
         if skipped is None:
             view = WorkTreeView(root, self.name_index(), linked=self._linked)
-            view.head_has = self.head_has
+            view.head_has, view.unmerged = self.head_has, self.unmerged
             return view
 
         def head() -> View | None:
@@ -586,7 +586,7 @@ class Store:
             return CommitView(self.repo, self.commit("HEAD"))
 
         sparse = SparseWorkTreeView(root, skipped, head, self.name_index(), linked=self._linked)
-        sparse.head_has = self.head_has
+        sparse.head_has, sparse.unmerged = self.head_has, self.unmerged
         return sparse
 
     def limits(self, at: str | None = None) -> Limits:
@@ -1012,6 +1012,7 @@ class Store:
         origins: Mapping[Digest, Any] | None = None,
         checks: Sequence[AdmissionCheck] = (),
         on_landed: Callable[[str | None], None] | None = None,
+        refused: Sequence[KistoreError] = (),
     ) -> list[AddResult]:
         """Add manifests to the store, all or nothing.
 
@@ -1035,8 +1036,9 @@ class Store:
                 manifests. Default none: the store's own rules (bytes, schema, names,
                 metadata, references; and the warning of a run stating another primary
                 statistic than its protocol, KI218, :func:`kistore.store.statistics.
-                statistics_admitted`) always apply, but a rule of the query layer only
-                when passed. ``kistore add`` and ``import`` pass
+                statistics_admitted`; of a run observed after the clock or before 2000,
+                KI227, :func:`kistore.store.observed.observed_admitted`) always apply,
+                but a rule of the query layer only when passed. ``kistore add`` and ``import`` pass
                 ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
                 a family ranked with a ``unitPointer`` should too, or a run whose unit
                 disagrees with its group's lands (``check`` and ``verify`` still report
@@ -1048,6 +1050,11 @@ class Store:
                 the one they reach: ``kistore add`` installs one that only notes them,
                 and no interrupt can then stop it between the landing and its report.
                 Not called when nothing was written.
+            refused: problems of inputs left out of ``manifests`` (a file failing its
+                schema, :func:`kistore.store.inputs.read_inputs_apart`): nothing is
+                written, and they are raised with every refusal of ``manifests``, which
+                are checked all the same (reviewer r85 F2: the other files' problems came
+                only on the next try).
 
         Returns:
             One :class:`AddResult` per distinct manifest, in input order. Adding what is
@@ -1067,7 +1074,7 @@ class Store:
                 even with ``update_metadata``); a ``metadata.name`` already used by another
                 manifest of the same kind; dangling references (each missing digest listed) unless
                 ``allow_dangling``; what a rule of ``checks`` finds (e.g. a run whose unit
-                disagrees with its comparison group's, KI210).
+                disagrees with its comparison group's, KI210); ``refused``, first.
             StoreStateError: no work tree, a work tree not checked out (a ``git clone
                 --no-checkout``: :meth:`require_checkout_to_write`, before anything is
                 read), a file to write that git ignores (KI119,
@@ -1095,7 +1102,7 @@ class Store:
                 results = self._add(manifests, allow_dangling=allow_dangling,
                                     update_metadata=update_metadata, commit=commit,
                                     message=message, origins=origins, checks=checks,
-                                    on_landed=note)
+                                    on_landed=note, refused=refused)
         except KeyboardInterrupt as e:
             if isinstance(e, AddInterrupted) or not landed or results is None:
                 raise
@@ -1142,15 +1149,18 @@ class Store:
         origins: Mapping[Digest, Any] | None,
         checks: Sequence[AdmissionCheck],
         on_landed: Callable[[str | None], None] | None,
+        refused: Sequence[KistoreError] = (),
     ) -> list[AddResult]:
         """:meth:`add` under the write lock."""
         # git.commit loads logging; admission and migrate are large (docs/speed.md).
         # Lazy: the write path: a read such as `kistore show` never writes.
         from ..git.commit import BranchCommit, check_ready
         from .admission import plan_add
+        from .observed import observed_admitted
         from .statistics import statistics_admitted
 
-        checks = (statistics_admitted, *checks)  # the store's own warning (KI218), always
+        # the store's own warnings (KI218, KI227), always
+        checks = (statistics_admitted, observed_admitted, *checks)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
         if commit:
@@ -1160,14 +1170,19 @@ class Store:
         view = self._work_view(self.root)
         ahead = _pack_ahead(manifests) if commit else None  # while the checks below run
         try:
-            plan = plan_add(view, manifests, allow_dangling=allow_dangling,
-                            update_metadata=update_metadata, commit=commit, origins=origins,
-                            head_holds=self._head_holds())
-            results, files, written = plan.results, plan.files, plan.written
-            if checks:
-                warned = self._admit(checks, manifests, plan.checked, origins)
-                results = [dataclasses.replace(r, warnings=tuple(warned[r.digest]))
-                           if r.digest in warned else r for r in results]
+            try:
+                plan = plan_add(view, manifests, allow_dangling=allow_dangling,
+                                update_metadata=update_metadata, commit=commit,
+                                origins=origins, head_holds=self._head_holds())
+                results, files, written = plan.results, plan.files, plan.written
+                if checks:
+                    warned = self._admit(checks, manifests, plan.checked, origins)
+                    results = [dataclasses.replace(r, warnings=tuple(warned[r.digest]))
+                               if r.digest in warned else r for r in results]
+            except MultipleErrors as e:  # the refused inputs' problems first
+                raise MultipleErrors([*refused, *e.problems]) from None
+            if refused:  # the other inputs passed: the refused ones' problems alone
+                raise MultipleErrors(list(refused))
             if not files:
                 if commit:  # a re-run after an add killed past its branch move: its index
                     BranchCommit(self.repo, self.root).repair_index()
@@ -1485,6 +1500,21 @@ class Store:
             return head is not None and head.read(path) is not None
         except (KistoreError, OSError, pygit2.GitError):
             return None
+
+    def unmerged(self, path: str) -> bool:
+        """Return whether git's index holds ``path`` unmerged (stages 1-3: a merge's conflict).
+
+        Asked by messages about a damaged file (:func:`kistore.core.restore.restore_advice`):
+        ``git checkout -- PATH`` fails on such a path. Opens git: for error paths only.
+
+        Returns:
+            False too when git cannot tell (no index, a damaged one).
+        """
+        try:
+            conflicts = self.repo.index.conflicts
+            return conflicts is not None and path in conflicts
+        except (KistoreError, OSError, pygit2.GitError):
+            return False
 
     @staticmethod
     def _refuse_uncommitted(pending: Sequence[Digest]) -> None:

@@ -182,16 +182,21 @@ class View:
     """Whether HEAD holds a path (:meth:`kistore.store.Store.head_has`): set on the work
     tree's view by the store, for what a message advises (:meth:`restore_advice`)."""
 
+    unmerged: Callable[[str], bool] | None = None
+    """Whether git's index holds a path unmerged (:meth:`kistore.store.Store.unmerged`):
+    set on the work tree's view by the store, for what a message advises."""
+
     def restore_advice(self, path: str, digest: Digest) -> str:
         """Return how to restore ``path`` of ``digest``.
 
         :func:`kistore.core.restore.restore_advice`: at a commit, and for a work-tree file
         HEAD holds, ``git checkout``; for one only a plain add wrote, ``kistore drop``; both
-        when HEAD cannot be asked.
+        when HEAD cannot be asked; for one a merge left unmerged, the ways that work on it.
         """
         if self.scope != "work":
             return restore_advice(path, digest, True)
-        return restore_advice(path, digest, self.head_has(path) if self.head_has else None)
+        return restore_advice(path, digest, self.head_has(path) if self.head_has else None,
+                              unmerged=bool(self.unmerged and self.unmerged(path)))
 
     scope = ""
     name_index: NameIndex | None = None

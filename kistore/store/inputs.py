@@ -76,6 +76,30 @@ def read_inputs(paths: Iterable[str], limits: Limits = DEFAULT) -> list[Located]
             input, each naming file, line:column where known, and JSON Pointer. Nothing is
             returned when any input is bad.
     """
+    found, errors = read_inputs_apart(paths, limits)
+    if errors:
+        raise MultipleErrors(errors)
+    return found
+
+
+def read_inputs_apart(paths: Iterable[str], limits: Limits = DEFAULT
+                      ) -> tuple[list[Located], list[KistoreError]]:
+    """Read every manifest in ``paths``: those of the inputs that pass, and the others' problems.
+
+    ``kistore add`` checks the manifests of the inputs that pass against the store even
+    when another input fails (:meth:`kistore.store.Store.add` ``refused``), so one run
+    reports every input's problems (reviewer r85 F2); an input failing its own checks
+    cannot be checked further.
+
+    Args:
+        paths: as :func:`read_inputs`.
+        limits: as :func:`read_inputs`.
+
+    Returns:
+        ``(manifests, problems)``: each manifest of a file (or standard input) with no
+        problem, with its location, in input order; and every problem of the others, as
+        :func:`read_inputs` raises them.
+    """
     found: list[Located] = []
     errors: list[KistoreError] = []
     for name in paths:
@@ -84,9 +108,7 @@ def read_inputs(paths: Iterable[str], limits: Limits = DEFAULT) -> list[Located]
                 found.extend(parse_manifests(data, file=file, limits=limits))
             except KistoreError as e:
                 errors.extend(e.problems)
-    if errors:
-        raise MultipleErrors(errors)
-    return found
+    return found, errors
 
 
 _MANY = ("for more manifests than fit, use JSON Lines (a .jsonl file, or - for standard "

@@ -523,3 +523,37 @@ def test_init_hooks_never_replaces_a_hook_of_the_users(tmp_path):
                            "run `kistore init --hooks` again\n")
     assert hook.read_text() == "#!/bin/sh\necho mine\n"
     assert not (hook.parent / "pre-commit").exists()
+
+
+def test_unpushed_names_the_ref_whose_commits_carry_each_finding(runner, clone):
+    # reviewer r85 F12: a clean branch's push was refused for another branch's tampering,
+    # "FAILED: 3 local ref(s) with commits origin lacks", and no finding named the branch.
+    git(clone, "checkout", "-q", "-b", "pr-t2")
+    (clone / PROTOCOL).write_bytes((clone / PROTOCOL).read_bytes().replace(b"v1.1", b"v1.2"))
+    git(clone, "commit", "-q", "--no-verify", "-am", "tamper")
+    tampered = git(clone, "rev-parse", "HEAD").strip()
+    git(clone, "checkout", "-q", "main")
+    git(clone, "checkout", "-q", "-b", "feature1")
+    git(clone, "commit", "-q", "--allow-empty", "--no-verify", "-m", "a clean commit")
+    clean = git(clone, "rev-parse", "HEAD").strip()
+    done = _unpushed(runner, clone, "origin")
+    assert done.exit_code == 1, done.output
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"refs/heads/feature1: ok (in the commits origin lacks from {clean[:12]})"
+    assert lines[1] == ("refs/heads/pr-t2: 2 error(s), 0 warning(s), 0 info in the commits "
+                        f"origin lacks from {tampered[:12]}:")
+    assert lines[2].startswith(f"  {PROTOCOL}: error KI101 object-digest-mismatch")
+    assert lines[3].startswith(f"  {PROTOCOL}: error KI401 object-modified")
+    assert lines[-2].startswith("FAILED: 2 local ref(s) with commits origin lacks: 2 errors")
+    assert lines[-1] == (
+        "note: errors in refs/heads/pr-t2: every local ref with commits origin lacks is "
+        "judged, not only the refs this push sends (the pre-commit framework hands its push "
+        "hook only the first pushed ref); to push refs/heads/feature1, which carries no error, "
+        "fix or delete it (`git branch -D pr-t2`), or use kistore's own pre-push hook "
+        "(`kistore init --hooks`), which judges exactly the refs pushed")
+    report = json.loads(_unpushed(runner, clone, "origin", "--json").stdout)
+    assert [f["extra"]["refs"] for f in report["findings"]] == [["refs/heads/pr-t2"]] * 2
+    git(clone, "branch", "-q", "-D", "pr-t2")  # deleted, as the note says: the push passes
+    done = _unpushed(runner, clone, "origin")
+    assert done.exit_code == 0, done.output
+    assert "note:" not in done.stdout

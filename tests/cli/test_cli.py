@@ -100,7 +100,7 @@ def test_json_lines_and_stdin(runner, store_path, tmp_path):
     path = tmp_path / "two.jsonl"
     path.write_text(lines)
     result = run(runner, store_path, "digest", str(path))
-    assert [x.split()[0] for x in result.output.splitlines()] == [
+    assert [x.split()[0] for x in result.stdout.splitlines()] == [
         PUBLISHED["protocol"], PUBLISHED["environment"]]
     result = run(runner, store_path, "add", "-", input=lines)
     assert result.exit_code == 0, result.output
@@ -382,7 +382,7 @@ def test_an_add_interrupted_while_reading_its_input_says_nothing_was_written(
     def ctrl_c(paths, limits=None):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(inputs, "read_inputs", ctrl_c)
+    monkeypatch.setattr(inputs, "read_inputs_apart", ctrl_c)  # what add reads with
     before = snapshot(store_path)
     result = run(runner, store_path, "add", str(BUNDLE))
     assert (result.exit_code, result.stderr) == (

@@ -67,7 +67,7 @@ def test_cat_manifest_prints_the_manifest_add_takes_keys_in_order_numbers_as_sto
     # its digest is the stored one: what `add` of the printed text would store
     again = run(runner, store_path, "digest", "-", input=shown.output)
     assert again.exit_code == 0, again.output
-    assert again.output == f"{digest} Workload rmsnorm-4096\n"
+    assert again.stdout == f"{digest} Workload rmsnorm-4096\n"
 
 
 def test_cat_manifest_of_each_published_manifest_adds_to_the_same_digest(

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
 from kistore.cli import main
 from kistore.query.policy import default_policy_bytes
 
-from ..conftest import BUNDLE, PUBLISHED, add_docs
+from ..conftest import BUNDLE, PUBLISHED, ROOT, add_docs, git
 from .test_query_comparison import VECTOR_KEY
 
 
@@ -208,9 +209,20 @@ def test_store_without_policy_file_uses_the_shipped_default(runner, store_path):
     compared = run(runner, store_path, "compare", "BenchmarkRun/sol-submission-20464")
     assert compared.exit_code == 0, compared.output
     assert compared.stderr.startswith("warning: no store/policy/ranking.json here")
+    # show ranks the run by the same policy: it says so too (reviewer r85 F14)
+    shown = run(runner, store_path, "show", "BenchmarkRun/sol-submission-20464")
+    assert shown.exit_code == 0, shown.output
+    assert shown.stderr == result.stderr
     (store_path / "store/policy/ranking.json").write_bytes(default_policy_bytes())
-    result = run(runner, store_path, "rank", "BenchmarkRun/sol-submission-20464", "--json")
-    assert (result.exit_code, result.stderr) == (0, "")
+    for command in ("rank", "show"):
+        result = run(runner, store_path, command, "BenchmarkRun/sol-submission-20464")
+        assert (result.exit_code, result.stderr) == (0, ""), command
+
+
+def test_this_repository_commits_the_reviewed_default_policy():
+    # reviewer r85 F14: this repository's own store had no policy file, so every `rank` in
+    # a fresh clone warned; `kistore init` writes the shipped default, and so does it now
+    assert (ROOT / "store/policy/ranking.json").read_bytes() == default_policy_bytes()
 
 
 def test_rank_warns_about_a_corrupt_work_tree_run_it_leaves_out(runner, group, kit):
@@ -271,6 +283,38 @@ def test_rank_show_compare_of_a_corrupt_run_name_the_file_and_how_to_restore_it(
         result = run(runner, group.root, *args)
         assert result.exit_code == 1, args
         assert result.stderr.splitlines() == [f"error: {rel}: {ref}{fix}"], args
+
+
+def test_show_of_a_metadata_file_a_merge_left_unmerged_gives_advice_that_works(runner, group):
+    # reviewer r85 F22: two branches retitle one run; the merge stops on its metadata file,
+    # and `show` advised `git checkout -- PATH`, which git refuses on an unmerged path.
+    from kistore.core import layout
+    from kistore.store import Store
+
+    digest = Store(group.root).resolve("BenchmarkRun/fast")
+    rel = layout.metadata_path(digest)
+    git(group.root, "checkout", "-q", "-b", "meta-a")
+    for branch, title in (("meta-a", "A"), ("meta-b", "B")):
+        if branch == "meta-b":
+            git(group.root, "checkout", "-q", "-b", branch, "HEAD~1")
+        (group.root / rel).write_text(f'{{"name":"fast","title":"{title}"}}')
+        git(group.root, "commit", "-q", "--no-verify", "-am", f"title {title}")
+    merged = subprocess.run(["git", "merge", "-q", "meta-a"], cwd=group.root,
+                            capture_output=True, text=True)
+    assert merged.returncode == 1 and f"Merge conflict in {rel}" in merged.stdout
+    result = run(runner, group.root, "show", "BenchmarkRun/fast")
+    assert result.exit_code == 1
+    [line] = result.stderr.splitlines()
+    assert line.endswith(
+        f"; a merge is in progress and {rel} is unmerged (both sides changed it), so `git "
+        f"checkout -- {rel}` fails: take one side with `git checkout --ours {rel}` or `git "
+        f"checkout --theirs {rel}`, or write the metadata wanted with `kistore add "
+        "--update-metadata FILE` (FILE: the manifest holding it), then `git add "
+        f"{rel}` (a file merged by hand is not canonical: KI103), and run `kistore verify` "
+        "to find any other damaged file")
+    git(group.root, "checkout", "--theirs", rel)  # the advice works
+    git(group.root, "add", rel)
+    assert run(runner, group.root, "show", "BenchmarkRun/fast").exit_code == 0
 
 
 def test_rank_and_show_of_a_run_with_a_corrupt_metadata_file_name_that_file(runner, group):

@@ -1,0 +1,121 @@
+"""KI227: a run observed after it entered the repository, or before 2000 (reviewer r85 F17).
+
+``observedAt: 2099-01-01T00:00:00Z`` and ``1970-01-01T00:00:00Z`` were added, checked and
+verified without a word. ``add`` judges against the clock; ``check`` and ``verify`` against
+the committer time of the commit that first added the run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import time
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kistore.check._observed import check_observed
+from kistore.check.gate import check_range
+from kistore.core import canonical
+from kistore.core.model import Manifest
+from kistore.core.observed import EARLIEST, observed_problem, observed_seconds, run_observed
+
+from ..conftest import add_docs, git
+
+DAY = 86_400
+
+
+def _text(seconds: int) -> str:
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _docs(kit, observed: str, name: str = "late") -> list[dict]:
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation("proj", name="impl")
+    return [protocol, env, workload, impl,
+            kit.run(protocol, env, impl, workload, latency=10, name=name, observed=observed)]
+
+
+def test_observed_problem_bounds():
+    entered = 1_780_000_000  # 2026-05-28T20:26:40Z
+    assert observed_problem(entered + DAY, entered, "x") is None  # a day of clock skew
+    assert observed_problem(EARLIEST, entered, "x") is None
+    assert observed_problem(entered + DAY + 1, entered, "commit abc first added it") == (
+        "the run says it was observed at 2026-05-29T20:26:41Z, more than a day after it "
+        "entered the repository (2026-05-28T20:26:40Z: commit abc first added it): a "
+        "measurement is not made after it is stored")
+    assert observed_problem(0, entered, "x") == (
+        "the run says it was observed at 1970-01-01T00:00:00Z, before 2000-01-01T00:00:00Z: "
+        "no GPU ran such kernels then (1970-01-01 is the Unix epoch, a placeholder for a "
+        "time not known)")
+
+
+@given(st.integers(min_value=0, max_value=253370764800),  # to 9998-12-31
+       st.sampled_from(["Z", "+00:00", "+05:30", "-08:00"]), st.booleans())
+def test_run_observed_reads_canonical_bytes_as_parsing_does(seconds, zone, extra_key):
+    # the fast path (one "observedAt": key) and the parse agree, whatever the offset
+    when = dt.datetime.fromtimestamp(seconds, dt.UTC)
+    offset = dt.timedelta(0) if zone == "Z" else dt.datetime.strptime(
+        zone, "%z").utcoffset()
+    local = when.astimezone(dt.timezone(offset))  # type: ignore[arg-type]
+    text = local.strftime("%Y-%m-%dT%H:%M:%S") + zone
+    native = {"sourceNative": {"source": "s", "observedAt": "x"}} if extra_key else {}
+    spec = {"observedAt": text, "status": "passed", **native}
+    data = canonical.dumps({"apiVersion": "kistore.dev/v1alpha1", "kind": "BenchmarkRun",
+                            "spec": spec})
+    assert run_observed(data) == observed_seconds(spec) == seconds
+    other = canonical.dumps({"apiVersion": "kistore.dev/v1alpha1", "kind": "Workload",
+                             "spec": spec})
+    assert run_observed(other) is None  # only a run's time is judged
+
+
+def test_a_run_added_today_claiming_two_days_ahead_is_warned_of_by_add_check_and_verify(
+        store, kit):
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    ahead = _text(int(time.time()) + 2 * DAY)
+    docs = _docs(kit, ahead)
+    results = store.add([Manifest.from_document(d) for d in docs], commit=True)
+    [run] = [r for r in results if r.warnings]
+    [warning] = run.warnings
+    assert warning.startswith(f"/spec/observedAt: the run says it was observed at {ahead}, "
+                              "more than a day after it entered the repository (")
+    assert "this add, by this machine's clock): a measurement is not made after it is " \
+           "stored; state when the run was measured (RFC 3339): objects are never " \
+           "edited, so add the corrected run as a new object (KI227: added all the same; " \
+           "`check` and `verify` warn too)" in warning
+    head = git(store.root, "rev-parse", "HEAD").strip()
+    for found in (check_range(store, f"{base}..{head}"), check_observed(store)):
+        [finding] = [f for f in found if f.rule.id == "KI227"]
+        assert (finding.severity, finding.pointer, finding.extra["commit"]) == (
+            "warning", "/spec/observedAt", head)
+        assert f": commit {head[:12]} first added it): a measurement" in finding.message
+
+
+def test_verify_later_judges_against_the_adding_commit_not_the_clock(store, kit):
+    # the run claims yesterday: no longer ahead of the clock, but two days after the commit
+    # that added it (dated three days ago): verify, later, still warns
+    now = int(time.time())
+    docs = _docs(kit, _text(now - DAY))
+    add_docs(store, docs, commit=False)
+    env = {**os.environ, "GIT_COMMITTER_DATE": f"@{now - 3 * DAY} +0000",
+           "GIT_AUTHOR_DATE": f"@{now - 3 * DAY} +0000"}
+    git(store.root, "add", "store")
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "runs"], cwd=store.root,
+                   env=env, check=True)
+    [finding] = check_observed(store)
+    assert finding.file.startswith("store/objects/sha256/")
+    assert finding.extra["entered"] == now - 3 * DAY
+    # and a run observed before 2000 is warned of whenever it entered
+    docs = _docs(kit, "1970-01-01T00:00:00Z", "epoch")
+    add_docs(store, docs[4:])
+    said = sorted(f.message[:65] for f in check_observed(store))
+    assert said == ["the run says it was observed at 1970-01-01T00:00:00Z, before 2000",
+                    f"the run says it was observed at {_text(now - DAY)}, more than a"]
+
+
+def test_a_plausible_run_is_not_warned_of(store, kit):
+    results = store.add([Manifest.from_document(d)
+                         for d in _docs(kit, "2026-01-01T00:00:00Z")], commit=True)
+    assert not any(r.warnings for r in results)
+    assert check_observed(store) == []
