@@ -43,7 +43,7 @@ FORWARD_DISAGREES = rule(
     "KI214", "forward-reference-disagrees", ERROR,
     "a forward record holds the run's fields naming the digest of its directory, sorted, "
     "one a line ending in a newline, and its run exists: remove a record no run of the "
-    "pull request makes, restore one changed by hand (`git checkout -- PATH`)")
+    "pull request makes, restore one changed by hand (`git checkout HEAD -- PATH`)")
 
 
 class Run(NamedTuple):

@@ -45,7 +45,7 @@ GROUP_DISAGREES = rule(
     "KI216", "group-path-disagrees", ERROR,
     "a group file holds exactly the RFC 8785 bytes of its run's key object, whose sha256 is "
     "the key its directory names, and its run is a stored BenchmarkRun whose key is known: "
-    "remove a group file no add writes, restore one changed by hand (`git checkout -- PATH`)")
+    "remove a group file no add writes, restore one changed by hand (`git checkout HEAD -- PATH`)")
 
 
 class Member(NamedTuple):

@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 OBJECT_MODIFIED = rule(
     "KI401", "object-modified", ERROR,
     "objects never change, and a later commit restoring the bytes leaves the change in "
-    "history: in the work tree, `git checkout -- PATH`; in a branch, drop the commit that "
+    "history: in the work tree, `git checkout HEAD -- PATH`; in a branch, drop the commit that "
     "changed it (`git rebase -i BASE`); then add the corrected manifest as a new object")
 OBJECT_DELETED = rule(
     "KI402", "object-deleted", ERROR,
@@ -352,7 +352,7 @@ def _worktree_changes(repo: pygit2.Repository, skipped: SkipWorktree | None = No
         return [Finding(GITATTRIBUTES_MISSING, "not a regular file (a FIFO, a device or a "
                         "directory): git cannot read it, and `git status` waits on a FIFO for "
                         "ever; what the work tree changes in committed objects was not "
-                        "checked. Put the store's .gitattributes back (`git checkout -- "
+                        "checked. Put the store's .gitattributes back (`git checkout HEAD -- "
                         ".gitattributes`)", file=blocking)]
     try:
         if objects is not None and _objects_unchanged(repo, objects, skipped):

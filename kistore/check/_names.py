@@ -39,7 +39,7 @@ NAME_PATH_DISAGREES = rule(
     "of that kind whose metadata.name is the file's name: remove a names file no manifest "
     "owns (a name cannot be claimed without its manifest; one no commit holds, left by an "
     "add killed before its object: `kistore drop KIND/NAME`), restore one changed by hand "
-    "(`git checkout -- PATH`)")
+    "(`git checkout HEAD -- PATH`)")
 
 
 class Named(NamedTuple):

@@ -45,7 +45,7 @@ from ..core.text_fields import identifying_problems
 
 OBJECT_DIGEST_MISMATCH = rule(
     "KI101", "object-digest-mismatch", ERROR,
-    "restore the object's original bytes from git (`git checkout -- PATH`), or, for an "
+    "restore the object's original bytes from git (`git checkout HEAD -- PATH`), or, for an "
     "object never committed (a plain `kistore add`), `kistore drop DIGEST` and add the "
     "corrected manifest again; objects are never edited: add a new manifest instead")
 JSON_PARSE_ERROR = rule(
@@ -128,7 +128,7 @@ NAME_NOT_UNIQUE = rule(
     "KI205", "name-not-unique", ERROR,
     "names never move (KI208): the pull request adding the later manifest gives it another "
     "metadata.name before it lands (rewrite its commits); restore a hand-edited metadata "
-    "file with `git checkout -- FILE`")
+    "file with `git checkout HEAD -- FILE`")
 
 NAME_DISAGREES_WITH_SOURCE = rule(
     "KI209", "name-disagrees-with-source", ERROR,

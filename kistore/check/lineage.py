@@ -63,7 +63,7 @@ APPEND_ONLY_REMOVED = rule(
     "attestation files, the trust file, the ranking policy, forward records and group files "
     "are reviewed evidence: answer an attestation with another (a dispute), revoke a key "
     "with `kistore trust revoke`, edit store/policy/ranking.json; never delete them, nor "
-    "change a forward record or group file (restore it: `git checkout -- PATH`)")
+    "change a forward record or group file (restore it: `git checkout HEAD -- PATH`)")
 FORWARD_NOT_DANGLING = rule(
     "KI417", "forward-record-not-dangling", ERROR,
     "a forward record is written only for a reference to a digest the store lacks: remove "

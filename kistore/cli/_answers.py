@@ -131,7 +131,7 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
 
     * a digest or prefix of a committed manifest whose object file was deleted: the
       :func:`kistore.query.answers.unreadable_error` of it (``the object file is missing;
-      restore it with `git checkout -- PATH```), as ``KIND/NAME`` already gets;
+      restore it with `git checkout HEAD -- PATH```), as ``KIND/NAME`` already gets;
     * a ``KIND/NAME`` no manifest holds: the same "no KIND named ..." with how to find a
       name written into a metadata file in place, which a lookup does not see
       (:meth:`kistore.store.View.find_name`): ``kistore reindex``.

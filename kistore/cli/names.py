@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
 
 FIX = ("a name must be unique per kind (`kistore verify`: KI205): restore a metadata file "
-       "edited by hand with `git checkout -- FILE`; a name never moves (KI208), so the "
+       "edited by hand with `git checkout HEAD -- FILE`; a name never moves (KI208), so the "
        "pull request that added the later one gives its own manifest another name before it "
        "lands")
 """What to do about a shared name, said after the candidates."""

@@ -1,6 +1,8 @@
 """What to tell a person to do about a stored file that is damaged or unwanted.
 
-A file ``HEAD`` holds comes back with ``git checkout -- PATH``; a file only a plain
+A file ``HEAD`` holds comes back with ``git checkout HEAD -- PATH`` (from ``HEAD``, not
+from git's index: after ``git add`` or ``commit -a`` the index holds the edit, and
+``git checkout -- PATH`` restored nothing, reviewer r86 F7); a file only a plain
 ``kistore add`` wrote (never committed) has no copy in git, so that command fails on it
 (reviewer r85 F3): ``kistore drop DIGEST`` removes that add's files instead, and the
 corrected manifest is added again, under the same name if wanted. A file a merge left
@@ -39,7 +41,7 @@ def restore_advice(path: str, digest: Digest | None, in_head: bool | None, *,
                 f"`git checkout -- {path}` fails: take one side with `git checkout --ours "
                 f"{path}` or `git checkout --theirs {path}`,{rewrite} then `git add {path}` "
                 "(a file merged by hand is not canonical: KI103)")
-    checkout = f"restore it with `git checkout -- {path}`"
+    checkout = f"restore it with `git checkout HEAD -- {path}`"
     if digest is None or in_head:
         return checkout
     drop = (f"`kistore drop {digest}` removes the files of its add (never committed: git has "

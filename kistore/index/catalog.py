@@ -249,7 +249,7 @@ def problem(digest: Digest, data: bytes | None, meta: bytes | None) -> tuple[str
     """Say which of a manifest's two files a query cannot read, and what is wrong with it.
 
     The checks of :func:`parse_manifest` with ``validate``, in its order, each named: for
-    a message that tells the person which file to restore (``git checkout -- PATH``) or,
+    a message that tells the person which file to restore (``git checkout HEAD -- PATH``) or,
     for a committed file, what ``kistore verify`` will report.
 
     Args:

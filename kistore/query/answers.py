@@ -123,7 +123,7 @@ def unreadable_error(view: View, digest: Digest, ref: str, *, committed: bool = 
     Returns:
         A :class:`~kistore.core.errors.VerificationError` at the bad file (its path holds the
         digest), e.g. ``store/objects/sha256/95/4b...json: BenchmarkRun/x: the object file
-        is corrupt: its sha256 is ...; restore it with `git checkout -- store/objects/...`,
+        is corrupt: its sha256 is ...; restore it with `git checkout HEAD -- store/objects/...`,
         and run `kistore verify` to find any other damaged file`` (a file HEAD lacks, from a
         plain add: ```kistore drop DIGEST` removes the files of its add ...``).
     """

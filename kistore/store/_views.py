@@ -91,7 +91,7 @@ class NamesFileDisagrees(VerificationError):
         super().__init__(
             f"KI212 name-path-disagrees: the names file {problem}; it is not trusted. "
             "Run `kistore verify` to see every disagreement; restore a names or metadata "
-            "file changed by hand with `git checkout -- FILE`, or give the digest "
+            "file changed by hand with `git checkout HEAD -- FILE`, or give the digest "
             "(or an 8+ hex prefix) of the manifest you mean", file=path)
 
 

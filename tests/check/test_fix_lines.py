@@ -35,7 +35,7 @@ def test_text_output_ends_with_one_fix_line_per_rule_before_the_summary(runner, 
     lines = result.output.splitlines()
     fixes = [line for line in lines if line.startswith("fix ")]
     assert fixes[0] == ("fix KI101 (2 findings): restore the object's original bytes from "
-                        "git (`git checkout -- PATH`), or, for an object never committed (a "
+                        "git (`git checkout HEAD -- PATH`), or, for an object never committed (a "
                         "plain `kistore add`), `kistore drop DIGEST` and add the corrected "
                         "manifest again; objects are never edited: add a new manifest instead")
     assert [f.split(" (")[0] for f in fixes] == ["fix KI101", "fix KI103", "fix KI401"]

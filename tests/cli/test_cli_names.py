@@ -49,7 +49,7 @@ def candidates(fast, slow) -> str:
 
 
 FIX = ("a name must be unique per kind (`kistore verify`: KI205): restore a metadata file "
-       "edited by hand with `git checkout -- FILE`; a name never moves (KI208), so the "
+       "edited by hand with `git checkout HEAD -- FILE`; a name never moves (KI208), so the "
        "pull request that added the later one gives its own manifest another name before it "
        "lands")
 

@@ -110,7 +110,7 @@ def test_a_committed_damaged_object_still_says_git_checkout(runner, group):
 
     shown = kistore(runner, group.root, "show", str(digest))
 
-    assert f"restore it with `git checkout -- {path}`, and run" in shown.output
+    assert f"restore it with `git checkout HEAD -- {path}`, and run" in shown.output
     assert "kistore drop" not in shown.output
 
 

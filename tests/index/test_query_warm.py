@@ -414,7 +414,7 @@ def disagrees(name: str, digest: str, found: str) -> str:
     return (f"error: {layout.name_path('BenchmarkRun', name)}: KI212 name-path-disagrees: the "
             f"names file names {digest}, which is BenchmarkRun/{found}, not BenchmarkRun/"
             f"{name}; it is not trusted. Run `kistore verify` to see every disagreement; "
-            "restore a names or metadata file changed by hand with `git checkout -- FILE`, "
+            "restore a names or metadata file changed by hand with `git checkout HEAD -- FILE`, "
             "or give the digest (or an 8+ hex prefix) of the manifest you mean\n")
 
 

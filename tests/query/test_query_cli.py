@@ -245,7 +245,7 @@ def test_rank_warns_about_a_corrupt_work_tree_run_it_leaves_out(runner, group, k
         "run `kistore verify`",
         f"warning: {object_path}: the object file is corrupt: its sha256 is "
         f"{Digest.of(path.read_bytes())!s:.19}..., not the digest in its name; restore it "
-        f"with `git checkout -- {object_path}`"]
+        f"with `git checkout HEAD -- {object_path}`"]
 
 
 def corrupt(group, name: str, top: str = "objects") -> tuple[str, str]:
@@ -273,7 +273,7 @@ def test_rank_show_compare_of_a_corrupt_run_name_the_file_and_how_to_restore_it(
 
     found = Digest.of((group.root / rel).read_bytes())
     fix = (f"the object file is corrupt: its sha256 is {found!s:.19}..., not the digest in "
-           f"its name; restore it with `git checkout -- {rel}`, and run `kistore verify` to "
+           f"its name; restore it with `git checkout HEAD -- {rel}`, and run `kistore verify` to "
            "find any other damaged file")
     for args, ref in [(("rank", "BenchmarkRun/fast"), "BenchmarkRun/fast: "),
                       (("compare", "BenchmarkRun/fast"), "BenchmarkRun/fast: "),
@@ -325,7 +325,7 @@ def test_rank_and_show_of_a_run_with_a_corrupt_metadata_file_name_that_file(runn
         assert result.stderr.splitlines() == [
             f"error: {rel}: BenchmarkRun/fast: the metadata file does not parse (expected ',' "
             "or '}' in object: the text is cut off, complete it or close with '}'); restore "
-            f"it with `git checkout -- {rel}`, and run `kistore verify` to find any other "
+            f"it with `git checkout HEAD -- {rel}`, and run `kistore verify` to find any other "
             "damaged file"]
     result = run(runner, group.root, "show", digest[7:19])
     assert result.exit_code == 1
@@ -333,7 +333,7 @@ def test_rank_and_show_of_a_run_with_a_corrupt_metadata_file_name_that_file(runn
     assert line.startswith(f"error: {rel}:1:")
     assert line.endswith(f"the metadata file does not parse (expected ',' or '}}' in object: "
                          "the text is cut off, complete it or close with '}'); restore it "
-                         f"with `git checkout -- {rel}`")
+                         f"with `git checkout HEAD -- {rel}`")
 
 
 def test_show_and_compare_warn_about_corrupt_runs_they_leave_out(runner, group):
@@ -367,7 +367,7 @@ def test_show_of_a_run_whose_object_file_is_cut_short_names_the_file(runner, gro
     assert result.exit_code == 1
     [line] = result.stderr.splitlines()
     assert line.startswith(f"error: {rel}: BenchmarkRun/fast: the object file is corrupt: ")
-    assert line.endswith(f"restore it with `git checkout -- {rel}`, and run `kistore verify` "
+    assert line.endswith(f"restore it with `git checkout HEAD -- {rel}`, and run `kistore verify` "
                          "to find any other damaged file")
 
 
@@ -375,7 +375,7 @@ def missing_file_warning(digest, rel: str) -> list[str]:
     """The two stderr lines for one manifest whose object file ``rel`` was deleted."""
     return [f"warning: 1 manifest(s) in the work tree do not verify and are left out: {digest}; "
             "run `kistore verify`",
-            f"warning: {rel}: the object file is missing; restore it with `git checkout -- "
+            f"warning: {rel}: the object file is missing; restore it with `git checkout HEAD -- "
             f"{rel}`"]
 
 
@@ -439,7 +439,7 @@ def test_a_digest_prefix_of_a_deleted_object_names_the_file_and_how_to_restore_i
     (group.root / rel).unlink()
     # the digest once, in the path (review 2026-12-02)
     line = (f"error: {rel}: the object file is missing; restore it with `git checkout "
-            f"-- {rel}`, and run `kistore verify` to find any other damaged file")
+            f"HEAD -- {rel}`, and run `kistore verify` to find any other damaged file")
     for args in (("show", fast[7:19]), ("rank", fast[7:19]), ("cat", fast),
                  ("compare", "BenchmarkRun/slow", fast[7:19]),
                  ("compare", fast[7:19], "BenchmarkRun/slow")):
@@ -578,7 +578,7 @@ def test_a_symlinked_object_file_is_said_to_be_a_link_not_missing(runner, group,
     (group.root / rel).symlink_to(target)
     line = (f"error: {rel}: BenchmarkRun/fast: the object file is a symbolic link: the store "
             "keeps only regular files and never reads through a link (`kistore verify`: "
-            f"KI111); restore it with `git checkout -- {rel}`, and run `kistore verify` to "
+            f"KI111); restore it with `git checkout HEAD -- {rel}`, and run `kistore verify` to "
             "find any other damaged file")
     result = run(runner, group.root, "show", "BenchmarkRun/fast")
     assert (result.exit_code, result.stderr.splitlines()) == (1, [line])
