@@ -1,0 +1,60 @@
+"""Review r85 F21: small messages that misled or did not help, now saying what happened.
+
+A typo of a name gets the nearest names ("did you mean", as git says for a command); a bare
+name given as a reference gets the kind that holds it.
+"""
+
+from __future__ import annotations
+
+from kistore.cli import main
+
+from .test_cli_names import add_fast_and_slow
+
+
+def run(runner, store_path, *args):
+    return runner.invoke(main, ["--store", str(store_path), *args])
+
+
+def test_a_mistyped_name_gets_the_nearest_names_not_the_reindex_advice(runner, store, kit):
+    add_fast_and_slow(store, kit)
+    for command in ("show", "rank"):
+        result = run(runner, store.root, command, "BenchmarkRun/fasst")
+        assert (result.exit_code, result.stderr) == (
+            1, "error: no BenchmarkRun named 'fasst' in the work tree; did you mean "
+               "BenchmarkRun/fast?\n")
+
+
+def test_a_name_near_none_keeps_the_reindex_advice(runner, store, kit):
+    add_fast_and_slow(store, kit)
+    result = run(runner, store.root, "show", "BenchmarkRun/zzz")
+    assert (result.exit_code, result.stderr) == (
+        1, "error: no BenchmarkRun named 'zzz' in the work tree; if a metadata file was edited "
+           "in place to give it this name, run `kistore reindex` to read every file again\n")
+
+
+def test_a_bare_name_says_which_kind_holds_it(runner, store, kit):
+    add_fast_and_slow(store, kit)
+    for command in ("show", "rank"):
+        result = run(runner, store.root, command, "fast")
+        assert (result.exit_code, result.stderr) == (
+            1, "error: 'fast' is not a reference but a name: give KIND/NAME "
+               "(BenchmarkRun/fast)\n")
+    result = run(runner, store.root, "show", "impl-fast")
+    assert result.stderr == ("error: 'impl-fast' is not a reference but a name: give KIND/NAME "
+                             "(Implementation/impl-fast)\n")
+    result = run(runner, store.root, "show", "nosuch")
+    assert result.stderr.startswith("error: 'nosuch' is not a reference: give a digest")
+
+
+def test_init_of_a_store_already_complete_says_so_not_initialised(runner, tmp_path):
+    made = runner.invoke(main, ["init", str(tmp_path / "idx")])
+    assert made.output == f"initialised kistore store in {tmp_path / 'idx'}\n"
+    again = runner.invoke(main, ["init", str(tmp_path / "idx")])
+    assert (again.exit_code, again.stdout) == (
+        0, f"{tmp_path / 'idx'} is a kistore store already: nothing was written\n")
+    hooks = runner.invoke(main, ["init", "--hooks", str(tmp_path / "idx")])
+    assert hooks.exit_code == 0, hooks.output
+    hook_dir = tmp_path / "idx" / ".git" / "hooks"
+    assert hooks.stdout.splitlines() == [
+        f"{tmp_path / 'idx'} is a kistore store already: only its hooks are installed",
+        f"installed hook {hook_dir / 'pre-commit'}", f"installed hook {hook_dir / 'pre-push'}"]
