@@ -136,7 +136,12 @@ def plan(files: list[SourceFile]) -> Plan:
             names = ", ".join(n for n, _, _ in KNOWN_FILES.values())
             refused = fail("not a known upstream KernelBench timing file (by its bytes; "
                            f"known: {names}); the file records no measurement time, so "
-                           "kistore cannot give its runs an observedAt", file=source.name)
+                           "kistore cannot give its runs an observedAt. Only these files "
+                           "import, byte for byte: for a newer upstream file, add its SHA-256, "
+                           "upstream path, commit and that commit's date to KNOWN_FILES in "
+                           "kistore/importers/kernelbench.py (a change to kistore), or write "
+                           "its runs as manifests with the observedAt you know and `kistore "
+                           "add` them", file=source.name)
             result.records.append(failed_record(source.name, refused, f"file {source.name}"))
         elif source.explicit:
             unknown.append(fail("not a KernelBench timing file: its bytes are none of the "
