@@ -93,13 +93,14 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
         click.echo(f"caveat: the workload {workload} is not in this store, so the group holds "
                    "only the runs of it stored here")
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..query.numbers import column, value_text
+    from ..query.numbers import column, distinct_texts
 
     units = {row.unit for row in rows if row.value is not None}
     unit = c.unit or (units.pop() if len(units) == 1 else None)
-    # each value's own text; the column lines up on the points with spaces, never zeros
-    values = column(["-" if row.value is None else value_text(row.value, unit)
-                     for row in rows])
+    # each value's own text (latencies rounded, never two values alike); the column lines
+    # up on the points with spaces, never zeros
+    texts = iter(distinct_texts([row.value for row in rows if row.value is not None], unit))
+    values = column(["-" if row.value is None else next(texts) for row in rows])
     for row, value in zip(rows, values, strict=True):
         rank_text = str(row.rank) if row.rank is not None else "-"
         note = f"  ({row.reason})" if row.reason else ""
