@@ -15,6 +15,7 @@ from ..attest.levels import attestation_text as attestation_text  # re-exported
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, one_line
 from ..core.model import Manifest
+from ..core.words import NO_SOURCE, comparison_said, evidence_said, stated_by
 from ..index.catalog import Catalog
 from ..index.index import open_catalog
 from ..index.records import Record
@@ -132,11 +133,13 @@ class RunPage(NamedTuple):
                f"  workload        {_named(work, 'definition')}",
                f"  comparison key  {r.comparison_key}",
                f"                  {_key_text(r.key_object)}",
-               f"  source          {d['source'] or '-'}, external id {d['externalId'] or '-'}",
+               f"  source          {d['source'] or NO_SOURCE}, external id "
+               f"{d['externalId'] or '-'}",
                f"  status          {r.status}"]
         if row.latency_ns is not None:
             out.append(f"measured: {r.statistic} latency {_ns(row.latency_ns)}")
-        named = f"{comparison.name} comparison, {_metric(comparison.metric)} {comparison.order}"
+        named = f"{comparison_said(comparison.name)}, {_metric(comparison.metric)} " \
+                f"{comparison.order}"
         if row.rank is not None:
             first = ranking.first
             this, best = _values(row.value, first.value if first is not None else None,
@@ -168,9 +171,13 @@ class RunPage(NamedTuple):
         checked = _flat(proto.get("correctness")) if proto.get("inStore") else "-"
         if d["correctness"]:
             out.append(f"correctness: {_flat(d['correctness'])} (checked by: {checked})")
-        else:  # e.g. KernelBench's reference programs: the status is all the source says
+        elif d["source"]:  # e.g. KernelBench's reference programs: the status is all it says
             out.append(f"correctness: {r.status} (the run's status; the source recorded no "
                        f"correctness measures; checked by: {checked})")
+        else:  # a run that names no source: its status is its submitter's claim
+            out.append(f"correctness: {r.status} ({stated_by(None)}: the run's status; it "
+                       f"names no source and records no correctness measures; checked by: "
+                       f"{checked})")
         out.append(f"protocol: {_named(proto, 'harness')}")
         if proto.get("inStore"):
             out.append(f"  measurement {_flat(proto.get('measurement'))}; comparability "
@@ -180,7 +187,7 @@ class RunPage(NamedTuple):
                    + (f"; software {_flat(env.get('software'))}" if env.get("software") else ""))
         atts = d["attestations"]
         out.append(f"attestations: {len(atts) if atts else 'none'}; "
-                   f"evidence level: {d['evidenceLevel']}"
+                   f"{evidence_said(d['evidenceLevel'])}"
                    + (" (withdrawn)" if d["withdrawn"] else ""))
         for a in atts:
             out.append("  " + attestation_text(a))
@@ -267,9 +274,9 @@ class RunComparison(NamedTuple):
             ratio = ("-" if self.ratio is None or self.a.row.value is None
                      or self.b.row.value is None
                      else ratio_text(self.a.row.value, self.b.row.value))
-            out.append(f"A / B = {ratio} ({self.a.ranking.comparison.name} "
-                       f"comparison, {_metric(self.a.ranking.comparison.metric)} "
-                       f"{self.a.ranking.comparison.order})")
+            c = self.a.ranking.comparison
+            out.append(f"A / B = {ratio} ({comparison_said(c.name)}, {_metric(c.metric)} "
+                       f"{c.order})")
         out.append(f"{len(self.differences)} differing field(s):")
         for diff in self.differences:
             out.append(f"  {diff['section']}{diff['pointer']}: A {_show(diff['a'])} | "

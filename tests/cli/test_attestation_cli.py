@@ -450,7 +450,7 @@ def test_files_attached_by_notes_sync_are_each_one_attestation_everywhere_people
                                                     "present\n")
     shown = run(runner, store_path, "show", RUN_REF)
     assert shown.exit_code == 0, shown.output
-    assert "attestations: 4; evidence level: source-native" in shown.output
+    assert "attestations: 4; evidence: source-native" in shown.output
     listed = run(runner, store_path, "attestations", RUN_REF)
     lines = [line for line in listed.output.splitlines() if " valid " in line]
     assert sorted(line.split()[0] + " " + line.split()[4].rstrip(":;") for line in lines) == [

@@ -58,3 +58,34 @@ def test_init_of_a_store_already_complete_says_so_not_initialised(runner, tmp_pa
     assert hooks.stdout.splitlines() == [
         f"{tmp_path / 'idx'} is a kistore store already: only its hooks are installed",
         f"installed hook {hook_dir / 'pre-commit'}", f"installed hook {hook_dir / 'pre-push'}"]
+
+
+def test_rank_says_the_comparison_by_what_it_ranks_and_labels_the_evidence(runner, store, kit):
+    """review r85 F19: "source-native comparison" in the header, "[source-native]" on every
+    row: one word for two things."""
+    import json
+
+    (store.root / "store/policy/ranking.json").write_text(json.dumps({"families": {
+        "synthetic": {"comparison": "source-native", "metric": "/sourceNative/metrics/val",
+                      "order": "descending", "unit": "score"}}}))
+    from ..conftest import add_docs
+
+    add_docs(store, kit.group_docs([{"metrics": {"val": 2}}, {"metrics": {"val": 1}}]))
+    lines = run(runner, store.root, "rank", "BenchmarkRun/run-0").stdout.splitlines()
+    assert lines[0].endswith(": 2 ranked by the source's own metric, /sourceNative/metrics/val "
+                             "descending (score)")
+    assert [line.split()[-2:] for line in lines[1:]] == [
+        ["[evidence:", "source-native]"]] * 2
+    measured = run(runner, store.root, "rank", "BenchmarkRun/run-0", "--comparison", "measured")
+    assert ": 2 ranked by measured latency, " in measured.stdout.splitlines()[0]
+
+
+def test_show_of_a_run_that_names_no_source_says_as_submitted(runner, store, kit):
+    """review r85 F7: a contributor's run with no sourceNative read "as the source reported
+    it"; its source was "-"."""
+    add_fast_and_slow(store, kit)  # runs with no sourceNative
+    lines = run(runner, store.root, "show", "BenchmarkRun/fast").stdout.splitlines()
+    assert "  source          no source, external id -" in lines
+    assert "correctness: passed (as submitted: the run's status; it names no source and " \
+           "records no correctness measures; checked by: -)" in lines
+    assert any(line.endswith("; evidence: source-native") for line in lines)

@@ -56,7 +56,7 @@ def test_rank_and_show_print_a_stored_point_three_as_0_3(runner, store, kit):
     rows = [line.split()[:3] for line in ranked.output.splitlines()[1:]]
     assert rows == [["1", "0.30000000000000004", "x"], ["2", "0.3", "x"]]
     page = run(runner, store.root, "show", "BenchmarkRun/t4").output
-    assert "rank 2 of 2 (source-native comparison, val descending): 0.3 x" in page
+    assert "rank 2 of 2 (by the source's own metric, val descending): 0.3 x" in page
     assert "the value of #1 t3 (0.30000000000000004 x)" in page
     assert "0.29999999999999999" not in ranked.output + page
 
@@ -68,7 +68,7 @@ def test_compare_prints_both_values_and_a_ratio_that_is_not_1(runner, store, kit
     lines = result.output.splitlines()
     assert lines[0].endswith(" rank 2 0.3 x") and lines[0].startswith("A: t4 sha256:")
     assert lines[1].endswith(" rank 1 0.30000000000000004 x")
-    assert lines[2] == "A / B = 0.9999999999999998 (source-native comparison, val descending)"
+    assert lines[2] == "A / B = 0.9999999999999998 (by the source's own metric, val descending)"
 
 
 def _latency_docs(kit, latencies):
@@ -104,7 +104,7 @@ def test_a_run_prints_the_same_latency_whatever_else_joins_its_group(runner, sto
     add_docs(store, docs[-2:])
     after = run(runner, store.root, "show", "BenchmarkRun/a").output.splitlines()
     assert "measured: mean latency 1.1 ns (1.1e-6 ms)" in after
-    assert "rank 2 of 3 (measured comparison, mean ascending): 1.1 ns (1.1e-6 ms)" in after
+    assert "rank 2 of 3 (by measured latency, mean ascending): 1.1 ns (1.1e-6 ms)" in after
     assert "  1.1x the value of #1 b (1 ns (1e-6 ms))" in after  # 6 digits (r85 F13)
     big = run(runner, store.root, "show", "BenchmarkRun/big").output
     assert "measured: mean latency 9,007,199,254,740,991 ns (9.0072e+9 ms)" in big
@@ -373,11 +373,11 @@ def test_show_names_the_runs_tied_with_it_and_never_says_1x_for_a_slower_run(
     add_docs(store, docs)
     page = run(runner, store.root, "show", "BenchmarkRun/c").output.splitlines()
     assert page[page.index(next(x for x in page if x.startswith("rank "))):][:2] == [
-        "rank 2 of 4, tied with b (measured comparison, mean ascending): 10.0002 ns "
+        "rank 2 of 4, tied with b (by measured latency, mean ascending): 10.0002 ns "
         "(1.00002e-5 ms)",
         "  1.000009999900001x the value of #1 a (10.0001 ns (1.00001e-5 ms))"]
     alone = run(runner, store.root, "show", "BenchmarkRun/d").output
-    assert "rank 4 of 4 (measured comparison" in alone and "tied" not in alone
+    assert "rank 4 of 4 (by measured latency" in alone and "tied" not in alone
     assert "  1.2x the value of #1 a (10.0001 ns" in alone
 
 
