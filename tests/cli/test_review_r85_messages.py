@@ -6,6 +6,8 @@ name given as a reference gets the kind that holds it.
 
 from __future__ import annotations
 
+import pytest
+
 from kistore.cli import main
 
 from .test_cli_names import add_fast_and_slow
@@ -15,33 +17,26 @@ def run(runner, store_path, *args):
     return runner.invoke(main, ["--store", str(store_path), *args])
 
 
-def test_a_mistyped_name_gets_the_nearest_names_not_the_reindex_advice(runner, store, kit):
+@pytest.mark.parametrize(("ref", "said"), [
+    ("BenchmarkRun/fasst", "no BenchmarkRun named 'fasst' in the work tree; did you mean "
+                           "BenchmarkRun/fast?"),  # a typo: the nearest names
+    ("fast", "'fast' is not a reference but a name: give KIND/NAME (BenchmarkRun/fast)"),
+    ("impl-fast", "'impl-fast' is not a reference but a name: give KIND/NAME "
+                  "(Implementation/impl-fast)"),
+    ("BenchmarkRun/zzz", "no BenchmarkRun named 'zzz' in the work tree; if a metadata file was "
+                         "edited in place to give it this name, run `kistore reindex` to read "
+                         "every file again"),  # near no name: the advice that may apply
+])
+@pytest.mark.parametrize("command", ["show", "rank"])
+def test_a_reference_not_found_says_what_was_likely_meant(runner, store, kit, command, ref,
+                                                           said):
     add_fast_and_slow(store, kit)
-    for command in ("show", "rank"):
-        result = run(runner, store.root, command, "BenchmarkRun/fasst")
-        assert (result.exit_code, result.stderr) == (
-            1, "error: no BenchmarkRun named 'fasst' in the work tree; did you mean "
-               "BenchmarkRun/fast?\n")
+    result = run(runner, store.root, command, ref)
+    assert (result.exit_code, result.stderr) == (1, f"error: {said}\n")
 
 
-def test_a_name_near_none_keeps_the_reindex_advice(runner, store, kit):
+def test_a_word_that_is_no_name_either_keeps_the_forms_of_a_reference(runner, store, kit):
     add_fast_and_slow(store, kit)
-    result = run(runner, store.root, "show", "BenchmarkRun/zzz")
-    assert (result.exit_code, result.stderr) == (
-        1, "error: no BenchmarkRun named 'zzz' in the work tree; if a metadata file was edited "
-           "in place to give it this name, run `kistore reindex` to read every file again\n")
-
-
-def test_a_bare_name_says_which_kind_holds_it(runner, store, kit):
-    add_fast_and_slow(store, kit)
-    for command in ("show", "rank"):
-        result = run(runner, store.root, command, "fast")
-        assert (result.exit_code, result.stderr) == (
-            1, "error: 'fast' is not a reference but a name: give KIND/NAME "
-               "(BenchmarkRun/fast)\n")
-    result = run(runner, store.root, "show", "impl-fast")
-    assert result.stderr == ("error: 'impl-fast' is not a reference but a name: give KIND/NAME "
-                             "(Implementation/impl-fast)\n")
     result = run(runner, store.root, "show", "nosuch")
     assert result.stderr.startswith("error: 'nosuch' is not a reference: give a digest")
 
