@@ -34,7 +34,7 @@ from . import _streams
 from ._adding import INTERRUPTED
 from ._context import StoreContext as StoreContext  # re-exported: ctx.obj of every command
 from ._links import warn_linked
-from ._machine import COMMAND_ARGS, internal_error, machine_report
+from ._machine import COMMAND_ARGS, internal_error, machine_report, os_error_said
 from ._machine import INTERNAL_ERROR as INTERNAL_ERROR  # re-exported: what a bug says
 
 BROKEN_PIPE = 128 + signal.SIGPIPE
@@ -226,7 +226,7 @@ class KistoreGroup(click.Group):
             if ctx.params.get("debug"):
                 raise
             where = f"{e.filename}: " if e.filename else ""
-            click.echo(f"error: {where}{e.strerror or e}; nothing was left half-written",
+            click.echo(f"error: {where}{os_error_said(e, ctx.meta.get(COMMAND_ARGS))}",
                        err=True)
             ctx.exit(1)
         except (click.exceptions.Exit, click.Abort):

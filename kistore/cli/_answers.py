@@ -182,10 +182,7 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
                 continue
             if slash:
                 if store.view().find_name(kind, name) is None:
-                    raise ResolutionError(
-                        f"no {kind} named {name!r} in the work tree; if a metadata file was "
-                        "edited in place to give it this name, run `kistore reindex` to read "
-                        "every file again") from None
+                    raise ResolutionError(_no_such_name(store, kind, name)) from None
                 continue
             if _work_tree_matches(store, ref):
                 continue  # the work tree has it, or several (an ambiguous prefix): as it failed
@@ -198,6 +195,26 @@ def explaining_misses(store: Store, refs: Sequence[str | None], at: str | None, 
 
             raise unreadable_error(store.view(None), digest, str(digest)) from None
         raise
+
+
+def _no_such_name(store: Store, kind: str, name: str) -> str:
+    """Say that the work tree holds no ``KIND/NAME``, and what was likely meant.
+
+    A name close to one held by a manifest of ``kind`` is taken for a typo: "did you mean"
+    the nearest (up to three, as git suggests a command). With none close, a metadata file
+    edited in place to give it this name is what ``kistore reindex`` would find (the names
+    lookup re-reads only shard directories that changed, docs/speed.md), so that is said.
+    """
+    # Lazy: difflib loads only to suggest a name after a miss.
+    import difflib
+
+    held = [held for held_kind, held in store.view().names([kind]) if held_kind == kind]
+    close = difflib.get_close_matches(name, held, n=3, cutoff=0.6)
+    if close:
+        return (f"no {kind} named {name!r} in the work tree; did you mean "
+                f"{' or '.join(f'{kind}/{c}' for c in close)}?")
+    return (f"no {kind} named {name!r} in the work tree; if a metadata file was edited in "
+            "place to give it this name, run `kistore reindex` to read every file again")
 
 
 def _work_tree_matches(store: Store, ref: str) -> bool:

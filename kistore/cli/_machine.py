@@ -84,12 +84,36 @@ def machine_errors(fmt: str | None, document: dict[str, Any] | None = None) -> I
 COMMAND_ARGS = "kistore.command_args"
 """``ctx.meta`` key: the arguments after the group's options (the subcommand's name first)."""
 
+WRITES_NOTHING = frozenset({"attestations", "cat", "cite", "compare", "digest", "ls", "rank",
+                            "show", "site serve", "site verify"})
+"""Commands that write nothing of the store, an export or a site: an ``OSError`` that stops
+them is said without "nothing was left half-written" (:func:`os_error_said`), which a
+preview server's busy port made meaningless (review r85 F21). A derived index they update
+on the way is rebuilt from the store, never half-trusted."""
+
 _REPORTED = "_kistore_reported"
 """Attribute set on an exception once :func:`report_error` has printed it."""
 
 
+def os_error_said(error: OSError, args: Sequence[str] | None) -> str:
+    """Return what an ``OSError`` that stopped a command says (without the file's name).
+
+    Its reason, then "; nothing was left half-written" unless the command writes nothing
+    (:data:`WRITES_NOTHING`): the one rule, for stderr and the machine forms alike.
+
+    Args:
+        error: the error.
+        args: the command's arguments as typed, its name first (``ctx.meta``'s
+            :data:`COMMAND_ARGS`); None when unknown (then it is said).
+    """
+    words = [a for a in args or () if not a.startswith("-")][:2]
+    quiet = bool(words) and (words[0] in WRITES_NOTHING or " ".join(words) in WRITES_NOTHING)
+    return f"{error.strerror or error}" + ("" if quiet else "; nothing was left half-written")
+
+
 def report_error(fmt: str | None, error: BaseException,
-                 document: dict[str, Any] | None = None) -> None:
+                 document: dict[str, Any] | None = None,
+                 args: Sequence[str] | None = None) -> None:
     """Print ``error`` on stdout in the machine form ``fmt`` asks for, once an exception.
 
     Args:
@@ -101,6 +125,7 @@ def report_error(fmt: str | None, error: BaseException,
             says it), anything else (kistore's internal error, as stderr says it).
         document: what the JSON document holds besides ``ok`` (false) and ``errors``:
             ``[{"message", "file", "pointer", "line"}]``.
+        args: the command's arguments as typed (:func:`os_error_said`).
     """
     if fmt not in ("json", "jsonl", "github") or getattr(error, _REPORTED, False):
         return
@@ -111,7 +136,7 @@ def report_error(fmt: str | None, error: BaseException,
     elif isinstance(error, click.ClickException):
         said = [(error.format_message(), None, None, None)]
     elif isinstance(error, OSError):
-        said = [(f"{error.strerror or error}; nothing was left half-written",
+        said = [(os_error_said(error, args),
                  None if error.filename is None else str(error.filename), None, None)]
     else:
         said = [(internal_error(error), None, None, None)]
@@ -145,7 +170,7 @@ def machine_report(group: click.Group, ctx: click.Context, error: BaseException)
         return
     args = ctx.meta.get(COMMAND_ARGS)
     if args:
-        report_error(requested_format(group, ctx, args), error)
+        report_error(requested_format(group, ctx, args), error, args=args)
 
 
 def requested_format(command: click.Command, ctx: click.Context, args: Sequence[str]

@@ -465,7 +465,8 @@ def notes_push(ctx: StoreContext, remote: str, as_json: bool) -> None:
     if as_json:
         emit_json({"remote": remote, "gained": gained, "pushed": True})
     else:
-        click.echo(f"pushed refs/notes/kistore to {remote} ({gained} gained first)")
+        click.echo(f"pushed refs/notes/kistore to {remote}, after merging the {gained} "
+                   f"attestation(s) {remote} had that this clone lacked")
 
 
 # -- trust -----------------------------------------------------------------------------

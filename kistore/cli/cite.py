@@ -40,7 +40,8 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
     a permalink to the object file at that commit, the published date (the date of the
     commit that brought it onto the first-parent line, UTC: that commit itself in a linear
     history, else the merge) and the access date; warns (stderr) when that commit is on no
-    remote-tracking branch, as a commit never pushed has no permalink yet. The permalink
+    remote-tracking branch, as a commit never pushed has no permalink yet, and when the
+    access date is before the published date. The permalink
     template is [cite] permalink in kistore.toml, else derived from the origin remote
     (GitHub, GitLab, Gitea).
 
@@ -78,6 +79,11 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
                  f"commit {citation.commit}, which first added the object")
         click.echo(f"warning: {which}, has a committer date of {citation.date_problem} "
                    "(KI428): the published date is not the commit's own", err=True)
+    published = citation.published.date()
+    if citation.accessed is not None and citation.accessed < published:
+        click.echo(f"warning: the access date {citation.accessed.isoformat()} (--accessed) is "
+                   f"before the published date {published.isoformat()}: no one read it there "
+                   "then; give the date you read it (the default is today, UTC)", err=True)
     if citation.kind == "BenchmarkRun":
         _warn_withdrawn(store, citation, at)
     if as_json:

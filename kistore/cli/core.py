@@ -46,7 +46,11 @@ def init(path: str, with_hooks: bool) -> None:
     from ..store import Store
 
     store = Store.init(path)
-    click.echo(printable(f"initialised kistore store in {store.root}"))
+    if store.initialised:
+        click.echo(printable(f"initialised kistore store in {store.root}"))
+    else:  # run again, or `init --hooks .` in a store: say what it did, not "initialised"
+        done = "only its hooks are installed" if with_hooks else "nothing was written"
+        click.echo(printable(f"{store.root} is a kistore store already: {done}"))
     if with_hooks:
         # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
         from ..store.hooks import install_hooks, running_kistore

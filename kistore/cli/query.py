@@ -85,26 +85,31 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
                  "metric": ranking.comparison.metric} for row in rows]
         (emit_json if fmt == "json" else emit_jsonl)(data)
         return
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..core.words import comparison_said, evidence_said
+
     c = ranking.comparison
-    click.echo(f"comparison group {ranking.key}: {ranking.group_size} ranked, "
-               f"{c.name} comparison, {c.metric} {c.order} ({c.unit or 'unit per run'})")
+    click.echo(f"comparison group {ranking.key}: {ranking.group_size} ranked "
+               f"{comparison_said(c.name)}, {c.metric} {c.order} "
+               f"({c.unit or 'unit per run'})")
     workload = (rows[0].record.key_object or {}).get("workloadDigest") if rows else None
     if workload and catalog.record(workload) is None:
         click.echo(f"caveat: the workload {workload} is not in this store, so the group holds "
                    "only the runs of it stored here")
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
-    from ..query.numbers import column, value_text
+    from ..query.numbers import column, distinct_texts
 
     units = {row.unit for row in rows if row.value is not None}
     unit = c.unit or (units.pop() if len(units) == 1 else None)
-    # each value's own text; the column lines up on the points with spaces, never zeros
-    values = column(["-" if row.value is None else value_text(row.value, unit)
-                     for row in rows])
+    # each value's own text (latencies rounded, never two values alike); the column lines
+    # up on the points with spaces, never zeros
+    texts = iter(distinct_texts([row.value for row in rows if row.value is not None], unit))
+    values = column(["-" if row.value is None else next(texts) for row in rows])
     for row, value in zip(rows, values, strict=True):
         rank_text = str(row.rank) if row.rank is not None else "-"
         note = f"  ({row.reason})" if row.reason else ""
         click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
-                   f"{row.record.name} [{row.evidence.level}]{note}")
+                   f"{row.record.name} [{evidence_said(row.evidence.level)}]{note}")
 
 
 @click.command()

@@ -136,7 +136,15 @@ def plan(files: list[SourceFile]) -> Plan:
             names = ", ".join(n for n, _, _ in KNOWN_FILES.values())
             refused = fail("not a known upstream KernelBench timing file (by its bytes; "
                            f"known: {names}); the file records no measurement time, so "
-                           "kistore cannot give its runs an observedAt", file=source.name)
+                           "kistore cannot give its runs an observedAt. Only these files "
+                           "import, byte for byte: for a newer upstream file, add its SHA-256, "
+                           "upstream path, commit and that commit's date to KNOWN_FILES in "
+                           "kistore/importers/kernelbench.py and run `make catalogue` (a "
+                           "change to kistore: its runs' digests join the KI226 catalogue), or "
+                           "write its runs as your own manifests with the observedAt you know, "
+                           "naming no source or your own (a run claiming kernelbench that "
+                           "kistore's importer does not make is refused, KI226), and `kistore "
+                           "add` them", file=source.name)
             result.records.append(failed_record(source.name, refused, f"file {source.name}"))
         elif source.explicit:
             unknown.append(fail("not a KernelBench timing file: its bytes are none of the "

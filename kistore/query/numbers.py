@@ -1,11 +1,16 @@
-"""Numbers as text: each stored number as the manifest holds it, never rounded.
+"""Numbers as text: each stored number as the manifest holds it; latencies readable.
 
-The one rule (README, "numbers printed as stored"): a stored value prints as its canonical
-form, the shortest digits that parse back to the same double laid out as ECMAScript's
-``Number::toString`` lays them out (RFC 8785 §3.2.2.3, the text the manifest's canonical
-bytes hold: ``0.3``, ``1e-7``, ``5e-324``, ``16777217.000000004``). Latencies in ns may add
-thousands separators (``16,777,217.000000004``). A rounded, readable form (``13.6 ms``,
-``1.04x``) may sit beside it but is never the one called the value or "exact".
+The rule: a stored value prints as its canonical form, the shortest digits that parse back
+to the same double laid out as ECMAScript's ``Number::toString`` lays them out (RFC 8785
+§3.2.2.3, the text the manifest's canonical bytes hold: ``0.3``, ``1e-7``, ``5e-324``,
+``16777217.000000004``). A latency in ns, in the text output of ``rank``, ``show`` and
+``compare``, prints to :data:`LATENCY_DIGITS` significant digits (whole ns never rounded
+away) with thousands separators (:func:`latency_text`: ``42,860.8``, ``12,015,668``): the
+stored value is an exact ms-to-ns product of a harness's mean, and its 17 digits claimed
+femtoseconds (review r85 F13). Where two different latencies of one table would print
+alike, they print exact (:func:`distinct_texts`). ``--json``, ``--format jsonl`` and
+exports keep every stored value exact. A rounded, readable form (``13.6 ms``, ``1.04x``)
+may sit beside it.
 
 History: ``rank`` and ``show`` once printed latencies of 0.9, 1.0 and 1.1 ns all as "1 ns";
 then (review r60, F16) a stored 0.3 as ``0.29999999999999999``; then (review r70, F8) padded
@@ -104,19 +109,73 @@ def grouped_text(value: float) -> str:
     return f"{sign}{int(whole):,}{point}{fraction}"
 
 
+LATENCY_DIGITS = 6
+"""Significant digits of a latency in text output (:func:`latency_text`): a harness's mean
+is not known to more, and six tell apart what a ranking of one workload puts side by side."""
+
+
+def latency_text(ns: float) -> str:
+    """Return a latency in ns to :data:`LATENCY_DIGITS` significant digits, grouped.
+
+    Whole nanoseconds are never rounded away (``12,015,668``, not ``12,015,700``); trailing
+    zeros of the fraction are left out, as digits the value lacks (review r70 F8), so an
+    integer stays an integer (``1,234``). Outside 1e-6 to 1e21 the exponent form of
+    :func:`rounded_text` (``1.1e-7``).
+
+    Args:
+        ns: a finite latency in ns.
+
+    Returns:
+        ``42,860.8`` for 42860.831780213484, ``1.1`` for 1.1, ``0.3`` for 0.30000000000000004,
+        ``0`` for 0.
+    """
+    number = float(ns)
+    if number == 0:
+        return "0"
+    if not 1e-6 <= abs(number) < 1e21:
+        return rounded_text(number, LATENCY_DIGITS, keep_zeros=False)
+    decimals = max(0, LATENCY_DIGITS - 1 - math.floor(math.log10(abs(number))))
+    text = format(number, f",.{decimals}f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
 def value_text(value: float, unit: str | None) -> str:
-    """Return a value's text as ``rank``, ``show``, ``compare`` and the site print it.
+    """Return a value's text as ``rank``, ``show`` and ``compare`` print it.
 
     Args:
         value: the stored value.
-        unit: its unit: ``ns`` prints :func:`grouped_text` (``1,234.5``), any other unit
-            :func:`number_text`.
+        unit: its unit: ``ns`` prints :func:`latency_text` (``1,234.57``), any other unit
+            (scores, a source's own metric) :func:`number_text`, as stored.
 
     Returns:
-        The text, without the unit. It depends on ``value`` alone (never on the other
-        values of a group) and parses back (less its commas) to exactly ``value``.
+        The text, without the unit. It depends on ``value`` alone; a latency's is rounded
+        (:func:`distinct_texts` tells apart two that print alike).
     """
-    return grouped_text(value) if unit == "ns" else number_text(value)
+    return latency_text(value) if unit == "ns" else number_text(value)
+
+
+def distinct_texts(values: Sequence[float], unit: str | None) -> list[str]:
+    """Return :func:`value_text` of each value; values that differ never print alike.
+
+    Where two different values would print the same rounded latency (3.3 and
+    3.3000000000000003), each of those prints its exact text (:func:`grouped_text`), so a
+    table never shows a tie the values do not have (the rule :func:`ratio_text` keeps).
+
+    Args:
+        values: the values of one table (a ranking, A and B of a comparison).
+        unit: their unit.
+
+    Returns:
+        One text a value, in order.
+    """
+    texts = [value_text(v, unit) for v in values]
+    owners: dict[str, set[float]] = {}
+    for value, text in zip(values, texts, strict=True):
+        owners.setdefault(text, set()).add(float(value))
+    return [grouped_text(v) if unit == "ns" and len(owners[t]) > 1 else t
+            for v, t in zip(values, texts, strict=True)]
 
 
 def json_text(value: Any) -> str:

@@ -15,11 +15,12 @@ from ..attest.levels import attestation_text as attestation_text  # re-exported
 from ..core.digest import Digest
 from ..core.errors import InputError, KistoreError, one_line
 from ..core.model import Manifest
+from ..core.words import NO_SOURCE, comparison_said, evidence_said, stated_by
 from ..index.catalog import Catalog
 from ..index.index import open_catalog
 from ..index.records import Record
 from .answers import rank
-from .numbers import json_text, ratio_text, rounded_text, value_text
+from .numbers import distinct_texts, json_text, ratio_text, rounded_text, value_text
 from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -132,20 +133,23 @@ class RunPage(NamedTuple):
                f"  workload        {_named(work, 'definition')}",
                f"  comparison key  {r.comparison_key}",
                f"                  {_key_text(r.key_object)}",
-               f"  source          {d['source'] or '-'}, external id {d['externalId'] or '-'}",
+               f"  source          {d['source'] or NO_SOURCE}, external id "
+               f"{d['externalId'] or '-'}",
                f"  status          {r.status}"]
         if row.latency_ns is not None:
             out.append(f"measured: {r.statistic} latency {_ns(row.latency_ns)}")
-        named = f"{comparison.name} comparison, {_metric(comparison.metric)} {comparison.order}"
+        named = f"{comparison_said(comparison.name)}, {_metric(comparison.metric)} " \
+                f"{comparison.order}"
         if row.rank is not None:
-            out.append(f"rank {row.rank} of {ranking.group_size}{self._tie()} ({named}): "
-                       f"{_value(row.value, row.unit)}")
             first = ranking.first
+            this, best = _values(row.value, first.value if first is not None else None,
+                                 row.unit)
+            out.append(f"rank {row.rank} of {ranking.group_size}{self._tie()} ({named}): "
+                       f"{this}")
             if first is not None and first.record.digest != r.digest:
                 ratio = "-" if row.value is None or not first.value else ratio_text(
                     row.value, first.value)  # never "1x" for two values that differ
-                out.append(f"  {ratio}x the value of #1 "
-                           f"{first.record.name} ({_value(first.value, first.unit)})")
+                out.append(f"  {ratio}x the value of #1 {first.record.name} ({best})")
         else:
             out.append(f"not ranked ({row.reason}); {ranking.group_size} ranked in the group "
                        f"({named})")
@@ -167,9 +171,13 @@ class RunPage(NamedTuple):
         checked = _flat(proto.get("correctness")) if proto.get("inStore") else "-"
         if d["correctness"]:
             out.append(f"correctness: {_flat(d['correctness'])} (checked by: {checked})")
-        else:  # e.g. KernelBench's reference programs: the status is all the source says
+        elif d["source"]:  # e.g. KernelBench's reference programs: the status is all it says
             out.append(f"correctness: {r.status} (the run's status; the source recorded no "
                        f"correctness measures; checked by: {checked})")
+        else:  # a run that names no source: its status is its submitter's claim
+            out.append(f"correctness: {r.status} ({stated_by(None)}: the run's status; it "
+                       f"names no source and records no correctness measures; checked by: "
+                       f"{checked})")
         out.append(f"protocol: {_named(proto, 'harness')}")
         if proto.get("inStore"):
             out.append(f"  measurement {_flat(proto.get('measurement'))}; comparability "
@@ -179,7 +187,7 @@ class RunPage(NamedTuple):
                    + (f"; software {_flat(env.get('software'))}" if env.get("software") else ""))
         atts = d["attestations"]
         out.append(f"attestations: {len(atts) if atts else 'none'}; "
-                   f"evidence level: {d['evidenceLevel']}"
+                   f"{evidence_said(d['evidenceLevel'])}"
                    + (" (withdrawn)" if d["withdrawn"] else ""))
         for a in atts:
             out.append("  " + attestation_text(a))
@@ -256,19 +264,19 @@ class RunComparison(NamedTuple):
         """Return the comparison as text lines."""
         data = self.to_json()
         a, b = self.a.row, self.b.row
-        out = [f"A: {self.a.record.name} {self.a.record.digest} "
-               f"{_rank(a)} {_value(a.value, a.unit)}",
-               f"B: {self.b.record.name} {self.b.record.digest} "
-               f"{_rank(b)} {_value(b.value, b.unit)}"]
+        a_text, b_text = (_values(a.value, b.value, a.unit) if a.unit == b.unit
+                          else (_value(a.value, a.unit), _value(b.value, b.unit)))
+        out = [f"A: {self.a.record.name} {self.a.record.digest} {_rank(a)} {a_text}",
+               f"B: {self.b.record.name} {self.b.record.digest} {_rank(b)} {b_text}"]
         if not data["sameGroup"]:
             out.append("A and B are in different comparison groups: not comparable")
         else:
             ratio = ("-" if self.ratio is None or self.a.row.value is None
                      or self.b.row.value is None
                      else ratio_text(self.a.row.value, self.b.row.value))
-            out.append(f"A / B = {ratio} ({self.a.ranking.comparison.name} "
-                       f"comparison, {_metric(self.a.ranking.comparison.metric)} "
-                       f"{self.a.ranking.comparison.order})")
+            c = self.a.ranking.comparison
+            out.append(f"A / B = {ratio} ({comparison_said(c.name)}, {_metric(c.metric)} "
+                       f"{c.order})")
         out.append(f"{len(self.differences)} differing field(s):")
         for diff in self.differences:
             out.append(f"  {diff['section']}{diff['pointer']}: A {_show(diff['a'])} | "
@@ -380,23 +388,32 @@ def _fmt(x: float | None) -> str:
     return "-" if x is None else rounded_text(x, 4, keep_zeros=False)
 
 
-def _ns(ns: float | None) -> str:
-    """``1,234.5 ns (0.0012345 ms)``: the stored number, then a rounded conversion.
+def _ns(ns: float | None, text: str | None = None) -> str:
+    """``1,234.57 ns (0.00123457 ms)``: the latency, then its conversion to ms.
 
-    The ns figure is the stored number (:func:`value_text`, the same text whatever else is in
-    the group); the ms figure is a readable conversion (6 significant digits, zeros
-    stripped, an exponent written as the stored numbers write one: ``1.1e-6``, not Python's
-    ``1.1e-06``; :func:`rounded_text`).
+    The ns figure is :func:`value_text`'s (6 significant digits, whole ns kept; ``text``
+    when given: an exact text that tells it from another shown beside it); the ms figure a
+    readable conversion (6 significant digits, zeros stripped, an exponent written as the
+    stored numbers write one: ``1.1e-6``, not Python's ``1.1e-06``; :func:`rounded_text`).
     """
     if ns is None:
         return "-"
-    return f"{value_text(ns, 'ns')} ns ({rounded_text(ns / 1e6, 6, keep_zeros=False)} ms)"
+    return (f"{text or value_text(ns, 'ns')} ns "
+            f"({rounded_text(ns / 1e6, 6, keep_zeros=False)} ms)")
 
 
-def _value(v: float | None, unit: str | None) -> str:
+def _value(v: float | None, unit: str | None, text: str | None = None) -> str:
     if v is None:
         return "no value"
-    return _ns(v) if unit == "ns" else f"{value_text(v, unit)} {unit or ''}".rstrip()
+    return _ns(v, text) if unit == "ns" else f"{text or value_text(v, unit)} {unit or ''}".rstrip()
+
+
+def _values(x: float | None, y: float | None, unit: str | None) -> tuple[str, str]:
+    """Return the texts of two values shown side by side: never alike when they differ."""
+    if x is None or y is None:
+        return _value(x, unit), _value(y, unit)
+    tx, ty = distinct_texts([x, y], unit)
+    return _value(x, unit, tx), _value(y, unit, ty)
 
 
 def _metric(pointer: str) -> str:

@@ -550,7 +550,8 @@ def _index(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
             entry["groups"].add(r.comparison_key)
     return {
         "commit": snap.rev, "notes": ctx.notes_tip, "counts": counts,
-        "sources": [{"source": s, "href": source_path(s) + "index.html", "runs": len(rs),
+        "sources": [{"source": s, "unspecified": s == NO_SOURCE,
+                     "href": source_path(s) + "index.html", "runs": len(rs),
                      "workloads": len({r.workload for r in rs if r.workload}),
                      "groups": len({r.comparison_key for r in rs if r.comparison_key})}
                     for s, rs in snap.sources.items()],

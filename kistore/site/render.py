@@ -27,6 +27,7 @@ import orjson
 
 from ..core.errors import one_line
 from ..core.settings import web_link_problem
+from ..core.words import NO_SOURCE, comparison_said, evidence_said, stated_by
 from ..query.numbers import json_text
 from . import pages, summary
 
@@ -61,7 +62,9 @@ def environment() -> Any:
         latency=summary.latency, exact_ns=summary.exact_ns, number=summary.number,
         ratio=summary.ratio, short=short_digest, date=date, data_uri=data_uri,
         compact=compact, value=value_text,
-        visible=visible)
+        visible=visible, comparison_said=comparison_said, evidence_said=evidence_said,
+        stated_by=stated_by)
+    env.globals["no_source"] = NO_SOURCE  # one label for a run's missing source (r85 F7)
     env.tests["web_link"] = lambda url: isinstance(url, str) and web_link_problem(url) is None
     env.globals["csp"] = CSP
     return env
@@ -115,8 +118,9 @@ def generator() -> str:
     """Return what writes pages, as a string a page's cache key covers.
 
     ``kistore <version>`` and a SHA-256 over the site package's templates, static files
-    and Python sources, and :mod:`kistore.query.numbers` (which writes the pages' numbers):
-    any change to them makes every page be written again.
+    and Python sources, :mod:`kistore.query.numbers` (which writes the pages' numbers) and
+    :mod:`kistore.core.words` (their words for a comparison, an evidence level, a missing
+    source): any change to them makes every page be written again.
     """
     try:
         release = version("kistore")
@@ -129,8 +133,10 @@ def generator() -> str:
         for entry in sorted(base.iterdir(), key=lambda e: e.name):
             if entry.is_file() and entry.name.endswith(suffix):
                 h.update(f"{folder}/{entry.name}\0".encode() + entry.read_bytes() + b"\0")
-    numbers = resources.files("kistore.query").joinpath("numbers.py")
-    h.update(b"query/numbers.py\0" + numbers.read_bytes() + b"\0")
+    for module, file in (("kistore.query", "numbers.py"), ("kistore.core", "words.py")):
+        source = resources.files(module).joinpath(file)
+        h.update(f"{module.removeprefix('kistore.')}/{file}\0".encode()
+                 + source.read_bytes() + b"\0")
     return f"kistore {release} (site {h.hexdigest()[:12]})"
 
 

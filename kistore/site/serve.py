@@ -8,6 +8,7 @@ is a preview, not a production server: the site is static files any web server (
 
 from __future__ import annotations
 
+import errno
 import functools
 import http.server
 import os
@@ -28,15 +29,23 @@ def make_server(out: str | os.PathLike[str], port: int = 8000) -> http.server.Th
         port: TCP port; 0 picks a free one (read it from ``server.server_address``).
 
     Raises:
-        InputError: ``out`` is not a directory.
-        OSError: the port cannot be bound (e.g. in use).
+        InputError: ``out`` is not a directory; or ``port`` is in use, naming it and saying
+            that ``--port 0`` picks a free one (review r85 F21).
+        OSError: the port cannot be bound otherwise (a port below 1024 without the right).
     """
     root = Path(out)
     if not root.is_dir():
         raise InputError("is not a directory; build a site there first with `kistore site "
                          "build OUT`", file=str(root))
     handler = functools.partial(_Handler, directory=str(root))
-    return http.server.ThreadingHTTPServer((LOOPBACK, port), handler)
+    try:
+        return http.server.ThreadingHTTPServer((LOOPBACK, port), handler)
+    except OSError as e:
+        if e.errno != errno.EADDRINUSE:
+            raise
+        raise InputError(f"port {port} of {LOOPBACK} is in use (another server, or a "
+                         "`kistore site serve` still running): stop it, or give another port "
+                         f"(`kistore site serve {root} --port 0` picks a free one)") from None
 
 
 def serve(out: str | os.PathLike[str], port: int = 8000,

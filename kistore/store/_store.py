@@ -195,6 +195,9 @@ class Store:
         self._head_for_work_tree = False
         self.uncommitted: tuple[str, ...] = ()
         """Files :meth:`init` wrote into an existing repository and left to commit."""
+        self.initialised = False
+        """True when :meth:`init` made the repository or wrote a file or directory of the
+        store; False for a store already complete (``init --hooks`` only adds hooks)."""
         plain = _plain_work_tree(start)
         if plain is not None:  # the common case, found without importing pygit2
             self.root: Path | None = plain
@@ -259,7 +262,7 @@ class Store:
         there lacks them (``verify --at`` reports it). Running it twice changes nothing.
 
         Returns:
-            The store.
+            The store; its :attr:`initialised` is False when it was complete already.
 
         Raises:
             InputError: ``path`` is a bare repository (a store needs a work tree).
@@ -306,13 +309,16 @@ class Store:
             attributes.write_text("\n".join([*lines, layout.GITATTRIBUTES_LINE]) + "\n",
                                   "utf-8")
             written.append(".gitattributes")
+        made = is_new or bool(written)
         for directory in (layout.OBJECTS_DIR, layout.METADATA_DIR):
+            made = made or not (store.root / directory).is_dir()
             (store.root / directory).mkdir(parents=True, exist_ok=True)
         policy = store.root / policy_file
         if not policy.exists():  # the reviewed default ranking policy (kistore.query.policy)
             policy.parent.mkdir(parents=True, exist_ok=True)
             policy.write_bytes(_default_policy())
             written.append(policy_file)
+        store.initialised = made or bool(written)
         if is_new and written:
             # git.commit loads logging (docs/speed.md, start-up).
             # Lazy: the write path: a read such as `kistore show` never writes.
@@ -884,6 +890,11 @@ class Store:
             return digest
         prefix = parse_prefix(ref)
         if prefix is None:
+            held = _kinds_naming(view, ref) if not slash else []
+            if held:  # a bare name: say whose it is (review r85 F21)
+                named = " and ".join(f"{kind}/{ref}" for kind in held)
+                raise InputError(f"{ref!r} is not a reference but a name: give KIND/NAME "
+                                 f"({named})")
             raise InputError(
                 f"{ref!r} is not a reference: give a digest (sha256:<64 hex>), a prefix of at "
                 f"least 8 hex digits, or KIND/NAME with KIND one of {', '.join(KINDS)}"
@@ -1874,6 +1885,24 @@ def _pack_ahead(manifests: Sequence[Manifest]) -> PackAhead | None:
     ahead = PackAhead([data for m in manifests for data in (m.object_bytes, m.metadata_bytes)])
     ahead.start()
     return ahead
+
+
+def _kinds_naming(view: View, name: str) -> list[str]:
+    """Return the kinds of which a stored manifest is named ``name``, in :data:`KINDS` order.
+
+    For the error of a bare name given as a reference (``show my-run-1``): one lookup per
+    kind, a names file each where names are paths, else the index's names. Damaged names
+    files are passed over here (the lookup of ``KIND/NAME`` itself reports them).
+    """
+    if view.has_names_files():
+        held = []
+        for kind in KINDS:
+            with contextlib.suppress(KistoreError):
+                if view.named(kind, name) is not None:
+                    held.append(kind)
+        return held
+    owners = view.name_owners([(kind, name) for kind in KINDS])
+    return [kind for kind in KINDS if (kind, name) in owners]
 
 
 def _pack_threshold() -> int:

@@ -27,6 +27,9 @@ from pathlib import Path
 
 from ..core.processes import alive
 
+WAIT_NOTE_S = 1.0
+"""Seconds :func:`hold` waits for a held lock before it says so on stderr, once (review r85
+F21: a second ``add`` waited ~4 s for the first without a word)."""
 HOLDER_WAIT_S = 0.5
 """Seconds :func:`holder` waits for a holder's line to appear (a holder between its
 ``flock`` and its write, or one that never writes: a kistore from before the line)."""
@@ -34,20 +37,25 @@ _POLL_S = 0.01
 
 
 @contextlib.contextmanager
-def hold(path: Path, where: str) -> Iterator[None]:
+def hold(path: Path, where: str, note_after_s: float = WAIT_NOTE_S) -> Iterator[None]:
     """Hold the write lock at ``path`` (waiting for it), with this process's line in it.
+
+    A lock held by another writer for ``note_after_s`` is said once, as a WARNING on the
+    ``kistore.store`` logger (stderr of the command line; :func:`_waiting_note`), naming the
+    holder's process when its line says it; then the wait goes on until it is let go.
 
     Args:
         path: the lock file (``kistore-write.lock`` in the common git directory); created
             when absent.
         where: the work tree (or git directory) this process writes: the line's second part.
+        note_after_s: seconds of waiting before the note (0: at once when held).
 
     Raises:
         OSError: the lock file cannot be opened or created (its directory not writable).
     """
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _take(fd, path, note_after_s)
         try:
             with contextlib.suppress(OSError):  # only a verify's message needs it
                 line = f"{os.getpid()} {where}\n".encode()
@@ -60,6 +68,34 @@ def hold(path: Path, where: str) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def _take(fd: int, path: Path, note_after_s: float) -> None:
+    """Take the exclusive ``flock`` on ``fd``; said once when it is held ``note_after_s``."""
+    deadline = time.monotonic() + note_after_s
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:  # another writer holds it
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(_POLL_S * 5)
+    _waiting_note(path)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def _waiting_note(path: Path) -> None:
+    """Say on stderr (the ``kistore.store`` logger) that this writer waits for the lock."""
+    # Lazy: logging costs ~10 ms of a fresh process and is needed only for this note.
+    import logging
+
+    found = holder(path, wait_s=0)
+    who = (f"process {found[0]}, writing {found[1]}" if found is not None
+           else "another kistore process")
+    logging.getLogger("kistore.store").warning(
+        "note: waiting for the store's write lock (%s), held by %s; this command goes on "
+        "when it is let go", path, who)
 
 
 def held(path: Path) -> bool:

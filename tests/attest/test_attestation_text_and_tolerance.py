@@ -91,7 +91,7 @@ def test_the_finding_and_show_say_how_far_off(group, runner):
     shown = cli(runner, store, "show", "BenchmarkRun/c")
     assert shown.exit_code == 0, shown.output
     assert f"out-of-tolerance note: {why}" in shown.stdout
-    assert "evidence level: source-native" in shown.stdout
+    assert "evidence: source-native" in shown.stdout
     listed = cli(runner, store, "attestations", "BenchmarkRun/c")
     assert (listed.exit_code, listed.stdout.splitlines()[1]) == (0, "evidence:  source-native")
 

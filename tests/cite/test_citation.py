@@ -477,3 +477,18 @@ def test_short_citation_says_why_there_is_no_permalink_yet(tmp_path):
         f"Cite: {RUN} (no permalink yet: cannot build a permalink")
     with pytest.raises(ResolutionError):
         short_citation(store, Digest("0" * 64))
+
+
+def test_an_access_date_before_the_published_date_is_warned(runner, tmp_path):
+    """review r85 F21: `--accessed 2026-11-29` (README's example) of an object published
+    2026-12-03 was printed without a word."""
+    path, _ = published_store(tmp_path)  # published 2026-07-14
+    result = run_cli(runner, path, "384a96d0", "--accessed", "2026-07-13")
+    assert result.exit_code == 0, result.output
+    assert "  accessed:  2026-07-13" in result.stdout.splitlines()
+    assert result.stderr.splitlines()[-1] == (
+        "warning: the access date 2026-07-13 (--accessed) is before the published date "
+        "2026-07-14: no one read it there then; give the date you read it (the default is "
+        "today, UTC)")
+    result = run_cli(runner, path, "384a96d0", "--accessed", "2026-07-14")
+    assert "the access date" not in result.stderr

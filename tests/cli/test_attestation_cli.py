@@ -341,7 +341,8 @@ def test_notes_push_and_fetch_between_clones(runner, record_store, store_path, k
     subprocess.run(["git", "remote", "add", "origin", str(origin)], cwd=store_path, check=True)
     pushed = run(runner, store_path, "notes", "push", "origin")
     assert (pushed.exit_code, pushed.output) == (
-        0, "pushed refs/notes/kistore to origin (0 gained first)\n")
+        0, "pushed refs/notes/kistore to origin, after merging the 0 attestation(s) origin "
+        "had that this clone lacked\n")
     fetched = run(runner, tmp_path / "b", "notes", "fetch", "origin", "--json")
     assert fetched.exit_code == 0
     assert json.loads(fetched.output) == {"remote": "origin", "gained": 1}
@@ -449,7 +450,7 @@ def test_files_attached_by_notes_sync_are_each_one_attestation_everywhere_people
                                                     "present\n")
     shown = run(runner, store_path, "show", RUN_REF)
     assert shown.exit_code == 0, shown.output
-    assert "attestations: 4; evidence level: source-native" in shown.output
+    assert "attestations: 4; evidence: source-native" in shown.output
     listed = run(runner, store_path, "attestations", RUN_REF)
     lines = [line for line in listed.output.splitlines() if " valid " in line]
     assert sorted(line.split()[0] + " " + line.split()[4].rstrip(":;") for line in lines) == [

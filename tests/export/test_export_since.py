@@ -267,3 +267,22 @@ def test_since_over_a_manifest_nested_3000_deep_is_an_error_not_a_crash(runner, 
     assert "make a full export into a new directory (or remove this one first)" in \
         result.output
     assert "internal error" not in result.output and "Traceback" not in result.output
+
+
+def test_the_readme_count_of_runs_counts_each_run_once_after_since(
+        runner, fixture, changed, tmp_path):
+    """review r85 F4: README's `count(*)` after its own `--since` step counted a run of the
+    changed group once per generation (1009 for a store of 1006 runs)."""
+    from ..conftest import ROOT
+
+    c1, c2, _ = changed
+    out = tmp_path / "out"
+    export_ok(runner, fixture.store, out, "--at", c1)
+    export_ok(runner, fixture.store, out, "--since", c1, "--at", c2)
+    (line,) = [x.strip() for x in (ROOT / "README.md").read_text().splitlines()
+               if x.strip().startswith('duckdb -c "')]
+    sql = line.removeprefix('duckdb -c "').removesuffix('"').replace("'out/", f"'{out}/")
+    current_runs = duck(out, "SELECT digest FROM {runs} QUALIFY row_number() OVER "
+                             "(PARTITION BY digest ORDER BY generation DESC) = 1")
+    assert len(duck(out, "SELECT digest FROM {runs}")) > len(current_runs)  # rows stay
+    assert duck(out, sql) == [(len(current_runs),)] == [(fixture.runs + 1,)]

@@ -467,3 +467,28 @@ def test_an_admission_warning_is_reported_by_import_and_refuses_nothing(store):
     assert by_digest[warned[0]].status == "added"
     assert by_digest[warned[0]].warnings == (report.warnings[0],)
     assert sum(1 for r in report.results if r.warnings) == 1
+
+
+def test_a_kernelbench_file_of_unknown_bytes_is_refused_saying_what_imports(
+        runner, store_path, tmp_path):
+    """review r85 F23: the refusal did not say that only the three known files import, nor
+    what to do with a newer upstream file."""
+    from kistore.importers.kernelbench import KNOWN_FILES
+
+    path = tmp_path / "baseline_time_torch.json"
+    path.write_text('{"level1": {}}')
+    result = run(runner, store_path, "import", "kernelbench", str(path))
+    assert result.exit_code == 1, result.output
+    names = ", ".join(n for n, _, _ in KNOWN_FILES.values())
+    assert f"error: {path}: not a known upstream" in result.stderr
+    assert [x for x in result.stderr.splitlines() if x.startswith("error: ")][0] == (
+        f"error: {path}: not a known upstream KernelBench timing file (by its bytes; known: "
+        f"{names}); the file records no measurement time, so kistore cannot give its runs an "
+        "observedAt. Only these files import, byte for byte: for a newer upstream file, add "
+        "its SHA-256, upstream path, commit and that commit's date to KNOWN_FILES in "
+        "kistore/importers/kernelbench.py and run `make catalogue` (a change to kistore: its "
+        "runs' digests join the KI226 catalogue), or write its runs as your own manifests "
+        "with the observedAt you know, naming no source or your own (a run claiming "
+        "kernelbench that kistore's importer does not make is refused, KI226), and `kistore "
+        "add` them")
+    assert git(store_path, "status", "--porcelain") == ""

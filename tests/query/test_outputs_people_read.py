@@ -27,8 +27,9 @@ def test_show_labels_the_reference_ratio_a_latency_ratio(runner, group):
 def test_show_says_the_status_where_the_source_recorded_no_correctness(runner, group):
     out = run(runner, group.root, "show", "BenchmarkRun/slow").output
     line = next(x for x in out.splitlines() if x.startswith("correctness:"))
-    assert line.startswith("correctness: passed (the run's status; the source recorded no "
-                           "correctness measures; checked by: ")
+    # the group's runs name no source: the status is their submitter's (review r85 F7)
+    assert line.startswith("correctness: passed (as submitted: the run's status; it names no "
+                           "source and records no correctness measures; checked by: ")
     assert "correctness: -" not in out
 
 
@@ -54,7 +55,7 @@ def test_rank_prints_enough_digits_to_tell_ranked_values_apart(runner, store, ki
     rows = [line.split()[:3] for line in result.output.splitlines()[1:]]
     assert rows == [["1", "1", "ns"], ["2", "1.04", "ns"], ["3", "1.1", "ns"], ["4", "2", "ns"]]
     page = run(runner, store.root, "show", "BenchmarkRun/b").output
-    assert "rank 3 of 4 (measured comparison, mean ascending): 1.1 ns" in page
+    assert "rank 3 of 4 (by measured latency, mean ascending): 1.1 ns" in page
     assert "the value of #1 a (1 ns" in page
 
 

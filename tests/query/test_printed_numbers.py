@@ -56,7 +56,7 @@ def test_rank_and_show_print_a_stored_point_three_as_0_3(runner, store, kit):
     rows = [line.split()[:3] for line in ranked.output.splitlines()[1:]]
     assert rows == [["1", "0.30000000000000004", "x"], ["2", "0.3", "x"]]
     page = run(runner, store.root, "show", "BenchmarkRun/t4").output
-    assert "rank 2 of 2 (source-native comparison, val descending): 0.3 x" in page
+    assert "rank 2 of 2 (by the source's own metric, val descending): 0.3 x" in page
     assert "the value of #1 t3 (0.30000000000000004 x)" in page
     assert "0.29999999999999999" not in ranked.output + page
 
@@ -68,7 +68,7 @@ def test_compare_prints_both_values_and_a_ratio_that_is_not_1(runner, store, kit
     lines = result.output.splitlines()
     assert lines[0].endswith(" rank 2 0.3 x") and lines[0].startswith("A: t4 sha256:")
     assert lines[1].endswith(" rank 1 0.30000000000000004 x")
-    assert lines[2] == "A / B = 0.9999999999999998 (source-native comparison, val descending)"
+    assert lines[2] == "A / B = 0.9999999999999998 (by the source's own metric, val descending)"
 
 
 def _latency_docs(kit, latencies):
@@ -104,13 +104,13 @@ def test_a_run_prints_the_same_latency_whatever_else_joins_its_group(runner, sto
     add_docs(store, docs[-2:])
     after = run(runner, store.root, "show", "BenchmarkRun/a").output.splitlines()
     assert "measured: mean latency 1.1 ns (1.1e-6 ms)" in after
-    assert "rank 2 of 3 (measured comparison, mean ascending): 1.1 ns (1.1e-6 ms)" in after
-    assert "  1.1x the value of #1 b (1.0000000596046448 ns (1e-6 ms))" in after
+    assert "rank 2 of 3 (by measured latency, mean ascending): 1.1 ns (1.1e-6 ms)" in after
+    assert "  1.1x the value of #1 b (1 ns (1e-6 ms))" in after  # 6 digits (r85 F13)
     big = run(runner, store.root, "show", "BenchmarkRun/big").output
     assert "measured: mean latency 9,007,199,254,740,991 ns (9.0072e+9 ms)" in big
     ranked = run(runner, store.root, "rank", "BenchmarkRun/a").output
     assert [line.split()[1] for line in ranked.splitlines()[1:]] == [
-        "1.0000000596046448", "1.1", "9,007,199,254,740,991"]
+        "1", "1.1", "9,007,199,254,740,991"]
 
 
 def test_scores_print_in_the_stored_canonical_form_not_python_repr(runner, store, kit):
@@ -185,9 +185,23 @@ def test_every_value_prints_its_canonical_text_which_parses_back(value):
     text = number_text(value)
     assert float(text) == value, (value, text)
     assert text.encode() == rfc8785.dumps(value)  # the text the canonical bytes hold
-    grouped = value_text(value, "ns")
-    assert grouped == grouped_text(value) and grouped.replace(",", "") == text
+    assert grouped_text(value).replace(",", "") == text
     assert value_text(value, "score") == text
+
+
+@given(FINITE)
+@example(1.0000000596046448)
+@example(999999.95)
+@example(5e-324)
+def test_a_latency_prints_six_significant_digits_that_parse_back_near_it(value):
+    """review r85 F13: a latency's text is rounded to 6 significant digits, never more off."""
+    from kistore.query.numbers import latency_text
+
+    text = value_text(value, "ns")
+    assert text == latency_text(value)
+    back = float(text.replace(",", ""))
+    assert back == pytest.approx(value, rel=5e-6, abs=0)
+    assert "e-0" not in text and "e+0" not in text and not text.endswith(".")
 
 
 @given(st.lists(FINITE.map(lambda v: value_text(v, "ns")) | st.just("-"), max_size=6))
@@ -359,9 +373,45 @@ def test_show_names_the_runs_tied_with_it_and_never_says_1x_for_a_slower_run(
     add_docs(store, docs)
     page = run(runner, store.root, "show", "BenchmarkRun/c").output.splitlines()
     assert page[page.index(next(x for x in page if x.startswith("rank "))):][:2] == [
-        "rank 2 of 4, tied with b (measured comparison, mean ascending): 10.0002 ns "
+        "rank 2 of 4, tied with b (by measured latency, mean ascending): 10.0002 ns "
         "(1.00002e-5 ms)",
         "  1.000009999900001x the value of #1 a (10.0001 ns (1.00001e-5 ms))"]
     alone = run(runner, store.root, "show", "BenchmarkRun/d").output
-    assert "rank 4 of 4 (measured comparison" in alone and "tied" not in alone
+    assert "rank 4 of 4 (by measured latency" in alone and "tied" not in alone
     assert "  1.2x the value of #1 a (10.0001 ns" in alone
+
+
+def test_latencies_print_to_six_significant_digits_right_aligned_json_exact(
+        runner, store, kit):
+    """review r85 F13: FlashInfer means printed with 17 digits (``42,860.831780213484 ns``),
+    the value column not lined up by magnitude."""
+    values = [("f1", 42860.831780213484), ("f2", 42989.69733403158),
+              ("f3", 12015667.70706663)]
+    add_docs(store, _latency_docs(kit, values))
+    ranked = run(runner, store.root, "rank", "BenchmarkRun/f1")
+    assert ranked.exit_code == 0, ranked.output
+    assert [line[:24] for line in ranked.output.splitlines()[1:]] == [
+        "    1       42,860.8 ns ",
+        "    2       42,989.7 ns ",
+        "    3   12,015,668   ns "]  # the points (and the integer's end) in one column
+    page = run(runner, store.root, "show", "BenchmarkRun/f2").output.splitlines()
+    assert "measured: mean latency 42,989.7 ns (0.0429897 ms)" in page
+    assert "  1.003x the value of #1 f1 (42,860.8 ns (0.0428608 ms))" in page
+    compared = run(runner, store.root, "compare", "BenchmarkRun/f3", "BenchmarkRun/f1")
+    assert compared.output.splitlines()[0].endswith(" rank 3 12,015,668 ns (12.0157 ms)")
+    exact = json.loads(run(runner, store.root, "rank", "BenchmarkRun/f1", "--json").output)
+    assert [row["value"] for row in exact] == [v for _, v in values]
+
+
+def test_latency_text_by_hand():
+    from kistore.query.numbers import distinct_texts, latency_text
+
+    assert [latency_text(v) for v in (42860.831780213484, 12015667.70706663, 1.1, 1234, 0,
+                                      0.30000000000000004, 1.0000000596046448, 999999.95,
+                                      0.000123456789, 1e-7, 9007199254740991)] == [
+        "42,860.8", "12,015,668", "1.1", "1,234", "0", "0.3", "1", "1,000,000", "0.000123457",
+        "1e-7", "9,007,199,254,740,991"]
+    # two values that differ never print alike: those print exact
+    assert distinct_texts([3.3, 1.1 + 2.2, 1234.0], "ns") == [
+        "3.3", "3.3000000000000003", "1,234"]
+    assert distinct_texts([0.3, POINT_THREE], "score") == ["0.3", "0.30000000000000004"]

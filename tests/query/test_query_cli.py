@@ -37,7 +37,7 @@ def test_rank_all_shows_excluded_runs_with_reason(runner, group):
     result = run(runner, group.root, "rank", "BenchmarkRun/fast", "--all")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert "2 ranked, measured comparison" in lines[0]
+    assert "2 ranked by measured latency" in lines[0]
     assert lines[-1].strip().startswith("-") and "(status incorrect)" in lines[-1]
 
 
@@ -45,10 +45,10 @@ def test_show_run_page_text(runner, group):
     result = run(runner, group.root, "show", "BenchmarkRun/slow")
     assert result.exit_code == 0, result.output
     out = result.output
-    assert "rank 2 of 2 (measured comparison, mean ascending): 30 ns" in out
+    assert "rank 2 of 2 (by measured latency, mean ascending): 30 ns" in out
     assert "3x the value of #1 fast" in out
     assert "x reference proj-ref: 3.333x" in out
-    assert "evidence level: source-native" in out
+    assert "evidence: source-native" in out
 
 
 def test_show_run_json_fields(runner, group):
@@ -77,7 +77,7 @@ def test_show_published_record_source_native(runner, store_path):
     measured = run(runner, store_path, "show", "BenchmarkRun/sol-submission-20464",
                    "--comparison", "measured")
     assert measured.exit_code == 0
-    assert "rank 1 of 1 (measured comparison, mean ascending): 13,634,148 ns" in measured.output
+    assert "rank 1 of 1 (by measured latency, mean ascending): 13,634,148 ns" in measured.output
 
 
 def test_show_other_kinds_as_before(runner, group, kit):
@@ -110,7 +110,7 @@ def test_compare_defaults_to_first_and_lists_differences(runner, group):
                         ("implementation", "/project")}
     text = run(runner, group.root, "compare", "BenchmarkRun/slow", "BenchmarkRun/fast")
     assert text.exit_code == 0
-    assert "A / B = 3 (measured comparison" in text.output
+    assert "A / B = 3 (by measured latency" in text.output
 
 
 def test_ls_and_filters(runner, group):

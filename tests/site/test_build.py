@@ -488,7 +488,7 @@ def test_published_record_page_has_every_section_of_the_published_page(demo_stor
     assert '<span class="big">13.6 ms</span>' in page
     assert '<span class="what">mean latency · 13,634,148 ns</span>' in page
     assert '<span class="rank-badge">Rank 2</span> of 2 in its <a href="../../groups/' in page
-    assert "source-native comparison: sol_score, higher first" in page
+    assert "by the source&#39;s own metric: sol_score, higher first" in page
     assert '<time datetime="2026-07-10T06:41:58.611Z">2026-07-10</time>' in page
     assert 'href="../../runs/384a96d0ed687458/compare/index.html">Compare with #1</a>' in page
     # 5-15: the sections, in the published page's order

@@ -81,9 +81,12 @@ def test_scores_on_run_pages_and_the_group_table_print_as_stored(store, kit, tmp
 
 
 def test_the_site_and_show_print_a_run_alike(runner, store, kit, tmp_path):
+    """A score prints as stored on both; a latency too on the site, whose exact line sits
+    under its rounded one, while `show` rounds it to 6 significant digits, whole ns kept
+    (review r85 F13)."""
     out, digests = _site(store, kit, tmp_path)
     shown = runner.invoke(main, ["--store", str(store.root), "show", "BenchmarkRun/huge"])
-    assert "measured: mean latency 123,456,789,012.34567 ns" in shown.output
+    assert "measured: mean latency 123,456,789,012 ns (123457 ms)" in shown.output
     assert ": 1e-7 score" in shown.output
     page = _run_page(out, digests["huge"])
     assert "mean latency · 123,456,789,012.34567 ns" in page and "value 1e-7 score" in page

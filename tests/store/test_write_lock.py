@@ -97,3 +97,43 @@ def test_the_line_is_written_over_the_old_one_in_one_write(store, monkeypatch):
     # first line already the new holder's, the killed one's tail after it, then cut
     assert seen[0].decode().partition("\n")[0] + "\n" == line
     assert seen[0].decode() != line
+
+
+def test_a_writer_waiting_for_the_lock_says_once_whose_it_is(store, caplog):
+    """review r85 F21: a second `add` waited for the first (~4 s) without a word."""
+    import logging
+
+    path = store._write_lock_path()
+    first = os.open(path, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(first, fcntl.LOCK_EX)  # the first add holds it
+    path.write_text(f"{os.getpid()} /work/first-add\n")
+    entered = threading.Event()
+
+    def second_add():
+        with _write_lock.hold(path, "/work/second-add", note_after_s=0):
+            entered.set()
+
+    with caplog.at_level(logging.WARNING, logger="kistore.store"):
+        thread = threading.Thread(target=second_add)
+        thread.start()
+        try:
+            while not caplog.messages and thread.is_alive():
+                time.sleep(0.01)
+            assert not entered.is_set()  # said while it waits, before it holds the lock
+        finally:
+            os.close(first)  # the first add ends
+        thread.join()
+    assert entered.is_set()
+    assert caplog.messages == [
+        f"note: waiting for the store's write lock ({path}), held by process {os.getpid()}, "
+        "writing /work/first-add; this command goes on when it is let go"]
+
+
+def test_a_free_lock_is_taken_without_a_note(store, caplog):
+    import logging
+
+    path = store._write_lock_path()
+    with caplog.at_level(logging.WARNING, logger="kistore.store"), \
+            _write_lock.hold(path, "/work/only-add", note_after_s=0):
+        assert path.read_text() == f"{os.getpid()} /work/only-add\n"
+    assert caplog.messages == []

@@ -1,0 +1,58 @@
+"""The words people read for a comparison, an evidence level and a missing source.
+
+One module owns them, so ``rank``, ``show``, ``compare`` and the site say each one way
+(review r85 F7, F19). ``source-native`` named two things on one ``rank`` line: the
+comparison (the source's own metric) in the header and the evidence level (no trusted
+rerun yet) on every row; a run that names no source was "as the source reported it", and
+its missing source had three names on the site ("_unspecified", "no source", "not
+stated"). Now:
+
+* a comparison is said by what it ranks: "by measured latency", "by the source's own
+  metric" (:func:`comparison_said`); ``measured`` and ``source-native`` stay the names of
+  ``--comparison`` and of the ranking policy's ``comparison``;
+* an evidence level is labelled as one: "evidence: source-native" (:func:`evidence_said`);
+  the levels themselves, ``source-native`` and ``verified``, are DESIGN's and unchanged;
+* a run that names no source is from "no source" (:data:`NO_SOURCE`), and what it states,
+  its status included, is "as submitted" (:func:`stated_by`).
+
+Imports nothing of kistore: the pure core, usable by every layer and the site's templates.
+"""
+
+from __future__ import annotations
+
+COMPARISONS = {"measured": "measured latency", "source-native": "the source's own metric"}
+"""What each comparison ranks by, as said to people (its name is the key)."""
+
+NO_SOURCE = "no source"
+"""The label of a run's source when it names none (``sourceNative.source`` absent)."""
+
+
+def comparison_said(name: str) -> str:
+    """Return how a comparison is said: ``by measured latency``, ``by the source's own metric``.
+
+    Args:
+        name: the comparison's name (``measured`` or ``source-native``; another is said as
+            ``by NAME``).
+    """
+    return f"by {COMPARISONS.get(name, name)}"
+
+
+def evidence_said(level: str) -> str:
+    """Return an evidence level labelled as one: ``evidence: source-native``.
+
+    Args:
+        level: ``source-native`` or ``verified`` (docs/design.md §5).
+    """
+    return f"evidence: {level}"
+
+
+def stated_by(source: str | None) -> str:
+    """Return whose word a run's status and results are: its source's, or its submitter's.
+
+    Args:
+        source: the run's ``sourceNative.source``, or None when it names none.
+
+    Returns:
+        ``as the source reported it``, or ``as submitted`` for a run that names no source.
+    """
+    return "as the source reported it" if source else "as submitted"

@@ -1,0 +1,44 @@
+"""One word each for a comparison, an evidence level and a missing source (review r85 F7,
+F19): the site says them as ``rank`` and ``show`` do (:mod:`kistore.core.words`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+
+def run_page(site: Path, name: str) -> tuple[str, str]:
+    """The directory and HTML of run NAME's page."""
+    for twin in sorted((site / "runs").glob("*/index.json")):
+        if json.loads(twin.read_text())["data"]["name"] == name:
+            return twin.parent.relative_to(site).as_posix(), \
+                (twin.parent / "index.html").read_text()
+    raise AssertionError(f"no page of run {name}")
+
+
+def test_a_run_that_names_no_source_says_no_source_and_as_submitted(demo_site):
+    _, page = run_page(demo_site, "gemm-fourth")  # the demo's run with no sourceNative
+    assert "as the source reported it" not in page
+    correctness = page.split('<section id="correctness"')[1].split("</section>")[0]
+    assert "as submitted, with these results:" in correctness
+    assert "not stated" not in page.split('<section id="identity"')[1].split("</section>")[0]
+    assert re.findall(r'>([^<>]*)</a>\s*</td></tr>', page.split(
+        '<th scope="row">Source</th>')[1])[0] == "no source"
+    assert 'title="evidence level">evidence: source-native</span>' in page
+    index = (demo_site / "index.html").read_text()
+    assert '<a href="sources/_unspecified/index.html">no source</a>' in index
+    assert "_unspecified</" not in index
+    source = (demo_site / "sources/_unspecified/index.html").read_text()
+    assert '<span aria-current="page">no source</span>' in source
+
+
+def test_a_run_of_a_source_keeps_the_sources_word(demo_site):
+    _, page = run_page(demo_site, "gemm-first")
+    assert "as the source reported it, with these results:" in page
+
+
+def test_the_comparison_is_said_by_what_it_ranks(demo_site):
+    _, page = run_page(demo_site, "gemm-first")
+    assert "by measured latency: mean, lower first" in page
+    assert "measured comparison" not in page
