@@ -32,17 +32,22 @@ STEPS = ("bulk add", "single add", "verify", "rank", "export", "history depth",
 @click.option("--only", "only", multiple=True, type=click.Choice(STEPS),
               help="Measure only these steps (repeatable); the bulk add that builds the "
                    "store always runs, and the index is built untimed when `rank` is left out.")
+@click.option("--chunk", type=click.IntRange(min=0),
+              help="Manifests per `add --commit` of the bulk add, each a fresh process "
+                   "(0: one add of all N). Default: 100,000 when N > 500,000 (one add of "
+                   "1,000,000 does not fit in 24 GB), else 0.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=RESULTS, show_default=True, help="Directory for the JSON results.")
 def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | None, keep: bool,
-         only: tuple[str, ...], out_dir: Path) -> None:
+         only: tuple[str, ...], chunk: int | None, out_dir: Path) -> None:
     """Measure kistore against git's own limits at N manifests (issue 8).
 
     \b
     Example:
       python -m bench                 # N = 10,000 and 100,000
       python -m bench -n 200 --repeat 2
-      python -m bench --million
+      python -m bench --million       # its bulk add in chunks of 100,000
+      python -m bench -n 200 --chunk 50 --only "bulk add"
       python -m bench -n 10000 -n 100000 --only export
     """
     ns = list(sizes) or [10_000, 100_000]
@@ -62,7 +67,8 @@ def main(sizes: tuple[int, ...], million: bool, repeat: int, workdir: Path | Non
             here.mkdir(parents=True)
             click.echo(f"N = {n:,}: generating ...", err=True)
             prepared = measure.prepare(here, n)
-            steps = [("bulk add", measure.bulk_add, (prepared,)),
+            per_add = measure.default_chunk(n) if chunk is None else chunk
+            steps = [("bulk add", measure.bulk_add, (prepared, per_add)),
                      ("single add", measure.single_add, (prepared, repeat)),
                      ("verify", measure.verify, ()),
                      ("rank", measure.rank, (repeat * 3, prepared)),

@@ -143,7 +143,10 @@ def prepare(workdir: Path, n: int) -> dict[str, Any]:
     ``(path, canonical bytes)`` pairs back from ``contents.bin``.
 
     Returns:
-        ``{"jsonl": Path, "stream": Path, "contents": Path, "paths": int, "bytes": int}``.
+        ``{"jsonl": Path, "stream": Path, "contents": Path, "paths": int, "bytes": int,
+        "late_references": int}``; the last is how many references of a run name no
+        manifest on an earlier line (0: the lines can be added in chunks, in order, with
+        no chunk referencing what a later chunk adds).
     """
     jsonl = workdir / "manifests.jsonl"
     stream = workdir / "fast-import.stream"
@@ -152,12 +155,18 @@ def prepare(workdir: Path, n: int) -> dict[str, Any]:
     canonical_bytes = 0
     mark = 0
     keyed: dict[str, bytes] = {}  # protocols' and environments' objects, by digest hex
+    earlier: set[str] = set()  # digest hex of every referenceable manifest seen so far
+    late = 0
     with jsonl.open("w", encoding="utf-8") as lines, stream.open("wb") as out, \
             contents.open("wb") as pairs:
         tree: list[bytes] = []
         for document in manifests(n):
             lines.write(json.dumps(document, separators=(",", ":"), ensure_ascii=False) + "\n")
             m = Manifest.from_document(document)
+            if m.kind == "BenchmarkRun":
+                late += sum(bool(h) and h not in earlier for h in m.reference_hex)
+            else:  # only a run references; its targets are the few non-run manifests
+                earlier.add(m.digest.hex)
             written = [(layout.object_path(m.digest), m.object_bytes),
                        (layout.metadata_path(m.digest), m.metadata_bytes),
                        (layout.name_path(m.kind, m.name), layout.name_record(m.digest)),
@@ -176,7 +185,7 @@ def prepare(workdir: Path, n: int) -> dict[str, Any]:
         out.writelines(tree)
         out.write(b"\n")
     return {"jsonl": jsonl, "stream": stream, "contents": contents, "paths": files,
-            "bytes": canonical_bytes}
+            "bytes": canonical_bytes, "late_references": late}
 
 
 def _group_file(m: Manifest, keyed: dict[str, bytes]) -> list[tuple[str, bytes]]:
@@ -255,11 +264,81 @@ def write_floor(base: Path, batches: Iterable[list[tuple[str, bytes]]]
     return seconds, count, size
 
 
-def bulk_add(workdir: Path, n: int, prepared: dict[str, Any]) -> list[Row]:
+CHUNK_PAST = 500_000
+"""Past this many manifests the bench adds in chunks by default: one ``add --commit`` of
+1,000,000 holds every manifest until it commits and was OOM-killed on a 24 GB machine
+(docs/speed.md, 2026-12-03)."""
+
+CHUNK = 100_000
+"""Manifests per ``add --commit`` when the bench adds in chunks by default."""
+
+
+def default_chunk(n: int) -> int:
+    """Manifests per bulk ``add --commit`` at store size ``n``: :data:`CHUNK` past
+    :data:`CHUNK_PAST`, else 0 (one add of all ``n``)."""
+    return CHUNK if n > CHUNK_PAST else 0
+
+
+def split_lines(jsonl: Path, chunk: int, into: Path) -> Iterator[Path]:
+    """Yield files of ``chunk`` consecutive lines of ``jsonl`` (the last may hold fewer).
+
+    Each file is written when asked for and removed when the next is (or at the end), so
+    at most one chunk's copy is on disk.
+    """
+    into.mkdir(parents=True, exist_ok=True)
+    with jsonl.open("rb") as lines:
+        part = 0
+        while True:
+            path = into / f"part-{part:04d}.jsonl"
+            with path.open("wb") as out:
+                count = 0
+                for line in lines:
+                    out.write(line)
+                    count += 1
+                    if count == chunk:
+                        break
+            if count == 0:
+                path.unlink()
+                return
+            yield path
+            path.unlink()
+            part += 1
+
+
+def _add_commit(store: Path, jsonl: Path, message: str) -> tuple[float, float, dict[str, Any]]:
+    """One ``kistore add --commit`` of ``jsonl`` as a fresh process, its memory sampled.
+
+    Returns:
+        ``(wall seconds, CPU seconds, peaks)`` (:func:`bench.memory.run_sampled`).
+
+    Raises:
+        RuntimeError: the add exited non-zero.
+    """
+    add = [kistore_bin(), "--store", str(store), "add", "--commit", "-m", message, str(jsonl)]
+    cpu = children_cpu()
+    seconds, added, peaks = run_sampled(add, env=env())
+    if added.returncode != 0:
+        raise RuntimeError(f"{' '.join(add)} exited {added.returncode}: "
+                           f"{added.stderr.decode(errors='replace')[-2000:]}")
+    return seconds, children_cpu() - cpu, peaks
+
+
+def bulk_add(workdir: Path, n: int, prepared: dict[str, Any], chunk: int = 0) -> list[Row]:
     """Bulk ``kistore add --commit`` of N manifests vs ``git fast-import`` of the same bytes.
 
     The add's peak memory is sampled with its forked children (:mod:`bench.memory`): the
     largest RSS of its own process, and the largest sum of Pss over the process tree.
+
+    Args:
+        chunk: when > 0 and < ``n``, the JSON Lines are added ``chunk`` lines at a time, each
+            chunk its own ``add --commit`` process, in order (the generator puts referenced
+            kinds first; ``prepare`` counted no late reference, so no chunk dangles). The
+            row's time is the sum, its peak memory the largest chunk's. ``git fast-import``
+            stays one run.
+
+    Raises:
+        RuntimeError: an add failed, or chunking was asked of lines that reference a
+            manifest no earlier line holds.
     """
     git_repo = workdir / "fast-import.git"
     run(["git", "init", "-q", "--bare", str(git_repo)])
@@ -269,34 +348,48 @@ def bulk_add(workdir: Path, n: int, prepared: dict[str, Any]) -> list[Row]:
     git_cpu = children_cpu() - cpu
     store = workdir / "store"
     run([kistore_bin(), "init", str(store)])
-    cpu = children_cpu()
-    add = [kistore_bin(), "--store", str(store), "add", "--commit", "-m", "bench",
-           str(prepared["jsonl"])]
-    ki_s, added, peaks = run_sampled(add, env=env())
-    if added.returncode != 0:
-        raise RuntimeError(f"{' '.join(add)} exited {added.returncode}: "
-                           f"{added.stderr.decode(errors='replace')[-2000:]}")
-    ki_cpu = children_cpu() - cpu
+    chunked = 0 < chunk < n
+    if chunked and prepared["late_references"]:
+        raise RuntimeError(f"{prepared['late_references']} reference(s) of "
+                           f"{prepared['jsonl']} name no manifest on an earlier line: added "
+                           f"{chunk:,} lines at a time, a chunk would dangle; use --chunk 0")
+    parts = split_lines(prepared["jsonl"], chunk, workdir / "chunks") if chunked \
+        else iter([prepared["jsonl"]])
+    times: list[float] = []
+    ki_cpu = 0.0
+    peaks = {"parent_rss": 0, "tree_pss": 0, "child_rss": 0}
+    for i, part in enumerate(parts):
+        seconds, cpu_s, chunk_peaks = _add_commit(store, part, f"bench {i + 1}" if chunked
+                                                  else "bench")
+        times.append(seconds)
+        ki_cpu += cpu_s
+        peaks = {k: max(v, chunk_peaks[k]) for k, v in peaks.items()}
+    ki_s = sum(times)
     _, status = run(["git", "-C", str(store), "status", "--porcelain"])
     dirty = len(status.stdout.splitlines())
     first = first_query(store, n)  # before anything else reads the store
     floor_s = work_tree_floor(workdir, prepared["contents"])
     ki_rate, git_rate = n / ki_s, n / git_s
     ratio = ki_rate / git_rate
+    per = chunk if chunked else n  # manifests the largest add held
+    chunks = (f" in {len(times)} add --commit of {chunk:,} lines (first {times[0]:.1f} s, "
+              f"last {times[-1]:.1f} s)" if chunked else "")
     return [first, Row(n, "bulk add --commit", ki_rate, "manifests/s",
                 "git fast-import, same bytes and paths", git_rate, ratio, ">= 0.33x",
                 ratio >= 1 / 3,
-                f"kistore {ki_s:.1f} s, fast-import {git_s:.1f} s "
+                f"kistore {ki_s:.1f} s{chunks}, fast-import {git_s:.1f} s "
                 f"({prepared['paths'] / git_s:,.0f} blobs/s); CPU {ki_cpu:.1f} s against "
-                f"{git_cpu:.1f} s ({git_cpu / ki_cpu:.2f}x by CPU); peak memory: "
+                f"{git_cpu:.1f} s ({git_cpu / ki_cpu:.2f}x by CPU); peak memory"
+                f"{' of the largest chunk' if chunked else ''}: "
                 f"{peaks['parent_rss'] / 2**20:,.0f} MB RSS, {peaks['tree_pss'] / 2**20:,.0f} "
-                f"MB Pss with its children ({peaks['tree_pss'] / n / 1024:,.1f} KB a "
-                "manifest); git status after: "
+                f"MB Pss with its children ({peaks['tree_pss'] / per / 1024:,.1f} "
+                "KB a manifest added); git status after: "
                 f"{'clean' if dirty == 0 else f'{dirty} paths dirty'}",
                 {"kistore_s": ki_s, "fast_import_s": git_s, "git_status_dirty": dirty,
                  "kistore_cpu_s": ki_cpu, "fast_import_cpu_s": git_cpu,
                  "peak_rss_bytes": peaks["parent_rss"], "peak_tree_pss_bytes": peaks["tree_pss"],
-                 "peak_child_rss_bytes": peaks["child_rss"]}),
+                 "peak_child_rss_bytes": peaks["child_rss"], "chunk": chunk if chunked else n,
+                 "chunk_s": times}),
             Row(n, "bulk add vs work-tree floor", ki_rate, "manifests/s",
                 "writing the same 3N files only (temp + rename)", n / floor_s,
                 ki_rate / (n / floor_s), "", None,

@@ -290,3 +290,48 @@ def test_run_sampled_sums_a_forked_childs_memory_with_its_parents():
     assert peaks["child_rss"] >= 60 * 2**20  # the child's own 60 MB (and the parent's, shared)
     assert 120 * 2**20 <= peaks["tree_pss"] < 200 * 2**20  # 60 + 60 MB, the shared once
     assert 60 * 2**20 <= peaks["parent_rss"] < 120 * 2**20
+
+
+def _bench_bulk_add(tmp_path: Path, name: str, *args: str) -> tuple[dict, Path]:
+    """Run the bench's bulk-add step at N = 200 keeping its store; return its row and store."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "-n", "200", "--repeat", "1", "--only", "bulk add",
+         *args, "--keep", "--out", str(tmp_path / name), "--workdir", str(tmp_path / name)],
+        cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    [result] = (tmp_path / name).glob("*.json")
+    rows = {r["what"]: r for r in json.loads(result.read_text())["rows"]}
+    return rows["bulk add --commit"], tmp_path / name / "n200" / "store"
+
+
+def test_bench_bulk_add_in_chunks_builds_the_store_one_add_builds(tmp_path):
+    """``--chunk 50`` adds the 200 lines in four ``add --commit``: the same store, 4 commits."""
+    one, whole = _bench_bulk_add(tmp_path, "one")
+    four, chunked = _bench_bulk_add(tmp_path, "four", "--chunk", "50")
+    assert one["extra"]["chunk"] == 200 and len(one["extra"]["chunk_s"]) == 1
+    assert four["extra"]["chunk"] == 50 and len(four["extra"]["chunk_s"]) == 4
+    assert four["extra"]["kistore_s"] == pytest.approx(sum(four["extra"]["chunk_s"]))
+    assert " in 4 add --commit of 50 lines (first " in four["note"]
+    assert "peak memory of the largest chunk: " in four["note"]
+    assert four["extra"]["git_status_dirty"] == 0
+    for tree in ("store/objects", "store/metadata", "store/names", "store/groups"):
+        assert (git(chunked, "rev-parse", f"HEAD:{tree}")
+                == git(whole, "rev-parse", f"HEAD:{tree}"))
+    assert git(chunked, "rev-list", "--count", "HEAD") == "5\n"  # init + 4 chunks
+    assert git(whole, "rev-list", "--count", "HEAD") == "2\n"
+    assert not (tmp_path / "four" / "n200" / "chunks" / "part-0003.jsonl").exists()
+
+
+def test_split_lines_keeps_every_line_in_order_and_leaves_no_copy(tmp_path):
+    from bench.measure import default_chunk, prepare, split_lines
+
+    source = tmp_path / "all.jsonl"
+    source.write_bytes(b"".join(b"%d\n" % i for i in range(7)))
+    parts = [p.read_bytes() for p in split_lines(source, 3, tmp_path / "parts")]
+    assert parts == [b"0\n1\n2\n", b"3\n4\n5\n", b"6\n"]
+    assert list((tmp_path / "parts").iterdir()) == []
+    whole = [p.read_bytes() for p in split_lines(source, 7, tmp_path / "p7")]
+    assert whole == [source.read_bytes()]
+    assert (default_chunk(500_000), default_chunk(500_001), default_chunk(1_000_000)) == (
+        0, 100_000, 100_000)
+    assert prepare(tmp_path, 60)["late_references"] == 0  # referenced kinds come first

@@ -390,7 +390,9 @@ def stored_document(kind: str, document: dict[str, Any]) -> bytes:
     if kind == "BenchmarkRun":
         rest["spec"] = {k: 0 if k in _COLUMN_OF and _is_digest(v) else v
                         for k, v in document["spec"].items()}
-    return orjson.dumps(rest)
+    # a copy of its own size: orjson returns the 4 KB buffer it wrote into, and an add
+    # holds one of these a manifest until its commit lands (4 GB at 1,000,000; mem86)
+    return bytes(memoryview(orjson.dumps(rest)))
 
 
 class Writer:
@@ -447,8 +449,10 @@ class Writer:
                 with (else each document is deflated here).
         """
         records = list(records)
-        if not self.codec.dictionary and documents:
-            self.codec = Codec(self.conn, sample(documents))
+        if not self.codec.dictionary and (documents or compressed):
+            # the dictionary the documents were deflated with beforehand, if any (an add's
+            # sample of its own documents: Index.prepare), so none is needed again
+            self.codec = Codec(self.conn, compressed[0] if compressed else sample(documents))
             data = self.codec.dictionary
             self.conn.execute("INSERT OR REPLACE INTO dictionary VALUES (1, ?, ?)",
                               (data, seal((1, data))))

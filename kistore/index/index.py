@@ -90,19 +90,24 @@ class Prepared:
         compressed: ``(dictionary, {digest string: stored document deflated with it})``.
         limits: the store's ``[limits]`` ``parsed`` was made under (None: not known; the
             add reads them).
+        slim: ``parsed`` and ``records`` were let go of what only a change of the rows or
+            of the dictionary would need again (:func:`_slimmed`): each stored document
+            ``compressed`` holds, and each run's spec. :meth:`Index.advance` uses them only
+            when ``records`` and ``compressed`` hold as they are; else it parses the files.
     """
 
-    __slots__ = ("compressed", "limits", "parsed", "records", "tree")
+    __slots__ = ("compressed", "limits", "parsed", "records", "slim", "tree")
 
     def __init__(self, parsed: dict[str, Read], tree: str | None = None,
                  records: dict[str, Record] | None = None,
                  compressed: tuple[bytes, dict[str, bytes]] | None = None,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, slim: bool = False) -> None:
         self.parsed = parsed
         self.tree = tree
         self.records = records
         self.compressed = compressed
         self.limits = limits
+        self.slim = slim
 
 
 class IndexDamaged(StoreStateError):
@@ -575,7 +580,15 @@ class Index:
             prepared.compressed = (dictionary, {d: codec.compress(doc)
                                                 for d, doc in documents.items()})
         except (OSError, *DAMAGE):  # derived data: advance() makes them itself
-            pass
+            return prepared
+        if all(str(d) in parsed for path in files
+               if (d := layout.digest_from_path(path)) is not None):
+            # held until the commit lands: ~3 KB a manifest less (1,000,000 in one add);
+            # not when advance() reads some from git (a metadata file alone: describing
+            # those again would need the specs)
+            prepared.parsed, prepared.records = _slimmed(parsed, prepared.records,
+                                                         prepared.compressed[1])
+            prepared.slim = True
         return prepared
 
     def advance(self, parent: str | None, tree: pygit2.Tree, files: Mapping[str, bytes],
@@ -640,6 +653,9 @@ class Index:
             # the records hold when the rows are those they were described from: the same
             # tree, and nothing caught up since (a first add: `old` is empty, not `parent`)
             current = old == ready.tree and not behind
+            if ready.slim and not (current and _dictionary_holds(conn, ready.compressed)):
+                # what the slim parts let go of is needed: parse the add's bytes again
+                ready = Prepared({}, limits=limits)
             self._apply(conn, parent, tree, None, changed=changed, known=files, quiet=True,
                         parsed=ready.parsed, described=ready.records if current else None,
                         compressed=ready.compressed, limits=limits)
@@ -729,6 +745,42 @@ class Index:
         except (KeyError, ValueError):
             return None
         return shard_diff(self.repo, old_tree, tree)
+
+
+_LET_GO: dict[str, Any] = {}
+"""The spec a slim :class:`Prepared` holds for a run (never changed: shared by all)."""
+
+
+def _slimmed(parsed: dict[str, Read], records: dict[str, Record],
+             compressed: Mapping[str, bytes]) -> tuple[dict[str, Read], dict[str, Record]]:
+    """Return ``parsed`` and ``records`` without what writing their rows as made never reads.
+
+    Each stored document ``compressed`` holds deflated is dropped (:meth:`.rows.Writer.write`
+    takes the deflated one), and each run's spec is replaced by an empty dict: a row is
+    written from a record's derived fields (:func:`._rows._derived`), and a spec is read
+    only to describe a manifest, which a run is never as a reference
+    (:func:`.records.describe` looks up the four other kinds). The others keep theirs:
+    runs already in the rows that reference them are described again with them.
+    """
+    slim: dict[str, Read] = {}
+    for digest, (d, loaded, document, why) in parsed.items():
+        if loaded is not None and loaded[0] == "BenchmarkRun":
+            loaded = (loaded[0], loaded[1], _LET_GO)
+        slim[digest] = (d, loaded, None if digest in compressed else document, why)
+    kept = {d: r._replace(spec=_LET_GO) if r.kind == "BenchmarkRun" else r
+            for d, r in records.items()}
+    return slim, kept
+
+
+def _dictionary_holds(conn: sqlite3.Connection,
+                      compressed: tuple[bytes, Mapping[str, bytes]] | None) -> bool:
+    """Return whether rows written now are deflated with ``compressed``'s dictionary.
+
+    An index with no dictionary yet takes it (:meth:`.rows.Writer.write`); one that has
+    another (rebuilt since :meth:`Index.prepare`) needs the documents themselves.
+    """
+    held = rows.Codec.of(conn).dictionary
+    return compressed is not None and (not held or held == compressed[0])
 
 
 class Miscounted(database.Damaged):
