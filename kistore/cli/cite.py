@@ -102,9 +102,14 @@ def _warn_withdrawn(store: Store, citation: Citation, at: str | None) -> None:
     # Lazy: a run's citation only.
     from ..attest.evidence import evidence_for
     from ..attest.levels import withdrawal_said
-    from ..core.errors import one_line
+    from ..core.errors import KistoreError, one_line
 
-    said = withdrawal_said(evidence_for(store, citation.digest, at=at))
+    try:
+        said = withdrawal_said(evidence_for(store, citation.digest, at=at))
+    except KistoreError as e:  # a history libgit2 cannot read: the citation stands (git log)
+        click.echo(one_line(f"warning: whether {citation.kind}/{citation.name} is withdrawn "
+                            f"could not be told: {e.message}"), err=True)
+        return
     if said is not None:
         click.echo(one_line(f"warning: {citation.kind}/{citation.name} is {said}: cite it as "
                             "a withdrawn result"), err=True)

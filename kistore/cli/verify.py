@@ -323,7 +323,7 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
     report(_strict(findings) if strict else findings, fmt, as_json, checked)
 
 
-def _say_if_empty(store: Any, range_: str) -> None:
+def _say_if_empty(store: Store, range_: str) -> None:
     """Say on stderr that ``BASE..HEAD`` names one commit twice: nothing was checked.
 
     A contributor who pushed to their fork's main before running the guide's ``check

@@ -18,8 +18,9 @@ from kistore.store import Store
 
 from ..conftest import git
 
-GENERATED_TREE = "840b63c62c62cdad471f632adf0590bd209a54d2"
-"""The tree of the commit of :func:`_add_generated`, as main (5381f070) wrote it."""
+GENERATED_TREE = "8ce5d8e9dc41c3824ca0514aaed03b9b752a1fc9"
+"""The tree of the commit of :func:`_add_generated`, as main (5381f070) wrote it, but for
+`kistore init`'s kistore.toml template line for `object-members` (keys86)."""
 
 
 def _add_generated(store: Store, n: int = 300, first: int = 120) -> None:
