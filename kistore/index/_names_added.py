@@ -91,7 +91,7 @@ def names_before_add(index: NameIndex, root: Path, shard_dirs: Iterable[str]
         if look is None or key is None:
             continue
         held, mtime = look
-        if key in (str(mtime), f"{mtime}{LISTED}{listing_key(held)}"):
+        if key in (str(mtime), f"{mtime}{LISTED}{listing_key(top, rel, held)}"):
             found[shard_dir] = held
     return found
 

@@ -189,7 +189,7 @@ def _row_holds(top: str, rel: str, kept: object, key: str) -> bool:
     """Return True when a row of ``rel`` kept under ``kept`` answers for shard key ``key``.
 
     A row of a racy mtime (``KEY#LISTING``, :func:`record_added`) answers only while the
-    directory lists as it did then (names and inode numbers): a write in the same clock
+    directory lists as it did then (names, inode numbers, ctimes): a write in the same clock
     tick as the add's last one, which left the mtime as it was, shows in the listing.
     """
     if kept == key:
@@ -197,7 +197,7 @@ def _row_holds(top: str, rel: str, kept: object, key: str) -> bool:
     if not isinstance(kept, str) or not kept.startswith(key + LISTED):
         return False
     entries = listing(top, rel)
-    return entries is not None and kept == f"{key}{LISTED}{listing_key(entries)}"
+    return entries is not None and kept == f"{key}{LISTED}{listing_key(top, rel, entries)}"
 
 
 def _shard_mtimes(top: str) -> tuple[int, dict[str, int]]:
@@ -363,7 +363,8 @@ def dirs_before_add(root: Path, tree: str, keys: dict[str, str],
         if look is None or row is None:
             continue
         held, mtime = look
-        if row[1] != mtime or (row[2] != key and row[2] != f"{key}{LISTED}{listing_key(held)}"):
+        if row[1] != mtime or (row[2] != key
+                               and row[2] != f"{key}{LISTED}{listing_key(top, rel, held)}"):
             continue
         listed = _listed(row[3])
         if listed is not None:

@@ -11,7 +11,7 @@ store's work-tree view, which hands the name tables their keys:
 * :data:`RACY_NS`: stat data this recent is never trusted (:func:`is_racy`).
 
 A directory whose mtime is that recent is trusted only by its listing instead (its names
-and inode numbers: one ``getdents`` pass, no ``stat`` a file; :func:`listing_key`), as git
+and inode numbers, each entry's ctime and size: :func:`listing_key`), as git
 compares a racily clean entry's content: a write in the same clock tick as the look leaves
 the mtime as it was, never the listing (an add, a removal, a rename over a name). The
 work-tree comparison (:mod:`._worktree`) and the names (:mod:`.names`) keep such a
@@ -99,9 +99,33 @@ def listing(top: str, rel: str) -> dict[str, int] | None:
         return None
 
 
-def listing_key(entries: dict[str, int]) -> str:
-    """Return the hex BLAKE2b (16 bytes) of a :func:`listing`'s sorted names and inode numbers."""
-    return hashes.blake2b(repr(sorted(entries.items())).encode(), digest_size=16).hexdigest()
+def listing_key(top: str, rel: str, entries: dict[str, int]) -> str:
+    """Return the hex BLAKE2b (16 bytes) of a :func:`listing` and each entry's ctime and size.
+
+    Names and inode numbers alone were not enough: a file renamed over twice in one clock
+    tick (``sed -i`` twice) frees its first inode and may get it back, so the directory
+    listed as before while a name in it changed (an A-B-A the names' property test found
+    under load). A file's ``st_ctime_ns`` is set by the kernel when its inode is made or
+    changed and cannot be put back, so it breaks the tie; one ``lstat`` an entry, paid only
+    for a directory kept at a racy mtime.
+
+    Args:
+        top: the work tree's root directory.
+        rel: the directory, relative to ``top`` (POSIX).
+        entries: its :func:`listing`.
+
+    Returns:
+        32 hex digits; an entry gone before its ``lstat`` counts as such.
+    """
+    parts: list[tuple[str, int, tuple[int, int, int] | None]] = []
+    for name, inode in sorted(entries.items()):
+        try:
+            st = os.lstat(os.path.join(top, rel, name))
+        except OSError:
+            parts.append((name, inode, None))
+            continue
+        parts.append((name, inode, (st.st_ino, st.st_ctime_ns, st.st_size)))
+    return hashes.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
 
 
 _looks: dict[tuple[str, str, str], Any] | None = None
@@ -192,7 +216,7 @@ def look_after(top: str, rel: str, held: dict[str, int], mine: dict[str, int]
             inode != (mine[name] if name in mine else held[name])
             for name, inode in after.items()):
         return None
-    return mtime, listing_key(after) if is_racy(mtime, now) else None
+    return mtime, listing_key(top, rel, after) if is_racy(mtime, now) else None
 
 
 ShardDirs = tuple[int, list[tuple[str, bool, int]]]

@@ -17,7 +17,7 @@ the key it indexed the shard at, and per manifest the keys of its two files:
 * work scope: keys are the directory's ``st_mtime_ns`` and each file's
   :func:`.freshness.stat_key`, as git's own index trusts stat data (:mod:`.freshness`).
   A directory changed within :data:`.freshness.RACY_NS` of the look is kept by its listing
-  (``MTIME#LISTING``, :func:`.freshness.listing_key`: names and inode numbers) and trusted
+  (``MTIME#LISTING``, :func:`.freshness.listing_key`: names, inode numbers, ctimes) and trusted
   only while it lists the same: a write in the same clock tick leaves the mtime as it was,
   never the listing. ``kistore add`` records so the shards it wrote
   (:mod:`._names_added`), when they were in step before its write: the first query after

@@ -693,7 +693,7 @@ class WorkTreeView(View):
     def listing_key(self, shard_dir: str) -> str | None:
         """Return the :func:`kistore.index.freshness.listing_key` of a shard directory.
 
-        Its names and inode numbers (one ``getdents`` pass, no ``stat`` a file): what a
+        Its names, inode numbers, and each entry's ctime and size: what a
         racy directory of the names is trusted by (:mod:`kistore.index.names`). None when
         it cannot be listed or has a symbolic link on its way (:meth:`linked_dir`).
         """
@@ -702,7 +702,8 @@ class WorkTreeView(View):
         if self.linked_dir(rel) is not None:
             return None
         entries = freshness.listing(os.fspath(self.root), rel)
-        return None if entries is None else freshness.listing_key(entries)
+        return None if entries is None else freshness.listing_key(os.fspath(self.root), rel,
+                                                                  entries)
 
     def file_keys(self, shard_dir: str) -> dict[str, str]:
         """Map each file in a shard to its :func:`kistore.index.freshness.stat_key`.

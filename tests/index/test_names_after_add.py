@@ -194,6 +194,7 @@ def _foreign(root: Path, op: str, which: int, serial: int) -> list[Path]:
 @example(racy=True, ops=[("add", 1, False), ("remove", 1, True)])  # the add's racy shard
 @example(racy=True, ops=[("add", 2, True), ("write", 0, True), ("query", 0, False)])
 @example(racy=False, ops=[("add", 1, False), ("rename", 1, False), ("add", 1, True)])
+@example(racy=True, ops=[("rename", 0, True), ("rename", 0, True)])  # A-B-A of an inode
 def test_the_names_after_adds_and_foreign_writes_are_a_rebuilds(racy, ops):
     """Incremental names (add records, syncs) equal a rebuild from every file, always.
 
