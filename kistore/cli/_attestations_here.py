@@ -73,10 +73,12 @@ def trusts_a_key(store: Store, at: str | None) -> bool:
         return False
 
 
-def notes_missing(store: Store, at: str | None) -> tuple[str, bool] | None:
+def notes_missing(store: Store, at: str | None) -> bool | None:
     """Say whether this clone lacks the notes, and whether they could change an answer.
 
-    The one test behind :func:`require_attestations` and :func:`warn_notes_missing`.
+    The one test behind :func:`require_attestations` and :func:`warn_notes_missing`; it
+    reads plain files only (no libgit2: a warm ``rank`` in a clone without notes pays none
+    unless a warning is printed, which names the fetch command, :func:`fetch_command`).
 
     Args:
         store: the store answered or published from.
@@ -84,8 +86,7 @@ def notes_missing(store: Store, at: str | None) -> tuple[str, bool] | None:
 
     Returns:
         None when the notes are here or there is nowhere to fetch them from (no remote:
-        :func:`kistore.attest.levels.notes_not_fetched`); else ``(fetch, trusted)``: the
-        fetch command (:func:`fetch_command`) and whether ``at`` trusts a key
+        :func:`kistore.attest.levels.notes_not_fetched`); else whether ``at`` trusts a key
         (:func:`trusts_a_key`; False: the notes hold only community attestations, which
         change no rank or evidence level).
     """
@@ -94,7 +95,7 @@ def notes_missing(store: Store, at: str | None) -> tuple[str, bool] | None:
 
     if notes_not_fetched(store) is None:
         return None
-    return fetch_command(store), trusts_a_key(store, at)
+    return trusts_a_key(store, at)
 
 
 def require_attestations(store: Store, without: bool, doing: str, at: str) -> None:
@@ -112,10 +113,10 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
             False (exit 1); the message names the ref, what its absence does, the fetch
             command and the flag.
     """
-    missing = notes_missing(store, at)
-    if missing is None:
+    trusted = notes_missing(store, at)
+    if trusted is None:
         return
-    fetch, trusted = missing
+    fetch = fetch_command(store)
     if not trusted:
         click.echo(f"warning: {NOTES_REF} is not in this clone (git clone does not fetch it): "
                    "community attestations are left out (no key is trusted at "
@@ -147,9 +148,8 @@ def warn_notes_missing(store: Store, at: str | None) -> None:
         store: the store queried.
         at: the revision answered from (None: the work tree).
     """
-    missing = notes_missing(store, at)
-    if missing is None or not missing[1]:
+    if not notes_missing(store, at):
         return
     click.echo(f"warning: {NOTES_REF} is not in this clone (git clone does not fetch it): "
                "the attestations it holds (withdrawals, reruns) are not applied to this "
-               f"answer; `{missing[0]}` fetches them", err=True)
+               f"answer; `{fetch_command(store)}` fetches them", err=True)
