@@ -33,6 +33,9 @@ def comparison_said(name: str) -> str:
     Args:
         name: the comparison's name (``measured`` or ``source-native``; another is said as
             ``by NAME``).
+
+    Returns:
+        The phrase, lower case, no final period.
     """
     return f"by {COMPARISONS.get(name, name)}"
 
@@ -42,6 +45,9 @@ def evidence_said(level: str) -> str:
 
     Args:
         level: ``source-native`` or ``verified`` (docs/design.md §5).
+
+    Returns:
+        ``evidence: LEVEL``.
     """
     return f"evidence: {level}"
 

@@ -138,7 +138,7 @@ def latency_text(ns: float) -> str:
     text = format(number, f",.{decimals}f")
     if "." in text:
         text = text.rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
+    return text  # never "-0": six significant digits of a nonzero value keep one nonzero
 
 
 def value_text(value: float, unit: str | None) -> str:
