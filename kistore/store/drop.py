@@ -29,7 +29,6 @@ from ..core.errors import (
 )
 from ..core.model import REFERENCE_FIELDS
 from ..core.schema import KINDS
-from ._store import no_work_tree
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ._store import Store
@@ -88,9 +87,8 @@ def drop(store: Store, refs: Sequence[str], *, dry_run: bool = False) -> list[Dr
         StoreStateError: no work tree, or not checked out; or a file could not be removed
             (the message names the files removed and those that remain).
     """
-    store.require_checkout_to_write("kistore drop")
-    if store.root is None:
-        raise StoreStateError(no_work_tree("kistore drop", store.git_dir))
+    store.require_checkout_to_write("kistore drop")  # a bare repository is refused there
+    assert store.root is not None
     with store.write_lock():  # as add takes it: no add writes meanwhile
         view = store.view(None)
         head = store.head_or_none()
