@@ -95,10 +95,15 @@ NOT_INDEXED = ("is not in the index of this commit; run `kistore reindex --check
                "what the index lacks, `kistore reindex --at REV` to rebuild it")
 """The problem of a manifest the store holds and the index lacks (a row deleted from it)."""
 
-WRITES = (outdir.MANIFEST, outdir.state_path("runs"), "runs/part-00000.parquet",
-          "manifests/part-00000.csv")
-"""Files an export has: git must ignore them all for ``out`` to be written inside the
-store's work tree (:meth:`kistore.store.Store.refuse_output_inside`)."""
+WRITES = (outdir.MANIFEST, outdir.state_path("runs"),
+          "runs/source=s/hardware=h/part-00000.parquet", "manifests/kind=k/part-00000.parquet",
+          "groups/part-00000.parquet", *(f"{table}/part-00000.{ext}" for ext in ("csv", "jsonl")
+                                         for table in ("runs", "manifests", "groups")))
+"""A file of each shape an export writes, in every format (Parquet's tables partitioned by
+Hive-style directories, CSV's and JSON Lines' not): git must ignore them all for ``out``
+to be written inside the store's work tree (:meth:`kistore.store.Store.refuse_output_inside`).
+Every format's, whatever the format asked: a ``.gitignore`` of ``*.parquet`` and ``*.csv``
+let ``export --format jsonl`` write untracked files there (review of this session)."""
 
 
 @dataclass(slots=True)

@@ -106,3 +106,16 @@ def test_inside_work_tree_writes_there_when_asked(published, runner, monkeypatch
     done = runner.invoke(main, [*command, "--inside-work-tree", "public"])
     assert done.exit_code == 0, done.output
     assert git(published, "status", "--porcelain") == "?? public/\n"
+
+
+def test_an_ignore_list_of_other_formats_does_not_let_json_lines_through(published, runner,
+                                                                      monkeypatch):
+    """A .gitignore of `*.parquet` and `*.csv` (and the export's own files) passed the
+    in-work-tree check, which asked of those two formats' paths only, and `export --format
+    jsonl` then wrote files git does not ignore (review of this session's change)."""
+    (published / ".gitignore").write_text("*.parquet\n*.csv\n_manifest.json\n_state/\n")
+    monkeypatch.chdir(published)
+    done = runner.invoke(main, ["export", "--format", "jsonl", "out"])
+    assert done.exit_code == 1, done.output
+    assert "git does not ignore it" in done.output
+    assert not (published / "out").exists()
