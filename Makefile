@@ -80,7 +80,7 @@ hooks: ## use hooks/ (pre-commit, pre-push) in this clone: git config core.hooks
 
 bench: $(STAMP) ## benchmark at N = 10,000 and 100,000 (BENCH_ARGS=--million adds 1,000,000)
 	$(BIN)/pip install --quiet -e '.[bench]'
-	$(BIN)/python -P -m bench $(BENCH_ARGS)
+	$(BIN)/python -P scripts/bench.py $(BENCH_ARGS)  # -P -m bench would not find bench/
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

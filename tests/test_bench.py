@@ -335,3 +335,20 @@ def test_split_lines_keeps_every_line_in_order_and_leaves_no_copy(tmp_path):
     assert (default_chunk(500_000), default_chunk(500_001), default_chunk(1_000_000)) == (
         0, 100_000, 100_000)
     assert prepare(tmp_path, 60)["late_references"] == 0  # referenced kinds come first
+
+
+def test_make_bench_finds_the_bench_package_under_python_dash_p(tmp_path):
+    """`make bench` runs Python with -P, which keeps the checkout's root (where bench/ is) off
+    the path: `python -P -m bench` failed with "No module named bench". The recipe runs
+    scripts/bench.py, which appends the root; run it as make would, from another directory."""
+    recipe = next(line for line in (ROOT / "Makefile").read_text().splitlines()
+                  if line.startswith("\t$(BIN)/python") and "bench" in line)
+    assert "scripts/bench.py $(BENCH_ARGS)" in recipe
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # as make runs it
+    assert subprocess.run([sys.executable, "-P", "-m", "bench", "--help"], cwd=ROOT, env=env,
+                          capture_output=True).returncode != 0  # why the script exists
+    done = subprocess.run([sys.executable, "-P", str(ROOT / "scripts" / "bench.py"), "--help"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "Usage: python -m bench [OPTIONS]" in done.stdout
+    assert "--million" in done.stdout
