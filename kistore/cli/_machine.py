@@ -69,7 +69,7 @@ def machine_errors(fmt: str | None, document: dict[str, Any] | None = None) -> I
         document: what the command's JSON document holds besides the error (``verify``'s
             and ``check``'s ``checked``, ``counts`` of no finding, ``findings``); None for
             nothing else. ``ok`` (false) and ``errors`` are set: ``[{"message", "file",
-            "pointer", "line"}]``.
+            "pointer", "line", "column"}]``.
 
     Raises:
         KistoreError, click.UsageError: the error, after its report.
@@ -124,29 +124,32 @@ def report_error(fmt: str | None, error: BaseException,
             click error (its message), an ``OSError`` (the file and the reason, as stderr
             says it), anything else (kistore's internal error, as stderr says it).
         document: what the JSON document holds besides ``ok`` (false) and ``errors``:
-            ``[{"message", "file", "pointer", "line"}]``.
+            ``[{"message", "file", "pointer", "line", "column"}]`` (``line`` and ``column``
+            1-based, None when unknown: JSON Lines and minified input is all on line 1).
         args: the command's arguments as typed (:func:`os_error_said`).
     """
     if fmt not in ("json", "jsonl", "github") or getattr(error, _REPORTED, False):
         return
-    # (message, file, pointer, line) of each problem
-    said: list[tuple[str, str | None, str | None, int | None]]
+    # (message, file, pointer, line, column) of each problem
+    said: list[tuple[str, str | None, str | None, int | None, int | None]]
     if isinstance(error, KistoreError):
-        said = [(p.message, p.file, p.pointer, p.line) for p in error.problems]
+        said = [(p.message, p.file, p.pointer, p.line, p.column if p.line else None)
+                for p in error.problems]
     elif isinstance(error, click.ClickException):
-        said = [(error.format_message(), None, None, None)]
+        said = [(error.format_message(), None, None, None, None)]
     elif isinstance(error, OSError):
         said = [(os_error_said(error, args),
-                 None if error.filename is None else str(error.filename), None, None)]
+                 None if error.filename is None else str(error.filename), None, None, None)]
     else:
-        said = [(internal_error(error), None, None, None)]
+        said = [(internal_error(error), None, None, None, None)]
     if fmt in ("json", "jsonl"):
         report = {**(document or {}), "ok": False, "errors": [
-            {"message": m, "file": f, "pointer": p, "line": n} for m, f, p, n in said]}
+            {"message": m, "file": f, "pointer": p, "line": n, "column": c}
+            for m, f, p, n, c in said]}
         (emit_json if fmt == "json" else emit_jsonl)(report if fmt == "json" else [report])
     else:
-        for message, file, _, line in said:
-            click.echo(github_error(message, file, line))
+        for message, file, _, line, column in said:
+            click.echo(github_error(message, file, line, column))
     with contextlib.suppress(AttributeError):  # an exception type without a __dict__
         setattr(error, _REPORTED, True)
 
@@ -215,21 +218,25 @@ def internal_error(error: BaseException) -> str:
             "report it with the command and what `kistore --debug ...` prints")
 
 
-def github_error(message: str, file: str | None = None, line: int | None = None) -> str:
+def github_error(message: str, file: str | None = None, line: int | None = None,
+                 column: int | None = None) -> str:
     """Return a GitHub Actions ``::error`` workflow command for an error that is no finding.
 
     Args:
         message: what went wrong.
         file: the file it concerns, when one does (a repository path).
         line: its line, when known.
+        column: its column on that line (1-based, in characters), when known.
 
     Returns:
-        ``::error file=F,line=L,title=kistore::message`` (``file`` and ``line`` left out
-        when None), escaped as :func:`github_escape` says.
+        ``::error file=F,line=L,col=C,title=kistore::message`` (``file``, ``line`` and
+        ``col`` left out when None), escaped as :func:`github_escape` says.
     """
     props = [f"file={github_escape(file, True)}"] if file else []
     if file and line is not None:
         props.append(f"line={line}")
+        if column is not None:
+            props.append(f"col={column}")
     props.append("title=kistore")
     return printable(f"::error {','.join(props)}::{github_escape(message, False)}")
 

@@ -338,7 +338,8 @@ def _check_index(ctx: StoreContext, at: str, as_json: bool) -> None:
                    ".git/kistore/ and deleted after: run it where .git is writable")
         if as_json:
             emit_json({"ok": False, "errors": [{"message": message, "file": file,
-                                                "pointer": None, "line": None}]})
+                                                "pointer": None, "line": None,
+                                                "column": None}]})
         click.echo(f"error: {file + ': ' if file else ''}{message}", err=True)
         raise click.exceptions.Exit(2) from None
     where = "work tree" if found.scope == "work" else "HEAD"

@@ -159,7 +159,7 @@ def cannot_run(fmt: str | None, as_json: bool, checked: str) -> AbstractContextM
 
     :func:`kistore.cli.machine_errors` with ``verify``'s and ``check``'s report: with
     ``--json``, ``{"checked", "ok": false, "counts"`` of no finding, ``"findings": [],
-    "errors": [{"message", "file", "pointer", "line"}]}``; with ``--format github``, one
+    "errors": [{"message", "file", "pointer", "line", "column"}]}``; with ``--format github``, one
     ``::error`` line a problem. The error is still raised, with its exit status.
 
     Args:

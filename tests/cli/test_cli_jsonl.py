@@ -74,7 +74,7 @@ def test_verify_and_check_refuse_json_beside_format_github(runner, group, comman
         # --json asked for JSON: the usage error is one JSON error document (F7)
         assert json.loads(result.stdout) == {"ok": False, "errors": [{
             "message": "--json means --format json; give --format github alone",
-            "file": None, "pointer": None, "line": None}]}
+            "file": None, "pointer": None, "line": None, "column": None}]}
         assert result.stderr.endswith(
             "Error: --json means --format json; give --format github alone\n")
     assert run(runner, group, *command, "--json", "--format", "json").exit_code != 2

@@ -66,7 +66,7 @@ def test_verify_is_one_error_naming_verify_at_the_upstream(runner, clones):
         "checked": "store at work tree", "ok": False,
         "counts": {"error": 0, "warning": 0, "info": 0}, "findings": [],
         "errors": [{"message": said.removeprefix("error: ").rstrip("\n"), "file": None,
-                    "pointer": None, "line": None}]}
+                    "pointer": None, "line": None, "column": None}]}
     bad = run(runner, full, "verify", "--at", "no-such-rev", "--json")  # any error alike
     assert bad.exit_code == 1 and bad.stderr.startswith("error: ")
     report = json.loads(bad.stdout)
@@ -241,7 +241,7 @@ def test_rank_show_and_compare_print_one_json_error_document(runner, clones):
     _, clone, _ = clones
     said = NOT_CHECKED_OUT + AT.format(asked="--at origin/main")
     error = {"message": said.removeprefix("error: ").rstrip("\n"), "file": None,
-             "pointer": None, "line": None}
+             "pointer": None, "line": None, "column": None}
     for args in (["rank", "BenchmarkRun/run-0", "--json"],
                  ["show", "BenchmarkRun/run-0", "--json"],
                  ["compare", "BenchmarkRun/run-0", "--json"]):
@@ -277,7 +277,7 @@ def test_check_of_a_malformed_range_reports_the_usage_error_in_every_format(runn
     assert json.loads(done.stdout) == {
         "checked": "foo", "ok": False, "counts": {"error": 0, "warning": 0, "info": 0},
         "findings": [], "errors": [{"message": message, "file": None, "pointer": None,
-                                    "line": None}]}
+                                    "line": None, "column": None}]}
     done = run(runner, full, "check", "foo", "--format", "github")
     assert (done.exit_code, done.stdout) == (2, f"::error title=kistore::{message}\n")
     done = run(runner, full, "check", "foo")
@@ -290,7 +290,7 @@ def test_ls_says_it_first_and_alone_as_rank_does(runner, clones):
     full, clone, _ = clones
     said = NOT_CHECKED_OUT + AT.format(asked="--at origin/main")
     error = {"ok": False, "errors": [{"message": said.removeprefix("error: ").rstrip("\n"),
-                                      "file": None, "pointer": None, "line": None}]}
+                                      "file": None, "pointer": None, "line": None, "column": None}]}
     printed = {"--json": json.dumps(error, indent=2) + "\n",  # words60's error document
                "jsonl": json.dumps(error, separators=(",", ":")) + "\n"}
     for args in (["ls"], ["ls", "--json"], ["ls", "--format", "jsonl"],

@@ -16,8 +16,9 @@ import click
 import pytest
 
 from kistore.cli import main
+from kistore.cli._machine import github_error
 
-ERROR_KEYS = {"message", "file", "pointer", "line"}
+ERROR_KEYS = {"message", "file", "pointer", "line", "column"}
 
 
 def json_commands() -> list[list[str]]:
@@ -73,7 +74,7 @@ def test_every_json_command_prints_a_json_document_for_a_usage_error(runner, pat
     assert result.exit_code == 2, result.output
     (error,) = error_document(result)["errors"]
     assert error == {"message": "No such option '--no-such-option'.", "file": None,
-                     "pointer": None, "line": None}
+                     "pointer": None, "line": None, "column": None}
     assert "Error: No such option '--no-such-option'." in result.stderr  # click's usage text
 
 
@@ -103,25 +104,26 @@ def test_the_reviewers_commands_print_their_errors_as_json(runner, store, tmp_pa
     cases = [
         (["add", "--json", missing], 1, {
             "message": "no such file or directory; check the path (give - to read standard "
-                       "input)", "file": missing, "pointer": None, "line": None}),
+                       "input)", "file": missing, "pointer": None, "line": None, "column": None}),
         (["add", "--json", str(bad)], 1, {
             "message": "a manifest's kind must be one of Workload, BenchmarkProtocol, "
                        "ExecutionEnvironment, Implementation, BenchmarkRun; it has none",
-            "file": str(bad), "pointer": "/kind", "line": None}),
+            "file": str(bad), "pointer": "/kind", "line": None, "column": None}),
         (["import", "--json", "kernelbench", missing], 1, {
             "message": "no such file or directory", "file": missing, "pointer": None,
-            "line": None}),
+            "line": None, "column": None}),
         (["export", str(tmp_path / "e"), "--json", "--at", "nosuch"], 1, {
             "message": "no commit named 'nosuch' in this repository: give a branch, a tag or "
                        "a commit id (`git log --oneline` lists commits)",
-            "file": None, "pointer": None, "line": None}),
+            "file": None, "pointer": None, "line": None, "column": None}),
         (["digest", "--json", missing], 1, {
             "message": "no such file or directory; check the path (give - to read standard "
-                       "input)", "file": missing, "pointer": None, "line": None}),
+                       "input)", "file": missing, "pointer": None, "line": None, "column": None}),
         (["ls", "--kind", "Bogus", "--json", "--at", "HEAD"], 2, {
             "message": "Invalid value for '--kind': 'Bogus' is not one of 'Workload', "
                        "'BenchmarkProtocol', 'ExecutionEnvironment', 'Implementation', "
-                       "'BenchmarkRun'.", "file": None, "pointer": None, "line": None}),
+                       "'BenchmarkRun'.", "file": None, "pointer": None, "line": None,
+            "column": None}),
     ]
     for args, code, error in cases:
         result = runner.invoke(main, ["--store", root, *args])
@@ -132,6 +134,20 @@ def test_the_reviewers_commands_print_their_errors_as_json(runner, store, tmp_pa
     assert attestations.exit_code == 1
     (error,) = error_document(attestations)["errors"]
     assert error["message"].startswith("'nosuch' is not a reference: give a digest")
+
+
+def test_a_parse_error_says_its_column_as_text_does(runner, store, tmp_path):
+    """Minified and JSON Lines input is all on line 1: without the column the JSON error
+    lost the position text gives as ``FILE:1:COL:`` (reviewer r88 F13)."""
+    bad = tmp_path / "nan.json"
+    bad.write_text('{"kind": "Workload", "spec": {"x": NaN}}')  # N is character 36
+    result = runner.invoke(main, ["--store", str(store.root), "add", "--json", str(bad)])
+    assert result.exit_code == 1
+    (error,) = error_document(result)["errors"]
+    assert (error["file"], error["line"], error["column"]) == (str(bad), 1, 36)
+    assert f"{bad}:1:36:" in result.stderr
+    assert (github_error("NaN", "m.json", 1, 36)
+            == "::error file=m.json,line=1,col=36,title=kistore::NaN")
 
 
 def test_json_lines_and_github_formats_get_their_own_form(runner, store):
@@ -195,4 +211,4 @@ def test_export_file_format_asks_for_no_json(runner, store, tmp_path, file_forma
     assert asked.exit_code == 1
     assert error_document(asked)["errors"] == [{
         "message": "exists and is not empty; choose a new directory", "file": str(full),
-        "pointer": None, "line": None}]
+        "pointer": None, "line": None, "column": None}]

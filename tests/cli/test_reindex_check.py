@@ -412,7 +412,8 @@ def test_json_errors_are_one_json_document(runner, store_path):
     assert result.exit_code == 2
     assert json.loads(result.stdout) == {"ok": False, "errors": [{
         "message": "there is no index to check yet; any query (`kistore ls`) or `kistore "
-                   "reindex` builds it", "file": str(path), "pointer": None, "line": None}]}
+                   "reindex` builds it", "file": str(path), "pointer": None, "line": None,
+        "column": None}]}
     assert result.stderr.startswith(f"error: {path}: there is no index to check yet")
     added(runner, store_path)
     result = check(runner, store_path, "--json", "--at", "no-such-rev")
