@@ -45,8 +45,9 @@ class AddResult:
         digest: the manifest's digest.
         kind: its kind.
         name: its ``metadata.name``.
-        status: ``added`` (new object, or one whose files an add killed mid-write left
-            unfinished), ``unchanged`` (already stored, same metadata) or
+        status: ``added`` (new object, one whose files an add killed mid-write left
+            unfinished, or, with ``commit``, one in the work tree that ``HEAD`` lacks: this
+            add commits it), ``unchanged`` (already stored, same metadata) or
             ``metadata-updated`` (already stored; metadata replaced on request).
         warnings: what an admission check warned of about this manifest without refusing
             it (:class:`kistore.store.AdmissionWarning`), each in the one-line form
@@ -245,7 +246,10 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
         if object_path in files or commit:
             files.update(_forward_records(view, m, unique, stored, commit=commit,
                                           head_holds=head_holds))
-        results.append(AddResult(digest, m.kind, m.name, status))
+        # said "added" when HEAD lacks it: this add commits it (r88 F2b: after a killed
+        # import, the retry that committed 750 runs said "added 0, unchanged 750")
+        results.append(AddResult(digest, m.kind, m.name,
+                                 "added" if uncommitted and status == "unchanged" else status))
         if status != "unchanged":
             written.append((m, object_path, metadata_path))
         if problems:

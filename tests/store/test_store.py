@@ -536,7 +536,9 @@ def test_concurrent_adds_cannot_both_claim_a_name(store_path):
 def test_commit_picks_up_what_a_plain_add_left_uncommitted(store, store_path, bundle):
     store.add([Manifest.from_document(bundle["protocol"])])
     [result] = store.add([Manifest.from_document(bundle["protocol"])], commit=True)
-    assert result.status == "unchanged"
+    assert result.status == "added"  # HEAD lacked it: this add committed it (r88 F2b)
+    [again] = store.add([Manifest.from_document(bundle["protocol"])], commit=True)
+    assert again.status == "unchanged"  # HEAD holds it now
     assert git(store_path, "status", "--porcelain") == ""
     assert layout.object_path(Digest.from_str(PUBLISHED["protocol"])) in git(
         store_path, "ls-tree", "-r", "--name-only", "HEAD")
