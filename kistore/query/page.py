@@ -170,7 +170,8 @@ class RunPage(NamedTuple):
         proto = d["protocol"]
         checked = _flat(proto.get("correctness")) if proto.get("inStore") else "-"
         if d["correctness"]:
-            out.append(f"correctness: {_flat(d['correctness'])} (checked by: {checked})")
+            out.append(f"correctness: {_flat(d['correctness'])} ({stated_by(d['source'])}; "
+                       f"checked by: {checked})")  # the submitter's claim (r88 F8)
         elif d["source"]:  # e.g. KernelBench's reference programs: the status is all it says
             out.append(f"correctness: {r.status} (the run's status; the source recorded no "
                        f"correctness measures; checked by: {checked})")

@@ -84,3 +84,22 @@ def test_show_of_a_run_that_names_no_source_says_as_submitted(runner, store, kit
     assert "correctness: passed (as submitted: the run's status; it names no source and " \
            "records no correctness measures; checked by: -)" in lines
     assert any(line.endswith("; evidence: source-native") for line in lines)
+
+
+def test_show_of_a_run_with_correctness_measures_says_whose_they_are(runner, store, kit):
+    """r88 F8: a run that names no source and records correctness measures printed them with
+    nothing saying they are its submitter's claim; the site said "as submitted"."""
+    from ..conftest import add_docs
+
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation(name="impl-own")
+    own = kit.run(protocol, env, impl, workload, latency=10, name="own")
+    own["spec"]["correctness"] = {"passed": True, "maxAbsoluteError": 0.0001}
+    sourced = kit.run(protocol, env, impl, workload, latency=11, name="sourced", native={})
+    sourced["spec"]["correctness"] = {"passed": True}
+    add_docs(store, [protocol, env, workload, impl, own, sourced])
+    lines = run(runner, store.root, "show", "BenchmarkRun/own").stdout.splitlines()
+    assert "correctness: maxAbsoluteError 0.0001, passed true (as submitted; checked by: -)" \
+        in lines
+    lines = run(runner, store.root, "show", "BenchmarkRun/sourced").stdout.splitlines()
+    assert "correctness: passed true (as the source reported it; checked by: -)" in lines

@@ -259,7 +259,7 @@ def test_compare_and_show_print_field_values_as_stored(runner, store, kit):
     assert "  run/correctness/passed: A true | B (absent)" in compared.output.splitlines()
     shown = run(runner, store.root, "show", "BenchmarkRun/s0").output
     assert ("correctness: maxAbsoluteError 0.00001, passed true, rtol [1e-7, "
-            "5.960464477539063e-8] (checked by: ") in shown
+            "5.960464477539063e-8] (as the source reported it; checked by: ") in shown
     assert "e-07" not in compared.output + shown and "e-05" not in shown
 
 
