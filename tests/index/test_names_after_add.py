@@ -242,21 +242,15 @@ def test_a_shard_in_step_by_its_mtime_is_not_stated_entry_by_entry(store, store_
     index.sync(Store(store_path).view())
     added = next(m for i in range(5000) if (m := workload(f"n{i}", f"e{i}")).digest.hex[:2]
                  == first.digest.hex[:2])  # into the shards the first add wrote
-    taken: list[str] = []
-    real = _names_added.listing_key
-
-    def counted(top, rel, entries):
-        taken.append(rel)
-        return real(top, rel, entries)
-
-    monkeypatch.setattr(_names_added, "listing_key", counted)
+    taken = mock.Mock(wraps=_names_added.listing_key)
+    monkeypatch.setattr(_names_added, "listing_key", taken)
     dirs = shard_dirs_of(added)
     assert set(index.shard_rows("work", dirs).values()) == {
         str(os.lstat(store_path / _names_added._rel(d)).st_mtime_ns) for d in dirs}
     assert set(_names_added.names_before_add(index, store_path, dirs)) == dirs
-    assert taken == []
+    assert taken.call_args_list == []
     Store(store_path).add([added], commit=True)
-    assert taken == []
+    assert taken.call_args_list == []
     assert index.sync(Store(store_path).view()) == 0  # its rows were kept in step
     assert index.names("work", KINDS) == rebuilt(store_path, store_path.parent)
 
