@@ -33,6 +33,7 @@ This module knows git (pygit2, the index) but not manifests: it is given paths a
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import itertools
@@ -786,6 +787,56 @@ _TREE_MODE = b"40000"
 _BLOB_MODE = b"100644"
 
 
+_BLOB_ENTRY_EXTRA = 28
+"""Bytes of a raw tree entry besides its name, for every mode but a tree's (six octal
+digits, a space, the NUL, the 20-byte id)."""
+
+
+def _blobs_merged(data: bytes, entries: dict[str, Any], prefix: str) -> bytes:
+    """Return the raw tree ``data`` (no subtree in it) with the blobs ``entries`` put in.
+
+    :func:`_raw_tree` for a tree of files only (a shard: ``store/objects/sha256/38``), as
+    a merge: the base's entries, already in git's order (by name, as no entry is a tree),
+    are kept as bytes, and each new entry is put in at its place (found by bisection) or
+    over the entry of its name. Its cost follows the entries added and the base's bytes
+    copied once, where parsing, sorting and formatting every entry again made each added
+    file cost the shard's size in Python (issue 22: 4.8 s of CPU for the 2,977 trees of
+    2,000 runs added to 200,000 manifests).
+
+    Args:
+        data: the base tree's raw object body (``b""``: none); its entries' modes are all
+            six digits (no ``40000``: the caller checks).
+        entries: name -> raw blob id (20 bytes), put in with mode 100644.
+        prefix: the tree's path, for :func:`_replaces`.
+
+    Returns:
+        The new tree's raw body.
+
+    Raises:
+        StoreStateError: a name of ``entries`` is a symbolic link or submodule in the base
+            (:func:`_replaces`).
+    """
+    found = _TREE_ENTRY.findall(data)
+    names = [name for _, name, _ in found]
+    starts = list(itertools.accumulate(map(len, names), initial=0))  # + 28 an entry before
+
+    def offset(i: int) -> int:
+        return starts[i] + _BLOB_ENTRY_EXTRA * i
+
+    pieces: list[bytes] = []
+    at = 0
+    for key, oid in sorted((name.encode(), oid) for name, oid in entries.items()):
+        i = bisect.bisect_left(names, key)
+        pieces.append(data[at:offset(i)])
+        pieces.append(b"%s %s\0%s" % (_BLOB_MODE, key, oid))
+        if i < len(names) and names[i] == key:
+            _replaces(prefix + key.decode(), found[i][0], subtree=False)
+            i += 1
+        at = offset(i)
+    pieces.append(data[at:])
+    return b"".join(pieces)
+
+
 def _raw_tree(odb: pygit2.Odb, base: bytes | None, entries: dict[str, Any],
               out: list[tuple[bytes, bytes]], prefix: str = "") -> bytes:
     """Make the tree ``base`` with ``entries`` put in, as raw git objects (not written).
@@ -812,8 +863,13 @@ def _raw_tree(odb: pygit2.Odb, base: bytes | None, entries: dict[str, Any],
         StoreStateError: as :func:`_replaces`.
     """
     current: dict[bytes, tuple[bytes, bytes]] = {}  # name -> (mode, id)
+    data = odb.read(base.hex())[1] if base is not None else b""
+    if _TREE_MODE + b" " not in data and not any(isinstance(v, dict) for v in entries.values()):
+        body = _blobs_merged(data, entries, prefix)  # a shard: no subtree in or out
+        tree = pack.object_id(pack.TREE, body)
+        out.append((tree, body))
+        return tree
     if base is not None:
-        _, data = odb.read(base.hex())
         current = {name: (mode, oid) for mode, name, oid in _TREE_ENTRY.findall(data)}
     for name, value in entries.items():
         key = name.encode()

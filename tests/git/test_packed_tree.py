@@ -90,3 +90,28 @@ def test_a_bulk_commit_packs_its_blobs_writes_its_trees_loose_and_git_checks_the
     assert subprocess.run(["git", "-C", str(tmp_path), "status", "--porcelain"], check=True,
                           capture_output=True, text=True).stdout == ""
     assert not list(Path(tmp_path, ".git", "objects", "pack").glob("*.keep"))
+
+
+def test_a_shards_tree_is_merged_as_the_tree_builder_writes_it(tmp_path):
+    """issue 22 (perf88): a tree of files only takes the new entries by a merge of its bytes;
+    the result is libgit2's, byte for byte, for 600 names, some new, some over old ones
+    (one of them executable), and a symbolic link is still never written over."""
+    repo = pygit2.init_repository(str(tmp_path / "repo"))
+    builder = repo.TreeBuilder()
+    for i in range(0, 1200, 2):
+        builder.insert(f"{i:062x}.json", repo.create_blob(b"%d" % i),
+                       pygit2.GIT_FILEMODE_BLOB_EXECUTABLE if i == 600 else
+                       pygit2.GIT_FILEMODE_BLOB)
+    builder.insert("link", repo.create_blob(b"elsewhere"), pygit2.GIT_FILEMODE_LINK)
+    base = repo[builder.write()]
+    new = {f"{i:062x}.json": b"new %d" % i for i in (0, 1, 599, 600, 601, 1198, 1199, 5000)}
+    expected = _build_tree(repo, base, {p: repo.create_blob(d) for p, d in new.items()}, [])
+    trees: list[tuple[bytes, bytes]] = []
+    made = _raw_tree(repo.odb, base.id.raw, {p: pack.blob_id(d) for p, d in new.items()},
+                     trees, "store/objects/sha256/38/")
+    assert made == expected.raw and len(trees) == 1
+    assert len(repo[expected]) == 600 + 1 + 5  # 3 replaced, 5 new
+    assert repo[expected][f"{600:062x}.json"].filemode == pygit2.GIT_FILEMODE_BLOB
+    with pytest.raises(StoreStateError, match="symbolic link at store/objects/sha256/38/link"):
+        _raw_tree(repo.odb, base.id.raw, {"link": pack.blob_id(b"x")}, [],
+                  "store/objects/sha256/38/")
