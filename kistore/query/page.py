@@ -210,9 +210,10 @@ def _observed(value: Any) -> str:
     """
     if not isinstance(value, str):
         return "-"
-    # Lazy: only a run page's text (the rule's module, its parser).
+    # Lazy: only a run page's text needs the clock.
     import time
 
+    # Lazy: only a run page's text (the rule's module, its parser).
     from ..core.observed import observed_caveat, observed_seconds
 
     seconds = observed_seconds({"observedAt": value})
