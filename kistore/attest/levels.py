@@ -102,11 +102,30 @@ def withdrawal_said(evidence: Evidence) -> str | None:
         as signed: the caller escapes the line, :func:`kistore.core.errors.one_line`), or
         ``withdrawn by KEYID`` when it says nothing; None when the run is not withdrawn.
     """
+    found = withdrawal(evidence)
+    return None if found is None else withdrawal_words(*found)
+
+
+def withdrawal_words(keyid: str, reason: str) -> str:
+    """Return ``withdrawn by KEYID: REASON`` (``withdrawn by KEYID`` for no reason)."""
+    return f"withdrawn by {keyid}" + (f": {reason}" if reason else "")
+
+
+def withdrawal(evidence: Evidence) -> tuple[str, str] | None:
+    """Return the withdrawal that applies to a run: its key and what it says; None when none.
+
+    Args:
+        evidence: the run's :class:`Evidence`.
+
+    Returns:
+        ``(KEYID, REASON)`` of the first valid maintainer withdrawal (``?`` for a key not
+        told, ``""`` for a reason not said; the reason as signed, unescaped), or None when
+        the run is not withdrawn.
+    """
     if not evidence.withdrawn:
         return None
     said = next((a for a in evidence.attestations if a.get("effect") == WITHDRAWS), {})
-    text = said.get("text")
-    return f"withdrawn by {said.get('keyid') or '?'}" + (f": {text}" if text else "")
+    return str(said.get("keyid") or "?"), str(said.get("text") or "")
 
 
 TEXT_LABEL = {"dispute": "reason", "withdrawal": "reason"}

@@ -151,9 +151,10 @@ METRIC_KEYS_DIFFER_IN_CASE = rule(
     "the corrected run as a new object (a stored one is left out of rankings)")
 SOURCE_CLAIM_UNPROVEN = rule(
     "KI226", "source-claim-unproven", ERROR,
-    "a run you measured yourself names no source, or its own: not 'kernelbench' in "
-    "spec.sourceNative.source, nor the kernelindex.dev/source, upstream or source-file "
-    "annotations naming it; KernelBench's data comes in with `kistore import kernelbench`. "
+    "a run you measured yourself names no source, or its own: nothing spelling "
+    "'kernelbench' (any case, separators, additions: 'kernelbench-v2' claims it too) in "
+    "spec.sourceNative.source, nor in the kernelindex.dev/source, upstream, source-file or "
+    "source-url annotations; KernelBench's data comes in with `kistore import kernelbench`. "
     "Objects are never edited: add the corrected run as a new object (a stored one is left "
     "out of rankings); a claim in the metadata only: `kistore add --update-metadata`")
 CITED_TEXT_BREAKS_LINE = rule(

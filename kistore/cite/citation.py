@@ -86,9 +86,10 @@ _SCP_LIKE = re.compile(r"^(?:[^@/:]+@)?(?P<host>[^@/:]+):(?P<path>[^/].*)$")
 before it)."""
 
 __all__ = ["FORMATS", "Citation", "Remote", "beyond_shallow_edge", "cite", "citation_of",
-           "first_commit", "first_commits", "object_first_commits", "origin_url",
-           "parse_remote", "permalink", "read_cite_settings", "remote_branches_holding",
-           "render", "shallow_boundary", "shallow_cut", "shallow_doubt", "short_citation"]
+           "first_commit", "first_commits", "marked_withdrawn", "object_first_commits",
+           "origin_url", "parse_remote", "permalink", "read_cite_settings",
+           "remote_branches_holding", "render", "shallow_boundary", "shallow_cut",
+           "shallow_doubt", "short_citation"]
 
 _EXAMPLE_TEMPLATE = 'permalink = "https://HOST/OWNER/REPO/blob/{commit}/{path}"'
 
@@ -145,6 +146,10 @@ class Citation(NamedTuple):
         landed: None when the first-adding commit is on the first-parent line (its date is
             ``published``); else the id (40 hex) of the commit that brought the object
             onto it, whose date ``published`` is.
+        withdrawn: None, or ``(KEYID, REASON)`` of the valid maintainer withdrawal that
+            applies to the cited run (:func:`marked_withdrawn`; REASON as signed, ``""``
+            when it says none): every format says so (reviewer r87: the citation of a
+            withdrawn run read as a sound result once pasted).
     """
 
     digest: Digest
@@ -161,6 +166,7 @@ class Citation(NamedTuple):
     publisher: str
     date_problem: str | None = None
     landed: str | None = None
+    withdrawn: tuple[str, str] | None = None
 
     @property
     def key(self) -> str:
@@ -170,9 +176,10 @@ class Citation(NamedTuple):
     def to_json(self) -> dict[str, Any]:
         """Return the citation as a JSON object (dates as ``YYYY-MM-DD``, times RFC 3339 UTC).
 
-        ``landed`` (the commit whose date ``published`` is) only when it is not ``commit``.
+        ``landed`` (the commit whose date ``published`` is) only when it is not ``commit``;
+        ``withdrawn`` (``{"keyid": ..., "reason": ...}``) only for a withdrawn run.
         """
-        facts = {
+        facts: dict[str, Any] = {
             "key": self.key,
             "digest": str(self.digest),
             "kind": self.kind,
@@ -187,7 +194,11 @@ class Citation(NamedTuple):
             "authors": list(self.authors),
             "publisher": self.publisher,
         }
-        return {**facts, "landed": self.landed} if self.landed is not None else facts
+        if self.landed is not None:
+            facts["landed"] = self.landed
+        if self.withdrawn is not None:
+            facts["withdrawn"] = {"keyid": self.withdrawn[0], "reason": self.withdrawn[1]}
+        return facts
 
 
 # -- building a citation --------------------------------------------------------------
@@ -240,6 +251,37 @@ def cite(store: Store, ref: str | Digest, *, at: str | None = None,
                        remote=parse_remote(url or ""),
                        publisher=settings["publisher"],
                        accessed=accessed or dt.datetime.now(dt.UTC).date(), schema=schema)
+
+
+def marked_withdrawn(store: Store, citation: Citation, at: str | None = None) -> Citation:
+    """Return ``citation`` with :attr:`Citation.withdrawn` set when the run is withdrawn.
+
+    A run is withdrawn when a valid maintainer withdrawal applies to it
+    (:func:`kistore.attest.evidence.evidence_for`: the notes as they are now, attestation
+    files and trust of the view ``at``); other kinds are never withdrawn. Not part of
+    :func:`cite`: the run page's line (:func:`short_citation`) says it elsewhere and reads
+    no attestation for it.
+
+    Args:
+        store: the store.
+        citation: the citation (:func:`cite`).
+        at: revision, or None for the work tree (as :func:`cite`).
+
+    Returns:
+        The citation, with ``withdrawn`` ``(KEYID, REASON)`` when a withdrawal applies.
+
+    Raises:
+        KistoreError: the notes, attestation files or trust cannot be read (a history
+            libgit2 cannot read).
+    """
+    if citation.kind != "BenchmarkRun":
+        return citation
+    # Lazy: a run's citation only (signature and note code).
+    from ..attest.evidence import evidence_for
+    from ..attest.levels import withdrawal
+
+    found = withdrawal(evidence_for(store, citation.digest, at=at))
+    return citation if found is None else citation._replace(withdrawn=found)
 
 
 def citation_of(view: View, manifest: Manifest, first: FirstCommit, *, template: str | None,

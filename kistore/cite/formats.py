@@ -39,7 +39,9 @@ def render(citation: Citation, fmt: str = "text") -> str:
 def to_text(c: Citation) -> str:
     """Write plain text: ``AUTHORS (YEAR). TITLE [Data set]. PUBLISHER. PERMALINK`` + fields.
 
-    Without an access date (``accessed`` None) the ``accessed:`` line is left out. When
+    Without an access date (``accessed`` None) the ``accessed:`` line is left out. A
+    withdrawn run (:attr:`Citation.withdrawn`) says ``(withdrawn: REASON)`` after
+    ``[Data set]`` and has a ``status:`` line (:func:`withdrawn_note`). When
     the object landed on the first-parent line in another commit than the one that first
     added it (:attr:`Citation.landed`), the ``published:`` line names that commit.
 
@@ -51,16 +53,37 @@ def to_text(c: Citation) -> str:
     text exact in their own syntax.
     """
     lines = [
-        f"{names(c.authors)} ({c.published.year}). {c.title} [Data set]. {c.publisher}. "
-        f"{c.permalink}",
+        f"{names(c.authors)} ({c.published.year}). {c.title} [Data set]{_withdrawn_mark(c)}. "
+        f"{c.publisher}. {c.permalink}",
         f"  digest:    {c.digest}",
         f"  kind:      {c.kind}/{c.name}",
         f"  blob:      {c.blob}",
         f"  commit:    {c.commit} (first added the object)",
         f"  published: {c.published.date().isoformat()} ({_dated_by(c)}, UTC)",
         *([f"  accessed:  {c.accessed.isoformat()}"] if c.accessed else []),
+        *([f"  status:    {withdrawn_note(c)}"] if c.withdrawn is not None else []),
     ]
     return "\n".join(one_line(line) for line in lines) + "\n"
+
+
+def withdrawn_note(c: Citation) -> str:
+    """Say that a cited run is withdrawn, for a note; "" when it is not.
+
+    Returns:
+        ``Withdrawn by the index maintainers: REASON`` (without ``: REASON`` when the
+        withdrawal gives none), as signed: each format escapes it in its own syntax.
+    """
+    if c.withdrawn is None:
+        return ""
+    reason = c.withdrawn[1]
+    return "Withdrawn by the index maintainers" + (f": {reason}" if reason else "")
+
+
+def _withdrawn_mark(c: Citation) -> str:
+    """`` (withdrawn: REASON)`` for a withdrawn run's reference line, else ""."""
+    if c.withdrawn is None:
+        return ""
+    return f" (withdrawn: {c.withdrawn[1]})" if c.withdrawn[1] else " (withdrawn)"
 
 
 def _dated_by(c: Citation) -> str:
@@ -87,7 +110,9 @@ def to_bibtex(c: Citation) -> str:
     and ``url`` (the permalink), ``year``/``month`` (published), ``urldate`` (accessed;
     left out when the citation has no access date),
     ``publisher``, ``note`` (digest, blob, commit, and the commit whose date is published
-    when it is another). Text is LaTeX-escaped.
+    when it is another; first, for a withdrawn run, ``Withdrawn by the index maintainers:
+    REASON.``: ``note``, not biblatex's ``addendum``, so that classic BibTeX styles print
+    it too). Text is LaTeX-escaped.
     """
     url = _bibtex_url(c.permalink)
     fields = [
@@ -99,7 +124,8 @@ def to_bibtex(c: Citation) -> str:
         ("month", None),
         ("urldate", c.accessed.isoformat() if c.accessed else None),
         ("publisher", _latex(c.publisher)),
-        ("note", _latex(f"{c.kind} {c.name}, digest {c.digest}, git blob {c.blob}, "
+        ("note", _latex(_first(withdrawn_note(c), ". ")
+                        + f"{c.kind} {c.name}, digest {c.digest}, git blob {c.blob}, "
                         f"first added in commit {c.commit}{_landed_note(c)}")),
     ]
     lines = [f"@misc{{{c.key},"]
@@ -117,7 +143,9 @@ def to_bibtex(c: Citation) -> str:
 def to_csl_json_item(c: Citation) -> dict[str, Any]:
     """Return one CSL item (type ``dataset``) as a dict, per the CSL-JSON data schema.
 
-    ``accessed`` is left out when the citation has no access date.
+    ``accessed`` is left out when the citation has no access date. A withdrawn run has
+    ``"status": "withdrawn"`` and its note starts ``Withdrawn by the index maintainers:
+    REASON``.
     """
     item: dict[str, Any] = {
         "id": c.key,
@@ -134,12 +162,20 @@ def to_csl_json_item(c: Citation) -> dict[str, Any]:
         "version": c.commit,
         # The digest, blob and commit live in fields every CSL-JSON schema version knows
         # (CSL 1.0.2's "custom" would be refused by older consumers).
-        "note": f"digest {c.digest}; git blob {c.blob}; first added in commit {c.commit}"
+        "note": _first(withdrawn_note(c), "; ")
+                + f"digest {c.digest}; git blob {c.blob}; first added in commit {c.commit}"
                 f"{_landed_note(c, '; ')}",
     }
     if c.accessed is None:  # no access date: the reader adds the date they read it
         del item["accessed"]
+    if c.withdrawn is not None:  # CSL's "status": the publication status, as a style prints it
+        item["status"] = "withdrawn"
     return item
+
+
+def _first(text: str, sep: str) -> str:
+    """Return ``text + sep`` when ``text`` says something, else ""."""
+    return text + sep if text else ""
 
 
 def to_csl_json(c: Citation) -> str:
@@ -151,19 +187,26 @@ def to_cff(c: Citation) -> str:
     """Write a complete ``CITATION.cff`` (CFF 1.2.0).
 
     Type ``dataset``, the permalink as ``url``, the first commit as ``commit``, the digest
-    (and the permalink) as ``identifiers``, the authors as entities (``name``).
+    (and the permalink) as ``identifiers``, the authors as entities (``name``). CFF 1.2.0
+    has no status field: a withdrawn run's ``message`` and ``abstract`` say ``Withdrawn by
+    the index maintainers: REASON``, and ``withdrawn`` is among its ``keywords``.
 
     Written by hand rather than by a YAML library: the document has a fixed shape, and every
     scalar is a YAML double-quoted string (JSON string syntax is valid YAML), so titles with
     ``:``, ``#`` or quotes, and dates (which must stay strings for the CFF schema), are safe.
     """
     q = _yaml_str
+    message = "If you use this result, please cite it using these metadata."
+    if c.withdrawn is not None:
+        message = (f"{withdrawn_note(c)}. If you use this result, cite it as a withdrawn "
+                   "result using these metadata.")
     lines = [
         "# CITATION.cff for one KernelIndex object, written by `kistore cite --format cff`.",
         'cff-version: "1.2.0"',
-        f"message: {q('If you use this result, please cite it using these metadata.')}",
+        f"message: {q(message)}",
         'type: "dataset"',
         f"title: {q(c.title)}",
+        *([f"abstract: {q(withdrawn_note(c))}"] if c.withdrawn is not None else []),
         "authors:",
         *(f"  - name: {q(a)}" for a in c.authors),
         f"date-released: {q(c.published.date().isoformat())}",
@@ -179,6 +222,7 @@ def to_cff(c: Citation) -> str:
         "keywords:",
         f"  - {q(c.publisher)}",
         *([f"  - {q(c.kind)}"] if c.kind != c.publisher else []),
+        *(['  - "withdrawn"'] if c.withdrawn is not None else []),
     ]
     return "\n".join(lines) + "\n"
 

@@ -84,35 +84,37 @@ def cite(ctx: StoreContext, ref: str, fmt: str, accessed: dt.datetime | None, at
         click.echo(f"warning: the access date {citation.accessed.isoformat()} (--accessed) is "
                    f"before the published date {published.isoformat()}: no one read it there "
                    "then; give the date you read it (the default is today, UTC)", err=True)
-    if citation.kind == "BenchmarkRun":
-        _warn_withdrawn(store, citation, at)
+    citation = _withdrawn(store, citation, at)
     if as_json:
         emit_json(citation.to_json())
     else:
         click.echo(render(citation, fmt), nl=False)
 
 
-def _warn_withdrawn(store: Store, citation: Citation, at: str | None) -> None:
-    """Warn on stderr when the cited run is withdrawn (reviewer r86 F24).
+def _withdrawn(store: Store, citation: Citation, at: str | None) -> Citation:
+    """Mark a withdrawn run's citation so, warning on stderr (reviewer r86 F24, r87).
 
-    ``rank``, ``show`` and ``compare`` said so and ``cite`` gave a clean citation: a paper
-    citing the run should say it is withdrawn. The citation itself is unchanged: it names
-    the object and the commit, which a later withdrawal does not move.
+    ``rank``, ``show`` and ``compare`` said so and ``cite`` gave a clean citation: every
+    format now says it (:attr:`Citation.withdrawn`), and stderr warns. The permalink and
+    commit are unchanged: a later withdrawal does not move them.
     """
-    # Lazy: a run's citation only.
-    from ..attest.evidence import evidence_for
-    from ..attest.levels import withdrawal_said
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ..attest.levels import withdrawal_words
+    from ..cite.citation import marked_withdrawn
     from ..core.errors import KistoreError, one_line
 
     try:
-        said = withdrawal_said(evidence_for(store, citation.digest, at=at))
+        citation = marked_withdrawn(store, citation, at)
     except KistoreError as e:  # a history libgit2 cannot read: the citation stands (git log)
         click.echo(one_line(f"warning: whether {citation.kind}/{citation.name} is withdrawn "
                             f"could not be told: {e.message}"), err=True)
-        return
-    if said is not None:
-        click.echo(one_line(f"warning: {citation.kind}/{citation.name} is {said}: cite it as "
-                            "a withdrawn result"), err=True)
+        return citation
+    if citation.withdrawn is not None:
+        said = withdrawal_words(*citation.withdrawn)
+        click.echo(one_line(f"warning: {citation.kind}/{citation.name} is {said}: the "
+                            "citation says it is withdrawn; cite it as a withdrawn result"),
+                   err=True)
+    return citation
 
 
 COMMANDS = [cite]

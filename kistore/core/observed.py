@@ -10,9 +10,15 @@ field of the run schema). Two such times cannot be true:
 * before :data:`EARLIEST` (2000-01-01T00:00:00Z): no GPU ran such kernels then (CUDA
   appeared in 2007); 1970-01-01 is the Unix epoch, a placeholder for a time not known.
 
-A warning, not a refusal: the schema admits any date-time, and runs stored before the rule
-must still verify; the site and export show the date as stated. This module knows text and
-numbers only: callers bring the entry time.
+The first cannot be true at all: a run that *enters* with it is refused, KI227 as an
+error (:data:`OBSERVED_AFTER_ENTRY`: ``add`` and ``import`` write nothing, ``check
+BASE..HEAD`` and pre-receive report an error for each run the range adds; until 2026-12-04
+a warning, reviewer r87: a run observed 2099 was added and ranked). A run the history
+already holds is warned of (``verify``): runs stored before the rule must still verify, and
+objects are never removed. The second may be a placeholder for a time not known: a warning
+everywhere. The site and export show the date as stated; ``show`` says when it cannot be
+true (:func:`observed_caveat`). This module knows text and numbers only: callers bring the
+entry time.
 """
 
 from __future__ import annotations
@@ -20,10 +26,11 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+from dataclasses import replace
 from typing import Any
 
 from .canonical_fast import loads_lenient
-from .findings import WARNING, rule
+from .findings import ERROR, WARNING, Rule, rule
 from .times import CLOCK_SKEW, commit_text
 
 EARLIEST = int(dt.datetime(2000, 1, 1, tzinfo=dt.UTC).timestamp())
@@ -32,10 +39,26 @@ EARLIEST = int(dt.datetime(2000, 1, 1, tzinfo=dt.UTC).timestamp())
 POINTER = "/spec/observedAt"
 """Where a run states its time (the warning's JSON Pointer, on the run's object file)."""
 
+ADDED_ADVICE = ("state when the run was measured (RFC 3339): while this add is not "
+                "committed, `kistore drop {ref}` takes it back and you add the corrected "
+                "file; once committed, objects are never edited: add the corrected run as a "
+                "new object")
+"""What to do about a run an add wrote with a KI227 time (``{ref}``: its digest): the add
+may be committed (``--commit``) or not, so both states are named."""
+
 OBSERVED_IMPLAUSIBLE = rule(
     "KI227", "observed-time-implausible", WARNING,
-    "state when the run was measured (RFC 3339): objects are never edited, so add the "
-    "corrected run as a new object")
+    "state when the run was measured (RFC 3339): a run not committed yet, `kistore drop "
+    "DIGEST` and add the corrected file; a committed one stays (objects are never edited): "
+    "add the corrected run as a new object")
+
+OBSERVED_AFTER_ENTRY = replace(OBSERVED_IMPLAUSIBLE, severity=ERROR, hint=(
+    "state when the run was measured (RFC 3339) and add it again: a measurement is not made "
+    "after it is stored (a run a pull request adds: drop it from the branch, `kistore drop "
+    "DIGEST` before it is committed, and add the corrected file)"))
+"""KI227 as an error: a run *entering* (an add, an import, a range the gate checks) observed
+more than :data:`CLOCK_SKEW` after its entry, which cannot be true (as KI428 is an error in
+the gate and a warning in ``verify``; reviewer r87)."""
 
 _RUN = re.compile(rb'\{"apiVersion":"[^"\\]*","kind":"BenchmarkRun",')
 _KEY = b'"observedAt":"'
@@ -89,6 +112,47 @@ def run_observed(data: bytes) -> int | None:
     except ValueError:
         return None
     return observed_seconds(document.get("spec") if isinstance(document, dict) else None)
+
+
+def observed_rule(observed: int, entered: int, *, entering: bool) -> Rule | None:
+    """Return the rule an ``observedAt`` breaks (which :func:`observed_problem` words), or None.
+
+    Args:
+        observed: the run's ``observedAt`` in seconds since the epoch.
+        entered: when it entered the repository, in seconds since the epoch.
+        entering: True when the run enters now (an add, an import, a range the gate
+            checks): one observed after ``entered + CLOCK_SKEW`` is an error then
+            (:data:`OBSERVED_AFTER_ENTRY`); False for a run the history holds (``verify``):
+            a warning (:data:`OBSERVED_IMPLAUSIBLE`).
+
+    Returns:
+        :data:`OBSERVED_AFTER_ENTRY` or :data:`OBSERVED_IMPLAUSIBLE`, or None when
+        ``EARLIEST <= observed <= entered + CLOCK_SKEW``.
+    """
+    if observed > entered + CLOCK_SKEW:
+        return OBSERVED_AFTER_ENTRY if entering else OBSERVED_IMPLAUSIBLE
+    return OBSERVED_IMPLAUSIBLE if observed < EARLIEST else None
+
+
+def observed_caveat(observed: int, now: int) -> str | None:
+    """Return a few words saying a shown ``observedAt`` cannot be true, or None.
+
+    For a page showing the time as stated (``show``), judged against this machine's clock:
+    a time more than :data:`CLOCK_SKEW` past ``now`` is past any entry time too.
+
+    Args:
+        observed: the run's ``observedAt`` in seconds since the epoch.
+        now: the clock, seconds since the epoch.
+
+    Returns:
+        ``after this machine's clock: ...`` or ``before 2000: ...``, naming the rule.
+    """
+    if observed > now + CLOCK_SKEW:
+        return (f"more than a day after this machine's clock: a measurement is not made "
+                f"after it is stored, {OBSERVED_IMPLAUSIBLE.id}")
+    if observed < EARLIEST:
+        return f"before {commit_text(EARLIEST)[:10]}: implausible, {OBSERVED_IMPLAUSIBLE.id}"
+    return None
 
 
 def observed_problem(observed: int, entered: int, how: str) -> str | None:

@@ -135,7 +135,8 @@ class RunPage(NamedTuple):
                f"                  {_key_text(r.key_object)}",
                f"  source          {d['source'] or NO_SOURCE}, external id "
                f"{d['externalId'] or '-'}",
-               f"  status          {r.status}"]
+               f"  status          {r.status}",
+               f"  observed        {_observed(d['observedAt'])}"]
         if row.latency_ns is not None:
             out.append(f"measured: {r.statistic} latency {_ns(row.latency_ns)}")
         named = f"{comparison_said(comparison.name)}, {_metric(comparison.metric)} " \
@@ -199,6 +200,26 @@ class RunPage(NamedTuple):
         if d["notesNotFetched"]:
             out.append(f"  {d['notesNotFetched']}")
         return [one_line(line) for line in out]
+
+
+def _observed(value: Any) -> str:
+    """Say the run's ``observedAt`` as stated, and why it cannot be true when it cannot.
+
+    Judged against this machine's clock (:func:`kistore.core.observed.observed_caveat`,
+    KI227): ``2099-01-01T00:00:00Z (more than a day after this machine's clock: ...)``;
+    ``-`` for no time.
+    """
+    if not isinstance(value, str):
+        return "-"
+    # Lazy: only a run page's text needs the clock.
+    import time
+
+    # Lazy: only a run page's text (the rule's module, its parser).
+    from ..core.observed import observed_caveat, observed_seconds
+
+    seconds = observed_seconds({"observedAt": value})
+    caveat = None if seconds is None else observed_caveat(seconds, int(time.time()))
+    return value + (f" ({caveat})" if caveat else "")
 
 
 def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str | None = None,

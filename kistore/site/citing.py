@@ -187,8 +187,16 @@ class Citations:
                                 "(KI428)")
         return warnings
 
-    def block(self, snap: Any, manifest: Any) -> dict[str, Any]:
+    def block(self, snap: Any, manifest: Any, withdrawn: tuple[str, str] | None = None
+              ) -> dict[str, Any]:
         """Return the cite block's data for a run (its JSON twin's ``citation``).
+
+        Args:
+            snap: the snapshot the page is built from.
+            manifest: the run.
+            withdrawn: ``(KEYID, REASON)`` of the maintainer withdrawal that applies to the
+                run (:func:`kistore.attest.levels.withdrawal`), or None: every format then
+                says it is withdrawn (:attr:`kistore.cite.citation.Citation.withdrawn`).
 
         Returns:
             With a permalink: ``available`` true, the citation's facts
@@ -219,7 +227,7 @@ class Citations:
         try:
             citation = citation_of(snap.view, manifest, first, template=self.template,
                                    remote=None, publisher=self.publisher, accessed=None,
-                                   landing=landing)
+                                   landing=landing)._replace(withdrawn=withdrawn)
         except (StoreStateError, InputError) as e:
             return {**facts, "available": False, "reason": e.message, "path": path,
                     "published": commit_text(landing.commit_time)}

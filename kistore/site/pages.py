@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..attest.evidence import Evidence
+from ..attest.levels import withdrawal
 from ..core.pathnames import component
 from ..index.records import Record
 from ..query.page import RunPage, compare_pages
@@ -328,7 +329,7 @@ def _run(snap: Snapshot, page: Page, ctx: Context) -> dict[str, Any]:
         *((field.removesuffix("Digest"), rp.related.get(field), manifest.spec.get(field))
           for field in ("protocolDigest", "environmentDigest", "workloadDigest",
                         "implementationDigest")))]
-    data["citation"] = ctx.citations.block(snap, manifest)
+    data["citation"] = ctx.citations.block(snap, manifest, withdrawal(rp.row.evidence))
     return data
 
 

@@ -1047,8 +1047,9 @@ class Store:
                 manifests. Default none: the store's own rules (bytes, schema, names,
                 metadata, references; and the warning of a run stating another primary
                 statistic than its protocol, KI218, :func:`kistore.store.statistics.
-                statistics_admitted`; of a run observed after the clock or before 2000,
-                KI227, :func:`kistore.store.observed.observed_admitted`) always apply,
+                statistics_admitted`; KI227, of a run observed before 2000, and the
+                refusal of one observed after the clock,
+                :func:`kistore.store.observed.observed_admitted`) always apply,
                 but a rule of the query layer only when passed. ``kistore add`` and ``import`` pass
                 ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
                 a family ranked with a ``unitPointer`` should too, or a run whose unit
@@ -1170,7 +1171,7 @@ class Store:
         from .observed import observed_admitted
         from .statistics import statistics_admitted
 
-        # the store's own warnings (KI218, KI227), always
+        # the store's own rules (KI218, KI227), always
         checks = (statistics_admitted, observed_admitted, *checks)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))

@@ -1,11 +1,12 @@
-"""KI227 before an add writes: a run observed after the clock, or before 2000.
+"""KI227 before an add writes: a run observed after the clock (refused), or before 2000.
 
 :meth:`kistore.store.Store.add` asks :func:`observed_admitted` with the new manifests (an
-:data:`kistore.store.AdmissionCheck` it always runs). Nothing is refused: a run whose
-``observedAt`` lies more than a day past this machine's clock (it enters the repository
-now) or before 2000 is an :class:`kistore.store.AdmissionWarning`, which ``kistore add``
-and ``import`` print; ``check`` and ``verify`` judge it against the commit that adds it
-(:mod:`kistore.core.observed` owns the rule and its words).
+:data:`kistore.store.AdmissionCheck` it always runs). A run whose ``observedAt`` lies more
+than a day past this machine's clock (it enters the repository now) is refused (nothing is
+written; until 2026-12-04 a warning, reviewer r87); one before 2000 is an
+:class:`kistore.store.AdmissionWarning`, which ``kistore add`` and ``import`` print.
+``check`` judges a range's runs against the commit that adds each, ``verify`` the history's
+(:mod:`kistore.core.observed` owns the rules and their words).
 """
 
 from __future__ import annotations
@@ -15,9 +16,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..core.digest import Digest
-from ..core.errors import KistoreError
+from ..core.errors import InputError, KistoreError
 from ..core.model import Manifest
-from ..core.observed import OBSERVED_IMPLAUSIBLE, POINTER, observed_problem, run_observed
+from ..core.observed import (
+    ADDED_ADVICE,
+    OBSERVED_AFTER_ENTRY,
+    POINTER,
+    observed_problem,
+    observed_rule,
+    run_observed,
+)
 from ._store import AdmissionWarning
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -26,7 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 def observed_admitted(store: Store, manifests: Sequence[Manifest], *,
                       now: float | None = None) -> list[tuple[Digest, KistoreError]]:
-    """KI227 warnings for the runs an add would add.
+    """KI227 refusals (observed after the clock) and warnings (before 2000) for an add.
 
     Args:
         store: the store added to (unused: the rule reads the manifests and the clock).
@@ -34,18 +42,26 @@ def observed_admitted(store: Store, manifests: Sequence[Manifest], *,
         now: the clock, seconds since the epoch; None: this machine's.
 
     Returns:
-        ``(run digest, AdmissionWarning)`` per run whose ``observedAt`` lies more than a day
-        after ``now`` or before 2000-01-01, at ``/spec/observedAt``.
+        At ``/spec/observedAt``, ``(run digest, InputError)`` per run whose ``observedAt``
+        lies more than a day after ``now`` (refused: nothing is written), and ``(run
+        digest, AdmissionWarning)`` per run observed before 2000-01-01 (added all the same,
+        with what to do whether the add is committed or not).
     """
     clock = int(time.time() if now is None else now)
     problems: list[tuple[Digest, KistoreError]] = []
     for m in manifests:
         # from the canonical bytes: m.spec would keep each run's parsed document (issue 22)
         observed = run_observed(m.object_bytes) if m.kind == "BenchmarkRun" else None
-        said = None if observed is None else observed_problem(
-            observed, clock, "this add, by this machine's clock")
-        if said is not None:
+        broken = None if observed is None else observed_rule(observed, clock, entering=True)
+        if observed is None or broken is None:
+            continue
+        said = observed_problem(observed, clock, "this add, by this machine's clock")
+        if broken is OBSERVED_AFTER_ENTRY:
+            problems.append((m.digest, InputError(
+                f"{said}; state when the run was measured (RFC 3339) and add it again "
+                f"({broken.id})", pointer=POINTER)))
+        else:
             problems.append((m.digest, AdmissionWarning(
-                f"{said}; {OBSERVED_IMPLAUSIBLE.hint} ({OBSERVED_IMPLAUSIBLE.id}: added all "
-                "the same; `check` and `verify` warn too)", pointer=POINTER)))
+                f"{said}; {ADDED_ADVICE.format(ref=m.digest)} ({broken.id}: added all the "
+                "same; `check` and `verify` warn too)", pointer=POINTER)))
     return problems

@@ -8,20 +8,27 @@ the committer time of the commit that first added the run.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
+import re
 import subprocess
 import time
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kistore.check._observed import check_observed
+from kistore.check.audit import verify
 from kistore.check.gate import check_range
-from kistore.core import canonical
+from kistore.cli import main
+from kistore.core import canonical, layout
+from kistore.core.errors import KistoreError
+from kistore.core.findings import exit_code
 from kistore.core.model import Manifest
 from kistore.core.observed import EARLIEST, observed_problem, observed_seconds, run_observed
 
-from ..conftest import add_docs, git
+from ..conftest import add_docs, add_past_a_refusal, git
 
 DAY = 86_400
 
@@ -70,26 +77,120 @@ def test_run_observed_reads_canonical_bytes_as_parsing_does(seconds, zone, extra
     assert run_observed(other) is None  # only a run's time is judged
 
 
-def test_a_run_added_today_claiming_two_days_ahead_is_warned_of_by_add_check_and_verify(
-        store, kit):
+def test_add_refuses_a_run_observed_two_days_ahead(store, kit, runner, tmp_path):
+    """Reviewer r87: ``observedAt: 2099-...`` was only a warning, the run added and ranked."""
+    docs = _docs(kit, "2026-01-01T00:00:00Z")
+    add_docs(store, docs[:4])
+    for ahead in (_text(int(time.time()) + 2 * DAY), "2099-01-01T00:00:00Z"):
+        late = _docs(kit, ahead)[4]
+        with pytest.raises(KistoreError) as caught:
+            store.add([Manifest.from_document(late)], commit=True)
+        [problem] = caught.value.problems
+        assert problem.pointer == "/spec/observedAt"
+        assert re.fullmatch(
+            rf"the run says it was observed at {ahead}, more than a day after it entered the "
+            r"repository \(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: this add, by this machine's clock\): "
+            r"a measurement is not made after it is stored; state when the run was measured "
+            r"\(RFC 3339\) and add it again \(KI227\)", problem.message), problem.message
+        assert not (store.root / layout.object_path(Manifest.from_document(late).digest)).exists()
+    path = tmp_path / "late.json"
+    path.write_text(json.dumps(_docs(kit, "2099-01-01T00:00:00Z")[4]))
+    done = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
+    assert done.exit_code == 1, done.output
+    assert done.stderr.startswith(f"error: {path}:/spec/observedAt: the run says it was "
+                                  "observed at 2099-01-01T00:00:00Z, more than a day after")
+    assert done.stderr.rstrip().endswith("and add it again (KI227)")
+
+
+def test_a_run_observed_ahead_committed_by_hand_is_an_error_in_check_a_warning_in_verify(
+        store, kit, monkeypatch):
     base = git(store.root, "rev-parse", "HEAD").strip()
-    ahead = _text(int(time.time()) + 2 * DAY)
-    docs = _docs(kit, ahead)
-    results = store.add([Manifest.from_document(d) for d in docs], commit=True)
-    [run] = [r for r in results if r.warnings]
-    [warning] = run.warnings
-    assert warning.startswith(f"/spec/observedAt: the run says it was observed at {ahead}, "
-                              "more than a day after it entered the repository (")
-    assert "this add, by this machine's clock): a measurement is not made after it is " \
-           "stored; state when the run was measured (RFC 3339): objects are never " \
-           "edited, so add the corrected run as a new object (KI227: added all the same; " \
-           "`check` and `verify` warn too)" in warning
+    docs = _docs(kit, "2099-01-01T00:00:00Z")
+    add_past_a_refusal(store, monkeypatch, [], docs, rule="kistore.store.observed."
+                       "observed_admitted", finds_nothing=lambda *a, **k: [])
     head = git(store.root, "rev-parse", "HEAD").strip()
-    for found in (check_range(store, f"{base}..{head}"), check_observed(store)):
-        [finding] = [f for f in found if f.rule.id == "KI227"]
-        assert (finding.severity, finding.pointer, finding.extra["commit"]) == (
-            "warning", "/spec/observedAt", head)
-        assert f": commit {head[:12]} first added it): a measurement" in finding.message
+    [error] = [f for f in check_range(store, f"{base}..{head}") if f.rule.id == "KI227"]
+    assert (error.severity, error.pointer, error.extra["commit"]) == (
+        "error", "/spec/observedAt", head)
+    assert "2099-01-01T00:00:00Z, more than a day after it entered the repository (" \
+           in error.message and f": commit {head[:12]} first added it)" in error.message
+    assert "`kistore drop DIGEST` before it is committed" in error.hint
+    [warning] = check_observed(store)
+    assert (warning.severity, warning.message) == ("warning", error.message)
+    assert exit_code(verify(store)) == 0
+
+
+def test_a_sequence_of_pull_requests_cannot_land_a_run_observed_ahead(store, kit, monkeypatch):
+    """PR1 adds a run observed 12 hours ahead of its commit (clock skew): passes. PR2 adds a
+    run observed 2099 past ``add``: the gate refuses it. PR3 dates its commit 2099 so that
+    the same run is no longer ahead of it: KI428 refuses the commit. What each gate passes,
+    ``verify`` passes."""
+    now = int(time.time())
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    docs = _docs(kit, _text(now + DAY // 2), name="soon")
+    add_docs(store, docs)
+    pr1 = git(store.root, "rev-parse", "HEAD").strip()
+    assert exit_code(check_range(store, f"{base}..{pr1}")) == 0
+    assert check_observed(store) == [] and exit_code(verify(store)) == 0
+    protocol, env, workload, impl = docs[:4]
+    late = kit.run(protocol, env, impl, workload, latency=5, name="late",
+                   observed="2099-01-01T00:00:00Z")
+    add_past_a_refusal(store, monkeypatch, [], [late], rule="kistore.store.observed."
+                       "observed_admitted", finds_nothing=lambda *a, **k: [])
+    pr2 = git(store.root, "rev-parse", "HEAD").strip()
+    assert [(f.rule.id, f.severity) for f in check_range(store, f"{pr1}..{pr2}")
+            if f.severity == "error"] == [("KI227", "error")]
+    git(store.root, "reset", "-q", "--hard", pr1)
+    with monkeypatch.context() as m:
+        m.setattr("kistore.store.observed.observed_admitted", lambda *a, **k: [])
+        add_docs(store, [late], commit=False)
+    git(store.root, "add", "store")
+    env_2099 = {**os.environ, "GIT_COMMITTER_DATE": "2099-01-01T00:00:00Z",
+                "GIT_AUTHOR_DATE": "2099-01-01T00:00:00Z"}
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "late"], cwd=store.root,
+                   env=env_2099, check=True)
+    pr3 = git(store.root, "rev-parse", "HEAD").strip()
+    errors = {f.rule.id for f in check_range(store, f"{pr1}..{pr3}") if f.severity == "error"}
+    assert errors == {"KI428"}  # the run is not ahead of its commit; the commit's date is
+
+
+def test_a_run_observed_before_2000_is_added_with_advice_for_both_states(store, kit, runner,
+                                                                         tmp_path):
+    docs = _docs(kit, "1970-01-01T00:00:00Z", name="epoch")
+    add_docs(store, docs[:4])
+    digest = Manifest.from_document(docs[4]).digest
+    path = tmp_path / "epoch.json"
+    path.write_text(json.dumps(docs[4]))
+    done = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
+    assert done.exit_code == 0, done.output
+    assert (f"while this add is not committed, `kistore drop {digest}` takes it back and you "
+            "add the corrected file; once committed, objects are never edited: add the "
+            "corrected run as a new object (KI227: added all the same; `check` and `verify` "
+            "warn too)") in done.stderr
+    # the advice works: the uncommitted run is dropped, the corrected one added
+    dropped = runner.invoke(main, ["--store", str(store.root), "drop", str(digest)])
+    assert dropped.exit_code == 0, dropped.output
+    assert not (store.root / layout.object_path(digest)).exists()
+    docs[4]["spec"]["observedAt"] = "2026-01-01T00:00:00Z"
+    path.write_text(json.dumps(docs[4]))
+    again = runner.invoke(main, ["--store", str(store.root), "add", str(path)])
+    assert again.exit_code == 0 and "KI227" not in again.stderr, again.output
+
+
+def test_show_prints_when_the_run_was_observed(store, kit, runner, monkeypatch):
+    add_docs(store, _docs(kit, "2026-01-01T00:00:00Z", name="plain"))
+    shown = runner.invoke(main, ["--store", str(store.root), "show", "BenchmarkRun/plain"])
+    assert shown.exit_code == 0, shown.output
+    assert "\n  status          passed\n  observed        2026-01-01T00:00:00Z\n" in shown.stdout
+    protocol, env, workload, impl = _docs(kit, "x")[:4]
+    late = kit.run(protocol, env, impl, workload, latency=5, name="late",
+                   observed="2099-01-01T00:00:00Z")
+    add_past_a_refusal(store, monkeypatch, [], [late], rule="kistore.store.observed."
+                       "observed_admitted", finds_nothing=lambda *a, **k: [])
+    shown = runner.invoke(main, ["--store", str(store.root), "show", "BenchmarkRun/late"])
+    assert shown.exit_code == 0, shown.output
+    assert ("\n  observed        2099-01-01T00:00:00Z (more than a day after this machine's "
+            "clock: a measurement is not made after it is stored, KI227)\n") in shown.stdout
 
 
 def test_verify_later_judges_against_the_adding_commit_not_the_clock(store, kit):

@@ -35,7 +35,7 @@ def _message(digest: str, claims: str) -> str:
     return (f"the run claims to be KernelBench's data ({claims}), but kistore's KernelBench "
             f"importer does not make this run ({digest}) from any upstream file it knows "
             "(kistore/core/kernelbench_runs.txt lists the 750 it makes): a run you measured "
-            "yourself names no source, or its own")
+            "yourself names no source, or its own without `kernelbench` in any spelling")
 
 
 ALL_THREE = ("object /spec/sourceNative/source 'kernelbench', metadata "
@@ -80,6 +80,67 @@ def test_a_run_naming_its_own_source_is_added(store, kit):
     fake["metadata"]["annotations"] = {"kernelindex.dev/license": "MIT"}
     add_docs(store, [*docs, fake])  # no error
 
+
+
+@pytest.mark.parametrize(("source", "annotation"), [
+    ("kernelbench-v2", None), ("kernelbenchmark", None),
+    ("my-lab", "\uff2bernelBench"), ("my-lab", "kernel bench v2")])
+def test_add_refuses_the_r87_spellings(store, kit, runner, tmp_path, source, annotation):
+    """Reviewer r87: a source ``kernelbench-v2`` or ``kernelbenchmark``, or a fullwidth
+    ``ＫernelBench`` annotation, passed ``add`` and ``check`` and ranked #1."""
+    docs, fake = _fake(kit)
+    add_docs(store, docs)
+    fake["spec"]["sourceNative"]["source"] = source
+    fake["metadata"]["annotations"] = {} if annotation is None else {
+        "kernelindex.dev/source": annotation}
+    path = tmp_path / "fake.json"
+    path.write_text(json.dumps(fake))
+    done = runner.invoke(main, ["--store", str(store.root), "add", "--commit", str(path)])
+    assert done.exit_code == 1, done.output
+    at = ("/spec/sourceNative/source" if annotation is None
+          else "/metadata/annotations/kernelindex.dev~1source")
+    said = repr(source if annotation is None else annotation)
+    assert done.stderr.startswith(f"error: {path}:{at}: the run claims to be KernelBench's "
+                                  f"data ({'object' if annotation is None else 'metadata'} "
+                                  f"{at.removeprefix('/metadata')} {said}), "), done.stderr
+    assert done.stderr.rstrip().endswith("(KI226)")
+    assert not (store.root / layout.object_path(Manifest.from_document(fake).digest)).exists()
+
+
+def test_r87_runs_committed_by_hand_are_errors_and_never_ranked(store, kit, monkeypatch):
+    """A sequence of pull requests: PR1 adds an honest group (passes); PR2, written past
+    ``add``, adds ``kernelbench-v2`` and ``kernelbenchmark`` runs faster than it: the gate
+    and ``verify`` report both, and ``rank`` leaves both out; PR3 adds a run naming its own
+    source (``kernel-b3nch``): it passes and ranks."""
+    docs, fake = _fake(kit)
+    fakes = []
+    for source in ("kernelbench-v2", "kernelbenchmark"):
+        doc = json.loads(json.dumps(fake))
+        doc["spec"]["sourceNative"]["source"] = source
+        doc["metadata"] = {"name": f"fast-{source}", "annotations": {}}
+        fakes.append(doc)
+    base = add_past_a_refusal(store, monkeypatch, docs, fakes, finds_nothing=lambda *a: None,
+                              rule="kistore.store.admission.unproven_claim")
+    expected = [("KI226", "error", layout.object_path(Manifest.from_document(doc).digest),
+                 "/spec/sourceNative/source",
+                 _message(str(Manifest.from_document(doc).digest),
+                          f"object /spec/sourceNative/source '{source}'"))
+                for doc, source in zip(fakes, ("kernelbench-v2", "kernelbenchmark"),
+                                       strict=True)]
+    assert sorted(_said(check_range(store, f"{base}..HEAD"))) == sorted(expected)
+    assert sorted(_said(verify(store))) == sorted(expected)
+    _, ranking = rank(store, "BenchmarkRun/honest")
+    assert [(r.record.name, r.rank) for r in ranking.ranked] == [("honest", 1)]
+    assert sorted(r.record.name for r in ranking.excluded) == [
+        "fast-kernelbench-v2", "fast-kernelbenchmark"]
+    pr2 = git(store.root, "rev-parse", "HEAD").strip()
+    own = json.loads(json.dumps(fake))
+    own["spec"]["sourceNative"]["source"] = "kernel-b3nch"
+    own["metadata"] = {"name": "mine", "annotations": {}}
+    add_docs(store, [own])
+    assert _said(check_range(store, f"{pr2}..HEAD")) == []
+    _, ranking = rank(store, "BenchmarkRun/honest")
+    assert [r.record.name for r in ranking.ranked] == ["mine", "honest"]
 
 @pytest.fixture
 def past_the_gate(store, kit, monkeypatch):

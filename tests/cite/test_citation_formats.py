@@ -255,3 +255,20 @@ def test_cite_cff_of_a_retitled_run_keeps_the_first_commit(golden_store, tmp_pat
     document = yaml.safe_load(to_cff(cite(Store(clone), "384a96d0")))
     assert document["commit"] == c1
     assert document["title"] == "Corrected: title"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=80))
+def test_a_withdrawal_reason_keeps_every_format_valid(reason):
+    """Reviewer r87: a withdrawn run's citation says so; any signed reason stays one valid
+    entry, item and file, and reads back as written where the format keeps text exact."""
+    c = sample()._replace(withdrawn=("SHA256:" + "A" * 43, reason))
+    said = "Withdrawn by the index maintainers" + (f": {reason}" if reason else "")
+    [item] = json.loads(to_csl_json(c))
+    CSL.validate([item])
+    assert item["status"] == "withdrawn" and item["note"].startswith(said + "; digest ")
+    document = yaml.safe_load(to_cff(c))
+    CFF.validate(document)
+    assert document["abstract"] == said and document["keywords"][-1] == "withdrawn"
+    assert parse_bibtex(to_bibtex(c)).entries[0]["note"].startswith("Withdrawn by the index")
+    assert "(withdrawn" in render(c, "text").splitlines()[0]

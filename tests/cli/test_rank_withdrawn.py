@@ -12,10 +12,12 @@ import json
 import re
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from kistore.cli import main
 
+from ..cite.test_citation_formats import CFF, CSL, parse_bibtex
 from ..sparse import trust_maintainer, withdraw
 
 WITHDRAWAL = r"withdrawn by SHA256:[A-Za-z0-9+/]{43}: harness bug"
@@ -129,8 +131,82 @@ def test_cite_of_a_withdrawn_run_warns_and_cites_it_all_the_same(withdrawn):
     """Reviewer r86 F24: a clean citation of a withdrawn result, without a word."""
     withdrawn.repo.remotes.create("origin", "https://github.com/example/index.git")
     result = kistore(withdrawn, "cite", "BenchmarkRun/fast", "--accessed", "2026-12-04")
-    assert re.search(rf"^warning: BenchmarkRun/fast is {WITHDRAWAL}: cite it as a withdrawn "
-                     r"result$", result.stderr, re.M), result.stderr
-    assert result.stdout.startswith("KernelIndex (2026). fast [Data set].")
+    assert re.search(rf"^warning: BenchmarkRun/fast is {WITHDRAWAL}: the citation says it is "
+                     r"withdrawn; cite it as a withdrawn result$", result.stderr, re.M), \
+        result.stderr
+    assert result.stdout.startswith("KernelIndex (2026). fast [Data set] (withdrawn: harness "
+                                    "bug). KernelIndex. https://github.com/example/index/blob/")
+    assert result.stdout.endswith(
+        "\n  accessed:  2026-12-04\n  status:    Withdrawn by the index maintainers: harness "
+        "bug\n")
     quiet = kistore(withdrawn, "cite", "BenchmarkRun/slow", "--accessed", "2026-12-04")
-    assert "withdrawn" not in quiet.stderr
+    assert "withdrawn" not in quiet.stderr + quiet.stdout.lower()
+    assert "status:" not in quiet.stdout
+
+
+def _cited(store, name: str, fmt: str) -> str:
+    if "origin" not in store.repo.remotes.names():
+        store.repo.remotes.create("origin", "https://github.com/example/index.git")
+    return kistore(store, "cite", f"BenchmarkRun/{name}", "--format", fmt).stdout
+
+
+def test_cite_of_a_withdrawn_run_says_so_in_every_format(withdrawn):
+    """Reviewer r87: the warning went to stderr and a pasted citation hid it. Each format
+    carries the withdrawal, stays valid for its consumer, and a run not withdrawn is as
+    before."""
+    entry = parse_bibtex(_cited(withdrawn, "fast", "bibtex")).entries[0]
+    assert entry["note"].startswith("Withdrawn by the index maintainers: harness bug. "
+                                    "BenchmarkRun fast, digest sha256:")
+    assert not parse_bibtex(_cited(withdrawn, "slow", "bibtex")).entries[0]["note"] \
+        .startswith("Withdrawn")
+    items = json.loads(_cited(withdrawn, "fast", "csl-json"))
+    CSL.validate(items)
+    assert items[0]["status"] == "withdrawn"
+    assert items[0]["note"].startswith("Withdrawn by the index maintainers: harness bug; "
+                                       "digest sha256:")
+    sound = json.loads(_cited(withdrawn, "slow", "csl-json"))
+    assert "status" not in sound[0] and sound[0]["note"].startswith("digest sha256:")
+    cff = yaml.safe_load(_cited(withdrawn, "fast", "cff"))
+    CFF.validate(cff)
+    assert cff["message"] == ("Withdrawn by the index maintainers: harness bug. If you use "
+                              "this result, cite it as a withdrawn result using these "
+                              "metadata.")
+    assert cff["abstract"] == "Withdrawn by the index maintainers: harness bug"
+    assert cff["keywords"][-1] == "withdrawn"
+    clean = yaml.safe_load(_cited(withdrawn, "slow", "cff"))
+    CFF.validate(clean)
+    assert "abstract" not in clean and "withdrawn" not in clean["keywords"]
+    facts = json.loads(kistore(withdrawn, "cite", "BenchmarkRun/fast", "--json").stdout)
+    assert re.fullmatch(r"SHA256:[A-Za-z0-9+/]{43}", facts["withdrawn"]["keyid"])
+    assert facts["withdrawn"]["reason"] == "harness bug"
+    assert "withdrawn" not in json.loads(
+        kistore(withdrawn, "cite", "BenchmarkRun/slow", "--json").stdout)
+
+
+def test_an_invalid_withdrawal_does_not_mark_the_citation(group):
+    """A withdrawal signed by a key the store does not trust is no withdrawal: the citation
+    is the plain one."""
+    subject = group.view("HEAD").find_name("BenchmarkRun", "fast")
+    assert subject is not None
+    withdraw(group, subject, as_file=False)  # the maintainer's key is not in keys.json
+    assert "withdrawn" not in _cited(group, "fast", "text").lower()
+
+
+def test_the_site_cite_block_of_a_withdrawn_run_says_so(withdrawn, tmp_path):
+    """The run page's cite block (its four formats and JSON twin) says it, as ``cite``."""
+    from kistore.site.build import build_site
+
+    withdrawn.repo.remotes.create("origin", "https://github.com/example/index.git")
+    out = tmp_path / "site"
+    build_site(withdrawn, out)
+    cited = {}
+    for name in ("fast", "slow"):
+        digest = withdrawn.view("HEAD").find_name("BenchmarkRun", name)
+        twin = json.loads((out / "runs" / str(digest)[7:23] / "index.json").read_text())
+        cited[name] = twin["data"]["citation"]
+    assert cited["fast"]["available"] is True
+    assert cited["fast"]["withdrawn"]["reason"] == "harness bug"
+    assert "[Data set] (withdrawn: harness bug). KernelIndex." in cited["fast"]["formats"]["text"]
+    assert json.loads(cited["fast"]["formats"]["csl-json"])[0]["status"] == "withdrawn"
+    assert "withdrawn" not in cited["slow"]
+    assert "withdrawn" not in json.dumps(cited["slow"]["formats"])

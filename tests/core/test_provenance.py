@@ -12,12 +12,14 @@ import re
 import unicodedata
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kistore.core import provenance
 from kistore.core.provenance import (
     CATALOGUE_FILE,
+    KERNELBENCH,
     Claim,
     catalogue,
     catalogue_text,
@@ -119,7 +121,8 @@ def test_the_f20_run_claims_in_three_places_and_is_unproven():
         f"metadata /annotations/kernelindex.dev~1upstream '{UPSTREAM}'), but kistore's "
         f"KernelBench importer does not make this run (sha256:{'ab' * 32}) from any upstream "
         "file it knows (kistore/core/kernelbench_runs.txt lists the 750 it makes): a run you "
-        "measured yourself names no source, or its own")
+        "measured yourself names no source, or its own without `kernelbench` in any "
+        "spelling")
     # the same bytes under a catalogued digest are proven, whatever the metadata says
     proven = min(catalogue())
     assert unproven_claim(proven, FAKE_SPEC, FAKE_METADATA) is None
@@ -128,7 +131,7 @@ def test_the_f20_run_claims_in_three_places_and_is_unproven():
 def test_a_long_claimed_value_is_cut_in_the_message():
     upstream = UPSTREAM + "x" * 70_000
     found = unproven_claim("ab" * 32, {}, {"annotations": {"kernelindex.dev/upstream": upstream}})
-    assert found is not None and len(found.message) < 600
+    assert found is not None and len(found.message) < 650
     assert f"... ({len(upstream):,} characters)" in found.message
 
 
@@ -146,52 +149,104 @@ def test_metadata_alone_is_a_claim_and_each_reserved_annotation_counts():
 
 
 def test_what_is_not_a_claim():
-    spec = {"status": "passed", "sourceNative": {"source": "kernelbench-mine",
+    spec = {"status": "passed", "sourceNative": {"source": "kernel-b3nch-mine",
                                                  "benchmark": "level1/1_Square.py"}}
     metadata = {"name": "kernelbench-level1-1-my-kernel", "annotations": {
         "kernelindex.dev/license": "MIT", "kernelindex.dev/source": "sol-execbench",
         "kernelindex.dev/upstream": "github.com/me/my-kernels@abc",
-        "kernelindex.dev/source-file": "mine/kernelbench.json",
+        "kernelindex.dev/source-file": "mine/bench.json",
+        "kernelindex.dev/source-url": "https://example.org/my/bench",
         "note": "measured with KernelBench's harness at github.com/ScalingIntelligence/"
                 "KernelBench"}}
     assert kernelbench_claims(spec, metadata) == []
     assert unproven_claim("ab" * 32, spec, metadata) is None
     assert kernelbench_claims(None, None) == kernelbench_claims({"sourceNative": 3}, []) == []
-    # look-alike letters of another script are not folded (a Cyrillic 'е')
+    # look-alike letters of another script are not folded (a Cyrillic 'е' reads as nothing)
+    assert spelled("kernelb\u0435nch") == "kernelbnch"
     assert kernelbench_claims({"sourceNative": {"source": "kernelb\u0435nch"}}, None) == []
 
 
-def test_rank_reads_the_object_only():
-    assert [c.in_metadata for c in kernelbench_claims(FAKE_SPEC, None)] == [False]
+REVIEWER_R87 = ["kernelbench-v2", "kernelbenchmark", "\uff2bernelBench", "my-kernelbench",
+                "KernelBench.v2", "kernel_bench_2025", "kernelb\u00e9nch", "kernel\u0416bench"]
+"""Names that passed KI226 until 2026-12-04 (reviewer r87: the first three ranked #1), and
+others a reader takes for KernelBench: an accent, a letter of another script put between."""
 
 
-_NOISE = st.sampled_from([" ", "-", "_", ".", "\u00a0", "\u3000", "/", ""])
+@pytest.mark.parametrize("name", REVIEWER_R87)
+def test_a_name_containing_kernelbench_claims_it_in_every_place(name):
+    annotations = {f"kernelindex.dev/{key}": name
+                   for key in ("source", "upstream", "source-file", "source-url")}
+    assert [c.pointer for c in kernelbench_claims({"sourceNative": {"source": name}},
+                                                  {"annotations": annotations})] == [
+        "/spec/sourceNative/source", "/annotations/kernelindex.dev~1source",
+        "/annotations/kernelindex.dev~1source-file", "/annotations/kernelindex.dev~1source-url",
+        "/annotations/kernelindex.dev~1upstream"]
+    found = unproven_claim("ab" * 32, {"sourceNative": {"source": name}}, None)
+    assert found is not None and f"'{name}'" in found.message
+    assert unproven_claim(min(catalogue()), {"sourceNative": {"source": name}}, None) is None
+
+
+def test_the_importers_own_provenance_values_read_as_before():
+    """What the real imports write: KernelBench's values claim, the open sources' do not."""
+    for value in ("kernelbench", UPSTREAM, "kernelbench/H100_Modal/baseline_time_torch.json",
+                  "https://github.com/scalingintelligence/kernelbench"):
+        assert provenance.names_kernelbench(value), value
+    for value in ("sol-execbench", "flashinfer-trace", "github.com/NVIDIA/SOL-ExecBench@abc",
+                  "sol-execbench/leaderboard/kernel-3/leaderboard.json",
+                  "flashinfer-trace/traces/gemm/gemm_n128_k2048.jsonl"):
+        assert not provenance.names_kernelbench(value), value
+
+
+# Each letter of 'kernelbench' in a form NFKC reads as it: itself, upper case, fullwidth,
+# mathematical bold (U+1D41A + i), circled (U+24D0 + i).
+def _forms(letter: str) -> list[str]:
+    i = ord(letter) - ord("a")
+    return [letter, letter.upper(), chr(0xFF41 + i), chr(0x1D41A + i), chr(0x24D0 + i),
+            letter + "\u0301"]
+
+
+# separators and other characters that are no ASCII letter or digit, NFKC or not
+_NOISE = st.text(st.characters(codec="utf-8").filter(
+    lambda c: not re.search("[a-z0-9]", unicodedata.normalize(
+        "NFKD", unicodedata.normalize("NFKC", c).casefold()))), max_size=2)
 
 
 @st.composite
 def _kernelbench_spellings(draw):
-    """'kernelbench' with each letter in either case or its fullwidth form, and noise
-    (spaces, dashes, no-break and ideographic spaces...) before, between and after."""
-    out = draw(_NOISE)
+    """'kernelbench', each letter in any form NFKC reads as it, noise between the letters
+    and anything at all before and after."""
+    out = draw(st.text(max_size=8)) + draw(_NOISE)
     for letter in "kernelbench":
-        form = draw(st.sampled_from([letter, letter.upper(), chr(ord(letter) + 0xFEE0)]))
-        out += form + draw(_NOISE)
-    return out
+        out += draw(st.sampled_from(_forms(letter))) + draw(_NOISE)
+    return out + draw(st.text(max_size=8))
 
 
 @given(_kernelbench_spellings())
 def test_every_spelling_of_kernelbench_claims_it(text):
-    assert spelled(text) == "kernelbench"
+    assert KERNELBENCH in spelled(text)
     assert [c.pointer for c in kernelbench_claims(
         {"sourceNative": {"source": text}}, {"annotations": {"kernelindex.dev/source": text}}
     )] == ["/spec/sourceNative/source", "/annotations/kernelindex.dev~1source"]
 
 
-@given(st.text(max_size=20))
-def test_a_source_claims_kernelbench_exactly_when_it_spells_it(text):
-    claims = kernelbench_claims({"sourceNative": {"source": text}}, None)
-    folded = [c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum()]
-    assert bool(claims) == ("".join(folded) == "kernelbench")
+# Characters that never read as a 'k' (nor as several letters holding one): a name of them
+# lacks the letters of 'kernelbench' however it is normalised.
+_NO_K = st.characters(codec="utf-8").filter(
+    lambda c: "k" not in unicodedata.normalize(
+        "NFKD", unicodedata.normalize("NFKC", c).casefold()))
+
+
+@given(st.text(_NO_K, max_size=30))
+def test_a_name_without_the_letters_never_claims(text):
+    assert kernelbench_claims({"sourceNative": {"source": text}},
+                              {"annotations": {"kernelindex.dev/source": text}}) == []
+
+
+@pytest.mark.parametrize("name", ["sol-execbench", "flashinfer-trace", "kernel-b3nch",
+                                  "bench-kernel", "kernelben", "kernel"])
+def test_other_source_ids_never_claim(name):
+    assert not kernelbench_claims({"sourceNative": {"source": name}},
+                                  {"annotations": {"kernelindex.dev/source": name}})
 
 
 def test_the_catalogue_is_read_beside_the_module():

@@ -409,7 +409,7 @@ def test_one_new_trace_file_joins_the_workloads_a_previous_import_stored(store, 
     assert again.runs == 129
     assert {r.status for r in again.results} == {"unchanged"}
     line = json.loads(traces.read_text().splitlines()[0])
-    line["evaluation"]["timestamp"] = "2031-01-02T03:04:05"  # a new run of that workload
+    line["evaluation"]["timestamp"] = "2026-06-02T03:04:05"  # a new run of that workload
     new = tmp_path / "data" / "flashinfer-trace" / "traces" / "gemm" / "new.jsonl"
     new.write_text(json.dumps(line) + "\n")
     report = import_files(store, "flashinfer-trace", [str(new)])
