@@ -351,6 +351,11 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
         digest = store.resolve(ref, at=at)
     evidence = evidence_for(store, digest, at=at)
     missing = notes_not_fetched(store)
+    if missing is None:
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ._attestations_here import warn_notes_stale
+
+        warn_notes_stale(store)
     if fmt == "json":
         emit_json({"subject": str(digest), "evidenceLevel": evidence.level,
                    "withdrawn": evidence.withdrawn, "community": evidence.community,

@@ -12,7 +12,14 @@ here over-approximate: a file git would not read only costs a read.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+
+from .refs import RefsUnreadable, common_git_dir
+
+_REMOTE_SECTION = re.compile(r'^[ \t]*\[[ \t]*remote[ \t]+"((?:[^"\\\n]|\\.)*)"[ \t]*\]',
+                             re.MULTILINE | re.IGNORECASE)
+"""A ``[remote "NAME"]`` section header (git escapes ``"`` and ``\\`` in NAME with ``\\``)."""
 
 
 def xdg_config_home() -> Path:
@@ -34,3 +41,33 @@ def user_config_files() -> list[Path]:
     if home / ".config" / "git" / "config" not in files:
         files.append(home / ".config" / "git" / "config")
     return files
+
+
+def remote_names(git_dir: Path) -> list[str]:
+    """Return the remotes the repository's own configuration file defines, by name.
+
+    Read from ``<common git dir>/config`` (a linked worktree's config is its common git
+    directory's) without libgit2: a warm query loads none (docs/speed.md). Remotes a
+    global file or an ``include.path`` defines are not seen.
+
+    Args:
+        git_dir: the repository's git directory (:func:`kistore.git.refs.git_dir_of`).
+
+    Returns:
+        The names of the ``[remote "NAME"]`` sections, sorted, each once; empty without a
+        config file.
+
+    Raises:
+        RefsUnreadable: the file cannot be read, or holds a section in git's old
+            ``[remote.NAME]`` spelling (the caller asks libgit2 instead).
+    """
+    config = common_git_dir(git_dir) / "config"
+    try:
+        text = config.read_text(errors="replace")
+    except FileNotFoundError:
+        return []
+    except OSError as e:
+        raise RefsUnreadable(f"cannot read {config}: {e}") from None
+    if re.search(r"^[ \t]*\[[ \t]*remote\.", text, re.MULTILINE | re.IGNORECASE):
+        raise RefsUnreadable(f"{config} names a remote as [remote.NAME]")
+    return sorted({re.sub(r"\\(.)", r"\1", m) for m in _REMOTE_SECTION.findall(text)})
