@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.layout import NOTES_REF
-from ..git.config_files import remote_names
+from ..git.config_files import remotes as configured_remotes
 from ..git.refs import RefsUnreadable, reflog_mtime, refs_under, resolve
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -26,7 +26,7 @@ VERIFIED = "verified"
 WITHDRAWS = "withdraws"
 """The effect of a valid maintainer withdrawal (:mod:`.evidence` judges it so)."""
 
-NOT_FETCHED = "notes not fetched: run `kistore notes fetch {remote}` ({why})"
+NOT_FETCHED = "notes not fetched: run `kistore notes fetch {remote}`: {why}"
 """What ``attestations``, ``show`` and ``verify`` say in a clone without a remote's notes.
 
 Formatted with the remote to fetch from (:func:`notes_remote`) and :func:`notes_lacking`'s
@@ -72,11 +72,14 @@ class _NotesHere(NamedTuple):
         fetched: ``{R: time}`` for each ``refs/notes/remotes/R/kistore`` (R's notes as
             ``kistore notes fetch R`` last fetched them); the time of that fetch
             (:func:`_fetched_at`), None when it cannot be told.
+        by_git: a remote's fetch refspec writes ``refs/notes/kistore`` itself (a ``git
+            clone --mirror``'s ``+refs/*:refs/*``): every ``git fetch`` of it fetches them.
     """
 
     local: bool
     remotes: tuple[str, ...]
     fetched: dict[str, float | None]
+    by_git: bool = False
 
 
 def remote_ref(remote: str) -> str:
@@ -93,7 +96,9 @@ def _notes_here(store: Store) -> _NotesHere:
     git_dir = Path(store.git_dir)
     try:
         local = resolve(git_dir, NOTES_REF) is not None
-        remotes = remote_names(git_dir)
+        specs = configured_remotes(git_dir)
+        remotes = list(specs)
+        by_git = any(_writes_notes(spec) for fetch in specs.values() for spec in fetch)
         tracking = refs_under(git_dir, TRACKING_PREFIX)
         fetched = {name[len(TRACKING_PREFIX):-len("/kistore")]: _fetched_at(git_dir, name, when)
                    for name, when in tracking.items() if name.endswith("/kistore")}
@@ -101,17 +106,34 @@ def _notes_here(store: Store) -> _NotesHere:
         repo = store.repo
         local = NOTES_REF in repo.references
         remotes = sorted(remote.name or "" for remote in repo.remotes)
+        by_git = any(_writes_notes(spec) for remote in repo.remotes
+                     for spec in remote.fetch_refspecs)
         fetched = {name[len(TRACKING_PREFIX):-len("/kistore")]: None
                    for name in repo.references
                    if name.startswith(TRACKING_PREFIX) and name.endswith("/kistore")}
-    return _NotesHere(local, tuple(remotes), fetched)
+    return _NotesHere(local, tuple(remotes), fetched, by_git)
+
+
+def _writes_notes(refspec: str) -> bool:
+    """Whether a fetch refspec (``+SRC:DST``, ``DST`` maybe with one ``*``) writes NOTES_REF."""
+    if refspec.startswith("^"):  # a negative refspec writes nothing
+        return False
+    destination = refspec.lstrip("+").partition(":")[2]
+    head, star, tail = destination.partition("*")
+    if not star:
+        return destination == NOTES_REF
+    return (len(head) + len(tail) < len(NOTES_REF) and NOTES_REF.startswith(head)
+            and NOTES_REF.endswith(tail))
 
 
 def _fetched_at(git_dir: Path, name: str, loose: float | None) -> float | None:
-    """When the notes were last fetched into tracking ref ``name``: the later of its loose
-    file's and its reflog's times (``kistore notes fetch`` touches both after each fetch,
-    :func:`kistore.attest.notes.fetch`, as git writes neither when nothing changed); None
-    when neither is there (a packed ref in a repository keeping no reflog)."""
+    """Return when the notes were last fetched into the tracking ref ``name``.
+
+    The later of its loose file's time (``loose``) and its reflog's: ``kistore notes
+    fetch`` sets both to now after each fetch (:func:`kistore.attest.notes.fetch`), as git
+    writes neither when nothing changed. None when neither is there (a packed ref in a
+    repository that keeps no reflog).
+    """
     times = [t for t in (loose, reflog_mtime(git_dir, name)) if t is not None]
     return max(times) if times else None
 
@@ -125,7 +147,9 @@ def notes_lacking(store: Store) -> str | None:
     ``refs/notes/remotes/R/kistore``. The local ``refs/notes/kistore`` alone does not
     count: one ``kistore attest`` made before any fetch writes it, and then held none of
     the remote's attestations (a maintainer's withdrawal) while every warning was silent
-    (reviewer r86 F21). A store with no remote has nothing to fetch: None.
+    (reviewer r86 F21). Unless a remote's fetch refspec writes ``refs/notes/kistore``
+    itself (a ``git clone --mirror``): every ``git fetch`` then brings the notes. A store
+    with no remote has nothing to fetch: None.
 
     Args:
         store: a :class:`kistore.store.Store`.
@@ -139,7 +163,7 @@ def notes_lacking(store: Store) -> str | None:
 
 def _lacking(here: _NotesHere) -> str | None:
     """:func:`notes_lacking` of what :func:`_notes_here` read."""
-    if not here.remotes or here.fetched:
+    if not here.remotes or here.fetched or (here.local and here.by_git):
         return None
     return LOCAL_ONLY if here.local else ABSENT
 

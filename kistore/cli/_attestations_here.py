@@ -82,7 +82,7 @@ def trusts_a_key(store: Store, at: str | None) -> bool:
 
 
 def notes_missing(store: Store, at: str | None) -> tuple[str, bool] | None:
-    """Say whether this clone lacks its remote's notes, why, and whether they could change an answer.
+    """Say whether this clone lacks its remote's notes, why, and whether they could count.
 
     The one test behind :func:`require_attestations` and :func:`warn_notes_missing`; it
     reads plain files only (no libgit2: a warm ``rank`` in a clone without notes pays none

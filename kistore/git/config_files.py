@@ -17,9 +17,12 @@ from pathlib import Path
 
 from .refs import RefsUnreadable, common_git_dir
 
-_REMOTE_SECTION = re.compile(r'^[ \t]*\[[ \t]*remote[ \t]+"((?:[^"\\\n]|\\.)*)"[ \t]*\]',
-                             re.MULTILINE | re.IGNORECASE)
-"""A ``[remote "NAME"]`` section header (git escapes ``"`` and ``\\`` in NAME with ``\\``)."""
+_SECTION = re.compile(r'[ \t]*\[[ \t]*([^\]"\s]*)[ \t]*(?:"((?:[^"\\\n]|\\.)*)")?[ \t]*\](.*)')
+"""A section header, ``[remote "NAME"]`` (git escapes ``"`` and ``\\`` in NAME with ``\\``),
+and what follows it on its line (a ``key = value`` may)."""
+
+_FETCH = re.compile(r'[ \t]*fetch[ \t]*=[ \t]*"?([^"\s#;]*)', re.IGNORECASE)
+"""A ``fetch = REFSPEC`` line (a refspec holds no space, quote, ``#`` or ``;``)."""
 
 
 def xdg_config_home() -> Path:
@@ -43,8 +46,8 @@ def user_config_files() -> list[Path]:
     return files
 
 
-def remote_names(git_dir: Path) -> list[str]:
-    """Return the remotes the repository's own configuration file defines, by name.
+def remotes(git_dir: Path) -> dict[str, list[str]]:
+    """Return the remotes the repository's own configuration file defines, with their refspecs.
 
     Read from ``<common git dir>/config`` (a linked worktree's config is its common git
     directory's) without libgit2: a warm query loads none (docs/speed.md). Remotes a
@@ -54,8 +57,8 @@ def remote_names(git_dir: Path) -> list[str]:
         git_dir: the repository's git directory (:func:`kistore.git.refs.git_dir_of`).
 
     Returns:
-        The names of the ``[remote "NAME"]`` sections, sorted, each once; empty without a
-        config file.
+        ``{NAME: [its fetch refspecs, in order]}`` for each ``[remote "NAME"]`` section
+        (sections of one name joined), sorted by name; empty without a config file.
 
     Raises:
         RefsUnreadable: the file cannot be read, or holds a section in git's old
@@ -65,9 +68,20 @@ def remote_names(git_dir: Path) -> list[str]:
     try:
         text = config.read_text(errors="replace")
     except FileNotFoundError:
-        return []
+        return {}
     except OSError as e:
         raise RefsUnreadable(f"cannot read {config}: {e}") from None
-    if re.search(r"^[ \t]*\[[ \t]*remote\.", text, re.MULTILINE | re.IGNORECASE):
-        raise RefsUnreadable(f"{config} names a remote as [remote.NAME]")
-    return sorted({re.sub(r"\\(.)", r"\1", m) for m in _REMOTE_SECTION.findall(text)})
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        header = _SECTION.match(line)
+        if header is not None:
+            section, name, line = header[1].lower(), header[2], header[3]
+            if section.startswith("remote."):
+                raise RefsUnreadable(f"{config} names a remote as [remote.NAME]")
+            current = None if section != "remote" or name is None else found.setdefault(
+                re.sub(r"\\(.)", r"\1", name), [])
+        fetch = _FETCH.match(line)
+        if current is not None and fetch is not None:
+            current.append(fetch[1])
+    return dict(sorted(found.items()))

@@ -97,7 +97,7 @@ def test_a_local_attestation_before_the_fetch_does_not_silence_the_warning(index
                       "(withdrawals, reruns) are not applied to this answer; `kistore notes "
                       "fetch origin` fetches them\n")
     shown = kistore(clone, "show", "BenchmarkRun/fast")
-    assert NOT_FETCHED.format("origin") + f" ({LOCAL_ONLY}" in shown.stdout
+    assert NOT_FETCHED.format("origin") + f": {LOCAL_ONLY}" in shown.stdout
     listed = json.loads(kistore(clone, "attestations", "BenchmarkRun/slow", "--json").stdout)
     assert listed["notesNotFetched"].startswith(NOT_FETCHED.format("origin"))
     assert len(listed["attestations"]) == 1  # the local one is listed all the same
@@ -212,3 +212,14 @@ def test_a_store_without_a_remote_says_nothing(index):
     assert fast_rank(index.root) == (None, "")
     assert os.path.exists(index.git_dir)
     assert "notes not fetched" not in kistore(index.root, "show", "BenchmarkRun/slow").stdout
+
+
+def test_a_mirror_whose_git_fetch_brings_the_notes_counts_them_fetched(index, tmp_path):
+    mirror = tmp_path / "mirror.git"  # fetch = +refs/*:refs/*: the notes come with git fetch
+    git(tmp_path, "clone", "-q", "--mirror", str(index.root), str(mirror))
+    assert fast_rank(mirror) == (None, "")
+    clone = clone_of(index, tmp_path / "clone")  # the same by hand, in a clone
+    git(clone, "config", "--add", "remote.origin.fetch", "+refs/notes/*:refs/notes/*")
+    assert fast_rank(clone)[0] == 1  # configured, not yet fetched: warned
+    git(clone, "fetch", "-q", "origin")
+    assert fast_rank(clone) == (None, "")
