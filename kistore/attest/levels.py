@@ -175,7 +175,7 @@ def notes_not_fetched(store: Store) -> str | None:
         store: a :class:`kistore.store.Store`.
 
     Returns:
-        ``notes not fetched: run `kistore notes fetch REMOTE` (WHY)`` (:func:`notes_remote`,
+        ``notes not fetched: run `kistore notes fetch REMOTE`: WHY`` (:func:`notes_remote`,
         :func:`notes_lacking`), or None when a remote's notes were fetched here or there is
         nowhere to fetch them from.
     """

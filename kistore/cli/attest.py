@@ -430,9 +430,14 @@ def notes_sync(ctx: StoreContext, as_json: bool) -> None:
 def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
     """Fetch REMOTE's refs/notes/kistore and merge it into ours (cat_sort_uniq).
 
+    git pull never fetches notes: run it after each pull (show, rank, verify, site
+    build and export warn when REMOTE's branches were fetched after its notes). In a
+    fork, fetch from the index (upstream), not from the fork.
+
     \b
     Example:
       kistore notes fetch origin
+      git pull && kistore notes fetch origin
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import fetch
