@@ -2,7 +2,8 @@
 
 The evidence level names, the :class:`Evidence` of one run (a run with no attestation has
 the default: ``source-native``, none counted), and whether this clone lacks the notes that
-hold attestations (:func:`notes_not_fetched`). :mod:`.evidence` judges bundles into an
+hold attestations (:func:`notes_not_fetched`) or fetched them before its branches
+(:func:`notes_stale`). :mod:`.evidence` judges bundles into an
 :class:`Evidence`; this module holds what ``rank`` and a run page need when no run of the
 group may be attested, so they load no signature, note or finding code (issue 22:
 start-up; docs/speed.md).
@@ -14,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..core.layout import NOTES_REF
-from ..git.refs import RefsUnreadable, common_git_dir, resolve
+from ..git.config_files import remotes as configured_remotes
+from ..git.refs import RefsUnreadable, reflog_mtime, refs_under, resolve
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -24,8 +26,21 @@ VERIFIED = "verified"
 WITHDRAWS = "withdraws"
 """The effect of a valid maintainer withdrawal (:mod:`.evidence` judges it so)."""
 
-NOT_FETCHED = f"notes not fetched: run `kistore notes fetch` ({NOTES_REF} is not in this clone)"
-"""What ``attestations``, ``show`` and ``verify`` say in a clone without the notes."""
+NOT_FETCHED = "notes not fetched: run `kistore notes fetch {remote}`: {why}"
+"""What ``attestations``, ``show`` and ``verify`` say in a clone without a remote's notes.
+
+Formatted with the remote to fetch from (:func:`notes_remote`) and :func:`notes_lacking`'s
+reason."""
+
+TRACKING_PREFIX = "refs/notes/remotes/"
+"""Where ``kistore notes fetch R`` keeps R's notes as last fetched: :func:`remote_ref`."""
+
+ABSENT = f"{NOTES_REF} is not in this clone (git clone does not fetch it)"
+"""Why the notes are lacking when the clone has no notes ref at all."""
+
+LOCAL_ONLY = (f"{NOTES_REF} holds only this clone's own attestations: no remote's notes were "
+              "fetched into it (git clone and git pull do not fetch them)")
+"""Why they are lacking when the notes ref holds what was attested here, nothing fetched."""
 
 
 class Evidence(NamedTuple):
@@ -48,47 +63,200 @@ class Evidence(NamedTuple):
     attestations: tuple[dict[str, Any], ...] = ()
 
 
-def notes_not_fetched(store: Store) -> str | None:
-    """Return :data:`NOT_FETCHED` when this is a clone that lacks ``refs/notes/kistore``.
+class _NotesHere(NamedTuple):
+    """What this clone holds of the notes, read from plain files where it can.
+
+    Attributes:
+        local: ``refs/notes/kistore`` is here.
+        remotes: the configured remotes, sorted by name.
+        fetched: ``{R: time}`` for each ``refs/notes/remotes/R/kistore`` (R's notes as
+            ``kistore notes fetch R`` last fetched them); the time of that fetch
+            (:func:`_fetched_at`), None when it cannot be told.
+        by_git: a remote's fetch refspec writes ``refs/notes/kistore`` itself (a ``git
+            clone --mirror``'s ``+refs/*:refs/*``): every ``git fetch`` of it fetches them.
+    """
+
+    local: bool
+    remotes: tuple[str, ...]
+    fetched: dict[str, float | None]
+    by_git: bool = False
+
+
+def remote_ref(remote: str) -> str:
+    """Return the ref a remote's notes are fetched into: ``refs/notes/remotes/REMOTE/kistore``."""
+    return f"{TRACKING_PREFIX}{remote}/kistore"
+
+
+def _notes_here(store: Store) -> _NotesHere:
+    """Read :class:`_NotesHere`: plain files first (a warm query loads no libgit2).
+
+    A repository whose refs or config plain files cannot tell (reftable, an old-style
+    ``[remote.NAME]`` section) is asked through libgit2, which gives no fetch times.
+    """
+    git_dir = Path(store.git_dir)
+    try:
+        local = resolve(git_dir, NOTES_REF) is not None
+        specs = configured_remotes(git_dir)
+        remotes = list(specs)
+        by_git = any(_writes_notes(spec) for fetch in specs.values() for spec in fetch)
+        tracking = refs_under(git_dir, TRACKING_PREFIX)
+        fetched = {name[len(TRACKING_PREFIX):-len("/kistore")]: _fetched_at(git_dir, name, when)
+                   for name, when in tracking.items() if name.endswith("/kistore")}
+    except (RefsUnreadable, OSError):
+        repo = store.repo
+        local = NOTES_REF in repo.references
+        remotes = sorted(remote.name or "" for remote in repo.remotes)
+        by_git = any(_writes_notes(spec) for remote in repo.remotes
+                     for spec in remote.fetch_refspecs)
+        fetched = {name[len(TRACKING_PREFIX):-len("/kistore")]: None
+                   for name in repo.references
+                   if name.startswith(TRACKING_PREFIX) and name.endswith("/kistore")}
+    return _NotesHere(local, tuple(remotes), fetched, by_git)
+
+
+def _writes_notes(refspec: str) -> bool:
+    """Whether a fetch refspec (``+SRC:DST``, ``DST`` maybe with one ``*``) writes NOTES_REF."""
+    if refspec.startswith("^"):  # a negative refspec writes nothing
+        return False
+    destination = refspec.lstrip("+").partition(":")[2]
+    head, star, tail = destination.partition("*")
+    if not star:
+        return destination == NOTES_REF
+    return (len(head) + len(tail) < len(NOTES_REF) and NOTES_REF.startswith(head)
+            and NOTES_REF.endswith(tail))
+
+
+def _fetched_at(git_dir: Path, name: str, loose: float | None) -> float | None:
+    """Return when the notes were last fetched into the tracking ref ``name``.
+
+    The later of its loose file's time (``loose``) and its reflog's: ``kistore notes
+    fetch`` sets both to now after each fetch (:func:`kistore.attest.notes.fetch`), as git
+    writes neither when nothing changed. None when neither is there (a packed ref in a
+    repository that keeps no reflog).
+    """
+    times = [t for t in (loose, reflog_mtime(git_dir, name)) if t is not None]
+    return max(times) if times else None
+
+
+def notes_lacking(store: Store) -> str | None:
+    """Say why this clone lacks its remote's notes, or None when it does not.
 
     Git does not fetch notes by default, so a fresh clone has none: its attestations are
-    not "none", they are not here. A clone is a repository with a remote; a store with
-    neither notes nor remotes has no notes to fetch, and None is returned for it.
+    not "none", they are not here. A clone is a repository with a remote; its notes count as
+    fetched once ``kistore notes fetch`` (or ``notes push``) wrote a remote's notes into
+    ``refs/notes/remotes/R/kistore``. The local ``refs/notes/kistore`` alone does not
+    count: one ``kistore attest`` made before any fetch writes it, and then held none of
+    the remote's attestations (a maintainer's withdrawal) while every warning was silent
+    (reviewer r86 F21). Unless a remote's fetch refspec writes ``refs/notes/kistore``
+    itself (a ``git clone --mirror``): every ``git fetch`` then brings the notes. A store
+    with no remote has nothing to fetch: None.
 
     Args:
         store: a :class:`kistore.store.Store`.
 
     Returns:
-        The message, or None when the notes ref is here (or there is nowhere to fetch it).
+        :data:`ABSENT` (no notes ref) or :data:`LOCAL_ONLY` (only this clone's own), or
+        None when a remote's notes were fetched or there is no remote.
     """
-    git_dir = Path(store.git_dir)
-    try:  # plain files first: a warm query loads no libgit2 (kistore.git.refs)
-        if resolve(git_dir, NOTES_REF) is not None:
-            return None
-        # a linked worktree's config is its common git directory's
-        config = common_git_dir(git_dir) / "config"
-        remotes = '[remote "' in config.read_text(errors="replace")
-    except (RefsUnreadable, OSError):
-        if NOTES_REF in store.repo.references:
-            return None
-        remotes = bool(list(store.repo.remotes))
-    return NOT_FETCHED if remotes else None
+    return _lacking(_notes_here(store))
+
+
+def _lacking(here: _NotesHere) -> str | None:
+    """:func:`notes_lacking` of what :func:`_notes_here` read."""
+    if not here.remotes or here.fetched or (here.local and here.by_git):
+        return None
+    return LOCAL_ONLY if here.local else ABSENT
+
+
+def notes_not_fetched(store: Store) -> str | None:
+    """Return :data:`NOT_FETCHED` naming the remote and the reason, when the notes are lacking.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+
+    Returns:
+        ``notes not fetched: run `kistore notes fetch REMOTE`: WHY`` (:func:`notes_remote`,
+        :func:`notes_lacking`), or None when a remote's notes were fetched here or there is
+        nowhere to fetch them from.
+    """
+    here = _notes_here(store)
+    why = _lacking(here)
+    return None if why is None else NOT_FETCHED.format(remote=_advised(here), why=why)
 
 
 def notes_remote(store: Store) -> str | None:
-    """Return the remote to fetch the notes from: ``origin`` when there is one, else the first.
+    """Return the remote to fetch the notes from, for advice.
+
+    The remote whose notes were fetched last (its ``refs/notes/remotes/R/kistore``); else
+    ``upstream`` when there is one (a fork layout: ``origin`` is the contributor's fork,
+    which holds no notes or old ones, reviewer r86 F10); else ``origin``; else the first by
+    name.
 
     Args:
         store: a :class:`kistore.store.Store`.
 
     Returns:
-        A remote's name (by name order after ``origin``), or None when there is no remote
-        (a store made here: its attestations are those made here, nothing to fetch).
+        A configured remote's name, or None when there is no remote (a store made here: its
+        attestations are those made here, nothing to fetch).
     """
-    names = sorted(remote.name or "" for remote in store.repo.remotes)
-    if not names:
+    return _advised(_notes_here(store))
+
+
+def _advised(here: _NotesHere) -> str | None:
+    """:func:`notes_remote` of what :func:`_notes_here` read."""
+    if not here.remotes:
         return None
-    return "origin" if "origin" in names else names[0]
+    fetched = [r for r in here.remotes if r in here.fetched]
+    if fetched:  # the latest fetch; an unknown time counts as the oldest, then by name
+        return max(fetched, key=lambda r: (here.fetched[r] or 0.0, -here.remotes.index(r)))
+    for name in ("upstream", "origin"):
+        if name in here.remotes:
+            return name
+    return here.remotes[0]
+
+
+STALE = ("notes last fetched from {remote} {fetched}; the branches were fetched since "
+         "({branches}): run `kistore notes fetch {remote}`")
+"""What :func:`notes_stale` says (times as RFC 3339 UTC)."""
+
+
+def notes_stale(store: Store) -> str | None:
+    """Say when the notes were fetched before the branches of the same remote were.
+
+    ``git pull`` and ``git fetch`` never fetch notes (reviewer r86 F2): a clone that ran
+    ``kistore notes fetch R`` once and ``git pull`` since may lack R's newer attestations.
+    Told offline, from file times: when the notes were last fetched from R (the remote
+    :func:`notes_remote` advises, whose notes were fetched last: :func:`_fetched_at`)
+    against the latest loose remote-tracking branch ref of R (``refs/remotes/R/*``, but
+    ``HEAD``), whose file git rewrites when a fetch moves that branch. A branch ref in
+    ``packed-refs`` only (as ``git clone`` and ``git gc`` leave them) has no time and counts
+    as older; so does an unknown notes fetch time: when in doubt, nothing is said.
+
+    Args:
+        store: a :class:`kistore.store.Store`.
+
+    Returns:
+        :data:`STALE` filled in, or None (notes fetched after the branches moved, or no
+        remote's notes fetched: :func:`notes_not_fetched` says that, or nothing to tell by).
+    """
+    git_dir = Path(store.git_dir)
+    try:
+        here = _notes_here(store)
+        remote = _advised(here)
+        fetched = here.fetched.get(remote or "")
+        if remote is None or fetched is None:
+            return None
+        moved = [when for name, when in refs_under(git_dir, f"refs/remotes/{remote}/").items()
+                 if when is not None and not name.endswith("/HEAD")]
+    except (RefsUnreadable, OSError):
+        return None
+    if not moved or max(moved) <= fetched:
+        return None
+    # Lazy: datetime, on this warning only (start-up, docs/speed.md).
+    from ..core.times import utc_text
+
+    return STALE.format(remote=remote, fetched=utc_text(int(fetched)),
+                        branches=utc_text(int(max(moved))))
 
 
 def withdrawal_said(evidence: Evidence) -> str | None:

@@ -44,6 +44,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core import canonical, layout
@@ -66,10 +67,12 @@ from ..git.lazy import pygit2  # imported on first use (~0.2 s)
 from ..git.notes import note_blob, notes_tree
 from ..git.notes import note_tree as _flatten
 from ..git.pack import blob_id
+from ..git.refs import common_git_dir
 from ..git.treediff import entry_at, subtree
 from ..store import atomic_write, refuse_links
 from .levels import NOT_FETCHED as NOT_FETCHED  # re-exported: moved to .levels (start-up)
 from .levels import notes_not_fetched as notes_not_fetched
+from .levels import remote_ref as remote_ref  # re-exported: readers judge freshness by it
 from .notepaths import doubled_notes, path_findings
 from .unsent import subjects_missing, unsent_message
 
@@ -706,11 +709,6 @@ def lines_of(data: bytes) -> list[bytes]:
 # -- fetch and push (the git binary) ---------------------------------------------------
 
 
-def remote_ref(remote: str) -> str:
-    """Return the ref a remote's notes are fetched into: ``refs/notes/remotes/REMOTE/kistore``."""
-    return f"refs/notes/remotes/{remote}/kistore"
-
-
 def fetch(store: Store, remote: str) -> int:
     """Fetch a remote's kistore notes and merge them into ours with ``cat_sort_uniq``.
 
@@ -723,9 +721,16 @@ def fetch(store: Store, remote: str) -> int:
     filter), which git would fetch one per blob as the merge reads it: the one walk of
     the notes history (the lines gained are counted at the tips).
 
+    Once merged, the times of the tracking ref's file and reflog are set to now
+    (:func:`_mark_fetched`): readers tell by the ref that a remote's notes were fetched
+    (:func:`kistore.attest.levels.notes_lacking`) and by its time whether the branches
+    were fetched since (:func:`kistore.attest.levels.notes_stale`). Notes refused (KI424)
+    leave the tracking ref as it was (or absent).
+
     Args:
         store: a :class:`kistore.store.Store`.
-        remote: a remote name or URL.
+        remote: a remote name or URL (a URL's notes are fetched into
+            ``refs/notes/remotes/url/kistore``).
 
     Returns:
         The number of note lines gained (0 when the remote has no kistore notes).
@@ -737,13 +742,20 @@ def fetch(store: Store, remote: str) -> int:
     _refuse_option(remote)
     repo = store.repo
     tracking = remote_ref(remote if _is_name(remote) else "url")
+    held = repo.references.get(tracking)
+    before_fetch = None if held is None else str(held.target)
     result = _git(repo, "fetch", "--quiet", "--no-filter", remote, f"+{NOTES_REF}:{tracking}",
                   check=False)
     if result.returncode != 0:
         if "couldn't find remote ref" in result.stderr:
             return 0
         raise StoreStateError(f"git fetch {remote} failed: {result.stderr.strip()}")
-    _refuse_unchecked(repo, remote, tracking)
+    try:
+        _refuse_unchecked(repo, remote, tracking)
+    except StoreStateError:  # not fetched, as far as the readers tell (levels.notes_lacking)
+        _git(repo, "update-ref", *((tracking, before_fetch) if before_fetch else ("-d", tracking)),
+             check=False)
+        raise
     if is_partial_clone(repo):
         ours = repo.references.get(NOTES_REF)
         _fetch_note_blobs(repo, [repo.references[tracking].target,
@@ -751,8 +763,26 @@ def fetch(store: Store, remote: str) -> int:
     before = _count_lines(repo)
     for _ in range(_CAS_ATTEMPTS):
         if _merge_into_notes(repo, tracking):
+            _mark_fetched(repo, tracking)
             return _count_lines(repo) - before
     raise StoreStateError(f"{NOTES_REF} kept moving under concurrent writers; run it again")
+
+
+def _mark_fetched(repo: pygit2.Repository, tracking: str) -> None:
+    """Set the times of ``tracking``'s loose file and reflog to now: the notes were fetched.
+
+    git writes neither when the remote's notes did not change, and readers tell when the
+    notes were last fetched by them (:func:`kistore.attest.levels.notes_stale`: notes
+    fetched before the branches of their remote were say so). A ref in ``packed-refs``
+    with no reflog keeps no time: nothing is written then (git's files are never made
+    here, only their times set).
+    """
+    common = common_git_dir(Path(repo.path))
+    for path in (common / tracking, common / "logs" / tracking):
+        try:
+            os.utime(path)
+        except OSError:  # not there (packed, no reflog), or not ours to touch: no time
+            continue
 
 
 def _refuse_unchecked(repo: pygit2.Repository, remote: str, tracking: str) -> None:
@@ -787,6 +817,10 @@ def push(store: Store, remote: str) -> int:
     branches holds (:func:`kistore.attest.unsent.subjects_missing`): its pre-receive hook
     would refuse the whole notes update (KI409), and every later one.
 
+    Once pushed, the remote's notes are ours: the tracking ref
+    (``refs/notes/remotes/REMOTE/kistore``) is set to the tip pushed, as if fetched (a
+    first push to a remote without notes leaves the readers no "notes not fetched").
+
     Returns:
         The number of note lines fetched from the remote along the way.
 
@@ -804,8 +838,12 @@ def push(store: Store, remote: str) -> int:
         missing = subjects_missing(repo, remote, None if theirs is None else str(theirs.target))
         if missing:  # the server would refuse the whole update, and every later one (F24)
             raise StoreStateError(unsent_message(repo, remote, missing))
+        pushed = repo.references[NOTES_REF].target
         result = _git(repo, "push", "--quiet", remote, f"{NOTES_REF}:{NOTES_REF}", check=False)
-        if result.returncode == 0:
+        if result.returncode == 0:  # the remote's notes are ours now: as if fetched
+            tracking = remote_ref(remote if _is_name(remote) else "url")
+            _git(repo, "update-ref", tracking, str(pushed), check=False)
+            _mark_fetched(repo, tracking)
             return gained
         # "[remote rejected]" is the remote's own refusal (a pre-receive hook: KI411, notes
         # that do not only grow): say why, do not retry. "[rejected]" (fetch first,

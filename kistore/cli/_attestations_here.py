@@ -5,13 +5,17 @@ clone ``site build`` and ``export`` saw no withdrawal, no verification, and publ
 withdrawn run ranked #1 and empty attestation columns without a word (``show`` and
 ``verify`` warn). :func:`require_attestations` refuses there, with the fetch command, unless
 ``--without-attestations`` (:data:`WITHOUT_ATTESTATIONS`) says to publish without them; it
-then warns. Which repositories lack the notes is :func:`kistore.attest.levels.
-notes_not_fetched`'s rule: one with a remote and no local notes ref. A store with no remote
+then warns. Which repositories lack the notes is :func:`kistore.attest.levels.notes_lacking`'s rule:
+one with a remote into which no remote's notes were fetched (``kistore notes fetch`` writes
+``refs/notes/remotes/R/kistore``; a local ``refs/notes/kistore`` made by one ``kistore
+attest`` before any fetch does not count, reviewer r86 F21). A store with no remote
 (a fresh local store, ``make demo``) has nowhere to fetch notes from and is never refused.
 Nor is a clone whose published commit trusts no key (no ``store/trust/keys.json``, or
 one listing none): only a trusted key's attestation withdraws or verifies a run, so the
 notes could change no rank or evidence level there; it is warned that community
-attestations are left out, with the fetch command.
+attestations are left out, with the fetch command. Notes fetched before the branches of
+their remote were (``git pull`` never fetches notes) are warned of by
+:func:`warn_notes_stale` (reviewer r86 F2).
 """
 
 from __future__ import annotations
@@ -35,19 +39,23 @@ WITHOUT_ATTESTATIONS = click.option(
 
 
 def fetch_command(store: Store) -> str:
-    """Return the git command that fetches the notes ref from the store's remote.
+    """Return the command that fetches the notes from the remote to fetch them from.
 
     Args:
         store: a :class:`kistore.store.Store` with at least one remote.
 
     Returns:
-        ``git fetch REMOTE refs/notes/kistore:refs/notes/kistore``; REMOTE is ``origin``
-        when the repository has one, else its first remote (by name).
+        ``kistore notes fetch REMOTE``: REMOTE is the one whose notes were fetched last,
+        else ``upstream`` (a fork layout), else ``origin``, else the first by name
+        (:func:`kistore.attest.levels.notes_remote`). Not ``git fetch REMOTE
+        refs/notes/kistore:refs/notes/kistore``, which readers cannot tell from a local
+        attestation (it writes no ``refs/notes/remotes/R/kistore``) and which replaces
+        the clone's own notes rather than merging them.
     """
     # Lazy: a publishing or ranking run in a clone without notes only.
     from ..attest.levels import notes_remote
 
-    return f"git fetch {printable(notes_remote(store) or 'origin')} {NOTES_REF}:{NOTES_REF}"
+    return f"kistore notes fetch {printable(notes_remote(store) or 'origin')}"
 
 
 def trusts_a_key(store: Store, at: str | None) -> bool:
@@ -73,8 +81,8 @@ def trusts_a_key(store: Store, at: str | None) -> bool:
         return False
 
 
-def notes_missing(store: Store, at: str | None) -> bool | None:
-    """Say whether this clone lacks the notes, and whether they could change an answer.
+def notes_missing(store: Store, at: str | None) -> tuple[str, bool] | None:
+    """Say whether this clone lacks its remote's notes, why, and whether they could count.
 
     The one test behind :func:`require_attestations` and :func:`warn_notes_missing`; it
     reads plain files only (no libgit2: a warm ``rank`` in a clone without notes pays none
@@ -85,21 +93,27 @@ def notes_missing(store: Store, at: str | None) -> bool | None:
         at: the revision answered from (None: the work tree); its trust file decides.
 
     Returns:
-        None when the notes are here or there is nowhere to fetch them from (no remote:
-        :func:`kistore.attest.levels.notes_not_fetched`); else whether ``at`` trusts a key
-        (:func:`trusts_a_key`; False: the notes hold only community attestations, which
+        None when a remote's notes were fetched here or there is nowhere to fetch them from
+        (no remote: :func:`kistore.attest.levels.notes_lacking`); else why they are lacking
+        (:data:`kistore.attest.levels.ABSENT` or ``LOCAL_ONLY``) and whether ``at`` trusts a
+        key (:func:`trusts_a_key`; False: the notes hold only community attestations, which
         change no rank or evidence level).
     """
     # Lazy: plain files first (kistore.git.refs): a warm query loads no libgit2.
-    from ..attest.levels import notes_not_fetched
+    from ..attest.levels import notes_lacking
 
-    if notes_not_fetched(store) is None:
+    why = notes_lacking(store)
+    if why is None:
         return None
-    return trusts_a_key(store, at)
+    return why, trusts_a_key(store, at)
 
 
 def require_attestations(store: Store, without: bool, doing: str, at: str) -> None:
-    """Refuse to publish from a clone that lacks ``refs/notes/kistore``, or warn with the flag.
+    """Refuse to publish from a clone that lacks its remote's notes, or warn with the flag.
+
+    Notes fetched before the branches of their remote were are warned of
+    (:func:`warn_notes_stale`), never refused: the clone cannot tell whether the remote's
+    notes changed.
 
     Args:
         store: the store published from.
@@ -108,24 +122,24 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
         at: the published revision (its trust file decides whether notes could count).
 
     Raises:
-        StoreStateError: the repository has a remote and no ``refs/notes/kistore``, the
-            trust file at ``at`` lists a key (:func:`trusts_a_key`), and ``without`` is
-            False (exit 1); the message names the ref, what its absence does, the fetch
-            command and the flag.
+        StoreStateError: the repository has a remote and no remote's notes were fetched
+            into it (:func:`notes_missing`), the trust file at ``at`` lists a key
+            (:func:`trusts_a_key`), and ``without`` is False (exit 1); the message says why
+            the notes are lacking, what that does, the fetch command and the flag.
     """
-    trusted = notes_missing(store, at)
-    if trusted is None:
+    missing = notes_missing(store, at)
+    if missing is None:
+        warn_notes_stale(store)
         return
+    why, trusted = missing
     fetch = fetch_command(store)
     if not trusted:
-        click.echo(f"warning: {NOTES_REF} is not in this clone (git clone does not fetch it): "
-                   "community attestations are left out (no key is trusted at "
-                   f"{printable(at)}, so none could withdraw or verify a run); `{fetch}` "
+        click.echo(f"warning: {why}: community attestations are left out (no key is trusted "
+                   f"at {printable(at)}, so none could withdraw or verify a run); `{fetch}` "
                    "fetches them", err=True)
         return
-    lacking = (f"{NOTES_REF} is not in this clone (git clone does not fetch it), so its "
-               "attestations are not here: a withdrawn run would be ranked and no run "
-               "verified")
+    lacking = (f"{why}, so the remote's attestations are not here: a withdrawn run would be "
+               "ranked and no run verified")
     if not without:
         raise StoreStateError(
             f"refusing to {doing}: {lacking}; run `{fetch}` and {doing} again, or pass "
@@ -136,20 +150,42 @@ def require_attestations(store: Store, without: bool, doing: str, at: str) -> No
 
 
 def warn_notes_missing(store: Store, at: str | None) -> None:
-    """Warn on stderr that a ranking answer lacks the notes, in a clone that lacks them.
+    """Warn on stderr that a ranking answer lacks the remote's notes, or has them as of old.
 
     ``rank`` and ``compare`` answered from a plain ``git clone`` as if no run were withdrawn
     or verified, without a word (reviewer r85 F15; ``show`` says so on its attestations
     line). Said where :func:`require_attestations` would refuse to publish: a remote, no
-    local ``refs/notes/kistore``, and a trusted key at ``at`` (else the notes could change
-    no rank).
+    remote's notes fetched, and a trusted key at ``at`` (else the notes could change no
+    rank). Else :func:`warn_notes_stale`.
 
     Args:
         store: the store queried.
         at: the revision answered from (None: the work tree).
     """
-    if not notes_missing(store, at):
+    missing = notes_missing(store, at)
+    if missing is None:
+        warn_notes_stale(store)
         return
-    click.echo(f"warning: {NOTES_REF} is not in this clone (git clone does not fetch it): "
-               "the attestations it holds (withdrawals, reruns) are not applied to this "
-               f"answer; `{fetch_command(store)}` fetches them", err=True)
+    why, trusted = missing
+    if trusted:
+        click.echo(f"warning: {why}: the remote's attestations (withdrawals, reruns) are not "
+                   f"applied to this answer; `{fetch_command(store)}` fetches them", err=True)
+
+
+def warn_notes_stale(store: Store) -> None:
+    """Warn on stderr, once, when the notes were fetched before their remote's branches were.
+
+    ``git pull`` never fetches notes (reviewer r86 F2): what the clone holds of a withdrawal
+    may be older than the runs it reads. Told offline from file times
+    (:func:`kistore.attest.levels.notes_stale`, which says what is compared); nothing is
+    said when they cannot tell.
+
+    Args:
+        store: the store read.
+    """
+    # Lazy: plain files only, read where an answer is printed.
+    from ..attest.levels import notes_stale
+
+    stale = notes_stale(store)
+    if stale is not None:
+        click.echo(f"warning: {printable(stale)}", err=True)

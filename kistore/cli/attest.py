@@ -351,6 +351,11 @@ def attestations(ctx: StoreContext, ref: str, at: str | None, fmt: str | None,
         digest = store.resolve(ref, at=at)
     evidence = evidence_for(store, digest, at=at)
     missing = notes_not_fetched(store)
+    if missing is None:
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ._attestations_here import warn_notes_stale
+
+        warn_notes_stale(store)
     if fmt == "json":
         emit_json({"subject": str(digest), "evidenceLevel": evidence.level,
                    "withdrawn": evidence.withdrawn, "community": evidence.community,
@@ -425,9 +430,14 @@ def notes_sync(ctx: StoreContext, as_json: bool) -> None:
 def notes_fetch(ctx: StoreContext, remote: str, as_json: bool) -> None:
     """Fetch REMOTE's refs/notes/kistore and merge it into ours (cat_sort_uniq).
 
+    git pull never fetches notes: run it after each pull (show, rank, verify, site
+    build and export warn when REMOTE's branches were fetched after its notes). In a
+    fork, fetch from the index (upstream), not from the fork.
+
     \b
     Example:
       kistore notes fetch origin
+      git pull && kistore notes fetch origin
     """
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ..attest.notes import fetch

@@ -300,6 +300,10 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     note = None
     if catalog is not None and manifest.kind == "BenchmarkRun":
         warn_default_policy(store, at)  # its rank is by that policy, as `rank` says
+        # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+        from ._attestations_here import warn_notes_stale
+
+        warn_notes_stale(store)  # its evidence is of notes fetched before the branches
         note = _show_run(store, catalog, manifest, at, comparison, as_json)
         if note is None:
             return

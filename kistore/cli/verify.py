@@ -148,6 +148,10 @@ def verify(ctx: StoreContext, at: str | None, jobs: int | None, strict: bool,
                                checkers=(*CHECKERS, group_rules.check_units))
         except Exception as e:  # a damaged tree or commit stops it: KI117, said so
             findings = _damaged(e, store)
+    # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
+    from ._attestations_here import warn_notes_stale
+
+    warn_notes_stale(store)  # KI308 judged notes fetched before the branches were
     # an add was writing while the work tree was read (KI418, first): said last too
     written = any(f.rule is WORK_TREE_WRITTEN for f in findings)
     report(_strict(findings) if strict else findings, fmt, as_json, f"store at {where}",

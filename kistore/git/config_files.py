@@ -12,7 +12,17 @@ here over-approximate: a file git would not read only costs a read.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+
+from .refs import RefsUnreadable, common_git_dir
+
+_SECTION = re.compile(r'[ \t]*\[[ \t]*([^\]"\s]*)[ \t]*(?:"((?:[^"\\\n]|\\.)*)")?[ \t]*\](.*)')
+"""A section header, ``[remote "NAME"]`` (git escapes ``"`` and ``\\`` in NAME with ``\\``),
+and what follows it on its line (a ``key = value`` may)."""
+
+_FETCH = re.compile(r'[ \t]*fetch[ \t]*=[ \t]*"?([^"\s#;]*)', re.IGNORECASE)
+"""A ``fetch = REFSPEC`` line (a refspec holds no space, quote, ``#`` or ``;``)."""
 
 
 def xdg_config_home() -> Path:
@@ -34,3 +44,44 @@ def user_config_files() -> list[Path]:
     if home / ".config" / "git" / "config" not in files:
         files.append(home / ".config" / "git" / "config")
     return files
+
+
+def remotes(git_dir: Path) -> dict[str, list[str]]:
+    """Return the remotes the repository's own configuration file defines, with their refspecs.
+
+    Read from ``<common git dir>/config`` (a linked worktree's config is its common git
+    directory's) without libgit2: a warm query loads none (docs/speed.md). Remotes a
+    global file or an ``include.path`` defines are not seen.
+
+    Args:
+        git_dir: the repository's git directory (:func:`kistore.git.refs.git_dir_of`).
+
+    Returns:
+        ``{NAME: [its fetch refspecs, in order]}`` for each ``[remote "NAME"]`` section
+        (sections of one name joined), sorted by name; empty without a config file.
+
+    Raises:
+        RefsUnreadable: the file cannot be read, or holds a section in git's old
+            ``[remote.NAME]`` spelling (the caller asks libgit2 instead).
+    """
+    config = common_git_dir(git_dir) / "config"
+    try:
+        text = config.read_text(errors="replace")
+    except FileNotFoundError:
+        return {}
+    except OSError as e:
+        raise RefsUnreadable(f"cannot read {config}: {e}") from None
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        header = _SECTION.match(line)
+        if header is not None:
+            section, name, line = header[1].lower(), header[2], header[3]
+            if section.startswith("remote."):
+                raise RefsUnreadable(f"{config} names a remote as [remote.NAME]")
+            current = None if section != "remote" or name is None else found.setdefault(
+                re.sub(r"\\(.)", r"\1", name), [])
+        fetch = _FETCH.match(line)
+        if current is not None and fetch is not None:
+            current.append(fetch[1])
+    return dict(sorted(found.items()))

@@ -280,3 +280,66 @@ def _packed(path: Path) -> dict[str, str]:
             raise RefsUnreadable(f"{path}: unexpected line {line[:80]!r}")
         refs[name] = object_id
     return refs
+
+
+def refs_under(git_dir: Path, prefix: str) -> dict[str, float | None]:
+    """Return each ref whose name starts with ``prefix``, with when its loose file was written.
+
+    Loose refs are the files under ``<common git dir>/<prefix>`` (a ``.lock`` file, which
+    git holds while it writes one, is no ref); packed refs the lines of ``packed-refs``.
+    git rewrites a loose ref's file on every update of its value (a fetch that brings
+    nothing new leaves it alone), and ``git pack-refs`` (``git gc``, ``git clone``) moves
+    refs into ``packed-refs``, where no time is kept.
+
+    Args:
+        git_dir: the repository's git directory (:func:`git_dir_of`).
+        prefix: a ref name prefix ending in ``/`` (``refs/notes/remotes/``), not
+            per-worktree (:data:`_PER_WORKTREE`).
+
+    Returns:
+        ``{full ref name: mtime of its loose file (seconds since the epoch), or None when
+        it is in packed-refs only}``.
+
+    Raises:
+        RefsUnreadable: the repository does not keep refs as plain files (reftable), a
+            ``commondir`` cannot be read, or ``packed-refs`` is in no form git writes.
+    """
+    common = _refs_dir(git_dir)
+    found: dict[str, float | None] = {
+        name: None for name in _packed(common / "packed-refs") if name.startswith(prefix)}
+    top = common / prefix
+    for directory, _dirs, files in os.walk(top):
+        for file in files:
+            path = os.path.join(directory, file)
+            name = prefix + os.path.relpath(path, top).replace(os.sep, "/")
+            if file.endswith(".lock") or not _is_ref_name(name):
+                continue
+            try:
+                found[name] = os.stat(path).st_mtime
+            except FileNotFoundError:  # deleted (packed, or the ref removed) meanwhile
+                continue
+            except OSError as e:
+                raise RefsUnreadable(f"cannot read {path}: {e}") from None
+    return found
+
+
+def reflog_mtime(git_dir: Path, name: str) -> float | None:
+    """Return when the reflog of ``name`` (``logs/<name>``) was last written, or None.
+
+    git appends to a ref's reflog on each update of its value (``core.logAllRefUpdates``,
+    on in a non-bare repository for ``refs/heads/``, ``refs/remotes/`` and ``refs/notes/``);
+    the file stays when ``git pack-refs`` moves the ref into ``packed-refs``.
+
+    Args:
+        git_dir: the repository's git directory.
+        name: a full ref name that is not per-worktree.
+
+    Raises:
+        RefsUnreadable: a ``commondir`` cannot be read.
+    """
+    try:
+        return os.stat(common_git_dir(git_dir) / "logs" / name).st_mtime
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        raise RefsUnreadable(f"cannot read the reflog of {name}: {e}") from None

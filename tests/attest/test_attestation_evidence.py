@@ -283,22 +283,30 @@ def test_a_store_without_notes_or_remote_is_not_sent_to_fetch_them(record_store)
 
 @pytest.mark.parametrize(("remotes", "named"), [(["upstream"], "upstream"),
                                                 (["zz", "origin"], "origin"),
+                                                (["origin", "upstream"], "upstream"),
                                                 (["b", "a"], "a")])
 def test_a_clone_without_notes_is_told_to_fetch_from_a_remote_it_has(record_store, remotes,
                                                                      named):
+    # upstream before origin: in a fork layout origin is the fork, without the notes (r86 F10)
     for name in remotes:
         record_store.repo.remotes.create(name, f"https://example.invalid/{name}.git")
     (summary,) = check_attestations(record_store)
     assert summary.message.endswith(
-        "; notes not fetched: run `kistore notes fetch` (refs/notes/kistore is not in this "
-        "clone)")  # notes_not_fetched: the ref is not here, a remote is
-    repo = record_store.repo  # notes fetched, holding none
+        f"; notes not fetched: run `kistore notes fetch {named}`: refs/notes/kistore is not "
+        "in this clone (git clone does not fetch it)")  # the ref is not here, a remote is
+    repo = record_store.repo  # a notes ref made here (an attestation since dropped): not fetched
     signature = pygit2.Signature("t", "t@example.invalid")
-    repo.create_commit("refs/notes/kistore", signature, signature, "no notes",
-                       repo.TreeBuilder().write(), [])
+    empty = repo.create_commit("refs/notes/kistore", signature, signature, "no notes",
+                               repo.TreeBuilder().write(), [])
     (summary,) = check_attestations(record_store)
     assert summary.message.endswith(
-        f"; no notes here: `kistore notes fetch {named}` fetches refs/notes/kistore")
+        f"; notes not fetched: run `kistore notes fetch {named}`: refs/notes/kistore holds "
+        "only this clone's own attestations: no remote's notes were fetched into it (git "
+        "clone and git pull do not fetch them)")
+    repo.references.create(f"refs/notes/remotes/{remotes[0]}/kistore", empty)  # fetched, none
+    (summary,) = check_attestations(record_store)
+    assert summary.message.endswith(  # the remote fetched from is named first
+        f"; no notes here: `kistore notes fetch {remotes[0]}` fetches refs/notes/kistore")
 
 
 def test_role_claim_the_key_lacks_is_an_error_finding(trusted):

@@ -121,6 +121,17 @@ def full(served, tmp_path_factory) -> dict[str, list[tuple[int, str, str]]]:
     return out
 
 
+def git_fetch_notes(path: Path) -> None:
+    """``git fetch origin refs/notes/kistore:refs/notes/kistore``, with the clone's filter.
+
+    Into ``refs/notes/remotes/origin/kistore`` as well, as ``kistore notes fetch`` leaves
+    it: readers count a remote's notes as fetched by that ref, not by the local one, which
+    one ``kistore attest`` also writes (reviewer r86 F21).
+    """
+    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}",
+        f"{layout.NOTES_REF}:refs/notes/remotes/origin/kistore")
+
+
 def test_the_full_clone_shows_the_withdrawal_and_the_attestations(full):
     for kind in ("work", "bare"):
         show, rank, run1, run2, run3, verify = full[kind]
@@ -170,7 +181,7 @@ def test_notes_fetched_by_git_with_the_filter_are_read_in_one_fetch(served, full
                  *(("--bare",) if kind == "bare" else ()))
     for args in COMMANDS[:-1]:  # what the commands read besides notes is here now
         assert kistore(path, *args).returncode == 0
-    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    git_fetch_notes(path)
     notes_tip = git(path, "rev-parse", layout.NOTES_REF).strip()
     lacking = [line[1:] for line in git(path, "rev-list", "--objects", "--missing=print",
                                         notes_tip).splitlines() if line.startswith("?")]
@@ -207,7 +218,7 @@ def test_a_note_written_over_a_missing_note_blob_keeps_its_lines(served, tmp_pat
     # libgit2 found no note whose blob was missing: its lines were taken for none, and a
     # new line written on top replaced them (the withdrawal would have been lost)
     path = clone(served, tmp_path / "work", "--filter=blob:none")
-    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    git_fetch_notes(path)
     repo = pygit2.Repository(str(path))
     tip = repo.references[layout.NOTES_REF].peel(pygit2.Commit)
     mapping = notes.note_blobs(repo, tip)
@@ -227,7 +238,7 @@ def test_note_blobs_the_remote_cannot_give_are_an_error_for_people(served, tmp_p
     git(tmp_path, "clone", "-q", "--mirror", str(served), str(server))
     git(server, "config", "uploadpack.allowFilter", "true")
     path = clone(server, tmp_path / "work", "--filter=blob:none")
-    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    git_fetch_notes(path)
     server.rename(tmp_path / "gone.git")
     done = kistore(path, "show", "BenchmarkRun/run2")
     assert done.returncode == 1 and done.stdout == "", done
@@ -281,7 +292,7 @@ def test_notes_fetch_walks_the_notes_history_once(served, full, tmp_path, monkey
 
 def test_notes_entered_walks_once_in_a_blob_less_clone(served, full, tmp_path, monkeypatch):
     path = clone(served, tmp_path / "work", "--filter=blob:none")
-    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    git_fetch_notes(path)
     started = walks(monkeypatch)
     repo = pygit2.Repository(str(path))
     entered = notes.notes_entered(repo)
@@ -353,7 +364,7 @@ def test_git_fanned_out_notes_are_read_by_path_in_a_blob_less_clone(tmp_path, mo
     git(work, "push", "-q", str(server), f"{layout.NOTES_REF}:{layout.NOTES_REF}")
     path = tmp_path / "clone"
     git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{server}", str(path))
-    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    git_fetch_notes(path)
     assert missing(path) == 300  # the note blobs
     commits = git(work, "rev-list", "--reverse", "main").split()  # note i is on commit i
     monkeypatch.setattr(notes, "_flatten", None)  # no whole-tree walk: it would fail
@@ -385,7 +396,7 @@ def test_attestations_in_a_blob_less_bare_clone_fetch_in_two(served, full_at_hea
     # (each a lazy `git fetch`), the owner's files, the note blobs and the attestation
     # files one batch each; now two fetches, and one for a digest prefix (no names file)
     path = clone(served, tmp_path / "bare", "--filter=blob:none", "--bare")
-    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    git_fetch_notes(path)
     [args] = [a for a in full_at_head if (a[0] if ref != "prefix" else "prefix") ==
               (ref if ref != "prefix" else ("prefix" if "/" not in a[0] else ""))]
     lacking = missing(path)
@@ -414,7 +425,7 @@ def test_a_notes_push_from_a_blob_less_clone_is_checked_as_in_a_full_clone(serve
     for kind in ("full", "partial"):
         path = clone(served, tmp_path / kind, "--bare",  # no checkout: no object file here
                      *(("--filter=blob:none",) if kind == "partial" else ()))
-        git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+        git_fetch_notes(path)
         old, new = (git(path, "rev-parse", f"{layout.NOTES_REF}{s}").strip() for s in ("~2", ""))
         lacking = missing(path)
         trace = tmp_path / f"{kind}.json"
@@ -505,7 +516,7 @@ def test_every_trust_file_version_is_fetched_in_one_batch(served, tmp_path):
     expected = {}
     for kind, options in (("full", ()), ("partial", ("--filter=blob:none",))):
         path = clone(server, tmp_path / kind, "--bare", *options)
-        git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+        git_fetch_notes(path)
         for args in (["attestations", "BenchmarkRun/run2", "--at", "HEAD"],
                      ["show", "BenchmarkRun/run3"]):
             trace = tmp_path / f"{kind}-{args[0]}.json"
@@ -528,13 +539,13 @@ def test_every_trust_file_version_is_fetched_in_one_batch(served, tmp_path):
 def full_bare(served, tmp_path_factory) -> Path:
     """A full bare clone of ``served`` with its notes: what a blob-less clone must answer."""
     path = clone(served, tmp_path_factory.mktemp("full_bare") / "bare", "--bare")
-    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    git_fetch_notes(path)
     return path
 
 
 def _blobless(served: Path, to: Path) -> Path:
     path = clone(served, to, "--filter=blob:none", "--bare")
-    git(path, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    git_fetch_notes(path)
     return path
 
 

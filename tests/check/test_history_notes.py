@@ -17,7 +17,7 @@ from ..attest.test_attestation_evidence import PROTOCOL, RUN, STRANGER, bundle
 from ..conftest import PUBLISHED, git
 from ..prs import Remote
 
-NOT_FETCHED = "notes not fetched: run `kistore notes fetch`"
+NOT_FETCHED = "notes not fetched: run `kistore notes fetch origin`"
 
 
 @pytest.fixture

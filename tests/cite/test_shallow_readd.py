@@ -88,7 +88,7 @@ def test_export_gives_the_readd_no_first_commit(runner, readded, tmp_path):
     assert result.exit_code == 0 and result.stderr == (
         "warning: refs/notes/kistore is not in this clone (git clone does not fetch it): "
         "community attestations are left out (no key is trusted at HEAD, so none could "
-        "withdraw or verify a run); `git fetch origin refs/notes/kistore:refs/notes/kistore` "
+        "withdraw or verify a run); `kistore notes fetch origin` "
         "fetches them\n"), result.output
     rows = [json.loads(line) for line in (again / "runs" / "part-00000.jsonl").open()]
     (row,) = [r for r in rows if r["digest"] == str(RUN)]

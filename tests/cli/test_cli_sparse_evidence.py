@@ -54,7 +54,9 @@ def withdrawn(group):
 
 
 def _fetch_notes(root) -> None:
-    git(root, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}")
+    """The notes, and origin's tracking notes ref as `kistore notes fetch` leaves it (r86 F21)."""
+    git(root, "fetch", "-q", "origin", f"{layout.NOTES_REF}:{layout.NOTES_REF}",
+        f"{layout.NOTES_REF}:refs/notes/remotes/origin/kistore")
 
 
 def _answers(root) -> list[tuple[int, str, str]]:

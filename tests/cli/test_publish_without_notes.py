@@ -22,7 +22,7 @@ from kistore.store import Store
 from ..conftest import git
 from ..sparse import trust_maintainer, withdraw
 
-FETCH = "git fetch origin refs/notes/kistore:refs/notes/kistore"
+FETCH = "kistore notes fetch origin"
 
 
 def kistore(path: Path, *args: str):
@@ -63,15 +63,15 @@ def test_a_clone_without_the_notes_is_refused_with_the_fetch_command(clone, tmp_
     doing = "build the site" if command == ["site", "build"] else "export"
     assert result.stderr == (
         f"error: refusing to {doing}: refs/notes/kistore is not in this clone (git clone does "
-        "not fetch it), so its attestations are not here: a withdrawn run would be ranked and "
-        f"no run verified; run `{FETCH}` and {doing} again, or pass --without-attestations to "
-        f"{doing} without them (as when the remote has no refs/notes/kistore either: no "
-        "attestation was ever made)\n")
+        "not fetch it), so the remote's attestations are not here: a withdrawn run would be "
+        f"ranked and no run verified; run `{FETCH}` and {doing} again, or pass "
+        f"--without-attestations to {doing} without them (as when the remote has no "
+        "refs/notes/kistore either: no attestation was ever made)\n")
     assert not out.exists()  # nothing written
 
 
 def test_after_the_fetch_the_site_does_not_rank_the_withdrawn_run(clone, tmp_path):
-    git(clone, *FETCH.split()[1:])
+    assert kistore(clone, *FETCH.split()[1:]).exit_code == 0
     result = kistore(clone, "site", "build", str(tmp_path / "site"))
     assert result.exit_code == 0, result.output
     assert "refs/notes/kistore" not in result.stderr
@@ -80,7 +80,7 @@ def test_after_the_fetch_the_site_does_not_rank_the_withdrawn_run(clone, tmp_pat
 
 
 def test_after_the_fetch_the_export_lists_the_withdrawal(clone, tmp_path):
-    git(clone, *FETCH.split()[1:])
+    assert kistore(clone, *FETCH.split()[1:]).exit_code == 0
     result = kistore(clone, "export", str(tmp_path / "out"), "--format", "jsonl")
     assert result.exit_code == 0, result.output
     rows = exported(tmp_path / "out", "attestations")
@@ -125,7 +125,7 @@ def test_the_remote_named_is_the_clones_own(clone, tmp_path):
     git(clone, "remote", "rename", "origin", "upstream")
     result = kistore(clone, "export", str(tmp_path / "out"))
     assert result.exit_code == 1
-    assert "run `git fetch upstream refs/notes/kistore:refs/notes/kistore`" in result.stderr
+    assert "run `kistore notes fetch upstream`" in result.stderr
     assert isinstance(Store(clone), Store)
 
 
@@ -147,12 +147,12 @@ def test_rank_and_compare_in_such_a_clone_warn_that_withdrawals_are_not_applied(
                                                                                command):
     # reviewer r85 F15: the withdrawn run ranked #1 in rank and compare without a word
     warning = ("warning: refs/notes/kistore is not in this clone (git clone does not fetch "
-               "it): the attestations it holds (withdrawals, reruns) are not applied to "
+               "it): the remote's attestations (withdrawals, reruns) are not applied to "
                "this answer; "
                f"`{FETCH}` fetches them\n")
     result = kistore(clone, *command, "BenchmarkRun/slow")
     assert result.exit_code == 0, result.output
     assert warning in result.stderr
-    git(clone, *FETCH.split()[1:])
+    assert kistore(clone, *FETCH.split()[1:]).exit_code == 0
     fetched = kistore(clone, *command, "BenchmarkRun/slow")
     assert fetched.exit_code == 0 and "refs/notes/kistore" not in fetched.stderr

@@ -53,7 +53,7 @@ def test_an_export_made_before_publishedAt_is_refused_by_since_naming_the_column
     assert result.output == (  # the store's remote has no notes: said first (r83 F11)
         "warning: refs/notes/kistore is not in this clone (git clone does not fetch it): "
         "community attestations are left out (no key is trusted at HEAD, so none could "
-        "withdraw or verify a run); `git fetch origin refs/notes/kistore:refs/notes/kistore` "
+        "withdraw or verify a run); `kistore notes fetch origin` "
         "fetches them\n"
         f"error: {out}: the columns changed since the export at {base[:12]} (it has no "
         "runs.landingCommit, runs.publishedAt, manifests.landingCommit, manifests.publishedAt, "

@@ -29,7 +29,8 @@ def shallow_clone(source: Store, target: Path) -> Store:
     """A depth-1 file:// clone of ``source`` (CI's default checkout) with its attestation
     notes, its origin a forge."""
     git(target.parent, "clone", "-q", "--depth", "1", f"file://{source.root}", str(target))
-    git(target, "fetch", "-q", f"file://{source.root}", "refs/notes/kistore:refs/notes/kistore")
+    git(target, "fetch", "-q", f"file://{source.root}", "refs/notes/kistore:refs/notes/kistore",
+        "refs/notes/kistore:refs/notes/remotes/origin/kistore")  # as `notes fetch` leaves it
     git(target, "remote", "set-url", "origin", REMOTE)
     return Store(target)
 
@@ -49,6 +50,8 @@ def test_since_in_a_depth_1_clone_refuses_to_null_a_full_clones_citations(
         runner, fixture, kit, tmp_path):
     full = fixture.store
     git(full.root, "remote", "add", "origin", REMOTE)
+    # the publisher's own store, its notes pushed (`kistore notes push` leaves this ref)
+    git(full.root, "update-ref", "refs/notes/remotes/origin/kistore", "refs/notes/kistore")
     c1 = git(full.root, "rev-parse", "HEAD").strip()
     out = tmp_path / "out"
     export_ok(runner, full, out, "--format", "jsonl")

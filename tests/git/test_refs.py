@@ -8,6 +8,7 @@ cannot answer raises RefsUnreadable (the caller asks libgit2).
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
@@ -226,3 +227,22 @@ def test_any_sequence_of_ref_changes_reads_as_git_reads_it(tmp_path_factory, ste
         for where, git_dir in ((root, root / ".git"), (linked, refs.git_dir_of(linked))):
             for name in NAMES:
                 assert refs.resolve(git_dir, name) == rev_parse(where, name), (steps, i, name)
+
+
+def test_refs_under_lists_loose_and_packed_refs_with_the_loose_files_times(repo):
+    head = rev_parse(repo, "HEAD")
+    git(repo, "update-ref", "refs/notes/remotes/up/kistore", head)
+    git(repo, "update-ref", "refs/notes/remotes/a/b/kistore", head)
+    git(repo, "pack-refs", "--all")  # both packed: no time
+    git(repo, "update-ref", "refs/notes/remotes/own/kistore", head)  # loose
+    loose = repo / ".git/refs/notes/remotes/own/kistore"
+    (loose.parent / "kistore.lock").write_text(head)  # git writing one: not a ref
+    os.utime(loose, (1_700_000_000, 1_700_000_000))
+    assert refs.refs_under(repo / ".git", "refs/notes/remotes/") == {
+        "refs/notes/remotes/up/kistore": None, "refs/notes/remotes/a/b/kistore": None,
+        "refs/notes/remotes/own/kistore": 1_700_000_000}
+    assert refs.refs_under(repo / ".git", "refs/remotes/") == {}
+    reflog = repo / ".git/logs/refs/notes/remotes/up/kistore"  # the reflog stays when packed
+    os.utime(reflog, (1_600_000_000, 1_600_000_000))
+    assert refs.reflog_mtime(repo / ".git", "refs/notes/remotes/up/kistore") == 1_600_000_000
+    assert refs.reflog_mtime(repo / ".git", "refs/notes/remotes/none/kistore") is None

@@ -24,7 +24,7 @@ from .demo import add_run
 
 NO_NOTES = ("warning: refs/notes/kistore is not in this clone (git clone does not fetch it): "
             "community attestations are left out (no key is trusted at HEAD, so none could "
-            "withdraw or verify a run); `git fetch origin refs/notes/kistore:refs/notes/kistore` "
+            "withdraw or verify a run); `kistore notes fetch origin` "
             "fetches them\n")
 """``site build``'s first warning in a clone of a store without notes (reviewer r83 F11)."""
 WARNING = ("warning: this is a shallow clone: {cut} of {total} run pages give no permalink "

@@ -1,0 +1,225 @@
+"""Whether a clone holds its remote's notes, and since when (reviewer r86 F21, F2, F10).
+
+Notes count as fetched when ``kistore notes fetch R`` wrote ``refs/notes/remotes/R/kistore``,
+not when ``refs/notes/kistore`` exists: one local ``kistore attest`` before any fetch made
+that ref, and every "notes not fetched" warning went silent while the index's maintainer
+withdrawal was not here (F21). The advice names the remote that holds the notes: the one
+fetched last, else ``upstream`` (a fork layout, F10). Notes fetched before the branches of
+their remote were (``git pull`` fetches no notes) are warned of (F2).
+
+Real ``git clone``s of the ``group`` store (the index), whose fastest run is withdrawn by
+a trusted maintainer's note.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kistore.attest import attestation, notes
+from kistore.cli import main
+from kistore.core import layout
+from kistore.store import Store
+
+from ..conftest import fixed_key, git
+from ..sparse import trust_maintainer, withdraw
+
+NOT_FETCHED = "notes not fetched: run `kistore notes fetch {}`"
+LOCAL_ONLY = "refs/notes/kistore holds only this clone's own attestations"
+STALE = re.compile(r"warning: notes last fetched from origin \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; "
+                   r"the branches were fetched since \(\d{4}-[^)]*Z\): run `kistore notes "
+                   r"fetch origin`\n")
+STRANGER = fixed_key(7)  # trusted by no one: a community attestation
+
+
+def out(cwd: Path, *args: str) -> str:
+    """git's stdout, without its last newline."""
+    return git(cwd, *args).strip()
+
+
+def kistore(path: Path, *args: str):
+    return CliRunner().invoke(main, ["--store", str(path), *args])
+
+
+@pytest.fixture
+def index(group) -> Store:
+    """The index: ``fast`` withdrawn by the maintainer's note (``slow`` ranks #1 there)."""
+    trust_maintainer(group)
+    withdraw(group, run_of(group, "fast"), as_file=False)
+    return group
+
+
+def run_of(store: Store, name: str):
+    found = store.view("HEAD").find_name("BenchmarkRun", name)
+    assert found is not None
+    return found
+
+
+def clone_of(index: Store, where: Path) -> Path:
+    git(where.parent, "clone", "-q", str(index.root), where.name)
+    assert git(where, "for-each-ref", "refs/notes") == ""  # git clone left the notes behind
+    return where
+
+
+def attest_locally(clone: Path) -> None:
+    """One community attestation made in the clone: ``refs/notes/kistore`` is now here."""
+    store = Store(clone)
+    subject = run_of(store, "slow")
+    statement = attestation.make_statement(subject, layout.object_path(subject), "note",
+                                           {"text": "ran it too", "createdAt":
+                                            "2026-07-11T00:00:00Z"})
+    notes.attach(store, subject, attestation.sign_statement(statement, STRANGER).to_bytes())
+    assert out(clone, "for-each-ref", "--format=%(refname)", "refs/notes") == \
+        "refs/notes/kistore"
+
+
+def fast_rank(clone: Path):
+    """``rank slow --all``'s rank of ``fast`` (withdrawn: none) and its stderr."""
+    result = kistore(clone, "rank", "BenchmarkRun/slow", "--all", "--json")
+    assert result.exit_code == 0, result.output
+    rows = {r["name"]: r for r in json.loads(result.stdout)}
+    return rows["fast"]["rank"], result.stderr
+
+
+def test_a_local_attestation_before_the_fetch_does_not_silence_the_warning(index, tmp_path):
+    clone = clone_of(index, tmp_path / "clone")
+    attest_locally(clone)  # before the fix: every warning below was silent
+
+    rank, stderr = fast_rank(clone)
+    assert rank == 1  # the maintainer's withdrawal is not here
+    assert stderr == (f"warning: {LOCAL_ONLY}: no remote's notes were fetched into it (git "
+                      "clone and git pull do not fetch them): the remote's attestations "
+                      "(withdrawals, reruns) are not applied to this answer; `kistore notes "
+                      "fetch origin` fetches them\n")
+    shown = kistore(clone, "show", "BenchmarkRun/fast")
+    assert NOT_FETCHED.format("origin") + f": {LOCAL_ONLY}" in shown.stdout
+    listed = json.loads(kistore(clone, "attestations", "BenchmarkRun/slow", "--json").stdout)
+    assert listed["notesNotFetched"].startswith(NOT_FETCHED.format("origin"))
+    assert len(listed["attestations"]) == 1  # the local one is listed all the same
+    verified = kistore(clone, "verify")
+    assert "1 attestation(s) from notes" in verified.stdout
+    assert NOT_FETCHED.format("origin") in verified.stdout
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert built.exit_code == 1
+    assert built.stderr.startswith(f"error: refusing to build the site: {LOCAL_ONLY}")
+    assert "run `kistore notes fetch origin` and build the site again" in built.stderr
+    assert not (tmp_path / "site").exists()
+
+    fetched = kistore(clone, "notes", "fetch", "origin")
+    assert fetched.exit_code == 0, fetched.output
+    assert out(clone, "for-each-ref", "--format=%(refname)", "refs/notes/remotes") == \
+        "refs/notes/remotes/origin/kistore"
+    rank, stderr = fast_rank(clone)
+    assert (rank, stderr) == (None, "")  # withdrawn, and nothing to warn of
+    assert "notes not fetched" not in kistore(clone, "show", "BenchmarkRun/fast").stdout
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert (built.exit_code, built.stderr) == (0, "")
+    assert json.loads((tmp_path / "site" / "build.json").read_text())["notes"] == \
+        out(clone, "rev-parse", "refs/notes/kistore")
+
+
+def test_a_fork_layout_is_advised_to_fetch_from_upstream(index, tmp_path):
+    fork = tmp_path / "fork.git"  # the contributor's fork: branches, no notes
+    git(tmp_path, "clone", "-q", "--bare", str(index.root), str(fork))
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(fork), "clone")
+    git(clone, "remote", "add", "upstream", str(index.root))
+
+    rank, stderr = fast_rank(clone)
+    assert rank == 1
+    assert stderr.endswith("; `kistore notes fetch upstream` fetches them\n")
+    assert NOT_FETCHED.format("upstream") in kistore(clone, "show", "BenchmarkRun/fast").stdout
+    exported = kistore(clone, "export", str(tmp_path / "out"))
+    assert exported.exit_code == 1
+    assert "run `kistore notes fetch upstream` and export again" in exported.stderr
+
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0  # the fork: no notes
+    assert stderr == fast_rank(clone)[1]  # nothing fetched, the same advice
+    assert kistore(clone, "notes", "fetch", "upstream").exit_code == 0
+    assert fast_rank(clone) == (None, "")
+
+
+def test_notes_fetched_before_the_branches_were_are_said_stale(index, tmp_path):
+    clone = clone_of(index, tmp_path / "clone")
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    git(clone, "fetch", "-q", "origin")  # nothing new: no branch moved, nothing to say
+    assert fast_rank(clone) == (None, "")
+
+    # the index moves on: a commit, and the maintainer withdraws `slow` too
+    git(index.root, "commit", "-q", "--allow-empty", "-m", "later")
+    withdraw(index, run_of(index, "slow"), as_file=False)
+    git(clone, "pull", "-q", "--ff-only", "origin", "main")  # git pull fetches no notes
+
+    rank, stderr = fast_rank(clone)
+    assert rank is None and STALE.fullmatch(stderr), stderr
+    shown = kistore(clone, "show", "BenchmarkRun/slow")
+    assert STALE.fullmatch(shown.stderr), shown.stderr
+    assert "notes not fetched" not in shown.stdout
+    assert STALE.fullmatch(kistore(clone, "verify").stderr)
+    assert STALE.fullmatch(kistore(clone, "attestations", "BenchmarkRun/fast").stderr)
+    built = kistore(clone, "site", "build", str(tmp_path / "site"))
+    assert built.exit_code == 0 and STALE.fullmatch(built.stderr), built.output
+    exported = kistore(clone, "export", str(tmp_path / "out"))
+    assert exported.exit_code == 0, exported.output  # and it says which permalinks it lacks
+    assert STALE.fullmatch(exported.stderr.splitlines(keepends=True)[0]), exported.stderr
+    slow = kistore(clone, "rank", "BenchmarkRun/slow", "--all", "--json")
+    assert {r["name"]: r["rank"] for r in json.loads(slow.stdout)}["slow"] == 1
+
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    slow = kistore(clone, "rank", "BenchmarkRun/slow", "--all", "--json")
+    assert slow.stderr.startswith("warning: BenchmarkRun/slow is withdrawn by ")
+    assert "notes last fetched" not in slow.stderr
+    assert {r["name"]: r["rank"] for r in json.loads(slow.stdout)}["slow"] is None
+
+
+def test_a_notes_fetch_that_brings_nothing_new_still_counts_as_fetched(index, tmp_path):
+    # git leaves the tracking ref's file alone when the remote's notes did not change:
+    # `notes fetch` sets its time, else the warning would outlive the command it advises
+    clone = clone_of(index, tmp_path / "clone")
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0
+    git(index.root, "commit", "-q", "--allow-empty", "-m", "later")
+    git(clone, "pull", "-q", "--ff-only", "origin", "main")
+    git(clone, "pack-refs", "--all")  # no loose file left: the reflog's time is read
+    assert not (clone / ".git" / "refs" / "notes" / "remotes" / "origin" / "kistore").exists()
+    git(index.root, "commit", "-q", "--allow-empty", "-m", "later still")
+    git(clone, "pull", "-q", "--ff-only", "origin", "main")
+    assert STALE.fullmatch(fast_rank(clone)[1])
+    assert kistore(clone, "notes", "fetch", "origin").exit_code == 0  # notes unchanged there
+    assert fast_rank(clone) == (None, "")
+
+
+def test_a_first_notes_push_counts_as_fetched(index, tmp_path):
+    server = tmp_path / "server.git"  # a remote with no notes yet
+    git(tmp_path, "clone", "-q", "--bare", str(index.root), str(server))
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(server), "clone")
+    attest_locally(clone)
+    assert NOT_FETCHED.format("origin") in kistore(clone, "show", "BenchmarkRun/slow").stdout
+    pushed = kistore(clone, "notes", "push", "origin")
+    assert pushed.exit_code == 0, pushed.output
+    assert out(clone, "rev-parse", "refs/notes/remotes/origin/kistore") == \
+        out(server, "rev-parse", "refs/notes/kistore") == out(clone, "rev-parse",
+                                                              "refs/notes/kistore")
+    assert "notes not fetched" not in kistore(clone, "show", "BenchmarkRun/slow").stdout
+
+
+def test_a_store_without_a_remote_says_nothing(index):
+    assert fast_rank(index.root) == (None, "")
+    assert os.path.exists(index.git_dir)
+    assert "notes not fetched" not in kistore(index.root, "show", "BenchmarkRun/slow").stdout
+
+
+def test_a_mirror_whose_git_fetch_brings_the_notes_counts_them_fetched(index, tmp_path):
+    mirror = tmp_path / "mirror.git"  # fetch = +refs/*:refs/*: the notes come with git fetch
+    git(tmp_path, "clone", "-q", "--mirror", str(index.root), str(mirror))
+    assert fast_rank(mirror) == (None, "")
+    clone = clone_of(index, tmp_path / "clone")  # the same by hand, in a clone
+    git(clone, "config", "--add", "remote.origin.fetch", "+refs/notes/*:refs/notes/*")
+    assert fast_rank(clone)[0] == 1  # configured, not yet fetched: warned
+    git(clone, "fetch", "-q", "origin")
+    assert fast_rank(clone) == (None, "")
