@@ -76,6 +76,22 @@ def spelled(text: str) -> str:
     return "".join(c for c in folded if c.isalnum())
 
 
+def is_provenance_key(key: str) -> bool:
+    """Whether an annotation key is one of kistore's own (``kernelindex.dev/license``, KI432).
+
+    Read as :func:`spelled` reads it, so ``Kernelindex.dev/License`` and
+    ``kernelindex.dev / source`` are too: a reader takes them for the importer's.
+
+    Args:
+        key: a ``metadata.annotations`` key.
+
+    Returns:
+        True when its letters and digits begin ``kernelindexdev``.
+    """
+    return spelled(key).startswith(_PREFIX)
+
+
+_PREFIX = spelled(ANNOTATION)
 _KEYS = {spelled(ANNOTATION + k): k for k in (_SOURCE, _UPSTREAM, _SOURCE_FILE)}
 _REPOSITORY = spelled(KERNELBENCH_REPOSITORY.partition("/")[2])  # scalingintelligencekernelbench
 
