@@ -422,7 +422,7 @@ def _provenance_kept(commit: Any, path: str, old: dict[str, Any] | None,
 
 
 def _quoted(value: Any) -> str:
-    """An annotation value as a message quotes it (escaped, cut when long), or ``(absent)``."""
+    """Return an annotation value as a message quotes it (escaped, cut), or ``(absent)``."""
     if value is _ABSENT:
         return "(absent)"
     return shorten(one_line(repr(value) if isinstance(value, str) else str(value)))
