@@ -43,10 +43,10 @@ from ..attest.trust_history import ever_revoked
 from ..core import layout
 from ..core.canonical import escape_pointer
 from ..core.canonical_fast import loads_lenient
-from ..core.errors import KistoreError, one_line, shorten
+from ..core.errors import KistoreError, one_line
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import TRUST_FILE
-from ..core.provenance import is_provenance_key
+from ..core.provenance import ABSENT, provenance_changes, quoted_annotation
 from ..git import treediff
 from ..git.blobs import read_blob, read_loose_history
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
@@ -374,18 +374,6 @@ def _name(doc: dict[str, Any] | None) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _annotations(doc: dict[str, Any] | None) -> dict[str, Any]:
-    """Return the ``kernelindex.dev/*`` annotations of a metadata object (key -> value)."""
-    held = doc.get("annotations") if doc is not None else None
-    if not isinstance(held, dict):
-        return {}
-    return {k: v for k, v in held.items() if is_provenance_key(k)}
-
-
-_ABSENT: Any = object()
-"""An annotation a metadata object does not hold (never equal to any value it holds)."""
-
-
 def _provenance_kept(commit: Any, path: str, old: dict[str, Any] | None,
                      new: dict[str, Any] | None) -> list[Finding]:
     """KI432 per ``kernelindex.dev/*`` annotation of metadata ``old`` that ``new`` changes.
@@ -402,15 +390,10 @@ def _provenance_kept(commit: Any, path: str, old: dict[str, Any] | None,
     """
     if old is None or new is None:
         return []
-    before, after = _annotations(old), _annotations(new)
     found = []
-    for key in sorted(set(before) | set(after)):
-        was, now = before.get(key, _ABSENT), after.get(key, _ABSENT)
-        if was == now:
-            continue
-        said = [_quoted(v) for v in (was, now)]
-        what = ("adds" if key not in before else "removes" if key not in after
-                else "changes")
+    for key, was, now in provenance_changes(old, new):
+        said = [quoted_annotation(v) for v in (was, now)]
+        what = "adds" if was is ABSENT else "removes" if now is ABSENT else "changes"
         found.append(Finding(
             PROVENANCE_CHANGED, f"commit {str(commit.id)[:12]} {what} the provenance "
             f"annotation {one_line(key)!r} of a landed manifest's metadata ({said[0]} -> "
@@ -419,13 +402,6 @@ def _provenance_kept(commit: Any, path: str, old: dict[str, Any] | None,
             pointer="/annotations/" + escape_pointer(key), expected=said[0], found=said[1],
             extra={"commit": str(commit.id), "annotation": key}))
     return found
-
-
-def _quoted(value: Any) -> str:
-    """Return an annotation value as a message quotes it (escaped, cut), or ``(absent)``."""
-    if value is _ABSENT:
-        return "(absent)"
-    return shorten(one_line(repr(value) if isinstance(value, str) else str(value)))
 
 
 def check_shallow(store: Store, at: str | None = None) -> list[Finding]:

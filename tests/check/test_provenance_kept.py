@@ -118,7 +118,9 @@ def test_each_pull_request_of_a_sequence_passes_but_none_lands_a_provenance_chan
     assert remote.pr("later", lambda c: None).accepted
 
 
-def test_add_update_metadata_changing_provenance_is_refused_at_the_gate(remote, kit):
+def test_add_update_metadata_refuses_to_change_committed_provenance(remote, kit):
+    # The reviewer's route: `add --update-metadata --commit` of the edited manifest. add
+    # refuses it as the gate would, with or without the flag, and writes nothing.
     digest = ""
 
     def first(clone):
@@ -131,10 +133,22 @@ def test_add_update_metadata_changing_provenance_is_refused_at_the_gate(remote, 
     relicense(meta)
     path = remote.clone.parent / "rl.json"
     path.write_text(json.dumps({**obj, "metadata": meta}))
-    pushed = remote.pr("relicense", lambda c: remote.kistore("add", "--update-metadata",
-                                                              str(path), check=False))
-    assert not pushed.accepted
-    assert "error KI432 provenance-annotation-changed" in pushed.output
+    for flags in (["--update-metadata", "--commit"], []):
+        refused = remote.kistore("add", *flags, str(path), check=False)
+        assert refused.returncode == 1
+        assert (f"{path}:/metadata/annotations/kernelindex.dev~1license: {digest} is committed "
+                f"with the provenance annotation 'kernelindex.dev/license' '{CAUTION}', and this "
+                "metadata makes it 'CC0-1.0': a landed manifest's kernelindex.dev/* annotations "
+                "are its importer's record and never change (KI432; the gate refuses it)"
+                ) in refused.stderr
+        assert "pass --update-metadata" not in refused.stderr
+        assert git(remote.clone, "status", "--porcelain") == ""
+    # a title correction still goes through
+    meta["annotations"][LICENSE] = CAUTION
+    meta["title"] = "Corrected title"
+    path.write_text(json.dumps({**obj, "metadata": meta}))
+    remote.kistore("add", "--update-metadata", str(path))
+    assert remote.pr("retitle", lambda c: None).accepted
 
 
 @pytest.mark.parametrize(("key", "reserved"), [
