@@ -149,6 +149,12 @@ METRIC_KEYS_DIFFER_IN_CASE = rule(
     "KI224", "metric-keys-differ-only-in-case", ERROR,
     "keep one spelling of each metric key (the source's own); objects are never edited: add "
     "the corrected run as a new object (a stored one is left out of rankings)")
+LATENCY_STATISTICS_CONTRADICT = rule(
+    "KI228", "latency-statistics-contradict", ERROR,
+    "state the latency statistics as the trials gave them (min <= every statistic <= max, "
+    "percentiles in order): a unit or field mixed up (ms written as ns, min and max "
+    "swapped) is the usual cause; objects are never edited: add the corrected run as a new "
+    "object (a stored one is left out of rankings)")
 SOURCE_CLAIM_UNPROVEN = rule(
     "KI226", "source-claim-unproven", ERROR,
     "a run you measured yourself names no source, or its own: nothing spelling "
@@ -164,7 +170,8 @@ CITED_TEXT_BREAKS_LINE = rule(
     "`kistore add --update-metadata` (an author is in the object: add a corrected "
     "implementation as a new object)")
 _CONTRADICTION_RULES = {"KI222": RUN_CONTRADICTS_ITSELF, "KI223": METRIC_OUT_OF_RANGE,
-                        "KI224": METRIC_KEYS_DIFFER_IN_CASE}
+                        "KI224": METRIC_KEYS_DIFFER_IN_CASE,
+                        "KI228": LATENCY_STATISTICS_CONTRADICT}
 
 ALLOWED_FILES = frozenset({layout.TRUST_FILE, layout.POLICY_FILE})
 """The only files of ``store/trust/`` and ``store/policy/``: kistore reads no other name
@@ -437,7 +444,7 @@ def check_clean_pair(digest_hex: str, object_data: bytes, metadata_data: bytes
         references = tuple(map(spec.get, REFERENCE_FIELDS))
         if "sourceNative" in spec and external_id_disagreement(spec, name):
             return None
-        if run_contradictions(spec):  # KI222-KI224: the slow path says which
+        if run_contradictions(spec):  # KI222-KI224, KI228: the slow path says which
             return None
         if unproven_claim(digest_hex, spec, metadata) is not None:  # KI226: likewise
             return None

@@ -15,6 +15,10 @@ subject is the history itself, read incrementally so the gate stays O(change):
   are never deleted (KI402), so a name, once given, is held by its object forever and can
   never be given to another. The gate reads only the metadata files and names
   directories each commit of the range changes.
+* **Provenance stays** (KI432): a landed metadata file's ``kernelindex.dev/*`` annotations
+  (the licence, source, upstream and source file its importer recorded) are never changed,
+  added or removed, read in the same walk as the names (review r88 F1: a pull request
+  relicensed an imported run with ``add --update-metadata`` and the gate said info KI405).
 * **A group file stays** (KI410): a file under ``store/groups/`` (a run's membership of its
   comparison group, :mod:`kistore.check._groups`) is never modified, renamed or deleted
   either; adding one is the contents check's (KI215, KI216).
@@ -37,10 +41,12 @@ from typing import TYPE_CHECKING, Any
 from ..attest.trust import format_time, load_trust
 from ..attest.trust_history import ever_revoked
 from ..core import layout
+from ..core.canonical import escape_pointer
 from ..core.canonical_fast import loads_lenient
-from ..core.errors import KistoreError
+from ..core.errors import KistoreError, one_line
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.layout import TRUST_FILE
+from ..core.provenance import ABSENT, provenance_changes, quoted_annotation
 from ..git import treediff
 from ..git.blobs import read_blob, read_loose_history
 from ..git.lazy import pygit2  # imported on first use (~0.2 s)
@@ -73,6 +79,16 @@ NAME_MOVED = rule(
     "KI208", "name-changed", ERROR,
     "a KIND/NAME is how people cite and link an object: keep its metadata.name (correct the "
     "title or other metadata instead); a new name means a new manifest")
+PROVENANCE_CHANGED = rule(
+    "KI432", "provenance-annotation-changed", ERROR,
+    "a landed manifest's kernelindex.dev/* annotations say where it came from and under "
+    "which licence, as its importer recorded them: keep them as they are (`git checkout "
+    "BASE -- FILE` restores the file); a wrong licence or source is the maintainers' to "
+    "answer, with a withdrawal signed by a trusted maintainer key that says why "
+    "(`kistore attest REF --type withdrawal -m WHY`), never by editing the metadata")
+PROVENANCE_CHANGED_IN_HISTORY = replace(PROVENANCE_CHANGED, severity=WARNING)
+"""KI432 as ``verify`` reports it: history is never rewritten, and until 2026-12-04 ``import
+--update-metadata`` was the documented way to correct an import's provenance."""
 
 
 def revocations_kept(store: Store, base: Any, head: Any, commits: Iterable[Any]) -> list[Finding]:
@@ -149,7 +165,11 @@ def _held(store: Store, at: str | None, revoked: dict[str, Any]) -> list[Finding
 
 
 def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]:
-    """KI208 for each metadata file given another ``name``, each names file changed.
+    """KI208 for each metadata file given another ``name``, each names file changed; KI432.
+
+    KI432 (an error) for each ``kernelindex.dev/*`` annotation (:func:`kistore.core.
+    provenance.is_provenance_key`) a commit changes, adds or removes in a metadata file its
+    parent holds: the provenance of a landed manifest stays, as its name does.
 
     A names file (``store/names/``) may be added, never modified, renamed or deleted; so
     may a forward record (``store/forward/``: KI410) and a group file (``store/groups/``:
@@ -166,7 +186,8 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]
 
     Returns:
         KI208 findings, one per (metadata file, old name, new name) and per (names file,
-        blob before, blob after), naming the commit.
+        blob before, blob after), naming the commit; KI432 findings, one per (metadata
+        file, annotation, old value, new value).
     """
     findings: dict[tuple[str, str, str], Finding] = {}
     bases: dict[tuple[str, str], Any] = {}
@@ -187,7 +208,11 @@ def names_kept(repo: pygit2.Repository, commits: Iterable[Any]) -> list[Finding]
             for path, (was, now) in sorted(changes.items()):
                 if was is None or now is None:
                     continue
-                before, after = _name(repo, was[0]), _name(repo, now[0])
+                old_doc, new_doc = _metadata(repo, was[0]), _metadata(repo, now[0])
+                for finding in _provenance_kept(commit, path, old_doc, new_doc):
+                    findings.setdefault((path, finding.pointer or "", finding.found or ""),
+                                        finding)
+                before, after = _name(old_doc), _name(new_doc)
                 if before is None or after is None or before == after:
                     continue  # unreadable metadata is the contents check's (KI102/KI104)
                 findings.setdefault((path, before, after), Finding(
@@ -316,30 +341,67 @@ def _blob_entry(tree: pygit2.Tree, path: str) -> treediff.Entry | None:
 
 
 def check_names(store: Store, at: str | None = None) -> list[Finding]:
-    """KI208 for ``verify``: every commit of the history of ``at`` (or ``HEAD``).
+    """KI208 and KI432 for ``verify``: every commit of the history of ``at`` (or ``HEAD``).
 
     Args:
         store: a :class:`kistore.store.Store`.
         at: revision, or None for ``HEAD``.
 
     Returns:
-        KI208 findings; none in a repository without commits.
+        KI208 findings, and KI432 as warnings (history is never rewritten; see
+        :data:`PROVENANCE_CHANGED_IN_HISTORY`); none in a repository without commits.
     """
     repo = store.repo
     if at is None and repo.head_is_unborn:
         return []
     head = store.commit(at or "HEAD")
-    return names_kept(repo, ancestry(repo, head))
+    return [replace(f, rule=PROVENANCE_CHANGED_IN_HISTORY) if f.rule is PROVENANCE_CHANGED
+            else f for f in names_kept(repo, ancestry(repo, head))]
 
 
-def _name(repo: pygit2.Repository, blob: str) -> str | None:
-    """Return the ``name`` a metadata blob holds, or None when it holds no string name."""
+def _metadata(repo: pygit2.Repository, blob: str) -> dict[str, Any] | None:
+    """Return the object a metadata blob holds, or None when it holds no JSON object."""
     try:
         doc = loads_lenient(read_blob(repo, blob))
     except (ValueError, UnicodeDecodeError):
-        return None
-    name = doc.get("name") if isinstance(doc, dict) else None
+        return None  # unreadable metadata is the contents check's (KI102/KI104)
+    return doc if isinstance(doc, dict) else None
+
+
+def _name(doc: dict[str, Any] | None) -> str | None:
+    """Return the ``name`` a metadata object holds, or None when it holds no string name."""
+    name = doc.get("name") if doc is not None else None
     return name if isinstance(name, str) else None
+
+
+def _provenance_kept(commit: Any, path: str, old: dict[str, Any] | None,
+                     new: dict[str, Any] | None) -> list[Finding]:
+    """KI432 per ``kernelindex.dev/*`` annotation of metadata ``old`` that ``new`` changes.
+
+    Args:
+        commit: the ``pygit2.Commit`` making the change (named in the message).
+        path: the metadata file's repository path.
+        old: the parent's metadata object (None: unreadable, judged by the contents check).
+        new: the commit's.
+
+    Returns:
+        One finding per annotation changed, added or removed, at its pointer
+        (``/annotations/kernelindex.dev~1license``), old and new value quoted.
+    """
+    if old is None or new is None:
+        return []
+    found = []
+    for key, was, now in provenance_changes(old, new):
+        said = [quoted_annotation(v) for v in (was, now)]
+        what = "adds" if was is ABSENT else "removes" if now is ABSENT else "changes"
+        found.append(Finding(
+            PROVENANCE_CHANGED, f"commit {str(commit.id)[:12]} {what} the provenance "
+            f"annotation {one_line(key)!r} of a landed manifest's metadata ({said[0]} -> "
+            f"{said[1]}): its licence and source are its importer's record, not a pull "
+            "request's to edit", file=path,
+            pointer="/annotations/" + escape_pointer(key), expected=said[0], found=said[1],
+            extra={"commit": str(commit.id), "annotation": key}))
+    return found
 
 
 def check_shallow(store: Store, at: str | None = None) -> list[Finding]:

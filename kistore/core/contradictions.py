@@ -1,4 +1,4 @@
-"""Runs that contradict themselves or their source: rules KI222 and KI223 (docs/rules.md).
+"""Runs that contradict themselves or their source: rules KI222-KI224, KI228 (docs/rules.md).
 
 Pure (no I/O). A BenchmarkRun's ``status`` decides whether it is ranked, and its source's
 metrics are ranked as stored, so a run that says ``passed`` while its own correctness
@@ -13,17 +13,24 @@ error, and ``rank`` leaves a stored one out, saying why.
   (:data:`TRACE_STATUSES`, the vocabulary of FlashInfer Trace and SOL-ExecBench, the
   sources of :data:`TRACE_SOURCES`) that means another ``status`` than the run's.
 * **KI223** (``metric-out-of-range``): a metric of :data:`METRIC_BOUNDS` lies outside its
-  source's scale (a SOL-ExecBench SOL score outside [0, 1]).
+  source's scale (a SOL-ExecBench SOL score outside [0, 1]), or is no number at all
+  (``true``, ``"0.99"``, an object, ``null``: such a run could never rank; review r88 F3).
 * **KI224** (``metric-keys-differ-only-in-case``): two keys of ``sourceNative.metrics``
   are equal after Unicode case folding (``LATENCY_MS`` beside ``latency_ms``). SQL
   engines (DuckDB, Spark, Trino) name columns and struct fields case-insensitively, so
   the two are one export column: DuckDB refused the run's JSON Lines row (review r78 F8).
   Within one run only; across runs ``kistore export`` writes such keys apart
   (:mod:`kistore.export.columns`, :func:`metric_columns`).
+* **KI228** (``latency-statistics-contradict``): two statistics of ``timing.latencyNs``
+  that no set of trials can give together (:func:`latency_contradictions`): ``min`` above
+  another statistic, ``max`` below one, or a lower percentile above a higher one (review
+  r88 F4: ``min`` 20,000,000 > ``mean`` 13,634,148 > ``max`` 10 ranked).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any, NamedTuple
 
 from .canonical import escape_pointer
@@ -56,11 +63,20 @@ METRIC_BOUNDS: dict[tuple[str, str], tuple[float, float, str]] = {
 bounds included (KI223)."""
 
 
+STATISTIC_SLACK = 1e-9
+"""Relative difference two latency statistics may be "out of order" by (KI228): a source
+computing a mean of equal trials in floating point may land an ulp below their minimum."""
+
+_PERCENTILE = re.compile(r"p([0-9]{1,2})")
+_SPREAD = frozenset({"std"})
+"""Statistics that are no latency a trial took (a spread), so no order binds them."""
+
+
 class Contradiction(NamedTuple):
     """One thing a run states that its other fields or its source's scale deny.
 
     Attributes:
-        rule: ``KI222``, ``KI223`` or ``KI224``.
+        rule: ``KI222``, ``KI223``, ``KI224`` or ``KI228``.
         pointer: JSON Pointer of the value at fault, in the object (``/spec/status``).
         message: one sentence for people: what the run says, what denies it.
         short: a few words for ``rank``'s reason column.
@@ -81,8 +97,8 @@ def run_contradictions(spec: Any) -> list[Contradiction]:
 
     Returns:
         The contradictions, KI222 first, then KI223, then KI224 (one per key that folds to
-        an earlier key's case, in code-point order of the keys); empty for a run that
-        makes sense.
+        an earlier key's case, in code-point order of the keys), then KI228
+        (:func:`latency_contradictions`); empty for a run that makes sense.
     """
     if not isinstance(spec, dict):
         return []
@@ -111,10 +127,16 @@ def run_contradictions(spec: Any) -> list[Contradiction]:
     if isinstance(source, str) and isinstance(metrics, dict):
         for key, value in metrics.items():
             bounds = METRIC_BOUNDS.get((source, key))
-            if bounds is None or not isinstance(value, int | float) or isinstance(value, bool):
+            if bounds is None:
                 continue
             low, high, meaning = bounds
-            if not low <= value <= high:
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                found.append(Contradiction(
+                    "KI223", f"/spec/sourceNative/metrics/{escape_pointer(key)}",
+                    f"{source}'s {key} is a number in [{low:g}, {high:g}] ({meaning}); the "
+                    f"run states {_json_type(value)}, which can never rank",
+                    f"{key} {_shown(value)} is not a number"))
+            elif not low <= value <= high:
                 found.append(Contradiction(
                     "KI223", f"/spec/sourceNative/metrics/{key}",
                     f"{source}'s {key} lies in [{low:g}, {high:g}] ({meaning}); the run "
@@ -122,7 +144,89 @@ def run_contradictions(spec: Any) -> list[Contradiction]:
                     f"{key} {value!r} outside [{low:g}, {high:g}]"))
     if isinstance(metrics, dict):
         found += _case_collisions(metrics)
+    timing = spec.get("timing")
+    latency = timing.get("latencyNs") if isinstance(timing, dict) else None
+    if isinstance(latency, dict):
+        found += latency_contradictions(latency)
     return found
+
+
+def _json_type(value: Any) -> str:
+    """Return ``value`` after JSON's word for its type (``a boolean true``, ``null``)."""
+    if value is None:
+        return "null"
+    word = ("a boolean" if isinstance(value, bool) else "a string" if isinstance(value, str)
+            else "an object" if isinstance(value, dict) else "an array"
+            if isinstance(value, list) else "a value")
+    return f"{word} {_shown(value)}"
+
+
+def _shown(value: Any) -> str:
+    """Return ``value`` as JSON text, cut to 40 characters (a message quotes it)."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _rank(name: str) -> float | None:
+    """Return where statistic ``name`` lies among a sample's order statistics (a quantile).
+
+    ``min`` 0, ``pNN`` NN/100, ``median`` 0.5, ``max`` 1; None for a statistic that is
+    no quantile (``mean``, ``geomean``: only ``min`` and ``max`` bound them) or a spread.
+    """
+    if name == "min":
+        return 0.0
+    if name == "max":
+        return 1.0
+    if name == "median":
+        return 0.5
+    matched = _PERCENTILE.fullmatch(name)
+    return int(matched.group(1)) / 100 if matched else None
+
+
+def latency_contradictions(latency: dict[str, Any]) -> list[Contradiction]:
+    """KI228: pairs of ``timing.latencyNs`` statistics no set of trials gives together.
+
+    Every statistic that is a latency (all but ``std``) lies in [``min``, ``max``], and
+    quantiles are ordered: ``pA`` <= ``pB`` for A < B, ``median`` (the 0.5 quantile) among
+    them, each with :data:`STATISTIC_SLACK` relative slack. ``mean`` and ``geomean`` are
+    bounded by ``min`` and ``max`` only. Values that are not numbers are the schema's.
+
+    Args:
+        latency: a run's ``spec.timing.latencyNs`` (statistic name -> nanoseconds).
+
+    Returns:
+        One contradiction per pair out of order (the lower statistic's name first in the
+        pair as a sample orders them), at the pointer of the one that should be lower; its
+        message names both pointers and values.
+    """
+    values = {k: v for k, v in latency.items() if k not in _SPREAD
+              and isinstance(v, int | float) and not isinstance(v, bool)}
+    if len(values) < 2:
+        return []  # most runs state one statistic: nothing to order
+    found = []
+    names = sorted(values)
+    for low in names:
+        for high in names:
+            if low == high or not _ordered(low, high):
+                continue
+            a, b = values[low], values[high]
+            if a - b > STATISTIC_SLACK * max(abs(a), abs(b)):
+                pointer = f"/spec/timing/latencyNs/{escape_pointer(low)}"
+                other = f"/spec/timing/latencyNs/{escape_pointer(high)}"
+                found.append(Contradiction(
+                    "KI228", pointer,
+                    f"the run states {low} {a!r} ns ({pointer}) above {high} {b!r} ns "
+                    f"({other}): no set of trials has a {low} above its {high}",
+                    f"latencyNs {low} {a!r} > {high} {b!r}"))
+    return found
+
+
+def _ordered(low: str, high: str) -> bool:
+    """Whether statistic ``low`` can never exceed ``high`` (``min`` <= ``mean``, p50 <= p90)."""
+    if low == "min" or high == "max":
+        return True
+    a, b = _rank(low), _rank(high)
+    return a is not None and b is not None and a < b
 
 
 def _case_collisions(metrics: dict[str, Any]) -> list[Contradiction]:

@@ -51,7 +51,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from .canonical import escape_pointer
-from .errors import shorten
+from .errors import one_line, shorten
 
 KERNELBENCH = "kernelbench"
 """KernelBench's source id (``sourceNative.source`` of what its importer makes)."""
@@ -107,6 +107,68 @@ def names_kernelbench(value: str) -> bool:
         ``'github.com/ScalingIntelligence/KernelBench'``; False for ``'sol-execbench'``.
     """
     return KERNELBENCH in spelled(value)
+
+
+def is_provenance_key(key: str) -> bool:
+    """Whether an annotation key is one of kistore's own (``kernelindex.dev/license``, KI432).
+
+    Read as :func:`spelled` reads it, so ``Kernelindex.dev/License`` and
+    ``kernelindex.dev / source`` are too: a reader takes them for the importer's.
+
+    Args:
+        key: a ``metadata.annotations`` key.
+
+    Returns:
+        True when its letters and digits begin ``kernelindexdev``.
+    """
+    return spelled(key).startswith(_PREFIX)
+
+
+_PREFIX = spelled(ANNOTATION)
+
+ABSENT: Any = object()
+"""An annotation a metadata object does not hold (never equal to any value it holds)."""
+
+
+def provenance_changes(old: Any, new: Any) -> list[tuple[str, Any, Any]]:
+    """Return the ``kernelindex.dev/*`` annotations (KI432) metadata ``new`` changes in ``old``.
+
+    Args:
+        old: a landed manifest's metadata object (anything but a dict holds none).
+        new: the metadata replacing it.
+
+    Returns:
+        ``(key, old value, new value)`` per annotation changed, added or removed (a key
+        :func:`is_provenance_key` accepts), in key order; :data:`ABSENT` for a missing side.
+    """
+    before, after = _provenance(old), _provenance(new)
+    return [(key, before.get(key, ABSENT), after.get(key, ABSENT))
+            for key in sorted(set(before) | set(after))
+            if before.get(key, ABSENT) != after.get(key, ABSENT)]
+
+
+def quoted_annotation(value: Any) -> str:
+    """Return an annotation value as a message quotes it (escaped, cut), or ``(absent)``.
+
+    Args:
+        value: a value of :func:`provenance_changes` (:data:`ABSENT` for none).
+
+    Returns:
+        ``'CC0-1.0'`` for a string (controls and bidirectional marks escaped, as ``show``
+        escapes them), its text for another JSON value, ``(absent)`` for :data:`ABSENT`.
+    """
+    if value is ABSENT:
+        return "(absent)"
+    return shorten(one_line(repr(value) if isinstance(value, str) else str(value)))
+
+
+def _provenance(doc: Any) -> dict[str, Any]:
+    """Return the ``kernelindex.dev/*`` annotations of a metadata object (key -> value)."""
+    held = doc.get("annotations") if isinstance(doc, dict) else None
+    if not isinstance(held, dict):
+        return {}
+    return {k: v for k, v in held.items() if is_provenance_key(k)}
+
 
 
 class Claim(NamedTuple):

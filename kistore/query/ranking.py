@@ -201,7 +201,7 @@ def _excluded(record: Record, evidence: Evidence, floor: int) -> str | None:
     """Return why a candidate is not ranked, or None when it may be."""
     if record.status != "passed":
         return f"status {record.status}"
-    contradictions = run_contradictions(record.spec)  # KI222-KI224: refused since 2026-12-03
+    contradictions = run_contradictions(record.spec)  # KI222-KI224, KI228: refused since 2026-12-03
     if contradictions:
         return "contradicts itself: " + "; ".join(
             f"{c.short} ({c.rule})" for c in contradictions)

@@ -32,7 +32,7 @@ from ..core.errors import (
 )
 from ..core.model import REFERENCE_FIELDS, Manifest, wrong_kind
 from ..core.naming import external_id_disagreement
-from ..core.provenance import catalogue, unproven_claim
+from ..core.provenance import catalogue, provenance_changes, quoted_annotation, unproven_claim
 from ..core.restore import restore_advice
 from ._views import WorkTreeView
 
@@ -192,7 +192,9 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                 status = "unchanged"
             elif stored_metadata is not None and not update_metadata and (
                     _stored_name(stored_metadata) == m.name
-                    or not head_holds(metadata_path, stored_metadata)):
+                    or not head_holds(metadata_path, stored_metadata)) and \
+                    not _provenance_moved(stored_metadata, m, head_holds(
+                        metadata_path, stored_metadata)):
                 problems.append(MetadataConflictError(  # the command line says its option
                     f"{digest} is already stored with other metadata ("
                     f"{metadata_difference(stored_metadata, m.metadata_bytes)})",
@@ -209,6 +211,9 @@ def plan_add(view: WorkTreeView, manifests: Sequence[Manifest], *, allow_danglin
                         f"(people cite and link it), so it cannot become {m.name!r}: keep "
                         "the name and correct the title or other metadata",
                         pointer="/metadata/name"))
+                elif stored_metadata is not None and head_holds(metadata_path,
+                                                                stored_metadata):
+                    problems += _provenance_moved(stored_metadata, m, True)
                 elif stored_name is not None and stored_name != m.name and \
                         layout.is_name(stored_name):  # renamed before it was committed
                     old = layout.name_path(m.kind, stored_name)
@@ -679,6 +684,36 @@ def _stored_kind(data: bytes | None) -> str | None:
         return None
     kind = doc.get("kind") if isinstance(doc, dict) else None
     return kind if isinstance(kind, str) else None
+
+
+def _provenance_moved(stored: bytes, m: Manifest, committed: bool) -> list[KistoreError]:
+    """KI432 as ``add`` refuses it: ``m``'s metadata changes committed ``kernelindex.dev/*``.
+
+    Args:
+        stored: the stored metadata file's bytes.
+        m: the manifest given.
+        committed: whether HEAD holds ``stored`` (only a landed manifest's provenance stays;
+            one this clone has not committed may still be corrected).
+
+    Returns:
+        One :class:`ConflictError` per annotation changed, added or removed, at
+        ``/metadata/annotations/...``; none when not ``committed`` or unreadable.
+    """
+    if not committed:
+        return []
+    try:
+        old, new = loads_lenient(stored), loads_lenient(m.metadata_bytes)
+    except ValueError:
+        return []  # unreadable stored metadata is verify's (KI102)
+    return [ConflictError(
+        f"{m.digest} is committed with the provenance annotation {one_line(key)!r} "
+        f"{quoted_annotation(was)}, and this metadata makes it {quoted_annotation(now)}: a "
+        "landed manifest's kernelindex.dev/* annotations are its importer's record and "
+        "never change (KI432; the gate refuses it); keep them as stored, and answer a wrong "
+        "licence or source with a maintainer's withdrawal (`kistore attest REF --type "
+        "withdrawal -m WHY`)",
+        pointer="/metadata/annotations/" + canonical.escape_pointer(key))
+        for key, was, now in provenance_changes(old, new)]
 
 
 def _stored_name(data: bytes | None) -> str | None:

@@ -151,3 +151,112 @@ def test_no_imported_run_contradicts_itself(imported_store):
     """The real data (all three sources) keeps every run: none is refused or left out."""
     findings = verify(imported_store)
     assert _said(findings) == []
+
+
+# Review r88 F3: a ranked metric that is no number is KI223 too (it can never rank).
+@pytest.mark.parametrize(("value", "said", "shown"), [
+    (True, "a boolean true", "true"), ("0.99", 'a string "0.99"', '"0.99"'),
+    ({"v": 1}, 'an object {"v": 1}', '{"v": 1}'), (None, "null", "null"),
+    ([0.5], "an array [0.5]", "[0.5]")])
+def test_a_sol_score_that_is_no_number_is_refused(value, said, shown):
+    for key in ("sol_score", "median_latency_sol_score"):
+        spec = {"status": "passed",
+                "sourceNative": {"source": "sol-execbench", "metrics": {key: value}}}
+        assert [tuple(c) for c in run_contradictions(spec)] == [(
+            "KI223", f"/spec/sourceNative/metrics/{key}",
+            f"sol-execbench's {key} is a number in [0, 1] (1 is the speed-of-light bound, "
+            f"0.5 the scoring baseline); the run states {said}, which can never rank",
+            f"{key} {shown} is not a number")]
+    # absent, or another source's metric of that key: nothing to say
+    assert run_contradictions({"sourceNative": {"source": "sol-execbench", "metrics": {}}}) == []
+    assert run_contradictions({"sourceNative": {"source": "mine",
+                                                "metrics": {"sol_score": value}}}) == []
+
+
+# Review r88 F4: latency statistics no set of trials gives (KI228).
+MINMAX = {"mean": 13634148, "min": 20000000, "max": 10}
+
+
+def test_the_reviewers_timing_is_three_contradictions():
+    found = run_contradictions({"timing": {"latencyNs": MINMAX, "primaryStatistic": "mean"}})
+    assert [(c.rule, c.pointer, c.short) for c in found] == [
+        ("KI228", "/spec/timing/latencyNs/mean", "latencyNs mean 13634148 > max 10"),
+        ("KI228", "/spec/timing/latencyNs/min", "latencyNs min 20000000 > max 10"),
+        ("KI228", "/spec/timing/latencyNs/min", "latencyNs min 20000000 > mean 13634148")]
+    assert found[2].message == (
+        "the run states min 20000000 ns (/spec/timing/latencyNs/min) above mean 13634148 ns "
+        "(/spec/timing/latencyNs/mean): no set of trials has a min above its mean")
+
+
+def _statistics(trials: list[float]) -> dict[str, float]:
+    """What a source computes over ``trials``: every statistic name the schema admits."""
+    import statistics
+    cuts = statistics.quantiles(trials, n=100, method="inclusive") if len(trials) > 1 \
+        else [trials[0]] * 99
+    return {"min": min(trials), "max": max(trials), "mean": statistics.fmean(trials),
+            "median": statistics.median(trials), "geomean": statistics.geometric_mean(trials),
+            "std": statistics.pstdev(trials), "p0": min(trials),
+            **{f"p{n}": cuts[n - 1] for n in (1, 5, 10, 25, 50, 75, 90, 95, 99)}}
+
+
+_TRIALS = st.lists(st.floats(min_value=1, max_value=1e12, allow_nan=False), min_size=1,
+                   max_size=30)
+
+
+@given(_TRIALS, st.data())
+def test_statistics_of_real_trials_never_contradict(trials, data):
+    stats = _statistics(trials)
+    chosen = data.draw(st.lists(st.sampled_from(sorted(stats)), unique=True, min_size=1))
+    spec = {"timing": {"latencyNs": {k: stats[k] for k in chosen}}}
+    assert run_contradictions(spec) == []
+
+
+ORDERED = [("min", "mean"), ("mean", "max"), ("min", "max"), ("min", "median"),
+           ("median", "max"), ("p10", "p90"), ("p50", "p99"), ("median", "p90"),
+           ("p5", "median"), ("min", "p1"), ("geomean", "max"), ("p0", "p5")]
+
+
+@given(_TRIALS, st.sampled_from(ORDERED), st.floats(min_value=1e-6, max_value=10))
+def test_two_statistics_out_of_order_are_named_with_both_pointers(trials, pair, by):
+    stats = _statistics(trials)
+    low, high = pair
+    stated = {low: stats[high] * (1 + by) + 1, high: stats[high]}  # low above high
+    found = run_contradictions({"timing": {"latencyNs": stated}})
+    assert [(c.rule, c.pointer) for c in found] == [("KI228", f"/spec/timing/latencyNs/{low}")]
+    assert f"(/spec/timing/latencyNs/{high})" in found[0].message
+    # std is a spread, not a latency of a trial: no order binds it
+    assert run_contradictions({"timing": {"latencyNs": {"std": 1e9, "max": 5}}}) == []
+
+
+def test_add_refuses_contradicting_timing_and_check_and_verify_report_it(
+        store, kit, runner, tmp_path, monkeypatch):
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl = kit.implementation("proj", name="impl")
+    run = kit.run(protocol, env, impl, workload, latency=dict(MINMAX), name="minmax")
+    add_docs(store, [protocol, env, workload, impl])
+    path = tmp_path / "minmax.json"
+    path.write_text(json.dumps(run))
+    done = runner.invoke(main, ["--store", str(store.root), "add", "--commit", str(path)])
+    assert done.exit_code == 1, done.output
+    assert (f"{path}:/spec/timing/latencyNs/min: the run states min 20000000 ns "
+            "(/spec/timing/latencyNs/min) above max 10 ns (/spec/timing/latencyNs/max): no set "
+            "of trials has a min above its max (KI228)") in done.stderr
+    base = git(store.root, "rev-parse", "HEAD").strip()
+    with monkeypatch.context() as m:  # committed past add's refusal (before the rule)
+        m.setattr("kistore.store.admission.run_contradictions", lambda spec: [])
+        add_docs(store, [run])
+    obj = layout.object_path(Manifest.from_document(run).digest)
+    expected = [("KI228", "error", obj, "/spec/timing/latencyNs/mean"),
+                ("KI228", "error", obj, "/spec/timing/latencyNs/min"),
+                ("KI228", "error", obj, "/spec/timing/latencyNs/min")]
+
+    def said(findings):
+        return sorted((f.rule.id, f.severity, f.file, f.pointer) for f in findings
+                      if f.rule.id == "KI228")
+
+    assert said(check_range(store, f"{base}..HEAD")) == expected
+    assert said(verify(store)) == expected
+    _, ranking = rank(store, "BenchmarkRun/minmax")
+    assert [r.reason for r in ranking.excluded] == [
+        "contradicts itself: latencyNs mean 13634148 > max 10 (KI228); latencyNs min 20000000 "
+        "> max 10 (KI228); latencyNs min 20000000 > mean 13634148 (KI228)"]

@@ -211,6 +211,12 @@ def test_a_metadata_only_claim_is_refused_in_a_later_pull_request(store, kit):
     said = _message(str(digest), "metadata /annotations/kernelindex.dev~1source "
                                  "'KernelBench'")
     assert [(p.pointer, p.message) for p in caught.value.problems] == [
+        ("/metadata/annotations/kernelindex.dev~1source",  # since r88 F1: provenance stays
+         f"{digest} is committed with the provenance annotation 'kernelindex.dev/source' "
+         "(absent), and this metadata makes it 'KernelBench': a landed manifest's "
+         "kernelindex.dev/* annotations are its importer's record and never change (KI432; "
+         "the gate refuses it); keep them as stored, and answer a wrong licence or source "
+         "with a maintainer's withdrawal (`kistore attest REF --type withdrawal -m WHY`)"),
         ("/metadata/annotations/kernelindex.dev~1source", said + " (KI226)")]
     _retitle(store, run, claim, by_hand=True)
     pr2 = git(store.root, "rev-parse", "HEAD").strip()
@@ -221,8 +227,12 @@ def test_a_metadata_only_claim_is_refused_in_a_later_pull_request(store, kit):
     assert _said(verify(store)) == _said(found)
     _, ranking = rank(store, "BenchmarkRun/honest")  # rank reads objects: no source here
     assert [r.record.name for r in ranking.ranked][0] == run["metadata"]["name"]
+    assert "KI432" in {f.rule.id for f in found}  # an annotation a landed run lacked
     _retitle(store, run, {"kernelindex.dev/source": "my-lab"}, by_hand=True)
-    assert _said(check_range(store, f"{pr2}..HEAD")) == []
+    taken_back = check_range(store, f"{pr2}..HEAD")
+    assert _said(taken_back) == []
+    # KI432 holds the landed claim too: taking it back is the maintainers' (a withdrawal)
+    assert [f.rule.id for f in taken_back if f.severity == "error"] == ["KI432"]
     assert _said(verify(store)) == []
 
 

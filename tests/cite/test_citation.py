@@ -154,6 +154,24 @@ def test_cite_names_the_commit_that_first_added_the_object_not_head(tmp_path):
     assert citation.accessed == dt.date(2026, 11, 29)
 
 
+def test_a_retitle_changes_the_cited_text_not_the_permalink_and_at_gives_the_old_text(
+        tmp_path, runner):
+    # Reviewer r88 F1: a title change (KI405) changes the text `cite` prints; the permalink
+    # still pins C1, whose metadata file holds the title as first published, and
+    # `cite --at C1` prints the text as it was then (docs/threats.md).
+    path, c1 = published_store(tmp_path)
+    first = json.loads(git(path, "show", f"{c1}:{layout.metadata_path(RUN)}"))
+    add(path, retitled_run(tmp_path, "WITHDRAWN: fabricated result"), update_metadata=True)
+    commit_all(path, "retitle", day=3)
+    now = run_cli(runner, path, "384a96d0")
+    then = run_cli(runner, path, "--at", c1, "384a96d0")
+    assert now.exit_code == then.exit_code == 0, now.output + then.output
+    permalink = f"https://github.com/kernelindex/kernelindex/blob/{c1}/{RUN_PATH}"
+    assert "WITHDRAWN: fabricated result" in now.stdout and permalink in now.stdout
+    assert first["title"] in then.stdout and permalink in then.stdout
+    assert "WITHDRAWN" not in then.stdout
+
+
 def test_object_added_on_a_side_branch_cites_the_side_commit_not_the_merge(tmp_path):
     path = new_store(tmp_path / "store")
     s1 = side_branch_merged(path, side_day=1, main_day=2, merge_day=3)

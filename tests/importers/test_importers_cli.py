@@ -367,10 +367,12 @@ def test_a_copy_under_another_folder_name_imports_to_the_same_metadata(runner, s
 @requires_data
 def test_reimport_from_the_source_folder_needs_and_takes_update_metadata(runner, store_path,
                                                                         tmp_path):
-    # review 2026-12-02: the refusal said "pass --update-metadata", which import had not
+    # review 2026-12-02: the refusal said "pass --update-metadata", which import had not.
+    # Reviewer r88 F1: provenance is corrected before the import is committed; once
+    # committed, it stays (KI432, below).
     copy = tmp_path / "board.json"
     shutil.copy(BOARD, copy)
-    first = run(runner, store_path, "import", "--commit", "--json", "sol-execbench", str(copy))
+    first = run(runner, store_path, "import", "--json", "sol-execbench", str(copy))
     assert first.exit_code == 0, first.output
     runs = {m["digest"] for m in json.loads(first.stdout)["manifests"]
             if m["kind"] == "BenchmarkRun"}
@@ -416,6 +418,23 @@ def test_reimport_from_the_source_folder_needs_and_takes_update_metadata(runner,
     again = run(runner, store_path, "import", "--json", "sol-execbench", str(BOARD))
     assert again.exit_code == 0, again.output
     assert {m["status"] for m in json.loads(again.stdout)["manifests"]} == {"unchanged"}
+    # committed: the copy's path cannot come back, with the flag or without it
+    after = snapshot(store_path)
+    for flag in ([], ["--update-metadata"]):
+        refused = run(runner, store_path, "import", *flag, "sol-execbench", str(copy))
+        assert refused.exit_code == 1
+        errors = [line for line in refused.stderr.splitlines() if line.startswith("error:")]
+        assert errors.pop() == "error: 30 problems in all; nothing was added"
+        assert all(line.startswith(
+            f"error: {copy.as_posix()}:/metadata/annotations/kernelindex.dev~1")
+            and "(KI432; the gate refuses it)" in line for line in errors), errors
+        moved = [line for line in errors if "kernelindex.dev~1source-file: sha256:" in line]
+        assert len(moved) == 15 and all(
+            "is committed with the provenance annotation 'kernelindex.dev/source-file' "
+            "'sol-execbench/leaderboard/kernel-121/leaderboard-snapshot.json', and this "
+            f"metadata makes it '{copy.as_posix()}': " in line for line in moved), moved
+        assert "--update-metadata" not in refused.stderr
+        assert snapshot(store_path) == after
 
 
 @requires_data
