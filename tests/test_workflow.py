@@ -187,5 +187,8 @@ def test_the_gate_fetches_the_attestation_notes_before_it_checks(job):
     assert "if" not in steps[notes]  # both events of the gate, and every push to main
     assert ('git fetch --no-tags origin "+refs/notes/kistore:refs/notes/kistore"'
             in steps[notes]["run"])
+    # and the tracking ref `kistore notes fetch` writes: readers count notes fetched by it
+    # (notes88, reviewer r86 F21), so `kistore verify` in the job says no "not fetched"
+    assert '"+refs/notes/kistore:refs/notes/remotes/origin/kistore"' in steps[notes]["run"]
     # a remote without notes (none ever pushed) is no failure
     assert "git ls-remote --exit-code origin refs/notes/kistore" in steps[notes]["run"]

@@ -396,10 +396,11 @@ def test_reimport_from_the_source_folder_needs_and_takes_update_metadata(runner,
     assert updated.exit_code == 0, updated.output
     assert updated.stdout.splitlines()[:6] == [
         f"{'kind':<22}{'added':>7}{'unchanged':>11}{'updated':>9}",
-        f"{'Workload':<22}{0:>7}{1:>11}{0:>9}",
-        f"{'BenchmarkProtocol':<22}{0:>7}{1:>11}{0:>9}",
-        f"{'ExecutionEnvironment':<22}{0:>7}{1:>11}{0:>9}",
-        f"{'Implementation':<22}{0:>7}{15:>11}{0:>9}",
+        # the first import was not committed: this one commits them (added, r88 F2b)
+        f"{'Workload':<22}{1:>7}{0:>11}{0:>9}",
+        f"{'BenchmarkProtocol':<22}{1:>7}{0:>11}{0:>9}",
+        f"{'ExecutionEnvironment':<22}{1:>7}{0:>11}{0:>9}",
+        f"{'Implementation':<22}{15:>7}{0:>11}{0:>9}",
         f"{'BenchmarkRun':<22}{0:>7}{0:>11}{15:>9}",
     ]
     assert git(store_path, "status", "--porcelain") == ""
