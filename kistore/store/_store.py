@@ -1048,7 +1048,10 @@ class Store:
                 metadata, references; and the warning of a run stating another primary
                 statistic than its protocol, KI218, :func:`kistore.store.statistics.
                 statistics_admitted`; of a run observed after the clock or before 2000,
-                KI227, :func:`kistore.store.observed.observed_admitted`) always apply,
+                KI227, :func:`kistore.store.observed.observed_admitted`; of an
+                environment whose GPU product differs from a stored spelling only in case,
+                spacing or Unicode form, KI228, :func:`kistore.store.products.
+                products_admitted`) always apply,
                 but a rule of the query layer only when passed. ``kistore add`` and ``import`` pass
                 ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
                 a family ranked with a ``unitPointer`` should too, or a run whose unit
@@ -1168,10 +1171,11 @@ class Store:
         from ..git.commit import BranchCommit, check_ready
         from .admission import plan_add
         from .observed import observed_admitted
+        from .products import products_admitted
         from .statistics import statistics_admitted
 
-        # the store's own warnings (KI218, KI227), always
-        checks = (statistics_admitted, observed_admitted, *checks)
+        # the store's own warnings (KI218, KI227, KI228), always
+        checks = (statistics_admitted, observed_admitted, products_admitted, *checks)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
         if commit:
