@@ -172,10 +172,31 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
             click.echo(line)
 
 
+class _KindChoice(click.Choice):
+    """``--kind``: one of the five kinds; a typo is told the kind it likely means."""
+
+    def get_invalid_choice_message(self, value: Any, ctx: click.Context | None) -> str:
+        """Click's message (every kind listed), with "did you mean KIND?" when one is near.
+
+        Args:
+            value: what was typed.
+            ctx: the command's context.
+
+        Returns:
+            E.g. ``'workload' is not one of 'Workload', ... (did you mean Workload?)``.
+        """
+        # Lazy: `kistore ls --help` loads no schema code (tests/cli/test_cli_startup.py).
+        from ..core.schema import nearest_kind
+
+        said = super().get_invalid_choice_message(value, ctx)
+        near = nearest_kind(str(value))
+        return f"{said[:-1]} (did you mean {near}?)" if near else said
+
+
 @click.command(name="ls")
-@click.option("--kind", type=click.Choice(["Workload", "BenchmarkProtocol",
-                                           "ExecutionEnvironment", "Implementation",
-                                           "BenchmarkRun"]), help="Only this kind.")
+@click.option("--kind", type=_KindChoice(["Workload", "BenchmarkProtocol",
+                                          "ExecutionEnvironment", "Implementation",
+                                          "BenchmarkRun"]), help="Only this kind.")
 @click.option("--workload", metavar="REF",
               help="Only this workload and its runs (digest, 8+ hex prefix or Workload/NAME; a "
                    "full digest also finds runs of a workload not in the store).")

@@ -42,7 +42,7 @@ from ..core.errors import (
 from ..core.limits import Limits
 from ..core.limits import check_manifest as limits_check
 from ..core.model import Manifest
-from ..core.schema import KINDS
+from ..core.schema import KINDS, nearest_kind
 from ..core.settings import STORE_VERSION
 from ..core.workers import cpus
 from ..git.blobs import (
@@ -895,9 +895,11 @@ class Store:
                 named = " and ".join(f"{kind}/{ref}" for kind in held)
                 raise InputError(f"{ref!r} is not a reference but a name: give KIND/NAME "
                                  f"({named})")
+            near = nearest_kind(kind) if slash else None
             raise InputError(
                 f"{ref!r} is not a reference: give a digest (sha256:<64 hex>), a prefix of at "
                 f"least 8 hex digits, or KIND/NAME with KIND one of {', '.join(KINDS)}"
+                + (f" (did you mean {near}/{name}?)" if near else "")
             )
         if len(prefix) == 64 and view.scope == "work":
             digest = Digest(prefix)
