@@ -172,7 +172,7 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
             click.echo(line)
 
 
-class _KindChoice(click.Choice):
+class _KindChoice(click.Choice[str]):
     """``--kind``: one of the five kinds; a typo is told the kind it likely means."""
 
     def get_invalid_choice_message(self, value: Any, ctx: click.Context | None) -> str:
