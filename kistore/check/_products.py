@@ -1,4 +1,4 @@
-"""KI228 in ``check``: an environment the range adds spells a stored GPU product another way.
+"""KI229 in ``check``: an environment the range adds spells a stored GPU product another way.
 
 :mod:`kistore.core.products` owns the rule and its words. The environments a range adds are
 found through the names files it adds (``store/names/ExecutionEnvironment/XX/NAME``: every
@@ -27,7 +27,7 @@ from ..store.products import KIND, stored_products
 
 
 def range_products(view: View, before: View, changed: Iterable[str]) -> list[Finding]:
-    """KI228 (warnings) for the ExecutionEnvironments a range adds.
+    """KI229 (warnings) for the ExecutionEnvironments a range adds.
 
     Args:
         view: the range's head.

@@ -233,7 +233,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         ``[limits]`` key it raises (:func:`._settings.limits_raised`). KI109 (a warning)
         when the checking repository's own settings do not parse: the range is then held
         to the default limits (and to BASE's and HEAD's committed ones), unless that file
-        is HEAD's, whose KI108 says it (:func:`._lowered.own_limits`). KI228 (a warning)
+        is HEAD's, whose KI108 says it (:func:`._lowered.own_limits`). KI229 (a warning)
         per ExecutionEnvironment it adds whose GPU product differs from another spelling
         of HEAD only in case, spacing or Unicode form (:func:`._products.range_products`).
         KI429 (a warning)
@@ -306,7 +306,7 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _citations_moved(repo, re_added, base, head)  # KI425
     findings += range_observed(repo, base, head, changed)  # KI227
     findings += range_products(store.view(str(head.id)), store.view(str(base.id)),
-                               changed)  # KI228
+                               changed)  # KI229
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)

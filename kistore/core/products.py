@@ -1,4 +1,4 @@
-"""KI228: a GPU product spelled another way than the store already spells it (reviewer r86 F8).
+"""KI229: a GPU product spelled another way than the store already spells it (reviewer r86 F8).
 
 An ExecutionEnvironment's ``spec.hardware.product`` goes verbatim into its runs'
 comparison key (:mod:`kistore.core.comparison`): ``NVIDIA H100 80GB HBM3`` and ``nvidia h100
@@ -26,7 +26,7 @@ POINTER = "/spec/hardware/product"
 """Where an ExecutionEnvironment states its GPU product (the warning's JSON Pointer)."""
 
 PRODUCT_SPELLED_DIFFERENTLY = rule(
-    "KI228", "gpu-product-spelling", WARNING,
+    "KI229", "gpu-product-spelling", WARNING,
     "spell spec.hardware.product exactly as the store already does (the spelling named), "
     "in a new ExecutionEnvironment: runs on environments whose products differ only in "
     "case, spacing or Unicode form are never ranked together")
@@ -81,7 +81,7 @@ def product_variants(product: str, stored: Iterable[tuple[str, str]]) -> list[tu
 
 
 def variant_message(product: str, variants: list[tuple[str, str]]) -> str:
-    """Say that ``product`` is another spelling of products the store holds (KI228).
+    """Say that ``product`` is another spelling of products the store holds (KI229).
 
     Args:
         product: the new environment's GPU product.

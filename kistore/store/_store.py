@@ -1052,7 +1052,7 @@ class Store:
                 statistics_admitted`; of a run observed after the clock or before 2000,
                 KI227, :func:`kistore.store.observed.observed_admitted`; of an
                 environment whose GPU product differs from a stored spelling only in case,
-                spacing or Unicode form, KI228, :func:`kistore.store.products.
+                spacing or Unicode form, KI229, :func:`kistore.store.products.
                 products_admitted`) always apply,
                 but a rule of the query layer only when passed. ``kistore add`` and ``import`` pass
                 ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
@@ -1176,7 +1176,7 @@ class Store:
         from .products import products_admitted
         from .statistics import statistics_admitted
 
-        # the store's own warnings (KI218, KI227, KI228), always
+        # the store's own warnings (KI218, KI227, KI229), always
         checks = (statistics_admitted, observed_admitted, products_admitted, *checks)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))

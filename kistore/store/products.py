@@ -1,4 +1,4 @@
-"""KI228 before an add writes, and the stored GPU products ``add`` and ``check`` compare with.
+"""KI229 before an add writes, and the stored GPU products ``add`` and ``check`` compare with.
 
 :mod:`kistore.core.products` owns the rule and its words. The products a store spells are
 read through its names files (``store/names/ExecutionEnvironment/XX/NAME``, one per
@@ -76,7 +76,7 @@ def stored_products(view: View) -> list[tuple[str, str, str]]:
 
 def products_admitted(store: Store, manifests: Sequence[Manifest]
                       ) -> list[tuple[Digest, KistoreError]]:
-    """KI228 warnings for the environments an add would add.
+    """KI229 warnings for the environments an add would add.
 
     Args:
         store: the store added to (its work tree's names files and objects are read, only

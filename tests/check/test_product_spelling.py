@@ -1,4 +1,4 @@
-"""KI228: a GPU product spelled another way than the store spells it (reviewer r86 F8).
+"""KI229: a GPU product spelled another way than the store spells it (reviewer r86 F8).
 
 Two ExecutionEnvironments stating ``NVIDIA H100 80GB HBM3`` and ``nvidia h100 80gb hbm3``
 gave their runs two comparison keys, so comparable runs were never ranked together, and
@@ -66,7 +66,7 @@ def test_a_pull_request_adding_a_variant_spelling_is_warned_naming_the_stored_on
     add_docs(store, [variant, impl2, kit.run(protocol, variant, impl2, workload, latency=9,
                                              name="r2")])
     monkeypatch.undo()
-    found = [f for f in check_range(store, f"{base}..{_head(store)}") if f.rule.id == "KI228"]
+    found = [f for f in check_range(store, f"{base}..{_head(store)}") if f.rule.id == "KI229"]
     assert len(found) == 1
     f = found[0]
     assert f.severity == "warning"
@@ -88,7 +88,7 @@ def test_the_same_spelling_another_product_or_runs_alone_are_not_warned(store, k
     add_docs(store, [kit.environment(H100, driver="570.1", name="h100-new-driver"),
                      kit.environment("NVIDIA H100 PCIe", name="pcie")])
     assert [f for f in check_range(store, f"{base}..{_head(store)}")
-            if f.rule.id == "KI228"] == []
+            if f.rule.id == "KI229"] == []
     # a range that adds no environment never reads the stored ones
     base = _head(store)
     protocol, workload, impl = kit.protocol(), kit.workload(), kit.implementation()
@@ -100,7 +100,7 @@ def test_the_same_spelling_another_product_or_runs_alone_are_not_warned(store, k
 
     monkeypatch.setattr(_products, "stored_products", listed)
     assert [f for f in check_range(store, f"{base}..{_head(store)}")
-            if f.rule.id == "KI228"] == []
+            if f.rule.id == "KI229"] == []
 
 
 def test_add_warns_and_adds_all_the_same(store, kit):
@@ -116,7 +116,7 @@ def test_add_warns_and_adds_all_the_same(store, kit):
         "case, spacing or Unicode form from what the store spells 'NVIDIA H100 80GB HBM3' "
         "(ExecutionEnvironment/h100 (sha256:" + _hex(kit.environment(H100, name="h100"))
         + ")): its runs get another comparison key and are never ranked with theirs; use "
-        "'NVIDIA H100 80GB HBM3' (KI228: added all the same; `check` warns too)",)
+        "'NVIDIA H100 80GB HBM3' (KI229: added all the same; `check` warns too)",)
     # two spellings in one add: each names the other
     assert "'nvidia b200' (ExecutionEnvironment/b200-lower" in warned[_hex(same_batch)][0]
     assert "'NVIDIA B200' (ExecutionEnvironment/b200 " in warned[_hex(other)][0]
