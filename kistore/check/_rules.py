@@ -30,7 +30,7 @@ from ..core.errors import CanonicalFormError, ParseError, one_line, shorten, wit
 from ..core.findings import ERROR, WARNING, Finding, rule
 from ..core.git_names import name_key, name_keys
 from ..core.limits import Limits, long_value_message, long_values, may_pass
-from ..core.model import REFERENCE_FIELDS, REFERENCE_KINDS, wrong_kind
+from ..core.model import REFERENCE_FIELDS, REFERENCE_KINDS, wrong_kind, wrong_kind_answer
 from ..core.naming import external_id_disagreement
 from ..core.provenance import unproven_claim
 from ..core.schema import KINDS, check_manifest, fast_validator, reserved_on_windows
@@ -698,11 +698,12 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
         KI203/KI204 for unpaired files, KI205 for a ``(kind, name)`` used twice (reported
         on each later digest, naming the first), KI201 (warning) for a reference to a digest
         with no object, KI202 for a reference to an object of another kind (with ``focus``,
-        also a run outside it whose dangling reference a focused manifest now answers with
-        the wrong kind), KI218 (warning) for a run stating another primary statistic than
-        the intact protocol it names (with ``focus``: a run of ``arrived``, or one whose
-        protocol is of ``arrived``, such as an earlier run whose dangling reference the
-        protocol answers). Sorted by file.
+        also on a focused manifest that a run outside it names in a dangling reference of
+        another kind: reported on that manifest's ``/kind``, naming the run and field,
+        :func:`_answered_with_wrong_kind`), KI218 (warning) for a run stating another
+        primary statistic than the intact protocol it names (with ``focus``: a run of
+        ``arrived``, or one whose protocol is of ``arrived``, such as an earlier run whose
+        dangling reference the protocol answers). Sorted by file.
     """
     if focus is not None and arrived is None:
         arrived = focus
@@ -726,7 +727,7 @@ def check_entries(entries: Mapping[Digest, Entry], focus: set[Digest] | None = N
                 if (target is not None and target.digest in focus and target.has_object
                         and target.intact and target.kind is not None
                         and wrong_kind(field_name, target.kind)):
-                    findings.append(_wrong_kind(digest, field_name, ref, target.kind))
+                    findings.append(_answered_with_wrong_kind(target, e, field_name))
             protocol = by_text.get(e.references.get("protocolDigest", ""))
             if protocol is not None and protocol.digest in arrived:  # type: ignore[operator]
                 findings += _statistic_disagrees(e, protocol)
@@ -773,6 +774,33 @@ def _statistic_disagrees(run: Entry, protocol: Entry) -> list[Finding]:
     return [Finding(STATISTIC_DISAGREES, message, file=layout.object_path(run.digest),
                     pointer=RUN_POINTER, expected=protocol.statistic, found=run.statistic,
                     extra={"protocol": str(protocol.digest)})]
+
+
+def _answered_with_wrong_kind(arriving: Entry, run: Entry, field_name: str) -> Finding:
+    """KI202 on ``arriving``, a manifest the range adds that ``run``'s dangling reference names.
+
+    ``run`` is an earlier run, outside the range, whose ``field_name`` names the arriving
+    manifest's digest, of another kind than the field names. Reported where the pull
+    request can act, on the arriving object's ``/kind`` (the run is committed and never
+    changes: "point the field elsewhere" cannot be done), naming the run, its object file
+    and field, in the words ``add``'s refusal uses (:func:`kistore.core.model.
+    wrong_kind_answer`); ``extra`` holds the run's digest and the field.
+    """
+    kind = arriving.kind or ""
+    where = f"{layout.object_path(run.digest)}:/spec/{field_name}"
+    return Finding(
+        REFERENCE_WRONG_KIND, wrong_kind_answer(
+            named_manifest(kind, arriving.name, str(arriving.digest)),
+            named_manifest("BenchmarkRun", run.name, str(run.digest)), where, kind),
+        file=layout.object_path(arriving.digest), pointer="/kind",
+        expected=REFERENCE_KINDS[field_name], found=kind,
+        extra={"run": str(run.digest), "field": field_name}, fix=ANSWERED_WRONG_KIND_FIX)
+
+
+ANSWERED_WRONG_KIND_FIX = (
+    "leave this manifest out of the pull request: the earlier run naming its digest never "
+    "changes")
+"""The fix of KI202 on a manifest that answers an earlier run's dangling reference."""
 
 
 def _wrong_kind(digest: Digest, field_name: str, ref: str, kind: str) -> Finding:

@@ -87,6 +87,7 @@ from ._names import NAME_PATH_MISSING
 from ._observed import range_observed
 from ._paths import walk_judge
 from ._policy import check_policy
+from ._products import range_products
 from ._refs import (
     REF_NOT_FAST_FORWARD,
     REPLACE_REFS_PRESENT,
@@ -232,7 +233,10 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
         ``[limits]`` key it raises (:func:`._settings.limits_raised`). KI109 (a warning)
         when the checking repository's own settings do not parse: the range is then held
         to the default limits (and to BASE's and HEAD's committed ones), unless that file
-        is HEAD's, whose KI108 says it (:func:`._lowered.own_limits`). KI429 (a warning)
+        is HEAD's, whose KI108 says it (:func:`._lowered.own_limits`). KI229 (a warning)
+        per ExecutionEnvironment it adds whose GPU product differs from another spelling
+        of HEAD only in case, spacing or Unicode form (:func:`._products.range_products`).
+        KI429 (a warning)
         when it adds, changes or deletes a file the gate installs or runs (``kistore/``,
         ``Makefile``, the workflows: :func:`._gate_code.gate_code_changed`).
 
@@ -301,6 +305,8 @@ def check_range(store: Store, spec: str, *, whole_tree: bool = False,
     findings += _already_present(re_added)
     findings += _citations_moved(repo, re_added, base, head)  # KI425
     findings += range_observed(repo, base, head, changed)  # KI227 (errors, warnings)
+    findings += range_products(store.view(str(head.id)), store.view(str(base.id)),
+                               changed)  # KI229
     findings += _special_files(store, str(head.id), changed)
     findings += _removed_evidence(store_changes)
     findings += _new_files_untrusted(store, base, head, changed)

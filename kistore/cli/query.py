@@ -80,6 +80,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     from .names import warn_shared_names
 
     warn_shared_names(store, [row.record for row in rows], at)
+    _warn_implementation_missing(rows)
     if fmt != "text":
         data = [{**row.to_json(), "comparison": ranking.comparison.name,
                  "metric": ranking.comparison.metric} for row in rows]
@@ -110,6 +111,28 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
         note = f"  ({row.reason})" if row.reason else ""
         click.echo(f"{rank_text:>5} {value:>14} {row.unit or '':<5} {row.record.digest[:19]} "
                    f"{row.record.name} [{evidence_said(row.evidence.level)}]{note}")
+
+
+def _warn_implementation_missing(rows: list[Row]) -> None:
+    """Say on stderr which ranked runs name no Implementation the store holds.
+
+    Such a run (added with ``--allow-dangling``, pending in the work tree or committed) is
+    ranked as a candidate: its project and role are unknown, so a reference
+    implementation's run would be ranked too (reviewer r87: it ranked without a word). A
+    record's role is None exactly then (:func:`kistore.index.records.describe`: the
+    implementation's ``role``, ``candidate`` when it states none).
+
+    Args:
+        rows: the rows the answer shows.
+    """
+    for row in rows:
+        r = row.record
+        if row.rank is not None and r.implementation and r.role is None:
+            click.echo(f"warning: BenchmarkRun/{r.name} ({r.digest}) is ranked, but its "
+                       f"implementationDigest {r.implementation} names no Implementation "
+                       "this store holds: its project and role are unknown (a reference "
+                       "implementation's run would rank as a candidate); add that "
+                       "Implementation, or check the run's implementationDigest", err=True)
 
 
 @click.command()
@@ -172,10 +195,31 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
             click.echo(line)
 
 
+class _KindChoice(click.Choice[str]):
+    """``--kind``: one of the five kinds; a typo is told the kind it likely means."""
+
+    def get_invalid_choice_message(self, value: Any, ctx: click.Context | None) -> str:
+        """Click's message (every kind listed), with "did you mean KIND?" when one is near.
+
+        Args:
+            value: what was typed.
+            ctx: the command's context.
+
+        Returns:
+            E.g. ``'workload' is not one of 'Workload', ... (did you mean Workload?)``.
+        """
+        # Lazy: `kistore ls --help` loads no schema code (tests/cli/test_cli_startup.py).
+        from ..core.schema import nearest_kind
+
+        said = super().get_invalid_choice_message(value, ctx)
+        near = nearest_kind(str(value))
+        return f"{said[:-1]} (did you mean {near}?)" if near else said
+
+
 @click.command(name="ls")
-@click.option("--kind", type=click.Choice(["Workload", "BenchmarkProtocol",
-                                           "ExecutionEnvironment", "Implementation",
-                                           "BenchmarkRun"]), help="Only this kind.")
+@click.option("--kind", type=_KindChoice(["Workload", "BenchmarkProtocol",
+                                          "ExecutionEnvironment", "Implementation",
+                                          "BenchmarkRun"]), help="Only this kind.")
 @click.option("--workload", metavar="REF",
               help="Only this workload and its runs (digest, 8+ hex prefix or Workload/NAME; a "
                    "full digest also finds runs of a workload not in the store).")

@@ -19,7 +19,7 @@ from typing import Any
 
 from . import canonical
 from .digest import Digest, is_digest
-from .errors import CanonicalFormError, InputError, KistoreError, MultipleErrors
+from .errors import CanonicalFormError, InputError, KistoreError, MultipleErrors, with_article
 from .limits import DEFAULT, Limits
 from .limits import check_manifest as check_limits
 from .schema import KINDS, check_manifest
@@ -54,6 +54,35 @@ def wrong_kind(field_name: str, kind: str | None) -> str | None:
     """
     expected = REFERENCE_KINDS[field_name]
     return expected if kind is not None and kind != expected else None
+
+
+def wrong_kind_answer(arriving: str, run: str, where: str, found: str) -> str:
+    """Say that a manifest answers an earlier run's dangling reference with the wrong kind.
+
+    The words ``add``'s refusal and the gate's KI202 on the arriving manifest share: the
+    run was stored naming a digest nothing held; the manifest of that digest arrives and
+    is of another kind than the run's field names (:func:`wrong_kind`). A stored run never
+    changes, so the manifest can never be stored beside it.
+
+    Args:
+        arriving: the arriving manifest as people read it (``KIND NAME (digest)``).
+        run: the earlier run as people read it (``BenchmarkRun/NAME (digest)``).
+        where: the run's object file and JSON Pointer, ``PATH:/spec/FIELD``.
+        found: the arriving manifest's kind.
+
+    Returns:
+        One sentence naming both manifests, the field, the kind expected and the kind found,
+        and what to do (leave the manifest out; check which digest the run meant).
+
+    Raises:
+        KeyError: ``where`` does not end in ``/spec/FIELD`` of a reference field.
+    """
+    expected = REFERENCE_KINDS[where.rpartition("/")[2]]
+    return (f"{arriving} answers the dangling reference of the earlier {run}: {where} names "
+            f"this digest and must name {with_article(expected)}, not {with_article(found)} "
+            "(`kistore verify` would report KI202 on the run); a stored run never changes, "
+            "so this manifest cannot be added while that run is stored: check which digest "
+            "the run meant")
 
 _KINDS = {kind: kind for kind in KINDS}
 """Each kind name to its one shared string (a million manifests hold five strings)."""

@@ -49,6 +49,34 @@ API_VERSION = "kernelindex.dev/v1alpha1"
 KINDS = ("Workload", "BenchmarkProtocol", "ExecutionEnvironment", "Implementation", "BenchmarkRun")
 """Every manifest kind, in dependency order (a run references the other four)."""
 
+
+def nearest_kind(text: str) -> str | None:
+    """Return the kind a mistyped kind most likely means, for a "did you mean".
+
+    Args:
+        text: what was typed where a kind goes (``workload``, ``Run``, ``Implementaton``).
+
+    Returns:
+        The one kind equal to ``text`` ignoring case; else the one kind whose name holds
+        ``text`` (3 characters or more, ignoring case: ``run``, ``environment``; None when
+        several do); else the closest spelling (:func:`difflib.get_close_matches`, ignoring
+        case); None when no kind is near, or ``text`` is a kind.
+    """
+    if text in KINDS:
+        return None
+    folded = text.casefold()
+    lowered = {kind.casefold(): kind for kind in KINDS}
+    if folded in lowered:
+        return lowered[folded]
+    holding = [kind for low, kind in lowered.items() if len(folded) >= 3 and folded in low]
+    if holding:
+        return holding[0] if len(holding) == 1 else None  # "benchmark": which one?
+    # Lazy: difflib loads only to suggest a kind after a miss.
+    import difflib
+
+    close = difflib.get_close_matches(folded, list(lowered), n=1, cutoff=0.6)
+    return lowered[close[0]] if close else None
+
 SCHEMA_BASE = "https://kernelindex.dev/schemas/v1alpha1/"
 """Inside kistore, schema ``NAME.json`` is identified as ``SCHEMA_BASE + "NAME.json"``."""
 

@@ -42,7 +42,7 @@ from ..core.errors import (
 from ..core.limits import Limits
 from ..core.limits import check_manifest as limits_check
 from ..core.model import Manifest
-from ..core.schema import KINDS
+from ..core.schema import KINDS, nearest_kind
 from ..core.settings import STORE_VERSION
 from ..core.workers import cpus
 from ..git.blobs import (
@@ -895,9 +895,11 @@ class Store:
                 named = " and ".join(f"{kind}/{ref}" for kind in held)
                 raise InputError(f"{ref!r} is not a reference but a name: give KIND/NAME "
                                  f"({named})")
+            near = nearest_kind(kind) if slash else None
             raise InputError(
                 f"{ref!r} is not a reference: give a digest (sha256:<64 hex>), a prefix of at "
                 f"least 8 hex digits, or KIND/NAME with KIND one of {', '.join(KINDS)}"
+                + (f" (did you mean {near}/{name}?)" if near else "")
             )
         if len(prefix) == 64 and view.scope == "work":
             digest = Digest(prefix)
@@ -1049,7 +1051,10 @@ class Store:
                 statistic than its protocol, KI218, :func:`kistore.store.statistics.
                 statistics_admitted`; KI227, of a run observed before 2000, and the
                 refusal of one observed after the clock,
-                :func:`kistore.store.observed.observed_admitted`) always apply,
+                :func:`kistore.store.observed.observed_admitted`; of an
+                environment whose GPU product differs from a stored spelling only in case,
+                spacing or Unicode form, KI229, :func:`kistore.store.products.
+                products_admitted`) always apply,
                 but a rule of the query layer only when passed. ``kistore add`` and ``import`` pass
                 ``(kistore.query.units.units_admitted,)``; a Python caller adding runs of
                 a family ranked with a ``unitPointer`` should too, or a run whose unit
@@ -1169,10 +1174,11 @@ class Store:
         from ..git.commit import BranchCommit, check_ready
         from .admission import plan_add
         from .observed import observed_admitted
+        from .products import products_admitted
         from .statistics import statistics_admitted
 
-        # the store's own rules (KI218, KI227), always
-        checks = (statistics_admitted, observed_admitted, *checks)
+        # the store's own rules (KI218, KI227, KI229), always
+        checks = (statistics_admitted, observed_admitted, products_admitted, *checks)
         if self.root is None:
             raise StoreStateError(no_work_tree("kistore add", self.git_dir))
         if commit:

@@ -30,7 +30,7 @@ from ..core.errors import (
     one_line,
     with_article,
 )
-from ..core.model import REFERENCE_FIELDS, Manifest, wrong_kind
+from ..core.model import REFERENCE_FIELDS, Manifest, wrong_kind, wrong_kind_answer
 from ..core.naming import external_id_disagreement
 from ..core.provenance import catalogue, provenance_changes, quoted_annotation, unproven_claim
 from ..core.restore import restore_advice
@@ -403,13 +403,9 @@ def _answered_with_wrong_kind(view: WorkTreeView, batch: Mapping[str, Manifest],
                     continue
                 name = _stored_name(view.read(layout.metadata_path(run)))
                 shown = f"BenchmarkRun {name} ({run})" if name else str(run)
-                problems.append((m.digest, ResolutionError(
-                    f"{m.kind} {m.name} ({m.digest}) answers the dangling reference of the "
-                    f"earlier {shown}: {layout.object_path(run)}:/spec/{field_name} names "
-                    f"this digest and must name {with_article(expected)}, not "
-                    f"{with_article(m.kind)} (`kistore verify` would report KI202 on the "
-                    "run); a stored run never changes, so this manifest cannot be added "
-                    "while that run is stored: check which digest the run meant",
+                problems.append((m.digest, ResolutionError(wrong_kind_answer(
+                    f"{m.kind} {m.name} ({m.digest})", shown,
+                    f"{layout.object_path(run)}:/spec/{field_name}", m.kind),
                     pointer="/kind")))
     return problems
 

@@ -192,11 +192,13 @@ def test_a_pull_request_answering_a_dangling_reference_never_lists_the_tree(
     assert [(f.rule.id, f.file, f.pointer) for f in fast] == \
         [(f.rule.id, f.file, f.pointer) for f in whole]
     assert [f.rule.id for f in fast if f.severity == "error"] == expected
-    if swap:
+    if swap:  # on the arriving environment, the one file the pull request can leave out
         f = next(f for f in fast if f.rule.id == "KI202")
-        assert (f.file, f.pointer) == (layout.object_path(Digest(_hex(run))),
-                                       "/spec/workloadDigest")
+        assert (f.file, f.pointer) == (layout.object_path(Digest(_hex(e))), "/kind")
         assert (f.expected, f.found) == ("Workload", "ExecutionEnvironment")
+        assert f.extra == {"run": f"sha256:{_hex(run)}", "field": "workloadDigest"}
+        assert (f"{layout.object_path(Digest(_hex(run)))}:/spec/workloadDigest names this "
+                "digest and must name a Workload, not an ExecutionEnvironment") in f.message
 
 
 def test_a_record_for_a_stored_digest_is_ki417_in_the_gate_and_verify(store_path, kit):

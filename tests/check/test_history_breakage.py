@@ -76,8 +76,12 @@ def test_dangling_reference_answered_later_by_a_manifest_of_another_kind_is_refu
     pushed = remote.pr("the implementation", lambda c: write_manifests(remote, [trap]))
     assert not pushed.accepted
     run_path = layout.object_path(Manifest.from_document(run).digest)
-    assert (f"{run_path}:/spec/workloadDigest: error KI202 reference-wrong-kind: "
-            f"{kit.digest(trap)} is an Implementation") in pushed.output
+    # said on the trap's object, the file the pull request brings, naming the earlier run
+    trap_path = layout.object_path(Manifest.from_document(trap).digest)
+    assert (f"{trap_path}:/kind: error KI202 reference-wrong-kind: Implementation/trap "
+            f"({kit.digest(trap)}) answers the dangling reference of the earlier "
+            f"BenchmarkRun/run ({kit.digest(run)}): {run_path}:/spec/workloadDigest names "
+            "this digest and must name a Workload, not an Implementation") in pushed.output
     # `add` refuses it too (review r75 F4), naming the earlier run and its field
     assert alone.returncode == 1
     assert (f"{run_path}:/spec/workloadDigest names this digest and must name a Workload, "

@@ -141,3 +141,41 @@ def test_a_dangling_reference_and_its_manifest_in_two_green_prs_break_main_and_t
     git(path, "checkout", "-q", "-b", "gate-again", mid)
     merge_dated(path, order[1], "2026-04-02T00:00:00Z")
     assert rule_id in errors(check_range(store, f"{mid}..gate-again"))
+
+
+def test_a_dangling_reference_then_a_manifest_of_another_kind_is_refused_at_that_manifest(
+        main, kit, monkeypatch):
+    """Reviewer r86 F20: PR 1's run names in ``workloadDigest`` the digest of an
+    Implementation nothing holds yet; PR 2, opened after PR 1 landed, adds that
+    Implementation. PR 2's gate (``check MERGE^1..MERGE`` against main with PR 1) refuses
+    it on the Implementation's object, naming the run, so main never fails verify."""
+    path = main["path"]
+    trap = kit.implementation("another", name="impl-trap")
+    run = kit.run(main["protocol"], main["env"], main["impl"], main["workload"], latency=10,
+                  name="trapped")
+    run["spec"]["workloadDigest"] = kit.digest(trap)
+    gate_a = pr(path, "prA", [run], "2026-02-01T00:00:00Z", dangling=True)
+    store = Store(path)
+    assert ids(check_range(store, gate_a)) == ["KI201"]  # a dangling reference: a warning
+    merge_dated(path, "prA", "2026-02-02T00:00:00Z")
+    # `add` refuses the Implementation (review r75 F4); written past it, as by hand
+    monkeypatch.setattr("kistore.store.admission._answered_with_wrong_kind", lambda *a: [])
+    gate_b = pr(path, "prB", [trap], "2026-03-01T00:00:00Z")
+    found = check_range(store, gate_b)
+    assert errors(found) == ["KI202"]
+    trap_hex, run_hex = kit.digest(trap)[7:], kit.digest(run)[7:]
+    f = found[0]
+    assert (f.file, f.pointer) == (f"store/objects/sha256/{trap_hex[:2]}/{trap_hex[2:]}.json",
+                                   "/kind")
+    assert (f.expected, f.found) == ("Workload", "Implementation")
+    assert f.extra == {"run": kit.digest(run), "field": "workloadDigest"}
+    assert f.message.startswith(
+        f"Implementation/impl-trap ({kit.digest(trap)}) answers the dangling reference of "
+        f"the earlier BenchmarkRun/trapped ({kit.digest(run)}): store/objects/sha256/"
+        f"{run_hex[:2]}/{run_hex[2:]}.json:/spec/workloadDigest names this digest and must "
+        "name a Workload, not an Implementation")
+    assert "leave this manifest out of the pull request" in f.hint
+    # refused, PR 2 is not merged: main verifies; had it landed, verify fails for good
+    assert errors(verify(store, at="main")) == []
+    landed = merge_dated(path, "prB", "2026-03-02T00:00:00Z")
+    assert errors(verify(store, at=landed)) == ["KI202"]

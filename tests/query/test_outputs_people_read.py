@@ -63,7 +63,7 @@ def test_a_run_whose_workload_is_missing_is_ranked_with_a_caveat(runner, store_p
     assert run(runner, store_path, "add", "--allow-dangling", "--commit",
                str(BUNDLE)).exit_code == 0
     shown = run(runner, store_path, "show", PUBLISHED["run"]).output.splitlines()
-    ranked = run(runner, store_path, "rank", PUBLISHED["run"]).output.splitlines()
+    ranked = run(runner, store_path, "rank", PUBLISHED["run"]).stdout.splitlines()
     assert shown[shown.index(next(x for x in shown if x.startswith("rank 1 of 1"))) + 1
                  ].startswith("  caveat: the workload sha256:d47d94513f5c")
     assert ranked[1].startswith("caveat: the workload sha256:d47d94513f5c")

@@ -1,0 +1,40 @@
+"""Reviewer r87 (low): a run naming an Implementation the store lacks ranked without a word.
+
+Added with ``--allow-dangling`` (pending in the work tree, or committed), such a run ranks
+as a candidate with no project and no role: a reference implementation's run would rank
+too. ``kistore rank`` now says so on stderr, naming the run and the digest.
+"""
+
+from __future__ import annotations
+
+import json
+
+from kistore.cli import main
+
+from ..conftest import add_docs
+
+
+def test_rank_says_which_ranked_run_names_no_stored_implementation(runner, store, kit):
+    protocol, env, workload = kit.protocol(), kit.environment(), kit.workload()
+    impl, ghost = kit.implementation(name="impl"), kit.implementation("ghost", name="ghost")
+    add_docs(store, [protocol, env, workload, impl,
+                     kit.run(protocol, env, impl, workload, latency=10, name="stored")])
+    pending = kit.run(protocol, env, ghost, workload, latency=5, name="pending")
+    add_docs(store, [pending], commit=False, allow_dangling=True)
+    for args in ([], ["--json"]):
+        result = runner.invoke(main, ["--store", str(store.root), "rank", *args,
+                                      "BenchmarkRun/stored"])
+        assert result.exit_code == 0, result.output
+        assert result.stderr.splitlines() == [
+            f"warning: BenchmarkRun/pending ({kit.digest(pending)}) is ranked, but its "
+            f"implementationDigest {kit.digest(ghost)} names no Implementation this store "
+            "holds: its project and role are unknown (a reference implementation's run "
+            "would rank as a candidate); add that Implementation, or check the run's "
+            "implementationDigest"]
+    rows = json.loads(result.stdout)
+    assert [(r["name"], r["rank"], r["role"]) for r in rows] == [
+        ("pending", 1, None), ("stored", 2, "candidate")]
+    # the implementation arrives: nothing to say
+    add_docs(store, [ghost], commit=False)
+    result = runner.invoke(main, ["--store", str(store.root), "rank", "BenchmarkRun/stored"])
+    assert (result.exit_code, result.stderr) == (0, "")
