@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..attest.evidence import check_attestations, judging_blobs
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
-from ..core.comparison import run_key_object, stored_spec
+from ..core.comparison import KEYED_REFERENCES, REFERENCE_KINDS, RunKeys
 from ..core.digest import Digest
 from ..core.errors import InputError, MultipleErrors
 from ..core.findings import WARNING, Finding, rule
@@ -437,15 +437,11 @@ def _forward_findings(snap: Files, units: list[Unit], results: list[_Compact],
                                focus_digests=focus_digests)
 
 
-_KEYED = 1 + max(map(REFERENCE_FIELDS.index,
-                     ("workloadDigest", "protocolDigest", "environmentDigest")))
+_KEYED = 1 + max(map(REFERENCE_FIELDS.index, KEYED_REFERENCES))
 """A unit's references up to this index hold every one a key object reads."""
-_KEY_REFERENCES = (("protocolDigest", REFERENCE_FIELDS.index("protocolDigest"),
-                   "BenchmarkProtocol"),
-                  ("environmentDigest", REFERENCE_FIELDS.index("environmentDigest"),
-                   "ExecutionEnvironment"))
-"""The references a comparison key reads the manifest of: field, index in a unit's
-references, and the kind that manifest must be."""
+_KEY_INDEXES = tuple(REFERENCE_FIELDS.index(f) for f in REFERENCE_KINDS)
+"""The index in a unit's references of each reference whose manifest a comparison key
+reads (:data:`kistore.core.comparison.REFERENCE_KINDS`)."""
 
 
 def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
@@ -466,25 +462,20 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
     """
     present = list(given) if given is not None else [
         p for p in snap.modes if p.startswith(_GROUPS_PREFIX) and is_group_path(p)]
-    specs: dict[tuple[str, str], dict[str, Any] | None] = {}
 
-    def spec_of(ref: str, kind: str) -> dict[str, Any] | None:
-        if (ref, kind) not in specs:
-            try:
-                data = snap.read(layout.object_path(Digest(ref[7:])))
-            except FileTooLarge:
-                data = None
-            specs[ref, kind] = stored_spec(data, ref[7:], kind)
-        return specs[ref, kind]
+    def read(hex_: str) -> bytes | None:
+        try:
+            return snap.read(layout.object_path(Digest(hex_)))
+        except FileTooLarge:
+            return None
 
+    run_keys = RunKeys(read)
     keys: dict[tuple[str | None, ...], dict[str, str] | None] = {}  # by the key's references
 
     def key_of(keyed: tuple[str | None, ...]) -> dict[str, str] | None:
         if keyed not in keys:
-            refs = {f: r for f, r in zip(REFERENCE_FIELDS, keyed, strict=False)
-                    if r is not None}
-            keys[keyed] = run_key_object(refs, *(
-                spec_of(refs[f], kind) if f in refs else None for f, _, kind in _KEY_REFERENCES))
+            keys[keyed] = run_keys.key_object(
+                {f: r for f, r in zip(REFERENCE_FIELDS, keyed, strict=False) if r is not None})
         return keys[keyed]
 
     if focus is None and _groups_agree(snap, units, results, present, key_of, given):
@@ -504,7 +495,7 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
         if focus is not None:
             if unit[0] in touched or any(  # type: ignore[operator]
                     references[i] is not None and references[i][7:] in arrived  # type: ignore[index]
-                    for _, i, _ in _KEY_REFERENCES):
+                    for i in _KEY_INDEXES):
                 judged.add(unit[0])
             elif unit[0] not in named:
                 continue

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..core import layout
 from ..core.canonical_fast import loads_lenient
-from ..core.comparison import comparison_key, run_key_object, stored_spec
+from ..core.comparison import REFERENCE_KINDS, RunKeys
 from ..core.digest import Digest
 from ..core.errors import (
     ConflictError,
@@ -34,8 +34,6 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from ._store import Store
     from ._views import View
 
-_KEY_KINDS = {"protocolDigest": "BenchmarkProtocol", "environmentDigest": "ExecutionEnvironment"}
-"""The references a run's comparison key reads the spec of (as an add computes it)."""
 _KEPT_DEPTH = 3
 """Parents of a removed file with more path parts than this (``store/objects/sha256``,
 ``store/names/KIND``) are removed when left empty: git keeps no empty directory."""
@@ -171,19 +169,20 @@ def manifest_files(view: View, digest: Digest) -> tuple[str | None, str | None, 
     name = name if isinstance(name, str) and layout.is_name(name) else None
     paths = []
     spec = doc.get("spec")
+    keys = RunKeys(lambda hex_: view.read(layout.object_path(Digest(hex_))))
     if kind == "BenchmarkRun" and isinstance(spec, dict):
         for ref in dict.fromkeys(_references(spec).values()):
             with contextlib.suppress(ValueError):
                 paths.append(layout.forward_path(Digest(ref[7:]), digest))
-        paths += _group_file(view, digest, spec)
-    elif kind in _KEY_KINDS.values():
+        paths += _group_file(keys, digest, spec)
+    elif kind in REFERENCE_KINDS.values():
         # the add of a protocol or environment an earlier run named (dangling) wrote that
         # run's group file: its key could be computed from then on (reviewer r86 F15)
         for run in view.list_dir(layout.forward_dir(digest)):
             with contextlib.suppress(ValueError):
                 run_spec = _parsed(view.read(layout.object_path(Digest(run)))).get("spec")
                 if isinstance(run_spec, dict):
-                    paths += _group_file(view, Digest(run), run_spec)
+                    paths += _group_file(keys, Digest(run), run_spec)
     if kind is not None and name is not None:
         with contextlib.suppress(ValueError):
             names_path = layout.name_path(kind, name)
@@ -201,17 +200,13 @@ def _references(spec: dict[str, object]) -> dict[str, str]:
             if isinstance(v := spec.get(f), str) and v.startswith("sha256:")}
 
 
-def _group_file(view: View, run: Digest, spec: dict[str, object]) -> list[str]:
+def _group_file(keys: RunKeys, run: Digest, spec: dict[str, object]) -> list[str]:
     """Return the group file of a run as an add computes it from the work tree, if any.
 
     Empty when its key cannot be computed (its protocol or environment is not stored).
     """
-    references = _references(spec)
-    obj = run_key_object(references, *(
-        stored_spec(view.read(layout.object_path(Digest(references[f][7:]))),
-                    references[f][7:], k) if f in references else None
-        for f, k in _KEY_KINDS.items()))
-    return [] if obj is None else [layout.group_path(comparison_key(obj), run)]
+    group = keys.group(_references(spec))
+    return [] if group is None else [layout.group_path(group[0], run)]
 
 
 def _names_files_of(view: View, kind: str, digest: Digest) -> list[str]:
