@@ -463,13 +463,13 @@ def _group_findings(snap: Files, units: list[Unit], results: list[_Compact],
     present = list(given) if given is not None else [
         p for p in snap.modes if p.startswith(_GROUPS_PREFIX) and is_group_path(p)]
 
-    def read(hex_: str) -> bytes | None:
+    def read_object(hex_: str) -> bytes | None:
         try:
             return snap.read(layout.object_path(Digest(hex_)))
         except FileTooLarge:
             return None
 
-    run_keys = RunKeys(read)
+    run_keys = RunKeys(read_object)
     keys: dict[tuple[str | None, ...], dict[str, str] | None] = {}  # by the key's references
 
     def key_of(keyed: tuple[str | None, ...]) -> dict[str, str] | None:
