@@ -11,13 +11,14 @@ import click
 from ..core.errors import one_line
 from . import refuse_empty
 from ._adding import Landing, interrupt_says, metadata_option_hint, undone_add
-from ._answers import explaining_misses, warn_default_policy, warn_unreadable
+from ._answers import explaining_misses, ranking_policy, warn_unreadable
 from ._context import StoreContext, one_look, settled_work_tree
 from ._machine import emit_json
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
     from ..index.catalog import Catalog
+    from ..query.policy import RankingPolicy
     from ..store import AdmissionCheck, Store
 
 pass_ctx = click.make_pass_decorator(StoreContext)
@@ -299,8 +300,8 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
     warn_shared_names(store, [manifest], at)
     note = None
     if catalog is not None and manifest.kind == "BenchmarkRun":
-        warn_default_policy(store, at)  # its rank is by that policy, as `rank` says
-        note = _show_run(store, catalog, manifest, at, comparison, as_json)
+        policy = ranking_policy(store, at)  # its rank is by that policy, as `rank` says
+        note = _show_run(store, catalog, manifest, at, comparison, as_json, policy)
         if note is None:
             return
     if as_json:
@@ -319,8 +320,11 @@ def show(ctx: StoreContext, ref: str, at: str | None, comparison: str | None,
 
 
 def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None,
-              comparison: str | None, as_json: bool) -> str | None:
+              comparison: str | None, as_json: bool, policy: RankingPolicy | None
+              ) -> str | None:
     """Print the run page of ``manifest`` and its citation line; return None once printed.
+
+    ``policy``: the view's ranking policy as the command read it (None: the page reads it).
 
     Returns:
         None when the page was printed; else why the run has no page (no comparison
@@ -334,7 +338,7 @@ def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None
 
     try:
         page = run_page(store, str(manifest.digest), at=at, comparison=comparison,
-                        catalog=catalog)
+                        catalog=catalog, policy=policy)
     except NoComparisonGroup as e:
         warn_unreadable(store, catalog, at)  # e.g. its protocol's file was deleted
         return e.message

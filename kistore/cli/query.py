@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..core.errors import one_line
-from ._answers import explaining_misses, warn_default_policy, warn_unreadable
+from ._answers import explaining_misses, ranking_policy, warn_unreadable
 from ._context import StoreContext, one_look, settled_work_tree
 from ._formats import format_options, output_format
 from ._machine import emit_json, emit_jsonl, report_error
@@ -65,10 +65,11 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
     store = ctx.read_store(at)
     with explaining_misses(store, [ref], at):  # not checked out: said first, and alone
         catalog = run_catalog(store, [ref], at)  # a blob-less clone: the group's listing
-        warn_default_policy(store, at)
+        policy = ranking_policy(store, at)
         with _warning_before_no_group(store, catalog, at):
             asked, ranking = rank_group(store, ref, at=at, comparison=comparison,
-                                        min_evidence=min_evidence, catalog=catalog)
+                                        min_evidence=min_evidence, catalog=catalog,
+                                        policy=policy)
     warn_unreadable(store, catalog, at)  # after: answers are checked as they are read
     # Lazy: `rank --help` imports no other module (tests/cli/test_cli_startup.py).
     from ._attestations_here import warn_notes_missing
@@ -140,10 +141,10 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
     with explaining_misses(store, [a, b], at):  # not checked out: said first, and alone
         # a blob-less clone: A's group (which holds its #1) and B's, from their listings
         catalog = run_catalog(store, [a] if b is None else [a, b], at)
-        warn_default_policy(store, at)
+        policy = ranking_policy(store, at)
         with _warning_before_no_group(store, catalog, at):
             result = compare_runs(store, a, b, at=at, comparison=comparison,
-                                  catalog=catalog)
+                                  catalog=catalog, policy=policy)
     warn_unreadable(store, catalog, at)
     # Lazy: `kistore CMD --help` loads no store code (tests/cli/test_cli_startup.py).
     from ._attestations_here import warn_notes_missing

@@ -25,6 +25,7 @@ from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
+    from .policy import RankingPolicy
 
 
 class RunPage(NamedTuple):
@@ -201,7 +202,8 @@ class RunPage(NamedTuple):
 
 
 def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str | None = None,
-             min_evidence: str = SOURCE_NATIVE, catalog: Catalog | None = None) -> RunPage:
+             min_evidence: str = SOURCE_NATIVE, catalog: Catalog | None = None,
+             policy: RankingPolicy | None = None) -> RunPage:
     """Gather the run page of run ``ref``.
 
     Args:
@@ -211,6 +213,8 @@ def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str |
         comparison: ``measured`` or ``source-native`` (None: the policy's).
         min_evidence: weakest evidence level ranked.
         catalog: a catalog of the same view (default: :func:`open_catalog`).
+        policy: the ranking policy of the same view, when the caller read it; None: read
+            (:func:`kistore.query.answers.rank`).
 
     Raises:
         ResolutionError, InputError: as :func:`kistore.query.answers.rank`.
@@ -218,7 +222,7 @@ def run_page(store: Store, ref: str, *, at: str | None = None, comparison: str |
     """
     catalog = catalog or open_catalog(store, at)
     record, ranking = rank(store, ref, at=at, comparison=comparison,
-                           min_evidence=min_evidence, catalog=catalog)
+                           min_evidence=min_evidence, catalog=catalog, policy=policy)
     # the catalog's records were made from these same object bytes, schema-checked then
     manifest = store.read(Digest.from_str(record.digest), at=at, schema=False)
     row = ranking.row(record.digest)
@@ -285,7 +289,8 @@ class RunComparison(NamedTuple):
 
 
 def compare(store: Store, a: str, b: str | None = None, *, at: str | None = None,
-            comparison: str | None = None, catalog: Catalog | None = None) -> RunComparison:
+            comparison: str | None = None, catalog: Catalog | None = None,
+            policy: RankingPolicy | None = None) -> RunComparison:
     """Compare run ``a`` with run ``b`` (default: rank 1 of a's comparison group).
 
     Args:
@@ -296,18 +301,20 @@ def compare(store: Store, a: str, b: str | None = None, *, at: str | None = None
         comparison: ``measured`` or ``source-native``; None for the policy's choice.
         catalog: a catalog of the same view (default: :func:`open_catalog`); pass one to
             read its ``unreadable`` manifests afterwards.
+        policy: the ranking policy of the same view, when the caller read it (the
+            command: once); None: each run's page reads it.
 
     Raises:
         ResolutionError, InputError: as :func:`run_page`; no ``b`` given and nothing is
             ranked in a's group.
     """
     catalog = catalog or open_catalog(store, at)
-    page_a = run_page(store, a, at=at, comparison=comparison, catalog=catalog)
+    page_a = run_page(store, a, at=at, comparison=comparison, catalog=catalog, policy=policy)
     if b is None:
         if page_a.ranking.first is None:
             raise InputError(f"nothing is ranked in the group of {a}; name the run to compare")
         b = page_a.ranking.first.record.digest
-    page_b = run_page(store, b, at=at, comparison=comparison, catalog=catalog)
+    page_b = run_page(store, b, at=at, comparison=comparison, catalog=catalog, policy=policy)
     return compare_pages(page_a, page_b)
 
 
