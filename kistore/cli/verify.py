@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from contextlib import AbstractContextManager
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -285,10 +284,8 @@ def check(ctx: StoreContext, range_: str | None, updates: Any, remote: str | Non
         from ..check.unpushed import check_unpushed, push_advice, verdict_lines
 
         with cannot_run(fmt, as_json, f"local refs with commits {unpushed} lacks"):
-            findings, verdicts = check_unpushed(ctx.store(), unpushed, checkers=checkers)
-        if strict:
-            findings = _strict(findings)
-            verdicts = [replace(v, findings=_strict(v.findings)) for v in verdicts]
+            findings, verdicts = check_unpushed(ctx.store(), unpushed, checkers=checkers,
+                                                strict=strict)
         advice = push_advice(verdicts, unpushed)
         report(findings, fmt, as_json,
                f"{len(verdicts)} local ref(s) with commits {unpushed} lacks",
