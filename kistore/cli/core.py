@@ -13,7 +13,7 @@ from . import refuse_empty
 from ._adding import Landing, interrupt_says, metadata_option_hint, undone_add
 from ._answers import explaining_misses, ranking_policy, warn_unreadable
 from ._context import StoreContext, one_look, settled_work_tree
-from ._machine import emit_json
+from ._machine import emit_json, writes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..core.model import Manifest
@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 pass_ctx = click.make_pass_decorator(StoreContext)
 
 
+@writes(True)
 @click.command()
 @click.argument("path", default=".", type=click.Path(file_okay=False), callback=refuse_empty)
 @click.option("--hooks", "with_hooks", is_flag=True,
@@ -72,6 +73,7 @@ def init(path: str, with_hooks: bool) -> None:
                    f"git commit -m 'kistore init' -- {files}", err=True)
 
 
+@writes(True)
 @click.command()
 @click.argument("files", nargs=-1, required=True, callback=refuse_empty)
 @click.option("--allow-dangling", is_flag=True,
@@ -142,6 +144,7 @@ def add(ctx: StoreContext, files: tuple[str, ...], allow_dangling: bool, update_
         click.echo("\n".join(f"{r.digest} {r.kind} {r.name}" for r in results))
 
 
+@writes(True)
 @click.command()
 @click.option("--commit", "do_commit", is_flag=True,
               help="Also commit the files written on the current branch, as add --commit.")
@@ -201,6 +204,7 @@ def migrate(ctx: StoreContext, do_commit: bool, message: str | None, as_json: bo
     click.echo(f"{len(names)} names file(s){records} written{where}", err=True)
 
 
+@writes(False)
 @click.command()
 @click.argument("files", nargs=-1, required=True, callback=refuse_empty)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of lines.")
@@ -234,6 +238,7 @@ def digest(ctx: StoreContext, files: tuple[str, ...], as_json: bool) -> None:
                    "rule), so `kistore add` may still refuse one", err=True)
 
 
+@writes(False)
 @click.command()
 @click.argument("ref")
 @click.option("--at", "at", metavar="REV", help="Read the store as of this commit.")
@@ -357,6 +362,7 @@ def _show_run(store: Store, catalog: Catalog, manifest: Manifest, at: str | None
     return None
 
 
+@writes(False)
 @click.command()
 @click.argument("ref")
 @click.option("--at", "at", metavar="REV", help="Read the store as of this commit.")

@@ -13,7 +13,7 @@ from ..core.errors import one_line
 from ._answers import explaining_misses, ranking_policy, warn_unreadable
 from ._context import StoreContext, one_look, settled_work_tree
 from ._formats import format_options, output_format
-from ._machine import emit_json, emit_jsonl, report_error
+from ._machine import emit_json, emit_jsonl, report_error, writes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..query.ranking import Row
@@ -32,6 +32,7 @@ AT = click.option("--at", "at", metavar="REV", help="Answer as of this commit.")
 JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
+@writes(False)
 @click.command()
 @click.argument("ref")
 @COMPARISON
@@ -113,6 +114,7 @@ def rank(ctx: StoreContext, ref: str, comparison: str | None, min_evidence: str,
                    f"{row.record.name} [{evidence_said(row.evidence.level)}]{note}")
 
 
+@writes(False)
 @click.command()
 @click.argument("a")
 @click.argument("b", required=False)
@@ -173,6 +175,7 @@ def compare(ctx: StoreContext, a: str, b: str | None, comparison: str | None, at
             click.echo(line)
 
 
+@writes(False)
 @click.command(name="ls")
 @click.option("--kind", type=click.Choice(["Workload", "BenchmarkProtocol",
                                            "ExecutionEnvironment", "Implementation",
@@ -225,6 +228,7 @@ def ls(ctx: StoreContext, kind: str | None, workload: str | None, hardware: str 
         click.echo("\n".join(f"{r.digest} {r.kind} {r.name}" for r in found))
 
 
+@writes(True)
 @click.command()
 @click.option("--at", "at", metavar="REV", default="HEAD", show_default=True,
               help="Index this commit's tree.")

@@ -16,7 +16,7 @@ from ..core.errors import printable
 from ..core.findings import ERROR, INFO, WARNING, Finding, exit_code, fix_lines
 from ._context import StoreContext
 from ._formats import output_format
-from ._machine import emit_json, github_escape, machine_errors
+from ._machine import emit_json, github_escape, machine_errors, writes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
@@ -101,6 +101,7 @@ def github_annotation(finding: Finding) -> str:
                      f"{github_escape(message, False)}")
 
 
+@writes(True)
 @click.command()
 @click.option("--at", "at", metavar="REV",
               help="Verify this commit, read straight from git (default: the work tree).")
@@ -211,6 +212,7 @@ def _strict(findings: list[Finding]) -> list[Finding]:
     return strict(findings)
 
 
+@writes(True)
 @click.command()
 @click.argument("range_", metavar="BASE..HEAD", required=False)
 @click.option("--updates", type=click.File("r"), metavar="FILE",
