@@ -20,12 +20,12 @@ from kistore.core.provenance import (
     CATALOGUE_FILE,
     Claim,
     catalogue,
-    catalogue_text,
     kernelbench_claims,
     spelled,
     unproven_claim,
 )
 from kistore.importers import kernelbench
+from kistore.importers.catalogue import catalogue_text
 
 from ..conftest import DATA, ROOT, requires_data
 
