@@ -163,11 +163,13 @@ def manifest_files(view: View, digest: Digest) -> tuple[str | None, str | None, 
     object_path = layout.object_path(digest)
     data = view.read(object_path)
     doc = _parsed(data)
-    metadata = _parsed(view.read(layout.metadata_path(digest)))
+    metadata_data = view.read(layout.metadata_path(digest))
+    metadata = _parsed(metadata_data)
     kind, name = doc.get("kind"), metadata.get("name")
     kind = kind if isinstance(kind, str) else None
     name = name if isinstance(name, str) and layout.is_name(name) else None
-    paths = []
+    paths = []  # forward records and group files: not read yet, looked for at the end
+    read = []  # files read above, known to be there
     spec = doc.get("spec")
     keys = RunKeys(lambda hex_: view.read(layout.object_path(Digest(hex_))))
     if kind == "BenchmarkRun" and isinstance(spec, dict):
@@ -187,11 +189,12 @@ def manifest_files(view: View, digest: Digest) -> tuple[str | None, str | None, 
         with contextlib.suppress(ValueError):
             names_path = layout.name_path(kind, name)
             if layout.digest_from_record(view.read(names_path) or b"") == digest:
-                paths.append(names_path)
+                read.append(names_path)
     elif kind in KINDS:  # no metadata (an add killed before it wrote one): no name known
-        paths += _names_files_of(view, kind, digest)
-    paths += [layout.metadata_path(digest), object_path]
-    return kind, name, [p for p in paths if view.read(p) is not None]
+        read += _names_files_of(view, kind, digest)
+    read += [p for p, held in ((layout.metadata_path(digest), metadata_data),
+                               (object_path, data)) if held is not None]
+    return kind, name, [p for p in paths if view.read(p) is not None] + read
 
 
 def _references(spec: dict[str, object]) -> dict[str, str]:
@@ -270,8 +273,8 @@ def _referenced(store: Store, digests: Sequence[Digest], head: View | None
             continue  # dropped in the same command
         if head is not None and head.has_object(Digest(record.digest[7:])):
             continue  # committed dangling: HEAD's own state
-        for field_name in REFERENCE_FIELDS:
-            target = getattr(record.spec, "get", lambda _: None)(field_name)
+        targets = (record.workload, record.protocol, record.environment, record.implementation)
+        for field_name, target in zip(REFERENCE_FIELDS, targets, strict=True):
             if target in wanted:
                 referrers.setdefault(target, []).append(
                     f"{record.kind}/{record.name} ({record.digest}, {field_name})")

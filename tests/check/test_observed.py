@@ -70,6 +70,36 @@ def test_run_observed_reads_canonical_bytes_as_parsing_does(seconds, zone, extra
     assert run_observed(other) is None  # only a run's time is judged
 
 
+@given(st.sampled_from(['"', "\\", "\n", "\u0000", "\u001f"]), st.booleans())
+def test_an_escaped_observed_value_is_parsed_not_cut_at_the_escape(escape, before):
+    # canonical bytes escape only '"', '\\' and control characters: such a value is read by
+    # parsing the document (the fast path would cut it at its escaped quote), and reads as
+    # the parse does: no date-time (the fallback had no test; tidy88)
+    from kistore.core import observed as observed_module
+
+    text = escape + "2026-01-01T00:00:00Z" if before else "2026-01-01T00:00:00Z" + escape
+    spec = {"observedAt": text, "status": "passed"}
+    data = canonical.dumps({"apiVersion": "kistore.dev/v1alpha1", "kind": "BenchmarkRun",
+                            "spec": spec})
+    assert b"\\" in data[data.find(b'"observedAt":"'):]  # escaped in the bytes
+    parsed = []
+    real = observed_module.loads_lenient
+
+    def counted(raw):
+        parsed.append(raw)
+        return real(raw)
+
+    observed_module.loads_lenient = counted
+    try:
+        assert run_observed(data) is None and observed_seconds(spec) is None
+        assert parsed == [data]  # the fallback, once
+        plain = canonical.dumps({"apiVersion": "kistore.dev/v1alpha1", "kind": "BenchmarkRun",
+                                 "spec": {**spec, "observedAt": "2026-01-01T00:00:00Z"}})
+        assert run_observed(plain) == 1767225600 and parsed == [data]  # the fast path
+    finally:
+        observed_module.loads_lenient = real
+
+
 def test_a_run_added_today_claiming_two_days_ahead_is_warned_of_by_add_check_and_verify(
         store, kit):
     base = git(store.root, "rev-parse", "HEAD").strip()
