@@ -25,7 +25,7 @@ from .ranking import Ranking, Row
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..store import Store
-    from .policy import RankingPolicy
+    from .policy import Comparison, RankingPolicy
 
 
 class RunPage(NamedTuple):
@@ -139,8 +139,7 @@ class RunPage(NamedTuple):
                f"  status          {r.status}"]
         if row.latency_ns is not None:
             out.append(f"measured: {r.statistic} latency {_ns(row.latency_ns)}")
-        named = f"{comparison_said(comparison.name)}, {_metric(comparison.metric)} " \
-                f"{comparison.order}"
+        named = _comparison_named(comparison)
         if row.rank is not None:
             first = ranking.first
             this, best = _values(row.value, first.value if first is not None else None,
@@ -278,9 +277,7 @@ class RunComparison(NamedTuple):
             ratio = ("-" if self.ratio is None or self.a.row.value is None
                      or self.b.row.value is None
                      else ratio_text(self.a.row.value, self.b.row.value))
-            c = self.a.ranking.comparison
-            out.append(f"A / B = {ratio} ({comparison_said(c.name)}, {_metric(c.metric)} "
-                       f"{c.order})")
+            out.append(f"A / B = {ratio} ({_comparison_named(self.a.ranking.comparison)})")
         out.append(f"{len(self.differences)} differing field(s):")
         for diff in self.differences:
             out.append(f"  {diff['section']}{diff['pointer']}: A {_show(diff['a'])} | "
@@ -421,6 +418,15 @@ def _values(x: float | None, y: float | None, unit: str | None) -> tuple[str, st
         return _value(x, unit), _value(y, unit)
     tx, ty = distinct_texts([x, y], unit)
     return _value(x, unit, tx), _value(y, unit, ty)
+
+
+def _comparison_named(comparison: Comparison) -> str:
+    """Return what a run page and a comparison of two runs say ranks them.
+
+    ``by measured latency, latencyNs ascending``: :func:`kistore.core.words.
+    comparison_said`, the metric's last JSON Pointer token, the order.
+    """
+    return f"{comparison_said(comparison.name)}, {_metric(comparison.metric)} {comparison.order}"
 
 
 def _metric(pointer: str) -> str:
